@@ -1,0 +1,42 @@
+/**
+ * AppError carries a stable, spec-defined code plus the values its sentence is
+ * filled with. It knows nothing of HTTP: `http/error-map.ts` picks the status
+ * per door, and the i18n catalogue turns the code into the reader's sentence.
+ */
+export type ErrorCode =
+  | 'unauthorised' | 'unauthenticated' | 'forbidden' | 'not_found' | 'validation_failed'
+  | 'rate_limited' | 'conflict' | 'internal' | 'storage_unreachable' | 'storage_unavailable'
+  | 'quota_exceeded' | 'read_only' | 'name_taken' | 'name_not_allowed' | 'name_too_long'
+  | 'reserved_name' | 'locked' | 'permission_denied' | 'too_many_paths' | 'too_many'
+  | 'pin_wrong' | 'email_required' | 'email_invalid' | 'email_taken' | 'username_invalid'
+  | 'username_taken' | 'bad_json' | 'bad_body' | 'bad_multipart' | 'bad_id' | 'bad_path'
+  | 'bad_name' | 'payload_too_large' | 'invalid_credentials' | 'account_disabled'
+  | 'setup_done' | 'setup_local_only' | 'unsupported' | 'timeout' | 'cancelled'
+  | 'range_not_satisfiable' | 'upload_expired' | 'checksum_mismatch' | 'unsupported_media_type'
+  | 'gone' | 'expired' | 'revoked' | 'link_unavailable' | 'archive_invalid' | 'archive_too_large'
+  | 'archive_encrypted' | 'not_configured' | 'update_refused' | 'csrf_failed' | 'method_not_allowed';
+
+export type Params = Record<string, string | number | boolean | null | undefined>;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly params: Params;
+  readonly details?: Record<string, unknown>;
+
+  /** `detail` is an English, developer-facing sentence (logs, `error_text` fallbacks). */
+  constructor(code: ErrorCode, params: Params = {}, details?: Record<string, unknown>, detail?: string) {
+    super(detail ?? code);
+    this.name = 'AppError';
+    this.code = code;
+    this.params = params;
+    this.details = details;
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+/** Shorthands for the errors every module throws. */
+export const notFound = (path?: string) => new AppError('not_found', path === undefined ? {} : { path });
+export const validation = (field: string, reason?: string) =>
+  new AppError('validation_failed', { field, reason: reason ?? '' }, { field, ...(reason ? { reason } : {}) });
+export const forbidden = (reason?: string) => new AppError('forbidden', reason ? { reason } : {});

@@ -1,0 +1,35 @@
+import { catalogues, LANGS, type Lang } from './catalogue';
+export { LANGS, type Lang } from './catalogue';
+
+export const isLang = (v: unknown): v is Lang => typeof v === 'string' && (LANGS as readonly string[]).includes(v);
+
+/** Fills `{name}` marks; unknown marks stay visible so a missing param is noticed. */
+export function format(template: string, params: Record<string, unknown> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (m, k: string) => (params[k] === undefined || params[k] === null ? m : String(params[k])));
+}
+
+/** The sentence for `key` in `lang`, falling back to English, then to the key itself. */
+export function t(lang: Lang, key: string, params?: Record<string, unknown>): string {
+  const tpl = catalogues[lang][key] ?? catalogues.en[key] ?? key;
+  return format(tpl, params);
+}
+
+/**
+ * Picks a language from, in order: an explicit choice (account or `lang` query),
+ * the Accept-Language header (q-weighted), then the instance default.
+ */
+export function pickLang(explicit: Array<string | null | undefined>, acceptLanguage: string | undefined, fallback: Lang): Lang {
+  for (const e of explicit) if (e && isLang(e.toLowerCase())) return e.toLowerCase() as Lang;
+  if (acceptLanguage) {
+    const ranked = acceptLanguage
+      .split(',')
+      .map((part, i) => {
+        const [tag, ...rest] = part.trim().split(';');
+        const q = rest.map((r) => r.trim()).find((r) => r.startsWith('q='));
+        return { base: tag.toLowerCase().split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1, i };
+      })
+      .sort((a, b) => b.q - a.q || a.i - b.i);
+    for (const r of ranked) if (r.q > 0 && isLang(r.base)) return r.base;
+  }
+  return fallback;
+}
