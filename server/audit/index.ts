@@ -1,0 +1,53 @@
+/**
+ * Append-only audit log. It is a subscriber of the event bus (`audit` events),
+ * so domain modules announce what happened and never write this table.
+ */
+import type { Db } from '../db';
+import type { EventBus, AuditPayload } from '../events';
+
+export interface AuditEvent {
+  id: number;
+  ts: string;
+  user_id: number | null;
+  user_email: string | null;
+  action: string;
+  resource: string | null;
+  ip: string | null;
+  ua: string | null;
+  meta: Record<string, unknown>;
+}
+
+export interface AuditQuery {
+  user_id?: number;
+  action?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Subscribes the audit writer to the bus. */
+export function attachAudit(db: Db, bus: EventBus): void {
+  const insert = db.sqlite.prepare(
+    'INSERT INTO audit (ts, user_id, user_email, action, resource, ip, ua, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  bus.on('audit', (p, m) => {
+    insert.run(m.at, p.actor?.id ?? null, p.actor?.email ?? null, p.action, p.resource ?? null, p.request?.ip ?? null, p.request?.ua ?? null, JSON.stringify(p.meta ?? {}));
+  });
+}
+
+/** Newest first. `action` matches exactly, or as a prefix when it ends with `.` or `*`. */
+export async function queryAudit(db: Db, q: AuditQuery): Promise<AuditEvent[]> {
+  let sel = db.k.selectFrom('audit').selectAll();
+  if (q.user_id !== undefined) sel = sel.where('user_id', '=', q.user_id);
+  if (q.action) {
+    const a = q.action.replace(/\*$/, '');
+    sel = a.endsWith('.') ? sel.where('action', 'like', `${a.replace(/[%_]/g, '')}%`) : sel.where('action', '=', a);
+  }
+  if (q.from) sel = sel.where('ts', '>=', q.from);
+  if (q.to) sel = sel.where('ts', '<=', q.to);
+  const rows = await sel.orderBy('id', 'desc').limit(q.limit ?? 100).offset(q.offset ?? 0).execute();
+  return rows.map((r) => ({ ...r, meta: JSON.parse(r.meta) }));
+}
+
+export type { AuditPayload };

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { loadConfig, ConfigError } from './index';
+import { tempDir } from '../../test/helpers/tools';
+
+test('defaults and zero meanings', () => {
+  const c = loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_THUMBS_URL_TTL: '0', SERVICE_UPDATE_INTERVAL: '10m' });
+  assert.equal(c.port, 5212);
+  assert.equal(c.host, '0.0.0.0');
+  assert.equal(c.thumbsUrlTtl, 86_400_000);
+  assert.equal(c.updateInterval, 3_600_000, 'raised to 1h');
+  assert.equal(c.maxUploadBytes, 5368709120);
+  assert.ok(Object.isFrozen(c));
+});
+
+test('every bad key is named', () => {
+  try {
+    loadConfig({ SERVICE_PORT: 'abc', SERVICE_LOG_LEVEL: 'loud', SERVICE_PUBLIC_URL: 'ftp://x' });
+    assert.fail('should throw');
+  } catch (e) {
+    assert.ok(e instanceof ConfigError);
+    assert.deepEqual(e.problems.map((p) => p.key).sort(), ['SERVICE_LOG_LEVEL', 'SERVICE_PORT', 'SERVICE_PUBLIC_URL']);
+  }
+});
+
+test('YAML file with nested sections; env wins; unknown keys refused', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const f = `${dir}/c.yaml`;
+    writeFileSync(f, 'port: 8080\nupdate:\n  channel: beta\n  interval: 2h\ndefault_storage:\n  config: {path: /srv}\n');
+    const c = loadConfig({ SERVICE_CONFIG: f, SERVICE_PORT: '9090' });
+    assert.equal(c.port, 9090);
+    assert.equal(c.updateChannel, 'beta');
+    assert.equal(c.updateInterval, 7_200_000);
+    assert.deepEqual(c.defaultStorageConfig, { path: '/srv' });
+    writeFileSync(f, 'prot: 1\n');
+    assert.throws(() => loadConfig({ SERVICE_CONFIG: f }), (e: ConfigError) => e.problems[0].key.startsWith('prot'));
+  } finally {
+    cleanup();
+  }
+});

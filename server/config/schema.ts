@@ -1,0 +1,123 @@
+/**
+ * Every SERVICE_* setting in one table: its parser, default and meaning. The
+ * README's configuration table is generated from this list
+ * (`node --import tsx scripts/config-table.ts`), so the two never drift.
+ */
+import { parseDuration } from '../lib/duration';
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+type Parser<T> = (raw: string) => Parsed<T>;
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = (reason: string): Parsed<never> => ({ ok: false, reason });
+
+export const str: Parser<string> = (raw) => ok(raw);
+export const int = (min = -Infinity, max = Infinity): Parser<number> => (raw) => {
+  if (!/^-?\d+$/.test(raw.trim())) return bad('must be an integer');
+  const n = Number(raw);
+  return n < min || n > max ? bad(`must be between ${min} and ${max}`) : ok(n);
+};
+export const bool: Parser<boolean> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return ok(true);
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return ok(false);
+  return bad('must be true/false or 1/0');
+};
+export const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw) =>
+  (values as string[]).includes(raw.trim()) ? ok(raw.trim() as T) : bad(`must be one of ${values.join(', ')}`);
+/** Duration in ms; a bare number is seconds. */
+export const duration: Parser<number> = (raw) => {
+  const ms = parseDuration(raw);
+  return ms === null ? bad('must be a duration such as 90s, 15m, 24h, 7d') : ok(ms);
+};
+export const url: Parser<string> = (raw) => {
+  if (raw === '') return ok('');
+  try {
+    const u = new URL(raw);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? ok(raw.replace(/\/+$/, '')) : bad('must be an http(s) URL');
+  } catch {
+    return bad('must be an http(s) URL');
+  }
+};
+export const hostPort: Parser<string> = (raw) =>
+  raw === '' || /^[\w.:[\]-]+:\d{1,5}$/.test(raw) ? ok(raw) : bad('must be host:port');
+export const json: Parser<Record<string, unknown> | null> = (raw) => {
+  if (raw.trim() === '') return ok(null);
+  try {
+    const v = JSON.parse(raw);
+    return v && typeof v === 'object' && !Array.isArray(v) ? ok(v) : bad('must be a JSON object');
+  } catch {
+    return bad('must be one line of JSON');
+  }
+};
+
+export interface Setting<T = unknown> {
+  key: string;
+  parse: Parser<T>;
+  default: string;
+  doc: string;
+  secret?: boolean;
+}
+const s = <T>(key: string, parse: Parser<T>, def: string, doc: string, secret = false): Setting<T> => ({ key, parse, default: def, doc, secret });
+
+export const SETTINGS = {
+  host: s('SERVICE_HOST', str, '0.0.0.0', 'Address the HTTP listener binds (use 127.0.0.1 to keep it on this machine).'),
+  port: s('SERVICE_PORT', int(0, 65535), '5212', 'HTTP port; 0 picks a free port (printed at start).'),
+  dataDir: s('SERVICE_DATA_DIR', str, '', 'Data folder: database, secret key, caches, upload staging, logs. Default: the OS user-data folder (Linux `~/.local/share/filedock`, macOS `~/Library/Application Support/Filedock`, Windows `%APPDATA%\\Filedock`).'),
+  publicUrl: s('SERVICE_PUBLIC_URL', url, '', 'Public base URL used in share links (for example your tunnel address). Secure cookies when it is https.'),
+  publicListen: s('SERVICE_PUBLIC_LISTEN', hostPort, '', 'Optional second listener (e.g. 127.0.0.1:5213) that serves only public link routes; point your tunnel at it.'),
+  config: s('SERVICE_CONFIG', str, '', 'Optional JSON or YAML config file; its keys are the same settings in lower case without the prefix, nested by `_` (e.g. `update: {channel: beta}`). Environment wins.'),
+  logLevel: s('SERVICE_LOG_LEVEL', oneOf('debug', 'info', 'warn', 'error'), 'info', 'Log verbosity.'),
+  locale: s('SERVICE_LOCALE', oneOf('en', 'tr'), 'en', 'Default language for messages and public pages.'),
+  adminEmail: s('SERVICE_ADMIN_EMAIL', str, '', 'First-run admin e-mail (with SERVICE_ADMIN_PASSWORD); otherwise a one-time setup page answers loopback clients.'),
+  adminPassword: s('SERVICE_ADMIN_PASSWORD', str, '', 'First-run admin password (at least 8 characters).', true),
+  sessionTtl: s('SERVICE_SESSION_TTL', duration, '14d', 'Lifetime of a sign-in session (cookie and token); 0 means the default.'),
+  loginMaxAttempts: s('SERVICE_LOGIN_MAX_ATTEMPTS', int(1, 100), '5', 'Wrong passwords per account (and per client address x2) before the lock.'),
+  loginLock: s('SERVICE_LOGIN_LOCK', duration, '15m', 'How long a login lock lasts.'),
+  shutdownGrace: s('SERVICE_SHUTDOWN_GRACE', duration, '10s', 'How long a graceful shutdown waits for in-flight requests.'),
+  maxJsonBytes: s('SERVICE_MAX_JSON_BYTES', int(1024, 1 << 30), String(1 << 20), 'Largest JSON request body (413 above).'),
+  maxUploadBytes: s('SERVICE_LIMITS_MAX_UPLOAD_BYTES', int(0), '5368709120', 'Largest upload in bytes; 0 means no limit.'),
+  maxArchiveBytes: s('SERVICE_LIMITS_MAX_ARCHIVE_BYTES', int(0), '1073741824', 'Largest archive to list, extract or create, in bytes; 0 means no limit.'),
+  maxChunkBytes: s('SERVICE_UPLOAD_MAX_CHUNK_BYTES', int(1 << 20, 1 << 30), String(32 << 20), 'Largest upload chunk; keeps bodies under tunnel caps (100 MB at common tunnels).'),
+  uploadSessionTtl: s('SERVICE_UPLOAD_SESSION_TTL', duration, '24h', 'How long an unfinished chunked upload is kept before its parts are swept.'),
+  defaultStorageDriver: s('SERVICE_DEFAULT_STORAGE_DRIVER', str, '', 'First boot only: driver of a storage to create when none exists (`local`, `s3`, ...).'),
+  defaultStorageName: s('SERVICE_DEFAULT_STORAGE_NAME', str, 'Files', 'First boot only: name of the seeded storage.'),
+  defaultStoragePath: s('SERVICE_DEFAULT_STORAGE_PATH', str, '', 'First boot only: folder of a seeded local storage.'),
+  defaultStorageConfig: s('SERVICE_DEFAULT_STORAGE_CONFIG', json, '', 'First boot only: driver config of the seeded storage as one line of JSON (any driver).'),
+  defaultS3Bucket: s('SERVICE_DEFAULT_STORAGE_S3_BUCKET', str, '', 'First boot only (s3): bucket.'),
+  defaultS3Prefix: s('SERVICE_DEFAULT_STORAGE_S3_PREFIX', str, '', 'First boot only (s3): prefix (storage root, must not be empty).'),
+  defaultS3Endpoint: s('SERVICE_DEFAULT_STORAGE_S3_ENDPOINT', str, '', 'First boot only (s3): endpoint of a non-AWS store.'),
+  defaultS3Region: s('SERVICE_DEFAULT_STORAGE_S3_REGION', str, '', 'First boot only (s3): region (default auto).'),
+  defaultS3AccessKey: s('SERVICE_DEFAULT_STORAGE_S3_ACCESS_KEY', str, '', 'First boot only (s3): access key.'),
+  defaultS3SecretKey: s('SERVICE_DEFAULT_STORAGE_S3_SECRET_KEY', str, '', 'First boot only (s3): secret key.', true),
+  defaultS3PathStyle: s('SERVICE_DEFAULT_STORAGE_S3_PATH_STYLE', str, '', 'First boot only (s3): path-style addressing (true/false; auto with an endpoint).'),
+  shareMaxTtl: s('SERVICE_SHARE_MAX_TTL', int(0, 3650), '7', 'Seeds `share_max_ttl_days` once (days; 0 = no ceiling).'),
+  shareZipWarmMaxBytes: s('SERVICE_SHAREZIP_WARM_MAX_BYTES', int(0), String(2 * 1024 ** 3), 'Folder shares larger than this are zipped on first click instead of pre-built (0 = no ceiling).'),
+  shareZipMaxAge: s('SERVICE_SHAREZIP_MAX_AGE', duration, '7d', 'Cached folder ZIPs older than this are swept (0 = keep for the share life).'),
+  thumbsUrlTtl: s('SERVICE_THUMBS_URL_TTL', duration, '24h', 'Lifetime of signed thumbnail URLs (0 = the default 24h).'),
+  thumbsSweepInterval: s('SERVICE_THUMBS_SWEEP_INTERVAL', duration, '6h', 'Thumbnail cache sweep cadence (0 disables).'),
+  smtpHost: s('SERVICE_SMTP_HOST', str, '', 'SMTP server for link and alert e-mails (empty = e-mail off).'),
+  smtpPort: s('SERVICE_SMTP_PORT', int(1, 65535), '587', 'SMTP port.'),
+  smtpUser: s('SERVICE_SMTP_USER', str, '', 'SMTP user name.'),
+  smtpPassword: s('SERVICE_SMTP_PASSWORD', str, '', 'SMTP password.', true),
+  smtpFrom: s('SERVICE_SMTP_FROM', str, '', 'Sender address (default filedock@<host>).'),
+  smtpSecure: s('SERVICE_SMTP_SECURE', oneOf('auto', 'tls', 'starttls', 'none'), 'auto', 'SMTP transport security: tls (implicit, port 465), starttls, none, or auto by port.'),
+  updateCheck: s('SERVICE_UPDATE_CHECK', bool, '1', 'Check for new releases (0 = never make an outbound request).'),
+  updateChannel: s('SERVICE_UPDATE_CHANNEL', str, 'stable', 'Release channel.'),
+  updateManifestUrl: s('SERVICE_UPDATE_MANIFEST_URL', url, '', 'Where the release manifest is fetched (may be your own mirror). Empty = no checks.'),
+  updateInterval: s('SERVICE_UPDATE_INTERVAL', duration, '24h', 'Check cadence; raised to at least 1h.'),
+  updatePolicy: s('SERVICE_UPDATE_POLICY', oneOf('', 'off', 'manual', 'patch', 'minor'), '', 'off, manual (default: announce only), patch, minor.'),
+  autoUpgrade: s('AUTO_UPGRADE', bool, 'false', 'Legacy switch: true selects the patch policy unless SERVICE_UPDATE_POLICY is set.'),
+  updateWindow: s('SERVICE_UPDATE_WINDOW', str, '', 'Daily window for automatic upgrades, e.g. 03:00-05:00 (server local time).'),
+  updatePreCommand: s('SERVICE_UPDATE_PRE_COMMAND', str, '', 'Shell command run before a self-upgrade; a non-zero exit aborts.'),
+  installMode: s('SERVICE_INSTALL_MODE', oneOf('binary', 'docker', 'desktop', 'source'), 'source', 'How this copy was installed; docker installs refuse to self-upgrade.'),
+  desktopBootstrap: s('SERVICE_DESKTOP_BOOTSTRAP', str, '', 'Set by the desktop shell on first run: one-time secret that signs the owner in (docs/server-host-protocol.md).', true),
+  demo: s('SERVICE_DEMO', bool, 'false', 'Public demo mode: refuses local and remote storage drivers.'),
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type Config = { readonly [K in SettingKey]: (typeof SETTINGS)[K] extends Setting<infer T> ? T : never } & {
+  /** Resolved absolute data folder. */
+  readonly dataDirResolved: string;
+  readonly version: string;
+};

@@ -1,0 +1,62 @@
+/**
+ * SQLite through better-sqlite3 (WAL, busy_timeout, foreign keys) with a typed
+ * Kysely facade. Migrations run on open, each inside its own transaction.
+ * Never hold a transaction across driver or network I/O (DESIGN: Transactions).
+ */
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { DB } from './tables';
+import { MIGRATIONS, type Migration } from './migrations';
+
+export type { DB } from './tables';
+export type Sqlite = Database.Database;
+
+export interface Db {
+  /** Raw handle for hot paths and synchronous batched writes. */
+  sqlite: Sqlite;
+  /** Typed query builder over the same connection. */
+  k: Kysely<DB>;
+  close(): Promise<void>;
+}
+
+/** Opens (and creates) the database file, applies pending migrations. */
+export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS): Db {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('temp_store = MEMORY');
+  sqlite.pragma('cache_size = -32000');
+  migrate(sqlite, migrations);
+  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  let closed = false;
+  return {
+    sqlite,
+    k,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await k.destroy(); // closes the sqlite handle too
+    },
+  };
+}
+
+/** Applies migrations not yet recorded in `_migrations`; returns the names applied. */
+export function migrate(sqlite: Sqlite, migrations: Migration[]): string[] {
+  sqlite.exec('CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const done = new Set((sqlite.prepare('SELECT name FROM _migrations').all() as Array<{ name: string }>).map((r) => r.name));
+  const applied: string[] = [];
+  const record = sqlite.prepare('INSERT INTO _migrations (name, applied_at) VALUES (?, ?)');
+  for (const m of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
+    if (done.has(m.name)) continue;
+    sqlite.transaction(() => {
+      sqlite.exec(m.sql);
+      record.run(m.name, new Date().toISOString());
+    })();
+    applied.push(m.name);
+  }
+  return applied;
+}
+
+export const nowIso = (): string => new Date().toISOString();

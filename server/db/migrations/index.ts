@@ -1,0 +1,9 @@
+/**
+ * The list of migrations, in order. Add a file `<timestamp>-<name>.ts` and
+ * append it here (static imports keep the server bundle self-contained).
+ */
+import type { Migration } from './types';
+import { foundation } from './20261121093000-foundation';
+
+export const MIGRATIONS: Migration[] = [foundation];
+export type { Migration } from './types';

@@ -1,0 +1,130 @@
+/**
+ * Row types of every table, for Kysely. Each table has one owning module
+ * (named in the comment); only that module writes to it.
+ */
+import type { Generated } from 'kysely';
+
+/** auth */
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  username: string;
+  role: 'admin' | 'user' | 'viewer';
+  disabled: number;
+  language: string | null;
+  password_hash: string | null;
+  auth_driver: string;
+  quota_bytes: number | null;
+  created_at: string;
+  updated_at: string;
+}
+/** auth */
+export interface GroupsTable {
+  id: Generated<number>;
+  name: string;
+}
+/** auth */
+export interface UserGroupsTable {
+  user_id: number;
+  group_id: number;
+}
+/** auth: server-side sessions; cookie and bearer JWT both name a row here. */
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  kind: string;
+  created_at: string;
+  expires_at: string;
+  last_seen_at: string;
+  ip: string | null;
+  ua: string | null;
+}
+/** auth: desktop device keys (hash only). */
+export interface DeviceKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  machine_id: string;
+  label: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+/** audit */
+export interface AuditTable {
+  id: Generated<number>;
+  ts: string;
+  user_id: number | null;
+  user_email: string | null;
+  action: string;
+  resource: string | null;
+  ip: string | null;
+  ua: string | null;
+  meta: string;
+}
+/** jobs */
+export interface OpsTable {
+  id: string;
+  kind: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  priority: number;
+  payload: string;
+  owner_id: number | null;
+  visible: number;
+  dedup_key: string | null;
+  attempts: number;
+  max_attempts: number;
+  run_at: string;
+  progress: number;
+  bytes_done: number;
+  bytes_total: number;
+  message: string | null;
+  result: string | null;
+  error_code: string | null;
+  error_params: string | null;
+  error_text: string | null;
+  cancel_requested: number;
+  lease_until: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+}
+/** jobs: last run of each cron schedule. */
+export interface CronStateTable {
+  name: string;
+  last_run_at: string;
+}
+/** events: written in the same transaction as the change, published after commit. */
+export interface OutboxTable {
+  id: Generated<number>;
+  event: string;
+  payload: string;
+  created_at: string;
+  published_at: string | null;
+}
+/** settings: admin-editable settings as JSON values. */
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+/** main/instance facts (first-boot seeding done, desktop bootstrap consumed, ...). */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface DB {
+  users: UsersTable;
+  groups: GroupsTable;
+  user_groups: UserGroupsTable;
+  sessions: SessionsTable;
+  device_keys: DeviceKeysTable;
+  audit: AuditTable;
+  ops: OpsTable;
+  cron_state: CronStateTable;
+  outbox: OutboxTable;
+  settings: SettingsTable;
+  meta: MetaTable;
+}

@@ -1,0 +1,50 @@
+/**
+ * Every event the service announces, with its payload. Names are the spec's
+ * own strings. `actor` is the user who caused it (absent for system writes).
+ */
+export interface Actor {
+  id: number;
+  email: string;
+}
+export interface RequestMeta {
+  ip?: string | null;
+  ua?: string | null;
+}
+export interface NodeRef {
+  storage_id: number;
+  storage: string;
+  path: string;
+  name: string;
+  size: number;
+  type: 'file' | 'dir';
+  id?: number;
+}
+
+export interface AuditPayload {
+  actor?: Actor | null;
+  request?: RequestMeta;
+  resource?: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface EventMap {
+  'file.uploaded': { node: NodeRef; actor?: Actor | null; meta?: Record<string, unknown> };
+  'file.updated': { node: NodeRef; actor?: Actor | null; meta?: Record<string, unknown> };
+  'file.infected': {
+    event: 'file.infected';
+    severity: 'warning';
+    title: string;
+    body: string;
+    node: { storage_id: number; path: string; name: string; size: number };
+    meta: { signature: string; quarantined: boolean; trash_path: string };
+  };
+  'drop.received': { share_id: number; owner_id: number; folder: string; files: string[]; uploader?: string };
+  /** Realtime change of a folder's content (UI path of the folder). */
+  'folder.changed': { storage_id: number; folder: string; kind: 'created' | 'updated' | 'deleted' | 'moved'; path: string; name: string };
+  'op.changed': { op_id: string; owner_id: number | null };
+  update_available: { version: string; severity: string; notes?: string; notes_url?: string; kind: string };
+  update_applied: { from: string; to: string; restart_required: boolean };
+  'audit': { action: string } & AuditPayload;
+}
+
+export type EventName = keyof EventMap;

@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase } from '../db';
+import { JobQueue } from './queue';
+import { Scheduler } from './scheduler';
+import { parseCron, nextRun } from './cron';
+import { AppError } from '../errors';
+import { tempDir } from '../../test/helpers/tools';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('priority order, dedup, progress and completion', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const q = new JobQueue(db.sqlite, { concurrency: 1, pollMs: 20 });
+  const seen: string[] = [];
+  q.register<{ n: string }>('test', async (ctx) => {
+    seen.push(ctx.payload.n);
+    ctx.progress(1, { done: 10, total: 10 });
+    return { echoed: ctx.payload.n };
+  });
+  const low = q.enqueue('test', { n: 'low' }, { priority: -1 });
+  q.enqueue('test', { n: 'high' }, { priority: 5 });
+  const d1 = q.enqueue('test', { n: 'dup' }, { dedupKey: 'k' });
+  const d2 = q.enqueue('test', { n: 'dup2' }, { dedupKey: 'k' });
+  assert.equal(d1, d2, 'dedup returns the live op');
+  q.start();
+  await q.idle();
+  assert.deepEqual(seen, ['high', 'dup', 'low']);
+  const op = q.get(low)!;
+  assert.equal(op.status, 'completed');
+  assert.deepEqual(op.result, { echoed: 'low' });
+  assert.equal(op.bytes_total, 10);
+  assert.throws(() => q.enqueue('nope', {}), /no handler/);
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
+test('retries with backoff, then fails with the error code', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const q = new JobQueue(db.sqlite, { pollMs: 10 });
+  let calls = 0;
+  q.register('flaky', async () => {
+    calls++;
+    throw new AppError('storage_unreachable', { reason: 'down' });
+  }, { maxAttempts: 3, backoffMs: 10 });
+  const id = q.enqueue('flaky', {});
+  q.start();
+  await q.idle(5000);
+  const op = q.get(id)!;
+  assert.equal(calls, 3);
+  assert.equal(op.status, 'failed');
+  assert.equal(op.error_code, 'storage_unreachable');
+  assert.deepEqual(op.error_params, { reason: 'down' });
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
+test('cancel: queued at once, running through the AbortSignal', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const q = new JobQueue(db.sqlite, { pollMs: 10, concurrency: 1 });
+  q.register('slow', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
+  const running = q.enqueue('slow', {});
+  const waiting = q.enqueue('slow', {}, { runAt: new Date(Date.now() + 60_000) });
+  q.start();
+  while (q.get(running)!.status !== 'running') await sleep(5);
+  q.cancel(waiting);
+  q.cancel(running);
+  while (q.get(running)!.status === 'running') await sleep(5);
+  assert.equal(q.get(running)!.status, 'cancelled');
+  assert.equal(q.get(waiting)!.status, 'cancelled');
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
+test('an op interrupted by a restart resumes on the next boot', async () => {
+  const { dir, cleanup } = tempDir();
+  const file = `${dir}/db.sqlite`;
+  let db = openDatabase(file);
+  let q = new JobQueue(db.sqlite, { pollMs: 10 });
+  const runs: number[] = [];
+  q.register<{ steps: number }>('steps', async (ctx) => {
+    runs.push(ctx.attempt);
+    for (let i = 0; i < ctx.payload.steps; i++) {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      await sleep(10);
+      ctx.progress((i + 1) / ctx.payload.steps);
+    }
+    return 'done';
+  });
+  const id = q.enqueue('steps', { steps: 100 });
+  q.start();
+  while (q.get(id)!.status !== 'running') await sleep(5);
+  await sleep(50);
+  await q.stop(0); // "crash": the worker is aborted mid-run
+  assert.equal(q.get(id)!.status, 'queued');
+  await db.close();
+
+  // Simulate a hard crash too: a row left `running` with no process behind it.
+  db = openDatabase(file);
+  db.sqlite.prepare("UPDATE ops SET status = 'running' WHERE id = ?").run(id);
+  q = new JobQueue(db.sqlite, { pollMs: 10 });
+  q.register<{ steps: number }>('steps', async (ctx) => { runs.push(ctx.attempt); return 'resumed'; });
+  q.start();
+  await q.idle();
+  assert.equal(q.get(id)!.status, 'completed');
+  assert.equal(q.get(id)!.result, 'resumed');
+  assert.equal(runs.length, 2);
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
+test('cron expressions and scheduler persistence', async () => {
+  const spec = parseCron('30 3 * * 1-5');
+  const n = nextRun(spec, new Date('2026-11-21T10:00:00')); // a Saturday
+  assert.equal(n.getDay(), 1);
+  assert.equal(n.getHours(), 3);
+  assert.equal(n.getMinutes(), 30);
+  assert.throws(() => parseCron('61 * * * *'));
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const s = new Scheduler(db.sqlite);
+  let fired = 0;
+  s.every('tick', 50, () => { fired++; });
+  await s.runNow('tick');
+  assert.equal(fired, 1);
+  const row = db.sqlite.prepare("SELECT last_run_at FROM cron_state WHERE name = 'tick'").get() as { last_run_at: string };
+  assert.ok(Date.now() - Date.parse(row.last_run_at) < 5000);
+  await s.stop();
+  await db.close();
+  cleanup();
+});

@@ -1,0 +1,302 @@
+/**
+ * Persistent op queue on SQLite. Ops survive restarts: a row left `running`
+ * by a crash is re-queued at boot. Picking, leasing and finishing are short
+ * synchronous statements; handlers run outside any transaction.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Sqlite } from '../db';
+import { AppError, isAppError, type Params } from '../errors';
+import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, Operation, OpStatus } from './types';
+import type { OpsTable } from '../db/tables';
+
+interface Registered {
+  handler: JobHandler;
+  opts: Required<Omit<JobHandlerOptions, 'timeoutMs'>> & { timeoutMs?: number };
+  running: number;
+}
+
+const PROGRESS_WRITE_MS = 500;
+const now = () => new Date().toISOString();
+
+export class JobQueue {
+  private handlers = new Map<string, Registered>();
+  private controllers = new Map<string, AbortController>();
+  private active = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private started = false;
+  private stopping = false;
+  private paused = false;
+  private pumping = false;
+  private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
+
+  constructor(
+    private sqlite: Sqlite,
+    private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
+  ) {}
+
+  /** Registers the handler of an op kind. Boot fails on enqueueing a kind without one. */
+  register<P>(kind: string, handler: JobHandler<P>, opts: JobHandlerOptions = {}): void {
+    this.handlers.set(kind, {
+      handler,
+      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs },
+      running: 0,
+    });
+  }
+
+  /** Throws when a listed kind has no handler (called by main.ts before start). */
+  assertHandlers(kinds: readonly string[]): void {
+    const missing = kinds.filter((k) => !this.handlers.has(k));
+    if (missing.length) throw new Error(`job kinds without a handler: ${missing.join(', ')}`);
+  }
+
+  /** Called whenever an op row changes state or progress (realtime frames). */
+  onOpChange(fn: (op: { id: string; owner_id: number | null; visible: boolean }) => void): void {
+    this.onChange = fn;
+  }
+
+  /** Queues an op and returns its id (an existing op's id when the dedup key is live). */
+  enqueue(kind: string, payload: unknown, o: EnqueueOptions = {}): string {
+    const reg = this.handlers.get(kind);
+    if (!reg) throw new Error(`no handler for job kind "${kind}"`);
+    if (o.dedupKey) {
+      const live = this.sqlite.prepare("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(o.dedupKey) as { id: string } | undefined;
+      if (live) return live.id;
+    }
+    const id = 'op_' + randomBytes(10).toString('hex');
+    const t = now();
+    this.sqlite
+      .prepare(
+        `INSERT INTO ops (id, kind, status, priority, payload, owner_id, visible, dedup_key, max_attempts, run_at, created_at, updated_at)
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, kind, o.priority ?? 0, JSON.stringify(payload ?? {}), o.ownerId ?? null, o.visible ? 1 : 0, o.dedupKey ?? null, o.maxAttempts ?? reg.opts.maxAttempts, (o.runAt ?? new Date()).toISOString(), t, t);
+    if (o.visible) this.onChange({ id, owner_id: o.ownerId ?? null, visible: true });
+    this.kick();
+    return id;
+  }
+
+  /** Starts workers; re-queues ops a crash left running. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.sqlite.prepare("UPDATE ops SET status = 'queued', lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'").run(now(), now());
+    this.schedule(0);
+  }
+
+  /** Pauses or resumes picking background work (priority < 0 and kinds marked background keep waiting). */
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    if (!paused) this.kick();
+  }
+
+  /**
+   * Stops picking new ops, aborts running ones after `graceMs` and waits for
+   * them; interrupted ops go back to `queued` so the next boot resumes them.
+   */
+  async stop(graceMs = 5000): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    const all = Promise.allSettled([...this.active]);
+    const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([all, timeout]);
+    for (const c of this.controllers.values()) c.abort(new AppError('cancelled', {}, undefined, 'shutdown'));
+    await all;
+  }
+
+  /** Best-effort cancel: a queued op is cancelled at once, a running one is signalled. */
+  cancel(id: string): void {
+    const row = this.sqlite.prepare('SELECT status, owner_id, visible FROM ops WHERE id = ?').get(id) as Pick<OpsTable, 'status' | 'owner_id' | 'visible'> | undefined;
+    if (!row) return;
+    if (row.status === 'queued') {
+      this.sqlite.prepare("UPDATE ops SET status = 'cancelled', finished_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now(), now(), id);
+    } else if (row.status === 'running') {
+      this.sqlite.prepare('UPDATE ops SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now(), id);
+      this.controllers.get(id)?.abort(new AppError('cancelled'));
+    }
+    this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
+  }
+
+  get(id: string): Operation | null {
+    const row = this.sqlite.prepare('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable | undefined;
+    return row ? present(row) : null;
+  }
+
+  /** The visible ops of one owner (all visible ops when ownerId is null), newest first. */
+  listVisible(ownerId: number | null, limit = 100): Operation[] {
+    const rows = (ownerId === null
+      ? this.sqlite.prepare('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
+      : this.sqlite.prepare('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
+    return rows.map(present);
+  }
+
+  ownerOf(id: string): number | null | undefined {
+    const row = this.sqlite.prepare('SELECT owner_id FROM ops WHERE id = ?').get(id) as { owner_id: number | null } | undefined;
+    return row ? row.owner_id : undefined;
+  }
+
+  /** Number of ops running in this process (for the host's activity signal). */
+  get runningCount(): number {
+    return this.controllers.size;
+  }
+
+  /** Resolves when no op is running or due within `horizonMs` (tests, CLI one-shots). */
+  async idle(timeoutMs = 30_000, horizonMs = 2000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const soon = new Date(Date.now() + horizonMs).toISOString();
+      const busy = this.sqlite.prepare("SELECT count(*) AS n FROM ops WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)").get(soon) as { n: number };
+      if (busy.n === 0 && this.active.size === 0) return;
+      if (Date.now() > end) throw new Error('queue did not become idle');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  private kick(): void {
+    if (this.started && !this.stopping) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.pump(), ms);
+    this.timer.unref();
+  }
+
+  private pump(): void {
+    if (this.pumping || this.stopping) return;
+    this.pumping = true;
+    try {
+      const limit = this.opts.concurrency ?? 4;
+      const t = now();
+      const ready = this.sqlite
+        .prepare(`SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? ORDER BY priority DESC, run_at, created_at LIMIT 200`)
+        .all(t) as Array<{ id: string; kind: string; priority: number }>;
+      for (const r of ready) {
+        if (this.controllers.size >= limit) break;
+        if (this.paused && r.priority < 0) continue;
+        const reg = this.handlers.get(r.kind);
+        if (!reg || reg.running >= reg.opts.concurrency) continue;
+        // Claim: only one worker moves it from queued to running.
+        const claimed = this.sqlite
+          .prepare("UPDATE ops SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
+          .run(t, t, r.id).changes;
+        if (claimed) this.run(r.id, reg);
+      }
+      const next = this.sqlite.prepare("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
+      const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : (this.opts.pollMs ?? 1000);
+      this.schedule(Math.min(wait, this.opts.pollMs ?? 1000));
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private run(id: string, reg: Registered): void {
+    const row = this.sqlite.prepare('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable;
+    const ac = new AbortController();
+    this.controllers.set(id, ac);
+    reg.running++;
+    let timeout: NodeJS.Timeout | undefined;
+    if (reg.opts.timeoutMs) timeout = setTimeout(() => ac.abort(new AppError('timeout', { seconds: Math.round(reg.opts.timeoutMs! / 1000) })), reg.opts.timeoutMs);
+    let lastWrite = 0;
+    const notify = () => this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
+    const ctx: JobContext = {
+      id,
+      kind: row.kind,
+      payload: JSON.parse(row.payload),
+      attempt: row.attempts,
+      ownerId: row.owner_id,
+      signal: ac.signal,
+      progress: (fraction, bytes, message) => {
+        const t = Date.now();
+        if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;
+        lastWrite = t;
+        this.sqlite
+          .prepare('UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?')
+          .run(Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null, now(), id);
+        notify();
+      },
+    };
+    if (row.cancel_requested) ac.abort(new AppError('cancelled'));
+    notify();
+    const p = (async () => {
+      try {
+        const result = await reg.handler(ctx);
+        if (ac.signal.aborted) throw ac.signal.reason;
+        this.finish(id, 'completed', { result });
+      } catch (err) {
+        this.fail(id, row, reg, err, ac.signal);
+      } finally {
+        if (timeout) clearTimeout(timeout);
+        this.controllers.delete(id);
+        reg.running--;
+        notify();
+        this.kick();
+      }
+    })();
+    this.active.add(p);
+    p.finally(() => this.active.delete(p));
+  }
+
+  private fail(id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): void {
+    const app = isAppError(err) ? err : isAppError(signal.reason) && signal.aborted ? signal.reason : null;
+    const cancelled = (app?.code === 'cancelled' && !this.stopping) || (this.sqlite.prepare('SELECT cancel_requested FROM ops WHERE id = ?').get(id) as { cancel_requested: number }).cancel_requested === 1;
+    if (this.stopping && !cancelled) {
+      // Interrupted by shutdown: resume on next boot without spending an attempt.
+      this.sqlite.prepare("UPDATE ops SET status = 'queued', attempts = max(attempts - 1, 0), updated_at = ? WHERE id = ?").run(now(), id);
+      return;
+    }
+    if (cancelled) return this.finish(id, 'cancelled', {});
+    const attempts = row.attempts;
+    const code = app?.code ?? 'internal';
+    const text = err instanceof Error ? err.message : String(err);
+    if (attempts < row.max_attempts) {
+      const delay = Math.min(reg.opts.backoffMs * 2 ** (attempts - 1), 3_600_000);
+      this.sqlite
+        .prepare("UPDATE ops SET status = 'queued', run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ?")
+        .run(new Date(Date.now() + delay).toISOString(), code, JSON.stringify(app?.params ?? {}), text, now(), id);
+      this.opts.log?.(`op ${id} (${row.kind}) attempt ${attempts} failed, retry in ${delay} ms: ${text}`);
+      return;
+    }
+    this.opts.log?.(`op ${id} (${row.kind}) failed: ${text}`, app ? undefined : err);
+    this.finish(id, 'failed', { code, params: app?.params ?? {}, text });
+  }
+
+  private finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): void {
+    this.sqlite
+      .prepare(
+        `UPDATE ops SET status = ?, finished_at = ?, updated_at = ?, progress = CASE WHEN ? = 'completed' THEN 1 ELSE progress END,
+         result = ?, error_code = ?, error_params = ?, error_text = ? WHERE id = ?`,
+      )
+      .run(status, now(), now(), status, o.result === undefined ? null : JSON.stringify(o.result), o.code ?? null, o.params ? JSON.stringify(o.params) : null, o.text ?? null, id);
+  }
+
+  /** Deletes finished ops older than `ms` (a cron keeps the table small). */
+  prune(ms: number): number {
+    return this.sqlite.prepare("DELETE FROM ops WHERE status IN ('completed','failed','cancelled') AND finished_at < ?").run(new Date(Date.now() - ms).toISOString()).changes;
+  }
+}
+
+/** Row → the spec's Operation object. */
+export function present(r: OpsTable): Operation {
+  const started = r.started_at ? Date.parse(r.started_at) : null;
+  let eta: number | null = null;
+  if (r.status === 'running' && started && r.progress > 0.01 && r.progress < 1) eta = Math.round(((Date.now() - started) / r.progress) * (1 - r.progress) / 1000);
+  return {
+    id: r.id,
+    kind: r.kind,
+    status: r.status,
+    progress: r.progress,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    created_at: r.created_at,
+    eta_seconds: eta,
+    bytes_done: r.bytes_done,
+    bytes_total: r.bytes_total,
+    message: r.message,
+    result: r.result ? JSON.parse(r.result) : null,
+    error_code: r.status === 'failed' ? r.error_code : null,
+    error_params: r.status === 'failed' && r.error_params ? JSON.parse(r.error_params) : null,
+    error_text: r.status === 'failed' ? r.error_text : null,
+    error: r.status === 'failed' ? r.error_text : null,
+    attempts: r.attempts,
+  };
+}

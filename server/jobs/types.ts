@@ -1,0 +1,61 @@
+import type { Params } from '../errors';
+
+export type OpStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** What a handler receives for one attempt. */
+export interface JobContext<P = unknown> {
+  id: string;
+  kind: string;
+  payload: P;
+  attempt: number;
+  ownerId: number | null;
+  /** Fires on cancel, on shutdown and on timeout. */
+  signal: AbortSignal;
+  /** Reports progress (0..1) and optional byte counts; cheap to call often (throttled). */
+  progress(fraction: number, bytes?: { done: number; total: number }, message?: string): void;
+}
+
+export interface JobHandlerOptions {
+  /** Parallel runs of this kind (default 1). */
+  concurrency?: number;
+  /** Attempts before the op fails for good (default 3). */
+  maxAttempts?: number;
+  /** Backoff before attempt n+1: base * 2^(n-1), capped (default 5 s base, 1 h cap). */
+  backoffMs?: number;
+  /** Per-attempt timeout; the signal aborts when it passes. */
+  timeoutMs?: number;
+}
+
+export type JobHandler<P = any> = (ctx: JobContext<P>) => Promise<unknown>;
+
+export interface EnqueueOptions {
+  priority?: number;
+  /** While an op with this key is queued or running, enqueue returns that op instead. */
+  dedupKey?: string;
+  runAt?: Date;
+  ownerId?: number | null;
+  /** Shown in the user's operations list (`GET /api/files/ops`). */
+  visible?: boolean;
+  maxAttempts?: number;
+}
+
+/** The spec's Operation object. */
+export interface Operation {
+  id: string;
+  kind: string;
+  status: OpStatus;
+  progress: number;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  eta_seconds: number | null;
+  bytes_done: number;
+  bytes_total: number;
+  message: string | null;
+  result: unknown;
+  error_code: string | null;
+  error_params: Params | null;
+  error_text: string | null;
+  error: string | null;
+  attempts: number;
+}
