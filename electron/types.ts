@@ -1,0 +1,155 @@
+/**
+ * Types shared by the desktop shell's pure modules and its thin Electron
+ * wiring. Nothing here imports `electron` at runtime: the pure modules receive
+ * the few Electron calls they need through the small surfaces below, so plain
+ * Node tests can drive them (docs/desktop.md).
+ */
+
+/** Messages the server sends its host (docs/server-host-protocol.md). */
+export type ServerMessage =
+  | { type: 'ready'; port: number; url: string }
+  | { type: 'fatal'; message: string; code?: number | string }
+  | { type: 'activity'; transfers: number; ops: number; syncing: number | boolean }
+  | { type: 'notify'; event: string; title: string; body: string }
+  | { type: 'stopped' };
+
+/** Messages the host sends the server. */
+export type HostMessage =
+  | { type: 'drain'; timeout_ms?: number }
+  | { type: 'pause'; paused: boolean };
+
+/**
+ * One running server process, whatever started it (Electron's
+ * `utilityProcess.fork` or Node's `child_process.fork`).
+ */
+export interface ServerChild {
+  readonly pid: number | undefined;
+  /** Piped output; null when the fork did not pipe it. */
+  readonly stdout: NodeJS.ReadableStream | null;
+  readonly stderr: NodeJS.ReadableStream | null;
+  /** Sends a message; silently dropped once the process has gone. */
+  send(message: HostMessage): void;
+  /** Called for every well-formed message from the server. */
+  onMessage(listener: (message: ServerMessage) => void): void;
+  /** Called exactly once when the process has exited (code null when killed by a signal). */
+  onExit(listener: (code: number | null) => void): void;
+  /** Kills the process at once (SIGKILL); no drain. Idempotent. */
+  kill(): void;
+}
+
+/** Starts one server process with exactly `env` as its environment. */
+export type ForkServer = (env: Record<string, string>) => ServerChild;
+
+export type ServerStatus = 'stopped' | 'starting' | 'running' | 'backoff' | 'error' | 'stopping';
+
+/** What the supervisor knows right now; the tray renders it. */
+export interface ServerSnapshot {
+  status: ServerStatus;
+  port?: number;
+  url?: string;
+  pid?: number;
+  /** Why the server is in `error` (breaker tripped, fatal start-up error). */
+  error?: string;
+  /** Delay before the next restart while in `backoff`. */
+  restartInMs?: number;
+  /** Crashes counted in the breaker's window. */
+  recentCrashes: number;
+}
+
+export interface Activity {
+  transfers: number;
+  ops: number;
+  syncing: boolean;
+}
+
+/** States of the desktop updater written under `electron/updater/`. */
+export type UpdateState =
+  | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'installing' | 'error';
+
+/**
+ * The updater port the shell consumes; `electron/updater/` implements it with
+ * electron-updater. The shell only reads state and asks for a check or install.
+ */
+export interface DesktopUpdater {
+  readonly state: UpdateState;
+  readonly version?: string;
+  readonly error?: string;
+  /** Starts a check; resolves when it settled (state tells the outcome). Never rejects. */
+  check(): Promise<void>;
+  /** Quits and installs a `downloaded` update; a no-op in any other state. */
+  install(): void;
+  on(event: 'change', listener: () => void): unknown;
+}
+
+/** The user's desktop settings (current version of the settings file). */
+export interface DesktopSettings {
+  /** Fixed HTTP port; 0 lets the OS pick one at each start. */
+  port: number;
+  /** true binds all interfaces (phones on the LAN can connect); false keeps the server on loopback. */
+  lanAccess: boolean;
+  startAtLogin: boolean;
+  /** Server data folder; null means `<userData>/data`. */
+  dataDir: string | null;
+  /** The address a tunnel gives the public listener; empty when unused. */
+  publicUrl: string;
+  /** Whether LAN clients may discover the service over mDNS/DNS-SD. */
+  advertise: boolean;
+}
+
+/** Everything the tray shows; `tray-menu.ts` turns it into a menu. */
+export interface TrayState {
+  server: ServerSnapshot;
+  settings: Pick<DesktopSettings, 'lanAccess' | 'startAtLogin' | 'publicUrl'>;
+  lanUrl: string | null;
+  activity: Activity;
+  paused: boolean;
+  /** True while a power-save blocker is held for running transfers. */
+  keepingAwake: boolean;
+  update: { state: UpdateState; version?: string; error?: string };
+}
+
+/** Commands a tray click dispatches; `main.ts` maps each one to its handler. */
+export type TrayCommand =
+  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-public-url' | 'show-qr'
+  | 'toggle-pause' | 'toggle-start-at-login' | 'toggle-lan-access' | 'public-links'
+  | 'check-updates' | 'install-update' | 'restart-server' | 'open-data-folder' | 'open-logs' | 'quit';
+
+/** A menu entry without Electron types; `main.ts` adds the click handlers. */
+export type TrayEntry =
+  | { kind: 'label'; label: string }
+  | { kind: 'separator' }
+  | { kind: 'command'; command: TrayCommand; label: string; enabled: boolean }
+  | { kind: 'toggle'; command: TrayCommand; label: string; enabled: boolean; checked: boolean };
+
+/** What the preload bridge exposes to pages of the server origin as `window.filedockDesktop`. */
+export interface DesktopBridge {
+  appVersion: string;
+  /** Opens an http(s) or mailto URL in the default browser; other schemes are refused. */
+  openExternal(url: string): Promise<void>;
+  getSettings(): Promise<DesktopSettings>;
+  /** Applies a partial change; resolves with the saved settings. Rejects on an invalid value. */
+  updateSettings(patch: Partial<DesktopSettings>): Promise<DesktopSettings>;
+  /** Runs the public-link self-test against the saved public URL. */
+  runPublicSelfTest(): Promise<SelfTestReport>;
+}
+
+/** IPC channel names between preload and main. */
+export const IPC = {
+  openExternal: 'desktop:open-external',
+  getSettings: 'desktop:get-settings',
+  updateSettings: 'desktop:update-settings',
+  publicSelfTest: 'desktop:public-self-test',
+  appVersion: 'desktop:app-version',
+} as const;
+
+export interface SelfTestCheck {
+  id: 'share-route' | 'admin-refused' | 'login-refused' | 'clock-skew' | 'body-limit';
+  ok: boolean;
+  detail: string;
+}
+
+export interface SelfTestReport {
+  url: string;
+  ok: boolean;
+  checks: SelfTestCheck[];
+}
