@@ -1,0 +1,25 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+// The server serves dist/renderer at `/` with an SPA fallback; `FILEDOCK_API`
+// lets `vite dev` proxy the API to a running server.
+export default defineConfig({
+  root,
+  base: '/',
+  plugins: [react()],
+  build: {
+    outDir: '../dist/renderer',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: false,
+    reportCompressedSize: true,
+  },
+  server: {
+    proxy: process.env.FILEDOCK_API
+      ? { '/api': process.env.FILEDOCK_API, '/s/': process.env.FILEDOCK_API, '/d/': process.env.FILEDOCK_API }
+      : undefined,
+  },
+});
