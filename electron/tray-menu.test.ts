@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { trayIcon, trayMenu, trayTooltip } from './tray-menu';
+import type { TrayCommand, TrayEntry, TrayState } from './types';
+
+const base = (over: Partial<TrayState> = {}): TrayState => ({
+  server: { status: 'running', port: 5212, url: 'http://127.0.0.1:5212', recentCrashes: 0 },
+  settings: { lanAccess: true, startAtLogin: false, publicUrl: '' },
+  lanUrl: 'http://192.168.1.20:5212',
+  activity: { transfers: 0, ops: 0, syncing: false },
+  paused: false,
+  keepingAwake: false,
+  update: { state: 'idle' },
+  ...over,
+});
+const labels = (m: TrayEntry[]) => m.filter((e) => e.kind === 'label').map((e) => (e as { label: string }).label);
+const entry = (m: TrayEntry[], c: TrayCommand) => m.find((e) => 'command' in e && e.command === c) as Extract<TrayEntry, { command: TrayCommand }> | undefined;
+
+test('running: status, LAN address, every action enabled, no public link entry without a public URL', () => {
+  const m = trayMenu(base());
+  assert.deepEqual(labels(m), ['Filedock is running', 'On your network: http://192.168.1.20:5212']);
+  for (const c of ['open-window', 'open-browser', 'copy-lan-url', 'show-qr', 'toggle-pause', 'toggle-lan-access', 'check-updates', 'open-data-folder', 'open-logs', 'quit'] as const)
+    assert.equal(entry(m, c)?.enabled, true, c);
+  assert.equal(entry(m, 'copy-public-url'), undefined);
+  assert.equal(entry(m, 'restart-server'), undefined);
+  assert.equal(trayIcon(base()), 'running');
+});
+
+test('starting: window and browser entries are disabled until the server is ready', () => {
+  const m = trayMenu(base({ server: { status: 'starting', recentCrashes: 0 } }));
+  assert.equal(labels(m)[0], 'Filedock is starting…');
+  assert.equal(entry(m, 'open-window')?.enabled, false);
+  assert.equal(entry(m, 'open-browser')?.enabled, false);
+  assert.equal(entry(m, 'toggle-pause')?.enabled, false);
+  assert.equal(entry(m, 'quit')?.enabled, true);
+  assert.equal(trayIcon(base({ server: { status: 'starting', recentCrashes: 0 } })), 'idle');
+});
+
+test('error: the breaker reason is shown with a retry entry and the error icon', () => {
+  const s = base({ server: { status: 'error', error: 'the server exited unexpectedly (code 1); stopped after 5 crashes', recentCrashes: 5 } });
+  const m = trayMenu(s);
+  assert.match(labels(m)[0], /not running: .*stopped after 5 crashes/);
+  assert.equal(entry(m, 'restart-server')?.enabled, true);
+  assert.equal(entry(m, 'open-window')?.enabled, false);
+  assert.equal(trayIcon(s), 'error');
+});
+
+test('backoff: the countdown is in the status line', () => {
+  const m = trayMenu(base({ server: { status: 'backoff', restartInMs: 4000, recentCrashes: 3 } }));
+  assert.equal(labels(m)[0], 'Filedock stopped unexpectedly; restarting in 4 s');
+});
+
+test('LAN access off: loopback-only line and no LAN/QR entries; the toggle is unchecked', () => {
+  const m = trayMenu(base({ lanUrl: null, settings: { lanAccess: false, startAtLogin: true, publicUrl: '' } }));
+  assert.equal(labels(m)[1], 'This computer only (LAN access off)');
+  assert.equal(entry(m, 'copy-lan-url'), undefined);
+  assert.equal(entry(m, 'show-qr'), undefined);
+  assert.deepEqual(entry(m, 'toggle-lan-access'), { kind: 'toggle', command: 'toggle-lan-access', label: 'LAN access (other devices can connect)', checked: false, enabled: true });
+  assert.equal((entry(m, 'toggle-start-at-login') as { checked: boolean }).checked, true);
+});
+
+test('public URL set: copy public link address appears', () => {
+  const m = trayMenu(base({ settings: { lanAccess: true, startAtLogin: false, publicUrl: 'https://x.trycloudflare.com' } }));
+  assert.equal(entry(m, 'copy-public-url')?.enabled, true);
+});
+
+test('activity: sync and transfers are listed, the keep-awake note shows, quit warns', () => {
+  const s = base({ activity: { transfers: 2, ops: 1, syncing: true }, keepingAwake: true, paused: true });
+  const m = trayMenu(s);
+  assert.deepEqual(labels(m), [
+    'Filedock is running (background work paused)',
+    'On your network: http://192.168.1.20:5212',
+    'syncing, 2 transfers, 1 operation · keeping the computer awake',
+  ]);
+  assert.equal((entry(m, 'toggle-pause') as { checked: boolean }).checked, true);
+  assert.equal(entry(m, 'quit')?.label, 'Quit (waits for transfers)');
+  assert.equal(trayIcon(s), 'busy');
+  assert.match(trayTooltip(s), /192\.168\.1\.20/);
+});
+
+test('update states map to one entry each', () => {
+  const at = (update: TrayState['update']) => {
+    const m = trayMenu(base({ update }));
+    return entry(m, 'install-update') ?? entry(m, 'check-updates');
+  };
+  assert.deepEqual(at({ state: 'idle' }), { kind: 'command', command: 'check-updates', label: 'Check for updates', enabled: true });
+  assert.equal(at({ state: 'checking' })?.enabled, false);
+  assert.equal(at({ state: 'downloading', version: '1.2.0' })?.label, 'Downloading update 1.2.0…');
+  assert.deepEqual(at({ state: 'downloaded', version: '1.2.0' }), { kind: 'command', command: 'install-update', label: 'Restart to update to 1.2.0', enabled: true });
+  assert.equal(at({ state: 'installing' })?.enabled, false);
+  assert.match(at({ state: 'error', error: 'x' })!.label, /failed/);
+  assert.match(at({ state: 'not-available' })!.label, /up to date/);
+});

@@ -1,0 +1,100 @@
+/**
+ * The tray as a view of state: `trayMenu(state)` returns the whole menu for
+ * the current state, and `main.ts` rebuilds the native menu from it whenever
+ * something changes. Pure: no Electron, no clicks; entries name commands.
+ */
+import type { TrayEntry, TrayState, TrayCommand } from './types';
+
+const cmd = (command: TrayCommand, label: string, enabled = true): TrayEntry => ({ kind: 'command', command, label, enabled });
+const toggle = (command: TrayCommand, label: string, checked: boolean, enabled = true): TrayEntry =>
+  ({ kind: 'toggle', command, label, checked, enabled });
+const sep: TrayEntry = { kind: 'separator' };
+
+/** The status line: what the server is doing, in a few words. */
+export function statusLine(s: TrayState): string {
+  switch (s.server.status) {
+    case 'running':
+      return s.paused ? 'Filedock is running (background work paused)' : 'Filedock is running';
+    case 'starting':
+      return 'Filedock is starting…';
+    case 'backoff':
+      return `Filedock stopped unexpectedly; restarting in ${Math.ceil((s.server.restartInMs ?? 0) / 1000)} s`;
+    case 'error':
+      return `Filedock is not running: ${s.server.error ?? 'unknown error'}`;
+    case 'stopping':
+      return 'Filedock is stopping…';
+    case 'stopped':
+      return 'Filedock is stopped';
+  }
+}
+
+/** The activity line, or null when nothing runs. */
+export function activityLine(s: TrayState): string | null {
+  const parts: string[] = [];
+  if (s.activity.syncing) parts.push('syncing');
+  if (s.activity.transfers) parts.push(`${s.activity.transfers} transfer${s.activity.transfers === 1 ? '' : 's'}`);
+  if (s.activity.ops) parts.push(`${s.activity.ops} operation${s.activity.ops === 1 ? '' : 's'}`);
+  if (parts.length === 0) return null;
+  return `${parts.join(', ')}${s.keepingAwake ? ' · keeping the computer awake' : ''}`;
+}
+
+function updateEntry(s: TrayState): TrayEntry {
+  switch (s.update.state) {
+    case 'checking':
+      return cmd('check-updates', 'Checking for updates…', false);
+    case 'available':
+    case 'downloading':
+      return cmd('check-updates', s.update.version ? `Downloading update ${s.update.version}…` : 'Downloading update…', false);
+    case 'downloaded':
+      return cmd('install-update', `Restart to update to ${s.update.version ?? 'the new version'}`);
+    case 'installing':
+      return cmd('install-update', 'Installing update…', false);
+    case 'not-available':
+      return cmd('check-updates', 'Check for updates (up to date)');
+    case 'error':
+      return cmd('check-updates', 'Check for updates (last check failed)');
+    case 'idle':
+      return cmd('check-updates', 'Check for updates');
+  }
+}
+
+/** The full tray menu for `s`, top to bottom. */
+export function trayMenu(s: TrayState): TrayEntry[] {
+  const running = s.server.status === 'running';
+  const menu: TrayEntry[] = [{ kind: 'label', label: statusLine(s) }];
+  if (running) {
+    menu.push({ kind: 'label', label: s.lanUrl ? `On your network: ${s.lanUrl}` : 'This computer only (LAN access off)' });
+    const activity = activityLine(s);
+    if (activity) menu.push({ kind: 'label', label: activity });
+  }
+  if (s.server.status === 'error') menu.push(cmd('restart-server', 'Try again'));
+  menu.push(sep, cmd('open-window', 'Open Filedock', running), cmd('open-browser', 'Open in browser', running));
+  if (s.lanUrl) menu.push(cmd('copy-lan-url', 'Copy LAN address', running), cmd('show-qr', 'Show QR code for phones…', running));
+  if (s.settings.publicUrl) menu.push(cmd('copy-public-url', 'Copy public link address'));
+  menu.push(
+    cmd('public-links', 'Public links…', running),
+    sep,
+    toggle('toggle-pause', 'Pause background work', s.paused, running),
+    toggle('toggle-start-at-login', 'Start at login', s.settings.startAtLogin),
+    toggle('toggle-lan-access', 'LAN access (other devices can connect)', s.settings.lanAccess, s.server.status !== 'stopping'),
+    sep,
+    updateEntry(s),
+    cmd('open-data-folder', 'Open data folder'),
+    cmd('open-logs', 'Open logs'),
+    sep,
+    cmd('quit', s.activity.transfers ? 'Quit (waits for transfers)' : 'Quit Filedock'),
+  );
+  return menu;
+}
+
+/** The tray icon's tooltip: the status line plus the address. */
+export function trayTooltip(s: TrayState): string {
+  return s.server.status === 'running' && s.lanUrl ? `${statusLine(s)}\n${s.lanUrl}` : statusLine(s);
+}
+
+/** Which tray icon variant (resources/tray-<variant>.png) fits the state. */
+export function trayIcon(s: TrayState): 'running' | 'busy' | 'error' | 'idle' {
+  if (s.server.status === 'error' || s.server.status === 'backoff') return 'error';
+  if (s.server.status !== 'running') return 'idle';
+  return activityLine(s) ? 'busy' : 'running';
+}
