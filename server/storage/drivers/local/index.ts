@@ -1,0 +1,41 @@
+/**
+ * The `local` driver module: a folder on this machine (NFS mounts too).
+ * Config: `path` (legacy alias `root`), absolute, created 0755 when missing,
+ * never `/`, no `..`.
+ */
+import type { DriverDescriptor, DriverModule } from '../../types';
+import { LocalDriver } from './local.driver';
+import { LocalRoot, rootPathIssue } from './local.root';
+
+export const localDescriptor: DriverDescriptor = {
+  driver: 'local',
+  label: 'Local folder',
+  i18n_key: 'storage.local.label',
+  capabilities: {
+    read: true, write: true, presign: false, multipart: true, presigned_multipart: false,
+    move: true, copy: true, walk: true, watch: true, ranges: true, etag: false,
+  },
+  fields: [
+    {
+      key: 'path', type: 'string', required: true, root: true, aliases: ['root'],
+      label: 'Folder path', i18n_key: 'storage.local.path', placeholder: '/srv/files',
+      help: 'Absolute path of a folder on this machine; created when missing.',
+    },
+  ],
+  max_name_bytes: 255,
+};
+
+export const localDriver: DriverModule = {
+  descriptor: localDescriptor,
+  /** Beyond the generic root guard: the path must be absolute. */
+  validate(config) {
+    const issue = rootPathIssue(config.path);
+    return issue ? [{ field: 'path', message: issue }] : [];
+  },
+  /** Opens (creating when missing) the root folder; refuses a root whose real path is `/`. */
+  async create(config) {
+    return new LocalDriver(await LocalRoot.open(String(config.path)));
+  },
+};
+
+export { LocalDriver } from './local.driver';

@@ -1,0 +1,169 @@
+/**
+ * Multipart uploads staged on the storage's own filesystem: `init` creates one
+ * sparse file of the declared size in `<root>/.service-staging/<id>/`, each
+ * part is written in place at its offset, and `complete` renames the file into
+ * place, so publishing costs O(1) whatever the size.
+ */
+import { createWriteStream, promises as fsp } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { AppError } from '../../../errors';
+import { randomToken, safeEqual } from '../../../lib/crypto';
+import { STAGING_DIR, TEMP_PREFIX, cleanRel } from '../../../lib/paths';
+import type { Entry, MultipartCapability } from '../../types';
+import { fsError, mapFs } from './local.errors';
+import type { LocalRoot } from './local.root';
+
+interface Session {
+  id: string;
+  path: string;
+  size: number;
+  partSize: number;
+}
+
+const DATA = 'data';
+const ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
+
+export class LocalMultipart implements MultipartCapability {
+  readonly presigned = false;
+
+  constructor(private readonly root: LocalRoot) {}
+
+  /** Creates the sparse staged file; the target's folder must exist (`not_found`). Nothing appears at `path` yet. */
+  async init(path: string, opts: { size: number; partSize: number; mime?: string }): Promise<{ handle: string }> {
+    const rel = cleanRel(path, { allowReserved: true });
+    if (!Number.isSafeInteger(opts.size) || opts.size < 0) throw new AppError('validation_failed', { field: 'size' }, { field: 'size' });
+    if (!Number.isSafeInteger(opts.partSize) || opts.partSize < 1) throw new AppError('validation_failed', { field: 'part_size' }, { field: 'part_size' });
+    await this.targetFolder(rel);
+    const session: Session = { id: randomToken(18), path: rel, size: opts.size, partSize: opts.partSize };
+    const dir = this.dirOf(session.id);
+    await mapFs(rel, async () => {
+      await fsp.mkdir(join(dir, 'parts'), { recursive: true, mode: 0o755 });
+      const fh = await fsp.open(join(dir, DATA), 'wx', 0o644);
+      try {
+        await fh.truncate(session.size);
+      } finally {
+        await fh.close();
+      }
+    });
+    return { handle: JSON.stringify(session) };
+  }
+
+  /**
+   * Writes part `part` (1-based) at offset (part-1)*partSize with positional
+   * writes. Idempotent: a re-sent part overwrites the same bytes and gets a
+   * new etag. The body must be exactly the part's length (`bad_body`).
+   */
+  async putPart(handle: string, part: number, body: Readable, size: number, signal?: AbortSignal): Promise<{ etag: string }> {
+    const s = parseHandle(handle);
+    const count = partCount(s);
+    if (!Number.isInteger(part) || part < 1 || part > count) throw new AppError('validation_failed', { field: 'part' }, { field: 'part' });
+    const offset = (part - 1) * s.partSize;
+    const expected = Math.min(s.partSize, s.size - offset);
+    if (size !== expected) throw new AppError('bad_body', { reason: `part ${part} must be ${expected} bytes` });
+    const dir = await this.sessionDir(s);
+    const fh = await mapFs(s.path, () => fsp.open(join(dir, DATA), 'r+'));
+    let written = 0;
+    try {
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, cb) {
+          written += chunk.length;
+          if (written > expected) cb(new AppError('bad_body', { reason: `part ${part} is longer than ${expected} bytes` }));
+          else cb(null, chunk);
+        },
+      });
+      await pipeline(body, counter, createWriteStream('', { fd: fh.fd, autoClose: false, start: offset, highWaterMark: 1024 * 1024 }), { signal });
+    } catch (e) {
+      throw fsError(e, s.path);
+    } finally {
+      await fh.close();
+    }
+    if (written !== expected) throw new AppError('bad_body', { reason: `part ${part} was ${written} of ${expected} bytes` });
+    // Unique per put, never a content hash: a finalize naming a superseded put is refused.
+    const etag = `${part}-${randomToken(12)}`;
+    const tmp = join(dir, 'parts', TEMP_PREFIX + randomToken(6));
+    await fsp.writeFile(tmp, etag);
+    await fsp.rename(tmp, join(dir, 'parts', String(part)));
+    return { etag };
+  }
+
+  /**
+   * Checks that every part is listed once, in order, with the etag its last
+   * put returned (`conflict` otherwise), fsyncs and renames the staged file to
+   * the target (replacing it), and removes the session.
+   */
+  async complete(handle: string, parts: Array<{ part: number; etag: string }>): Promise<Entry> {
+    const s = parseHandle(handle);
+    const dir = await this.sessionDir(s);
+    const count = partCount(s);
+    if (parts.length !== count) throw new AppError('conflict', { reason: `expected ${count} parts, got ${parts.length}` });
+    for (let i = 0; i < count; i++) {
+      const p = parts[i];
+      const stored = await fsp.readFile(join(dir, 'parts', String(i + 1)), 'utf8').catch(() => null);
+      if (p.part !== i + 1 || stored === null || !safeEqual(stored, String(p.etag)))
+        throw new AppError('conflict', { reason: `part ${i + 1} is missing or its etag does not match` });
+    }
+    const data = join(dir, DATA);
+    const st = await mapFs(s.path, () => fsp.stat(data));
+    if (st.size !== s.size) throw new AppError('conflict', { reason: `staged size ${st.size} differs from declared ${s.size}` });
+    const fh = await mapFs(s.path, () => fsp.open(data, 'r+'));
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    const target = await this.targetFolder(s.path);
+    await mapFs(s.path, () => fsp.rename(data, target));
+    const folder = await fsp.open(dirname(target), 'r');
+    await folder.sync().finally(() => folder.close());
+    await fsp.rm(dir, { recursive: true, force: true });
+    return { name: s.path.slice(s.path.lastIndexOf('/') + 1), type: 'file', size: s.size, mtime: Math.floor(st.mtimeMs) };
+  }
+
+  /** Discards the staged data. Idempotent. */
+  async abort(handle: string): Promise<void> {
+    const s = parseHandle(handle);
+    await fsp.rm(this.dirOf(s.id), { recursive: true, force: true });
+  }
+
+  private dirOf(id: string): string {
+    return join(this.root.real, STAGING_DIR, id);
+  }
+
+  /** The session's folder; a finished, aborted or unknown session → `not_found`. */
+  private async sessionDir(s: Session): Promise<string> {
+    const dir = this.dirOf(s.id);
+    const ok = await fsp.stat(join(dir, DATA)).then(() => true, () => false);
+    if (!ok) throw new AppError('not_found', { path: s.path, reason: 'no such upload session' });
+    return dir;
+  }
+
+  /** Resolved target path whose folder exists; `not_found` when it does not. */
+  private async targetFolder(rel: string): Promise<string> {
+    const target = await this.root.resolve(rel);
+    const parent = await mapFs(rel, () => fsp.stat(dirname(target)));
+    if (!parent.isDirectory()) throw new AppError('not_found', { path: rel });
+    return target;
+  }
+}
+
+const partCount = (s: Session): number => Math.max(1, Math.ceil(s.size / s.partSize));
+
+/** Parses and checks a handle: it comes back from the database, so it is validated like input. */
+function parseHandle(handle: string): Session {
+  let v: unknown;
+  try {
+    v = JSON.parse(handle);
+  } catch {
+    throw new AppError('bad_id', { reason: 'malformed upload handle' });
+  }
+  const s = v as Session;
+  if (
+    !s || typeof s !== 'object' || typeof s.id !== 'string' || !ID_RE.test(s.id) || typeof s.path !== 'string' ||
+    !Number.isSafeInteger(s.size) || s.size < 0 || !Number.isSafeInteger(s.partSize) || s.partSize < 1
+  )
+    throw new AppError('bad_id', { reason: 'malformed upload handle' });
+  return { id: s.id, path: cleanRel(s.path, { allowReserved: true }), size: s.size, partSize: s.partSize };
+}
