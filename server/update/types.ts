@@ -1,0 +1,117 @@
+/**
+ * The updater's public shapes: what the composition root passes in, and what
+ * the admin routes and the CLI get back (snake_case, as the API presents it).
+ */
+import type { AutoBlock, UpdatePolicy } from './policy';
+import type { MoveKind } from './semver';
+import type { InstallPhase, UpdaterPort } from './port';
+import type { UpdateErrorInfo } from './state';
+
+export type InstallMode = 'binary' | 'docker' | 'desktop' | 'source';
+
+/** Event payloads, as `server/events/types.ts` declares them. */
+export interface UpdateEvents {
+  update_available: { version: string; severity: string; notes?: string; notes_url?: string; kind: string };
+  update_applied: { from: string; to: string; restart_required: boolean };
+}
+
+export interface UpdateLog {
+  info(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+}
+
+export interface UpdaterOptions {
+  /** The running version (`x.y.z`). */
+  version: string;
+  dataDir: string;
+  /** `SERVICE_UPDATE_CHECK`: false means no outbound request, ever. */
+  check: boolean;
+  channel: string;
+  /** Empty means no manifest is configured: checks are off as with `check: false`. */
+  manifestUrl: string;
+  /** Check cadence; raised to at least one hour. */
+  intervalMs: number;
+  policy: UpdatePolicy;
+  /** `SERVICE_UPDATE_WINDOW`, e.g. `03:00-05:00`; empty or absent means any time. */
+  window?: string;
+  /** `SERVICE_UPDATE_PRE_COMMAND`: replaces the SQLite snapshot; a non-zero exit aborts. */
+  preCommand?: string;
+  installMode: InstallMode;
+  /** The bundle directory being replaced (`binary` installs); see `bundleRootOf`. */
+  installRoot?: string;
+  /** `process.platform` / `process.arch` names, as in the manifest's assets. */
+  os: string;
+  arch: string;
+  /** Writes a consistent copy of the database to `dest` (SQLite online backup). */
+  snapshotDb(dest: string): Promise<void>;
+  emit<E extends keyof UpdateEvents>(event: E, payload: UpdateEvents[E]): void;
+  log: UpdateLog;
+  /** Restarts through the supervisor (desktop shell, systemd) after a swap; absent means "restart required". */
+  restart?: () => void;
+  /** Replaces the bundle port, e.g. the desktop shell's electron-updater port. */
+  port?: UpdaterPort;
+  /** Clock for the update window (tests). */
+  now?: () => Date;
+}
+
+export interface ReleaseSummary {
+  version: string;
+  kind: MoveKind;
+  date: string;
+  severity: string;
+  notes: string;
+  notes_url: string;
+  image: string;
+  migrations: boolean;
+  auto_ok: boolean;
+}
+
+export interface UpdateStatus {
+  current_version: string;
+  install_mode: InstallMode;
+  channel: string;
+  policy: UpdatePolicy;
+  check_enabled: boolean;
+  checked_at: string | null;
+  last_error: UpdateErrorInfo | null;
+  /** Newest published release above the running one (any part moved), or null. */
+  latest: ReleaseSummary | null;
+  update_available: boolean;
+  /** Version a plain apply installs, or null. */
+  candidate: string | null;
+  /** Why apply would be refused right now (`container`, `not_self_replaceable`, ...), or null. */
+  apply_refusal: string | null;
+  auto: { target: string | null; blocked_by: AutoBlock[] };
+  /** Upgrade instructions for a major release or a container install; null otherwise. */
+  instructions: string | null;
+  in_progress: InstallPhase | null;
+  last_applied: { from: string; to: string; at: string; restart_required: boolean } | null;
+}
+
+export interface UpdateResult {
+  from: string;
+  to: string;
+  restart_required: boolean;
+  status: UpdateStatus;
+}
+
+export interface Updater {
+  /** The cached status; never touches the network. */
+  status(): UpdateStatus;
+  /**
+   * Fetches the manifest once (unless checks are off: then it only returns the
+   * status) and announces a newly seen release. Never throws: a failed or
+   * broken manifest is recorded as `last_error`.
+   */
+  check(): Promise<UpdateStatus>;
+  /**
+   * Installs `version` (default: the candidate). Throws
+   * `AppError('update_refused', {reason})`: `container` (HTTP 409), and every
+   * other refusal or failure, with the running install intact.
+   */
+  apply(version?: string): Promise<UpdateResult>;
+  /** Schedules periodic checks and automatic upgrades per policy. Idempotent. */
+  start(): void;
+  /** Cancels the schedule; an upgrade already running finishes. */
+  stop(): void;
+}
