@@ -40,7 +40,7 @@ const electronEntries = ['main', 'preload'].map((n) => join(root, `electron/${n}
 if (electronEntries.length)
   await build({ ...common, format: 'cjs', banner: {}, external: ['electron'], entryPoints: electronEntries, outdir: join(root, 'dist/electron') });
 
-if (existsSync(join(root, 'renderer/vite.config.ts'))) {
+if (!process.argv.includes('--server-only') && existsSync(join(root, 'renderer/vite.config.ts'))) {
   const r = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

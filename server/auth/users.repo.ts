@@ -1,0 +1,98 @@
+/** The users, groups and user_groups tables (owned by auth). */
+import type { Db } from '../db';
+import { nowIso } from '../db';
+import type { UsersTable } from '../db/tables';
+import type { Role, UserView } from './types';
+
+export type UserRow = Omit<UsersTable, 'id'> & { id: number };
+
+export class UsersRepo {
+  constructor(private db: Db) {}
+
+  byId(id: number): UserRow | undefined {
+    return this.db.sqlite.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  }
+
+  /** By e-mail, or by username when `login` has no `@`. Case-insensitive. */
+  byLogin(login: string): UserRow | undefined {
+    const col = login.includes('@') ? 'email' : 'username';
+    return this.db.sqlite.prepare(`SELECT * FROM users WHERE ${col} = ?`).get(login.trim()) as UserRow | undefined;
+  }
+
+  exists(col: 'email' | 'username', value: string, exceptId?: number): boolean {
+    return !!this.db.sqlite.prepare(`SELECT 1 FROM users WHERE ${col} = ? AND id != ?`).get(value.trim(), exceptId ?? -1);
+  }
+
+  count(): number {
+    return (this.db.sqlite.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
+  }
+
+  groupsOf(userId: number): string[] {
+    return (this.db.sqlite.prepare('SELECT g.name FROM groups g JOIN user_groups ug ON ug.group_id = g.id WHERE ug.user_id = ? ORDER BY g.name').all(userId) as Array<{ name: string }>).map((r) => r.name);
+  }
+
+  insert(u: { email: string; username: string; role: Role; password_hash: string | null; language?: string | null; auth_driver?: string }): number {
+    const t = nowIso();
+    return Number(
+      this.db.sqlite
+        .prepare('INSERT INTO users (email, username, role, password_hash, language, auth_driver, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(u.email.trim(), u.username.trim(), u.role, u.password_hash, u.language ?? null, u.auth_driver ?? 'local', t, t).lastInsertRowid,
+    );
+  }
+
+  update(id: number, patch: Partial<Pick<UserRow, 'email' | 'username' | 'role' | 'disabled' | 'language' | 'password_hash' | 'quota_bytes'>>): void {
+    const keys = Object.keys(patch) as Array<keyof typeof patch>;
+    if (keys.length === 0) return;
+    const sets = keys.map((k) => `${k} = ?`).join(', ');
+    this.db.sqlite.prepare(`UPDATE users SET ${sets}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k] as unknown), nowIso(), id);
+  }
+
+  /** Replaces the user's groups, creating missing group rows. */
+  setGroups(userId: number, groups: string[]): void {
+    const s = this.db.sqlite;
+    s.transaction(() => {
+      s.prepare('DELETE FROM user_groups WHERE user_id = ?').run(userId);
+      for (const name of [...new Set(groups.map((g) => g.trim()).filter(Boolean))]) {
+        s.prepare('INSERT INTO groups (name) VALUES (?) ON CONFLICT(name) DO NOTHING').run(name);
+        const g = s.prepare('SELECT id FROM groups WHERE name = ?').get(name) as { id: number };
+        s.prepare('INSERT INTO user_groups (user_id, group_id) VALUES (?, ?)').run(userId, g.id);
+      }
+    })();
+  }
+
+  delete(id: number): void {
+    this.db.sqlite.prepare('DELETE FROM users WHERE id = ?').run(id);
+  }
+
+  list(q: { q?: string; role?: Role; limit?: number; offset?: number }): UserRow[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (q.q) {
+      where.push("(email LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')");
+      const like = `%${q.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      args.push(like, like);
+    }
+    if (q.role) {
+      where.push('role = ?');
+      args.push(q.role);
+    }
+    const sql = `SELECT * FROM users ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ? OFFSET ?`;
+    return this.db.sqlite.prepare(sql).all(...args, q.limit ?? 500, q.offset ?? 0) as UserRow[];
+  }
+
+  view(u: UserRow): UserView {
+    return {
+      id: u.id,
+      email: u.email,
+      username: u.username,
+      role: u.role,
+      disabled: !!u.disabled,
+      language: u.language,
+      groups: this.groupsOf(u.id),
+      quota_bytes: u.quota_bytes,
+      auth_driver: u.auth_driver,
+      created_at: u.created_at,
+      updated_at: u.updated_at,
+    };
+  }
+}

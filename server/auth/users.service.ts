@@ -1,0 +1,146 @@
+/**
+ * Account management: create, update, disable, delete, and the field checks
+ * of `POST /api/auth/account/check`. Every change that affects a live
+ * session (disable, delete, password reset, role) reaches the session cache.
+ */
+import { AppError, validation } from '../errors';
+import type { EventBus, Actor, RequestMeta } from '../events';
+import { hashPassword, passwordProblem } from './passwords';
+import type { Sessions } from './sessions';
+import type { UsersRepo } from './users.repo';
+import { ROLES, type Role, type UserView } from './types';
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
+const USERNAME_RE = /^[\p{L}\p{N}._-]{2,64}$/u;
+
+export interface CreateUser {
+  email: string;
+  username?: string;
+  role?: Role;
+  password?: string;
+  language?: string | null;
+  groups?: string[];
+}
+
+export interface UpdateUser {
+  email?: string;
+  username?: string;
+  role?: Role;
+  disabled?: boolean;
+  password?: string;
+  language?: string | null;
+  groups?: string[];
+  quota_bytes?: number | null;
+}
+
+export interface Ctx {
+  actor?: Actor | null;
+  request?: RequestMeta;
+}
+
+export class UsersService {
+  constructor(private repo: UsersRepo, private sessions: Sessions, private bus: EventBus) {}
+
+  /** Checks an e-mail: `email_required`, `email_invalid`, `email_taken`. */
+  checkEmail(email: unknown, exceptId?: number): string {
+    if (typeof email !== 'string' || email.trim() === '') throw new AppError('email_required', {}, { field: 'email' });
+    if (email.length > 254 || !EMAIL_RE.test(email.trim())) throw new AppError('email_invalid', {}, { field: 'email' });
+    if (this.repo.exists('email', email, exceptId)) throw new AppError('email_taken', {}, { field: 'email' });
+    return email.trim();
+  }
+
+  /** Checks a username: `username_invalid`, `username_taken`. */
+  checkUsername(username: unknown, exceptId?: number): string {
+    if (typeof username !== 'string' || !USERNAME_RE.test(username.trim())) throw new AppError('username_invalid', {}, { field: 'username' });
+    if (this.repo.exists('username', username, exceptId)) throw new AppError('username_taken', {}, { field: 'username' });
+    return username.trim();
+  }
+
+  /** A free username derived from an e-mail's local part. */
+  private deriveUsername(email: string): string {
+    const base = email.split('@')[0].replace(/[^\p{L}\p{N}._-]/gu, '').slice(0, 60) || 'user';
+    let name = base.length >= 2 ? base : `${base}_1`;
+    for (let i = 2; this.repo.exists('username', name); i++) name = `${base}${i}`;
+    return name;
+  }
+
+  async create(input: CreateUser, ctx: Ctx = {}): Promise<UserView> {
+    const email = this.checkEmail(input.email);
+    const username = input.username === undefined || input.username === '' ? this.deriveUsername(email) : this.checkUsername(input.username);
+    const role = input.role ?? 'user';
+    if (!ROLES.includes(role)) throw validation('role');
+    let hash: string | null = null;
+    if (input.password !== undefined) {
+      const p = passwordProblem(input.password);
+      if (p) throw validation('password', p);
+      hash = await hashPassword(input.password);
+    }
+    const id = this.repo.insert({ email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: hash ? 'local' : 'oidc' });
+    if (input.groups) this.repo.setGroups(id, input.groups);
+    const view = this.repo.view(this.repo.byId(id)!);
+    await this.bus.emit('audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });
+    return view;
+  }
+
+  get(id: number): UserView {
+    const u = this.repo.byId(id);
+    if (!u) throw new AppError('not_found');
+    return this.repo.view(u);
+  }
+
+  async update(id: number, patch: UpdateUser, ctx: Ctx = {}): Promise<UserView> {
+    const u = this.repo.byId(id);
+    if (!u) throw new AppError('not_found');
+    const row: Parameters<UsersRepo['update']>[1] = {};
+    if (patch.email !== undefined) row.email = this.checkEmail(patch.email, id);
+    if (patch.username !== undefined) row.username = this.checkUsername(patch.username, id);
+    if (patch.role !== undefined) {
+      if (!ROLES.includes(patch.role)) throw validation('role');
+      if (u.role === 'admin' && patch.role !== 'admin') this.assertAnotherAdmin(id);
+      row.role = patch.role;
+    }
+    if (patch.language !== undefined) row.language = patch.language;
+    if (patch.quota_bytes !== undefined) row.quota_bytes = patch.quota_bytes;
+    if (patch.password !== undefined) {
+      const p = passwordProblem(patch.password);
+      if (p) throw validation('password', p);
+      row.password_hash = await hashPassword(patch.password);
+    }
+    if (patch.disabled !== undefined) {
+      if (patch.disabled && u.role === 'admin') this.assertAnotherAdmin(id);
+      row.disabled = patch.disabled ? 1 : 0;
+    }
+    this.repo.update(id, row);
+    if (patch.groups) this.repo.setGroups(id, patch.groups);
+    if (patch.disabled === true) {
+      this.sessions.revokeUser(id);
+      if (!u.disabled) await this.bus.emit('audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
+    } else if (patch.password !== undefined && ctx.actor?.id !== id) {
+      this.sessions.revokeUser(id);
+    } else {
+      this.sessions.forgetUser(id);
+    }
+    if (patch.disabled === false && u.disabled)
+      await this.bus.emit('audit', { action: 'user.enable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
+    return this.get(id);
+  }
+
+  async delete(id: number, ctx: Ctx = {}): Promise<void> {
+    const u = this.repo.byId(id);
+    if (!u) throw new AppError('not_found');
+    if (u.role === 'admin') this.assertAnotherAdmin(id);
+    this.sessions.revokeUser(id);
+    this.repo.delete(id);
+    await this.bus.emit('audit', { action: 'user.delete', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
+  }
+
+  list(q: { q?: string; role?: Role; limit?: number; offset?: number }): UserView[] {
+    return this.repo.list(q).map((u) => this.repo.view(u));
+  }
+
+  /** The last enabled admin can be neither demoted, disabled nor deleted. */
+  private assertAnotherAdmin(id: number): void {
+    const others = this.repo.list({ role: 'admin', limit: 10_000 }).filter((a) => a.id !== id && !a.disabled);
+    if (others.length === 0) throw new AppError('conflict', { reason: 'last_admin' }, { reason: 'last_admin' }, 'the last admin must stay');
+  }
+}

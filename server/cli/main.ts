@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * The `service` command line. Exit codes: 0 ok, 1 failure, 2 bad configuration
+ * (every bad key is listed), 3 data folder locked by another instance, 64 usage.
+ */
+import { loadConfig, ConfigError } from '../config';
+import { LockedError } from '../lib/data-dir';
+import { toHost } from '../lib/host-port';
+import { isAppError } from '../errors';
+import { t } from '../lib/i18n';
+import { VERSION } from '../version';
+import { UsageError } from './args';
+import { serveCommand } from './serve';
+import { userCommand } from './user';
+
+const USAGE = `
+Filedock ${VERSION}: a file hub for home and small offices.
+
+Usage: service <command> [options]
+
+Commands:
+  serve                     start the server (also: npm start)
+  user add|list|passwd      manage accounts
+  version                   print the version
+Run "service <command> --help" for the options of a command.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    console.log(USAGE.trim());
+    return cmd ? 0 : 64;
+  }
+  if (cmd === 'version' || cmd === '--version') {
+    console.log(VERSION);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (cmd) {
+    case 'serve':
+      return serveCommand(rest, config);
+    case 'user':
+      return userCommand(rest, config);
+    default:
+      throw new UsageError(`unknown command "${cmd}"\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    let code = 1;
+    let message: string;
+    if (e instanceof ConfigError) {
+      code = 2;
+      message = e.message;
+    } else if (e instanceof LockedError) {
+      code = 3;
+      message = e.message;
+    } else if (e instanceof UsageError) {
+      code = 64;
+      message = e.message;
+    } else if (isAppError(e)) {
+      message = `${e.code}: ${t('en', e.code, e.params)}`;
+    } else {
+      message = e instanceof Error ? e.stack ?? e.message : String(e);
+    }
+    console.error(message);
+    toHost({ type: 'fatal', message, code });
+    process.exit(code);
+  },
+);

@@ -1,0 +1,59 @@
+/**
+ * Realtime fan-out to browsers. A connection subscribes to one folder
+ * (`<storage id>:<relative folder>`) and to its owner's ops; the write gate's
+ * `folder.changed` events and the queue's op changes reach only the matching
+ * connections. Transport-agnostic: the HTTP layer adapts it to SSE.
+ */
+export interface RealtimeFrame {
+  event: 'change' | 'op' | 'notification' | 'ping';
+  data: unknown;
+}
+
+export interface Subscriber {
+  userId: number;
+  isAdmin: boolean;
+  /** `<storage id>:<relative folder>`, or null for no folder. */
+  folderKey: string | null;
+  send(frame: RealtimeFrame): void;
+}
+
+export const folderKey = (storageId: number, rel: string): string => `${storageId}:${rel}`;
+
+export class RealtimeHub {
+  private byFolder = new Map<string, Set<Subscriber>>();
+  private byUser = new Map<number, Set<Subscriber>>();
+
+  /** Registers a connection; returns its unsubscribe function. */
+  add(s: Subscriber): () => void {
+    const add = <K>(m: Map<K, Set<Subscriber>>, k: K) => (m.get(k) ?? m.set(k, new Set()).get(k)!).add(s);
+    const del = <K>(m: Map<K, Set<Subscriber>>, k: K) => {
+      const set = m.get(k);
+      set?.delete(s);
+      if (set && set.size === 0) m.delete(k);
+    };
+    if (s.folderKey) add(this.byFolder, s.folderKey);
+    add(this.byUser, s.userId);
+    return () => {
+      if (s.folderKey) del(this.byFolder, s.folderKey);
+      del(this.byUser, s.userId);
+    };
+  }
+
+  /** Sends a frame to every connection with that folder open. */
+  toFolder(key: string, frame: RealtimeFrame): number {
+    const set = this.byFolder.get(key);
+    set?.forEach((s) => s.send(frame));
+    return set?.size ?? 0;
+  }
+
+  /** Sends a frame to every connection of a user (ops, notifications). */
+  toUser(userId: number, frame: RealtimeFrame): void {
+    this.byUser.get(userId)?.forEach((s) => s.send(frame));
+  }
+
+  get size(): number {
+    let n = 0;
+    this.byUser.forEach((s) => (n += s.size));
+    return n;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The Koa application: request context, error envelope, authentication,
+ * CSRF guard, the feature routers, the JSON 404 for unknown /api routes, and
+ * the web UI with its SPA fallback.
+ */
+import Koa from 'koa';
+import type { Router } from '@koa/router';
+import type { Auth } from '../auth';
+import type { Lang } from '../lib/i18n';
+import { AppError } from '../errors';
+import { errorEnvelope } from './middlewares/errors';
+import { authenticate, csrfGuard, requestContext } from './middlewares/auth';
+import { serveRenderer } from './static';
+import type { AppState, Mw } from './context';
+
+export interface AppOptions {
+  auth: Auth;
+  lang: Lang;
+  routers: Array<Router<AppState>>;
+  rendererDir: string;
+  log: (msg: string, err?: unknown) => void;
+  /** Extra middlewares that run before routing (activity tracking, public-only filter). */
+  before?: Mw[];
+}
+
+export function buildApp(o: AppOptions): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestContext(o.lang));
+  app.use(errorEnvelope(o.log));
+  for (const mw of o.before ?? []) app.use(mw);
+  app.use(authenticate(o.auth, o.lang));
+  app.use(csrfGuard);
+  for (const r of o.routers) {
+    app.use(r.routes());
+    app.use(r.allowedMethods({ throw: false }));
+  }
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/api' || ctx.path.startsWith('/api/')) throw new AppError('not_found', {}, { route: `${ctx.method} ${ctx.path}` });
+    await next();
+  });
+  app.use(serveRenderer(o.rendererDir, /^\/(api|s|d)(\/|$)/));
+  app.on('error', (err) => o.log('koa error', err));
+  return app;
+}

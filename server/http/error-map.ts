@@ -1,0 +1,65 @@
+/**
+ * The one place that turns an error code into an HTTP status, per door: the
+ * spec gives some codes different statuses on different surfaces
+ * (`read_only` 403 on file verbs, 409 on app and public doors; `quota_exceeded`
+ * 413 on file verbs, 507 on app doors and the file drop).
+ */
+export type Door = 'api' | 'files' | 'admin' | 'auth' | 'public' | 'app' | 'drop';
+
+const BASE: Record<string, number> = {
+  unauthorised: 401,
+  unauthorized: 401,
+  unauthenticated: 401,
+  invalid_credentials: 401,
+  pin_wrong: 401,
+  forbidden: 403,
+  account_disabled: 403,
+  permission_denied: 403,
+  setup_local_only: 403,
+  csrf_failed: 403,
+  session_required: 403,
+  supertenant_only: 403,
+  encrypted: 403,
+  read_only: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  name_taken: 409,
+  setup_done: 409,
+  update_refused: 409,
+  link_unavailable: 409,
+  expired: 410,
+  revoked: 410,
+  gone: 410,
+  upload_expired: 410,
+  payload_too_large: 413,
+  archive_too_large: 413,
+  quota_exceeded: 413,
+  unsupported_media_type: 415,
+  range_not_satisfiable: 416,
+  not_applicable: 422,
+  invalid: 422,
+  required: 422,
+  checksum_mismatch: 422,
+  locked: 423,
+  rate_limited: 429,
+  storage_unreachable: 502,
+  unsupported: 501,
+  storage_unavailable: 503,
+  not_configured: 503,
+  timeout: 504,
+  internal: 500,
+  internal_error: 500,
+};
+
+const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {
+  public: { read_only: 409, locked: 429, quota_exceeded: 507 },
+  drop: { read_only: 409, locked: 429, quota_exceeded: 507 },
+  app: { read_only: 409, quota_exceeded: 507 },
+  admin: { storage_unreachable: 502 },
+};
+
+/** The HTTP status of `code` on `door`; 400 for the validation and unreadable-request family. */
+export function statusFor(code: string, door: Door = 'api'): number {
+  return BY_DOOR[door]?.[code] ?? BASE[code] ?? 400;
+}

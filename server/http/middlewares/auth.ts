@@ -1,0 +1,102 @@
+/**
+ * Request context (client address, loopback, language), authentication from
+ * the `service_session` cookie or `Authorization: Bearer`, role gates, and
+ * CSRF protection for cookie-authenticated writes.
+ */
+import { AppError } from '../../errors';
+import { pickLang, type Lang } from '../../lib/i18n';
+import type { Auth } from '../../auth';
+import type { Ctx, Mw } from '../context';
+
+export const SESSION_COOKIE = 'service_session';
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+const LOCAL_HOSTS = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
+const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip'];
+
+/**
+ * A request is "loopback" only when the socket is local, no proxy header says
+ * it was forwarded, and the Host is a local name: a tunnel client running on
+ * this machine must not make internet visitors look local.
+ */
+export function requestContext(defaultLang: Lang): Mw {
+  return async (ctx, next) => {
+    const remote = ctx.req.socket.remoteAddress ?? '';
+    const socketLocal = LOOPBACK.test(remote);
+    const forwarded = FORWARD_HEADERS.some((h) => ctx.get(h));
+    const xff = ctx.get('x-forwarded-for');
+    ctx.state.ip = socketLocal && xff ? xff.split(',').pop()!.trim() : remote.replace(/^::ffff:/, '');
+    ctx.state.loopback = socketLocal && !forwarded && LOCAL_HOSTS.test(ctx.get('host'));
+    ctx.state.ua = ctx.get('user-agent').slice(0, 300);
+    ctx.state.door ??= 'api';
+    ctx.state.lang = pickLang([ctx.query.lang as string | undefined], ctx.get('accept-language'), defaultLang);
+    await next();
+  };
+}
+
+/** Resolves the caller when a valid session cookie or bearer token is present; never rejects. */
+export function authenticate(auth: Auth, defaultLang: Lang): Mw {
+  return async (ctx, next) => {
+    const header = ctx.get('authorization');
+    let token: string | undefined;
+    if (header.toLowerCase().startsWith('bearer ')) token = header.slice(7).trim();
+    else {
+      token = ctx.cookies.get(SESSION_COOKIE);
+      if (token) ctx.state.viaCookie = true;
+    }
+    if (token) {
+      const p = auth.sessions.resolve(token);
+      if (p) {
+        ctx.state.principal = p;
+        ctx.state.lang = pickLang([ctx.query.lang as string | undefined, p.language], ctx.get('accept-language'), defaultLang);
+      } else ctx.state.viaCookie = false;
+    }
+    await next();
+  };
+}
+
+export const requireUser: Mw = async (ctx, next) => {
+  if (!ctx.state.principal) throw new AppError('unauthenticated');
+  await next();
+};
+
+export const requireAdmin: Mw = async (ctx, next) => {
+  if (!ctx.state.principal) throw new AppError('unauthenticated');
+  if (ctx.state.principal.role !== 'admin') throw new AppError('forbidden');
+  await next();
+};
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cookie-authenticated writes must come from our own origin: the Origin (or,
+ * without it, the Referer) must match the Host. Bearer calls are exempt (a
+ * browser never attaches them cross-site). JSON-only bodies are enforced by
+ * the body reader, so a plain HTML form cannot post to the API either.
+ */
+export const csrfGuard: Mw = async (ctx, next) => {
+  if (!SAFE.has(ctx.method) && ctx.state.viaCookie) {
+    const origin = ctx.get('origin') || ctx.get('referer');
+    let ok = false;
+    if (origin) {
+      try {
+        ok = new URL(origin).host === ctx.get('host');
+      } catch {
+        ok = false;
+      }
+    }
+    if (!ok) throw new AppError('csrf_failed');
+  }
+  await next();
+};
+
+/** Sets the session cookie: HttpOnly, SameSite=Lax, Secure when the public URL is https. */
+export function setSessionCookie(ctx: Ctx, token: string, expiresAt: string, secure: boolean): void {
+  // TLS usually ends at the user's tunnel; the cookie must still be Secure there.
+  if (secure) (ctx.cookies as unknown as { secure: boolean }).secure = true;
+  ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, expires: new Date(expiresAt), path: '/', overwrite: true });
+}
+
+export function clearSessionCookie(ctx: Ctx, secure: boolean): void {
+  if (secure) (ctx.cookies as unknown as { secure: boolean }).secure = true;
+  ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure, expires: new Date(0), path: '/', overwrite: true });
+}

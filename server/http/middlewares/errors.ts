@@ -1,0 +1,58 @@
+/**
+ * Turns every thrown error into the spec's envelope `{error, message, details?,
+ * params?}` in the reader's language. Unknown errors become `internal` with no
+ * stack or detail in the body (they are logged).
+ */
+import { isAppError } from '../../errors';
+import { t } from '../../lib/i18n';
+import { statusFor } from '../error-map';
+import type { Ctx, Mw } from '../context';
+
+export function errorEnvelope(log: (msg: string, err?: unknown) => void): Mw {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      respondError(ctx, err, log);
+    }
+  };
+}
+
+export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: unknown) => void): void {
+  if (ctx.headerSent || !ctx.writable) {
+    log(`error after headers were sent on ${ctx.method} ${ctx.path}`, err);
+    ctx.res.destroy();
+    return;
+  }
+  let code = 'internal';
+  let params: Record<string, unknown> = {};
+  let details: Record<string, unknown> | undefined;
+  const e = err as { status?: number; expose?: boolean; type?: string; code?: string };
+  if (isAppError(err)) {
+    code = err.code;
+    params = err.params;
+    details = err.details;
+  } else if (e?.status === 413 || e?.type === 'entity.too.large') {
+    code = 'payload_too_large';
+  } else {
+    log(`unhandled error on ${ctx.method} ${ctx.path}`, err);
+  }
+  ctx.status = statusFor(code, ctx.state.door);
+  if (code === 'rate_limited' || (code === 'locked' && params.retry_after !== undefined)) ctx.set('Retry-After', String(params.retry_after ?? 1));
+  const body: Record<string, unknown> = { error: code, message: t(ctx.state.lang ?? 'en', code, params) };
+  if (details) body.details = details;
+  if (Object.keys(params).length) body.params = params;
+  if (ctx.state.door === 'public' && ctx.accepts('html', 'json') === 'html' && ctx.state.renderPublicError) {
+    ctx.state.renderPublicError(ctx, code);
+    return;
+  }
+  ctx.type = 'application/json';
+  ctx.body = body;
+}
+
+declare module '../context' {
+  interface AppState {
+    /** Set by public routes: draws a styled page instead of JSON for browsers. */
+    renderPublicError?: (ctx: Ctx, code: string) => void;
+  }
+}

@@ -1,0 +1,88 @@
+/** /api/admin/users and /api/admin/audit. */
+import Router from '@koa/router';
+import { AppError } from '../../errors';
+import { ROLES, type Auth } from '../../auth';
+import { queryAudit } from '../../audit';
+import type { Db } from '../../db';
+import { readObject } from '../middlewares/body';
+import { requireAdmin } from '../middlewares/auth';
+import { q, validate, z } from '../validate';
+import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+
+const role = z.enum(ROLES as [string, ...string[]]);
+const createUser = z.object({
+  email: z.string().max(320),
+  username: z.string().max(64).optional(),
+  role: role.default('user'),
+  password: z.string().max(1024).optional(),
+  language: z.enum(['en', 'tr']).nullable().optional(),
+  groups: z.array(z.string().min(1).max(64)).max(100).optional(),
+});
+const updateUser = z
+  .object({
+    email: z.string().max(320),
+    username: z.string().max(64),
+    role,
+    disabled: z.boolean(),
+    password: z.string().max(1024),
+    language: z.enum(['en', 'tr']).nullable(),
+    groups: z.array(z.string().min(1).max(64)).max(100),
+    quota_bytes: z.number().int().min(0).nullable(),
+  })
+  .partial()
+  .strict();
+const listQuery = z.object({ q: q.str(200).optional(), role: role.optional(), limit: q.int(1, 1000).optional(), offset: q.int().optional() });
+const auditQuery = z.object({
+  user_id: q.int(1).optional(),
+  action: q.str(100).optional(),
+  from: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
+  to: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
+  limit: q.int(1, 1000).default(100),
+  offset: q.int().optional(),
+});
+
+const idParam = (ctx: Ctx): number => {
+  const id = Number(ctx.params.id);
+  if (!/^\d+$/.test(ctx.params.id ?? '') || id <= 0) throw new AppError('bad_id');
+  return id;
+};
+
+export function adminUserRoutes(d: { auth: Auth; db: Db; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/admin' });
+  r.use(requireAdmin);
+  const ctxOf = (ctx: Ctx) => ({ actor: actorOf(ctx), request: reqMeta(ctx) });
+
+  r.get('/users', (ctx) => {
+    const f = validate(listQuery, ctx.query);
+    ctx.body = { users: d.auth.users.list(f as never) };
+  });
+  r.post('/users', async (ctx) => {
+    const b = validate(createUser, await readObject(ctx, d.maxJsonBytes));
+    ctx.body = { user: await d.auth.users.create(b as never, ctxOf(ctx)) };
+  });
+  r.get('/users/:id', (ctx) => {
+    ctx.body = { user: d.auth.users.get(idParam(ctx)) };
+  });
+  const update = async (ctx: Ctx) => {
+    const b = validate(updateUser, await readObject(ctx, d.maxJsonBytes));
+    ctx.body = { user: await d.auth.users.update(idParam(ctx), b as never, ctxOf(ctx)) };
+  };
+  r.put('/users/:id', update);
+  r.patch('/users/:id', update);
+  r.delete('/users/:id', async (ctx) => {
+    await d.auth.users.delete(idParam(ctx), ctxOf(ctx));
+    ctx.body = { ok: true };
+  });
+  r.post('/users/:id/disable', async (ctx) => {
+    ctx.body = { user: await d.auth.users.update(idParam(ctx), { disabled: true }, ctxOf(ctx)) };
+  });
+  r.post('/users/:id/enable', async (ctx) => {
+    ctx.body = { user: await d.auth.users.update(idParam(ctx), { disabled: false }, ctxOf(ctx)) };
+  });
+
+  r.get('/audit', async (ctx) => {
+    const f = validate(auditQuery, ctx.query);
+    ctx.body = { events: await queryAudit(d.db, f) };
+  });
+  return r;
+}

@@ -1,0 +1,113 @@
+/** /api/auth/*: login, logout, me, account checks, first-run setup, desktop pairing. */
+import Router from '@koa/router';
+import { AppError } from '../../errors';
+import { verifyPassword, type Auth } from '../../auth';
+import { isLang } from '../../lib/i18n';
+import { readObject } from '../middlewares/body';
+import { clearSessionCookie, requireUser, setSessionCookie } from '../middlewares/auth';
+import { validate, z } from '../validate';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+
+export interface AuthRoutesDeps {
+  auth: Auth;
+  secureCookies: boolean;
+  maxJsonBytes: number;
+}
+
+const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+const setup = z.object({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024) });
+const accountCheck = z.object({ email: z.string().max(320).optional(), username: z.string().max(128).optional(), user_id: z.number().int().optional() });
+const mePatch = z.object({ language: z.string().nullable().optional(), password: z.string().max(1024).optional(), current_password: z.string().max(1024).optional() }).strict();
+const desktopComplete = z.object({ machine_id: z.string().min(8).max(200), label: z.string().max(100).default('Desktop') });
+const desktopLogin = z.object({ key: z.string().min(10).max(200), machine_id: z.string().min(8).max(200) });
+
+export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/auth' });
+  const body = (ctx: Ctx) => readObject(ctx, d.maxJsonBytes);
+  const signIn = (ctx: Ctx, res: { token: string; expires_at: string }) =>
+    setSessionCookie(ctx, res.token, res.expires_at, d.secureCookies);
+
+  r.post('/login', async (ctx) => {
+    const b = validate(login, await body(ctx));
+    const res = await d.auth.auth.login(b.email, b.password, reqMeta(ctx));
+    signIn(ctx, res);
+    ctx.body = res;
+  });
+
+  r.post('/logout', requireUser, async (ctx) => {
+    await d.auth.auth.logout(me(ctx), reqMeta(ctx));
+    clearSessionCookie(ctx, d.secureCookies);
+    ctx.body = { ok: true };
+  });
+
+  r.get('/me', requireUser, (ctx) => {
+    const p = me(ctx);
+    ctx.body = { user: { id: p.id, email: p.email, username: p.username, role: p.role, groups: p.groups, language: p.language } };
+  });
+
+  r.patch('/me', requireUser, async (ctx) => {
+    const b = validate(mePatch, await body(ctx));
+    const p = me(ctx);
+    if (b.language !== undefined && b.language !== null && !isLang(b.language)) throw new AppError('validation_failed', { field: 'language' }, { field: 'language' });
+    if (b.password !== undefined) {
+      const row = d.auth.repo.byId(p.id)!;
+      if (row.password_hash && !(await verifyPassword(b.current_password ?? '', row.password_hash)))
+        throw new AppError('validation_failed', { field: 'current_password' }, { field: 'current_password' });
+    }
+    const u = await d.auth.users.update(p.id, { language: b.language, password: b.password }, { actor: actorOf(ctx), request: reqMeta(ctx) });
+    ctx.body = { user: { id: u.id, email: u.email, username: u.username, role: u.role, groups: u.groups, language: u.language } };
+  });
+
+  // Live checks while a form is typed: 200 {ok: true} or the spec's account error code.
+  r.post('/account/check', requireUser, async (ctx) => {
+    const b = validate(accountCheck, await body(ctx));
+    const except = me(ctx).role === 'admin' ? b.user_id : me(ctx).id;
+    if (b.email === undefined && b.username === undefined) throw new AppError('validation_failed', { field: 'email' }, { field: 'email' });
+    if (b.email !== undefined) d.auth.users.checkEmail(b.email, except);
+    if (b.username !== undefined) d.auth.users.checkUsername(b.username, except);
+    ctx.body = { ok: true };
+  });
+
+  r.get('/setup', (ctx) => {
+    ctx.body = { needed: d.auth.auth.setupNeeded(), local: ctx.state.loopback };
+  });
+
+  r.post('/setup', async (ctx) => {
+    const b = validate(setup, await body(ctx));
+    const res = await d.auth.auth.setup(b, reqMeta(ctx));
+    signIn(ctx, res);
+    ctx.body = res;
+  });
+
+  r.post('/desktop/bootstrap', async (ctx) => {
+    const b = validate(z.object({ secret: z.string().min(1).max(200) }), await body(ctx));
+    const res = await d.auth.auth.desktopBootstrap(b.secret, reqMeta(ctx));
+    signIn(ctx, res);
+    ctx.body = res;
+  });
+
+  r.post('/desktop/complete', requireUser, async (ctx) => {
+    const b = validate(desktopComplete, await body(ctx));
+    ctx.body = d.auth.auth.desktopComplete(me(ctx), b.machine_id, b.label);
+  });
+
+  r.post('/desktop/login', async (ctx) => {
+    const b = validate(desktopLogin, await body(ctx));
+    const res = await d.auth.auth.desktopLogin(b.key, b.machine_id, reqMeta(ctx));
+    signIn(ctx, res);
+    ctx.body = res;
+  });
+
+  r.get('/desktop/keys', requireUser, (ctx) => {
+    ctx.body = { keys: d.auth.auth.listDeviceKeys(me(ctx)) };
+  });
+
+  r.delete('/desktop/keys/:id', requireUser, (ctx) => {
+    const id = Number(ctx.params.id);
+    if (!Number.isInteger(id) || id <= 0) throw new AppError('bad_id');
+    d.auth.auth.revokeDeviceKey(me(ctx), id);
+    ctx.body = { ok: true };
+  });
+
+  return r;
+}

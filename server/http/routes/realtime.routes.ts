@@ -1,0 +1,48 @@
+/**
+ * GET /api/events/stream?folder=<ui path>: a Server-Sent Events stream of
+ * `change` frames for the open folder and `op` / `notification` frames for
+ * the caller. EventSource reconnects by itself; a ping every 25 s keeps
+ * proxies and tunnels from closing an idle stream.
+ */
+import Router from '@koa/router';
+import { PassThrough } from 'node:stream';
+import type { RealtimeHub, RealtimeFrame } from '../../events';
+import type { Principal } from '../../auth';
+import { requireUser } from '../middlewares/auth';
+import { me, type AppState } from '../context';
+
+export interface RealtimeDeps {
+  hub: RealtimeHub;
+  /** Folder key for a UI path the caller may read; throws the access error otherwise; null for `/`. */
+  resolveFolder(p: Principal, uiPath: string): Promise<string | null> | string | null;
+}
+
+const PING_MS = 25_000;
+
+export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/events' });
+  r.get('/stream', requireUser, async (ctx) => {
+    const folder = typeof ctx.query.folder === 'string' ? ctx.query.folder : '/';
+    const key = await d.resolveFolder(me(ctx), folder);
+    const stream = new PassThrough();
+    const send = (f: RealtimeFrame) => {
+      if (!stream.writableEnded) stream.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);
+    };
+    const p = me(ctx);
+    const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
+    const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
+    const close = () => {
+      clearInterval(ping);
+      off();
+      stream.end();
+    };
+    ctx.req.on('close', close);
+    ctx.req.socket.setTimeout(0);
+    ctx.set({ 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' });
+    ctx.type = 'text/event-stream';
+    ctx.status = 200;
+    ctx.body = stream;
+    stream.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ folder, subscribed: key !== null })}\n\n`);
+  });
+  return r;
+}

@@ -1,0 +1,233 @@
+/**
+ * Composition root: config → data dir (lock, secret key) → database → bus,
+ * audit, queue, auth → feature modules → HTTP. `startServer` is what the CLI
+ * and the desktop host call; it returns once the listener is bound.
+ */
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from './config';
+import { openDatabase, type Db } from './db';
+import { EventBus, RealtimeHub } from './events';
+import { attachAudit } from './audit';
+import { JobQueue, Scheduler } from './jobs';
+import { createAuth, type Auth } from './auth';
+import { acquireLock, ensureDirs, layout, loadSecretKey, type DataDirLayout } from './lib/data-dir';
+import { createLogger, type Logger } from './lib/log';
+import { toHost } from './lib/host-port';
+import { buildApp } from './http/app';
+import { authRoutes } from './http/routes/auth.routes';
+import { adminUserRoutes } from './http/routes/admin-users.routes';
+import { capabilitiesRoutes } from './http/routes/capabilities.routes';
+import { opsRoutes } from './http/routes/ops.routes';
+import { realtimeRoutes } from './http/routes/realtime.routes';
+import type { Capabilities } from './http/contract';
+import type { AppState, Mw } from './http/context';
+import type { Router } from '@koa/router';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  publicPort: number | null;
+  /** Graceful stop: stop accepting, finish in-flight requests up to the bound, stop workers, close the database. */
+  close(): Promise<void>;
+  /** Pauses or resumes background work. */
+  pause(paused: boolean): void;
+  // Exposed for tests and the CLI.
+  db: Db;
+  auth: Auth;
+  queue: JobQueue;
+  bus: EventBus;
+  dirs: DataDirLayout;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Where the built web UI lives (default: dist/renderer beside the bundle). */
+  rendererDir?: string;
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+/** The bundle runs from dist/server (UI in dist/renderer); sources run from server/. */
+const defaultRendererDir = () => join(here, /dist[\\/]server[\\/]?$/.test(here) ? '../renderer' : '../dist/renderer');
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const t0 = Date.now();
+  const log = opts.logger ?? createLogger(config.logLevel);
+  const logFn = (msg: string, err?: unknown) => (err ? log.error(msg, err) : log.info(msg));
+  const dirs = layout(config.dataDirResolved);
+  ensureDirs(dirs);
+  const releaseLock = acquireLock(dirs);
+  const cleanups: Array<() => Promise<void> | void> = [releaseLock];
+  try {
+    const secretKey = loadSecretKey(dirs);
+    const db = openDatabase(dirs.db);
+    cleanups.unshift(() => db.close());
+    const bus = new EventBus(db.sqlite, logFn);
+    attachAudit(db, bus);
+    const hub = new RealtimeHub();
+    const queue = new JobQueue(db.sqlite, { concurrency: 4, log: logFn });
+    const scheduler = new Scheduler(db.sqlite, logFn);
+    const auth = createAuth(db, bus, {
+      secretKey,
+      sessionTtlMs: config.sessionTtl,
+      maxAttempts: config.loginMaxAttempts,
+      lockMs: config.loginLock,
+      desktopBootstrap: config.desktopBootstrap,
+    });
+    await seedFirstRun(config, auth, log);
+    await bus.flush(); // events a crash left unpublished
+
+    queue.onOpChange((op) => {
+      if (op.visible && op.owner_id !== null) hub.toUser(op.owner_id, { event: 'op', data: { op: queue.get(op.id) } });
+      activity.changed();
+    });
+    const activity = trackActivity(() => queue.runningCount);
+
+    const capabilities = (): Capabilities => ({
+      version: config.version,
+      thumbs: { enabled: false, image: false, video: false, pdf: false, office: false, audio: false, svg: false, imagemagick: false },
+      external: { docserver_url: '', diagram_url: '', text_diagram: false },
+      auth: { drivers: ['local'], allow_signup: false },
+      limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
+      storage_drivers: [],
+      antivirus: false,
+      antivirus_mode: 'binary',
+      share_max_ttl_days: config.shareMaxTtl,
+      newdoc_types: [
+        { ext: 'txt', group: 'text', mime: 'text/plain', requires: '' },
+        { ext: 'md', group: 'text', mime: 'text/markdown', requires: '' },
+      ],
+      app_plugins: { enabled: false },
+      assistant: { state: 'off', permitted: false, button: false },
+    });
+
+    const secureCookies = config.publicUrl.startsWith('https:');
+    const routers: Array<Router<AppState>> = [
+      capabilitiesRoutes(capabilities),
+      authRoutes({ auth, secureCookies, maxJsonBytes: config.maxJsonBytes }),
+      adminUserRoutes({ auth, db, maxJsonBytes: config.maxJsonBytes }),
+      opsRoutes({ queue }),
+      realtimeRoutes({ hub, resolveFolder: () => null }),
+    ];
+    const app = buildApp({ auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, before: [activity.middleware] });
+
+    scheduler.every('sessions.sweep', 3_600_000, () => void auth.sessions.sweepExpired());
+    scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
+    scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
+    queue.start();
+
+    const server = createServer(app.callback());
+    server.keepAliveTimeout = 65_000;
+    server.requestTimeout = 0; // large uploads and downloads; idle sockets are bounded by keepAliveTimeout
+    const sockets = new Set<Socket>();
+    server.on('connection', (s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    const port = await listen(server, config.port, config.host);
+    const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+    log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
+    toHost({ type: 'ready', port, url });
+
+    let closing: Promise<void> | null = null;
+    const close = () =>
+      (closing ??= (async () => {
+        log.info('shutting down');
+        const stopped = new Promise<void>((r) => server.close(() => r()));
+        server.closeIdleConnections();
+        const bound = new Promise<void>((r) => setTimeout(r, config.shutdownGrace).unref());
+        await Promise.race([stopped, bound]);
+        for (const s of sockets) s.destroy();
+        await scheduler.stop();
+        await queue.stop(2000);
+        await bus.flush();
+        for (const c of cleanups) await c();
+        toHost({ type: 'stopped' });
+      })());
+
+    return {
+      url,
+      port,
+      publicPort: null,
+      close,
+      pause: (p) => queue.setPaused(p),
+      db,
+      auth,
+      queue,
+      bus,
+      dirs,
+    };
+  } catch (e) {
+    for (const c of cleanups) await c();
+    throw e;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
+
+/** First run: the admin from SERVICE_ADMIN_*, or the desktop owner; otherwise the setup page waits. */
+async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<void> {
+  if (auth.repo.count() > 0) return;
+  if (config.adminEmail && config.adminPassword) {
+    await auth.users.create({ email: config.adminEmail, password: config.adminPassword, role: 'admin' });
+    log.info(`created the first admin ${config.adminEmail}`);
+  } else if (config.desktopBootstrap) {
+    const { randomBytes } = await import('node:crypto');
+    await auth.users.create({ email: config.adminEmail || 'owner@filedock.local', username: 'owner', password: randomBytes(24).toString('base64url'), role: 'admin' });
+    log.info('created the desktop owner account');
+  } else {
+    log.warn('no users yet: open the web UI from this computer to create the first admin');
+  }
+}
+
+const TRANSFER = /^\/(s|d)\/|^\/api\/(files\/raw|files\/upload|share\/[^/]+\/download|public\/)/;
+
+/** Counts in-flight transfers and running ops; tells the host when the numbers change. */
+function trackActivity(runningOps: () => number): { middleware: Mw; changed(): void } {
+  let transfers = 0;
+  let last = '';
+  let timer: NodeJS.Timeout | null = null;
+  const changed = () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      const msg = { type: 'activity' as const, transfers, ops: runningOps(), syncing: false };
+      const key = JSON.stringify(msg);
+      if (key !== last) {
+        last = key;
+        toHost(msg);
+      }
+    }, 250);
+    timer.unref();
+  };
+  const middleware: Mw = async (ctx, next) => {
+    if (!TRANSFER.test(ctx.path)) return next();
+    transfers++;
+    changed();
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      transfers--;
+      changed();
+    };
+    ctx.res.once('close', end);
+    try {
+      await next();
+    } finally {
+      if (!ctx.body || typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') end();
+    }
+  };
+  return { middleware, changed };
+}
