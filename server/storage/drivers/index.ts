@@ -1,0 +1,8 @@
+/**
+ * The built-in drivers, registered by main.ts in this order (the order of
+ * `GET /api/admin/storage-drivers`).
+ */
+import type { DriverModule } from '../types';
+import { localDriver } from './local';
+
+export const builtinDrivers: DriverModule[] = [localDriver];
