@@ -1,0 +1,68 @@
+/**
+ * A real server on port 0 with its own temp data dir, for HTTP tests.
+ * `api()` sends JSON with a bearer token and returns status + parsed body.
+ */
+import { loadConfig } from '../../server/config';
+import { startServer, type RunningServer } from '../../server/main';
+import { createLogger } from '../../server/lib/log';
+import { tempDir } from './tools';
+
+export const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  dataDir: string;
+  /** Signs in and returns the bearer token. */
+  login(email?: string, password?: string): Promise<string>;
+  api<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit }): Promise<{ status: number; body: T; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const { dir, cleanup } = tempDir('filedock-srv-');
+  const config = loadConfig({
+    SERVICE_DATA_DIR: dir,
+    SERVICE_PORT: '0',
+    SERVICE_HOST: '127.0.0.1',
+    SERVICE_ADMIN_EMAIL: ADMIN.email,
+    SERVICE_ADMIN_PASSWORD: ADMIN.password,
+    SERVICE_UPDATE_CHECK: '0',
+    ...env,
+  });
+  const server = await startServer(config, { logger: createLogger((process.env.TEST_LOG_LEVEL as 'debug') ?? 'error') });
+  const url = `http://127.0.0.1:${server.port}`;
+  const api: TestServer['api'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    let body: BodyInit | undefined = o.raw;
+    if (o.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+    }
+    const res = await fetch(url + path, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body: parsed as never, headers: res.headers };
+  };
+  return {
+    url,
+    server,
+    dataDir: dir,
+    api,
+    async login(email = ADMIN.email, password = ADMIN.password) {
+      const r = await api('POST', '/api/auth/login', { body: { email, password } });
+      if (r.status !== 200) throw new Error(`login failed: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body.token as string;
+    },
+    async close() {
+      await server.close();
+      cleanup();
+    },
+  };
+}
