@@ -13,7 +13,7 @@ const MANIFEST_MAX_BYTES = 4 << 20;
 const MANIFEST_TIMEOUT_MS = 30_000;
 const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
 /** A release bundle (runtime + modules) is ~100 MB; anything far beyond is not ours. */
-const DOWNLOAD_MAX_BYTES = 2 << 30;
+const DOWNLOAD_MAX_BYTES = 2 * 1024 ** 3;
 
 export const userAgent = (version: string): string => `Filedock/${version}`;
 
