@@ -1,0 +1,148 @@
+/**
+ * Transfer streams with several SFTP requests in flight. One request at a
+ * time (ssh2's own createReadStream/createWriteStream) pays a round trip per
+ * chunk; keeping a window of requests outstanding is what OpenSSH's client
+ * does and what makes the throughput. Memory stays bounded by
+ * `concurrency x chunkBytes` because nothing is requested beyond that window.
+ */
+import { Readable, Writable } from 'node:stream';
+import type { SftpSession } from './client';
+import { fromSftp } from './errors';
+
+export interface ReaderOptions {
+  /** First byte to read. */
+  start: number;
+  /** One past the last byte to read. */
+  end: number;
+  chunkBytes: number;
+  concurrency: number;
+  /** Called once when the stream is finished or destroyed, after its handle is closed. */
+  onClose(): void;
+}
+
+interface ReadRequest {
+  pos: number;
+  len: number;
+  data?: Buffer;
+}
+
+/** Reads [start, end) of an open file handle in order, with up to `concurrency` reads outstanding. */
+export class ParallelReader extends Readable {
+  private queue: ReadRequest[] = [];
+  private next: number;
+  private ended = false;
+
+  constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly opts: ReaderOptions) {
+    super({ highWaterMark: opts.chunkBytes * 2 });
+    this.next = opts.start;
+  }
+
+  override _read(): void {
+    this.fill();
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    this.queue = [];
+    this.session.close(this.handle).catch(() => undefined).finally(() => this.opts.onClose());
+    cb(err);
+  }
+
+  private fill(): void {
+    while (!this.destroyed && this.queue.length < this.opts.concurrency && this.next < this.opts.end) {
+      const req = { pos: this.next, len: Math.min(this.opts.chunkBytes, this.opts.end - this.next) };
+      this.next += req.len;
+      this.queue.push(req);
+      this.issue(req);
+    }
+    if (this.queue.length === 0 && this.next >= this.opts.end && !this.ended) {
+      this.ended = true;
+      this.push(null);
+    }
+  }
+
+  private issue(req: ReadRequest): void {
+    const buf = Buffer.allocUnsafe(req.len);
+    this.session
+      .call<Buffer>('read', (done) => this.session.sftp.read(this.handle, buf, 0, req.len, req.pos, (err, nb) => done(err, buf.subarray(0, nb ?? 0))))
+      .then((data) => {
+        req.data = data;
+        this.flush();
+      }, (err) => this.destroy(fromSftp(err, this.path)));
+  }
+
+  /** Pushes the finished requests at the head of the queue, in file order. */
+  private flush(): void {
+    if (this.destroyed) return;
+    let wantMore = true;
+    while (this.queue[0]?.data) {
+      const req = this.queue.shift()!;
+      const data = req.data!;
+      if (data.length === 0) {
+        // The file got shorter since we opened it: end where it ends now.
+        this.queue = [];
+        this.next = this.opts.end;
+        break;
+      }
+      if (data.length < req.len) {
+        // A short read: fetch the rest before anything that follows it.
+        const rest = { pos: req.pos + data.length, len: req.len - data.length };
+        this.queue.unshift(rest);
+        this.issue(rest);
+      }
+      wantMore = this.push(data);
+    }
+    if (wantMore) this.fill();
+  }
+}
+
+/**
+ * Writes sequentially into an open file handle with up to `concurrency`
+ * writes outstanding. The first failed write fails the stream.
+ */
+export class PipelinedWriter extends Writable {
+  private pos = 0;
+  private inflight = 0;
+  private failure: Error | undefined;
+  private waiting: ((err?: Error) => void) | undefined;
+  private finishing: ((err?: Error) => void) | undefined;
+
+  constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly concurrency: number) {
+    super();
+  }
+
+  /** Bytes accepted so far. */
+  get written(): number {
+    return this.pos;
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error) => void): void {
+    if (this.failure) return cb(this.failure);
+    if (chunk.length === 0) return cb();
+    const pos = this.pos;
+    this.pos += chunk.length;
+    this.inflight++;
+    this.session
+      .call<void>('write', (done) => this.session.sftp.write(this.handle, chunk, 0, chunk.length, pos, done))
+      .then(() => this.settle(), (err) => this.settle(fromSftp(err, this.path)));
+    if (this.inflight < this.concurrency) cb();
+    else this.waiting = cb;
+  }
+
+  override _final(cb: (err?: Error) => void): void {
+    if (this.inflight === 0) cb(this.failure);
+    else this.finishing = cb;
+  }
+
+  private settle(err?: Error): void {
+    this.inflight--;
+    this.failure ??= err;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.(this.failure);
+    if (this.inflight === 0 && this.finishing) {
+      const finishing = this.finishing;
+      this.finishing = undefined;
+      finishing(this.failure);
+    }
+  }
+}

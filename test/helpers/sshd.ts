@@ -1,0 +1,186 @@
+/**
+ * A real OpenSSH server for tests: Debian's sshd from a private config on a
+ * free loopback port, with a temporary ed25519 host key and a generated client
+ * key in its own temp dir. Sessions are forced into `internal-sftp` started in
+ * `dataDir`, running as the current user (root in CI, hence PermitRootLogin).
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { freePort, tempDir } from './tools';
+
+export interface SshdOptions {
+  /** Offer password login too (only the login user's real password would pass: for wrong-password tests). */
+  password?: boolean;
+}
+
+export interface SshdServer {
+  host: string;
+  port: number;
+  user: string;
+  /** Private dir holding the config, keys and pid file. */
+  dir: string;
+  /** Folder every SFTP session starts in; tests put their storage roots below it. */
+  dataDir: string;
+  /** The client's private key (OpenSSH format), authorised for `user`. */
+  clientKey: string;
+  clientKeyPath: string;
+  /** The current host key as `ssh-ed25519 AAAA...`. */
+  hostKeyLine(): string;
+  /** The current host key's `SHA256:...` fingerprint, as OpenSSH prints it. */
+  hostFingerprint(): string;
+  /** (Re)starts the listener on the same port; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Kills the listener and every session process it forked. Idempotent. */
+  stop(): Promise<void>;
+  /** Kills the session processes only, as a network drop would; the listener stays up. */
+  dropSessions(): void;
+  /** Replaces the host key with a fresh one and restarts the listener. */
+  swapHostKey(): Promise<void>;
+  /** Stops the server and removes its temp dir. */
+  dispose(): Promise<void>;
+}
+
+const SSHD = '/usr/sbin/sshd';
+
+function keygen(path: string): void {
+  rmSync(path, { force: true });
+  rmSync(`${path}.pub`, { force: true });
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'filedock-test', '-f', path]);
+}
+
+/** Every live process whose parent chain leads to `pid` (sshd's sessions call setsid, so process groups miss them). */
+function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The command name may hold spaces and parens: the ppid is the 2nd field after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parentOf.set(Number(name), ppid);
+    } catch {
+      // The process ended while we scanned.
+    }
+  }
+  const out: number[] = [];
+  const frontier = [pid];
+  while (frontier.length > 0) {
+    const p = frontier.pop()!;
+    for (const [child, parent] of parentOf) if (parent === p) {
+      out.push(child);
+      frontier.push(child);
+    }
+  }
+  return out;
+}
+
+const killQuietly = (pid: number): void => {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+};
+
+/** Starts sshd; call `dispose()` in the test's `after`. */
+export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
+  mkdirSync('/run/sshd', { recursive: true });
+  const { dir, cleanup } = tempDir('filedock-sshd-');
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  const port = await freePort();
+  const user = userInfo().username;
+  const hostKeyPath = join(dir, 'host_ed25519');
+  const clientKeyPath = join(dir, 'client_ed25519');
+  keygen(hostKeyPath);
+  keygen(clientKeyPath);
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKeyPath}.pub`), { mode: 0o600 });
+  const conf = join(dir, 'sshd_config');
+  writeFileSync(conf, [
+    `Port ${port}`,
+    'ListenAddress 127.0.0.1',
+    `HostKey ${hostKeyPath}`,
+    `PidFile ${join(dir, 'sshd.pid')}`,
+    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+    // The temp dir lives under world-writable /tmp, which StrictModes refuses.
+    'StrictModes no',
+    'UsePAM no',
+    'PermitRootLogin yes',
+    `PasswordAuthentication ${opts.password ? 'yes' : 'no'}`,
+    'KbdInteractiveAuthentication no',
+    'PubkeyAuthentication yes',
+    `AllowUsers ${user}`,
+    'MaxStartups 50',
+    'MaxSessions 20',
+    'LogLevel INFO',
+    'Subsystem sftp internal-sftp',
+    `ForceCommand internal-sftp -d ${dataDir}`,
+    '',
+  ].join('\n'));
+
+  let child: ChildProcess | null = null;
+  let log = '';
+
+  const start = (): Promise<void> => new Promise((resolve, reject) => {
+    log = '';
+    const proc = spawn(SSHD, ['-f', conf, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = proc;
+    const timer = setTimeout(() => reject(new Error(`sshd did not start in 5s:\n${log}`)), 5000);
+    proc.stderr!.setEncoding('utf8').on('data', (s: string) => {
+      log = (log + s).slice(-8000);
+      if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      if (child === proc) child = null;
+      reject(new Error(`sshd exited with ${code}:\n${log}`));
+    });
+  });
+
+  const dropSessions = (): void => {
+    if (child?.pid) descendants(child.pid).forEach(killQuietly);
+  };
+
+  const stop = async (): Promise<void> => {
+    const proc = child;
+    if (!proc?.pid) return;
+    dropSessions();
+    const exited = new Promise((r) => proc.once('exit', r));
+    killQuietly(proc.pid);
+    await exited;
+  };
+
+  const publicKey = (): string => readFileSync(`${hostKeyPath}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+
+  await start();
+  return {
+    host: '127.0.0.1',
+    port,
+    user,
+    dir,
+    dataDir,
+    clientKey: readFileSync(clientKeyPath, 'utf8'),
+    clientKeyPath,
+    hostKeyLine: publicKey,
+    hostFingerprint: () =>
+      'SHA256:' + createHash('sha256').update(Buffer.from(publicKey().split(' ')[1], 'base64')).digest('base64').replace(/=+$/, ''),
+    start,
+    stop,
+    dropSessions,
+    swapHostKey: async () => {
+      await stop();
+      keygen(hostKeyPath);
+      await start();
+    },
+    dispose: async () => {
+      await stop();
+      cleanup();
+    },
+  };
+}
