@@ -1,0 +1,42 @@
+/**
+ * Cold start to the first 200 of /api/capabilities (target < 1.5 s) and idle
+ * RSS (target < 120 MB), five starts, medians. The anchor is a bare
+ * `node -e` HTTP server started the same way.
+ */
+import { spawn } from 'node:child_process';
+import { ensureBuilt, freePort, median, sleep, startService, table } from './lib';
+
+async function bareNode(): Promise<number> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const p = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>s.end('{}')).listen(${port},'127.0.0.1')`]);
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break;
+    } catch {
+      await sleep(5);
+    }
+  }
+  const ms = performance.now() - t0;
+  p.kill();
+  return ms;
+}
+
+ensureBuilt();
+const starts: number[] = [];
+const anchors: number[] = [];
+const rss: number[] = [];
+for (let i = 0; i < 5; i++) {
+  anchors.push(await bareNode());
+  const s = await startService({ SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'bench-password' });
+  starts.push(s.startMs);
+  await sleep(3000);
+  rss.push(s.rssMb());
+  await s.stop();
+}
+table('cold start (5 runs, medians)', [
+  { what: 'bare node http server', 'start ms': median(anchors).toFixed(0) },
+  { what: 'filedock serve → first 200 /api/capabilities', 'start ms': median(starts).toFixed(0) },
+  { what: 'filedock idle RSS (MB, 3 s after start)', 'start ms': median(rss).toFixed(1) },
+]);
+console.log(`\ntarget: start < 1500 ms → ${median(starts) < 1500 ? 'PASS' : 'FAIL'}; idle RSS < 120 MB → ${median(rss) < 120 ? 'PASS' : 'FAIL'}`);
