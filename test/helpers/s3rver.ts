@@ -1,0 +1,115 @@
+/**
+ * A real S3-compatible server for tests: npm `s3rver` run as a child process
+ * on a loopback port with its own temp dir, stopped by PID. Path-style only;
+ * ListParts and AbortMultipartUpload answer 405 there (see RECIPES.md), and
+ * truncated listings need Node's OpenSSL legacy provider (see `launch`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { tempDir } from './tools';
+
+/** s3rver's one built-in key pair; it checks signatures against it. */
+export const S3RVER_KEY = 'S3RVER';
+
+export interface S3rver {
+  /** `http://127.0.0.1:<port>` */
+  endpoint: string;
+  port: number;
+  bucket: string;
+  /** Data directory; survives `stop()`/`start()` so a restart keeps the objects. */
+  dir: string;
+  /** PID of the running server, or null while stopped. */
+  pid(): number | null;
+  /** Kills the server (SIGKILL, as a crash would); the port stays reserved for `start`. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data dir. */
+  start(): Promise<void>;
+  /** Stops the server and removes its data dir. Idempotent. */
+  close(): Promise<void>;
+}
+
+const require = createRequire(import.meta.url);
+const BIN = join(dirname(require.resolve('s3rver/package.json')), 'bin', 's3rver.js');
+const START_TIMEOUT_MS = 15_000;
+
+function launch(dir: string, port: number, bucket: string): Promise<{ child: ChildProcess; port: number }> {
+  // s3rver encrypts continuation tokens with DES, which OpenSSL 3 only offers
+  // through its legacy provider; without it every truncated listing answers 500.
+  const args = ['--openssl-legacy-provider', BIN, '-d', dir, '-a', '127.0.0.1', '-p', String(port), '--no-vhost-buckets', '--configure-bucket', bucket];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`s3rver did not start within ${START_TIMEOUT_MS} ms: ${out}`)), START_TIMEOUT_MS);
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(err);
+    };
+    child.on('exit', (code) => fail(new Error(`s3rver exited with ${code}: ${out}`)));
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /S3rver listening on [^:]+:(\d+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      // The server logs every request; keep draining so a full pipe never blocks it.
+      child.stdout!.resume();
+      child.stderr!.resume();
+      resolve({ child, port: Number(m[1]) });
+    });
+  });
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/**
+ * Starts s3rver on a free loopback port (the OS picks it) with a fresh temp dir
+ * and one bucket. Callers must `close()` it in teardown.
+ */
+export async function startS3rver(opts: { bucket?: string } = {}): Promise<S3rver> {
+  const bucket = opts.bucket ?? 'filedock-test';
+  const { dir, cleanup } = tempDir('filedock-s3rver-');
+  let { child, port } = await launch(dir, 0, bucket);
+  let running: ChildProcess | null = child;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    bucket,
+    dir,
+    pid: () => running?.pid ?? null,
+    async stop() {
+      if (running) await kill(running);
+      running = null;
+    },
+    async start() {
+      if (running) return;
+      ({ child, port } = await launch(dir, port, bucket));
+      running = child;
+    },
+    async close() {
+      if (running) await kill(running);
+      running = null;
+      cleanup();
+    },
+  };
+}
+
+/** The `s3` driver config that points at this server under `prefix`. */
+export function s3rverConfig(server: S3rver, prefix: string): Record<string, unknown> {
+  return {
+    bucket: server.bucket,
+    prefix,
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    access_key: S3RVER_KEY,
+    secret_key: S3RVER_KEY,
+  };
+}
