@@ -24,7 +24,7 @@ test('v1 migrates through every step to the current shape', () => {
 
 test('v2 keeps its values and gains the v3 fields', () => {
   assert.deepEqual(migrate({ version: 2, port: 0, lanAccess: true, startAtLogin: true }), {
-    port: 0, lanAccess: true, startAtLogin: true, dataDir: null, publicUrl: '', advertise: true,
+    port: 0, lanAccess: true, startAtLogin: true, dataDir: null, publicUrl: '', publicPort: 5213, advertise: true,
   });
 });
 

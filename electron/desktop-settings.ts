@@ -6,7 +6,7 @@
  * File versions:
  *   v1 `{version, port, lan}`
  *   v2 renames `lan` to `lanAccess`, adds `startAtLogin`
- *   v3 adds `dataDir` (null = default), `publicUrl`, `advertise`
+ *   v3 adds `dataDir` (null = default), `publicUrl`, `publicPort`, `advertise`
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -20,6 +20,7 @@ export const DEFAULT_SETTINGS: Readonly<DesktopSettings> = Object.freeze({
   startAtLogin: false,
   dataDir: null,
   publicUrl: '',
+  publicPort: 5213,
   advertise: true,
 });
 
@@ -28,7 +29,7 @@ type Doc = Record<string, unknown> & { version: number };
 /** `MIGRATIONS[n]` turns a version-n document into version n+1. Never edit a shipped step; add one. */
 const MIGRATIONS: Record<number, (d: Doc) => Doc> = {
   1: ({ lan, ...rest }) => ({ ...rest, version: 2, lanAccess: lan ?? DEFAULT_SETTINGS.lanAccess, startAtLogin: false }),
-  2: (d) => ({ ...d, version: 3, dataDir: null, publicUrl: '', advertise: true }),
+  2: (d) => ({ ...d, version: 3, dataDir: null, publicUrl: '', publicPort: 5213, advertise: true }),
 };
 
 export class SettingsError extends Error {
@@ -40,6 +41,7 @@ export class SettingsError extends Error {
 /** Checks one complete settings object; throws SettingsError naming the first bad field. */
 export function validateSettings(s: DesktopSettings): DesktopSettings {
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw new SettingsError('port', 'must be an integer from 0 to 65535');
+  if (!Number.isInteger(s.publicPort) || s.publicPort < 1 || s.publicPort > 65535) throw new SettingsError('publicPort', 'must be an integer from 1 to 65535');
   for (const k of ['lanAccess', 'startAtLogin', 'advertise'] as const)
     if (typeof s[k] !== 'boolean') throw new SettingsError(k, 'must be true or false');
   if (s.dataDir !== null && (typeof s.dataDir !== 'string' || s.dataDir.trim() === ''))

@@ -92,6 +92,8 @@ export interface DesktopSettings {
   dataDir: string | null;
   /** The address a tunnel gives the public listener; empty when unused. */
   publicUrl: string;
+  /** Loopback port of the public-links-only listener the tunnel points at (used when `publicUrl` is set). */
+  publicPort: number;
   /** Whether LAN clients may discover the service over mDNS/DNS-SD. */
   advertise: boolean;
 }
