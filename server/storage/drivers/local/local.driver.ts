@@ -3,7 +3,7 @@
  * through it). Containment lives in LocalRoot; this file maps the contract's
  * verbs to filesystem calls.
  */
-import { constants, createWriteStream, promises as fsp, type Stats } from 'node:fs';
+import { constants, promises as fsp, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +13,7 @@ import { STAGING_DIR, TEMP_PREFIX, cleanRel } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WalkEntry, WatchListener, WriteOptions } from '../../types';
 import { fsError, mapFs } from './local.errors';
 import { LocalRoot } from './local.root';
+import { fileSink } from './local.sink';
 import { LocalMultipart } from './local.multipart';
 import { walkLocal } from './local.walk';
 import { watchLocal } from './local.watch';
@@ -99,7 +100,7 @@ export class LocalDriver implements StorageDriver {
     try {
       const fh = await fsp.open(tmp, 'wx', 0o644);
       try {
-        await pipeline(body, createWriteStream('', { fd: fh.fd, autoClose: false, highWaterMark: READ_CHUNK }), { signal: opts.signal });
+        await pipeline(body, fileSink(fh), { signal: opts.signal });
         await fh.sync();
       } finally {
         await fh.close();

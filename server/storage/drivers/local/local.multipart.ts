@@ -4,7 +4,7 @@
  * part is written in place at its offset, and `complete` renames the file into
  * place, so publishing costs O(1) whatever the size.
  */
-import { createWriteStream, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +15,7 @@ import { STAGING_DIR, TEMP_PREFIX, cleanRel } from '../../../lib/paths';
 import type { Entry, MultipartCapability } from '../../types';
 import { fsError, mapFs } from './local.errors';
 import type { LocalRoot } from './local.root';
+import { fileSink } from './local.sink';
 
 interface Session {
   id: string;
@@ -74,7 +75,7 @@ export class LocalMultipart implements MultipartCapability {
           else cb(null, chunk);
         },
       });
-      await pipeline(body, counter, createWriteStream('', { fd: fh.fd, autoClose: false, start: offset, highWaterMark: 1024 * 1024 }), { signal });
+      await pipeline(body, counter, fileSink(fh, offset), { signal });
     } catch (e) {
       throw fsError(e, s.path);
     } finally {
