@@ -178,9 +178,9 @@ export class SmbClient {
       child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
       // EPIPE when smbclient quits early (for example a missing parent): its own message wins.
       child.stdin!.on('error', () => undefined);
-      const onData = (c: Buffer) => {
+      const onData = (c: Buffer | string) => {
         idle.touch();
-        bytes += c.length;
+        bytes += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
       };
       const onError = (e: Error) => fail(isAppError(e) ? e : new AppError('cancelled', {}, undefined, e.message));
       body.on('data', onData);

@@ -14,6 +14,9 @@ import { checkSmbPath, quote } from './names';
 
 const WRITE_TIME = /^write_time:\s+\w{3} (.+) UTC$/m;
 
+/** In-flight upload temp files (or ones a dropped connection kept us from removing) are never listed. */
+const isTemp = (name: string): boolean => name.startsWith(TEMP_PREFIX);
+
 export class SmbDriver implements StorageDriver {
   constructor(
     private readonly client: SmbClient,
@@ -38,7 +41,8 @@ export class SmbDriver implements StorageDriver {
   /** Children of a folder. Missing folder or a file → `not_found`. */
   async *list(dir: string): AsyncIterable<Entry> {
     const full = this.full(dir);
-    yield* parseListing(await this.client.run(`ls ${quote(full === '' ? '*' : `${full}/*`)}`, { path: dir }));
+    const rows = parseListing(await this.client.run(`ls ${quote(full === '' ? '*' : `${full}/*`)}`, { path: dir }));
+    yield* rows.filter((e) => !isTemp(e.name));
   }
 
   /**
@@ -104,6 +108,7 @@ export class SmbDriver implements StorageDriver {
     const out = await this.client.run(`recurse; ls ${quote(full === '' ? '*' : `${full}/*`)}`, { path: prefix, signal });
     const strip = full === '' ? 0 : full.length + 1;
     for (const { dir, entry } of parseRecursive(out)) {
+      if (isTemp(entry.name)) continue;
       const rel = dir === '' ? full : dir;
       // The first block (the prefix itself) has no header line.
       const under = rel === full ? '' : rel.slice(strip);
