@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { NetworkInterfaceInfo } from 'node:os';
+import { advertise, lanUrl, pickLanAddress, qrDataUrl, type MdnsResponder } from './lan';
+
+const v4 = (address: string, internal = false) => ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
+const v6 = (address: string) => ({ address, family: 'IPv6', internal: false, netmask: 'ffff::', mac: '00:00:00:00:00:00', cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
+
+test('picks the private address of a physical interface over loopback, link-local, IPv6 and container bridges', () => {
+  const ifs = {
+    lo: [v4('127.0.0.1', true)],
+    docker0: [v4('172.17.0.1')],
+    tailscale0: [v4('100.64.0.5')],
+    eth1: [v4('169.254.3.4'), v6('fe80::1')],
+    wlan0: [v4('192.168.1.23'), v6('fd00::23')],
+  };
+  assert.equal(pickLanAddress(ifs), '192.168.1.23');
+  assert.equal(lanUrl(true, ifs, 5212), 'http://192.168.1.23:5212');
+  assert.equal(lanUrl(false, ifs, 5212), null, 'LAN access off shows no LAN address');
+  assert.equal(pickLanAddress({ lo: [v4('127.0.0.1', true)] }), null);
+  assert.equal(pickLanAddress({ docker0: [v4('172.17.0.1')] }), '172.17.0.1', 'a bridge is better than nothing');
+});
+
+test('the QR code is a PNG data URL that encodes the address', async () => {
+  const url = await qrDataUrl('http://192.168.1.23:5212');
+  assert.match(url, /^data:image\/png;base64,/);
+  const png = Buffer.from(url.split(',')[1], 'base64');
+  assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+  assert.notEqual(url, await qrDataUrl('http://192.168.1.24:5212'));
+});
+
+test('advertises _http._tcp with the port and withdraws it once on stop', async () => {
+  const calls: string[] = [];
+  let published: unknown;
+  const fake: MdnsResponder = {
+    publish: (s) => {
+      published = s;
+      calls.push('publish');
+    },
+    unpublishAll: (cb) => {
+      calls.push('unpublish');
+      cb?.();
+    },
+    destroy: (cb) => {
+      calls.push('destroy');
+      cb?.();
+    },
+  };
+  const stop = advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0' });
+  assert.deepEqual(published, { name: 'Filedock on desk', type: 'http', port: 5212, txt: { path: '/', product: 'filedock', version: '0.1.0' } });
+  await Promise.all([stop(), stop()]);
+  assert.deepEqual(calls, ['publish', 'unpublish', 'destroy']);
+});

@@ -1,0 +1,68 @@
+/**
+ * LAN reach: which address phones should use, its QR code, and announcing the
+ * service over mDNS/DNS-SD (`_http._tcp`). The mDNS responder is injected so
+ * tests never touch the multicast network.
+ */
+import type { NetworkInterfaceInfo } from 'node:os';
+import QRCode from 'qrcode';
+
+/** Interface names of VPNs, containers and VMs: reachable from this machine only, not from a phone. */
+const VIRTUAL = /^(docker|br-|veth|virbr|vmnet|vboxnet|utun|tun|tap|wg|zt|tailscale|lo)/i;
+
+function rank(name: string, a: NetworkInterfaceInfo): number {
+  if (a.internal || a.family !== 'IPv4' || a.address.startsWith('169.254.')) return -1;
+  let score = VIRTUAL.test(name) ? 1 : 10;
+  if (/^192\.168\./.test(a.address)) score += 3;
+  else if (/^10\./.test(a.address)) score += 2;
+  else if (/^172\.(1[6-9]|2\d|3[01])\./.test(a.address)) score += 1;
+  if (/^(en|eth|wl|wi-?fi|wlan|ethernet)/i.test(name)) score += 2;
+  return score;
+}
+
+/**
+ * The IPv4 address LAN devices most likely reach this machine on (a private
+ * address of a physical interface first), or null when there is none.
+ * Pass `os.networkInterfaces()`.
+ */
+export function pickLanAddress(interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>): string | null {
+  let best: { address: string; score: number } | null = null;
+  for (const [name, addrs] of Object.entries(interfaces))
+    for (const a of addrs ?? []) {
+      const score = rank(name, a);
+      if (score > 0 && (!best || score > best.score)) best = { address: a.address, score };
+    }
+  return best?.address ?? null;
+}
+
+/** `http://<address>:<port>` when LAN access is on and an address exists; null otherwise. */
+export function lanUrl(lanAccess: boolean, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>, port: number): string | null {
+  if (!lanAccess) return null;
+  const address = pickLanAddress(interfaces);
+  return address ? `http://${address}:${port}` : null;
+}
+
+/** A PNG data URL of a QR code for `text` (about 240 px, medium error correction). */
+export function qrDataUrl(text: string): Promise<string> {
+  return QRCode.toDataURL(text, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
+}
+
+/** The part of bonjour-service's Bonjour the shell uses. */
+export interface MdnsResponder {
+  publish(service: { name: string; type: string; port: number; txt?: Record<string, string> }): unknown;
+  unpublishAll(callback?: () => void): void;
+  destroy(callback?: () => void): void;
+}
+
+/**
+ * Announces the service as `_http._tcp` with its UI path in TXT. Returns a
+ * stop function that withdraws the announcement (goodbye packets) and closes
+ * the responder; calling it twice is harmless.
+ */
+export function advertise(responder: MdnsResponder, o: { name: string; port: number; version: string }): () => Promise<void> {
+  responder.publish({ name: o.name, type: 'http', port: o.port, txt: { path: '/', product: 'filedock', version: o.version } });
+  let stopped: Promise<void> | null = null;
+  return () =>
+    (stopped ??= new Promise<void>((resolve) => {
+      responder.unpublishAll(() => responder.destroy(() => resolve()));
+    }));
+}
