@@ -23,15 +23,17 @@ export interface SftpTuning {
   idleMs: number;
   readChunkBytes: number;
   readConcurrency: number;
-  writeConcurrency: number;
+  writeWindowBytes: number;
 }
 
 export const DEFAULT_TUNING: SftpTuning = {
   poolSize: 4,
   idleMs: 60_000,
-  readChunkBytes: 64 * 1024,
-  readConcurrency: 32,
-  writeConcurrency: 16,
+  // Just under OpenSSH's 255 KiB read limit (so ssh2 never splits a request), and
+  // 8 of them fill ssh2's 2 MiB channel window.
+  readChunkBytes: 254 * 1024,
+  readConcurrency: 8,
+  writeWindowBytes: 4 * 1024 * 1024,
 };
 
 /** Longest name OpenSSH on a Linux filesystem accepts, in bytes. */
@@ -157,7 +159,7 @@ export class SftpDriver implements StorageDriver {
     const session = opened.session;
     let handle: Buffer | undefined = opened.value;
     try {
-      await pipeline(body, new PipelinedWriter(session, handle, path, this.tuning.writeConcurrency), opts.signal ? { signal: opts.signal } : {});
+      await pipeline(body, new PipelinedWriter(session, handle, path, this.tuning.writeWindowBytes), opts.signal ? { signal: opts.signal } : {});
       const closing = handle;
       handle = undefined;
       await session.close(closing).catch((e) => {

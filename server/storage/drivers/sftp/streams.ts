@@ -96,23 +96,20 @@ export class ParallelReader extends Readable {
 }
 
 /**
- * Writes sequentially into an open file handle with up to `concurrency`
- * writes outstanding. The first failed write fails the stream.
+ * Writes sequentially into an open file handle with up to `windowBytes`
+ * outstanding (counted in bytes, since callers' chunk sizes vary from a few KiB
+ * to MiBs). The first failed write fails the stream.
  */
 export class PipelinedWriter extends Writable {
   private pos = 0;
   private inflight = 0;
+  private inflightBytes = 0;
   private failure: Error | undefined;
   private waiting: ((err?: Error) => void) | undefined;
   private finishing: ((err?: Error) => void) | undefined;
 
-  constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly concurrency: number) {
+  constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly windowBytes: number) {
     super();
-  }
-
-  /** Bytes accepted so far. */
-  get written(): number {
-    return this.pos;
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error) => void): void {
@@ -121,10 +118,11 @@ export class PipelinedWriter extends Writable {
     const pos = this.pos;
     this.pos += chunk.length;
     this.inflight++;
+    this.inflightBytes += chunk.length;
     this.session
       .call<void>('write', (done) => this.session.sftp.write(this.handle, chunk, 0, chunk.length, pos, done))
-      .then(() => this.settle(), (err) => this.settle(fromSftp(err, this.path)));
-    if (this.inflight < this.concurrency) cb();
+      .then(() => this.settle(chunk.length), (err) => this.settle(chunk.length, fromSftp(err, this.path)));
+    if (this.inflightBytes < this.windowBytes) cb();
     else this.waiting = cb;
   }
 
@@ -133,12 +131,15 @@ export class PipelinedWriter extends Writable {
     else this.finishing = cb;
   }
 
-  private settle(err?: Error): void {
+  private settle(bytes: number, err?: Error): void {
     this.inflight--;
+    this.inflightBytes -= bytes;
     this.failure ??= err;
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.(this.failure);
+    if (this.waiting && (this.failure || this.inflightBytes < this.windowBytes)) {
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting(this.failure);
+    }
     if (this.inflight === 0 && this.finishing) {
       const finishing = this.finishing;
       this.finishing = undefined;
