@@ -133,7 +133,7 @@ export interface DriverField {
   placeholder?: string;
   aliases?: string[];
   default?: unknown;
-  options?: { value: string; label?: string }[] | string[];
+  options?: (string | { value: string; label?: string })[];
 }
 
 export interface DriverDescriptor {

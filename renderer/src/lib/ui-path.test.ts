@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { joinPath, parentPath, baseName, crumbs, isInside, routeOf, uiPathOfRoute, storageOf } from './ui-path';
+import { joinPath, parentPath, baseName, crumbs, isInside, routeOf, uiPathOfRoute, storageOf, toSharePath, fromSharePath } from './ui-path';
 import { formatBytes, extOf } from './format';
 
 test('UI paths join, split and round-trip through routes', () => {
@@ -18,6 +18,10 @@ test('UI paths join, split and round-trip through routes', () => {
   assert.equal(routeOf(p), '/files/my%20store/50%25%20%231/%C3%BC%3F.txt');
   assert.equal(uiPathOfRoute(routeOf(p)), p);
   assert.equal(uiPathOfRoute('/files'), '/');
+  assert.equal(toSharePath('/home/a/b.txt'), 'home://a/b.txt');
+  assert.equal(toSharePath('/home'), 'home://');
+  assert.equal(fromSharePath('home://a/b.txt'), '/home/a/b.txt');
+  assert.equal(fromSharePath('home://'), '/home');
 });
 
 test('sizes and extensions', () => {

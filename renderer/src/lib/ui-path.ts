@@ -52,3 +52,16 @@ export function uiPathOfRoute(pathname: string): string {
   const segs = rest.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
   return segs.length ? `/${segs.join('/')}` : '/';
 }
+
+/** UI path -> share path (`<storage>://<relative path>`), the form share rows use. */
+export function toSharePath(uiPath: string): string {
+  const [storage, ...rest] = crumbs(uiPath).map((c) => c.name);
+  return `${storage ?? ''}://${rest.join('/')}`;
+}
+
+/** Share path -> UI path, for showing a link's item as a location. */
+export function fromSharePath(sharePath: string): string {
+  const i = sharePath.indexOf('://');
+  if (i < 0) return sharePath;
+  return `/${sharePath.slice(0, i)}${sharePath.slice(i + 3) ? `/${sharePath.slice(i + 3)}` : ''}`;
+}

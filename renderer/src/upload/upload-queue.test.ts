@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../api/client';
 import type { UploadStatus } from '../api/types';
-import { UploadQueue, partCount, backoffMs, type Transport, type PendingStore, type PendingRecord, type Timers } from './upload-queue';
+import { UploadQueue, partCount, backoffMs, type Transport, type FileLike, type PendingStore, type PendingRecord, type Timers } from './upload-queue';
 
 const CHUNK = 1024;
 const net = () => new ApiError(0, { error: 'network', message: '' }, null);
@@ -19,7 +19,7 @@ class FakeServer implements Transport {
   hold: Promise<void> | null = null;
   private n = 0;
 
-  async simple(folder: string, file: Blob & { name: string }, onProgress: (n: number) => void): Promise<void> {
+  async simple(folder: string, file: FileLike, onProgress: (n: number) => void): Promise<void> {
     if (this.refuse) throw this.refuse;
     onProgress(file.size);
     this.files.set(`${folder}/${file.name}`, new Uint8Array(await file.arrayBuffer()));

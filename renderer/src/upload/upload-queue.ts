@@ -22,13 +22,8 @@ const MAX_BACKOFF_MS = 30_000;
 
 export type UploadState = 'queued' | 'uploading' | 'finalizing' | 'paused' | 'offline' | 'done' | 'error' | 'cancelled' | 'needs_file';
 
-export interface FileLike {
-  readonly name: string;
-  readonly size: number;
-  readonly type: string;
-  readonly lastModified: number;
-  slice(start?: number, end?: number): Blob;
-}
+/** A File, or anything with its name and date (tests build them from Blobs). */
+export type FileLike = Blob & { readonly name: string; readonly lastModified: number };
 
 /** The server calls the queue needs. Each rejects with ApiError (status 0 for no answer) or AbortError. */
 export interface Transport {

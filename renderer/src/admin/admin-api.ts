@@ -1,0 +1,39 @@
+/** Admin routes, typed. Every call rejects with ApiError carrying the server's message. */
+import { api } from '../api/client';
+import type { AdminStorage, AuditEvent, DriverDescriptor, ExternalService, Grant, SyncRun, User } from '../api/types';
+
+export const drivers = async () => {
+  const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
+  return Array.isArray(r) ? r : r.drivers;
+};
+export const storages = async () => (await api<{ storages: AdminStorage[] }>('/api/admin/storages')).storages;
+export const saveStorage = (id: number | null, body: Record<string, unknown>) =>
+  id === null ? api<AdminStorage>('/api/admin/storages', { body }) : api<AdminStorage>(`/api/admin/storages/${id}`, { method: 'PATCH', body });
+export const deleteStorage = (id: number) => api(`/api/admin/storages/${id}`, { method: 'DELETE' });
+export const testStorage = (id: number | null, body: Record<string, unknown>) =>
+  api<{ ok: boolean; error?: string; object_count?: number; sample_listing?: unknown }>(id === null ? '/api/admin/storages/test' : `/api/admin/storages/${id}/test`, { body });
+export const syncNow = (id: number) => api<{ run_id: number }>(`/api/admin/storages/${id}/sync`, { method: 'POST' });
+export const syncRuns = async (storageId: number) => (await api<{ runs: SyncRun[] }>('/api/admin/sync/runs', { query: { storage_id: storageId, limit: 20 } })).runs;
+export const syncRun = (id: number) => api<SyncRun & { errors_detail?: unknown[] }>(`/api/admin/sync/runs/${id}`);
+export const grants = async (id: number) => (await api<{ grants: Grant[] }>(`/api/admin/storages/${id}/grants`)).grants;
+export const putGrants = (id: number, g: Grant[]) => api(`/api/admin/storages/${id}/grants`, { method: 'PUT', body: { grants: g } });
+
+export const users = async (q: string) => {
+  const r = await api<{ users: User[] } | User[]>('/api/admin/users', { query: { q } });
+  return Array.isArray(r) ? r : r.users;
+};
+export const createUser = (body: { email: string; username: string; role: string; password: string }) => api('/api/admin/users', { body });
+export const updateUser = (id: number, body: Partial<{ role: string; password: string; disabled: boolean }>) => api(`/api/admin/users/${id}`, { method: 'PUT', body });
+export const setDisabled = (id: number, disabled: boolean) => api(`/api/admin/users/${id}/${disabled ? 'disable' : 'enable'}`, { method: 'POST' });
+export const deleteUser = (id: number) => api(`/api/admin/users/${id}`, { method: 'DELETE' });
+
+export const audit = async (q: Record<string, string | number>) => (await api<{ events: AuditEvent[] }>('/api/admin/audit', { query: q })).events;
+
+export const protection = () => api<Record<string, unknown> & { antivirus?: Record<string, unknown> }>('/api/admin/protection');
+export const patchProtection = (body: Record<string, unknown>) => api<Record<string, unknown>>('/api/admin/protection', { method: 'PATCH', body });
+export const externals = async () => (await api<{ services: ExternalService[] }>('/api/admin/external')).services;
+export const putExternal = (name: string, body: { url: string; jwt_secret?: string }) => api(`/api/admin/external/${name}`, { method: 'PUT', body });
+export const testExternal = (name: string) => api<{ healthy: boolean; version?: string; latency_ms?: number }>(`/api/admin/external/${name}/test`, { method: 'POST' });
+export const updateStatus = () => api<Record<string, unknown>>('/api/admin/update');
+export const updateCheck = () => api<Record<string, unknown>>('/api/admin/update/check', { method: 'POST' });
+export const updateApply = () => api<Record<string, unknown>>('/api/admin/update/apply', { method: 'POST' });

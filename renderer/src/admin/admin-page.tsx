@@ -1,0 +1,28 @@
+/** The admin console (its own lazily loaded chunk): one tab per area, each a route. */
+import { useI18n, type MessageKey } from '../i18n';
+import { linkClick, usePathname } from '../lib/router';
+import { StoragesTab } from './storages-tab';
+import { UsersTab } from './users-tab';
+import { AuditTab } from './audit-tab';
+import { SettingsTab } from './settings-tab';
+
+const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['audit', 'admin.audit'], ['settings', 'admin.settings']];
+
+export default function AdminPage() {
+  const { t } = useI18n();
+  const tab = usePathname().split('/')[2] || 'storages';
+  return (
+    <section className="page admin">
+      <h1>{t('admin.title')}</h1>
+      <nav className="tabs" aria-label={t('admin.title')}>
+        {TABS.map(([id, key]) => (
+          <a key={id} href={`/admin/${id}`} onClick={linkClick} aria-current={tab === id ? 'page' : undefined}>{t(key)}</a>
+        ))}
+      </nav>
+      {tab === 'storages' && <StoragesTab />}
+      {tab === 'users' && <UsersTab />}
+      {tab === 'audit' && <AuditTab />}
+      {tab === 'settings' && <SettingsTab />}
+    </section>
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * Settings of the features that exist on this server: protection (trash,
+ * versions, link life, antivirus), external services, updates. A section whose
+ * route is not there yet (404/501) says so instead of failing.
+ */
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { ApiError } from '../api/client';
+import type { ExternalService } from '../api/types';
+import { useI18n } from '../i18n';
+import { errorText, useToast } from '../ui/toast';
+import * as admin from './admin-api';
+
+export function SettingsTab() {
+  return (
+    <div className="settings">
+      <Protection />
+      <Externals />
+      <Updates />
+    </div>
+  );
+}
+
+/** Loads a section; `missing` when the server lacks the feature. */
+function useSection<T>(load: () => Promise<T>): [T | null, unknown, boolean, (v: T) => void] {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => void load().then(setData, setError), []);
+  const missing = error instanceof ApiError && [404, 501].includes(error.status);
+  return [data, missing ? null : error, missing, setData];
+}
+
+function Section({ title, missing, error, children }: { title: string; missing: boolean; error: unknown; children: ReactNode }) {
+  const { t } = useI18n();
+  return (
+    <section className="card" aria-label={title}>
+      <h2>{title}</h2>
+      {missing ? <p className="muted">{t('settings.not_available')}</p> : error ? <p className="error" role="alert">{errorText(error, t)}</p> : children}
+    </section>
+  );
+}
+
+type Prot = Record<string, unknown> & { antivirus?: Record<string, unknown> };
+
+function Protection() {
+  const { t } = useI18n();
+  const toast = useToast();
+  const [p, error, missing, setP] = useSection<Prot>(admin.protection);
+  const [f, setF] = useState<Record<string, string | boolean>>({});
+  useEffect(() => {
+    if (!p) return;
+    const av = p.antivirus ?? {};
+    setF({
+      trash_retention_days: String(p.trash_retention_days ?? ''),
+      versions_keep_n: String(p.versions_keep_n ?? ''),
+      share_max_ttl_days: String(p.share_max_ttl_days ?? ''),
+      av_enabled: av.scan_enabled === true,
+      av_mode: String(av.scan_mode ?? 'binary'),
+      av_clamd_addr: String(av.clamd_addr ?? ''),
+      av_max_scan_mb: String(av.max_scan_mb ?? ''),
+      av_save_scan_window_minutes: String(av.save_scan_window_minutes ?? ''),
+    });
+  }, [p]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const body: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(f)) body[k] = typeof v === 'boolean' || k === 'av_mode' || k === 'av_clamd_addr' ? v : v === '' ? undefined : Number(v);
+    try {
+      setP(await admin.patchProtection(body));
+      toast.info(t('settings.saved'));
+    } catch (err) {
+      toast.error(err);
+    }
+  };
+  const av = p?.antivirus ?? {};
+  const num = (k: string, label: string, min?: unknown, max?: unknown) => (
+    <label>{label}<input type="number" min={min as number | undefined} max={max as number | undefined} value={String(f[k] ?? '')} onChange={(e) => setF({ ...f, [k]: e.target.value })} /></label>
+  );
+  return (
+    <Section title={t('settings.protection')} missing={missing} error={error}>
+      {p && (
+        <form className="form two-col" onSubmit={submit}>
+          {num('trash_retention_days', t('settings.trash_days'), 1, 3650)}
+          {num('versions_keep_n', t('settings.versions_keep'), 0, 1000)}
+          {num('share_max_ttl_days', t('settings.share_ttl'), 0, 3650)}
+          {Number(p.shares_over_max_ttl) > 0 && <p className="hint full">{t('settings.over_ttl', { n: Number(p.shares_over_max_ttl) })}</p>}
+          <h3 className="full">{t('settings.av')}</h3>
+          <p className="muted full" data-testid="av-status">
+            {t('settings.av_status', { state: av.enabled ? (av.reachable ? t('settings.av_reachable') : `${t('settings.av_unreachable')}${av.health ? ` (${String(av.health)})` : ''}`) : t('common.no') })}
+          </p>
+          <label className="check"><input type="checkbox" checked={f.av_enabled === true} onChange={(e) => setF({ ...f, av_enabled: e.target.checked })} />{t('settings.av_enabled')}</label>
+          <label>{t('settings.av_mode')}
+            <select value={String(f.av_mode ?? 'binary')} onChange={(e) => setF({ ...f, av_mode: e.target.value })}>
+              {((av.modes as string[] | undefined) ?? ['binary', 'daemon']).map((m) => <option key={m} value={m}>{m}</option>)}
+            </select>
+          </label>
+          {f.av_mode === 'daemon' && <label>{t('settings.av_addr')}<input value={String(f.av_clamd_addr ?? '')} onChange={(e) => setF({ ...f, av_clamd_addr: e.target.value })} /></label>}
+          {num('av_max_scan_mb', t('settings.av_max'), av.max_scan_mb_min ?? 1, av.max_scan_mb_max ?? 10240)}
+          {num('av_save_scan_window_minutes', t('settings.av_window'), av.save_scan_window_min ?? 2, av.save_scan_window_max ?? 60)}
+          <div className="actions full"><button type="submit" className="primary">{t('common.save')}</button></div>
+        </form>
+      )}
+    </Section>
+  );
+}
+
+function Externals() {
+  const { t } = useI18n();
+  const [rows, error, missing] = useSection<ExternalService[]>(admin.externals);
+  return (
+    <Section title={t('settings.external')} missing={missing} error={error}>
+      {rows?.map((s) => <External key={s.name} service={s} />)}
+    </Section>
+  );
+}
+
+function External({ service }: { service: ExternalService }) {
+  const { t } = useI18n();
+  const toast = useToast();
+  const [url, setUrl] = useState(service.url);
+  const [secret, setSecret] = useState('');
+  const [health, setHealth] = useState<string | null>(null);
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      await admin.putExternal(service.name, { url, ...(secret ? { jwt_secret: secret } : {}) });
+      toast.info(t('settings.saved'));
+    } catch (err) {
+      toast.error(err);
+    }
+  };
+  const test = async () => {
+    try {
+      const r = await admin.testExternal(service.name);
+      setHealth(r.healthy ? t('settings.ext_healthy', { version: r.version ?? '?', ms: r.latency_ms ?? 0 }) : t('settings.ext_unhealthy'));
+    } catch (err) {
+      setHealth(errorText(err, t));
+    }
+  };
+  return (
+    <form className="form two-col" onSubmit={save} aria-label={service.name}>
+      <h3 className="full">{service.name} {service.env_managed && <small className="muted">({t('settings.ext_env')})</small>}</h3>
+      <label>{t('settings.ext_url')}<input type="url" value={url} disabled={service.env_managed} onChange={(e) => setUrl(e.target.value)} /></label>
+      <label>{t('settings.ext_secret')}<input type="password" autoComplete="off" placeholder="***" value={secret} disabled={service.env_managed} onChange={(e) => setSecret(e.target.value)} /></label>
+      <p className="full" aria-live="polite">{health}</p>
+      <div className="actions full">
+        <button type="button" onClick={() => void test()}>{t('settings.ext_test')}</button>
+        <button type="submit" className="primary" disabled={service.env_managed}>{t('common.save')}</button>
+      </div>
+    </form>
+  );
+}
+
+function Updates() {
+  const { t } = useI18n();
+  const toast = useToast();
+  const [st, error, missing, setSt] = useSection<Record<string, unknown>>(admin.updateStatus);
+  const pending = st && (st.available ?? st.pending ?? st.latest);
+  return (
+    <Section title={t('settings.updates')} missing={missing} error={error}>
+      {st && (
+        <>
+          <p>{t('settings.update_current', { version: String(st.current ?? st.version ?? '') })}</p>
+          {pending ? <pre className="code small">{JSON.stringify(pending, null, 2)}</pre> : null}
+          <div className="actions">
+            <button type="button" onClick={() => admin.updateCheck().then(setSt, toast.error)}>{t('settings.update_check')}</button>
+            {pending ? <button type="button" className="primary" onClick={() => admin.updateApply().then(setSt, toast.error)}>{t('settings.update_apply')}</button> : null}
+          </div>
+        </>
+      )}
+    </Section>
+  );
+}

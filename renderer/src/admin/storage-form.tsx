@@ -1,0 +1,136 @@
+/** Add or edit a storage: fields generated from the driver's descriptor, Test before Save. */
+import { useState, type FormEvent } from 'react';
+import type { AdminStorage, DriverDescriptor, DriverField } from '../api/types';
+import { useI18n } from '../i18n';
+import { Dialog } from '../ui/dialog';
+import { errorText } from '../ui/toast';
+import { initialValues, missingRequired, optionsOf, toConfig, type FormValues } from './driver-form';
+import { saveStorage, testStorage } from './admin-api';
+
+interface Props {
+  descriptors: DriverDescriptor[];
+  storage: AdminStorage | null;
+  onSaved: () => void;
+  onClose: () => void;
+}
+
+export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
+  const { t } = useI18n();
+  const [driver, setDriver] = useState(storage?.driver ?? descriptors[0]?.driver ?? '');
+  const d = descriptors.find((x) => x.driver === driver);
+  const [values, setValues] = useState<FormValues>(() => (d ? initialValues(d, storage?.config) : {}));
+  const [common, setCommon] = useState({
+    name: storage?.name ?? '',
+    read_only: !!(storage?.read_only ?? storage?.readonly),
+    enabled: storage?.enabled ?? true,
+    rbac_enabled: !!storage?.rbac_enabled,
+    sync_interval_s: String(storage?.sync_interval_s ?? 900),
+  });
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const pickDriver = (name: string) => {
+    setDriver(name);
+    const nd = descriptors.find((x) => x.driver === name);
+    setValues(nd ? initialValues(nd) : {});
+    setResult(null);
+  };
+  const body = () => ({
+    name: common.name.trim(),
+    driver,
+    config: d ? toConfig(d, values) : {},
+    read_only: common.read_only,
+    enabled: common.enabled,
+    rbac_enabled: common.rbac_enabled,
+    sync_interval_s: Number(common.sync_interval_s),
+  });
+
+  const test = async () => {
+    setBusy(true);
+    setResult(null);
+    try {
+      const r = await testStorage(storage?.id ?? null, body());
+      setResult(r.ok ? { ok: true, text: t('storage.test_ok', { n: r.object_count ?? 0 }) } : { ok: false, text: t('storage.test_fail', { error: r.error ?? '' }) });
+    } catch (e) {
+      setResult({ ok: false, text: errorText(e, t) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (d && missingRequired(d, values).length) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await saveStorage(storage?.id ?? null, body());
+      onSaved();
+      onClose();
+    } catch (err) {
+      setError(errorText(err, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const field = (f: DriverField) => {
+    const id = `f-${f.key}`;
+    const v = values[f.key];
+    const set = (nv: string | boolean) => setValues({ ...values, [f.key]: nv });
+    const label = f.label || f.key;
+    if (f.type === 'bool')
+      return (
+        <label key={f.key} className="check">
+          <input type="checkbox" checked={v === true} onChange={(e) => set(e.target.checked)} />{label}
+        </label>
+      );
+    return (
+      <label key={f.key} htmlFor={id}>
+        {label}{f.required ? ' *' : ''}
+        {f.type === 'select' ? (
+          <select id={id} value={String(v)} required={f.required} onChange={(e) => set(e.target.value)}>
+            <option value="">—</option>
+            {optionsOf(f).map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+          </select>
+        ) : f.type === 'text' ? (
+          <textarea id={id} rows={4} value={String(v)} required={f.required} placeholder={f.placeholder} onChange={(e) => set(e.target.value)} />
+        ) : (
+          <input id={id} type={f.type === 'password' || f.secret ? 'password' : f.type === 'int' ? 'number' : f.type === 'date' ? 'date' : 'text'}
+            value={String(v)} required={f.required} placeholder={f.placeholder} autoComplete="off" onChange={(e) => set(e.target.value)} />
+        )}
+        {f.root && <small className="hint">{t('storage.root_field')}</small>}
+        {f.secret && storage && <small className="hint">{t('storage.secret_keep')}</small>}
+      </label>
+    );
+  };
+
+  return (
+    <Dialog title={storage ? t('storage.edit', { name: storage.name }) : t('storage.add')} onClose={onClose} wide>
+      <form className="form two-col" onSubmit={submit}>
+        <label>{t('storage.name')} *<input required value={common.name} onChange={(e) => setCommon({ ...common, name: e.target.value })} /></label>
+        <label>
+          {t('storage.driver')}
+          <select value={driver} onChange={(e) => pickDriver(e.target.value)} disabled={!!storage}>
+            {descriptors.map((x) => <option key={x.driver} value={x.driver}>{x.label || x.driver}</option>)}
+          </select>
+        </label>
+        {d?.fields.map(field)}
+        <label>{t('storage.interval')}<input type="number" min={5} value={common.sync_interval_s} onChange={(e) => setCommon({ ...common, sync_interval_s: e.target.value })} /></label>
+        <label className="check"><input type="checkbox" checked={common.read_only} onChange={(e) => setCommon({ ...common, read_only: e.target.checked })} />{t('storage.readonly')}</label>
+        <label className="check"><input type="checkbox" checked={common.enabled} onChange={(e) => setCommon({ ...common, enabled: e.target.checked })} />{t('storage.enabled')}</label>
+        <label className="check"><input type="checkbox" checked={common.rbac_enabled} onChange={(e) => setCommon({ ...common, rbac_enabled: e.target.checked })} />{t('storage.rbac')}</label>
+        <div className="full" aria-live="polite">
+          {result && <p className={result.ok ? 'ok' : 'error'} data-testid="test-result">{result.text}</p>}
+          {error && <p className="error" role="alert">{error}</p>}
+        </div>
+        <div className="actions full">
+          <button type="button" onClick={() => void test()} disabled={busy}>{t('storage.test')}</button>
+          <button type="button" onClick={onClose}>{t('common.cancel')}</button>
+          <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

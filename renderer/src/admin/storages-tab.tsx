@@ -1,0 +1,179 @@
+/** Storages: list, add/edit, test, sync now, sync runs with their errors, access grants, remove. */
+import { useEffect, useState } from 'react';
+import type { AdminStorage, DriverDescriptor, Grant, SyncRun } from '../api/types';
+import { useI18n } from '../i18n';
+import { formatDate } from '../lib/format';
+import { Dialog } from '../ui/dialog';
+import { ConfirmDialog } from '../ui/forms';
+import { errorText, useToast } from '../ui/toast';
+import * as admin from './admin-api';
+import { StorageForm } from './storage-form';
+
+export function StoragesTab() {
+  const { t, lang } = useI18n();
+  const toast = useToast();
+  const [rows, setRows] = useState<AdminStorage[] | null>(null);
+  const [descs, setDescs] = useState<DriverDescriptor[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [editing, setEditing] = useState<AdminStorage | 'new' | null>(null);
+  const [runsOf, setRunsOf] = useState<AdminStorage | null>(null);
+  const [grantsOf, setGrantsOf] = useState<AdminStorage | null>(null);
+  const [removing, setRemoving] = useState<AdminStorage | null>(null);
+  const load = () => admin.storages().then(setRows, setError);
+  useEffect(() => {
+    void load();
+    admin.drivers().then(setDescs, setError);
+  }, []);
+
+  return (
+    <div>
+      <div className="toolbar">
+        <button type="button" className="primary" disabled={!descs.length} onClick={() => setEditing('new')}>{t('storage.add')}</button>
+      </div>
+      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {rows && (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">{t('storage.name')}</th>
+                <th scope="col">{t('storage.driver')}</th>
+                <th scope="col">{t('storage.last_sync')}</th>
+                <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <strong>{s.name}</strong> {(s.readonly || s.read_only) && <span className="pill">{t('storage.readonly')}</span>}
+                    {s.config_summary && <div className="muted">{s.config_summary}</div>}
+                  </td>
+                  <td>{s.driver}</td>
+                  <td>{s.last_sync ? formatDate(s.last_sync, lang) : t('common.never')}</td>
+                  <td className="row-actions">
+                    <button type="button" className="small" onClick={() => setEditing(s)}>{t('common.edit')}</button>
+                    <button type="button" className="small" onClick={() => admin.syncNow(s.id).then(() => toast.info(t('storage.sync_started')), toast.error)}>{t('storage.sync')}</button>
+                    <button type="button" className="small" onClick={() => setRunsOf(s)}>{t('storage.runs')}</button>
+                    <button type="button" className="small" onClick={() => setGrantsOf(s)}>{t('storage.grants')}</button>
+                    <button type="button" className="small danger" onClick={() => setRemoving(s)}>{t('common.remove')}</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {editing && <StorageForm descriptors={descs} storage={editing === 'new' ? null : editing} onSaved={load} onClose={() => setEditing(null)} />}
+      {runsOf && <SyncRuns storage={runsOf} onClose={() => setRunsOf(null)} />}
+      {grantsOf && <Grants storage={grantsOf} onClose={() => setGrantsOf(null)} />}
+      {removing && (
+        <ConfirmDialog title={t('common.remove')} text={t('storage.confirm_delete', { name: removing.name })} confirmLabel={t('common.remove')} danger
+          onConfirm={() => void admin.deleteStorage(removing.id).then(load, toast.error)} onClose={() => setRemoving(null)} />
+      )}
+    </div>
+  );
+}
+
+function SyncRuns({ storage, onClose }: { storage: AdminStorage; onClose: () => void }) {
+  const { t, lang } = useI18n();
+  const [runs, setRuns] = useState<SyncRun[] | null>(null);
+  const [detail, setDetail] = useState<{ id: number; errors: unknown[] } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => void admin.syncRuns(storage.id).then(setRuns, setError), [storage.id]);
+  const openDetail = async (id: number) => {
+    try {
+      const r = (await admin.syncRun(id)) as SyncRun & Record<string, unknown>;
+      const list = [r.error_list, r.errors_detail, r.error_details, Array.isArray(r.errors) ? r.errors : null].find(Array.isArray) as unknown[] | undefined;
+      setDetail({ id, errors: list ?? [] });
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <Dialog title={`${t('storage.runs')}: ${storage.name}`} onClose={onClose} wide>
+      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {runs?.length === 0 && <p className="empty">{t('runs.empty')}</p>}
+      {runs && runs.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <thead><tr>{(['runs.status', 'runs.started', 'runs.finished', 'runs.added', 'runs.updated', 'runs.removed', 'runs.errors'] as const).map((k) => <th key={k} scope="col">{t(k)}</th>)}</tr></thead>
+            <tbody>
+              {runs.map((r) => (
+                <tr key={r.id}>
+                  <td>{r.status}</td>
+                  <td>{formatDate(r.started_at, lang)}</td>
+                  <td>{formatDate(r.finished_at, lang)}</td>
+                  <td>{r.added}</td><td>{r.updated}</td><td>{r.removed}</td>
+                  <td>{r.errors ? <button type="button" className="link" onClick={() => void openDetail(r.id)}>{String(r.errors)}</button> : 0}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {detail && (
+        <section aria-label={t('runs.detail', { id: detail.id })}>
+          <h3>{t('runs.detail', { id: detail.id })}</h3>
+          <ul className="errors">
+            {detail.errors.map((e, i) => {
+              const o = (e ?? {}) as Record<string, unknown>;
+              return <li key={i}><code>{String(o.path ?? '')}</code> {String(o.message ?? o.error ?? JSON.stringify(e))}</li>;
+            })}
+          </ul>
+        </section>
+      )}
+    </Dialog>
+  );
+}
+
+function Grants({ storage, onClose }: { storage: AdminStorage; onClose: () => void }) {
+  const { t } = useI18n();
+  const toast = useToast();
+  const [rows, setRows] = useState<Grant[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => void admin.grants(storage.id).then(setRows, setError), [storage.id]);
+  const set = (i: number, g: Partial<Grant>) => setRows(rows!.map((r, j) => (j === i ? { ...r, ...g } : r)));
+  const save = async () => {
+    try {
+      const clean = rows!.filter((g) => g.user_id || g.group).map((g) => ({ ...(g.user_id ? { user_id: Number(g.user_id) } : { group: g.group }), level: g.level }));
+      await admin.putGrants(storage.id, clean);
+      toast.info(t('settings.saved'));
+      onClose();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <Dialog title={`${t('storage.grants')}: ${storage.name}`} onClose={onClose}>
+      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {!storage.rbac_enabled && <p className="hint">{t('storage.rbac')}: {t('common.no')}</p>}
+      {rows && (
+        <>
+          <table className="table">
+            <thead><tr><th scope="col">{t('storage.grant.user')}</th><th scope="col">{t('storage.grant.group')}</th><th scope="col">{t('storage.grant.level')}</th><th /></tr></thead>
+            <tbody>
+              {rows.map((g, i) => (
+                <tr key={i}>
+                  <td><input aria-label={t('storage.grant.user')} type="number" min={1} value={g.user_id ?? ''} onChange={(e) => set(i, { user_id: e.target.value ? Number(e.target.value) : undefined })} /></td>
+                  <td><input aria-label={t('storage.grant.group')} value={g.group ?? ''} onChange={(e) => set(i, { group: e.target.value || undefined })} /></td>
+                  <td>
+                    <select aria-label={t('storage.grant.level')} value={g.level} onChange={(e) => set(i, { level: e.target.value as Grant['level'] })}>
+                      <option value="viewer">{t('storage.grant.viewer')}</option>
+                      <option value="editor">{t('storage.grant.editor')}</option>
+                    </select>
+                  </td>
+                  <td><button type="button" className="small" onClick={() => setRows(rows.filter((_, j) => j !== i))}>{t('common.remove')}</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div className="actions">
+            <button type="button" onClick={() => setRows([...rows, { level: 'viewer' }])}>{t('common.add')}</button>
+            <button type="button" className="primary" onClick={() => void save()}>{t('common.save')}</button>
+          </div>
+        </>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,117 @@
+/** Users: search, create, change role, disable/enable, reset password, delete. */
+import { useEffect, useState } from 'react';
+import type { User } from '../api/types';
+import { useI18n } from '../i18n';
+import { useSession } from '../auth/session';
+import { Dialog } from '../ui/dialog';
+import { ConfirmDialog, NameDialog } from '../ui/forms';
+import { errorText, useToast } from '../ui/toast';
+import * as admin from './admin-api';
+
+const ROLES = ['admin', 'user', 'viewer'] as const;
+
+export function UsersTab() {
+  const { t } = useI18n();
+  const toast = useToast();
+  const me = useSession().user;
+  const [q, setQ] = useState('');
+  const [rows, setRows] = useState<User[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [adding, setAdding] = useState(false);
+  const [resetting, setResetting] = useState<User | null>(null);
+  const [removing, setRemoving] = useState<User | null>(null);
+  const load = (query = q) => admin.users(query).then((r) => { setRows(r); setError(null); }, setError);
+  useEffect(() => void load(''), []);
+  const act = (p: Promise<unknown>) => p.then(() => load(), toast.error);
+
+  return (
+    <div>
+      <div className="toolbar">
+        <form role="search" onSubmit={(e) => { e.preventDefault(); void load(); }}>
+          <label className="sr-only" htmlFor="user-q">{t('users.search')}</label>
+          <input id="user-q" type="search" placeholder={t('users.search')} value={q} onChange={(e) => setQ(e.target.value)} />
+        </form>
+        <button type="button" className="primary" onClick={() => setAdding(true)}>{t('users.add')}</button>
+      </div>
+      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {rows && (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">{t('users.email')}</th>
+                <th scope="col">{t('users.username')}</th>
+                <th scope="col">{t('users.role')}</th>
+                <th scope="col">{t('users.status')}</th>
+                <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((u) => (
+                <tr key={u.id}>
+                  <td>{u.email}</td>
+                  <td>{u.username}</td>
+                  <td>
+                    <select aria-label={`${t('users.role')} ${u.email}`} value={u.role} disabled={u.id === me.id} onChange={(e) => void act(admin.updateUser(u.id, { role: e.target.value }))}>
+                      {ROLES.map((r) => <option key={r} value={r}>{t(`users.role.${r}`)}</option>)}
+                    </select>
+                  </td>
+                  <td><span className={`pill ${u.disabled ? 'revoked' : 'active'}`}>{t(u.disabled ? 'users.disabled' : 'users.active')}</span></td>
+                  <td className="row-actions">
+                    <button type="button" className="small" disabled={u.id === me.id} onClick={() => void act(admin.setDisabled(u.id, !u.disabled))}>{t(u.disabled ? 'users.enable' : 'users.disable')}</button>
+                    <button type="button" className="small" onClick={() => setResetting(u)}>{t('users.reset')}</button>
+                    <button type="button" className="small danger" disabled={u.id === me.id} onClick={() => setRemoving(u)}>{t('common.delete')}</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {adding && <AddUser onDone={() => void load()} onClose={() => setAdding(false)} />}
+      {resetting && (
+        <NameDialog title={t('users.reset')} label={t('users.new_password', { email: resetting.email })} submitLabel={t('common.save')} onClose={() => setResetting(null)}
+          onSubmit={async (pw) => { await admin.updateUser(resetting.id, { password: pw }); toast.info(t('settings.saved')); }} />
+      )}
+      {removing && (
+        <ConfirmDialog title={t('common.delete')} text={t('users.confirm_delete', { email: removing.email })} confirmLabel={t('common.delete')} danger
+          onConfirm={() => void act(admin.deleteUser(removing.id))} onClose={() => setRemoving(null)} />
+      )}
+    </div>
+  );
+}
+
+function AddUser({ onDone, onClose }: { onDone: () => void; onClose: () => void }) {
+  const { t } = useI18n();
+  const [f, setF] = useState({ email: '', username: '', role: 'user', password: '' });
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    try {
+      await admin.createUser(f);
+      onDone();
+      onClose();
+    } catch (err) {
+      setError(errorText(err, t));
+    }
+  };
+  return (
+    <Dialog title={t('users.add')} onClose={onClose}>
+      <form className="form" onSubmit={submit}>
+        <label>{t('users.email')}<input type="email" required autoFocus value={f.email} onChange={(e) => setF({ ...f, email: e.target.value })} /></label>
+        <label>{t('users.username')}<input required value={f.username} onChange={(e) => setF({ ...f, username: e.target.value })} /></label>
+        <label>{t('users.role')}
+          <select value={f.role} onChange={(e) => setF({ ...f, role: e.target.value })}>
+            {ROLES.map((r) => <option key={r} value={r}>{t(`users.role.${r}`)}</option>)}
+          </select>
+        </label>
+        <label>{t('users.password')}<input type="password" autoComplete="new-password" required minLength={8} value={f.password} onChange={(e) => setF({ ...f, password: e.target.value })} /></label>
+        {error && <p className="error" role="alert">{error}</p>}
+        <div className="actions">
+          <button type="button" onClick={onClose}>{t('common.cancel')}</button>
+          <button type="submit" className="primary">{t('common.create')}</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

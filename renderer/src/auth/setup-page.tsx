@@ -1,0 +1,48 @@
+/** First-run page: creates the administrator (the server allows it only from loopback clients). */
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/client';
+import type { User } from '../api/types';
+import { useI18n } from '../i18n';
+import { errorText } from '../ui/toast';
+import { PublicFrame } from './public-frame';
+
+export function SetupPage({ local, onDone }: { local: boolean; onDone: (u: User) => void }) {
+  const { t } = useI18n();
+  const [f, setF] = useState({ email: '', username: '', password: '', password2: '' });
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof typeof f) => (e: React.ChangeEvent<HTMLInputElement>) => setF({ ...f, [k]: e.target.value });
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (f.password !== f.password2) return setError(t('setup.mismatch'));
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await api<{ user: User }>('/api/auth/setup', { body: { email: f.email, username: f.username, password: f.password }, quiet401: true });
+      onDone(r.user);
+    } catch (err) {
+      setError(errorText(err, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <PublicFrame title={t('setup.title')}>
+      {!local ? (
+        <p className="error">{t('setup.remote')}</p>
+      ) : (
+        <form className="form" onSubmit={submit}>
+          <p>{t('setup.intro')}</p>
+          <label>{t('setup.email')}<input type="email" autoComplete="email" required autoFocus value={f.email} onChange={set('email')} /></label>
+          <label>{t('setup.username')}<input autoComplete="username" required value={f.username} onChange={set('username')} /></label>
+          <label>{t('setup.password')}<input type="password" autoComplete="new-password" required minLength={8} value={f.password} onChange={set('password')} /></label>
+          <label>{t('setup.password2')}<input type="password" autoComplete="new-password" required value={f.password2} onChange={set('password2')} /></label>
+          {error && <p className="error" role="alert">{error}</p>}
+          <button type="submit" className="primary" disabled={busy}>{t('setup.submit')}</button>
+        </form>
+      )}
+    </PublicFrame>
+  );
+}

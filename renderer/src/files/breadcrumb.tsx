@@ -1,0 +1,23 @@
+/** Where the open folder sits, each ancestor a link; the last crumb is the current page. */
+import { useI18n } from '../i18n';
+import { crumbs, routeOf } from '../lib/ui-path';
+import { linkClick } from '../lib/router';
+
+export function Breadcrumb({ path }: { path: string }) {
+  const { t } = useI18n();
+  const list = crumbs(path);
+  return (
+    <nav aria-label={t('files.breadcrumb')} className="crumbs">
+      <ol>
+        <li>
+          <a href="/files" onClick={linkClick} aria-current={list.length === 0 ? 'page' : undefined}>{t('files.root')}</a>
+        </li>
+        {list.map((c, i) => (
+          <li key={c.path}>
+            <a href={routeOf(c.path)} onClick={linkClick} aria-current={i === list.length - 1 ? 'page' : undefined}>{c.name}</a>
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}

@@ -1,0 +1,163 @@
+/**
+ * The virtualised listing (list or grid). Only the rows in view are in the DOM,
+ * so 100,000 entries scroll as smoothly as 100. It is one ARIA listbox: focus
+ * stays on the container and `aria-activedescendant` names the focused row, the
+ * pattern that survives rows being recycled while scrolling.
+ */
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import type { Entry, SortDir, SortKey } from '../api/types';
+import { useI18n } from '../i18n';
+import { formatBytes, formatDate } from '../lib/format';
+import { columnsFor, scrollToReveal, visibleWindow, type Layout } from '../lib/virtual';
+import type { Selection } from './selection';
+import { FileIcon } from './icons';
+
+export type ViewMode = 'list' | 'grid';
+const ROW = 40;
+const TILE_W = 150;
+const TILE_H = 170;
+
+interface Props {
+  entries: Entry[];
+  /** Rows the server reported; the tail beyond `entries` is still loading. */
+  total: number;
+  view: ViewMode;
+  selection: Selection;
+  sort: SortKey;
+  dir: SortDir;
+  label: string;
+  /** Search results show where each match lives. */
+  showLocation?: boolean;
+  onSort: (k: SortKey) => void;
+  onRowClick: (e: Entry, ev: MouseEvent) => void;
+  onOpen: (e: Entry) => void;
+  onContextMenu: (e: Entry | null, x: number, y: number) => void;
+  onKeyDown: (ev: KeyboardEvent, columns: number, pageRows: number) => void;
+}
+
+/** Selection key of a row: the name within a folder, the full path for search matches (names may repeat). */
+export const keyOf = (e: Entry): string => e.path ?? e.name;
+
+export const rowId = (name: string) => `row-${encodeURIComponent(name).replace(/[^\w-]/g, '_')}`;
+
+export function FileList(p: Props) {
+  const { t, lang } = useI18n();
+  const scroller = useRef<HTMLDivElement>(null);
+  const [size, setSize] = useState({ w: 800, h: 600 });
+  const [top, setTop] = useState(0);
+
+  useLayoutEffect(() => {
+    const el = scroller.current!;
+    const ro = new ResizeObserver(() => setSize({ w: el.clientWidth, h: el.clientHeight }));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  const columns = p.view === 'grid' ? columnsFor(size.w, TILE_W) : 1;
+  const layout: Layout = { count: p.total, rowHeight: p.view === 'grid' ? TILE_H : ROW, columns };
+  const win = visibleWindow(layout, top, size.h);
+  const focusIndex = p.selection.focus === null ? -1 : p.entries.findIndex((e) => keyOf(e) === p.selection.focus);
+
+  useEffect(() => {
+    if (focusIndex < 0) return;
+    const el = scroller.current!;
+    const next = scrollToReveal(layout, focusIndex, el.scrollTop, el.clientHeight);
+    if (next !== null) el.scrollTop = next;
+    // Only a focus move should scroll, never a resize or a page arriving.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [focusIndex]);
+
+  const header = (k: SortKey, label: string, cls: string) => (
+    <div role="columnheader" className={cls} aria-sort={p.sort === k ? (p.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" className="sort-btn" onClick={() => p.onSort(k)}>
+        {label}
+        {p.sort === k ? (p.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+      </button>
+    </div>
+  );
+
+  const rows = [];
+  for (let i = win.start; i < win.end; i++) {
+    const e = p.entries[i];
+    if (!e) {
+      rows.push(<div key={`ph${i}`} className={p.view === 'grid' ? 'tile placeholder' : 'row placeholder'} aria-hidden="true" />);
+      continue;
+    }
+    const selected = p.selection.selected.has(keyOf(e));
+    const focused = p.selection.focus === keyOf(e);
+    rows.push(
+      <div
+        key={keyOf(e)}
+        id={rowId(keyOf(e))}
+        role="option"
+        aria-selected={selected}
+        aria-posinset={i + 1}
+        aria-setsize={p.total}
+        className={`${p.view === 'grid' ? 'tile' : 'row'}${selected ? ' selected' : ''}${focused ? ' focused' : ''}`}
+        onClick={(ev) => p.onRowClick(e, ev)}
+        onDoubleClick={() => p.onOpen(e)}
+        onContextMenu={(ev) => {
+          ev.preventDefault();
+          ev.stopPropagation();
+          p.onContextMenu(e, ev.clientX, ev.clientY);
+        }}
+        title={e.path ?? e.name}
+      >
+        {p.view === 'grid' ? (
+          <>
+            <div className="thumb">
+              {e.thumb_url ? <img src={e.thumb_url} alt="" loading="lazy" decoding="async" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : null}
+              <FileIcon entry={e} size={56} />
+            </div>
+            <span className="tile-name">{e.name}</span>
+          </>
+        ) : (
+          <>
+            <span className="c-name">
+              {e.thumb_url && e.is_image ? <img className="mini" src={e.thumb_url} alt="" loading="lazy" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : <FileIcon entry={e} />}
+              <span className="name-text">{e.name}</span>
+            </span>
+            {p.showLocation && <span className="c-loc">{e.path ? e.path.slice(0, e.path.lastIndexOf('/')) || '/' : ''}</span>}
+            <span className="c-size">{e.type === 'dir' ? '' : formatBytes(e.size)}</span>
+            <span className="c-date">{formatDate(e.modified, lang)}</span>
+          </>
+        )}
+      </div>,
+    );
+  }
+
+  return (
+    <div className="list-wrap">
+      {p.view === 'list' && (
+        <div className="row head" role="row">
+          {header('name', t('files.name'), 'c-name')}
+          {p.showLocation && <div className="c-loc" role="columnheader">{t('search.location')}</div>}
+          {header('size', t('files.size'), 'c-size')}
+          {header('modified', t('files.modified'), 'c-date')}
+        </div>
+      )}
+      <div
+        ref={scroller}
+        className={`scroller ${p.view}`}
+        role="listbox"
+        tabIndex={0}
+        aria-multiselectable="true"
+        aria-label={p.label}
+        aria-activedescendant={p.selection.focus !== null && focusIndex >= win.start && focusIndex < win.end ? rowId(p.selection.focus) : undefined}
+        onScroll={(ev) => setTop(ev.currentTarget.scrollTop)}
+        onKeyDown={(ev) => p.onKeyDown(ev, columns, Math.max(1, Math.floor(size.h / layout.rowHeight)) * columns)}
+        onContextMenu={(ev) => {
+          ev.preventDefault();
+          p.onContextMenu(null, ev.clientX, ev.clientY);
+        }}
+        data-testid="file-list"
+      >
+        <div style={{ height: win.total, position: 'relative' }}>
+          <div className={p.view === 'grid' ? 'grid-window' : 'list-window'} style={{ transform: `translateY(${win.offset}px)`, gridTemplateColumns: p.view === 'grid' ? `repeat(${columns}, 1fr)` : undefined }}>
+            {rows}
+          </div>
+        </div>
+      </div>
+    </div>
+  );
+}

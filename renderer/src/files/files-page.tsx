@@ -1,0 +1,404 @@
+/**
+ * The file manager screen: it owns the open folder, the selection, the dialogs
+ * and the shortcuts, and wires the listing, uploads and realtime frames together.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import type { Entry, Listing, SortDir, SortKey } from '../api/types';
+import { ApiError } from '../api/client';
+import { useI18n } from '../i18n';
+import { navigate, usePathname } from '../lib/router';
+import { joinPath, parentPath, routeOf, uiPathOfRoute, isInside } from '../lib/ui-path';
+import { entryComparator } from '../lib/natural-sort';
+import { useToast, errorText } from '../ui/toast';
+import { NameDialog, ConfirmDialog } from '../ui/forms';
+import { uploads } from '../upload/uploads';
+import { fromDrop, fromInput, type Picked } from '../upload/drop';
+import { UploadPanel } from '../upload/upload-panel';
+import { ShareDialog } from '../share/share-dialog';
+import { RequestDialog } from '../share/request-dialog';
+import * as sel from './selection';
+import { useListing } from './use-listing';
+import { FileList, keyOf, rowId, type ViewMode } from './file-list';
+import { Breadcrumb } from './breadcrumb';
+import { ContextMenu, type MenuItem } from './context-menu';
+import { FolderPicker } from './folder-picker';
+import { Preview, canPreview } from './preview';
+import { TextEditor } from './text-editor';
+import { SearchBar } from './search-bar';
+import { Sidebar } from './sidebar';
+import { OpsPanel } from './ops-panel';
+import { useFolderEvents } from './realtime';
+import { upsertOp, setOps } from './ops-store';
+import { isTextName } from './highlight';
+import * as files from './file-api';
+
+type DialogState =
+  | { kind: 'mkdir' | 'newtext' | 'shortcuts' }
+  | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit'; path: string; entry?: Entry }
+  | { kind: 'delete' | 'move' | 'copy'; paths: string[] }
+  | null;
+
+const pref = <T extends string>(k: string, d: T): T => (localStorage.getItem(`filedock.${k}`) as T | null) ?? d;
+
+export function FilesPage() {
+  const { t } = useI18n();
+  const toast = useToast();
+  const path = uiPathOfRoute(usePathname());
+  const [sort, setSort] = useState<SortKey>(() => pref('sort', 'name'));
+  const [dir, setDir] = useState<SortDir>(() => pref('dir', 'asc'));
+  const [view, setView] = useState<ViewMode>(() => pref('view', 'list'));
+  const listing = useListing(path, sort, dir);
+  const [search, setSearch] = useState<{ q: string; result: Listing | null; error: unknown } | null>(null);
+  const [selection, setSelection] = useState<sel.Selection>(sel.emptySelection);
+  const [dialog, setDialog] = useState<DialogState>(null);
+  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
+  const [clip, setClip] = useState<{ verb: 'copy' | 'move'; paths: string[] } | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const [quotaTick, setQuotaTick] = useState(0);
+  const searchInput = useRef<HTMLInputElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+
+  const entries = useMemo(
+    () => (search ? [...(search.result?.entries ?? [])].sort(entryComparator(sort, dir)) : listing.entries),
+    [search, listing.entries, sort, dir],
+  );
+  const total = search ? entries.length : Math.max(listing.total, entries.length);
+  const keys = useMemo(() => entries.map(keyOf), [entries]);
+  const byKey = useMemo(() => new Map(entries.map((e) => [keyOf(e), e])), [entries]);
+  const pathOf = useCallback((e: Entry) => e.path ?? joinPath(path, e.name), [path]);
+  const readOnly = path === '/' || !!listing.storage?.readonly;
+  const chosen = sel.ordered(selection, keys).map((k) => byKey.get(k)!).filter(Boolean);
+
+  useEffect(() => setSelection((s) => sel.prune(s, keys)), [keys]);
+  useEffect(() => {
+    setSelection(sel.emptySelection);
+    setSearch(null);
+  }, [path]);
+
+  // Realtime: a delete is applied at once, other changes re-read the folder (batched).
+  const reloadTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const softReload = useCallback(() => {
+    clearTimeout(reloadTimer.current);
+    reloadTimer.current = setTimeout(() => listing.reload(true), 300);
+  }, [listing]);
+  useFolderEvents(path, {
+    onChange: (c) => {
+      if (c.kind === 'deleted') listing.removeNames([c.name]);
+      else softReload();
+    },
+    onOp: upsertOp,
+    onReconnect: softReload,
+  });
+  useEffect(() => {
+    uploads.setOnDone((p) => {
+      if (parentPath(p) === path || isInside(p, path)) softReload();
+      setQuotaTick((n) => n + 1);
+    });
+    return () => uploads.setOnDone(null);
+  }, [path, softReload]);
+
+  const open = (e: Entry) => {
+    const p = pathOf(e);
+    if (e.type === 'dir') navigate(routeOf(p));
+    else if (canPreview(e)) setDialog({ kind: 'preview', path: p, entry: e });
+    else download(p, e.name);
+  };
+
+  const download = (p: string, name: string) => {
+    const a = document.createElement('a');
+    a.href = files.rawUrl(p, false);
+    a.download = name;
+    a.click();
+  };
+
+  const afterWrite = () => {
+    softReload();
+    setQuotaTick((n) => n + 1);
+  };
+
+  const doDelete = async (paths: string[]) => {
+    try {
+      const r = await files.remove(paths);
+      const gone = new Set(r.deleted);
+      listing.removeNames(entries.filter((e) => gone.has(pathOf(e))).map((e) => e.name));
+      if (r.failed.length) toast.error(new Error(t('files.delete_failed', { n: r.failed.length, first: r.failed[0].error })));
+      afterWrite();
+    } catch (e) {
+      toast.error(e);
+    }
+  };
+
+  const doTransfer = async (verb: 'copy' | 'move', paths: string[], dest: string) => {
+    let queued = false;
+    for (const p of paths) {
+      if (isInside(dest, p) || parentPath(p) === dest) continue;
+      try {
+        const r = await files.transfer(verb, p, dest);
+        if (r?.operation_id) queued = true;
+      } catch (e) {
+        toast.error(e);
+        return afterWrite();
+      }
+    }
+    if (queued) {
+      toast.info(t('files.copy_queued'));
+      files.listOps().then((r) => setOps(r.ops ?? []), () => {});
+    } else toast.info(t(verb === 'copy' ? 'files.copied' : 'files.moved'));
+    afterWrite();
+  };
+
+  const startUpload = async (picked: Picked) => {
+    for (const d of picked.dirs) {
+      try {
+        await files.mkdir(path, d);
+      } catch (e) {
+        // An existing folder is fine: the files go into it.
+        if (!(e instanceof ApiError) || !['name_taken', 'conflict'].includes(e.code)) return toast.error(e);
+      }
+    }
+    for (const f of picked.files) uploads.add(path, f.file, f.rel);
+    if (picked.dirs.length) softReload();
+  };
+
+  const runSearch = async (q: files.SearchQuery) => {
+    setSearch({ q: q.q, result: null, error: null });
+    setSelection(sel.emptySelection);
+    try {
+      setSearch({ q: q.q, result: await files.search(q), error: null });
+    } catch (error) {
+      setSearch({ q: q.q, result: null, error });
+    }
+  };
+
+  const setSortKey = (k: SortKey) => {
+    const nd: SortDir = k === sort && dir === 'asc' ? 'desc' : 'asc';
+    setSort(k);
+    setDir(nd);
+    localStorage.setItem('filedock.sort', k);
+    localStorage.setItem('filedock.dir', nd);
+  };
+  const setViewMode = (v: ViewMode) => {
+    setView(v);
+    localStorage.setItem('filedock.view', v);
+  };
+
+  const one = chosen.length === 1 ? chosen[0] : null;
+  const paths = chosen.map(pathOf);
+  const canWrite = !readOnly || !!search;
+  const menuItems: MenuItem[] = chosen.length
+    ? [
+        ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
+        ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(pathOf(one), one.name) }] : []),
+        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one) }) }] : []),
+        ...(one && path !== '/' ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
+        ...(one?.type === 'dir' && path !== '/' && canWrite ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
+        ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite, shortcut: 'F2' }] : []),
+        { label: t('files.move'), onSelect: () => setDialog({ kind: 'move', paths }), disabled: !canWrite },
+        { label: t('files.copy'), onSelect: () => setDialog({ kind: 'copy', paths }), disabled: path === '/' && !search },
+        { label: t('files.delete'), onSelect: () => setDialog({ kind: 'delete', paths }), danger: true, disabled: !canWrite, shortcut: 'Del' },
+      ]
+    : [
+        { label: t('files.new_folder'), onSelect: () => setDialog({ kind: 'mkdir' }), disabled: readOnly },
+        { label: t('files.new_text'), onSelect: () => setDialog({ kind: 'newtext' }), disabled: readOnly },
+        ...(path !== '/' ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }] : []),
+        { label: t('files.refresh'), onSelect: () => listing.reload() },
+        { label: t('files.select_all'), onSelect: () => setSelection(sel.selectAll(keys, selection)), shortcut: 'Ctrl+A' },
+      ];
+
+  const onRowClick = (e: Entry, ev: MouseEvent) => {
+    setSelection(sel.click(selection, keys, keyOf(e), { shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey }));
+  };
+
+  const onKeyDown = (ev: KeyboardEvent, columns: number, pageItems: number) => {
+    const ctrl = ev.ctrlKey || ev.metaKey;
+    const mods = { shift: ev.shiftKey, keep: ctrl && !ev.shiftKey };
+    const moveBy = (d: number) => setSelection(sel.move(selection, keys, d, mods));
+    const focused = selection.focus !== null ? byKey.get(selection.focus) : undefined;
+    const k = ev.key;
+    if (k === 'ArrowDown') moveBy(columns);
+    else if (k === 'ArrowUp' && ev.altKey) path !== '/' && navigate(routeOf(parentPath(path)));
+    else if (k === 'ArrowUp') moveBy(-columns);
+    else if (k === 'ArrowRight' && columns > 1) moveBy(1);
+    else if (k === 'ArrowLeft' && columns > 1) moveBy(-1);
+    else if (k === 'Home') moveBy(-Infinity);
+    else if (k === 'End') moveBy(Infinity);
+    else if (k === 'PageDown') moveBy(pageItems);
+    else if (k === 'PageUp') moveBy(-pageItems);
+    else if (k === ' ') setSelection(sel.toggleFocus(selection.focus ? selection : sel.move(selection, keys, 1)));
+    else if (k === 'Enter' && focused) open(focused);
+    else if (k === 'Backspace' && !search) path !== '/' && navigate(routeOf(parentPath(path)));
+    else if (k === 'Escape') setSelection(sel.emptySelection);
+    else if (k === 'Delete' && chosen.length && canWrite) setDialog({ kind: 'delete', paths });
+    else if (k === 'F2' && one && canWrite) setDialog({ kind: 'rename', path: pathOf(one), entry: one });
+    else if (ctrl && k.toLowerCase() === 'a') setSelection(sel.selectAll(keys, selection));
+    else if (ctrl && (k.toLowerCase() === 'c' || k.toLowerCase() === 'x') && chosen.length) setClip({ verb: k.toLowerCase() === 'c' ? 'copy' : 'move', paths });
+    else if (ctrl && k.toLowerCase() === 'v' && clip && !readOnly) {
+      void doTransfer(clip.verb, clip.paths, path);
+      if (clip.verb === 'move') setClip(null);
+    } else if (k === 'ContextMenu' || (k === 'F10' && ev.shiftKey)) {
+      const r = (selection.focus && document.getElementById(rowId(selection.focus))?.getBoundingClientRect()) || ev.currentTarget.getBoundingClientRect();
+      setMenu({ x: r.left + 24, y: r.top + r.height / 2 });
+    } else return;
+    ev.preventDefault();
+  };
+
+  useEffect(() => {
+    const slash = (e: globalThis.KeyboardEvent) => {
+      const tag = (e.target as HTMLElement).tagName;
+      if (e.key === '/' && !['INPUT', 'TEXTAREA', 'SELECT'].includes(tag) && !document.querySelector('dialog[open]')) {
+        e.preventDefault();
+        searchInput.current?.focus();
+      }
+    };
+    window.addEventListener('keydown', slash);
+    return () => window.removeEventListener('keydown', slash);
+  }, []);
+
+  const previewable = entries.filter(canPreview);
+  const previewAt = dialog?.kind === 'preview' ? previewable.findIndex((e) => pathOf(e) === dialog.path) : -1;
+  const showPreview = (i: number) => setDialog({ kind: 'preview', path: pathOf(previewable[i]), entry: previewable[i] });
+  const err = search ? search.error : listing.error;
+
+  return (
+    <div className="files">
+      <Sidebar path={path} tick={quotaTick} />
+      <section
+        className={`pane${dragging ? ' dragging' : ''}`}
+        ref={listRef}
+        onDragOver={(e) => {
+          if (readOnly || !e.dataTransfer.types.includes('Files')) return;
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={(e) => !e.currentTarget.contains(e.relatedTarget as Node) && setDragging(false)}
+        onDrop={async (e) => {
+          if (readOnly) return;
+          e.preventDefault();
+          setDragging(false);
+          void startUpload(await fromDrop(e.dataTransfer));
+        }}
+      >
+        <div className="toolbar" role="toolbar" aria-label={t('files.actions', { name: path })}>
+          <Breadcrumb path={path} />
+          <SearchBar folder={path} inputRef={searchInput} onSearch={runSearch} active={!!search} onClear={() => setSearch(null)} />
+        </div>
+        <div className="toolbar actions-bar">
+          <label className={`button${readOnly ? ' disabled' : ''}`}>
+            {t('files.upload')}
+            <input type="file" multiple className="sr-only" disabled={readOnly} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
+          </label>
+          <label className={`button${readOnly ? ' disabled' : ''}`}>
+            {t('files.upload_folder')}
+            <input type="file" className="sr-only" disabled={readOnly} {...{ webkitdirectory: '' }} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
+          </label>
+          <button type="button" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}>{t('files.new_folder')}</button>
+          <button type="button" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}>{t('files.new_text')}</button>
+          {chosen.length > 0 && (
+            <>
+              <span className="sep" aria-hidden="true" />
+              {one?.type === 'file' && <button type="button" onClick={() => download(pathOf(one), one.name)}>{t('files.download')}</button>}
+              {one && path !== '/' && <button type="button" onClick={() => setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>}
+              <button type="button" disabled={!canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
+              <button type="button" onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
+              <button type="button" className="danger" disabled={!canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
+            </>
+          )}
+          <span className="grow" />
+          <label className="inline">
+            <span className="sr-only">{t('files.sort')}</span>
+            <select aria-label={t('files.sort')} value={`${sort}:${dir}`} onChange={(e) => { const [k, d] = e.target.value.split(':') as [SortKey, SortDir]; setSort(k); setDir(d); localStorage.setItem('filedock.sort', k); localStorage.setItem('filedock.dir', d); }}>
+              {(['name', 'size', 'modified'] as SortKey[]).flatMap((k) => (['asc', 'desc'] as SortDir[]).map((d) => (
+                <option key={`${k}:${d}`} value={`${k}:${d}`}>{t(`files.${k}`)} · {t(`files.sort.${d}`)}</option>
+              )))}
+            </select>
+          </label>
+          <div className="seg" role="group" aria-label={t('files.view.list')}>
+            <button type="button" aria-pressed={view === 'list'} aria-label={t('files.view.list')} title={t('files.view.list')} onClick={() => setViewMode('list')}>☰</button>
+            <button type="button" aria-pressed={view === 'grid'} aria-label={t('files.view.grid')} title={t('files.view.grid')} onClick={() => setViewMode('grid')}>▦</button>
+          </div>
+          <button type="button" className="icon-btn" aria-label={t('files.shortcuts')} title={t('files.shortcuts')} onClick={() => setDialog({ kind: 'shortcuts' })}>?</button>
+        </div>
+        {search && <h2 className="results-title">{t('search.results', { q: search.q })}</h2>}
+        {err ? <p className="error" role="alert">{errorText(err, t)}</p> : null}
+        {!err && !listing.loading && !search && entries.length === 0 && <p className="empty">{t('files.empty')}</p>}
+        <FileList
+          entries={entries}
+          total={total}
+          view={view}
+          selection={selection}
+          sort={sort}
+          dir={dir}
+          label={t('files.list_label', { path })}
+          showLocation={!!search}
+          onSort={setSortKey}
+          onRowClick={onRowClick}
+          onOpen={open}
+          onContextMenu={(e, x, y) => {
+            if (e && !selection.selected.has(keyOf(e))) setSelection(sel.click(selection, keys, keyOf(e)));
+            if (!e) setSelection(sel.emptySelection);
+            setMenu({ x, y });
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <p className="statusbar" aria-live="polite">
+          {t('files.items', { n: total })}
+          {chosen.length > 0 && ` · ${t('files.selected', { n: chosen.length })}`}
+          {listing.storage?.readonly && ` · ${t('files.readonly')}`}
+          {listing.loading && !search && ` · ${t('common.loading')}`}
+        </p>
+        {dragging && <div className="dropzone" aria-hidden="true">{t('files.drop_here', { path })}</div>}
+      </section>
+      <div className="panels">
+        <UploadPanel />
+        <OpsPanel />
+      </div>
+      {menu && <ContextMenu x={menu.x} y={menu.y} items={menuItems} label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })} onClose={() => setMenu(null)} />}
+      {dialog?.kind === 'mkdir' && (
+        <NameDialog title={t('files.new_folder')} label={t('files.folder_name')} submitLabel={t('common.create')} onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            await files.mkdir(path, name);
+            listing.upsert({ id: 0, name, type: 'dir', size: 0, modified: new Date().toISOString() });
+            afterWrite();
+          }} />
+      )}
+      {dialog?.kind === 'newtext' && (
+        <NameDialog title={t('files.new_text')} label={t('files.file_name')} initial="new.txt" submitLabel={t('common.create')} onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            await files.newFile(path, name, 'txt');
+            afterWrite();
+            setTimeout(() => setDialog({ kind: 'edit', path: joinPath(path, name) }));
+          }} />
+      )}
+      {dialog?.kind === 'rename' && dialog.entry && (
+        <NameDialog title={t('files.rename')} label={t('files.new_name')} initial={dialog.entry.name} submitLabel={t('files.rename')} onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            if (name === dialog.entry!.name) return;
+            await files.rename(dialog.path, name);
+            if (!search) listing.upsert({ ...dialog.entry!, name }, dialog.entry!.name);
+            setSelection(sel.click(sel.emptySelection, [], name));
+            afterWrite();
+          }} />
+      )}
+      {dialog?.kind === 'delete' && (
+        <ConfirmDialog title={t('files.delete')} text={t('files.confirm_delete', { n: dialog.paths.length })} confirmLabel={t('common.delete')} danger
+          onConfirm={() => void doDelete(dialog.paths)} onClose={() => setDialog(null)} />
+      )}
+      {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
+        <FolderPicker title={t(dialog.kind === 'move' ? 'files.move' : 'files.copy')} start={path} onClose={() => setDialog(null)}
+          onPick={(dest) => void doTransfer(dialog.kind as 'move' | 'copy', dialog.paths, dest)} />
+      )}
+      {dialog?.kind === 'preview' && dialog.entry && (
+        <Preview entry={dialog.entry} path={dialog.path} onClose={() => setDialog(null)}
+          onPrev={previewAt > 0 ? () => showPreview(previewAt - 1) : undefined}
+          onNext={previewAt >= 0 && previewAt < previewable.length - 1 ? () => showPreview(previewAt + 1) : undefined}
+          onEdit={isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path }) : undefined} />
+      )}
+      {dialog?.kind === 'edit' && <TextEditor path={dialog.path} onSaved={afterWrite} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'shortcuts' && (
+        <ConfirmDialog title={t('files.shortcuts')} text={t('files.shortcuts.help')} confirmLabel={t('common.ok')} onConfirm={() => {}} onClose={() => setDialog(null)} />
+      )}
+    </div>
+  );
+}

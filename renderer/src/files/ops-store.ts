@@ -1,0 +1,31 @@
+/** The caller's long-running operations, fed by the event stream and by polling; read by the ops panel. */
+import { useSyncExternalStore } from 'react';
+import type { Operation } from '../api/types';
+
+let ops: Operation[] = [];
+const listeners = new Set<() => void>();
+
+const emit = () => listeners.forEach((f) => f());
+
+/** Replaces the whole list (a poll answer). */
+export function setOps(list: Operation[]): void {
+  ops = list;
+  emit();
+}
+
+/** Inserts or updates one op (an event frame), newest first. */
+export function upsertOp(op: Operation): void {
+  const i = ops.findIndex((o) => o.id === op.id);
+  ops = i < 0 ? [op, ...ops] : ops.map((o) => (o.id === op.id ? { ...o, ...op } : o));
+  emit();
+}
+
+export function useOps(): Operation[] {
+  return useSyncExternalStore(
+    (f) => {
+      listeners.add(f);
+      return () => listeners.delete(f);
+    },
+    () => ops,
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * Previews: images, video, audio and PDF straight from the raw route (the
+ * browser's own viewers, with byte ranges for seeking), text and code fetched
+ * (first 1 MiB) and coloured. Left/Right page through the folder's previewable files.
+ */
+import { useEffect, useState } from 'react';
+import type { Entry } from '../api/types';
+import { toApiError } from '../api/client';
+import { useI18n } from '../i18n';
+import { Dialog } from '../ui/dialog';
+import { errorText } from '../ui/toast';
+import { formatBytes } from '../lib/format';
+import { rawUrl } from './file-api';
+import { isTextName } from './highlight';
+import { kindOf } from './icons';
+import { Code } from './code-view';
+
+const TEXT_MAX = 1024 * 1024;
+
+/** Whether the preview dialog can show this entry (otherwise it downloads). */
+export function canPreview(e: Entry): boolean {
+  return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime));
+}
+
+interface Props {
+  entry: Entry;
+  path: string;
+  onPrev?: () => void;
+  onNext?: () => void;
+  onEdit?: () => void;
+  onClose: () => void;
+}
+
+export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props) {
+  const { t } = useI18n();
+  const kind = kindOf(entry);
+  const src = rawUrl(path);
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      if ((e.target as HTMLElement).closest('video,audio')) return;
+      if (e.key === 'ArrowLeft' && onPrev) onPrev();
+      else if (e.key === 'ArrowRight' && onNext) onNext();
+    };
+    window.addEventListener('keydown', key);
+    return () => window.removeEventListener('keydown', key);
+  }, [onPrev, onNext]);
+
+  return (
+    <Dialog title={t('preview.title', { name: entry.name })} onClose={onClose} wide>
+      <div className="preview" data-testid="preview">
+        {kind === 'image' && <img src={src} alt={entry.name} />}
+        {kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
+        {kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}
+        {kind === 'pdf' && <iframe src={src} title={entry.name} />}
+        {!['image', 'video', 'audio', 'pdf'].includes(kind) && <TextPreview entry={entry} path={path} />}
+      </div>
+      <div className="actions spread">
+        <span>
+          {onPrev && <button type="button" onClick={onPrev}>← {t('preview.prev')}</button>}
+          {onNext && <button type="button" onClick={onNext}>{t('preview.next')} →</button>}
+        </span>
+        <span>
+          <span className="muted">{formatBytes(entry.size)} </span>
+          {onEdit && <button type="button" onClick={onEdit}>{t('files.edit')}</button>}
+          <a className="button" href={rawUrl(path, false)} download={entry.name}>{t('files.download')}</a>
+        </span>
+      </div>
+    </Dialog>
+  );
+}
+
+function TextPreview({ entry, path }: { entry: Entry; path: string }) {
+  const { t } = useI18n();
+  const [text, setText] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const ctrl = new AbortController();
+    setText(null);
+    fetch(rawUrl(path), { credentials: 'same-origin', headers: { Range: `bytes=0-${TEXT_MAX - 1}` }, signal: ctrl.signal })
+      .then(async (r) => {
+        if (!r.ok) throw await toApiError(r);
+        setText(await r.text());
+      })
+      .catch((e) => !ctrl.signal.aborted && setError(errorText(e, t)));
+    return () => ctrl.abort();
+  }, [path, t]);
+  if (error) return <p className="error" role="alert">{error}</p>;
+  if (text === null) return <p aria-busy="true">{t('common.loading')}</p>;
+  return (
+    <>
+      {entry.size > TEXT_MAX && <p className="hint">{t('preview.too_big')}</p>}
+      <pre className="code" tabIndex={0}><code><Code text={text} name={entry.name} /></code></pre>
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * History routing without a library: `/files/<ui path>`, `/links`, `/admin/<tab>`.
+ * The server answers every unknown path with index.html, so deep links work.
+ */
+import { useEffect, useState } from 'react';
+
+const EVENT = 'filedock:navigate';
+
+/** Pushes `to` (or replaces the entry) and tells every usePathname hook. */
+export function navigate(to: string, replace = false): void {
+  if (to === location.pathname + location.search) return;
+  if (replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  window.dispatchEvent(new Event(EVENT));
+}
+
+/** The current pathname, re-rendering on navigation (links, back/forward). */
+export function usePathname(): string {
+  const [p, setP] = useState(() => location.pathname);
+  useEffect(() => {
+    const on = () => setP(location.pathname);
+    window.addEventListener('popstate', on);
+    window.addEventListener(EVENT, on);
+    return () => {
+      window.removeEventListener('popstate', on);
+      window.removeEventListener(EVENT, on);
+    };
+  }, []);
+  return p;
+}
+
+/** onClick for <a href>: keeps middle/ctrl clicks as new tabs, routes plain clicks in-app. */
+export function linkClick(e: React.MouseEvent<HTMLAnchorElement>): void {
+  if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  navigate(e.currentTarget.getAttribute('href') ?? '/');
+}

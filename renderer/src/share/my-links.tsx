@@ -1,0 +1,74 @@
+/** The caller's links: what they point at, uses against the cap, expiry, status, revoke. */
+import { useEffect, useState } from 'react';
+import type { Share } from '../api/types';
+import { useI18n } from '../i18n';
+import { formatDate } from '../lib/format';
+import { fromSharePath } from '../lib/ui-path';
+import { ConfirmDialog } from '../ui/forms';
+import { errorText, useToast } from '../ui/toast';
+import { myShares, revokeShare } from './share-api';
+
+/** active, revoked or expired, from the row's own timestamps. */
+export function linkStatus(s: Share, now = Date.now()): 'active' | 'revoked' | 'expired' {
+  if (s.revoked_at) return 'revoked';
+  if (s.expires_at && Date.parse(s.expires_at) <= now) return 'expired';
+  if (s.max_downloads && (s.downloads ?? 0) >= s.max_downloads) return 'expired';
+  return 'active';
+}
+
+export function MyLinks() {
+  const { t, lang } = useI18n();
+  const toast = useToast();
+  const [rows, setRows] = useState<Share[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [revoking, setRevoking] = useState<Share | null>(null);
+  const load = () => myShares().then(setRows, setError);
+  useEffect(() => void load(), []);
+
+  return (
+    <section className="page">
+      <h1>{t('links.title')}</h1>
+      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {rows && rows.length === 0 && <p className="empty">{t('links.empty')}</p>}
+      {rows && rows.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">{t('links.path')}</th>
+                <th scope="col">{t('links.kind')}</th>
+                <th scope="col">{t('links.downloads')}</th>
+                <th scope="col">{t('links.expires')}</th>
+                <th scope="col">{t('links.status')}</th>
+                <th scope="col"><span className="sr-only">{t('links.revoke')}</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((s) => {
+                const st = linkStatus(s);
+                return (
+                  <tr key={s.id}>
+                    <td>
+                      <a href={s.url} target="_blank" rel="noreferrer">{fromSharePath(s.path)}</a>
+                      {s.requires_pin && ' 🔒'}
+                      {s.comment && <div className="muted">{s.comment}</div>}
+                    </td>
+                    <td>{t(s.kind === 'drop' ? 'links.kind.drop' : 'links.kind.share')}</td>
+                    <td>{s.downloads ?? 0}{s.max_downloads ? ` / ${s.max_downloads}` : ''}</td>
+                    <td>{s.expires_at ? formatDate(s.expires_at, lang) : t('common.never')}</td>
+                    <td><span className={`pill ${st}`}>{t(`links.status.${st}`)}</span></td>
+                    <td>{st === 'active' && <button type="button" className="danger small" onClick={() => setRevoking(s)}>{t('links.revoke')}</button>}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {revoking && (
+        <ConfirmDialog title={t('links.revoke')} text={t('links.confirm_revoke')} confirmLabel={t('links.revoke')} danger onClose={() => setRevoking(null)}
+          onConfirm={() => void revokeShare(revoking.id).then(load, toast.error)} />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+/** Create a download link: expiry, PIN (own or generated, shown once), download cap, comment. */
+import { useState, type FormEvent } from 'react';
+import type { ShareCreated } from '../api/types';
+import { useI18n } from '../i18n';
+import { Dialog } from '../ui/dialog';
+import { errorText } from '../ui/toast';
+import { baseName } from '../lib/ui-path';
+import { createShare, type ShareInput } from './share-api';
+import { LinkResult } from './link-result';
+import { LinkOptions, optionsToInput, defaultOptions, type LinkOptionsState } from './link-options';
+
+export function ShareDialog({ path, onClose }: { path: string; onClose: () => void }) {
+  const { t } = useI18n();
+  const [opts, setOpts] = useState<LinkOptionsState>(defaultOptions);
+  const [link, setLink] = useState<ShareCreated | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const input: ShareInput = optionsToInput(opts);
+      setLink(await createShare(path, input));
+    } catch (err) {
+      setError(errorText(err, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={t('share.title', { name: baseName(path) })} onClose={onClose}>
+      {link ? (
+        <LinkResult link={link} />
+      ) : (
+        <form className="form" onSubmit={submit}>
+          <LinkOptions value={opts} onChange={setOpts} downloads />
+          {error && <p className="error" role="alert">{error}</p>}
+          <div className="actions">
+            <button type="button" onClick={onClose}>{t('common.cancel')}</button>
+            <button type="submit" className="primary" disabled={busy}>{t('share.create')}</button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}

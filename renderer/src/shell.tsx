@@ -1,0 +1,55 @@
+/** The signed-in frame: header navigation, and the screen of the current route. */
+import { lazy, Suspense } from 'react';
+import { useI18n } from './i18n';
+import { useSession } from './auth/session';
+import { linkClick, usePathname } from './lib/router';
+import { Preferences } from './ui/preferences';
+import { FilesPage } from './files/files-page';
+import { MyLinks } from './share/my-links';
+
+// The admin console is its own chunk: most people never download it.
+const AdminPage = lazy(() => import('./admin/admin-page'));
+
+export function Shell() {
+  const { t } = useI18n();
+  const { user, signOut } = useSession();
+  const path = usePathname();
+  const isAdmin = user.role === 'admin';
+  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : 'files';
+  const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.admin', id: string) => (
+    <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
+      {t(key)}
+    </a>
+  );
+
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">{t('app.skip')}</a>
+      <header className="topbar">
+        <span className="brand">{t('app.name')}</span>
+        <nav aria-label={t('nav.menu')}>
+          {nav('/files', 'nav.files', 'files')}
+          {nav('/links', 'nav.links', 'links')}
+          {isAdmin && nav('/admin', 'nav.admin', 'admin')}
+        </nav>
+        <div className="topbar-end">
+          <Preferences />
+          <span className="who" title={user.email}>{user.username}</span>
+          <button type="button" onClick={() => void signOut()}>{t('auth.signout')}</button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {section === 'files' && <FilesPage />}
+        {section === 'links' && <MyLinks />}
+        {section === 'admin' &&
+          (isAdmin ? (
+            <Suspense fallback={<p aria-busy="true">{t('common.loading')}</p>}>
+              <AdminPage />
+            </Suspense>
+          ) : (
+            <p className="error">{t('admin.forbidden')}</p>
+          ))}
+      </main>
+    </div>
+  );
+}

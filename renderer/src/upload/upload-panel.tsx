@@ -1,0 +1,54 @@
+/** Upload progress: one bar per file and one for the total, with pause, resume and cancel. */
+import { useState } from 'react';
+import { useI18n, type MessageKey } from '../i18n';
+import { formatBytes } from '../lib/format';
+import { uploads, useUploads } from './uploads';
+
+export function UploadPanel() {
+  const { t } = useI18n();
+  useUploads();
+  const [open, setOpen] = useState(true);
+  const list = uploads.list();
+  if (!list.length) return null;
+  const tot = uploads.totals();
+  return (
+    <section className="panel uploads" aria-label={t('upload.title')} data-testid="uploads">
+      <button type="button" className="panel-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {t('upload.title')} · {t('upload.total', { done: formatBytes(tot.sent), total: formatBytes(tot.total) })}
+      </button>
+      <progress max={Math.max(1, tot.total)} value={tot.sent} aria-label={t('upload.title')} />
+      {open && (
+        <>
+          <ul>
+            {list.map((u) => (
+              <li key={u.key} data-state={u.state}>
+                <div className="line">
+                  <span className="name-text" title={u.path}>{u.name}</span>
+                  <span className="muted">{t(`upload.state.${u.state}` as MessageKey)}</span>
+                  {['uploading', 'queued', 'offline'].includes(u.state) && (
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.pause')} ${u.name}`} onClick={() => uploads.pause(u.key)}>⏸</button>
+                  )}
+                  {['paused', 'error'].includes(u.state) && (
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.resume')} ${u.name}`} onClick={() => uploads.resume(u.key)}>▶</button>
+                  )}
+                  {u.state === 'needs_file' && (
+                    <label className="button small">
+                      {t('upload.resume_pick')}
+                      <input type="file" className="sr-only" onChange={(e) => e.target.files?.[0] && uploads.attach(u.key, e.target.files[0])} />
+                    </label>
+                  )}
+                  {!['done', 'cancelled'].includes(u.state) && (
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.cancel')} ${u.name}`} onClick={() => uploads.cancel(u.key)}>✕</button>
+                  )}
+                </div>
+                <progress max={Math.max(1, u.size)} value={u.sent} aria-label={u.name} />
+                {u.error && <p className="error">{u.error}</p>}
+              </li>
+            ))}
+          </ul>
+          <button type="button" className="small" onClick={() => uploads.clearFinished()}>{t('upload.clear')}</button>
+        </>
+      )}
+    </section>
+  );
+}
