@@ -38,6 +38,17 @@ export class Chunker {
     return parts.length === 1 ? parts[0] : Buffer.concat(parts, have);
   }
 
+  /** True once the stream has nothing more; pulls (and keeps) one chunk to find out. */
+  async atEnd(): Promise<boolean> {
+    while (!this.leftover?.length) {
+      if (this.ended) return true;
+      const r = await this.source.next();
+      if (r.done) this.ended = true;
+      else this.leftover = typeof r.value === 'string' ? Buffer.from(r.value) : r.value;
+    }
+    return false;
+  }
+
   /** Stops reading and destroys the source stream. */
   async close(): Promise<void> {
     await this.source.return?.();

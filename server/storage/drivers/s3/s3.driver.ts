@@ -113,8 +113,7 @@ export class S3Driver implements StorageDriver {
     const chunker = new Chunker(body);
     try {
       const first = (await chunker.next(BUFFER_LIMIT)) ?? Buffer.alloc(0);
-      const more = first.length === BUFFER_LIMIT;
-      if (more) {
+      if (!(await chunker.atEnd())) {
         await this.multipart.stream(path, first, chunker, { size: opts.size, mime, signal: opts.signal });
       } else {
         await this.api.call(path, opts.signal, (abortSignal) => this.api.client.send(new PutObjectCommand({
