@@ -15,7 +15,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createCipheriv, createHash } from 'node:crypto';
 import { isAppError, type ErrorCode } from '../../server/errors';
-import type { Entry, StorageDriver } from '../../server/storage/types';
+import type { Entry, StorageDriver } from '../../server/storage';
 
 export interface ConformanceTarget { driver: StorageDriver; teardown(): Promise<void> }
 export interface ConformanceOptions {
