@@ -10,7 +10,9 @@ import { basename, dirname, join } from 'node:path';
 
 export function startWorker(source: URL, options: WorkerOptions = {}): Worker {
   const srcPath = fileURLToPath(source);
-  if (existsSync(srcPath)) return new Worker(srcPath, { ...options, execArgv: [...(options.execArgv ?? []), '--import', 'tsx'] });
+  // From source: --import tsx does not reach worker threads on Node 20, so register tsx inside the worker first.
+  if (existsSync(srcPath))
+    return new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(source.href)}); })`, { ...options, eval: true });
   // In the bundle this module's URL is dist/server/cli.js; workers sit beside it.
   const bundled = join(dirname(fileURLToPath(import.meta.url)), 'workers', basename(srcPath, '.ts') + '.js');
   return new Worker(bundled, options);
