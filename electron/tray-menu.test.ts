@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { trayIcon, trayMenu, trayTooltip } from './tray-menu';
+import { toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import type { TrayCommand, TrayEntry, TrayState } from './types';
 
 const base = (over: Partial<TrayState> = {}): TrayState => ({
@@ -90,4 +90,16 @@ test('update states map to one entry each', () => {
   assert.equal(at({ state: 'installing' })?.enabled, false);
   assert.match(at({ state: 'error', error: 'x' })!.label, /failed/);
   assert.match(at({ state: 'not-available' })!.label, /up to date/);
+});
+
+test('the Electron template keeps labels, disables status lines and routes clicks to commands', () => {
+  const ran: TrayCommand[] = [];
+  const t = toMenuTemplate(trayMenu(base()), (c) => ran.push(c));
+  assert.deepEqual(t[0], { label: 'Filedock is running', enabled: false });
+  const lan = t.find((i) => i.label?.startsWith('LAN access'))!;
+  assert.equal(lan.type, 'checkbox');
+  assert.equal(lan.checked, true);
+  (lan.click as () => void)();
+  (t.at(-1)!.click as () => void)();
+  assert.deepEqual(ran, ['toggle-lan-access', 'quit']);
 });

@@ -3,6 +3,7 @@
  * the current state, and `main.ts` rebuilds the native menu from it whenever
  * something changes. Pure: no Electron, no clicks; entries name commands.
  */
+import type { MenuItemConstructorOptions } from 'electron';
 import type { TrayEntry, TrayState, TrayCommand } from './types';
 
 const cmd = (command: TrayCommand, label: string, enabled = true): TrayEntry => ({ kind: 'command', command, label, enabled });
@@ -97,4 +98,20 @@ export function trayIcon(s: TrayState): 'running' | 'busy' | 'error' | 'idle' {
   if (s.server.status === 'error' || s.server.status === 'backoff') return 'error';
   if (s.server.status !== 'running') return 'idle';
   return activityLine(s) ? 'busy' : 'running';
+}
+
+/** The Electron menu template for `entries`; each click runs its command through `run`. */
+export function toMenuTemplate(entries: TrayEntry[], run: (c: TrayCommand) => void): MenuItemConstructorOptions[] {
+  return entries.map((e): MenuItemConstructorOptions => {
+    switch (e.kind) {
+      case 'label':
+        return { label: e.label, enabled: false };
+      case 'separator':
+        return { type: 'separator' };
+      case 'command':
+        return { label: e.label, enabled: e.enabled, click: () => run(e.command) };
+      case 'toggle':
+        return { label: e.label, enabled: e.enabled, type: 'checkbox', checked: e.checked, click: () => run(e.command) };
+    }
+  });
 }

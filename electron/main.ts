@@ -1,0 +1,272 @@
+/**
+ * Desktop entry: thin wiring only. It owns the Electron objects (app, tray,
+ * windows, IPC) and connects them to the pure modules beside it, which hold
+ * every decision and are tested under plain Node (docs/desktop.md).
+ */
+import { app, BrowserWindow, clipboard, ipcMain, Menu, nativeImage, Notification, powerMonitor, powerSaveBlocker, safeStorage, screen, session, shell, Tray, utilityProcess, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
+import { autoUpdater } from 'electron-updater';
+import Bonjour from 'bonjour-service';
+import { homedir, hostname, networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { SettingsStore } from './desktop-settings';
+import { utilityFork } from './fork';
+import { advertise, lanUrl, qrDataUrl } from './lan';
+import { RotatingLog } from './log-file';
+import { DeviceKeyStore, machineId, pairWithSession, signIn, type Sealer } from './pairing';
+import { PowerGuard } from './power';
+import { publicSelfTest } from './public-selftest';
+import { buildServerEnv, FirstRunMarker } from './server-env';
+import { ServerHost } from './server-host';
+import { toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
+import { createDesktopUpdater, type AutoUpdaterSurface } from './updater';
+import { isExternalSafe, mainWindowOptions, navigationVerdict, panelWindowOptions, WindowStateStore } from './windows';
+import { IPC, type Activity, type DesktopSettings, type TrayCommand, type TrayState } from './types';
+
+/** How long quitting waits for in-flight transfers before the server is stopped anyway. */
+const QUIT_DRAIN_MS = 30_000;
+
+if (!app.requestSingleInstanceLock()) app.quit();
+else void main();
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  const appRoot = app.getAppPath();
+  const userData = app.getPath('userData');
+  const resources = join(appRoot, 'resources');
+  const settings = new SettingsStore(join(userData, 'desktop-settings.json'));
+  const dataDir = () => settings.get().dataDir ?? join(userData, 'data');
+  const logsDir = join(userData, 'logs');
+  const log = new RotatingLog(join(logsDir, 'server.log'));
+  const firstRun = new FirstRunMarker(userData, homedir());
+  const sealer: Sealer = safeStorage.isEncryptionAvailable()
+    ? { seal: (s) => safeStorage.encryptString(s), unseal: (b) => safeStorage.decryptString(b) }
+    : { seal: (s) => Buffer.from(s), unseal: (b) => b.toString() };
+  const keys = new DeviceKeyStore(join(userData, 'device-key'), sealer);
+  const thisMachine = machineId(join(userData, 'machine-id'));
+  const label = `Filedock desktop on ${hostname()}`;
+
+  const host = new ServerHost({
+    fork: utilityFork(utilityProcess, join(appRoot, 'dist/server/cli.js')),
+    env: () => buildServerEnv({ settings: settings.get(), dataDir: dataDir(), firstRun: firstRun.begin(), base: process.env }),
+    drainTimeoutMs: QUIT_DRAIN_MS,
+    log: (l) => log.write(l),
+    pipeOutput: (c) => {
+      if (c.stdout) log.pipe(c.stdout, '');
+      if (c.stderr) log.pipe(c.stderr, '[stderr] ');
+    },
+  });
+
+  let activity: Activity = { transfers: 0, ops: 0, syncing: false };
+  const power = new PowerGuard(powerSaveBlocker, { onChange: () => render() });
+  const updater = createDesktopUpdater({
+    autoUpdater: autoUpdater as unknown as AutoUpdaterSurface,
+    beforeInstall: () => host.stop(),
+    log: (m) => log.write(`[updater] ${m}`),
+  });
+
+  const origin = () => `http://127.0.0.1:${host.snapshot().port}`;
+  const currentLanUrl = () => {
+    const s = host.snapshot();
+    return s.status === 'running' && s.port ? lanUrl(settings.get().lanAccess, networkInterfaces(), s.port) : null;
+  };
+  const state = (): TrayState => ({
+    server: host.snapshot(),
+    settings: settings.get(),
+    lanUrl: currentLanUrl(),
+    activity,
+    paused: host.isPaused(),
+    keepingAwake: power.holding,
+    update: { state: updater.state, version: updater.version, error: updater.error },
+  });
+
+  const tray = new Tray(nativeImage.createFromPath(join(resources, 'tray-idle.png')));
+  function render(): void {
+    const s = state();
+    tray.setImage(nativeImage.createFromPath(join(resources, `tray-${trayIcon(s)}.png`)));
+    tray.setToolTip(trayTooltip(s));
+    tray.setContextMenu(Menu.buildFromTemplate(toMenuTemplate(trayMenu(s), (c) => void run(c))));
+  }
+
+  // mDNS follows the running server and the LAN setting.
+  let stopAdvertising: (() => Promise<void>) | null = null;
+  async function syncAdvertising(): Promise<void> {
+    await stopAdvertising?.();
+    stopAdvertising = null;
+    const s = host.snapshot();
+    if (s.status === 'running' && s.port && settings.get().lanAccess && settings.get().advertise)
+      stopAdvertising = advertise(new Bonjour(), { name: `Filedock on ${hostname()}`, port: s.port, version: app.getVersion() });
+  }
+
+  host.on('state', (s) => {
+    if (s.status !== 'running') power.release();
+    if (s.status === 'running' || s.status === 'stopped' || s.status === 'error') void syncAdvertising();
+    render();
+  });
+  host.on('activity', (a) => {
+    activity = a;
+    power.update(a);
+    render();
+  });
+  host.on('notify', (n) => new Notification({ title: n.title, body: n.body }).show());
+  updater.on('change', () => {
+    if (updater.state === 'available') new Notification({ title: 'Filedock update available', body: `Version ${updater.version} is being downloaded.` }).show();
+    render();
+  });
+
+  // The window.
+  const windowState = new WindowStateStore(join(userData, 'window-state.json'));
+  let win: BrowserWindow | null = null;
+  async function openWindow(): Promise<void> {
+    if (win) return win.show();
+    const w = new BrowserWindow(mainWindowOptions(join(__dirname, 'preload.js'), windowState.load(screen.getAllDisplays().map((d) => d.workArea)), join(resources, 'icon.png')));
+    win = w;
+    guard(w, () => origin());
+    const saveBounds = () => windowState.save({ ...w.getNormalBounds(), maximized: w.isMaximized() });
+    w.on('close', saveBounds);
+    w.on('session-end', () => void quit());
+    w.on('closed', () => (win = null));
+    w.once('ready-to-show', () => {
+      if (windowState.load([]).maximized) w.maximize();
+      w.show();
+    });
+    await signInWindow(w);
+  }
+
+  async function signInWindow(w: BrowserWindow): Promise<void> {
+    const first = firstRun.begin();
+    const out = await signIn({ baseUrl: origin(), machineId: thisMachine, label, keys, bootstrapSecret: first?.secret ?? null }).catch((e: Error) => {
+      log.write(`[desktop] sign-in failed: ${e.message}`);
+      return { via: 'none' as const, reason: e.message };
+    });
+    if (out.via !== 'none') {
+      await w.webContents.session.cookies.set({ url: origin(), name: 'service_session', value: out.login.token, httpOnly: true, sameSite: 'lax', expirationDate: Date.parse(out.login.expires_at) / 1000 });
+      if (out.via === 'bootstrap') firstRun.finish();
+    } else log.write(`[desktop] window opens the sign-in page: ${out.reason}`);
+    await w.loadURL(`${origin()}/`);
+  }
+
+  // A password sign-in in the window (after a revoke) pairs this machine again.
+  session.defaultSession.cookies.on('changed', (_e, cookie, _cause, removed) => {
+    if (removed || cookie.name !== 'service_session' || keys.load()) return;
+    pairWithSession(origin(), cookie.value, { machineId: thisMachine, label, keys }).catch((e: Error) => log.write(`[desktop] pairing failed: ${e.message}`));
+  });
+
+  function guard(w: BrowserWindow, allowedOrigin: () => string | null): void {
+    const decide = (url: string) => {
+      const o = allowedOrigin();
+      const verdict = o ? navigationVerdict(url, o) : 'deny';
+      if (verdict === 'external') void shell.openExternal(url);
+      return verdict;
+    };
+    w.webContents.on('will-navigate', (e, url) => {
+      if (decide(url) !== 'allow') e.preventDefault();
+    });
+    w.webContents.on('will-redirect', (e, url) => {
+      if (decide(url) !== 'allow') e.preventDefault();
+    });
+    w.webContents.setWindowOpenHandler(({ url }) => (decide(url), { action: 'deny' }));
+    w.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  }
+
+  async function openPanel(title: string, width: number, height: number, load: (w: BrowserWindow) => Promise<void>, withBridge = false): Promise<void> {
+    const w = new BrowserWindow(panelWindowOptions(title, width, height, withBridge ? join(__dirname, 'preload.js') : undefined));
+    guard(w, () => null);
+    w.setMenu(null);
+    await load(w);
+  }
+
+  // IPC for the bridge: only pages of the server origin and our own panel may call.
+  const panelUrl = () => `file://${join(resources, 'public-links.html')}`;
+  const trusted = (e: IpcMainEvent | IpcMainInvokeEvent) => {
+    const url = e.senderFrame?.url ?? '';
+    return url === panelUrl() || (host.snapshot().port !== undefined && navigationVerdict(url, origin()) === 'allow');
+  };
+  const handle = (channel: string, fn: (...args: never[]) => unknown) =>
+    ipcMain.handle(channel, (e, ...args) => {
+      if (!trusted(e)) throw new Error('not allowed');
+      return (fn as (...a: unknown[]) => unknown)(...args);
+    });
+  ipcMain.on(IPC.appVersion, (e) => (e.returnValue = trusted(e) ? app.getVersion() : ''));
+  handle(IPC.openExternal, (url: string) => (isExternalSafe(url) ? shell.openExternal(url) : Promise.reject(new Error('refused'))));
+  handle(IPC.getSettings, () => settings.get());
+  handle(IPC.updateSettings, (patch: Partial<DesktopSettings>) => applySettings(patch));
+  handle(IPC.publicSelfTest, () => {
+    const s = settings.get();
+    if (!s.publicUrl) throw new Error('set the public URL first');
+    return publicSelfTest({ publicUrl: s.publicUrl, localPublicUrl: `http://127.0.0.1:${s.publicPort}` });
+  });
+
+  /** Saves settings and applies them: login item at once, server-facing ones by a drained restart. */
+  async function applySettings(patch: Partial<DesktopSettings>): Promise<DesktopSettings> {
+    const before = settings.get();
+    const after = settings.update(patch);
+    app.setLoginItemSettings({ openAtLogin: after.startAtLogin });
+    const restartKeys: (keyof DesktopSettings)[] = ['port', 'lanAccess', 'dataDir', 'publicUrl', 'publicPort'];
+    if (restartKeys.some((k) => before[k] !== after[k])) await host.restart().catch((e: Error) => log.write(`[desktop] restart failed: ${e.message}`));
+    else await syncAdvertising();
+    render();
+    return after;
+  }
+
+  const commands: Record<TrayCommand, () => unknown> = {
+    'open-window': () => openWindow(),
+    'open-browser': () => shell.openExternal(`${origin()}/`),
+    'copy-lan-url': () => clipboard.writeText(currentLanUrl() ?? ''),
+    'copy-public-url': () => clipboard.writeText(settings.get().publicUrl),
+    'show-qr': async () => {
+      const url = currentLanUrl();
+      if (!url) return;
+      const img = await qrDataUrl(url);
+      const html = `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'"><body style="font:14px system-ui;text-align:center;margin:16px"><img src="${img}" width="240" height="240" alt=""><p>${url}</p></body>`;
+      await openPanel('Open Filedock on your phone', 300, 360, (w) => w.loadURL(`data:text/html;charset=utf-8,${encodeURIComponent(html)}`));
+    },
+    'public-links': () => openPanel('Public links', 520, 560, (w) => w.loadFile(join(resources, 'public-links.html')), true),
+    'toggle-pause': () => (host.setPaused(!host.isPaused()), render()),
+    'toggle-start-at-login': () => applySettings({ startAtLogin: !settings.get().startAtLogin }),
+    'toggle-lan-access': () => applySettings({ lanAccess: !settings.get().lanAccess }),
+    'check-updates': () => updater.check(),
+    'install-update': () => updater.install(),
+    'restart-server': () => host.start().catch(() => undefined),
+    'open-data-folder': () => shell.openPath(dataDir()),
+    'open-logs': () => shell.openPath(logsDir),
+    quit: () => quit(),
+  };
+  async function run(c: TrayCommand): Promise<void> {
+    try {
+      await commands[c]();
+    } catch (e) {
+      log.write(`[desktop] ${c} failed: ${(e as Error).message}`);
+    }
+  }
+
+  // Quit, logout and OS shutdown all drain the server (bounded) before the app exits.
+  let quitting: Promise<void> | null = null;
+  function quit(): Promise<void> {
+    return (quitting ??= (async () => {
+      power.release();
+      await stopAdvertising?.();
+      await host.stop(QUIT_DRAIN_MS);
+      log.close();
+      app.exit(0);
+    })());
+  }
+  app.on('before-quit', (e) => {
+    e.preventDefault();
+    void quit();
+  });
+  powerMonitor.on('shutdown', (...args: unknown[]) => {
+    (args[0] as { preventDefault?: () => void } | undefined)?.preventDefault?.();
+    void quit();
+  });
+  app.on('second-instance', () => void openWindow());
+  // A tray app keeps running with no window open.
+  app.on('window-all-closed', () => undefined);
+
+  render();
+  try {
+    await host.start();
+    if (firstRun.begin()) await openWindow();
+  } catch (e) {
+    log.write(`[desktop] server did not start: ${(e as Error).message}`);
+  }
+}
