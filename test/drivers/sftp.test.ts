@@ -149,6 +149,19 @@ describe('sftp against OpenSSH', { skip }, () => {
     await expectCode(make(configFor(server, { known_hosts: file })).then((d) => d.stat('')), 'storage_unreachable', /not in known_hosts/);
   });
 
+  test('the known key type is negotiated when the server holds several', async () => {
+    const multi = await startSshd({ hostKeyTypes: ['ed25519', 'ecdsa'] });
+    try {
+      const file = join(state.dir, 'ecdsa_known_hosts');
+      writeFileSync(file, `[127.0.0.1]:${multi.port} ${multi.hostKeyLine('ecdsa')}\n`);
+      await make(configFor(multi, { known_hosts: file })).then((d) => d.stat(''));
+      await make(configFor(multi, { host_key: multi.hostKeyLine('ecdsa') })).then((d) => d.stat(''));
+    } finally {
+      await Promise.all(drivers.map((d) => d.close()));
+      await multi.dispose();
+    }
+  });
+
   test('insecure_skip_host_key connects without recording anything', async () => {
     const stateDir = join(state.dir, 'insecure');
     await make(configFor(server, { insecure_skip_host_key: true }), stateDir).then((d) => d.stat(''));

@@ -11,9 +11,13 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort, tempDir } from './tools';
 
+export type HostKeyType = 'ed25519' | 'ecdsa' | 'rsa';
+
 export interface SshdOptions {
   /** Offer password login too (only the login user's real password would pass: for wrong-password tests). */
   password?: boolean;
+  /** Host keys the server holds; default only ed25519. */
+  hostKeyTypes?: HostKeyType[];
 }
 
 export interface SshdServer {
@@ -27,17 +31,17 @@ export interface SshdServer {
   /** The client's private key (OpenSSH format), authorised for `user`. */
   clientKey: string;
   clientKeyPath: string;
-  /** The current host key as `ssh-ed25519 AAAA...`. */
-  hostKeyLine(): string;
-  /** The current host key's `SHA256:...` fingerprint, as OpenSSH prints it. */
-  hostFingerprint(): string;
+  /** The current host key of `type` (default the first configured) as `ssh-ed25519 AAAA...`. */
+  hostKeyLine(type?: HostKeyType): string;
+  /** The `SHA256:...` fingerprint of that key, as OpenSSH prints it. */
+  hostFingerprint(type?: HostKeyType): string;
   /** (Re)starts the listener on the same port; resolves once it accepts connections. */
   start(): Promise<void>;
   /** Kills the listener and every session process it forked. Idempotent. */
   stop(): Promise<void>;
   /** Kills the session processes only, as a network drop would; the listener stays up. */
   dropSessions(): void;
-  /** Replaces the host key with a fresh one and restarts the listener. */
+  /** Replaces the host keys with fresh ones and restarts the listener. */
   swapHostKey(): Promise<void>;
   /** Stops the server and removes its temp dir. */
   dispose(): Promise<void>;
@@ -45,10 +49,10 @@ export interface SshdServer {
 
 const SSHD = '/usr/sbin/sshd';
 
-function keygen(path: string): void {
+function keygen(path: string, type: HostKeyType = 'ed25519'): void {
   rmSync(path, { force: true });
   rmSync(`${path}.pub`, { force: true });
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'filedock-test', '-f', path]);
+  execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', 'filedock-test', '-f', path]);
 }
 
 /** Every live process whose parent chain leads to `pid` (sshd's sessions call setsid, so process groups miss them). */
@@ -93,16 +97,18 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
   mkdirSync(dataDir);
   const port = await freePort();
   const user = userInfo().username;
-  const hostKeyPath = join(dir, 'host_ed25519');
+  const hostKeyTypes = opts.hostKeyTypes ?? ['ed25519'];
+  const hostKeyPath = (type: HostKeyType) => join(dir, `host_${type}`);
+  const makeHostKeys = () => hostKeyTypes.forEach((t) => keygen(hostKeyPath(t), t));
   const clientKeyPath = join(dir, 'client_ed25519');
-  keygen(hostKeyPath);
+  makeHostKeys();
   keygen(clientKeyPath);
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKeyPath}.pub`), { mode: 0o600 });
   const conf = join(dir, 'sshd_config');
   writeFileSync(conf, [
     `Port ${port}`,
     'ListenAddress 127.0.0.1',
-    `HostKey ${hostKeyPath}`,
+    ...hostKeyTypes.map((t) => `HostKey ${hostKeyPath(t)}`),
     `PidFile ${join(dir, 'sshd.pid')}`,
     `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
     // The temp dir lives under world-writable /tmp, which StrictModes refuses.
@@ -156,7 +162,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
     await exited;
   };
 
-  const publicKey = (): string => readFileSync(`${hostKeyPath}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  const publicKey = (type = hostKeyTypes[0]): string => readFileSync(`${hostKeyPath(type)}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
 
   await start();
   return {
@@ -168,14 +174,14 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
     clientKey: readFileSync(clientKeyPath, 'utf8'),
     clientKeyPath,
     hostKeyLine: publicKey,
-    hostFingerprint: () =>
-      'SHA256:' + createHash('sha256').update(Buffer.from(publicKey().split(' ')[1], 'base64')).digest('base64').replace(/=+$/, ''),
+    hostFingerprint: (type) =>
+      'SHA256:' + createHash('sha256').update(Buffer.from(publicKey(type).split(' ')[1], 'base64')).digest('base64').replace(/=+$/, ''),
     start,
     stop,
     dropSessions,
     swapHostKey: async () => {
       await stop();
-      keygen(hostKeyPath);
+      makeHostKeys();
       await start();
     },
     dispose: async () => {

@@ -8,7 +8,7 @@ import { Client, type FileEntry, type SFTPWrapper, type Stats } from 'ssh2';
 import { AppError } from '../../../errors';
 import type { SftpConfig } from './config';
 import { fromConnect, SFTP_STATUS, unreachable } from './errors';
-import { hostKeyVerifier } from './host-keys';
+import { hostKeyAlgorithms, hostKeyVerifier } from './host-keys';
 
 /** Keep-alive probes catch a silently dead peer (a NAT that dropped the flow, a suspended server). */
 const KEEPALIVE_MS = 15_000;
@@ -138,6 +138,7 @@ export function openSession(cfg: SftpConfig): Promise<SftpSession> {
         keepaliveInterval: KEEPALIVE_MS,
         keepaliveCountMax: KEEPALIVE_MAX_MISSED,
         hostVerifier: (key: Buffer) => verifier.verify(key),
+        algorithms: { serverHostKey: hostKeyAlgorithms(cfg.hostKeys, cfg.host, cfg.port) },
       });
     } catch (e) {
       // ssh2 throws synchronously for a key it cannot parse.

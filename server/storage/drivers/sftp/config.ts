@@ -91,7 +91,7 @@ export async function resolveConfig(raw: Record<string, unknown>, stateDir: stri
   const pin = str(raw.host_key);
   const knownHosts = str(raw.known_hosts);
   const hostKeys: HostKeyPolicy = pin
-    ? { mode: 'pinned', fingerprint: parsePin(pin)! }
+    ? { mode: 'pinned', ...parsePin(pin)! }
     : knownHosts
       ? { mode: 'strict', file: expandHome(knownHosts) }
       : bool(raw.insecure_skip_host_key)

@@ -8,10 +8,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ServerHostKeyAlgorithm } from 'ssh2';
 
 export type HostKeyPolicy =
   | { mode: 'insecure' }
-  | { mode: 'pinned'; fingerprint: string }
+  | { mode: 'pinned'; fingerprint: string; keyType?: string }
   | { mode: 'strict'; file: string }
   | { mode: 'tofu'; file: string };
 
@@ -44,18 +45,43 @@ function blobOf(type: string, base64: string): Buffer | null {
 /**
  * Parses a `host_key` pin: a `SHA256:<base64>` fingerprint, or a public key
  * line (`ssh-ed25519 AAAA... [comment]`, optionally preceded by a host field as
- * in known_hosts). Returns the pin as a fingerprint, or null when unreadable.
+ * in known_hosts; then the key type is known too). Null when unreadable.
  */
-export function parsePin(text: string): string | null {
+export function parsePin(text: string): { fingerprint: string; keyType?: string } | null {
   const t = text.trim();
   const fp = /^SHA256:([A-Za-z0-9+/]{43})=?$/.exec(t);
-  if (fp) return `SHA256:${fp[1]}`;
+  if (fp) return { fingerprint: `SHA256:${fp[1]}` };
   const words = t.split(/\s+/);
   for (let i = 0; i + 1 < words.length; i++) {
     const blob = blobOf(words[i], words[i + 1]);
-    if (blob) return fingerprintOf(blob);
+    if (blob) return { fingerprint: fingerprintOf(blob), keyType: words[i] };
   }
   return null;
+}
+
+/** ssh2's host-key algorithms in its default order of preference. */
+const HOST_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
+const algorithmsOf = (keyType: string): string[] => (keyType === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [keyType]);
+
+/**
+ * The host-key algorithms to offer, the types already known for the host
+ * first, as OpenSSH does: a server with both an RSA and an ed25519 key must
+ * show the one we know, not the one we happen to prefer. Undefined keeps
+ * ssh2's default order.
+ */
+export function hostKeyAlgorithms(policy: HostKeyPolicy, host: string, port: number): ServerHostKeyAlgorithm[] | undefined {
+  let types: string[] = [];
+  if (policy.mode === 'pinned') types = policy.keyType ? [policy.keyType] : [];
+  else if (policy.mode !== 'insecure') {
+    try {
+      types = knownKeysFor(readIfExists(policy.file) ?? '', knownHostsName(host, port)).filter((k) => !k.revoked).map((k) => k.type);
+    } catch {
+      // The verifier reports an unreadable file with its own reason.
+    }
+  }
+  const known = new Set(types.flatMap(algorithmsOf));
+  const first = HOST_KEY_ALGORITHMS.filter((a) => known.has(a));
+  return first.length === 0 ? undefined : [...first, ...HOST_KEY_ALGORITHMS.filter((a) => !first.includes(a))];
 }
 
 /** The name known_hosts uses for a host: bare on port 22, `[host]:port` otherwise. */
@@ -83,6 +109,7 @@ function hostFieldMatches(field: string, name: string): boolean {
 
 interface KnownKey {
   revoked: boolean;
+  type: string;
   fingerprint: string;
 }
 
@@ -97,7 +124,7 @@ function knownKeysFor(text: string, name: string): KnownKey[] {
     if (marker === '@cert-authority' || words.length < 3) continue;
     if (!hostFieldMatches(words[0], name)) continue;
     const blob = blobOf(words[1], words[2]);
-    if (blob) out.push({ revoked: marker === '@revoked', fingerprint: fingerprintOf(blob) });
+    if (blob) out.push({ revoked: marker === '@revoked', type: words[1], fingerprint: fingerprintOf(blob) });
   }
   return out;
 }
