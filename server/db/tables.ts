@@ -127,4 +127,85 @@ export interface DB {
   outbox: OutboxTable;
   settings: SettingsTable;
   meta: MetaTable;
+  storages: StoragesTable;
+  storage_grants: StorageGrantsTable;
+  nodes: NodesTable;
+  sync_runs: SyncRunsTable;
+  sync_errors: SyncErrorsTable;
+}
+
+/** catalogue */
+export interface StoragesTable {
+  id: Generated<number>;
+  uid: string;
+  name: string;
+  driver: string;
+  config: string;
+  mount_path: string;
+  sync_mode: 'poll' | 'fsnotify' | 'ondemand';
+  sync_interval_s: number;
+  enabled: number;
+  read_only: number;
+  rbac_enabled: number;
+  replica_target_id: number | null;
+  status: string;
+  status_reason: string | null;
+  last_sync_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+/** catalogue */
+export interface StorageGrantsTable {
+  id: Generated<number>;
+  storage_id: number;
+  user_id: number | null;
+  group_name: string | null;
+  level: 'viewer' | 'editor';
+}
+/** catalogue: the cached tree. Paths are relative to the storage root; `dir` is the parent path. */
+export interface NodesTable {
+  id: Generated<number>;
+  storage_id: number;
+  dir: string;
+  name: string;
+  path: string;
+  type: 'dir' | 'file';
+  size: number;
+  mtime: number;
+  etag: string | null;
+  mime: string | null;
+  sort_key: string;
+  owner_id: number | null;
+  thumb_state: string | null;
+  thumb_error: string | null;
+  thumb_exp: number | null;
+  thumb_sig: string | null;
+  scan_state: string | null;
+  app_state: string | null;
+  deleted_at: string | null;
+  updated_at: string;
+}
+/** catalogue */
+export interface SyncRunsTable {
+  id: Generated<number>;
+  storage_id: number;
+  kind: string;
+  status: 'running' | 'completed' | 'failed';
+  started_at: string;
+  finished_at: string | null;
+  added: number;
+  updated: number;
+  removed: number;
+  errors: number;
+  seen: number;
+  guard_tripped: number;
+  message: string | null;
+}
+/** catalogue */
+export interface SyncErrorsTable {
+  id: Generated<number>;
+  run_id: number;
+  path: string;
+  code: string;
+  message: string;
 }

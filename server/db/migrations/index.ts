@@ -4,6 +4,7 @@
  */
 import type { Migration } from './types';
 import { foundation } from './20261121093000-foundation';
+import { catalogue } from './20261121100000-catalogue';
 
-export const MIGRATIONS: Migration[] = [foundation];
+export const MIGRATIONS: Migration[] = [foundation, catalogue];
 export type { Migration } from './types';

@@ -1,0 +1,33 @@
+/**
+ * Who may see and change which storage: the one place the effective level is
+ * computed, for a whole set of storages at once. It is what listings report
+ * as `perm`.
+ *   - disabled storages are hidden from everyone;
+ *   - admins see every enabled storage (level `admin`);
+ *   - with `rbac_enabled`, only grants (per user or group) give access, the best one wins;
+ *   - otherwise every signed-in user is an `editor`;
+ *   - `viewer` role users and `read_only` storages never get more than `viewer`.
+ */
+import type { Principal } from '../auth';
+import type { Grant, StorageRow } from './storages.repo';
+
+export type Level = 'viewer' | 'editor' | 'admin';
+const RANK: Record<Level, number> = { viewer: 1, editor: 2, admin: 3 };
+
+export const atLeast = (have: Level | null, want: Level): boolean => have !== null && RANK[have] >= RANK[want];
+
+export function effectiveLevel(p: Principal, s: StorageRow, grants: Grant[]): Level | null {
+  if (!s.enabled) return null;
+  let level: Level | null;
+  if (p.role === 'admin') level = 'admin';
+  else if (s.rbac_enabled) {
+    level = null;
+    for (const g of grants) {
+      if ((g.user_id !== null && g.user_id === p.id) || (g.group !== null && p.groups.includes(g.group)))
+        if (level === null || RANK[g.level] > RANK[level]) level = g.level;
+    }
+  } else level = 'editor';
+  if (level === null) return null;
+  if (p.role === 'viewer' || s.read_only) return 'viewer';
+  return level;
+}

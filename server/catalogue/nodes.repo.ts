@@ -1,0 +1,140 @@
+/**
+ * The `nodes` table (the cached tree) and its search index. Every statement
+ * is small and synchronous; bulk changes come in batches wrapped by the
+ * caller in one short transaction.
+ */
+import type { Db } from '../db';
+import type { NodesTable } from '../db/tables';
+import type { Entry } from '../storage';
+import { baseName, parentRel } from '../lib/paths';
+import { sortKey } from './natural';
+import { mimeOf, isText } from './mime';
+
+export type NodeRow = Omit<NodesTable, 'id'> & { id: number };
+export type SortField = 'name' | 'size' | 'modified';
+
+export interface ListOptions {
+  sort: SortField;
+  desc: boolean;
+  limit: number;
+  offset: number;
+  /** Keyset cursor (name sort only): resume after this (type, sort_key, id). */
+  after?: { type: string; key: string; id: number };
+}
+
+const ORDER: Record<SortField, string> = {
+  name: 'type {d}, sort_key {d}, id {d}',
+  size: 'type, size {d}, sort_key, id',
+  modified: 'type, mtime {d}, sort_key, id',
+};
+
+export class NodesRepo {
+  private s;
+  constructor(private db: Db) {
+    const q = (sql: string) => db.sqlite.prepare(sql);
+    this.s = {
+      byPath: q('SELECT * FROM nodes WHERE storage_id = ? AND path = ?'),
+      byId: q('SELECT * FROM nodes WHERE id = ?'),
+      count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL'),
+      insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, owner_id, updated_at)
+                 VALUES (@storage_id, @dir, @name, @path, @type, @size, @mtime, @etag, @mime, @sort_key, @owner_id, @updated_at)
+                 ON CONFLICT(storage_id, path) DO UPDATE SET type = excluded.type, size = excluded.size, mtime = excluded.mtime,
+                   etag = excluded.etag, mime = excluded.mime, deleted_at = NULL, updated_at = excluded.updated_at,
+                   owner_id = COALESCE(excluded.owner_id, nodes.owner_id),
+                   thumb_state = CASE WHEN nodes.size != excluded.size OR nodes.mtime != excluded.mtime OR IFNULL(nodes.etag,'') != IFNULL(excluded.etag,'') THEN NULL ELSE nodes.thumb_state END
+                 RETURNING id`),
+      ftsInsert: q('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)'),
+      ftsDelete: q('DELETE FROM search_fts WHERE rowid = ?'),
+      ftsBody: q('UPDATE search_fts SET body = ? WHERE rowid = ?'),
+      update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
+      deleteTree: q("DELETE FROM nodes WHERE storage_id = ? AND (path = ? OR (path >= ? AND path < ?)) RETURNING id"),
+      deleteAll: q('DELETE FROM nodes WHERE storage_id = ? RETURNING id'),
+    };
+  }
+
+  get(storageId: number, path: string): NodeRow | undefined {
+    return this.s.byPath.get(storageId, path) as NodeRow | undefined;
+  }
+
+  byId(id: number): NodeRow | undefined {
+    return this.s.byId.get(id) as NodeRow | undefined;
+  }
+
+  /** Rows of one folder, folders first, in the requested order; plus the folder's total. */
+  list(storageId: number, dir: string, o: ListOptions): { rows: NodeRow[]; total: number } {
+    const d = o.desc ? 'DESC' : 'ASC';
+    const order = ORDER[o.sort].replace(/\{d\}/g, d);
+    let keyset = '';
+    const args: unknown[] = [storageId, dir];
+    if (o.after && o.sort === 'name') {
+      const cmp = o.desc ? '<' : '>';
+      keyset = ` AND (type, sort_key, id) ${cmp} (?, ?, ?)`;
+      args.push(o.after.type, o.after.key, o.after.id);
+    }
+    const rows = this.db.sqlite
+      .prepare(`SELECT * FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL${keyset} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...args, o.limit, o.after ? 0 : o.offset) as NodeRow[];
+    const total = (this.s.count.get(storageId, dir) as { n: number }).n;
+    return { rows, total };
+  }
+
+  /** Inserts or refreshes one entry at `path`; returns its id. Call inside a transaction for batches. */
+  upsert(storageId: number, path: string, e: Entry, ownerId: number | null = null): number {
+    const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(e.name);
+    const existing = this.s.byPath.get(storageId, path) as NodeRow | undefined;
+    const row = this.s.insert.get({
+      storage_id: storageId, dir: parentRel(path), name: baseName(path), path, type: e.type, size: e.type === 'dir' ? 0 : e.size,
+      mtime: Math.round(e.mtime), etag: e.etag ?? null, mime, sort_key: sortKey(baseName(path)), owner_id: ownerId, updated_at: new Date().toISOString(),
+    }) as { id: number };
+    if (!existing) this.s.ftsInsert.run(row.id, baseName(path), null);
+    return row.id;
+  }
+
+  /** Stores the extracted text of a small text file for full-text search. */
+  setBody(id: number, body: string | null): void {
+    this.s.ftsBody.run(body, id);
+  }
+
+  /** Makes sure every ancestor folder of `path` has a row (writes can create parents). */
+  ensureParents(storageId: number, path: string): void {
+    let dir = parentRel(path);
+    const missing: string[] = [];
+    while (dir !== '' && !this.s.byPath.get(storageId, dir)) {
+      missing.push(dir);
+      dir = parentRel(dir);
+    }
+    for (const p of missing.reverse()) this.upsert(storageId, p, { name: baseName(p), type: 'dir', size: 0, mtime: Date.now() });
+  }
+
+  /** Removes a node and everything below it (and their search rows). Returns the removed ids. */
+  removeTree(storageId: number, path: string): number[] {
+    const ids = (path === ''
+      ? this.s.deleteAll.all(storageId)
+      : this.s.deleteTree.all(storageId, path, path + '/', path + '0')) as Array<{ id: number }>; // '0' follows '/' in code order
+    for (const { id } of ids) this.s.ftsDelete.run(id);
+    return ids.map((r) => r.id);
+  }
+
+  /**
+   * Re-keys a subtree after a move or rename within one storage (the ids, and
+   * with them thumbnails and shares, survive). Target rows are replaced.
+   */
+  moveTree(storageId: number, from: string, to: string): void {
+    this.removeTree(storageId, to);
+    const rows = this.db.sqlite
+      .prepare("SELECT id, path FROM nodes WHERE storage_id = ? AND (path = ? OR (path >= ? AND path < ?))")
+      .all(storageId, from, from + '/', from + '0') as Array<{ id: number; path: string }>;
+    const upd = this.db.sqlite.prepare('UPDATE nodes SET path = ?, dir = ?, name = ?, sort_key = ?, updated_at = ? WHERE id = ?');
+    const now = new Date().toISOString();
+    for (const r of rows) {
+      const p = to + r.path.slice(from.length);
+      upd.run(p, parentRel(p), baseName(p), sortKey(baseName(p)), now, r.id);
+      if (r.path === from) this.db.sqlite.prepare('UPDATE search_fts SET name = ? WHERE rowid = ?').run(baseName(p), r.id);
+    }
+  }
+
+  /** Whether a mime/size qualifies for full-text indexing. */
+  static textual(mime: string | null, size: number): boolean {
+    return isText(mime) && size > 0 && size <= 256 * 1024;
+  }
+}

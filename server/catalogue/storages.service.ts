@@ -1,0 +1,299 @@
+/**
+ * Admin storage management. Saving builds and probes the new driver (10 s
+ * bound) before it commits, then swaps it in and restarts the syncer, so the
+ * running process never serves a half-saved storage. Saves of one storage
+ * are serialised.
+ */
+import { AppError, validation } from '../errors';
+import { checkName } from '../lib/paths';
+import type { EventBus, Actor, RequestMeta } from '../events';
+import {
+  MASK, maskSecrets, mergeForUpdate, resolveConfig, sealSecrets,
+  type DriverManager, type DriverRegistry, type ProbeResult, type StorageConfig,
+} from '../storage';
+import { newUid, type StorageRow, type StoragesRepo } from './storages.repo';
+
+export type SyncMode = 'poll' | 'fsnotify' | 'ondemand';
+export const SYNC_MODES: readonly SyncMode[] = ['poll', 'fsnotify', 'ondemand'];
+export const DEFAULT_INTERVAL_S = 900;
+
+export interface StorageInput {
+  name?: string;
+  driver?: string;
+  config?: unknown;
+  mount_path?: string;
+  sync_mode?: string;
+  sync_interval_s?: number;
+  enabled?: boolean;
+  read_only?: boolean;
+  rbac_enabled?: boolean;
+  replica_target_id?: number | null;
+}
+
+export interface StorageView {
+  id: number;
+  uid: string;
+  name: string;
+  driver: string;
+  config: StorageConfig;
+  config_summary: string;
+  mount_path: string;
+  sync_mode: SyncMode;
+  sync_interval_s: number;
+  enabled: boolean;
+  read_only: boolean;
+  readonly: boolean;
+  rbac_enabled: boolean;
+  replica_target_id: number | null;
+  status: string;
+  status_reason: string | null;
+  last_sync: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SaveContext {
+  actor?: Actor | null;
+  request?: RequestMeta;
+  /** CLI: required fields missing are only warnings, and the probe may be skipped. */
+  lenient?: boolean;
+  /** Skip the connection probe (saving a storage whose backend is offline right now). */
+  skipProbe?: boolean;
+}
+
+/** Sync interval rule of the spec: under 5 s is clamped to 15 minutes. */
+export const clampInterval = (s: number): number => (s < 5 ? DEFAULT_INTERVAL_S : Math.floor(s));
+
+export interface SyncControl {
+  restart(id: number): Promise<void> | void;
+  stop(id: number): Promise<void> | void;
+}
+
+export class StoragesService {
+  private locks = new Map<number, Promise<unknown>>();
+  private syncer: SyncControl | null = null;
+
+  constructor(
+    private repo: StoragesRepo,
+    private registry: DriverRegistry,
+    private manager: DriverManager,
+    private secretKey: Buffer,
+    private bus: EventBus,
+    private opts: { demo: boolean; warn?: (msg: string) => void },
+  ) {}
+
+  /** The syncer is created after this service (it needs it); main.ts links them. */
+  attachSyncer(s: SyncControl): void {
+    this.syncer = s;
+  }
+
+  view(r: StorageRow): StorageView {
+    const mod = this.registry.get(r.driver);
+    const stored = JSON.parse(r.config) as StorageConfig;
+    const config = mod ? maskSecrets(mod.descriptor, stored) : stored;
+    return {
+      id: r.id, uid: r.uid, name: r.name, driver: r.driver, config, config_summary: summary(r.driver, config),
+      mount_path: r.mount_path, sync_mode: r.sync_mode, sync_interval_s: r.sync_interval_s, enabled: !!r.enabled,
+      read_only: !!r.read_only, readonly: !!r.read_only, rbac_enabled: !!r.rbac_enabled, replica_target_id: r.replica_target_id,
+      status: r.status, status_reason: r.status_reason, last_sync: r.last_sync_at ?? '', created_at: r.created_at, updated_at: r.updated_at,
+    };
+  }
+
+  list(): StorageView[] {
+    return this.repo.all().map((r) => this.view(r));
+  }
+
+  get(id: number): StorageView {
+    const r = this.repo.byId(id);
+    if (!r) throw new AppError('not_found');
+    return this.view(r);
+  }
+
+  async create(input: StorageInput, ctx: SaveContext = {}): Promise<StorageView> {
+    if (input.name === undefined) throw validation('name', 'is required');
+    if (input.driver === undefined) throw validation('driver', 'is required');
+    const name = this.checkStorageName(input.name);
+    const { driver, config } = this.prepareConfig(input.driver, input.config ?? {}, {}, ctx);
+    const syncMode = this.checkSyncMode(input.sync_mode ?? 'poll', input.driver);
+    const uid = newUid();
+    const built = await this.buildAndProbe(uid, driver, config, ctx);
+    const id = this.repo.insert({
+      uid, name, driver, config: JSON.stringify(config), mount_path: input.mount_path ?? '/', sync_mode: syncMode,
+      sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S), enabled: input.enabled === false ? 0 : 1,
+      read_only: input.read_only ? 1 : 0, rbac_enabled: input.rbac_enabled ? 1 : 0, replica_target_id: input.replica_target_id ?? null,
+    });
+    if (built) await this.manager.install(id, built);
+    await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
+    await this.syncer?.restart(id);
+    return this.get(id);
+  }
+
+  /** Partial update (PUT and PATCH). A rename changes the first path segment at once; the uid never changes. */
+  update(id: number, input: StorageInput, ctx: SaveContext = {}): Promise<StorageView> {
+    return this.serial(id, async () => {
+      const r = this.repo.byId(id);
+      if (!r) throw new AppError('not_found');
+      const patch: Partial<StorageRow> = {};
+      if (input.name !== undefined && input.name !== r.name) patch.name = this.checkStorageName(input.name, id);
+      const driverName = input.driver ?? r.driver;
+      let rebuilt = false;
+      if (input.config !== undefined || input.driver !== undefined) {
+        const old = driverName === r.driver ? (JSON.parse(r.config) as StorageConfig) : {};
+        const { config } = this.prepareConfig(driverName, input.config ?? (driverName === r.driver ? old : {}), old, ctx);
+        patch.driver = driverName;
+        patch.config = JSON.stringify(config);
+        rebuilt = patch.config !== r.config || driverName !== r.driver;
+      }
+      if (input.sync_mode !== undefined) patch.sync_mode = this.checkSyncMode(input.sync_mode, driverName);
+      if (input.sync_interval_s !== undefined) patch.sync_interval_s = clampInterval(input.sync_interval_s);
+      if (input.mount_path !== undefined) patch.mount_path = input.mount_path;
+      if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
+      if (input.read_only !== undefined) patch.read_only = input.read_only ? 1 : 0;
+      if (input.rbac_enabled !== undefined) patch.rbac_enabled = input.rbac_enabled ? 1 : 0;
+      if (input.replica_target_id !== undefined) patch.replica_target_id = input.replica_target_id;
+      const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
+      this.repo.update(id, patch);
+      if (built) await this.manager.install(id, built);
+      await this.bus.emit('audit', {
+        action: 'admin.config_change', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`,
+        meta: { fields: Object.keys(patch).filter((k) => k !== 'config').concat(patch.config ? ['config'] : []) },
+      });
+      await this.syncer?.restart(id);
+      return this.get(id);
+    });
+  }
+
+  /** Removes the storage and its cache rows; files on the backend are not touched. */
+  delete(id: number, ctx: SaveContext = {}): Promise<void> {
+    return this.serial(id, async () => {
+      const r = this.repo.byId(id);
+      if (!r) throw new AppError('not_found');
+      await this.syncer?.stop(id);
+      await this.manager.remove(id);
+      this.repo.delete(id);
+      await this.bus.emit('audit', { action: 'storage.delete', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name: r.name, driver: r.driver } });
+    });
+  }
+
+  /**
+   * Probes a connection without saving: `input` alone (unsaved), or a saved
+   * storage with `input` applied over it (secrets given as `***` keep theirs).
+   */
+  async test(input: StorageInput, savedId?: number): Promise<{ ok: true } & ProbeResult | { ok: false; error: string }> {
+    const saved = savedId !== undefined ? this.repo.byId(savedId) : undefined;
+    if (savedId !== undefined && !saved) throw new AppError('not_found');
+    const driverName = input.driver ?? saved?.driver;
+    if (!driverName) throw validation('driver', 'is required');
+    const old = saved && saved.driver === driverName ? (JSON.parse(saved.config) as StorageConfig) : {};
+    const { config } = this.prepareConfig(driverName, input.config ?? old, old, {});
+    try {
+      const driver = await this.manager.build({ uid: saved?.uid ?? 'test-' + newUid(), driver: driverName, config });
+      try {
+        return { ok: true, ...(await this.manager.probe(driver)) };
+      } finally {
+        await driver.close().catch(() => {});
+      }
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'validation_failed') throw e;
+      return { ok: false, error: e instanceof AppError ? String(e.params.reason ?? e.message) : (e as Error).message };
+    }
+  }
+
+  /** Ensures a live driver for storage `id` (builds one lazily after a restart). */
+  async driverFor(id: number) {
+    const existing = this.manager.get(id);
+    if (existing) return existing;
+    const r = this.repo.byId(id);
+    if (!r) throw new AppError('not_found');
+    return this.serial(id, async () => {
+      const again = this.manager.get(id);
+      if (again) return again;
+      const d = await this.manager.build({ uid: r.uid, driver: r.driver, config: JSON.parse(r.config) });
+      await this.manager.install(id, d);
+      return d;
+    });
+  }
+
+  private checkStorageName(name: unknown, exceptId?: number): string {
+    if (typeof name !== 'string') throw validation('name');
+    const n = name.trim();
+    try {
+      checkName(n);
+    } catch (e) {
+      throw new AppError('validation_failed', { field: 'name', reason: (e as AppError).code }, { field: 'name', reason: (e as AppError).code });
+    }
+    if (this.repo.nameTaken(n, exceptId)) throw new AppError('name_taken', { name: n }, { field: 'name' });
+    return n;
+  }
+
+  private checkSyncMode(mode: string, driver: string): SyncMode {
+    if (!(SYNC_MODES as readonly string[]).includes(mode)) throw validation('sync_mode', `must be one of ${SYNC_MODES.join(', ')}`);
+    if (mode === 'fsnotify' && !this.registry.get(driver)?.descriptor.capabilities.watch)
+      throw validation('sync_mode', `the ${driver} driver cannot watch for changes; use poll or ondemand`);
+    return mode as SyncMode;
+  }
+
+  /** Resolves, validates and seals a config; merges masked secrets with the stored ones. */
+  private prepareConfig(driver: string, raw: unknown, old: StorageConfig, ctx: SaveContext): { driver: string; config: StorageConfig } {
+    const mod = this.registry.get(driver);
+    if (!mod) throw validation('driver', `unknown driver ${driver}`);
+    if (this.opts.demo) throw new AppError('forbidden', { reason: 'demo' }, { reason: 'storage drivers are disabled on a demo instance' });
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw validation('config', 'must be a JSON object');
+    const merged = mergeForUpdate(mod.descriptor, old, raw as StorageConfig);
+    const { config, problems } = resolveConfig(mod, merged);
+    for (const p of problems) {
+      if (ctx.lenient && p.kind === 'required') {
+        this.opts.warn?.(`warning: config.${p.field} ${p.message}`);
+        continue;
+      }
+      throw new AppError('validation_failed', { field: `config.${p.field}`, reason: p.message }, { field: `config.${p.field}`, reason: p.message });
+    }
+    for (const v of Object.values(config)) if (v === MASK) throw validation('config', 'a secret field reads "***" but nothing is stored for it');
+    return { driver, config: sealSecrets(mod.descriptor, config, this.secretKey) };
+  }
+
+  private async buildAndProbe(uid: string, driver: string, config: StorageConfig, ctx: SaveContext) {
+    if (ctx.lenient && ctx.skipProbe) return null;
+    const built = await this.manager.build({ uid, driver, config });
+    if (ctx.skipProbe) return built;
+    try {
+      await this.manager.probe(built);
+    } catch (e) {
+      await built.close().catch(() => {});
+      throw e;
+    }
+    return built;
+  }
+
+  private serial<T>(id: number, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(id) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const settled = next.catch(() => {});
+    this.locks.set(id, settled);
+    settled.then(() => {
+      if (this.locks.get(id) === settled) this.locks.delete(id);
+    });
+    return next;
+  }
+}
+
+/** A short human description of where a storage points, without secrets. */
+export function summary(driver: string, c: StorageConfig): string {
+  const s = (k: string) => (typeof c[k] === 'string' || typeof c[k] === 'number' ? String(c[k]) : '');
+  switch (driver) {
+    case 'local':
+      return s('path');
+    case 's3':
+      return `s3://${s('bucket')}/${s('prefix')}${s('endpoint') ? ` @ ${s('endpoint')}` : ''}`;
+    case 'sftp':
+      return `sftp://${s('user')}@${s('host')}${s('port') ? ':' + s('port') : ''}${s('root')}`;
+    case 'ftp':
+      return `ftp${c.secure ? 's' : ''}://${s('user') || 'anonymous'}@${s('host')}${s('port') ? ':' + s('port') : ''}${s('root')}`;
+    case 'webdav':
+      return `${s('url')}${s('root')}`;
+    case 'smb':
+      return `//${s('host')}/${s('share')}${s('root') ? '/' + s('root').replace(/^\/+/, '') : ''}`;
+    default:
+      return Object.entries(c).filter(([, v]) => typeof v === 'string' && v !== MASK).map(([k, v]) => `${k}=${v}`).slice(0, 3).join(' ');
+  }
+}

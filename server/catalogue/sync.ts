@@ -1,0 +1,239 @@
+/**
+ * The sync engine: streams a backend's entries, diffs them against the
+ * catalogue in batches (one short transaction per batch, never across I/O),
+ * records a sync run with counts and per-error detail, and applies the
+ * tombstone guard (no delete pass when a run sees under 70 % of the last one).
+ */
+import type { Db } from '../db';
+import type { StorageDriver, WalkEntry, Entry } from '../storage';
+import { AppError, isAppError } from '../errors';
+import { isInternalName, joinRel, parentRel } from '../lib/paths';
+import { NodesRepo } from './nodes.repo';
+import { sortKey } from './natural';
+import { mimeOf } from './mime';
+
+const BATCH = 1000;
+export const TOMBSTONE_RATIO = 0.7;
+
+export interface SyncCounts {
+  added: number;
+  updated: number;
+  removed: number;
+  errors: number;
+  seen: number;
+}
+
+export interface SyncHooks {
+  /** Folders whose content changed (relative paths), after each committed batch. */
+  onFoldersChanged?(storageId: number, folders: string[]): void;
+  /** A file that is new to the catalogue or whose content drifted. */
+  onFileChanged?(nodeId: number, kind: 'added' | 'drifted'): void;
+}
+
+/** A growable bitmap of node ids seen by the current run. */
+class IdSet {
+  private bits = new Uint8Array(1 << 16);
+  size = 0;
+  add(id: number): void {
+    if (id >> 3 >= this.bits.length) {
+      const next = new Uint8Array(Math.max(this.bits.length * 2, (id >> 3) + 1));
+      next.set(this.bits);
+      this.bits = next;
+    }
+    const b = 1 << (id & 7);
+    if (!(this.bits[id >> 3] & b)) {
+      this.bits[id >> 3] |= b;
+      this.size++;
+    }
+  }
+  has(id: number): boolean {
+    return id >> 3 < this.bits.length && (this.bits[id >> 3] & (1 << (id & 7))) !== 0;
+  }
+}
+
+type Existing = { id: number; path: string; type: string; size: number; mtime: number; etag: string | null };
+
+const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
+const changed = (row: Existing, e: WalkEntry) =>
+  row.type !== e.type || (e.type === 'file' && (e.etag && row.etag ? e.etag !== row.etag : row.size !== e.size || row.mtime !== Math.round(e.mtime)));
+
+export class SyncEngine {
+  private nodes: NodesRepo;
+  private s;
+
+  constructor(private db: Db, private hooks: SyncHooks = {}) {
+    this.nodes = new NodesRepo(db);
+    const q = (sql: string) => db.sqlite.prepare(sql);
+    this.s = {
+      insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+      fts: q('INSERT INTO search_fts (rowid, name) VALUES (?, ?)'),
+      update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
+      count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ?'),
+      ids: q('SELECT id, path, dir FROM nodes WHERE storage_id = ? AND id > ? ORDER BY id LIMIT 5000'),
+      dirRows: q('SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?'),
+      lastSeen: q("SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1"),
+    };
+  }
+
+  /**
+   * Full walk of a storage into run `runId`. A missing or unreachable root,
+   * or a walk that breaks midway, records an errored run and removes nothing.
+   */
+  async full(storageId: number, driver: StorageDriver, runId: number, signal?: AbortSignal): Promise<SyncCounts> {
+    const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
+    const seen = new IdSet();
+    const prevCount = (this.s.count.get(storageId) as { n: number }).n;
+    const lastSeen = (this.s.lastSeen.get(storageId) as { seen: number } | undefined)?.seen ?? prevCount;
+    const failedDirs: string[] = [];
+    try {
+      const root = await driver.stat('');
+      if (root.type !== 'dir') throw new AppError('storage_unavailable', { reason: 'the storage root is not a folder' });
+      let batch: WalkEntry[] = [];
+      for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
+        batch.push(e);
+        if (batch.length >= BATCH) {
+          this.apply(storageId, batch, seen, counts);
+          batch = [];
+          await yieldLoop();
+          signal?.throwIfAborted();
+        }
+      }
+      this.apply(storageId, batch, seen, counts);
+    } catch (e) {
+      this.recordError(runId, '', e);
+      counts.errors++;
+      throw e;
+    }
+    counts.seen = seen.size;
+    // Tombstone guard: a run that saw far fewer entries than the last one is suspect.
+    const base = Math.max(lastSeen, 0);
+    if (base > 0 && seen.size < TOMBSTONE_RATIO * base) {
+      this.db.sqlite.prepare('UPDATE sync_runs SET guard_tripped = 1, message = ? WHERE id = ?').run(`saw ${seen.size} of ${base} entries: delete pass skipped`, runId);
+      return counts;
+    }
+    counts.removed = await this.deleteUnseen(storageId, seen, failedDirs);
+    return counts;
+  }
+
+  /** Revalidates one folder against the backend (opened folder, ondemand, watcher). Returns whether anything changed. */
+  async folder(storageId: number, driver: StorageDriver, dir: string): Promise<SyncCounts> {
+    const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
+    const listed: WalkEntry[] = [];
+    for await (const e of driver.list(dir)) if (!isInternalName(e.name)) listed.push({ ...e, path: joinRel(dir, e.name) });
+    const rows = this.s.dirRows.all(storageId, dir) as Existing[];
+    const names = new Set(listed.map((e) => e.path));
+    const seen = new IdSet();
+    this.apply(storageId, listed, seen, counts);
+    const gone = rows.filter((r) => !names.has(r.path));
+    if (gone.length) {
+      this.db.sqlite.transaction(() => {
+        for (const r of gone) counts.removed += this.nodes.removeTree(storageId, r.path).length;
+      })();
+      this.hooks.onFoldersChanged?.(storageId, [dir]);
+    }
+    counts.seen = listed.length;
+    return counts;
+  }
+
+  /** The backend's entries: its flat walk when it has one, else breadth-first listing (errors per folder recorded). */
+  private async *entries(driver: StorageDriver, storageId: number, runId: number, counts: SyncCounts, failedDirs: string[], signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+    if (driver.walk) {
+      for await (const e of driver.walk('', signal)) if (!e.path.split('/').some(isInternalName)) yield e;
+      return;
+    }
+    const queue = [''];
+    while (queue.length) {
+      const dir = queue.shift()!;
+      try {
+        for await (const e of driver.list(dir)) {
+          if (isInternalName(e.name)) continue;
+          const path = joinRel(dir, e.name);
+          if (e.type === 'dir') queue.push(path);
+          yield { ...e, path };
+        }
+      } catch (err) {
+        if (dir === '') throw err;
+        failedDirs.push(dir);
+        counts.errors++;
+        this.recordError(runId, dir, err);
+      }
+      signal?.throwIfAborted();
+    }
+    void storageId;
+  }
+
+  /** Diffs one batch against the catalogue and writes the differences in one transaction. */
+  private apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts): void {
+    if (batch.length === 0) return;
+    const existing = new Map<string, Existing>();
+    for (let i = 0; i < batch.length; i += 500) {
+      const slice = batch.slice(i, i + 500);
+      const rows = this.db.sqlite
+        .prepare(`SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND path IN (${slice.map(() => '?').join(',')})`)
+        .all(storageId, ...slice.map((e) => e.path)) as Existing[];
+      for (const r of rows) existing.set(r.path, r);
+    }
+    const folders = new Set<string>();
+    const fileEvents: Array<[number, 'added' | 'drifted']> = [];
+    const now = new Date().toISOString();
+    this.db.sqlite.transaction(() => {
+      for (const e of batch) {
+        const row = existing.get(e.path);
+        if (!row) {
+          const name = e.path.slice(e.path.lastIndexOf('/') + 1);
+          const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
+          const { id } = this.s.insert.get(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, Math.round(e.mtime), e.etag ?? null, mime, sortKey(name), now) as { id: number };
+          this.s.fts.run(id, name);
+          seen.add(id);
+          counts.added++;
+          folders.add(parentRel(e.path));
+          if (e.type === 'file') fileEvents.push([id, 'added']);
+        } else {
+          seen.add(row.id);
+          if (changed(row, e)) {
+            const name = e.path.slice(e.path.lastIndexOf('/') + 1);
+            this.s.update.run(e.type, e.type === 'dir' ? 0 : e.size, Math.round(e.mtime), e.etag ?? null, e.type === 'dir' ? null : e.mime ?? mimeOf(name), now, row.id);
+            counts.updated++;
+            folders.add(parentRel(e.path));
+            if (e.type === 'file') fileEvents.push([row.id, 'drifted']);
+          }
+        }
+      }
+    })();
+    if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
+    for (const [id, kind] of fileEvents) this.hooks.onFileChanged?.(id, kind);
+  }
+
+  /** Deletes rows the run did not see, except below folders that failed to list. */
+  private async deleteUnseen(storageId: number, seen: IdSet, failedDirs: string[]): Promise<number> {
+    let removed = 0;
+    let after = 0;
+    const folders = new Set<string>();
+    for (;;) {
+      const rows = this.s.ids.all(storageId, after) as Array<{ id: number; path: string; dir: string }>;
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1].id;
+      const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
+      if (gone.length) {
+        this.db.sqlite.transaction(() => {
+          for (const r of gone) {
+            removed += this.nodes.removeTree(storageId, r.path).length;
+            folders.add(r.dir);
+          }
+        })();
+        await yieldLoop();
+      }
+    }
+    if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
+    return removed;
+  }
+
+  private recordError(runId: number, path: string, e: unknown): void {
+    const code = isAppError(e) ? e.code : 'internal';
+    const reason = isAppError(e) ? String(e.params.reason ?? e.message) : e instanceof Error ? e.message : String(e);
+    this.db.sqlite.prepare('INSERT INTO sync_errors (run_id, path, code, message) VALUES (?, ?, ?, ?)').run(runId, path, code, reason.slice(0, 2000));
+  }
+}
+
+export type { Entry };

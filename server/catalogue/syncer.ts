@@ -1,0 +1,246 @@
+/**
+ * Keeps each storage's catalogue in step with its backend: full syncs run as
+ * persistent ops (`storage.sync`, one at a time per storage), `poll` storages
+ * re-sync at their interval, `fsnotify` storages revalidate the folders their
+ * watcher reports (falling back to polling with a logged reason), and any
+ * folder a user opens is revalidated when stale. An unreachable storage is
+ * marked offline and re-probed every 30 s, so it recovers without a restart.
+ */
+import type { Db } from '../db';
+import type { JobQueue, JobContext } from '../jobs';
+import type { StorageDriver } from '../storage';
+import { isAppError } from '../errors';
+import type { Logger } from '../lib/log';
+import type { StoragesRepo, StorageRow } from './storages.repo';
+import type { SyncEngine } from './sync';
+
+export const SYNC_JOB = 'storage.sync';
+const FOLDER_STALE_MS = 15_000;
+const OFFLINE_RETRY_MS = 30_000;
+const WATCH_DEBOUNCE_MS = 300;
+
+interface Live {
+  timer?: NodeJS.Timeout;
+  unwatch?: () => void;
+  retry?: NodeJS.Timeout;
+}
+
+export interface SyncRunView {
+  id: number;
+  storage_id: number;
+  kind: string;
+  status: string;
+  started_at: string;
+  finished_at: string | null;
+  added: number;
+  updated: number;
+  removed: number;
+  errors: number;
+  seen: number;
+  guard_tripped: boolean;
+  message: string | null;
+}
+
+const offlineCodes = new Set(['storage_unreachable', 'storage_unavailable', 'timeout']);
+
+export class Syncer {
+  private live = new Map<number, Live>();
+  private folderChecks = new Map<string, { at: number; p: Promise<void> }>();
+  private paused = false;
+
+  constructor(
+    private db: Db,
+    private repo: StoragesRepo,
+    private driverFor: (id: number) => Promise<StorageDriver>,
+    private engine: SyncEngine,
+    private queue: JobQueue,
+    private log: Logger,
+  ) {
+    queue.register(SYNC_JOB, (ctx) => this.runJob(ctx as JobContext<{ storage_id: number; run_id: number }>), { concurrency: 2, maxAttempts: 1 });
+  }
+
+  /** Starts every enabled storage (boot). */
+  async startAll(): Promise<void> {
+    for (const s of this.repo.all()) await this.restart(s.id);
+  }
+
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+  }
+
+  /** Applies a storage's current settings: stops its timers and watcher and starts them again. */
+  async restart(id: number): Promise<void> {
+    await this.stop(id);
+    const s = this.repo.byId(id);
+    if (!s || !s.enabled) return;
+    const live: Live = {};
+    this.live.set(id, live);
+    if (!s.last_sync_at && !this.activeRun(id)) this.requestSync(id);
+    if (s.sync_mode === 'poll') this.poll(s, live);
+    else if (s.sync_mode === 'fsnotify') await this.watch(s, live);
+  }
+
+  async stop(id: number): Promise<void> {
+    const l = this.live.get(id);
+    if (!l) return;
+    this.live.delete(id);
+    if (l.timer) clearInterval(l.timer);
+    if (l.retry) clearInterval(l.retry);
+    l.unwatch?.();
+  }
+
+  async stopAll(): Promise<void> {
+    for (const id of [...this.live.keys()]) await this.stop(id);
+  }
+
+  /** Queues a full sync; returns its run id (the live run's id when one is already queued or running). */
+  requestSync(id: number): number {
+    const active = this.activeRun(id);
+    if (active) return active;
+    const runId = Number(
+      this.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (?, 'full', 'queued', ?)").run(id, new Date().toISOString()).lastInsertRowid,
+    );
+    this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: runId }, { dedupKey: `sync:${id}` });
+    return runId;
+  }
+
+  /**
+   * Revalidates one folder if it was not checked in the last 15 s. `wait`
+   * bounds how long the caller waits (listings never wait on a backend walk
+   * longer than that; the rest lands as realtime frames).
+   */
+  async revalidate(id: number, dir: string, waitMs = 0): Promise<void> {
+    const key = `${id}:${dir}`;
+    const now = Date.now();
+    let entry = this.folderChecks.get(key);
+    if (!entry || now - entry.at > FOLDER_STALE_MS) {
+      const p = this.checkFolder(id, dir);
+      entry = { at: now, p };
+      this.folderChecks.set(key, entry);
+      if (this.folderChecks.size > 10_000) this.folderChecks.clear();
+    }
+    if (waitMs > 0) await Promise.race([entry.p, new Promise((r) => setTimeout(r, waitMs).unref())]);
+  }
+
+  runs(q: { storage_id?: number; limit: number; offset: number }): SyncRunView[] {
+    const rows = (q.storage_id
+      ? this.db.sqlite.prepare('SELECT * FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT ? OFFSET ?').all(q.storage_id, q.limit, q.offset)
+      : this.db.sqlite.prepare('SELECT * FROM sync_runs ORDER BY id DESC LIMIT ? OFFSET ?').all(q.limit, q.offset)) as Array<Omit<SyncRunView, 'guard_tripped'> & { guard_tripped: number }>;
+    return rows.map((r) => ({ ...r, guard_tripped: !!r.guard_tripped }));
+  }
+
+  run(id: number): (SyncRunView & { error_details: Array<{ path: string; code: string; message: string }> }) | null {
+    const r = this.db.sqlite.prepare('SELECT * FROM sync_runs WHERE id = ?').get(id) as (Omit<SyncRunView, 'guard_tripped'> & { guard_tripped: number }) | undefined;
+    if (!r) return null;
+    const errs = this.db.sqlite.prepare('SELECT path, code, message FROM sync_errors WHERE run_id = ? ORDER BY id LIMIT 1000').all(id) as Array<{ path: string; code: string; message: string }>;
+    return { ...r, guard_tripped: !!r.guard_tripped, error_details: errs };
+  }
+
+  private activeRun(id: number): number | null {
+    const r = this.db.sqlite.prepare("SELECT id FROM sync_runs WHERE storage_id = ? AND status IN ('queued','running') ORDER BY id DESC LIMIT 1").get(id) as { id: number } | undefined;
+    return r?.id ?? null;
+  }
+
+  private poll(s: StorageRow, live: Live): void {
+    live.timer = setInterval(() => {
+      if (!this.paused) this.requestSync(s.id);
+    }, s.sync_interval_s * 1000);
+    live.timer.unref();
+  }
+
+  private async watch(s: StorageRow, live: Live): Promise<void> {
+    try {
+      const driver = await this.driverFor(s.id);
+      if (!driver.watch) throw new Error('the driver cannot watch');
+      const pending = new Set<string>();
+      let t: NodeJS.Timeout | null = null;
+      live.unwatch = await driver.watch((paths) => {
+        for (const p of paths) pending.add(p);
+        if (t) return;
+        t = setTimeout(() => {
+          t = null;
+          const dirs = new Set([...pending].map((p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '')));
+          pending.clear();
+          for (const d of dirs) void this.revalidateNow(s.id, d);
+        }, WATCH_DEBOUNCE_MS);
+        t.unref();
+      });
+    } catch (e) {
+      this.log.warn(`storage ${s.name}: file watching unavailable, polling every ${s.sync_interval_s}s instead: ${isAppError(e) ? e.params.reason ?? e.message : (e as Error).message}`);
+      this.poll(s, live);
+    }
+  }
+
+  private revalidateNow(id: number, dir: string): Promise<void> {
+    const p = this.checkFolder(id, dir);
+    this.folderChecks.set(`${id}:${dir}`, { at: Date.now(), p });
+    return p;
+  }
+
+  private async checkFolder(id: number, dir: string): Promise<void> {
+    try {
+      const driver = await this.driverFor(id);
+      await this.engine.folder(id, driver, dir);
+      this.online(id);
+    } catch (e) {
+      // A folder deleted meanwhile is removed by the parent's revalidation; only outages mark the storage.
+      if (isAppError(e) && e.code === 'not_found') {
+        const parent = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
+        if (dir !== '') void this.revalidateNow(id, parent);
+        return;
+      }
+      this.offline(id, e);
+    }
+  }
+
+  private async runJob(ctx: JobContext<{ storage_id: number; run_id: number }>): Promise<unknown> {
+    const { storage_id: id, run_id: runId } = ctx.payload;
+    const s = this.repo.byId(id);
+    const finish = (status: 'completed' | 'failed', c: { added: number; updated: number; removed: number; errors: number; seen: number }, message: string | null) =>
+      this.db.sqlite
+        .prepare('UPDATE sync_runs SET status = ?, finished_at = ?, added = ?, updated = ?, removed = ?, errors = ?, seen = ?, message = COALESCE(message, ?) WHERE id = ?')
+        .run(status, new Date().toISOString(), c.added, c.updated, c.removed, c.errors, c.seen, message, runId);
+    if (!s || !s.enabled) {
+      finish('failed', { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 }, 'storage removed or disabled');
+      return null;
+    }
+    this.db.sqlite.prepare("UPDATE sync_runs SET status = 'running', started_at = ? WHERE id = ?").run(new Date().toISOString(), runId);
+    const t0 = Date.now();
+    try {
+      const driver = await this.driverFor(id);
+      const counts = await this.engine.full(id, driver, runId, ctx.signal);
+      finish('completed', counts, null);
+      this.db.sqlite.prepare('UPDATE storages SET last_sync_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+      this.online(id);
+      this.log.info(`sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`);
+      return counts;
+    } catch (e) {
+      const reason = isAppError(e) ? String(e.params.reason ?? e.message) : (e as Error).message;
+      const errs = (this.db.sqlite.prepare('SELECT count(*) AS n FROM sync_errors WHERE run_id = ?').get(runId) as { n: number }).n;
+      if (errs === 0) this.db.sqlite.prepare('INSERT INTO sync_errors (run_id, path, code, message) VALUES (?, ?, ?, ?)').run(runId, '', isAppError(e) ? e.code : 'internal', reason);
+      finish('failed', { added: 0, updated: 0, removed: 0, errors: Math.max(errs, 1), seen: 0 }, reason);
+      this.offline(id, e);
+      this.log.warn(`sync of ${s.name} failed: ${reason}`);
+      return null;
+    }
+  }
+
+  private online(id: number): void {
+    this.repo.setStatus(id, 'online', null);
+    const l = this.live.get(id);
+    if (l?.retry) {
+      clearInterval(l.retry);
+      l.retry = undefined;
+    }
+  }
+
+  private offline(id: number, e: unknown): void {
+    if (!isAppError(e) || !offlineCodes.has(e.code)) return;
+    this.repo.setStatus(id, 'offline', String(e.params.reason ?? e.message));
+    const l = this.live.get(id);
+    if (l && !l.retry) {
+      l.retry = setInterval(() => void this.checkFolder(id, ''), OFFLINE_RETRY_MS);
+      l.retry.unref();
+    }
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The post-write gate. Every write surface (upload, save-text, newfile,
+ * copy/move worker, archive extract, restores, public drop, editor save,
+ * gateways) ends here: refresh the node row, record the outbox events
+ * (`file.uploaded` / `file.updated`, the folder's realtime change, the audit
+ * row) in one short transaction, publish them after commit, then run the
+ * post-write hooks (thumbnail, antivirus scan, later replication) that other
+ * modules registered by name. Nothing else announces a write.
+ */
+import type { Db } from '../db';
+import type { EventBus, Actor, RequestMeta } from '../events';
+import type { Entry } from '../storage';
+import { baseName, parentRel } from '../lib/paths';
+import type { NodesRepo, NodeRow } from './nodes.repo';
+
+/** Where a write came from; decides the event name and the thumbnail timeout. */
+export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'gateway' | 'mkdir';
+const UPLOAD_SURFACES = new Set<WriteOrigin>(['upload', 'drop', 'save-text', 'newfile', 'gateway']);
+
+export interface WriteContext {
+  actor?: Actor | null;
+  request?: RequestMeta;
+  origin: WriteOrigin;
+  /** Audit action to record (e.g. `file.upload`, `file.copy`); none when omitted. */
+  audit?: string;
+  meta?: Record<string, unknown>;
+}
+
+export interface GateNode extends NodeRow {
+  storageName: string;
+}
+
+/** A post-write hook: runs after commit, must not throw (it should enqueue work, not do it). */
+export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: Actor | null }) => void;
+
+export class WriteGate {
+  private hooks = new Map<string, WriteHook>();
+
+  constructor(
+    private db: Db,
+    private nodes: NodesRepo,
+    private bus: EventBus,
+    private storageName: (id: number) => string,
+    private log: (msg: string, err?: unknown) => void,
+  ) {}
+
+  /** Registers a named hook (thumbnail, scan, replication); a name registers once. */
+  addHook(name: string, hook: WriteHook): void {
+    this.hooks.set(name, hook);
+  }
+
+  /** A file or folder was written at `path` and `entry` is its fresh stat. Returns its node row. */
+  async written(storageId: number, path: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
+    const storage = this.storageName(storageId);
+    let created = false;
+    let id = 0;
+    this.db.sqlite.transaction(() => {
+      const before = this.nodes.get(storageId, path);
+      created = !before || !!before.deleted_at;
+      this.nodes.ensureParents(storageId, path);
+      id = this.nodes.upsert(storageId, path, { ...entry, name: baseName(path) }, ctx.actor?.id ?? null);
+      const ref = { storage_id: storageId, storage, path, name: baseName(path), size: entry.size, type: entry.type, id };
+      if (entry.type === 'file') {
+        if (!created) this.bus.record('file.updated', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
+        else if (UPLOAD_SURFACES.has(ctx.origin)) this.bus.record('file.uploaded', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
+      }
+      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: created ? 'created' : 'updated', path, name: baseName(path) });
+      if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: { size: entry.size, ...ctx.meta } });
+    })();
+    await this.bus.flush();
+    const node = { ...this.nodes.byId(id)!, storageName: storage };
+    for (const [name, hook] of this.hooks) {
+      try {
+        hook(node, { created, origin: ctx.origin, actor: ctx.actor ?? null });
+      } catch (e) {
+        this.log(`write hook ${name} failed for ${storage}://${path}`, e);
+      }
+    }
+    return node;
+  }
+
+  /** A file or folder at `path` is gone from the backend (deleted, trashed, quarantined). */
+  async removed(storageId: number, path: string, ctx: Omit<WriteContext, 'origin'> & { origin?: WriteOrigin }): Promise<void> {
+    const storage = this.storageName(storageId);
+    this.db.sqlite.transaction(() => {
+      this.nodes.removeTree(storageId, path);
+      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) });
+      if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} });
+    })();
+    await this.bus.flush();
+  }
+
+  /**
+   * A move or rename inside one storage: node ids (and with them thumbnails,
+   * shares and versions) follow the item. Cross-storage moves are a copy
+   * through `written` plus `removed`.
+   */
+  async moved(storageId: number, from: string, to: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
+    const storage = this.storageName(storageId);
+    this.db.sqlite.transaction(() => {
+      this.nodes.ensureParents(storageId, to);
+      this.nodes.moveTree(storageId, from, to);
+      // An item the catalogue had not seen yet still gets its row.
+      if (!this.nodes.get(storageId, to)) this.nodes.upsert(storageId, to, { ...entry, name: baseName(to) }, ctx.actor?.id ?? null);
+      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(from), kind: 'deleted', path: from, name: baseName(from) });
+      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(to), kind: 'created', path: to, name: baseName(to) });
+      if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${to}`, meta: { from: `${storage}://${from}`, ...ctx.meta } });
+    })();
+    await this.bus.flush();
+    return { ...this.nodes.get(storageId, to)!, storageName: storage };
+  }
+}
