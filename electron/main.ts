@@ -8,6 +8,7 @@ import { autoUpdater } from 'electron-updater';
 import Bonjour from 'bonjour-service';
 import { homedir, hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SettingsStore } from './desktop-settings';
 import { utilityFork } from './fork';
 import { advertise, lanUrl, qrDataUrl } from './lan';
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
   }
 
   // IPC for the bridge: only pages of the server origin and our own panel may call.
-  const panelUrl = () => `file://${join(resources, 'public-links.html')}`;
+  const panelUrl = () => pathToFileURL(join(resources, 'public-links.html')).href;
   const trusted = (e: IpcMainEvent | IpcMainInvokeEvent) => {
     const url = e.senderFrame?.url ?? '';
     return url === panelUrl() || (host.snapshot().port !== undefined && navigationVerdict(url, origin()) === 'allow');
