@@ -10,6 +10,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isAppError, type ErrorCode } from '../../server/errors';
+import { randomBytes } from 'node:crypto';
+import { DriverManager, DriverRegistry } from '../../server/storage';
 import { createSftpDriver, sftpDriver } from '../../server/storage/drivers/sftp';
 import type { StorageDriver } from '../../server/storage/types';
 import { driverConformance } from './conformance';
@@ -193,6 +195,26 @@ describe('sftp against OpenSSH', { skip }, () => {
     await expectCode(d.write(`${'x'.repeat(256)}.txt`, Readable.from([Buffer.from('x')]), { size: 1 }), 'name_too_long');
     await expectCode(d.mkdir('y'.repeat(300)), 'name_too_long');
     assert.deepEqual(await names(d, ''), []);
+  });
+
+  test('admin test through the manager: aliases resolved, root listed, an outage reported, then recovery', async () => {
+    const registry = new DriverRegistry();
+    registry.register(sftpDriver);
+    const manager = new DriverManager(registry, { secretKey: randomBytes(32), stateDir: state.dir });
+    const { user, root, ...rest } = configFor(server);
+    writeFileSync(join(root as string, 'hello.txt'), 'hi');
+    const driver = await manager.build({ uid: 'u-admin', driver: 'sftp', config: { ...rest, username: user, remote_path: root } });
+    drivers.push(driver);
+    assert.deepEqual(await manager.probe(driver), { sample_listing: ['hello.txt'], object_count: 1 });
+    assert.ok(existsSync(join(state.dir, 'storage', 'u-admin', 'known_hosts')), 'first use recorded in the storage state dir');
+    await server.stop();
+    try {
+      await expectCode(manager.probe(driver), 'storage_unreachable', /connection refused/);
+    } finally {
+      await server.start();
+    }
+    assert.equal((await manager.probe(driver)).object_count, 1);
+    await expectCode(manager.build({ uid: 'u-bad', driver: 'sftp', config: { ...rest, user, root: '/' } }), 'validation_failed');
   });
 
   test('a killed server is storage_unreachable; the same driver recovers when it is back', async () => {

@@ -98,7 +98,7 @@ export class SftpSession {
   }
 }
 
-/** Connects, checks the host key, authenticates and opens the SFTP channel, all within the timeout. */
+/** Connects, checks the host key, authenticates and opens the SFTP channel, all within the connect timeout. */
 export function openSession(cfg: SftpConfig): Promise<SftpSession> {
   const where = `${cfg.host}:${cfg.port}`;
   return new Promise((resolve, reject) => {
@@ -110,10 +110,10 @@ export function openSession(cfg: SftpConfig): Promise<SftpSession> {
       settled = true;
       clearTimeout(timer);
       client.end();
-      reject(fromConnect(err, where, cfg.user, verifier.refusal(), cfg.timeoutMs));
+      reject(fromConnect(err, where, cfg.user, verifier.refusal(), cfg.connectTimeoutMs));
     };
     // Same shape as ssh2's own readyTimeout error, which only covers the handshake, not the SFTP channel.
-    const timer = setTimeout(() => fail(Object.assign(new Error('timed out'), { level: 'client-timeout' })), cfg.timeoutMs);
+    const timer = setTimeout(() => fail(Object.assign(new Error('timed out'), { level: 'client-timeout' })), cfg.connectTimeoutMs);
     // Stays attached for the connection's life: later errors surface as 'close' on the session.
     client.on('error', fail);
     client.once('close', () => fail(new Error('connection closed during setup')));
@@ -134,7 +134,7 @@ export function openSession(cfg: SftpConfig): Promise<SftpSession> {
         password: cfg.password,
         privateKey: cfg.privateKey,
         tryKeyboard: false,
-        readyTimeout: cfg.timeoutMs,
+        readyTimeout: cfg.connectTimeoutMs,
         keepaliveInterval: KEEPALIVE_MS,
         keepaliveCountMax: KEEPALIVE_MAX_MISSED,
         hostVerifier: (key: Buffer) => verifier.verify(key),

@@ -17,12 +17,16 @@ export interface SftpConfig {
   /** Normalised remote folder the storage maps to (absolute, or relative to the login folder). */
   root: string;
   hostKeys: HostKeyPolicy;
-  /** Bound on connecting and on every request; a stalled transfer fails after this much silence. */
+  /** Bound on every request; a stalled transfer fails after this much silence. */
   timeoutMs: number;
+  /** Bound on connecting: handshake, authentication and the SFTP channel. */
+  connectTimeoutMs: number;
 }
 
 export const DEFAULT_PORT = 22;
 export const DEFAULT_TIMEOUT_S = 30;
+/** Connecting never takes longer than the manager's 10 s probe, so a probe reports our reason, not its own timeout. */
+const MAX_CONNECT_TIMEOUT_MS = 9_000;
 
 /** Older spellings still read, newest first per key. */
 export const ALIASES: Record<string, string[]> = { user: ['username'], root: ['base_path', 'remote_path'] };
@@ -97,6 +101,7 @@ export async function resolveConfig(raw: Record<string, unknown>, stateDir: stri
       : bool(raw.insecure_skip_host_key)
         ? { mode: 'insecure' }
         : { mode: 'tofu', file: join(stateDir, 'known_hosts') };
+  const timeoutMs = int(pick(raw, 'timeout'), DEFAULT_TIMEOUT_S) * 1000;
   return {
     host: str(pick(raw, 'host'))!,
     port: int(pick(raw, 'port'), DEFAULT_PORT),
@@ -105,6 +110,7 @@ export async function resolveConfig(raw: Record<string, unknown>, stateDir: stri
     privateKey,
     root: normaliseRoot(str(pick(raw, 'root'))!)!,
     hostKeys,
-    timeoutMs: int(pick(raw, 'timeout'), DEFAULT_TIMEOUT_S) * 1000,
+    timeoutMs,
+    connectTimeoutMs: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS),
   };
 }

@@ -6,12 +6,12 @@ import type { DriverDescriptor, DriverModule, StorageDriver } from '../../types'
 import { ALIASES, configProblems, DEFAULT_PORT, DEFAULT_TIMEOUT_S, resolveConfig } from './config';
 import { MAX_NAME_BYTES, SftpDriver, type SftpTuning } from './driver';
 
-const field = (key: string, label: string) => ({ key, label, i18n_key: `storage.driver.sftp.field.${key}` });
+const field = (key: string, label: string) => ({ key, label, i18n_key: `storage.sftp.${key}` });
 
 export const sftpDescriptor: DriverDescriptor = {
   driver: 'sftp',
   label: 'SFTP',
-  i18n_key: 'storage.driver.sftp',
+  i18n_key: 'storage.sftp.label',
   capabilities: {
     read: true,
     write: true,
@@ -36,7 +36,7 @@ export const sftpDescriptor: DriverDescriptor = {
     { ...field('known_hosts', 'known_hosts file'), type: 'string', help: 'Strict checking against this file. Empty: the key is recorded on first connect and a change is refused.' },
     { ...field('host_key', 'Pinned host key'), type: 'string', placeholder: 'SHA256:... or ssh-ed25519 AAAA...' },
     { ...field('insecure_skip_host_key', 'Skip host key check (insecure)'), type: 'bool', default: false },
-    { ...field('timeout', 'Network timeout (seconds)'), type: 'int', default: DEFAULT_TIMEOUT_S },
+    { ...field('timeout', 'Network timeout (seconds)'), type: 'int', default: DEFAULT_TIMEOUT_S, help: 'Longest silence on a request; connecting is bounded at 10 s at most.' },
   ],
   max_name_bytes: MAX_NAME_BYTES,
 };
