@@ -48,8 +48,8 @@ export function toAppError(e: unknown, path: string, opts: { deadlineMs?: number
   const name = err.name ?? '';
   const status = err.$metadata?.httpStatusCode;
   if (opts.callerSignal?.aborted) return new AppError('cancelled', { path });
-  if (name === 'AbortError' || name === 'TimeoutError')
-    return unreachable(`timed out after ${Math.round((opts.deadlineMs ?? 0) / 1000)}s`);
+  if (name === 'AbortError') return unreachable(`timed out after ${Math.round((opts.deadlineMs ?? 0) / 1000)}s`);
+  if (name === 'TimeoutError') return unreachable(`timed out: ${err.message ?? ''}`.trim());
   if (MISSING.has(name) || (status === 404 && name !== 'NoSuchBucket')) return new AppError('not_found', { path });
   if (name === 'InvalidRange' || status === 416) return new AppError('range_not_satisfiable', { path });
   if (SESSION_REFUSED.has(name)) return unreachable(err.message && err.message !== name ? `${name}: ${err.message}` : name);
