@@ -4,13 +4,13 @@
 //     bin/service (bin/service.cmd)  launcher: runs the bundled Node on dist/server/cli.js
 //     node/bin/node (node/node.exe)  the Node runtime, copied from the one running this script
 //     dist/server, dist/renderer     the built server and web UI (scripts/build.mjs runs first)
-//     node_modules/                  production dependencies only, copied from this checkout
+//     node_modules/                  production dependencies only, copied from this checkout (no addon sources)
 //     package.json                   name, version, "type": "module"
 //   release/<same>.tar.gz.sha256, release/<same>.asset.json  digest and the manifest's asset entry
 // The bundle is smoke-tested (`bin/service version`) before it is packed.
 import { spawnSync, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, createReadStream } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, createReadStream } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -40,18 +40,33 @@ for (const part of ['server', 'renderer'])
   if (existsSync(join(root, 'dist', part))) cpSync(join(root, 'dist', part), join(stage, 'dist', part), { recursive: true });
 if (!existsSync(join(stage, 'dist/server/cli.js'))) fail('dist/server/cli.js is missing after the build');
 
-// Production dependencies: every package `npm ls --omit=dev` reports, copied whole from the top-level
-// folder that holds it (nested node_modules of a production package are production too).
-const ls = spawnSync(win ? 'npm.cmd' : 'npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, shell: win });
+// Production dependencies: every package `npm ls --omit=dev` reports (extraneous ones left out),
+// copied whole from the top-level folder that holds it (nested node_modules of a production
+// package are production too).
+const ls = spawnSync(win ? 'npm.cmd' : 'npm', ['ls', '--omit=dev', '--all', '--json', '--long'], { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20, shell: win });
+const modulesDir = realpathSync(join(root, 'node_modules'));
 const tops = new Set();
-for (const line of ls.stdout.split(/\r?\n/)) {
-  const rel = relative(join(root, 'node_modules'), line.trim());
-  if (!line.trim() || rel.startsWith('..') || rel === '') continue;
-  const segs = rel.split(sep);
-  tops.add(segs[0].startsWith('@') ? join(segs[0], segs[1]) : segs[0]);
-}
+const visit = (deps = {}) => {
+  for (const d of Object.values(deps)) {
+    if (d.extraneous || d.missing || !d.path || !existsSync(d.path)) continue;
+    const rel = relative(modulesDir, realpathSync(d.path));
+    if (rel.startsWith('..') || rel === '') continue;
+    const segs = rel.split(sep);
+    tops.add(segs[0].startsWith('@') ? join(segs[0], segs[1]) : segs[0]);
+    visit(d.dependencies);
+  }
+};
+visit(JSON.parse(ls.stdout || '{}').dependencies);
 if (tops.size === 0) fail(`npm ls listed no production packages: ${ls.stderr}`);
 for (const t of tops) cpSync(join(root, 'node_modules', t), join(stage, 'node_modules', t), { recursive: true, dereference: true });
+// Addons compiled here (binding.gyp + build/Release/*.node) need only the .node file at run time:
+// their C/C++ sources and object files are about a third of node_modules.
+for (const t of tops) {
+  const pkgDir = join(stage, 'node_modules', t);
+  if (!existsSync(join(pkgDir, 'binding.gyp')) || !existsSync(join(pkgDir, 'build', 'Release'))) continue;
+  for (const junk of ['deps', 'src', 'build/deps', 'build/Release/obj', 'build/Release/obj.target', 'build/Release/.deps'])
+    rmSync(join(pkgDir, junk), { recursive: true, force: true });
+}
 
 writeFileSync(join(stage, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'module' }, null, 2) + '\n');
 writeFileSync(
