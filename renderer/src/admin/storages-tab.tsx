@@ -51,13 +51,13 @@ export function StoragesTab() {
                   </td>
                   <td>{s.driver}</td>
                   <td>{s.last_sync ? formatDate(s.last_sync, lang) : t('common.never')}</td>
-                  <td className="row-actions">
+                  <td><div className="row-actions">
                     <button type="button" className="small" onClick={() => setEditing(s)}>{t('common.edit')}</button>
                     <button type="button" className="small" onClick={() => admin.syncNow(s.id).then(() => toast.info(t('storage.sync_started')), toast.error)}>{t('storage.sync')}</button>
                     <button type="button" className="small" onClick={() => setRunsOf(s)}>{t('storage.runs')}</button>
                     <button type="button" className="small" onClick={() => setGrantsOf(s)}>{t('storage.grants')}</button>
                     <button type="button" className="small danger" onClick={() => setRemoving(s)}>{t('common.remove')}</button>
-                  </td>
+                  </div></td>
                 </tr>
               ))}
             </tbody>

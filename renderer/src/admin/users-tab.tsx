@@ -57,11 +57,11 @@ export function UsersTab() {
                     </select>
                   </td>
                   <td><span className={`pill ${u.disabled ? 'revoked' : 'active'}`}>{t(u.disabled ? 'users.disabled' : 'users.active')}</span></td>
-                  <td className="row-actions">
+                  <td><div className="row-actions">
                     <button type="button" className="small" disabled={u.id === me.id} onClick={() => void act(admin.setDisabled(u.id, !u.disabled))}>{t(u.disabled ? 'users.enable' : 'users.disable')}</button>
                     <button type="button" className="small" onClick={() => setResetting(u)}>{t('users.reset')}</button>
                     <button type="button" className="small danger" disabled={u.id === me.id} onClick={() => setRemoving(u)}>{t('common.delete')}</button>
-                  </td>
+                  </div></td>
                 </tr>
               ))}
             </tbody>

@@ -12,7 +12,6 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [triesLeft, setTriesLeft] = useState<number | null>(null);
   const [lockedUntil, setLockedUntil] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   const left = useCountdown(lockedUntil);
@@ -22,7 +21,6 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    setTriesLeft(null);
     try {
       const r = await api<{ user: User }>('/api/auth/login', { body: { email, password }, quiet401: true });
       onSignedIn(r.user);
@@ -33,8 +31,8 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
         setLockedUntil(Date.now() + s * 1000);
         setError(null);
       } else {
+        // The server's sentence already carries the tries left.
         setError(errorText(err, t));
-        if (err instanceof ApiError && typeof err.params.tries_left === 'number') setTriesLeft(err.params.tries_left);
       }
     } finally {
       setBusy(false);
@@ -54,7 +52,6 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
         </label>
         <div id="login-status" aria-live="assertive">
           {error && <p className="error">{error}</p>}
-          {triesLeft !== null && <p className="hint">{t('auth.tries_left', { n: triesLeft })}</p>}
           {locked && <p className="error" data-testid="lockout">{t('auth.locked', { s: left })}</p>}
         </div>
         <button type="submit" className="primary" disabled={busy || locked}>

@@ -26,7 +26,6 @@ export const en = {
   'auth.email': 'E-mail or username',
   'auth.password': 'Password',
   'auth.submit': 'Sign in',
-  'auth.tries_left': '{n} tries left before a lockout.',
   'auth.locked': 'Too many attempts. Try again in {s} s.',
   'auth.signout': 'Sign out',
   'setup.title': 'Create the administrator account',

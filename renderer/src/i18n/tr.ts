@@ -28,7 +28,6 @@ export const tr: Record<MessageKey, string> = {
   'auth.email': 'E-posta veya kullanıcı adı',
   'auth.password': 'Parola',
   'auth.submit': 'Oturum aç',
-  'auth.tries_left': 'Kilitlenmeden önce {n} deneme hakkı kaldı.',
   'auth.locked': 'Çok fazla deneme. {s} sn sonra yeniden deneyin.',
   'auth.signout': 'Oturumu kapat',
   'setup.title': 'Yönetici hesabını oluşturun',

@@ -1,0 +1,126 @@
+/**
+ * What the UI end-to-end tests share: a fresh build of the renderer when the
+ * sources are newer than dist/renderer, a real server started from source on
+ * port 0 with its own data dir (stopped by PID), and a headless Debian Chromium
+ * that records console errors and saves screenshots as test artifacts.
+ */
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { tempDir } from '../helpers/tools';
+
+const root = new URL('../..', import.meta.url).pathname;
+export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(root, 'test-results', 'ui');
+
+function newest(dir: string): number {
+  let m = 0;
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    const st = statSync(p);
+    m = Math.max(m, st.isDirectory() ? newest(p) : st.mtimeMs);
+  }
+  return m;
+}
+
+/** Builds dist/renderer unless it is newer than every renderer source (about 8 s when it runs). */
+export function ensureRendererBuilt(): void {
+  const index = join(root, 'dist/renderer/index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newest(join(root, 'renderer'))) return;
+  const r = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'error'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('renderer build failed');
+}
+
+export interface RunningServer {
+  url: string;
+  child: ChildProcess;
+  dataDir: string;
+  stop: () => Promise<void>;
+}
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-pass-1234' };
+
+/** Starts `service serve` from source with a seeded local storage `home` (holding `files`). */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const { dir, cleanup } = tempDir('filedock-ui-');
+  const storeDir = join(dir, 'store');
+  mkdirSync(storeDir, { recursive: true });
+  const child = fork(join(root, 'server/cli/main.ts'), ['serve'], {
+    execArgv: ['--import', 'tsx'],
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: {
+      ...process.env,
+      SERVICE_DATA_DIR: join(dir, 'data'),
+      SERVICE_PORT: '0',
+      SERVICE_HOST: '127.0.0.1',
+      SERVICE_ADMIN_EMAIL: ADMIN.email,
+      SERVICE_ADMIN_PASSWORD: ADMIN.password,
+      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+      SERVICE_DEFAULT_STORAGE_NAME: 'home',
+      SERVICE_DEFAULT_STORAGE_PATH: storeDir,
+      ...env,
+    },
+  });
+  let log = '';
+  child.stdout!.on('data', (b) => (log += b));
+  child.stderr!.on('data', (b) => (log += b));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${log}`)), 20_000);
+    child.on('message', (m: { type?: string; url?: string; port?: number }) => {
+      if (m?.type !== 'ready') return;
+      clearTimeout(timer);
+      resolve(`http://127.0.0.1:${m.port}`);
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${log}`)));
+  });
+  return {
+    url,
+    child,
+    dataDir: storeDir,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const gone = new Promise((r) => child.once('exit', r));
+        process.kill(child.pid!, 'SIGTERM');
+        await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) process.kill(child.pid!, 'SIGKILL');
+      }
+      cleanup();
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A page that collects console errors and uncaught exceptions into `errors`. */
+export async function newPage(ctx: BrowserContext): Promise<{ page: Page; errors: string[] }> {
+  const page = await ctx.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return { page, errors };
+}
+
+/** Saves `test-results/ui/<name>.png`. */
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const p = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: p });
+  return p;
+}
+
+/** Signs in through the form and waits for the shell. */
+export async function signIn(page: Page, base: string, who = ADMIN): Promise<void> {
+  await page.goto(`${base}/files`);
+  await page.getByLabel(/E-mail or username|E-posta veya kullanıcı adı/).fill(who.email);
+  await page.getByLabel(/^(Password|Parola)$/).fill(who.password);
+  await page.getByRole('button', { name: /^(Sign in|Oturum aç)$/ }).click();
+  await page.getByRole('button', { name: /Sign out|Oturumu kapat/ }).waitFor();
+}
