@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
 import { openDatabase, type Db } from './db';
-import { EventBus, RealtimeHub } from './events';
+import { EventBus, RealtimeHub, folderKey } from './events';
 import { attachAudit } from './audit';
 import { JobQueue, Scheduler } from './jobs';
 import { createAuth, type Auth } from './auth';
+import { DriverManager, DriverRegistry, builtinDrivers } from './storage';
+import { createCatalogue, type Catalogue } from './catalogue';
+import { seedDefaultStorage } from './catalogue/seed';
 import { acquireLock, ensureDirs, layout, loadSecretKey, type DataDirLayout } from './lib/data-dir';
 import { createLogger, type Logger } from './lib/log';
 import { toHost } from './lib/host-port';
@@ -22,6 +25,9 @@ import { adminUserRoutes } from './http/routes/admin-users.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
+import { adminStorageRoutes } from './http/routes/admin-storages.routes';
+import { quotaRoutes } from './http/routes/quota.routes';
+import { uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
 import type { AppState, Mw } from './http/context';
 import type { Router } from '@koa/router';
@@ -39,6 +45,8 @@ export interface RunningServer {
   auth: Auth;
   queue: JobQueue;
   bus: EventBus;
+  catalogue: Catalogue;
+  registry: DriverRegistry;
   dirs: DataDirLayout;
 }
 
@@ -77,6 +85,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       desktopBootstrap: config.desktopBootstrap,
     });
     await seedFirstRun(config, auth, log);
+
+    const registry = new DriverRegistry();
+    for (const d of builtinDrivers) registry.register(d);
+    const manager = new DriverManager(registry, { secretKey, stateDir: dirs.state, onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e) });
+    cleanups.unshift(() => manager.closeAll());
+    const catalogue = createCatalogue({ db, bus, queue, registry, manager, secretKey, log, demo: config.demo });
+    await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
+    bus.on('folder.changed', (e) => {
+      const name = catalogue.repo.byId(e.storage_id)?.name;
+      if (!name) return;
+      hub.toFolder(folderKey(e.storage_id, e.folder), { event: 'change', data: { folder: uiPath(name, e.folder), kind: e.kind, path: uiPath(name, e.path), name: e.name } });
+    });
     await bus.flush(); // events a crash left unpublished
 
     queue.onOpChange((op) => {
@@ -91,7 +111,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       external: { docserver_url: '', diagram_url: '', text_diagram: false },
       auth: { drivers: ['local'], allow_signup: false },
       limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
-      storage_drivers: [],
+      storage_drivers: registry.list().map((d) => d.driver),
       antivirus: false,
       antivirus_mode: 'binary',
       share_max_ttl_days: config.shareMaxTtl,
@@ -109,7 +129,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       authRoutes({ auth, secureCookies, maxJsonBytes: config.maxJsonBytes }),
       adminUserRoutes({ auth, db, maxJsonBytes: config.maxJsonBytes }),
       opsRoutes({ queue }),
-      realtimeRoutes({ hub, resolveFolder: () => null }),
+      realtimeRoutes({
+        hub,
+        resolveFolder: (p, path) => {
+          if (path === '/' || path === '') return null;
+          const r = catalogue.resolve(p, path);
+          return folderKey(r.storage.id, r.rel);
+        },
+      }),
+      adminStorageRoutes({ catalogue, registry, maxJsonBytes: config.maxJsonBytes }),
+      quotaRoutes({ catalogue, db }),
     ];
     const app = buildApp({ auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, before: [activity.middleware] });
 
@@ -117,6 +146,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     queue.start();
+    await catalogue.syncer.startAll();
 
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000;
@@ -142,6 +172,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await Promise.race([stopped, bound]);
         for (const s of sockets) s.destroy();
         await scheduler.stop();
+        await catalogue.syncer.stopAll();
         await queue.stop(2000);
         await bus.flush();
         for (const c of cleanups) await c();
@@ -153,11 +184,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       port,
       publicPort: null,
       close,
-      pause: (p) => queue.setPaused(p),
+      pause: (p) => {
+        queue.setPaused(p);
+        catalogue.syncer.setPaused(p);
+      },
       db,
       auth,
       queue,
       bus,
+      catalogue,
+      registry,
       dirs,
     };
   } catch (e) {

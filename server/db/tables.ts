@@ -209,3 +209,26 @@ export interface SyncErrorsTable {
   code: string;
   message: string;
 }
+/** uploads: a chunked upload in flight. `handle` is the driver's multipart handle (mode `driver`). */
+export interface UploadSessionsTable {
+  id: string;
+  owner_id: number;
+  storage_id: number;
+  path: string;
+  size: number;
+  chunk_size: number;
+  mime: string | null;
+  mode: 'driver' | 'staged';
+  handle: string | null;
+  state: 'open' | 'finalizing';
+  created_at: string;
+  expires_at: string;
+}
+/** uploads: the parts a session holds. */
+export interface UploadPartsTable {
+  upload_id: string;
+  part: number;
+  size: number;
+  etag: string;
+  sha256: string | null;
+}

@@ -5,6 +5,7 @@
 import type { Migration } from './types';
 import { foundation } from './20261121093000-foundation';
 import { catalogue } from './20261121100000-catalogue';
+import { uploads } from './20261121120000-uploads';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads];
 export type { Migration } from './types';

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { AuthType, createClient, type FileStat, type WebDAVClient } from 'webdav';
 import { AppError } from '../../../errors';
 import { randomToken } from '../../../lib/crypto';
@@ -17,6 +17,7 @@ import type { WebdavConfig } from './config';
 import { davError, releaseBody, statusOf } from './errors';
 import { enforcePin, tlsConnectOptions, type TlsTrust } from './remote-options';
 import { stallTimer } from './stall-timer';
+import { countBytes, sliceBytes } from './streams';
 
 /** Server-side MOVE/COPY/DELETE of a whole tree may take this many timeouts. */
 const LONG_CALL_FACTOR = 10;
@@ -291,40 +292,4 @@ function createAgent(url: string, trust: TlsTrust): http.Agent {
     return socket;
   };
   return agent;
-}
-
-/** Passes bytes through, reporting progress and refusing (via `onMismatch` too) a body that differs from its declared size. */
-function countBytes(size: number | undefined, onProgress: () => void, onMismatch: (e: AppError) => void): Transform {
-  let seen = 0;
-  const mismatch = () => {
-    const e = new AppError('bad_body', { reason: 'size_mismatch', expected: size, received: seen }, undefined,
-      `body size ${seen} differs from the declared ${size}`);
-    onMismatch(e);
-    return e;
-  };
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      seen += chunk.length;
-      onProgress();
-      if (size !== undefined && seen > size) cb(mismatch());
-      else cb(null, chunk);
-    },
-    flush(cb) {
-      cb(size !== undefined && seen !== size ? mismatch() : null);
-    },
-  });
-}
-
-/** Emits only the bytes of `range` out of a whole-file stream. */
-function sliceBytes(range: ByteRange): Transform {
-  let offset = 0;
-  const end = range.end ?? Infinity;
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      const from = Math.max(range.start - offset, 0);
-      const to = Math.min(end + 1 - offset, chunk.length);
-      offset += chunk.length;
-      cb(null, from < to ? chunk.subarray(from, to) : undefined);
-    },
-  });
 }

@@ -115,10 +115,13 @@ export function pinError(socket: TLSSocket, trust: TlsTrust): Error | null {
 /**
  * Destroys `socket` as soon as its handshake shows a certificate other than
  * the pinned one: at that point nothing of the request has left the client yet.
+ * A resumed session shows no certificate; `trustResumed` accepts it when the
+ * only session ever offered came from a connection that passed the pin.
  */
-export function enforcePin(socket: TLSSocket, trust: TlsTrust): void {
+export function enforcePin(socket: TLSSocket, trust: TlsTrust, opts: { trustResumed?: boolean } = {}): void {
   if (!trust.fingerprint) return;
   socket.once('secureConnect', () => {
+    if (opts.trustResumed && socket.isSessionReused()) return;
     const err = pinError(socket, trust);
     if (err) socket.destroy(err);
   });

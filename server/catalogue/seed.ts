@@ -1,0 +1,34 @@
+/**
+ * First-boot seeding: when no storage exists and SERVICE_DEFAULT_STORAGE_DRIVER
+ * is set, one storage is created from the SERVICE_DEFAULT_STORAGE_* keys. A
+ * meta row remembers it, so it is never re-seeded (even after the storage is deleted).
+ */
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Logger } from '../lib/log';
+import type { StoragesRepo } from './storages.repo';
+import type { StoragesService } from './storages.service';
+
+export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesRepo, storages: StoragesService, log: Logger): Promise<void> {
+  if (!config.defaultStorageDriver) return;
+  if (db.sqlite.prepare("SELECT 1 FROM meta WHERE key = 'default_storage_seeded'").get()) return;
+  if (repo.all().length > 0) return;
+  const driver = config.defaultStorageDriver;
+  let cfg: Record<string, unknown> = { ...(config.defaultStorageConfig ?? {}) };
+  if (driver === 'local' && config.defaultStoragePath) cfg.path ??= config.defaultStoragePath;
+  if (driver === 's3') {
+    const s3: Record<string, unknown> = {
+      bucket: config.defaultS3Bucket, prefix: config.defaultS3Prefix, endpoint: config.defaultS3Endpoint, region: config.defaultS3Region,
+      access_key: config.defaultS3AccessKey, secret_key: config.defaultS3SecretKey, path_style: config.defaultS3PathStyle,
+    };
+    cfg = { ...Object.fromEntries(Object.entries(s3).filter(([, v]) => v !== '')), ...cfg };
+  }
+  try {
+    const s = await storages.create({ name: config.defaultStorageName, driver, config: cfg }, { request: { ip: 'seed', ua: 'first-boot' } });
+    log.info(`seeded storage "${s.name}" (${driver}: ${s.config_summary})`);
+  } catch (e) {
+    log.error(`could not seed the default storage (${driver})`, e);
+    return;
+  }
+  db.sqlite.prepare("INSERT INTO meta (key, value) VALUES ('default_storage_seeded', ?) ON CONFLICT(key) DO NOTHING").run(new Date().toISOString());
+}

@@ -1,0 +1,125 @@
+/** /api/admin/storages, storage-drivers, grants and sync runs. */
+import Router from '@koa/router';
+import { AppError } from '../../errors';
+import { parseDuration } from '../../lib/duration';
+import type { Catalogue, StorageInput } from '../../catalogue';
+import type { DriverRegistry } from '../../storage';
+import { readObject } from '../middlewares/body';
+import { requireAdmin } from '../middlewares/auth';
+import { q, validate, z } from '../validate';
+import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+
+const storageBody = z
+  .object({
+    name: z.string().max(255),
+    driver: z.string().max(100),
+    config: z.unknown(),
+    mount_path: z.string().max(1024),
+    sync_mode: z.string().max(32),
+    sync_interval_s: z.number().int().min(0).max(365 * 86400),
+    sync_interval: z.union([z.string().max(32), z.number()]),
+    enabled: z.boolean(),
+    read_only: z.boolean(),
+    readonly: z.boolean(),
+    rbac_enabled: z.boolean(),
+    replica_target_id: z.number().int().positive().nullable(),
+    skip_probe: z.boolean(),
+  })
+  .partial();
+
+const grantsBody = z.object({
+  grants: z
+    .array(
+      z
+        .object({ user_id: z.number().int().positive().optional(), group: z.string().min(1).max(64).optional(), level: z.enum(['viewer', 'editor']) })
+        .refine((g) => (g.user_id === undefined) !== (g.group === undefined), { message: 'exactly one of user_id or group' }),
+    )
+    .max(1000),
+});
+
+const runsQuery = z.object({ storage_id: q.int(1).optional(), limit: q.int(1, 500).default(50), offset: q.int().default(0) });
+
+/** The body → service input: `readonly`/`read_only` and `sync_interval` duration strings accepted. */
+function toInput(b: z.infer<typeof storageBody>): StorageInput {
+  let interval = b.sync_interval_s;
+  if (b.sync_interval !== undefined) {
+    const ms = parseDuration(b.sync_interval);
+    if (ms === null) throw new AppError('validation_failed', { field: 'sync_interval' }, { field: 'sync_interval', reason: 'a duration such as 15m or 900' });
+    interval = Math.floor(ms / 1000);
+  }
+  return {
+    name: b.name, driver: b.driver, config: b.config, mount_path: b.mount_path, sync_mode: b.sync_mode, sync_interval_s: interval,
+    enabled: b.enabled, read_only: b.read_only ?? b.readonly, rbac_enabled: b.rbac_enabled, replica_target_id: b.replica_target_id,
+  };
+}
+
+const idOf = (ctx: Ctx): number => {
+  if (!/^\d{1,12}$/.test(ctx.params.id ?? '')) throw new AppError('bad_id');
+  return Number(ctx.params.id);
+};
+
+export function adminStorageRoutes(d: { catalogue: Catalogue; registry: DriverRegistry; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/admin' });
+  r.use(requireAdmin);
+  const body = async (ctx: Ctx) => validate(storageBody, await readObject(ctx, d.maxJsonBytes));
+  const save = (ctx: Ctx, skipProbe?: boolean) => ({ actor: actorOf(ctx), request: reqMeta(ctx), skipProbe });
+  const s = d.catalogue.storages;
+
+  r.get('/storage-drivers', (ctx) => {
+    ctx.body = d.registry.list();
+  });
+  r.get('/storages', (ctx) => {
+    ctx.body = { storages: s.list() };
+  });
+  r.post('/storages/test', async (ctx) => {
+    ctx.body = await s.test(toInput(await body(ctx)));
+  });
+  r.post('/storages', async (ctx) => {
+    const b = await body(ctx);
+    ctx.body = await s.create(toInput(b), save(ctx, b.skip_probe));
+  });
+  r.get('/storages/:id', (ctx) => {
+    ctx.body = s.get(idOf(ctx));
+  });
+  const update = async (ctx: Ctx) => {
+    const b = await body(ctx);
+    ctx.body = await s.update(idOf(ctx), toInput(b), save(ctx, b.skip_probe));
+  };
+  r.put('/storages/:id', update);
+  r.patch('/storages/:id', update);
+  r.delete('/storages/:id', async (ctx) => {
+    await s.delete(idOf(ctx), save(ctx));
+    ctx.body = { ok: true };
+  });
+  r.post('/storages/:id/test', async (ctx) => {
+    const id = idOf(ctx);
+    ctx.body = await s.test(toInput(await body(ctx)), id);
+  });
+  r.post('/storages/:id/sync', (ctx) => {
+    const id = idOf(ctx);
+    s.get(id);
+    ctx.status = 202;
+    ctx.body = { run_id: d.catalogue.syncer.requestSync(id) };
+  });
+  r.get('/storages/:id/grants', (ctx) => {
+    const id = idOf(ctx);
+    s.get(id);
+    ctx.body = { grants: d.catalogue.repo.grants(id) };
+  });
+  r.put('/storages/:id/grants', async (ctx) => {
+    const id = idOf(ctx);
+    s.get(id);
+    const b = validate(grantsBody, await readObject(ctx, d.maxJsonBytes));
+    d.catalogue.repo.replaceGrants(id, b.grants.map((g) => ({ user_id: g.user_id ?? null, group: g.group ?? null, level: g.level })));
+    ctx.body = { grants: d.catalogue.repo.grants(id) };
+  });
+  r.get('/sync/runs', (ctx) => {
+    ctx.body = { runs: d.catalogue.syncer.runs(validate(runsQuery, ctx.query)) };
+  });
+  r.get('/sync/runs/:id', (ctx) => {
+    const run = d.catalogue.syncer.run(idOf(ctx));
+    if (!run) throw new AppError('not_found');
+    ctx.body = run;
+  });
+  return r;
+}
