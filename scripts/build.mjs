@@ -37,8 +37,11 @@ if (workers.length)
   await build({ ...common, entryPoints: Object.fromEntries(workers.map((w) => [basename(w, '.ts'), w])), outdir: join(root, 'dist/server/workers') });
 
 const electronEntries = ['main', 'preload'].map((n) => join(root, `electron/${n}.ts`)).filter(existsSync);
-if (electronEntries.length)
+if (electronEntries.length) {
   await build({ ...common, format: 'cjs', banner: {}, external: ['electron'], entryPoints: electronEntries, outdir: join(root, 'dist/electron') });
+  // The package is "type": "module"; the shell bundle is CommonJS.
+  writeFileSync(join(root, 'dist/electron/package.json'), '{"type":"commonjs"}\n');
+}
 
 if (!process.argv.includes('--server-only') && existsSync(join(root, 'renderer/vite.config.ts'))) {
   const r = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });

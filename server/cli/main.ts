@@ -12,6 +12,7 @@ import { VERSION } from '../version';
 import { UsageError } from './args';
 import { serveCommand } from './serve';
 import { userCommand } from './user';
+import { storageCommand } from './storage';
 
 const USAGE = `
 Filedock ${VERSION}: a file hub for home and small offices.
@@ -21,6 +22,7 @@ Usage: service <command> [options]
 Commands:
   serve                     start the server (also: npm start)
   user add|list|passwd      manage accounts
+  storage add|list|remove   manage storages
   version                   print the version
 Run "service <command> --help" for the options of a command.`;
 
@@ -40,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
       return serveCommand(rest, config);
     case 'user':
       return userCommand(rest, config);
+    case 'storage':
+      return storageCommand(rest, config);
     default:
       throw new UsageError(`unknown command "${cmd}"\n${USAGE}`);
   }

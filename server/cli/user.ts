@@ -1,11 +1,8 @@
 /** `service user add|list|passwd`: account management straight on the database. */
 import { createInterface } from 'node:readline';
 import type { Config } from '../config';
-import { openDatabase } from '../db';
-import { EventBus } from '../events';
-import { attachAudit } from '../audit';
-import { createAuth, ROLES, type Role } from '../auth';
-import { layout, ensureDirs, loadSecretKey } from '../lib/data-dir';
+import { ROLES, type Role } from '../auth';
+import { openCliContext } from './context';
 import { parse, UsageError } from './args';
 
 const USAGE = `
@@ -29,19 +26,15 @@ export async function userCommand(argv: string[], config: Config): Promise<numbe
   const { values } = parse(rest, {
     email: { type: 'string' }, username: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean' },
   }, USAGE);
-  const dirs = layout(config.dataDirResolved);
-  ensureDirs(dirs);
-  const db = openDatabase(dirs.db);
-  const bus = new EventBus(db.sqlite);
-  attachAudit(db, bus);
-  const a = createAuth(db, bus, { secretKey: loadSecretKey(dirs), sessionTtlMs: config.sessionTtl, maxAttempts: 5, lockMs: 1000, desktopBootstrap: '' });
+  const c = await openCliContext(config);
+  const a = c.auth;
   try {
     if (sub === 'add') {
       if (!values.email) throw new UsageError('--email is required' + USAGE);
       const role = (values.role ?? 'user') as Role;
       if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
       const password = values.password ?? (await readPassword());
-      const u = await a.users.create({ email: values.email, username: values.username, role, password }, { request: { ip: 'cli', ua: 'service-cli' } });
+      const u = await a.users.create({ email: values.email, username: values.username, role, password }, { request: c.cliRequest });
       console.log(`created user ${u.id} ${u.email} (${u.username}, ${u.role})`);
     } else if (sub === 'list') {
       const users = a.users.list({ role: values.role as Role | undefined, limit: 100_000 });
@@ -51,14 +44,13 @@ export async function userCommand(argv: string[], config: Config): Promise<numbe
       if (!values.email) throw new UsageError('--email is required' + USAGE);
       const row = a.repo.byLogin(values.email);
       if (!row) throw new UsageError(`no user ${values.email}`);
-      await a.users.update(row.id, { password: values.password ?? (await readPassword()) }, { request: { ip: 'cli', ua: 'service-cli' } });
+      await a.users.update(row.id, { password: values.password ?? (await readPassword()) }, { request: c.cliRequest });
       console.log(`password changed for ${row.email}`);
     } else {
       throw new UsageError(USAGE);
     }
     return 0;
   } finally {
-    await bus.flush();
-    await db.close();
+    await c.close();
   }
 }
