@@ -246,6 +246,21 @@ describe('sftp against OpenSSH', { skip }, () => {
     assert.equal((await d.stat('big.bin')).size, 32 * MiB);
   });
 
+  test('an aborted upload is cancelled and leaves nothing behind', async () => {
+    const config = configFor(server);
+    const d = await make(config, state.dir);
+    const ac = new AbortController();
+    let sent = 0;
+    const body = new Readable({
+      read() {
+        if (sent++ === 3) ac.abort();
+        setTimeout(() => this.push(Buffer.alloc(64 * 1024, 2)), 5);
+      },
+    });
+    await expectCode(d.write('aborted.bin', body, { size: 10 * MiB, signal: ac.signal }), 'cancelled');
+    assert.deepEqual(readdirSync(config.root as string), []);
+  });
+
   test('a connection dropped mid-upload leaves neither the target nor a temp file', async () => {
     const config = configFor(server);
     const d = await make(config, state.dir);
