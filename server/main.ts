@@ -30,6 +30,7 @@ import { quotaRoutes } from './http/routes/quota.routes';
 import { uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
 import type { AppState, Mw } from './http/context';
+import { publicOnly } from './http/middlewares/public-only';
 import type { Router } from '@koa/router';
 
 export interface RunningServer {
@@ -97,6 +98,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       if (!name) return;
       hub.toFolder(folderKey(e.storage_id, e.folder), { event: 'change', data: { folder: uiPath(name, e.folder), kind: e.kind, path: uiPath(name, e.path), name: e.name } });
     });
+    // Native notifications in the desktop shell (docs/server-host-protocol.md).
+    bus.on('file.infected', (e) => toHost({ type: 'notify', event: 'file.infected', title: e.title, body: e.body }));
+    bus.on('drop.received', (e) => toHost({ type: 'notify', event: 'drop.received', title: 'Files received', body: `${e.files.length} file(s) in ${e.folder}` }));
+    bus.on('update_available', (e) => toHost({ type: 'notify', event: 'update_available', title: `Filedock ${e.version} is available`, body: e.notes ?? '' }));
     await bus.flush(); // events a crash left unpublished
 
     queue.onOpChange((op) => {
@@ -140,7 +145,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminStorageRoutes({ catalogue, registry, maxJsonBytes: config.maxJsonBytes }),
       quotaRoutes({ catalogue, db }),
     ];
-    const app = buildApp({ auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, before: [activity.middleware] });
+    const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn };
+    const app = buildApp({ ...appOptions, before: [activity.middleware] });
+    const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
 
     scheduler.every('sessions.sweep', 3_600_000, () => void auth.sessions.sweepExpired());
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
@@ -157,6 +164,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       s.on('close', () => sockets.delete(s));
     });
     const port = await listen(server, config.port, config.host);
+    let publicServer: Server | null = null;
+    let publicPort: number | null = null;
+    if (publicApp) {
+      publicServer = createServer(publicApp.callback());
+      publicServer.on('connection', (s) => {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+      });
+      const at = config.publicListen.lastIndexOf(':');
+      publicPort = await listen(publicServer, Number(config.publicListen.slice(at + 1)), config.publicListen.slice(0, at).replace(/^\[|\]$/g, ''));
+      log.info(`public links listener on ${config.publicListen.slice(0, at)}:${publicPort} (share and drop routes only)`);
+    }
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
@@ -166,8 +185,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const close = () =>
       (closing ??= (async () => {
         log.info('shutting down');
-        const stopped = new Promise<void>((r) => server.close(() => r()));
+        const stopped = Promise.all([server, publicServer].filter((x): x is Server => !!x).map((srv) => new Promise<void>((r) => srv.close(() => r()))));
         server.closeIdleConnections();
+        publicServer?.closeIdleConnections();
         const bound = new Promise<void>((r) => setTimeout(r, config.shutdownGrace).unref());
         await Promise.race([stopped, bound]);
         for (const s of sockets) s.destroy();
@@ -182,7 +202,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return {
       url,
       port,
-      publicPort: null,
+      publicPort,
       close,
       pause: (p) => {
         queue.setPaused(p);

@@ -1,0 +1,35 @@
+/**
+ * The split public listener (`SERVICE_PUBLIC_LISTEN`): the tunnel points at a
+ * second port that serves only what strangers may reach (share and drop
+ * pages, their API, signed thumbnails, public assets) and answers 404 to
+ * everything else, so exposing links never exposes sign-in or admin.
+ */
+import { AppError } from '../../errors';
+import type { Mw } from '../context';
+
+export const PUBLIC_ROUTES = [
+  /^\/s\/[^/]+/,
+  /^\/d\/[^/]+/,
+  /^\/p\/[^/]+/,
+  /^\/api\/share\/[^/]+\//,
+  /^\/api\/public\//,
+  /^\/api\/p\//,
+  /^\/api\/files\/share\/[^/]+$/,
+  /^\/api\/files\/thumb\/\d+$/,
+  /^\/api\/files\/thumb$/,
+  /^\/api\/files\/docserver\/(fetch|callback)$/,
+  /^\/public-assets\//,
+  /^\/favicon\.ico$/,
+  /^\/robots\.txt$/,
+];
+
+export const publicOnly: Mw = async (ctx, next) => {
+  if (!PUBLIC_ROUTES.some((re) => re.test(ctx.path))) {
+    ctx.state.door = 'public';
+    throw new AppError('not_found');
+  }
+  // No session may ride on the public listener: links are the only credential there.
+  ctx.request.headers.authorization = '';
+  ctx.request.headers.cookie = '';
+  await next();
+};
