@@ -1,0 +1,96 @@
+/**
+ * Read-side queries of listings over the catalogue's `nodes` table (read
+ * only; the catalogue owns the table). A page comes back as JSON text built by
+ * SQLite, plus the sort keys of its last row for the keyset cursor.
+ */
+import type { Db } from '../db';
+import type { Level } from '../catalogue';
+import { ENTRY_JSON_SQL } from './entry';
+
+export type SortField = 'name' | 'size' | 'modified';
+
+/** Where the previous page ended: (type, sort value, sort_key, id) of its last row. */
+export interface Keyset {
+  type: 'dir' | 'file';
+  value: number;
+  key: string;
+  id: number;
+}
+
+export interface PageQuery {
+  storageId: number;
+  dir: string;
+  sort: SortField;
+  desc: boolean;
+  limit: number;
+  offset: number;
+  after?: Keyset;
+  perm: Level;
+}
+
+export interface Page {
+  /** JSON array text of the entries. */
+  json: string;
+  count: number;
+  total: number;
+  last?: Keyset;
+}
+
+const COLUMN: Record<SortField, string | null> = { name: null, size: 'size', modified: 'mtime' };
+
+export class ListingRepo {
+  private count;
+  private seen;
+  private cache = new Map<string, ReturnType<Db['sqlite']['prepare']>>();
+
+  constructor(private db: Db) {
+    this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
+    this.seen = db.sqlite.prepare('SELECT 1 FROM nodes WHERE storage_id = ? AND (path = ? OR dir = ?) AND deleted_at IS NULL LIMIT 1').pluck();
+  }
+
+  /** Whether the catalogue knows anything at or below `dir` (a never-seen folder is worth a short wait). */
+  known(storageId: number, dir: string): boolean {
+    return this.seen.get(storageId, dir, dir) !== undefined;
+  }
+
+  /**
+   * One page of a folder: folders first, then by the sort field, ties by
+   * natural name and id, all in the chosen direction. With `after` the page
+   * starts behind that row (keyset: page 100 costs what page 1 costs).
+   */
+  page(q: PageQuery): Page {
+    const stmt = this.statement(q.sort, q.desc, q.after?.type);
+    const params: Record<string, unknown> = { s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.after ? 0 : q.offset };
+    if (q.after) Object.assign(params, { av: q.after.value, ak: q.after.key, ai: q.after.id });
+    const rows = stmt.raw().all(params) as Array<[string, 'dir' | 'file', number, string, number]>;
+    const total = this.count.get(q.storageId, q.dir) as number;
+    const tail = rows[rows.length - 1];
+    return {
+      json: '[' + rows.map((r) => r[0]).join(',') + ']',
+      count: rows.length,
+      total,
+      last: tail ? { type: tail[1], value: tail[2], key: tail[3], id: tail[4] } : undefined,
+    };
+  }
+
+  private statement(sort: SortField, desc: boolean, keyset?: 'dir' | 'file') {
+    const name = `${sort}:${desc}:${keyset ?? ''}`;
+    let stmt = this.cache.get(name);
+    if (stmt) return stmt;
+    const d = desc ? 'DESC' : 'ASC';
+    const cmp = desc ? '<' : '>';
+    const col = COLUMN[sort];
+    const order = col ? `type, ${col} ${d}, sort_key ${d}, id ${d}` : `type, sort_key ${d}, id ${d}`;
+    const tuple = col ? `(${col}, sort_key, id) ${cmp} (@av, @ak, @ai)` : `(sort_key, id) ${cmp} (@ak, @ai)`;
+    // Folders first: after a folder come the rest of the folders and every file; after a file, only files
+    // (two shapes so the file case stays one index range).
+    const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
+    stmt = this.db.sqlite.prepare(
+      `SELECT ${ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes
+       WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
+       ORDER BY ${order} LIMIT @limit OFFSET @offset`,
+    );
+    this.cache.set(name, stmt);
+    return stmt;
+  }
+}

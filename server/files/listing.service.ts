@@ -1,0 +1,112 @@
+/**
+ * Folder listings from the catalogue. A listed folder is revalidated in the
+ * background (changes arrive as realtime frames); only a folder the catalogue
+ * has never seen waits briefly for its first look. `/` lists the caller's
+ * storages. Pages come as pre-serialised JSON (see ListingRepo).
+ */
+import type { Principal } from '../auth';
+import type { Catalogue, Level } from '../catalogue';
+import { AppError } from '../errors';
+import { uiPath } from '../lib/paths';
+import { ListingRepo, type Keyset, type SortField } from './listing.repo';
+import { isoOf } from './entry';
+
+export interface ListInput {
+  path: string;
+  sort: SortField;
+  dir: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  cursor?: string;
+}
+
+/** A listing whose `entries` are already JSON text; `toJson` assembles the body. */
+export interface Listing {
+  path: string;
+  entriesJson: string;
+  total: number;
+  storage: { name: string; driver: string; readonly: boolean };
+  next_cursor: string | null;
+}
+
+/** How long a listing of a never-seen folder waits for its first revalidation. */
+const FIRST_LOOK_MS = 300;
+
+export class ListingService {
+  constructor(private cat: Catalogue, private repo: ListingRepo) {}
+
+  /** A page of the folder at `path`; `not_found` for a missing or hidden path, `forbidden` without access. */
+  async list(p: Principal, input: ListInput): Promise<Listing> {
+    if (input.path.replace(/^\/+/, '') === '') return this.storages(p, input);
+    const { storage, rel, level } = this.cat.resolve(p, input.path, 'viewer');
+    const known = this.repo.known(storage.id, rel);
+    await this.cat.syncer.revalidate(storage.id, rel, known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
+    if (rel !== '') {
+      const row = this.cat.nodes.get(storage.id, rel);
+      if (!row || row.deleted_at) await this.mustBeFolder(storage.id, rel, input.path);
+      else if (row.type !== 'dir') throw new AppError('not_found', { path: input.path }, { reason: 'not a folder' });
+    }
+    const desc = input.dir === 'desc';
+    const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
+    const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+    const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
+    return {
+      path: uiPath(storage.name, rel),
+      entriesJson: page.json,
+      total: page.total,
+      storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only },
+      next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
+    };
+  }
+
+  /** The root: one folder entry per storage the caller can open. */
+  private storages(p: Principal, input: ListInput): Listing {
+    const rows = this.cat.visibleStorages(p).map(({ storage: s, level }) => ({
+      id: s.id, name: s.name, type: 'dir' as const, size: 0, modified: isoOf(Date.parse(s.updated_at) || 0),
+      is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: [], perm: level as Level,
+    }));
+    const cmp = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+    rows.sort((a, b) => cmp.compare(a.name, b.name) * (input.dir === 'desc' ? -1 : 1));
+    return {
+      path: '/',
+      entriesJson: JSON.stringify(rows.slice(input.offset, input.offset + input.limit)),
+      total: rows.length,
+      storage: { name: '', driver: '', readonly: true },
+      next_cursor: null,
+    };
+  }
+
+  /** A folder the catalogue does not know (yet): ask the backend before answering 404. */
+  private async mustBeFolder(storageId: number, rel: string, shown: string): Promise<void> {
+    const driver = await this.cat.driverFor(storageId);
+    const e = await driver.stat(rel).catch((err) => {
+      if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', { path: shown });
+      throw err;
+    });
+    if (e.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
+  }
+}
+
+/** The response body, concatenated so the entries are never parsed again. */
+export function listingJson(l: Listing): string {
+  return `{"path":${JSON.stringify(l.path)},"entries":${l.entriesJson},"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`;
+}
+
+/** Opaque cursor: base64url of the sort it belongs to and the last row's keys. */
+function encodeCursor(sort: SortField, desc: boolean, k: Keyset): string {
+  return Buffer.from(JSON.stringify([sort, desc ? 1 : 0, k.type, k.value, k.key, k.id])).toString('base64url');
+}
+
+function decodeCursor(raw: string, sort: SortField, desc: boolean): Keyset {
+  const bad = () => new AppError('validation_failed', { field: 'cursor', reason: 'unknown or stale cursor' }, { field: 'cursor' });
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  if (!Array.isArray(v) || v.length !== 6) throw bad();
+  const [s, d, type, value, key, id] = v;
+  if (s !== sort || d !== (desc ? 1 : 0) || (type !== 'dir' && type !== 'file') || typeof value !== 'number' || typeof key !== 'string' || !Number.isSafeInteger(id)) throw bad();
+  return { type, value, key, id };
+}

@@ -1,0 +1,93 @@
+/**
+ * Search over the catalogue: substring match on names and on the text of
+ * small text files (FTS5 trigram; queries under 3 characters fall back to a
+ * name scan), metadata filters, and only storages the caller may read.
+ * Answers in the listing shape, each entry with its full `path`.
+ */
+import type { Principal } from '../auth';
+import type { Catalogue } from '../catalogue';
+import type { Db } from '../db';
+import { AppError } from '../errors';
+import { uiPath } from '../lib/paths';
+import { ENTRY_JSON_SQL } from './entry';
+
+export interface SearchInput {
+  q: string;
+  type?: 'file' | 'dir';
+  ext?: string[];
+  min_size?: number;
+  max_size?: number;
+  /** Modified at or after (epoch ms). */
+  after?: number;
+  /** Modified before (epoch ms). */
+  before?: number;
+  /** UI path that scopes the search (a storage or a folder). */
+  path?: string;
+  limit: number;
+}
+
+export interface SearchResult {
+  path: string;
+  entriesJson: string;
+  total: number;
+  storage: { name: string; driver: string; readonly: boolean };
+}
+
+export class SearchService {
+  constructor(private db: Db, private cat: Catalogue) {}
+
+  /** Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see. */
+  search(p: Principal, s: SearchInput): SearchResult {
+    let storages = this.cat.visibleStorages(p).map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
+    let prefix = '';
+    if (s.path && s.path.replace(/^\/+/, '') !== '') {
+      const r = this.cat.resolve(p, s.path, 'viewer');
+      storages = storages.filter((x) => x.id === r.storage.id);
+      prefix = r.rel;
+    }
+    const one = storages.length === 1 && s.path ? storages[0] : null;
+    const empty = { path: s.path || '/', entriesJson: '[]', total: 0, storage: one ? { name: one.name, driver: one.driver, readonly: one.ro } : { name: '', driver: '', readonly: true } };
+    if (storages.length === 0) return empty;
+
+    const args: Record<string, unknown> = {};
+    const where: string[] = ['n.deleted_at IS NULL'];
+    const q = s.q.trim();
+    if (q.length >= 3) {
+      where.push('n.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @q)');
+      args.q = `"${q.replace(/"/g, '""')}"`;
+    } else if (q.length > 0) {
+      where.push("n.name LIKE @like ESCAPE '\\'");
+      args.like = `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    }
+    if (prefix) {
+      where.push("(n.path >= @pre1 AND n.path < @pre2)");
+      Object.assign(args, { pre1: prefix + '/', pre2: prefix + '0' });
+    }
+    if (s.type) {
+      where.push('n.type = @type');
+      args.type = s.type;
+    }
+    if (s.ext?.length) {
+      where.push('(' + s.ext.map((_, i) => `lower(n.name) LIKE @ext${i} ESCAPE '\\'`).join(' OR ') + ')');
+      s.ext.forEach((e, i) => (args[`ext${i}`] = `%.${e.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}`));
+    }
+    if (s.min_size !== undefined) (where.push('n.size >= @min'), (args.min = s.min_size));
+    if (s.max_size !== undefined) (where.push('n.size <= @max'), (args.max = s.max_size));
+    if (s.after !== undefined) (where.push('n.mtime >= @after'), (args.after = s.after));
+    if (s.before !== undefined) (where.push('n.mtime < @before'), (args.before = s.before));
+    if (where.length === 1) throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
+
+    // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
+    const lv = storages.map((x, i) => `(@sid${i}, @perm${i}, @sname${i})`).join(',');
+    storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
+    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM nodes n JOIN lv ON lv.lv_sid = n.storage_id WHERE ${where.join(' AND ')}`;
+    const entry = ENTRY_JSON_SQL.replace(/@perm/g, 'lv.lv_perm');
+    const rows = this.db.sqlite
+      .prepare(from.replace('%COLS%', `${entry}, lv.lv_name, n.path`) + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit')
+      .raw()
+      .all({ ...args, limit: s.limit }) as Array<[string, string, string]>;
+    const total = this.db.sqlite.prepare(from.replace('%COLS%', 'count(*)')).pluck().get(args) as number;
+    const entriesJson = '[' + rows.map(([json, storage, path]) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}}`).join(',') + ']';
+    return { ...empty, entriesJson, total };
+  }
+}
