@@ -171,6 +171,20 @@ describe('s3 driver on s3rver', () => {
     assert.equal(sha(await readAll(await driver.read('m/small.bin'))), sha(small));
   });
 
+  test('a cancelled streamed write answers cancelled and publishes nothing', async () => {
+    await driver.mkdir('c');
+    const ctrl = new AbortController();
+    let sent = 0;
+    const endless = new Readable({
+      read() {
+        if ((sent += MiB) > 12 * MiB) ctrl.abort();
+        this.push(Buffer.alloc(MiB, 1));
+      },
+    });
+    await expectCode(driver.write('c/never.bin', endless, { signal: ctrl.signal }), 'cancelled');
+    await expectCode(driver.stat('c/never.bin'), 'not_found');
+  });
+
   test('presigned GET serves the bytes with an RFC 5987 file name', async () => {
     await driver.mkdir('p');
     await driver.write('p/naïve x.txt', body('presigned bytes'));

@@ -15,7 +15,6 @@ import { baseName, isWithin, parentRel } from '../../../lib/paths';
 import type { ByteRange, Entry, PresignOptions, StorageDriver, WalkEntry, WriteOptions } from '../../types';
 import { Chunker } from './chunker';
 import { S3Api } from './client';
-import { toAppError } from './errors';
 import { copySource, isFolderKey, KeyMap } from './keys';
 import { S3Multipart } from './multipart';
 import { fitRange } from './range';
@@ -122,7 +121,8 @@ export class S3Driver implements StorageDriver {
       }
     } catch (e) {
       await chunker.close().catch(() => undefined);
-      throw opts.signal?.aborted ? new AppError('cancelled', { path }) : toAppError(e, path);
+      // Backend errors arrive mapped; a failing body keeps its own error for the caller.
+      throw opts.signal?.aborted ? new AppError('cancelled', { path }) : e;
     }
     return headEntry(this.api, key, path);
   }
