@@ -41,6 +41,10 @@ export function buildApp(o: AppOptions): Koa<AppState> {
     await next();
   });
   app.use(serveRenderer(o.rendererDir, /^\/(api|s|d)(\/|$)/));
-  app.on('error', (err) => o.log('koa error', err));
+  // A client that goes away mid-stream is normal (closed tabs, cancelled downloads, SSE reconnects).
+  const gone = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_DESTROYED']);
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (!gone.has(err?.code ?? '')) o.log('koa error', err);
+  });
   return app;
 }

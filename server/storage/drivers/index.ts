@@ -4,5 +4,6 @@
  */
 import type { DriverModule } from '../types';
 import { localDriver } from './local';
+import { s3Driver } from './s3';
 
-export const builtinDrivers: DriverModule[] = [localDriver];
+export const builtinDrivers: DriverModule[] = [localDriver, s3Driver];

@@ -1,0 +1,100 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { tempDir } from '../helpers/tools';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Reads SSE frames from a stream until `want` matches or the time runs out. */
+async function collect(res: Response, want: (frames: Array<{ event: string; data: any }>) => boolean, ms = 5000) {
+  const frames: Array<{ event: string; data: any }> = [];
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  const end = Date.now() + ms;
+  while (Date.now() < end && !want(frames)) {
+    const chunk = await Promise.race([reader.read(), sleep(end - Date.now()).then(() => null)]);
+    if (!chunk || chunk.done) break;
+    buf += dec.decode(chunk.value, { stream: true });
+    let i;
+    while ((i = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const ev = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (data) frames.push({ event: ev, data: JSON.parse(data) });
+    }
+  }
+  await reader.cancel();
+  return frames;
+}
+
+describe('ops routes and the realtime channel', () => {
+  let s: TestServer;
+  let admin: string;
+  before(async () => {
+    s = await startTestServer();
+    admin = await s.login();
+    s.server.queue.register<{ steps: number }>('test.steps', async (ctx) => {
+      for (let i = 0; i < ctx.payload.steps; i++) {
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        await sleep(20);
+        ctx.progress((i + 1) / ctx.payload.steps);
+      }
+      return { ok: true };
+    });
+  });
+  after(() => s.close());
+
+  test('list, detail, progress frames and cancel (always 200)', async () => {
+    const stream = await fetch(`${s.url}/api/events/stream`, { headers: { authorization: `Bearer ${admin}` } });
+    assert.match(stream.headers.get('content-type')!, /^text\/event-stream/);
+    const id = s.server.queue.enqueue('test.steps', { steps: 200 }, { visible: true, ownerId: 1 });
+    const frames = await collect(stream, (f) => f.some((x) => x.event === 'op' && x.data.op.status === 'running'));
+    assert.ok(frames.some((f) => f.event === 'op' && f.data.op.id === id));
+    const list = await s.api('GET', '/api/files/ops', { token: admin });
+    assert.equal(list.body.ops[0].id, id);
+    assert.equal(list.body.ops[0].kind, 'test.steps');
+    assert.ok(['queued', 'running'].includes(list.body.ops[0].status));
+    assert.equal((await s.api('POST', `/api/files/ops/${id}/cancel`, { token: admin })).status, 200);
+    let op;
+    for (let i = 0; i < 100; i++) {
+      op = (await s.api('GET', `/api/files/ops/${id}`, { token: admin })).body;
+      if (op.status !== 'running' && op.status !== 'queued') break;
+      await sleep(20);
+    }
+    assert.equal(op.status, 'cancelled');
+    assert.equal((await s.api('POST', '/api/files/ops/op_0000/cancel', { token: admin })).status, 200, 'unknown ids are fine');
+    assert.equal((await s.api('GET', '/api/files/ops/op_0000', { token: admin })).status, 404);
+    assert.equal((await s.api('GET', '/api/files/ops/not-an-op', { token: admin })).body.error, 'bad_id');
+  });
+
+  test("another user's ops are invisible", async () => {
+    await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'o@example.test', username: 'other', password: 'other-password' } });
+    const other = await s.login('other', 'other-password');
+    const id = s.server.queue.enqueue('test.steps', { steps: 1 }, { visible: true, ownerId: 1 });
+    assert.equal((await s.api('GET', `/api/files/ops/${id}`, { token: other })).status, 404);
+    assert.deepEqual((await s.api('GET', '/api/files/ops', { token: other })).body.ops, []);
+  });
+
+  test('a browser with a folder open receives change frames for that folder only', async () => {
+    const { dir, cleanup } = tempDir();
+    mkdirSync(join(dir, 'docs'));
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'RT', driver: 'local', config: { path: dir } } });
+    assert.equal(st.status, 200);
+    const open = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent('/RT/docs')}`, { headers: { authorization: `Bearer ${admin}` } });
+    const other = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent('/RT')}`, { headers: { authorization: `Bearer ${admin}` } });
+    await sleep(100);
+    await s.server.catalogue.gate.written(st.body.id, 'docs/note.txt', { name: 'note.txt', type: 'file', size: 3, mtime: Date.now() }, { origin: 'upload', actor: { id: 1, email: 'x' } });
+    const frames = await collect(open, (f) => f.some((x) => x.event === 'change'));
+    const change = frames.find((f) => f.event === 'change')!;
+    assert.deepEqual({ folder: change.data.folder, path: change.data.path, kind: change.data.kind }, { folder: '/RT/docs', path: '/RT/docs/note.txt', kind: 'created' });
+    const otherFrames = await collect(other, (f) => f.some((x) => x.event === 'change' && x.data.path === '/RT/docs/note.txt'), 500);
+    assert.equal(otherFrames.filter((f) => f.event === 'change' && f.data.path === '/RT/docs/note.txt').length, 0);
+    assert.equal((await fetch(`${s.url}/api/events/stream?folder=/Nope`, { headers: { authorization: `Bearer ${admin}` } })).status, 404);
+    assert.equal((await fetch(`${s.url}/api/events/stream`)).status, 401);
+    cleanup();
+  });
+});
