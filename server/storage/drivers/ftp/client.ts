@@ -5,7 +5,7 @@
  * in the target folder and publish it with RNFR/RNTO. Times: MLSD when the
  * server has it, else LIST plus MDTM per file (folders keep LIST's minutes).
  */
-import { PassThrough, Writable, type Readable } from 'node:stream';
+import { PassThrough, Transform, Writable, type Readable } from 'node:stream';
 import type { Client } from 'basic-ftp';
 import { AppError } from '../../../errors';
 import { randomToken } from '../../../lib/crypto';
@@ -21,6 +21,8 @@ import { FtpPool, type Lease } from './pool';
 
 const MAX_SESSIONS = 2;
 const READ_HIGH_WATER_MARK = 1024 * 1024;
+/** See delayEmptyEnd. */
+const EMPTY_TLS_UPLOAD_DELAY_MS = 100;
 
 export class FtpStorage implements StorageDriver {
   private readonly pool: FtpPool;
@@ -94,13 +96,17 @@ export class FtpStorage implements StorageDriver {
       const counted = countBytes(opts.size, () => undefined, (e) => {
         sourceError ??= e;
       });
+      const source = this.cfg.secure === 'off' ? counted : counted.pipe(delayEmptyEnd());
+      // pipe() does not carry errors: the stream basic-ftp reads must fail with its input.
+      // Only the body's own failure is recorded; a broken upload destroys `source` too.
       body.once('error', (e) => {
         sourceError ??= e;
-        counted.destroy(e);
+        source.destroy(e);
       });
+      if (source !== counted) counted.once('error', (e) => source.destroy(e));
       body.pipe(counted);
       uploaded = true;
-      await c.uploadFrom(counted, temp);
+      await c.uploadFrom(source, temp);
       await this.publish(c, temp, target, path);
       return (await this.fileEntry(c, path)) ?? { name: baseName(path), type: 'file', size: opts.size ?? 0, mtime: Date.now() };
     } catch (e) {
@@ -343,4 +349,24 @@ export class FtpStorage implements StorageDriver {
     });
     return out;
   }
+}
+
+/**
+ * vsftpd (3.0.3, OpenSSL 3) kills the session when a TLS data connection is
+ * closed within about a millisecond of its handshake, which is what an empty
+ * upload does. Holding the end of an empty body briefly avoids that race;
+ * bodies with data are unaffected.
+ */
+function delayEmptyEnd(): Transform {
+  let empty = true;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      if (chunk.length > 0) empty = false;
+      cb(null, chunk);
+    },
+    flush(cb) {
+      if (empty) setTimeout(cb, EMPTY_TLS_UPLOAD_DELAY_MS);
+      else cb();
+    },
+  });
 }
