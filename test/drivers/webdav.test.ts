@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { isAppError, type ErrorCode } from '../../server/errors';
 import type { StorageDriver } from '../../server/storage/types';
 import { webdavDriver } from '../../server/storage/drivers/webdav';
@@ -71,6 +72,20 @@ describe('webdav driver', { skip }, () => {
     assert.equal((await d.stat('')).type, 'dir');
     assert.ok(existsSync(join(server.dir, 'auto/created')));
     await d.close();
+  });
+
+  test('a server that accepts but never answers times out as storage_unreachable', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as AddressInfo;
+    const d = await webdavDriver.create({ url: `http://127.0.0.1:${port}`, root: '/x', timeout_s: 1 }, { stateDir: '/nonexistent', uid: 'test' });
+    const t0 = Date.now();
+    await expectCode(d.stat(''), 'storage_unreachable');
+    assert.ok(Date.now() - t0 < 4000, `gave up after ${Date.now() - t0} ms`);
+    await d.close();
+    silent.close();
+    for (const socket of sockets) socket.destroy();
   });
 
   test('wrong password is storage_unreachable and names the refusal', async () => {
