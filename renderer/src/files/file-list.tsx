@@ -4,7 +4,7 @@
  * stays on the container and `aria-activedescendant` names the focused row, the
  * pattern that survives rows being recycled while scrolling.
  */
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { Entry, SortDir, SortKey } from '../api/types';
 import { useI18n } from '../i18n';
 import { formatBytes, formatDate } from '../lib/format';
@@ -56,7 +56,8 @@ export function FileList(p: Props) {
   const columns = p.view === 'grid' ? columnsFor(size.w, TILE_W) : 1;
   const layout: Layout = { count: p.total, rowHeight: p.view === 'grid' ? TILE_H : ROW, columns };
   const win = visibleWindow(layout, top, size.h);
-  const focusIndex = p.selection.focus === null ? -1 : p.entries.findIndex((e) => keyOf(e) === p.selection.focus);
+  // Scrolling re-renders every frame: the O(n) lookup runs only when the focus or the rows change.
+  const focusIndex = useMemo(() => (p.selection.focus === null ? -1 : p.entries.findIndex((e) => keyOf(e) === p.selection.focus)), [p.entries, p.selection.focus]);
 
   useEffect(() => {
     if (focusIndex < 0) return;

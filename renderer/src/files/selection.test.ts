@@ -41,6 +41,8 @@ describe('selection model', () => {
     s = move(s, keys, -Infinity);
     assert.equal(s.focus, 'a');
     assert.equal(move(emptySelection, keys, -1).focus, 'e');
+    assert.equal(move(emptySelection, keys, Infinity).focus, 'e');
+    assert.equal(move(emptySelection, keys, -Infinity).focus, 'a');
     assert.equal(move(emptySelection, [], 1), emptySelection);
   });
 

@@ -48,9 +48,12 @@ export function click(s: Selection, keys: readonly string[], key: string, mods: 
 export function move(s: Selection, keys: readonly string[], delta: number, mods: { shift?: boolean; keep?: boolean } = {}): Selection {
   if (keys.length === 0) return s;
   const cur = s.focus === null ? -1 : keys.indexOf(s.focus);
+  const last = keys.length - 1;
   let idx: number;
-  if (cur < 0) idx = delta < 0 ? keys.length - 1 : 0;
-  else idx = Math.min(keys.length - 1, Math.max(0, cur + (Number.isFinite(delta) ? delta : delta > 0 ? keys.length : -keys.length)));
+  // Home/End go to the ends even with no focus yet; an arrow then starts at the near end.
+  if (!Number.isFinite(delta)) idx = delta > 0 ? last : 0;
+  else if (cur < 0) idx = delta < 0 ? last : 0;
+  else idx = Math.min(last, Math.max(0, cur + delta));
   const key = keys[idx];
   if (mods.keep) return { ...s, focus: key };
   if (mods.shift) return { selected: range(keys, s.anchor ?? s.focus ?? key, key), anchor: s.anchor ?? s.focus ?? key, focus: key };

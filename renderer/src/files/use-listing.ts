@@ -11,6 +11,7 @@ import { entryComparator, insertionIndex } from '../lib/natural-sort';
 import { listFolder } from './file-api';
 
 const PAGE = 1000;
+const PUBLISH_MS = 400;
 
 export interface ListingState {
   entries: Entry[];
@@ -43,13 +44,18 @@ export function useListing(path: string, sort: SortKey, dir: SortDir): ListingAp
       if (!soft) setState({ ...initial });
       const rows: Entry[] = [];
       let cursor: string | null | undefined;
+      let shownAt = 0;
       try {
         for (;;) {
           const page = await listFolder({ path, sort, dir, limit: PAGE, offset: cursor ? undefined : rows.length, cursor }, ctrl.signal);
           rows.push(...page.entries);
           const done = page.entries.length < PAGE || rows.length >= page.total;
-          if (!soft || done)
+          // Publishing re-renders (and re-indexes) every row: the first page at once, then a few times a second.
+          const now = Date.now();
+          if (done || (!soft && (shownAt === 0 || now - shownAt >= PUBLISH_MS))) {
+            shownAt = now;
             setState({ entries: done ? rows : rows.slice(), total: Math.max(page.total, rows.length), storage: page.storage ?? null, loading: !done, complete: done, error: null });
+          }
           if (done || ctrl.signal.aborted) return;
           cursor = page.next_cursor;
         }
