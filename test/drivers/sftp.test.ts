@@ -97,8 +97,10 @@ describe('sftp against OpenSSH', { skip }, () => {
   let server: SshdServer;
   const state = tempDir('filedock-sftp-state-');
   const drivers: StorageDriver[] = [];
-  const make = async (config: Record<string, unknown>, stateDir = state.dir) => {
-    const d = await createSftpDriver(config, stateDir, { idleMs: 2000 });
+  let made = 0;
+  /** A driver with its own state dir unless one is given (the server's host key changes mid-suite). */
+  const make = async (config: Record<string, unknown>, stateDir = join(state.dir, `d${made++}`), idleMs = 2000) => {
+    const d = await createSftpDriver(config, stateDir, { idleMs });
     drivers.push(d);
     return d;
   };
@@ -112,9 +114,27 @@ describe('sftp against OpenSSH', { skip }, () => {
     state.cleanup();
   });
 
+  test('sessions are reused, at most 4 are opened, and idle ones are closed', async () => {
+    const config = configFor(server);
+    writeFileSync(join(config.root as string, 'f.bin'), Buffer.alloc(4 * MiB, 3));
+    const d = await make(config, undefined, 300);
+    const before = server.connectionCount();
+    for (let i = 0; i < 5; i++) await d.stat('f.bin');
+    assert.equal(server.connectionCount() - before, 1, 'sequential calls share one session');
+    const streams = await Promise.all(Array.from({ length: 6 }, () => d.read('f.bin')));
+    await Promise.all([...Array.from({ length: 20 }, () => d.stat('f.bin')), ...streams.map(async (st) => {
+      for await (const _ of st) void _;
+    })]);
+    const opened = server.connectionCount() - before;
+    assert.ok(opened >= 2 && opened <= 4, `between 2 and 4 sessions under load, saw ${opened}`);
+    for (let i = 0; i < 40 && server.connectionCount() > before; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(server.connectionCount(), before, 'idle sessions closed');
+    assert.equal((await d.stat('f.bin')).size, 4 * MiB, 'and reopened on demand');
+  });
+
   test('aliases and key_path are read at init', async () => {
     const { user, private_key, root, ...rest } = configFor(server);
-    const d = await make({ ...rest, username: user, key_path: server.clientKeyPath, base_path: root }, tempDir().dir);
+    const d = await make({ ...rest, username: user, key_path: server.clientKeyPath, base_path: root });
     assert.equal((await d.stat('')).type, 'dir');
     void private_key;
   });
@@ -230,7 +250,7 @@ describe('sftp against OpenSSH', { skip }, () => {
   test('a connection dropped mid-download fails the stream; the next call reconnects', async () => {
     const config = configFor(server);
     writeFileSync(join(config.root as string, 'big.bin'), Buffer.alloc(32 * MiB, 7));
-    const d = await make(config, state.dir);
+    const d = await make(config);
     const stream = await d.read('big.bin');
     let got = 0;
     const failure = await new Promise<unknown>((resolve) => {
@@ -248,7 +268,7 @@ describe('sftp against OpenSSH', { skip }, () => {
 
   test('an aborted upload is cancelled and leaves nothing behind', async () => {
     const config = configFor(server);
-    const d = await make(config, state.dir);
+    const d = await make(config);
     const ac = new AbortController();
     let sent = 0;
     const body = new Readable({
@@ -263,7 +283,7 @@ describe('sftp against OpenSSH', { skip }, () => {
 
   test('a connection dropped mid-upload leaves neither the target nor a temp file', async () => {
     const config = configFor(server);
-    const d = await make(config, state.dir);
+    const d = await make(config);
     let sent = 0;
     const body = new Readable({
       read() {

@@ -41,6 +41,8 @@ export interface SshdServer {
   stop(): Promise<void>;
   /** Kills the session processes only, as a network drop would; the listener stays up. */
   dropSessions(): void;
+  /** Open client connections (sshd forks one child per connection). */
+  connectionCount(): number;
   /** Replaces the host keys with fresh ones and restarts the listener. */
   swapHostKey(): Promise<void>;
   /** Stops the server and removes its temp dir. */
@@ -56,7 +58,7 @@ function keygen(path: string, type: HostKeyType = 'ed25519'): void {
 }
 
 /** Every live process whose parent chain leads to `pid` (sshd's sessions call setsid, so process groups miss them). */
-function descendants(pid: number): number[] {
+function descendants(pid: number, depth = Infinity): number[] {
   const parentOf = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -70,13 +72,12 @@ function descendants(pid: number): number[] {
     }
   }
   const out: number[] = [];
-  const frontier = [pid];
-  while (frontier.length > 0) {
-    const p = frontier.pop()!;
-    for (const [child, parent] of parentOf) if (parent === p) {
-      out.push(child);
-      frontier.push(child);
-    }
+  let frontier = [pid];
+  for (let level = 0; level < depth && frontier.length > 0; level++) {
+    const next: number[] = [];
+    for (const [child, parent] of parentOf) if (frontier.includes(parent)) next.push(child);
+    out.push(...next);
+    frontier = next;
   }
   return out;
 }
@@ -179,6 +180,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
     start,
     stop,
     dropSessions,
+    connectionCount: () => (child?.pid ? descendants(child.pid, 1).length : 0),
     swapHostKey: async () => {
       await stop();
       makeHostKeys();
