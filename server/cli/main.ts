@@ -13,6 +13,7 @@ import { UsageError } from './args';
 import { serveCommand } from './serve';
 import { userCommand } from './user';
 import { storageCommand } from './storage';
+import { selfUpdateCommand } from './self-update';
 
 const USAGE = `
 Filedock ${VERSION}: a file hub for home and small offices.
@@ -23,6 +24,8 @@ Commands:
   serve                     start the server (also: npm start)
   user add|list|passwd      manage accounts
   storage add|list|remove   manage storages
+  self-update [--check] [--to <version>]
+                            check for and install a new release (docs/updates.md)
   version                   print the version
 Run "service <command> --help" for the options of a command.`;
 
@@ -44,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
       return userCommand(rest, config);
     case 'storage':
       return storageCommand(rest, config);
+    case 'self-update':
+      return selfUpdateCommand(rest, config);
     default:
       throw new UsageError(`unknown command "${cmd}"\n${USAGE}`);
   }

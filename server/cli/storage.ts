@@ -2,7 +2,7 @@
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { openCliContext } from './context';
-import { parse, UsageError } from './args';
+import { helpIfAsked, parse, UsageError } from './args';
 
 const USAGE = `
 Usage:
@@ -13,6 +13,7 @@ An unknown driver is refused, --config must be a JSON object and the root guard 
 required fields missing from the config are only a warning (the server reports them when it opens the storage).`;
 
 export async function storageCommand(argv: string[], config: Config): Promise<number> {
+  helpIfAsked(argv, USAGE);
   const [sub, ...rest] = argv;
   const { values } = parse(rest, {
     name: { type: 'string' }, driver: { type: 'string' }, config: { type: 'string' }, mount: { type: 'string' },

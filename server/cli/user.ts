@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Config } from '../config';
 import { ROLES, type Role } from '../auth';
 import { openCliContext } from './context';
-import { parse, UsageError } from './args';
+import { helpIfAsked, parse, UsageError } from './args';
 
 const USAGE = `
 Usage:
@@ -22,6 +22,7 @@ async function readPassword(): Promise<string> {
 }
 
 export async function userCommand(argv: string[], config: Config): Promise<number> {
+  helpIfAsked(argv, USAGE);
   const [sub, ...rest] = argv;
   const { values } = parse(rest, {
     email: { type: 'string' }, username: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean' },

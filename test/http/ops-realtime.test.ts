@@ -98,3 +98,25 @@ describe('ops routes and the realtime channel', () => {
     cleanup();
   });
 });
+
+describe('update routes', () => {
+  test('status never touches the network; check without a manifest records the state; non-admins are refused', async () => {
+    const s = await startTestServer();
+    try {
+      const admin = await s.login();
+      const st = await s.api('GET', '/api/admin/update', { token: admin });
+      assert.equal(st.status, 200);
+      assert.match(st.body.current_version, /^\d+\.\d+\.\d+$/);
+      assert.equal(st.body.check_enabled, false, 'SERVICE_UPDATE_CHECK=0 in tests');
+      assert.equal(st.body.checked_at, null);
+      const apply = await s.api('POST', '/api/admin/update/apply', { token: admin, body: {} });
+      assert.equal(apply.status, 409);
+      assert.equal(apply.body.error, 'update_refused');
+      await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'n@example.test', username: 'nonadmin', password: 'nonadmin-pw' } });
+      const user = await s.login('nonadmin', 'nonadmin-pw');
+      assert.equal((await s.api('GET', '/api/admin/update', { token: user })).status, 403);
+    } finally {
+      await s.close();
+    }
+  });
+});

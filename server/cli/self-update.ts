@@ -1,0 +1,19 @@
+/** `service self-update [--check] [--to <version>]` (docs/updates.md). */
+import type { Config } from '../config';
+import { createUpdater, selfUpdateCli, updaterOptionsFromConfig } from '../update';
+import { openCliContext } from './context';
+
+export async function selfUpdateCommand(argv: string[], config: Config): Promise<number> {
+  const c = await openCliContext(config);
+  try {
+    const updater = createUpdater({
+      ...updaterOptionsFromConfig(config),
+      snapshotDb: async (dest) => void (await c.db.sqlite.backup(dest)),
+      emit: (event, payload) => void c.bus.emit(event, payload as never),
+      log: { info: (m) => console.log(m), warn: (m) => console.error(m) },
+    });
+    return await selfUpdateCli(argv, { updater, out: (line) => console.log(line) });
+  } finally {
+    await c.close();
+  }
+}

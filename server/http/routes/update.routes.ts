@@ -1,0 +1,27 @@
+/** /api/admin/update: cached status (never touches the network), check, apply (409 when refused). */
+import Router from '@koa/router';
+import type { Updater } from '../../update';
+import { readObject } from '../middlewares/body';
+import { requireAdmin } from '../middlewares/auth';
+import { validate, z } from '../validate';
+import { actorOf, reqMeta, type AppState } from '../context';
+import type { EventBus } from '../../events';
+
+const applyBody = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+$/).optional() }).strict();
+
+export function updateRoutes(d: { updater: Updater; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/admin/update' });
+  r.use(requireAdmin);
+  r.get('/', (ctx) => {
+    ctx.body = d.updater.status();
+  });
+  r.post('/check', async (ctx) => {
+    ctx.body = await d.updater.check();
+  });
+  r.post('/apply', async (ctx) => {
+    const b = validate(applyBody, await readObject(ctx, d.maxJsonBytes));
+    await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'update', meta: { apply: b.version ?? 'latest' } });
+    ctx.body = await d.updater.apply(b.version);
+  });
+  return r;
+}
