@@ -39,19 +39,26 @@ export const rename = (path: string, newName: string) => api('/api/files/rename'
 export const remove = (paths: string[]) =>
   api<{ deleted: string[]; failed: { path: string; error: string }[] }>('/api/files/delete', { body: { paths } });
 
-/** Copy or move `from` into folder `toDir`; a large copy answers with an operation id instead. */
+/**
+ * Copy or move `from` into the folder `toDir` (the server places it inside an
+ * existing folder under its own name); a large copy answers with an operation id.
+ */
 export const transfer = (verb: 'copy' | 'move', from: string, toDir: string) =>
-  api<{ ok?: boolean; operation_id?: string }>(`/api/files/${verb}`, { body: { from, to: joinPath(toDir, from.slice(from.lastIndexOf('/') + 1)), overwrite: false } });
+  api<{ ok?: boolean; operation_id?: string }>(`/api/files/${verb}`, { body: { from, to: toDir, overwrite: false } });
 
 /** An empty document of a `newdoc_types` key (`txt` for plain text) in `dir`. */
 export const newFile = (dir: string, name: string, type: string) =>
   api('/api/files/manager', { query: { action: 'newfile' }, body: { path: dir, name, type } });
 
-/** Writes `content` to `path` (creating or replacing it). */
-export const saveText = (path: string, content: string) => api('/api/files/save-text', { body: { path, content } });
+/**
+ * Writes `content` to `path` (creating or replacing it). With the `etag` the file
+ * was opened at, the server refuses (`conflict`) when someone changed it since.
+ */
+export const saveText = (path: string, content: string, etag?: string) =>
+  api<{ entry?: { etag?: string } }>('/api/files/save-text', { body: { path, content, ...(etag ? { etag } : {}) } });
 
-/** URL of the raw bytes (same-origin; the cookie authorises it). */
-export const rawUrl = (path: string, inline = true) => withQuery('/api/files/raw', { path, inline: inline ? undefined : 0 });
+/** URL of the raw bytes (same-origin; the cookie authorises it): inline for previews, else a download. */
+export const rawUrl = (path: string, inline = true) => withQuery('/api/files/raw', { path, inline: inline ? 1 : undefined });
 
 export async function quotas(): Promise<StorageQuota[]> {
   const r = await api<StorageQuota[] | { storages: StorageQuota[] }>('/api/files/quota/storages');

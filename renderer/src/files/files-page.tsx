@@ -189,7 +189,7 @@ export function FilesPage() {
     ? [
         ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
         ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(pathOf(one), one.name) }] : []),
-        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one) }) }] : []),
+        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
         ...(one && path !== '/' ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
         ...(one?.type === 'dir' && path !== '/' && canWrite ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
         ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite, shortcut: 'F2' }] : []),
@@ -391,9 +391,9 @@ export function FilesPage() {
         <Preview entry={dialog.entry} path={dialog.path} onClose={() => setDialog(null)}
           onPrev={previewAt > 0 ? () => showPreview(previewAt - 1) : undefined}
           onNext={previewAt >= 0 && previewAt < previewable.length - 1 ? () => showPreview(previewAt + 1) : undefined}
-          onEdit={isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path }) : undefined} />
+          onEdit={isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry }) : undefined} />
       )}
-      {dialog?.kind === 'edit' && <TextEditor path={dialog.path} onSaved={afterWrite} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'edit' && <TextEditor path={dialog.path} etag={dialog.entry?.etag} onSaved={afterWrite} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'shortcuts' && (

@@ -11,7 +11,7 @@ import { baseName } from '../lib/ui-path';
 import { rawUrl, saveText } from './file-api';
 import { Code } from './code-view';
 
-export function TextEditor({ path, onSaved, onClose }: { path: string; onSaved: () => void; onClose: () => void }) {
+export function TextEditor({ path, etag: openedAt, onSaved, onClose }: { path: string; etag?: string; onSaved: () => void; onClose: () => void }) {
   const { t } = useI18n();
   const toast = useToast();
   const name = baseName(path);
@@ -19,6 +19,7 @@ export function TextEditor({ path, onSaved, onClose }: { path: string; onSaved: 
   const [saved, setSaved] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const etag = useRef(openedAt);
   const under = useRef<HTMLPreElement>(null);
 
   useEffect(() => {
@@ -39,7 +40,8 @@ export function TextEditor({ path, onSaved, onClose }: { path: string; onSaved: 
     if (text === null || busy) return;
     setBusy(true);
     try {
-      await saveText(path, text);
+      const r = await saveText(path, text, etag.current);
+      etag.current = r?.entry?.etag ?? etag.current;
       setSaved(text);
       toast.info(t('editor.saved'));
       onSaved();
