@@ -1,0 +1,68 @@
+/**
+ * Thumbnails: `GET /api/files/thumb/{id}` (a live stamp or a signed-in caller
+ * with read access) and `GET /api/files/thumb?token&size` (token only).
+ * Both answer the cached JPEG with a private one-day cache lifetime.
+ */
+import Router from '@koa/router';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import sharp from 'sharp';
+import { AppError } from '../../errors';
+import { uiPath } from '../../lib/paths';
+import type { Catalogue } from '../../catalogue';
+import { THUMB_SIZES, verifyStamp, verifyToken, type ThumbService } from '../../thumbs';
+import { q, validate, z } from '../validate';
+import type { AppState, Ctx } from '../context';
+
+const CACHE_CONTROL = 'private, max-age=86400';
+const CACHED_EDGE = 320;
+const sizeQuery = z.object({ token: q.str(200).optional(), size: z.coerce.number().refine((n) => (THUMB_SIZES as readonly number[]).includes(n), 'one of 64, 128, 256, 512') });
+
+export function thumbRoutes(d: { thumbs: ThumbService; catalogue: Catalogue }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/files/thumb' });
+
+  /** 404 unless the node exists, its state is `ready` and the JPEG is in the cache. */
+  const readyFile = async (id: number): Promise<string> => {
+    const node = d.thumbs.repo.byId(id);
+    if (!node || node.deleted_at || node.thumb_state !== 'ready') throw new AppError('not_found');
+    const file = d.thumbs.cachePath(id);
+    try {
+      await stat(file);
+    } catch {
+      throw new AppError('not_found');
+    }
+    return file;
+  };
+
+  const send = async (ctx: Ctx, file: string, size?: number) => {
+    ctx.type = 'image/jpeg';
+    ctx.set('Cache-Control', CACHE_CONTROL);
+    ctx.body = size && size < CACHED_EDGE ? await sharp(file).resize(size, size, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer() : createReadStream(file);
+  };
+
+  r.get('/', async (ctx) => {
+    const { token, size } = validate(sizeQuery, ctx.query);
+    const id = verifyToken(token, size);
+    if (id === null) throw new AppError('unauthorised');
+    await send(ctx, await readyFile(id), size);
+  });
+
+  r.get('/:id', async (ctx) => {
+    if (!/^\d{1,12}$/.test(ctx.params.id ?? '')) throw new AppError('bad_id');
+    const id = Number(ctx.params.id);
+    const stamped = verifyStamp(id, str(ctx.query.exp), str(ctx.query.sig));
+    if (!stamped) {
+      const p = ctx.state.principal;
+      if (!p) throw new AppError('unauthenticated');
+      const node = d.thumbs.repo.byId(id);
+      const storage = node && !node.deleted_at ? d.catalogue.repo.byId(node.storage_id) : undefined;
+      if (!node || !storage) throw new AppError('not_found');
+      // Same rules as the file itself: invisible is 404 (as if missing), visible but not readable is 403.
+      d.catalogue.resolve(p, uiPath(storage.name, node.path), 'viewer', { allowReserved: true });
+    }
+    await send(ctx, await readyFile(id));
+  });
+  return r;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

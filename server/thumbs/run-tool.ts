@@ -1,0 +1,42 @@
+/**
+ * Runs a heavy thumbnail tool (ffmpeg, pdftoppm, soffice) as its own process
+ * at low CPU priority, so a thumbnail run never competes with requests for the
+ * event loop or at full priority for the cores.
+ */
+import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { AppError } from '../errors';
+
+const LOW_PRIORITY = 10;
+const STDERR_TAIL = 2000;
+
+/**
+ * Resolves when `bin` exits 0; otherwise rejects with an Error carrying the
+ * exit status and the tail of stderr. The signal kills the process.
+ */
+export function runTool(bin: string, args: string[], o: { signal: AbortSignal; cwd?: string; env?: NodeJS.ProcessEnv }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
+    const child = spawn(bin, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      if (child.pid) setPriority(child.pid, LOW_PRIORITY);
+    } catch {
+      // Lowering our own child's priority cannot fail for lack of rights; a vanished child is reported by 'exit'.
+    }
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-STDERR_TAIL)));
+    const onAbort = () => child.kill('SIGKILL');
+    o.signal.addEventListener('abort', onAbort, { once: true });
+    child.once('error', (e) => {
+      o.signal.removeEventListener('abort', onAbort);
+      reject(e);
+    });
+    child.once('close', (code, sig) => {
+      o.signal.removeEventListener('abort', onAbort);
+      if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
+      if (code === 0) return resolve();
+      const name = bin.slice(bin.lastIndexOf('/') + 1);
+      reject(new Error(`${name} exited with ${code ?? sig}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+    });
+  });
+}

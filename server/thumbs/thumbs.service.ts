@@ -1,0 +1,246 @@
+/**
+ * The thumbnail state machine and its three drivers: the dispatcher (a write
+ * through the gate enqueues a low-priority `thumb` op), the backfill (CLI) and
+ * the sweeper. A run moves a file from `pending` to `ready` (the JPEG is in
+ * `<cache_dir>/<node_id>.jpg`), `skipped` (no generator applies) or `failed`
+ * (the error text is kept); `ready` is never re-run.
+ */
+import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db';
+import type { JobQueue } from '../jobs';
+import type { Catalogue, GateNode, WriteOrigin } from '../catalogue';
+import type { Logger } from '../lib/log';
+import { isAppError } from '../errors';
+import { kindOf, type ThumbKind } from './kinds';
+import { ByteCounter, openSource } from './source';
+import { render } from './generators';
+import { thumbTools, type ThumbTools } from './tools';
+import { ThumbsRepo, type ThumbNode, type ThumbState } from './thumbs.repo';
+
+export const THUMB_JOB = 'thumb';
+/** Browser uploads get 90 s; staged, REST, protocol and backfill paths 2 minutes. */
+export const UPLOAD_TIMEOUT_MS = 90_000;
+export const DEFAULT_TIMEOUT_MS = 120_000;
+const BROWSER_ORIGINS = new Set<WriteOrigin>(['upload', 'drop']);
+/** Parallel generator runs in the server: bounded so thumbnails never take every core from requests. */
+export const THUMB_CONCURRENCY = 2;
+const THUMB_PRIORITY = -1;
+/** Sweeper: files younger than this are never removed (a run may be renaming one in). */
+const SWEEP_MIN_AGE_MS = 10 * 60_000;
+const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
+const MAX_SVG_BYTES = 10 * 1024 * 1024;
+const MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024;
+const THUMB_FILE = /^(\d{1,15})\.jpg$/;
+
+export interface Outcome {
+  id: number;
+  state: ThumbState | 'gone';
+  error?: string;
+  /** Bytes pulled through the storage driver (0 when a local file was opened in place). */
+  bytes_read: number;
+}
+
+export interface BackfillOptions {
+  storageId?: number;
+  limit?: number;
+  retryFailed?: boolean;
+  retrySkipped?: boolean;
+  concurrency?: number;
+  progressEvery?: number;
+  onProgress?: (s: BackfillSummary) => void;
+  signal?: AbortSignal;
+}
+
+export interface BackfillSummary {
+  processed: number;
+  ok: number;
+  failed: number;
+  skipped: number;
+}
+
+interface ThumbPayload {
+  node_id: number;
+  timeout_ms: number;
+}
+
+export class ThumbService {
+  readonly repo: ThumbsRepo;
+
+  constructor(
+    db: Db,
+    private catalogue: Pick<Catalogue, 'driverFor'>,
+    readonly cacheDir: string,
+    private log: Logger,
+    private tools: () => ThumbTools = thumbTools,
+  ) {
+    this.repo = new ThumbsRepo(db);
+  }
+
+  /** `<cache_dir>/<node_id>.jpg` */
+  cachePath(id: number): string {
+    return join(this.cacheDir, `${id}.jpg`);
+  }
+
+  /** Registers the `thumb` op kind: bounded concurrency, one attempt (a failure is a state, not a retry). */
+  register(queue: JobQueue): void {
+    queue.register<ThumbPayload>(THUMB_JOB, (ctx) => this.run(ctx.payload.node_id, ctx.signal, ctx.payload.timeout_ms), {
+      concurrency: THUMB_CONCURRENCY,
+      maxAttempts: 1,
+      timeoutMs: DEFAULT_TIMEOUT_MS + 5000,
+    });
+  }
+
+  /**
+   * The write-gate hook: a written file whose thumbnail is not `ready` goes to
+   * `pending` and a detached low-priority op is queued. Never throws, never waits.
+   */
+  writeHook(queue: JobQueue) {
+    return (node: GateNode, info: { origin: WriteOrigin }): void => {
+      if (node.type !== 'file' || node.thumb_state === 'ready') return;
+      if (!this.repo.markPending(node.id)) return;
+      const payload: ThumbPayload = { node_id: node.id, timeout_ms: BROWSER_ORIGINS.has(info.origin) ? UPLOAD_TIMEOUT_MS : DEFAULT_TIMEOUT_MS };
+      queue.enqueue(THUMB_JOB, payload, { priority: THUMB_PRIORITY, dedupKey: `thumb:${node.id}` });
+    };
+  }
+
+  /**
+   * Generates one file's thumbnail and records the state. Resolves with the
+   * outcome (`gone` when the node no longer exists); throws only when the cache
+   * folder or the database fails, which is an infrastructure error.
+   */
+  async run(id: number, signal: AbortSignal, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Outcome> {
+    const node = this.repo.byId(id);
+    if (!node || node.deleted_at || node.type !== 'file') return { id, state: 'gone', bytes_read: 0 };
+    if (node.thumb_state === 'ready') return { id, state: 'ready', bytes_read: 0 };
+    this.repo.markPending(id);
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const workDir = join(this.cacheDir, '.work', `${id}-${randomBytes(4).toString('hex')}`);
+    await mkdir(workDir, { recursive: true });
+    const counter = new ByteCounter();
+    let state: Exclude<ThumbState, 'pending'>;
+    let error: string | null = null;
+    try {
+      const result = await this.generate(node, workDir, counter, bounded);
+      if (result === 'skipped') state = 'skipped';
+      else {
+        await rename(result, this.cachePath(id));
+        state = 'ready';
+      }
+    } catch (e) {
+      if (signal.aborted) throw signal.reason; // cancelled or shutting down: leave it pending for the next run
+      state = 'failed';
+      error = bounded.aborted ? `timed out after ${Math.round(timeoutMs / 1000)} s` : describe(e);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+    this.repo.finish(id, state, error, node);
+    this.log.debug(`thumbnail ${id} ${state}${error ? `: ${error}` : ''} (${counter.bytes} bytes read)`);
+    return { id, state, ...(error ? { error } : {}), bytes_read: counter.bytes };
+  }
+
+  private async generate(node: ThumbNode, workDir: string, counter: ByteCounter, signal: AbortSignal): Promise<string | 'skipped'> {
+    const kind: ThumbKind = kindOf(node.mime, node.name);
+    const tools = this.tools();
+    if (kind === 'heif') throw new Error('HEIC and AVIF images are not supported');
+    if (kind === 'svg' && !tools.svg) return 'skipped';
+    if (kind === 'image' && node.size > MAX_IMAGE_BYTES) throw new Error(`image larger than ${MAX_IMAGE_BYTES / 1048576} MB`);
+    if (kind === 'svg' && node.size > MAX_SVG_BYTES) throw new Error(`svg larger than ${MAX_SVG_BYTES / 1048576} MB`);
+    const driver = await this.catalogue.driverFor(node.storage_id);
+    // The placeholder needs no bytes at all.
+    const needsInput = kind !== 'other';
+    const source = needsInput
+      ? await openSource({ driver, rel: node.path, name: node.name, size: node.size, kind, mime: node.mime }, workDir, counter, signal, MAX_DOWNLOAD_BYTES)
+      : { close: async () => {} };
+    try {
+      const r = await render({ kind, name: node.name, source, workDir, tools, signal });
+      return r === 'skipped' ? r : r.file;
+    } finally {
+      await source.close();
+    }
+  }
+
+  /**
+   * Walks file nodes (trashed and soft-deleted ones excluded) and runs the
+   * generator for each that has no thumbnail yet, plus `failed` / `skipped`
+   * ones when asked; `ready` ones are never re-run. Infrastructure errors reject.
+   */
+  async backfill(o: BackfillOptions = {}): Promise<BackfillSummary> {
+    const summary: BackfillSummary = { processed: 0, ok: 0, failed: 0, skipped: 0 };
+    const limit = o.limit ?? Infinity;
+    const every = o.progressEvery ?? 25;
+    const signal = o.signal ?? new AbortController().signal;
+    let afterId = 0;
+    let batch: ThumbNode[] = [];
+    let taken = 0;
+    const next = (): ThumbNode | null => {
+      if (taken >= limit || signal.aborted) return null;
+      if (batch.length === 0) {
+        batch = this.repo.candidates({ storageId: o.storageId, retryFailed: !!o.retryFailed, retrySkipped: !!o.retrySkipped, afterId, limit: 200 });
+        if (batch.length === 0) return null;
+        afterId = batch[batch.length - 1].id;
+      }
+      taken++;
+      return batch.shift()!;
+    };
+    const worker = async () => {
+      for (let n = next(); n; n = next()) {
+        const r = await this.run(n.id, signal, DEFAULT_TIMEOUT_MS);
+        if (r.state === 'gone') continue;
+        summary.processed++;
+        if (r.state === 'ready') summary.ok++;
+        else if (r.state === 'skipped') summary.skipped++;
+        else summary.failed++;
+        if (every > 0 && summary.processed % every === 0) o.onProgress?.({ ...summary });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? 4) }, worker));
+    return summary;
+  }
+
+  /**
+   * Deletes cached `<digits>.jpg` files older than 10 minutes whose node is
+   * positively absent. When the database cannot answer, nothing is deleted.
+   * Returns the number of files removed.
+   */
+  async sweep(now: number = Date.now()): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.cacheDir);
+    } catch {
+      return 0;
+    }
+    const old: number[] = [];
+    for (const name of names) {
+      const m = THUMB_FILE.exec(name);
+      if (!m) continue;
+      try {
+        if (now - (await stat(join(this.cacheDir, name))).mtimeMs >= SWEEP_MIN_AGE_MS) old.push(Number(m[1]));
+      } catch {
+        /* removed meanwhile */
+      }
+    }
+    if (old.length === 0) return 0;
+    let present: Set<number>;
+    try {
+      present = this.repo.existing(old);
+    } catch (e) {
+      this.log.warn('thumbnail sweep: the database did not answer; nothing deleted', e);
+      return 0;
+    }
+    const absent = old.filter((id) => !present.has(id));
+    await this.remove(absent);
+    return absent.length;
+  }
+
+  /** Removes the cached thumbnails of purged nodes at once. Idempotent. */
+  async remove(ids: number[]): Promise<void> {
+    await Promise.all(ids.map((id) => unlink(this.cachePath(id)).catch(() => undefined)));
+  }
+}
+
+function describe(e: unknown): string {
+  if (isAppError(e)) return `${e.code}${e.params.reason ? `: ${e.params.reason}` : ''}`;
+  return e instanceof Error ? e.message : String(e);
+}
