@@ -3,19 +3,11 @@
  * so domain modules announce what happened and never write this table.
  */
 import type { Db } from '../db';
+import type { AuditTable } from '../db/tables';
 import type { EventBus, AuditPayload } from '../events';
 
-export interface AuditEvent {
-  id: number;
-  ts: string;
-  user_id: number | null;
-  user_email: string | null;
-  action: string;
-  resource: string | null;
-  ip: string | null;
-  ua: string | null;
-  meta: Record<string, unknown>;
-}
+/** The spec's Audit event: the row with its meta parsed. */
+export type AuditEvent = Omit<AuditTable, 'id' | 'meta'> & { id: number; meta: Record<string, unknown> };
 
 export interface AuditQuery {
   user_id?: number;

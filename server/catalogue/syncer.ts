@@ -7,6 +7,7 @@
  * marked offline and re-probed every 30 s, so it recovers without a restart.
  */
 import type { Db } from '../db';
+import type { SyncRunsTable } from '../db/tables';
 import type { JobQueue, JobContext } from '../jobs';
 import type { StorageDriver } from '../storage';
 import { isAppError } from '../errors';
@@ -25,21 +26,8 @@ interface Live {
   retry?: NodeJS.Timeout;
 }
 
-export interface SyncRunView {
-  id: number;
-  storage_id: number;
-  kind: string;
-  status: string;
-  started_at: string;
-  finished_at: string | null;
-  added: number;
-  updated: number;
-  removed: number;
-  errors: number;
-  seen: number;
-  guard_tripped: boolean;
-  message: string | null;
-}
+/** The spec's Sync run, plus `seen` and whether the tombstone guard held back the delete pass. */
+export type SyncRunView = Omit<SyncRunsTable, 'id' | 'guard_tripped'> & { id: number; guard_tripped: boolean };
 
 const offlineCodes = new Set(['storage_unreachable', 'storage_unavailable', 'timeout']);
 
