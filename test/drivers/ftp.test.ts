@@ -129,6 +129,15 @@ describe('ftp driver', { skip }, () => {
     await d.close();
   });
 
+  test('a server restart between two calls is invisible to the caller', async () => {
+    const d = await driverFor(server, { root: '/pub/restart' });
+    await d.write('kept.txt', text('kept'), { size: 4 });
+    await server.stop();
+    await server.start();
+    assert.equal((await d.stat('kept.txt')).size, 4);
+    await d.close();
+  });
+
   test('a server that dies mid-upload: clear error, old content kept, no temp file visible', async () => {
     const d = await driverFor(server, { root: '/pub/crash' });
     await d.write('f.bin', text('old'), { size: 3 });

@@ -19,6 +19,7 @@ import { driverConformance } from './conformance';
 
 const skip = needTool('rclone', 'rclone') ?? undefined;
 const MiB = 1024 * 1024;
+const text = (s: string) => Readable.from([Buffer.from(s)]);
 
 const driverFor = (s: RcloneWebdav, extra: Record<string, unknown> = {}): Promise<StorageDriver> | StorageDriver =>
   webdavDriver.create(
@@ -103,6 +104,15 @@ describe('webdav driver', { skip }, () => {
     assert.ok(Date.now() - t0 < 5000, 'a refused connection fails fast');
     await server.start();
     assert.equal((await d.stat('before.txt')).size, 1);
+    await d.close();
+  });
+
+  test('a server restart between two calls is invisible to the caller', async () => {
+    const d = await driverFor(server, { root: '/restart' });
+    await d.write('kept.txt', text('kept'), { size: 4 });
+    await server.stop();
+    await server.start();
+    assert.equal((await d.stat('kept.txt')).size, 4);
     await d.close();
   });
 

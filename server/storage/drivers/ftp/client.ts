@@ -7,7 +7,7 @@
  */
 import { PassThrough, Transform, Writable, type Readable } from 'node:stream';
 import type { Client } from 'basic-ftp';
-import { AppError } from '../../../errors';
+import { AppError, isAppError } from '../../../errors';
 import { randomToken } from '../../../lib/crypto';
 import { baseName, joinRel, parentRel, TEMP_PREFIX } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WriteOptions } from '../../types';
@@ -191,15 +191,22 @@ export class FtpStorage implements StorageDriver {
     }
   }
 
-  /** Runs `fn` on a pooled session; failures are mapped with 550 meaning "not found". */
+  /**
+   * Runs `fn` on a pooled session; failures are mapped with 550 meaning "not
+   * found". A kept session that turns out dead (the server restarted while it
+   * was idle) is replaced and `fn` runs once more on a fresh one.
+   */
   private async session<T>(path: string, fn: (c: Client) => Promise<T>): Promise<T> {
-    const lease = await this.lease();
-    try {
-      return await fn(lease.client);
-    } catch (e) {
-      throw ftpError(e, path);
-    } finally {
-      lease.release();
+    for (let attempt = 0; ; attempt++) {
+      const lease = await this.lease();
+      try {
+        return await fn(lease.client);
+      } catch (e) {
+        const stale = lease.reused && lease.client.closed && replyCode(e) === undefined && !isAppError(e);
+        if (!stale || attempt > 0) throw ftpError(e, path);
+      } finally {
+        lease.release();
+      }
     }
   }
 

@@ -13,6 +13,8 @@ const IDLE_CLOSE_MS = 60_000;
 
 export interface Lease {
   readonly client: Client;
+  /** True when the session served earlier calls (it may have died while idle). */
+  readonly reused: boolean;
   /** Returns the session to the pool (or drops it when closed). Idempotent. */
   release(): void;
 }
@@ -42,9 +44,9 @@ export class FtpPool {
           this.all.delete(client);
           continue;
         }
-        return this.lease(client);
+        return this.lease(client, true);
       }
-      if (this.all.size + this.opening < this.max) return this.lease(await this.open());
+      if (this.all.size + this.opening < this.max) return this.lease(await this.open(), false);
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
@@ -84,10 +86,11 @@ export class FtpPool {
     }
   }
 
-  private lease(client: Client): Lease {
+  private lease(client: Client, reused: boolean): Lease {
     let done = false;
     return {
       client,
+      reused,
       release: () => {
         if (done) return;
         done = true;

@@ -15,6 +15,7 @@ import { baseName, parentRel, TEMP_PREFIX } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WriteOptions } from '../../types';
 import type { WebdavConfig } from './config';
 import { davError, releaseBody, statusOf } from './errors';
+import { errorCode } from './remote-errors';
 import { enforcePin, tlsConnectOptions, type TlsTrust } from './remote-options';
 import { stallTimer } from './stall-timer';
 import { countBytes, sliceBytes } from './streams';
@@ -49,8 +50,10 @@ export class WebdavStorage implements StorageDriver {
   async *list(dir: string): AsyncIterable<Entry> {
     await this.ready();
     const target = this.abs(dir);
-    const items = (await this.call(dir, (signal) =>
-      this.client.getDirectoryContents(target, { includeSelf: true, signal }),
+    const items = (await this.call(
+      dir,
+      (signal) => this.client.getDirectoryContents(target, { includeSelf: true, signal }),
+      { safe: true },
     )) as FileStat[];
     const self = items.find((i) => i.filename === target);
     // PROPFIND on a file answers with the file alone.
@@ -72,11 +75,13 @@ export class WebdavStorage implements StorageDriver {
     let body: Readable;
     let partial: boolean;
     try {
-      const res = await this.client.customRequest(this.abs(path), {
-        method: 'GET',
-        headers: range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {},
-        signal: signal ? AbortSignal.any([stall.signal, signal]) : stall.signal,
-      });
+      const res = await retryOnStaleSocket(() =>
+        this.client.customRequest(this.abs(path), {
+          method: 'GET',
+          headers: range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {},
+          signal: signal ? AbortSignal.any([stall.signal, signal]) : stall.signal,
+        }),
+      );
       body = (res as unknown as { body: Readable }).body;
       partial = res.status === 206;
     } catch (e) {
@@ -167,23 +172,27 @@ export class WebdavStorage implements StorageDriver {
     return this.rootReady;
   }
 
-  /** Runs one request under the call timeout (or `LONG_CALL_FACTOR` of it) and maps its failure. */
+  /**
+   * Runs one request under the call timeout (or `LONG_CALL_FACTOR` of it) and
+   * maps its failure. `safe` (read-only) requests get one retry on a stale socket.
+   */
   private async call<T>(
     path: string,
     fn: (signal: AbortSignal) => Promise<T>,
-    opts: { long?: boolean; signal?: AbortSignal } = {},
+    opts: { long?: boolean; safe?: boolean; signal?: AbortSignal } = {},
   ): Promise<T> {
     const ms = this.cfg.timeoutMs * (opts.long ? LONG_CALL_FACTOR : 1);
     const timeout = AbortSignal.timeout(ms);
+    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
     try {
-      return await fn(opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout);
+      return await (opts.safe ? retryOnStaleSocket(() => fn(signal)) : fn(signal));
     } catch (e) {
       throw davError(e, { path, timedOut: timeout.aborted, cancelled: opts.signal?.aborted, timeoutMs: ms });
     }
   }
 
   private async statAbs(abs: string, path: string): Promise<Entry> {
-    const s = (await this.call(path, (signal) => this.client.stat(abs, { signal }))) as FileStat;
+    const s = (await this.call(path, (signal) => this.client.stat(abs, { signal }), { safe: true })) as FileStat;
     return toEntry(s, baseName(path));
   }
 
@@ -263,6 +272,20 @@ export class WebdavStorage implements StorageDriver {
         return status === 405 ? 'exists' : 'no_parent';
       }
     });
+  }
+}
+
+/**
+ * Runs a read-only request again once when it died on a reset socket: after a
+ * server restart the first request often goes out on a kept-alive socket the
+ * old process closed, and the server never saw it.
+ */
+async function retryOnStaleSocket<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (errorCode(e) !== 'ECONNRESET') throw e;
+    return fn();
   }
 }
 
