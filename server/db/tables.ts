@@ -232,3 +232,109 @@ export interface UploadPartsTable {
   etag: string;
   sha256: string | null;
 }
+/** shares: a public link (`kind` link) or a file request (`kind` drop). */
+export interface SharesTable {
+  id: number;
+  token: string;
+  kind: 'link' | 'drop';
+  owner_id: number;
+  storage_id: number;
+  rel: string;
+  is_dir: number;
+  ttl: string | null;
+  expires_at: string | null;
+  expiry_clamped: number;
+  max_downloads: number | null;
+  downloads: number;
+  max_uploads: number | null;
+  uploads: number;
+  pin_hash: string | null;
+  pin_fails: number;
+  locked_until: string | null;
+  comment: string | null;
+  /** JSON of the drop settings. */
+  drop_settings: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+/** shares: one anonymous submission to a file request. */
+export interface DropSubmissionsTable {
+  id: string;
+  share_id: number;
+  folder: string;
+  uploader: string | null;
+  ip: string | null;
+  files: number;
+  has_note: number;
+  created_at: string;
+  finished_at: string | null;
+}
+/** shares: an upload session that belongs to a drop submission. */
+export interface DropFilesTable {
+  upload_id: string;
+  submission_id: string;
+  name: string;
+  size: number;
+  done: number;
+}
+/** protection: an item in a storage's `.service-trash/`. */
+export interface TrashItemsTable {
+  id: Generated<number>;
+  storage_id: number;
+  orig_path: string;
+  trash_rel: string;
+  type: 'file' | 'dir';
+  size: number;
+  reason: 'delete' | 'infected';
+  deleted_by: number | null;
+  deleted_by_email: string | null;
+  sha256: string | null;
+  deleted_at: string;
+}
+/** protection: a snapshot in `.versions/` taken before an overwrite. */
+export interface VersionsTable {
+  id: Generated<number>;
+  storage_id: number;
+  path: string;
+  version_rel: string;
+  size: number;
+  mtime: number;
+  created_by: number | null;
+  created_at: string;
+}
+/** protection: the last antivirus outcome of a path. */
+export interface AvScansTable {
+  storage_id: number;
+  path: string;
+  state: 'clean' | 'infected' | 'error' | 'skipped';
+  signature: string | null;
+  detail: string | null;
+  written_at: string | null;
+  scanned_at: string;
+}
+/** events: the in-app bell. */
+export interface NotificationsTable {
+  id: Generated<number>;
+  user_id: number;
+  event: string;
+  severity: 'info' | 'warning' | 'error';
+  title: string;
+  body: string;
+  data: string;
+  read_at: string | null;
+  created_at: string;
+}
+/** events: the webhook delivery log. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  target_id: string;
+  url: string;
+  event: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  response_code: number | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}

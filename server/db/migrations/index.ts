@@ -6,6 +6,8 @@ import type { Migration } from './types';
 import { foundation } from './20261121093000-foundation';
 import { catalogue } from './20261121100000-catalogue';
 import { uploads } from './20261121120000-uploads';
+import { shares } from './20261121130000-shares';
+import { protection } from './20261121140000-protection';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection];
 export type { Migration } from './types';

@@ -1,0 +1,68 @@
+/**
+ * The file verbs: POST /api/files/{move,copy,mkdir,rename,delete,save-text}
+ * and POST /api/files/manager?action=newfile. Thin: validate, call the
+ * service, present.
+ */
+import Router from '@koa/router';
+import { MAX_TEXT_BYTES, type Caller, type Files } from '../../files';
+import { requireUser } from '../middlewares/auth';
+import { readObject } from '../middlewares/body';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { validate, z } from '../validate';
+import { filesDoor } from './files.routes';
+
+const path = z.string().min(1).max(8192);
+const transfer = z.strictObject({ from: path, to: path, overwrite: z.boolean().default(false) });
+const schemas = {
+  mkdir: z.strictObject({ path }),
+  rename: z.strictObject({ path, new_name: z.string().max(1024) }),
+  delete: z.strictObject({ paths: z.array(path).min(1) }),
+  saveText: z.strictObject({ path, content: z.string(), etag: z.string().max(256).optional() }),
+  newfile: z.strictObject({ path, name: z.string().max(1024), type: z.string().max(32) }),
+  action: z.object({ action: z.literal('newfile') }),
+};
+
+const caller = (ctx: Ctx): Caller => ({ principal: me(ctx), actor: actorOf(ctx), request: reqMeta(ctx) });
+
+export function filesVerbRoutes(d: { files: Files; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/files' });
+  r.use(filesDoor, requireUser);
+  const body = <T extends z.ZodType>(ctx: Ctx, schema: T, limit = d.maxJsonBytes) => readObject(ctx, limit).then((b) => validate(schema, b));
+  const v = d.files.verbs;
+
+  r.post('/move', async (ctx) => {
+    const b = await body(ctx, transfer);
+    const res = await v.move(caller(ctx), b.from, b.to, b.overwrite);
+    if ('operation_id' in res) ctx.status = 202;
+    ctx.body = res;
+  });
+  r.post('/copy', async (ctx) => {
+    const b = await body(ctx, transfer);
+    const res = await v.copy(caller(ctx), b.from, b.to, b.overwrite);
+    if ('operation_id' in res) ctx.status = 202;
+    ctx.body = res;
+  });
+  r.post('/mkdir', async (ctx) => {
+    const b = await body(ctx, schemas.mkdir);
+    ctx.body = { ok: true, entry: await v.mkdir(caller(ctx), b.path) };
+  });
+  r.post('/rename', async (ctx) => {
+    const b = await body(ctx, schemas.rename);
+    ctx.body = { ok: true, entry: await v.rename(caller(ctx), b.path, b.new_name) };
+  });
+  r.post('/delete', async (ctx) => {
+    const b = await body(ctx, schemas.delete);
+    ctx.body = await v.delete(caller(ctx), b.paths);
+  });
+  // JSON escaping can double the text, so the body may be twice the text limit.
+  r.post('/save-text', async (ctx) => {
+    const b = await body(ctx, schemas.saveText, Math.max(d.maxJsonBytes, 2 * MAX_TEXT_BYTES + 65536));
+    ctx.body = { ok: true, entry: await v.saveText(caller(ctx), b.path, b.content, b.etag) };
+  });
+  r.post('/manager', async (ctx) => {
+    validate(schemas.action, ctx.query);
+    const b = await body(ctx, schemas.newfile);
+    ctx.body = { ok: true, entry: await v.newFile(caller(ctx), b.path, b.name, b.type) };
+  });
+  return r;
+}

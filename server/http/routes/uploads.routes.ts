@@ -1,0 +1,123 @@
+/**
+ * Uploads: POST /api/files/upload (multipart/form-data, field `path` then
+ * one or more `file`s) and the resumable chunked flow under
+ * /api/files/upload/{init,chunk,status,finalize,abort}.
+ */
+import Router from '@koa/router';
+import busboy from 'busboy';
+import type { Readable } from 'node:stream';
+import { AppError, isAppError } from '../../errors';
+import type { Published, UploadCaller, UploadsService } from '../../uploads';
+import { requireUser } from '../middlewares/auth';
+import { readObject } from '../middlewares/body';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { q, validate, z } from '../validate';
+import { filesDoor } from './files.routes';
+
+const uploadId = z.string().min(1).max(100);
+const schemas = {
+  init: z.strictObject({
+    path: z.string().min(1).max(8192),
+    size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    mime: z.string().max(255).default(''),
+    chunk_size: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  }),
+  chunk: z.object({ upload_id: uploadId, part: q.int(1, 100_000) }),
+  status: z.object({ upload_id: uploadId }),
+  finalize: z.strictObject({ upload_id: uploadId, etags: z.array(z.strictObject({ part: z.number().int().min(1), etag: z.string().min(1).max(512) })).max(100_000) }),
+  abort: z.strictObject({ upload_id: uploadId }),
+  sha: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+};
+
+/** Files one form may carry. */
+const MAX_FORM_FILES = 1000;
+
+const caller = (ctx: Ctx): UploadCaller => ({ principal: me(ctx), actor: actorOf(ctx), request: reqMeta(ctx) });
+
+export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/files/upload' });
+  r.use(filesDoor, requireUser);
+  const json = <T extends z.ZodType>(ctx: Ctx, schema: T) => readObject(ctx, d.maxJsonBytes).then((b) => validate(schema, b));
+
+  r.post('/', async (ctx) => {
+    const c = caller(ctx);
+    const files = await readForm(ctx, (folder, name, stream) => d.uploads.single(c, folder, name, stream));
+    if (files.length === 0) throw new AppError('bad_multipart', { reason: 'no file in the form' });
+    ctx.body = { ...files[0], files };
+  });
+
+  r.post('/init', async (ctx) => {
+    ctx.body = await d.uploads.init(caller(ctx), await json(ctx, schemas.init));
+  });
+
+  r.post('/chunk', async (ctx) => {
+    const qy = validate(schemas.chunk, ctx.query);
+    const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
+    ctx.body = await d.uploads.chunk(caller(ctx), qy.upload_id, qy.part, ctx.req, sha);
+  });
+
+  r.get('/status', (ctx) => {
+    ctx.body = d.uploads.status(caller(ctx), validate(schemas.status, ctx.query).upload_id);
+  });
+
+  r.post('/finalize', async (ctx) => {
+    const b = await json(ctx, schemas.finalize);
+    ctx.body = await d.uploads.finalize(caller(ctx), b.upload_id, b.etags);
+  });
+
+  r.post('/abort', async (ctx) => {
+    const b = await json(ctx, schemas.abort);
+    await d.uploads.abort(caller(ctx), b.upload_id);
+    ctx.body = { ok: true };
+  });
+  return r;
+}
+
+/**
+ * Streams a multipart/form-data body: the `path` field names the target
+ * folder and must come before the files; each file is handed on as a stream
+ * as it arrives (nothing is buffered whole), one after the other.
+ */
+function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Readable) => Promise<Published>): Promise<Published[]> {
+  if (!ctx.is('multipart/form-data')) throw new AppError('bad_multipart', { reason: 'expected multipart/form-data' });
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers: ctx.req.headers, limits: { files: MAX_FORM_FILES, fields: 20, fieldSize: 16 * 1024 } });
+    } catch {
+      throw new AppError('bad_multipart', { reason: 'unreadable multipart header' });
+    }
+    let folder: string | undefined;
+    let failed = false;
+    let chain: Promise<unknown> = Promise.resolve();
+    const out: Published[] = [];
+    const fail = (e: unknown) => {
+      if (failed) return;
+      failed = true;
+      ctx.req.unpipe(bb);
+      ctx.req.resume();
+      ctx.set('Connection', 'close');
+      reject(isAppError(e) ? e : new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' }));
+    };
+    bb.on('field', (name, value) => {
+      if (name === 'path') folder = value;
+    });
+    bb.on('file', (_name, stream, info) => {
+      if (failed) return stream.resume();
+      if (folder === undefined) {
+        stream.resume();
+        return fail(new AppError('bad_multipart', { reason: 'the path field must come before the file' }));
+      }
+      const p = onFile(folder, info.filename ?? '', stream).then((pub) => void out.push(pub));
+      p.catch((e) => {
+        stream.resume();
+        fail(e);
+      });
+      chain = chain.then(() => p);
+    });
+    bb.on('close', () => void chain.then(() => !failed && resolve(out), fail));
+    bb.on('error', fail);
+    ctx.req.on('aborted', () => fail(new AppError('bad_body', { reason: 'the body was cut off' })));
+    ctx.req.pipe(bb);
+  });
+}

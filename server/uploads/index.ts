@@ -1,0 +1,16 @@
+/**
+ * Uploads: single-request and resumable chunked uploads. `createUploads`
+ * wires the session store, the staging folder and the service.
+ */
+import type { Auth } from '../auth';
+import type { Catalogue } from '../catalogue';
+import type { Db } from '../db';
+import { SessionsRepo } from './sessions.repo';
+import { StagedFiles } from './staged-file';
+import { UploadsService, type UploadLimits } from './uploads.service';
+
+export { UploadsService, DEFAULT_CHUNK, type UploadLimits, type Published, type SessionView, type Caller as UploadCaller } from './uploads.service';
+
+export function createUploads(d: { db: Db; catalogue: Catalogue; auth: Auth; stagingDir: string; limits: UploadLimits }): UploadsService {
+  return new UploadsService(d.catalogue, d.auth, new SessionsRepo(d.db), new StagedFiles(d.stagingDir), d.limits);
+}

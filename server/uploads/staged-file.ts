@@ -1,0 +1,63 @@
+/**
+ * Staging for drivers without multipart support (sftp, webdav, ftp, smb):
+ * one sparse file per session in the data dir's staging folder; each part is
+ * written in place at its offset, and finalize streams the file to the driver
+ * once (the driver's own write is atomic).
+ */
+import { createReadStream, promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../errors';
+
+export class StagedFiles {
+  constructor(private dir: string) {}
+
+  pathOf(id: string): string {
+    return join(this.dir, `upload-${id}.part`);
+  }
+
+  /** Creates the sparse file of `size` bytes. */
+  async create(id: string, size: number): Promise<void> {
+    const fh = await fsp.open(this.pathOf(id), 'wx', 0o600);
+    try {
+      await fh.truncate(size);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Writes `body` at `offset`; `not_found` when the session's file is gone (aborted or swept). */
+  async write(id: string, offset: number, body: Readable, signal?: AbortSignal): Promise<void> {
+    const fh = await fsp.open(this.pathOf(id), 'r+').catch(() => {
+      throw new AppError('not_found', { reason: 'no such upload session' });
+    });
+    let pos = offset;
+    const sink = new Writable({
+      highWaterMark: 1 << 20,
+      write(chunk: Buffer, _enc, cb) {
+        fh.write(chunk, 0, chunk.length, pos).then(({ bytesWritten }) => ((pos += bytesWritten), cb()), cb);
+      },
+    });
+    try {
+      await pipeline(body, sink, { signal });
+    } finally {
+      await fh.close();
+    }
+  }
+
+  open(id: string): Readable {
+    return createReadStream(this.pathOf(id), { highWaterMark: 1 << 20 });
+  }
+
+  /** Removes the staged file. Idempotent. */
+  async remove(id: string): Promise<void> {
+    await fsp.rm(this.pathOf(id), { force: true });
+  }
+
+  /** Session ids of the staged files present (for the orphan sweep). */
+  async present(): Promise<string[]> {
+    const names = await fsp.readdir(this.dir).catch(() => [] as string[]);
+    return names.filter((n) => /^upload-[A-Za-z0-9_-]+\.part$/.test(n)).map((n) => n.slice(7, -5));
+  }
+}

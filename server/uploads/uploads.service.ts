@@ -1,0 +1,292 @@
+/**
+ * Uploads: the single-request upload and the resumable chunked flow
+ * (init / chunk / status / finalize / abort). A session belongs to its id and
+ * its owner, not to a login token. Parts go to the driver's multipart
+ * capability when it has one (local: written in place into one staged file,
+ * published by a rename; s3: presigned parts), else into a sparse staging file
+ * streamed to the driver once at finalize. Nothing is visible at the target
+ * until finalize; the write gate announces it.
+ */
+import type { Readable } from 'node:stream';
+import type { Principal, Auth } from '../auth';
+import type { Catalogue } from '../catalogue';
+import { NodesRepo, mimeOf } from '../catalogue';
+import type { Actor, RequestMeta } from '../events';
+import { AppError, isAppError } from '../errors';
+import { randomToken, safeEqual } from '../lib/crypto';
+import { checkName, joinRel, parentRel, uiPath } from '../lib/paths';
+import type { StorageDriver } from '../storage';
+import { Meter } from './meter';
+import { SessionsRepo, type PartRow, type SessionRow } from './sessions.repo';
+import { StagedFiles } from './staged-file';
+
+export interface UploadLimits {
+  /** 0 = no limit. */
+  maxUploadBytes: number;
+  maxChunkBytes: number;
+  sessionTtlMs: number;
+}
+
+export interface Caller {
+  principal: Principal;
+  actor: Actor | null;
+  request?: RequestMeta;
+}
+
+export interface Published {
+  id: number;
+  path: string;
+  size: number;
+  etag: string;
+}
+
+export interface SessionView {
+  upload_id: string;
+  path: string;
+  size: number;
+  chunk_size: number;
+  parts: Array<{ part: number; size: number; etag: string }>;
+  expires_at: string;
+}
+
+/** Chunk size when the client asks for none. */
+export const DEFAULT_CHUNK = 8 * 1024 * 1024;
+/** S3 refuses parts under 5 MiB (but the last) and more than 10,000 parts. */
+const PRESIGNED_MIN_CHUNK = 5 * 1024 * 1024;
+const MAX_PARTS = 10_000;
+/** Text files up to this size get their content indexed for search at upload. */
+const INDEX_TEXT_MAX = 256 * 1024;
+
+export class UploadsService {
+  constructor(
+    private cat: Catalogue,
+    private auth: Auth,
+    private repo: SessionsRepo,
+    private staged: StagedFiles,
+    private limits: UploadLimits,
+  ) {}
+
+  /**
+   * Opens a session for the file at `path` (its folder is created when
+   * missing). Refuses over `max_upload_bytes` (`payload_too_large`) and over
+   * the owner's quota (`quota_exceeded`). The chunk size may be lowered to the
+   * configured maximum or raised to fit the backend's part rules.
+   */
+  async init(c: Caller, input: { path: string; size: number; mime?: string; chunk_size?: number }) {
+    const r = this.cat.resolve(c.principal, input.path, 'editor');
+    if (r.rel === '') throw new AppError('validation_failed', { field: 'path', reason: 'a file path is required' }, { field: 'path' });
+    this.checkSize(input.size);
+    this.checkQuota(c.principal.id, input.size);
+    const d = await this.cat.driverFor(r.storage.id);
+    await this.ensureFolder(c, r.storage.id, d, parentRel(r.rel));
+    const presigned = !!d.multipart?.presigned;
+    const chunk = this.chunkSize(input.size, input.chunk_size, presigned);
+    const id = 'up_' + randomToken(18);
+    const now = Date.now();
+    const expires = new Date(now + this.limits.sessionTtlMs).toISOString();
+    let handle: string | null = null;
+    if (d.multipart) handle = (await d.multipart.init(r.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle;
+    else await this.staged.create(id, input.size);
+    this.repo.insert({
+      id, owner_id: c.principal.id, storage_id: r.storage.id, path: r.rel, size: input.size, chunk_size: chunk,
+      mime: input.mime || null, mode: d.multipart ? 'driver' : 'staged', handle, state: 'open', created_at: new Date(now).toISOString(), expires_at: expires,
+    });
+    let presigned_urls: Array<{ part: number; url: string; expires_at: string }> | null = null;
+    if (presigned && d.multipart?.presignPart) {
+      const ttl = Math.min(7 * 86_400, Math.floor(this.limits.sessionTtlMs / 1000));
+      const at = new Date(now + ttl * 1000).toISOString();
+      presigned_urls = [];
+      for (let part = 1; part <= partCount(input.size, chunk); part++) presigned_urls.push({ part, url: await d.multipart.presignPart(handle!, part, ttl), expires_at: at });
+    }
+    return { upload_id: id, presigned_urls, expires_at: expires, chunk_size: chunk };
+  }
+
+  /**
+   * Stores part `part` (1-based) from `body`. The body must be exactly the
+   * part's length; with `sha256` it must also hash to it
+   * (`checksum_mismatch`, and the part is not held). Re-sending a part
+   * replaces it. Returns the etag finalize must name.
+   */
+  async chunk(c: Caller, id: string, part: number, body: Readable, sha256?: string): Promise<{ part: number; etag: string; size: number }> {
+    const s = this.session(c, id);
+    const count = partCount(s.size, s.chunk_size);
+    if (!Number.isInteger(part) || part < 1 || part > count) throw new AppError('validation_failed', { field: 'part', reason: `1..${count}` }, { field: 'part' });
+    const offset = (part - 1) * s.chunk_size;
+    const expected = Math.min(s.chunk_size, s.size - offset);
+    const meter = Meter.through(body, { max: expected, hash: !!sha256, tooLong: () => new AppError('bad_body', { reason: `part ${part} is longer than ${expected} bytes` }) });
+    let etag: string;
+    if (s.mode === 'driver') {
+      const d = await this.cat.driverFor(s.storage_id);
+      etag = (await d.multipart!.putPart(s.handle!, part, meter, expected)).etag;
+    } else {
+      await this.staged.write(s.id, offset, meter);
+      if (meter.bytes !== expected) throw new AppError('bad_body', { reason: `part ${part} was ${meter.bytes} of ${expected} bytes` });
+      etag = `${part}-${randomToken(9)}`;
+    }
+    const digest = meter.digest();
+    if (sha256 && digest !== sha256.toLowerCase()) {
+      this.repo.dropPart(s.id, part);
+      throw new AppError('checksum_mismatch', { part }, { part, expected: sha256.toLowerCase(), got: digest });
+    }
+    if (!this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
+    return { part, etag, size: expected };
+  }
+
+  /** Which parts the session holds, so a client resumes after a dropped connection or a restart. */
+  status(c: Caller, id: string): SessionView {
+    const s = this.session(c, id);
+    const storage = this.cat.repo.byId(s.storage_id);
+    return {
+      upload_id: s.id,
+      path: uiPath(storage?.name ?? String(s.storage_id), s.path),
+      size: s.size,
+      chunk_size: s.chunk_size,
+      parts: this.repo.parts(s.id).map(({ part, size, etag }) => ({ part, size, etag })),
+      expires_at: s.expires_at,
+    };
+  }
+
+  /**
+   * Publishes atomically. Every part must be named once with the etag its
+   * last upload returned (`conflict` otherwise, and the session stays open to
+   * fix it). Two finalizes of one session: the second gets `conflict`.
+   */
+  async finalize(c: Caller, id: string, etags: Array<{ part: number; etag: string }>): Promise<Published> {
+    const s = this.session(c, id);
+    if (!this.repo.claim(s.id)) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
+    let entry;
+    const d = await this.cat.driverFor(s.storage_id);
+    try {
+      const held = this.repo.parts(s.id);
+      const presigned = s.mode === 'driver' && !!d.multipart?.presigned;
+      const parts = presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
+      if (s.mode === 'driver') entry = await d.multipart!.complete(s.handle!, parts);
+      else entry = await d.write(s.path, this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
+    } catch (e) {
+      this.repo.release(s.id);
+      throw e;
+    }
+    this.repo.delete(s.id);
+    if (s.mode === 'staged') await this.staged.remove(s.id);
+    const fresh = await d.stat(s.path).catch(() => entry);
+    return this.announce(c, s.storage_id, s.path, fresh);
+  }
+
+  /** Discards the session and its staged parts. A session being finalized → `conflict`. */
+  async abort(c: Caller, id: string): Promise<void> {
+    const s = this.session(c, id);
+    if (s.state !== 'open') throw new AppError('conflict', { reason: 'the upload is being finalized' });
+    this.repo.delete(s.id);
+    await this.discard(s);
+  }
+
+  /**
+   * Single-request upload of `name` into folder `folder`, streamed to the
+   * driver's atomic write. The size is enforced while streaming; the quota is
+   * checked against the declared size first and the real one after.
+   */
+  async single(c: Caller, folder: string, name: string, body: Readable, declaredSize?: number): Promise<Published> {
+    checkName(name);
+    const r = this.cat.resolve(c.principal, folder, 'editor');
+    const rel = joinRel(r.rel, name);
+    if (declaredSize !== undefined) this.checkSize(declaredSize);
+    this.checkQuota(c.principal.id, declaredSize ?? 0);
+    const d = await this.cat.driverFor(r.storage.id);
+    await this.ensureFolder(c, r.storage.id, d, r.rel);
+    const mime = mimeOf(name);
+    const meter = Meter.through(body, { max: this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER, keep: NodesRepo.textual(mime, 1) ? INDEX_TEXT_MAX : 0 });
+    const entry = await d.write(rel, meter, { size: declaredSize, mime });
+    return this.announce(c, r.storage.id, rel, entry, meter.keptText());
+  }
+
+  /** Removes expired sessions with their staged data, and staged files no session owns. Returns how many went. */
+  async sweep(): Promise<number> {
+    let n = 0;
+    for (const s of this.repo.expired(new Date().toISOString())) {
+      if (this.repo.delete(s.id)) {
+        await this.discard(s).catch(() => undefined);
+        n++;
+      }
+    }
+    const live = this.repo.allIds();
+    for (const id of await this.staged.present()) if (!live.has(id)) await this.staged.remove(id);
+    return n;
+  }
+
+  private async announce(c: Caller, storageId: number, rel: string, entry: import('../storage').Entry, body?: string): Promise<Published> {
+    const node = await this.cat.gate.written(storageId, rel, entry, { actor: c.actor, request: c.request, origin: 'upload', audit: 'file.upload' });
+    if (body !== undefined && NodesRepo.textual(node.mime, node.size)) this.cat.nodes.setBody(node.id, body);
+    const name = this.cat.repo.byId(storageId)?.name ?? String(storageId);
+    return { id: node.id, path: uiPath(name, rel), size: node.size, etag: node.etag ?? `"${node.size.toString(16)}-${node.mtime.toString(16)}"` };
+  }
+
+  private async discard(s: SessionRow): Promise<void> {
+    if (s.mode === 'staged') return this.staged.remove(s.id);
+    const d = await this.cat.driverFor(s.storage_id);
+    await d.multipart?.abort(s.handle!);
+  }
+
+  /** The caller's live session; anyone else's, an unknown one, or a swept one is `not_found`; expired is `upload_expired`. */
+  private session(c: Caller, id: string): SessionRow {
+    const s = typeof id === 'string' && /^up_[A-Za-z0-9_-]{10,64}$/.test(id) ? this.repo.get(id) : undefined;
+    if (!s || s.owner_id !== c.principal.id) throw new AppError('not_found', { reason: 'no such upload session' });
+    if (Date.parse(s.expires_at) < Date.now()) throw new AppError('upload_expired');
+    return s;
+  }
+
+  private checkSize(size: number): void {
+    const max = this.limits.maxUploadBytes;
+    if (max > 0 && size > max) throw new AppError('payload_too_large', { max }, { max });
+  }
+
+  private checkQuota(userId: number, adding: number): void {
+    const quota = this.auth.repo.byId(userId)?.quota_bytes;
+    if (quota === null || quota === undefined || quota <= 0) return;
+    const used = this.repo.usedBytes(userId) + this.repo.inFlight(userId, new Date().toISOString());
+    if (used + adding > quota) throw new AppError('quota_exceeded', { quota, used }, { code: 'QUOTA_EXCEEDED', quota, used });
+  }
+
+  private chunkSize(size: number, asked: number | undefined, presigned: boolean): number {
+    let chunk = Math.min(asked || DEFAULT_CHUNK, this.limits.maxChunkBytes);
+    if (presigned) chunk = Math.max(chunk, PRESIGNED_MIN_CHUNK);
+    if (Math.ceil(size / chunk) > MAX_PARTS) chunk = Math.ceil(size / MAX_PARTS);
+    if (chunk > this.limits.maxChunkBytes && !presigned)
+      throw new AppError('payload_too_large', { max: this.limits.maxChunkBytes * MAX_PARTS }, { reason: 'more than 10000 parts of the largest chunk' });
+    return chunk;
+  }
+
+  /** Creates the target folder when missing (a folder upload), through the gate. */
+  private async ensureFolder(c: Caller, storageId: number, d: StorageDriver, rel: string): Promise<void> {
+    if (rel === '' || this.cat.nodes.get(storageId, rel)?.type === 'dir') return;
+    const st = await d.stat(rel).catch((e) => {
+      if (isAppError(e) && e.code === 'not_found') return null;
+      throw e;
+    });
+    if (st?.type === 'dir') return;
+    if (st) throw new AppError('conflict', { path: rel, reason: 'a file is in the way' });
+    await d.mkdir(rel);
+    await this.cat.gate.written(storageId, rel, await d.stat(rel), { actor: c.actor, request: c.request, origin: 'mkdir' });
+  }
+}
+
+const partCount = (size: number, chunk: number): number => Math.max(1, Math.ceil(size / chunk));
+
+/** Every part once, in order, with the etag the server handed out for its last upload. */
+function checkParts(s: SessionRow, held: PartRow[], etags: Array<{ part: number; etag: string }>): Array<{ part: number; etag: string }> {
+  const count = partCount(s.size, s.chunk_size);
+  if (etags.length !== count) throw new AppError('conflict', { reason: `expected ${count} parts, got ${etags.length}` });
+  const byPart = new Map(held.map((p) => [p.part, p]));
+  const sorted = [...etags].sort((a, b) => a.part - b.part);
+  sorted.forEach((e, i) => {
+    const h = byPart.get(i + 1);
+    if (e.part !== i + 1 || !h || !safeEqual(h.etag, String(e.etag))) throw new AppError('conflict', { reason: `part ${i + 1} is missing or its etag does not match` });
+  });
+  return sorted.map((e) => ({ part: e.part, etag: byPart.get(e.part)!.etag }));
+}
+
+/** Presigned parts went straight to the backend: the backend checks the etags; here only their shape. */
+function checkPresigned(s: SessionRow, etags: Array<{ part: number; etag: string }>): Array<{ part: number; etag: string }> {
+  const sorted = [...etags].sort((a, b) => a.part - b.part);
+  if (sorted.length !== partCount(s.size, s.chunk_size) || sorted.some((e, i) => e.part !== i + 1)) throw new AppError('conflict', { reason: 'every part must be named once' });
+  return sorted;
+}
