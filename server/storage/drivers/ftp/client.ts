@@ -56,21 +56,11 @@ export class FtpStorage implements StorageDriver {
 
   async read(path: string, range?: ByteRange, signal?: AbortSignal): Promise<Readable> {
     await this.ready();
-    const lease = await this.lease();
-    let size: number;
-    try {
-      size = await lease.client.size(this.abs(path));
-    } catch (e) {
-      lease.release();
-      throw ftpError(e, path);
-    }
+    const size = await this.session(path, (c) => c.size(this.abs(path)));
     const start = range?.start ?? 0;
-    const end = Math.min(range?.end ?? size - 1, size - 1);
-    if (range && start >= size && size > 0) {
-      lease.release();
-      throw new AppError('range_not_satisfiable', { path });
-    }
-    return this.download(lease, path, start, Math.max(end - start + 1, 0), start + Math.max(end - start + 1, 0) < size, signal);
+    if (range && start >= size && size > 0) throw new AppError('range_not_satisfiable', { path });
+    const length = Math.max(Math.min(range?.end ?? size - 1, size - 1) - start + 1, 0);
+    return this.download(await this.lease(), path, start, length, start + length < size, signal);
   }
 
   async write(path: string, body: Readable, opts: WriteOptions = {}): Promise<Entry> {
