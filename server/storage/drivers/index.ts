@@ -5,5 +5,7 @@
 import type { DriverModule } from '../types';
 import { localDriver } from './local';
 import { s3Driver } from './s3';
+import { webdavDriver } from './webdav';
+import { ftpDriver } from './ftp';
 
-export const builtinDrivers: DriverModule[] = [localDriver, s3Driver];
+export const builtinDrivers: DriverModule[] = [localDriver, s3Driver, webdavDriver, ftpDriver];
