@@ -7,7 +7,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
@@ -134,6 +134,32 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await shot(page, 'admin-users');
     await page.getByRole('button', { name: 'Disable' }).last().click();
     await page.getByText('Disabled', { exact: true }).waitFor();
+  });
+
+  test('admin console: add a storage from its descriptor form, test it, save, sync, read its runs', async () => {
+    const folder = join(srv.dataDir, '..', 'docs-store');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'a.txt'), 'a');
+    await page.getByRole('link', { name: 'Storages' }).click();
+    await page.getByRole('cell', { name: /home/ }).first().waitFor();
+    await page.getByRole('button', { name: 'Add storage' }).click();
+    const dlg = page.getByRole('dialog');
+    await dlg.getByLabel('Name *').fill('docs');
+    await dlg.getByLabel('Driver').selectOption('local');
+    await dlg.getByLabel(/Folder path/).fill(folder);
+    await dlg.getByRole('button', { name: 'Test connection' }).click();
+    await dlg.getByTestId('test-result').waitFor();
+    assert.match(await dlg.getByTestId('test-result').innerText(), /Connection works/);
+    await shot(page, 'admin-storage-form');
+    await dlg.getByRole('button', { name: 'Save' }).click();
+    const row = page.getByRole('row', { name: /docs/ });
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Sync now' }).click();
+    await page.getByText('Sync started.').waitFor();
+    await row.getByRole('button', { name: 'Sync runs' }).click();
+    await page.getByRole('dialog').getByRole('cell', { name: 'completed' }).first().waitFor();
+    await shot(page, 'admin-sync-runs');
+    await page.keyboard.press('Escape');
   });
 
   test('phone width: no sideways scrolling, navigation reachable', async () => {

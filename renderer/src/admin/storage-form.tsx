@@ -100,6 +100,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
           <input id={id} type={f.type === 'password' || f.secret ? 'password' : f.type === 'int' ? 'number' : f.type === 'date' ? 'date' : 'text'}
             value={String(v)} required={f.required} placeholder={f.placeholder} autoComplete="off" onChange={(e) => set(e.target.value)} />
         )}
+        {f.help && <small className="hint">{f.help}</small>}
         {f.root && <small className="hint">{t('storage.root_field')}</small>}
         {f.secret && storage && <small className="hint">{t('storage.secret_keep')}</small>}
       </label>

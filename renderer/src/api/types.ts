@@ -131,6 +131,7 @@ export interface DriverField {
   label: string;
   i18n_key?: string;
   placeholder?: string;
+  help?: string;
   aliases?: string[];
   default?: unknown;
   options?: (string | { value: string; label?: string })[];
