@@ -28,8 +28,12 @@ export class Meter extends Transform {
   /** Pipes `source` through the meter; a source that errors or is cut off (client gone) fails the meter. */
   static through(source: Readable, o: MeterOptions): Meter {
     const m = new Meter(o);
-    source.once('error', (e) => m.destroy(e));
-    source.once('aborted', () => m.destroy(new AppError('bad_body', { reason: 'the body was cut off' })));
+    // Only while the body is still flowing: later, nobody listens for the meter's errors any more.
+    const cut = (e: Error) => void (!m.writableFinished && !m.destroyed && m.destroy(e));
+    source.once('error', cut);
+    source.once('aborted', () => cut(new AppError('bad_body', { reason: 'the body was cut off' })));
+    // The consumer may attach only after some async setup; the error stays on the stream (`errored`) for it.
+    m.on('error', () => undefined);
     return source.pipe(m);
   }
 

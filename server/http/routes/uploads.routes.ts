@@ -53,7 +53,16 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
   r.post('/chunk', async (ctx) => {
     const qy = validate(schemas.chunk, ctx.query);
     const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
-    ctx.body = await d.uploads.chunk(caller(ctx), qy.upload_id, qy.part, ctx.req, sha);
+    try {
+      ctx.body = await d.uploads.chunk(caller(ctx), qy.upload_id, qy.part, ctx.req, sha);
+    } catch (e) {
+      // A refused body may be half read: drop the rest and the connection, or its tail would parse as the next request.
+      if (!ctx.req.readableEnded) {
+        ctx.set('Connection', 'close');
+        ctx.req.resume();
+      }
+      throw e;
+    }
   });
 
   r.get('/status', (ctx) => {
@@ -76,7 +85,7 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
 /**
  * Streams a multipart/form-data body: the `path` field names the target
  * folder and must come before the files; each file is handed on as a stream
- * as it arrives (nothing is buffered whole), one after the other.
+ * as it arrives (nothing is buffered whole), in form order.
  */
 function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Readable) => Promise<Published>): Promise<Published[]> {
   if (!ctx.is('multipart/form-data')) throw new AppError('bad_multipart', { reason: 'expected multipart/form-data' });
@@ -91,6 +100,7 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
     let failed = false;
     let chain: Promise<unknown> = Promise.resolve();
     const out: Published[] = [];
+    let n = 0;
     const fail = (e: unknown) => {
       if (failed) return;
       failed = true;
@@ -108,14 +118,17 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
         stream.resume();
         return fail(new AppError('bad_multipart', { reason: 'the path field must come before the file' }));
       }
-      const p = onFile(folder, info.filename ?? '', stream).then((pub) => void out.push(pub));
-      p.catch((e) => {
-        stream.resume();
-        fail(e);
-      });
+      const at = n++;
+      const p = onFile(folder, info.filename ?? '', stream).then(
+        (pub) => void (out[at] = pub),
+        (e) => {
+          stream.resume();
+          fail(e);
+        },
+      );
       chain = chain.then(() => p);
     });
-    bb.on('close', () => void chain.then(() => !failed && resolve(out), fail));
+    bb.on('close', () => void chain.then(() => !failed && resolve(out)));
     bb.on('error', fail);
     ctx.req.on('aborted', () => fail(new AppError('bad_body', { reason: 'the body was cut off' })));
     ctx.req.pipe(bb);
