@@ -25,6 +25,8 @@ interface Pending {
   /** Incoming body of a `read`, fed by `onChunk`. */
   incoming?: Readable;
   onChunk?(buf: Buffer): void;
+  /** True once the plugin replied; before that a failure reaches the caller as a rejection, not a stream error. */
+  opened: boolean;
   /** Removes the abort listener. */
   detach(): void;
   /** Credit granted by the plugin to our outgoing body of a `write`. */
@@ -200,7 +202,9 @@ export class PluginConnection {
         this.fail(id, new AppError('cancelled'));
       };
       const p: Pending = {
+        opened: false,
         resolve: (r) => {
+          p.opened = true;
           opened();
           resolve(r as T);
         },
@@ -216,6 +220,8 @@ export class PluginConnection {
     });
     // A rejection reaches callers through `promise`; `opened` only orders the read.
     const openedOrFailed = Promise.race([openedP, promise.then(() => undefined)]);
+    // Only `read` awaits `opened`; for other calls its rejection is the same one `promise` carries.
+    openedOrFailed.catch(() => undefined);
     return { id, promise, opened: openedOrFailed };
   }
 
@@ -237,7 +243,7 @@ export class PluginConnection {
     if (!p) return;
     this.settle(id);
     p.reject(err);
-    p.incoming?.destroy(err);
+    p.incoming?.destroy(p.opened ? err : undefined);
   }
 
   private settle(id: number): void {
