@@ -139,6 +139,18 @@ describe('smb driver', { skip }, () => {
     assert.ok(code('storage_unreachable')(err), `expected storage_unreachable, got ${String(err)} after ${got} bytes`);
   });
 
+  test('a server that goes away mid-upload: storage_unreachable, and no partial file shows afterwards', async () => {
+    const body = new Readable({ read() {} });
+    body.push(Buffer.alloc(256 * 1024, 2));
+    const p = driver.write('dropped.bin', body);
+    setTimeout(() => void smbd.stop(), 150);
+    await assert.rejects(p, code('storage_unreachable'));
+    body.destroy();
+    await smbd.start();
+    await assert.rejects(driver.stat('dropped.bin'), code('not_found'));
+    assert.ok((await collect(driver.list(''))).every((e) => !e.name.startsWith('.~fd-')));
+  });
+
   test('server stopped: storage_unreachable; started again: the same driver recovers', async () => {
     await smbd.stop();
     await assert.rejects(driver.stat(''), code('storage_unreachable'));

@@ -40,7 +40,6 @@ export class ProcessPool {
       };
       const onAbort = () => giveUp(new AppError('cancelled'));
       const timer = setTimeout(() => giveUp(new AppError('storage_unreachable', { reason: 'all smbclient slots busy' })), waitMs);
-      timer.unref();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (this.active < this.size) grant();
       else this.waiters.push(grant);
