@@ -3,3 +3,18 @@
  * listing and extraction of ZIP files, and ZIP creation from selected paths.
  */
 export { ZipWriter, type ZipFileOptions, type ZipWriterOptions } from './zip-writer';
+export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS } from './archives.service';
+export { openZip, entryProblem, MAX_ENTRIES, type ZipEntry } from './zip-reader';
+export { shouldCompress } from './compressible';
+
+import type { Db } from '../db';
+import type { JobQueue } from '../jobs';
+import type { Catalogue } from '../catalogue';
+import { ArchivesService } from './archives.service';
+
+/** Builds the archive service and registers its op kinds on the queue. */
+export function createArchives(o: { db: Db; catalogue: Catalogue; queue: JobQueue; maxArchiveBytes: number }): ArchivesService {
+  const s = new ArchivesService(o.db, o.catalogue, o.queue, o.maxArchiveBytes);
+  s.register();
+  return s;
+}

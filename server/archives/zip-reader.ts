@@ -1,0 +1,119 @@
+/**
+ * Reading ZIP files from any storage: the central directory is read through
+ * ranged reads (a local storage opens the file in place), so listing a large
+ * archive fetches a few kilobytes. Entry names are decoded here and judged by
+ * `entryProblem` before anything is written.
+ */
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import yauzl from 'yauzl';
+import { AppError } from '../errors';
+import type { StorageDriver } from '../storage';
+
+export interface ZipEntry {
+  name: string;
+  size: number;
+  compressed: number;
+  is_dir: boolean;
+  modified: string;
+  encrypted: boolean;
+  symlink: boolean;
+  raw: yauzl.Entry;
+}
+
+export interface OpenZip {
+  entries: ZipEntry[];
+  /** The entry's bytes, decompressed; yauzl checks the actual size against the declared one. */
+  open(e: ZipEntry): Promise<Readable>;
+  close(): void;
+}
+
+/** Archives with more entries are refused (a central directory bomb). */
+export const MAX_ENTRIES = 100_000;
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const FLAG_ENCRYPTED = 0x1;
+const FLAG_UTF8 = 0x800;
+
+class DriverReader extends yauzl.RandomAccessReader {
+  constructor(private driver: StorageDriver, private rel: string) {
+    super();
+  }
+  override _readStreamForRange(start: number, end: number): Readable {
+    const out = new PassThrough();
+    if (end <= start) return out.end(), out;
+    this.driver.read(this.rel, { start, end: end - 1 }).then(
+      (s) => pipeline(s, out).catch((e) => out.destroy(e)),
+      (e) => out.destroy(e),
+    );
+    return out;
+  }
+}
+
+/** Opens a ZIP on a storage and reads its whole central directory. Not a ZIP (or truncated) → `archive_invalid`. */
+export async function openZip(driver: StorageDriver, rel: string, size: number): Promise<OpenZip> {
+  const opts = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true };
+  let zip: yauzl.ZipFile;
+  try {
+    zip = driver.localPath ? await yauzl.openPromise(await driver.localPath(rel), opts) : await yauzl.fromRandomAccessReaderPromise(new DriverReader(driver, rel), size, opts);
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw new AppError('archive_invalid', { reason: (e as Error).message }, { reason: (e as Error).message });
+  }
+  try {
+    if (zip.entryCount > MAX_ENTRIES) throw new AppError('archive_invalid', { reason: `more than ${MAX_ENTRIES} entries` }, { reason: 'too_many_entries', max: MAX_ENTRIES });
+    const entries = await readAll(zip);
+    return {
+      entries,
+      open: async (e) => {
+        try {
+          return await zip.openReadStreamPromise(e.raw);
+        } catch (err) {
+          throw new AppError('archive_invalid', { reason: (err as Error).message }, { entry: e.name, reason: (err as Error).message });
+        }
+      },
+      close: () => zip.close(),
+    };
+  } catch (e) {
+    zip.close();
+    throw e;
+  }
+}
+
+function readAll(zip: yauzl.ZipFile): Promise<ZipEntry[]> {
+  const out: ZipEntry[] = [];
+  return new Promise((resolve, reject) => {
+    zip.on('entry', (raw: yauzl.Entry) => {
+      const nameBuf = raw.fileName as unknown as Buffer;
+      const name = nameBuf.toString(raw.generalPurposeBitFlag & FLAG_UTF8 ? 'utf8' : 'latin1');
+      const mode = (raw.externalFileAttributes >>> 16) & S_IFMT;
+      out.push({
+        name,
+        size: raw.uncompressedSize,
+        compressed: raw.compressedSize,
+        is_dir: name.endsWith('/'),
+        modified: raw.getLastModDate().toISOString(),
+        encrypted: (raw.generalPurposeBitFlag & FLAG_ENCRYPTED) !== 0,
+        symlink: mode === S_IFLNK,
+        raw,
+      });
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve(out));
+    zip.once('error', (e: Error) => reject(new AppError('archive_invalid', { reason: e.message }, { reason: e.message })));
+    zip.readEntry();
+  });
+}
+
+/**
+ * Why an entry name must not be materialised (zip slip), or null: absolute
+ * paths, drive letters, backslashes, `..` segments and NUL are refused.
+ */
+export function entryProblem(name: string): string | null {
+  if (name.includes('\0')) return 'nul';
+  if (name.includes('\\')) return 'backslash';
+  if (name.startsWith('/')) return 'absolute';
+  if (/^[a-zA-Z]:/.test(name)) return 'drive_letter';
+  if (name.split('/').some((s) => s === '..')) return 'traversal';
+  return null;
+}
