@@ -7,14 +7,7 @@ import { fromSharePath } from '../lib/ui-path';
 import { ConfirmDialog } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import { myShares, revokeShare } from './share-api';
-
-/** active, revoked or expired, from the row's own timestamps. */
-export function linkStatus(s: Share, now = Date.now()): 'active' | 'revoked' | 'expired' {
-  if (s.revoked_at) return 'revoked';
-  if (s.expires_at && Date.parse(s.expires_at) <= now) return 'expired';
-  if (s.max_downloads && (s.downloads ?? 0) >= s.max_downloads) return 'expired';
-  return 'active';
-}
+import { linkStatus } from './link-status';
 
 export function MyLinks() {
   const { t, lang } = useI18n();

@@ -1,0 +1,15 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Share } from '../api/types';
+import { linkStatus } from './link-status';
+
+const base: Share = { id: 1, path: 'home://a', token: 't', url: 'u', expires_at: '2026-12-01T00:00:00Z', max_downloads: 3, downloads: 1 };
+const now = Date.parse('2026-11-21T00:00:00Z');
+
+test('link status from the row', () => {
+  assert.equal(linkStatus(base, now), 'active');
+  assert.equal(linkStatus({ ...base, revoked_at: '2026-11-20T00:00:00Z' }, now), 'revoked');
+  assert.equal(linkStatus({ ...base, expires_at: '2026-11-20T00:00:00Z' }, now), 'expired');
+  assert.equal(linkStatus({ ...base, downloads: 3 }, now), 'expired');
+  assert.equal(linkStatus({ ...base, expires_at: null, max_downloads: null }, now), 'active');
+});
