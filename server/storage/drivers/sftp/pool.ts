@@ -36,6 +36,22 @@ export class SessionPool {
     return session;
   }
 
+  /**
+   * A further session for a parallel transfer that already holds `current`:
+   * an idle one, or a new one while the pool is below its size. Null instead of
+   * sharing a busy session or when opening fails (the transfer then goes on
+   * with what it has).
+   */
+  async acquireSpare(current: SftpSession): Promise<SftpSession | null> {
+    this.sessions = this.sessions.filter((s) => !s.closed);
+    let spare = this.sessions.find((s) => s !== current && s.busy === 0);
+    if (!spare && this.sessions.length + this.opening.length < this.opts.max) spare = await this.grow().catch(() => undefined);
+    if (!spare || spare.closed) return null;
+    clearTimeout(spare.idleTimer);
+    spare.busy++;
+    return spare;
+  }
+
   /** Returns a session taken with `acquire`; the last user of a session starts its idle clock. */
   release(session: SftpSession): void {
     session.busy--;
@@ -56,7 +72,7 @@ export class SessionPool {
    * restarted, the network blinked) is retried once on a fresh session; use it
    * only for requests that are safe to repeat.
    */
-  async hold<T>(fn: (s: SftpSession) => Promise<T>, retry = true): Promise<{ session: SftpSession; value: T }> {
+  async hold<T>(fn: (s: SftpSession) => Promise<T>, retry = false): Promise<{ session: SftpSession; value: T }> {
     const session = await this.acquire();
     try {
       return { session, value: await fn(session) };

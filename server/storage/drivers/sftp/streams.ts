@@ -15,9 +15,16 @@ export interface ReaderOptions {
   /** One past the last byte to read. */
   end: number;
   chunkBytes: number;
+  /** Reads outstanding per lane. */
   concurrency: number;
-  /** Called once when the stream is finished or destroyed, after its handle is closed. */
+  /** Called once when the stream is finished or destroyed, after its handles are closed. */
   onClose(): void;
+}
+
+/** The same file opened on one session. Several lanes spread a big read over several server processes. */
+export interface ReadLane {
+  session: SftpSession;
+  handle: Buffer;
 }
 
 interface ReadRequest {
@@ -26,15 +33,21 @@ interface ReadRequest {
   data?: Buffer;
 }
 
-/** Reads [start, end) of an open file handle in order, with up to `concurrency` reads outstanding. */
+/**
+ * Reads [start, end) in order, with up to `concurrency` reads outstanding on
+ * each lane; each request goes to the least busy lane and results are pushed
+ * in file order whichever lane answers first.
+ */
 export class ParallelReader extends Readable {
   private queue: ReadRequest[] = [];
   private next: number;
   private ended = false;
+  private readonly inflight: number[];
 
-  constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly opts: ReaderOptions) {
+  constructor(private readonly lanes: ReadLane[], private readonly path: string, private readonly opts: ReaderOptions) {
     super({ highWaterMark: opts.chunkBytes * 2 });
     this.next = opts.start;
+    this.inflight = lanes.map(() => 0);
   }
 
   override _read(): void {
@@ -43,16 +56,22 @@ export class ParallelReader extends Readable {
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
     this.queue = [];
-    this.session.close(this.handle).catch(() => undefined).finally(() => this.opts.onClose());
+    Promise.all(this.lanes.map((l) => l.session.close(l.handle).catch(() => undefined))).finally(() => this.opts.onClose());
     cb(err);
   }
 
+  private idlestLane(): number {
+    return this.inflight.reduce((best, n, i) => (n < this.inflight[best] ? i : best), 0);
+  }
+
   private fill(): void {
-    while (!this.destroyed && this.queue.length < this.opts.concurrency && this.next < this.opts.end) {
+    while (!this.destroyed && this.next < this.opts.end) {
+      const lane = this.idlestLane();
+      if (this.inflight[lane] >= this.opts.concurrency) break;
       const req = { pos: this.next, len: Math.min(this.opts.chunkBytes, this.opts.end - this.next) };
       this.next += req.len;
       this.queue.push(req);
-      this.issue(req);
+      this.issue(req, lane);
     }
     if (this.queue.length === 0 && this.next >= this.opts.end && !this.ended) {
       this.ended = true;
@@ -60,11 +79,14 @@ export class ParallelReader extends Readable {
     }
   }
 
-  private issue(req: ReadRequest): void {
+  private issue(req: ReadRequest, lane: number): void {
+    const { session, handle } = this.lanes[lane];
     const buf = Buffer.allocUnsafe(req.len);
-    this.session
-      .call<Buffer>('read', (done) => this.session.sftp.read(this.handle, buf, 0, req.len, req.pos, (err, nb) => done(err, buf.subarray(0, nb ?? 0))))
+    this.inflight[lane]++;
+    session
+      .call<Buffer>('read', (done) => session.sftp.read(handle, buf, 0, req.len, req.pos, (err, nb) => done(err, buf.subarray(0, nb ?? 0))))
       .then((data) => {
+        this.inflight[lane]--;
         req.data = data;
         this.flush();
       }, (err) => this.destroy(fromSftp(err, this.path)));
@@ -87,7 +109,7 @@ export class ParallelReader extends Readable {
         // A short read: fetch the rest before anything that follows it.
         const rest = { pos: req.pos + data.length, len: req.len - data.length };
         this.queue.unshift(rest);
-        this.issue(rest);
+        this.issue(rest, this.idlestLane());
       }
       wantMore = this.push(data);
     }
