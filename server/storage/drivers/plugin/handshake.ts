@@ -63,7 +63,9 @@ export async function handshake(conn: PluginConnection, serviceVersion: string, 
     throw refuse('service_range', { plugin: name, range: String(range), version: serviceVersion });
   if (!Array.isArray(r.fields)) throw refuse('fields missing');
   const fields = r.fields.map((f) => field(f, name));
-  if (new Set(fields.map((f) => f.key)).size !== fields.length) throw refuse('duplicate field key');
+  // The registry would refuse these at boot; refusing here keeps one bad plugin from stopping the service.
+  const keys = fields.flatMap((f) => [f.key, ...(f.aliases ?? [])]);
+  if (new Set(keys).size !== keys.length) throw refuse('duplicate field key');
   if (fields.filter((f) => f.root).length > 1) throw refuse('more than one root field');
   const declared = (r.capabilities ?? {}) as Record<string, unknown>;
   const capabilities: DriverCapabilities = {

@@ -23,10 +23,12 @@ export const smbDescriptor: DriverDescriptor = {
   },
   fields: [
     { ...field('host', 'Host'), type: 'string', required: true, placeholder: 'nas.local' },
-    { ...field('share', 'Share'), type: 'string', required: true, placeholder: 'files', help: 'The share name alone, without slashes.' },
+    // The share is the root-guard field: it is the export the server's admin chose, never a filesystem root,
+    // while `root` stays optional as the spec has it.
+    { ...field('share', 'Share'), type: 'string', required: true, root: true, placeholder: 'files', help: 'The share name alone, without slashes.' },
     { ...field('user', 'User'), type: 'string', required: true, aliases: ['username'] },
     { ...field('password', 'Password'), type: 'password', required: true, secret: true },
-    { ...field('root', 'Folder'), type: 'string', root: true, default: '', aliases: ['path', 'base_path'], help: 'Sub-folder of the share; empty for the whole share.' },
+    { ...field('root', 'Folder'), type: 'string', aliases: ['path', 'base_path'], help: 'Sub-folder of the share; empty for the whole share.' },
     { ...field('port', 'Port'), type: 'int', default: 445 },
     { ...field('domain', 'Domain'), type: 'string', default: 'WORKGROUP' },
   ],
