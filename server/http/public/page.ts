@@ -1,0 +1,71 @@
+/**
+ * The frame of every public page: tiny HTML with inline CSS (and, on the drop
+ * page, inline JS) allowed by a per-response nonce under a strict CSP, every
+ * value escaped, no referrer (tokens sit in URLs), no framing, no sniffing.
+ * Pages are gzip-compressed when the client accepts it.
+ */
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { Lang } from '../../lib/i18n';
+import type { Ctx } from '../context';
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function esc(v: unknown): string {
+  return String(v ?? '').replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Security headers for anything a link serves (pages and files alike). */
+export function publicHeaders(ctx: Ctx): void {
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+  ctx.set('X-Robots-Tag', 'noindex, nofollow');
+}
+
+const CSS = `
+:root{color-scheme:light dark;--fg:#1d2430;--mut:#667085;--bg:#f6f7f9;--card:#fff;--ac:#2457d6;--bd:#e3e6eb}
+@media(prefers-color-scheme:dark){:root{--fg:#e6e9ef;--mut:#9aa3b2;--bg:#14171c;--card:#1d2128;--ac:#7aa2ff;--bd:#2c323c}}
+*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:960px;margin:0 auto;padding:24px 16px}h1{font-size:20px;margin:0 0 4px;word-break:break-word}p{margin:6px 0}
+.card{background:var(--card);border:1px solid var(--bd);border-radius:10px;padding:20px}.mut{color:var(--mut);font-size:13px}
+a{color:var(--ac);text-decoration:none}a:hover{text-decoration:underline}
+.btn{display:inline-block;background:var(--ac);color:#fff;border:0;border-radius:8px;padding:9px 16px;font:inherit;cursor:pointer}.btn:hover{text-decoration:none;opacity:.92}
+input,textarea{font:inherit;padding:8px;border:1px solid var(--bd);border-radius:8px;width:100%;background:var(--card);color:var(--fg)}label{display:block;margin:12px 0 4px}
+ul.l{list-style:none;padding:0;margin:16px 0 0}ul.l li{display:flex;gap:10px;align-items:center;padding:7px 4px;border-top:1px solid var(--bd)}
+ul.l li a{flex:1;word-break:break-all}ul.l s{text-decoration:none;color:var(--mut);font-size:13px;white-space:nowrap}
+ul.l img{width:48px;height:48px;object-fit:cover;border-radius:6px}.d::before{content:"📁 "}.f::before{content:"📄 "}
+.err{color:#c0392b}.bar{height:6px;background:var(--bd);border-radius:3px;overflow:hidden;margin-top:10px}.bar i{display:block;height:100%;width:0;background:var(--ac)}
+`;
+
+export interface PageOptions {
+  lang: Lang;
+  title: string;
+  body: string;
+  /** Inline script, run under the page's nonce. */
+  script?: string;
+  status?: number;
+}
+
+/** Sends a page. `connect-src 'self'` is the only network the drop page's script needs. */
+export function sendPage(ctx: Ctx, o: PageOptions): void {
+  const nonce = randomBytes(16).toString('base64');
+  const html =
+    `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<meta name="robots" content="noindex,nofollow"><title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}</style></head>` +
+    `<body><main>${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}</body></html>`;
+  publicHeaders(ctx);
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+  );
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Vary', 'Accept-Encoding, Accept-Language');
+  ctx.status = o.status ?? 200;
+  ctx.type = 'text/html; charset=utf-8';
+  const raw = Buffer.from(html, 'utf8');
+  if (raw.length > 1024 && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = gzipSync(raw, { level: 6 });
+  } else ctx.body = raw;
+}

@@ -1,0 +1,122 @@
+/**
+ * The public pages: a shared folder's browse page (gallery thumbnails and
+ * per-file downloads), the PIN form, the ZIP preparing page, the dead-link
+ * page and the file-request upload page. Pure string building over escaped
+ * values; the routes decide which one to send.
+ */
+import type { Lang } from '../../lib/i18n';
+import { pt, publicDate, type DropSettings } from '../../shares';
+import type { Ctx } from '../context';
+import { esc, sendPage } from './page';
+import { DROP_SCRIPT } from './drop-script';
+
+export interface BrowseRow {
+  name: string;
+  type: 'file' | 'dir';
+  size: number;
+  /** Site-absolute link of the row (already encoded). */
+  href: string;
+  thumb: string | null;
+}
+
+const enc = (rel: string): string => rel.split('/').map(encodeURIComponent).join('/');
+
+/** `/s/<token>/f/<rel>` plus the download token when the link has a PIN. */
+export function shareHref(token: string, rel: string, dt: string | undefined, extra = ''): string {
+  const qs = [dt ? `dt=${encodeURIComponent(dt)}` : '', extra].filter(Boolean).join('&');
+  return `/s/${encodeURIComponent(token)}${rel ? `/f/${enc(rel)}` : ''}${qs ? `?${qs}` : ''}`;
+}
+
+export function humanSize(n: number): string {
+  const u = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < u.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${u[i]}`;
+}
+
+export function browsePage(ctx: Ctx, o: { lang: Lang; title: string; rows: BrowseRow[]; total: number; zipHref: string; upHref: string | null; expiresAt: string | null; remaining: number | null }): void {
+  const { lang } = o;
+  const meta = [pt(lang, 'page.items', { n: o.total })];
+  if (o.expiresAt) meta.push(pt(lang, 'page.expires', { date: publicDate(lang, o.expiresAt) }));
+  if (o.remaining !== null) meta.push(pt(lang, 'page.downloads_left', { n: o.remaining }));
+  const items = o.rows
+    .map((r) =>
+      r.type === 'dir'
+        ? `<li><a class="d" href="${esc(r.href)}">${esc(r.name)}</a></li>`
+        : `<li>${r.thumb ? `<img loading="lazy" alt="" src="${esc(r.thumb)}">` : ''}<a class="f" href="${esc(r.href)}">${esc(r.name)}</a><s>${humanSize(r.size)}</s></li>`,
+    )
+    .join('');
+  const body =
+    `<div class="card"><h1>${esc(o.title)}</h1><p class="mut">${esc(meta.join(' · '))}</p>` +
+    `<p><a class="btn" href="${esc(o.zipHref)}">${esc(pt(lang, 'page.download_all'))}</a>${o.upHref ? ` <a href="${esc(o.upHref)}">${esc(pt(lang, 'page.up'))}</a>` : ''}</p>` +
+    (items ? `<ul class="l">${items}</ul>` : `<p class="mut">${esc(pt(lang, 'page.empty'))}</p>`) +
+    `</div>`;
+  sendPage(ctx, { lang, title: o.title, body });
+}
+
+/** The PIN form; `error` is an already translated sentence. */
+export function pinPage(ctx: Ctx, o: { lang: Lang; action: string; error?: string; status?: number }): void {
+  const { lang } = o;
+  const body =
+    `<div class="card"><h1>${esc(pt(lang, 'pin.title'))}</h1><p>${esc(pt(lang, 'pin.prompt'))}</p>` +
+    (o.error ? `<p class="err" role="alert">${esc(o.error)}</p>` : '') +
+    `<form method="post" action="${esc(o.action)}"><label for="pin">${esc(pt(lang, 'pin.label'))}</label>` +
+    `<input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" autofocus required maxlength="64">` +
+    `<p><button class="btn" type="submit">${esc(pt(lang, 'pin.submit'))}</button></p></form></div>`;
+  sendPage(ctx, { lang, title: pt(lang, 'pin.title'), body, status: o.status ?? 401 });
+}
+
+/** Shown while a folder archive is built on first click; refreshes itself through `zip=wait`. */
+export function preparingPage(ctx: Ctx, o: { lang: Lang; title: string; waitHref: string }): void {
+  const body = `<div class="card"><h1>${esc(o.title)}</h1><p>${esc(pt(o.lang, 'page.preparing'))}</p><p><a class="btn" href="${esc(o.waitHref)}">${esc(pt(o.lang, 'page.download_all'))}</a></p></div>`;
+  sendPage(ctx, { lang: o.lang, title: o.title, body, status: 202 });
+}
+
+const DEAD: Record<string, 'dead.expired' | 'dead.revoked' | 'dead.unavailable' | 'dead.not_found' | 'dead.error'> = {
+  expired: 'dead.expired',
+  revoked: 'dead.revoked',
+  gone: 'dead.revoked',
+  storage_unavailable: 'dead.unavailable',
+  storage_unreachable: 'dead.unavailable',
+  not_found: 'dead.not_found',
+  bad_path: 'dead.not_found',
+  name_not_allowed: 'dead.not_found',
+};
+
+/**
+ * The styled page for a refused link. Expired, revoked, capped and unknown
+ * links all answer 404 (nothing to tell apart for a stranger); a storage
+ * that is down answers 503 so the visitor knows to come back.
+ */
+export function deadPage(ctx: Ctx, code: string): void {
+  const lang = ctx.state.lang;
+  const key = DEAD[code] ?? 'dead.error';
+  const status = key === 'dead.unavailable' ? 503 : key === 'dead.error' ? ctx.status || 500 : 404;
+  const body = `<div class="card"><h1>${esc(pt(lang, 'dead.title'))}</h1><p>${esc(pt(lang, key))}</p></div>`;
+  sendPage(ctx, { lang, title: pt(lang, 'dead.title'), body, status });
+}
+
+/** The upload page of a file request. The script talks to the drop API documented in docs/public-links.md. */
+export function dropPage(ctx: Ctx, o: { lang: Lang; token: string; settings: DropSettings; needsPin: boolean; pinError?: string }): void {
+  const { lang, settings: s } = o;
+  const strings = {
+    sending: pt(lang, 'drop.sending', { pct: '{pct}' }),
+    done: pt(lang, 'drop.done', { n: '{n}' }),
+    failed: pt(lang, 'drop.failed', { reason: '{reason}' }),
+  };
+  const body =
+    `<div class="card"><h1>${esc(pt(lang, 'drop.title'))}</h1><p class="mut">${esc(pt(lang, 'drop.intro'))}</p>` +
+    `<p class="mut">${esc(pt(lang, 'drop.limits', { files: s.max_files, size: s.max_file_size_mb }))}${s.allowed_ext.length ? ` ${esc(pt(lang, 'drop.allowed', { ext: s.allowed_ext.join(', ') }))}` : ''}</p>` +
+    `<noscript><p class="err">${esc(pt(lang, 'drop.noscript'))}</p></noscript>` +
+    `<form id="drop" data-token="${esc(o.token)}" data-max="${s.max_files}" data-strings="${esc(JSON.stringify(strings))}">` +
+    (o.needsPin ? `<label for="pin">${esc(pt(lang, 'pin.label'))}</label><input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required maxlength="64">` : '') +
+    (s.ask_name ? `<label for="name">${esc(pt(lang, 'drop.name'))}</label><input id="name" name="name" maxlength="64" autocomplete="name">` : '') +
+    `<label for="note">${esc(pt(lang, 'drop.note'))}</label><textarea id="note" name="note" rows="3" maxlength="10000"></textarea>` +
+    `<label for="files">${esc(pt(lang, 'drop.files'))}</label><input id="files" name="files" type="file" multiple required${s.allowed_ext.length ? ` accept="${esc(s.allowed_ext.map((e) => '.' + e).join(','))}"` : ''}>` +
+    `<p><button class="btn" type="submit">${esc(pt(lang, 'drop.send'))}</button></p><div class="bar"><i id="bar"></i></div><p id="msg" role="status"></p></form></div>`;
+  sendPage(ctx, { lang, title: pt(lang, 'drop.title'), body, script: DROP_SCRIPT });
+}

@@ -1,0 +1,70 @@
+/**
+ * File requests: the upload page `/d/{token}` and the anonymous, chunked,
+ * resumable drop API under `/api/public/drop/{token}` (documented in
+ * docs/public-links.md). Door `drop`: `read_only` 409, `quota_exceeded` 507,
+ * `storage_unavailable` 503 with the link and PIN still valid.
+ */
+import Router from '@koa/router';
+import { dropSettingsOf, type Shares } from '../../shares';
+import type { AppState, Ctx, Mw } from '../context';
+import { reqMeta } from '../context';
+import { readObject } from '../middlewares/body';
+import { deadPage, dropPage } from '../public/pages';
+import { publicHeaders } from '../public/page';
+import { validate, z } from '../validate';
+
+const dropDoor: Mw = async (ctx, next) => {
+  ctx.state.door = 'drop';
+  ctx.state.renderPublicError = deadPage;
+  publicHeaders(ctx);
+  ctx.set('Cache-Control', 'no-store');
+  await next();
+};
+
+const startBody = z.object({ name: z.string().max(256).optional(), note: z.string().max(20_000).optional(), pin: z.string().max(64).optional() });
+const fileBody = z.object({ name: z.string().min(1).max(1024), size: z.number().int().min(0), mime: z.string().max(255).optional() });
+const finalizeBody = z.object({ etags: z.array(z.object({ part: z.number().int().min(1), etag: z.string().max(512) })).min(1).max(10_000) });
+const partParam = z.coerce.number().int().min(1).max(10_000);
+const sha = z.string().regex(/^[0-9a-fA-F]{64}$/).optional();
+
+export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>();
+  const { drops, service } = d.shares;
+  const base = '/api/public/drop/:token';
+  const json = <T extends z.ZodType>(ctx: Ctx, schema: T) => readObject(ctx, d.maxJsonBytes).then((b) => validate(schema, b));
+
+  r.get('/d/:token', dropDoor, async (ctx) => {
+    const o = await service.open(ctx.params.token, 'drop');
+    dropPage(ctx, { lang: ctx.state.lang, token: o.share.token, settings: dropSettingsOf(o.share), needsPin: !!o.share.pin_hash });
+  });
+
+  r.post(`${base}/submissions`, dropDoor, async (ctx) => {
+    const b = await json(ctx, startBody);
+    const cred = { pin: b.pin ?? (ctx.get('x-service-pin') || undefined), dt: typeof ctx.query.dt === 'string' ? ctx.query.dt : undefined };
+    ctx.body = await drops.start(ctx.params.token, cred, b, reqMeta(ctx));
+  });
+
+  r.post(`${base}/submissions/:sid/files`, dropDoor, async (ctx) => {
+    ctx.body = await drops.addFile(ctx.params.token, ctx.params.sid, await json(ctx, fileBody), reqMeta(ctx));
+  });
+
+  r.get(`${base}/submissions/:sid/files/:upload`, dropDoor, async (ctx) => {
+    ctx.body = await drops.status(ctx.params.token, ctx.params.sid, ctx.params.upload);
+  });
+
+  r.put(`${base}/submissions/:sid/files/:upload/parts/:part`, dropDoor, async (ctx) => {
+    const part = validate(z.object({ part: partParam }), ctx.params).part;
+    const digest = validate(z.object({ sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
+    ctx.body = await drops.chunk(ctx.params.token, ctx.params.sid, ctx.params.upload, part, ctx.req, reqMeta(ctx), digest);
+  });
+
+  r.post(`${base}/submissions/:sid/files/:upload/finalize`, dropDoor, async (ctx) => {
+    const b = await json(ctx, finalizeBody);
+    ctx.body = await drops.finalize(ctx.params.token, ctx.params.sid, ctx.params.upload, b.etags, reqMeta(ctx));
+  });
+
+  r.post(`${base}/submissions/:sid/finish`, dropDoor, async (ctx) => {
+    ctx.body = await drops.finish(ctx.params.token, ctx.params.sid, reqMeta(ctx));
+  });
+  return r;
+}

@@ -1,0 +1,218 @@
+/**
+ * What a share link's visitor reaches: `/s/{token}` (file download, folder
+ * browse page and ZIP, PIN form), `/s/{token}/f/{path}` (one file of a shared
+ * folder, its thumbnail, a subfolder's page), link metadata, PIN
+ * verification and the download-token route. Only the link token opens
+ * anything here, and only below the shared item.
+ */
+import Router from '@koa/router';
+import { PassThrough } from 'node:stream';
+import { AppError, isAppError } from '../../errors';
+import { t } from '../../lib/i18n';
+import { baseName, cleanRel, joinRel, parentRel } from '../../lib/paths';
+import { statOrRevoked, type OpenShare, type Shares } from '../../shares';
+import { thumbUrl } from '../../thumbs';
+import type { AppState, Ctx, Mw } from '../context';
+import { readObject } from '../middlewares/body';
+import { browsePage, deadPage, pinPage, preparingPage, shareHref, type BrowseRow } from '../public/pages';
+import { publicHeaders } from '../public/page';
+import { sendCounted, sendSharedFile, sendZipFile } from '../public/send-file';
+import { validate, z } from '../validate';
+
+/** Rows on one browse page; a folder with more shows the first ones and the count. */
+const PAGE_ROWS = 1000;
+/** `zip=wait` gives up after this and answers 202 (the build goes on). */
+const ZIP_WAIT_MS = 10 * 60_000;
+const PIN_CODES = new Set(['unauthorised', 'pin_wrong', 'locked']);
+
+/** Marks the request as the public door: `read_only` 409, `quota_exceeded` 507, styled pages for browsers. */
+export const publicDoor: Mw = async (ctx, next) => {
+  ctx.state.door = 'public';
+  ctx.state.renderPublicError = deadPage;
+  await next();
+};
+
+const wantsHtml = (ctx: Ctx): boolean => (ctx.get('accept') || '').includes('text/html');
+
+export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log: (msg: string, err?: unknown) => void }): Router<AppState> {
+  const r = new Router<AppState>();
+  const { service, zips } = d.shares;
+
+  const credOf = (ctx: Ctx) => ({
+    pin: (typeof ctx.query.pin === 'string' ? ctx.query.pin : undefined) ?? (ctx.get('x-service-pin') || undefined),
+    dt: typeof ctx.query.dt === 'string' ? ctx.query.dt : undefined,
+  });
+
+  /** The PIN gate; a browser gets the PIN form (with the reason) instead of JSON. */
+  const gate = (ctx: Ctx, o: OpenShare): string | undefined => {
+    const cred = credOf(ctx);
+    try {
+      service.checkPin(o.share, cred);
+    } catch (e) {
+      if (!(isAppError(e) && PIN_CODES.has(e.code) && wantsHtml(ctx))) throw e;
+      const error = e.code === 'unauthorised' ? undefined : t(ctx.state.lang, e.code, e.params);
+      pinPage(ctx, { lang: ctx.state.lang, action: `/s/${encodeURIComponent(o.share.token)}`, error, status: e.code === 'locked' ? 429 : 401 });
+      return 'page';
+    }
+    if (!o.share.pin_hash) return undefined;
+    return cred.dt ?? service.downloadToken(o.share).download_token;
+  };
+
+  r.get('/api/files/share/:token', publicDoor, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    publicHeaders(ctx);
+    ctx.body = await service.metadata(ctx.params.token);
+  });
+
+  r.post('/api/share/:token/verify', publicDoor, async (ctx) => {
+    const b = validate(z.object({ pin: z.string().max(64).optional() }), await readObject(ctx, 4096));
+    const o = await service.open(ctx.params.token);
+    publicHeaders(ctx);
+    ctx.body = service.verify(o.share, b.pin ?? ctx.get('x-service-pin'));
+  });
+
+  r.get('/api/share/:token/download', publicDoor, async (ctx) => {
+    const o = await service.open(ctx.params.token, 'link');
+    service.checkPin(o.share, credOf(ctx));
+    await sendRoot(ctx, o);
+  });
+
+  r.get('/s/:token', publicDoor, async (ctx) => {
+    const o = await service.open(ctx.params.token, 'link');
+    const zip = typeof ctx.query.zip === 'string' ? ctx.query.zip : undefined;
+    if (zip === 'status') {
+      service.checkPin(o.share, credOf(ctx));
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await zips.status(o.share);
+      return;
+    }
+    const dt = gate(ctx, o);
+    if (dt === 'page') return;
+    if (o.share.is_dir && !zip && wantsHtml(ctx)) return browse(ctx, o, '', dt);
+    await sendRoot(ctx, o, dt);
+  });
+
+  r.post('/s/:token', publicDoor, async (ctx) => {
+    const o = await service.open(ctx.params.token, 'link');
+    const pin = await readPinForm(ctx);
+    const action = `/s/${encodeURIComponent(o.share.token)}`;
+    try {
+      const { download_token } = service.verify(o.share, pin);
+      publicHeaders(ctx);
+      ctx.status = 303;
+      ctx.redirect(`${action}?dt=${encodeURIComponent(download_token)}`);
+    } catch (e) {
+      if (!(isAppError(e) && PIN_CODES.has(e.code))) throw e;
+      pinPage(ctx, { lang: ctx.state.lang, action, error: t(ctx.state.lang, e.code, e.params), status: e.code === 'locked' ? 429 : 401 });
+    }
+  });
+
+  r.get('/s/:token/f/:path(.+)', publicDoor, async (ctx) => {
+    const o = await service.open(ctx.params.token, 'link');
+    if (!o.share.is_dir) throw new AppError('not_found');
+    const sub = cleanRel(ctx.params.path);
+    const dt = gate(ctx, o);
+    if (dt === 'page') return;
+    const rel = joinRel(o.share.rel, sub);
+    if (ctx.query.thumb === '1') {
+      const node = thumbNode(o, rel);
+      if (!node) throw new AppError('not_found');
+      publicHeaders(ctx);
+      ctx.set('Cache-Control', 'private, max-age=3600');
+      ctx.redirect(thumbUrl(node));
+      return;
+    }
+    const entry = await o.driver.stat(rel).catch(statOrRevokedChild);
+    if (entry.type === 'dir') return browse(ctx, o, sub, dt);
+    await sendSharedFile(ctx, service, { share: o.share, driver: o.driver, rel, name: baseName(rel), entry, inline: ctx.query.inline === '1' });
+  });
+
+  /** The shared item itself: a file, or a folder's ZIP (cached, built with `zip=wait`, or streamed while it builds). */
+  async function sendRoot(ctx: Ctx, o: OpenShare, dt?: string): Promise<void> {
+    if (!o.share.is_dir) {
+      const entry = await o.driver.stat(o.share.rel).catch(statOrRevoked);
+      if (entry.type !== 'file') throw new AppError('revoked', { reason: 'gone' });
+      const name = baseName(o.share.rel);
+      return sendSharedFile(ctx, service, { share: o.share, driver: o.driver, rel: o.share.rel, name, entry, inline: ctx.query.inline === '1' });
+    }
+    const name = `${baseName(o.share.rel) || o.storage.name}.zip`;
+    let cached = await zips.ready(o.share);
+    if (!cached && ctx.query.zip === 'wait') {
+      const build = zips.build(o.share).promise;
+      const waited = await Promise.race([build.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), ZIP_WAIT_MS).unref())]);
+      if (!waited) {
+        if (wantsHtml(ctx)) return preparingPage(ctx, { lang: ctx.state.lang, title: name, waitHref: shareHref(o.share.token, '', dt, 'zip=wait') });
+        ctx.status = 202;
+        ctx.body = await zips.status(o.share);
+        return;
+      }
+      cached = await zips.ready(o.share);
+    }
+    if (cached) return sendZipFile(ctx, service, o.share, cached.file, cached.size, name);
+    service.claimDownload(o.share);
+    const out = new PassThrough({ highWaterMark: 1 << 20 });
+    const { attached } = zips.build(o.share, out);
+    if (!attached) {
+      const abort = new AbortController();
+      ctx.res.once('close', () => abort.abort());
+      zips.stream(o.share, out, abort.signal).catch((e) => out.destroy(e));
+    }
+    ctx.status = 200;
+    ctx.type = 'application/zip';
+    publicHeaders(ctx);
+    ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+    ctx.set('Cache-Control', 'private, no-store');
+    sendCounted(ctx, service, o.share, out);
+  }
+
+  function browse(ctx: Ctx, o: OpenShare, sub: string, dt: string | undefined): void {
+    const dir = joinRel(o.share.rel, sub);
+    const { rows, total } = d.shares.browse(o.share.storage_id, dir, PAGE_ROWS);
+    const token = o.share.token;
+    const list: BrowseRow[] = rows.map((n) => {
+      const childRel = joinRel(sub, n.name);
+      return {
+        name: n.name,
+        type: n.type,
+        size: n.size,
+        href: shareHref(token, childRel, dt),
+        thumb: n.type === 'file' && n.thumb_state === 'ready' ? shareHref(token, childRel, dt, 'thumb=1') : null,
+      };
+    });
+    browsePage(ctx, {
+      lang: ctx.state.lang,
+      title: sub ? baseName(sub) : baseName(o.share.rel) || o.storage.name,
+      rows: list,
+      total,
+      zipHref: shareHref(token, '', dt, 'zip=1'),
+      upHref: sub ? shareHref(token, parentRel(sub), dt) : null,
+      expiresAt: o.share.expires_at,
+      remaining: o.share.max_downloads === null ? null : o.share.max_downloads - o.share.downloads,
+    });
+  }
+
+  function thumbNode(o: OpenShare, rel: string): number | null {
+    const n = d.shares.node(o.share.storage_id, rel);
+    return n && n.type === 'file' && n.thumb_state === 'ready' ? n.id : null;
+  }
+
+  return r;
+}
+
+/** Below the shared folder a missing path is just `not_found`; the link itself stays good. */
+function statOrRevokedChild(e: unknown): never {
+  if (isAppError(e) && e.code === 'not_found') throw new AppError('not_found');
+  return statOrRevoked(e) as never;
+}
+
+/** The PIN of the HTML form (`application/x-www-form-urlencoded`, at most 1 KiB). */
+async function readPinForm(ctx: Ctx): Promise<string> {
+  if (ctx.is('application/json')) return String((await readObject(ctx, 1024)).pin ?? '');
+  if (!ctx.is('application/x-www-form-urlencoded')) throw new AppError('bad_body');
+  let raw = '';
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    raw += chunk.toString('utf8');
+    if (raw.length > 1024) throw new AppError('payload_too_large', { max: 1024 });
+  }
+  return new URLSearchParams(raw).get('pin') ?? '';
+}

@@ -1,0 +1,267 @@
+/**
+ * File requests (blind drops). A visitor opens a submission, which becomes a
+ * fresh folder `YYYY-MM-DD_HHMMSS_<name or anon>` inside the shared folder;
+ * each file then goes through the uploads module's chunked, resumable
+ * sessions on behalf of the link's owner (their access and quota apply, the
+ * actor stays anonymous). The visitor only ever learns the names and sizes it
+ * sent: never the destination, never what else is there. Finishing emits
+ * `drop.received` and mails the owner (best effort).
+ */
+import { Readable } from 'node:stream';
+import type { Readable as ReadableT } from 'node:stream';
+import type { Catalogue } from '../catalogue';
+import type { EventBus, Mailer, RequestMeta } from '../events';
+import { AppError, isAppError } from '../errors';
+import { randomToken } from '../lib/crypto';
+import { isLang } from '../lib/i18n';
+import { checkName, extOf, joinRel, uiPath } from '../lib/paths';
+import type { UploadsService } from '../uploads';
+import { pt } from './public-i18n';
+import { RateLimiter } from './rate-limit';
+import type { ShareRow, SubmissionRow } from './shares.repo';
+import { dropSettingsOf, unavailable, type OpenShare, type SharesService } from './shares.service';
+
+export const NOTE_NAME = 'NOT.txt';
+export const NOTE_MAX_CHARS = 10_000;
+export const UPLOADER_MAX_CHARS = 64;
+/** Chunks the drop page asks for: well under the 100 MB body cap of common tunnels. */
+export const DROP_CHUNK = 16 * 1024 * 1024;
+/** An unfinished submission older than this is announced by the sweep. */
+const STALE_MS = 60 * 60_000;
+const SID_RE = /^sub_[A-Za-z0-9_-]{20,40}$/;
+
+export interface DropCredential {
+  pin?: string;
+  dt?: string;
+}
+
+export interface DropsOptions {
+  shares: SharesService;
+  uploads: UploadsService;
+  catalogue: Catalogue;
+  bus: EventBus;
+  mailer: Mailer;
+  log: (msg: string, err?: unknown) => void;
+  /** Submissions per address per 10 minutes. */
+  submissionsPerWindow?: number;
+  /** Drop API calls per address per minute (chunks included). */
+  callsPerMinute?: number;
+}
+
+export class DropsService {
+  private submissions: RateLimiter;
+  private calls: RateLimiter;
+
+  constructor(private o: DropsOptions) {
+    this.submissions = new RateLimiter(o.submissionsPerWindow ?? 20, 10 * 60_000);
+    this.calls = new RateLimiter(o.callsPerMinute ?? 600, 60_000);
+  }
+
+  /**
+   * Opens a submission (PIN checked here once; the returned id then carries
+   * the visitor). Creates its folder and the optional note `NOT.txt`. Refuses
+   * a read-only storage (`read_only`), an unreachable one
+   * (`storage_unavailable`, the link stays valid) and too many submissions
+   * from one address (`rate_limited`).
+   */
+  async start(token: string, cred: DropCredential, input: { name?: string; note?: string }, req: RequestMeta): Promise<{ submission_id: string; chunk_size: number }> {
+    const ip = req.ip ?? '';
+    this.calls.hit(ip);
+    const open = await this.o.shares.open(token, 'drop');
+    this.o.shares.checkPin(open.share, cred);
+    const note = cleanNote(input.note);
+    this.submissions.hit(ip);
+    const caller = { principal: open.owner, actor: null, request: req };
+    this.o.catalogue.resolve(open.owner, uiPath(open.storage.uid, open.share.rel), 'editor');
+    const folder = await this.freshFolder(open, submissionFolderName(new Date(), input.name));
+    const id = 'sub_' + randomToken(18);
+    this.o.shares.repo.insertSubmission({ id, share_id: open.share.id, folder, uploader: cleanUploader(input.name) || null, ip: ip || null, has_note: note ? 1 : 0, created_at: new Date().toISOString() });
+    if (note) {
+      const body = Buffer.from(note, 'utf8');
+      const rel = joinRel(folder, NOTE_NAME);
+      const entry = await open.driver.write(rel, Readable.from([body]), { size: body.length, mime: 'text/plain' }).catch(unavailable);
+      await this.o.catalogue.gate.written(open.storage.id, rel, entry, { actor: null, request: caller.request, origin: 'drop', audit: 'file.upload', meta: { share_id: open.share.id } });
+    }
+    return { submission_id: id, chunk_size: DROP_CHUNK };
+  }
+
+  /**
+   * Adds one file to a submission and opens its upload session. Checks the
+   * name (`name_not_allowed`, `name_too_long`, `reserved_name`), the
+   * extension allow-list, the per-file size (`payload_too_large`), the files
+   * per submission (`too_many`) and the link's remaining uploads. A name
+   * already used in the submission gets a ` (2)` suffix; the final name is
+   * returned.
+   */
+  async addFile(token: string, sid: string, input: { name: string; size: number; mime?: string }, req: RequestMeta) {
+    this.calls.hit(req.ip ?? '');
+    const { open, sub } = await this.submission(token, sid);
+    const s = dropSettingsOf(open.share);
+    const name = checkName(String(input.name ?? '').normalize('NFC'));
+    if (s.allowed_ext.length && !s.allowed_ext.includes(extOf(name)))
+      throw new AppError('validation_failed', { field: 'name', reason: 'ext_not_allowed', allowed: s.allowed_ext.join(', ') }, { field: 'name', reason: 'ext_not_allowed', allowed: s.allowed_ext });
+    const max = s.max_file_size_mb * 1024 * 1024;
+    if (!Number.isSafeInteger(input.size) || input.size < 0) throw new AppError('validation_failed', { field: 'size' }, { field: 'size' });
+    if (input.size > max) throw new AppError('payload_too_large', { max }, { max, field: 'size' });
+    if (open.share.max_uploads !== null && open.share.uploads >= open.share.max_uploads) throw new AppError('not_found', { reason: 'capped' });
+    const taken = this.o.shares.repo.namesIn(sub.id);
+    if (sub.has_note) taken.add(NOTE_NAME.toLowerCase());
+    const finalName = uniqueName(name, taken);
+    const caller = { principal: open.owner, actor: null, request: req };
+    const session = await this.o.uploads
+      .init(caller, { path: uiPath(open.storage.uid, joinRel(sub.folder, finalName)), size: input.size, mime: input.mime, chunk_size: DROP_CHUNK })
+      .catch(unavailable);
+    if (!this.o.shares.repo.addSubmissionFile(sub.id, s.max_files, { upload_id: session.upload_id, name: finalName, size: input.size })) {
+      await this.o.uploads.abort(caller, session.upload_id).catch(() => undefined);
+      throw new AppError('too_many', { max: s.max_files }, { max: s.max_files });
+    }
+    return { upload_id: session.upload_id, name: finalName, chunk_size: session.chunk_size, expires_at: session.expires_at };
+  }
+
+  /** Stores one chunk of a file of this submission (see `UploadsService.chunk`). */
+  async chunk(token: string, sid: string, uploadId: string, part: number, body: ReadableT, req: RequestMeta, sha256?: string) {
+    this.calls.hit(req.ip ?? '');
+    const { open } = await this.fileOf(token, sid, uploadId);
+    return this.o.uploads.chunk({ principal: open.owner, actor: null, request: req }, uploadId, part, body, sha256).catch(unavailable);
+  }
+
+  /** The parts held for a file, so the page resumes after a dropped connection. */
+  async status(token: string, sid: string, uploadId: string) {
+    const { open, file } = await this.fileOf(token, sid, uploadId);
+    const v = this.o.uploads.status({ principal: open.owner, actor: null }, uploadId);
+    return { upload_id: uploadId, name: file.name, size: v.size, chunk_size: v.chunk_size, parts: v.parts, expires_at: v.expires_at };
+  }
+
+  /**
+   * Publishes one file. A received-file slot is claimed first, so
+   * `max_uploads` is exact; it is given back when publishing fails.
+   */
+  async finalize(token: string, sid: string, uploadId: string, etags: Array<{ part: number; etag: string }>, req: RequestMeta): Promise<{ name: string; size: number }> {
+    this.calls.hit(req.ip ?? '');
+    const { open, file } = await this.fileOf(token, sid, uploadId);
+    if (file.done) return { name: file.name, size: file.size };
+    if (!this.o.shares.repo.claimUpload(open.share.id)) throw new AppError('not_found', { reason: 'capped' });
+    try {
+      await this.o.uploads.finalize({ principal: open.owner, actor: null, request: req }, uploadId, etags).catch(unavailable);
+    } catch (e) {
+      this.o.shares.repo.releaseUpload(open.share.id);
+      throw e;
+    }
+    this.o.shares.repo.markFileDone(uploadId);
+    return { name: file.name, size: file.size };
+  }
+
+  /** Closes the submission: announces what arrived. Idempotent; returns how many files were received. */
+  async finish(token: string, sid: string, req: RequestMeta): Promise<{ received: number }> {
+    this.calls.hit(req.ip ?? '');
+    const { open, sub } = await this.submission(token, sid, true);
+    const files = this.o.shares.repo.submissionFiles(sub.id).filter((f) => f.done);
+    if (this.o.shares.repo.finishSubmission(sub.id, new Date().toISOString())) await this.announce(open.share, sub, files.map((f) => f.name));
+    return { received: files.length };
+  }
+
+  /** Announces submissions the visitor left without finishing (hourly sweep). */
+  async sweepStale(now = Date.now()): Promise<void> {
+    for (const sub of this.o.shares.repo.staleSubmissions(new Date(now - STALE_MS).toISOString())) {
+      if (!this.o.shares.repo.finishSubmission(sub.id, new Date(now).toISOString())) continue;
+      const share = this.o.shares.repo.byId(sub.share_id);
+      const files = this.o.shares.repo.submissionFiles(sub.id).filter((f) => f.done).map((f) => f.name);
+      if (share && files.length) await this.announce(share, sub, files);
+    }
+  }
+
+  private async announce(share: ShareRow, sub: SubmissionRow, files: string[]): Promise<void> {
+    if (!files.length && !sub.has_note) return;
+    const storage = this.o.catalogue.repo.byId(share.storage_id);
+    const folder = uiPath(storage?.name ?? String(share.storage_id), sub.folder);
+    await this.o.bus.emit('drop.received', { share_id: share.id, owner_id: share.owner_id, folder, files, uploader: sub.uploader ?? undefined });
+    const owner = this.o.shares.ownerPrincipal(share.owner_id);
+    if (!owner || !this.o.mailer.enabled) return;
+    const lang = isLang(owner.language) ? owner.language : 'en';
+    const name = share.rel === '' ? storage?.name ?? '' : share.rel.slice(share.rel.lastIndexOf('/') + 1);
+    const params = { folder, name, n: files.length, files: files.map((f) => `- ${f}`).join('\n'), uploader: sub.uploader ?? pt(lang, 'anon') };
+    void this.o.mailer
+      .send([owner.email], { subject: pt(lang, 'mail.received.subject', params), text: pt(lang, 'mail.received.body', params) })
+      .catch((e) => this.o.log(`drop ${share.id}: owner mail failed`, e));
+  }
+
+  private async submission(token: string, sid: string, allowCapped = false): Promise<{ open: OpenShare; sub: SubmissionRow }> {
+    const open = await this.o.shares.open(token, 'drop', { allowCapped });
+    const sub = typeof sid === 'string' && SID_RE.test(sid) ? this.o.shares.repo.submission(sid) : undefined;
+    if (!sub || sub.share_id !== open.share.id) throw new AppError('not_found', { reason: 'no such submission' });
+    if (sub.finished_at) throw new AppError('conflict', { reason: 'the submission is finished' });
+    return { open, sub };
+  }
+
+  private async fileOf(token: string, sid: string, uploadId: string) {
+    const { open, sub } = await this.submission(token, sid, true);
+    const file = typeof uploadId === 'string' ? this.o.shares.repo.dropFile(uploadId) : undefined;
+    if (!file || file.submission_id !== sub.id) throw new AppError('not_found', { reason: 'no such upload session' });
+    return { open, sub, file };
+  }
+
+  /** Creates the submission folder, adding `_2`, `_3`… when the same second and name met already. */
+  private async freshFolder(open: OpenShare, base: string): Promise<string> {
+    for (let i = 1; i <= 50; i++) {
+      const rel = joinRel(open.share.rel, i === 1 ? base : `${base}_${i}`);
+      const exists = await open.driver.stat(rel).then(
+        () => true,
+        (e) => {
+          if (isAppError(e) && e.code === 'not_found') return false;
+          return unavailable(e);
+        },
+      );
+      if (exists) continue;
+      await open.driver.mkdir(rel).catch(unavailable);
+      await this.o.catalogue.gate.written(open.storage.id, rel, await open.driver.stat(rel).catch(unavailable), { actor: null, origin: 'mkdir' });
+      return rel;
+    }
+    throw new AppError('conflict', { reason: 'too many submissions at once' });
+  }
+}
+
+/** `YYYY-MM-DD_HHMMSS_<name or anon>` in the server's local time. */
+export function submissionFolderName(at: Date, uploader?: string): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${at.getFullYear()}-${p(at.getMonth() + 1)}-${p(at.getDate())}_${p(at.getHours())}${p(at.getMinutes())}${p(at.getSeconds())}`;
+  return `${stamp}_${cleanUploader(uploader) || 'anon'}`;
+}
+
+/**
+ * The uploader's name as a folder-name part: control characters, path
+ * separators and characters Windows forbids removed, spaces folded to `_`,
+ * leading dots dropped, at most 64 characters. '' when nothing is left.
+ */
+export function cleanUploader(name: unknown): string {
+  if (typeof name !== 'string') return '';
+  return name
+    .normalize('NFC')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069/\\:*?"<>|]/g, '')
+    .trim()
+    .replace(/\s+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, UPLOADER_MAX_CHARS)
+    .replace(/[._]+$/, '');
+}
+
+/** The note as saved: control characters other than tab and newline removed; over 10,000 characters is refused. */
+export function cleanNote(note: unknown): string {
+  if (note === undefined || note === null) return '';
+  if (typeof note !== 'string') throw new AppError('validation_failed', { field: 'note' }, { field: 'note' });
+  if (note.length > NOTE_MAX_CHARS) throw new AppError('validation_failed', { field: 'note', reason: `at most ${NOTE_MAX_CHARS} characters` }, { field: 'note', max: NOTE_MAX_CHARS });
+  // eslint-disable-next-line no-control-regex
+  return note.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '').trim();
+}
+
+/** `name`, or `name (2).ext`, `name (3).ext`… whichever is not in `taken` (lower-cased). */
+export function uniqueName(name: string, taken: Set<string>): string {
+  if (!taken.has(name.toLowerCase())) return name;
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  for (let i = 2; ; i++) {
+    const candidate = `${stem} (${i})${ext}`;
+    if (!taken.has(candidate.toLowerCase())) return candidate;
+  }
+}

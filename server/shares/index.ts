@@ -1,0 +1,58 @@
+/**
+ * Public links: share links, the PIN gate, download caps, folder ZIPs and
+ * file requests. `createShares` wires the parts; the HTTP layer and main.ts
+ * use this face only.
+ */
+import type { Auth } from '../auth';
+import type { Catalogue } from '../catalogue';
+import type { Db } from '../db';
+import type { EventBus, Mailer } from '../events';
+import type { UploadsService } from '../uploads';
+import { DropsService } from './drops.service';
+import { ShareZips } from './share-zip';
+import { SharesRepo } from './shares.repo';
+import { SharesService } from './shares.service';
+
+export { SharesService, dropSettingsOf, DROP_DEFAULTS, PIN_MAX_FAILS, PIN_LOCK_MS, DOWNLOAD_TOKEN_MS, statOrRevoked, unavailable, type ShareView, type OpenShare, type CreateShareInput, type DropSettings, type Caller as ShareCaller } from './shares.service';
+export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
+export { ShareZips, shouldDeflate, fingerprint, type ZipStatus } from './share-zip';
+export { SharesRepo, type ShareRow } from './shares.repo';
+export { getShareMaxTtlDays, setShareMaxTtlDays, seedShareMaxTtlDays, SHARE_MAX_TTL_KEY } from './settings';
+export { pt, publicDate, type PublicKey } from './public-i18n';
+export { RateLimiter } from './rate-limit';
+
+export interface SharesDeps {
+  db: Db;
+  auth: Auth;
+  catalogue: Catalogue;
+  bus: EventBus;
+  uploads: UploadsService;
+  mailer: Mailer;
+  secretKey: Buffer;
+  publicUrl: string;
+  zipDir: string;
+  zipWarmMaxBytes: number;
+  zipMaxAgeMs: number;
+  log: (msg: string, err?: unknown) => void;
+}
+
+/** Builds the share service, the ZIP cache and the drop service around one repository. */
+export function createShares(d: SharesDeps) {
+  const repo = new SharesRepo(d.db);
+  let zips: ShareZips | null = null;
+  const service = new SharesService({ db: d.db, repo, auth: d.auth, catalogue: d.catalogue, bus: d.bus, secretKey: d.secretKey, publicUrl: d.publicUrl, onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row) });
+  zips = new ShareZips({ db: d.db, shares: service, driverFor: d.catalogue.driverFor, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log });
+  const drops = new DropsService({ shares: service, uploads: d.uploads, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
+  /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
+  const sweep = async () => {
+    for (const id of service.sweep()) await zips!.ended(id);
+    await drops.sweepStale();
+  };
+  /** One page of a shared folder from the catalogue, folders first by name. */
+  const browse = (storageId: number, dir: string, limit: number) => d.catalogue.nodes.list(storageId, dir, { sort: 'name', desc: false, limit, offset: 0 });
+  /** The catalogue row of a path (thumbnail state), or undefined. */
+  const node = (storageId: number, rel: string) => d.catalogue.nodes.get(storageId, rel);
+  return { service, zips, drops, mailer: d.mailer, sweep, browse, node };
+}
+
+export type Shares = ReturnType<typeof createShares>;

@@ -1,0 +1,112 @@
+/**
+ * Strings of the public pages (share, PIN, drop, dead link) and of the link
+ * e-mails, in English and Turkish. Kept apart from the API catalogue: these
+ * are what strangers read, and the pages ship only the keys they use.
+ */
+import { format, type Lang } from '../lib/i18n';
+
+const en = {
+  'page.title.file': 'Shared file',
+  'page.title.folder': 'Shared folder',
+  'page.download': 'Download',
+  'page.download_all': 'Download all (ZIP)',
+  'page.preparing': 'Preparing the ZIP archive…',
+  'page.items': '{n} items',
+  'page.expires': 'Available until {date}',
+  'page.downloads_left': '{n} downloads left',
+  'page.empty': 'This folder is empty.',
+  'page.up': 'Up',
+  'pin.title': 'This link is protected',
+  'pin.prompt': 'Enter the PIN you were given.',
+  'pin.label': 'PIN',
+  'pin.submit': 'Open',
+  'pin.wrong': 'Wrong PIN. {tries_left} tries left.',
+  'pin.locked': 'Too many wrong answers. Try again in {minutes} minutes.',
+  'dead.title': 'Link not available',
+  'dead.expired': 'This link has expired.',
+  'dead.revoked': 'This link is no longer available.',
+  'dead.not_found': 'There is nothing at this address. The link may be wrong, used up or removed.',
+  'dead.unavailable': 'The storage behind this link cannot be reached right now. The link still works; try again later.',
+  'dead.error': 'Something went wrong. Try again later.',
+  'drop.title': 'Send files',
+  'drop.intro': 'Files you send here go privately to the person who shared this page. You cannot see what others sent.',
+  'drop.name': 'Your name (optional)',
+  'drop.note': 'Note (optional)',
+  'drop.files': 'Files',
+  'drop.limits': 'Up to {files} files, {size} MB each.',
+  'drop.allowed': 'Allowed types: {ext}',
+  'drop.send': 'Send',
+  'drop.sending': 'Sending… {pct}%',
+  'drop.done': 'Thank you, {n} file(s) received.',
+  'drop.failed': 'Sending failed: {reason}',
+  'drop.noscript': 'This page needs JavaScript to send files.',
+  'mail.share.subject': '{sender} shared "{name}" with you',
+  'mail.share.body': '{sender} shared "{name}" with you.\n\nOpen: {url}\n{expiry}{message}',
+  'mail.drop.subject': '{sender} asks you to send files',
+  'mail.drop.body': '{sender} asks you to send files to "{name}".\n\nUpload here: {url}\n{expiry}{message}',
+  'mail.expiry': 'The link works until {date}.\n',
+  'mail.received.subject': 'Files received in "{folder}"',
+  'mail.received.body': '{uploader} sent {n} file(s) to your file request "{name}":\n\n{files}\n\nFolder: {folder}',
+  'anon': 'Someone',
+};
+
+type Key = keyof typeof en;
+
+const tr: Record<Key, string> = {
+  'page.title.file': 'Paylaşılan dosya',
+  'page.title.folder': 'Paylaşılan klasör',
+  'page.download': 'İndir',
+  'page.download_all': 'Tümünü indir (ZIP)',
+  'page.preparing': 'ZIP arşivi hazırlanıyor…',
+  'page.items': '{n} öğe',
+  'page.expires': '{date} tarihine kadar erişilebilir',
+  'page.downloads_left': '{n} indirme hakkı kaldı',
+  'page.empty': 'Bu klasör boş.',
+  'page.up': 'Yukarı',
+  'pin.title': 'Bu bağlantı korumalı',
+  'pin.prompt': 'Size verilen PIN kodunu girin.',
+  'pin.label': 'PIN',
+  'pin.submit': 'Aç',
+  'pin.wrong': 'Yanlış PIN. {tries_left} deneme hakkı kaldı.',
+  'pin.locked': 'Çok fazla yanlış deneme. {minutes} dakika sonra tekrar deneyin.',
+  'dead.title': 'Bağlantı kullanılamıyor',
+  'dead.expired': 'Bu bağlantının süresi doldu.',
+  'dead.revoked': 'Bu bağlantı artık kullanılamıyor.',
+  'dead.not_found': 'Bu adreste bir şey yok. Bağlantı yanlış, tükenmiş ya da kaldırılmış olabilir.',
+  'dead.unavailable': 'Bu bağlantının depolama alanına şu anda ulaşılamıyor. Bağlantı geçerli; daha sonra tekrar deneyin.',
+  'dead.error': 'Bir şeyler ters gitti. Daha sonra tekrar deneyin.',
+  'drop.title': 'Dosya gönder',
+  'drop.intro': 'Buraya gönderdiğiniz dosyalar yalnızca bu sayfayı paylaşan kişiye gider. Başkalarının gönderdiklerini göremezsiniz.',
+  'drop.name': 'Adınız (isteğe bağlı)',
+  'drop.note': 'Not (isteğe bağlı)',
+  'drop.files': 'Dosyalar',
+  'drop.limits': 'En çok {files} dosya, her biri {size} MB.',
+  'drop.allowed': 'İzin verilen türler: {ext}',
+  'drop.send': 'Gönder',
+  'drop.sending': 'Gönderiliyor… %{pct}',
+  'drop.done': 'Teşekkürler, {n} dosya alındı.',
+  'drop.failed': 'Gönderilemedi: {reason}',
+  'drop.noscript': 'Dosya göndermek için bu sayfada JavaScript gerekir.',
+  'mail.share.subject': '{sender} sizinle "{name}" paylaştı',
+  'mail.share.body': '{sender} sizinle "{name}" paylaştı.\n\nAçmak için: {url}\n{expiry}{message}',
+  'mail.drop.subject': '{sender} sizden dosya istiyor',
+  'mail.drop.body': '{sender} sizden "{name}" klasörüne dosya göndermenizi istiyor.\n\nYükleme sayfası: {url}\n{expiry}{message}',
+  'mail.expiry': 'Bağlantı {date} tarihine kadar geçerli.\n',
+  'mail.received.subject': '"{folder}" klasörüne dosya geldi',
+  'mail.received.body': '{uploader}, "{name}" dosya isteğinize {n} dosya gönderdi:\n\n{files}\n\nKlasör: {folder}',
+  'anon': 'Biri',
+};
+
+const catalogues: Record<Lang, Record<Key, string>> = { en, tr };
+
+export type PublicKey = Key;
+
+/** The public-page sentence for `key` in `lang` (English when missing), with `{marks}` filled. */
+export function pt(lang: Lang, key: Key, params?: Record<string, unknown>): string {
+  return format(catalogues[lang]?.[key] ?? en[key], params);
+}
+
+/** A date as visitors of `lang` read it, in the server's time zone. */
+export function publicDate(lang: Lang, iso: string): string {
+  return new Date(iso).toLocaleString(lang === 'tr' ? 'tr-TR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+}

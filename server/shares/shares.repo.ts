@@ -1,0 +1,149 @@
+/**
+ * The shares, drop_submissions and drop_files tables (owner: shares). Every
+ * counter changes through one conditional UPDATE, so better-sqlite3's
+ * serialised statements make caps and the PIN counter exact under any
+ * concurrency without a transaction held across I/O.
+ */
+import type { Db } from '../db';
+import type { SharesTable, DropSubmissionsTable, DropFilesTable } from '../db/tables';
+
+export type ShareRow = SharesTable;
+export type SubmissionRow = DropSubmissionsTable;
+export type DropFileRow = DropFilesTable;
+
+export type NewShare = Omit<ShareRow, 'id' | 'downloads' | 'uploads' | 'pin_fails' | 'locked_until' | 'revoked_at'>;
+
+export class SharesRepo {
+  constructor(private db: Db) {}
+
+  insert(s: NewShare): number {
+    return Number(
+      this.db.sqlite
+        .prepare(
+          `INSERT INTO shares (token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at)
+           VALUES (@token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at)`,
+        )
+        .run(s).lastInsertRowid,
+    );
+  }
+
+  byId(id: number): ShareRow | undefined {
+    return this.db.sqlite.prepare('SELECT * FROM shares WHERE id = ?').get(id) as ShareRow | undefined;
+  }
+
+  byToken(token: string): ShareRow | undefined {
+    return this.db.sqlite.prepare('SELECT * FROM shares WHERE token = ?').get(token) as ShareRow | undefined;
+  }
+
+  /** The owner's shares, newest first (all shares when `ownerId` is null). */
+  list(ownerId: number | null, limit = 1000): ShareRow[] {
+    if (ownerId === null) return this.db.sqlite.prepare('SELECT * FROM shares ORDER BY id DESC LIMIT ?').all(limit) as ShareRow[];
+    return this.db.sqlite.prepare('SELECT * FROM shares WHERE owner_id = ? ORDER BY id DESC LIMIT ?').all(ownerId, limit) as ShareRow[];
+  }
+
+  /** Folder links that may still be opened (for the ZIP warmer); state checks beyond the clock are the caller's. */
+  activeFolderLinks(nowIso: string): ShareRow[] {
+    return this.db.sqlite
+      .prepare("SELECT * FROM shares WHERE kind = 'link' AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)")
+      .all(nowIso) as ShareRow[];
+  }
+
+  /** Revokes: expiry set to now and `revoked_at` written. False when already revoked or missing. */
+  revoke(id: number, nowIso: string): boolean {
+    return this.db.sqlite.prepare('UPDATE shares SET revoked_at = @now, expires_at = CASE WHEN expires_at IS NULL OR expires_at > @now THEN @now ELSE expires_at END WHERE id = @id AND revoked_at IS NULL').run({ id, now: nowIso }).changes === 1;
+  }
+
+  /**
+   * Claims one download slot when the link is live by the clock and under its
+   * cap. True when the slot is the caller's; one statement, so exact.
+   */
+  claimDownload(id: number, nowIso: string): boolean {
+    return this.db.sqlite
+      .prepare('UPDATE shares SET downloads = downloads + 1 WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)')
+      .run(id, nowIso).changes === 1;
+  }
+
+  /** Gives back a slot whose serve failed before its first byte. */
+  releaseDownload(id: number): void {
+    this.db.sqlite.prepare('UPDATE shares SET downloads = downloads - 1 WHERE id = ? AND downloads > 0').run(id);
+  }
+
+  /** Claims one received-file slot against `max_uploads`; exact like downloads. */
+  claimUpload(id: number): boolean {
+    return this.db.sqlite.prepare('UPDATE shares SET uploads = uploads + 1 WHERE id = ? AND (max_uploads IS NULL OR uploads < max_uploads)').run(id).changes === 1;
+  }
+
+  releaseUpload(id: number): void {
+    this.db.sqlite.prepare('UPDATE shares SET uploads = uploads - 1 WHERE id = ? AND uploads > 0').run(id);
+  }
+
+  /**
+   * Records a wrong PIN: the counter rises and, at `max`, the row locks until
+   * `lockUntilIso` and the counter restarts. Returns the row after the change.
+   */
+  pinFailed(id: number, max: number, lockUntilIso: string): ShareRow {
+    this.db.sqlite
+      .prepare('UPDATE shares SET pin_fails = CASE WHEN pin_fails + 1 >= @max THEN 0 ELSE pin_fails + 1 END, locked_until = CASE WHEN pin_fails + 1 >= @max THEN @until ELSE locked_until END WHERE id = @id')
+      .run({ id, max, until: lockUntilIso });
+    return this.byId(id)!;
+  }
+
+  pinPassed(id: number): void {
+    this.db.sqlite.prepare('UPDATE shares SET pin_fails = 0, locked_until = NULL WHERE id = ? AND (pin_fails != 0 OR locked_until IS NOT NULL)').run(id);
+  }
+
+  /** Deletes links revoked or expired before `beforeIso` (with their submissions). Returns the ids removed. */
+  sweep(beforeIso: string): number[] {
+    const rows = this.db.sqlite
+      .prepare('SELECT id FROM shares WHERE (revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b)')
+      .all({ b: beforeIso }) as Array<{ id: number }>;
+    const del = this.db.sqlite.prepare('DELETE FROM shares WHERE id = ?');
+    this.db.sqlite.transaction(() => rows.forEach((r) => del.run(r.id)))();
+    return rows.map((r) => r.id);
+  }
+
+  insertSubmission(s: Omit<SubmissionRow, 'files' | 'finished_at'>): void {
+    this.db.sqlite.prepare('INSERT INTO drop_submissions (id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@id, @share_id, @folder, @uploader, @ip, @has_note, @created_at)').run(s);
+  }
+
+  submission(id: string): SubmissionRow | undefined {
+    return this.db.sqlite.prepare('SELECT * FROM drop_submissions WHERE id = ?').get(id) as SubmissionRow | undefined;
+  }
+
+  /** Reserves a file slot of a submission under `max` files; false when it is full. */
+  addSubmissionFile(submissionId: string, max: number, f: Omit<DropFileRow, 'submission_id' | 'done'>): boolean {
+    const s = this.db.sqlite;
+    return s.transaction(() => {
+      if (s.prepare('UPDATE drop_submissions SET files = files + 1 WHERE id = ? AND files < ? AND finished_at IS NULL').run(submissionId, max).changes !== 1) return false;
+      s.prepare('INSERT INTO drop_files (upload_id, submission_id, name, size) VALUES (?, ?, ?, ?)').run(f.upload_id, submissionId, f.name, f.size);
+      return true;
+    })();
+  }
+
+  dropFile(uploadId: string): DropFileRow | undefined {
+    return this.db.sqlite.prepare('SELECT * FROM drop_files WHERE upload_id = ?').get(uploadId) as DropFileRow | undefined;
+  }
+
+  submissionFiles(submissionId: string): DropFileRow[] {
+    return this.db.sqlite.prepare('SELECT * FROM drop_files WHERE submission_id = ? ORDER BY rowid').all(submissionId) as DropFileRow[];
+  }
+
+  markFileDone(uploadId: string): void {
+    this.db.sqlite.prepare('UPDATE drop_files SET done = 1 WHERE upload_id = ?').run(uploadId);
+  }
+
+  /** Closes a submission once; false when it was already finished. */
+  finishSubmission(id: string, nowIso: string): boolean {
+    return this.db.sqlite.prepare('UPDATE drop_submissions SET finished_at = ? WHERE id = ? AND finished_at IS NULL').run(nowIso, id).changes === 1;
+  }
+
+  /** Unfinished submissions opened before `beforeIso` (the uploader left without saying so). */
+  staleSubmissions(beforeIso: string): SubmissionRow[] {
+    return this.db.sqlite.prepare('SELECT * FROM drop_submissions WHERE finished_at IS NULL AND created_at < ? LIMIT 500').all(beforeIso) as SubmissionRow[];
+  }
+
+  /** Names already used in a submission (to keep every file's name unique there). */
+  namesIn(submissionId: string): Set<string> {
+    return new Set((this.db.sqlite.prepare('SELECT name FROM drop_files WHERE submission_id = ?').all(submissionId) as Array<{ name: string }>).map((r) => r.name.toLowerCase()));
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * Share links and file requests: creation under the expiry ceiling, the
+ * owner's list, revocation, the public state of a token, the PIN gate and the
+ * short-lived download token. Download and upload slots are claimed here; the
+ * HTTP layer decides when a serve has failed before its first byte.
+ */
+import type { Principal, Auth } from '../auth';
+import type { Catalogue, StorageRow } from '../catalogue';
+import { effectiveLevel, atLeast, mimeOf } from '../catalogue';
+import type { Db } from '../db';
+import type { Actor, EventBus, RequestMeta } from '../events';
+import { AppError, isAppError } from '../errors';
+import { hmacHex, randomDigits, randomToken, safeEqual } from '../lib/crypto';
+import { formatDuration } from '../lib/duration';
+import { baseName, parseSharePath, uiPath } from '../lib/paths';
+import type { Entry, StorageDriver } from '../storage';
+import { SharesRepo, type ShareRow } from './shares.repo';
+import { getShareMaxTtlDays } from './settings';
+
+export const PIN_MAX_FAILS = 5;
+export const PIN_LOCK_MS = 10 * 60_000;
+export const DOWNLOAD_TOKEN_MS = 30 * 60_000;
+export const SWEEP_AFTER_MS = 7 * 86_400_000;
+const DAY = 86_400_000;
+const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
+
+export interface DropSettings {
+  max_files: number;
+  max_file_size_mb: number;
+  allowed_ext: string[];
+  ask_name: boolean;
+}
+export const DROP_DEFAULTS: DropSettings = { max_files: 20, max_file_size_mb: 500, allowed_ext: [], ask_name: true };
+
+export interface CreateShareInput {
+  path: string;
+  kind?: 'link' | 'drop';
+  /** Milliseconds of life, already parsed. */
+  ttlMs?: number;
+  expires_at?: string;
+  max_downloads?: number;
+  pin?: string;
+  password?: boolean;
+  comment?: string;
+  drop_settings?: Partial<DropSettings>;
+  max_uploads?: number;
+}
+
+export interface Caller {
+  principal: Principal;
+  actor: Actor | null;
+  request?: RequestMeta;
+}
+
+/** A token that is live right now, with what it points at. */
+export interface OpenShare {
+  share: ShareRow;
+  owner: Principal;
+  storage: StorageRow;
+  driver: StorageDriver;
+}
+
+export interface ShareView {
+  id: number;
+  kind: 'link' | 'drop';
+  path: string;
+  token: string;
+  url: string;
+  ttl: string | null;
+  expires_at: string | null;
+  expiry_clamped: boolean;
+  max_downloads: number | null;
+  downloads: number;
+  max_uploads: number | null;
+  uploads: number;
+  requires_pin: boolean;
+  comment: string | null;
+  drop_settings: DropSettings | null;
+  created_at: string;
+  revoked_at: string | null;
+  state: 'active' | 'expired' | 'revoked' | 'capped';
+}
+
+export interface SharesOptions {
+  db: Db;
+  repo: SharesRepo;
+  auth: Auth;
+  catalogue: Catalogue;
+  bus: EventBus;
+  secretKey: Buffer;
+  /** `SERVICE_PUBLIC_URL` without a trailing slash ('' = the request's own origin). */
+  publicUrl: string;
+  /** Called when a share stops being usable (revoked), to drop its cached ZIP. */
+  onEnded?: (shareId: number) => void;
+  /** Called after a link is created (the ZIP warmer pre-builds folder archives). */
+  onCreated?: (row: ShareRow) => void;
+}
+
+export class SharesService {
+  constructor(private o: SharesOptions) {}
+
+  get repo(): SharesRepo {
+    return this.o.repo;
+  }
+
+  /**
+   * Creates a link (or a file request with `kind: 'drop'`). Needs at least
+   * editor on the item (a drop also a writable storage: `read_only`). The
+   * expiry is clamped to `share_max_ttl_days`; `password: true` generates an
+   * 8-digit PIN returned once. Audited as `share.create`.
+   */
+  async create(c: Caller, input: CreateShareInput, origin: string): Promise<ShareView & { pin?: string }> {
+    const kind = input.kind ?? 'link';
+    const { storage: key, rel } = parseSharePath(input.path);
+    if (key === null) throw new AppError('bad_path', {}, { reason: 'a storage is required' });
+    const r = this.o.catalogue.resolve(c.principal, uiPath(key, rel), kind === 'drop' ? 'editor' : 'viewer');
+    if (kind === 'link' && !atLeast(this.levelIgnoringReadOnly(c.principal, r.storage), 'editor')) throw new AppError('forbidden');
+    const driver = await this.o.catalogue.driverFor(r.storage.id);
+    const entry = await driver.stat(r.rel);
+    if (kind === 'drop' && entry.type !== 'dir') throw new AppError('validation_failed', { field: 'path', reason: 'a file request needs a folder' }, { field: 'path' });
+
+    const now = Date.now();
+    const { expiresAt, clamped } = this.expiry(now, input);
+    let pin = input.pin;
+    if (input.password) pin = randomDigits(8);
+    const token = randomToken(24);
+    const drop = kind === 'drop' ? { ...DROP_DEFAULTS, ...stripUndefined(input.drop_settings ?? {}) } : null;
+    if (drop) drop.allowed_ext = [...new Set(drop.allowed_ext.map((e) => e.replace(/^\./, '').toLowerCase()).filter(Boolean))];
+    const id = this.o.repo.insert({
+      token, kind, owner_id: c.principal.id, storage_id: r.storage.id, rel: r.rel, is_dir: entry.type === 'dir' ? 1 : 0,
+      ttl: expiresAt === null ? null : formatDuration(Math.max(0, Math.round((expiresAt - now) / 1000) * 1000)),
+      expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), expiry_clamped: clamped ? 1 : 0,
+      max_downloads: kind === 'link' ? input.max_downloads ?? null : null, max_uploads: kind === 'drop' ? input.max_uploads ?? null : null,
+      pin_hash: pin ? this.pinHash(token, pin) : null, comment: input.comment ?? null, drop_settings: drop ? JSON.stringify(drop) : null,
+      created_at: new Date(now).toISOString(),
+    });
+    const row = this.o.repo.byId(id)!;
+    await this.o.bus.emit('audit', { action: 'share.create', actor: c.actor, request: c.request, resource: this.sharePath(row), meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin } });
+    this.o.onCreated?.(row);
+    const view = this.present(row, origin);
+    return input.password ? { ...view, pin } : view;
+  }
+
+  /** The caller's shares, newest first. */
+  list(p: Principal, origin: string): ShareView[] {
+    return this.o.repo.list(p.id).map((s) => this.present(s, origin));
+  }
+
+  /**
+   * Revokes by id (or token): expiry set to now, `revoked_at` written, audit
+   * `share.revoke`. Owner or admin; anyone else gets `not_found`. Idempotent.
+   */
+  async revoke(c: Caller, idOrToken: string): Promise<ShareView> {
+    const row = /^\d+$/.test(idOrToken) ? this.o.repo.byId(Number(idOrToken)) : TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : undefined;
+    if (!row || (row.owner_id !== c.principal.id && c.principal.role !== 'admin')) throw new AppError('not_found');
+    if (this.o.repo.revoke(row.id, new Date().toISOString())) {
+      await this.o.bus.emit('audit', { action: 'share.revoke', actor: c.actor, request: c.request, resource: this.sharePath(row), meta: { share_id: row.id, kind: row.kind } });
+      this.o.onEnded?.(row.id);
+    }
+    return this.present(this.o.repo.byId(row.id)!, '');
+  }
+
+  /**
+   * The live share behind `token`, or the public refusal: `not_found` for a
+   * malformed or unknown token and for a capped link (`params.reason`
+   * `capped`), `expired` (clock or revoked by its owner), `revoked` (creator
+   * disabled or deleted, storage gone or disabled). `allowCapped` lets a
+   * transfer that began before the cap was reached finish.
+   */
+  async open(token: string, kind?: 'link' | 'drop', opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
+    const share = typeof token === 'string' && TOKEN_RE.test(token) ? this.o.repo.byToken(token) : undefined;
+    if (!share || (kind && share.kind !== kind)) throw new AppError('not_found');
+    const state = this.stateOf(share);
+    if (state === 'expired') throw new AppError('expired');
+    if (state === 'revoked') throw new AppError('revoked');
+    if (state === 'capped' && !opts.allowCapped) throw new AppError('not_found', { reason: 'capped' });
+    const owner = this.ownerPrincipal(share.owner_id)!;
+    const storage = this.o.catalogue.repo.byId(share.storage_id)!;
+    const driver = await this.o.catalogue.driverFor(storage.id).catch(unavailable);
+    return { share, owner, storage, driver };
+  }
+
+  /** Link metadata without a PIN (`GET /api/files/share/{token}`). */
+  async metadata(token: string) {
+    const { share, driver } = await this.open(token);
+    const e = await driver.stat(share.rel).catch(statOrRevoked);
+    const size = e.type === 'dir' ? this.folderBytes(share) : e.size;
+    return {
+      kind: share.kind,
+      requires_pin: !!share.pin_hash,
+      expires_at: share.expires_at,
+      download_count: share.downloads,
+      max_downloads: share.max_downloads,
+      downloads_remaining: share.max_downloads === null ? null : Math.max(0, share.max_downloads - share.downloads),
+      filename: share.rel === '' ? this.o.catalogue.repo.byId(share.storage_id)?.name ?? '' : baseName(share.rel),
+      size,
+      mime: e.type === 'dir' ? 'inode/directory' : e.mime ?? mimeOf(baseName(share.rel)),
+      is_directory: e.type === 'dir',
+      drop_settings: share.kind === 'drop' ? dropSettingsOf(share) : undefined,
+    };
+  }
+
+  /**
+   * Passes the PIN gate when the link has one: a valid download token, or the
+   * right PIN. No credential → `unauthorised` (`reason: pin_required`); wrong
+   * PIN → `pin_wrong` with `tries_left`; five wrong answers lock the link for
+   * 10 minutes and any PIN during the lock → `locked` with `retry_after`.
+   */
+  checkPin(share: ShareRow, cred: { pin?: string; dt?: string }): void {
+    if (!share.pin_hash) return;
+    if (cred.dt && this.verifyDownloadToken(share, cred.dt)) return;
+    if (cred.pin === undefined || cred.pin === '') throw new AppError('unauthorised', { reason: 'pin_required' }, { reason: 'pin_required' });
+    this.verifyPin(share, cred.pin);
+  }
+
+  /** Checks a PIN against the gate (see `checkPin`) and hands out a download token. */
+  verify(share: ShareRow, pin: string): { download_token: string; expires_at: string } {
+    if (share.pin_hash) this.verifyPin(share, pin);
+    return this.downloadToken(share);
+  }
+
+  /** A token that opens this one share for 30 minutes (`dt`). */
+  downloadToken(share: ShareRow): { download_token: string; expires_at: string } {
+    const exp = Date.now() + DOWNLOAD_TOKEN_MS;
+    const body = `${share.id}.${exp}`;
+    return { download_token: `${body}.${hmacHex(this.o.secretKey, `${body}.${share.token}`, 'share-dt')}`, expires_at: new Date(exp).toISOString() };
+  }
+
+  /** Claims a download slot; `not_found` (capped) or the clock refusal when none is left. */
+  claimDownload(share: ShareRow): void {
+    if (this.o.repo.claimDownload(share.id, new Date().toISOString())) return;
+    const fresh = this.o.repo.byId(share.id);
+    if (fresh && this.stateOf(fresh) === 'expired') throw new AppError('expired');
+    throw new AppError('not_found', { reason: 'capped' });
+  }
+
+  /** Returns a slot whose serve failed before any byte left. */
+  releaseDownload(share: ShareRow): void {
+    this.o.repo.releaseDownload(share.id);
+  }
+
+  /** Deletes links revoked or expired more than 7 days ago. Returns their ids. */
+  sweep(now = Date.now()): number[] {
+    return this.o.repo.sweep(new Date(now - SWEEP_AFTER_MS).toISOString());
+  }
+
+  /** Public state of a row now: active, expired (clock or revoke), revoked (creator or storage gone), capped. */
+  stateOf(s: ShareRow): ShareView['state'] {
+    if (s.revoked_at || (s.expires_at !== null && Date.parse(s.expires_at) <= Date.now())) return 'expired';
+    if (!this.ownerPrincipal(s.owner_id)) return 'revoked';
+    const storage = this.o.catalogue.repo.byId(s.storage_id);
+    if (!storage || !storage.enabled) return 'revoked';
+    if (s.kind === 'link' && s.max_downloads !== null && s.downloads >= s.max_downloads) return 'capped';
+    if (s.kind === 'drop' && s.max_uploads !== null && s.uploads >= s.max_uploads) return 'capped';
+    return 'active';
+  }
+
+  /** `<storage name>://<rel>`; the name is read now, so a renamed storage shows its new name. */
+  sharePath(s: ShareRow): string {
+    return `${this.o.catalogue.repo.byId(s.storage_id)?.name ?? s.storage_id}://${s.rel}`;
+  }
+
+  /** The public address of a share (`/s/` links, `/d/` file requests). */
+  urlOf(s: Pick<ShareRow, 'kind' | 'token'>, origin: string): string {
+    return `${this.o.publicUrl || origin}/${s.kind === 'drop' ? 'd' : 's'}/${s.token}`;
+  }
+
+  /** Sum of the file sizes under a shared folder, from the catalogue. */
+  folderBytes(s: ShareRow): number {
+    const like = s.rel === '' ? '%' : `${s.rel.replace(/[\\%_]/g, (ch) => '\\' + ch)}/%`;
+    return (this.o.db.sqlite.prepare("SELECT IFNULL(sum(size), 0) AS n FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL AND path LIKE ? ESCAPE '\\'").get(s.storage_id, like) as { n: number }).n;
+  }
+
+  present(s: ShareRow, origin: string): ShareView {
+    return {
+      id: s.id, kind: s.kind, path: this.sharePath(s), token: s.token, url: this.urlOf(s, origin), ttl: s.ttl, expires_at: s.expires_at,
+      expiry_clamped: !!s.expiry_clamped, max_downloads: s.max_downloads, downloads: s.downloads, max_uploads: s.max_uploads, uploads: s.uploads,
+      requires_pin: !!s.pin_hash, comment: s.comment, drop_settings: s.kind === 'drop' ? dropSettingsOf(s) : null, created_at: s.created_at,
+      revoked_at: s.revoked_at, state: this.stateOf(s),
+    };
+  }
+
+  /** The creator as a principal, or null when deleted or disabled (the link then reads as `revoked`). */
+  ownerPrincipal(id: number): Principal | null {
+    const u = this.o.auth.repo.byId(id);
+    if (!u || u.disabled) return null;
+    return { id: u.id, email: u.email, username: u.username, role: u.role, groups: this.o.auth.repo.groupsOf(u.id), language: u.language, sessionId: '' };
+  }
+
+  private verifyPin(share: ShareRow, pin: string): void {
+    const now = Date.now();
+    if (share.locked_until && Date.parse(share.locked_until) > now) throw lockedError(share.locked_until, now);
+    if (safeEqual(this.pinHash(share.token, String(pin)), share.pin_hash!)) {
+      this.o.repo.pinPassed(share.id);
+      return;
+    }
+    const after = this.o.repo.pinFailed(share.id, PIN_MAX_FAILS, new Date(now + PIN_LOCK_MS).toISOString());
+    if (after.locked_until && Date.parse(after.locked_until) > now) throw lockedError(after.locked_until, now);
+    throw new AppError('pin_wrong', { tries_left: PIN_MAX_FAILS - after.pin_fails }, { tries_left: PIN_MAX_FAILS - after.pin_fails });
+  }
+
+  private verifyDownloadToken(share: ShareRow, dt: string): boolean {
+    const m = /^(\d+)\.(\d+)\.([0-9a-f]{64})$/.exec(dt);
+    if (!m || Number(m[1]) !== share.id || Number(m[2]) < Date.now()) return false;
+    return safeEqual(hmacHex(this.o.secretKey, `${m[1]}.${m[2]}.${share.token}`, 'share-dt'), m[3]);
+  }
+
+  private pinHash(token: string, pin: string): string {
+    return hmacHex(this.o.secretKey, `${token}\n${pin}`, 'share-pin');
+  }
+
+  /** The stored expiry (ms) and whether the ceiling shortened the request; null = never. */
+  private expiry(now: number, input: CreateShareInput): { expiresAt: number | null; clamped: boolean } {
+    const days = getShareMaxTtlDays(this.o.db);
+    const ceiling = days > 0 ? now + days * DAY : null;
+    let wanted: number | null = null;
+    if (input.expires_at !== undefined) {
+      wanted = Date.parse(input.expires_at);
+      if (Number.isNaN(wanted) || wanted <= now) throw new AppError('validation_failed', { field: 'expires_at', reason: 'a future RFC 3339 time' }, { field: 'expires_at' });
+    } else if (input.ttlMs !== undefined) {
+      if (input.ttlMs <= 0) throw new AppError('validation_failed', { field: 'ttl', reason: 'a positive duration' }, { field: 'ttl' });
+      wanted = now + input.ttlMs;
+    }
+    if (wanted === null) return { expiresAt: ceiling, clamped: false };
+    if (ceiling !== null && wanted > ceiling) return { expiresAt: ceiling, clamped: true };
+    return { expiresAt: wanted, clamped: false };
+  }
+
+  private levelIgnoringReadOnly(p: Principal, s: StorageRow) {
+    return effectiveLevel(p, { ...s, read_only: 0 }, this.o.catalogue.repo.grants(s.id));
+  }
+}
+
+export function dropSettingsOf(s: ShareRow): DropSettings {
+  return { ...DROP_DEFAULTS, ...(s.drop_settings ? (JSON.parse(s.drop_settings) as Partial<DropSettings>) : {}) };
+}
+
+function lockedError(untilIso: string, now: number): AppError {
+  const retry_after = Math.max(1, Math.ceil((Date.parse(untilIso) - now) / 1000));
+  return new AppError('locked', { retry_after, until: untilIso }, { retry_after, until: untilIso });
+}
+
+/** A backend that cannot be reached keeps the link valid: 503 `storage_unavailable`. */
+export function unavailable(e: unknown): never {
+  if (isAppError(e) && (e.code === 'storage_unreachable' || e.code === 'storage_unavailable' || e.code === 'timeout')) throw new AppError('storage_unavailable', {}, undefined, e.message);
+  throw e;
+}
+
+/** The shared item itself is gone: the link reads as `revoked` (spec: file gone). */
+export function statOrRevoked(e: unknown): Entry {
+  if (isAppError(e) && e.code === 'not_found') throw new AppError('revoked', { reason: 'gone' });
+  return unavailable(e);
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
