@@ -16,6 +16,8 @@ import { createAuth, type Auth } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers } from './storage';
 import { createCatalogue, type Catalogue } from './catalogue';
 import { seedDefaultStorage } from './catalogue/seed';
+import { createThumbs, attachThumbs, thumbCapabilities } from './thumbs';
+import { createArchives } from './archives';
 import { acquireLock, ensureDirs, layout, loadSecretKey, type DataDirLayout } from './lib/data-dir';
 import { createLogger, type Logger } from './lib/log';
 import { toHost } from './lib/host-port';
@@ -27,6 +29,8 @@ import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
 import { quotaRoutes } from './http/routes/quota.routes';
+import { thumbRoutes } from './http/routes/thumbs.routes';
+import { archiveRoutes } from './http/routes/archives.routes';
 import { uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
 import type { AppState, Mw } from './http/context';
@@ -93,6 +97,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     cleanups.unshift(() => manager.closeAll());
     const catalogue = createCatalogue({ db, bus, queue, registry, manager, secretKey, log, demo: config.demo });
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
+    const thumbs = createThumbs({ db, catalogue, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
+    attachThumbs(thumbs, queue, catalogue);
+    const archives = createArchives({ db, catalogue, queue, maxArchiveBytes: config.maxArchiveBytes });
     bus.on('folder.changed', (e) => {
       const name = catalogue.repo.byId(e.storage_id)?.name;
       if (!name) return;
@@ -112,7 +119,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const capabilities = (): Capabilities => ({
       version: config.version,
-      thumbs: { enabled: false, image: false, video: false, pdf: false, office: false, audio: false, svg: false, imagemagick: false },
+      thumbs: thumbCapabilities(),
       external: { docserver_url: '', diagram_url: '', text_diagram: false },
       auth: { drivers: ['local'], allow_signup: false },
       limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
@@ -144,6 +151,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       }),
       adminStorageRoutes({ catalogue, registry, maxJsonBytes: config.maxJsonBytes }),
       quotaRoutes({ catalogue, db }),
+      thumbRoutes({ thumbs, catalogue }),
+      archiveRoutes({ archives, catalogue, maxJsonBytes: config.maxJsonBytes }),
     ];
     const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn };
     const app = buildApp({ ...appOptions, before: [activity.middleware] });
@@ -152,6 +161,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('sessions.sweep', 3_600_000, () => void auth.sessions.sweepExpired());
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
+    scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());
     queue.start();
     await catalogue.syncer.startAll();
 

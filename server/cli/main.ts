@@ -13,6 +13,7 @@ import { UsageError } from './args';
 import { serveCommand } from './serve';
 import { userCommand } from './user';
 import { storageCommand } from './storage';
+import { thumbCommand } from './thumb';
 import { selfUpdateCommand } from './self-update';
 
 const USAGE = `
@@ -24,6 +25,7 @@ Commands:
   serve                     start the server (also: npm start)
   user add|list|passwd      manage accounts
   storage add|list|remove   manage storages
+  thumb backfill            generate missing thumbnails (--help for the flags)
   self-update [--check] [--to <version>]
                             check for and install a new release (docs/updates.md)
   version                   print the version
@@ -47,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
       return userCommand(rest, config);
     case 'storage':
       return storageCommand(rest, config);
+    case 'thumb':
+      return thumbCommand(rest, config);
     case 'self-update':
       return selfUpdateCommand(rest, config);
     default:

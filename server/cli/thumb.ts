@@ -1,0 +1,56 @@
+/** `service thumb backfill`: generates missing thumbnails in this process and prints a summary. */
+import type { Config } from '../config';
+import { AppError } from '../errors';
+import { createThumbs } from '../thumbs';
+import { createLogger } from '../lib/log';
+import { loadSecretKey } from '../lib/data-dir';
+import { openCliContext } from './context';
+import { parse, UsageError } from './args';
+
+const USAGE = `
+Usage:
+  service thumb backfill [--storage <name or id>] [--limit <n>] [--retry-failed] [--retry-skipped]
+                         [--concurrency <n>] [--progress-every <n>]
+Walks file nodes (trashed and soft-deleted ones excluded) and generates the thumbnails that are missing;
+ready thumbnails are never redone, failed and skipped ones only with the retry flags. Prints
+{processed, ok, failed, skipped}; exits non-zero only on infrastructure errors.`;
+
+const count = (v: string | undefined, name: string, fallback: number): number => {
+  if (v === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(v);
+};
+
+export async function thumbCommand(argv: string[], config: Config): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values } = parse(rest, {
+    storage: { type: 'string' }, limit: { type: 'string' }, 'retry-failed': { type: 'boolean' }, 'retry-skipped': { type: 'boolean' },
+    concurrency: { type: 'string' }, 'progress-every': { type: 'string' },
+  }, USAGE);
+  if (sub !== 'backfill') throw new UsageError(USAGE.trim());
+  const concurrency = count(values.concurrency, 'concurrency', 4);
+  if (concurrency < 1) throw new UsageError('--concurrency must be at least 1');
+  const c = await openCliContext(config);
+  try {
+    let storageId: number | undefined;
+    if (values.storage !== undefined) {
+      const row = c.catalogue.repo.byNameOrUid(values.storage) ?? (/^\d+$/.test(values.storage) ? c.catalogue.repo.byId(Number(values.storage)) : undefined);
+      if (!row) throw new AppError('not_found', { path: values.storage });
+      storageId = row.id;
+    }
+    const thumbs = createThumbs({ db: c.db, catalogue: c.catalogue, cacheDir: c.dirs.thumbs, secretKey: loadSecretKey(c.dirs), urlTtlMs: config.thumbsUrlTtl, log: createLogger('warn') });
+    const summary = await thumbs.backfill({
+      storageId,
+      limit: values.limit === undefined ? undefined : count(values.limit, 'limit', 0),
+      retryFailed: values['retry-failed'],
+      retrySkipped: values['retry-skipped'],
+      concurrency,
+      progressEvery: count(values['progress-every'], 'progress-every', 25),
+      onProgress: (s) => console.error(`progress ${JSON.stringify(s)}`),
+    });
+    console.log(JSON.stringify(summary));
+    return 0;
+  } finally {
+    await c.close();
+  }
+}
