@@ -50,6 +50,13 @@ function abs(rel) {
   return p;
 }
 
+/** Sends all but the last batch of a long listing as `entries` notifications; returns the last batch for the reply. */
+function sendBatches(id, entries, size = 1000) {
+  let at = 0;
+  for (; entries.length - at > size; at += size) notify('entries', { id, entries: entries.slice(at, at + size) });
+  return entries.slice(at);
+}
+
 const entryOf = (name, st) => ({ name, type: st.isDirectory() ? 'dir' : 'file', size: st.isDirectory() ? 0 : st.size, mtime: Math.round(st.mtimeMs) });
 
 async function exists(p) {
@@ -104,8 +111,8 @@ const methods = {
     const st = await stat(abs(path));
     return entryOf(path === '' ? '' : basename(path), st);
   },
-  list: async ({ path }) => ({ entries: await listDir(path) }),
-  walk: async ({ path }) => {
+  list: async ({ path }, id) => ({ entries: sendBatches(id, await listDir(path)) }),
+  walk: async ({ path }, id) => {
     const entries = [];
     const visit = async (rel, under) => {
       for (const e of await listDir(rel)) {
@@ -115,7 +122,7 @@ const methods = {
       }
     };
     await visit(path, '');
-    return { entries };
+    return { entries: sendBatches(id, entries) };
   },
   mkdir: async ({ path }) => {
     const p = abs(path);
@@ -265,7 +272,7 @@ async function handle(msg) {
     if (method === 'write') return await startWrite(id, params);
     const fn = methods[method];
     if (!fn) return send({ id, error: { code: -32601, message: `unknown method ${method}` } });
-    send({ id, result: await fn(params) });
+    send({ id, result: await fn(params, id) });
   } catch (e) {
     streams.delete(id);
     send({ id, error: rpcError(fsError(e, params.path ?? params.from)) });

@@ -103,6 +103,20 @@ describe('plugin drivers', () => {
     await assert.rejects(driver.stat(''), code('storage_unreachable'));
   });
 
+  test('long listings arrive in entries batches ahead of the reply', async () => {
+    const root = join(tmp.dir, 'many-root');
+    mkdirSync(join(root, 'sub'), { recursive: true });
+    for (let i = 0; i < 2500; i++) writeFileSync(join(root, 'sub', `f${i}`), '');
+    const driver = await mod.create({ path: root }, { stateDir: tmp.dir, uid: 'many' });
+    const listed: string[] = [];
+    for await (const e of driver.list('sub')) listed.push(e.name);
+    assert.equal(new Set(listed).size, 2500);
+    let walked = 0;
+    for await (const e of driver.walk!('')) walked += e.path.startsWith('sub/') ? 1 : 0;
+    assert.equal(walked, 2500);
+    await driver.close();
+  });
+
   test('discovery loads every plugin in a folder and reports the bad ones', async () => {
     const dir = join(tmp.dir, 'plugins');
     mkdirSync(join(dir, 'folder-plugin'), { recursive: true });

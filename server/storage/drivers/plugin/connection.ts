@@ -27,6 +27,8 @@ interface Pending {
   onChunk?(buf: Buffer): void;
   /** True once the plugin replied; before that a failure reaches the caller as a rejection, not a stream error. */
   opened: boolean;
+  /** Batches of a `list`/`walk` sent ahead of the reply as `entries` notifications. */
+  onEntries?(entries: unknown[]): void;
   /** Removes the abort listener. */
   detach(): void;
   /** Credit granted by the plugin to our outgoing body of a `write`. */
@@ -90,6 +92,20 @@ export class PluginConnection {
   /** Sends a request and resolves with its result. Rejects with the plugin's mapped error, on a stall, on abort or on exit. */
   call<T>(method: string, params: Record<string, unknown>, opts: CallOptions): Promise<T> {
     return this.request<T>(method, params, opts).promise;
+  }
+
+  /**
+   * A `list` or `walk`: the plugin may send `entries {id, entries}` batches
+   * before its reply (which may carry the last batch); resolves with them all.
+   */
+  async entries<T>(method: 'list' | 'walk', params: Record<string, unknown>, opts: CallOptions): Promise<T[]> {
+    const got: T[] = [];
+    const req = this.request<{ entries?: T[] }>(method, params, opts, (p) => {
+      p.onEntries = (batch) => got.push(...(batch as T[]));
+    });
+    const last = await req.promise;
+    if (Array.isArray(last?.entries)) got.push(...last.entries);
+    return got;
   }
 
   /**
@@ -270,6 +286,7 @@ export class PluginConnection {
     while ((nl = this.buffered.indexOf('\n')) >= 0) {
       const line = this.buffered.slice(0, nl);
       this.buffered = this.buffered.slice(nl + 1);
+      if (line.length > MAX_LINE_BYTES) return this.violation('line too long');
       if (line.trim() === '') continue;
       let msg: RpcMessage;
       try {
@@ -316,6 +333,11 @@ export class PluginConnection {
         const e = (params.error ?? {}) as { code?: string; message?: string; params?: Record<string, unknown> };
         return this.fail(id, fromRpcError({ code: -32000, message: e.message ?? 'plugin body error', data: e }));
       }
+      case 'entries':
+        if (!p.onEntries || !Array.isArray(params.entries)) return this.violation('unexpected entries');
+        this.touch(id);
+        p.onEntries(params.entries);
+        return;
       case 'body.ack':
         this.touch(id);
         p.onAck?.(Number(params.bytes) || 0);

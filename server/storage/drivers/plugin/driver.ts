@@ -53,7 +53,8 @@ export class PluginDriver implements StorageDriver {
 
   /** Children of a folder. Missing folder or a file → `not_found`. */
   async *list(dir: string): AsyncIterable<Entry> {
-    yield* (await this.call<{ entries: Entry[] }>('list', { path: dir })).entries;
+    const conn = await this.connection();
+    yield* await conn.entries<Entry>('list', { path: dir }, { idleMs: this.t.timeouts.callMs });
   }
 
   /** The file's bytes or `range` of them, streamed with flow control. Missing → `not_found`. */
@@ -89,7 +90,8 @@ export class PluginDriver implements StorageDriver {
 
   /** Flat listing below `prefix`, paths relative to it. */
   async *walk(prefix: string, signal?: AbortSignal): AsyncIterable<WalkEntry> {
-    yield* (await this.call<{ entries: WalkEntry[] }>('walk', { path: prefix }, signal)).entries;
+    const conn = await this.connection();
+    yield* await conn.entries<WalkEntry>('walk', { path: prefix }, { idleMs: this.t.timeouts.callMs, signal });
   }
 
   /** Server-side move. Target exists and !overwrite → `conflict`. */
