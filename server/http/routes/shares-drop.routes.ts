@@ -15,7 +15,7 @@ import { validate, z } from '../validate';
 
 const dropDoor: Mw = async (ctx, next) => {
   ctx.state.door = 'drop';
-  ctx.state.renderPublicError = deadPage;
+  if (!ctx.path.startsWith('/api/')) ctx.state.renderPublicError = deadPage;
   publicHeaders(ctx);
   ctx.set('Cache-Control', 'no-store');
   await next();

@@ -28,7 +28,7 @@ const PIN_CODES = new Set(['unauthorised', 'pin_wrong', 'locked']);
 /** Marks the request as the public door: `read_only` 409, `quota_exceeded` 507, styled pages for browsers. */
 export const publicDoor: Mw = async (ctx, next) => {
   ctx.state.door = 'public';
-  ctx.state.renderPublicError = deadPage;
+  if (!ctx.path.startsWith('/api/')) ctx.state.renderPublicError = deadPage;
   await next();
 };
 
@@ -107,7 +107,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
     }
   });
 
-  r.get('/s/:token/f/:path(.+)', publicDoor, async (ctx) => {
+  r.get('/s/:token/f/*path', publicDoor, async (ctx) => {
     const o = await service.open(ctx.params.token, 'link');
     if (!o.share.is_dir) throw new AppError('not_found');
     const sub = cleanRel(ctx.params.path);
@@ -166,7 +166,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
   }
 
   function browse(ctx: Ctx, o: OpenShare, sub: string, dt: string | undefined): void {
-    const dir = joinRel(o.share.rel, sub);
+    const dir = sub ? joinRel(o.share.rel, sub) : o.share.rel;
     const { rows, total } = d.shares.browse(o.share.storage_id, dir, PAGE_ROWS);
     const token = o.share.token;
     const list: BrowseRow[] = rows.map((n) => {
