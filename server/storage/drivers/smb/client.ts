@@ -130,13 +130,16 @@ export class SmbClient {
 
     const opened = new Promise<void>((resolve, reject) => {
       child.stdout!.once('data', () => resolve());
-      child.once('error', (e) => reject(unreachable(e.message)));
+      // A failed spawn is followed by 'close' (code < 0), which reports it.
+      let spawnError: string | null = null;
+      child.once('error', (e) => (spawnError = spawnFailure(e)));
       child.once('close', (code) => {
         const status = findStatus(stderr);
         const declared = /getting file .* of size (\d+) as/.exec(stderr);
         const short = declared !== null && Number(declared[1]) !== received;
         let err: AppError | null = null;
-        if (status) err = statusError(status, path);
+        if (spawnError) err = unreachable(spawnError);
+        else if (status) err = statusError(status, path);
         else if (code !== 0 && !cut) err = unreachable(lastLine(stderr) || `smbclient exited with ${code}`);
         else if (short && !cut) err = unreachable('smb read ended early');
         if (err && received === 0) {
@@ -188,7 +191,7 @@ export class SmbClient {
       body.pipe(child.stdin!);
       const code = await new Promise<number | null>((resolve) => {
         child.once('error', (e) => {
-          failure ??= unreachable(e.message);
+          failure ??= unreachable(spawnFailure(e));
           resolve(null);
         });
         child.once('close', resolve);
@@ -260,7 +263,7 @@ export class SmbClient {
       };
       child.once('error', (e) => {
         done();
-        reject(unreachable((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'smbclient is not installed' : e.message));
+        reject(unreachable(spawnFailure(e)));
       });
       child.once('close', (code) => {
         done();
@@ -291,5 +294,8 @@ class IdleTimer {
     clearInterval(this.timer);
   }
 }
+
+const spawnFailure = (e: Error): string =>
+  (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'smbclient is not installed' : e.message;
 
 const lastLine = (s: string): string => s.trim().split('\n').pop()?.trim() ?? '';
