@@ -5,6 +5,7 @@
  */
 import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
+import type { EventBus } from '../events';
 import type { JobQueue } from '../jobs';
 import { ListingRepo } from './listing.repo';
 import { ListingService } from './listing.service';
@@ -22,11 +23,13 @@ export { presentNode, etagOf, type FileEntry } from './entry';
 export { TRANSFER_JOB } from './transfer';
 export type { SortField } from './listing.repo';
 
-export function createFiles(d: { db: Db; catalogue: Catalogue; queue: JobQueue }) {
+export function createFiles(d: { db: Db; bus: EventBus; catalogue: Catalogue; queue: JobQueue }) {
   const transfer = new Transfer(d.catalogue);
   d.queue.register<TransferPayload>(TRANSFER_JOB, (ctx) => transfer.run(ctx), { concurrency: 2, maxAttempts: 1 });
+  const listing = new ListingService(d.catalogue, new ListingRepo(d.db));
+  d.bus.on('folder.changed', (e) => listing.folderChanged(e.storage_id, e.folder, e.kind));
   return {
-    listing: new ListingService(d.catalogue, new ListingRepo(d.db)),
+    listing,
     download: new DownloadService(d.catalogue),
     verbs: new VerbsService(d.catalogue, d.queue),
     search: new SearchService(d.db, d.catalogue),

@@ -2,13 +2,15 @@
  * Folder listings from the catalogue. A listed folder is revalidated in the
  * background (changes arrive as realtime frames); only a folder the catalogue
  * has never seen waits briefly for its first look. `/` lists the caller's
- * storages. Pages come as pre-serialised JSON (see ListingRepo).
+ * storages. Pages come as pre-serialised JSON (see ListingRepo), cached until
+ * the folder changes (see PageCache).
  */
 import type { Principal } from '../auth';
 import type { Catalogue, Level } from '../catalogue';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
-import { ListingRepo, type Keyset, type SortField } from './listing.repo';
+import { ListingRepo, type Keyset, type Page, type SortField } from './listing.repo';
+import { PageCache } from './page-cache';
 import { isoOf } from './entry';
 
 export interface ListInput {
@@ -33,7 +35,14 @@ export interface Listing {
 const FIRST_LOOK_MS = 300;
 
 export class ListingService {
+  private cache = new PageCache<Page & { bytes: number }>();
+
   constructor(private cat: Catalogue, private repo: ListingRepo) {}
+
+  /** Feeds the page cache: call for every `folder.changed` event (removals and moves are structural). */
+  folderChanged(storageId: number, folder: string, kind: string): void {
+    this.cache.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
+  }
 
   /** A page of the folder at `path`; `not_found` for a missing or hidden path, `forbidden` without access. */
   async list(p: Principal, input: ListInput): Promise<Listing> {
@@ -48,7 +57,13 @@ export class ListingService {
     }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level]);
+    let page = this.cache.get(storage.id, rel, key);
+    if (!page) {
+      const fresh = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+      page = { ...fresh, bytes: fresh.json.length * 2 };
+      this.cache.set(storage.id, rel, key, page);
+    }
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
     return {
       path: uiPath(storage.name, rel),

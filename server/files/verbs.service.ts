@@ -37,8 +37,24 @@ export interface Caller {
 
 export type TransferResult = { ok: true } | { operation_id: string };
 
+/**
+ * Protection hooks the composition root installs (server/protection): a
+ * delete moves into the trash (`permanent` when the storage cannot move), an
+ * overwrite snapshots a version first. Without them deletes are permanent.
+ */
+export interface FileGuards {
+  trash: { moveToTrash(storageId: number, rel: string, actor: Actor | null, o?: { request?: RequestMeta }): Promise<{ trashed: boolean; permanent: boolean }> };
+  versions: { snapshotBeforeOverwrite(storageId: number, rel: string, actor?: Actor | null): Promise<unknown> };
+}
+
 export class VerbsService {
+  private guards: FileGuards | null = null;
   constructor(private cat: Catalogue, private queue: JobQueue) {}
+
+  /** Installs the trash and version hooks (once, at boot). */
+  useGuards(g: FileGuards): void {
+    this.guards = g;
+  }
 
   /** Creates a folder (and missing parents). Idempotent; a file in the way → `conflict`. */
   async mkdir(c: Caller, path: string): Promise<FileEntry> {
@@ -100,23 +116,33 @@ export class VerbsService {
     return { operation_id: this.enqueue(c, 'copy', src, dst.storage.id, dstRel, overwrite) };
   }
 
-  /** Deletes each path the caller may change; answers per path, never throws for one of them. */
-  async delete(c: Caller, paths: string[]): Promise<{ deleted: string[]; failed: Array<{ path: string; error: string }> }> {
+  /**
+   * Deletes (moves into the trash) each path the caller may change; answers
+   * per path, never throws for one of them. `permanent` lists the deleted
+   * paths that could not go to the trash and are gone for good.
+   */
+  async delete(c: Caller, paths: string[]): Promise<{ deleted: string[]; failed: Array<{ path: string; error: string }>; permanent: string[] }> {
     if (paths.length > MAX_DELETE_PATHS) throw new AppError('too_many_paths', { max: MAX_DELETE_PATHS }, { max: MAX_DELETE_PATHS });
     const deleted: string[] = [];
+    const permanent: string[] = [];
     const failed: Array<{ path: string; error: string }> = [];
     for (const path of paths) {
       try {
         const r = this.writable(c, path);
-        const d = await this.cat.driverFor(r.storage.id);
-        await d.delete(r.rel);
-        await this.cat.gate.removed(r.storage.id, r.rel, { actor: c.actor, request: c.request, audit: 'file.delete' });
+        if (this.guards) {
+          if ((await this.guards.trash.moveToTrash(r.storage.id, r.rel, c.actor, { request: c.request })).permanent) permanent.push(path);
+        } else {
+          const d = await this.cat.driverFor(r.storage.id);
+          await d.delete(r.rel);
+          await this.cat.gate.removed(r.storage.id, r.rel, { actor: c.actor, request: c.request, audit: 'file.delete' });
+          permanent.push(path);
+        }
         deleted.push(path);
       } catch (e) {
         failed.push({ path, error: isAppError(e) ? e.code : 'internal' });
       }
     }
-    return { deleted, failed };
+    return { deleted, failed, permanent };
   }
 
   /**
@@ -132,6 +158,7 @@ export class VerbsService {
       const cur = await d.stat(r.rel).catch(() => null);
       if (cur && etagOf(cur.size, cur.mtime, cur.etag) !== etag) throw new AppError('conflict', { path, reason: 'changed since it was opened' });
     }
+    await this.guards?.versions.snapshotBeforeOverwrite(r.storage.id, r.rel, c.actor);
     const entry = await d.write(r.rel, Readable.from([bytes]), { size: bytes.length, mime: mimeOf(r.rel) });
     const node = await this.cat.gate.written(r.storage.id, r.rel, entry, { ...this.ctx(c, 'save-text'), audit: 'file.upload' });
     if (NodesRepo.textual(node.mime, node.size)) this.cat.nodes.setBody(node.id, content);
