@@ -89,7 +89,7 @@ function produced(dir: string, name: string, tool: string): string {
 
 /** Scales into the 320 box (or to 320 wide), white behind transparency, JPEG q80. */
 async function toJpeg(input: string | Buffer, out: string, o: { width?: number; noResize?: boolean } = {}): Promise<void> {
-  let img = sharp(input, { failOn: 'none', limitInputPixels: 268_402_689 }).rotate();
+  let img = sharp(input, { failOn: 'none', limitInputPixels: 268_402_689, sequentialRead: true }).rotate();
   if (!o.noResize) img = o.width ? img.resize({ width: o.width, withoutEnlargement: true }) : img.resize(THUMB_BOX, THUMB_BOX, { fit: 'inside', withoutEnlargement: true });
   await img.flatten({ background: '#ffffff' }).jpeg({ quality: JPEG_QUALITY }).toFile(out);
 }
