@@ -13,11 +13,19 @@ import { EventBus, RealtimeHub, folderKey } from './events';
 import { attachAudit } from './audit';
 import { JobQueue, Scheduler } from './jobs';
 import { createAuth, type Auth } from './auth';
-import { DriverManager, DriverRegistry, builtinDrivers } from './storage';
+import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
 import { createCatalogue, type Catalogue } from './catalogue';
 import { seedDefaultStorage } from './catalogue/seed';
 import { createThumbs, attachThumbs, thumbCapabilities } from './thumbs';
 import { createArchives } from './archives';
+import { createFiles } from './files';
+import { createUploads } from './uploads';
+import { createShares, seedShareMaxTtlDays, getShareMaxTtlDays } from './shares';
+import { createMailer } from './events';
+import { Bell, attachBell, Webhooks } from './events';
+import { SettingsStore } from './settings';
+import { createProtection, attachProtection, attachInfectionMail, type Protection } from './protection';
+import { createUpdater, updaterOptionsFromConfig } from './update';
 import { acquireLock, ensureDirs, layout, loadSecretKey, type DataDirLayout } from './lib/data-dir';
 import { createLogger, type Logger } from './lib/log';
 import { toHost } from './lib/host-port';
@@ -31,6 +39,18 @@ import { adminStorageRoutes } from './http/routes/admin-storages.routes';
 import { quotaRoutes } from './http/routes/quota.routes';
 import { thumbRoutes } from './http/routes/thumbs.routes';
 import { archiveRoutes } from './http/routes/archives.routes';
+import { filesRoutes } from './http/routes/files.routes';
+import { filesVerbRoutes } from './http/routes/files-verbs.routes';
+import { uploadRoutes } from './http/routes/uploads.routes';
+import { shareRoutes } from './http/routes/shares.routes';
+import { sharePublicRoutes } from './http/routes/shares-public.routes';
+import { shareDropRoutes } from './http/routes/shares-drop.routes';
+import { updateRoutes } from './http/routes/update.routes';
+import { protectionRoutes } from './http/routes/protection.routes';
+import { webhookRoutes } from './http/routes/protection-webhooks.routes';
+import { trashRoutes } from './http/routes/trash.routes';
+import { versionsRoutes } from './http/routes/versions.routes';
+import { notificationRoutes } from './http/routes/notifications.routes';
 import { uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
 import type { AppState, Mw } from './http/context';
@@ -51,6 +71,7 @@ export interface RunningServer {
   queue: JobQueue;
   bus: EventBus;
   catalogue: Catalogue;
+  protection: Protection;
   registry: DriverRegistry;
   dirs: DataDirLayout;
 }
@@ -93,13 +114,37 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const registry = new DriverRegistry();
     for (const d of builtinDrivers) registry.register(d);
+    // Storage plugins: every program in <data dir>/plugins is handshaken and probed before it registers.
+    const plugins = await discoverPlugins(dirs.plugins, { serviceVersion: config.version });
+    for (const m of plugins.modules) registry.register(m);
+    for (const f of plugins.failures) log.warn(`storage plugin ${f.program} refused: ${f.error.params.reason ?? f.error.message}`);
     const manager = new DriverManager(registry, { secretKey, stateDir: dirs.state, onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e) });
     cleanups.unshift(() => manager.closeAll());
-    const catalogue = createCatalogue({ db, bus, queue, registry, manager, secretKey, log, demo: config.demo });
+    const catalogue = createCatalogue({ db, bus, queue, registry, manager, secretKey, log, demo: config.demo, syncHooks: { onFileChanged: (id) => protection.antivirus.onSyncFile(id) } });
+    const settings = new SettingsStore(db);
+    const protection = createProtection({ db, catalogue, queue, bus, settings, secretKey, log: logFn });
+    attachProtection(protection, catalogue, scheduler, logFn);
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
     const thumbs = createThumbs({ db, catalogue, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
     attachThumbs(thumbs, queue, catalogue);
     const archives = createArchives({ db, catalogue, queue, maxArchiveBytes: config.maxArchiveBytes });
+    const files = createFiles({ db, bus, catalogue, queue });
+    const uploads = createUploads({ db, catalogue, auth, stagingDir: dirs.staging, limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl } });
+    files.verbs.useGuards(protection);
+    uploads.useBeforeOverwrite((storageId, rel, actor) => protection.versions.snapshotBeforeOverwrite(storageId, rel, actor));
+    seedShareMaxTtlDays(db, config.shareMaxTtl);
+    const mailer = createMailer({ host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure }, logFn);
+    const shares = createShares({ db, auth, catalogue, bus, uploads, mailer, secretKey, publicUrl: config.publicUrl, zipDir: dirs.zips, zipWarmMaxBytes: config.shareZipWarmMaxBytes, zipMaxAgeMs: config.shareZipMaxAge, log: logFn });
+    cleanups.unshift(() => {
+      shares.zips.stopAll();
+      mailer.close();
+    });
+    const bell = new Bell(db.sqlite, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
+    const admins = () => auth.repo.list({ role: 'admin', limit: 1000 }).filter((u) => !u.disabled);
+    attachBell(bus, bell, { admins: () => admins().map((u) => u.id), dropOwner: (id) => [id] });
+    const webhooks = new Webhooks(db.sqlite, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
+    webhooks.attach(bus);
+    attachInfectionMail(bus, mailer, () => admins().map((u) => u.email), logFn);
     bus.on('folder.changed', (e) => {
       const name = catalogue.repo.byId(e.storage_id)?.name;
       if (!name) return;
@@ -116,6 +161,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       activity.changed();
     });
     const activity = trackActivity(() => queue.runningCount);
+    const updater = createUpdater({
+      ...updaterOptionsFromConfig(config),
+      snapshotDb: async (dest) => void (await db.sqlite.backup(dest)),
+      emit: (event, payload) => void bus.emit(event, payload as never),
+      log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
+    });
 
     const capabilities = (): Capabilities => ({
       version: config.version,
@@ -124,9 +175,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       auth: { drivers: ['local'], allow_signup: false },
       limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
       storage_drivers: registry.list().map((d) => d.driver),
-      antivirus: false,
-      antivirus_mode: 'binary',
-      share_max_ttl_days: config.shareMaxTtl,
+      antivirus: protection.antivirus.active,
+      antivirus_mode: protection.antivirus.mode,
+      share_max_ttl_days: getShareMaxTtlDays(db),
       newdoc_types: [
         { ext: 'txt', group: 'text', mime: 'text/plain', requires: '' },
         { ext: 'md', group: 'text', mime: 'text/markdown', requires: '' },
@@ -153,6 +204,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       quotaRoutes({ catalogue, db }),
       thumbRoutes({ thumbs, catalogue }),
       archiveRoutes({ archives, catalogue, maxJsonBytes: config.maxJsonBytes }),
+      updateRoutes({ updater, bus, maxJsonBytes: config.maxJsonBytes }),
+      filesRoutes({ files }),
+      filesVerbRoutes({ files, maxJsonBytes: config.maxJsonBytes }),
+      uploadRoutes({ uploads, maxJsonBytes: config.maxJsonBytes }),
+      protectionRoutes({ protection, maxJsonBytes: config.maxJsonBytes }),
+      webhookRoutes({ protection, webhooks, maxJsonBytes: config.maxJsonBytes }),
+      trashRoutes({ protection, catalogue, maxJsonBytes: config.maxJsonBytes }),
+      versionsRoutes({ protection, catalogue, maxJsonBytes: config.maxJsonBytes }),
+      notificationRoutes({ bell, maxJsonBytes: config.maxJsonBytes }),
+      shareRoutes({ shares, maxJsonBytes: config.maxJsonBytes }),
+      sharePublicRoutes({ shares, maxJsonBytes: config.maxJsonBytes, log: logFn }),
+      shareDropRoutes({ shares, maxJsonBytes: config.maxJsonBytes }),
     ];
     const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn };
     const app = buildApp({ ...appOptions, before: [activity.middleware] });
@@ -162,8 +225,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());
+    scheduler.every('uploads.sweep', 3_600_000, () => void uploads.sweep());
+    scheduler.every('webhooks.prune', 86_400_000, () => void webhooks.prune(30 * 86_400_000));
+    scheduler.every('shares.sweep', 3_600_000, () => void shares.sweep());
+    scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
     queue.start();
     await catalogue.syncer.startAll();
+    updater.start();
 
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000;
@@ -202,6 +270,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await Promise.race([stopped, bound]);
         for (const s of sockets) s.destroy();
         await scheduler.stop();
+        updater.stop();
         await catalogue.syncer.stopAll();
         await queue.stop(2000);
         await bus.flush();
@@ -223,6 +292,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       queue,
       bus,
       catalogue,
+      protection,
       registry,
       dirs,
     };

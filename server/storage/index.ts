@@ -9,4 +9,4 @@ export {
   MASK, canonicalKeys, resolveConfig, rootIssue, sealSecrets, openSecrets, maskSecrets, mergeForUpdate,
   type StorageConfig, type ConfigProblem, type ResolvedConfig,
 } from './config';
-export { builtinDrivers } from './drivers';
+export { builtinDrivers, discoverPlugins, loadPluginDriver } from './drivers';

@@ -7,5 +7,8 @@ import { localDriver } from './local';
 import { s3Driver } from './s3';
 import { webdavDriver } from './webdav';
 import { ftpDriver } from './ftp';
+import { smbDriver } from './smb';
+import { sftpDriver } from './sftp';
 
-export const builtinDrivers: DriverModule[] = [localDriver, s3Driver, webdavDriver, ftpDriver];
+export const builtinDrivers: DriverModule[] = [localDriver, s3Driver, sftpDriver, webdavDriver, ftpDriver, smbDriver];
+export { loadPluginDriver, discoverPlugins } from './plugin';
