@@ -1,0 +1,139 @@
+/**
+ * The in-app bell: one row per recipient in `notifications`. `attachBell`
+ * turns the spec's events into notifications with their severities; who
+ * receives each one is a plain input (the composition root knows admins and
+ * owners), so this module knows nothing of users or storages.
+ */
+import type { Sqlite } from '../db';
+import type { NotificationsTable } from '../db/tables';
+import type { EventBus } from './bus';
+import type { EventMap, EventName } from './types';
+
+export type Severity = 'info' | 'warning' | 'error';
+
+export interface Notification {
+  id: number;
+  event: string;
+  severity: Severity;
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+  read: boolean;
+  created_at: string;
+}
+
+export interface NewNotification {
+  event: string;
+  severity: Severity;
+  title: string;
+  body: string;
+  data?: Record<string, unknown>;
+}
+
+/** Rows kept per user; older ones are pruned on insert so a noisy source cannot grow the table without bound. */
+export const BELL_KEEP_PER_USER = 500;
+
+export class Bell {
+  private s;
+  constructor(private sqlite: Sqlite, private onNew: (userId: number, n: Notification) => void = () => {}) {
+    const q = (sql: string) => sqlite.prepare(sql);
+    this.s = {
+      insert: q('INSERT INTO notifications (user_id, event, severity, title, body, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *'),
+      prune: q('DELETE FROM notifications WHERE user_id = ? AND id <= (SELECT id FROM notifications WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)'),
+      unread: q('SELECT count(*) AS n FROM notifications WHERE user_id = ? AND read_at IS NULL'),
+      readAll: q('UPDATE notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL'),
+      readOne: q('UPDATE notifications SET read_at = ? WHERE user_id = ? AND id = ? AND read_at IS NULL'),
+    };
+  }
+
+  /** Adds one notification for each user id (duplicates collapse); returns how many rows were written. */
+  notify(userIds: Iterable<number>, n: NewNotification): number {
+    const at = new Date().toISOString();
+    const written: Array<[number, NotificationsTable]> = [];
+    this.sqlite.transaction(() => {
+      for (const uid of new Set(userIds)) {
+        written.push([uid, this.s.insert.get(uid, n.event, n.severity, n.title, n.body, JSON.stringify(n.data ?? {}), at) as NotificationsTable]);
+        this.s.prune.run(uid, uid, BELL_KEEP_PER_USER);
+      }
+    })();
+    for (const [uid, row] of written) this.onNew(uid, present(row));
+    return written.length;
+  }
+
+  /** Newest first; `before` pages by id; `unreadOnly` filters. */
+  list(userId: number, o: { limit?: number; before?: number; unreadOnly?: boolean } = {}): Notification[] {
+    const rows = this.sqlite
+      .prepare(`SELECT * FROM notifications WHERE user_id = ?${o.before ? ' AND id < ?' : ''}${o.unreadOnly ? ' AND read_at IS NULL' : ''} ORDER BY id DESC LIMIT ?`)
+      .all(...[userId, ...(o.before ? [o.before] : []), o.limit ?? 50]) as NotificationsTable[];
+    return rows.map(present);
+  }
+
+  unreadCount(userId: number): number {
+    return (this.s.unread.get(userId) as { n: number }).n;
+  }
+
+  /** Marks the given ids (or all when `ids` is omitted) read; ids of other users are ignored. Returns rows changed. */
+  markRead(userId: number, ids?: number[]): number {
+    const at = new Date().toISOString();
+    if (!ids) return this.s.readAll.run(at, userId).changes;
+    let n = 0;
+    this.sqlite.transaction(() => {
+      for (const id of ids) n += this.s.readOne.run(at, userId, id).changes;
+    })();
+    return n;
+  }
+}
+
+function present(r: NotificationsTable): Notification {
+  return { id: r.id as unknown as number, event: r.event, severity: r.severity, title: r.title, body: r.body, data: JSON.parse(r.data), read: r.read_at !== null, created_at: r.created_at };
+}
+
+/** Who gets a bell entry: admins for system events, an owner for their own things. */
+export interface BellRecipients {
+  admins(): number[];
+  /** The user a drop's link belongs to. */
+  dropOwner(ownerId: number): number[];
+}
+
+type Render<E extends EventName> = (p: EventMap[E], r: BellRecipients) => { to: number[]; n: NewNotification };
+
+/** The events that ring the bell, with their severities (spec: Events). Uploads and updates go to webhooks only. */
+const RULES: { [E in EventName]?: Render<E> } = {
+  'file.infected': (p, r) => ({ to: r.admins(), n: { event: 'file.infected', severity: 'warning', title: p.title, body: p.body, data: { node: p.node, meta: p.meta } } }),
+  'drop.received': (p, r) => ({
+    to: r.dropOwner(p.owner_id),
+    n: { event: 'drop.received', severity: 'info', title: 'Files received', body: `${p.files.length} file(s) in ${p.folder}`, data: { share_id: p.share_id, folder: p.folder, files: p.files } },
+  }),
+  update_available: (p, r) => ({
+    to: r.admins(),
+    n: { event: 'update_available', severity: p.severity === 'security' ? 'warning' : 'info', title: `Version ${p.version} is available`, body: p.notes ?? '', data: { version: p.version, notes_url: p.notes_url } },
+  }),
+  update_applied: (p, r) => ({ to: r.admins(), n: { event: 'update_applied', severity: 'info', title: `Updated to ${p.to}`, body: p.restart_required ? 'A restart is required.' : '', data: { from: p.from, to: p.to } } }),
+};
+
+/** Replication events are announced by name (their module may not exist yet); these are their severities. */
+export const EXTRA_SEVERITIES: Record<string, Severity> = {
+  replica_fail: 'warning',
+  primary_read_fail: 'error',
+  replica_reconcile_done: 'info',
+  replica_status_report: 'info',
+};
+
+/** Subscribes the bell to the bus. Returns the unsubscribe. */
+export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients): () => void {
+  const offs = Object.entries(RULES).map(([event, render]) =>
+    bus.on(event as EventName, (p) => {
+      const { to, n } = (render as Render<EventName>)(p as never, recipients);
+      bell.notify(to, n);
+    }),
+  );
+  offs.push(
+    bus.on('*', (p, m) => {
+      const severity = EXTRA_SEVERITIES[m.event];
+      if (!severity) return;
+      const body = p as { title?: string; body?: string; message?: string };
+      bell.notify(recipients.admins(), { event: m.event, severity, title: body.title ?? m.event, body: body.body ?? body.message ?? '', data: p as Record<string, unknown> });
+    }),
+  );
+  return () => offs.forEach((off) => off());
+}

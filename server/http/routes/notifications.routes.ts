@@ -1,0 +1,36 @@
+/**
+ * The bell: GET /api/notifications (newest first, `before` pages by id,
+ * `unread=1` filters), GET /api/notifications/unread-count and
+ * POST /api/notifications/read {ids} or {all: true}. Each user sees only
+ * their own rows.
+ */
+import Router from '@koa/router';
+import type { Bell } from '../../events';
+import { requireUser } from '../middlewares/auth';
+import { readObject } from '../middlewares/body';
+import { me, type AppState } from '../context';
+import { q, validate, z } from '../validate';
+
+const listQuery = z.object({ limit: q.int(1, 200).default(50), before: q.int(1).optional(), unread: q.bool().optional() });
+const readBody = z.union([z.strictObject({ ids: z.array(z.number().int().positive()).min(1).max(500) }), z.strictObject({ all: z.literal(true) })]);
+
+export function notificationRoutes(d: { bell: Bell; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/notifications' });
+  r.use(requireUser);
+
+  r.get('/', (ctx) => {
+    const o = validate(listQuery, ctx.query);
+    const uid = me(ctx).id;
+    ctx.body = { notifications: d.bell.list(uid, { limit: o.limit, before: o.before, unreadOnly: o.unread }), unread: d.bell.unreadCount(uid) };
+  });
+  r.get('/unread-count', (ctx) => {
+    ctx.body = { unread: d.bell.unreadCount(me(ctx).id) };
+  });
+  r.post('/read', async (ctx) => {
+    const b = validate(readBody, await readObject(ctx, d.maxJsonBytes));
+    const uid = me(ctx).id;
+    const marked = d.bell.markRead(uid, 'ids' in b ? b.ids : undefined);
+    ctx.body = { marked, unread: d.bell.unreadCount(uid) };
+  });
+  return r;
+}

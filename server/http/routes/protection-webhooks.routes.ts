@@ -1,0 +1,60 @@
+/**
+ * Admin: webhook targets and their delivery log.
+ *   GET    /api/admin/webhooks                 {targets, events}
+ *   POST   /api/admin/webhooks                 {url, events?, secret?, enabled?} → the target with its plain key (once)
+ *   PATCH  /api/admin/webhooks/:id             partial
+ *   DELETE /api/admin/webhooks/:id
+ *   PUT    /api/admin/webhooks/legacy          {url, secret?}: the older single URL ('' clears it)
+ *   GET    /api/admin/webhooks/deliveries      query target_id, limit
+ */
+import Router from '@koa/router';
+import { WEBHOOK_EVENTS, type Webhooks } from '../../events';
+import type { Protection } from '../../protection';
+import { requireAdmin } from '../middlewares/auth';
+import { readObject } from '../middlewares/body';
+import { actorOf, type AppState } from '../context';
+import { q, validate, z } from '../validate';
+
+const target = z.strictObject({
+  url: z.string().max(2048),
+  events: z.array(z.enum(WEBHOOK_EVENTS)).max(WEBHOOK_EVENTS.length),
+  secret: z.string().min(16).max(256),
+  enabled: z.boolean(),
+});
+const legacy = z.strictObject({ url: z.string().max(2048), secret: z.string().max(256).optional() });
+const logQuery = z.object({ target_id: q.str(64).optional(), limit: q.int(1, 1000).default(100) });
+
+export function webhookRoutes(d: { protection: Protection; webhooks: Webhooks; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/admin/webhooks' });
+  r.use(async (ctx, next) => {
+    ctx.state.door = 'admin';
+    await next();
+  }, requireAdmin);
+  const t = d.protection.webhooks;
+
+  r.get('/', (ctx) => {
+    ctx.body = { targets: t.list(), events: WEBHOOK_EVENTS };
+  });
+  r.get('/deliveries', (ctx) => {
+    const o = validate(logQuery, ctx.query);
+    ctx.body = { deliveries: d.webhooks.list({ targetId: o.target_id, limit: o.limit }) };
+  });
+  r.put('/legacy', async (ctx) => {
+    const b = validate(legacy, await readObject(ctx, d.maxJsonBytes));
+    t.setLegacy(b.url, b.secret, actorOf(ctx));
+    ctx.body = { targets: t.list() };
+  });
+  r.post('/', async (ctx) => {
+    const b = validate(target.partial().required({ url: true }), await readObject(ctx, d.maxJsonBytes));
+    ctx.body = t.create(b, actorOf(ctx));
+  });
+  r.patch('/:id', async (ctx) => {
+    const b = validate(target.partial(), await readObject(ctx, d.maxJsonBytes));
+    ctx.body = t.update(ctx.params.id, b, actorOf(ctx));
+  });
+  r.delete('/:id', (ctx) => {
+    t.remove(ctx.params.id, actorOf(ctx));
+    ctx.body = { ok: true };
+  });
+  return r;
+}

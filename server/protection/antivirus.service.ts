@@ -1,0 +1,236 @@
+/**
+ * Antivirus scanning. Every write through the gate and every new or drifted
+ * file the sync walk finds enqueues an `av.scan` op (never blocking the
+ * write); the op scans with the mode the settings name at that moment, so
+ * setting changes apply without a restart. Outcomes (spec: Antivirus scan
+ * outcome): clean → recorded; infected → moved into `.service-trash/`, row
+ * gone from the catalogue, `file.infected` emitted; scan error → the op
+ * throws and the queue retries, the file stays and is never marked clean.
+ */
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { Catalogue, WriteHook } from '../catalogue';
+import type { Db } from '../db';
+import type { EventBus } from '../events';
+import type { JobContext, JobQueue } from '../jobs';
+import type { SettingsStore } from '../settings';
+import { isAppError } from '../errors';
+import { baseName, isInternalPath, uiPath } from '../lib/paths';
+import { ClamdScanner, ClamscanScanner, type Probe, type Scanner } from './clamav';
+import type { TrashService } from './trash.service';
+
+export const SCAN_JOB = 'av.scan';
+export const AV_MODES = ['binary', 'daemon'] as const;
+/** The sync walk's scans wait behind every other op. */
+export const SYNC_SCAN_PRIORITY = -1;
+const MB = 1024 * 1024;
+
+export interface ScanPayload {
+  storage_id: number;
+  path: string;
+  /** When the write or sync that asked for the scan happened (ISO). */
+  at: string;
+}
+
+export interface AvStatus {
+  enabled: boolean;
+  binary: string;
+  mode: 'binary' | 'daemon';
+  address: string;
+  reachable: boolean;
+  health: string;
+  version: string;
+  restart_pending: boolean;
+}
+
+export interface AntivirusOptions {
+  db: Db;
+  catalogue: Catalogue;
+  queue: JobQueue;
+  settings: SettingsStore;
+  trash: TrashService;
+  bus: EventBus;
+  log: (msg: string, err?: unknown) => void;
+  /** Attempts of one scan op and the base of its backoff (defaults 5 and 30 s). */
+  maxAttempts?: number;
+  backoffMs?: number;
+}
+
+export class Antivirus {
+  private clamscan: string | null = null;
+  private record;
+
+  constructor(private o: AntivirusOptions) {
+    this.record = o.db.sqlite.prepare(
+      `INSERT INTO av_scans (storage_id, path, state, signature, detail, written_at, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(storage_id, path) DO UPDATE SET state = excluded.state, signature = excluded.signature, detail = excluded.detail,
+         written_at = excluded.written_at, scanned_at = excluded.scanned_at`,
+    );
+  }
+
+  /** Registers the scan op kind. */
+  register(): void {
+    this.o.queue.register<ScanPayload>(SCAN_JOB, (ctx) => this.run(ctx), {
+      concurrency: 2,
+      maxAttempts: this.o.maxAttempts ?? 5,
+      backoffMs: this.o.backoffMs ?? 30_000,
+      timeoutMs: 120_000,
+    });
+  }
+
+  /** Scanning is switched on and the chosen mode has what it needs (no live probe). */
+  get active(): boolean {
+    const s = this.o.settings;
+    if (!s.get('av_enabled')) return false;
+    return s.get('av_mode') === 'daemon' ? s.get('av_clamd_addr') !== '' : this.binaryPath() !== '';
+  }
+
+  get mode(): 'binary' | 'daemon' {
+    return this.o.settings.get('av_mode');
+  }
+
+  /**
+   * Whether a file is worth scanning: folders, empty files, files over
+   * `av_max_scan_mb` and anything under a service folder are not.
+   */
+  eligible(rel: string, type: 'file' | 'dir', size: number): boolean {
+    return type === 'file' && size > 0 && size <= this.o.settings.get('av_max_scan_mb') * MB && !isInternalPath(rel);
+  }
+
+  /**
+   * Queues a scan of one file. `delayMs` schedules it later (the save-scan
+   * window); `key` collapses requests while one is queued. Returns the op id,
+   * or null when scanning is off.
+   */
+  enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): string | null {
+    if (!this.active) return null;
+    const at = new Date();
+    return this.o.queue.enqueue(SCAN_JOB, { storage_id: storageId, path: rel, at: at.toISOString() } satisfies ScanPayload, {
+      priority: o.priority ?? 0,
+      dedupKey: o.key,
+      runAt: o.delayMs ? new Date(at.getTime() + o.delayMs) : undefined,
+    });
+  }
+
+  /**
+   * The write-gate hook. A text-editor save over an existing file schedules
+   * one scan a save-scan window later and drops further saves within it (the
+   * op is persisted, so the window survives a restart); every other write
+   * scans at once. Content-keyed dedup lets a new write queue a new scan even
+   * while an older one runs.
+   */
+  writeHook(): WriteHook {
+    return (node, info) => {
+      if (!this.eligible(node.path, node.type, node.size)) return;
+      if (info.origin === 'save-text' && !info.created) {
+        const delayMs = this.o.settings.get('av_save_scan_window_minutes') * 60_000;
+        this.enqueue(node.storage_id, node.path, { delayMs, key: `av:window:${node.storage_id}:${node.path}` });
+        return;
+      }
+      this.enqueue(node.storage_id, node.path, { key: `av:${node.storage_id}:${node.path}:${node.etag ?? ''}:${node.size}:${node.mtime}` });
+    };
+  }
+
+  /** The sync walk's hook: a newly catalogued or drifted file, at priority -1. */
+  onSyncFile(nodeId: number): void {
+    const node = this.o.catalogue.nodes.byId(nodeId);
+    if (!node || node.deleted_at || !this.eligible(node.path, node.type, node.size)) return;
+    this.enqueue(node.storage_id, node.path, { priority: SYNC_SCAN_PRIORITY, key: `av:${node.storage_id}:${node.path}:${node.etag ?? ''}:${node.size}:${node.mtime}` });
+  }
+
+  /** The last recorded outcome of a path, or undefined when it was never scanned. */
+  outcome(storageId: number, rel: string): { state: string; signature: string | null; detail: string | null; written_at: string | null; scanned_at: string } | undefined {
+    return this.o.db.sqlite.prepare('SELECT state, signature, detail, written_at, scanned_at FROM av_scans WHERE storage_id = ? AND path = ?').get(storageId, rel) as never;
+  }
+
+  /** The status half of the admin view, with a live probe of the configured engine. */
+  async status(): Promise<AvStatus> {
+    const mode = this.mode;
+    const address = mode === 'daemon' ? this.o.settings.get('av_clamd_addr') : '';
+    const base = { enabled: this.active, binary: this.binaryPath(), mode, address, restart_pending: false };
+    let probe: Probe;
+    if (mode === 'daemon' && !address) probe = { reachable: false, version: '', health: 'no clamd address is set' };
+    else if (mode === 'binary' && !base.binary) probe = { reachable: false, version: '', health: 'clamscan is not installed (apt-get install clamav)' };
+    else {
+      try {
+        probe = await this.scanner().probe();
+      } catch (e) {
+        probe = { reachable: false, version: '', health: e instanceof Error ? e.message : String(e) };
+      }
+    }
+    return { ...base, ...probe };
+  }
+
+  /** The scanner the current settings describe. */
+  scanner(): Scanner {
+    const s = this.o.settings;
+    if (s.get('av_mode') === 'daemon') return new ClamdScanner({ address: s.get('av_clamd_addr') });
+    return new ClamscanScanner({ bin: this.binaryPath() || 'clamscan', database: s.get('av_database'), maxMb: s.get('av_max_scan_mb') });
+  }
+
+  /** Absolute path of clamscan on PATH, '' when missing (looked up once). */
+  binaryPath(): string {
+    if (this.clamscan === null) {
+      this.clamscan = '';
+      for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+        try {
+          accessSync(join(dir, 'clamscan'), constants.X_OK);
+          this.clamscan = join(dir, 'clamscan');
+          break;
+        } catch {
+          /* not here */
+        }
+      }
+    }
+    return this.clamscan;
+  }
+
+  private async run(ctx: JobContext<ScanPayload>): Promise<unknown> {
+    const { storage_id: storageId, path: rel, at } = ctx.payload;
+    if (!this.o.settings.get('av_enabled')) return { skipped: 'disabled' };
+    const d = await this.o.catalogue.driverFor(storageId);
+    const entry = await d.stat(rel).catch((e) => {
+      if (isAppError(e) && e.code === 'not_found') return null;
+      throw e;
+    });
+    // A file that vanished (or turned into something ineligible) before its turn is not an error.
+    if (!entry || !this.eligible(rel, entry.type, entry.size)) {
+      this.save(storageId, rel, 'skipped', null, entry ? 'not eligible' : 'gone before the scan', at);
+      return { skipped: entry ? 'ineligible' : 'gone' };
+    }
+    let verdict;
+    try {
+      const localPath = d.localPath ? await d.localPath(rel) : undefined;
+      verdict = await this.scanner().scan({ localPath, open: () => d.read(rel, undefined, ctx.signal) }, ctx.signal);
+    } catch (e) {
+      this.save(storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
+      throw e;
+    }
+    if (!verdict.infected) {
+      this.save(storageId, rel, 'clean', null, null, at);
+      return { clean: true };
+    }
+    return this.quarantine(storageId, rel, entry.size, verdict.signature, at);
+  }
+
+  /** Moves an infected file into the trash (or leaves it when the driver cannot rename) and announces it. */
+  private async quarantine(storageId: number, rel: string, size: number, signature: string, at: string): Promise<unknown> {
+    const out = await this.o.trash.moveToTrash(storageId, rel, null, { reason: 'infected', permanentFallback: false });
+    this.save(storageId, rel, 'infected', signature, out.trashed ? `quarantined at ${out.trashRel}` : 'left in place: the storage cannot rename', at);
+    const storage = this.o.catalogue.repo.byId(storageId)?.name ?? String(storageId);
+    const name = baseName(rel);
+    await this.o.bus.emit('file.infected', {
+      event: 'file.infected',
+      severity: 'warning',
+      title: `Infected file: ${name}`,
+      body: `${uiPath(storage, rel)} contains ${signature}. ${out.trashed ? 'It was moved to the trash.' : 'It could not be moved and is still in place.'}`,
+      node: { storage_id: storageId, path: uiPath(storage, rel), name, size },
+      meta: { signature, quarantined: out.trashed, trash_path: out.trashed ? out.trashRel : '' },
+    });
+    return { infected: true, signature, quarantined: out.trashed };
+  }
+
+  private save(storageId: number, rel: string, state: string, signature: string | null, detail: string | null, writtenAt: string): void {
+    this.record.run(storageId, rel, state, signature, detail, writtenAt, new Date().toISOString());
+  }
+}

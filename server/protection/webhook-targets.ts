@@ -1,0 +1,110 @@
+/**
+ * Webhook targets as the admin edits them, stored in the `webhook_targets`
+ * setting with their signing keys encrypted under the install's secret key
+ * (read back as `***`). The older single webhook URL (`webhook_url`, with an
+ * optional `webhook_secret`) is one more target that takes every event.
+ * `forDelivery()` is what the event module's webhook sender reads.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Actor, EventBus, WebhookTarget } from '../events';
+import type { SettingsStore, WebhookTargetSetting } from '../settings';
+import { AppError } from '../errors';
+import { decrypt, encrypt, randomToken } from '../lib/crypto';
+
+export const LEGACY_TARGET_ID = 'legacy';
+
+export interface TargetView {
+  id: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  /** `***` when a signing key is set; the plain key only in the create answer. */
+  secret: string;
+}
+
+export interface TargetInput {
+  url?: string;
+  events?: string[];
+  enabled?: boolean;
+  secret?: string;
+}
+
+const checkUrl = (url: string): string => {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new AppError('validation_failed', { field: 'url', reason: 'not a URL' }, { field: 'url' });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new AppError('validation_failed', { field: 'url', reason: 'http(s) only' }, { field: 'url' });
+  return url;
+};
+
+export class WebhookTargets {
+  constructor(private settings: SettingsStore, private secretKey: Buffer, private bus: EventBus) {}
+
+  list(): TargetView[] {
+    const out = this.settings.get('webhook_targets').map((t) => this.present(t));
+    const legacy = this.settings.get('webhook_url');
+    if (legacy) out.push({ id: LEGACY_TARGET_ID, url: legacy, events: [], enabled: true, secret: this.settings.get('webhook_secret') ? '***' : '' });
+    return out;
+  }
+
+  /** Adds a target; without `secret` one is generated. The answer carries the plain key once. */
+  create(input: TargetInput, actor: Actor | null): TargetView {
+    const secret = input.secret ?? randomToken(32);
+    const t: WebhookTargetSetting = { id: 'wh_' + randomBytes(6).toString('hex'), url: checkUrl(input.url ?? ''), events: input.events ?? [], enabled: input.enabled ?? true, secret: encrypt(this.secretKey, secret) };
+    this.save([...this.settings.get('webhook_targets'), t], actor, { created: t.id });
+    return { ...this.present(t), secret };
+  }
+
+  /** Changes a target; unknown id → `not_found`. */
+  update(id: string, input: TargetInput, actor: Actor | null): TargetView {
+    const all = this.settings.get('webhook_targets');
+    const i = all.findIndex((t) => t.id === id);
+    if (i < 0) throw new AppError('not_found', { id });
+    const t = { ...all[i] };
+    if (input.url !== undefined) t.url = checkUrl(input.url);
+    if (input.events !== undefined) t.events = input.events;
+    if (input.enabled !== undefined) t.enabled = input.enabled;
+    if (input.secret !== undefined) t.secret = encrypt(this.secretKey, input.secret);
+    all[i] = t;
+    this.save(all, actor, { updated: id });
+    return this.present(t);
+  }
+
+  /** Removes a target; unknown id → `not_found`. Its pending deliveries then fail as "target removed". */
+  remove(id: string, actor: Actor | null): void {
+    const all = this.settings.get('webhook_targets');
+    if (!all.some((t) => t.id === id)) throw new AppError('not_found', { id });
+    this.save(all.filter((t) => t.id !== id), actor, { removed: id });
+  }
+
+  /** Sets or clears (empty url) the older single webhook URL and its optional key. */
+  setLegacy(url: string, secret: string | undefined, actor: Actor | null): void {
+    this.settings.set('webhook_url', url === '' ? '' : checkUrl(url));
+    if (secret !== undefined) this.settings.set('webhook_secret', secret === '' ? '' : encrypt(this.secretKey, secret));
+    void this.bus.emit('audit', { action: 'admin.config_change', actor, resource: 'webhooks', meta: { legacy_url: url !== '' } });
+  }
+
+  /** Enabled targets with plain keys, for the sender. */
+  forDelivery(): WebhookTarget[] {
+    const out: WebhookTarget[] = this.settings
+      .get('webhook_targets')
+      .filter((t) => t.enabled)
+      .map((t) => ({ id: t.id, url: t.url, events: t.events, secret: decrypt(this.secretKey, t.secret) }));
+    const legacy = this.settings.get('webhook_url');
+    const key = this.settings.get('webhook_secret');
+    if (legacy) out.push({ id: LEGACY_TARGET_ID, url: legacy, events: [], secret: key ? decrypt(this.secretKey, key) : '' });
+    return out;
+  }
+
+  private save(all: WebhookTargetSetting[], actor: Actor | null, meta: Record<string, unknown>): void {
+    this.settings.set('webhook_targets', all);
+    void this.bus.emit('audit', { action: 'admin.config_change', actor, resource: 'webhooks', meta });
+  }
+
+  private present(t: WebhookTargetSetting): TargetView {
+    return { id: t.id, url: t.url, events: t.events, enabled: t.enabled, secret: t.secret ? '***' : '' };
+  }
+}

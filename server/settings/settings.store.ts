@@ -1,0 +1,98 @@
+import type { Db } from '../db';
+import { AppError } from '../errors';
+
+type Check<T> = (v: unknown) => v is T;
+interface Def<T> {
+  default: T;
+  check: Check<T>;
+  /** Shown as `reason` when a value is refused. */
+  rule: string;
+}
+
+const int = (min: number, max: number): Check<number> => (v): v is number => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+const bool: Check<boolean> = (v): v is boolean => typeof v === 'boolean';
+const text = (max: number): Check<string> => (v): v is string => typeof v === 'string' && v.length <= max;
+const def = <T>(d: T, check: Check<T>, rule: string): Def<T> => ({ default: d, check, rule });
+
+export interface WebhookTargetSetting {
+  id: string;
+  url: string;
+  /** Allow-list of event names; empty means every event. */
+  events: string[];
+  /** Encrypted HMAC key (lib/crypto `encrypt`); never shown. */
+  secret: string;
+  enabled: boolean;
+}
+
+const isTarget = (v: unknown): v is WebhookTargetSetting => {
+  const t = v as WebhookTargetSetting;
+  return !!t && typeof t.id === 'string' && typeof t.url === 'string' && Array.isArray(t.events) && typeof t.secret === 'string' && typeof t.enabled === 'boolean';
+};
+
+/** Every admin-editable key with its default and range (the spec's Limits). */
+export const SETTINGS = {
+  trash_retention_days: def(30, int(1, 3650), '1..3650'),
+  /** null = unset (trim to 20 per file on each snapshot); 0 = unlimited, no sweep. */
+  versions_keep_n: def<number | null>(null, (v): v is number | null => v === null || int(0, 1000)(v), '0..1000 or null'),
+  av_enabled: def(false, bool, 'true or false'),
+  av_mode: def<'binary' | 'daemon'>('binary', (v): v is 'binary' | 'daemon' => v === 'binary' || v === 'daemon', 'binary or daemon'),
+  /** `host:port`, `[v6]:port`, or a unix socket path (`/run/clamav/clamd.ctl` or `unix:/...`). */
+  av_clamd_addr: def('', text(1024), 'host:port or a socket path'),
+  av_max_scan_mb: def(100, int(1, 10240), '1..10240'),
+  av_save_scan_window_minutes: def(30, int(2, 60), '2..60'),
+  /** Signature database (file or folder) passed to clamscan with `-d`; empty = clamscan's own. */
+  av_database: def('', text(4096), 'a path'),
+  /** The older single webhook URL: every event, signed with `webhook_secret` when that is set. */
+  webhook_url: def('', text(2048), 'an http(s) URL'),
+  webhook_secret: def('', text(1024), 'an encrypted key'),
+  webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
+} satisfies Record<string, Def<any>>;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type SettingValues = { [K in SettingKey]: (typeof SETTINGS)[K]['default'] };
+
+export class SettingsStore {
+  private read;
+  private write;
+  private listeners = new Set<(key: SettingKey) => void>();
+
+  constructor(db: Db) {
+    this.read = db.sqlite.prepare('SELECT value FROM settings WHERE key = ?');
+    this.write = db.sqlite.prepare(
+      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    );
+  }
+
+  /** The stored value, or the default when the row is missing or no longer passes its check. */
+  get<K extends SettingKey>(key: K): SettingValues[K] {
+    const d = SETTINGS[key] as Def<SettingValues[K]>;
+    const row = this.read.get(key) as { value: string } | undefined;
+    if (!row) return d.default;
+    try {
+      const v = JSON.parse(row.value);
+      return d.check(v) ? v : d.default;
+    } catch {
+      return d.default;
+    }
+  }
+
+  /** Stores `value` after its check (`validation_failed` with `field` = key otherwise); tells listeners. */
+  set<K extends SettingKey>(key: K, value: SettingValues[K]): void {
+    this.check(key, value);
+    this.write.run(key, JSON.stringify(value), new Date().toISOString());
+    for (const fn of this.listeners) fn(key);
+  }
+
+  /** Throws `validation_failed` when `value` does not fit `key`; returns it typed otherwise. */
+  check<K extends SettingKey>(key: K, value: unknown): SettingValues[K] {
+    const d = SETTINGS[key] as Def<SettingValues[K]>;
+    if (!d.check(value)) throw new AppError('validation_failed', { field: key, reason: d.rule }, { field: key, reason: d.rule });
+    return value;
+  }
+
+  /** Runs `fn` after every successful `set` (live reconfiguration); returns the unsubscribe. */
+  onChange(fn: (key: SettingKey) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+}
