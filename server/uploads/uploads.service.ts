@@ -57,7 +57,11 @@ const MAX_PARTS = 10_000;
 /** Text files up to this size get their content indexed for search at upload. */
 const INDEX_TEXT_MAX = 256 * 1024;
 
+/** Called before a published upload replaces an existing file (server/protection snapshots a version). */
+export type BeforeOverwrite = (storageId: number, rel: string, actor: Caller['actor']) => Promise<unknown>;
+
 export class UploadsService {
+  private beforeOverwrite: BeforeOverwrite = async () => undefined;
   constructor(
     private cat: Catalogue,
     private auth: Auth,
@@ -65,6 +69,11 @@ export class UploadsService {
     private staged: StagedFiles,
     private limits: UploadLimits,
   ) {}
+
+  /** Installs the version snapshot hook (once, at boot). */
+  useBeforeOverwrite(fn: BeforeOverwrite): void {
+    this.beforeOverwrite = fn;
+  }
 
   /**
    * Opens a session for the file at `path` (its folder is created when
@@ -160,6 +169,7 @@ export class UploadsService {
       const held = this.repo.parts(s.id);
       const presigned = s.mode === 'driver' && !!d.multipart?.presigned;
       const parts = presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
+      await this.beforeOverwrite(s.storage_id, s.path, c.actor);
       if (s.mode === 'driver') entry = await d.multipart!.complete(s.handle!, parts);
       else entry = await d.write(s.path, this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
@@ -195,6 +205,7 @@ export class UploadsService {
     await this.ensureFolder(c, r.storage.id, d, r.rel);
     const mime = mimeOf(name);
     const meter = Meter.through(body, { max: this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER, keep: NodesRepo.textual(mime, 1) ? INDEX_TEXT_MAX : 0 });
+    await this.beforeOverwrite(r.storage.id, rel, c.actor);
     const entry = await d.write(rel, meter, { size: declaredSize, mime });
     return this.announce(c, r.storage.id, rel, entry, meter.keptText());
   }
