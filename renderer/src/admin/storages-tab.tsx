@@ -80,7 +80,17 @@ function SyncRuns({ storage, onClose }: { storage: AdminStorage; onClose: () => 
   const [runs, setRuns] = useState<SyncRun[] | null>(null);
   const [detail, setDetail] = useState<{ id: number; errors: unknown[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
-  useEffect(() => void admin.syncRuns(storage.id).then(setRuns, setError), [storage.id]);
+  useEffect(() => {
+    // A run started with "Sync now" moves on while the dialog is open: refresh until none is in progress.
+    let timer: ReturnType<typeof setTimeout>;
+    const load = () =>
+      admin.syncRuns(storage.id).then((r) => {
+        setRuns(r);
+        if (r.length === 0 || r.some((x) => !x.finished_at)) timer = setTimeout(load, 2000);
+      }, setError);
+    void load();
+    return () => clearTimeout(timer);
+  }, [storage.id]);
   const openDetail = async (id: number) => {
     try {
       const r = (await admin.syncRun(id)) as SyncRun & Record<string, unknown>;

@@ -293,16 +293,13 @@ export function FilesPage() {
           </label>
           <button type="button" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}>{t('files.new_folder')}</button>
           <button type="button" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}>{t('files.new_text')}</button>
-          {chosen.length > 0 && (
-            <>
-              <span className="sep" aria-hidden="true" />
-              {one?.type === 'file' && <button type="button" onClick={() => download(pathOf(one), one.name)}>{t('files.download')}</button>}
-              {one && path !== '/' && <button type="button" onClick={() => setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>}
-              <button type="button" disabled={!canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
-              <button type="button" onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
-              <button type="button" className="danger" disabled={!canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
-            </>
-          )}
+          {/* Always rendered (disabled when they do not apply) so selecting never reflows the toolbar under the pointer. */}
+          <span className="sep" aria-hidden="true" />
+          <button type="button" disabled={one?.type !== 'file'} onClick={() => one && download(pathOf(one), one.name)}>{t('files.download')}</button>
+          <button type="button" disabled={!one || path === '/'} onClick={() => one && setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>
+          <button type="button" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
+          <button type="button" disabled={!chosen.length || (path === '/' && !search)} onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
+          <button type="button" className="danger" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
           <span className="grow" />
           <label className="inline">
             <span className="sr-only">{t('files.sort')}</span>
