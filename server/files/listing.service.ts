@@ -9,7 +9,7 @@ import type { Principal } from '../auth';
 import type { Catalogue, Level } from '../catalogue';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
-import { ListingRepo, type Keyset, type Page, type SortField } from './listing.repo';
+import { ListingRepo, type Keyset, type SortField } from './listing.repo';
 import { PageCache } from './page-cache';
 import { isoOf } from './entry';
 
@@ -22,7 +22,7 @@ export interface ListInput {
   cursor?: string;
 }
 
-/** A listing whose `entries` are already JSON text; `toJson` assembles the body. */
+/** A listing whose `entries` are already JSON text; `listingJson` assembles the body. */
 export interface Listing {
   path: string;
   entriesJson: string;
@@ -35,7 +35,7 @@ export interface Listing {
 const FIRST_LOOK_MS = 300;
 
 export class ListingService {
-  private cache = new PageCache<Page & { bytes: number }>();
+  private cache = new PageCache<{ body: Buffer; bytes: number }>();
 
   constructor(private cat: Catalogue, private repo: ListingRepo) {}
 
@@ -44,9 +44,12 @@ export class ListingService {
     this.cache.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
   }
 
-  /** A page of the folder at `path`; `not_found` for a missing or hidden path, `forbidden` without access. */
-  async list(p: Principal, input: ListInput): Promise<Listing> {
-    if (input.path.replace(/^\/+/, '') === '') return this.storages(p, input);
+  /**
+   * The response body (listing JSON) of a page of the folder at `path`;
+   * `not_found` for a missing or hidden path, `forbidden` without access.
+   */
+  async list(p: Principal, input: ListInput): Promise<Buffer> {
+    if (input.path.replace(/^\/+/, '') === '') return Buffer.from(listingJson(this.storages(p, input)));
     const { storage, rel, level } = this.cat.resolve(p, input.path, 'viewer');
     const known = this.repo.known(storage.id, rel);
     await this.cat.syncer.revalidate(storage.id, rel, known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
@@ -57,21 +60,20 @@ export class ListingService {
     }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level]);
-    let page = this.cache.get(storage.id, rel, key);
-    if (!page) {
-      const fresh = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
-      page = { ...fresh, bytes: fresh.json.length * 2 };
-      this.cache.set(storage.id, rel, key, page);
-    }
+    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only]);
+    const hit = this.cache.get(storage.id, rel, key);
+    if (hit) return hit.body;
+    const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
-    return {
+    const body = Buffer.from(listingJson({
       path: uiPath(storage.name, rel),
       entriesJson: page.json,
       total: page.total,
       storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only },
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
-    };
+    }));
+    this.cache.set(storage.id, rel, key, { body, bytes: body.length });
+    return body;
   }
 
   /** The root: one folder entry per storage the caller can open. */

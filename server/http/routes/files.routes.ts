@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import { AppError } from '../../errors';
-import { byteranges, contentDisposition, ifRangeAllows, listingJson, notModified, planRange, type Files } from '../../files';
+import { byteranges, contentDisposition, ifRangeAllows, notModified, planRange, type Files } from '../../files';
 import { requireUser } from '../middlewares/auth';
 import { me, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
@@ -51,10 +51,10 @@ export function filesRoutes(d: { files: Files }): Router<AppState> {
 
   r.get('/manager', async (ctx) => {
     const input = validate(listQuery, ctx.query);
-    const listing = await d.files.listing.list(me(ctx), input);
+    const body = await d.files.listing.list(me(ctx), input);
     ctx.type = 'application/json';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = listingJson(listing);
+    ctx.body = body;
   });
 
   r.get('/search', (ctx) => {
