@@ -24,7 +24,7 @@ export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
 export { StoragesService, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
 export { Syncer, SYNC_JOB, type SyncRunView } from './syncer';
 export { SyncEngine, TOMBSTONE_RATIO } from './sync';
-export { WriteGate, type WriteContext, type WriteOrigin, type WriteHook, type GateNode } from './write-gate';
+export { WriteGate, type WriteContext, type WriteOrigin, type WriteHook, type RemoveHook, type GateNode } from './write-gate';
 export { effectiveLevel, atLeast, type Level } from './access';
 export { sortKey } from './natural';
 export { mimeOf, isImage, isVideo, isText } from './mime';

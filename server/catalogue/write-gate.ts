@@ -32,9 +32,12 @@ export interface GateNode extends NodeRow {
 
 /** A post-write hook: runs after commit, must not throw (it should enqueue work, not do it). */
 export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: Actor | null }) => void;
+/** Runs after nodes left the catalogue for good (purge, permanent delete): drop what hangs off their ids. */
+export type RemoveHook = (storageId: number, nodeIds: number[]) => void | Promise<void>;
 
 export class WriteGate {
   private hooks = new Map<string, WriteHook>();
+  private removeHooks = new Map<string, RemoveHook>();
 
   constructor(
     private db: Db,
@@ -79,15 +82,28 @@ export class WriteGate {
     return node;
   }
 
-  /** A file or folder at `path` is gone from the backend (deleted, trashed, quarantined). */
+  /** Registers a named hook called with the ids of nodes removed for good. */
+  addRemoveHook(name: string, hook: RemoveHook): void {
+    this.removeHooks.set(name, hook);
+  }
+
+  /** A file or folder at `path` is gone from the backend for good (permanent delete, purge). */
   async removed(storageId: number, path: string, ctx: Omit<WriteContext, 'origin'> & { origin?: WriteOrigin }): Promise<void> {
     const storage = this.storageName(storageId);
+    let ids: number[] = [];
     this.db.sqlite.transaction(() => {
-      this.nodes.removeTree(storageId, path);
+      ids = this.nodes.removeTree(storageId, path);
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) });
       if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} });
     })();
     await this.bus.flush();
+    for (const [name, hook] of this.removeHooks) {
+      try {
+        await hook(storageId, ids);
+      } catch (e) {
+        this.log(`remove hook ${name} failed for ${storage}://${path}`, e);
+      }
+    }
   }
 
   /**

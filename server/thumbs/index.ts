@@ -37,4 +37,6 @@ export function createThumbs(o: ThumbsOptions): ThumbService {
 export function attachThumbs(thumbs: ThumbService, queue: JobQueue, catalogue: Catalogue): void {
   thumbs.register(queue);
   catalogue.gate.addHook('thumbnail', thumbs.writeHook(queue));
+  // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).
+  catalogue.gate.addRemoveHook('thumbnail', (_storageId, ids) => thumbs.remove(ids));
 }
