@@ -30,7 +30,7 @@ describe('uploads', () => {
 
   const init = (body: object, token = admin) => s.api('POST', '/api/files/upload/init', { token, body });
   const chunk = (id: string, part: number, data: Buffer, headers: Record<string, string> = {}) =>
-    s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, { token: admin, raw: data, headers: { 'content-type': 'application/octet-stream', ...headers } });
+    s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, { token: admin, raw: new Uint8Array(data), headers: { 'content-type': 'application/octet-stream', ...headers } });
   const finalize = (id: string, etags: Array<{ part: number; etag: string }>) => s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags } });
   const visible = (name: string) => readdirSync(root).includes(name);
 
