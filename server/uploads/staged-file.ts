@@ -41,6 +41,10 @@ export class StagedFiles {
     });
     try {
       await pipeline(body, sink, { signal });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC' || code === 'EDQUOT') throw new AppError('storage_unavailable', { reason: 'no space left on device' }, undefined, (e as Error).message);
+      throw e;
     } finally {
       await fh.close();
     }

@@ -192,19 +192,22 @@ export class UploadsService {
 
   /**
    * Single-request upload of `name` into folder `folder`, streamed to the
-   * driver's atomic write. The size is enforced while streaming; the quota is
-   * checked against the declared size first and the real one after.
+   * driver's atomic write. The size limit and what is left of the quota are
+   * enforced while streaming.
    */
   async single(c: Caller, folder: string, name: string, body: Readable, declaredSize?: number): Promise<Published> {
     checkName(name);
     const r = this.cat.resolve(c.principal, folder, 'editor');
     const rel = joinRel(r.rel, name);
     if (declaredSize !== undefined) this.checkSize(declaredSize);
-    this.checkQuota(c.principal.id, declaredSize ?? 0);
+    const room = this.checkQuota(c.principal.id, declaredSize ?? 0);
     const d = await this.cat.driverFor(r.storage.id);
     await this.ensureFolder(c, r.storage.id, d, r.rel);
     const mime = mimeOf(name);
-    const meter = Meter.through(body, { max: this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER, keep: NodesRepo.textual(mime, 1) ? INDEX_TEXT_MAX : 0 });
+    const max = this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER;
+    // Whichever limit is nearer stops the stream: the size limit or what is left of the quota.
+    const tooLong = room < max ? () => new AppError('quota_exceeded', { quota: room }, { code: 'QUOTA_EXCEEDED' }) : undefined;
+    const meter = Meter.through(body, { max: Math.min(max, room), tooLong, keep: NodesRepo.textual(mime, 1) ? INDEX_TEXT_MAX : 0 });
     await this.beforeOverwrite(r.storage.id, rel, c.actor);
     const entry = await d.write(rel, meter, { size: declaredSize, mime });
     return this.announce(c, r.storage.id, rel, entry, meter.keptText());
@@ -250,11 +253,13 @@ export class UploadsService {
     if (max > 0 && size > max) throw new AppError('payload_too_large', { max }, { max });
   }
 
-  private checkQuota(userId: number, adding: number): void {
+  /** Refuses `adding` bytes over the owner's quota; returns the bytes still free (unbounded without a quota). */
+  private checkQuota(userId: number, adding: number): number {
     const quota = this.auth.repo.byId(userId)?.quota_bytes;
-    if (quota === null || quota === undefined || quota <= 0) return;
+    if (quota === null || quota === undefined || quota <= 0) return Number.MAX_SAFE_INTEGER;
     const used = this.repo.usedBytes(userId) + this.repo.inFlight(userId, new Date().toISOString());
     if (used + adding > quota) throw new AppError('quota_exceeded', { quota, used }, { code: 'QUOTA_EXCEEDED', quota, used });
+    return quota - used;
   }
 
   private chunkSize(size: number, asked: number | undefined, presigned: boolean): number {

@@ -148,6 +148,13 @@ describe('uploads', () => {
     const mine = await init({ path: '/Up/q.bin', size: 600 }, user);
     assert.equal(mine.status, 200);
     assert.equal((await init({ path: '/Up/q2.bin', size: 600 }, user)).body.error, 'quota_exceeded', 'open sessions count');
+    const form2 = new FormData();
+    form2.append('path', '/Up');
+    form2.append('file', new Blob([Buffer.alloc(2000)]), 'q3.bin');
+    const streamed = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form2, headers: { authorization: `Bearer ${user}` } });
+    assert.equal(streamed.status, 413);
+    assert.equal((await streamed.json()).error, 'quota_exceeded', 'the quota stops a single upload while it streams');
+    assert.ok(!visible('q3.bin'));
     const foreign = await s.api('GET', `/api/files/upload/status?upload_id=${mine.body.upload_id}`, { token: admin });
     assert.equal(foreign.status, 404);
   });
