@@ -156,12 +156,16 @@ export class ShareZips {
         const file = createWriteStream(temp, { highWaterMark: 1 << 20 });
         const tee = new Tee(file, live ?? null);
         const done = finished(file);
-        await this.stream(s, tee, abort.signal, (n) => (b.done += n)).catch((e) => {
+        try {
+          await this.stream(s, tee, abort.signal, (n) => (b.done += n));
+        } catch (e) {
           tee.destroy();
           file.destroy();
-          live?.destroy(e);
+          live?.destroy(e as Error);
+          // The destroyed file rejects `done`: observe it (an unobserved rejection ends the process) and let the handle close before the .part goes.
+          await done.catch(() => undefined);
           throw e;
-        });
+        }
         await done;
         await rename(temp, final);
         await this.dropOthers(s.id, final);
