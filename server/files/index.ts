@@ -14,7 +14,7 @@ import { VerbsService } from './verbs.service';
 import { SearchService } from './search.service';
 import { Transfer, TRANSFER_JOB, type TransferPayload } from './transfer';
 
-export { ListingService, listingJson, type Listing, type ListInput } from './listing.service';
+export { ListingService, type ListInput } from './listing.service';
 export { DownloadService, byteranges, type RawFile } from './download.service';
 export { VerbsService, NEWDOC_TYPES, MAX_DELETE_PATHS, MAX_TEXT_BYTES, SYNC_COPY_MAX, type Caller, type TransferResult } from './verbs.service';
 export { SearchService, type SearchInput, type SearchResult } from './search.service';

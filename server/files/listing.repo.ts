@@ -76,21 +76,25 @@ export class ListingRepo {
   private statement(sort: SortField, desc: boolean, keyset?: 'dir' | 'file') {
     const name = `${sort}:${desc}:${keyset ?? ''}`;
     let stmt = this.cache.get(name);
-    if (stmt) return stmt;
-    const d = desc ? 'DESC' : 'ASC';
-    const cmp = desc ? '<' : '>';
-    const col = COLUMN[sort];
-    const order = col ? `type, ${col} ${d}, sort_key ${d}, id ${d}` : `type, sort_key ${d}, id ${d}`;
-    const tuple = col ? `(${col}, sort_key, id) ${cmp} (@av, @ak, @ai)` : `(sort_key, id) ${cmp} (@ak, @ai)`;
-    // Folders first: after a folder come the rest of the folders and every file; after a file, only files
-    // (two shapes so the file case stays one index range).
-    const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
-    stmt = this.db.sqlite.prepare(
-      `SELECT ${ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes
-       WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
-       ORDER BY ${order} LIMIT @limit OFFSET @offset`,
-    );
-    this.cache.set(name, stmt);
+    if (!stmt) this.cache.set(name, (stmt = this.db.sqlite.prepare(pageSql(sort, desc, keyset))));
     return stmt;
   }
+}
+
+/**
+ * The page query: named parameters @s, @d, @perm, @limit, @offset, and with a
+ * keyset of the previous page's last row's type @av, @ak, @ai.
+ */
+export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file'): string {
+  const d = desc ? 'DESC' : 'ASC';
+  const cmp = desc ? '<' : '>';
+  const col = COLUMN[sort];
+  const order = col ? `type, ${col} ${d}, sort_key ${d}, id ${d}` : `type, sort_key ${d}, id ${d}`;
+  const tuple = col ? `(${col}, sort_key, id) ${cmp} (@av, @ak, @ai)` : `(sort_key, id) ${cmp} (@ak, @ai)`;
+  // Folders first: after a folder come the rest of the folders and every file; after a file, only files
+  // (two shapes so the file case stays one index range).
+  const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
+  return `SELECT ${ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes
+       WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
+       ORDER BY ${order} LIMIT @limit OFFSET @offset`;
 }
