@@ -124,13 +124,19 @@ export class UploadsService {
     const expected = Math.min(s.chunk_size, s.size - offset);
     const meter = Meter.through(body, { max: expected, hash: !!sha256, tooLong: () => new AppError('bad_body', { reason: `part ${part} is longer than ${expected} bytes` }) });
     let etag: string;
-    if (s.mode === 'driver') {
-      const d = await this.cat.driverFor(s.storage_id);
-      etag = (await d.multipart!.putPart(s.handle!, part, meter, expected)).etag;
-    } else {
-      await this.staged.write(s.id, offset, meter);
-      if (meter.bytes !== expected) throw new AppError('bad_body', { reason: `part ${part} was ${meter.bytes} of ${expected} bytes` });
-      etag = `${part}-${randomToken(9)}`;
+    try {
+      if (s.mode === 'driver') {
+        const d = await this.cat.driverFor(s.storage_id);
+        etag = (await d.multipart!.putPart(s.handle!, part, meter, expected)).etag;
+      } else {
+        await this.staged.write(s.id, offset, meter);
+        if (meter.bytes !== expected) throw new AppError('bad_body', { reason: `part ${part} was ${meter.bytes} of ${expected} bytes` });
+        etag = `${part}-${randomToken(9)}`;
+      }
+    } catch (e) {
+      // Staged data removed under a running part (abort, sweep) surfaces as odd I/O errors: say what happened.
+      if (!this.repo.get(s.id)) throw new AppError('not_found', { reason: 'the upload was aborted' });
+      throw e;
     }
     const digest = meter.digest();
     if (sha256 && digest !== sha256.toLowerCase()) {

@@ -265,6 +265,7 @@ describe('Files API', () => {
     assert.deepEqual(r.body.deleted, ['/Docs/gone.txt']);
     assert.deepEqual(r.body.failed.map((f: any) => [f.path, f.error]), [['/Docs/not-there', 'not_found'], ['/Docs', 'forbidden']]);
     assert.ok(!existsSync(join(root, 'gone.txt')));
+    assert.equal(s.server.db.sqlite.prepare("SELECT count(*) FROM audit WHERE action = 'file.delete' AND resource = 'Docs://gone.txt'").pluck().get(), 1);
     assert.ok(!(await list('/Docs')).body.entries.some((e: any) => e.name === 'gone.txt'));
     const many = await s.api('POST', '/api/files/delete', { token: admin, body: { paths: Array.from({ length: 501 }, (_, i) => `/Docs/x${i}`) } });
     assert.equal(many.body.error, 'too_many_paths');

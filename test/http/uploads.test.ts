@@ -128,6 +128,33 @@ describe('uploads', () => {
     assert.ok(readFileSync(join(root, 'drop.bin')).equals(data));
   });
 
+  test('an abort during a chunk: the late part is refused and nothing is left behind', async () => {
+    const data = randomBytes(MiB);
+    const id = (await init({ path: '/Up/aborted.bin', size: data.length })).body.upload_id;
+    const before = readdirSync(join(root, '.service-staging')).length;
+    const late = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-length': String(data.length) } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.write(data.subarray(0, MiB / 2), () => {
+        // Give the server time to start writing the part, then abort under it.
+        setTimeout(() => void s.api('POST', '/api/files/upload/abort', { token: admin, body: { upload_id: id } }).then((r) => {
+          aborted = r.body;
+          req.end(data.subarray(MiB / 2));
+        }), 100);
+      });
+    });
+    let aborted: unknown;
+    const r = await late;
+    assert.deepEqual(aborted, { ok: true });
+    assert.equal(r.status, 404, r.body);
+    assert.ok(!visible('aborted.bin'));
+    assert.equal(readdirSync(join(root, '.service-staging')).length, before - 1, JSON.stringify(readdirSync(join(root, '.service-staging'), { recursive: true })));
+  });
+
   test('limits: max_upload_bytes at init and while streaming, quota_exceeded, sessions belong to their owner', async () => {
     const big = await init({ path: '/Up/huge.bin', size: 65 * MiB });
     assert.equal(big.status, 413);
