@@ -7,7 +7,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
@@ -15,8 +15,12 @@ import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, start
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
-/** Console errors a test may expect: resource loads that answer 401 (signed out, wrong password) or come from routes this server build does not have yet. */
-const realErrors = (errors: string[]) => errors.filter((e) => !/Failed to load resource: the server responded with a status of (401|404|501)/.test(e));
+/**
+ * Console errors a test causes on purpose: Chromium logs every 401 (signed out, wrong password),
+ * 404/501 (routes this server build does not have yet) and the requests of the simulated network drop.
+ */
+const realErrors = (errors: string[]) =>
+  errors.filter((e) => !/Failed to load resource: (the server responded with a status of (401|404|501)|net::ERR_INTERNET_DISCONNECTED)/.test(e));
 
 describe('web UI', { skip, timeout: 180_000 }, () => {
   let srv: RunningServer;
@@ -116,6 +120,65 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await list.press('Delete');
     await page.getByRole('button', { name: 'Delete', exact: true }).last().click();
     await list.getByRole('option', { name: /Reports 2026/ }).waitFor({ state: 'detached' });
+  });
+
+  test('chunked upload survives a network drop and a pause, and lands byte-exact', async (t) => {
+    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
+    await page.goto(`${srv.url}/files/home`);
+    const big = join(srv.dataDir, '..', 'big.bin');
+    const bytes = Buffer.alloc(24 * 1024 * 1024 + 123);
+    for (let i = 0; i < bytes.length; i += 4096) bytes[i] = (i / 4096) & 0xff;
+    writeFileSync(big, bytes);
+    // Slow every part a little so the drop and the pause land mid-upload.
+    await page.route('**/api/files/upload/chunk?*', async (route) => {
+      await new Promise((r) => setTimeout(r, 300));
+      await route.fallback();
+    });
+    await page.locator('input[type=file][multiple]').setInputFiles(big);
+    const row = page.getByTestId('uploads').locator('li', { hasText: 'big.bin' });
+    await row.and(page.locator('[data-state=uploading]')).waitFor();
+    await ctx.setOffline(true);
+    await row.and(page.locator('[data-state=offline]')).waitFor();
+    await shot(page, 'upload-offline');
+    await ctx.setOffline(false);
+    await row.and(page.locator('[data-state=uploading]')).waitFor();
+    await row.getByRole('button', { name: /Pause/ }).click();
+    await row.and(page.locator('[data-state=paused]')).waitFor();
+    await row.getByRole('button', { name: /Resume/ }).click();
+    await row.and(page.locator('[data-state=done]')).waitFor({ timeout: 60_000 });
+    await page.unroute('**/api/files/upload/chunk?*');
+    assert.deepEqual(readFileSync(join(srv.dataDir, 'big.bin')), bytes);
+    await page.getByTestId('file-list').getByRole('option', { name: /big\.bin/ }).waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('filedock.uploads')), '[]');
+  });
+
+  test('another client writes into the open folder: the listing updates by itself', async (t) => {
+    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
+    await page.goto(`${srv.url}/files/home`);
+    const list = page.getByTestId('file-list');
+    await list.getByRole('option').first().waitFor();
+    const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const { token } = (await login.json()) as { token: string };
+    const res = await fetch(`${srv.url}/api/files/mkdir`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ path: '/home/from-elsewhere' }) });
+    assert.equal(res.status, 200);
+    await list.getByRole('option', { name: /from-elsewhere/ }).waitFor({ timeout: 10_000 });
+  });
+
+  test('text editor saves through save-text', async (t) => {
+    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
+    const list = page.getByTestId('file-list');
+    await list.getByRole('option', { name: /hello\.js/ }).click({ button: 'right' });
+    await page.getByRole('menuitem', { name: 'Edit text' }).click();
+    await page.getByRole('heading', { name: 'Editing hello.js' }).waitFor();
+    const area = page.getByRole('textbox', { name: /Editing hello\.js/ });
+    await area.waitFor();
+    await area.press('End');
+    await area.pressSequentially(' // edited');
+    await shot(page, 'editor');
+    await area.press('Control+s');
+    await page.getByText('Saved.').waitFor();
+    assert.match(readFileSync(join(srv.dataDir, 'hello.js'), 'utf8'), /says hi \/\/ edited/);
+    await page.keyboard.press('Escape');
   });
 
   test('admin console: users tab creates a user; the admin chunk loads on demand', async () => {

@@ -25,18 +25,23 @@ export function ContextMenu({ x, y, items, label, onClose }: { x: number; y: num
     ref.current!.querySelector<HTMLElement>('[role=menuitem]:not([aria-disabled=true])')?.focus();
   }, [x, y]);
 
+  // The parent re-renders while the menu is open (progress, realtime): the listeners and the
+  // focus hand-back must belong to the menu's lifetime, not to each new onClose identity.
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
     const away = (e: Event) => {
-      if (!ref.current?.contains(e.target as Node)) onClose();
+      if (!ref.current?.contains(e.target as Node)) close.current();
     };
+    const blur = () => close.current();
     document.addEventListener('mousedown', away);
-    window.addEventListener('blur', onClose);
+    window.addEventListener('blur', blur);
     return () => {
       document.removeEventListener('mousedown', away);
-      window.removeEventListener('blur', onClose);
+      window.removeEventListener('blur', blur);
       (opener.current as HTMLElement | null)?.focus?.();
     };
-  }, [onClose]);
+  }, []);
 
   const onKey = (e: React.KeyboardEvent) => {
     const list = [...ref.current!.querySelectorAll<HTMLElement>('[role=menuitem]:not([aria-disabled=true])')];
