@@ -76,6 +76,8 @@ export class LocalMultipart implements MultipartCapability {
         },
       });
       await pipeline(body, counter, fileSink(fh, offset), { signal });
+      // Flush each part as it lands, so finalize has (almost) nothing left to sync and stays O(1).
+      await fh.datasync();
     } catch (e) {
       throw fsError(e, s.path);
     } finally {
