@@ -338,7 +338,7 @@ export function FilesPage() {
           onKeyDown={onKeyDown}
         />
         <p className="statusbar" aria-live="polite">
-          {t('files.items', { n: total })}
+          {total === 1 ? t('files.item_one') : t('files.items', { n: total })}
           {chosen.length > 0 && ` · ${t('files.selected', { n: chosen.length })}`}
           {listing.storage?.readonly && ` · ${t('files.readonly')}`}
           {listing.loading && !search && ` · ${t('common.loading')}`}

@@ -35,7 +35,7 @@ export function FolderPicker({ title, start, onPick, onClose }: { title: string;
       {error && <p className="error" role="alert">{error}</p>}
       <ul className="picker" aria-busy={dirs === null}>
         {dir !== '/' && (
-          <li><button type="button" onClick={() => setDir(parentPath(dir))}>↰ ..</button></li>
+          <li><button type="button" onClick={() => setDir(parentPath(dir))}>..</button></li>
         )}
         {dirs?.map((d) => (
           <li key={d.name}>

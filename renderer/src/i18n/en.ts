@@ -47,6 +47,7 @@ export const en = {
   'files.name': 'Name',
   'files.size': 'Size',
   'files.modified': 'Modified',
+  'files.item_one': '1 item',
   'files.items': '{n} items',
   'files.selected': '{n} selected',
   'files.view.list': 'List view',

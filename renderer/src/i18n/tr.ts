@@ -49,6 +49,7 @@ export const tr: Record<MessageKey, string> = {
   'files.name': 'Ad',
   'files.size': 'Boyut',
   'files.modified': 'Değiştirilme',
+  'files.item_one': '1 öğe',
   'files.items': '{n} öğe',
   'files.selected': '{n} seçili',
   'files.view.list': 'Liste görünümü',

@@ -43,7 +43,7 @@ export function MyLinks() {
                   <tr key={s.id}>
                     <td>
                       <a href={s.url} target="_blank" rel="noreferrer">{fromSharePath(s.path)}</a>
-                      {s.requires_pin && ' 🔒'}
+                      {s.requires_pin && <> <span className="pill">{t('share.pin.value')}</span></>}
                       {s.comment && <div className="muted">{s.comment}</div>}
                     </td>
                     <td>{t(s.kind === 'drop' ? 'links.kind.drop' : 'links.kind.share')}</td>

@@ -26,10 +26,10 @@ export function UploadPanel() {
                   <span className="name-text" title={u.path}>{u.name}</span>
                   <span className="muted">{t(`upload.state.${u.state}` as MessageKey)}</span>
                   {['uploading', 'queued', 'offline'].includes(u.state) && (
-                    <button type="button" className="icon-btn" aria-label={`${t('upload.pause')} ${u.name}`} onClick={() => uploads.pause(u.key)}>⏸</button>
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.pause')} ${u.name}`} onClick={() => uploads.pause(u.key)}><Glyph d="M6 5h4v14H6zM14 5h4v14h-4z" /></button>
                   )}
                   {['paused', 'error'].includes(u.state) && (
-                    <button type="button" className="icon-btn" aria-label={`${t('upload.resume')} ${u.name}`} onClick={() => uploads.resume(u.key)}>▶</button>
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.resume')} ${u.name}`} onClick={() => uploads.resume(u.key)}><Glyph d="M7 5l12 7-12 7z" /></button>
                   )}
                   {u.state === 'needs_file' && (
                     <label className="button small">
@@ -50,5 +50,14 @@ export function UploadPanel() {
         </>
       )}
     </section>
+  );
+}
+
+/** Pause/play drawn as SVG: the Unicode media symbols are missing from many fonts. */
+function Glyph({ d }: { d: string }) {
+  return (
+    <svg width="14" height="14" viewBox="0 0 24 24" aria-hidden="true">
+      <path fill="currentColor" d={d} />
+    </svg>
   );
 }
