@@ -93,7 +93,8 @@ export class Syncer {
   }
 
   /**
-   * Revalidates one folder if it was not checked in the last 15 s. `wait`
+   * Revalidates one folder if it was not checked in the last 15 s (longer for
+   * big folders: 15 s per 1,000 entries, at most 10 minutes). `wait`
    * bounds how long the caller waits (listings never wait on a backend walk
    * longer than that; the rest lands as realtime frames).
    */
@@ -101,7 +102,10 @@ export class Syncer {
     const key = `${id}:${dir}`;
     const now = Date.now();
     let entry = this.folderChecks.get(key);
-    if (!entry || now - entry.at > FOLDER_STALE_MS) {
+    // A big folder costs a full backend listing to check: the bigger, the longer a check stays fresh.
+    const size = (this.db.sqlite.prepare('SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND dir = ?').get(id, dir) as { n: number }).n;
+    const staleMs = Math.min(FOLDER_STALE_MS * Math.max(1, Math.ceil(size / 1000)), 10 * 60_000);
+    if (!entry || now - entry.at > staleMs) {
       const p = this.checkFolder(id, dir);
       entry = { at: now, p };
       this.folderChecks.set(key, entry);
