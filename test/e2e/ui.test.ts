@@ -181,6 +181,24 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await page.keyboard.press('Escape');
   });
 
+  test('search with filters lists matches with their location', async (t) => {
+    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
+    await page.goto(`${srv.url}/files/home`);
+    await page.getByTestId('file-list').getByRole('option').first().waitFor();
+    await page.keyboard.press('/');
+    await page.keyboard.type('hello');
+    await page.getByRole('button', { name: 'Filters' }).click();
+    await page.getByLabel('Extensions (pdf,jpg)').fill('js');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('heading', { name: 'Results for “hello”' }).waitFor();
+    const hit = page.getByTestId('file-list').getByRole('option', { name: /hello\.js/ });
+    await hit.waitFor();
+    assert.match(await hit.innerText(), /\/home/);
+    assert.equal(await page.getByTestId('file-list').getByRole('option', { name: /big\.bin/ }).count(), 0);
+    await shot(page, 'search');
+    await page.getByRole('button', { name: 'Clear search' }).click();
+  });
+
   test('sharing: link with a generated PIN, cap and comment, QR code; file request; my links with revoke', async (t) => {
     const probe = await page.evaluate(() => fetch('/api/files/share').then((r) => r.status));
     if (!filesRoutes || probe === 404) return t.skip('the server has no /api/files/share yet');

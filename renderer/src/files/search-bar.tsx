@@ -13,6 +13,7 @@ export function SearchBar({ folder, inputRef, onSearch, active, onClear }: { fol
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    setOpen(false);
     if (!q.trim()) return onClear();
     onSearch({
       q: q.trim(),
