@@ -71,7 +71,7 @@ export class DropsService {
     this.o.shares.checkPin(open.share, cred);
     const note = cleanNote(input.note);
     this.submissions.hit(ip);
-    const caller = { principal: open.owner, actor: null, request: req };
+    const caller = { principal: open.owner, actor: null, request: req, origin: 'drop' as const };
     this.o.catalogue.resolve(open.owner, uiPath(open.storage.uid, open.share.rel), 'editor');
     const folder = await this.freshFolder(open, submissionFolderName(new Date(), input.name));
     const id = 'sub_' + randomToken(18);
@@ -107,7 +107,7 @@ export class DropsService {
     const taken = this.o.shares.repo.namesIn(sub.id);
     if (sub.has_note) taken.add(NOTE_NAME.toLowerCase());
     const finalName = uniqueName(name, taken);
-    const caller = { principal: open.owner, actor: null, request: req };
+    const caller = { principal: open.owner, actor: null, request: req, origin: 'drop' as const };
     const session = await this.o.uploads
       .init(caller, { path: uiPath(open.storage.uid, joinRel(sub.folder, finalName)), size: input.size, mime: input.mime, chunk_size: DROP_CHUNK })
       .catch(unavailable);
@@ -122,7 +122,7 @@ export class DropsService {
   async chunk(token: string, sid: string, uploadId: string, part: number, body: ReadableT, req: RequestMeta, sha256?: string) {
     this.calls.hit(req.ip ?? '');
     const { open } = await this.fileOf(token, sid, uploadId);
-    return this.o.uploads.chunk({ principal: open.owner, actor: null, request: req }, uploadId, part, body, sha256).catch(unavailable);
+    return this.o.uploads.chunk({ principal: open.owner, actor: null, request: req, origin: 'drop' }, uploadId, part, body, sha256).catch(unavailable);
   }
 
   /** The parts held for a file, so the page resumes after a dropped connection. */
@@ -142,7 +142,7 @@ export class DropsService {
     if (file.done) return { name: file.name, size: file.size };
     if (!this.o.shares.repo.claimUpload(open.share.id)) throw new AppError('not_found', { reason: 'capped' });
     try {
-      await this.o.uploads.finalize({ principal: open.owner, actor: null, request: req }, uploadId, etags).catch(unavailable);
+      await this.o.uploads.finalize({ principal: open.owner, actor: null, request: req, origin: 'drop' }, uploadId, etags).catch(unavailable);
     } catch (e) {
       this.o.shares.repo.releaseUpload(open.share.id);
       throw e;

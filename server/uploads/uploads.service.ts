@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Principal, Auth } from '../auth';
-import type { Catalogue } from '../catalogue';
+import type { Catalogue, WriteOrigin } from '../catalogue';
 import { NodesRepo, mimeOf } from '../catalogue';
 import type { Actor, RequestMeta } from '../events';
 import { AppError, isAppError } from '../errors';
@@ -31,6 +31,8 @@ export interface Caller {
   principal: Principal;
   actor: Actor | null;
   request?: RequestMeta;
+  /** Which surface publishes (default `upload`; public drops pass `drop`). */
+  origin?: Extract<WriteOrigin, 'upload' | 'drop'>;
 }
 
 export interface Published {
@@ -234,7 +236,7 @@ export class UploadsService {
   }
 
   private async announce(c: Caller, storageId: number, rel: string, entry: import('../storage').Entry, body?: string): Promise<Published> {
-    const node = await this.cat.gate.written(storageId, rel, entry, { actor: c.actor, request: c.request, origin: 'upload', audit: 'file.upload' });
+    const node = await this.cat.gate.written(storageId, rel, entry, { actor: c.actor, request: c.request, origin: c.origin ?? 'upload', audit: 'file.upload' });
     if (body !== undefined && NodesRepo.textual(node.mime, node.size)) this.cat.nodes.setBody(node.id, body);
     const name = this.cat.repo.byId(storageId)?.name ?? String(storageId);
     return { id: node.id, path: uiPath(name, rel), size: node.size, etag: node.etag ?? `"${node.size.toString(16)}-${node.mtime.toString(16)}"` };
