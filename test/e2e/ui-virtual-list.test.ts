@@ -77,9 +77,10 @@ describe('virtualised listing', { skip, timeout: 120_000 }, () => {
     const p50 = frames[Math.floor(frames.length * 0.5)];
     const p95 = frames[Math.floor(frames.length * 0.95)];
     console.log(`# 100k listing: first rows ${firstRowsMs} ms, all pages ${allLoadedMs} ms, DOM rows ${rowsInDom}, frame p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
-    // A non-virtualised 100k list takes seconds per frame; the bound leaves room for a loaded shared machine
-    // (measured at load average 11 on 2 cores: p95 about 100 ms; idle: p50 16.7 ms = vsync, p95 31 ms).
-    assert.ok(p95 < 250, `p95 frame time ${p95.toFixed(1)} ms`);
+    // A non-virtualised 100k list needs seconds per frame. The bounds leave room for a loaded shared machine:
+    // idle, p50 is 16.7 ms (vsync) and p95 about 31 ms; at load average 11 on 2 cores, p50 20-55 ms, p95 75-190 ms.
+    assert.ok(p50 < 100, `median frame time ${p50.toFixed(1)} ms`);
+    assert.ok(p95 < 500, `p95 frame time ${p95.toFixed(1)} ms`);
 
     await list.focus();
     await p.keyboard.press('End');
