@@ -281,6 +281,38 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await page.keyboard.press('Escape');
   });
 
+  test('admin console: audit log filters by action; settings sections render', async () => {
+    await page.goto(`${srv.url}/admin/audit`);
+    await page.getByLabel('Action').fill('auth.login');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const audit = page.getByTestId('audit');
+    await audit.getByRole('cell', { name: 'auth.login' }).first().waitFor();
+    assert.equal(await audit.getByRole('cell', { name: 'user.create' }).count(), 0);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    for (const name of ['Protection', 'External services', 'Updates']) await page.getByRole('region', { name }).waitFor();
+    await page.getByRole('region', { name: 'Updates' }).getByText(/Running version \d+\.\d+\.\d+/).waitFor();
+    await shot(page, 'admin-settings');
+  });
+
+  test('a copy to another storage runs as an operation shown in the operations panel', async (t) => {
+    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
+    await page.goto(`${srv.url}/files/home`);
+    const list = page.getByTestId('file-list');
+    await list.getByRole('option', { name: /big\.bin/ }).click();
+    await page.getByRole('button', { name: 'Copy to…' }).click();
+    const picker = page.getByRole('dialog');
+    await picker.getByRole('button', { name: 'Storages' }).click();
+    await picker.getByRole('button', { name: /docs/ }).click();
+    await picker.getByRole('button', { name: 'Choose this folder' }).click();
+    await page.getByText(/Copy started in the background|Copied\./).waitFor();
+    const ops = page.getByRole('region', { name: 'Operations' });
+    await ops.getByRole('button', { name: /Operations/ }).click();
+    await ops.getByText(/Done|Running|Queued/).first().waitFor();
+    await shot(page, 'ops-panel');
+    await page.goto(`${srv.url}/files/docs`);
+    await list.getByRole('option', { name: /big\.bin/ }).waitFor({ timeout: 15_000 });
+  });
+
   test('phone width: no sideways scrolling, navigation reachable', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${srv.url}/files`);

@@ -1,6 +1,6 @@
 /** Admin routes, typed. Every call rejects with ApiError carrying the server's message. */
 import { api } from '../api/client';
-import type { AdminStorage, AuditEvent, DriverDescriptor, ExternalService, Grant, SyncRun, User } from '../api/types';
+import type { AdminStorage, AuditEvent, DriverDescriptor, ExternalService, Grant, SyncRun, UpdateStatus, User } from '../api/types';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -34,6 +34,10 @@ export const patchProtection = (body: Record<string, unknown>) => api<Record<str
 export const externals = async () => (await api<{ services: ExternalService[] }>('/api/admin/external')).services;
 export const putExternal = (name: string, body: { url: string; jwt_secret?: string }) => api(`/api/admin/external/${name}`, { method: 'PUT', body });
 export const testExternal = (name: string) => api<{ healthy: boolean; version?: string; latency_ms?: number }>(`/api/admin/external/${name}/test`, { method: 'POST' });
-export const updateStatus = () => api<Record<string, unknown>>('/api/admin/update');
-export const updateCheck = () => api<Record<string, unknown>>('/api/admin/update/check', { method: 'POST' });
-export const updateApply = () => api<Record<string, unknown>>('/api/admin/update/apply', { method: 'POST' });
+export const updateStatus = () => api<UpdateStatus>('/api/admin/update');
+export const updateCheck = () => api<UpdateStatus>('/api/admin/update/check', { method: 'POST' });
+/** Installs the pending release; answers with the fresh status read afterwards. */
+export const updateApply = async () => {
+  await api('/api/admin/update/apply', { method: 'POST' });
+  return updateStatus();
+};

@@ -5,7 +5,8 @@
  */
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
-import type { ExternalService } from '../api/types';
+import type { ExternalService, UpdateStatus } from '../api/types';
+import { formatDate } from '../lib/format';
 import { useI18n } from '../i18n';
 import { errorText, useToast } from '../ui/toast';
 import * as admin from './admin-api';
@@ -151,19 +152,32 @@ function External({ service }: { service: ExternalService }) {
 }
 
 function Updates() {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const toast = useToast();
-  const [st, error, missing, setSt] = useSection<Record<string, unknown>>(admin.updateStatus);
-  const pending = st && (st.available ?? st.pending ?? st.latest);
+  const [st, error, missing, setSt] = useSection<UpdateStatus>(admin.updateStatus);
   return (
     <Section title={t('settings.updates')} missing={missing} error={error}>
       {st && (
         <>
-          <p>{t('settings.update_current', { version: String(st.current ?? st.version ?? '') })}</p>
-          {pending ? <pre className="code small">{JSON.stringify(pending, null, 2)}</pre> : null}
+          <p>{t('settings.update_current', { version: st.current_version })} · {st.channel} · {st.policy}</p>
+          <p className="muted">{t('settings.update_checked', { date: st.checked_at ? formatDate(st.checked_at, lang) : t('common.never') })}</p>
+          {st.last_error && <p className="error">{st.last_error.message ?? st.last_error.code}</p>}
+          {st.latest && (
+            <p>
+              {t('settings.update_latest', { version: st.latest.version })}{' '}
+              {st.latest.notes_url && <a href={st.latest.notes_url} target="_blank" rel="noreferrer">{st.latest.notes || st.latest.notes_url}</a>}
+            </p>
+          )}
+          {st.instructions && <pre className="code small">{st.instructions}</pre>}
+          {st.apply_refusal && st.update_available && <p className="hint">{st.apply_refusal}</p>}
+          {st.last_applied?.restart_required && <p className="hint">{t('settings.update_restart', { version: st.last_applied.to })}</p>}
           <div className="actions">
             <button type="button" onClick={() => admin.updateCheck().then(setSt, toast.error)}>{t('settings.update_check')}</button>
-            {pending ? <button type="button" className="primary" onClick={() => admin.updateApply().then(setSt, toast.error)}>{t('settings.update_apply')}</button> : null}
+            {st.candidate && !st.apply_refusal && (
+              <button type="button" className="primary" disabled={!!st.in_progress} onClick={() => admin.updateApply().then(setSt, toast.error)}>
+                {t('settings.update_apply')} {st.candidate}
+              </button>
+            )}
           </div>
         </>
       )}

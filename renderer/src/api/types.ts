@@ -201,3 +201,19 @@ export interface ExternalService {
   last_check?: string | null;
   env_managed: boolean;
 }
+
+/** `GET /api/admin/update`: the cached status (the server never fetches for it). */
+export interface UpdateStatus {
+  current_version: string;
+  channel: string;
+  policy: string;
+  checked_at: string | null;
+  last_error: { code?: string; message?: string } | null;
+  latest: { version: string; date: string; severity: string; notes: string; notes_url: string } | null;
+  update_available: boolean;
+  candidate: string | null;
+  apply_refusal: string | null;
+  instructions: string | null;
+  in_progress: string | null;
+  last_applied: { from: string; to: string; at: string; restart_required: boolean } | null;
+}

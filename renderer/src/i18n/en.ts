@@ -267,6 +267,9 @@ export const en = {
   'settings.updates': 'Updates',
   'settings.update_check': 'Check now',
   'settings.update_apply': 'Install update',
+  'settings.update_checked': 'Last checked: {date}',
+  'settings.update_latest': 'Newest release: {version}',
+  'settings.update_restart': 'Version {version} is installed; restart to run it.',
   'settings.update_current': 'Running version {version}',
   'settings.not_available': 'This feature is not available on this server yet.',
 } as const;

@@ -269,6 +269,9 @@ export const tr: Record<MessageKey, string> = {
   'settings.updates': 'Güncellemeler',
   'settings.update_check': 'Şimdi denetle',
   'settings.update_apply': 'Güncellemeyi kur',
+  'settings.update_checked': 'Son denetim: {date}',
+  'settings.update_latest': 'En yeni sürüm: {version}',
+  'settings.update_restart': '{version} sürümü kuruldu; çalıştırmak için yeniden başlatın.',
   'settings.update_current': 'Çalışan sürüm {version}',
   'settings.not_available': 'Bu özellik bu sunucuda henüz yok.',
 };
