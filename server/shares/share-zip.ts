@@ -258,7 +258,7 @@ class Tee extends Writable {
     const waits: Array<Promise<unknown>> = [];
     if (!this.file.write(chunk)) waits.push(once(this.file, 'drain'));
     const live = this.live;
-    if (live && !live.destroyed && !live.write(chunk)) waits.push(Promise.race([once(live, 'drain'), once(live, 'close')]).catch(() => undefined));
+    if (live && !live.destroyed && !live.write(chunk)) waits.push(drainOrClose(live));
     if (waits.length === 0) return cb();
     Promise.all(waits).then(() => cb(), cb);
   }
@@ -267,6 +267,23 @@ class Tee extends Writable {
     if (this.live && !this.live.destroyed) this.live.end();
     this.file.end(cb);
   }
+}
+
+/**
+ * Resolves at the client's next 'drain' or 'close', whichever comes first, and
+ * removes both listeners (a race of two `once()` calls would leave one behind
+ * at every backpressure pause of a long download).
+ */
+function drainOrClose(w: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      w.off('drain', done);
+      w.off('close', done);
+      resolve();
+    };
+    w.on('drain', done);
+    w.on('close', done);
+  });
 }
 
 /** Hash of every row's path, type, size and mtime: any change to the folder changes it. */
