@@ -16,7 +16,8 @@ test('registers built-ins and plugins alike, lists descriptors in order', () => 
   const r = new DriverRegistry();
   for (const m of builtinDrivers) r.register(m);
   r.register(fake('plugin:demo'));
-  assert.deepEqual(r.list().map((d) => d.driver), ['local', 'plugin:demo']);
+  assert.deepEqual(r.list().map((d) => d.driver), [...builtinDrivers.map((m) => m.descriptor.driver), 'plugin:demo']);
+  assert.equal(r.list()[0].driver, 'local');
   assert.equal(r.get('local')?.descriptor.fields[0].key, 'path');
   assert.equal(r.get('nope'), undefined);
 });

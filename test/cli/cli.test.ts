@@ -62,10 +62,10 @@ describe('service CLI', () => {
   test('serve: a second instance on the same data dir refuses; SIGTERM drains and exits 0', async () => {
     const { dir, cleanup } = tempDir();
     const port = await freePort();
-    const env = { ...process.env, SERVICE_DATA_DIR: dir, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0' };
+    const env = { ...process.env, SERVICE_DATA_DIR: dir, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'drain-password' };
     const p = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      for (let i = 0; i < 300; i++) {
+      for (let i = 0; i < 1200; i++) {
         try {
           if ((await fetch(`http://127.0.0.1:${port}/api/capabilities`)).ok) break;
         } catch {
@@ -73,10 +73,11 @@ describe('service CLI', () => {
         }
       }
       const second = run(['serve'], { SERVICE_DATA_DIR: dir, SERVICE_PORT: '0' });
-      assert.equal(second.status, 3);
+      assert.equal(second.status, 3, second.stderr);
       assert.match(second.stderr, /already running on the data folder/);
-      // An in-flight request finishes during the drain.
-      const slow = fetch(`http://127.0.0.1:${port}/api/capabilities`);
+      // An in-flight request (a login spends ~100 ms hashing) finishes during the drain.
+      const slow = fetch(`http://127.0.0.1:${port}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.test', password: 'drain-password' }) });
+      await new Promise((r) => setTimeout(r, 30));
       p.kill('SIGTERM');
       assert.equal((await slow).status, 200);
       const code = await new Promise((r) => p.once('exit', r));
