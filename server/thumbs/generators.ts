@@ -29,6 +29,19 @@ export interface RenderJob {
   signal: AbortSignal;
 }
 
+/**
+ * Process-wide sharp settings for thumbnails. One libvips thread per image:
+ * the dispatcher's lanes are the parallelism, and libvips threads on top of
+ * them (sharp's default is one per core outside glibc) only fight them for
+ * the cores; a sequential JPEG decode does not split across threads anyway.
+ * No operation cache: every input is read once, and a cached decode could
+ * outlive a change of the file behind the same path.
+ */
+export function configureSharp(): void {
+  sharp.cache(false);
+  sharp.concurrency(1);
+}
+
 /** Runs the generator of `job.kind`; resolves with the JPEG's path, or `skipped` when no generator applies. */
 export async function render(job: RenderJob): Promise<{ file: string } | 'skipped'> {
   const out = join(job.workDir, 'thumb.jpg');

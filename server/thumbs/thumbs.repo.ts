@@ -79,6 +79,15 @@ export class ThumbsRepo {
       .all(...args, q.limit) as ThumbNode[];
   }
 
+  /**
+   * Live files left `pending` (by dispatch before a restart). One scan of the
+   * table, with no index on the state: called once per process.
+   */
+  pendingIds(): number[] {
+    const rows = this.db.sqlite.prepare("SELECT id FROM nodes WHERE thumb_state = 'pending' AND type = 'file' AND deleted_at IS NULL ORDER BY id").all() as Array<{ id: number }>;
+    return rows.map((r) => r.id);
+  }
+
   /** Which of `ids` have a node row. Throws when the database cannot answer (the sweeper then deletes nothing). */
   existing(ids: number[]): Set<number> {
     const found = new Set<number>();

@@ -1,16 +1,16 @@
 /**
- * The thumbnail state machine and its three drivers: the dispatcher (a write
- * through the gate enqueues a low-priority `thumb` op), the backfill (CLI) and
- * the sweeper. A run moves a file from `pending` to `ready` (the JPEG is in
- * `<cache_dir>/<node_id>.jpg`), `skipped` (no generator applies) or `failed`
- * (the error text is kept); `ready` is never re-run.
+ * The thumbnail state machine and the runs behind it: `run` generates one
+ * file's thumbnail, `backfill` (CLI) walks the catalogue, `sweep` removes
+ * orphaned cache files; dispatch after writes is in dispatcher.ts. A run moves
+ * a file from `pending` to `ready` (the JPEG is in `<cache_dir>/<node_id>.jpg`),
+ * `skipped` (no generator applies) or `failed` (the error text is kept);
+ * `ready` is never re-run.
  */
 import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import type { JobQueue } from '../jobs';
-import type { Catalogue, GateNode, WriteOrigin } from '../catalogue';
+import type { Catalogue } from '../catalogue';
 import type { Logger } from '../lib/log';
 import { isAppError } from '../errors';
 import { kindOf, type ThumbKind } from './kinds';
@@ -19,14 +19,11 @@ import { render } from './generators';
 import { thumbTools, type ThumbTools } from './tools';
 import { ThumbsRepo, type ThumbNode, type ThumbState } from './thumbs.repo';
 
-export const THUMB_JOB = 'thumb';
 /** Browser uploads get 90 s; staged, REST, protocol and backfill paths 2 minutes. */
 export const UPLOAD_TIMEOUT_MS = 90_000;
 export const DEFAULT_TIMEOUT_MS = 120_000;
-const BROWSER_ORIGINS = new Set<WriteOrigin>(['upload', 'drop']);
 /** Parallel generator runs in the server: bounded so thumbnails never take every core from requests. */
 export const THUMB_CONCURRENCY = 2;
-const THUMB_PRIORITY = -1;
 /** Sweeper: files younger than this are never removed (a run may be renaming one in). */
 const SWEEP_MIN_AGE_MS = 10 * 60_000;
 const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
@@ -60,11 +57,6 @@ export interface BackfillSummary {
   skipped: number;
 }
 
-interface ThumbPayload {
-  node_id: number;
-  timeout_ms: number;
-}
-
 export class ThumbService {
   readonly repo: ThumbsRepo;
 
@@ -81,28 +73,6 @@ export class ThumbService {
   /** `<cache_dir>/<node_id>.jpg` */
   cachePath(id: number): string {
     return join(this.cacheDir, `${id}.jpg`);
-  }
-
-  /** Registers the `thumb` op kind: bounded concurrency, one attempt (a failure is a state, not a retry). */
-  register(queue: JobQueue): void {
-    queue.register<ThumbPayload>(THUMB_JOB, (ctx) => this.run(ctx.payload.node_id, ctx.signal, ctx.payload.timeout_ms), {
-      concurrency: THUMB_CONCURRENCY,
-      maxAttempts: 1,
-      timeoutMs: DEFAULT_TIMEOUT_MS + 5000,
-    });
-  }
-
-  /**
-   * The write-gate hook: a written file whose thumbnail is not `ready` goes to
-   * `pending` and a detached low-priority op is queued. Never throws, never waits.
-   */
-  writeHook(queue: JobQueue) {
-    return (node: GateNode, info: { origin: WriteOrigin }): void => {
-      if (node.type !== 'file' || node.thumb_state === 'ready') return;
-      if (!this.repo.markPending(node.id)) return;
-      const payload: ThumbPayload = { node_id: node.id, timeout_ms: BROWSER_ORIGINS.has(info.origin) ? UPLOAD_TIMEOUT_MS : DEFAULT_TIMEOUT_MS };
-      queue.enqueue(THUMB_JOB, payload, { priority: THUMB_PRIORITY, dedupKey: `thumb:${node.id}` });
-    };
   }
 
   /**
@@ -184,18 +154,11 @@ export class ThumbService {
       taken++;
       return batch.shift()!;
     };
-    const worker = async () => {
-      for (let n = next(); n; n = next()) {
-        const r = await this.run(n.id, signal, DEFAULT_TIMEOUT_MS);
-        if (r.state === 'gone') continue;
-        summary.processed++;
-        if (r.state === 'ready') summary.ok++;
-        else if (r.state === 'skipped') summary.skipped++;
-        else summary.failed++;
-        if (every > 0 && summary.processed % every === 0) o.onProgress?.({ ...summary });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? 4) }, worker));
+    await runLanes(Math.max(1, o.concurrency ?? 4), next, async (n) => {
+      const before = summary.processed;
+      tally(summary, await this.run(n.id, signal, DEFAULT_TIMEOUT_MS));
+      if (every > 0 && summary.processed > before && summary.processed % every === 0) o.onProgress?.({ ...summary });
+    });
     return summary;
   }
 
@@ -238,6 +201,37 @@ export class ThumbService {
   async remove(ids: number[]): Promise<void> {
     await Promise.all(ids.map((id) => unlink(this.cachePath(id)).catch(() => undefined)));
   }
+}
+
+/** Adds one outcome to a summary (`gone` files are not counted). */
+export function tally(summary: BackfillSummary, r: Outcome): void {
+  if (r.state === 'gone') return;
+  summary.processed++;
+  if (r.state === 'ready') summary.ok++;
+  else if (r.state === 'skipped') summary.skipped++;
+  else summary.failed++;
+}
+
+/**
+ * Runs `work` over the items `next` hands out, `lanes` at a time, and resolves
+ * when `next` returns null and every lane is done. The first failure stops
+ * the handing out and rejects once the other lanes have finished.
+ */
+export async function runLanes<T>(lanes: number, next: () => T | null, work: (item: T) => Promise<void>): Promise<void> {
+  let failed = false;
+  const lane = async () => {
+    for (let item = failed ? null : next(); item !== null; item = failed ? null : next()) {
+      try {
+        await work(item);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: lanes }, lane));
+  const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }
 
 function describe(e: unknown): string {
