@@ -181,6 +181,35 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await page.keyboard.press('Escape');
   });
 
+  test('drag and drop uploads files; Ctrl+C / Ctrl+V copies into another folder', async (t) => {
+    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
+    await page.goto(`${srv.url}/files/home`);
+    const list = page.getByTestId('file-list');
+    await list.getByRole('option').first().waitFor();
+    const dt = await page.evaluateHandle(() => {
+      const d = new DataTransfer();
+      d.items.add(new File(['alpha'], 'dropped-a.txt', { type: 'text/plain' }));
+      d.items.add(new File(['beta'], 'dropped-b.txt', { type: 'text/plain' }));
+      return d;
+    });
+    await page.dispatchEvent('.pane', 'dragover', { dataTransfer: dt });
+    await page.getByText('Drop files or folders to upload into /home').waitFor();
+    await page.dispatchEvent('.pane', 'drop', { dataTransfer: dt });
+    await list.getByRole('option', { name: /dropped-b\.txt/ }).waitFor();
+    assert.equal(readFileSync(join(srv.dataDir, 'dropped-a.txt'), 'utf8'), 'alpha');
+
+    await list.getByRole('option', { name: /dropped-a\.txt/ }).click();
+    await list.press('Control+c');
+    await list.getByRole('option', { name: /from-elsewhere/ }).dblclick();
+    await page.getByRole('link', { name: 'from-elsewhere' }).waitFor();
+    await list.focus();
+    await list.press('Control+v');
+    await list.getByRole('option', { name: /dropped-a\.txt/ }).waitFor();
+    assert.equal(readFileSync(join(srv.dataDir, 'from-elsewhere', 'dropped-a.txt'), 'utf8'), 'alpha');
+    await list.press('Backspace');
+    await page.getByRole('link', { name: 'from-elsewhere' }).waitFor({ state: 'detached' });
+  });
+
   test('search with filters lists matches with their location', async (t) => {
     if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     await page.goto(`${srv.url}/files/home`);
