@@ -18,7 +18,7 @@ import { createCatalogue, type Catalogue } from './catalogue';
 import { seedDefaultStorage } from './catalogue/seed';
 import { createThumbs, attachThumbs, thumbCapabilities } from './thumbs';
 import { createArchives } from './archives';
-import { createFiles } from './files';
+import { createFiles, NEWDOC_TYPES } from './files';
 import { createUploads } from './uploads';
 import { createShares, seedShareMaxTtlDays, getShareMaxTtlDays } from './shares';
 import { createMailer } from './events';
@@ -53,8 +53,9 @@ import { versionsRoutes } from './http/routes/versions.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
 import { uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
-import type { AppState, Mw } from './http/context';
+import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
+import { trackActivity } from './http/middlewares/activity';
 import type { Router } from '@koa/router';
 
 export interface RunningServer {
@@ -178,10 +179,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       antivirus: protection.antivirus.active,
       antivirus_mode: protection.antivirus.mode,
       share_max_ttl_days: getShareMaxTtlDays(db),
-      newdoc_types: [
-        { ext: 'txt', group: 'text', mime: 'text/plain', requires: '' },
-        { ext: 'md', group: 'text', mime: 'text/markdown', requires: '' },
-      ],
+      newdoc_types: [...NEWDOC_TYPES],
       app_plugins: { enabled: false },
       assistant: { state: 'off', permitted: false, button: false },
     });
@@ -325,45 +323,4 @@ async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<vo
   } else {
     log.warn('no users yet: open the web UI from this computer to create the first admin');
   }
-}
-
-const TRANSFER = /^\/(s|d)\/|^\/api\/(files\/raw|files\/upload|share\/[^/]+\/download|public\/)/;
-
-/** Counts in-flight transfers and running ops; tells the host when the numbers change. */
-function trackActivity(runningOps: () => number): { middleware: Mw; changed(): void } {
-  let transfers = 0;
-  let last = '';
-  let timer: NodeJS.Timeout | null = null;
-  const changed = () => {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      const msg = { type: 'activity' as const, transfers, ops: runningOps(), syncing: false };
-      const key = JSON.stringify(msg);
-      if (key !== last) {
-        last = key;
-        toHost(msg);
-      }
-    }, 250);
-    timer.unref();
-  };
-  const middleware: Mw = async (ctx, next) => {
-    if (!TRANSFER.test(ctx.path)) return next();
-    transfers++;
-    changed();
-    let done = false;
-    const end = () => {
-      if (done) return;
-      done = true;
-      transfers--;
-      changed();
-    };
-    ctx.res.once('close', end);
-    try {
-      await next();
-    } finally {
-      if (!ctx.body || typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') end();
-    }
-  };
-  return { middleware, changed };
 }
