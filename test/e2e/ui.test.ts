@@ -2,8 +2,6 @@
  * The web UI against a real server (from source, port 0) in Debian's Chromium:
  * sign-in, language and theme, the file manager, the admin console, phone width,
  * the lockout countdown; no console errors; screenshots saved as artifacts.
- * Parts whose server routes have not landed yet skip with a message (they
- * light up by themselves once the routes answer).
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,7 +26,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   let ctx: BrowserContext;
   let page: Page;
   let errors: string[];
-  let filesRoutes = false;
 
   before(async () => {
     ensureRendererBuilt();
@@ -36,8 +33,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     browser = await launchBrowser();
     ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     ({ page, errors } = await newPage(ctx));
-    const probe = await fetch(`${srv.url}/api/files/manager?path=/`);
-    filesRoutes = probe.status !== 404 || !(await probe.text()).includes('"route"');
   });
 
   after(async () => {
@@ -85,7 +80,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('file manager: new folder, upload, text editor, rename, delete', async (t) => {
-    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     await page.goto(`${srv.url}/files/home`);
     const list = page.getByTestId('file-list');
     await list.waitFor();
@@ -123,7 +117,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('chunked upload survives a network drop and a pause, and lands byte-exact', async (t) => {
-    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     await page.goto(`${srv.url}/files/home`);
     const big = join(srv.dataDir, '..', 'big.bin');
     const bytes = Buffer.alloc(24 * 1024 * 1024 + 123);
@@ -153,7 +146,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('another client writes into the open folder: the listing updates by itself', async (t) => {
-    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     await page.goto(`${srv.url}/files/home`);
     const list = page.getByTestId('file-list');
     await list.getByRole('option').first().waitFor();
@@ -165,7 +157,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('text editor saves through save-text', async (t) => {
-    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     const list = page.getByTestId('file-list');
     await list.getByRole('option', { name: /hello\.js/ }).click({ button: 'right' });
     await page.getByRole('menuitem', { name: 'Edit text' }).click();
@@ -182,7 +173,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('drag and drop uploads files; Ctrl+C / Ctrl+V copies into another folder', async (t) => {
-    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     await page.goto(`${srv.url}/files/home`);
     const list = page.getByTestId('file-list');
     await list.getByRole('option').first().waitFor();
@@ -211,7 +201,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('search with filters lists matches with their location', async (t) => {
-    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     await page.goto(`${srv.url}/files/home`);
     await page.getByTestId('file-list').getByRole('option').first().waitFor();
     await page.keyboard.press('/');
@@ -229,8 +218,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('sharing: link with a generated PIN, cap and comment, QR code; file request; my links with revoke', async (t) => {
-    const probe = await page.evaluate(() => fetch('/api/files/share').then((r) => r.status));
-    if (!filesRoutes || probe === 404) return t.skip('the server has no /api/files/share yet');
     await page.goto(`${srv.url}/files/home`);
     const list = page.getByTestId('file-list');
     await list.getByRole('option', { name: /hello\.js/ }).click();
@@ -324,7 +311,6 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('a copy to another storage runs as an operation shown in the operations panel', async (t) => {
-    if (!filesRoutes) return t.skip('the server has no /api/files/manager yet');
     await page.goto(`${srv.url}/files/home`);
     const list = page.getByTestId('file-list');
     await list.getByRole('option', { name: /big\.bin/ }).click();
