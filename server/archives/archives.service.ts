@@ -1,5 +1,5 @@
 /**
- * Server-side ZIP work: listing, extraction (an op; every file through the
+ * Server-side archive work: listing (ZIP, tar, tar.gz), extraction of ZIPs (an op; every file through the
  * write gate) and creation from selected paths (an op). All three are bounded
  * by `limits.max_archive_bytes` (0 = no limit). Extraction refuses the whole
  * archive before writing anything when an entry would escape the destination
@@ -17,6 +17,7 @@ import { baseName, cleanRel, isInternalName, joinRel, parentRel } from '../lib/p
 import type { Db } from '../db';
 import { openZip, entryProblem, type ZipEntry } from './zip-reader';
 import { ZipWriter } from './zip-writer';
+import { isTarName, listTar } from './tar-reader';
 import { shouldCompress } from './compressible';
 
 export const EXTRACT_JOB = 'archive.extract';
@@ -59,9 +60,17 @@ export class ArchivesService {
     this.queue.register<AddPayload>(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1 });
   }
 
-  /** The entries of a ZIP the caller can read. Missing → `not_found`; too large → `archive_too_large`. */
+  /**
+   * The entries of a ZIP, tar or tar.gz the caller can read (tar by its name:
+   * `.tar`, `.tar.gz`, `.tgz`). Missing → `not_found`; too large (the file, or
+   * a tar.gz's inflated stream) → `archive_too_large`.
+   */
   async list(p: Principal, path: string): Promise<{ entries: Array<{ name: string; size: number; is_dir: boolean; modified: string }> }> {
     const { driver, rel, size } = await this.archive(p, path);
+    if (isTarName(rel)) {
+      const entries = await listTar(await driver.read(rel), { gzip: !/\.tar$/i.test(rel), maxBytes: this.maxBytes });
+      return { entries: entries.map((e) => ({ name: e.name, size: e.size, is_dir: e.is_dir, modified: e.modified })) };
+    }
     const zip = await openZip(driver, rel, size);
     zip.close();
     return { entries: zip.entries.map((e) => ({ name: e.name, size: e.size, is_dir: e.is_dir, modified: e.modified })) };
@@ -73,6 +82,7 @@ export class ArchivesService {
    */
   async startExtract(c: Caller, b: { path: string; dest: string; overwrite: boolean }): Promise<string> {
     const { driver, rel, size, storageId } = await this.archive(c.principal, b.path);
+    if (isTarName(rel)) throw new AppError('archive_invalid', { reason: 'only ZIP archives can be extracted' }, { reason: 'unsupported_format' });
     const dest = this.catalogue.resolve(c.principal, b.dest, 'editor');
     const zip = await openZip(driver, rel, size);
     zip.close();
