@@ -9,6 +9,7 @@
  */
 import { createServer } from 'node:http';
 import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,12 +62,16 @@ export async function openSource(t: SourceTarget, workDir: string, counter: Byte
   if (t.driver.localPath) return { file: await t.driver.localPath(t.rel), close: noop };
   if (t.kind === 'video' || t.kind === 'audio') return rangeServer(t.driver, t.rel, t.size, counter);
   if (t.size > maxBytes) throw new Error(`file too large for a thumbnail (${t.size} bytes, limit ${maxBytes})`);
+  const file = join(workDir, `input.${extOf(t.name) || 'bin'}`);
   if (t.kind === 'image' && /jpe?g/.test(t.mime ?? extOf(t.name)) && t.size > EXIF_HEAD_BYTES) {
     const head = await readAll(await t.driver.read(t.rel, { start: 0, end: EXIF_HEAD_BYTES - 1 }, signal), counter);
     const embedded = exifThumbnail(head);
     if (embedded) return { buffer: embedded, close: noop };
+    // No preview: the head already fetched is the start of the download, not fetched twice.
+    await writeFile(file, head);
+    await pipeline(await t.driver.read(t.rel, { start: head.length, end: t.size - 1 }, signal), counter.tap(), createWriteStream(file, { flags: 'a' }), { signal });
+    return { file, close: noop };
   }
-  const file = join(workDir, `input.${extOf(t.name) || 'bin'}`);
   await pipeline(await t.driver.read(t.rel, undefined, signal), counter.tap(), createWriteStream(file), { signal });
   return { file, close: noop };
 }

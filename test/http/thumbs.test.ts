@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
-import { ThumbService, thumbUrl, thumbToken } from '../../server/thumbs';
+import { ThumbDispatcher, ThumbService, thumbUrl, thumbToken } from '../../server/thumbs';
 import { createLogger } from '../../server/lib/log';
 
 const skip = needTool('ffmpeg', 'ffmpeg') ?? needTool('pdftoppm', 'poppler-utils') ?? needTool('soffice', 'libreoffice-writer-nogui') ?? false;
@@ -123,6 +123,17 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     const m = await sharp(join(s.server.dirs.thumbs, `${ids[name]}.jpg`)).metadata();
     return [m.width, m.height];
   };
+
+  test('dispatch after a restart: the first drain recovers files left pending, and reports the batch', async () => {
+    const id = ids['data.xyz'];
+    s.server.db.sqlite.prepare("UPDATE nodes SET thumb_state = 'pending' WHERE id = ?").run(id);
+    const fresh = new ThumbDispatcher(thumbs, s.server.queue);
+    assert.equal(fresh.waiting, 0, 'a new process starts with an empty backlog');
+    const r = await fresh.drain(new AbortController().signal);
+    assert.deepEqual(r, { processed: 1, ok: 1, failed: 0, skipped: 0, bytes_read: 0 });
+    assert.equal(row(id).thumb_state, 'ready');
+    assert.deepEqual(await fresh.drain(new AbortController().signal), { processed: 0, ok: 0, failed: 0, skipped: 0, bytes_read: 0 }, 'recovery runs once');
+  });
 
   test('GET /api/files/thumb/{id}: stamp, bearer, 400, 401, 404 and the cache header', async () => {
     const id = ids['photo.jpg'];
