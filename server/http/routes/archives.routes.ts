@@ -1,4 +1,4 @@
-/** /api/files/archive/*: list a ZIP, extract it (202 op), create one from paths (202 op). */
+/** /api/files/archive/*: list a ZIP, tar or tar.gz, extract a ZIP (202 op), create a ZIP from paths (202 op). */
 import Router from '@koa/router';
 import type { Catalogue } from '../../catalogue';
 import { MAX_PATHS, type ArchivesService } from '../../archives';
