@@ -20,6 +20,8 @@ const skip = needTool('chromium', 'chromium') ?? undefined;
 
 /** Drop chunks of 1 MiB (the server's smallest ceiling), so a 2.5 MiB file crosses three parts. */
 const CHUNK = 1 << 20;
+/** Longer than the old page's three quick retries (1 + 2 + 3 s). */
+const OFFLINE_MS = 7000;
 
 const bob = { email: 'carol@example.com', password: 'carol-pass-1234' };
 
@@ -186,7 +188,7 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     assert.equal((await sharp(entries.get('sunset.png')!).metadata()).width, 320);
   });
 
-  test('a file request made in the UI takes two files from an anonymous visitor, in chunks through a dropped part', async () => {
+  test('a file request made in the UI takes two files from an anonymous visitor, in chunks, through network faults', async () => {
     const dlg = await openFromMenu('inbox', 'File request…');
     await dlg.getByRole('button', { name: 'Create link' }).click();
     links.drop = await dlg.getByLabel('Link').inputValue();
@@ -196,20 +198,32 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     const page = await stranger();
     const seen: string[] = [];
     page.on('response', (r) => void r.text().then((t) => seen.push(`${r.url()} ${t}`), () => undefined));
+    // Faults, one each: part 2 of the first file loses its connection; at part 3 the browser goes
+    // offline for longer than a few quick retries last; the second file's part meets a full disk.
     const parts: string[] = [];
-    let dropped = false;
-    // The first try of part 2 loses its connection: the page retries it and carries on.
+    const faults = new Set<string>();
     await page.route('**/api/public/drop/**/parts/*', async (route) => {
-      parts.push(new URL(route.request().url()).pathname.split('/').pop()!);
-      if (!dropped && route.request().url().endsWith('/parts/2')) {
-        dropped = true;
+      const part = `${parts.filter((p) => p === 'done').length ? 'b' : 'a'}${route.request().url().split('/').pop()}`;
+      parts.push(part);
+      if (part === 'a2' && !faults.has(part)) {
+        faults.add(part);
         return route.abort('connectionreset');
+      }
+      if (part === 'a3' && !faults.has(part)) {
+        faults.add(part);
+        await page.context().setOffline(true);
+        setTimeout(() => void page.context().setOffline(false), OFFLINE_MS);
+        return route.abort('internetdisconnected');
+      }
+      if (part === 'b1' && !faults.has(part)) {
+        faults.add(part);
+        return route.fulfill({ status: 507, contentType: 'application/json', body: JSON.stringify({ error: 'quota_exceeded', message: 'The storage is full.' }) });
       }
       return route.fallback();
     });
+    page.on('request', (r) => r.url().endsWith('/finalize') && parts.push('done'));
     await page.goto(links.drop);
     await page.getByRole('heading', { name: 'Send files' }).waitFor();
-    await shot(page, 'public-drop-page');
     const big = randomBytes(CHUNK * 2 + CHUNK / 2);
     const small = Buffer.from('second file\n');
     await page.getByLabel('Your name (optional)').fill('Ayşe Yılmaz');
@@ -218,11 +232,16 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
       { name: 'scan.bin', mimeType: 'application/octet-stream', buffer: big },
       { name: 'letter.txt', mimeType: 'text/plain', buffer: small },
     ]);
+    await shot(page, 'public-drop-page');
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByRole('status').getByText('Thank you, 2 file(s) received.').waitFor({ timeout: 30_000 });
+    const status = page.getByRole('status');
+    await status.getByText('Connection lost. Sending resumes when it is back…').waitFor();
+    await status.getByText('Sending failed: The storage is full.').waitFor({ timeout: OFFLINE_MS + 20_000 });
+    // Sending again goes on where it stopped: same submission, only the missing part.
+    await page.getByRole('button', { name: 'Send' }).click();
+    await status.getByText('Thank you, 2 file(s) received.').waitFor({ timeout: 20_000 });
     await shot(page, 'public-drop-done');
-    assert.ok(dropped, 'a part was dropped');
-    assert.deepEqual(parts.slice(0, 5), ['1', '2', '2', '3', '1']);
+    assert.deepEqual(parts, ['a1', 'a2', 'a2', 'a3', 'a3', 'done', 'b1', 'b1', 'done']);
 
     const inbox = join(srv.dataDir, 'inbox');
     const folders = readdirSync(inbox).filter((n) => n !== 'earlier-secret.txt');

@@ -107,6 +107,7 @@ export function dropPage(ctx: Ctx, o: { lang: Lang; token: string; settings: Dro
     sending: pt(lang, 'drop.sending', { pct: '{pct}' }),
     done: pt(lang, 'drop.done', { n: '{n}' }),
     failed: pt(lang, 'drop.failed', { reason: '{reason}' }),
+    offline: pt(lang, 'drop.offline'),
   };
   const body =
     `<div class="card"><h1>${esc(pt(lang, 'drop.title'))}</h1><p class="mut">${esc(pt(lang, 'drop.intro'))}</p>` +
