@@ -16,6 +16,7 @@ interface Registered {
 }
 
 const PROGRESS_WRITE_MS = 500;
+type Stmt = { run(...a: unknown[]): { changes: number }; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] };
 const now = () => new Date().toISOString();
 
 export class JobQueue {
@@ -29,10 +30,19 @@ export class JobQueue {
   private pumping = false;
   private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
 
+  private statements = new Map<string, Stmt>();
+
   constructor(
     private sqlite: Sqlite,
     private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
   ) {}
+
+  /** A prepared statement, compiled once per SQL text (the pump runs often). */
+  private q(sql: string): Stmt {
+    let st = this.statements.get(sql);
+    if (!st) this.statements.set(sql, (st = this.sqlite.prepare(sql)));
+    return st;
+  }
 
   /** Registers the handler of an op kind. Boot fails on enqueueing a kind without one. */
   register<P>(kind: string, handler: JobHandler<P>, opts: JobHandlerOptions = {}): void {
@@ -59,13 +69,12 @@ export class JobQueue {
     const reg = this.handlers.get(kind);
     if (!reg) throw new Error(`no handler for job kind "${kind}"`);
     if (o.dedupKey) {
-      const live = this.sqlite.prepare("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(o.dedupKey) as { id: string } | undefined;
+      const live = this.q("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(o.dedupKey) as { id: string } | undefined;
       if (live) return live.id;
     }
     const id = 'op_' + randomBytes(10).toString('hex');
     const t = now();
-    this.sqlite
-      .prepare(
+    this.q(
         `INSERT INTO ops (id, kind, status, priority, payload, owner_id, visible, dedup_key, max_attempts, run_at, created_at, updated_at)
          VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
@@ -79,7 +88,7 @@ export class JobQueue {
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.sqlite.prepare("UPDATE ops SET status = 'queued', lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'").run(now(), now());
+    this.q("UPDATE ops SET status = 'queued', lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'").run(now(), now());
     this.schedule(0);
   }
 
@@ -105,32 +114,32 @@ export class JobQueue {
 
   /** Best-effort cancel: a queued op is cancelled at once, a running one is signalled. */
   cancel(id: string): void {
-    const row = this.sqlite.prepare('SELECT status, owner_id, visible FROM ops WHERE id = ?').get(id) as Pick<OpsTable, 'status' | 'owner_id' | 'visible'> | undefined;
+    const row = this.q('SELECT status, owner_id, visible FROM ops WHERE id = ?').get(id) as Pick<OpsTable, 'status' | 'owner_id' | 'visible'> | undefined;
     if (!row) return;
     if (row.status === 'queued') {
-      this.sqlite.prepare("UPDATE ops SET status = 'cancelled', finished_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now(), now(), id);
+      this.q("UPDATE ops SET status = 'cancelled', finished_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now(), now(), id);
     } else if (row.status === 'running') {
-      this.sqlite.prepare('UPDATE ops SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now(), id);
+      this.q('UPDATE ops SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now(), id);
       this.controllers.get(id)?.abort(new AppError('cancelled'));
     }
     this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
   }
 
   get(id: string): Operation | null {
-    const row = this.sqlite.prepare('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable | undefined;
+    const row = this.q('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable | undefined;
     return row ? present(row) : null;
   }
 
   /** The visible ops of one owner (all visible ops when ownerId is null), newest first. */
   listVisible(ownerId: number | null, limit = 100): Operation[] {
     const rows = (ownerId === null
-      ? this.sqlite.prepare('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
-      : this.sqlite.prepare('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
+      ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
+      : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
     return rows.map(present);
   }
 
   ownerOf(id: string): number | null | undefined {
-    const row = this.sqlite.prepare('SELECT owner_id FROM ops WHERE id = ?').get(id) as { owner_id: number | null } | undefined;
+    const row = this.q('SELECT owner_id FROM ops WHERE id = ?').get(id) as { owner_id: number | null } | undefined;
     return row ? row.owner_id : undefined;
   }
 
@@ -144,7 +153,7 @@ export class JobQueue {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const soon = new Date(Date.now() + horizonMs).toISOString();
-      const busy = this.sqlite.prepare("SELECT count(*) AS n FROM ops WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)").get(soon) as { n: number };
+      const busy = this.q("SELECT count(*) AS n FROM ops WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)").get(soon) as { n: number };
       if (busy.n === 0 && this.active.size === 0) return;
       if (Date.now() > end) throw new Error('queue did not become idle');
       await new Promise((r) => setTimeout(r, 20));
@@ -167,8 +176,7 @@ export class JobQueue {
     try {
       const limit = this.opts.concurrency ?? 4;
       const t = now();
-      const ready = this.sqlite
-        .prepare(`SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? ORDER BY priority DESC, run_at, created_at LIMIT 200`)
+      const ready = this.q(`SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? ORDER BY priority DESC, run_at, created_at LIMIT 50`)
         .all(t) as Array<{ id: string; kind: string; priority: number }>;
       for (const r of ready) {
         if (this.controllers.size >= limit) break;
@@ -176,12 +184,11 @@ export class JobQueue {
         const reg = this.handlers.get(r.kind);
         if (!reg || reg.running >= reg.opts.concurrency) continue;
         // Claim: only one worker moves it from queued to running.
-        const claimed = this.sqlite
-          .prepare("UPDATE ops SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
+        const claimed = this.q("UPDATE ops SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
           .run(t, t, r.id).changes;
         if (claimed) this.run(r.id, reg);
       }
-      const next = this.sqlite.prepare("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
+      const next = this.q("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
       const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : (this.opts.pollMs ?? 1000);
       this.schedule(Math.min(wait, this.opts.pollMs ?? 1000));
     } finally {
@@ -190,7 +197,7 @@ export class JobQueue {
   }
 
   private run(id: string, reg: Registered): void {
-    const row = this.sqlite.prepare('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable;
+    const row = this.q('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable;
     const ac = new AbortController();
     this.controllers.set(id, ac);
     reg.running++;
@@ -209,8 +216,7 @@ export class JobQueue {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;
         lastWrite = t;
-        this.sqlite
-          .prepare('UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?')
+        this.q('UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?')
           .run(Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null, now(), id);
         notify();
       },
@@ -238,10 +244,10 @@ export class JobQueue {
 
   private fail(id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): void {
     const app = isAppError(err) ? err : isAppError(signal.reason) && signal.aborted ? signal.reason : null;
-    const cancelled = (app?.code === 'cancelled' && !this.stopping) || (this.sqlite.prepare('SELECT cancel_requested FROM ops WHERE id = ?').get(id) as { cancel_requested: number }).cancel_requested === 1;
+    const cancelled = (app?.code === 'cancelled' && !this.stopping) || (this.q('SELECT cancel_requested FROM ops WHERE id = ?').get(id) as { cancel_requested: number }).cancel_requested === 1;
     if (this.stopping && !cancelled) {
       // Interrupted by shutdown: resume on next boot without spending an attempt.
-      this.sqlite.prepare("UPDATE ops SET status = 'queued', attempts = max(attempts - 1, 0), updated_at = ? WHERE id = ?").run(now(), id);
+      this.q("UPDATE ops SET status = 'queued', attempts = max(attempts - 1, 0), updated_at = ? WHERE id = ?").run(now(), id);
       return;
     }
     if (cancelled) return this.finish(id, 'cancelled', {});
@@ -250,8 +256,7 @@ export class JobQueue {
     const text = err instanceof Error ? err.message : String(err);
     if (attempts < row.max_attempts) {
       const delay = Math.min(reg.opts.backoffMs * 2 ** (attempts - 1), 3_600_000);
-      this.sqlite
-        .prepare("UPDATE ops SET status = 'queued', run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ?")
+      this.q("UPDATE ops SET status = 'queued', run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ?")
         .run(new Date(Date.now() + delay).toISOString(), code, JSON.stringify(app?.params ?? {}), text, now(), id);
       this.opts.log?.(`op ${id} (${row.kind}) attempt ${attempts} failed, retry in ${delay} ms: ${text}`);
       return;
@@ -261,8 +266,7 @@ export class JobQueue {
   }
 
   private finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): void {
-    this.sqlite
-      .prepare(
+    this.q(
         `UPDATE ops SET status = ?, finished_at = ?, updated_at = ?, progress = CASE WHEN ? = 'completed' THEN 1 ELSE progress END,
          result = ?, error_code = ?, error_params = ?, error_text = ? WHERE id = ?`,
       )
@@ -271,7 +275,7 @@ export class JobQueue {
 
   /** Deletes finished ops older than `ms` (a cron keeps the table small). */
   prune(ms: number): number {
-    return this.sqlite.prepare("DELETE FROM ops WHERE status IN ('completed','failed','cancelled') AND finished_at < ?").run(new Date(Date.now() - ms).toISOString()).changes;
+    return this.q("DELETE FROM ops WHERE status IN ('completed','failed','cancelled') AND finished_at < ?").run(new Date(Date.now() - ms).toISOString()).changes;
   }
 }
 
