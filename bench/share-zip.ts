@@ -3,7 +3,7 @@
  * client while it builds (no cached copy yet; every run uses a fresh link)
  * against `zip -0 -r - <dir> > /dev/null` on the same tree, alternating,
  * medians. The tree is ~1 GiB of mixed files: incompressible JPEG/PNG/MP4-like
- * files (stored) and text (deflated, level 1). Targets: at least zip -0's
+ * files and text (the service stores every entry, as zip -0 does). Targets: at least zip -0's
  * speed, first byte under 1 s. The second click (served from the cache) is
  * reported beside.
  *
@@ -88,9 +88,10 @@ async function main(): Promise<void> {
   // No pre-built archives: every timed run is a first click.
   const svc = await startService({ ...adminEnv, SERVICE_SHAREZIP_WARM_MAX_BYTES: '1' });
   try {
-    const root = join(files.dir, 'tree');
+    // The storage holds only the tree: the archive checked below stays outside it, so no sync or write-gate work runs during the timings.
+    const root = join(files.dir, 'storage', 'tree');
     const tree = makeTree(root);
-    const bearer = await mount(svc, 'Bench', files.dir);
+    const bearer = await mount(svc, 'Bench', join(files.dir, 'storage'));
     const auth = { 'content-type': 'application/json', authorization: `Bearer ${bearer}` };
     const probe = await createLink(svc, bearer, { path: '/Bench/tree' });
     await catalogued(svc, probe.token, tree.bytes);
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
       rows.push({ run: i + 1, 'zip -0 MB/s': mbps(cli[i]).toFixed(0), 'first click MB/s': mbps(first.total).toFixed(0), 'first byte ms': (first.ttfb * 1000).toFixed(0), 'cached MB/s': mbps(second.total).toFixed(0) });
     }
     table(`Folder ZIP of ${(tree.bytes / MiB).toFixed(0)} MiB, ${tree.files} files (${TEXT_PCT} % text), ${RUNS} alternating runs`, rows);
-    console.log(`\narchive / tree bytes: ${(ratio * 100).toFixed(1)} % (text deflated, media stored); unzip -t: OK`);
+    console.log(`\narchive / tree bytes: ${(ratio * 100).toFixed(1)} % (every entry stored); unzip -t: OK`);
     const speed = median(cli) / median(live);
     console.log(`median: zip -0 ${mbps(median(cli)).toFixed(0)} MB/s, first click ${mbps(median(live)).toFixed(0)} MB/s = ${(speed * 100).toFixed(0)} % (target >= 100 %) ${speed >= 1 ? 'PASS' : 'FAIL'}`);
     console.log(`first byte: median ${(median(ttfb) * 1000).toFixed(0)} ms, worst ${(Math.max(...ttfb) * 1000).toFixed(0)} ms (target < 1000 ms) ${Math.max(...ttfb) < 1 ? 'PASS' : 'FAIL'}`);

@@ -15,7 +15,7 @@ import { SharesService } from './shares.service';
 
 export { SharesService, dropSettingsOf, DROP_DEFAULTS, PIN_MAX_FAILS, PIN_LOCK_MS, DOWNLOAD_TOKEN_MS, statOrRevoked, unavailable, type ShareView, type OpenShare, type CreateShareInput, type DropSettings, type Caller as ShareCaller } from './shares.service';
 export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
-export { ShareZips, shouldDeflate, fingerprint, type ZipStatus } from './share-zip';
+export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
 export { SharesRepo, type ShareRow } from './shares.repo';
 export { getShareMaxTtlDays, setShareMaxTtlDays, seedShareMaxTtlDays, SHARE_MAX_TTL_KEY } from './settings';
 export { pt, publicDate, type PublicKey } from './public-i18n';
