@@ -23,6 +23,7 @@ export function publicHeaders(ctx: Ctx): void {
   ctx.set('X-Robots-Tag', 'noindex, nofollow');
 }
 
+/** Row icons are drawn with borders: emoji glyphs show as empty boxes where no emoji font is installed. */
 const CSS = `
 :root{color-scheme:light dark;--fg:#1d2430;--mut:#667085;--bg:#f6f7f9;--card:#fff;--ac:#2457d6;--bd:#e3e6eb}
 @media(prefers-color-scheme:dark){:root{--fg:#e6e9ef;--mut:#9aa3b2;--bg:#14171c;--card:#1d2128;--ac:#7aa2ff;--bd:#2c323c}}
@@ -34,7 +35,9 @@ a{color:var(--ac);text-decoration:none}a:hover{text-decoration:underline}
 input,textarea{font:inherit;padding:8px;border:1px solid var(--bd);border-radius:8px;width:100%;background:var(--card);color:var(--fg)}label{display:block;margin:12px 0 4px}
 ul.l{list-style:none;padding:0;margin:16px 0 0}ul.l li{display:flex;gap:10px;align-items:center;padding:7px 4px;border-top:1px solid var(--bd)}
 ul.l li a{flex:1;word-break:break-all}ul.l s{text-decoration:none;color:var(--mut);font-size:13px;white-space:nowrap}
-ul.l img{width:48px;height:48px;object-fit:cover;border-radius:6px}.d::before{content:"📁 "}.f::before{content:"📄 "}
+ul.l img{width:48px;height:48px;object-fit:cover;border-radius:6px}
+.d::before,.f::before{content:"";display:inline-block;box-sizing:border-box;margin-right:8px;vertical-align:-2px;border:1.5px solid currentColor;opacity:.75}
+.d::before{width:16px;height:12px;border-radius:1px 4px 2px 2px;border-top-width:3px}.f::before{width:12px;height:15px;border-radius:1px 4px 1px 1px}
 .err{color:#c0392b}.bar{height:6px;background:var(--bd);border-radius:3px;overflow:hidden;margin-top:10px}.bar i{display:block;height:100%;width:0;background:var(--ac)}
 `;
 
