@@ -12,7 +12,8 @@
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { createS3Driver, type S3Driver } from '../server/storage/drivers/s3';
+import type { S3Driver } from '../server/storage/drivers/s3';
+import { createS3Driver } from '../server/storage/drivers/s3/factory';
 import { countS3Commands, seedObjects, startS3rver, s3rverConfig } from '../test/helpers/s3rver';
 import { table } from './lib';
 

@@ -32,7 +32,9 @@ const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20'
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } };
 
 const workers = files(join(root, 'server'), /\.worker\.ts$/);
-await build({ ...common, entryPoints: [join(root, 'server/cli/main.ts')], outfile: join(root, 'dist/server/cli.js') });
+// Splitting keeps on-demand modules (remote drivers and their SDKs) out of the boot path; chunks sit
+// beside cli.js so import.meta.url-relative lookups (workers, the UI folder) hold for every chunk.
+await build({ ...common, entryPoints: { cli: join(root, 'server/cli/main.ts') }, outdir: join(root, 'dist/server'), splitting: true, chunkNames: 'chunk-[hash]' });
 if (workers.length)
   await build({ ...common, entryPoints: Object.fromEntries(workers.map((w) => [basename(w, '.ts'), w])), outdir: join(root, 'dist/server/workers') });
 

@@ -5,7 +5,6 @@
  */
 import type { DriverModule } from '../../types';
 import { invalidConfig } from '../webdav/remote-errors';
-import { FtpStorage } from './client';
 import { FTP_FIELDS, parseFtpConfig } from './config';
 
 export const ftpDriver: DriverModule = {
@@ -27,9 +26,11 @@ export const ftpDriver: DriverModule = {
   },
 
   /** Builds the driver without touching the network; an invalid config is `validation_failed` on its first field. */
-  create(config) {
+  async create(config) {
     const parsed = parseFtpConfig(config);
     if ('problems' in parsed) throw invalidConfig(parsed.problems);
+    // basic-ftp loads with the first FTP storage, not at boot.
+    const { FtpStorage } = await import('./client');
     return new FtpStorage(parsed.config);
   },
 };

@@ -2,12 +2,9 @@
  * The `s3` driver module: its descriptor (form fields, aliases, the secret,
  * the root-guarded `prefix`), config validation and the factory.
  */
-import { validation } from '../../../errors';
 import type { DriverContext, DriverDescriptor, DriverModule, StorageDriver } from '../../types';
-import { createS3Client, DEFAULT_TUNING, S3Api, type S3Tuning } from './client';
 import { parseS3Config } from './config';
-import { KeyMap, MAX_KEY_BYTES } from './keys';
-import { S3Driver } from './s3.driver';
+import { MAX_KEY_BYTES } from './keys';
 
 export const s3Descriptor: DriverDescriptor = {
   driver: 's3',
@@ -45,21 +42,14 @@ export const s3Descriptor: DriverDescriptor = {
   ],
 };
 
-/** Builds the driver with explicit time limits (tests shrink them). Invalid config → `validation_failed` on the first field. */
-export function createS3Driver(config: Record<string, unknown>, tuning: S3Tuning = DEFAULT_TUNING): S3Driver {
-  const { settings, problems } = parseS3Config(config);
-  if (!settings) throw validation(problems[0].field, problems[0].message);
-  const api = new S3Api(createS3Client(settings, tuning), settings.bucket, tuning);
-  return new S3Driver(api, new KeyMap(settings.prefix), { presign: !settings.disablePresign });
-}
-
 export const s3Driver: DriverModule = {
   descriptor: s3Descriptor,
   /** Bucket required, prefix non-empty (the root guard), endpoint a URL, keys in pairs. */
   validate: (config) => parseS3Config(config).problems,
   /** No network here: the manager probes with `stat('')`. */
-  create: (config: Record<string, unknown>, _ctx: DriverContext): StorageDriver => createS3Driver(config),
+  // The AWS SDK loads with the first s3 storage, not at boot (idle memory, cold start).
+  create: async (config: Record<string, unknown>, _ctx: DriverContext): Promise<StorageDriver> => (await import('./factory')).createS3Driver(config),
 };
 
-export { S3Driver } from './s3.driver';
+export type { S3Driver } from './s3.driver';
 export type { S3Tuning } from './client';

@@ -3,7 +3,6 @@
  * Nextcloud, nginx dav, Apache mod_dav). Keys: docs/drivers/webdav.md.
  */
 import type { DriverModule } from '../../types';
-import { WebdavStorage } from './client';
 import { parseWebdavConfig, WEBDAV_FIELDS } from './config';
 import { invalidConfig } from './remote-errors';
 
@@ -26,9 +25,11 @@ export const webdavDriver: DriverModule = {
   },
 
   /** Builds the driver without touching the network; an invalid config is `validation_failed` on its first field. */
-  create(config) {
+  async create(config) {
     const parsed = parseWebdavConfig(config);
     if ('problems' in parsed) throw invalidConfig(parsed.problems);
+    // The webdav client loads with the first WebDAV storage, not at boot.
+    const { WebdavStorage } = await import('./client');
     return new WebdavStorage(parsed.config);
   },
 };
