@@ -4,7 +4,7 @@
  * an anchor in the same run, never with a number from another day.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -84,6 +84,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
 /** nginx serving `dir` on a free port (the anchor); null when nginx is missing. */
 export async function startNginx(dir: string, extra = ''): Promise<{ url: string; stop(): void } | null> {
   if (spawnSync('sh', ['-c', 'command -v nginx']).status !== 0) return null;
+  // nginx workers run as an unprivileged user: the served folder (often a mkdtemp, 0700) must be readable.
+  chmodSync(dir, 0o755);
   const port = await freePort();
   const conf = mkdtempSync(join(tmpdir(), 'nginx-bench-'));
   mkdirSync(join(conf, 'logs'));
