@@ -307,7 +307,10 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     assert.match(await page.locator('main').innerText(), /3 öğe/);
     await page.goto(links.pinned!);
     await page.getByRole('heading', { name: 'Bu bağlantı korumalı' }).waitFor();
-    await page.getByRole('button', { name: 'Aç' }).waitFor();
+    await page.getByLabel('PIN').fill('12345678' === links.pin ? '87654321' : '12345678');
+    await page.getByRole('button', { name: 'Aç' }).click();
+    // The right PIN earlier reset the count of wrong ones.
+    await page.getByRole('alert').getByText('Yanlış PIN. 4 deneme hakkı kaldı.').waitFor();
     await page.goto(links.drop!);
     await page.getByRole('heading', { name: 'Dosya gönder' }).waitFor();
     await page.getByLabel('Adınız (isteğe bağlı)').waitFor();
