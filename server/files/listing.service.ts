@@ -27,7 +27,8 @@ export interface Listing {
   path: string;
   entriesJson: string;
   total: number;
-  storage: { name: string; driver: string; readonly: boolean };
+  /** `offline`: the backend cannot be reached right now; the rows come from the catalogue. */
+  storage: { name: string; driver: string; readonly: boolean; offline: boolean };
   next_cursor: string | null;
 }
 
@@ -60,7 +61,7 @@ export class ListingService {
     }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only]);
+    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status]);
     const hit = this.cache.get(storage.id, rel, key);
     if (hit) return hit.body;
     const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
@@ -69,7 +70,7 @@ export class ListingService {
       path: uiPath(storage.name, rel),
       entriesJson: page.json,
       total: page.total,
-      storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only },
+      storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only, offline: storage.status === 'offline' },
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
     }));
     this.cache.set(storage.id, rel, key, { body, bytes: body.length });
@@ -88,7 +89,7 @@ export class ListingService {
       path: '/',
       entriesJson: JSON.stringify(rows.slice(input.offset, input.offset + input.limit)),
       total: rows.length,
-      storage: { name: '', driver: '', readonly: true },
+      storage: { name: '', driver: '', readonly: true, offline: false },
       next_cursor: null,
     };
   }

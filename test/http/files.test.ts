@@ -65,7 +65,7 @@ describe('Files API', () => {
     const r = await list('/Docs');
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.path, '/Docs');
-    assert.deepEqual(r.body.storage, { name: 'Docs', driver: 'local', readonly: false });
+    assert.deepEqual(r.body.storage, { name: 'Docs', driver: 'local', readonly: false, offline: false });
     assert.deepEqual(r.body.entries.map((e: any) => e.name), ['a-folder', 'b-folder', 'data.bin', 'File1.txt', 'file9.txt', 'file10.txt', 'şubat rapor.txt']);
     assert.equal(r.body.total, 7);
     const bin = r.body.entries.find((e: any) => e.name === 'data.bin');
