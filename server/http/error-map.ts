@@ -57,6 +57,8 @@ const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {
   drop: { read_only: 409, locked: 429, quota_exceeded: 507 },
   app: { read_only: 409, quota_exceeded: 507 },
   admin: { storage_unreachable: 502 },
+  // A file verb on a storage that is down right now: retry later (the catalogue still lists it).
+  files: { storage_unreachable: 503 },
 };
 
 /** The HTTP status of `code` on `door`; 400 for the validation and unreadable-request family. */
