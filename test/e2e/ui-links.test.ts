@@ -23,7 +23,7 @@ const CHUNK = 1 << 20;
 /** Longer than the old page's three quick retries (1 + 2 + 3 s). */
 const OFFLINE_MS = 7000;
 
-const bob = { email: 'carol@example.com', password: 'carol-pass-1234' };
+const carol = { email: 'carol@example.com', password: 'carol-pass-1234' };
 
 /** Every entry of a ZIP archive with its bytes; rejects when the archive is not valid. */
 function unzip(buf: Buffer): Promise<Map<string, Buffer>> {
@@ -273,16 +273,16 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     await admin.goto(`${srv.url}/admin/users`);
     await admin.getByRole('button', { name: 'Add user' }).click();
     const dlg = admin.getByRole('dialog');
-    await dlg.getByLabel('E-mail').fill(bob.email);
+    await dlg.getByLabel('E-mail').fill(carol.email);
     await dlg.getByLabel('Username').fill('carol');
-    await dlg.getByLabel('Password').fill(bob.password);
+    await dlg.getByLabel('Password').fill(carol.password);
     await dlg.getByRole('button', { name: 'Create' }).click();
-    await admin.getByRole('cell', { name: bob.email }).waitFor();
+    await admin.getByRole('cell', { name: carol.email }).waitFor();
 
     const page = await stranger();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await signIn(page, srv.url, bob);
+    await signIn(page, srv.url, carol);
     await page.getByRole('link', { name: 'My links' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Admin' }).count(), 0);
 
@@ -291,7 +291,7 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     await page.goto(`${srv.url}/admin/users`);
     await page.getByText('Only administrators can open this page.').waitFor();
     const text = await page.locator('main').innerText();
-    assert.ok(!text.includes(ADMIN.email) && !text.includes(bob.email), 'no user data on the page');
+    assert.ok(!text.includes(ADMIN.email) && !text.includes(carol.email), 'no user data on the page');
     assert.equal(await page.getByRole('link', { name: 'Users' }).count(), 0);
     assert.deepEqual(adminApi, [], 'the UI asks nothing of the admin API');
     const status = await page.evaluate(() => fetch('/api/admin/users').then((r) => r.status));
