@@ -17,6 +17,7 @@ import { StoragesService } from './storages.service';
 import { SyncEngine, type SyncHooks } from './sync';
 import { Syncer } from './syncer';
 import { WriteGate } from './write-gate';
+import { SearchIndexer } from './search-index';
 import { effectiveLevel, atLeast, type Level } from './access';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
@@ -24,6 +25,7 @@ export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
 export { StoragesService, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
 export { Syncer, SYNC_JOB, type SyncRunView } from './syncer';
 export { SyncEngine, TOMBSTONE_RATIO } from './sync';
+export { SearchIndexer } from './search-index';
 export { WriteGate, type WriteContext, type WriteOrigin, type WriteHook, type RemoveHook, type GateNode } from './write-gate';
 export { effectiveLevel, atLeast, type Level } from './access';
 export { sortKey } from './natural';
@@ -52,7 +54,10 @@ export function createCatalogue(o: CatalogueOptions) {
   const repo = new StoragesRepo(o.db);
   const nodes = new NodesRepo(o.db);
   const storages = new StoragesService(repo, o.registry, o.manager, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m) });
+  const indexer = new SearchIndexer(o.db, (m, e) => o.log.error(m, e));
+  indexer.kick(0); // names a crash left unindexed
   const hooks: SyncHooks = {
+    onNodesAdded: (minId) => indexer.kick(minId),
     onFoldersChanged(storageId, folders) {
       for (const folder of folders) void o.bus.emit('folder.changed', { storage_id: storageId, folder, kind: 'updated', path: folder, name: '' });
     },
@@ -92,7 +97,7 @@ export function createCatalogue(o: CatalogueOptions) {
     return { storage: s, rel, level };
   }
 
-  return { repo, nodes, storages, engine, syncer, gate, driverFor, visibleStorages, resolve };
+  return { repo, nodes, storages, engine, syncer, gate, indexer, driverFor, visibleStorages, resolve };
 }
 
 export type Catalogue = ReturnType<typeof createCatalogue>;

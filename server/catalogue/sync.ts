@@ -28,6 +28,8 @@ export interface SyncHooks {
   onFoldersChanged?(storageId: number, folders: string[]): void;
   /** A file that is new to the catalogue or whose content drifted. */
   onFileChanged?(nodeId: number, kind: 'added' | 'drifted'): void;
+  /** Rows were inserted; `minId` is the smallest new id (the search indexer catches up from there). */
+  onNodesAdded?(minId: number): void;
 }
 
 /** A growable bitmap of node ids seen by the current run. */
@@ -67,7 +69,6 @@ export class SyncEngine {
     this.s = {
       insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-      fts: q('INSERT INTO search_fts (rowid, name) VALUES (?, ?)'),
       update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
       count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ?'),
       ids: q('SELECT id, path, dir FROM nodes WHERE storage_id = ? AND id > ? ORDER BY id LIMIT 5000'),
@@ -177,6 +178,7 @@ export class SyncEngine {
     const folders = new Set<string>();
     const fileEvents: Array<[number, 'added' | 'drifted']> = [];
     const now = new Date().toISOString();
+    let minNew = Number.POSITIVE_INFINITY;
     this.db.sqlite.transaction(() => {
       for (const e of batch) {
         const row = existing.get(e.path);
@@ -184,7 +186,7 @@ export class SyncEngine {
           const name = e.path.slice(e.path.lastIndexOf('/') + 1);
           const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
           const { id } = this.s.insert.get(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, Math.round(e.mtime), e.etag ?? null, mime, sortKey(name), now) as { id: number };
-          this.s.fts.run(id, name);
+          if (id < minNew) minNew = id;
           seen.add(id);
           counts.added++;
           folders.add(parentRel(e.path));
@@ -202,6 +204,7 @@ export class SyncEngine {
       }
     })();
     if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
+    if (Number.isFinite(minNew)) this.hooks.onNodesAdded?.(minNew);
     for (const [id, kind] of fileEvents) this.hooks.onFileChanged?.(id, kind);
   }
 

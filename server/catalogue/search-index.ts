@@ -1,0 +1,57 @@
+/**
+ * Name indexing for search, off the sync's hot path: the sync engine inserts
+ * node rows only and tells the indexer the smallest new id; the indexer then
+ * adds the missing names to the trigram index in small slices, yielding to
+ * the event loop between them, so a 200,000-file first sync is not slowed by
+ * the index and listings stay responsive meanwhile. Single writes (the write
+ * gate) still index at once. A name is searchable shortly after it is synced.
+ */
+import type { Db } from '../db';
+
+const SLICE = 500;
+
+export class SearchIndexer {
+  private from = Number.POSITIVE_INFINITY;
+  private running: Promise<void> | null = null;
+  private s;
+
+  constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
+    this.s = {
+      max: db.sqlite.prepare('SELECT max(id) AS m FROM nodes'),
+      slice: db.sqlite.prepare(
+        `INSERT INTO search_fts (rowid, name)
+         SELECT n.id, n.name FROM nodes n WHERE n.id >= ? AND n.id < ? AND NOT EXISTS (SELECT 1 FROM search_fts f WHERE f.rowid = n.id)`,
+      ),
+    };
+  }
+
+  /** Nodes from id `fromId` up may be missing from the index: schedule a pass. */
+  kick(fromId = 0): void {
+    this.from = Math.min(this.from, fromId);
+    if (!this.running) this.running = this.pass().finally(() => (this.running = null));
+  }
+
+  /** Resolves when no pass is running (tests). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async pass(): Promise<void> {
+    await new Promise((r) => setTimeout(r, 50));
+    while (Number.isFinite(this.from)) {
+      let at = this.from;
+      this.from = Number.POSITIVE_INFINITY;
+      try {
+        const max = (this.s.max.get() as { m: number | null }).m ?? 0;
+        while (at <= max) {
+          this.s.slice.run(at, at + SLICE);
+          at += SLICE;
+          await new Promise((r) => setImmediate(r));
+        }
+      } catch (e) {
+        this.log('search indexing failed', e);
+        return;
+      }
+    }
+  }
+}
