@@ -59,7 +59,11 @@ export function createCatalogue(o: CatalogueOptions) {
   const hooks: SyncHooks = {
     onNodesAdded: (minId) => indexer.kick(minId),
     onFoldersChanged(storageId, folders) {
-      for (const folder of folders) void o.bus.emit('folder.changed', { storage_id: storageId, folder, kind: 'updated', path: folder, name: '' });
+      // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
+      o.db.sqlite.transaction(() => {
+        for (const folder of folders) o.bus.record('folder.changed', { storage_id: storageId, folder, kind: 'updated', path: folder, name: '' });
+      })();
+      void o.bus.flush();
     },
     onFileChanged: (id, kind) => o.syncHooks?.onFileChanged?.(id, kind),
   };

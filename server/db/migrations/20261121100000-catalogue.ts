@@ -57,7 +57,6 @@ CREATE TABLE nodes (
 CREATE UNIQUE INDEX nodes_path ON nodes(storage_id, path);
 CREATE INDEX nodes_listing ON nodes(storage_id, dir, type, sort_key);
 CREATE INDEX nodes_owner ON nodes(owner_id) WHERE owner_id IS NOT NULL;
-CREATE INDEX nodes_storage ON nodes(storage_id);
 CREATE VIRTUAL TABLE search_fts USING fts5(name, body, tokenize = 'trigram');
 CREATE TABLE sync_runs (
   id INTEGER PRIMARY KEY,
