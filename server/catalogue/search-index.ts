@@ -9,10 +9,12 @@
 import type { Db } from '../db';
 
 const SLICE = 500;
+const QUIET_MS = 300;
 
 export class SearchIndexer {
   private from = Number.POSITIVE_INFINITY;
   private running: Promise<void> | null = null;
+  private lastKick = 0;
   private s;
 
   constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
@@ -28,6 +30,7 @@ export class SearchIndexer {
   /** Nodes from id `fromId` up may be missing from the index: schedule a pass. */
   kick(fromId = 0): void {
     this.from = Math.min(this.from, fromId);
+    this.lastKick = Date.now();
     if (!this.running) this.running = this.pass().finally(() => (this.running = null));
   }
 
@@ -37,7 +40,9 @@ export class SearchIndexer {
   }
 
   private async pass(): Promise<void> {
-    await new Promise((r) => setTimeout(r, 50));
+    // Let a running sync finish its batches first: index once the kicks pause.
+    do await new Promise((r) => setTimeout(r, QUIET_MS));
+    while (Date.now() - this.lastKick < QUIET_MS);
     while (Number.isFinite(this.from)) {
       let at = this.from;
       this.from = Number.POSITIVE_INFINITY;
