@@ -29,11 +29,18 @@ interface Live {
 /** The spec's Sync run, plus `seen` and whether the tombstone guard held back the delete pass. */
 export type SyncRunView = Omit<SyncRunsTable, 'id' | 'guard_tripped'> & { id: number; guard_tripped: boolean };
 
+interface FolderCheck {
+  at: number;
+  /** Entries the folder had at its last check (sets how long a check stays fresh). */
+  size: number;
+  p: Promise<void>;
+}
+
 const offlineCodes = new Set(['storage_unreachable', 'storage_unavailable', 'timeout']);
 
 export class Syncer {
   private live = new Map<number, Live>();
-  private folderChecks = new Map<string, { at: number; p: Promise<void> }>();
+  private folderChecks = new Map<string, FolderCheck>();
   private paused = false;
 
   constructor(
@@ -102,12 +109,12 @@ export class Syncer {
     const key = `${id}:${dir}`;
     const now = Date.now();
     let entry = this.folderChecks.get(key);
-    // A big folder costs a full backend listing to check: the bigger, the longer a check stays fresh.
-    const size = (this.db.sqlite.prepare('SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND dir = ?').get(id, dir) as { n: number }).n;
-    const staleMs = Math.min(FOLDER_STALE_MS * Math.max(1, Math.ceil(size / 1000)), 10 * 60_000);
+    // A big folder costs a full backend listing to check: the bigger it was last time, the longer a check stays fresh.
+    const staleMs = entry ? Math.min(FOLDER_STALE_MS * Math.max(1, Math.ceil(entry.size / 1000)), 10 * 60_000) : 0;
     if (!entry || now - entry.at > staleMs) {
-      const p = this.checkFolder(id, dir);
-      entry = { at: now, p };
+      const check: FolderCheck = { at: now, size: entry?.size ?? 0, p: Promise.resolve() };
+      check.p = this.checkFolder(id, dir).then((n) => void (check.size = n));
+      entry = check;
       this.folderChecks.set(key, entry);
       if (this.folderChecks.size > 10_000) this.folderChecks.clear();
     }
@@ -164,24 +171,28 @@ export class Syncer {
   }
 
   private revalidateNow(id: number, dir: string): Promise<void> {
-    const p = this.checkFolder(id, dir);
-    this.folderChecks.set(`${id}:${dir}`, { at: Date.now(), p });
-    return p;
+    const check: FolderCheck = { at: Date.now(), size: this.folderChecks.get(`${id}:${dir}`)?.size ?? 0, p: Promise.resolve() };
+    check.p = this.checkFolder(id, dir).then((n) => void (check.size = n));
+    this.folderChecks.set(`${id}:${dir}`, check);
+    return check.p;
   }
 
-  private async checkFolder(id: number, dir: string): Promise<void> {
+  /** Revalidates one folder; resolves with its number of entries (0 when it could not be listed). */
+  private async checkFolder(id: number, dir: string): Promise<number> {
     try {
       const driver = await this.driverFor(id);
-      await this.engine.folder(id, driver, dir);
+      const counts = await this.engine.folder(id, driver, dir);
       this.online(id);
+      return counts.seen;
     } catch (e) {
       // A folder deleted meanwhile is removed by the parent's revalidation; only outages mark the storage.
       if (isAppError(e) && e.code === 'not_found') {
         const parent = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
         if (dir !== '') void this.revalidateNow(id, parent);
-        return;
+        return 0;
       }
       this.offline(id, e);
+      return 0;
     }
   }
 
