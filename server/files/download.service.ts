@@ -23,6 +23,8 @@ export interface RawFile {
   mime: string;
   /** Opens the bytes of `span` (the whole file without one). */
   open(span?: Span, signal?: AbortSignal): Promise<Readable>;
+  /** The contained real path when the storage is a local disk (fast send path), else undefined. */
+  localPath?: string;
 }
 
 export class DownloadService {
@@ -43,6 +45,7 @@ export class DownloadService {
       etag: raw.startsWith('"') ? raw : `"${raw}"`,
       mime: e.mime ?? mimeOf(baseName(rel)),
       open: (span, signal) => driver.read(rel, span ? { start: span.start, end: span.end } : undefined, signal),
+      localPath: driver.localPath ? await driver.localPath(rel) : undefined,
     };
   }
 }

@@ -4,6 +4,7 @@
  * conditional requests, multipart/byteranges).
  */
 import Router from '@koa/router';
+import { sendLocalRange } from '../send-local';
 import { AppError } from '../../errors';
 import { byteranges, contentDisposition, ifRangeAllows, notModified, planRange, type Files } from '../../files';
 import { requireUser } from '../middlewares/auth';
@@ -44,6 +45,18 @@ export const filesDoor = async (ctx: Ctx, next: () => Promise<unknown>) => {
   ctx.state.door = 'files';
   await next();
 };
+
+/** Local files go out through the buffer-reusing sender; Koa steps aside for that response. */
+async function sendLocal(ctx: Ctx, path: string, start: number, end: number): Promise<void> {
+  ctx.respond = false;
+  ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
+  try {
+    await sendLocalRange(ctx.res, path, start, end);
+    ctx.res.end();
+  } catch {
+    ctx.res.destroy();
+  }
+}
 
 export function filesRoutes(d: { files: Files }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
@@ -91,7 +104,9 @@ export function filesRoutes(d: { files: Files }): Router<AppState> {
       ctx.status = 200;
       ctx.type = f.mime;
       ctx.length = f.size;
-      if (!head) ctx.body = await f.open(undefined, abort.signal);
+      if (head) return;
+      if (f.localPath && f.size > 0) return sendLocal(ctx, f.localPath, 0, f.size - 1);
+      ctx.body = await f.open(undefined, abort.signal);
       return;
     }
     ctx.status = 206;
@@ -100,7 +115,9 @@ export function filesRoutes(d: { files: Files }): Router<AppState> {
       ctx.type = f.mime;
       ctx.set('Content-Range', `bytes ${s.start}-${s.end}/${f.size}`);
       ctx.length = s.end - s.start + 1;
-      if (!head) ctx.body = await f.open(s, abort.signal);
+      if (head) return;
+      if (f.localPath) return sendLocal(ctx, f.localPath, s.start, s.end);
+      ctx.body = await f.open(s, abort.signal);
       return;
     }
     const multi = byteranges(f, plan.spans, abort.signal);
