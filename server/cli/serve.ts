@@ -11,6 +11,8 @@ file (SERVICE_CONFIG); see the README's configuration table.`;
 
 export async function serveCommand(argv: string[], config: Config): Promise<number> {
   parse(argv, {}, USAGE);
+  // One stray promise must not take every user's session down with it: log it and keep serving.
+  process.on('unhandledRejection', (e) => console.error('unhandled rejection (kept running):', e));
   const server = await startServer(config);
   return new Promise((resolve) => {
     let stopping = false;

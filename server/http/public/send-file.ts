@@ -6,7 +6,6 @@
  * honoured only for passive types, and every file carries a sandboxing CSP so
  * nothing served through a link runs in this origin.
  */
-import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { contentDisposition, planRange } from '../../files';
 import { mimeOf } from '../../catalogue';
@@ -15,6 +14,7 @@ import type { SharesService, ShareRow } from '../../shares';
 import type { Entry, StorageDriver } from '../../storage';
 import type { Ctx } from '../context';
 import { publicHeaders } from './page';
+import { sendLocal } from '../send-local';
 
 const PASSIVE_INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|video\/[\w.+-]+|audio\/[\w.+-]+|application\/pdf|text\/plain)$/;
 /** No script, no plugin, no form: a shared file can show itself and nothing more. */
@@ -55,6 +55,17 @@ export async function sendSharedFile(ctx: Ctx, shares: SharesService, f: ServeFi
       return;
     }
     const span = plan.kind === 'partial' ? plan.spans[0] : undefined;
+    if (f.driver.localPath) {
+      const path = await f.driver.localPath(f.rel);
+      ctx.status = span ? 206 : 200;
+      ctx.length = span ? span.end - span.start + 1 : f.entry.size;
+      if (span) ctx.set('Content-Range', `bytes ${span.start}-${span.end}/${f.entry.size}`);
+      fileHeaders(ctx, f.name, inline ? mime : attachmentType(mime), inline);
+      ctx.set('Accept-Ranges', capped ? 'none' : 'bytes');
+      // A serve that failed before its first byte gives the slot back.
+      if ((await sendLocal(ctx, path, span?.start ?? 0, span?.end ?? f.entry.size - 1)) === 0 && f.entry.size > 0) shares.releaseDownload(f.share);
+      return;
+    }
     const abort = new AbortController();
     ctx.res.once('close', () => abort.abort());
     body = await f.driver.read(f.rel, span, abort.signal);
@@ -71,13 +82,12 @@ export async function sendSharedFile(ctx: Ctx, shares: SharesService, f: ServeFi
 }
 
 /** Sends a cached archive file (counted like any download). */
-export function sendZipFile(ctx: Ctx, shares: SharesService, share: ShareRow, file: string, size: number, name: string): void {
+export async function sendZipFile(ctx: Ctx, shares: SharesService, share: ShareRow, file: string, size: number, name: string): Promise<void> {
   shares.claimDownload(share);
-  const body = createReadStream(file, { highWaterMark: 1 << 20 });
   ctx.status = 200;
   ctx.length = size;
   fileHeaders(ctx, name, 'application/zip', false);
-  sendCounted(ctx, shares, share, body);
+  if ((await sendLocal(ctx, file, 0, size - 1)) === 0 && size > 0) shares.releaseDownload(share);
 }
 
 /** Headers of a file response: disposition, type, no caching by shared caches, the sandbox CSP (not on PDF, which browsers refuse to show sandboxed). */

@@ -4,7 +4,7 @@
  * conditional requests, multipart/byteranges).
  */
 import Router from '@koa/router';
-import { sendLocalRange } from '../send-local';
+import { sendLocal } from '../send-local';
 import { AppError } from '../../errors';
 import { byteranges, contentDisposition, ifRangeAllows, notModified, planRange, type Files } from '../../files';
 import { requireUser } from '../middlewares/auth';
@@ -45,18 +45,6 @@ export const filesDoor = async (ctx: Ctx, next: () => Promise<unknown>) => {
   ctx.state.door = 'files';
   await next();
 };
-
-/** Local files go out through the buffer-reusing sender; Koa steps aside for that response. */
-async function sendLocal(ctx: Ctx, path: string, start: number, end: number): Promise<void> {
-  ctx.respond = false;
-  ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
-  try {
-    await sendLocalRange(ctx.res, path, start, end);
-    ctx.res.end();
-  } catch {
-    ctx.res.destroy();
-  }
-}
 
 export function filesRoutes(d: { files: Files }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
@@ -105,7 +93,7 @@ export function filesRoutes(d: { files: Files }): Router<AppState> {
       ctx.type = f.mime;
       ctx.length = f.size;
       if (head) return;
-      if (f.localPath && f.size > 0) return sendLocal(ctx, f.localPath, 0, f.size - 1);
+      if (f.localPath) return void (await sendLocal(ctx, f.localPath, 0, f.size - 1));
       ctx.body = await f.open(undefined, abort.signal);
       return;
     }
@@ -116,7 +104,7 @@ export function filesRoutes(d: { files: Files }): Router<AppState> {
       ctx.set('Content-Range', `bytes ${s.start}-${s.end}/${f.size}`);
       ctx.length = s.end - s.start + 1;
       if (head) return;
-      if (f.localPath) return sendLocal(ctx, f.localPath, s.start, s.end);
+      if (f.localPath) return void (await sendLocal(ctx, f.localPath, s.start, s.end));
       ctx.body = await f.open(s, abort.signal);
       return;
     }
