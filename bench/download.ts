@@ -8,12 +8,10 @@
  *   node --import tsx bench/download.ts        (BENCH_RUNS=5, BENCH_MIB=2048)
  */
 import { execFileSync } from 'node:child_process';
-import { createCipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ensureBuilt, median, startNginx, startService, table, type Service } from './lib';
+import { ensureBuilt, median, startNginx, startService, table, type Service, noise } from './lib';
 import { tempDir } from '../test/helpers/tools';
 
 const MiB = 1024 * 1024;
@@ -21,21 +19,6 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BYTES = Number(process.env.BENCH_MIB ?? 2048) * MiB;
 const ADMIN = { email: 'bench@example.test', password: 'bench-password-1' };
 
-/** Incompressible bytes without holding them in memory (AES-CTR over zeros). */
-export function noise(bytes: number): Readable {
-  const cipher = createCipheriv('aes-128-ctr', randomBytes(16), randomBytes(16));
-  const zeros = Buffer.alloc(MiB);
-  let left = bytes;
-  return new Readable({
-    highWaterMark: MiB,
-    read() {
-      if (left === 0) return void this.push(null);
-      const n = Math.min(left, MiB);
-      left -= n;
-      this.push(cipher.update(zeros.subarray(0, n)));
-    },
-  });
-}
 
 /** Signs in and mounts `dir` as storage `name`; returns the bearer token. */
 export async function mount(svc: Service, name: string, dir: string): Promise<string> {

@@ -8,6 +8,8 @@ import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { Readable } from 'node:stream';
+import { createCipheriv, randomBytes } from 'node:crypto';
 
 export const root = new URL('..', import.meta.url).pathname;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -113,4 +115,22 @@ export async function cannon(url: string, o: { connections: number; seconds: num
   const autocannon = (await import('autocannon')).default as unknown as (opts: object) => Promise<any>;
   const r = await autocannon({ url, connections: o.connections, duration: o.seconds, headers: o.headers ?? {}, pipelining: 1 });
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+const MiB = 1 << 20;
+
+/** Incompressible bytes made on the fly (AES-CTR over zeros), never held in memory. */
+export function noise(bytes: number): Readable {
+  const cipher = createCipheriv('aes-128-ctr', randomBytes(16), randomBytes(16));
+  const zeros = Buffer.alloc(MiB);
+  let left = bytes;
+  return new Readable({
+    highWaterMark: MiB,
+    read() {
+      if (left === 0) return void this.push(null);
+      const n = Math.min(left, MiB);
+      left -= n;
+      this.push(cipher.update(zeros.subarray(0, n)));
+    },
+  });
 }

@@ -10,12 +10,10 @@
  * The objects are placed in s3rver's data dir directly (PUTs cost ~10 ms each
  * there); the walks go through the S3 API like any sync.
  */
-import { createCipheriv, randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import type { S3Driver } from '../server/storage/drivers/s3';
 import { createS3Driver } from '../server/storage/drivers/s3/factory';
 import { countS3Commands, seedObjects, startS3rver, s3rverConfig } from '../test/helpers/s3rver';
-import { table } from './lib';
+import { table, noise } from './lib';
 
 const MiB = 1024 * 1024;
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 10_000);
@@ -47,21 +45,6 @@ async function walkByFolder(driver: S3Driver, dir: string): Promise<number> {
   return n;
 }
 
-/** Incompressible bytes made on the fly (AES-CTR over zeros), never held in memory. */
-function noise(bytes: number): Readable {
-  const cipher = createCipheriv('aes-128-ctr', randomBytes(16), randomBytes(16));
-  const zeros = Buffer.alloc(MiB);
-  let left = bytes;
-  return new Readable({
-    highWaterMark: MiB,
-    read() {
-      if (left === 0) return void this.push(null);
-      const n = Math.min(left, MiB);
-      left -= n;
-      this.push(cipher.update(zeros.subarray(0, n)));
-    },
-  });
-}
 
 async function main(): Promise<void> {
   const server = await startS3rver({ bucket: 'bench' });

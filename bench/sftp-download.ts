@@ -11,35 +11,18 @@
  *   node --import tsx bench/sftp-download.ts        (BENCH_RUNS=5, BENCH_MIB=1024)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createCipheriv, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createSftpDriver } from '../server/storage/drivers/sftp';
 import { startSshd, type SshdServer } from '../test/helpers/sshd';
-import { median, table } from './lib';
+import { median, table, noise } from './lib';
 import { tempDir } from '../test/helpers/tools';
 
 const MiB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 
-/** Incompressible bytes without holding them in memory (AES-CTR over zeros). */
-function noise(bytes: number): Readable {
-  const cipher = createCipheriv('aes-128-ctr', randomBytes(16), randomBytes(16));
-  const zeros = Buffer.alloc(MiB);
-  let left = bytes;
-  return new Readable({
-    highWaterMark: MiB,
-    read() {
-      if (left === 0) return void this.push(null);
-      const n = Math.min(left, MiB);
-      left -= n;
-      this.push(cipher.update(zeros.subarray(0, n)));
-    },
-  });
-}
 
 async function driverDownload(server: SshdServer, root: string, stateDir: string): Promise<number> {
   const driver = await createSftpDriver({ host: server.host, port: server.port, user: server.user, private_key: server.clientKey, root }, stateDir);

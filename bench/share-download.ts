@@ -13,7 +13,8 @@ import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { get } from 'node:http';
-import { adminEnv, curl, mount, noise } from './download';
+import { adminEnv, curl, mount } from './download';
+import { noise } from './lib';
 import { ensureBuilt, median, startService, table, type Service } from './lib';
 import { tempDir } from '../test/helpers/tools';
 
