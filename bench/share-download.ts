@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { get } from 'node:http';
 import { adminEnv, curl, mount } from './download';
-import { noise } from './lib';
-import { ensureBuilt, median, startService, table, type Service } from './lib';
+import { ensureBuilt, median, noise, startService, table, type Service } from './lib';
 import { tempDir } from '../test/helpers/tools';
 
 const MiB = 1024 * 1024;

@@ -13,9 +13,8 @@ import { chmodSync, createReadStream, createWriteStream, mkdirSync, rmSync } fro
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { ensureBuilt, median, startNginx, startService, table } from './lib';
+import { ensureBuilt, median, noise, startNginx, startService, table } from './lib';
 import { adminEnv, curl, mount, withRss } from './download';
-import { noise } from './lib';
 import { tempDir } from '../test/helpers/tools';
 
 const MiB = 1024 * 1024;
