@@ -113,7 +113,8 @@ export class SyncEngine {
       this.db.sqlite.prepare('UPDATE sync_runs SET guard_tripped = 1, message = ? WHERE id = ?').run(`saw ${seen.size} of ${base} entries: delete pass skipped`, runId);
       return counts;
     }
-    counts.removed = await this.deleteUnseen(storageId, seen, failedDirs);
+    // A first sync of an empty catalogue has nothing to tombstone.
+    if (prevCount > 0) counts.removed = await this.deleteUnseen(storageId, seen, failedDirs);
     return counts;
   }
 
