@@ -1,8 +1,8 @@
 /**
  * Worker side of the local driver's flat walk. A sync walker (readdirSync +
  * statSync, ~2 µs a call against ~30 µs for async) runs here so the event
- * loop stays free; entries go back in batches, one batch in flight at a time
- * beyond the one being consumed, so memory stays flat for a million files.
+ * loop stays free; entries go back in batches, at most a few in flight beyond
+ * the one being consumed, so memory stays flat for a million files.
  *
  * workerData: { rootReal, start }. Messages out: { entries } | { done } | { error }.
  * Messages in: 'more' after each batch.
@@ -10,11 +10,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { once } from 'node:events';
 import { isInternalName } from '../../../lib/paths';
 import type { WalkEntry } from '../../types';
 
 const BATCH = 1000;
+const AHEAD = 4;
 const { rootReal, start } = workerData as { rootReal: string; start: string };
 const inside = (real: string) => real === rootReal || real.startsWith(rootReal + sep);
 
@@ -67,6 +67,13 @@ function* walk(): Generator<WalkEntry> {
 async function main(): Promise<void> {
   const port = parentPort!;
   const it = walk();
+  // Up to AHEAD batches in flight, so the walk overlaps the consumer's database work; each 'more' frees one.
+  let credits = AHEAD;
+  let wake: (() => void) | null = null;
+  port.on('message', () => {
+    credits++;
+    wake?.();
+  });
   try {
     for (;;) {
       const entries: WalkEntry[] = [];
@@ -78,7 +85,9 @@ async function main(): Promise<void> {
       }
       if (entries.length) {
         port.postMessage({ entries });
-        await once(port, 'message');
+        credits--;
+        while (credits <= 0) await new Promise<void>((res) => (wake = res));
+        wake = null;
       }
       if (r.done) break;
     }
