@@ -55,6 +55,8 @@ export class SettingsStore {
   private read;
   private write;
   private listeners = new Set<(key: SettingKey) => void>();
+  /** This module is the only writer of its rows, so reads are served from memory after the first. */
+  private cache = new Map<SettingKey, unknown>();
 
   constructor(db: Db) {
     this.read = db.sqlite.prepare('SELECT value FROM settings WHERE key = ?');
@@ -65,6 +67,13 @@ export class SettingsStore {
 
   /** The stored value, or the default when the row is missing or no longer passes its check. */
   get<K extends SettingKey>(key: K): SettingValues[K] {
+    if (this.cache.has(key)) return this.cache.get(key) as SettingValues[K];
+    const v = this.load(key);
+    this.cache.set(key, v);
+    return v;
+  }
+
+  private load<K extends SettingKey>(key: K): SettingValues[K] {
     const d = SETTINGS[key] as Def<SettingValues[K]>;
     const row = this.read.get(key) as { value: string } | undefined;
     if (!row) return d.default;
@@ -80,6 +89,7 @@ export class SettingsStore {
   set<K extends SettingKey>(key: K, value: SettingValues[K]): void {
     this.check(key, value);
     this.write.run(key, JSON.stringify(value), new Date().toISOString());
+    this.cache.delete(key);
     for (const fn of this.listeners) fn(key);
   }
 
