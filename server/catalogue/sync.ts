@@ -68,7 +68,7 @@ export class SyncEngine {
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {
       insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
       count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ?'),
       ids: q('SELECT id, path, dir FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000'),
@@ -184,7 +184,7 @@ export class SyncEngine {
         if (!row) {
           const name = e.path.slice(e.path.lastIndexOf('/') + 1);
           const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
-          const { id } = this.s.insert.get(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, Math.round(e.mtime), e.etag ?? null, mime, sortKey(name), now) as { id: number };
+          const id = Number(this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, Math.round(e.mtime), e.etag ?? null, mime, sortKey(name), now).lastInsertRowid);
           if (id < minNew) minNew = id;
           seen.add(id);
           counts.added++;
