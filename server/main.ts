@@ -16,7 +16,7 @@ import { createAuth, type Auth } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
 import { createCatalogue, type Catalogue } from './catalogue';
 import { seedDefaultStorage } from './catalogue/seed';
-import { createThumbs, attachThumbs, thumbCapabilities } from './thumbs';
+import { createThumbs, attachThumbs, thumbCapabilities, thumbUrl } from './thumbs';
 import { createArchives } from './archives';
 import { createFiles, NEWDOC_TYPES } from './files';
 import { createUploads } from './uploads';
@@ -51,7 +51,7 @@ import { webhookRoutes } from './http/routes/protection-webhooks.routes';
 import { trashRoutes } from './http/routes/trash.routes';
 import { versionsRoutes } from './http/routes/versions.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
-import { uiPath } from './lib/paths';
+import { parentRel, uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
 import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
@@ -129,7 +129,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const thumbs = createThumbs({ db, catalogue, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
     attachThumbs(thumbs, queue, catalogue);
     const archives = createArchives({ db, catalogue, queue, maxArchiveBytes: config.maxArchiveBytes });
-    const files = createFiles({ db, bus, catalogue, queue });
+    const files = createFiles({ db, bus, catalogue, queue, thumbUrl: (id) => thumbUrl(id) });
+    // A thumbnail that became ready changes what its folder's listing shows (and open browsers refresh).
+    thumbs.onReady((n) => void bus.emit('folder.changed', { storage_id: n.storage_id, folder: parentRel(n.path), kind: 'updated', path: n.path, name: n.name }));
     const uploads = createUploads({ db, catalogue, auth, stagingDir: dirs.staging, limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl } });
     files.verbs.useGuards(protection);
     uploads.useBeforeOverwrite((storageId, rel, actor) => protection.versions.snapshotBeforeOverwrite(storageId, rel, actor));

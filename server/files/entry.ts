@@ -18,6 +18,18 @@ export const isoOf = (mtime: number): string => new Date(Math.round(mtime)).toIS
  * SQL expression (over a `nodes` row) yielding one entry as JSON text. `?` is
  * bound to the caller's level (`perm`). `mime` and `etag` appear on files only.
  */
+/**
+ * SQLite cannot sign: ready thumbnails leave `THUMB_MARK<id>` in the JSON and
+ * `stampThumbs` swaps each for its signed URL (one pass over the page text).
+ */
+export const THUMB_MARK = '/api/files/thumb/';
+const MARKED = /"\/api\/files\/thumb\/(\d+)"/g;
+
+/** Replaces every unsigned thumbnail mark in `json` with `stamp(id)`. */
+export function stampThumbs(json: string, stamp: ((id: number) => string) | undefined): string {
+  return stamp ? json.replace(MARKED, (_, id: string) => JSON.stringify(stamp(Number(id)))) : json;
+}
+
 export const ENTRY_JSON_SQL = `CASE WHEN type = 'dir' THEN json_object(
     'id', id, 'name', name, 'type', 'dir', 'size', 0,
     'modified', strftime('%Y-%m-%dT%H:%M:%fZ', mtime / 1000.0, 'unixepoch'),
@@ -30,7 +42,7 @@ export const ENTRY_JSON_SQL = `CASE WHEN type = 'dir' THEN json_object(
     'etag', COALESCE(etag, printf('"%x-%x"', size, mtime)),
     'is_image', json(CASE WHEN mime LIKE 'image/%' THEN 'true' ELSE 'false' END),
     'is_video', json(CASE WHEN mime LIKE 'video/%' THEN 'true' ELSE 'false' END),
-    'thumb_url', '', 'locked', json('false'), 'lock', NULL,
+    'thumb_url', CASE WHEN thumb_state = 'ready' THEN '${THUMB_MARK}' || id ELSE '' END, 'locked', json('false'), 'lock', NULL,
     'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm) END`;
 
 export interface FileEntry {

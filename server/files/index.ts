@@ -23,16 +23,17 @@ export { presentNode, etagOf, type FileEntry } from './entry';
 export { TRANSFER_JOB } from './transfer';
 export type { SortField } from './listing.repo';
 
-export function createFiles(d: { db: Db; bus: EventBus; catalogue: Catalogue; queue: JobQueue }) {
+/** `thumbUrl` signs the `thumb_url` of listing and search rows (the thumbnails module's stamp). */
+export function createFiles(d: { db: Db; bus: EventBus; catalogue: Catalogue; queue: JobQueue; thumbUrl?: (id: number) => string }) {
   const transfer = new Transfer(d.catalogue);
   d.queue.register<TransferPayload>(TRANSFER_JOB, (ctx) => transfer.run(ctx), { concurrency: 2, maxAttempts: 1 });
-  const listing = new ListingService(d.catalogue, new ListingRepo(d.db));
+  const listing = new ListingService(d.catalogue, new ListingRepo(d.db), d.thumbUrl);
   d.bus.on('folder.changed', (e) => listing.folderChanged(e.storage_id, e.folder, e.kind));
   return {
     listing,
     download: new DownloadService(d.catalogue),
     verbs: new VerbsService(d.catalogue, d.queue),
-    search: new SearchService(d.db, d.catalogue),
+    search: new SearchService(d.db, d.catalogue, d.thumbUrl),
   };
 }
 

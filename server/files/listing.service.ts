@@ -5,6 +5,7 @@
  * storages. Pages come as pre-serialised JSON (see ListingRepo), cached until
  * the folder changes (see PageCache).
  */
+import { stampThumbs } from './entry';
 import type { Principal } from '../auth';
 import type { Catalogue, Level } from '../catalogue';
 import { AppError } from '../errors';
@@ -34,11 +35,14 @@ export interface Listing {
 
 /** How long a listing of a never-seen folder waits for its first revalidation. */
 const FIRST_LOOK_MS = 300;
+/** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
+const STAMP_EPOCH_MS = 3_600_000;
 
 export class ListingService {
   private cache = new PageCache<{ body: Buffer; bytes: number }>();
 
-  constructor(private cat: Catalogue, private repo: ListingRepo) {}
+  /** `stamp` signs thumbnail URLs (from the thumbnails module); without it `thumb_url` stays a bare path. */
+  constructor(private cat: Catalogue, private repo: ListingRepo, private stamp?: (id: number) => string) {}
 
   /** Feeds the page cache: call for every `folder.changed` event (removals and moves are structural). */
   folderChanged(storageId: number, folder: string, kind: string): void {
@@ -61,14 +65,14 @@ export class ListingService {
     }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status]);
+    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, Math.floor(Date.now() / STAMP_EPOCH_MS)]);
     const hit = this.cache.get(storage.id, rel, key);
     if (hit) return hit.body;
     const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
     const body = Buffer.from(listingJson({
       path: uiPath(storage.name, rel),
-      entriesJson: page.json,
+      entriesJson: stampThumbs(page.json, this.stamp),
       total: page.total,
       storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only, offline: storage.status === 'offline' },
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,

@@ -9,7 +9,7 @@ import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
-import { ENTRY_JSON_SQL } from './entry';
+import { ENTRY_JSON_SQL, stampThumbs } from './entry';
 
 export interface SearchInput {
   q: string;
@@ -34,7 +34,7 @@ export interface SearchResult {
 }
 
 export class SearchService {
-  constructor(private db: Db, private cat: Catalogue) {}
+  constructor(private db: Db, private cat: Catalogue, private stamp?: (id: number) => string) {}
 
   /** Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see. */
   search(p: Principal, s: SearchInput): SearchResult {
@@ -88,6 +88,6 @@ export class SearchService {
       .all({ ...args, limit: s.limit }) as Array<[string, string, string]>;
     const total = this.db.sqlite.prepare(from.replace('%COLS%', 'count(*)')).pluck().get(args) as number;
     const entriesJson = '[' + rows.map(([json, storage, path]) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}}`).join(',') + ']';
-    return { ...empty, entriesJson, total };
+    return { ...empty, entriesJson: stampThumbs(entriesJson, this.stamp), total };
   }
 }

@@ -60,6 +60,13 @@ export interface BackfillSummary {
 export class ThumbService {
   readonly repo: ThumbsRepo;
 
+  private readyListeners: Array<(node: ThumbNode) => void> = [];
+
+  /** Called after a thumbnail became ready (listings of its folder must show the new URL). */
+  onReady(fn: (node: ThumbNode) => void): void {
+    this.readyListeners.push(fn);
+  }
+
   constructor(
     db: Db,
     private catalogue: Pick<Catalogue, 'driverFor'>,
@@ -106,6 +113,7 @@ export class ThumbService {
       await rm(workDir, { recursive: true, force: true });
     }
     this.repo.finish(id, state, error, node);
+    if (state === 'ready') for (const fn of this.readyListeners) fn(node);
     this.log.debug(`thumbnail ${id} ${state}${error ? `: ${error}` : ''} (${counter.bytes} bytes read)`);
     return { id, state, ...(error ? { error } : {}), bytes_read: counter.bytes };
   }
