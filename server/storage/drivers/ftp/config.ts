@@ -4,7 +4,8 @@
  */
 import { isIP } from 'node:net';
 import type { DriverField } from '../../types';
-import { int, remoteRoot, str, timeoutMs, tlsTrust, withAliases, type Config, type Problem, type TlsTrust } from '../webdav/remote-options';
+import { parseRemoteConfig, rootField, trustFields, type RemoteCommon } from '../remote/config';
+import { int, str, type Config, type Problem } from '../remote/options';
 
 export type FtpSecure = 'explicit' | 'implicit' | 'off';
 const SECURE_MODES: FtpSecure[] = ['explicit', 'implicit', 'off'];
@@ -21,23 +22,14 @@ export const FTP_FIELDS: DriverField[] = [
     key: 'secure', type: 'select', options: SECURE_MODES, default: 'explicit', label: 'Encryption', i18n_key: 'storage.ftp.secure',
     help: 'explicit: AUTH TLS on the normal port (FTPES); implicit: TLS from the first byte (FTPS, port 990); off: plain FTP.',
   },
-  {
-    key: 'root', type: 'string', required: true, root: true, label: 'Folder', i18n_key: 'storage.ftp.root',
-    placeholder: '/shared/team', aliases: ['base_path', 'remote_path'],
-    help: 'Sub-folder that becomes the storage root; a relative path starts at the login folder. Created when missing.',
-  },
-  {
-    key: 'tls_fingerprint', type: 'string', label: 'Pinned certificate (SHA-256)', i18n_key: 'storage.ftp.tls_fingerprint',
-    placeholder: 'AB:CD:…', help: 'Trust exactly this certificate instead of the system authorities.',
-  },
-  {
-    key: 'allow_self_signed', type: 'bool', default: false, label: 'Accept any self-signed certificate',
-    i18n_key: 'storage.ftp.allow_self_signed', help: 'Insecure: prefer pinning the fingerprint.',
-  },
-  { key: 'timeout_s', type: 'int', default: 30, label: 'Timeout (seconds)', i18n_key: 'storage.ftp.timeout_s' },
+  rootField(
+    'ftp', '/shared/team',
+    'Sub-folder that becomes the storage root; a relative path starts at the login folder. Created when missing.',
+  ),
+  ...trustFields('ftp'),
 ];
 
-export interface FtpConfig {
+export interface FtpConfig extends RemoteCommon {
   host: string;
   port: number;
   user: string;
@@ -45,8 +37,6 @@ export interface FtpConfig {
   secure: FtpSecure;
   /** Absolute (`/a/b`) or relative to the login folder (`a/b`). */
   root: string;
-  trust: TlsTrust;
-  timeoutMs: number;
 }
 
 /** `secure` as a mode; booleans and their spellings are accepted too (true = explicit, false = off). */
@@ -61,33 +51,21 @@ function secureMode(raw: unknown): FtpSecure | null {
 
 /** Reads and checks the config; every problem is listed, not just the first. */
 export function parseFtpConfig(input: Config): { config: FtpConfig } | { problems: Problem[] } {
-  const c = withAliases(input, FTP_FIELDS);
-  const problems: Problem[] = [];
-  const host = str(c, 'host');
-  if (!host || (!isIP(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host)))
-    problems.push({ field: 'host', message: 'must be a host name or an IP address' });
-  const secure = secureMode(c.secure);
-  if (!secure) problems.push({ field: 'secure', message: `must be one of ${SECURE_MODES.join(', ')}` });
-  const port = int(c, 'port', secure === 'implicit' ? 990 : 21);
-  if (!(port >= 1 && port <= 65535)) problems.push({ field: 'port', message: 'must be an integer between 1 and 65535' });
-  const root = remoteRoot(str(c, 'root'));
-  if ('problem' in root) problems.push({ field: 'root', message: root.problem });
-  const timeout = timeoutMs(c);
-  if ('problem' in timeout) problems.push({ field: 'timeout_s', message: timeout.problem });
-  const trust = tlsTrust(c);
-  if ('problem' in trust) problems.push(trust.problem);
-  if (problems.length > 0 || !host || !secure || 'problem' in root || 'problem' in timeout || 'problem' in trust)
-    return { problems };
-  return {
-    config: {
+  return parseRemoteConfig(input, FTP_FIELDS, (c, problems) => {
+    const host = str(c, 'host');
+    if (!host || (!isIP(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host)))
+      problems.push({ field: 'host', message: 'must be a host name or an IP address' });
+    const secure = secureMode(c.secure);
+    if (!secure) problems.push({ field: 'secure', message: `must be one of ${SECURE_MODES.join(', ')}` });
+    const port = int(c, 'port', secure === 'implicit' ? 990 : 21);
+    if (!(port >= 1 && port <= 65535)) problems.push({ field: 'port', message: 'must be an integer between 1 and 65535' });
+    if (problems.length > 0 || !host || !secure) return undefined;
+    return {
       host,
       port,
       user: str(c, 'user') ?? 'anonymous',
       password: typeof c.password === 'string' ? c.password : '',
       secure,
-      root: root.root,
-      trust: trust.trust,
-      timeoutMs: timeout.ms,
-    },
-  };
+    };
+  });
 }

@@ -8,8 +8,8 @@ import { TLSSocket, type ConnectionOptions } from 'node:tls';
 import { isIP } from 'node:net';
 import { Client, type FTPContext } from 'basic-ftp';
 import type { FtpConfig } from './config';
-import { enforcePin, pinError, tlsConnectOptions, type TlsTrust } from '../webdav/remote-options';
-import { unreachable } from '../webdav/remote-errors';
+import { enforcePin, pinError, tlsConnectOptions, type TlsTrust } from '../remote/options';
+import { unreachable } from '../remote/errors';
 
 /** Logs in and applies binary mode, UTF-8 and (with TLS) a protected data channel. */
 export async function openSession(cfg: FtpConfig): Promise<Client> {

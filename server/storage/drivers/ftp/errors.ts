@@ -5,7 +5,7 @@
  */
 import { FTPError } from 'basic-ftp';
 import { AppError, isAppError } from '../../../errors';
-import { isProgrammingError, messageOf, unreachable } from '../webdav/remote-errors';
+import { isProgrammingError, messageOf, unreachable } from '../remote/errors';
 
 /** The FTP reply code of a server refusal, if `e` is one. */
 export const replyCode = (e: unknown): number | undefined => (e instanceof FTPError ? e.code : undefined);

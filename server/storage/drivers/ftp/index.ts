@@ -4,7 +4,7 @@
  * most NAS). Keys: docs/drivers/ftp.md.
  */
 import type { DriverModule } from '../../types';
-import { invalidConfig } from '../webdav/remote-errors';
+import { invalidConfig } from '../remote/errors';
 import { FTP_FIELDS, parseFtpConfig } from './config';
 
 export const ftpDriver: DriverModule = {

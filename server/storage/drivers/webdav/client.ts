@@ -15,10 +15,10 @@ import { baseName, parentRel, TEMP_PREFIX } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WriteOptions } from '../../types';
 import type { WebdavConfig } from './config';
 import { davError, releaseBody, statusOf } from './errors';
-import { errorCode } from './remote-errors';
-import { enforcePin, tlsConnectOptions, type TlsTrust } from './remote-options';
+import { errorCode } from '../remote/errors';
+import { enforcePin, tlsConnectOptions, type TlsTrust } from '../remote/options';
 import { stallTimer } from './stall-timer';
-import { countBytes, sliceBytes } from './streams';
+import { countBytes, sliceBytes } from '../remote/streams';
 
 /** Server-side MOVE/COPY/DELETE of a whole tree may take this many timeouts. */
 const LONG_CALL_FACTOR = 10;

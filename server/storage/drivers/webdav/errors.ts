@@ -3,7 +3,7 @@
  * codes (see storage/types.ts).
  */
 import { AppError, isAppError } from '../../../errors';
-import { isNetworkError, isProgrammingError, messageOf, unreachable } from './remote-errors';
+import { isNetworkError, isProgrammingError, messageOf, unreachable } from '../remote/errors';
 
 /** What the caller knows about why a request ended: its own timeout or the caller's signal. */
 export interface FailureContext {

@@ -4,7 +4,7 @@
  */
 import type { DriverModule } from '../../types';
 import { parseWebdavConfig, WEBDAV_FIELDS } from './config';
-import { invalidConfig } from './remote-errors';
+import { invalidConfig } from '../remote/errors';
 
 export const webdavDriver: DriverModule = {
   descriptor: {
