@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './tools';
+import { stopChild } from './servers';
 
 /** The industry-standard harmless test file (68 bytes). */
 export const EICAR = Buffer.from('X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*', 'latin1');
@@ -53,13 +54,7 @@ export async function startClamd(dir: string, o: { streamMaxLength?: string } = 
     address: `127.0.0.1:${port}`,
     port,
     proc,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-        setTimeout(() => proc.kill('SIGKILL'), 3000).unref();
-      }),
+    stop: () => stopChild(proc),
   };
 }
 

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { tempDir } from './tools';
+import { stopChild } from './servers';
 
 /** s3rver's one built-in key pair; it checks signatures against it. */
 export const S3RVER_KEY = 'S3RVER';
@@ -65,14 +66,6 @@ function launch(dir: string, port: number, bucket: string): Promise<{ child: Chi
   });
 }
 
-function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
-
 /**
  * Starts s3rver on a free loopback port (the OS picks it) with a fresh temp dir
  * and one bucket. Callers must `close()` it in teardown.
@@ -89,7 +82,7 @@ export async function startS3rver(opts: { bucket?: string } = {}): Promise<S3rve
     dir,
     pid: () => running?.pid ?? null,
     async stop() {
-      if (running) await kill(running);
+      if (running) await stopChild(running, 'SIGKILL');
       running = null;
     },
     async start() {
@@ -98,7 +91,7 @@ export async function startS3rver(opts: { bucket?: string } = {}): Promise<S3rve
       running = child;
     },
     async close() {
-      if (running) await kill(running);
+      if (running) await stopChild(running, 'SIGKILL');
       running = null;
       cleanup();
     },

@@ -6,10 +6,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort, tempDir } from './tools';
+import { waitForPort, waitForPortClosed } from './servers';
 
 export interface Smbd {
   host: string;
@@ -71,8 +71,9 @@ export async function startSmbd(): Promise<Smbd> {
   const start = async () => {
     if (child) return;
     // Own process group, so stop() also ends the per-connection children.
-    child = spawn('smbd', ['-F', '--no-process-group', '-s', conf, '-d', '0'], { stdio: 'ignore', detached: true });
-    await waitForPort(port, 10_000);
+    const started = spawn('smbd', ['-F', '--no-process-group', '-s', conf, '-d', '0'], { stdio: 'ignore', detached: true });
+    child = started;
+    await waitForPort(port, started);
   };
   const stop = async () => {
     const c = child;
@@ -96,28 +97,4 @@ export async function startSmbd(): Promise<Smbd> {
       cleanup();
     },
   };
-}
-
-const probe = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-
-async function waitForPort(port: number, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await probe(port)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`smbd did not listen on ${port}`);
-}
-
-async function waitForPortClosed(port: number, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until && (await probe(port))) await new Promise((r) => setTimeout(r, 50));
 }

@@ -6,10 +6,11 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort, tempDir } from './tools';
+import { descendants, killQuietly, stopChild } from './servers';
 
 export type HostKeyType = 'ed25519' | 'ecdsa' | 'rsa';
 
@@ -56,39 +57,6 @@ function keygen(path: string, type: HostKeyType = 'ed25519'): void {
   rmSync(`${path}.pub`, { force: true });
   execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', 'filedock-test', '-f', path]);
 }
-
-/** Every live process whose parent chain leads to `pid` (sshd's sessions call setsid, so process groups miss them). */
-function descendants(pid: number, depth = Infinity): number[] {
-  const parentOf = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // The command name may hold spaces and parens: the ppid is the 2nd field after the last ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parentOf.set(Number(name), ppid);
-    } catch {
-      // The process ended while we scanned.
-    }
-  }
-  const out: number[] = [];
-  let frontier = [pid];
-  for (let level = 0; level < depth && frontier.length > 0; level++) {
-    const next: number[] = [];
-    for (const [child, parent] of parentOf) if (frontier.includes(parent)) next.push(child);
-    out.push(...next);
-    frontier = next;
-  }
-  return out;
-}
-
-const killQuietly = (pid: number): void => {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-};
 
 /** Starts sshd; call `dispose()` in the test's `after`. */
 export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
@@ -158,9 +126,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
     const proc = child;
     if (!proc?.pid) return;
     dropSessions();
-    const exited = new Promise((r) => proc.once('exit', r));
-    killQuietly(proc.pid);
-    await exited;
+    await stopChild(proc, 'SIGKILL');
   };
 
   const publicKey = (type = hostKeyTypes[0]): string => readFileSync(`${hostKeyPath(type)}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');

@@ -5,31 +5,21 @@
  * account's. The anonymous root is root-owned (vsftpd insists) and holds a
  * writable `pub` folder owned by user `ftp`: use roots below `/pub`.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { freePort, tempDir } from './tools';
-import { selfSignedCert, stopChild, waitForPort } from './rclone-webdav';
+import { childLifecycle, descendants, killQuietly, selfSignedCert, type RestartableServer } from './servers';
 
 export type VsftpdTls = 'off' | 'explicit' | 'implicit';
 
-export interface Vsftpd {
+/** `stop()` and `crash()` also end every forked session, which would otherwise keep serving. */
+export interface Vsftpd extends RestartableServer {
   host: string;
-  port: number;
-  user: string;
-  pass: string;
   /** Host path of the anonymous root; FTP path `/pub/x` is `join(rootDir, 'pub/x')`. */
   rootDir: string;
   tls: VsftpdTls;
-  /** SHA-256 fingerprint (colon hex) of the server certificate when TLS is on. */
-  fingerprint?: string;
-  /** Stops the server and its sessions (by PID), keeping the files so `start()` can bring it back. */
-  stop(): Promise<void>;
-  /** SIGKILLs the listener and every session, like a crash: transfers break mid-way. */
-  crash(): Promise<void>;
-  start(): Promise<void>;
-  teardown(): Promise<void>;
 }
 
 const PASV_PORTS = 8;
@@ -72,7 +62,6 @@ export async function startVsftpd(opts: { tls?: VsftpdTls; denyFile?: string } =
   const confPath = join(tmp.dir, 'vsftpd.conf');
   writeFileSync(confPath, lines.join('\n') + '\n', { mode: 0o600 });
 
-  let child: ChildProcess | undefined;
   const server: Vsftpd = {
     host: '127.0.0.1',
     port,
@@ -81,49 +70,12 @@ export async function startVsftpd(opts: { tls?: VsftpdTls; denyFile?: string } =
     rootDir,
     tls,
     fingerprint: cert?.fingerprint,
-    async start() {
-      child = spawn('vsftpd', [confPath], { stdio: ['ignore', 'ignore', 'inherit'] });
-      await waitForPort(port, child);
-    },
-    async stop() {
-      killSessions(child);
-      await stopChild(child);
-      child = undefined;
-    },
-    async crash() {
-      killSessions(child);
-      await stopChild(child, 'SIGKILL');
-      child = undefined;
-    },
-    async teardown() {
-      await server.stop();
-      tmp.cleanup();
-    },
+    // vsftpd forks a process (tree) per session; stopping the listener alone leaves them serving.
+    ...childLifecycle(port, () => spawn('vsftpd', [confPath], { stdio: ['ignore', 'ignore', 'inherit'] }), tmp.cleanup,
+      (pid) => descendants(pid).forEach(killQuietly)),
   };
   await server.start();
   return server;
-}
-
-/** vsftpd forks a process (tree) per session; stopping the listener alone leaves them serving. */
-function killSessions(listener: ChildProcess | undefined): void {
-  if (!listener?.pid) return;
-  for (const pid of descendants(listener.pid)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-function descendants(pid: number): number[] {
-  let children: number[];
-  try {
-    children = execFileSync('pgrep', ['-P', String(pid)]).toString().split('\n').filter(Boolean).map(Number);
-  } catch {
-    return []; // pgrep exits 1 when there are none
-  }
-  return children.flatMap((c) => [c, ...descendants(c)]);
 }
 
 /** The first of `count` consecutive free loopback ports (for vsftpd's passive range). */
