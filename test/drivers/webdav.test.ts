@@ -6,20 +6,16 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { isAppError, type ErrorCode } from '../../server/errors';
 import type { StorageDriver } from '../../server/storage/types';
 import { webdavDriver } from '../../server/storage/drivers/webdav';
 import { needTool } from '../helpers/tools';
-import { flatMemoryUpload, slowBody, startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
+import { startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
 import { driverConformance } from './conformance';
+import { remoteDriverCases, remoteTlsCases, type RemoteTarget } from './remote-cases';
 
 const skip = needTool('rclone', 'rclone') ?? undefined;
-const MiB = 1024 * 1024;
-const text = (s: string) => Readable.from([Buffer.from(s)]);
 
 const driverFor = (s: RcloneWebdav, extra: Record<string, unknown> = {}): Promise<StorageDriver> | StorageDriver =>
   webdavDriver.create(
@@ -27,14 +23,16 @@ const driverFor = (s: RcloneWebdav, extra: Record<string, unknown> = {}): Promis
     { stateDir: '/nonexistent', uid: 'test' },
   );
 
-async function expectCode(p: Promise<unknown>, code: ErrorCode, reason?: RegExp): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(isAppError(e), `expected AppError ${code}, got ${String(e)}`);
-    assert.equal(e.code, code, `got ${e.code}: ${e.message}`);
-    if (reason) assert.match(String(e.params.reason), reason);
-    return true;
-  });
-}
+/** The shared network-driver cases on the server `server()` returns. */
+const target = (server: () => RcloneWebdav): RemoteTarget => ({
+  server,
+  driver: (extra) => driverFor(server(), extra),
+  root: (name) => `/${name}`,
+  onDisk: (path) => join(server().dir, path),
+  silentDriver: (port) =>
+    webdavDriver.create({ url: `http://127.0.0.1:${port}`, root: '/x', timeout_s: 1 }, { stateDir: '/nonexistent', uid: 'test' }),
+  wrongPassword: /401/,
+});
 
 if (!skip) {
   driverConformance('webdav (rclone serve webdav)', async () => {
@@ -75,92 +73,7 @@ describe('webdav driver', { skip }, () => {
     await d.close();
   });
 
-  test('a server that accepts but never answers times out as storage_unreachable', async () => {
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => void sockets.push(socket));
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const { port } = silent.address() as AddressInfo;
-    const d = await webdavDriver.create({ url: `http://127.0.0.1:${port}`, root: '/x', timeout_s: 1 }, { stateDir: '/nonexistent', uid: 'test' });
-    const t0 = Date.now();
-    await expectCode(d.stat(''), 'storage_unreachable');
-    assert.ok(Date.now() - t0 < 4000, `gave up after ${Date.now() - t0} ms`);
-    await d.close();
-    silent.close();
-    for (const socket of sockets) socket.destroy();
-  });
-
-  test('wrong password is storage_unreachable and names the refusal', async () => {
-    const d = await driverFor(server, { password: 'wrong' });
-    await expectCode(d.stat(''), 'storage_unreachable', /401/);
-    await d.close();
-  });
-
-  test('unreachable host is storage_unreachable, then recovers without a new driver', async () => {
-    const d = await driverFor(server, { root: '/outage' });
-    await d.write('before.txt', Readable.from([Buffer.from('1')]), { size: 1 });
-    await server.stop();
-    const t0 = Date.now();
-    await expectCode(d.stat('before.txt'), 'storage_unreachable', /ECONNREFUSED/);
-    assert.ok(Date.now() - t0 < 5000, 'a refused connection fails fast');
-    await server.start();
-    assert.equal((await d.stat('before.txt')).size, 1);
-    await d.close();
-  });
-
-  test('a server restart between two calls is invisible to the caller', async () => {
-    const d = await driverFor(server, { root: '/restart' });
-    await d.write('kept.txt', text('kept'), { size: 4 });
-    await server.stop();
-    await server.start();
-    assert.equal((await d.stat('kept.txt')).size, 4);
-    await d.close();
-  });
-
-  test('a server that dies mid-upload: clear error, old content kept, no temp file left visible', async () => {
-    const d = await driverFor(server, { root: '/crash' });
-    await d.write('f.bin', Readable.from([Buffer.from('old')]), { size: 3 });
-    const body = slowBody(64 * 1024, 200);
-    const pending = d.write('f.bin', body.stream, { size: 64 * 1024 * 200 });
-    pending.catch(() => undefined); // judged below, after the crash
-    await body.sent(5);
-    await server.crash();
-    await expectCode(pending, 'storage_unreachable');
-    await server.start();
-    assert.equal(readFileSync(join(server.dir, 'crash/f.bin'), 'utf8'), 'old');
-    const names: string[] = [];
-    for await (const e of d.list('')) names.push(e.name);
-    assert.deepEqual(names, ['f.bin']);
-    await d.close();
-  });
-
-  test('read of a dropped download fails the stream instead of ending it short', async () => {
-    const d = await driverFor(server, { root: '/drop-read' });
-    await d.write('big.bin', Readable.from([Buffer.alloc(32 * MiB, 7)]), { size: 32 * MiB });
-    const stream = await d.read('big.bin');
-    let got = 0;
-    const done = (async () => {
-      for await (const c of stream) {
-        got += (c as Buffer).length;
-        if (got >= MiB && got - (c as Buffer).length < MiB) await server.crash();
-        await new Promise((r) => setImmediate(r));
-      }
-    })();
-    await assert.rejects(done);
-    assert.ok(got < 32 * MiB);
-    await server.start();
-    await d.close();
-  });
-
-  test('1 GiB upload streams in flat memory', { timeout: 120_000 }, async (t) => {
-    const d = await driverFor(server, { root: '/gib' });
-    const t0 = Date.now();
-    const { growth, entry } = await flatMemoryUpload(d, 'one.gib', 1024 * MiB);
-    t.diagnostic(`1 GiB in ${Date.now() - t0} ms, RSS growth ${Math.round(growth / MiB)} MiB`);
-    assert.equal(entry.size, 1024 * MiB);
-    assert.ok(growth < 100 * MiB, `RSS grew by ${Math.round(growth / MiB)} MiB`);
-    await d.delete('one.gib');
-    await d.close();
-  });
+  remoteDriverCases(target(() => server));
 });
 
 describe('webdav driver over TLS', { skip }, () => {
@@ -172,27 +85,5 @@ describe('webdav driver over TLS', { skip }, () => {
     await server?.teardown();
   });
 
-  test('a self-signed certificate is refused by default', async () => {
-    const d = await driverFor(server);
-    await expectCode(d.stat(''), 'storage_unreachable', /self.signed/i);
-    await d.close();
-  });
-
-  test('allow_self_signed accepts it', async () => {
-    const d = await driverFor(server, { allow_self_signed: true });
-    await d.write('a.txt', Readable.from([Buffer.from('tls')]), { size: 3 });
-    assert.equal(readFileSync(join(server.dir, 'store/a.txt'), 'utf8'), 'tls');
-    await d.close();
-  });
-
-  test('the pinned fingerprint is accepted; another one is refused before any request', async () => {
-    const good = await driverFor(server, { tls_fingerprint: server.fingerprint, root: '/pinned' });
-    assert.equal((await good.stat('')).type, 'dir');
-    await good.close();
-    const wrong = 'sha256:' + '00'.repeat(32);
-    const bad = await driverFor(server, { tls_fingerprint: wrong, root: '/never' });
-    await expectCode(bad.stat(''), 'storage_unreachable', /fingerprint mismatch/);
-    assert.ok(!readdirSync(server.dir).includes('never'), 'no request reached the server');
-    await bad.close();
-  });
+  remoteTlsCases(target(() => server));
 });
