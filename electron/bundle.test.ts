@@ -24,7 +24,7 @@ test('the preload needs nothing but electron (sandboxed preloads cannot require 
   assert.deepEqual(bare(await runtimeRequires('preload.ts')), ['electron']);
 });
 
-test('every package the main bundle requires ships with the app (dependencies, or electron itself)', { todo: 'electron-updater is a devDependency: the lead moves it to dependencies' }, async () => {
+test('every package the main bundle requires ships with the app (dependencies, or electron itself)', async () => {
   const missing = bare(await runtimeRequires('main.ts')).filter((m) => m !== 'electron' && !(m in pkg.dependencies));
   assert.deepEqual(missing, []);
 });
