@@ -56,7 +56,10 @@ const visit = (deps = {}) => {
     visit(d.dependencies);
   }
 };
-visit(JSON.parse(ls.stdout || '{}').dependencies);
+const listed = JSON.parse(ls.stdout || '{}').dependencies ?? {};
+// Electron is an optional dependency for the desktop shell only; the headless bundle never runs it.
+delete listed.electron;
+visit(listed);
 if (tops.size === 0) fail(`npm ls listed no production packages: ${ls.stderr}`);
 for (const t of tops) cpSync(join(root, 'node_modules', t), join(stage, 'node_modules', t), { recursive: true, dereference: true });
 // Addons compiled here (binding.gyp + build/Release/*.node) need only the .node file at run time:
