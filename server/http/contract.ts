@@ -2,6 +2,7 @@
  * Wire types shared with the renderer and the desktop shell (they may import
  * types from here and nothing else from server/).
  */
+export type { FileEntry } from '../files/entry';
 export interface Capabilities {
   version: string;
   thumbs: { enabled: boolean; image: boolean; video: boolean; pdf: boolean; office: boolean; audio: boolean; svg: boolean; imagemagick: boolean };

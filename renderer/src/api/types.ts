@@ -1,3 +1,4 @@
+import type { FileEntry } from '../../../server/http/contract';
 /**
  * Wire shapes of the server API (spec/SPEC.md plus the lead's extension routes).
  * Only the fields the UI reads are typed; the server may send more.
@@ -19,22 +20,8 @@ export interface ErrorEnvelope {
   params?: Record<string, unknown>;
 }
 
-export interface Entry {
-  id: number;
-  name: string;
-  type: 'file' | 'dir';
-  size: number;
-  modified: string;
-  mime?: string;
-  etag?: string;
-  is_image?: boolean;
-  is_video?: boolean;
-  thumb_url?: string;
-  locked?: boolean;
-  perm?: string;
-  /** Search rows echo the full UI path of the match. */
-  path?: string;
-}
+/** A listing or search row: the server's File entry (search rows add `path`); the UI also builds bare rows (folders it just made). */
+export type Entry = Pick<FileEntry, 'id' | 'name' | 'type' | 'size' | 'modified'> & Partial<FileEntry>;
 
 export interface Listing {
   path: string;
