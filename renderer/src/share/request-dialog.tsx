@@ -1,9 +1,9 @@
 /** Create a file request (a blind drop into a folder) with its drop settings. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { ShareCreated } from '../api/types';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
-import { errorText } from '../ui/toast';
+import { useSubmit } from '../ui/use-submit';
 import { baseName } from '../lib/ui-path';
 import { createRequest } from './share-api';
 import { LinkResult } from './link-result';
@@ -14,32 +14,20 @@ export function RequestDialog({ path, onClose }: { path: string; onClose: () => 
   const [opts, setOpts] = useState<LinkOptionsState>(defaultOptions);
   const [drop, setDrop] = useState({ max_files: '20', max_file_size_mb: '500', allowed_ext: '', ask_name: true, max_uploads: '' });
   const [link, setLink] = useState<ShareCreated | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      setLink(
-        await createRequest(path, {
-          ...optionsToInput(opts),
-          drop_settings: {
-            max_files: Number(drop.max_files),
-            max_file_size_mb: Number(drop.max_file_size_mb),
-            allowed_ext: drop.allowed_ext.split(/[\s,]+/).map((x) => x.replace(/^\./, '').toLowerCase()).filter(Boolean),
-            ask_name: drop.ask_name,
-          },
-          ...(drop.max_uploads ? { max_uploads: Number(drop.max_uploads) } : {}),
-        }),
-      );
-    } catch (err) {
-      setError(errorText(err, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(async () => {
+    setLink(
+      await createRequest(path, {
+        ...optionsToInput(opts),
+        drop_settings: {
+          max_files: Number(drop.max_files),
+          max_file_size_mb: Number(drop.max_file_size_mb),
+          allowed_ext: drop.allowed_ext.split(/[\s,]+/).map((x) => x.replace(/^\./, '').toLowerCase()).filter(Boolean),
+          ask_name: drop.ask_name,
+        },
+        ...(drop.max_uploads ? { max_uploads: Number(drop.max_uploads) } : {}),
+      }),
+    );
+  });
 
   return (
     <Dialog title={t('request.title', { name: baseName(path) })} onClose={onClose}>

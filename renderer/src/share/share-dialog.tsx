@@ -1,9 +1,9 @@
 /** Create a download link: expiry, PIN (own or generated, shown once), download cap, comment. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { ShareCreated } from '../api/types';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
-import { errorText } from '../ui/toast';
+import { useSubmit } from '../ui/use-submit';
 import { baseName } from '../lib/ui-path';
 import { createShare, type ShareInput } from './share-api';
 import { LinkResult } from './link-result';
@@ -13,22 +13,10 @@ export function ShareDialog({ path, onClose }: { path: string; onClose: () => vo
   const { t } = useI18n();
   const [opts, setOpts] = useState<LinkOptionsState>(defaultOptions);
   const [link, setLink] = useState<ShareCreated | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const input: ShareInput = optionsToInput(opts);
-      setLink(await createShare(path, input));
-    } catch (err) {
-      setError(errorText(err, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(async () => {
+    const input: ShareInput = optionsToInput(opts);
+    setLink(await createShare(path, input));
+  });
 
   return (
     <Dialog title={t('share.title', { name: baseName(path) })} onClose={onClose}>

@@ -1,8 +1,8 @@
 /** Small dialogs every feature uses: ask for a name, confirm a step. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Dialog } from './dialog';
 import { useI18n } from '../i18n';
-import { errorText } from './toast';
+import { useSubmit } from './use-submit';
 
 interface NameProps {
   title: string;
@@ -18,21 +18,10 @@ interface NameProps {
 export function NameDialog({ title, label, initial = '', submitLabel, onSubmit, onClose }: NameProps) {
   const { t } = useI18n();
   const [name, setName] = useState(initial);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit(name.trim());
-      onClose();
-    } catch (err) {
-      setError(errorText(err, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, error } = useSubmit(async () => {
+    await onSubmit(name.trim());
+    onClose();
+  });
   return (
     <Dialog title={title} onClose={onClose}>
       <form onSubmit={submit} className="form">
