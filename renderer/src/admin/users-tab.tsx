@@ -4,7 +4,7 @@ import type { User } from '../api/types';
 import { useI18n } from '../i18n';
 import { useSession } from '../auth/session';
 import { Dialog } from '../ui/dialog';
-import { ConfirmDialog, NameDialog } from '../ui/forms';
+import { ConfirmDialog, FormFooter, NameDialog } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import * as admin from './admin-api';
 
@@ -106,11 +106,7 @@ function AddUser({ onDone, onClose }: { onDone: () => void; onClose: () => void 
           </select>
         </label>
         <label>{t('users.password')}<input type="password" autoComplete="new-password" required minLength={8} value={f.password} onChange={(e) => setF({ ...f, password: e.target.value })} /></label>
-        {error && <p className="error" role="alert">{error}</p>}
-        <div className="actions">
-          <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="primary">{t('common.create')}</button>
-        </div>
+        <FormFooter error={error} submitLabel={t('common.create')} onCancel={onClose} />
       </form>
     </Dialog>
   );

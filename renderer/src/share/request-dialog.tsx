@@ -4,6 +4,7 @@ import type { ShareCreated } from '../api/types';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { useSubmit } from '../ui/use-submit';
+import { FormFooter } from '../ui/forms';
 import { baseName } from '../lib/ui-path';
 import { createRequest } from './share-api';
 import { LinkResult } from './link-result';
@@ -41,11 +42,7 @@ export function RequestDialog({ path, onClose }: { path: string; onClose: () => 
           <label>{t('request.allowed_ext')}<input value={drop.allowed_ext} placeholder="pdf, jpg" onChange={(e) => setDrop({ ...drop, allowed_ext: e.target.value })} /></label>
           <label>{t('request.max_uploads')}<input type="number" min={1} value={drop.max_uploads} onChange={(e) => setDrop({ ...drop, max_uploads: e.target.value })} /></label>
           <label className="check"><input type="checkbox" checked={drop.ask_name} onChange={(e) => setDrop({ ...drop, ask_name: e.target.checked })} />{t('request.ask_name')}</label>
-          {error && <p className="error" role="alert">{error}</p>}
-          <div className="actions">
-            <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-            <button type="submit" className="primary" disabled={busy}>{t('share.create')}</button>
-          </div>
+          <FormFooter error={error} disabled={busy} submitLabel={t('share.create')} onCancel={onClose} />
         </form>
       )}
     </Dialog>

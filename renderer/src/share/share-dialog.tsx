@@ -4,6 +4,7 @@ import type { ShareCreated } from '../api/types';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { useSubmit } from '../ui/use-submit';
+import { FormFooter } from '../ui/forms';
 import { baseName } from '../lib/ui-path';
 import { createShare, type ShareInput } from './share-api';
 import { LinkResult } from './link-result';
@@ -25,11 +26,7 @@ export function ShareDialog({ path, onClose }: { path: string; onClose: () => vo
       ) : (
         <form className="form" onSubmit={submit}>
           <LinkOptions value={opts} onChange={setOpts} downloads />
-          {error && <p className="error" role="alert">{error}</p>}
-          <div className="actions">
-            <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-            <button type="submit" className="primary" disabled={busy}>{t('share.create')}</button>
-          </div>
+          <FormFooter error={error} disabled={busy} submitLabel={t('share.create')} onCancel={onClose} />
         </form>
       )}
     </Dialog>

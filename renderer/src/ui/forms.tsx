@@ -16,7 +16,6 @@ interface NameProps {
 
 /** A one-field form; the extension of `initial` is left unselected so a rename keeps it by default. */
 export function NameDialog({ title, label, initial = '', submitLabel, onSubmit, onClose }: NameProps) {
-  const { t } = useI18n();
   const [name, setName] = useState(initial);
   const { submit, busy, error } = useSubmit(async () => {
     await onSubmit(name.trim());
@@ -38,11 +37,7 @@ export function NameDialog({ title, label, initial = '', submitLabel, onSubmit, 
             }}
           />
         </label>
-        {error && <p className="error" role="alert">{error}</p>}
-        <div className="actions">
-          <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="primary" disabled={busy || !name.trim()}>{submitLabel}</button>
-        </div>
+        <FormFooter error={error} disabled={busy || !name.trim()} submitLabel={submitLabel} onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -69,5 +64,19 @@ export function ConfirmDialog({ title, text, confirmLabel, danger, onConfirm, on
         </button>
       </div>
     </Dialog>
+  );
+}
+
+/** The end of every dialog form: the envelope's message when the last submit failed, then Cancel and the submit button. */
+export function FormFooter({ error, disabled, submitLabel, onCancel }: { error: string | null; disabled?: boolean; submitLabel: string; onCancel: () => void }) {
+  const { t } = useI18n();
+  return (
+    <>
+      {error && <p className="error" role="alert">{error}</p>}
+      <div className="actions">
+        <button type="button" onClick={onCancel}>{t('common.cancel')}</button>
+        <button type="submit" className="primary" disabled={disabled}>{submitLabel}</button>
+      </div>
+    </>
   );
 }
