@@ -159,11 +159,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     bus.on('update_available', (e) => toHost({ type: 'notify', event: 'update_available', title: `Filedock ${e.version} is available`, body: e.notes ?? '' }));
     await bus.flush(); // events a crash left unpublished
 
+    const activity = trackActivity(() => queue.runningCount);
     queue.onOpChange((op) => {
       if (op.visible && op.owner_id !== null) hub.toUser(op.owner_id, { event: 'op', data: { op: queue.get(op.id) } });
       activity.changed();
     });
-    const activity = trackActivity(() => queue.runningCount);
     const updater = createUpdater({
       ...updaterOptionsFromConfig(config),
       snapshotDb: async (dest) => void (await db.sqlite.backup(dest)),
