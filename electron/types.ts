@@ -5,18 +5,10 @@
  * Node tests can drive them (docs/desktop.md).
  */
 
-/** Messages the server sends its host (docs/server-host-protocol.md). */
-export type ServerMessage =
-  | { type: 'ready'; port: number; url: string }
-  | { type: 'fatal'; message: string; code?: number | string }
-  | { type: 'activity'; transfers: number; ops: number; syncing: number | boolean }
-  | { type: 'notify'; event: string; title: string; body: string }
-  | { type: 'stopped' };
+import type { HostMessage, ServerMessage } from '../server/contract';
 
-/** Messages the host sends the server. */
-export type HostMessage =
-  | { type: 'drain'; timeout_ms?: number }
-  | { type: 'pause'; paused: boolean };
+/** The server↔host protocol (docs/server-host-protocol.md) is declared once, in the server's contract. */
+export type { HostMessage, ServerMessage };
 
 /**
  * One running server process, whatever started it (Electron's

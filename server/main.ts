@@ -52,7 +52,7 @@ import { trashRoutes } from './http/routes/trash.routes';
 import { versionsRoutes } from './http/routes/versions.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
 import { parentRel, uiPath } from './lib/paths';
-import type { Capabilities } from './http/contract';
+import type { Capabilities } from './contract';
 import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
 import { trackActivity } from './http/middlewares/activity';

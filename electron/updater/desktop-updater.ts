@@ -26,7 +26,7 @@ export interface AutoUpdaterSurface {
 
 /**
  * The server's `UpdaterPort` shape (server/update/port.ts), restated because
- * the shell may import only `server/http/contract`; the test checks both stay
+ * the shell may import only `server/contract`; the test checks both stay
  * assignable to each other.
  */
 export interface DesktopInstallPort {

@@ -3,11 +3,10 @@
  * so domain modules announce what happened and never write this table.
  */
 import type { Db } from '../db';
-import type { AuditTable } from '../db/tables';
+import type { AuditEvent } from '../contract';
 import type { EventBus, AuditPayload } from '../events';
 
-/** The spec's Audit event: the row with its meta parsed. */
-export type AuditEvent = Omit<AuditTable, 'id' | 'meta'> & { id: number; meta: Record<string, unknown> };
+export type { AuditEvent };
 
 export interface AuditQuery {
   user_id?: number;

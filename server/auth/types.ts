@@ -1,4 +1,6 @@
-export type Role = 'admin' | 'user' | 'viewer';
+import type { Role, UserView } from '../contract';
+
+export type { Role, UserView };
 export const ROLES: readonly Role[] = ['admin', 'user', 'viewer'];
 
 /** The signed-in caller as every domain module sees it. */
@@ -12,17 +14,3 @@ export interface Principal {
   sessionId: string;
 }
 
-/** A user as the admin API presents it. */
-export interface UserView {
-  id: number;
-  email: string;
-  username: string;
-  role: Role;
-  disabled: boolean;
-  language: string | null;
-  groups: string[];
-  quota_bytes: number | null;
-  auth_driver: string;
-  created_at: string;
-  updated_at: string;
-}

@@ -9,9 +9,10 @@
  *   - `viewer` role users and `read_only` storages never get more than `viewer`.
  */
 import type { Principal } from '../auth';
+import type { Perm } from '../contract';
 import type { Grant, StorageRow } from './storages.repo';
 
-export type Level = 'viewer' | 'editor' | 'admin';
+export type Level = Perm;
 const RANK: Record<Level, number> = { viewer: 1, editor: 2, admin: 3 };
 
 export const atLeast = (have: Level | null, want: Level): boolean => have !== null && RANK[have] >= RANK[want];

@@ -4,6 +4,7 @@
  * running process never serves a half-saved storage. Saves of one storage
  * are serialised.
  */
+import type { AdminStorage, SyncMode } from '../contract';
 import { AppError, validation } from '../errors';
 import { checkName } from '../lib/paths';
 import type { EventBus, Actor, RequestMeta } from '../events';
@@ -13,7 +14,7 @@ import {
 } from '../storage';
 import { newUid, type StorageRow, type StoragesRepo } from './storages.repo';
 
-export type SyncMode = 'poll' | 'fsnotify' | 'ondemand';
+export type { SyncMode };
 export const SYNC_MODES: readonly SyncMode[] = ['poll', 'fsnotify', 'ondemand'];
 export const DEFAULT_INTERVAL_S = 900;
 
@@ -30,27 +31,7 @@ export interface StorageInput {
   replica_target_id?: number | null;
 }
 
-export interface StorageView {
-  id: number;
-  uid: string;
-  name: string;
-  driver: string;
-  config: StorageConfig;
-  config_summary: string;
-  mount_path: string;
-  sync_mode: SyncMode;
-  sync_interval_s: number;
-  enabled: boolean;
-  read_only: boolean;
-  readonly: boolean;
-  rbac_enabled: boolean;
-  replica_target_id: number | null;
-  status: string;
-  status_reason: string | null;
-  last_sync: string;
-  created_at: string;
-  updated_at: string;
-}
+export type StorageView = AdminStorage;
 
 export interface SaveContext {
   actor?: Actor | null;

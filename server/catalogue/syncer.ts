@@ -7,7 +7,7 @@
  * marked offline and re-probed every 30 s, so it recovers without a restart.
  */
 import type { Db } from '../db';
-import type { SyncRunsTable } from '../db/tables';
+import type { SyncRun, SyncRunDetail } from '../contract';
 import type { JobQueue, JobContext } from '../jobs';
 import type { StorageDriver } from '../storage';
 import { isAppError } from '../errors';
@@ -26,8 +26,7 @@ interface Live {
   retry?: NodeJS.Timeout;
 }
 
-/** The spec's Sync run, plus `seen` and whether the tombstone guard held back the delete pass. */
-export type SyncRunView = Omit<SyncRunsTable, 'id' | 'guard_tripped'> & { id: number; guard_tripped: boolean };
+export type SyncRunView = SyncRun;
 
 interface FolderCheck {
   at: number;
@@ -128,7 +127,7 @@ export class Syncer {
     return rows.map((r) => ({ ...r, guard_tripped: !!r.guard_tripped }));
   }
 
-  run(id: number): (SyncRunView & { error_details: Array<{ path: string; code: string; message: string }> }) | null {
+  run(id: number): SyncRunDetail | null {
     const r = this.db.sqlite.prepare('SELECT * FROM sync_runs WHERE id = ?').get(id) as (Omit<SyncRunView, 'guard_tripped'> & { guard_tripped: number }) | undefined;
     if (!r) return null;
     const errs = this.db.sqlite.prepare('SELECT path, code, message FROM sync_errors WHERE run_id = ? ORDER BY id LIMIT 1000').all(id) as Array<{ path: string; code: string; message: string }>;

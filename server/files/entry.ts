@@ -4,6 +4,9 @@
  * JavaScript objects) and in JavaScript (single entries after a write).
  */
 import type { GateNode, Level, NodeRow } from '../catalogue';
+import type { FileEntry } from '../contract';
+
+export type { FileEntry };
 import { isImage, isVideo } from '../catalogue';
 
 /** The content tag of a file: the backend's own, else one derived from size and mtime. */
@@ -45,24 +48,6 @@ export const ENTRY_JSON_SQL = `CASE WHEN type = 'dir' THEN json_object(
     'thumb_url', CASE WHEN thumb_state = 'ready' THEN '${THUMB_MARK}' || id ELSE '' END, 'locked', json('false'), 'lock', NULL,
     'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm) END`;
 
-export interface FileEntry {
-  id: number;
-  name: string;
-  type: 'file' | 'dir';
-  size: number;
-  modified: string;
-  mime?: string;
-  etag?: string;
-  is_image: boolean;
-  is_video: boolean;
-  thumb_url: string;
-  locked: boolean;
-  lock: null;
-  app_state: string[];
-  perm: Level;
-  /** Search results only: the entry's full UI path. */
-  path?: string;
-}
 
 /** The same entry as ENTRY_JSON_SQL, from a node row in memory. */
 export function presentNode(n: NodeRow | GateNode, perm: Level): FileEntry {

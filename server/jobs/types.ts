@@ -1,7 +1,3 @@
-import type { Params } from '../errors';
-
-export type OpStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-
 /** What a handler receives for one attempt. */
 export interface JobContext<P = unknown> {
   id: string;
@@ -39,23 +35,4 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-/** The spec's Operation object. */
-export interface Operation {
-  id: string;
-  kind: string;
-  status: OpStatus;
-  progress: number;
-  started_at: string | null;
-  finished_at: string | null;
-  created_at: string;
-  eta_seconds: number | null;
-  bytes_done: number;
-  bytes_total: number;
-  message: string | null;
-  result: unknown;
-  error_code: string | null;
-  error_params: Params | null;
-  error_text: string | null;
-  error: string | null;
-  attempts: number;
-}
+export type { Operation, OpStatus } from '../contract';

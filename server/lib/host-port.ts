@@ -3,14 +3,9 @@
  * Electron's utilityProcess gives `process.parentPort`, Node's fork gives
  * `process.send`. Without either, messages are dropped.
  */
-export type HostMessage =
-  | { type: 'ready'; port: number; url: string }
-  | { type: 'fatal'; message: string; code: number }
-  | { type: 'activity'; transfers: number; ops: number; syncing: boolean }
-  | { type: 'notify'; event: string; title: string; body: string }
-  | { type: 'stopped' };
+import type { HostMessage, ServerMessage } from '../contract';
 
-export type HostCommand = { type: 'drain'; timeout_ms?: number } | { type: 'pause'; paused: boolean };
+export type { ServerMessage, HostMessage };
 
 interface ParentPort {
   postMessage(m: unknown): void;
@@ -22,15 +17,15 @@ export function hasHost(): boolean {
   return !!parentPort() || typeof process.send === 'function';
 }
 
-export function toHost(m: HostMessage): void {
+export function toHost(m: ServerMessage): void {
   const pp = parentPort();
   if (pp) pp.postMessage(m);
   else if (typeof process.send === 'function' && process.connected) process.send(m);
 }
 
-export function onHostCommand(fn: (c: HostCommand) => void): void {
+export function onHostCommand(fn: (c: HostMessage) => void): void {
   const accept = (m: unknown) => {
-    if (m && typeof m === 'object' && typeof (m as { type?: unknown }).type === 'string') fn(m as HostCommand);
+    if (m && typeof m === 'object' && typeof (m as { type?: unknown }).type === 'string') fn(m as HostMessage);
   };
   const pp = parentPort();
   if (pp) pp.on('message', (e) => accept(e.data));

@@ -8,6 +8,7 @@
  * it. A storage whose driver cannot move deletes permanently and says so.
  */
 import type { Catalogue } from '../catalogue';
+import type { TrashItem } from '../contract';
 import type { Actor, RequestMeta } from '../events';
 import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
@@ -18,19 +19,7 @@ import { sha256Of, slotName, statOrNull, subtree } from './tree';
 export const TRASH_DIR: (typeof RESERVED_NAMES)[number] = '.service-trash';
 const DAY = 86_400_000;
 
-export interface TrashItem {
-  id: number;
-  storage: string;
-  storage_id: number;
-  /** UI path the item had before it was deleted. */
-  path: string;
-  name: string;
-  type: 'file' | 'dir';
-  size: number;
-  reason: 'delete' | 'infected';
-  deleted_by: string | null;
-  deleted_at: string;
-}
+export type { TrashItem };
 
 export interface TrashOutcome {
   /** The item now sits in the trash. */

@@ -8,6 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Catalogue, GateNode } from '../catalogue';
+import type { VersionView } from '../contract';
 import type { Db } from '../db';
 import type { VersionsTable } from '../db/tables';
 import type { Actor, RequestMeta } from '../events';
@@ -23,14 +24,7 @@ export const DEFAULT_KEEP = 20;
 
 type VersionRow = Omit<VersionsTable, 'id'> & { id: number };
 
-export interface VersionView {
-  id: number;
-  size: number;
-  /** Modification time of the bytes when they were snapshotted (ISO). */
-  modified: string;
-  created_at: string;
-  created_by: number | null;
-}
+export type { VersionView };
 
 export class VersionsService {
   constructor(private db: Db, private cat: Catalogue, private settings: SettingsStore) {}

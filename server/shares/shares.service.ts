@@ -5,6 +5,7 @@
  * HTTP layer decides when a serve has failed before its first byte.
  */
 import type { Principal, Auth } from '../auth';
+import type { DropSettings, LinkMetadata, ShareView } from '../contract';
 import type { Catalogue, StorageRow } from '../catalogue';
 import { effectiveLevel, atLeast, mimeOf } from '../catalogue';
 import type { Db } from '../db';
@@ -24,12 +25,7 @@ export const SWEEP_AFTER_MS = 7 * 86_400_000;
 const DAY = 86_400_000;
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
-export interface DropSettings {
-  max_files: number;
-  max_file_size_mb: number;
-  allowed_ext: string[];
-  ask_name: boolean;
-}
+export type { DropSettings, ShareView };
 export const DROP_DEFAULTS: DropSettings = { max_files: 20, max_file_size_mb: 500, allowed_ext: [], ask_name: true };
 
 export interface CreateShareInput {
@@ -60,26 +56,6 @@ export interface OpenShare {
   driver: StorageDriver;
 }
 
-export interface ShareView {
-  id: number;
-  kind: 'link' | 'drop';
-  path: string;
-  token: string;
-  url: string;
-  ttl: string | null;
-  expires_at: string | null;
-  expiry_clamped: boolean;
-  max_downloads: number | null;
-  downloads: number;
-  max_uploads: number | null;
-  uploads: number;
-  requires_pin: boolean;
-  comment: string | null;
-  drop_settings: DropSettings | null;
-  created_at: string;
-  revoked_at: string | null;
-  state: 'active' | 'expired' | 'revoked' | 'capped';
-}
 
 export interface SharesOptions {
   db: Db;
@@ -181,7 +157,7 @@ export class SharesService {
   }
 
   /** Link metadata without a PIN (`GET /api/files/share/{token}`). */
-  async metadata(token: string) {
+  async metadata(token: string): Promise<LinkMetadata> {
     const { share, driver } = await this.open(token);
     const e = await driver.stat(share.rel).catch(statOrRevoked);
     const size = e.type === 'dir' ? this.folderBytes(share) : e.size;

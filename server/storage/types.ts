@@ -12,6 +12,7 @@
  *   - `cancelled`            the AbortSignal fired
  */
 import type { Readable } from 'node:stream';
+import type { DriverDescriptor } from '../contract';
 
 export type EntryType = 'file' | 'dir';
 
@@ -123,49 +124,7 @@ export interface StorageDriver {
   localPath?(path: string): Promise<string>;
 }
 
-export type FieldType = 'string' | 'password' | 'int' | 'bool' | 'select' | 'text' | 'date';
-
-export interface DriverField {
-  key: string;
-  type: FieldType;
-  required?: boolean;
-  /** The one field the root-path guard checks. */
-  root?: boolean;
-  /** Encrypted at rest and read back as `***`. */
-  secret?: boolean;
-  label: string;
-  i18n_key: string;
-  placeholder?: string;
-  aliases?: string[];
-  default?: string | number | boolean;
-  /** For `select` fields. */
-  options?: string[];
-  help?: string;
-}
-
-export interface DriverCapabilities {
-  read: boolean;
-  write: boolean;
-  presign: boolean;
-  multipart: boolean;
-  presigned_multipart: boolean;
-  move: boolean;
-  copy: boolean;
-  walk: boolean;
-  watch: boolean;
-  ranges: boolean;
-  etag: boolean;
-}
-
-export interface DriverDescriptor {
-  driver: string;
-  label: string;
-  i18n_key: string;
-  capabilities: DriverCapabilities;
-  fields: DriverField[];
-  /** Largest name in bytes the backend accepts (255 for a local disk). */
-  max_name_bytes?: number;
-}
+export type { FieldType, DriverField, DriverCapabilities, DriverDescriptor } from '../contract';
 
 /** What a driver factory receives: the storage's config with aliases resolved and secrets decrypted. */
 export interface DriverContext {

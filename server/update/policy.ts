@@ -3,14 +3,15 @@
  * of the manifest, the running version and the clock, so every rule is tested
  * without a network or a file system.
  */
+import type { AutoBlock, UpdatePolicy } from '../contract';
 import { AppError } from '../errors';
 import { assetFor, type Release } from './manifest';
 import { compareVersions, moveKind, parseVersion, type MoveKind } from './semver';
 
-export type UpdatePolicy = 'off' | 'manual' | 'patch' | 'minor';
+export type { UpdatePolicy };
 
 /** Why an automatic upgrade is not happening; shown in the status as they are. */
-export type AutoBlock = 'policy' | 'zero_major' | 'not_auto_ok' | 'migrations' | 'install_mode' | 'window';
+export type { AutoBlock };
 
 /** `AUTO_UPGRADE=true` selects `patch`; an explicit policy always wins; the default is `manual`. */
 export function resolvePolicy(explicit: UpdatePolicy | '', autoUpgrade: boolean): UpdatePolicy {

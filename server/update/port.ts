@@ -5,9 +5,10 @@
  * install intact until the point of no return, and call `beforeSwap` (the
  * database snapshot) right before it.
  */
+import type { InstallPhase } from '../contract';
 import type { Asset } from './manifest';
 
-export type InstallPhase = 'downloading' | 'verifying' | 'unpacking' | 'smoke_test' | 'snapshot' | 'swapping' | 'restarting';
+export type { InstallPhase };
 
 export interface InstallTarget {
   from: string;

@@ -9,7 +9,8 @@ export interface Version {
 }
 
 /** Which part moved between two versions; `none` when the target is not newer. */
-export type MoveKind = 'patch' | 'minor' | 'major' | 'none';
+export type { MoveKind } from '../contract';
+import type { MoveKind } from '../contract';
 
 const RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
 

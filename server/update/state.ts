@@ -6,14 +6,10 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { UpdateErrorInfo } from '../contract';
 import type { Manifest } from './manifest';
 
-export interface UpdateErrorInfo {
-  /** A stable reason (`manifest_invalid`, `network`, `checksum_mismatch`, ...). */
-  reason: string;
-  message: string;
-  at: string;
-}
+export type { UpdateErrorInfo };
 
 export interface PersistedState {
   checkedAt: string | null;

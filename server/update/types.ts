@@ -2,12 +2,11 @@
  * The updater's public shapes: what the composition root passes in, and what
  * the admin routes and the CLI get back (snake_case, as the API presents it).
  */
-import type { AutoBlock, UpdatePolicy } from './policy';
-import type { MoveKind } from './semver';
-import type { InstallPhase, UpdaterPort } from './port';
-import type { UpdateErrorInfo } from './state';
+import type { InstallMode, ReleaseSummary, UpdateStatus } from '../contract';
+import type { UpdatePolicy } from './policy';
+import type { UpdaterPort } from './port';
 
-export type InstallMode = 'binary' | 'docker' | 'desktop' | 'source';
+export type { InstallMode, ReleaseSummary, UpdateStatus };
 
 /** Event payloads, as `server/events/types.ts` declares them. */
 export interface UpdateEvents {
@@ -54,39 +53,7 @@ export interface UpdaterOptions {
   now?: () => Date;
 }
 
-export interface ReleaseSummary {
-  version: string;
-  kind: MoveKind;
-  date: string;
-  severity: string;
-  notes: string;
-  notes_url: string;
-  image: string;
-  migrations: boolean;
-  auto_ok: boolean;
-}
 
-export interface UpdateStatus {
-  current_version: string;
-  install_mode: InstallMode;
-  channel: string;
-  policy: UpdatePolicy;
-  check_enabled: boolean;
-  checked_at: string | null;
-  last_error: UpdateErrorInfo | null;
-  /** Newest published release above the running one (any part moved), or null. */
-  latest: ReleaseSummary | null;
-  update_available: boolean;
-  /** Version a plain apply installs, or null. */
-  candidate: string | null;
-  /** Why apply would be refused right now (`container`, `not_self_replaceable`, ...), or null. */
-  apply_refusal: string | null;
-  auto: { target: string | null; blocked_by: AutoBlock[] };
-  /** Upgrade instructions for a major release or a container install; null otherwise. */
-  instructions: string | null;
-  in_progress: InstallPhase | null;
-  last_applied: { from: string; to: string; at: string; restart_required: boolean } | null;
-}
 
 export interface UpdateResult {
   from: string;

@@ -9,6 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Principal, Auth } from '../auth';
+import type { Published, UploadSession, UploadStatus as SessionView } from '../contract';
 import type { Catalogue, WriteOrigin } from '../catalogue';
 import { NodesRepo, mimeOf } from '../catalogue';
 import type { Actor, RequestMeta } from '../events';
@@ -19,6 +20,8 @@ import type { StorageDriver } from '../storage';
 import { Meter } from './meter';
 import { SessionsRepo, type PartRow, type SessionRow } from './sessions.repo';
 import { StagedFiles } from './staged-file';
+
+export type { Published, SessionView };
 
 export interface UploadLimits {
   /** 0 = no limit. */
@@ -35,21 +38,7 @@ export interface Caller {
   origin?: Extract<WriteOrigin, 'upload' | 'drop'>;
 }
 
-export interface Published {
-  id: number;
-  path: string;
-  size: number;
-  etag: string;
-}
 
-export interface SessionView {
-  upload_id: string;
-  path: string;
-  size: number;
-  chunk_size: number;
-  parts: Array<{ part: number; size: number; etag: string }>;
-  expires_at: string;
-}
 
 /** Chunk size when the client asks for none. */
 export const DEFAULT_CHUNK = 8 * 1024 * 1024;
@@ -83,7 +72,7 @@ export class UploadsService {
    * the owner's quota (`quota_exceeded`). The chunk size may be lowered to the
    * configured maximum or raised to fit the backend's part rules.
    */
-  async init(c: Caller, input: { path: string; size: number; mime?: string; chunk_size?: number }) {
+  async init(c: Caller, input: { path: string; size: number; mime?: string; chunk_size?: number }): Promise<UploadSession> {
     const r = this.cat.resolve(c.principal, input.path, 'editor');
     if (r.rel === '') throw new AppError('validation_failed', { field: 'path', reason: 'a file path is required' }, { field: 'path' });
     this.checkSize(input.size);

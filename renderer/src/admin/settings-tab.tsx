@@ -161,7 +161,7 @@ function Updates() {
         <>
           <p>{t('settings.update_current', { version: st.current_version })} · {st.channel} · {st.policy}</p>
           <p className="muted">{t('settings.update_checked', { date: st.checked_at ? formatDate(st.checked_at, lang) : t('common.never') })}</p>
-          {st.last_error && <p className="error">{st.last_error.message ?? st.last_error.code}</p>}
+          {st.last_error && <p className="error">{st.last_error.message || st.last_error.reason}</p>}
           {st.latest && (
             <p>
               {t('settings.update_latest', { version: st.latest.version })}{' '}

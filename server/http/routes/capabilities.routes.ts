@@ -1,6 +1,6 @@
 /** GET /api/capabilities (alias /api/files/capabilities): public, cacheable for an hour. */
 import Router from '@koa/router';
-import type { Capabilities } from '../contract';
+import type { Capabilities } from '../../contract';
 import type { AppState } from '../context';
 
 export function capabilitiesRoutes(get: () => Capabilities): Router<AppState> {

@@ -1,8 +1,4 @@
-/**
- * Wire types shared with the renderer and the desktop shell (they may import
- * types from here and nothing else from server/).
- */
-export type { FileEntry } from '../files/entry';
+/** `GET /api/capabilities` (spec: Capabilities object; `limits.max_chunk_bytes` is ours). */
 export interface Capabilities {
   version: string;
   thumbs: { enabled: boolean; image: boolean; video: boolean; pdf: boolean; office: boolean; audio: boolean; svg: boolean; imagemagick: boolean };
@@ -13,14 +9,14 @@ export interface Capabilities {
   antivirus: boolean;
   antivirus_mode: 'binary' | 'daemon';
   share_max_ttl_days: number;
-  newdoc_types: Array<{ ext: string; group: string; mime: string; requires: '' | 'docserver' | 'diagram' }>;
+  newdoc_types: NewdocType[];
   app_plugins: { enabled: boolean };
   assistant: { state: string; permitted: boolean; button: boolean };
 }
 
-export interface ApiErrorBody {
-  error: string;
-  message: string;
-  details?: Record<string, unknown>;
-  params?: Record<string, unknown>;
+export interface NewdocType {
+  ext: string;
+  group: string;
+  mime: string;
+  requires: '' | 'docserver' | 'diagram';
 }

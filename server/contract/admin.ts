@@ -1,0 +1,119 @@
+export type FieldType = 'string' | 'password' | 'int' | 'bool' | 'select' | 'text' | 'date';
+
+export interface DriverField {
+  key: string;
+  type: FieldType;
+  required?: boolean;
+  /** The one field the root-path guard checks. */
+  root?: boolean;
+  /** Encrypted at rest and read back as `***`. */
+  secret?: boolean;
+  label: string;
+  i18n_key: string;
+  placeholder?: string;
+  aliases?: string[];
+  default?: string | number | boolean;
+  /** For `select` fields. */
+  options?: string[];
+  help?: string;
+}
+
+export interface DriverCapabilities {
+  read: boolean;
+  write: boolean;
+  presign: boolean;
+  multipart: boolean;
+  presigned_multipart: boolean;
+  move: boolean;
+  copy: boolean;
+  walk: boolean;
+  watch: boolean;
+  ranges: boolean;
+  etag: boolean;
+}
+
+/** `GET /api/admin/storage-drivers` items. */
+export interface DriverDescriptor {
+  driver: string;
+  label: string;
+  i18n_key: string;
+  capabilities: DriverCapabilities;
+  fields: DriverField[];
+  /** Largest name in bytes the backend accepts (255 for a local disk). */
+  max_name_bytes?: number;
+}
+
+export type SyncMode = 'poll' | 'fsnotify' | 'ondemand';
+
+/** A storage as the admin API shows it (secrets masked as `***`). */
+export interface AdminStorage {
+  id: number;
+  uid: string;
+  name: string;
+  driver: string;
+  config: Record<string, unknown>;
+  config_summary: string;
+  mount_path: string;
+  sync_mode: SyncMode;
+  sync_interval_s: number;
+  enabled: boolean;
+  read_only: boolean;
+  readonly: boolean;
+  rbac_enabled: boolean;
+  replica_target_id: number | null;
+  status: string;
+  status_reason: string | null;
+  last_sync: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The spec's Sync run, plus `seen` and whether the tombstone guard held back the delete pass. */
+export interface SyncRun {
+  id: number;
+  storage_id: number;
+  kind: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  started_at: string;
+  finished_at: string | null;
+  added: number;
+  updated: number;
+  removed: number;
+  errors: number;
+  seen: number;
+  guard_tripped: boolean;
+  message: string | null;
+}
+
+/** `GET /api/admin/sync/runs/:id`. */
+export type SyncRunDetail = SyncRun & { error_details: Array<{ path: string; code: string; message: string }> };
+
+export interface Grant {
+  id: number;
+  user_id: number | null;
+  group: string | null;
+  level: 'viewer' | 'editor';
+}
+
+/** The spec's Audit event. */
+export interface AuditEvent {
+  id: number;
+  ts: string;
+  user_id: number | null;
+  user_email: string | null;
+  action: string;
+  resource: string | null;
+  ip: string | null;
+  ua: string | null;
+  meta: Record<string, unknown>;
+}
+
+/** The spec's External service. */
+export interface ExternalService {
+  name: string;
+  url: string;
+  enabled: boolean;
+  healthy: boolean | null;
+  last_check: string | null;
+  env_managed: boolean;
+}

@@ -1,0 +1,76 @@
+import type { Perm } from './common';
+
+/** The spec's File entry (a listing or search row). */
+export interface FileEntry {
+  id: number;
+  name: string;
+  type: 'file' | 'dir';
+  size: number;
+  modified: string;
+  mime?: string;
+  etag?: string;
+  is_image: boolean;
+  is_video: boolean;
+  thumb_url: string;
+  locked: boolean;
+  lock: null;
+  app_state: string[];
+  perm: Perm;
+  /** Search results only: the entry's full UI path. */
+  path?: string;
+}
+
+export type SortKey = 'name' | 'size' | 'modified';
+export type SortDir = 'asc' | 'desc';
+
+/** `GET /api/files/manager` and `GET /api/files/search`. */
+export interface Listing {
+  path: string;
+  entries: FileEntry[];
+  total: number;
+  /** `offline`: the backend cannot be reached now; the rows come from the catalogue. */
+  storage: { name: string; driver: string; readonly: boolean; offline?: boolean };
+  /** Keyset cursor of the next page (name sort), or null on the last page. */
+  next_cursor?: string | null;
+}
+
+/** `GET /api/files/quota/storages` items. */
+export interface StorageQuota {
+  name: string;
+  uid: string;
+  used_bytes: number;
+  file_count: number;
+}
+
+/** `GET /api/files/trash` items. */
+export interface TrashItem {
+  id: number;
+  storage: string;
+  storage_id: number;
+  /** UI path the item had before it was deleted. */
+  path: string;
+  name: string;
+  type: 'file' | 'dir';
+  size: number;
+  reason: 'delete' | 'infected';
+  deleted_by: string | null;
+  deleted_at: string;
+}
+
+/** `GET /api/files/versions` items. */
+export interface VersionView {
+  id: number;
+  size: number;
+  /** Modification time of the bytes when they were snapshotted (ISO). */
+  modified: string;
+  created_at: string;
+  created_by: number | null;
+}
+
+/** `POST /api/files/delete`. */
+export interface DeleteResult {
+  deleted: string[];
+  failed: Array<{ path: string; error: string }>;
+  /** Deleted paths that could not go to the trash and are gone for good. */
+  permanent: string[];
+}

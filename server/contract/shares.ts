@@ -1,0 +1,48 @@
+export interface DropSettings {
+  max_files: number;
+  max_file_size_mb: number;
+  allowed_ext: string[];
+  ask_name: boolean;
+}
+
+export type ShareState = 'active' | 'expired' | 'revoked' | 'capped';
+
+/** A link as its owner sees it (`GET /api/files/share`, create and revoke answers). */
+export interface ShareView {
+  id: number;
+  kind: 'link' | 'drop';
+  path: string;
+  token: string;
+  url: string;
+  ttl: string | null;
+  expires_at: string | null;
+  expiry_clamped: boolean;
+  max_downloads: number | null;
+  downloads: number;
+  max_uploads: number | null;
+  uploads: number;
+  requires_pin: boolean;
+  comment: string | null;
+  drop_settings: DropSettings | null;
+  created_at: string;
+  revoked_at: string | null;
+  state: ShareState;
+}
+
+/** `POST /api/files/share`: the link, plus the PIN once when the server generated it. */
+export type ShareCreated = ShareView & { pin?: string };
+
+/** `GET /api/files/share/{token}` (no PIN needed). */
+export interface LinkMetadata {
+  kind: 'link' | 'drop';
+  requires_pin: boolean;
+  expires_at: string | null;
+  download_count: number;
+  max_downloads: number | null;
+  downloads_remaining: number | null;
+  filename: string;
+  size: number;
+  mime: string;
+  is_directory: boolean;
+  drop_settings?: DropSettings;
+}
