@@ -7,23 +7,24 @@ const L = {
   1: ['db', 'jobs', 'events', 'audit'],
   2: ['storage'],
   3: ['auth', 'settings', 'catalogue'],
-  4: ['files', 'uploads', 'archives', 'shares', 'thumbs', 'protection', 'replication', 'docserver'],
-  5: ['plugins', 'assistant', 'update'],
-  6: ['http', 'cli'],
-  7: ['main\\.ts'],
+  4: ['files'],
+  5: ['uploads', 'archives', 'shares', 'thumbs', 'protection', 'replication', 'docserver'],
+  6: ['plugins', 'assistant', 'update', 'gateways'],
+  7: ['http'],
+  8: ['compose\\.ts', 'jobs-registry\\.ts', 'main\\.ts'],
+  9: ['cli'],
 };
 const mods = (layers) => layers.flatMap((n) => L[n]);
 const alt = (list) => `^server/(${list.join('|')})`;
 const forbidden = [];
-for (let n = 0; n <= 6; n++) {
+for (let n = 0; n <= 8; n++) {
   const higher = Object.keys(L).map(Number).filter((m) => m > n);
   const peers = L[n];
   forbidden.push({
     name: `layer-${n}-imports-up`,
     comment: `layer ${n} (${peers.join(', ')}) may not import from a higher layer`,
     severity: 'error',
-    // The CLI starts the server: `service serve` calls startServer() of main.ts (DESIGN: process model).
-    from: { path: alt(peers), pathNot: n === 6 ? '^server/cli/serve\\.ts$' : undefined },
+    from: { path: alt(peers) },
     to: { path: alt(mods(higher)) },
   });
 }
@@ -32,7 +33,48 @@ forbidden.push(
   { name: 'storage-knows-no-db', comment: 'drivers know nothing of the database, users or HTTP', severity: 'error', from: { path: '^server/storage/' }, to: { path: '^node_modules/(better-sqlite3|kysely|koa|@koa)' } },
   { name: 'renderer-only-types-from-server', severity: 'error', from: { path: '^renderer/' }, to: { path: '^server/', pathNot: '^server/contract/' } },
   { name: 'electron-only-types-from-server', severity: 'error', from: { path: '^electron/' }, to: { path: '^server/', pathNot: '^server/contract/' } },
-  { name: 'no-circular', severity: 'error', from: { path: '^server/' }, to: { circular: true } },
+  {
+    name: 'no-circular',
+    comment: 'no import cycle that exists at run time (types may refer to each other within a module)',
+    severity: 'error',
+    from: { path: '^server/' },
+    to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+  },
+  {
+    name: 'drivers-only-below-the-file-service',
+    comment: 'only the catalogue (sync), the file service and the composition root reach storage drivers; every door goes through files.forActor',
+    severity: 'error',
+    from: { path: '^server/', pathNot: '^server/(storage|catalogue|files)/|^server/(compose|main)\\.ts$' },
+    to: { path: '^server/storage/' },
+  },
+  {
+    name: 'write-gate-only-in-the-file-service',
+    comment: 'the live drivers and the write gate (catalogue/io) belong to the file service; the composition root wires them',
+    severity: 'error',
+    from: { path: '^server/', pathNot: '^server/(catalogue|files)/|^server/(compose|main)\\.ts$' },
+    to: { path: '^server/catalogue/(io|write-gate|driver-pool)\\.ts$' },
+  },
+  {
+    name: 'storage-ops-only-for-trusted-modules',
+    comment: 'place-addressed storage operations skip access checks: protection and thumbnails (part of writing) and the root only',
+    severity: 'error',
+    from: { path: '^server/', pathNot: '^server/(files|protection|thumbs)/|^server/compose\\.ts$' },
+    to: { path: '^server/files/(internal|storage-ops)\\.ts$' },
+  },
+  {
+    name: 'feature-modules-are-not-peers',
+    comment: 'features meet through the file service and the bus, not through each other',
+    severity: 'error',
+    from: { path: '^server/(uploads|archives|thumbs|protection|replication|docserver)/' },
+    to: { path: '^server/(uploads|archives|shares|thumbs|protection|replication|docserver)/', pathNot: '^server/$1/' },
+  },
+  {
+    name: 'shares-peers-only-uploads',
+    comment: 'the one kept peer edge: file requests are an upload surface and reuse its resumable, owner-bound sessions',
+    severity: 'error',
+    from: { path: '^server/shares/' },
+    to: { path: '^server/(archives|thumbs|protection|replication|docserver)/' },
+  },
 );
 module.exports = {
   forbidden,

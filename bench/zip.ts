@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ZipWriter, shouldCompress } from '../server/archives';
+import { shouldCompress } from '../server/archives';
+import { ZipWriter } from '../server/lib/zip-writer';
 import { tempDir } from '../test/helpers/tools';
 import { median, table } from './lib';
 

@@ -8,27 +8,21 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
-import { openDatabase, type Db } from './db';
-import { EventBus, RealtimeHub, folderKey } from './events';
-import { attachAudit } from './audit';
-import { JobQueue, Scheduler } from './jobs';
-import { createAuth, type Auth } from './auth';
-import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
-import { createCatalogue, type Catalogue } from './catalogue';
+import type { Db } from './db';
+import { folderKey, type EventBus } from './events';
+import type { JobQueue } from './jobs';
+import type { Auth } from './auth';
+import type { DriverRegistry } from './storage';
+import type { Catalogue } from './catalogue';
+import type { CatalogueIo } from './catalogue/io';
 import { seedDefaultStorage } from './catalogue/seed';
-import { createThumbs, attachThumbs, thumbCapabilities, thumbUrl } from './thumbs';
-import { createArchives } from './archives';
-import { createFiles, NEWDOC_TYPES } from './files';
-import { createUploads } from './uploads';
-import { createShares, seedShareMaxTtlDays, getShareMaxTtlDays } from './shares';
-import { createMailer } from './events';
-import { Bell, attachBell, Webhooks } from './events';
-import { SettingsStore } from './settings';
-import { createProtection, attachProtection, attachInfectionMail, type Protection } from './protection';
-import { createUpdater, updaterOptionsFromConfig } from './update';
-import { acquireLock, ensureDirs, layout, loadSecretKey, type DataDirLayout } from './lib/data-dir';
-import { createLogger, type Logger } from './lib/log';
+import type { FileService } from './files';
+import { scheduleProtection, type Protection } from './protection';
+import type { DataDirLayout } from './lib/data-dir';
+import type { Logger } from './lib/log';
 import { toHost } from './lib/host-port';
+import { uiPath } from './lib/paths';
+import { compose, type Services } from './compose';
 import { buildApp } from './http/app';
 import { authRoutes } from './http/routes/auth.routes';
 import { adminUserRoutes } from './http/routes/admin-users.routes';
@@ -51,8 +45,6 @@ import { webhookRoutes } from './http/routes/protection-webhooks.routes';
 import { trashRoutes } from './http/routes/trash.routes';
 import { versionsRoutes } from './http/routes/versions.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
-import { parentRel, uiPath } from './lib/paths';
-import type { Capabilities } from './contract';
 import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
 import { trackActivity } from './http/middlewares/activity';
@@ -71,10 +63,13 @@ export interface RunningServer {
   auth: Auth;
   queue: JobQueue;
   bus: EventBus;
-  catalogue: Catalogue;
+  /** The catalogue, plus its io face for white-box tests (the driver pool's `driverFor` and the write gate). */
+  catalogue: Catalogue & { driverFor: CatalogueIo['drivers']['driverFor']; gate: CatalogueIo['gate'] };
+  files: FileService;
   protection: Protection;
   registry: DriverRegistry;
   dirs: DataDirLayout;
+  services: Services;
 }
 
 export interface StartOptions {
@@ -89,65 +84,11 @@ const defaultRendererDir = () => join(here, /dist[\\/]server[\\/]?$/.test(here) 
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const t0 = Date.now();
-  const log = opts.logger ?? createLogger(config.logLevel);
-  const logFn = (msg: string, err?: unknown) => (err ? log.error(msg, err) : log.info(msg));
-  const dirs = layout(config.dataDirResolved);
-  ensureDirs(dirs);
-  const releaseLock = acquireLock(dirs);
-  const cleanups: Array<() => Promise<void> | void> = [releaseLock];
+  const sv = await compose(config, { role: 'server', logger: opts.logger });
+  const { log, logFn, db, bus, hub, queue, scheduler, auth, catalogue, io, files, protection, thumbs, uploads, shares, bell, webhooks, updater, dirs } = sv;
   try {
-    const secretKey = loadSecretKey(dirs);
-    const db = openDatabase(dirs.db);
-    cleanups.unshift(() => db.close());
-    const bus = new EventBus(db.sqlite, logFn);
-    attachAudit(db, bus);
-    const hub = new RealtimeHub();
-    const queue = new JobQueue(db.sqlite, { concurrency: 4, log: logFn });
-    const scheduler = new Scheduler(db.sqlite, logFn);
-    const auth = createAuth(db, bus, {
-      secretKey,
-      sessionTtlMs: config.sessionTtl,
-      maxAttempts: config.loginMaxAttempts,
-      lockMs: config.loginLock,
-      desktopBootstrap: config.desktopBootstrap,
-    });
     await seedFirstRun(config, auth, log);
-
-    const registry = new DriverRegistry();
-    for (const d of builtinDrivers) registry.register(d);
-    // Storage plugins: every program in <data dir>/plugins is handshaken and probed before it registers.
-    const plugins = await discoverPlugins(dirs.plugins, { serviceVersion: config.version });
-    for (const m of plugins.modules) registry.register(m);
-    for (const f of plugins.failures) log.warn(`storage plugin ${f.program} refused: ${f.error.params.reason ?? f.error.message}`);
-    const manager = new DriverManager(registry, { secretKey, stateDir: dirs.state, onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e) });
-    cleanups.unshift(() => manager.closeAll());
-    const catalogue = createCatalogue({ db, bus, queue, registry, manager, secretKey, log, demo: config.demo, syncHooks: { onFileChanged: (id) => protection.antivirus.onSyncFile(id) } });
-    const settings = new SettingsStore(db);
-    const protection = createProtection({ db, catalogue, queue, bus, settings, secretKey, log: logFn });
-    attachProtection(protection, catalogue, scheduler, logFn);
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
-    const thumbs = createThumbs({ db, catalogue, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
-    attachThumbs(thumbs, queue, catalogue);
-    const archives = createArchives({ db, catalogue, queue, maxArchiveBytes: config.maxArchiveBytes });
-    const files = createFiles({ db, bus, catalogue, queue, thumbUrl: (id) => thumbUrl(id) });
-    // A thumbnail that became ready changes what its folder's listing shows (and open browsers refresh).
-    thumbs.onReady((n) => void bus.emit('folder.changed', { storage_id: n.storage_id, folder: parentRel(n.path), kind: 'updated', path: n.path, name: n.name }));
-    const uploads = createUploads({ db, catalogue, auth, stagingDir: dirs.staging, limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl } });
-    files.verbs.useGuards(protection);
-    uploads.useBeforeOverwrite((storageId, rel, actor) => protection.versions.snapshotBeforeOverwrite(storageId, rel, actor));
-    seedShareMaxTtlDays(db, config.shareMaxTtl);
-    const mailer = createMailer({ host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure }, logFn);
-    const shares = createShares({ db, auth, catalogue, bus, uploads, mailer, secretKey, publicUrl: config.publicUrl, zipDir: dirs.zips, zipWarmMaxBytes: config.shareZipWarmMaxBytes, zipMaxAgeMs: config.shareZipMaxAge, log: logFn });
-    cleanups.unshift(() => {
-      shares.zips.stopAll();
-      mailer.close();
-    });
-    const bell = new Bell(db.sqlite, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
-    const admins = () => auth.repo.list({ role: 'admin', limit: 1000 }).filter((u) => !u.disabled);
-    attachBell(bus, bell, { admins: () => admins().map((u) => u.id), dropOwner: (id) => [id] });
-    const webhooks = new Webhooks(db.sqlite, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
-    webhooks.attach(bus);
-    attachInfectionMail(bus, mailer, () => admins().map((u) => u.email), logFn);
     bus.on('folder.changed', (e) => {
       const name = catalogue.repo.byId(e.storage_id)?.name;
       if (!name) return;
@@ -158,64 +99,46 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     bus.on('drop.received', (e) => toHost({ type: 'notify', event: 'drop.received', title: 'Files received', body: `${e.files.length} file(s) in ${e.folder}` }));
     bus.on('update_available', (e) => toHost({ type: 'notify', event: 'update_available', title: `Filedock ${e.version} is available`, body: e.notes ?? '' }));
     await bus.flush(); // events a crash left unpublished
+    const recovered = await uploads.recover();
+    if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
 
     const activity = trackActivity(() => queue.runningCount);
     queue.onOpChange((op) => {
       if (op.visible && op.owner_id !== null) hub.toUser(op.owner_id, { event: 'op', data: { op: queue.get(op.id) } });
       activity.changed();
     });
-    const updater = createUpdater({
-      ...updaterOptionsFromConfig(config),
-      snapshotDb: async (dest) => void (await db.sqlite.backup(dest)),
-      emit: (event, payload) => void bus.emit(event, payload as never),
-      log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
-    });
-
-    const capabilities = (): Capabilities => ({
-      version: config.version,
-      thumbs: thumbCapabilities(),
-      external: { docserver_url: '', diagram_url: '', text_diagram: false },
-      auth: { drivers: ['local'], allow_signup: false },
-      limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
-      storage_drivers: registry.list().map((d) => d.driver),
-      antivirus: protection.antivirus.active,
-      antivirus_mode: protection.antivirus.mode,
-      share_max_ttl_days: getShareMaxTtlDays(db),
-      newdoc_types: [...NEWDOC_TYPES],
-      app_plugins: { enabled: false },
-      assistant: { state: 'off', permitted: false, button: false },
-    });
 
     const secureCookies = config.publicUrl.startsWith('https:');
+    const json = config.maxJsonBytes;
     const routers: Array<Router<AppState>> = [
-      capabilitiesRoutes(capabilities),
-      authRoutes({ auth, secureCookies, maxJsonBytes: config.maxJsonBytes }),
-      adminUserRoutes({ auth, db, maxJsonBytes: config.maxJsonBytes }),
+      capabilitiesRoutes(sv.capabilities),
+      authRoutes({ auth, secureCookies, maxJsonBytes: json }),
+      adminUserRoutes({ auth, db, maxJsonBytes: json }),
       opsRoutes({ queue }),
       realtimeRoutes({
         hub,
-        resolveFolder: (p, path) => {
+        resolveFolder: (a, path) => {
           if (path === '/' || path === '') return null;
-          const r = catalogue.resolve(p, path);
-          return folderKey(r.storage.id, r.rel);
+          const t = files.forActor(a).target(path);
+          return folderKey(t.storage.id, t.rel);
         },
       }),
-      adminStorageRoutes({ catalogue, registry, maxJsonBytes: config.maxJsonBytes }),
-      quotaRoutes({ catalogue, db }),
-      thumbRoutes({ thumbs, catalogue }),
-      archiveRoutes({ archives, catalogue, maxJsonBytes: config.maxJsonBytes }),
-      updateRoutes({ updater, bus, maxJsonBytes: config.maxJsonBytes }),
+      adminStorageRoutes({ catalogue, maxJsonBytes: json }),
+      quotaRoutes({ catalogue, files, auth }),
+      thumbRoutes({ thumbs, files }),
+      archiveRoutes({ archives: sv.archives, maxJsonBytes: json }),
+      updateRoutes({ updater, bus, maxJsonBytes: json }),
       filesRoutes({ files }),
-      filesVerbRoutes({ files, maxJsonBytes: config.maxJsonBytes }),
-      uploadRoutes({ uploads, maxJsonBytes: config.maxJsonBytes }),
-      protectionRoutes({ protection, maxJsonBytes: config.maxJsonBytes }),
-      webhookRoutes({ protection, webhooks, maxJsonBytes: config.maxJsonBytes }),
-      trashRoutes({ protection, catalogue, maxJsonBytes: config.maxJsonBytes }),
-      versionsRoutes({ protection, catalogue, maxJsonBytes: config.maxJsonBytes }),
-      notificationRoutes({ bell, maxJsonBytes: config.maxJsonBytes }),
-      shareRoutes({ shares, maxJsonBytes: config.maxJsonBytes }),
-      sharePublicRoutes({ shares, maxJsonBytes: config.maxJsonBytes, log: logFn }),
-      shareDropRoutes({ shares, maxJsonBytes: config.maxJsonBytes }),
+      filesVerbRoutes({ files, maxJsonBytes: json }),
+      uploadRoutes({ uploads, maxJsonBytes: json }),
+      protectionRoutes({ protection, maxJsonBytes: json }),
+      webhookRoutes({ protection, webhooks, maxJsonBytes: json }),
+      trashRoutes({ protection, catalogue, files, maxJsonBytes: json }),
+      versionsRoutes({ protection, files, maxJsonBytes: json }),
+      notificationRoutes({ bell, maxJsonBytes: json }),
+      shareRoutes({ shares, maxJsonBytes: json }),
+      sharePublicRoutes({ shares, maxJsonBytes: json, log: logFn }),
+      shareDropRoutes({ shares, maxJsonBytes: json }),
     ];
     const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn };
     const app = buildApp({ ...appOptions, before: [activity.middleware] });
@@ -229,6 +152,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('webhooks.prune', 86_400_000, () => void webhooks.prune(30 * 86_400_000));
     scheduler.every('shares.sweep', 3_600_000, () => void shares.sweep());
     scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
+    scheduleProtection(protection, scheduler, logFn);
     queue.start();
     await catalogue.syncer.startAll();
     updater.start();
@@ -274,7 +198,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await catalogue.syncer.stopAll();
         await queue.stop(2000);
         await bus.flush();
-        for (const c of cleanups) await c();
+        await sv.close();
         toHost({ type: 'stopped' });
       })());
 
@@ -291,13 +215,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       auth,
       queue,
       bus,
-      catalogue,
+      catalogue: { ...catalogue, driverFor: (id) => io.drivers.driverFor(id), gate: io.gate },
+      files,
       protection,
-      registry,
+      registry: sv.registry,
       dirs,
+      services: sv,
     };
   } catch (e) {
-    for (const c of cleanups) await c();
+    await sv.close();
     throw e;
   }
 }

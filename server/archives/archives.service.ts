@@ -7,16 +7,16 @@
  * symlink entries are never materialised.
  */
 import { PassThrough, Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { JobContext, JobQueue } from '../jobs';
+import { actorSpec, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
 import type { Catalogue } from '../catalogue';
-import type { Principal } from '../auth';
-import type { Actor, RequestMeta } from '../events';
-import type { StorageDriver, Entry } from '../storage';
+import type { RequestMeta } from '../events';
+import type { ActorFiles, FileService, FileStat, OpenFile, Place } from '../files';
 import { AppError } from '../errors';
 import { baseName, cleanRel, isInternalName, joinRel, parentRel } from '../lib/paths';
-import type { Db } from '../db';
+import { ZipWriter } from '../lib/zip-writer';
 import { openZip, entryProblem, type ZipEntry } from './zip-reader';
-import { ZipWriter } from './zip-writer';
 import { isTarName, listTar } from './tar-reader';
 import { shouldCompress } from './compressible';
 
@@ -27,37 +27,33 @@ export const MAX_RATIO = 200;
 const RATIO_MIN_BYTES = 16 * 1024 * 1024;
 export const MAX_PATHS = 500;
 
-interface Caller {
-  principal: Principal;
-  actor: Actor | null;
-  request: RequestMeta;
-}
-interface Place {
-  storage_id: number;
-  rel: string;
-}
 interface ExtractPayload {
   source: Place;
   dest: Place;
   overwrite: boolean;
-  actor: Actor | null;
-  request: RequestMeta;
+  actor: ActorSpec;
+  request?: RequestMeta;
 }
 interface AddPayload {
   sources: Place[];
   dest: Place;
   compression: 'deflate' | 'store';
-  actor: Actor | null;
-  request: RequestMeta;
+  actor: ActorSpec;
+  request?: RequestMeta;
+}
+
+declare module '../jobs/types' {
+  interface JobPayloads {
+    [EXTRACT_JOB]: ExtractPayload;
+    [ADD_JOB]: AddPayload;
+  }
 }
 
 export class ArchivesService {
-  constructor(private db: Db, private catalogue: Catalogue, private queue: JobQueue, private maxBytes: number) {}
-
-  /** Registers the two op kinds (one attempt each: a half-done extraction is not retried blindly). */
-  register(): void {
-    this.queue.register<ExtractPayload>(EXTRACT_JOB, (ctx) => this.extract(ctx), { concurrency: 2, maxAttempts: 1 });
-    this.queue.register<AddPayload>(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1 });
+  constructor(private files: FileService, private catalogue: Catalogue, private queue: JobQueue, private actors: ActorRestorer, private maxBytes: number) {
+    // One attempt each: a half-done extraction is not retried blindly.
+    queue.register(EXTRACT_JOB, (ctx) => this.extract(ctx), { concurrency: 2, maxAttempts: 1 });
+    queue.register(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1 });
   }
 
   /**
@@ -65,13 +61,13 @@ export class ArchivesService {
    * `.tar`, `.tar.gz`, `.tgz`). Missing → `not_found`; too large (the file, or
    * a tar.gz's inflated stream) → `archive_too_large`.
    */
-  async list(p: Principal, path: string): Promise<{ entries: Array<{ name: string; size: number; is_dir: boolean; modified: string }> }> {
-    const { driver, rel, size } = await this.archive(p, path);
-    if (isTarName(rel)) {
-      const entries = await listTar(await driver.read(rel), { gzip: !/\.tar$/i.test(rel), maxBytes: this.maxBytes });
+  async list(a: Actor, path: string): Promise<{ entries: Array<{ name: string; size: number; is_dir: boolean; modified: string }> }> {
+    const f = await this.archive(this.files.forActor(a), path);
+    if (isTarName(f.name)) {
+      const entries = await listTar(await f.read(), { gzip: !/\.tar$/i.test(f.name), maxBytes: this.maxBytes });
       return { entries: entries.map((e) => ({ name: e.name, size: e.size, is_dir: e.is_dir, modified: e.modified })) };
     }
-    const zip = await openZip(driver, rel, size);
+    const zip = await openZip(f);
     zip.close();
     return { entries: zip.entries.map((e) => ({ name: e.name, size: e.size, is_dir: e.is_dir, modified: e.modified })) };
   }
@@ -80,42 +76,43 @@ export class ArchivesService {
    * Checks the archive and the destination now (so zip slip, encryption, bombs
    * and conflicts answer at once) and queues the extraction. Returns the op id.
    */
-  async startExtract(c: Caller, b: { path: string; dest: string; overwrite: boolean }): Promise<string> {
-    const { driver, rel, size, storageId } = await this.archive(c.principal, b.path);
-    if (isTarName(rel)) throw new AppError('archive_invalid', { reason: 'only ZIP archives can be extracted' }, { reason: 'unsupported_format' });
-    const dest = this.catalogue.resolve(c.principal, b.dest, 'editor');
-    const zip = await openZip(driver, rel, size);
+  async startExtract(a: Actor, b: { path: string; dest: string; overwrite: boolean }): Promise<string> {
+    const fa = this.files.forActor(a);
+    const f = await this.archive(fa, b.path);
+    if (isTarName(f.name)) throw new AppError('archive_invalid', { reason: 'only ZIP archives can be extracted' }, { reason: 'unsupported_format' });
+    const dest = fa.target(b.dest, 'editor');
+    const zip = await openZip(f);
     zip.close();
-    this.vet(zip.entries, { storage_id: dest.storage.id, rel: dest.rel }, b.overwrite);
-    const payload: ExtractPayload = { source: { storage_id: storageId, rel }, dest: { storage_id: dest.storage.id, rel: dest.rel }, overwrite: b.overwrite, actor: c.actor, request: c.request };
-    return this.queue.enqueue(EXTRACT_JOB, payload, { visible: true, ownerId: c.principal.id });
+    this.vet(zip.entries, dest.place, b.overwrite);
+    const payload: ExtractPayload = { source: f.place, dest: dest.place, overwrite: b.overwrite, actor: actorSpec(a), request: a.request };
+    return this.queue.enqueue(EXTRACT_JOB, payload, { visible: true, ownerId: ownerOf(a) });
   }
 
   /** Checks the sources, the size budget and the target, then queues the ZIP creation. Returns the op id. */
-  async startAdd(c: Caller, b: { paths: string[]; dest: string; compression: 'deflate' | 'store' }): Promise<string> {
+  async startAdd(a: Actor, b: { paths: string[]; dest: string; compression: 'deflate' | 'store' }): Promise<string> {
     if (b.paths.length > MAX_PATHS) throw new AppError('too_many_paths', { max: MAX_PATHS }, { max: MAX_PATHS });
+    const fa = this.files.forActor(a);
     const sources = b.paths.map((path) => {
-      const r = this.catalogue.resolve(c.principal, path, 'viewer');
+      const r = fa.target(path, 'viewer');
       if (r.rel === '') throw new AppError('bad_path', {}, { reason: 'a storage root cannot be archived' });
-      return { storage_id: r.storage.id, rel: r.rel };
+      return r.place;
     });
-    const dest = this.catalogue.resolve(c.principal, b.dest, 'editor');
+    const dest = fa.target(b.dest, 'editor');
     if (dest.rel === '') throw new AppError('bad_path', {}, { field: 'dest' });
     const existing = this.catalogue.nodes.get(dest.storage.id, dest.rel);
     if (existing && !existing.deleted_at) throw new AppError('conflict', { path: b.dest }, { path: b.dest });
     const declared = sources.reduce((n, s) => n + this.treeBytes(s), 0);
     this.budget(declared);
-    const payload: AddPayload = { sources, dest: { storage_id: dest.storage.id, rel: dest.rel }, compression: b.compression, actor: c.actor, request: c.request };
-    return this.queue.enqueue(ADD_JOB, payload, { visible: true, ownerId: c.principal.id });
+    const payload: AddPayload = { sources, dest: dest.place, compression: b.compression, actor: actorSpec(a), request: a.request };
+    return this.queue.enqueue(ADD_JOB, payload, { visible: true, ownerId: ownerOf(a) });
   }
 
-  private async archive(p: Principal, path: string) {
-    const r = this.catalogue.resolve(p, path, 'viewer');
-    const driver = await this.catalogue.driverFor(r.storage.id);
-    const st = await driver.stat(r.rel);
+  /** The archive file, within the size budget. A folder → `archive_invalid`. */
+  private async archive(fa: ActorFiles, path: string | Place): Promise<OpenFile> {
+    const st = await fa.stat(path);
     if (st.type !== 'file') throw new AppError('archive_invalid', { reason: 'not a file' }, { reason: 'not_a_file' });
     this.budget(st.size);
-    return { driver, rel: r.rel, size: st.size, storageId: r.storage.id };
+    return fa.open(path);
   }
 
   private budget(bytes: number): void {
@@ -126,11 +123,7 @@ export class ArchivesService {
   private treeBytes(s: Place): number {
     const row = this.catalogue.nodes.get(s.storage_id, s.rel);
     if (!row || row.deleted_at) throw new AppError('not_found', { path: s.rel });
-    if (row.type === 'file') return row.size;
-    const sum = this.db.sqlite
-      .prepare("SELECT IFNULL(sum(size), 0) AS n FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL AND path >= ? AND path < ?")
-      .get(s.storage_id, s.rel + '/', s.rel + '0') as { n: number };
-    return sum.n;
+    return row.type === 'file' ? row.size : this.catalogue.nodes.treeBytes(s.storage_id, s.rel);
   }
 
   /** Every refusal that must come before the first byte is written. Returns the entries to materialise. */
@@ -167,21 +160,17 @@ export class ArchivesService {
 
   private async extract(ctx: JobContext<ExtractPayload>): Promise<{ files: number; dirs: number; bytes: number; skipped_symlinks: number }> {
     const { source, dest, overwrite } = ctx.payload;
-    const src = await this.catalogue.driverFor(source.storage_id);
-    const out = await this.catalogue.driverFor(dest.storage_id);
-    const st = await src.stat(source.rel);
-    const zip = await openZip(src, source.rel, st.size);
+    const fa = this.files.forActor(this.actors.restore(ctx.payload.actor, ctx.payload.request));
+    const zip = await openZip(await this.archive(fa, source));
     try {
       const entries = this.vet(zip.entries, dest, overwrite);
       const total = entries.reduce((n, e) => n + e.size, 0);
       const made = new Set<string>();
-      const gate = (path: string, entry: Entry) =>
-        this.catalogue.gate.written(dest.storage_id, path, entry, { actor: ctx.payload.actor, request: ctx.payload.request, origin: 'extract' });
+      const at = (rel: string): Place => ({ storage_id: dest.storage_id, rel });
       const mkdirs = async (dir: string) => {
         if (made.has(dir)) return;
-        await out.mkdir(dir);
+        if (dir !== '') await fa.mkdir(at(dir));
         made.add(dir);
-        if (dir !== '') await gate(dir, { ...(await out.stat(dir)), name: baseName(dir) });
       };
       await mkdirs(dest.rel);
       let done = 0;
@@ -194,9 +183,15 @@ export class ArchivesService {
           continue;
         }
         await mkdirs(parentRel(target));
-        const body = (await zip.open(e)).pipe(this.meter(e, () => total, (n) => (done += n)));
-        const written = await out.write(target, body, { size: e.size, overwrite, signal: ctx.signal });
-        await gate(target, written);
+        // The entry's bytes are checked as they inflate: more than declared stops the write (no partial file is published).
+        const meter = this.meter(e, () => total, (n) => (done += n));
+        const inflating = pipeline(await zip.open(e), meter).then(() => null, (err: unknown) => err);
+        try {
+          await fa.write(at(target), meter, { size: e.size, overwrite, signal: ctx.signal, origin: 'extract', version: false });
+        } catch (err) {
+          // When inflating failed (bytes beyond the declared size, a corrupt entry), that is the reason, not the write's echo of it.
+          throw asArchiveError((await inflating) ?? err, e.name);
+        }
         files++;
         ctx.progress(total ? done / total : 1, { done, total });
       }
@@ -221,16 +216,17 @@ export class ArchivesService {
 
   private async add(ctx: JobContext<AddPayload>): Promise<{ files: number; bytes: number; size: number }> {
     const { sources, dest, compression } = ctx.payload;
-    const out = await this.catalogue.driverFor(dest.storage_id);
-    const plan: Array<{ driver: StorageDriver; rel: string; name: string; entry: Entry }> = [];
-    for (const s of sources) {
-      const driver = await this.catalogue.driverFor(s.storage_id);
-      for await (const item of walkTree(driver, s.rel, ctx.signal)) plan.push({ driver, ...item });
+    const fa = this.files.forActor(this.actors.restore(ctx.payload.actor, ctx.payload.request));
+    const plan: Array<{ place: Place; name: string; entry: FileStat }> = [];
+    for (const s of sources) for (const item of await fa.tree(s, ctx.signal)) {
+      if (item.rel.split('/').some(isInternalName)) continue;
+      const base = baseName(s.rel);
+      plan.push({ place: { storage_id: s.storage_id, rel: item.rel === '' ? s.rel : joinRel(s.rel, item.rel) }, name: item.rel === '' ? base : `${base}/${item.rel}`, entry: item.entry });
     }
     const total = plan.reduce((n, p) => n + (p.entry.type === 'file' ? p.entry.size : 0), 0);
     this.budget(total);
     const pass = new PassThrough({ highWaterMark: 1 << 20 });
-    const writing = out.write(dest.rel, pass, { overwrite: false, signal: ctx.signal, mime: 'application/zip' });
+    const writing = fa.write(dest, pass, { overwrite: false, signal: ctx.signal, mime: 'application/zip', origin: 'copy', audit: 'file.upload', meta: { archive: true }, version: false });
     const zip = new ZipWriter(pass, { signal: ctx.signal });
     let done = 0;
     let files = 0;
@@ -240,7 +236,7 @@ export class ArchivesService {
           await zip.addDir(p.name, p.entry.mtime || Date.now());
           continue;
         }
-        const body: Readable = await p.driver.read(p.rel, undefined, ctx.signal);
+        const body: Readable = await fa.read(p.place, undefined, ctx.signal);
         await zip.addFile(p.name, body, { size: p.entry.size, mtime: p.entry.mtime || Date.now(), compress: compression === 'deflate' && shouldCompress(p.name) });
         done += p.entry.size;
         files++;
@@ -253,27 +249,17 @@ export class ArchivesService {
       await writing.catch(() => undefined);
       throw e;
     }
-    const entry = await writing;
-    await this.catalogue.gate.written(dest.storage_id, dest.rel, entry, { actor: ctx.payload.actor, request: ctx.payload.request, origin: 'copy', audit: 'file.upload', meta: { archive: true } });
-    return { files, bytes: done, size: entry.size };
+    const node = await writing;
+    return { files, bytes: done, size: node.size };
   }
 }
 
-/** A file, or a folder and everything below it, with entry names relative to the item's parent. */
-async function* walkTree(driver: StorageDriver, rel: string, signal: AbortSignal): AsyncIterable<{ rel: string; name: string; entry: Entry }> {
-  const top = await driver.stat(rel);
-  const base = baseName(rel);
-  yield { rel, name: base, entry: top };
-  if (top.type !== 'dir') return;
-  const stack = [rel];
-  while (stack.length) {
-    const dir = stack.pop()!;
-    for await (const e of driver.list(dir)) {
-      if (signal.aborted) throw signal.reason;
-      if (isInternalName(e.name)) continue;
-      const child = joinRel(dir, e.name);
-      yield { rel: child, name: base + child.slice(rel.length), entry: e };
-      if (e.type === 'dir') stack.push(child);
-    }
-  }
+/** A failure while reading an entry is the archive's fault: `archive_invalid` with the reason (AppErrors pass through). */
+function asArchiveError(err: unknown, entry: string): unknown {
+  if (err instanceof AppError) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new AppError('archive_invalid', { reason }, { entry, reason });
 }
+
+/** The account an archive op belongs to (shown in its ops list). */
+const ownerOf = (a: Actor): number | null => (a.kind === 'system' ? null : a.principal.id);

@@ -1,22 +1,20 @@
 /**
- * Archives: the streaming ZIP writer (also used by share folder ZIPs), safe
- * listing and extraction of ZIP files, listing of tar and tar.gz files, and
- * ZIP creation from selected paths.
+ * Archives: safe listing and extraction of ZIP files, listing of tar and
+ * tar.gz files, and ZIP creation from selected paths (the streaming ZIP
+ * writer itself is in lib/, shared with share folder ZIPs).
  */
-export { ZipWriter, type ZipFileOptions, type ZipWriterOptions } from './zip-writer';
 export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS } from './archives.service';
 export { openZip, entryProblem, MAX_ENTRIES, type ZipEntry } from './zip-reader';
 export { shouldCompress } from './compressible';
 export { listTar, isTarName, type TarEntry } from './tar-reader';
 
-import type { Db } from '../db';
-import type { JobQueue } from '../jobs';
+import type { ActorRestorer } from '../auth';
 import type { Catalogue } from '../catalogue';
+import type { FileService } from '../files';
+import type { JobQueue } from '../jobs';
 import { ArchivesService } from './archives.service';
 
-/** Builds the archive service and registers its op kinds on the queue. */
-export function createArchives(o: { db: Db; catalogue: Catalogue; queue: JobQueue; maxArchiveBytes: number }): ArchivesService {
-  const s = new ArchivesService(o.db, o.catalogue, o.queue, o.maxArchiveBytes);
-  s.register();
-  return s;
+/** Builds the archive service (it registers its op kinds on the queue). */
+export function createArchives(o: { files: FileService; catalogue: Catalogue; queue: JobQueue; actors: ActorRestorer; maxArchiveBytes: number }): ArchivesService {
+  return new ArchivesService(o.files, o.catalogue, o.queue, o.actors, o.maxArchiveBytes);
 }

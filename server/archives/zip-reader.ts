@@ -8,7 +8,12 @@ import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import { AppError } from '../errors';
-import type { StorageDriver } from '../storage';
+
+/** A file read by byte ranges (the file service's OpenFile). */
+export interface RangeSource {
+  size: number;
+  read(span: { start: number; end: number }): Promise<Readable>;
+}
 
 export interface ZipEntry {
   name: string;
@@ -35,14 +40,14 @@ const S_IFLNK = 0o120000;
 const FLAG_ENCRYPTED = 0x1;
 const FLAG_UTF8 = 0x800;
 
-class DriverReader extends yauzl.RandomAccessReader {
-  constructor(private driver: StorageDriver, private rel: string) {
+class RangeReader extends yauzl.RandomAccessReader {
+  constructor(private source: RangeSource) {
     super();
   }
   override _readStreamForRange(start: number, end: number): Readable {
     const out = new PassThrough();
     if (end <= start) return out.end(), out;
-    this.driver.read(this.rel, { start, end: end - 1 }).then(
+    this.source.read({ start, end: end - 1 }).then(
       (s) => pipeline(s, out).catch((e) => out.destroy(e)),
       (e) => out.destroy(e),
     );
@@ -50,12 +55,15 @@ class DriverReader extends yauzl.RandomAccessReader {
   }
 }
 
-/** Opens a ZIP on a storage and reads its whole central directory. Not a ZIP (or truncated) → `archive_invalid`. */
-export async function openZip(driver: StorageDriver, rel: string, size: number): Promise<OpenZip> {
+/**
+ * Opens a ZIP read by ranges (the central directory costs a few kilobytes)
+ * and reads its whole central directory. Not a ZIP (or truncated) → `archive_invalid`.
+ */
+export async function openZip(source: RangeSource): Promise<OpenZip> {
   const opts = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true };
   let zip: yauzl.ZipFile;
   try {
-    zip = driver.localPath ? await yauzl.openPromise(await driver.localPath(rel), opts) : await yauzl.fromRandomAccessReaderPromise(new DriverReader(driver, rel), size, opts);
+    zip = await yauzl.fromRandomAccessReaderPromise(new RangeReader(source), source.size, opts);
   } catch (e) {
     if (e instanceof AppError) throw e;
     throw new AppError('archive_invalid', { reason: (e as Error).message }, { reason: (e as Error).message });

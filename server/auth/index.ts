@@ -10,12 +10,17 @@ import { LoginThrottle } from './throttle';
 import { Sessions } from './sessions';
 import { UsersRepo } from './users.repo';
 import { UsersService } from './users.service';
+import { actorRestorer } from './actor-restorer';
 
 export { AuthService, type LoginResult } from './auth.service';
 export { UsersService, type CreateUser, type UpdateUser } from './users.service';
 export { hashPassword, verifyPassword, passwordProblem } from './passwords';
 export type { Principal, Role, UserView } from './types';
 export { ROLES } from './types';
+export {
+  personActor, systemActor, linkActor, actorRef, principalOf, actorSpec,
+  type Actor, type PersonActor, type LinkActor, type SystemActor, type ActorSpec, type ActorRestorer,
+} from './actor';
 
 export interface AuthOptions {
   secretKey: Buffer;
@@ -32,6 +37,6 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const users = new UsersService(repo, sessions, bus);
   const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
   const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap });
-  return { repo, sessions, users, auth };
+  return { repo, sessions, users, auth, actors: actorRestorer(repo) };
 }
 export type Auth = ReturnType<typeof createAuth>;

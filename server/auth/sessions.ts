@@ -41,9 +41,8 @@ export class Sessions {
     if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
     const row = this.db.sqlite.prepare('SELECT user_id, expires_at FROM sessions WHERE id = ?').get(claims.sid) as { user_id: number; expires_at: string } | undefined;
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
-    const u = this.users.byId(row.user_id);
-    if (!u || u.disabled) return null;
-    const p: Principal = { id: u.id, email: u.email, username: u.username, role: u.role, groups: this.users.groupsOf(u.id), language: u.language, sessionId: claims.sid };
+    const p = this.users.principal(row.user_id, claims.sid);
+    if (!p) return null;
     this.cache.set(claims.sid, { p, at: now, exp: Date.parse(row.expires_at) });
     if (now - (this.lastTouch.get(claims.sid) ?? 0) > TOUCH_MS) {
       this.lastTouch.set(claims.sid, now);

@@ -1,4 +1,5 @@
 /** The users, groups and user_groups tables (owned by auth). */
+import type { Principal } from './types';
 import type { Db } from '../db';
 import { nowIso } from '../db';
 import type { UsersTable } from '../db/tables';
@@ -78,6 +79,13 @@ export class UsersRepo {
     }
     const sql = `SELECT * FROM users ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ? OFFSET ?`;
     return this.db.sqlite.prepare(sql).all(...args, q.limit ?? 500, q.offset ?? 0) as UserRow[];
+  }
+
+  /** A live account as a principal (no session), or null when it is missing or disabled. */
+  principal(id: number, sessionId = ''): Principal | null {
+    const u = this.byId(id);
+    if (!u || u.disabled) return null;
+    return { id: u.id, email: u.email, username: u.username, role: u.role, groups: this.groupsOf(u.id), language: u.language, sessionId };
   }
 
   view(u: UserRow): UserView {

@@ -4,7 +4,7 @@
  * session (disable, delete, password reset, role) reaches the session cache.
  */
 import { AppError, validation } from '../errors';
-import type { EventBus, Actor, RequestMeta } from '../events';
+import type { EventBus, ActorRef, RequestMeta } from '../events';
 import { hashPassword, passwordProblem } from './passwords';
 import type { Sessions } from './sessions';
 import type { UsersRepo } from './users.repo';
@@ -34,7 +34,7 @@ export interface UpdateUser {
 }
 
 export interface Ctx {
-  actor?: Actor | null;
+  actor?: ActorRef | null;
   request?: RequestMeta;
 }
 

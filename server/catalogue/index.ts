@@ -1,45 +1,48 @@
 /**
- * The catalogue: storages and their access, the cached tree, sync, search
- * and the write gate. `createCatalogue` wires the parts; other modules use
- * this face only.
+ * The catalogue: storages and their access levels, the cached tree, sync,
+ * search indexing and the write gate. `createCatalogue` wires the parts and
+ * returns two faces: `catalogue` for every module, and `io` (the live drivers
+ * and the write gate) for the file service alone.
  */
 import type { Db } from '../db';
 import type { EventBus } from '../events';
 import type { JobQueue } from '../jobs';
 import type { Logger } from '../lib/log';
-import type { Principal } from '../auth';
-import type { DriverManager, DriverRegistry, StorageDriver } from '../storage';
-import { AppError } from '../errors';
-import { parseUiPath } from '../lib/paths';
+import type { DriverManager, DriverRegistry } from '../storage';
 import { NodesRepo } from './nodes.repo';
-import { StoragesRepo, type StorageRow } from './storages.repo';
+import { StoragesRepo } from './storages.repo';
 import { StoragesService } from './storages.service';
-import { SyncEngine, type SyncHooks } from './sync';
+import { SyncEngine, type SyncedFile } from './sync';
 import { Syncer } from './syncer';
-import { WriteGate } from './write-gate';
+import { WriteGate, type GateHooks } from './write-gate';
 import { SearchIndexer } from './search-index';
-import { effectiveLevel, atLeast, type Level } from './access';
+import { DriverPool } from './driver-pool';
+import { ThumbStates } from './thumb-states.repo';
+import type { CatalogueIo } from './io';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
 export { StoragesService, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
 export { Syncer, SYNC_JOB, type SyncRunView } from './syncer';
-export { SyncEngine, TOMBSTONE_RATIO } from './sync';
-export { SearchIndexer } from './search-index';
-export { WriteGate, type WriteContext, type WriteOrigin, type WriteHook, type RemoveHook, type GateNode } from './write-gate';
+export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
+export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
+export type { WriteContext, WriteOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
 export { effectiveLevel, atLeast, type Level } from './access';
 export { sortKey } from './natural';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 
-/** A UI path resolved against the caller's access. */
-export interface Resolved {
-  storage: StorageRow;
-  rel: string;
-  level: Level;
+/** Reacts to files a sync batch added or saw change (scans, thumbnails); must only enqueue work. */
+export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void;
+
+/** What other modules declare at construction: post-write work by name, and reactions to synced files. */
+export interface CatalogueHooks extends GateHooks {
+  synced?: Record<string, SyncFilesHook>;
 }
 
 export interface CatalogueOptions {
   db: Db;
+  /** The storages repository, when the caller needed it earlier (driver decorators read the read-only flag). */
+  repo?: StoragesRepo;
   bus: EventBus;
   queue: JobQueue;
   registry: DriverRegistry;
@@ -47,16 +50,17 @@ export interface CatalogueOptions {
   secretKey: Buffer;
   log: Logger;
   demo: boolean;
-  syncHooks?: SyncHooks;
+  hooks?: CatalogueHooks;
 }
 
 export function createCatalogue(o: CatalogueOptions) {
-  const repo = new StoragesRepo(o.db);
+  const repo = o.repo ?? new StoragesRepo(o.db);
   const nodes = new NodesRepo(o.db);
-  const storages = new StoragesService(repo, o.registry, o.manager, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m) });
+  const drivers = new DriverPool(o.manager, repo);
   const indexer = new SearchIndexer(o.db, (m, e) => o.log.error(m, e));
   indexer.kick(0); // names a crash left unindexed
-  const hooks: SyncHooks = {
+  const synced = Object.entries(o.hooks?.synced ?? {});
+  const engine = new SyncEngine(o.db, {
     onNodesAdded: (minId) => indexer.kick(minId),
     onFoldersChanged(storageId, folders) {
       // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
@@ -65,43 +69,23 @@ export function createCatalogue(o: CatalogueOptions) {
       })();
       void o.bus.flush();
     },
-    onFileChanged: (id, kind) => o.syncHooks?.onFileChanged?.(id, kind),
-  };
-  const engine = new SyncEngine(o.db, hooks);
-  const driverFor = (id: number): Promise<StorageDriver> => storages.driverFor(id);
-  const syncer = new Syncer(o.db, repo, driverFor, engine, o.queue, o.log);
-  storages.attachSyncer(syncer);
+    onFilesChanged(storageId, files) {
+      for (const [name, hook] of synced) {
+        try {
+          hook(storageId, files);
+        } catch (e) {
+          o.log.error(`sync hook ${name} failed`, e);
+        }
+      }
+    },
+  });
+  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log);
+  const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m) });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
-  const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e));
-
-  /** Storages the caller can open, with their effective level (one grants query for the set). */
-  function visibleStorages(p: Principal): Array<{ storage: StorageRow; level: Level }> {
-    const grants = repo.allGrants();
-    const out: Array<{ storage: StorageRow; level: Level }> = [];
-    for (const s of repo.all()) {
-      const level = effectiveLevel(p, s, grants.get(s.id) ?? []);
-      if (level) out.push({ storage: s, level });
-    }
-    return out;
-  }
-
-  /**
-   * Resolves a UI path for the caller. A storage the caller cannot see is
-   * `not_found` (as if it did not exist); `need` raises `forbidden` (visible
-   * but not enough), or `read_only` for writes to a read-only storage.
-   */
-  function resolve(p: Principal, uiPath: unknown, need: Level = 'viewer', opts: { allowReserved?: boolean } = {}): Resolved {
-    const { storage: key, rel } = parseUiPath(uiPath, opts);
-    if (key === null) throw new AppError('bad_path', {}, { reason: 'a storage is required' });
-    const s = repo.byNameOrUid(key);
-    const level = s ? effectiveLevel(p, s, repo.grants(s.id)) : null;
-    if (!s || !level) throw new AppError('not_found', { path: String(uiPath) });
-    if (need !== 'viewer' && s.read_only) throw new AppError('read_only');
-    if (!atLeast(level, need)) throw new AppError('forbidden');
-    return { storage: s, rel, level };
-  }
-
-  return { repo, nodes, storages, engine, syncer, gate, indexer, driverFor, visibleStorages, resolve };
+  const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
+  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db) };
+  const io: CatalogueIo = { drivers, gate };
+  return { catalogue, io };
 }
 
-export type Catalogue = ReturnType<typeof createCatalogue>;
+export type Catalogue = ReturnType<typeof createCatalogue>['catalogue'];

@@ -133,6 +133,41 @@ export class NodesRepo {
     }
   }
 
+  /** Bytes and count of the live files of a storage (`owner` narrows to one uploader). */
+  usage(q: { storageId?: number; ownerId?: number }): { used_bytes: number; file_count: number } {
+    let sel = this.db.k
+      .selectFrom('nodes')
+      .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('used_bytes'), eb.fn.countAll<number>().as('file_count')])
+      .where('type', '=', 'file')
+      .where('deleted_at', 'is', null);
+    if (q.storageId !== undefined) sel = sel.where('storage_id', '=', q.storageId);
+    if (q.ownerId !== undefined) sel = sel.where('owner_id', '=', q.ownerId);
+    return this.db.first(sel)!;
+  }
+
+  /**
+   * Live rows at and below `rel` (the whole storage for ''), in path order:
+   * what a folder ZIP or an archive job will read. `rel` itself comes first.
+   */
+  subtree(storageId: number, rel: string): Array<Pick<NodeRow, 'path' | 'type' | 'size' | 'mtime'>> {
+    let sel = this.db.k.selectFrom('nodes').select(['path', 'type', 'size', 'mtime']).where('storage_id', '=', storageId).where('deleted_at', 'is', null);
+    // '0' is the code point after '/': the range is exactly the paths below `rel/`.
+    if (rel !== '') sel = sel.where((eb) => eb.or([eb('path', '=', rel), eb.and([eb('path', '>=', `${rel}/`), eb('path', '<', `${rel}0`)])]));
+    return this.db.all(sel.orderBy('path'));
+  }
+
+  /** Sum of the file sizes at and below `rel`, from the catalogue. */
+  treeBytes(storageId: number, rel: string): number {
+    let sel = this.db.k
+      .selectFrom('nodes')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('n'))
+      .where('storage_id', '=', storageId)
+      .where('type', '=', 'file')
+      .where('deleted_at', 'is', null);
+    if (rel !== '') sel = sel.where((eb) => eb.or([eb('path', '=', rel), eb.and([eb('path', '>=', `${rel}/`), eb('path', '<', `${rel}0`)])]));
+    return this.db.first(sel)!.n;
+  }
+
   /** Whether a mime/size qualifies for full-text indexing. */
   static textual(mime: string | null, size: number): boolean {
     return isText(mime) && size > 0 && size <= 256 * 1024;

@@ -24,6 +24,10 @@ export class StoragesRepo {
     return this.db.sqlite.prepare('SELECT * FROM storages WHERE id = ?').get(id) as StorageRow | undefined;
   }
 
+  byUid(uid: string): StorageRow | undefined {
+    return this.db.sqlite.prepare('SELECT * FROM storages WHERE uid = ?').get(uid) as StorageRow | undefined;
+  }
+
   /** By name (case-insensitive) or by uid: both address a storage everywhere. */
   byNameOrUid(key: string): StorageRow | undefined {
     return this.db.sqlite.prepare('SELECT * FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1').get(key, key, key) as StorageRow | undefined;

@@ -4,14 +4,15 @@
  * running process never serves a half-saved storage. Saves of one storage
  * are serialised.
  */
-import type { AdminStorage, SyncMode } from '../contract';
+import type { AdminStorage, DriverDescriptor, SyncMode } from '../contract';
 import { AppError, validation } from '../errors';
 import { checkName } from '../lib/paths';
-import type { EventBus, Actor, RequestMeta } from '../events';
+import type { EventBus, ActorRef, RequestMeta } from '../events';
 import {
   MASK, maskSecrets, mergeForUpdate, resolveConfig, sealSecrets,
-  type DriverManager, type DriverRegistry, type ProbeResult, type StorageConfig,
+  type DriverRegistry, type ProbeResult, type StorageConfig,
 } from '../storage';
+import type { DriverPool } from './driver-pool';
 import { newUid, type StorageRow, type StoragesRepo } from './storages.repo';
 
 export type { SyncMode };
@@ -34,7 +35,7 @@ export interface StorageInput {
 export type StorageView = AdminStorage;
 
 export interface SaveContext {
-  actor?: Actor | null;
+  actor?: ActorRef | null;
   request?: RequestMeta;
   /** CLI: required fields missing are only warnings, and the probe may be skipped. */
   lenient?: boolean;
@@ -51,21 +52,19 @@ export interface SyncControl {
 }
 
 export class StoragesService {
-  private locks = new Map<number, Promise<unknown>>();
-  private syncer: SyncControl | null = null;
-
   constructor(
     private repo: StoragesRepo,
     private registry: DriverRegistry,
-    private manager: DriverManager,
+    private pool: DriverPool,
+    private syncer: SyncControl,
     private secretKey: Buffer,
     private bus: EventBus,
     private opts: { demo: boolean; warn?: (msg: string) => void },
   ) {}
 
-  /** The syncer is created after this service (it needs it); main.ts links them. */
-  attachSyncer(s: SyncControl): void {
-    this.syncer = s;
+  /** The registered drivers' descriptors (admin form, `GET /api/admin/storage-drivers`). */
+  descriptors(): DriverDescriptor[] {
+    return this.registry.list();
   }
 
   view(r: StorageRow): StorageView {
@@ -103,15 +102,15 @@ export class StoragesService {
       sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S), enabled: input.enabled === false ? 0 : 1,
       read_only: input.read_only ? 1 : 0, rbac_enabled: input.rbac_enabled ? 1 : 0, replica_target_id: input.replica_target_id ?? null,
     });
-    if (built) await this.manager.install(id, built);
+    if (built) await this.pool.manager.install(id, built);
     await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
-    await this.syncer?.restart(id);
+    await this.syncer.restart(id);
     return this.get(id);
   }
 
   /** Partial update (PUT and PATCH). A rename changes the first path segment at once; the uid never changes. */
   update(id: number, input: StorageInput, ctx: SaveContext = {}): Promise<StorageView> {
-    return this.serial(id, async () => {
+    return this.pool.serial(id, async () => {
       const r = this.repo.byId(id);
       if (!r) throw new AppError('not_found');
       const patch: Partial<StorageRow> = {};
@@ -134,23 +133,23 @@ export class StoragesService {
       if (input.replica_target_id !== undefined) patch.replica_target_id = input.replica_target_id;
       const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
       this.repo.update(id, patch);
-      if (built) await this.manager.install(id, built);
+      if (built) await this.pool.manager.install(id, built);
       await this.bus.emit('audit', {
         action: 'admin.config_change', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`,
         meta: { fields: Object.keys(patch).filter((k) => k !== 'config').concat(patch.config ? ['config'] : []) },
       });
-      await this.syncer?.restart(id);
+      await this.syncer.restart(id);
       return this.get(id);
     });
   }
 
   /** Removes the storage and its cache rows; files on the backend are not touched. */
   delete(id: number, ctx: SaveContext = {}): Promise<void> {
-    return this.serial(id, async () => {
+    return this.pool.serial(id, async () => {
       const r = this.repo.byId(id);
       if (!r) throw new AppError('not_found');
-      await this.syncer?.stop(id);
-      await this.manager.remove(id);
+      await this.syncer.stop(id);
+      await this.pool.manager.remove(id);
       this.repo.delete(id);
       await this.bus.emit('audit', { action: 'storage.delete', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name: r.name, driver: r.driver } });
     });
@@ -168,9 +167,9 @@ export class StoragesService {
     const old = saved && saved.driver === driverName ? (JSON.parse(saved.config) as StorageConfig) : {};
     const { config } = this.prepareConfig(driverName, input.config ?? old, old, {});
     try {
-      const driver = await this.manager.build({ uid: saved?.uid ?? 'test-' + newUid(), driver: driverName, config });
+      const driver = await this.pool.manager.build({ uid: saved?.uid ?? 'test-' + newUid(), driver: driverName, config });
       try {
-        return { ok: true, ...(await this.manager.probe(driver)) };
+        return { ok: true, ...(await this.pool.manager.probe(driver)) };
       } finally {
         await driver.close().catch(() => {});
       }
@@ -178,21 +177,6 @@ export class StoragesService {
       if (e instanceof AppError && e.code === 'validation_failed') throw e;
       return { ok: false, error: e instanceof AppError ? String(e.params.reason ?? e.message) : (e as Error).message };
     }
-  }
-
-  /** Ensures a live driver for storage `id` (builds one lazily after a restart). */
-  async driverFor(id: number) {
-    const existing = this.manager.get(id);
-    if (existing) return existing;
-    const r = this.repo.byId(id);
-    if (!r) throw new AppError('not_found');
-    return this.serial(id, async () => {
-      const again = this.manager.get(id);
-      if (again) return again;
-      const d = await this.manager.build({ uid: r.uid, driver: r.driver, config: JSON.parse(r.config) });
-      await this.manager.install(id, d);
-      return d;
-    });
   }
 
   private checkStorageName(name: unknown, exceptId?: number): string {
@@ -235,10 +219,10 @@ export class StoragesService {
 
   private async buildAndProbe(uid: string, driver: string, config: StorageConfig, ctx: SaveContext) {
     if (ctx.lenient && ctx.skipProbe) return null;
-    const built = await this.manager.build({ uid, driver, config });
+    const built = await this.pool.manager.build({ uid, driver, config });
     if (ctx.skipProbe) return built;
     try {
-      await this.manager.probe(built);
+      await this.pool.manager.probe(built);
     } catch (e) {
       await built.close().catch(() => {});
       throw e;
@@ -246,16 +230,6 @@ export class StoragesService {
     return built;
   }
 
-  private serial<T>(id: number, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(id) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const settled = next.catch(() => {});
-    this.locks.set(id, settled);
-    settled.then(() => {
-      if (this.locks.get(id) === settled) this.locks.delete(id);
-    });
-    return next;
-  }
 }
 
 /** A short human description of where a storage points, without secrets. */

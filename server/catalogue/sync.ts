@@ -23,11 +23,22 @@ export interface SyncCounts {
   seen: number;
 }
 
+/** A file a sync batch added or saw change, as the batch wrote it. */
+export interface SyncedFile {
+  id: number;
+  kind: 'added' | 'drifted';
+  path: string;
+  size: number;
+  mtime: number;
+  etag: string | null;
+  mime: string | null;
+}
+
 export interface SyncHooks {
   /** Folders whose content changed (relative paths), after each committed batch. */
   onFoldersChanged?(storageId: number, folders: string[]): void;
-  /** A file that is new to the catalogue or whose content drifted. */
-  onFileChanged?(nodeId: number, kind: 'added' | 'drifted'): void;
+  /** Files new to the catalogue or whose content drifted, once per committed batch. */
+  onFilesChanged?(storageId: number, files: SyncedFile[]): void;
   /** Rows were inserted; `minId` is the smallest new id (the search indexer catches up from there). */
   onNodesAdded?(minId: number): void;
 }
@@ -175,7 +186,7 @@ export class SyncEngine {
       for (const dir of dirs) for (const r of this.s.dirRows.all(storageId, dir) as Existing[]) existing.set(r.path, r);
     }
     const folders = new Set<string>();
-    const fileEvents: Array<[number, 'added' | 'drifted']> = [];
+    const files: SyncedFile[] = [];
     const now = new Date().toISOString();
     let minNew = Number.POSITIVE_INFINITY;
     this.db.sqlite.transaction(() => {
@@ -184,27 +195,30 @@ export class SyncEngine {
         if (!row) {
           const name = e.path.slice(e.path.lastIndexOf('/') + 1);
           const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
-          const id = Number(this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, Math.round(e.mtime), e.etag ?? null, mime, sortKey(name), now).lastInsertRowid);
+          const mtime = Math.round(e.mtime);
+          const id = Number(this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, sortKey(name), now).lastInsertRowid);
           if (id < minNew) minNew = id;
           seen.add(id);
           counts.added++;
           folders.add(parentRel(e.path));
-          if (e.type === 'file') fileEvents.push([id, 'added']);
+          if (e.type === 'file') files.push({ id, kind: 'added', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
         } else {
           seen.add(row.id);
           if (changed(row, e)) {
             const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-            this.s.update.run(e.type, e.type === 'dir' ? 0 : e.size, Math.round(e.mtime), e.etag ?? null, e.type === 'dir' ? null : e.mime ?? mimeOf(name), now, row.id);
+            const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
+            const mtime = Math.round(e.mtime);
+            this.s.update.run(e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, now, row.id);
             counts.updated++;
             folders.add(parentRel(e.path));
-            if (e.type === 'file') fileEvents.push([row.id, 'drifted']);
+            if (e.type === 'file') files.push({ id: row.id, kind: 'drifted', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
           }
         }
       }
     })();
     if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
     if (Number.isFinite(minNew)) this.hooks.onNodesAdded?.(minNew);
-    for (const [id, kind] of fileEvents) this.hooks.onFileChanged?.(id, kind);
+    if (files.length) this.hooks.onFilesChanged?.(storageId, files);
   }
 
   /** Deletes rows the run did not see, except below folders that failed to list. */

@@ -16,6 +16,12 @@ import type { StoragesRepo, StorageRow } from './storages.repo';
 import type { SyncEngine } from './sync';
 
 export const SYNC_JOB = 'storage.sync';
+
+declare module '../jobs/types' {
+  interface JobPayloads {
+    [SYNC_JOB]: { storage_id: number; run_id: number };
+  }
+}
 const FOLDER_STALE_MS = 15_000;
 const OFFLINE_RETRY_MS = 30_000;
 const WATCH_DEBOUNCE_MS = 300;
@@ -50,7 +56,7 @@ export class Syncer {
     private queue: JobQueue,
     private log: Logger,
   ) {
-    queue.register(SYNC_JOB, (ctx) => this.runJob(ctx as JobContext<{ storage_id: number; run_id: number }>), { concurrency: 2, maxAttempts: 1 });
+    queue.register(SYNC_JOB, (ctx) => this.runJob(ctx), { concurrency: 2, maxAttempts: 1 });
   }
 
   /** Starts every enabled storage (boot). */

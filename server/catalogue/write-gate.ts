@@ -8,17 +8,20 @@
  * modules registered by name. Nothing else announces a write.
  */
 import type { Db } from '../db';
-import type { EventBus, Actor, RequestMeta } from '../events';
+import type { EventBus, ActorRef, RequestMeta } from '../events';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
-import type { NodesRepo, NodeRow } from './nodes.repo';
+import { NodesRepo, type NodeRow } from './nodes.repo';
+import { mimeOf } from './mime';
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
 export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'gateway' | 'mkdir';
 const UPLOAD_SURFACES = new Set<WriteOrigin>(['upload', 'drop', 'save-text', 'newfile', 'gateway']);
 
 export interface WriteContext {
-  actor?: Actor | null;
+  actor?: ActorRef | null;
+  /** Extracted text of a small text file, for full-text search. */
+  body?: string;
   request?: RequestMeta;
   origin: WriteOrigin;
   /** Audit action to record (e.g. `file.upload`, `file.copy`); none when omitted. */
@@ -31,13 +34,19 @@ export interface GateNode extends NodeRow {
 }
 
 /** A post-write hook: runs after commit, must not throw (it should enqueue work, not do it). */
-export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: Actor | null }) => void;
+export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: ActorRef | null }) => void;
 /** Runs after nodes left the catalogue for good (purge, permanent delete): drop what hangs off their ids. */
 export type RemoveHook = (storageId: number, nodeIds: number[]) => void | Promise<void>;
 
+/** The post-write work other modules declare at construction, by name (for logs). */
+export interface GateHooks {
+  written?: Record<string, WriteHook>;
+  removed?: Record<string, RemoveHook>;
+}
+
 export class WriteGate {
-  private hooks = new Map<string, WriteHook>();
-  private removeHooks = new Map<string, RemoveHook>();
+  private hooks: Array<[string, WriteHook]>;
+  private removeHooks: Array<[string, RemoveHook]>;
 
   constructor(
     private db: Db,
@@ -45,11 +54,10 @@ export class WriteGate {
     private bus: EventBus,
     private storageName: (id: number) => string,
     private log: (msg: string, err?: unknown) => void,
-  ) {}
-
-  /** Registers a named hook (thumbnail, scan, replication); a name registers once. */
-  addHook(name: string, hook: WriteHook): void {
-    this.hooks.set(name, hook);
+    hooks: GateHooks = {},
+  ) {
+    this.hooks = Object.entries(hooks.written ?? {});
+    this.removeHooks = Object.entries(hooks.removed ?? {});
   }
 
   /** A file or folder was written at `path` and `entry` is its fresh stat. Returns its node row. */
@@ -62,6 +70,7 @@ export class WriteGate {
       created = !before || !!before.deleted_at;
       this.nodes.ensureParents(storageId, path);
       id = this.nodes.upsert(storageId, path, { ...entry, name: baseName(path) }, ctx.actor?.id ?? null);
+      if (ctx.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) this.nodes.setBody(id, ctx.body);
       const ref = { storage_id: storageId, storage, path, name: baseName(path), size: entry.size, type: entry.type, id };
       if (entry.type === 'file') {
         if (!created) this.bus.record('file.updated', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
@@ -80,11 +89,6 @@ export class WriteGate {
       }
     }
     return node;
-  }
-
-  /** Registers a named hook called with the ids of nodes removed for good. */
-  addRemoveHook(name: string, hook: RemoveHook): void {
-    this.removeHooks.set(name, hook);
   }
 
   /** A file or folder at `path` is gone from the backend for good (permanent delete, purge). */

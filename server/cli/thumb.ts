@@ -1,9 +1,6 @@
 /** `service thumb backfill`: generates missing thumbnails in this process and prints a summary. */
 import type { Config } from '../config';
 import { AppError } from '../errors';
-import { createThumbs } from '../thumbs';
-import { createLogger } from '../lib/log';
-import { loadSecretKey } from '../lib/data-dir';
 import { openCliContext } from './context';
 import { parse, UsageError } from './args';
 
@@ -38,8 +35,7 @@ export async function thumbCommand(argv: string[], config: Config): Promise<numb
       if (!row) throw new AppError('not_found', { path: values.storage });
       storageId = row.id;
     }
-    const thumbs = createThumbs({ db: c.db, catalogue: c.catalogue, cacheDir: c.dirs.thumbs, secretKey: loadSecretKey(c.dirs), urlTtlMs: config.thumbsUrlTtl, log: createLogger('warn') });
-    const summary = await thumbs.backfill({
+    const summary = await c.thumbs.backfill({
       storageId,
       limit: values.limit === undefined ? undefined : count(values.limit, 'limit', 0),
       retryFailed: values['retry-failed'],

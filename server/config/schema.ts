@@ -96,6 +96,7 @@ export const SETTINGS = {
   shareZipMaxAge: s('SERVICE_SHAREZIP_MAX_AGE', duration, '7d', 'Cached folder ZIPs older than this are swept (0 = keep for the share life).'),
   thumbsUrlTtl: s('SERVICE_THUMBS_URL_TTL', duration, '24h', 'Lifetime of signed thumbnail URLs (0 = the default 24h).'),
   thumbsSweepInterval: s('SERVICE_THUMBS_SWEEP_INTERVAL', duration, '6h', 'Thumbnail cache sweep cadence (0 disables).'),
+  thumbsOnSync: s('SERVICE_THUMBS_ON_SYNC', bool, 'true', 'Pictures, films, sound and PDFs that a sync finds get thumbnails on their own, at low priority (false: only after writes and `service thumb backfill`).'),
   smtpHost: s('SERVICE_SMTP_HOST', str, '', 'SMTP server for link and alert e-mails (empty = e-mail off).'),
   smtpPort: s('SERVICE_SMTP_PORT', int(1, 65535), '587', 'SMTP port.'),
   smtpUser: s('SERVICE_SMTP_USER', str, '', 'SMTP user name.'),

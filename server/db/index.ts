@@ -4,7 +4,7 @@
  * Never hold a transaction across driver or network I/O (DESIGN: Transactions).
  */
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
 
@@ -16,8 +16,16 @@ export interface Db {
   sqlite: Sqlite;
   /** Typed query builder over the same connection. */
   k: Kysely<DB>;
+  /** Rows of a Kysely-built query, run synchronously (statements prepared once per SQL text). */
+  all<R>(q: Compilable<R>): R[];
+  /** The first row of a Kysely-built query, or undefined. */
+  first<R>(q: Compilable<R>): R | undefined;
+  /** Runs a Kysely-built write; returns the changed row count. */
+  run(q: Compilable<unknown>): number;
   close(): Promise<void>;
 }
+
+const MAX_PREPARED = 500;
 
 /** Opens (and creates) the database file, applies pending migrations. */
 export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS): Db {
@@ -30,10 +38,34 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS)
   sqlite.pragma('cache_size = -32000');
   migrate(sqlite, migrations);
   const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Kysely builds the SQL (portable across dialects); better-sqlite3 runs it synchronously, so a
+  // repository call can sit inside a synchronous transaction and costs no promise on hot paths.
+  const prepared = new Map<string, Database.Statement>();
+  const stmt = (q: Compilable<unknown>) => {
+    const c = q.compile();
+    let st = prepared.get(c.sql);
+    if (!st) {
+      if (prepared.size >= MAX_PREPARED) prepared.clear(); // IN lists of many lengths must not grow it without bound
+      prepared.set(c.sql, (st = sqlite.prepare(c.sql)));
+    }
+    return { st, params: c.parameters as unknown[] };
+  };
   let closed = false;
   return {
     sqlite,
     k,
+    all: <R>(q: Compilable<R>) => {
+      const { st, params } = stmt(q);
+      return st.all(...params) as R[];
+    },
+    first: <R>(q: Compilable<R>) => {
+      const { st, params } = stmt(q);
+      return st.get(...params) as R | undefined;
+    },
+    run: (q) => {
+      const { st, params } = stmt(q);
+      return st.run(...params).changes;
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -90,6 +90,13 @@ export interface OpsTable {
   finished_at: string | null;
   updated_at: string;
 }
+/** jobs: what a long op has committed, so a resumed attempt skips it. */
+export interface OpJournalTable {
+  op_id: string;
+  key: string;
+  value: string;
+}
+
 /** jobs: last run of each cron schedule. */
 export interface CronStateTable {
   name: string;
@@ -109,7 +116,7 @@ export interface SettingsTable {
   value: string;
   updated_at: string;
 }
-/** main/instance facts (first-boot seeding done, desktop bootstrap consumed, ...). */
+/** db (MetaStore): one-time instance facts (first-boot seeding done, desktop bootstrap consumed, ...). */
 export interface MetaTable {
   key: string;
   value: string;
@@ -132,6 +139,17 @@ export interface DB {
   nodes: NodesTable;
   sync_runs: SyncRunsTable;
   sync_errors: SyncErrorsTable;
+  upload_sessions: UploadSessionsTable;
+  upload_parts: UploadPartsTable;
+  shares: SharesTable;
+  drop_submissions: DropSubmissionsTable;
+  drop_files: DropFilesTable;
+  trash_items: TrashItemsTable;
+  versions: VersionsTable;
+  av_scans: AvScansTable;
+  notifications: NotificationsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  op_journal: OpJournalTable;
 }
 
 /** catalogue */
@@ -223,6 +241,8 @@ export interface UploadSessionsTable {
   state: 'open' | 'finalizing';
   created_at: string;
   expires_at: string;
+  /** Set when finalize published the bytes; cleared with the row once announced. */
+  published_at?: string | null;
 }
 /** uploads: the parts a session holds. */
 export interface UploadPartsTable {

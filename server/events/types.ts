@@ -2,7 +2,8 @@
  * Every event the service announces, with its payload. Names are the spec's
  * own strings. `actor` is the user who caused it (absent for system writes).
  */
-export interface Actor {
+/** Who caused an event, as events and audit rows record it (absent for anonymous and system work). */
+export interface ActorRef {
   id: number;
   email: string;
 }
@@ -21,15 +22,15 @@ export interface NodeRef {
 }
 
 export interface AuditPayload {
-  actor?: Actor | null;
+  actor?: ActorRef | null;
   request?: RequestMeta;
   resource?: string;
   meta?: Record<string, unknown>;
 }
 
 export interface EventMap {
-  'file.uploaded': { node: NodeRef; actor?: Actor | null; meta?: Record<string, unknown> };
-  'file.updated': { node: NodeRef; actor?: Actor | null; meta?: Record<string, unknown> };
+  'file.uploaded': { node: NodeRef; actor?: ActorRef | null; meta?: Record<string, unknown> };
+  'file.updated': { node: NodeRef; actor?: ActorRef | null; meta?: Record<string, unknown> };
   'file.infected': {
     event: 'file.infected';
     severity: 'warning';

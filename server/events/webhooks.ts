@@ -21,6 +21,12 @@ import type { EventBus } from './bus';
 
 export const WEBHOOK_JOB = 'webhook.deliver';
 
+declare module '../jobs/types' {
+  interface JobPayloads {
+    [WEBHOOK_JOB]: { delivery_id: string };
+  }
+}
+
 /** Events a webhook can carry: the spec's list (internal bus events such as `audit` never leave). */
 export const WEBHOOK_EVENTS = [
   'file.uploaded', 'file.updated', 'file.infected', 'drop.received', 'replica_fail', 'primary_read_fail',
@@ -59,7 +65,7 @@ export class Webhooks {
 
   /** Registers the delivery op kind and subscribes to the bus. Returns the unsubscribe. */
   attach(bus: EventBus): () => void {
-    this.queue.register<{ delivery_id: string }>(WEBHOOK_JOB, (ctx) => this.deliver(ctx), {
+    this.queue.register(WEBHOOK_JOB, (ctx) => this.deliver(ctx), {
       concurrency: 2,
       maxAttempts: this.maxAttempts,
       backoffMs: this.o.backoffMs ?? 30_000,

@@ -6,13 +6,14 @@
  * the folder changes (see PageCache).
  */
 import { stampThumbs } from './entry';
-import type { Principal } from '../auth';
 import type { Catalogue, Level } from '../catalogue';
+import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { ListingRepo, type Keyset, type SortField } from './listing.repo';
 import { PageCache } from './page-cache';
 import { isoOf } from './entry';
+import type { Place } from './access';
 
 export interface ListInput {
   path: string;
@@ -53,14 +54,14 @@ export class ListingService {
    * The response body (listing JSON) of a page of the folder at `path`;
    * `not_found` for a missing or hidden path, `forbidden` without access.
    */
-  async list(p: Principal, input: ListInput): Promise<Buffer> {
-    if (input.path.replace(/^\/+/, '') === '') return Buffer.from(listingJson(this.storages(p, input)));
-    const { storage, rel, level } = this.cat.resolve(p, input.path, 'viewer');
+  async list(fa: ActorFiles, input: ListInput): Promise<Buffer> {
+    if (input.path.replace(/^\/+/, '') === '') return Buffer.from(listingJson(this.storages(fa, input)));
+    const { storage, rel, level } = fa.target(input.path, 'viewer');
     const known = this.repo.known(storage.id, rel);
     await this.cat.syncer.revalidate(storage.id, rel, known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
     if (rel !== '') {
       const row = this.cat.nodes.get(storage.id, rel);
-      if (!row || row.deleted_at) await this.mustBeFolder(storage.id, rel, input.path);
+      if (!row || row.deleted_at) await mustBeFolder(fa, { storage_id: storage.id, rel }, input.path);
       else if (row.type !== 'dir') throw new AppError('not_found', { path: input.path }, { reason: 'not a folder' });
     }
     const desc = input.dir === 'desc';
@@ -82,8 +83,8 @@ export class ListingService {
   }
 
   /** The root: one folder entry per storage the caller can open. */
-  private storages(p: Principal, input: ListInput): Listing {
-    const rows = this.cat.visibleStorages(p).map(({ storage: s, level }) => ({
+  private storages(fa: ActorFiles, input: ListInput): Listing {
+    const rows = fa.visible().map(({ storage: s, level }) => ({
       id: s.id, name: s.name, type: 'dir' as const, size: 0, modified: isoOf(Date.parse(s.updated_at) || 0),
       is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: [], perm: level as Level,
     }));
@@ -98,15 +99,15 @@ export class ListingService {
     };
   }
 
-  /** A folder the catalogue does not know (yet): ask the backend before answering 404. */
-  private async mustBeFolder(storageId: number, rel: string, shown: string): Promise<void> {
-    const driver = await this.cat.driverFor(storageId);
-    const e = await driver.stat(rel).catch((err) => {
-      if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', { path: shown });
-      throw err;
-    });
-    if (e.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
-  }
+}
+
+/** A folder the catalogue does not know (yet): ask the backend before answering 404. */
+async function mustBeFolder(fa: ActorFiles, place: Place, shown: string): Promise<void> {
+  const e = await fa.stat(place).catch((err) => {
+    if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', { path: shown });
+    throw err;
+  });
+  if (e.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
 }
 
 /** The response body, concatenated so the entries are never parsed again. */

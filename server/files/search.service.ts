@@ -4,9 +4,8 @@
  * name scan), metadata filters, and only storages the caller may read.
  * Answers in the listing shape, each entry with its full `path`.
  */
-import type { Principal } from '../auth';
-import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
+import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { ENTRY_JSON_SQL, stampThumbs } from './entry';
@@ -34,14 +33,14 @@ export interface SearchResult {
 }
 
 export class SearchService {
-  constructor(private db: Db, private cat: Catalogue, private stamp?: (id: number) => string) {}
+  constructor(private db: Db, private stamp?: (id: number) => string) {}
 
   /** Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see. */
-  search(p: Principal, s: SearchInput): SearchResult {
-    let storages = this.cat.visibleStorages(p).map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
+  search(fa: ActorFiles, s: SearchInput): SearchResult {
+    let storages = fa.visible().map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
     let prefix = '';
     if (s.path && s.path.replace(/^\/+/, '') !== '') {
-      const r = this.cat.resolve(p, s.path, 'viewer');
+      const r = fa.target(s.path, 'viewer');
       storages = storages.filter((x) => x.id === r.storage.id);
       prefix = r.rel;
     }

@@ -1,122 +1,147 @@
 /**
  * Copy and move as a user-visible op: a folder, a large file, or anything
- * crossing storages. Within one storage the driver's own copy/move is used
- * where it has one; otherwise bytes stream from one driver to the other with
+ * crossing storages. Within one storage the backend's own copy/move is used
+ * where it has one; otherwise bytes stream from one storage to the other with
  * backpressure, progress in bytes and cancel between and inside files. Every
  * item written ends in the write gate.
+ *
+ * Resuming after a restart: each file is written, announced, then recorded in
+ * the op's journal. A resumed attempt skips what the journal holds, announces
+ * (without rewriting) a file the crash left written but unrecorded when its
+ * size matches the source, and never repeats the first attempt's "target
+ * exists" check against its own partial output. A move records `copied`
+ * before it deletes the source, so a crash during the delete finishes it.
  */
-import type { Catalogue, WriteContext } from '../catalogue';
-import type { Actor, RequestMeta } from '../events';
-import type { JobContext } from '../jobs';
-import { AppError } from '../errors';
+import { actorSpec, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
+import type { RequestMeta } from '../events';
+import type { JobContext, JobQueue } from '../jobs';
+import { AppError, isAppError } from '../errors';
 import { joinRel } from '../lib/paths';
-import type { Entry, StorageDriver } from '../storage';
+import type { Place } from './access';
+import type { ActorFiles } from './actor-files';
+import type { FileService } from './file-service';
+import type { TreeItem } from './storage-ops';
 
 export const TRANSFER_JOB = 'files.transfer';
 
 export interface TransferPayload {
   op: 'copy' | 'move';
-  src: { storage_id: number; rel: string };
-  dst: { storage_id: number; rel: string };
+  src: Place;
+  dst: Place;
   overwrite: boolean;
-  actor: Actor | null;
+  actor: ActorSpec;
   request?: RequestMeta;
 }
 
-interface Item {
-  rel: string;
-  entry: Entry;
+declare module '../jobs/types' {
+  interface JobPayloads {
+    [TRANSFER_JOB]: TransferPayload;
+  }
 }
 
-export class Transfer {
-  constructor(private cat: Catalogue) {}
+const STARTED = 'started';
+const COPIED = 'copied';
+
+export class Transfers {
+  constructor(private files: FileService, private queue: JobQueue, private actors: ActorRestorer) {
+    queue.register(TRANSFER_JOB, (ctx) => this.run(ctx), { concurrency: 2, maxAttempts: 1 });
+  }
+
+  /** Queues a transfer the actor was allowed to start; returns the op id (shown in the actor's ops list). */
+  enqueue(actor: Actor, op: 'copy' | 'move', src: Place, dst: Place, overwrite: boolean): string {
+    const payload: TransferPayload = { op, src, dst, overwrite, actor: actorSpec(actor), request: actor.request };
+    const owner = actor.kind === 'system' ? null : actor.principal.id;
+    return this.queue.enqueue(TRANSFER_JOB, payload, { ownerId: owner, visible: true, maxAttempts: 1 });
+  }
 
   /** Runs one transfer op to the end; throws the first error (the op fails with it). */
   async run(ctx: JobContext<TransferPayload>): Promise<{ path: string }> {
     const t = ctx.payload;
-    const src = await this.cat.driverFor(t.src.storage_id);
-    const dst = await this.cat.driverFor(t.dst.storage_id);
+    // The actor as they are now: access is checked again, and a disabled account stops the op.
+    const fa = this.files.forActor(this.actors.restore(t.actor, t.request));
+    fa.target(t.src, t.op === 'move' ? 'editor' : 'viewer');
+    fa.target(t.dst, 'editor');
+    const ops = this.files.ops;
     const audit = t.op === 'move' ? 'file.move' : 'file.copy';
-    const base: WriteContext = { actor: t.actor, request: t.request, origin: t.op };
     const same = t.src.storage_id === t.dst.storage_id;
-    if (same && t.op === 'move' && src.move) {
-      await src.move(t.src.rel, t.dst.rel, { overwrite: t.overwrite });
-      await this.cat.gate.moved(t.dst.storage_id, t.src.rel, t.dst.rel, await dst.stat(t.dst.rel), { ...base, audit });
+    const resumed = ctx.journal.has(STARTED);
+    if (same && t.op === 'move' && (await ops.canMove(t.src.storage_id))) {
+      if (!(resumed && (await ops.statOrNull(t.dst)) && !(await ops.statOrNull(t.src)))) await ops.move(t.src, t.dst.rel, { overwrite: t.overwrite });
+      await ops.moved(t.src, t.dst.rel, await ops.stat(t.dst), fa.ctx('move', { audit }));
       ctx.progress(1);
       return { path: t.dst.rel };
     }
-    if (!t.overwrite && (await exists(dst, t.dst.rel))) throw new AppError('conflict', { path: t.dst.rel });
-    if (same && src.copy) {
-      await src.copy(t.src.rel, t.dst.rel, { overwrite: t.overwrite, signal: ctx.signal });
-      await this.catalogueTree(dst, t.dst.storage_id, t.dst.rel, base);
-    } else {
-      await this.stream(ctx, src, dst, t);
+    if (!ctx.journal.has(COPIED)) {
+      if (!resumed) {
+        if (!t.overwrite && (await ops.statOrNull(t.dst))) throw new AppError('conflict', { path: t.dst.rel });
+        ctx.journal.put(STARTED);
+      }
+      if (same && (await ops.canCopy(t.src.storage_id))) await this.serverCopy(ctx, fa, resumed);
+      else await this.stream(ctx, fa, resumed);
+      await ops.written(t.dst, await ops.stat(t.dst), fa.ctx(t.op, { audit, meta: { from: t.src.rel } }));
+      ctx.journal.put(COPIED);
     }
-    const top = await dst.stat(t.dst.rel);
-    await this.cat.gate.written(t.dst.storage_id, t.dst.rel, top, { ...base, audit, meta: { from: t.src.rel } });
     if (t.op === 'move') {
-      await src.delete(t.src.rel);
-      await this.cat.gate.removed(t.src.storage_id, t.src.rel, { actor: t.actor, request: t.request, origin: 'move' });
+      await ops.delete(t.src).catch((e) => {
+        if (!(isAppError(e) && e.code === 'not_found')) throw e;
+      });
+      await ops.removed(t.src, { actor: fa.ctx('move').actor, request: t.request, origin: 'move' });
     }
     ctx.progress(1);
     return { path: t.dst.rel };
   }
 
-  /** Streams every item below the source to the target, folders first, counting bytes. */
-  private async stream(ctx: JobContext<TransferPayload>, src: StorageDriver, dst: StorageDriver, t: TransferPayload): Promise<void> {
-    const items = await tree(src, t.src.rel);
+  /** A server-side copy (one call), then a catalogue row for every item below the target. */
+  private async serverCopy(ctx: JobContext<TransferPayload>, fa: ActorFiles, resumed: boolean): Promise<void> {
+    const t = ctx.payload;
+    const ops = this.files.ops;
+    // The backend copies atomically (a staged folder renamed into place): after a crash the target is either whole or absent.
+    if (!(resumed && (await ops.statOrNull(t.dst)))) await ops.copy(t.src, t.dst.rel, { overwrite: t.overwrite, signal: ctx.signal });
+    for (const item of await ops.tree(t.dst, ctx.signal)) {
+      if (item.rel !== '') await ops.written({ storage_id: t.dst.storage_id, rel: joinRel(t.dst.rel, item.rel) }, item.entry, fa.ctx(t.op));
+    }
+  }
+
+  /** Streams every item below the source to the target, folders first, counting bytes and skipping committed files. */
+  private async stream(ctx: JobContext<TransferPayload>, fa: ActorFiles, resumed: boolean): Promise<void> {
+    const t = ctx.payload;
+    const ops = this.files.ops;
+    const items = await ops.tree(t.src, ctx.signal);
     const total = items.reduce((n, i) => n + (i.entry.type === 'file' ? i.entry.size : 0), 0);
     let done = 0;
     for (const item of items) {
       ctx.signal.throwIfAborted();
-      const rel = item.rel === '' ? t.dst.rel : joinRel(t.dst.rel, item.rel);
-      const from = item.rel === '' ? t.src.rel : joinRel(t.src.rel, item.rel);
-      let written: Entry;
+      const to: Place = { storage_id: t.dst.storage_id, rel: item.rel === '' ? t.dst.rel : joinRel(t.dst.rel, item.rel) };
       if (item.entry.type === 'dir') {
-        await dst.mkdir(rel);
-        written = await dst.stat(rel);
-      } else {
-        const body = await src.read(from, undefined, ctx.signal);
-        written = await dst.write(rel, body, { size: item.entry.size, mime: item.entry.mime, overwrite: true, signal: ctx.signal });
-        done += item.entry.size;
-        ctx.progress(total ? done / total : 1, { done, total });
+        await ops.mkdir(to);
+        if (item.rel !== '') await ops.written(to, await ops.stat(to), fa.ctx(t.op));
+        continue;
       }
-      if (item.rel !== '') await this.cat.gate.written(t.dst.storage_id, rel, written, { actor: t.actor, origin: t.op });
+      if (!(resumed && (await this.committed(ctx, fa, to, item)))) {
+        const from: Place = { storage_id: t.src.storage_id, rel: item.rel === '' ? t.src.rel : joinRel(t.src.rel, item.rel) };
+        const body = await ops.read(from, undefined, ctx.signal);
+        const written = await ops.write(to, body, { size: item.entry.size, mime: item.entry.mime, overwrite: true, signal: ctx.signal });
+        if (item.rel !== '') await ops.written(to, written, fa.ctx(t.op));
+        ctx.journal.put(`f:${item.rel}`);
+      }
+      done += item.entry.size;
+      ctx.progress(total ? done / total : 1, { done, total });
     }
   }
 
-  /** Gives every item below a server-side copy its catalogue row (the top one is gated by the caller). */
-  private async catalogueTree(d: StorageDriver, storageId: number, rel: string, ctx: WriteContext): Promise<void> {
-    for (const item of await tree(d, rel)) if (item.rel !== '') await this.cat.gate.written(storageId, joinRel(rel, item.rel), item.entry, ctx);
-  }
-}
-
-/** Whether `rel` exists on the backend (any error but `not_found` propagates). */
-export async function exists(d: StorageDriver, rel: string): Promise<boolean> {
-  try {
-    await d.stat(rel);
+  /**
+   * Whether an earlier attempt already wrote this file: recorded in the
+   * journal, or present at the target with the source's size (written, the
+   * crash came before the record; it is announced now so the catalogue
+   * converges).
+   */
+  private async committed(ctx: JobContext<TransferPayload>, fa: ActorFiles, to: Place, item: TreeItem): Promise<boolean> {
+    const key = `f:${item.rel}`;
+    if (ctx.journal.has(key)) return true;
+    const at = await this.files.ops.statOrNull(to);
+    if (!at || at.type !== 'file' || at.size !== item.entry.size || ctx.payload.overwrite) return false;
+    if (item.rel !== '') await this.files.ops.written(to, at, fa.ctx(ctx.payload.op));
+    ctx.journal.put(key);
     return true;
-  } catch (e) {
-    if (e instanceof AppError && e.code === 'not_found') return false;
-    throw e;
   }
-}
-
-/** The item at `rel` and everything below it, parents before children; paths relative to `rel`. */
-export async function tree(d: StorageDriver, rel: string): Promise<Item[]> {
-  const top = await d.stat(rel);
-  const out: Item[] = [{ rel: '', entry: top }];
-  if (top.type !== 'dir') return out;
-  if (d.walk) {
-    const found: Item[] = [];
-    for await (const w of d.walk(rel)) found.push({ rel: w.path, entry: w });
-    found.sort((a, b) => a.rel.split('/').length - b.rel.split('/').length);
-    return out.concat(found);
-  }
-  for (let i = 0; i < out.length; i++) {
-    if (out[i].entry.type !== 'dir') continue;
-    const at = out[i].rel;
-    for await (const e of d.list(at === '' ? rel : joinRel(rel, at))) out.push({ rel: at === '' ? e.name : joinRel(at, e.name), entry: e });
-  }
-  return out;
 }

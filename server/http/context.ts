@@ -1,10 +1,10 @@
 /** Koa state shared by every middleware and route. */
 import type { Next } from 'koa';
 import type { Router, RouterContext } from '@koa/router';
-import type { Principal } from '../auth';
+import { personActor, type Actor, type Principal } from '../auth';
 import type { Lang } from '../lib/i18n';
 import type { Door } from './error-map';
-import type { Actor, RequestMeta } from '../events';
+import type { ActorRef, RequestMeta } from '../events';
 
 export interface AppState {
   principal?: Principal;
@@ -21,7 +21,9 @@ export type Ctx = RouterContext<AppState>;
 export type Mw = (ctx: Ctx, next: Next) => Promise<void> | void;
 export type AppRouter = Router<AppState>;
 
-export const actorOf = (ctx: Ctx): Actor | null => (ctx.state.principal ? { id: ctx.state.principal.id, email: ctx.state.principal.email } : null);
+export const actorOf = (ctx: Ctx): ActorRef | null => (ctx.state.principal ? { id: ctx.state.principal.id, email: ctx.state.principal.email } : null);
 export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean } => ({ ip: ctx.state.ip, ua: ctx.state.ua, loopback: ctx.state.loopback });
 /** The signed-in principal; routes behind `requireUser` may call this. */
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
+/** The signed-in person as the actor of a file-service call; routes behind `requireUser` may call this. */
+export const actor = (ctx: Ctx): Actor => personActor(me(ctx), reqMeta(ctx));

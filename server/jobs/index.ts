@@ -1,4 +1,5 @@
 export { JobQueue, present as presentOp } from './queue';
 export { Scheduler } from './scheduler';
 export { parseCron, nextRun } from './cron';
-export type { JobContext, JobHandler, JobHandlerOptions, EnqueueOptions, Operation, OpStatus } from './types';
+export type { JobContext, JobHandler, JobHandlerOptions, EnqueueOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
+export type { OpJournal } from './journal';

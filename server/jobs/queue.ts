@@ -6,8 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Sqlite } from '../db';
 import { AppError, isAppError, type Params } from '../errors';
-import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, Operation, OpStatus } from './types';
+import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
+import { Journals } from './journal';
 
 interface Registered {
   handler: JobHandler;
@@ -31,11 +32,14 @@ export class JobQueue {
   private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
 
   private statements = new Map<string, Stmt>();
+  private journals: Journals;
 
   constructor(
     private sqlite: Sqlite,
     private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
-  ) {}
+  ) {
+    this.journals = new Journals(sqlite);
+  }
 
   /** A prepared statement, compiled once per SQL text (the pump runs often). */
   private q(sql: string): Stmt {
@@ -44,8 +48,8 @@ export class JobQueue {
     return st;
   }
 
-  /** Registers the handler of an op kind. Boot fails on enqueueing a kind without one. */
-  register<P>(kind: string, handler: JobHandler<P>, opts: JobHandlerOptions = {}): void {
+  /** Registers the handler of a job kind (one per kind). */
+  register<K extends JobName>(kind: K, handler: JobHandler<JobPayloads[K]>, opts: JobHandlerOptions = {}): void {
     this.handlers.set(kind, {
       handler,
       opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs },
@@ -53,7 +57,7 @@ export class JobQueue {
     });
   }
 
-  /** Throws when a listed kind has no handler (called by main.ts before start). */
+  /** Throws when a listed kind has no handler (the composition root calls it before start). */
   assertHandlers(kinds: readonly string[]): void {
     const missing = kinds.filter((k) => !this.handlers.has(k));
     if (missing.length) throw new Error(`job kinds without a handler: ${missing.join(', ')}`);
@@ -65,7 +69,7 @@ export class JobQueue {
   }
 
   /** Queues an op and returns its id (an existing op's id when the dedup key is live). */
-  enqueue(kind: string, payload: unknown, o: EnqueueOptions = {}): string {
+  enqueue<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions = {}): string {
     const reg = this.handlers.get(kind);
     if (!reg) throw new Error(`no handler for job kind "${kind}"`);
     if (o.dedupKey) {
@@ -212,6 +216,7 @@ export class JobQueue {
       attempt: row.attempts,
       ownerId: row.owner_id,
       signal: ac.signal,
+      journal: this.journals.of(id),
       progress: (fraction, bytes, message) => {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;
@@ -271,6 +276,7 @@ export class JobQueue {
          result = ?, error_code = ?, error_params = ?, error_text = ? WHERE id = ?`,
       )
       .run(status, now(), now(), status, o.result === undefined ? null : JSON.stringify(o.result), o.code ?? null, o.params ? JSON.stringify(o.params) : null, o.text ?? null, id);
+    this.journals.clear(id);
   }
 
   /** Deletes finished ops older than `ms` (a cron keeps the table small). */

@@ -1,3 +1,20 @@
+import type { OpJournal } from './journal';
+
+/**
+ * Every job name with its payload type. The module that owns a job adds its
+ * entry by declaration merging, beside its handler:
+ *
+ *   declare module '../jobs/types' { interface JobPayloads { 'files.transfer': TransferPayload } }
+ *
+ * so `register` and `enqueue` are type-checked without this layer importing
+ * the modules above it. The composition root lists every name once (a record
+ * keyed by `JobName`, so a forgotten name does not compile) and boot fails
+ * when one has no handler.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobPayloads {}
+export type JobName = keyof JobPayloads;
+
 /** What a handler receives for one attempt. */
 export interface JobContext<P = unknown> {
   id: string;
@@ -9,6 +26,8 @@ export interface JobContext<P = unknown> {
   signal: AbortSignal;
   /** Reports progress (0..1) and optional byte counts; cheap to call often (throttled). */
   progress(fraction: number, bytes?: { done: number; total: number }, message?: string): void;
+  /** What earlier attempts of this op committed (survives restarts; see journal.ts). */
+  journal: OpJournal;
 }
 
 export interface JobHandlerOptions {

@@ -7,30 +7,18 @@
  * gone from the catalogue, `file.infected` emitted; scan error → the op
  * throws and the queue retries, the file stays and is never marked clean.
  */
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import type { Catalogue, WriteHook } from '../catalogue';
+import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
 import type { EventBus } from '../events';
+import type { StorageOps } from '../files/internal';
 import type { JobContext, JobQueue } from '../jobs';
 import type { SettingsStore } from '../settings';
-import { isAppError } from '../errors';
-import { baseName, isInternalPath, uiPath } from '../lib/paths';
+import { baseName, uiPath } from '../lib/paths';
 import { ClamdScanner, ClamscanScanner, type Probe, type Scanner } from './clamav';
+import { SCAN_JOB, type ScanPayload, type ScanPolicy } from './scan-policy';
 import type { TrashService } from './trash.service';
 
-export const SCAN_JOB = 'av.scan';
 export const AV_MODES = ['binary', 'daemon'] as const;
-/** The sync walk's scans wait behind every other op. */
-export const SYNC_SCAN_PRIORITY = -1;
-const MB = 1024 * 1024;
-
-export interface ScanPayload {
-  storage_id: number;
-  path: string;
-  /** When the write or sync that asked for the scan happened (ISO). */
-  at: string;
-}
 
 export interface AvStatus {
   enabled: boolean;
@@ -46,8 +34,10 @@ export interface AvStatus {
 export interface AntivirusOptions {
   db: Db;
   catalogue: Catalogue;
+  ops: StorageOps;
   queue: JobQueue;
   settings: SettingsStore;
+  policy: ScanPolicy;
   trash: TrashService;
   bus: EventBus;
   log: (msg: string, err?: unknown) => void;
@@ -57,7 +47,6 @@ export interface AntivirusOptions {
 }
 
 export class Antivirus {
-  private clamscan: string | null = null;
   private record;
 
   constructor(private o: AntivirusOptions) {
@@ -70,7 +59,7 @@ export class Antivirus {
 
   /** Registers the scan op kind. */
   register(): void {
-    this.o.queue.register<ScanPayload>(SCAN_JOB, (ctx) => this.run(ctx), {
+    this.o.queue.register(SCAN_JOB, (ctx) => this.run(ctx), {
       concurrency: 2,
       maxAttempts: this.o.maxAttempts ?? 5,
       backoffMs: this.o.backoffMs ?? 30_000,
@@ -80,63 +69,16 @@ export class Antivirus {
 
   /** Scanning is switched on and the chosen mode has what it needs (no live probe). */
   get active(): boolean {
-    const s = this.o.settings;
-    if (!s.get('av_enabled')) return false;
-    return s.get('av_mode') === 'daemon' ? s.get('av_clamd_addr') !== '' : this.binaryPath() !== '';
+    return this.o.policy.active;
   }
 
   get mode(): 'binary' | 'daemon' {
     return this.o.settings.get('av_mode');
   }
 
-  /**
-   * Whether a file is worth scanning: folders, empty files, files over
-   * `av_max_scan_mb` and anything under a service folder are not.
-   */
-  eligible(rel: string, type: 'file' | 'dir', size: number): boolean {
-    return type === 'file' && size > 0 && size <= this.o.settings.get('av_max_scan_mb') * MB && !isInternalPath(rel);
-  }
-
-  /**
-   * Queues a scan of one file. `delayMs` schedules it later (the save-scan
-   * window); `key` collapses requests while one is queued. Returns the op id,
-   * or null when scanning is off.
-   */
+  /** Queues a scan of one file (see ScanPolicy.enqueue). */
   enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): string | null {
-    if (!this.active) return null;
-    const at = new Date();
-    return this.o.queue.enqueue(SCAN_JOB, { storage_id: storageId, path: rel, at: at.toISOString() } satisfies ScanPayload, {
-      priority: o.priority ?? 0,
-      dedupKey: o.key,
-      runAt: o.delayMs ? new Date(at.getTime() + o.delayMs) : undefined,
-    });
-  }
-
-  /**
-   * The write-gate hook. A text-editor save over an existing file schedules
-   * one scan a save-scan window later and drops further saves within it (the
-   * op is persisted, so the window survives a restart); every other write
-   * scans at once. Content-keyed dedup lets a new write queue a new scan even
-   * while an older one runs.
-   */
-  writeHook(): WriteHook {
-    return (node, info) => {
-      if (!this.eligible(node.path, node.type, node.size)) return;
-      if (info.origin === 'save-text' && !info.created) {
-        const delayMs = this.o.settings.get('av_save_scan_window_minutes') * 60_000;
-        this.enqueue(node.storage_id, node.path, { delayMs, key: `av:window:${node.storage_id}:${node.path}` });
-        return;
-      }
-      this.enqueue(node.storage_id, node.path, { key: `av:${node.storage_id}:${node.path}:${node.etag ?? ''}:${node.size}:${node.mtime}` });
-    };
-  }
-
-  /** The sync walk's hook: a newly catalogued or drifted file, at priority -1. */
-  onSyncFile(nodeId: number): void {
-    if (!this.active) return; // a sync of 200,000 files must not read 200,000 rows for nothing
-    const node = this.o.catalogue.nodes.byId(nodeId);
-    if (!node || node.deleted_at || !this.eligible(node.path, node.type, node.size)) return;
-    this.enqueue(node.storage_id, node.path, { priority: SYNC_SCAN_PRIORITY, key: `av:${node.storage_id}:${node.path}:${node.etag ?? ''}:${node.size}:${node.mtime}` });
+    return this.o.policy.enqueue(storageId, rel, o);
   }
 
   /** The last recorded outcome of a path, or undefined when it was never scanned. */
@@ -169,40 +111,25 @@ export class Antivirus {
     return new ClamscanScanner({ bin: this.binaryPath() || 'clamscan', database: s.get('av_database'), maxMb: s.get('av_max_scan_mb') });
   }
 
-  /** Absolute path of clamscan on PATH, '' when missing (looked up once). */
+  /** Absolute path of clamscan on PATH, '' when missing. */
   binaryPath(): string {
-    if (this.clamscan === null) {
-      this.clamscan = '';
-      for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-        try {
-          accessSync(join(dir, 'clamscan'), constants.X_OK);
-          this.clamscan = join(dir, 'clamscan');
-          break;
-        } catch {
-          /* not here */
-        }
-      }
-    }
-    return this.clamscan;
+    return this.o.policy.binaryPath();
   }
 
   private async run(ctx: JobContext<ScanPayload>): Promise<unknown> {
     const { storage_id: storageId, path: rel, at } = ctx.payload;
     if (!this.o.settings.get('av_enabled')) return { skipped: 'disabled' };
-    const d = await this.o.catalogue.driverFor(storageId);
-    const entry = await d.stat(rel).catch((e) => {
-      if (isAppError(e) && e.code === 'not_found') return null;
-      throw e;
-    });
+    const place = { storage_id: storageId, rel };
+    const entry = await this.o.ops.statOrNull(place);
     // A file that vanished (or turned into something ineligible) before its turn is not an error.
-    if (!entry || !this.eligible(rel, entry.type, entry.size)) {
+    if (!entry || !this.o.policy.eligible(rel, entry.type, entry.size)) {
       this.save(storageId, rel, 'skipped', null, entry ? 'not eligible' : 'gone before the scan', at);
       return { skipped: entry ? 'ineligible' : 'gone' };
     }
     let verdict;
     try {
-      const localPath = d.localPath ? await d.localPath(rel) : undefined;
-      verdict = await this.scanner().scan({ localPath, open: () => d.read(rel, undefined, ctx.signal) }, ctx.signal);
+      const localPath = (await this.o.ops.localFile(place)) ?? undefined;
+      verdict = await this.scanner().scan({ localPath, open: () => this.o.ops.read(place, undefined, ctx.signal) }, ctx.signal);
     } catch (e) {
       this.save(storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
       throw e;
@@ -216,7 +143,7 @@ export class Antivirus {
 
   /** Moves an infected file into the trash (or leaves it when the driver cannot rename) and announces it. */
   private async quarantine(storageId: number, rel: string, size: number, signature: string, at: string): Promise<unknown> {
-    const out = await this.o.trash.moveToTrash(storageId, rel, null, { reason: 'infected', permanentFallback: false });
+    const out = await this.o.trash.moveToTrash({ storage_id: storageId, rel }, null, { reason: 'infected', permanentFallback: false });
     this.save(storageId, rel, 'infected', signature, out.trashed ? `quarantined at ${out.trashRel}` : 'left in place: the storage cannot rename', at);
     const storage = this.o.catalogue.repo.byId(storageId)?.name ?? String(storageId);
     const name = baseName(rel);

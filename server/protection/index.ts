@@ -1,16 +1,19 @@
 /**
  * Protection: the trash, versions, antivirus scanning, the admin's
  * protection settings and webhook targets. `createProtection` builds the
- * parts; `attachProtection` registers the ops, the write-gate hook and the
- * sweeps. Other modules reach it through this face: deletes call
- * `trash.moveToTrash`, overwrites call `versions.snapshotBeforeOverwrite`.
+ * parts and registers the scan op; `scheduleProtection` adds the sweeps. The
+ * file service reaches the trash and versions through its ports (deletes go
+ * to the trash, overwrites keep a version); the scan policy is created first
+ * and handed to the catalogue as a write-gate and sync hook.
  */
 import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
 import type { EventBus } from '../events';
+import type { StorageOps } from '../files/internal';
 import type { JobQueue, Scheduler } from '../jobs';
 import type { SettingsStore } from '../settings';
 import { Antivirus } from './antivirus.service';
+import type { ScanPolicy } from './scan-policy';
 import { ProtectionSettings } from './settings.service';
 import { TrashRepo } from './trash.repo';
 import { TrashService } from './trash.service';
@@ -19,7 +22,8 @@ import { WebhookTargets } from './webhook-targets';
 
 export { TrashService, TRASH_DIR, type TrashItem, type TrashOutcome, type RestoreResult } from './trash.service';
 export { VersionsService, VERSIONS_DIR, DEFAULT_KEEP, type VersionView } from './versions.service';
-export { Antivirus, SCAN_JOB, AV_MODES, SYNC_SCAN_PRIORITY, type AvStatus, type ScanPayload } from './antivirus.service';
+export { Antivirus, AV_MODES, type AvStatus } from './antivirus.service';
+export { ScanPolicy, SCAN_JOB, SYNC_SCAN_PRIORITY, type ScanPayload } from './scan-policy';
 export { ClamscanScanner, ClamdScanner, parseAddress, CLAMSCAN_TIMEOUT_MS, type Scanner, type Verdict } from './clamav';
 export { ProtectionSettings, PATCH_FIELDS, MAX_SCAN_MB, SAVE_SCAN_WINDOW, type ProtectionView } from './settings.service';
 export { WebhookTargets, LEGACY_TARGET_ID, type TargetView, type TargetInput } from './webhook-targets';
@@ -28,7 +32,10 @@ export { attachInfectionMail } from './alerts';
 export interface ProtectionDeps {
   db: Db;
   catalogue: Catalogue;
+  ops: StorageOps;
   queue: JobQueue;
+  /** The scan policy the catalogue's hooks already use. */
+  scans: ScanPolicy;
   bus: EventBus;
   settings: SettingsStore;
   secretKey: Buffer;
@@ -38,9 +45,10 @@ export interface ProtectionDeps {
 }
 
 export function createProtection(d: ProtectionDeps) {
-  const trash = new TrashService(d.catalogue, d.settings, new TrashRepo(d.db));
-  const versions = new VersionsService(d.db, d.catalogue, d.settings);
-  const antivirus = new Antivirus({ db: d.db, catalogue: d.catalogue, queue: d.queue, settings: d.settings, trash, bus: d.bus, log: d.log, ...d.scanRetry });
+  const trash = new TrashService(d.catalogue, d.ops, d.settings, new TrashRepo(d.db));
+  const versions = new VersionsService(d.db, d.ops, d.settings);
+  const antivirus = new Antivirus({ db: d.db, catalogue: d.catalogue, ops: d.ops, queue: d.queue, policy: d.scans, settings: d.settings, trash, bus: d.bus, log: d.log, ...d.scanRetry });
+  antivirus.register();
   const settings = new ProtectionSettings(d.db, d.settings, antivirus, d.bus);
   const webhooks = new WebhookTargets(d.settings, d.secretKey, d.bus);
   return { trash, versions, antivirus, settings, webhooks };
@@ -50,10 +58,8 @@ export type Protection = ReturnType<typeof createProtection>;
 
 const HOUR = 3_600_000;
 
-/** Registers the scan op and the gate hook, and schedules the trash (hourly) and version (daily) sweeps. */
-export function attachProtection(p: Protection, catalogue: Catalogue, scheduler: Scheduler, log: (msg: string, err?: unknown) => void): void {
-  p.antivirus.register();
-  catalogue.gate.addHook('antivirus', p.antivirus.writeHook());
+/** Schedules the trash (hourly) and version (daily) sweeps. */
+export function scheduleProtection(p: Protection, scheduler: Scheduler, log: (msg: string, err?: unknown) => void): void {
   scheduler.every('trash.sweep', HOUR, async () => void (await p.trash.sweep(Date.now(), log)));
   scheduler.every('versions.sweep', 24 * HOUR, async () => void (await p.versions.sweep(log)));
 }

@@ -7,9 +7,8 @@
  * rebuilt per scan, the sweeps read the settings when they run).
  */
 import type { Db } from '../db';
-import type { Actor, EventBus, RequestMeta } from '../events';
+import type { ActorRef, EventBus, RequestMeta } from '../events';
 import type { SettingKey, SettingsStore } from '../settings';
-import { getShareMaxTtlDays, setShareMaxTtlDays } from '../shares';
 import { AppError } from '../errors';
 import { AV_MODES, type Antivirus, type AvStatus } from './antivirus.service';
 
@@ -36,9 +35,10 @@ export interface ProtectionView {
   };
 }
 
-/** PATCH field → settings key (share_max_ttl_days belongs to the shares module). */
+/** PATCH field → settings key. */
 const FIELDS: Record<string, SettingKey> = {
   trash_retention_days: 'trash_retention_days',
+  share_max_ttl_days: 'share_max_ttl_days',
   versions_keep_n: 'versions_keep_n',
   av_enabled: 'av_enabled',
   av_mode: 'av_mode',
@@ -47,7 +47,7 @@ const FIELDS: Record<string, SettingKey> = {
   av_save_scan_window_minutes: 'av_save_scan_window_minutes',
   av_database: 'av_database',
 };
-export const PATCH_FIELDS = [...Object.keys(FIELDS), 'share_max_ttl_days'] as const;
+export const PATCH_FIELDS = Object.keys(FIELDS);
 
 export class ProtectionSettings {
   constructor(private db: Db, private settings: SettingsStore, private av: Antivirus, private bus: EventBus) {}
@@ -57,7 +57,7 @@ export class ProtectionSettings {
     return {
       trash_retention_days: s.get('trash_retention_days'),
       versions_keep_n: s.get('versions_keep_n'),
-      share_max_ttl_days: getShareMaxTtlDays(this.db),
+      share_max_ttl_days: s.get('share_max_ttl_days'),
       shares_over_max_ttl: this.sharesOverMaxTtl(),
       antivirus: {
         ...(await this.av.status()),
@@ -81,38 +81,32 @@ export class ProtectionSettings {
    * `validation_failed` naming the field, and nothing is stored. Returns the
    * fresh view.
    */
-  async patch(input: Record<string, unknown>, actor: Actor | null, request?: RequestMeta): Promise<ProtectionView> {
+  async patch(input: Record<string, unknown>, actor: ActorRef | null, request?: RequestMeta): Promise<ProtectionView> {
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const [field, value] of Object.entries(input)) {
       if (value === undefined) continue;
-      if (field === 'share_max_ttl_days') {
-        if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 3650)
-          throw new AppError('validation_failed', { field, reason: '0..3650' }, { field, reason: '0..3650' });
-        changes[field] = { from: getShareMaxTtlDays(this.db), to: value };
-        continue;
-      }
       const key = FIELDS[field];
       if (!key) throw new AppError('validation_failed', { field, reason: 'unknown field' }, { field, reason: 'unknown field' });
       changes[field] = { from: this.settings.get(key), to: this.settings.check(key, value) };
     }
     for (const [field, c] of Object.entries(changes)) {
       if (JSON.stringify(c.from) === JSON.stringify(c.to)) delete changes[field];
-      else if (field === 'share_max_ttl_days') setShareMaxTtlDays(this.db, c.to as number);
       else this.settings.set(FIELDS[field], c.to as never);
     }
     if (Object.keys(changes).length) await this.bus.emit('audit', { action: 'admin.config_change', actor, request, resource: 'protection', meta: { changes } });
     return this.view();
   }
 
-  /** Live links (not revoked, not expired) that outlive today's ceiling; 0 when there is no ceiling. */
+  /** Live links (not revoked, not expired) that outlive today's ceiling; 0 when there is no ceiling. A read of the shares table. */
   sharesOverMaxTtl(): number {
-    const days = getShareMaxTtlDays(this.db);
+    const days = this.settings.get('share_max_ttl_days');
     if (days === 0) return 0;
-    const now = new Date();
-    const ceiling = new Date(now.getTime() + days * 86_400_000).toISOString();
-    const row = this.db.sqlite
-      .prepare("SELECT count(*) AS n FROM shares WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (expires_at IS NULL OR expires_at > ?)")
-      .get(now.toISOString(), ceiling) as { n: number };
-    return row.n;
+    const ceiling = new Date(Date.now() + days * 86_400_000).toISOString();
+    const q = this.db.k
+      .selectFrom('shares')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', ceiling)]));
+    return this.db.first(q)!.n;
   }
 }

@@ -9,12 +9,14 @@
  */
 import type { Catalogue } from '../catalogue';
 import type { TrashItem } from '../contract';
-import type { Actor, RequestMeta } from '../events';
+import type { ActorRef, RequestMeta } from '../events';
+import type { Place, TrashPort } from '../files';
+import type { StorageOps } from '../files/internal';
 import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
 import { baseName, joinRel, parentRel, uiPath, RESERVED_NAMES } from '../lib/paths';
 import { TrashRepo, type TrashRow } from './trash.repo';
-import { sha256Of, slotName, statOrNull, subtree } from './tree';
+import { slotName } from './tree';
 
 export const TRASH_DIR: (typeof RESERVED_NAMES)[number] = '.service-trash';
 const DAY = 86_400_000;
@@ -36,9 +38,9 @@ export interface RestoreResult {
   path: string;
 }
 
-export class TrashService {
+export class TrashService implements TrashPort {
   readonly repo: TrashRepo;
-  constructor(private cat: Catalogue, private settings: SettingsStore, repo: TrashRepo) {
+  constructor(private cat: Catalogue, private ops: StorageOps, private settings: SettingsStore, repo: TrashRepo) {
     this.repo = repo;
   }
 
@@ -48,35 +50,36 @@ export class TrashService {
    * driver without move deletes the item instead (`permanent: true`);
    * without it (quarantine) the item stays where it is.
    */
-  async moveToTrash(storageId: number, rel: string, actor: Actor | null, o: { reason?: 'delete' | 'infected'; permanentFallback?: boolean; request?: RequestMeta } = {}): Promise<TrashOutcome> {
+  async moveToTrash(p: Place, actor: ActorRef | null, o: { reason?: 'delete' | 'infected'; permanentFallback?: boolean; request?: RequestMeta } = {}): Promise<TrashOutcome> {
+    const { storage_id: storageId, rel } = p;
     if (rel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be deleted' });
-    const d = await this.cat.driverFor(storageId);
-    const entry = await d.stat(rel);
+    const entry = await this.ops.stat(p);
     const audit = o.reason === 'infected' ? undefined : 'file.delete';
-    const slot = joinRel(TRASH_DIR, slotName());
-    const trashRel = joinRel(slot, baseName(rel));
+    const slot: Place = { storage_id: storageId, rel: joinRel(TRASH_DIR, slotName()) };
+    const trashRel = joinRel(slot.rel, baseName(rel));
     let moved = false;
-    if (d.move) {
+    if (await this.ops.canMove(storageId)) {
       try {
-        await d.mkdir(slot);
-        await d.move(rel, trashRel, { overwrite: false });
+        await this.ops.mkdir(slot);
+        await this.ops.move(p, trashRel, { overwrite: false });
         moved = true;
       } catch (e) {
-        await d.delete(slot).catch(() => undefined);
-        if (!(isAppError(e) && e.code === 'unsupported')) throw e;
+        await this.ops.delete(slot).catch(() => undefined);
+        // A read-only storage keeps an infected file in place, like one that cannot move.
+        if (!(isAppError(e) && (e.code === 'unsupported' || (e.code === 'read_only' && o.permanentFallback === false)))) throw e;
       }
     }
     if (!moved) {
       if (o.permanentFallback === false) return { trashed: false, permanent: false, trashRel: '' };
-      await d.delete(rel);
-      await this.cat.gate.removed(storageId, rel, { actor, request: o.request, audit, meta: { permanent: true } });
+      await this.ops.delete(p);
+      await this.ops.removed(p, { actor, request: o.request, audit, meta: { permanent: true } });
       return { trashed: false, permanent: true, trashRel: '' };
     }
     const row = this.repo.insert({
       storage_id: storageId, orig_path: rel, trash_rel: trashRel, type: entry.type, size: entry.type === 'dir' ? 0 : entry.size,
       reason: o.reason ?? 'delete', deleted_by: actor?.id ?? null, deleted_by_email: actor?.email ?? null, deleted_at: new Date().toISOString(),
     });
-    await this.cat.gate.removed(storageId, rel, { actor, request: o.request, audit, meta: { trash_id: row.id, reason: row.reason } });
+    await this.ops.removed(p, { actor, request: o.request, audit, meta: { trash_id: row.id, reason: row.reason } });
     return { trashed: true, permanent: false, item: this.present(row), trashRel };
   }
 
@@ -95,28 +98,29 @@ export class TrashService {
    * name in use again → `name_taken`; an unknown id or an item that vanished
    * from the trash → `not_found` (a vanished item's row is dropped).
    */
-  async restore(id: number, actor: Actor | null, request?: RequestMeta): Promise<RestoreResult> {
+  async restore(id: number, actor: ActorRef | null, request?: RequestMeta): Promise<RestoreResult> {
     const row = this.repo.byId(id);
     if (!row) throw new AppError('not_found', { id });
-    const d = await this.cat.driverFor(row.storage_id);
-    if (!(await statOrNull(d, row.trash_rel))) {
+    const at = (rel: string): Place => ({ storage_id: row.storage_id, rel });
+    if (!(await this.ops.statOrNull(at(row.trash_rel)))) {
       this.repo.remove(id);
       throw new AppError('not_found', { id }, undefined, 'the item is no longer in the trash');
     }
-    if (await statOrNull(d, row.orig_path)) throw new AppError('name_taken', { name: baseName(row.orig_path) });
-    if (!d.move) throw new AppError('unsupported', { reason: 'this storage cannot move' });
-    if (parentRel(row.orig_path) !== '') await d.mkdir(parentRel(row.orig_path));
+    if (await this.ops.statOrNull(at(row.orig_path))) throw new AppError('name_taken', { name: baseName(row.orig_path) });
+    if (!(await this.ops.canMove(row.storage_id))) throw new AppError('unsupported', { reason: 'this storage cannot move' });
+    if (parentRel(row.orig_path) !== '') await this.ops.mkdir(at(parentRel(row.orig_path)));
     try {
-      await d.move(row.trash_rel, row.orig_path, { overwrite: false });
+      await this.ops.move(at(row.trash_rel), row.orig_path, { overwrite: false });
     } catch (e) {
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: baseName(row.orig_path) });
       throw e;
     }
     this.repo.remove(id);
-    await d.delete(parentRel(row.trash_rel)).catch(() => undefined);
+    await this.ops.delete(at(parentRel(row.trash_rel))).catch(() => undefined);
     const ctx = { actor, request, origin: 'restore' as const };
-    await this.cat.gate.written(row.storage_id, row.orig_path, await d.stat(row.orig_path), { ...ctx, audit: 'file.move', meta: { restored_from_trash: id } });
-    if (row.type === 'dir') for (const item of await subtree(d, row.orig_path)) await this.cat.gate.written(row.storage_id, item.path, item.entry, ctx);
+    const tree = await this.ops.tree(at(row.orig_path));
+    await this.ops.written(at(row.orig_path), tree[0].entry, { ...ctx, audit: 'file.move', meta: { restored_from_trash: id } });
+    for (const item of tree.slice(1)) await this.ops.written(at(joinRel(row.orig_path, item.rel)), item.entry, ctx);
     return { id, path: uiPath(this.storageName(row.storage_id), row.orig_path) };
   }
 
@@ -124,9 +128,8 @@ export class TrashService {
   async purge(id: number): Promise<void> {
     const row = this.repo.byId(id);
     if (!row) throw new AppError('not_found', { id });
-    const d = await this.cat.driverFor(row.storage_id);
     try {
-      await d.delete(parentRel(row.trash_rel));
+      await this.ops.delete({ storage_id: row.storage_id, rel: parentRel(row.trash_rel) });
     } catch (e) {
       if (!(isAppError(e) && e.code === 'not_found')) throw e;
     }
@@ -157,10 +160,10 @@ export class TrashService {
     const wanted = new Map<string, number | undefined>();
     if (q.sha256) wanted.set(q.sha256, undefined);
     for (const f of q.files ?? []) {
-      const d = await this.cat.driverFor(f.storageId);
-      const e = await d.stat(f.rel);
+      const p = { storage_id: f.storageId, rel: f.rel };
+      const e = await this.ops.stat(p);
       if (e.type !== 'file') throw new AppError('validation_failed', { field: 'entries', reason: 'only files can be matched' }, { field: 'entries' });
-      wanted.set(await sha256Of(d, f.rel), e.size);
+      wanted.set(await this.ops.sha256(p), e.size);
     }
     const out: TrashItem[] = [];
     const seen = new Set<number>();
@@ -168,8 +171,7 @@ export class TrashService {
       for (const row of this.repo.files(storageIds, size)) {
         if (seen.has(row.id)) continue;
         if (!row.sha256) {
-          const d = await this.cat.driverFor(row.storage_id);
-          row.sha256 = await sha256Of(d, row.trash_rel).catch(() => null);
+          row.sha256 = await this.ops.sha256({ storage_id: row.storage_id, rel: row.trash_rel }).catch(() => null);
           if (row.sha256) this.repo.setSha(row.id, row.sha256);
         }
         if (row.sha256 === sha) {

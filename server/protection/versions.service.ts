@@ -6,17 +6,17 @@
  * each snapshot and in the daily sweep. Snapshots are never scanned: the
  * bytes were already scanned when they were written.
  */
-import { Readable } from 'node:stream';
-import type { Catalogue, GateNode } from '../catalogue';
+import type { GateNode } from '../catalogue';
 import type { VersionView } from '../contract';
 import type { Db } from '../db';
 import type { VersionsTable } from '../db/tables';
-import type { Actor, RequestMeta } from '../events';
+import type { ActorRef, RequestMeta } from '../events';
+import type { Place, VersionsPort } from '../files';
+import type { StorageOps } from '../files/internal';
 import type { SettingsStore } from '../settings';
-import type { StorageDriver } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalPath, joinRel, parentRel, RESERVED_NAMES } from '../lib/paths';
-import { slotName, statOrNull } from './tree';
+import { slotName } from './tree';
 
 export const VERSIONS_DIR: (typeof RESERVED_NAMES)[number] = '.versions';
 /** Kept per file while `versions_keep_n` is unset. */
@@ -26,33 +26,35 @@ type VersionRow = Omit<VersionsTable, 'id'> & { id: number };
 
 export type { VersionView };
 
-export class VersionsService {
-  constructor(private db: Db, private cat: Catalogue, private settings: SettingsStore) {}
+export class VersionsService implements VersionsPort {
+  constructor(private db: Db, private ops: StorageOps, private settings: SettingsStore) {}
 
   /**
-   * Snapshots the current file at `rel` before it is replaced. Returns null
+   * Snapshots the current file at `p` before it is replaced. Returns null
    * (and does nothing) when there is nothing to keep: no file there, a
    * folder, an empty file, or a path inside a service folder.
    */
-  async snapshotBeforeOverwrite(storageId: number, rel: string, actor: Actor | null = null): Promise<VersionView | null> {
-    if (rel === '' || isInternalPath(rel)) return null;
-    const d = await this.cat.driverFor(storageId);
-    const cur = await statOrNull(d, rel);
+  async snapshotBeforeOverwrite(p: Place, actor: ActorRef | null = null): Promise<VersionView | null> {
+    if (p.rel === '' || isInternalPath(p.rel)) return null;
+    const cur = await this.ops.statOrNull(p);
     if (!cur || cur.type !== 'file' || cur.size === 0) return null;
-    const versionRel = joinRel(joinRel(VERSIONS_DIR, rel), slotName());
-    await d.mkdir(parentRel(versionRel));
-    await copyFile(d, rel, versionRel, cur.size);
-    const row = this.db.sqlite
-      .prepare('INSERT INTO versions (storage_id, path, version_rel, size, mtime, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *')
-      .get(storageId, rel, versionRel, cur.size, Math.round(cur.mtime), actor?.id ?? null, new Date().toISOString()) as VersionRow;
+    const versionRel = joinRel(joinRel(VERSIONS_DIR, p.rel), slotName());
+    await this.ops.mkdir({ storage_id: p.storage_id, rel: parentRel(versionRel) });
+    await this.ops.copyFile(p, versionRel, { size: cur.size, overwrite: true });
+    const row = this.db.first(
+      this.db.k
+        .insertInto('versions')
+        .values({ storage_id: p.storage_id, path: p.rel, version_rel: versionRel, size: cur.size, mtime: Math.round(cur.mtime), created_by: actor?.id ?? null, created_at: new Date().toISOString() })
+        .returningAll(),
+    ) as VersionRow;
     const keep = this.settings.get('versions_keep_n');
-    if (keep !== 0) await this.trim(d, storageId, rel, keep ?? DEFAULT_KEEP);
+    if (keep !== 0) await this.trim(p, keep ?? DEFAULT_KEEP);
     return present(row);
   }
 
   /** Versions of one path, newest first (also for a file that was deleted since). */
   list(storageId: number, rel: string): VersionView[] {
-    return (this.db.sqlite.prepare('SELECT * FROM versions WHERE storage_id = ? AND path = ? ORDER BY id DESC').all(storageId, rel) as VersionRow[]).map(present);
+    return (this.db.all(this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', storageId).where('path', '=', rel).orderBy('id', 'desc')) as VersionRow[]).map(present);
   }
 
   /**
@@ -61,31 +63,34 @@ export class VersionsService {
    * (its folder is re-created). Unknown id, another file's id, or snapshot
    * bytes gone from the backend → `not_found`.
    */
-  async restore(storageId: number, rel: string, id: number, actor: Actor | null, request?: RequestMeta): Promise<GateNode> {
-    const row = this.db.sqlite.prepare('SELECT * FROM versions WHERE id = ? AND storage_id = ? AND path = ?').get(id, storageId, rel) as VersionRow | undefined;
+  async restore(storageId: number, rel: string, id: number, actor: ActorRef | null, request?: RequestMeta): Promise<GateNode> {
+    const row = this.db.first(this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', storageId).where('path', '=', rel)) as VersionRow | undefined;
     if (!row) throw new AppError('not_found', { id });
-    const d = await this.cat.driverFor(storageId);
-    if (!(await statOrNull(d, row.version_rel))) {
-      this.db.sqlite.prepare('DELETE FROM versions WHERE id = ?').run(id);
+    const p: Place = { storage_id: storageId, rel };
+    const snapshot: Place = { storage_id: storageId, rel: row.version_rel };
+    if (!(await this.ops.statOrNull(snapshot))) {
+      this.db.run(this.db.k.deleteFrom('versions').where('id', '=', id));
       throw new AppError('not_found', { id }, undefined, 'the snapshot is gone from the storage');
     }
-    const cur = await statOrNull(d, rel);
+    const cur = await this.ops.statOrNull(p);
     if (cur?.type === 'dir') throw new AppError('conflict', { reason: 'a folder now has that name' });
-    if (cur) await this.snapshotBeforeOverwrite(storageId, rel, actor);
-    else if (parentRel(rel) !== '') await d.mkdir(parentRel(rel));
-    await copyFile(d, row.version_rel, rel, row.size);
-    return this.cat.gate.written(storageId, rel, await d.stat(rel), { actor, request, origin: 'restore', audit: 'file.upload', meta: { version_id: id } });
+    if (cur) await this.snapshotBeforeOverwrite(p, actor);
+    else if (parentRel(rel) !== '') await this.ops.mkdir({ storage_id: storageId, rel: parentRel(rel) });
+    await this.ops.copyFile(snapshot, rel, { size: row.size, overwrite: true });
+    return this.ops.written(p, await this.ops.stat(p), { actor, request, origin: 'restore', audit: 'file.upload', meta: { version_id: id } });
   }
 
   /** Daily sweep: trims every file to `versions_keep_n` when it is above 0; returns snapshots removed. */
   async sweep(log: (m: string, e?: unknown) => void = () => {}): Promise<number> {
     const keep = this.settings.get('versions_keep_n');
     if (keep === null || keep === 0) return 0;
-    const over = this.db.sqlite.prepare('SELECT storage_id, path FROM versions GROUP BY storage_id, path HAVING count(*) > ?').all(keep) as Array<{ storage_id: number; path: string }>;
+    const over = this.db.all(
+      this.db.k.selectFrom('versions').select(['storage_id', 'path']).groupBy(['storage_id', 'path']).having((eb) => eb.fn.countAll(), '>', keep),
+    );
     let n = 0;
     for (const g of over) {
       try {
-        n += await this.trim(await this.cat.driverFor(g.storage_id), g.storage_id, g.path, keep);
+        n += await this.trim({ storage_id: g.storage_id, rel: g.path }, keep);
       } catch (e) {
         log(`versions sweep: ${g.path} on storage ${g.storage_id} failed`, e);
       }
@@ -94,29 +99,18 @@ export class VersionsService {
   }
 
   /** Deletes the oldest snapshots of one file beyond `keep`. */
-  private async trim(d: StorageDriver, storageId: number, rel: string, keep: number): Promise<number> {
-    const old = this.db.sqlite.prepare('SELECT * FROM versions WHERE storage_id = ? AND path = ? ORDER BY id DESC LIMIT -1 OFFSET ?').all(storageId, rel, keep) as VersionRow[];
+  private async trim(p: Place, keep: number): Promise<number> {
+    const old = this.db.all(
+      this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', p.storage_id).where('path', '=', p.rel).orderBy('id', 'desc').limit(-1).offset(keep),
+    ) as VersionRow[];
     for (const v of old) {
-      await d.delete(v.version_rel).catch((e) => {
+      await this.ops.delete({ storage_id: p.storage_id, rel: v.version_rel }).catch((e) => {
         if (!(isAppError(e) && e.code === 'not_found')) throw e;
       });
-      this.db.sqlite.prepare('DELETE FROM versions WHERE id = ?').run(v.id);
+      this.db.run(this.db.k.deleteFrom('versions').where('id', '=', v.id));
     }
     return old.length;
   }
-}
-
-/** Server-side copy when the driver has one, else a streamed read into an atomic write. */
-async function copyFile(d: StorageDriver, from: string, to: string, size: number): Promise<void> {
-  if (d.copy) {
-    try {
-      return await d.copy(from, to, { overwrite: true });
-    } catch (e) {
-      if (!(isAppError(e) && e.code === 'unsupported')) throw e;
-    }
-  }
-  const body: Readable = await d.read(from);
-  await d.write(to, body, { size, overwrite: true });
 }
 
 const present = (r: VersionRow): VersionView => ({ id: r.id, size: r.size, modified: new Date(r.mtime).toISOString(), created_at: r.created_at, created_by: r.created_by });

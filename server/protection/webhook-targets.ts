@@ -6,7 +6,7 @@
  * `forDelivery()` is what the event module's webhook sender reads.
  */
 import { randomBytes } from 'node:crypto';
-import type { Actor, EventBus, WebhookTarget } from '../events';
+import type { ActorRef, EventBus, WebhookTarget } from '../events';
 import type { SettingsStore, WebhookTargetSetting } from '../settings';
 import { AppError } from '../errors';
 import { decrypt, encrypt, randomToken } from '../lib/crypto';
@@ -51,7 +51,7 @@ export class WebhookTargets {
   }
 
   /** Adds a target; without `secret` one is generated. The answer carries the plain key once. */
-  create(input: TargetInput, actor: Actor | null): TargetView {
+  create(input: TargetInput, actor: ActorRef | null): TargetView {
     const secret = input.secret ?? randomToken(32);
     const t: WebhookTargetSetting = { id: 'wh_' + randomBytes(6).toString('hex'), url: checkUrl(input.url ?? ''), events: input.events ?? [], enabled: input.enabled ?? true, secret: encrypt(this.secretKey, secret) };
     this.save([...this.settings.get('webhook_targets'), t], actor, { created: t.id });
@@ -59,7 +59,7 @@ export class WebhookTargets {
   }
 
   /** Changes a target; unknown id → `not_found`. */
-  update(id: string, input: TargetInput, actor: Actor | null): TargetView {
+  update(id: string, input: TargetInput, actor: ActorRef | null): TargetView {
     const all = this.settings.get('webhook_targets');
     const i = all.findIndex((t) => t.id === id);
     if (i < 0) throw new AppError('not_found', { id });
@@ -74,14 +74,14 @@ export class WebhookTargets {
   }
 
   /** Removes a target; unknown id → `not_found`. Its pending deliveries then fail as "target removed". */
-  remove(id: string, actor: Actor | null): void {
+  remove(id: string, actor: ActorRef | null): void {
     const all = this.settings.get('webhook_targets');
     if (!all.some((t) => t.id === id)) throw new AppError('not_found', { id });
     this.save(all.filter((t) => t.id !== id), actor, { removed: id });
   }
 
   /** Sets or clears (empty url) the older single webhook URL and its optional key. */
-  setLegacy(url: string, secret: string | undefined, actor: Actor | null): void {
+  setLegacy(url: string, secret: string | undefined, actor: ActorRef | null): void {
     this.settings.set('webhook_url', url === '' ? '' : checkUrl(url));
     if (secret !== undefined) this.settings.set('webhook_secret', secret === '' ? '' : encrypt(this.secretKey, secret));
     void this.bus.emit('audit', { action: 'admin.config_change', actor, resource: 'webhooks', meta: { legacy_url: url !== '' } });
@@ -99,7 +99,7 @@ export class WebhookTargets {
     return out;
   }
 
-  private save(all: WebhookTargetSetting[], actor: Actor | null, meta: Record<string, unknown>): void {
+  private save(all: WebhookTargetSetting[], actor: ActorRef | null, meta: Record<string, unknown>): void {
     this.settings.set('webhook_targets', all);
     void this.bus.emit('audit', { action: 'admin.config_change', actor, resource: 'webhooks', meta });
   }

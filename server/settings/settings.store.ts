@@ -32,6 +32,8 @@ const isTarget = (v: unknown): v is WebhookTargetSetting => {
 /** Every admin-editable key with its default and range (the spec's Limits). */
 export const SETTINGS = {
   trash_retention_days: def(30, int(1, 3650), '1..3650'),
+  /** Ceiling for new links in days (0 = none); seeded once from SERVICE_SHARE_MAX_TTL. */
+  share_max_ttl_days: def(7, int(0, 3650), '0..3650'),
   /** null = unset (trim to 20 per file on each snapshot); 0 = unlimited, no sweep. */
   versions_keep_n: def<number | null>(null, (v): v is number | null => v === null || int(0, 1000)(v), '0..1000 or null'),
   av_enabled: def(false, bool, 'true or false'),
@@ -54,6 +56,7 @@ export type SettingValues = { [K in SettingKey]: (typeof SETTINGS)[K]['default']
 export class SettingsStore {
   private read;
   private write;
+  private seedStmt;
   private listeners = new Set<(key: SettingKey) => void>();
   /** This module is the only writer of its rows, so reads are served from memory after the first. */
   private cache = new Map<SettingKey, unknown>();
@@ -63,6 +66,7 @@ export class SettingsStore {
     this.write = db.sqlite.prepare(
       'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
     );
+    this.seedStmt = db.sqlite.prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING');
   }
 
   /** The stored value, or the default when the row is missing or no longer passes its check. */
@@ -91,6 +95,13 @@ export class SettingsStore {
     this.write.run(key, JSON.stringify(value), new Date().toISOString());
     this.cache.delete(key);
     for (const fn of this.listeners) fn(key);
+  }
+
+  /** Stores `value` only when `key` has never been stored (first-boot seeding from the environment). */
+  seed<K extends SettingKey>(key: K, value: SettingValues[K]): void {
+    this.check(key, value);
+    this.seedStmt.run(key, JSON.stringify(value), new Date().toISOString());
+    this.cache.delete(key);
   }
 
   /** Throws `validation_failed` when `value` does not fit `key`; returns it typed otherwise. */

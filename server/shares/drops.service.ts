@@ -11,7 +11,8 @@ import { Readable } from 'node:stream';
 import type { Readable as ReadableT } from 'node:stream';
 import type { Catalogue } from '../catalogue';
 import type { EventBus, Mailer, RequestMeta } from '../events';
-import { AppError, isAppError } from '../errors';
+import type { FileService, Place } from '../files';
+import { AppError } from '../errors';
 import { randomToken } from '../lib/crypto';
 import { isLang } from '../lib/i18n';
 import { checkName, extOf, joinRel, uiPath } from '../lib/paths';
@@ -38,6 +39,7 @@ export interface DropCredential {
 export interface DropsOptions {
   shares: SharesService;
   uploads: UploadsService;
+  files: FileService;
   catalogue: Catalogue;
   bus: EventBus;
   mailer: Mailer;
@@ -71,16 +73,16 @@ export class DropsService {
     this.o.shares.checkPin(open.share, cred);
     const note = cleanNote(input.note);
     this.submissions.hit(ip);
-    const caller = { principal: open.owner, actor: null, request: req, origin: 'drop' as const };
-    this.o.catalogue.resolve(open.owner, uiPath(open.storage.uid, open.share.rel), 'editor');
-    const folder = await this.freshFolder(open, submissionFolderName(new Date(), input.name));
+    const files = this.filesFor(open, req);
+    files.target(this.place(open, open.share.rel), 'editor');
+    const folder = await this.freshFolder(open, req, submissionFolderName(new Date(), input.name));
     const id = 'sub_' + randomToken(18);
     this.o.shares.repo.insertSubmission({ id, share_id: open.share.id, folder, uploader: cleanUploader(input.name) || null, ip: ip || null, has_note: note ? 1 : 0, created_at: new Date().toISOString() });
     if (note) {
       const body = Buffer.from(note, 'utf8');
-      const rel = joinRel(folder, NOTE_NAME);
-      const entry = await open.driver.write(rel, Readable.from([body]), { size: body.length, mime: 'text/plain' }).catch(unavailable);
-      await this.o.catalogue.gate.written(open.storage.id, rel, entry, { actor: null, request: caller.request, origin: 'drop', audit: 'file.upload', meta: { share_id: open.share.id } });
+      await files
+        .write(this.place(open, joinRel(folder, NOTE_NAME)), Readable.from([body]), { size: body.length, mime: 'text/plain', origin: 'drop', audit: 'file.upload', meta: { share_id: open.share.id }, version: false })
+        .catch(unavailable);
     }
     return { submission_id: id, chunk_size: DROP_CHUNK };
   }
@@ -107,12 +109,12 @@ export class DropsService {
     const taken = this.o.shares.repo.namesIn(sub.id);
     if (sub.has_note) taken.add(NOTE_NAME.toLowerCase());
     const finalName = uniqueName(name, taken);
-    const caller = { principal: open.owner, actor: null, request: req, origin: 'drop' as const };
+    const visitor = open.actor(req);
     const session = await this.o.uploads
-      .init(caller, { path: uiPath(open.storage.uid, joinRel(sub.folder, finalName)), size: input.size, mime: input.mime, chunk_size: DROP_CHUNK })
+      .init(visitor, { path: uiPath(open.storage.uid, joinRel(sub.folder, finalName)), size: input.size, mime: input.mime, chunk_size: DROP_CHUNK })
       .catch(unavailable);
     if (!this.o.shares.repo.addSubmissionFile(sub.id, s.max_files, { upload_id: session.upload_id, name: finalName, size: input.size })) {
-      await this.o.uploads.abort(caller, session.upload_id).catch(() => undefined);
+      await this.o.uploads.abort(visitor, session.upload_id).catch(() => undefined);
       throw new AppError('too_many', { max: s.max_files }, { max: s.max_files });
     }
     return { upload_id: session.upload_id, name: finalName, chunk_size: session.chunk_size, expires_at: session.expires_at };
@@ -122,13 +124,13 @@ export class DropsService {
   async chunk(token: string, sid: string, uploadId: string, part: number, body: ReadableT, req: RequestMeta, sha256?: string) {
     this.calls.hit(req.ip ?? '');
     const { open } = await this.fileOf(token, sid, uploadId);
-    return this.o.uploads.chunk({ principal: open.owner, actor: null, request: req, origin: 'drop' }, uploadId, part, body, sha256).catch(unavailable);
+    return this.o.uploads.chunk(open.actor(req), uploadId, part, body, sha256).catch(unavailable);
   }
 
   /** The parts held for a file, so the page resumes after a dropped connection. */
   async status(token: string, sid: string, uploadId: string) {
     const { open, file } = await this.fileOf(token, sid, uploadId);
-    const v = this.o.uploads.status({ principal: open.owner, actor: null }, uploadId);
+    const v = this.o.uploads.status(open.actor(), uploadId);
     return { upload_id: uploadId, name: file.name, size: v.size, chunk_size: v.chunk_size, parts: v.parts, expires_at: v.expires_at };
   }
 
@@ -142,7 +144,7 @@ export class DropsService {
     if (file.done) return { name: file.name, size: file.size };
     if (!this.o.shares.repo.claimUpload(open.share.id)) throw new AppError('not_found', { reason: 'capped' });
     try {
-      await this.o.uploads.finalize({ principal: open.owner, actor: null, request: req, origin: 'drop' }, uploadId, etags).catch(unavailable);
+      await this.o.uploads.finalize(open.actor(req), uploadId, etags, 'drop').catch(unavailable);
     } catch (e) {
       this.o.shares.repo.releaseUpload(open.share.id);
       throw e;
@@ -201,22 +203,24 @@ export class DropsService {
   }
 
   /** Creates the submission folder, adding `_2`, `_3`… when the same second and name met already. */
-  private async freshFolder(open: OpenShare, base: string): Promise<string> {
+  private async freshFolder(open: OpenShare, req: RequestMeta, base: string): Promise<string> {
+    const files = this.filesFor(open, req);
     for (let i = 1; i <= 50; i++) {
       const rel = joinRel(open.share.rel, i === 1 ? base : `${base}_${i}`);
-      const exists = await open.driver.stat(rel).then(
-        () => true,
-        (e) => {
-          if (isAppError(e) && e.code === 'not_found') return false;
-          return unavailable(e);
-        },
-      );
-      if (exists) continue;
-      await open.driver.mkdir(rel).catch(unavailable);
-      await this.o.catalogue.gate.written(open.storage.id, rel, await open.driver.stat(rel).catch(unavailable), { actor: null, origin: 'mkdir' });
+      if (await files.exists(this.place(open, rel)).catch(unavailable)) continue;
+      await files.mkdir(this.place(open, rel)).catch(unavailable);
       return rel;
     }
     throw new AppError('conflict', { reason: 'too many submissions at once' });
+  }
+
+  /** The file service as the link, for this visitor's request. */
+  private filesFor(open: OpenShare, req: RequestMeta) {
+    return this.o.files.forActor(open.actor(req));
+  }
+
+  private place(open: OpenShare, rel: string): Place {
+    return { storage_id: open.storage.id, rel };
   }
 }
 

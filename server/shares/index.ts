@@ -7,17 +7,21 @@ import type { Auth } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
 import type { EventBus, Mailer } from '../events';
+import type { FileService } from '../files';
+import type { SettingsStore } from '../settings';
 import type { UploadsService } from '../uploads';
 import { DropsService } from './drops.service';
 import { ShareZips } from './share-zip';
 import { SharesRepo } from './shares.repo';
 import { SharesService } from './shares.service';
 
-export { SharesService, dropSettingsOf, DROP_DEFAULTS, PIN_MAX_FAILS, PIN_LOCK_MS, DOWNLOAD_TOKEN_MS, statOrRevoked, unavailable, type ShareView, type OpenShare, type CreateShareInput, type DropSettings, type Caller as ShareCaller } from './shares.service';
+export {
+  SharesService, dropSettingsOf, DROP_DEFAULTS, PIN_MAX_FAILS, PIN_LOCK_MS, DOWNLOAD_TOKEN_MS, statOrRevoked, unavailable,
+  type ShareView, type OpenShare, type CreateShareInput, type DropSettings, type DownloadSlot,
+} from './shares.service';
 export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
 export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
 export { SharesRepo, type ShareRow } from './shares.repo';
-export { getShareMaxTtlDays, setShareMaxTtlDays, seedShareMaxTtlDays, SHARE_MAX_TTL_KEY } from './settings';
 export { pt, publicDate, type PublicKey } from './public-i18n';
 export { RateLimiter } from './rate-limit';
 
@@ -25,6 +29,8 @@ export interface SharesDeps {
   db: Db;
   auth: Auth;
   catalogue: Catalogue;
+  files: FileService;
+  settings: SettingsStore;
   bus: EventBus;
   uploads: UploadsService;
   mailer: Mailer;
@@ -40,9 +46,12 @@ export interface SharesDeps {
 export function createShares(d: SharesDeps) {
   const repo = new SharesRepo(d.db);
   let zips: ShareZips | null = null;
-  const service = new SharesService({ db: d.db, repo, auth: d.auth, catalogue: d.catalogue, bus: d.bus, secretKey: d.secretKey, publicUrl: d.publicUrl, onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row) });
-  zips = new ShareZips({ db: d.db, shares: service, driverFor: d.catalogue.driverFor, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log });
-  const drops = new DropsService({ shares: service, uploads: d.uploads, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
+  const service = new SharesService({
+    repo, auth: d.auth, catalogue: d.catalogue, files: d.files, settings: d.settings, bus: d.bus, secretKey: d.secretKey, publicUrl: d.publicUrl,
+    onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row),
+  });
+  zips = new ShareZips({ catalogue: d.catalogue, files: d.files, shares: service, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log });
+  const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
   /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
   const sweep = async () => {
     for (const id of service.sweep()) await zips!.ended(id);

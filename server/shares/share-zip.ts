@@ -14,10 +14,11 @@ import { finished } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
-import { ZipWriter } from '../archives';
-import type { Db } from '../db';
+import { ZipWriter } from '../lib/zip-writer';
+import { linkActor } from '../auth';
+import type { Catalogue } from '../catalogue';
 import { AppError, isAppError } from '../errors';
-import type { StorageDriver } from '../storage';
+import type { FileService } from '../files';
 import type { ShareRow } from './shares.repo';
 import type { SharesService } from './shares.service';
 
@@ -47,9 +48,9 @@ interface Build {
 }
 
 export interface ShareZipOptions {
-  db: Db;
+  catalogue: Catalogue;
+  files: FileService;
   shares: SharesService;
-  driverFor: (storageId: number) => Promise<StorageDriver>;
   dir: string;
   /** 0 = no ceiling. */
   warmMaxBytes: number;
@@ -66,11 +67,10 @@ export class ShareZips {
   /** Files and folders under the shared folder, from the catalogue, parents before children. */
   entries(s: ShareRow): ZipEntryRow[] {
     const prefix = s.rel === '' ? '' : `${s.rel}/`;
-    const like = `${prefix.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-    const rows = this.o.db.sqlite
-      .prepare("SELECT path, type, size, mtime FROM nodes WHERE storage_id = ? AND deleted_at IS NULL AND path LIKE ? ESCAPE '\\' ORDER BY path")
-      .all(s.storage_id, like) as ZipEntryRow[];
-    return rows.map((r) => ({ ...r, path: r.path.slice(prefix.length) }));
+    return this.o.catalogue.nodes
+      .subtree(s.storage_id, s.rel)
+      .filter((r) => r.path !== s.rel)
+      .map((r) => ({ ...r, path: r.path.slice(prefix.length) }));
   }
 
   /** Archive state for `zip=status` polls: memory and one stat, never a build. */
@@ -95,7 +95,10 @@ export class ShareZips {
    * byte at once). Files that vanish meanwhile are skipped; `signal` stops it.
    */
   async stream(s: ShareRow, out: Writable, signal: AbortSignal, progress?: (bytes: number) => void): Promise<void> {
-    const driver = await this.o.driverFor(s.storage_id);
+    const owner = this.o.shares.ownerPrincipal(s.owner_id);
+    if (!owner) throw new AppError('revoked');
+    // Read as the link: its creator's rights, and nothing outside the shared folder.
+    const fa = this.o.files.forActor(linkActor(owner, { id: s.id, storage_id: s.storage_id, rel: s.rel }));
     const zip = new ZipWriter(out, { signal });
     for (const e of this.entries(s)) {
       if (signal.aborted) throw new AppError('cancelled');
@@ -106,7 +109,7 @@ export class ShareZips {
       const rel = s.rel === '' ? e.path : `${s.rel}/${e.path}`;
       let body;
       try {
-        body = await driver.read(rel, undefined, signal);
+        body = await fa.read({ storage_id: s.storage_id, rel }, undefined, signal);
       } catch (err) {
         if (isAppError(err) && err.code === 'not_found') continue;
         throw err;

@@ -4,19 +4,18 @@
  * short-lived download token. Download and upload slots are claimed here; the
  * HTTP layer decides when a serve has failed before its first byte.
  */
-import type { Principal, Auth } from '../auth';
+import { actorRef, linkActor, type Actor, type Auth, type Principal } from '../auth';
 import type { DropSettings, LinkMetadata, ShareView } from '../contract';
 import type { Catalogue, StorageRow } from '../catalogue';
-import { effectiveLevel, atLeast, mimeOf } from '../catalogue';
-import type { Db } from '../db';
-import type { Actor, EventBus, RequestMeta } from '../events';
+import { mimeOf } from '../catalogue';
+import type { EventBus, RequestMeta } from '../events';
 import { AppError, isAppError } from '../errors';
+import type { ActorFiles, FileService } from '../files';
 import { hmacHex, randomDigits, randomToken, safeEqual } from '../lib/crypto';
 import { formatDuration } from '../lib/duration';
 import { baseName, parseSharePath, uiPath } from '../lib/paths';
-import type { Entry, StorageDriver } from '../storage';
+import type { SettingsStore } from '../settings';
 import { SharesRepo, type ShareRow } from './shares.repo';
-import { getShareMaxTtlDays } from './settings';
 
 export const PIN_MAX_FAILS = 5;
 export const PIN_LOCK_MS = 10 * 60_000;
@@ -42,26 +41,33 @@ export interface CreateShareInput {
   max_uploads?: number;
 }
 
-export interface Caller {
-  principal: Principal;
-  actor: Actor | null;
-  request?: RequestMeta;
-}
-
 /** A token that is live right now, with what it points at. */
 export interface OpenShare {
   share: ShareRow;
   owner: Principal;
   storage: StorageRow;
-  driver: StorageDriver;
+  /** The file service as the link sees it: its creator's rights, confined to the shared item. */
+  files: ActorFiles;
+  /** The link as an actor for one request (its visitor stays anonymous in events). */
+  actor(request?: RequestMeta): Actor;
+}
+
+/**
+ * A claimed download slot. `settle` is called once, with the bytes that
+ * reached the visitor: a serve that failed before its first byte gives the
+ * slot back (spec: Download counting); anything else keeps it spent.
+ */
+export interface DownloadSlot {
+  settle(bytesSent: number, size: number): void;
 }
 
 
 export interface SharesOptions {
-  db: Db;
   repo: SharesRepo;
   auth: Auth;
   catalogue: Catalogue;
+  files: FileService;
+  settings: SettingsStore;
   bus: EventBus;
   secretKey: Buffer;
   /** `SERVICE_PUBLIC_URL` without a trailing slash ('' = the request's own origin). */
@@ -85,14 +91,17 @@ export class SharesService {
    * expiry is clamped to `share_max_ttl_days`; `password: true` generates an
    * 8-digit PIN returned once. Audited as `share.create`.
    */
-  async create(c: Caller, input: CreateShareInput, origin: string): Promise<ShareView & { pin?: string }> {
+  async create(a: Actor, input: CreateShareInput, origin: string): Promise<ShareView & { pin?: string }> {
     const kind = input.kind ?? 'link';
+    if (a.kind === 'system') throw new AppError('forbidden');
     const { storage: key, rel } = parseSharePath(input.path);
     if (key === null) throw new AppError('bad_path', {}, { reason: 'a storage is required' });
-    const r = this.o.catalogue.resolve(c.principal, uiPath(key, rel), kind === 'drop' ? 'editor' : 'viewer');
-    if (kind === 'link' && !atLeast(this.levelIgnoringReadOnly(c.principal, r.storage), 'editor')) throw new AppError('forbidden');
-    const driver = await this.o.catalogue.driverFor(r.storage.id);
-    const entry = await driver.stat(r.rel);
+    const fa = this.o.files.forActor(a);
+    const path = uiPath(key, rel);
+    // A drop writes (a read-only storage refuses it); a link only reads, yet needs editor rights on the item.
+    const r = fa.target(path, kind === 'drop' ? 'editor' : 'viewer');
+    if (kind === 'link') fa.target(path, 'editor', { ignoreReadOnly: true });
+    const entry = await fa.stat(r.place);
     if (kind === 'drop' && entry.type !== 'dir') throw new AppError('validation_failed', { field: 'path', reason: 'a file request needs a folder' }, { field: 'path' });
 
     const now = Date.now();
@@ -103,7 +112,7 @@ export class SharesService {
     const drop = kind === 'drop' ? { ...DROP_DEFAULTS, ...stripUndefined(input.drop_settings ?? {}) } : null;
     if (drop) drop.allowed_ext = [...new Set(drop.allowed_ext.map((e) => e.replace(/^\./, '').toLowerCase()).filter(Boolean))];
     const id = this.o.repo.insert({
-      token, kind, owner_id: c.principal.id, storage_id: r.storage.id, rel: r.rel, is_dir: entry.type === 'dir' ? 1 : 0,
+      token, kind, owner_id: a.principal.id, storage_id: r.storage.id, rel: r.rel, is_dir: entry.type === 'dir' ? 1 : 0,
       ttl: expiresAt === null ? null : formatDuration(Math.max(0, Math.round((expiresAt - now) / 1000) * 1000)),
       expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), expiry_clamped: clamped ? 1 : 0,
       max_downloads: kind === 'link' ? input.max_downloads ?? null : null, max_uploads: kind === 'drop' ? input.max_uploads ?? null : null,
@@ -111,7 +120,7 @@ export class SharesService {
       created_at: new Date(now).toISOString(),
     });
     const row = this.o.repo.byId(id)!;
-    await this.o.bus.emit('audit', { action: 'share.create', actor: c.actor, request: c.request, resource: this.sharePath(row), meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin } });
+    await this.o.bus.emit('audit', { action: 'share.create', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin } });
     this.o.onCreated?.(row);
     const view = this.present(row, origin);
     return input.password ? { ...view, pin } : view;
@@ -126,11 +135,11 @@ export class SharesService {
    * Revokes by id (or token): expiry set to now, `revoked_at` written, audit
    * `share.revoke`. Owner or admin; anyone else gets `not_found`. Idempotent.
    */
-  async revoke(c: Caller, idOrToken: string): Promise<ShareView> {
+  async revoke(a: Actor, idOrToken: string): Promise<ShareView> {
     const row = /^\d+$/.test(idOrToken) ? this.o.repo.byId(Number(idOrToken)) : TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : undefined;
-    if (!row || (row.owner_id !== c.principal.id && c.principal.role !== 'admin')) throw new AppError('not_found');
+    if (!row || a.kind === 'system' || (row.owner_id !== a.principal.id && a.principal.role !== 'admin')) throw new AppError('not_found');
     if (this.o.repo.revoke(row.id, new Date().toISOString())) {
-      await this.o.bus.emit('audit', { action: 'share.revoke', actor: c.actor, request: c.request, resource: this.sharePath(row), meta: { share_id: row.id, kind: row.kind } });
+      await this.o.bus.emit('audit', { action: 'share.revoke', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id, kind: row.kind } });
       this.o.onEnded?.(row.id);
     }
     return this.present(this.o.repo.byId(row.id)!, '');
@@ -152,14 +161,15 @@ export class SharesService {
     if (state === 'capped' && !opts.allowCapped) throw new AppError('not_found', { reason: 'capped' });
     const owner = this.ownerPrincipal(share.owner_id)!;
     const storage = this.o.catalogue.repo.byId(share.storage_id)!;
-    const driver = await this.o.catalogue.driverFor(storage.id).catch(unavailable);
-    return { share, owner, storage, driver };
+    const ref = { id: share.id, storage_id: share.storage_id, rel: share.rel };
+    const actor = (request?: RequestMeta) => linkActor(owner, ref, request);
+    return { share, owner, storage, files: this.o.files.forActor(actor()), actor };
   }
 
   /** Link metadata without a PIN (`GET /api/files/share/{token}`). */
   async metadata(token: string): Promise<LinkMetadata> {
-    const { share, driver } = await this.open(token);
-    const e = await driver.stat(share.rel).catch(statOrRevoked);
+    const { share, files } = await this.open(token);
+    const e = await files.stat({ storage_id: share.storage_id, rel: share.rel }).catch(statOrRevoked);
     const size = e.type === 'dir' ? this.folderBytes(share) : e.size;
     return {
       kind: share.kind,
@@ -202,17 +212,25 @@ export class SharesService {
     return { download_token: `${body}.${hmacHex(this.o.secretKey, `${body}.${share.token}`, 'share-dt')}`, expires_at: new Date(exp).toISOString() };
   }
 
-  /** Claims a download slot; `not_found` (capped) or the clock refusal when none is left. */
-  claimDownload(share: ShareRow): void {
-    if (this.o.repo.claimDownload(share.id, new Date().toISOString())) return;
-    const fresh = this.o.repo.byId(share.id);
-    if (fresh && this.stateOf(fresh) === 'expired') throw new AppError('expired');
-    throw new AppError('not_found', { reason: 'capped' });
-  }
-
-  /** Returns a slot whose serve failed before any byte left. */
-  releaseDownload(share: ShareRow): void {
-    this.o.repo.releaseDownload(share.id);
+  /**
+   * Claims a download slot before anything is sent, so `max_downloads` is
+   * exact under concurrency; `not_found` (capped) or the clock refusal when
+   * none is left. See DownloadSlot for when it is given back.
+   */
+  claimDownload(share: ShareRow): DownloadSlot {
+    if (!this.o.repo.claimDownload(share.id, new Date().toISOString())) {
+      const fresh = this.o.repo.byId(share.id);
+      if (fresh && this.stateOf(fresh) === 'expired') throw new AppError('expired');
+      throw new AppError('not_found', { reason: 'capped' });
+    }
+    let settled = false;
+    return {
+      settle: (bytesSent, size) => {
+        if (settled) return;
+        settled = true;
+        if (bytesSent === 0 && size > 0) this.o.repo.releaseDownload(share.id);
+      },
+    };
   }
 
   /** Deletes links revoked or expired more than 7 days ago. Returns their ids. */
@@ -243,8 +261,7 @@ export class SharesService {
 
   /** Sum of the file sizes under a shared folder, from the catalogue. */
   folderBytes(s: ShareRow): number {
-    const like = s.rel === '' ? '%' : `${s.rel.replace(/[\\%_]/g, (ch) => '\\' + ch)}/%`;
-    return (this.o.db.sqlite.prepare("SELECT IFNULL(sum(size), 0) AS n FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL AND path LIKE ? ESCAPE '\\'").get(s.storage_id, like) as { n: number }).n;
+    return this.o.catalogue.nodes.treeBytes(s.storage_id, s.rel);
   }
 
   present(s: ShareRow, origin: string): ShareView {
@@ -258,9 +275,7 @@ export class SharesService {
 
   /** The creator as a principal, or null when deleted or disabled (the link then reads as `revoked`). */
   ownerPrincipal(id: number): Principal | null {
-    const u = this.o.auth.repo.byId(id);
-    if (!u || u.disabled) return null;
-    return { id: u.id, email: u.email, username: u.username, role: u.role, groups: this.o.auth.repo.groupsOf(u.id), language: u.language, sessionId: '' };
+    return this.o.auth.repo.principal(id);
   }
 
   private verifyPin(share: ShareRow, pin: string): void {
@@ -287,7 +302,7 @@ export class SharesService {
 
   /** The stored expiry (ms) and whether the ceiling shortened the request; null = never. */
   private expiry(now: number, input: CreateShareInput): { expiresAt: number | null; clamped: boolean } {
-    const days = getShareMaxTtlDays(this.o.db);
+    const days = this.o.settings.get('share_max_ttl_days');
     const ceiling = days > 0 ? now + days * DAY : null;
     let wanted: number | null = null;
     if (input.expires_at !== undefined) {
@@ -302,9 +317,6 @@ export class SharesService {
     return { expiresAt: wanted, clamped: false };
   }
 
-  private levelIgnoringReadOnly(p: Principal, s: StorageRow) {
-    return effectiveLevel(p, { ...s, read_only: 0 }, this.o.catalogue.repo.grants(s.id));
-  }
 }
 
 export function dropSettingsOf(s: ShareRow): DropSettings {
@@ -323,7 +335,7 @@ export function unavailable(e: unknown): never {
 }
 
 /** The shared item itself is gone: the link reads as `revoked` (spec: file gone). */
-export function statOrRevoked(e: unknown): Entry {
+export function statOrRevoked(e: unknown): never {
   if (isAppError(e) && e.code === 'not_found') throw new AppError('revoked', { reason: 'gone' });
   return unavailable(e);
 }

@@ -8,7 +8,7 @@ import { AppError, isAppError } from '../errors';
 import { formatDuration } from '../lib/duration';
 import { openSecrets, resolveConfig, type StorageConfig } from './config';
 import type { DriverRegistry } from './registry';
-import type { StorageDriver } from './types';
+import type { DriverDecorator, StorageDriver } from './types';
 
 export type StorageId = number | string;
 
@@ -38,6 +38,8 @@ export interface ManagerOptions {
   stateDir: string;
   /** Called when closing a replaced driver fails; never thrown to the caller. */
   onCloseError?: (id: StorageId, e: unknown) => void;
+  /** Wrapped around every driver `build` returns, first one innermost. */
+  decorators?: DriverDecorator[];
 }
 
 export class DriverManager {
@@ -59,7 +61,9 @@ export class DriverManager {
       const p = problems[0];
       throw new AppError('validation_failed', { field: `config.${p.field}`, reason: p.message }, { field: `config.${p.field}`, problems });
     }
-    return mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid });
+    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid });
+    for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
+    return driver;
   }
 
   /**

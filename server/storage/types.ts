@@ -126,6 +126,17 @@ export interface StorageDriver {
 
 export type { FieldType, DriverField, DriverCapabilities, DriverDescriptor } from '../contract';
 
+/**
+ * Wraps every driver the manager builds, in the order given (read-only, later
+ * replication): the place cross-cutting storage behaviour plugs in without
+ * any door knowing. `wrap` must keep the driver's optional capabilities as
+ * they are (present only when the driver has them).
+ */
+export interface DriverDecorator {
+  name: string;
+  wrap(driver: StorageDriver, uid: string): StorageDriver;
+}
+
 /** What a driver factory receives: the storage's config with aliases resolved and secrets decrypted. */
 export interface DriverContext {
   /** Data directory for driver-owned state (known_hosts, staging for remote uploads). */

@@ -1,25 +1,42 @@
 /**
- * Dispatch after writes. The write-gate hook moves a written file to
- * `pending` and puts it on an in-memory backlog; one low-priority `thumb` op
- * drains up to a batch of the backlog with THUMB_CONCURRENCY lanes and queues
- * its successor while work remains.
+ * Dispatch of thumbnail work. The hooks (a write through the gate, a file the
+ * sync walk found new or changed) move a file to `pending` and make sure one
+ * low-priority `thumb` op is queued; the op drains up to a batch with
+ * THUMB_CONCURRENCY lanes and queues its successor while work remains.
+ *
+ * The backlog is durable: `pending` rows in the catalogue, paged by id. Files
+ * written by a browser upload are also kept in a small in-memory list so they
+ * go first and with the shorter upload timeout; a sync that finds 200,000
+ * photos adds nothing to memory. A restart loses nothing: the rows stay
+ * `pending` and the next drain pages them.
  *
  * One op per batch, not per file: picking, claiming and finishing an op cost
  * about a fifth of a JPEG thumbnail's CPU, all of it on the event loop. The
  * batch bound keeps pausing background work and higher-priority ops
- * responsive. The backlog is lost on a crash, the op row is not: the first
- * drain after a boot recovers the backlog from the `pending` rows once.
+ * responsive.
  */
 import type { JobQueue } from '../jobs';
-import type { WriteHook, WriteOrigin } from '../catalogue';
+import type { SyncFilesHook, ThumbStates, WriteHook, WriteOrigin } from '../catalogue';
+import { kindOf } from './kinds';
 import { runLanes, tally, THUMB_CONCURRENCY, DEFAULT_TIMEOUT_MS, UPLOAD_TIMEOUT_MS, type ThumbService, type BackfillSummary } from './thumbs.service';
 
 export const THUMB_JOB = 'thumb';
+
+declare module '../jobs/types' {
+  interface JobPayloads {
+    [THUMB_JOB]: Record<string, never>;
+  }
+}
+
 const THUMB_PRIORITY = -1;
 /** A drain op stops taking files after this many, or after BATCH_MS, and hands over to a successor op. */
 const BATCH_FILES = 64;
 const BATCH_MS = 30_000;
 const BROWSER_ORIGINS = new Set<WriteOrigin>(['upload', 'drop']);
+/** Upload-first entries kept in memory at most; beyond it they wait in the durable backlog like the rest. */
+const FAST_LANE_MAX = 10_000;
+/** What the sync walk finds is worth a thumbnail without asking: pictures, films, sound and PDFs. */
+const SYNC_KINDS = new Set(['image', 'video', 'audio', 'pdf', 'svg']);
 
 /** The result of one drain op. */
 export interface DrainResult extends BackfillSummary {
@@ -28,38 +45,47 @@ export interface DrainResult extends BackfillSummary {
 }
 
 export class ThumbDispatcher {
-  /** node id → per-file timeout, in write order. */
-  private backlog = new Map<number, number>();
+  /** Browser uploads, in write order: they go before the durable backlog. */
+  private fast = new Set<number>();
   private opQueued = false;
-  private recovered = false;
+  /** Where paging of the durable backlog goes on (it restarts from 0 when it runs dry). */
+  private cursor = 0;
 
   constructor(
-    private thumbs: ThumbService,
+    private states: ThumbStates,
     private queue: JobQueue,
   ) {}
 
-  /** Registers the `thumb` op kind: one drain at a time (it runs its own lanes), one attempt. */
-  register(): void {
-    this.queue.register(THUMB_JOB, (ctx) => this.drain(ctx.signal), { concurrency: 1, maxAttempts: 1 });
+  /** Registers the drain op: one at a time (it runs its own lanes), one attempt. */
+  register(thumbs: ThumbService): void {
+    this.queue.register(THUMB_JOB, (ctx) => this.drain(thumbs, ctx.signal), { concurrency: 1, maxAttempts: 1 });
   }
 
   /**
    * The write-gate hook: a written file whose thumbnail is not `ready` goes to
-   * `pending` and onto the backlog, and a drain op is queued unless one is
-   * already waiting. Never throws, never waits.
+   * `pending` and a drain op is queued unless one is already waiting. Never
+   * throws, never waits.
    */
-  hook(): WriteHook {
+  writeHook(): WriteHook {
     return (node, info) => {
       if (node.type !== 'file' || node.thumb_state === 'ready') return;
-      if (!this.thumbs.repo.markPending(node.id)) return;
-      this.backlog.set(node.id, BROWSER_ORIGINS.has(info.origin) ? UPLOAD_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
+      if (!this.states.markPending(node.id)) return;
+      if (BROWSER_ORIGINS.has(info.origin) && this.fast.size < FAST_LANE_MAX) this.fast.add(node.id);
       this.request();
     };
   }
 
-  /** Files waiting in this process (for tests and the bench). */
+  /** The sync engine's hook: new or changed pictures, films, sound and PDFs get thumbnails on their own. */
+  syncHook(): SyncFilesHook {
+    return (_storageId, files) => {
+      const wanted = files.filter((f) => SYNC_KINDS.has(kindOf(f.mime, f.path.slice(f.path.lastIndexOf('/') + 1)))).map((f) => f.id);
+      if (wanted.length && this.states.markPendingMany(wanted).length) this.request();
+    };
+  }
+
+  /** Files waiting for the upload-first lane in this process (for tests and the bench). */
   get waiting(): number {
-    return this.backlog.size;
+    return this.fast.size;
   }
 
   private request(): void {
@@ -69,41 +95,39 @@ export class ThumbDispatcher {
   }
 
   /**
-   * Runs one batch of the backlog. Resolves with the batch's counts; a
-   * cancelled or interrupted run puts its unfinished files back and rejects
-   * with the signal's reason.
+   * Runs one batch: upload-first files, then the durable backlog. Resolves
+   * with the batch's counts; a cancelled or interrupted run leaves its
+   * unfinished files `pending` and rejects with the signal's reason.
    */
-  async drain(signal: AbortSignal): Promise<DrainResult> {
+  async drain(thumbs: ThumbService, signal: AbortSignal): Promise<DrainResult> {
     // A write from now on must queue a new op: this one may already be past the file it adds.
     this.opQueued = false;
-    if (!this.recovered) {
-      this.recovered = true;
-      for (const id of this.thumbs.repo.pendingIds()) if (!this.backlog.has(id)) this.backlog.set(id, DEFAULT_TIMEOUT_MS);
-    }
     const result: DrainResult = { processed: 0, ok: 0, failed: 0, skipped: 0, bytes_read: 0 };
     const until = Date.now() + BATCH_MS;
-    let taken = 0;
-    const next = (): [number, number] | null => {
-      if (signal.aborted || taken >= BATCH_FILES || Date.now() > until) return null;
-      const first = this.backlog.entries().next();
-      if (first.done) return null;
-      this.backlog.delete(first.value[0]);
-      taken++;
-      return first.value;
-    };
+    const batch: Array<[number, number]> = [];
+    for (const id of this.fast) {
+      if (batch.length >= BATCH_FILES) break;
+      this.fast.delete(id);
+      batch.push([id, UPLOAD_TIMEOUT_MS]);
+    }
+    if (batch.length < BATCH_FILES) {
+      const taken = new Set(batch.map(([id]) => id));
+      let page = this.states.pendingAfter(this.cursor, BATCH_FILES - batch.length);
+      if (page.length === 0 && this.cursor > 0) page = this.states.pendingAfter((this.cursor = 0), BATCH_FILES - batch.length);
+      for (const id of page) if (!taken.has(id)) batch.push([id, DEFAULT_TIMEOUT_MS]);
+      if (page.length) this.cursor = page[page.length - 1];
+    }
+    let i = 0;
+    const next = (): [number, number] | null => (signal.aborted || Date.now() > until || i >= batch.length ? null : batch[i++]);
     try {
       await runLanes(THUMB_CONCURRENCY, next, async ([id, timeoutMs]) => {
-        try {
-          const r = await this.thumbs.run(id, signal, timeoutMs);
-          result.bytes_read += r.bytes_read;
-          tally(result, r);
-        } catch (e) {
-          this.backlog.set(id, timeoutMs);
-          throw e;
-        }
+        const r = await thumbs.run(id, signal, timeoutMs);
+        result.bytes_read += r.bytes_read;
+        tally(result, r);
       });
     } finally {
-      if (this.backlog.size > 0 && !signal.aborted) this.request();
+      // Work remains when the batch was full or cut short; an empty page means the backlog is dry.
+      if (!signal.aborted && (batch.length === BATCH_FILES || i < batch.length || this.fast.size > 0)) this.request();
     }
     return result;
   }

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
-import type { StorageDriver } from '../storage';
 import { extOf } from '../lib/paths';
 import { exifThumbnail } from './exif';
 import type { ThumbKind } from './kinds';
@@ -29,9 +28,15 @@ export interface Source {
   close(): Promise<void>;
 }
 
+/** Where a file's bytes come from (the file service's storage operations for one place). */
+export interface SourceReader {
+  read(range?: { start: number; end?: number }, signal?: AbortSignal): Promise<Readable>;
+  /** The local fast path: the file's real path on a local disk, or null. */
+  localFile(): Promise<string | null>;
+}
+
 export interface SourceTarget {
-  driver: StorageDriver;
-  rel: string;
+  reader: SourceReader;
   name: string;
   size: number;
   kind: ThumbKind;
@@ -59,20 +64,21 @@ export class ByteCounter {
  * is fetched when `maxBytes` is exceeded; the caller must `close()` the result.
  */
 export async function openSource(t: SourceTarget, workDir: string, counter: ByteCounter, signal: AbortSignal, maxBytes: number): Promise<Source> {
-  if (t.driver.localPath) return { file: await t.driver.localPath(t.rel), close: noop };
-  if (t.kind === 'video' || t.kind === 'audio') return rangeServer(t.driver, t.rel, t.size, counter);
+  const local = await t.reader.localFile();
+  if (local) return { file: local, close: noop };
+  if (t.kind === 'video' || t.kind === 'audio') return rangeServer(t.reader, t.size, counter);
   if (t.size > maxBytes) throw new Error(`file too large for a thumbnail (${t.size} bytes, limit ${maxBytes})`);
   const file = join(workDir, `input.${extOf(t.name) || 'bin'}`);
   if (t.kind === 'image' && /jpe?g/.test(t.mime ?? extOf(t.name)) && t.size > EXIF_HEAD_BYTES) {
-    const head = await readAll(await t.driver.read(t.rel, { start: 0, end: EXIF_HEAD_BYTES - 1 }, signal), counter);
+    const head = await readAll(await t.reader.read({ start: 0, end: EXIF_HEAD_BYTES - 1 }, signal), counter);
     const embedded = exifThumbnail(head);
     if (embedded) return { buffer: embedded, close: noop };
     // No preview: the head already fetched is the start of the download, not fetched twice.
     await writeFile(file, head);
-    await pipeline(await t.driver.read(t.rel, { start: head.length, end: t.size - 1 }, signal), counter.tap(), createWriteStream(file, { flags: 'a' }), { signal });
+    await pipeline(await t.reader.read({ start: head.length, end: t.size - 1 }, signal), counter.tap(), createWriteStream(file, { flags: 'a' }), { signal });
     return { file, close: noop };
   }
-  await pipeline(await t.driver.read(t.rel, undefined, signal), counter.tap(), createWriteStream(file), { signal });
+  await pipeline(await t.reader.read(undefined, signal), counter.tap(), createWriteStream(file), { signal });
   return { file, close: noop };
 }
 
@@ -85,8 +91,8 @@ async function readAll(stream: Readable, counter: ByteCounter): Promise<Buffer> 
   return Buffer.concat(parts);
 }
 
-/** A one-job HTTP server on 127.0.0.1 that answers range requests from the driver (path guarded by a random token). */
-async function rangeServer(driver: StorageDriver, rel: string, size: number, counter: ByteCounter): Promise<Source> {
+/** A one-job HTTP server on 127.0.0.1 that answers range requests from the storage (path guarded by a random token). */
+async function rangeServer(reader: SourceReader, size: number, counter: ByteCounter): Promise<Source> {
   const secret = randomBytes(12).toString('hex');
   const server = createServer(async (req, res) => {
     if (req.url !== `/${secret}`) return void res.writeHead(404).end();
@@ -98,7 +104,7 @@ async function rangeServer(driver: StorageDriver, rel: string, size: number, cou
     if (req.method === 'HEAD') return void res.writeHead(200, { ...headers, 'content-length': String(size) }).end();
     res.writeHead(m ? 206 : 200, m ? { ...headers, 'content-range': `bytes ${start}-${end}/${size}` } : headers);
     try {
-      await pipeline(await driver.read(rel, { start, end }), counter.tap(), res);
+      await pipeline(await reader.read({ start, end }), counter.tap(), res);
     } catch {
       // ffmpeg closes connections when it seeks; nothing to report.
       res.destroy();

@@ -10,14 +10,16 @@ import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import type { Catalogue } from '../catalogue';
+import { ThumbStates, type ThumbNode, type ThumbState } from '../catalogue';
+import type { EventBus } from '../events';
+import type { StorageOps } from '../files/internal';
 import type { Logger } from '../lib/log';
 import { isAppError } from '../errors';
 import { kindOf, type ThumbKind } from './kinds';
 import { ByteCounter, openSource } from './source';
 import { render } from './generators';
 import { thumbTools, type ThumbTools } from './tools';
-import { ThumbsRepo, type ThumbNode, type ThumbState } from './thumbs.repo';
+import { parentRel } from '../lib/paths';
 
 /** Browser uploads get 90 s; staged, REST, protocol and backfill paths 2 minutes. */
 export const UPLOAD_TIMEOUT_MS = 90_000;
@@ -58,23 +60,17 @@ export interface BackfillSummary {
 }
 
 export class ThumbService {
-  readonly repo: ThumbsRepo;
-
-  private readyListeners: Array<(node: ThumbNode) => void> = [];
-
-  /** Called after a thumbnail became ready (listings of its folder must show the new URL). */
-  onReady(fn: (node: ThumbNode) => void): void {
-    this.readyListeners.push(fn);
-  }
+  readonly repo: ThumbStates;
 
   constructor(
     db: Db,
-    private catalogue: Pick<Catalogue, 'driverFor'>,
+    private ops: StorageOps,
+    private bus: EventBus,
     readonly cacheDir: string,
     private log: Logger,
     private tools: () => ThumbTools = thumbTools,
   ) {
-    this.repo = new ThumbsRepo(db);
+    this.repo = new ThumbStates(db);
   }
 
   /** `<cache_dir>/<node_id>.jpg` */
@@ -113,7 +109,8 @@ export class ThumbService {
       await rm(workDir, { recursive: true, force: true });
     }
     this.repo.finish(id, state, error, node);
-    if (state === 'ready') for (const fn of this.readyListeners) fn(node);
+    // A ready thumbnail changes what its folder's listing shows: cached pages refresh and open browsers reload the row.
+    if (state === 'ready') await this.bus.emit('folder.changed', { storage_id: node.storage_id, folder: parentRel(node.path), kind: 'updated', path: node.path, name: node.name });
     this.log.debug(`thumbnail ${id} ${state}${error ? `: ${error}` : ''} (${counter.bytes} bytes read)`);
     return { id, state, ...(error ? { error } : {}), bytes_read: counter.bytes };
   }
@@ -125,11 +122,12 @@ export class ThumbService {
     if (kind === 'svg' && !tools.svg) return 'skipped';
     if (kind === 'image' && node.size > MAX_IMAGE_BYTES) throw new Error(`image larger than ${MAX_IMAGE_BYTES / 1048576} MB`);
     if (kind === 'svg' && node.size > MAX_SVG_BYTES) throw new Error(`svg larger than ${MAX_SVG_BYTES / 1048576} MB`);
-    const driver = await this.catalogue.driverFor(node.storage_id);
+    const place = { storage_id: node.storage_id, rel: node.path };
+    const reader = { read: (range?: { start: number; end?: number }, s?: AbortSignal) => this.ops.read(place, range, s), localFile: () => this.ops.localFile(place) };
     // The placeholder needs no bytes at all.
     const needsInput = kind !== 'other';
     const source = needsInput
-      ? await openSource({ driver, rel: node.path, name: node.name, size: node.size, kind, mime: node.mime }, workDir, counter, signal, MAX_DOWNLOAD_BYTES)
+      ? await openSource({ reader, name: node.name, size: node.size, kind, mime: node.mime }, workDir, counter, signal, MAX_DOWNLOAD_BYTES)
       : { close: async () => {} };
     try {
       const r = await render({ kind, name: node.name, source, workDir, tools, signal });
@@ -206,9 +204,14 @@ export class ThumbService {
   }
 
   /** Removes the cached thumbnails of purged nodes at once. Idempotent. */
-  async remove(ids: number[]): Promise<void> {
-    await Promise.all(ids.map((id) => unlink(this.cachePath(id)).catch(() => undefined)));
+  remove(ids: number[]): Promise<void> {
+    return removeThumbFiles(this.cacheDir, ids);
   }
+}
+
+/** Deletes the cached JPEGs of `ids` (purged nodes); missing files are fine. */
+export async function removeThumbFiles(cacheDir: string, ids: number[]): Promise<void> {
+  await Promise.all(ids.map((id) => unlink(join(cacheDir, `${id}.jpg`)).catch(() => undefined)));
 }
 
 /** Adds one outcome to a summary (`gone` files are not counted). */

@@ -5,12 +5,13 @@
 import type { Auth } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
+import type { FileService } from '../files';
 import { SessionsRepo } from './sessions.repo';
 import { StagedFiles } from './staged-file';
 import { UploadsService, type UploadLimits } from './uploads.service';
 
-export { UploadsService, DEFAULT_CHUNK, type UploadLimits, type Published, type SessionView, type Caller as UploadCaller } from './uploads.service';
+export { UploadsService, DEFAULT_CHUNK, type UploadLimits, type Published, type SessionView, type UploadOrigin } from './uploads.service';
 
-export function createUploads(d: { db: Db; catalogue: Catalogue; auth: Auth; stagingDir: string; limits: UploadLimits }): UploadsService {
-  return new UploadsService(d.catalogue, d.auth, new SessionsRepo(d.db), new StagedFiles(d.stagingDir), d.limits);
+export function createUploads(d: { db: Db; files: FileService; catalogue: Catalogue; auth: Auth; stagingDir: string; limits: UploadLimits }): UploadsService {
+  return new UploadsService(d.files, d.catalogue, d.auth, new SessionsRepo(d.db), new StagedFiles(d.stagingDir), d.limits);
 }

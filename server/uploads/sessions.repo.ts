@@ -7,7 +7,7 @@ export type PartRow = Omit<UploadPartsTable, 'upload_id'>;
 
 export class SessionsRepo {
   private s;
-  constructor(private db: Db) {
+  constructor(db: Db) {
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {
       insert: q(`INSERT INTO upload_sessions (id, owner_id, storage_id, path, size, chunk_size, mime, mode, handle, state, created_at, expires_at)
@@ -24,6 +24,8 @@ export class SessionsRepo {
       expired: q('SELECT * FROM upload_sessions WHERE expires_at < ? LIMIT 500'),
       inFlight: q("SELECT COALESCE(SUM(size), 0) FROM upload_sessions WHERE owner_id = ? AND expires_at >= ?").pluck(),
       ids: q('SELECT id FROM upload_sessions').pluck(),
+      published: q('UPDATE upload_sessions SET published_at = ? WHERE id = ?'),
+      finalizing: q("SELECT * FROM upload_sessions WHERE state = 'finalizing'"),
     };
   }
 
@@ -75,8 +77,14 @@ export class SessionsRepo {
     return new Set(this.s.ids.all() as string[]);
   }
 
-  /** Bytes of files the user owns in the catalogue (read only; the quota's "used"). */
-  usedBytes(ownerId: number): number {
-    return this.db.sqlite.prepare("SELECT COALESCE(SUM(size), 0) FROM nodes WHERE owner_id = ? AND type = 'file' AND deleted_at IS NULL").pluck().get(ownerId) as number;
+  /** Marks a finalizing session's bytes as published (the announcement comes next). */
+  markPublished(id: string, at: string): void {
+    this.s.published.run(at, id);
   }
+
+  /** Sessions a finalize was working on (left so by a crash when read at start). */
+  finalizing(): SessionRow[] {
+    return this.s.finalizing.all() as SessionRow[];
+  }
+
 }

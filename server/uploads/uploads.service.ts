@@ -1,22 +1,26 @@
 /**
  * Uploads: the single-request upload and the resumable chunked flow
  * (init / chunk / status / finalize / abort). A session belongs to its id and
- * its owner, not to a login token. Parts go to the driver's multipart
+ * its owner, not to a login token. Parts go to the storage's multipart
  * capability when it has one (local: written in place into one staged file,
  * published by a rename; s3: presigned parts), else into a sparse staging file
- * streamed to the driver once at finalize. Nothing is visible at the target
- * until finalize; the write gate announces it.
+ * written to the storage once at finalize. Nothing is visible at the target
+ * until finalize; the file service's write gate announces it.
+ *
+ * Finalize records its progress on the session row (`finalizing`, then
+ * `published_at` once the bytes are in place), so a restart in the middle is
+ * resolved at start (`recover`): a published session is announced and closed,
+ * any other is released back to `open` and the client's retry succeeds.
  */
 import type { Readable } from 'node:stream';
-import type { Principal, Auth } from '../auth';
-import type { Published, UploadSession, UploadStatus as SessionView } from '../contract';
-import type { Catalogue, WriteOrigin } from '../catalogue';
+import { actorRef, systemActor, type Actor, type Auth } from '../auth';
+import type { Catalogue, WriteContext, WriteOrigin } from '../catalogue';
 import { NodesRepo, mimeOf } from '../catalogue';
-import type { Actor, RequestMeta } from '../events';
-import { AppError, isAppError } from '../errors';
+import type { Published, UploadSession, UploadStatus as SessionView } from '../contract';
+import { AppError } from '../errors';
+import type { FileService, FileStat, Place } from '../files';
 import { randomToken, safeEqual } from '../lib/crypto';
 import { checkName, joinRel, parentRel, uiPath } from '../lib/paths';
-import type { StorageDriver } from '../storage';
 import { Meter } from './meter';
 import { SessionsRepo, type PartRow, type SessionRow } from './sessions.repo';
 import { StagedFiles } from './staged-file';
@@ -30,15 +34,8 @@ export interface UploadLimits {
   sessionTtlMs: number;
 }
 
-export interface Caller {
-  principal: Principal;
-  actor: Actor | null;
-  request?: RequestMeta;
-  /** Which surface publishes (default `upload`; public drops pass `drop`). */
-  origin?: Extract<WriteOrigin, 'upload' | 'drop'>;
-}
-
-
+/** Which surface publishes (default `upload`; public drops pass `drop`). */
+export type UploadOrigin = Extract<WriteOrigin, 'upload' | 'drop'>;
 
 /** Chunk size when the client asks for none. */
 export const DEFAULT_CHUNK = 8 * 1024 * 1024;
@@ -47,13 +44,12 @@ const PRESIGNED_MIN_CHUNK = 5 * 1024 * 1024;
 const MAX_PARTS = 10_000;
 /** Text files up to this size get their content indexed for search at upload. */
 const INDEX_TEXT_MAX = 256 * 1024;
-
-/** Called before a published upload replaces an existing file (server/protection snapshots a version). */
-export type BeforeOverwrite = (storageId: number, rel: string, actor: Caller['actor']) => Promise<unknown>;
+/** A target written by the session's own finalize is at least this fresh (clock granularity of backends). */
+const MTIME_SLACK_MS = 2000;
 
 export class UploadsService {
-  private beforeOverwrite: BeforeOverwrite = async () => undefined;
   constructor(
+    private files: FileService,
     private cat: Catalogue,
     private auth: Auth,
     private repo: SessionsRepo,
@@ -61,42 +57,39 @@ export class UploadsService {
     private limits: UploadLimits,
   ) {}
 
-  /** Installs the version snapshot hook (once, at boot). */
-  useBeforeOverwrite(fn: BeforeOverwrite): void {
-    this.beforeOverwrite = fn;
-  }
-
   /**
    * Opens a session for the file at `path` (its folder is created when
    * missing). Refuses over `max_upload_bytes` (`payload_too_large`) and over
    * the owner's quota (`quota_exceeded`). The chunk size may be lowered to the
    * configured maximum or raised to fit the backend's part rules.
    */
-  async init(c: Caller, input: { path: string; size: number; mime?: string; chunk_size?: number }): Promise<UploadSession> {
-    const r = this.cat.resolve(c.principal, input.path, 'editor');
-    if (r.rel === '') throw new AppError('validation_failed', { field: 'path', reason: 'a file path is required' }, { field: 'path' });
+  async init(a: Actor, input: { path: string; size: number; mime?: string; chunk_size?: number }): Promise<UploadSession> {
+    const fa = this.files.forActor(a);
+    const t = fa.target(input.path, 'editor');
+    if (t.rel === '') throw new AppError('validation_failed', { field: 'path', reason: 'a file path is required' }, { field: 'path' });
+    const owner = ownerOf(a);
     this.checkSize(input.size);
-    this.checkQuota(c.principal.id, input.size);
-    const d = await this.cat.driverFor(r.storage.id);
-    await this.ensureFolder(c, r.storage.id, d, parentRel(r.rel));
-    const presigned = !!d.multipart?.presigned;
+    this.checkQuota(owner, input.size);
+    await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
+    const multipart = await this.files.ops.multipart(t.storage.id);
+    const presigned = !!multipart?.presigned;
     const chunk = this.chunkSize(input.size, input.chunk_size, presigned);
     const id = 'up_' + randomToken(18);
     const now = Date.now();
     const expires = new Date(now + this.limits.sessionTtlMs).toISOString();
     let handle: string | null = null;
-    if (d.multipart) handle = (await d.multipart.init(r.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle;
+    if (multipart) handle = (await multipart.init(t.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle;
     else await this.staged.create(id, input.size);
     this.repo.insert({
-      id, owner_id: c.principal.id, storage_id: r.storage.id, path: r.rel, size: input.size, chunk_size: chunk,
-      mime: input.mime || null, mode: d.multipart ? 'driver' : 'staged', handle, state: 'open', created_at: new Date(now).toISOString(), expires_at: expires,
+      id, owner_id: owner, storage_id: t.storage.id, path: t.rel, size: input.size, chunk_size: chunk,
+      mime: input.mime || null, mode: multipart ? 'driver' : 'staged', handle, state: 'open', created_at: new Date(now).toISOString(), expires_at: expires,
     });
     let presigned_urls: Array<{ part: number; url: string; expires_at: string }> | null = null;
-    if (presigned && d.multipart?.presignPart) {
+    if (presigned && multipart?.presignPart) {
       const ttl = Math.min(7 * 86_400, Math.floor(this.limits.sessionTtlMs / 1000));
       const at = new Date(now + ttl * 1000).toISOString();
       presigned_urls = [];
-      for (let part = 1; part <= partCount(input.size, chunk); part++) presigned_urls.push({ part, url: await d.multipart.presignPart(handle!, part, ttl), expires_at: at });
+      for (let part = 1; part <= partCount(input.size, chunk); part++) presigned_urls.push({ part, url: await multipart.presignPart(handle!, part, ttl), expires_at: at });
     }
     return { upload_id: id, presigned_urls, expires_at: expires, chunk_size: chunk };
   }
@@ -107,8 +100,8 @@ export class UploadsService {
    * (`checksum_mismatch`, and the part is not held). Re-sending a part
    * replaces it. Returns the etag finalize must name.
    */
-  async chunk(c: Caller, id: string, part: number, body: Readable, sha256?: string): Promise<{ part: number; etag: string; size: number }> {
-    const s = this.session(c, id);
+  async chunk(a: Actor, id: string, part: number, body: Readable, sha256?: string): Promise<{ part: number; etag: string; size: number }> {
+    const s = this.session(a, id);
     const count = partCount(s.size, s.chunk_size);
     if (!Number.isInteger(part) || part < 1 || part > count) throw new AppError('validation_failed', { field: 'part', reason: `1..${count}` }, { field: 'part' });
     const offset = (part - 1) * s.chunk_size;
@@ -117,8 +110,9 @@ export class UploadsService {
     let etag: string;
     try {
       if (s.mode === 'driver') {
-        const d = await this.cat.driverFor(s.storage_id);
-        etag = (await d.multipart!.putPart(s.handle!, part, meter, expected)).etag;
+        const multipart = await this.files.ops.multipart(s.storage_id);
+        if (!multipart) throw new AppError('storage_unavailable', {}, undefined, 'the storage no longer takes multipart uploads');
+        etag = (await multipart.putPart(s.handle!, part, meter, expected)).etag;
       } else {
         await this.staged.write(s.id, offset, meter);
         if (meter.bytes !== expected) throw new AppError('bad_body', { reason: `part ${part} was ${meter.bytes} of ${expected} bytes` });
@@ -139,8 +133,8 @@ export class UploadsService {
   }
 
   /** Which parts the session holds, so a client resumes after a dropped connection or a restart. */
-  status(c: Caller, id: string): SessionView {
-    const s = this.session(c, id);
+  status(a: Actor, id: string): SessionView {
+    const s = this.session(a, id);
     const storage = this.cat.repo.byId(s.storage_id);
     return {
       upload_id: s.id,
@@ -157,31 +151,33 @@ export class UploadsService {
    * last upload returned (`conflict` otherwise, and the session stays open to
    * fix it). Two finalizes of one session: the second gets `conflict`.
    */
-  async finalize(c: Caller, id: string, etags: Array<{ part: number; etag: string }>): Promise<Published> {
-    const s = this.session(c, id);
+  async finalize(a: Actor, id: string, etags: Array<{ part: number; etag: string }>, origin: UploadOrigin = 'upload'): Promise<Published> {
+    const s = this.session(a, id);
+    const fa = this.files.forActor(a);
+    const t = fa.target({ storage_id: s.storage_id, rel: s.path }, 'editor');
     if (!this.repo.claim(s.id)) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
-    let entry;
-    const d = await this.cat.driverFor(s.storage_id);
+    let entry: FileStat;
     try {
       const held = this.repo.parts(s.id);
-      const presigned = s.mode === 'driver' && !!d.multipart?.presigned;
-      const parts = presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
-      await this.beforeOverwrite(s.storage_id, s.path, c.actor);
-      if (s.mode === 'driver') entry = await d.multipart!.complete(s.handle!, parts);
-      else entry = await d.write(s.path, this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
+      const multipart = s.mode === 'driver' ? await this.files.ops.multipart(s.storage_id) : null;
+      const parts = multipart?.presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
+      await this.files.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(a));
+      if (s.mode === 'driver') {
+        if (!multipart) throw new AppError('storage_unavailable', {}, undefined, 'the storage no longer takes multipart uploads');
+        entry = await multipart.complete(s.handle!, parts);
+      } else entry = await this.files.ops.write(t.place, this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
       this.repo.release(s.id);
       throw e;
     }
-    this.repo.delete(s.id);
-    if (s.mode === 'staged') await this.staged.remove(s.id);
-    const fresh = await d.stat(s.path).catch(() => entry);
-    return this.announce(c, s.storage_id, s.path, fresh);
+    this.repo.markPublished(s.id, new Date().toISOString());
+    const fresh = await this.files.ops.stat(t.place).catch(() => entry);
+    return this.close(s, fa.ctx(origin, { audit: 'file.upload' }), fresh);
   }
 
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */
-  async abort(c: Caller, id: string): Promise<void> {
-    const s = this.session(c, id);
+  async abort(a: Actor, id: string): Promise<void> {
+    const s = this.session(a, id);
     if (s.state !== 'open') throw new AppError('conflict', { reason: 'the upload is being finalized' });
     this.repo.delete(s.id);
     await this.discard(s);
@@ -189,25 +185,48 @@ export class UploadsService {
 
   /**
    * Single-request upload of `name` into folder `folder`, streamed to the
-   * driver's atomic write. The size limit and what is left of the quota are
+   * storage's atomic write. The size limit and what is left of the quota are
    * enforced while streaming.
    */
-  async single(c: Caller, folder: string, name: string, body: Readable, declaredSize?: number): Promise<Published> {
+  async single(a: Actor, folder: string, name: string, body: Readable, declaredSize?: number): Promise<Published> {
     checkName(name);
-    const r = this.cat.resolve(c.principal, folder, 'editor');
-    const rel = joinRel(r.rel, name);
+    const fa = this.files.forActor(a);
+    const dir = fa.target(folder, 'editor');
+    const place: Place = { storage_id: dir.storage.id, rel: joinRel(dir.rel, name) };
     if (declaredSize !== undefined) this.checkSize(declaredSize);
-    const room = this.checkQuota(c.principal.id, declaredSize ?? 0);
-    const d = await this.cat.driverFor(r.storage.id);
-    await this.ensureFolder(c, r.storage.id, d, r.rel);
+    const room = this.checkQuota(ownerOf(a), declaredSize ?? 0);
+    await fa.ensureFolder(dir.place);
     const mime = mimeOf(name);
     const max = this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER;
     // Whichever limit is nearer stops the stream: the size limit or what is left of the quota.
     const tooLong = room < max ? () => new AppError('quota_exceeded', { quota: room }, { code: 'QUOTA_EXCEEDED' }) : undefined;
     const meter = Meter.through(body, { max: Math.min(max, room), tooLong, keep: NodesRepo.textual(mime, 1) ? INDEX_TEXT_MAX : 0 });
-    await this.beforeOverwrite(r.storage.id, rel, c.actor);
-    const entry = await d.write(rel, meter, { size: declaredSize, mime });
-    return this.announce(c, r.storage.id, rel, entry, meter.keptText());
+    const node = await fa.write(place, meter, { size: declaredSize, mime, origin: 'upload', audit: 'file.upload', body: () => meter.keptText() });
+    return this.published(node.storage_id, node.path, node);
+  }
+
+  /**
+   * Resolves what a restart interrupted (called once at start): sessions whose
+   * bytes were published are announced and closed; sessions caught inside
+   * finalize are closed when their target is whole, else opened again.
+   */
+  async recover(): Promise<{ finished: number; reopened: number }> {
+    let finished = 0;
+    let reopened = 0;
+    const fa = this.files.forActor(systemActor('uploads.recover'));
+    for (const s of this.repo.finalizing()) {
+      const at = await this.files.ops.statOrNull({ storage_id: s.storage_id, rel: s.path }).catch(() => null);
+      const whole = at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
+      if (whole) {
+        const owner = this.auth.repo.byId(s.owner_id);
+        await this.close(s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at);
+        finished++;
+      } else {
+        this.repo.release(s.id);
+        reopened++;
+      }
+    }
+    return { finished, reopened };
   }
 
   /** Removes expired sessions with their staged data, and staged files no session owns. Returns how many went. */
@@ -224,23 +243,28 @@ export class UploadsService {
     return n;
   }
 
-  private async announce(c: Caller, storageId: number, rel: string, entry: import('../storage').Entry, body?: string): Promise<Published> {
-    const node = await this.cat.gate.written(storageId, rel, entry, { actor: c.actor, request: c.request, origin: c.origin ?? 'upload', audit: 'file.upload' });
-    if (body !== undefined && NodesRepo.textual(node.mime, node.size)) this.cat.nodes.setBody(node.id, body);
+  /** Announces a published session's file, then forgets the session and its staging. */
+  private async close(s: SessionRow, ctx: WriteContext, entry: FileStat): Promise<Published> {
+    const node = await this.files.ops.written({ storage_id: s.storage_id, rel: s.path }, entry, ctx);
+    this.repo.delete(s.id);
+    if (s.mode === 'staged') await this.staged.remove(s.id);
+    return this.published(s.storage_id, s.path, node);
+  }
+
+  private published(storageId: number, rel: string, node: { id: number; size: number; mtime: number; etag: string | null }): Published {
     const name = this.cat.repo.byId(storageId)?.name ?? String(storageId);
     return { id: node.id, path: uiPath(name, rel), size: node.size, etag: node.etag ?? `"${node.size.toString(16)}-${node.mtime.toString(16)}"` };
   }
 
   private async discard(s: SessionRow): Promise<void> {
     if (s.mode === 'staged') return this.staged.remove(s.id);
-    const d = await this.cat.driverFor(s.storage_id);
-    await d.multipart?.abort(s.handle!);
+    await (await this.files.ops.multipart(s.storage_id))?.abort(s.handle!);
   }
 
-  /** The caller's live session; anyone else's, an unknown one, or a swept one is `not_found`; expired is `upload_expired`. */
-  private session(c: Caller, id: string): SessionRow {
+  /** The actor's live session; anyone else's, an unknown one, or a swept one is `not_found`; expired is `upload_expired`. */
+  private session(a: Actor, id: string): SessionRow {
     const s = typeof id === 'string' && /^up_[A-Za-z0-9_-]{10,64}$/.test(id) ? this.repo.get(id) : undefined;
-    if (!s || s.owner_id !== c.principal.id) throw new AppError('not_found', { reason: 'no such upload session' });
+    if (!s || s.owner_id !== ownerOf(a)) throw new AppError('not_found', { reason: 'no such upload session' });
     if (Date.parse(s.expires_at) < Date.now()) throw new AppError('upload_expired');
     return s;
   }
@@ -254,7 +278,7 @@ export class UploadsService {
   private checkQuota(userId: number, adding: number): number {
     const quota = this.auth.repo.byId(userId)?.quota_bytes;
     if (quota === null || quota === undefined || quota <= 0) return Number.MAX_SAFE_INTEGER;
-    const used = this.repo.usedBytes(userId) + this.repo.inFlight(userId, new Date().toISOString());
+    const used = this.cat.nodes.usage({ ownerId: userId }).used_bytes + this.repo.inFlight(userId, new Date().toISOString());
     if (used + adding > quota) throw new AppError('quota_exceeded', { quota, used }, { code: 'QUOTA_EXCEEDED', quota, used });
     return quota - used;
   }
@@ -267,19 +291,12 @@ export class UploadsService {
       throw new AppError('payload_too_large', { max: this.limits.maxChunkBytes * MAX_PARTS }, { reason: 'more than 10000 parts of the largest chunk' });
     return chunk;
   }
+}
 
-  /** Creates the target folder when missing (a folder upload), through the gate. */
-  private async ensureFolder(c: Caller, storageId: number, d: StorageDriver, rel: string): Promise<void> {
-    if (rel === '' || this.cat.nodes.get(storageId, rel)?.type === 'dir') return;
-    const st = await d.stat(rel).catch((e) => {
-      if (isAppError(e) && e.code === 'not_found') return null;
-      throw e;
-    });
-    if (st?.type === 'dir') return;
-    if (st) throw new AppError('conflict', { path: rel, reason: 'a file is in the way' });
-    await d.mkdir(rel);
-    await this.cat.gate.written(storageId, rel, await d.stat(rel), { actor: c.actor, request: c.request, origin: 'mkdir' });
-  }
+/** The account an upload belongs to (a link's uploads belong to its creator). */
+function ownerOf(a: Actor): number {
+  if (a.kind === 'system') throw new AppError('forbidden', { reason: 'system work does not upload' });
+  return a.principal.id;
 }
 
 const partCount = (size: number, chunk: number): number => Math.max(1, Math.ceil(size / chunk));

@@ -50,7 +50,8 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
   const row = (id: number) => s.server.db.sqlite.prepare('SELECT thumb_state, thumb_error FROM nodes WHERE id = ?').get(id) as { thumb_state: string | null; thumb_error: string | null };
 
   before(async () => {
-    s = await startTestServer();
+    // This suite drives generation itself: synced files wait for it instead of getting thumbnails on their own.
+    s = await startTestServer({ SERVICE_THUMBS_ON_SYNC: 'false' });
     admin = await s.login();
     ({ dir: root, cleanup: cleanupRoot } = tempDir('filedock-thumbs-'));
     await makeFixtures(root);
@@ -65,7 +66,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
       await sleep(25);
     }
     assert.equal(Object.keys(ids).length, 11, 'the first sync catalogued the fixtures');
-    thumbs = new ThumbService(s.server.db, s.server.catalogue, s.server.dirs.thumbs, createLogger('error'));
+    thumbs = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, s.server.dirs.thumbs, createLogger('error'));
   });
   after(async () => {
     await s.close();
@@ -127,12 +128,12 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
   test('dispatch after a restart: the first drain recovers files left pending, and reports the batch', async () => {
     const id = ids['data.xyz'];
     s.server.db.sqlite.prepare("UPDATE nodes SET thumb_state = 'pending' WHERE id = ?").run(id);
-    const fresh = new ThumbDispatcher(thumbs, s.server.queue);
+    const fresh = new ThumbDispatcher(thumbs.repo, s.server.queue);
     assert.equal(fresh.waiting, 0, 'a new process starts with an empty backlog');
-    const r = await fresh.drain(new AbortController().signal);
+    const r = await fresh.drain(thumbs, new AbortController().signal);
     assert.deepEqual(r, { processed: 1, ok: 1, failed: 0, skipped: 0, bytes_read: 0 });
     assert.equal(row(id).thumb_state, 'ready');
-    assert.deepEqual(await fresh.drain(new AbortController().signal), { processed: 0, ok: 0, failed: 0, skipped: 0, bytes_read: 0 }, 'recovery runs once');
+    assert.deepEqual(await fresh.drain(thumbs, new AbortController().signal), { processed: 0, ok: 0, failed: 0, skipped: 0, bytes_read: 0 }, 'recovery runs once');
   });
 
   test('GET /api/files/thumb/{id}: stamp, bearer, 400, 401, 404 and the cache header', async () => {
@@ -184,7 +185,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     assert.ok(existsSync(join(dir, `${ids['photo.jpg']}.jpg`)));
     // A database that cannot answer deletes nothing.
     utimesSync(join(dir, '999998.jpg'), old, old);
-    const broken = new ThumbService(s.server.db, s.server.catalogue, dir, createLogger('error'));
+    const broken = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, dir, createLogger('error'));
     broken.repo.existing = () => {
       throw new Error('database is locked');
     };

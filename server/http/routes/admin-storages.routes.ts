@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import { parseDuration } from '../../lib/duration';
 import type { Catalogue, StorageInput } from '../../catalogue';
-import type { DriverRegistry } from '../../storage';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { q, validate, z } from '../validate';
@@ -58,7 +57,7 @@ const idOf = (ctx: Ctx): number => {
   return Number(ctx.params.id);
 };
 
-export function adminStorageRoutes(d: { catalogue: Catalogue; registry: DriverRegistry; maxJsonBytes: number }): Router<AppState> {
+export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
   const body = async (ctx: Ctx) => validate(storageBody, await readObject(ctx, d.maxJsonBytes));
@@ -66,7 +65,7 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; registry: DriverRe
   const s = d.catalogue.storages;
 
   r.get('/storage-drivers', (ctx) => {
-    ctx.body = d.registry.list();
+    ctx.body = s.descriptors();
   });
   r.get('/storages', (ctx) => {
     ctx.body = { storages: s.list() };

@@ -1,35 +1,33 @@
 /** /api/files/archive/*: list a ZIP, tar or tar.gz, extract a ZIP (202 op), create a ZIP from paths (202 op). */
 import Router from '@koa/router';
-import type { Catalogue } from '../../catalogue';
 import { MAX_PATHS, type ArchivesService } from '../../archives';
 import { readObject } from '../middlewares/body';
 import { requireUser } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import { actorOf, me, type AppState, type Ctx } from '../context';
+import { actor, type AppState } from '../context';
 
 const path = z.string().min(1).max(8192);
 const listBody = z.object({ path });
 const extractBody = z.object({ path, dest: path, overwrite: z.boolean().default(false) });
 const addBody = z.object({ paths: z.array(path).min(1).max(MAX_PATHS), dest: path, compression: z.enum(['deflate', 'store']).default('deflate') });
 
-export function archiveRoutes(d: { archives: ArchivesService; catalogue: Catalogue; maxJsonBytes: number }): Router<AppState> {
+export function archiveRoutes(d: { archives: ArchivesService; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/archive' });
   r.use(requireUser);
-  const caller = (ctx: Ctx) => ({ principal: me(ctx), actor: actorOf(ctx), request: { ip: ctx.state.ip, ua: ctx.state.ua } });
 
   r.post('/list', async (ctx) => {
     const b = validate(listBody, await readObject(ctx, d.maxJsonBytes));
-    ctx.body = await d.archives.list(me(ctx), b.path);
+    ctx.body = await d.archives.list(actor(ctx), b.path);
   });
   r.post('/extract', async (ctx) => {
     const b = validate(extractBody, await readObject(ctx, d.maxJsonBytes));
     ctx.status = 202;
-    ctx.body = { operation_id: await d.archives.startExtract(caller(ctx), b) };
+    ctx.body = { operation_id: await d.archives.startExtract(actor(ctx), b) };
   });
   r.post('/add', async (ctx) => {
     const b = validate(addBody, await readObject(ctx, d.maxJsonBytes));
     ctx.status = 202;
-    ctx.body = { operation_id: await d.archives.startAdd(caller(ctx), b) };
+    ctx.body = { operation_id: await d.archives.startAdd(actor(ctx), b) };
   });
   return r;
 }

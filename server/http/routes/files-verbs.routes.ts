@@ -4,10 +4,10 @@
  * service, present.
  */
 import Router from '@koa/router';
-import { MAX_TEXT_BYTES, type Caller, type Files } from '../../files';
+import { MAX_TEXT_BYTES, type FileService } from '../../files';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { actor, type AppState, type Ctx } from '../context';
 import { validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 
@@ -22,47 +22,45 @@ const schemas = {
   action: z.object({ action: z.literal('newfile') }),
 };
 
-const caller = (ctx: Ctx): Caller => ({ principal: me(ctx), actor: actorOf(ctx), request: reqMeta(ctx) });
-
-export function filesVerbRoutes(d: { files: Files; maxJsonBytes: number }): Router<AppState> {
+export function filesVerbRoutes(d: { files: FileService; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
   r.use(filesDoor, requireUser);
   const body = <T extends z.ZodType>(ctx: Ctx, schema: T, limit = d.maxJsonBytes) => readObject(ctx, limit).then((b) => validate(schema, b));
-  const v = d.files.verbs;
+  const v = (ctx: Ctx) => d.files.forActor(actor(ctx));
 
   r.post('/move', async (ctx) => {
     const b = await body(ctx, transfer);
-    const res = await v.move(caller(ctx), b.from, b.to, b.overwrite);
+    const res = await v(ctx).move(b.from, b.to, b.overwrite);
     if ('operation_id' in res) ctx.status = 202;
     ctx.body = res;
   });
   r.post('/copy', async (ctx) => {
     const b = await body(ctx, transfer);
-    const res = await v.copy(caller(ctx), b.from, b.to, b.overwrite);
+    const res = await v(ctx).copy(b.from, b.to, b.overwrite);
     if ('operation_id' in res) ctx.status = 202;
     ctx.body = res;
   });
   r.post('/mkdir', async (ctx) => {
     const b = await body(ctx, schemas.mkdir);
-    ctx.body = { ok: true, entry: await v.mkdir(caller(ctx), b.path) };
+    ctx.body = { ok: true, entry: await v(ctx).mkdir(b.path) };
   });
   r.post('/rename', async (ctx) => {
     const b = await body(ctx, schemas.rename);
-    ctx.body = { ok: true, entry: await v.rename(caller(ctx), b.path, b.new_name) };
+    ctx.body = { ok: true, entry: await v(ctx).rename(b.path, b.new_name) };
   });
   r.post('/delete', async (ctx) => {
     const b = await body(ctx, schemas.delete);
-    ctx.body = await v.delete(caller(ctx), b.paths);
+    ctx.body = await v(ctx).delete(b.paths);
   });
   // JSON escaping can double the text, so the body may be twice the text limit.
   r.post('/save-text', async (ctx) => {
     const b = await body(ctx, schemas.saveText, Math.max(d.maxJsonBytes, 2 * MAX_TEXT_BYTES + 65536));
-    ctx.body = { ok: true, entry: await v.saveText(caller(ctx), b.path, b.content, b.etag) };
+    ctx.body = { ok: true, entry: await v(ctx).saveText(b.path, b.content, b.etag) };
   });
   r.post('/manager', async (ctx) => {
     validate(schemas.action, ctx.query);
     const b = await body(ctx, schemas.newfile);
-    ctx.body = { ok: true, entry: await v.newFile(caller(ctx), b.path, b.name, b.type) };
+    ctx.body = { ok: true, entry: await v(ctx).newFile(b.path, b.name, b.type) };
   });
   return r;
 }

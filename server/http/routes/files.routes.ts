@@ -4,11 +4,10 @@
  * conditional requests, multipart/byteranges).
  */
 import Router from '@koa/router';
-import { sendLocal } from '../send-local';
-import { AppError } from '../../errors';
-import { byteranges, contentDisposition, ifRangeAllows, notModified, planRange, type Files } from '../../files';
+import type { FileService } from '../../files';
+import { serveFile } from '../serve-file';
 import { requireUser } from '../middlewares/auth';
-import { me, type AppState, type Ctx } from '../context';
+import { actor, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 
 const listQuery = z.object({
@@ -46,13 +45,13 @@ export const filesDoor = async (ctx: Ctx, next: () => Promise<unknown>) => {
   await next();
 };
 
-export function filesRoutes(d: { files: Files }): Router<AppState> {
+export function filesRoutes(d: { files: FileService }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
   r.use(filesDoor, requireUser);
 
   r.get('/manager', async (ctx) => {
     const input = validate(listQuery, ctx.query);
-    const body = await d.files.listing.list(me(ctx), input);
+    const body = await d.files.forActor(actor(ctx)).list(input);
     ctx.type = 'application/json';
     ctx.set('Cache-Control', 'no-store');
     ctx.body = body;
@@ -60,59 +59,15 @@ export function filesRoutes(d: { files: Files }): Router<AppState> {
 
   r.get('/search', (ctx) => {
     const input = validate(searchQuery, ctx.query);
-    const res = d.files.search.search(me(ctx), input);
+    const res = d.files.forActor(actor(ctx)).search(input);
     ctx.type = 'application/json';
     ctx.body = `{"path":${JSON.stringify(res.path)},"entries":${res.entriesJson},"total":${res.total},"storage":${JSON.stringify(res.storage)}}`;
   });
 
   r.get('/raw', async (ctx) => {
     const input = validate(rawQuery, ctx.query);
-    const f = await d.files.download.file(me(ctx), input.path);
-    ctx.set({
-      ETag: f.etag,
-      'Last-Modified': new Date(f.mtime).toUTCString(),
-      'Accept-Ranges': 'bytes',
-      'Content-Disposition': contentDisposition(f.name, !!input.inline),
-      'Cache-Control': 'private, no-cache',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    if (notModified({ ifNoneMatch: ctx.get('if-none-match') || undefined, ifModifiedSince: ctx.get('if-modified-since') || undefined }, f.etag, f.mtime)) {
-      ctx.status = 304;
-      return;
-    }
-    const plan = ifRangeAllows(ctx.get('if-range') || undefined, f.etag, f.mtime) ? planRange(ctx.get('range') || undefined, f.size) : { kind: 'full' as const };
-    if (plan.kind === 'unsatisfiable') {
-      ctx.set('Content-Range', `bytes */${f.size}`);
-      throw new AppError('range_not_satisfiable', { size: f.size });
-    }
-    const head = ctx.method === 'HEAD';
-    const abort = new AbortController();
-    ctx.res.once('close', () => abort.abort());
-    if (plan.kind === 'full') {
-      ctx.status = 200;
-      ctx.type = f.mime;
-      ctx.length = f.size;
-      if (head) return;
-      if (f.localPath) return void (await sendLocal(ctx, f.localPath, 0, f.size - 1));
-      ctx.body = await f.open(undefined, abort.signal);
-      return;
-    }
-    ctx.status = 206;
-    if (plan.spans.length === 1) {
-      const [s] = plan.spans;
-      ctx.type = f.mime;
-      ctx.set('Content-Range', `bytes ${s.start}-${s.end}/${f.size}`);
-      ctx.length = s.end - s.start + 1;
-      if (head) return;
-      if (f.localPath) return void (await sendLocal(ctx, f.localPath, s.start, s.end));
-      ctx.body = await f.open(s, abort.signal);
-      return;
-    }
-    const multi = byteranges(f, plan.spans, abort.signal);
-    ctx.type = multi.type;
-    ctx.length = multi.length;
-    if (!head) ctx.body = multi.body;
-    else multi.body.destroy();
+    const f = await d.files.forActor(actor(ctx)).open(input.path);
+    await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
   });
   return r;
 }

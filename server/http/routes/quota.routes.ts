@@ -1,27 +1,30 @@
 /** /api/files/quota/*: usage per storage (from the catalogue, reused 15 s) and per user. */
 import Router from '@koa/router';
+import type { Auth } from '../../auth';
 import type { Catalogue } from '../../catalogue';
-import type { Db } from '../../db';
+import type { FileService } from '../../files';
 import { requireUser } from '../middlewares/auth';
-import { me, type AppState } from '../context';
+import { actor, me, type AppState } from '../context';
 
 const REUSE_MS = 15_000;
+/** Storages whose count is kept; a cache of usage figures must not grow with deleted storages. */
+const MAX_CACHED = 1000;
 
-export function quotaRoutes(d: { catalogue: Catalogue; db: Db }): Router<AppState> {
+export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth: Auth }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/quota' });
   r.use(requireUser);
   const cache = new Map<number, { at: number; used_bytes: number; file_count: number }>();
   const usage = (id: number) => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < REUSE_MS) return hit;
-    const row = d.db.sqlite.prepare("SELECT IFNULL(sum(size), 0) AS used, count(*) AS n FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL").get(id) as { used: number; n: number };
-    const v = { at: Date.now(), used_bytes: row.used, file_count: row.n };
+    if (cache.size >= MAX_CACHED) cache.clear();
+    const v = { at: Date.now(), ...d.catalogue.nodes.usage({ storageId: id }) };
     cache.set(id, v);
     return v;
   };
   r.get('/storages', (ctx) => {
     ctx.body = {
-      storages: d.catalogue.visibleStorages(me(ctx)).map(({ storage }) => {
+      storages: d.files.forActor(actor(ctx)).visible().map(({ storage }) => {
         const u = usage(storage.id);
         return { name: storage.name, uid: storage.uid, used_bytes: u.used_bytes, file_count: u.file_count };
       }),
@@ -29,9 +32,9 @@ export function quotaRoutes(d: { catalogue: Catalogue; db: Db }): Router<AppStat
   });
   r.get('/me', (ctx) => {
     const p = me(ctx);
-    const row = d.db.sqlite.prepare("SELECT IFNULL(sum(size), 0) AS used, count(*) AS n FROM nodes WHERE owner_id = ? AND type = 'file' AND deleted_at IS NULL").get(p.id) as { used: number; n: number };
-    const quota = (d.db.sqlite.prepare('SELECT quota_bytes FROM users WHERE id = ?').get(p.id) as { quota_bytes: number | null } | undefined)?.quota_bytes ?? null;
-    ctx.body = { used_bytes: row.used, file_count: row.n, quota_bytes: quota, remaining_bytes: quota === null ? null : Math.max(0, quota - row.used) };
+    const used = d.catalogue.nodes.usage({ ownerId: p.id });
+    const quota = d.auth.repo.byId(p.id)?.quota_bytes ?? null;
+    ctx.body = { used_bytes: used.used_bytes, file_count: used.file_count, quota_bytes: quota, remaining_bytes: quota === null ? null : Math.max(0, quota - used.used_bytes) };
   });
   return r;
 }

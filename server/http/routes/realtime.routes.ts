@@ -7,14 +7,14 @@
 import Router from '@koa/router';
 import { PassThrough } from 'node:stream';
 import type { RealtimeHub, RealtimeFrame } from '../../events';
-import type { Principal } from '../../auth';
+import type { Actor } from '../../auth';
 import { requireUser } from '../middlewares/auth';
-import { me, type AppState } from '../context';
+import { actor, me, type AppState } from '../context';
 
 export interface RealtimeDeps {
   hub: RealtimeHub;
   /** Folder key for a UI path the caller may read; throws the access error otherwise; null for `/`. */
-  resolveFolder(p: Principal, uiPath: string): Promise<string | null> | string | null;
+  resolveFolder(a: Actor, uiPath: string): Promise<string | null> | string | null;
 }
 
 const PING_MS = 25_000;
@@ -23,7 +23,7 @@ export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/events' });
   r.get('/stream', requireUser, async (ctx) => {
     const folder = typeof ctx.query.folder === 'string' ? ctx.query.folder : '/';
-    const key = await d.resolveFolder(me(ctx), folder);
+    const key = await d.resolveFolder(actor(ctx), folder);
     const stream = new PassThrough();
     const send = (f: RealtimeFrame) => {
       if (!stream.writableEnded) stream.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);

@@ -16,7 +16,8 @@ import type { AppState, Ctx, Mw } from '../context';
 import { readObject } from '../middlewares/body';
 import { browsePage, deadPage, pinPage, preparingPage, shareHref, type BrowseRow } from '../public/pages';
 import { publicHeaders } from '../public/page';
-import { sendCounted, sendSharedFile, sendZipFile } from '../public/send-file';
+import { sendSharedFile, sendZipFile } from '../public/send-file';
+import { streamBody } from '../serve-file';
 import { validate, z } from '../validate';
 
 /** Rows on one browse page; a folder with more shows the first ones and the count. */
@@ -122,18 +123,18 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
       ctx.redirect(thumbUrl(node));
       return;
     }
-    const entry = await o.driver.stat(rel).catch(statOrRevokedChild);
+    const place = { storage_id: o.share.storage_id, rel };
+    const entry = await o.files.stat(place).catch(statOrRevokedChild);
     if (entry.type === 'dir') return browse(ctx, o, sub, dt);
-    await sendSharedFile(ctx, service, { share: o.share, driver: o.driver, rel, name: baseName(rel), entry, inline: ctx.query.inline === '1' });
+    await sendSharedFile(ctx, service, o.share, await o.files.open(place).catch(statOrRevokedChild), ctx.query.inline === '1');
   });
 
   /** The shared item itself: a file, or a folder's ZIP (cached, built with `zip=wait`, or streamed while it builds). */
   async function sendRoot(ctx: Ctx, o: OpenShare, dt?: string): Promise<void> {
     if (!o.share.is_dir) {
-      const entry = await o.driver.stat(o.share.rel).catch(statOrRevoked);
-      if (entry.type !== 'file') throw new AppError('revoked', { reason: 'gone' });
-      const name = baseName(o.share.rel);
-      return sendSharedFile(ctx, service, { share: o.share, driver: o.driver, rel: o.share.rel, name, entry, inline: ctx.query.inline === '1' });
+      // A shared file that is gone (or became a folder) makes the link read as revoked.
+      const f = await o.files.open({ storage_id: o.share.storage_id, rel: o.share.rel }).catch(statOrRevoked);
+      return sendSharedFile(ctx, service, o.share, f, ctx.query.inline === '1');
     }
     const name = `${baseName(o.share.rel) || o.storage.name}.zip`;
     let cached = await zips.ready(o.share);
@@ -149,7 +150,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
       cached = await zips.ready(o.share);
     }
     if (cached) return sendZipFile(ctx, service, o.share, cached.file, cached.size, name);
-    service.claimDownload(o.share);
+    const slot = service.claimDownload(o.share);
     const out = new PassThrough({ highWaterMark: 1 << 20 });
     const { attached } = zips.build(o.share, out);
     if (!attached) {
@@ -162,7 +163,8 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
     publicHeaders(ctx);
     ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
     ctx.set('Cache-Control', 'private, no-store');
-    sendCounted(ctx, service, o.share, out);
+    // The archive's size is not known while it builds: any byte sent spends the slot, none gives it back.
+    await streamBody(ctx, out, (bytes) => slot.settle(bytes, 1));
   }
 
   function browse(ctx: Ctx, o: OpenShare, sub: string, dt: string | undefined): void {
@@ -202,7 +204,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
 /** Below the shared folder a missing path is just `not_found`; the link itself stays good. */
 function statOrRevokedChild(e: unknown): never {
   if (isAppError(e) && e.code === 'not_found') throw new AppError('not_found');
-  return statOrRevoked(e) as never;
+  return statOrRevoked(e);
 }
 
 /** The PIN of the HTML form (`application/x-www-form-urlencoded`, at most 1 KiB). */

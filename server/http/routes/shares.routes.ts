@@ -11,7 +11,7 @@ import { splitAddresses } from '../../events';
 import { pt, publicDate, type Shares } from '../../shares';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { actor, me, type AppState } from '../context';
 import { validate, z } from '../validate';
 
 const dropSettings = z
@@ -54,7 +54,6 @@ const MAX_RECIPIENTS = 50;
 export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>();
   const { service } = d.shares;
-  const caller = (ctx: Ctx) => ({ principal: me(ctx), actor: actorOf(ctx), request: reqMeta(ctx) });
 
   r.post('/api/files/share', requireUser, async (ctx) => {
     const b = validate(createBody, await readObject(ctx, d.maxJsonBytes));
@@ -64,7 +63,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
       if (ms === null || ms <= 0) throw new AppError('validation_failed', { field: 'ttl', reason: 'a duration such as 24h or 7d' }, { field: 'ttl' });
       ttlMs = ms;
     }
-    ctx.body = await service.create(caller(ctx), { ...b, ttlMs }, ctx.origin);
+    ctx.body = await service.create(actor(ctx), { ...b, ttlMs }, ctx.origin);
   });
 
   r.get('/api/files/share', requireUser, (ctx) => {
@@ -73,7 +72,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
   });
 
   r.delete('/api/files/share/:id', requireUser, async (ctx) => {
-    ctx.body = await service.revoke(caller(ctx), ctx.params.id);
+    ctx.body = await service.revoke(actor(ctx), ctx.params.id);
   });
 
   r.post('/api/files/permissions/share-mail', requireUser, async (ctx) => {

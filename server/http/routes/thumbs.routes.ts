@@ -8,17 +8,16 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import sharp from 'sharp';
 import { AppError } from '../../errors';
-import { uiPath } from '../../lib/paths';
-import type { Catalogue } from '../../catalogue';
+import type { FileService } from '../../files';
 import { THUMB_SIZES, verifyStamp, verifyToken, type ThumbService } from '../../thumbs';
 import { q, validate, z } from '../validate';
-import type { AppState, Ctx } from '../context';
+import { actor, type AppState, type Ctx } from '../context';
 
 const CACHE_CONTROL = 'private, max-age=86400';
 const CACHED_EDGE = 320;
 const sizeQuery = z.object({ token: q.str(200).optional(), size: z.coerce.number().refine((n) => (THUMB_SIZES as readonly number[]).includes(n), 'one of 64, 128, 256, 512') });
 
-export function thumbRoutes(d: { thumbs: ThumbService; catalogue: Catalogue }): Router<AppState> {
+export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/thumb' });
 
   /** 404 unless the node exists, its state is `ready` and the JPEG is in the cache. */
@@ -52,13 +51,11 @@ export function thumbRoutes(d: { thumbs: ThumbService; catalogue: Catalogue }): 
     const id = Number(ctx.params.id);
     const stamped = verifyStamp(id, str(ctx.query.exp), str(ctx.query.sig));
     if (!stamped) {
-      const p = ctx.state.principal;
-      if (!p) throw new AppError('unauthenticated');
+      if (!ctx.state.principal) throw new AppError('unauthenticated');
       const node = d.thumbs.repo.byId(id);
-      const storage = node && !node.deleted_at ? d.catalogue.repo.byId(node.storage_id) : undefined;
-      if (!node || !storage) throw new AppError('not_found');
+      if (!node || node.deleted_at) throw new AppError('not_found');
       // Same rules as the file itself: invisible is 404 (as if missing), visible but not readable is 403.
-      d.catalogue.resolve(p, uiPath(storage.name, node.path), 'viewer', { allowReserved: true });
+      d.files.forActor(actor(ctx)).target({ storage_id: node.storage_id, rel: node.path }, 'viewer');
     }
     await send(ctx, await readyFile(id));
   });

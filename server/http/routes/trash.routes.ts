@@ -5,13 +5,13 @@
  * files or a sha256). Bulk verbs answer per item, like delete.
  */
 import Router from '@koa/router';
-import type { Principal } from '../../auth';
 import type { Catalogue } from '../../catalogue';
+import type { FileService } from '../../files';
 import type { Protection } from '../../protection';
 import { AppError, isAppError } from '../../errors';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { actor, actorOf, reqMeta, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 
@@ -26,25 +26,25 @@ const schemas = {
   ]),
 };
 
-export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; maxJsonBytes: number }): Router<AppState> {
+export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; files: FileService; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
   r.use(filesDoor, requireUser);
   const trash = d.protection.trash;
   const body = <T extends z.ZodType>(ctx: Ctx, schema: T) => readObject(ctx, d.maxJsonBytes).then((b) => validate(schema, b));
 
   /** Storages whose trash the caller may see and change: editor level on a writable storage. */
-  const editable = (p: Principal): number[] =>
-    d.catalogue.visibleStorages(p).filter((s) => s.level !== 'viewer' && !s.storage.read_only).map((s) => s.storage.id);
+  const editable = (ctx: Ctx): number[] =>
+    d.files.forActor(actor(ctx)).visible().filter((s) => s.level !== 'viewer' && !s.storage.read_only).map((s) => s.storage.id);
   /** The item, when the caller may act on it; otherwise `not_found` (as if it did not exist). */
-  const own = (p: Principal, id: number) => {
+  const own = (ctx: Ctx, id: number) => {
     const row = trash.byId(id);
-    if (!row || !editable(p).includes(row.storage_id)) throw new AppError('not_found', { id });
+    if (!row || !editable(ctx).includes(row.storage_id)) throw new AppError('not_found', { id });
     return row;
   };
 
   r.get('/trash', async (ctx) => {
     const o = validate(schemas.list, ctx.query);
-    let storages = editable(me(ctx));
+    let storages = editable(ctx);
     if (o.storage) {
       const s = d.catalogue.repo.byNameOrUid(o.storage);
       storages = s && storages.includes(s.id) ? [s.id] : [];
@@ -54,9 +54,8 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; m
 
   r.post('/manager/restore', async (ctx) => {
     const b = await body(ctx, schemas.restore);
-    const p = me(ctx);
     if ('id' in b) {
-      own(p, b.id);
+      own(ctx, b.id);
       ctx.body = { restored: [await trash.restore(b.id, actorOf(ctx), reqMeta(ctx))], failed: [] };
       return;
     }
@@ -64,7 +63,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; m
     const failed: Array<{ id: number; error: string }> = [];
     for (const id of b.ids) {
       try {
-        own(p, id);
+        own(ctx, id);
         restored.push(await trash.restore(id, actorOf(ctx), reqMeta(ctx)));
       } catch (e) {
         failed.push({ id, error: isAppError(e) ? e.code : 'internal' });
@@ -75,13 +74,12 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; m
 
   r.post('/trash/purge', async (ctx) => {
     const b = await body(ctx, schemas.purge);
-    const p = me(ctx);
-    const list = 'all' in b ? trash.list(editable(p), 100_000).items.map((i) => i.id) : b.ids;
+    const list = 'all' in b ? trash.list(editable(ctx), 100_000).items.map((i) => i.id) : b.ids;
     const purged: number[] = [];
     const failed: Array<{ id: number; error: string }> = [];
     for (const id of list) {
       try {
-        own(p, id);
+        own(ctx, id);
         await trash.purge(id);
         purged.push(id);
       } catch (e) {
@@ -93,9 +91,8 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; m
 
   r.post('/manager/trash/same', async (ctx) => {
     const b = await body(ctx, schemas.same);
-    const p = me(ctx);
-    const files = 'entries' in b ? b.entries.map((path) => d.catalogue.resolve(p, path)).map((x) => ({ storageId: x.storage.id, rel: x.rel })) : undefined;
-    ctx.body = { items: await trash.same(editable(p), { sha256: 'sha256' in b ? b.sha256 : undefined, files }) };
+    const files = 'entries' in b ? b.entries.map((path) => d.files.forActor(actor(ctx)).target(path)).map((x) => ({ storageId: x.storage.id, rel: x.rel })) : undefined;
+    ctx.body = { items: await trash.same(editable(ctx), { sha256: 'sha256' in b ? b.sha256 : undefined, files }) };
   });
   return r;
 }

@@ -7,10 +7,10 @@ import Router from '@koa/router';
 import busboy from 'busboy';
 import type { Readable } from 'node:stream';
 import { AppError, isAppError } from '../../errors';
-import type { Published, UploadCaller, UploadsService } from '../../uploads';
+import type { Published, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { actor, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 
@@ -32,29 +32,27 @@ const schemas = {
 /** Files one form may carry. */
 const MAX_FORM_FILES = 1000;
 
-const caller = (ctx: Ctx): UploadCaller => ({ principal: me(ctx), actor: actorOf(ctx), request: reqMeta(ctx) });
-
 export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/upload' });
   r.use(filesDoor, requireUser);
   const json = <T extends z.ZodType>(ctx: Ctx, schema: T) => readObject(ctx, d.maxJsonBytes).then((b) => validate(schema, b));
 
   r.post('/', async (ctx) => {
-    const c = caller(ctx);
+    const c = actor(ctx);
     const files = await readForm(ctx, (folder, name, stream) => d.uploads.single(c, folder, name, stream));
     if (files.length === 0) throw new AppError('bad_multipart', { reason: 'no file in the form' });
     ctx.body = { ...files[0], files };
   });
 
   r.post('/init', async (ctx) => {
-    ctx.body = await d.uploads.init(caller(ctx), await json(ctx, schemas.init));
+    ctx.body = await d.uploads.init(actor(ctx), await json(ctx, schemas.init));
   });
 
   r.post('/chunk', async (ctx) => {
     const qy = validate(schemas.chunk, ctx.query);
     const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
     try {
-      ctx.body = await d.uploads.chunk(caller(ctx), qy.upload_id, qy.part, ctx.req, sha);
+      ctx.body = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha);
     } catch (e) {
       // A refused body may be half read: drop the rest and the connection, or its tail would parse as the next request.
       if (!ctx.req.readableEnded) {
@@ -66,17 +64,17 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
   });
 
   r.get('/status', (ctx) => {
-    ctx.body = d.uploads.status(caller(ctx), validate(schemas.status, ctx.query).upload_id);
+    ctx.body = d.uploads.status(actor(ctx), validate(schemas.status, ctx.query).upload_id);
   });
 
   r.post('/finalize', async (ctx) => {
     const b = await json(ctx, schemas.finalize);
-    ctx.body = await d.uploads.finalize(caller(ctx), b.upload_id, b.etags);
+    ctx.body = await d.uploads.finalize(actor(ctx), b.upload_id, b.etags);
   });
 
   r.post('/abort', async (ctx) => {
     const b = await json(ctx, schemas.abort);
-    await d.uploads.abort(caller(ctx), b.upload_id);
+    await d.uploads.abort(actor(ctx), b.upload_id);
     ctx.body = { ok: true };
   });
   return r;

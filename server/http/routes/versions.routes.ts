@@ -4,33 +4,33 @@
  * restore needs at least editor).
  */
 import Router from '@koa/router';
-import type { Catalogue } from '../../catalogue';
+import type { FileService } from '../../files';
 import type { Protection } from '../../protection';
 import { presentNode } from '../../files';
 import { AppError } from '../../errors';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, me, reqMeta, type AppState } from '../context';
+import { actor, actorOf, reqMeta, type AppState } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 
 const listQuery = z.object({ path: q.str(8192) });
 const restoreBody = z.strictObject({ path: z.string().min(1).max(8192), id: z.number().int().positive() });
 
-export function versionsRoutes(d: { protection: Protection; catalogue: Catalogue; maxJsonBytes: number }): Router<AppState> {
+export function versionsRoutes(d: { protection: Protection; files: FileService; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/versions' });
   r.use(filesDoor, requireUser);
 
   r.get('/', async (ctx) => {
     const { path } = validate(listQuery, ctx.query);
-    const res = d.catalogue.resolve(me(ctx), path);
+    const res = d.files.forActor(actor(ctx)).target(path);
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
     ctx.body = { path, versions: d.protection.versions.list(res.storage.id, res.rel) };
   });
 
   r.post('/restore', async (ctx) => {
     const b = validate(restoreBody, await readObject(ctx, d.maxJsonBytes));
-    const res = d.catalogue.resolve(me(ctx), b.path, 'editor');
+    const res = d.files.forActor(actor(ctx)).target(b.path, 'editor');
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
     const node = await d.protection.versions.restore(res.storage.id, res.rel, b.id, actorOf(ctx), reqMeta(ctx));
     ctx.body = { ok: true, entry: presentNode(node, res.level) };

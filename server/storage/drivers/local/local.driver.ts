@@ -70,6 +70,9 @@ export class LocalDriver implements StorageDriver {
     try {
       const st = await fh.stat();
       if (st.isDirectory()) throw new AppError('conflict', { path: rel, reason: 'is a folder' });
+      // Aborted while opening: refuse now. A stream destroyed before it is returned would emit its error
+      // before the caller could listen (an unhandled 'error' ends the process).
+      if (signal?.aborted) throw new AppError('cancelled');
     } catch (e) {
       await fh.close();
       throw fsError(e, rel);
@@ -77,8 +80,7 @@ export class LocalDriver implements StorageDriver {
     const stream = fh.createReadStream({ start: range?.start, end: range?.end, highWaterMark: READ_CHUNK });
     if (signal) {
       const onAbort = () => stream.destroy(new AppError('cancelled'));
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
       stream.once('close', () => signal.removeEventListener('abort', onAbort));
     }
     return stream;

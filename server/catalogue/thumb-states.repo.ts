@@ -1,7 +1,7 @@
 /**
- * The thumbnail columns of `nodes` (thumb_state, thumb_error). The catalogue
- * owns the table; this file is the one narrow exception that writes there,
- * and it touches nothing but these two columns.
+ * The thumbnail columns of `nodes` (thumb_state, thumb_error): the catalogue
+ * owns the table, the thumbnails module drives the state machine through
+ * this repository and touches nothing else of a node.
  */
 import type { Db } from '../db';
 
@@ -31,7 +31,7 @@ export interface CandidateQuery {
 
 const COLS = 'id, storage_id, path, name, type, size, mtime, mime, thumb_state, thumb_error, deleted_at';
 
-export class ThumbsRepo {
+export class ThumbStates {
   private s;
   constructor(private db: Db) {
     const q = (sql: string) => db.sqlite.prepare(sql);
@@ -39,6 +39,7 @@ export class ThumbsRepo {
       byId: q(`SELECT ${COLS} FROM nodes WHERE id = ?`),
       pending: q("UPDATE nodes SET thumb_state = 'pending', thumb_error = NULL WHERE id = ? AND type = 'file' AND IFNULL(thumb_state, '') != 'ready'"),
       finish: q('UPDATE nodes SET thumb_state = ?, thumb_error = ? WHERE id = ? AND size = ? AND mtime = ?'),
+      pendingAfter: q(`SELECT id FROM nodes WHERE thumb_state = 'pending' AND type = 'file' AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT ?`),
     };
   }
 
@@ -79,13 +80,22 @@ export class ThumbsRepo {
       .all(...args, q.limit) as ThumbNode[];
   }
 
+  /** Moves each of `ids` to `pending` (one transaction; `ready` ones stay). Returns the ids that moved. */
+  markPendingMany(ids: number[]): number[] {
+    const moved: number[] = [];
+    this.db.sqlite.transaction(() => {
+      for (const id of ids) if (this.s.pending.run(id).changes === 1) moved.push(id);
+    })();
+    return moved;
+  }
+
   /**
-   * Live files left `pending` (by dispatch before a restart). One scan of the
-   * table, with no index on the state: called once per process.
+   * Up to `limit` live files waiting in `pending` with an id above `afterId`,
+   * in id order: the durable backlog (files found by sync, and what a restart
+   * interrupted) is paged from here instead of being held in memory.
    */
-  pendingIds(): number[] {
-    const rows = this.db.sqlite.prepare("SELECT id FROM nodes WHERE thumb_state = 'pending' AND type = 'file' AND deleted_at IS NULL ORDER BY id").all() as Array<{ id: number }>;
-    return rows.map((r) => r.id);
+  pendingAfter(afterId: number, limit: number): number[] {
+    return (this.s.pendingAfter.all(afterId, limit) as Array<{ id: number }>).map((r) => r.id);
   }
 
   /** Which of `ids` have a node row. Throws when the database cannot answer (the sweeper then deletes nothing). */

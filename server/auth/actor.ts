@@ -1,0 +1,74 @@
+/**
+ * Who is acting, and through which door: the one identity every domain
+ * service takes (the file service decides access from it, events and audit
+ * rows record its `actorRef`).
+ *   - `person`: a signed-in account (session cookie or bearer token);
+ *   - `link`: a public link's visitor, acting as the link's creator and
+ *     confined to the shared item (the visitor stays anonymous in events);
+ *   - `system`: background work with no person behind it (sweeps, scans,
+ *     thumbnails); it may reach every storage.
+ * API keys (verbs and a folder root) join as a fourth kind.
+ */
+import type { ActorRef, RequestMeta } from '../events';
+import type { Principal } from './types';
+
+interface Door {
+  /** Where the request came from (audit rows). */
+  request?: RequestMeta;
+}
+
+export interface PersonActor extends Door {
+  kind: 'person';
+  principal: Principal;
+}
+
+export interface LinkActor extends Door {
+  kind: 'link';
+  /** The link's creator: their access decides. */
+  principal: Principal;
+  share: { id: number; storage_id: number; rel: string };
+}
+
+export interface SystemActor extends Door {
+  kind: 'system';
+  /** What runs (`trash.sweep`, `av.scan`, ...), for logs. */
+  job: string;
+}
+
+export type Actor = PersonActor | LinkActor | SystemActor;
+
+export const personActor = (principal: Principal, request?: RequestMeta): PersonActor => ({ kind: 'person', principal, request });
+
+export const systemActor = (job: string): SystemActor => ({ kind: 'system', job });
+
+export const linkActor = (principal: Principal, share: LinkActor['share'], request?: RequestMeta): LinkActor => ({ kind: 'link', principal, share, request });
+
+/** The identity events and audit rows carry: the person, or nobody (link visitors and system work are anonymous). */
+export function actorRef(a: Actor): ActorRef | null {
+  return a.kind === 'person' ? { id: a.principal.id, email: a.principal.email } : null;
+}
+
+/** The account whose rights apply, or null for system work. */
+export const principalOf = (a: Actor): Principal | null => (a.kind === 'system' ? null : a.principal);
+
+/** An actor as a job payload keeps it (JSON): the person is looked up again when the job runs. */
+export type ActorSpec =
+  | { kind: 'person'; user_id: number; request?: RequestMeta }
+  | { kind: 'link'; user_id: number; share: LinkActor['share']; request?: RequestMeta }
+  | { kind: 'system'; job: string };
+
+export function actorSpec(a: Actor): ActorSpec {
+  if (a.kind === 'system') return { kind: 'system', job: a.job };
+  if (a.kind === 'link') return { kind: 'link', user_id: a.principal.id, share: a.share, request: a.request };
+  return { kind: 'person', user_id: a.principal.id, request: a.request };
+}
+
+/** Turns a recorded actor back into a live one. */
+export interface ActorRestorer {
+  /**
+   * The actor of `spec` as it stands now. A person (or a link's creator) who
+   * was deleted or disabled since → `forbidden`. Ops queued before actors were
+   * recorded carry `{id, email}` and come back as that person.
+   */
+  restore(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Actor;
+}

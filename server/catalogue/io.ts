@@ -1,0 +1,16 @@
+/**
+ * The catalogue's second face: the live drivers and the write gate. Only the
+ * file service (server/files) and the composition root import it (the
+ * dependency check enforces that); every other module reaches storages
+ * through the file service.
+ */
+import type { DriverPool } from './driver-pool';
+import type { WriteGate } from './write-gate';
+
+export interface CatalogueIo {
+  drivers: DriverPool;
+  gate: WriteGate;
+}
+
+export type { DriverPool } from './driver-pool';
+export type { WriteGate, WriteContext, WriteOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';

@@ -1,0 +1,160 @@
+/**
+ * The composition root: builds every service of a Filedock process from the
+ * config, in dependency order, with each extension point passed at
+ * construction (no setters): the scan and thumbnail policies are the
+ * catalogue's write-gate and sync hooks, protection's trash and versions are
+ * the file service's ports, driver decorators wrap every driver the manager
+ * builds. `service serve` (main.ts) adds HTTP and starts the background work;
+ * every CLI command gets the same services (plugin drivers, gate, protection)
+ * with nothing started.
+ */
+import type { Config } from './config';
+import { openDatabase } from './db';
+import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
+import { attachAudit } from './audit';
+import { JobQueue, Scheduler } from './jobs';
+import { createAuth } from './auth';
+import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
+import { createCatalogue, StoragesRepo, ThumbStates } from './catalogue';
+import { FileService, NEWDOC_TYPES } from './files';
+import { StorageOps } from './files/internal';
+import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
+import { createArchives } from './archives';
+import { createUploads } from './uploads';
+import { createShares } from './shares';
+import { SettingsStore } from './settings';
+import { ScanPolicy, attachInfectionMail, createProtection } from './protection';
+import { createUpdater, updaterOptionsFromConfig } from './update';
+import { acquireLock, ensureDirs, layout, loadSecretKey } from './lib/data-dir';
+import { createLogger, type Logger } from './lib/log';
+import { readOnlyDecorator } from './storage/read-only';
+import { assertEveryJobHandled } from './jobs-registry';
+import type { Capabilities } from './contract';
+
+export interface ComposeOptions {
+  logger?: Logger;
+  /** `server` holds the data-dir lock (one server per folder); CLI commands run beside a server. */
+  role: 'server' | 'cli';
+}
+
+/** Builds every service; on failure, whatever was opened is closed again before the error propagates. */
+export async function compose(config: Config, opts: ComposeOptions) {
+  const log = opts.logger ?? createLogger(config.logLevel);
+  const logFn = (msg: string, err?: unknown) => (err ? log.error(msg, err) : log.info(msg));
+  const dirs = layout(config.dataDirResolved);
+  ensureDirs(dirs);
+  const cleanups: Array<() => Promise<void> | void> = [];
+  if (opts.role === 'server') cleanups.push(acquireLock(dirs));
+  const close = async () => {
+    for (const c of cleanups.splice(0)) await c();
+  };
+  try {
+    const secretKey = loadSecretKey(dirs);
+    const db = openDatabase(dirs.db);
+    cleanups.unshift(() => db.close());
+    const bus = new EventBus(db.sqlite, logFn);
+    attachAudit(db, bus);
+    const hub = new RealtimeHub();
+    const queue = new JobQueue(db.sqlite, { concurrency: 4, log: logFn });
+    const scheduler = new Scheduler(db.sqlite, logFn);
+    const auth = createAuth(db, bus, {
+      secretKey,
+      sessionTtlMs: config.sessionTtl,
+      maxAttempts: config.loginMaxAttempts,
+      lockMs: config.loginLock,
+      desktopBootstrap: config.desktopBootstrap,
+    });
+    const settings = new SettingsStore(db);
+    settings.seed('share_max_ttl_days', config.shareMaxTtl);
+
+    const registry = new DriverRegistry();
+    for (const d of builtinDrivers) registry.register(d);
+    // Storage plugins: every program in <data dir>/plugins is handshaken and probed before it registers.
+    const plugins = await discoverPlugins(dirs.plugins, { serviceVersion: config.version });
+    for (const m of plugins.modules) registry.register(m);
+    for (const f of plugins.failures) log.warn(`storage plugin ${f.program} refused: ${f.error.params.reason ?? f.error.message}`);
+
+    // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
+    const scans = new ScanPolicy({ queue, settings });
+    const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue);
+    const storagesRepo = new StoragesRepo(db);
+    // Every driver the manager builds is wrapped; the read-only flag is read at each call, so a save applies at once.
+    const manager = new DriverManager(registry, {
+      secretKey,
+      stateDir: dirs.state,
+      decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only)],
+      onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
+    });
+    cleanups.unshift(() => manager.closeAll());
+    const { catalogue, io } = createCatalogue({
+      db, repo: storagesRepo, bus, queue, registry, manager, secretKey, log, demo: config.demo,
+      hooks: {
+        written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook() },
+        // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).
+        removed: { thumbnail: (_storageId, ids) => removeThumbFiles(dirs.thumbs, ids) },
+        synced: { antivirus: scans.syncHook(), ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}) },
+      },
+    });
+
+    const ops = new StorageOps(io);
+    const protection = createProtection({ db, catalogue, ops, queue, scans, bus, settings, secretKey, log: logFn });
+    const files = new FileService({
+      db, bus, catalogue, ops, queue, actors: auth.actors,
+      ports: { trash: protection.trash, versions: protection.versions },
+      thumbUrl: (id) => thumbUrl(id),
+    });
+    const thumbs = createThumbs({ db, ops, bus, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
+    thumbDispatch.register(thumbs);
+    const archives = createArchives({ files, catalogue, queue, actors: auth.actors, maxArchiveBytes: config.maxArchiveBytes });
+    const uploads = createUploads({
+      db, files, catalogue, auth, stagingDir: dirs.staging,
+      limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl },
+    });
+    const mailer = createMailer({ host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure }, logFn);
+    cleanups.unshift(() => mailer.close());
+    const shares = createShares({
+      db, auth, catalogue, files, settings, bus, uploads, mailer, secretKey, publicUrl: config.publicUrl,
+      zipDir: dirs.zips, zipWarmMaxBytes: config.shareZipWarmMaxBytes, zipMaxAgeMs: config.shareZipMaxAge, log: logFn,
+    });
+    cleanups.unshift(() => shares.zips.stopAll());
+    const bell = new Bell(db.sqlite, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
+    const admins = () => auth.repo.list({ role: 'admin', limit: 1000 }).filter((u) => !u.disabled);
+    attachBell(bus, bell, { admins: () => admins().map((u) => u.id), dropOwner: (id) => [id] });
+    const webhooks = new Webhooks(db.sqlite, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
+    webhooks.attach(bus);
+    attachInfectionMail(bus, mailer, () => admins().map((u) => u.email), logFn);
+    const updater = createUpdater({
+      ...updaterOptionsFromConfig(config),
+      snapshotDb: async (dest) => void (await db.sqlite.backup(dest)),
+      emit: (event, payload) => void bus.emit(event, payload as never),
+      log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
+    });
+    assertEveryJobHandled(queue);
+
+    const capabilities = (): Capabilities => ({
+      version: config.version,
+      thumbs: thumbCapabilities(),
+      external: { docserver_url: '', diagram_url: '', text_diagram: false },
+      auth: { drivers: ['local'], allow_signup: false },
+      limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
+      storage_drivers: registry.list().map((d) => d.driver),
+      antivirus: protection.antivirus.active,
+      antivirus_mode: protection.antivirus.mode,
+      share_max_ttl_days: settings.get('share_max_ttl_days'),
+      newdoc_types: [...NEWDOC_TYPES],
+      app_plugins: { enabled: false },
+      assistant: { state: 'off', permitted: false, button: false },
+    });
+
+    return {
+      config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, settings, registry, manager,
+      catalogue, io, ops, files, protection, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
+      capabilities, close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+export type Services = Awaited<ReturnType<typeof compose>>;

@@ -1,0 +1,305 @@
+/**
+ * The file service as one actor sees it: the only way a door (HTTP routes,
+ * public links, drops, archives, op workers, the CLI, later the gateways,
+ * app plugins and the assistant) reaches files. Every call resolves its path
+ * and checks the actor's access here, reaches the storage through the
+ * storage operations, and ends every write in the write gate; deletes go to
+ * the trash and overwrites keep a version when protection is wired in.
+ * Paths are UI paths (`/<storage name or uid>/<rel>`) or places (storage id
+ * and relative path, as jobs keep them).
+ */
+import { Readable } from 'node:stream';
+import { actorRef, type Actor } from '../auth';
+import { mimeOf, type GateNode, type Level, type WriteContext, type WriteOrigin } from '../catalogue';
+import type { DeleteResult, FileEntry, NewdocType } from '../contract';
+import { AppError, isAppError } from '../errors';
+import { baseName, checkName, extOf, isWithin, joinRel, parentRel, uiPath } from '../lib/paths';
+import type { Entry, PresignOptions } from '../storage';
+import type { Place, Target, TargetOptions } from './access';
+import { etagOf, presentNode } from './entry';
+import type { FileService } from './file-service';
+import type { ListInput } from './listing.service';
+import type { SearchInput, SearchResult } from './search.service';
+
+/** Copies of a single file up to this size within one storage answer at once; the rest run as an op. */
+export const SYNC_COPY_MAX = 64 * 1024 * 1024;
+/** Paths one delete request may name (spec: `too_many_paths`, max 500). */
+export const MAX_DELETE_PATHS = 500;
+/** Largest text a save-text call writes. */
+export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
+
+/** New-document types that need no external service (office types come with the document server). */
+export const NEWDOC_TYPES: readonly NewdocType[] = [
+  { ext: 'txt', group: 'text', mime: 'text/plain', requires: '' },
+  { ext: 'md', group: 'text', mime: 'text/markdown', requires: '' },
+];
+
+export type Path = string | Place;
+export type TransferResult = { ok: true } | { operation_id: string };
+
+/** A file opened for serving: its validators, and its bytes by span. */
+export interface OpenFile {
+  place: Place;
+  name: string;
+  size: number;
+  mtime: number;
+  /** Quoted strong validator. */
+  etag: string;
+  mime: string;
+  /** The bytes of `span` (inclusive), or the whole file. */
+  read(span?: { start: number; end: number }, signal?: AbortSignal): Promise<Readable>;
+  /** The local fast path: the contained real path on a local disk, or null. */
+  localFile(): Promise<string | null>;
+  /** A presigned URL straight to the backend, or null when it has none. */
+  presign(o: PresignOptions): Promise<string | null>;
+}
+
+export interface WriteOptions {
+  /** Declared size when known. */
+  size?: number;
+  mime?: string;
+  /** When false and the target exists → `conflict`. Default true. */
+  overwrite?: boolean;
+  signal?: AbortSignal;
+  origin: WriteOrigin;
+  audit?: string;
+  meta?: Record<string, unknown>;
+  /** Text kept for full-text search (small text files); a function is read once the bytes are written. */
+  body?: string | (() => string | undefined);
+  /** Keep the replaced bytes as a version first (default true; bulk jobs turn it off). */
+  version?: boolean;
+}
+
+export class ActorFiles {
+  constructor(readonly actor: Actor, private svc: FileService) {}
+
+  /** Resolves a path and checks `need` (access.ts: `not_found`, `forbidden`, `read_only`). */
+  target(path: Path, need: Level = 'viewer', opts?: TargetOptions): Target {
+    return this.svc.access.target(this.actor, path, need, opts);
+  }
+
+  /** Storages this actor can open, with their levels. */
+  visible() {
+    return this.svc.access.visible(this.actor);
+  }
+
+  /** The entry at `path` as the backend reports it. Missing → `not_found`. */
+  async stat(path: Path): Promise<Entry> {
+    return this.svc.ops.stat(this.target(path).place);
+  }
+
+  /** Whether `path` exists on the storage (other errors propagate). */
+  async exists(path: Path): Promise<boolean> {
+    return (await this.svc.ops.statOrNull(this.target(path).place)) !== null;
+  }
+
+  /** A file for serving (raw route, share links, gateways). A folder → `not_found`. */
+  async open(path: Path): Promise<OpenFile> {
+    const t = this.target(path);
+    const shown = typeof path === 'string' ? path : uiPath(t.storage.name, t.rel);
+    if (t.rel === '') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
+    const e = await this.svc.ops.stat(t.place);
+    if (e.type !== 'file') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
+    const raw = etagOf(e.size, e.mtime, e.etag);
+    const ops = this.svc.ops;
+    return {
+      place: t.place,
+      name: baseName(t.rel),
+      size: e.size,
+      mtime: e.mtime,
+      etag: raw.startsWith('"') ? raw : `"${raw}"`,
+      mime: e.mime ?? mimeOf(baseName(t.rel)),
+      read: (span, signal) => ops.read(t.place, span, signal),
+      localFile: () => ops.localFile(t.place),
+      presign: (o) => ops.presignGet(t.place, o),
+    };
+  }
+
+  /** The bytes of a file (or a range). */
+  async read(path: Path, range?: { start: number; end?: number }, signal?: AbortSignal): Promise<Readable> {
+    return this.svc.ops.read(this.target(path).place, range, signal);
+  }
+
+  /** The item at `path` and everything below it, parents first (archives, ZIP downloads). */
+  async tree(path: Path, signal?: AbortSignal) {
+    return this.svc.ops.tree(this.target(path).place, signal);
+  }
+
+  /** A page of a folder's listing as response JSON (see listing.service). */
+  list(input: ListInput): Promise<Buffer> {
+    return this.svc.listing.list(this, input);
+  }
+
+  /** Search over what this actor can read (see search.service). */
+  search(input: SearchInput): SearchResult {
+    return this.svc.search.search(this, input);
+  }
+
+  /**
+   * Writes `body` as the whole file at `path` (atomic; the parent must exist),
+   * keeping the replaced bytes as a version first, and announces it.
+   */
+  async write(path: Path, bytes: Readable, o: WriteOptions): Promise<GateNode> {
+    const t = this.writable(path);
+    if (o.version !== false) await this.svc.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(this.actor));
+    const entry = await this.svc.ops.write(t.place, bytes, { size: o.size, mime: o.mime ?? mimeOf(t.rel), overwrite: o.overwrite, signal: o.signal });
+    const body = typeof o.body === 'function' ? o.body() : o.body;
+    return this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body }));
+  }
+
+  /** Creates a folder (and missing parents). Idempotent; a file in the way → `conflict`. */
+  async mkdir(path: Path): Promise<FileEntry> {
+    const t = this.writable(path);
+    await this.svc.ops.mkdir(t.place);
+    return presentNode(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('mkdir')), t.level);
+  }
+
+  /** Makes sure folder `path` exists (a folder upload's parents): announced only when it had to be made. */
+  async ensureFolder(path: Path): Promise<void> {
+    const t = this.target(path, 'editor');
+    if (t.rel === '' || this.svc.catalogue.nodes.get(t.storage.id, t.rel)?.type === 'dir') return;
+    const st = await this.svc.ops.statOrNull(t.place);
+    if (st?.type === 'dir') return;
+    if (st) throw new AppError('conflict', { path: t.rel, reason: 'a file is in the way' });
+    await this.svc.ops.mkdir(t.place);
+    await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('mkdir'));
+  }
+
+  /** Renames in place. An existing name → `name_taken` (never replaced). */
+  async rename(path: Path, newName: string): Promise<FileEntry> {
+    const t = this.writable(path);
+    checkName(newName);
+    const to = joinRel(parentRel(t.rel), newName);
+    if (to === t.rel) return presentNode(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('move')), t.level);
+    const caseOnly = to.toLowerCase() === t.rel.toLowerCase();
+    if (!caseOnly && (await this.svc.ops.statOrNull({ storage_id: t.storage.id, rel: to }))) throw new AppError('name_taken', { name: newName });
+    try {
+      await this.svc.ops.move(t.place, to, { overwrite: false });
+    } catch (e) {
+      if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: newName });
+      if (isAppError(e) && e.code === 'unsupported') throw new AppError('unsupported', { reason: 'this storage cannot rename' });
+      throw e;
+    }
+    const entry = await this.svc.ops.stat({ storage_id: t.storage.id, rel: to });
+    return presentNode(await this.svc.ops.moved(t.place, to, entry, this.ctx('move', { audit: 'file.move' })), t.level);
+  }
+
+  /**
+   * Moves `from` to `to`: into `to` when it is an existing folder, else to the
+   * path `to`. Within one storage with a server-side move it answers at once;
+   * otherwise it queues an op and answers with its id.
+   */
+  async move(from: Path, to: Path, overwrite: boolean): Promise<TransferResult> {
+    const { src, dst, dstRel } = await this.plan(from, to, 'editor', overwrite);
+    if (src.storage.id === dst.storage.id && (await this.svc.ops.canMove(src.storage.id))) {
+      await this.svc.ops.move(src.place, dstRel, { overwrite });
+      const entry = await this.svc.ops.stat({ storage_id: dst.storage.id, rel: dstRel });
+      await this.svc.ops.moved(src.place, dstRel, entry, this.ctx('move', { audit: 'file.move' }));
+      return { ok: true };
+    }
+    return { operation_id: this.svc.transfers.enqueue(this.actor, 'move', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
+  }
+
+  /** Copies like `move` places; a single file up to SYNC_COPY_MAX within one storage answers at once. */
+  async copy(from: Path, to: Path, overwrite: boolean): Promise<TransferResult> {
+    const { src, dst, dstRel, entry } = await this.plan(from, to, 'viewer', overwrite);
+    if (src.storage.id === dst.storage.id && entry.type === 'file' && entry.size <= SYNC_COPY_MAX) {
+      const place = { storage_id: dst.storage.id, rel: dstRel };
+      await this.svc.ops.copyFile(src.place, dstRel, { size: entry.size, mime: entry.mime, overwrite });
+      await this.svc.ops.written(place, await this.svc.ops.stat(place), this.ctx('copy', { audit: 'file.copy', meta: { from: uiPath(src.storage.name, src.rel) } }));
+      return { ok: true };
+    }
+    return { operation_id: this.svc.transfers.enqueue(this.actor, 'copy', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
+  }
+
+  /**
+   * Deletes (into the trash where the storage can move) each path this actor
+   * may change; answers per path and never throws for one of them.
+   */
+  async delete(paths: Path[]): Promise<DeleteResult> {
+    if (paths.length > MAX_DELETE_PATHS) throw new AppError('too_many_paths', { max: MAX_DELETE_PATHS }, { max: MAX_DELETE_PATHS });
+    const out: DeleteResult = { deleted: [], failed: [], permanent: [] };
+    for (const path of paths) {
+      const shown = typeof path === 'string' ? path : `${path.storage_id}:${path.rel}`;
+      try {
+        if ((await this.deleteOne(path)).permanent) out.permanent.push(shown);
+        out.deleted.push(shown);
+      } catch (e) {
+        out.failed.push({ path: shown, error: isAppError(e) ? e.code : 'internal' });
+      }
+    }
+    return out;
+  }
+
+  /** Deletes one item: into the trash when protection is wired and the storage can move, else for good. */
+  async deleteOne(path: Path): Promise<{ permanent: boolean }> {
+    const t = this.writable(path);
+    const trash = this.svc.ports.trash;
+    if (trash) return trash.moveToTrash(t.place, actorRef(this.actor), { request: this.actor.request });
+    await this.svc.ops.delete(t.place);
+    await this.svc.ops.removed(t.place, { actor: actorRef(this.actor), request: this.actor.request, audit: 'file.delete' });
+    return { permanent: true };
+  }
+
+  /**
+   * Writes `content` as the whole file (creating or replacing it). With
+   * `etag`, refuses (`conflict`) when the file changed since it was read.
+   */
+  async saveText(path: Path, content: string, etag?: string): Promise<FileEntry> {
+    const t = this.writable(path);
+    const bytes = Buffer.from(content, 'utf8');
+    if (bytes.length > MAX_TEXT_BYTES) throw new AppError('payload_too_large', { max: MAX_TEXT_BYTES }, { max: MAX_TEXT_BYTES });
+    if (etag !== undefined) {
+      const cur = await this.svc.ops.statOrNull(t.place);
+      if (cur && etagOf(cur.size, cur.mtime, cur.etag) !== etag) throw new AppError('conflict', { path: uiPath(t.storage.name, t.rel), reason: 'changed since it was opened' });
+    }
+    const node = await this.write(t.place, Readable.from([bytes]), { size: bytes.length, origin: 'save-text', audit: 'file.upload', body: content });
+    return presentNode(node, t.level);
+  }
+
+  /** Creates an empty document of a `NEWDOC_TYPES` type in folder `folder`; an existing name → `name_taken`. */
+  async newFile(folder: Path, name: string, type: string): Promise<FileEntry> {
+    const kind = NEWDOC_TYPES.find((x) => x.ext === type);
+    if (!kind) throw new AppError('validation_failed', { field: 'type', reason: 'unknown document type' }, { field: 'type' });
+    checkName(name);
+    const file = extOf(name) === kind.ext ? name : `${name}.${kind.ext}`;
+    checkName(file);
+    const dir = this.target(folder, 'editor');
+    let node: GateNode;
+    try {
+      node = await this.write({ storage_id: dir.storage.id, rel: joinRel(dir.rel, file) }, Readable.from([Buffer.alloc(0)]), { size: 0, mime: kind.mime, overwrite: false, origin: 'newfile', audit: 'file.upload', version: false });
+    } catch (e) {
+      if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: file });
+      throw e;
+    }
+    return presentNode(node, dir.level);
+  }
+
+  /** What a write by this actor records: who, from where, and how. */
+  ctx(origin: WriteOrigin, extra: Partial<WriteContext> = {}): WriteContext {
+    return { actor: actorRef(this.actor), request: this.actor.request, origin, ...extra };
+  }
+
+  /** A path this actor may change that is not a storage root. */
+  private writable(path: Path): Target {
+    const t = this.target(path, 'editor');
+    if (t.rel === '') throw new AppError('forbidden', { reason: 'the storage root itself cannot be changed' });
+    return t;
+  }
+
+  /** Resolves both ends of a move/copy and the final target path; refuses a folder into itself and taken targets. */
+  private async plan(from: Path, to: Path, needSrc: Level, overwrite: boolean) {
+    const src = this.target(from, needSrc);
+    if (src.rel === '') throw new AppError('forbidden', { reason: 'the storage root itself cannot be moved or copied' });
+    const dst = this.target(to, 'editor');
+    const shownTo = typeof to === 'string' ? to : uiPath(dst.storage.name, dst.rel);
+    const entry = await this.svc.ops.stat(src.place);
+    const at = await this.svc.ops.statOrNull(dst.place);
+    const dstRel = at?.type === 'dir' && !(dst.storage.id === src.storage.id && dst.rel === src.rel) ? joinRel(dst.rel, baseName(src.rel)) : dst.rel;
+    if (dstRel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be replaced' });
+    if (src.storage.id === dst.storage.id && isWithin(dstRel, src.rel)) throw new AppError('conflict', { path: shownTo, reason: 'a folder cannot go into itself' });
+    if (!overwrite && dstRel !== dst.rel && (await this.svc.ops.statOrNull({ storage_id: dst.storage.id, rel: dstRel }))) throw new AppError('conflict', { path: uiPath(dst.storage.name, dstRel) });
+    if (!overwrite && dstRel === dst.rel && at) throw new AppError('conflict', { path: shownTo });
+    return { src, dst, dstRel, entry };
+  }
+}

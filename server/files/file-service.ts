@@ -1,0 +1,75 @@
+/**
+ * The file service: one per process, built by the composition root with the
+ * storage operations and the protection ports, handing out an actor-scoped
+ * face (`forActor`) to every door. It also owns the transfer op (copy and
+ * move that cannot answer at once).
+ */
+import type { Actor, ActorRestorer } from '../auth';
+import type { Catalogue } from '../catalogue';
+import type { Db } from '../db';
+import type { ActorRef, EventBus, RequestMeta } from '../events';
+import type { JobQueue } from '../jobs';
+import { Access, type Place } from './access';
+import { ActorFiles } from './actor-files';
+import { ListingRepo } from './listing.repo';
+import { ListingService } from './listing.service';
+import { SearchService } from './search.service';
+import type { StorageOps } from './storage-ops';
+import { Transfers } from './transfer';
+
+/** Moves an item into the trash (protection). */
+export interface TrashPort {
+  /** `permanent` when the storage cannot move and the item was deleted for good instead. */
+  moveToTrash(p: Place, by: ActorRef | null, o: { request?: RequestMeta }): Promise<{ permanent: boolean }>;
+}
+
+/** Keeps the bytes a write is about to replace (protection). */
+export interface VersionsPort {
+  /** No-op when there is nothing to keep (no file, a folder, an empty file, a service folder). */
+  snapshotBeforeOverwrite(p: Place, by: ActorRef | null): Promise<unknown>;
+}
+
+/** What protection plugs into the file service; without them deletes are permanent and nothing is versioned. */
+export interface FilePorts {
+  trash?: TrashPort;
+  versions?: VersionsPort;
+}
+
+export interface FilesDeps {
+  db: Db;
+  bus: EventBus;
+  catalogue: Catalogue;
+  ops: StorageOps;
+  queue: JobQueue;
+  /** Turns the actor a job recorded back into a live one (the person may have been disabled since). */
+  actors: ActorRestorer;
+  ports?: FilePorts;
+  /** Signs `thumb_url`s in listing and search rows (the thumbnails module's stamp). */
+  thumbUrl?: (id: number) => string;
+}
+
+export class FileService {
+  readonly access: Access;
+  readonly listing: ListingService;
+  readonly search: SearchService;
+  readonly transfers: Transfers;
+  readonly ops: StorageOps;
+  readonly catalogue: Catalogue;
+  readonly ports: FilePorts;
+
+  constructor(d: FilesDeps) {
+    this.ops = d.ops;
+    this.catalogue = d.catalogue;
+    this.ports = d.ports ?? {};
+    this.access = new Access(d.catalogue);
+    this.listing = new ListingService(d.catalogue, new ListingRepo(d.db), d.thumbUrl);
+    this.search = new SearchService(d.db, d.thumbUrl);
+    this.transfers = new Transfers(this, d.queue, d.actors);
+    d.bus.on('folder.changed', (e) => this.listing.folderChanged(e.storage_id, e.folder, e.kind));
+  }
+
+  /** The file service as `actor` may use it. */
+  forActor(actor: Actor): ActorFiles {
+    return new ActorFiles(actor, this);
+  }
+}
