@@ -17,7 +17,7 @@ import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from '
 import { createCatalogue, type Catalogue } from './catalogue';
 import { seedDefaultStorage } from './catalogue/seed';
 import { createThumbs, attachThumbs, thumbCapabilities, thumbUrl } from './thumbs';
-import { createArchives } from './archives';
+import { createArchives, DownloadZip, catalogueZipSource } from './archives';
 import { createFiles, NEWDOC_TYPES } from './files';
 import { createUploads } from './uploads';
 import { createShares, seedShareMaxTtlDays, getShareMaxTtlDays } from './shares';
@@ -50,6 +50,7 @@ import { protectionRoutes } from './http/routes/protection.routes';
 import { webhookRoutes } from './http/routes/protection-webhooks.routes';
 import { trashRoutes } from './http/routes/trash.routes';
 import { versionsRoutes } from './http/routes/versions.routes';
+import { filesZipRoutes } from './http/routes/files-zip.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
 import { parentRel, uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
@@ -204,6 +205,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       quotaRoutes({ catalogue, db }),
       thumbRoutes({ thumbs, catalogue }),
       archiveRoutes({ archives, catalogue, maxJsonBytes: config.maxJsonBytes }),
+      filesZipRoutes({ zips: new DownloadZip(catalogueZipSource(catalogue), config.maxArchiveBytes), log: logFn }),
       updateRoutes({ updater, bus, maxJsonBytes: config.maxJsonBytes }),
       filesRoutes({ files }),
       filesVerbRoutes({ files, maxJsonBytes: config.maxJsonBytes }),

@@ -6,6 +6,7 @@
 export { ZipWriter, type ZipFileOptions, type ZipWriterOptions } from './zip-writer';
 export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS } from './archives.service';
 export { openZip, entryProblem, MAX_ENTRIES, type ZipEntry } from './zip-reader';
+export { DownloadZip, catalogueZipSource, type ZipPlan, type ZipSource } from './download-zip';
 export { shouldCompress } from './compressible';
 export { listTar, isTarName, type TarEntry } from './tar-reader';
 
