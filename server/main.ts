@@ -51,6 +51,7 @@ import { webhookRoutes } from './http/routes/protection-webhooks.routes';
 import { trashRoutes } from './http/routes/trash.routes';
 import { versionsRoutes } from './http/routes/versions.routes';
 import { filesZipRoutes } from './http/routes/files-zip.routes';
+import { filesRefreshRoutes } from './http/routes/files-refresh.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
 import { parentRel, uiPath } from './lib/paths';
 import type { Capabilities } from './http/contract';
@@ -200,11 +201,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           const r = catalogue.resolve(p, path);
           return folderKey(r.storage.id, r.rel);
         },
+        folderOpened: (p, path) => {
+          const r = catalogue.resolve(p, path);
+          return catalogue.syncer.openFolder(r.storage.id, r.rel);
+        },
       }),
       adminStorageRoutes({ catalogue, registry, maxJsonBytes: config.maxJsonBytes }),
       quotaRoutes({ catalogue, db }),
       thumbRoutes({ thumbs, catalogue }),
       archiveRoutes({ archives, catalogue, maxJsonBytes: config.maxJsonBytes }),
+      filesRefreshRoutes({ catalogue, maxJsonBytes: config.maxJsonBytes }),
       filesZipRoutes({ zips: new DownloadZip(catalogueZipSource(catalogue), config.maxArchiveBytes), log: logFn }),
       updateRoutes({ updater, bus, maxJsonBytes: config.maxJsonBytes }),
       filesRoutes({ files }),

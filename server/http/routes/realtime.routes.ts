@@ -15,6 +15,8 @@ export interface RealtimeDeps {
   hub: RealtimeHub;
   /** Folder key for a UI path the caller may read; throws the access error otherwise; null for `/`. */
   resolveFolder(p: Principal, uiPath: string): Promise<string | null> | string | null;
+  /** The page opened the folder (after `resolveFolder` allowed it); returns what to call when the stream closes. */
+  folderOpened?(p: Principal, uiPath: string): () => void;
 }
 
 const PING_MS = 25_000;
@@ -30,9 +32,11 @@ export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
     };
     const p = me(ctx);
     const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
+    const closeFolder = key !== null ? d.folderOpened?.(p, folder) : undefined;
     const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
     const close = () => {
       clearInterval(ping);
+      closeFolder?.();
       off();
       stream.end();
     };
