@@ -18,7 +18,7 @@ export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploade
 export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
 export { SharesRepo, type ShareRow } from './shares.repo';
 export { getShareMaxTtlDays, setShareMaxTtlDays, seedShareMaxTtlDays, SHARE_MAX_TTL_KEY } from './settings';
-export { pt, publicDate, type PublicKey } from './public-i18n';
+export { pt, ptn, publicDate, type PublicKey } from './public-i18n';
 export { RateLimiter } from './rate-limit';
 
 export interface SharesDeps {

@@ -17,6 +17,8 @@ import { readObject } from '../middlewares/body';
 import { browsePage, deadPage, pinPage, preparingPage, shareHref, type BrowseRow } from '../public/pages';
 import { publicHeaders } from '../public/page';
 import { sendCounted, sendSharedFile, sendZipFile } from '../public/send-file';
+import { filePage, viewKind, viewPage } from '../public/share-views';
+import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
 
 /** Rows on one browse page; a folder with more shows the first ones and the count. */
@@ -89,6 +91,9 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
     const dt = gate(ctx, o);
     if (dt === 'page') return;
     if (o.share.is_dir && !zip && wantsHtml(ctx)) return browse(ctx, o, '', dt);
+    if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, o.share.rel));
+    // A PIN-protected file: after the PIN the visitor sees what they unlocked, and downloads it from there.
+    if (!o.share.is_dir && dt && wantsHtml(ctx) && ctx.query.dl !== '1' && ctx.query.inline !== '1') return fileAfterPin(ctx, o, dt);
     await sendRoot(ctx, o, dt);
   });
 
@@ -114,16 +119,17 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
     const dt = gate(ctx, o);
     if (dt === 'page') return;
     const rel = joinRel(o.share.rel, sub);
-    if (ctx.query.thumb === '1') {
-      const node = thumbNode(o, rel);
-      if (!node) throw new AppError('not_found');
-      publicHeaders(ctx);
-      ctx.set('Cache-Control', 'private, max-age=3600');
-      ctx.redirect(thumbUrl(node));
-      return;
-    }
+    if (ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, rel));
     const entry = await o.driver.stat(rel).catch(statOrRevokedChild);
     if (entry.type === 'dir') return browse(ctx, o, sub, dt);
+    const kind = viewKind(baseName(rel), entry.mime);
+    if (ctx.query.view === '1' && kind && wantsHtml(ctx)) {
+      return viewPage(ctx, service, {
+        lang: ctx.state.lang, share: o.share, driver: o.driver, rel, name: baseName(rel), entry, kind,
+        inline: shareHref(o.share.token, sub, dt, 'inline=1'),
+        links: { download: shareHref(o.share.token, sub, dt), back: shareHref(o.share.token, parentRel(sub), dt), ...neighbours(o, sub, dt) },
+      });
+    }
     await sendSharedFile(ctx, service, { share: o.share, driver: o.driver, rel, name: baseName(rel), entry, inline: ctx.query.inline === '1' });
   });
 
@@ -175,7 +181,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
         name: n.name,
         type: n.type,
         size: n.size,
-        href: shareHref(token, childRel, dt),
+        href: shareHref(token, childRel, dt, n.type === 'file' && viewKind(n.name, n.mime) ? 'view=1' : ''),
         thumb: n.type === 'file' && n.thumb_state === 'ready' ? shareHref(token, childRel, dt, 'thumb=1') : null,
       };
     });
@@ -189,6 +195,33 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
       expiresAt: o.share.expires_at,
       remaining: o.share.max_downloads === null ? null : o.share.max_downloads - o.share.downloads,
     });
+  }
+
+  function fileAfterPin(ctx: Ctx, o: OpenShare, dt: string): Promise<void> {
+    return o.driver.stat(o.share.rel).catch(statOrRevoked).then((entry) => {
+      if (entry.type !== 'file') throw new AppError('revoked', { reason: 'gone' });
+      const name = baseName(o.share.rel);
+      const thumb = thumbNode(o, o.share.rel) ? shareHref(o.share.token, '', dt, 'thumb=1') : null;
+      filePage(ctx, { lang: ctx.state.lang, share: o.share, name, size: entry.size, mime: entry.mime || mimeOf(name), thumb, download: shareHref(o.share.token, '', dt, 'dl=1') });
+    });
+  }
+
+  /** The previous and next images of a gallery image (the folder's browse order). */
+  function neighbours(o: OpenShare, sub: string, dt: string | undefined): { prev: string | null; next: string | null } {
+    if (viewKind(baseName(sub)) !== 'image') return { prev: null, next: null };
+    const parent = parentRel(sub);
+    const { rows } = d.shares.browse(o.share.storage_id, parent ? joinRel(o.share.rel, parent) : o.share.rel, PAGE_ROWS);
+    const images = rows.filter((n) => n.type === 'file' && viewKind(n.name, n.mime) === 'image').map((n) => n.name);
+    const i = images.indexOf(baseName(sub));
+    const href = (name: string | undefined) => (name === undefined ? null : shareHref(o.share.token, joinRel(parent, name), dt, 'view=1'));
+    return i < 0 ? { prev: null, next: null } : { prev: href(images[i - 1]), next: href(images[i + 1]) };
+  }
+
+  function sendThumb(ctx: Ctx, node: number | null): void {
+    if (!node) throw new AppError('not_found');
+    publicHeaders(ctx);
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    ctx.redirect(thumbUrl(node));
   }
 
   function thumbNode(o: OpenShare, rel: string): number | null {
