@@ -207,7 +207,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, registry, maxJsonBytes: config.maxJsonBytes }),
-      quotaRoutes({ catalogue, db }),
+      quotaRoutes({ catalogue, db, bus }),
       thumbRoutes({ thumbs, catalogue }),
       archiveRoutes({ archives, catalogue, maxJsonBytes: config.maxJsonBytes }),
       filesRefreshRoutes({ catalogue, maxJsonBytes: config.maxJsonBytes }),

@@ -1,16 +1,22 @@
-/** /api/files/quota/*: usage per storage (from the catalogue, reused 15 s) and per user. */
+/**
+ * /api/files/quota/*: usage per storage (from the catalogue, reused 15 s, and
+ * recounted at once after a change in that storage) and per user.
+ */
 import Router from '@koa/router';
 import type { Catalogue } from '../../catalogue';
 import type { Db } from '../../db';
+import type { EventBus } from '../../events';
 import { requireUser } from '../middlewares/auth';
 import { me, type AppState } from '../context';
 
 const REUSE_MS = 15_000;
 
-export function quotaRoutes(d: { catalogue: Catalogue; db: Db }): Router<AppState> {
+export function quotaRoutes(d: { catalogue: Catalogue; db: Db; bus?: EventBus }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/quota' });
   r.use(requireUser);
   const cache = new Map<number, { at: number; used_bytes: number; file_count: number }>();
+  // The reuse saves a count per page view; a write must still show at once (the sidebar re-reads after an upload).
+  d.bus?.on('folder.changed', (e) => void cache.delete(e.storage_id));
   const usage = (id: number) => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < REUSE_MS) return hit;
