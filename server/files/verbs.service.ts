@@ -172,7 +172,8 @@ export class VerbsService {
     checkName(name);
     const file = extOf(name) === t.ext ? name : `${name}.${t.ext}`;
     checkName(file);
-    const folder = this.writable(c, path);
+    // The folder may be the storage's root: a new file there changes the root's content, not the root itself.
+    const folder = this.cat.resolve(c.principal, path, 'editor');
     const rel = joinRel(folder.rel, file);
     const d = await this.cat.driverFor(folder.storage.id);
     let entry;

@@ -25,3 +25,10 @@ export const actorOf = (ctx: Ctx): Actor | null => (ctx.state.principal ? { id: 
 export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean } => ({ ip: ctx.state.ip, ua: ctx.state.ua, loopback: ctx.state.loopback });
 /** The signed-in principal; routes behind `requireUser` may call this. */
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
+
+/**
+ * This server's address as the request reached it (`http://host:port`), for
+ * links when SERVICE_PUBLIC_URL is unset. Not Koa 3's `ctx.origin`: that is the
+ * request's Origin header, absent on a same-origin GET.
+ */
+export const selfUrl = (ctx: Ctx): string => `${ctx.protocol}://${ctx.host}`;

@@ -51,6 +51,13 @@ after(async () => {
 });
 
 describe('share pages', () => {
+  test('link URLs carry this server\'s address without SERVICE_PUBLIC_URL, also for clients that send no Origin', async () => {
+    const sh = await share({ path: 'Files://report.bin' });
+    assert.equal((sh as { url?: string }).url, `${s.url}/s/${sh.token}`);
+    const list = await s.api('GET', '/api/files/share', { token: admin });
+    assert.equal(list.body.shares.find((x: { token: string }) => x.token === sh.token).url, `${s.url}/s/${sh.token}`);
+  });
+
   test('PIN file link: the right PIN leads to the file page, which downloads; the page itself counts nothing', async () => {
     const sh = await share({ path: 'Files://report.bin', password: true, max_downloads: 3 });
     const posted = await fetch(`${s.url}/s/${sh.token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...HTML }, body: `pin=${sh.pin}`, redirect: 'manual' });

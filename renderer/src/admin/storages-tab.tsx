@@ -66,7 +66,7 @@ export function StoragesTab() {
                     {s.config_summary && <div className="muted">{s.config_summary}</div>}
                   </td>
                   <td>{s.driver}</td>
-                  <td>{s.last_sync ? formatDate(s.last_sync, lang) : t('common.never')}</td>
+                  <td>{s.last_sync ? <time dateTime={s.last_sync} title={s.last_sync}>{formatDate(s.last_sync, lang)}</time> : t('common.never')}</td>
                   <td><div className="row-actions">
                     <button type="button" className="small" onClick={() => setEditing(s)}>{t('common.edit')}</button>
                     <button type="button" className="small" onClick={() => void syncNow(s)}>{t('storage.sync')}</button>

@@ -32,11 +32,11 @@ export function FolderTree({ path, tick, onDropInto }: Props) {
 
   const load = (p: string) => dirsOf(p).then((d) => setChildren((m) => new Map(m).set(p, d)), () => setChildren((m) => new Map(m).set(p, [])));
 
-  // Open every branch down to the open folder, and re-read the open branches when something changed.
+  // Open every branch down to and including the open folder, and re-read the open branches when something changed.
   useEffect(() => {
     const chain = ['/'];
     for (const seg of path.split('/').filter(Boolean)) chain.push(joinPath(chain[chain.length - 1], seg));
-    setOpen((o) => new Set([...o, ...chain.slice(0, -1)]));
+    setOpen((o) => new Set([...o, ...chain]));
   }, [path]);
   useEffect(() => {
     for (const p of open) void load(p);
