@@ -20,6 +20,7 @@ import type { FileService } from './files';
 import { scheduleProtection, type Protection } from './protection';
 import type { DataDirLayout } from './lib/data-dir';
 import type { Logger } from './lib/log';
+import { DownloadZip } from './archives';
 import { toHost } from './lib/host-port';
 import { uiPath } from './lib/paths';
 import { compose, type Services } from './compose';
@@ -44,6 +45,8 @@ import { protectionRoutes } from './http/routes/protection.routes';
 import { webhookRoutes } from './http/routes/protection-webhooks.routes';
 import { trashRoutes } from './http/routes/trash.routes';
 import { versionsRoutes } from './http/routes/versions.routes';
+import { filesZipRoutes } from './http/routes/files-zip.routes';
+import { filesRefreshRoutes } from './http/routes/files-refresh.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
 import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
@@ -122,11 +125,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           const t = files.forActor(a).target(path);
           return folderKey(t.storage.id, t.rel);
         },
+        folderOpened: (a, path) => {
+          const t = files.forActor(a).target(path);
+          return catalogue.syncer.openFolder(t.storage.id, t.rel);
+        },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
-      quotaRoutes({ catalogue, files, auth }),
+      quotaRoutes({ catalogue, files, auth, bus }),
       thumbRoutes({ thumbs, files }),
       archiveRoutes({ archives: sv.archives, maxJsonBytes: json }),
+      filesRefreshRoutes({ catalogue, files, maxJsonBytes: json }),
+      filesZipRoutes({ files, zips: new DownloadZip(config.maxArchiveBytes), log: logFn }),
       updateRoutes({ updater, bus, maxJsonBytes: json }),
       filesRoutes({ files }),
       filesVerbRoutes({ files, maxJsonBytes: json }),

@@ -6,6 +6,7 @@ import { linkClick, usePathname } from './lib/router';
 import { Preferences } from './ui/preferences';
 import { FilesPage } from './files/files-page';
 import { MyLinks } from './share/my-links';
+import { TrashPage } from './files/trash-page';
 
 // The admin console is its own chunk: most people never download it.
 const AdminPage = lazy(() => import('./admin/admin-page'));
@@ -15,8 +16,8 @@ export function Shell() {
   const { user, signOut } = useSession();
   const path = usePathname();
   const isAdmin = user.role === 'admin';
-  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : 'files';
-  const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.admin', id: string) => (
+  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : 'files';
+  const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
       {t(key)}
     </a>
@@ -30,6 +31,7 @@ export function Shell() {
         <nav aria-label={t('nav.menu')}>
           {nav('/files', 'nav.files', 'files')}
           {nav('/links', 'nav.links', 'links')}
+          {nav('/trash', 'nav.trash', 'trash')}
           {isAdmin && nav('/admin', 'nav.admin', 'admin')}
         </nav>
         <div className="topbar-end">
@@ -41,6 +43,7 @@ export function Shell() {
       <main id="main" tabIndex={-1}>
         {section === 'files' && <FilesPage />}
         {section === 'links' && <MyLinks />}
+        {section === 'trash' && <TrashPage />}
         {section === 'admin' &&
           (isAdmin ? (
             <Suspense fallback={<p aria-busy="true">{t('common.loading')}</p>}>

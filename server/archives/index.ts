@@ -5,6 +5,7 @@
  */
 export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS } from './archives.service';
 export { openZip, entryProblem, MAX_ENTRIES, type ZipEntry } from './zip-reader';
+export { DownloadZip, type ZipPlan } from './download-zip';
 export { shouldCompress } from './compressible';
 export { listTar, isTarName, type TarEntry } from './tar-reader';
 

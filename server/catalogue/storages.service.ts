@@ -94,7 +94,7 @@ export class StoragesService {
     if (input.driver === undefined) throw validation('driver', 'is required');
     const name = this.checkStorageName(input.name);
     const { driver, config } = this.prepareConfig(input.driver, input.config ?? {}, {}, ctx);
-    const syncMode = this.checkSyncMode(input.sync_mode ?? 'poll', input.driver);
+    const syncMode = this.checkSyncMode(input.sync_mode ?? this.defaultSyncMode(input.driver), input.driver);
     const uid = newUid();
     const built = await this.buildAndProbe(uid, driver, config, ctx);
     const id = this.repo.insert({
@@ -189,6 +189,15 @@ export class StoragesService {
     }
     if (this.repo.nameTaken(n, exceptId)) throw new AppError('name_taken', { name: n }, { field: 'name' });
     return n;
+  }
+
+  /**
+   * A storage created without a sync mode watches for changes when its driver
+   * can (the local driver), so files written on disk show up at once; the
+   * syncer falls back to polling when watching fails. Other drivers poll.
+   */
+  private defaultSyncMode(driver: string): SyncMode {
+    return this.registry.get(driver)?.descriptor.capabilities.watch ? 'fsnotify' : 'poll';
   }
 
   private checkSyncMode(mode: string, driver: string): SyncMode {

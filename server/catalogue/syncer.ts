@@ -3,7 +3,9 @@
  * persistent ops (`storage.sync`, one at a time per storage), `poll` storages
  * re-sync at their interval, `fsnotify` storages revalidate the folders their
  * watcher reports (falling back to polling with a logged reason), and any
- * folder a user opens is revalidated when stale. An unreachable storage is
+ * folder a user lists is revalidated when stale; a folder open in a browser is
+ * checked at once and, on storages no watcher covers, every 5 s while it
+ * stays open; Refresh re-checks one at once. An unreachable storage is
  * marked offline and re-probed every 30 s, so it recovers without a restart.
  */
 import type { Db } from '../db';
@@ -25,6 +27,8 @@ declare module '../jobs/types' {
 const FOLDER_STALE_MS = 15_000;
 const OFFLINE_RETRY_MS = 30_000;
 const WATCH_DEBOUNCE_MS = 300;
+/** How often folders open in a browser are re-checked on a storage no watcher covers. */
+const OPEN_RECHECK_MS = 5_000;
 
 interface Live {
   timer?: NodeJS.Timeout;
@@ -47,6 +51,9 @@ export class Syncer {
   private live = new Map<number, Live>();
   private folderChecks = new Map<string, FolderCheck>();
   private paused = false;
+  /** Folders open in browsers (`storage:dir` → how many pages have it open). */
+  private openFolders = new Map<string, { id: number; dir: string; n: number }>();
+  private openTimer?: NodeJS.Timeout;
 
   constructor(
     private db: Db,
@@ -91,6 +98,9 @@ export class Syncer {
 
   async stopAll(): Promise<void> {
     for (const id of [...this.live.keys()]) await this.stop(id);
+    if (this.openTimer) clearInterval(this.openTimer);
+    this.openTimer = undefined;
+    this.openFolders.clear();
   }
 
   /** Queues a full sync; returns its run id (the live run's id when one is already queued or running). */
@@ -105,17 +115,18 @@ export class Syncer {
   }
 
   /**
-   * Revalidates one folder if it was not checked in the last 15 s (longer for
-   * big folders: 15 s per 1,000 entries, at most 10 minutes). `wait`
+   * Revalidates one folder if it was not checked in the last `freshMs` (15 s
+   * by default; longer for big folders: that much per 1,000 entries, at most
+   * 10 minutes). `wait`
    * bounds how long the caller waits (listings never wait on a backend walk
    * longer than that; the rest lands as realtime frames).
    */
-  async revalidate(id: number, dir: string, waitMs = 0): Promise<void> {
+  async revalidate(id: number, dir: string, waitMs = 0, freshMs = FOLDER_STALE_MS): Promise<void> {
     const key = `${id}:${dir}`;
     const now = Date.now();
     let entry = this.folderChecks.get(key);
     // A big folder costs a full backend listing to check: the bigger it was last time, the longer a check stays fresh.
-    const staleMs = entry ? Math.min(FOLDER_STALE_MS * Math.max(1, Math.ceil(entry.size / 1000)), 10 * 60_000) : 0;
+    const staleMs = entry ? Math.min(freshMs * Math.max(1, Math.ceil(entry.size / 1000)), 10 * 60_000) : 0;
     if (!entry || now - entry.at > staleMs) {
       const check: FolderCheck = { at: now, size: entry?.size ?? 0, p: Promise.resolve() };
       check.p = this.checkFolder(id, dir).then((n) => void (check.size = n));
@@ -124,6 +135,53 @@ export class Syncer {
       if (this.folderChecks.size > 10_000) this.folderChecks.clear();
     }
     if (waitMs > 0) await Promise.race([entry.p, new Promise((r) => setTimeout(r, waitMs).unref())]);
+  }
+
+  /**
+   * Re-checks one folder now, whatever its freshness (the Refresh button);
+   * resolves when the check is done or after `waitMs`, whichever comes first.
+   * Changes are published as `folder.changed` before it resolves.
+   */
+  async refresh(id: number, dir: string, waitMs: number): Promise<void> {
+    await Promise.race([this.revalidateNow(id, dir), new Promise((r) => setTimeout(r, waitMs).unref())]);
+  }
+
+  /**
+   * A browser opened `dir` (its realtime stream): the folder is checked at
+   * once, and while it stays open it is re-checked every 5 s (a big folder
+   * less often: 5 s per 1,000 entries) unless a watcher reports the
+   * storage's changes. Returns the function to call when the page closes it.
+   */
+  openFolder(id: number, dir: string): () => void {
+    const key = `${id}:${dir}`;
+    const o = this.openFolders.get(key) ?? { id, dir, n: 0 };
+    o.n++;
+    this.openFolders.set(key, o);
+    void this.revalidateNow(id, dir);
+    if (!this.openTimer) {
+      this.openTimer = setInterval(() => this.recheckOpen(), OPEN_RECHECK_MS);
+      this.openTimer.unref();
+    }
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      if (--o.n > 0) return;
+      this.openFolders.delete(key);
+      if (this.openFolders.size === 0 && this.openTimer) {
+        clearInterval(this.openTimer);
+        this.openTimer = undefined;
+      }
+    };
+  }
+
+  private recheckOpen(): void {
+    if (this.paused) return;
+    for (const { id, dir } of this.openFolders.values()) {
+      // A live watcher already reports changes; revalidating on top would only cost backend listings.
+      if (this.live.get(id)?.unwatch) continue;
+      void this.revalidate(id, dir, 0, OPEN_RECHECK_MS - 500);
+    }
   }
 
   runs(q: { storage_id?: number; limit: number; offset: number }): SyncRunView[] {

@@ -27,3 +27,10 @@ export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
 /** The signed-in person as the actor of a file-service call; routes behind `requireUser` may call this. */
 export const actor = (ctx: Ctx): Actor => personActor(me(ctx), reqMeta(ctx));
+
+/**
+ * This server's address as the request reached it (`http://host:port`), for
+ * links when SERVICE_PUBLIC_URL is unset. Not Koa 3's `ctx.origin`: that is the
+ * request's Origin header, absent on a same-origin GET.
+ */
+export const selfUrl = (ctx: Ctx): string => `${ctx.protocol}://${ctx.host}`;

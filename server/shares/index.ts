@@ -22,7 +22,7 @@ export {
 export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
 export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
 export { SharesRepo, type ShareRow } from './shares.repo';
-export { pt, publicDate, type PublicKey } from './public-i18n';
+export { pt, ptn, publicDate, type PublicKey } from './public-i18n';
 export { RateLimiter } from './rate-limit';
 
 export interface SharesDeps {

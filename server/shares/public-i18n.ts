@@ -12,8 +12,16 @@ const en = {
   'page.download_all': 'Download all (ZIP)',
   'page.preparing': 'Preparing the ZIP archive…',
   'page.items': '{n} items',
+  'page.items.one': '{n} item',
+  'page.back': 'Back to the folder',
+  'page.prev': 'Previous',
+  'page.next': 'Next',
+  'page.preview_cut': 'The file is long: only its first megabyte is shown. Download it to read it all.',
+  'file.size': 'Size',
+  'file.type': 'Type',
   'page.expires': 'Available until {date}',
   'page.downloads_left': '{n} downloads left',
+  'page.downloads_left.one': '{n} download left',
   'page.empty': 'This folder is empty.',
   'page.up': 'Up',
   'pin.title': 'This link is protected',
@@ -60,8 +68,16 @@ const tr: Record<Key, string> = {
   'page.download_all': 'Tümünü indir (ZIP)',
   'page.preparing': 'ZIP arşivi hazırlanıyor…',
   'page.items': '{n} öğe',
+  'page.items.one': '{n} öğe',
+  'page.back': 'Klasöre dön',
+  'page.prev': 'Önceki',
+  'page.next': 'Sonraki',
+  'page.preview_cut': 'Dosya uzun: yalnızca ilk megabaytı gösteriliyor. Tamamını okumak için indirin.',
+  'file.size': 'Boyut',
+  'file.type': 'Tür',
   'page.expires': '{date} tarihine kadar erişilebilir',
   'page.downloads_left': '{n} indirme hakkı kaldı',
+  'page.downloads_left.one': '{n} indirme hakkı kaldı',
   'page.empty': 'Bu klasör boş.',
   'page.up': 'Yukarı',
   'pin.title': 'Bu bağlantı korumalı',
@@ -106,6 +122,15 @@ export type PublicKey = Key;
 /** The public-page sentence for `key` in `lang` (English when missing), with `{marks}` filled. */
 export function pt(lang: Lang, key: Key, params?: Record<string, unknown>): string {
   return format(catalogues[lang]?.[key] ?? en[key], params);
+}
+
+/**
+ * A sentence with a count, in the plural form `lang` uses for `n` (ICU rules
+ * through Intl.PluralRules): `<key>.one` when the language says "one", else `<key>`.
+ */
+export function ptn(lang: Lang, key: 'page.items' | 'page.downloads_left', n: number): string {
+  const form = new Intl.PluralRules(lang).select(n);
+  return pt(lang, form === 'one' ? `${key}.one` : key, { n });
 }
 
 /** A date as visitors of `lang` read it, in the server's time zone. */

@@ -134,7 +134,7 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     assert.deepEqual(await bytesOf(d), report);
   });
 
-  test('a PIN link shows the PIN form; a wrong PIN shows the error, the right one downloads', async () => {
+  test('a PIN link shows the PIN form; a wrong PIN shows the error, the right one opens the file page, which downloads', async () => {
     const dlg = await openFromMenu('report\\.bin', 'Share link…');
     await dlg.getByLabel('Generate an 8-digit PIN').check();
     await dlg.getByRole('button', { name: 'Create link' }).click();
@@ -156,8 +156,15 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     assert.equal(await page.getByLabel('PIN').inputValue(), '');
 
     await page.getByLabel('PIN').fill(links.pin);
-    const dl = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Open' }).click();
+    // The right PIN leads to the file's page (never the PIN form again): name, size, type, a Download button.
+    await page.getByRole('heading', { name: 'report.bin' }).waitFor();
+    assert.equal(await page.getByLabel('PIN').count(), 0);
+    assert.equal(await page.getByRole('alert').count(), 0);
+    assert.match(await page.locator('main').innerText(), /Size: 293 KB · Type: application\/octet-stream/);
+    await shot(page, 'ui-share-pin-file');
+    const dl = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download' }).click();
     const d = await dl;
     assert.equal(d.suggestedFilename(), 'report.bin');
     assert.deepEqual(await bytesOf(d), report);
@@ -194,6 +201,19 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     assert.equal(entries.get('raw/frame-01.txt')!.toString(), 'raw frame');
     assert.equal(entries.get('notes.txt')!.toString(), 'shot at dusk\n'.repeat(50));
     assert.equal((await sharp(entries.get('sunset.png')!).metadata()).width, 320);
+
+    // Rows line up whether or not they have a thumbnail: every name starts at the same x.
+    const xs = await page.locator('ul.l li a').evaluateAll((as) => as.map((a) => Math.round(a.getBoundingClientRect().left)));
+    assert.equal(new Set(xs).size, 1, `row names start at ${xs.join(', ')}`);
+    // Text opens in a preview page instead of downloading; the image opens in the gallery.
+    await page.getByRole('link', { name: 'notes.txt' }).click();
+    await page.getByRole('heading', { name: 'notes.txt' }).waitFor();
+    assert.match(await page.locator('pre.tx').innerText(), /^shot at dusk\n/);
+    await page.getByRole('link', { name: 'Back to the folder' }).click();
+    await page.getByRole('link', { name: 'sunset.png' }).click();
+    await page.getByRole('heading', { name: 'sunset.png' }).waitFor();
+    await page.waitForFunction(() => (document.querySelector('img.full') as HTMLImageElement | null)?.naturalWidth === 320, undefined, { timeout: 10_000 });
+    await shot(page, 'ui-share-gallery');
   });
 
   test('a file request made in the UI takes two files from an anonymous visitor, in chunks, through network faults', async () => {

@@ -196,6 +196,11 @@ describe('Files API', () => {
     assert.equal(nf.body.entry.name, 'todo.txt');
     const dupNew = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs/work', name: 'todo.txt', type: 'txt' } });
     assert.equal(dupNew.body.error, 'name_taken');
+    // In the storage's root folder too (the file manager's first screen of a storage).
+    const atRoot = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs', name: 'root-note.txt', type: 'txt' } });
+    assert.equal(atRoot.status, 200, JSON.stringify(atRoot.body));
+    assert.equal(atRoot.body.entry.name, 'root-note.txt');
+    assert.equal(readFileSync(join(root, 'root-note.txt'), 'utf8'), '');
     const office = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs/work', name: 'x', type: 'docx' } });
     assert.equal(office.body.error, 'validation_failed');
     const taken = await s.api('POST', '/api/files/rename', { token: admin, body: { path: '/Docs/work/todo.txt', new_name: 'notes.md' } });

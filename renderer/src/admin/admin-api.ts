@@ -1,6 +1,6 @@
 /** Admin routes, typed. Every call rejects with ApiError carrying the server's message. */
 import { api } from '../api/client';
-import type { AdminStorage, AuditEvent, DriverDescriptor, ExternalService, Grant, SyncRun, UpdateStatus, User } from '../api/types';
+import type { AdminStorage, AuditEvent, DriverDescriptor, Grant, SyncRun, UpdateStatus, User } from '../api/types';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -31,9 +31,6 @@ export const audit = async (q: Record<string, string | number>) => (await api<{ 
 
 export const protection = () => api<Record<string, unknown> & { antivirus?: Record<string, unknown> }>('/api/admin/protection');
 export const patchProtection = (body: Record<string, unknown>) => api<Record<string, unknown>>('/api/admin/protection', { method: 'PATCH', body });
-export const externals = async () => (await api<{ services: ExternalService[] }>('/api/admin/external')).services;
-export const putExternal = (name: string, body: { url: string; jwt_secret?: string }) => api(`/api/admin/external/${name}`, { method: 'PUT', body });
-export const testExternal = (name: string) => api<{ healthy: boolean; version?: string; latency_ms?: number }>(`/api/admin/external/${name}/test`, { method: 'POST' });
 export const updateStatus = () => api<UpdateStatus>('/api/admin/update');
 export const updateCheck = () => api<UpdateStatus>('/api/admin/update/check', { method: 'POST' });
 /** Installs the pending release; answers with the fresh status read afterwards. */

@@ -1,11 +1,12 @@
 /**
  * Settings of the features that exist on this server: protection (trash,
- * versions, link life, antivirus), external services, updates. A section whose
- * route is not there yet (404/501) says so instead of failing.
+ * versions, link life, antivirus) and updates. A section whose route is not
+ * there yet (404/501) says so instead of failing. External services (document
+ * server, diagrams) get their section when that feature exists.
  */
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
-import type { ExternalService, UpdateStatus } from '../api/types';
+import type { UpdateStatus } from '../api/types';
 import { formatDate } from '../lib/format';
 import { useI18n } from '../i18n';
 import { errorText, useToast } from '../ui/toast';
@@ -15,7 +16,6 @@ export function SettingsTab() {
   return (
     <div className="settings">
       <Protection />
-      <Externals />
       <Updates />
     </div>
   );
@@ -101,53 +101,6 @@ function Protection() {
         </form>
       )}
     </Section>
-  );
-}
-
-function Externals() {
-  const { t } = useI18n();
-  const [rows, error, missing] = useSection<ExternalService[]>(admin.externals);
-  return (
-    <Section title={t('settings.external')} missing={missing} error={error}>
-      {rows?.map((s) => <External key={s.name} service={s} />)}
-    </Section>
-  );
-}
-
-function External({ service }: { service: ExternalService }) {
-  const { t } = useI18n();
-  const toast = useToast();
-  const [url, setUrl] = useState(service.url);
-  const [secret, setSecret] = useState('');
-  const [health, setHealth] = useState<string | null>(null);
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
-    try {
-      await admin.putExternal(service.name, { url, ...(secret ? { jwt_secret: secret } : {}) });
-      toast.info(t('settings.saved'));
-    } catch (err) {
-      toast.error(err);
-    }
-  };
-  const test = async () => {
-    try {
-      const r = await admin.testExternal(service.name);
-      setHealth(r.healthy ? t('settings.ext_healthy', { version: r.version ?? '?', ms: r.latency_ms ?? 0 }) : t('settings.ext_unhealthy'));
-    } catch (err) {
-      setHealth(errorText(err, t));
-    }
-  };
-  return (
-    <form className="form two-col" onSubmit={save} aria-label={service.name}>
-      <h3 className="full">{service.name} {service.env_managed && <small className="muted">({t('settings.ext_env')})</small>}</h3>
-      <label>{t('settings.ext_url')}<input type="url" value={url} disabled={service.env_managed} onChange={(e) => setUrl(e.target.value)} /></label>
-      <label>{t('settings.ext_secret')}<input type="password" autoComplete="off" placeholder="***" value={secret} disabled={service.env_managed} onChange={(e) => setSecret(e.target.value)} /></label>
-      <p className="full" aria-live="polite">{health}</p>
-      <div className="actions full">
-        <button type="button" onClick={() => void test()}>{t('settings.ext_test')}</button>
-        <button type="submit" className="primary" disabled={service.env_managed}>{t('common.save')}</button>
-      </div>
-    </form>
   );
 }
 

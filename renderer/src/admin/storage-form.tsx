@@ -25,6 +25,8 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     enabled: storage?.enabled ?? true,
     rbac_enabled: !!storage?.rbac_enabled,
     sync_interval_s: String(storage?.sync_interval_s ?? 900),
+    // Empty on a new storage: the server picks (watching for drivers that can, else polling).
+    sync_mode: storage?.sync_mode ?? '',
   });
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -44,6 +46,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     enabled: common.enabled,
     rbac_enabled: common.rbac_enabled,
     sync_interval_s: Number(common.sync_interval_s),
+    ...(common.sync_mode ? { sync_mode: common.sync_mode } : {}),
   });
 
   const test = async () => {
@@ -118,6 +121,14 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
           </select>
         </label>
         {d?.fields.map(field)}
+        <label>
+          {t('storage.sync_mode')}
+          <select value={common.sync_mode || (d?.capabilities?.watch ? 'fsnotify' : 'poll')} onChange={(e) => setCommon({ ...common, sync_mode: e.target.value })}>
+            {(d?.capabilities?.watch ? ['fsnotify', 'poll', 'ondemand'] : ['poll', 'ondemand']).map((m) => (
+              <option key={m} value={m}>{t(`storage.sync_mode.${m as 'fsnotify' | 'poll' | 'ondemand'}`)}</option>
+            ))}
+          </select>
+        </label>
         <label>{t('storage.interval')}<input type="number" min={5} value={common.sync_interval_s} onChange={(e) => setCommon({ ...common, sync_interval_s: e.target.value })} /></label>
         <label className="check"><input type="checkbox" checked={common.read_only} onChange={(e) => setCommon({ ...common, read_only: e.target.checked })} />{t('storage.readonly')}</label>
         <label className="check"><input type="checkbox" checked={common.enabled} onChange={(e) => setCommon({ ...common, enabled: e.target.checked })} />{t('storage.enabled')}</label>

@@ -20,6 +20,22 @@ export function StoragesTab() {
   const [grantsOf, setGrantsOf] = useState<AdminStorage | null>(null);
   const [removing, setRemoving] = useState<AdminStorage | null>(null);
   const load = () => admin.storages().then(setRows, setError);
+  /** Starts a sync and, once its run finished, re-reads the list so "Last sync" moves. */
+  const syncNow = async (s: AdminStorage) => {
+    try {
+      const { run_id } = await admin.syncNow(s.id);
+      toast.info(t('storage.sync_started'));
+      for (let i = 0; i < 600; i++) {
+        await new Promise((r) => setTimeout(r, i < 10 ? 300 : 2000));
+        const run = await admin.syncRun(run_id);
+        if (run.finished_at) break;
+      }
+      toast.info(t('storage.sync_done'));
+      await load();
+    } catch (e) {
+      toast.error(e);
+    }
+  };
   useEffect(() => {
     void load();
     admin.drivers().then(setDescs, setError);
@@ -50,10 +66,10 @@ export function StoragesTab() {
                     {s.config_summary && <div className="muted">{s.config_summary}</div>}
                   </td>
                   <td>{s.driver}</td>
-                  <td>{s.last_sync ? formatDate(s.last_sync, lang) : t('common.never')}</td>
+                  <td>{s.last_sync ? <time dateTime={s.last_sync} title={s.last_sync}>{formatDate(s.last_sync, lang)}</time> : t('common.never')}</td>
                   <td><div className="row-actions">
                     <button type="button" className="small" onClick={() => setEditing(s)}>{t('common.edit')}</button>
-                    <button type="button" className="small" onClick={() => admin.syncNow(s.id).then(() => toast.info(t('storage.sync_started')), toast.error)}>{t('storage.sync')}</button>
+                    <button type="button" className="small" onClick={() => void syncNow(s)}>{t('storage.sync')}</button>
                     <button type="button" className="small" onClick={() => setRunsOf(s)}>{t('storage.runs')}</button>
                     <button type="button" className="small" onClick={() => setGrantsOf(s)}>{t('storage.grants')}</button>
                     <button type="button" className="small danger" onClick={() => setRemoving(s)}>{t('common.remove')}</button>

@@ -37,7 +37,7 @@ export const rename = (path: string, newName: string) => api('/api/files/rename'
 
 /** Deletes a set; the answer lists what failed and why, per path. */
 export const remove = (paths: string[]) =>
-  api<{ deleted: string[]; failed: { path: string; error: string }[] }>('/api/files/delete', { body: { paths } });
+  api<{ deleted: string[]; failed: { path: string; error: string }[]; permanent?: string[] }>('/api/files/delete', { body: { paths } });
 
 /**
  * Copy or move `from` into the folder `toDir` (the server places it inside an
@@ -48,7 +48,7 @@ export const transfer = (verb: 'copy' | 'move', from: string, toDir: string) =>
 
 /** An empty document of a `newdoc_types` key (`txt` for plain text) in `dir`. */
 export const newFile = (dir: string, name: string, type: string) =>
-  api('/api/files/manager', { query: { action: 'newfile' }, body: { path: dir, name, type } });
+  api<{ entry?: { name: string } }>('/api/files/manager', { query: { action: 'newfile' }, body: { path: dir, name, type } });
 
 /**
  * Writes `content` to `path` (creating or replacing it). With the `etag` the file
@@ -67,3 +67,9 @@ export async function quotas(): Promise<StorageQuota[]> {
 
 export const listOps = () => api<{ ops: Operation[] }>('/api/files/ops');
 export const cancelOp = (id: string) => api(`/api/files/ops/${encodeURIComponent(id)}/cancel`, { method: 'POST' });
+
+/** The address of a ZIP of `paths` (folders and files), for a plain browser download. */
+export const zipUrl = (paths: string[]) => `/api/files/zip?${paths.map((p) => `path=${encodeURIComponent(p)}`).join('&')}`;
+
+/** Re-reads a folder from its storage now (the Refresh button); resolves once the catalogue is up to date. */
+export const refreshFolder = (path: string) => api('/api/files/refresh', { body: { path } });

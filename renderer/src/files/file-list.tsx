@@ -4,13 +4,14 @@
  * stays on the container and `aria-activedescendant` names the focused row, the
  * pattern that survives rows being recycled while scrolling.
  */
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { Entry, SortDir, SortKey } from '../api/types';
 import { useI18n } from '../i18n';
 import { formatBytes, formatDate } from '../lib/format';
 import { columnsFor, scrollToReveal, visibleWindow, type Layout } from '../lib/virtual';
 import type { Selection } from './selection';
 import { FileIcon } from './icons';
+import { ROWS_MIME } from './drag';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -33,6 +34,10 @@ interface Props {
   onOpen: (e: Entry) => void;
   onContextMenu: (e: Entry | null, x: number, y: number) => void;
   onKeyDown: (ev: KeyboardEvent, columns: number, pageRows: number) => void;
+  /** Rows can be dragged (a writable folder); the handler puts the dragged paths on the drag. */
+  onRowDragStart?: (e: Entry, ev: DragEvent) => void;
+  /** Rows dragged from the listing were dropped on the folder row `e`. */
+  onDropInto?: (e: Entry, ev: DragEvent) => void;
 }
 
 /** Selection key of a row: the name within a folder, the full path for search matches (names may repeat). */
@@ -45,6 +50,7 @@ export function FileList(p: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const [size, setSize] = useState({ w: 800, h: 600 });
   const [top, setTop] = useState(0);
+  const [over, setOver] = useState<string | null>(null);
 
   useLayoutEffect(() => {
     const el = scroller.current!;
@@ -86,6 +92,26 @@ export function FileList(p: Props) {
     }
     const selected = p.selection.selected.has(keyOf(e));
     const focused = p.selection.focus === keyOf(e);
+    const accepts = e.type === 'dir' && !!p.onDropInto && !selected;
+    const dropProps = accepts
+      ? {
+          onDragOver: (ev: DragEvent) => {
+            if (!ev.dataTransfer.types.includes(ROWS_MIME)) return;
+            ev.preventDefault();
+            ev.stopPropagation();
+            ev.dataTransfer.dropEffect = 'move';
+            setOver(keyOf(e));
+          },
+          onDragLeave: () => setOver(null),
+          onDrop: (ev: DragEvent) => {
+            setOver(null);
+            if (!ev.dataTransfer.types.includes(ROWS_MIME)) return;
+            ev.preventDefault();
+            ev.stopPropagation();
+            p.onDropInto!(e, ev);
+          },
+        }
+      : {};
     rows.push(
       <div
         key={keyOf(e)}
@@ -94,7 +120,11 @@ export function FileList(p: Props) {
         aria-selected={selected}
         aria-posinset={i + 1}
         aria-setsize={p.total}
-        className={`${p.view === 'grid' ? 'tile' : 'row'}${selected ? ' selected' : ''}${focused ? ' focused' : ''}`}
+        className={`${p.view === 'grid' ? 'tile' : 'row'}${selected ? ' selected' : ''}${focused ? ' focused' : ''}${over === keyOf(e) ? ' drop-target' : ''}`}
+        draggable={!!p.onRowDragStart}
+        onDragStart={p.onRowDragStart ? (ev) => p.onRowDragStart!(e, ev) : undefined}
+        onDragEnd={() => setOver(null)}
+        {...dropProps}
         onClick={(ev) => p.onRowClick(e, ev)}
         onDoubleClick={() => p.onOpen(e)}
         onContextMenu={(ev) => {

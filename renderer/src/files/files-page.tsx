@@ -2,12 +2,12 @@
  * The file manager screen: it owns the open folder, the selection, the dialogs
  * and the shortcuts, and wires the listing, uploads and realtime frames together.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { Entry, Listing, SortDir, SortKey } from '../api/types';
 import { ApiError } from '../api/client';
 import { useI18n } from '../i18n';
 import { navigate, usePathname } from '../lib/router';
-import { joinPath, parentPath, routeOf, uiPathOfRoute, isInside } from '../lib/ui-path';
+import { baseName, joinPath, parentPath, routeOf, uiPathOfRoute, isInside } from '../lib/ui-path';
 import { entryComparator } from '../lib/natural-sort';
 import { useToast, errorText } from '../ui/toast';
 import { NameDialog, ConfirmDialog } from '../ui/forms';
@@ -31,10 +31,12 @@ import { useFolderEvents } from './realtime';
 import { upsertOp, setOps } from './ops-store';
 import { isTextName } from './highlight';
 import * as files from './file-api';
+import { VersionsDialog } from './versions-dialog';
+import { droppedPaths, startRowDrag } from './drag';
 
 type DialogState =
   | { kind: 'mkdir' | 'newtext' | 'shortcuts' }
-  | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit'; path: string; entry?: Entry }
+  | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit' | 'versions'; path: string; entry?: Entry }
   | { kind: 'delete' | 'move' | 'copy'; paths: string[] }
   | null;
 
@@ -51,11 +53,12 @@ export function FilesPage() {
   const [search, setSearch] = useState<{ q: string; result: Listing | null; error: unknown } | null>(null);
   const [selection, setSelection] = useState<sel.Selection>(sel.emptySelection);
   const [dialog, setDialog] = useState<DialogState>(null);
-  const [menu, setMenu] = useState<{ x: number; y: number } | null>(null);
+  const [menu, setMenu] = useState<{ x: number; y: number; more?: boolean } | null>(null);
   const [clip, setClip] = useState<{ verb: 'copy' | 'move'; paths: string[] } | null>(null);
   const [dragging, setDragging] = useState(false);
   const [quotaTick, setQuotaTick] = useState(0);
   const searchInput = useRef<HTMLInputElement>(null);
+  const uploadInput = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
 
   const entries = useMemo(
@@ -85,6 +88,7 @@ export function FilesPage() {
     onChange: (c) => {
       if (c.kind === 'deleted') listing.removeNames([c.name]);
       else softReload();
+      setQuotaTick((n) => n + 1);
     },
     onOp: upsertOp,
     onReconnect: softReload,
@@ -111,6 +115,25 @@ export function FilesPage() {
     a.click();
   };
 
+  /** One file downloads as itself; a folder or several items as one ZIP (a plain browser download, streamed by the server). */
+  const downloadChosen = (items: Entry[]) => {
+    if (items.length === 1 && items[0].type === 'file') return download(pathOf(items[0]), items[0].name);
+    const a = document.createElement('a');
+    a.href = files.zipUrl(items.map(pathOf));
+    a.download = '';
+    a.click();
+  };
+
+  const refresh = async () => {
+    try {
+      if (path !== '/') await files.refreshFolder(path);
+      listing.reload(true);
+      setQuotaTick((n) => n + 1);
+    } catch (e) {
+      toast.error(e);
+    }
+  };
+
   const afterWrite = () => {
     softReload();
     setQuotaTick((n) => n + 1);
@@ -121,6 +144,10 @@ export function FilesPage() {
       const r = await files.remove(paths);
       const gone = new Set(r.deleted);
       listing.removeNames(entries.filter((e) => gone.has(pathOf(e))).map((e) => e.name));
+      // Storages without a trash delete for good; the answer names those paths afterwards.
+      const permanent = r.permanent ?? [];
+      if (permanent.length) toast.info(t('files.deleted_permanent', { names: permanent.map(baseName).join(', ') }));
+      else if (r.deleted.length) toast.info(t('files.trashed'));
       if (r.failed.length) toast.error(new Error(t('files.delete_failed', { n: r.failed.length, first: r.failed[0].error })));
       afterWrite();
     } catch (e) {
@@ -130,11 +157,14 @@ export function FilesPage() {
 
   const doTransfer = async (verb: 'copy' | 'move', paths: string[], dest: string) => {
     let queued = false;
+    let moved = 0;
     for (const p of paths) {
       if (isInside(dest, p) || parentPath(p) === dest) continue;
       try {
         const r = await files.transfer(verb, p, dest);
         if (r?.operation_id) queued = true;
+        moved++;
+        if (verb === 'move' && !search) listing.removeNames([baseName(p)]);
       } catch (e) {
         toast.error(e);
         return afterWrite();
@@ -143,8 +173,21 @@ export function FilesPage() {
     if (queued) {
       toast.info(t('files.copy_queued'));
       files.listOps().then((r) => setOps(r.ops ?? []), () => {});
-    } else toast.info(t(verb === 'copy' ? 'files.copied' : 'files.moved'));
+    } else if (moved) toast.info(verb === 'copy' ? t('files.copied') : t('files.moved_to', { path: dest }));
     afterWrite();
+  };
+
+  /** Rows dragged onto a folder (a row, or a branch of the tree) move there. */
+  const dropInto = (dest: string, ev: DragEvent) => {
+    const dragged = droppedPaths(ev.dataTransfer);
+    if (dragged.length) void doTransfer('move', dragged, dest);
+  };
+  const onRowDragStart = (e: Entry, ev: DragEvent) => {
+    const key = keyOf(e);
+    // Dragging a selected row moves the whole selection; any other row moves alone.
+    const dragged = selection.selected.has(key) ? chosen.map(pathOf) : [pathOf(e)];
+    if (!selection.selected.has(key)) setSelection(sel.click(selection, keys, key));
+    startRowDrag(ev.dataTransfer, dragged);
   };
 
   const startUpload = async (picked: Picked) => {
@@ -189,6 +232,8 @@ export function FilesPage() {
     ? [
         ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
         ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(pathOf(one), one.name) }] : []),
+        ...(path !== '/' || search ? (one?.type === 'file' ? [] : [{ label: t('files.download_zip'), onSelect: () => downloadChosen(chosen) }]) : []),
+        ...(one?.type === 'file' ? [{ label: t('files.versions'), onSelect: () => setDialog({ kind: 'versions', path: pathOf(one), entry: one }) }] : []),
         ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
         ...(one && path !== '/' ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
         ...(one?.type === 'dir' && path !== '/' && canWrite ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
@@ -201,11 +246,16 @@ export function FilesPage() {
         { label: t('files.new_folder'), onSelect: () => setDialog({ kind: 'mkdir' }), disabled: readOnly },
         { label: t('files.new_text'), onSelect: () => setDialog({ kind: 'newtext' }), disabled: readOnly },
         ...(path !== '/' ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }] : []),
-        { label: t('files.refresh'), onSelect: () => listing.reload() },
+        { label: t('files.refresh'), onSelect: () => void refresh() },
         { label: t('files.select_all'), onSelect: () => setSelection(sel.selectAll(keys, selection)), shortcut: 'Ctrl+A' },
       ];
 
+  /** The folder's own actions, first in the phone's "More" menu. */
+  const folderExtras: MenuItem[] = [{ label: t('files.upload'), onSelect: () => uploadInput.current?.click(), disabled: readOnly }];
+
   const onRowClick = (e: Entry, ev: MouseEvent) => {
+    // On a touch screen a tap opens, as people expect there; a long press (context menu) selects.
+    if (!ev.shiftKey && !ev.ctrlKey && !ev.metaKey && !selection.selected.size && matchMedia('(pointer: coarse)').matches) return open(e);
     setSelection(sel.click(selection, keys, keyOf(e), { shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey }));
   };
 
@@ -261,7 +311,7 @@ export function FilesPage() {
 
   return (
     <div className="files">
-      <Sidebar path={path} tick={quotaTick} />
+      <Sidebar path={path} tick={quotaTick} onDropInto={dropInto} />
       <section
         className={`pane${dragging ? ' dragging' : ''}`}
         ref={listRef}
@@ -285,22 +335,27 @@ export function FilesPage() {
         <div className="toolbar actions-bar">
           <label className={`button${readOnly ? ' disabled' : ''}`}>
             {t('files.upload')}
-            <input type="file" multiple className="sr-only" disabled={readOnly} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
+            <input ref={uploadInput} type="file" multiple className="sr-only" disabled={readOnly} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
           </label>
-          <label className={`button${readOnly ? ' disabled' : ''}`}>
+          <label className={`button wide-only${readOnly ? ' disabled' : ''}`}>
             {t('files.upload_folder')}
             <input type="file" className="sr-only" disabled={readOnly} {...{ webkitdirectory: '' }} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
           </label>
-          <button type="button" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}>{t('files.new_folder')}</button>
-          <button type="button" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}>{t('files.new_text')}</button>
+          <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}>{t('files.new_folder')}</button>
+          <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}>{t('files.new_text')}</button>
           {/* Always rendered (disabled when they do not apply) so selecting never reflows the toolbar under the pointer. */}
           <span className="sep" aria-hidden="true" />
-          <button type="button" disabled={one?.type !== 'file'} onClick={() => one && download(pathOf(one), one.name)}>{t('files.download')}</button>
-          <button type="button" disabled={!one || path === '/'} onClick={() => one && setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>
-          <button type="button" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
-          <button type="button" disabled={!chosen.length || (path === '/' && !search)} onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
-          <button type="button" className="danger" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
+          <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} title={one?.type === 'file' ? undefined : t('files.download_zip')} onClick={() => downloadChosen(chosen)}>{t('files.download')}</button>
+          <button type="button" className="wide-only" disabled={!one || path === '/'} onClick={() => one && setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>
+          <button type="button" className="wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
+          <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
+          <button type="button" className="danger wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
+          {/* Phones: the actions above fold into this menu (the selection's actions, or the folder's). */}
+          <button type="button" className="phone-only" aria-haspopup="menu" onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, more: true }); }}>
+            ⋯ <span>{t('files.more')}</span>
+          </button>
           <span className="grow" />
+          <button type="button" className="icon-btn" aria-label={t('files.refresh')} title={t('files.refresh')} onClick={() => void refresh()}>⟳</button>
           <label className="inline">
             <span className="sr-only">{t('files.sort')}</span>
             <select aria-label={t('files.sort')} value={`${sort}:${dir}`} onChange={(e) => { const [k, d] = e.target.value.split(':') as [SortKey, SortDir]; setSort(k); setDir(d); localStorage.setItem('filedock.sort', k); localStorage.setItem('filedock.dir', d); }}>
@@ -336,11 +391,13 @@ export function FilesPage() {
             setMenu({ x, y });
           }}
           onKeyDown={onKeyDown}
+          onRowDragStart={canWrite && path !== '/' ? onRowDragStart : undefined}
+          onDropInto={canWrite && path !== '/' && !search ? (e, ev) => dropInto(pathOf(e), ev) : undefined}
         />
         <p className="statusbar" aria-live="polite">
-          {total === 1 ? t('files.item_one') : t('files.items', { n: total })}
+          {t('files.items', { n: total })}
           {chosen.length > 0 && ` · ${t('files.selected', { n: chosen.length })}`}
-          {listing.storage?.readonly && ` · ${t('files.readonly')}`}
+          {path !== '/' && !search && listing.storage?.readonly && ` · ${t('files.readonly')}`}
           {listing.loading && !search && ` · ${t('common.loading')}`}
         </p>
         {dragging && <div className="dropzone" aria-hidden="true">{t('files.drop_here', { path })}</div>}
@@ -349,7 +406,7 @@ export function FilesPage() {
         <UploadPanel />
         <OpsPanel />
       </div>
-      {menu && <ContextMenu x={menu.x} y={menu.y} items={menuItems} label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })} onClose={() => setMenu(null)} />}
+      {menu && <ContextMenu x={menu.x} y={menu.y} items={menu.more && !chosen.length ? [...folderExtras, ...menuItems] : menuItems} label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })} onClose={() => setMenu(null)} />}
       {dialog?.kind === 'mkdir' && (
         <NameDialog title={t('files.new_folder')} label={t('files.folder_name')} submitLabel={t('common.create')} onClose={() => setDialog(null)}
           onSubmit={async (name) => {
@@ -361,13 +418,15 @@ export function FilesPage() {
       {dialog?.kind === 'newtext' && (
         <NameDialog title={t('files.new_text')} label={t('files.file_name')} initial="new.txt" submitLabel={t('common.create')} onClose={() => setDialog(null)}
           onSubmit={async (name) => {
-            await files.newFile(path, name, 'txt');
+            // The server adds `.txt` only when the name lacks it; its answer names the file it made.
+            const r = await files.newFile(path, name, 'txt');
             afterWrite();
-            setTimeout(() => setDialog({ kind: 'edit', path: joinPath(path, name) }));
+            const made = r?.entry?.name ?? name;
+            setTimeout(() => setDialog({ kind: 'edit', path: joinPath(path, made) }));
           }} />
       )}
       {dialog?.kind === 'rename' && dialog.entry && (
-        <NameDialog title={t('files.rename')} label={t('files.new_name')} initial={dialog.entry.name} submitLabel={t('files.rename')} onClose={() => setDialog(null)}
+        <NameDialog title={t('files.rename')} label={t('files.new_name')} initial={dialog.entry.name} keepExtension={dialog.entry.type === 'file'} submitLabel={t('files.rename')} onClose={() => setDialog(null)}
           onSubmit={async (name) => {
             if (name === dialog.entry!.name) return;
             await files.rename(dialog.path, name);
@@ -377,7 +436,7 @@ export function FilesPage() {
           }} />
       )}
       {dialog?.kind === 'delete' && (
-        <ConfirmDialog title={t('files.delete')} text={t('files.confirm_delete', { n: dialog.paths.length })} confirmLabel={t('common.delete')} danger
+        <ConfirmDialog title={t('files.delete')} text={t('files.confirm_delete', { n: dialog.paths.length, name: baseName(dialog.paths[0] ?? '') })} confirmLabel={t('common.delete')} danger
           onConfirm={() => void doDelete(dialog.paths)} onClose={() => setDialog(null)} />
       )}
       {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
@@ -391,6 +450,7 @@ export function FilesPage() {
           onEdit={isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry }) : undefined} />
       )}
       {dialog?.kind === 'edit' && <TextEditor path={dialog.path} etag={dialog.entry?.etag} onSaved={afterWrite} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'versions' && <VersionsDialog path={dialog.path} onRestored={afterWrite} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'shortcuts' && (

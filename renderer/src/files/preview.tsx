@@ -3,7 +3,7 @@
  * browser's own viewers, with byte ranges for seeking), text and code fetched
  * (first 1 MiB) and coloured. Left/Right page through the folder's previewable files.
  */
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import type { Entry } from '../api/types';
 import { toApiError } from '../api/client';
 import { useI18n } from '../i18n';
@@ -16,6 +16,9 @@ import { kindOf } from './icons';
 import { Code } from './code-view';
 
 const TEXT_MAX = 1024 * 1024;
+// markdown-it is loaded only when a Markdown file is previewed.
+const MarkdownView = lazy(() => import('./markdown-view'));
+const isMarkdown = (name: string) => /\.(md|markdown)$/i.test(name);
 
 /** Whether the preview dialog can show this entry (otherwise it downloads). */
 export function canPreview(e: Entry): boolean {
@@ -89,7 +92,13 @@ function TextPreview({ entry, path }: { entry: Entry; path: string }) {
   return (
     <>
       {entry.size > TEXT_MAX && <p className="hint">{t('preview.too_big')}</p>}
-      <pre className="code" tabIndex={0}><code><Code text={text} name={entry.name} /></code></pre>
+      {isMarkdown(entry.name) ? (
+        <Suspense fallback={<p aria-busy="true">{t('common.loading')}</p>}>
+          <MarkdownView text={text} />
+        </Suspense>
+      ) : (
+        <pre className="code" tabIndex={0}><code><Code text={text} name={entry.name} /></code></pre>
+      )}
     </>
   );
 }

@@ -16,11 +16,19 @@ const catalogues: Record<Lang, Record<MessageKey, string>> = { en, tr };
 
 export const isLang = (v: unknown): v is Lang => typeof v === 'string' && v in LANGS;
 
-/** `{name}` marks filled from params; an unknown mark stays visible so a missing value is noticed. */
+/**
+ * `{name}` marks filled from params; an unknown mark stays visible so a missing value is noticed.
+ * A numeric `n` picks the plural form by the language's ICU rules (Intl.PluralRules):
+ * `<key>.one` when the language says "one" for it and the catalogue has that form, else `<key>`.
+ */
 export function translator(lang: Lang): Translate {
-  const cat = catalogues[lang];
-  return (key, params) =>
-    (cat[key] ?? en[key] ?? key).replace(/\{(\w+)\}/g, (m, k: string) => (params && params[k] !== undefined ? String(params[k]) : m));
+  const cat: Record<string, string> = catalogues[lang];
+  const rules = new Intl.PluralRules(lang);
+  return (key, params) => {
+    const n = params?.n;
+    const form = typeof n === 'number' && rules.select(n) === 'one' ? cat[`${key}.one`] : undefined;
+    return (form ?? cat[key] ?? en[key] ?? key).replace(/\{(\w+)\}/g, (m, k: string) => (params && params[k] !== undefined ? String(params[k]) : m));
+  };
 }
 
 /** The language to start with: the stored choice, then the browser's, then English. */

@@ -1,5 +1,5 @@
 /**
- * History routing without a library: `/files/<ui path>`, `/links`, `/admin/<tab>`.
+ * History routing without a library: `/files/<ui path>`, `/links`, `/trash`, `/admin/<tab>`.
  * The server answers every unknown path with index.html, so deep links work.
  */
 import { useEffect, useState } from 'react';

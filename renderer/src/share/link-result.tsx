@@ -1,10 +1,16 @@
-/** A created link: copy button, QR code (its library loads only when a link exists), one-time PIN. */
+/**
+ * A created link: copy button, QR code (its library loads only when a link
+ * exists), the one-time PIN, and what the server actually made of the request:
+ * the PIN, the download cap and the real expiry, with a clear word when "no
+ * expiry" (or a long one) was shortened to the server's ceiling.
+ */
 import { useEffect, useState } from 'react';
 import type { ShareCreated } from '../api/types';
+import type { ShareInput } from './share-api';
 import { useI18n } from '../i18n';
 import { formatDate } from '../lib/format';
 
-export function LinkResult({ link }: { link: ShareCreated }) {
+export function LinkResult({ link, asked, downloads }: { link: ShareCreated; asked: ShareInput; downloads?: boolean }) {
   const { t, lang } = useI18n();
   const [qr, setQr] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
@@ -35,10 +41,20 @@ export function LinkResult({ link }: { link: ShareCreated }) {
           <button type="button" onClick={() => void copy()}>{copied ? t('common.copied') : t('common.copy')}</button>
         </span>
       </label>
-      {link.pin && <p className="pin" role="alert">{t('share.pin_once', { pin: link.pin })}</p>}
-      {link.expiry_clamped && <p className="hint">{t('share.clamped')}</p>}
-      {link.expires_at && <p className="muted">{t('share.expires', { date: formatDate(link.expires_at, lang) })}</p>}
+      <ul className="link-facts" data-testid="link-facts">
+        {link.pin && <li className="pin" role="alert">{t('share.pin_once', { pin: link.pin })}</li>}
+        {!link.pin && asked.pin && <li>{t('share.confirm.pin_own')}</li>}
+        {downloads && <li>{link.max_downloads ? t('share.confirm.cap', { n: link.max_downloads }) : t('share.confirm.no_cap')}</li>}
+        <li>{link.expires_at ? t('share.expires', { date: formatDate(link.expires_at, lang) }) : t('share.confirm.never')}</li>
+        {link.expires_at && !asked.ttl && (
+          <li className="hint">{t('share.clamped_never', { n: ceilingDays(link.expires_at), days: ceilingDays(link.expires_at), date: formatDate(link.expires_at, lang) })}</li>
+        )}
+        {link.expiry_clamped && asked.ttl && <li className="hint">{t('share.clamped')}</li>}
+      </ul>
       {qr && <img className="qr" src={qr} width={192} height={192} alt={t('share.qr')} />}
     </div>
   );
 }
+
+/** Whole days from now to `iso` (the ceiling the server applied to a link made just now). */
+const ceilingDays = (iso: string): number => Math.max(1, Math.round((Date.parse(iso) - Date.now()) / 86_400_000));

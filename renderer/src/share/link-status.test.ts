@@ -6,10 +6,12 @@ import { linkStatus } from './link-status';
 const base: Share = { id: 1, path: 'home://a', token: 't', url: 'u', expires_at: '2026-12-01T00:00:00Z', max_downloads: 3, downloads: 1 };
 const now = Date.parse('2026-11-21T00:00:00Z');
 
-test('link status from the row', () => {
+test('link status from the row: used up (cap) is told apart from expired (date)', () => {
   assert.equal(linkStatus(base, now), 'active');
   assert.equal(linkStatus({ ...base, revoked_at: '2026-11-20T00:00:00Z' }, now), 'revoked');
   assert.equal(linkStatus({ ...base, expires_at: '2026-11-20T00:00:00Z' }, now), 'expired');
-  assert.equal(linkStatus({ ...base, downloads: 3 }, now), 'expired');
+  assert.equal(linkStatus({ ...base, downloads: 3 }, now), 'used');
+  // Both limits reached: the cap is what the owner needs to hear about.
+  assert.equal(linkStatus({ ...base, downloads: 3, expires_at: '2026-11-20T00:00:00Z' }, now), 'used');
   assert.equal(linkStatus({ ...base, expires_at: null, max_downloads: null }, now), 'active');
 });

@@ -16,6 +16,21 @@ export function MyLinks() {
   const [error, setError] = useState<unknown>(null);
   const [revoking, setRevoking] = useState<Share | null>(null);
   const load = () => myShares().then(setRows, setError);
+  const copy = async (url: string) => {
+    try {
+      await navigator.clipboard.writeText(url);
+      toast.info(t('links.copied'));
+    } catch {
+      // Plain-HTTP LAN pages have no async clipboard: fall back to a selected, off-screen field and the copy command.
+      const f = Object.assign(document.createElement('textarea'), { value: url, className: 'sr-only' });
+      document.body.append(f);
+      f.select();
+      const ok = document.execCommand('copy');
+      f.remove();
+      if (!ok) return toast.error(new Error(url));
+      toast.info(t('links.copied'));
+    }
+  };
   useEffect(() => void load(), []);
 
   return (
@@ -50,7 +65,10 @@ export function MyLinks() {
                     <td>{s.downloads ?? 0}{s.max_downloads ? ` / ${s.max_downloads}` : ''}</td>
                     <td>{s.expires_at ? formatDate(s.expires_at, lang) : t('common.never')}</td>
                     <td><span className={`pill ${st}`}>{t(`links.status.${st}`)}</span></td>
-                    <td>{st === 'active' && <button type="button" className="danger small" onClick={() => setRevoking(s)}>{t('links.revoke')}</button>}</td>
+                    <td><div className="row-actions">
+                      {st === 'active' && <button type="button" className="small" onClick={() => void copy(s.url)}>{t('links.copy')}</button>}
+                      {st === 'active' && <button type="button" className="danger small" onClick={() => setRevoking(s)}>{t('links.revoke')}</button>}
+                    </div></td>
                   </tr>
                 );
               })}

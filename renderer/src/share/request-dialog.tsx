@@ -33,7 +33,7 @@ export function RequestDialog({ path, onClose }: { path: string; onClose: () => 
   return (
     <Dialog title={t('request.title', { name: baseName(path) })} onClose={onClose}>
       {link ? (
-        <LinkResult link={link} />
+        <LinkResult link={link} asked={optionsToInput(opts)} />
       ) : (
         <form className="form" onSubmit={submit}>
           <LinkOptions value={opts} onChange={setOpts} />

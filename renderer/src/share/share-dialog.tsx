@@ -22,7 +22,7 @@ export function ShareDialog({ path, onClose }: { path: string; onClose: () => vo
   return (
     <Dialog title={t('share.title', { name: baseName(path) })} onClose={onClose}>
       {link ? (
-        <LinkResult link={link} />
+        <LinkResult link={link} asked={optionsToInput(opts)} downloads />
       ) : (
         <form className="form" onSubmit={submit}>
           <LinkOptions value={opts} onChange={setOpts} downloads />

@@ -1,6 +1,8 @@
 /**
  * Modal dialog on the native <dialog> element: the browser traps focus, closes on
  * Escape and renders it in the top layer; we only add the title and a close button.
+ * On open, focus goes to the element marked `data-autofocus`, else the first field
+ * (showModal alone would focus the close button, the first focusable element).
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { useI18n } from '../i18n';
@@ -22,6 +24,8 @@ export function Dialog({ title, onClose, children, wide, canClose }: Props) {
   useEffect(() => {
     const d = ref.current!;
     if (!d.open) d.showModal();
+    const first = d.querySelector<HTMLElement>('[data-autofocus]') ?? d.querySelector<HTMLElement>('.dialog-body :is(input:not([type=hidden]):not([readonly]), select, textarea)');
+    first?.focus();
     return () => d.close();
   }, []);
   const tryClose = () => {

@@ -8,14 +8,16 @@ interface NameProps {
   title: string;
   label: string;
   initial?: string;
+  /** Pre-select the name without its extension (rename); otherwise the whole text is selected. */
+  keepExtension?: boolean;
   submitLabel: string;
   /** Rejections are shown inside the dialog (the envelope's message) and keep it open. */
   onSubmit: (name: string) => Promise<void>;
   onClose: () => void;
 }
 
-/** A one-field form; the extension of `initial` is left unselected so a rename keeps it by default. */
-export function NameDialog({ title, label, initial = '', submitLabel, onSubmit, onClose }: NameProps) {
+/** A one-field form, focused on open; with `keepExtension` the extension of `initial` is left unselected so typing keeps it. */
+export function NameDialog({ title, label, initial = '', keepExtension, submitLabel, onSubmit, onClose }: NameProps) {
   const [name, setName] = useState(initial);
   const { submit, busy, error } = useSubmit(async () => {
     await onSubmit(name.trim());
@@ -27,13 +29,13 @@ export function NameDialog({ title, label, initial = '', submitLabel, onSubmit, 
         <label>
           {label}
           <input
-            autoFocus
+            data-autofocus
             required
             value={name}
             onChange={(e) => setName(e.target.value)}
             onFocus={(e) => {
-              const dot = initial.lastIndexOf('.');
-              e.target.setSelectionRange(0, dot > 0 ? dot : initial.length);
+              const dot = keepExtension ? initial.lastIndexOf('.') : -1;
+              e.target.setSelectionRange(0, dot > 0 ? dot : e.target.value.length);
             }}
           />
         </label>
@@ -58,7 +60,7 @@ export function ConfirmDialog({ title, text, confirmLabel, danger, onConfirm, on
     <Dialog title={title} onClose={onClose}>
       <p>{text}</p>
       <div className="actions">
-        <button type="button" autoFocus onClick={onClose}>{t('common.cancel')}</button>
+        <button type="button" data-autofocus onClick={onClose}>{t('common.cancel')}</button>
         <button type="button" className={danger ? 'danger' : 'primary'} onClick={() => { onConfirm(); onClose(); }}>
           {confirmLabel}
         </button>

@@ -35,7 +35,11 @@ a{color:var(--ac);text-decoration:none}a:hover{text-decoration:underline}
 input,textarea{font:inherit;padding:8px;border:1px solid var(--bd);border-radius:8px;width:100%;background:var(--card);color:var(--fg)}label{display:block;margin:12px 0 4px}
 ul.l{list-style:none;padding:0;margin:16px 0 0}ul.l li{display:flex;gap:10px;align-items:center;padding:7px 4px;border-top:1px solid var(--bd)}
 ul.l li a{flex:1;word-break:break-all}ul.l s{text-decoration:none;color:var(--mut);font-size:13px;white-space:nowrap}
-ul.l img{width:48px;height:48px;object-fit:cover;border-radius:6px}
+ul.l img,ul.l .t{width:48px;height:48px;flex:none;object-fit:cover;border-radius:6px}
+.nav{display:flex;flex-wrap:wrap;gap:14px;align-items:center}.nav .btn{margin-left:auto}
+img.full{max-width:100%;max-height:75vh;display:block;margin:12px auto;border-radius:6px}img.pv{max-width:320px;max-height:240px;object-fit:contain;border-radius:6px}
+pre.tx{white-space:pre-wrap;word-break:break-word;background:var(--bg);border:1px solid var(--bd);border-radius:8px;padding:12px;font:13px/1.5 ui-monospace,monospace;max-height:75vh;overflow:auto}
+article.md{border-top:1px solid var(--bd);margin-top:12px;overflow-wrap:anywhere}article.md pre{overflow:auto;background:var(--bg);padding:10px;border-radius:8px}
 .d::before,.f::before{content:"";display:inline-block;box-sizing:border-box;margin-right:8px;vertical-align:-2px;border:1.5px solid currentColor;opacity:.75}
 .d::before{width:16px;height:12px;border-radius:1px 4px 2px 2px;border-top-width:3px}.f::before{width:12px;height:15px;border-radius:1px 4px 1px 1px}
 .err{color:#c0392b}.bar{height:6px;background:var(--bd);border-radius:3px;overflow:hidden;margin-top:10px}.bar i{display:block;height:100%;width:0;background:var(--ac)}

@@ -5,7 +5,7 @@
  * values; the routes decide which one to send.
  */
 import type { Lang } from '../../lib/i18n';
-import { pt, publicDate, type DropSettings } from '../../shares';
+import { pt, ptn, publicDate, type DropSettings } from '../../shares';
 import type { Ctx } from '../context';
 import { esc, sendPage } from './page';
 import { DROP_SCRIPT } from './drop-script';
@@ -40,14 +40,14 @@ export function humanSize(n: number): string {
 
 export function browsePage(ctx: Ctx, o: { lang: Lang; title: string; rows: BrowseRow[]; total: number; zipHref: string; upHref: string | null; expiresAt: string | null; remaining: number | null }): void {
   const { lang } = o;
-  const meta = [pt(lang, 'page.items', { n: o.total })];
+  const meta = [ptn(lang, 'page.items', o.total)];
   if (o.expiresAt) meta.push(pt(lang, 'page.expires', { date: publicDate(lang, o.expiresAt) }));
-  if (o.remaining !== null) meta.push(pt(lang, 'page.downloads_left', { n: o.remaining }));
+  if (o.remaining !== null) meta.push(ptn(lang, 'page.downloads_left', o.remaining));
   const items = o.rows
     .map((r) =>
       r.type === 'dir'
-        ? `<li><a class="d" href="${esc(r.href)}">${esc(r.name)}</a></li>`
-        : `<li>${r.thumb ? `<img loading="lazy" alt="" src="${esc(r.thumb)}">` : ''}<a class="f" href="${esc(r.href)}">${esc(r.name)}</a><s>${humanSize(r.size)}</s></li>`,
+        ? `<li><i class="t"></i><a class="d" href="${esc(r.href)}">${esc(r.name)}</a></li>`
+        : `<li>${r.thumb ? `<img loading="lazy" alt="" src="${esc(r.thumb)}">` : '<i class="t"></i>'}<a class="f" href="${esc(r.href)}">${esc(r.name)}</a><s>${humanSize(r.size)}</s></li>`,
     )
     .join('');
   const body =

@@ -1,7 +1,11 @@
-/** /api/files/quota/*: usage per storage (from the catalogue, reused 15 s) and per user. */
+/**
+ * /api/files/quota/*: usage per storage (from the catalogue, reused 15 s, and
+ * recounted at once after a change in that storage) and per user.
+ */
 import Router from '@koa/router';
 import type { Auth } from '../../auth';
 import type { Catalogue } from '../../catalogue';
+import type { EventBus } from '../../events';
 import type { FileService } from '../../files';
 import { requireUser } from '../middlewares/auth';
 import { actor, me, type AppState } from '../context';
@@ -10,10 +14,12 @@ const REUSE_MS = 15_000;
 /** Storages whose count is kept; a cache of usage figures must not grow with deleted storages. */
 const MAX_CACHED = 1000;
 
-export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth: Auth }): Router<AppState> {
+export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth: Auth; bus: EventBus }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/quota' });
   r.use(requireUser);
   const cache = new Map<number, { at: number; used_bytes: number; file_count: number }>();
+  // The reuse saves a count per page view; a write must still show at once (the sidebar re-reads after an upload).
+  d.bus?.on('folder.changed', (e) => void cache.delete(e.storage_id));
   const usage = (id: number) => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < REUSE_MS) return hit;

@@ -15,6 +15,8 @@ export interface RealtimeDeps {
   hub: RealtimeHub;
   /** Folder key for a UI path the caller may read; throws the access error otherwise; null for `/`. */
   resolveFolder(a: Actor, uiPath: string): Promise<string | null> | string | null;
+  /** The page opened the folder (after `resolveFolder` allowed it); returns what to call when the stream closes. */
+  folderOpened?(a: Actor, uiPath: string): () => void;
 }
 
 const PING_MS = 25_000;
@@ -23,16 +25,19 @@ export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/events' });
   r.get('/stream', requireUser, async (ctx) => {
     const folder = typeof ctx.query.folder === 'string' ? ctx.query.folder : '/';
-    const key = await d.resolveFolder(actor(ctx), folder);
+    const a = actor(ctx);
+    const key = await d.resolveFolder(a, folder);
     const stream = new PassThrough();
     const send = (f: RealtimeFrame) => {
       if (!stream.writableEnded) stream.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);
     };
     const p = me(ctx);
     const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
+    const closeFolder = key !== null ? d.folderOpened?.(a, folder) : undefined;
     const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
     const close = () => {
       clearInterval(ping);
+      closeFolder?.();
       off();
       stream.end();
     };

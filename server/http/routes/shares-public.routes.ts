@@ -18,6 +18,7 @@ import { browsePage, deadPage, pinPage, preparingPage, shareHref, type BrowseRow
 import { publicHeaders } from '../public/page';
 import { sendSharedFile, sendZipFile } from '../public/send-file';
 import { streamBody } from '../serve-file';
+import { filePage, viewKind, viewPage } from '../public/share-views';
 import { validate, z } from '../validate';
 
 /** Rows on one browse page; a folder with more shows the first ones and the count. */
@@ -90,6 +91,9 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
     const dt = gate(ctx, o);
     if (dt === 'page') return;
     if (o.share.is_dir && !zip && wantsHtml(ctx)) return browse(ctx, o, '', dt);
+    if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, o.share.rel));
+    // A PIN-protected file: after the PIN the visitor sees what they unlocked, and downloads it from there.
+    if (!o.share.is_dir && dt && wantsHtml(ctx) && ctx.query.dl !== '1' && ctx.query.inline !== '1') return fileAfterPin(ctx, o, dt);
     await sendRoot(ctx, o, dt);
   });
 
@@ -115,27 +119,25 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
     const dt = gate(ctx, o);
     if (dt === 'page') return;
     const rel = joinRel(o.share.rel, sub);
-    if (ctx.query.thumb === '1') {
-      const node = thumbNode(o, rel);
-      if (!node) throw new AppError('not_found');
-      publicHeaders(ctx);
-      ctx.set('Cache-Control', 'private, max-age=3600');
-      ctx.redirect(thumbUrl(node));
-      return;
-    }
+    if (ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, rel));
     const place = { storage_id: o.share.storage_id, rel };
     const entry = await o.files.stat(place).catch(statOrRevokedChild);
     if (entry.type === 'dir') return browse(ctx, o, sub, dt);
-    await sendSharedFile(ctx, service, o.share, await o.files.open(place).catch(statOrRevokedChild), ctx.query.inline === '1');
+    const file = await o.files.open(place).catch(statOrRevokedChild);
+    const kind = viewKind(file.name, file.mime);
+    if (ctx.query.view === '1' && kind && wantsHtml(ctx)) {
+      return viewPage(ctx, service, {
+        lang: ctx.state.lang, share: o.share, file, kind,
+        inline: shareHref(o.share.token, sub, dt, 'inline=1'),
+        links: { download: shareHref(o.share.token, sub, dt), back: shareHref(o.share.token, parentRel(sub), dt), ...neighbours(o, sub, dt) },
+      });
+    }
+    await sendSharedFile(ctx, service, o.share, file, ctx.query.inline === '1');
   });
 
   /** The shared item itself: a file, or a folder's ZIP (cached, built with `zip=wait`, or streamed while it builds). */
   async function sendRoot(ctx: Ctx, o: OpenShare, dt?: string): Promise<void> {
-    if (!o.share.is_dir) {
-      // A shared file that is gone (or became a folder) makes the link read as revoked.
-      const f = await o.files.open({ storage_id: o.share.storage_id, rel: o.share.rel }).catch(statOrRevoked);
-      return sendSharedFile(ctx, service, o.share, f, ctx.query.inline === '1');
-    }
+    if (!o.share.is_dir) return sendSharedFile(ctx, service, o.share, await sharedFile(o), ctx.query.inline === '1');
     const name = `${baseName(o.share.rel) || o.storage.name}.zip`;
     let cached = await zips.ready(o.share);
     if (!cached && ctx.query.zip === 'wait') {
@@ -177,7 +179,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
         name: n.name,
         type: n.type,
         size: n.size,
-        href: shareHref(token, childRel, dt),
+        href: shareHref(token, childRel, dt, n.type === 'file' && viewKind(n.name, n.mime) ? 'view=1' : ''),
         thumb: n.type === 'file' && n.thumb_state === 'ready' ? shareHref(token, childRel, dt, 'thumb=1') : null,
       };
     });
@@ -191,6 +193,35 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
       expiresAt: o.share.expires_at,
       remaining: o.share.max_downloads === null ? null : o.share.max_downloads - o.share.downloads,
     });
+  }
+
+  async function fileAfterPin(ctx: Ctx, o: OpenShare, dt: string): Promise<void> {
+    const f = await sharedFile(o);
+    const thumb = thumbNode(o, o.share.rel) ? shareHref(o.share.token, '', dt, 'thumb=1') : null;
+    filePage(ctx, { lang: ctx.state.lang, share: o.share, name: f.name, size: f.size, mime: f.mime, thumb, download: shareHref(o.share.token, '', dt, 'dl=1') });
+  }
+
+  /** The shared file itself; gone (or a folder now) makes the link read as revoked. */
+  function sharedFile(o: OpenShare) {
+    return o.files.open({ storage_id: o.share.storage_id, rel: o.share.rel }).catch(statOrRevoked);
+  }
+
+  /** The previous and next images of a gallery image (the folder's browse order). */
+  function neighbours(o: OpenShare, sub: string, dt: string | undefined): { prev: string | null; next: string | null } {
+    if (viewKind(baseName(sub)) !== 'image') return { prev: null, next: null };
+    const parent = parentRel(sub);
+    const { rows } = d.shares.browse(o.share.storage_id, parent ? joinRel(o.share.rel, parent) : o.share.rel, PAGE_ROWS);
+    const images = rows.filter((n) => n.type === 'file' && viewKind(n.name, n.mime) === 'image').map((n) => n.name);
+    const i = images.indexOf(baseName(sub));
+    const href = (name: string | undefined) => (name === undefined ? null : shareHref(o.share.token, joinRel(parent, name), dt, 'view=1'));
+    return i < 0 ? { prev: null, next: null } : { prev: href(images[i - 1]), next: href(images[i + 1]) };
+  }
+
+  function sendThumb(ctx: Ctx, node: number | null): void {
+    if (!node) throw new AppError('not_found');
+    publicHeaders(ctx);
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    ctx.redirect(thumbUrl(node));
   }
 
   function thumbNode(o: OpenShare, rel: string): number | null {

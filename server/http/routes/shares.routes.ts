@@ -11,7 +11,7 @@ import { splitAddresses } from '../../events';
 import { pt, publicDate, type Shares } from '../../shares';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actor, me, type AppState } from '../context';
+import { actor, me, selfUrl, type AppState } from '../context';
 import { validate, z } from '../validate';
 
 const dropSettings = z
@@ -63,12 +63,12 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
       if (ms === null || ms <= 0) throw new AppError('validation_failed', { field: 'ttl', reason: 'a duration such as 24h or 7d' }, { field: 'ttl' });
       ttlMs = ms;
     }
-    ctx.body = await service.create(actor(ctx), { ...b, ttlMs }, ctx.origin);
+    ctx.body = await service.create(actor(ctx), { ...b, ttlMs }, selfUrl(ctx));
   });
 
   r.get('/api/files/share', requireUser, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { shares: service.list(me(ctx), ctx.origin) };
+    ctx.body = { shares: service.list(me(ctx), selfUrl(ctx)) };
   });
 
   r.delete('/api/files/share/:id', requireUser, async (ctx) => {
@@ -90,7 +90,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
     const params = {
       sender: p.username || p.email,
       name: service.sharePath(row).replace(/^.*:\/\//, '').split('/').pop() || service.sharePath(row),
-      url: service.urlOf(row, ctx.origin),
+      url: service.urlOf(row, selfUrl(ctx)),
       expiry: row.expires_at ? pt(lang, 'mail.expiry', { date: publicDate(lang, row.expires_at) }) : '',
       message: b.message ? `\n${b.message}\n` : '',
     };

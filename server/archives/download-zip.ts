@@ -1,0 +1,88 @@
+/**
+ * "Download as ZIP" from the file manager: files and folders the caller may
+ * read, streamed as one archive of stored entries (like share ZIPs), never
+ * buffered. Everything that can refuse the download (access per path, the
+ * path count, the size budget, a missing path) is checked while planning,
+ * before the first byte; hidden service folders are left out.
+ */
+import type { Writable } from 'node:stream';
+import type { ActorFiles, FileStat, Place } from '../files';
+import { AppError } from '../errors';
+import { baseName, isInternalName, joinRel } from '../lib/paths';
+import { ZipWriter } from '../lib/zip-writer';
+import { MAX_PATHS } from './archives.service';
+
+/** One entry of the archive to write. */
+interface PlanItem {
+  place: Place;
+  /** Name inside the archive (folders end without a slash; the writer adds it). */
+  name: string;
+  entry: FileStat;
+}
+
+export interface ZipPlan {
+  /** `<folder or file>.zip` for one item, `files.zip` for several. */
+  filename: string;
+  items: PlanItem[];
+  /** Sum of the files' sizes. */
+  bytes: number;
+}
+
+export class DownloadZip {
+  /** `maxBytes`: `limits.max_archive_bytes` (0 = no limit). */
+  constructor(private maxBytes: number) {}
+
+  /**
+   * Checks every path and lists what the archive will hold. Throws
+   * `too_many_paths` (over 500), `bad_path` (empty list), `not_found` /
+   * `forbidden` per path as the other file routes do, and
+   * `archive_too_large` when the files add up to more than the limit.
+   */
+  async plan(fa: ActorFiles, paths: string[], signal?: AbortSignal): Promise<ZipPlan> {
+    if (paths.length === 0) throw new AppError('bad_path', {}, { field: 'path', reason: 'at least one path is required' });
+    if (paths.length > MAX_PATHS) throw new AppError('too_many_paths', { max: MAX_PATHS }, { max: MAX_PATHS });
+    const targets = paths.map((path) => fa.target(path, 'viewer'));
+    const items: PlanItem[] = [];
+    const taken = new Set<string>();
+    let bytes = 0;
+    for (const t of targets) {
+      const top = unique(t.rel ? baseName(t.rel) : t.storage.name, taken);
+      for (const item of await fa.tree(t.place, signal)) {
+        if (item.rel.split('/').some(isInternalName)) continue;
+        items.push({ place: { storage_id: t.storage.id, rel: item.rel === '' ? t.rel : joinRel(t.rel, item.rel) }, name: item.rel === '' ? top : `${top}/${item.rel}`, entry: item.entry });
+        if (item.entry.type === 'file') bytes += item.entry.size;
+        if (this.maxBytes > 0 && bytes > this.maxBytes) throw new AppError('archive_too_large', { max: this.maxBytes }, { max: this.maxBytes });
+      }
+    }
+    const filename = targets.length === 1 ? `${items[0].name}.zip` : 'files.zip';
+    return { filename, items, bytes };
+  }
+
+  /**
+   * Writes the planned archive into `out` (stored entries); the writer ends `out`.
+   * Rejects when a read fails or `signal` aborts; the caller destroys `out` then.
+   */
+  async write(fa: ActorFiles, plan: ZipPlan, out: Writable, signal?: AbortSignal): Promise<void> {
+    const zip = new ZipWriter(out, { signal });
+    for (const it of plan.items) {
+      const mtime = it.entry.mtime || Date.now();
+      if (it.entry.type === 'dir') {
+        await zip.addDir(it.name, mtime);
+        continue;
+      }
+      await zip.addFile(it.name, await fa.read(it.place, undefined, signal), { size: it.entry.size, mtime, compress: false });
+    }
+    await zip.finish();
+  }
+}
+
+/** `name`, or `name (2)`, `name (3)`… when an earlier item of the archive already uses it. */
+function unique(name: string, taken: Set<string>): string {
+  let n = name;
+  for (let i = 2; taken.has(n); i++) {
+    const dot = name.lastIndexOf('.');
+    n = dot > 0 ? `${name.slice(0, dot)} (${i})${name.slice(dot)}` : `${name} (${i})`;
+  }
+  taken.add(n);
+  return n;
+}

@@ -1,0 +1,120 @@
+/**
+ * Changes made on disk reach a folder that is open in a browser: local
+ * storages (and the first-boot seeded one) watch by default; a folder open on
+ * a polling storage is checked when the page opens it and every 10 s after;
+ * POST /api/files/refresh re-checks at once. Real server, real local
+ * storages, files written with fs.writeFileSync, the realtime stream read
+ * as a browser's EventSource would.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { tempDir } from '../helpers/tools';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Reads `/api/events/stream` in the background; `waitFor` resolves with the ms until a change frame names `name`. */
+async function openStream(s: TestServer, token: string, folder: string) {
+  const ctrl = new AbortController();
+  const res = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent(folder)}`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal });
+  assert.equal(res.status, 200);
+  let text = '';
+  const reader = res.body!.getReader();
+  void (async () => {
+    for (;;) {
+      const v = await reader.read().catch(() => ({ done: true, value: undefined }));
+      if (v.done) return;
+      text += new TextDecoder().decode(v.value);
+    }
+  })();
+  while (!text.includes('event: ready')) await sleep(10);
+  return {
+    async waitFor(name: string, ms: number): Promise<number | null> {
+      const t0 = Date.now();
+      while (Date.now() - t0 < ms) {
+        if (text.split('\n\n').some((f) => f.startsWith('event: change') && f.includes(`"name":${JSON.stringify(name)}`) || (f.startsWith('event: change') && f.includes('"name":""')))) return Date.now() - t0;
+        await sleep(25);
+      }
+      return null;
+    },
+    close: () => ctrl.abort(),
+  };
+}
+
+describe('changes on disk reach an open folder', () => {
+  let s: TestServer;
+  let admin: string;
+  let seeded: string;
+  let root: string;
+  const cleanups: Array<() => void> = [];
+  const names = (r: { body: { entries: Array<{ name: string }> } }) => r.body.entries.map((e) => e.name);
+
+  before(async () => {
+    let c;
+    ({ dir: seeded, cleanup: c } = tempDir('filedock-seed-'));
+    cleanups.push(c);
+    ({ dir: root, cleanup: c } = tempDir('filedock-poll-'));
+    cleanups.push(c);
+    mkdirSync(join(root, 'inbox'));
+    mkdirSync(join(seeded, 'docs'));
+    s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_NAME: 'home', SERVICE_DEFAULT_STORAGE_PATH: seeded });
+    admin = await s.login();
+  });
+  after(async () => {
+    await s.close();
+    for (const c of cleanups) c();
+  });
+
+  test('the seeded storage and a new local storage watch by default; a driver that cannot watch polls', async () => {
+    const list = (await s.api('GET', '/api/admin/storages', { token: admin })).body.storages as Array<{ id: number; name: string }>;
+    const home = await s.api('GET', `/api/admin/storages/${list.find((x) => x.name === 'home')!.id}`, { token: admin });
+    assert.equal(home.body.sync_mode, 'fsnotify');
+    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'W', driver: 'local', config: { path: join(root, 'inbox') } } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.sync_mode, 'fsnotify');
+    const explicit = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'P', driver: 'local', config: { path: root }, sync_mode: 'poll' } });
+    assert.equal(explicit.body.sync_mode, 'poll');
+  });
+
+  test('watching storage: a file written on disk arrives as a change frame within 3 s', async () => {
+    assert.equal((await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin })).status, 200);
+    const stream = await openStream(s, admin, '/home/docs');
+    await sleep(300);
+    writeFileSync(join(seeded, 'docs/from-disk.txt'), 'written outside Filedock');
+    const ms = await stream.waitFor('from-disk.txt', 3000);
+    stream.close();
+    assert.notEqual(ms, null, 'no change frame within 3 s');
+    assert.ok(names(await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin })).includes('from-disk.txt'));
+  });
+
+  test('polling storage: an open folder is re-checked while open (frame within 15 s), Refresh re-checks at once', async () => {
+    for (let i = 0; i < 200 && (await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).status !== 200; i++) await sleep(25);
+    const stream = await openStream(s, admin, '/P/inbox');
+    await sleep(500);
+    writeFileSync(join(root, 'inbox/polled.txt'), 'x');
+    const ms = await stream.waitFor('polled.txt', 15_000);
+    assert.notEqual(ms, null, 'no change frame within 15 s on a polling storage with the folder open');
+    stream.close();
+
+    // Refresh: the listing right after it holds a file written a moment before, with no stream open.
+    assert.equal((await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).status, 200);
+    writeFileSync(join(root, 'inbox/refreshed.txt'), 'y');
+    assert.ok(!names(await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).includes('refreshed.txt'), 'listing is served from the catalogue');
+    const t0 = Date.now();
+    const r = await s.api('POST', '/api/files/refresh', { token: admin, body: { path: '/P/inbox' } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.ok(Date.now() - t0 < 5000);
+    assert.ok(names(await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).includes('refreshed.txt'));
+  });
+
+  test('refresh: bad input and unknown paths answer the envelope', async () => {
+    const bad = await s.api('POST', '/api/files/refresh', { token: admin, body: { path: 3 } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, 'validation_failed');
+    const missing = await s.api('POST', '/api/files/refresh', { token: admin, body: { path: '/nope/x' } });
+    assert.equal(missing.status, 404);
+    assert.equal((await s.api('POST', '/api/files/refresh', { body: { path: '/P' } })).status, 401);
+  });
+});
