@@ -6,7 +6,7 @@
  * (zip slip), is encrypted, declares too much or compresses suspiciously well;
  * symlink entries are never materialised.
  */
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform, pipeline, type Readable } from 'node:stream';
 import type { JobContext, JobQueue } from '../jobs';
 import type { Catalogue } from '../catalogue';
 import type { Principal } from '../auth';
@@ -194,7 +194,8 @@ export class ArchivesService {
           continue;
         }
         await mkdirs(parentRel(target));
-        const body = (await zip.open(e)).pipe(this.meter(e, () => total, (n) => (done += n)));
+        // pipeline carries a failure of the entry's bytes into `body`, where the driver's write sees it.
+        const body = pipeline(await zip.open(e), this.counter((n) => (done += n)), () => undefined);
         const written = await out.write(target, body, { size: e.size, overwrite, signal: ctx.signal });
         await gate(target, written);
         files++;
@@ -206,14 +207,11 @@ export class ArchivesService {
     }
   }
 
-  /** Counts actual bytes; stops an entry that inflates past its declared size or the whole budget. */
-  private meter(e: ZipEntry, total: () => number, add: (n: number) => number): Transform {
-    let seen = 0;
+  /** Counts the bytes that pass, for the op's progress (the reader already cuts an entry at its declared size). */
+  private counter(add: (n: number) => void): Transform {
     return new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
-        seen += chunk.length;
-        const sum = add(chunk.length);
-        if (seen > e.size || sum > total() || (this.maxBytes > 0 && sum > this.maxBytes)) return cb(new AppError('archive_invalid', { reason: 'size_mismatch' }, { entry: e.name, reason: 'size_mismatch' }));
+        add(chunk.length);
         cb(null, chunk);
       },
     });

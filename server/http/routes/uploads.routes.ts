@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import busboy from 'busboy';
 import type { Readable } from 'node:stream';
 import { AppError, isAppError } from '../../errors';
+import { pipeFrom } from '../../lib/streams';
 import type { Published, UploadCaller, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
@@ -131,6 +132,6 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
     bb.on('close', () => void chain.then(() => !failed && resolve(out)));
     bb.on('error', fail);
     ctx.req.on('aborted', () => fail(new AppError('bad_body', { reason: 'the body was cut off' })));
-    ctx.req.pipe(bb);
+    pipeFrom(ctx.req, bb);
   });
 }
