@@ -172,6 +172,7 @@ describe('uploads', () => {
     const over = await init({ path: '/Up/q.bin', size: 2000 }, user);
     assert.equal(over.status, 413);
     assert.equal(over.body.error, 'quota_exceeded');
+    assert.equal(over.body.code, 'QUOTA_EXCEEDED');
     const mine = await init({ path: '/Up/q.bin', size: 600 }, user);
     assert.equal(mine.status, 200);
     assert.equal((await init({ path: '/Up/q2.bin', size: 600 }, user)).body.error, 'quota_exceeded', 'open sessions count');
