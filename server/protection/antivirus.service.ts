@@ -204,6 +204,12 @@ export class Antivirus {
       const localPath = d.localPath ? await d.localPath(rel) : undefined;
       verdict = await this.scanner().scan({ localPath, open: () => d.read(rel, undefined, ctx.signal) }, ctx.signal);
     } catch (e) {
+      // Deleted between the stat and the read: as gone as a file that vanished before its turn. Recording
+      // an error would retry a scan of nothing, with a backoff, and leave the op queued for minutes.
+      if (!ctx.signal.aborted && (await this.gone(d, rel))) {
+        this.save(storageId, rel, 'skipped', null, 'gone during the scan', at);
+        return { skipped: 'gone' };
+      }
       this.save(storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
       throw e;
     }
@@ -212,6 +218,16 @@ export class Antivirus {
       return { clean: true };
     }
     return this.quarantine(storageId, rel, entry.size, verdict.signature, at);
+  }
+
+  /** Whether the storage says the path no longer exists (any other answer, or none, is not "gone"). */
+  private async gone(d: { stat(rel: string): Promise<unknown> }, rel: string): Promise<boolean> {
+    try {
+      await d.stat(rel);
+      return false;
+    } catch (e) {
+      return isAppError(e) && e.code === 'not_found';
+    }
   }
 
   /** Moves an infected file into the trash (or leaves it when the driver cannot rename) and announces it. */
