@@ -8,6 +8,7 @@ import { catalogue } from './20261121100000-catalogue';
 import { uploads } from './20261121120000-uploads';
 import { shares } from './20261121130000-shares';
 import { protection } from './20261121140000-protection';
+import { shareTombstones } from './20261125090000-share-tombstones';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones];
 export type { Migration } from './types';
