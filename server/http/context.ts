@@ -25,3 +25,11 @@ export const actorOf = (ctx: Ctx): Actor | null => (ctx.state.principal ? { id: 
 export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean } => ({ ip: ctx.state.ip, ua: ctx.state.ua, loopback: ctx.state.loopback });
 /** The signed-in principal; routes behind `requireUser` may call this. */
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
+
+/**
+ * The stored part's etag as the response's `ETag` header too (quoted, as S3's
+ * UploadPart answers), for clients that read it there instead of the body.
+ */
+export function setPartEtag(ctx: Ctx, etag: string): void {
+  ctx.set('ETag', `"${etag.replace(/"/g, '')}"`);
+}

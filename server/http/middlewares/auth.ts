@@ -44,7 +44,7 @@ export function authenticate(auth: Auth, defaultLang: Lang): Mw {
       if (token) ctx.state.viaCookie = true;
     }
     if (token) {
-      const p = auth.sessions.resolve(token);
+      const p = await auth.sessions.resolve(token);
       if (p) {
         ctx.state.principal = p;
         ctx.state.lang = pickLang([ctx.query.lang as string | undefined, p.language], ctx.get('accept-language'), defaultLang);

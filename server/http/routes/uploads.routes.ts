@@ -11,7 +11,7 @@ import { pipeFrom } from '../../lib/streams';
 import type { Published, UploadCaller, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { actorOf, me, reqMeta, setPartEtag, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 
@@ -55,7 +55,9 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
     const qy = validate(schemas.chunk, ctx.query);
     const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
     try {
-      ctx.body = await d.uploads.chunk(caller(ctx), qy.upload_id, qy.part, ctx.req, sha);
+      const stored = await d.uploads.chunk(caller(ctx), qy.upload_id, qy.part, ctx.req, sha);
+      setPartEtag(ctx, stored.etag);
+      ctx.body = stored;
     } catch (e) {
       // A refused body may be half read: drop the rest and the connection, or its tail would parse as the next request.
       if (!ctx.req.readableEnded) {
