@@ -14,7 +14,11 @@ import { pipeline, Readable, type Writable } from 'node:stream';
  */
 export function pipeFrom<T extends Writable>(source: Readable, dest: T, onSourceError?: (e: Error) => void): T {
   let destGone = false;
-  dest.once('close', () => (destGone = true));
+  // A socket or pipe emits 'close' only once its handle is closed, after pipeline has already
+  // destroyed the source: its 'error' is the earlier sign (both run before the source's error).
+  const gone = () => (destGone = true);
+  dest.once('error', gone);
+  dest.once('close', gone);
   source.once('error', (e) => {
     if (!destGone) onSourceError?.(e);
   });
