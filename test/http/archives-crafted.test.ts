@@ -11,12 +11,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, uploadFile, waitForOp, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
 import { eicarDatabase } from '../helpers/clamav';
 
 const skip = needTool('unzip', 'unzip') ?? needTool('clamscan', 'clamav') ?? false;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface CraftedEntry {
   name: string;
@@ -95,21 +94,8 @@ describe('crafted archives never take the server down', { skip }, () => {
   let cleanupAv: () => void;
   const api = (path: string, body: unknown) => s.api('POST', path, { token: admin, body });
   const alive = async () => assert.equal((await s.api('GET', '/api/auth/me', { token: admin })).status, 200, 'the server still answers');
-  const waitOp = async (id: string) => {
-    for (let i = 0; i < 400; i++) {
-      const r = await s.api('GET', `/api/files/ops/${id}`, { token: admin });
-      if (['completed', 'failed', 'cancelled'].includes(r.body.status)) return r.body;
-      await sleep(25);
-    }
-    throw new Error('op did not finish');
-  };
-  const upload = async (folder: string, name: string, bytes: Buffer) => {
-    const form = new FormData();
-    form.append('path', folder);
-    form.append('file', new Blob([new Uint8Array(bytes)]), name);
-    const r = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } });
-    assert.equal(r.status, 200, await r.text());
-  };
+  const waitOp = (id: string) => waitForOp(s, admin, id);
+  const upload = (folder: string, name: string, bytes: Buffer) => uploadFile(s, admin, folder, name, bytes);
   /** Every name below a folder, hidden ones included (temp files would show here). */
   const tree = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort() : []);
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { rmSync, existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
 import { EICAR, EICAR_SIGNATURE, eicarDatabase, startClamd, type Clamd } from '../helpers/clamav';
 
@@ -41,13 +41,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
 
   const save = (path: string, content: string) => s.api('POST', '/api/files/save-text', { token: admin, body: { path, content } });
   const names = async (path: string) => (await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin })).body.entries.map((e: any) => e.name);
-  const upload = async (folder: string, name: string, bytes: Buffer) => {
-    const form = new FormData();
-    form.append('path', folder);
-    form.append('file', new Blob([new Uint8Array(bytes)]), name);
-    const r = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } });
-    assert.equal(r.status, 200, await r.text());
-  };
+  const upload = (folder: string, name: string, bytes: Buffer) => uploadFile(s, admin, folder, name, bytes);
   const patch = (body: unknown, token = admin) => s.api('PATCH', '/api/admin/protection', { token, body });
   const scanRow = (path: string) => s.server.db.sqlite.prepare('SELECT * FROM av_scans WHERE path = ?').get(path) as any;
   const scanOps = (path: string) => (s.server.db.sqlite.prepare("SELECT * FROM ops WHERE kind = 'av.scan'").all() as any[]).filter((o) => JSON.parse(o.payload).path === path);

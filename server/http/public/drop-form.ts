@@ -10,12 +10,12 @@
  * submission, uploads per link, rate limits, the note, the submission folder,
  * read-only storages and the `drop.received` event.
  */
-import busboy from 'busboy';
 import { Readable } from 'node:stream';
-import { AppError, isAppError } from '../../errors';
+import { AppError } from '../../errors';
 import { pipeFrom } from '../../lib/streams';
 import { DROP_CHUNK, type Shares } from '../../shares';
 import { reqMeta, type Ctx } from '../context';
+import { dropForm, formError, formParser } from '../multipart';
 
 type Drops = Shares['drops'];
 
@@ -34,7 +34,7 @@ const MAX_FORM_FILES = 1000;
  * only what refuses the post as a whole (bad form, dead link, wrong PIN).
  */
 export function receiveDropForm(ctx: Ctx, drops: Drops, token: string): Promise<DropFormResult> {
-  if (!ctx.is('multipart/form-data')) throw new AppError('bad_multipart', { reason: 'expected multipart/form-data' });
+  const bb = formParser(ctx, { files: MAX_FORM_FILES, fields: 10, fieldSize: 20_000 });
   const req = reqMeta(ctx);
   const fields: { pin?: string; name?: string; note?: string } = {};
   const received: string[] = [];
@@ -52,27 +52,18 @@ export function receiveDropForm(ctx: Ctx, drops: Drops, token: string): Promise<
   };
 
   return new Promise((resolve, reject) => {
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({ headers: ctx.req.headers, limits: { files: MAX_FORM_FILES, fields: 10, fieldSize: 20_000 } });
-    } catch {
-      throw new AppError('bad_multipart', { reason: 'unreadable multipart header' });
-    }
     let failed: unknown = null;
     let chain: Promise<unknown> = Promise.resolve();
     const stop = (e: unknown) => {
       if (failed) return;
       failed = e;
-      // Drop the rest of the body and the connection: its tail must never parse as a next request.
-      ctx.req.unpipe(bb);
-      ctx.req.resume();
-      ctx.set('Connection', 'close');
+      dropForm(ctx, bb);
     };
     let settled = false;
     const settle = async () => {
       if (settled) return;
       settled = true;
-      const error = failed === null ? null : isAppError(failed) ? failed : new AppError('bad_multipart', { reason: failed instanceof Error ? failed.message : 'unreadable form' });
+      const error = failed === null ? null : formError(failed);
       // Before any file landed, a refusal is the whole post's (dead link, wrong PIN, read-only storage…).
       if (error && sid === null) return reject(error);
       // Announce what arrived, even after a refusal.

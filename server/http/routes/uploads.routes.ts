@@ -4,10 +4,10 @@
  * /api/files/upload/{init,chunk,status,finalize,abort}.
  */
 import Router from '@koa/router';
-import busboy from 'busboy';
 import type { Readable } from 'node:stream';
-import { AppError, isAppError } from '../../errors';
+import { AppError } from '../../errors';
 import { pipeFrom } from '../../lib/streams';
+import { dropForm, formError, formParser } from '../multipart';
 import type { Published, UploadCaller, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
@@ -91,14 +91,8 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
  * as it arrives (nothing is buffered whole), in form order.
  */
 function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Readable) => Promise<Published>): Promise<Published[]> {
-  if (!ctx.is('multipart/form-data')) throw new AppError('bad_multipart', { reason: 'expected multipart/form-data' });
+  const bb = formParser(ctx, { files: MAX_FORM_FILES, fields: 20, fieldSize: 16 * 1024 });
   return new Promise((resolve, reject) => {
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({ headers: ctx.req.headers, limits: { files: MAX_FORM_FILES, fields: 20, fieldSize: 16 * 1024 } });
-    } catch {
-      throw new AppError('bad_multipart', { reason: 'unreadable multipart header' });
-    }
     let folder: string | undefined;
     let failed = false;
     let chain: Promise<unknown> = Promise.resolve();
@@ -107,10 +101,8 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
     const fail = (e: unknown) => {
       if (failed) return;
       failed = true;
-      ctx.req.unpipe(bb);
-      ctx.req.resume();
-      ctx.set('Connection', 'close');
-      reject(isAppError(e) ? e : new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' }));
+      dropForm(ctx, bb);
+      reject(formError(e));
     };
     bb.on('field', (name, value) => {
       if (name === 'path') folder = value;
