@@ -47,6 +47,8 @@ export class RotatingLog {
     stream.on('end', () => {
       if (rest) this.write(`${prefix}${rest}`);
     });
+    // A child's pipe that breaks must not take the tray down with an unheard 'error'.
+    stream.on('error', (e: Error) => this.write(`${prefix}(output stream failed: ${e.message})`));
   }
 
   /** Closes the file; a later write reopens it. Idempotent. */

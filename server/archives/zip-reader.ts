@@ -4,7 +4,7 @@
  * archive fetches a few kilobytes. Entry names are decoded here and judged by
  * `entryProblem` before anything is written.
  */
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import { AppError } from '../errors';
@@ -28,7 +28,12 @@ export interface ZipEntry {
 
 export interface OpenZip {
   entries: ZipEntry[];
-  /** The entry's bytes, decompressed; yauzl checks the actual size against the declared one. */
+  /**
+   * The entry's bytes, decompressed. Every failure of the archive's own bytes
+   * (broken deflate data, more or fewer bytes than the entry declares) fails
+   * the stream with `archive_invalid`; no byte beyond the declared size is
+   * ever emitted.
+   */
   open(e: ZipEntry): Promise<Readable>;
   close(): void;
 }
@@ -75,9 +80,9 @@ export async function openZip(source: RangeSource): Promise<OpenZip> {
       entries,
       open: async (e) => {
         try {
-          return await zip.openReadStreamPromise(e.raw);
+          return Readable.from(checked(await zip.openReadStreamPromise(e.raw), e), { objectMode: false });
         } catch (err) {
-          throw new AppError('archive_invalid', { reason: (err as Error).message }, { entry: e.name, reason: (err as Error).message });
+          throw entryInvalid(e, err);
         }
       },
       close: () => zip.close(),
@@ -86,6 +91,29 @@ export async function openZip(source: RangeSource): Promise<OpenZip> {
     zip.close();
     throw e;
   }
+}
+
+const entryInvalid = (e: ZipEntry, err: unknown) =>
+  err instanceof AppError ? err : new AppError('archive_invalid', { reason: (err as Error).message }, { entry: e.name, reason: (err as Error).message });
+
+/**
+ * The bytes of yauzl's entry stream, cut at the declared size. The loop is the
+ * stream's only consumer, so its errors (yauzl's byte-count checks, zlib's)
+ * are always handled here and leave as `archive_invalid`; destroying the
+ * returned stream ends the loop, which destroys yauzl's stream.
+ */
+async function* checked(raw: Readable, e: ZipEntry): AsyncGenerator<Buffer> {
+  let seen = 0;
+  try {
+    for await (const chunk of raw as AsyncIterable<Buffer>) {
+      seen += chunk.length;
+      if (seen > e.size) throw new AppError('archive_invalid', { reason: 'size_mismatch' }, { entry: e.name, reason: 'size_mismatch' });
+      yield chunk;
+    }
+  } catch (err) {
+    throw entryInvalid(e, err);
+  }
+  if (seen !== e.size) throw new AppError('archive_invalid', { reason: 'size_mismatch' }, { entry: e.name, reason: 'size_mismatch' });
 }
 
 function readAll(zip: yauzl.ZipFile): Promise<ZipEntry[]> {

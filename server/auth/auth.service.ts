@@ -119,7 +119,7 @@ export class AuthService {
   }
 
   private async issue(u: UserRow, req: RequestMeta, kind: string): Promise<LoginResult> {
-    const s = this.sessions.create(u.id, { ...req, kind });
+    const s = await this.sessions.create(u.id, { ...req, kind });
     await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind } });
     // The spec's login shape names only admin and user; a viewer signs in as a user-level account.
     return { user: { id: u.id, email: u.email, username: u.username, role: u.role === 'admin' ? 'admin' : 'user' }, token: s.token, expires_at: s.expires_at };

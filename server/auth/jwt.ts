@@ -1,12 +1,10 @@
 /**
- * Minimal HS256 JWT for session tokens. The token only names a server-side
- * session row (`sid`), so revoking the row revokes the token at once.
+ * HS256 session tokens through `jose`. The token only names a server-side
+ * session row (`sid`), so revoking the row revokes the token at once. The
+ * header and claims keep the shape tokens had before jose (`sub` a number),
+ * so sessions signed by an older build stay valid.
  */
-import { createHmac } from 'node:crypto';
-import { safeEqual } from '../lib/crypto';
-
-const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-const HEADER = b64({ alg: 'HS256', typ: 'JWT' });
+import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 
 export interface SessionClaims {
   sid: string;
@@ -15,21 +13,21 @@ export interface SessionClaims {
   iat: number;
 }
 
-export function signJwt(claims: SessionClaims, key: Buffer): string {
-  const body = `${HEADER}.${b64(claims)}`;
-  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+/** Signs `claims` with `key` (HS256). */
+export async function signJwt(claims: SessionClaims, key: Buffer): Promise<string> {
+  return new SignJWT({ sid: claims.sid, sub: claims.sub } as unknown as JWTPayload)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt(claims.iat)
+    .setExpirationTime(claims.exp)
+    .sign(key);
 }
 
-/** Claims of a valid, unexpired token, or null. Never throws. */
-export function verifyJwt(token: string, key: Buffer, nowSec = Math.floor(Date.now() / 1000)): SessionClaims | null {
-  const parts = token.split('.');
-  if (parts.length !== 3 || parts[0] !== HEADER) return null;
-  const sig = createHmac('sha256', key).update(`${parts[0]}.${parts[1]}`).digest('base64url');
-  if (!safeEqual(sig, parts[2])) return null;
+/** Claims of a valid, unexpired HS256 token signed with `key`, or null. Never throws. */
+export async function verifyJwt(token: string, key: Buffer, nowSec = Math.floor(Date.now() / 1000)): Promise<SessionClaims | null> {
   try {
-    const c = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as SessionClaims;
-    if (typeof c.sid !== 'string' || typeof c.sub !== 'number' || typeof c.exp !== 'number' || c.exp <= nowSec) return null;
-    return c;
+    const { payload: c } = await jwtVerify(token, key, { algorithms: ['HS256'], typ: 'JWT', currentDate: new Date(nowSec * 1000), clockTolerance: 0 });
+    if (typeof c.sid !== 'string' || typeof c.sub !== 'number' || typeof c.exp !== 'number' || typeof c.iat !== 'number' || c.exp <= nowSec) return null;
+    return { sid: c.sid, sub: c.sub, exp: c.exp, iat: c.iat };
   } catch {
     return null;
   }

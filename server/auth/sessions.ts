@@ -5,21 +5,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import { signJwt, verifyJwt } from './jwt';
+import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
 import type { Principal } from './types';
 
 const CACHE_MS = 10_000;
 const TOUCH_MS = 60_000;
+/** Verified tokens remembered (oldest dropped first): jose's verification is async WebCrypto on every request otherwise. */
+const VERIFIED_MAX = 10_000;
 
 export class Sessions {
   private cache = new Map<string, { p: Principal; at: number; exp: number }>();
   private lastTouch = new Map<string, number>();
+  private verified = new Map<string, SessionClaims>();
 
   constructor(private db: Db, private users: UsersRepo, private key: Buffer, private ttlMs: number) {}
 
   /** Creates a session row and its token. */
-  create(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }): { token: string; expires_at: string; sid: string } {
+  async create(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }): Promise<{ token: string; expires_at: string; sid: string }> {
     const sid = randomBytes(18).toString('base64url');
     const now = Date.now();
     const exp = now + this.ttlMs;
@@ -28,13 +31,13 @@ export class Sessions {
     this.db.sqlite
       .prepare('INSERT INTO sessions (id, user_id, kind, created_at, expires_at, last_seen_at, ip, ua) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(sid, userId, meta.kind ?? 'login', iso, expiresAt, iso, meta.ip ?? null, (meta.ua ?? '').slice(0, 300) || null);
-    const token = signJwt({ sid, sub: userId, iat: Math.floor(now / 1000), exp: Math.floor(exp / 1000) }, this.key);
+    const token = await signJwt({ sid, sub: userId, iat: Math.floor(now / 1000), exp: Math.floor(exp / 1000) }, this.key);
     return { token, expires_at: expiresAt, sid };
   }
 
   /** The principal of a valid token whose session row is live and whose user is enabled; else null. */
-  resolve(token: string): Principal | null {
-    const claims = verifyJwt(token, this.key);
+  async resolve(token: string): Promise<Principal | null> {
+    const claims = await this.claims(token);
     if (!claims) return null;
     const now = Date.now();
     const hit = this.cache.get(claims.sid);
@@ -49,6 +52,27 @@ export class Sessions {
       this.db.sqlite.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ?').run(new Date(now).toISOString(), claims.sid);
     }
     return p;
+  }
+
+  /**
+   * The token's claims when its signature holds and it has not expired. A
+   * signature, once checked, holds until `exp`: only the expiry is re-checked
+   * for a remembered token (the session row is still read, so a revoked
+   * session ends at once).
+   */
+  private async claims(token: string): Promise<SessionClaims | null> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp > Date.now() / 1000) return known;
+      this.verified.delete(token);
+      return null;
+    }
+    const c = await verifyJwt(token, this.key);
+    if (c) {
+      if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, c);
+    }
+    return c;
   }
 
   revoke(sid: string): void {

@@ -277,6 +277,14 @@ export interface SharesTable {
   revoked_at: string | null;
   created_at: string;
 }
+/** shares: the token of a link whose storage was deleted (kept by a trigger; the link answers `revoked`). */
+export interface ShareTombstonesTable {
+  token: string;
+  kind: 'link' | 'drop';
+  reason: 'storage_removed';
+  created_at: string;
+}
+
 /** shares: one anonymous submission to a file request. */
 export interface DropSubmissionsTable {
   id: string;

@@ -6,7 +6,7 @@
 export type ErrorCode =
   | 'unauthorised' | 'unauthenticated' | 'forbidden' | 'not_found' | 'validation_failed'
   | 'rate_limited' | 'conflict' | 'internal' | 'storage_unreachable' | 'storage_unavailable'
-  | 'quota_exceeded' | 'read_only' | 'name_taken' | 'name_not_allowed' | 'name_too_long'
+  | 'quota_exceeded' | 'insufficient_storage' | 'read_only' | 'name_taken' | 'name_not_allowed' | 'name_too_long'
   | 'reserved_name' | 'locked' | 'permission_denied' | 'too_many_paths' | 'too_many'
   | 'pin_wrong' | 'email_required' | 'email_invalid' | 'email_taken' | 'username_invalid'
   | 'username_taken' | 'bad_json' | 'bad_body' | 'bad_multipart' | 'bad_id' | 'bad_path'

@@ -34,3 +34,11 @@ export const actor = (ctx: Ctx): Actor => personActor(me(ctx), reqMeta(ctx));
  * request's Origin header, absent on a same-origin GET.
  */
 export const selfUrl = (ctx: Ctx): string => `${ctx.protocol}://${ctx.host}`;
+
+/**
+ * The stored part's etag as the response's `ETag` header too (quoted, as S3's
+ * UploadPart answers), for clients that read it there instead of the body.
+ */
+export function setPartEtag(ctx: Ctx, etag: string): void {
+  ctx.set('ETag', `"${etag.replace(/"/g, '')}"`);
+}

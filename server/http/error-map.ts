@@ -35,6 +35,8 @@ const BASE: Record<string, number> = {
   payload_too_large: 413,
   archive_too_large: 413,
   quota_exceeded: 413,
+  // The backend's disk (or its own quota) is full: not an outage, so no 503 that clients would retry forever.
+  insufficient_storage: 507,
   unsupported_media_type: 415,
   range_not_satisfiable: 416,
   not_applicable: 422,

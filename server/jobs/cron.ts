@@ -1,41 +1,33 @@
 /**
- * Minimal 5-field cron (`min hour day-of-month month day-of-week`, with `*`,
- * lists, ranges and steps). `nextRun` returns the first matching minute after `from`.
+ * Cron expressions through `croner`: the full syntax (5 fields, or 6 with
+ * seconds and 7 with years; lists, ranges, steps, `L`, `W`, `#`, names such as
+ * `MON` and nicknames such as `@daily`) and IANA time zones. Day-of-month and
+ * day-of-week combine as in classic cron (either may match when both are set).
  */
+import { Cron } from 'croner';
+
 export interface CronSpec {
-  fields: Array<Set<number>>;
   source: string;
+  /** IANA zone the expression is read in; the process's zone when absent. */
+  timezone?: string;
+  pattern: Cron;
 }
 
-const RANGES: Array<[number, number]> = [[0, 59], [0, 23], [1, 31], [1, 12], [0, 6]];
-
-export function parseCron(expr: string): CronSpec {
-  const parts = expr.trim().split(/\s+/);
-  if (parts.length !== 5) throw new Error(`cron "${expr}" must have 5 fields`);
-  const fields = parts.map((p, i) => {
-    const [lo, hi] = RANGES[i];
-    const set = new Set<number>();
-    for (const item of p.split(',')) {
-      const m = /^(\*|\d+(?:-\d+)?)(?:\/(\d+))?$/.exec(item);
-      if (!m) throw new Error(`cron "${expr}": bad field "${item}"`);
-      const step = m[2] ? Number(m[2]) : 1;
-      const [a, b] = m[1] === '*' ? [lo, hi] : m[1].includes('-') ? m[1].split('-').map(Number) : [Number(m[1]), m[2] ? hi : Number(m[1])];
-      if (a < lo || b > hi || a > b || step < 1) throw new Error(`cron "${expr}": "${item}" out of range`);
-      for (let v = a; v <= b; v += step) set.add(i === 4 && v === 7 ? 0 : v);
-    }
-    return set;
-  });
-  return { fields, source: expr };
-}
-
-export function nextRun(spec: CronSpec, from: Date): Date {
-  const d = new Date(from.getTime());
-  d.setSeconds(0, 0);
-  d.setMinutes(d.getMinutes() + 1);
-  for (let i = 0; i < 366 * 24 * 60; i++) {
-    const [mi, h, dom, mon, dow] = spec.fields;
-    if (mon.has(d.getMonth() + 1) && dom.has(d.getDate()) && dow.has(d.getDay()) && h.has(d.getHours()) && mi.has(d.getMinutes())) return d;
-    d.setMinutes(d.getMinutes() + 1);
+/** Parses `expr` (in `timezone` when given). A bad expression or an unknown zone throws an Error naming it. */
+export function parseCron(expr: string, timezone?: string): CronSpec {
+  try {
+    // croner would silently read an unknown zone as UTC; Intl knows the IANA names.
+    if (timezone) new Intl.DateTimeFormat('en', { timeZone: timezone });
+    // Without a function the Cron only evaluates its pattern: nothing is scheduled.
+    return { source: expr, timezone, pattern: new Cron(expr.trim(), { timezone, sloppyRanges: true }) };
+  } catch (e) {
+    throw new Error(`cron "${expr}"${timezone ? ` (${timezone})` : ''}: ${(e as Error).message}`);
   }
-  throw new Error(`cron "${spec.source}" never fires`);
+}
+
+/** The first time after `from` that `spec` matches; throws when it never fires again. */
+export function nextRun(spec: CronSpec, from: Date): Date {
+  const next = spec.pattern.nextRun(from);
+  if (!next) throw new Error(`cron "${spec.source}" never fires`);
+  return next;
 }

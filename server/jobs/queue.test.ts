@@ -134,6 +134,17 @@ test('cron expressions and scheduler persistence', async () => {
   assert.equal(n.getHours(), 3);
   assert.equal(n.getMinutes(), 30);
   assert.throws(() => parseCron('61 * * * *'));
+  assert.throws(() => parseCron('0 9 * * *', 'Mars/Olympus'), /Mars\/Olympus/);
+  // The full syntax replication report schedules use: names, last day of month, nth weekday, nicknames, seconds.
+  const from = new Date('2026-11-21T10:00:00Z');
+  assert.equal(nextRun(parseCron('0 9 * * MON', 'UTC'), from).toISOString(), '2026-11-23T09:00:00.000Z');
+  assert.equal(nextRun(parseCron('0 18 L * *', 'UTC'), from).toISOString(), '2026-11-30T18:00:00.000Z');
+  assert.equal(nextRun(parseCron('0 8 * * 1#1', 'UTC'), from).toISOString(), '2026-12-07T08:00:00.000Z');
+  assert.equal(nextRun(parseCron('@daily', 'UTC'), from).toISOString(), '2026-11-22T00:00:00.000Z');
+  assert.equal(nextRun(parseCron('30 0 10 * * *', 'UTC'), from).toISOString(), '2026-11-21T10:00:30.000Z');
+  // Time zones: 09:00 in Istanbul (UTC+3) and in New York (UTC-5 in November).
+  assert.equal(nextRun(parseCron('0 9 * * *', 'Europe/Istanbul'), from).toISOString(), '2026-11-22T06:00:00.000Z');
+  assert.equal(nextRun(parseCron('0 9 * * *', 'America/New_York'), from).toISOString(), '2026-11-21T14:00:00.000Z');
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);
   const s = new Scheduler(db.sqlite);

@@ -26,9 +26,9 @@ export class Scheduler {
     this.add({ name, fn, due: (last) => new Date(Math.max(Date.now() + 1000, (last?.getTime() ?? Date.now()) + ms)) });
   }
 
-  /** Runs `fn` on a 5-field cron expression; throws on a bad expression. */
-  cron(name: string, expr: string, fn: () => Promise<void> | void): void {
-    const spec: CronSpec = parseCron(expr);
+  /** Runs `fn` on a cron expression (see cron.ts), read in `timezone` when given; throws on a bad expression or zone. */
+  cron(name: string, expr: string, fn: () => Promise<void> | void, timezone?: string): void {
+    const spec: CronSpec = parseCron(expr, timezone);
     this.add({ name, fn, due: (last) => {
       const next = nextRun(spec, last ?? new Date());
       return next.getTime() < Date.now() ? new Date(Date.now() + 1000) : next;

@@ -13,6 +13,8 @@ test('name rules follow the spec', () => {
   assert.equal(code(() => checkName('a/b')), 'name_not_allowed:slash');
   assert.equal(code(() => checkName('a\\b')), 'name_not_allowed:backslash');
   assert.equal(code(() => checkName('a\u0001b')), 'name_not_allowed:control');
+  for (const c1 of ['\u0080', '\u0085', '\u009f', '\u007f']) assert.equal(code(() => checkName(`a${c1}b`)), 'name_not_allowed:control', escape(c1));
+  assert.equal(checkName('a\u00a0b'), 'a\u00a0b', 'U+00A0 (no-break space) is a printable character');
   assert.equal(code(() => checkName('..')), 'name_not_allowed:dots');
   assert.equal(code(() => checkName('. .')), 'name_not_allowed:dots');
   assert.equal(code(() => checkName('x'.repeat(256))), 'name_too_long');

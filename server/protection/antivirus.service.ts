@@ -131,6 +131,12 @@ export class Antivirus {
       const localPath = (await this.o.ops.localFile(place)) ?? undefined;
       verdict = await this.scanner().scan({ localPath, open: () => this.o.ops.read(place, undefined, ctx.signal) }, ctx.signal);
     } catch (e) {
+      // Deleted between the stat and the read: as gone as a file that vanished before its turn. Recording
+      // an error would retry a scan of nothing, with a backoff, and leave the op queued for minutes.
+      if (!ctx.signal.aborted && (await this.o.ops.statOrNull(place).then((x) => x === null, () => false))) {
+        this.save(storageId, rel, 'skipped', null, 'gone during the scan', at);
+        return { skipped: 'gone' };
+      }
       this.save(storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
       throw e;
     }

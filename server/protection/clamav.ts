@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { AppError } from '../errors';
+import { pipeFrom } from '../lib/streams';
 
 export type Verdict = { infected: false } | { infected: true; signature: string };
 
@@ -158,8 +159,7 @@ function run(bin: string, args: string[], timeoutMs: number, stdin?: Readable, s
     });
     if (stdin && child.stdin) {
       child.stdin.on('error', () => undefined); // clamscan may stop reading early; its exit code decides
-      stdin.on('error', (e) => child.kill('SIGKILL') && reject(scanError(`reading the file failed: ${e.message}`)));
-      stdin.pipe(child.stdin);
+      pipeFrom(stdin, child.stdin, (e) => child.kill('SIGKILL') && reject(scanError(`reading the file failed: ${e.message}`)));
     }
   });
 }

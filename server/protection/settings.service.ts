@@ -11,13 +11,17 @@ import type { ActorRef, EventBus, RequestMeta } from '../events';
 import type { SettingKey, SettingsStore } from '../settings';
 import { AppError } from '../errors';
 import { AV_MODES, type Antivirus, type AvStatus } from './antivirus.service';
+import { DEFAULT_KEEP } from './versions.service';
 
 export const MAX_SCAN_MB = { min: 1, max: 10240 } as const;
 export const SAVE_SCAN_WINDOW = { min: 2, max: 60 } as const;
 
 export interface ProtectionView {
   trash_retention_days: number;
-  versions_keep_n: number | null;
+  /** The effective retention: DEFAULT_KEEP (20) while the setting is unset. */
+  versions_keep_n: number;
+  /** True while `versions_keep_n` was never set (or PATCHed to null): trim on snapshot only, no daily sweep. */
+  versions_keep_n_unset: boolean;
   share_max_ttl_days: number;
   shares_over_max_ttl: number;
   antivirus: AvStatus & {
@@ -56,7 +60,8 @@ export class ProtectionSettings {
     const s = this.settings;
     return {
       trash_retention_days: s.get('trash_retention_days'),
-      versions_keep_n: s.get('versions_keep_n'),
+      versions_keep_n: s.get('versions_keep_n') ?? DEFAULT_KEEP,
+      versions_keep_n_unset: s.get('versions_keep_n') === null,
       share_max_ttl_days: s.get('share_max_ttl_days'),
       shares_over_max_ttl: this.sharesOverMaxTtl(),
       antivirus: {

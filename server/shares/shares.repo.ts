@@ -93,12 +93,21 @@ export class SharesRepo {
   }
 
   /** Deletes links revoked or expired before `beforeIso` (with their submissions). Returns the ids removed. */
+  /** Whether `token` named a link (of `kind`, when given) whose storage was deleted since. */
+  tombstoned(token: string, kind?: 'link' | 'drop'): boolean {
+    const row = this.db.sqlite.prepare('SELECT kind FROM share_tombstones WHERE token = ?').get(token) as { kind: string } | undefined;
+    return !!row && (!kind || row.kind === kind);
+  }
+
   sweep(beforeIso: string): number[] {
     const rows = this.db.sqlite
       .prepare('SELECT id FROM shares WHERE (revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b)')
       .all({ b: beforeIso }) as Array<{ id: number }>;
     const del = this.db.sqlite.prepare('DELETE FROM shares WHERE id = ?');
-    this.db.sqlite.transaction(() => rows.forEach((r) => del.run(r.id)))();
+    this.db.sqlite.transaction(() => {
+      rows.forEach((r) => del.run(r.id));
+      this.db.sqlite.prepare('DELETE FROM share_tombstones WHERE created_at < ?').run(beforeIso);
+    })();
     return rows.map((r) => r.id);
   }
 

@@ -149,11 +149,12 @@ export class SharesService {
    * The live share behind `token`, or the public refusal: `not_found` for a
    * malformed or unknown token and for a capped link (`params.reason`
    * `capped`), `expired` (clock or revoked by its owner), `revoked` (creator
-   * disabled or deleted, storage gone or disabled). `allowCapped` lets a
+   * disabled or deleted, storage disabled, or deleted: see share_tombstones). `allowCapped` lets a
    * transfer that began before the cap was reached finish.
    */
   async open(token: string, kind?: 'link' | 'drop', opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
     const share = typeof token === 'string' && TOKEN_RE.test(token) ? this.o.repo.byToken(token) : undefined;
+    if (!share && TOKEN_RE.test(token) && this.o.repo.tombstoned(token, kind)) throw new AppError('revoked', { reason: 'storage_removed' });
     if (!share || (kind && share.kind !== kind)) throw new AppError('not_found');
     const state = this.stateOf(share);
     if (state === 'expired') throw new AppError('expired');

@@ -6,6 +6,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { AppError } from '../errors';
+import { pipeFrom } from '../lib/streams';
 
 export interface MeterOptions {
   max: number;
@@ -28,13 +29,11 @@ export class Meter extends Transform {
   /** Pipes `source` through the meter; a source that errors or is cut off (client gone) fails the meter. */
   static through(source: Readable, o: MeterOptions): Meter {
     const m = new Meter(o);
-    // Only while the body is still flowing: later, nobody listens for the meter's errors any more.
-    const cut = (e: Error) => void (!m.writableFinished && !m.destroyed && m.destroy(e));
-    source.once('error', cut);
-    source.once('aborted', () => cut(new AppError('bad_body', { reason: 'the body was cut off' })));
+    // A client gone mid-body is `bad_body`, not pipeline's premature close ('aborted' comes first).
+    source.once('aborted', () => void (!m.writableFinished && !m.destroyed && m.destroy(new AppError('bad_body', { reason: 'the body was cut off' }))));
     // The consumer may attach only after some async setup; the error stays on the stream (`errored`) for it.
     m.on('error', () => undefined);
-    return source.pipe(m);
+    return pipeFrom(source, m);
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null, data?: Buffer) => void): void {

@@ -43,7 +43,7 @@ export class StagedFiles {
       await pipeline(body, sink, { signal });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOSPC' || code === 'EDQUOT') throw new AppError('storage_unavailable', { reason: 'no space left on device' }, undefined, (e as Error).message);
+      if (code === 'ENOSPC' || code === 'EDQUOT') throw new AppError('insufficient_storage', {}, { reason: 'no_space' }, (e as Error).message);
       throw e;
     } finally {
       await fh.close();

@@ -66,3 +66,22 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   };
 }
+
+/** Polls an op until it completes, fails or is cancelled (10 s), and returns its view. */
+export async function waitForOp(s: TestServer, token: string, id: string): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    const r = await s.api('GET', `/api/files/ops/${id}`, { token });
+    if (['completed', 'failed', 'cancelled'].includes(r.body.status)) return r.body;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  throw new Error(`op ${id} did not finish`);
+}
+
+/** Uploads one file into `folder` through the multipart form route; asserts a 200. */
+export async function uploadFile(s: TestServer, token: string, folder: string, name: string, bytes: Buffer): Promise<void> {
+  const form = new FormData();
+  form.append('path', folder);
+  form.append('file', new Blob([new Uint8Array(bytes)]), name);
+  const r = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+  if (r.status !== 200) throw new Error(`upload of ${name} failed: ${r.status} ${await r.text()}`);
+}

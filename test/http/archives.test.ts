@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer, waitForOp, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
 
 const skip = needTool('zip', 'zip') ?? needTool('unzip', 'unzip') ?? needTool('python3', 'python3') ?? false;
@@ -29,14 +29,7 @@ describe('archives: list, extract, add, safety', { skip }, () => {
   let root: string;
   let cleanupRoot: () => void;
   const api = (path: string, body: unknown) => s.api('POST', path, { token: admin, body });
-  const waitOp = async (id: string) => {
-    for (let i = 0; i < 400; i++) {
-      const r = await s.api('GET', `/api/files/ops/${id}`, { token: admin });
-      if (['completed', 'failed', 'cancelled'].includes(r.body.status)) return r.body;
-      await sleep(25);
-    }
-    throw new Error('op did not finish');
-  };
+  const waitOp = (id: string) => waitForOp(s, admin, id);
   const waitNode = async (path: string) => {
     for (let i = 0; i < 200; i++) {
       if (s.server.db.sqlite.prepare('SELECT 1 FROM nodes WHERE path = ?').get(path)) return;

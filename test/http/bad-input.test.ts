@@ -87,14 +87,36 @@ describe('bad input gets a clear envelope, never a 500', () => {
     const login = await s.api('POST', '/api/auth/login', { body: ADMIN });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const body = { email: 'csrf@example.test', password: 'csrf-password' };
-    const noOrigin = await s.api('POST', '/api/admin/users', { body, headers: { cookie } });
-    assert.equal(noOrigin.status, 403);
-    assert.equal(noOrigin.body.error, 'csrf_failed');
     const evil = await s.api('POST', '/api/admin/users', { body, headers: { cookie, origin: 'https://evil.example' } });
     assert.equal(evil.status, 403);
+    assert.equal(evil.body.error, 'csrf_failed');
+    const evilReferer = await s.api('POST', '/api/admin/users', { body, headers: { cookie, referer: 'https://evil.example/page' } });
+    assert.equal(evilReferer.body.error, 'csrf_failed');
+    const opaque = await s.api('POST', '/api/admin/users', { body, headers: { cookie, origin: 'null' } });
+    assert.equal(opaque.body.error, 'csrf_failed');
     const host = new URL(s.url).host;
     const ok = await s.api('POST', '/api/admin/users', { body, headers: { cookie, origin: `http://${host}` } });
     assert.equal(ok.status, 200);
+  });
+
+  test('a cookie write without Origin or Referer (curl, scripts) passes with a JSON body or no body; form-like bodies do not', async () => {
+    const login = await s.api('POST', '/api/auth/login', { body: ADMIN });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
+    const json = await s.api('POST', '/api/admin/users', { body: { email: 'script@example.test', password: 'script-password' }, headers: { cookie } });
+    assert.equal(json.status, 200, JSON.stringify(json.body));
+    // What a cross-site HTML form (or a no-cors fetch) could send without a preflight.
+    for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain']) {
+      const r = await s.api('POST', '/api/files/mkdir', { raw: '{"path":"/x"}', headers: { cookie, 'content-type': type } });
+      assert.equal(r.status, 403, type);
+      assert.equal(r.body.error, 'csrf_failed', type);
+    }
+    const formLogout = await s.api('POST', '/api/auth/logout', { raw: '', headers: { cookie, 'content-type': 'text/plain' } });
+    assert.equal(formLogout.body.error, 'csrf_failed');
+    assert.equal((await s.api('GET', '/api/auth/me', { headers: { cookie } })).status, 200, 'the session survived the forged logout');
+    // A bodiless POST with no Content-Type is no form: curl -X POST -b cookie .../logout.
+    const logout = await s.api('POST', '/api/auth/logout', { headers: { cookie } });
+    assert.equal(logout.status, 200, JSON.stringify(logout.body));
+    assert.equal((await s.api('GET', '/api/auth/me', { headers: { cookie } })).status, 401);
   });
 
   test('first-run setup is closed once an admin exists', async () => {

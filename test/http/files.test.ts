@@ -170,8 +170,15 @@ describe('Files API', () => {
     assert.equal(readFileSync(join(root, '..', 'outside-secret'), 'utf8'), 'secret');
     assert.ok(existsSync(join(root, 'file9.txt')));
     const bs = await s.api('POST', '/api/files/mkdir', { token: admin, body: { path: '/Docs/a\\b' } });
+    assert.equal(bs.status, 400);
     assert.equal(bs.body.error, 'name_not_allowed');
+    assert.equal(bs.body.code, 'NAME_NOT_ALLOWED', 'the spec writes code and reason at the top level');
+    assert.equal(bs.body.reason, 'backslash');
     assert.equal(bs.body.details.reason, 'backslash');
+    for (const c1 of ['\u0085', '\u0080', '\u009f']) {
+      const r = await s.api('POST', '/api/files/mkdir', { token: admin, body: { path: `/Docs/a${c1}b` } });
+      assert.deepEqual([r.status, r.body.error, r.body.code, r.body.reason], [400, 'name_not_allowed', 'NAME_NOT_ALLOWED', 'control'], escape(c1));
+    }
     const long = await s.api('POST', '/api/files/mkdir', { token: admin, body: { path: `/Docs/${'é'.repeat(200)}` } });
     assert.equal(long.body.error, 'name_too_long');
     const reserved = await s.api('POST', '/api/files/mkdir', { token: admin, body: { path: '/Docs/.service-trash' } });

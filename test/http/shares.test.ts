@@ -165,6 +165,32 @@ describe('link states and public page safety', () => {
     assert.equal((await s.api('GET', `/api/files/share/${b.token}`)).status, 200);
   });
 
+  test('deleting a storage revokes its links and file requests (410 revoked, the revoked page), not 404', async () => {
+    const extra = tempDir('filedock-shares-gone-');
+    try {
+      writeFileSync(join(extra.dir, 'f.txt'), 'soon gone');
+      mkdirSync(join(extra.dir, 'in'));
+      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Gone', driver: 'local', config: { path: extra.dir } } });
+      assert.equal(st.status, 200, JSON.stringify(st.body));
+      const link = await share({ path: '/Gone/f.txt' });
+      const dropLink = await share({ path: '/Gone/in', kind: 'drop' });
+      assert.equal((await s.api('GET', `/api/files/share/${link.token}`)).status, 200);
+      assert.equal((await s.api('DELETE', `/api/admin/storages/${st.body.id}`, { token: admin })).status, 200);
+      const meta = await s.api('GET', `/api/files/share/${link.token}`);
+      assert.deepEqual([meta.status, meta.body.error], [410, 'revoked']);
+      // The page: the spec's styled 404, with the revoked sentence (not "not found").
+      const page = await fetch(`${s.url}/s/${link.token}`, { headers: { accept: 'text/html' } });
+      assert.equal(page.status, 404);
+      assert.match(await page.text(), /no longer available/);
+      const sub = await s.api('POST', `/api/public/drop/${dropLink.token}/submissions`, { body: {} });
+      assert.deepEqual([sub.status, sub.body.error], [410, 'revoked']);
+      // An unknown token stays unknown.
+      assert.equal((await s.api('GET', `/api/files/share/${'x'.repeat(link.token.length)}`)).status, 404);
+    } finally {
+      extra.cleanup();
+    }
+  });
+
   test('active content is never rendered inline; names are escaped; strict headers', async () => {
     const b = await share({ path: '/Files/page.html' });
     const r = await fetch(`${s.url}/s/${b.token}?inline=1`);

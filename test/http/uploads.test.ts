@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -29,6 +29,12 @@ describe('uploads', () => {
   });
 
   const init = (body: object, token = admin) => s.api('POST', '/api/files/upload/init', { token, body });
+  /** Session folders of the local storage: in the data dir (same filesystem as the storage), never in the user's folder. */
+  const staging = () => {
+    const uid = s.server.db.sqlite.prepare("SELECT uid FROM storages WHERE name = 'Up'").pluck().get() as string;
+    assert.ok(!existsSync(join(root, '.service-staging')), 'no staging folder in the user\'s folder');
+    return readdirSync(join(s.server.dirs.state, 'storage', uid, 'staging')).filter((n) => !n.startsWith('.~fd-'));
+  };
   const chunk = (id: string, part: number, data: Buffer, headers: Record<string, string> = {}) =>
     s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, { token: admin, raw: new Uint8Array(data), headers: { 'content-type': 'application/octet-stream', ...headers } });
   const finalize = (id: string, etags: Array<{ part: number; etag: string }>) => s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags } });
@@ -110,7 +116,7 @@ describe('uploads', () => {
     assert.deepEqual(ab.body, { ok: true });
     assert.equal((await finalize(id, [{ part: 1, etag: ok.body.etag }])).status, 404);
     assert.ok(!visible('c.bin'));
-    assert.deepEqual(readdirSync(join(root, '.service-staging')), []);
+    assert.deepEqual(staging(), []);
   });
 
   test('a connection dropped mid-chunk leaves nothing held, and the part can be re-sent', async () => {
@@ -131,7 +137,7 @@ describe('uploads', () => {
   test('an abort during a chunk: the late part is refused and nothing is left behind', async () => {
     const data = randomBytes(MiB);
     const id = (await init({ path: '/Up/aborted.bin', size: data.length })).body.upload_id;
-    const before = readdirSync(join(root, '.service-staging')).length;
+    const before = staging().length;
     const late = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-length': String(data.length) } }, (res) => {
         let body = '';
@@ -152,7 +158,7 @@ describe('uploads', () => {
     assert.deepEqual(aborted, { ok: true });
     assert.equal(r.status, 404, r.body);
     assert.ok(!visible('aborted.bin'));
-    assert.equal(readdirSync(join(root, '.service-staging')).length, before - 1, JSON.stringify(readdirSync(join(root, '.service-staging'), { recursive: true })));
+    assert.equal(staging().length, before - 1);
   });
 
   test('limits: max_upload_bytes at init and while streaming, quota_exceeded, sessions belong to their owner', async () => {
@@ -172,6 +178,7 @@ describe('uploads', () => {
     const over = await init({ path: '/Up/q.bin', size: 2000 }, user);
     assert.equal(over.status, 413);
     assert.equal(over.body.error, 'quota_exceeded');
+    assert.equal(over.body.code, 'QUOTA_EXCEEDED');
     const mine = await init({ path: '/Up/q.bin', size: 600 }, user);
     assert.equal(mine.status, 200);
     assert.equal((await init({ path: '/Up/q2.bin', size: 600 }, user)).body.error, 'quota_exceeded', 'open sessions count');
@@ -206,11 +213,11 @@ describe('uploads', () => {
     const id = (await init({ path: '/Up/old.bin', size: 10 })).body.upload_id;
     s.server.db.sqlite.prepare("UPDATE upload_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").run(id);
     assert.equal((await chunk(id, 1, Buffer.from('0123456789'))).status, 410);
-    const staged = readdirSync(join(root, '.service-staging')).length;
+    const staged = staging().length;
     // The server sweeps hourly; a second service on the same database runs the same sweep now.
     const uploads = createUploads({ db: s.server.db, files: s.server.files, catalogue: s.server.catalogue, auth: s.server.auth, stagingDir: s.server.dirs.staging, limits: { maxUploadBytes: 0, maxChunkBytes: MiB, sessionTtlMs: 60_000 } });
     assert.equal(await uploads.sweep(), 1);
     assert.equal(s.server.db.sqlite.prepare('SELECT count(*) FROM upload_sessions WHERE id = ?').pluck().get(id), 0);
-    assert.equal(readdirSync(join(root, '.service-staging')).length, staged - 1);
+    assert.equal(staging().length, staged - 1);
   });
 });

@@ -52,7 +52,8 @@ function Protection() {
     const av = p.antivirus ?? {};
     setF({
       trash_retention_days: String(p.trash_retention_days ?? ''),
-      versions_keep_n: String(p.versions_keep_n ?? ''),
+      // Unset (trim to 20 on snapshot, no sweep) stays unset unless the admin types a number.
+      versions_keep_n: p.versions_keep_n_unset ? '' : String(p.versions_keep_n ?? ''),
       share_max_ttl_days: String(p.share_max_ttl_days ?? ''),
       av_enabled: av.scan_enabled === true,
       av_mode: String(av.scan_mode ?? 'binary'),

@@ -8,9 +8,10 @@ import { catalogue } from './20261121100000-catalogue';
 import { uploads } from './20261121120000-uploads';
 import { shares } from './20261121130000-shares';
 import { protection } from './20261121140000-protection';
+import { shareTombstones } from './20261125090000-share-tombstones';
 import { thumbPending } from './20261125090000-thumb-pending';
 import { opJournal } from './20261125093000-op-journal';
 import { uploadPublished } from './20261125094000-upload-published';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, thumbPending, opJournal, uploadPublished];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished];
 export type { Migration } from './types';

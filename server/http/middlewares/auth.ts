@@ -44,7 +44,7 @@ export function authenticate(auth: Auth, defaultLang: Lang): Mw {
       if (token) ctx.state.viaCookie = true;
     }
     if (token) {
-      const p = auth.sessions.resolve(token);
+      const p = await auth.sessions.resolve(token);
       if (p) {
         ctx.state.principal = p;
         ctx.state.lang = pickLang([ctx.query.lang as string | undefined, p.language], ctx.get('accept-language'), defaultLang);
@@ -68,26 +68,34 @@ export const requireAdmin: Mw = async (ctx, next) => {
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Cookie-authenticated writes must come from our own origin: the Origin (or,
- * without it, the Referer) must match the Host. Bearer calls are exempt (a
- * browser never attaches them cross-site). JSON-only bodies are enforced by
- * the body reader, so a plain HTML form cannot post to the API either.
+ * CSRF for cookie-authenticated writes (bearer calls are exempt: a browser
+ * never attaches them cross-site). An `Origin` (or, without it, a `Referer`)
+ * must name our own host; a foreign or opaque (`null`) one is refused. A write
+ * with neither header comes from a script or tool, not a browser page (every
+ * current browser sends `Origin` on a cross-site POST), and is accepted only
+ * when no HTML form could have sent it: an `application/json` body (cross-site
+ * JSON needs a CORS preflight, which this server never grants), or no body
+ * and no `Content-Type` at all (a form always declares one). Anything else
+ * without an origin (form, multipart, text/plain) → `csrf_failed`.
  */
 export const csrfGuard: Mw = async (ctx, next) => {
-  if (!SAFE.has(ctx.method) && ctx.state.viaCookie) {
-    const origin = ctx.get('origin') || ctx.get('referer');
-    let ok = false;
-    if (origin) {
-      try {
-        ok = new URL(origin).host === ctx.get('host');
-      } catch {
-        ok = false;
-      }
-    }
-    if (!ok) throw new AppError('csrf_failed');
-  }
+  if (!SAFE.has(ctx.method) && ctx.state.viaCookie && !csrfSafe(ctx)) throw new AppError('csrf_failed');
   await next();
 };
+
+function csrfSafe(ctx: Ctx): boolean {
+  const origin = ctx.get('origin') || ctx.get('referer');
+  if (origin) {
+    try {
+      return new URL(origin).host === ctx.get('host');
+    } catch {
+      return false;
+    }
+  }
+  const type = ctx.get('content-type');
+  if (type) return type.split(';')[0].trim().toLowerCase() === 'application/json';
+  return !ctx.request.length && !ctx.get('transfer-encoding');
+}
 
 /** Sets the session cookie: HttpOnly, SameSite=Lax, Secure when the public URL is https. */
 export function setSessionCookie(ctx: Ctx, token: string, expiresAt: string, secure: boolean): void {

@@ -39,7 +39,7 @@ export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: un
   }
   ctx.status = statusFor(code, ctx.state.door);
   if (code === 'rate_limited' || (code === 'locked' && params.retry_after !== undefined)) ctx.set('Retry-After', String(params.retry_after ?? 1));
-  const body: Record<string, unknown> = { error: code, message: t(ctx.state.lang ?? 'en', code, params) };
+  const body: Record<string, unknown> = { error: code, message: t(ctx.state.lang ?? 'en', code, params), ...topLevel(code, params, details) };
   if (details) body.details = details;
   if (Object.keys(params).length) body.params = params;
   if (ctx.state.door === 'public' && ctx.accepts('html', 'json') === 'html' && ctx.state.renderPublicError) {
@@ -48,6 +48,24 @@ export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: un
   }
   ctx.type = 'application/json';
   ctx.body = body;
+}
+
+/**
+ * Fields the spec's error table writes at the top level of a code's body,
+ * beside `error` (`code: NAME_NOT_ALLOWED` with `reason`; `code:
+ * QUOTA_EXCEEDED`): one table here, whatever threw the error.
+ */
+const TOP_LEVEL: Record<string, { code: string; fields: string[] }> = {
+  name_not_allowed: { code: 'NAME_NOT_ALLOWED', fields: ['reason'] },
+  quota_exceeded: { code: 'QUOTA_EXCEEDED', fields: [] },
+};
+
+function topLevel(code: string, params: Record<string, unknown>, details: Record<string, unknown> | undefined): Record<string, unknown> {
+  const spec = TOP_LEVEL[code];
+  if (!spec) return {};
+  const out: Record<string, unknown> = { code: spec.code };
+  for (const f of spec.fields) out[f] = details?.[f] ?? params[f];
+  return out;
 }
 
 declare module '../context' {

@@ -5,7 +5,7 @@
  * values; the routes decide which one to send.
  */
 import type { Lang } from '../../lib/i18n';
-import { pt, ptn, publicDate, type DropSettings } from '../../shares';
+import { DROP_CHUNK, pt, ptn, publicDate, type DropSettings } from '../../shares';
 import type { Ctx } from '../context';
 import { esc, sendPage } from './page';
 import { DROP_SCRIPT } from './drop-script';
@@ -112,12 +112,26 @@ export function dropPage(ctx: Ctx, o: { lang: Lang; token: string; settings: Dro
   const body =
     `<div class="card"><h1>${esc(pt(lang, 'drop.title'))}</h1><p class="mut">${esc(pt(lang, 'drop.intro'))}</p>` +
     `<p class="mut">${esc(pt(lang, 'drop.limits', { files: s.max_files, size: s.max_file_size_mb }))}${s.allowed_ext.length ? ` ${esc(pt(lang, 'drop.allowed', { ext: s.allowed_ext.join(', ') }))}` : ''}</p>` +
-    `<noscript><p class="err">${esc(pt(lang, 'drop.noscript'))}</p></noscript>` +
-    `<form id="drop" data-token="${esc(o.token)}" data-max="${s.max_files}" data-strings="${esc(JSON.stringify(strings))}">` +
+    `<noscript><p class="mut">${esc(pt(lang, 'drop.noscript', { size: Math.min(s.max_file_size_mb, DROP_CHUNK / 1024 / 1024) }))}</p></noscript>` +
+    // Without the script the browser posts the form itself (server/http/public/drop-form.ts); the script takes it over.
+    `<form id="drop" method="post" enctype="multipart/form-data" data-token="${esc(o.token)}" data-max="${s.max_files}" data-strings="${esc(JSON.stringify(strings))}">` +
     (o.needsPin ? `<label for="pin">${esc(pt(lang, 'pin.label'))}</label><input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required maxlength="64">` : '') +
     (s.ask_name ? `<label for="name">${esc(pt(lang, 'drop.name'))}</label><input id="name" name="name" maxlength="64" autocomplete="name">` : '') +
     `<label for="note">${esc(pt(lang, 'drop.note'))}</label><textarea id="note" name="note" rows="3" maxlength="10000"></textarea>` +
     `<label for="files">${esc(pt(lang, 'drop.files'))}</label><input id="files" name="files" type="file" multiple required${s.allowed_ext.length ? ` accept="${esc(s.allowed_ext.map((e) => '.' + e).join(','))}"` : ''}>` +
     `<p><button class="btn" type="submit">${esc(pt(lang, 'drop.send'))}</button></p><div class="bar"><i id="bar"></i></div><p id="msg" role="status"></p></form></div>`;
   sendPage(ctx, { lang, title: pt(lang, 'drop.title'), body, script: DROP_SCRIPT });
+}
+
+/**
+ * The answer to a drop form posted without JavaScript: what was received,
+ * and the refusal that stopped it, if any (with its status).
+ */
+export function dropResultPage(ctx: Ctx, o: { lang: Lang; token: string; received: string[]; error: { message: string; status: number } | null }): void {
+  const { lang } = o;
+  const list = o.received.length ? `<p>${esc(pt(lang, 'drop.received'))}</p><ul class="l">${o.received.map((n) => `<li class="f">${esc(n)}</li>`).join('')}</ul>` : '';
+  const head = o.error ? `<p class="err">${esc(pt(lang, 'drop.failed', { reason: o.error.message }))}</p>` : `<p>${esc(pt(lang, 'drop.done', { n: o.received.length }))}</p>`;
+  const again = `<p><a class="btn" href="/d/${encodeURIComponent(o.token)}?lang=${lang}">${esc(pt(lang, o.error ? 'drop.back' : 'drop.again'))}</a></p>`;
+  const body = `<div class="card"><h1>${esc(pt(lang, 'drop.title'))}</h1>${head}${list}${again}</div>`;
+  sendPage(ctx, { lang, title: pt(lang, 'drop.title'), body, status: o.error?.status ?? 200 });
 }

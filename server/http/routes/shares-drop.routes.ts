@@ -7,9 +7,14 @@
 import Router from '@koa/router';
 import { dropSettingsOf, type Shares } from '../../shares';
 import type { AppState, Ctx, Mw } from '../context';
-import { reqMeta } from '../context';
+import { reqMeta, setPartEtag } from '../context';
 import { readObject } from '../middlewares/body';
-import { deadPage, dropPage } from '../public/pages';
+import { AppError, isAppError } from '../../errors';
+import { t } from '../../lib/i18n';
+import { pt } from '../../shares';
+import { statusFor } from '../error-map';
+import { receiveDropForm } from '../public/drop-form';
+import { deadPage, dropPage, dropResultPage } from '../public/pages';
 import { publicHeaders } from '../public/page';
 import { validate, z } from '../validate';
 
@@ -20,6 +25,9 @@ const dropDoor: Mw = async (ctx, next) => {
   ctx.set('Cache-Control', 'no-store');
   await next();
 };
+
+/** Refusals of the link itself, answered with the dead-link page. */
+const DEAD_LINK = new Set(['not_found', 'expired', 'revoked', 'gone', 'storage_unavailable', 'storage_unreachable']);
 
 const startBody = z.object({ name: z.string().max(256).optional(), note: z.string().max(20_000).optional(), pin: z.string().max(64).optional() });
 const fileBody = z.object({ name: z.string().min(1).max(1024), size: z.number().int().min(0), mime: z.string().max(255).optional() });
@@ -36,6 +44,20 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
   r.get('/d/:token', dropDoor, async (ctx) => {
     const o = await service.open(ctx.params.token, 'drop');
     dropPage(ctx, { lang: ctx.state.lang, token: o.share.token, settings: dropSettingsOf(o.share), needsPin: !!o.share.pin_hash });
+  });
+
+  // The same form, posted by a browser without JavaScript (or curl): files up to one chunk each.
+  r.post('/d/:token', dropDoor, async (ctx) => {
+    const lang = ctx.state.lang;
+    const shown = (e: AppError) => ({ message: e.code === 'unauthorised' ? pt(lang, 'pin.prompt') : t(lang, e.code, e.params), status: statusFor(e.code, 'drop') });
+    try {
+      const r = await receiveDropForm(ctx, drops, ctx.params.token);
+      dropResultPage(ctx, { lang, token: ctx.params.token, received: r.received, error: r.error && shown(r.error) });
+    } catch (e) {
+      // A dead or unreachable link gets the dead-link page; any other refusal is told on the result page.
+      if (!isAppError(e) || DEAD_LINK.has(e.code)) throw e;
+      dropResultPage(ctx, { lang, token: ctx.params.token, received: [], error: shown(e) });
+    }
   });
 
   r.post(`${base}/submissions`, dropDoor, async (ctx) => {
@@ -55,7 +77,9 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
   r.put(`${base}/submissions/:sid/files/:upload/parts/:part`, dropDoor, async (ctx) => {
     const part = validate(z.object({ part: partParam }), ctx.params).part;
     const digest = validate(z.object({ sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
-    ctx.body = await drops.chunk(ctx.params.token, ctx.params.sid, ctx.params.upload, part, ctx.req, reqMeta(ctx), digest);
+    const stored = await drops.chunk(ctx.params.token, ctx.params.sid, ctx.params.upload, part, ctx.req, reqMeta(ctx), digest);
+    setPartEtag(ctx, stored.etag);
+    ctx.body = stored;
   });
 
   r.post(`${base}/submissions/:sid/files/:upload/finalize`, dropDoor, async (ctx) => {

@@ -4,13 +4,14 @@
  * /api/files/upload/{init,chunk,status,finalize,abort}.
  */
 import Router from '@koa/router';
-import busboy from 'busboy';
 import type { Readable } from 'node:stream';
-import { AppError, isAppError } from '../../errors';
+import { AppError } from '../../errors';
+import { pipeFrom } from '../../lib/streams';
+import { dropForm, formError, formParser } from '../multipart';
 import type { Published, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actor, type AppState, type Ctx } from '../context';
+import { actor, setPartEtag, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 
@@ -52,7 +53,9 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
     const qy = validate(schemas.chunk, ctx.query);
     const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
     try {
-      ctx.body = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha);
+      const stored = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha);
+      setPartEtag(ctx, stored.etag);
+      ctx.body = stored;
     } catch (e) {
       // A refused body may be half read: drop the rest and the connection, or its tail would parse as the next request.
       if (!ctx.req.readableEnded) {
@@ -86,14 +89,8 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
  * as it arrives (nothing is buffered whole), in form order.
  */
 function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Readable) => Promise<Published>): Promise<Published[]> {
-  if (!ctx.is('multipart/form-data')) throw new AppError('bad_multipart', { reason: 'expected multipart/form-data' });
+  const bb = formParser(ctx, { files: MAX_FORM_FILES, fields: 20, fieldSize: 16 * 1024 });
   return new Promise((resolve, reject) => {
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({ headers: ctx.req.headers, limits: { files: MAX_FORM_FILES, fields: 20, fieldSize: 16 * 1024 } });
-    } catch {
-      throw new AppError('bad_multipart', { reason: 'unreadable multipart header' });
-    }
     let folder: string | undefined;
     let failed = false;
     let chain: Promise<unknown> = Promise.resolve();
@@ -102,10 +99,8 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
     const fail = (e: unknown) => {
       if (failed) return;
       failed = true;
-      ctx.req.unpipe(bb);
-      ctx.req.resume();
-      ctx.set('Connection', 'close');
-      reject(isAppError(e) ? e : new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' }));
+      dropForm(ctx, bb);
+      reject(formError(e));
     };
     bb.on('field', (name, value) => {
       if (name === 'path') folder = value;
@@ -129,6 +124,6 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
     bb.on('close', () => void chain.then(() => !failed && resolve(out)));
     bb.on('error', fail);
     ctx.req.on('aborted', () => fail(new AppError('bad_body', { reason: 'the body was cut off' })));
-    ctx.req.pipe(bb);
+    pipeFrom(ctx.req, bb);
   });
 }

@@ -13,6 +13,7 @@ import { baseName, joinRel, parentRel, TEMP_PREFIX } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WriteOptions } from '../../types';
 import { unreachable } from '../remote/errors';
 import { countBytes } from '../remote/streams';
+import { pipeFrom } from '../../../lib/streams';
 import type { FtpConfig } from './config';
 import { openSession } from './connect';
 import { ftpError, replyCode } from './errors';
@@ -86,15 +87,9 @@ export class FtpStorage implements StorageDriver {
       const counted = countBytes(opts.size, () => undefined, (e) => {
         sourceError ??= e;
       });
-      const source = this.cfg.secure === 'off' ? counted : counted.pipe(delayEmptyEnd());
-      // pipe() does not carry errors: the stream basic-ftp reads must fail with its input.
-      // Only the body's own failure is recorded; a broken upload destroys `source` too.
-      body.once('error', (e) => {
-        sourceError ??= e;
-        source.destroy(e);
-      });
-      if (source !== counted) counted.once('error', (e) => source.destroy(e));
-      body.pipe(counted);
+      const source = this.cfg.secure === 'off' ? counted : pipeFrom(counted, delayEmptyEnd());
+      // Only the body's own failure is recorded; a broken upload destroys the chain back to it.
+      pipeFrom(body, counted, (e) => (sourceError ??= e));
       uploaded = true;
       await c.uploadFrom(source, temp);
       await this.publish(c, temp, target, path);

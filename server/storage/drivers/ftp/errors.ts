@@ -26,7 +26,7 @@ export function ftpError(e: unknown, path: string, on550: 'not_found' | 'permiss
       return new AppError('name_not_allowed', { reason: 'backend' }, { code: 'NAME_NOT_ALLOWED', reason: 'backend' });
     case 452:
     case 552:
-      return new AppError('quota_exceeded', { path, reason: messageOf(e) });
+      return new AppError('insufficient_storage', { path }, { reason: 'no_space' }, messageOf(e));
     default:
       return unreachable(messageOf(e));
   }

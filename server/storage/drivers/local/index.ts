@@ -3,6 +3,7 @@
  * Config: `path` (legacy alias `root`), absolute, created 0755 when missing,
  * never `/`, no `..`.
  */
+import { join } from 'node:path';
 import type { DriverDescriptor, DriverModule } from '../../types';
 import { LocalDriver } from './local.driver';
 import { LocalRoot, rootPathIssue } from './local.root';
@@ -32,9 +33,9 @@ export const localDriver: DriverModule = {
     const issue = rootPathIssue(config.path);
     return issue ? [{ field: 'path', message: issue }] : [];
   },
-  /** Opens (creating when missing) the root folder; refuses a root whose real path is `/`. */
-  async create(config) {
-    return new LocalDriver(await LocalRoot.open(String(config.path)));
+  /** Opens (creating when missing) the root folder; refuses a root whose real path is `/`. Uploads stage in the data dir when they can. */
+  async create(config, ctx) {
+    return new LocalDriver(await LocalRoot.open(String(config.path)), join(ctx.stateDir, 'staging'));
   },
 };
 

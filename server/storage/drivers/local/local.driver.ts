@@ -27,8 +27,9 @@ export class LocalDriver implements StorageDriver {
   readonly multipart: LocalMultipart;
   private readonly stops = new Set<() => void>();
 
-  constructor(private readonly root: LocalRoot) {
-    this.multipart = new LocalMultipart(root);
+  /** `stagingBase`: the data-dir folder for multipart sessions (see LocalMultipart). */
+  constructor(private readonly root: LocalRoot, stagingBase: string | null = null) {
+    this.multipart = new LocalMultipart(root, stagingBase);
   }
 
   /** Metadata of `rel`, following symlinks that stay inside. Missing (or not a file/folder) → `not_found`. */

@@ -32,7 +32,7 @@ export function fsError(e: unknown, rel: string): unknown {
       return new AppError('name_too_long', { max: MAX_NAME_BYTES }, { max: MAX_NAME_BYTES }, err.message);
     case 'ENOSPC':
     case 'EDQUOT':
-      return new AppError('storage_unavailable', { reason: 'no space left on device' }, undefined, err.message);
+      return new AppError('insufficient_storage', { path: rel }, { reason: 'no_space' }, err.message);
     case 'ABORT_ERR':
       return new AppError('cancelled', {}, undefined, err.message);
     default:

@@ -5,7 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createCipheriv } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { isAppError, type ErrorCode } from '../../../errors';
 import { STAGING_DIR } from '../../../lib/paths';
@@ -25,7 +26,8 @@ const partBytes = (n: number, size: number): Buffer => {
 let tmp: ReturnType<typeof tempDir>;
 let d: StorageDriver;
 let mp: MultipartCapability;
-const staging = () => readdirSync(`${tmp.dir}/root/${STAGING_DIR}`);
+/** Session folders: in the data dir (`<stateDir>/staging`), the storage being on the same filesystem. */
+const staging = () => readdirSync(`${tmp.dir}/staging`);
 
 before(async () => {
   tmp = tempDir('filedock-local-mp-');
@@ -101,9 +103,50 @@ test('abort cleans the staged data and is idempotent; a handle survives as JSON'
   await assert.rejects(mp.complete('{"id":"../../etc","path":"x","size":1,"partSize":1}', []), code('bad_id'));
 });
 
-test('the staging folder is hidden from listings', async () => {
-  await mp.init('up/hidden.bin', { size: 1, partSize: 1 });
-  const names: string[] = [];
-  for await (const e of d.list('')) names.push(e.name);
-  assert.equal(names.includes(STAGING_DIR), false);
+test('sessions stage in the data dir, never in the user\'s folder, when the storage shares its filesystem', async () => {
+  const { handle } = await mp.init('up/where.bin', { size: 4, partSize: 4 });
+  assert.equal(JSON.parse(handle).place, 'data');
+  assert.ok(staging().includes(JSON.parse(handle).id));
+  assert.equal(existsSync(`${tmp.dir}/root/${STAGING_DIR}`), false);
+  assert.deepEqual(readdirSync(`${tmp.dir}/root`).sort(), ['up']);
+  await mp.abort(handle);
+});
+
+test('a session opened before the data-dir staging (no place in its handle) finishes from the root folder', async () => {
+  // What an older build left: the sparse file and its part records under <root>/.service-staging/<id>/.
+  const id = 'oldsession-0123456789';
+  mkdirSync(`${tmp.dir}/root/${STAGING_DIR}/${id}/parts`, { recursive: true });
+  writeFileSync(`${tmp.dir}/root/${STAGING_DIR}/${id}/data`, Buffer.alloc(4));
+  const handle = JSON.stringify({ id, path: 'up/old.bin', size: 4, partSize: 4 });
+  const { etag } = await mp.putPart(handle, 1, Readable.from([Buffer.from('old!')]), 4);
+  await mp.complete(handle, [{ part: 1, etag }]);
+  assert.equal(readFileSync(`${tmp.dir}/root/up/old.bin`, 'utf8'), 'old!');
+  assert.deepEqual(readdirSync(`${tmp.dir}/root/${STAGING_DIR}`), []);
+});
+
+test('on another filesystem the session stays in the hidden staging folder, and the folder is hidden from listings', async (t) => {
+  const fs2 = tempDir('filedock-local-mp-fs2-');
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', fs2.dir], { stdio: 'pipe' });
+  } catch (e) {
+    fs2.cleanup();
+    if (process.env.CI === 'true' || process.env.CI === '1') throw e;
+    return t.skip('cannot mount a tmpfs here (run as root)');
+  }
+  try {
+    const other = await localDriver.create({ path: `${fs2.dir}/root` }, { stateDir: tmp.dir, uid: 'other-fs' });
+    const { handle } = await other.multipart!.init('x.bin', { size: 3, partSize: 3 });
+    assert.equal(JSON.parse(handle).place, 'root');
+    assert.deepEqual(readdirSync(`${fs2.dir}/root/${STAGING_DIR}`), [JSON.parse(handle).id]);
+    const names: string[] = [];
+    for await (const e of other.list('')) names.push(e.name);
+    assert.deepEqual(names, [], 'neither the staging folder nor the probe shows');
+    const { etag } = await other.multipart!.putPart(handle, 1, Readable.from([Buffer.from('abc')]), 3);
+    await other.multipart!.complete(handle, [{ part: 1, etag }]);
+    assert.equal(readFileSync(`${fs2.dir}/root/x.bin`, 'utf8'), 'abc');
+    await other.close();
+  } finally {
+    execFileSync('umount', [fs2.dir]);
+    fs2.cleanup();
+  }
 });

@@ -1,8 +1,16 @@
 /**
- * Multipart uploads staged on the storage's own filesystem: `init` creates one
- * sparse file of the declared size in `<root>/.service-staging/<id>/`, each
- * part is written in place at its offset, and `complete` renames the file into
- * place, so publishing costs O(1) whatever the size.
+ * Multipart uploads: `init` creates one sparse file of the declared size in a
+ * session folder, each part is written in place at its offset, and `complete`
+ * renames the file into place, so publishing costs O(1) whatever the size.
+ *
+ * The session folder lives in the data dir (`<stateDir>/staging/<id>/`), out
+ * of the user's folder, whenever a file there can be renamed into the storage
+ * (same filesystem: a probe rename decides once per driver). When it cannot
+ * (the storage is another disk or a network mount), it stays in the hidden
+ * `<root>/.service-staging/<id>/`: a copy at finalize would cost O(size)
+ * (measured in docs/files-api.md) and leave the client waiting on it. Each
+ * handle records where its session lives, so sessions opened before an
+ * upgrade (always in the root) finish where they started.
  */
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,11 +25,15 @@ import { fsError, mapFs } from './local.errors';
 import type { LocalRoot } from './local.root';
 import { fileSink } from './local.sink';
 
+/** Where a session's folder is: the data dir, or the storage's hidden staging folder. */
+type Place = 'data' | 'root';
+
 interface Session {
   id: string;
   path: string;
   size: number;
   partSize: number;
+  place: Place;
 }
 
 const DATA = 'data';
@@ -30,7 +42,13 @@ const ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 export class LocalMultipart implements MultipartCapability {
   readonly presigned = false;
 
-  constructor(private readonly root: LocalRoot) {}
+  private placeOnce: Promise<Place> | null = null;
+
+  /** `stagingBase`: a folder in the data dir for session folders (null: always the root's hidden folder). */
+  constructor(
+    private readonly root: LocalRoot,
+    private readonly stagingBase: string | null,
+  ) {}
 
   /** Creates the sparse staged file; the target's folder must exist (`not_found`). Nothing appears at `path` yet. */
   async init(path: string, opts: { size: number; partSize: number; mime?: string }): Promise<{ handle: string }> {
@@ -38,8 +56,8 @@ export class LocalMultipart implements MultipartCapability {
     if (!Number.isSafeInteger(opts.size) || opts.size < 0) throw new AppError('validation_failed', { field: 'size' }, { field: 'size' });
     if (!Number.isSafeInteger(opts.partSize) || opts.partSize < 1) throw new AppError('validation_failed', { field: 'part_size' }, { field: 'part_size' });
     await this.targetFolder(rel);
-    const session: Session = { id: randomToken(18), path: rel, size: opts.size, partSize: opts.partSize };
-    const dir = this.dirOf(session.id);
+    const session: Session = { id: randomToken(18), path: rel, size: opts.size, partSize: opts.partSize, place: await this.place() };
+    const dir = this.dirOf(session);
     await mapFs(rel, async () => {
       await fsp.mkdir(join(dir, 'parts'), { recursive: true, mode: 0o755 });
       const fh = await fsp.open(join(dir, DATA), 'wx', 0o644);
@@ -128,16 +146,41 @@ export class LocalMultipart implements MultipartCapability {
   /** Discards the staged data. Idempotent. */
   async abort(handle: string): Promise<void> {
     const s = parseHandle(handle);
-    await fsp.rm(this.dirOf(s.id), { recursive: true, force: true });
+    await fsp.rm(this.dirOf(s), { recursive: true, force: true });
   }
 
-  private dirOf(id: string): string {
-    return join(this.root.real, STAGING_DIR, id);
+  private dirOf(s: Pick<Session, 'id' | 'place'>): string {
+    if (s.place === 'data' && this.stagingBase) return join(this.stagingBase, s.id);
+    return join(this.root.real, STAGING_DIR, s.id);
+  }
+
+  /** Where new sessions go: decided once, by renaming a probe file from the data dir into the root. */
+  private place(): Promise<Place> {
+    this.placeOnce ??= this.probe();
+    return this.placeOnce;
+  }
+
+  private async probe(): Promise<Place> {
+    if (!this.stagingBase) return 'root';
+    const name = `${TEMP_PREFIX}probe-${randomToken(6)}`;
+    const from = join(this.stagingBase, name);
+    const to = join(this.root.real, name);
+    try {
+      await fsp.mkdir(this.stagingBase, { recursive: true, mode: 0o700 });
+      await fsp.writeFile(from, '');
+      await fsp.rename(from, to);
+      await fsp.rm(to, { force: true });
+      return 'data';
+    } catch {
+      // EXDEV (another filesystem or mount), or the data dir is unusable: stage beside the files.
+      await fsp.rm(from, { force: true }).catch(() => undefined);
+      return 'root';
+    }
   }
 
   /** The session's folder; a finished, aborted or unknown session → `not_found`. */
   private async sessionDir(s: Session): Promise<string> {
-    const dir = this.dirOf(s.id);
+    const dir = this.dirOf(s);
     const ok = await fsp.stat(join(dir, DATA)).then(() => true, () => false);
     if (!ok) throw new AppError('not_found', { path: s.path, reason: 'no such upload session' });
     return dir;
@@ -168,5 +211,6 @@ function parseHandle(handle: string): Session {
     !Number.isSafeInteger(s.size) || s.size < 0 || !Number.isSafeInteger(s.partSize) || s.partSize < 1
   )
     throw new AppError('bad_id', { reason: 'malformed upload handle' });
-  return { id: s.id, path: cleanRel(s.path, { allowReserved: true }), size: s.size, partSize: s.partSize };
+  // Handles written before sessions could live in the data dir have no place: theirs is the root.
+  return { id: s.id, path: cleanRel(s.path, { allowReserved: true }), size: s.size, partSize: s.partSize, place: s.place === 'data' ? 'data' : 'root' };
 }

@@ -3,7 +3,6 @@
  */
 import { Transform } from 'node:stream';
 import { AppError } from '../../../errors';
-import type { ByteRange } from '../../types';
 
 /** Passes bytes through, reporting progress and refusing (via `onMismatch` too) a body that differs from its declared size. */
 export function countBytes(size: number | undefined, onProgress: () => void, onMismatch: (e: AppError) => void): Transform {
@@ -23,20 +22,6 @@ export function countBytes(size: number | undefined, onProgress: () => void, onM
     },
     flush(cb) {
       cb(size !== undefined && seen !== size ? mismatch() : null);
-    },
-  });
-}
-
-/** Emits only the bytes of `range` out of a whole-file stream. */
-export function sliceBytes(range: ByteRange): Transform {
-  let offset = 0;
-  const end = range.end ?? Infinity;
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      const from = Math.max(range.start - offset, 0);
-      const to = Math.min(end + 1 - offset, chunk.length);
-      offset += chunk.length;
-      cb(null, from < to ? chunk.subarray(from, to) : undefined);
     },
   });
 }

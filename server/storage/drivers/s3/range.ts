@@ -3,7 +3,8 @@
  * stores widen a range (s3rver reads `bytes=0-0` as the whole object) or
  * ignore it (200 with the full body); S3 itself answers exactly.
  */
-import { Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { takeBytes } from '../../../lib/streams';
 import type { ByteRange } from '../../types';
 
 /** First and last byte the server says it sent, from `Content-Range: bytes a-b/total`. */
@@ -14,40 +15,12 @@ function served(contentRange: string | undefined): { start: number; end: number 
 
 /**
  * `body` trimmed to `range`: returned as is when the server honoured the
- * range, else piped through a slicer that drops the surplus and ends early.
+ * range, else sliced out of it (the surplus is dropped and the download ends early).
  */
 export function fitRange(body: Readable, range: ByteRange, contentRange: string | undefined): Readable {
   const got = served(contentRange) ?? { start: 0, end: Infinity };
   const skip = range.start - got.start;
   const want = range.end === undefined ? Infinity : range.end - range.start + 1;
   if (skip === 0 && (range.end === undefined || got.end - got.start + 1 === want)) return body;
-  let toSkip = skip;
-  let left = want;
-  let done = false;
-  const slicer = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      let c = chunk;
-      if (toSkip > 0) {
-        const n = Math.min(toSkip, c.length);
-        toSkip -= n;
-        c = c.subarray(n);
-      }
-      if (left <= 0 || c.length === 0) return cb();
-      const out = c.length > left ? c.subarray(0, left) : c;
-      left -= out.length;
-      this.push(out);
-      if (left <= 0) {
-        done = true;
-        this.push(null);
-        // The surplus is not needed: stop downloading it.
-        body.destroy();
-      }
-      cb();
-    },
-  });
-  body.on('error', (e) => {
-    if (!done) slicer.destroy(e);
-  });
-  slicer.on('close', () => body.destroy());
-  return body.pipe(slicer);
+  return takeBytes(body, skip, want);
 }

@@ -9,6 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { AppError, isAppError } from '../../../errors';
+import { pipeFrom } from '../../../lib/streams';
 import { findStatus, statusError } from './errors';
 import { ProcessPool } from './pool';
 
@@ -187,8 +188,7 @@ export class SmbClient {
       };
       const onError = (e: Error) => fail(isAppError(e) ? e : new AppError('cancelled', {}, undefined, e.message));
       body.on('data', onData);
-      body.once('error', onError);
-      body.pipe(child.stdin!);
+      pipeFrom(body, child.stdin!, onError);
       const code = await new Promise<number | null>((resolve) => {
         child.once('error', (e) => {
           failure ??= unreachable(spawnFailure(e));

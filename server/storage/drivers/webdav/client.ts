@@ -18,7 +18,8 @@ import { davError, releaseBody, statusOf } from './errors';
 import { errorCode } from '../remote/errors';
 import { enforcePin, tlsConnectOptions, type TlsTrust } from '../remote/options';
 import { stallTimer } from './stall-timer';
-import { countBytes, sliceBytes } from '../remote/streams';
+import { countBytes } from '../remote/streams';
+import { pipeFrom, takeBytes } from '../../../lib/streams';
 
 /** Server-side MOVE/COPY/DELETE of a whole tree may take this many timeouts. */
 const LONG_CALL_FACTOR = 10;
@@ -90,17 +91,14 @@ export class WebdavStorage implements StorageDriver {
     }
     body.on('data', stall.touch);
     body.once('end', stall.stop);
-    body.once('error', (e) => {
-      stall.stop();
-      out.destroy(failure(e));
-    });
+    body.once('error', stall.stop);
     out.once('close', () => {
       stall.stop();
       if (!body.readableEnded) body.destroy();
     });
     // A server that ignores Range sends the whole file: cut the range out here.
-    if (range && !partial) body.pipe(sliceBytes(range)).pipe(out);
-    else body.pipe(out);
+    const bytes = range && !partial ? takeBytes(body, range.start, range.end === undefined ? Infinity : range.end - range.start + 1) : body;
+    pipeFrom(bytes, out, (e) => out.destroy(failure(e)));
     return out;
   }
 
@@ -215,12 +213,8 @@ export class WebdavStorage implements StorageDriver {
     const counted = countBytes(opts.size, stall.touch, (e) => {
       sourceError ??= e;
     });
-    // pipe(), not pipeline(): a failed request must not be mistaken for the source's own error.
-    body.once('error', (e) => {
-      sourceError ??= e;
-      counted.destroy(e);
-    });
-    body.pipe(counted);
+    // Only the body's own failure: a failed request must not be mistaken for it.
+    pipeFrom(body, counted, (e) => (sourceError ??= e));
     try {
       await this.client.putFileContents(temp, counted, {
         overwrite: true,

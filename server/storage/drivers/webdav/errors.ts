@@ -52,7 +52,7 @@ function fromStatus(status: number, e: unknown, path: string): AppError {
     case 423:
       return new AppError('locked', { path, reason: 'backend' });
     case 507:
-      return new AppError('quota_exceeded', { path, reason: 'backend storage is full' });
+      return new AppError('insufficient_storage', { path }, { reason: 'no_space' });
     default:
       return unreachable(`HTTP ${status}${text ? ` ${text}` : ''}`);
   }

@@ -1,0 +1,29 @@
+/**
+ * The pieces every multipart/form-data route shares: the parser, the error
+ * a refused form answers, and how a refused form stops being read.
+ */
+import busboy from 'busboy';
+import { AppError, isAppError } from '../errors';
+import type { Ctx } from './context';
+
+/** A busboy parser for the request's form; `bad_multipart` when it is not multipart/form-data or its header is unreadable. */
+export function formParser(ctx: Ctx, limits: busboy.Limits): busboy.Busboy {
+  if (!ctx.is('multipart/form-data')) throw new AppError('bad_multipart', { reason: 'expected multipart/form-data' });
+  try {
+    return busboy({ headers: ctx.req.headers, limits });
+  } catch {
+    throw new AppError('bad_multipart', { reason: 'unreadable multipart header' });
+  }
+}
+
+/** `e` as the error a form answers: an AppError as it is, anything else (a parser failure) `bad_multipart`. */
+export function formError(e: unknown): AppError {
+  return isAppError(e) ? e : new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' });
+}
+
+/** Stops reading a refused form: the rest of the body is drained and the connection closed, so its tail never parses as a next request. */
+export function dropForm(ctx: Ctx, bb: busboy.Busboy): void {
+  ctx.req.unpipe(bb);
+  ctx.req.resume();
+  ctx.set('Connection', 'close');
+}
