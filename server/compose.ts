@@ -83,6 +83,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       secretKey,
       stateDir: dirs.state,
       decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only)],
+      staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) : undefined,
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
     });
     cleanups.unshift(() => manager.closeAll());

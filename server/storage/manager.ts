@@ -40,6 +40,8 @@ export interface ManagerOptions {
   onCloseError?: (id: StorageId, e: unknown) => void;
   /** Wrapped around every driver `build` returns, first one innermost. */
   decorators?: DriverDecorator[];
+  /** See DriverContext.staleBefore: set by the server, never by a CLI command. */
+  staleBefore?: number;
 }
 
 export class DriverManager {
@@ -61,7 +63,7 @@ export class DriverManager {
       const p = problems[0];
       throw new AppError('validation_failed', { field: `config.${p.field}`, reason: p.message }, { field: `config.${p.field}`, problems });
     }
-    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid });
+    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore });
     for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
     return driver;
   }

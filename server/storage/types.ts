@@ -144,6 +144,13 @@ export interface DriverContext {
   /** Storage uid; scopes driver state. */
   uid: string;
   signal?: AbortSignal;
+  /**
+   * Set in the process that owns the storages (the server, not a CLI command
+   * beside it): its start time. A driver may then clear leftovers of a killed
+   * predecessor (temp files, staging) older than this; nothing newer is ever its
+   * to clear.
+   */
+  staleBefore?: number;
 }
 
 export interface DriverModule {

@@ -4,11 +4,12 @@
  * port 0 with its own data dir (stopped by PID), and a headless Debian Chromium
  * that records console errors and saves screenshots as test artifacts.
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { tempDir } from '../helpers/tools';
+import { spawnServer } from '../helpers/child-server';
 
 const root = new URL('../..', import.meta.url).pathname;
 export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(root, 'test-results', 'ui');
@@ -45,46 +46,21 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const { dir, cleanup } = tempDir('filedock-ui-');
   const storeDir = join(dir, 'store');
   mkdirSync(storeDir, { recursive: true });
-  const child = fork(join(root, 'server/cli/main.ts'), ['serve'], {
-    execArgv: ['--import', 'tsx'],
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: {
-      ...process.env,
-      SERVICE_DATA_DIR: join(dir, 'data'),
-      SERVICE_PORT: '0',
-      SERVICE_HOST: '127.0.0.1',
-      SERVICE_ADMIN_EMAIL: ADMIN.email,
-      SERVICE_ADMIN_PASSWORD: ADMIN.password,
-      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
-      SERVICE_DEFAULT_STORAGE_NAME: 'home',
-      SERVICE_DEFAULT_STORAGE_PATH: storeDir,
-      ...env,
-    },
-  });
-  let log = '';
-  child.stdout!.on('data', (b) => (log += b));
-  child.stderr!.on('data', (b) => (log += b));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${log}`)), 20_000);
-    child.on('message', (m: { type?: string; url?: string; port?: number }) => {
-      if (m?.type !== 'ready') return;
-      clearTimeout(timer);
-      resolve(`http://127.0.0.1:${m.port}`);
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${log}`)));
+  const srv = await spawnServer({
+    SERVICE_DATA_DIR: join(dir, 'data'),
+    SERVICE_ADMIN_EMAIL: ADMIN.email,
+    SERVICE_ADMIN_PASSWORD: ADMIN.password,
+    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+    SERVICE_DEFAULT_STORAGE_NAME: 'home',
+    SERVICE_DEFAULT_STORAGE_PATH: storeDir,
+    ...env,
   });
   return {
-    url,
-    child,
+    url: srv.url,
+    child: srv.child,
     dataDir: storeDir,
     stop: async () => {
-      if (child.exitCode === null) {
-        const gone = new Promise((r) => child.once('exit', r));
-        process.kill(child.pid!, 'SIGTERM');
-        await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
-        if (child.exitCode === null) process.kill(child.pid!, 'SIGKILL');
-      }
+      await srv.stop();
       cleanup();
     },
   };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { DriverDescriptor, DriverModule } from '../../types';
 import { LocalDriver } from './local.driver';
 import { LocalRoot, rootPathIssue } from './local.root';
+import { TempJournal } from './local.temps';
 
 export const localDescriptor: DriverDescriptor = {
   driver: 'local',
@@ -35,7 +36,10 @@ export const localDriver: DriverModule = {
   },
   /** Opens (creating when missing) the root folder; refuses a root whose real path is `/`. Uploads stage in the data dir when they can. */
   async create(config, ctx) {
-    return new LocalDriver(await LocalRoot.open(String(config.path)), join(ctx.stateDir, 'staging'));
+    const temps = new TempJournal(join(ctx.stateDir, 'temp-dirs'));
+    // A server start clears what a killed predecessor left (in the background; it never touches newer files).
+    if (ctx.staleBefore !== undefined) void temps.sweepOnce(ctx.staleBefore).catch(() => undefined);
+    return new LocalDriver(await LocalRoot.open(String(config.path)), join(ctx.stateDir, 'staging'), temps);
   },
 };
 

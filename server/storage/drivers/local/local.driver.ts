@@ -17,6 +17,7 @@ import { fileSink } from './local.sink';
 import { LocalMultipart } from './local.multipart';
 import { walkLocal } from './local.walk';
 import { watchLocal } from './local.watch';
+import type { TempJournal } from './local.temps';
 
 /** Read chunk size: the throughput lever on this machine (64 KiB default ≈ 0.85 GB/s, 1 MiB ≈ 2.3 GB/s). */
 const READ_CHUNK = 1024 * 1024;
@@ -27,8 +28,11 @@ export class LocalDriver implements StorageDriver {
   readonly multipart: LocalMultipart;
   private readonly stops = new Set<() => void>();
 
-  /** `stagingBase`: the data-dir folder for multipart sessions (see LocalMultipart). */
-  constructor(private readonly root: LocalRoot, stagingBase: string | null = null) {
+  /**
+   * `stagingBase`: the data-dir folder for multipart sessions (see LocalMultipart).
+   * `temps`: where the folders that receive temp files are noted (see local.temps).
+   */
+  constructor(private readonly root: LocalRoot, stagingBase: string | null = null, private readonly temps: TempJournal | null = null) {
     this.multipart = new LocalMultipart(root, stagingBase);
   }
 
@@ -99,7 +103,7 @@ export class LocalDriver implements StorageDriver {
       throw fsError(e, rel);
     });
     if (!parent.isDirectory()) throw new AppError('not_found', { path: rel });
-    const tmp = join(dir, TEMP_PREFIX + randomToken(9));
+    const tmp = this.tempIn(dir);
     try {
       const fh = await fsp.open(tmp, 'wx', 0o644);
       try {
@@ -163,7 +167,7 @@ export class LocalDriver implements StorageDriver {
     const dst = await this.root.resolveEntry(to);
     const st = await mapFs(from, () => fsp.stat(src));
     await this.checkTarget(to, dst, opts.overwrite);
-    const staged = join(dirname(dst), TEMP_PREFIX + randomToken(9));
+    const staged = this.tempIn(dirname(dst));
     try {
       if (st.isDirectory()) await fsp.cp(src, staged, { recursive: true, errorOnExist: true, force: false, mode: constants.COPYFILE_FICLONE });
       else await fsp.copyFile(src, staged, constants.COPYFILE_FICLONE);
@@ -203,6 +207,12 @@ export class LocalDriver implements StorageDriver {
     for (const stop of [...this.stops]) stop();
   }
 
+  /** A fresh temp name in `dir`, the folder noted first so a crash's leftovers there are swept at the next start. */
+  private tempIn(dir: string): string {
+    this.temps?.note(dir);
+    return join(dir, TEMP_PREFIX + randomToken(9));
+  }
+
   /** Refuses a target whose folder is missing (`not_found`) or that exists without `overwrite` (`conflict`). */
   private async checkTarget(rel: string, dst: string, overwrite: boolean): Promise<void> {
     const parent = await fsp.stat(dirname(dst)).catch((e) => {
@@ -224,7 +234,7 @@ export class LocalDriver implements StorageDriver {
     if (!old || (!old.isDirectory() && !stagedIsDir)) {
       await fsp.rename(staged, dst);
     } else {
-      const aside = join(dir, TEMP_PREFIX + randomToken(9));
+      const aside = this.tempIn(dir);
       await fsp.rename(dst, aside);
       try {
         await fsp.rename(staged, dst);

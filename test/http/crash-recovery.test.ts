@@ -1,0 +1,180 @@
+/**
+ * Work a crash interrupts resumes or is cleaned up at the next start: the
+ * server runs as a child process and is killed with SIGKILL mid-way, then
+ * started again on the same data folder.
+ *   - a cross-storage copy resumes past what it already wrote and the
+ *     catalogue converges on what is on disk;
+ *   - a same-storage copy's staged folder does not stay behind;
+ *   - a chunked upload killed inside finalize is released, and the client's
+ *     retry of the same upload_id finishes it.
+ */
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { spawnServer, type ChildServer } from '../helpers/child-server';
+import { needTool, tempDir } from '../helpers/tools';
+import { startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
+
+const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
+const MiB = 1024 * 1024;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A server on `data`, signed in as the admin. */
+async function boot(data: string): Promise<{ srv: ChildServer; api: (method: string, path: string, body?: unknown, raw?: Buffer) => Promise<{ status: number; body: any }> }> {
+  const srv = await spawnServer({ SERVICE_DATA_DIR: data, SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password, SERVICE_UPLOAD_MAX_CHUNK_BYTES: String(32 * MiB) });
+  const login = await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
+  const api = async (method: string, path: string, body?: unknown, raw?: Buffer) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${login.token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (raw) headers['content-type'] = 'application/octet-stream';
+    const res = await fetch(srv.url + path, { method, headers, body: raw ? new Uint8Array(raw) : body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  return { srv, api };
+}
+
+/** Polls `probe` every 5 ms until it returns true (or fails after `ms`). */
+async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+async function opDone(api: Awaited<ReturnType<typeof boot>>['api'], id: string, ms = 120_000): Promise<any> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const op = (await api('GET', `/api/files/ops/${id}`)).body;
+    if (op && ['completed', 'failed', 'cancelled'].includes(op.status)) return op;
+    if (Date.now() > end) throw new Error(`op ${id} still ${op?.status}`);
+    await sleep(100);
+  }
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** Every entry below `dir` whose name is one of the driver's temp names. */
+function tempsBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.name.startsWith('.~fd-')).map((d) => join(d.parentPath, d.name));
+}
+
+describe('crash recovery', () => {
+  const cleanups: Array<() => void> = [];
+  after(() => cleanups.forEach((c) => c()));
+
+  test('a cross-storage copy killed mid-way resumes after the restart; nothing is copied twice, nothing is missing, the listing converges', { timeout: 240_000 }, async () => {
+    const t = tempDir('filedock-crash-copy-');
+    cleanups.push(t.cleanup);
+    const data = join(t.dir, 'data');
+    const a = join(t.dir, 'a');
+    const b = join(t.dir, 'b');
+    mkdirSync(join(a, 'src'), { recursive: true });
+    mkdirSync(b);
+    const files = new Map<string, string>();
+    for (let i = 0; i < 1500; i++) {
+      const body = randomBytes(48 * 1024);
+      const name = `f${String(i).padStart(4, '0')}.bin`;
+      writeFileSync(join(a, 'src', name), body);
+      files.set(name, sha(body));
+    }
+    let { srv, api } = await boot(data);
+    try {
+      for (const [name, path] of [['A', a], ['B', b]]) assert.equal((await api('POST', '/api/admin/storages', { name, driver: 'local', config: { path }, sync_mode: 'poll' })).status, 200);
+      const copy = await api('POST', '/api/files/copy', { from: '/A/src', to: '/B' });
+      assert.equal(copy.status, 202, JSON.stringify(copy.body));
+      const db = new Database(join(data, 'filedock.sqlite'), { readonly: true });
+      const committed = () => (db.prepare("SELECT count(*) AS n FROM op_journal WHERE op_id = ? AND key LIKE 'f:%'").get(copy.body.operation_id) as { n: number }).n;
+      await until(() => committed() >= 200, 60_000, 'a few hundred files copied');
+      await srv.kill();
+      const before = readdirSync(join(b, 'src')).filter((n) => !n.startsWith('.~fd-')).length;
+      db.close();
+      assert.ok(before > 0 && before < 1500, `the copy was cut mid-way (${before} files)`);
+
+      ({ srv, api } = await boot(data));
+      const op = await opDone(api, copy.body.operation_id);
+      assert.equal(op.status, 'completed', JSON.stringify(op));
+      const out = readdirSync(join(b, 'src'));
+      assert.deepEqual(out.filter((n) => !n.startsWith('.~fd-')).sort(), [...files.keys()].sort());
+      for (const [name, digest] of files) assert.equal(sha(readFileSync(join(b, 'src', name))), digest, name);
+      await until(() => tempsBelow(b).length === 0, 10_000, 'temp files of the killed run swept');
+      const listing = await api('GET', '/api/files/manager?path=/B/src&limit=1');
+      assert.equal(listing.body.total, 1500, 'the catalogue holds every copied file');
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test('a same-storage copy killed while its staged folder fills leaves nothing behind, and finishes after the restart', { timeout: 240_000 }, async () => {
+    const t = tempDir('filedock-crash-stage-');
+    cleanups.push(t.cleanup);
+    const data = join(t.dir, 'data');
+    const a = join(t.dir, 'a');
+    mkdirSync(join(a, 'big'), { recursive: true });
+    for (let i = 0; i < 400; i++) writeFileSync(join(a, 'big', `p${i}.bin`), randomBytes(256 * 1024));
+    let { srv, api } = await boot(data);
+    try {
+      assert.equal((await api('POST', '/api/admin/storages', { name: 'A', driver: 'local', config: { path: a }, sync_mode: 'poll' })).status, 200);
+      const copy = await api('POST', '/api/files/copy', { from: '/A/big', to: '/A/copy' });
+      assert.equal(copy.status, 202, JSON.stringify(copy.body));
+      await until(() => readdirSync(a).some((n) => n.startsWith('.~fd-')), 60_000, 'the staged copy folder');
+      await srv.kill();
+      ({ srv, api } = await boot(data));
+      const op = await opDone(api, copy.body.operation_id);
+      assert.equal(op.status, 'completed', JSON.stringify(op));
+      assert.equal(readdirSync(join(a, 'copy')).length, 400);
+      await until(() => tempsBelow(a).length === 0, 10_000, 'the staged folder of the killed copy swept');
+      const root = await api('GET', '/api/files/manager?path=/A');
+      assert.ok(!root.body.entries.some((e: { name: string }) => e.name.startsWith('.~fd-')), 'temp names are never listed');
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  const noRclone = needTool('rclone', 'rclone');
+  test('a chunked upload killed inside finalize is opened again at the restart; retrying finalize with the same upload_id succeeds', { skip: noRclone ?? false, timeout: 240_000 }, async () => {
+    const t = tempDir('filedock-crash-upload-');
+    cleanups.push(t.cleanup);
+    const data = join(t.dir, 'data');
+    let dav: RcloneWebdav | undefined;
+    let { srv, api } = await boot(data);
+    try {
+      dav = await startRcloneWebdav();
+      // WebDAV has no multipart: the parts stage in the data folder and finalize streams them out, long enough to be killed in.
+      const st = await api('POST', '/api/admin/storages', { name: 'Dav', driver: 'webdav', config: { url: dav.url, root: '/files', username: dav.user, password: dav.pass }, sync_mode: 'poll' });
+      assert.equal(st.status, 200, JSON.stringify(st.body));
+      const body = randomBytes(192 * MiB);
+      const init = await api('POST', '/api/files/upload/init', { path: '/Dav/big.bin', size: body.length, chunk_size: 32 * MiB });
+      const id = init.body.upload_id;
+      const etags = [];
+      for (let part = 1; part <= 6; part++) {
+        const r = await api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, undefined, body.subarray((part - 1) * 32 * MiB, part * 32 * MiB));
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        etags.push({ part, etag: r.body.etag });
+      }
+      const db = new Database(join(data, 'filedock.sqlite'), { readonly: true });
+      const state = () => (db.prepare('SELECT state FROM upload_sessions WHERE id = ?').get(id) as { state: string } | undefined)?.state;
+      void api('POST', '/api/files/upload/finalize', { upload_id: id, etags }).catch(() => undefined);
+      await until(() => state() === 'finalizing', 30_000, 'finalize to start');
+      await srv.kill();
+      assert.equal(state(), 'finalizing', 'the crash left the session inside finalize');
+      db.close();
+
+      ({ srv, api } = await boot(data));
+      const status = await api('GET', `/api/files/upload/status?upload_id=${id}`);
+      assert.equal(status.status, 200, JSON.stringify(status.body));
+      assert.equal(status.body.parts.length, 6, 'every part is still held');
+      const fin = await api('POST', '/api/files/upload/finalize', { upload_id: id, etags });
+      assert.equal(fin.status, 200, JSON.stringify(fin.body));
+      assert.equal(sha(readFileSync(join(dav.dir, 'files', 'big.bin'))), sha(body));
+      assert.equal(readdirSync(join(data, 'staging')).length, 0, 'the staged parts are gone');
+    } finally {
+      await srv.stop();
+      await dav?.teardown();
+    }
+  });
+});
