@@ -42,16 +42,16 @@ forbidden.push(
   },
   {
     name: 'drivers-only-below-the-file-service',
-    comment: 'only the catalogue (sync), the file service and the composition root reach storage drivers; every door goes through files.forActor',
+    comment: 'only the catalogue (sync), the file service and the composition root (which wires them) reach storage drivers; every door goes through files.forActor',
     severity: 'error',
-    from: { path: '^server/', pathNot: '^server/(storage|catalogue|files)/|^server/(compose|main)\\.ts$' },
+    from: { path: '^server/', pathNot: '^server/(storage|catalogue|files)/|^server/compose\\.ts$' },
     to: { path: '^server/storage/' },
   },
   {
     name: 'write-gate-only-in-the-file-service',
     comment: 'the live drivers and the write gate (catalogue/io) belong to the file service; the composition root wires them',
     severity: 'error',
-    from: { path: '^server/', pathNot: '^server/(catalogue|files)/|^server/(compose|main)\\.ts$' },
+    from: { path: '^server/', pathNot: '^server/(catalogue|files)/|^server/compose\\.ts$' },
     to: { path: '^server/catalogue/(io|write-gate|driver-pool)\\.ts$' },
   },
   {

@@ -12,9 +12,6 @@ import type { Db } from './db';
 import { folderKey, type EventBus } from './events';
 import type { JobQueue } from './jobs';
 import type { Auth } from './auth';
-import type { DriverRegistry } from './storage';
-import type { Catalogue } from './catalogue';
-import type { CatalogueIo } from './catalogue/io';
 import { seedDefaultStorage } from './catalogue/seed';
 import type { FileService } from './files';
 import { scheduleProtection, type Protection } from './protection';
@@ -67,10 +64,10 @@ export interface RunningServer {
   queue: JobQueue;
   bus: EventBus;
   /** The catalogue, plus its io face for white-box tests (the driver pool's `driverFor` and the write gate). */
-  catalogue: Catalogue & { driverFor: CatalogueIo['drivers']['driverFor']; gate: CatalogueIo['gate'] };
+  catalogue: Services['catalogue'] & { driverFor: Services['io']['drivers']['driverFor']; gate: Services['io']['gate'] };
   files: FileService;
   protection: Protection;
-  registry: DriverRegistry;
+  registry: Services['registry'];
   dirs: DataDirLayout;
   services: Services;
 }

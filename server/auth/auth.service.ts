@@ -16,6 +16,9 @@ import type { UsersRepo, UserRow } from './users.repo';
 import type { UsersService } from './users.service';
 import type { Principal } from './types';
 
+/** Meta key holding the hash of the desktop bootstrap secret once it was used. */
+const BOOTSTRAP_USED = 'desktop_bootstrap_used';
+
 export interface LoginResult {
   user: { id: number; email: string; username: string; role: 'admin' | 'user' };
   token: string;
@@ -75,12 +78,12 @@ export class AuthService {
   async desktopBootstrap(secret: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
     const want = this.opts.desktopBootstrap;
-    const used = this.db.sqlite.prepare("SELECT value FROM meta WHERE key = 'desktop_bootstrap_used'").get() as { value: string } | undefined;
-    if (!want || typeof secret !== 'string' || !safeEqual(sha256Hex(secret), sha256Hex(want)) || used?.value === sha256Hex(want))
+    const used = this.db.meta.get(BOOTSTRAP_USED);
+    if (!want || typeof secret !== 'string' || !safeEqual(sha256Hex(secret), sha256Hex(want)) || used === sha256Hex(want))
       throw new AppError('unauthenticated');
     const owner = this.repo.list({ role: 'admin', limit: 1 })[0];
     if (!owner) throw new AppError('not_found');
-    this.db.sqlite.prepare("INSERT INTO meta (key, value) VALUES ('desktop_bootstrap_used', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(sha256Hex(want));
+    this.db.meta.set(BOOTSTRAP_USED, sha256Hex(want));
     return this.issue(owner, req, 'desktop');
   }
 

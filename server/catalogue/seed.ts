@@ -9,9 +9,11 @@ import type { Logger } from '../lib/log';
 import type { StoragesRepo } from './storages.repo';
 import type { StoragesService } from './storages.service';
 
+const SEEDED = 'default_storage_seeded';
+
 export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesRepo, storages: StoragesService, log: Logger): Promise<void> {
   if (!config.defaultStorageDriver) return;
-  if (db.sqlite.prepare("SELECT 1 FROM meta WHERE key = 'default_storage_seeded'").get()) return;
+  if (db.meta.get(SEEDED)) return;
   if (repo.all().length > 0) return;
   const driver = config.defaultStorageDriver;
   let cfg: Record<string, unknown> = { ...(config.defaultStorageConfig ?? {}) };
@@ -30,5 +32,5 @@ export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesR
     log.error(`could not seed the default storage (${driver})`, e);
     return;
   }
-  db.sqlite.prepare("INSERT INTO meta (key, value) VALUES ('default_storage_seeded', ?) ON CONFLICT(key) DO NOTHING").run(new Date().toISOString());
+  db.meta.set(SEEDED, new Date().toISOString());
 }

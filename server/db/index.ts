@@ -7,6 +7,9 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
+import { MetaStore } from './meta';
+
+export { MetaStore } from './meta';
 
 export type { DB } from './tables';
 export type Sqlite = Database.Database;
@@ -22,6 +25,8 @@ export interface Db {
   first<R>(q: Compilable<R>): R | undefined;
   /** Runs a Kysely-built write; returns the changed row count. */
   run(q: Compilable<unknown>): number;
+  /** One-time instance facts (the `meta` table's only writer). */
+  meta: MetaStore;
   close(): Promise<void>;
 }
 
@@ -51,7 +56,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS)
     return { st, params: c.parameters as unknown[] };
   };
   let closed = false;
-  return {
+  const base = {
     sqlite,
     k,
     all: <R>(q: Compilable<R>) => {
@@ -62,7 +67,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS)
       const { st, params } = stmt(q);
       return st.get(...params) as R | undefined;
     },
-    run: (q) => {
+    run: (q: Compilable<unknown>) => {
       const { st, params } = stmt(q);
       return st.run(...params).changes;
     },
@@ -72,6 +77,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS)
       await k.destroy(); // closes the sqlite handle too
     },
   };
+  return { ...base, meta: new MetaStore(base) };
 }
 
 /** Applies migrations not yet recorded in `_migrations`; returns the names applied. */

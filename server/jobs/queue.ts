@@ -57,6 +57,11 @@ export class JobQueue {
     });
   }
 
+  /** The kinds that have a handler. */
+  registeredKinds(): string[] {
+    return [...this.handlers.keys()];
+  }
+
   /** Throws when a listed kind has no handler (the composition root calls it before start). */
   assertHandlers(kinds: readonly string[]): void {
     const missing = kinds.filter((k) => !this.handlers.has(k));

@@ -1,0 +1,20 @@
+/**
+ * One-time instance facts in `meta` (owner: db): first-boot seeding done, the
+ * desktop bootstrap secret consumed, ... Modules ask and record through this
+ * store; none writes the table itself.
+ */
+import type { Db } from './index';
+
+export class MetaStore {
+  constructor(private db: Pick<Db, 'k' | 'first' | 'run'>) {}
+
+  /** The value recorded under `key`, or undefined. */
+  get(key: string): string | undefined {
+    return this.db.first(this.db.k.selectFrom('meta').select('value').where('key', '=', key))?.value;
+  }
+
+  /** Records `value` under `key`, replacing an earlier one. */
+  set(key: string, value: string): void {
+    this.db.run(this.db.k.insertInto('meta').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })));
+  }
+}

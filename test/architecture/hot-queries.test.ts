@@ -1,0 +1,51 @@
+/**
+ * The SQL of the hot queries (listing pages, search) is snapshotted, so a
+ * change to it is visible in review (STYLE.md item 6): these stay raw SQL
+ * because SQLite builds the JSON of a page itself (measured: docs/benchmarks.md).
+ * After an intended change, run `UPDATE_SNAPSHOTS=1 npm test -- test/architecture`
+ * and read the diff of hot-queries.sql.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { openDatabase } from '../../server/db';
+import { ListingRepo } from '../../server/files/listing.repo';
+import { SearchService } from '../../server/files/search.service';
+import type { ActorFiles } from '../../server/files';
+import { tempDir } from '../helpers/tools';
+
+const SNAPSHOT = new URL('./hot-queries.sql', import.meta.url).pathname;
+
+test('the SQL of listing pages and search is the reviewed one', async () => {
+  const t = tempDir('filedock-sql-');
+  const db = openDatabase(`${t.dir}/db.sqlite`);
+  const seen: string[] = [];
+  const prepare = db.sqlite.prepare.bind(db.sqlite);
+  db.sqlite.prepare = ((sql: string) => (seen.push(sql.replace(/\s+/g, ' ').trim()), prepare(sql))) as typeof db.sqlite.prepare;
+  try {
+    db.sqlite.prepare("INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'st1', 'S', 'local', '{}', '', '')").run();
+    seen.length = 0;
+    const listing = new ListingRepo(db);
+    const shapes = [
+      { sort: 'name', desc: false },
+      { sort: 'name', desc: false, after: { type: 'dir', value: 0, key: 'a', id: 1 } },
+      { sort: 'name', desc: false, after: { type: 'file', value: 0, key: 'a', id: 1 } },
+      { sort: 'size', desc: true },
+      { sort: 'modified', desc: false, after: { type: 'file', value: 5, key: 'a', id: 1 } },
+    ] as const;
+    for (const s of shapes) listing.page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', ...s });
+    const scope = {
+      visible: () => [{ storage: { id: 1, name: 'S', driver: 'local', read_only: 0 }, level: 'editor' }],
+      target: () => ({ storage: { id: 1 }, rel: '' }),
+    } as unknown as ActorFiles;
+    const search = new SearchService(db);
+    search.search(scope, { q: 'report', limit: 50 });
+    search.search(scope, { q: 'ab', type: 'file', ext: ['pdf'], min_size: 1, limit: 50 });
+    const text = [...new Set(seen)].join(';\n\n') + ';\n';
+    if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, text);
+    assert.equal(text, readFileSync(SNAPSHOT, 'utf8'), 'hot query SQL changed: review it, then UPDATE_SNAPSHOTS=1');
+  } finally {
+    await db.close();
+    t.cleanup();
+  }
+});
