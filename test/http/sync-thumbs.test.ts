@@ -1,0 +1,43 @@
+/**
+ * Files the sync walk finds (not written through the service) get
+ * thumbnails on their own, at low priority: pictures, films, sound and PDFs;
+ * other files stay without one until asked (issue: round-one defect 12).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer } from '../helpers/server';
+import { tempDir } from '../helpers/tools';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('pictures a sync finds get thumbnails without a backfill; a later one found by a re-sync too; text files do not', async () => {
+  const { dir, cleanup } = tempDir('filedock-sync-thumbs-');
+  mkdirSync(join(dir, 'album'));
+  for (const [name, r] of [['a.png', 200], ['b.jpg', 20]] as const) {
+    const img = sharp({ create: { width: 640, height: 480, channels: 3, background: { r, g: 90, b: 140 } } });
+    writeFileSync(join(dir, 'album', name), await (name.endsWith('.png') ? img.png() : img.jpeg()).toBuffer());
+  }
+  writeFileSync(join(dir, 'album', 'notes.txt'), 'no picture');
+  const s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: dir, SERVICE_DEFAULT_STORAGE_NAME: 'Pics' });
+  try {
+    const state = (name: string) =>
+      (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
+    const ready = async (names: string[]) => {
+      for (let i = 0; i < 400 && !names.every((n) => state(n) === 'ready'); i++) await sleep(50);
+      return names.map(state);
+    };
+    assert.deepEqual(await ready(['a.png', 'b.jpg']), ['ready', 'ready']);
+    assert.equal(state('notes.txt'), null, 'a text file found by sync waits for a backfill');
+
+    writeFileSync(join(dir, 'album', 'c.png'), await sharp({ create: { width: 300, height: 300, channels: 3, background: '#0a0' } }).png().toBuffer());
+    const id = s.server.catalogue.repo.byNameOrUid('Pics')!.id;
+    s.server.catalogue.syncer.requestSync(id);
+    assert.deepEqual(await ready(['c.png']), ['ready']);
+  } finally {
+    await s.close();
+    cleanup();
+  }
+});
