@@ -12,5 +12,9 @@ export interface Principal {
   groups: string[];
   language: string | null;
   sessionId: string;
+  /** Their custom role's permission settings, when they have one (auth/permissions). */
+  customRole?: Record<string, boolean> | null;
+  /** Their own permission exceptions. */
+  exceptions?: Record<string, boolean> | null;
 }
 

@@ -85,7 +85,13 @@ export class UsersRepo {
   principal(id: number, sessionId = ''): Principal | null {
     const u = this.byId(id);
     if (!u || u.disabled) return null;
-    return { id: u.id, email: u.email, username: u.username, role: u.role, groups: this.groupsOf(u.id), language: u.language, sessionId };
+    const custom = u.custom_role_id ? this.db.first(this.db.k.selectFrom('roles').select('permissions').where('id', '=', u.custom_role_id)) : undefined;
+    const exceptions = this.db.all(this.db.k.selectFrom('user_permissions').select(['permission', 'allowed']).where('user_id', '=', id));
+    return {
+      id: u.id, email: u.email, username: u.username, role: u.role, groups: this.groupsOf(u.id), language: u.language, sessionId,
+      customRole: custom ? (JSON.parse(custom.permissions) as Record<string, boolean>) : null,
+      exceptions: exceptions.length ? Object.fromEntries(exceptions.map((e) => [e.permission, !!e.allowed])) : null,
+    };
   }
 
   view(u: UserRow): UserView {

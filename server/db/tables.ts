@@ -14,6 +14,7 @@ export interface UsersTable {
   language: string | null;
   password_hash: string | null;
   auth_driver: string;
+  custom_role_id?: number | null;
   quota_bytes: number | null;
   created_at: string;
   updated_at: string;
@@ -50,6 +51,40 @@ export interface DeviceKeysTable {
   last_used_at: string | null;
   revoked_at: string | null;
 }
+/** auth: API keys (hash only); `verbs` is a JSON array, the root a storage id and a relative path. */
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  secret_hash: string;
+  verbs: string;
+  root_storage_id: number | null;
+  root_rel: string | null;
+  machine_id: string | null;
+  created_by: number | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  revoked_at: string | null;
+}
+
+/** auth: custom roles; `permissions` is a JSON object of permission id → allowed. */
+export interface RolesTable {
+  id: Generated<number>;
+  name: string;
+  permissions: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** auth: a person's own permission exceptions. */
+export interface UserPermissionsTable {
+  user_id: number;
+  permission: string;
+  allowed: number;
+}
+
 /** audit */
 export interface AuditTable {
   id: Generated<number>;
@@ -150,6 +185,9 @@ export interface DB {
   notifications: NotificationsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   op_journal: OpJournalTable;
+  api_keys: ApiKeysTable;
+  roles: RolesTable;
+  user_permissions: UserPermissionsTable;
 }
 
 /** catalogue */

@@ -1,0 +1,189 @@
+/**
+ * API keys: what phones, scripts, the gateways and agents sign in with, able
+ * to do less than their owner. A key has verbs (what it may do at all) and an
+ * optional folder root (the only part of the tree it may reach); its rights
+ * are its verbs intersected with its owner's permissions, checked at each use.
+ * The token is `fdk_<id>_<secret>`: the id addresses the row (an S3 client's
+ * access key id), only a hash of the secret is kept, the secret is shown once.
+ * An unknown id costs the same hash and compare as a wrong secret.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError } from '../errors';
+import type { Db } from '../db';
+import type { ApiKeysTable } from '../db/tables';
+import type { EventBus, RequestMeta } from '../events';
+import { safeEqual } from '../lib/crypto';
+import type { Principal } from './types';
+import type { UsersRepo } from './users.repo';
+
+/** Every verb a key may carry (docs/auth.md). */
+export const VERBS = {
+  'files:read': 'browse, search, preview and download what the key may reach',
+  'files:write': 'upload, create, rename, move, copy and delete there',
+  'shares:write': 'create, list and revoke share links and file requests',
+  'ai.use': 'the agent API (MCP tools)',
+  admin: 'admin routes (only on an admin’s key)',
+} as const;
+export type Verb = keyof typeof VERBS;
+
+/** What a request signed with a key may do: checked by the file service and the route gate. */
+export interface KeyScope {
+  id: number;
+  name: string;
+  verbs: Verb[];
+  /** The only folder the key reaches, or null for everything its owner reaches. */
+  root: { storage_id: number; rel: string } | null;
+}
+
+export type KeyRow = Omit<ApiKeysTable, 'id'> & { id: number };
+
+const TOKEN = /^fdk_(\d{1,12})_([A-Za-z0-9_-]{43})$/;
+/** Resolved keys are reused this long (a revoke drops them at once). */
+const CACHE_MS = 10_000;
+const CACHE_MAX = 10_000;
+/** `last_used_*` is written at most this often per key. */
+const TOUCH_MS = 60_000;
+/** A key used from a new address, or again after this long, leaves an audit row. */
+const AUDIT_IDLE_MS = 3_600_000;
+
+const hashOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+/** Compared against when the id is unknown, so that costs what a wrong secret costs. */
+const DUMMY = hashOf('no such key');
+
+export const isKeyToken = (token: string): boolean => token.startsWith('fdk_');
+
+export class Keys {
+  private cache = new Map<string, { scope: KeyScope; principal: Principal; at: number; exp: number }>();
+  private touched = new Map<number, { at: number; ip: string }>();
+
+  constructor(private db: Db, private users: UsersRepo, private bus: EventBus) {}
+
+  /**
+   * Makes a key for `userId` and returns it with its token (shown once). The
+   * `admin` verb needs an admin owner (`validation_failed` otherwise). Audited
+   * `api_key.create`.
+   */
+  async create(
+    by: Principal,
+    input: { userId: number; name: string; verbs: Verb[]; root: KeyScope['root']; expiresAt: string | null; machineId?: string | null },
+    request?: RequestMeta,
+  ): Promise<{ key: KeyRow; token: string }> {
+    const owner = this.users.byId(input.userId);
+    if (!owner) throw new AppError('not_found', { id: input.userId });
+    if (input.verbs.includes('admin') && owner.role !== 'admin') throw new AppError('validation_failed', { field: 'verbs', reason: 'only an admin’s key can carry admin' }, { field: 'verbs' });
+    const secret = randomBytes(32).toString('base64url');
+    const id = Number(
+      this.db.first(
+        this.db.k
+          .insertInto('api_keys')
+          .values({
+            user_id: input.userId, name: input.name, secret_hash: hashOf(secret), verbs: JSON.stringify([...new Set(input.verbs)].sort()),
+            root_storage_id: input.root?.storage_id ?? null, root_rel: input.root?.rel ?? null, machine_id: input.machineId ?? null,
+            created_by: by.id, created_at: new Date().toISOString(), expires_at: input.expiresAt,
+          })
+          .returning('id'),
+      )!.id,
+    );
+    const key = this.byId(id)!;
+    await this.bus.emit('audit', { action: 'api_key.create', actor: { id: by.id, email: by.email }, request, resource: `api_key:${id}`, meta: { user_id: input.userId, name: input.name, verbs: input.verbs, root: input.root, expires_at: input.expiresAt } });
+    return { key, token: `fdk_${id}_${secret}` };
+  }
+
+  byId(id: number): KeyRow | undefined {
+    return this.db.first(this.db.k.selectFrom('api_keys').selectAll().where('id', '=', id)) as KeyRow | undefined;
+  }
+
+  /** A person's keys (every key when `userId` is null), newest first. */
+  list(userId: number | null): KeyRow[] {
+    let q = this.db.k.selectFrom('api_keys').selectAll();
+    if (userId !== null) q = q.where('user_id', '=', userId);
+    return this.db.all(q.orderBy('id', 'desc')) as KeyRow[];
+  }
+
+  /** Revokes a key (idempotent). Audited `api_key.revoke` the first time. */
+  async revoke(by: Principal, id: number, request?: RequestMeta): Promise<KeyRow> {
+    const row = this.byId(id);
+    if (!row) throw new AppError('not_found', { id });
+    if (!row.revoked_at) {
+      this.db.run(this.db.k.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', id).where('revoked_at', 'is', null));
+      this.forget(id);
+      await this.bus.emit('audit', { action: 'api_key.revoke', actor: { id: by.id, email: by.email }, request, resource: `api_key:${id}`, meta: { user_id: row.user_id, name: row.name } });
+    }
+    return this.byId(id)!;
+  }
+
+  /** Revokes every key of a person (account disabled or deleted keys go with the rows). */
+  revokeAll(userId: number): void {
+    this.db.run(this.db.k.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('user_id', '=', userId).where('revoked_at', 'is', null));
+    for (const [t, c] of this.cache) if (c.principal.id === userId) this.cache.delete(t);
+  }
+
+  /**
+   * The owner and scope of a live key token, or null for a malformed, unknown,
+   * wrong, revoked or expired token or a disabled owner (all answered alike).
+   */
+  resolve(token: string, request?: RequestMeta): { principal: Principal; scope: KeyScope } | null {
+    const now = Date.now();
+    const hit = this.cache.get(token);
+    if (hit && now - hit.at < CACHE_MS && hit.exp > now) {
+      this.touch(hit.scope.id, hit.principal, request, now);
+      return hit;
+    }
+    const m = TOKEN.exec(token);
+    const row = m ? this.byId(Number(m[1])) : undefined;
+    const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY) && !!row;
+    if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
+    const principal = this.users.principal(row.user_id, `key:${row.id}`);
+    if (!principal) return null;
+    const scope = scopeOf(row);
+    this.cache.delete(token);
+    this.cache.set(token, { scope, principal, at: now, exp: row.expires_at ? Date.parse(row.expires_at) : Infinity });
+    for (const k of this.cache.keys()) {
+      if (this.cache.size <= CACHE_MAX) break;
+      this.cache.delete(k);
+    }
+    this.touch(row.id, principal, request, now);
+    return { principal, scope };
+  }
+
+  /** Drops cached keys of a person whose rights changed. */
+  forgetUser(userId: number): void {
+    for (const [t, c] of this.cache) if (c.principal.id === userId) this.cache.delete(t);
+  }
+
+  private forget(id: number): void {
+    for (const [t, c] of this.cache) if (c.scope.id === id) this.cache.delete(t);
+  }
+
+  /** Records the key's last use (at most once a minute) and audits a use from a new address or after an hour idle. */
+  private touch(id: number, p: Principal, request: RequestMeta | undefined, now: number): void {
+    const ip = request?.ip ?? '';
+    const last = this.touched.get(id);
+    if (last && last.ip === ip && now - last.at < TOUCH_MS) return;
+    this.touched.delete(id);
+    this.touched.set(id, { at: now, ip });
+    for (const k of this.touched.keys()) {
+      if (this.touched.size <= CACHE_MAX) break;
+      this.touched.delete(k);
+    }
+    const row = this.byId(id);
+    this.db.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString(), last_used_ip: ip || null }).where('id', '=', id));
+    const idle = !row?.last_used_at || now - Date.parse(row.last_used_at) > AUDIT_IDLE_MS;
+    if (idle || row?.last_used_ip !== (ip || null)) {
+      void this.bus.emit('audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });
+    }
+  }
+}
+
+/** The scope a key row grants. */
+export function scopeOf(row: KeyRow): KeyScope {
+  const root = row.root_storage_id !== null ? { storage_id: row.root_storage_id, rel: row.root_rel ?? '' } : null;
+  return { id: row.id, name: row.name, verbs: JSON.parse(row.verbs) as Verb[], root };
+}
+
+/** Checks a verb list from a request: known verbs only, at least one (`validation_failed` naming the bad one). */
+export function checkVerbs(v: unknown): Verb[] {
+  if (!Array.isArray(v) || v.length === 0) throw new AppError('validation_failed', { field: 'verbs', reason: 'at least one verb' }, { field: 'verbs' });
+  for (const x of v) if (typeof x !== 'string' || !(x in VERBS)) throw new AppError('validation_failed', { field: 'verbs', reason: `unknown verb ${String(x).slice(0, 40)}` }, { field: 'verbs', verb: String(x).slice(0, 40) });
+  return v as Verb[];
+}
