@@ -217,7 +217,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       sharePublicRoutes({ shares, maxJsonBytes: config.maxJsonBytes, log: logFn }),
       shareDropRoutes({ shares, maxJsonBytes: config.maxJsonBytes }),
     ];
-    const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn };
+    const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy() };
     const app = buildApp({ ...appOptions, before: [activity.middleware] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
 

@@ -18,7 +18,7 @@ import { createLogger } from '../lib/log';
 export async function openCliContext(config: Config) {
   const dirs = layout(config.dataDirResolved);
   ensureDirs(dirs);
-  const db = openDatabase(dirs.db);
+  const db = openDatabase(dirs.db, undefined, { busyTimeoutMs: 5000 }); // a tool may block while it waits
   const bus = new EventBus(db.sqlite);
   attachAudit(db, bus);
   const secretKey = loadSecretKey(dirs);
