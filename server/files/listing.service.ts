@@ -47,6 +47,7 @@ export class ListingService {
   /** Feeds the page cache: call for every `folder.changed` event (removals and moves are structural). */
   folderChanged(storageId: number, folder: string, kind: string): void {
     this.cache.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
+    this.repo.indexes.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
   }
 
   /**
@@ -65,7 +66,11 @@ export class ListingService {
     }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, Math.floor(Date.now() / STAMP_EPOCH_MS)]);
+    const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only, offline: storage.status === 'offline' } };
+    const epoch = Math.floor(Date.now() / STAMP_EPOCH_MS);
+    const ix = this.repo.indexes.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level, stamp: this.stamp, stampEpoch: epoch });
+    if (ix) return listingBody({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
+    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, epoch]);
     const hit = this.cache.get(storage.id, rel, key);
     if (hit) return hit.body;
     const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
@@ -112,6 +117,11 @@ export class ListingService {
 /** The response body, concatenated so the entries are never parsed again. */
 export function listingJson(l: Listing): string {
   return `{"path":${JSON.stringify(l.path)},"entries":${l.entriesJson},"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`;
+}
+
+/** The same body with the entries as bytes (an indexed page is a slice of its folder's index). */
+function listingBody(l: Omit<Listing, 'entriesJson'>, entries: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`{"path":${JSON.stringify(l.path)},"entries":`), entries, Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`)]);
 }
 
 /** Opaque cursor: base64url of the sort it belongs to and the last row's keys. */
