@@ -11,7 +11,9 @@
  * See docs/architecture.md, "Database waits".
  */
 import { AppError } from '../errors';
-import type { Sqlite } from './index';
+import type Database from 'better-sqlite3';
+
+type Sqlite = Database.Database;
 
 /** The most a statement may block the main thread inside SQLite's own busy handler. */
 export const BUSY_TIMEOUT_MS = 5;

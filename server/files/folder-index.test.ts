@@ -39,7 +39,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
         for (const offset of [0, 1, 5, 6, 13, 45, 46, 60]) {
           const want = repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor' });
           const got = ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 })!;
-          assert.deepEqual(JSON.parse(got.entries.toString()), JSON.parse(want.json), `${sort} ${desc} ${limit} ${offset}`);
+          assert.deepEqual(JSON.parse(Buffer.concat(got.entries).toString()), JSON.parse(want.json), `${sort} ${desc} ${limit} ${offset}`);
           assert.equal(got.total, 46);
           assert.equal(got.next !== null, offset + limit < 46, 'a cursor exactly when rows follow');
         }
@@ -49,8 +49,8 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
         for (let i = 0; i < 100; i++) {
           const p = ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 })!;
           const sql = repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor' });
-          assert.deepEqual(JSON.parse(p.entries.toString()), JSON.parse(sql.json));
-          walked.push(...JSON.parse(p.entries.toString()));
+          assert.deepEqual(JSON.parse(Buffer.concat(p.entries).toString()), JSON.parse(sql.json));
+          walked.push(...JSON.parse(Buffer.concat(p.entries).toString()));
           if (!p.next) break;
           assert.deepEqual(p.next, sql.last, 'the cursor keys are the SQL keyset of the last row');
           cursor = p.next;
@@ -63,7 +63,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
 
 test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a stamp epoch is part of the key', () => {
   const ix = new FolderIndexes(db);
-  const page = (epoch: number) => JSON.parse(ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })!.entries.toString()) as Array<{ name: string; thumb_url: string; perm: string }>;
+  const page = (epoch: number) => JSON.parse(Buffer.concat(ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })!.entries).toString()) as Array<{ name: string; thumb_url: string; perm: string }>;
   const first = page(1);
   assert.ok(first.some((e) => e.thumb_url.startsWith('/api/files/thumb?token=t')));
   assert.ok(first.every((e) => e.perm === 'viewer'));

@@ -15,7 +15,7 @@
 import type { Db, Statement } from '../db';
 import type { Level } from '../catalogue';
 import { ENTRY_JSON_SQL, stampThumbs } from './entry';
-import type { Keyset, SortField } from './listing.repo';
+import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
 
 /** Larger folders are paged by SQL (an index of 50,000 entries is ~16 MB and ~100 ms to build). */
@@ -40,8 +40,8 @@ export interface FolderIndex {
 }
 
 export interface IndexedPage {
-  /** JSON array text of the page's entries. */
-  entries: Buffer;
+  /** JSON array text of the page's entries, in pieces (slices of the index: concatenate once, into the body). */
+  entries: Buffer[];
   total: number;
   /** The keyset of the page's last row when more rows follow, else null. */
   next: Keyset | null;
@@ -75,17 +75,23 @@ export class FolderIndexes {
       this.cache.set(q.storageId, q.dir, key, ix);
     }
     if ('tooBig' in ix) return null;
+    if (q.desc) {
+      // Descending is its own index (the ascending one reordered, no query): every page stays one slice.
+      const asc = ix;
+      ix = this.cache.get(q.storageId, q.dir, key + '\u0000desc') as FolderIndex | undefined;
+      if (!ix) this.cache.set(q.storageId, q.dir, key + '\u0000desc', (ix = descending(asc)));
+    }
     const n = ix.ids.length;
     let from = q.offset;
     if (q.after) {
-      const at = ix.ids.indexOf(q.after.id);
-      if (at < 0) return null;
-      from = position(ix, at, q.desc) + 1;
+      from = ix.ids.indexOf(q.after.id) + 1;
+      if (from === 0) return null;
     }
     const to = Math.max(from, Math.min(n, from + q.limit));
-    const last = to > from && to < n ? rowAt(ix, to - 1, q.desc) : -1;
+    const last = to > from && to < n ? to - 1 : -1;
     return {
-      entries: q.desc ? reversed(ix, from, to) : Buffer.concat([OPEN, from < to ? ix.body.subarray(ix.starts[from], ix.starts[to] - 1) : EMPTY, CLOSE]),
+      // Each entry carries its trailing comma in the index; the page's last one is cut.
+      entries: [OPEN, from < to ? ix.body.subarray(ix.starts[from], ix.starts[to] - 1) : EMPTY, CLOSE],
       total: n,
       next: last < 0 ? null : { type: last < ix.dirs ? 'dir' : 'file', value: ix.values[last], key: ix.keys[last], id: ix.ids[last] },
     };
@@ -128,30 +134,23 @@ const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 const EMPTY = Buffer.alloc(0);
 
-/** Rows `from..to-1` of the descending order as a JSON array (each is a slice of the index). */
-function reversed(ix: FolderIndex, from: number, to: number): Buffer {
-  const parts: Buffer[] = [OPEN];
-  for (let i = from; i < to; i++) {
-    const p = rowAt(ix, i, true);
-    // Each entry's slice ends with its comma; the page's last one goes without.
-    parts.push(ix.body.subarray(ix.starts[p], ix.starts[p + 1] - (i === to - 1 ? 1 : 0)));
-  }
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
-}
-
 /**
- * The index row at position `i` of the requested order. Descending keeps
- * folders first and reverses each group: the SQL order is
- * `type, value DESC, sort_key DESC, id DESC`.
+ * The descending order of an ascending index: folders still first, each
+ * group reversed (the SQL order is `type, value DESC, sort_key DESC, id DESC`).
  */
-function rowAt(ix: FolderIndex, i: number, desc: boolean): number {
-  if (!desc) return i;
-  return i < ix.dirs ? ix.dirs - 1 - i : ix.ids.length - 1 - (i - ix.dirs);
-}
-
-/** The inverse of rowAt: where index row `row` stands in the requested order. */
-function position(ix: FolderIndex, row: number, desc: boolean): number {
-  if (!desc) return row;
-  return row < ix.dirs ? ix.dirs - 1 - row : ix.dirs + (ix.ids.length - 1 - row);
+function descending(asc: FolderIndex): FolderIndex {
+  const n = asc.ids.length;
+  const order = Array.from({ length: n }, (_, i) => (i < asc.dirs ? asc.dirs - 1 - i : n - 1 - (i - asc.dirs)));
+  const body = Buffer.allocUnsafeSlow(asc.body.length);
+  const starts = new Uint32Array(n + 1);
+  let at = 0;
+  order.forEach((p, i) => {
+    starts[i] = at;
+    at += asc.body.copy(body, at, asc.starts[p], asc.starts[p + 1]);
+  });
+  starts[n] = at;
+  return {
+    body, starts, dirs: asc.dirs,
+    ids: Float64Array.from(order, (p) => asc.ids[p]), values: Float64Array.from(order, (p) => asc.values[p]), keys: order.map((p) => asc.keys[p]), bytes: asc.bytes,
+  };
 }

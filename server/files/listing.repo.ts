@@ -7,16 +7,11 @@ import type { Db } from '../db';
 import type { Level } from '../catalogue';
 import { ENTRY_JSON_SQL } from './entry';
 import { FolderIndexes } from './folder-index';
+import type { Keyset, SortField } from './listing.types';
 
-export type SortField = 'name' | 'size' | 'modified';
+export type { Keyset, SortField } from './listing.types';
 
-/** Where the previous page ended: (type, sort value, sort_key, id) of its last row. */
-export interface Keyset {
-  type: 'dir' | 'file';
-  value: number;
-  key: string;
-  id: number;
-}
+
 
 export interface PageQuery {
   storageId: number;

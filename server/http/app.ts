@@ -23,6 +23,8 @@ export interface AppOptions {
   before?: Mw[];
   /** Told when a request met a database lock held by another process. */
   onDbBusy?: () => void;
+  /** Middlewares that need the caller (admission control), run after authentication. */
+  afterAuth?: Mw[];
 }
 
 export function buildApp(o: AppOptions): Koa<AppState> {
@@ -34,6 +36,7 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   for (const mw of o.before ?? []) app.use(mw);
   app.use(authenticate(o.auth, o.lang));
   app.use(csrfGuard);
+  for (const mw of o.afterAuth ?? []) app.use(mw);
   for (const r of o.routers) {
     app.use(r.routes());
     app.use(r.allowedMethods({ throw: false }));
