@@ -61,6 +61,7 @@ export class Sessions {
       } catch (e) {
         // `last_seen_at` is informational: a database held by another process must not fail the request.
         if (!isBusy(e)) throw e;
+        this.db.waits.sawBusy();
       }
     }
     return p;

@@ -3,7 +3,7 @@
  * and the write gate. `createCatalogue` wires the parts; other modules use
  * this face only.
  */
-import type { Db } from '../db';
+import { untilFree, type Db } from '../db';
 import type { EventBus } from '../events';
 import type { JobQueue } from '../jobs';
 import type { Logger } from '../lib/log';
@@ -60,10 +60,11 @@ export function createCatalogue(o: CatalogueOptions) {
     onNodesAdded: (minId) => indexer.kick(minId),
     onFoldersChanged(storageId, folders) {
       // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
-      o.db.sqlite.transaction(() => {
+      const record = o.db.sqlite.transaction(() => {
         for (const folder of folders) o.bus.record('folder.changed', { storage_id: storageId, folder, kind: 'updated', path: folder, name: '' });
-      })();
-      void o.bus.flush();
+      });
+      // The batch is committed: its events must follow even if another program holds the database now.
+      void untilFree(record, 600_000).then(() => o.bus.flush(), () => undefined);
     },
     onFileChanged: (id, kind) => o.syncHooks?.onFileChanged?.(id, kind),
   };

@@ -32,7 +32,7 @@ export function isBusy(e: unknown): boolean {
 export interface BusyStats {
   /** BUSY answers seen (each failed attempt counts). */
   busy: number;
-  /** `write()` calls that succeeded after at least one retry. */
+  /** `write()` calls that succeeded after waiting. */
   recovered: number;
   /** `write()` calls that gave up with `database_busy`. */
   gave_up: number;
@@ -72,30 +72,25 @@ export class DbWaits {
    */
   async write<T>(fn: () => T, o: WriteOptions = {}): Promise<T> {
     const t0 = Date.now();
-    const deadline = t0 + (o.waitMs ?? this.waitMs);
     const tx = o.transaction === false ? fn : this.sqlite.transaction(fn).immediate;
-    let backoff = FIRST_BACKOFF_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = tx();
-        if (attempt > 0) {
-          this.stats.recovered++;
-          this.noteWait(Date.now() - t0);
-        }
-        return out;
-      } catch (e) {
-        if (!isBusy(e)) throw e;
+    let waited = false;
+    let out: T;
+    try {
+      out = await untilFree(tx, o.waitMs ?? this.waitMs, () => {
+        waited = true;
         this.sawBusy();
-        const now = Date.now();
-        if (now >= deadline) {
-          this.stats.gave_up++;
-          this.noteWait(now - t0);
-          throw busyError();
-        }
-        await new Promise((r) => setTimeout(r, Math.min(backoff, deadline - now)));
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
+      });
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+      this.stats.gave_up++;
+      this.noteWait(Date.now() - t0);
+      throw busyError();
     }
+    if (waited) {
+      this.stats.recovered++;
+      this.noteWait(Date.now() - t0);
+    }
+    return out;
   }
 
   /**
@@ -132,6 +127,29 @@ export class DbWaits {
 
   private noteWait(ms: number): void {
     this.stats.max_wait_ms = Math.max(this.stats.max_wait_ms, ms);
+  }
+}
+
+/**
+ * Runs `attempt` until it does not fail with BUSY, backing off (5 ms doubling
+ * to 100 ms) on timers, never blocking the event loop; after `waitMs` the last
+ * BUSY error is thrown (Infinity: until the database is free, for background
+ * work that must not lose what it records). Other errors pass through at once.
+ */
+export async function untilFree<T>(attempt: () => T, waitMs: number, onBusy?: () => void): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  let backoff = FIRST_BACKOFF_MS;
+  for (;;) {
+    try {
+      return attempt();
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+      onBusy?.();
+      const left = deadline - Date.now();
+      if (left <= 0) throw e;
+      await new Promise((r) => setTimeout(r, Math.min(backoff, left)));
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+    }
   }
 }
 

@@ -11,7 +11,7 @@ import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
 import { DbWaits } from './busy';
 
-export { DbWaits, isBusy, busyError, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
+export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
 
 export type { DB } from './tables';
 export type Sqlite = Database.Database;

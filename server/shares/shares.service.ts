@@ -226,17 +226,24 @@ export class SharesService {
     return { download_token: `${body}.${hmacHex(this.o.secretKey, `${body}.${share.token}`, 'share-dt')}`, expires_at: new Date(exp).toISOString() };
   }
 
-  /** Claims a download slot; `not_found` (capped) or the clock refusal when none is left. */
-  claimDownload(share: ShareRow): void {
-    if (this.o.repo.claimDownload(share.id, new Date().toISOString())) return;
+  /**
+   * Claims a download slot; `not_found` (capped) or the clock refusal when none
+   * is left; `database_busy` when the database stayed held past the wait.
+   */
+  async claimDownload(share: ShareRow): Promise<void> {
+    if (await this.o.db.waits.write(() => this.o.repo.claimDownload(share.id, new Date().toISOString()), { transaction: false })) return;
     const fresh = this.o.repo.byId(share.id);
     if (fresh && this.stateOf(fresh) === 'expired') throw new AppError('expired');
     throw new AppError('not_found', { reason: 'capped' });
   }
 
-  /** Returns a slot whose serve failed before any byte left. */
+  /**
+   * Returns a slot whose serve failed before any byte left. Applied at once
+   * when the database is free; while another program holds it, retried in
+   * the background for up to 10 minutes, so a cap stays exact.
+   */
   releaseDownload(share: ShareRow): void {
-    this.o.repo.releaseDownload(share.id);
+    void this.o.db.waits.write(() => this.o.repo.releaseDownload(share.id), { transaction: false, waitMs: 600_000 }).catch(() => undefined); // held for 10 minutes: the link keeps one slot fewer
   }
 
   /** Deletes links revoked or expired more than 7 days ago. Returns their ids. */

@@ -7,6 +7,14 @@ export type PartRow = Omit<UploadPartsTable, 'upload_id'>;
 
 export class SessionsRepo {
   private s;
+  /**
+   * Runs one of this repo's writes, waiting off the event loop while another
+   * program holds the database (db/busy.ts); `database_busy` past the wait.
+   */
+  waitFor<T>(write: () => T, waitMs?: number): Promise<T> {
+    return this.db.waits.write(write, { transaction: false, waitMs });
+  }
+
   constructor(private db: Db) {
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {

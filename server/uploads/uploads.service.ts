@@ -145,7 +145,7 @@ export class UploadsService {
       this.repo.dropPart(s.id, part);
       throw new AppError('checksum_mismatch', { part }, { part, expected: sha256.toLowerCase(), got: digest });
     }
-    if (!this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
+    if (!(await this.repo.waitFor(() => this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })))) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
     return { part, etag, size: expected };
   }
 
@@ -170,7 +170,7 @@ export class UploadsService {
    */
   async finalize(c: Caller, id: string, etags: Array<{ part: number; etag: string }>): Promise<Published> {
     const s = this.session(c, id);
-    if (!this.repo.claim(s.id)) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
+    if (!(await this.repo.waitFor(() => this.repo.claim(s.id)))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
     let entry;
     const d = await this.cat.driverFor(s.storage_id);
     try {
@@ -181,10 +181,11 @@ export class UploadsService {
       if (s.mode === 'driver') entry = await d.multipart!.complete(s.handle!, parts);
       else entry = await d.write(s.path, this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
-      this.repo.release(s.id);
+      // The session must reopen even when the database is held for long: retry for up to 10 minutes.
+      void this.repo.waitFor(() => this.repo.release(s.id), 600_000).catch(() => undefined);
       throw e;
     }
-    this.repo.delete(s.id);
+    await this.repo.waitFor(() => this.repo.delete(s.id), 600_000);
     if (s.mode === 'staged') await this.staged.remove(s.id);
     const fresh = await d.stat(s.path).catch(() => entry);
     return this.announce(c, s.storage_id, s.path, fresh);

@@ -38,7 +38,7 @@ export interface ServeFile {
 export async function sendSharedFile(ctx: Ctx, shares: SharesService, f: ServeFile): Promise<void> {
   const mime = f.entry.mime || mimeOf(f.name);
   const inline = f.inline && inlineAllowed(mime);
-  shares.claimDownload(f.share);
+  await shares.claimDownload(f.share);
   let body: Readable;
   const capped = f.share.max_downloads !== null;
   const plan = capped ? ({ kind: 'full' } as const) : planRange(ctx.get('range') || undefined, f.entry.size);
@@ -83,7 +83,7 @@ export async function sendSharedFile(ctx: Ctx, shares: SharesService, f: ServeFi
 
 /** Sends a cached archive file (counted like any download). */
 export async function sendZipFile(ctx: Ctx, shares: SharesService, share: ShareRow, file: string, size: number, name: string): Promise<void> {
-  shares.claimDownload(share);
+  await shares.claimDownload(share);
   ctx.status = 200;
   ctx.length = size;
   fileHeaders(ctx, name, 'application/zip', false);
