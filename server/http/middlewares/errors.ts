@@ -23,7 +23,8 @@ export function errorEnvelope(log: (msg: string, err?: unknown) => void, onBusy?
 
 export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: unknown) => void): void {
   if (ctx.headerSent || !ctx.writable) {
-    log(`error after headers were sent on ${ctx.method} ${ctx.path}`, err);
+    // A client that went away (or was timed out) mid-request is no server error.
+    if (!ctx.req.destroyed) log(`error after headers were sent on ${ctx.method} ${ctx.path}`, err);
     ctx.res.destroy();
     return;
   }
