@@ -14,7 +14,7 @@ import type { Principal } from './types';
 const CACHE_MS = 10_000;
 const TOUCH_MS = 60_000;
 /** Bound of both maps: past it the oldest entries go (a miss only costs one verify and two queries). */
-const CACHE_MAX = 10_000;
+export const CACHE_MAX = 10_000;
 
 export class Sessions {
   /** Keyed by the token itself: a token names exactly one session. */
@@ -81,6 +81,11 @@ export class Sessions {
   /** Drops cached principals of a user whose profile changed (role, groups, language). */
   forgetUser(userId: number): void {
     for (const [token, c] of this.cache) if (c.p.id === userId) this.cache.delete(token);
+  }
+
+  /** Principals held in the cache (bounded by CACHE_MAX). */
+  get cached(): number {
+    return this.cache.size;
   }
 
   sweepExpired(): number {
