@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import busboy from 'busboy';
 import type { Readable } from 'node:stream';
 import { AppError, isAppError } from '../../errors';
+import { isBusy } from '../../db';
 import type { Published, UploadCaller, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
@@ -107,7 +108,8 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
       ctx.req.unpipe(bb);
       ctx.req.resume();
       ctx.set('Connection', 'close');
-      reject(isAppError(e) ? e : new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' }));
+      // A database held elsewhere is no fault of the form: it answers 503 (middlewares/errors.ts).
+      reject(isAppError(e) || isBusy(e) ? e : new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' }));
     };
     bb.on('field', (name, value) => {
       if (name === 'path') folder = value;
