@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +9,20 @@ import { tempDir } from '../../test/helpers/tools';
 
 const MiB = 1 << 20;
 
-/** A real server whose every request sends `?start..end` of `file` (the raw route's sender, without Koa). */
+/**
+ * A file of `size` random bytes and a real server whose every request sends
+ * `?start..end` of it (the raw route's sender, without Koa); `get` fetches a range.
+ */
+async function fixture(t: TestContext, size: number): Promise<{ data: Buffer; get(start: number, end: number): Promise<Buffer> }> {
+  const dir = tempDir();
+  const data = randomBytes(size);
+  const file = join(dir.dir, 'f.bin');
+  writeFileSync(file, data);
+  const { url, server } = await serve(file);
+  t.after(() => (server.close(), dir.cleanup()));
+  return { data, get: async (start, end) => Buffer.from(await (await fetch(`${url}?start=${start}&end=${end}`)).arrayBuffer()) };
+}
+
 async function serve(file: string): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const u = new URL(req.url!, 'http://x');
@@ -23,13 +36,7 @@ async function serve(file: string): Promise<{ url: string; server: Server }> {
 }
 
 test('small and large ranges come out byte-exact; a small file takes a buffer sized to it, not 2 MiB', async (t) => {
-  const dir = tempDir();
-  const data = randomBytes(3 * MiB + 12345);
-  const file = join(dir.dir, 'f.bin');
-  writeFileSync(file, data);
-  const { url, server } = await serve(file);
-  t.after(() => (server.close(), dir.cleanup()));
-  const get = async (start: number, end: number) => Buffer.from(await (await fetch(`${url}?start=${start}&end=${end}`)).arrayBuffer());
+  const { data, get } = await fixture(t, 3 * MiB + 12345);
 
   const before = sendPool.idleBytes;
   assert.deepEqual(await get(0, 4095), data.subarray(0, 4096));
@@ -42,14 +49,9 @@ test('small and large ranges come out byte-exact; a small file takes a buffer si
 });
 
 test('the pool reuses its buffers and keeps a bounded amount idle after a burst', async (t) => {
-  const dir = tempDir();
-  const data = randomBytes(2 * MiB + 1);
-  const file = join(dir.dir, 'f.bin');
-  writeFileSync(file, data);
-  const { url, server } = await serve(file);
-  t.after(() => (server.close(), dir.cleanup()));
+  const { data, get } = await fixture(t, 2 * MiB + 1);
   // 24 concurrent large sends need 48 MiB of buffers at once; afterwards the pool keeps at most 8 MiB of 1 MiB buffers.
-  const bodies = await Promise.all(Array.from({ length: 24 }, async () => Buffer.from(await (await fetch(`${url}?start=0&end=${data.length - 1}`)).arrayBuffer())));
+  const bodies = await Promise.all(Array.from({ length: 24 }, () => get(0, data.length - 1)));
   for (const b of bodies) assert.ok(b.equals(data));
   assert.ok(sendPool.idleBytes <= 8 * MiB + 64 * 1024, `idle ${sendPool.idleBytes}`);
   const a = sendPool.take(MiB);
