@@ -15,6 +15,11 @@ import type { Mw } from './context';
 /** Routes whose cost grows with a folder or an index: they queue at saturation (GET only). */
 const HEAVY = new Set(['/api/files/manager', '/api/files/search']);
 
+/**
+ * Builds the guards: `heavy` (the middleware to run after authentication),
+ * `routes` (the status route), `stop()` (ends the monitors' timers; call at
+ * shutdown), and the admission and loop monitors themselves.
+ */
 export function createHealth(o: { db: Db; admission: AdmissionOptions }) {
   const admission = new Admission(o.admission);
   const loop = new LoopDelayMonitor();
