@@ -37,12 +37,12 @@ export function naiveServer(dbPath: string): Promise<{ url: string; close(): voi
  * A service with storage `Bench` holding folder `big` of `entries` empty
  * files, synced into the catalogue; `auth` carries the admin's bearer token.
  */
-export async function syncedFolder(entries: number, env: Record<string, string> = {}): Promise<{ svc: Service; auth: Record<string, string>; cleanup(): Promise<void> }> {
+export async function syncedFolder(entries: number, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<{ svc: Service; auth: Record<string, string>; cleanup(): Promise<void> }> {
   const files = tempDir('filedock-bench-ls-');
   const folder = join(files.dir, 'big');
   mkdirSync(folder);
   for (let i = 0; i < entries; i++) closeSync(openSync(join(folder, `file-${i}.txt`), 'w'));
-  const svc = await startService({ ...adminEnv, ...env });
+  const svc = await startService({ ...adminEnv, ...env }, nodeArgs);
   const token = await mount(svc, 'Bench', files.dir);
   const auth = { authorization: `Bearer ${token}` };
   const sync = await (await fetch(`${svc.url}/api/admin/storages/1/sync`, { method: 'POST', headers: auth })).json();
