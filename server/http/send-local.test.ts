@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sendLocalRange, sendPool } from './send-local';
+import { sendLocal, sendLocalRange, sendPool } from './send-local';
 import { tempDir } from '../../test/helpers/tools';
 
 const MiB = 1 << 20;
@@ -62,4 +62,27 @@ test('the pool reuses its buffers and keeps a bounded amount idle after a burst'
 test('a missing file rejects before anything is written', async () => {
   const res = { destroyed: false, write: () => assert.fail('no write expected') } as never;
   await assert.rejects(sendLocalRange(res, '/nonexistent/file', 0, 10), { code: 'ENOENT' });
+});
+
+test('sendLocal: a small file leaves with its headers in one write; a client that left settles it with 0 bytes', async (t) => {
+  const dir = tempDir();
+  t.after(() => dir.cleanup());
+  const file = join(dir.dir, 'small.bin');
+  const data = randomBytes(5000);
+  writeFileSync(file, data);
+  const results: Array<Promise<number>> = [];
+  const server = createServer((req, res) => {
+    res.setHeader('content-length', data.length);
+    results.push(sendLocal({ respond: true, status: 200, res } as never, file, 0, data.length - 1));
+    if (req.url === '/leave') req.socket.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const body = Buffer.from(await (await fetch(`${url}/`)).arrayBuffer());
+  assert.ok(body.equals(data));
+  assert.equal(await results[0], 5000);
+  await fetch(`${url}/leave`).catch(() => undefined);
+  // A client gone before the end does not leave the request hanging.
+  assert.equal(await Promise.race([results[1], new Promise((r) => setTimeout(() => r('hung'), 2000))]), 0);
 });

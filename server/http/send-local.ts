@@ -15,6 +15,7 @@
  */
 import { close, open, read } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { finished } from 'node:stream';
 import type { Ctx } from './context';
 
 const CHUNK = 1 << 20;
@@ -116,10 +117,46 @@ export async function sendLocal(ctx: Ctx, path: string, start: number, end: numb
   ctx.res.writeHead(ctx.status);
   const sent = { bytes: 0 };
   try {
+    if (end >= start && end - start < CHUNK) return await sendSmall(ctx.res, path, start, end - start + 1);
     if (end >= start) await sendLocalRange(ctx.res, path, start, end, sent);
     ctx.res.end();
   } catch {
     ctx.res.destroy();
   }
   return sent.bytes;
+}
+
+/**
+ * A range of one chunk at most: one read into a pooled buffer, the file closed
+ * without waiting, and the bytes handed to `end` with the headers (the common
+ * case of photo grids and sync tools: every saved call counts at 10k req/s).
+ * Resolves with the bytes sent; rejects when the read failed or the client left.
+ */
+async function sendSmall(res: ServerResponse, path: string, start: number, length: number): Promise<number> {
+  const fd = await openRead(path);
+  const buf = sendPool.take(length);
+  let got: number;
+  try {
+    got = await readAt(fd, buf, length, start);
+  } catch (e) {
+    sendPool.put(buf);
+    throw e;
+  } finally {
+    close(fd, () => undefined);
+  }
+  if (got < length) {
+    sendPool.put(buf);
+    throw new Error('file shrank while being sent');
+  }
+  return new Promise((resolve, reject) => {
+    if (res.destroyed) return (sendPool.put(buf), reject(new Error('client closed')));
+    // Settles on 'finish' (the socket took the bytes: the buffer may serve again) or on a premature
+    // close (the buffer is left to the collector: the socket may still hold it).
+    finished(res, (err) => {
+      if (err) return reject(err);
+      sendPool.put(buf);
+      resolve(got);
+    });
+    res.end(got === buf.length ? buf : buf.subarray(0, got));
+  });
 }
