@@ -52,11 +52,11 @@ export interface Service {
 }
 
 /** Starts `node dist/server/cli.js serve` on a free port with a fresh data dir; resolves when it answers. */
-export async function startService(env: Record<string, string> = {}): Promise<Service & { startMs: number }> {
+export async function startService(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Service & { startMs: number }> {
   const dataDir = env.SERVICE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'filedock-bench-'));
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [join(root, 'dist/server/cli.js'), 'serve'], {
+  const proc = spawn(process.execPath, [...nodeArgs, join(root, 'dist/server/cli.js'), 'serve'], {
     env: { ...process.env, SERVICE_DATA_DIR: dataDir, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_LOG_LEVEL: 'warn', SERVICE_UPDATE_CHECK: '0', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -132,5 +132,110 @@ export function noise(bytes: number): Readable {
       left -= n;
       this.push(cipher.update(zeros.subarray(0, n)));
     },
+  });
+}
+
+export interface WrkResult {
+  rps: number;
+  requests: number;
+  /** Latency percentiles in ms. */
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** Socket errors (connect, read, write, timeout) and non-2xx/3xx answers. */
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+/**
+ * wrk with ONE thread (it is a C event loop: on two shared cores it takes a
+ * fraction of what autocannon takes, and the same for every server measured).
+ * `script` is Lua text (e.g. a `request` function picking random paths); the
+ * summary is printed by our own `done` hook so percentiles are exact.
+ */
+export function wrk(url: string, o: { connections: number; seconds: number; headers?: Record<string, string>; script?: string; timeoutS?: number }): Promise<WrkResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'wrk-'));
+  const lua = join(dir, 'bench.lua');
+  writeFileSync(lua, `${o.script ?? ''}
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK {"requests":%d,"duration_us":%d,"p50":%d,"p95":%d,"p99":%d,"max":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout))
+end
+`);
+  const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutS ?? 10}s`, '-s', lua];
+  for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}: ${v}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const p = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.on('error', reject);
+    p.on('exit', () => {
+      rmSync(dir, { recursive: true, force: true });
+      const m = out.match(/^WRK (\{.*\})$/m);
+      if (!m) return reject(new Error(`wrk printed no summary:\n${out}`));
+      const j = JSON.parse(m[1]);
+      const ms = (us: number) => Math.round(us / 10) / 100;
+      resolve({
+        rps: Math.round(j.requests / (j.duration_us / 1e6)), requests: j.requests,
+        p50: ms(j.p50), p95: ms(j.p95), p99: ms(j.p99), max: ms(j.max),
+        errors: j.connect + j.read + j.write + j.timeout, timeouts: j.timeout, non2xx: j.status,
+      });
+    });
+  });
+}
+
+/**
+ * The plain Node static server anchor: what a straightforward
+ * `http.createServer` + `fs.stat` + `createReadStream` pipeline costs per
+ * request, with no framework, auth or catalogue. Runs in its own process so it
+ * competes for the cores exactly like the service does.
+ */
+export async function startPlainNode(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const code = `
+const http = require('node:http'), fs = require('node:fs'), path = require('node:path'), { pipeline } = require('node:stream');
+const root = ${JSON.stringify(dir)};
+http.createServer((req, res) => {
+  const file = path.join(root, decodeURIComponent(req.url.split('?')[0]));
+  if (!file.startsWith(root)) { res.statusCode = 403; return res.end(); }
+  fs.stat(file, (err, st) => {
+    if (err || !st.isFile()) { res.statusCode = 404; return res.end(); }
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': st.size, 'last-modified': st.mtime.toUTCString() });
+    pipeline(fs.createReadStream(file), res, () => {});
+  });
+}).listen(${port}, '127.0.0.1', () => process.send('ready'));`;
+  const proc = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((r) => proc.once('message', r));
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((r) => (proc.once('exit', () => r()), proc.kill('SIGTERM'))) };
+}
+
+/** RSS of a process in MB. */
+export const rssOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+
+/**
+ * Self time per function of a V8 `.cpuprofile` (from `node --cpu-prof`), top
+ * `n` rows with their share of the busy samples (idle left out: the process
+ * also idles while the anchors run): what docs/benchmarks.md quotes.
+ */
+export function profileSummary(file: string, n = 15): Array<{ function: string; where: string; 'self %': string }> {
+  const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[] };
+  const byId = new Map(prof.nodes.map((x) => [x.id, x.callFrame]));
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const id of prof.samples) {
+    const f = byId.get(id)!;
+    if (f.functionName === '(idle)') continue;
+    total++;
+    const where = f.url ? `${f.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${f.lineNumber + 1}` : '';
+    const key = `${f.functionName || '(anonymous)'}\t${where}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, c]) => {
+    const [fn, where] = k.split('\t');
+    return { function: fn, where, 'self %': ((c / total) * 100).toFixed(1) };
   });
 }

@@ -50,7 +50,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
   };
   try {
     const secretKey = loadSecretKey(dirs);
-    const db = openDatabase(dirs.db);
+    // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
+    const db = openDatabase(dirs.db, undefined, opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 });
     cleanups.unshift(() => db.close());
     const bus = new EventBus(db.sqlite, logFn);
     attachAudit(db, bus);

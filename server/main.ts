@@ -1,10 +1,8 @@
 /**
- * Composition root: config → data dir (lock, secret key) → database → bus,
- * audit, queue, auth → feature modules → HTTP. `startServer` is what the CLI
+ * The server: the composition root's services (compose.ts), plus HTTP, the
+ * schedules and the background work started. `startServer` is what the CLI
  * and the desktop host call; it returns once the listener is bound.
  */
-import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
@@ -48,6 +46,8 @@ import { notificationRoutes } from './http/routes/notifications.routes';
 import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
 import { trackActivity } from './http/middlewares/activity';
+import { Listeners } from './http/listener';
+import { createHealth } from './http/health';
 import type { Router } from '@koa/router';
 
 export interface RunningServer {
@@ -146,7 +146,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       sharePublicRoutes({ shares, maxJsonBytes: json, log: logFn }),
       shareDropRoutes({ shares, maxJsonBytes: json }),
     ];
-    const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn };
+    const health = createHealth({ db, admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait } });
+    routers.push(health.routes);
+    const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
     const app = buildApp({ ...appOptions, before: [activity.middleware] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
 
@@ -163,25 +165,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await catalogue.syncer.startAll();
     updater.start();
 
-    const server = createServer(app.callback());
-    server.keepAliveTimeout = 65_000;
-    server.requestTimeout = 0; // large uploads and downloads; idle sockets are bounded by keepAliveTimeout
-    const sockets = new Set<Socket>();
-    server.on('connection', (s) => {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    });
-    const port = await listen(server, config.port, config.host);
-    let publicServer: Server | null = null;
+    const listeners = new Listeners({ headersTimeoutMs: config.httpHeadersTimeout, idleTimeoutMs: config.httpIdleTimeout, keepAliveTimeoutMs: config.httpKeepAliveTimeout });
+    const port = await listeners.create(app.callback()).listen(config.port, config.host);
     let publicPort: number | null = null;
     if (publicApp) {
-      publicServer = createServer(publicApp.callback());
-      publicServer.on('connection', (s) => {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-      });
       const at = config.publicListen.lastIndexOf(':');
-      publicPort = await listen(publicServer, Number(config.publicListen.slice(at + 1)), config.publicListen.slice(0, at).replace(/^\[|\]$/g, ''));
+      publicPort = await listeners.create(publicApp.callback(), config.publicMaxConnsPerIp).listen(Number(config.publicListen.slice(at + 1)), config.publicListen.slice(0, at).replace(/^\[|\]$/g, ''));
       log.info(`public links listener on ${config.publicListen.slice(0, at)}:${publicPort} (share and drop routes only)`);
     }
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -193,17 +182,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const close = () =>
       (closing ??= (async () => {
         log.info('shutting down');
-        const stopped = Promise.all([server, publicServer].filter((x): x is Server => !!x).map((srv) => new Promise<void>((r) => srv.close(() => r()))));
-        server.closeIdleConnections();
-        publicServer?.closeIdleConnections();
-        const bound = new Promise<void>((r) => setTimeout(r, config.shutdownGrace).unref());
-        await Promise.race([stopped, bound]);
-        for (const s of sockets) s.destroy();
+        await listeners.close(config.shutdownGrace);
         await scheduler.stop();
         updater.stop();
         await catalogue.syncer.stopAll();
         await queue.stop(2000);
         await bus.flush();
+        health.stop();
         await sv.close();
         toHost({ type: 'stopped' });
       })());
@@ -232,16 +217,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await sv.close();
     throw e;
   }
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as { port: number }).port);
-    });
-  });
 }
 
 /** First run: the admin from SERVICE_ADMIN_*, or the desktop owner; otherwise the setup page waits. */

@@ -2,7 +2,7 @@
  * Append-only audit log. It is a subscriber of the event bus (`audit` events),
  * so domain modules announce what happened and never write this table.
  */
-import type { Db } from '../db';
+import { untilFree, type Db } from '../db';
 import type { AuditEvent } from '../contract';
 import type { EventBus, AuditPayload } from '../events';
 
@@ -23,7 +23,10 @@ export function attachAudit(db: Db, bus: EventBus): void {
     'INSERT INTO audit (ts, user_id, user_email, action, resource, ip, ua, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   bus.on('audit', (p, m) => {
-    insert.run(m.at, p.actor?.id ?? null, p.actor?.email ?? null, p.action, p.resource ?? null, p.request?.ip ?? null, p.request?.ua ?? null, JSON.stringify(p.meta ?? {}));
+    const write = () => insert.run(m.at, p.actor?.id ?? null, p.actor?.email ?? null, p.action, p.resource ?? null, p.request?.ip ?? null, p.request?.ua ?? null, JSON.stringify(p.meta ?? {}));
+    // Written at once when the database is free; while another program holds it, retried in the
+    // background (10 minutes at most) without holding up the other listeners.
+    void untilFree(write, 600_000).catch(() => undefined);
   });
 }
 

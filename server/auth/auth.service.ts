@@ -122,8 +122,14 @@ export class AuthService {
   }
 
   private async issue(u: UserRow, req: RequestMeta, kind: string): Promise<LoginResult> {
-    const s = await this.sessions.create(u.id, { ...req, kind });
-    await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind } });
+    // Session and audit row in one transaction that waits off the event loop for a database held elsewhere.
+    const row = await this.db.waits.write(() => {
+      const created = this.sessions.insert(u.id, { ...req, kind });
+      this.bus.record('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind } });
+      return created;
+    });
+    await this.bus.flush();
+    const s = await this.sessions.sign(row);
     // The spec's login shape names only admin and user; a viewer signs in as a user-level account.
     return { user: { id: u.id, email: u.email, username: u.username, role: u.role === 'admin' ? 'admin' : 'user' }, token: s.token, expires_at: s.expires_at };
   }

@@ -1,55 +1,80 @@
 /**
  * Server-side sessions. A cookie and a bearer token carry the same signed
  * JWT naming a row here; deleting the row (logout, user disabled) ends both.
- * Resolved principals are cached briefly and dropped on every invalidation.
+ * Resolved principals are cached briefly by token (a hit skips the signature
+ * check too) and dropped on every invalidation.
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
+import { isBusy } from '../db';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
 import type { Principal } from './types';
 
 const CACHE_MS = 10_000;
 const TOUCH_MS = 60_000;
-/** Verified tokens remembered (oldest dropped first): jose's verification is async WebCrypto on every request otherwise. */
-const VERIFIED_MAX = 10_000;
+/** Bound of the caches: past it the oldest entries go (a miss only costs one verify and two queries). */
+export const CACHE_MAX = 10_000;
+
+/** A session row just written, before its token is signed. */
+export interface NewSession {
+  sid: string;
+  userId: number;
+  iat: number;
+  exp: number;
+}
 
 export class Sessions {
+  /** Keyed by the token itself: a token names exactly one session. */
   private cache = new Map<string, { p: Principal; at: number; exp: number }>();
   private lastTouch = new Map<string, number>();
   private verified = new Map<string, SessionClaims>();
 
   constructor(private db: Db, private users: UsersRepo, private key: Buffer, private ttlMs: number) {}
 
-  /** Creates a session row and its token. */
-  async create(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }): Promise<{ token: string; expires_at: string; sid: string }> {
+  /** Writes a session row (synchronous: it may run inside a transaction); `sign` makes its token. */
+  insert(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }): NewSession {
     const sid = randomBytes(18).toString('base64url');
     const now = Date.now();
     const exp = now + this.ttlMs;
     const iso = new Date(now).toISOString();
-    const expiresAt = new Date(exp).toISOString();
     this.db.sqlite
       .prepare('INSERT INTO sessions (id, user_id, kind, created_at, expires_at, last_seen_at, ip, ua) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(sid, userId, meta.kind ?? 'login', iso, expiresAt, iso, meta.ip ?? null, (meta.ua ?? '').slice(0, 300) || null);
-    const token = await signJwt({ sid, sub: userId, iat: Math.floor(now / 1000), exp: Math.floor(exp / 1000) }, this.key);
-    return { token, expires_at: expiresAt, sid };
+      .run(sid, userId, meta.kind ?? 'login', iso, new Date(exp).toISOString(), iso, meta.ip ?? null, (meta.ua ?? '').slice(0, 300) || null);
+    return { sid, userId, iat: now, exp };
+  }
+
+  /** The token (cookie and bearer) of a session row `insert` wrote. */
+  async sign(s: NewSession): Promise<{ token: string; expires_at: string; sid: string }> {
+    const token = await signJwt({ sid: s.sid, sub: s.userId, iat: Math.floor(s.iat / 1000), exp: Math.floor(s.exp / 1000) }, this.key);
+    return { token, expires_at: new Date(s.exp).toISOString(), sid: s.sid };
   }
 
   /** The principal of a valid token whose session row is live and whose user is enabled; else null. */
   async resolve(token: string): Promise<Principal | null> {
+    const now = Date.now();
+    const hit = this.cache.get(token);
+    if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
     const claims = await this.claims(token);
     if (!claims) return null;
-    const now = Date.now();
-    const hit = this.cache.get(claims.sid);
-    if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
     const row = this.db.sqlite.prepare('SELECT user_id, expires_at FROM sessions WHERE id = ?').get(claims.sid) as { user_id: number; expires_at: string } | undefined;
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
     const p = this.users.principal(row.user_id, claims.sid);
     if (!p) return null;
-    this.cache.set(claims.sid, { p, at: now, exp: Date.parse(row.expires_at) });
+    this.cache.delete(token);
+    this.cache.set(token, { p, at: now, exp: Math.min(Date.parse(row.expires_at), claims.exp * 1000) });
+    trim(this.cache);
     if (now - (this.lastTouch.get(claims.sid) ?? 0) > TOUCH_MS) {
+      this.lastTouch.delete(claims.sid);
       this.lastTouch.set(claims.sid, now);
-      this.db.sqlite.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ?').run(new Date(now).toISOString(), claims.sid);
+      trim(this.lastTouch);
+      try {
+        this.db.sqlite.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ?').run(new Date(now).toISOString(), claims.sid);
+      } catch (e) {
+        // `last_seen_at` is informational: a database held by another process must not fail the request.
+        if (!isBusy(e)) throw e;
+        this.db.waits.sawBusy();
+      }
     }
     return p;
   }
@@ -69,29 +94,42 @@ export class Sessions {
     }
     const c = await verifyJwt(token, this.key);
     if (c) {
-      if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, c);
+      trim(this.verified);
     }
     return c;
   }
 
   revoke(sid: string): void {
     this.db.sqlite.prepare('DELETE FROM sessions WHERE id = ?').run(sid);
-    this.cache.delete(sid);
+    for (const [token, c] of this.cache) if (c.p.sessionId === sid) this.cache.delete(token);
   }
 
   /** Ends every session of a user (disable, delete, password reset). */
   revokeUser(userId: number): void {
     this.db.sqlite.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
-    for (const [sid, c] of this.cache) if (c.p.id === userId) this.cache.delete(sid);
+    this.forgetUser(userId);
   }
 
   /** Drops cached principals of a user whose profile changed (role, groups, language). */
   forgetUser(userId: number): void {
-    for (const [sid, c] of this.cache) if (c.p.id === userId) this.cache.delete(sid);
+    for (const [token, c] of this.cache) if (c.p.id === userId) this.cache.delete(token);
+  }
+
+  /** Principals held in the cache (bounded by CACHE_MAX). */
+  get cached(): number {
+    return this.cache.size;
   }
 
   sweepExpired(): number {
     return this.db.sqlite.prepare('DELETE FROM sessions WHERE expires_at < ?').run(new Date().toISOString()).changes;
+  }
+}
+
+/** Drops the oldest entries of a map kept in insertion (= recency) order until it fits CACHE_MAX. */
+function trim<K, V>(m: Map<K, V>): void {
+  for (const k of m.keys()) {
+    if (m.size <= CACHE_MAX) break;
+    m.delete(k);
   }
 }

@@ -4,7 +4,7 @@
  * returns two faces: `catalogue` for every module, and `io` (the live drivers
  * and the write gate) for the file service alone.
  */
-import type { Db } from '../db';
+import { untilFree, type Db } from '../db';
 import type { EventBus } from '../events';
 import type { JobQueue } from '../jobs';
 import type { Logger } from '../lib/log';
@@ -64,10 +64,11 @@ export function createCatalogue(o: CatalogueOptions) {
     onNodesAdded: (minId) => indexer.kick(minId),
     onFoldersChanged(storageId, folders) {
       // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
-      o.db.sqlite.transaction(() => {
+      const record = o.db.sqlite.transaction(() => {
         for (const folder of folders) o.bus.record('folder.changed', { storage_id: storageId, folder, kind: 'updated', path: folder, name: '' });
-      })();
-      void o.bus.flush();
+      });
+      // The batch is committed: its events must follow even if another program holds the database now.
+      void untilFree(record, 600_000).then(() => o.bus.flush(), () => undefined);
     },
     onFilesChanged(storageId, files) {
       for (const [name, hook] of synced) {

@@ -6,10 +6,12 @@
  * the index and listings stay responsive meanwhile. Single writes (the write
  * gate) still index at once. A name is searchable shortly after it is synced.
  */
-import type { Db } from '../db';
+import { isBusy, type Db } from '../db';
 
 const SLICE = 500;
 const QUIET_MS = 300;
+/** How soon a pass resumes after the database was held by another program. */
+const BUSY_RETRY_MS = 250;
 
 export class SearchIndexer {
   private from = Number.POSITIVE_INFINITY;
@@ -54,6 +56,12 @@ export class SearchIndexer {
           await new Promise((r) => setImmediate(r));
         }
       } catch (e) {
+        if (isBusy(e)) {
+          // Held by another program: resume from the same slice shortly; no name is skipped.
+          this.from = Math.min(this.from, at);
+          await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
+          continue;
+        }
         this.log('search indexing failed', e);
         return;
       }

@@ -1,6 +1,6 @@
 /** The storages and storage_grants tables (owner: catalogue). */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db';
+import type { Db, Statement } from '../db';
 import type { StoragesTable } from '../db/tables';
 
 export type StorageRow = Omit<StoragesTable, 'id'> & { id: number };
@@ -14,14 +14,25 @@ export interface Grant {
 export const newUid = (): string => 'st' + randomBytes(8).toString('hex');
 
 export class StoragesRepo {
+  /** Statements of the lookups every file request makes, prepared once (a prepare costs more than the query). */
+  private hot?: { byId: Statement; byKey: Statement; grants: Statement };
+
   constructor(private db: Db) {}
+
+  private get q() {
+    return (this.hot ??= {
+      byId: this.db.sqlite.prepare('SELECT * FROM storages WHERE id = ?'),
+      byKey: this.db.sqlite.prepare('SELECT * FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1'),
+      grants: this.db.sqlite.prepare('SELECT id, user_id, group_name, level FROM storage_grants WHERE storage_id = ? ORDER BY id'),
+    });
+  }
 
   all(): StorageRow[] {
     return this.db.sqlite.prepare('SELECT * FROM storages ORDER BY id').all() as StorageRow[];
   }
 
   byId(id: number): StorageRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM storages WHERE id = ?').get(id) as StorageRow | undefined;
+    return this.q.byId.get(id) as StorageRow | undefined;
   }
 
   byUid(uid: string): StorageRow | undefined {
@@ -30,7 +41,7 @@ export class StoragesRepo {
 
   /** By name (case-insensitive) or by uid: both address a storage everywhere. */
   byNameOrUid(key: string): StorageRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1').get(key, key, key) as StorageRow | undefined;
+    return this.q.byKey.get(key, key, key) as StorageRow | undefined;
   }
 
   nameTaken(name: string, exceptId = -1): boolean {
@@ -69,7 +80,7 @@ export class StoragesRepo {
   }
 
   grants(storageId: number): Grant[] {
-    return (this.db.sqlite.prepare('SELECT id, user_id, group_name, level FROM storage_grants WHERE storage_id = ? ORDER BY id').all(storageId) as Array<{ id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor' }>).map((g) => ({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level }));
+    return (this.q.grants.all(storageId) as Array<{ id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor' }>).map((g) => ({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level }));
   }
 
   /** All grants, grouped by storage (one query per access decision set). */

@@ -4,7 +4,7 @@
  * records a sync run with counts and per-error detail, and applies the
  * tombstone guard (no delete pass when a run sees under 70 % of the last one).
  */
-import type { Db } from '../db';
+import { untilFree, type Db } from '../db';
 import type { StorageDriver, WalkEntry, Entry } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalName, joinRel, parentRel } from '../lib/paths';
@@ -13,6 +13,8 @@ import { sortKey } from './natural';
 import { mimeOf } from './mime';
 
 const BATCH = 1000;
+/** How long a batch waits (off the event loop) for a database held by another program before the run fails. */
+const BUSY_WAIT_MS = 60_000;
 export const TOMBSTONE_RATIO = 0.7;
 
 export interface SyncCounts {
@@ -105,13 +107,13 @@ export class SyncEngine {
       for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
         batch.push(e);
         if (batch.length >= BATCH) {
-          this.apply(storageId, batch, seen, counts, prevCount === 0);
+          await this.apply(storageId, batch, seen, counts, prevCount === 0);
           batch = [];
           await yieldLoop();
           signal?.throwIfAborted();
         }
       }
-      this.apply(storageId, batch, seen, counts, prevCount === 0);
+      await this.apply(storageId, batch, seen, counts, prevCount === 0);
     } catch (e) {
       this.recordError(runId, '', e);
       counts.errors++;
@@ -137,12 +139,12 @@ export class SyncEngine {
     const rows = this.s.dirRows.all(storageId, dir) as Existing[];
     const names = new Set(listed.map((e) => e.path));
     const seen = new IdSet();
-    this.apply(storageId, listed, seen, counts);
+    await this.apply(storageId, listed, seen, counts);
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
-      this.db.sqlite.transaction(() => {
+      await this.write(() => {
         for (const r of gone) counts.removed += this.nodes.removeTree(storageId, r.path).length;
-      })();
+      });
       this.hooks.onFoldersChanged?.(storageId, [dir]);
     }
     counts.seen = listed.length;
@@ -176,8 +178,17 @@ export class SyncEngine {
     void storageId;
   }
 
+  /**
+   * One write transaction, BEGIN IMMEDIATE (a lock held elsewhere is met before `fn` runs, so a retry
+   * never counts twice), retried off the event loop while another program holds the database.
+   */
+  private write(fn: () => void): Promise<void> {
+    const tx = this.db.sqlite.transaction(fn);
+    return untilFree(() => tx.immediate(), BUSY_WAIT_MS);
+  }
+
   /** Diffs one batch against the catalogue and writes the differences in one transaction. */
-  private apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, emptyBefore = false): void {
+  private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, emptyBefore = false): Promise<void> {
     if (batch.length === 0) return;
     // Walks yield a folder's entries together: one index range scan per folder beats a point lookup per entry.
     const existing = new Map<string, Existing>();
@@ -189,7 +200,7 @@ export class SyncEngine {
     const files: SyncedFile[] = [];
     const now = new Date().toISOString();
     let minNew = Number.POSITIVE_INFINITY;
-    this.db.sqlite.transaction(() => {
+    await this.write(() => {
       for (const e of batch) {
         const row = existing.get(e.path);
         if (!row) {
@@ -215,7 +226,7 @@ export class SyncEngine {
           }
         }
       }
-    })();
+    });
     if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
     if (Number.isFinite(minNew)) this.hooks.onNodesAdded?.(minNew);
     if (files.length) this.hooks.onFilesChanged?.(storageId, files);
@@ -232,12 +243,12 @@ export class SyncEngine {
       after = rows[rows.length - 1].path;
       const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
       if (gone.length) {
-        this.db.sqlite.transaction(() => {
+        await this.write(() => {
           for (const r of gone) {
             removed += this.nodes.removeTree(storageId, r.path).length;
             folders.add(r.dir);
           }
-        })();
+        });
         await yieldLoop();
       }
     }

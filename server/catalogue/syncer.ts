@@ -8,7 +8,7 @@
  * stays open; Refresh re-checks one at once. An unreachable storage is
  * marked offline and re-probed every 30 s, so it recovers without a restart.
  */
-import type { Db } from '../db';
+import { isBusy, type Db } from '../db';
 import type { SyncRun, SyncRunDetail } from '../contract';
 import type { JobQueue, JobContext } from '../jobs';
 import type { StorageDriver } from '../storage';
@@ -248,6 +248,8 @@ export class Syncer {
       this.online(id);
       return counts.seen;
     } catch (e) {
+      // A database held by another program is no outage of the storage: the next check catches up.
+      if (isBusy(e)) return 0;
       // A folder deleted meanwhile is removed by the parent's revalidation; only outages mark the storage.
       if (isAppError(e) && e.code === 'not_found') {
         const parent = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';

@@ -65,7 +65,8 @@ export class WriteGate {
     const storage = this.storageName(storageId);
     let created = false;
     let id = 0;
-    this.db.sqlite.transaction(() => {
+    // The bytes are written already: wait (off the event loop) for a database held elsewhere rather than fail at once.
+    await this.db.waits.write(() => {
       const before = this.nodes.get(storageId, path);
       created = !before || !!before.deleted_at;
       this.nodes.ensureParents(storageId, path);
@@ -78,7 +79,7 @@ export class WriteGate {
       }
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: created ? 'created' : 'updated', path, name: baseName(path) });
       if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: { size: entry.size, ...ctx.meta } });
-    })();
+    });
     await this.bus.flush();
     const node = { ...this.nodes.byId(id)!, storageName: storage };
     for (const [name, hook] of this.hooks) {
@@ -95,11 +96,11 @@ export class WriteGate {
   async removed(storageId: number, path: string, ctx: Omit<WriteContext, 'origin'> & { origin?: WriteOrigin }): Promise<void> {
     const storage = this.storageName(storageId);
     let ids: number[] = [];
-    this.db.sqlite.transaction(() => {
+    await this.db.waits.write(() => {
       ids = this.nodes.removeTree(storageId, path);
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) });
       if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} });
-    })();
+    });
     await this.bus.flush();
     for (const [name, hook] of this.removeHooks) {
       try {
@@ -117,7 +118,7 @@ export class WriteGate {
    */
   async moved(storageId: number, from: string, to: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
     const storage = this.storageName(storageId);
-    this.db.sqlite.transaction(() => {
+    await this.db.waits.write(() => {
       this.nodes.ensureParents(storageId, to);
       this.nodes.moveTree(storageId, from, to);
       // An item the catalogue had not seen yet still gets its row.
@@ -125,7 +126,7 @@ export class WriteGate {
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(from), kind: 'deleted', path: from, name: baseName(from) });
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(to), kind: 'created', path: to, name: baseName(to) });
       if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${to}`, meta: { from: `${storage}://${from}`, ...ctx.meta } });
-    })();
+    });
     await this.bus.flush();
     return { ...this.nodes.get(storageId, to)!, storageName: storage };
   }

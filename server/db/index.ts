@@ -1,18 +1,23 @@
 /**
- * SQLite through better-sqlite3 (WAL, busy_timeout, foreign keys) with a typed
- * Kysely facade. Migrations run on open, each inside its own transaction.
- * Never hold a transaction across driver or network I/O (DESIGN: Transactions).
+ * SQLite through better-sqlite3 (WAL, foreign keys) with a typed Kysely
+ * facade. Migrations run on open, each inside its own transaction. A server
+ * connection waits for a lock held by another process only asynchronously
+ * (busy.ts). Never hold a transaction across driver or network I/O (DESIGN:
+ * Transactions).
  */
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
 import { MetaStore } from './meta';
+import { DbWaits } from './busy';
 
 export { MetaStore } from './meta';
+export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
 
 export type { DB } from './tables';
 export type Sqlite = Database.Database;
+export type Statement = Database.Statement;
 
 export interface Db {
   /** Raw handle for hot paths and synchronous batched writes. */
@@ -27,21 +32,35 @@ export interface Db {
   run(q: Compilable<unknown>): number;
   /** One-time instance facts (the `meta` table's only writer). */
   meta: MetaStore;
+  /** Lock waits: `waits.write(fn)` retries a write transaction off the event loop (busy.ts). */
+  waits: DbWaits;
   close(): Promise<void>;
 }
 
 const MAX_PREPARED = 500;
 
+export interface OpenOptions {
+  /** How long a request's write waits for a lock held elsewhere before `database_busy` (default 2 s). */
+  writeWaitMs?: number;
+  /**
+   * The most one statement blocks inside SQLite (default 5 ms, for a server's
+   * event loop; a command-line tool may pass seconds).
+   */
+  busyTimeoutMs?: number;
+}
+
 /** Opens (and creates) the database file, applies pending migrations. */
-export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS): Db {
+export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS, o: OpenOptions = {}): Db {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
+  // Migrations run before anything serves: they may wait for a lock like any tool.
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('cache_size = -32000');
   migrate(sqlite, migrations);
+  const waits = new DbWaits(sqlite, o.writeWaitMs ?? 2000, o.busyTimeoutMs);
   const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
   // Kysely builds the SQL (portable across dialects); better-sqlite3 runs it synchronously, so a
   // repository call can sit inside a synchronous transaction and costs no promise on hot paths.
@@ -59,6 +78,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS)
   const base = {
     sqlite,
     k,
+    waits,
     all: <R>(q: Compilable<R>) => {
       const { st, params } = stmt(q);
       return st.all(...params) as R[];
@@ -74,6 +94,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS)
     async close() {
       if (closed) return;
       closed = true;
+      waits.stop();
       await k.destroy(); // closes the sqlite handle too
     },
   };

@@ -6,7 +6,10 @@
  * inside a database transaction, and a crash between commit and publish is
  * recovered by publishing leftover rows on the next boot.
  */
-import type { Sqlite } from '../db';
+import { isBusy, type Sqlite } from '../db';
+
+/** How soon publishing resumes after the database was held by another program. */
+const BUSY_RETRY_MS = 250;
 import type { EventMap, EventName } from './types';
 
 export type Listener<E extends EventName> = (payload: EventMap[E], meta: { id: number; event: E; at: string }) => void | Promise<void>;
@@ -20,6 +23,7 @@ export class EventBus {
   private markDone;
   private flushing: Promise<void> | null = null;
   private again = false;
+  private retry: NodeJS.Timeout | null = null;
 
   constructor(private sqlite: Sqlite, private log: (msg: string, err?: unknown) => void = () => {}) {
     this.insert = sqlite.prepare('INSERT INTO outbox (event, payload, created_at) VALUES (?, ?, ?)');
@@ -59,7 +63,15 @@ export class EventBus {
           if (rows.length === 0) break;
           for (const row of rows) {
             // Mark first: a listener that throws must not make the row publish twice.
-            this.markDone.run(new Date().toISOString(), row.id);
+            try {
+              this.markDone.run(new Date().toISOString(), row.id);
+            } catch (e) {
+              // Held by another program: the row stays pending and this pass resumes shortly, in order.
+              if (!isBusy(e)) throw e;
+              this.retry ??= setTimeout(() => ((this.retry = null), void this.flush()), BUSY_RETRY_MS);
+              this.retry.unref();
+              return;
+            }
             const payload = JSON.parse(row.payload);
             const meta = { id: row.id, event: row.event, at: row.created_at };
             for (const fn of [...(this.listeners.get(row.event) ?? []), ...this.wildcard]) {

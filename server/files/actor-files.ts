@@ -98,7 +98,8 @@ export class ActorFiles {
     const t = this.target(path);
     const shown = typeof path === 'string' ? path : uiPath(t.storage.name, t.rel);
     if (t.rel === '') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
-    const e = await this.svc.ops.stat(t.place);
+    // A local disk answers stat and path in one containment check (a real-path walk costs more than a small file's send).
+    const { entry: e, local } = await this.svc.ops.statForServing(t.place);
     if (e.type !== 'file') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
     const raw = etagOf(e.size, e.mtime, e.etag);
     const ops = this.svc.ops;
@@ -110,7 +111,7 @@ export class ActorFiles {
       etag: raw.startsWith('"') ? raw : `"${raw}"`,
       mime: e.mime ?? mimeOf(baseName(t.rel)),
       read: (span, signal) => ops.read(t.place, span, signal),
-      localFile: () => ops.localFile(t.place),
+      localFile: async () => local,
       presign: (o) => ops.presignGet(t.place, o),
     };
   }
@@ -126,7 +127,7 @@ export class ActorFiles {
   }
 
   /** A page of a folder's listing as response JSON (see listing.service). */
-  list(input: ListInput): Promise<Buffer> {
+  list(input: ListInput): Promise<Buffer | Readable> {
     return this.svc.listing.list(this, input);
   }
 

@@ -6,16 +6,12 @@
 import type { Db } from '../db';
 import type { Level } from '../catalogue';
 import { ENTRY_JSON_SQL } from './entry';
+import { FolderIndexes } from './folder-index';
+import type { Keyset, SortField } from './listing.types';
 
-export type SortField = 'name' | 'size' | 'modified';
+export type { Keyset, SortField } from './listing.types';
 
-/** Where the previous page ended: (type, sort value, sort_key, id) of its last row. */
-export interface Keyset {
-  type: 'dir' | 'file';
-  value: number;
-  key: string;
-  id: number;
-}
+
 
 export interface PageQuery {
   storageId: number;
@@ -42,8 +38,11 @@ export class ListingRepo {
   private count;
   private seen;
   private cache = new Map<string, ReturnType<Db['sqlite']['prepare']>>();
+  /** Whole-folder indexes: pages of folders up to MAX_ENTRIES come from memory (folder-index.ts). */
+  readonly indexes: FolderIndexes;
 
   constructor(private db: Db) {
+    this.indexes = new FolderIndexes(db);
     this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
     this.seen = db.sqlite.prepare('SELECT 1 FROM nodes WHERE storage_id = ? AND (path = ? OR dir = ?) AND deleted_at IS NULL LIMIT 1').pluck();
   }

@@ -5,6 +5,7 @@
  * storages. Pages come as pre-serialised JSON (see ListingRepo), cached until
  * the folder changes (see PageCache).
  */
+import { Readable } from 'node:stream';
 import { stampThumbs } from './entry';
 import type { Catalogue, Level } from '../catalogue';
 import type { ActorFiles } from './actor-files';
@@ -48,13 +49,14 @@ export class ListingService {
   /** Feeds the page cache: call for every `folder.changed` event (removals and moves are structural). */
   folderChanged(storageId: number, folder: string, kind: string): void {
     this.cache.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
+    this.repo.indexes.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
   }
 
   /**
-   * The response body (listing JSON) of a page of the folder at `path`;
+   * The response body (listing JSON, a buffer or a stream of it) of a page of the folder at `path`;
    * `not_found` for a missing or hidden path, `forbidden` without access.
    */
-  async list(fa: ActorFiles, input: ListInput): Promise<Buffer> {
+  async list(fa: ActorFiles, input: ListInput): Promise<Buffer | Readable> {
     if (input.path.replace(/^\/+/, '') === '') return Buffer.from(listingJson(this.storages(fa, input)));
     const { storage, rel, level } = fa.target(input.path, 'viewer');
     const known = this.repo.known(storage.id, rel);
@@ -66,7 +68,11 @@ export class ListingService {
     }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, Math.floor(Date.now() / STAMP_EPOCH_MS)]);
+    const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only, offline: storage.status === 'offline' } };
+    const epoch = Math.floor(Date.now() / STAMP_EPOCH_MS);
+    const ix = this.repo.indexes.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level, stamp: this.stamp, stampEpoch: epoch });
+    if (ix) return listingBody({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
+    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, epoch]);
     const hit = this.cache.get(storage.id, rel, key);
     if (hit) return hit.body;
     const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
@@ -113,6 +119,22 @@ async function mustBeFolder(fa: ActorFiles, place: Place, shown: string): Promis
 /** The response body, concatenated so the entries are never parsed again. */
 export function listingJson(l: Listing): string {
   return `{"path":${JSON.stringify(l.path)},"entries":${l.entriesJson},"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`;
+}
+
+/**
+ * The same body streamed from byte pieces: an indexed page is a slice of its
+ * folder's index, sent as it is (a copy into one buffer per request was the
+ * main allocation of a listing under load).
+ */
+function listingBody(l: Omit<Listing, 'entriesJson'>, entries: Buffer[]): Readable {
+  const pieces = [Buffer.from(`{"path":${JSON.stringify(l.path)},"entries":`), ...entries, Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`)];
+  let i = 0;
+  return new Readable({
+    read() {
+      while (i < pieces.length) if (!this.push(pieces[i++])) return;
+      this.push(null);
+    },
+  });
 }
 
 /** Opaque cursor: base64url of the sort it belongs to and the last row's keys. */

@@ -77,6 +77,20 @@ export class StorageOps {
     return d.localPath ? d.localPath(p.rel) : null;
   }
 
+  /**
+   * Metadata and, on a local disk, the contained real path from one
+   * containment check (a download's stat and send); `local` is null elsewhere.
+   * Missing → `not_found`.
+   */
+  async statForServing(p: Place): Promise<{ entry: Entry; local: string | null }> {
+    const d = await this.driver(p);
+    if (d.statLocal) {
+      const { entry, path } = await d.statLocal(p.rel);
+      return { entry, local: path };
+    }
+    return { entry: await d.stat(p.rel), local: null };
+  }
+
   /** A time-limited URL a client can GET straight from the backend, or null when it has none. */
   async presignGet(p: Place, o: PresignOptions): Promise<string | null> {
     const d = await this.driver(p);

@@ -21,6 +21,10 @@ export interface AppOptions {
   log: (msg: string, err?: unknown) => void;
   /** Extra middlewares that run before routing (activity tracking, public-only filter). */
   before?: Mw[];
+  /** Told when a request met a database lock held by another process. */
+  onDbBusy?: () => void;
+  /** Middlewares that need the caller (admission control), run after authentication. */
+  afterAuth?: Mw[];
 }
 
 export function buildApp(o: AppOptions): Koa<AppState> {
@@ -28,10 +32,11 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   app.proxy = false;
   app.silent = true;
   app.use(requestContext(o.lang));
-  app.use(errorEnvelope(o.log));
+  app.use(errorEnvelope(o.log, o.onDbBusy));
   for (const mw of o.before ?? []) app.use(mw);
   app.use(authenticate(o.auth, o.lang));
   app.use(csrfGuard);
+  for (const mw of o.afterAuth ?? []) app.use(mw);
   for (const r of o.routers) {
     app.use(r.routes());
     app.use(r.allowedMethods({ throw: false }));

@@ -49,6 +49,8 @@ const BASE: Record<string, number> = {
   unsupported: 501,
   storage_unavailable: 503,
   not_configured: 503,
+  database_busy: 503,
+  server_busy: 503,
   timeout: 504,
   internal: 500,
   internal_error: 500,

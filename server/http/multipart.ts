@@ -2,6 +2,7 @@
  * The pieces every multipart/form-data route shares: the parser, the error
  * a refused form answers, and how a refused form stops being read.
  */
+import { busyError, isBusy } from '../db';
 import busboy from 'busboy';
 import { AppError, isAppError } from '../errors';
 import type { Ctx } from './context';
@@ -18,7 +19,10 @@ export function formParser(ctx: Ctx, limits: busboy.Limits): busboy.Busboy {
 
 /** `e` as the error a form answers: an AppError as it is, anything else (a parser failure) `bad_multipart`. */
 export function formError(e: unknown): AppError {
-  return isAppError(e) ? e : new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' });
+  if (isAppError(e)) return e;
+  // A database held elsewhere is no fault of the form: it answers 503 like everywhere else.
+  if (isBusy(e)) return busyError();
+  return new AppError('bad_multipart', { reason: e instanceof Error ? e.message : 'unreadable form' });
 }
 
 /** Stops reading a refused form: the rest of the body is drained and the connection closed, so its tail never parses as a next request. */

@@ -4,7 +4,7 @@
  * synchronous statements; handlers run outside any transaction.
  */
 import { randomBytes } from 'node:crypto';
-import type { Sqlite } from '../db';
+import { isBusy, untilFree, type Sqlite } from '../db';
 import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
@@ -17,6 +17,8 @@ interface Registered {
 }
 
 const PROGRESS_WRITE_MS = 500;
+/** How soon the pump tries again after the database was held by another program. */
+const BUSY_RETRY_MS = 250;
 type Stmt = { run(...a: unknown[]): { changes: number }; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] };
 const now = () => new Date().toISOString();
 
@@ -200,6 +202,10 @@ export class JobQueue {
       const next = this.q("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
       const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : (this.opts.pollMs ?? 1000);
       this.schedule(Math.min(wait, this.opts.pollMs ?? 1000));
+    } catch (e) {
+      // A database held by another program: nothing was claimed that is not running; look again shortly.
+      if (!isBusy(e)) throw e;
+      this.schedule(BUSY_RETRY_MS);
     } finally {
       this.pumping = false;
     }
@@ -225,21 +231,33 @@ export class JobQueue {
       progress: (fraction, bytes, message) => {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;
+        try {
+          this.q('UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?')
+            .run(Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null, now(), id);
+        } catch (e) {
+          if (!isBusy(e)) throw e;
+          return; // progress is a hint: the next report writes it
+        }
         lastWrite = t;
-        this.q('UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?')
-          .run(Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null, now(), id);
         notify();
       },
     };
     if (row.cancel_requested) ac.abort(new AppError('cancelled'));
     notify();
     const p = (async () => {
+      let outcome: () => void;
       try {
         const result = await reg.handler(ctx);
         if (ac.signal.aborted) throw ac.signal.reason;
-        this.finish(id, 'completed', { result });
+        outcome = () => this.finish(id, 'completed', { result });
       } catch (err) {
-        this.fail(id, row, reg, err, ac.signal);
+        outcome = () => this.fail(id, row, reg, err, ac.signal);
+      }
+      try {
+        // The outcome of an op is never lost to a database held by another program: wait until it is free.
+        await untilFree(outcome, Infinity);
+      } catch (e) {
+        this.opts.log?.(`op ${id} (${row.kind}): recording its outcome failed`, e);
       } finally {
         if (timeout) clearTimeout(timeout);
         this.controllers.delete(id);

@@ -3,7 +3,7 @@
  * The last run of each schedule is kept in `cron_state`, so a schedule that
  * was due while the service was down runs shortly after boot, once.
  */
-import type { Sqlite } from '../db';
+import { isBusy, type Sqlite } from '../db';
 import { nextRun, parseCron, type CronSpec } from './cron';
 
 interface Entry {
@@ -75,7 +75,12 @@ export class Scheduler {
 
   private async fire(e: Entry): Promise<void> {
     if (e.running) return e.running;
-    this.sqlite.prepare('INSERT INTO cron_state (name, last_run_at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET last_run_at = excluded.last_run_at').run(e.name, new Date().toISOString());
+    try {
+      this.sqlite.prepare('INSERT INTO cron_state (name, last_run_at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET last_run_at = excluded.last_run_at').run(e.name, new Date().toISOString());
+    } catch (err) {
+      // A database held by another program: run anyway; at worst the job runs once more after a restart.
+      if (!isBusy(err)) throw err;
+    }
     e.running = (async () => {
       try {
         await e.fn();

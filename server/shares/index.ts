@@ -47,6 +47,7 @@ export function createShares(d: SharesDeps) {
   const repo = new SharesRepo(d.db);
   let zips: ShareZips | null = null;
   const service = new SharesService({
+    db: d.db,
     repo, auth: d.auth, catalogue: d.catalogue, files: d.files, settings: d.settings, bus: d.bus, secretKey: d.secretKey, publicUrl: d.publicUrl,
     onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row),
   });

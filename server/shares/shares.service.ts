@@ -8,6 +8,7 @@ import { actorRef, linkActor, type Actor, type Auth, type Principal } from '../a
 import type { DropSettings, LinkMetadata, ShareView } from '../contract';
 import type { Catalogue, StorageRow } from '../catalogue';
 import { mimeOf } from '../catalogue';
+import type { Db } from '../db';
 import type { EventBus, RequestMeta } from '../events';
 import { AppError, isAppError } from '../errors';
 import type { ActorFiles, FileService } from '../files';
@@ -63,6 +64,7 @@ export interface DownloadSlot {
 
 
 export interface SharesOptions {
+  db: Db;
   repo: SharesRepo;
   auth: Auth;
   catalogue: Catalogue;
@@ -216,10 +218,13 @@ export class SharesService {
   /**
    * Claims a download slot before anything is sent, so `max_downloads` is
    * exact under concurrency; `not_found` (capped) or the clock refusal when
-   * none is left. See DownloadSlot for when it is given back.
+   * none is left; `database_busy` when the database stayed held past the wait.
+   * See DownloadSlot for when it is given back: a release while another
+   * program holds the database is retried in the background for up to 10
+   * minutes, so a cap stays exact.
    */
-  claimDownload(share: ShareRow): DownloadSlot {
-    if (!this.o.repo.claimDownload(share.id, new Date().toISOString())) {
+  async claimDownload(share: ShareRow): Promise<DownloadSlot> {
+    if (!(await this.o.db.waits.write(() => this.o.repo.claimDownload(share.id, new Date().toISOString()), { transaction: false }))) {
       const fresh = this.o.repo.byId(share.id);
       if (fresh && this.stateOf(fresh) === 'expired') throw new AppError('expired');
       throw new AppError('not_found', { reason: 'capped' });
@@ -229,7 +234,7 @@ export class SharesService {
       settle: (bytesSent, size) => {
         if (settled) return;
         settled = true;
-        if (bytesSent === 0 && size > 0) this.o.repo.releaseDownload(share.id);
+        if (bytesSent === 0 && size > 0) void this.o.db.waits.write(() => this.o.repo.releaseDownload(share.id), { transaction: false, waitMs: 600_000 }).catch(() => undefined);
       },
     };
   }

@@ -24,13 +24,14 @@ export function readOnlyDecorator(isReadOnly: (uid: string) => boolean): DriverD
         delete: guard((p) => driver.delete(p)),
         close: () => driver.close(),
       };
-      const { walk, move, copy, presignGet, multipart, watch, localPath } = driver;
+      const { walk, move, copy, presignGet, multipart, watch, localPath, statLocal } = driver;
       if (walk) d.walk = (p, s) => walk.call(driver, p, s);
       if (move) d.move = guard((f, t, o) => move.call(driver, f, t, o));
       if (copy) d.copy = guard((f, t, o) => copy.call(driver, f, t, o));
       if (presignGet) d.presignGet = (p, o) => presignGet.call(driver, p, o);
       if (watch) d.watch = (l) => watch.call(driver, l);
       if (localPath) d.localPath = (p) => localPath.call(driver, p);
+      if (statLocal) d.statLocal = (p) => statLocal.call(driver, p);
       if (multipart) d.multipart = guardedMultipart(multipart, guard);
       return d;
     },

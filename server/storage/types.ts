@@ -122,6 +122,12 @@ export interface StorageDriver {
    * driver only); lets the HTTP layer use sendfile-like fast paths.
    */
   localPath?(path: string): Promise<string>;
+  /**
+   * `stat` and `localPath` in one containment check (local driver only): what
+   * a download of a local file needs, with one real-path walk instead of two.
+   * Missing → `not_found`, like `stat`.
+   */
+  statLocal?(path: string): Promise<{ entry: Entry; path: string }>;
 }
 
 export type { FieldType, DriverField, DriverCapabilities, DriverDescriptor } from '../contract';

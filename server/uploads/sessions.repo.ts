@@ -7,7 +7,15 @@ export type PartRow = Omit<UploadPartsTable, 'upload_id'>;
 
 export class SessionsRepo {
   private s;
-  constructor(db: Db) {
+  /**
+   * Runs one of this repo's writes, waiting off the event loop while another
+   * program holds the database (db/busy.ts); `database_busy` past the wait.
+   */
+  waitFor<T>(write: () => T, waitMs?: number): Promise<T> {
+    return this.db.waits.write(write, { transaction: false, waitMs });
+  }
+
+  constructor(private db: Db) {
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {
       insert: q(`INSERT INTO upload_sessions (id, owner_id, storage_id, path, size, chunk_size, mime, mode, handle, state, created_at, expires_at)

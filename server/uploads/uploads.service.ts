@@ -128,7 +128,7 @@ export class UploadsService {
       this.repo.dropPart(s.id, part);
       throw new AppError('checksum_mismatch', { part }, { part, expected: sha256.toLowerCase(), got: digest });
     }
-    if (!this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
+    if (!(await this.repo.waitFor(() => this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })))) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
     return { part, etag, size: expected };
   }
 
@@ -155,7 +155,7 @@ export class UploadsService {
     const s = this.session(a, id);
     const fa = this.files.forActor(a);
     const t = fa.target({ storage_id: s.storage_id, rel: s.path }, 'editor');
-    if (!this.repo.claim(s.id)) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
+    if (!(await this.repo.waitFor(() => this.repo.claim(s.id)))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
     let entry: FileStat;
     try {
       const held = this.repo.parts(s.id);
@@ -167,10 +167,11 @@ export class UploadsService {
         entry = await multipart.complete(s.handle!, parts);
       } else entry = await this.files.ops.write(t.place, this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
-      this.repo.release(s.id);
+      // The session must reopen even when the database is held for long: retry for up to 10 minutes.
+      void this.repo.waitFor(() => this.repo.release(s.id), 600_000).catch(() => undefined);
       throw e;
     }
-    this.repo.markPublished(s.id, new Date().toISOString());
+    await this.repo.waitFor(() => this.repo.markPublished(s.id, new Date().toISOString()), 600_000);
     const fresh = await this.files.ops.stat(t.place).catch(() => entry);
     return this.close(s, fa.ctx(origin, { audit: 'file.upload' }), fresh);
   }
@@ -246,7 +247,7 @@ export class UploadsService {
   /** Announces a published session's file, then forgets the session and its staging. */
   private async close(s: SessionRow, ctx: WriteContext, entry: FileStat): Promise<Published> {
     const node = await this.files.ops.written({ storage_id: s.storage_id, rel: s.path }, entry, ctx);
-    this.repo.delete(s.id);
+    await this.repo.waitFor(() => this.repo.delete(s.id), 600_000);
     if (s.mode === 'staged') await this.staged.remove(s.id);
     return this.published(s.storage_id, s.path, node);
   }

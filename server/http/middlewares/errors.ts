@@ -4,15 +4,18 @@
  * stack or detail in the body (they are logged).
  */
 import { isAppError } from '../../errors';
+import { busyError, isBusy } from '../../db';
 import { t } from '../../lib/i18n';
 import { statusFor } from '../error-map';
 import type { Ctx, Mw } from '../context';
 
-export function errorEnvelope(log: (msg: string, err?: unknown) => void): Mw {
+/** `onBusy` hears of every database lock a request met (so statements stop waiting for it: db/busy.ts). */
+export function errorEnvelope(log: (msg: string, err?: unknown) => void, onBusy?: () => void): Mw {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
+      if (onBusy && isBusy(err)) onBusy();
       respondError(ctx, err, log);
     }
   };
@@ -20,7 +23,8 @@ export function errorEnvelope(log: (msg: string, err?: unknown) => void): Mw {
 
 export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: unknown) => void): void {
   if (ctx.headerSent || !ctx.writable) {
-    log(`error after headers were sent on ${ctx.method} ${ctx.path}`, err);
+    // A client that went away (or was timed out) mid-request is no server error.
+    if (!ctx.req.destroyed) log(`error after headers were sent on ${ctx.method} ${ctx.path}`, err);
     ctx.res.destroy();
     return;
   }
@@ -28,6 +32,8 @@ export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: un
   let params: Record<string, unknown> = {};
   let details: Record<string, unknown> | undefined;
   const e = err as { status?: number; expose?: boolean; type?: string; code?: string };
+  // A write that met a lock held by another process: the request may be retried (busy.ts).
+  if (isBusy(err)) err = busyError();
   if (isAppError(err)) {
     code = err.code;
     params = err.params;
@@ -38,7 +44,7 @@ export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: un
     log(`unhandled error on ${ctx.method} ${ctx.path}`, err);
   }
   ctx.status = statusFor(code, ctx.state.door);
-  if (code === 'rate_limited' || (code === 'locked' && params.retry_after !== undefined)) ctx.set('Retry-After', String(params.retry_after ?? 1));
+  if (code === 'rate_limited' || ((code === 'locked' || ctx.status === 503) && params.retry_after !== undefined)) ctx.set('Retry-After', String(params.retry_after ?? 1));
   const body: Record<string, unknown> = { error: code, message: t(ctx.state.lang ?? 'en', code, params), ...topLevel(code, params, details) };
   if (details) body.details = details;
   if (Object.keys(params).length) body.params = params;

@@ -26,7 +26,7 @@ export const inlineAllowed = (mime: string): boolean => PASSIVE_INLINE.test(mime
 export async function sendSharedFile(ctx: Ctx, shares: SharesService, share: ShareRow, f: OpenFile, inlineAsked: boolean): Promise<void> {
   const mime = f.mime || mimeOf(f.name);
   const inline = inlineAsked && inlineAllowed(mime);
-  const slot = shares.claimDownload(share);
+  const slot = await shares.claimDownload(share);
   // A capped link counts whole downloads: no ranges (a range would let one slot fetch the file in pieces).
   const capped = share.max_downloads !== null;
   sandboxHeaders(ctx, inline ? mime : attachmentType(mime));
@@ -43,7 +43,7 @@ export async function sendSharedFile(ctx: Ctx, shares: SharesService, share: Sha
 
 /** Sends a cached archive file (counted like any download). */
 export async function sendZipFile(ctx: Ctx, shares: SharesService, share: ShareRow, file: string, size: number, name: string): Promise<void> {
-  const slot = shares.claimDownload(share);
+  const slot = await shares.claimDownload(share);
   ctx.status = 200;
   ctx.length = size;
   fileHeaders(ctx, name, 'application/zip', false);

@@ -81,7 +81,7 @@ export async function viewPage(
   let content: string;
   if (o.kind === 'image') content = `<p><img class="full" alt="${esc(f.name)}" src="${esc(o.inline)}"></p>`;
   else {
-    const slot = shares.claimDownload(o.share);
+    const slot = await shares.claimDownload(o.share);
     let text: string;
     try {
       text = await readHead(f);

@@ -152,7 +152,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
       cached = await zips.ready(o.share);
     }
     if (cached) return sendZipFile(ctx, service, o.share, cached.file, cached.size, name);
-    const slot = service.claimDownload(o.share);
+    const slot = await service.claimDownload(o.share);
     const out = new PassThrough({ highWaterMark: 1 << 20 });
     const { attached } = zips.build(o.share, out);
     if (!attached) {

@@ -38,11 +38,16 @@ export class LocalDriver implements StorageDriver {
 
   /** Metadata of `rel`, following symlinks that stay inside. Missing (or not a file/folder) → `not_found`. */
   async stat(rel: string): Promise<Entry> {
+    return (await this.statLocal(rel)).entry;
+  }
+
+  /** `stat` plus the contained real path it looked at (one resolve for a download's stat and send). */
+  async statLocal(rel: string): Promise<{ entry: Entry; path: string }> {
     const abs = await this.root.resolve(rel);
     const st = await mapFs(rel, () => fsp.stat(abs));
-    const e = entryOf(rel === '' ? '' : baseOf(rel), st);
-    if (!e) throw new AppError('not_found', { path: rel });
-    return e;
+    const entry = entryOf(rel === '' ? '' : baseOf(rel), st);
+    if (!entry) throw new AppError('not_found', { path: rel });
+    return { entry, path: abs };
   }
 
   /**

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { openDatabase } from '../db';
+import { tempDir } from '../../test/helpers/tools';
+import { Sessions, CACHE_MAX } from './sessions';
+import { UsersRepo } from './users.repo';
+
+test('the principal cache is keyed by token, bounded, and forgets a revoked session at once', async () => {
+  const t = tempDir('filedock-sessions-');
+  const db = openDatabase(join(t.dir, 'db.sqlite'));
+  try {
+    const users = new UsersRepo(db);
+    db.sqlite.prepare("INSERT INTO users (email, username, role, password_hash, created_at, updated_at) VALUES ('a@example.test', 'a', 'user', 'x', '', '')").run();
+    const sessions = new Sessions(db, users, randomBytes(32), 3_600_000);
+    const rows = db.sqlite.transaction(() => Array.from({ length: CACHE_MAX + 50 }, () => sessions.insert(1, {})))();
+    const tokens = await Promise.all(rows.map((r) => sessions.sign(r)));
+    for (const s of tokens) assert.equal((await sessions.resolve(s.token))?.id, 1);
+    assert.equal(sessions.cached, CACHE_MAX, 'the oldest entries went');
+    // A cached token is refused as soon as its session is revoked.
+    const last = tokens[tokens.length - 1];
+    assert.ok(await sessions.resolve(last.token));
+    sessions.revoke(last.sid);
+    assert.equal(await sessions.resolve(last.token), null);
+    // A forged token never reaches the cache.
+    assert.equal(await sessions.resolve(last.token.slice(0, -2) + 'xx'), null);
+  } finally {
+    void db.close();
+    t.cleanup();
+  }
+});

@@ -1,0 +1,126 @@
+/**
+ * A database held by another process (the sqlite3 CLI inside BEGIN
+ * EXCLUSIVE): the event loop stays free, writes fail within the configured
+ * wait with the 503 envelope, reads keep working (WAL), download caps stay
+ * exact, and everything works again after the release without a restart.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, ADMIN, type TestServer } from '../helpers/server';
+import { tempDir, needTool } from '../helpers/tools';
+
+const WAIT_MS = 1000;
+const skip = needTool('sqlite3', 'sqlite3');
+
+/** Opens the database in the sqlite3 CLI and takes the write lock; resolves once it holds it. */
+async function holdLock(db: string): Promise<{ release(): Promise<void>; proc: ChildProcess }> {
+  const proc = spawn('sqlite3', [db], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stdin!.write("BEGIN EXCLUSIVE; INSERT INTO meta (key, value) VALUES ('lock-test', '1'); SELECT 'held';\n");
+  for (let i = 0; i < 200 && !out.includes('held'); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(out.includes('held'), 'the CLI holds the lock');
+  return {
+    proc,
+    release: async () => {
+      proc.stdin!.end('ROLLBACK;\n');
+      await new Promise((r) => proc.once('exit', r));
+    },
+  };
+}
+
+const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
+  const t0 = performance.now();
+  const v = await fn();
+  return [v, performance.now() - t0];
+};
+
+describe('a database held by another process', { skip: skip ?? undefined }, () => {
+  let s: TestServer;
+  let admin: string;
+  let root: { dir: string; cleanup: () => void };
+
+  before(async () => {
+    root = tempDir('filedock-dblock-');
+    writeFileSync(join(root.dir, 'a.txt'), 'x'.repeat(4096));
+    s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_DB_WRITE_WAIT: `${WAIT_MS / 1000}s` });
+    admin = await s.login();
+    const id = s.server.catalogue.repo.all()[0].id;
+    s.server.catalogue.syncer.requestSync(id);
+    for (let i = 0; i < 100 && !s.server.catalogue.nodes.get(id, 'a.txt'); i++) await new Promise((r) => setTimeout(r, 50));
+  });
+  after(async () => {
+    await s.close();
+    root.cleanup();
+  });
+
+  test('capabilities stay fast, writes answer 503 within the bound, reads and caps hold, and it recovers', async () => {
+    const cap = await s.api('POST', '/api/files/share', { token: admin, body: { path: '/Files/a.txt', max_downloads: 3 } });
+    assert.equal(cap.status, 200, JSON.stringify(cap.body));
+    assert.equal((await fetch(`${s.url}/s/${cap.body.token}`)).status, 200); // 1 of 3 used
+    const lock = await holdLock(s.server.dirs.db);
+    try {
+      // Writes: login (session row), a capped download (the claim) and an upload, all at once with the probes.
+      const writes = Promise.all([
+        timed(() => s.api('POST', '/api/auth/login', { body: ADMIN })),
+        timed(() => fetch(`${s.url}/s/${cap.body.token}`).then(async (r) => ({ status: r.status, retry: r.headers.get('retry-after'), body: await r.text() }))),
+        timed(() => {
+          const form = new FormData();
+          form.append('path', '/Files');
+          form.append('file', new Blob(['during the hold']), 'held.txt');
+          return fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+        }),
+      ]);
+      // Meanwhile the event loop is free: capabilities answer at once, again and again.
+      const caps: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const [r, ms] = await timed(() => fetch(`${s.url}/api/capabilities`));
+        assert.equal(r.status, 200);
+        await r.arrayBuffer();
+        caps.push(ms);
+      }
+      assert.ok(Math.max(...caps) < 250, `capabilities took up to ${Math.max(...caps).toFixed(0)} ms during the hold`);
+      // Reads work (WAL): a listing from the catalogue.
+      const list = await s.api('GET', '/api/files/manager?path=/Files', { token: admin });
+      assert.equal(list.status, 200);
+      assert.ok(list.body.entries.some((e: { name: string }) => e.name === 'a.txt'));
+
+      const [[login, loginMs], [dl, dlMs], [up, upMs]] = await writes;
+      assert.equal(login.status, 503);
+      assert.equal(login.body.error, 'database_busy');
+      assert.equal(login.headers.get('retry-after'), '2');
+      assert.ok(typeof login.body.message === 'string' && login.body.message.length > 0);
+      assert.equal(dl.status, 503, dl.body);
+      assert.equal(dl.retry, '2');
+      assert.equal(up.status, 503, JSON.stringify(up.body));
+      assert.equal(up.body.error, 'database_busy');
+      for (const ms of [loginMs, dlMs, upMs]) assert.ok(ms >= WAIT_MS * 0.8 && ms < WAIT_MS + 1500, `a write answered after ${ms.toFixed(0)} ms (bound ${WAIT_MS} ms)`);
+      const status = await s.api('GET', '/api/admin/status', { token: admin });
+      assert.equal(status.status, 200);
+      assert.ok(status.body.db.gave_up >= 3, JSON.stringify(status.body.db));
+      assert.equal(status.body.db.held, true);
+    } finally {
+      await lock.release();
+    }
+    // After the release: no restart, everything writes again; the cap counted only what was served.
+    assert.equal((await s.api('POST', '/api/auth/login', { body: ADMIN })).status, 200);
+    assert.equal((await fetch(`${s.url}/s/${cap.body.token}`)).status, 200); // 2 of 3
+    assert.equal((await fetch(`${s.url}/s/${cap.body.token}`)).status, 200); // 3 of 3
+    assert.equal((await fetch(`${s.url}/s/${cap.body.token}`)).status, 404); // capped, exactly
+    assert.equal(s.server.db.sqlite.prepare("SELECT count(*) FROM meta WHERE key = 'lock-test'").pluck().get(), 0, 'the holder rolled back');
+  });
+
+  test('a write that meets a short hold waits for it and succeeds', async () => {
+    const lock = await holdLock(s.server.dirs.db);
+    const login = s.api('POST', '/api/auth/login', { body: ADMIN });
+    await new Promise((r) => setTimeout(r, WAIT_MS / 3));
+    await lock.release();
+    const r = await login;
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const status = await s.api('GET', '/api/admin/status', { token: r.body.token });
+    assert.ok(status.body.db.recovered >= 1, JSON.stringify(status.body.db));
+  });
+});
