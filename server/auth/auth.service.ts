@@ -121,7 +121,12 @@ export class AuthService {
     this.db.sqlite.prepare('UPDATE device_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(nowIso(), id);
   }
 
-  private async issue(u: UserRow, req: RequestMeta, kind: string): Promise<LoginResult> {
+  /**
+   * Signs `u` in: a session row and its token, audited as `auth.login` with
+   * `meta.kind` (`login`, `desktop`, `oidc`). The caller has checked the
+   * credentials and that the account is enabled.
+   */
+  async issue(u: UserRow, req: RequestMeta, kind: string): Promise<LoginResult> {
     const s = await this.sessions.create(u.id, { ...req, kind });
     await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind } });
     // The spec's login shape names only admin and user; a viewer signs in as a user-level account.

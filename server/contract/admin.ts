@@ -117,3 +117,39 @@ export interface ExternalService {
   last_check: string | null;
   env_managed: boolean;
 }
+
+/** `GET/PUT /api/admin/auth/oidc`: the OIDC sign-in settings (docs/auth.md). */
+export interface OidcSettingsView {
+  enabled: boolean;
+  issuer: string;
+  client_id: string;
+  /** `***` when a secret is stored, '' when none (write-only). */
+  client_secret: string;
+  scopes: string;
+  email_claim: string;
+  username_claim: string;
+  groups_claim: string;
+  admin_group: string;
+  /** '' = the default (`effective_redirect_url`). */
+  redirect_url: string;
+  label: string;
+  /** An issuer and a client id are set. */
+  configured: boolean;
+  /** Configured and enabled: the sign-in page offers the button. */
+  active: boolean;
+  /** Fields set by SERVICE_OIDC_* (read-only in the console). */
+  env_managed: string[];
+  /** The callback URL to register at the provider. */
+  effective_redirect_url: string;
+}
+
+/** `POST /api/admin/auth/oidc/test`: what discovery found. */
+export interface OidcTestResult {
+  ok: true;
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string | null;
+  scopes_supported: string[];
+  claims_supported: string[];
+}

@@ -12,6 +12,8 @@ export const TABLE_OWNERS = {
   user_groups: 'auth',
   sessions: 'auth',
   device_keys: 'auth',
+  oidc_pending: 'auth',
+  oidc_links: 'auth',
   audit: 'audit',
   ops: 'jobs',
   op_journal: 'jobs',
