@@ -9,6 +9,9 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { loadConfig } from '../../server/config';
+import { startServer } from '../../server/main';
+import { createLogger } from '../../server/lib/log';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { Browser, editJwtPayload, startIdp, type TestIdp } from '../helpers/oidc-idp';
 
@@ -284,10 +287,83 @@ describe('OIDC sign-in', () => {
     assert.equal(await land(browser, callback), '/login?error=oidc_denied');
   });
 
-  test('next is a local path only: //evil, https://evil, /\\evil and tab tricks land on /', async () => {
-    for (const next of ['//evil.example', 'https://evil.example/x', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)', '\\\\evil.example']) {
+  test('next is a local path only: //evil, https://evil, /\\evil, /..//evil and tab tricks land on /', async () => {
+    for (const next of ['//evil.example', 'https://evil.example/x', '/\\evil.example', '/\t/evil.example', '/..//evil.example', 'javascript:alert(1)', '\\\\evil.example']) {
       const { browser, callback } = await throughIdp('erin', next);
       assert.equal(await land(browser, callback), '/', JSON.stringify(next));
     }
+  });
+});
+
+describe('OIDC settings from SERVICE_OIDC_*', () => {
+  let idp: TestIdp;
+  let s: TestServer;
+  before(async () => {
+    idp = await startIdp();
+    idp.accounts.set('gina', { email: 'gina@example.test', email_verified: true, preferred_username: 'gina', groups: ['ops'] });
+    s = await startTestServer({
+      SERVICE_OIDC_ISSUER: idp.issuer,
+      SERVICE_OIDC_CLIENT_ID: CLIENT.id,
+      SERVICE_OIDC_CLIENT_SECRET: CLIENT.secret,
+      SERVICE_OIDC_SCOPES: 'openid email profile groups',
+      SERVICE_OIDC_ADMIN_GROUP: 'ops',
+      SERVICE_OIDC_LABEL: 'Company login',
+    });
+    await idp.addClient(CLIENT.id, CLIENT.secret, [`${s.url}/api/auth/oidc/callback`]);
+  });
+  after(async () => {
+    await s?.close();
+    await idp?.close();
+  });
+
+  test('applied at start: capabilities offer the button, the console shows them read-only, the secret encrypted', async () => {
+    assert.deepEqual((await s.api('GET', '/api/capabilities')).body.auth, { drivers: ['local', 'oidc'], allow_signup: false, oidc_label: 'Company login' });
+    const admin = await s.login();
+    const v = (await s.api('GET', '/api/admin/auth/oidc', { token: admin })).body;
+    assert.deepEqual(v.env_managed, ['issuer', 'client_id', 'client_secret', 'scopes', 'admin_group', 'label']);
+    assert.equal(v.client_secret, '***');
+    assert.equal(v.issuer, idp.issuer);
+    const stored = (s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string }).value;
+    assert.doesNotMatch(stored, new RegExp(CLIENT.secret));
+
+    const change = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { issuer: 'https://other.example/' } });
+    assert.equal(change.status, 400);
+    assert.equal(change.body.details.field, 'issuer');
+    assert.equal(change.body.details.reason, 'set_by_environment');
+    const secret = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { client_secret: 'another' } });
+    assert.equal(secret.body.details?.field, 'client_secret', 'the secret too');
+    // Unchanged managed values and free fields are accepted.
+    const ok = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { issuer: idp.issuer, client_secret: '***', username_claim: 'preferred_username' } });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  });
+
+  test('a sign-in with the environment settings maps the admin group', async () => {
+    const browser = new Browser();
+    const start = await browser.fetch(`${s.url}/api/auth/oidc/start`);
+    const callback = await browser.throughProvider(start.headers.get('location')!, 'gina');
+    const r = await browser.fetch(callback);
+    assert.equal(r.headers.get('location'), '/');
+    const me = await s.api('GET', '/api/auth/me', { headers: { cookie: `service_session=${browser.cookie(s.url, 'service_session')}` } });
+    assert.equal(me.body.user.role, 'admin');
+    assert.deepEqual(me.body.user.groups, ['ops']);
+  });
+
+  test('re-applied at every start; a bad value stops the start with the variable named', async () => {
+    const admin = await s.login();
+    await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { enabled: false } });
+    assert.deepEqual((await s.api('GET', '/api/capabilities')).body.auth.drivers, ['local'], 'an admin may switch it off');
+    await s.server.close();
+    const again = await startTestServer({ SERVICE_DATA_DIR: s.dataDir, SERVICE_OIDC_ISSUER: idp.issuer, SERVICE_OIDC_CLIENT_ID: CLIENT.id, SERVICE_OIDC_LABEL: 'Renamed' });
+    try {
+      const v = (await again.api('GET', '/api/admin/auth/oidc', { token: await again.login() })).body;
+      assert.equal(v.label, 'Renamed', 'the environment wins at start');
+      assert.equal(v.admin_group, 'ops', 'values no longer set in the environment stay as stored');
+      assert.equal(v.client_secret, '***');
+      assert.equal(v.enabled, false, 'the switch stays the admin’s');
+    } finally {
+      await again.close();
+    }
+    const bad = loadConfig({ SERVICE_DATA_DIR: s.dataDir, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', SERVICE_OIDC_ISSUER: 'http://192.0.2.1/' });
+    await assert.rejects(startServer(bad, { logger: createLogger('error') }), /SERVICE_OIDC_ISSUER: must be https/);
   });
 });

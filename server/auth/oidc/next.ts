@@ -13,16 +13,18 @@ const MAX = 2048;
  */
 export function safeNext(next: unknown): string {
   if (typeof next !== 'string' || next.length === 0 || next.length > MAX) return '/';
-  if (next[0] !== '/' || next[1] === '/') return '/';
-  // eslint-disable-next-line no-control-regex
-  if (/[\\\x00-\x1f\x7f]/.test(next)) return '/';
-  // A last check by the URL parser itself: resolved against a placeholder origin, the path must stay on it.
+  if (!localShape(next)) return '/';
+  // Resolved by the URL parser against a placeholder origin, the path must stay there, and its normal form
+  // must still be local: `/..//host` resolves to `//host`.
   try {
     const base = 'http://local.invalid';
     const u = new URL(next, base);
-    if (u.origin !== base) return '/';
-    return u.pathname + u.search + u.hash;
+    const out = u.pathname + u.search + u.hash;
+    return u.origin === base && localShape(out) ? out : '/';
   } catch {
     return '/';
   }
 }
+
+// eslint-disable-next-line no-control-regex
+const localShape = (p: string): boolean => p[0] === '/' && p[1] !== '/' && !/[\\\x00-\x1f\x7f]/.test(p);
