@@ -67,7 +67,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const settings = new SettingsStore(db);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
     const oidc = createOidc({
-      db, bus, auth, secretKey, publicUrl: config.publicUrl, log: logFn,
+      db, bus, auth, secretKey, publicUrl: config.publicUrl, warn: (m) => log.warn(m),
       store: { load: () => settings.get('oidc'), save: (v) => settings.set('oidc', v) },
       env: {
         issuer: config.oidcIssuer, client_id: config.oidcClientId, client_secret: config.oidcClientSecret, scopes: config.oidcScopes,

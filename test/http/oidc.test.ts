@@ -140,9 +140,11 @@ describe('OIDC sign-in', () => {
     assert.equal(link.user_id, u.id);
     const logins = (await s.api('GET', '/api/admin/audit?action=auth.login&limit=50', { token: admin })).body.events;
     assert.ok(logins.some((e: { meta: { kind: string }; actor_email?: string }) => e.meta?.kind === 'oidc'), 'audited as an oidc login');
-    // No password login for an account the provider created.
+    // No password login for an account the provider created, even once an admin gave it a password.
     const pw = await s.api('POST', '/api/auth/login', { body: { email: 'alice@example.test', password: 'anything-at-all' } });
     assert.equal(pw.status, 401);
+    assert.equal((await s.api('PATCH', `/api/admin/users/${u.id}`, { token: admin, body: { password: 'a-real-password' } })).status, 200);
+    assert.equal((await s.api('POST', '/api/auth/login', { body: { email: 'alice@example.test', password: 'a-real-password' } })).status, 401);
   });
 
   test('a second sign-in updates groups; leaving the admin group demotes; a new e-mail follows (matched by sub)', async () => {

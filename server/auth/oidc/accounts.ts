@@ -25,7 +25,7 @@ import { OidcError } from './errors';
 import type { OidcSettings } from './settings';
 
 export class OidcAccounts {
-  constructor(private d: { db: Db; repo: UsersRepo; users: UsersService; bus: EventBus; log: (msg: string, err?: unknown) => void }) {}
+  constructor(private d: { db: Db; repo: UsersRepo; users: UsersService; bus: EventBus; warn: (msg: string) => void }) {}
 
   /**
    * The account `who` signs in as, found, linked or created, and updated from
@@ -109,7 +109,7 @@ export class OidcAccounts {
     } catch (e) {
       // The last enabled admin keeps the role (as everywhere); an e-mail the account rules refuse stays as it was.
       if (!isAppError(e)) throw e;
-      this.d.log(`OIDC sign-in of account ${user.id}: ${e.code} while updating ${Object.keys(patch).join(', ')}; kept the account as it was for those`);
+      this.d.warn(`OIDC sign-in of account ${user.id}: ${e.code} while updating ${Object.keys(patch).join(', ')}; kept the account as it was for those`);
       const { role: _r, email: _e, ...rest } = patch;
       if (Object.keys(rest).length) await this.d.users.update(user.id, rest);
       return;

@@ -113,14 +113,14 @@ export class OidcConfig {
     };
   }
 
-  /** The provider's configuration for `s` (cached discovery). Throws `OidcError('oidc_unavailable')`. */
-  provider(s: OidcSettings): Promise<client.Configuration> {
-    return this.discovery.get({ issuer: s.issuer, client_id: s.client_id, client_secret: openSecret(s, this.d.secretKey) });
+  /** The provider's configuration for `s` (cached discovery; `fresh` asks again). Throws `OidcError('oidc_unavailable')`. */
+  provider(s: OidcSettings, fresh = false): Promise<client.Configuration> {
+    return this.discovery.get({ issuer: s.issuer, client_id: s.client_id, client_secret: openSecret(s, this.d.secretKey) }, { fresh });
   }
 
   private async probe(s: OidcSettings): Promise<client.Configuration> {
     try {
-      return await this.provider(s);
+      return await this.provider(s, true);
     } catch (e) {
       const reason = e instanceof OidcError ? e.reason : describe(e);
       throw new AppError('validation_failed', { field: 'issuer', reason }, { field: 'issuer', reason });

@@ -1,7 +1,9 @@
 /**
  * The identity provider's metadata (OpenID discovery) as an openid-client
  * Configuration, cached per issuer and client for an hour, each network call
- * bounded. A failed discovery is not kept: the next sign-in tries again.
+ * bounded. A failure is kept for 15 seconds, so a burst of sign-in clicks
+ * while the provider is down does not become a burst of outbound requests;
+ * the admin's Test and Save ask afresh.
  */
 import * as client from 'openid-client';
 import { sha256Hex } from '../../lib/crypto';
@@ -9,6 +11,7 @@ import { isLoopbackUrl } from './settings';
 import { OidcError } from './errors';
 
 const CACHE_MS = 3_600_000;
+const FAILURE_MS = 15_000;
 /** Seconds: discovery, the JWKS, the token and userinfo calls. */
 const TIMEOUT_S = 10;
 
@@ -19,26 +22,34 @@ export interface ClientSpec {
   client_secret: string;
 }
 
+interface Entry {
+  at: number;
+  failed: boolean;
+  config: Promise<client.Configuration>;
+}
+
 export class Discovery {
-  private cache = new Map<string, { at: number; config: Promise<client.Configuration> }>();
+  private cache = new Map<string, Entry>();
 
   constructor(private opts: { cacheMs?: number; timeoutS?: number } = {}) {}
 
   /**
    * The configuration for `spec`: cached, or discovered now (at most one
-   * discovery in flight per key). Throws `OidcError('oidc_unavailable')` with
-   * the reason when the provider cannot be reached or its metadata is wrong.
+   * discovery in flight per key; `fresh` skips the cache). Throws
+   * `OidcError('oidc_unavailable')` with the reason when the provider cannot
+   * be reached or its metadata is wrong.
    */
-  get(spec: ClientSpec): Promise<client.Configuration> {
+  get(spec: ClientSpec, opts: { fresh?: boolean } = {}): Promise<client.Configuration> {
     const key = `${spec.issuer}\n${spec.client_id}\n${sha256Hex(spec.client_secret)}`;
     const hit = this.cache.get(key);
-    if (hit && Date.now() - hit.at < (this.opts.cacheMs ?? CACHE_MS)) return hit.config;
-    const config = this.discover(spec);
-    this.cache.set(key, { at: Date.now(), config });
-    config.catch(() => {
-      if (this.cache.get(key)?.config === config) this.cache.delete(key);
+    if (hit && !opts.fresh && Date.now() - hit.at < (hit.failed ? FAILURE_MS : (this.opts.cacheMs ?? CACHE_MS))) return hit.config;
+    const entry: Entry = { at: Date.now(), failed: false, config: this.discover(spec) };
+    this.cache.set(key, entry);
+    entry.config.catch(() => {
+      entry.failed = true;
+      entry.at = Date.now();
     });
-    return config;
+    return entry.config;
   }
 
   /** Drops every cached configuration (settings saved). */

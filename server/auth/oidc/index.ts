@@ -28,13 +28,14 @@ export interface OidcDeps {
   env: OidcEnv;
   secretKey: Buffer;
   publicUrl: string;
-  log: (msg: string, err?: unknown) => void;
+  /** Warnings an operator should see: a provider that fails, a role the rules kept. */
+  warn: (msg: string) => void;
 }
 
 export function createOidc(d: OidcDeps) {
   const config = new OidcConfig({ store: d.store, env: d.env, secretKey: d.secretKey, publicUrl: d.publicUrl, bus: d.bus });
-  const accounts = new OidcAccounts({ db: d.db, repo: d.auth.repo, users: d.auth.users, bus: d.bus, log: d.log });
-  const signIn = new OidcSignIn({ config, pending: new PendingLogins(d.db), accounts, auth: d.auth.auth, bus: d.bus });
+  const accounts = new OidcAccounts({ db: d.db, repo: d.auth.repo, users: d.auth.users, bus: d.bus, warn: d.warn });
+  const signIn = new OidcSignIn({ config, pending: new PendingLogins(d.db), accounts, auth: d.auth.auth, bus: d.bus, warn: d.warn });
   return { config, signIn };
 }
 export type Oidc = ReturnType<typeof createOidc>;

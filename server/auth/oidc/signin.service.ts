@@ -27,6 +27,7 @@ export interface OidcSignInDeps {
   accounts: OidcAccounts;
   auth: AuthService;
   bus: EventBus;
+  warn: (msg: string) => void;
 }
 
 export class OidcSignIn {
@@ -114,6 +115,8 @@ export class OidcSignIn {
       return await fn();
     } catch (e) {
       const f = e instanceof OidcError ? e : new OidcError('oidc_unavailable', describe(e));
+      // These point at the provider or the settings, not at the person signing in.
+      if (f.code === 'oidc_unavailable' || f.code === 'oidc_token') this.d.warn(`OIDC sign-in refused (${f.code}): ${f.reason}`);
       await this.d.bus.emit('audit', { action: 'auth.failed', actor: null, request: req, meta: { kind: 'oidc', reason: f.code, detail: f.reason } });
       throw f;
     }
