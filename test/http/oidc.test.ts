@@ -369,3 +369,43 @@ describe('OIDC settings from SERVICE_OIDC_*', () => {
     await assert.rejects(startServer(bad, { logger: createLogger('error') }), /SERVICE_OIDC_ISSUER: must be https/);
   });
 });
+
+describe('OIDC and the last admin', () => {
+  let idp: TestIdp;
+  let s: TestServer;
+  before(async () => {
+    idp = await startIdp();
+    s = await startTestServer();
+    await idp.addClient(CLIENT.id, CLIENT.secret, [`${s.url}/api/auth/oidc/callback`]);
+  });
+  after(async () => {
+    await s?.close();
+    await idp?.close();
+  });
+
+  test('leaving the admin group does not demote the last enabled admin; the sign-in goes on', async () => {
+    const admin = await s.login();
+    const put = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { issuer: idp.issuer, client_id: CLIENT.id, client_secret: CLIENT.secret, scopes: 'openid email profile groups', admin_group: 'boss' } });
+    assert.equal(put.status, 200);
+    idp.accounts.set('hana', { email: 'hana@example.test', email_verified: true, groups: ['boss'] });
+    const signIn = async () => {
+      const b = new Browser();
+      const start = await b.fetch(`${s.url}/api/auth/oidc/start`);
+      const r = await b.fetch(await b.throughProvider(start.headers.get('location')!, 'hana'));
+      return { where: r.headers.get('location'), session: b.cookie(s.url, 'service_session') };
+    };
+    assert.equal((await signIn()).where, '/');
+    const users = (await s.api('GET', '/api/admin/users', { token: admin })).body.users as Array<{ id: number; email: string; role: string }>;
+    const hana = users.find((u) => u.email === 'hana@example.test')!;
+    assert.equal(hana.role, 'admin');
+    // The local admin steps down: hana is the last enabled admin.
+    const local = users.find((u) => u.email !== 'hana@example.test')!;
+    assert.equal((await s.api('POST', `/api/admin/users/${local.id}/disable`, { token: admin })).status, 200);
+    idp.accounts.set('hana', { email: 'hana@example.test', email_verified: true, groups: ['staff'] });
+    const again = await signIn();
+    assert.equal(again.where, '/');
+    const me = await s.api('GET', '/api/auth/me', { headers: { cookie: `service_session=${again.session}` } });
+    assert.equal(me.body.user.role, 'admin', 'kept: the last admin');
+    assert.deepEqual(me.body.user.groups, ['staff'], 'groups still synced');
+  });
+});
