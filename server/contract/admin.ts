@@ -118,21 +118,29 @@ export interface ExternalService {
   env_managed: boolean;
 }
 
-/** `GET/PUT /api/admin/auth/oidc`: the OIDC sign-in settings (docs/auth.md). */
-export interface OidcSettingsView {
+/** The OIDC sign-in settings (docs/auth.md, "OIDC sign-in"). */
+export interface OidcSettingsFields {
+  /** Offered on the sign-in page when also configured (issuer and client id set). */
   enabled: boolean;
   issuer: string;
   client_id: string;
-  /** `***` when a secret is stored, '' when none (write-only). */
+  /** Stored sealed with the install's key (`enc:v1:…`); read back as `***`, or '' when none (a public client). */
   client_secret: string;
   scopes: string;
   email_claim: string;
+  /** '' = derive the username from the e-mail. */
   username_claim: string;
+  /** '' = groups are not synced. */
   groups_claim: string;
+  /** '' = roles are not managed by the provider. */
   admin_group: string;
-  /** '' = the default (`effective_redirect_url`). */
+  /** '' = `<public URL or request origin>/api/auth/oidc/callback` (`effective_redirect_url`). */
   redirect_url: string;
   label: string;
+}
+
+/** `GET/PUT /api/admin/auth/oidc`. */
+export interface OidcSettingsView extends OidcSettingsFields {
   /** An issuer and a client id are set. */
   configured: boolean;
   /** Configured and enabled: the sign-in page offers the button. */

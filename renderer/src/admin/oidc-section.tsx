@@ -5,10 +5,11 @@
  * SERVICE_OIDC_* are shown read-only; the client secret is write-only (an
  * untouched field keeps the stored one).
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import type { OidcSettingsView, OidcTestResult } from '../api/types';
 import { useI18n, type MessageKey } from '../i18n';
-import { errorText, useToast } from '../ui/toast';
+import { useToast } from '../ui/toast';
+import { useSubmit } from '../ui/use-submit';
 import * as admin from './admin-api';
 import { Section, useSection } from './section';
 
@@ -35,9 +36,7 @@ export function OidcSection() {
   const toast = useToast();
   const [v, error, missing, setV] = useSection<OidcSettingsView>(admin.oidc);
   const [f, setF] = useState<Form | null>(null);
-  const [busy, setBusy] = useState(false);
   const [found, setFound] = useState<OidcTestResult | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => void (v && setF(formOf(v))), [v]);
 
   /** What to send: environment-held fields left out, an untouched secret left out (kept). */
@@ -46,31 +45,21 @@ export function OidcSection() {
     for (const [k] of FIELDS) if (!v!.env_managed.includes(k) && !(k === 'client_secret' && form.client_secret === '')) out[k] = form[k];
     return out;
   };
-  const run = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setProblem(null);
+  const saving = useSubmit(async () => {
     setFound(null);
-    try {
-      await fn();
-    } catch (err) {
-      setProblem(errorText(err, t));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const save = (e: FormEvent) => {
-    e.preventDefault();
-    void run(async () => {
-      setV(await admin.saveOidc(body(f!)));
-      toast.info(t('settings.saved'));
-    });
-  };
-  const test = () => void run(async () => setFound(await admin.testOidc(body(f!))));
+    setV(await admin.saveOidc(body(f!)));
+    toast.info(t('settings.saved'));
+  });
+  const testing = useSubmit(async () => {
+    setFound(null);
+    setFound(await admin.testOidc(body(f!)));
+  });
+  const busy = saving.busy || testing.busy;
 
   return (
     <Section title={t('sso.title')} missing={missing} error={error}>
       {v && f && (
-        <form className="form two-col sso-form" onSubmit={save} aria-label={t('sso.title')}>
+        <form className="form two-col sso-form" onSubmit={saving.submit} aria-label={t('sso.title')}>
           <p className="hint full">{t('sso.intro')}</p>
           <p className="full" data-testid="sso-state">{v.active ? t('sso.state_on') : v.configured ? t('sso.state_off') : t('sso.state_unset')}</p>
           <label className="check full">
@@ -97,11 +86,11 @@ export function OidcSection() {
           })}
           <p className="hint full">{t('sso.register', { url: v.effective_redirect_url })}</p>
           <div className="full" aria-live="polite">
-            {problem && <p className="error" role="alert">{problem}</p>}
+            {[testing.error, saving.error].map((e, i) => e && <p key={i} className="error" role="alert">{e}</p>)}
             {found && <p className="ok" data-testid="sso-found">{t('sso.found', { issuer: found.issuer })}</p>}
           </div>
           <div className="actions full">
-            <button type="button" disabled={busy} onClick={test}>{t('sso.test')}</button>
+            <button type="button" disabled={busy} onClick={() => void testing.submit()}>{t('sso.test')}</button>
             <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>
           </div>
         </form>

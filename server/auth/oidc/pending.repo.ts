@@ -4,6 +4,7 @@
  * usable state; it is taken (deleted) by the first callback that names it.
  */
 import type { Db } from '../../db';
+import type { OidcPendingTable } from '../../db/tables';
 import { sha256Hex } from '../../lib/crypto';
 
 /** How long a started sign-in may take at the provider. */
@@ -11,14 +12,8 @@ export const PENDING_TTL_MS = 10 * 60_000;
 /** Unauthenticated starts cannot grow the table without bound. */
 export const PENDING_MAX = 10_000;
 
-export interface PendingLogin {
-  issuer: string;
-  code_verifier: string;
-  nonce: string;
-  next: string;
-  redirect_uri: string;
-  created_at: string;
-}
+/** A started sign-in as the callback needs it. */
+export type PendingLogin = Omit<OidcPendingTable, 'state_hash'>;
 
 export class PendingLogins {
   constructor(private db: Db) {}

@@ -7,27 +7,10 @@
  */
 import { AppError, validation } from '../../errors';
 import { decrypt, encrypt, isEncrypted } from '../../lib/crypto';
-import type { OidcSettingsView } from '../../contract';
+import type { OidcSettingsFields, OidcSettingsView } from '../../contract';
 
-export interface OidcSettings {
-  /** Shown on the sign-in page when also configured (issuer and client id set). */
-  enabled: boolean;
-  issuer: string;
-  client_id: string;
-  /** `enc:v1:…` (lib/crypto), or '' for a public client. */
-  client_secret: string;
-  scopes: string;
-  email_claim: string;
-  /** '' = derive the username from the e-mail. */
-  username_claim: string;
-  /** '' = groups are not synced. */
-  groups_claim: string;
-  /** '' = roles are not managed by the provider. */
-  admin_group: string;
-  /** '' = `<public URL or request origin>/api/auth/oidc/callback`. */
-  redirect_url: string;
-  label: string;
-}
+/** The stored settings: the contract's fields, the client secret sealed (or ''). */
+export type OidcSettings = OidcSettingsFields;
 
 export const OIDC_DEFAULTS: Readonly<OidcSettings> = Object.freeze({
   enabled: true,
