@@ -185,6 +185,13 @@ describe('OIDC sign-in', () => {
     assert.equal((await userByEmail('carol@example.test')).role, 'admin');
   });
 
+  test('an account an admin creates without a password stays local: a password set later signs in', async () => {
+    const created = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'ivy@example.test', role: 'user' } });
+    assert.equal(created.body.user.auth_driver, 'local');
+    assert.equal((await s.api('PATCH', `/api/admin/users/${created.body.user.id}`, { token: admin, body: { password: 'ivy-password-1' } })).status, 200);
+    assert.equal((await s.api('POST', '/api/auth/login', { body: { email: 'ivy@example.test', password: 'ivy-password-1' } })).status, 200);
+  });
+
   test('a disabled account is refused and gets no session', async () => {
     const { browser, callback } = await throughIdp('bob');
     assert.equal(await land(browser, callback), '/files');

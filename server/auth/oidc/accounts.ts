@@ -62,7 +62,7 @@ export class OidcAccounts {
     const role = s.admin_group !== '' && (who.groups ?? []).includes(s.admin_group) ? 'admin' : 'user';
     let created: number;
     try {
-      created = (await this.d.users.create({ email: who.email, username: this.freeUsername(who.username), role, groups: who.groups ?? [] })).id;
+      created = (await this.d.users.create({ email: who.email, username: this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })).id;
     } catch (e) {
       // A first sign-in of the same person in another tab won the race: use its account.
       const raced = this.linked(issuer, who.sub);
