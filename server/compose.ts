@@ -13,7 +13,7 @@ import { openDatabase } from './db';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
 import { JobQueue, Scheduler } from './jobs';
-import { createAuth } from './auth';
+import { createAuth, createOidc } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
 import { createCatalogue, StoragesRepo, ThumbStates } from './catalogue';
 import { FileService, NEWDOC_TYPES } from './files';
@@ -67,6 +67,15 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     const settings = new SettingsStore(db);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
+    const oidc = createOidc({
+      db, bus, auth, secretKey, publicUrl: config.publicUrl, warn: (m) => log.warn(m),
+      store: { load: () => settings.get('oidc'), save: (v) => settings.set('oidc', v) },
+      env: {
+        issuer: config.oidcIssuer, client_id: config.oidcClientId, client_secret: config.oidcClientSecret, scopes: config.oidcScopes,
+        groups_claim: config.oidcGroupsClaim, admin_group: config.oidcAdminGroup, redirect_url: config.oidcRedirectUrl, label: config.oidcLabel,
+      },
+    });
+    oidc.config.applyEnvironment();
 
     const registry = new DriverRegistry();
     for (const d of builtinDrivers) registry.register(d);
@@ -137,7 +146,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       version: config.version,
       thumbs: thumbCapabilities(),
       external: { docserver_url: '', diagram_url: '', text_diagram: false },
-      auth: { drivers: ['local'], allow_signup: false },
+      auth: oidc.config.active() ? { drivers: ['local', 'oidc'], allow_signup: false, oidc_label: oidc.config.label() } : { drivers: ['local'], allow_signup: false },
       limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
       storage_drivers: registry.list().map((d) => d.driver),
       antivirus: protection.antivirus.active,
@@ -149,7 +158,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
 
     return {
-      config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, settings, registry, manager,
+      config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
       capabilities, close,
     };

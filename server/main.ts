@@ -22,6 +22,8 @@ import { compose, type Services } from './compose';
 import { buildApp } from './http/app';
 import { authRoutes } from './http/routes/auth.routes';
 import { adminUserRoutes } from './http/routes/admin-users.routes';
+import { oidcRoutes } from './http/routes/oidc.routes';
+import { adminOidcRoutes } from './http/routes/admin-oidc.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -114,6 +116,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       capabilitiesRoutes(sv.capabilities),
       authRoutes({ auth, secureCookies, maxJsonBytes: json }),
       adminUserRoutes({ auth, db, maxJsonBytes: json }),
+      oidcRoutes({ oidc: sv.oidc, secureCookies }),
+      adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue }),
       realtimeRoutes({
         hub,
@@ -153,6 +157,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
 
     scheduler.every('sessions.sweep', 3_600_000, () => void auth.sessions.sweepExpired());
+    scheduler.every('oidc.sweep', 3_600_000, () => void sv.oidc.signIn.sweep());
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());

@@ -12,6 +12,7 @@ import { LoginPage } from './auth/login-page';
 import { SetupPage } from './auth/setup-page';
 import { SessionContext, type Session } from './auth/session';
 import { Shell } from './shell';
+import { navigate } from './lib/router';
 
 type Boot = { kind: 'loading' } | { kind: 'setup'; local: boolean } | { kind: 'signed-out' } | { kind: 'signed-in'; user: User };
 
@@ -21,6 +22,8 @@ export function App() {
 
   const adopt = useCallback((user: User) => {
     if (isLang(user.language)) setLangState(user.language);
+    // A refused single sign-on lands on /login, which is no screen of the signed-in shell.
+    if (location.pathname === '/login') navigate('/', true);
     setBoot({ kind: 'signed-in', user });
   }, []);
 

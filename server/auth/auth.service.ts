@@ -43,7 +43,8 @@ export class AuthService {
   async login(login: string, password: string, req: RequestMeta & { ip: string }): Promise<LoginResult> {
     this.throttle.check(login, req.ip);
     const u = this.repo.byLogin(login);
-    const ok = await this.throttle.gate(() => verifyPassword(password, u?.password_hash ?? null));
+    // An account the identity provider manages signs in there only, even if a password was set on it since.
+    const ok = await this.throttle.gate(() => verifyPassword(password, u?.auth_driver === 'oidc' ? null : (u?.password_hash ?? null)));
     if (!u || !ok) {
       const left = this.throttle.fail(login, req.ip);
       await this.bus.emit('audit', { action: 'auth.failed', actor: u ? { id: u.id, email: u.email } : null, request: req, meta: { login: login.slice(0, 200), tries_left: left } });
@@ -121,7 +122,12 @@ export class AuthService {
     this.db.sqlite.prepare('UPDATE device_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(nowIso(), id);
   }
 
-  private async issue(u: UserRow, req: RequestMeta, kind: string): Promise<LoginResult> {
+  /**
+   * Signs `u` in: a session row and its token, audited as `auth.login` with
+   * `meta.kind` (`login`, `desktop`, `oidc`). The caller has checked the
+   * credentials and that the account is enabled.
+   */
+  async issue(u: UserRow, req: RequestMeta, kind: string): Promise<LoginResult> {
     // Session and audit row in one transaction that waits off the event loop for a database held elsewhere.
     const row = await this.db.waits.write(() => {
       const created = this.sessions.insert(u.id, { ...req, kind });

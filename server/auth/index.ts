@@ -12,6 +12,8 @@ import { UsersRepo } from './users.repo';
 import { UsersService } from './users.service';
 import { actorRestorer } from './actor-restorer';
 
+export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type OidcEnv, type OidcPatch } from './oidc';
+
 export { AuthService, type LoginResult } from './auth.service';
 export { UsersService, type CreateUser, type UpdateUser } from './users.service';
 export { hashPassword, verifyPassword, passwordProblem } from './passwords';

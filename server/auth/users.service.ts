@@ -20,6 +20,8 @@ export interface CreateUser {
   password?: string;
   language?: string | null;
   groups?: string[];
+  /** `oidc` for accounts an identity provider creates (they never sign in with a password); default `local`. */
+  auth_driver?: 'local' | 'oidc';
 }
 
 export interface UpdateUser {
@@ -75,7 +77,7 @@ export class UsersService {
       if (p) throw validation('password', p);
       hash = await hashPassword(input.password);
     }
-    const id = this.repo.insert({ email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: hash ? 'local' : 'oidc' });
+    const id = this.repo.insert({ email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: input.auth_driver ?? 'local' });
     if (input.groups) this.repo.setGroups(id, input.groups);
     const view = this.repo.view(this.repo.byId(id)!);
     await this.bus.emit('audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });

@@ -39,6 +39,12 @@ export const url: Parser<string> = (raw) => {
     return bad('must be an http(s) URL');
   }
 };
+/** An http(s) URL kept exactly as written (an OIDC issuer must match the provider's byte for byte, trailing slash included). */
+export const exactUrl: Parser<string> = (raw) => {
+  if (raw === '') return ok('');
+  const u = url(raw);
+  return u.ok ? ok(raw.trim()) : u;
+};
 export const hostPort: Parser<string> = (raw) =>
   raw === '' || /^[\w.:[\]-]+:\d{1,5}$/.test(raw) ? ok(raw) : bad('must be host:port');
 export const json: Parser<Record<string, unknown> | null> = (raw) => {
@@ -105,6 +111,14 @@ export const SETTINGS = {
   thumbsUrlTtl: s('SERVICE_THUMBS_URL_TTL', duration, '24h', 'Lifetime of signed thumbnail URLs (0 = the default 24h).'),
   thumbsSweepInterval: s('SERVICE_THUMBS_SWEEP_INTERVAL', duration, '6h', 'Thumbnail cache sweep cadence (0 disables).'),
   thumbsOnSync: s('SERVICE_THUMBS_ON_SYNC', bool, 'true', 'Pictures, films, sound and PDFs that a sync finds get thumbnails on their own, at low priority (false: only after writes and `service thumb backfill`).'),
+  oidcIssuer: s('SERVICE_OIDC_ISSUER', exactUrl, '', 'OIDC sign-in: the identity provider\'s issuer URL (discovery at `<issuer>/.well-known/openid-configuration`; https, or http on loopback). Set here, the issuer and the other SERVICE_OIDC_* values win over the admin console at every start and show there as read-only (docs/auth.md).'),
+  oidcClientId: s('SERVICE_OIDC_CLIENT_ID', str, '', 'OIDC sign-in: client id registered at the provider.'),
+  oidcClientSecret: s('SERVICE_OIDC_CLIENT_SECRET', str, '', 'OIDC sign-in: client secret (stored encrypted; empty for a public client, which PKCE still protects).', true),
+  oidcScopes: s('SERVICE_OIDC_SCOPES', str, '', 'OIDC sign-in: scopes asked for (default `openid email profile`; add `groups` when your provider needs it for the groups claim).'),
+  oidcGroupsClaim: s('SERVICE_OIDC_GROUPS_CLAIM', str, '', 'OIDC sign-in: claim holding the person\'s groups (default `groups`; a dotted path such as `realm_access.roles` reaches into an object).'),
+  oidcAdminGroup: s('SERVICE_OIDC_ADMIN_GROUP', str, '', 'OIDC sign-in: members of this provider group sign in as admins; accounts the provider created are demoted to user when they leave it.'),
+  oidcRedirectUrl: s('SERVICE_OIDC_REDIRECT_URL', url, '', 'OIDC sign-in: callback URL registered at the provider (default `<SERVICE_PUBLIC_URL or the address the browser used>/api/auth/oidc/callback`).'),
+  oidcLabel: s('SERVICE_OIDC_LABEL', str, '', 'OIDC sign-in: name on the sign-in button ("Sign in with <label>"; default `SSO`).'),
   smtpHost: s('SERVICE_SMTP_HOST', str, '', 'SMTP server for link and alert e-mails (empty = e-mail off).'),
   smtpPort: s('SERVICE_SMTP_PORT', int(1, 65535), '587', 'SMTP port.'),
   smtpUser: s('SERVICE_SMTP_USER', str, '', 'SMTP user name.'),

@@ -117,3 +117,47 @@ export interface ExternalService {
   last_check: string | null;
   env_managed: boolean;
 }
+
+/** The OIDC sign-in settings (docs/auth.md, "OIDC sign-in"). */
+export interface OidcSettingsFields {
+  /** Offered on the sign-in page when also configured (issuer and client id set). */
+  enabled: boolean;
+  issuer: string;
+  client_id: string;
+  /** Stored sealed with the install's key (`enc:v1:…`); read back as `***`, or '' when none (a public client). */
+  client_secret: string;
+  scopes: string;
+  email_claim: string;
+  /** '' = derive the username from the e-mail. */
+  username_claim: string;
+  /** '' = groups are not synced. */
+  groups_claim: string;
+  /** '' = roles are not managed by the provider. */
+  admin_group: string;
+  /** '' = `<public URL or request origin>/api/auth/oidc/callback` (`effective_redirect_url`). */
+  redirect_url: string;
+  label: string;
+}
+
+/** `GET/PUT /api/admin/auth/oidc`. */
+export interface OidcSettingsView extends OidcSettingsFields {
+  /** An issuer and a client id are set. */
+  configured: boolean;
+  /** Configured and enabled: the sign-in page offers the button. */
+  active: boolean;
+  /** Fields set by SERVICE_OIDC_* (read-only in the console). */
+  env_managed: string[];
+  /** The callback URL to register at the provider. */
+  effective_redirect_url: string;
+}
+
+/** `POST /api/admin/auth/oidc/test`: what discovery found. */
+export interface OidcTestResult {
+  ok: true;
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string | null;
+  scopes_supported: string[];
+  claims_supported: string[];
+}

@@ -15,6 +15,8 @@ export const TABLE_OWNERS = {
   api_keys: 'auth',
   roles: 'auth',
   user_permissions: 'auth',
+  oidc_pending: 'auth',
+  oidc_links: 'auth',
   audit: 'audit',
   ops: 'jobs',
   op_journal: 'jobs',

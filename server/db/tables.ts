@@ -85,6 +85,24 @@ export interface UserPermissionsTable {
   allowed: number;
 }
 
+/** auth: OIDC sign-ins started at the provider, by the SHA-256 of their state (one-time, 10 minutes). */
+export interface OidcPendingTable {
+  state_hash: string;
+  issuer: string;
+  code_verifier: string;
+  nonce: string;
+  next: string;
+  redirect_uri: string;
+  created_at: string;
+}
+/** auth: the account an issuer's subject signs in as. */
+export interface OidcLinksTable {
+  issuer: string;
+  sub: string;
+  user_id: number;
+  created_at: string;
+  last_login_at: string;
+}
 /** audit */
 export interface AuditTable {
   id: Generated<number>;
@@ -163,6 +181,8 @@ export interface DB {
   user_groups: UserGroupsTable;
   sessions: SessionsTable;
   device_keys: DeviceKeysTable;
+  oidc_pending: OidcPendingTable;
+  oidc_links: OidcLinksTable;
   audit: AuditTable;
   ops: OpsTable;
   cron_state: CronStateTable;

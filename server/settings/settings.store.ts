@@ -24,6 +24,11 @@ export interface WebhookTargetSetting {
   enabled: boolean;
 }
 
+/** A flat record of short strings and flags (the OIDC settings: their fields are checked by auth/oidc). */
+const isFlatRecord = (v: unknown): v is Record<string, string | boolean> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length <= 32 &&
+  Object.values(v).every((x) => typeof x === 'boolean' || (typeof x === 'string' && x.length <= 4096));
+
 const isTarget = (v: unknown): v is WebhookTargetSetting => {
   const t = v as WebhookTargetSetting;
   return !!t && typeof t.id === 'string' && typeof t.url === 'string' && Array.isArray(t.events) && typeof t.secret === 'string' && typeof t.enabled === 'boolean';
@@ -47,6 +52,8 @@ export const SETTINGS = {
   /** The older single webhook URL: every event, signed with `webhook_secret` when that is set. */
   webhook_url: def('', text(2048), 'an http(s) URL'),
   webhook_secret: def('', text(1024), 'an encrypted key'),
+  /** OIDC sign-in (issuer, client, claims; the client secret encrypted). auth/oidc reads, checks and writes it through a port. */
+  oidc: def<Record<string, string | boolean>>({}, isFlatRecord, 'an object of strings and flags'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

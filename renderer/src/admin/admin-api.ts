@@ -1,6 +1,6 @@
 /** Admin routes, typed. Every call rejects with ApiError carrying the server's message. */
 import { api } from '../api/client';
-import type { AdminStorage, AuditEvent, DriverDescriptor, Grant, SyncRun, UpdateStatus, User } from '../api/types';
+import type { AdminStorage, AuditEvent, DriverDescriptor, Grant, OidcSettingsView, OidcTestResult, SyncRun, UpdateStatus, User } from '../api/types';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -38,3 +38,8 @@ export const updateApply = async () => {
   await api('/api/admin/update/apply', { method: 'POST' });
   return updateStatus();
 };
+
+export const oidc = () => api<OidcSettingsView>('/api/admin/auth/oidc');
+/** Saves after the server ran discovery against the issuer; answers the saved settings. */
+export const saveOidc = (body: Record<string, unknown>) => api<OidcSettingsView>('/api/admin/auth/oidc', { method: 'PUT', body });
+export const testOidc = (body: Record<string, unknown>) => api<OidcTestResult>('/api/admin/auth/oidc/test', { body });

@@ -1,42 +1,25 @@
 /**
  * Settings of the features that exist on this server: protection (trash,
- * versions, link life, antivirus) and updates. A section whose route is not
+ * versions, link life, antivirus), single sign-on (OIDC) and updates. A section whose route is not
  * there yet (404/501) says so instead of failing. External services (document
  * server, diagrams) get their section when that feature exists.
  */
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { ApiError } from '../api/client';
+import { useEffect, useState, type FormEvent } from 'react';
 import type { UpdateStatus } from '../api/types';
 import { formatDate } from '../lib/format';
 import { useI18n } from '../i18n';
-import { errorText, useToast } from '../ui/toast';
+import { useToast } from '../ui/toast';
 import * as admin from './admin-api';
+import { OidcSection } from './oidc-section';
+import { Section, useSection } from './section';
 
 export function SettingsTab() {
   return (
     <div className="settings">
       <Protection />
+      <OidcSection />
       <Updates />
     </div>
-  );
-}
-
-/** Loads a section; `missing` when the server lacks the feature. */
-function useSection<T>(load: () => Promise<T>): [T | null, unknown, boolean, (v: T) => void] {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => void load().then(setData, setError), []);
-  const missing = error instanceof ApiError && [404, 501].includes(error.status);
-  return [data, missing ? null : error, missing, setData];
-}
-
-function Section({ title, missing, error, children }: { title: string; missing: boolean; error: unknown; children: ReactNode }) {
-  const { t } = useI18n();
-  return (
-    <section className="card" aria-label={title}>
-      <h2>{title}</h2>
-      {missing ? <p className="muted">{t('settings.not_available')}</p> : error ? <p className="error" role="alert">{errorText(error, t)}</p> : children}
-    </section>
   );
 }
 

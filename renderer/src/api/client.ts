@@ -66,6 +66,8 @@ interface Options {
   signal?: AbortSignal;
   /** Sign-in calls handle their own 401. */
   quiet401?: boolean;
+  /** The browser cache mode (`no-cache` revalidates an answer the server lets clients keep). */
+  cache?: RequestCache;
 }
 
 /** JSON request; resolves with the parsed body (undefined for 204) or rejects with ApiError. */
@@ -81,6 +83,7 @@ export async function api<T>(path: string, opts: Options = {}): Promise<T> {
       credentials: 'same-origin',
       body: opts.body === undefined ? (method === 'GET' ? undefined : '{}') : JSON.stringify(opts.body),
       signal: opts.signal,
+      cache: opts.cache,
     });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;

@@ -6,12 +6,14 @@ import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
 import { useCountdown } from './countdown';
 import { PublicFrame } from './public-frame';
+import { SsoButton, useSsoError } from './sso';
 
 export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
   const { t } = useI18n();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const ssoError = useSsoError();
+  const [error, setError] = useState<string | null>(ssoError);
   const [lockedUntil, setLockedUntil] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   const left = useCountdown(lockedUntil);
@@ -58,6 +60,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
           {t('auth.submit')}
         </button>
       </form>
+      <SsoButton />
     </PublicFrame>
   );
 }

@@ -13,6 +13,7 @@ import { thumbPending } from './20261125090000-thumb-pending';
 import { opJournal } from './20261125093000-op-journal';
 import { uploadPublished } from './20261125094000-upload-published';
 import { keysRoles } from './20261125110000-keys-roles';
+import { oidc } from './20261126100000-oidc';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc];
 export type { Migration } from './types';

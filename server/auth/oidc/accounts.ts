@@ -1,0 +1,119 @@
+/**
+ * Which account an OIDC identity signs in as, and what the provider keeps up
+ * to date on it (docs/auth.md, "OIDC: the account"):
+ *   1. the issuer's `sub` already linked → that account;
+ *   2. else an account with the same e-mail, linked now only when the
+ *      provider says the address is verified and the account has no other
+ *      subject of this issuer;
+ *   3. else a new account (`auth_driver` oidc, no password), role `admin`
+ *      when in the admin group, `user` otherwise.
+ * Then, when the token carries the groups claim: an account the provider
+ * created gets exactly the provider's groups and its admin role follows the
+ * admin group (promoted and demoted); a local account linked by e-mail only
+ * gains groups and can be promoted, never demoted. A provider-created
+ * account also follows an e-mail change at the provider when the new address
+ * is free.
+ */
+import type { Db } from '../../db';
+import { nowIso } from '../../db';
+import { isAppError } from '../../errors';
+import type { EventBus } from '../../events';
+import type { UsersRepo, UserRow } from '../users.repo';
+import type { UpdateUser, UsersService } from '../users.service';
+import type { Identity } from './claims';
+import { OidcError } from './errors';
+import type { OidcSettings } from './settings';
+
+export class OidcAccounts {
+  constructor(private d: { db: Db; repo: UsersRepo; users: UsersService; bus: EventBus; warn: (msg: string) => void }) {}
+
+  /**
+   * The account `who` signs in as, found, linked or created, and updated from
+   * the claims. Throws `OidcError`: `oidc_account` (no e-mail, unusable
+   * e-mail, e-mail held by an account linked to another subject),
+   * `oidc_unverified`, `account_disabled` (nothing is linked or updated then).
+   */
+  async resolve(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
+    const user = this.linked(issuer, who.sub) ?? (await this.firstSignIn(issuer, who, s));
+    if (user.disabled) throw new OidcError('account_disabled', `account ${user.id} is disabled`);
+    await this.sync(user, who, s);
+    this.d.db.run(this.d.db.k.updateTable('oidc_links').set({ last_login_at: nowIso() }).where('issuer', '=', issuer).where('sub', '=', who.sub));
+    return this.d.repo.byId(user.id)!;
+  }
+
+  private linked(issuer: string, sub: string): UserRow | undefined {
+    const { db } = this.d;
+    return db.first(db.k.selectFrom('oidc_links').innerJoin('users', 'users.id', 'oidc_links.user_id').selectAll('users').where('oidc_links.issuer', '=', issuer).where('oidc_links.sub', '=', sub)) as UserRow | undefined;
+  }
+
+  private async firstSignIn(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
+    const { db } = this.d;
+    if (!who.email) throw new OidcError('oidc_account', `no e-mail in claim "${s.email_claim}"`);
+    // The users.email column compares without regard to case.
+    const existing = db.first(db.k.selectFrom('users').selectAll().where('email', '=', who.email)) as UserRow | undefined;
+    if (existing) {
+      if (!who.emailVerified) throw new OidcError('oidc_unverified', `account ${existing.id} has this e-mail; email_verified is not true`);
+      const other = db.first(db.k.selectFrom('oidc_links').select('sub').where('issuer', '=', issuer).where('user_id', '=', existing.id));
+      if (other) throw new OidcError('oidc_account', `account ${existing.id} is linked to another subject of this issuer`);
+      if (existing.disabled) throw new OidcError('account_disabled', `account ${existing.id} is disabled`);
+      this.link(issuer, who.sub, existing.id);
+      return existing;
+    }
+    const role = s.admin_group !== '' && (who.groups ?? []).includes(s.admin_group) ? 'admin' : 'user';
+    let created: number;
+    try {
+      created = (await this.d.users.create({ email: who.email, username: this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })).id;
+    } catch (e) {
+      // A first sign-in of the same person in another tab won the race: use its account.
+      const raced = this.linked(issuer, who.sub);
+      if (raced) return raced;
+      if (isAppError(e)) throw new OidcError('oidc_account', `cannot create the account: ${e.code}`);
+      throw e;
+    }
+    this.link(issuer, who.sub, created);
+    return this.d.repo.byId(created)!;
+  }
+
+  /** The provider's username when it is valid and free; undefined lets the account service derive one from the e-mail. */
+  private freeUsername(name: string | null): string | undefined {
+    if (!name) return undefined;
+    try {
+      return this.d.users.checkUsername(name);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private link(issuer: string, sub: string, userId: number): void {
+    const t = nowIso();
+    this.d.db.run(this.d.db.k.insertInto('oidc_links').values({ issuer, sub, user_id: userId, created_at: t, last_login_at: t }).onConflict((oc) => oc.doNothing()));
+  }
+
+  private async sync(user: UserRow, who: Identity, s: OidcSettings): Promise<void> {
+    const managed = user.auth_driver === 'oidc';
+    const patch: UpdateUser = {};
+    if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !this.d.repo.exists('email', who.email, user.id)) patch.email = who.email;
+    if (who.groups) {
+      const current = this.d.repo.groupsOf(user.id);
+      const want = managed ? who.groups : [...new Set([...current, ...who.groups])];
+      if (want.length !== current.length || want.some((g) => !current.includes(g))) patch.groups = want;
+      if (s.admin_group !== '') {
+        const member = who.groups.includes(s.admin_group);
+        if (member && user.role !== 'admin') patch.role = 'admin';
+        else if (!member && managed && user.role === 'admin') patch.role = 'user';
+      }
+    }
+    if (Object.keys(patch).length === 0) return;
+    try {
+      await this.d.users.update(user.id, patch);
+    } catch (e) {
+      // The last enabled admin keeps the role (as everywhere); an e-mail the account rules refuse stays as it was.
+      if (!isAppError(e)) throw e;
+      this.d.warn(`OIDC sign-in of account ${user.id}: ${e.code} while updating ${Object.keys(patch).join(', ')}; kept the account as it was for those`);
+      const { role: _r, email: _e, ...rest } = patch;
+      if (Object.keys(rest).length) await this.d.users.update(user.id, rest);
+      return;
+    }
+    if (patch.role) await this.d.bus.emit('audit', { action: 'user.update', actor: null, resource: `user:${user.id}`, meta: { via: 'oidc', role: { from: user.role, to: patch.role } } });
+  }
+}

@@ -1,0 +1,9 @@
+// oidc-provider ships no types; the tests use this much of it.
+declare module 'oidc-provider' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+  export default class Provider {
+    constructor(issuer: string, configuration?: Record<string, unknown>);
+    callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    Client: { adapter: { upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> } };
+  }
+}
