@@ -5,11 +5,13 @@
  *   - `person`: a signed-in account (session cookie or bearer token);
  *   - `link`: a public link's visitor, acting as the link's creator and
  *     confined to the shared item (the visitor stays anonymous in events);
+ *   - `key`: a request signed with an API key: its owner's rights, narrowed to
+ *     the key's verbs and, when it has one, its folder root;
  *   - `system`: background work with no person behind it (sweeps, scans,
  *     thumbnails); it may reach every storage.
- * API keys (verbs and a folder root) join as a fourth kind.
  */
 import type { ActorRef, RequestMeta } from '../events';
+import type { KeyScope } from './keys';
 import type { Principal } from './types';
 
 interface Door {
@@ -29,13 +31,20 @@ export interface LinkActor extends Door {
   share: { id: number; storage_id: number; rel: string };
 }
 
+export interface KeyActor extends Door {
+  kind: 'key';
+  /** The key's owner: their access and permissions, narrowed by the key. */
+  principal: Principal;
+  key: KeyScope;
+}
+
 export interface SystemActor extends Door {
   kind: 'system';
   /** What runs (`trash.sweep`, `av.scan`, ...), for logs. */
   job: string;
 }
 
-export type Actor = PersonActor | LinkActor | SystemActor;
+export type Actor = PersonActor | LinkActor | KeyActor | SystemActor;
 
 export const personActor = (principal: Principal, request?: RequestMeta): PersonActor => ({ kind: 'person', principal, request });
 
@@ -43,9 +52,13 @@ export const systemActor = (job: string): SystemActor => ({ kind: 'system', job 
 
 export const linkActor = (principal: Principal, share: LinkActor['share'], request?: RequestMeta): LinkActor => ({ kind: 'link', principal, share, request });
 
-/** The identity events and audit rows carry: the person, or nobody (link visitors and system work are anonymous). */
+export const keyActor = (principal: Principal, key: KeyScope, request?: RequestMeta): KeyActor => ({ kind: 'key', principal, key, request });
+
+/** The identity events and audit rows carry: the person (with the key they used), or nobody (link visitors and system work are anonymous). */
 export function actorRef(a: Actor): ActorRef | null {
-  return a.kind === 'person' ? { id: a.principal.id, email: a.principal.email } : null;
+  if (a.kind === 'person') return { id: a.principal.id, email: a.principal.email };
+  if (a.kind === 'key') return { id: a.principal.id, email: a.principal.email, key_id: a.key.id };
+  return null;
 }
 
 /** The account whose rights apply, or null for system work. */
@@ -54,12 +67,14 @@ export const principalOf = (a: Actor): Principal | null => (a.kind === 'system' 
 /** An actor as a job payload keeps it (JSON): the person is looked up again when the job runs. */
 export type ActorSpec =
   | { kind: 'person'; user_id: number; request?: RequestMeta }
+  | { kind: 'key'; user_id: number; key_id: number; request?: RequestMeta }
   | { kind: 'link'; user_id: number; share: LinkActor['share']; request?: RequestMeta }
   | { kind: 'system'; job: string };
 
 export function actorSpec(a: Actor): ActorSpec {
   if (a.kind === 'system') return { kind: 'system', job: a.job };
   if (a.kind === 'link') return { kind: 'link', user_id: a.principal.id, share: a.share, request: a.request };
+  if (a.kind === 'key') return { kind: 'key', user_id: a.principal.id, key_id: a.key.id, request: a.request };
   return { kind: 'person', user_id: a.principal.id, request: a.request };
 }
 
@@ -67,7 +82,7 @@ export function actorSpec(a: Actor): ActorSpec {
 export interface ActorRestorer {
   /**
    * The actor of `spec` as it stands now. A person (or a link's creator) who
-   * was deleted or disabled since → `forbidden`. Ops queued before actors were
+   * was deleted or disabled since, or a key revoked or expired since → `forbidden`. Ops queued before actors were
    * recorded carry `{id, email}` and come back as that person.
    */
   restore(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Actor;

@@ -11,6 +11,8 @@ import { Sessions } from './sessions';
 import { UsersRepo } from './users.repo';
 import { UsersService } from './users.service';
 import { actorRestorer } from './actor-restorer';
+import { Keys } from './keys';
+import { Roles } from './roles';
 
 export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type OidcEnv, type OidcPatch } from './oidc';
 
@@ -20,9 +22,13 @@ export { hashPassword, verifyPassword, passwordProblem } from './passwords';
 export type { Principal, Role, UserView } from './types';
 export { ROLES } from './types';
 export {
-  personActor, systemActor, linkActor, actorRef, principalOf, actorSpec,
-  type Actor, type PersonActor, type LinkActor, type SystemActor, type ActorSpec, type ActorRestorer,
+  personActor, systemActor, linkActor, keyActor, actorRef, principalOf, actorSpec,
+  type Actor, type PersonActor, type LinkActor, type KeyActor, type SystemActor, type ActorSpec, type ActorRestorer,
 } from './actor';
+export { Keys, VERBS, checkVerbs, isKeyToken, scopeOf, type KeyScope, type KeyRow, type Verb } from './keys';
+export { Roles, checkPermissionMap, type RoleView } from './roles';
+export { PERMISSIONS, ROLE_MATRIX, decide, isPermission, isAppPermission, type Permission, type PermissionSubject } from './permissions';
+export { can, requirePermission } from './access';
 
 export interface AuthOptions {
   secretKey: Buffer;
@@ -36,9 +42,16 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const repo = new UsersRepo(db);
   const jwtKey = Buffer.from(hmacHex(o.secretKey, 'session-jwt', 'purpose'), 'hex');
   const sessions = new Sessions(db, repo, jwtKey, o.sessionTtlMs);
-  const users = new UsersService(repo, sessions, bus);
+  const keys = new Keys(db, repo, bus);
+  // A change of a person's account reaches every way they are signed in: sessions end, cached keys are re-read.
+  const signins = {
+    revokeUser: (id: number) => (sessions.revokeUser(id), keys.forgetUser(id)),
+    forgetUser: (id: number) => (sessions.forgetUser(id), keys.forgetUser(id)),
+  };
+  const users = new UsersService(repo, signins, bus);
+  const roles = new Roles(db, bus, () => (sessions.forgetAll(), keys.forgetAll()));
   const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
   const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap });
-  return { repo, sessions, users, auth, actors: actorRestorer(repo) };
+  return { repo, sessions, keys, roles, users, auth, throttle, actors: actorRestorer(repo, keys) };
 }
 export type Auth = ReturnType<typeof createAuth>;

@@ -151,6 +151,11 @@ export class Keys {
     for (const [t, c] of this.cache) if (c.principal.id === userId) this.cache.delete(t);
   }
 
+  /** Drops every cached key (a custom role changed). */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   private forget(id: number): void {
     for (const [t, c] of this.cache) if (c.scope.id === id) this.cache.delete(t);
   }

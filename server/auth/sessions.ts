@@ -116,6 +116,11 @@ export class Sessions {
     for (const [token, c] of this.cache) if (c.p.id === userId) this.cache.delete(token);
   }
 
+  /** Drops every cached principal (a custom role changed). */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   /** Principals held in the cache (bounded by CACHE_MAX). */
   get cached(): number {
     return this.cache.size;

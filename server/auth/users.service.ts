@@ -41,7 +41,7 @@ export interface Ctx {
 }
 
 export class UsersService {
-  constructor(private repo: UsersRepo, private sessions: Sessions, private bus: EventBus) {}
+  constructor(private repo: UsersRepo, private sessions: Pick<Sessions, 'revokeUser' | 'forgetUser'>, private bus: EventBus) {}
 
   /** Checks an e-mail: `email_required`, `email_invalid`, `email_taken`. */
   checkEmail(email: unknown, exceptId?: number): string {

@@ -6,6 +6,8 @@
 export interface ActorRef {
   id: number;
   email: string;
+  /** The API key the person acted with, if any. */
+  key_id?: number;
 }
 export interface RequestMeta {
   ip?: string | null;
