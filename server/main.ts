@@ -24,6 +24,7 @@ import { compose, type Services } from './compose';
 import { buildApp } from './http/app';
 import { authRoutes } from './http/routes/auth.routes';
 import { adminUserRoutes } from './http/routes/admin-users.routes';
+import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -112,7 +113,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const json = config.maxJsonBytes;
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes(sv.capabilities),
-      authRoutes({ auth, secureCookies, maxJsonBytes: json }),
+      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
+      mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
+      adminMfaRoutes({ auth }),
       adminUserRoutes({ auth, db, maxJsonBytes: json }),
       opsRoutes({ queue }),
       realtimeRoutes({

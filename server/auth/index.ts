@@ -11,8 +11,10 @@ import { Sessions } from './sessions';
 import { UsersRepo } from './users.repo';
 import { UsersService } from './users.service';
 import { actorRestorer } from './actor-restorer';
+import { createMfa } from './mfa';
 
 export { AuthService, type LoginResult } from './auth.service';
+export type { Mfa, RelyingParty, SecondStepAnswer, Who, RegistrationResponseJSON, AuthenticationResponseJSON } from './mfa';
 export { UsersService, type CreateUser, type UpdateUser } from './users.service';
 export { hashPassword, verifyPassword, passwordProblem } from './passwords';
 export type { Principal, Role, UserView } from './types';
@@ -36,7 +38,8 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const sessions = new Sessions(db, repo, jwtKey, o.sessionTtlMs);
   const users = new UsersService(repo, sessions, bus);
   const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
-  const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap });
-  return { repo, sessions, users, auth, actors: actorRestorer(repo) };
+  const mfa = createMfa({ db, users: repo, bus, throttle, secretKey: o.secretKey });
+  const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap }, mfa.secondStep);
+  return { repo, sessions, users, auth, mfa, actors: actorRestorer(repo) };
 }
 export type Auth = ReturnType<typeof createAuth>;

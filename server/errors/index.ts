@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'setup_done' | 'setup_local_only' | 'unsupported' | 'timeout' | 'cancelled'
   | 'range_not_satisfiable' | 'upload_expired' | 'checksum_mismatch' | 'unsupported_media_type'
   | 'gone' | 'expired' | 'revoked' | 'link_unavailable' | 'archive_invalid' | 'archive_too_large'
-  | 'archive_encrypted' | 'not_configured' | 'update_refused' | 'csrf_failed' | 'method_not_allowed';
+  | 'archive_encrypted' | 'not_configured' | 'update_refused' | 'csrf_failed' | 'method_not_allowed'
+  | 'mfa_invalid' | 'mfa_expired';
 
 export type Params = Record<string, string | number | boolean | null | undefined>;
 

@@ -12,6 +12,7 @@ import { shareTombstones } from './20261125090000-share-tombstones';
 import { thumbPending } from './20261125090000-thumb-pending';
 import { opJournal } from './20261125093000-op-journal';
 import { uploadPublished } from './20261125094000-upload-published';
+import { mfa } from './20261126100000-mfa';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, mfa];
 export type { Migration } from './types';
