@@ -39,7 +39,7 @@ export class SoftAuthenticator {
     const len = Buffer.alloc(2);
     len.writeUInt16BE(id.length);
     const authData = Buffer.concat([sha256(rpId), Buffer.from([0x45]), u32(0), Buffer.alloc(16), len, id, Buffer.from(cose)]);
-    const attestation = isoCBOR.encode(new Map<string, string | Map<never, never> | Uint8Array>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const attestation = isoCBOR.encode(new Map<string, string | Map<string, string> | Uint8Array>([['fmt', 'none'], ['attStmt', new Map<string, string>()], ['authData', authData]]));
     const clientData = JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: o.origin ?? this.origin, crossOrigin: false });
     this.credentials.push({ id, key: privateKey, rpId, counter: 0 });
     return {

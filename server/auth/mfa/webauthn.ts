@@ -56,7 +56,7 @@ export function registrationOptions(
   });
 }
 
-/** Checks a registration answer against the challenge and the RP; `invalid` (422) when it does not hold. */
+/** Checks a registration answer against the challenge and the RP; `validation_failed` on `response` when it does not hold. */
 export async function verifyRegistration(rp: RelyingParty, expectedChallenge: string, response: RegistrationResponseJSON): Promise<NewCredential> {
   let verified;
   try {
