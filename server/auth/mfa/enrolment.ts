@@ -130,8 +130,8 @@ export class MfaEnrolment {
   async passkeyOptions(who: Who, rp: RelyingParty): Promise<{ challenge: string; options: Record<string, unknown> }> {
     const options = await registrationOptions(rp, who, this.d.repo.passkeys(who.id));
     this.d.repo.removeChallenges(who.id, 'register');
-    const challenge = this.newChallenge(who.id, 'register', '', options.challenge, rp.id);
-    return { challenge, options: options as unknown as Record<string, unknown> };
+    const { token } = this.newChallenge(who.id, 'register', '', options.challenge, rp.id);
+    return { challenge: token, options: options as unknown as Record<string, unknown> };
   }
 
   /**
@@ -193,15 +193,19 @@ export class MfaEnrolment {
     return !!this.d.repo.totp(userId)?.secret || this.d.repo.passkeys(userId).length > 0;
   }
 
-  /** Stores a challenge under the hash of a fresh token; returns the token. */
-  newChallenge(userId: number, purpose: 'login' | 'register', login: string, webauthn: string | null, rpId: string | null): string {
+  /**
+   * Stores a challenge (5 minutes) under the hash of a fresh token; returns
+   * the token and its expiry. Expired challenges are swept here, so the table
+   * holds only what is still open.
+   */
+  newChallenge(userId: number, purpose: 'login' | 'register', login: string, webauthn: string | null, rpId: string | null): { token: string; expires_at: string } {
     const token = randomBytes(32).toString('base64url');
     const at = this.d.clock();
-    this.d.repo.insertChallenge({
-      id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId,
-      created_at: new Date(at).toISOString(), expires_at: new Date(at + CHALLENGE_MS).toISOString(),
-    });
-    return token;
+    const created_at = new Date(at).toISOString();
+    const expires_at = new Date(at + CHALLENGE_MS).toISOString();
+    this.d.repo.sweepChallenges(created_at);
+    this.d.repo.insertChallenge({ id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId, created_at, expires_at });
+    return { token, expires_at };
   }
 
   private issueCodes(userId: number): string[] {

@@ -130,6 +130,10 @@ describe('enrolment and second step (real database, fake clock)', () => {
     const old = await begin();
     now += 5 * 60_000 + 1;
     assert.equal(await code(mfa.secondStep.finish(old.challenge, { totp: codeAt(secret, now) }, null, req)), 'mfa_expired');
+    // A new challenge sweeps the expired ones.
+    await begin();
+    const stale = db.sqlite.prepare('SELECT count(*) AS n FROM mfa_challenges WHERE expires_at <= ?').get(new Date(now).toISOString()) as { n: number };
+    assert.equal(stale.n, 0);
   });
 
   test('a recovery code works once; a new set replaces the old one', async () => {

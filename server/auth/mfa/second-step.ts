@@ -40,9 +40,8 @@ export class SecondStep {
     const passkeys = rp ? this.d.repo.passkeys(user.id, rp.id) : [];
     const options = rp && passkeys.length > 0 ? await authenticationOptions(rp, passkeys) : null;
     if (options) methods.push('passkey');
-    const challenge = this.enrolment.newChallenge(user.id, 'login', login, options?.challenge ?? null, rp?.id ?? null);
-    const expires_at = this.d.repo.challenge(sha256Hex(challenge), new Date(this.d.clock()).toISOString())!.expires_at;
-    return { mfa_required: true, challenge, methods, expires_at, ...(options ? { passkey_options: options as unknown as Record<string, unknown> } : {}) };
+    const { token, expires_at } = this.enrolment.newChallenge(user.id, 'login', login, options?.challenge ?? null, rp?.id ?? null);
+    return { mfa_required: true, challenge: token, methods, expires_at, ...(options ? { passkey_options: options as unknown as Record<string, unknown> } : {}) };
   }
 
   /**
