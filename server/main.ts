@@ -24,6 +24,7 @@ import { authRoutes } from './http/routes/auth.routes';
 import { adminUserRoutes } from './http/routes/admin-users.routes';
 import { oidcRoutes } from './http/routes/oidc.routes';
 import { adminOidcRoutes } from './http/routes/admin-oidc.routes';
+import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -114,7 +115,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const json = config.maxJsonBytes;
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes(sv.capabilities),
-      authRoutes({ auth, secureCookies, maxJsonBytes: json }),
+      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
+      mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
+      adminMfaRoutes({ auth }),
       adminUserRoutes({ auth, db, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),

@@ -7,6 +7,7 @@ import { Preferences } from './ui/preferences';
 import { FilesPage } from './files/files-page';
 import { MyLinks } from './share/my-links';
 import { TrashPage } from './files/trash-page';
+import { SecurityPage } from './account/security-page';
 
 // The admin console is its own chunk: most people never download it.
 const AdminPage = lazy(() => import('./admin/admin-page'));
@@ -16,8 +17,8 @@ export function Shell() {
   const { user, signOut } = useSession();
   const path = usePathname();
   const isAdmin = user.role === 'admin';
-  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : 'files';
-  const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin', id: string) => (
+  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : 'files';
+  const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
       {t(key)}
     </a>
@@ -32,6 +33,7 @@ export function Shell() {
           {nav('/files', 'nav.files', 'files')}
           {nav('/links', 'nav.links', 'links')}
           {nav('/trash', 'nav.trash', 'trash')}
+          {nav('/account', 'nav.security', 'account')}
           {isAdmin && nav('/admin', 'nav.admin', 'admin')}
         </nav>
         <div className="topbar-end">
@@ -44,6 +46,7 @@ export function Shell() {
         {section === 'files' && <FilesPage />}
         {section === 'links' && <MyLinks />}
         {section === 'trash' && <TrashPage />}
+        {section === 'account' && <SecurityPage />}
         {section === 'admin' &&
           (isAdmin ? (
             <Suspense fallback={<p aria-busy="true">{t('common.loading')}</p>}>

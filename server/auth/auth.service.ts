@@ -1,7 +1,8 @@
 /**
- * Sign-in flows: password login (throttled before the KDF), logout, the
- * one-time first-run setup, and desktop pairing (bootstrap secret, device
- * keys bound to a machine id). See docs/auth.md and docs/server-host-protocol.md.
+ * Sign-in flows: password login (throttled before the KDF) with its second
+ * step for accounts that have a second factor, logout, the one-time first-run
+ * setup, and desktop pairing (bootstrap secret, device keys bound to a
+ * machine id). See docs/auth.md and docs/server-host-protocol.md.
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
@@ -15,6 +16,8 @@ import type { Sessions } from './sessions';
 import type { UsersRepo, UserRow } from './users.repo';
 import type { UsersService } from './users.service';
 import type { Principal } from './types';
+import type { MfaChallenge } from '../contract';
+import type { RelyingParty, SecondStep, SecondStepAnswer } from './mfa';
 
 /** Meta key holding the hash of the desktop bootstrap secret once it was used. */
 const BOOTSTRAP_USED = 'desktop_bootstrap_used';
@@ -34,15 +37,21 @@ export class AuthService {
     private throttle: LoginThrottle,
     private bus: EventBus,
     private opts: { desktopBootstrap: string },
+    private mfa: SecondStep,
   ) {}
 
   /**
    * Email (or username) + password. Throws `rate_limited` (429, before any KDF),
    * `invalid_credentials` with `tries_left` (401), `account_disabled` (403).
+   * An account with a second factor gets a challenge instead of a session
+   * (finished by `loginSecondStep`); whether it has one shows only after the
+   * right password. `rp` is where the browser is, for passkeys.
    */
-  async login(login: string, password: string, req: RequestMeta & { ip: string }): Promise<LoginResult> {
+  async login(login: string, password: string, req: RequestMeta & { ip: string }, rp: RelyingParty | null = null): Promise<LoginResult | MfaChallenge> {
     this.throttle.check(login, req.ip);
     const u = this.repo.byLogin(login);
+    // Second-step failures lock the person whatever name they typed.
+    if (u) this.throttle.check(login, req.ip, u.id);
     // An account the identity provider manages signs in there only, even if a password was set on it since.
     const ok = await this.throttle.gate(() => verifyPassword(password, u?.auth_driver === 'oidc' ? null : (u?.password_hash ?? null)));
     if (!u || !ok) {
@@ -52,8 +61,17 @@ export class AuthService {
       throw new AppError('invalid_credentials', { tries_left: left }, { tries_left: left });
     }
     if (u.disabled) throw new AppError('account_disabled');
+    // The failures stay counted until the second step passes too: a known password must not reset them.
+    const challenge = await this.mfa.begin(u, login, rp);
+    if (challenge) return challenge;
     this.throttle.succeed(login);
     return this.issue(u, req, 'login');
+  }
+
+  /** Finishes a sign-in with an answer to the login's challenge (see `SecondStep.finish` for the refusals). */
+  async loginSecondStep(challenge: string, answer: SecondStepAnswer, req: RequestMeta & { ip: string }, rp: RelyingParty | null): Promise<LoginResult> {
+    const { user, method } = await this.mfa.finish(challenge, answer, rp, req);
+    return this.issue(user, req, 'login', { mfa: method });
   }
 
   async logout(p: Principal, req: RequestMeta): Promise<void> {
@@ -124,14 +142,15 @@ export class AuthService {
 
   /**
    * Signs `u` in: a session row and its token, audited as `auth.login` with
-   * `meta.kind` (`login`, `desktop`, `oidc`). The caller has checked the
-   * credentials and that the account is enabled.
+   * `meta.kind` (`login`, `desktop`, `oidc`) and the caller's `meta` (the
+   * second factor used). The caller has checked the credentials and that the
+   * account is enabled.
    */
-  async issue(u: UserRow, req: RequestMeta, kind: string): Promise<LoginResult> {
+  async issue(u: UserRow, req: RequestMeta, kind: string, meta: Record<string, unknown> = {}): Promise<LoginResult> {
     // Session and audit row in one transaction that waits off the event loop for a database held elsewhere.
     const row = await this.db.waits.write(() => {
       const created = this.sessions.insert(u.id, { ...req, kind });
-      this.bus.record('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind } });
+      this.bus.record('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind, ...meta } });
       return created;
     });
     await this.bus.flush();

@@ -13,10 +13,12 @@ import { UsersService } from './users.service';
 import { actorRestorer } from './actor-restorer';
 import { Keys } from './keys';
 import { Roles } from './roles';
+import { createMfa } from './mfa';
 
 export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type OidcEnv, type OidcPatch } from './oidc';
 
 export { AuthService, type LoginResult } from './auth.service';
+export type { Mfa, RelyingParty, SecondStepAnswer, Who, RegistrationResponseJSON, AuthenticationResponseJSON } from './mfa';
 export { UsersService, type CreateUser, type UpdateUser } from './users.service';
 export { hashPassword, verifyPassword, passwordProblem } from './passwords';
 export type { Principal, Role, UserView } from './types';
@@ -51,7 +53,8 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const users = new UsersService(repo, signins, bus);
   const roles = new Roles(db, bus, () => (sessions.forgetAll(), keys.forgetAll()));
   const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
-  const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap });
-  return { repo, sessions, keys, roles, users, auth, throttle, actors: actorRestorer(repo, keys) };
+  const mfa = createMfa({ db, users: repo, bus, throttle, secretKey: o.secretKey });
+  const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap }, mfa.secondStep);
+  return { repo, sessions, keys, roles, users, auth, throttle, mfa, actors: actorRestorer(repo, keys) };
 }
 export type Auth = ReturnType<typeof createAuth>;

@@ -1,6 +1,7 @@
 /**
  * Login throttling, checked BEFORE the password KDF runs: failures are
- * counted per account and per client address; past the limit the key is
+ * counted per account (the login as typed), per client address and, for
+ * second-step codes and password re-entry, per person; past the limit the key is
  * locked for `lockMs` and answers 429 with a countdown. A small gate also
  * bounds how many KDF runs may be in flight, so a flood of distinct accounts
  * cannot pin the CPU. State is in memory (a restart forgives; documented).
@@ -19,10 +20,14 @@ export class LoginThrottle {
 
   constructor(private opts: { maxAttempts: number; lockMs: number; windowMs?: number; maxConcurrentKdf?: number; maxQueue?: number }) {}
 
-  /** Throws 429 `rate_limited` when the account or the address is locked. */
-  check(account: string, ip: string): void {
+  /**
+   * Throws 429 `rate_limited` when the account (the login as typed), the
+   * address or the person (`userId`: second-step and password re-entry
+   * failures count there) is locked. `account` null skips the login key.
+   */
+  check(account: string | null, ip: string, userId?: number): void {
     const now = Date.now();
-    for (const key of [`a:${account.toLowerCase()}`, `i:${ip}`]) {
+    for (const key of keys(account, ip, userId)) {
       const c = this.counters.get(key);
       if (c && c.lockedUntil > now) {
         const retry = Math.ceil((c.lockedUntil - now) / 1000);
@@ -44,15 +49,24 @@ export class LoginThrottle {
     }
   }
 
-  /** Records a failure; returns the tries left for the account (0 means now locked). */
-  fail(account: string, ip: string): number {
-    const a = this.bump(`a:${account.toLowerCase()}`, this.opts.maxAttempts);
-    this.bump(`i:${ip}`, this.opts.maxAttempts * 2);
-    return Math.max(0, this.opts.maxAttempts - a.failures);
+  /**
+   * Records a failure against the login, the address and the person (when
+   * given); returns the tries left before the account locks (the fewer of the
+   * login's and the person's; 0 means now locked).
+   */
+  fail(account: string | null, ip: string, userId?: number): number {
+    let left = this.opts.maxAttempts;
+    for (const key of keys(account, ip, userId)) {
+      const limit = key.startsWith('i:') ? this.opts.maxAttempts * 2 : this.opts.maxAttempts;
+      const c = this.bump(key, limit);
+      if (!key.startsWith('i:')) left = Math.min(left, limit - c.failures);
+    }
+    return Math.max(0, left);
   }
 
-  succeed(account: string): void {
-    this.counters.delete(`a:${account.toLowerCase()}`);
+  /** Forgets the failures of a login (and of the person) after a completed sign-in. */
+  succeed(account: string | null, userId?: number): void {
+    for (const key of keys(account, '', userId)) if (!key.startsWith('i:')) this.counters.delete(key);
   }
 
   private bump(key: string, limit: number): Counter {
@@ -72,3 +86,9 @@ export class LoginThrottle {
     for (const [k, c] of this.counters) if (c.lockedUntil < now && now - c.firstAt > (this.opts.windowMs ?? this.opts.lockMs)) this.counters.delete(k);
   }
 }
+
+const keys = (account: string | null, ip: string, userId?: number): string[] => [
+  ...(account === null ? [] : [`a:${account.toLowerCase()}`]),
+  `i:${ip}`,
+  ...(userId === undefined ? [] : [`u:${userId}`]),
+];

@@ -14,3 +14,4 @@ export type * from './uploads';
 export type * from './admin';
 export type * from './update';
 export type * from './host';
+export type * from './mfa';

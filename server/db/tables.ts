@@ -103,6 +103,47 @@ export interface OidcLinksTable {
   created_at: string;
   last_login_at: string;
 }
+/** auth: a person's authenticator-app secret (sealed), pending while enrolling; `last_step` refuses replays. */
+export interface MfaTotpTable {
+  user_id: number;
+  secret: string | null;
+  pending_secret: string | null;
+  pending_at: string | null;
+  last_step: Generated<number>;
+  confirmed_at: string | null;
+}
+/** auth: single-use recovery codes, stored as keyed hashes. */
+export interface MfaRecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+/** auth: WebAuthn credentials (passkeys); public key and id in base64url. */
+export interface MfaPasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  credential_id: string;
+  public_key: string;
+  counter: Generated<number>;
+  transports: Generated<string>;
+  rp_id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+/** auth: short-lived challenges (login second step, passkey registration), keyed by the hash of their token. */
+export interface MfaChallengesTable {
+  id: string;
+  user_id: number;
+  purpose: 'login' | 'register';
+  login: Generated<string>;
+  webauthn_challenge: string | null;
+  rp_id: string | null;
+  created_at: string;
+  expires_at: string;
+}
 /** audit */
 export interface AuditTable {
   id: Generated<number>;
@@ -183,6 +224,10 @@ export interface DB {
   device_keys: DeviceKeysTable;
   oidc_pending: OidcPendingTable;
   oidc_links: OidcLinksTable;
+  mfa_totp: MfaTotpTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_passkeys: MfaPasskeysTable;
+  mfa_challenges: MfaChallengesTable;
   audit: AuditTable;
   ops: OpsTable;
   cron_state: CronStateTable;

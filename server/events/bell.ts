@@ -108,6 +108,10 @@ const RULES: { [E in EventName]?: Render<E> } = {
     to: r.admins(),
     n: { event: 'update_available', severity: p.severity === 'security' ? 'warning' : 'info', title: `Version ${p.version} is available`, body: p.notes ?? '', data: { version: p.version, notes_url: p.notes_url } },
   }),
+  'user.mfa_reset': (p) => ({
+    to: [p.user_id],
+    n: { event: 'user.mfa_reset', severity: 'warning', title: 'Two-factor sign-in was reset', body: 'An administrator removed your second factors. Set them up again under Account security.', data: { by: p.by } },
+  }),
   update_applied: (p, r) => ({ to: r.admins(), n: { event: 'update_applied', severity: 'info', title: `Updated to ${p.to}`, body: p.restart_required ? 'A restart is required.' : '', data: { from: p.from, to: p.to } } }),
 };
 

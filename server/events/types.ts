@@ -47,6 +47,8 @@ export interface EventMap {
   'op.changed': { op_id: string; owner_id: number | null };
   update_available: { version: string; severity: string; notes?: string; notes_url?: string; kind: string };
   update_applied: { from: string; to: string; restart_required: boolean };
+  /** An admin removed every second factor of a person (who is told in the bell). */
+  'user.mfa_reset': { user_id: number; by: string | null };
   'audit': { action: string } & AuditPayload;
 }
 

@@ -12,6 +12,8 @@ const BASE: Record<string, number> = {
   unauthenticated: 401,
   invalid_credentials: 401,
   pin_wrong: 401,
+  mfa_invalid: 401,
+  mfa_expired: 401,
   forbidden: 403,
   account_disabled: 403,
   permission_denied: 403,

@@ -1,6 +1,6 @@
 /** Admin routes, typed. Every call rejects with ApiError carrying the server's message. */
 import { api } from '../api/client';
-import type { AdminStorage, AuditEvent, DriverDescriptor, Grant, OidcSettingsView, OidcTestResult, SyncRun, UpdateStatus, User } from '../api/types';
+import type { AdminStorage, AuditEvent, DriverDescriptor, Grant, MfaEnrolledUser, OidcSettingsView, OidcTestResult, SyncRun, UpdateStatus, User } from '../api/types';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -26,6 +26,8 @@ export const createUser = (body: { email: string; username: string; role: string
 export const updateUser = (id: number, body: Partial<{ role: string; password: string; disabled: boolean }>) => api(`/api/admin/users/${id}`, { method: 'PUT', body });
 export const setDisabled = (id: number, disabled: boolean) => api(`/api/admin/users/${id}/${disabled ? 'disable' : 'enable'}`, { method: 'POST' });
 export const deleteUser = (id: number) => api(`/api/admin/users/${id}`, { method: 'DELETE' });
+export const mfaEnrolled = async () => (await api<{ users: MfaEnrolledUser[] }>('/api/admin/mfa')).users;
+export const resetMfa = (id: number) => api(`/api/admin/users/${id}/mfa/reset`, { method: 'POST' });
 
 export const audit = async (q: Record<string, string | number>) => (await api<{ events: AuditEvent[] }>('/api/admin/audit', { query: q })).events;
 

@@ -1,4 +1,4 @@
-/** Users: search, create, change role, disable/enable, reset password, delete. */
+/** Users: search, create, change role, disable/enable, reset password, reset two-factor, delete. */
 import { useEffect, useState } from 'react';
 import type { User } from '../api/types';
 import { useI18n } from '../i18n';
@@ -20,7 +20,13 @@ export function UsersTab() {
   const [adding, setAdding] = useState(false);
   const [resetting, setResetting] = useState<User | null>(null);
   const [removing, setRemoving] = useState<User | null>(null);
-  const load = (query = q) => admin.users(query).then((r) => { setRows(r); setError(null); }, setError);
+  const [mfaReset, setMfaReset] = useState<User | null>(null);
+  // Who has a second factor: a route of its own, so an older server without it just shows no badge.
+  const [twoFactor, setTwoFactor] = useState<Set<number>>(new Set());
+  const load = (query = q) => {
+    void admin.mfaEnrolled().then((l) => setTwoFactor(new Set(l.map((u) => u.user_id))), () => setTwoFactor(new Set()));
+    return admin.users(query).then((r) => { setRows(r); setError(null); }, setError);
+  };
   useEffect(() => void load(''), []);
   const act = (p: Promise<unknown>) => p.then(() => load(), toast.error);
 
@@ -56,10 +62,11 @@ export function UsersTab() {
                       {ROLES.map((r) => <option key={r} value={r}>{t(`users.role.${r}`)}</option>)}
                     </select>
                   </td>
-                  <td><span className={`pill ${u.disabled ? 'revoked' : 'active'}`}>{t(u.disabled ? 'users.disabled' : 'users.active')}</span></td>
+                  <td><span className={`pill ${u.disabled ? 'revoked' : 'active'}`}>{t(u.disabled ? 'users.disabled' : 'users.active')}</span>{twoFactor.has(u.id) && <> <span className="pill">{t('users.mfa')}</span></>}</td>
                   <td><div className="row-actions">
                     <button type="button" className="small" disabled={u.id === me.id} onClick={() => void act(admin.setDisabled(u.id, !u.disabled))}>{t(u.disabled ? 'users.enable' : 'users.disable')}</button>
                     <button type="button" className="small" onClick={() => setResetting(u)}>{t('users.reset')}</button>
+                    {twoFactor.has(u.id) && <button type="button" className="small" onClick={() => setMfaReset(u)}>{t('users.mfa_reset')}</button>}
                     <button type="button" className="small danger" disabled={u.id === me.id} onClick={() => setRemoving(u)}>{t('common.delete')}</button>
                   </div></td>
                 </tr>
@@ -72,6 +79,10 @@ export function UsersTab() {
       {resetting && (
         <NameDialog title={t('users.reset')} label={t('users.new_password', { email: resetting.email })} submitLabel={t('common.save')} onClose={() => setResetting(null)}
           onSubmit={async (pw) => { await admin.updateUser(resetting.id, { password: pw }); toast.info(t('settings.saved')); }} />
+      )}
+      {mfaReset && (
+        <ConfirmDialog title={t('users.mfa_reset')} text={t('users.mfa_reset_confirm', { email: mfaReset.email })} confirmLabel={t('users.mfa_reset')} danger
+          onConfirm={() => void act(admin.resetMfa(mfaReset.id).then(() => toast.info(t('users.mfa_reset_done', { email: mfaReset.email }))))} onClose={() => setMfaReset(null)} />
       )}
       {removing && (
         <ConfirmDialog title={t('common.delete')} text={t('users.confirm_delete', { email: removing.email })} confirmLabel={t('common.delete')} danger

@@ -9,6 +9,7 @@ export type {
   AdminStorage, AuditEvent, DropSettings, ExternalService, Operation, ShareCreated, SortDir, SortKey, StorageQuota,
   SyncRunDetail as SyncRun, UpdateStatus, UploadSession, UploadStatus, ApiErrorBody as ErrorEnvelope, Capabilities,
   OidcSettingsView, OidcTestResult,
+  MfaChallenge, MfaEnrolledUser, MfaMethod, MfaStatus, PasskeyView, TotpSetup,
 } from '../../../server/contract';
 
 /** A storage plugin may describe select options as objects, and forms build fields before the server names them. */

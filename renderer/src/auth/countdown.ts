@@ -1,5 +1,6 @@
 /** A live seconds countdown for the sign-in lockout (429 `Retry-After`). */
 import { useEffect, useState } from 'react';
+import { ApiError } from '../api/client';
 
 /** Seconds left until `until` (ms epoch), ticking once a second; 0 once passed or when null. */
 export function useCountdown(until: number | null): number {
@@ -17,4 +18,20 @@ export function useCountdown(until: number | null): number {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [until]);
   return s;
+}
+
+/**
+ * The sign-in lockout: `lockedBy(err)` starts the countdown and answers true
+ * for a 429 (the caller then shows no other error); `left` is the seconds to wait.
+ */
+export function useLockout(): { left: number; lockedBy: (err: unknown) => boolean } {
+  const [until, setUntil] = useState<number | null>(null);
+  const left = useCountdown(until);
+  const lockedBy = (err: unknown) => {
+    if (!(err instanceof ApiError) || err.status !== 429) return false;
+    const s = err.retryAfter ?? Number(err.params.retry_after ?? 60);
+    setUntil(Date.now() + s * 1000);
+    return true;
+  };
+  return { left, lockedBy };
 }

@@ -1,12 +1,18 @@
-/** Sign-in with the server's sentence for each refusal, tries left, and a live lockout countdown. */
+/**
+ * Sign-in with the server's sentence for each refusal, tries left, and a live
+ * lockout countdown. An account with a second factor answers the password
+ * with a challenge: the second step takes over until it signs in or starts over.
+ */
 import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client';
-import type { User } from '../api/types';
+import { api } from '../api/client';
+import type { MfaChallenge, User } from '../api/types';
 import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
-import { useCountdown } from './countdown';
+import { useLockout } from './countdown';
+import { isChallenge } from './mfa-api';
 import { PublicFrame } from './public-frame';
 import { SsoButton, useSsoError } from './sso';
+import { SecondStep } from './second-step';
 
 export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
   const { t } = useI18n();
@@ -14,9 +20,9 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
   const [password, setPassword] = useState('');
   const ssoError = useSsoError();
   const [error, setError] = useState<string | null>(ssoError);
-  const [lockedUntil, setLockedUntil] = useState<number | null>(null);
+  const [challenge, setChallenge] = useState<MfaChallenge | null>(null);
   const [busy, setBusy] = useState(false);
-  const left = useCountdown(lockedUntil);
+  const { left, lockedBy } = useLockout();
   const locked = left > 0;
 
   const submit = async (e: FormEvent) => {
@@ -24,22 +30,25 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const r = await api<{ user: User }>('/api/auth/login', { body: { email, password }, quiet401: true });
-      onSignedIn(r.user);
+      const r = await api<MfaChallenge | { user: User }>('/api/auth/login', { body: { email, password }, quiet401: true });
+      setPassword('');
+      if (isChallenge(r)) setChallenge(r);
+      else onSignedIn(r.user);
     } catch (err) {
       setPassword('');
-      if (err instanceof ApiError && err.status === 429) {
-        const s = err.retryAfter ?? Number(err.params.retry_after ?? 60);
-        setLockedUntil(Date.now() + s * 1000);
-        setError(null);
-      } else {
-        // The server's sentence already carries the tries left.
-        setError(errorText(err, t));
-      }
+      // The server's sentence already carries the tries left.
+      if (!lockedBy(err)) setError(errorText(err, t));
     } finally {
       setBusy(false);
     }
   };
+
+  if (challenge)
+    return (
+      <PublicFrame title={t('mfa.title')}>
+        <SecondStep challenge={challenge} onSignedIn={onSignedIn} onRestart={(why) => { setChallenge(null); setError(why); }} />
+      </PublicFrame>
+    );
 
   return (
     <PublicFrame title={t('auth.title')}>

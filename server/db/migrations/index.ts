@@ -14,6 +14,7 @@ import { opJournal } from './20261125093000-op-journal';
 import { uploadPublished } from './20261125094000-upload-published';
 import { keysRoles } from './20261125110000-keys-roles';
 import { oidc } from './20261126100000-oidc';
+import { mfa } from './20261126110000-mfa';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa];
 export type { Migration } from './types';

@@ -6,12 +6,15 @@ import { isLang } from '../../lib/i18n';
 import { readObject } from '../middlewares/body';
 import { clearSessionCookie, requireUser, setSessionCookie } from '../middlewares/auth';
 import { validate, z } from '../validate';
+import { relyingParty } from '../relying-party';
 import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 
 export interface AuthRoutesDeps {
   auth: Auth;
   secureCookies: boolean;
   maxJsonBytes: number;
+  /** SERVICE_PUBLIC_URL ('' when unset), for the passkey options of a second step. */
+  publicUrl: string;
 }
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
@@ -29,8 +32,9 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
 
   r.post('/login', async (ctx) => {
     const b = validate(login, await body(ctx));
-    const res = await d.auth.auth.login(b.email, b.password, reqMeta(ctx));
-    signIn(ctx, res);
+    const res = await d.auth.auth.login(b.email, b.password, reqMeta(ctx), relyingParty(ctx, d.publicUrl));
+    // An account with a second factor gets its challenge and no cookie yet (POST /api/auth/login/mfa).
+    if ('token' in res) signIn(ctx, res);
     ctx.body = res;
   });
 

@@ -1,0 +1,228 @@
+/**
+ * Enrolling and removing second factors, for the signed-in person (each
+ * change starts with the current password re-entered) and for an admin
+ * (reset). A two-step change (TOTP setup → confirm, passkey options →
+ * register) checks the password at its first step; the second step can only
+ * finish what that first step started, for the same person, within minutes.
+ * Recovery codes belong to the enrolment as a whole: a fresh set is issued
+ * when TOTP is confirmed and when the first passkey is added without codes,
+ * and they go when the last factor goes.
+ */
+import { randomBytes } from 'node:crypto';
+import QRCode from 'qrcode';
+import { AppError, validation } from '../../errors';
+import type { ActorRef, EventBus, RequestMeta } from '../../events';
+import { decrypt, encrypt, sha256Hex } from '../../lib/crypto';
+import type { MfaStatus, PasskeyView, TotpSetup } from '../../contract';
+import { verifyPassword } from '../passwords';
+import type { LoginThrottle } from '../throttle';
+import type { UsersRepo } from '../users.repo';
+import type { MfaRepo, PasskeyRow } from './mfa.repo';
+import { hashRecoveryCode, newRecoveryCodes } from './recovery';
+import { matchTotp, newTotpSecret, totpUri } from './totp';
+import { registrationOptions, verifyRegistration, type RegistrationResponseJSON, type RelyingParty } from './webauthn';
+
+/** How long a TOTP setup may wait for its confirming code. */
+export const PENDING_TOTP_MS = 15 * 60_000;
+/** How long a passkey registration (or a login second step) may take. */
+export const CHALLENGE_MS = 5 * 60_000;
+const ISSUER = 'Filedock';
+
+export interface MfaDeps {
+  repo: MfaRepo;
+  users: UsersRepo;
+  bus: EventBus;
+  throttle: LoginThrottle;
+  secretKey: Buffer;
+  /** Milliseconds since the epoch; tests pass a fake clock. */
+  clock: () => number;
+}
+
+/** The person a call acts for, with where the request came from. */
+export interface Who {
+  id: number;
+  email: string;
+  username: string;
+  request: RequestMeta & { ip: string };
+}
+
+const ref = (w: Who): ActorRef => ({ id: w.id, email: w.email });
+
+export class MfaEnrolment {
+  constructor(private d: MfaDeps) {}
+
+  private now = () => new Date(this.d.clock()).toISOString();
+
+  /** What the person has enrolled; `rpId` marks which passkeys work at the address in use. */
+  status(userId: number, rpId: string): MfaStatus {
+    const totp = this.d.repo.totp(userId);
+    const codes = this.d.repo.unusedCodes(userId);
+    const passkeys = this.d.repo.passkeys(userId).map(passkeyView);
+    const pending = !!totp?.pending_secret && Date.parse(totp.pending_at ?? '') + PENDING_TOTP_MS > this.d.clock();
+    return {
+      enabled: !!totp?.secret || passkeys.length > 0,
+      totp: { enabled: !!totp?.secret, pending, confirmed_at: totp?.confirmed_at ?? null },
+      recovery_codes: { remaining: codes.length, created_at: codes[0]?.created_at ?? null },
+      passkeys,
+      rp_id: rpId,
+    };
+  }
+
+  /**
+   * Checks the re-entered password, counted in the login throttle for the
+   * person and the address: `validation_failed` on `current_password` when it
+   * is wrong, 429 `rate_limited` once the tries are used up. Accounts without
+   * a local password cannot confirm one and so cannot change second factors.
+   */
+  async reauth(who: Who, password: string): Promise<void> {
+    const t = this.d.throttle;
+    t.check(null, who.request.ip, who.id);
+    const hash = this.d.users.byId(who.id)?.password_hash ?? null;
+    if (await t.gate(() => verifyPassword(password, hash))) return;
+    const left = t.fail(null, who.request.ip, who.id);
+    await this.d.bus.emit('audit', { action: 'auth.failed', actor: ref(who), request: who.request, meta: { step: 'reauth', tries_left: left } });
+    if (left === 0) t.check(null, who.request.ip, who.id);
+    throw new AppError('validation_failed', { field: 'current_password', tries_left: left }, { field: 'current_password', tries_left: left });
+  }
+
+  /** Starts (or restarts) a TOTP enrolment: a new pending secret, its URI and QR image. An active TOTP stays in force until confirmation. */
+  async totpSetup(who: Who): Promise<TotpSetup> {
+    const secret = newTotpSecret();
+    this.d.repo.setPending(who.id, encrypt(this.d.secretKey, secret), this.now());
+    const uri = totpUri(secret, ISSUER, who.email);
+    const qr = await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
+    return { secret, uri, qr, expires_at: new Date(this.d.clock() + PENDING_TOTP_MS).toISOString() };
+  }
+
+  /**
+   * Activates the pending secret when `code` is right for it; answers a new
+   * set of recovery codes (shown once). `conflict` when no setup is pending
+   * (or it expired); `validation_failed` on `code` when the code is wrong.
+   */
+  async totpConfirm(who: Who, code: string): Promise<{ recovery_codes: string[] }> {
+    const row = this.d.repo.totp(who.id);
+    if (!row?.pending_secret || Date.parse(row.pending_at ?? '') + PENDING_TOTP_MS <= this.d.clock())
+      throw new AppError('conflict', { reason: 'no_pending_setup' }, { reason: 'no_pending_setup' });
+    const step = matchTotp(decrypt(this.d.secretKey, row.pending_secret), code, this.d.clock(), 0);
+    if (step === null) throw validation('code', 'wrong code');
+    this.d.repo.activate(who.id, step, this.now());
+    const recovery_codes = this.issueCodes(who.id);
+    await this.audit('auth.mfa_enrolled', who, { method: 'totp', replaced: !!row.secret });
+    return { recovery_codes };
+  }
+
+  /** Removes the person's TOTP; `not_found` when none is active. Recovery codes go when no factor is left. */
+  async totpRemove(who: Who): Promise<void> {
+    if (!this.d.repo.removeTotp(who.id)) throw new AppError('not_found');
+    this.dropCodesIfBare(who.id);
+    await this.audit('auth.mfa_removed', who, { method: 'totp' });
+  }
+
+  /** A new set of ten codes replacing every earlier one; `conflict` when no second factor is enrolled. */
+  async regenerateCodes(who: Who): Promise<{ recovery_codes: string[] }> {
+    if (!this.enrolled(who.id)) throw new AppError('conflict', { reason: 'no_second_factor' }, { reason: 'no_second_factor' });
+    const recovery_codes = this.issueCodes(who.id);
+    await this.audit('auth.mfa_enrolled', who, { method: 'recovery' });
+    return { recovery_codes };
+  }
+
+  /** Starts a passkey registration at `rp`: the browser's options and the challenge token `passkeyRegister` takes back. */
+  async passkeyOptions(who: Who, rp: RelyingParty): Promise<{ challenge: string; options: Record<string, unknown> }> {
+    const options = await registrationOptions(rp, who, this.d.repo.passkeys(who.id));
+    this.d.repo.removeChallenges(who.id, 'register');
+    const { token } = this.newChallenge(who.id, 'register', '', options.challenge, rp.id);
+    return { challenge: token, options: options as unknown as Record<string, unknown> };
+  }
+
+  /**
+   * Stores the passkey the browser made for the challenge `passkeyOptions`
+   * gave this person. `validation_failed` on `challenge` (unknown, expired,
+   * another person's or another address's) or `response` (does not verify);
+   * `conflict` for a credential already stored. Answers recovery codes when
+   * this made the first codes of the enrolment.
+   */
+  async passkeyRegister(who: Who, rp: RelyingParty, token: string, name: string, response: RegistrationResponseJSON): Promise<{ passkey: PasskeyView; recovery_codes?: string[] }> {
+    const id = sha256Hex(token);
+    const c = this.d.repo.challenge(id, this.now());
+    if (!c || c.user_id !== who.id || c.purpose !== 'register' || c.rp_id !== rp.id || !c.webauthn_challenge) throw validation('challenge', 'unknown or expired');
+    const cred = await verifyRegistration(rp, c.webauthn_challenge, response);
+    if (!this.d.repo.consumeChallenge(id)) throw validation('challenge', 'already used');
+    if (this.d.repo.passkeyByCredential(cred.credential_id)) throw new AppError('conflict', { reason: 'passkey_exists' }, { reason: 'passkey_exists' });
+    const hadCodes = this.d.repo.unusedCodes(who.id).length > 0;
+    const rowId = this.d.repo.insertPasskey({ user_id: who.id, ...cred, transports: JSON.stringify(cred.transports), rp_id: rp.id, name, created_at: this.now() });
+    const recovery_codes = hadCodes ? undefined : this.issueCodes(who.id);
+    await this.audit('auth.mfa_enrolled', who, { method: 'passkey', name, rp_id: rp.id });
+    const passkey = passkeyView(this.d.repo.passkeys(who.id).find((p) => p.id === rowId)!);
+    return recovery_codes ? { passkey, recovery_codes } : { passkey };
+  }
+
+  /** Removes one of the person's passkeys; `not_found` when it is not theirs. */
+  async passkeyRemove(who: Who, id: number): Promise<void> {
+    const row = this.d.repo.passkeys(who.id).find((p) => p.id === id);
+    if (!row || !this.d.repo.removePasskey(who.id, id)) throw new AppError('not_found');
+    this.dropCodesIfBare(who.id);
+    await this.audit('auth.mfa_removed', who, { method: 'passkey', name: row.name });
+  }
+
+  /**
+   * An admin removes every second factor of a person (TOTP, passkeys, codes,
+   * open challenges); audited `user.mfa_reset`, and the person is told in the
+   * bell. `not_found` for an unknown person. Idempotent.
+   */
+  async reset(userId: number, by: { actor: ActorRef | null; request?: RequestMeta }): Promise<{ totp: boolean; passkeys: number; recovery_codes: number }> {
+    const u = this.d.users.byId(userId);
+    if (!u) throw new AppError('not_found');
+    const removed = {
+      totp: this.d.repo.removeTotp(userId),
+      passkeys: this.d.repo.removePasskeys(userId),
+      recovery_codes: this.d.repo.removeCodes(userId),
+    };
+    this.d.repo.removeChallenges(userId);
+    await this.d.bus.emit('audit', { action: 'user.mfa_reset', actor: by.actor, request: by.request, resource: `user:${userId}`, meta: { email: u.email, ...removed } });
+    await this.d.bus.emit('user.mfa_reset', { user_id: userId, by: by.actor?.email ?? null });
+    return removed;
+  }
+
+  /** Who has a second factor, for the admin's user list. */
+  enrolledUsers(): Array<{ user_id: number; methods: Array<'totp' | 'passkey'> }> {
+    return this.d.repo.enrolledUsers();
+  }
+
+  /** True when the person has an active TOTP or a passkey. */
+  enrolled(userId: number): boolean {
+    return !!this.d.repo.totp(userId)?.secret || this.d.repo.passkeys(userId).length > 0;
+  }
+
+  /**
+   * Stores a challenge (5 minutes) under the hash of a fresh token; returns
+   * the token and its expiry. Expired challenges are swept here, so the table
+   * holds only what is still open.
+   */
+  newChallenge(userId: number, purpose: 'login' | 'register', login: string, webauthn: string | null, rpId: string | null): { token: string; expires_at: string } {
+    const token = randomBytes(32).toString('base64url');
+    const at = this.d.clock();
+    const created_at = new Date(at).toISOString();
+    const expires_at = new Date(at + CHALLENGE_MS).toISOString();
+    this.d.repo.sweepChallenges(created_at);
+    this.d.repo.insertChallenge({ id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId, created_at, expires_at });
+    return { token, expires_at };
+  }
+
+  private issueCodes(userId: number): string[] {
+    const codes = newRecoveryCodes();
+    this.d.repo.replaceCodes(userId, codes.map((c) => hashRecoveryCode(this.d.secretKey, userId, c)), this.now());
+    return codes;
+  }
+
+  private dropCodesIfBare(userId: number): void {
+    if (!this.enrolled(userId)) this.d.repo.removeCodes(userId);
+  }
+
+  private audit(action: 'auth.mfa_enrolled' | 'auth.mfa_removed', who: Who, meta: Record<string, unknown>): Promise<void> {
+    return this.d.bus.emit('audit', { action, actor: ref(who), request: who.request, resource: `user:${who.id}`, meta });
+  }
+}
+
+function passkeyView(p: PasskeyRow): PasskeyView {
+  return { id: p.id, name: p.name, rp_id: p.rp_id, created_at: p.created_at, last_used_at: p.last_used_at };
+}
