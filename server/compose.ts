@@ -58,15 +58,17 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const hub = new RealtimeHub();
     const queue = new JobQueue(db.sqlite, { concurrency: 4, log: logFn });
     const scheduler = new Scheduler(db.sqlite, logFn);
+    const settings = new SettingsStore(db);
+    settings.seed('share_max_ttl_days', config.shareMaxTtl);
+    settings.seed('allow_signup', config.allowSignup);
     const auth = createAuth(db, bus, {
       secretKey,
       sessionTtlMs: config.sessionTtl,
       maxAttempts: config.loginMaxAttempts,
       lockMs: config.loginLock,
       desktopBootstrap: config.desktopBootstrap,
+      allowSignup: () => settings.get('allow_signup'),
     });
-    const settings = new SettingsStore(db);
-    settings.seed('share_max_ttl_days', config.shareMaxTtl);
     const oidc = createOidc({
       db, bus, auth, secretKey, publicUrl: config.publicUrl, warn: (m) => log.warn(m),
       store: { load: () => settings.get('oidc'), save: (v) => settings.set('oidc', v) },
@@ -146,7 +148,9 @@ export async function compose(config: Config, opts: ComposeOptions) {
       version: config.version,
       thumbs: thumbCapabilities(),
       external: { docserver_url: '', diagram_url: '', text_diagram: false },
-      auth: oidc.config.active() ? { drivers: ['local', 'oidc'], allow_signup: false, oidc_label: oidc.config.label() } : { drivers: ['local'], allow_signup: false },
+      auth: oidc.config.active()
+        ? { drivers: ['local', 'oidc'], allow_signup: settings.get('allow_signup'), oidc_label: oidc.config.label() }
+        : { drivers: ['local'], allow_signup: settings.get('allow_signup') },
       limits: { max_upload_bytes: config.maxUploadBytes, max_archive_bytes: config.maxArchiveBytes, max_chunk_bytes: config.maxChunkBytes },
       storage_drivers: registry.list().map((d) => d.driver),
       antivirus: protection.antivirus.active,

@@ -25,6 +25,8 @@ import { adminUserRoutes } from './http/routes/admin-users.routes';
 import { oidcRoutes } from './http/routes/oidc.routes';
 import { adminOidcRoutes } from './http/routes/admin-oidc.routes';
 import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
+import { accessRoutes, adminAccessRoutes } from './http/routes/access.routes';
+import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -113,12 +115,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const secureCookies = config.publicUrl.startsWith('https:');
     const json = config.maxJsonBytes;
+    const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes(sv.capabilities),
       authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),
-      adminUserRoutes({ auth, db, maxJsonBytes: json }),
+      adminUserRoutes({ auth, db, settings: sv.settings, bus, maxJsonBytes: json }),
+      accessRoutes(access),
+      adminAccessRoutes(access),
+      adminRoleRoutes({ auth, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue }),

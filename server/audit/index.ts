@@ -23,7 +23,9 @@ export function attachAudit(db: Db, bus: EventBus): void {
     'INSERT INTO audit (ts, user_id, user_email, action, resource, ip, ua, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   bus.on('audit', (p, m) => {
-    const write = () => insert.run(m.at, p.actor?.id ?? null, p.actor?.email ?? null, p.action, p.resource ?? null, p.request?.ip ?? null, p.request?.ua ?? null, JSON.stringify(p.meta ?? {}));
+    // Work done through an API key names the key in `meta.key_id`.
+    const meta = p.actor?.key_id !== undefined ? { ...p.meta, key_id: p.actor.key_id } : (p.meta ?? {});
+    const write = () => insert.run(m.at, p.actor?.id ?? null, p.actor?.email ?? null, p.action, p.resource ?? null, p.request?.ip ?? null, p.request?.ua ?? null, JSON.stringify(meta));
     // Written at once when the database is free; while another program holds it, retried in the
     // background (10 minutes at most) without holding up the other listeners.
     void untilFree(write, 600_000).catch(() => undefined);
@@ -36,7 +38,8 @@ export async function queryAudit(db: Db, q: AuditQuery): Promise<AuditEvent[]> {
   if (q.user_id !== undefined) sel = sel.where('user_id', '=', q.user_id);
   if (q.action) {
     const a = q.action.replace(/\*$/, '');
-    sel = a.endsWith('.') ? sel.where('action', 'like', `${a.replace(/[%_]/g, '')}%`) : sel.where('action', '=', a);
+    // A prefix as a range (`api_key.` ≤ action < `api_key/`): LIKE would read `_` as a wildcard.
+    sel = a.endsWith('.') ? sel.where('action', '>=', a).where('action', '<', `${a.slice(0, -1)}/`) : sel.where('action', '=', a);
   }
   if (q.from) sel = sel.where('ts', '>=', q.from);
   if (q.to) sel = sel.where('ts', '<=', q.to);

@@ -4,13 +4,12 @@
  * setup, and desktop pairing (bootstrap secret, device keys bound to a
  * machine id). See docs/auth.md and docs/server-host-protocol.md.
  */
-import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual, sha256Hex } from '../lib/crypto';
 import type { Db } from '../db';
-import { nowIso } from '../db';
 import { verifyPassword } from './passwords';
+import type { Keys } from './keys';
 import type { LoginThrottle } from './throttle';
 import type { Sessions } from './sessions';
 import type { UsersRepo, UserRow } from './users.repo';
@@ -21,6 +20,16 @@ import type { RelyingParty, SecondStep, SecondStepAnswer } from './mfa';
 
 /** Meta key holding the hash of the desktop bootstrap secret once it was used. */
 const BOOTSTRAP_USED = 'desktop_bootstrap_used';
+
+/** A desktop pairing key as `GET /api/auth/desktop/keys` lists it. */
+export interface DeviceKeyView {
+  id: number;
+  machine_id: string;
+  label: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
 
 export interface LoginResult {
   user: { id: number; email: string; username: string; role: 'admin' | 'user' };
@@ -36,8 +45,10 @@ export class AuthService {
     private sessions: Sessions,
     private throttle: LoginThrottle,
     private bus: EventBus,
-    private opts: { desktopBootstrap: string },
+    private opts: { desktopBootstrap: string; allowSignup: () => boolean },
     private mfa: SecondStep,
+    private keys: Keys,
+    private probes: LoginThrottle,
   ) {}
 
   /**
@@ -93,6 +104,28 @@ export class AuthService {
     return this.issue(u, req, 'login');
   }
 
+  /**
+   * Creates a `user` account and signs it in, when `allow_signup` is on
+   * (`forbidden` otherwise). Every attempt spends from the address's probe
+   * budget (`rate_limited` past it), since an answer such as `email_taken`
+   * tells whether an account exists.
+   */
+  async signup(input: { email: string; username?: string; password: string; language?: string | null }, req: RequestMeta & { ip: string }): Promise<LoginResult> {
+    if (!this.opts.allowSignup()) throw new AppError('forbidden', { reason: 'sign-up is off' }, { reason: 'signup_off' });
+    this.probe(req.ip);
+    await this.throttle.gate(() => this.users.create({ ...input, role: 'user' }, { actor: null, request: req }));
+    return this.issue(this.repo.byLogin(input.email.trim())!, req, 'signup');
+  }
+
+  /**
+   * Spends one probe of `ip` (account checks, sign-ups): past the budget
+   * (the sign-in failures an address may make) → `rate_limited`.
+   */
+  probe(ip: string): void {
+    this.probes.check(null, ip);
+    this.probes.fail(null, ip);
+  }
+
   /** Desktop first run: exchanges the shell's one-time secret for an owner session. */
   async desktopBootstrap(secret: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
@@ -106,38 +139,34 @@ export class AuthService {
     return this.issue(owner, req, 'desktop');
   }
 
-  /** Mints a device key bound to `machineId`; only its hash is kept. */
-  desktopComplete(p: Principal, machineId: string, label: string): { key_id: number; key: string } {
-    const key = 'fdk_' + randomBytes(32).toString('base64url');
-    const id = Number(
-      this.db.sqlite
-        .prepare('INSERT INTO device_keys (user_id, machine_id, label, key_hash, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(p.id, machineId, label.slice(0, 100), sha256Hex(`${machineId}\n${key}`), nowIso()).lastInsertRowid,
-    );
-    return { key_id: id, key };
+  /** Mints the key a desktop shell pairs with, bound to `machineId` (auth/keys: only its hash is kept). */
+  desktopComplete(p: Principal, machineId: string, label: string, req?: RequestMeta): Promise<{ key_id: number; key: string }> {
+    return this.keys.createDevice(p, machineId, label.slice(0, 100), req);
   }
 
-  /** Signs a paired desktop in: key and machine id must match a live key. */
+  /** Signs a paired desktop in: key and machine id must match a live key of an enabled account. */
   async desktopLogin(key: string, machineId: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
-    const row = this.db.sqlite
-      .prepare('SELECT id, user_id FROM device_keys WHERE key_hash = ? AND revoked_at IS NULL')
-      .get(sha256Hex(`${machineId}\n${key}`)) as { id: number; user_id: number } | undefined;
-    const u = row ? this.repo.byId(row.user_id) : undefined;
-    if (!row || !u || u.disabled) throw new AppError('unauthenticated');
-    this.db.sqlite.prepare('UPDATE device_keys SET last_used_at = ? WHERE id = ?').run(nowIso(), row.id);
+    const owner = this.keys.desktopOwner(key, machineId);
+    const u = owner === null ? undefined : this.repo.byId(owner);
+    if (!u || u.disabled) throw new AppError('unauthenticated');
     return this.issue(u, req, 'desktop');
   }
 
-  listDeviceKeys(p: Principal): Array<{ id: number; machine_id: string; label: string; created_at: string; last_used_at: string | null; revoked_at: string | null }> {
-    const sql = 'SELECT id, machine_id, label, created_at, last_used_at, revoked_at FROM device_keys' + (p.role === 'admin' ? '' : ' WHERE user_id = ?') + ' ORDER BY id';
-    return (p.role === 'admin' ? this.db.sqlite.prepare(sql).all() : this.db.sqlite.prepare(sql).all(p.id)) as never;
+  /** Desktop pairing keys: the caller's, or everyone's for an admin. */
+  listDeviceKeys(p: Principal): DeviceKeyView[] {
+    return this.keys
+      .list(p.role === 'admin' ? null : p.id)
+      .filter((k) => k.machine_id !== null)
+      .map((k) => ({ id: k.id, machine_id: k.machine_id!, label: k.name, created_at: k.created_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at }))
+      .reverse();
   }
 
-  revokeDeviceKey(p: Principal, id: number): void {
-    const row = this.db.sqlite.prepare('SELECT user_id FROM device_keys WHERE id = ?').get(id) as { user_id: number } | undefined;
-    if (!row || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found');
-    this.db.sqlite.prepare('UPDATE device_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(nowIso(), id);
+  /** Revokes a desktop pairing key of the caller (an admin: anyone's); other ids → `not_found`. */
+  async revokeDeviceKey(p: Principal, id: number, req?: RequestMeta): Promise<void> {
+    const row = this.keys.byId(id);
+    if (!row || row.machine_id === null || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found');
+    await this.keys.revoke(p, id, req);
   }
 
   /**

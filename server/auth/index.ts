@@ -27,7 +27,7 @@ export {
   personActor, systemActor, linkActor, keyActor, actorRef, principalOf, actorSpec,
   type Actor, type PersonActor, type LinkActor, type KeyActor, type SystemActor, type ActorSpec, type ActorRestorer,
 } from './actor';
-export { Keys, VERBS, checkVerbs, isKeyToken, scopeOf, type KeyScope, type KeyRow, type Verb } from './keys';
+export { Keys, VERBS, checkVerbs, isKeyToken, keyView, scopeOf, type KeyScope, type KeyRow, type Verb } from './keys';
 export { Roles, checkPermissionMap, type RoleView } from './roles';
 export { PERMISSIONS, ROLE_MATRIX, decide, isPermission, isAppPermission, type Permission, type PermissionSubject } from './permissions';
 export { can, requirePermission } from './access';
@@ -38,6 +38,8 @@ export interface AuthOptions {
   maxAttempts: number;
   lockMs: number;
   desktopBootstrap: string;
+  /** Whether anyone may sign up (the `allow_signup` setting). */
+  allowSignup?: () => boolean;
 }
 
 export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
@@ -53,8 +55,10 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const users = new UsersService(repo, signins, bus);
   const roles = new Roles(db, bus, () => (sessions.forgetAll(), keys.forgetAll()));
   const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
+  // Account checks and sign-ups tell whether an address is taken: per client address no faster than sign-in attempts.
+  const probes = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
   const mfa = createMfa({ db, users: repo, bus, throttle, secretKey: o.secretKey });
-  const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap }, mfa.secondStep);
-  return { repo, sessions, keys, roles, users, auth, throttle, mfa, actors: actorRestorer(repo, keys) };
+  const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap, allowSignup: o.allowSignup ?? (() => false) }, mfa.secondStep, keys, probes);
+  return { repo, sessions, keys, roles, users, auth, throttle, probes, mfa, actors: actorRestorer(repo, keys) };
 }
 export type Auth = ReturnType<typeof createAuth>;

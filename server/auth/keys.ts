@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
 import type { Db } from '../db';
 import type { ApiKeysTable } from '../db/tables';
+import type { ApiKeyView, KeyVerb } from '../contract';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual } from '../lib/crypto';
 import type { Principal } from './types';
@@ -22,9 +23,9 @@ export const VERBS = {
   'files:write': 'upload, create, rename, move, copy and delete there',
   'shares:write': 'create, list and revoke share links and file requests',
   'ai.use': 'the agent API (MCP tools)',
-  admin: 'admin routes (only on an admin’s key)',
-} as const;
-export type Verb = keyof typeof VERBS;
+  admin: 'admin routes, also under /api/ai/admin (only on an admin’s key, never with a root)',
+} as const satisfies Record<KeyVerb, string>;
+export type Verb = KeyVerb;
 
 /** What a request signed with a key may do: checked by the file service and the route gate. */
 export interface KeyScope {
@@ -129,10 +130,9 @@ export class Keys {
       this.touch(hit.scope.id, hit.principal, request, now);
       return hit;
     }
-    const m = TOKEN.exec(token);
-    const row = m ? this.byId(Number(m[1])) : undefined;
-    const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY) && !!row;
-    if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
+    const row = this.check(token, now);
+    // A machine-bound key only signs its desktop in (desktopLogin): it is no bearer credential.
+    if (!row || row.machine_id !== null) return null;
     const principal = this.users.principal(row.user_id, `key:${row.id}`);
     if (!principal) return null;
     const scope = scopeOf(row);
@@ -144,6 +144,41 @@ export class Keys {
     }
     this.touch(row.id, principal, request, now);
     return { principal, scope };
+  }
+
+  /**
+   * Mints the key a desktop shell pairs with: bound to its machine id, no
+   * verbs; it signs that desktop in at `desktopLogin` and nothing else.
+   */
+  async createDevice(p: Principal, machineId: string, label: string, request?: RequestMeta): Promise<{ key_id: number; key: string }> {
+    const { key, token } = await this.create(p, { userId: p.id, name: label, verbs: [], root: null, expiresAt: null, machineId }, request);
+    return { key_id: key.id, key: token };
+  }
+
+  /**
+   * The owner of the live machine-bound key `token` for `machineId`, or null.
+   * A desktop paired before keys had ids presents its old key, checked against
+   * the hash of machine id and key it was stored with.
+   */
+  desktopOwner(token: string, machineId: string): number | null {
+    const now = Date.now();
+    let row = TOKEN.test(token) ? this.check(token, now) : undefined;
+    if (!row) {
+      const legacy = this.db.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hashOf(`${machineId}\n${token}`))) as KeyRow | undefined;
+      row = legacy && !legacy.revoked_at ? legacy : undefined;
+    }
+    if (!row || row.machine_id === null || row.machine_id !== machineId) return null;
+    this.db.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', row.id));
+    return row.user_id;
+  }
+
+  /** The live row of a well-formed token whose secret matches (same cost for an unknown id), or undefined. */
+  private check(token: string, now: number): KeyRow | undefined {
+    const m = TOKEN.exec(token);
+    const row = m ? this.byId(Number(m[1])) : undefined;
+    const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY);
+    if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return undefined;
+    return row;
   }
 
   /** Drops cached keys of a person whose rights changed. */
@@ -178,6 +213,16 @@ export class Keys {
       void this.bus.emit('audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });
     }
   }
+}
+
+/** A key row as the keys page shows it; `root` is its folder as a UI path (the caller knows storage names). */
+export function keyView(row: KeyRow, root: string | null, now = Date.now()): ApiKeyView {
+  const state = row.revoked_at ? 'revoked' : row.expires_at && Date.parse(row.expires_at) <= now ? 'expired' : 'active';
+  return {
+    id: row.id, user_id: row.user_id, name: row.name, kind: row.machine_id === null ? 'key' : 'desktop', verbs: JSON.parse(row.verbs) as Verb[], root,
+    machine_id: row.machine_id, created_at: row.created_at, expires_at: row.expires_at, last_used_at: row.last_used_at, last_used_ip: row.last_used_ip,
+    revoked_at: row.revoked_at, state,
+  };
 }
 
 /** The scope a key row grants. */

@@ -10,15 +10,9 @@ import type { Db } from '../db';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
 import { isPermission } from './permissions';
 
-export interface RoleView {
-  id: number;
-  name: string;
-  /** Permission id → allowed, for the permissions this role decides. */
-  permissions: Record<string, boolean>;
-  members: number;
-  created_at: string;
-  updated_at: string;
-}
+import type { RoleView } from '../contract';
+
+export type { RoleView };
 
 /** Checks a permission map from a request (`validation_failed` naming the bad id). */
 export function checkPermissionMap(v: unknown, field: string): Record<string, boolean> {

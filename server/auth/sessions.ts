@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
+import type { SessionsTable } from '../db/tables';
 import { isBusy } from '../db';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
@@ -15,6 +16,9 @@ const CACHE_MS = 10_000;
 const TOUCH_MS = 60_000;
 /** Bound of the caches: past it the oldest entries go (a miss only costs one verify and two queries). */
 export const CACHE_MAX = 10_000;
+
+/** A session as its owner's session list shows it. */
+export type SessionRow = Omit<SessionsTable, 'user_id'>;
 
 /** A session row just written, before its token is signed. */
 export interface NewSession {
@@ -103,6 +107,28 @@ export class Sessions {
   revoke(sid: string): void {
     this.db.sqlite.prepare('DELETE FROM sessions WHERE id = ?').run(sid);
     for (const [token, c] of this.cache) if (c.p.sessionId === sid) this.cache.delete(token);
+  }
+
+  /** A person's live sessions, most recently seen first. */
+  list(userId: number): SessionRow[] {
+    return this.db.sqlite
+      .prepare('SELECT id, kind, created_at, expires_at, last_seen_at, ip, ua FROM sessions WHERE user_id = ? AND expires_at > ? ORDER BY last_seen_at DESC, created_at DESC')
+      .all(userId, new Date().toISOString()) as SessionRow[];
+  }
+
+  /** Ends one session of `userId` (false when it is not theirs or gone). */
+  revokeOf(userId: number, sid: string): boolean {
+    const owner = this.db.sqlite.prepare('SELECT user_id FROM sessions WHERE id = ?').pluck().get(sid) as number | undefined;
+    if (owner !== userId) return false;
+    this.revoke(sid);
+    return true;
+  }
+
+  /** Ends every session of `userId` but `keep` (sign out everywhere else); answers how many ended. */
+  revokeOthers(userId: number, keep: string): number {
+    const n = this.db.sqlite.prepare('DELETE FROM sessions WHERE user_id = ? AND id != ?').run(userId, keep).changes;
+    for (const [token, c] of this.cache) if (c.p.id === userId && c.p.sessionId !== keep) this.cache.delete(token);
+    return n;
   }
 
   /** Ends every session of a user (disable, delete, password reset). */

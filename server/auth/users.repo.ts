@@ -4,6 +4,7 @@ import type { Db } from '../db';
 import { nowIso } from '../db';
 import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
+import type { GroupView } from '../contract';
 
 export type UserRow = Omit<UsersTable, 'id'> & { id: number };
 
@@ -41,11 +42,28 @@ export class UsersRepo {
     );
   }
 
-  update(id: number, patch: Partial<Pick<UserRow, 'email' | 'username' | 'role' | 'disabled' | 'language' | 'password_hash' | 'quota_bytes'>>): void {
+  update(id: number, patch: Partial<Pick<UserRow, 'email' | 'username' | 'role' | 'disabled' | 'language' | 'password_hash' | 'quota_bytes' | 'custom_role_id'>>): void {
     const keys = Object.keys(patch) as Array<keyof typeof patch>;
     if (keys.length === 0) return;
     const sets = keys.map((k) => `${k} = ?`).join(', ');
     this.db.sqlite.prepare(`UPDATE users SET ${sets}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k] as unknown), nowIso(), id);
+  }
+
+  /** Every group with its members, by name. */
+  groupsWithMembers(): GroupView[] {
+    const rows = this.db.sqlite
+      .prepare('SELECT g.name, u.id, u.email, u.username FROM groups g LEFT JOIN user_groups ug ON ug.group_id = g.id LEFT JOIN users u ON u.id = ug.user_id ORDER BY g.name, u.email')
+      .all() as Array<{ name: string; id: number | null; email: string | null; username: string | null }>;
+    const out = new Map<string, GroupView>();
+    for (const r of rows) {
+      const g = out.get(r.name) ?? out.set(r.name, { name: r.name, members: [] }).get(r.name)!;
+      if (r.id !== null) g.members.push({ id: r.id, email: r.email!, username: r.username! });
+    }
+    return [...out.values()];
+  }
+
+  roleExists(id: number): boolean {
+    return this.db.first(this.db.k.selectFrom('roles').select('id').where('id', '=', id)) !== undefined;
   }
 
   /** Replaces the user's groups, creating missing group rows. */
@@ -104,6 +122,7 @@ export class UsersRepo {
       language: u.language,
       groups: this.groupsOf(u.id),
       quota_bytes: u.quota_bytes,
+      custom_role_id: u.custom_role_id ?? null,
       auth_driver: u.auth_driver,
       created_at: u.created_at,
       updated_at: u.updated_at,

@@ -33,6 +33,8 @@ export interface UpdateUser {
   language?: string | null;
   groups?: string[];
   quota_bytes?: number | null;
+  /** A custom role's id, or null for none. */
+  custom_role_id?: number | null;
 }
 
 export interface Ctx {
@@ -103,6 +105,10 @@ export class UsersService {
     }
     if (patch.language !== undefined) row.language = patch.language;
     if (patch.quota_bytes !== undefined) row.quota_bytes = patch.quota_bytes;
+    if (patch.custom_role_id !== undefined) {
+      if (patch.custom_role_id !== null && !this.repo.roleExists(patch.custom_role_id)) throw validation('custom_role_id', 'no such role');
+      row.custom_role_id = patch.custom_role_id;
+    }
     if (patch.password !== undefined) {
       const p = passwordProblem(patch.password);
       if (p) throw validation('password', p);

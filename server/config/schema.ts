@@ -80,6 +80,7 @@ export const SETTINGS = {
   sessionTtl: s('SERVICE_SESSION_TTL', duration, '14d', 'Lifetime of a sign-in session (cookie and token); 0 means the default.'),
   loginMaxAttempts: s('SERVICE_LOGIN_MAX_ATTEMPTS', int(1, 100), '5', 'Wrong passwords per account (and per client address x2) before the lock.'),
   loginLock: s('SERVICE_LOGIN_LOCK', duration, '15m', 'How long a login lock lasts.'),
+  allowSignup: s('SERVICE_ALLOW_SIGNUP', bool, 'false', 'Seeds `allow_signup` once: anyone who reaches the sign-in page may create a `user` account (the admin console changes it later).'),
   httpHeadersTimeout: s('SERVICE_HTTP_HEADERS_TIMEOUT', duration, '20s', 'How long a client may take to send a request\'s headers; slow-header (slowloris) sockets are closed after it (checked every second).'),
   httpIdleTimeout: s('SERVICE_HTTP_IDLE_TIMEOUT', duration, '60s', 'Inactivity allowed while a request is open (no body byte received, no response byte taken); a steady upload or download of any length is never cut (0 = no limit).'),
   httpKeepAliveTimeout: s('SERVICE_HTTP_KEEPALIVE_TIMEOUT', duration, '65s', 'How long an idle keep-alive connection stays open between requests (above the 60 s of common proxies and tunnels).'),

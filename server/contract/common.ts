@@ -21,6 +21,8 @@ export interface UserView {
   language: string | null;
   groups: string[];
   quota_bytes: number | null;
+  /** The custom role over the built-in one, if any (`GET /api/admin/roles`). */
+  custom_role_id: number | null;
   auth_driver: string;
   created_at: string;
   updated_at: string;

@@ -15,3 +15,4 @@ export type * from './admin';
 export type * from './update';
 export type * from './host';
 export type * from './mfa';
+export type * from './access';

@@ -11,7 +11,6 @@ export const TABLE_OWNERS = {
   groups: 'auth',
   user_groups: 'auth',
   sessions: 'auth',
-  device_keys: 'auth',
   api_keys: 'auth',
   roles: 'auth',
   user_permissions: 'auth',

@@ -14,7 +14,7 @@ export interface UsersTable {
   language: string | null;
   password_hash: string | null;
   auth_driver: string;
-  custom_role_id?: number | null;
+  custom_role_id: number | null;
   quota_bytes: number | null;
   created_at: string;
   updated_at: string;
@@ -39,17 +39,6 @@ export interface SessionsTable {
   last_seen_at: string;
   ip: string | null;
   ua: string | null;
-}
-/** auth: desktop device keys (hash only). */
-export interface DeviceKeysTable {
-  id: Generated<number>;
-  user_id: number;
-  machine_id: string;
-  label: string;
-  key_hash: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
 }
 /** auth: API keys (hash only); `verbs` is a JSON array, the root a storage id and a relative path. */
 export interface ApiKeysTable {
@@ -221,7 +210,6 @@ export interface DB {
   groups: GroupsTable;
   user_groups: UserGroupsTable;
   sessions: SessionsTable;
-  device_keys: DeviceKeysTable;
   oidc_pending: OidcPendingTable;
   oidc_links: OidcLinksTable;
   mfa_totp: MfaTotpTable;

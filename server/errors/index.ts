@@ -15,7 +15,7 @@ export type ErrorCode =
   | 'range_not_satisfiable' | 'upload_expired' | 'checksum_mismatch' | 'unsupported_media_type'
   | 'gone' | 'expired' | 'revoked' | 'link_unavailable' | 'archive_invalid' | 'archive_too_large'
   | 'archive_encrypted' | 'not_configured' | 'update_refused' | 'csrf_failed' | 'method_not_allowed'
-  | 'database_busy' | 'server_busy' | 'mfa_invalid' | 'mfa_expired';
+  | 'database_busy' | 'server_busy' | 'mfa_invalid' | 'mfa_expired' | 'session_required';
 
 export type Params = Record<string, string | number | boolean | null | undefined>;
 

@@ -2,18 +2,24 @@
  * Access for every door, decided in one place: which storages an actor may
  * open, and whether a path may be read (`viewer`) or changed (`editor`).
  *   - a person gets their effective level (catalogue/access: role, grants,
- *     read-only storages);
+ *     read-only storages), capped by their permissions (`files:read`,
+ *     `files:write`: custom roles and exceptions, auth/permissions);
  *   - a link acts as its creator, confined to the shared item: anything
  *     outside it does not exist for the link;
+ *   - a key acts as its owner, narrowed to its verbs and confined to its
+ *     root: outside the root is `permission_denied`; the folders on the way
+ *     down to the root may be listed (each shows only the next folder on the
+ *     way) but not read, downloaded or changed;
  *   - system work may reach every storage.
- * A storage the actor cannot open, or a path outside a confinement, is
- * `not_found` (as if it did not exist); a visible path without the level is
- * `forbidden`; a change to a read-only storage is `read_only`.
+ * A storage the actor cannot open, or a path outside a link, is `not_found`
+ * (as if it did not exist); a visible path without the level is `forbidden`;
+ * a permission the actor lacks is `permission_denied` (with `permission` and
+ * `source`); a change to a read-only storage is `read_only`.
  */
-import type { Actor } from '../auth';
+import { can, requirePermission, type Actor } from '../auth';
 import { atLeast, effectiveLevel, type Catalogue, type Level, type StorageRow } from '../catalogue';
 import { AppError } from '../errors';
-import { isWithin, parseUiPath } from '../lib/paths';
+import { isWithin, parseUiPath, uiPath } from '../lib/paths';
 
 /** A path on one storage, by id: how jobs and internal callers address files. */
 export interface Place {
@@ -27,6 +33,11 @@ export interface Target {
   rel: string;
   level: Level;
   place: Place;
+  /**
+   * Set when the path is a folder on the way down to the actor's confinement
+   * (only with `TargetOptions.passage`): the one child name it may show.
+   */
+  passage?: string;
 }
 
 export interface TargetOptions {
@@ -34,6 +45,17 @@ export interface TargetOptions {
   allowReserved?: boolean;
   /** Judge the level as if the storage were writable (sharing a read-only storage still needs editor rights). */
   ignoreReadOnly?: boolean;
+  /** A folder on the way down to a key's root may be named (listings); see `Target.passage`. */
+  passage?: boolean;
+  /** The permission the call needs; default `files:read` for `viewer`, `files:write` above. */
+  permission?: string;
+}
+
+/** The part of the tree an actor is confined to: a link's shared item or a key's root (null: none). */
+export function confinement(a: Actor): Place | null {
+  if (a.kind === 'link') return { storage_id: a.share.storage_id, rel: a.share.rel };
+  if (a.kind === 'key') return a.key.root;
+  return null;
 }
 
 export class Access {
@@ -41,12 +63,16 @@ export class Access {
 
   /** Storages the actor can open with their levels, in id order (one grants query for the set). */
   visible(a: Actor): Array<{ storage: StorageRow; level: Level }> {
+    if (a.kind !== 'system' && !can(a, 'files:read')) return [];
     const grants = this.cat.repo.allGrants();
+    const inside = confinement(a);
+    const writes = can(a, 'files:write');
     const out: Array<{ storage: StorageRow; level: Level }> = [];
     for (const s of this.cat.repo.all()) {
-      if (a.kind === 'link' && s.id !== a.share.storage_id) continue;
+      if (inside && s.id !== inside.storage_id) continue;
       const level = this.levelOn(a, s, () => grants.get(s.id) ?? []);
-      if (level) out.push({ storage: s, level });
+      // A storage a key only passes through on the way to its root is shown read-only.
+      if (level) out.push({ storage: s, level: (inside && inside.rel !== '') || !writes ? 'viewer' : level });
     }
     return out;
   }
@@ -70,10 +96,14 @@ export class Access {
     const shown = typeof path === 'string' ? path : rel;
     const judged = s && opts.ignoreReadOnly ? { ...s, read_only: 0 } : s;
     const level = judged ? this.levelOn(a, judged, () => this.cat.repo.grants(judged.id)) : null;
-    if (!s || !level || !this.within(a, s.id, rel)) throw new AppError('not_found', { path: shown });
+    if (!s || !level) throw new AppError('not_found', { path: shown });
+    const permission = opts.permission ?? (need === 'viewer' ? 'files:read' : 'files:write');
+    const passage = this.confine(a, s, rel, shown, permission, need === 'viewer' && !!opts.passage);
     if (need !== 'viewer' && s.read_only && !opts.ignoreReadOnly) throw new AppError('read_only');
     if (!atLeast(level, need)) throw new AppError('forbidden');
-    return { storage: s, rel, level, place: { storage_id: s.id, rel } };
+    requirePermission(a, permission);
+    const shownLevel = passage !== undefined || !can(a, 'files:write') ? 'viewer' : level;
+    return { storage: s, rel, level: shownLevel, place: { storage_id: s.id, rel }, ...(passage !== undefined && { passage }) };
   }
 
   /** The actor's level on one storage, or null when it cannot open it. */
@@ -82,9 +112,19 @@ export class Access {
     return effectiveLevel(a.principal, s, grants());
   }
 
-  /** Whether `rel` lies inside the actor's confinement (a link's shared item). */
-  private within(a: Actor, storageId: number, rel: string): boolean {
-    if (a.kind !== 'link') return true;
-    return storageId === a.share.storage_id && (a.share.rel === '' || isWithin(rel, a.share.rel));
+  /**
+   * Checks `rel` against the actor's confinement: inside → undefined; a
+   * folder on the way down to a key's root, when `passage` is allowed → the
+   * next name on the way; otherwise a link answers `not_found` and a key
+   * `permission_denied`.
+   */
+  private confine(a: Actor, s: StorageRow, rel: string, shown: string, permission: string, passage: boolean): string | undefined {
+    const c = confinement(a);
+    if (!c || (s.id === c.storage_id && isWithin(rel, c.rel))) return undefined;
+    if (a.kind === 'link') throw new AppError('not_found', { path: shown });
+    if (passage && s.id === c.storage_id && isWithin(c.rel, rel)) return c.rel.slice(rel === '' ? 0 : rel.length + 1).split('/')[0];
+    const root = this.cat.repo.byId(c.storage_id);
+    const where = root ? uiPath(root.name, c.rel) : '';
+    throw new AppError('permission_denied', { permission, source: 'key_root', root: where }, { permission, source: 'key_root', root: where });
   }
 }

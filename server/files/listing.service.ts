@@ -6,11 +6,11 @@
  * the folder changes (see PageCache).
  */
 import { Readable } from 'node:stream';
-import { stampThumbs } from './entry';
-import type { Catalogue, Level } from '../catalogue';
+import { presentNode, stampThumbs } from './entry';
+import type { Catalogue, Level, StorageRow } from '../catalogue';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
-import { uiPath } from '../lib/paths';
+import { joinRel, uiPath } from '../lib/paths';
 import { ListingRepo, type Keyset, type SortField } from './listing.repo';
 import { PageCache } from './page-cache';
 import { isoOf } from './entry';
@@ -58,9 +58,10 @@ export class ListingService {
    */
   async list(fa: ActorFiles, input: ListInput): Promise<Buffer | Readable> {
     if (input.path.replace(/^\/+/, '') === '') return Buffer.from(listingJson(this.storages(fa, input)));
-    const { storage, rel, level } = fa.target(input.path, 'viewer');
+    const { storage, rel, level, passage } = fa.target(input.path, 'viewer', { passage: true });
     const known = this.repo.known(storage.id, rel);
     await this.cat.syncer.revalidate(storage.id, rel, known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
+    if (passage !== undefined) return Buffer.from(listingJson(this.passage(storage, rel, passage)));
     if (rel !== '') {
       const row = this.cat.nodes.get(storage.id, rel);
       if (!row || row.deleted_at) await mustBeFolder(fa, { storage_id: storage.id, rel }, input.path);
@@ -86,6 +87,19 @@ export class ListingService {
     }));
     this.cache.set(storage.id, rel, key, { body, bytes: body.length });
     return body;
+  }
+
+  /** A folder on the way down to a key's root: only the next folder on the way (when it exists). */
+  private passage(storage: StorageRow, rel: string, next: string): Listing {
+    const child = this.cat.nodes.get(storage.id, joinRel(rel, next));
+    const rows = child && !child.deleted_at && child.type === 'dir' ? [presentNode(child, 'viewer')] : [];
+    return {
+      path: uiPath(storage.name, rel),
+      entriesJson: JSON.stringify(rows),
+      total: rows.length,
+      storage: { name: storage.name, driver: storage.driver, readonly: true, offline: storage.status === 'offline' },
+      next_cursor: null,
+    };
   }
 
   /** The root: one folder entry per storage the caller can open. */

@@ -9,6 +9,7 @@ import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { ENTRY_JSON_SQL, stampThumbs } from './entry';
+import { confinement } from './access';
 
 export interface SearchInput {
   q: string;
@@ -38,11 +39,17 @@ export class SearchService {
   /** Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see. */
   search(fa: ActorFiles, s: SearchInput): SearchResult {
     let storages = fa.visible().map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
-    let prefix = '';
+    // A key's root (or a link's item) bounds every search; a scope on the way down to it searches the root.
+    const bound = confinement(fa.actor);
+    let prefix = bound?.rel ?? '';
+    if (bound && prefix) {
+      const level = fa.target(bound).level;
+      storages = storages.map((x) => ({ ...x, level }));
+    }
     if (s.path && s.path.replace(/^\/+/, '') !== '') {
-      const r = fa.target(s.path, 'viewer');
+      const r = fa.target(s.path, 'viewer', { passage: true });
       storages = storages.filter((x) => x.id === r.storage.id);
-      prefix = r.rel;
+      if (r.passage === undefined) prefix = r.rel;
     }
     const one = storages.length === 1 && s.path ? storages[0] : null;
     const empty = { path: s.path || '/', entriesJson: '[]', total: 0, storage: one ? { name: one.name, driver: one.driver, readonly: one.ro } : { name: '', driver: '', readonly: true } };

@@ -10,6 +10,7 @@ import type { Lang } from '../lib/i18n';
 import { AppError } from '../errors';
 import { errorEnvelope } from './middlewares/errors';
 import { authenticate, csrfGuard, requestContext } from './middlewares/auth';
+import { aiAdminAlias, keyScope } from './middlewares/key-scope';
 import { serveRenderer } from './static';
 import type { AppState, Mw } from './context';
 
@@ -35,6 +36,8 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   app.use(errorEnvelope(o.log, o.onDbBusy));
   for (const mw of o.before ?? []) app.use(mw);
   app.use(authenticate(o.auth, o.lang));
+  app.use(aiAdminAlias);
+  app.use(keyScope);
   app.use(csrfGuard);
   for (const mw of o.afterAuth ?? []) app.use(mw);
   for (const r of o.routers) {

@@ -1,7 +1,7 @@
 /** Koa state shared by every middleware and route. */
 import type { Next } from 'koa';
 import type { Router, RouterContext } from '@koa/router';
-import { personActor, type Actor, type Principal } from '../auth';
+import { keyActor, personActor, type Actor, type KeyScope, type Principal } from '../auth';
 import type { Lang } from '../lib/i18n';
 import type { Door } from './error-map';
 import type { ActorRef, RequestMeta } from '../events';
@@ -15,18 +15,21 @@ export interface AppState {
   ua: string;
   /** True when the caller authenticated with the session cookie (CSRF applies). */
   viaCookie?: boolean;
+  /** Set when the caller signed the request with an API key: what the key may do. */
+  key?: KeyScope;
 }
 
 export type Ctx = RouterContext<AppState>;
 export type Mw = (ctx: Ctx, next: Next) => Promise<void> | void;
 export type AppRouter = Router<AppState>;
 
-export const actorOf = (ctx: Ctx): ActorRef | null => (ctx.state.principal ? { id: ctx.state.principal.id, email: ctx.state.principal.email } : null);
+export const actorOf = (ctx: Ctx): ActorRef | null =>
+  ctx.state.principal ? { id: ctx.state.principal.id, email: ctx.state.principal.email, ...(ctx.state.key && { key_id: ctx.state.key.id }) } : null;
 export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean } => ({ ip: ctx.state.ip, ua: ctx.state.ua, loopback: ctx.state.loopback });
 /** The signed-in principal; routes behind `requireUser` may call this. */
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
-/** The signed-in person as the actor of a file-service call; routes behind `requireUser` may call this. */
-export const actor = (ctx: Ctx): Actor => personActor(me(ctx), reqMeta(ctx));
+/** The caller as the actor of a file-service call (the person, or their API key); routes behind `requireUser` may call this. */
+export const actor = (ctx: Ctx): Actor => (ctx.state.key ? keyActor(me(ctx), ctx.state.key, reqMeta(ctx)) : personActor(me(ctx), reqMeta(ctx)));
 
 /**
  * This server's address as the request reached it (`http://host:port`), for

@@ -141,17 +141,22 @@ export class JobQueue {
     return row ? present(row) : null;
   }
 
-  /** The visible ops of one owner (all visible ops when ownerId is null), newest first. */
-  listVisible(ownerId: number | null, limit = 100): Operation[] {
+  /**
+   * The visible ops of one owner (all visible ops when ownerId is null), newest
+   * first; with `keyId` only those an API key started (their payload's actor).
+   */
+  listVisible(ownerId: number | null, limit = 100, keyId?: number): Operation[] {
     const rows = (ownerId === null
       ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
-      : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
+      : keyId !== undefined
+        ? this.q("SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND json_extract(payload, '$.actor.key_id') = ? ORDER BY created_at DESC LIMIT ?").all(ownerId, keyId, limit)
+        : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
     return rows.map(present);
   }
 
-  ownerOf(id: string): number | null | undefined {
-    const row = this.q('SELECT owner_id FROM ops WHERE id = ?').get(id) as { owner_id: number | null } | undefined;
-    return row ? row.owner_id : undefined;
+  /** The owner of an op and the API key that started it (null: a person or system work), or undefined for an unknown id. */
+  ownerOf(id: string): { owner_id: number | null; key_id: number | null } | undefined {
+    return this.q("SELECT owner_id, json_extract(payload, '$.actor.key_id') AS key_id FROM ops WHERE id = ?").get(id) as { owner_id: number | null; key_id: number | null } | undefined;
   }
 
   /** Number of ops running in this process (for the host's activity signal). */

@@ -37,6 +37,8 @@ const isTarget = (v: unknown): v is WebhookTargetSetting => {
 /** Every admin-editable key with its default and range (the spec's Limits). */
 export const SETTINGS = {
   trash_retention_days: def(30, int(1, 3650), '1..3650'),
+  /** Anyone may create a `user` account at the sign-in page; seeded once from SERVICE_ALLOW_SIGNUP. */
+  allow_signup: def(false, bool, 'true or false'),
   /** Ceiling for new links in days (0 = none); seeded once from SERVICE_SHARE_MAX_TTL. */
   share_max_ttl_days: def(7, int(0, 3650), '0..3650'),
   /** null = unset (trim to 20 per file on each snapshot); 0 = unlimited, no sweep. */

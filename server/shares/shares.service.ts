@@ -4,7 +4,7 @@
  * short-lived download token. Download and upload slots are claimed here; the
  * HTTP layer decides when a serve has failed before its first byte.
  */
-import { actorRef, linkActor, type Actor, type Auth, type Principal } from '../auth';
+import { actorRef, linkActor, requirePermission, type Actor, type Auth, type Principal } from '../auth';
 import type { DropSettings, LinkMetadata, ShareView } from '../contract';
 import type { Catalogue, StorageRow } from '../catalogue';
 import { mimeOf } from '../catalogue';
@@ -14,7 +14,7 @@ import { AppError, isAppError } from '../errors';
 import type { ActorFiles, FileService } from '../files';
 import { hmacHex, randomDigits, randomToken, safeEqual } from '../lib/crypto';
 import { formatDuration } from '../lib/duration';
-import { baseName, parseSharePath, uiPath } from '../lib/paths';
+import { baseName, isWithin, parseSharePath, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import { SharesRepo, type ShareRow } from './shares.repo';
 
@@ -102,7 +102,8 @@ export class SharesService {
     const path = uiPath(key, rel);
     // A drop writes (a read-only storage refuses it); a link only reads, yet needs editor rights on the item.
     const r = fa.target(path, kind === 'drop' ? 'editor' : 'viewer');
-    if (kind === 'link') fa.target(path, 'editor', { ignoreReadOnly: true });
+    if (kind === 'link') fa.target(path, 'editor', { ignoreReadOnly: true, permission: 'shares:write' });
+    requirePermission(a, 'shares:write');
     const entry = await fa.stat(r.place);
     if (kind === 'drop' && entry.type !== 'dir') throw new AppError('validation_failed', { field: 'path', reason: 'a file request needs a folder' }, { field: 'path' });
 
@@ -128,9 +129,21 @@ export class SharesService {
     return input.password ? { ...view, pin } : view;
   }
 
-  /** The caller's shares, newest first. */
-  list(p: Principal, origin: string): ShareView[] {
-    return this.o.repo.list(p.id).map((s) => this.present(s, origin));
+  /** The caller's shares, newest first (a key sees those inside its root only). */
+  list(a: Actor, origin: string): ShareView[] {
+    if (a.kind === 'system') return [];
+    return this.o.repo.list(a.principal.id).filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin));
+  }
+
+  /** Whether a key's root holds the share's item (other actors: always). */
+  private reaches(a: Actor, s: ShareRow): boolean {
+    const root = a.kind === 'key' ? a.key.root : null;
+    return !root || (s.storage_id === root.storage_id && isWithin(s.rel, root.rel));
+  }
+
+  /** Whether `a` may manage share `s`: its owner or an admin, within a key's root. */
+  manages(a: Actor, s: ShareRow): boolean {
+    return a.kind !== 'system' && (s.owner_id === a.principal.id || a.principal.role === 'admin') && this.reaches(a, s);
   }
 
   /**
@@ -139,7 +152,7 @@ export class SharesService {
    */
   async revoke(a: Actor, idOrToken: string): Promise<ShareView> {
     const row = /^\d+$/.test(idOrToken) ? this.o.repo.byId(Number(idOrToken)) : TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : undefined;
-    if (!row || a.kind === 'system' || (row.owner_id !== a.principal.id && a.principal.role !== 'admin')) throw new AppError('not_found');
+    if (!row || !this.manages(a, row)) throw new AppError('not_found');
     if (this.o.repo.revoke(row.id, new Date().toISOString())) {
       await this.o.bus.emit('audit', { action: 'share.revoke', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id, kind: row.kind } });
       this.o.onEnded?.(row.id);

@@ -35,6 +35,7 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
     ] as const;
     for (const s of shapes) listing.page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', ...s });
     const scope = {
+      actor: { kind: 'person' },
       visible: () => [{ storage: { id: 1, name: 'S', driver: 'local', read_only: 0 }, level: 'editor' }],
       target: () => ({ storage: { id: 1 }, rel: '' }),
     } as unknown as ActorFiles;

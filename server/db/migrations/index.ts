@@ -15,6 +15,7 @@ import { uploadPublished } from './20261125094000-upload-published';
 import { keysRoles } from './20261125110000-keys-roles';
 import { oidc } from './20261126100000-oidc';
 import { mfa } from './20261126110000-mfa';
+import { deviceKeys } from './20261126120000-device-keys';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys];
 export type { Migration } from './types';

@@ -5,7 +5,7 @@
  */
 import { AppError } from '../../errors';
 import { pickLang, type Lang } from '../../lib/i18n';
-import type { Auth } from '../../auth';
+import { isKeyToken, type Auth } from '../../auth';
 import type { Ctx, Mw } from '../context';
 
 export const SESSION_COOKIE = 'service_session';
@@ -33,7 +33,12 @@ export function requestContext(defaultLang: Lang): Mw {
   };
 }
 
-/** Resolves the caller when a valid session cookie or bearer token is present; never rejects. */
+/**
+ * Resolves the caller when a valid session cookie, bearer session token or
+ * bearer API key (`fdk_…`) is present; never rejects. A bad token leaves the
+ * request anonymous, so protected routes answer the same 401 for a revoked,
+ * expired, malformed or unknown credential.
+ */
 export function authenticate(auth: Auth, defaultLang: Lang): Mw {
   return async (ctx, next) => {
     const header = ctx.get('authorization');
@@ -43,7 +48,14 @@ export function authenticate(auth: Auth, defaultLang: Lang): Mw {
       token = ctx.cookies.get(SESSION_COOKIE);
       if (token) ctx.state.viaCookie = true;
     }
-    if (token) {
+    if (token && !ctx.state.viaCookie && isKeyToken(token)) {
+      const k = auth.keys.resolve(token, { ip: ctx.state.ip, ua: ctx.state.ua });
+      if (k) {
+        ctx.state.principal = k.principal;
+        ctx.state.key = k.scope;
+        ctx.state.lang = pickLang([ctx.query.lang as string | undefined, k.principal.language], ctx.get('accept-language'), defaultLang);
+      }
+    } else if (token) {
       const p = await auth.sessions.resolve(token);
       if (p) {
         ctx.state.principal = p;

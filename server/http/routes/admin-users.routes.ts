@@ -1,9 +1,11 @@
-/** /api/admin/users and /api/admin/audit. */
+/** /api/admin/users, /api/admin/auth/settings (sign-up) and /api/admin/audit. */
 import Router from '@koa/router';
 import { AppError } from '../../errors';
 import { ROLES, type Auth } from '../../auth';
 import { queryAudit } from '../../audit';
 import type { Db } from '../../db';
+import type { EventBus } from '../../events';
+import type { SettingsStore } from '../../settings';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { q, validate, z } from '../validate';
@@ -28,6 +30,7 @@ const updateUser = z
     language: z.enum(['en', 'tr']).nullable(),
     groups: z.array(z.string().min(1).max(64)).max(100),
     quota_bytes: z.number().int().min(0).nullable(),
+    custom_role_id: z.number().int().positive().nullable(),
   })
   .partial()
   .strict();
@@ -47,7 +50,7 @@ const idParam = (ctx: Ctx): number => {
   return id;
 };
 
-export function adminUserRoutes(d: { auth: Auth; db: Db; maxJsonBytes: number }): Router<AppState> {
+export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
   const ctxOf = (ctx: Ctx) => ({ actor: actorOf(ctx), request: reqMeta(ctx) });
@@ -78,6 +81,20 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; maxJsonBytes: number })
   });
   r.post('/users/:id/enable', async (ctx) => {
     ctx.body = { user: await d.auth.users.update(idParam(ctx), { disabled: false }, ctxOf(ctx)) };
+  });
+
+  // Account settings: whether anyone may sign up at the sign-in page.
+  r.get('/auth/settings', (ctx) => {
+    ctx.body = { allow_signup: d.settings.get('allow_signup') };
+  });
+  r.patch('/auth/settings', async (ctx) => {
+    const b = validate(z.strictObject({ allow_signup: z.boolean() }), await readObject(ctx, d.maxJsonBytes));
+    const from = d.settings.get('allow_signup');
+    if (from !== b.allow_signup) {
+      d.settings.set('allow_signup', b.allow_signup);
+      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'auth', meta: { changes: { allow_signup: { from, to: b.allow_signup } } } });
+    }
+    ctx.body = { allow_signup: b.allow_signup };
   });
 
   r.get('/audit', async (ctx) => {

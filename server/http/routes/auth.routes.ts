@@ -1,4 +1,4 @@
-/** /api/auth/*: login, logout, me, account checks, first-run setup, desktop pairing. */
+/** /api/auth/*: login, logout, me, account checks, signup, first-run setup, desktop sign-in (pairing itself: access.routes). */
 import Router from '@koa/router';
 import { AppError } from '../../errors';
 import { verifyPassword, type Auth } from '../../auth';
@@ -19,9 +19,9 @@ export interface AuthRoutesDeps {
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
 const setup = z.object({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024) });
+const signup = z.strictObject({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024), language: z.enum(['en', 'tr']).nullable().optional() });
 const accountCheck = z.object({ email: z.string().max(320).optional(), username: z.string().max(128).optional(), user_id: z.number().int().optional() });
 const mePatch = z.object({ language: z.string().nullable().optional(), password: z.string().max(1024).optional(), current_password: z.string().max(1024).optional() }).strict();
-const desktopComplete = z.object({ machine_id: z.string().min(8).max(200), label: z.string().max(100).default('Desktop') });
 const desktopLogin = z.object({ key: z.string().min(10).max(200), machine_id: z.string().min(8).max(200) });
 
 export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
@@ -65,11 +65,21 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   // Live checks while a form is typed: 200 {ok: true} or the spec's account error code.
   r.post('/account/check', requireUser, async (ctx) => {
     const b = validate(accountCheck, await body(ctx));
+    // An admin sees every account anyway; anyone else spends from the address's probe budget.
+    if (me(ctx).role !== 'admin') d.auth.auth.probe(ctx.state.ip);
     const except = me(ctx).role === 'admin' ? b.user_id : me(ctx).id;
     if (b.email === undefined && b.username === undefined) throw new AppError('validation_failed', { field: 'email' }, { field: 'email' });
     if (b.email !== undefined) d.auth.users.checkEmail(b.email, except);
     if (b.username !== undefined) d.auth.users.checkUsername(b.username, except);
     ctx.body = { ok: true };
+  });
+
+  r.post('/signup', async (ctx) => {
+    const b = validate(signup, await body(ctx));
+    const res = await d.auth.auth.signup(b, reqMeta(ctx));
+    signIn(ctx, res);
+    ctx.status = 201;
+    ctx.body = res;
   });
 
   r.get('/setup', (ctx) => {
@@ -90,11 +100,6 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.post('/desktop/complete', requireUser, async (ctx) => {
-    const b = validate(desktopComplete, await body(ctx));
-    ctx.body = d.auth.auth.desktopComplete(me(ctx), b.machine_id, b.label);
-  });
-
   r.post('/desktop/login', async (ctx) => {
     const b = validate(desktopLogin, await body(ctx));
     const res = await d.auth.auth.desktopLogin(b.key, b.machine_id, reqMeta(ctx));
@@ -106,10 +111,10 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = { keys: d.auth.auth.listDeviceKeys(me(ctx)) };
   });
 
-  r.delete('/desktop/keys/:id', requireUser, (ctx) => {
+  r.delete('/desktop/keys/:id', requireUser, async (ctx) => {
     const id = Number(ctx.params.id);
     if (!Number.isInteger(id) || id <= 0) throw new AppError('bad_id');
-    d.auth.auth.revokeDeviceKey(me(ctx), id);
+    await d.auth.auth.revokeDeviceKey(me(ctx), id, reqMeta(ctx));
     ctx.body = { ok: true };
   });
 

@@ -18,14 +18,15 @@ export function opsRoutes(d: { queue: JobQueue }): Router<AppState> {
   const mine = (ctx: Ctx): Operation => {
     const id = ctx.params.id ?? '';
     if (!/^op_[0-9a-f]{1,64}$/.test(id)) throw new AppError('bad_id');
-    const owner = d.queue.ownerOf(id);
+    const o = d.queue.ownerOf(id);
     const p = me(ctx);
-    // Someone else's op is reported as missing, not forbidden, so ids cannot be probed.
-    if (owner === undefined || (owner !== p.id && p.role !== 'admin')) throw new AppError('not_found');
+    const key = ctx.state.key;
+    // Someone else's op is reported as missing, not forbidden, so ids cannot be probed; a key sees only its own ops.
+    if (!o || (o.owner_id !== p.id && (p.role !== 'admin' || key)) || (key && o.key_id !== key.id)) throw new AppError('not_found');
     return d.queue.get(id)!;
   };
   r.get('/', (ctx) => {
-    ctx.body = { ops: d.queue.listVisible(me(ctx).id).map((op) => presentOp(op, ctx.state.lang)) };
+    ctx.body = { ops: d.queue.listVisible(me(ctx).id, 100, ctx.state.key?.id).map((op) => presentOp(op, ctx.state.lang)) };
   });
   r.get('/:id', (ctx) => {
     ctx.body = presentOp(mine(ctx), ctx.state.lang);

@@ -68,7 +68,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
 
   r.get('/api/files/share', requireUser, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { shares: service.list(me(ctx), selfUrl(ctx)) };
+    ctx.body = { shares: service.list(actor(ctx), selfUrl(ctx)) };
   });
 
   r.delete('/api/files/share/:id', requireUser, async (ctx) => {
@@ -80,7 +80,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
     const row = b.token ? service.repo.byToken(b.token) : b.id ? service.repo.byId(b.id) : undefined;
     if (!b.token && !b.id) throw new AppError('validation_failed', { field: 'token' }, { field: 'token' });
     const p = me(ctx);
-    if (!row || (row.owner_id !== p.id && p.role !== 'admin')) throw new AppError('not_found');
+    if (!row || !service.manages(actor(ctx), row)) throw new AppError('not_found');
     if (service.stateOf(row) !== 'active') throw new AppError('link_unavailable');
     const to = splitAddresses(b.email, b.emails);
     if (to.length === 0) throw new AppError('email_required');

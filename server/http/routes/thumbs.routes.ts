@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import sharp from 'sharp';
-import { AppError } from '../../errors';
+import { AppError, isAppError } from '../../errors';
 import type { FileService } from '../../files';
 import { THUMB_SIZES, verifyStamp, verifyToken, type ThumbService } from '../../thumbs';
 import { q, validate, z } from '../validate';
@@ -54,8 +54,13 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
       if (!ctx.state.principal) throw new AppError('unauthenticated');
       const node = d.thumbs.repo.byId(id);
       if (!node || node.deleted_at) throw new AppError('not_found');
-      // Same rules as the file itself: invisible is 404 (as if missing), visible but not readable is 403.
-      d.files.forActor(actor(ctx)).target({ storage_id: node.storage_id, rel: node.path }, 'viewer');
+      // Same rules as the file itself: invisible (outside a key's root too) is 404, as if missing; visible but not readable is 403.
+      try {
+        d.files.forActor(actor(ctx)).target({ storage_id: node.storage_id, rel: node.path }, 'viewer');
+      } catch (e) {
+        if (isAppError(e) && e.code === 'permission_denied' && e.details?.source === 'key_root') throw new AppError('not_found');
+        throw e;
+      }
     }
     await send(ctx, await readyFile(id));
   });

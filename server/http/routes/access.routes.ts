@@ -1,0 +1,215 @@
+/**
+ * A person's ways in: API keys (`/api/auth/keys`), sessions
+ * (`/api/auth/sessions`), device pairing (`POST /api/auth/desktop/complete`),
+ * and the admin's view of someone's keys and sessions
+ * (`/api/admin/users/:id/keys|sessions`). Every route here needs a browser
+ * session (key-scope: a key cannot mint or list keys). See docs/auth.md.
+ */
+import Router from '@koa/router';
+import { AppError, isAppError } from '../../errors';
+import { checkVerbs, keyView, personActor, type Auth, type KeyRow, type KeyScope, type Principal, type Verb } from '../../auth';
+import type { Catalogue } from '../../catalogue';
+import type { ApiKeyCreated, ApiKeyView, SessionView } from '../../contract';
+import type { EventBus } from '../../events';
+import type { FileService } from '../../files';
+import { uiPath } from '../../lib/paths';
+import { readObject } from '../middlewares/body';
+import { clearSessionCookie, requireAdmin, requireUser } from '../middlewares/auth';
+import { validate, z } from '../validate';
+import { me, reqMeta, type AppState, type Ctx } from '../context';
+
+export interface AccessRoutesDeps {
+  auth: Auth;
+  bus: EventBus;
+  files: FileService;
+  catalogue: Catalogue;
+  maxJsonBytes: number;
+  secureCookies: boolean;
+}
+
+/** A paired phone's key lives this long unless the pairing says otherwise. */
+export const PAIRING_DAYS = 30;
+const MAX_DAYS = 3650;
+
+const newKey = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  verbs: z.array(z.string().max(40)).min(1).max(10),
+  root: z.string().max(4096).nullable().optional(),
+  expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  expires_in_days: z.number().int().min(1).max(MAX_DAYS).optional(),
+});
+const pairing = z.strictObject({
+  machine_id: z.string().min(8).max(200).optional(),
+  label: z.string().trim().min(1).max(100).default('Desktop'),
+  root: z.string().max(4096).optional(),
+  verbs: z.array(z.string().max(40)).min(1).max(10).optional(),
+  expires_in_days: z.number().int().min(1).max(MAX_DAYS).optional(),
+});
+
+const idParam = (raw: string | undefined): number => {
+  if (!/^\d{1,12}$/.test(raw ?? '') || Number(raw) <= 0) throw new AppError('bad_id');
+  return Number(raw);
+};
+
+/** What both routers share: presenting keys, minting them from a checked request, listing sessions, auditing. */
+function tools(d: AccessRoutesDeps) {
+  const body = (ctx: Ctx) => readObject(ctx, d.maxJsonBytes);
+
+  /** The root folder a key for `owner` may be confined to: an existing folder the owner can open. */
+  const rootOf = async (owner: Principal, root: string): Promise<KeyScope['root']> => {
+    const fa = d.files.forActor(personActor(owner));
+    try {
+      const t = fa.target(root, 'viewer');
+      if ((await fa.stat(t.place)).type !== 'dir') throw new AppError('validation_failed', { field: 'root', reason: 'not a folder' }, { field: 'root', reason: 'not a folder' });
+      return t.place;
+    } catch (e) {
+      if (isAppError(e) && e.code === 'validation_failed') throw e;
+      const reason = isAppError(e) && (e.code === 'not_found' || e.code === 'forbidden') ? 'no such folder' : isAppError(e) ? e.code : 'unreadable';
+      throw new AppError('validation_failed', { field: 'root', reason }, { field: 'root', reason });
+    }
+  };
+
+  const expiryOf = (b: { expires_at?: string | null; expires_in_days?: number }, fallbackDays: number | null): string | null => {
+    if (b.expires_at && b.expires_in_days !== undefined) throw new AppError('validation_failed', { field: 'expires_at', reason: 'give expires_at or expires_in_days' }, { field: 'expires_at' });
+    if (b.expires_at) {
+      const at = Date.parse(b.expires_at);
+      if (at <= Date.now()) throw new AppError('validation_failed', { field: 'expires_at', reason: 'in the past' }, { field: 'expires_at' });
+      if (at > Date.now() + MAX_DAYS * 86_400_000) throw new AppError('validation_failed', { field: 'expires_at', reason: `at most ${MAX_DAYS} days ahead` }, { field: 'expires_at' });
+      return new Date(at).toISOString();
+    }
+    const days = b.expires_in_days ?? fallbackDays;
+    return days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
+  };
+
+  const view = (row: KeyRow): ApiKeyView => {
+    const s = row.root_storage_id === null ? undefined : d.catalogue.repo.byId(row.root_storage_id);
+    return keyView(row, s ? uiPath(s.name, row.root_rel ?? '') : null);
+  };
+
+  /** Makes a key for `ownerId` from a checked request: verbs known, root a folder the owner can open, admin never with a root. */
+  const mint = async (ctx: Ctx, ownerId: number, input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null }): Promise<ApiKeyCreated> => {
+    const owner = d.auth.repo.principal(ownerId);
+    if (!owner) throw new AppError('not_found', { id: ownerId });
+    if (input.verbs.includes('admin') && input.root) throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
+    const root = input.root ? await rootOf(owner, input.root) : null;
+    const { key, token } = await d.auth.keys.create(me(ctx), { userId: ownerId, name: input.name, verbs: input.verbs, root, expiresAt: input.expiresAt }, reqMeta(ctx));
+    return { key: view(key), token };
+  };
+
+  const sessionsOf = (userId: number, current: string): SessionView[] => d.auth.sessions.list(userId).map((s) => ({ ...s, current: s.id === current }));
+
+  const audit = (ctx: Ctx, action: string, userId: number, meta: Record<string, unknown>) => {
+    const p = me(ctx);
+    return d.bus.emit('audit', { action, actor: { id: p.id, email: p.email }, request: reqMeta(ctx), resource: `user:${userId}`, meta });
+  };
+
+  return { body, expiryOf, view, mint, sessionsOf, audit };
+}
+
+export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
+  const r = new Router<AppState>();
+  const { body, expiryOf, view, mint, sessionsOf, audit } = tools(d);
+
+  r.get('/api/auth/keys', requireUser, (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { keys: d.auth.keys.list(me(ctx).id).map(view) };
+  });
+
+  r.post('/api/auth/keys', requireUser, async (ctx) => {
+    const b = validate(newKey, await body(ctx));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 201;
+    ctx.body = await mint(ctx, me(ctx).id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
+  });
+
+  r.delete('/api/auth/keys/:id', requireUser, async (ctx) => {
+    const id = idParam(ctx.params.id);
+    const row = d.auth.keys.byId(id);
+    const p = me(ctx);
+    if (!row || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found', { id });
+    ctx.body = { key: view(await d.auth.keys.revoke(p, id, reqMeta(ctx))) };
+  });
+
+  r.get('/api/auth/sessions', requireUser, (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { sessions: sessionsOf(me(ctx).id, me(ctx).sessionId) };
+  });
+
+  /** Signs one of the caller's sessions out (their current one too: then the cookie goes). */
+  r.delete('/api/auth/sessions/:id', requireUser, async (ctx) => {
+    const p = me(ctx);
+    const sid = String(ctx.params.id ?? '');
+    if (!d.auth.sessions.revokeOf(p.id, sid)) throw new AppError('not_found');
+    if (sid === p.sessionId) clearSessionCookie(ctx, d.secureCookies);
+    await audit(ctx, 'auth.session_revoke', p.id, { sessions: 1 });
+    ctx.body = { ok: true };
+  });
+
+  r.post('/api/auth/sessions/revoke-others', requireUser, async (ctx) => {
+    const p = me(ctx);
+    const ended = d.auth.sessions.revokeOthers(p.id, p.sessionId);
+    await audit(ctx, 'auth.session_revoke', p.id, { sessions: ended, others: true });
+    ctx.body = { ok: true, revoked: ended };
+  });
+
+  /**
+   * Pairing. With `machine_id`: the key a desktop shell signs in with
+   * (docs/server-host-protocol.md). Without it: a phone's key, confined to
+   * `root`, with `verbs` (default read and write), expiring after
+   * `expires_in_days` (default PAIRING_DAYS); the tray shows it as a QR code.
+   */
+  r.post('/api/auth/desktop/complete', requireUser, async (ctx) => {
+    const b = validate(pairing, await body(ctx));
+    if (b.machine_id !== undefined) {
+      if (b.root !== undefined || b.verbs !== undefined) throw new AppError('validation_failed', { field: 'root', reason: 'a desktop key has no root or verbs' }, { field: 'root' });
+      ctx.body = await d.auth.auth.desktopComplete(me(ctx), b.machine_id, b.label, reqMeta(ctx));
+      return;
+    }
+    if (!b.root) throw new AppError('validation_failed', { field: 'root', reason: 'a paired device is confined to a folder' }, { field: 'root' });
+    const verbs = checkVerbs(b.verbs ?? ['files:read', 'files:write']);
+    const made = await mint(ctx, me(ctx).id, { name: b.label, verbs, root: b.root, expiresAt: expiryOf(b, PAIRING_DAYS) });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { ...made, key_id: made.key.id };
+  });
+
+  return r;
+}
+
+/** An admin's view of someone's keys and sessions. */
+export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
+  const admin = new Router<AppState>({ prefix: '/api/admin/users/:id' });
+  admin.use(requireAdmin);
+  const { body, expiryOf, view, mint, sessionsOf, audit } = tools(d);
+  const userOf = (ctx: Ctx) => {
+    const id = idParam(ctx.params.id);
+    if (!d.auth.repo.byId(id)) throw new AppError('not_found', { id });
+    return id;
+  };
+  admin.get('/keys', (ctx) => {
+    ctx.body = { keys: d.auth.keys.list(userOf(ctx)).map(view) };
+  });
+  admin.post('/keys', async (ctx) => {
+    const id = userOf(ctx);
+    const b = validate(newKey, await body(ctx));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 201;
+    ctx.body = await mint(ctx, id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
+  });
+  admin.get('/sessions', (ctx) => {
+    ctx.body = { sessions: sessionsOf(userOf(ctx), me(ctx).sessionId) };
+  });
+  admin.delete('/sessions/:sid', async (ctx) => {
+    const id = userOf(ctx);
+    if (!d.auth.sessions.revokeOf(id, String(ctx.params.sid ?? ''))) throw new AppError('not_found');
+    await audit(ctx, 'auth.session_revoke', id, { sessions: 1 });
+    ctx.body = { ok: true };
+  });
+  admin.delete('/sessions', async (ctx) => {
+    const id = userOf(ctx);
+    const ended = d.auth.sessions.list(id).length;
+    d.auth.sessions.revokeUser(id);
+    await audit(ctx, 'auth.session_revoke', id, { sessions: ended, all: true });
+    ctx.body = { ok: true, revoked: ended };
+  });
+  return admin;
+}
