@@ -1,3 +1,5 @@
+import type { ApiKeyView } from './access';
+
 /** The error envelope of every failed request (spec: Errors). */
 export interface ApiErrorBody {
   error: string;
@@ -29,4 +31,7 @@ export interface UserView {
 }
 
 /** The signed-in person (`GET /api/auth/me`, `PATCH /api/auth/me`). */
-export type Me = Pick<UserView, 'id' | 'email' | 'username' | 'role' | 'groups' | 'language'>;
+export type Me = Pick<UserView, 'id' | 'email' | 'username' | 'role' | 'groups' | 'language'> & {
+  /** Present when the request was signed with an API key: what the key may do (a paired phone shows its folder). */
+  key?: ApiKeyView;
+};

@@ -228,7 +228,10 @@ describe('API keys', () => {
       assert.equal(r.status, 403, `${method} ${path}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.error, 'session_required', `${method} ${path}`);
     }
-    assert.equal((await s.api('GET', '/api/auth/me', { token: photos })).body.user.email, KAI.email);
+    const meByKey = (await s.api('GET', '/api/auth/me', { token: photos })).body.user;
+    assert.equal(meByKey.email, KAI.email);
+    assert.deepEqual([meByKey.key.id, meByKey.key.root, meByKey.key.verbs], [photosId, '/Home/Photos/2024', ['files:read', 'files:write']]);
+    assert.equal((await s.api('GET', '/api/auth/me', { token: kai })).body.user.key, undefined);
   });
 
   test('the admin verb: an admin key reaches /api/admin and /api/ai/admin; a plain key gets 403 there', async () => {

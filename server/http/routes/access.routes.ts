@@ -51,6 +51,14 @@ const idParam = (raw: string | undefined): number => {
   return Number(raw);
 };
 
+/** Presents key rows with their root as a UI path (the storage's current name). */
+export function keyViewer(catalogue: Catalogue): (row: KeyRow) => ApiKeyView {
+  return (row) => {
+    const s = row.root_storage_id === null ? undefined : catalogue.repo.byId(row.root_storage_id);
+    return keyView(row, s ? uiPath(s.name, row.root_rel ?? '') : null);
+  };
+}
+
 /** What both routers share: presenting keys, minting them from a checked request, listing sessions, auditing. */
 function tools(d: AccessRoutesDeps) {
   const body = (ctx: Ctx) => readObject(ctx, d.maxJsonBytes);
@@ -81,10 +89,7 @@ function tools(d: AccessRoutesDeps) {
     return days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
   };
 
-  const view = (row: KeyRow): ApiKeyView => {
-    const s = row.root_storage_id === null ? undefined : d.catalogue.repo.byId(row.root_storage_id);
-    return keyView(row, s ? uiPath(s.name, row.root_rel ?? '') : null);
-  };
+  const view = keyViewer(d.catalogue);
 
   /** Makes a key for `ownerId` from a checked request: verbs known, root a folder the owner can open, admin never with a root. */
   const mint = async (ctx: Ctx, ownerId: number, input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null }): Promise<ApiKeyCreated> => {
