@@ -99,7 +99,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
     });
     cleanups.unshift(() => manager.closeAll());
-    const { catalogue, io } = createCatalogue({
+    const { catalogue, io, stop: stopCatalogue } = createCatalogue({
       db, repo: storagesRepo, bus, queue, registry, manager, secretKey, log, demo: config.demo,
       hooks: {
         written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook() },
@@ -108,6 +108,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
         synced: { antivirus: scans.syncHook(), ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}) },
       },
     });
+    cleanups.unshift(stopCatalogue);
 
     const ops = new StorageOps(io);
     const protection = createProtection({ db, catalogue, ops, queue, scans, bus, settings, secretKey, log: logFn });

@@ -86,7 +86,7 @@ export function createCatalogue(o: CatalogueOptions) {
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
   const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db) };
   const io: CatalogueIo = { drivers, gate };
-  return { catalogue, io };
+  return { catalogue, io, stop: () => indexer.stop() };
 }
 
 export type Catalogue = ReturnType<typeof createCatalogue>['catalogue'];

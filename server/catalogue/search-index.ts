@@ -17,6 +17,7 @@ export class SearchIndexer {
   private from = Number.POSITIVE_INFINITY;
   private running: Promise<void> | null = null;
   private lastKick = 0;
+  private stopped = false;
   private s;
 
   constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
@@ -31,6 +32,7 @@ export class SearchIndexer {
 
   /** Nodes from id `fromId` up may be missing from the index: schedule a pass. */
   kick(fromId = 0): void {
+    if (this.stopped) return;
     this.from = Math.min(this.from, fromId);
     this.lastKick = Date.now();
     if (!this.running) this.running = this.pass().finally(() => (this.running = null));
@@ -41,16 +43,22 @@ export class SearchIndexer {
     while (this.running) await this.running;
   }
 
+  /** Stops indexing before the database closes (what is left is indexed at the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.idle();
+  }
+
   private async pass(): Promise<void> {
     // Let a running sync finish its batches first: index once the kicks pause.
     do await new Promise((r) => setTimeout(r, QUIET_MS));
-    while (Date.now() - this.lastKick < QUIET_MS);
-    while (Number.isFinite(this.from)) {
+    while (Date.now() - this.lastKick < QUIET_MS && !this.stopped);
+    while (Number.isFinite(this.from) && !this.stopped) {
       let at = this.from;
       this.from = Number.POSITIVE_INFINITY;
       try {
         const max = (this.s.max.get() as { m: number | null }).m ?? 0;
-        while (at <= max) {
+        while (at <= max && !this.stopped) {
           this.s.slice.run(at, at + SLICE);
           at += SLICE;
           await new Promise((r) => setImmediate(r));
