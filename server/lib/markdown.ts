@@ -4,17 +4,22 @@
  * with a relative address or an http(s)/mailto scheme (no `javascript:`,
  * `data:`, `vbscript:`, `file:`…).
  */
-import MarkdownIt from 'markdown-it';
+import { lazy } from './lazy';
 
 const SAFE_URL = /^(https?:|mailto:|[^:]*$)/i;
 
-const md = new MarkdownIt({ html: false, linkify: true });
-// markdown-it lets `data:image/...` through by default; previews allow no inline data at all.
-md.validateLink = (url: string) => SAFE_URL.test(url.trim().replace(/[\u0000-\u0020]/g, ''));
+/** The parser loads with the first Markdown preview. */
+const parser = lazy(async () => {
+  const { default: MarkdownIt } = await import('markdown-it');
+  const md = new MarkdownIt({ html: false, linkify: true });
+  // markdown-it lets `data:image/...` through by default; previews allow no inline data at all.
+  md.validateLink = (url: string) => SAFE_URL.test(url.trim().replace(/[\u0000-\u0020]/g, ''));
+  return md;
+});
 
 /** Sanitised HTML of `source` (safe to insert as element content). */
-export function renderMarkdown(source: string): string {
-  return md.render(source);
+export async function renderMarkdown(source: string): Promise<string> {
+  return (await parser()).render(source);
 }
 
 /** Whether a file name reads as Markdown. */

@@ -9,7 +9,6 @@
  * and they go when the last factor goes.
  */
 import { randomBytes } from 'node:crypto';
-import QRCode from 'qrcode';
 import { AppError, validation } from '../../errors';
 import type { ActorRef, EventBus, RequestMeta } from '../../events';
 import { decrypt, encrypt, sha256Hex } from '../../lib/crypto';
@@ -21,6 +20,10 @@ import type { MfaRepo, PasskeyRow } from './mfa.repo';
 import { hashRecoveryCode, newRecoveryCodes } from './recovery';
 import { matchTotp, newTotpSecret, totpUri } from './totp';
 import { registrationOptions, verifyRegistration, type RegistrationResponseJSON, type RelyingParty } from './webauthn';
+import { lazy } from '../../lib/lazy';
+
+/** QR images are drawn only while someone enrols an authenticator app. */
+const qrcode = lazy(() => import('qrcode'));
 
 /** How long a TOTP setup may wait for its confirming code. */
 export const PENDING_TOTP_MS = 15 * 60_000;
@@ -71,12 +74,15 @@ export class MfaEnrolment {
   /**
    * Checks the re-entered password, counted in the login throttle for the
    * person and the address: `validation_failed` on `current_password` when it
-   * is wrong, 429 `rate_limited` once the tries are used up. Accounts without
+   * is missing (not counted) or wrong, 429 `rate_limited` once the tries are
+   * used up. Accounts without
    * a local password cannot confirm one and so cannot change second factors.
    */
   async reauth(who: Who, password: string): Promise<void> {
     const t = this.d.throttle;
     t.check(null, who.request.ip, who.id);
+    // A missing password is a form not filled in, not a guess: refused without spending a try.
+    if (!password) throw new AppError('validation_failed', { field: 'current_password', reason: 'required' }, { field: 'current_password', reason: 'required' });
     const hash = this.d.users.byId(who.id)?.password_hash ?? null;
     if (await t.gate(() => verifyPassword(password, hash))) return;
     const left = t.fail(null, who.request.ip, who.id);
@@ -90,7 +96,7 @@ export class MfaEnrolment {
     const secret = newTotpSecret();
     this.d.repo.setPending(who.id, encrypt(this.d.secretKey, secret), this.now());
     const uri = totpUri(secret, ISSUER, who.email);
-    const qr = await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
+    const qr = await (await qrcode()).default.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
     return { secret, uri, qr, expires_at: new Date(this.d.clock() + PENDING_TOTP_MS).toISOString() };
   }
 

@@ -5,17 +5,14 @@
  * was made for (the host name the browser showed); see docs/auth.md for what
  * that means for a LAN address, a tunnel and localhost.
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { AppError } from '../../errors';
+import { lazy } from '../../lib/lazy';
 import type { PasskeyRow } from './mfa.repo';
 
 /** Who the browser talks to: the RP id (a host name, no port) and the page's origin. */
@@ -27,6 +24,8 @@ export interface RelyingParty {
 export type { AuthenticationResponseJSON, RegistrationResponseJSON };
 
 const RP_NAME = 'Filedock';
+/** The verifier weighs ~30 MB of memory: it loads with the first passkey operation. */
+const webauthn = lazy(() => import('@simplewebauthn/server'));
 const TIMEOUT_MS = 120_000;
 
 /** A credential as the verifier gives it back, ready to store. */
@@ -38,11 +37,12 @@ export interface NewCredential {
 }
 
 /** Options for `navigator.credentials.create`; the person's existing passkeys are excluded. */
-export function registrationOptions(
+export async function registrationOptions(
   rp: RelyingParty,
   user: { id: number; email: string; username: string },
   existing: PasskeyRow[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
     rpName: RP_NAME,
     rpID: rp.id,
@@ -60,6 +60,7 @@ export function registrationOptions(
 export async function verifyRegistration(rp: RelyingParty, expectedChallenge: string, response: RegistrationResponseJSON): Promise<NewCredential> {
   let verified;
   try {
+    const { verifyRegistrationResponse } = await webauthn();
     verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
   } catch (e) {
     throw passkeyRefused(e);
@@ -70,7 +71,8 @@ export async function verifyRegistration(rp: RelyingParty, expectedChallenge: st
 }
 
 /** Options for `navigator.credentials.get`, allowing only the given passkeys. */
-export function authenticationOptions(rp: RelyingParty, passkeys: PasskeyRow[]): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function authenticationOptions(rp: RelyingParty, passkeys: PasskeyRow[]): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await webauthn();
   return generateAuthenticationOptions({
     rpID: rp.id,
     timeout: TIMEOUT_MS,
@@ -86,6 +88,7 @@ export function authenticationOptions(rp: RelyingParty, passkeys: PasskeyRow[]):
  * backwards (a cloned authenticator).
  */
 export async function verifyAuthentication(rp: RelyingParty, expectedChallenge: string, passkey: PasskeyRow, response: AuthenticationResponseJSON): Promise<number | false> {
+  const { verifyAuthenticationResponse } = await webauthn();
   try {
     const r = await verifyAuthenticationResponse({
       response,

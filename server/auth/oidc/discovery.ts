@@ -5,10 +5,14 @@
  * while the provider is down does not become a burst of outbound requests;
  * the admin's Test and Save ask afresh.
  */
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import { sha256Hex } from '../../lib/crypto';
+import { lazy } from '../../lib/lazy';
 import { isLoopbackUrl } from './settings';
 import { OidcError } from './errors';
+
+/** The OpenID client loads with the first sign-in, test or save: most installs never configure one. */
+export const openid = lazy(() => import('openid-client'));
 
 const CACHE_MS = 3_600_000;
 const FAILURE_MS = 15_000;
@@ -66,6 +70,7 @@ export class Discovery {
     }
     const insecure = issuer.protocol === 'http:' && isLoopbackUrl(issuer);
     const timeout = this.opts.timeoutS ?? TIMEOUT_S;
+    const client = await openid();
     let found: client.Configuration;
     try {
       found = await client.discovery(issuer, spec.client_id, undefined, client.None(), { timeout, execute: insecure ? [client.allowInsecureRequests] : [] });

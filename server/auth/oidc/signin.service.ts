@@ -8,14 +8,14 @@
  * signs it in exactly like a password login. Every refusal is audited as
  * `auth.failed` with its reason and thrown as an `OidcError`.
  */
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import type { EventBus, RequestMeta } from '../../events';
 import { safeEqual } from '../../lib/crypto';
 import type { AuthService, LoginResult } from '../auth.service';
 import type { OidcAccounts } from './accounts';
 import { identityOf, missingMapped } from './claims';
 import type { OidcConfig } from './config.service';
-import { describe } from './discovery';
+import { describe, openid } from './discovery';
 import { OidcError } from './errors';
 import { safeNext } from './next';
 import type { PendingLogins } from './pending.repo';
@@ -45,6 +45,7 @@ export class OidcSignIn {
       const s = this.d.config.current();
       if (!isActive(s)) throw new OidcError('oidc_unavailable', 'OIDC sign-in is not configured');
       const provider = await this.d.config.provider(s);
+      const client = await openid();
       const state = client.randomState();
       const nonce = client.randomNonce();
       const verifier = client.randomPKCECodeVerifier();
@@ -82,10 +83,11 @@ export class OidcSignIn {
       // The redirect URI of the request, not this request's own address (a proxy may have rewritten it).
       const here = new URL(pending.redirect_uri);
       here.search = query.toString();
+      const client = await openid();
       const tokens = await client
         .authorizationCodeGrant(provider, here, { pkceCodeVerifier: pending.code_verifier, expectedState: state, expectedNonce: pending.nonce, idTokenExpected: true })
         .catch((e: unknown) => {
-          throw classify(e);
+          throw classify(e, client);
         });
       const claims = await this.claims(provider, tokens, s);
       const user = await this.d.accounts.resolve(s.issuer, identityOf(claims, s), s);
@@ -103,7 +105,7 @@ export class OidcSignIn {
     const idClaims = tokens.claims()! as Record<string, unknown>;
     if (!missingMapped(idClaims, s) || !provider.serverMetadata().userinfo_endpoint) return idClaims;
     try {
-      const info = await client.fetchUserInfo(provider, tokens.access_token, String(idClaims.sub));
+      const info = await (await openid()).fetchUserInfo(provider, tokens.access_token, String(idClaims.sub));
       return { ...info, ...idClaims };
     } catch (e) {
       throw new OidcError('oidc_token', `userinfo: ${describe(e)}`);
@@ -124,7 +126,7 @@ export class OidcSignIn {
 }
 
 /** openid-client's refusals as sign-in failures: a refused code, a bad token, or a provider that did not answer properly. */
-function classify(e: unknown): OidcError {
+function classify(e: unknown, client: typeof import('openid-client')): OidcError {
   if (e instanceof OidcError) return e;
   if (e instanceof client.ResponseBodyError) return new OidcError(e.error === 'invalid_grant' ? 'oidc_code' : 'oidc_unavailable', describe(e));
   const code = (e as { code?: string }).code ?? '';

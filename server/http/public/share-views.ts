@@ -91,7 +91,7 @@ export async function viewPage(
     }
     slot.settle(Buffer.byteLength(text), f.size);
     const cut = f.size > TEXT_MAX ? `<p class="mut">${esc(pt(o.lang, 'page.preview_cut'))}</p>` : '';
-    content = cut + (o.kind === 'markdown' ? `<article class="md">${renderMarkdown(text)}</article>` : `<pre class="tx">${esc(text)}</pre>`);
+    content = cut + (o.kind === 'markdown' ? `<article class="md">${await renderMarkdown(text)}</article>` : `<pre class="tx">${esc(text)}</pre>`);
   }
   const body = `<div class="card"><h1>${esc(f.name)}</h1>${facts(o.lang, f.size, mime, o.share)}${buttons(o.lang, o.links)}${content}</div>`;
   sendPage(ctx, { lang: o.lang, title: f.name, body });
