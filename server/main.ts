@@ -25,7 +25,7 @@ import { adminUserRoutes } from './http/routes/admin-users.routes';
 import { oidcRoutes } from './http/routes/oidc.routes';
 import { adminOidcRoutes } from './http/routes/admin-oidc.routes';
 import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
-import { accessRoutes, adminAccessRoutes, keyViewer } from './http/routes/access.routes';
+import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/access.routes';
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
@@ -118,7 +118,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes(sv.capabilities),
-      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyView: keyViewer(catalogue) }),
+      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue) }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),
       adminUserRoutes({ auth, db, settings: sv.settings, bus, maxJsonBytes: json }),

@@ -34,6 +34,7 @@ export interface KeyScope {
   verbs: Verb[];
   /** The only folder the key reaches, or null for everything its owner reaches. */
   root: { storage_id: number; rel: string } | null;
+  expires_at: string | null;
 }
 
 export type KeyRow = Omit<ApiKeysTable, 'id'> & { id: number };
@@ -228,7 +229,7 @@ export function keyView(row: KeyRow, root: string | null, now = Date.now()): Api
 /** The scope a key row grants. */
 export function scopeOf(row: KeyRow): KeyScope {
   const root = row.root_storage_id !== null ? { storage_id: row.root_storage_id, rel: row.root_rel ?? '' } : null;
-  return { id: row.id, name: row.name, verbs: JSON.parse(row.verbs) as Verb[], root };
+  return { id: row.id, name: row.name, verbs: JSON.parse(row.verbs) as Verb[], root, expires_at: row.expires_at };
 }
 
 /** Checks a verb list from a request: known verbs only, at least one (`validation_failed` naming the bad one). */

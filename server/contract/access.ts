@@ -23,6 +23,9 @@ export interface ApiKeyView {
   state: 'active' | 'expired' | 'revoked';
 }
 
+/** The key a request was signed with, as `GET /api/auth/me` names it. */
+export type KeyIdentity = Pick<ApiKeyView, 'id' | 'name' | 'verbs' | 'root' | 'expires_at'>;
+
 /** `POST /api/auth/keys` and phone pairing: the key and its token, shown this once. */
 export interface ApiKeyCreated {
   key: ApiKeyView;

@@ -1,4 +1,4 @@
-import type { ApiKeyView } from './access';
+import type { KeyIdentity } from './access';
 
 /** The error envelope of every failed request (spec: Errors). */
 export interface ApiErrorBody {
@@ -33,5 +33,5 @@ export interface UserView {
 /** The signed-in person (`GET /api/auth/me`, `PATCH /api/auth/me`). */
 export type Me = Pick<UserView, 'id' | 'email' | 'username' | 'role' | 'groups' | 'language'> & {
   /** Present when the request was signed with an API key: what the key may do (a paired phone shows its folder). */
-  key?: ApiKeyView;
+  key?: KeyIdentity;
 };

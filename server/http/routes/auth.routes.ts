@@ -1,8 +1,8 @@
 /** /api/auth/*: login, logout, me, account checks, signup, first-run setup, desktop sign-in (pairing itself: access.routes). */
 import Router from '@koa/router';
 import { AppError } from '../../errors';
-import { verifyPassword, type Auth, type KeyRow } from '../../auth';
-import type { ApiKeyView } from '../../contract';
+import { verifyPassword, type Auth, type KeyScope } from '../../auth';
+import type { KeyIdentity } from '../../contract';
 import { isLang } from '../../lib/i18n';
 import { readObject } from '../middlewares/body';
 import { clearSessionCookie, requireUser, setSessionCookie } from '../middlewares/auth';
@@ -16,8 +16,8 @@ export interface AuthRoutesDeps {
   maxJsonBytes: number;
   /** SERVICE_PUBLIC_URL ('' when unset), for the passkey options of a second step. */
   publicUrl: string;
-  /** Presents the key a request was signed with (`GET /me` under a key). */
-  keyView: (row: KeyRow) => ApiKeyView;
+  /** The key a request was signed with, as `GET /me` names it (from the resolved scope: no query). */
+  keyIdentity: (key: KeyScope) => KeyIdentity;
 }
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
@@ -49,8 +49,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
 
   r.get('/me', requireUser, (ctx) => {
     const p = me(ctx);
-    const row = ctx.state.key && d.auth.keys.byId(ctx.state.key.id);
-    ctx.body = { user: { id: p.id, email: p.email, username: p.username, role: p.role, groups: p.groups, language: p.language, ...(row && { key: d.keyView(row) }) } };
+    const key = ctx.state.key;
+    ctx.body = { user: { id: p.id, email: p.email, username: p.username, role: p.role, groups: p.groups, language: p.language, ...(key && { key: d.keyIdentity(key) }) } };
   });
 
   r.patch('/me', requireUser, async (ctx) => {
