@@ -30,6 +30,7 @@ import { createLogger, type Logger } from './lib/log';
 import { readOnlyDecorator } from './storage/read-only';
 import { assertEveryJobHandled } from './jobs-registry';
 import type { Capabilities } from './contract';
+import { createGatewayCore } from './gateways';
 
 export interface ComposeOptions {
   logger?: Logger;
@@ -162,10 +163,12 @@ export async function compose(config: Config, opts: ComposeOptions) {
       assistant: { state: 'off', permitted: false, button: false },
     });
 
+    const gateways = createGatewayCore({ auth, files, queue });
+
     return {
       config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
-      capabilities, close,
+      gateways, capabilities, close,
     };
   } catch (e) {
     await close();

@@ -27,6 +27,7 @@ import { adminOidcRoutes } from './http/routes/admin-oidc.routes';
 import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
 import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/access.routes';
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
+import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -125,6 +126,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       accessRoutes(access),
       adminAccessRoutes(access),
       adminRoleRoutes({ auth, maxJsonBytes: json }),
+      adminGatewayRoutes({ registry: sv.gateways.registry }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue }),

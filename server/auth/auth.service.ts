@@ -59,6 +59,37 @@ export class AuthService {
    * right password. `rp` is where the browser is, for passkeys.
    */
   async login(login: string, password: string, req: RequestMeta & { ip: string }, rp: RelyingParty | null = null): Promise<LoginResult | MfaChallenge> {
+    const u = await this.checkPassword(login, password, req);
+    // The failures stay counted until the second step passes too: a known password must not reset them.
+    const challenge = await this.mfa.begin(u, login, rp);
+    if (challenge) return challenge;
+    this.throttle.succeed(login);
+    return this.issue(u, req, 'login');
+  }
+
+  /**
+   * A protocol gateway's sign-in (WebDAV, SFTP, FTP): the same password check
+   * and throttle as the web sign-in, answering the account instead of a
+   * session. An account with a second factor cannot sign in to a gateway with
+   * its password (403 `forbidden`, `reason: use_api_key`): machines use API
+   * keys. Audited `auth.login` with `meta.kind` = the protocol.
+   */
+  async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
+    const u = await this.checkPassword(login, password, req);
+    if (this.mfa.enrolled(u.id)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
+    this.throttle.succeed(login);
+    const p = this.repo.principal(u.id, `${protocol}:${u.id}`);
+    if (!p) throw new AppError('account_disabled');
+    await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
+    return p;
+  }
+
+  /**
+   * The account of a right password, throttled before the KDF: `rate_limited`
+   * (429), `invalid_credentials` with `tries_left` (401, audited
+   * `auth.failed`), `account_disabled` (403, only after a right password).
+   */
+  private async checkPassword(login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
     this.throttle.check(login, req.ip);
     const u = this.repo.byLogin(login);
     // Second-step failures lock the person whatever name they typed.
@@ -72,11 +103,7 @@ export class AuthService {
       throw new AppError('invalid_credentials', { tries_left: left }, { tries_left: left });
     }
     if (u.disabled) throw new AppError('account_disabled');
-    // The failures stay counted until the second step passes too: a known password must not reset them.
-    const challenge = await this.mfa.begin(u, login, rp);
-    if (challenge) return challenge;
-    this.throttle.succeed(login);
-    return this.issue(u, req, 'login');
+    return u;
   }
 
   /** Finishes a sign-in with an answer to the login's challenge (see `SecondStep.finish` for the refusals). */

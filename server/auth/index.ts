@@ -46,7 +46,7 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const repo = new UsersRepo(db);
   const jwtKey = Buffer.from(hmacHex(o.secretKey, 'session-jwt', 'purpose'), 'hex');
   const sessions = new Sessions(db, repo, jwtKey, o.sessionTtlMs);
-  const keys = new Keys(db, repo, bus);
+  const keys = new Keys(db, repo, bus, o.secretKey);
   // A change of a person's account reaches every way they are signed in: sessions end, cached keys are re-read.
   const signins = {
     revokeUser: (id: number) => (sessions.revokeUser(id), keys.forgetUser(id)),

@@ -7,7 +7,7 @@
  * access key id), only a hash of the secret is kept, the secret is shown once.
  * An unknown id costs the same hash and compare as a wrong secret.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
 import type { Db } from '../db';
 import type { ApiKeysTable } from '../db/tables';
@@ -58,7 +58,8 @@ export class Keys {
   private cache = new Map<string, { scope: KeyScope; principal: Principal; at: number; exp: number }>();
   private touched = new Map<number, { at: number; ip: string }>();
 
-  constructor(private db: Db, private users: UsersRepo, private bus: EventBus) {}
+  /** `secretKey`: the install's key; S3 secrets are derived from it (see `s3Credentials`). */
+  constructor(private db: Db, private users: UsersRepo, private bus: EventBus, private secretKey: Buffer) {}
 
   /**
    * Makes a key for `userId` and returns it with its token (shown once). The
@@ -180,6 +181,34 @@ export class Keys {
     const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY);
     if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return undefined;
     return row;
+  }
+
+  /**
+   * The S3 credentials of a key: the access key id names the key
+   * (`fdk_<id>`); the secret access key is derived from the install's key and
+   * the stored hash of the key's secret, so SigV4 can be checked (it needs
+   * the secret itself) while only a hash is stored. Shown with the token,
+   * once; revoking the key revokes them.
+   */
+  s3Credentials(row: KeyRow): { access_key_id: string; secret_access_key: string } {
+    return { access_key_id: `fdk_${row.id}`, secret_access_key: createHmac('sha256', this.secretKey).update(`s3:${row.id}:${row.secret_hash}`).digest('base64url') };
+  }
+
+  /**
+   * The owner, scope and S3 secret of a live bearer key named by its S3
+   * access key id, or null (malformed, unknown, revoked, expired, a desktop
+   * key, a disabled owner). The caller checks the request's signature with
+   * the secret.
+   */
+  byAccessKey(accessKeyId: string, request?: RequestMeta): { principal: Principal; scope: KeyScope; secret: string } | null {
+    const m = /^fdk_(\d{1,12})$/.exec(accessKeyId);
+    const row = m ? this.byId(Number(m[1])) : undefined;
+    const now = Date.now();
+    if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
+    const principal = this.users.principal(row.user_id, `key:${row.id}`);
+    if (!principal) return null;
+    this.touch(row.id, principal, request, now);
+    return { principal, scope: scopeOf(row), secret: this.s3Credentials(row).secret_access_key };
   }
 
   /** Drops cached keys of a person whose rights changed. */

@@ -26,7 +26,7 @@ export { StoragesService, clampInterval, SYNC_MODES, type StorageInput, type Sto
 export { Syncer, SYNC_JOB, type SyncRunView } from './syncer';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
-export type { WriteContext, WriteOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
+export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
 export { effectiveLevel, atLeast, type Level } from './access';
 export { sortKey } from './natural';
 export { mimeOf, isImage, isVideo, isText } from './mime';

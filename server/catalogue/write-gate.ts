@@ -15,8 +15,10 @@ import { NodesRepo, type NodeRow } from './nodes.repo';
 import { mimeOf } from './mime';
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
-export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'gateway' | 'mkdir';
-const UPLOAD_SURFACES = new Set<WriteOrigin>(['upload', 'drop', 'save-text', 'newfile', 'gateway']);
+export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'mkdir' | GatewayOrigin;
+/** The protocol gateways: a write through one carries it as `meta.origin`. */
+export type GatewayOrigin = 'webdav' | 'sftp' | 'ftp' | 's3';
+const UPLOAD_SURFACES = new Set<WriteOrigin>(['upload', 'drop', 'save-text', 'newfile', 'webdav', 'sftp', 'ftp', 's3']);
 
 export interface WriteContext {
   actor?: ActorRef | null;

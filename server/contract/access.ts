@@ -29,8 +29,10 @@ export type KeyIdentity = Pick<ApiKeyView, 'id' | 'name' | 'verbs' | 'root' | 'e
 /** `POST /api/auth/keys` and phone pairing: the key and its token, shown this once. */
 export interface ApiKeyCreated {
   key: ApiKeyView;
-  /** `fdk_<id>_<secret>`: send as `Authorization: Bearer <token>`. */
+  /** `fdk_<id>_<secret>`: send as `Authorization: Bearer <token>` (or as the password of a WebDAV, SFTP or FTP sign-in). */
   token: string;
+  /** The same key for S3 clients (AWS Signature V4). */
+  s3: { access_key_id: string; secret_access_key: string };
 }
 
 /** A signed-in browser or desktop. */

@@ -16,3 +16,4 @@ export type * from './update';
 export type * from './host';
 export type * from './mfa';
 export type * from './access';
+export type * from './gateways';

@@ -35,6 +35,10 @@ export const NEWDOC_TYPES: readonly NewdocType[] = [
 ];
 
 export type Path = string | Place;
+/** `exact`: `to` is the target itself, never a folder to move into (WebDAV, SFTP). */
+export interface PlanOptions {
+  exact?: boolean;
+}
 export type TransferResult = { ok: true } | { operation_id: string };
 
 /** A file opened for serving: its validators, and its bytes by span. */
@@ -131,6 +135,11 @@ export class ActorFiles {
     return this.svc.listing.list(this, input);
   }
 
+  /** Every entry of a folder from the catalogue, streamed page by page (gateways; see listing.service). */
+  entries(path: Path, pageSize?: number): AsyncGenerator<Entry> {
+    return this.svc.listing.entries(this, path, pageSize);
+  }
+
   /** Search over what this actor can read (see search.service). */
   search(input: SearchInput): SearchResult {
     return this.svc.search.search(this, input);
@@ -187,11 +196,11 @@ export class ActorFiles {
 
   /**
    * Moves `from` to `to`: into `to` when it is an existing folder, else to the
-   * path `to`. Within one storage with a server-side move it answers at once;
+   * path `to` (always to the path with `exact`, as WebDAV and SFTP name it). Within one storage with a server-side move it answers at once;
    * otherwise it queues an op and answers with its id.
    */
-  async move(from: Path, to: Path, overwrite: boolean): Promise<TransferResult> {
-    const { src, dst, dstRel } = await this.plan(from, to, 'editor', overwrite);
+  async move(from: Path, to: Path, overwrite: boolean, o: PlanOptions = {}): Promise<TransferResult> {
+    const { src, dst, dstRel } = await this.plan(from, to, 'editor', overwrite, o);
     if (src.storage.id === dst.storage.id && (await this.svc.ops.canMove(src.storage.id))) {
       await this.svc.ops.move(src.place, dstRel, { overwrite });
       const entry = await this.svc.ops.stat({ storage_id: dst.storage.id, rel: dstRel });
@@ -202,8 +211,8 @@ export class ActorFiles {
   }
 
   /** Copies like `move` places; a single file up to SYNC_COPY_MAX within one storage answers at once. */
-  async copy(from: Path, to: Path, overwrite: boolean): Promise<TransferResult> {
-    const { src, dst, dstRel, entry } = await this.plan(from, to, 'viewer', overwrite);
+  async copy(from: Path, to: Path, overwrite: boolean, o: PlanOptions = {}): Promise<TransferResult> {
+    const { src, dst, dstRel, entry } = await this.plan(from, to, 'viewer', overwrite, o);
     if (src.storage.id === dst.storage.id && entry.type === 'file' && entry.size <= SYNC_COPY_MAX) {
       const place = { storage_id: dst.storage.id, rel: dstRel };
       await this.svc.ops.copyFile(src.place, dstRel, { size: entry.size, mime: entry.mime, overwrite });
@@ -288,19 +297,27 @@ export class ActorFiles {
     return t;
   }
 
-  /** Resolves both ends of a move/copy and the final target path; refuses a folder into itself and taken targets. */
-  private async plan(from: Path, to: Path, needSrc: Level, overwrite: boolean) {
+  /**
+   * Resolves both ends of a move/copy and the final target path; refuses a
+   * folder into itself and taken targets. With `exact` the target is `to`
+   * itself; an existing one is refused, or with `overwrite` moved to the trash
+   * first when a folder is involved (a file over a file is replaced in place).
+   */
+  private async plan(from: Path, to: Path, needSrc: Level, overwrite: boolean, o: PlanOptions) {
     const src = this.target(from, needSrc);
     if (src.rel === '') throw new AppError('forbidden', { reason: 'the storage root itself cannot be moved or copied' });
     const dst = this.target(to, 'editor');
     const shownTo = typeof to === 'string' ? to : uiPath(dst.storage.name, dst.rel);
     const entry = await this.svc.ops.stat(src.place);
     const at = await this.svc.ops.statOrNull(dst.place);
-    const dstRel = at?.type === 'dir' && !(dst.storage.id === src.storage.id && dst.rel === src.rel) ? joinRel(dst.rel, baseName(src.rel)) : dst.rel;
+    const same = dst.storage.id === src.storage.id && dst.rel === src.rel;
+    const dstRel = !o.exact && at?.type === 'dir' && !same ? joinRel(dst.rel, baseName(src.rel)) : dst.rel;
     if (dstRel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be replaced' });
     if (src.storage.id === dst.storage.id && isWithin(dstRel, src.rel)) throw new AppError('conflict', { path: shownTo, reason: 'a folder cannot go into itself' });
     if (!overwrite && dstRel !== dst.rel && (await this.svc.ops.statOrNull({ storage_id: dst.storage.id, rel: dstRel }))) throw new AppError('conflict', { path: uiPath(dst.storage.name, dstRel) });
     if (!overwrite && dstRel === dst.rel && at) throw new AppError('conflict', { path: shownTo });
+    // Replacing where a folder is involved: the old item goes to the trash first (a file over a file is replaced in place).
+    if (o.exact && at && !same && (at.type === 'dir' || entry.type === 'dir')) await this.deleteOne(dst.place);
     return { src, dst, dstRel, entry };
   }
 }

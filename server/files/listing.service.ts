@@ -6,8 +6,9 @@
  * the folder changes (see PageCache).
  */
 import { Readable } from 'node:stream';
-import { presentNode, stampThumbs } from './entry';
-import type { Catalogue, Level, StorageRow } from '../catalogue';
+import { etagOf, presentNode, stampThumbs } from './entry';
+import type { Catalogue, Level, NodeRow, StorageRow } from '../catalogue';
+import type { Entry } from '../storage';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { joinRel, uiPath } from '../lib/paths';
@@ -58,15 +59,8 @@ export class ListingService {
    */
   async list(fa: ActorFiles, input: ListInput): Promise<Buffer | Readable> {
     if (input.path.replace(/^\/+/, '') === '') return Buffer.from(listingJson(this.storages(fa, input)));
-    const { storage, rel, level, passage } = fa.target(input.path, 'viewer', { passage: true });
-    const known = this.repo.known(storage.id, rel);
-    await this.cat.syncer.revalidate(storage.id, rel, known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
+    const { storage, rel, level, passage } = await this.folder(fa, input.path);
     if (passage !== undefined) return Buffer.from(listingJson(this.passage(storage, rel, passage)));
-    if (rel !== '') {
-      const row = this.cat.nodes.get(storage.id, rel);
-      if (!row || row.deleted_at) await mustBeFolder(fa, { storage_id: storage.id, rel }, input.path);
-      else if (row.type !== 'dir') throw new AppError('not_found', { path: input.path }, { reason: 'not a folder' });
-    }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
     const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only, offline: storage.status === 'offline' } };
@@ -87,6 +81,50 @@ export class ListingService {
     }));
     this.cache.set(storage.id, rel, key, { body, bytes: body.length });
     return body;
+  }
+
+  /**
+   * Every entry of the folder at `path` (not `/`), from the catalogue in name
+   * order, a page at a time so a 100,000-entry folder streams: for gateways
+   * (WebDAV PROPFIND, SFTP readdir, FTP LIST, S3 ListObjects). Same access
+   * and first-look revalidation as `list`; a folder on the way down to a
+   * key's root yields only the next folder on the way.
+   */
+  async *entries(fa: ActorFiles, path: string | Place, pageSize = 1000): AsyncGenerator<Entry> {
+    const { storage, rel, passage } = await this.folder(fa, path);
+    if (passage !== undefined) {
+      const child = this.cat.nodes.get(storage.id, joinRel(rel, passage));
+      if (child && !child.deleted_at && child.type === 'dir') yield entryOf(child);
+      return;
+    }
+    let after: { type: string; key: string; id: number } | undefined;
+    for (;;) {
+      const { rows } = this.cat.nodes.list(storage.id, rel, { sort: 'name', desc: false, limit: pageSize, offset: 0, after });
+      for (const r of rows) yield entryOf(r);
+      if (rows.length < pageSize) return;
+      const last = rows[rows.length - 1];
+      after = { type: last.type, key: last.sort_key, id: last.id };
+    }
+  }
+
+  /**
+   * Resolves a folder for listing (a folder on the way down to a key's root
+   * too) and revalidates it in the background; only a folder the catalogue
+   * has never seen waits briefly for its first look. A file or a missing
+   * folder → `not_found`.
+   */
+  private async folder(fa: ActorFiles, path: string | Place) {
+    const t = fa.target(path, 'viewer', { passage: true });
+    const { storage, rel } = t;
+    const known = this.repo.known(storage.id, rel);
+    await this.cat.syncer.revalidate(storage.id, rel, known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
+    if (rel !== '' && t.passage === undefined) {
+      const row = this.cat.nodes.get(storage.id, rel);
+      const shown = typeof path === 'string' ? path : uiPath(storage.name, rel);
+      if (!row || row.deleted_at) await mustBeFolder(fa, { storage_id: storage.id, rel }, shown);
+      else if (row.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
+    }
+    return t;
   }
 
   /** A folder on the way down to a key's root: only the next folder on the way (when it exists). */
@@ -119,6 +157,13 @@ export class ListingService {
     };
   }
 
+}
+
+/** A catalogue row as a storage entry (what gateways list). */
+function entryOf(n: NodeRow): Entry {
+  return n.type === 'dir'
+    ? { name: n.name, type: 'dir', size: 0, mtime: n.mtime }
+    : { name: n.name, type: 'file', size: n.size, mtime: n.mtime, etag: etagOf(n.size, n.mtime, n.etag), mime: n.mime ?? undefined };
 }
 
 /** A folder the catalogue does not know (yet): ask the backend before answering 404. */

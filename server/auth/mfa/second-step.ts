@@ -32,6 +32,11 @@ export class SecondStep {
    * throttle's account key); `rp` is where the browser is, for passkeys made
    * there (none are offered without it).
    */
+  /** Whether `userId` has a second factor (a password alone does not sign them in). */
+  enrolled(userId: number): boolean {
+    return this.enrolment.enrolled(userId);
+  }
+
   async begin(user: UserRow, login: string, rp: RelyingParty | null): Promise<MfaChallenge | null> {
     if (!this.enrolment.enrolled(user.id)) return null;
     const methods: MfaMethod[] = [];

@@ -106,7 +106,7 @@ function tools(d: AccessRoutesDeps) {
     if (input.verbs.includes('admin') && input.root) throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
     const root = input.root ? await rootOf(owner, input.root) : null;
     const { key, token } = await d.auth.keys.create(me(ctx), { userId: ownerId, name: input.name, verbs: input.verbs, root, expiresAt: input.expiresAt }, reqMeta(ctx));
-    return { key: view(key), token };
+    return { key: view(key), token, s3: d.auth.keys.s3Credentials(key) };
   };
 
   const sessionsOf = (userId: number, current: string): SessionView[] => d.auth.sessions.list(userId).map((s) => ({ ...s, current: s.id === current }));

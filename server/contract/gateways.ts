@@ -1,0 +1,29 @@
+/** The protocol gateways (WebDAV, SFTP, FTPS, S3): `GET /api/admin/gateways`. */
+
+export type GatewayProtocol = 'webdav' | 'sftp' | 'ftp' | 's3';
+
+export interface GatewayListenerView {
+  protocol: GatewayProtocol;
+  enabled: boolean;
+  /** Where it listens (`host:port`, or the path on the main listener for WebDAV), when it does. */
+  listen: string | null;
+  /** The address to give clients (`davs://…`, `sftp://…`, `ftps://…`, `http://…` for S3), when known. */
+  url: string | null;
+  /** Why it is not listening although enabled (port taken, bad certificate…). */
+  error: string | null;
+}
+
+/** A client signed in to a gateway (for WebDAV and S3, which have no connection: active in the last 5 minutes). */
+export interface GatewaySessionView {
+  protocol: GatewayProtocol;
+  /** The account (and the key, when one was used). */
+  user: string;
+  ip: string;
+  since: string;
+  last_active: string;
+}
+
+export interface GatewaysStatus {
+  gateways: GatewayListenerView[];
+  sessions: GatewaySessionView[];
+}

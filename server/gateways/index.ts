@@ -1,0 +1,34 @@
+/**
+ * The protocol gateways' shared core: sign-in (`GatewayAuth`), protocol
+ * paths (`treePath`), the tree for one actor (`GatewayTree`, always through
+ * the file service and its write gate) and the admin's view of listeners and
+ * sessions (`GatewayRegistry`). Each protocol (WebDAV, SFTP, FTPS, S3) is a
+ * thin adapter over these: it maps its requests onto the tree and the
+ * `AppError` codes onto its own error form, in one table per protocol.
+ */
+import type { Actor, Auth } from '../auth';
+import type { FileService } from '../files';
+import type { JobQueue } from '../jobs';
+import { GatewayAuth, type Protocol } from './auth';
+import { GatewayRegistry } from './registry';
+import { GatewayTree } from './tree';
+
+export { GatewayAuth, type Protocol } from './auth';
+export { GatewayRegistry } from './registry';
+export { GatewayTree, type GatewayEntry } from './tree';
+export { treePath, splitLast, type Dots } from './paths';
+
+export interface GatewayCore {
+  auth: GatewayAuth;
+  registry: GatewayRegistry;
+  /** The tree as `actor` sees it through `protocol`. */
+  tree(actor: Actor, protocol: Protocol): GatewayTree;
+}
+
+export function createGatewayCore(d: { auth: Auth; files: FileService; queue: JobQueue }): GatewayCore {
+  return {
+    auth: new GatewayAuth(d.auth),
+    registry: new GatewayRegistry(),
+    tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue),
+  };
+}
