@@ -303,6 +303,8 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     const audit = page.getByTestId('audit');
     await audit.getByRole('cell', { name: 'auth.login' }).first().waitFor();
+    // The unfiltered page may still be on screen: wait for the filtered one to replace it.
+    await audit.getByRole('cell', { name: 'user.create' }).first().waitFor({ state: 'detached' });
     assert.equal(await audit.getByRole('cell', { name: 'user.create' }).count(), 0);
     await page.getByRole('link', { name: 'Settings' }).click();
     for (const name of ['Protection', 'Updates']) await page.getByRole('region', { name }).waitFor();
