@@ -66,6 +66,8 @@ export function AccessPage({ pair }: { pair: boolean }) {
     <section className="access" aria-labelledby="access-title">
       <h1 id="access-title">{t('account.access')}</h1>
       {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {/* Opened for pairing (the tray's "Pair a phone…"): that section comes first. */}
+      {pair && <PairPhone onPaired={load} />}
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">{t('access.sessions')}</h2>
         {sessions && <SessionsTable sessions={sessions} onRevoke={(s) => void revokeSession(s)} />}
@@ -81,7 +83,7 @@ export function AccessPage({ pair }: { pair: boolean }) {
           <button type="button" className="primary" onClick={() => setOpen({ kind: 'new-key' })}>{t('keys.new')}</button>
         </div>
       </section>
-      <PairPhone focus={pair} onPaired={load} />
+      {!pair && <PairPhone onPaired={load} />}
       {open?.kind === 'new-key' && <NewKeyDialog title={t('keys.new')} allowAdmin={user.role === 'admin'} create={access.createKey} onCreated={load} onClose={close} />}
       {open?.kind === 'revoke-key' && (
         <ConfirmDialog title={t('keys.revoke_named', { name: open.key.name })} text={t('keys.revoke_text')} confirmLabel={t('keys.revoke')} danger

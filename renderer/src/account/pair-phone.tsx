@@ -6,7 +6,7 @@
  * else this page's own address; a loopback one gets a word on how to reach
  * the page from the network instead.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { ApiKeyCreated } from '../api/types';
 import { useI18n } from '../i18n';
 import { formatDate } from '../lib/format';
@@ -17,7 +17,7 @@ import * as access from './access-api';
 import { ExpirySelect, FolderField, keyError } from './key-fields';
 import { isLoopback, pairingBase } from './pairing-base';
 
-export function PairPhone({ focus, onPaired }: { focus: boolean; onPaired: () => void }) {
+export function PairPhone({ onPaired }: { onPaired: () => void }) {
   const { t, lang } = useI18n();
   const base = useMemo(() => pairingBase(new URLSearchParams(location.search).get('base'), location.origin), []);
   const [root, setRoot] = useState<string | null>(null);
@@ -27,10 +27,6 @@ export function PairPhone({ focus, onPaired }: { focus: boolean; onPaired: () =>
   const [made, setMade] = useState<ApiKeyCreated | null>(null);
   const link = made ? `${base}/pair#${made.token}` : null;
   const qr = useQrCode(link, 240);
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => {
-    if (focus) ref.current?.scrollIntoView({ block: 'start' });
-  }, [focus]);
 
   const { submit, busy, error } = useSubmit(async () => {
     try {
@@ -42,7 +38,7 @@ export function PairPhone({ focus, onPaired }: { focus: boolean; onPaired: () =>
   });
 
   return (
-    <section className="card" aria-labelledby="pair-title" ref={ref} data-testid="pair">
+    <section className="card" aria-labelledby="pair-title" data-testid="pair">
       <h2 id="pair-title">{t('pair.title')}</h2>
       <p>{t('pair.intro')}</p>
       {isLoopback(base) && <p className="warn" data-testid="pair-loopback">{t('pair.loopback', { base })}</p>}

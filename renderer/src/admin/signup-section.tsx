@@ -10,10 +10,14 @@ export function SignupSection() {
   const toast = useToast();
   const [s, error, missing, setS] = useSection(admin.authSettings);
   const toggle = async (e: ChangeEvent<HTMLInputElement>) => {
+    const allow = e.target.checked;
+    // The box follows the click at once and goes back if the server refuses.
+    setS({ allow_signup: allow });
     try {
-      setS(await admin.patchAuthSettings({ allow_signup: e.target.checked }));
+      setS(await admin.patchAuthSettings({ allow_signup: allow }));
       toast.info(t('settings.saved'));
     } catch (err) {
+      setS({ allow_signup: !allow });
       toast.error(err);
     }
   };

@@ -38,7 +38,7 @@ export function UserAccess({ user, onChanged, onClose }: { user: User; onChanged
         <UserPermissions user={user} onChanged={onChanged} />
         {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
         <section aria-labelledby="user-sessions-title">
-          <h3 id="user-sessions-title">{t('access.sessions')}</h3>
+          <h3 id="user-sessions-title">{t('users.sessions')}</h3>
           {sessions && <SessionsTable sessions={sessions} onRevoke={(s) => void act(admin.revokeUserSession(user.id, s.id), t('access.sessions.revoked_one'))} />}
           <div className="actions">
             <button type="button" className="danger" disabled={!sessions?.length} onClick={() => setOpen({ kind: 'all-sessions' })}>{t('users.sessions.all')}</button>

@@ -124,8 +124,10 @@ function AddUser({ onDone, onClose }: { onDone: () => void; onClose: () => void 
   return (
     <Dialog title={t('users.add')} onClose={onClose}>
       <form className="form" onSubmit={submit}>
-        <label>{t('users.email')}<input type="email" required autoFocus value={f.email} onChange={(e) => setF({ ...f, email: e.target.value })} onBlur={() => check('email')} aria-invalid={taken.email ? true : undefined} aria-describedby="add-email-note" />{note('email')}</label>
-        <label>{t('users.username')}<input required value={f.username} onChange={(e) => setF({ ...f, username: e.target.value })} onBlur={() => check('username')} aria-invalid={taken.username ? true : undefined} aria-describedby="add-username-note" />{note('username')}</label>
+        <label>{t('users.email')}<input type="email" required autoFocus value={f.email} onChange={(e) => setF({ ...f, email: e.target.value })} onBlur={() => check('email')} aria-invalid={taken.email ? true : undefined} aria-describedby="add-email-note" /></label>
+        {note('email')}
+        <label>{t('users.username')}<input required value={f.username} onChange={(e) => setF({ ...f, username: e.target.value })} onBlur={() => check('username')} aria-invalid={taken.username ? true : undefined} aria-describedby="add-username-note" /></label>
+        {note('username')}
         <label>{t('users.role')}
           <select value={f.role} onChange={(e) => setF({ ...f, role: e.target.value })}>
             {ROLES.map((r) => <option key={r} value={r}>{t(`users.role.${r}`)}</option>)}

@@ -55,13 +55,14 @@ export default function SignupPage({ onSignedIn }: { onSignedIn: (u: User) => vo
     }
   };
 
+  // The note sits outside the <label> so it is the field's description, not part of its name.
   const field = (k: Field, label: string, input: React.InputHTMLAttributes<HTMLInputElement>, hint?: string) => (
-    <label>
-      {label}
-      <input {...input} value={f[k]} onChange={(e) => setF({ ...f, [k]: e.target.value })}
+    <div className="field">
+      <label htmlFor={`signup-${k}`}>{label}</label>
+      <input id={`signup-${k}`} {...input} value={f[k]} onChange={(e) => setF({ ...f, [k]: e.target.value })}
         aria-invalid={problems[k] ? true : undefined} aria-describedby={`signup-${k}-note`} />
       <span id={`signup-${k}-note`} className={problems[k] ? 'error' : 'hint'} data-testid={`signup-${k}-note`}>{problems[k] ?? hint}</span>
-    </label>
+    </div>
   );
 
   return (

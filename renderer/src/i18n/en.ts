@@ -561,6 +561,7 @@ export const en = {
   'users.sessions.all': 'Sign out everywhere',
   'users.sessions.all_text': 'Every browser and desktop app signed in as {email} will have to sign in again. Their API keys keep working.',
   'users.sessions.all_done': '{email} is signed out everywhere.',
+  'users.sessions': 'Sessions',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -563,4 +563,5 @@ export const tr: Record<MessageKey, string> = {
   'users.sessions.all': 'Her yerden oturumu kapat',
   'users.sessions.all_text': '{email} olarak oturum açmış tüm tarayıcılar ve masaüstü uygulamaları yeniden oturum açmak zorunda kalacak. API anahtarları çalışmaya devam eder.',
   'users.sessions.all_done': '{email} her yerden çıkış yaptı.',
+  'users.sessions': 'Oturumlar',
 };
