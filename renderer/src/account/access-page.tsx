@@ -31,35 +31,13 @@ export function AccessPage({ pair }: { pair: boolean }) {
   useEffect(load, [load]);
   const close = () => setOpen(null);
 
-  const revokeSession = async (s: SessionView) => {
-    try {
-      await access.revokeSession(s.id);
-      // Signing this browser out ends the page's session too.
-      if (s.current) return void signOut();
-      toast.info(t('access.sessions.revoked_one'));
-      load();
-    } catch (e) {
-      toast.error(e);
-    }
-  };
-  const revokeOthers = async () => {
-    try {
-      const r = await access.revokeOtherSessions();
-      toast.info(t('access.sessions.revoked', { n: r.revoked }));
-      load();
-    } catch (e) {
-      toast.error(e);
-    }
-  };
-  const revokeKey = async (k: ApiKeyView) => {
-    try {
-      await access.revokeKey(k.id);
-      toast.info(t('keys.revoked', { name: k.name }));
-      load();
-    } catch (e) {
-      toast.error(e);
-    }
-  };
+  /** Runs a change, then says what it did (its answer) and re-reads the lists; a refusal becomes a toast. */
+  const run = (change: () => Promise<string>) => change().then((done) => { toast.info(done); load(); }, toast.error);
+  const revokeSession = (s: SessionView) =>
+    // Signing this browser out ends the page's session too.
+    s.current ? access.revokeSession(s.id).then(signOut, toast.error) : run(async () => (await access.revokeSession(s.id), t('access.sessions.revoked_one')));
+  const revokeOthers = () => run(async () => t('access.sessions.revoked', { n: (await access.revokeOtherSessions()).revoked }));
+  const revokeKey = (k: ApiKeyView) => run(async () => (await access.revokeKey(k.id), t('keys.revoked', { name: k.name })));
   const others = (sessions ?? []).filter((s) => !s.current).length;
 
   return (

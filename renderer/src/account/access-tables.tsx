@@ -7,6 +7,7 @@
 import type { ApiKeyView, SessionView } from '../api/types';
 import { useI18n, type MessageKey, type Translate } from '../i18n';
 import { formatDate } from '../lib/format';
+import { ActionsTableHead } from '../ui/table-head';
 import { describeAgent } from './user-agent';
 import { verbsInWords } from './permission-words';
 
@@ -25,15 +26,7 @@ export function SessionsTable({ sessions, onRevoke }: { sessions: SessionView[];
   return (
     <div className="table-wrap">
       <table className="table" data-testid="sessions">
-        <thead>
-          <tr>
-            <th scope="col">{t('access.device')}</th>
-            <th scope="col">{t('access.address')}</th>
-            <th scope="col">{t('access.signed_in')}</th>
-            <th scope="col">{t('access.last_seen')}</th>
-            <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
-          </tr>
-        </thead>
+        <ActionsTableHead columns={[t('access.device'), t('access.address'), t('access.signed_in'), t('access.last_seen')]} />
         <tbody>
           {sessions.map((s) => (
             <tr key={s.id}>
@@ -47,7 +40,7 @@ export function SessionsTable({ sessions, onRevoke }: { sessions: SessionView[];
               <td>{formatDate(s.last_seen_at, lang)}</td>
               <td>
                 <button type="button" className="small danger" onClick={() => onRevoke(s)}>
-                  {t(s.current ? 'auth.signout' : 'access.sessions.revoke')}
+                  {t('access.sessions.revoke')}
                 </button>
               </td>
             </tr>
@@ -64,18 +57,7 @@ export function KeysTable({ keys, onRevoke }: { keys: ApiKeyView[]; onRevoke: (k
   return (
     <div className="table-wrap">
       <table className="table" data-testid="keys">
-        <thead>
-          <tr>
-            <th scope="col">{t('keys.name')}</th>
-            <th scope="col">{t('keys.may')}</th>
-            <th scope="col">{t('keys.folder')}</th>
-            <th scope="col">{t('keys.created')}</th>
-            <th scope="col">{t('keys.expires')}</th>
-            <th scope="col">{t('keys.last_used')}</th>
-            <th scope="col">{t('users.status')}</th>
-            <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
-          </tr>
-        </thead>
+        <ActionsTableHead columns={[t('keys.name'), t('keys.may'), t('keys.folder'), t('keys.created'), t('keys.expires'), t('keys.last_used'), t('users.status')]} />
         <tbody>
           {keys.map((k) => (
             <tr key={k.id}>

@@ -12,6 +12,7 @@ import { Dialog } from '../ui/dialog';
 import { ConfirmDialog, FormFooter } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import { useSubmit } from '../ui/use-submit';
+import { ActionsTableHead } from '../ui/table-head';
 import { permissionName } from '../account/permission-words';
 import * as admin from './admin-api';
 import { PermissionChoices } from './permission-choices';
@@ -45,14 +46,7 @@ export function RolesTab() {
         {rows && cat && (rows.length === 0 ? <p className="muted">{t('roles.none')}</p> : (
           <div className="table-wrap">
             <table className="table" data-testid="roles">
-              <thead>
-                <tr>
-                  <th scope="col">{t('roles.name')}</th>
-                  <th scope="col">{t('roles.members')}</th>
-                  <th scope="col">{t('roles.settings')}</th>
-                  <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
-                </tr>
-              </thead>
+              <ActionsTableHead columns={[t('roles.name'), t('roles.members'), t('roles.settings')]} />
               <tbody>
                 {rows.map((r) => (
                   <tr key={r.id}>
