@@ -13,6 +13,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { ADMIN, ARTIFACTS, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
@@ -182,7 +183,7 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
   test('device mode: the phone keeps the key, sees only its folder, uploads there, is refused elsewhere, forgets the device', async () => {
     await accessPage(desk);
     const token = (await pair('My phone')).split('#')[1];
-    const { page: phone } = await context({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const { page: phone } = await context({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, acceptDownloads: true });
     await phone.goto(`${base}/pair#${token}`);
     const strip = phone.getByTestId('device-strip');
     await strip.waitFor();
@@ -197,6 +198,24 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     await until('the upload on disk', () => existsSync(onDisk));
     assert.equal(readFileSync(onDisk, 'utf8'), 'written by the phone');
     await phone.getByRole('option', { name: /from-phone\.txt/ }).waitFor();
+    // The folder's event stream (read over fetch with the key) shows a folder made elsewhere without a reload.
+    assert.equal((await api('POST', '/api/files/mkdir', { path: '/home/Phone/from-desk' })).status, 200);
+    await phone.getByRole('option', { name: /from-desk/ }).waitFor({ timeout: 5000 });
+    // Bytes the browser loads by itself (a preview, a download) come with the key too.
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3060c0' } }).png().toBuffer();
+    const form = new FormData();
+    form.append('path', '/home/Phone');
+    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'blue.png');
+    assert.equal((await fetch(`${base}/api/files/upload`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${fixtureKey}` } })).status, 200);
+    await phone.getByRole('option', { name: /blue\.png/ }).click();
+    const img = phone.getByTestId('preview').getByRole('img', { name: 'blue.png' });
+    await img.waitFor();
+    await phone.waitForFunction(() => (document.querySelector('[data-testid=preview] img') as HTMLImageElement | null)?.naturalWidth === 64);
+    assert.match((await img.getAttribute('src')) ?? '', /^blob:/);
+    const [download] = await Promise.all([phone.waitForEvent('download'), phone.getByRole('dialog').getByRole('link', { name: 'Download' }).click()]);
+    assert.equal(download.suggestedFilename(), 'blue.png');
+    assert.deepEqual(readFileSync((await download.path())!), png);
+    await phone.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     await shot(phone, 'ui-access-device');
 
     // On the way up only the way down shows; a sibling folder is refused with the server's sentence.
