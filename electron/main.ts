@@ -18,7 +18,7 @@ import { PowerGuard } from './power';
 import { publicSelfTest } from './public-selftest';
 import { buildServerEnv, FirstRunMarker } from './server-env';
 import { ServerHost } from './server-host';
-import { toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
+import { pairPagePath, toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import { createDesktopUpdater, type AutoUpdaterSurface } from './updater';
 import { isExternalSafe, mainWindowOptions, navigationVerdict, panelWindowOptions, WindowStateStore } from './windows';
 import { IPC, type Activity, type DesktopSettings, type TrayCommand, type TrayState } from './types';
@@ -117,8 +117,12 @@ async function main(): Promise<void> {
   // The window.
   const windowState = new WindowStateStore(join(userData, 'window-state.json'));
   let win: BrowserWindow | null = null;
-  async function openWindow(): Promise<void> {
-    if (win) return win.show();
+  /** Shows the window at `path` (the app's home by default), opening and signing it in first when needed. */
+  async function openWindow(path = '/'): Promise<void> {
+    if (win) {
+      if (path !== '/') await win.loadURL(`${origin()}${path}`);
+      return win.show();
+    }
     const w = new BrowserWindow(mainWindowOptions(join(__dirname, 'preload.js'), windowState.load(screen.getAllDisplays().map((d) => d.workArea)), join(resources, 'icon.png')));
     win = w;
     guard(w, () => origin());
@@ -130,10 +134,10 @@ async function main(): Promise<void> {
       if (windowState.load([]).maximized) w.maximize();
       w.show();
     });
-    await signInWindow(w);
+    await signInWindow(w, path);
   }
 
-  async function signInWindow(w: BrowserWindow): Promise<void> {
+  async function signInWindow(w: BrowserWindow, path: string): Promise<void> {
     const first = firstRun.begin();
     const out = await signIn({ baseUrl: origin(), machineId: thisMachine, label, keys, bootstrapSecret: first?.secret ?? null }).catch((e: Error) => {
       log.write(`[desktop] sign-in failed: ${e.message}`);
@@ -143,7 +147,7 @@ async function main(): Promise<void> {
       await w.webContents.session.cookies.set({ url: origin(), name: 'service_session', value: out.login.token, httpOnly: true, sameSite: 'lax', expirationDate: Date.parse(out.login.expires_at) / 1000 });
       if (out.via === 'bootstrap') firstRun.finish();
     } else log.write(`[desktop] window opens the sign-in page: ${out.reason}`);
-    await w.loadURL(`${origin()}/`);
+    await w.loadURL(`${origin()}${path}`);
   }
 
   // A password sign-in in the window (after a revoke) pairs this machine again.
@@ -220,6 +224,10 @@ async function main(): Promise<void> {
       const img = await qrDataUrl(url);
       const html = `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'"><body style="font:14px system-ui;text-align:center;margin:16px"><img src="${img}" width="240" height="240" alt=""><p>${url}</p></body>`;
       await openPanel('Open Filedock on your phone', 300, 360, (w) => w.loadURL(`data:text/html;charset=utf-8,${encodeURIComponent(html)}`));
+    },
+    'pair-phone': () => {
+      const url = currentLanUrl();
+      return url ? openWindow(pairPagePath(url)) : undefined;
     },
     'public-links': () => openPanel('Public links', 520, 560, (w) => w.loadFile(join(resources, 'public-links.html')), true),
     'toggle-pause': () => (host.setPaused(!host.isPaused()), render()),

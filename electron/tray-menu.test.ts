@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
+import { pairPagePath, toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import type { TrayCommand, TrayEntry, TrayState } from './types';
 
 const base = (over: Partial<TrayState> = {}): TrayState => ({
@@ -19,7 +19,7 @@ const entry = (m: TrayEntry[], c: TrayCommand) => m.find((e) => 'command' in e &
 test('running: status, LAN address, every action enabled, no public link entry without a public URL', () => {
   const m = trayMenu(base());
   assert.deepEqual(labels(m), ['Filedock is running', 'On your network: http://192.168.1.20:5212']);
-  for (const c of ['open-window', 'open-browser', 'copy-lan-url', 'show-qr', 'toggle-pause', 'toggle-lan-access', 'check-updates', 'open-data-folder', 'open-logs', 'quit'] as const)
+  for (const c of ['open-window', 'open-browser', 'copy-lan-url', 'show-qr', 'pair-phone', 'toggle-pause', 'toggle-lan-access', 'check-updates', 'open-data-folder', 'open-logs', 'quit'] as const)
     assert.equal(entry(m, c)?.enabled, true, c);
   assert.equal(entry(m, 'copy-public-url'), undefined);
   assert.equal(entry(m, 'restart-server'), undefined);
@@ -102,4 +102,16 @@ test('the Electron template keeps labels, disables status lines and routes click
   (lan.click as () => void)();
   (t.at(-1)!.click as () => void)();
   assert.deepEqual(ran, ['toggle-lan-access', 'quit']);
+});
+
+test('"Pair a phone…" only while the server runs and a LAN address exists; it opens the pairing section told that address', () => {
+  const running = trayMenu(base());
+  assert.deepEqual(entry(running, 'pair-phone'), { kind: 'command', command: 'pair-phone', label: 'Pair a phone…', enabled: true });
+  assert.equal(entry(trayMenu(base({ lanUrl: null, settings: { lanAccess: false, startAtLogin: false, publicUrl: '' } })), 'pair-phone'), undefined, 'no LAN address');
+  for (const status of ['starting', 'stopped', 'error', 'backoff'] as const)
+    assert.equal(entry(trayMenu(base({ server: { status, recentCrashes: 0 } })), 'pair-phone'), undefined, status);
+  const path = pairPagePath('http://192.168.1.20:5212');
+  assert.equal(path, '/account?pair=1&base=http%3A%2F%2F192.168.1.20%3A5212');
+  const u = new URL(path, 'http://127.0.0.1:5212');
+  assert.deepEqual([u.pathname, u.searchParams.get('pair'), u.searchParams.get('base')], ['/account', '1', 'http://192.168.1.20:5212']);
 });

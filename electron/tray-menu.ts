@@ -71,6 +71,8 @@ export function trayMenu(s: TrayState): TrayEntry[] {
   if (s.server.status === 'error') menu.push(cmd('restart-server', 'Try again'));
   menu.push(sep, cmd('open-window', 'Open Filedock', running), cmd('open-browser', 'Open in browser', running));
   if (s.lanUrl) menu.push(cmd('copy-lan-url', 'Copy LAN address', running), cmd('show-qr', 'Show QR code for phones…', running));
+  // Pairing needs a running server and an address a phone can reach.
+  if (running && s.lanUrl) menu.push(cmd('pair-phone', 'Pair a phone…'));
   if (s.settings.publicUrl) menu.push(cmd('copy-public-url', 'Copy public link address'));
   menu.push(
     cmd('public-links', 'Public links…', running),
@@ -86,6 +88,15 @@ export function trayMenu(s: TrayState): TrayEntry[] {
     cmd('quit', s.activity.transfers ? 'Quit (waits for transfers)' : 'Quit Filedock'),
   );
   return menu;
+}
+
+/**
+ * The page "Pair a phone…" opens in the app window: the pairing section of
+ * Sessions & keys, told the LAN address so the QR code points the phone
+ * there instead of at this computer's loopback address.
+ */
+export function pairPagePath(lanUrl: string): string {
+  return `/account?pair=1&base=${encodeURIComponent(lanUrl)}`;
 }
 
 /** The tray icon's tooltip: the status line plus the address. */

@@ -104,7 +104,7 @@ export interface TrayState {
 
 /** Commands a tray click dispatches; `main.ts` maps each one to its handler. */
 export type TrayCommand =
-  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-public-url' | 'show-qr'
+  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-public-url' | 'show-qr' | 'pair-phone'
   | 'toggle-pause' | 'toggle-start-at-login' | 'toggle-lan-access' | 'public-links'
   | 'check-updates' | 'install-update' | 'restart-server' | 'open-data-folder' | 'open-logs' | 'quit';
 

@@ -7,16 +7,20 @@ import { Preferences } from './ui/preferences';
 import { FilesPage } from './files/files-page';
 import { MyLinks } from './share/my-links';
 import { TrashPage } from './files/trash-page';
-import { SecurityPage } from './account/security-page';
 
-// The admin console is its own chunk: most people never download it.
+// The admin console, the account pages and a paired phone's shell are chunks of their own.
 const AdminPage = lazy(() => import('./admin/admin-page'));
+const AccountPage = lazy(() => import('./account/account-page'));
+const DeviceShell = lazy(() => import('./device/device-shell'));
 
 export function Shell() {
   const { t } = useI18n();
   const { user, signOut } = useSession();
   const path = usePathname();
   const isAdmin = user.role === 'admin';
+  const loading = <p aria-busy="true">{t('common.loading')}</p>;
+  // Signed in with a paired phone's key: device mode.
+  if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
   const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : 'files';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
@@ -46,10 +50,10 @@ export function Shell() {
         {section === 'files' && <FilesPage />}
         {section === 'links' && <MyLinks />}
         {section === 'trash' && <TrashPage />}
-        {section === 'account' && <SecurityPage />}
+        {section === 'account' && <Suspense fallback={loading}><AccountPage /></Suspense>}
         {section === 'admin' &&
           (isAdmin ? (
-            <Suspense fallback={<p aria-busy="true">{t('common.loading')}</p>}>
+            <Suspense fallback={loading}>
               <AdminPage />
             </Suspense>
           ) : (

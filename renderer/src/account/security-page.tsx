@@ -34,7 +34,7 @@ export function SecurityPage() {
   const passkeysOk = mfa.passkeysHere();
 
   return (
-    <section className="page settings security" aria-labelledby="security-title">
+    <section className="security" aria-labelledby="security-title">
       <h1 id="security-title">{t('security.title')}</h1>
       {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
       {st && (

@@ -1,6 +1,10 @@
 /** Admin routes, typed. Every call rejects with ApiError carrying the server's message. */
 import { api } from '../api/client';
-import type { AdminStorage, AuditEvent, DriverDescriptor, Grant, MfaEnrolledUser, OidcSettingsView, OidcTestResult, SyncRun, UpdateStatus, User } from '../api/types';
+import type {
+  AdminStorage, ApiKeyCreated, ApiKeyView, AuditEvent, DriverDescriptor, Grant, GroupView, MfaEnrolledUser, OidcSettingsView, OidcTestResult,
+  PermissionCatalogue, RoleView, SessionView, SyncRun, UpdateStatus, User,
+} from '../api/types';
+import type { NewKey } from '../account/access-api';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -25,6 +29,8 @@ export const users = async (q: string) => {
 export const createUser = (body: { email: string; username: string; role: string; password: string }) => api('/api/admin/users', { body });
 export const updateUser = (id: number, body: Partial<{ role: string; password: string; disabled: boolean }>) => api(`/api/admin/users/${id}`, { method: 'PUT', body });
 export const setDisabled = (id: number, disabled: boolean) => api(`/api/admin/users/${id}/${disabled ? 'disable' : 'enable'}`, { method: 'POST' });
+/** `ok` when the e-mail or username is free; rejects with the field's code (`email_taken`, `username_invalid`, …) otherwise. */
+export const checkAccount = (body: { email?: string; username?: string }) => api<{ ok: true }>('/api/auth/account/check', { body });
 export const deleteUser = (id: number) => api(`/api/admin/users/${id}`, { method: 'DELETE' });
 export const mfaEnrolled = async () => (await api<{ users: MfaEnrolledUser[] }>('/api/admin/mfa')).users;
 export const resetMfa = (id: number) => api(`/api/admin/users/${id}/mfa/reset`, { method: 'POST' });
@@ -45,3 +51,28 @@ export const oidc = () => api<OidcSettingsView>('/api/admin/auth/oidc');
 /** Saves after the server ran discovery against the issuer; answers the saved settings. */
 export const saveOidc = (body: Record<string, unknown>) => api<OidcSettingsView>('/api/admin/auth/oidc', { method: 'PUT', body });
 export const testOidc = (body: Record<string, unknown>) => api<OidcTestResult>('/api/admin/auth/oidc/test', { body });
+
+/** A person's sessions and keys, as the admin sees them. */
+export const userSessions = async (id: number) => (await api<{ sessions: SessionView[] }>(`/api/admin/users/${id}/sessions`)).sessions;
+export const revokeUserSession = (id: number, sid: string) => api(`/api/admin/users/${id}/sessions/${encodeURIComponent(sid)}`, { method: 'DELETE' });
+export const revokeUserSessions = (id: number) => api<{ ok: true; revoked: number }>(`/api/admin/users/${id}/sessions`, { method: 'DELETE' });
+export const userKeys = async (id: number) => (await api<{ keys: ApiKeyView[] }>(`/api/admin/users/${id}/keys`)).keys;
+/** Makes a key owned by person `id` (same body as their own; the token is shown this once). */
+export const createUserKey = (id: number, body: NewKey) => api<ApiKeyCreated>(`/api/admin/users/${id}/keys`, { body });
+
+/** Roles and permissions: the catalogue with the built-in matrix, custom roles, a person's exceptions, groups. */
+export const permissions = () => api<PermissionCatalogue>('/api/admin/permissions');
+export const roles = async () => (await api<{ roles: RoleView[] }>('/api/admin/roles')).roles;
+export const saveRole = (id: number | null, body: { name: string; permissions: Record<string, boolean> }) =>
+  id === null ? api<{ role: RoleView }>('/api/admin/roles', { body }) : api<{ role: RoleView }>(`/api/admin/roles/${id}`, { method: 'PATCH', body });
+export const deleteRole = (id: number) => api(`/api/admin/roles/${id}`, { method: 'DELETE' });
+export const setCustomRole = (userId: number, roleId: number | null) => api<{ user: User }>(`/api/admin/users/${userId}`, { method: 'PATCH', body: { custom_role_id: roleId } });
+export const exceptions = async (userId: number) => (await api<{ permissions: Record<string, boolean> }>(`/api/admin/users/${userId}/permissions`)).permissions;
+/** Replaces the person's exceptions; a permission left out inherits again. */
+export const putExceptions = async (userId: number, p: Record<string, boolean>) =>
+  (await api<{ permissions: Record<string, boolean> }>(`/api/admin/users/${userId}/permissions`, { method: 'PUT', body: { permissions: p } })).permissions;
+export const groups = async () => (await api<{ groups: GroupView[] }>('/api/admin/groups')).groups;
+
+/** Whether anyone may create an account on the sign-in page. */
+export const authSettings = () => api<{ allow_signup: boolean }>('/api/admin/auth/settings');
+export const patchAuthSettings = (body: { allow_signup: boolean }) => api<{ allow_signup: boolean }>('/api/admin/auth/settings', { method: 'PATCH', body });

@@ -5,8 +5,9 @@ import { StoragesTab } from './storages-tab';
 import { UsersTab } from './users-tab';
 import { AuditTab } from './audit-tab';
 import { SettingsTab } from './settings-tab';
+import { RolesTab } from './roles-tab';
 
-const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['audit', 'admin.audit'], ['settings', 'admin.settings']];
+const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['settings', 'admin.settings']];
 
 export default function AdminPage() {
   const { t } = useI18n();
@@ -21,6 +22,7 @@ export default function AdminPage() {
       </nav>
       {tab === 'storages' && <StoragesTab />}
       {tab === 'users' && <UsersTab />}
+      {tab === 'roles' && <RolesTab />}
       {tab === 'audit' && <AuditTab />}
       {tab === 'settings' && <SettingsTab />}
     </section>

@@ -1,4 +1,4 @@
-/** Users: search, create, change role, disable/enable, reset password, reset two-factor, delete. */
+/** Users: search, create, change role, disable/enable, reset password, reset two-factor, access (roles, sessions, keys), delete. */
 import { useEffect, useState } from 'react';
 import type { User } from '../api/types';
 import { useI18n } from '../i18n';
@@ -7,6 +7,7 @@ import { Dialog } from '../ui/dialog';
 import { ConfirmDialog, FormFooter, NameDialog } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import * as admin from './admin-api';
+import { UserAccess } from './user-access';
 
 const ROLES = ['admin', 'user', 'viewer'] as const;
 
@@ -21,6 +22,7 @@ export function UsersTab() {
   const [resetting, setResetting] = useState<User | null>(null);
   const [removing, setRemoving] = useState<User | null>(null);
   const [mfaReset, setMfaReset] = useState<User | null>(null);
+  const [access, setAccess] = useState<User | null>(null);
   // Who has a second factor: a route of its own, so an older server without it just shows no badge.
   const [twoFactor, setTwoFactor] = useState<Set<number>>(new Set());
   const load = (query = q) => {
@@ -65,6 +67,7 @@ export function UsersTab() {
                   <td><span className={`pill ${u.disabled ? 'revoked' : 'active'}`}>{t(u.disabled ? 'users.disabled' : 'users.active')}</span>{twoFactor.has(u.id) && <> <span className="pill">{t('users.mfa')}</span></>}</td>
                   <td><div className="row-actions">
                     <button type="button" className="small" disabled={u.id === me.id} onClick={() => void act(admin.setDisabled(u.id, !u.disabled))}>{t(u.disabled ? 'users.enable' : 'users.disable')}</button>
+                    <button type="button" className="small" onClick={() => setAccess(u)}>{t('users.access')}</button>
                     <button type="button" className="small" onClick={() => setResetting(u)}>{t('users.reset')}</button>
                     {twoFactor.has(u.id) && <button type="button" className="small" onClick={() => setMfaReset(u)}>{t('users.mfa_reset')}</button>}
                     <button type="button" className="small danger" disabled={u.id === me.id} onClick={() => setRemoving(u)}>{t('common.delete')}</button>
@@ -75,6 +78,7 @@ export function UsersTab() {
           </table>
         </div>
       )}
+      {access && <UserAccess user={access} onChanged={() => void load()} onClose={() => setAccess(null)} />}
       {adding && <AddUser onDone={() => void load()} onClose={() => setAdding(false)} />}
       {resetting && (
         <NameDialog title={t('users.reset')} label={t('users.new_password', { email: resetting.email })} submitLabel={t('common.save')} onClose={() => setResetting(null)}
@@ -96,6 +100,17 @@ function AddUser({ onDone, onClose }: { onDone: () => void; onClose: () => void 
   const { t } = useI18n();
   const [f, setF] = useState({ email: '', username: '', role: 'user', password: '' });
   const [error, setError] = useState<string | null>(null);
+  // Checked when a field is left (not per keystroke): "already in use" shows before the form is sent.
+  const [taken, setTaken] = useState<{ email?: string; username?: string }>({});
+  const check = (field: 'email' | 'username') => {
+    const value = f[field].trim();
+    if (!value) return setTaken((x) => ({ ...x, [field]: undefined }));
+    admin.checkAccount({ [field]: value }).then(
+      () => setTaken((x) => ({ ...x, [field]: undefined })),
+      (err) => setTaken((x) => ({ ...x, [field]: errorText(err, t) })),
+    );
+  };
+  const note = (field: 'email' | 'username') => taken[field] && <span className="error" id={`add-${field}-note`} data-testid={`add-${field}-note`}>{taken[field]}</span>;
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     try {
@@ -109,8 +124,10 @@ function AddUser({ onDone, onClose }: { onDone: () => void; onClose: () => void 
   return (
     <Dialog title={t('users.add')} onClose={onClose}>
       <form className="form" onSubmit={submit}>
-        <label>{t('users.email')}<input type="email" required autoFocus value={f.email} onChange={(e) => setF({ ...f, email: e.target.value })} /></label>
-        <label>{t('users.username')}<input required value={f.username} onChange={(e) => setF({ ...f, username: e.target.value })} /></label>
+        <label>{t('users.email')}<input type="email" required autoFocus value={f.email} onChange={(e) => setF({ ...f, email: e.target.value })} onBlur={() => check('email')} aria-invalid={taken.email ? true : undefined} aria-describedby="add-email-note" /></label>
+        {note('email')}
+        <label>{t('users.username')}<input required value={f.username} onChange={(e) => setF({ ...f, username: e.target.value })} onBlur={() => check('username')} aria-invalid={taken.username ? true : undefined} aria-describedby="add-username-note" /></label>
+        {note('username')}
         <label>{t('users.role')}
           <select value={f.role} onChange={(e) => setF({ ...f, role: e.target.value })}>
             {ROLES.map((r) => <option key={r} value={r}>{t(`users.role.${r}`)}</option>)}

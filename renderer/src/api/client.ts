@@ -1,9 +1,11 @@
 /**
- * The one door to the server: same-origin cookies, JSON bodies on every write,
- * and every failure turned into an ApiError carrying the envelope's `message`
- * (which the UI shows as it is, already in the reader's language).
+ * The one door to the server: same-origin cookies (or, on a paired device,
+ * its API key as a bearer token), JSON bodies on every write, and every
+ * failure turned into an ApiError carrying the envelope's `message` (which
+ * the UI shows as it is, already in the reader's language).
  */
 import type { ErrorEnvelope } from './types';
+import { authHeaders } from '../device/device-key';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -73,7 +75,7 @@ interface Options {
 /** JSON request; resolves with the parsed body (undefined for 204) or rejects with ApiError. */
 export async function api<T>(path: string, opts: Options = {}): Promise<T> {
   const method = opts.method ?? (opts.body === undefined ? 'GET' : 'POST');
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   if (method !== 'GET' && method !== 'HEAD') headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
@@ -97,4 +99,9 @@ export async function api<T>(path: string, opts: Options = {}): Promise<T> {
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** `fetch` of a same-origin URL outside the JSON door (raw bytes), signed like `api()`; rejects only on network failure. */
+export function fetchSigned(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { credentials: 'same-origin', ...init, headers: { ...authHeaders(), ...(init.headers as Record<string, string> | undefined) } });
 }

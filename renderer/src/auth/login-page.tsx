@@ -12,14 +12,18 @@ import { useLockout } from './countdown';
 import { isChallenge } from './mfa-api';
 import { PublicFrame } from './public-frame';
 import { SsoButton, useSsoError } from './sso';
+import { useSignInOptions } from './sign-in-options';
+import { linkClick } from '../lib/router';
 import { SecondStep } from './second-step';
 
-export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
+/** `notice`: why the person is here (a paired device's key stopped working), shown until the next attempt. */
+export function LoginPage({ onSignedIn, notice }: { onSignedIn: (u: User) => void; notice?: string | null }) {
   const { t } = useI18n();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const ssoError = useSsoError();
-  const [error, setError] = useState<string | null>(ssoError);
+  const [error, setError] = useState<string | null>(notice ?? ssoError);
+  const options = useSignInOptions();
   const [challenge, setChallenge] = useState<MfaChallenge | null>(null);
   const [busy, setBusy] = useState(false);
   const { left, lockedBy } = useLockout();
@@ -69,7 +73,12 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (u: User) => void }) {
           {t('auth.submit')}
         </button>
       </form>
-      <SsoButton />
+      <SsoButton options={options} />
+      {options?.allow_signup && (
+        <p className="signup-link">
+          {t('signup.prompt')} <a href="/signup" onClick={linkClick}>{t('signup.title')}</a>
+        </p>
+      )}
     </PublicFrame>
   );
 }

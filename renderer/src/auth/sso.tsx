@@ -4,7 +4,6 @@
  * refused (`/login?error=<code>`, see docs/auth.md).
  */
 import { useEffect, useState } from 'react';
-import { api } from '../api/client';
 import type { Capabilities } from '../api/types';
 import { navigate } from '../lib/router';
 import { useI18n, type MessageKey } from '../i18n';
@@ -34,16 +33,9 @@ export function useSsoError(): string | null {
 }
 
 /** "Sign in with <label>" when the server lists the `oidc` driver; nothing otherwise (or while unknown). */
-export function SsoButton() {
+export function SsoButton({ options }: { options: Capabilities['auth'] | null }) {
   const { t } = useI18n();
-  const [label, setLabel] = useState<string | null>(null);
-  useEffect(() => {
-    // Fresh, not the hour-long cached copy: an admin may just have switched sign-in on.
-    api<Capabilities>('/api/capabilities', { quiet401: true, cache: 'no-cache' }).then(
-      (c) => setLabel(c.auth.drivers.includes('oidc') ? c.auth.oidc_label || 'SSO' : null),
-      () => setLabel(null),
-    );
-  }, []);
+  const label = options?.drivers.includes('oidc') ? options.oidc_label || 'SSO' : null;
   if (!label) return null;
   // Back to where the person was going; the server accepts local paths only.
   const next = location.pathname === '/login' ? '/' : location.pathname + location.search;

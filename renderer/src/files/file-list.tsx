@@ -12,6 +12,7 @@ import { columnsFor, scrollToReveal, visibleWindow, type Layout } from '../lib/v
 import type { Selection } from './selection';
 import { FileIcon } from './icons';
 import { ROWS_MIME } from './drag';
+import { SignedImg } from '../device/signed-src';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -137,7 +138,7 @@ export function FileList(p: Props) {
         {p.view === 'grid' ? (
           <>
             <div className="thumb">
-              {e.thumb_url ? <img src={e.thumb_url} alt="" loading="lazy" decoding="async" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : null}
+              {e.thumb_url ? <SignedImg src={e.thumb_url} alt="" loading="lazy" decoding="async" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : null}
               <FileIcon entry={e} size={56} />
             </div>
             <span className="tile-name">{e.name}</span>
@@ -145,7 +146,7 @@ export function FileList(p: Props) {
         ) : (
           <>
             <span className="c-name">
-              {e.thumb_url && e.is_image ? <img className="mini" src={e.thumb_url} alt="" loading="lazy" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : <FileIcon entry={e} />}
+              {e.thumb_url && e.is_image ? <SignedImg className="mini" src={e.thumb_url} alt="" loading="lazy" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : <FileIcon entry={e} />}
               <span className="name-text">{e.name}</span>
             </span>
             {p.showLocation && <span className="c-loc">{e.path ? e.path.slice(0, e.path.lastIndexOf('/')) || '/' : ''}</span>}

@@ -33,6 +33,8 @@ import { isTextName } from './highlight';
 import * as files from './file-api';
 import { VersionsDialog } from './versions-dialog';
 import { droppedPaths, startRowDrag } from './drag';
+import { useSession } from '../auth/session';
+import { saveSigned } from '../device/signed-src';
 
 type DialogState =
   | { kind: 'mkdir' | 'newtext' | 'shortcuts' }
@@ -69,7 +71,11 @@ export function FilesPage() {
   const keys = useMemo(() => entries.map(keyOf), [entries]);
   const byKey = useMemo(() => new Map(entries.map((e) => [keyOf(e), e])), [entries]);
   const pathOf = useCallback((e: Entry) => e.path ?? joinPath(path, e.name), [path]);
-  const readOnly = path === '/' || !!listing.storage?.readonly;
+  // A paired device's key may lack the write or share verb: its buttons follow what the key may do.
+  const verbs = useSession().user.key?.verbs;
+  const canShare = !verbs || verbs.includes('shares:write');
+  const keyWrites = !verbs || verbs.includes('files:write');
+  const readOnly = path === '/' || !!listing.storage?.readonly || !keyWrites;
   const chosen = sel.ordered(selection, keys).map((k) => byKey.get(k)!).filter(Boolean);
 
   useEffect(() => setSelection((s) => sel.prune(s, keys)), [keys]);
@@ -108,20 +114,12 @@ export function FilesPage() {
     else download(p, e.name);
   };
 
-  const download = (p: string, name: string) => {
-    const a = document.createElement('a');
-    a.href = files.rawUrl(p, false);
-    a.download = name;
-    a.click();
-  };
+  const download = (p: string, name: string) => void saveSigned(files.rawUrl(p, false), name).catch(toast.error);
 
   /** One file downloads as itself; a folder or several items as one ZIP (a plain browser download, streamed by the server). */
   const downloadChosen = (items: Entry[]) => {
     if (items.length === 1 && items[0].type === 'file') return download(pathOf(items[0]), items[0].name);
-    const a = document.createElement('a');
-    a.href = files.zipUrl(items.map(pathOf));
-    a.download = '';
-    a.click();
+    void saveSigned(files.zipUrl(items.map(pathOf)), '').catch(toast.error);
   };
 
   const refresh = async () => {
@@ -227,7 +225,7 @@ export function FilesPage() {
 
   const one = chosen.length === 1 ? chosen[0] : null;
   const paths = chosen.map(pathOf);
-  const canWrite = !readOnly || !!search;
+  const canWrite = (!readOnly || !!search) && keyWrites;
   const menuItems: MenuItem[] = chosen.length
     ? [
         ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
@@ -235,8 +233,8 @@ export function FilesPage() {
         ...(path !== '/' || search ? (one?.type === 'file' ? [] : [{ label: t('files.download_zip'), onSelect: () => downloadChosen(chosen) }]) : []),
         ...(one?.type === 'file' ? [{ label: t('files.versions'), onSelect: () => setDialog({ kind: 'versions', path: pathOf(one), entry: one }) }] : []),
         ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
-        ...(one && path !== '/' ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
-        ...(one?.type === 'dir' && path !== '/' && canWrite ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
+        ...(one && path !== '/' && canShare ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
+        ...(one?.type === 'dir' && path !== '/' && canWrite && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
         ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite, shortcut: 'F2' }] : []),
         { label: t('files.move'), onSelect: () => setDialog({ kind: 'move', paths }), disabled: !canWrite },
         { label: t('files.copy'), onSelect: () => setDialog({ kind: 'copy', paths }), disabled: path === '/' && !search },
@@ -245,7 +243,7 @@ export function FilesPage() {
     : [
         { label: t('files.new_folder'), onSelect: () => setDialog({ kind: 'mkdir' }), disabled: readOnly },
         { label: t('files.new_text'), onSelect: () => setDialog({ kind: 'newtext' }), disabled: readOnly },
-        ...(path !== '/' ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }] : []),
+        ...(path !== '/' && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }] : []),
         { label: t('files.refresh'), onSelect: () => void refresh() },
         { label: t('files.select_all'), onSelect: () => setSelection(sel.selectAll(keys, selection)), shortcut: 'Ctrl+A' },
       ];
@@ -346,7 +344,7 @@ export function FilesPage() {
           {/* Always rendered (disabled when they do not apply) so selecting never reflows the toolbar under the pointer. */}
           <span className="sep" aria-hidden="true" />
           <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} title={one?.type === 'file' ? undefined : t('files.download_zip')} onClick={() => downloadChosen(chosen)}>{t('files.download')}</button>
-          <button type="button" className="wide-only" disabled={!one || path === '/'} onClick={() => one && setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>
+          <button type="button" className="wide-only" disabled={!one || path === '/' || !canShare} onClick={() => one && setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>
           <button type="button" className="wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
           <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
           <button type="button" className="danger wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>

@@ -5,7 +5,7 @@
  */
 import { lazy, Suspense, useEffect, useState } from 'react';
 import type { Entry } from '../api/types';
-import { toApiError } from '../api/client';
+import { fetchSigned, toApiError } from '../api/client';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { errorText } from '../ui/toast';
@@ -14,6 +14,8 @@ import { rawUrl } from './file-api';
 import { isTextName } from './highlight';
 import { kindOf } from './icons';
 import { Code } from './code-view';
+import { saveSigned, useSignedSrc } from '../device/signed-src';
+import { useToast } from '../ui/toast';
 
 const TEXT_MAX = 1024 * 1024;
 // markdown-it is loaded only when a Markdown file is previewed.
@@ -36,8 +38,11 @@ interface Props {
 
 export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props) {
   const { t } = useI18n();
+  const toast = useToast();
   const kind = kindOf(entry);
-  const src = rawUrl(path);
+  const native = ['image', 'video', 'audio', 'pdf'].includes(kind);
+  // On a paired device the bytes come with its key (see device/signed-src).
+  const src = useSignedSrc(native ? rawUrl(path) : undefined);
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
       if ((e.target as HTMLElement).closest('video,audio')) return;
@@ -55,7 +60,7 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props)
         {kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
         {kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}
         {kind === 'pdf' && <iframe src={src} title={entry.name} />}
-        {!['image', 'video', 'audio', 'pdf'].includes(kind) && <TextPreview entry={entry} path={path} />}
+        {!native && <TextPreview entry={entry} path={path} />}
       </div>
       <div className="actions spread">
         <span>
@@ -65,7 +70,7 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props)
         <span>
           <span className="muted">{formatBytes(entry.size)} </span>
           {onEdit && <button type="button" onClick={onEdit}>{t('files.edit')}</button>}
-          <a className="button" href={rawUrl(path, false)} download={entry.name}>{t('files.download')}</a>
+          <a className="button" href={rawUrl(path, false)} download={entry.name} onClick={(e) => { e.preventDefault(); saveSigned(rawUrl(path, false), entry.name).catch(toast.error); }}>{t('files.download')}</a>
         </span>
       </div>
     </Dialog>
@@ -79,7 +84,7 @@ function TextPreview({ entry, path }: { entry: Entry; path: string }) {
   useEffect(() => {
     const ctrl = new AbortController();
     setText(null);
-    fetch(rawUrl(path), { credentials: 'same-origin', headers: { Range: `bytes=0-${TEXT_MAX - 1}` }, signal: ctrl.signal })
+    fetchSigned(rawUrl(path), { headers: { Range: `bytes=0-${TEXT_MAX - 1}` }, signal: ctrl.signal })
       .then(async (r) => {
         if (!r.ok) throw await toApiError(r);
         setText(await r.text());

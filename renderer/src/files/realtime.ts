@@ -6,6 +6,8 @@
 import { useEffect, useRef } from 'react';
 import { withQuery } from '../api/client';
 import type { Operation } from '../api/types';
+import { deviceKey } from '../device/device-key';
+import { signedEventSource } from '../device/event-stream';
 
 export interface ChangeFrame {
   folder: string;
@@ -26,7 +28,9 @@ export function useFolderEvents(folder: string, handlers: Handlers): void {
   h.current = handlers;
   useEffect(() => {
     if (typeof EventSource === 'undefined') return;
-    const es = new EventSource(withQuery('/api/events/stream', { folder }));
+    const url = withQuery('/api/events/stream', { folder });
+    // A paired device has no cookie: its stream goes over fetch with the key.
+    const es = deviceKey() ? signedEventSource(url) : new EventSource(url);
     let opened = false;
     const parse = <T,>(ev: Event): T | null => {
       try {

@@ -3,7 +3,7 @@
  * selection, undo and IME stay the browser's own), Ctrl+S saves through save-text.
  */
 import { useEffect, useRef, useState } from 'react';
-import { toApiError } from '../api/client';
+import { fetchSigned, toApiError } from '../api/client';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { errorText, useToast } from '../ui/toast';
@@ -24,7 +24,7 @@ export function TextEditor({ path, etag: openedAt, onSaved, onClose }: { path: s
 
   useEffect(() => {
     const ctrl = new AbortController();
-    fetch(rawUrl(path), { credentials: 'same-origin', signal: ctrl.signal, cache: 'no-store' })
+    fetchSigned(rawUrl(path), { signal: ctrl.signal, cache: 'no-store' })
       .then(async (r) => {
         if (!r.ok) throw await toApiError(r);
         const s = await r.text();

@@ -4,43 +4,19 @@
  * the PIN, the download cap and the real expiry, with a clear word when "no
  * expiry" (or a long one) was shortened to the server's ceiling.
  */
-import { useEffect, useState } from 'react';
 import type { ShareCreated } from '../api/types';
 import type { ShareInput } from './share-api';
 import { useI18n } from '../i18n';
 import { formatDate } from '../lib/format';
+import { CopyField } from '../ui/copy-field';
+import { useQrCode } from '../ui/qr';
 
 export function LinkResult({ link, asked, downloads }: { link: ShareCreated; asked: ShareInput; downloads?: boolean }) {
   const { t, lang } = useI18n();
-  const [qr, setQr] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    let live = true;
-    import('qrcode')
-      .then((m) => (m.default ?? m).toDataURL(link.url, { margin: 1, width: 192 }))
-      .then((d) => live && setQr(d), () => {});
-    return () => {
-      live = false;
-    };
-  }, [link.url]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(link.url);
-    } catch {
-      // Plain-HTTP pages have no async clipboard: select the text so Ctrl+C works.
-      (document.getElementById('share-url') as HTMLInputElement | null)?.select();
-    }
-    setCopied(true);
-  };
+  const qr = useQrCode(link.url, 192);
   return (
     <div className="link-result" data-testid="link-result">
-      <label>
-        {t('share.link')}
-        <span className="row-input">
-          <input id="share-url" readOnly value={link.url} onFocus={(e) => e.target.select()} />
-          <button type="button" onClick={() => void copy()}>{copied ? t('common.copied') : t('common.copy')}</button>
-        </span>
-      </label>
+      <CopyField label={t('share.link')} value={link.url} />
       <ul className="link-facts" data-testid="link-facts">
         {link.pin && <li className="pin" role="alert">{t('share.pin_once', { pin: link.pin })}</li>}
         {!link.pin && asked.pin && <li>{t('share.confirm.pin_own')}</li>}

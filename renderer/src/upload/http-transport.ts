@@ -6,6 +6,7 @@
 import { api, ApiError, toApiError, withQuery } from '../api/client';
 import type { UploadSession, UploadStatus } from '../api/types';
 import type { FileLike, PendingRecord, PendingStore, Transport } from './upload-queue';
+import { authHeaders } from '../device/device-key';
 
 /** One XHR as a promise: resolves with the response, rejects with ApiError / AbortError. */
 function send(method: string, url: string, body: XMLHttpRequestBodyInit, headers: Record<string, string>, onProgress: (n: number) => void, signal: AbortSignal, sameOrigin = true): Promise<XMLHttpRequest> {
@@ -14,7 +15,8 @@ function send(method: string, url: string, body: XMLHttpRequestBodyInit, headers
     const x = new XMLHttpRequest();
     x.open(method, url);
     x.withCredentials = sameOrigin;
-    for (const [k, v] of Object.entries(headers)) x.setRequestHeader(k, v);
+    // A paired device signs its own server's requests with its key; presigned storage URLs carry their own signature.
+    for (const [k, v] of Object.entries(sameOrigin ? { ...authHeaders(), ...headers } : headers)) x.setRequestHeader(k, v);
     x.upload.onprogress = (e) => onProgress(e.loaded);
     const abort = () => x.abort();
     signal.addEventListener('abort', abort, { once: true });

@@ -1,0 +1,26 @@
+/**
+ * The account pages (a lazily loaded chunk): "Security" (`/account`, second
+ * factors) and "Sessions & keys" (`/account/access`). The tray's "Pair a
+ * phone…" opens `/account?pair=1&base=<LAN URL>`, which shows the second tab
+ * at its pairing section.
+ */
+import { useI18n } from '../i18n';
+import { linkClick, usePathname } from '../lib/router';
+import { AccessPage } from './access-page';
+import { SecurityPage } from './security-page';
+
+export default function AccountPage() {
+  const { t } = useI18n();
+  const path = usePathname();
+  const pair = new URLSearchParams(location.search).get('pair') === '1';
+  const tab = path === '/account/access' || pair ? 'access' : 'security';
+  return (
+    <div className="page settings account">
+      <nav className="tabs" aria-label={t('account.title')}>
+        <a href="/account" onClick={linkClick} aria-current={tab === 'security' ? 'page' : undefined}>{t('account.mfa')}</a>
+        <a href="/account/access" onClick={linkClick} aria-current={tab === 'access' ? 'page' : undefined}>{t('account.access')}</a>
+      </nav>
+      {tab === 'security' ? <SecurityPage /> : <AccessPage pair={pair} />}
+    </div>
+  );
+}
