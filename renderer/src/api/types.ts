@@ -11,6 +11,7 @@ export type {
   OidcSettingsView, OidcTestResult,
   MfaChallenge, MfaEnrolledUser, MfaMethod, MfaStatus, PasskeyView, TotpSetup,
   ApiKeyCreated, ApiKeyView, GroupView, KeyVerb, PermissionCatalogue, RoleView, SessionView,
+  TrashItem, VersionView,
 } from '../../../server/contract';
 
 /** A storage plugin may describe select options as objects, and forms build fields before the server names them. */

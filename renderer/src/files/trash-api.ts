@@ -1,27 +1,8 @@
 /** The trash and file versions (docs/protection.md). Bulk verbs answer per item. */
 import { api } from '../api/client';
+import type { TrashItem, VersionView } from '../api/types';
 
-export interface TrashItem {
-  id: number;
-  storage: string;
-  storage_id: number;
-  /** Original UI path. */
-  path: string;
-  name: string;
-  type: 'file' | 'dir';
-  size: number;
-  reason: 'delete' | 'infected' | string;
-  deleted_by: string | number | null;
-  deleted_at: string;
-}
-
-export interface Version {
-  id: number;
-  size: number;
-  modified: string;
-  created_at: string;
-  created_by: string | number | null;
-}
+export type { TrashItem, VersionView };
 
 type PerItem<K extends string> = { [k in K]: unknown[] } & { failed: Array<{ id: number; error: string }> };
 
@@ -31,5 +12,5 @@ export const restoreItems = (ids: number[]) => api<PerItem<'restored'>>('/api/fi
 /** `'all'` empties every trash the caller may change. */
 export const purgeItems = (ids: number[] | 'all') => api<PerItem<'purged'>>('/api/files/trash/purge', { body: ids === 'all' ? { all: true } : { ids } });
 
-export const listVersions = (path: string) => api<{ versions: Version[] }>('/api/files/versions', { query: { path } });
+export const listVersions = (path: string) => api<{ versions: VersionView[] }>('/api/files/versions', { query: { path } });
 export const restoreVersion = (path: string, id: number) => api('/api/files/versions/restore', { body: { path, id } });

@@ -5,19 +5,19 @@ import { formatBytes, formatDate } from '../lib/format';
 import { baseName } from '../lib/ui-path';
 import { Dialog } from '../ui/dialog';
 import { errorText, useToast } from '../ui/toast';
-import { listVersions, restoreVersion, type Version } from './trash-api';
+import { listVersions, restoreVersion, type VersionView } from './trash-api';
 
 export function VersionsDialog({ path, onRestored, onClose }: { path: string; onRestored: () => void; onClose: () => void }) {
   const { t, lang } = useI18n();
   const toast = useToast();
-  const [rows, setRows] = useState<Version[] | null>(null);
+  const [rows, setRows] = useState<VersionView[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const load = () => listVersions(path).then((r) => setRows(r.versions), setError);
   // eslint-disable-next-line react-hooks/exhaustive-deps
   useEffect(() => void load(), [path]);
 
-  const restore = async (v: Version) => {
+  const restore = async (v: VersionView) => {
     setBusy(true);
     try {
       await restoreVersion(path, v.id);
