@@ -98,7 +98,10 @@ export function parseXml(src: string): XmlElement {
         if (!a) throw new XmlError('bad attribute');
         const value = decode(a[3] ?? a[4]);
         if (a[1] === 'xmlns') scope.set('', value);
-        else if (a[1].startsWith('xmlns:')) scope.set(a[1].slice(6), value);
+        else if (a[1].startsWith('xmlns:')) {
+          if (value === '') throw new XmlError(`a prefix may not be bound to no namespace (${a[1]})`);
+          scope.set(a[1].slice(6), value);
+        }
         rest = rest.slice(attrRe.lastIndex);
       }
       if (++nodes > MAX_NODES || stack.length >= MAX_DEPTH) throw new XmlError('document too large or too deep');
