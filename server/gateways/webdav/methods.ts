@@ -12,7 +12,7 @@ import { DavError } from './errors';
 import { lockTimeout, type LockTable } from './locks';
 import { LIVE, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, PropfindError, activeLock, propRequest, propXml, responseXml, type PropRequest } from './multistatus';
 import type { DeadProps } from './props';
-import { DavRequest, hrefOf, pathOf, type DavCtx } from './request';
+import { DavRequest, hrefOf, pathOfUrl, type DavCtx } from './request';
 import { DAV, child, inner } from './xml';
 
 export interface MethodDeps {
@@ -170,14 +170,7 @@ const transfer =
   async (r, d) => {
     const dest = r.ctx.get('destination');
     if (!dest) throw new DavError(400, 'The Destination header is missing.');
-    let url: URL;
-    try {
-      url = new URL(dest, `http://${r.ctx.host}`);
-    } catch {
-      throw new DavError(400, 'The Destination header is not a URL.');
-    }
-    if (url.host !== r.ctx.host) throw new DavError(502, 'The destination is on another server.');
-    const to = pathOf(url.pathname);
+    const to = pathOfUrl(dest, r.ctx.host);
     const ow = (r.ctx.get('overwrite') || 'T').toUpperCase();
     if (ow !== 'T' && ow !== 'F') throw new DavError(400, 'Overwrite must be T or F.');
     const depth = (r.ctx.get('depth') || 'infinity').toLowerCase();

@@ -34,6 +34,17 @@ export function pathOf(urlPath: string): string {
   return treePath(segs.join('/') || '/', { dots: 'refuse' });
 }
 
+/**
+ * The tree path a `Destination` (or a tagged `If` resource) names: an absolute
+ * URL on this host or an absolute path. Read by hand, not with `URL`, which
+ * would resolve an encoded `%2e%2e` before it could be refused.
+ */
+export function pathOfUrl(raw: string, host: string): string {
+  const m = /^(?:https?:\/\/([^/?#]+))?(\/[^?#]*)?/i.exec(raw.trim());
+  if (!m || !m[2] || (m[1] !== undefined && m[1].toLowerCase() !== host.toLowerCase())) throw new DavError(502, 'The destination is not on this WebDAV server.');
+  return pathOf(m[2]);
+}
+
 /** The href of a tree path (folders end with `/`). */
 export function hrefOf(path: string, dir: boolean): string {
   if (path === '/') return PREFIX + '/';
@@ -114,7 +125,7 @@ export class DavRequest {
     for (const list of lists) {
       let path: string;
       try {
-        path = list.resource ? pathOf(new URL(list.resource, `http://${this.ctx.host}`).pathname) : this.path;
+        path = list.resource ? pathOfUrl(list.resource, this.ctx.host) : this.path;
       } catch {
         continue;
       }
