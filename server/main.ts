@@ -28,6 +28,7 @@ import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
 import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/access.routes';
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
+import { gatewayRoutes } from './http/routes/gateways.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -128,6 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminAccessRoutes(access),
       adminRoleRoutes({ auth, maxJsonBytes: json }),
       adminGatewayRoutes({ registry: sv.gateways.registry }),
+      gatewayRoutes({ registry: sv.gateways.registry }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue }),

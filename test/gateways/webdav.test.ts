@@ -53,6 +53,16 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
     assert.equal(existsSync(join(root, 'docs/x.txt')), false);
   });
 
+  test('the registry reports WebDAV listening at /dav/; GET /api/gateways gives every signed-in person the addresses', async () => {
+    const zed = { email: 'zed@example.test', username: 'zed', password: 'zed-password-1', role: 'user' };
+    assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: zed })).status, 200);
+    const mine = await s.api('GET', '/api/gateways', { token: await s.login(zed.email, zed.password) });
+    assert.equal(mine.status, 200);
+    assert.deepEqual(mine.body.gateways.find((g: any) => g.protocol === 'webdav'), { protocol: 'webdav', enabled: true, url: `${s.url}/dav/` });
+    assert.equal(mine.body.sessions, undefined, 'sessions are the admin\'s');
+    assert.equal((await s.api('GET', '/api/gateways')).status, 401);
+  });
+
   test('PROPFIND: / lists storages, depth 1 lists a folder, infinity is refused, props by name', async () => {
     const top = await req('/', { method: 'PROPFIND', headers: { Depth: '1' } });
     assert.equal(top.status, 207);
