@@ -60,7 +60,8 @@ export function examples(protocol: GatewayProtocol, url: string | null, user: st
   ];
 }
 
-const NAMES: Record<GatewayProtocol, string> = { webdav: 'WebDAV', sftp: 'SFTP', ftp: 'FTPS', s3: 'S3' };
+/** How each protocol is named to people. */
+export const PROTOCOL_NAMES: Record<GatewayProtocol, string> = { webdav: 'WebDAV', sftp: 'SFTP', ftp: 'FTPS', s3: 'S3' };
 
 /** The instructions for every gateway that listens. */
 export function ConnectInstructions({ addresses, user }: { addresses: Addresses; user: string }) {
@@ -71,7 +72,7 @@ export function ConnectInstructions({ addresses, user }: { addresses: Addresses;
     <>
       {on.map((g) => (
         <div key={g.protocol} className="connect-protocol" data-testid={`connect-${g.protocol}`}>
-          <h3>{NAMES[g.protocol]}</h3>
+          <h3>{PROTOCOL_NAMES[g.protocol]}</h3>
           <p className="hint">{t(`connect.${g.protocol}.hint`)}</p>
           {examples(g.protocol, g.url, user)!.map((x) => <CopyField key={x.label} label={x.label} value={x.value} />)}
         </div>

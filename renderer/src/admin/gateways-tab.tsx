@@ -7,12 +7,11 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
 import type { GatewayProtocol, GatewaysStatus } from '../../../server/contract';
-import { ConnectInstructions } from '../account/connect-apps';
+import { ConnectInstructions, PROTOCOL_NAMES } from '../account/connect-apps';
 import { useSession } from '../auth/session';
 import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
 
-const NAMES: Record<GatewayProtocol, string> = { webdav: 'WebDAV', sftp: 'SFTP', ftp: 'FTPS', s3: 'S3' };
 /** The settings each gateway reads at start (server/config/schema.ts). */
 const SETTINGS: Record<GatewayProtocol, string[]> = {
   webdav: ['SERVICE_WEBDAV', 'SERVICE_WEBDAV_ALLOW_HTTP'],
@@ -40,7 +39,7 @@ export function GatewaysTab() {
           <tbody>
             {status.gateways.map((g) => (
               <tr key={g.protocol} data-testid={`gateway-${g.protocol}`}>
-                <td>{NAMES[g.protocol]}</td>
+                <td>{PROTOCOL_NAMES[g.protocol]}</td>
                 <td>{g.error ? <span className="error">{t('gateways.failed', { error: g.error })}</span> : g.enabled ? t('gateways.on') : t('gateways.off')}</td>
                 <td>{g.url ?? g.listen ?? '—'}</td>
                 <td><code>{SETTINGS[g.protocol].join(', ')}</code></td>
@@ -62,7 +61,7 @@ export function GatewaysTab() {
             <tbody>
               {status.sessions.map((s) => (
                 <tr key={`${s.protocol}-${s.user}-${s.ip}-${s.since}`}>
-                  <td>{NAMES[s.protocol]}</td>
+                  <td>{PROTOCOL_NAMES[s.protocol]}</td>
                   <td>{s.user}</td>
                   <td>{s.ip}</td>
                   <td>{new Date(s.last_active).toLocaleString()}</td>

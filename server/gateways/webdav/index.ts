@@ -30,8 +30,6 @@ export interface WebdavOptions {
   allowHttp: boolean;
 }
 
-export { PREFIX as WEBDAV_PREFIX } from './request';
-
 /** The `/dav` middleware; other paths pass through untouched. */
 export function webdav(o: WebdavOptions): (ctx: DavCtx, next: Next) => Promise<void> {
   const deps = { props: new DeadProps(o.db), locks: new LockTable(), serve: o.serve };
