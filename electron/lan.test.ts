@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
-import { advertise, lanUrl, pickLanAddress, qrDataUrl, type MdnsResponder } from './lan';
+import { advertise, lanUrl, pickLanAddress, qrDataUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
 
 const v4 = (address: string, internal = false) => ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
 const v6 = (address: string) => ({ address, family: 'IPv6', internal: false, netmask: 'ffff::', mac: '00:00:00:00:00:00', cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
@@ -50,4 +50,23 @@ test('advertises _http._tcp with the port and withdraws it once on stop', async 
   assert.deepEqual(published, { name: 'Filedock on desk', type: 'http', port: 5212, txt: { path: '/', product: 'filedock', version: '0.1.0' } });
   await Promise.all([stop(), stop()]);
   assert.deepEqual(calls, ['publish', 'unpublish', 'destroy']);
+});
+
+test('WebDAV: the copied address is the LAN one only when the network may sign in over plain HTTP; _webdav._tcp announced then', () => {
+  const lan = 'http://192.168.1.20:5212';
+  assert.equal(webdavUrl({}, lan, 5212), 'http://localhost:5212/dav/', 'plain HTTP from the network is refused by default');
+  assert.equal(webdavUrl({ SERVICE_WEBDAV_ALLOW_HTTP: '1' }, lan, 5212), 'http://192.168.1.20:5212/dav/');
+  assert.equal(webdavUrl({ SERVICE_WEBDAV_ALLOW_HTTP: 'true' }, null, 5212), 'http://localhost:5212/dav/', 'LAN access off');
+  assert.equal(webdavUrl({ SERVICE_WEBDAV: '0' }, lan, 5212), null);
+  assert.equal(webdavUrl({}, lan, undefined), null);
+  assert.equal(webdavOnLan({}), false);
+  assert.equal(webdavOnLan({ SERVICE_WEBDAV_ALLOW_HTTP: 'yes' }), true);
+  assert.equal(webdavOnLan({ SERVICE_WEBDAV: 'false', SERVICE_WEBDAV_ALLOW_HTTP: '1' }), false);
+  const published: unknown[] = [];
+  const fake: MdnsResponder = { publish: (s) => void published.push(s), unpublishAll: (cb) => cb?.(), destroy: (cb) => cb?.() };
+  advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0', webdav: true });
+  assert.deepEqual(published[1], { name: 'Filedock on desk', type: 'webdav', port: 5212, txt: { path: '/dav/' } });
+  published.length = 0;
+  advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0' });
+  assert.equal(published.length, 1, 'only _http._tcp without webdav');
 });

@@ -53,13 +53,38 @@ export interface MdnsResponder {
   destroy(callback?: () => void): void;
 }
 
+const truthy = (v: string | undefined) => ['1', 'true', 'yes', 'on'].includes((v ?? '').trim().toLowerCase());
+
 /**
- * Announces the service as `_http._tcp` with its UI path in TXT. Returns a
- * stop function that withdraws the announcement (goodbye packets) and closes
- * the responder; calling it twice is harmless.
+ * Whether other devices on the network can use WebDAV: it is on
+ * (SERVICE_WEBDAV, default on) and accepts sign-ins over plain HTTP from the
+ * network (SERVICE_WEBDAV_ALLOW_HTTP, default off: the server refuses them,
+ * since the password would cross the network in clear).
  */
-export function advertise(responder: MdnsResponder, o: { name: string; port: number; version: string }): () => Promise<void> {
+export function webdavOnLan(env: NodeJS.ProcessEnv): boolean {
+  return (env.SERVICE_WEBDAV === undefined || truthy(env.SERVICE_WEBDAV)) && truthy(env.SERVICE_WEBDAV_ALLOW_HTTP);
+}
+
+/**
+ * The WebDAV address the tray copies: on the LAN address when the network may
+ * use it, else this computer's (loopback is always accepted); null when
+ * WebDAV is off or the server is not listening.
+ */
+export function webdavUrl(env: NodeJS.ProcessEnv, lan: string | null, port: number | undefined): string | null {
+  if (!port || (env.SERVICE_WEBDAV !== undefined && !truthy(env.SERVICE_WEBDAV))) return null;
+  return `${lan && webdavOnLan(env) ? lan : `http://localhost:${port}`}/dav/`;
+}
+
+/**
+ * Announces the service as `_http._tcp` with its UI path in TXT, and as
+ * `_webdav._tcp` (path `/dav/`) when `webdav` (network clients may use it,
+ * see `webdavOnLan`). Returns a stop function that withdraws the
+ * announcements (goodbye packets) and closes the responder; calling it twice
+ * is harmless.
+ */
+export function advertise(responder: MdnsResponder, o: { name: string; port: number; version: string; webdav?: boolean }): () => Promise<void> {
   responder.publish({ name: o.name, type: 'http', port: o.port, txt: { path: '/', product: 'filedock', version: o.version } });
+  if (o.webdav) responder.publish({ name: o.name, type: 'webdav', port: o.port, txt: { path: '/dav/' } });
   let stopped: Promise<void> | null = null;
   return () =>
     (stopped ??= new Promise<void>((resolve) => {

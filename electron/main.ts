@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SettingsStore } from './desktop-settings';
 import { utilityFork } from './fork';
-import { advertise, lanUrl, qrDataUrl } from './lan';
+import { advertise, lanUrl, qrDataUrl, webdavOnLan, webdavUrl } from './lan';
 import { RotatingLog } from './log-file';
 import { DeviceKeyStore, machineId, pairWithSession, signIn, type Sealer } from './pairing';
 import { PowerGuard } from './power';
@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     server: host.snapshot(),
     settings: settings.get(),
     lanUrl: currentLanUrl(),
+    webdavUrl: host.snapshot().status === 'running' ? webdavUrl(process.env, currentLanUrl(), host.snapshot().port) : null,
     activity,
     paused: host.isPaused(),
     keepingAwake: power.holding,
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
     stopAdvertising = null;
     const s = host.snapshot();
     if (s.status === 'running' && s.port && settings.get().lanAccess && settings.get().advertise)
-      stopAdvertising = advertise(new Bonjour(), { name: `Filedock on ${hostname()}`, port: s.port, version: app.getVersion() });
+      stopAdvertising = advertise(new Bonjour(), { name: `Filedock on ${hostname()}`, port: s.port, version: app.getVersion(), webdav: webdavOnLan(process.env) });
   }
 
   host.on('state', (s) => {
@@ -217,6 +218,7 @@ async function main(): Promise<void> {
     'open-window': () => openWindow(),
     'open-browser': () => shell.openExternal(`${origin()}/`),
     'copy-lan-url': () => clipboard.writeText(currentLanUrl() ?? ''),
+    'copy-webdav-url': () => clipboard.writeText(webdavUrl(process.env, currentLanUrl(), host.snapshot().port) ?? ''),
     'copy-public-url': () => clipboard.writeText(settings.get().publicUrl),
     'show-qr': async () => {
       const url = currentLanUrl();

@@ -115,3 +115,14 @@ test('"Pair a phone…" only while the server runs and a LAN address exists; it 
   const u = new URL(path, 'http://127.0.0.1:5212');
   assert.deepEqual([u.pathname, u.searchParams.get('pair'), u.searchParams.get('base')], ['/account', '1', 'http://192.168.1.20:5212']);
 });
+
+test('"Copy WebDAV address" only while the server runs with WebDAV on; it runs its command', () => {
+  const m = trayMenu(base({ webdavUrl: 'http://localhost:5212/dav/' }));
+  assert.deepEqual(entry(m, 'copy-webdav-url'), { kind: 'command', command: 'copy-webdav-url', label: 'Copy WebDAV address', enabled: true });
+  assert.equal(entry(trayMenu(base({ webdavUrl: null })), 'copy-webdav-url'), undefined, 'WebDAV off');
+  assert.equal(entry(trayMenu(base({ webdavUrl: 'http://localhost:5212/dav/', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-webdav-url'), undefined);
+  const ran: TrayCommand[] = [];
+  const item = toMenuTemplate(m, (c) => ran.push(c)).find((i) => i.label === 'Copy WebDAV address')!;
+  (item.click as () => void)();
+  assert.deepEqual(ran, ['copy-webdav-url']);
+});

@@ -73,6 +73,7 @@ export function trayMenu(s: TrayState): TrayEntry[] {
   if (s.lanUrl) menu.push(cmd('copy-lan-url', 'Copy LAN address', running), cmd('show-qr', 'Show QR code for phones…', running));
   // Pairing needs a running server and an address a phone can reach.
   if (running && s.lanUrl) menu.push(cmd('pair-phone', 'Pair a phone…'));
+  if (running && s.webdavUrl) menu.push(cmd('copy-webdav-url', 'Copy WebDAV address'));
   if (s.settings.publicUrl) menu.push(cmd('copy-public-url', 'Copy public link address'));
   menu.push(
     cmd('public-links', 'Public links…', running),

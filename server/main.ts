@@ -28,6 +28,7 @@ import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
 import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/access.routes';
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
+import { gatewayRoutes } from './http/routes/gateways.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -51,6 +52,7 @@ import { filesRefreshRoutes } from './http/routes/files-refresh.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
 import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
+import { davMiddleware } from './http/dav';
 import { trackActivity } from './http/middlewares/activity';
 import { Listeners } from './http/listener';
 import { createHealth } from './http/health';
@@ -127,6 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminAccessRoutes(access),
       adminRoleRoutes({ auth, maxJsonBytes: json }),
       adminGatewayRoutes({ registry: sv.gateways.registry }),
+      gatewayRoutes({ registry: sv.gateways.registry }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue }),
@@ -164,7 +167,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const health = createHealth({ db, admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait } });
     routers.push(health.routes);
     const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
-    const app = buildApp({ ...appOptions, before: [activity.middleware] });
+    const app = buildApp({ ...appOptions, before: [activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
 
     scheduler.every('sessions.sweep', 3_600_000, () => void auth.sessions.sweepExpired());
@@ -192,6 +195,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
+    sv.gateways.registry.listener({ protocol: 'webdav', enabled: config.webdav, listen: config.webdav ? `${config.host}:${port}` : null, url: config.webdav ? `${url}/dav/` : null, error: null });
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;

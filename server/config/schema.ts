@@ -137,6 +137,9 @@ export const SETTINGS = {
   installMode: s('SERVICE_INSTALL_MODE', oneOf('binary', 'docker', 'desktop', 'source'), 'source', 'How this copy was installed; docker installs refuse to self-upgrade.'),
   desktopBootstrap: s('SERVICE_DESKTOP_BOOTSTRAP', str, '', 'Set by the desktop shell on first run: one-time secret that signs the owner in (docs/server-host-protocol.md).', true),
   demo: s('SERVICE_DEMO', bool, 'false', 'Public demo mode: refuses local and remote storage drivers.'),
+  // WebDAV gateway (docs/gateways-webdav.md)
+  webdav: s('SERVICE_WEBDAV', bool, 'true', 'Serve the whole tree over WebDAV at /dav/ on the main listener (Basic auth: account password or an API key).'),
+  webdavAllowHttp: s('SERVICE_WEBDAV_ALLOW_HTTP', bool, 'false', 'Accept WebDAV sign-ins over plain HTTP from other machines (the password then crosses the network in clear). Loopback and TLS are always accepted.'),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -27,3 +27,8 @@ export interface GatewaysStatus {
   gateways: GatewayListenerView[];
   sessions: GatewaySessionView[];
 }
+
+/** `GET /api/gateways` (any signed-in person): where each gateway answers, for the connection instructions. */
+export interface GatewayAddresses {
+  gateways: Array<Pick<GatewayListenerView, 'protocol' | 'enabled' | 'url'>>;
+}

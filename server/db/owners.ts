@@ -43,6 +43,7 @@ export const TABLE_OWNERS = {
   trash_items: 'protection',
   versions: 'protection',
   av_scans: 'protection',
+  dav_props: 'gateways',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -241,6 +241,20 @@ export interface DB {
   api_keys: ApiKeysTable;
   roles: RolesTable;
   user_permissions: UserPermissionsTable;
+  dav_props: DavPropsTable;
+}
+
+/** gateways (WebDAV): dead properties set by PROPPATCH, per node. */
+export interface DavPropsTable {
+  storage_id: number;
+  /** The node's path in its storage (no leading slash; '' is the storage root). */
+  path: string;
+  /** The parent's path, so a folder listing reads its children's properties in one query. */
+  dir: string;
+  ns: string;
+  name: string;
+  /** The property element's content as self-contained XML. */
+  value: string;
 }
 
 /** catalogue */

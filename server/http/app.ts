@@ -50,7 +50,7 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   });
   app.use(serveRenderer(o.rendererDir, /^\/(api|s|d)(\/|$)/));
   // A client that goes away mid-stream is normal (closed tabs, cancelled downloads, SSE reconnects).
-  const gone = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_DESTROYED']);
+  const gone = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_DESTROYED', 'HPE_INVALID_EOF_STATE']);
   app.on('error', (err: NodeJS.ErrnoException) => {
     if (!gone.has(err?.code ?? '')) o.log('koa error', err);
   });

@@ -8,9 +8,12 @@ import { useI18n } from '../i18n';
 import { linkClick, usePathname } from '../lib/router';
 import { AccessPage } from './access-page';
 import { SecurityPage } from './security-page';
+import { ConnectApps } from './connect-apps';
+import { useSession } from '../auth/session';
 
 export default function AccountPage() {
   const { t } = useI18n();
+  const { user } = useSession();
   const path = usePathname();
   const pair = new URLSearchParams(location.search).get('pair') === '1';
   const tab = path === '/account/access' || pair ? 'access' : 'security';
@@ -21,6 +24,7 @@ export default function AccountPage() {
         <a href="/account/access" onClick={linkClick} aria-current={tab === 'access' ? 'page' : undefined}>{t('account.access')}</a>
       </nav>
       {tab === 'security' ? <SecurityPage /> : <AccessPage pair={pair} />}
+      {tab === 'access' && <ConnectApps user={user.username} />}
     </div>
   );
 }

@@ -6,8 +6,9 @@ import { UsersTab } from './users-tab';
 import { AuditTab } from './audit-tab';
 import { SettingsTab } from './settings-tab';
 import { RolesTab } from './roles-tab';
+import { GatewaysTab } from './gateways-tab';
 
-const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['settings', 'admin.settings']];
+const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['settings', 'admin.settings']];
 
 export default function AdminPage() {
   const { t } = useI18n();
@@ -24,6 +25,7 @@ export default function AdminPage() {
       {tab === 'users' && <UsersTab />}
       {tab === 'roles' && <RolesTab />}
       {tab === 'audit' && <AuditTab />}
+      {tab === 'gateways' && <GatewaysTab />}
       {tab === 'settings' && <SettingsTab />}
     </section>
   );

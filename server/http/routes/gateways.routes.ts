@@ -1,0 +1,21 @@
+/**
+ * `GET /api/gateways`: where each protocol gateway answers, for anyone
+ * signed in (the "Connect with a desktop app" instructions); no sessions, no
+ * listen errors (those are the admin's, `GET /api/admin/gateways`).
+ */
+import Router from '@koa/router';
+import type { GatewayAddresses } from '../../contract';
+import type { GatewayRegistry } from '../../gateways';
+import { requireUser } from '../middlewares/auth';
+import type { AppState } from '../context';
+
+export function gatewayRoutes(d: { registry: GatewayRegistry }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/gateways' });
+  r.use(requireUser);
+  r.get('/', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const body: GatewayAddresses = { gateways: d.registry.status().gateways.map(({ protocol, enabled, url }) => ({ protocol, enabled, url })) };
+    ctx.body = body;
+  });
+  return r;
+}
