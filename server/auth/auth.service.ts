@@ -85,6 +85,16 @@ export class AuthService {
   }
 
   /**
+   * What a gateway re-checks before it honours a password it remembered: the
+   * throttle's locks (login, address, person) and a second factor enrolled
+   * since. Throws as `gatewayLogin` would.
+   */
+  gatewayRecheck(login: string, ip: string, userId: number): void {
+    this.throttle.check(login, ip, userId);
+    if (this.mfa.enrolled(userId)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
+  }
+
+  /**
    * The account of a right password, throttled before the KDF: `rate_limited`
    * (429), `invalid_credentials` with `tries_left` (401, audited
    * `auth.failed`), `account_disabled` (403, only after a right password).

@@ -10,7 +10,8 @@
  * remembered for CACHE_MS by a hash of the pair, so the password hash runs
  * once per client, not per request. A remembered pair is dropped when the
  * account's password changes (the stored hash is compared) and the account is
- * re-read on each use (disabled, demoted: at once).
+ * re-read on each use (disabled, demoted, locked by the throttle, a second
+ * factor enrolled: at once).
  */
 import { createHash } from 'node:crypto';
 import { isKeyToken, keyActor, personActor, type Actor, type Auth, type KeyScope, type Principal } from '../auth';
@@ -45,6 +46,8 @@ export class GatewayAuth {
     const id = createHash('sha256').update(`${login}\0${password}`).digest('base64url');
     const hit = this.remembered.get(id);
     if (hit && Date.now() - hit.at < CACHE_MS) {
+      // A lock the web sign-in would honour holds here too, remembered or not.
+      this.auth.auth.gatewayRecheck(login, req.ip, hit.userId);
       const row = this.auth.repo.byId(hit.userId);
       const p = row && row.password_hash === hit.hash ? this.auth.repo.principal(row.id, `${protocol}:${row.id}`) : null;
       if (p) return personActor(p, request);

@@ -58,6 +58,10 @@ describe('gateway core', () => {
     await s.api('PATCH', `/api/admin/users/${id}`, { token: admin, body: { password: ZED.password } });
     const audit = await s.api('GET', '/api/admin/audit?action=auth.login', { token: admin });
     assert.ok(audit.body.events.some((e: any) => e.meta.kind === 'webdav'));
+    // A remembered password waits out a lock like any other.
+    await core.auth.signIn(ZED.username, ZED.password, req(), 'webdav');
+    for (let i = 0; i < 3; i++) await core.auth.signIn(ZED.username, `bad-${i}-pass`, req('10.1.1.3'), 'webdav').catch(() => undefined);
+    assert.equal((await core.auth.signIn(ZED.username, ZED.password, req(), 'webdav').catch((e) => e)).code, 'rate_limited');
   });
 
   test('API keys sign in as the password (any user name); a bad key is refused; an account with a second factor needs a key', async () => {
@@ -69,6 +73,8 @@ describe('gateway core', () => {
     const s3 = core.auth.s3Key(made.body.s3.access_key_id, req());
     assert.equal(s3?.secret, made.body.s3.secret_access_key);
     assert.equal(core.auth.s3Key('fdk_999999', req()), null);
+    // Remembered before the enrolment: the refusal below must not be skipped by it.
+    assert.equal((await core.auth.signIn(ZED.email, ZED.password, req('10.2.2.3'), 'ftp')).kind, 'person');
     // Enrol TOTP, then the password no longer opens a gateway.
     const setup = await s.api('POST', '/api/auth/mfa/totp/setup', { token: zed, body: { current_password: ZED.password } });
     const { TOTP, Secret } = await import('otpauth');
