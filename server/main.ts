@@ -28,6 +28,7 @@ import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
 import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/access.routes';
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
+import { startSftpGateway } from './gateways/sftp';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -192,6 +193,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
+    const sftp = config.sftpListen ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log }) : null;
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;
@@ -199,6 +201,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       (closing ??= (async () => {
         log.info('shutting down');
         await listeners.close(config.shutdownGrace);
+        await sftp?.close();
         await scheduler.stop();
         updater.stop();
         await catalogue.syncer.stopAll();

@@ -47,6 +47,9 @@ export const exactUrl: Parser<string> = (raw) => {
 };
 export const hostPort: Parser<string> = (raw) =>
   raw === '' || /^[\w.:[\]-]+:\d{1,5}$/.test(raw) ? ok(raw) : bad('must be host:port');
+/** `host:port`, or `:port` for every address. */
+export const listenAt: Parser<string> = (raw) =>
+  raw === '' || /^[\w.:[\]-]*:\d{1,5}$/.test(raw) ? ok(raw) : bad('must be host:port or :port');
 export const json: Parser<Record<string, unknown> | null> = (raw) => {
   if (raw.trim() === '') return ok(null);
   try {
@@ -137,6 +140,8 @@ export const SETTINGS = {
   installMode: s('SERVICE_INSTALL_MODE', oneOf('binary', 'docker', 'desktop', 'source'), 'source', 'How this copy was installed; docker installs refuse to self-upgrade.'),
   desktopBootstrap: s('SERVICE_DESKTOP_BOOTSTRAP', str, '', 'Set by the desktop shell on first run: one-time secret that signs the owner in (docs/server-host-protocol.md).', true),
   demo: s('SERVICE_DEMO', bool, 'false', 'Public demo mode: refuses local and remote storage drivers.'),
+  // SFTP gateway (docs/gateways-sftp.md)
+  sftpListen: s('SERVICE_SFTP_LISTEN', listenAt, '', 'SFTP gateway: where it listens (`127.0.0.1:2022`, or `:2022` for every address); empty = off. The host key is made once into the data folder.'),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -11,6 +11,8 @@ export interface GatewayListenerView {
   url: string | null;
   /** Why it is not listening although enabled (port taken, bad certificate…). */
   error: string | null;
+  /** SFTP only: the host key's `SHA256:…` fingerprint, for clients to compare on first connection. */
+  fingerprint?: string;
 }
 
 /** A client signed in to a gateway (for WebDAV and S3, which have no connection: active in the last 5 minutes). */
