@@ -11,6 +11,8 @@ import { AppError } from '../../errors';
 import type { OpenFile } from '../../files';
 import type { GatewayEntry, GatewayTree } from '../index';
 
+/** Reads from a local disk go by blocks this big: one file system call serves 16 OpenSSH requests. */
+const BLOCK = 512 * 1024;
 /** Out-of-order writes held in memory while an earlier gap fills (pipelined clients); more is refused. */
 const REORDER_MAX_BYTES = 16 << 20;
 
@@ -19,6 +21,8 @@ export class ReadHandle {
   private fd: Promise<FileHandle | null> | null = null;
   private stream: { it: AsyncIterator<Buffer>; pos: number; rest: Buffer; source: Readable } | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The block being read and its neighbours (at most three: 1.5 MiB a handle). */
+  private blocks = new Map<number, Promise<Buffer>>();
 
   constructor(readonly file: OpenFile) {}
 
@@ -28,12 +32,33 @@ export class ReadHandle {
     len = Math.min(len, this.file.size - offset);
     this.fd ??= this.file.localFile().then((p) => (p ? openFd(p, 'r') : null));
     return this.fd.then((fd) => {
-      if (fd) return fd.read(Buffer.allocUnsafe(len), 0, len, offset).then((r) => r.buffer.subarray(0, r.bytesRead));
+      if (fd) return this.fromDisk(fd, offset, len);
       // A stream answers one request at a time, in order; pipelined requests queue here.
       const next = this.queue.then(() => this.fromStream(offset, len));
       this.queue = next.catch(() => undefined);
       return next;
     });
+  }
+
+  private fromDisk(fd: FileHandle, offset: number, len: number): Promise<Buffer> {
+    const i = Math.floor(offset / BLOCK);
+    if (Math.floor((offset + len - 1) / BLOCK) !== i) return fd.read(Buffer.allocUnsafe(len), 0, len, offset).then((r) => r.buffer.subarray(0, r.bytesRead));
+    const at = offset - i * BLOCK;
+    const here = this.block(fd, i).then((b) => b.subarray(at, at + len));
+    // Clients read front to back: have the next block ready when they get there.
+    if ((i + 1) * BLOCK < this.file.size) this.block(fd, i + 1).catch(() => undefined);
+    return here;
+  }
+
+  private block(fd: FileHandle, i: number): Promise<Buffer> {
+    let b = this.blocks.get(i);
+    if (!b) {
+      const n = Math.min(BLOCK, this.file.size - i * BLOCK);
+      b = fd.read(Buffer.allocUnsafe(n), 0, n, i * BLOCK).then((r) => r.buffer.subarray(0, r.bytesRead));
+      this.blocks.set(i, b);
+      for (const k of this.blocks.keys()) if (k < i - 1 || k > i + 1) this.blocks.delete(k);
+    }
+    return b;
   }
 
   private async fromStream(offset: number, len: number): Promise<Buffer> {
@@ -62,6 +87,7 @@ export class ReadHandle {
 
   /** Releases the descriptor or stream. Idempotent. */
   async close(): Promise<void> {
+    this.blocks.clear();
     this.stream?.source.destroy();
     this.stream = null;
     const fd = await this.fd?.catch(() => null);
