@@ -29,6 +29,8 @@ import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/acce
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
 import { startSftpGateway } from './gateways/sftp';
+import { SshKeys } from './auth/ssh-keys';
+import { sshKeyRoutes } from './http/routes/ssh-keys.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -117,6 +119,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const secureCookies = config.publicUrl.startsWith('https:');
     const json = config.maxJsonBytes;
+    const sshKeys = new SshKeys(db, auth.repo, bus);
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes(sv.capabilities),
@@ -128,6 +131,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminAccessRoutes(access),
       adminRoleRoutes({ auth, maxJsonBytes: json }),
       adminGatewayRoutes({ registry: sv.gateways.registry }),
+      sshKeyRoutes({ sshKeys, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue }),
@@ -193,7 +197,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
-    const sftp = config.sftpListen ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log }) : null;
+    const sftp = config.sftpListen
+      ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed) })
+      : null;
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;

@@ -29,3 +29,15 @@ export interface GatewaysStatus {
   gateways: GatewayListenerView[];
   sessions: GatewaySessionView[];
 }
+
+/** `GET/POST/DELETE /api/auth/ssh-keys`: an SSH public key that signs its account in to the SFTP gateway. */
+export interface SshKeyView {
+  id: number;
+  name: string;
+  /** `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`… */
+  algo: string;
+  /** `SHA256:…` as `ssh-keygen -lf` prints it. */
+  fingerprint: string;
+  created_at: string;
+  last_used_at: string | null;
+}

@@ -16,6 +16,7 @@ import { keysRoles } from './20261125110000-keys-roles';
 import { oidc } from './20261126100000-oidc';
 import { mfa } from './20261126110000-mfa';
 import { deviceKeys } from './20261126120000-device-keys';
+import { sshKeys } from './20261126130000-ssh-keys';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, sshKeys];
 export type { Migration } from './types';

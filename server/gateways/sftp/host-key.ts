@@ -3,9 +3,9 @@
  * mode 0600 and kept, so clients that trusted it on first use keep trusting
  * it across restarts and upgrades.
  */
-import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import ssh2, { type ParsedKey } from 'ssh2';
+import { sshFingerprint } from '../../auth/ssh-keys';
 
 // ssh2 is CommonJS: only some of its names are visible as ESM named exports.
 const { utils } = ssh2;
@@ -32,10 +32,5 @@ export function loadHostKey(path: string): HostKey {
   const key = utils.parseKey(text);
   if (key instanceof Error) throw new Error(`the SFTP host key ${path} is unreadable: ${key.message}`);
   const one = (Array.isArray(key) ? key[0] : key) as ParsedKey;
-  return { private: text, publicLine: `${one.type} ${one.getPublicSSH().toString('base64')}`, fingerprint: fingerprint(one.getPublicSSH()) };
-}
-
-/** OpenSSH's `SHA256:` fingerprint of a public key blob. */
-export function fingerprint(blob: Buffer): string {
-  return 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+  return { private: text, publicLine: `${one.type} ${one.getPublicSSH().toString('base64')}`, fingerprint: sshFingerprint(one.getPublicSSH()) };
 }

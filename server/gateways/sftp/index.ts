@@ -10,7 +10,6 @@ import type { GatewayCore } from '../index';
 import { loadHostKey } from './host-key';
 import { createSftpServer, type PublicKeyLookup } from './server';
 
-export { fingerprint } from './host-key';
 export type { PublicKeyLookup } from './server';
 
 export interface SftpGateway {

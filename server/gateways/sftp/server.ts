@@ -16,8 +16,12 @@ import { serveSftp } from './session';
 const AUTH_TIMEOUT_MS = 60_000;
 const MAX_AUTH_TRIES = 6;
 
-/** Signs in by a registered public key: the actor, or null when `blob` is not a key of `username`'s account. */
-export type PublicKeyLookup = (username: string, algo: string, blob: Buffer, ip: string) => Actor | null;
+/**
+ * Signs in by a registered public key: the actor, or null when `blob` is not
+ * a key of `username`'s account. `signed`: the client proved it holds the
+ * private key (record the use); else it only asks whether the key would do.
+ */
+export type PublicKeyLookup = (username: string, blob: Buffer, req: { ip: string; ua: string }, signed: boolean) => Actor | null;
 
 export interface SftpServerDeps {
   core: GatewayCore;
@@ -37,6 +41,7 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
     client.on('close', () => clients.delete(client));
     let actor: Actor | null = null;
     let tries = 0;
+    const req = { ip, ua: `sftp ${info.header.versions.software}`.slice(0, 200) };
     const timer = setTimeout(() => client.end(), AUTH_TIMEOUT_MS);
     client.on('error', (e) => d.log.debug(`sftp: connection from ${ip}: ${e.message}`));
     client.on('close', () => clearTimeout(timer));
@@ -50,7 +55,7 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
 
     client.on('authentication', (ctx) => {
       if (ctx.method === 'password') {
-        d.core.auth.signIn(ctx.username, ctx.password, { ip, ua: `sftp ${info.header.versions.software}`.slice(0, 200) }, 'sftp').then(
+        d.core.auth.signIn(ctx.username, ctx.password, req, 'sftp').then(
           (a) => {
             actor = a;
             ctx.accept();
@@ -63,14 +68,13 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
         return;
       }
       if (ctx.method === 'publickey' && d.publicKey) {
-        const a = d.publicKey(ctx.username, ctx.key.algo, ctx.key.data, ip);
+        // Without a signature the client only asks whether the key would do (RFC 4252 section 7).
+        if (!ctx.signature) return d.publicKey(ctx.username, ctx.key.data, req, false) ? ctx.accept() : refuse(ctx);
+        const key = ssh2.utils.parseKey(ctx.key.data);
+        if (key instanceof Error || Array.isArray(key) || key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) !== true) return refuse(ctx);
+        const a = d.publicKey(ctx.username, ctx.key.data, req, true);
         if (!a) return refuse(ctx);
-        // Without a signature the client only asks whether the key would do (RFC 4252 7).
-        if (ctx.signature) {
-          const key = ssh2.utils.parseKey(ctx.key.data);
-          if (key instanceof Error || Array.isArray(key) || key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) !== true) return refuse(ctx);
-          actor = a;
-        }
+        actor = a;
         return ctx.accept();
       }
       // `none` (a client asking which methods exist) does not count as a try.
