@@ -32,6 +32,8 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     ({ dir: root, cleanup } = tempDir('filedock-gw-sftp-'));
     mkdirSync(join(root, 'docs/sub'), { recursive: true });
     writeFileSync(join(root, 'docs/a.txt'), 'hello');
+    mkdirSync(join(root, 'many'));
+    for (let i = 0; i < 300; i++) writeFileSync(join(root, `many/f${String(i).padStart(3, '0')}.txt`), String(i));
     s = await startTestServer({ SERVICE_SFTP_LISTEN: '127.0.0.1:0', SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
     admin = await s.login();
     assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
@@ -105,6 +107,14 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
       await s.api('PUT', `/api/admin/storages/${box.id}`, { token: admin, body: { name: 'Box' } });
       ssh.end();
     }
+  });
+
+  test('a 300-entry folder is listed whole, batch after batch from the catalogue', async () => {
+    const ssh = await sshConnect(port, { username: ADMIN.email, password: ADMIN.password });
+    const names = (await p.readdir(await ssh.sftp(), '/Box/many')).map((e) => e.filename).sort();
+    assert.equal(names.length, 300);
+    assert.deepEqual([names[0], names[299]], ['f000.txt', 'f299.txt']);
+    ssh.end();
   });
 
   test('protocol rules: rename onto a taken name fails and keeps both, posix-rename replaces, rmdir only empty, mkdir not twice, exclusive create, append refused, ranges', async () => {
