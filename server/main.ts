@@ -30,6 +30,7 @@ import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
 import { startSftpGateway } from './gateways/sftp';
 import { SshKeys } from './auth/ssh-keys';
+import { actorSpec } from './auth';
 import { sshKeyRoutes } from './http/routes/ssh-keys.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
@@ -198,7 +199,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
     const sftp = config.sftpListen
-      ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed) })
+      ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed), restore: (a) => auth.actors.restore(actorSpec(a), a.request) })
       : null;
     toHost({ type: 'ready', port, url });
 

@@ -219,6 +219,27 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     }
   });
 
+  test('a long session follows its account: demoted, writes are refused within a second; disabled, the session ends', async () => {
+    // Its own account: a password signed in once is remembered (gateway core), which the throttle test must not meet.
+    const id = (await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'yan@example.test', username: 'yan', password: 'yan-password-1', role: 'user' } })).body.user.id;
+    const ssh = await sshConnect(port, { username: 'yan', password: 'yan-password-1' });
+    const closed = new Promise<void>((r) => ssh.client.once('close', () => r()));
+    const sftp = await ssh.sftp();
+    await p.writeFile(sftp, '/Box/docs/yan.txt', 'y');
+    assert.equal((await s.api('PATCH', `/api/admin/users/${id}`, { token: admin, body: { role: 'viewer' } })).status, 200);
+    try {
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.equal(await p.code(p.writeFile(sftp, '/Box/docs/yan2.txt', 'y')), S.PERMISSION_DENIED);
+      assert.equal((await p.readFile(sftp, '/Box/docs/yan.txt')).toString(), 'y', 'still reads as a viewer');
+      assert.equal((await s.api('POST', `/api/admin/users/${id}/disable`, { token: admin })).status, 200);
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.equal(await p.code(p.stat(sftp, '/Box/docs/yan.txt')), S.PERMISSION_DENIED);
+      await closed;
+    } finally {
+      ssh.end();
+    }
+  });
+
   test('only the sftp subsystem: shell, exec, other subsystems and port forwarding both ways are refused', async () => {
     const ssh = await sshConnect(port, { username: ADMIN.email, password: ADMIN.password });
     for (const kind of ['shell', 'exec', 'subsystem', 'forwardOut', 'forwardIn'] as const) {

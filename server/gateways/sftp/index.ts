@@ -5,6 +5,7 @@
  * A listener that cannot start (port taken) is reported, not fatal.
  */
 import type { AddressInfo } from 'node:net';
+import type { Actor } from '../../auth';
 import type { Logger } from '../../lib/log';
 import type { GatewayCore } from '../index';
 import { loadHostKey } from './host-key';
@@ -21,14 +22,14 @@ export interface SftpGateway {
 }
 
 /** Starts the SFTP listener; null when it could not (the reason is in the registry and the log). */
-export async function startSftpGateway(d: { listen: string; hostKeyPath: string; core: GatewayCore; log: Logger; publicKey?: PublicKeyLookup }): Promise<SftpGateway | null> {
+export async function startSftpGateway(d: { listen: string; hostKeyPath: string; core: GatewayCore; log: Logger; publicKey?: PublicKeyLookup; restore: (a: Actor) => Actor }): Promise<SftpGateway | null> {
   const at = d.listen.lastIndexOf(':');
   const host = d.listen.slice(0, at).replace(/^\[|\]$/g, '');
   const report = (v: { listen: string | null; url: string | null; error: string | null; fingerprint?: string }) =>
     d.core.registry.listener({ protocol: 'sftp', enabled: true, ...v });
   try {
     const hostKey = loadHostKey(d.hostKeyPath);
-    const { server, clients } = createSftpServer({ core: d.core, hostKey, log: d.log, publicKey: d.publicKey });
+    const { server, clients } = createSftpServer({ core: d.core, hostKey, log: d.log, publicKey: d.publicKey, restore: d.restore });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(Number(d.listen.slice(at + 1)), host || undefined, () => {

@@ -15,6 +15,8 @@ import { serveSftp } from './session';
 
 const AUTH_TIMEOUT_MS = 60_000;
 const MAX_AUTH_TRIES = 6;
+/** How long a session acts on what it read of its account or key before reading again (disabled, demoted, revoked). */
+const FRESH_MS = 1000;
 
 /**
  * Signs in by a registered public key: the actor, or null when `blob` is not
@@ -29,6 +31,8 @@ export interface SftpServerDeps {
   log: Logger;
   /** Public-key sign-in; without it only passwords (and API key tokens as passwords) are offered. */
   publicKey?: PublicKeyLookup;
+  /** The actor as it is now (role, permissions); throws when the account is disabled or the key revoked. */
+  restore: (a: Actor) => Actor;
 }
 
 /** An ssh2 server answering only SFTP over `core`'s tree (call `listen` on it), and its open connections. */
@@ -84,13 +88,26 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
 
     client.on('ready', () => {
       clearTimeout(timer);
-      const who = actor!;
-      const tree = d.core.tree(who, 'sftp');
+      let tree = d.core.tree(actor!, 'sftp');
+      let readAt = Date.now();
+      // A long session sees a change to its account or key within FRESH_MS, like the web's next request would.
+      const treeNow = () => {
+        if (Date.now() - readAt < FRESH_MS) return tree;
+        try {
+          tree = d.core.tree(d.restore(tree.actor), 'sftp');
+          readAt = Date.now();
+          return tree;
+        } catch (e) {
+          // After this request's refusal has gone out.
+          setImmediate(() => client.end());
+          throw e;
+        }
+      };
       const closeSession = d.core.registry.open('sftp', tree.who, ip);
       client.on('close', closeSession);
       client.on('session', (accept) => {
         const session = accept();
-        session.on('sftp', (acceptSftp) => serveSftp(acceptSftp(), tree, tree.who.split(/[@ ]/)[0]));
+        session.on('sftp', (acceptSftp) => serveSftp(acceptSftp(), treeNow, tree.who.split(/[@ ]/)[0]));
         for (const refused of ['shell', 'exec', 'subsystem', 'pty', 'x11', 'auth-agent', 'env', 'signal'] as const) {
           session.on(refused as 'shell', (_accept, reject) => reject?.());
         }

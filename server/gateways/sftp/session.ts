@@ -27,8 +27,12 @@ const MAX_READ = 255 * 1024;
 const MAX_HANDLES = 256;
 const READDIR_BATCH = 128;
 
-/** Serves `sftp` for `tree` until the channel closes; open uploads are then dropped unpublished. */
-export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): void {
+/**
+ * Serves `sftp` until the channel closes; open uploads are then dropped
+ * unpublished. `treeNow` gives the tree as the account is now (each request
+ * that names a path asks it; it throws once the account or key is gone).
+ */
+export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: string): void {
   const handles = new Map<number, { h: Handle; path: string }>();
   let nextId = 1;
   let closed = false;
@@ -61,10 +65,11 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
     return buf;
   };
   const badHandle = () => new AppError('bad_id', {}, undefined, 'unknown handle');
-  const statOrNull = (p: string) => tree.stat(p).catch((e) => (isAppError(e) && e.code === 'not_found' ? null : Promise.reject(e)));
+  const statOrNull = (tree: GatewayTree, p: string) => tree.stat(p).catch((e) => (isAppError(e) && e.code === 'not_found' ? null : Promise.reject(e)));
 
   sftp.on('OPEN', (reqid, filename, flags) =>
     run(reqid, async () => {
+      const tree = treeNow();
       const p = path(filename);
       roomForHandle();
       if (!(flags & F.WRITE)) {
@@ -75,7 +80,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
       if (flags & F.APPEND) throw new AppError('unsupported', {}, { reason: 'append' }, 'appending is not supported: files are written whole');
       const t = tree.files.target(p, 'editor');
       if (t.rel === '') throw new AppError('forbidden', { reason: 'a storage root is a folder' });
-      const cur = await statOrNull(p);
+      const cur = await statOrNull(tree, p);
       if (cur?.type === 'dir') throw new AppError('conflict', { path: p }, { reason: 'a folder' });
       if (!cur && !(flags & F.CREAT)) throw new AppError('not_found', { path: p });
       if (cur && flags & F.EXCL) throw new AppError('conflict', { path: p });
@@ -127,6 +132,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
   sftp.on('FSETSTAT', (reqid, handle) => (handleOf(handle) ? ok(reqid) : fail(reqid, badHandle())));
   sftp.on('SETSTAT', (reqid, raw) =>
     run(reqid, async () => {
+      const tree = treeNow();
       await tree.stat(path(raw));
       ok(reqid);
     }),
@@ -134,6 +140,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
 
   sftp.on('OPENDIR', (reqid, raw) =>
     run(reqid, async () => {
+      const tree = treeNow();
       const p = path(raw);
       roomForHandle();
       const e = await tree.stat(p);
@@ -156,6 +163,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
 
   const stat = (reqid: number, raw: string) =>
     run(reqid, async () => {
+      const tree = treeNow();
       const a = attrsOf(await tree.stat(path(raw)));
       send(() => sftp.attrs(reqid, a));
     });
@@ -164,6 +172,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
 
   sftp.on('REMOVE', (reqid, raw) =>
     run(reqid, async () => {
+      const tree = treeNow();
       const p = path(raw);
       if ((await tree.stat(p)).type === 'dir') throw new AppError('conflict', { path: p }, { reason: 'a folder: use rmdir' });
       await tree.delete(p);
@@ -173,6 +182,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
 
   sftp.on('RMDIR', (reqid, raw) =>
     run(reqid, async () => {
+      const tree = treeNow();
       const p = path(raw);
       if ((await tree.stat(p)).type !== 'dir') throw new AppError('conflict', { path: p }, { reason: 'not a folder' });
       const it = tree.list(p)[Symbol.asyncIterator]();
@@ -186,9 +196,10 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
 
   sftp.on('MKDIR', (reqid, raw) =>
     run(reqid, async () => {
+      const tree = treeNow();
       const p = path(raw);
       // The file service's mkdir is idempotent; SFTP's is not.
-      if (await statOrNull(p)) throw new AppError('conflict', { path: p });
+      if (await statOrNull(tree, p)) throw new AppError('conflict', { path: p });
       await tree.mkdir(p);
       ok(reqid);
     }),
@@ -196,6 +207,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
 
   sftp.on('RENAME', (reqid, from, to) =>
     run(reqid, async () => {
+      const tree = treeNow();
       await tree.move(path(from), path(to), false);
       ok(reqid);
     }),
@@ -203,6 +215,7 @@ export function serveSftp(sftp: SFTPWrapper, tree: GatewayTree, owner: string): 
 
   sftp.on('EXTENDED', (reqid, name, data) =>
     run(reqid, async () => {
+      const tree = treeNow();
       if (name !== 'posix-rename@openssh.com') throw new AppError('unsupported', { name });
       const [from, to] = strings(data, 2);
       await tree.move(path(from), path(to), true);
