@@ -194,6 +194,11 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     assert.equal((await p.readFile(sftp, '/Box/docs/a.txt')).toString(), 'hello');
     assert.equal(await p.code(p.writeFile(sftp, '/Box/docs/k.txt', 'x')), S.PERMISSION_DENIED);
     assert.equal(await p.code(p.rename(sftp, '/Box/docs/a.txt', '/Box/docs/b.txt')), S.PERMISSION_DENIED);
+    // Revoked while the session is open: refused within a second.
+    const roId = Number(ro.split('_')[1]);
+    assert.equal((await s.api('DELETE', `/api/auth/keys/${roId}`, { token: zed })).status, 200);
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal(await p.code(p.readFile(sftp, '/Box/docs/a.txt')), S.PERMISSION_DENIED);
     key.end();
     const inSub = await sshConnect(port, { username: 'anyone', password: confined });
     sftp = await inSub.sftp();
