@@ -164,6 +164,23 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     ssh.end();
   });
 
+  test('memory is bounded: writes ahead of a gap past 8 MiB in one file, or past 32 MiB across the session, are refused and publish nothing', async () => {
+    const ssh = await sshConnect(port, { username: ADMIN.email, password: ADMIN.password });
+    const sftp = await ssh.sftp();
+    const chunk = Buffer.alloc(256 * 1024, 7);
+    /** Writes `mib` MiB starting 1 MiB in (the first MiB never comes); the status codes of the writes. */
+    const ahead = async (h: Buffer, mib: number) => Promise.all(Array.from({ length: mib * 4 }, (_, i) => p.code(p.write(sftp, h, chunk, (1 << 20) + i * chunk.length))));
+    const one = await p.open(sftp, '/Box/docs/far.bin', 'w');
+    assert.ok((await ahead(one, 9)).includes(S.OP_UNSUPPORTED), 'one file: 8 MiB ahead at most');
+    assert.equal(await p.code(p.close(sftp, one)), S.OP_UNSUPPORTED);
+    const many = await Promise.all(Array.from({ length: 5 }, (_, i) => p.open(sftp, `/Box/docs/held${i}.bin`, 'w')));
+    const codes = (await Promise.all(many.map((h) => ahead(h, 7)))).flat();
+    assert.ok(codes.includes(S.FAILURE), 'the session: 32 MiB held at most');
+    for (const h of many) await p.code(p.close(sftp, h));
+    assert.deepEqual(readdirSync(join(root, 'docs')).filter((n) => /far|held/.test(n)), [], 'nothing published');
+    ssh.end();
+  });
+
   test('a client gone mid-upload: nothing visible, no temp file left, nothing announced', async () => {
     const ssh = await sshConnect(port, { username: ADMIN.email, password: ADMIN.password });
     const sftp = await ssh.sftp();

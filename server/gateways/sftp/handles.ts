@@ -14,7 +14,7 @@ import type { GatewayEntry, GatewayTree } from '../index';
 /** Reads from a local disk go by blocks this big: one file system call serves 16 OpenSSH requests. */
 const BLOCK = 512 * 1024;
 /** Out-of-order writes held in memory while an earlier gap fills (pipelined clients); more is refused. */
-const REORDER_MAX_BYTES = 16 << 20;
+const REORDER_MAX_BYTES = 8 << 20;
 
 export class ReadHandle {
   readonly kind = 'read';
@@ -114,7 +114,12 @@ export class WriteHandle {
   private failed: unknown = null;
   private result: Promise<unknown>;
 
-  constructor(readonly tree: GatewayTree, readonly path: string, overwrite: boolean) {
+  /**
+   * `roomFor(n)`: whether the session may hold `n` more bytes in memory (a
+   * client that sends without waiting for answers fills its uploads' buffers
+   * faster than storage drains them; past the session's budget it is refused).
+   */
+  constructor(readonly tree: GatewayTree, readonly path: string, overwrite: boolean, private roomFor: (bytes: number) => boolean) {
     this.result = tree.write(path, this.body, { overwrite, signal: this.abort.signal }).catch((e) => {
       this.failed ??= e;
       // Wakes a write waiting for 'drain'.
@@ -140,6 +145,7 @@ export class WriteHandle {
 
   private async take(offset: number, view: Buffer): Promise<void> {
     if (this.failed) throw this.failed;
+    if (!this.roomFor(view.length)) throw new AppError('server_busy', {}, { reason: 'write_buffer_full' }, 'more unanswered writes than the session may hold');
     // ssh2 hands a view into its packet buffer; the stream keeps the bytes past this call.
     const data = Buffer.from(view);
     if (offset < this.pos) throw new AppError('unsupported', {}, { reason: 'random_access_write' }, 'a write behind what was already written');
@@ -171,8 +177,20 @@ export class WriteHandle {
     await this.result;
   }
 
+  /** Bytes received and not yet taken by the storage (queued in the stream or waiting for a gap). */
+  get held(): number {
+    return (this.body.destroyed ? 0 : this.body.writableLength) + this.aheadBytes;
+  }
+
+  /** Bytes written so far, in order. */
+  get written(): number {
+    return this.pos;
+  }
+
   /** Drops the upload: the temp file goes, nothing is announced. Idempotent. */
   abandon(): void {
+    this.ahead.clear();
+    this.aheadBytes = 0;
     this.abort.abort();
     this.body.destroy(new Error('the SFTP client went away'));
   }

@@ -15,6 +15,8 @@ import { serveSftp } from './session';
 
 const AUTH_TIMEOUT_MS = 60_000;
 const MAX_AUTH_TRIES = 6;
+/** Connections at once; more are dropped before the key exchange (each costs a handshake's CPU). */
+const MAX_CONNECTIONS = 500;
 /** How long a session acts on what it read of its account or key before reading again (disabled, demoted, revoked). */
 const FRESH_MS = 1000;
 
@@ -117,5 +119,6 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
       client.on('request', (_accept, reject) => reject?.());
     });
   });
+  server.maxConnections = MAX_CONNECTIONS;
   return { server, clients };
 }

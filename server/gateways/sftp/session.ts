@@ -25,6 +25,8 @@ const { OPEN_MODE: F, STATUS_CODE: S } = ssh2.utils.sftp;
 /** Bytes answered to one READ at most (OpenSSH asks for 32 KiB; longer asks get a short read, which SFTP allows). */
 const MAX_READ = 255 * 1024;
 const MAX_HANDLES = 256;
+/** Upload bytes one session may hold in memory across its open files (see WriteHandle). */
+const SESSION_HELD_MAX = 32 << 20;
 const READDIR_BATCH = 128;
 
 /**
@@ -64,6 +66,11 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
     buf.writeUInt32BE(id, 0);
     return buf;
   };
+  const roomFor = (bytes: number) => {
+    let held = 0;
+    for (const { h } of handles.values()) if (h instanceof WriteHandle) held += h.held;
+    return held + bytes <= SESSION_HELD_MAX;
+  };
   const badHandle = () => new AppError('bad_id', {}, undefined, 'unknown handle');
   const statOrNull = (tree: GatewayTree, p: string) => tree.stat(p).catch((e) => (isAppError(e) && e.code === 'not_found' ? null : Promise.reject(e)));
 
@@ -84,7 +91,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
       if (cur?.type === 'dir') throw new AppError('conflict', { path: p }, { reason: 'a folder' });
       if (!cur && !(flags & F.CREAT)) throw new AppError('not_found', { path: p });
       if (cur && flags & F.EXCL) throw new AppError('conflict', { path: p });
-      send(() => sftp.handle(reqid, addHandle(new WriteHandle(tree, p, !(flags & F.EXCL)), p)));
+      send(() => sftp.handle(reqid, addHandle(new WriteHandle(tree, p, !(flags & F.EXCL), roomFor), p)));
     }),
   );
 
@@ -123,7 +130,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
       if (!e) throw badHandle();
       const h = e.h;
       if (h instanceof ReadHandle) send(() => sftp.attrs(reqid, attrsOf({ name: h.file.name, type: 'file', size: h.file.size, mtime: h.file.mtime })));
-      else if (h instanceof WriteHandle) send(() => sftp.attrs(reqid, attrsOf({ name: '', type: 'file', size: 0, mtime: Date.now() })));
+      else if (h instanceof WriteHandle) send(() => sftp.attrs(reqid, attrsOf({ name: '', type: 'file', size: h.written, mtime: Date.now() })));
       else send(() => sftp.attrs(reqid, attrsOf({ name: '', type: 'dir', size: 0, mtime: 0 })));
     }),
   );
