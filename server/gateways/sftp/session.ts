@@ -247,7 +247,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
     closed = true;
     for (const { h } of handles.values()) {
       if (h instanceof WriteHandle) h.abandon();
-      else void h.close();
+      else void h.close().catch(() => undefined);
     }
     handles.clear();
   });
