@@ -13,6 +13,9 @@ import { createSftpServer, type PublicKeyLookup } from './server';
 
 export type { PublicKeyLookup } from './server';
 
+/** How long a stop waits for open sessions to close. */
+const CLOSE_GRACE_MS = 2000;
+
 export interface SftpGateway {
   /** The port it listens on (a `:0` setting gets a free one). */
   port: number;
@@ -48,8 +51,9 @@ export async function startSftpGateway(d: { listen: string; hostKeyPath: string;
       close: () =>
         new Promise<void>((resolve) => {
           server.close(() => resolve());
-          // Open sessions do not end on their own when the listener stops.
+          // Open sessions do not end on their own when the listener stops; a client that never answers is not waited for.
           for (const c of clients) c.end();
+          setTimeout(resolve, CLOSE_GRACE_MS).unref();
         }),
     };
   } catch (e) {
