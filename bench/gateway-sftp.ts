@@ -9,12 +9,13 @@
  *      once, the service's RSS growth. Target: < 100 MB.
  *   3. idle: the service's CPU time over IDLE_S seconds with no client and
  *      with one signed-in idle session. Target: zero.
+ *   4. upload of the same file with `put`, gateway vs OpenSSH (reported; no target).
  * Runs the built service (`dist/`, built first).
  *
  *   npm run bench -- gateway-sftp        (BENCH_RUNS=3, BENCH_MIB=1024, IDLE_S=5, SESSIONS=100)
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { loadavg } from 'node:os';
@@ -29,18 +30,20 @@ const IDLE_S = Number(process.env.IDLE_S ?? 5);
 const SESSIONS = Number(process.env.SESSIONS ?? 100);
 const ADMIN = { email: 'bench@example.test', password: 'bench-password-1' };
 
-/** Seconds for `sftp -b` to `get` `remote` to /dev/null. */
-function sftpGet(port: number, remote: string, auth: { key: string; user: string } | { password: string; user: string }, cipher?: string): Promise<number> {
+/** Seconds for `sftp -b` to run `command` (a `get` or a `put`). */
+function sftpRun(port: number, command: string, auth: { key: string; user: string } | { password: string; user: string }, cipher?: string): Promise<number> {
   const args = ['-q', ...(cipher ? ['-c', cipher] : []), '-b', '-', '-P', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', `User=${auth.user}`];
   const cmd = 'key' in auth ? ['sftp', ...args, '-i', auth.key, '127.0.0.1'] : ['sshpass', '-e', 'sftp', '-o', 'BatchMode=no', '-o', 'PubkeyAuthentication=no', ...args, '127.0.0.1'];
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const p = spawn(cmd[0], cmd.slice(1), { stdio: ['pipe', 'ignore', 'inherit'], env: { ...process.env, SSHPASS: 'password' in auth ? auth.password : '' } });
-    p.stdin.end(`get ${remote} /dev/null\n`);
+    p.stdin.end(`${command}\n`);
     p.on('error', reject);
     p.on('exit', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e9) : reject(new Error(`sftp exited ${code}`))));
   });
 }
+
+const sftpGet = (port: number, remote: string, auth: Parameters<typeof sftpRun>[2], cipher?: string) => sftpRun(port, `get ${remote} /dev/null`, auth, cipher);
 
 const cpuSeconds = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -91,6 +94,17 @@ async function main(): Promise<void> {
     const best = (a: string, b: string) => Math.min(median(rows[a]), median(rows[b]));
     const ratio = best('OpenSSH sftp-server', 'OpenSSH sftp-server, aes128-gcm') / best('gateway', 'gateway, aes128-gcm');
     console.log(`\ngateway / OpenSSH (best cipher each): ${(ratio * 100).toFixed(0)} % (target >= 80 %) ${ratio >= 0.8 ? 'PASS' : 'FAIL'}`);
+
+    // Uploads (no target in the issue; reported): `put` of the same file, aes128-gcm, each run to a new name then removed.
+    const up: Record<string, number[]> = { 'OpenSSH sftp-server': [], gateway: [] };
+    for (let i = 0; i < RUNS; i++) {
+      up['OpenSSH sftp-server'].push(await sftpRun(sshd.port, `put ${join(dir, 'big.bin')} ${join(dir, `up-a${i}.bin`)}`, anchor, 'aes128-gcm@openssh.com'));
+      rmSync(join(dir, `up-a${i}.bin`));
+      up.gateway.push(await sftpRun(sftpPort, `put ${join(dir, 'big.bin')} /Bench/up-g${i}.bin`, gw, 'aes128-gcm@openssh.com'));
+      rmSync(join(dir, `up-g${i}.bin`));
+    }
+    table(`SFTP upload of ${BYTES / MiB} MiB (put, aes128-gcm), ${RUNS} alternating runs`,
+      Object.entries(up).map(([server, xs]) => ({ server, 'median s': median(xs).toFixed(2), 'MB/s': mbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') })));
 
     await sleep(1000);
     let c0 = cpuSeconds(svc.proc.pid!);

@@ -13,6 +13,8 @@ import type { GatewayEntry, GatewayTree } from '../index';
 
 /** Reads from a local disk go by blocks this big: one file system call serves 16 OpenSSH requests. */
 const BLOCK = 512 * 1024;
+/** Uploads reach the storage in pieces this big. */
+const STAGE_BYTES = 512 * 1024;
 /** Out-of-order writes held in memory while an earlier gap fills (pipelined clients); more is refused. */
 const REORDER_MAX_BYTES = 8 << 20;
 
@@ -106,13 +108,18 @@ export class ReadHandle {
  */
 export class WriteHandle {
   readonly kind = 'write';
-  private body = new PassThrough({ highWaterMark: 1 << 20 });
+  // Above what an OpenSSH client keeps in flight (64 x 32 KiB), so a steady upload is answered at once.
+  private body = new PassThrough({ highWaterMark: 4 << 20 });
   private pos = 0;
+  /** In-order bytes gathered into STAGE_BYTES pieces: one storage write for 16 client writes. */
+  private stage = Buffer.allocUnsafe(STAGE_BYTES);
+  private staged = 0;
   private ahead = new Map<number, Buffer>();
   private aheadBytes = 0;
   private abort = new AbortController();
   private failed: unknown = null;
   private result: Promise<unknown>;
+  private draining: Promise<void> | null = null;
 
   /**
    * `roomFor(n)`: whether the session may hold `n` more bytes in memory (a
@@ -122,7 +129,7 @@ export class WriteHandle {
   constructor(readonly tree: GatewayTree, readonly path: string, overwrite: boolean, private roomFor: (bytes: number) => boolean) {
     this.result = tree.write(path, this.body, { overwrite, signal: this.abort.signal }).catch((e) => {
       this.failed ??= e;
-      // Wakes a write waiting for 'drain'.
+      // Wakes the writes waiting for 'drain'.
       this.body.destroy();
       throw e;
     });
@@ -143,17 +150,16 @@ export class WriteHandle {
     }
   }
 
-  private async take(offset: number, view: Buffer): Promise<void> {
+  private async take(offset: number, data: Buffer): Promise<void> {
     if (this.failed) throw this.failed;
-    if (!this.roomFor(view.length)) throw new AppError('server_busy', {}, { reason: 'write_buffer_full' }, 'more unanswered writes than the session may hold');
-    // ssh2 hands a view into its packet buffer; the stream keeps the bytes past this call.
-    const data = Buffer.from(view);
+    if (!this.roomFor(data.length)) throw new AppError('server_busy', {}, { reason: 'write_buffer_full' }, 'more unanswered writes than the session may hold');
     if (offset < this.pos) throw new AppError('unsupported', {}, { reason: 'random_access_write' }, 'a write behind what was already written');
     if (offset > this.pos) {
       if (this.aheadBytes + data.length > REORDER_MAX_BYTES || this.ahead.has(offset)) {
         throw new AppError('unsupported', {}, { reason: 'random_access_write' }, 'a write too far ahead of the gap');
       }
-      this.ahead.set(offset, data);
+      // ssh2 hands a view into its packet buffer: what waits is copied.
+      this.ahead.set(offset, Buffer.from(data));
       this.aheadBytes += data.length;
       return;
     }
@@ -173,13 +179,14 @@ export class WriteHandle {
       this.abandon();
       throw new AppError('unsupported', {}, { reason: 'random_access_write' }, 'the file has a gap');
     }
+    if (this.staged > 0) this.body.write(this.stage.subarray(0, this.staged));
     this.body.end();
     await this.result;
   }
 
-  /** Bytes received and not yet taken by the storage (queued in the stream or waiting for a gap). */
+  /** Bytes received and not yet taken by the storage (staged, queued in the stream or waiting for a gap). */
   get held(): number {
-    return (this.body.destroyed ? 0 : this.body.writableLength) + this.aheadBytes;
+    return (this.body.destroyed ? 0 : this.body.writableLength) + this.staged + this.aheadBytes;
   }
 
   /** Bytes written so far, in order. */
@@ -191,24 +198,42 @@ export class WriteHandle {
   abandon(): void {
     this.ahead.clear();
     this.aheadBytes = 0;
+    this.staged = 0;
     this.abort.abort();
     this.body.destroy(new Error('the SFTP client went away'));
   }
 
+  /** Copies `data` into the stage, handing full stages to the stream; false when the stream wants a pause. */
   private push(data: Buffer): boolean {
     this.pos += data.length;
-    return this.body.write(data);
+    let more = true;
+    for (let at = 0; at < data.length; ) {
+      const n = data.copy(this.stage, this.staged, at);
+      this.staged += n;
+      at += n;
+      if (this.staged === STAGE_BYTES) {
+        more = this.body.write(this.stage);
+        this.stage = Buffer.allocUnsafe(STAGE_BYTES);
+        this.staged = 0;
+      }
+    }
+    return more && !this.body.writableNeedDrain;
   }
 
+  /** One wait for 'drain' shared by every write that asks while the stream is full. */
   private drained(): Promise<void> {
-    return new Promise((resolve, reject) => {
+    if (this.body.destroyed) return this.failed ? Promise.reject(this.failed) : Promise.resolve();
+    this.draining ??= new Promise<void>((resolve) => {
       const done = () => {
         this.body.off('drain', done);
         this.body.off('close', done);
-        if (this.failed) reject(this.failed);
-        else resolve();
+        this.draining = null;
+        resolve();
       };
       this.body.once('drain', done).once('close', done);
+    });
+    return this.draining.then(() => {
+      if (this.failed) throw this.failed;
     });
   }
 }
