@@ -29,6 +29,10 @@ import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/acce
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
 import { gatewayRoutes } from './http/routes/gateways.routes';
+import { startSftpGateway } from './gateways/sftp';
+import { SshKeys } from './auth/ssh-keys';
+import { actorSpec } from './auth';
+import { sshKeyRoutes } from './http/routes/ssh-keys.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
@@ -118,6 +122,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const secureCookies = config.publicUrl.startsWith('https:');
     const json = config.maxJsonBytes;
+    const sshKeys = new SshKeys(db, auth.repo, bus);
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes(sv.capabilities),
@@ -130,6 +135,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminRoleRoutes({ auth, maxJsonBytes: json }),
       adminGatewayRoutes({ registry: sv.gateways.registry }),
       gatewayRoutes({ registry: sv.gateways.registry }),
+      sshKeyRoutes({ sshKeys, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue }),
@@ -196,6 +202,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
     sv.gateways.registry.listener({ protocol: 'webdav', enabled: config.webdav, listen: config.webdav ? `${config.host}:${port}` : null, url: config.webdav ? `${url}/dav/` : null, error: null });
+    const sftp = config.sftpListen
+      ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed), restore: (a) => auth.actors.restore(actorSpec(a), a.request) })
+      : null;
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;
@@ -203,6 +212,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       (closing ??= (async () => {
         log.info('shutting down');
         await listeners.close(config.shutdownGrace);
+        await sftp?.close();
         await scheduler.stop();
         updater.stop();
         await catalogue.syncer.stopAll();

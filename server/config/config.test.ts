@@ -40,3 +40,12 @@ test('YAML file with nested sections; env wins; unknown keys refused', () => {
     cleanup();
   }
 });
+
+test('SFTP listen address: host:port or :port, off when empty', () => {
+  assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x' }).sftpListen, '');
+  assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: ':2022' }).sftpListen, ':2022');
+  assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: '[::1]:2022' }).sftpListen, '[::1]:2022');
+  for (const bad of ['2022', 'host', 'a b:22']) {
+    assert.throws(() => loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: bad }), (e: ConfigError) => e.problems[0].key === 'SERVICE_SFTP_LISTEN', bad);
+  }
+});

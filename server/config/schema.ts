@@ -47,6 +47,9 @@ export const exactUrl: Parser<string> = (raw) => {
 };
 export const hostPort: Parser<string> = (raw) =>
   raw === '' || /^[\w.:[\]-]+:\d{1,5}$/.test(raw) ? ok(raw) : bad('must be host:port');
+/** `host:port`, or `:port` for every address. */
+export const listenAt: Parser<string> = (raw) =>
+  raw === '' || /^[\w.:[\]-]*:\d{1,5}$/.test(raw) ? ok(raw) : bad('must be host:port or :port');
 export const json: Parser<Record<string, unknown> | null> = (raw) => {
   if (raw.trim() === '') return ok(null);
   try {
@@ -140,6 +143,8 @@ export const SETTINGS = {
   // WebDAV gateway (docs/gateways-webdav.md)
   webdav: s('SERVICE_WEBDAV', bool, 'true', 'Serve the whole tree over WebDAV at /dav/ on the main listener (Basic auth: account password or an API key).'),
   webdavAllowHttp: s('SERVICE_WEBDAV_ALLOW_HTTP', bool, 'false', 'Accept WebDAV sign-ins over plain HTTP from other machines (the password then crosses the network in clear). Loopback and TLS are always accepted.'),
+  // SFTP gateway (docs/gateways-sftp.md)
+  sftpListen: s('SERVICE_SFTP_LISTEN', listenAt, '', 'SFTP gateway: where it listens (`127.0.0.1:2022`, or `:2022` for every address); empty = off. The host key is made once into the data folder.'),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

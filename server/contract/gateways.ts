@@ -11,6 +11,8 @@ export interface GatewayListenerView {
   url: string | null;
   /** Why it is not listening although enabled (port taken, bad certificate…). */
   error: string | null;
+  /** SFTP only: the host key's `SHA256:…` fingerprint, for clients to compare on first connection. */
+  fingerprint?: string;
 }
 
 /** A client signed in to a gateway (for WebDAV and S3, which have no connection: active in the last 5 minutes). */
@@ -31,4 +33,16 @@ export interface GatewaysStatus {
 /** `GET /api/gateways` (any signed-in person): where each gateway answers, for the connection instructions. */
 export interface GatewayAddresses {
   gateways: Array<Pick<GatewayListenerView, 'protocol' | 'enabled' | 'url'>>;
+}
+
+/** `GET/POST/DELETE /api/auth/ssh-keys`: an SSH public key that signs its account in to the SFTP gateway. */
+export interface SshKeyView {
+  id: number;
+  name: string;
+  /** `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`… */
+  algo: string;
+  /** `SHA256:…` as `ssh-keygen -lf` prints it. */
+  fingerprint: string;
+  created_at: string;
+  last_used_at: string | null;
 }

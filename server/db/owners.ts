@@ -20,6 +20,7 @@ export const TABLE_OWNERS = {
   mfa_recovery_codes: 'auth',
   mfa_passkeys: 'auth',
   mfa_challenges: 'auth',
+  ssh_keys: 'auth',
   audit: 'audit',
   ops: 'jobs',
   op_journal: 'jobs',

@@ -122,6 +122,17 @@ export interface MfaPasskeysTable {
   created_at: string;
   last_used_at: string | null;
 }
+/** auth: SSH public keys for SFTP sign-in (OpenSSH wire blob in base64, `SHA256:` fingerprint). */
+export interface SshKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  algo: string;
+  public_key: string;
+  fingerprint: string;
+  created_at: string;
+  last_used_at: string | null;
+}
 /** auth: short-lived challenges (login second step, passkey registration), keyed by the hash of their token. */
 export interface MfaChallengesTable {
   id: string;
@@ -216,6 +227,7 @@ export interface DB {
   mfa_recovery_codes: MfaRecoveryCodesTable;
   mfa_passkeys: MfaPasskeysTable;
   mfa_challenges: MfaChallengesTable;
+  ssh_keys: SshKeysTable;
   audit: AuditTable;
   ops: OpsTable;
   cron_state: CronStateTable;

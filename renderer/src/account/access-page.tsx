@@ -13,6 +13,7 @@ import * as access from './access-api';
 import { KeysTable, SessionsTable } from './access-tables';
 import { NewKeyDialog } from './new-key-dialog';
 import { PairPhone } from './pair-phone';
+import { SshKeysCard } from './ssh-keys';
 
 type Open = { kind: 'new-key' } | { kind: 'revoke-key'; key: ApiKeyView } | { kind: 'others' } | null;
 
@@ -61,6 +62,7 @@ export function AccessPage({ pair }: { pair: boolean }) {
           <button type="button" className="primary" onClick={() => setOpen({ kind: 'new-key' })}>{t('keys.new')}</button>
         </div>
       </section>
+      <SshKeysCard />
       {!pair && <PairPhone onPaired={load} />}
       {open?.kind === 'new-key' && <NewKeyDialog title={t('keys.new')} allowAdmin={user.role === 'admin'} create={access.createKey} onCreated={load} onClose={close} />}
       {open?.kind === 'revoke-key' && (

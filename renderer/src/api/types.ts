@@ -10,7 +10,7 @@ export type {
   SyncRunDetail as SyncRun, UpdateStatus, UploadSession, UploadStatus, ApiErrorBody as ErrorEnvelope, Capabilities,
   OidcSettingsView, OidcTestResult,
   MfaChallenge, MfaEnrolledUser, MfaMethod, MfaStatus, PasskeyView, TotpSetup,
-  ApiKeyCreated, ApiKeyView, GroupView, KeyVerb, PermissionCatalogue, RoleView, SessionView,
+  ApiKeyCreated, ApiKeyView, GroupView, KeyVerb, PermissionCatalogue, RoleView, SessionView, SshKeyView,
   TrashItem, VersionView,
 } from '../../../server/contract';
 

@@ -17,6 +17,7 @@ import { oidc } from './20261126100000-oidc';
 import { mfa } from './20261126110000-mfa';
 import { deviceKeys } from './20261126120000-device-keys';
 import { davProps } from './20261126130000-dav-props';
+import { sshKeys } from './20261126130100-ssh-keys';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys];
 export type { Migration } from './types';

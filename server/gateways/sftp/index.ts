@@ -1,0 +1,65 @@
+/**
+ * The SFTP gateway: started by the server for `SERVICE_SFTP_LISTEN`
+ * (`host:port`, or `:port` for every address), reported to the gateway
+ * registry with its URL and host key fingerprint, stopped with the server.
+ * A listener that cannot start (port taken) is reported, not fatal.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Actor } from '../../auth';
+import type { Logger } from '../../lib/log';
+import type { GatewayCore } from '../index';
+import { loadHostKey } from './host-key';
+import { createSftpServer, type PublicKeyLookup } from './server';
+
+export type { PublicKeyLookup } from './server';
+
+/** How long a stop waits for open sessions to close. */
+const CLOSE_GRACE_MS = 2000;
+
+export interface SftpGateway {
+  /** The port it listens on (a `:0` setting gets a free one). */
+  port: number;
+  fingerprint: string;
+  /** Stops listening and ends every open session. */
+  close(): Promise<void>;
+}
+
+/** Starts the SFTP listener; null when it could not (the reason is in the registry and the log). */
+export async function startSftpGateway(d: { listen: string; hostKeyPath: string; core: GatewayCore; log: Logger; publicKey?: PublicKeyLookup; restore: (a: Actor) => Actor }): Promise<SftpGateway | null> {
+  const at = d.listen.lastIndexOf(':');
+  const host = d.listen.slice(0, at).replace(/^\[|\]$/g, '');
+  const report = (v: { listen: string | null; url: string | null; error: string | null; fingerprint?: string }) =>
+    d.core.registry.listener({ protocol: 'sftp', enabled: true, ...v });
+  try {
+    const hostKey = loadHostKey(d.hostKeyPath);
+    const { server, clients } = createSftpServer({ core: d.core, hostKey, log: d.log, publicKey: d.publicKey, restore: d.restore });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(Number(d.listen.slice(at + 1)), host || undefined, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (e: Error) => d.log.warn(`sftp: ${e.message}`));
+    const port = (server.address() as AddressInfo).port;
+    const shown = !host || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+    report({ listen: `${host || '*'}:${port}`, url: `sftp://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`, error: null, fingerprint: hostKey.fingerprint });
+    d.log.info(`sftp gateway on ${host || '*'}:${port} (host key ${hostKey.fingerprint})`);
+    return {
+      port,
+      fingerprint: hostKey.fingerprint,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Open sessions do not end on their own when the listener stops; a client that never answers is not waited for.
+          for (const c of clients) c.end();
+          setTimeout(resolve, CLOSE_GRACE_MS).unref();
+        }),
+    };
+  } catch (e) {
+    const error = e instanceof Error ? e.message : String(e);
+    report({ listen: d.listen, url: null, error });
+    d.log.error(`sftp gateway did not start on ${d.listen}: ${error}`);
+    return null;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * A person's SSH public keys for the SFTP gateway: `GET/POST
+ * /api/auth/ssh-keys`, `DELETE /api/auth/ssh-keys/:id`. Session only (an API
+ * key cannot add a way in): the key-scope table does not list these routes.
+ * See docs/gateways-sftp.md.
+ */
+import Router from '@koa/router';
+import { AppError } from '../../errors';
+import type { SshKeys } from '../../auth/ssh-keys';
+import { readObject } from '../middlewares/body';
+import { requireUser } from '../middlewares/auth';
+import { validate, z } from '../validate';
+import { me, reqMeta, type AppState } from '../context';
+
+const newKey = z.strictObject({
+  name: z.string().trim().max(100).optional(),
+  public_key: z.string().min(1).max(16_384),
+});
+
+export function sshKeyRoutes(d: { sshKeys: SshKeys; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>();
+
+  r.get('/api/auth/ssh-keys', requireUser, (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { keys: d.sshKeys.list(me(ctx).id) };
+  });
+
+  r.post('/api/auth/ssh-keys', requireUser, async (ctx) => {
+    const b = validate(newKey, await readObject(ctx, d.maxJsonBytes));
+    ctx.status = 201;
+    ctx.body = { key: d.sshKeys.add(me(ctx).id, { name: b.name, publicKey: b.public_key }, reqMeta(ctx)) };
+  });
+
+  r.delete('/api/auth/ssh-keys/:id', requireUser, (ctx) => {
+    const raw = ctx.params.id ?? '';
+    if (!/^\d{1,12}$/.test(raw) || Number(raw) <= 0) throw new AppError('bad_id');
+    d.sshKeys.remove(me(ctx).id, Number(raw), reqMeta(ctx));
+    ctx.body = { ok: true };
+  });
+
+  return r;
+}
