@@ -163,7 +163,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       assistant: { state: 'off', permitted: false, button: false },
     });
 
-    const gateways = createGatewayCore({ auth, files, queue });
+    const gateways = createGatewayCore({ auth, files, queue, uploads });
 
     return {
       config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,

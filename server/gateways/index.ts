@@ -9,6 +9,7 @@
 import type { Actor, Auth } from '../auth';
 import type { FileService } from '../files';
 import type { JobQueue } from '../jobs';
+import type { UploadsService } from '../uploads';
 import { GatewayAuth, type Protocol } from './auth';
 import { GatewayRegistry } from './registry';
 import { GatewayTree } from './tree';
@@ -25,10 +26,10 @@ export interface GatewayCore {
   tree(actor: Actor, protocol: Protocol): GatewayTree;
 }
 
-export function createGatewayCore(d: { auth: Auth; files: FileService; queue: JobQueue }): GatewayCore {
+export function createGatewayCore(d: { auth: Auth; files: FileService; queue: JobQueue; uploads: UploadsService }): GatewayCore {
   return {
     auth: new GatewayAuth(d.auth),
     registry: new GatewayRegistry(),
-    tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue),
+    tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue, d.uploads),
   };
 }

@@ -14,6 +14,7 @@ import type { GateNode } from '../catalogue';
 import { AppError, type Params } from '../errors';
 import type { FileService, FileStat, OpenFile, TransferResult } from '../files';
 import type { JobQueue } from '../jobs';
+import type { UploadsService } from '../uploads';
 import type { Protocol } from './auth';
 
 export type GatewayEntry = FileStat;
@@ -29,6 +30,7 @@ export class GatewayTree {
     readonly protocol: Protocol,
     svc: FileService,
     private queue: JobQueue,
+    private uploads: UploadsService,
   ) {
     this.files = svc.forActor(actor);
   }
@@ -61,8 +63,10 @@ export class GatewayTree {
    * complete; a client gone mid-way leaves nothing and announces nothing).
    * `overwrite: false` and an existing file → `conflict`.
    */
-  write(path: string, body: Readable, o: { size?: number; overwrite?: boolean; signal?: AbortSignal } = {}): Promise<GateNode> {
-    return this.files.write(path, body, { size: o.size, overwrite: o.overwrite, signal: o.signal, origin: this.protocol, audit: 'file.upload' });
+  async write(path: string, body: Readable, o: { size?: number; overwrite?: boolean; signal?: AbortSignal } = {}): Promise<GateNode> {
+    // The web upload's rules: max_upload_bytes and the owner's quota.
+    const m = this.uploads.metered(this.actor, path.slice(path.lastIndexOf('/') + 1), body, o.size);
+    return this.files.write(path, m.body, { size: o.size, mime: m.mime, overwrite: o.overwrite, signal: o.signal, origin: this.protocol, audit: 'file.upload', body: m.text });
   }
 
   async mkdir(path: string): Promise<void> {

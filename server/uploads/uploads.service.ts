@@ -194,16 +194,28 @@ export class UploadsService {
     const fa = this.files.forActor(a);
     const dir = fa.target(folder, 'editor');
     const place: Place = { storage_id: dir.storage.id, rel: joinRel(dir.rel, name) };
+    const m = this.metered(a, name, body, declaredSize);
+    await fa.ensureFolder(dir.place);
+    const node = await fa.write(place, m.body, { size: declaredSize, mime: m.mime, origin: 'upload', audit: 'file.upload', body: m.text });
+    return this.published(node.storage_id, node.path, node);
+  }
+
+  /**
+   * The upload rules for a whole-file write by `a` from any door (the form
+   * upload, the protocol gateways): `payload_too_large` over
+   * `max_upload_bytes` and `quota_exceeded` over the owner's quota, at once
+   * for a declared size, else while `body` streams; keeps the first bytes of
+   * a text file for the search index (`text`).
+   */
+  metered(a: Actor, name: string, body: Readable, declaredSize?: number): { body: Readable; mime: string; text: () => string | undefined } {
     if (declaredSize !== undefined) this.checkSize(declaredSize);
     const room = this.checkQuota(ownerOf(a), declaredSize ?? 0);
-    await fa.ensureFolder(dir.place);
     const mime = mimeOf(name);
     const max = this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER;
     // Whichever limit is nearer stops the stream: the size limit or what is left of the quota.
     const tooLong = room < max ? () => new AppError('quota_exceeded', { quota: room }, { code: 'QUOTA_EXCEEDED' }) : undefined;
     const meter = Meter.through(body, { max: Math.min(max, room), tooLong, keep: NodesRepo.textual(mime, 1) ? INDEX_TEXT_MAX : 0 });
-    const node = await fa.write(place, meter, { size: declaredSize, mime, origin: 'upload', audit: 'file.upload', body: () => meter.keptText() });
-    return this.published(node.storage_id, node.path, node);
+    return { body: meter, mime, text: () => meter.keptText() };
   }
 
   /**

@@ -32,7 +32,7 @@ describe('gateway core', () => {
     ({ dir: root, cleanup } = tempDir('filedock-gw-'));
     mkdirSync(join(root, 'docs/sub'), { recursive: true });
     for (let i = 0; i < 25; i++) writeFileSync(join(root, `docs/f${String(i).padStart(2, '0')}.txt`), `file ${i}`);
-    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
+    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s', SERVICE_LIMITS_MAX_UPLOAD_BYTES: '4096' });
     core = s.server.services.gateways;
     admin = await s.login();
     assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
@@ -81,6 +81,21 @@ describe('gateway core', () => {
     await s.api('POST', '/api/auth/mfa/totp/confirm', { token: zed, body: { code: TOTP.generate({ secret: Secret.fromBase32(setup.body.secret) }) } });
     const refused = await core.auth.signIn(ZED.email, ZED.password, req('10.2.2.2'), 'ftp').catch((e) => e);
     assert.deepEqual([refused.code, refused.details?.reason], ['forbidden', 'use_api_key']);
+  });
+
+  test("writes keep the web upload's rules: the size limit and the owner's quota, declared or streamed; nothing is left", async () => {
+    const big = () => Readable.from([Buffer.alloc(3000, 1), Buffer.alloc(3000, 2)]);
+    const t = core.tree(await core.auth.signIn(ADMIN.email, ADMIN.password, req(), 'sftp'), 'sftp');
+    assert.equal((await t.write('/Box/docs/big.bin', big()).catch((e) => e)).code, 'payload_too_large');
+    assert.equal((await t.write('/Box/docs/big.bin', big(), { size: 6000 }).catch((e) => e)).code, 'payload_too_large');
+    const id = (await s.api('GET', '/api/admin/users?q=zed', { token: admin })).body.users[0].id;
+    await s.api('PATCH', `/api/admin/users/${id}`, { token: admin, body: { quota_bytes: 10 } });
+    const key = (await s.api('POST', `/api/admin/users/${id}/keys`, { token: admin, body: { name: 'q', verbs: ['files:read', 'files:write'] } })).body.token;
+    const z = core.tree(await core.auth.signIn('zed', key, req(), 's3'), 's3');
+    assert.equal((await z.write('/Box/docs/q.bin', Readable.from([Buffer.alloc(1000)])).catch((e) => e)).code, 'quota_exceeded');
+    assert.equal((await z.write('/Box/docs/q.bin', Readable.from([Buffer.alloc(1000)]), { size: 1000 }).catch((e) => e)).code, 'quota_exceeded');
+    assert.equal(existsSync(join(root, 'docs/big.bin')) || existsSync(join(root, 'docs/q.bin')), false);
+    await s.api('PATCH', `/api/admin/users/${id}`, { token: admin, body: { quota_bytes: null } });
   });
 
   test('the tree: / lists storages, folders stream from the catalogue, writes go through the gate with the protocol as origin', async () => {
