@@ -177,14 +177,18 @@ export class FtpSession {
 
   private onData = (chunk: Buffer): void => {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-    for (let nl = this.buf.indexOf(10); nl >= 0; nl = this.buf.indexOf(10)) {
+    for (let nl = this.buf.indexOf(10); nl >= 0 && nl <= MAX_LINE; nl = this.buf.indexOf(10)) {
       const line = this.buf.subarray(0, nl);
       this.buf = this.buf.subarray(nl + 1);
       this.enqueue(decode(line));
     }
     if (this.buf.length > MAX_LINE) {
-      this.reply(500, 'Command line too long');
-      this.raw.destroy();
+      this.raw.off('data', this.onData);
+      this.io.off('data', this.onData);
+      this.chain = this.chain.then(() => {
+        this.reply(500, 'Command line too long');
+        this.io.end();
+      });
     }
   };
 
