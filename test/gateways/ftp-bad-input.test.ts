@@ -163,16 +163,20 @@ const outside = Object.values(networkInterfaces()).flat().find((a) => a && a.fam
 describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined : 'no non-loopback IPv4 address on this machine' }, () => {
   let s: TestServer;
   let port: number;
+  const first = 40000 + Math.floor(Math.random() * 20000);
 
   before(async () => {
-    s = await startTestServer({ SERVICE_FTP_LISTEN: '0.0.0.0:0', SERVICE_FTP_IDLE_TIMEOUT: '1s' });
+    s = await startTestServer({
+      SERVICE_FTP_LISTEN: '0.0.0.0:0', SERVICE_FTP_IDLE_TIMEOUT: '1s',
+      SERVICE_FTP_PASSIVE_PORTS: `${first}-${first + 19}`, SERVICE_FTP_PASV_ADDRESS: '203.0.113.7',
+    });
     port = ftpPort(s);
   });
   after(async () => {
     await s?.close();
   });
 
-  test('TLS before USER, PROT P before data, the data port only from the control address, idle connections closed', async () => {
+  test('TLS before USER, PROT P before data, passive ports from the range, the data port only from the control address, idle connections closed', async () => {
     const { ftp } = await RawFtp.connect(port, outside!);
     assert.equal((await ftp.cmd(`USER ${ADMIN.email}`)).code, 530);
     assert.match((await ftp.cmd(`PASS ${ADMIN.password}`)).text, /TLS required/);
@@ -181,8 +185,11 @@ describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined
     assert.equal((await ftp.cmd('PROT C')).code, 200);
     assert.equal((await ftp.cmd('LIST')).code, 521);
     assert.equal((await ftp.cmd('PROT P')).code, 200);
+    const pasv = await ftp.cmd('PASV');
+    assert.match(pasv.text, /\(203,0,113,7,\d+,\d+\)/, 'the NAT address is announced');
     const r = await ftp.cmd('EPSV');
     const dataPort = Number(/\|\|\|(\d+)\|/.exec(r.text)![1]);
+    assert.ok(dataPort >= first && dataPort <= first + 19, `${dataPort} in the configured range`);
     const thief = connect({ port: dataPort, host: outside!, localAddress: '127.0.0.1' });
     const stolen = await new Promise((resolve) => {
       thief.on('error', () => resolve('refused'));

@@ -203,7 +203,7 @@ export const COMMANDS: Record<string, Command> = {
   RNTO: async (s, arg) => {
     const from = s.renameFrom;
     s.renameFrom = null;
-    if (!from) return s.reply(503, 'RNFR first');
+    if (!from) return s.reply(503, 'RNFR first (RNTO must follow it directly)');
     await tree(s).move(from, s.path(arg), false);
     s.reply(250, 'Renamed');
   },

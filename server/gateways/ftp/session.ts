@@ -207,9 +207,11 @@ export class FtpSession {
     if (!cmd) return this.reply(502, 'Command not implemented');
     if (!this.secure && !this.loopback && !PRE_LOGIN.has(verb)) return this.reply(530, 'TLS required: send AUTH TLS first');
     if (!this.tree && !PRE_LOGIN.has(verb) && verb !== 'USER' && verb !== 'PASS') return this.reply(530, 'Please login with USER and PASS');
+    if (verb !== 'RNTO') this.renameFrom = null;
     try {
       await cmd(this, arg);
     } catch (e) {
+      if (!isAppError(e)) this.ctx.log.warn(`ftp ${verb} failed`, e);
       const r = replyFor(e);
       this.reply(r.code, r.text);
     }
