@@ -83,6 +83,15 @@ describe('FTPS gateway with real clients', { skip: skip ?? undefined }, () => {
     assert.ok(audit.body.events.some((e: any) => e.meta.kind === 'ftp'), 'sign-in audited as ftp');
   });
 
+  test('lftp: an empty folder lists and an empty file downloads (the TLS data handshake completes before the data ends)', async () => {
+    mkdirSync(join(root, 'box/empty'));
+    writeFileSync(join(root, 'box/zero.txt'), '');
+    const out = await lftp(`cls -1 /Box/empty; get /Box/zero.txt -o ${join(root, 'zero-back.txt')}; mirror -R ${join(root, 'box/empty')} /Box/empty-copy; echo done`);
+    assert.equal(out.stdout, 'done\n');
+    assert.equal(readFileSync(join(root, 'zero-back.txt'), 'utf8'), '');
+    assert.ok(existsSync(join(root, 'box/empty-copy')));
+  });
+
   test('rclone ftp: a 1,000-file tree up and down, rclone check both ways', async () => {
     const { dir: local, cleanup: done } = tempDir('filedock-ftp-tree-');
     try {

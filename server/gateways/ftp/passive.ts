@@ -3,8 +3,8 @@
  * the configured range (or any free port), accepts exactly one connection,
  * and only from the control connection's address (another host cannot steal
  * the transfer), then closes. With PROT P the accepted socket is wrapped in
- * TLS with the control connection's certificate. A listener nobody connects
- * to closes after ACCEPT_MS.
+ * TLS with the control connection's certificate and handed out once its
+ * handshake is done. A listener nobody connects to closes after ACCEPT_MS.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
@@ -72,10 +72,16 @@ export class DataChannel {
         clearTimeout(this.timer);
         const ctx = tls();
         const sock = ctx ? new TLSSocket(raw, { isServer: true, secureContext: ctx }) : raw;
+        this.socket = sock;
+        // A peer may reset the connection at any time: never an unhandled 'error'.
         sock.on('error', () => sock.destroy());
         raw.resume();
-        this.socket = sock;
-        resolve(sock);
+        if (!ctx) return resolve(sock);
+        // Handed out only once the handshake is done: some clients (lftp) start it after the 150
+        // reply, and ending a TLS socket before its handshake (an empty listing or file) drops it.
+        sock.once('secure', () => resolve(sock));
+        sock.once('error', reject);
+        sock.once('close', () => reject(new AppError('cancelled', {}, undefined, 'data connection closed during the TLS handshake')));
       });
       server.on('close', () => {
         clearTimeout(this.timer);
