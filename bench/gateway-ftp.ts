@@ -5,12 +5,13 @@
  * add (target < 100 MB). Then against vsftpd (the anchor), both with
  * explicit TLS and PROT P, both driven by curl (`--ssl-reqd`, EPSV) on
  * loopback, alternating runs, medians: download and upload of one BENCH_MIB
- * file.
+ * file; and `lftp mirror -R` of BENCH_FILES small files (a data connection
+ * and a TLS handshake per file; rclone fails TLS against vsftpd here).
  *
- *   npm run bench -- gateway-ftp        (BENCH_RUNS=3, BENCH_MIB=512, IDLE_S=5)
+ *   npm run bench -- gateway-ftp        (BENCH_RUNS=3, BENCH_MIB=512, BENCH_FILES=200, IDLE_S=5)
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
@@ -25,6 +26,15 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const BYTES = Number(process.env.BENCH_MIB ?? 512) * MiB;
 const IDLE_S = Number(process.env.IDLE_S ?? 5);
 const SESSIONS = 100;
+const FILES = Number(process.env.BENCH_FILES ?? 200);
+
+/** lftp's wall time to mirror `dir` up to an explicit-TLS FTP server (4 files at once), in seconds. */
+function lftpMirror(dir: string, port: number, user: string, pass: string, to: string): number {
+  const script = `set ftp:ssl-force true; set ftp:ssl-protect-data true; set ssl:verify-certificate no; set cmd:fail-exit true; open -u "${user}","${pass}" -p ${port} 127.0.0.1; mirror -R --parallel=4 ${dir} ${to}`;
+  const t0 = performance.now();
+  execFileSync('timeout', ['300', 'lftp', '-c', script], { stdio: 'ignore' });
+  return (performance.now() - t0) / 1000;
+}
 
 /** curl's own time for one FTPS transfer, in seconds. */
 function curlFtps(args: string[]): number {
@@ -85,11 +95,21 @@ async function main(): Promise<void> {
       }
       rmSync(join(files.dir, `up-${i}.bin`), { force: true });
     }
-    const rows = (label: string, r: Record<string, number[]>) => ({
-      transfer: label, filedock: `${median(r.filedock).toFixed(0)} MiB/s`, vsftpd: `${median(r.vsftpd).toFixed(0)} MiB/s`,
+    const small = join(files.dir, 'small');
+    mkdirSync(small);
+    for (let i = 0; i < FILES; i++) writeFileSync(join(small, `f${i}.txt`), `small file ${i}\n`.repeat(20));
+    const many: Record<string, number[]> = { filedock: [], vsftpd: [] };
+    for (let i = 0; i < RUNS; i++) {
+      many.filedock.push(FILES / lftpMirror(small, ftpPort, adminEnv.SERVICE_ADMIN_EMAIL, adminEnv.SERVICE_ADMIN_PASSWORD, `Box/many-${i}`));
+      many.vsftpd.push(FILES / lftpMirror(small, vs.port, vs.user, vs.pass, `pub/many-${i}`));
+    }
+    const rows = (label: string, r: Record<string, number[]>, unit = 'MiB/s') => ({
+      transfer: label, filedock: `${median(r.filedock).toFixed(0)} ${unit}`, vsftpd: `${median(r.vsftpd).toFixed(0)} ${unit}`,
       ratio: `${((median(r.filedock) / median(r.vsftpd)) * 100).toFixed(0)} %`,
     });
-    table(`FTPS ${BYTES / MiB} MiB, curl, medians of ${RUNS} (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`, [rows('download (RETR)', down), rows('upload (STOR)', up)]);
+    table(`FTPS ${BYTES / MiB} MiB with curl, ${FILES} files with lftp, medians of ${RUNS} (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`, [
+      rows('download (RETR)', down), rows('upload (STOR)', up), rows(`lftp mirror -R of ${FILES} small files`, many, 'files/s'),
+    ]);
 
   } finally {
     await svc.stop();
