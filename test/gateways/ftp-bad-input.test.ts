@@ -137,6 +137,25 @@ describe('FTPS gateway: bad input', () => {
     assert.match(right.text, /Too many/);
     const web = await s.api('POST', '/api/auth/login', { body: { email: ZED.email, password: ZED.password } });
     assert.equal(web.status, 429, 'the same throttle as the web sign-in');
+    again.kill();
+  });
+
+  test('at most 16 connections per address wait unsigned; signed-in ones do not count', async () => {
+    const signed = await signedIn();
+    const waiting = await Promise.all(Array.from({ length: 16 }, () => RawFtp.connect(port)));
+    assert.ok(waiting.every((w) => w.greeting.code === 220));
+    const refused = await RawFtp.connect(port);
+    assert.equal(refused.greeting.code, 421);
+    waiting[0].ftp.kill();
+    await sleep(100);
+    const next = await RawFtp.connect(port);
+    assert.equal(next.greeting.code, 220, 'a closed one frees its place');
+    assert.equal((await next.ftp.login(ADMIN.email, ADMIN.password)).code, 230);
+    const last = await RawFtp.connect(port);
+    assert.equal(last.greeting.code, 220, 'and so does signing in');
+    assert.equal((await signed.cmd('NOOP')).code, 200);
+    for (const c of [...waiting, next, last, refused]) c.ftp.kill();
+    await sleep(100);
   });
 
   test('no active mode, no APPE, no resumed STOR, commands need a sign-in, an overlong line closes the connection', async () => {

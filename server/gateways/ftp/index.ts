@@ -25,6 +25,9 @@ export interface FtpGateway {
   close(): Promise<void>;
 }
 
+/** Connections not yet signed in, per address: more are refused before they cost a TLS handshake. */
+const MAX_UNSIGNED_PER_IP = 16;
+
 type FtpConfig = Pick<Config, 'ftpListen' | 'ftpPassivePorts' | 'ftpPasvAddress' | 'ftpTlsCert' | 'ftpTlsKey' | 'ftpIdleTimeout'>;
 
 /**
@@ -41,6 +44,7 @@ export async function startFtpGateway(o: { config: FtpConfig; core: GatewayCore;
     core.registry.listener({ protocol: 'ftp', enabled: true, listen, url, error });
   try {
     const cert = await loadCert({ certPath: config.ftpTlsCert, keyPath: config.ftpTlsKey, stateDir: o.stateDir });
+    const unsigned = new Map<string, number>();
     const ctx = {
       core,
       tls: createSecureContext({ cert: cert.cert, key: cert.key, minVersion: 'TLSv1.2' }),
@@ -48,9 +52,21 @@ export async function startFtpGateway(o: { config: FtpConfig; core: GatewayCore;
       pasvAddress: config.ftpPasvAddress,
       idleMs: config.ftpIdleTimeout,
       log,
+      signedInOrGone: (ip: string) => {
+        const n = (unsigned.get(ip) ?? 1) - 1;
+        if (n > 0) unsigned.set(ip, n);
+        else unsigned.delete(ip);
+      },
     };
     const sockets = new Set<Socket>();
     const server = createServer((sock) => {
+      const ip = sock.remoteAddress ?? '';
+      const n = unsigned.get(ip) ?? 0;
+      if (n >= MAX_UNSIGNED_PER_IP) {
+        sock.on('error', () => sock.destroy());
+        return void sock.end('421 Too many connections from your address\r\n');
+      }
+      unsigned.set(ip, n + 1);
       sockets.add(sock);
       sock.once('close', () => sockets.delete(sock));
       new FtpSession(sock, ctx);

@@ -33,6 +33,8 @@ export interface FtpContext {
   pasvAddress: string;
   idleMs: number;
   log: Logger;
+  /** Called once per connection when it signs in or closes, whichever comes first (see index.ts). */
+  signedInOrGone(ip: string): void;
 }
 
 export const isLoopback = (ip: string | undefined): boolean =>
@@ -57,6 +59,7 @@ export class FtpSession {
   private gone = false;
   private fails = 0;
   private release: (() => void) | null = null;
+  private counted = true;
 
   constructor(private raw: Socket, readonly ctx: FtpContext) {
     this.io = raw;
@@ -102,6 +105,7 @@ export class FtpSession {
       const actor = await this.ctx.core.auth.signIn(this.user, password, { ip: this.ip, ua: 'ftp' }, 'ftp');
       this.tree = this.ctx.core.tree(actor, 'ftp');
       this.release = this.ctx.core.registry.open('ftp', this.tree.who, this.ip);
+      this.uncount();
       this.raw.setTimeout(this.ctx.idleMs);
       this.reply(230, 'Logged in');
     } catch (e) {
@@ -198,12 +202,15 @@ export class FtpSession {
     const arg = sp < 0 ? '' : line.slice(sp + 1);
     if (verb === 'ABOR') this.transferring?.abort();
     if (++this.pending > MAX_PENDING) return void this.raw.destroy();
-    this.chain = this.chain.then(() => this.run(verb, arg)).finally(() => void this.pending--);
+    this.chain = this.chain
+      .then(() => this.run(verb, arg))
+      .catch((e) => this.ctx.log.warn(`ftp ${verb} failed`, e))
+      .finally(() => void this.pending--);
   }
 
   private async run(verb: string, arg: string): Promise<void> {
     if (this.gone) return;
-    const cmd = COMMANDS[verb];
+    const cmd = Object.hasOwn(COMMANDS, verb) ? COMMANDS[verb] : undefined;
     if (!cmd) return this.reply(502, 'Command not implemented');
     if (!this.secure && !this.loopback && !PRE_LOGIN.has(verb)) return this.reply(530, 'TLS required: send AUTH TLS first');
     if (!this.tree && !PRE_LOGIN.has(verb) && verb !== 'USER' && verb !== 'PASS') return this.reply(530, 'Please login with USER and PASS');
@@ -224,8 +231,14 @@ export class FtpSession {
     setTimeout(() => this.raw.destroy(), 1000).unref();
   }
 
+  private uncount(): void {
+    if (this.counted) this.ctx.signedInOrGone(this.ip);
+    this.counted = false;
+  }
+
   private closed(): void {
     this.gone = true;
+    this.uncount();
     this.transferring?.abort();
     this.passive?.close();
     this.release?.();
