@@ -152,6 +152,24 @@ describe('FTPS gateway with real clients', { skip: skip ?? undefined }, () => {
     assert.deepEqual(readdirSync(roRoot), ['kept.txt']);
   });
 
+  test('the admin sees the listener and each signed-in session; a taken port is reported, the server still starts', async () => {
+    const ftp = await signedIn();
+    const r = await s.api('GET', '/api/admin/gateways', { token: admin });
+    const g = r.body.gateways.find((x: any) => x.protocol === 'ftp');
+    assert.deepEqual([g.enabled, g.listen, g.url, g.error], [true, `127.0.0.1:${port}`, `ftp://127.0.0.1:${port}`, null]);
+    assert.ok(r.body.sessions.some((x: any) => x.protocol === 'ftp' && x.user === ADMIN.email && x.ip === '127.0.0.1'));
+    await ftp.cmd('QUIT');
+    const other = await startTestServer({ SERVICE_FTP_LISTEN: `127.0.0.1:${port}` });
+    try {
+      const o = await other.api('GET', '/api/admin/gateways', { token: await other.login() });
+      const og = o.body.gateways.find((x: any) => x.protocol === 'ftp');
+      assert.deepEqual([og.enabled, og.listen], [true, null]);
+      assert.match(og.error, /EADDRINUSE/);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('RNTO onto an existing name is 550 and changes nothing; storage rename and uid as the first segment', async () => {
     const ftp = await signedIn();
     assert.equal((await ftp.store('/Box/one.txt', Buffer.from('one'))).last?.code, 226);
