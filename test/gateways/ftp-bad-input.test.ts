@@ -9,7 +9,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -75,6 +75,9 @@ describe('FTPS gateway: bad input', () => {
     assert.equal((await ftp.cmd('RNTO ../../../../moved.txt')).code, 550);
     assert.deepEqual(visible(base), ['box', 'secret.txt']);
     assert.deepEqual(visible(join(root, 'docs')), ['a.txt']);
+    const onFolder = await ftp.store('/Box/docs', Buffer.from('not a folder'));
+    assert.equal(onFolder.last?.code ?? onFolder.first.code, 550, 'STOR never replaces a folder');
+    assert.deepEqual(visible(join(root, 'docs')), ['a.txt']);
   });
 
   test('a client killed mid-upload leaves no file and announces nothing; ABOR likewise', async () => {
@@ -104,8 +107,7 @@ describe('FTPS gateway: bad input', () => {
   test('lftp killed mid-upload (SIGKILL): no file, nothing announced', { skip: needTool('lftp', 'lftp') ?? undefined }, async () => {
     const before = uploaded.length;
     const fifo = join(base, 'fifo');
-    spawn('mkfifo', [fifo]).once('exit', () => {});
-    await sleep(100);
+    execFileSync('mkfifo', [fifo]);
     const script = `set ftp:ssl-force true; set ftp:ssl-protect-data true; set ssl:verify-certificate no; open -u "${ADMIN.email}","${ADMIN.password}" -p ${port} 127.0.0.1; put ${fifo} -o /Box/docs/lftp-killed.bin`;
     const p = spawn('lftp', ['-c', script], { stdio: 'ignore' });
     const w = createWriteStream(fifo);
