@@ -99,6 +99,12 @@ describe('FTPS gateway: bad input', () => {
     assert.equal((await ab.cmd('ABOR')).code, 426, 'the transfer ends first');
     assert.equal((await ab.reply()).code, 226, 'then ABOR is answered');
     assert.equal((await ab.cmd('NOOP')).code, 200, 'the session goes on');
+    await ab.cmd('EPSV');
+    assert.equal((await ab.cmd('STOR /Box/docs/never.bin')).code, 150, 'a transfer whose data connection never comes');
+    const t0 = Date.now();
+    assert.equal((await ab.cmd('ABOR')).code, 426);
+    assert.equal((await ab.reply()).code, 226);
+    assert.ok(Date.now() - t0 < 1000, 'ABOR does not wait for the data connection');
     await sleep(200);
     assert.deepEqual(visible(join(root, 'docs')), ['a.txt']);
     assert.equal(uploaded.length, before, 'nothing announced');
@@ -109,12 +115,14 @@ describe('FTPS gateway: bad input', () => {
     const fifo = join(base, 'fifo');
     execFileSync('mkfifo', [fifo]);
     const script = `set ftp:ssl-force true; set ftp:ssl-protect-data true; set ssl:verify-certificate no; open -u "${ADMIN.email}","${ADMIN.password}" -p ${port} 127.0.0.1; put ${fifo} -o /Box/docs/lftp-killed.bin`;
-    const p = spawn('lftp', ['-c', script], { stdio: 'ignore' });
+    const p = spawn('lftp', ['-c', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    p.stderr!.on('data', (d) => (stderr += d));
     const w = createWriteStream(fifo);
     w.on('error', () => {});
     w.write(Buffer.alloc(2 * 1024 * 1024, 3));
     await sleep(1500);
-    assert.equal(p.exitCode, null, 'lftp is still uploading');
+    assert.equal(p.exitCode, null, `lftp is still uploading (${stderr})`);
     p.kill('SIGKILL');
     await sleep(800);
     w.destroy();
@@ -184,6 +192,8 @@ const outside = Object.values(networkInterfaces()).flat().find((a) => a && a.fam
 describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined : 'no non-loopback IPv4 address on this machine' }, () => {
   let s: TestServer;
   let port: number;
+  let dir: string;
+  let cleanup: () => void;
   const first = 40000 + Math.floor(Math.random() * 20000);
 
   before(async () => {
@@ -192,9 +202,12 @@ describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined
       SERVICE_FTP_PASSIVE_PORTS: `${first}-${first + 19}`, SERVICE_FTP_PASV_ADDRESS: '203.0.113.7',
     });
     port = ftpPort(s);
+    ({ dir, cleanup } = tempDir('filedock-ftpnat-'));
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: await s.login(), body: { name: 'Box', driver: 'local', config: { path: dir } } })).status, 200);
   });
   after(async () => {
     await s?.close();
+    cleanup?.();
   });
 
   test('TLS before USER, PROT P before data, passive ports from the range, the data port only from the control address, idle connections closed', async () => {
@@ -220,6 +233,15 @@ describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined
     assert.notEqual(stolen, 'data');
     const list = await ftp.read('LIST /');
     assert.deepEqual([list.first.code, list.last?.code], [150, 226], 'the real client still gets its listing');
+    const data = await ftp.data();
+    assert.equal((await ftp.cmd('STOR /Box/slow.bin')).code, 150);
+    for (let i = 0; i < 6; i++) {
+      data.write(Buffer.alloc(1024));
+      await sleep(300);
+    }
+    data.end();
+    assert.equal((await ftp.reply()).code, 226, 'a transfer longer than the idle time is not cut');
+    assert.equal(readdirSync(dir).length, 1);
     await sleep(1500);
     assert.equal((await ftp.reply()).code, 421, 'idle: closed');
   });

@@ -70,7 +70,8 @@ export class FtpSession {
     raw.on('error', () => raw.destroy());
     raw.on('end', () => void (this.gone = true));
     raw.on('close', () => this.closed());
-    raw.setTimeout(LOGIN_MS, () => this.idle());
+    raw.on('timeout', () => this.idle());
+    raw.setTimeout(LOGIN_MS);
     this.reply(220, 'Filedock FTP ready');
   }
 
@@ -140,11 +141,11 @@ export class FtpSession {
     this.passive = null;
     if (!ch) return this.reply(425, 'Use PASV or EPSV first');
     const ac = new AbortController();
+    ac.signal.addEventListener('abort', () => ch.close());
     this.transferring = ac;
     try {
       this.reply(150, `Opening ${this.protP ? 'TLS ' : ''}data connection for ${what}`);
       const sock = await ch.connection();
-      ac.signal.addEventListener('abort', () => sock.destroy());
       sock.setTimeout(this.ctx.idleMs, () => sock.destroy(new AppError('timeout')));
       await run(sock, ac.signal);
       this.reply(226, 'Transfer complete');
