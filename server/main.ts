@@ -59,6 +59,7 @@ import { publicOnly } from './http/middlewares/public-only';
 import { davMiddleware } from './http/dav';
 import { trackActivity } from './http/middlewares/activity';
 import { Listeners } from './http/listener';
+import { startFtpGateway } from './gateways/ftp';
 import { createHealth } from './http/health';
 import type { Router } from '@koa/router';
 
@@ -205,6 +206,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const sftp = config.sftpListen
       ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed), restore: (a) => auth.actors.restore(actorSpec(a), a.request) })
       : null;
+    const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;
@@ -213,6 +215,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         log.info('shutting down');
         await listeners.close(config.shutdownGrace);
         await sftp?.close();
+        await ftp?.close();
         await scheduler.stop();
         updater.stop();
         await catalogue.syncer.stopAll();
