@@ -53,6 +53,7 @@ import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
 import { trackActivity } from './http/middlewares/activity';
 import { Listeners } from './http/listener';
+import { startS3Gateway } from './gateways/s3';
 import { createHealth } from './http/health';
 import type { Router } from '@koa/router';
 
@@ -192,6 +193,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
+    const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, log }) : null;
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;
@@ -199,6 +201,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       (closing ??= (async () => {
         log.info('shutting down');
         await listeners.close(config.shutdownGrace);
+        await s3?.close();
         await scheduler.stop();
         updater.stop();
         await catalogue.syncer.stopAll();

@@ -120,6 +120,8 @@ export const SETTINGS = {
   oidcAdminGroup: s('SERVICE_OIDC_ADMIN_GROUP', str, '', 'OIDC sign-in: members of this provider group sign in as admins; accounts the provider created are demoted to user when they leave it.'),
   oidcRedirectUrl: s('SERVICE_OIDC_REDIRECT_URL', url, '', 'OIDC sign-in: callback URL registered at the provider (default `<SERVICE_PUBLIC_URL or the address the browser used>/api/auth/oidc/callback`).'),
   oidcLabel: s('SERVICE_OIDC_LABEL', str, '', 'OIDC sign-in: name on the sign-in button ("Sign in with <label>"; default `SSO`).'),
+  // S3 gateway (docs/gateways-s3.md)
+  s3Listen: s('SERVICE_S3_LISTEN', hostPort, '', 'S3-compatible API listener, e.g. 127.0.0.1:9000 (empty = off). Path-style; sign with an API key\'s S3 credentials (docs/gateways-s3.md).'),
   smtpHost: s('SERVICE_SMTP_HOST', str, '', 'SMTP server for link and alert e-mails (empty = e-mail off).'),
   smtpPort: s('SERVICE_SMTP_PORT', int(1, 65535), '587', 'SMTP port.'),
   smtpUser: s('SERVICE_SMTP_USER', str, '', 'SMTP user name.'),
