@@ -78,16 +78,14 @@ export const childrenNamed = (el: XmlElement, name: string): XmlElement[] => el.
 export const childText = (el: XmlElement, name: string): string | undefined => el.children.find((c) => c.name === name)?.text.trim();
 
 function decodeEntities(s: string): string | null {
+  if (/&(?!(?:amp|lt|gt|quot|apos|#\d{1,7}|#x[0-9a-fA-F]{1,6});)/.test(s)) return null; // a bare & or any other entity
   let bad = false;
-  const out = s.replace(/&([^;]{0,10});/g, (_m, e: string) => {
-    const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  const out = s.replace(/&(#x[0-9a-fA-F]+|#\d+|\w+);/g, (_m, e: string) => {
     if (e in named) return named[e];
-    const n = e.startsWith('#x') ? parseInt(e.slice(2), 16) : e.startsWith('#') ? parseInt(e.slice(1), 10) : NaN;
-    if (!Number.isInteger(n) || n < 1 || n > 0x10ffff) {
-      bad = true;
-      return '';
-    }
-    return String.fromCodePoint(n);
+    const n = e.startsWith('#x') ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    if (n < 1 || n > 0x10ffff) bad = true;
+    return bad ? '' : String.fromCodePoint(n);
   });
-  return bad || out.includes('&') ? null : out;
+  return bad ? null : out;
 }
