@@ -69,7 +69,9 @@ export interface Run {
 /** Runs a client with a timeout; never throws for a non-zero exit. */
 export function run(bin: string, args: string[], o: { env?: Record<string, string>; cwd?: string; timeoutS?: number } = {}): Promise<Run> {
   return new Promise((ok) => {
-    execFile('timeout', [String(o.timeoutS ?? 120), bin, ...args], { env: { ...process.env, ...o.env }, cwd: o.cwd, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    // A CA bundle set for the machine's own tools means nothing on plain-HTTP loopback and trips rclone.
+    const { AWS_CA_BUNDLE: _ca, ...inherited } = process.env;
+    execFile('timeout', [String(o.timeoutS ?? 120), bin, ...args], { env: { ...inherited, ...o.env }, cwd: o.cwd, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
     });
   });
