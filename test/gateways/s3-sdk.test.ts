@@ -9,43 +9,15 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import {
   CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { tempDir } from '../helpers/tools';
-import { startS3Env, type S3Creds, type S3Env } from './s3-setup';
+import { signed, startS3Env, type S3Env } from './s3-setup';
 
 const err = (p: Promise<unknown>) => p.then(() => assert.fail('expected a refusal'), (e) => e as { name: string; $metadata: { httpStatusCode: number } });
-
-/** A request signed by hand (the documented SigV4 algorithm), for what no SDK sends: raw paths, aws-chunked. */
-function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; headers?: Record<string, string>; payloadHash: string; body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer) }) {
-  const url = new URL(e.endpoint);
-  const amz = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-  const date = amz.slice(0, 8);
-  const headers: Record<string, string> = { host: url.host, 'x-amz-date': amz, 'x-amz-content-sha256': o.payloadHash, ...o.headers };
-  const names = Object.keys(headers).map((n) => n.toLowerCase()).sort();
-  const [path, query = ''] = o.path.split('?');
-  const canonical = [o.method, path, query && !query.includes('=') ? `${query}=` : query, names.map((n) => `${n}:${headers[n]}\n`).join(''), names.join(';'), o.payloadHash].join('\n');
-  const h = (k: string | Buffer, d: string) => createHmac('sha256', k).update(d).digest();
-  const key = h(h(h(h(`AWS4${c.secret_access_key}`, date), 'us-east-1'), 's3'), 'aws4_request');
-  const scope = `${date}/us-east-1/s3/aws4_request`;
-  const sig = h(key, ['AWS4-HMAC-SHA256', amz, scope, createHash('sha256').update(canonical).digest('hex')].join('\n')).toString('hex');
-  headers.authorization = `AWS4-HMAC-SHA256 Credential=${c.access_key_id}/${scope}, SignedHeaders=${names.join(';')}, Signature=${sig}`;
-  const body = typeof o.body === 'function' ? o.body(sig, key, amz) : o.body;
-  if (body) headers['content-length'] = String(body.length);
-  return new Promise<{ status: number; text: string }>((ok, fail) => {
-    const req = request({ host: url.hostname, port: url.port, method: o.method, path: o.path, headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d) => parts.push(d));
-      res.on('end', () => ok({ status: res.statusCode!, text: Buffer.concat(parts).toString() }));
-    });
-    req.on('error', fail);
-    req.end(body);
-  });
-}
 
 /** An aws-chunked body of `chunks`, each signed in the chain from `seed` (or with a bad signature at `bad`). */
 function chunked(chunks: Buffer[], seed: string, key: Buffer, amz: string, bad = -1): Buffer {

@@ -4,6 +4,8 @@
  * (awscli, s3cmd, rclone) run against it with a timeout.
  */
 import { execFile } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
+import { request } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -122,3 +124,37 @@ export function makeTree(dir: string, n: number): void {
     writeFileSync(join(sub, `f${i}.txt`), `file ${i} ${'x'.repeat(i % 50)}`);
   }
 }
+
+/** A request signed by hand (the documented SigV4 algorithm), for what no SDK sends: raw paths, aws-chunked. */
+export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; headers?: Record<string, string>; payloadHash: string; body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer); cut?: number }) {
+  const url = new URL(e.endpoint);
+  const amz = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const date = amz.slice(0, 8);
+  const headers: Record<string, string> = { host: url.host, 'x-amz-date': amz, 'x-amz-content-sha256': o.payloadHash, ...o.headers };
+  const names = Object.keys(headers).map((n) => n.toLowerCase()).sort();
+  const [path, query = ''] = o.path.split('?');
+  const canonical = [o.method, path, query && !query.includes('=') ? `${query}=` : query, names.map((n) => `${n}:${headers[n]}\n`).join(''), names.join(';'), o.payloadHash].join('\n');
+  const h = (k: string | Buffer, d: string) => createHmac('sha256', k).update(d).digest();
+  const key = h(h(h(h(`AWS4${c.secret_access_key}`, date), 'us-east-1'), 's3'), 'aws4_request');
+  const scope = `${date}/us-east-1/s3/aws4_request`;
+  const sig = h(key, ['AWS4-HMAC-SHA256', amz, scope, createHash('sha256').update(canonical).digest('hex')].join('\n')).toString('hex');
+  headers.authorization = `AWS4-HMAC-SHA256 Credential=${c.access_key_id}/${scope}, SignedHeaders=${names.join(';')}, Signature=${sig}`;
+  const body = typeof o.body === 'function' ? o.body(sig, key, amz) : o.body;
+  if (body) headers['content-length'] = String(body.length);
+  // `cut`: send that many bytes of the body, then drop the connection (a client gone mid-upload).
+  return new Promise<{ status: number; text: string }>((ok, fail) => {
+    const req = request({ host: url.hostname, port: url.port, method: o.method, path: o.path, headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d) => parts.push(d));
+      res.on('end', () => ok({ status: res.statusCode!, text: Buffer.concat(parts).toString() }));
+    });
+    if (o.cut === undefined) {
+      req.on('error', fail);
+      req.end(body);
+      return;
+    }
+    req.on('error', () => ok({ status: 0, text: 'dropped' }));
+    req.write(body!.subarray(0, o.cut), () => setTimeout(() => req.destroy(), 200));
+  });
+}
+

@@ -90,6 +90,7 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway> {
       };
       await route(r);
     } catch (e) {
+      if (res.destroyed) return; // the client left: nobody to answer, nothing to report
       const err = toS3Error(e);
       if (err.code === 'InternalError') d.log.error(`S3 ${req.method} ${rawPath}`, e);
       sendError(res, err, rawPath, requestId, req.method === 'HEAD');
