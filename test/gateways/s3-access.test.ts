@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { startTestServer } from '../helpers/server';
 import { signed, startS3Env, type S3Env } from './s3-setup';
 
 const err = (p: Promise<unknown>) => p.then(() => assert.fail('expected a refusal'), (e) => e as { name: string; $metadata: { httpStatusCode: number } });
@@ -88,5 +89,19 @@ describe('S3 gateway access', () => {
     const old = await err(s3.send(new GetObjectCommand({ Bucket: 'Box', Key: 'docs/out.txt' })));
     assert.equal(old.name, 'NoSuchBucket');
     await e.s.api('PUT', `/api/admin/storages/${boxId}`, { token: e.admin, body: { name: 'Box' } });
+  });
+
+  test('the admin sees the listener and its clients; a taken port is reported and the service still starts', async () => {
+    const g = await e.s.api('GET', '/api/admin/gateways', { token: e.admin });
+    assert.equal(g.body.gateways.find((x: any) => x.protocol === 's3').url, e.endpoint);
+    assert.ok(g.body.sessions.some((x: any) => x.protocol === 's3' && x.user.includes('key')));
+    const taken = await startTestServer({ SERVICE_S3_LISTEN: e.endpoint.replace('http://', '') });
+    try {
+      const view = taken.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 's3')!;
+      assert.equal(view.url, null);
+      assert.match(view.error ?? '', /EADDRINUSE/);
+    } finally {
+      await taken.close();
+    }
   });
 });

@@ -35,8 +35,8 @@ export interface S3Gateway {
   close(): Promise<void>;
 }
 
-/** Starts the listener and reports it to the registry (also when it cannot start, then rethrows). */
-export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway> {
+/** Starts the listener and reports it to the registry; null (reported and logged) when it cannot listen. */
+export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null> {
   const listing = new S3Listing(d.db);
   const multipart = new Multipart(join(d.stagingDir, 's3'));
   await multipart.sweep();
@@ -54,8 +54,10 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway> {
       server.listen(Number(d.listen.slice(at + 1)), host, () => ok());
     });
   } catch (e) {
+    // A taken port must not keep the rest of the service down: the admin sees why in the gateways view.
     d.core.registry.listener({ protocol: 's3', enabled: true, listen: d.listen, url: null, error: (e as Error).message });
-    throw e;
+    d.log.error(`S3 gateway cannot listen on ${d.listen}`, e);
+    return null;
   }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
