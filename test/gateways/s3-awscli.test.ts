@@ -72,6 +72,14 @@ describe('S3 gateway with awscli', { skip: skip ?? undefined }, () => {
     assert.equal(got.length, 1000);
     assert.deepEqual(got, files(src));
     for (const f of got.filter((_, i) => i % 97 === 0)) assert.equal(readFileSync(join(dst, f), 'utf8'), readFileSync(join(src, f), 'utf8'));
+    // An empty folder made over S3 is a `key/` marker; a sync down still succeeds.
+    const mk = await aws(e, ['s3api', 'put-object', '--bucket', 'Box', '--key', 'tree/emptydir/']);
+    assert.equal(mk.code, 0, mk.stderr);
+    assert.ok(statSync(join(e.root, 'tree/emptydir')).isDirectory());
+    const again2 = await aws(e, ['s3', 'sync', 's3://Box/tree', dst]);
+    assert.equal(again2.code, 0, again2.stderr + again2.stdout);
+    assert.equal(again2.stdout.trim(), '', 'nothing to download: the marker is not taken for a file');
+    assert.equal(existsSync(join(dst, 'emptydir')) && statSync(join(dst, 'emptydir')).isFile(), false);
   });
 
   test('a 200 MiB upload goes in parts and arrives whole; a presigned GET works with curl', async () => {
