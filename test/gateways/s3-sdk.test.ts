@@ -11,7 +11,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, ListMultipartUploadsCommand, ListPartsCommand, UploadPartCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { tempDir } from '../helpers/tools';
@@ -180,5 +180,36 @@ describe('S3 gateway edges with the AWS SDK', () => {
     const huge = Buffer.alloc(3 * 1024 * 1024, ' ');
     const big = await signed(e, e.creds, { method: 'POST', path: '/Box?delete', payloadHash: 'UNSIGNED-PAYLOAD', body: huge });
     assert.match(big.text, /MalformedXML/);
+  });
+
+  test('multipart: parts listed, completed with S3\'s ETag; wrong ETag, small part, another key and abort refused', async () => {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin' }));
+    const p1 = Buffer.alloc(5 * 1024 * 1024, 'p');
+    const p2 = Buffer.from('tail');
+    const e1 = (await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, PartNumber: 1, Body: p1 }))).ETag!;
+    const e2 = (await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, PartNumber: 2, Body: p2 }))).ETag!;
+    assert.equal(e1, `"${createHash('md5').update(p1).digest('hex')}"`);
+    const parts = await s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId }));
+    assert.deepEqual(parts.Parts?.map((p) => [p.PartNumber, p.Size]), [[1, p1.length], [2, 4]]);
+    const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: 'Box' }));
+    assert.deepEqual(uploads.Uploads?.map((u) => u.Key), ['mp/obj.bin']);
+    const stranger = e.sdk(await e.key(e.admin, { verbs: ['files:read', 'files:write'], name: 'stranger' }));
+    assert.equal((await err(stranger.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId })))).name, 'NoSuchUpload');
+    const wrong = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"00"' }] } })));
+    assert.equal(wrong.name, 'InvalidPart');
+    const missing = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: e1 }, { PartNumber: 3, ETag: e2 }] } })));
+    assert.equal(missing.name, 'InvalidPart', 'a part never uploaded');
+    assert.equal(existsSync(join(e.root, 'mp/obj.bin')), false, 'nothing published by a refused completion');
+    const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: e1 }, { PartNumber: 2, ETag: e2 }] } }));
+    const md5s = Buffer.concat([p1, p2].map((b) => createHash('md5').update(b).digest()));
+    assert.equal(done.ETag, `"${createHash('md5').update(md5s).digest('hex')}-2"`);
+    assert.deepEqual(readFileSync(join(e.root, 'mp/obj.bin')), Buffer.concat([p1, p2]));
+    const second = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin' }));
+    await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 1, Body: Buffer.from('tiny') }));
+    await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 2, Body: Buffer.from('tiny') }));
+    const tooSmall = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, MultipartUpload: { Parts: [1, 2].map((n) => ({ PartNumber: n, ETag: `"${createHash('md5').update('tiny').digest('hex')}"` })) } })));
+    assert.equal(tooSmall.name, 'EntityTooSmall');
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId }));
+    assert.equal((await err(s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId })))).name, 'NoSuchUpload');
   });
 });

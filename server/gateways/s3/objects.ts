@@ -6,9 +6,9 @@
  * through `objectPath` and every call through the caller's tree, so access,
  * key roots and announcements are the file service's.
  */
-import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { isAppError } from '../../errors';
+import { sendLocalRange } from '../../lib/send-range';
 import { ifRangeAllows, notModified, planRange, type OpenFile } from '../../files';
 import { splitLast } from '../paths';
 import { S3Error, toS3Error } from './errors';
@@ -49,9 +49,11 @@ export async function getObject(r: S3Req): Promise<void> {
   r.res.writeHead(span ? 206 : 200, headers);
   if (r.method === 'HEAD' || f.size === 0) return void r.res.end();
   const local = await f.localFile();
-  const body = local ? createReadStream(local, { start: span?.start ?? 0, end: span?.end ?? f.size - 1 }) : await f.read(span, r.signal);
   try {
-    await pipeline(body, r.res);
+    if (local) {
+      await sendLocalRange(r.res, local, span?.start ?? 0, span?.end ?? f.size - 1);
+      r.res.end();
+    } else await pipeline(await f.read(span, r.signal), r.res);
   } catch {
     r.res.destroy(); // the client left or the storage failed mid-way: the length tells the client it is short
   }
