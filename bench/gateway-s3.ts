@@ -9,7 +9,8 @@
  *     the same folder.
  *   - Upload of the file with awscli (multipart, 8 MiB parts) against
  *     nginx's WebDAV PUT of it (curl -T). Reported.
- *   - Idle CPU of the service with the S3 listener on (5 s of clock ticks).
+ *   - Idle CPU of the service with the S3 listener on (5 s of clock ticks),
+ *     against the same service without it.
  *   - RSS growth while 100 clients hold keep-alive connections and each
  *     signs and sends requests. Target < 100 MB.
  *
@@ -160,10 +161,14 @@ async function main(): Promise<void> {
     console.log(`\nListObjectsV2 of ${KEYS} keys: ${median(s3ms).toFixed(0)} ms (target < 300 ms) ${median(s3ms) < 300 ? 'PASS' : 'FAIL'}`);
 
     // Idle CPU, then 100 concurrent clients.
-    await sleep(1000);
+    // The anchor: the same service without the S3 listener, idle side by side.
+    const plain = await startService(adminEnv);
+    await sleep(2000);
     const t0 = ticks(svc.proc.pid!);
+    const p0 = ticks(plain.proc.pid!);
     await sleep(5000);
-    console.log(`idle CPU over 5 s with the S3 listener on: ${ticks(svc.proc.pid!) - t0} clock ticks`);
+    console.log(`idle CPU over 5 s: ${ticks(svc.proc.pid!) - t0} clock ticks with the S3 listener on, ${ticks(plain.proc.pid!) - p0} without (anchor)`);
+    await plain.stop();
     const base = svc.rssMb();
     const clients = Array.from({ length: 100 }, () => new S3Client({
       endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key },

@@ -33,6 +33,10 @@ describe('S3 gateway access', () => {
     const put = await err(ro.send(new PutObjectCommand({ Bucket: 'Box', Key: 'docs/new.txt', Body: 'x' })));
     assert.deepEqual([put.name, put.$metadata.httpStatusCode], ['AccessDenied', 403]);
     assert.equal(existsSync(join(e.root, 'docs/new.txt')), false);
+    // A large body refused before it is read: the answer comes at once and the client's next request is served.
+    const big = await err(ro.send(new PutObjectCommand({ Bucket: 'Box', Key: 'docs/big.bin', Body: Buffer.alloc(8 * 1024 * 1024, 'b') })));
+    assert.equal(big.name, 'AccessDenied');
+    for (let i = 0; i < 3; i++) assert.equal(await (await ro.send(new GetObjectCommand({ Bucket: 'Box', Key: 'docs/out.txt' }))).Body!.transformToString(), 'outside');
   });
 
   test('a key confined to a folder: the way down and what is below; AccessDenied outside', async () => {
