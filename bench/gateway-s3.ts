@@ -21,7 +21,7 @@ import { chmodSync, createWriteStream, mkdirSync, readFileSync, rmSync, writeFil
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ensureBuilt, freePort, median, noise, sleep, startNginx, startService, table } from './lib';
 import { adminEnv, curl, mount } from './download';
@@ -101,8 +101,11 @@ async function main(): Promise<void> {
       presigned.push(curl(['-o', out, url]));
       rmSync(out, { force: true });
     }
-    // Uploads: awscli multipart vs nginx WebDAV PUT.
+    // Uploads: awscli multipart and a presigned PutObject by curl vs nginx WebDAV PUT.
+    const sdk = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key } });
+    const putUrl = await getSignedUrl(sdk, new PutObjectCommand({ Bucket: 'Bench', Key: 'up/put.bin' }), { expiresIn: 3600 });
     const put: number[] = [];
+    const curlPut: number[] = [];
     const davPut: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       if (nginx) {
@@ -111,20 +114,21 @@ async function main(): Promise<void> {
       }
       put.push(awsCli(endpoint, creds, home, ['s3', 'cp', join(data, 'big.bin'), 's3://Bench/up/up.bin']));
       rmSync(join(data, 'up/up.bin'), { force: true });
+      curlPut.push(curl(['-T', join(data, 'big.bin'), putUrl]));
+      rmSync(join(data, 'up/put.bin'), { force: true });
     }
     const mbps = (s: number) => (BYTES / s / 1e6).toFixed(0);
     const row = (what: string, xs: number[]) => ({ what, 'median s': median(xs).toFixed(2), 'MB/s': mbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') });
     table(`Transfers of ${BYTES / MiB} MiB over loopback, ${RUNS} alternating runs`, [
       row('raw HTTP download (curl -o file)', raw), row('S3 GetObject (aws s3 cp)', get), row('S3 GetObject, presigned (curl -o file)', presigned),
-      ...(nginx ? [row('nginx WebDAV PUT (curl -T)', davPut)] : []), row('S3 multipart upload (aws s3 cp)', put),
+      ...(nginx ? [row('nginx WebDAV PUT (curl -T)', davPut)] : []), row('S3 multipart upload (aws s3 cp)', put), row('S3 PutObject, presigned (curl -T)', curlPut),
     ]);
     const ratio = median(raw) / median(get);
     console.log(`\nGetObject with awscli / raw download: ${(ratio * 100).toFixed(0)} % (target >= 90 %) ${ratio >= 0.9 ? 'PASS' : 'FAIL'}`);
     console.log(`GetObject with curl (presigned) / raw download: ${((median(raw) / median(presigned)) * 100).toFixed(0)} % (same client: the gateway's own cost)`);
-    if (nginx) console.log(`S3 upload / nginx PUT: ${((median(davPut) / median(put)) * 100).toFixed(0)} % (reported)`);
+    if (nginx) console.log(`S3 upload / nginx PUT: awscli ${((median(davPut) / median(put)) * 100).toFixed(0)} %, curl presigned ${((median(davPut) / median(curlPut)) * 100).toFixed(0)} % (reported)`);
 
     // ListObjectsV2 of the whole folder, every page, vs the web listing API.
-    const sdk = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key } });
     const listS3 = async () => {
       const t0 = process.hrtime.bigint();
       let token: string | undefined;
