@@ -193,7 +193,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
-    const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, log }) : null;
+    const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;

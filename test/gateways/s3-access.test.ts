@@ -109,3 +109,23 @@ describe('S3 gateway access', () => {
     }
   });
 });
+
+describe('S3 gateway idle connections', () => {
+  let e: S3Env;
+  before(async () => {
+    e = await startS3Env({ SERVICE_HTTP_IDLE_TIMEOUT: '1s' });
+  });
+  after(async () => {
+    await e?.close();
+  });
+
+  test('a client that goes silent mid-upload is closed after the idle timeout; nothing is published', async () => {
+    const t0 = Date.now();
+    const r = await signed(e, e.creds, { method: 'PUT', path: '/Box/stalled.bin', payloadHash: 'UNSIGNED-PAYLOAD', body: Buffer.alloc(2 * 1024 * 1024, 's'), cut: 64 * 1024, stall: true });
+    assert.equal(r.status, 0, 'the server closed the connection');
+    assert.ok(Date.now() - t0 < 5000);
+    await new Promise((res) => setTimeout(res, 300));
+    assert.equal(existsSync(join(e.root, 'stalled.bin')), false);
+  });
+});
+

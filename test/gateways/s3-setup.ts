@@ -126,7 +126,7 @@ export function makeTree(dir: string, n: number): void {
 }
 
 /** A request signed by hand (the documented SigV4 algorithm), for what no SDK sends: raw paths, aws-chunked. */
-export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; headers?: Record<string, string>; payloadHash: string; body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer); cut?: number }) {
+export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; headers?: Record<string, string>; payloadHash: string; body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer); cut?: number; stall?: boolean }) {
   const url = new URL(e.endpoint);
   const amz = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   const date = amz.slice(0, 8);
@@ -141,7 +141,7 @@ export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; 
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${c.access_key_id}/${scope}, SignedHeaders=${names.join(';')}, Signature=${sig}`;
   const body = typeof o.body === 'function' ? o.body(sig, key, amz) : o.body;
   if (body) headers['content-length'] = String(body.length);
-  // `cut`: send that many bytes of the body, then drop the connection (a client gone mid-upload).
+  // `cut`: send that many bytes of the body, then drop the connection (a client gone mid-upload), or with `stall` go silent.
   return new Promise<{ status: number; text: string }>((ok, fail) => {
     const req = request({ host: url.hostname, port: url.port, method: o.method, path: o.path, headers }, (res) => {
       const parts: Buffer[] = [];
@@ -154,7 +154,7 @@ export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; 
       return;
     }
     req.on('error', () => ok({ status: 0, text: 'dropped' }));
-    req.write(body!.subarray(0, o.cut), () => setTimeout(() => req.destroy(), 200));
+    req.write(body!.subarray(0, o.cut), () => (o.stall ? undefined : setTimeout(() => req.destroy(), 200)));
   });
 }
 

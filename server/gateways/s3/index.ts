@@ -26,6 +26,8 @@ export interface S3GatewayDeps {
   stagingDir: string;
   /** `host:port` to listen on. */
   listen: string;
+  /** A connection with no byte in either direction for this long is closed (0 = never); a steady transfer of any length is never cut. */
+  idleTimeoutMs: number;
   log: { info(m: string): void; error(m: string, e?: unknown): void };
 }
 
@@ -42,6 +44,9 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
   await multipart.sweep();
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => void handle(req, res));
+  // Node's default cuts any request after 5 minutes: a multi-GiB part on a slow link would never finish.
+  server.requestTimeout = 0;
+  server.setTimeout(d.idleTimeoutMs);
   server.on('connection', (s) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
