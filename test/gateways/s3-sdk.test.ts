@@ -207,7 +207,10 @@ describe('S3 gateway edges with the AWS SDK', () => {
     const second = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin' }));
     await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 1, Body: Buffer.from('tiny') }));
     await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 2, Body: Buffer.from('tiny') }));
-    const tooSmall = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, MultipartUpload: { Parts: [1, 2].map((n) => ({ PartNumber: n, ETag: `"${createHash('md5').update('tiny').digest('hex')}"` })) } })));
+    const again = await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 2, Body: Buffer.from('TINY!') }));
+    const listed = await s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId }));
+    assert.deepEqual(listed.Parts?.map((p) => [p.PartNumber, p.Size, p.ETag]), [[1, 4, `"${createHash('md5').update('tiny').digest('hex')}"`], [2, 5, again.ETag]], 'a part sent again replaces it');
+    const tooSmall = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: `"${createHash('md5').update('tiny').digest('hex')}"` }, { PartNumber: 2, ETag: again.ETag }] } })));
     assert.equal(tooSmall.name, 'EntityTooSmall');
     await s3.send(new AbortMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId }));
     assert.equal((await err(s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId })))).name, 'NoSuchUpload');

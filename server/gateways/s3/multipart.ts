@@ -1,7 +1,8 @@
 /**
  * Multipart uploads, staged in the data folder (`staging/s3/<upload id>/`):
- * each part is written to a temp file and renamed into place once its body
- * is complete and verified, so a part is either whole or absent. Complete
+ * each part is written to a temp file and renamed into place (its MD5 in its
+ * name) once its body is complete and verified, so a part is either whole or
+ * absent, and its bytes and ETag never disagree. Complete
  * streams the parts in order through the caller's tree (one atomic write
  * through the write gate: nothing is visible before, one announcement after)
  * and removes the staging. Uploads belong to whoever created them; uploads
@@ -36,6 +37,8 @@ interface PartInfo {
   size: number;
   md5: string;
   mtime: number;
+  /** Its file in the upload's staging folder. */
+  file: string;
 }
 
 export class Multipart {
@@ -75,12 +78,14 @@ export class Multipart {
     const tmp = join(dir, `${n}.${randomBytes(6).toString('hex')}.tmp`);
     try {
       await pipeline(body.stream, createWriteStream(tmp));
-      await writeFile(join(dir, `${n}.json`), JSON.stringify({ md5: body.md5(), size: body.size }));
-      await rename(tmp, join(dir, `${n}.part`));
     } catch (e) {
       await rm(tmp, { force: true });
       throw e;
     }
+    // The part's MD5 is in its name, so bytes and ETag are published by one rename; a part sent again replaces it.
+    const name = `${n}.${body.md5()}.part`;
+    await rename(tmp, join(dir, name));
+    for (const f of await readdir(dir)) if (f.startsWith(`${n}.`) && f.endsWith('.part') && f !== name) await rm(join(dir, f), { force: true });
     sendEmpty(r, 200, { ETag: `"${body.md5()}"` });
   }
 
@@ -152,20 +157,23 @@ export class Multipart {
     return JSON.parse(await readFile(join(this.root, id, 'upload.json'), 'utf8')) as UploadMeta;
   }
 
+  /** The uploaded parts in order (the newest copy of a part sent twice at once). */
   private async parts(id: string): Promise<PartInfo[]> {
     const dir = join(this.root, id);
-    const out: PartInfo[] = [];
+    const byNumber = new Map<number, PartInfo>();
     for (const f of await readdir(dir)) {
-      const m = /^(\d+)\.part$/.exec(f);
+      const m = /^(\d+)\.([0-9a-f]{32})\.part$/.exec(f);
       if (!m) continue;
-      const info = JSON.parse(await readFile(join(dir, `${m[1]}.json`), 'utf8')) as { md5: string; size: number };
-      out.push({ number: Number(m[1]), ...info, mtime: (await stat(join(dir, f))).mtimeMs });
+      const st = await stat(join(dir, f));
+      const p = { number: Number(m[1]), md5: m[2], size: st.size, mtime: st.mtimeMs, file: f };
+      const seen = byNumber.get(p.number);
+      if (!seen || seen.mtime < p.mtime) byNumber.set(p.number, p);
     }
-    return out.sort((a, b) => a.number - b.number);
+    return [...byNumber.values()].sort((a, b) => a.number - b.number);
   }
 }
 
 /** The parts' bytes one after the other. */
 async function* concat(dir: string, parts: PartInfo[]): AsyncGenerator<Buffer> {
-  for (const p of parts) for await (const chunk of createReadStream(join(dir, `${p.number}.part`))) yield chunk as Buffer;
+  for (const p of parts) for await (const chunk of createReadStream(join(dir, p.file))) yield chunk as Buffer;
 }
