@@ -215,4 +215,19 @@ describe('S3 gateway edges with the AWS SDK', () => {
     await s3.send(new AbortMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId }));
     assert.equal((await err(s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId })))).name, 'NoSuchUpload');
   });
+
+  test('replay: a completed signed write sent again is refused; a failed one may be retried as it was', async () => {
+    const amz = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const put = () => signed(e, e.creds, { method: 'PUT', path: '/Box/replay.txt', payloadHash: 'UNSIGNED-PAYLOAD', body: Buffer.from('first'), amz });
+    assert.equal((await put()).status, 200);
+    writeFileSync(join(e.root, 'replay.txt'), 'changed since');
+    const again = await put();
+    assert.equal(again.status, 403);
+    assert.match(again.text, /AccessDenied[\s\S]*replay/);
+    assert.equal(readFileSync(join(e.root, 'replay.txt'), 'utf8'), 'changed since', 'the replay wrote nothing');
+    const del = () => signed(e, e.creds, { method: 'DELETE', path: '/Nope/x.txt', payloadHash: 'UNSIGNED-PAYLOAD', amz });
+    assert.equal((await del()).status, 404);
+    assert.equal((await del()).status, 404, 'a refused request is not remembered: the retry gets the real answer');
+  });
 });
+

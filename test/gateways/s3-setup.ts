@@ -126,9 +126,9 @@ export function makeTree(dir: string, n: number): void {
 }
 
 /** A request signed by hand (the documented SigV4 algorithm), for what no SDK sends: raw paths, aws-chunked. */
-export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; headers?: Record<string, string>; payloadHash: string; body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer); cut?: number; stall?: boolean }) {
+export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; headers?: Record<string, string>; payloadHash: string; body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer); cut?: number; stall?: boolean; amz?: string }) {
   const url = new URL(e.endpoint);
-  const amz = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const amz = o.amz ?? new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   const date = amz.slice(0, 8);
   const headers: Record<string, string> = { host: url.host, 'x-amz-date': amz, 'x-amz-content-sha256': o.payloadHash, ...o.headers };
   const names = Object.keys(headers).map((n) => n.toLowerCase()).sort();
@@ -143,7 +143,7 @@ export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; 
   if (body) headers['content-length'] = String(body.length);
   // `cut`: send that many bytes of the body, then drop the connection (a client gone mid-upload), or with `stall` go silent.
   return new Promise<{ status: number; text: string }>((ok, fail) => {
-    const req = request({ host: url.hostname, port: url.port, method: o.method, path: o.path, headers }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, method: o.method, path: o.path, headers, agent: false }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (d) => parts.push(d));
       res.on('end', () => ok({ status: res.statusCode!, text: Buffer.concat(parts).toString() }));

@@ -17,7 +17,8 @@ import { delimiterOf, decodeToken, encodeToken, maxKeys, S3Listing } from './lis
 import { Multipart } from './multipart';
 import { deleteObject, deleteObjects, getObject, putObject } from './objects';
 import { iso, mustHaveBucket, sendXml, type S3Req } from './request';
-import { readClaim, safeDecode, uriEncode, verify } from './sigv4';
+import { ReplayGuard } from './replay';
+import { parseAmzDate, readClaim, safeDecode, uriEncode, verify } from './sigv4';
 
 export interface S3GatewayDeps {
   core: GatewayCore;
@@ -41,6 +42,7 @@ export interface S3Gateway {
 export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null> {
   const listing = new S3Listing(d.db);
   const multipart = new Multipart(join(d.stagingDir, 's3'));
+  const replay = new ReplayGuard();
   await multipart.sweep();
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => void handle(req, res));
@@ -83,6 +85,8 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
       const key = d.core.auth.s3Key(claim.accessKeyId, { ip, ua: String(req.headers['user-agent'] ?? 's3') });
       if (!key) throw new S3Error('InvalidAccessKeyId');
       const signingKey = verify({ method: req.method ?? 'GET', rawPath, rawQuery, headers: req.headers }, claim, key.secret);
+      const tracked = !claim.presigned && ['PUT', 'POST', 'DELETE'].includes(req.method ?? '');
+      if (tracked && replay.replayed(claim.signature)) throw new S3Error('AccessDenied', 'This signed request was already used (replay).');
       const tree = d.core.tree(key.actor, 's3');
       d.core.registry.touch('s3', tree.who, ip);
       const path = safeDecode(rawPath);
@@ -96,6 +100,7 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
         key: slash < 0 ? '' : path.slice(slash + 1),
       };
       await route(r);
+      if (tracked && res.statusCode < 300) replay.remember(claim.signature, parseAmzDate(claim.amzDate) ?? Date.now());
     } catch (e) {
       if (res.destroyed) return; // the client left: nobody to answer, nothing to report
       const err = toS3Error(e);

@@ -130,7 +130,8 @@ function checkTime(amzDate: string, now: number): void {
   if (Math.abs(at - now) > MAX_SKEW_MS) throw new S3Error('RequestTimeTooSkewed');
 }
 
-function parseAmzDate(s: string): number | null {
+/** `YYYYMMDDTHHMMSSZ` as epoch ms, or null. */
+export function parseAmzDate(s: string): number | null {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
   return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : null;
 }
