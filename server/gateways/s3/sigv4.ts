@@ -5,9 +5,9 @@
  *
  * Replay: a signature covers the method, path, query, the signed headers and
  * the time; the header form is refused more than MAX_SKEW_MS away from our
- * clock, a presigned URL after its `X-Amz-Expires` (at most 7 days). Within
- * that window an identical request can be replayed, as on AWS itself (SigV4
- * has no nonce); TLS in front of the listener keeps requests from being seen.
+ * clock, a presigned URL after its `X-Amz-Expires` (at most 7 days). SigV4
+ * has no nonce: within that window replay.ts refuses a completed write sent
+ * again; TLS in front of the listener keeps requests from being seen.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { S3Error } from './errors';
