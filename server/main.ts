@@ -60,6 +60,7 @@ import { davMiddleware } from './http/dav';
 import { trackActivity } from './http/middlewares/activity';
 import { Listeners } from './http/listener';
 import { startFtpGateway } from './gateways/ftp';
+import { startS3Gateway } from './gateways/s3';
 import { createHealth } from './http/health';
 import type { Router } from '@koa/router';
 
@@ -207,6 +208,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed), restore: (a) => auth.actors.restore(actorSpec(a), a.request) })
       : null;
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
+    const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
     toHost({ type: 'ready', port, url });
 
     let closing: Promise<void> | null = null;
@@ -216,6 +218,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await listeners.close(config.shutdownGrace);
         await sftp?.close();
         await ftp?.close();
+        await s3?.close();
         await scheduler.stop();
         updater.stop();
         await catalogue.syncer.stopAll();

@@ -200,15 +200,16 @@ export class Keys {
    * key, a disabled owner). The caller checks the request's signature with
    * the secret.
    */
-  byAccessKey(accessKeyId: string, request?: RequestMeta): { principal: Principal; scope: KeyScope; secret: string } | null {
+  byAccessKey(accessKeyId: string, request?: RequestMeta): { principal: Principal; scope: KeyScope; secret: string; used: () => void } | null {
     const m = /^fdk_(\d{1,12})$/.exec(accessKeyId);
     const row = m ? this.byId(Number(m[1])) : undefined;
     const now = Date.now();
     if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
     const principal = this.users.principal(row.user_id, `key:${row.id}`);
     if (!principal) return null;
-    this.touch(row.id, principal, request, now);
-    return { principal, scope: scopeOf(row), secret: this.s3Credentials(row).secret_access_key };
+    // Recorded only once the caller has checked the signature: an access key id alone is guessable.
+    const used = () => this.touch(row.id, principal, request, Date.now());
+    return { principal, scope: scopeOf(row), secret: this.s3Credentials(row).secret_access_key, used };
   }
 
   /** Drops cached keys of a person whose rights changed. */

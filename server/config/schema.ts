@@ -146,12 +146,14 @@ export const SETTINGS = {
   // SFTP gateway (docs/gateways-sftp.md)
   sftpListen: s('SERVICE_SFTP_LISTEN', listenAt, '', 'SFTP gateway: where it listens (`127.0.0.1:2022`, or `:2022` for every address); empty = off. The host key is made once into the data folder.'),
   // FTPS gateway (docs/gateways-ftp.md)
-  ftpListen: s('SERVICE_FTP_LISTEN', hostPort, '', 'FTPS gateway: where it listens (`0.0.0.0:2121`, `127.0.0.1:2121`); empty = off. Explicit TLS (AUTH TLS) is required except from loopback.'),
+  ftpListen: s('SERVICE_FTP_LISTEN', listenAt, '', 'FTPS gateway: where it listens (`127.0.0.1:2121`, or `:2121` for every address); empty = off. Explicit TLS (AUTH TLS) is required except from loopback.'),
   ftpPassivePorts: s('SERVICE_FTP_PASSIVE_PORTS', str, '', 'FTPS gateway: passive data ports, e.g. `50000-50100` (open them in the firewall); empty = any free port.'),
   ftpPasvAddress: s('SERVICE_FTP_PASV_ADDRESS', str, '', 'FTPS gateway: the IPv4 address PASV announces, for a server behind NAT (your public address); empty = the address the client connected to.'),
   ftpTlsCert: s('SERVICE_FTP_TLS_CERT', str, '', 'FTPS gateway: PEM certificate file (with SERVICE_FTP_TLS_KEY); empty = a self-signed certificate made once in the data dir.'),
   ftpTlsKey: s('SERVICE_FTP_TLS_KEY', str, '', 'FTPS gateway: PEM private key file of SERVICE_FTP_TLS_CERT.'),
   ftpIdleTimeout: s('SERVICE_FTP_IDLE_TIMEOUT', duration, '5m', 'FTPS gateway: an idle control connection is closed after this long.'),
+  // S3 gateway (docs/gateways-s3.md)
+  s3Listen: s('SERVICE_S3_LISTEN', listenAt, '', 'S3 gateway: where it listens (`127.0.0.1:9000`, or `:9000` for every address); empty = off. Path-style; sign with an API key\'s S3 credentials (docs/gateways-s3.md).'),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -66,10 +66,11 @@ export class GatewayAuth {
   /**
    * The key an S3 request names by its access key id, with the secret its
    * signature must be made with; null for an unknown, revoked or expired key.
+   * Call `used()` once the signature is verified: it records the key's use.
    */
-  s3Key(accessKeyId: string, req: RequestMeta & { ip: string }): { actor: Actor; secret: string; scope: KeyScope } | null {
+  s3Key(accessKeyId: string, req: RequestMeta & { ip: string }): { actor: Actor; secret: string; scope: KeyScope; used: () => void } | null {
     const request = { ...req, ua: req.ua ?? 's3' };
     const k = this.auth.keys.byAccessKey(accessKeyId, request);
-    return k && { actor: keyActor(k.principal, k.scope, request), secret: k.secret, scope: k.scope };
+    return k && { actor: keyActor(k.principal, k.scope, request), secret: k.secret, scope: k.scope, used: k.used };
   }
 }

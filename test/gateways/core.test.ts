@@ -73,6 +73,13 @@ describe('gateway core', () => {
     const s3 = core.auth.s3Key(made.body.s3.access_key_id, req());
     assert.equal(s3?.secret, made.body.s3.secret_access_key);
     assert.equal(core.auth.s3Key('fdk_999999', req()), null);
+    // An access key id is guessable: a lookup records no use until the caller says the signature held.
+    const k2 = (await s.api('POST', '/api/auth/keys', { token: zed, body: { name: 's3', verbs: ['files:read'] } })).body;
+    const found = core.auth.s3Key(k2.s3.access_key_id, req('10.3.3.3'));
+    const lastUsed = async () => (await s.api('GET', '/api/auth/keys', { token: zed })).body.keys.find((k: any) => k.id === k2.key.id).last_used_at;
+    assert.equal(await lastUsed(), null);
+    found?.used();
+    assert.notEqual(await lastUsed(), null);
     // Remembered before the enrolment: the refusal below must not be skipped by it.
     assert.equal((await core.auth.signIn(ZED.email, ZED.password, req('10.2.2.3'), 'ftp')).kind, 'person');
     // Enrol TOTP, then the password no longer opens a gateway.

@@ -5,7 +5,8 @@
  * rather than taken from npm: ftp-srv's TLS data channel fails with real
  * clients here (RECIPES.md, docs/gateways-ftp.md).
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
+import { listenOn } from '../listen';
 import { createSecureContext } from 'node:tls';
 import type { Config } from '../../config';
 import type { Logger } from '../../lib/log';
@@ -38,8 +39,6 @@ type FtpConfig = Pick<Config, 'ftpListen' | 'ftpPassivePorts' | 'ftpPasvAddress'
 export async function startFtpGateway(o: { config: FtpConfig; core: GatewayCore; stateDir: string; log: Logger }): Promise<FtpGateway | null> {
   const { config, core, log } = o;
   if (!config.ftpListen) return null;
-  const at = config.ftpListen.lastIndexOf(':');
-  const host = config.ftpListen.slice(0, at).replace(/^\[|\]$/g, '');
   const report = (listen: string | null, url: string | null, error: string | null) =>
     core.registry.listener({ protocol: 'ftp', enabled: true, listen, url, error });
   try {
@@ -71,10 +70,8 @@ export async function startFtpGateway(o: { config: FtpConfig; core: GatewayCore;
       sock.once('close', () => sockets.delete(sock));
       new FtpSession(sock, ctx);
     });
-    const port = await listen(server, host, Number(config.ftpListen.slice(at + 1)));
-    const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
-    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-    report(where, `ftp://${shown.includes(':') ? `[${shown}]` : shown}:${port}`, null);
+    const { port, listen: where, url } = await listenOn(server, config.ftpListen, 'ftp');
+    report(where, url, null);
     log.info(`FTPS gateway on ${where} (explicit TLS; certificate SHA-256 ${cert.fingerprint})`);
     return {
       port,
@@ -91,14 +88,4 @@ export async function startFtpGateway(o: { config: FtpConfig; core: GatewayCore;
     log.error(`FTPS gateway not started: ${msg}`);
     return null;
   }
-}
-
-function listen(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: host || undefined, port }, () => {
-      server.off('error', reject);
-      resolve((server.address() as { port: number }).port);
-    });
-  });
 }

@@ -4,7 +4,7 @@
  * registry with its URL and host key fingerprint, stopped with the server.
  * A listener that cannot start (port taken) is reported, not fatal.
  */
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../listen';
 import type { Actor } from '../../auth';
 import type { Logger } from '../../lib/log';
 import type { GatewayCore } from '../index';
@@ -26,25 +26,15 @@ export interface SftpGateway {
 
 /** Starts the SFTP listener; null when it could not (the reason is in the registry and the log). */
 export async function startSftpGateway(d: { listen: string; hostKeyPath: string; core: GatewayCore; log: Logger; publicKey?: PublicKeyLookup; restore: (a: Actor) => Actor }): Promise<SftpGateway | null> {
-  const at = d.listen.lastIndexOf(':');
-  const host = d.listen.slice(0, at).replace(/^\[|\]$/g, '');
   const report = (v: { listen: string | null; url: string | null; error: string | null; fingerprint?: string }) =>
     d.core.registry.listener({ protocol: 'sftp', enabled: true, ...v });
   try {
     const hostKey = loadHostKey(d.hostKeyPath);
     const { server, clients } = createSftpServer({ core: d.core, hostKey, log: d.log, publicKey: d.publicKey, restore: d.restore });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(Number(d.listen.slice(at + 1)), host || undefined, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    const { port, listen, url } = await listenOn(server, d.listen, 'sftp');
     server.on('error', (e: Error) => d.log.warn(`sftp: ${e.message}`));
-    const port = (server.address() as AddressInfo).port;
-    const shown = !host || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-    report({ listen: `${host || '*'}:${port}`, url: `sftp://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`, error: null, fingerprint: hostKey.fingerprint });
-    d.log.info(`sftp gateway on ${host || '*'}:${port} (host key ${hostKey.fingerprint})`);
+    report({ listen, url: `${url}/`, error: null, fingerprint: hostKey.fingerprint });
+    d.log.info(`sftp gateway on ${listen} (host key ${hostKey.fingerprint})`);
     return {
       port,
       fingerprint: hostKey.fingerprint,
