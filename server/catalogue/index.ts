@@ -22,7 +22,7 @@ import type { CatalogueIo } from './io';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
-export { StoragesService, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
+export { StoragesService, summary as storageSummary, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
 export { Syncer, SYNC_JOB, type SyncRunView } from './syncer';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
@@ -51,6 +51,8 @@ export interface CatalogueOptions {
   log: Logger;
   demo: boolean;
   hooks?: CatalogueHooks;
+  /** See StoragesService: checks a storage's link to a replication target before it is saved. */
+  checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => void;
 }
 
 export function createCatalogue(o: CatalogueOptions) {
@@ -81,7 +83,7 @@ export function createCatalogue(o: CatalogueOptions) {
     },
   });
   const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log);
-  const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m) });
+  const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
   const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db) };

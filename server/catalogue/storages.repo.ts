@@ -66,6 +66,11 @@ export class StoragesRepo {
     this.db.sqlite.prepare(`UPDATE storages SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`).run({ ...patch, id, updated_at: new Date().toISOString() });
   }
 
+  /** Unlinks every storage from replication target `targetId` (the target was deleted). Returns how many. */
+  unlinkReplicaTarget(targetId: number): number {
+    return this.db.sqlite.prepare('UPDATE storages SET replica_target_id = NULL, updated_at = ? WHERE replica_target_id = ?').run(new Date().toISOString(), targetId).changes;
+  }
+
   setStatus(id: number, status: 'online' | 'offline', reason: string | null): void {
     this.db.sqlite.prepare('UPDATE storages SET status = ?, status_reason = ? WHERE id = ? AND (status != ? OR IFNULL(status_reason, \'\') != IFNULL(?, \'\'))').run(status, reason, id, status, reason);
   }

@@ -9,8 +9,8 @@ import { AppError, validation } from '../errors';
 import { checkName } from '../lib/paths';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import {
-  MASK, maskSecrets, mergeForUpdate, resolveConfig, sealSecrets,
-  type DriverRegistry, type ProbeResult, type StorageConfig,
+  MASK, maskSecrets, mergeForUpdate, openSecrets, resolveConfig, sealSecrets,
+  type DriverRegistry, type ProbeResult, type StorageConfig, type StorageDriver,
 } from '../storage';
 import type { DriverPool } from './driver-pool';
 import { newUid, type StorageRow, type StoragesRepo } from './storages.repo';
@@ -59,7 +59,16 @@ export class StoragesService {
     private syncer: SyncControl,
     private secretKey: Buffer,
     private bus: EventBus,
-    private opts: { demo: boolean; warn?: (msg: string) => void },
+    private opts: {
+      demo: boolean;
+      warn?: (msg: string) => void;
+      /**
+       * Checks a link to replication target `targetId` before it is saved
+       * (the target exists, it is not at or inside this storage's root);
+       * throws AppError. Replication answers it; without replication a link is refused.
+       */
+      checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => void;
+    },
   ) {}
 
   /** The registered drivers' descriptors (admin form, `GET /api/admin/storage-drivers`). */
@@ -95,6 +104,7 @@ export class StoragesService {
     const name = this.checkStorageName(input.name);
     const { driver, config } = this.prepareConfig(input.driver, input.config ?? {}, {}, ctx);
     const syncMode = this.checkSyncMode(input.sync_mode ?? this.defaultSyncMode(input.driver), input.driver);
+    if (input.replica_target_id != null) this.checkLink(input.replica_target_id, driver, config);
     const uid = newUid();
     const built = await this.buildAndProbe(uid, driver, config, ctx);
     const id = this.repo.insert({
@@ -130,7 +140,10 @@ export class StoragesService {
       if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
       if (input.read_only !== undefined) patch.read_only = input.read_only ? 1 : 0;
       if (input.rbac_enabled !== undefined) patch.rbac_enabled = input.rbac_enabled ? 1 : 0;
-      if (input.replica_target_id !== undefined) patch.replica_target_id = input.replica_target_id;
+      if (input.replica_target_id !== undefined) {
+        if (input.replica_target_id !== null) this.checkLink(input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
+        patch.replica_target_id = input.replica_target_id;
+      }
       const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
       this.repo.update(id, patch);
       if (built) await this.pool.manager.install(id, built);
@@ -177,6 +190,53 @@ export class StoragesService {
       if (e instanceof AppError && e.code === 'validation_failed') throw e;
       return { ok: false, error: e instanceof AppError ? String(e.params.reason ?? e.message) : (e as Error).message };
     }
+  }
+
+  private checkLink(targetId: number, driver: string, config: StorageConfig): void {
+    if (!this.opts.checkReplicaLink) throw new AppError('not_configured', { feature: 'replication' });
+    this.opts.checkReplicaLink(targetId, { driver, config });
+  }
+
+  /*
+   * Backends that are not storages (replication targets) follow the same
+   * config rules: aliases, root guard, required fields, sealed secrets read
+   * back as `***`, a probe before saving.
+   */
+
+  /** Resolves, validates and seals `raw` over `old` (secrets sent as `***` or left out keep theirs). Throws `validation_failed`. */
+  prepareBackendConfig(driver: string, raw: unknown, old: StorageConfig = {}): StorageConfig {
+    return this.prepareConfig(driver, raw, old, {}).config;
+  }
+
+  /** A stored config with every set secret shown as `***`. */
+  maskedConfig(driver: string, stored: StorageConfig): StorageConfig {
+    const mod = this.registry.get(driver);
+    return mod ? maskSecrets(mod.descriptor, stored) : stored;
+  }
+
+  /** A stored config opened (secrets decrypted) and resolved, as the driver would get it. */
+  openedConfig(driver: string, stored: StorageConfig): StorageConfig {
+    const mod = this.registry.get(driver);
+    if (!mod) return stored;
+    return resolveConfig(mod, openSecrets(mod.descriptor, stored, this.secretKey)).config;
+  }
+
+  /** Whether a driver of that name is registered. */
+  hasDriver(driver: string): boolean {
+    return !!this.registry.get(driver);
+  }
+
+  /** Builds an undecorated driver for a stored config and, unless `probe` is false, probes it (10 s). */
+  async buildBackend(uid: string, driver: string, stored: StorageConfig, probe = true): Promise<StorageDriver> {
+    const built = await this.pool.manager.build({ uid, driver, config: stored }, { bare: true });
+    if (!probe) return built;
+    try {
+      await this.pool.manager.probe(built);
+    } catch (e) {
+      await built.close().catch(() => {});
+      throw e;
+    }
+    return built;
   }
 
   private checkStorageName(name: unknown, exceptId?: number): string {

@@ -45,6 +45,10 @@ export const TABLE_OWNERS = {
   versions: 'protection',
   av_scans: 'protection',
   dav_props: 'gateways',
+  replica_targets: 'replication',
+  replica_rules: 'replication',
+  replica_failures: 'replication',
+  replica_report: 'replication',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

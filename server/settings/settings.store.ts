@@ -56,6 +56,11 @@ export const SETTINGS = {
   webhook_secret: def('', text(1024), 'an encrypted key'),
   /** OIDC sign-in (issuer, client, claims; the client secret encrypted). auth/oidc reads, checks and writes it through a port. */
   oidc: def<Record<string, string | boolean>>({}, isFlatRecord, 'an object of strings and flags'),
+  /** Replication status report schedule (croner syntax; replication checks it before saving). */
+  replica_report_cron: def('0 6 * * *', text(256), 'a cron expression'),
+  replica_report_enabled: def(true, bool, 'true or false'),
+  /** Replication mode of a path no rule matches. */
+  replica_default_mode: def<'mirror' | 'append_only' | 'skip'>('mirror', (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip', 'mirror, append_only or skip'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

@@ -52,9 +52,11 @@ export class DriverManager {
   /**
    * Builds (does not probe, does not install) a driver for `spec`: opens its
    * secrets and resolves its config. Unknown driver or a config problem →
-   * `validation_failed` with the first problem's field.
+   * `validation_failed` with the first problem's field. `bare` skips the
+   * decorators (replication targets: a backup is not a storage, nothing of a
+   * storage's read-only flag or fan-out applies to it).
    */
-  async build(spec: StorageSpec): Promise<StorageDriver> {
+  async build(spec: StorageSpec, o: { bare?: boolean } = {}): Promise<StorageDriver> {
     const mod = this.registry.get(spec.driver);
     if (!mod) throw new AppError('validation_failed', { field: 'driver', reason: `unknown driver ${spec.driver}` }, { field: 'driver' });
     const opened = openSecrets(mod.descriptor, spec.config, this.opts.secretKey);
@@ -64,7 +66,7 @@ export class DriverManager {
       throw new AppError('validation_failed', { field: `config.${p.field}`, reason: p.message }, { field: `config.${p.field}`, problems });
     }
     let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore });
-    for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
+    if (!o.bare) for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
     return driver;
   }
 

@@ -125,9 +125,10 @@ export interface StorageDriver {
   /**
    * `stat` and `localPath` in one containment check (local driver only): what
    * a download of a local file needs, with one real-path walk instead of two.
-   * Missing → `not_found`, like `stat`.
+   * Missing → `not_found`, like `stat`. `path` is null when a decorator
+   * answers from elsewhere (replication's read fallback): serve by `read`.
    */
-  statLocal?(path: string): Promise<{ entry: Entry; path: string }>;
+  statLocal?(path: string): Promise<{ entry: Entry; path: string | null }>;
 }
 
 export type { FieldType, DriverField, DriverCapabilities, DriverDescriptor } from '../contract';
