@@ -15,7 +15,7 @@ import { attachAudit } from './audit';
 import { JobQueue, Scheduler } from './jobs';
 import { createAuth, createOidc } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
-import { createCatalogue, StoragesRepo, ThumbStates } from './catalogue';
+import { createCatalogue, storageSummary, StoragesRepo, ThumbStates } from './catalogue';
 import { FileService, NEWDOC_TYPES } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
@@ -31,6 +31,7 @@ import { readOnlyDecorator } from './storage/read-only';
 import { assertEveryJobHandled } from './jobs-registry';
 import type { Capabilities } from './contract';
 import { createGatewayCore } from './gateways';
+import { createReplication } from './replication';
 
 export interface ComposeOptions {
   logger?: Logger;
@@ -91,17 +92,30 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue);
     const storagesRepo = new StoragesRepo(db);
+    // Replication is the decorator after read-only. Its engine reads the primary through the pool and the
+    // catalogue's config rules, both built after the manager: it reaches them at call time, never at build.
+    const replication = createReplication({
+      db, bus, queue, settings, log: logFn,
+      backends: () => catalogue.storages,
+      unlinkStorages: (id) => storagesRepo.unlinkReplicaTarget(id),
+      summary: storageSummary,
+      primary: (id) => io.drivers.driverFor(id),
+      backoffMs: config.replicaRetryBackoff,
+      timeoutMs: config.replicaTimeout,
+    });
+    cleanups.unshift(() => replication.close());
     // Every driver the manager builds is wrapped; the read-only flag is read at each call, so a save applies at once.
     const manager = new DriverManager(registry, {
       secretKey,
       stateDir: dirs.state,
-      decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only)],
+      decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only), replication.decorator],
       staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) : undefined,
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
     });
     cleanups.unshift(() => manager.closeAll());
     const { catalogue, io, stop: stopCatalogue } = createCatalogue({
       db, repo: storagesRepo, bus, queue, registry, manager, secretKey, log, demo: config.demo,
+      checkReplicaLink: (targetId, storage) => replication.targets.checkLink(targetId, storage),
       hooks: {
         written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook() },
         // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).
@@ -168,7 +182,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     return {
       config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
-      gateways, capabilities, close,
+      gateways, replication, capabilities, close,
     };
   } catch (e) {
     await close();

@@ -1,0 +1,356 @@
+/**
+ * The fan-out. After a primary change succeeded (the decorator calls
+ * `changed`), the engine decides by rule whether and how it reaches the
+ * storage's linked target, then either queues a `replica.copy` job (async
+ * targets) or runs it before the write answers (sync targets).
+ *
+ * Jobs are state-based: a `write` job copies what the primary holds *now*
+ * (nothing when the path is gone), a `delete` job removes the target copy
+ * only when the primary no longer has the path. So a burst of writes to one
+ * path coalesces into one queued job (dedup key per storage, op and path),
+ * and a delete can never overtake the write before it: whichever runs first,
+ * the end state follows the primary. Jobs touching a path also run one at a
+ * time in this process (a keyed lock), so a copy in flight never lands after
+ * the delete that followed it.
+ */
+import { PassThrough, pipeline, Transform } from 'node:stream';
+import { AppError, isAppError } from '../errors';
+import type { EventBus } from '../events';
+import type { JobContext, JobQueue } from '../jobs';
+import { isInternalName, joinRel, parentRel, uiPath } from '../lib/paths';
+import type { ReplicaPolicy } from './policy';
+import type { FailureRow, ReplicationRepo } from './replication.repo';
+import type { TargetsService } from './targets.service';
+import type { CopyPayload, FailureCode, RDriver, REntry, ReplicaOp } from './types';
+
+export const RAW = Symbol('replication.raw');
+const TRASH = '.service-trash';
+
+export interface EngineDeps {
+  repo: ReplicationRepo;
+  policy: ReplicaPolicy;
+  targets: TargetsService;
+  queue: JobQueue;
+  bus: EventBus;
+  /** The live (decorated) driver of a storage; the engine reads through the undecorated one under it. */
+  primary: (storageId: number) => Promise<RDriver>;
+  log: (msg: string, err?: unknown) => void;
+  /** Base backoff between attempts of a failed copy (doubles per attempt). */
+  backoffMs: number;
+  /** Bound on one attempt; a target that hangs fails the attempt, the queue goes on. */
+  timeoutMs: number;
+}
+
+/** A failure to replicate, with its spec code. */
+class ReplicaFailure extends Error {
+  constructor(readonly code: FailureCode, message: string) {
+    super(message);
+  }
+}
+
+export class ReplicationEngine {
+  private locks = new Map<string, Promise<unknown>>();
+
+  constructor(private d: EngineDeps) {}
+
+  /** Registers the job handlers (`replica.copy`, `replica_retry`) on the queue. */
+  register(): void {
+    const opts = { concurrency: 2, maxAttempts: 3, backoffMs: this.d.backoffMs, timeoutMs: this.d.timeoutMs };
+    this.d.queue.register('replica.copy', (ctx) => this.runJob(ctx.payload, ctx), opts);
+    this.d.queue.register('replica_retry', async (ctx) => {
+      const f = this.d.repo.failure(ctx.payload.failure_id);
+      if (!f || f.resolved_at) return { skipped: true };
+      return this.runJob({ storage_id: f.storage_id, op: f.op, rel: f.rel, ...(f.to_rel ? { to: f.to_rel } : {}) }, ctx);
+    }, opts);
+  }
+
+  /** Whether storage `uid` has an enabled target right now (cheap: one indexed read). */
+  linkedTarget(uid: string): { storageId: number; storage: string; targetId: number; sync: boolean } | null {
+    const s = this.d.repo.storageByUid(uid);
+    if (!s?.replica_target_id) return null;
+    const t = this.d.repo.target(s.replica_target_id);
+    if (!t || !t.enabled) return null;
+    return { storageId: s.id, storage: s.name, targetId: t.id, sync: t.mode === 'sync' };
+  }
+
+  /**
+   * A primary change succeeded: replicate it per the rules. Never throws (the
+   * primary write stands whatever happens to its copy); for a sync target it
+   * resolves once the copy is on the target or its failure is logged.
+   */
+  async changed(uid: string, kind: 'write' | 'mkdir' | 'delete' | 'move' | 'copy', rel: string, to?: string): Promise<void> {
+    try {
+      const link = this.linkedTarget(uid);
+      if (!link) return;
+      for (const p of this.plan(link.storage, kind, rel, to)) {
+        const payload: CopyPayload = { storage_id: link.storageId, ...p };
+        if (link.sync) await this.runNow(payload);
+        else this.enqueue(payload);
+      }
+    } catch (e) {
+      this.d.log(`replication of ${kind} ${rel} could not be queued`, e);
+    }
+  }
+
+  /** Jobs for one primary change under the mode table (spec: Replication semantics 4). */
+  private plan(storage: string, kind: 'write' | 'mkdir' | 'delete' | 'move' | 'copy', rel: string, to?: string): Array<Omit<CopyPayload, 'storage_id'>> {
+    const mode = (r: string) => (isTemp(r) ? 'skip' : this.d.policy.modeFor(storage, r));
+    switch (kind) {
+      case 'write':
+      case 'mkdir':
+        return mode(rel) === 'skip' ? [] : [{ op: 'write', rel }];
+      case 'delete':
+        return mode(rel) === 'mirror' ? [{ op: 'delete', rel }] : [];
+      case 'copy':
+        return to && mode(to) !== 'skip' ? [{ op: 'copy', rel: to }] : [];
+      case 'move': {
+        if (!to) return [];
+        const from = mode(rel);
+        const dest = mode(to);
+        // A move into the trash is a delete of its source: append_only keeps the backup copy where it was.
+        if (from === 'mirror' && dest !== 'skip' && !isTemp(rel)) return [{ op: 'move', rel, to }];
+        const out: Array<Omit<CopyPayload, 'storage_id'>> = [];
+        if (dest !== 'skip') out.push({ op: 'copy', rel: to });
+        if (from === 'mirror' && !isTemp(rel)) out.push({ op: 'delete', rel });
+        return out;
+      }
+    }
+  }
+
+  /**
+   * Queues a job; a job already queued for the same (storage, op, path)
+   * absorbs it. While one runs, the next change gets its own (second) key,
+   * so a write that lands during a copy is never lost to the running job.
+   */
+  enqueue(p: CopyPayload): string {
+    const base = `replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}`;
+    const key = this.d.repo.liveOp(base) === 'running' ? `${base}#next` : base;
+    return this.d.queue.enqueue('replica.copy', p, { dedupKey: key, priority: -1 });
+  }
+
+  /** Runs a job now (sync targets); a failure is logged and retried by the queue. */
+  private async runNow(p: CopyPayload): Promise<void> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(new AppError('timeout')), this.d.timeoutMs);
+    try {
+      await this.run(p, ac.signal, true);
+    } catch {
+      this.enqueue(p);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async runJob(p: CopyPayload, ctx: Pick<JobContext, 'signal'>): Promise<unknown> {
+    await this.run(p, ctx.signal, false);
+    return { ok: true };
+  }
+
+  /** One attempt: replicate, resolve the failure row on success, record it (and rethrow) on failure. */
+  private async run(p: CopyPayload, signal: AbortSignal, inline: boolean): Promise<void> {
+    const keys = [p.rel, ...(p.to ? [p.to] : [])].map((r) => `${p.storage_id}:${r}`).sort();
+    try {
+      await this.locked(keys, () => bounded(signal, this.apply(p, signal)));
+      this.d.repo.resolve(p.storage_id, p.rel, p.op);
+    } catch (e) {
+      const f = e instanceof ReplicaFailure ? e : new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
+      const { row, opened } = this.d.repo.recordFailure({ storage_id: p.storage_id, rel: p.rel, op: p.op, to_rel: p.to ?? null, code: f.code, message: f.message });
+      if (opened) await this.announce(row);
+      if (!inline) this.d.log(`replication ${p.op} ${p.rel} failed (${f.code}, attempt ${row.attempts}): ${f.message}`);
+      throw new AppError('storage_unreachable', { reason: `${f.code}: ${f.message}` }, undefined, `${f.code}: ${f.message}`);
+    }
+  }
+
+  private async announce(f: FailureRow): Promise<void> {
+    const name = this.d.repo.storage(f.storage_id)?.name ?? String(f.storage_id);
+    await this.d.bus.emit('replica_fail', {
+      title: 'Backup copy failed', body: `${f.op} ${uiPath(name, f.rel)}: ${f.message}`,
+      path: uiPath(name, f.rel), op: f.op, code: f.code, message: f.message, attempts: f.attempts,
+    });
+  }
+
+  private async apply(p: CopyPayload, signal: AbortSignal): Promise<void> {
+    const s = this.d.repo.storage(p.storage_id);
+    if (!s?.replica_target_id) return; // unlinked since: nothing to replicate
+    const t = this.d.repo.target(s.replica_target_id);
+    if (!t?.enabled) return;
+    let target: RDriver;
+    try {
+      target = await this.d.targets.driver(t.id);
+    } catch (e) {
+      throw new ReplicaFailure('REPLICA_NO_WRITER', `target "${t.name}" cannot be opened: ${message(e)}`);
+    }
+    let primary: RDriver;
+    try {
+      const live = await this.d.primary(p.storage_id);
+      primary = (live as RDriver & { [RAW]?: RDriver })[RAW] ?? live;
+    } catch (e) {
+      throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(e));
+    }
+    switch (p.op) {
+      case 'write':
+      case 'copy':
+        return this.push(primary, target, p.rel, p.op === 'copy', signal);
+      case 'delete':
+        if (await statOrNull(primary, p.rel)) return; // written again since: the later write job copies it
+        return this.targetDelete(target, p.rel);
+      case 'move':
+        return this.move(primary, target, p.rel, p.to!, signal);
+    }
+  }
+
+  /** Copies `rel` (a file, or with `deep` a whole folder) from the primary as it is now. */
+  private async push(primary: RDriver, target: RDriver, rel: string, deep: boolean, signal: AbortSignal): Promise<void> {
+    const top = await statOrNull(primary, rel);
+    if (!top) return;
+    if (top.type === 'file') return this.copyFile(primary, target, rel, top, signal);
+    await this.targetOp(() => target.mkdir(rel));
+    if (!deep) return;
+    for (const item of await tree(primary, rel, signal)) {
+      signal.throwIfAborted();
+      const at = joinRel(rel, item.path);
+      if (item.type === 'dir') await this.targetOp(() => target.mkdir(at));
+      else await this.copyFile(primary, target, at, item, signal);
+    }
+  }
+
+  /** Streams one file primary → target (never buffered whole), then checks the target's size. */
+  private async copyFile(primary: RDriver, target: RDriver, rel: string, entry: REntry, signal: AbortSignal): Promise<void> {
+    let source;
+    try {
+      source = await primary.read(rel, undefined, signal);
+    } catch (e) {
+      if (isAppError(e) && e.code === 'not_found') return; // gone since: a delete job follows
+      throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(e));
+    }
+    let sourceError: Error | null = null;
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        bytes += chunk.length;
+        cb(null, chunk);
+      },
+    });
+    source.once('error', (e) => (sourceError ??= e));
+    const body = new PassThrough();
+    pipeline(source, counter, body, () => undefined);
+    if (parentRel(rel)) await this.targetOp(() => target.mkdir(parentRel(rel)));
+    try {
+      await target.write(rel, body, { size: entry.size, mime: entry.mime, overwrite: true, signal });
+    } catch (e) {
+      body.destroy();
+      if (sourceError) throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(sourceError));
+      throw new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
+    }
+    if (sourceError) throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(sourceError));
+    // Read-back: what the target holds now must be what was sent (a target that truncates is caught here).
+    let got: REntry;
+    try {
+      got = await target.stat(rel);
+    } catch (e) {
+      throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back after the write failed: ${message(e)}`);
+    }
+    if (got.size !== bytes) throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back size ${got.size} differs from the ${bytes} bytes sent`);
+  }
+
+  private async move(primary: RDriver, target: RDriver, from: string, to: string, signal: AbortSignal): Promise<void> {
+    const now = await statOrNull(primary, to);
+    let moved = false;
+    if (target.move && now) {
+      try {
+        if (parentRel(to)) await target.mkdir(parentRel(to));
+        await target.move(from, to, { overwrite: true });
+        moved = true;
+      } catch (e) {
+        if (!(isAppError(e) && (e.code === 'not_found' || e.code === 'unsupported'))) throw new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
+      }
+    }
+    if (moved && now!.type === 'file') {
+      const got = await statOrNull(target, to);
+      if (got && got.size === now!.size) moved = true;
+      else moved = false;
+    }
+    if (!moved && now) await this.push(primary, target, to, true, signal);
+    if (!moved && !(await statOrNull(primary, from))) await this.targetDelete(target, from);
+  }
+
+  private async targetDelete(target: RDriver, rel: string): Promise<void> {
+    try {
+      await target.delete(rel);
+    } catch (e) {
+      if (isAppError(e) && e.code === 'not_found') return;
+      throw new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
+    }
+  }
+
+  private async targetOp(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      if (e instanceof ReplicaFailure) throw e;
+      throw new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
+    }
+  }
+
+  /** Runs `fn` once every earlier holder of any of `keys` is done (keys sorted: no deadlock). */
+  private async locked<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
+    const before = keys.map((k) => this.locks.get(k) ?? Promise.resolve());
+    const run = Promise.allSettled(before).then(fn);
+    const settled = run.catch(() => undefined);
+    for (const k of keys) this.locks.set(k, settled);
+    void settled.then(() => keys.forEach((k) => this.locks.get(k) === settled && this.locks.delete(k)));
+    return run;
+  }
+}
+
+/** Temp and staging names are never replicated (their final rename is). */
+const isTemp = (rel: string) => rel.split('/').some((n) => isInternalName(n) && n !== TRASH && n !== '.versions');
+
+async function statOrNull(d: RDriver, rel: string): Promise<REntry | null> {
+  try {
+    return await d.stat(rel);
+  } catch (e) {
+    if (isAppError(e) && e.code === 'not_found') return null;
+    throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(e));
+  }
+}
+
+/** Everything below folder `rel`, parents first, paths relative to it. */
+async function tree(d: RDriver, rel: string, signal: AbortSignal): Promise<Array<REntry & { path: string }>> {
+  const out: Array<REntry & { path: string }> = [];
+  try {
+    if (d.walk) {
+      for await (const w of d.walk(rel, signal)) if (w.path !== '') out.push(w);
+      return out.sort((a, b) => a.path.split('/').length - b.path.split('/').length);
+    }
+    const dirs = [''];
+    while (dirs.length) {
+      const at = dirs.shift()!;
+      for await (const e of d.list(at === '' ? rel : joinRel(rel, at))) {
+        const path = at === '' ? e.name : joinRel(at, e.name);
+        out.push({ ...e, path });
+        if (e.type === 'dir') dirs.push(path);
+      }
+    }
+    return out;
+  } catch (e) {
+    throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(e));
+  }
+}
+
+/** Rejects when `signal` fires even if `work` never settles (a hung target). */
+function bounded<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(new ReplicaFailure('REPLICA_WRITE_FAIL', 'timed out'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ReplicaFailure('REPLICA_WRITE_FAIL', `aborted: ${message(signal.reason)}`));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function message(e: unknown): string {
+  if (isAppError(e)) return typeof e.params.reason === 'string' && e.params.reason ? e.params.reason : e.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+export type { ReplicaOp };

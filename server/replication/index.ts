@@ -1,0 +1,70 @@
+/**
+ * Replication: a storage's changes copied to a backup-only target (spec:
+ * Replication). `createReplication` builds the parts; the composition root
+ * installs `decorator` on the driver manager, hands `targets.checkLink` to the
+ * catalogue, and `main.ts` arms the report schedule.
+ */
+import type { Db } from '../db';
+import type { EventBus } from '../events';
+import type { JobQueue, Scheduler } from '../jobs';
+import type { SettingsStore } from '../settings';
+import { replicationDecorator } from './decorator';
+import { ReplicationEngine } from './engine';
+import { ReplicaPolicy } from './policy';
+import { RepairService } from './repair.service';
+import { ReplicationRepo } from './replication.repo';
+import { TargetsService, type BackendRules } from './targets.service';
+import type { RDriver } from './types';
+
+export type { TargetInput, TargetView, BackendRules } from './targets.service';
+export type { RuleInput, RuleView, ReplicaSettings } from './policy';
+export type { FailureView, ReportView } from './repair.service';
+export { REPLICA_MODES, REPLICA_OPS, type ReplicaMode, type ReplicaOp, type TargetMode } from './types';
+export { compileGlob, globProblem } from './glob';
+
+export interface ReplicationDeps {
+  db: Db;
+  bus: EventBus;
+  queue: JobQueue;
+  settings: SettingsStore;
+  log: (msg: string, err?: unknown) => void;
+  /** The catalogue's storage config rules (asked at call time: the catalogue is built after the decorator). */
+  backends: () => BackendRules;
+  /** Unlinks every storage from a deleted target (the catalogue owns `storages`). */
+  unlinkStorages: (targetId: number) => number;
+  /** A storage's short "where it points" line, reused for targets. */
+  summary: (driver: string, config: Record<string, unknown>) => string;
+  /** The live driver of a storage (the file service's pool). */
+  primary: (storageId: number) => Promise<RDriver>;
+  backoffMs: number;
+  timeoutMs: number;
+}
+
+export function createReplication(d: ReplicationDeps) {
+  const repo = new ReplicationRepo(d.db);
+  const rules: BackendRules = {
+    descriptors: () => d.backends().descriptors(),
+    hasDriver: (x) => d.backends().hasDriver(x),
+    prepareBackendConfig: (x, raw, old) => d.backends().prepareBackendConfig(x, raw, old),
+    maskedConfig: (x, c) => d.backends().maskedConfig(x, c),
+    openedConfig: (x, c) => d.backends().openedConfig(x, c),
+    buildBackend: (uid, x, c, probe) => d.backends().buildBackend(uid, x, c, probe),
+  };
+  const targets = new TargetsService(repo, rules, d.unlinkStorages, d.summary);
+  const policy = new ReplicaPolicy(repo, d.settings);
+  const engine = new ReplicationEngine({ repo, policy, targets, queue: d.queue, bus: d.bus, primary: d.primary, log: d.log, backoffMs: d.backoffMs, timeoutMs: d.timeoutMs });
+  engine.register();
+  const repair = new RepairService(repo, d.queue, d.bus, d.settings);
+  const decorator = replicationDecorator(engine, targets, d.bus, d.log);
+  return {
+    targets, policy, repair, engine, decorator,
+    /** Arms the report schedule and re-arms it whenever the settings change (server only). */
+    schedule(scheduler: Scheduler): void {
+      repair.schedule(scheduler, d.log);
+      policy.onChange(() => repair.schedule(scheduler, d.log));
+    },
+    close: () => targets.closeAll(),
+  };
+}
+
+export type Replication = ReturnType<typeof createReplication>;

@@ -1,0 +1,134 @@
+/**
+ * Rules and settings: which mode a path replicates in. Rules are evaluated by
+ * ascending priority (then id); the first enabled rule whose glob matches
+ * `<storage name>/<rel>` decides, else `default_mode`. The compiled list is
+ * kept in memory and rebuilt on every change, so a change applies at once.
+ */
+import { AppError, validation } from '../errors';
+import { parseCron } from '../jobs';
+import type { SettingsStore } from '../settings';
+import { compileGlob, globProblem } from './glob';
+import type { ReplicationRepo, RuleRow } from './replication.repo';
+import { REPLICA_MODES, type ReplicaMode } from './types';
+
+export interface RuleInput {
+  path_pattern?: string;
+  mode?: string;
+  priority?: number;
+  enabled?: boolean;
+  description?: string | null;
+}
+
+export interface RuleView {
+  id: number;
+  path_pattern: string;
+  mode: ReplicaMode;
+  priority: number;
+  enabled: boolean;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReplicaSettings {
+  report_cron: string;
+  report_enabled: boolean;
+  default_mode: ReplicaMode;
+}
+
+const view = (r: RuleRow): RuleView => ({ ...r, enabled: !!r.enabled });
+
+export class ReplicaPolicy {
+  private compiled: Array<{ re: RegExp; mode: ReplicaMode }> | null = null;
+  private listeners = new Set<() => void>();
+
+  constructor(private repo: ReplicationRepo, private settings: SettingsStore) {}
+
+  /** The mode for `rel` of the storage named `storage`. */
+  modeFor(storage: string, rel: string): ReplicaMode {
+    this.compiled ??= this.repo.rules().filter((r) => r.enabled).map((r) => ({ re: compileGlob(r.path_pattern), mode: r.mode }));
+    const path = rel ? `${storage}/${rel}` : storage;
+    return this.compiled.find((r) => r.re.test(path))?.mode ?? this.settings.get('replica_default_mode');
+  }
+
+  rules(): RuleView[] {
+    return this.repo.rules().map(view);
+  }
+
+  createRule(input: RuleInput): RuleView {
+    if (input.path_pattern === undefined) throw validation('path_pattern', 'is required');
+    if (input.mode === undefined) throw validation('mode', 'is required');
+    const id = this.repo.insertRule({
+      path_pattern: checkGlob(input.path_pattern), mode: checkMode(input.mode, 'mode'), priority: input.priority ?? 100,
+      enabled: input.enabled === false ? 0 : 1, description: input.description ?? null,
+    });
+    this.changed();
+    return view(this.repo.rule(id)!);
+  }
+
+  updateRule(id: number, input: RuleInput): RuleView {
+    if (!this.repo.rule(id)) throw new AppError('not_found');
+    this.repo.patchRule(id, {
+      ...(input.path_pattern !== undefined ? { path_pattern: checkGlob(input.path_pattern) } : {}),
+      ...(input.mode !== undefined ? { mode: checkMode(input.mode, 'mode') } : {}),
+      ...(input.priority !== undefined ? { priority: input.priority } : {}),
+      ...(input.enabled !== undefined ? { enabled: input.enabled ? 1 : 0 } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+    });
+    this.changed();
+    return view(this.repo.rule(id)!);
+  }
+
+  deleteRule(id: number): void {
+    if (!this.repo.deleteRule(id)) throw new AppError('not_found');
+    this.changed();
+  }
+
+  settingsView(): ReplicaSettings {
+    return {
+      report_cron: this.settings.get('replica_report_cron'),
+      report_enabled: this.settings.get('replica_report_enabled'),
+      default_mode: this.settings.get('replica_default_mode'),
+    };
+  }
+
+  /** Applies any subset; every value is checked before anything is stored. Listeners (the report schedule) run after. */
+  patchSettings(input: Partial<{ report_cron: string; report_enabled: boolean; default_mode: string }>): ReplicaSettings {
+    let cron: string | undefined;
+    if (input.report_cron !== undefined) {
+      cron = input.report_cron.trim();
+      try {
+        parseCron(cron);
+      } catch (e) {
+        throw validation('report_cron', (e as Error).message);
+      }
+    }
+    const mode = input.default_mode !== undefined ? checkMode(input.default_mode, 'default_mode') : undefined;
+    if (cron !== undefined) this.settings.set('replica_report_cron', cron);
+    if (input.report_enabled !== undefined) this.settings.set('replica_report_enabled', input.report_enabled);
+    if (mode !== undefined) this.settings.set('replica_default_mode', mode);
+    this.changed();
+    return this.settingsView();
+  }
+
+  /** Runs `fn` after every rule or settings change. */
+  onChange(fn: () => void): void {
+    this.listeners.add(fn);
+  }
+
+  private changed(): void {
+    this.compiled = null;
+    for (const fn of this.listeners) fn();
+  }
+}
+
+function checkGlob(p: string): string {
+  const problem = globProblem(p);
+  if (problem) throw validation('path_pattern', problem);
+  return p.trim();
+}
+
+function checkMode(m: string, field: string): ReplicaMode {
+  if (!(REPLICA_MODES as readonly string[]).includes(m)) throw validation(field, `must be one of ${REPLICA_MODES.join(', ')}`);
+  return m as ReplicaMode;
+}

@@ -1,0 +1,119 @@
+/**
+ * The failure log's face (list, count, Fix all, Fix one) and the status
+ * report: one row overwritten per run, announced as `replica_status_report`
+ * only when actionable (unresolved failures, repairs in the last 24 hours,
+ * or the legacy single webhook URL set).
+ */
+import { AppError } from '../errors';
+import type { EventBus } from '../events';
+import type { JobQueue, Scheduler } from '../jobs';
+import { cleanRel, uiPath } from '../lib/paths';
+import type { SettingsStore } from '../settings';
+import type { FailureRow, ReplicationRepo } from './replication.repo';
+import { REPLICA_OPS, type ReplicaOp } from './types';
+
+export interface FailureView {
+  id: number;
+  path: string;
+  storage_id: number;
+  op: ReplicaOp;
+  to: string | null;
+  code: string;
+  message: string;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+}
+
+export interface ReportView {
+  ran_at: string;
+  unresolved: number;
+  repaired_24h: number;
+  actionable: boolean;
+  targets: Array<{ id: number; name: string; driver: string; mode: string; enabled: boolean; storages: string[] }>;
+}
+
+export const REPORT_SCHEDULE = 'replica.report';
+
+export class RepairService {
+  constructor(private repo: ReplicationRepo, private queue: JobQueue, private bus: EventBus, private settings: SettingsStore) {}
+
+  private view(f: FailureRow): FailureView {
+    const s = this.repo.storage(f.storage_id);
+    const name = s?.name ?? String(f.storage_id);
+    return {
+      id: f.id, path: uiPath(name, f.rel), storage_id: f.storage_id, op: f.op, to: f.to_rel === null ? null : uiPath(name, f.to_rel), code: f.code,
+      message: f.message, attempts: f.attempts, created_at: f.created_at, updated_at: f.updated_at, resolved_at: f.resolved_at,
+    };
+  }
+
+  failures(o: { unresolved?: boolean; limit: number; offset: number }): FailureView[] {
+    return this.repo.failures(o).map((f) => this.view(f));
+  }
+
+  count(): number {
+    return this.repo.unresolvedCount();
+  }
+
+  /** Queues one `replica_retry` op per unresolved failure (a retry already queued absorbs its twin); announces `replica_reconcile_done`. */
+  async fixAll(): Promise<{ queued: number }> {
+    const ids = this.repo.unresolvedIds();
+    for (const id of ids) this.queue.enqueue('replica_retry', { failure_id: id }, { dedupKey: `replica_retry:${id}`, priority: -1 });
+    await this.bus.emit('replica_reconcile_done', { title: 'Backup repair queued', body: `${ids.length} failed copies queued for another attempt.`, queued: ids.length });
+    return { queued: ids.length };
+  }
+
+  /** Queues the retry of the unresolved failure of (`path`, `op`); `not_found` when there is none. */
+  fixOne(path: string, op: string): { queued: number; op_id: string } {
+    if (!(REPLICA_OPS as readonly string[]).includes(op)) throw new AppError('validation_failed', { field: 'op' }, { field: 'op', reason: `one of ${REPLICA_OPS.join(', ')}` });
+    const trimmed = path.replace(/^\/+/, '');
+    const slash = trimmed.indexOf('/');
+    const storage = this.repo.storageByName(slash < 0 ? trimmed : trimmed.slice(0, slash));
+    if (!storage) throw new AppError('not_found');
+    const rel = cleanRel(slash < 0 ? '' : trimmed.slice(slash + 1), { allowReserved: true });
+    const f = this.repo.failureByKey(storage.id, rel, op as ReplicaOp);
+    if (!f || f.resolved_at) throw new AppError('not_found');
+    return { queued: 1, op_id: this.queue.enqueue('replica_retry', { failure_id: f.id }, { dedupKey: `replica_retry:${f.id}`, priority: -1 }) };
+  }
+
+  /** The latest report, or null before the first run. */
+  report(): ReportView | null {
+    const r = this.repo.report();
+    return r ? (JSON.parse(r.body) as ReportView) : null;
+  }
+
+  /** Runs the report now: overwrites the row, announces it when actionable. */
+  async runReport(): Promise<ReportView> {
+    const ranAt = new Date();
+    const unresolved = this.repo.unresolvedCount();
+    const repaired = this.repo.repairedSince(new Date(ranAt.getTime() - 86_400_000).toISOString());
+    const actionable = unresolved > 0 || repaired > 0 || !!this.settings.get('webhook_url');
+    const storages = this.repo.storages();
+    const view: ReportView = {
+      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable,
+      targets: this.repo.targets().map((t) => ({
+        id: t.id, name: t.name, driver: t.driver, mode: t.mode, enabled: !!t.enabled,
+        storages: storages.filter((s) => s.replica_target_id === t.id).map((s) => s.name),
+      })),
+    };
+    this.repo.saveReport({ ran_at: view.ran_at, unresolved, repaired_24h: repaired, actionable: actionable ? 1 : 0, body: JSON.stringify(view) });
+    if (actionable)
+      await this.bus.emit('replica_status_report', {
+        title: 'Backup status', body: `${unresolved} unresolved failed copies; ${repaired} repaired in the last 24 hours.`,
+        unresolved, repaired_24h: repaired,
+      });
+    return view;
+  }
+
+  /** (Re)arms the report schedule from the settings: removed when disabled. */
+  schedule(scheduler: Scheduler, log: (msg: string, err?: unknown) => void): void {
+    if (!this.settings.get('replica_report_enabled')) return scheduler.remove(REPORT_SCHEDULE);
+    try {
+      scheduler.cron(REPORT_SCHEDULE, this.settings.get('replica_report_cron'), async () => void (await this.runReport()));
+    } catch (e) {
+      log('the replication report schedule is invalid; no report runs', e);
+      scheduler.remove(REPORT_SCHEDULE);
+    }
+  }
+}

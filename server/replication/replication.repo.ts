@@ -1,0 +1,174 @@
+/** The replication tables (owner: replication): targets, rules, the failure log and the report row. */
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db';
+import type { FailureCode, ReplicaMode, ReplicaOp, TargetMode } from './types';
+
+export interface TargetRow {
+  id: number;
+  uid: string;
+  name: string;
+  driver: string;
+  config: string;
+  mode: TargetMode;
+  enabled: number;
+  created_at: string;
+  updated_at: string;
+}
+export interface RuleRow {
+  id: number;
+  path_pattern: string;
+  mode: ReplicaMode;
+  priority: number;
+  enabled: number;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface FailureRow {
+  id: number;
+  storage_id: number;
+  rel: string;
+  op: ReplicaOp;
+  to_rel: string | null;
+  code: FailureCode;
+  message: string;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+}
+export interface ReportRow {
+  id: 1;
+  ran_at: string;
+  unresolved: number;
+  repaired_24h: number;
+  actionable: number;
+  body: string;
+}
+
+const now = () => new Date().toISOString();
+export const newTargetUid = (): string => 'rt' + randomBytes(8).toString('hex');
+
+export class ReplicationRepo {
+  constructor(private db: Db) {}
+
+  private get s() {
+    return this.db.sqlite;
+  }
+
+  // Targets
+  targets(): TargetRow[] {
+    return this.s.prepare('SELECT * FROM replica_targets ORDER BY id').all() as TargetRow[];
+  }
+  target(id: number): TargetRow | undefined {
+    return this.s.prepare('SELECT * FROM replica_targets WHERE id = ?').get(id) as TargetRow | undefined;
+  }
+  targetNameTaken(name: string, exceptId = -1): boolean {
+    return !!this.s.prepare('SELECT 1 FROM replica_targets WHERE name = ? AND id != ?').get(name, exceptId);
+  }
+  insertTarget(r: Pick<TargetRow, 'uid' | 'name' | 'driver' | 'config' | 'mode' | 'enabled'>): number {
+    const t = now();
+    return Number(this.s.prepare('INSERT INTO replica_targets (uid, name, driver, config, mode, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(r.uid, r.name, r.driver, r.config, r.mode, r.enabled, t, t).lastInsertRowid);
+  }
+  patchTarget(id: number, p: Partial<Pick<TargetRow, 'name' | 'driver' | 'config' | 'mode' | 'enabled'>>): void {
+    const keys = Object.keys(p);
+    if (!keys.length) return;
+    this.s.prepare(`UPDATE replica_targets SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`).run({ ...p, id, updated_at: now() });
+  }
+  deleteTarget(id: number): void {
+    this.s.prepare('DELETE FROM replica_targets WHERE id = ?').run(id);
+  }
+
+  // Rules
+  rules(): RuleRow[] {
+    return this.s.prepare('SELECT * FROM replica_rules ORDER BY priority, id').all() as RuleRow[];
+  }
+  rule(id: number): RuleRow | undefined {
+    return this.s.prepare('SELECT * FROM replica_rules WHERE id = ?').get(id) as RuleRow | undefined;
+  }
+  insertRule(r: Pick<RuleRow, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>): number {
+    const t = now();
+    return Number(this.s.prepare('INSERT INTO replica_rules (path_pattern, mode, priority, enabled, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(r.path_pattern, r.mode, r.priority, r.enabled, r.description, t, t).lastInsertRowid);
+  }
+  patchRule(id: number, p: Partial<Pick<RuleRow, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>>): void {
+    const keys = Object.keys(p);
+    if (!keys.length) return;
+    this.s.prepare(`UPDATE replica_rules SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`).run({ ...p, id, updated_at: now() });
+  }
+  deleteRule(id: number): boolean {
+    return this.s.prepare('DELETE FROM replica_rules WHERE id = ?').run(id).changes > 0;
+  }
+
+  // Failures
+  /**
+   * Records a failure of (storage, rel, op): a new row, or the same row again
+   * with its attempt count raised and `resolved_at` cleared. Returns the row
+   * and whether it was (re)opened by this call (it was not unresolved before).
+   */
+  recordFailure(f: { storage_id: number; rel: string; op: ReplicaOp; to_rel: string | null; code: FailureCode; message: string }): { row: FailureRow; opened: boolean } {
+    return this.s.transaction(() => {
+      const before = this.s.prepare('SELECT resolved_at FROM replica_failures WHERE storage_id = ? AND rel = ? AND op = ?').get(f.storage_id, f.rel, f.op) as { resolved_at: string | null } | undefined;
+      const t = now();
+      const row = this.s.prepare(`INSERT INTO replica_failures (storage_id, rel, op, to_rel, code, message, attempts, created_at, updated_at)
+          VALUES (@storage_id, @rel, @op, @to_rel, @code, @message, 1, @t, @t)
+          ON CONFLICT (storage_id, rel, op) DO UPDATE SET attempts = attempts + 1, code = excluded.code, message = excluded.message,
+            to_rel = excluded.to_rel, updated_at = excluded.updated_at, resolved_at = NULL
+          RETURNING *`).get({ ...f, message: f.message.slice(0, 2000), t }) as FailureRow;
+      return { row, opened: !before || before.resolved_at !== null };
+    })();
+  }
+  /** Marks the unresolved failure of (storage, rel, op) resolved; false when there was none. */
+  resolve(storageId: number, rel: string, op: ReplicaOp): boolean {
+    return this.s.prepare('UPDATE replica_failures SET resolved_at = ?, updated_at = ? WHERE storage_id = ? AND rel = ? AND op = ? AND resolved_at IS NULL').run(now(), now(), storageId, rel, op).changes > 0;
+  }
+  failure(id: number): FailureRow | undefined {
+    return this.s.prepare('SELECT * FROM replica_failures WHERE id = ?').get(id) as FailureRow | undefined;
+  }
+  failureByKey(storageId: number, rel: string, op: ReplicaOp): FailureRow | undefined {
+    return this.s.prepare('SELECT * FROM replica_failures WHERE storage_id = ? AND rel = ? AND op = ?').get(storageId, rel, op) as FailureRow | undefined;
+  }
+  failures(o: { unresolved?: boolean; limit: number; offset: number }): FailureRow[] {
+    const where = o.unresolved ? 'WHERE resolved_at IS NULL' : '';
+    return this.s.prepare(`SELECT * FROM replica_failures ${where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`).all(o.limit, o.offset) as FailureRow[];
+  }
+  unresolvedIds(): number[] {
+    return (this.s.prepare('SELECT id FROM replica_failures WHERE resolved_at IS NULL ORDER BY id').all() as Array<{ id: number }>).map((r) => r.id);
+  }
+  unresolvedCount(): number {
+    return (this.s.prepare('SELECT count(*) AS n FROM replica_failures WHERE resolved_at IS NULL').get() as { n: number }).n;
+  }
+  repairedSince(iso: string): number {
+    return (this.s.prepare('SELECT count(*) AS n FROM replica_failures WHERE resolved_at IS NOT NULL AND resolved_at >= ?').get(iso) as { n: number }).n;
+  }
+
+  // Report
+  report(): ReportRow | undefined {
+    return this.s.prepare('SELECT * FROM replica_report WHERE id = 1').get() as ReportRow | undefined;
+  }
+  saveReport(r: Omit<ReportRow, 'id'>): void {
+    this.s.prepare(`INSERT INTO replica_report (id, ran_at, unresolved, repaired_24h, actionable, body) VALUES (1, @ran_at, @unresolved, @repaired_24h, @actionable, @body)
+      ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, unresolved = excluded.unresolved, repaired_24h = excluded.repaired_24h, actionable = excluded.actionable, body = excluded.body`).run(r);
+  }
+
+  /** Storage link of a storage uid (read of the catalogue's table), or undefined for an unknown uid. */
+  storageByUid(uid: string): { id: number; name: string; replica_target_id: number | null } | undefined {
+    return (this.linkStmt ??= this.s.prepare('SELECT id, name, replica_target_id FROM storages WHERE uid = ?')).get(uid) as never;
+  }
+  private linkStmt?: ReturnType<Db['sqlite']['prepare']>;
+
+  storage(id: number): { id: number; uid: string; name: string; driver: string; config: string; replica_target_id: number | null } | undefined {
+    return this.s.prepare('SELECT id, uid, name, driver, config, replica_target_id FROM storages WHERE id = ?').get(id) as never;
+  }
+  storageByName(name: string): { id: number; uid: string; name: string } | undefined {
+    return this.s.prepare('SELECT id, uid, name FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1').get(name, name, name) as never;
+  }
+  storages(): Array<{ id: number; name: string; driver: string; config: string; replica_target_id: number | null }> {
+    return this.s.prepare('SELECT id, name, driver, config, replica_target_id FROM storages ORDER BY id').all() as never;
+  }
+  /** Status of the live op with dedup key `key` (read of the jobs table), or undefined. */
+  liveOp(key: string): 'queued' | 'running' | undefined {
+    return (this.s.prepare("SELECT status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { status: 'queued' | 'running' } | undefined)?.status;
+  }
+}
