@@ -37,6 +37,7 @@ import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
+import { replicationRoutes } from './http/routes/replication.routes';
 import { quotaRoutes } from './http/routes/quota.routes';
 import { thumbRoutes } from './http/routes/thumbs.routes';
 import { archiveRoutes } from './http/routes/archives.routes';
@@ -154,6 +155,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
+      replicationRoutes({ replication: sv.replication, bus, maxJsonBytes: json }),
       quotaRoutes({ catalogue, files, auth, bus }),
       thumbRoutes({ thumbs, files }),
       archiveRoutes({ archives: sv.archives, maxJsonBytes: json }),
@@ -188,6 +190,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('shares.sweep', 3_600_000, () => void shares.sweep());
     scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
     scheduleProtection(protection, scheduler, logFn);
+    sv.replication.schedule(scheduler);
     queue.start();
     await catalogue.syncer.startAll();
     updater.start();

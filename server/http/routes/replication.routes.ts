@@ -1,0 +1,155 @@
+/**
+ * Admin replication (spec: Admin: protection, replication, updates):
+ * targets under /api/admin/replication-targets, rules, settings, the failure
+ * log, Fix and the report under /api/admin/replica. Every route answers 503
+ * `not_configured` when the process has no replication wired. Admin-verb API
+ * keys reach the same routes under /api/ai/admin/... (key-scope.ts).
+ */
+import Router from '@koa/router';
+import { AppError } from '../../errors';
+import { REPLICA_MODES, REPLICA_OPS, type Replication } from '../../replication';
+import { readObject } from '../middlewares/body';
+import { requireAdmin } from '../middlewares/auth';
+import { q, validate, z } from '../validate';
+import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import type { EventBus } from '../../events';
+
+const targetBody = z
+  .object({
+    name: z.string().max(255),
+    driver: z.string().min(1).max(100),
+    config: z.unknown(),
+    mode: z.enum(['async', 'sync']),
+    enabled: z.boolean(),
+  })
+  .partial()
+  .strict();
+
+const ruleBody = z
+  .object({
+    path_pattern: z.string().max(1024),
+    mode: z.string().max(32),
+    priority: z.number().int().min(-1_000_000).max(1_000_000),
+    enabled: z.boolean(),
+    description: z.string().max(1000).nullable(),
+  })
+  .partial()
+  .strict();
+
+const settingsBody = z
+  .object({ report_cron: z.string().max(256), report_enabled: z.boolean(), default_mode: z.string().max(32) })
+  .partial()
+  .strict();
+
+const failuresQuery = z.object({ unresolved: q.bool().optional(), limit: q.int(1, 500).default(50), offset: q.int().default(0) });
+const fixOneBody = z.object({ path: z.string().min(1).max(8192), op: z.enum(REPLICA_OPS as [string, ...string[]]) });
+
+const idOf = (ctx: Ctx): number => {
+  if (!/^\d{1,12}$/.test(ctx.params.id ?? '')) throw new AppError('bad_id');
+  return Number(ctx.params.id);
+};
+
+export function replicationRoutes(d: { replication?: Replication; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/admin' });
+  const wired = (): Replication => {
+    if (!d.replication) throw new AppError('not_configured', { feature: 'replication' });
+    return d.replication;
+  };
+  const onlyReplication = async (ctx: Ctx, next: () => Promise<unknown>) => {
+    if (!/^\/api\/admin\/(replication-targets|replica)(\/|$)/.test(ctx.path)) return next();
+    ctx.state.door = 'admin';
+    await requireAdmin(ctx, async () => {
+      wired();
+      await next();
+    });
+  };
+  r.use(onlyReplication);
+  const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
+  const audit = (ctx: Ctx, resource: string, meta: Record<string, unknown>) =>
+    d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource, meta });
+
+  // Targets
+  r.get('/replication-targets', (ctx) => {
+    ctx.body = { targets: wired().targets.list() };
+  });
+  r.post('/replication-targets', async (ctx) => {
+    const view = await wired().targets.create(await body(ctx, targetBody));
+    await audit(ctx, `replication-target:${view.id}`, { created: true, driver: view.driver });
+    ctx.body = view;
+  });
+  r.get('/replication-targets/:id', (ctx) => {
+    ctx.body = wired().targets.get(idOf(ctx));
+  });
+  r.patch('/replication-targets/:id', async (ctx) => {
+    const id = idOf(ctx);
+    const b = await body(ctx, targetBody);
+    ctx.body = await wired().targets.update(id, b);
+    await audit(ctx, `replication-target:${id}`, { fields: Object.keys(b) });
+  });
+  r.delete('/replication-targets/:id', async (ctx) => {
+    const id = idOf(ctx);
+    const { unlinked } = await wired().targets.delete(id);
+    await audit(ctx, `replication-target:${id}`, { deleted: true, unlinked });
+    ctx.body = { ok: true, unlinked };
+  });
+
+  // Rules
+  r.get('/replica/rules', (ctx) => {
+    ctx.body = { rules: wired().policy.rules(), modes: REPLICA_MODES };
+  });
+  r.post('/replica/rules', async (ctx) => {
+    const view = wired().policy.createRule(await body(ctx, ruleBody));
+    await audit(ctx, `replica-rule:${view.id}`, { created: true });
+    ctx.body = view;
+  });
+  r.patch('/replica/rules/:id', async (ctx) => {
+    const id = idOf(ctx);
+    ctx.body = wired().policy.updateRule(id, await body(ctx, ruleBody));
+    await audit(ctx, `replica-rule:${id}`, {});
+  });
+  r.delete('/replica/rules/:id', async (ctx) => {
+    const id = idOf(ctx);
+    wired().policy.deleteRule(id);
+    await audit(ctx, `replica-rule:${id}`, { deleted: true });
+    ctx.body = { ok: true };
+  });
+
+  // Settings
+  r.get('/replica/settings', (ctx) => {
+    ctx.body = wired().policy.settingsView();
+  });
+  r.patch('/replica/settings', async (ctx) => {
+    const b = await body(ctx, settingsBody);
+    ctx.body = wired().policy.patchSettings(b);
+    await audit(ctx, 'replica-settings', { fields: Object.keys(b) });
+  });
+
+  // Failures and repair
+  r.get('/replica/failures', (ctx) => {
+    ctx.body = { failures: wired().repair.failures(validate(failuresQuery, ctx.query)) };
+  });
+  r.get('/replica/failures/count', (ctx) => {
+    ctx.body = { count: wired().repair.count() };
+  });
+  r.post('/replica/fix', async (ctx) => {
+    ctx.body = await wired().repair.fixAll();
+  });
+  r.post('/replica/fix-one', async (ctx) => {
+    const b = await body(ctx, fixOneBody);
+    ctx.body = wired().repair.fixOne(b.path, b.op);
+  });
+
+  // Report
+  r.get('/replica/report', (ctx) => {
+    const report = wired().repair.report();
+    if (!report) {
+      ctx.status = 204;
+      return;
+    }
+    ctx.body = report;
+  });
+  r.post('/replica/report/run-now', async (ctx) => {
+    ctx.body = await wired().repair.runReport();
+  });
+  return r;
+}

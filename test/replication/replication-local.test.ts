@@ -1,0 +1,233 @@
+/**
+ * Replication local → local-folder target through the real server: targets,
+ * links, rules and settings over the admin API, writes / moves / deletes /
+ * mkdir replicated, append_only keeping deleted files, a failure logged and
+ * repaired by Fix, the report, the read fallback, and the bad input.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
+import { tempDir } from '../helpers/tools';
+import { localTree, ok, putText, until } from '../helpers/replica';
+
+let s: TestServer;
+let token: string;
+let dir: string;
+let cleanup: () => void;
+let primary: string;
+let backup: string;
+let storageId: number;
+let targetId: number;
+
+before(async () => {
+  ({ dir, cleanup } = tempDir('filedock-repl-'));
+  primary = join(dir, 'primary');
+  backup = join(dir, 'backup');
+  mkdirSync(primary);
+  s = await startTestServer({ SERVICE_REPLICA_RETRY_BACKOFF: '100ms' });
+  token = await s.login();
+  storageId = (await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Home', driver: 'local', config: { path: primary } } }))).id;
+});
+
+after(async () => {
+  await s?.close();
+  cleanup?.();
+});
+
+test('targets: create, list, get, secrets masked, loop refused, link and unlink through the storage', async () => {
+  const t = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'nas', driver: 'local', config: { path: backup } } }));
+  targetId = t.id;
+  assert.equal(t.mode, 'async');
+  assert.equal(t.enabled, true);
+  assert.equal(t.config.path, backup);
+  const list = await ok(s.api('GET', '/api/admin/replication-targets', { token }));
+  assert.deepEqual(list.targets.map((x: any) => x.name), ['nas']);
+
+  // At the primary's root or inside it: a loop.
+  for (const path of [primary, join(primary, 'inside')]) {
+    const r = await s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'loop', driver: 'local', config: { path } } });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.error, 'validation_failed');
+    assert.equal(r.body.details.field, 'config.path');
+  }
+  // The root guard and unknown drivers, as for storages.
+  const root = await s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'root', driver: 'local', config: { path: '/' } } });
+  assert.equal(root.status, 400);
+  const unknown = await s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'x', driver: 'nope', config: {} } });
+  assert.equal(unknown.status, 400);
+  assert.equal(unknown.body.details.field, 'driver');
+  const badMode = await s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'x', driver: 'local', config: { path: join(dir, 'x') }, mode: 'later' } });
+  assert.equal(badMode.status, 400);
+  assert.equal(badMode.body.details.field, 'mode');
+
+  // Linking to a missing target is refused; linking works and shows on both sides.
+  const missing = await s.api('PATCH', `/api/admin/storages/${storageId}`, { token, body: { replica_target_id: 9999 } });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.body.details.field, 'replica_target_id');
+  const linked = await ok(s.api('PATCH', `/api/admin/storages/${storageId}`, { token, body: { replica_target_id: targetId } }));
+  assert.equal(linked.replica_target_id, targetId);
+  assert.deepEqual((await ok(s.api('GET', `/api/admin/replication-targets/${targetId}`, { token }))).storage_ids, [storageId]);
+});
+
+test('writes, mkdir, copies, moves and deletes reach the target (mirror)', async () => {
+  await putText(s, token, '/Home/a.txt', 'alpha');
+  await uploadFile(s, token, '/Home', 'bin.dat', Buffer.alloc(300_000, 7));
+  await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/docs/deep' } }));
+  await putText(s, token, '/Home/docs/deep/b.txt', 'beta');
+  for (let i = 0; i < 10; i++) await putText(s, token, '/Home/burst.txt', `version ${i}`);
+  for (const [verb, from, to] of [['copy', '/Home/docs', '/Home/docs-copy'], ['move', '/Home/a.txt', '/Home/docs/a-moved.txt']]) {
+    const r = await s.api('POST', `/api/files/${verb}`, { token, body: { from, to } });
+    assert.ok(r.status === 200 || r.status === 202, `${verb}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  await until('the target to mirror the primary', () => JSON.stringify(localTree(backup)) === JSON.stringify(localTree(primary)));
+  assert.equal(readFileSync(join(backup, 'burst.txt'), 'utf8'), 'version 9');
+  assert.ok(localTree(backup)['docs/a-moved.txt']);
+  assert.equal(localTree(backup)['a.txt'], undefined);
+
+  await ok(s.api('POST', '/api/files/delete', { token, body: { paths: ['/Home/bin.dat'] } }));
+  await until('the delete to reach the target', () => JSON.stringify(localTree(backup)) === JSON.stringify(localTree(primary)));
+  assert.equal(localTree(backup)['bin.dat'], undefined);
+});
+
+test('rules: append_only keeps deleted files on the target, skip never copies; bad globs and modes refused', async () => {
+  for (const [body, field] of [
+    [{ path_pattern: 'a/**b', mode: 'mirror' }, 'path_pattern'],
+    [{ path_pattern: 'x/[ab]', mode: 'mirror' }, 'path_pattern'],
+    [{ path_pattern: '', mode: 'mirror' }, 'path_pattern'],
+    [{ path_pattern: 'Home/**', mode: 'sometimes' }, 'mode'],
+    [{ mode: 'mirror' }, 'path_pattern'],
+  ] as const) {
+    const r = await s.api('POST', '/api/admin/replica/rules', { token, body });
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(r.body.error, 'validation_failed');
+    assert.equal(r.body.details.field, field);
+  }
+  const keep = await ok(s.api('POST', '/api/admin/replica/rules', { token, body: { path_pattern: 'Home/keep/**', mode: 'append_only', priority: 10 } }));
+  await ok(s.api('POST', '/api/admin/replica/rules', { token, body: { path_pattern: '**/*.tmp', mode: 'skip', priority: 5 } }));
+  assert.deepEqual((await ok(s.api('GET', '/api/admin/replica/rules', { token }))).rules.map((r: any) => r.priority), [5, 10]);
+
+  await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/keep' } }));
+  await putText(s, token, '/Home/keep/photo.txt', 'precious');
+  await putText(s, token, '/Home/scratch.tmp', 'junk');
+  await until('the append_only file on the target', () => !!localTree(backup)['keep/photo.txt']);
+  await ok(s.api('POST', '/api/files/delete', { token, body: { paths: ['/Home/keep/photo.txt'] } }));
+  await putText(s, token, '/Home/after.txt', 'after');
+  await until('a later write to arrive', () => !!localTree(backup)['after.txt']);
+  assert.equal(readFileSync(join(backup, 'keep/photo.txt'), 'utf8'), 'precious', 'append_only: the backup copy stays');
+  assert.equal(localTree(backup)['scratch.tmp'], undefined, 'skip: never copied');
+
+  // A rule change applies at once.
+  await ok(s.api('PATCH', `/api/admin/replica/rules/${keep.id}`, { token, body: { mode: 'skip' } }));
+  await putText(s, token, '/Home/keep/new.txt', 'not copied');
+  await putText(s, token, '/Home/after2.txt', 'after');
+  await until('a later write to arrive', () => !!localTree(backup)['after2.txt']);
+  assert.equal(localTree(backup)['keep/new.txt'], undefined);
+  await ok(s.api('DELETE', `/api/admin/replica/rules/${keep.id}`, { token }));
+});
+
+test('settings: report_cron checked with croner, default_mode checked, changes apply', async () => {
+  const now = await ok(s.api('GET', '/api/admin/replica/settings', { token }));
+  assert.deepEqual(Object.keys(now).sort(), ['default_mode', 'report_cron', 'report_enabled']);
+  const bad = await s.api('PATCH', '/api/admin/replica/settings', { token, body: { report_cron: 'every tuesday' } });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.details.field, 'report_cron');
+  const badMode = await s.api('PATCH', '/api/admin/replica/settings', { token, body: { default_mode: 'often' } });
+  assert.equal(badMode.status, 400);
+  assert.equal(badMode.body.details.field, 'default_mode');
+  const set = await ok(s.api('PATCH', '/api/admin/replica/settings', { token, body: { report_cron: '0 3 * * MON', report_enabled: true, default_mode: 'append_only' } }));
+  assert.equal(set.report_cron, '0 3 * * MON');
+  assert.equal(set.default_mode, 'append_only');
+  await putText(s, token, '/Home/ao.txt', 'x');
+  await until('ao.txt on the target', () => !!localTree(backup)['ao.txt']);
+  await ok(s.api('POST', '/api/files/delete', { token, body: { paths: ['/Home/ao.txt'] } }));
+  await putText(s, token, '/Home/ao-after.txt', 'x');
+  await until('a later write', () => !!localTree(backup)['ao-after.txt']);
+  assert.ok(localTree(backup)['ao.txt'], 'default_mode append_only keeps the deleted file');
+  await ok(s.api('PATCH', '/api/admin/replica/settings', { token, body: { default_mode: 'mirror' } }));
+});
+
+test('report: 204 before the first run, then one row per run', async () => {
+  const first = await s.api('GET', '/api/admin/replica/report', { token });
+  assert.equal(first.status, 204);
+  const run = await ok(s.api('POST', '/api/admin/replica/report/run-now', { token }));
+  assert.equal(typeof run.unresolved, 'number');
+  assert.deepEqual(run.targets.map((t: any) => t.storages), [['Home']]);
+  const got = await ok(s.api('GET', '/api/admin/replica/report', { token }));
+  assert.equal(got.ran_at, run.ran_at);
+});
+
+test('target gone: failures logged with their code, the same failure counts attempts, Fix repairs, trees identical', async () => {
+  // The target's folder replaced by a file: every write to it fails, as a dead disk would.
+  renameSync(backup, backup + '.away');
+  writeFileSync(backup, 'not a folder');
+  for (let i = 0; i < 5; i++) await putText(s, token, `/Home/down/f${i}.txt`, `while down ${i}`).catch(async () => {
+    await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/down' } }));
+    await putText(s, token, `/Home/down/f${i}.txt`, `while down ${i}`);
+  });
+  await until('failures logged', async () => (await ok(s.api('GET', '/api/admin/replica/failures/count', { token }))).count >= 5);
+  const list = await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=50', { token }));
+  const f0 = list.failures.find((f: any) => f.path === '/Home/down/f0.txt');
+  assert.ok(f0, JSON.stringify(list.failures));
+  assert.equal(f0.op, 'write');
+  assert.equal(f0.code, 'REPLICA_WRITE_FAIL');
+  assert.equal(f0.resolved_at, null);
+  // The queue retries up to 3 attempts; each failure of the same (path, op) raises the count.
+  await until('three attempts', async () => {
+    const l = await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true', { token }));
+    return l.failures.find((f: any) => f.path === '/Home/down/f0.txt')?.attempts === 3;
+  });
+  const notify = await ok(s.api('GET', '/api/notifications', { token }));
+  assert.ok(JSON.stringify(notify).includes('replica_fail'));
+
+  rmSync(backup);
+  renameSync(backup + '.away', backup);
+  const fixOne = await ok(s.api('POST', '/api/admin/replica/fix-one', { token, body: { path: '/Home/down/f0.txt', op: 'write' } }));
+  assert.equal(fixOne.queued, 1);
+  const fix = await ok(s.api('POST', '/api/admin/replica/fix', { token }));
+  assert.ok(fix.queued >= 4, JSON.stringify(fix));
+  await until('every failure resolved', async () => (await ok(s.api('GET', '/api/admin/replica/failures/count', { token }))).count === 0);
+  // Everything the rules replicate is on the target, byte for byte (the skipped paths of the rules test aside).
+  const skipped = new Set(['scratch.tmp', 'keep/new.txt']);
+  await until('identical trees', () => {
+    const p = localTree(primary);
+    const b = localTree(backup);
+    return Object.entries(p).every(([k, v]) => skipped.has(k) || b[k] === v);
+  });
+  for (let i = 0; i < 5; i++) assert.equal(readFileSync(join(backup, `down/f${i}.txt`), 'utf8'), `while down ${i}`);
+  const resolved = await ok(s.api('GET', '/api/admin/replica/failures?limit=500', { token }));
+  assert.ok(resolved.failures.every((f: any) => f.resolved_at));
+  const report = await ok(s.api('POST', '/api/admin/replica/report/run-now', { token }));
+  assert.ok(report.repaired_24h >= 5);
+  assert.equal(report.actionable, true);
+  const bad = await s.api('POST', '/api/admin/replica/fix-one', { token, body: { path: '/Home/none.txt', op: 'write' } });
+  assert.equal(bad.status, 404);
+  const badOp = await s.api('POST', '/api/admin/replica/fix-one', { token, body: { path: '/Home/none.txt', op: 'rename' } });
+  assert.equal(badOp.status, 400);
+});
+
+test('read fallback: a primary that cannot be read is served from the target, and primary_read_fail rings', async () => {
+  await putText(s, token, '/Home/served.txt', 'from wherever');
+  await until('served.txt on the target', () => !!localTree(backup)['served.txt']);
+  // The primary's root folder vanishes (an unmounted disk): the local driver answers storage_unavailable.
+  renameSync(primary, primary + '.gone');
+  try {
+    const r = await fetch(`${s.url}/api/files/raw?path=${encodeURIComponent('/Home/served.txt')}`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(r.status, 200);
+    assert.equal(await r.text(), 'from wherever');
+    const notify = await ok(s.api('GET', '/api/notifications', { token }));
+    assert.ok(JSON.stringify(notify).includes('primary_read_fail'));
+  } finally {
+    renameSync(primary + '.gone', primary);
+  }
+});
+
+test('delete a target: storages unlinked, later writes stay local', async () => {
+  const del = await ok(s.api('DELETE', `/api/admin/replication-targets/${targetId}`, { token }));
+  assert.equal(del.unlinked, 1);
+  assert.equal((await ok(s.api('GET', `/api/admin/storages/${storageId}`, { token }))).replica_target_id, null);
+  await putText(s, token, '/Home/unlinked.txt', 'local only');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(localTree(backup)['unlinked.txt'], undefined);
+});
