@@ -2,6 +2,7 @@
  * Replication test helpers: a primary storage with a linked target made
  * through the admin API, trees compared by sha256, and waits on the target.
  */
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,7 +69,6 @@ const sorted = (t: Tree) => JSON.stringify(Object.entries(t).sort(([a], [b]) => 
  * the files deleted on the primary.
  */
 export async function faultScenario(s: TestServer, token: string, primaryDir: string, target: RemoteTarget, downOps = 60): Promise<void> {
-  const assert = (await import('node:assert/strict')).default;
   const storage = await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Home', driver: 'local', config: { path: primaryDir } } }));
   const t = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'backup', driver: target.driver, config: target.config } }));
   for (const [k, v] of Object.entries(target.config)) if (/secret|password|private_key/.test(k) && v) assert.equal(t.config[k], '***', `${k} reads back masked`);
