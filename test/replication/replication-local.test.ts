@@ -36,7 +36,7 @@ after(async () => {
   cleanup?.();
 });
 
-test('targets: create, list, get, secrets masked, loop refused, link and unlink through the storage', async () => {
+test('targets: create, list, get, loop and root guard refused, link and unlink through the storage', async () => {
   const t = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'nas', driver: 'local', config: { path: backup } } }));
   targetId = t.id;
   assert.equal(t.mode, 'async');
@@ -69,6 +69,10 @@ test('targets: create, list, get, secrets masked, loop refused, link and unlink 
   const linked = await ok(s.api('PATCH', `/api/admin/storages/${storageId}`, { token, body: { replica_target_id: targetId } }));
   assert.equal(linked.replica_target_id, targetId);
   assert.deepEqual((await ok(s.api('GET', `/api/admin/replication-targets/${targetId}`, { token }))).storage_ids, [storageId]);
+  const unlinked = await ok(s.api('PUT', `/api/admin/storages/${storageId}`, { token, body: { replica_target_id: null } }));
+  assert.equal(unlinked.replica_target_id, null);
+  assert.deepEqual((await ok(s.api('GET', `/api/admin/replication-targets/${targetId}`, { token }))).storage_ids, []);
+  await ok(s.api('PUT', `/api/admin/storages/${storageId}`, { token, body: { replica_target_id: targetId } }));
 });
 
 test('writes, mkdir, copies, moves and deletes reach the target (mirror)', async () => {
@@ -158,6 +162,27 @@ test('report: 204 before the first run, then one row per run', async () => {
   assert.equal(got.ran_at, run.ran_at);
 });
 
+test('a sync target holds the copy before the write answers', async () => {
+  const t = await ok(s.api('PATCH', `/api/admin/replication-targets/${targetId}`, { token, body: { mode: 'sync' } }));
+  assert.equal(t.mode, 'sync');
+  for (let i = 0; i < 3; i++) {
+    await putText(s, token, `/Home/sync/s${i}.txt`, `sync ${i}`).catch(async () => {
+      await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/sync' } }));
+      await putText(s, token, `/Home/sync/s${i}.txt`, `sync ${i}`);
+    });
+    // No polling: the answer came after the target write.
+    assert.equal(readFileSync(join(backup, `sync/s${i}.txt`), 'utf8'), `sync ${i}`);
+  }
+  await ok(s.api('PATCH', `/api/admin/replication-targets/${targetId}`, { token, body: { mode: 'async' } }));
+  // A disabled target gets nothing; enabling it again resumes.
+  await ok(s.api('PATCH', `/api/admin/replication-targets/${targetId}`, { token, body: { enabled: false } }));
+  await putText(s, token, '/Home/while-disabled.txt', 'local');
+  await ok(s.api('PATCH', `/api/admin/replication-targets/${targetId}`, { token, body: { enabled: true } }));
+  await putText(s, token, '/Home/after-enable.txt', 'copied');
+  await until('after-enable.txt on the target', () => !!localTree(backup)['after-enable.txt']);
+  assert.equal(localTree(backup)['while-disabled.txt'], undefined);
+});
+
 test('target gone: failures logged with their code, the same failure counts attempts, Fix repairs, trees identical', async () => {
   // The target's folder replaced by a file: every write to it fails, as a dead disk would.
   renameSync(backup, backup + '.away');
@@ -189,7 +214,7 @@ test('target gone: failures logged with their code, the same failure counts atte
   assert.ok(fix.queued >= 4, JSON.stringify(fix));
   await until('every failure resolved', async () => (await ok(s.api('GET', '/api/admin/replica/failures/count', { token }))).count === 0);
   // Everything the rules replicate is on the target, byte for byte (the skipped paths of the rules test aside).
-  const skipped = new Set(['scratch.tmp', 'keep/new.txt']);
+  const skipped = new Set(['scratch.tmp', 'keep/new.txt', 'while-disabled.txt']);
   await until('identical trees', () => {
     const p = localTree(primary);
     const b = localTree(backup);
@@ -201,6 +226,8 @@ test('target gone: failures logged with their code, the same failure counts atte
   const report = await ok(s.api('POST', '/api/admin/replica/report/run-now', { token }));
   assert.ok(report.repaired_24h >= 5);
   assert.equal(report.actionable, true);
+  const events = JSON.stringify(await ok(s.api('GET', '/api/notifications', { token })));
+  for (const e of ['replica_fail', 'replica_reconcile_done', 'replica_status_report']) assert.ok(events.includes(e), e);
   const bad = await s.api('POST', '/api/admin/replica/fix-one', { token, body: { path: '/Home/none.txt', op: 'write' } });
   assert.equal(bad.status, 404);
   const badOp = await s.api('POST', '/api/admin/replica/fix-one', { token, body: { path: '/Home/none.txt', op: 'rename' } });
