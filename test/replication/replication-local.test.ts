@@ -95,6 +95,20 @@ test('writes, mkdir, copies, moves and deletes reach the target (mirror)', async
   assert.equal(localTree(backup)['bin.dat'], undefined);
 });
 
+test('a chunked upload (the driver multipart path) is replicated once it is published', async () => {
+  const data = Buffer.alloc(3 * 1024 * 1024 + 17, 3);
+  const init = await ok(s.api('POST', '/api/files/upload/init', { token, body: { path: '/Home/chunked.bin', size: data.length, chunk_size: 1024 * 1024 } }));
+  const etags: Array<{ part: number; etag: string }> = [];
+  for (let part = 1; part * init.chunk_size < data.length + init.chunk_size; part++) {
+    const bytes = data.subarray((part - 1) * init.chunk_size, part * init.chunk_size);
+    const r = await ok(s.api('POST', `/api/files/upload/chunk?upload_id=${init.upload_id}&part=${part}`, { token, raw: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } }));
+    etags.push({ part, etag: r.etag });
+  }
+  await ok(s.api('POST', '/api/files/upload/finalize', { token, body: { upload_id: init.upload_id, etags } }));
+  assert.ok(localTree(primary)['chunked.bin']);
+  await until('chunked.bin on the target', () => localTree(backup)['chunked.bin'] === localTree(primary)['chunked.bin']);
+});
+
 test('rules: append_only keeps deleted files on the target, skip never copies; bad globs and modes refused', async () => {
   for (const [body, field] of [
     [{ path_pattern: 'a/**b', mode: 'mirror' }, 'path_pattern'],
