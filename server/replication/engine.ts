@@ -13,11 +13,12 @@
  * time in this process (a keyed lock), so a copy in flight never lands after
  * the delete that followed it.
  */
-import { PassThrough, pipeline, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { JobContext, JobQueue } from '../jobs';
 import { isInternalName, joinRel, parentRel, uiPath } from '../lib/paths';
+import { pipeFrom } from '../lib/streams';
 import type { ReplicaPolicy } from './policy';
 import type { FailureRow, ReplicationRepo } from './replication.repo';
 import type { TargetsService } from './targets.service';
@@ -146,12 +147,17 @@ export class ReplicationEngine {
     return { ok: true };
   }
 
-  /** One attempt: replicate, resolve the failure row on success, record it (and rethrow) on failure. */
+  /**
+   * One attempt: replicate, resolve the failure row on success, record it (and
+   * rethrow) on failure. A storage unlinked since has nothing to repair
+   * against: its row for this key is dropped.
+   */
   private async run(p: CopyPayload, signal: AbortSignal, inline: boolean): Promise<void> {
     const keys = [p.rel, ...(p.to ? [p.to] : [])].map((r) => `${p.storage_id}:${r}`).sort();
     try {
-      await this.locked(keys, () => bounded(signal, this.apply(p, signal)));
-      this.d.repo.resolve(p.storage_id, p.rel, p.op);
+      const outcome = await this.locked(keys, () => bounded(signal, this.apply(p, signal)));
+      if (outcome === 'done') this.d.repo.resolve(p.storage_id, p.rel, p.op);
+      else if (outcome === 'unlinked') this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
     } catch (e) {
       const f = e instanceof ReplicaFailure ? e : new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
       const { row, opened } = this.d.repo.recordFailure({ storage_id: p.storage_id, rel: p.rel, op: p.op, to_rel: p.to ?? null, code: f.code, message: f.message });
@@ -169,11 +175,16 @@ export class ReplicationEngine {
     });
   }
 
-  private async apply(p: CopyPayload, signal: AbortSignal): Promise<void> {
+  /**
+   * Replicates one change. `unlinked`: the storage has no target any more
+   * (nothing to do, nothing to repair); `off`: its target is disabled (a
+   * failure row stays as it is until the target is enabled and fixed).
+   */
+  private async apply(p: CopyPayload, signal: AbortSignal): Promise<'done' | 'unlinked' | 'off'> {
     const s = this.d.repo.storage(p.storage_id);
-    if (!s?.replica_target_id) return; // unlinked since: nothing to replicate
-    const t = this.d.repo.target(s.replica_target_id);
-    if (!t?.enabled) return;
+    const t = s?.replica_target_id ? this.d.repo.target(s.replica_target_id) : undefined;
+    if (!t) return 'unlinked';
+    if (!t.enabled) return 'off';
     let target: RDriver;
     try {
       target = await this.d.targets.driver(t.id);
@@ -190,13 +201,17 @@ export class ReplicationEngine {
     switch (p.op) {
       case 'write':
       case 'copy':
-        return this.push(primary, target, p.rel, p.op === 'copy', signal);
+        await this.push(primary, target, p.rel, p.op === 'copy', signal);
+        break;
       case 'delete':
-        if (await statOrNull(primary, p.rel)) return; // written again since: the later write job copies it
-        return this.targetDelete(target, p.rel);
+        // Written again since: the later write job copies it.
+        if (!(await statOrNull(primary, p.rel))) await this.targetDelete(target, p.rel);
+        break;
       case 'move':
-        return this.move(primary, target, p.rel, p.to!, signal);
+        await this.move(primary, target, p.rel, p.to!, signal);
+        break;
     }
+    return 'done';
   }
 
   /** Copies `rel` (a file, or with `deep` a whole folder) from the primary as it is now. */
@@ -231,9 +246,8 @@ export class ReplicationEngine {
         cb(null, chunk);
       },
     });
-    source.once('error', (e) => (sourceError ??= e));
-    const body = new PassThrough();
-    pipeline(source, counter, body, () => undefined);
+    // stream.pipeline underneath; only the source's own failure counts as a read-back failure.
+    const body = pipeFrom(source, counter, (e) => (sourceError ??= e));
     if (parentRel(rel)) await this.targetOp(() => target.mkdir(parentRel(rel)));
     try {
       await target.write(rel, body, { size: entry.size, mime: entry.mime, overwrite: true, signal });
@@ -266,9 +280,8 @@ export class ReplicationEngine {
       }
     }
     if (moved && now!.type === 'file') {
-      const got = await statOrNull(target, to);
-      if (got && got.size === now!.size) moved = true;
-      else moved = false;
+      const got = await statOrNull(target, to, 'target');
+      moved = !!got && got.size === now!.size;
     }
     if (!moved && now) await this.push(primary, target, to, true, signal);
     if (!moved && !(await statOrNull(primary, from))) await this.targetDelete(target, from);
@@ -306,12 +319,13 @@ export class ReplicationEngine {
 /** Temp and staging names are never replicated (their final rename is). */
 const isTemp = (rel: string) => rel.split('/').some((n) => isInternalName(n) && n !== TRASH && n !== '.versions');
 
-async function statOrNull(d: RDriver, rel: string): Promise<REntry | null> {
+/** The entry at `rel`, or null when missing; any other error is a failure of `side`. */
+async function statOrNull(d: RDriver, rel: string, side: 'primary' | 'target' = 'primary'): Promise<REntry | null> {
   try {
     return await d.stat(rel);
   } catch (e) {
     if (isAppError(e) && e.code === 'not_found') return null;
-    throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(e));
+    throw new ReplicaFailure(side === 'primary' ? 'PRIMARY_READBACK_FAIL' : 'REPLICA_WRITE_FAIL', message(e));
   }
 }
 

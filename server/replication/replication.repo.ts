@@ -123,6 +123,14 @@ export class ReplicationRepo {
   resolve(storageId: number, rel: string, op: ReplicaOp): boolean {
     return this.s.prepare('UPDATE replica_failures SET resolved_at = ?, updated_at = ? WHERE storage_id = ? AND rel = ? AND op = ? AND resolved_at IS NULL').run(now(), now(), storageId, rel, op).changes > 0;
   }
+  /** Forgets the failure of (storage, rel, op): its storage has no target to repair against any more. */
+  dropFailure(storageId: number, rel: string, op: ReplicaOp): void {
+    this.s.prepare('DELETE FROM replica_failures WHERE storage_id = ? AND rel = ? AND op = ?').run(storageId, rel, op);
+  }
+  /** Forgets every failure of the storages linked to target `targetId` (the target is being deleted). */
+  dropFailuresOfTarget(targetId: number): number {
+    return this.s.prepare('DELETE FROM replica_failures WHERE storage_id IN (SELECT id FROM storages WHERE replica_target_id = ?)').run(targetId).changes;
+  }
   failure(id: number): FailureRow | undefined {
     return this.s.prepare('SELECT * FROM replica_failures WHERE id = ?').get(id) as FailureRow | undefined;
   }

@@ -117,9 +117,10 @@ export class TargetsService {
     return this.get(id);
   }
 
-  /** Deletes the target and unlinks every storage that pointed at it; the backup's files stay. */
+  /** Deletes the target and unlinks every storage that pointed at it (their failure rows go too); the backup's files stay. */
   async delete(id: number): Promise<{ unlinked: number }> {
     if (!this.repo.target(id)) throw new AppError('not_found');
+    this.repo.dropFailuresOfTarget(id);
     const unlinked = this.unlinkStorages(id);
     this.repo.deleteTarget(id);
     await this.drop(id);
