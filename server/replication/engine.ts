@@ -26,6 +26,8 @@ import type { CopyPayload, FailureCode, RDriver, REntry, ReplicaOp } from './typ
 
 export const RAW = Symbol('replication.raw');
 const TRASH = '.service-trash';
+/** After an attempt on a target times out, its other jobs fail at once for this long instead of hanging too. */
+export const HUNG_PAUSE_MS = 60_000;
 
 export interface EngineDeps {
   repo: ReplicationRepo;
@@ -51,6 +53,8 @@ class ReplicaFailure extends Error {
 
 export class ReplicationEngine {
   private locks = new Map<string, Promise<unknown>>();
+  /** Targets whose last attempt hung, with the time until which their jobs fail fast. */
+  private hung = new Map<number, number>();
 
   constructor(private d: EngineDeps) {}
 
@@ -159,12 +163,18 @@ export class ReplicationEngine {
       if (outcome === 'done') this.d.repo.resolve(p.storage_id, p.rel, p.op);
       else if (outcome === 'unlinked') this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
     } catch (e) {
+      if (signal.aborted) this.markHung(p.storage_id);
       const f = e instanceof ReplicaFailure ? e : new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
       const { row, opened } = this.d.repo.recordFailure({ storage_id: p.storage_id, rel: p.rel, op: p.op, to_rel: p.to ?? null, code: f.code, message: f.message });
       if (opened) await this.announce(row);
       if (!inline) this.d.log(`replication ${p.op} ${p.rel} failed (${f.code}, attempt ${row.attempts}): ${f.message}`);
       throw new AppError('storage_unreachable', { reason: `${f.code}: ${f.message}` }, undefined, `${f.code}: ${f.message}`);
     }
+  }
+
+  private markHung(storageId: number): void {
+    const t = this.d.repo.storage(storageId)?.replica_target_id;
+    if (t) this.hung.set(t, Date.now() + HUNG_PAUSE_MS);
   }
 
   private async announce(f: FailureRow): Promise<void> {
@@ -185,6 +195,8 @@ export class ReplicationEngine {
     const t = s?.replica_target_id ? this.d.repo.target(s.replica_target_id) : undefined;
     if (!t) return 'unlinked';
     if (!t.enabled) return 'off';
+    // One slow target must not hold every copy slot: while it is known to hang, its jobs fail fast (and are retried, or fixed later).
+    if ((this.hung.get(t.id) ?? 0) > Date.now()) throw new ReplicaFailure('REPLICA_WRITE_FAIL', `target "${t.name}" did not answer in time; its copies wait`);
     let target: RDriver;
     try {
       target = await this.d.targets.driver(t.id);

@@ -1,13 +1,16 @@
 /**
  * Replication bad input and access: a target that accepts writes but
  * truncates them (a real WebDAV server behind a proxy that drops half of each
- * PUT body) is caught by the read-back check and never marked resolved; the
+ * PUT body) is caught by the read-back check and never marked resolved; a
+ * target that hangs is bounded per attempt and does not hold up another
+ * storage's copies; the
  * routes for admin-verb API keys under /api/ai/admin; 503 when replication is
  * not wired.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +18,7 @@ import Koa from 'koa';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
 import { needTool, tempDir } from '../helpers/tools';
-import { ok, putText, until } from '../helpers/replica';
+import { localTree, ok, putText, until } from '../helpers/replica';
 import { replicationRoutes } from '../../server/http/routes/replication.routes';
 import { errorEnvelope } from '../../server/http/middlewares/errors';
 import { EventBus } from '../../server/events';
@@ -51,7 +54,7 @@ let cleanup: () => void;
 before(async () => {
   ({ dir, cleanup } = tempDir('filedock-repl-bad-'));
   mkdirSync(join(dir, 'primary'));
-  s = await startTestServer({ SERVICE_REPLICA_RETRY_BACKOFF: '100ms' });
+  s = await startTestServer({ SERVICE_REPLICA_RETRY_BACKOFF: '100ms', SERVICE_REPLICA_TIMEOUT: '1s' });
   token = await s.login();
   await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Home', driver: 'local', config: { path: join(dir, 'primary') } } }));
 });
@@ -92,6 +95,46 @@ test('a target that truncates writes: REPLICA_WRITE_FAIL from the read-back chec
     await ok(s.api('DELETE', `/api/admin/replication-targets/${t.id}`, { token }));
   } finally {
     await new Promise((r) => proxy.close(r));
+    await dav.teardown();
+  }
+});
+
+test('a target that hangs: each attempt bounded, failures logged, another storage keeps replicating', { skip: noRclone }, async () => {
+  const dav: RcloneWebdav = await startRcloneWebdav();
+  const held: net.Socket[] = [];
+  let hole: net.Server | null = null;
+  try {
+    const storages = (await ok(s.api('GET', '/api/admin/storages', { token }))).storages;
+    const home = storages.find((x: any) => x.name === 'Home');
+    const t = await ok(s.api('POST', '/api/admin/replication-targets', {
+      token, body: { name: 'slow', driver: 'webdav', config: { url: `http://127.0.0.1:${dav.port}`, username: dav.user, password: dav.pass, root: '/slow', timeout_s: 60 } },
+    }));
+    await ok(s.api('PATCH', `/api/admin/storages/${home.id}`, { token, body: { replica_target_id: t.id } }));
+    mkdirSync(join(dir, 'other'));
+    const other = await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Other', driver: 'local', config: { path: join(dir, 'other') } } }));
+    const local = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'disk', driver: 'local', config: { path: join(dir, 'other-backup') } } }));
+    await ok(s.api('PATCH', `/api/admin/storages/${other.id}`, { token, body: { replica_target_id: local.id } }));
+
+    // The WebDAV server is replaced by one that accepts connections and never answers.
+    await dav.stop();
+    hole = net.createServer((sock) => void held.push(sock));
+    await new Promise<void>((r) => hole!.listen(dav.port, '127.0.0.1', () => r()));
+    for (let i = 0; i < 3; i++) await putText(s, token, `/Home/hang${i}.txt`, `hang ${i}`);
+    await putText(s, token, '/Other/fine.txt', 'fine');
+    const started = Date.now();
+    await until('the other storage\'s copy', () => !!localTree(join(dir, 'other-backup'))['fine.txt'], 8000);
+    assert.ok(Date.now() - started < 8000);
+    await until('the hung copies logged as failures', async () => {
+      const l = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures;
+      return [0, 1, 2].every((i) => l.some((f: any) => f.path === `/Home/hang${i}.txt` && f.code === 'REPLICA_WRITE_FAIL'));
+    }, 10_000);
+    const hung = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures.filter((f: any) => f.path.startsWith('/Home/hang'));
+    // The first attempts ran into the bound (about 1 s); the retries failed fast while the target was known to hang.
+    assert.ok(hung.every((f: any) => /^aborted: timeout$|did not answer in time/.test(f.message)), JSON.stringify(hung));
+    await ok(s.api('DELETE', `/api/admin/replication-targets/${t.id}`, { token }));
+  } finally {
+    held.forEach((x) => x.destroy());
+    if (hole) await new Promise((r) => hole!.close(r));
     await dav.teardown();
   }
 });
