@@ -4,6 +4,7 @@
  * `<storage name>/<rel>` decides, else `default_mode`. The compiled list is
  * kept in memory and rebuilt on every change, so a change applies at once.
  */
+import type { ReplicaRule, ReplicaSettings } from '../contract';
 import { AppError, validation } from '../errors';
 import { parseCron } from '../jobs';
 import type { SettingsStore } from '../settings';
@@ -19,22 +20,8 @@ export interface RuleInput {
   description?: string | null;
 }
 
-export interface RuleView {
-  id: number;
-  path_pattern: string;
-  mode: ReplicaMode;
-  priority: number;
-  enabled: boolean;
-  description: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ReplicaSettings {
-  report_cron: string;
-  report_enabled: boolean;
-  default_mode: ReplicaMode;
-}
+export type RuleView = ReplicaRule;
+export type { ReplicaSettings };
 
 const view = (r: RuleRow): RuleView => ({ ...r, enabled: !!r.enabled });
 

@@ -4,6 +4,7 @@
  * only when actionable (unresolved failures, repairs in the last 24 hours,
  * or the legacy single webhook URL set).
  */
+import type { ReplicaFailure, ReplicaReport } from '../contract';
 import { AppError } from '../errors';
 import type { EventBus } from '../events';
 import type { JobQueue, Scheduler } from '../jobs';
@@ -12,27 +13,8 @@ import type { SettingsStore } from '../settings';
 import type { FailureRow, ReplicationRepo } from './replication.repo';
 import { REPLICA_OPS, type ReplicaOp } from './types';
 
-export interface FailureView {
-  id: number;
-  path: string;
-  storage_id: number;
-  op: ReplicaOp;
-  to: string | null;
-  code: string;
-  message: string;
-  attempts: number;
-  created_at: string;
-  updated_at: string;
-  resolved_at: string | null;
-}
-
-export interface ReportView {
-  ran_at: string;
-  unresolved: number;
-  repaired_24h: number;
-  actionable: boolean;
-  targets: Array<{ id: number; name: string; driver: string; mode: string; enabled: boolean; storages: string[] }>;
-}
+export type FailureView = ReplicaFailure;
+export type ReportView = ReplicaReport;
 
 export const REPORT_SCHEDULE = 'replica.report';
 

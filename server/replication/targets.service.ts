@@ -7,7 +7,7 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DriverDescriptor } from '../contract';
+import type { DriverDescriptor, ReplicaTarget } from '../contract';
 import { AppError, validation } from '../errors';
 import { newTargetUid, type ReplicationRepo, type TargetRow } from './replication.repo';
 import type { RDriver, TargetMode } from './types';
@@ -32,19 +32,7 @@ export interface TargetInput {
   enabled?: boolean;
 }
 
-export interface TargetView {
-  id: number;
-  uid: string;
-  name: string;
-  driver: string;
-  config: Config;
-  config_summary: string;
-  mode: TargetMode;
-  enabled: boolean;
-  storage_ids: number[];
-  created_at: string;
-  updated_at: string;
-}
+export type TargetView = ReplicaTarget;
 
 /** Fields that name the backend itself (the same server, bucket or share); the root field says where in it. */
 const IDENTITY = ['host', 'port', 'bucket', 'endpoint', 'share', 'url'];

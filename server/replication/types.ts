@@ -4,6 +4,7 @@
  * catalogue's config rules). The storage contract's comments apply.
  */
 import type { Readable } from 'node:stream';
+import type { ReplicaFailureCode, ReplicaMode, ReplicaOp, ReplicaTargetMode } from '../contract';
 
 export interface REntry {
   name: string;
@@ -31,13 +32,12 @@ export interface RDriver {
   };
 }
 
-export type ReplicaMode = 'mirror' | 'append_only' | 'skip';
+export type { ReplicaMode, ReplicaOp };
+export type TargetMode = ReplicaTargetMode;
+export type FailureCode = ReplicaFailureCode;
 export const REPLICA_MODES: readonly ReplicaMode[] = ['mirror', 'append_only', 'skip'];
-export type TargetMode = 'async' | 'sync';
 /** A failure row's op (spec); `mkdir` is replicated as a `write` of a folder. */
-export type ReplicaOp = 'write' | 'delete' | 'move' | 'copy';
 export const REPLICA_OPS: readonly ReplicaOp[] = ['write', 'delete', 'move', 'copy'];
-export type FailureCode = 'REPLICA_WRITE_FAIL' | 'PRIMARY_READBACK_FAIL' | 'REPLICA_NO_WRITER';
 
 /** One replication job: bring `rel` (and for move/copy `to`) of storage `storage_id` to the target. */
 export interface CopyPayload {

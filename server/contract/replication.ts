@@ -1,0 +1,66 @@
+/** Admin replication shapes (spec: Replication; docs/replication.md). */
+
+export type ReplicaMode = 'mirror' | 'append_only' | 'skip';
+export type ReplicaTargetMode = 'async' | 'sync';
+/** A failure row's op; an mkdir is a `write` of a folder. */
+export type ReplicaOp = 'write' | 'delete' | 'move' | 'copy';
+export type ReplicaFailureCode = 'REPLICA_WRITE_FAIL' | 'PRIMARY_READBACK_FAIL' | 'REPLICA_NO_WRITER';
+
+/** `GET /api/admin/replication-targets/:id`; `config` shows every set secret as `***`. */
+export interface ReplicaTarget {
+  id: number;
+  uid: string;
+  name: string;
+  driver: string;
+  config: Record<string, unknown>;
+  config_summary: string;
+  mode: ReplicaTargetMode;
+  enabled: boolean;
+  /** Storages linked to it (`replica_target_id`). */
+  storage_ids: number[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReplicaRule {
+  id: number;
+  path_pattern: string;
+  mode: ReplicaMode;
+  /** Lower wins. */
+  priority: number;
+  enabled: boolean;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReplicaSettings {
+  report_cron: string;
+  report_enabled: boolean;
+  default_mode: ReplicaMode;
+}
+
+export interface ReplicaFailure {
+  id: number;
+  /** UI path `/<storage>/<rel>`. */
+  path: string;
+  storage_id: number;
+  op: ReplicaOp;
+  /** Destination of a move, as a UI path. */
+  to: string | null;
+  code: ReplicaFailureCode;
+  message: string;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+}
+
+/** `GET /api/admin/replica/report` (204 before the first run). */
+export interface ReplicaReport {
+  ran_at: string;
+  unresolved: number;
+  repaired_24h: number;
+  actionable: boolean;
+  targets: Array<{ id: number; name: string; driver: string; mode: ReplicaTargetMode; enabled: boolean; storages: string[] }>;
+}
