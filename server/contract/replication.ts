@@ -56,11 +56,28 @@ export interface ReplicaFailure {
   resolved_at: string | null;
 }
 
+/**
+ * `GET /api/admin/replica/status`, live: the recovery point (RPO) is the age
+ * of the oldest change not yet on its target; `rpo_warn` (amber in a UI) when
+ * it is above `rpo_warn_s`.
+ */
+export interface ReplicaStatus {
+  rpo_s: number;
+  oldest_pending_at: string | null;
+  rpo_warn: boolean;
+  rpo_warn_s: number;
+  queued_copies: number;
+  unresolved: number;
+}
+
 /** `GET /api/admin/replica/report` (204 before the first run). */
 export interface ReplicaReport {
   ran_at: string;
   unresolved: number;
   repaired_24h: number;
   actionable: boolean;
+  /** The recovery point when the report ran (see ReplicaStatus). */
+  rpo_s: number;
+  rpo_warn: boolean;
   targets: Array<{ id: number; name: string; driver: string; mode: ReplicaTargetMode; enabled: boolean; storages: string[] }>;
 }

@@ -4,7 +4,7 @@
  * only when actionable (unresolved failures, repairs in the last 24 hours,
  * or the legacy single webhook URL set).
  */
-import type { ReplicaFailure, ReplicaReport } from '../contract';
+import type { ReplicaFailure, ReplicaReport, ReplicaStatus } from '../contract';
 import { AppError } from '../errors';
 import type { EventBus } from '../events';
 import type { JobQueue, Scheduler } from '../jobs';
@@ -17,6 +17,8 @@ export type FailureView = ReplicaFailure;
 export type ReportView = ReplicaReport;
 
 export const REPORT_SCHEDULE = 'replica.report';
+/** Recovery point above which the status warns (amber): an hour of changes not yet on the backup. */
+export const RPO_WARN_S = 3600;
 
 export class RepairService {
   constructor(private repo: ReplicationRepo, private queue: JobQueue, private bus: EventBus, private settings: SettingsStore) {}
@@ -59,6 +61,13 @@ export class RepairService {
     return { queued: 1, op_id: this.queue.enqueue('replica_retry', { failure_id: f.id }, { dedupKey: `replica_retry:${f.id}`, priority: -1 }) };
   }
 
+  /** Live figures: the recovery point (age of the oldest change not yet replicated), queued copies, unresolved failures. */
+  status(now = Date.now()): ReplicaStatus {
+    const { at, queued } = this.repo.oldestPending();
+    const rpo = at ? Math.max(0, Math.round((now - Date.parse(at)) / 1000)) : 0;
+    return { rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > RPO_WARN_S, rpo_warn_s: RPO_WARN_S, queued_copies: queued, unresolved: this.repo.unresolvedCount() };
+  }
+
   /** The latest report, or null before the first run. */
   report(): ReportView | null {
     const r = this.repo.report();
@@ -72,8 +81,9 @@ export class RepairService {
     const repaired = this.repo.repairedSince(new Date(ranAt.getTime() - 86_400_000).toISOString());
     const actionable = unresolved > 0 || repaired > 0 || !!this.settings.get('webhook_url');
     const storages = this.repo.storages();
+    const live = this.status(ranAt.getTime());
     const view: ReportView = {
-      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable,
+      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn,
       targets: this.repo.targets().map((t) => ({
         id: t.id, name: t.name, driver: t.driver, mode: t.mode, enabled: !!t.enabled,
         storages: storages.filter((s) => s.replica_target_id === t.id).map((s) => s.name),

@@ -114,7 +114,8 @@ export class ReplicationRepo {
       const row = this.s.prepare(`INSERT INTO replica_failures (storage_id, rel, op, to_rel, code, message, attempts, created_at, updated_at)
           VALUES (@storage_id, @rel, @op, @to_rel, @code, @message, 1, @t, @t)
           ON CONFLICT (storage_id, rel, op) DO UPDATE SET attempts = attempts + 1, code = excluded.code, message = excluded.message,
-            to_rel = excluded.to_rel, updated_at = excluded.updated_at, resolved_at = NULL
+            to_rel = excluded.to_rel, updated_at = excluded.updated_at, resolved_at = NULL,
+            created_at = CASE WHEN resolved_at IS NULL THEN created_at ELSE excluded.created_at END
           RETURNING *`).get({ ...f, message: f.message.slice(0, 2000), t }) as FailureRow;
       return { row, opened: !before || before.resolved_at !== null };
     })();
@@ -149,6 +150,19 @@ export class ReplicationRepo {
   }
   repairedSince(iso: string): number {
     return (this.s.prepare('SELECT count(*) AS n FROM replica_failures WHERE resolved_at IS NOT NULL AND resolved_at >= ?').get(iso) as { n: number }).n;
+  }
+
+  /**
+   * When the oldest change not yet on its target began waiting: the oldest
+   * queued or running copy, or the start of the oldest unresolved failure
+   * streak (a row reopened after a repair starts a new streak). Null when
+   * nothing waits.
+   */
+  oldestPending(): { at: string | null; queued: number } {
+    const ops = this.s.prepare("SELECT min(created_at) AS at, count(*) AS n FROM ops WHERE kind IN ('replica.copy', 'replica_retry') AND status IN ('queued', 'running')").get() as { at: string | null; n: number };
+    const fail = this.s.prepare('SELECT min(created_at) AS at FROM replica_failures WHERE resolved_at IS NULL').get() as { at: string | null };
+    const at = [ops.at, fail.at].filter((x): x is string => !!x).sort()[0] ?? null;
+    return { at, queued: ops.n };
   }
 
   // Report

@@ -173,7 +173,7 @@ test('every replication route answers 503 not_configured when replication is not
     for (const [method, path] of [
       ['GET', '/api/admin/replication-targets'], ['POST', '/api/admin/replication-targets'], ['GET', '/api/admin/replication-targets/1'],
       ['GET', '/api/admin/replica/rules'], ['GET', '/api/admin/replica/settings'], ['GET', '/api/admin/replica/failures'],
-      ['GET', '/api/admin/replica/failures/count'], ['POST', '/api/admin/replica/fix'], ['GET', '/api/admin/replica/report'],
+      ['GET', '/api/admin/replica/failures/count'], ['POST', '/api/admin/replica/fix'], ['GET', '/api/admin/replica/report'], ['GET', '/api/admin/replica/status'],
       ['POST', '/api/admin/replica/report/run-now'],
     ]) {
       const r = await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });

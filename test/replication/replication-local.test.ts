@@ -219,6 +219,13 @@ test('target gone: failures logged with their code, the same failure counts atte
   });
   const notify = await ok(s.api('GET', '/api/notifications', { token }));
   assert.ok(JSON.stringify(notify).includes('replica_fail'));
+  // The recovery point: the oldest change not on the target yet.
+  await new Promise((r) => setTimeout(r, 1100));
+  const st = await ok(s.api('GET', '/api/admin/replica/status', { token }));
+  assert.ok(st.oldest_pending_at && st.rpo_s >= 1, JSON.stringify(st));
+  assert.equal(st.rpo_warn, false);
+  assert.equal(st.rpo_warn_s, 3600);
+  assert.ok(st.unresolved >= 5);
 
   rmSync(backup);
   renameSync(backup + '.away', backup);
@@ -240,6 +247,8 @@ test('target gone: failures logged with their code, the same failure counts atte
   const report = await ok(s.api('POST', '/api/admin/replica/report/run-now', { token }));
   assert.ok(report.repaired_24h >= 5);
   assert.equal(report.actionable, true);
+  assert.equal(report.rpo_s, 0);
+  await until('nothing pending', async () => (await ok(s.api('GET', '/api/admin/replica/status', { token }))).oldest_pending_at === null);
   const events = JSON.stringify(await ok(s.api('GET', '/api/notifications', { token })));
   for (const e of ['replica_fail', 'replica_reconcile_done', 'replica_status_report']) assert.ok(events.includes(e), e);
   const bad = await s.api('POST', '/api/admin/replica/fix-one', { token, body: { path: '/Home/none.txt', op: 'write' } });

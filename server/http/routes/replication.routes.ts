@@ -139,7 +139,11 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
     ctx.body = wired().repair.fixOne(b.path, b.op);
   });
 
-  // Report
+  // Live status (recovery point) and the report
+  r.get('/replica/status', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = wired().repair.status();
+  });
   r.get('/replica/report', (ctx) => {
     const report = wired().repair.report();
     if (!report) {
