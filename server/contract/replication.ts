@@ -4,7 +4,7 @@ export type ReplicaMode = 'mirror' | 'append_only' | 'skip';
 export type ReplicaTargetMode = 'async' | 'sync';
 /** A failure row's op; an mkdir is a `write` of a folder. */
 export type ReplicaOp = 'write' | 'delete' | 'move' | 'copy';
-export type ReplicaFailureCode = 'REPLICA_WRITE_FAIL' | 'PRIMARY_READBACK_FAIL' | 'REPLICA_NO_WRITER';
+export type ReplicaFailureCode = 'REPLICA_WRITE_FAIL' | 'PRIMARY_READBACK_FAIL' | 'REPLICA_NO_WRITER' | 'REPLICA_AUDIT_MISMATCH';
 
 /** `GET /api/admin/replication-targets/:id`; `config` shows every set secret as `***`. */
 export interface ReplicaTarget {
@@ -79,5 +79,19 @@ export interface ReplicaReport {
   /** The recovery point when the report ran (see ReplicaStatus). */
   rpo_s: number;
   rpo_warn: boolean;
+  /** The last content audit, or null before the first. */
+  audit: ReplicaAudit | null;
   targets: Array<{ id: number; name: string; driver: string; mode: ReplicaTargetMode; enabled: boolean; storages: string[] }>;
+}
+
+/** The last content audit (`GET /api/admin/replica/audit`, and in the report). */
+export interface ReplicaAudit {
+  ran_at: string;
+  kind: 'sample' | 'full';
+  checked: number;
+  missing: number;
+  mismatched: number;
+  unreadable: number;
+  /** Up to 20 UI paths queued for repair. */
+  repaired: string[];
 }

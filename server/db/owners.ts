@@ -49,6 +49,7 @@ export const TABLE_OWNERS = {
   replica_rules: 'replication',
   replica_failures: 'replication',
   replica_report: 'replication',
+  replica_audit: 'replication',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

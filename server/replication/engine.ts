@@ -172,6 +172,23 @@ export class ReplicationEngine {
     }
   }
 
+  /**
+   * The undecorated primary driver and the live target driver of a storage,
+   * or null when it has no enabled target (the audit's access to both sides).
+   */
+  async sides(storageId: number): Promise<{ primary: RDriver; target: RDriver; storage: string } | null> {
+    const s = this.d.repo.storage(storageId);
+    const t = s?.replica_target_id ? this.d.repo.target(s.replica_target_id) : undefined;
+    if (!s || !t?.enabled) return null;
+    const live = await this.d.primary(storageId);
+    return { primary: (live as RDriver & { [RAW]?: RDriver })[RAW] ?? live, target: await this.d.targets.driver(t.id), storage: s.name };
+  }
+
+  /** The mode of `rel` in storage `storage` under the rules (temp names are always skipped). */
+  modeOf(storage: string, rel: string) {
+    return isTemp(rel) ? 'skip' : this.d.policy.modeFor(storage, rel);
+  }
+
   private markHung(storageId: number): void {
     const t = this.d.repo.storage(storageId)?.replica_target_id;
     if (t) this.hung.set(t, Date.now() + HUNG_PAUSE_MS);
@@ -342,7 +359,7 @@ async function statOrNull(d: RDriver, rel: string, side: 'primary' | 'target' = 
 }
 
 /** Everything below folder `rel`, parents first, paths relative to it. */
-async function tree(d: RDriver, rel: string, signal: AbortSignal): Promise<Array<REntry & { path: string }>> {
+export async function tree(d: RDriver, rel: string, signal: AbortSignal): Promise<Array<REntry & { path: string }>> {
   const out: Array<REntry & { path: string }> = [];
   try {
     if (d.walk) {

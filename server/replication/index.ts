@@ -8,6 +8,7 @@ import type { Db } from '../db';
 import type { EventBus } from '../events';
 import type { JobQueue, Scheduler } from '../jobs';
 import type { SettingsStore } from '../settings';
+import { ReplicaAudit } from './audit';
 import { replicationDecorator } from './decorator';
 import { ReplicationEngine } from './engine';
 import { ReplicaPolicy } from './policy';
@@ -19,6 +20,7 @@ import type { RDriver } from './types';
 export type { TargetInput, TargetView, BackendRules } from './targets.service';
 export type { RuleInput, RuleView, ReplicaSettings } from './policy';
 export type { FailureView, ReportView } from './repair.service';
+export type { AuditResult } from './audit';
 export { REPLICA_MODES, REPLICA_OPS, type ReplicaMode, type ReplicaOp, type TargetMode } from './types';
 export { compileGlob, globProblem } from './glob';
 
@@ -54,12 +56,15 @@ export function createReplication(d: ReplicationDeps) {
   const policy = new ReplicaPolicy(repo, d.settings);
   const engine = new ReplicationEngine({ repo, policy, targets, queue: d.queue, bus: d.bus, primary: d.primary, log: d.log, backoffMs: d.backoffMs, timeoutMs: d.timeoutMs });
   engine.register();
-  const repair = new RepairService(repo, d.queue, d.bus, d.settings);
+  const audit = new ReplicaAudit(repo, engine, d.queue, d.bus);
+  audit.register();
+  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last());
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
-    targets, policy, repair, engine, decorator,
-    /** Arms the report schedule and re-arms it whenever the settings change (server only). */
+    targets, policy, repair, engine, decorator, audit,
+    /** Arms the report and audit schedules; the report's is re-armed whenever the settings change (server only). */
     schedule(scheduler: Scheduler): void {
+      audit.schedule(scheduler);
       repair.schedule(scheduler, d.log);
       policy.onChange(() => repair.schedule(scheduler, d.log));
     },

@@ -21,7 +21,13 @@ export const REPORT_SCHEDULE = 'replica.report';
 export const RPO_WARN_S = 3600;
 
 export class RepairService {
-  constructor(private repo: ReplicationRepo, private queue: JobQueue, private bus: EventBus, private settings: SettingsStore) {}
+  constructor(
+    private repo: ReplicationRepo,
+    private queue: JobQueue,
+    private bus: EventBus,
+    private settings: SettingsStore,
+    private lastAudit: () => ReplicaReport['audit'],
+  ) {}
 
   private view(f: FailureRow): FailureView {
     const s = this.repo.storage(f.storage_id);
@@ -83,7 +89,7 @@ export class RepairService {
     const storages = this.repo.storages();
     const live = this.status(ranAt.getTime());
     const view: ReportView = {
-      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn,
+      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn, audit: this.lastAudit(),
       targets: this.repo.targets().map((t) => ({
         id: t.id, name: t.name, driver: t.driver, mode: t.mode, enabled: !!t.enabled,
         storages: storages.filter((s) => s.replica_target_id === t.id).map((s) => s.name),

@@ -174,6 +174,18 @@ export class ReplicationRepo {
       ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, unresolved = excluded.unresolved, repaired_24h = excluded.repaired_24h, actionable = excluded.actionable, body = excluded.body`).run(r);
   }
 
+  /** The last audit result (JSON), or null. */
+  audit(): string | null {
+    return (this.s.prepare('SELECT body FROM replica_audit WHERE id = 1').get() as { body: string } | undefined)?.body ?? null;
+  }
+  saveAudit(body: string): void {
+    this.s.prepare('INSERT INTO replica_audit (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body').run(new Date().toISOString(), body);
+  }
+  /** Up to `n` random live files of a storage from the catalogue (read of its table). */
+  sampleFiles(storageId: number, n: number): string[] {
+    return (this.s.prepare("SELECT path FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?").all(storageId, n) as Array<{ path: string }>).map((r) => r.path);
+  }
+
   /** Storage link of a storage uid (read of the catalogue's table), or undefined for an unknown uid. */
   storageByUid(uid: string): { id: number; name: string; replica_target_id: number | null } | undefined {
     return (this.linkStmt ??= this.s.prepare('SELECT id, name, replica_target_id FROM storages WHERE uid = ?')).get(uid) as never;

@@ -42,6 +42,7 @@ const settingsBody = z
   .strict();
 
 const failuresQuery = z.object({ unresolved: q.bool().optional(), limit: q.int(1, 500).default(50), offset: q.int().default(0) });
+const auditBody = z.object({ kind: z.enum(['sample', 'full']).default('sample'), sample: z.number().int().min(1).max(100_000).optional() }).strict();
 const fixOneBody = z.object({ path: z.string().min(1).max(8192), op: z.enum(REPLICA_OPS as [string, ...string[]]) });
 
 const idOf = (ctx: Ctx): number => {
@@ -137,6 +138,21 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   r.post('/replica/fix-one', async (ctx) => {
     const b = await body(ctx, fixOneBody);
     ctx.body = wired().repair.fixOne(b.path, b.op);
+  });
+
+  // Content audit (verified backups)
+  r.get('/replica/audit', (ctx) => {
+    const last = wired().audit.last();
+    if (!last) {
+      ctx.status = 204;
+      return;
+    }
+    ctx.body = last;
+  });
+  r.post('/replica/audit/run-now', async (ctx) => {
+    const b = await body(ctx, auditBody);
+    ctx.status = 202;
+    ctx.body = { op_id: wired().audit.request(b.kind, b.sample) };
   });
 
   // Live status (recovery point) and the report
