@@ -102,6 +102,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       primary: (id) => io.drivers.driverFor(id),
       backoffMs: config.replicaRetryBackoff,
       timeoutMs: config.replicaTimeout,
+      scratchDir: dirs.staging,
     });
     cleanups.unshift(() => replication.close());
     // Every driver the manager builds is wrapped; the read-only flag is read at each call, so a save applies at once.

@@ -81,6 +81,8 @@ export interface ReplicaReport {
   rpo_warn: boolean;
   /** The last content audit, or null before the first. */
   audit: ReplicaAudit | null;
+  /** The last restore drill, or null before the first. */
+  drill: ReplicaDrill | null;
   targets: Array<{ id: number; name: string; driver: string; mode: ReplicaTargetMode; enabled: boolean; storages: string[] }>;
 }
 
@@ -94,4 +96,20 @@ export interface ReplicaAudit {
   unreadable: number;
   /** Up to 20 UI paths queued for repair. */
   repaired: string[];
+}
+
+/** The last restore drill (`GET /api/admin/replica/drill`, and in the report). */
+export interface ReplicaDrill {
+  ran_at: string;
+  /** UI path of the folder restored; null when no storage has an enabled target. */
+  folder: string | null;
+  files: number;
+  bytes: number;
+  identical: number;
+  /** Restored files whose bytes differ from the primary (at most 50). */
+  differing: string[];
+  /** Files the replica could not give back (at most 50). */
+  missing_on_replica: string[];
+  /** Every restored file identical and none missing. */
+  ok: boolean;
 }

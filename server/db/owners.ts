@@ -50,6 +50,7 @@ export const TABLE_OWNERS = {
   replica_failures: 'replication',
   replica_report: 'replication',
   replica_audit: 'replication',
+  replica_drill: 'replication',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

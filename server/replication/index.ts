@@ -10,6 +10,7 @@ import type { JobQueue, Scheduler } from '../jobs';
 import type { SettingsStore } from '../settings';
 import { ReplicaAudit } from './audit';
 import { replicationDecorator } from './decorator';
+import { RestoreDrill } from './drill';
 import { ReplicationEngine } from './engine';
 import { ReplicaPolicy } from './policy';
 import { RepairService } from './repair.service';
@@ -40,6 +41,8 @@ export interface ReplicationDeps {
   primary: (storageId: number) => Promise<RDriver>;
   backoffMs: number;
   timeoutMs: number;
+  /** A folder in the data dir for restore drills (never a storage). */
+  scratchDir: string;
 }
 
 export function createReplication(d: ReplicationDeps) {
@@ -58,10 +61,12 @@ export function createReplication(d: ReplicationDeps) {
   engine.register();
   const audit = new ReplicaAudit(repo, engine, d.queue, d.bus);
   audit.register();
-  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last());
+  const drill = new RestoreDrill(repo, engine, d.queue, d.scratchDir);
+  drill.register();
+  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last(), () => drill.last());
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
-    targets, policy, repair, engine, decorator, audit,
+    targets, policy, repair, engine, decorator, audit, drill,
     /** Arms the report and audit schedules; the report's is re-armed whenever the settings change (server only). */
     schedule(scheduler: Scheduler): void {
       audit.schedule(scheduler);

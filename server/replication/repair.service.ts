@@ -27,6 +27,7 @@ export class RepairService {
     private bus: EventBus,
     private settings: SettingsStore,
     private lastAudit: () => ReplicaReport['audit'],
+    private lastDrill: () => ReplicaReport['drill'],
   ) {}
 
   private view(f: FailureRow): FailureView {
@@ -54,15 +55,20 @@ export class RepairService {
     return { queued: ids.length };
   }
 
-  /** Queues the retry of the unresolved failure of (`path`, `op`); `not_found` when there is none. */
-  fixOne(path: string, op: string): { queued: number; op_id: string } {
-    if (!(REPLICA_OPS as readonly string[]).includes(op)) throw new AppError('validation_failed', { field: 'op' }, { field: 'op', reason: `one of ${REPLICA_OPS.join(', ')}` });
+  /** A UI path `/<storage name or uid>/<rel>` as (storage id, rel); `not_found` for an unknown storage. */
+  place(path: string): { storage_id: number; rel: string } {
     const trimmed = path.replace(/^\/+/, '');
     const slash = trimmed.indexOf('/');
     const storage = this.repo.storageByName(slash < 0 ? trimmed : trimmed.slice(0, slash));
     if (!storage) throw new AppError('not_found');
-    const rel = cleanRel(slash < 0 ? '' : trimmed.slice(slash + 1), { allowReserved: true });
-    const f = this.repo.failureByKey(storage.id, rel, op as ReplicaOp);
+    return { storage_id: storage.id, rel: cleanRel(slash < 0 ? '' : trimmed.slice(slash + 1), { allowReserved: true }) };
+  }
+
+  /** Queues the retry of the unresolved failure of (`path`, `op`); `not_found` when there is none. */
+  fixOne(path: string, op: string): { queued: number; op_id: string } {
+    if (!(REPLICA_OPS as readonly string[]).includes(op)) throw new AppError('validation_failed', { field: 'op' }, { field: 'op', reason: `one of ${REPLICA_OPS.join(', ')}` });
+    const { storage_id, rel } = this.place(path);
+    const f = this.repo.failureByKey(storage_id, rel, op as ReplicaOp);
     if (!f || f.resolved_at) throw new AppError('not_found');
     return { queued: 1, op_id: this.queue.enqueue('replica_retry', { failure_id: f.id }, { dedupKey: `replica_retry:${f.id}`, priority: -1 }) };
   }
@@ -89,7 +95,7 @@ export class RepairService {
     const storages = this.repo.storages();
     const live = this.status(ranAt.getTime());
     const view: ReportView = {
-      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn, audit: this.lastAudit(),
+      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn, audit: this.lastAudit(), drill: this.lastDrill(),
       targets: this.repo.targets().map((t) => ({
         id: t.id, name: t.name, driver: t.driver, mode: t.mode, enabled: !!t.enabled,
         storages: storages.filter((s) => s.replica_target_id === t.id).map((s) => s.name),

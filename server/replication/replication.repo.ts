@@ -181,6 +181,21 @@ export class ReplicationRepo {
   saveAudit(body: string): void {
     this.s.prepare('INSERT INTO replica_audit (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body').run(new Date().toISOString(), body);
   }
+  /** The last restore drill (JSON), or null. */
+  drill(): string | null {
+    return (this.s.prepare('SELECT body FROM replica_drill WHERE id = 1').get() as { body: string } | undefined)?.body ?? null;
+  }
+  saveDrill(body: string): void {
+    this.s.prepare('INSERT INTO replica_drill (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body').run(new Date().toISOString(), body);
+  }
+  /** A random live folder (not internal) of a storage linked to an enabled target, from the catalogue; null when none. */
+  sampleFolder(): { storage_id: number; rel: string } | null {
+    const r = this.s.prepare(`SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
+      WHERE t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`).get() as { storage_id: number; path: string } | undefined;
+    if (r) return { storage_id: r.storage_id, rel: r.path };
+    const s = this.s.prepare('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY random() LIMIT 1').get() as { id: number } | undefined;
+    return s ? { storage_id: s.id, rel: '' } : null;
+  }
   /** Up to `n` random live files of a storage from the catalogue (read of its table). */
   sampleFiles(storageId: number, n: number): string[] {
     return (this.s.prepare("SELECT path FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?").all(storageId, n) as Array<{ path: string }>).map((r) => r.path);

@@ -288,6 +288,29 @@ test('audit: content hashes compared, a differing and a missing copy repaired; t
   assert.ok(sample.checked > 0);
 });
 
+test('restore drill: a folder restored from the replica into a scratch folder and compared byte for byte', async () => {
+  assert.equal((await s.api('GET', '/api/admin/replica/drill', { token })).status, 204);
+  const drillOf = async (body: object) => {
+    const before = (await s.api('GET', '/api/admin/replica/drill', { token })).body?.ran_at ?? '';
+    await ok(s.api('POST', '/api/admin/replica/drill/run-now', { token, body }), 202);
+    await until('the drill result', async () => ((await s.api('GET', '/api/admin/replica/drill', { token })).body?.ran_at ?? '') > before);
+    return ok(s.api('GET', '/api/admin/replica/drill', { token }));
+  };
+  const good = await drillOf({ path: '/Home/docs' });
+  assert.equal(good.folder, '/Home/docs');
+  assert.ok(good.files >= 2, JSON.stringify(good));
+  assert.deepEqual([good.ok, good.identical, good.differing, good.missing_on_replica], [true, good.files, [], []]);
+  writeFileSync(join(backup, 'docs/deep/b.txt'), 'BETA');
+  const bad = await drillOf({ path: '/Home/docs' });
+  assert.equal(bad.ok, false);
+  assert.deepEqual(bad.differing, ['/Home/docs/deep/b.txt']);
+  writeFileSync(join(backup, 'docs/deep/b.txt'), 'beta');
+  const any = await drillOf({});
+  assert.ok(any.folder?.startsWith('/Home'), JSON.stringify(any));
+  assert.deepEqual((await ok(s.api('POST', '/api/admin/replica/report/run-now', { token }))).drill.ran_at, any.ran_at);
+  assert.equal((await s.api('POST', '/api/admin/replica/drill/run-now', { token, body: { path: '/Nowhere/x' } })).status, 404);
+});
+
 test('read fallback: a primary that cannot be read is served from the target, and primary_read_fail rings', async () => {
   await putText(s, token, '/Home/served.txt', 'from wherever');
   await until('served.txt on the target', () => !!localTree(backup)['served.txt']);

@@ -2,7 +2,7 @@ import type { Migration } from './types';
 
 /**
  * Replication (owner: replication): backup targets, path rules, the failure
- * log keyed by (storage, path, op), the single report row and the last audit. A storage links
+ * log keyed by (storage, path, op), the single report row, the last audit and the last restore drill. A storage links
  * to a target through its existing `replica_target_id` column; deleting a
  * target unlinks through the catalogue, which owns `storages`.
  */
@@ -54,6 +54,11 @@ CREATE TABLE replica_report (
   body TEXT NOT NULL
 );
 CREATE TABLE replica_audit (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  ran_at TEXT NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE TABLE replica_drill (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   ran_at TEXT NOT NULL,
   body TEXT NOT NULL

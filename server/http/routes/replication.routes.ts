@@ -43,6 +43,7 @@ const settingsBody = z
 
 const failuresQuery = z.object({ unresolved: q.bool().optional(), limit: q.int(1, 500).default(50), offset: q.int().default(0) });
 const auditBody = z.object({ kind: z.enum(['sample', 'full']).default('sample'), sample: z.number().int().min(1).max(100_000).optional() }).strict();
+const drillBody = z.object({ path: z.string().min(1).max(8192) }).partial().strict();
 const fixOneBody = z.object({ path: z.string().min(1).max(8192), op: z.enum(REPLICA_OPS as [string, ...string[]]) });
 
 const idOf = (ctx: Ctx): number => {
@@ -153,6 +154,21 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
     const b = await body(ctx, auditBody);
     ctx.status = 202;
     ctx.body = { op_id: wired().audit.request(b.kind, b.sample) };
+  });
+
+  // Restore drill
+  r.get('/replica/drill', (ctx) => {
+    const last = wired().drill.last();
+    if (!last) {
+      ctx.status = 204;
+      return;
+    }
+    ctx.body = last;
+  });
+  r.post('/replica/drill/run-now', async (ctx) => {
+    const b = await body(ctx, drillBody);
+    ctx.status = 202;
+    ctx.body = { op_id: wired().drill.request(b.path ? wired().repair.place(b.path) : {}) };
   });
 
   // Live status (recovery point) and the report
