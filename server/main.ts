@@ -174,7 +174,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       sharePublicRoutes({ shares, maxJsonBytes: json, log: logFn }),
       shareDropRoutes({ shares, maxJsonBytes: json }),
     ];
-    const health = createHealth({ db, admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait } });
+    const health = createHealth({
+      db, admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait },
+      // The recovery point of the backups, for the admin console's health view.
+      extra: [['replication', () => sv.replication.repair.status()]],
+    });
     routers.push(health.routes);
     const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
     const app = buildApp({ ...appOptions, before: [activity.middleware, ...davMiddleware(sv.gateways, db, config)] });

@@ -17,10 +17,10 @@ const HEAVY = new Set(['/api/files/manager', '/api/files/search']);
 
 /**
  * Builds the guards: `heavy` (the middleware to run after authentication),
- * `routes` (the status route), `stop()` (ends the monitors' timers; call at
+ * `routes` (the status route, with `extra` sections from other modules), `stop()` (ends the monitors' timers; call at
  * shutdown), and the admission and loop monitors themselves.
  */
-export function createHealth(o: { db: Db; admission: AdmissionOptions }) {
+export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: StatusSection[] }) {
   const admission = new Admission(o.admission);
   const loop = new LoopDelayMonitor();
   const settle = new MemorySettle();
@@ -35,6 +35,7 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions }) {
       return { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), send_pool_idle_mb: mb(sendPool.idleBytes), settled_after_load: settle.settled };
     }],
     ['uptime_s', () => Math.round(process.uptime())],
+    ...(o.extra ?? []),
   ];
   /** Runs after authentication: a signed-in caller's heavy GET waits its turn; anything else passes. */
   const heavy: Mw = (ctx, next) => {

@@ -226,6 +226,8 @@ test('target gone: failures logged with their code, the same failure counts atte
   assert.equal(st.rpo_warn, false);
   assert.equal(st.rpo_warn_s, 3600);
   assert.ok(st.unresolved >= 5);
+  const status = await ok(s.api('GET', '/api/admin/status', { token }));
+  assert.equal(status.replication.oldest_pending_at, st.oldest_pending_at);
 
   rmSync(backup);
   renameSync(backup + '.away', backup);
