@@ -163,6 +163,8 @@ export class ReplicationEngine {
       if (outcome === 'done') this.d.repo.resolve(p.storage_id, p.rel, p.op);
       else if (outcome === 'unlinked') this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
     } catch (e) {
+      // A shutdown or a cancel is no failure of the target: the queue resumes the op later.
+      if (signal.aborted && isAppError(signal.reason) && signal.reason.code === 'cancelled') throw signal.reason;
       if (signal.aborted) this.markHung(p.storage_id);
       const f = e instanceof ReplicaFailure ? e : new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
       const { row, opened } = this.d.repo.recordFailure({ storage_id: p.storage_id, rel: p.rel, op: p.op, to_rel: p.to ?? null, code: f.code, message: f.message });
