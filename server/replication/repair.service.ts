@@ -47,11 +47,11 @@ export class RepairService {
     return this.repo.unresolvedCount();
   }
 
-  /** Queues one `replica_retry` op per unresolved failure (a retry already queued absorbs its twin); announces `replica_reconcile_done`. */
+  /** Queues one `replica_retry` op per unresolved failure (a retry already queued absorbs its twin); announces `replica_reconcile_done` when it queued any. */
   async fixAll(): Promise<{ queued: number }> {
     const ids = this.repo.unresolvedIds();
     for (const id of ids) this.queue.enqueue('replica_retry', { failure_id: id }, { dedupKey: `replica_retry:${id}`, priority: -1 });
-    await this.bus.emit('replica_reconcile_done', { title: 'Backup repair queued', body: `${ids.length} failed copies queued for another attempt.`, queued: ids.length });
+    if (ids.length) await this.bus.emit('replica_reconcile_done', { title: 'Backup repair queued', body: `${ids.length} failed copies queued for another attempt.`, queued: ids.length });
     return { queued: ids.length };
   }
 

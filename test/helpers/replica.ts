@@ -27,12 +27,22 @@ export function localTree(root: string, all = false): Tree {
   return out;
 }
 
-/** Polls `fn` until it returns true (or throws the last mismatch after `ms`). */
+/**
+ * Polls `fn` until it returns true; an error thrown by `fn` (a file or object
+ * that vanished between a listing and its read, while copies are still
+ * landing) counts as "not yet". Throws after `ms`, naming the last error.
+ */
 export async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
+  let last: unknown = null;
   for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    try {
+      if (await fn()) return;
+      last = null;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -92,7 +102,9 @@ export async function faultScenario(s: TestServer, token: string, primaryDir: st
   await del(['/Home/work/sub/f1.txt']);
   kept['keep/k0.txt'] = localTree(primaryDir)['keep/k0.txt'];
   await del(['/Home/keep/k0.txt']);
-  await until('the target to match while up', async () => sorted(await target.tree()) === sorted(expected(kept)), 30_000);
+  await until('the target to match while up', async () => sorted(await target.tree()) === sorted(expected(kept)), 30_000).catch(async (e) => {
+    throw new Error(`${(e as Error).message}\ntarget:  ${sorted(await target.tree())}\nprimary: ${sorted(expected(kept))}`);
+  });
 
   // Down: changes pile up as failures.
   await target.stop();
@@ -118,13 +130,19 @@ export async function faultScenario(s: TestServer, token: string, primaryDir: st
   // The copies the queue still retries may land on their own; Fix takes the rest.
   const fix = await ok(s.api('POST', '/api/admin/replica/fix', { token }));
   assert.equal(typeof fix.queued, 'number');
+  // Copies the queue had already given up on are queued again by a later Fix (at most every 5 s).
+  const budget = 60_000 + downOps * 300;
+  let lastFix = Date.now();
   await until('every failure resolved', async () => {
     const c = (await ok(s.api('GET', '/api/admin/replica/failures/count', { token }))).count;
-    if (c > 0) await ok(s.api('POST', '/api/admin/replica/fix', { token }));
+    if (c > 0 && Date.now() - lastFix > 5000) {
+      lastFix = Date.now();
+      await ok(s.api('POST', '/api/admin/replica/fix', { token }));
+    }
     return c === 0;
-  }, 60_000);
+  }, budget);
   // A file written to keep/ while down and never deleted is replicated too: keep/ holds the union.
-  await until('identical trees by sha256', async () => sorted(await target.tree()) === sorted(expected(kept)), 30_000);
+  await until('identical trees by sha256', async () => sorted(await target.tree()) === sorted(expected(kept)), budget);
   const final = await target.tree();
   assert.equal(final['keep/k0.txt'], kept['keep/k0.txt'], 'append_only: a file deleted on the primary stays on the target');
   assert.equal(sorted(final), sorted(expected(kept)));
