@@ -20,6 +20,7 @@ import { etagOf, presentNode } from './entry';
 import type { FileService } from './file-service';
 import type { ListInput } from './listing.service';
 import type { SearchInput, SearchResult } from './search.service';
+import { StagedWrite } from './staged-write';
 
 /** Copies of a single file up to this size within one storage answer at once; the rest run as an op. */
 export const SYNC_COPY_MAX = 64 * 1024 * 1024;
@@ -285,14 +286,23 @@ export class ActorFiles {
     return presentNode(node, dir.level);
   }
 
+  /**
+   * A file this actor may write, to be written in parts over several requests
+   * (uploads); not a storage root. Clean-up of a session (recovery, abort)
+   * passes `ignoreReadOnly`: a storage made read-only since still lets go of it.
+   */
+  staged(path: Path, opts?: TargetOptions): StagedWrite {
+    return new StagedWrite(this.writable(path, opts), this.actor, this.svc);
+  }
+
   /** What a write by this actor records: who, from where, and how. */
   ctx(origin: WriteOrigin, extra: Partial<WriteContext> = {}): WriteContext {
     return { actor: actorRef(this.actor), request: this.actor.request, origin, ...extra };
   }
 
   /** A path this actor may change that is not a storage root. */
-  private writable(path: Path): Target {
-    const t = this.target(path, 'editor');
+  private writable(path: Path, opts?: TargetOptions): Target {
+    const t = this.target(path, 'editor', opts);
     if (t.rel === '') throw new AppError('forbidden', { reason: 'the storage root itself cannot be changed' });
     return t;
   }

@@ -11,6 +11,7 @@ export {
   ActorFiles, NEWDOC_TYPES, MAX_DELETE_PATHS, MAX_TEXT_BYTES, SYNC_COPY_MAX,
   type OpenFile, type Path, type TransferResult, type WriteOptions,
 } from './actor-files';
+export type { StagedWrite } from './staged-write';
 export type { Place, Target, TargetOptions } from './access';
 export type { ListInput } from './listing.service';
 export type { SearchInput, SearchResult } from './search.service';
