@@ -141,8 +141,8 @@ test('decorators wrap every built driver in order (first innermost); read-only r
   await refused(d.write('b.txt', Readable.from([Buffer.from('x')]), { size: 1 }));
   await refused(d.mkdir('other'));
   await refused(d.delete('a.txt'));
-  await refused(d.move!('a.txt', 'c.txt'));
-  await refused(d.copy!('a.txt', 'c.txt'));
+  await refused(d.move!('a.txt', 'c.txt', { overwrite: false }));
+  await refused(d.copy!('a.txt', 'c.txt', { overwrite: false }));
   await refused(d.multipart!.init('big.bin', { size: 10, partSize: 5 }));
   assert.equal((await d.stat('a.txt')).size, 5, 'reads pass');
   const names: string[] = [];
