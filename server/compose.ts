@@ -57,7 +57,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const bus = new EventBus(db.sqlite, logFn);
     attachAudit(db, bus);
     const hub = new RealtimeHub();
-    const queue = new JobQueue(db.sqlite, { concurrency: 4, log: logFn });
+    const queue = new JobQueue(db, { concurrency: 4, log: logFn });
     const scheduler = new Scheduler(db.sqlite, logFn);
     const settings = new SettingsStore(db);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
