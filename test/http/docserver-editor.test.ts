@@ -7,7 +7,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jwtVerify } from 'jose';
 import { signFetch } from '../../server/docserver';
@@ -185,6 +185,8 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.equal(ev[0].actor, null);
     assert.equal(ev[0].meta.origin, 'docserver');
     assert.equal(ev[0].meta.status, 2);
+    const bell = (await s.api('GET', '/api/notifications', { token: admin })).body;
+    assert.ok(JSON.stringify(bell).includes('Document saved from the editor'), 'admins see the save in the bell');
     const listing = (await s.api('GET', '/api/files/manager?path=/Docs', { token: admin })).body.entries.find((e: any) => e.name === 'report.docx');
     assert.equal(listing.size, edited.length);
     assert.equal(scans('report.docx').length, 2, 'one scan for the new file, one at once for the save');
@@ -197,6 +199,28 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.deepEqual((await fake.save(second, 2, again, { via: 'header' })).body, { error: 0 });
     assert.deepEqual(disk('report.docx'), again);
     assert.equal(await versions('/Docs/report.docx'), 2);
+  });
+
+  test('a version snapshot that cannot be taken refuses the save: nothing written, nothing announced', async () => {
+    await newDoc('unkept');
+    const session = await open('/Docs/unkept.docx');
+    const before = disk('unkept.docx');
+    const kept = join(root, '.versions');
+    renameSync(kept, `${kept}-aside`);
+    writeFileSync(kept, 'a file where the versions folder should be');
+    try {
+      const r = await fake.save(session, 2, Buffer.from('would lose the old bytes'));
+      assert.notEqual(r.status, 200, JSON.stringify(r.body));
+      assert.notDeepEqual(r.body, { error: 0 });
+    } finally {
+      rmSync(kept);
+      renameSync(`${kept}-aside`, kept);
+    }
+    assert.deepEqual(disk('unkept.docx'), before);
+    assert.equal(updates('unkept.docx').length, 0);
+    // Once snapshots work again the document server's retry lands.
+    assert.deepEqual((await fake.save(session, 2, Buffer.from('kept now'))).body, { error: 0 });
+    assert.equal(await versions('/Docs/unkept.docx'), 1);
   });
 
   test('statuses 1, 3, 4 and 7 write nothing and announce nothing', async () => {
@@ -264,6 +288,8 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.equal(await versions('/Docs/busy.docx'), 10, 'one snapshot per write');
     assert.equal(updates('busy.docx').length, 10);
     assert.equal(later('busy.docx').length, 1, 'force saves share one scan, a save-scan window later');
+    const bellRows = () => (s.server.db.sqlite.prepare("SELECT count(*) AS n FROM notifications WHERE event = 'file.updated' AND body LIKE '%busy.docx'").get() as { n: number }).n;
+    assert.equal(bellRows(), 0, 'force saves do not ring the bell');
     const immediate = scans('busy.docx').length - 1;
 
     const final = await fake.callbackRequest(session, 2, { url: fake.revision(Buffer.from('final')), lastsave: at(10) });
