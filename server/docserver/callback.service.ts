@@ -34,6 +34,8 @@ import { docKey, keyNode, verifyJwt } from './signing';
 /** Statuses the document server sends (spec: Document save callback status); 2 and 6 write. */
 const KNOWN_STATUS = new Set([1, 2, 3, 4, 6, 7]);
 const DOWNLOAD_TIMEOUT_MS = 120_000;
+/** Refusals of the write that say what is wrong as they are; any other failure is answered 503 (retry later). */
+const PASS_THROUGH = new Set(['read_only', 'quota_exceeded', 'insufficient_storage', 'locked', 'payload_too_large']);
 
 const callbackBody = z.object({
   key: z.string().min(1).max(128),
@@ -140,7 +142,14 @@ export class CallbackService {
     const tmp = join(this.d.stagingDir, `docserver-${node}-${randomToken(9)}`);
     try {
       const size = await this.download(cb.url, tmp);
-      await sys.write(place, createReadStream(tmp), { size, origin: 'docserver', audit: 'file.upload', meta: { status: cb.status, key: cb.key } });
+      try {
+        await sys.write(place, createReadStream(tmp), { size, origin: 'docserver', audit: 'file.upload', meta: { status: cb.status, key: cb.key } });
+      } catch (e) {
+        if (e instanceof AppError && PASS_THROUGH.has(e.code)) throw e;
+        // The snapshot or the write failed (nothing was replaced): the document server keeps the revision and retries.
+        const why = e instanceof AppError ? `${e.code}${e.params.path ? ` at ${e.params.path}` : ''}` : (e as Error).message;
+        throw new AppError('storage_unavailable', { reason: `version snapshot or write failed (${why})` }, { reason: `version snapshot or write failed (${why})` });
+      }
       const after = (await sys.open(place)).etag;
       const now = new Date().toISOString();
       this.d.db.run(

@@ -210,7 +210,8 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     writeFileSync(kept, 'a file where the versions folder should be');
     try {
       const r = await fake.save(session, 2, Buffer.from('would lose the old bytes'));
-      assert.notEqual(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.status, 503, JSON.stringify(r.body));
+      assert.match(r.body.details.reason, /^version snapshot or write failed/);
       assert.notDeepEqual(r.body, { error: 0 });
     } finally {
       rmSync(kept);
@@ -221,6 +222,15 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     // Once snapshots work again the document server's retry lands.
     assert.deepEqual((await fake.save(session, 2, Buffer.from('kept now'))).body, { error: 0 });
     assert.equal(await versions('/Docs/unkept.docx'), 1);
+  });
+
+  test('a save to a read-only storage is refused as read_only, even with a valid token', async () => {
+    const session = await open('/Archive/fixed.docx');
+    assert.equal(session.bytes.toString(), 'read-only bytes');
+    const r = await fake.save(session, 2, Buffer.from('changed'));
+    assert.equal(r.status, 403, JSON.stringify(r.body));
+    assert.equal(r.body.error, 'read_only');
+    assert.equal(readFileSync(join(roRoot, 'fixed.docx'), 'utf8'), 'read-only bytes');
   });
 
   test('statuses 1, 3, 4 and 7 write nothing and announce nothing', async () => {
