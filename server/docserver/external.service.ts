@@ -113,14 +113,18 @@ export class ExternalServices {
   }
 
   /**
-   * At every start: the environment's values (when any is set) replace the
-   * stored docserver row, which is then `env_managed`; without them a row
-   * the environment used to manage keeps its values and becomes editable.
+   * At every start: when SERVICE_DOCSERVER_URL or _JWT is set, the
+   * environment's three values replace the stored docserver row, which is
+   * then `env_managed`; without them a row the environment used to manage
+   * keeps its values and becomes editable (SERVICE_DOCSERVER_CALLBACK_URL
+   * alone only sets the callback URL).
    */
   applyEnvironment(env: ExternalEnv): void {
     const cur = this.row('docserver');
-    if (!env.url && !env.jwt_secret && !env.callback_url) {
+    if (!env.url && !env.jwt_secret) {
       if (cur?.env_managed) this.db.run(this.db.k.updateTable('external_services').set({ env_managed: 0 }).where('name', '=', 'docserver'));
+      // The callback URL alone leaves the server's address and secret to the admin.
+      if (env.callback_url) this.upsert('docserver', { url: cur?.url ?? '', jwt_secret: cur?.jwt_secret ?? '', callback_url: normaliseUrl(env.callback_url, 'SERVICE_DOCSERVER_CALLBACK_URL'), env_managed: 0, reset: false });
       return;
     }
     const url = normaliseUrl(env.url, 'SERVICE_DOCSERVER_URL');

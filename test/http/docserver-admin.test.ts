@@ -210,10 +210,11 @@ test('docserver: the environment is applied at every start and marks the row env
     assert.equal((await call(srv.port, 'GET', '/api/capabilities')).body.external.docserver_url, 'http://docs-b.example.test');
     await srv.close();
 
-    srv = await start({});
+    srv = await start({ SERVICE_DOCSERVER_CALLBACK_URL: 'http://tunnel.example.test' });
     token = await login(srv.port);
     row = (await call(srv.port, 'GET', '/api/admin/external', token)).body.services[0];
-    assert.deepEqual([row.url, row.env_managed], ['http://docs-b.example.test', false], 'without the environment the row stays and becomes editable');
+    assert.deepEqual([row.url, row.env_managed, row.callback_url], ['http://docs-b.example.test', false, 'http://tunnel.example.test'], 'without URL and secret in the environment the row stays and becomes editable');
+    assert.equal(srv.services.docserver.external.docserver()?.secret, 'env-secret-b');
     assert.equal((await call(srv.port, 'PUT', '/api/admin/external/docserver', token, { url: '', jwt_secret: '' })).status, 200);
     assert.equal((await call(srv.port, 'GET', '/api/capabilities')).body.newdoc_types.length, 2);
     await srv.close();

@@ -99,10 +99,3 @@ export function docserverRoutes(d: { docserver: Docserver; maxJsonBytes: number 
   });
   return r;
 }
-
-declare module '../context' {
-  interface AppState {
-    /** The callback's `Authorization` header, kept by the public listener (which clears it for everything else). */
-    docserverAuthorization?: string;
-  }
-}
