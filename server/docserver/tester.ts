@@ -66,10 +66,12 @@ export class ExternalTester {
     const p = this.editor.probe(requestBase);
     try {
       const payload = { async: false, filetype: 'txt', outputtype: 'txt', key: `probe-${Date.now()}`, title: 'probe.txt', url: p.url };
+      // The body token signs the request itself; the header token nests it under `payload` (the protocol's header form).
       const token = await signJwt(secret, payload, 300);
+      const header = await signJwt(secret, { payload }, 300);
       const res = await fetch(`${url}/ConvertService.ashx`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${header}` },
         body: JSON.stringify({ ...payload, token }),
         signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
         redirect: 'manual',

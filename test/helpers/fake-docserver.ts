@@ -110,7 +110,11 @@ export class FakeDocserver {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
       res.setHeader('content-type', 'application/json');
       try {
-        await jwtVerify(body.token ?? '', enc(this.secret), { algorithms: ['HS256'] });
+        // Body form: the request itself; header form: the request under `payload`.
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const { payload } = await jwtVerify(body.token ?? '', enc(this.secret), { algorithms: ['HS256'] });
+        if (payload.url !== body.url) throw new Error('the token does not sign this request');
+        if (bearer && ((await jwtVerify(bearer, enc(this.secret), { algorithms: ['HS256'] })).payload as any).payload?.url !== body.url) throw new Error('header token');
       } catch {
         return void res.end(JSON.stringify({ error: -8 }));
       }
