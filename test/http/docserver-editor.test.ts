@@ -299,22 +299,25 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
   });
 
   test('scenario 13: status 6 repeatedly, status 2 twice, replayed older callbacks: one snapshot per write, newest wins, scans debounced', async () => {
+    // Keep every version (unset trims to 20 per file), so each snapshot can be counted.
+    assert.equal((await s.api('PATCH', '/api/admin/protection', { token: admin, body: { versions_keep_n: 0 } })).status, 200);
     await newDoc('busy');
     const session = await open('/Docs/busy.docx');
     const t0 = Date.now();
     const at = (i: number) => new Date(t0 + i * 1000);
     const firstSix = await fake.callbackRequest(session, 6, { url: fake.revision(Buffer.from('force save 0')), lastsave: at(0) });
     assert.deepEqual((await fake.post(session.callbackUrl, firstSix)).body, { error: 0 });
-    for (let i = 1; i < 10; i++) assert.deepEqual((await fake.save(session, 6, Buffer.from(`force save ${i}`), { lastsave: at(i) })).body, { error: 0 });
-    assert.equal(disk('busy.docx').toString(), 'force save 9');
-    assert.equal(await versions('/Docs/busy.docx'), 10, 'one snapshot per write');
-    assert.equal(updates('busy.docx').length, 10);
+    // Status 6 "every second for a minute": 60 force saves, their lastsave one second apart, sent back to back.
+    for (let i = 1; i < 60; i++) assert.deepEqual((await fake.save(session, 6, Buffer.from(`force save ${i}`), { lastsave: at(i) })).body, { error: 0 });
+    assert.equal(disk('busy.docx').toString(), 'force save 59');
+    assert.equal(await versions('/Docs/busy.docx'), 60, 'one snapshot per write');
+    assert.equal(updates('busy.docx').length, 60);
     assert.equal(later('busy.docx').length, 1, 'force saves share one scan, a save-scan window later');
     const bellRows = () => (s.server.db.sqlite.prepare("SELECT count(*) AS n FROM notifications WHERE event = 'file.updated' AND body LIKE '%busy.docx'").get() as { n: number }).n;
     assert.equal(bellRows(), 0, 'force saves do not ring the bell');
     const immediate = scans('busy.docx').length - 1;
 
-    const final = await fake.callbackRequest(session, 2, { url: fake.revision(Buffer.from('final')), lastsave: at(10) });
+    const final = await fake.callbackRequest(session, 2, { url: fake.revision(Buffer.from('final')), lastsave: at(60) });
     assert.deepEqual((await fake.post(session.callbackUrl, final)).body, { error: 0 });
     assert.equal(disk('busy.docx').toString(), 'final');
     assert.equal(scans('busy.docx').length - 1, immediate + 1, 'the final save scans at once');
@@ -322,28 +325,28 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.deepEqual((await fake.post(session.callbackUrl, final)).body, { error: 0 });
     assert.deepEqual((await fake.post(session.callbackUrl, firstSix)).body, { error: 0 });
     assert.equal(disk('busy.docx').toString(), 'final');
-    assert.equal(await versions('/Docs/busy.docx'), 11);
-    assert.equal(updates('busy.docx').length, 11);
+    assert.equal(await versions('/Docs/busy.docx'), 61);
+    assert.equal(updates('busy.docx').length, 61);
 
     // A newer session saves; the older session's final callback replayed afterwards is refused.
     const next = await open('/Docs/busy.docx');
     assert.notEqual(next.key, session.key);
-    assert.deepEqual((await fake.save(next, 2, Buffer.from('newer session'), { lastsave: at(20) })).body, { error: 0 });
+    assert.deepEqual((await fake.save(next, 2, Buffer.from('newer session'), { lastsave: at(70) })).body, { error: 0 });
     const stale = await fake.post(session.callbackUrl, final);
     assert.equal(stale.status, 409);
-    const staleLater = await fake.save(session, 6, Buffer.from('old session, later clock'), { lastsave: at(30) });
+    const staleLater = await fake.save(session, 6, Buffer.from('old session, later clock'), { lastsave: at(80) });
     assert.equal(staleLater.status, 409);
     assert.equal(disk('busy.docx').toString(), 'newer session');
-    assert.equal(await versions('/Docs/busy.docx'), 12);
+    assert.equal(await versions('/Docs/busy.docx'), 62);
 
     // Concurrent force saves of one session: run one at a time; the newest revision wins.
     const third = await open('/Docs/busy.docx');
-    const reqs = await Promise.all([1, 2, 3, 4, 5].map((i) => fake.callbackRequest(third, 6, { url: fake.revision(Buffer.from(`concurrent ${i}`)), lastsave: at(40 + i) })));
+    const reqs = await Promise.all([1, 2, 3, 4, 5].map((i) => fake.callbackRequest(third, 6, { url: fake.revision(Buffer.from(`concurrent ${i}`)), lastsave: at(90 + i) })));
     const answers = await Promise.all(reqs.reverse().map((q) => fake.post(third.callbackUrl, q)));
     for (const a of answers) assert.deepEqual(a.body, { error: 0 });
     assert.equal(disk('busy.docx').toString(), 'concurrent 5');
-    const written = updates('busy.docx').length - 12;
+    const written = updates('busy.docx').length - 62;
     assert.ok(written >= 1 && written <= 5);
-    assert.equal(await versions('/Docs/busy.docx'), 12 + written, 'one snapshot per write');
+    assert.equal(await versions('/Docs/busy.docx'), 62 + written, 'one snapshot per write');
   });
 });
