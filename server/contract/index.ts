@@ -17,3 +17,4 @@ export type * from './host';
 export type * from './mfa';
 export type * from './access';
 export type * from './gateways';
+export type * from './docserver';

@@ -45,6 +45,8 @@ export const TABLE_OWNERS = {
   versions: 'protection',
   av_scans: 'protection',
   dav_props: 'gateways',
+  external_services: 'docserver',
+  docserver_saves: 'docserver',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -268,17 +268,23 @@ export class ActorFiles {
     return presentNode(node, t.level);
   }
 
-  /** Creates an empty document of a `NEWDOC_TYPES` type in folder `folder`; an existing name → `name_taken`. */
+  /**
+   * Creates an empty document of one of the offered types (`newdoc_types`:
+   * the new-document port's, else `NEWDOC_TYPES`) in folder `folder`; an
+   * existing name → `name_taken`.
+   */
   async newFile(folder: Path, name: string, type: string): Promise<FileEntry> {
-    const kind = NEWDOC_TYPES.find((x) => x.ext === type);
+    const port = this.svc.ports.newdoc;
+    const kind = (port ? port.types() : NEWDOC_TYPES).find((x) => x.ext === type);
     if (!kind) throw new AppError('validation_failed', { field: 'type', reason: 'unknown document type' }, { field: 'type' });
     checkName(name);
     const file = extOf(name) === kind.ext ? name : `${name}.${kind.ext}`;
     checkName(file);
     const dir = this.target(folder, 'editor');
+    const bytes = port ? await port.template(kind.ext) : Buffer.alloc(0);
     let node: GateNode;
     try {
-      node = await this.write({ storage_id: dir.storage.id, rel: joinRel(dir.rel, file) }, Readable.from([Buffer.alloc(0)]), { size: 0, mime: kind.mime, overwrite: false, origin: 'newfile', audit: 'file.upload', version: false });
+      node = await this.write({ storage_id: dir.storage.id, rel: joinRel(dir.rel, file) }, Readable.from([bytes]), { size: bytes.length, mime: kind.mime, overwrite: false, origin: 'newfile', audit: 'file.upload', version: false });
     } catch (e) {
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: file });
       throw e;

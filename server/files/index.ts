@@ -6,7 +6,7 @@
  * reaches a driver or the gate. Trusted internal modules (protection,
  * thumbnails) use the place-addressed storage operations of `./internal`.
  */
-export { FileService, type FilesDeps, type FilePorts, type TrashPort, type VersionsPort } from './file-service';
+export { FileService, type FilesDeps, type FilePorts, type TrashPort, type VersionsPort, type NewdocPort } from './file-service';
 export {
   ActorFiles, NEWDOC_TYPES, MAX_DELETE_PATHS, MAX_TEXT_BYTES, SYNC_COPY_MAX,
   type OpenFile, type Path, type TransferResult, type WriteOptions,
