@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
-import { advertise, lanUrl, pickLanAddress, qrDataUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
+import { advertise, lanUrl, pickLanAddress, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
 
 const v4 = (address: string, internal = false) => ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
 const v6 = (address: string) => ({ address, family: 'IPv6', internal: false, netmask: 'ffff::', mac: '00:00:00:00:00:00', cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
@@ -69,4 +69,22 @@ test('WebDAV: the copied address is the LAN one only when the network may sign i
   published.length = 0;
   advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0' });
   assert.equal(published.length, 1, 'only _http._tcp without webdav');
+});
+
+test('SFTP: the copied address and _sftp-ssh._tcp follow SERVICE_SFTP_LISTEN (announced only beyond loopback)', () => {
+  const lan = 'http://192.168.1.20:5212';
+  assert.equal(sftpListener({}), null, 'off by default');
+  assert.equal(sftpListener({ SERVICE_SFTP_LISTEN: 'nonsense' }), null);
+  assert.deepEqual(sftpListener({ SERVICE_SFTP_LISTEN: ':2022' }), { port: 2022, onLan: true });
+  assert.deepEqual(sftpListener({ SERVICE_SFTP_LISTEN: '0.0.0.0:2022' }), { port: 2022, onLan: true });
+  assert.deepEqual(sftpListener({ SERVICE_SFTP_LISTEN: '127.0.0.1:2022' }), { port: 2022, onLan: false });
+  assert.deepEqual(sftpListener({ SERVICE_SFTP_LISTEN: '[::1]:2022' }), { port: 2022, onLan: false });
+  assert.equal(sftpUrl({ SERVICE_SFTP_LISTEN: ':2022' }, lan), 'sftp://192.168.1.20:2022/');
+  assert.equal(sftpUrl({ SERVICE_SFTP_LISTEN: ':2022' }, null), 'sftp://localhost:2022/', 'LAN access off');
+  assert.equal(sftpUrl({ SERVICE_SFTP_LISTEN: '127.0.0.1:2022' }, lan), 'sftp://localhost:2022/', 'loopback only');
+  assert.equal(sftpUrl({}, lan), null);
+  const published: { type: string; port: number }[] = [];
+  const fake: MdnsResponder = { publish: (s) => void published.push(s), unpublishAll: (cb) => cb?.(), destroy: (cb) => cb?.() };
+  advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0', sftpPort: 2022 });
+  assert.deepEqual(published.map((p) => [p.type, p.port]), [['http', 5212], ['sftp-ssh', 2022]]);
 });

@@ -76,15 +76,45 @@ export function webdavUrl(env: NodeJS.ProcessEnv, lan: string | null, port: numb
 }
 
 /**
- * Announces the service as `_http._tcp` with its UI path in TXT, and as
- * `_webdav._tcp` (path `/dav/`) when `webdav` (network clients may use it,
- * see `webdavOnLan`). Returns a stop function that withdraws the
- * announcements (goodbye packets) and closes the responder; calling it twice
- * is harmless.
+ * The SFTP gateway's listener from SERVICE_SFTP_LISTEN (`host:port` or
+ * `:port`, empty = off): its port, and whether other devices can reach it
+ * (every address, or a host that is not a loopback one). Null when off or
+ * unreadable.
  */
-export function advertise(responder: MdnsResponder, o: { name: string; port: number; version: string; webdav?: boolean }): () => Promise<void> {
+export function sftpListener(env: NodeJS.ProcessEnv): { port: number; onLan: boolean } | null {
+  const m = /^(.*):(\d{1,5})$/.exec((env.SERVICE_SFTP_LISTEN ?? '').trim());
+  if (!m) return null;
+  const host = m[1].replace(/^\[|\]$/g, '').toLowerCase();
+  return { port: Number(m[2]), onLan: !['127.0.0.1', '::1', 'localhost'].includes(host) };
+}
+
+/**
+ * The SFTP address the tray copies: `sftp://<LAN address>:<port>/` when the
+ * gateway listens beyond this computer and LAN access gives an address, else
+ * `sftp://localhost:<port>/`; null when the gateway is off.
+ */
+export function sftpUrl(env: NodeJS.ProcessEnv, lan: string | null): string | null {
+  const l = sftpListener(env);
+  if (!l) return null;
+  const host = lan && l.onLan ? new URL(lan).hostname : 'localhost';
+  return `sftp://${host}:${l.port}/`;
+}
+
+/**
+ * Announces the service as `_http._tcp` with its UI path in TXT, as
+ * `_webdav._tcp` (path `/dav/`) when `webdav` (network clients may use it,
+ * see `webdavOnLan`), and as `_sftp-ssh._tcp` on `sftpPort` when given (the
+ * SFTP gateway listens beyond loopback). Returns a stop function that
+ * withdraws the announcements (goodbye packets) and closes the responder;
+ * calling it twice is harmless.
+ */
+export function advertise(
+  responder: MdnsResponder,
+  o: { name: string; port: number; version: string; webdav?: boolean; sftpPort?: number },
+): () => Promise<void> {
   responder.publish({ name: o.name, type: 'http', port: o.port, txt: { path: '/', product: 'filedock', version: o.version } });
   if (o.webdav) responder.publish({ name: o.name, type: 'webdav', port: o.port, txt: { path: '/dav/' } });
+  if (o.sftpPort) responder.publish({ name: o.name, type: 'sftp-ssh', port: o.sftpPort });
   let stopped: Promise<void> | null = null;
   return () =>
     (stopped ??= new Promise<void>((resolve) => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SettingsStore } from './desktop-settings';
 import { utilityFork } from './fork';
-import { advertise, lanUrl, qrDataUrl, webdavOnLan, webdavUrl } from './lan';
+import { advertise, lanUrl, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl } from './lan';
 import { RotatingLog } from './log-file';
 import { DeviceKeyStore, machineId, pairWithSession, signIn, type Sealer } from './pairing';
 import { PowerGuard } from './power';
@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     settings: settings.get(),
     lanUrl: currentLanUrl(),
     webdavUrl: host.snapshot().status === 'running' ? webdavUrl(process.env, currentLanUrl(), host.snapshot().port) : null,
+    sftpUrl: host.snapshot().status === 'running' ? sftpUrl(process.env, currentLanUrl()) : null,
     activity,
     paused: host.isPaused(),
     keepingAwake: power.holding,
@@ -95,8 +96,16 @@ async function main(): Promise<void> {
     await stopAdvertising?.();
     stopAdvertising = null;
     const s = host.snapshot();
-    if (s.status === 'running' && s.port && settings.get().lanAccess && settings.get().advertise)
-      stopAdvertising = advertise(new Bonjour(), { name: `Filedock on ${hostname()}`, port: s.port, version: app.getVersion(), webdav: webdavOnLan(process.env) });
+    if (s.status === 'running' && s.port && settings.get().lanAccess && settings.get().advertise) {
+      const sftp = sftpListener(process.env);
+      stopAdvertising = advertise(new Bonjour(), {
+        name: `Filedock on ${hostname()}`,
+        port: s.port,
+        version: app.getVersion(),
+        webdav: webdavOnLan(process.env),
+        sftpPort: sftp?.onLan ? sftp.port : undefined,
+      });
+    }
   }
 
   host.on('state', (s) => {
@@ -219,6 +228,7 @@ async function main(): Promise<void> {
     'open-browser': () => shell.openExternal(`${origin()}/`),
     'copy-lan-url': () => clipboard.writeText(currentLanUrl() ?? ''),
     'copy-webdav-url': () => clipboard.writeText(webdavUrl(process.env, currentLanUrl(), host.snapshot().port) ?? ''),
+    'copy-sftp-url': () => clipboard.writeText(sftpUrl(process.env, currentLanUrl()) ?? ''),
     'copy-public-url': () => clipboard.writeText(settings.get().publicUrl),
     'show-qr': async () => {
       const url = currentLanUrl();

@@ -126,3 +126,10 @@ test('"Copy WebDAV address" only while the server runs with WebDAV on; it runs i
   (item.click as () => void)();
   assert.deepEqual(ran, ['copy-webdav-url']);
 });
+
+test('"Copy SFTP address" only while the server runs with the SFTP gateway on', () => {
+  const m = trayMenu(base({ sftpUrl: 'sftp://localhost:2022/' }));
+  assert.deepEqual(entry(m, 'copy-sftp-url'), { kind: 'command', command: 'copy-sftp-url', label: 'Copy SFTP address', enabled: true });
+  assert.equal(entry(trayMenu(base({ sftpUrl: null })), 'copy-sftp-url'), undefined, 'gateway off');
+  assert.equal(entry(trayMenu(base({ sftpUrl: 'sftp://localhost:2022/', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-sftp-url'), undefined);
+});

@@ -74,6 +74,7 @@ export function trayMenu(s: TrayState): TrayEntry[] {
   // Pairing needs a running server and an address a phone can reach.
   if (running && s.lanUrl) menu.push(cmd('pair-phone', 'Pair a phone…'));
   if (running && s.webdavUrl) menu.push(cmd('copy-webdav-url', 'Copy WebDAV address'));
+  if (running && s.sftpUrl) menu.push(cmd('copy-sftp-url', 'Copy SFTP address'));
   if (s.settings.publicUrl) menu.push(cmd('copy-public-url', 'Copy public link address'));
   menu.push(
     cmd('public-links', 'Public links…', running),

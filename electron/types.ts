@@ -97,6 +97,8 @@ export interface TrayState {
   lanUrl: string | null;
   /** The WebDAV address to copy (`lan.ts` webdavUrl), or null/absent when WebDAV is off. */
   webdavUrl?: string | null;
+  /** The SFTP gateway's address to copy (`lan.ts` sftpUrl), or null/absent when the gateway is off. */
+  sftpUrl?: string | null;
   activity: Activity;
   paused: boolean;
   /** True while a power-save blocker is held for running transfers. */
@@ -106,7 +108,7 @@ export interface TrayState {
 
 /** Commands a tray click dispatches; `main.ts` maps each one to its handler. */
 export type TrayCommand =
-  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-webdav-url' | 'copy-public-url' | 'show-qr' | 'pair-phone'
+  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-webdav-url' | 'copy-sftp-url' | 'copy-public-url' | 'show-qr' | 'pair-phone'
   | 'toggle-pause' | 'toggle-start-at-login' | 'toggle-lan-access' | 'public-links'
   | 'check-updates' | 'install-update' | 'restart-server' | 'open-data-folder' | 'open-logs' | 'quit';
 

@@ -16,7 +16,7 @@ import { JobQueue, Scheduler } from './jobs';
 import { createAuth, createOidc } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
 import { createCatalogue, storageSummary, StoragesRepo, ThumbStates } from './catalogue';
-import { FileService, NEWDOC_TYPES } from './files';
+import { FileService } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
 import { createArchives } from './archives';
@@ -32,6 +32,7 @@ import { assertEveryJobHandled } from './jobs-registry';
 import type { Capabilities } from './contract';
 import { createGatewayCore } from './gateways';
 import { createReplication } from './replication';
+import { createDocserver, createExternal } from './docserver';
 
 export interface ComposeOptions {
   logger?: Logger;
@@ -58,7 +59,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const bus = new EventBus(db.sqlite, logFn);
     attachAudit(db, bus);
     const hub = new RealtimeHub();
-    const queue = new JobQueue(db.sqlite, { concurrency: 4, log: logFn });
+    const queue = new JobQueue(db, { concurrency: 4, log: logFn });
     const scheduler = new Scheduler(db.sqlite, logFn);
     const settings = new SettingsStore(db);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
@@ -127,14 +128,21 @@ export async function compose(config: Config, opts: ComposeOptions) {
     cleanups.unshift(stopCatalogue);
 
     const ops = new StorageOps(io);
+    // The external services' settings exist before the file service: they decide which new-document types it offers.
+    const { external, newdocs } = createExternal({
+      db, secretKey, env: { url: config.docserverUrl, jwt_secret: config.docserverJwt, callback_url: config.docserverCallbackUrl },
+    });
     const protection = createProtection({ db, catalogue, ops, queue, scans, bus, settings, secretKey, log: logFn });
     const files = new FileService({
       db, bus, catalogue, ops, queue, actors: auth.actors,
-      ports: { trash: protection.trash, versions: protection.versions },
+      ports: { trash: protection.trash, versions: protection.versions, newdoc: newdocs },
       thumbUrl: (id) => thumbUrl(id),
     });
     const thumbs = createThumbs({ db, ops, bus, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
     thumbDispatch.register(thumbs);
+    const docserver = createDocserver({
+      db, files, catalogue, external, secretKey, publicUrl: config.publicUrl, stagingDir: dirs.staging, maxUploadBytes: config.maxUploadBytes, log,
+    });
     const archives = createArchives({ files, catalogue, queue, actors: auth.actors, maxArchiveBytes: config.maxArchiveBytes });
     const uploads = createUploads({
       db, files, catalogue, auth, stagingDir: dirs.staging,
@@ -164,7 +172,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const capabilities = (): Capabilities => ({
       version: config.version,
       thumbs: thumbCapabilities(),
-      external: { docserver_url: '', diagram_url: '', text_diagram: false },
+      external: { docserver_url: external.docserver()?.url ?? '', diagram_url: external.diagramUrl(), text_diagram: false },
       auth: oidc.config.active()
         ? { drivers: ['local', 'oidc'], allow_signup: settings.get('allow_signup'), oidc_label: oidc.config.label() }
         : { drivers: ['local'], allow_signup: settings.get('allow_signup') },
@@ -173,7 +181,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       antivirus: protection.antivirus.active,
       antivirus_mode: protection.antivirus.mode,
       share_max_ttl_days: settings.get('share_max_ttl_days'),
-      newdoc_types: [...NEWDOC_TYPES],
+      newdoc_types: newdocs.types(),
       app_plugins: { enabled: false },
       assistant: { state: 'off', permitted: false, button: false },
     });
@@ -182,7 +190,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
 
     return {
       config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
-      catalogue, io, ops, files, protection, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
+      catalogue, io, ops, files, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
       gateways, replication, capabilities, close,
     };
   } catch (e) {

@@ -55,6 +55,7 @@ import { versionsRoutes } from './http/routes/versions.routes';
 import { filesZipRoutes } from './http/routes/files-zip.routes';
 import { filesRefreshRoutes } from './http/routes/files-refresh.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
+import { adminExternalRoutes, docserverRoutes } from './http/routes/docserver.routes';
 import type { AppState } from './http/context';
 import { publicOnly } from './http/middlewares/public-only';
 import { davMiddleware } from './http/dav';
@@ -170,6 +171,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       trashRoutes({ protection, catalogue, files, maxJsonBytes: json }),
       versionsRoutes({ protection, files, maxJsonBytes: json }),
       notificationRoutes({ bell, maxJsonBytes: json }),
+      adminExternalRoutes({ docserver: sv.docserver, bus, maxJsonBytes: json }),
+      docserverRoutes({ docserver: sv.docserver, maxJsonBytes: json }),
       shareRoutes({ shares, maxJsonBytes: json }),
       sharePublicRoutes({ shares, maxJsonBytes: json, log: logFn }),
       shareDropRoutes({ shares, maxJsonBytes: json }),

@@ -3,6 +3,7 @@
  * owns the table, the thumbnails module drives the state machine through
  * this repository and touches nothing else of a node.
  */
+import { sql } from 'kysely';
 import type { Db } from '../db';
 
 export type ThumbState = 'pending' | 'ready' | 'skipped' | 'failed';
@@ -29,27 +30,33 @@ export interface CandidateQuery {
   limit: number;
 }
 
-const COLS = 'id, storage_id, path, name, type, size, mtime, mime, thumb_state, thumb_error, deleted_at';
+const COLS = ['id', 'storage_id', 'path', 'name', 'type', 'size', 'mtime', 'mime', 'thumb_state', 'thumb_error', 'deleted_at'] as const;
+
+/**
+ * Constants go into the SQL text as literals, as they did in the raw SQL: SQLite plans the partial
+ * index `nodes_thumb_pending` (and LIKE) from the statement itself, without re-preparing on every bind.
+ */
+const lit = <T extends string>(v: T) => sql.lit(v);
 
 export class ThumbStates {
-  private s;
-  constructor(private db: Db) {
-    const q = (sql: string) => db.sqlite.prepare(sql);
-    this.s = {
-      byId: q(`SELECT ${COLS} FROM nodes WHERE id = ?`),
-      pending: q("UPDATE nodes SET thumb_state = 'pending', thumb_error = NULL WHERE id = ? AND type = 'file' AND IFNULL(thumb_state, '') != 'ready'"),
-      finish: q('UPDATE nodes SET thumb_state = ?, thumb_error = ? WHERE id = ? AND size = ? AND mtime = ?'),
-      pendingAfter: q(`SELECT id FROM nodes WHERE thumb_state = 'pending' AND type = 'file' AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT ?`),
-    };
-  }
+  constructor(private db: Db) {}
 
   byId(id: number): ThumbNode | undefined {
-    return this.s.byId.get(id) as ThumbNode | undefined;
+    return this.db.first(this.db.k.selectFrom('nodes').select(COLS).where('id', '=', id)) as ThumbNode | undefined;
   }
 
   /** Moves a file's state to `pending` unless it is `ready` (ready is never re-run). Returns whether it moved. */
   markPending(id: number): boolean {
-    return this.s.pending.run(id).changes === 1;
+    return (
+      this.db.run(
+        this.db.k
+          .updateTable('nodes')
+          .set({ thumb_state: lit('pending'), thumb_error: null })
+          .where('id', '=', id)
+          .where('type', '=', lit('file'))
+          .where((eb) => eb(eb.fn.coalesce('thumb_state', lit('')), '!=', lit('ready'))),
+      ) === 1
+    );
   }
 
   /**
@@ -57,34 +64,46 @@ export class ThumbStates {
    * run read: a write during the run already reset the state for a new run.
    */
   finish(id: number, state: Exclude<ThumbState, 'pending'>, error: string | null, seen: { size: number; mtime: number }): boolean {
-    return this.s.finish.run(state, error === null ? null : error.slice(0, 1000), id, seen.size, seen.mtime).changes === 1;
+    return (
+      this.db.run(
+        this.db.k
+          .updateTable('nodes')
+          .set({ thumb_state: state, thumb_error: error === null ? null : error.slice(0, 1000) })
+          .where('id', '=', id)
+          .where('size', '=', seen.size)
+          .where('mtime', '=', seen.mtime),
+      ) === 1
+    );
   }
 
   /** The next batch of files the backfill should dispatch, in id order after `afterId`. Trashed and soft-deleted nodes are excluded. */
   candidates(q: CandidateQuery): ThumbNode[] {
-    const states = ["thumb_state IS NULL", "thumb_state = 'pending'"];
-    if (q.retryFailed) states.push("thumb_state = 'failed'");
-    if (q.retrySkipped) states.push("thumb_state = 'skipped'");
-    const args: unknown[] = [q.afterId];
-    let storage = '';
-    if (q.storageId !== undefined) {
-      storage = ' AND storage_id = ?';
-      args.push(q.storageId);
-    }
-    return this.db.sqlite
-      .prepare(
-        `SELECT ${COLS} FROM nodes WHERE id > ? AND type = 'file' AND deleted_at IS NULL${storage}
-         AND path NOT LIKE '.service-trash/%' AND path NOT LIKE '.versions/%' AND path NOT LIKE '%/.versions/%' AND path NOT LIKE '%/.service-trash/%'
-         AND (${states.join(' OR ')}) ORDER BY id LIMIT ?`,
-      )
-      .all(...args, q.limit) as ThumbNode[];
+    let query = this.db.k
+      .selectFrom('nodes')
+      .select(COLS)
+      .where('id', '>', q.afterId)
+      .where('type', '=', lit('file'))
+      .where('deleted_at', 'is', null);
+    if (q.storageId !== undefined) query = query.where('storage_id', '=', q.storageId);
+    query = query
+      .where('path', 'not like', lit('.service-trash/%'))
+      .where('path', 'not like', lit('.versions/%'))
+      .where('path', 'not like', lit('%/.versions/%'))
+      .where('path', 'not like', lit('%/.service-trash/%'))
+      .where((eb) => {
+        const states = [eb('thumb_state', 'is', null), eb('thumb_state', '=', lit('pending'))];
+        if (q.retryFailed) states.push(eb('thumb_state', '=', lit('failed')));
+        if (q.retrySkipped) states.push(eb('thumb_state', '=', lit('skipped')));
+        return eb.or(states);
+      });
+    return this.db.all(query.orderBy('id').limit(q.limit)) as ThumbNode[];
   }
 
   /** Moves each of `ids` to `pending` (one transaction; `ready` ones stay). Returns the ids that moved. */
   markPendingMany(ids: number[]): number[] {
     const moved: number[] = [];
     this.db.sqlite.transaction(() => {
-      for (const id of ids) if (this.s.pending.run(id).changes === 1) moved.push(id);
+      for (const id of ids) if (this.markPending(id)) moved.push(id);
     })();
     return moved;
   }
@@ -95,7 +114,19 @@ export class ThumbStates {
    * interrupted) is paged from here instead of being held in memory.
    */
   pendingAfter(afterId: number, limit: number): number[] {
-    return (this.s.pendingAfter.all(afterId, limit) as Array<{ id: number }>).map((r) => r.id);
+    return this.db
+      .all(
+        this.db.k
+          .selectFrom('nodes')
+          .select('id')
+          .where('thumb_state', '=', lit('pending'))
+          .where('type', '=', lit('file'))
+          .where('deleted_at', 'is', null)
+          .where('id', '>', afterId)
+          .orderBy('id')
+          .limit(limit),
+      )
+      .map((r) => r.id);
   }
 
   /** Which of `ids` have a node row. Throws when the database cannot answer (the sweeper then deletes nothing). */
@@ -103,8 +134,7 @@ export class ThumbStates {
     const found = new Set<number>();
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
-      const rows = this.db.sqlite.prepare(`SELECT id FROM nodes WHERE id IN (${part.map(() => '?').join(',')})`).all(...part) as Array<{ id: number }>;
-      for (const r of rows) found.add(r.id);
+      for (const r of this.db.all(this.db.k.selectFrom('nodes').select('id').where('id', 'in', part))) found.add(r.id);
     }
     return found;
   }

@@ -36,7 +36,7 @@ export interface GateNode extends NodeRow {
 }
 
 /** A post-write hook: runs after commit, must not throw (it should enqueue work, not do it). */
-export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: ActorRef | null }) => void;
+export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: ActorRef | null; meta?: Record<string, unknown> }) => void;
 /** Runs after nodes left the catalogue for good (purge, permanent delete): drop what hangs off their ids. */
 export type RemoveHook = (storageId: number, nodeIds: number[]) => void | Promise<void>;
 
@@ -86,7 +86,7 @@ export class WriteGate {
     const node = { ...this.nodes.byId(id)!, storageName: storage };
     for (const [name, hook] of this.hooks) {
       try {
-        hook(node, { created, origin: ctx.origin, actor: ctx.actor ?? null });
+        hook(node, { created, origin: ctx.origin, actor: ctx.actor ?? null, meta: ctx.meta });
       } catch (e) {
         this.log(`write hook ${name} failed for ${storage}://${path}`, e);
       }

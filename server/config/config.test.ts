@@ -49,3 +49,19 @@ test('SFTP listen address: host:port or :port, off when empty', () => {
     assert.throws(() => loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: bad }), (e: ConfigError) => e.problems[0].key === 'SERVICE_SFTP_LISTEN', bad);
   }
 });
+
+test('docserver settings: config file keys external_services.docserver.* and the environment', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const f = `${dir}/c.yaml`;
+    writeFileSync(f, 'external_services:\n  docserver:\n    url: http://docs.example.test:8080/\n    jwt_secret: s3cret\n    callback_url: http://files.lan:5212\n');
+    const c = loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_CONFIG: f });
+    assert.equal(c.docserverUrl, 'http://docs.example.test:8080');
+    assert.equal(c.docserverJwt, 's3cret');
+    assert.equal(c.docserverCallbackUrl, 'http://files.lan:5212');
+    const e = loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_CONFIG: f, SERVICE_DOCSERVER_URL: 'https://office.lan' });
+    assert.equal(e.docserverUrl, 'https://office.lan', 'the environment wins');
+  } finally {
+    cleanup();
+  }
+});

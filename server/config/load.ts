@@ -18,6 +18,10 @@ export class ConfigError extends Error {
 }
 
 const ENV_KEYS = new Set(Object.values(SETTINGS).map((s) => s.key));
+/** Config-file names that are not the key's own (`external_services.docserver.url` → SERVICE_DOCSERVER_URL), flattened. */
+const FILE_ALIASES = new Map(
+  Object.values(SETTINGS).flatMap((s): Array<[string, string]> => ('file' in s && s.file ? [[s.file.replace(/\./g, '_').toUpperCase(), s.key]] : [])),
+);
 
 /** `{update: {channel: 'beta'}}` → `{SERVICE_UPDATE_CHANNEL: 'beta'}`; keys unknown to the schema are problems. */
 export function flattenFile(obj: Record<string, unknown>, problems: ConfigError['problems']): Record<string, string> {
@@ -33,7 +37,7 @@ export function flattenFile(obj: Record<string, unknown>, problems: ConfigError[
       for (const [k, child] of Object.entries(v)) visit(prefix ? `${prefix}_${k.toUpperCase()}` : k.toUpperCase(), child, path ? `${path}.${k}` : k);
       return;
     }
-    const key = ENV_KEYS.has('SERVICE_' + prefix) ? 'SERVICE_' + prefix : ENV_KEYS.has(prefix) ? prefix : null;
+    const key = ENV_KEYS.has('SERVICE_' + prefix) ? 'SERVICE_' + prefix : ENV_KEYS.has(prefix) ? prefix : (FILE_ALIASES.get(prefix) ?? null);
     if (!key) problems.push({ key: `${path} (config file)`, reason: 'unknown setting' });
     else out[key] = v === null || v === undefined ? '' : String(v);
   };

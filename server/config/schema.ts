@@ -66,8 +66,10 @@ export interface Setting<T = unknown> {
   default: string;
   doc: string;
   secret?: boolean;
+  /** The config file's dotted name when it is not the key's own (`external_services.docserver.url`). */
+  file?: string;
 }
-const s = <T>(key: string, parse: Parser<T>, def: string, doc: string, secret = false): Setting<T> => ({ key, parse, default: def, doc, secret });
+const s = <T>(key: string, parse: Parser<T>, def: string, doc: string, secret = false, file?: string): Setting<T> => ({ key, parse, default: def, doc, secret, file });
 
 export const SETTINGS = {
   host: s('SERVICE_HOST', str, '0.0.0.0', 'Address the HTTP listener binds (use 127.0.0.1 to keep it on this machine).'),
@@ -156,6 +158,10 @@ export const SETTINGS = {
   ftpIdleTimeout: s('SERVICE_FTP_IDLE_TIMEOUT', duration, '5m', 'FTPS gateway: an idle control connection is closed after this long.'),
   // S3 gateway (docs/gateways-s3.md)
   s3Listen: s('SERVICE_S3_LISTEN', listenAt, '', 'S3 gateway: where it listens (`127.0.0.1:9000`, or `:9000` for every address); empty = off. Path-style; sign with an API key\'s S3 credentials (docs/gateways-s3.md).'),
+  // Document server (docs/docserver.md); config file keys `external_services.docserver.*`
+  docserverUrl: s('SERVICE_DOCSERVER_URL', url, '', 'Document server (office editing) base URL, as this service and the browsers reach it; active with SERVICE_DOCSERVER_JWT. Set here, the stored `docserver` row is rewritten at every start and shows `env_managed` (config file: `external_services.docserver.url`).', false, 'external_services.docserver.url'),
+  docserverJwt: s('SERVICE_DOCSERVER_JWT', str, '', 'Document server: the shared HS256 secret (the same as the document server\'s own; stored encrypted; config file: `external_services.docserver.jwt_secret`).', true, 'external_services.docserver.jwt_secret'),
+  docserverCallbackUrl: s('SERVICE_DOCSERVER_CALLBACK_URL', url, '', 'Document server: the base URL it uses to reach this service (fetch and save callbacks); empty = SERVICE_PUBLIC_URL, else the address the browser used (config file: `external_services.docserver.callback_url`).', false, 'external_services.docserver.callback_url'),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -116,6 +116,10 @@ export interface ExternalService {
   healthy: boolean | null;
   last_check: string | null;
   env_managed: boolean;
+  /** Write-only: `***` when one is stored, '' when none. */
+  jwt_secret: string;
+  /** Ours (document server): the base URL it uses to reach this service; '' = the public URL. */
+  callback_url: string;
 }
 
 /** The OIDC sign-in settings (docs/auth.md, "OIDC sign-in"). */

@@ -17,4 +17,5 @@ export type * from './host';
 export type * from './mfa';
 export type * from './access';
 export type * from './gateways';
+export type * from './docserver';
 export type * from './replication';

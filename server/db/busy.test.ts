@@ -94,7 +94,7 @@ test('background work rides out a hold: a sync batch and an op outcome are writt
         for (let i = 0; i < 50; i++) yield { name: `f${i}.txt`, type: 'file' as const, size: i, mtime: 1_700_000_000_000 };
       },
     };
-    const q = new JobQueue(f.db.sqlite, { concurrency: 1, pollMs: 20 });
+    const q = new JobQueue(f.db, { concurrency: 1, pollMs: 20 });
     let started!: () => void;
     const running = new Promise<void>((r) => (started = r));
     q.register('slow', async () => {

@@ -45,6 +45,8 @@ export const TABLE_OWNERS = {
   versions: 'protection',
   av_scans: 'protection',
   dav_props: 'gateways',
+  external_services: 'docserver',
+  docserver_saves: 'docserver',
   replica_targets: 'replication',
   replica_rules: 'replication',
   replica_failures: 'replication',

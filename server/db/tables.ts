@@ -254,6 +254,8 @@ export interface DB {
   roles: RolesTable;
   user_permissions: UserPermissionsTable;
   dav_props: DavPropsTable;
+  external_services: ExternalServicesTable;
+  docserver_saves: DocserverSavesTable;
 }
 
 /** gateways (WebDAV): dead properties set by PROPPATCH, per node. */
@@ -482,4 +484,28 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** docserver: the external services (document server, diagram editor). */
+export interface ExternalServicesTable {
+  name: string;
+  url: string;
+  /** Sealed with the install's key (`enc:v1:...`), '' when unset. */
+  jwt_secret: string;
+  callback_url: string;
+  healthy: number | null;
+  last_check: string | null;
+  env_managed: number;
+  updated_at: string;
+}
+
+/** docserver: the newest document-editor save written back, per node. */
+export interface DocserverSavesTable {
+  node_id: number;
+  doc_key: string;
+  /** The callback's `lastsave` in epoch ms. */
+  lastsave: number;
+  /** The file's etag right after the write. */
+  etag: string;
+  saved_at: string;
 }

@@ -97,8 +97,16 @@ export interface BellRecipients {
 
 type Render<E extends EventName> = (p: EventMap[E], r: BellRecipients) => { to: number[]; n: NewNotification };
 
-/** The events that ring the bell, with their severities (spec: Events). Uploads and updates go to webhooks only. */
+/**
+ * The events that ring the bell, with their severities (spec: Events). Uploads and updates go to webhooks
+ * only, except a document editor's final save (callback status 2): it carries no actor, so admins see it
+ * (spec: Document editor integration, rule 2); its force saves (status 6) would ring every minute and do not.
+ */
 const RULES: { [E in EventName]?: Render<E> } = {
+  'file.updated': (p, r) =>
+    p.meta?.origin === 'docserver' && p.meta.status === 2 && !p.actor
+      ? { to: r.admins(), n: { event: 'file.updated', severity: 'info', title: 'Document saved from the editor', body: `${p.node.storage}/${p.node.path}`, data: { node: p.node, meta: p.meta } } }
+      : { to: [], n: { event: 'file.updated', severity: 'info', title: '', body: '' } },
   'file.infected': (p, r) => ({ to: r.admins(), n: { event: 'file.infected', severity: 'warning', title: p.title, body: p.body, data: { node: p.node, meta: p.meta } } }),
   'drop.received': (p, r) => ({
     to: r.dropOwner(p.owner_id),
@@ -128,7 +136,7 @@ export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients
   const offs = Object.entries(RULES).map(([event, render]) =>
     bus.on(event as EventName, (p) => {
       const { to, n } = (render as Render<EventName>)(p as never, recipients);
-      bell.notify(to, n);
+      if (to.length) bell.notify(to, n);
     }),
   );
   offs.push(

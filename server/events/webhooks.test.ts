@@ -33,7 +33,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     ({ dir, cleanup } = tempDir('filedock-wh-'));
     db = openDatabase(join(dir, 'db.sqlite'));
     bus = new EventBus(db.sqlite);
-    queue = new JobQueue(db.sqlite, { concurrency: 4, pollMs: 20 });
+    queue = new JobQueue(db, { concurrency: 4, pollMs: 20 });
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));

@@ -20,6 +20,7 @@ import { etagOf, presentNode } from './entry';
 import type { FileService } from './file-service';
 import type { ListInput } from './listing.service';
 import type { SearchInput, SearchResult } from './search.service';
+import { StagedWrite } from './staged-write';
 
 /** Copies of a single file up to this size within one storage answer at once; the rest run as an op. */
 export const SYNC_COPY_MAX = 64 * 1024 * 1024;
@@ -267,22 +268,37 @@ export class ActorFiles {
     return presentNode(node, t.level);
   }
 
-  /** Creates an empty document of a `NEWDOC_TYPES` type in folder `folder`; an existing name → `name_taken`. */
+  /**
+   * Creates an empty document of one of the offered types (`newdoc_types`:
+   * the new-document port's, else `NEWDOC_TYPES`) in folder `folder`; an
+   * existing name → `name_taken`.
+   */
   async newFile(folder: Path, name: string, type: string): Promise<FileEntry> {
-    const kind = NEWDOC_TYPES.find((x) => x.ext === type);
+    const port = this.svc.ports.newdoc;
+    const kind = (port ? port.types() : NEWDOC_TYPES).find((x) => x.ext === type);
     if (!kind) throw new AppError('validation_failed', { field: 'type', reason: 'unknown document type' }, { field: 'type' });
     checkName(name);
     const file = extOf(name) === kind.ext ? name : `${name}.${kind.ext}`;
     checkName(file);
     const dir = this.target(folder, 'editor');
+    const bytes = port ? await port.template(kind.ext) : Buffer.alloc(0);
     let node: GateNode;
     try {
-      node = await this.write({ storage_id: dir.storage.id, rel: joinRel(dir.rel, file) }, Readable.from([Buffer.alloc(0)]), { size: 0, mime: kind.mime, overwrite: false, origin: 'newfile', audit: 'file.upload', version: false });
+      node = await this.write({ storage_id: dir.storage.id, rel: joinRel(dir.rel, file) }, Readable.from([bytes]), { size: bytes.length, mime: kind.mime, overwrite: false, origin: 'newfile', audit: 'file.upload', version: false });
     } catch (e) {
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: file });
       throw e;
     }
     return presentNode(node, dir.level);
+  }
+
+  /**
+   * A file this actor may write, to be written in parts over several requests
+   * (uploads); not a storage root. Clean-up of a session (recovery, abort)
+   * passes `ignoreReadOnly`: a storage made read-only since still lets go of it.
+   */
+  staged(path: Path, opts?: TargetOptions): StagedWrite {
+    return new StagedWrite(this.writable(path, opts), this.actor, this.svc);
   }
 
   /** What a write by this actor records: who, from where, and how. */
@@ -291,8 +307,8 @@ export class ActorFiles {
   }
 
   /** A path this actor may change that is not a storage root. */
-  private writable(path: Path): Target {
-    const t = this.target(path, 'editor');
+  private writable(path: Path, opts?: TargetOptions): Target {
+    const t = this.target(path, 'editor', opts);
     if (t.rel === '') throw new AppError('forbidden', { reason: 'the storage root itself cannot be changed' });
     return t;
   }

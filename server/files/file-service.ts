@@ -7,6 +7,7 @@
 import type { Actor, ActorRestorer } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
+import type { NewdocType } from '../contract';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
 import type { JobQueue } from '../jobs';
 import { Access, type Place } from './access';
@@ -29,10 +30,23 @@ export interface VersionsPort {
   snapshotBeforeOverwrite(p: Place, by: ActorRef | null): Promise<unknown>;
 }
 
-/** What protection plugs into the file service; without them deletes are permanent and nothing is versioned. */
+/** The new-document types on offer now and their first bytes (docserver: office documents, diagrams). */
+export interface NewdocPort {
+  /** The types offered right now (office types only while the document server is configured). */
+  types(): NewdocType[];
+  /** The bytes of a new, empty document of type `ext` (one of `types()`). */
+  template(ext: string): Promise<Buffer>;
+}
+
+/**
+ * What feature modules plug into the file service: protection's trash and
+ * versions (without them deletes are permanent and nothing is versioned), and
+ * the new-document templates (without them only empty text files).
+ */
 export interface FilePorts {
   trash?: TrashPort;
   versions?: VersionsPort;
+  newdoc?: NewdocPort;
 }
 
 export interface FilesDeps {

@@ -6,11 +6,12 @@
  * reaches a driver or the gate. Trusted internal modules (protection,
  * thumbnails) use the place-addressed storage operations of `./internal`.
  */
-export { FileService, type FilesDeps, type FilePorts, type TrashPort, type VersionsPort } from './file-service';
+export { FileService, type FilesDeps, type FilePorts, type TrashPort, type VersionsPort, type NewdocPort } from './file-service';
 export {
   ActorFiles, NEWDOC_TYPES, MAX_DELETE_PATHS, MAX_TEXT_BYTES, SYNC_COPY_MAX,
   type OpenFile, type Path, type TransferResult, type WriteOptions,
 } from './actor-files';
+export type { StagedWrite } from './staged-write';
 export type { Place, Target, TargetOptions } from './access';
 export type { ListInput } from './listing.service';
 export type { SearchInput, SearchResult } from './search.service';

@@ -17,6 +17,8 @@ export interface AppState {
   viaCookie?: boolean;
   /** Set when the caller signed the request with an API key: what the key may do. */
   key?: KeyScope;
+  /** The document server callback's `Authorization` header, kept by the public listener (which clears it for everything else). */
+  docserverAuthorization?: string;
 }
 
 export type Ctx = RouterContext<AppState>;

@@ -5,7 +5,7 @@
  * Entries go with their op (ON DELETE CASCADE when ops are pruned) and are
  * cleared when the op finishes.
  */
-import type { Sqlite } from '../db';
+import type { Db } from '../db';
 
 export interface OpJournal {
   /** Whether `key` was recorded by this op (in any earlier attempt). */
@@ -19,31 +19,28 @@ export interface OpJournal {
 }
 
 export class Journals {
-  private s;
-
-  constructor(sqlite: Sqlite) {
-    const q = (sql: string) => sqlite.prepare(sql);
-    this.s = {
-      get: q('SELECT value FROM op_journal WHERE op_id = ? AND key = ?'),
-      put: q('INSERT INTO op_journal (op_id, key, value) VALUES (?, ?, ?) ON CONFLICT (op_id, key) DO UPDATE SET value = excluded.value'),
-      count: q('SELECT count(*) AS n FROM op_journal WHERE op_id = ?'),
-      clear: q('DELETE FROM op_journal WHERE op_id = ?'),
-    };
-  }
+  constructor(private db: Db) {}
 
   /** The journal of one op. */
   of(opId: string): OpJournal {
-    const s = this.s;
+    const { db } = this;
+    const entry = (key: string) => db.first(db.k.selectFrom('op_journal').select('value').where('op_id', '=', opId).where('key', '=', key));
     return {
-      has: (key) => s.get.get(opId, key) !== undefined,
-      get: (key) => (s.get.get(opId, key) as { value: string } | undefined)?.value,
-      put: (key, value = '') => void s.put.run(opId, key, value),
-      size: () => (s.count.get(opId) as { n: number }).n,
+      has: (key) => entry(key) !== undefined,
+      get: (key) => entry(key)?.value,
+      put: (key, value = '') =>
+        void db.run(
+          db.k
+            .insertInto('op_journal')
+            .values({ op_id: opId, key, value })
+            .onConflict((oc) => oc.columns(['op_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') }))),
+        ),
+      size: () => Number(db.first(db.k.selectFrom('op_journal').select((eb) => eb.fn.countAll().as('n')).where('op_id', '=', opId))!.n),
     };
   }
 
   /** Forgets an op's journal (it finished). */
   clear(opId: string): void {
-    this.s.clear.run(opId);
+    this.db.run(this.db.k.deleteFrom('op_journal').where('op_id', '=', opId));
   }
 }

@@ -23,7 +23,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test('priority order, dedup, progress and completion', async () => {
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);
-  const q = new JobQueue(db.sqlite, { concurrency: 1, pollMs: 20 });
+  const q = new JobQueue(db, { concurrency: 1, pollMs: 20 });
   const seen: string[] = [];
   q.register('test', async (ctx) => {
     seen.push(ctx.payload.n);
@@ -51,7 +51,7 @@ test('priority order, dedup, progress and completion', async () => {
 test('retries with backoff, then fails with the error code', async () => {
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);
-  const q = new JobQueue(db.sqlite, { pollMs: 10 });
+  const q = new JobQueue(db, { pollMs: 10 });
   let calls = 0;
   q.register('flaky', async () => {
     calls++;
@@ -73,7 +73,7 @@ test('retries with backoff, then fails with the error code', async () => {
 test('cancel: queued at once, running through the AbortSignal', async () => {
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);
-  const q = new JobQueue(db.sqlite, { pollMs: 10, concurrency: 1 });
+  const q = new JobQueue(db, { pollMs: 10, concurrency: 1 });
   q.register('slow', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
   const running = q.enqueue('slow', {});
   const waiting = q.enqueue('slow', {}, { runAt: new Date(Date.now() + 60_000) });
@@ -93,7 +93,7 @@ test('an op interrupted by a restart resumes on the next boot', async () => {
   const { dir, cleanup } = tempDir();
   const file = `${dir}/db.sqlite`;
   let db = openDatabase(file);
-  let q = new JobQueue(db.sqlite, { pollMs: 10 });
+  let q = new JobQueue(db, { pollMs: 10 });
   const runs: number[] = [];
   q.register('steps', async (ctx) => {
     runs.push(ctx.attempt);
@@ -115,7 +115,7 @@ test('an op interrupted by a restart resumes on the next boot', async () => {
   // Simulate a hard crash too: a row left `running` with no process behind it.
   db = openDatabase(file);
   db.sqlite.prepare("UPDATE ops SET status = 'running' WHERE id = ?").run(id);
-  q = new JobQueue(db.sqlite, { pollMs: 10 });
+  q = new JobQueue(db, { pollMs: 10 });
   q.register('steps', async (ctx) => { runs.push(ctx.attempt); return 'resumed'; });
   q.start();
   await q.idle();

@@ -4,7 +4,7 @@
  * synchronous statements; handlers run outside any transaction.
  */
 import { randomBytes } from 'node:crypto';
-import { isBusy, untilFree, type Sqlite } from '../db';
+import { isBusy, untilFree, type Db, type Sqlite } from '../db';
 import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
@@ -35,12 +35,15 @@ export class JobQueue {
 
   private statements = new Map<string, Stmt>();
   private journals: Journals;
+  /** The op queue's own statements stay raw SQL (a hot path, docs/architecture.md: Queries). */
+  private sqlite: Sqlite;
 
   constructor(
-    private sqlite: Sqlite,
+    db: Db,
     private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
   ) {
-    this.journals = new Journals(sqlite);
+    this.sqlite = db.sqlite;
+    this.journals = new Journals(db);
   }
 
   /** A prepared statement, compiled once per SQL text (the pump runs often). */

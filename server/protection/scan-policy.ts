@@ -4,9 +4,9 @@
  * is handed to it as the write gate's and the sync engine's hooks; the scans
  * themselves run in antivirus.service.ts.
  *   - every write through the gate scans at once, except a text-editor save
- *     over an existing file: one scan a save-scan window later, further saves
- *     within the window dropped (the op is persisted, so the window survives
- *     a restart);
+ *     over an existing file and a document-editor force save (callback status
+ *     6): one scan a save-scan window later, further saves within the window
+ *     dropped (the op is persisted, so the window survives a restart);
  *   - a file the sync walk finds new or drifted scans at priority -1.
  */
 import { accessSync, constants } from 'node:fs';
@@ -73,7 +73,9 @@ export class ScanPolicy {
   writeHook(): WriteHook {
     return (node, info) => {
       if (!this.eligible(node.path, node.type, node.size)) return;
-      if (info.origin === 'save-text' && !info.created) {
+      // A document-editor force save (status 6) is interim, like a text-editor save; its final save (2) scans at once.
+      const interim = (info.origin === 'save-text' || (info.origin === 'docserver' && info.meta?.status === 6)) && !info.created;
+      if (interim) {
         const delayMs = this.o.settings.get('av_save_scan_window_minutes') * 60_000;
         this.enqueue(node.storage_id, node.path, { delayMs, key: `av:window:${node.storage_id}:${node.path}` });
         return;

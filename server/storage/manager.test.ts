@@ -2,12 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { isAppError, AppError } from '../errors';
 import { tempDir } from '../../test/helpers/tools';
 import { DriverManager } from './manager';
 import { DriverRegistry } from './registry';
 import { builtinDrivers } from './drivers';
-import type { Entry, StorageDriver } from './types';
+import { readOnlyDecorator } from './read-only';
+import type { DriverDecorator, Entry, StorageDriver } from './types';
 
 /** A stand-in backend whose root listing is scripted: answers, fails, or hangs. */
 function scripted(list: () => AsyncIterable<Entry>): StorageDriver & { closed: number } {
@@ -110,4 +112,47 @@ test('install swaps atomically and closes the old driver; remove and closeAll cl
   await m.closeAll();
   assert.equal(c.closed, 1);
   assert.equal(m.get(2), undefined);
+});
+
+test('decorators wrap every built driver in order (first innermost); read-only refuses each change and lets reads through', async () => {
+  const r = new DriverRegistry();
+  for (const mod of builtinDrivers) r.register(mod);
+  const tmp = tempDir();
+  const order: string[] = [];
+  const tracer = (name: string): DriverDecorator => ({
+    name,
+    // Everything else is the wrapped driver's own (its prototype's methods included).
+    wrap: (d) => Object.assign(Object.create(d) as StorageDriver, { stat: (p: string) => (order.push(name), d.stat(p)) }),
+  });
+  let readOnly = false;
+  const m = new DriverManager(r, {
+    secretKey: randomBytes(32),
+    stateDir: tmp.dir,
+    decorators: [tracer('inner'), readOnlyDecorator(() => readOnly), tracer('outer')],
+  });
+  const d = await m.build({ uid: 'ro', driver: 'local', config: { path: `${tmp.dir}/files` } });
+  await d.write('a.txt', Readable.from([Buffer.from('hello')]), { size: 5 });
+  await d.mkdir('dir');
+  order.length = 0;
+  await d.stat('a.txt');
+  assert.deepEqual(order, ['outer', 'inner'], 'the last decorator is outermost');
+  readOnly = true; // applies without a rebuild
+  const refused = (p: Promise<unknown>) => assert.rejects(p, (e) => isAppError(e) && e.code === 'read_only');
+  await refused(d.write('b.txt', Readable.from([Buffer.from('x')]), { size: 1 }));
+  await refused(d.mkdir('other'));
+  await refused(d.delete('a.txt'));
+  await refused(d.move!('a.txt', 'c.txt', { overwrite: false }));
+  await refused(d.copy!('a.txt', 'c.txt', { overwrite: false }));
+  await refused(d.multipart!.init('big.bin', { size: 10, partSize: 5 }));
+  assert.equal((await d.stat('a.txt')).size, 5, 'reads pass');
+  const names: string[] = [];
+  for await (const e of d.list('')) names.push(e.name);
+  assert.deepEqual(names.sort(), ['a.txt', 'dir']);
+  let text = '';
+  for await (const c of await d.read('a.txt')) text += c;
+  assert.equal(text, 'hello');
+  readOnly = false;
+  await d.delete('a.txt');
+  await d.close();
+  tmp.cleanup();
 });

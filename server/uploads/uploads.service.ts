@@ -13,12 +13,12 @@
  * any other is released back to `open` and the client's retry succeeds.
  */
 import type { Readable } from 'node:stream';
-import { actorRef, systemActor, type Actor, type Auth } from '../auth';
+import { systemActor, type Actor, type Auth } from '../auth';
 import type { Catalogue, WriteContext, WriteOrigin } from '../catalogue';
 import { NodesRepo, mimeOf } from '../catalogue';
 import type { Published, UploadSession, UploadStatus as SessionView } from '../contract';
 import { AppError } from '../errors';
-import type { FileService, FileStat, Place } from '../files';
+import type { FileService, FileStat, Place, StagedWrite } from '../files';
 import { randomToken, safeEqual } from '../lib/crypto';
 import { checkName, joinRel, parentRel, uiPath } from '../lib/paths';
 import { Meter } from './meter';
@@ -71,7 +71,7 @@ export class UploadsService {
     this.checkSize(input.size);
     this.checkQuota(owner, input.size);
     await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
-    const multipart = await this.files.ops.multipart(t.storage.id);
+    const multipart = await fa.staged(t.place).multipart();
     const presigned = !!multipart?.presigned;
     const chunk = this.chunkSize(input.size, input.chunk_size, presigned);
     const id = 'up_' + randomToken(18);
@@ -110,7 +110,7 @@ export class UploadsService {
     let etag: string;
     try {
       if (s.mode === 'driver') {
-        const multipart = await this.files.ops.multipart(s.storage_id);
+        const multipart = await this.files.forActor(a).staged(placeOf(s)).multipart();
         if (!multipart) throw new AppError('storage_unavailable', {}, undefined, 'the storage no longer takes multipart uploads');
         etag = (await multipart.putPart(s.handle!, part, meter, expected)).etag;
       } else {
@@ -154,26 +154,26 @@ export class UploadsService {
   async finalize(a: Actor, id: string, etags: Array<{ part: number; etag: string }>, origin: UploadOrigin = 'upload'): Promise<Published> {
     const s = this.session(a, id);
     const fa = this.files.forActor(a);
-    const t = fa.target({ storage_id: s.storage_id, rel: s.path }, 'editor');
+    const w = fa.staged(placeOf(s));
     if (!(await this.repo.waitFor(() => this.repo.claim(s.id)))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
     let entry: FileStat;
     try {
       const held = this.repo.parts(s.id);
-      const multipart = s.mode === 'driver' ? await this.files.ops.multipart(s.storage_id) : null;
+      const multipart = s.mode === 'driver' ? await w.multipart() : null;
       const parts = multipart?.presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
-      await this.files.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(a));
+      await w.keepVersion();
       if (s.mode === 'driver') {
         if (!multipart) throw new AppError('storage_unavailable', {}, undefined, 'the storage no longer takes multipart uploads');
         entry = await multipart.complete(s.handle!, parts);
-      } else entry = await this.files.ops.write(t.place, this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
+      } else entry = await w.put(this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
       // The session must reopen even when the database is held for long: retry for up to 10 minutes.
       void this.repo.waitFor(() => this.repo.release(s.id), 600_000).catch(() => undefined);
       throw e;
     }
     await this.repo.waitFor(() => this.repo.markPublished(s.id, new Date().toISOString()), 600_000);
-    const fresh = await this.files.ops.stat(t.place).catch(() => entry);
-    return this.close(s, fa.ctx(origin, { audit: 'file.upload' }), fresh);
+    const fresh = (await w.statOrNull().catch(() => null)) ?? entry;
+    return this.close(w, s, fa.ctx(origin, { audit: 'file.upload' }), fresh);
   }
 
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */
@@ -228,11 +228,17 @@ export class UploadsService {
     let reopened = 0;
     const fa = this.files.forActor(systemActor('uploads.recover'));
     for (const s of this.repo.finalizing()) {
-      const at = await this.files.ops.statOrNull({ storage_id: s.storage_id, rel: s.path }).catch(() => null);
+      let w: StagedWrite | null = null;
+      try {
+        w = fa.staged(placeOf(s), { ignoreReadOnly: true });
+      } catch {
+        // Its storage is gone: reopened, the sweep forgets it when it expires.
+      }
+      const at = w && (await w.statOrNull().catch(() => null));
       const whole = at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
-      if (whole) {
+      if (w && at && whole) {
         const owner = this.auth.repo.byId(s.owner_id);
-        await this.close(s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at);
+        await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at);
         finished++;
       } else {
         this.repo.release(s.id);
@@ -257,8 +263,8 @@ export class UploadsService {
   }
 
   /** Announces a published session's file, then forgets the session and its staging. */
-  private async close(s: SessionRow, ctx: WriteContext, entry: FileStat): Promise<Published> {
-    const node = await this.files.ops.written({ storage_id: s.storage_id, rel: s.path }, entry, ctx);
+  private async close(w: StagedWrite, s: SessionRow, ctx: WriteContext, entry: FileStat): Promise<Published> {
+    const node = await w.announce(entry, ctx);
     await this.repo.waitFor(() => this.repo.delete(s.id), 600_000);
     if (s.mode === 'staged') await this.staged.remove(s.id);
     return this.published(s.storage_id, s.path, node);
@@ -271,7 +277,7 @@ export class UploadsService {
 
   private async discard(s: SessionRow): Promise<void> {
     if (s.mode === 'staged') return this.staged.remove(s.id);
-    await (await this.files.ops.multipart(s.storage_id))?.abort(s.handle!);
+    await (await this.files.forActor(systemActor('uploads.discard')).staged(placeOf(s), { ignoreReadOnly: true }).multipart())?.abort(s.handle!);
   }
 
   /** The actor's live session; anyone else's, an unknown one, or a swept one is `not_found`; expired is `upload_expired`. */
@@ -333,3 +339,5 @@ function checkPresigned(s: SessionRow, etags: Array<{ part: number; etag: string
   if (sorted.length !== partCount(s.size, s.chunk_size) || sorted.some((e, i) => e.part !== i + 1)) throw new AppError('conflict', { reason: 'every part must be named once' });
   return sorted;
 }
+
+const placeOf = (s: SessionRow): Place => ({ storage_id: s.storage_id, rel: s.path });

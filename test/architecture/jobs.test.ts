@@ -31,7 +31,7 @@ test('boot stops, naming the kind, when a listed job kind has no handler', async
   const t = tempDir('filedock-jobs-');
   const db = openDatabase(`${t.dir}/db.sqlite`);
   try {
-    const queue = new JobQueue(db.sqlite);
+    const queue = new JobQueue(db);
     for (const kind of JOB_NAMES.filter((k) => k !== 'thumb')) queue.register(kind, async () => undefined);
     assert.throws(() => assertEveryJobHandled(queue), /job kinds without a handler: thumb/);
     queue.register('thumb', async () => undefined);

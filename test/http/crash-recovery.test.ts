@@ -177,4 +177,43 @@ describe('crash recovery', () => {
       await dav?.teardown();
     }
   });
+
+  test('an upload killed after its bytes were published is finished at the restart: listed, announced once, its session closed', { timeout: 120_000 }, async () => {
+    const t = tempDir('filedock-crash-published-');
+    cleanups.push(t.cleanup);
+    const data = join(t.dir, 'data');
+    const files = join(t.dir, 'files');
+    mkdirSync(files);
+    let { srv, api } = await boot(data);
+    try {
+      const st = await api('POST', '/api/admin/storages', { name: 'Loc', driver: 'local', config: { path: files }, sync_mode: 'poll' });
+      assert.equal(st.status, 200, JSON.stringify(st.body));
+      const body = randomBytes(3 * MiB);
+      const init = await api('POST', '/api/files/upload/init', { path: '/Loc/done.bin', size: body.length, chunk_size: MiB });
+      assert.equal(init.status, 200, JSON.stringify(init.body));
+      const { upload_id: id, chunk_size: chunk } = init.body;
+      for (let part = 1; (part - 1) * chunk < body.length; part++) {
+        const r = await api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, undefined, body.subarray((part - 1) * chunk, part * chunk));
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+      }
+      await srv.kill();
+      // The crash came after finalize had published the whole file and recorded it, before it announced it.
+      writeFileSync(join(files, 'done.bin'), body);
+      const db = new Database(join(data, 'filedock.sqlite'));
+      db.prepare("UPDATE upload_sessions SET state = 'finalizing', published_at = ? WHERE id = ?").run(new Date().toISOString(), id);
+      db.close();
+
+      ({ srv, api } = await boot(data));
+      const status = await api('GET', `/api/files/upload/status?upload_id=${id}`);
+      assert.equal(status.status, 404, 'the session was closed at the start');
+      const listing = await api('GET', '/api/files/manager?path=/Loc');
+      const row = listing.body.entries.find((e: any) => e.name === 'done.bin');
+      assert.equal(row?.size, body.length, JSON.stringify(listing.body));
+      const audit = await api('GET', '/api/admin/audit?action=file.upload');
+      assert.equal(audit.body.events.filter((e: any) => String(e.resource).endsWith('done.bin')).length, 1, JSON.stringify(audit.body));
+      assert.equal(sha(readFileSync(join(files, 'done.bin'))), sha(body));
+    } finally {
+      await srv.stop();
+    }
+  });
 });

@@ -310,6 +310,10 @@ describe('API keys', () => {
     assert.deepEqual([elsewhere.status, elsewhere.body.error], [403, 'permission_denied']);
     const noRoot = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { label: 'phone' } });
     assert.deepEqual([noRoot.status, noRoot.body.details?.field], [400, 'root']);
+    const readOnly = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { label: 'viewer phone', root: '/Home/Work', verbs: ['files:read'] } });
+    assert.deepEqual(readOnly.body.key?.verbs, ['files:read'], 'verbs may say less');
+    const more = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { label: 'phone', root: '/Home/Work', verbs: ['files:read', 'shares:write'] } });
+    assert.deepEqual([more.status, more.body.details?.field], [400, 'verbs'], 'never more than files');
 
     const desk = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { machine_id: 'machine-0001', label: 'Laptop' } });
     assert.equal(desk.status, 200);

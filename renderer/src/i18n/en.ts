@@ -311,6 +311,8 @@ export const en = {
   'files.tree.expand': 'Show folders in {name}',
   'files.tree.collapse': 'Hide folders in {name}',
   'quota.used.one': '{used} in {n} file',
+  'storage.test_ok.one': 'Connection works: {n} object seen.',
+  'settings.over_ttl.one': '{n} live link outlives the ceiling.',
   'quota.bar_hint': 'Bars compare the storages with each other (the longest is the fullest); they are not a share of the disk.',
   'nav.trash': 'Trash',
   'trash.title': 'Trash',

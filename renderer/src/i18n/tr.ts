@@ -313,6 +313,8 @@ export const tr: Record<MessageKey, string> = {
   'files.tree.expand': '{name} içindeki klasörleri göster',
   'files.tree.collapse': '{name} içindeki klasörleri gizle',
   'quota.used.one': '{n} dosyada {used}',
+  'storage.test_ok.one': 'Bağlantı çalışıyor: {n} nesne görüldü.',
+  'settings.over_ttl.one': '{n} etkin bağlantı üst sınırı aşıyor.',
   'quota.bar_hint': 'Çubuklar depolamaları birbiriyle karşılaştırır (en uzunu en dolusudur); diskin doluluk oranı değildir.',
   'nav.trash': 'Çöp Kutusu',
   'trash.title': 'Çöp Kutusu',

@@ -18,7 +18,8 @@ import { mfa } from './20261126110000-mfa';
 import { deviceKeys } from './20261126120000-device-keys';
 import { davProps } from './20261126130000-dav-props';
 import { sshKeys } from './20261126130100-ssh-keys';
+import { docserver } from './20261127000500-docserver';
 import { replication } from './20261127100000-replication';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, replication];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication];
 export type { Migration } from './types';

@@ -28,7 +28,9 @@ export const publicOnly: Mw = async (ctx, next) => {
     ctx.state.door = 'public';
     throw new AppError('not_found');
   }
-  // No session may ride on the public listener: links are the only credential there.
+  // No session may ride on the public listener: links are the only credential there. The document
+  // server's callback JWT may come in the header: it is kept aside for that route alone.
+  if (ctx.path === '/api/files/docserver/callback') ctx.state.docserverAuthorization = ctx.get('authorization');
   ctx.request.headers.authorization = '';
   ctx.request.headers.cookie = '';
   await next();

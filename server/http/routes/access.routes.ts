@@ -179,7 +179,10 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
       return;
     }
     if (!b.root) throw new AppError('validation_failed', { field: 'root', reason: 'a paired device is confined to a folder' }, { field: 'root' });
-    const verbs = checkVerbs(b.verbs ?? ['files:read', 'files:write']);
+    const verbs = checkVerbs(b.verbs ?? PAIRED_VERBS);
+    // A paired device works with files in its folder; links, the assistant and admin need a key made on purpose.
+    if (verbs.some((v) => !PAIRED_VERBS.includes(v)))
+      throw new AppError('validation_failed', { field: 'verbs', reason: `a paired device holds ${PAIRED_VERBS.join(' and/or ')} only` }, { field: 'verbs' });
     const made = await mint(ctx, me(ctx).id, { name: b.label, verbs, root: b.root, expiresAt: expiryOf(b, PAIRING_DAYS) });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { ...made, key_id: made.key.id };
@@ -187,6 +190,8 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   return r;
 }
+
+const PAIRED_VERBS: readonly Verb[] = ['files:read', 'files:write'];
 
 /** An admin's view of someone's keys and sessions. */
 export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {

@@ -6,8 +6,10 @@
  * process in a journal in the storage's state folder; the next server start
  * sweeps the journaled folders of temp entries older than that start (work of
  * this process is always newer), so nothing walks the whole tree for it.
+ * The storage's root folder is swept once too (marked done in the state
+ * folder): installs from before the journal left their leftovers there.
  */
-import { appendFileSync, mkdirSync, promises as fsp, renameSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, promises as fsp, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TEMP_PREFIX } from '../../../lib/paths';
 
@@ -33,18 +35,31 @@ export class TempJournal {
   /**
    * Once per process: takes the journal over (new notes go to a fresh one) and
    * removes, in the background, temp entries older than `before` from every
-   * folder it names. Resolves with how many it removed.
+   * folder it names, and from `root` the first time. A sweep a crash cut
+   * short is taken up again with the new notes. Resolves with how many it
+   * removed.
    */
-  sweepOnce(before: number): Promise<number> {
+  sweepOnce(before: number, root: string): Promise<number> {
     if (swept.has(this.file)) return Promise.resolve(0);
     swept.add(this.file);
     const taken = `${this.file}.sweep`;
+    const rootDone = `${this.file}.root-swept`;
     try {
-      renameSync(this.file, taken);
+      if (!existsSync(rootDone)) {
+        mkdirSync(dirname(this.file), { recursive: true });
+        appendFileSync(taken, root + '\n');
+        writeFileSync(rootDone, '');
+      }
+      if (existsSync(taken)) {
+        if (existsSync(this.file)) {
+          appendFileSync(taken, readFileSync(this.file));
+          rmSync(this.file);
+        }
+      } else renameSync(this.file, taken);
     } catch {
-      return Promise.resolve(0); // nothing journaled
+      // nothing journaled
     }
-    return sweep(taken, before);
+    return existsSync(taken) ? sweep(taken, before) : Promise.resolve(0);
   }
 }
 
