@@ -7,9 +7,10 @@ import type { OpJournal } from './journal';
  *   declare module '../jobs/types' { interface JobPayloads { 'files.transfer': TransferPayload } }
  *
  * so `register` and `enqueue` are type-checked without this layer importing
- * the modules above it. The composition root lists every name once (a record
- * keyed by `JobName`, so a forgotten name does not compile) and boot fails
- * when one has no handler.
+ * the modules above it. `jobs-registry.ts` lists every kind once; boot fails
+ * when one has no handler, and `test/architecture/jobs.test.ts` checks the list
+ * against the handlers the composition root registers (a compile-time check
+ * cannot be had: test files declare kinds of their own in the same interface).
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface JobPayloads {}
