@@ -28,6 +28,7 @@ import type { DocserverSavesTable } from '../db/tables';
 import { AppError } from '../errors';
 import type { FileService } from '../files';
 import { randomToken } from '../lib/crypto';
+import { discard } from '../lib/streams';
 import type { ExternalServices } from './external.service';
 import { docKey, keyNode, verifyJwt } from './signing';
 
@@ -142,9 +143,12 @@ export class CallbackService {
     const tmp = join(this.d.stagingDir, `docserver-${node}-${randomToken(9)}`);
     try {
       const size = await this.download(cb.url, tmp);
+      const revision = createReadStream(tmp);
       try {
-        await sys.write(place, createReadStream(tmp), { size, origin: 'docserver', audit: 'file.upload', meta: { status: cb.status, key: cb.key } });
+        await sys.write(place, revision, { size, origin: 'docserver', audit: 'file.upload', meta: { status: cb.status, key: cb.key } });
       } catch (e) {
+        // Refused before the driver read it (a failed snapshot): the file is removed below, so its late open must not go unheard.
+        discard(revision);
         if (e instanceof AppError && PASS_THROUGH.has(e.code)) throw e;
         // The snapshot or the write failed (nothing was replaced): the document server keeps the revision and retries.
         const why = e instanceof AppError ? `${e.code}${e.params.path ? ` at ${e.params.path}` : ''}` : (e as Error).message;

@@ -27,6 +27,16 @@ export function pipeFrom<T extends Writable>(source: Readable, dest: T, onSource
 }
 
 /**
+ * Lets go of a stream nobody will read (a write refused before it began):
+ * destroys it, and hears any error it still raises (a file stream that opens
+ * late, a socket that fails) so none reaches the process.
+ */
+export function discard(s: Readable): void {
+  s.on('error', () => undefined);
+  s.destroy();
+}
+
+/**
  * The `count` bytes of `body` after its first `skip` bytes (`count` may be
  * Infinity), as a new stream. Stops reading and destroys `body` as soon as
  * the slice is complete (the surplus is never downloaded); an error of
