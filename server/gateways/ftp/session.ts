@@ -40,6 +40,9 @@ export interface FtpContext {
 export const isLoopback = (ip: string | undefined): boolean =>
   !!ip && (ip === '::1' || /^(::ffff:)?127\./.test(ip));
 
+/** How long the control connection must outlive an upload's data connection for the upload to count. */
+const UPLOAD_GRACE_MS = 50;
+
 export class FtpSession {
   readonly ip: string;
   readonly loopback: boolean;
@@ -94,6 +97,8 @@ export class FtpSession {
     this.buf = Buffer.alloc(0);
     const t = new TLSSocket(this.raw, { isServer: true, secureContext: this.ctx.tls });
     t.on('data', this.onData);
+    // The TLS layer reads the socket now: the client's end shows here, not on the raw socket.
+    t.on('end', () => void (this.gone = true));
     t.on('error', () => this.raw.destroy());
     this.io = t;
     this.secure = true;
@@ -161,15 +166,17 @@ export class FtpSession {
 
   /**
    * An upload's body: the data connection's bytes, ending only when the
-   * control connection is still there a moment after the data ends. A client
-   * killed mid-upload closes both at once, and its truncated file must not be
-   * published; a client that finished keeps its control connection for 226.
+   * control connection is still there a moment (UPLOAD_GRACE_MS) after the
+   * data ends. A client killed mid-upload closes both at once, and its
+   * truncated file must not be published; a client that finished keeps its
+   * control connection for 226. The moment is long enough for a loaded event
+   * loop to have heard the control connection's end (5 ms was not, in CI).
    */
   uploadBody(sock: Socket): Readable {
     const session = this;
     return Readable.from((async function* () {
       for await (const chunk of sock) yield chunk as Buffer;
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, UPLOAD_GRACE_MS));
       if (session.gone || session.transferring?.signal.aborted) throw new AppError('cancelled');
     })(), { objectMode: false });
   }
