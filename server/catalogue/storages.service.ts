@@ -229,7 +229,11 @@ export class StoragesService {
   /** Builds an undecorated driver for a stored config and, unless `probe` is false, probes it (10 s). */
   async buildBackend(uid: string, driver: string, stored: StorageConfig, probe = true): Promise<StorageDriver> {
     const built = await this.pool.manager.build({ uid, driver, config: stored }, { bare: true });
-    if (!probe) return built;
+    return probe ? this.probed(built) : built;
+  }
+
+  /** `built` once its probe passed; closed when it failed. */
+  private async probed(built: StorageDriver): Promise<StorageDriver> {
     try {
       await this.pool.manager.probe(built);
     } catch (e) {
@@ -289,14 +293,7 @@ export class StoragesService {
   private async buildAndProbe(uid: string, driver: string, config: StorageConfig, ctx: SaveContext) {
     if (ctx.lenient && ctx.skipProbe) return null;
     const built = await this.pool.manager.build({ uid, driver, config });
-    if (ctx.skipProbe) return built;
-    try {
-      await this.pool.manager.probe(built);
-    } catch (e) {
-      await built.close().catch(() => {});
-      throw e;
-    }
-    return built;
+    return ctx.skipProbe ? built : this.probed(built);
   }
 
 }

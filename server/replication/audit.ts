@@ -6,13 +6,11 @@
  * `REPLICA_AUDIT_MISMATCH`, so Fix and the report see it). Paths a rule skips
  * are not audited. The last result is kept in one row and shown in the report.
  */
-import { createHash } from 'node:crypto';
 import type { ReplicaAudit as ReplicaAuditView } from '../contract';
-import { isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { JobContext, JobQueue, Scheduler } from '../jobs';
 import { isInternalPath, uiPath } from '../lib/paths';
-import { tree, type ReplicationEngine } from './engine';
+import { hashOf, tree, type ReplicationEngine } from './engine';
 import type { ReplicationRepo } from './replication.repo';
 import type { RDriver } from './types';
 
@@ -95,15 +93,10 @@ export class ReplicaAudit {
   }
 }
 
-/** Hex sha256 of a file, null when it is missing, 'error' when it cannot be read. Streamed. */
-async function sha256(d: RDriver, rel: string, signal: AbortSignal): Promise<string | null | 'error'> {
-  try {
-    const h = createHash('sha256');
-    for await (const chunk of await d.read(rel, undefined, signal)) h.update(chunk as Buffer);
-    return h.digest('hex');
-  } catch (e) {
-    if (isAppError(e) && e.code === 'not_found') return null;
+/** `hashOf`, with 'error' for a file that cannot be read (the audit records it and goes on). */
+function sha256(d: RDriver, rel: string, signal: AbortSignal): Promise<string | null | 'error'> {
+  return hashOf(d, rel, signal).catch((e) => {
     if (signal.aborted) throw e;
-    return 'error';
-  }
+    return 'error' as const;
+  });
 }

@@ -11,12 +11,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ReplicaDrill } from '../contract';
-import { isAppError } from '../errors';
 import type { JobContext, JobQueue } from '../jobs';
 import { isInternalPath, joinRel, uiPath } from '../lib/paths';
-import { tree, type ReplicationEngine } from './engine';
+import { hashOf, tree, type ReplicationEngine } from './engine';
 import type { ReplicationRepo } from './replication.repo';
-import type { RDriver } from './types';
 
 export interface DrillPayload {
   /** UI path of the folder to drill; a random folder of a linked storage when absent. */
@@ -74,7 +72,7 @@ export class RestoreDrill {
           continue;
         }
         out.files++;
-        const [restored, primary] = await Promise.all([hashLocal(local), hashDriver(sides.primary, rel, ctx.signal)]);
+        const [restored, primary] = await Promise.all([hashLocal(local), hashOf(sides.primary, rel, ctx.signal)]);
         out.bytes += restored.bytes;
         if (primary !== null && restored.hex === primary) out.identical++;
         else if (primary !== null) out.differing.push(uiPath(sides.storage, rel));
@@ -102,16 +100,4 @@ async function hashLocal(path: string): Promise<{ hex: string; bytes: number }> 
     h.update(chunk as Buffer);
   }
   return { hex: h.digest('hex'), bytes };
-}
-
-/** sha256 of a primary file, or null when it is gone since the walk. */
-async function hashDriver(d: RDriver, rel: string, signal: AbortSignal): Promise<string | null> {
-  try {
-    const h = createHash('sha256');
-    for await (const chunk of await d.read(rel, undefined, signal)) h.update(chunk as Buffer);
-    return h.digest('hex');
-  } catch (e) {
-    if (isAppError(e) && e.code === 'not_found') return null;
-    throw e;
-  }
 }

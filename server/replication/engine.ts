@@ -13,6 +13,7 @@
  * time in this process (a keyed lock), so a copy in flight never lands after
  * the delete that followed it.
  */
+import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
@@ -357,6 +358,18 @@ async function statOrNull(d: RDriver, rel: string, side: 'primary' | 'target' = 
   } catch (e) {
     if (isAppError(e) && e.code === 'not_found') return null;
     throw new ReplicaFailure(side === 'primary' ? 'PRIMARY_READBACK_FAIL' : 'REPLICA_WRITE_FAIL', message(e));
+  }
+}
+
+/** Hex sha256 of a file on one side, streamed; null when it is not there (other errors propagate). */
+export async function hashOf(d: RDriver, rel: string, signal: AbortSignal): Promise<string | null> {
+  try {
+    const h = createHash('sha256');
+    for await (const chunk of await d.read(rel, undefined, signal)) h.update(chunk as Buffer);
+    return h.digest('hex');
+  } catch (e) {
+    if (isAppError(e) && e.code === 'not_found') return null;
+    throw e;
   }
 }
 
