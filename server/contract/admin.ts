@@ -45,14 +45,18 @@ export interface DriverDescriptor {
 
 export type SyncMode = 'poll' | 'fsnotify' | 'ondemand';
 
-/** A storage as the admin API shows it (secrets masked as `***`). */
-export interface AdminStorage {
+/** A configured backend (a storage, a replication target): its driver and config, secrets masked as `***`. */
+export interface ConfiguredBackend {
   id: number;
   uid: string;
   name: string;
   driver: string;
   config: Record<string, unknown>;
   config_summary: string;
+}
+
+/** A storage as the admin API shows it (secrets masked as `***`). */
+export interface AdminStorage extends ConfiguredBackend {
   mount_path: string;
   sync_mode: SyncMode;
   sync_interval_s: number;

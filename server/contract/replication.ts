@@ -1,4 +1,5 @@
 /** Admin replication shapes (spec: Replication; docs/replication.md). */
+import type { ConfiguredBackend } from './admin';
 
 export type ReplicaMode = 'mirror' | 'append_only' | 'skip';
 export type ReplicaTargetMode = 'async' | 'sync';
@@ -7,13 +8,7 @@ export type ReplicaOp = 'write' | 'delete' | 'move' | 'copy';
 export type ReplicaFailureCode = 'REPLICA_WRITE_FAIL' | 'PRIMARY_READBACK_FAIL' | 'REPLICA_NO_WRITER' | 'REPLICA_AUDIT_MISMATCH';
 
 /** `GET /api/admin/replication-targets/:id`; `config` shows every set secret as `***`. */
-export interface ReplicaTarget {
-  id: number;
-  uid: string;
-  name: string;
-  driver: string;
-  config: Record<string, unknown>;
-  config_summary: string;
+export interface ReplicaTarget extends ConfiguredBackend {
   mode: ReplicaTargetMode;
   enabled: boolean;
   /** Storages linked to it (`replica_target_id`). */
