@@ -13,35 +13,79 @@ export interface Grant {
 
 export const newUid = (): string => 'st' + randomBytes(8).toString('hex');
 
+/**
+ * The storages and their grants as this process last read them. Every file request resolves a storage and
+ * its grants; reading them from SQLite each time cost ~10 % of a small-file GET (a WAL read transaction per
+ * statement). The copy stays valid while this connection has changed nothing (`total_changes()`) and no other
+ * process has committed (`PRAGMA data_version`, e.g. a CLI command; read at most once a millisecond, since
+ * another process's commit has no ordering with our requests anyway). Rows are frozen: every caller shares them.
+ */
+/** SQLite's NOCASE folds ASCII letters only. */
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+
+interface Snapshot {
+  changes: number;
+  version: number;
+  byId: Map<number, StorageRow>;
+  byName: Map<string, StorageRow>;
+  byUid: Map<string, StorageRow>;
+  grants: Map<number, Grant[]>;
+}
+
 export class StoragesRepo {
-  /** Statements of the lookups every file request makes, prepared once (a prepare costs more than the query). */
-  private hot?: { byId: Statement; byKey: Statement; grants: Statement };
+  private hot?: { changes: Statement; version: Statement; rows: Statement; grants: Statement };
+  private snap?: Snapshot;
+  private versionAt = -Infinity;
 
   constructor(private db: Db) {}
 
   private get q() {
     return (this.hot ??= {
-      byId: this.db.sqlite.prepare('SELECT * FROM storages WHERE id = ?'),
-      byKey: this.db.sqlite.prepare('SELECT * FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1'),
-      grants: this.db.sqlite.prepare('SELECT id, user_id, group_name, level FROM storage_grants WHERE storage_id = ? ORDER BY id'),
+      changes: this.db.sqlite.prepare('SELECT total_changes()').pluck(),
+      version: this.db.sqlite.prepare('PRAGMA data_version').pluck(),
+      rows: this.db.sqlite.prepare('SELECT * FROM storages ORDER BY id'),
+      grants: this.db.sqlite.prepare('SELECT id, storage_id, user_id, group_name, level FROM storage_grants ORDER BY id'),
     });
   }
 
+  private current(): Snapshot {
+    const changes = this.q.changes.get() as number;
+    const now = performance.now();
+    if (this.snap && this.snap.changes === changes && now - this.versionAt < 1) return this.snap;
+    const version = this.q.version.get() as number;
+    this.versionAt = now;
+    if (this.snap && this.snap.changes === changes && this.snap.version === version) return this.snap;
+    const snap: Snapshot = { changes, version, byId: new Map(), byName: new Map(), byUid: new Map(), grants: new Map() };
+    for (const r of this.q.rows.all() as StorageRow[]) {
+      const row = Object.freeze(r);
+      snap.byId.set(row.id, row);
+      snap.byName.set(asciiLower(row.name), row);
+      snap.byUid.set(row.uid, row);
+    }
+    for (const g of this.q.grants.all() as Array<{ id: number; storage_id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor' }>) {
+      const list = snap.grants.get(g.storage_id) ?? snap.grants.set(g.storage_id, []).get(g.storage_id)!;
+      list.push(Object.freeze({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level }));
+    }
+    for (const list of snap.grants.values()) Object.freeze(list);
+    return (this.snap = snap);
+  }
+
   all(): StorageRow[] {
-    return this.db.sqlite.prepare('SELECT * FROM storages ORDER BY id').all() as StorageRow[];
+    return [...this.current().byId.values()];
   }
 
   byId(id: number): StorageRow | undefined {
-    return this.q.byId.get(id) as StorageRow | undefined;
+    return this.current().byId.get(id);
   }
 
   byUid(uid: string): StorageRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM storages WHERE uid = ?').get(uid) as StorageRow | undefined;
+    return this.current().byUid.get(uid);
   }
 
   /** By name (case-insensitive) or by uid: both address a storage everywhere. */
   byNameOrUid(key: string): StorageRow | undefined {
-    return this.q.byKey.get(key, key, key) as StorageRow | undefined;
+    const snap = this.current();
+    return snap.byUid.get(key) ?? snap.byName.get(asciiLower(key));
   }
 
   nameTaken(name: string, exceptId = -1): boolean {
@@ -85,16 +129,12 @@ export class StoragesRepo {
   }
 
   grants(storageId: number): Grant[] {
-    return (this.q.grants.all(storageId) as Array<{ id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor' }>).map((g) => ({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level }));
+    return this.current().grants.get(storageId) ?? [];
   }
 
-  /** All grants, grouped by storage (one query per access decision set). */
+  /** All grants, grouped by storage. */
   allGrants(): Map<number, Grant[]> {
-    const out = new Map<number, Grant[]>();
-    for (const g of this.db.sqlite.prepare('SELECT id, storage_id, user_id, group_name, level FROM storage_grants').all() as Array<{ id: number; storage_id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor' }>) {
-      (out.get(g.storage_id) ?? out.set(g.storage_id, []).get(g.storage_id)!).push({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level });
-    }
-    return out;
+    return this.current().grants;
   }
 
   replaceGrants(storageId: number, grants: Array<Omit<Grant, 'id'>>): void {

@@ -12,6 +12,7 @@ import { errorEnvelope } from './middlewares/errors';
 import { authenticate, csrfGuard, requestContext } from './middlewares/auth';
 import { aiAdminAlias, keyScope } from './middlewares/key-scope';
 import { serveRenderer } from './static';
+import { routerDispatch } from './route-dispatch';
 import type { AppState, Mw } from './context';
 
 export interface AppOptions {
@@ -40,10 +41,7 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   app.use(keyScope);
   app.use(csrfGuard);
   for (const mw of o.afterAuth ?? []) app.use(mw);
-  for (const r of o.routers) {
-    app.use(r.routes());
-    app.use(r.allowedMethods({ throw: false }));
-  }
+  app.use(routerDispatch(o.routers));
   app.use(async (ctx, next) => {
     if (ctx.path === '/api' || ctx.path.startsWith('/api/')) throw new AppError('not_found', {}, { route: `${ctx.method} ${ctx.path}` });
     await next();
