@@ -29,6 +29,12 @@ export interface WriteContext {
   /** Audit action to record (e.g. `file.upload`, `file.copy`); none when omitted. */
   audit?: string;
   meta?: Record<string, unknown>;
+  /**
+   * Whether the write made a new item, as the writer saw it before its bytes landed. A watched storage's
+   * sync may catalogue the new file between the write and this announcement, so the catalogue alone
+   * would call a fresh upload an update. Absent: decided from the catalogue here.
+   */
+  created?: boolean;
 }
 
 export interface GateNode extends NodeRow {
@@ -70,7 +76,7 @@ export class WriteGate {
     // The bytes are written already: wait (off the event loop) for a database held elsewhere rather than fail at once.
     await this.db.waits.write(() => {
       const before = this.nodes.get(storageId, path);
-      created = !before || !!before.deleted_at;
+      created = ctx.created ?? (!before || !!before.deleted_at);
       this.nodes.ensureParents(storageId, path);
       id = this.nodes.upsert(storageId, path, { ...entry, name: baseName(path) }, ctx.actor?.id ?? null);
       if (ctx.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) this.nodes.setBody(id, ctx.body);

@@ -153,9 +153,10 @@ export class ActorFiles {
   async write(path: Path, bytes: Readable, o: WriteOptions): Promise<GateNode> {
     const t = this.writable(path);
     if (o.version !== false) await this.svc.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(this.actor));
+    const created = !this.svc.catalogued(t.place);
     const entry = await this.svc.ops.write(t.place, bytes, { size: o.size, mime: o.mime ?? mimeOf(t.rel), overwrite: o.overwrite, signal: o.signal });
     const body = typeof o.body === 'function' ? o.body() : o.body;
-    return this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body }));
+    return this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body, created }));
   }
 
   /** Creates a folder (and missing parents). Idempotent; a file in the way → `conflict`. */

@@ -82,6 +82,15 @@ export class FileService {
     d.bus.on('folder.changed', (e) => this.listing.folderChanged(e.storage_id, e.folder, e.kind));
   }
 
+  /**
+   * Whether the catalogue holds a live item at `p` (no backend call), asked before a write lands: the
+   * write gate's `created` (see WriteContext.created).
+   */
+  catalogued(p: Place): boolean {
+    const n = this.catalogue.nodes.get(p.storage_id, p.rel);
+    return !!n && !n.deleted_at;
+  }
+
   /** The file service as `actor` may use it. */
   forActor(actor: Actor): ActorFiles {
     return new ActorFiles(actor, this);

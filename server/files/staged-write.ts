@@ -31,6 +31,11 @@ export class StagedWrite {
     await this.svc.ports.versions?.snapshotBeforeOverwrite(this.target.place, actorRef(this.actor));
   }
 
+  /** Whether the catalogue knows an item at the target now: asked before publishing (WriteContext.created). */
+  catalogued(): boolean {
+    return this.svc.catalogued(this.target.place);
+  }
+
   /** Writes the whole file atomically from `body`; announces nothing (see `announce`). */
   put(body: Readable, o: WriteOptions): Promise<Entry> {
     return this.svc.ops.write(this.target.place, body, o);

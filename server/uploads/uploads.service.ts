@@ -157,11 +157,13 @@ export class UploadsService {
     const w = fa.staged(placeOf(s));
     if (!(await this.repo.waitFor(() => this.repo.claim(s.id)))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
     let entry: FileStat;
+    let created: boolean;
     try {
       const held = this.repo.parts(s.id);
       const multipart = s.mode === 'driver' ? await w.multipart() : null;
       const parts = multipart?.presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
       await w.keepVersion();
+      created = !w.catalogued();
       if (s.mode === 'driver') {
         if (!multipart) throw new AppError('storage_unavailable', {}, undefined, 'the storage no longer takes multipart uploads');
         entry = await multipart.complete(s.handle!, parts);
@@ -173,7 +175,7 @@ export class UploadsService {
     }
     await this.repo.waitFor(() => this.repo.markPublished(s.id, new Date().toISOString()), 600_000);
     const fresh = (await w.statOrNull().catch(() => null)) ?? entry;
-    return this.close(w, s, fa.ctx(origin, { audit: 'file.upload' }), fresh);
+    return this.close(w, s, fa.ctx(origin, { audit: 'file.upload', created }), fresh);
   }
 
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */

@@ -1,0 +1,51 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { tempDir } from '../helpers/tools';
+
+// On a watched storage the watcher may catalogue a new file between its write and the write gate's
+// announcement; the gate must still call it an upload, since the writer knew it was new.
+describe('a new file on a watched storage is announced as uploaded, an overwrite as updated', () => {
+  let s: TestServer;
+  let admin: string;
+  let cleanup: () => void;
+  const seen: Array<[string, string]> = [];
+
+  before(async () => {
+    let root;
+    ({ dir: root, cleanup } = tempDir('filedock-gate-'));
+    s = await startTestServer();
+    admin = await s.login();
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Watched', driver: 'local', config: { path: root }, sync_mode: 'fsnotify' } });
+    assert.equal(st.status, 200, JSON.stringify(st.body));
+    for (const ev of ['file.uploaded', 'file.updated'] as const) s.server.bus.on(ev, (e: { node: { path: string } }) => void seen.push([ev, e.node.path]));
+  });
+  after(async () => {
+    await s.close();
+    cleanup();
+  });
+
+  test('forty saves of new files, then forty overwrites, with the watcher running', async () => {
+    const names = Array.from({ length: 40 }, (_, i) => `n${i}.txt`);
+    for (const n of names) {
+      assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: `/Watched/${n}`, content: `new ${n}` } })).status, 200);
+      await new Promise((r) => setTimeout(r, 15)); // let the watcher run between writes
+    }
+    for (const n of names) assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: `/Watched/${n}`, content: `again ${n}` } })).status, 200);
+    await s.server.queue.idle(10_000);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const n of names) {
+      const kinds = seen.filter(([, p]) => p === n).map(([k]) => k);
+      assert.deepEqual(kinds, ['file.uploaded', 'file.updated'], `${n}: ${kinds.join(', ')}`);
+    }
+  });
+
+  test('the gate takes the writer’s word over a row the watcher already made', async () => {
+    const st = s.server.catalogue.repo.byNameOrUid('Watched')!;
+    const entry = { name: 'raced.txt', type: 'file' as const, size: 3, mtime: Date.now(), mime: 'text/plain' };
+    s.server.catalogue.nodes.upsert(st.id, 'raced.txt', entry, null); // as the watcher's sync would
+    await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload', created: true });
+    await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload' });
+    assert.deepEqual(seen.filter(([, p]) => p === 'raced.txt').map(([k]) => k), ['file.uploaded', 'file.updated']);
+  });
+});
