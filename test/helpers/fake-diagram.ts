@@ -130,9 +130,9 @@ window.foreignPosted = true;
 </script></body></html>`;
 
 export class FakeDiagram {
-  /** The editor's base URL (what an admin configures), `http://127.0.0.1:<port>/drawio/`. */
+  /** The editor's base URL (what an admin configures), `http://127.0.0.1:<port>/drawio`. */
   url = '';
-  /** Requests served, for assertions (`/drawio/?embed=1&proto=json...`). */
+  /** Requests served, for assertions (`/drawio?embed=1&proto=json...`). */
   requests: string[] = [];
   private server!: Server;
 
@@ -143,11 +143,11 @@ export class FakeDiagram {
       const port = (this.server.address() as { port: number }).port;
       if (u.pathname === '/healthcheck') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('OK');
       if (u.pathname === '/foreign') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(FOREIGN);
-      if (u.pathname.startsWith('/drawio/')) return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(PAGE(`http://localhost:${port}/foreign`));
+      if (u.pathname === '/drawio' || u.pathname.startsWith('/drawio/')) return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(PAGE(`http://localhost:${port}/foreign`));
       res.writeHead(404).end();
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/drawio/`;
+    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/drawio`;
     return this;
   }
 
