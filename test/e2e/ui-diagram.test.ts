@@ -213,13 +213,25 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
       window.addEventListener('message', (e) => String(e.data).includes('pwned') && (window as any).pwnedMessages.push(e.data));
     });
 
+    // What drawing a flowchart loads (measured for docs/docserver.md).
+    const loaded: number[] = [];
+    const onResponse = (r: import('playwright-core').Response) => {
+      if (new URL(r.url()).pathname.startsWith('/assets/') && r.frame().url().endsWith('/mermaid-frame.html')) loaded.push(Number(r.headers()['content-length'] ?? 0));
+    };
+    page.on('response', onResponse);
     await row('chart.mmd').dblclick();
     const iframe = page.getByTestId('preview').locator('iframe.mermaid-frame');
     assert.equal(await iframe.getAttribute('sandbox'), 'allow-scripts');
     const chart = page.frameLocator('iframe.mermaid-frame');
     await chart.locator('#out svg').waitFor();
     assert.match(await chart.locator('#out svg').innerHTML(), /Start/);
+    await until(async () => {
+      const h = (await iframe.boundingBox())?.height ?? 0;
+      return h > 100 && h < 600;
+    }, 'the frame sized to the drawing');
     await shot(page, 'ui-mermaid-preview');
+    page.off('response', onResponse);
+    console.log(`mermaid frame: ${loaded.length} assets, ${(loaded.reduce((a, b) => a + b, 0) / 1024).toFixed(0)} KiB for a flowchart`);
     await page.keyboard.press('Escape');
 
     for (const name of ['evil.mmd', 'notes.md']) {

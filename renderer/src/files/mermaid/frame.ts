@@ -13,7 +13,8 @@ async function render(text: string): Promise<number> {
   mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'default' });
   const { svg } = await mermaid.render(`diagram-${++seq}`, text);
   out.innerHTML = svg;
-  return Math.ceil(document.documentElement.scrollHeight);
+  // The drawing's own height: the document's would be at least the frame's.
+  return Math.ceil(out.getBoundingClientRect().height);
 }
 
 window.addEventListener('message', (e) => {
