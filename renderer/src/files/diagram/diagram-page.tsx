@@ -61,11 +61,13 @@ export default function DiagramPage({ pathname }: { pathname: string }) {
   const back = () => navigate(routeOf(parentPath(path)));
 
   useEffect(() => {
+    // Not a diagram file (a hand-typed address): the folder it is in.
+    if (!format) return navigate(routeOf(parentPath(path)), true);
     let live = true;
     (async () => {
       const url = await diagramEditorUrl();
       if (!url) return live && setError(t('diagram.not_configured'));
-      const file = await readDiagram(path, format ?? 'xml');
+      const file = await readDiagram(path, format);
       if (live) setOpened({ url, ...file });
     })().catch((e) => live && setError(errorText(e, t)));
     return () => {
