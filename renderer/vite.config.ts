@@ -16,6 +16,8 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     reportCompressedSize: true,
+    // The Mermaid renderer is a page of its own, shown in a sandboxed frame (files/mermaid/).
+    rollupOptions: { input: { index: `${root}index.html`, 'mermaid-frame': `${root}mermaid-frame.html` } },
   },
   server: {
     proxy: process.env.FILEDOCK_API

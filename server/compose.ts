@@ -172,7 +172,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const capabilities = (): Capabilities => ({
       version: config.version,
       thumbs: thumbCapabilities(),
-      external: { docserver_url: external.docserver()?.url ?? '', diagram_url: external.diagramUrl(), text_diagram: false },
+      external: { docserver_url: external.docserver()?.url ?? '', diagram_url: external.diagramUrl(), text_diagram: true },
       auth: oidc.config.active()
         ? { drivers: ['local', 'oidc'], allow_signup: settings.get('allow_signup'), oidc_label: oidc.config.label() }
         : { drivers: ['local'], allow_signup: settings.get('allow_signup') },

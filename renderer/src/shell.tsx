@@ -7,11 +7,13 @@ import { Preferences } from './ui/preferences';
 import { FilesPage } from './files/files-page';
 import { MyLinks } from './share/my-links';
 import { TrashPage } from './files/trash-page';
+import { isDiagramRoute } from './files/diagram/diagram-route';
 
 // The admin console, the account pages and a paired phone's shell are chunks of their own.
 const AdminPage = lazy(() => import('./admin/admin-page'));
 const AccountPage = lazy(() => import('./account/account-page'));
 const DeviceShell = lazy(() => import('./device/device-shell'));
+const DiagramPage = lazy(() => import('./files/diagram/diagram-page'));
 
 export function Shell() {
   const { t } = useI18n();
@@ -21,6 +23,8 @@ export function Shell() {
   const loading = <p aria-busy="true">{t('common.loading')}</p>;
   // Signed in with a paired phone's key: device mode.
   if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
+  // The diagram editor takes the whole window (its page has its own way back).
+  if (isDiagramRoute(path)) return <Suspense fallback={loading}><DiagramPage pathname={path} /></Suspense>;
   const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : 'files';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>

@@ -33,6 +33,8 @@ export function serveRenderer(root: string, excluded: RegExp): Mw {
       ctx.length = st.size;
       ctx.set('Cache-Control', rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       ctx.set('X-Content-Type-Options', 'nosniff');
+      // Public build output: the sandboxed Mermaid frame (an opaque origin) loads its module scripts from here.
+      if (rel.startsWith('assets/')) ctx.set('Access-Control-Allow-Origin', '*');
       ctx.body = ctx.method === 'HEAD' ? null : createReadStream(file);
       return;
     }

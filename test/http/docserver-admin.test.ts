@@ -59,7 +59,7 @@ describe('docserver: external services and new documents', () => {
       ['diagram', '', false, null, false, ''],
     ]);
     const c = await caps();
-    assert.deepEqual(c.external, { docserver_url: '', diagram_url: '', text_diagram: false });
+    assert.deepEqual(c.external, { docserver_url: '', diagram_url: '', text_diagram: true });
     assert.deepEqual(c.newdoc_types.map((t: any) => t.ext), ['txt', 'md']);
     const bad = await newfile('report', 'docx');
     assert.equal(bad.status, 400);

@@ -35,6 +35,7 @@ import { VersionsDialog } from './versions-dialog';
 import { droppedPaths, startRowDrag } from './drag';
 import { useSession } from '../auth/session';
 import { saveSigned } from '../device/signed-src';
+import { diagramEditorUrl, diagramRoute, isDiagramName } from './diagram/diagram-route';
 
 type DialogState =
   | { kind: 'mkdir' | 'newtext' | 'shortcuts' }
@@ -107,9 +108,11 @@ export function FilesPage() {
     return () => uploads.setOnDone(null);
   }, [path, softReload]);
 
-  const open = (e: Entry) => {
+  const open = (e: Entry, plain = false) => {
     const p = pathOf(e);
     if (e.type === 'dir') navigate(routeOf(p));
+    // Diagram files open in the configured diagram editor; without one, like any other file.
+    else if (!plain && isDiagramName(e.name)) void diagramEditorUrl().then((u) => (u ? navigate(diagramRoute(p)) : open(e, true)), () => open(e, true));
     else if (canPreview(e)) setDialog({ kind: 'preview', path: p, entry: e });
     else download(p, e.name);
   };

@@ -5,7 +5,10 @@
  * `<script>`, an `onerror` attribute or a `javascript:`/`data:` link in a .md
  * file never reaches the page as markup.
  */
+import { useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import MarkdownIt from 'markdown-it';
+import MermaidView from './mermaid/mermaid-view';
 
 const SAFE_URL = /^(https?:|mailto:|[^:]*$)/i;
 const md = new MarkdownIt({ html: false, linkify: true });
@@ -17,6 +20,27 @@ md.renderer.rules.link_open = (tokens, i, opts, _env, self) => {
   return self.renderToken(tokens, i, opts);
 };
 
+// A ```mermaid block becomes an empty slot; the component draws the diagram into it.
+const fence = md.renderer.rules.fence!;
+md.renderer.rules.fence = (tokens, i, opts, env, self) => {
+  const diagrams = (env as { diagrams?: string[] } | undefined)?.diagrams;
+  if (tokens[i].info.trim().split(/\s+/)[0] !== 'mermaid' || !diagrams) return fence(tokens, i, opts, env, self);
+  diagrams.push(tokens[i].content);
+  return '<div class="mermaid-slot"></div>\n';
+};
+
 export default function MarkdownView({ text }: { text: string }) {
-  return <article className="markdown" data-testid="markdown" dangerouslySetInnerHTML={{ __html: md.render(text) }} />;
+  const { html, diagrams } = useMemo(() => {
+    const env = { diagrams: [] as string[] };
+    return { html: md.render(text, env), diagrams: env.diagrams };
+  }, [text]);
+  const article = useRef<HTMLElement>(null);
+  const [slots, setSlots] = useState<Element[]>([]);
+  useLayoutEffect(() => setSlots([...(article.current?.querySelectorAll('.mermaid-slot') ?? [])]), [html]);
+  return (
+    <>
+      <article ref={article} className="markdown" data-testid="markdown" dangerouslySetInnerHTML={{ __html: html }} />
+      {slots.map((slot, i) => diagrams[i] !== undefined && createPortal(<MermaidView text={diagrams[i]} />, slot, String(i)))}
+    </>
+  );
 }

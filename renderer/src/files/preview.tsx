@@ -16,15 +16,18 @@ import { kindOf } from './icons';
 import { Code } from './code-view';
 import { saveSigned, useSignedSrc } from '../device/signed-src';
 import { useToast } from '../ui/toast';
+import { isMermaidName } from './mermaid/mermaid-name';
 
 const TEXT_MAX = 1024 * 1024;
 // markdown-it is loaded only when a Markdown file is previewed.
 const MarkdownView = lazy(() => import('./markdown-view'));
 const isMarkdown = (name: string) => /\.(md|markdown)$/i.test(name);
+// Mermaid diagrams are drawn in a sandboxed frame, its code loaded only then.
+const MermaidView = lazy(() => import('./mermaid/mermaid-view'));
 
 /** Whether the preview dialog can show this entry (otherwise it downloads). */
 export function canPreview(e: Entry): boolean {
-  return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime));
+  return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime) || isMermaidName(e.name));
 }
 
 interface Props {
@@ -97,9 +100,9 @@ function TextPreview({ entry, path }: { entry: Entry; path: string }) {
   return (
     <>
       {entry.size > TEXT_MAX && <p className="hint">{t('preview.too_big')}</p>}
-      {isMarkdown(entry.name) ? (
+      {isMarkdown(entry.name) || isMermaidName(entry.name) ? (
         <Suspense fallback={<p aria-busy="true">{t('common.loading')}</p>}>
-          <MarkdownView text={text} />
+          {isMermaidName(entry.name) ? <MermaidView text={text} /> : <MarkdownView text={text} />}
         </Suspense>
       ) : (
         <pre className="code" tabIndex={0}><code><Code text={text} name={entry.name} /></code></pre>
