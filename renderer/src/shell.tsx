@@ -12,6 +12,8 @@ import { TrashPage } from './files/trash-page';
 const AdminPage = lazy(() => import('./admin/admin-page'));
 const AccountPage = lazy(() => import('./account/account-page'));
 const DeviceShell = lazy(() => import('./device/device-shell'));
+// The office editor takes the whole window (its own chunk too).
+const EditorPage = lazy(() => import('./office/editor-page'));
 
 export function Shell() {
   const { t } = useI18n();
@@ -21,6 +23,7 @@ export function Shell() {
   const loading = <p aria-busy="true">{t('common.loading')}</p>;
   // Signed in with a paired phone's key: device mode.
   if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
+  if (path === '/edit') return <Suspense fallback={loading}><EditorPage /></Suspense>;
   const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : 'files';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
