@@ -21,9 +21,10 @@ export function Shell() {
   const path = usePathname();
   const isAdmin = user.role === 'admin';
   const loading = <p aria-busy="true">{t('common.loading')}</p>;
+  // The editor page takes the window, for a paired phone too (its key reads the descriptor; the document server does the rest).
+  if (path === '/edit') return <Suspense fallback={loading}><EditorPage /></Suspense>;
   // Signed in with a paired phone's key: device mode.
   if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
-  if (path === '/edit') return <Suspense fallback={loading}><EditorPage /></Suspense>;
   const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : 'files';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
