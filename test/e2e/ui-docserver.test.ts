@@ -9,7 +9,8 @@
  *   - a user double-clicks a .docx, "edits" in the frame, saves: new bytes on
  *     disk, a version kept, `file.updated` with `meta.origin: docserver`;
  *   - New document creates a .docx that opens in the editor; Enter opens one
- *     from the keyboard; a refused file type shows the server's sentence.
+ *     from the keyboard; a refused file type shows the server's sentence;
+ *   - a document server set by the environment shows read-only.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -191,5 +192,29 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
     await page.getByRole('button', { name: /Back to the folder/ }).click();
     await page.waitForURL(/\/files\/Docs$/);
     assert.deepEqual(realErrors(errors), []);
+  });
+
+  test('a document server set by the environment reads as such: fields read-only, the variables named, no Save', async () => {
+    const envd = await startTestServer({ SERVICE_DOCSERVER_URL: fake.url, SERVICE_DOCSERVER_JWT: SECRET });
+    const c = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    try {
+      const { page: p, errors: errs } = await newPage(c);
+      await signIn(p, envd.url, ADMIN);
+      await p.goto(`${envd.url}/admin/external`);
+      const card = p.getByTestId('ext-docserver');
+      await card.getByTestId('ext-docserver-env').waitFor();
+      assert.match(await card.getByTestId('ext-docserver-env').innerText(), /SERVICE_DOCSERVER_URL/);
+      assert.equal(await card.getByLabel('Address (URL)').inputValue(), fake.url);
+      assert.equal(await card.getByLabel('Address (URL)').getAttribute('readonly'), '');
+      assert.equal(await card.getByLabel('Shared secret (JWT)').getAttribute('readonly'), '');
+      assert.equal(await card.getByRole('button', { name: 'Save' }).count(), 0);
+      // Test still works on an environment-managed row.
+      await card.getByRole('button', { name: 'Test' }).click();
+      await card.getByTestId('ext-probe').getByText(/^Reached/).waitFor({ timeout: 30_000 });
+      assert.deepEqual(realErrors(errs), []);
+    } finally {
+      await c.close();
+      await envd.close();
+    }
   });
 });
