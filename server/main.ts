@@ -40,6 +40,7 @@ import { adminStorageRoutes } from './http/routes/admin-storages.routes';
 import { replicationRoutes } from './http/routes/replication.routes';
 import { quotaRoutes } from './http/routes/quota.routes';
 import { thumbRoutes } from './http/routes/thumbs.routes';
+import { filesPdfRoutes } from './http/routes/files-pdf.routes';
 import { archiveRoutes } from './http/routes/archives.routes';
 import { filesRoutes } from './http/routes/files.routes';
 import { filesVerbRoutes } from './http/routes/files-verbs.routes';
@@ -65,6 +66,7 @@ import { startFtpGateway } from './gateways/ftp';
 import { startS3Gateway } from './gateways/s3';
 import { createHealth } from './http/health';
 import type { Router } from '@koa/router';
+import { PdfRenditions } from './thumbs';
 
 export interface RunningServer {
   url: string;
@@ -128,6 +130,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const json = config.maxJsonBytes;
     const sshKeys = new SshKeys(db, auth.repo, bus);
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
+    const pdfs = new PdfRenditions(dirs.pdf);
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes(sv.capabilities),
       authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue) }),
@@ -159,6 +162,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       replicationRoutes({ replication: sv.replication, bus, maxJsonBytes: json }),
       quotaRoutes({ catalogue, files, auth, bus }),
       thumbRoutes({ thumbs, files }),
+      filesPdfRoutes({ files, pdfs }),
       archiveRoutes({ archives: sv.archives, maxJsonBytes: json }),
       filesRefreshRoutes({ catalogue, files, maxJsonBytes: json }),
       filesZipRoutes({ files, zips: new DownloadZip(config.maxArchiveBytes), log: logFn }),
@@ -192,6 +196,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());
+    scheduler.every('pdf.sweep', 3_600_000, () => void pdfs.sweep());
     scheduler.every('uploads.sweep', 3_600_000, () => void uploads.sweep());
     scheduler.every('webhooks.prune', 86_400_000, () => void webhooks.prune(30 * 86_400_000));
     scheduler.every('shares.sweep', 3_600_000, () => void shares.sweep());

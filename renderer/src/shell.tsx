@@ -14,6 +14,8 @@ const AdminPage = lazy(() => import('./admin/admin-page'));
 const AccountPage = lazy(() => import('./account/account-page'));
 const DeviceShell = lazy(() => import('./device/device-shell'));
 const DiagramPage = lazy(() => import('./files/diagram/diagram-page'));
+// The office editor takes the whole window (its own chunk too).
+const EditorPage = lazy(() => import('./office/editor-page'));
 
 export function Shell() {
   const { t } = useI18n();
@@ -21,6 +23,8 @@ export function Shell() {
   const path = usePathname();
   const isAdmin = user.role === 'admin';
   const loading = <p aria-busy="true">{t('common.loading')}</p>;
+  // The editor page takes the window, for a paired phone too (its key reads the descriptor; the document server does the rest).
+  if (path === '/edit') return <Suspense fallback={loading}><EditorPage /></Suspense>;
   // Signed in with a paired phone's key: device mode.
   if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
   // The diagram editor takes the whole window (its page has its own way back).

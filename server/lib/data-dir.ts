@@ -12,6 +12,8 @@ export interface DataDirLayout {
   secretKey: string;
   lock: string;
   thumbs: string;
+  /** PDF renditions of office documents (read-only previews). */
+  pdf: string;
   zips: string;
   staging: string;
   logs: string;
@@ -26,6 +28,7 @@ export function layout(root: string): DataDirLayout {
     secretKey: join(root, 'secret.key'),
     lock: join(root, 'filedock.lock'),
     thumbs: join(root, 'cache', 'thumbs'),
+    pdf: join(root, 'cache', 'pdf'),
     zips: join(root, 'cache', 'zips'),
     staging: join(root, 'staging'),
     logs: join(root, 'logs'),

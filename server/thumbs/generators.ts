@@ -77,7 +77,7 @@ export async function render(job: RenderJob): Promise<{ file: string } | 'skippe
       return { file: out };
     case 'office': {
       if (!tools.soffice || !tools.pdftoppm) break;
-      await toJpeg(await pdfPage(job, tools.pdftoppm, await officeToPdf(job, tools.soffice)), out);
+      await toJpeg(await pdfPage(job, tools.pdftoppm, await officeToPdf(inputFile(job), job.workDir, tools.soffice, job.signal)), out);
       return { file: out };
     }
     case 'other':
@@ -129,13 +129,17 @@ async function pdfPage(job: RenderJob, pdftoppm: string, pdf: string): Promise<s
   return produced(job.workDir, 'page.png', 'pdftoppm');
 }
 
-/** LibreOffice headless with a profile of its own per job: two conversions sharing one profile race. */
-async function officeToPdf(job: RenderJob, soffice: string): Promise<string> {
-  const input = inputFile(job);
-  const outDir = join(job.workDir, 'pdf');
-  await runTool(soffice, [`-env:UserInstallation=file://${join(job.workDir, 'profile')}`, '--headless', '--norestore', '--nolockcheck', '--convert-to', 'pdf', '--outdir', outDir, input], {
-    signal: job.signal,
-    env: { ...process.env, HOME: job.workDir },
+/**
+ * LibreOffice headless converts `input` to `<workDir>/pdf/<name>.pdf`, with a
+ * profile of its own per job: two conversions sharing one profile race (one
+ * may exit 0 without output, so the file is checked). Thumbnails and the PDF
+ * rendition of office previews share it.
+ */
+export async function officeToPdf(input: string, workDir: string, soffice: string, signal: AbortSignal): Promise<string> {
+  const outDir = join(workDir, 'pdf');
+  await runTool(soffice, [`-env:UserInstallation=file://${join(workDir, 'profile')}`, '--headless', '--norestore', '--nolockcheck', '--convert-to', 'pdf', '--outdir', outDir, input], {
+    signal,
+    env: { ...process.env, HOME: workDir },
   });
   return produced(outDir, basename(input, extname(input)) + '.pdf', 'soffice');
 }

@@ -18,6 +18,7 @@ export { ThumbDispatcher, THUMB_JOB, type DrainResult } from './dispatcher';
 export { thumbUrl, thumbToken, verifyStamp, verifyToken, configureStamps, THUMB_SIZES } from './stamp';
 export { thumbCapabilities, thumbTools, missingToolWarnings, type ThumbTools } from './tools';
 export { kindOf, type ThumbKind } from './kinds';
+export { PdfRenditions, PDF_TIMEOUT_MS } from './pdf-rendition';
 export type { ThumbState } from '../catalogue';
 
 export interface ThumbsOptions {

@@ -306,7 +306,9 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     await page.keyboard.press('Escape');
     await page.goto(`${srv.url}/admin/settings`);
     await page.getByRole('heading', { name: 'Protection' }).waitFor();
-    assert.equal(await page.getByText('External services').count(), 0);
+    // External services have their own tab now (ui-docserver.test.ts), not a section of Settings.
+    assert.equal(await page.getByRole('region', { name: 'External services' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'External services' }).getAttribute('href'), '/admin/external');
   });
 
   test('phone: the toolbar folds into a menu, a tap opens a folder, admin buttons stay reachable', async () => {

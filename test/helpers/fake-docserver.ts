@@ -2,7 +2,15 @@
  * A protocol-faithful fake document server on loopback (no real one can run
  * here), speaking the parts of the ONLYOFFICE Docs protocol the service uses:
  *   - `GET /healthcheck` → `true`; `GET /web-apps/apps/api/documents/api.js`
- *     (defines `DocsAPI.DocEditor.version()`);
+ *     (defines `DocsAPI.DocEditor.version()`, and `new DocsAPI.DocEditor(id,
+ *     config)`, which replaces the placeholder with a frame of the editor app,
+ *     as the real script does);
+ *   - the editor app in that frame (`/web-apps/apps/documenteditor/main/index.html`):
+ *     the server side verifies the config's token, fetches the document from
+ *     the signed URL and sends callback status 1 (a user connected); the page
+ *     shows what it loaded and, in edit mode, a text field and Save, which
+ *     appends the text to the bytes ("edits"), serves that revision and sends
+ *     status 2 (`saved` records each save and the service's answer);
  *   - opening an editor: the config's HS256 token is verified with the
  *     shared secret (as the real server does), then the document is fetched
  *     from the config's signed `document.url`;
@@ -14,7 +22,7 @@
  *     token (`{error: -8}` when it does not hold), downloads `url`
  *     (`{error: -4}` when that fails) and answers `{endConvert, fileUrl, percent}`.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { SignJWT, jwtVerify } from 'jose';
 
 export interface EditorSession {
@@ -45,6 +53,27 @@ export interface CallbackOptions {
 }
 
 const enc = (s: string) => new TextEncoder().encode(s);
+const esc = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = (title: string, body: string) => `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>${body}</body></html>`;
+const EDITOR_APP = '/web-apps/apps/documenteditor/main/index.html';
+
+/** The browser script: like the real api.js, DocEditor swaps the placeholder for a frame of the editor app. */
+const apiJs = (origin: string) => `window.DocsAPI = {
+  DocEditor: function (id, config) {
+    var el = document.getElementById(id);
+    var frame = document.createElement('iframe');
+    frame.name = 'frameEditor';
+    frame.title = 'Document editor';
+    frame.src = ${JSON.stringify(origin + EDITOR_APP)} + '?config=' + encodeURIComponent(JSON.stringify(config));
+    frame.style.width = config.width || '100%';
+    frame.style.height = config.height || '100%';
+    frame.style.border = '0';
+    el.parentNode.replaceChild(frame, el);
+    this.destroyEditor = function () { frame.remove(); };
+  }
+};
+DocsAPI.DocEditor.version = function () { return '8.2.1-fake'; };
+`;
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 export class FakeDocserver {
@@ -53,6 +82,10 @@ export class FakeDocserver {
   fetchProbe = true;
   /** Conversion requests received (the Test button's probe). */
   conversions: Array<{ url: string; ok: boolean }> = [];
+  /** Editors opened by browsers through api.js (session id → session). */
+  sessions = new Map<string, EditorSession>();
+  /** Saves made from the browser's editor frame, with the service's answer to the callback. */
+  saved: Array<{ bytes: Buffer; status: number; body: unknown }> = [];
   private server!: Server;
   private files = new Map<string, { bytes?: Buffer; size?: number; chunked?: boolean }>();
   private seq = 0;
@@ -79,8 +112,10 @@ export class FakeDocserver {
     if (path === '/healthcheck') return void res.end('true');
     if (path === '/web-apps/apps/api/documents/api.js') {
       res.setHeader('content-type', 'application/javascript');
-      return void res.end("window.DocsAPI = { DocEditor: function () {} }; DocsAPI.DocEditor.version = function () { return '8.2.1-fake' };\n");
+      return void res.end(apiJs(this.url));
     }
+    if (path === EDITOR_APP && req.method === 'GET') return this.editorPage(req, res);
+    if (path === '/editor/save' && req.method === 'POST') return this.editorSave(req, res);
     const f = this.files.get(path);
     if (f && req.method === 'GET') {
       if (f.bytes && f.chunked) {
@@ -129,6 +164,44 @@ export class FakeDocserver {
     }
     res.statusCode = 404;
     res.end('not found');
+  }
+
+  /** The editor frame: opens the document as the real server does (token, signed fetch, status 1) and shows it. */
+  private async editorPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    let session: EditorSession;
+    try {
+      const config = JSON.parse(new URL(req.url ?? '/', this.url).searchParams.get('config') ?? '{}');
+      session = await this.open({ config });
+    } catch (e) {
+      res.statusCode = 403;
+      return void res.end(page('Error', `<p id="error">${esc((e as Error).message)}</p>`));
+    }
+    const id = String(++this.seq);
+    this.sessions.set(id, session);
+    const connected = await this.callback(session, 1);
+    const edit = session.config.editorConfig?.mode === 'edit';
+    res.end(page(session.config.document.title, `
+<h1>${esc(session.config.document.title)}</h1>
+<p id="loaded">Loaded ${session.bytes.length} bytes (${esc(session.fileType)}), ${edit ? 'editing' : 'view only'}; status 1 answered ${connected.status}</p>
+${edit ? `<form method="post" action="/editor/save?session=${id}"><label>Add text <input name="text"></label> <button>Save</button></form>` : ''}`));
+  }
+
+  /** Save from the frame: the bytes plus the typed text become the revision, announced with status 2. */
+  private async editorSave(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('text') ?? '';
+    const session = this.sessions.get(new URL(req.url ?? '/', this.url).searchParams.get('session') ?? '');
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (!session) {
+      res.statusCode = 404;
+      return void res.end(page('Error', '<p id="error">no such editor session</p>'));
+    }
+    const bytes = Buffer.concat([session.bytes, Buffer.from(`\n${text}`)]);
+    const r = await this.save(session, 2, bytes);
+    this.saved.push({ bytes, status: r.status, body: r.body });
+    res.end(page('Saved', `<p id="saved">Saved ${bytes.length} bytes: the service answered ${r.status} ${esc(JSON.stringify(r.body))}</p>`));
   }
 
   /** What the editor page does: verifies the config's token, then fetches the document from its signed URL. */

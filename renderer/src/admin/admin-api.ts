@@ -2,7 +2,7 @@
 import { api } from '../api/client';
 import type {
   AdminStorage, ApiKeyCreated, ApiKeyView, AuditEvent, DriverDescriptor, Grant, GroupView, MfaEnrolledUser, OidcSettingsView, OidcTestResult,
-  PermissionCatalogue, RoleView, SessionView, SyncRun, UpdateStatus, User,
+  PermissionCatalogue, RoleView, SessionView, SyncRun, UpdateStatus, User, ExternalService, ExternalTestReport,
 } from '../api/types';
 import type { NewKey } from '../account/access-api';
 
@@ -76,3 +76,7 @@ export const groups = async () => (await api<{ groups: GroupView[] }>('/api/admi
 /** Whether anyone may create an account on the sign-in page. */
 export const authSettings = () => api<{ allow_signup: boolean }>('/api/admin/auth/settings');
 export const patchAuthSettings = (body: { allow_signup: boolean }) => api<{ allow_signup: boolean }>('/api/admin/auth/settings', { method: 'PATCH', body });
+
+export const externalServices = async () => (await api<{ services: ExternalService[] }>('/api/admin/external')).services;
+export const saveExternal = (name: string, body: Record<string, string>) => api<ExternalService>(`/api/admin/external/${encodeURIComponent(name)}`, { method: 'PUT', body });
+export const testExternal = (name: string) => api<ExternalTestReport>(`/api/admin/external/${encodeURIComponent(name)}/test`, { method: 'POST' });

@@ -36,9 +36,13 @@ import { droppedPaths, startRowDrag } from './drag';
 import { useSession } from '../auth/session';
 import { saveSigned } from '../device/signed-src';
 import { diagramEditorUrl, diagramRoute, isDiagramName } from './diagram/diagram-route';
+import { useCapabilities } from '../api/capabilities';
+import type { NewdocType } from '../api/types';
+import { editorRoute, isEditorType, officeOpenTarget } from '../office/office-files';
+import { NewDocDialog } from '../office/new-doc-dialog';
 
 type DialogState =
-  | { kind: 'mkdir' | 'newtext' | 'shortcuts' }
+  | { kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts' }
   | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit' | 'versions'; path: string; entry?: Entry }
   | { kind: 'delete' | 'move' | 'copy'; paths: string[] }
   | null;
@@ -60,6 +64,9 @@ export function FilesPage() {
   const [clip, setClip] = useState<{ verb: 'copy' | 'move'; paths: string[] } | null>(null);
   const [dragging, setDragging] = useState(false);
   const [quotaTick, setQuotaTick] = useState(0);
+  const caps = useCapabilities();
+  // Plain text has its own button; the rest of the server's new-document types go to "New document…".
+  const docTypes = (caps?.newdoc_types ?? []).filter((x) => x.ext !== 'txt');
   const searchInput = useRef<HTMLInputElement>(null);
   const uploadInput = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
@@ -113,6 +120,7 @@ export function FilesPage() {
     if (e.type === 'dir') navigate(routeOf(p));
     // Diagram files open in the configured diagram editor; without one, like any other file.
     else if (!plain && isDiagramName(e.name)) void diagramEditorUrl().then((u) => (u ? navigate(diagramRoute(p)) : open(e, true)), () => open(e, true));
+    else if (officeOpenTarget(e, caps) === 'editor') navigate(editorRoute(p));
     else if (canPreview(e)) setDialog({ kind: 'preview', path: p, entry: e });
     else download(p, e.name);
   };
@@ -246,6 +254,7 @@ export function FilesPage() {
     : [
         { label: t('files.new_folder'), onSelect: () => setDialog({ kind: 'mkdir' }), disabled: readOnly },
         { label: t('files.new_text'), onSelect: () => setDialog({ kind: 'newtext' }), disabled: readOnly },
+        ...(docTypes.length ? [{ label: t('newdoc.title'), onSelect: () => setDialog({ kind: 'newdoc' }), disabled: readOnly }] : []),
         ...(path !== '/' && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }] : []),
         { label: t('files.refresh'), onSelect: () => void refresh() },
         { label: t('files.select_all'), onSelect: () => setSelection(sel.selectAll(keys, selection)), shortcut: 'Ctrl+A' },
@@ -344,6 +353,7 @@ export function FilesPage() {
           </label>
           <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}>{t('files.new_folder')}</button>
           <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}>{t('files.new_text')}</button>
+          {docTypes.length > 0 && <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newdoc' })}>{t('newdoc.title')}</button>}
           {/* Always rendered (disabled when they do not apply) so selecting never reflows the toolbar under the pointer. */}
           <span className="sep" aria-hidden="true" />
           <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} title={one?.type === 'file' ? undefined : t('files.download_zip')} onClick={() => downloadChosen(chosen)}>{t('files.download')}</button>
@@ -424,6 +434,18 @@ export function FilesPage() {
             afterWrite();
             const made = r?.entry?.name ?? name;
             setTimeout(() => setDialog({ kind: 'edit', path: joinPath(path, made) }));
+          }} />
+      )}
+      {dialog?.kind === 'newdoc' && docTypes.length > 0 && (
+        <NewDocDialog types={docTypes} onClose={() => setDialog(null)}
+          onSubmit={async (name, type: NewdocType) => {
+            const r = await files.newFile(path, name, type.ext);
+            afterWrite();
+            const made = joinPath(path, r?.entry?.name ?? name);
+            // Office documents and diagrams open in their editors; text opens in ours; anything else stays in the list.
+            if (type.requires === 'docserver' && caps?.external.docserver_url && isEditorType(made)) navigate(editorRoute(made));
+            else if (isDiagramName(made) && caps?.external.diagram_url) navigate(diagramRoute(made));
+            else if (type.group === 'text') setTimeout(() => setDialog({ kind: 'edit', path: made }));
           }} />
       )}
       {dialog?.kind === 'rename' && dialog.entry && (

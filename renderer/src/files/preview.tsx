@@ -17,6 +17,8 @@ import { Code } from './code-view';
 import { saveSigned, useSignedSrc } from '../device/signed-src';
 import { useToast } from '../ui/toast';
 import { isMermaidName } from './mermaid/mermaid-name';
+import { officeOpenTarget } from '../office/office-files';
+import { OfficePdfPreview } from '../office/office-preview';
 
 const TEXT_MAX = 1024 * 1024;
 // markdown-it is loaded only when a Markdown file is previewed.
@@ -27,8 +29,11 @@ const MermaidView = lazy(() => import('./mermaid/mermaid-view'));
 
 /** Whether the preview dialog can show this entry (otherwise it downloads). */
 export function canPreview(e: Entry): boolean {
-  return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime) || isMermaidName(e.name));
+  return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime) || isMermaidName(e.name) || isOfficePdf(e));
 }
+
+/** Office documents preview as their PDF rendition (read-only; the editor needs a document server). */
+const isOfficePdf = (e: Pick<Entry, 'name' | 'type'>) => officeOpenTarget(e, null) === 'pdf';
 
 interface Props {
   entry: Entry;
@@ -44,6 +49,7 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props)
   const toast = useToast();
   const kind = kindOf(entry);
   const native = ['image', 'video', 'audio', 'pdf'].includes(kind);
+  const office = !native && isOfficePdf(entry);
   // On a paired device the bytes come with its key (see device/signed-src).
   const src = useSignedSrc(native ? rawUrl(path) : undefined);
   useEffect(() => {
@@ -63,7 +69,8 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props)
         {kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
         {kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}
         {kind === 'pdf' && <iframe src={src} title={entry.name} />}
-        {!native && <TextPreview entry={entry} path={path} />}
+        {office && <OfficePdfPreview path={path} name={entry.name} />}
+        {!native && !office && <TextPreview entry={entry} path={path} />}
       </div>
       <div className="actions spread">
         <span>
