@@ -67,11 +67,15 @@ export function createReplication(d: ReplicationDeps) {
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
     targets, policy, repair, engine, decorator, audit, drill,
-    /** Arms the report and audit schedules; the report's is re-armed whenever the settings change (server only). */
+    /** Arms the report, audit and drill schedules; the report's and the drill's are re-armed whenever the settings change (server only). */
     schedule(scheduler: Scheduler): void {
+      const settings = () => {
+        repair.schedule(scheduler, d.log);
+        drill.schedule(scheduler, d.settings.get('replica_drill_cron'), d.log);
+      };
       audit.schedule(scheduler);
-      repair.schedule(scheduler, d.log);
-      policy.onChange(() => repair.schedule(scheduler, d.log));
+      settings();
+      policy.onChange(settings);
     },
     close: () => targets.closeAll(),
   };
