@@ -41,6 +41,8 @@ export interface ReplicationDeps {
   primary: (storageId: number) => Promise<RDriver>;
   backoffMs: number;
   timeoutMs: number;
+  /** Recovery point (seconds) above which the status warns. */
+  rpoWarnS: number;
   /** A folder in the data dir for restore drills (never a storage). */
   scratchDir: string;
 }
@@ -63,7 +65,7 @@ export function createReplication(d: ReplicationDeps) {
   audit.register();
   const drill = new RestoreDrill(repo, engine, d.queue, d.scratchDir);
   drill.register();
-  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last(), () => drill.last());
+  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last(), () => drill.last(), d.rpoWarnS);
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
     targets, policy, repair, engine, decorator, audit, drill,

@@ -36,7 +36,7 @@ export function StatusCard({ status, tick }: { status: ReplicaStatus | null; tic
       {status && (
         <dl className="facts">
           <dt>{t('replica.rpo')}</dt>
-          <dd data-testid="replica-rpo" className={status.rpo_warn ? 'rpo-warn' : 'ok'} title={t('replica.rpo_hint', { n: Math.round(status.rpo_warn_s / 60) })}>
+          <dd data-testid="replica-rpo" className={status.rpo_warn ? 'rpo-warn' : status.rpo_s === 0 ? 'ok' : undefined} title={t('replica.rpo_hint', { n: Math.round(status.rpo_warn_s / 60) })}>
             {rpoText(status.rpo_s, t)}
           </dd>
           <dt>{t('replica.queued')}</dt><dd>{status.queued_copies}</dd>
