@@ -24,6 +24,7 @@ export type { FailureView, ReportView } from './repair.service';
 export type { AuditResult } from './audit';
 export { REPLICA_MODES, REPLICA_OPS, type ReplicaMode, type ReplicaOp, type TargetMode } from './types';
 export { compileGlob, globProblem } from './glob';
+export { replicaHostStatus, HOST_STATUS_EVERY_MS } from './host-status';
 
 export interface ReplicationDeps {
   db: Db;

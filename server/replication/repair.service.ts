@@ -81,6 +81,11 @@ export class RepairService {
     return { rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > this.rpoWarnS, rpo_warn_s: this.rpoWarnS, queued_copies: queued, unresolved: this.repo.unresolvedCount() };
   }
 
+  /** Whether any storage is linked to a target (replication is in use at all). */
+  linked(): boolean {
+    return this.repo.storages().some((s) => s.replica_target_id !== null);
+  }
+
   /** The latest report, or null before the first run. */
   report(): ReportView | null {
     const r = this.repo.report();
