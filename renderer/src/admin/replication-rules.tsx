@@ -12,19 +12,12 @@ import { Dialog } from '../ui/dialog';
 import { ConfirmDialog } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import * as admin from './admin-api';
+import { reorder } from './rule-order';
 
 interface Props {
   rules: ReplicaRule[];
   modes: ReplicaMode[];
   reload: () => void;
-}
-
-/** `rules` with the one at `from` moved to `to`, renumbered 10, 20, 30…: only the rows whose priority changed. */
-export function reorder(rules: ReplicaRule[], from: number, to: number): { id: number; priority: number }[] {
-  const next = [...rules];
-  const [moved] = next.splice(from, 1);
-  next.splice(to, 0, moved);
-  return next.map((r, i) => ({ id: r.id, priority: (i + 1) * 10 })).filter((x, i) => next[i].priority !== x.priority);
 }
 
 export function RulesCard({ rules, modes, reload }: Props) {
