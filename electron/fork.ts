@@ -8,7 +8,9 @@ import { fork } from 'node:child_process';
 import type { UtilityProcess, ForkOptions } from 'electron';
 import type { ForkServer, HostMessage, ServerChild, ServerMessage } from './types';
 
-const MESSAGE_TYPES = new Set(['ready', 'fatal', 'activity', 'notify', 'stopped']);
+// A Record, so a message type added to the protocol is a compile error here until it is let through.
+const KNOWN: Record<ServerMessage['type'], true> = { ready: true, fatal: true, activity: true, notify: true, replica: true, stopped: true };
+const MESSAGE_TYPES = new Set(Object.keys(KNOWN));
 
 /** Narrows an IPC payload to a protocol message; anything else is ignored by the host. */
 export function asServerMessage(raw: unknown): ServerMessage | null {

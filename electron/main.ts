@@ -21,7 +21,7 @@ import { ServerHost } from './server-host';
 import { pairPagePath, toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import { createDesktopUpdater, type AutoUpdaterSurface } from './updater';
 import { isExternalSafe, mainWindowOptions, navigationVerdict, panelWindowOptions, WindowStateStore } from './windows';
-import { IPC, type Activity, type DesktopSettings, type TrayCommand, type TrayState } from './types';
+import { IPC, type Activity, type BackupStatus, type DesktopSettings, type TrayCommand, type TrayState } from './types';
 
 /** How long quitting waits for in-flight transfers before the server is stopped anyway. */
 const QUIT_DRAIN_MS = 30_000;
@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   });
 
   let activity: Activity = { transfers: 0, ops: 0, syncing: false };
+  let backup: BackupStatus | null = null;
   const power = new PowerGuard(powerSaveBlocker, { onChange: () => render() });
   const updater = createDesktopUpdater({
     autoUpdater: autoUpdater as unknown as AutoUpdaterSurface,
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
     webdavUrl: host.snapshot().status === 'running' ? webdavUrl(process.env, currentLanUrl(), host.snapshot().port) : null,
     sftpUrl: host.snapshot().status === 'running' ? sftpUrl(process.env, currentLanUrl()) : null,
     activity,
+    backup,
     paused: host.isPaused(),
     keepingAwake: power.holding,
     update: { state: updater.state, version: updater.version, error: updater.error },
@@ -116,6 +118,10 @@ async function main(): Promise<void> {
   host.on('activity', (a) => {
     activity = a;
     power.update(a);
+    render();
+  });
+  host.on('backup', (b) => {
+    backup = b;
     render();
   });
   host.on('notify', (n) => new Notification({ title: n.title, body: n.body }).show());

@@ -6,7 +6,7 @@
  * and under plain Node tests against the real server.
  */
 import { EventEmitter } from 'node:events';
-import type { Activity, ForkServer, HostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
+import type { Activity, BackupStatus, ForkServer, HostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -35,6 +35,7 @@ const PERMANENT_EXIT_CODES = new Set([2, 3]);
 interface HostEvents {
   state: [ServerSnapshot];
   activity: [Activity];
+  backup: [BackupStatus | null];
   notify: [{ event: string; title: string; body: string }];
 }
 
@@ -203,6 +204,9 @@ export class ServerHost extends EventEmitter<HostEvents> {
       case 'activity':
         this.emit('activity', { transfers: Number(m.transfers) || 0, ops: Number(m.ops) || 0, syncing: Boolean(m.syncing) });
         return;
+      case 'replica':
+        this.emit('backup', { linked: Boolean(m.linked), rpoS: Number(m.rpo_s) || 0, warn: Boolean(m.rpo_warn), unresolved: Number(m.unresolved) || 0 });
+        return;
       case 'notify':
         this.emit('notify', { event: m.event, title: m.title, body: m.body });
         return;
@@ -216,6 +220,7 @@ export class ServerHost extends EventEmitter<HostEvents> {
     this.child = null;
     this.o.log(`[host] server pid ${child.pid} exited with ${code === null ? 'a signal' : `code ${code}`}`);
     this.emit('activity', { transfers: 0, ops: 0, syncing: false });
+    this.emit('backup', null);
     const waiters = this.exitWaiters.splice(0);
     if (this.status === 'stopping') {
       this.setStatus('stopped');

@@ -133,3 +133,20 @@ test('"Copy SFTP address" only while the server runs with the SFTP gateway on', 
   assert.equal(entry(trayMenu(base({ sftpUrl: null })), 'copy-sftp-url'), undefined, 'gateway off');
   assert.equal(entry(trayMenu(base({ sftpUrl: 'sftp://localhost:2022/', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-sftp-url'), undefined);
 });
+
+test('backups: no line when nothing is backed up; up to date; minutes behind; amber above the threshold', () => {
+  const backup = (b: Partial<NonNullable<TrayState['backup']>>) => base({ backup: { linked: true, rpoS: 0, warn: false, unresolved: 0, ...b } });
+  assert.deepEqual(labels(trayMenu(base())), ['Filedock is running', 'On your network: http://192.168.1.20:5212']);
+  assert.equal(labels(trayMenu(backup({ linked: false }))).length, 2, 'not linked: no line');
+  assert.equal(labels(trayMenu(backup({})))[2], 'Backups: up to date');
+  assert.equal(labels(trayMenu(backup({ rpoS: 30 })))[2], 'Backups: less than a minute behind');
+  assert.equal(labels(trayMenu(backup({ rpoS: 125, unresolved: 1 })))[2], 'Backups: 2 min behind · 1 failed copy');
+  const amber = backup({ rpoS: 3 * 3600 + 5, warn: true, unresolved: 4 });
+  assert.equal(labels(trayMenu(amber))[2], '⚠ Backups: 3 h behind · 4 failed copies');
+  assert.equal(trayIcon(amber), 'warn');
+  assert.equal(trayTooltip(amber), 'Filedock is running\nhttp://192.168.1.20:5212\n⚠ Backups: 3 h behind · 4 failed copies');
+  assert.equal(trayIcon(backup({ rpoS: 125 })), 'running', 'behind but under the threshold: no amber');
+  // A crashed server's last status is not shown as current.
+  assert.equal(trayIcon({ ...amber, server: { status: 'error', error: 'x', recentCrashes: 5 } }), 'error');
+  assert.equal(labels(trayMenu({ ...amber, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Backups')), false);
+});

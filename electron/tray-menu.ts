@@ -39,6 +39,15 @@ export function activityLine(s: TrayState): string | null {
   return `${parts.join(', ')}${s.keepingAwake ? ' · keeping the computer awake' : ''}`;
 }
 
+/** The backup line ("Backups: up to date" / "… N min behind"), or null when no storage is backed up. */
+export function backupLine(s: TrayState): string | null {
+  const b = s.backup;
+  if (!b?.linked) return null;
+  const behind = b.rpoS <= 0 ? 'up to date' : b.rpoS < 60 ? 'less than a minute behind' : b.rpoS < 7200 ? `${Math.floor(b.rpoS / 60)} min behind` : `${Math.floor(b.rpoS / 3600)} h behind`;
+  const failed = b.unresolved ? ` · ${b.unresolved} failed cop${b.unresolved === 1 ? 'y' : 'ies'}` : '';
+  return `${b.warn ? '⚠ ' : ''}Backups: ${behind}${failed}`;
+}
+
 function updateEntry(s: TrayState): TrayEntry {
   switch (s.update.state) {
     case 'checking':
@@ -67,6 +76,8 @@ export function trayMenu(s: TrayState): TrayEntry[] {
     menu.push({ kind: 'label', label: s.lanUrl ? `On your network: ${s.lanUrl}` : 'This computer only (LAN access off)' });
     const activity = activityLine(s);
     if (activity) menu.push({ kind: 'label', label: activity });
+    const backup = backupLine(s);
+    if (backup) menu.push({ kind: 'label', label: backup });
   }
   if (s.server.status === 'error') menu.push(cmd('restart-server', 'Try again'));
   menu.push(sep, cmd('open-window', 'Open Filedock', running), cmd('open-browser', 'Open in browser', running));
@@ -101,15 +112,20 @@ export function pairPagePath(lanUrl: string): string {
   return `/account?pair=1&base=${encodeURIComponent(lanUrl)}`;
 }
 
-/** The tray icon's tooltip: the status line plus the address. */
+/** The tray icon's tooltip: the status line plus the address, and the backup line when it warns. */
 export function trayTooltip(s: TrayState): string {
-  return s.server.status === 'running' && s.lanUrl ? `${statusLine(s)}\n${s.lanUrl}` : statusLine(s);
+  const lines = [statusLine(s)];
+  if (s.server.status === 'running' && s.lanUrl) lines.push(s.lanUrl);
+  if (s.server.status === 'running' && s.backup?.linked && s.backup.warn) lines.push(backupLine(s)!);
+  return lines.join('\n');
 }
 
 /** Which tray icon variant (resources/tray-<variant>.png) fits the state. */
-export function trayIcon(s: TrayState): 'running' | 'busy' | 'error' | 'idle' {
+export function trayIcon(s: TrayState): 'running' | 'busy' | 'warn' | 'error' | 'idle' {
   if (s.server.status === 'error' || s.server.status === 'backoff') return 'error';
   if (s.server.status !== 'running') return 'idle';
+  // Amber: the backup is further behind than the server's threshold.
+  if (s.backup?.linked && s.backup.warn) return 'warn';
   return activityLine(s) ? 'busy' : 'running';
 }
 

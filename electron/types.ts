@@ -54,6 +54,17 @@ export interface Activity {
   syncing: boolean;
 }
 
+/** The server's backup status (host message `replica`), for the tray's "Backups" line. */
+export interface BackupStatus {
+  /** Any storage linked to a backup target; no line otherwise. */
+  linked: boolean;
+  /** Recovery point: age in seconds of the oldest change not yet on its backup. */
+  rpoS: number;
+  /** Above the server's threshold (SERVICE_REPLICA_RPO_WARN): amber. */
+  warn: boolean;
+  unresolved: number;
+}
+
 /** States of the desktop updater written under `electron/updater/`. */
 export type UpdateState =
   | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'installing' | 'error';
@@ -100,6 +111,8 @@ export interface TrayState {
   /** The SFTP gateway's address to copy (`lan.ts` sftpUrl), or null/absent when the gateway is off. */
   sftpUrl?: string | null;
   activity: Activity;
+  /** The last backup status the server sent; null/absent before the first (or when it is not running). */
+  backup?: BackupStatus | null;
   paused: boolean;
   /** True while a power-save blocker is held for running transfers. */
   keepingAwake: boolean;

@@ -103,6 +103,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       primary: (id) => io.drivers.driverFor(id),
       backoffMs: config.replicaRetryBackoff,
       timeoutMs: config.replicaTimeout,
+      rpoWarnS: Math.round(config.replicaRpoWarn / 1000),
       scratchDir: dirs.staging,
     });
     cleanups.unshift(() => replication.close());

@@ -16,7 +16,8 @@ import { scheduleProtection, type Protection } from './protection';
 import type { DataDirLayout } from './lib/data-dir';
 import type { Logger } from './lib/log';
 import { DownloadZip } from './archives';
-import { toHost } from './lib/host-port';
+import { hasHost, toHost } from './lib/host-port';
+import { HOST_STATUS_EVERY_MS, replicaHostStatus } from './replication';
 import { uiPath } from './lib/paths';
 import { compose, type Services } from './compose';
 import { buildApp } from './http/app';
@@ -225,11 +226,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
     toHost({ type: 'ready', port, url });
+    // The desktop tray's "Backups" line: checked every 10 s (a timer, not the scheduler: nothing to record), sent when it changes.
+    const backups = hasHost() ? replicaHostStatus(sv.replication.repair, toHost) : null;
+    backups?.tick();
+    const backupsTimer = backups ? setInterval(() => backups.tick(), HOST_STATUS_EVERY_MS).unref() : null;
 
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
         log.info('shutting down');
+        if (backupsTimer) clearInterval(backupsTimer);
         await listeners.close(config.shutdownGrace);
         await sftp?.close();
         await ftp?.close();

@@ -115,6 +115,7 @@ export const SETTINGS = {
   shareZipWarmMaxBytes: s('SERVICE_SHAREZIP_WARM_MAX_BYTES', int(0), String(2 * 1024 ** 3), 'Folder shares larger than this are zipped on first click instead of pre-built (0 = no ceiling).'),
   shareZipMaxAge: s('SERVICE_SHAREZIP_MAX_AGE', duration, '7d', 'Cached folder ZIPs older than this are swept (0 = keep for the share life).'),
   replicaRetryBackoff: s('SERVICE_REPLICA_RETRY_BACKOFF', duration, '5s', 'Replication: wait before the second attempt of a failed backup copy (doubled for the third; 3 attempts in all).'),
+  replicaRpoWarn: s('SERVICE_REPLICA_RPO_WARN', duration, '1h', 'Replication: a recovery point (the age of the oldest change not yet on its backup) above this shows amber in the admin console, the report and the tray.'),
   replicaTimeout: s('SERVICE_REPLICA_TIMEOUT', duration, '10m', 'Replication: longest one copy attempt may take; a target that hangs fails the attempt and the queue goes on.'),
   thumbsUrlTtl: s('SERVICE_THUMBS_URL_TTL', duration, '24h', 'Lifetime of signed thumbnail URLs (0 = the default 24h).'),
   thumbsSweepInterval: s('SERVICE_THUMBS_SWEEP_INTERVAL', duration, '6h', 'Thumbnail cache sweep cadence (0 disables).'),

@@ -9,7 +9,21 @@ export type ServerMessage =
   | { type: 'fatal'; message: string; code: number }
   | { type: 'activity'; transfers: number; ops: number; syncing: boolean }
   | { type: 'notify'; event: string; title: string; body: string }
+  | ReplicaHostMessage
   | { type: 'stopped' };
+
+/**
+ * The tray's backup line: whether any storage is linked to a backup target,
+ * the recovery point (age of the oldest change not yet on its target) and
+ * whether it is above the warning threshold, and the unresolved failures.
+ */
+export interface ReplicaHostMessage {
+  type: 'replica';
+  linked: boolean;
+  rpo_s: number;
+  rpo_warn: boolean;
+  unresolved: number;
+}
 
 /** What the host sends the server. */
 export type HostMessage = { type: 'drain'; timeout_ms?: number } | { type: 'pause'; paused: boolean };

@@ -33,6 +33,8 @@ export interface ReplicaSettings {
   report_cron: string;
   report_enabled: boolean;
   default_mode: ReplicaMode;
+  /** When the restore drill runs on its own (cron); empty = only on request. */
+  drill_cron: string;
 }
 
 export interface ReplicaFailure {

@@ -208,8 +208,11 @@ export class JobQueue {
         if (claimed) this.run(r.id, reg);
       }
       const next = this.q("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
-      const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : (this.opts.pollMs ?? 1000);
-      this.schedule(Math.min(wait, this.opts.pollMs ?? 1000));
+      const poll = this.opts.pollMs ?? 1000;
+      const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : poll;
+      // Due work still queued after this pass found no free slot: the end of a running op kicks the pump, so wait for
+      // that (or the poll) instead of pumping again at once, which spun on two queries per tick through every backlog.
+      this.schedule(wait === 0 ? poll : Math.min(wait, poll));
     } catch (e) {
       // A database held by another program: nothing was claimed that is not running; look again shortly.
       if (!isBusy(e)) throw e;

@@ -11,7 +11,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ReplicaDrill } from '../contract';
-import type { JobContext, JobQueue } from '../jobs';
+import type { JobContext, JobQueue, Scheduler } from '../jobs';
 import { isInternalPath, joinRel, uiPath } from '../lib/paths';
 import { hashOf, tree, type ReplicationEngine } from './engine';
 import type { ReplicationRepo } from './replication.repo';
@@ -28,6 +28,8 @@ declare module '../jobs/types' {
   }
 }
 
+export const DRILL_SCHEDULE = 'replica.drill';
+
 /** At most this many files are restored per drill. */
 export const DRILL_MAX_FILES = 200;
 
@@ -40,6 +42,17 @@ export class RestoreDrill {
 
   request(p: DrillPayload = {}): string {
     return this.queue.enqueue('replica.drill', p, { dedupKey: 'replica.drill', priority: -2 });
+  }
+
+  /** (Re)arms the drill schedule from `cron`; removed when empty (or, logged, when invalid). */
+  schedule(scheduler: Scheduler, cron: string, log: (msg: string, err?: unknown) => void): void {
+    if (!cron.trim()) return scheduler.remove(DRILL_SCHEDULE);
+    try {
+      scheduler.cron(DRILL_SCHEDULE, cron, () => void this.request());
+    } catch (e) {
+      log('the restore drill schedule is invalid; no drill runs on its own', e);
+      scheduler.remove(DRILL_SCHEDULE);
+    }
   }
 
   last(): ReplicaDrill | null {

@@ -24,6 +24,7 @@ export type { FailureView, ReportView } from './repair.service';
 export type { AuditResult } from './audit';
 export { REPLICA_MODES, REPLICA_OPS, type ReplicaMode, type ReplicaOp, type TargetMode } from './types';
 export { compileGlob, globProblem } from './glob';
+export { replicaHostStatus, HOST_STATUS_EVERY_MS } from './host-status';
 
 export interface ReplicationDeps {
   db: Db;
@@ -41,6 +42,8 @@ export interface ReplicationDeps {
   primary: (storageId: number) => Promise<RDriver>;
   backoffMs: number;
   timeoutMs: number;
+  /** Recovery point (seconds) above which the status warns. */
+  rpoWarnS: number;
   /** A folder in the data dir for restore drills (never a storage). */
   scratchDir: string;
 }
@@ -63,15 +66,19 @@ export function createReplication(d: ReplicationDeps) {
   audit.register();
   const drill = new RestoreDrill(repo, engine, d.queue, d.scratchDir);
   drill.register();
-  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last(), () => drill.last());
+  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last(), () => drill.last(), d.rpoWarnS);
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
     targets, policy, repair, engine, decorator, audit, drill,
-    /** Arms the report and audit schedules; the report's is re-armed whenever the settings change (server only). */
+    /** Arms the report, audit and drill schedules; the report's and the drill's are re-armed whenever the settings change (server only). */
     schedule(scheduler: Scheduler): void {
+      const settings = () => {
+        repair.schedule(scheduler, d.log);
+        drill.schedule(scheduler, d.settings.get('replica_drill_cron'), d.log);
+      };
       audit.schedule(scheduler);
-      repair.schedule(scheduler, d.log);
-      policy.onChange(() => repair.schedule(scheduler, d.log));
+      settings();
+      policy.onChange(settings);
     },
     close: () => targets.closeAll(),
   };

@@ -76,22 +76,17 @@ export class ReplicaPolicy {
       report_cron: this.settings.get('replica_report_cron'),
       report_enabled: this.settings.get('replica_report_enabled'),
       default_mode: this.settings.get('replica_default_mode'),
+      drill_cron: this.settings.get('replica_drill_cron'),
     };
   }
 
   /** Applies any subset; every value is checked before anything is stored. Listeners (the report schedule) run after. */
-  patchSettings(input: Partial<{ report_cron: string; report_enabled: boolean; default_mode: string }>): ReplicaSettings {
-    let cron: string | undefined;
-    if (input.report_cron !== undefined) {
-      cron = input.report_cron.trim();
-      try {
-        parseCron(cron);
-      } catch (e) {
-        throw validation('report_cron', (e as Error).message);
-      }
-    }
+  patchSettings(input: Partial<{ report_cron: string; drill_cron: string; report_enabled: boolean; default_mode: string }>): ReplicaSettings {
+    const cron = input.report_cron !== undefined ? checkCron(input.report_cron, 'report_cron', false) : undefined;
+    const drill = input.drill_cron !== undefined ? checkCron(input.drill_cron, 'drill_cron', true) : undefined;
     const mode = input.default_mode !== undefined ? checkMode(input.default_mode, 'default_mode') : undefined;
     if (cron !== undefined) this.settings.set('replica_report_cron', cron);
+    if (drill !== undefined) this.settings.set('replica_drill_cron', drill);
     if (input.report_enabled !== undefined) this.settings.set('replica_report_enabled', input.report_enabled);
     if (mode !== undefined) this.settings.set('replica_default_mode', mode);
     this.changed();
@@ -107,6 +102,18 @@ export class ReplicaPolicy {
     this.compiled = null;
     for (const fn of this.listeners) fn();
   }
+}
+
+/** A trimmed cron expression croner accepts (its reason as the 400's); empty only when `optional` (= off). */
+function checkCron(raw: string, field: string, optional: boolean): string {
+  const cron = raw.trim();
+  if (optional && cron === '') return cron;
+  try {
+    parseCron(cron);
+  } catch (e) {
+    throw validation(field, (e as Error).message);
+  }
+  return cron;
 }
 
 function checkGlob(p: string): string {

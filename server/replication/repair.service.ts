@@ -17,7 +17,7 @@ export type FailureView = ReplicaFailure;
 export type ReportView = ReplicaReport;
 
 export const REPORT_SCHEDULE = 'replica.report';
-/** Recovery point above which the status warns (amber): an hour of changes not yet on the backup. */
+/** Default recovery point above which the status warns (amber): an hour of changes not yet on the backup (`SERVICE_REPLICA_RPO_WARN`). */
 export const RPO_WARN_S = 3600;
 
 export class RepairService {
@@ -28,6 +28,7 @@ export class RepairService {
     private settings: SettingsStore,
     private lastAudit: () => ReplicaReport['audit'],
     private lastDrill: () => ReplicaReport['drill'],
+    private rpoWarnS = RPO_WARN_S,
   ) {}
 
   private view(f: FailureRow): FailureView {
@@ -77,7 +78,12 @@ export class RepairService {
   status(now = Date.now()): ReplicaStatus {
     const { at, queued } = this.repo.oldestPending();
     const rpo = at ? Math.max(0, Math.round((now - Date.parse(at)) / 1000)) : 0;
-    return { rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > RPO_WARN_S, rpo_warn_s: RPO_WARN_S, queued_copies: queued, unresolved: this.repo.unresolvedCount() };
+    return { rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > this.rpoWarnS, rpo_warn_s: this.rpoWarnS, queued_copies: queued, unresolved: this.repo.unresolvedCount() };
+  }
+
+  /** Whether any storage is linked to a target (replication is in use at all). */
+  linked(): boolean {
+    return this.repo.storages().some((s) => s.replica_target_id !== null);
   }
 
   /** The latest report, or null before the first run. */

@@ -59,6 +59,8 @@ export const SETTINGS = {
   /** Replication status report schedule (croner syntax; replication checks it before saving). */
   replica_report_cron: def('0 6 * * *', text(256), 'a cron expression'),
   replica_report_enabled: def(true, bool, 'true or false'),
+  /** Restore drill schedule (croner syntax; empty = never): monthly, the 1st at 03:00, before that day's full audit. */
+  replica_drill_cron: def('0 3 1 * *', text(256), 'a cron expression or empty'),
   /** Replication mode of a path no rule matches. */
   replica_default_mode: def<'mirror' | 'append_only' | 'skip'>('mirror', (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip', 'mirror, append_only or skip'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),

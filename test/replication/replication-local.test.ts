@@ -147,7 +147,7 @@ test('rules: append_only keeps deleted files on the target, skip never copies; b
 
 test('settings: report_cron checked with croner, default_mode checked, changes apply', async () => {
   const now = await ok(s.api('GET', '/api/admin/replica/settings', { token }));
-  assert.deepEqual(Object.keys(now).sort(), ['default_mode', 'report_cron', 'report_enabled']);
+  assert.deepEqual(Object.keys(now).sort(), ['default_mode', 'drill_cron', 'report_cron', 'report_enabled']);
   const bad = await s.api('PATCH', '/api/admin/replica/settings', { token, body: { report_cron: 'every tuesday' } });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.details.field, 'report_cron');

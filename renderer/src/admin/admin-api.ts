@@ -5,6 +5,9 @@ import type {
   PermissionCatalogue, RoleView, SessionView, SyncRun, UpdateStatus, User, ExternalService, ExternalTestReport,
 } from '../api/types';
 import type { NewKey } from '../account/access-api';
+import type {
+  ReplicaAudit, ReplicaDrill, ReplicaFailure, ReplicaMode, ReplicaReport, ReplicaRule, ReplicaSettings, ReplicaStatus, ReplicaTarget,
+} from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -80,3 +83,26 @@ export const patchAuthSettings = (body: { allow_signup: boolean }) => api<{ allo
 export const externalServices = async () => (await api<{ services: ExternalService[] }>('/api/admin/external')).services;
 export const saveExternal = (name: string, body: Record<string, string>) => api<ExternalService>(`/api/admin/external/${encodeURIComponent(name)}`, { method: 'PUT', body });
 export const testExternal = (name: string) => api<ExternalTestReport>(`/api/admin/external/${encodeURIComponent(name)}/test`, { method: 'POST' });
+/** Replication (docs/replication.md): targets, rules, settings, the failure log, live status, report, audit and drill. */
+export const replicaTargets = async () => (await api<{ targets: ReplicaTarget[] }>('/api/admin/replication-targets')).targets;
+export const saveReplicaTarget = (id: number | null, body: Record<string, unknown>) =>
+  id === null ? api<ReplicaTarget>('/api/admin/replication-targets', { body }) : api<ReplicaTarget>(`/api/admin/replication-targets/${id}`, { method: 'PATCH', body });
+export const deleteReplicaTarget = (id: number) => api<{ ok: true; unlinked: number }>(`/api/admin/replication-targets/${id}`, { method: 'DELETE' });
+/** Links a storage to a target (`null` unlinks). */
+export const linkReplica = (storageId: number, targetId: number | null) => api<AdminStorage>(`/api/admin/storages/${storageId}`, { method: 'PATCH', body: { replica_target_id: targetId } });
+export const replicaRules = () => api<{ rules: ReplicaRule[]; modes: ReplicaMode[] }>('/api/admin/replica/rules');
+export const saveReplicaRule = (id: number | null, body: Partial<Pick<ReplicaRule, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>>) =>
+  id === null ? api<ReplicaRule>('/api/admin/replica/rules', { body }) : api<ReplicaRule>(`/api/admin/replica/rules/${id}`, { method: 'PATCH', body });
+export const deleteReplicaRule = (id: number) => api(`/api/admin/replica/rules/${id}`, { method: 'DELETE' });
+export const replicaSettings = () => api<ReplicaSettings>('/api/admin/replica/settings');
+export const patchReplicaSettings = (body: Partial<ReplicaSettings>) => api<ReplicaSettings>('/api/admin/replica/settings', { method: 'PATCH', body });
+export const replicaFailures = async (unresolved: boolean) => (await api<{ failures: ReplicaFailure[] }>('/api/admin/replica/failures', { query: { unresolved, limit: 200 } })).failures;
+export const replicaFixAll = () => api<{ queued: number }>('/api/admin/replica/fix', { method: 'POST' });
+export const replicaFixOne = (path: string, op: string) => api<{ queued: number; op_id: string }>('/api/admin/replica/fix-one', { body: { path, op } });
+export const replicaStatus = () => api<ReplicaStatus>('/api/admin/replica/status');
+/** The last report, or null before the first run (204). */
+export const replicaReport = async () => (await api<ReplicaReport | undefined>('/api/admin/replica/report')) ?? null;
+export const runReplicaReport = () => api<ReplicaReport>('/api/admin/replica/report/run-now', { method: 'POST' });
+export const replicaAudit = async () => (await api<ReplicaAudit | undefined>('/api/admin/replica/audit')) ?? null;
+export const replicaDrill = async () => (await api<ReplicaDrill | undefined>('/api/admin/replica/drill')) ?? null;
+export const runReplicaDrill = () => api<{ op_id: string }>('/api/admin/replica/drill/run-now', { method: 'POST' });

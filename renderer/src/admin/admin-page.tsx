@@ -8,8 +8,9 @@ import { SettingsTab } from './settings-tab';
 import { RolesTab } from './roles-tab';
 import { GatewaysTab } from './gateways-tab';
 import { ExternalTab } from './external-tab';
+import { ReplicationTab } from './replication-tab';
 
-const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['external', 'admin.external'], ['settings', 'admin.settings']];
+const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['replication', 'admin.replication'], ['external', 'admin.external'], ['settings', 'admin.settings']];
 
 export default function AdminPage() {
   const { t } = useI18n();
@@ -28,6 +29,7 @@ export default function AdminPage() {
       {tab === 'audit' && <AuditTab />}
       {tab === 'gateways' && <GatewaysTab />}
       {tab === 'external' && <ExternalTab />}
+      {tab === 'replication' && <ReplicationTab />}
       {tab === 'settings' && <SettingsTab />}
     </section>
   );

@@ -1,10 +1,11 @@
 /** Add or edit a storage: fields generated from the driver's descriptor, Test before Save. */
 import { useState, type FormEvent } from 'react';
-import type { AdminStorage, DriverDescriptor, DriverField } from '../api/types';
+import type { AdminStorage, DriverDescriptor } from '../api/types';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { errorText } from '../ui/toast';
-import { initialValues, missingRequired, optionsOf, toConfig, type FormValues } from './driver-form';
+import { initialValues, missingRequired, toConfig, type FormValues } from './driver-form';
+import { DriverFields } from './driver-fields';
 import { saveStorage, testStorage } from './admin-api';
 
 interface Props {
@@ -78,38 +79,6 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     }
   };
 
-  const field = (f: DriverField) => {
-    const id = `f-${f.key}`;
-    const v = values[f.key];
-    const set = (nv: string | boolean) => setValues({ ...values, [f.key]: nv });
-    const label = f.label || f.key;
-    if (f.type === 'bool')
-      return (
-        <label key={f.key} className="check">
-          <input type="checkbox" checked={v === true} onChange={(e) => set(e.target.checked)} />{label}
-        </label>
-      );
-    return (
-      <label key={f.key} htmlFor={id}>
-        {label}{f.required ? ' *' : ''}
-        {f.type === 'select' ? (
-          <select id={id} value={String(v)} required={f.required} onChange={(e) => set(e.target.value)}>
-            <option value="">—</option>
-            {optionsOf(f).map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
-          </select>
-        ) : f.type === 'text' ? (
-          <textarea id={id} rows={4} value={String(v)} required={f.required} placeholder={f.placeholder} onChange={(e) => set(e.target.value)} />
-        ) : (
-          <input id={id} type={f.type === 'password' || f.secret ? 'password' : f.type === 'int' ? 'number' : f.type === 'date' ? 'date' : 'text'}
-            value={String(v)} required={f.required} placeholder={f.placeholder} autoComplete="off" onChange={(e) => set(e.target.value)} />
-        )}
-        {f.help && <small className="hint">{f.help}</small>}
-        {f.root && <small className="hint">{t('storage.root_field')}</small>}
-        {f.secret && storage && <small className="hint">{t('storage.secret_keep')}</small>}
-      </label>
-    );
-  };
-
   return (
     <Dialog title={storage ? t('storage.edit', { name: storage.name }) : t('storage.add')} onClose={onClose} wide>
       <form className="form two-col" onSubmit={submit}>
@@ -120,7 +89,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
             {descriptors.map((x) => <option key={x.driver} value={x.driver}>{x.label || x.driver}</option>)}
           </select>
         </label>
-        {d?.fields.map(field)}
+        <DriverFields descriptor={d} values={values} onChange={setValues} editing={!!storage} />
         <label>
           {t('storage.sync_mode')}
           <select value={common.sync_mode || (d?.capabilities?.watch ? 'fsnotify' : 'poll')} onChange={(e) => setCommon({ ...common, sync_mode: e.target.value })}>

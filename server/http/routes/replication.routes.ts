@@ -37,7 +37,7 @@ const ruleBody = z
   .strict();
 
 const settingsBody = z
-  .object({ report_cron: z.string().max(256), report_enabled: z.boolean(), default_mode: z.string().max(32) })
+  .object({ report_cron: z.string().max(256), drill_cron: z.string().max(256), report_enabled: z.boolean(), default_mode: z.string().max(32) })
   .partial()
   .strict();
 
