@@ -15,6 +15,8 @@ declare module './types' {
     flaky: Record<string, never>;
     slow: Record<string, never>;
     steps: { steps: number };
+    backlog: Record<string, never>;
+    other: Record<string, never>;
   }
 }
 
@@ -84,6 +86,34 @@ test('cancel: queued at once, running through the AbortSignal', async () => {
   while (q.get(running)!.status === 'running') await sleep(5);
   assert.equal(q.get(running)!.status, 'cancelled');
   assert.equal(q.get(waiting)!.status, 'cancelled');
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
+test('a backlog of one kind at its own limit does not hide other kinds', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const q = new JobQueue(db, { concurrency: 4, pollMs: 5_000 });
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  q.register('backlog', () => gate, { concurrency: 1 });
+  let otherRan = 0;
+  q.register('other', async () => {
+    otherRan = Date.now();
+  });
+  for (let i = 0; i < 120; i++) q.enqueue('backlog', {});
+  q.start();
+  await sleep(50);
+  const t0 = Date.now();
+  q.enqueue('other', {}, { priority: -1 }); // behind 119 waiting rows of higher priority order
+  for (let i = 0; i < 100 && !otherRan; i++) await sleep(10);
+  assert.ok(otherRan, 'the other kind ran while the backlog waited');
+  assert.ok(otherRan - t0 < 1_000, `ran after ${otherRan - t0} ms`);
+  const waiting = (db.sqlite.prepare("SELECT count(*) AS n FROM ops WHERE status = 'queued'").get() as { n: number }).n;
+  assert.equal(waiting, 119, 'the backlog keeps to its one slot');
+  release();
+  await q.idle(30_000);
   await q.stop();
   await db.close();
   cleanup();

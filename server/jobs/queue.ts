@@ -195,13 +195,17 @@ export class JobQueue {
     try {
       const limit = this.opts.concurrency ?? 4;
       const t = now();
-      const ready = this.q(`SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? ORDER BY priority DESC, run_at, created_at LIMIT 50`)
-        .all(t) as Array<{ id: string; kind: string; priority: number }>;
+      // Only kinds with a free slot are read: a backlog of one kind at its own limit (a thousand copies to a
+      // backup target) must not hide, behind its first rows, the work of every other kind.
+      const open = [...this.handlers].filter(([, reg]) => reg.running < reg.opts.concurrency).map(([kind]) => kind);
+      const ready = this.controllers.size >= limit || open.length === 0 ? [] : (this.q(
+        `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (SELECT value FROM json_each(?)) AND (? = 0 OR priority >= 0)
+         ORDER BY priority DESC, run_at, created_at LIMIT 50`,
+      ).all(t, JSON.stringify(open), this.paused ? 1 : 0) as Array<{ id: string; kind: string; priority: number }>);
       for (const r of ready) {
         if (this.controllers.size >= limit) break;
-        if (this.paused && r.priority < 0) continue;
-        const reg = this.handlers.get(r.kind);
-        if (!reg || reg.running >= reg.opts.concurrency) continue;
+        const reg = this.handlers.get(r.kind)!;
+        if (reg.running >= reg.opts.concurrency) continue;
         // Claim: only one worker moves it from queued to running.
         const claimed = this.q("UPDATE ops SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
           .run(t, t, r.id).changes;
