@@ -33,12 +33,22 @@ import type { Capabilities } from './contract';
 import { createGatewayCore } from './gateways';
 import { createReplication } from './replication';
 import { createDocserver, createExternal } from './docserver';
+import { createAssistant } from './assistant';
+import type { ProviderFactory } from './assistant/providers/types';
+import { AppError } from './errors';
 
 export interface ComposeOptions {
   logger?: Logger;
   /** `server` holds the data-dir lock (one server per folder); CLI commands run beside a server. */
   role: 'server' | 'cli';
+  /** The assistant's provider adapters (tests pass a scripted one). */
+  assistantProvider?: ProviderFactory;
 }
+
+/** Until the provider adapters are wired, every provider call fails as a provider error. */
+const noProviders: ProviderFactory = () => {
+  throw new AppError('assistant_provider', { reason: 'no provider adapters in this build' });
+};
 
 /** Builds every service; on failure, whatever was opened is closed again before the error propagates. */
 export async function compose(config: Config, opts: ComposeOptions) {
@@ -187,11 +197,15 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
 
     const gateways = createGatewayCore({ auth, files, queue, uploads });
+    const assistant = createAssistant({
+      db, bus, settings, secretKey, files, shares, archives, queue, protection, publicUrl: config.publicUrl,
+      createProvider: opts.assistantProvider ?? noProviders,
+    });
 
     return {
       config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
-      gateways, replication, capabilities, close,
+      gateways, replication, assistant, capabilities, close,
     };
   } catch (e) {
     await close();
