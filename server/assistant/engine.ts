@@ -21,6 +21,19 @@ import type { AssistantSettings, Limits } from './settings';
 import { TOOLS, type Toolbox, type ToolOutcome } from './tools';
 import { toolDefs } from './tool-defs';
 
+/** Calls of the last assistant message (after the last user message) that have no tool result yet. */
+export function openCalls(messages: ChatMessage[]): ToolCall[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === 'user') return [];
+    if (m.role === 'assistant') {
+      const done = new Set(messages.slice(i + 1).flatMap((x) => (x.role === 'tool' ? [x.tool_call_id] : [])));
+      return m.tool_calls.filter((c) => !done.has(c.id));
+    }
+  }
+  return [];
+}
+
 export type Emit = (event: 'conversation' | 'text' | 'step' | 'approval' | 'done' | 'error', data: unknown) => void;
 
 const SYSTEM = [
@@ -98,17 +111,8 @@ export class ChatEngine {
     };
   }
 
-  /** Calls of the last assistant message that have no tool result yet. */
   private unresolved(messages: ChatMessage[]): ToolCall[] {
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const m = messages[i];
-      if (m.role === 'assistant') {
-        const done = new Set(messages.slice(i + 1).flatMap((x) => (x.role === 'tool' ? [x.tool_call_id] : [])));
-        return m.tool_calls.filter((c) => !done.has(c.id));
-      }
-      if (m.role === 'user') return [];
-    }
-    return [];
+    return openCalls(messages);
   }
 
   /**

@@ -11,7 +11,7 @@ import type { Db } from '../db';
 import type { EventBus } from '../events';
 import type { SettingsStore } from '../settings';
 import { ConversationsRepo, type ConversationRow } from './conversations.repo';
-import { ChatEngine, type Emit } from './engine';
+import { ChatEngine, openCalls, type Emit } from './engine';
 import { mcpServerFor } from './mcp';
 import type { ChatMessage, ChatProvider, ProviderFactory } from './providers/types';
 import { AssistantSettings } from './settings';
@@ -233,15 +233,7 @@ export function createAssistant(d: AssistantDeps) {
 
 /** Gives every call of a turn left open (a step not approved) a result, so the history stays valid for any provider. */
 function closeOpenCalls(messages: ChatMessage[]): void {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m.role === 'user') return;
-    if (m.role === 'assistant') {
-      const done = new Set(messages.slice(i + 1).flatMap((x) => (x.role === 'tool' ? [x.tool_call_id] : [])));
-      for (const c of m.tool_calls) {
-        if (!done.has(c.id)) messages.push({ role: 'tool', tool_call_id: c.id, name: c.name, content: JSON.stringify({ error: 'not_approved', message: 'The person wrote again instead of approving this step.' }), is_error: true });
-      }
-      return;
-    }
+  for (const c of openCalls(messages)) {
+    messages.push({ role: 'tool', tool_call_id: c.id, name: c.name, content: JSON.stringify({ error: 'not_approved', message: 'The person wrote again instead of approving this step.' }), is_error: true });
   }
 }
