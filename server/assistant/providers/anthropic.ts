@@ -135,6 +135,7 @@ export function anthropicProvider(s: ProviderSettings): ChatProvider {
     apiKey: s.api_key || 'none',
     baseURL: anthropicBase(s.address),
     maxRetries: 0, // a retry would double the wait the person sees; the engine decides
+    logLevel: 'off', // the SDK would log raw stream chunks (file text); failures are reported as AppErrors
     timeout: s.timeout_ms,
   });
   const bound = (signal?: AbortSignal): Bound => ({ provider: P, timeoutMs: s.timeout_ms, signal, mapError });

@@ -117,6 +117,7 @@ export function openaiProvider(s: ProviderSettings): ChatProvider {
     apiKey: s.api_key || 'none',
     baseURL: openaiBase(s.address),
     maxRetries: 0,
+    logLevel: 'off', // the SDK would log raw stream chunks (file text); failures are reported as AppErrors
     timeout: s.timeout_ms,
   });
   const bound = (signal?: AbortSignal): Bound => ({ provider: P, timeoutMs: s.timeout_ms, signal, mapError });
