@@ -1,0 +1,22 @@
+/** The assistant's model providers: one factory, three adapters behind ChatProvider. */
+import { anthropicProvider } from './anthropic';
+import { ollamaProvider } from './ollama';
+import { openaiProvider } from './openai';
+import type { ProviderFactory } from './types';
+
+export * from './types';
+export { providerError, type ProviderErrorCode } from './errors';
+
+/** 120 s, the spec's provider timeout, for callers that have no setting of their own. */
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+
+export const createProvider: ProviderFactory = (s) => {
+  switch (s.provider) {
+    case 'anthropic':
+      return anthropicProvider(s);
+    case 'openai':
+      return openaiProvider(s);
+    case 'ollama':
+      return ollamaProvider(s);
+  }
+};
