@@ -187,8 +187,10 @@ export class ChatEngine {
         const turn = await this.turn(run);
         tokens += turn.tokens;
         run.messages.push({ role: 'assistant', text: turn.text, tool_calls: turn.calls });
-        this.d.repo.saveMessages(run.conv.id, run.messages);
-        if (turn.calls.length === 0) return this.finish(run, turn.stop === 'max_tokens' ? 'max_tokens' : 'end');
+        if (turn.calls.length === 0) {
+          this.d.repo.saveMessages(run.conv.id, run.messages);
+          return this.finish(run, turn.stop === 'max_tokens' ? 'max_tokens' : 'end');
+        }
         steps++;
         if (!(await this.rest(run))) return;
         this.d.repo.saveMessages(run.conv.id, run.messages);
