@@ -24,7 +24,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const ms = (x: number) => x.toFixed(2);
 
-type Mode = { kind: 'steps' } | { kind: 'stream'; untilMs: number };
+type Mode = { kind: 'steps' } | { kind: 'stream'; untilMs: number } | { kind: 'first' };
+let firstYield = 0;
 let mode: Mode = { kind: 'steps' };
 const overheads: number[] = [];
 const byTool = new Map<string, number[]>();
@@ -47,6 +48,12 @@ const provider: ChatProvider = {
     return ['bench'];
   },
   async *stream(req) {
+    if (mode.kind === 'first') {
+      firstYield = performance.now();
+      yield { type: 'text', text: 'Hello' };
+      yield { type: 'stop', reason: 'end' };
+      return;
+    }
     if (mode.kind === 'stream') {
       while (Date.now() < mode.untilMs && !req.signal.aborted) {
         yield { type: 'text', text: 'token ' };
@@ -117,6 +124,26 @@ async function main() {
       { measure: 'CPU (user+system)', steps: warmCpu.length, p50: ms(pct(warmCpu, 50)), p99: ms(pct(warmCpu, 99)), max: ms(Math.max(...warmCpu)), target: '' },
     ]);
     console.log(`load average during the run: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} cores`);
+
+    // 1b. The first text token: from the model's yield to the client reading the `text` frame.
+    mode = { kind: 'first' };
+    const firsts: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const res = await fetch(`${s.url}/api/files/assistant/chat`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: `first ${i}` }) });
+      const reader = res.body!.getReader();
+      let seen = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += Buffer.from(value).toString();
+        if (seen.includes('event: text')) {
+          firsts.push(performance.now() - firstYield);
+          break;
+        }
+      }
+      await reader.cancel().catch(() => undefined);
+    }
+    table('assistant: first text frame after the model yields it (ms)', [{ n: firsts.slice(5).length, p50: ms(pct(firsts.slice(5), 50)), p99: ms(pct(firsts.slice(5), 99)), target: '< 50 ms' }]);
 
     // 2. Listing idle vs with 20 streaming conversations.
     const idle = await listingLatencies(s, admin, Date.now() + SECONDS * 1000);
