@@ -150,18 +150,29 @@ export function createAssistant(d: AssistantDeps) {
       if (existing && running.has(existing.id)) throw new AppError('assistant_conflict');
       takeSlot(user.id);
       const context = b.paths?.length ? await attach(a, b.paths) : '';
-      const c = existing ?? repo.create(user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation');
-      lock(c.id);
-      // A step still waiting when the person writes again is dropped: the model hears it was not approved.
-      const messages = JSON.parse(c.messages) as ChatMessage[];
-      const waiting = repo.pending(c.id);
-      if (waiting) {
-        repo.transition(waiting.id, 'pending', 'rejected');
+      const created = existing ?? repo.create(user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation');
+      lock(created.id);
+      // Read again under the lock: another request may have finished while the attachments were read.
+      const c = repo.get(user.id, created.id);
+      if (!c) {
+        running.delete(created.id);
+        throw new AppError('assistant_not_found');
       }
-      closeOpenCalls(messages);
-      messages.push({ role: 'user', content: context ? `${b.message}\n\n${context}` : b.message });
-      repo.saveMessages(c.id, messages);
-      return started(c, (emit, signal) => engine.chat(a, c, messages, emit, signal));
+      try {
+        // A step still waiting when the person writes again is dropped: the model hears it was not approved.
+        const messages = JSON.parse(c.messages) as ChatMessage[];
+        const waiting = repo.pending(c.id);
+        if (waiting) {
+          repo.transition(waiting.id, 'pending', 'rejected');
+        }
+        closeOpenCalls(messages);
+        messages.push({ role: 'user', content: context ? `${b.message}\n\n${context}` : b.message });
+        repo.saveMessages(c.id, messages);
+        return started(c, (emit, signal) => engine.chat(a, c, messages, emit, signal));
+      } catch (e) {
+        running.delete(c.id);
+        throw e;
+      }
     },
 
     async decide(a: Actor, id: string, approve: boolean) {
