@@ -81,7 +81,7 @@ for (const [name, start] of [['openai', startFakeOpenAI], ['anthropic', startFak
       assert.ok(existsSync(join(root, 'Inbox/invoice-oct.txt')), 'moved back');
     });
 
-    test('a refused key, a model without tools and a stalled stream arrive as error events', async () => {
+    test('a refused key, a model without tools, a stalled and a malformed stream arrive as error events', async () => {
       fake.play({ error: 'unauthorized' });
       assert.equal(ofType((await chat({ message: 'a' })).events, 'error')[0]?.error, 'assistant_provider_key');
       fake.play({ error: 'no_tools' });
@@ -93,6 +93,13 @@ for (const [name, start] of [['openai', startFakeOpenAI], ['anthropic', startFak
       assert.equal(ofType(r.events, 'error')[0]?.error, 'assistant_timeout', JSON.stringify(r.events));
       assert.ok(Date.now() - t0 < 15_000);
       await s.api('PATCH', '/api/admin/assistant', { token: admin, body: { limits: { timeout_ms: 120_000 } } });
+      fake.play({ malformed: true, text: ['Part'] });
+      const m = await chat({ message: 'd' });
+      assert.equal(ofType(m.events, 'error')[0]?.error, 'assistant_provider', JSON.stringify(m.events));
+      // The conversation is free again after each failure.
+      fake.play({ text: ['Fine now.'] });
+      const ok = await chat({ conversation_id: ofType(m.events, 'conversation')[0].id, message: 'e' });
+      assert.equal(ofType(ok.events, 'done')[0]?.reason, 'end', JSON.stringify(ok.events));
     });
   });
 }

@@ -27,6 +27,8 @@ const decideBody = z.strictObject({ approve: z.boolean() });
 const undoBody = z.strictObject({ step_id: z.string().min(1).max(64) });
 const prefsBody = z.strictObject({ confirm_all: z.boolean() });
 
+const PING_MS = 25_000;
+
 const files: Mw = async (ctx, next) => {
   ctx.state.door = 'files';
   await next();
@@ -45,12 +47,17 @@ function sse(ctx: Ctx, go: (emit: (event: string, data: unknown) => void, signal
   const emit = (event: string, data: unknown) => {
     if (!stream.writableEnded) stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
+  // A model may think for minutes without a token: a comment line keeps proxies from closing the stream.
+  const ping = setInterval(() => !stream.writableEnded && stream.write(': ping\n\n'), PING_MS);
   void go(emit, ac.signal)
     .catch((e) => {
       const err = isAppError(e) ? e : new AppError('internal');
       emit('error', { error: err.code, message: t(ctx.state.lang, err.code, err.params), detail: err.details ?? null });
     })
-    .finally(() => stream.end());
+    .finally(() => {
+      clearInterval(ping);
+      stream.end();
+    });
 }
 
 export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
