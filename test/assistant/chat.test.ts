@@ -11,7 +11,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { execFileSync } from 'node:child_process';
+import { startTestServer, waitForOp, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { call, calls, ofType, postSse, say, scripted, type Script } from './helpers';
 
@@ -178,6 +179,27 @@ describe('assistant chat', () => {
     await decide(kai, ofType(r.events, 'conversation')[0].id, true);
     assert.ok(existsSync(file('Work/Later')));
     await s.api('PUT', '/api/files/assistant/prefs', { token: kai, body: { confirm_all: false } });
+  });
+
+  test('extract: into a new folder at once (undo trashes it), into an existing folder only after approval', async () => {
+    execFileSync('python3', ['-c', `import zipfile\nwith zipfile.ZipFile(${JSON.stringify(file('Work/pack.zip'))}, 'w') as z:\n  z.writestr('inside.txt', 'packed')`]);
+    script.turns.push(() => calls(call('extract', { path: '/Home/Work/pack.zip', dest: '/Home/Work/unpacked' })), () => say('Extracting.'));
+    const r = await chat(kai, { message: 'Unpack it.' });
+    const step = ofType(r.events, 'step')[0];
+    assert.equal(step?.status, 'done', JSON.stringify(r.events));
+    assert.ok(step.undo);
+    const op = JSON.parse(step.result).operation_id;
+    assert.equal((await waitForOp(s, kai, op)).status, 'completed');
+    assert.equal(readFileSync(file('Work/unpacked/inside.txt'), 'utf8'), 'packed');
+    assert.equal((await undo(kai, ofType(r.events, 'conversation')[0].id, step.step_id)).status, 200);
+    assert.ok(!existsSync(file('Work/unpacked')));
+
+    script.turns.push(() => calls(call('extract', { path: '/Home/Work/pack.zip', dest: '/Home/Work' })));
+    const r2 = await chat(kai, { message: 'Unpack it here.' });
+    assert.equal(ofType(r2.events, 'approval')[0]?.tool, 'extract', JSON.stringify(r2.events));
+    assert.ok(!existsSync(file('Work/inside.txt')));
+    script.turns.push(() => say('No.'));
+    await decide(kai, ofType(r2.events, 'conversation')[0].id, false);
   });
 
   test('a viewer cannot make the assistant write', async () => {
