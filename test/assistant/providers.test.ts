@@ -200,6 +200,17 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
         await rejectsWith(collect(run(hello)), code);
       });
 
+    for (const [error, code] of [
+      ['server', 'assistant_provider'],
+      ['too_long', 'assistant_too_long'],
+    ] as const)
+      test(`a ${error} error inside a begun stream becomes ${code}`, { timeout: 20_000 }, async () => {
+        fake.play({ error, in_stream: true, text: ['begun'] });
+        const got: string[] = [];
+        await rejectsWith(collect(run(hello), (e) => e.type === 'text' && got.push(e.text)), code);
+        assert.deepEqual(got, ['begun']);
+      });
+
     test('a stream that stalls after its first tokens ends with assistant_timeout within the bound', { timeout: 20_000 }, async () => {
       fake.play({ hang: 'mid_stream', text: ['partial'] });
       const got: string[] = [];
@@ -258,3 +269,19 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
     });
   });
 }
+
+describe('assistant provider addresses', () => {
+  test('each adapter reads the address the way its servers document it', async () => {
+    const { openaiBase } = await import('../../server/assistant/providers/openai');
+    const { anthropicBase } = await import('../../server/assistant/providers/anthropic');
+    const { ollamaHost } = await import('../../server/assistant/providers/ollama');
+    assert.equal(openaiBase(''), 'https://api.openai.com/v1');
+    assert.equal(openaiBase('http://10.0.0.5:8000'), 'http://10.0.0.5:8000/v1');
+    assert.equal(openaiBase('http://10.0.0.5:8000/v1/'), 'http://10.0.0.5:8000/v1');
+    assert.equal(openaiBase('https://proxy.example/openai/v1'), 'https://proxy.example/openai/v1');
+    assert.equal(anthropicBase(''), undefined);
+    assert.equal(anthropicBase('https://gw.example/v1/'), 'https://gw.example');
+    assert.equal(ollamaHost(''), 'http://127.0.0.1:11434');
+    assert.equal(ollamaHost('http://box:11434/api/'), 'http://box:11434');
+  });
+});
