@@ -245,6 +245,14 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       );
     });
 
+    test('a refused connection is assistant_provider, for a turn and for the models listing', { timeout: 20_000 }, async () => {
+      const gone = await starters[kind]();
+      const address = gone.url;
+      await gone.close();
+      await rejectsWith(collect(run(hello, { address })), 'assistant_provider');
+      await rejectsWith(createProvider(settings({ address })).listModels(), 'assistant_provider');
+    });
+
     test('listModels reads the models route', { timeout: 20_000 }, async () => {
       const models = await createProvider(settings()).listModels();
       assert.deepEqual(models, ['fake-model-a', 'fake-model-b']);
