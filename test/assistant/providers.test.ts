@@ -253,6 +253,15 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       await rejectsWith(createProvider(settings({ address })).listModels(), 'assistant_provider');
     });
 
+    test('a caller that stops reading lets go of the connection', { timeout: 20_000 }, async () => {
+      fake.play({ hang: 'mid_stream', text: ['first'] });
+      const closedBefore = fake.closed();
+      for await (const e of run(hello)) if (e.type === 'text') break;
+      const until = Date.now() + 5_000;
+      while (fake.closed() === closedBefore && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(fake.closed(), closedBefore + 1, 'the hung response was closed by the client');
+    });
+
     test('listModels reads the models route', { timeout: 20_000 }, async () => {
       const models = await createProvider(settings()).listModels();
       assert.deepEqual(models, ['fake-model-a', 'fake-model-b']);

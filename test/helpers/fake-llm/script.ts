@@ -74,6 +74,8 @@ export interface FakeLlm {
   firstTokenAt: number[];
   /** performance.now() when each text token was written, all replies together. */
   tokenAt: number[];
+  /** How many chat responses have closed (ended, or dropped by the client). */
+  closed(): number;
   /** Appends turns to the script. */
   play(...turns: Turn[]): void;
   close(): Promise<void>;
@@ -111,9 +113,11 @@ export async function startFake(dialect: Dialect, opts: { models?: string[]; tur
   const requests: Recorded[] = [];
   const firstTokenAt: number[] = [];
   const tokenAt: number[] = [];
+  let closed = 0;
   const models = opts.models ?? ['fake-model-a', 'fake-model-b'];
 
   async function chat(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+    res.once('close', () => closed++);
     const turn = script.shift();
     if (!turn) return json(res, 500, { error: 'fake-llm: script exhausted' });
     if ('error' in turn && turn.error && !turn.in_stream) {
@@ -183,6 +187,7 @@ export async function startFake(dialect: Dialect, opts: { models?: string[]; tur
     chats: () => requests.filter((r) => r.path === dialect.chatPath).map((r) => r.body),
     firstTokenAt,
     tokenAt,
+    closed: () => closed,
     play: (...turns) => void script.push(...turns),
     close: () =>
       new Promise<void>((r) => {
