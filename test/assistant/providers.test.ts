@@ -245,12 +245,13 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       );
     });
 
-    test('a refused connection is assistant_provider, for a turn and for the models listing', { timeout: 20_000 }, async () => {
+    test('a refused connection or an address that is no URL is assistant_provider, for a turn and for the models listing', { timeout: 20_000 }, async () => {
       const gone = await starters[kind]();
       const address = gone.url;
       await gone.close();
       await rejectsWith(collect(run(hello, { address })), 'assistant_provider');
       await rejectsWith(createProvider(settings({ address })).listModels(), 'assistant_provider');
+      await rejectsWith(collect(run(hello, { address: 'not an address' })), 'assistant_provider');
     });
 
     test('a caller that stops reading lets go of the connection', { timeout: 20_000 }, async () => {

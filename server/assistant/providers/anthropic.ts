@@ -7,7 +7,7 @@
  * `message_stop`, together with the stop reason.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { boundCall, boundStream, type Bound } from './deadline';
+import { boundCall, boundStream, timeoutOf, type Bound } from './deadline';
 import { classify, malformed, providerError } from './errors';
 import { isObject, newCallId, parseToolInput, type StreamRequest } from './shared';
 import type { ChatMessage, ChatProvider, ProviderEvent, ProviderSettings } from './types';
@@ -138,7 +138,7 @@ export function anthropicProvider(s: ProviderSettings): ChatProvider {
     baseURL: anthropicBase(s.address),
     maxRetries: 0, // a retry would double the wait the person sees; the engine decides
     logLevel: 'off', // the SDK would log raw stream chunks (file text); failures are reported as AppErrors
-    timeout: s.timeout_ms,
+    timeout: timeoutOf(s.timeout_ms),
   });
   const bound = (signal?: AbortSignal): Bound => ({ provider: P, timeoutMs: s.timeout_ms, signal, mapError });
   return {
