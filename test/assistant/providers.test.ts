@@ -10,7 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { createProvider, type ChatMessage, type ProviderEvent, type ProviderSettings, type ToolDef } from '../../server/assistant/providers';
-import { startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeLlm } from '../helpers/fake-llm';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm';
 
 const TOOLS: ToolDef[] = [
   {
@@ -21,12 +21,6 @@ const TOOLS: ToolDef[] = [
   { name: 'stat', description: 'One item', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
 ];
 
-type Kind = ProviderSettings['provider'];
-const starters: Record<Kind, typeof startFakeAnthropic> = {
-  anthropic: startFakeAnthropic,
-  openai: startFakeOpenAI,
-  ollama: startFakeOllama,
-};
 
 async function collect(it: AsyncIterable<ProviderEvent>, onEvent?: (e: ProviderEvent) => void): Promise<ProviderEvent[]> {
   const out: ProviderEvent[] = [];
@@ -64,7 +58,7 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
     const hello: ChatMessage[] = [{ role: 'user', content: 'hello' }];
 
     before(async () => {
-      fake = await starters[kind]();
+      fake = await startFakeLlm(kind);
     });
     after(() => fake.close());
 
@@ -246,7 +240,7 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
     });
 
     test('a refused connection or an address that is no URL is assistant_provider, for a turn and for the models listing', { timeout: 20_000 }, async () => {
-      const gone = await starters[kind]();
+      const gone = await startFakeLlm(kind);
       const address = gone.url;
       await gone.close();
       await rejectsWith(collect(run(hello, { address })), 'assistant_provider');
