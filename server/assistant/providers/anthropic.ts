@@ -111,8 +111,8 @@ async function* turn(client: Anthropic, model: string, req: StreamRequest, signa
         const t = tools.get(ev.index);
         if (t) {
           tools.delete(ev.index);
-          const input = t.json.trim() === '' && isObject(t.start) ? t.start : parseToolInput(P, t.name, t.json);
-          yield { type: 'tool_call', call: { id: t.id, name: t.name, input } };
+          const args = t.json.trim() === '' && isObject(t.start) ? t.start : parseToolInput(P, t.name, t.json);
+          yield { type: 'tool_call', call: { id: t.id, name: t.name, input: args } };
         }
         break;
       }
