@@ -10,7 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { createProvider, type ChatMessage, type ProviderEvent, type ProviderSettings, type ToolDef } from '../../server/assistant/providers';
-import { startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeLlm } from '../helpers/fake-llm';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm';
 
 const TOOLS: ToolDef[] = [
   {
@@ -21,12 +21,6 @@ const TOOLS: ToolDef[] = [
   { name: 'stat', description: 'One item', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
 ];
 
-type Kind = ProviderSettings['provider'];
-const starters: Record<Kind, typeof startFakeAnthropic> = {
-  anthropic: startFakeAnthropic,
-  openai: startFakeOpenAI,
-  ollama: startFakeOllama,
-};
 
 async function collect(it: AsyncIterable<ProviderEvent>, onEvent?: (e: ProviderEvent) => void): Promise<ProviderEvent[]> {
   const out: ProviderEvent[] = [];
@@ -64,7 +58,7 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
     const hello: ChatMessage[] = [{ role: 'user', content: 'hello' }];
 
     before(async () => {
-      fake = await starters[kind]();
+      fake = await startFakeLlm(kind);
     });
     after(() => fake.close());
 
@@ -200,6 +194,17 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
         await rejectsWith(collect(run(hello)), code);
       });
 
+    for (const [error, code] of [
+      ['server', 'assistant_provider'],
+      ['too_long', 'assistant_too_long'],
+    ] as const)
+      test(`a ${error} error inside a begun stream becomes ${code}`, { timeout: 20_000 }, async () => {
+        fake.play({ error, in_stream: true, text: ['begun'] });
+        const got: string[] = [];
+        await rejectsWith(collect(run(hello), (e) => e.type === 'text' && got.push(e.text)), code);
+        assert.deepEqual(got, ['begun']);
+      });
+
     test('a stream that stalls after its first tokens ends with assistant_timeout within the bound', { timeout: 20_000 }, async () => {
       fake.play({ hang: 'mid_stream', text: ['partial'] });
       const got: string[] = [];
@@ -234,6 +239,24 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       );
     });
 
+    test('a refused connection or an address that is no URL is assistant_provider, for a turn and for the models listing', { timeout: 20_000 }, async () => {
+      const gone = await startFakeLlm(kind);
+      const address = gone.url;
+      await gone.close();
+      await rejectsWith(collect(run(hello, { address })), 'assistant_provider');
+      await rejectsWith(createProvider(settings({ address })).listModels(), 'assistant_provider');
+      await rejectsWith(collect(run(hello, { address: 'not an address' })), 'assistant_provider');
+    });
+
+    test('a caller that stops reading lets go of the connection', { timeout: 20_000 }, async () => {
+      fake.play({ hang: 'mid_stream', text: ['first'] });
+      const closedBefore = fake.closed();
+      for await (const e of run(hello)) if (e.type === 'text') break;
+      const until = Date.now() + 5_000;
+      while (fake.closed() === closedBefore && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(fake.closed(), closedBefore + 1, 'the hung response was closed by the client');
+    });
+
     test('listModels reads the models route', { timeout: 20_000 }, async () => {
       const models = await createProvider(settings()).listModels();
       assert.deepEqual(models, ['fake-model-a', 'fake-model-b']);
@@ -258,3 +281,19 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
     });
   });
 }
+
+describe('assistant provider addresses', () => {
+  test('each adapter reads the address the way its servers document it', async () => {
+    const { openaiBase } = await import('../../server/assistant/providers/openai');
+    const { anthropicBase } = await import('../../server/assistant/providers/anthropic');
+    const { ollamaHost } = await import('../../server/assistant/providers/ollama');
+    assert.equal(openaiBase(''), 'https://api.openai.com/v1');
+    assert.equal(openaiBase('http://10.0.0.5:8000'), 'http://10.0.0.5:8000/v1');
+    assert.equal(openaiBase('http://10.0.0.5:8000/v1/'), 'http://10.0.0.5:8000/v1');
+    assert.equal(openaiBase('https://proxy.example/openai/v1'), 'https://proxy.example/openai/v1');
+    assert.equal(anthropicBase(''), undefined);
+    assert.equal(anthropicBase('https://gw.example/v1/'), 'https://gw.example');
+    assert.equal(ollamaHost(''), 'http://127.0.0.1:11434');
+    assert.equal(ollamaHost('http://box:11434/api/'), 'http://box:11434');
+  });
+});

@@ -7,9 +7,9 @@
  * `message_stop`, together with the stop reason.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { boundCall, boundStream, type Bound } from './deadline';
+import { boundCall, boundStream, timeoutOf, type Bound } from './deadline';
 import { classify, malformed, providerError } from './errors';
-import { newCallId, parseToolInput, type StreamRequest } from './shared';
+import { isObject, newCallId, parseToolInput, type StreamRequest } from './shared';
 import type { ChatMessage, ChatProvider, ProviderEvent, ProviderSettings } from './types';
 
 const P = 'anthropic';
@@ -82,7 +82,8 @@ async function* turn(client: Anthropic, model: string, req: StreamRequest, signa
     },
     { signal },
   );
-  const tools = new Map<number, { id: string; name: string; json: string }>();
+  // `start` is the input the block opened with: {} from Anthropic, the whole input from some compatible servers.
+  const tools = new Map<number, { id: string; name: string; json: string; start: unknown }>();
   let input = 0;
   let output = 0;
   let stop: string | null = null;
@@ -94,7 +95,7 @@ async function* turn(client: Anthropic, model: string, req: StreamRequest, signa
         break;
       case 'content_block_start':
         if (ev.content_block.type === 'tool_use')
-          tools.set(ev.index, { id: ev.content_block.id || newCallId(), name: ev.content_block.name, json: '' });
+          tools.set(ev.index, { id: ev.content_block.id || newCallId(), name: ev.content_block.name, json: '', start: ev.content_block.input });
         else if (ev.content_block.type === 'text' && ev.content_block.text) yield { type: 'text', text: ev.content_block.text };
         break;
       case 'content_block_delta':
@@ -110,7 +111,8 @@ async function* turn(client: Anthropic, model: string, req: StreamRequest, signa
         const t = tools.get(ev.index);
         if (t) {
           tools.delete(ev.index);
-          yield { type: 'tool_call', call: { id: t.id, name: t.name, input: parseToolInput(P, t.name, t.json) } };
+          const args = t.json.trim() === '' && isObject(t.start) ? t.start : parseToolInput(P, t.name, t.json);
+          yield { type: 'tool_call', call: { id: t.id, name: t.name, input: args } };
         }
         break;
       }
@@ -136,7 +138,7 @@ export function anthropicProvider(s: ProviderSettings): ChatProvider {
     baseURL: anthropicBase(s.address),
     maxRetries: 0, // a retry would double the wait the person sees; the engine decides
     logLevel: 'off', // the SDK would log raw stream chunks (file text); failures are reported as AppErrors
-    timeout: s.timeout_ms,
+    timeout: timeoutOf(s.timeout_ms),
   });
   const bound = (signal?: AbortSignal): Bound => ({ provider: P, timeoutMs: s.timeout_ms, signal, mapError });
   return {

@@ -9,6 +9,10 @@ import { AppError, isAppError } from '../../errors';
 import { providerError } from './errors';
 import type { ProviderEvent } from './types';
 
+/** 120 s, the spec's provider timeout: also what a missing or non-positive setting means. */
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+export const timeoutOf = (ms: number): number => (Number.isFinite(ms) && ms > 0 ? ms : DEFAULT_PROVIDER_TIMEOUT_MS);
+
 export interface Bound {
   provider: string;
   timeoutMs: number;
@@ -34,7 +38,7 @@ class Deadline {
 
   arm(): void {
     this.pause();
-    if (!this.outcome) this.timer = setTimeout(() => this.end('timeout'), this.b.timeoutMs);
+    if (!this.outcome) this.timer = setTimeout(() => this.end('timeout'), timeoutOf(this.b.timeoutMs));
   }
   pause(): void {
     clearTimeout(this.timer);
@@ -49,7 +53,7 @@ class Deadline {
   /** The error to throw: the deadline's own outcome wins over whatever the aborted SDK threw. */
   error(e?: unknown): AppError {
     if (this.outcome === 'timeout')
-      return providerError('assistant_timeout', this.b.provider, `no answer within ${this.b.timeoutMs} ms`);
+      return providerError('assistant_timeout', this.b.provider, `no answer within ${timeoutOf(this.b.timeoutMs)} ms`);
     if (this.outcome === 'cancelled') return new AppError('cancelled');
     return isAppError(e) ? e : this.b.mapError(e);
   }

@@ -6,9 +6,7 @@ import type { ProviderFactory } from './types';
 
 export * from './types';
 export { providerError, type ProviderErrorCode } from './errors';
-
-/** 120 s, the spec's provider timeout, for callers that have no setting of their own. */
-export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+export { DEFAULT_PROVIDER_TIMEOUT_MS } from './deadline';
 
 export const createProvider: ProviderFactory = (s) => {
   switch (s.provider) {

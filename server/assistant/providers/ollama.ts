@@ -10,7 +10,7 @@
 import { boundCall, boundStream, type Bound } from './deadline';
 import { classify, malformed, providerError } from './errors';
 import { lines } from './ndjson';
-import { newCallId, type StreamRequest } from './shared';
+import { isObject, newCallId, type StreamRequest } from './shared';
 import type { ChatMessage, ChatProvider, ProviderEvent, ProviderSettings } from './types';
 
 const P = 'ollama';
@@ -78,8 +78,8 @@ async function request(s: ProviderSettings, path: string, signal: AbortSignal, b
 
 function toolInput(name: string, args: Record<string, unknown> | string): Record<string, unknown> {
   const v: unknown = typeof args === 'string' ? (args.trim() ? JSON.parse(args) : {}) : args;
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw malformed(P, `arguments of tool call ${name} are not an object`);
-  return v as Record<string, unknown>;
+  if (!isObject(v)) throw malformed(P, `arguments of tool call ${name} are not an object`);
+  return v;
 }
 
 async function* turn(s: ProviderSettings, req: StreamRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {

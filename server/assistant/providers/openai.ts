@@ -7,7 +7,7 @@
  * `finish_reason` arrives; usage comes in its own chunk after that.
  */
 import OpenAI from 'openai';
-import { boundCall, boundStream, type Bound } from './deadline';
+import { boundCall, boundStream, timeoutOf, type Bound } from './deadline';
 import { classify, malformed, providerError } from './errors';
 import { newCallId, parseToolInput, type StreamRequest } from './shared';
 import type { ChatMessage, ChatProvider, ProviderEvent, ProviderSettings } from './types';
@@ -31,10 +31,23 @@ function mapError(e: unknown) {
  */
 export function openaiBase(address: string): string {
   if (!address) return DEFAULT_BASE;
-  const u = new URL(address);
+  let u: URL;
+  try {
+    u = new URL(address);
+  } catch {
+    return address; // the request then fails as assistant_provider, not the constructor
+  }
   const path = u.pathname.replace(/\/+$/, '');
   return `${u.origin}${path || '/v1'}`;
 }
+
+const isOpenAI = (base: string): boolean => {
+  try {
+    return new URL(base).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+};
 
 /** Neutral history to Chat Completions messages: tool results are `role: tool` messages. */
 export function toOpenAIMessages(system: string, messages: ChatMessage[]): OpenAI.ChatCompletionMessageParam[] {
@@ -61,9 +74,7 @@ const STOP: Record<string, 'end' | 'tool_use' | 'max_tokens'> = {
 
 async function* turn(client: OpenAI, s: ProviderSettings, req: StreamRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
   // OpenAI's own newer models refuse `max_tokens`; many compatible servers know only it.
-  const limit = s.address && new URL(client.baseURL).hostname !== 'api.openai.com'
-    ? { max_tokens: req.max_tokens }
-    : { max_completion_tokens: req.max_tokens };
+  const limit = isOpenAI(client.baseURL) ? { max_completion_tokens: req.max_tokens } : { max_tokens: req.max_tokens };
   const stream = await client.chat.completions.create(
     {
       model: s.model,
@@ -118,7 +129,7 @@ export function openaiProvider(s: ProviderSettings): ChatProvider {
     baseURL: openaiBase(s.address),
     maxRetries: 0,
     logLevel: 'off', // the SDK would log raw stream chunks (file text); failures are reported as AppErrors
-    timeout: s.timeout_ms,
+    timeout: timeoutOf(s.timeout_ms),
   });
   const bound = (signal?: AbortSignal): Bound => ({ provider: P, timeoutMs: s.timeout_ms, signal, mapError });
   return {

@@ -63,6 +63,10 @@ export const anthropicDialect: Dialect = {
     const e = ERRORS[kind];
     return { status: e.status, body: { type: 'error', error: { type: e.type, message: e.message }, request_id: 'req_011CFakeFakeFake' } };
   },
+  streamError(kind) {
+    const e = ERRORS[kind];
+    return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: e.type, message: e.message } })}\n\n`;
+  },
   models: (names) => ({
     data: names.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-05-14T00:00:00Z' })),
     has_more: false,

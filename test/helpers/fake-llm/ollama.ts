@@ -46,6 +46,7 @@ export const ollamaDialect: Dialect = {
     const e = ERRORS[kind];
     return { status: e.status, body: { error: e.error } };
   },
+  streamError: (kind) => `${JSON.stringify({ error: ERRORS[kind].error })}\n`,
   models: (names) => ({
     models: names.map((name) => ({
       name, model: name, modified_at: '2025-05-27T22:54:57.641643Z', size: 2019393189,

@@ -58,6 +58,8 @@ export const openaiDialect: Dialect = {
     const e = ERRORS[kind];
     return { status: e.status, body: { error: e.error } };
   },
+  // OpenAI itself fails before the stream; compatible servers (vLLM, LiteLLM) send this line.
+  streamError: (kind) => `data: ${JSON.stringify({ error: ERRORS[kind].error })}\n\n`,
   models: (names) => ({ object: 'list', data: names.map((id) => ({ id, object: 'model', created: 1715367049, owned_by: 'system' })) }),
 };
 

@@ -29,7 +29,8 @@ export type Reply = {
 export type Turn =
   | Reply
   /** The provider's real error status and body for: a bad key, a model without tools, a prompt too long, a server fault. */
-  | { error: ErrorKind }
+  /** With `in_stream`, the error comes inside a 200 stream after the `text` frames (SSE `error` event, an `error` line). */
+  | { error: ErrorKind; in_stream?: boolean; text?: string[] }
   /** Never finishes: no headers at all, or the start of a reply (with `text`) and then silence. */
   | { hang: 'before_headers' | 'mid_stream'; text?: string[] }
   /** Starts a reply, then sends a frame whose JSON breaks off, and ends the response. */
@@ -50,6 +51,8 @@ export interface Dialect {
   /** A frame whose JSON is cut short. */
   broken(): string;
   error(kind: ErrorKind, request: Record<string, unknown>): { status: number; body: unknown };
+  /** The same error as a frame inside a stream that already began. */
+  streamError(kind: ErrorKind): string;
   models(names: string[]): unknown;
 }
 
@@ -71,6 +74,8 @@ export interface FakeLlm {
   firstTokenAt: number[];
   /** performance.now() when each text token was written, all replies together. */
   tokenAt: number[];
+  /** How many chat responses have closed (ended, or dropped by the client). */
+  closed(): number;
   /** Appends turns to the script. */
   play(...turns: Turn[]): void;
   close(): Promise<void>;
@@ -108,19 +113,21 @@ export async function startFake(dialect: Dialect, opts: { models?: string[]; tur
   const requests: Recorded[] = [];
   const firstTokenAt: number[] = [];
   const tokenAt: number[] = [];
+  let closed = 0;
   const models = opts.models ?? ['fake-model-a', 'fake-model-b'];
 
   async function chat(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+    res.once('close', () => closed++);
     const turn = script.shift();
     if (!turn) return json(res, 500, { error: 'fake-llm: script exhausted' });
-    if ('error' in turn && turn.error) {
+    if ('error' in turn && turn.error && !turn.in_stream) {
       const e = dialect.error(turn.error, body);
       return json(res, e.status, e.body);
     }
     if ('hang' in turn && turn.hang === 'before_headers') return; // the socket stays open, silent
     res.writeHead(200, { 'content-type': dialect.contentType, 'cache-control': 'no-cache' });
     res.flushHeaders();
-    const reply: Reply = 'hang' in turn || 'malformed' in turn ? { text: turn.text } : (turn as Reply);
+    const reply: Reply = 'hang' in turn || 'malformed' in turn || 'error' in turn ? { text: turn.text } : (turn as Reply);
     const frames = dialect.frames(reply, body);
     let marked = false;
     const write = (f: Frame) => {
@@ -143,6 +150,12 @@ export async function startFake(dialect: Dialect, opts: { models?: string[]; tur
       const lastToken = frames.map((f) => !!f.token).lastIndexOf(true);
       frames.slice(0, lastToken + 1).forEach(write);
       res.end(dialect.broken());
+      return;
+    }
+    if ('error' in turn && turn.error) {
+      const lastToken = frames.map((f) => !!f.token).lastIndexOf(true);
+      frames.slice(0, lastToken + 1).forEach(write);
+      res.end(dialect.streamError(turn.error));
       return;
     }
     const gap = reply.gap_ms ?? 0;
@@ -174,6 +187,7 @@ export async function startFake(dialect: Dialect, opts: { models?: string[]; tur
     chats: () => requests.filter((r) => r.path === dialect.chatPath).map((r) => r.body),
     firstTokenAt,
     tokenAt,
+    closed: () => closed,
     play: (...turns) => void script.push(...turns),
     close: () =>
       new Promise<void>((r) => {
