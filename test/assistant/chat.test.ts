@@ -194,6 +194,19 @@ describe('assistant chat', () => {
     assert.equal((await undo(kai, ofType(r.events, 'conversation')[0].id, step.step_id)).status, 200);
     assert.ok(!existsSync(file('Work/unpacked')));
 
+    // cancel_job waits for approval, and reaches only the person's own ops.
+    const viv = await s.login(VIV.email, VIV.password);
+    for (const [token, want] of [[viv, 'failed'], [kai, 'done']] as const) {
+      script.turns.push(() => calls(call('cancel_job', { id: op })));
+      const c = await chat(token, { message: 'Cancel that job.' });
+      assert.equal(ofType(c.events, 'approval')[0]?.tool, 'cancel_job', JSON.stringify(c.events));
+      script.turns.push(() => say('Ok.'));
+      const d = await decide(token, ofType(c.events, 'conversation')[0].id, true);
+      const st = ofType(d.events, 'step')[0];
+      assert.equal(st?.status, want, JSON.stringify(d.events));
+      if (want === 'failed') assert.match(st.result, /not_found/);
+    }
+
     script.turns.push(() => calls(call('extract', { path: '/Home/Work/pack.zip', dest: '/Home/Work' })));
     const r2 = await chat(kai, { message: 'Unpack it here.' });
     assert.equal(ofType(r2.events, 'approval')[0]?.tool, 'extract', JSON.stringify(r2.events));
