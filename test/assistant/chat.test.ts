@@ -307,6 +307,27 @@ describe('assistant chat', () => {
     await limits({ per_minute: 20 });
   });
 
+  test('a client that goes away stops the model turn and frees the conversation', async () => {
+    script.turns.push({ hang: true });
+    const ac = new AbortController();
+    const res = await fetch(`${s.url}/api/files/assistant/chat`, {
+      method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${kai}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'think long' }),
+    });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!/event: conversation\ndata: (.*)\n/.test(seen)) seen += Buffer.from((await reader.read()).value!).toString();
+    const id = JSON.parse(/event: conversation\ndata: (.*)\n/.exec(seen)![1]).id;
+    ac.abort();
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      script.turns.length = 0;
+      script.turns.push(() => say('back'));
+      status = (await chat(kai, { conversation_id: id, message: 'again' })).status;
+    }
+    assert.equal(status, 200, 'the conversation is free within 5 s of the client leaving');
+  });
+
   test('a request stops after the step limit and the token budget', async () => {
     await limits({ max_steps: 2 });
     for (let i = 0; i < 3; i++) script.turns.push(() => calls(call('stat', { path: '/Home/Work' })));

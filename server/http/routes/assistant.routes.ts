@@ -38,7 +38,8 @@ const files: Mw = async (ctx, next) => {
 function sse(ctx: Ctx, go: (emit: (event: string, data: unknown) => void, signal: AbortSignal) => Promise<void>): void {
   const stream = new PassThrough();
   const ac = new AbortController();
-  ctx.req.on('close', () => ac.abort());
+  // The response's close (the client went away, or the stream ended) stops a model turn still running.
+  ctx.res.on('close', () => ac.abort());
   ctx.req.socket.setTimeout(0);
   ctx.set({ 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
   ctx.type = 'text/event-stream';
