@@ -75,6 +75,20 @@ forbidden.push(
     from: { path: '^server/shares/' },
     to: { path: '^server/(archives|thumbs|protection|replication|docserver)/' },
   },
+  {
+    name: 'assistant-reaches-files-through-the-file-service',
+    comment: 'the assistant acts as the asking person: files only through files.forActor, never the catalogue, drivers or another module\'s tables',
+    severity: 'error',
+    from: { path: '^server/assistant/' },
+    to: { path: '^server/(storage|catalogue|gateways|update|plugins)/|^server/db/migrations/' },
+  },
+  {
+    name: 'provider-adapters-know-no-files',
+    comment: 'provider adapters only speak to a model: no file, share or job service',
+    severity: 'error',
+    from: { path: '^server/assistant/providers/' },
+    to: { path: '^server/(db|jobs|events|audit|storage|auth|settings|catalogue|files|uploads|archives|shares|thumbs|protection|replication|docserver)/' },
+  },
 );
 module.exports = {
   forbidden,

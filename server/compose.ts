@@ -33,12 +33,17 @@ import type { Capabilities } from './contract';
 import { createGatewayCore } from './gateways';
 import { createReplication } from './replication';
 import { createDocserver, createExternal } from './docserver';
+import { createAssistant } from './assistant';
+import { createProvider, type ProviderFactory } from './assistant/providers';
 
 export interface ComposeOptions {
   logger?: Logger;
   /** `server` holds the data-dir lock (one server per folder); CLI commands run beside a server. */
   role: 'server' | 'cli';
+  /** The assistant's provider adapters (tests pass a scripted one). */
+  assistantProvider?: ProviderFactory;
 }
+
 
 /** Builds every service; on failure, whatever was opened is closed again before the error propagates. */
 export async function compose(config: Config, opts: ComposeOptions) {
@@ -188,11 +193,15 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
 
     const gateways = createGatewayCore({ auth, files, queue, uploads });
+    const assistant = createAssistant({
+      db, bus, settings, secretKey, files, shares, archives, queue, protection, publicUrl: config.publicUrl,
+      createProvider: opts.assistantProvider ?? createProvider,
+    });
 
     return {
       config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
-      gateways, replication, capabilities, close,
+      gateways, replication, assistant, capabilities, close,
     };
   } catch (e) {
     await close();

@@ -58,7 +58,9 @@ import { filesZipRoutes } from './http/routes/files-zip.routes';
 import { filesRefreshRoutes } from './http/routes/files-refresh.routes';
 import { notificationRoutes } from './http/routes/notifications.routes';
 import { adminExternalRoutes, docserverRoutes } from './http/routes/docserver.routes';
-import type { AppState } from './http/context';
+import { actor, type AppState, type Ctx } from './http/context';
+import { assistantRoutes } from './http/routes/assistant.routes';
+import type { ProviderFactory } from './assistant/providers/types';
 import { publicOnly } from './http/middlewares/public-only';
 import { davMiddleware } from './http/dav';
 import { trackActivity } from './http/middlewares/activity';
@@ -95,6 +97,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Where the built web UI lives (default: dist/renderer beside the bundle). */
   rendererDir?: string;
+  /** The assistant's provider adapters (tests pass a scripted one). */
+  assistantProvider?: ProviderFactory;
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -103,7 +107,7 @@ const defaultRendererDir = () => join(here, /dist[\\/]server[\\/]?$/.test(here) 
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const t0 = Date.now();
-  const sv = await compose(config, { role: 'server', logger: opts.logger });
+  const sv = await compose(config, { role: 'server', logger: opts.logger, assistantProvider: opts.assistantProvider });
   const { log, logFn, db, bus, hub, queue, scheduler, auth, catalogue, io, files, protection, thumbs, uploads, shares, bell, webhooks, updater, dirs } = sv;
   try {
     await seedFirstRun(config, auth, log);
@@ -133,7 +137,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
     const pdfs = new PdfRenditions(dirs.pdf);
     const routers: Array<Router<AppState>> = [
-      capabilitiesRoutes(sv.capabilities),
+      capabilitiesRoutes((ctx: Ctx) => ({ ...sv.capabilities(), assistant: sv.assistant.capability(ctx.state.principal ? actor(ctx) : null) })),
+      assistantRoutes({ assistant: sv.assistant, bus, maxJsonBytes: json }),
       authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue) }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),
@@ -201,6 +206,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('uploads.sweep', 3_600_000, () => void uploads.sweep());
     scheduler.every('webhooks.prune', 86_400_000, () => void webhooks.prune(30 * 86_400_000));
     scheduler.every('shares.sweep', 3_600_000, () => void shares.sweep());
+    scheduler.every('assistant.sweep', 3_600_000, () => void sv.assistant.sweep());
     scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
     scheduleProtection(protection, scheduler, logFn);
     sv.replication.schedule(scheduler);

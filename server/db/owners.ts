@@ -53,6 +53,9 @@ export const TABLE_OWNERS = {
   replica_report: 'replication',
   replica_audit: 'replication',
   replica_drill: 'replication',
+  assistant_conversations: 'assistant',
+  assistant_steps: 'assistant',
+  assistant_prefs: 'assistant',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -256,6 +256,36 @@ export interface DB {
   dav_props: DavPropsTable;
   external_services: ExternalServicesTable;
   docserver_saves: DocserverSavesTable;
+  assistant_conversations: AssistantConversationsTable;
+  assistant_steps: AssistantStepsTable;
+  assistant_prefs: AssistantPrefsTable;
+}
+
+/** assistant: one conversation of a person; `messages` is the model history (JSON). */
+export interface AssistantConversationsTable {
+  id: string;
+  user_id: number;
+  title: string;
+  messages: string;
+  created_at: string;
+  last_used_at: string;
+}
+/** assistant: one tool step of a conversation: its undo plan, or the approval it waits for. */
+export interface AssistantStepsTable {
+  id: string;
+  conversation_id: string;
+  tool_call_id: string;
+  tool: string;
+  input: string;
+  status: 'done' | 'failed' | 'pending' | 'rejected' | 'undone';
+  undo: string | null;
+  result: string | null;
+  created_at: string;
+}
+/** assistant: a person's choice to approve every change. */
+export interface AssistantPrefsTable {
+  user_id: number;
+  confirm_all: number;
 }
 
 /** gateways (WebDAV): dead properties set by PROPPATCH, per node. */

@@ -15,7 +15,10 @@ export type ErrorCode =
   | 'range_not_satisfiable' | 'upload_expired' | 'checksum_mismatch' | 'unsupported_media_type'
   | 'gone' | 'expired' | 'revoked' | 'link_unavailable' | 'archive_invalid' | 'archive_too_large'
   | 'archive_encrypted' | 'not_configured' | 'update_refused' | 'csrf_failed' | 'method_not_allowed'
-  | 'database_busy' | 'server_busy' | 'mfa_invalid' | 'mfa_expired' | 'session_required';
+  | 'database_busy' | 'server_busy' | 'mfa_invalid' | 'mfa_expired' | 'session_required' | 'encrypted'
+  | 'assistant_off' | 'assistant_not_configured' | 'assistant_not_found' | 'assistant_busy' | 'assistant_conflict'
+  | 'assistant_message_long' | 'assistant_provider' | 'assistant_provider_key' | 'assistant_no_tools' | 'assistant_timeout'
+  | 'assistant_too_long' | 'assistant_no_secret_key' | 'assistant_encrypted' | 'assistant_decided' | 'assistant_undone';
 
 export type Params = Record<string, string | number | boolean | null | undefined>;
 

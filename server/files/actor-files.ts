@@ -243,6 +243,18 @@ export class ActorFiles {
     return out;
   }
 
+  /** Whether a delete of `path` by this actor would land in the trash (else it is for good): the assistant asks first then. */
+  async keepsTrash(path: Path): Promise<boolean> {
+    const t = this.writable(path);
+    return !!this.svc.ports.trash && (await this.svc.ops.canMove(t.storage.id));
+  }
+
+  /** Whether an overwrite of `path` keeps the old content as a version. */
+  keepsVersions(path: Path): boolean {
+    this.writable(path);
+    return !!this.svc.ports.versions;
+  }
+
   /** Deletes one item: into the trash when protection is wired and the storage can move, else for good. */
   async deleteOne(path: Path): Promise<{ permanent: boolean }> {
     const t = this.writable(path);

@@ -56,6 +56,22 @@ const BASE: Record<string, number> = {
   timeout: 504,
   internal: 500,
   internal_error: 500,
+  // The assistant (spec: Errors, assistant rows). Provider failures are the upstream's: 502, a timeout 504.
+  assistant_off: 404,
+  assistant_not_configured: 404,
+  assistant_not_found: 404,
+  assistant_busy: 429,
+  assistant_conflict: 409,
+  assistant_decided: 409,
+  assistant_undone: 409,
+  assistant_no_secret_key: 409,
+  assistant_message_long: 413,
+  assistant_too_long: 413,
+  assistant_encrypted: 403,
+  assistant_no_tools: 422,
+  assistant_provider: 502,
+  assistant_provider_key: 502,
+  assistant_timeout: 504,
 };
 
 const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {

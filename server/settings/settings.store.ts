@@ -63,6 +63,8 @@ export const SETTINGS = {
   replica_drill_cron: def('0 3 1 * *', text(256), 'a cron expression or empty'),
   /** Replication mode of a path no rule matches. */
   replica_default_mode: def<'mirror' | 'append_only' | 'skip'>('mirror', (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip', 'mirror, append_only or skip'),
+  /** The AI assistant's admin settings (provider, sealed API key, limits); the assistant module checks the fields. */
+  assistant: def<Record<string, unknown>>({}, (v): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && JSON.stringify(v).length <= 16_384, 'an object'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

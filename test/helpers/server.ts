@@ -3,7 +3,7 @@
  * `api()` sends JSON with a bearer token and returns status + parsed body.
  */
 import { loadConfig } from '../../server/config';
-import { startServer, type RunningServer } from '../../server/main';
+import { startServer, type RunningServer, type StartOptions } from '../../server/main';
 import { createLogger } from '../../server/lib/log';
 import { tempDir } from './tools';
 
@@ -19,7 +19,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, opts: Omit<StartOptions, 'logger'> = {}): Promise<TestServer> {
   const { dir, cleanup } = tempDir('filedock-srv-');
   const config = loadConfig({
     SERVICE_DATA_DIR: dir,
@@ -30,7 +30,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     SERVICE_UPDATE_CHECK: '0',
     ...env,
   });
-  const server = await startServer(config, { logger: createLogger((process.env.TEST_LOG_LEVEL as 'debug') ?? 'error') });
+  const server = await startServer(config, { ...opts, logger: createLogger((process.env.TEST_LOG_LEVEL as 'debug') ?? 'error') });
   const url = `http://127.0.0.1:${server.port}`;
   const api: TestServer['api'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };

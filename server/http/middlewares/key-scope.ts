@@ -25,6 +25,8 @@ export const KEY_ROUTES: ReadonlyArray<readonly [RegExp, Rule]> = [
   [route(ANY, 'admin/(plugins|app-plugins|app-store|store-connections?)(/|$)'), 'session'],
   [route(ANY, 'admin(/|$)'), 'admin'],
   [route(ANY, '(ai|mcp)(/|$)'), 'ai.use'],
+  // The assistant's chat is for a person at the web UI (rule 7); agents use the MCP tools at /api/mcp.
+  [route(ANY, 'files/assistant(/|$)'), 'session'],
   [route(ANY, 'files/(share|permissions/share-mail)(/|$)'), 'shares:write'],
   [route(ANY, 'files/plugins(/|$)'), 'session'],
   // Reads sent as POST: an archive's table of contents, a folder's revalidation.
