@@ -17,7 +17,9 @@ const STDERR_TAIL = 2000;
 export function runTool(bin: string, args: string[], o: { signal: AbortSignal; cwd?: string; env?: NodeJS.ProcessEnv }): Promise<void> {
   return new Promise((resolve, reject) => {
     if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
-    const child = spawn(bin, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    // Its own process group: soffice is a launcher whose office process inherits stderr, so killing the
+    // launcher alone left the pipe open and the run (and a shutdown waiting for it) hanging.
+    const child = spawn(bin, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     try {
       if (child.pid) setPriority(child.pid, LOW_PRIORITY);
     } catch {
@@ -25,7 +27,13 @@ export function runTool(bin: string, args: string[], o: { signal: AbortSignal; c
     }
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-STDERR_TAIL)));
-    const onAbort = () => child.kill('SIGKILL');
+    const onAbort = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL'); // the group is gone already (or no groups here): the process itself
+      }
+    };
     o.signal.addEventListener('abort', onAbort, { once: true });
     child.once('error', (e) => {
       o.signal.removeEventListener('abort', onAbort);
