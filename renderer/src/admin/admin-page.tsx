@@ -7,8 +7,9 @@ import { AuditTab } from './audit-tab';
 import { SettingsTab } from './settings-tab';
 import { RolesTab } from './roles-tab';
 import { GatewaysTab } from './gateways-tab';
+import { AssistantTab } from './assistant-tab';
 
-const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['settings', 'admin.settings']];
+const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['assistant', 'admin.assistant'], ['settings', 'admin.settings']];
 
 export default function AdminPage() {
   const { t } = useI18n();
@@ -26,6 +27,7 @@ export default function AdminPage() {
       {tab === 'roles' && <RolesTab />}
       {tab === 'audit' && <AuditTab />}
       {tab === 'gateways' && <GatewaysTab />}
+      {tab === 'assistant' && <AssistantTab />}
       {tab === 'settings' && <SettingsTab />}
     </section>
   );
