@@ -34,8 +34,7 @@ import { createGatewayCore } from './gateways';
 import { createReplication } from './replication';
 import { createDocserver, createExternal } from './docserver';
 import { createAssistant } from './assistant';
-import type { ProviderFactory } from './assistant/providers/types';
-import { AppError } from './errors';
+import { createProvider, type ProviderFactory } from './assistant/providers';
 
 export interface ComposeOptions {
   logger?: Logger;
@@ -45,10 +44,6 @@ export interface ComposeOptions {
   assistantProvider?: ProviderFactory;
 }
 
-/** Until the provider adapters are wired, every provider call fails as a provider error. */
-const noProviders: ProviderFactory = () => {
-  throw new AppError('assistant_provider', { reason: 'no provider adapters in this build' });
-};
 
 /** Builds every service; on failure, whatever was opened is closed again before the error propagates. */
 export async function compose(config: Config, opts: ComposeOptions) {
@@ -199,7 +194,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const gateways = createGatewayCore({ auth, files, queue, uploads });
     const assistant = createAssistant({
       db, bus, settings, secretKey, files, shares, archives, queue, protection, publicUrl: config.publicUrl,
-      createProvider: opts.assistantProvider ?? noProviders,
+      createProvider: opts.assistantProvider ?? createProvider,
     });
 
     return {

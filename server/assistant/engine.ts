@@ -20,6 +20,7 @@ import type { ChatMessage, ChatProvider, ToolCall, ToolDef } from './providers/t
 import type { AssistantSettings, Limits } from './settings';
 import { TOOLS, type Toolbox, type ToolOutcome } from './tools';
 import { toolDefs } from './tool-defs';
+import type { AssistantStreamEvents } from '../contract';
 
 /** Calls of the last assistant message (after the last user message) that have no tool result yet. */
 export function openCalls(messages: ChatMessage[]): ToolCall[] {
@@ -34,7 +35,8 @@ export function openCalls(messages: ChatMessage[]): ToolCall[] {
   return [];
 }
 
-export type Emit = (event: 'conversation' | 'text' | 'step' | 'approval' | 'done' | 'error', data: unknown) => void;
+/** One server-sent event of the chat and decide streams (shapes in the wire contract). */
+export type Emit = <K extends keyof AssistantStreamEvents>(event: K, data: AssistantStreamEvents[K]) => void;
 
 const SYSTEM = [
   'You are the file assistant of a file server. You act for the signed-in person with their own permissions, through the tools only.',
@@ -168,7 +170,7 @@ export class ChatEngine {
     });
   }
 
-  private stepEvent(stepId: string | null, call: ToolCall, out: ToolOutcome) {
+  private stepEvent(stepId: string | null, call: ToolCall, out: ToolOutcome): AssistantStreamEvents['step'] {
     return { step_id: stepId, tool: call.name, input: call.input, status: out.isError ? 'failed' : 'done', result: out.text.slice(0, 2048), undo: !!(stepId && out.undo) };
   }
 
@@ -187,8 +189,10 @@ export class ChatEngine {
         const turn = await this.turn(run);
         tokens += turn.tokens;
         run.messages.push({ role: 'assistant', text: turn.text, tool_calls: turn.calls });
-        this.d.repo.saveMessages(run.conv.id, run.messages);
-        if (turn.calls.length === 0) return this.finish(run, turn.stop === 'max_tokens' ? 'max_tokens' : 'end');
+        if (turn.calls.length === 0) {
+          this.d.repo.saveMessages(run.conv.id, run.messages);
+          return this.finish(run, turn.stop === 'max_tokens' ? 'max_tokens' : 'end');
+        }
         steps++;
         if (!(await this.rest(run))) return;
         this.d.repo.saveMessages(run.conv.id, run.messages);
@@ -200,7 +204,7 @@ export class ChatEngine {
     }
   }
 
-  private finish(run: Run, reason: string): void {
+  private finish(run: Run, reason: AssistantStreamEvents['done']['reason']): void {
     run.emit('done', { reason, conversation: this.summary(run.conv) });
   }
 

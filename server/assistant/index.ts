@@ -17,6 +17,7 @@ import type { ChatMessage, ChatProvider, ProviderFactory } from './providers/typ
 import { AssistantSettings } from './settings';
 import { Toolbox, TOOLS, type ToolDeps, type UndoPlan } from './tools';
 import { toolDefs } from './tool-defs';
+import type { AssistantConversation, AssistantState } from '../contract';
 
 export { patchSchema as assistantPatchSchema, limitsSchema, DEFAULT_LIMITS } from './settings';
 export type { AssistantSettingsView } from './settings';
@@ -116,7 +117,7 @@ export function createAssistant(d: AssistantDeps) {
     capability,
     max: () => settings.read().limits.message_max,
 
-    state(a: Actor) {
+    state(a: Actor): AssistantState {
       const s = settings.read();
       return {
         ...capability(a), provider: s.provider, model: s.model, retention_days: s.limits.retention_days,
@@ -130,7 +131,7 @@ export function createAssistant(d: AssistantDeps) {
     },
 
     list: (a: Actor) => ({ conversations: repo.list(personOf(a).id).map(({ user_id: _u, ...c }) => c) }),
-    get(a: Actor, id: string) {
+    get(a: Actor, id: string): AssistantConversation {
       const c = conversation(a, id);
       const steps = repo.steps(c.id).map((s) => ({ id: s.id, tool: s.tool, input: JSON.parse(s.input), status: s.status, undo: !!s.undo && s.status === 'done', created_at: s.created_at }));
       return { id: c.id, title: c.title, created_at: c.created_at, last_used_at: c.last_used_at, messages: JSON.parse(c.messages) as ChatMessage[], steps };
@@ -150,18 +151,29 @@ export function createAssistant(d: AssistantDeps) {
       if (existing && running.has(existing.id)) throw new AppError('assistant_conflict');
       takeSlot(user.id);
       const context = b.paths?.length ? await attach(a, b.paths) : '';
-      const c = existing ?? repo.create(user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation');
-      lock(c.id);
-      // A step still waiting when the person writes again is dropped: the model hears it was not approved.
-      const messages = JSON.parse(c.messages) as ChatMessage[];
-      const waiting = repo.pending(c.id);
-      if (waiting) {
-        repo.transition(waiting.id, 'pending', 'rejected');
+      const created = existing ?? repo.create(user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation');
+      lock(created.id);
+      // Read again under the lock: another request may have finished while the attachments were read.
+      const c = repo.get(user.id, created.id);
+      if (!c) {
+        running.delete(created.id);
+        throw new AppError('assistant_not_found');
       }
-      closeOpenCalls(messages);
-      messages.push({ role: 'user', content: context ? `${b.message}\n\n${context}` : b.message });
-      repo.saveMessages(c.id, messages);
-      return started(c, (emit, signal) => engine.chat(a, c, messages, emit, signal));
+      try {
+        // A step still waiting when the person writes again is dropped: the model hears it was not approved.
+        const messages = JSON.parse(c.messages) as ChatMessage[];
+        const waiting = repo.pending(c.id);
+        if (waiting) {
+          repo.transition(waiting.id, 'pending', 'rejected');
+        }
+        closeOpenCalls(messages);
+        messages.push({ role: 'user', content: context ? `${b.message}\n\n${context}` : b.message });
+        repo.saveMessages(c.id, messages);
+        return started(c, (emit, signal) => engine.chat(a, c, messages, emit, signal));
+      } catch (e) {
+        running.delete(c.id);
+        throw e;
+      }
     },
 
     async decide(a: Actor, id: string, approve: boolean) {

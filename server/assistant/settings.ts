@@ -9,6 +9,7 @@ import type { SettingsStore } from '../settings';
 import { decrypt, encrypt } from '../lib/crypto';
 import { AppError } from '../errors';
 import type { ProviderSettings } from './providers/types';
+import type { AssistantSettingsView } from '../contract';
 
 export const PROVIDERS = ['anthropic', 'openai', 'ollama'] as const;
 
@@ -57,10 +58,7 @@ interface Stored {
 
 const DEFAULTS: Stored = { enabled: false, provider: 'openai', address: '', api_key_sealed: '', model: '', hide_button: false, limits: DEFAULT_LIMITS };
 
-export interface AssistantSettingsView extends Omit<Stored, 'api_key_sealed'> {
-  api_key_set: boolean;
-  configured: boolean;
-}
+export type { AssistantSettingsView };
 
 export class AssistantSettings {
   constructor(private store: SettingsStore, private secretKey: Buffer | null) {}

@@ -19,3 +19,4 @@ export type * from './access';
 export type * from './gateways';
 export type * from './docserver';
 export type * from './replication';
+export type * from './assistant';

@@ -117,6 +117,22 @@ describe('MCP file tools over streamable HTTP', () => {
     assert.equal(readFileSync(join(root, 'Work/plan.txt'), 'utf8'), 'the plan: ship it');
   });
 
+  test('keys: the chat is for a person (session_required); admin keys reach the settings under /api/ai/admin', async () => {
+    const kai = await s.login(KAI.email, KAI.password);
+    const agent = await key(kai, { name: 'agent3', verbs: ['files:read', 'files:write', 'ai.use'] });
+    const c = await s.api('POST', '/api/files/assistant/chat', { token: agent, body: { message: 'hi' } });
+    assert.equal(c.status, 403);
+    assert.equal(c.body.error, 'session_required');
+    const caps = await s.api('GET', '/api/capabilities', { token: agent });
+    assert.equal(caps.body.assistant.button, false, 'no button for a key');
+    const admin = await s.login();
+    const adminKey = await key(admin, { name: 'ops', verbs: ['admin'] });
+    const g = await s.api('GET', '/api/ai/admin/assistant', { token: adminKey });
+    assert.equal(g.status, 200, JSON.stringify(g.body));
+    assert.equal(g.body.api_key_set, false);
+    assert.equal((await s.api('GET', '/api/ai/admin/assistant', { token: agent })).status, 403);
+  });
+
   test('a key without ai.use is refused at the door', async () => {
     const kai = await s.login(KAI.email, KAI.password);
     const token = await key(kai, { name: 'plain', verbs: ['files:read'] });
