@@ -5,6 +5,7 @@ import type {
   PermissionCatalogue, RoleView, SessionView, SyncRun, UpdateStatus, User,
 } from '../api/types';
 import type { NewKey } from '../account/access-api';
+import type { AssistantSettingsView } from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -78,17 +79,8 @@ export const authSettings = () => api<{ allow_signup: boolean }>('/api/admin/aut
 export const patchAuthSettings = (body: { allow_signup: boolean }) => api<{ allow_signup: boolean }>('/api/admin/auth/settings', { method: 'PATCH', body });
 
 /** The assistant's settings (the API key never comes back: `api_key_set` says whether one is stored). */
-export interface AssistantSettings {
-  enabled: boolean;
-  provider: 'anthropic' | 'openai' | 'ollama';
-  address: string;
-  model: string;
-  hide_button: boolean;
-  api_key_set: boolean;
-  configured: boolean;
-  limits: { max_steps: number; max_tokens: number; token_budget: number; timeout_ms: number; per_minute: number; retention_days: number; message_max: number };
-}
+export type { AssistantSettingsView as AssistantSettings } from '../../../server/contract';
 export interface AssistantTest { ok: boolean; models: string[]; reply: string }
-export const assistant = () => api<AssistantSettings>('/api/admin/assistant');
-export const saveAssistant = (body: Record<string, unknown>) => api<AssistantSettings>('/api/admin/assistant', { method: 'PATCH', body });
+export const assistant = () => api<AssistantSettingsView>('/api/admin/assistant');
+export const saveAssistant = (body: Record<string, unknown>) => api<AssistantSettingsView>('/api/admin/assistant', { method: 'PATCH', body });
 export const testAssistant = () => api<AssistantTest>('/api/admin/assistant/test', { method: 'POST' });

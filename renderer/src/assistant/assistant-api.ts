@@ -1,31 +1,19 @@
 /** The assistant's routes (spec: AI assistant): JSON calls, and the chat/decide event streams. */
 import { api, fetchSigned, toApiError, ApiError } from '../api/client';
+import type { AssistantConversation, AssistantConversationSummary, AssistantState, AssistantStreamEvents } from '../../../server/contract';
 import { readSse } from './sse';
 
 const P = '/api/files/assistant';
 
-export interface AssistantState { state: string; permitted: boolean; button: boolean; provider: string; model: string; confirm_all: boolean }
-export interface ConversationSummary { id: string; title: string; created_at: string; last_used_at: string }
-export interface StoredStep { id: string; tool: string; input: Record<string, unknown>; status: string; undo: unknown }
-export type StoredMessage =
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; text: string }
-  | { role: 'tool'; content: string };
-export interface Conversation { id: string; title: string; messages: StoredMessage[]; steps: StoredStep[] }
+export type { AssistantState, AssistantConversationSummary as ConversationSummary, AssistantConversation as Conversation } from '../../../server/contract';
 
-/** One decoded event of a chat or decide stream (docs/assistant.md, Events). */
-export type ChatEvent =
-  | { type: 'conversation'; id: string; title: string }
-  | { type: 'text'; delta: string }
-  | { type: 'step'; step_id: string | null; tool: string; input: Record<string, unknown>; status: string; result?: unknown; undo?: unknown }
-  | { type: 'approval'; step_id: string; tool: string; input: Record<string, unknown>; reversible: boolean }
-  | { type: 'done'; reason: string }
-  | { type: 'error'; error: string; message: string };
+/** One decoded event of a chat or decide stream: the event's name as `type`, beside its data. */
+export type ChatEvent = { [K in keyof AssistantStreamEvents]: { type: K } & AssistantStreamEvents[K] }[keyof AssistantStreamEvents];
 
 export const state = () => api<AssistantState>(P, { cache: 'no-cache' });
 export const setConfirmAll = (confirm_all: boolean) => api<{ confirm_all: boolean }>(`${P}/prefs`, { method: 'PUT', body: { confirm_all } });
-export const conversations = async () => (await api<{ conversations: ConversationSummary[] }>(`${P}/conversations`)).conversations;
-export const conversation = (id: string) => api<Conversation>(`${P}/conversations/${encodeURIComponent(id)}`);
+export const conversations = async () => (await api<{ conversations: AssistantConversationSummary[] }>(`${P}/conversations`)).conversations;
+export const conversation = (id: string) => api<AssistantConversation>(`${P}/conversations/${encodeURIComponent(id)}`);
 export const remove = (id?: string) => api(id ? `${P}/conversations/${encodeURIComponent(id)}` : `${P}/conversations`, { method: 'DELETE' });
 export const undo = (id: string, step_id: string) => api<{ ok: boolean; status: string }>(`${P}/conversations/${encodeURIComponent(id)}/undo`, { body: { step_id } });
 
