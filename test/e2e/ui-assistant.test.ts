@@ -225,11 +225,23 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
   });
 
   test('confirm_all is kept; a viewer never sees a write succeed', async () => {
-    await panel().getByLabel('Ask me before every change').check();
-    await page.waitForResponse((r) => r.url().endsWith('/api/files/assistant/prefs'));
-    assert.equal((await api('GET', '/api/files/assistant', kaiToken)).body.confirm_all, true);
-    await panel().getByLabel('Ask me before every change').uncheck();
-    await page.waitForResponse((r) => r.url().endsWith('/api/files/assistant/prefs'));
+    const prefs = async (on: boolean) => {
+      const saved = page.waitForResponse((r) => r.url().endsWith('/api/files/assistant/prefs'));
+      await panel().getByLabel('Ask me before every change').setChecked(on);
+      assert.equal((await saved).status(), 200);
+      assert.equal((await api('GET', '/api/files/assistant', kaiToken)).body.confirm_all, on);
+    };
+    await prefs(true);
+    // With confirm_all even a reversible move waits for approval.
+    fake.play({ tool_calls: [{ name: 'mkdir', input: { path: '/home/Asked' } }] }, { text: ['Made it.'] });
+    await send(page, 'Make a folder Asked');
+    const card = panel().getByTestId('assistant-approval').last();
+    await card.getByRole('button', { name: 'Approve' }).waitFor();
+    assert.ok(!existsSync(join(srv.dataDir, 'Asked')));
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await panel().getByText('Made it.').waitFor();
+    await row(page, 'Asked').waitFor({ timeout: 15_000 });
+    await prefs(false);
 
     const viv = await browserPage(VIV);
     await viv.goto(`${srv.url}/files/home`);
