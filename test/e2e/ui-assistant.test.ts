@@ -7,7 +7,8 @@
  * the list and reversed by Undo; an approval card approved creates a share
  * link, rejected creates none; a provider error reads as a sentence; the
  * conversation is listed, opened, deleted (one, then all); Markdown holding
- * `<script>` and outside images is shown as text; a viewer's write fails.
+ * `<script>` and outside images is shown as text; a viewer's write fails;
+ * the panel in Turkish; hide-button takes the button away. No console errors.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -256,6 +257,19 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
     assert.equal(await vpanel.getByRole('button', { name: 'Undo' }).count(), 0);
     assert.ok(!existsSync(join(srv.dataDir, 'ViewerWasHere')) && existsSync(join(srv.dataDir, 'report.txt')));
     await shot(viv, 'ui-assistant-viewer');
+  });
+
+  test('Turkish; hide-button takes the button away (rule 7); no console errors', async () => {
+    await page.getByLabel('Language').selectOption('tr');
+    const tr = page.getByRole('complementary', { name: 'Yapay zekâ asistanı' });
+    await tr.getByRole('button', { name: 'Gönder' }).waitFor();
+    assert.ok(await tr.getByLabel('Her değişiklikten önce bana sor').isVisible());
+    await page.getByLabel('Dil').selectOption('en');
+    await panel().waitFor();
+    assert.equal((await api('PATCH', '/api/admin/assistant', adminToken, { hide_button: true })).status, 200);
+    await page.reload();
+    await row(page, 'report.txt').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Assistant', exact: true }).count(), 0);
     assert.deepEqual(errors.flatMap(realErrors), []);
   });
 });

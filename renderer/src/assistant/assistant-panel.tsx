@@ -190,6 +190,7 @@ export default function AssistantPanel({ paths, onChanged, onClose }: Props) {
             );
           }
           if (it.kind === 'answer') return <div key={i} className="msg answer" data-testid="assistant-answer"><MarkdownView text={it.text} images="ours" /></div>;
+          if (it.kind === 'stopped') return <p key={i} className="muted" data-testid="assistant-stopped">{t(`assistant.stopped.${it.reason}`)}</p>;
           if (it.kind === 'error') return <p key={i} className="error" role="alert" data-testid="assistant-error">{it.text}</p>;
           if (it.kind === 'step') {
             return (

@@ -28,6 +28,8 @@ test('an approval card is marked by the step that decides it', () => {
   assert.equal(no[0].kind === 'approval' && no[0].decided, 'rejected');
   const err = run([{ type: 'error', error: 'assistant_provider', message: 'The AI provider failed.', detail: null }]);
   assert.deepEqual(err, [{ kind: 'error', code: 'assistant_provider', text: 'The AI provider failed.' }]);
+  const limit = run([{ type: 'done', reason: 'max_steps', conversation: { id: 'c', title: 't' } }]);
+  assert.deepEqual(limit, [{ kind: 'stopped', reason: 'max_steps' }]);
 });
 
 test('a stored conversation: messages, then steps; a pending one waits as an approval', () => {

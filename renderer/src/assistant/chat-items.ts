@@ -10,7 +10,9 @@ export type Item =
   | { kind: 'answer'; text: string }
   | { kind: 'step'; id: string | null; tool: string; input: Record<string, unknown>; status: string; undo: boolean }
   | { kind: 'approval'; id: string; tool: string; input: Record<string, unknown>; reversible: boolean; decided?: 'approved' | 'rejected' }
-  | { kind: 'error'; code: string; text: string };
+  | { kind: 'error'; code: string; text: string }
+  /** The turn stopped at a limit (`max_steps`, `max_tokens`, `budget`). */
+  | { kind: 'stopped'; reason: 'max_steps' | 'max_tokens' | 'budget' };
 
 /** The items after one event (a new array; `conversation` and `done` change none). */
 export function applyEvent(items: Item[], ev: ChatEvent): Item[] {
@@ -30,6 +32,8 @@ export function applyEvent(items: Item[], ev: ChatEvent): Item[] {
       return [...items, { kind: 'approval', id: ev.step_id, tool: ev.tool, input: ev.input ?? {}, reversible: ev.reversible }];
     case 'error':
       return [...items, { kind: 'error', code: ev.error, text: ev.message || ev.error }];
+    case 'done':
+      return ev.reason === 'end' || ev.reason === 'approval' ? items : [...items, { kind: 'stopped', reason: ev.reason }];
     default:
       return items;
   }

@@ -666,6 +666,9 @@ export const en = {
   'aiadmin.test': 'Test',
   'aiadmin.models': 'Models: {models}',
   'aiadmin.reply': 'Reply: {reply}',
+  'assistant.stopped.max_steps': 'Stopped: the assistant reached the most steps one request may take. Send another message to go on.',
+  'assistant.stopped.max_tokens': 'Stopped: the answer reached its length limit.',
+  'assistant.stopped.budget': 'Stopped: this request used up its token budget.',
 } as const;
 
 export type MessageKey = keyof typeof en;

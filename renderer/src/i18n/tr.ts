@@ -668,4 +668,7 @@ export const tr: Record<MessageKey, string> = {
   'aiadmin.test': 'Test et',
   'aiadmin.models': 'Modeller: {models}',
   'aiadmin.reply': 'Yanıt: {reply}',
+  'assistant.stopped.max_steps': 'Durdu: asistan bir isteğin atabileceği en fazla adıma ulaştı. Devam etmek için yeni bir ileti gönderin.',
+  'assistant.stopped.max_tokens': 'Durdu: yanıt uzunluk sınırına ulaştı.',
+  'assistant.stopped.budget': 'Durdu: bu istek token bütçesini tüketti.',
 };
