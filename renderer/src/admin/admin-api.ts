@@ -8,6 +8,7 @@ import type { NewKey } from '../account/access-api';
 import type {
   ReplicaAudit, ReplicaDrill, ReplicaFailure, ReplicaMode, ReplicaReport, ReplicaRule, ReplicaSettings, ReplicaStatus, ReplicaTarget,
 } from '../../../server/contract';
+import type { AssistantSettingsView } from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -106,3 +107,9 @@ export const runReplicaReport = () => api<ReplicaReport>('/api/admin/replica/rep
 export const replicaAudit = async () => (await api<ReplicaAudit | undefined>('/api/admin/replica/audit')) ?? null;
 export const replicaDrill = async () => (await api<ReplicaDrill | undefined>('/api/admin/replica/drill')) ?? null;
 export const runReplicaDrill = () => api<{ op_id: string }>('/api/admin/replica/drill/run-now', { method: 'POST' });
+/** The assistant's settings (the API key never comes back: `api_key_set` says whether one is stored). */
+export type { AssistantSettingsView as AssistantSettings } from '../../../server/contract';
+export interface AssistantTest { ok: boolean; models: string[]; reply: string }
+export const assistant = () => api<AssistantSettingsView>('/api/admin/assistant');
+export const saveAssistant = (body: Record<string, unknown>) => api<AssistantSettingsView>('/api/admin/assistant', { method: 'PATCH', body });
+export const testAssistant = () => api<AssistantTest>('/api/admin/assistant/test', { method: 'POST' });

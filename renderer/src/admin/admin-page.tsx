@@ -7,10 +7,11 @@ import { AuditTab } from './audit-tab';
 import { SettingsTab } from './settings-tab';
 import { RolesTab } from './roles-tab';
 import { GatewaysTab } from './gateways-tab';
+import { AssistantTab } from './assistant-tab';
 import { ExternalTab } from './external-tab';
 import { ReplicationTab } from './replication-tab';
 
-const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['replication', 'admin.replication'], ['external', 'admin.external'], ['settings', 'admin.settings']];
+const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['replication', 'admin.replication'], ['external', 'admin.external'], ['assistant', 'admin.assistant'], ['settings', 'admin.settings']];
 
 export default function AdminPage() {
   const { t } = useI18n();
@@ -30,6 +31,7 @@ export default function AdminPage() {
       {tab === 'gateways' && <GatewaysTab />}
       {tab === 'external' && <ExternalTab />}
       {tab === 'replication' && <ReplicationTab />}
+      {tab === 'assistant' && <AssistantTab />}
       {tab === 'settings' && <SettingsTab />}
     </section>
   );

@@ -2,7 +2,7 @@
  * The file manager screen: it owns the open folder, the selection, the dialogs
  * and the shortcuts, and wires the listing, uploads and realtime frames together.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { Entry, Listing, SortDir, SortKey } from '../api/types';
 import { ApiError } from '../api/client';
 import { useI18n } from '../i18n';
@@ -40,6 +40,9 @@ import { useCapabilities } from '../api/capabilities';
 import type { NewdocType } from '../api/types';
 import { editorRoute, isEditorType, officeOpenTarget } from '../office/office-files';
 import { NewDocDialog } from '../office/new-doc-dialog';
+import { useAssistantButton } from '../assistant/use-assistant-button';
+
+const AssistantPanel = lazy(() => import('../assistant/assistant-panel'));
 
 type DialogState =
   | { kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts' }
@@ -70,6 +73,9 @@ export function FilesPage() {
   const searchInput = useRef<HTMLInputElement>(null);
   const uploadInput = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
+  const assistantButton = useAssistantButton();
+  const assistantBtn = useRef<HTMLButtonElement>(null);
+  const [assistantOpen, setAssistantOpen] = useState(false);
 
   const entries = useMemo(
     () => (search ? [...(search.result?.entries ?? [])].sort(entryComparator(sort, dir)) : listing.entries),
@@ -379,6 +385,9 @@ export function FilesPage() {
             <button type="button" aria-pressed={view === 'list'} aria-label={t('files.view.list')} title={t('files.view.list')} onClick={() => setViewMode('list')}>☰</button>
             <button type="button" aria-pressed={view === 'grid'} aria-label={t('files.view.grid')} title={t('files.view.grid')} onClick={() => setViewMode('grid')}>▦</button>
           </div>
+          {assistantButton && (
+            <button type="button" ref={assistantBtn} aria-expanded={assistantOpen} onClick={() => setAssistantOpen((o) => !o)}>{t('assistant.button')}</button>
+          )}
           <button type="button" className="icon-btn" aria-label={t('files.shortcuts')} title={t('files.shortcuts')} onClick={() => setDialog({ kind: 'shortcuts' })}>?</button>
         </div>
         {search && <h2 className="results-title">{t('search.results', { q: search.q })}</h2>}
@@ -413,6 +422,11 @@ export function FilesPage() {
         </p>
         {dragging && <div className="dropzone" aria-hidden="true">{t('files.drop_here', { path })}</div>}
       </section>
+      {assistantOpen && (
+        <Suspense fallback={null}>
+          <AssistantPanel paths={paths} onChanged={afterWrite} onClose={() => { setAssistantOpen(false); assistantBtn.current?.focus(); }} />
+        </Suspense>
+      )}
       <div className="panels">
         <UploadPanel />
         <OpsPanel />
