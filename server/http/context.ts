@@ -1,5 +1,5 @@
 /** Koa state shared by every middleware and route. */
-import type { Transform } from 'node:stream';
+import type { EgressShaper } from '../lib/egress';
 import type { Next } from 'koa';
 import type { Router, RouterContext } from '@koa/router';
 import { keyActor, personActor, type Actor, type KeyScope, type Principal } from '../auth';
@@ -22,8 +22,8 @@ export interface AppState {
   docserverAuthorization?: string;
   /** Set by the public links listener (every request there counts as from the internet). */
   publicListener?: boolean;
-  /** The uplink budget's stage for this response's body (public link transfers); the byte senders put it in their pipeline. */
-  pacer?: Transform;
+  /** The uplink budget of this response (public link transfers from the internet); the byte senders spend it. */
+  egress?: EgressShaper;
 }
 
 export type Ctx = RouterContext<AppState>;

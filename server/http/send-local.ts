@@ -8,12 +8,10 @@
  * the FileHandle machinery, which costs more than the read itself for a
  * small file.
  */
-import { close, createReadStream } from 'node:fs';
+import { close } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { finished, type Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream';
 import { CHUNK, openRead, readAt, sendLocalRange, sendPool } from '../lib/send-range';
-import { byteCounter } from '../lib/streams';
 import type { Ctx } from './context';
 
 export { sendLocalRange, sendPool } from '../lib/send-range';
@@ -24,32 +22,22 @@ export { sendLocalRange, sendPool } from '../lib/send-range';
  * Resolves with the bytes that left; never throws (a failed send destroys the response).
  */
 export async function sendLocal(ctx: Ctx, path: string, start: number, end: number): Promise<number> {
-  if (ctx.state.pacer) return sendPaced(ctx, ctx.state.pacer, path, start, end);
+  // A public transfer from the internet spends the uplink budget chunk by chunk (lib/egress).
+  const pace = ctx.state?.egress?.sender() ?? undefined;
   ctx.respond = false;
   // Koa's ctx.set already put every header on the response: writeHead needs only the status.
   ctx.res.writeHead(ctx.status);
   const sent = { bytes: 0 };
   try {
-    if (end >= start && end - start < CHUNK) return await sendSmall(ctx.res, path, start, end - start + 1);
-    if (end >= start) await sendLocalRange(ctx.res, path, start, end, sent);
+    if (!pace && end >= start && end - start < CHUNK) return await sendSmall(ctx.res, path, start, end - start + 1);
+    if (end >= start) await sendLocalRange(ctx.res, path, start, end, sent, pace);
     ctx.res.end();
   } catch {
     ctx.res.destroy();
+  } finally {
+    pace?.done();
   }
   return sent.bytes;
-}
-
-/** A public transfer under the uplink budget: a plain read stream through the pacer (the budget, not the disk, sets the pace). */
-async function sendPaced(ctx: Ctx, pacer: Transform, path: string, start: number, end: number): Promise<number> {
-  const sent = byteCounter();
-  ctx.respond = false;
-  ctx.res.writeHead(ctx.status);
-  try {
-    await pipeline(createReadStream(path, { start, end, highWaterMark: CHUNK }), pacer, sent.stage, ctx.res);
-  } catch {
-    ctx.res.destroy();
-  }
-  return sent.bytes();
 }
 
 /**

@@ -128,7 +128,8 @@ export async function streamBody(ctx: Ctx, body: Readable, settle: (bytes: numbe
   const count = byteCounter();
   try {
     // A public transfer under the uplink budget goes through its pacer (set by the public routes).
-    if (ctx.state.pacer) await pipeline(body, ctx.state.pacer, count.stage, ctx.res);
+    const pacer = ctx.state.egress?.pace();
+    if (pacer) await pipeline(body, pacer, count.stage, ctx.res);
     else await pipeline(body, count.stage, ctx.res);
   } catch {
     ctx.res.destroy();

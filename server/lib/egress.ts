@@ -98,6 +98,49 @@ export class EgressShaper {
     return t;
   }
 
+  /** Bytes to read at a time under this budget: ~20 ms of it, from 16 KiB to 1 MiB. */
+  get chunk(): number {
+    return Math.min(1 << 20, Math.max(16 * 1024, Math.floor(this.rate / 50)));
+  }
+
+  /**
+   * For senders that write their own chunks (the local file sender): spends
+   * `n` bytes, undefined when granted at once, else a promise that resolves
+   * once every slice of them was granted in its turn. `done()` ends the stream.
+   */
+  sender(): { chunk: number; spend: (n: number) => Promise<void> | undefined; done: () => void } | null {
+    if (this.rate === 0) return null;
+    this.active++;
+    let open = true;
+    return {
+      chunk: this.chunk,
+      spend: (n) => this.spend(n),
+      done: () => {
+        if (open) this.active--;
+        open = false;
+      },
+    };
+  }
+
+  private spend(n: number): Promise<void> | undefined {
+    if (this.take(n)) return undefined;
+    return new Promise((resolve) => {
+      let left = n;
+      const next = () => {
+        while (left > 0) {
+          const k = Math.min(left, this.slice);
+          if (!this.take(k)) {
+            this.wait({ n: k, grant: () => ((left -= k), next()) });
+            return;
+          }
+          left -= k;
+        }
+        resolve();
+      };
+      next();
+    });
+  }
+
   /** What the admin status shows. */
   stats(): EgressStats {
     return { budget_bps: this.rate, current_bps: this.currentBps(), active_streams: this.active, waiting_streams: this.waiters.length, bytes_total: this.total };

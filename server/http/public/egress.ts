@@ -29,6 +29,6 @@ export function publicEgress(o: { shaper: EgressShaper; guard: LinkGuard }): Adm
     if (egressExempt(ctx)) return;
     const release = await o.guard.enter(share, { ip: ctx.state.ip, ua: ctx.state.ua, ranged: !!ctx.get('range') });
     ctx.res.once('close', release);
-    ctx.state.pacer = o.shaper.pace() ?? undefined;
+    if (o.shaper.budget > 0) ctx.state.egress = o.shaper;
   };
 }
