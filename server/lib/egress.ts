@@ -217,7 +217,6 @@ export class EgressShaper {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.serve();
-    }, ms);
-    this.timer.unref();
+    }, ms); // not unref'd: it exists only while some transfer waits for tokens
   }
 }
