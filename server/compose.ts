@@ -159,6 +159,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const shares = createShares({
       db, auth, catalogue, files, settings, bus, uploads, mailer, secretKey, publicUrl: config.publicUrl,
       zipDir: dirs.zips, zipWarmMaxBytes: config.shareZipWarmMaxBytes, zipMaxAgeMs: config.shareZipMaxAge, log: logFn,
+      guardLimits: () => ({
+        maxStreams: settings.get('public_link_max_streams') ?? config.publicLinkMaxStreams,
+        maxAddresses: settings.get('public_link_max_addresses') ?? config.publicLinkMaxAddresses,
+      }),
     });
     cleanups.unshift(() => shares.zips.stopAll());
     const bell = new Bell(db.sqlite, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));

@@ -48,6 +48,10 @@ import { filesVerbRoutes } from './http/routes/files-verbs.routes';
 import { uploadRoutes } from './http/routes/uploads.routes';
 import { shareRoutes } from './http/routes/shares.routes';
 import { sharePublicRoutes } from './http/routes/shares-public.routes';
+import { adminUplinkRoutes } from './http/routes/admin-uplink.routes';
+import { publicEgress } from './http/public/egress';
+import { EgressShaper } from './lib/egress';
+import { parseAddressList } from './lib/net-addr';
 import { shareDropRoutes } from './http/routes/shares-drop.routes';
 import { updateRoutes } from './http/routes/update.routes';
 import { protectionRoutes } from './http/routes/protection.routes';
@@ -136,6 +140,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const sshKeys = new SshKeys(db, auth.repo, bus);
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
     const pdfs = new PdfRenditions(dirs.pdf);
+    // Uplink protection of public links (docs/desktop.md): one egress budget, settings over environment.
+    const egressBps = () => (sv.settings.get('public_egress_mbps') ?? config.publicEgressMbps) * 125_000;
+    const shaper = new EgressShaper(egressBps());
+    sv.settings.onChange((key) => {
+      if (key === 'public_egress_mbps') shaper.setRate(egressBps());
+    });
+    const admit = publicEgress({ shaper, guard: shares.guard });
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes((ctx: Ctx) => ({ ...sv.capabilities(), assistant: sv.assistant.capability(ctx.state.principal ? actor(ctx) : null) })),
       assistantRoutes({ assistant: sv.assistant, bus, maxJsonBytes: json }),
@@ -184,16 +195,27 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminExternalRoutes({ docserver: sv.docserver, bus, maxJsonBytes: json }),
       docserverRoutes({ docserver: sv.docserver, maxJsonBytes: json }),
       shareRoutes({ shares, maxJsonBytes: json }),
-      sharePublicRoutes({ shares, maxJsonBytes: json, log: logFn }),
+      sharePublicRoutes({ shares, maxJsonBytes: json, admit, log: logFn }),
+      adminUplinkRoutes({
+        settings: sv.settings, bus, maxJsonBytes: json,
+        effective: () => ({
+          public_egress_mbps: egressBps() / 125_000,
+          public_link_max_streams: sv.settings.get('public_link_max_streams') ?? config.publicLinkMaxStreams,
+          public_link_max_addresses: sv.settings.get('public_link_max_addresses') ?? config.publicLinkMaxAddresses,
+        }),
+      }),
       shareDropRoutes({ shares, maxJsonBytes: json }),
     ];
     const health = createHealth({
       db, admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait },
       // The recovery point of the backups, for the admin console's health view.
-      extra: [['replication', () => sv.replication.repair.status()]],
+      extra: [
+        ['replication', () => sv.replication.repair.status()],
+        ['egress', () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: shares.service.suspendedCount() })],
+      ],
     });
     routers.push(health.routes);
-    const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
+    const appOptions = { auth, lang: config.locale, trustedProxies: parseAddressList(config.trustedProxies).list, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
     const app = buildApp({ ...appOptions, before: [activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
 

@@ -4,6 +4,7 @@
  * (`node --import tsx scripts/config-table.ts`), so the two never drift.
  */
 import { parseDuration } from '../lib/duration';
+import { parseAddressList } from '../lib/net-addr';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 type Parser<T> = (raw: string) => Parsed<T>;
@@ -16,6 +17,13 @@ export const int = (min = -Infinity, max = Infinity): Parser<number> => (raw) =>
   if (!/^-?\d+$/.test(raw.trim())) return bad('must be an integer');
   const n = Number(raw);
   return n < min || n > max ? bad(`must be between ${min} and ${max}`) : ok(n);
+};
+/** An integer, or 0 when empty. */
+export const intOrEmpty = (min: number, max: number): Parser<number> => (raw) => (raw.trim() === '' ? ok(0) : int(min, max)(raw));
+/** A comma list of addresses and CIDR ranges (lib/net-addr), kept as written. */
+export const addressList: Parser<string> = (raw) => {
+  const { bad: wrong } = parseAddressList(raw);
+  return wrong === null ? ok(raw) : bad(`"${wrong}" is not an address, a CIDR range, loopback, private or none`);
 };
 export const bool: Parser<boolean> = (raw) => {
   const v = raw.trim().toLowerCase();
@@ -90,6 +98,10 @@ export const SETTINGS = {
   httpIdleTimeout: s('SERVICE_HTTP_IDLE_TIMEOUT', duration, '60s', 'Inactivity allowed while a request is open (no body byte received, no response byte taken); a steady upload or download of any length is never cut (0 = no limit).'),
   httpKeepAliveTimeout: s('SERVICE_HTTP_KEEPALIVE_TIMEOUT', duration, '65s', 'How long an idle keep-alive connection stays open between requests (above the 60 s of common proxies and tunnels).'),
   publicMaxConnsPerIp: s('SERVICE_PUBLIC_MAX_CONNECTIONS_PER_IP', int(0, 1_000_000), '64', 'Open connections one client address may hold on the public links listener; more are closed at once (0 = no cap). Behind a tunnel every visitor shares the tunnel\'s address: size it for all of them.'),
+  trustedProxies: s('SERVICE_TRUSTED_PROXIES', addressList, 'loopback', 'Peers whose `X-Forwarded-For` names the client (comma list of addresses and CIDR ranges; `loopback`, `private`, `none`). The header from any other peer is ignored.'),
+  publicEgressMbps: s('SERVICE_PUBLIC_EGRESS_MBPS', intOrEmpty(0, 100_000), '0', 'Upload budget in Mbit/s shared fairly by every public link transfer (0 or empty = unlimited). Signed-in and LAN visitors are exempt. The admin setting `public_egress_mbps` overrides it.'),
+  publicLinkMaxStreams: s('SERVICE_PUBLIC_LINK_MAX_STREAMS', int(0, 10_000), '16', 'Concurrent public requests one link may serve (0 = no cap); more get 429 with Retry-After. Admin setting `public_link_max_streams`.'),
+  publicLinkMaxAddresses: s('SERVICE_PUBLIC_LINK_MAX_ADDRESSES', int(0, 1_000_000), '100', 'Distinct client addresses one link may see within an hour before it is suspended (0 = never). Admin setting `public_link_max_addresses`.'),
   admissionMaxActive: s('SERVICE_ADMISSION_MAX_ACTIVE', int(1, 1000), '4', 'Listings and searches computed at once; more wait their turn, round-robin across people and addresses.'),
   admissionMaxQueue: s('SERVICE_ADMISSION_MAX_QUEUE', int(1, 1_000_000), '1024', 'Listings and searches that may wait (one caller at most a quarter of them); more get 503 with Retry-After.'),
   admissionMaxWait: s('SERVICE_ADMISSION_MAX_WAIT', duration, '10s', 'The longest a listing or search waits for its turn before 503 with Retry-After.'),

@@ -5,7 +5,7 @@ export interface DropSettings {
   ask_name: boolean;
 }
 
-export type ShareState = 'active' | 'expired' | 'revoked' | 'capped';
+export type ShareState = 'active' | 'expired' | 'revoked' | 'capped' | 'suspended';
 
 /** A link as its owner sees it (`GET /api/files/share`, create and revoke answers). */
 export interface ShareView {
@@ -26,6 +26,9 @@ export interface ShareView {
   drop_settings: DropSettings | null;
   created_at: string;
   revoked_at: string | null;
+  /** Set while the uplink guard holds the link suspended (`addresses` or `accelerator`); the owner or an admin re-enables it. */
+  suspended_at: string | null;
+  suspended_reason: string | null;
   state: ShareState;
 }
 

@@ -425,6 +425,9 @@ export interface SharesTable {
   drop_settings: string | null;
   revoked_at: string | null;
   created_at: string;
+  /** Set by the uplink guard (distinct addresses, accelerator); cleared by a re-enable. */
+  suspended_at: string | null;
+  suspended_reason: 'addresses' | 'accelerator' | null;
 }
 /** shares: the token of a link whose storage was deleted (kept by a trigger; the link answers `revoked`). */
 export interface ShareTombstonesTable {

@@ -91,7 +91,7 @@ function present(r: NotificationsTable): Notification {
 /** Who gets a bell entry: admins for system events, an owner for their own things. */
 export interface BellRecipients {
   admins(): number[];
-  /** The user a drop's link belongs to. */
+  /** The user a link (drop or share) belongs to. */
   dropOwner(ownerId: number): number[];
 }
 
@@ -111,6 +111,14 @@ const RULES: { [E in EventName]?: Render<E> } = {
   'drop.received': (p, r) => ({
     to: r.dropOwner(p.owner_id),
     n: { event: 'drop.received', severity: 'info', title: 'Files received', body: `${p.files.length} file(s) in ${p.folder}`, data: { share_id: p.share_id, folder: p.folder, files: p.files } },
+  }),
+  'share.suspended': (p, r) => ({
+    to: [...r.dropOwner(p.owner_id), ...r.admins()],
+    n: {
+      event: 'share.suspended', severity: 'warning', title: 'Share link suspended',
+      body: `${p.path}: ${p.reason === 'addresses' ? `${p.addresses ?? 'too many'} different addresses within an hour` : 'a download accelerator opened many parallel ranges'}. Re-enable it under Links.`,
+      data: { share_id: p.share_id, path: p.path, reason: p.reason },
+    },
   }),
   update_available: (p, r) => ({
     to: r.admins(),

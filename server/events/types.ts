@@ -41,6 +41,8 @@ export interface EventMap {
     node: { storage_id: number; path: string; name: string; size: number };
     meta: { signature: string; quarantined: boolean; trash_path: string };
   };
+  /** The uplink guard suspended a public link (distinct addresses per hour over the limit, or a download accelerator). */
+  'share.suspended': { share_id: number; owner_id: number; token: string; path: string; reason: 'addresses' | 'accelerator'; suspended_at: string; addresses?: number; ip?: string; ua?: string };
   'drop.received': { share_id: number; owner_id: number; folder: string; files: string[]; uploader?: string };
   /** Realtime change of a folder's content (UI path of the folder). */
   'folder.changed': { storage_id: number; folder: string; kind: 'created' | 'updated' | 'deleted' | 'moved'; path: string; name: string };

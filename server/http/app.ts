@@ -3,6 +3,7 @@
  * CSRF guard, the feature routers, the JSON 404 for unknown /api routes, and
  * the web UI with its SPA fallback.
  */
+import type { BlockList } from 'node:net';
 import Koa from 'koa';
 import type { Router } from '@koa/router';
 import type { Auth } from '../auth';
@@ -18,6 +19,8 @@ import type { AppState, Mw } from './context';
 export interface AppOptions {
   auth: Auth;
   lang: Lang;
+  /** Peers whose X-Forwarded-For is believed (default: loopback). */
+  trustedProxies?: BlockList;
   routers: Array<Router<AppState>>;
   rendererDir: string;
   log: (msg: string, err?: unknown) => void;
@@ -33,7 +36,7 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = false;
   app.silent = true;
-  app.use(requestContext(o.lang));
+  app.use(requestContext(o.lang, o.trustedProxies));
   app.use(errorEnvelope(o.log, o.onDbBusy));
   for (const mw of o.before ?? []) app.use(mw);
   app.use(authenticate(o.auth, o.lang));

@@ -1,4 +1,5 @@
 /** Koa state shared by every middleware and route. */
+import type { EgressShaper } from '../lib/egress';
 import type { Next } from 'koa';
 import type { Router, RouterContext } from '@koa/router';
 import { keyActor, personActor, type Actor, type KeyScope, type Principal } from '../auth';
@@ -19,6 +20,10 @@ export interface AppState {
   key?: KeyScope;
   /** The document server callback's `Authorization` header, kept by the public listener (which clears it for everything else). */
   docserverAuthorization?: string;
+  /** Set by the public links listener (every request there counts as from the internet). */
+  publicListener?: boolean;
+  /** The uplink budget of this response (public link transfers from the internet); the byte senders spend it. */
+  egress?: EgressShaper;
 }
 
 export type Ctx = RouterContext<AppState>;

@@ -46,6 +46,8 @@ const BASE: Record<string, number> = {
   required: 422,
   checksum_mismatch: 422,
   locked: 423,
+  // A link the uplink guard suspended: it exists and will work again once re-enabled.
+  link_suspended: 423,
   rate_limited: 429,
   storage_unreachable: 502,
   unsupported: 501,

@@ -22,16 +22,20 @@ export { sendLocalRange, sendPool } from '../lib/send-range';
  * Resolves with the bytes that left; never throws (a failed send destroys the response).
  */
 export async function sendLocal(ctx: Ctx, path: string, start: number, end: number): Promise<number> {
+  // A public transfer from the internet spends the uplink budget chunk by chunk (lib/egress).
+  const pace = ctx.state?.egress?.sender() ?? undefined;
   ctx.respond = false;
   // Koa's ctx.set already put every header on the response: writeHead needs only the status.
   ctx.res.writeHead(ctx.status);
   const sent = { bytes: 0 };
   try {
-    if (end >= start && end - start < CHUNK) return await sendSmall(ctx.res, path, start, end - start + 1);
-    if (end >= start) await sendLocalRange(ctx.res, path, start, end, sent);
+    if (!pace && end >= start && end - start < CHUNK) return await sendSmall(ctx.res, path, start, end - start + 1);
+    if (end >= start) await sendLocalRange(ctx.res, path, start, end, sent, pace);
     ctx.res.end();
   } catch {
     ctx.res.destroy();
+  } finally {
+    pace?.done();
   }
   return sent.bytes;
 }

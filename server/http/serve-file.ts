@@ -6,11 +6,12 @@
  * `onSettled` learns how many bytes reached the client, once, whatever
  * happened, which is what download caps are decided on.
  */
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors';
 import { contentDisposition, ifRangeAllows, notModified, planRange, type OpenFile, type Span } from '../files';
 import { randomToken } from '../lib/crypto';
+import { byteCounter } from '../lib/streams';
 import type { Ctx } from './context';
 import { sendLocal } from './send-local';
 
@@ -124,17 +125,14 @@ async function sendMulti(ctx: Ctx, f: OpenFile, spans: Span[], type: string, hea
 export async function streamBody(ctx: Ctx, body: Readable, settle: (bytes: number) => void): Promise<void> {
   ctx.respond = false;
   ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
-  let sent = 0;
-  const count = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      sent += chunk.length;
-      cb(null, chunk);
-    },
-  });
+  const count = byteCounter();
   try {
-    await pipeline(body, count, ctx.res);
+    // A public transfer under the uplink budget goes through its pacer (set by the public routes).
+    const pacer = ctx.state.egress?.pace();
+    if (pacer) await pipeline(body, pacer, count.stage, ctx.res);
+    else await pipeline(body, count.stage, ctx.res);
   } catch {
     ctx.res.destroy();
   }
-  settle(sent);
+  settle(count.bytes());
 }

@@ -13,6 +13,12 @@ import { close, open, read } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 
 export const CHUNK = 1 << 20;
+
+/** A send budget (lib/egress): read in chunks of `chunk` bytes, each spent before it is written. */
+export interface Pacing {
+  chunk: number;
+  spend(n: number): Promise<void> | undefined;
+}
 const MIN_CLASS = 1 << 12;
 /** Idle bytes the pool keeps, per size class (a 1 MiB class holds 8 buffers). */
 const CLASS_BYTES = 8 << 20;
@@ -56,12 +62,13 @@ const closeFd = (fd: number) => new Promise<void>((resolve) => close(fd, () => r
  * Writes bytes `start..end` (inclusive) of `path`; resolves when done, rejects
  * when the client left or a read failed. `sent.bytes` counts what reached the socket.
  */
-export async function sendLocalRange(res: ServerResponse, path: string, start: number, end: number, sent = { bytes: 0 }): Promise<void> {
+export async function sendLocalRange(res: ServerResponse, path: string, start: number, end: number, sent = { bytes: 0 }, pace?: Pacing): Promise<void> {
   const fd = await openRead(path);
   const length = end - start + 1;
-  const bufs = [sendPool.take(Math.min(CHUNK, length))];
-  if (length > CHUNK) bufs.push(sendPool.take(CHUNK));
-  const size = bufs[0].length;
+  const chunk = pace ? Math.min(CHUNK, pace.chunk) : CHUNK;
+  const bufs = [sendPool.take(Math.min(chunk, length))];
+  if (length > chunk) bufs.push(sendPool.take(chunk));
+  const size = Math.min(bufs[0].length, chunk);
   // A buffer goes back to the pool only once the socket is done with it (or the response is gone).
   let inFlight = 0;
   let finished = false;
@@ -86,6 +93,9 @@ export async function sendLocalRange(res: ServerResponse, path: string, start: n
       const want = Math.min(size, end - pos + 1);
       const got = await readAt(fd, bufs[i], want, pos);
       if (got === 0) throw new Error('file shrank while being sent');
+      // Under a budget the bytes wait for their tokens (undefined: granted at once, no promise).
+      const granted = pace?.spend(got);
+      if (granted) await granted;
       // The other buffer's write must be flushed before we touch it on the next turn.
       await pending;
       pending = write(got === bufs[i].length ? bufs[i] : bufs[i].subarray(0, got)).then(() => void (sent.bytes += got));

@@ -2,7 +2,7 @@
  * Stream plumbing every layer uses, so that no stream is ever joined with a
  * bare `.pipe()` (whose errors, left unheard, end the process).
  */
-import { pipeline, Readable, type Writable } from 'node:stream';
+import { pipeline, Readable, Transform, type Writable } from 'node:stream';
 
 /**
  * Joins `source` to `dest` with `stream.pipeline` (a failure on either side
@@ -64,4 +64,16 @@ export function takeBytes(body: Readable, skip: number, count: number): Readable
     }
   }
   return Readable.from(slice(), { objectMode: false });
+}
+
+/** A pass-through stage that counts the bytes through it (what reached the next stage). */
+export function byteCounter(): { stage: Transform; bytes: () => number } {
+  let n = 0;
+  const stage = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      n += chunk.length;
+      cb(null, chunk);
+    },
+  });
+  return { stage, bytes: () => n };
 }

@@ -65,6 +65,10 @@ export const SETTINGS = {
   replica_default_mode: def<'mirror' | 'append_only' | 'skip'>('mirror', (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip', 'mirror, append_only or skip'),
   /** The AI assistant's admin settings (provider, sealed API key, limits); the assistant module checks the fields. */
   assistant: def<Record<string, unknown>>({}, (v): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && JSON.stringify(v).length <= 16_384, 'an object'),
+  /** Uplink protection (docs/desktop.md): null follows the environment (SERVICE_PUBLIC_EGRESS_MBPS and friends). */
+  public_egress_mbps: def<number | null>(null, (v): v is number | null => v === null || int(0, 100_000)(v), '0..100000 or null'),
+  public_link_max_streams: def<number | null>(null, (v): v is number | null => v === null || int(0, 10_000)(v), '0..10000 or null'),
+  public_link_max_addresses: def<number | null>(null, (v): v is number | null => v === null || int(0, 1_000_000)(v), '0..1000000 or null'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

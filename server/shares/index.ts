@@ -11,6 +11,7 @@ import type { FileService } from '../files';
 import type { SettingsStore } from '../settings';
 import type { UploadsService } from '../uploads';
 import { DropsService } from './drops.service';
+import { LinkGuard, type GuardLimits } from './link-guard';
 import { ShareZips } from './share-zip';
 import { SharesRepo } from './shares.repo';
 import { SharesService } from './shares.service';
@@ -24,6 +25,7 @@ export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
 export { SharesRepo, type ShareRow } from './shares.repo';
 export { pt, ptn, publicDate, type PublicKey } from './public-i18n';
 export { RateLimiter } from './rate-limit';
+export { LinkGuard, ACCELERATOR_UA, ACCEL_STRIKES, type GuardLimits, type Visit } from './link-guard';
 
 export interface SharesDeps {
   db: Db;
@@ -39,6 +41,8 @@ export interface SharesDeps {
   zipDir: string;
   zipWarmMaxBytes: number;
   zipMaxAgeMs: number;
+  /** The uplink guard's limits, read on each public request (settings over environment). */
+  guardLimits: () => GuardLimits;
   log: (msg: string, err?: unknown) => void;
 }
 
@@ -46,23 +50,27 @@ export interface SharesDeps {
 export function createShares(d: SharesDeps) {
   const repo = new SharesRepo(d.db);
   let zips: ShareZips | null = null;
+  let guard: LinkGuard | null = null;
   const service = new SharesService({
     db: d.db,
     repo, auth: d.auth, catalogue: d.catalogue, files: d.files, settings: d.settings, bus: d.bus, secretKey: d.secretKey, publicUrl: d.publicUrl,
     onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row),
+    onResumed: (id) => guard?.forget(id),
   });
+  guard = new LinkGuard(service, d.guardLimits);
   zips = new ShareZips({ catalogue: d.catalogue, files: d.files, shares: service, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log });
   const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
   /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
   const sweep = async () => {
     for (const id of service.sweep()) await zips!.ended(id);
     await drops.sweepStale();
+    guard!.prune();
   };
   /** One page of a shared folder from the catalogue, folders first by name. */
   const browse = (storageId: number, dir: string, limit: number) => d.catalogue.nodes.list(storageId, dir, { sort: 'name', desc: false, limit, offset: 0 });
   /** The catalogue row of a path (thumbnail state), or undefined. */
   const node = (storageId: number, rel: string) => d.catalogue.nodes.get(storageId, rel);
-  return { service, zips, drops, mailer: d.mailer, sweep, browse, node };
+  return { service, zips, drops, guard, mailer: d.mailer, sweep, browse, node };
 }
 
 export type Shares = ReturnType<typeof createShares>;

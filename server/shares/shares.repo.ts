@@ -11,7 +11,7 @@ export type ShareRow = SharesTable;
 export type SubmissionRow = DropSubmissionsTable;
 export type DropFileRow = DropFilesTable;
 
-export type NewShare = Omit<ShareRow, 'id' | 'downloads' | 'uploads' | 'pin_fails' | 'locked_until' | 'revoked_at'>;
+export type NewShare = Omit<ShareRow, 'id' | 'downloads' | 'uploads' | 'pin_fails' | 'locked_until' | 'revoked_at' | 'suspended_at' | 'suspended_reason'>;
 
 export class SharesRepo {
   constructor(private db: Db) {}
@@ -46,6 +46,21 @@ export class SharesRepo {
     return this.db.sqlite
       .prepare("SELECT * FROM shares WHERE kind = 'link' AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)")
       .all(nowIso) as ShareRow[];
+  }
+
+  /** Suspends a link (the uplink guard); false when already suspended or missing. */
+  suspend(id: number, reason: 'addresses' | 'accelerator', nowIso: string): boolean {
+    return this.db.sqlite.prepare('UPDATE shares SET suspended_at = ?, suspended_reason = ? WHERE id = ? AND suspended_at IS NULL').run(nowIso, reason, id).changes === 1;
+  }
+
+  /** Lifts a suspension; false when the link was not suspended. */
+  resume(id: number): boolean {
+    return this.db.sqlite.prepare('UPDATE shares SET suspended_at = NULL, suspended_reason = NULL WHERE id = ? AND suspended_at IS NOT NULL').run(id).changes === 1;
+  }
+
+  /** Live links suspended now (for the admin status). */
+  suspendedCount(): number {
+    return (this.db.sqlite.prepare('SELECT count(*) AS n FROM shares WHERE suspended_at IS NOT NULL AND revoked_at IS NULL').get() as { n: number }).n;
   }
 
   /** Revokes: expiry set to now and `revoked_at` written. False when already revoked or missing. */

@@ -78,6 +78,8 @@ export interface SharesOptions {
   onEnded?: (shareId: number) => void;
   /** Called after a link is created (the ZIP warmer pre-builds folder archives). */
   onCreated?: (row: ShareRow) => void;
+  /** Told when a suspended link is re-enabled (the guard forgets what it counted). */
+  onResumed?: (shareId: number) => void;
 }
 
 export class SharesService {
@@ -161,6 +163,35 @@ export class SharesService {
   }
 
   /**
+   * Suspends a live link (uplink guard): stored, announced as `share.suspended`
+   * (bell for its creator and the admins, webhooks) and audited. Once only.
+   */
+  async suspend(row: ShareRow, reason: 'addresses' | 'accelerator', meta: { addresses?: number; ip?: string; ua?: string }): Promise<boolean> {
+    const at = new Date().toISOString();
+    if (!this.o.repo.suspend(row.id, reason, at)) return false;
+    const path = this.sharePath(row);
+    await this.o.bus.emit('share.suspended', { share_id: row.id, owner_id: row.owner_id, token: row.token, path, reason, suspended_at: at, ...meta });
+    await this.o.bus.emit('audit', { action: 'share.suspend', resource: path, request: { ip: meta.ip ?? null, ua: meta.ua ?? null }, meta: { share_id: row.id, reason } });
+    return true;
+  }
+
+  /** Re-enables a suspended link (owner or admin; anyone else gets `not_found`). Idempotent. */
+  async resume(a: Actor, idOrToken: string): Promise<ShareView> {
+    const row = /^\d+$/.test(idOrToken) ? this.o.repo.byId(Number(idOrToken)) : TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : undefined;
+    if (!row || !this.manages(a, row)) throw new AppError('not_found');
+    if (this.o.repo.resume(row.id)) {
+      await this.o.bus.emit('audit', { action: 'share.resume', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id } });
+      this.o.onResumed?.(row.id);
+    }
+    return this.present(this.o.repo.byId(row.id)!, '');
+  }
+
+  /** Live links held suspended now. */
+  suspendedCount(): number {
+    return this.o.repo.suspendedCount();
+  }
+
+  /**
    * The live share behind `token`, or the public refusal: `not_found` for a
    * malformed or unknown token and for a capped link (`params.reason`
    * `capped`), `expired` (clock or revoked by its owner), `revoked` (creator
@@ -174,6 +205,7 @@ export class SharesService {
     const state = this.stateOf(share);
     if (state === 'expired') throw new AppError('expired');
     if (state === 'revoked') throw new AppError('revoked');
+    if (state === 'suspended') throw new AppError('link_suspended', {}, { reason: share.suspended_reason });
     if (state === 'capped' && !opts.allowCapped) throw new AppError('not_found', { reason: 'capped' });
     const owner = this.ownerPrincipal(share.owner_id)!;
     const storage = this.o.catalogue.repo.byId(share.storage_id)!;
@@ -263,6 +295,7 @@ export class SharesService {
     if (!this.ownerPrincipal(s.owner_id)) return 'revoked';
     const storage = this.o.catalogue.repo.byId(s.storage_id);
     if (!storage || !storage.enabled) return 'revoked';
+    if (s.suspended_at) return 'suspended';
     if (s.kind === 'link' && s.max_downloads !== null && s.downloads >= s.max_downloads) return 'capped';
     if (s.kind === 'drop' && s.max_uploads !== null && s.uploads >= s.max_uploads) return 'capped';
     return 'active';
@@ -288,7 +321,7 @@ export class SharesService {
       id: s.id, kind: s.kind, path: this.sharePath(s), token: s.token, url: this.urlOf(s, origin), ttl: s.ttl, expires_at: s.expires_at,
       expiry_clamped: !!s.expiry_clamped, max_downloads: s.max_downloads, downloads: s.downloads, max_uploads: s.max_uploads, uploads: s.uploads,
       requires_pin: !!s.pin_hash, comment: s.comment, drop_settings: s.kind === 'drop' ? dropSettingsOf(s) : null, created_at: s.created_at,
-      revoked_at: s.revoked_at, state: this.stateOf(s),
+      revoked_at: s.revoked_at, suspended_at: s.suspended_at, suspended_reason: s.suspended_reason, state: this.stateOf(s),
     };
   }
 

@@ -14,4 +14,6 @@ test('link status from the row: used up (cap) is told apart from expired (date)'
   // Both limits reached: the cap is what the owner needs to hear about.
   assert.equal(linkStatus({ ...base, downloads: 3, expires_at: '2026-11-20T00:00:00Z' }, now), 'used');
   assert.equal(linkStatus({ ...base, expires_at: null, max_downloads: null }, now), 'active');
+  assert.equal(linkStatus({ ...base, suspended_at: '2026-11-20T00:00:00Z', suspended_reason: 'addresses' }, now), 'suspended');
+  assert.equal(linkStatus({ ...base, suspended_at: '2026-11-20T00:00:00Z', revoked_at: '2026-11-20T00:00:00Z' }, now), 'revoked');
 });

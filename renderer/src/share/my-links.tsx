@@ -1,4 +1,4 @@
-/** The caller's links: what they point at, uses against the cap, expiry, status, revoke. */
+/** The caller's links: what they point at, uses against the cap, expiry, status, revoke, re-enable after a suspension. */
 import { useEffect, useState } from 'react';
 import type { Share } from '../api/types';
 import { useI18n } from '../i18n';
@@ -6,7 +6,7 @@ import { formatDate } from '../lib/format';
 import { fromSharePath } from '../lib/ui-path';
 import { ConfirmDialog } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
-import { myShares, revokeShare } from './share-api';
+import { myShares, resumeShare, revokeShare } from './share-api';
 import { linkStatus } from './link-status';
 
 export function MyLinks() {
@@ -64,10 +64,16 @@ export function MyLinks() {
                     <td>{t(s.kind === 'drop' ? 'links.kind.drop' : 'links.kind.share')}</td>
                     <td>{s.downloads ?? 0}{s.max_downloads ? ` / ${s.max_downloads}` : ''}</td>
                     <td>{s.expires_at ? formatDate(s.expires_at, lang) : t('common.never')}</td>
-                    <td><span className={`pill ${st}`}>{t(`links.status.${st}`)}</span></td>
+                    <td>
+                      <span className={`pill ${st}`}>{t(`links.status.${st}`)}</span>
+                      {st === 'suspended' && <div className="muted">{t(s.suspended_reason === 'accelerator' ? 'links.suspended.accelerator' : 'links.suspended.addresses')}</div>}
+                    </td>
                     <td><div className="row-actions">
                       {st === 'active' && <button type="button" className="small" onClick={() => void copy(s.url)}>{t('links.copy')}</button>}
-                      {st === 'active' && <button type="button" className="danger small" onClick={() => setRevoking(s)}>{t('links.revoke')}</button>}
+                      {st === 'suspended' && (
+                        <button type="button" className="small" onClick={() => void resumeShare(s.id).then(() => (toast.info(t('links.resumed')), load()), toast.error)}>{t('links.resume')}</button>
+                      )}
+                      {(st === 'active' || st === 'suspended') && <button type="button" className="danger small" onClick={() => setRevoking(s)}>{t('links.revoke')}</button>}
                     </div></td>
                   </tr>
                 );

@@ -22,3 +22,6 @@ export async function myShares(): Promise<Share[]> {
 }
 
 export const revokeShare = (id: number) => api(`/api/files/share/${id}`, { method: 'DELETE' });
+
+/** Re-enables a link the uplink guard suspended (owner or admin). */
+export const resumeShare = (id: number) => api<Share>(`/api/files/share/${id}/resume`, { method: 'POST' });

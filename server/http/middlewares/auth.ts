@@ -3,7 +3,9 @@
  * the `service_session` cookie or `Authorization: Bearer`, role gates, and
  * CSRF protection for cookie-authenticated writes.
  */
+import type { BlockList } from 'node:net';
 import { AppError } from '../../errors';
+import { clientAddress, parseAddressList } from '../../lib/net-addr';
 import { pickLang, type Lang } from '../../lib/i18n';
 import { isKeyToken, type Auth } from '../../auth';
 import type { Ctx, Mw } from '../context';
@@ -11,6 +13,7 @@ import type { Ctx, Mw } from '../context';
 export const SESSION_COOKIE = 'service_session';
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 const LOCAL_HOSTS = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
+const DEFAULT_TRUSTED = parseAddressList('loopback').list;
 const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip'];
 
 /**
@@ -18,13 +21,13 @@ const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'cf-connec
  * it was forwarded, and the Host is a local name: a tunnel client running on
  * this machine must not make internet visitors look local.
  */
-export function requestContext(defaultLang: Lang): Mw {
+export function requestContext(defaultLang: Lang, trustedProxies: BlockList = DEFAULT_TRUSTED): Mw {
   return async (ctx, next) => {
     const remote = ctx.req.socket.remoteAddress ?? '';
     const socketLocal = LOOPBACK.test(remote);
     const forwarded = FORWARD_HEADERS.some((h) => ctx.get(h));
-    const xff = ctx.get('x-forwarded-for');
-    ctx.state.ip = socketLocal && xff ? xff.split(',').pop()!.trim() : remote.replace(/^::ffff:/, '');
+    // The client address: X-Forwarded-For only from a trusted proxy (SERVICE_TRUSTED_PROXIES), never from anyone else.
+    ctx.state.ip = clientAddress(remote, ctx.get('x-forwarded-for'), trustedProxies);
     ctx.state.loopback = socketLocal && !forwarded && LOCAL_HOSTS.test(ctx.get('host'));
     ctx.state.ua = ctx.get('user-agent').slice(0, 300);
     ctx.state.door ??= 'api';

@@ -33,5 +33,7 @@ export const publicOnly: Mw = async (ctx, next) => {
   if (ctx.path === '/api/files/docserver/callback') ctx.state.docserverAuthorization = ctx.get('authorization');
   ctx.request.headers.authorization = '';
   ctx.request.headers.cookie = '';
+  // Everything on this listener came through the tunnel: nobody here is on the LAN (uplink budget).
+  ctx.state.publicListener = true;
   await next();
 };

@@ -76,7 +76,9 @@ export function preparingPage(ctx: Ctx, o: { lang: Lang; title: string; waitHref
   sendPage(ctx, { lang: o.lang, title: o.title, body, status: 202 });
 }
 
-const DEAD: Record<string, 'dead.expired' | 'dead.revoked' | 'dead.unavailable' | 'dead.busy' | 'dead.not_found' | 'dead.error'> = {
+const DEAD: Record<string, 'dead.expired' | 'dead.revoked' | 'dead.unavailable' | 'dead.busy' | 'dead.suspended' | 'dead.not_found' | 'dead.error'> = {
+  link_suspended: 'dead.suspended',
+  rate_limited: 'dead.busy',
   expired: 'dead.expired',
   revoked: 'dead.revoked',
   gone: 'dead.revoked',
@@ -97,7 +99,7 @@ const DEAD: Record<string, 'dead.expired' | 'dead.revoked' | 'dead.unavailable' 
 export function deadPage(ctx: Ctx, code: string): void {
   const lang = ctx.state.lang;
   const key = DEAD[code] ?? 'dead.error';
-  const status = key === 'dead.unavailable' || key === 'dead.busy' ? 503 : key === 'dead.error' ? ctx.status || 500 : 404;
+  const status = code === 'rate_limited' ? 429 : key === 'dead.unavailable' || key === 'dead.busy' ? 503 : key === 'dead.suspended' ? 423 : key === 'dead.error' ? ctx.status || 500 : 404;
   const body = `<div class="card"><h1>${esc(pt(lang, 'dead.title'))}</h1><p>${esc(pt(lang, key))}</p></div>`;
   sendPage(ctx, { lang, title: pt(lang, 'dead.title'), body, status });
 }

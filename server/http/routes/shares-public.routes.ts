@@ -16,6 +16,7 @@ import type { AppState, Ctx, Mw } from '../context';
 import { readObject } from '../middlewares/body';
 import { browsePage, deadPage, pinPage, preparingPage, shareHref, type BrowseRow } from '../public/pages';
 import { publicHeaders } from '../public/page';
+import type { AdmitPublic } from '../public/egress';
 import { sendSharedFile, sendZipFile } from '../public/send-file';
 import { streamBody } from '../serve-file';
 import { filePage, viewKind, viewPage } from '../public/share-views';
@@ -36,9 +37,16 @@ export const publicDoor: Mw = async (ctx, next) => {
 
 const wantsHtml = (ctx: Ctx): boolean => (ctx.get('accept') || '').includes('text/html');
 
-export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log: (msg: string, err?: unknown) => void }): Router<AppState> {
+export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; admit?: AdmitPublic; log: (msg: string, err?: unknown) => void }): Router<AppState> {
   const r = new Router<AppState>();
   const { service, zips } = d.shares;
+
+  /** Opens the link of a GET and admits the visitor (uplink guard and budget: public/egress.ts). */
+  const openLink = async (ctx: Ctx): Promise<OpenShare> => {
+    const o = await service.open(ctx.params.token, 'link');
+    await d.admit?.(ctx, o.share);
+    return o;
+  };
 
   const credOf = (ctx: Ctx) => ({
     pin: (typeof ctx.query.pin === 'string' ? ctx.query.pin : undefined) ?? (ctx.get('x-service-pin') || undefined),
@@ -74,13 +82,13 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
   });
 
   r.get('/api/share/:token/download', publicDoor, async (ctx) => {
-    const o = await service.open(ctx.params.token, 'link');
+    const o = await openLink(ctx);
     service.checkPin(o.share, credOf(ctx));
     await sendRoot(ctx, o);
   });
 
   r.get('/s/:token', publicDoor, async (ctx) => {
-    const o = await service.open(ctx.params.token, 'link');
+    const o = await openLink(ctx);
     const zip = typeof ctx.query.zip === 'string' ? ctx.query.zip : undefined;
     if (zip === 'status') {
       service.checkPin(o.share, credOf(ctx));
@@ -113,7 +121,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; log
   });
 
   r.get('/s/:token/f/*path', publicDoor, async (ctx) => {
-    const o = await service.open(ctx.params.token, 'link');
+    const o = await openLink(ctx);
     if (!o.share.is_dir) throw new AppError('not_found');
     const sub = cleanRel(ctx.params.path);
     const dt = gate(ctx, o);

@@ -75,6 +75,11 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
     ctx.body = await service.revoke(actor(ctx), ctx.params.id);
   });
 
+  // Re-enables a link the uplink guard suspended (owner or admin; anyone else gets not_found).
+  r.post('/api/files/share/:id/resume', requireUser, async (ctx) => {
+    ctx.body = await service.resume(actor(ctx), ctx.params.id);
+  });
+
   r.post('/api/files/permissions/share-mail', requireUser, async (ctx) => {
     const b = validate(mailBody, await readObject(ctx, d.maxJsonBytes));
     const row = b.token ? service.repo.byToken(b.token) : b.id ? service.repo.byId(b.id) : undefined;

@@ -1,0 +1,34 @@
+/**
+ * Uplink protection at the public door: after a link opened, a visitor from
+ * the internet passes the link guard (per-link stream cap, anomaly
+ * suspension) and gets the shared egress budget's pacer for the response
+ * body. Exempt: signed-in callers, and LAN visitors of the main listener
+ * (client address loopback or private; a loopback address counts only when
+ * no proxy header says it was forwarded and the Host is local, so a tunnel
+ * client on this machine does not make the internet look local).
+ */
+import { isLanAddress } from '../../lib/net-addr';
+import type { EgressShaper } from '../../lib/egress';
+import type { LinkGuard, ShareRow } from '../../shares';
+import type { Ctx } from '../context';
+
+const LOOPBACK = /^(127\.|::1$)/;
+
+/** Whether the uplink budget and the guard leave this request alone. */
+export function egressExempt(ctx: Ctx): boolean {
+  if (ctx.state.principal) return true;
+  if (ctx.state.publicListener) return false;
+  const ip = ctx.state.ip;
+  return isLanAddress(ip) && (!LOOPBACK.test(ip) || ctx.state.loopback);
+}
+
+export type AdmitPublic = (ctx: Ctx, share: ShareRow) => Promise<void>;
+
+export function publicEgress(o: { shaper: EgressShaper; guard: LinkGuard }): AdmitPublic {
+  return async (ctx, share) => {
+    if (egressExempt(ctx)) return;
+    const release = await o.guard.enter(share, { ip: ctx.state.ip, ua: ctx.state.ua, ranged: !!ctx.get('range') });
+    ctx.res.once('close', release);
+    if (o.shaper.budget > 0) ctx.state.egress = o.shaper;
+  };
+}
