@@ -37,6 +37,7 @@ import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
+import { adminMeterRoutes } from './http/routes/admin-meter.routes';
 import { replicationRoutes } from './http/routes/replication.routes';
 import { quotaRoutes } from './http/routes/quota.routes';
 import { thumbRoutes } from './http/routes/thumbs.routes';
@@ -156,6 +157,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
+      adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
       replicationRoutes({ replication: sv.replication, bus, maxJsonBytes: json }),
       quotaRoutes({ catalogue, files, auth, bus }),
       thumbRoutes({ thumbs, files }),
@@ -180,7 +182,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const health = createHealth({
       db, admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait },
       // The recovery point of the backups, for the admin console's health view.
-      extra: [['replication', () => sv.replication.repair.status()]],
+      // Budget use of the metered storages (catalogue/meter.ts).
+      extra: [['replication', () => sv.replication.repair.status()], ['request_budgets', () => catalogue.meter.status()]],
     });
     routers.push(health.routes);
     const appOptions = { auth, lang: config.locale, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };

@@ -34,6 +34,14 @@ const isTarget = (v: unknown): v is WebhookTargetSetting => {
   return !!t && typeof t.id === 'string' && typeof t.url === 'string' && Array.isArray(t.events) && typeof t.secret === 'string' && typeof t.enabled === 'boolean';
 };
 
+/** Request prices per driver: US dollars per 1,000 requests of each class, 0..1000 each (catalogue/meter.ts). */
+const isPriceTable = (v: unknown): v is Record<string, { list: number; head: number; get: number; put: number }> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length <= 32 &&
+  Object.values(v).every((p) => !!p && typeof p === 'object' && ['list', 'head', 'get', 'put'].every((k) => {
+    const n = (p as Record<string, unknown>)[k];
+    return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 1000;
+  }));
+
 /** Every admin-editable key with its default and range (the spec's Limits). */
 export const SETTINGS = {
   trash_retention_days: def(30, int(1, 3650), '1..3650'),
@@ -61,6 +69,8 @@ export const SETTINGS = {
   replica_report_enabled: def(true, bool, 'true or false'),
   /** Replication mode of a path no rule matches. */
   replica_default_mode: def<'mirror' | 'append_only' | 'skip'>('mirror', (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip', 'mirror, append_only or skip'),
+  /** Overrides of the meter's default prices, by driver name; a driver absent here uses the default. */
+  meter_prices: def<Record<string, { list: number; head: number; get: number; put: number }>>({}, isPriceTable, 'per driver {list, head, get, put}, each 0..1000 dollars per 1,000 requests'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 
