@@ -8,10 +8,12 @@
  * (LIST+HEAD+GET; writes are counted, never budgeted) and the cost estimate.
  */
 import type { Db } from '../db';
-import type { RequestClass, RequestSink } from '../storage';
+import type { RequestCounts, StorageMeter } from '../contract';
+import type { RequestSink } from '../storage';
+
+export type { RequestCounts };
 import type { StoragesRepo } from './storages.repo';
 
-export type RequestCounts = Record<RequestClass, number>;
 /** US dollars per 1,000 requests of each class, per driver name. */
 export type PriceTable = Record<string, RequestCounts>;
 
@@ -34,22 +36,7 @@ interface Day {
   pending: RequestCounts;
 }
 
-export interface MeterView {
-  storage_id: number;
-  /** UTC date of "today" by the meter's clock. */
-  today: string;
-  /** Today's LIST+HEAD+GET requests (what the budget counts). */
-  used_today: number;
-  /** 0 = unlimited. */
-  budget_per_day: number;
-  exhausted: boolean;
-  /** Last 30 UTC days with any requests, newest first. */
-  days: Array<{ day: string } & RequestCounts>;
-  /** Prices used (per 1,000 requests) for this storage's driver. */
-  prices: RequestCounts;
-  /** Mean daily cost over the days of the last 7 with requests, × 30; US dollars. */
-  estimated_monthly_cost: number;
-}
+export type MeterView = StorageMeter;
 
 export class RequestMeter {
   /** The clock (tests inject one). */
