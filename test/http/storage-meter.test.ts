@@ -110,6 +110,16 @@ describe('request meter and daily budget (s3rver)', () => {
     // Estimate: the one day with requests × 30 at the S3 default prices.
     const expect = ((day.list * 0.005 + day.head * 0.0004 + day.get * 0.0004 + day.put * 0.005) / 1000) * 30;
     assert.ok(Math.abs(v.estimated_monthly_cost - expect) < 0.0001, `${v.estimated_monthly_cost} vs ${expect}`);
+    // A user opening a folder revalidates that folder only (one delimited listing, not the 10-page walk)
+    // and brings polling back to the storage's own interval.
+    assert.equal(syncer.pollDelayMs(id), 8 * 900_000);
+    const listsBefore = proxy.counts.list;
+    const close = syncer.openFolder(id, 'f3');
+    for (let i = 0; i < 200 && proxy.counts.list === listsBefore; i++) await sleep(25);
+    await sleep(500);
+    close();
+    assert.ok(proxy.counts.list - listsBefore >= 1 && proxy.counts.list - listsBefore <= 2, `${proxy.counts.list - listsBefore} LIST for one folder`);
+    assert.equal(syncer.pollDelayMs(id), 900_000);
     const t = await booked([id]);
     assert.deepEqual(t, proxy.counts, 'meter equals the requests s3rver saw');
   });
