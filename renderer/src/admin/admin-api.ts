@@ -19,6 +19,8 @@ export const testStorage = (id: number | null, body: Record<string, unknown>) =>
 export const syncNow = (id: number) => api<{ run_id: number }>(`/api/admin/storages/${id}/sync`, { method: 'POST' });
 export const syncRuns = async (storageId: number) => (await api<{ runs: SyncRun[] }>('/api/admin/sync/runs', { query: { storage_id: storageId, limit: 20 } })).runs;
 export const storageMeter = (id: number) => api<StorageMeter>(`/api/admin/storages/${id}/meter`);
+export const setStorageBudget = (id: number, perDay: number) =>
+  api<StorageMeter>(`/api/admin/storages/${id}/meter`, { method: 'PUT', body: { request_budget_per_day: perDay } });
 export const syncRun = (id: number) => api<SyncRun & { errors_detail?: unknown[] }>(`/api/admin/sync/runs/${id}`);
 export const grants = async (id: number) => (await api<{ grants: Grant[] }>(`/api/admin/storages/${id}/grants`)).grants;
 export const putGrants = (id: number, g: Grant[]) => api(`/api/admin/storages/${id}/grants`, { method: 'PUT', body: { grants: g } });

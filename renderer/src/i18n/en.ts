@@ -239,6 +239,7 @@ export const en = {
   'meter.used': 'Requests today: {n}',
   'meter.used_of': 'Requests today: {n} of {budget}',
   'meter.estimate': 'est. ${cost}/month',
+  'meter.budget': 'Daily request budget (0 = unlimited)',
   'meter.exhausted': 'Budget spent: background sync waits until tomorrow (UTC)',
   'storage.runs': 'Sync runs',
   'storage.grants': 'Access',

@@ -241,6 +241,7 @@ export const tr: Record<MessageKey, string> = {
   'meter.used': 'Bugünkü istekler: {n}',
   'meter.used_of': 'Bugünkü istekler: {n} / {budget}',
   'meter.estimate': 'tahmini aylık ${cost}',
+  'meter.budget': 'Günlük istek bütçesi (0 = sınırsız)',
   'meter.exhausted': 'Bütçe doldu: arka plan eşitlemesi yarına (UTC) kadar bekliyor',
   'storage.runs': 'Eşitleme çalıştırmaları',
   'storage.grants': 'Erişim',
