@@ -32,7 +32,7 @@ export function MeterLine({ storageId }: { storageId: number }) {
   const used = m.budget_per_day > 0 ? t('meter.used_of', { n: m.used_today, budget: m.budget_per_day }) : t('meter.used', { n: m.used_today });
   return (
     <form className="muted" data-testid="storage-meter" onSubmit={(e) => void save(e)}>
-      {used} · {t('meter.estimate', { cost: m.estimated_monthly_cost.toFixed(2) })}
+      {used} · {t('meter.estimate', { cost: m.estimated_monthly_cost.toFixed(m.estimated_monthly_cost < 1 ? 4 : 2) })}
       {m.exhausted && <> <span className="pill">{t('meter.exhausted')}</span></>}{' '}
       <label>
         {t('meter.budget')}{' '}
