@@ -102,7 +102,7 @@ export class Syncer {
     if (!s || !s.enabled) return;
     const live: Live = {};
     this.live.set(id, live);
-    if (!s.last_sync_at && !this.activeRun(id)) this.pollNow(id);
+    if (!s.last_sync_at && !this.activeRun(id) && !this.overBudget(id)) this.requestSync(id);
     if (s.sync_mode === 'poll') this.poll(s, live);
     else if (s.sync_mode === 'fsnotify') await this.watch(s, live);
   }
@@ -236,13 +236,15 @@ export class Syncer {
    * reason goes to the storage's status and nothing is requested.
    */
   pollNow(id: number): number | null {
-    if (this.paused) return null;
-    const reason = this.budget?.blocked(id) ?? null;
-    if (reason) {
-      if (this.repo.byId(id)?.status !== 'offline') this.repo.setStatus(id, 'online', reason);
-      return null;
-    }
+    if (this.paused || this.overBudget(id)) return null;
     return this.requestSync(id);
+  }
+
+  /** True when today's request budget is spent; the reason then shows in the storage's status. */
+  private overBudget(id: number): boolean {
+    const reason = this.budget?.blocked(id) ?? null;
+    if (reason && this.repo.byId(id)?.status !== 'offline') this.repo.setStatus(id, 'online', reason);
+    return reason !== null;
   }
 
   private poll(s: StorageRow, live: Live): void {
