@@ -15,7 +15,7 @@ import { attachAudit } from './audit';
 import { JobQueue, Scheduler } from './jobs';
 import { createAuth, createOidc } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
-import { createCatalogue, storageSummary, StoragesRepo, ThumbStates } from './catalogue';
+import { createCatalogue, storageSummary, RequestMeter, StoragesRepo, ThumbStates } from './catalogue';
 import { FileService } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
@@ -98,6 +98,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue);
     const storagesRepo = new StoragesRepo(db);
+    // Requests to metered backends are counted at the driver boundary; the books flush every few seconds and at close.
+    const meter = new RequestMeter(db, storagesRepo, () => settings.get('meter_prices'));
+    meter.start();
+    cleanups.unshift(() => meter.stop());
     // Replication is the decorator after read-only. Its engine reads the primary through the pool and the
     // catalogue's config rules, both built after the manager: it reaches them at call time, never at build.
     const replication = createReplication({
@@ -118,11 +122,12 @@ export async function compose(config: Config, opts: ComposeOptions) {
       stateDir: dirs.state,
       decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only), replication.decorator],
       staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) : undefined,
+      requestSink: (uid, driver) => meter.sink(uid, driver),
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
     });
     cleanups.unshift(() => manager.closeAll());
     const { catalogue, io, stop: stopCatalogue } = createCatalogue({
-      db, repo: storagesRepo, bus, queue, registry, manager, secretKey, log, demo: config.demo,
+      db, repo: storagesRepo, bus, queue, registry, manager, secretKey, log, demo: config.demo, meter,
       checkReplicaLink: (targetId, storage) => replication.targets.checkLink(targetId, storage),
       hooks: {
         written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook() },

@@ -38,6 +38,7 @@ import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
+import { adminMeterRoutes } from './http/routes/admin-meter.routes';
 import { replicationRoutes } from './http/routes/replication.routes';
 import { quotaRoutes } from './http/routes/quota.routes';
 import { thumbRoutes } from './http/routes/thumbs.routes';
@@ -176,6 +177,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
+      adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
       replicationRoutes({ replication: sv.replication, bus, maxJsonBytes: json }),
       quotaRoutes({ catalogue, files, auth, bus }),
       thumbRoutes({ thumbs, files }),
@@ -212,6 +214,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       extra: [
         ['replication', () => sv.replication.repair.status()],
         ['egress', () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: shares.service.suspendedCount() })],
+        // Budget use of the metered storages (catalogue/meter.ts).
+        ['request_budgets', () => catalogue.meter.status()],
       ],
     });
     routers.push(health.routes);

@@ -19,11 +19,13 @@ import { SearchIndexer } from './search-index';
 import { DriverPool } from './driver-pool';
 import { ThumbStates } from './thumb-states.repo';
 import type { CatalogueIo } from './io';
+import { RequestMeter } from './meter';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
 export { StoragesService, summary as storageSummary, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
-export { Syncer, SYNC_JOB, type SyncRunView } from './syncer';
+export { Syncer, SYNC_JOB, type SyncRunView, type SyncBudget } from './syncer';
+export { RequestMeter, DEFAULT_PRICES, MAX_BUDGET, utcDay, type MeterView, type PriceTable, type RequestCounts } from './meter';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
 export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
@@ -51,6 +53,8 @@ export interface CatalogueOptions {
   log: Logger;
   demo: boolean;
   hooks?: CatalogueHooks;
+  /** The request meter (built before the driver manager, which counts into it); sync asks it about budgets. */
+  meter?: RequestMeter;
   /** See StoragesService: checks a storage's link to a replication target before it is saved. */
   checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => void;
 }
@@ -82,11 +86,12 @@ export function createCatalogue(o: CatalogueOptions) {
       }
     },
   });
-  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log);
+  const meter = o.meter ?? new RequestMeter(o.db, repo, () => ({}));
+  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, meter);
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
-  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db) };
+  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter };
   const io: CatalogueIo = { drivers, gate };
   return { catalogue, io, stop: () => indexer.stop() };
 }

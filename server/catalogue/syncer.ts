@@ -7,6 +7,13 @@
  * checked at once and, on storages no watcher covers, every 5 s while it
  * stays open; Refresh re-checks one at once. An unreachable storage is
  * marked offline and re-probed every 30 s, so it recovers without a restart.
+ *
+ * Polling backs off: each poll that changes nothing doubles the wait, up to
+ * 8× the storage's interval; a change, or a user opening a folder of the
+ * storage, brings it back. A metered storage whose daily request budget is
+ * spent gets no background sync (poll or first sync) until the next UTC day
+ * and says so in its status reason; user-initiated work (listings, open
+ * folders, Refresh, "Sync now") still runs and is still counted.
  */
 import { isBusy, type Db } from '../db';
 import type { SyncRun, SyncRunDetail } from '../contract';
@@ -29,9 +36,19 @@ const OFFLINE_RETRY_MS = 30_000;
 const WATCH_DEBOUNCE_MS = 300;
 /** How often folders open in a browser are re-checked on a storage no watcher covers. */
 const OPEN_RECHECK_MS = 5_000;
+/** Unchanged polls double the interval up to this factor. */
+const MAX_BACKOFF = 8;
+
+/** What the request meter says about background work (catalogue/meter.ts). */
+export interface SyncBudget {
+  /** Why background sync of the storage must wait now, or null. */
+  blocked(id: number): string | null;
+}
 
 interface Live {
   timer?: NodeJS.Timeout;
+  /** Re-arms the poll timer at the current backoff. */
+  rearm?: () => void;
   unwatch?: () => void;
   retry?: NodeJS.Timeout;
 }
@@ -54,6 +71,8 @@ export class Syncer {
   /** Folders open in browsers (`storage:dir` → how many pages have it open). */
   private openFolders = new Map<string, { id: number; dir: string; n: number }>();
   private openTimer?: NodeJS.Timeout;
+  /** Polls in a row that changed nothing, per storage (sets the backoff). */
+  private unchanged = new Map<number, number>();
 
   constructor(
     private db: Db,
@@ -62,6 +81,7 @@ export class Syncer {
     private engine: SyncEngine,
     private queue: JobQueue,
     private log: Logger,
+    private budget?: SyncBudget,
   ) {
     queue.register(SYNC_JOB, (ctx) => this.runJob(ctx), { concurrency: 2, maxAttempts: 1 });
   }
@@ -82,7 +102,7 @@ export class Syncer {
     if (!s || !s.enabled) return;
     const live: Live = {};
     this.live.set(id, live);
-    if (!s.last_sync_at && !this.activeRun(id)) this.requestSync(id);
+    if (!s.last_sync_at && !this.activeRun(id) && !this.overBudget(id)) this.requestSync(id);
     if (s.sync_mode === 'poll') this.poll(s, live);
     else if (s.sync_mode === 'fsnotify') await this.watch(s, live);
   }
@@ -91,7 +111,7 @@ export class Syncer {
     const l = this.live.get(id);
     if (!l) return;
     this.live.delete(id);
-    if (l.timer) clearInterval(l.timer);
+    if (l.timer) clearTimeout(l.timer);
     if (l.retry) clearInterval(l.retry);
     l.unwatch?.();
   }
@@ -154,6 +174,7 @@ export class Syncer {
    */
   openFolder(id: number, dir: string): () => void {
     const key = `${id}:${dir}`;
+    this.resetBackoff(id);
     const o = this.openFolders.get(key) ?? { id, dir, n: 0 };
     o.n++;
     this.openFolders.set(key, o);
@@ -203,11 +224,49 @@ export class Syncer {
     return r?.id ?? null;
   }
 
+  /** How long the next poll of `id` waits: the interval, doubled per unchanged poll, at most 8×. */
+  pollDelayMs(id: number): number {
+    const base = (this.repo.byId(id)?.sync_interval_s ?? 900) * 1000;
+    return base * Math.min(2 ** (this.unchanged.get(id) ?? 0), MAX_BACKOFF);
+  }
+
+  /**
+   * One background poll of `id` (what the poll timer runs): a full sync,
+   * unless the storage's request budget for today is spent; then the
+   * reason goes to the storage's status and nothing is requested.
+   */
+  pollNow(id: number): number | null {
+    if (this.paused || this.overBudget(id)) return null;
+    return this.requestSync(id);
+  }
+
+  /** True when today's request budget is spent; the reason then shows in the storage's status. */
+  private overBudget(id: number): boolean {
+    const reason = this.budget?.blocked(id) ?? null;
+    if (reason && this.repo.byId(id)?.status !== 'offline') this.repo.setStatus(id, 'online', reason);
+    return reason !== null;
+  }
+
   private poll(s: StorageRow, live: Live): void {
-    live.timer = setInterval(() => {
-      if (!this.paused) this.requestSync(s.id);
-    }, s.sync_interval_s * 1000);
-    live.timer.unref();
+    const arm = () => {
+      live.timer = setTimeout(() => {
+        this.pollNow(s.id);
+        arm();
+      }, this.pollDelayMs(s.id));
+      live.timer.unref();
+    };
+    live.rearm = () => {
+      if (live.timer) clearTimeout(live.timer);
+      arm();
+    };
+    arm();
+  }
+
+  /** Back to the storage's own interval (a change was seen, or a user opened one of its folders). */
+  private resetBackoff(id: number): void {
+    if (!this.unchanged.get(id)) return;
+    this.unchanged.delete(id);
+    this.live.get(id)?.rearm?.();
   }
 
   private async watch(s: StorageRow, live: Live): Promise<void> {
@@ -278,6 +337,8 @@ export class Syncer {
       const driver = await this.driverFor(id);
       const counts = await this.engine.full(id, driver, runId, ctx.signal);
       finish('completed', counts, null);
+      if (counts.added + counts.updated + counts.removed > 0) this.resetBackoff(id);
+      else this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
       this.db.sqlite.prepare('UPDATE storages SET last_sync_at = ? WHERE id = ?').run(new Date().toISOString(), id);
       this.online(id);
       this.log.info(`sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`);
@@ -294,7 +355,8 @@ export class Syncer {
   }
 
   private online(id: number): void {
-    this.repo.setStatus(id, 'online', null);
+    // Online, but a spent budget stays visible until the next day.
+    this.repo.setStatus(id, 'online', this.budget?.blocked(id) ?? null);
     const l = this.live.get(id);
     if (l?.retry) {
       clearInterval(l.retry);

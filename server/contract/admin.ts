@@ -169,3 +169,29 @@ export interface OidcTestResult {
   scopes_supported: string[];
   claims_supported: string[];
 }
+
+/** Requests of one class set: LIST (list/walk pages), HEAD (stat), GET (read), PUT (every change; counted, never budgeted). */
+export interface RequestCounts {
+  list: number;
+  head: number;
+  get: number;
+  put: number;
+}
+
+/** GET /api/admin/storages/:id/meter: a metered storage's requests, budget and estimated cost. */
+export interface StorageMeter {
+  storage_id: number;
+  /** UTC date of "today" by the meter's clock. */
+  today: string;
+  /** Today's LIST+HEAD+GET requests (what the budget counts). */
+  used_today: number;
+  /** 0 = unlimited. */
+  budget_per_day: number;
+  exhausted: boolean;
+  /** The last 30 UTC days that had requests, newest first. */
+  days: Array<{ day: string } & RequestCounts>;
+  /** Prices used (US dollars per 1,000 requests) for this storage's driver. */
+  prices: RequestCounts;
+  /** Mean daily cost over the days of the last 7 with requests, × 30; US dollars. */
+  estimated_monthly_cost: number;
+}

@@ -34,6 +34,14 @@ const isTarget = (v: unknown): v is WebhookTargetSetting => {
   return !!t && typeof t.id === 'string' && typeof t.url === 'string' && Array.isArray(t.events) && typeof t.secret === 'string' && typeof t.enabled === 'boolean';
 };
 
+/** Request prices per driver: US dollars per 1,000 requests of each class, 0..1000 each (catalogue/meter.ts). */
+const isPriceTable = (v: unknown): v is Record<string, { list: number; head: number; get: number; put: number }> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length <= 32 &&
+  Object.values(v).every((p) => !!p && typeof p === 'object' && ['list', 'head', 'get', 'put'].every((k) => {
+    const n = (p as Record<string, unknown>)[k];
+    return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 1000;
+  }));
+
 /** Every admin-editable key with its default and range (the spec's Limits). */
 export const SETTINGS = {
   trash_retention_days: def(30, int(1, 3650), '1..3650'),
@@ -69,6 +77,8 @@ export const SETTINGS = {
   public_egress_mbps: def<number | null>(null, (v): v is number | null => v === null || int(0, 100_000)(v), '0..100000 or null'),
   public_link_max_streams: def<number | null>(null, (v): v is number | null => v === null || int(0, 10_000)(v), '0..10000 or null'),
   public_link_max_addresses: def<number | null>(null, (v): v is number | null => v === null || int(0, 1_000_000)(v), '0..1000000 or null'),
+  /** Overrides of the meter's default prices, by driver name; a driver absent here uses the default. */
+  meter_prices: def<Record<string, { list: number; head: number; get: number; put: number }>>({}, isPriceTable, 'per driver {list, head, get, put}, each 0..1000 dollars per 1,000 requests'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

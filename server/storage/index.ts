@@ -10,3 +10,4 @@ export {
   type StorageConfig, type ConfigProblem, type ResolvedConfig,
 } from './config';
 export { builtinDrivers, discoverPlugins, loadPluginDriver } from './drivers';
+export { metered, type RequestClass, type RequestSink } from './meter';

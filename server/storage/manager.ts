@@ -9,6 +9,7 @@ import { formatDuration } from '../lib/duration';
 import { openSecrets, resolveConfig, type StorageConfig } from './config';
 import type { DriverRegistry } from './registry';
 import type { DriverDecorator, StorageDriver } from './types';
+import { metered, type RequestSink } from './meter';
 
 export type StorageId = number | string;
 
@@ -42,6 +43,11 @@ export interface ManagerOptions {
   decorators?: DriverDecorator[];
   /** See DriverContext.staleBefore: set by the server, never by a CLI command. */
   staleBefore?: number;
+  /**
+   * The request meter's sink for a storage (null when not metered): handed to
+   * the driver as `countRequest` and wrapped around it innermost (storage/meter.ts).
+   */
+  requestSink?: (uid: string, driver: string) => RequestSink | null;
 }
 
 export class DriverManager {
@@ -65,7 +71,9 @@ export class DriverManager {
       const p = problems[0];
       throw new AppError('validation_failed', { field: `config.${p.field}`, reason: p.message }, { field: `config.${p.field}`, problems });
     }
-    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore });
+    const sink = o.bare ? null : this.opts.requestSink?.(spec.uid, spec.driver) ?? null;
+    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore, countRequest: sink ?? undefined });
+    if (sink) driver = metered(driver, sink);
     if (!o.bare) for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
     return driver;
   }

@@ -129,6 +129,12 @@ export interface StorageDriver {
    * answers from elsewhere (replication's read fallback): serve by `read`.
    */
   statLocal?(path: string): Promise<{ entry: Entry; path: string | null }>;
+  /**
+   * True when the driver counts its own wire requests through
+   * `DriverContext.countRequest` (see storage/meter.ts); the meter decorator
+   * then does not count its calls again.
+   */
+  readonly selfMetered?: boolean;
 }
 
 export type { FieldType, DriverField, DriverCapabilities, DriverDescriptor } from '../contract';
@@ -158,6 +164,11 @@ export interface DriverContext {
    * to clear.
    */
   staleBefore?: number;
+  /**
+   * Set for a metered storage (not local): a driver that sees its wire
+   * requests reports each one here and sets `selfMetered` (storage/meter.ts).
+   */
+  countRequest?: (cls: import('./meter').RequestClass) => void;
 }
 
 export interface DriverModule {

@@ -2,7 +2,7 @@
 import { api } from '../api/client';
 import type {
   AdminStorage, ApiKeyCreated, ApiKeyView, AuditEvent, DriverDescriptor, Grant, GroupView, MfaEnrolledUser, OidcSettingsView, OidcTestResult,
-  PermissionCatalogue, RoleView, SessionView, SyncRun, UpdateStatus, User, ExternalService, ExternalTestReport,
+  PermissionCatalogue, RoleView, SessionView, StorageMeter, SyncRun, UpdateStatus, User, ExternalService, ExternalTestReport,
 } from '../api/types';
 import type { NewKey } from '../account/access-api';
 import type {
@@ -22,6 +22,9 @@ export const testStorage = (id: number | null, body: Record<string, unknown>) =>
   api<{ ok: boolean; error?: string; object_count?: number; sample_listing?: unknown }>(id === null ? '/api/admin/storages/test' : `/api/admin/storages/${id}/test`, { body });
 export const syncNow = (id: number) => api<{ run_id: number }>(`/api/admin/storages/${id}/sync`, { method: 'POST' });
 export const syncRuns = async (storageId: number) => (await api<{ runs: SyncRun[] }>('/api/admin/sync/runs', { query: { storage_id: storageId, limit: 20 } })).runs;
+export const storageMeter = (id: number) => api<StorageMeter>(`/api/admin/storages/${id}/meter`);
+export const setStorageBudget = (id: number, perDay: number) =>
+  api<StorageMeter>(`/api/admin/storages/${id}/meter`, { method: 'PUT', body: { request_budget_per_day: perDay } });
 export const syncRun = (id: number) => api<SyncRun & { errors_detail?: unknown[] }>(`/api/admin/sync/runs/${id}`);
 export const grants = async (id: number) => (await api<{ grants: Grant[] }>(`/api/admin/storages/${id}/grants`)).grants;
 export const putGrants = (id: number, g: Grant[]) => api(`/api/admin/storages/${id}/grants`, { method: 'PUT', body: { grants: g } });

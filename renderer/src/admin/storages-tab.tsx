@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import * as admin from './admin-api';
 import { StorageForm } from './storage-form';
+import { MeterLine } from './storage-meter';
 
 export function StoragesTab() {
   const { t, lang } = useI18n();
@@ -64,6 +65,7 @@ export function StoragesTab() {
                   <td>
                     <strong>{s.name}</strong> {(s.readonly || s.read_only) && <span className="pill">{t('storage.readonly')}</span>}
                     {s.config_summary && <div className="muted">{s.config_summary}</div>}
+                    {s.driver !== 'local' && <MeterLine storageId={s.id} />}
                   </td>
                   <td>{s.driver}</td>
                   <td>{s.last_sync ? <time dateTime={s.last_sync} title={s.last_sync}>{formatDate(s.last_sync, lang)}</time> : t('common.never')}</td>

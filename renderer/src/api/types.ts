@@ -11,7 +11,7 @@ export type {
   OidcSettingsView, OidcTestResult,
   MfaChallenge, MfaEnrolledUser, MfaMethod, MfaStatus, PasskeyView, TotpSetup,
   ApiKeyCreated, ApiKeyView, GroupView, KeyVerb, PermissionCatalogue, RoleView, SessionView, SshKeyView,
-  TrashItem, VersionView, DocserverEditor, ExternalTestReport, NewdocType,
+  TrashItem, VersionView, DocserverEditor, ExternalTestReport, NewdocType, StorageMeter,
 } from '../../../server/contract';
 
 /** A storage plugin may describe select options as objects, and forms build fields before the server names them. */

@@ -20,8 +20,9 @@ import { davProps } from './20261126130000-dav-props';
 import { sshKeys } from './20261126130100-ssh-keys';
 import { docserver } from './20261127000500-docserver';
 import { replication } from './20261127100000-replication';
+import { meter } from './20261127110000-meter';
 import { assistant } from './20261127120000-assistant';
 import { shareSuspension } from './20261127120000-share-suspension';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, assistant, shareSuspension];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension];
 export type { Migration } from './types';

@@ -3,6 +3,7 @@
  * bounded by socket timeouts in the request handler and by an overall
  * deadline, cancellable by the caller, errors mapped to the driver contract.
  */
+import type { RequestSink } from '../../meter';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { S3Settings } from './config';
 import { toAppError } from './errors';
@@ -51,6 +52,21 @@ export function createS3Client(s: S3Settings, tuning: S3Tuning): S3Client {
       socketTimeout: tuning.idleTimeoutMs,
     },
   });
+}
+
+/**
+ * Counts each HTTP attempt (retries included: each one is billed) by class.
+ * The deserialize step runs inside the retry loop, once per request sent.
+ */
+export function countS3Requests(client: S3Client, count: RequestSink): void {
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      const cmd = (context.commandName ?? '').replace(/Command$/, '');
+      count(cmd.startsWith('List') ? 'list' : cmd === 'HeadObject' || cmd === 'HeadBucket' ? 'head' : cmd === 'GetObject' ? 'get' : 'put');
+      return next(args);
+    },
+    { step: 'deserialize', name: 'filedockRequestMeter' },
+  );
 }
 
 export class S3Api {

@@ -48,7 +48,7 @@ export const s3Driver: DriverModule = {
   validate: (config) => parseS3Config(config).problems,
   /** No network here: the manager probes with `stat('')`. */
   // The AWS SDK loads with the first s3 storage, not at boot (idle memory, cold start).
-  create: async (config: Record<string, unknown>, _ctx: DriverContext): Promise<StorageDriver> => (await import('./factory')).createS3Driver(config),
+  create: async (config: Record<string, unknown>, ctx: DriverContext): Promise<StorageDriver> => (await import('./factory')).createS3Driver(config, undefined, ctx.countRequest),
 };
 
 export type { S3Driver } from './s3.driver';

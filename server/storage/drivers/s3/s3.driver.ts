@@ -41,8 +41,12 @@ export class S3Driver implements StorageDriver {
   /** Absent when the storage sets `disable_presign`: downloads then stream through the service. */
   readonly presignGet?: (path: string, opts: PresignOptions) => Promise<string>;
 
-  constructor(private readonly api: S3Api, private readonly keys: KeyMap, opts: { presign: boolean }) {
+  /** True when the client counts its wire requests for the meter (storage/meter.ts). */
+  readonly selfMetered: boolean;
+
+  constructor(private readonly api: S3Api, private readonly keys: KeyMap, opts: { presign: boolean; selfMetered?: boolean }) {
     this.multipart = new S3Multipart(api, keys);
+    this.selfMetered = !!opts.selfMetered;
     if (opts.presign) this.presignGet = (path, o) => this.presign(path, o);
   }
 
