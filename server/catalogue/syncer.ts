@@ -36,7 +36,7 @@ const OFFLINE_RETRY_MS = 30_000;
 const WATCH_DEBOUNCE_MS = 300;
 /** How often folders open in a browser are re-checked on a storage no watcher covers. */
 const OPEN_RECHECK_MS = 5_000;
-/** Unchanged polls double the interval up to this factor. */
+/** Unchanged polls of a metered (non-local) storage double its interval up to this factor. */
 const MAX_BACKOFF = 8;
 
 /** What the request meter says about background work (catalogue/meter.ts). */
@@ -338,7 +338,8 @@ export class Syncer {
       const counts = await this.engine.full(id, driver, runId, ctx.signal);
       finish('completed', counts, null);
       if (counts.added + counts.updated + counts.removed > 0) this.resetBackoff(id);
-      else this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
+      // Only metered backends back off: a local poll costs nothing, and files added on disk must show up on time.
+      else if (s.driver !== 'local') this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
       this.db.sqlite.prepare('UPDATE storages SET last_sync_at = ? WHERE id = ?').run(new Date().toISOString(), id);
       this.online(id);
       this.log.info(`sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`);
