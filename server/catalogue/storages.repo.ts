@@ -28,6 +28,8 @@ interface Snapshot {
   version: number;
   byId: Map<number, StorageRow>;
   byName: Map<string, StorageRow>;
+  /** By name as written: the usual spelling of a path needs no case folding. */
+  byExact: Map<string, StorageRow>;
   byUid: Map<string, StorageRow>;
   grants: Map<number, Grant[]>;
 }
@@ -55,11 +57,12 @@ export class StoragesRepo {
     const version = this.q.version.get() as number;
     this.versionAt = now;
     if (this.snap && this.snap.changes === changes && this.snap.version === version) return this.snap;
-    const snap: Snapshot = { changes, version, byId: new Map(), byName: new Map(), byUid: new Map(), grants: new Map() };
+    const snap: Snapshot = { changes, version, byId: new Map(), byName: new Map(), byExact: new Map(), byUid: new Map(), grants: new Map() };
     for (const r of this.q.rows.all() as StorageRow[]) {
       const row = Object.freeze(r);
       snap.byId.set(row.id, row);
       snap.byName.set(asciiLower(row.name), row);
+      snap.byExact.set(row.name, row);
       snap.byUid.set(row.uid, row);
     }
     for (const g of this.q.grants.all() as Array<{ id: number; storage_id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor' }>) {
@@ -85,7 +88,7 @@ export class StoragesRepo {
   /** By name (case-insensitive) or by uid: both address a storage everywhere. */
   byNameOrUid(key: string): StorageRow | undefined {
     const snap = this.current();
-    return snap.byUid.get(key) ?? snap.byName.get(asciiLower(key));
+    return snap.byUid.get(key) ?? snap.byExact.get(key) ?? snap.byName.get(asciiLower(key));
   }
 
   nameTaken(name: string, exceptId = -1): boolean {
