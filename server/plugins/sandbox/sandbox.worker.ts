@@ -86,7 +86,7 @@ function load(code: string, limits: SandboxLimits) {
       const d = ctx.newPromise();
       if (!current || byteLength(args) > MAX_MESSAGE_BYTES) {
         const e = ctx.newError(current ? 'host call arguments too large' : 'host calls only during a call');
-        ctx.setProp(e, 'code', ctx.newString('too_large'));
+        ctx.newString(current ? 'too_large' : 'host_error').consume((c) => ctx.setProp(e, 'code', c));
         d.reject(e);
         e.dispose();
         return d.handle;
@@ -168,7 +168,7 @@ function hostResult(id: number, result?: string, error?: WireError) {
   hostWaits.delete(id);
   if (error) {
     const e = ctx.newError(error.message);
-    ctx.setProp(e, 'code', ctx.newString(error.error));
+    ctx.newString(error.error).consume((c) => ctx.setProp(e, 'code', c));
     d.reject(e);
     e.dispose();
   } else {
