@@ -74,32 +74,37 @@ function errorOf(h: QuickJSHandle): WireError {
   }
 }
 
+/** The runtime, context and prelude, made while the worker is a spare (limits are applied at load). */
+const prepared = quickjs.then((qjs) => {
+  rt = qjs.newRuntime();
+  rt.setInterruptHandler(() => (performance.now() > deadline ? (interrupted = true) : false));
+  ctx = rt.newContext();
+  ctx.newFunction('__host', (mh, ah) => {
+    const method = ctx.getString(mh), args = ctx.getString(ah);
+    const d = ctx.newPromise();
+    if (!current || byteLength(args) > MAX_MESSAGE_BYTES) {
+      const e = ctx.newError(current ? 'host call arguments too large' : 'host calls only during a call');
+      ctx.newString(current ? 'too_large' : 'host_error').consume((c) => ctx.setProp(e, 'code', c));
+      d.reject(e);
+      e.dispose();
+      return d.handle;
+    }
+    const id = nextHostId++;
+    hostWaits.set(id, d);
+    send({ kind: 'host', id, call: current.id, method, args });
+    return d.handle;
+  }).consume((f) => ctx.setProp(ctx.global, '__host', f));
+  ctx.newFunction('__log', (lh) => {
+    send({ kind: 'log', line: ctx.getString(lh).slice(0, MAX_LOG_LINE) });
+  }).consume((f) => ctx.setProp(ctx.global, '__log', f));
+  ctx.unwrapResult(ctx.evalCode(PRELUDE, 'prelude.js')).dispose();
+});
+prepared.catch(() => undefined); // reported by load(), which awaits it
+
 function load(code: string, limits: SandboxLimits) {
-  return quickjs.then((qjs) => {
-    rt = qjs.newRuntime();
+  return prepared.then(() => {
     rt.setMemoryLimit(limits.memory_bytes);
     rt.setMaxStackSize(limits.stack_bytes);
-    rt.setInterruptHandler(() => (performance.now() > deadline ? (interrupted = true) : false));
-    ctx = rt.newContext();
-    ctx.newFunction('__host', (mh, ah) => {
-      const method = ctx.getString(mh), args = ctx.getString(ah);
-      const d = ctx.newPromise();
-      if (!current || byteLength(args) > MAX_MESSAGE_BYTES) {
-        const e = ctx.newError(current ? 'host call arguments too large' : 'host calls only during a call');
-        ctx.newString(current ? 'too_large' : 'host_error').consume((c) => ctx.setProp(e, 'code', c));
-        d.reject(e);
-        e.dispose();
-        return d.handle;
-      }
-      const id = nextHostId++;
-      hostWaits.set(id, d);
-      send({ kind: 'host', id, call: current.id, method, args });
-      return d.handle;
-    }).consume((f) => ctx.setProp(ctx.global, '__host', f));
-    ctx.newFunction('__log', (lh) => {
-      send({ kind: 'log', line: ctx.getString(lh).slice(0, MAX_LOG_LINE) });
-    }).consume((f) => ctx.setProp(ctx.global, '__log', f));
-    ctx.unwrapResult(ctx.evalCode(PRELUDE, 'prelude.js')).dispose();
     const r = timed(limits.load_timeout_ms, () => ctx.evalCode(code, 'code.js'));
     if (r.value.error) return send({ kind: 'load-failed', error: { ...errorOf(r.value.error), error: 'load_failed' } });
     r.value.value.dispose();
