@@ -83,6 +83,20 @@ forbidden.push(
     to: { path: '^server/(storage|catalogue|gateways|update|plugins)/|^server/db/migrations/' },
   },
   {
+    name: 'plugins-reach-files-through-the-file-service',
+    comment: 'apps act for a person (or a link\'s creator) through files.forActor and its write gate: never a driver, the catalogue, place-addressed storage ops or another door',
+    severity: 'error',
+    from: { path: '^server/plugins/' },
+    to: { path: '^server/(storage|catalogue|gateways|update|assistant)/|^server/files/(internal|storage-ops)\\.ts$|^server/db/migrations/' },
+  },
+  {
+    name: 'plugin-sandbox-knows-no-services',
+    comment: 'the sandbox runs untrusted code: it knows only its protocol and lib; the host API it is handed decides what an app may reach',
+    severity: 'error',
+    from: { path: '^server/plugins/sandbox/' },
+    to: { path: '^server/(db|jobs|events|audit|storage|auth|settings|catalogue|files|uploads|archives|shares|thumbs|protection|replication|docserver)/' },
+  },
+  {
     name: 'provider-adapters-know-no-files',
     comment: 'provider adapters only speak to a model: no file, share or job service',
     severity: 'error',
