@@ -34,6 +34,8 @@ export const TABLE_OWNERS = {
   nodes: 'catalogue',
   search_fts: 'catalogue',
   sync_runs: 'catalogue',
+  storage_requests: 'catalogue',
+  storage_budgets: 'catalogue',
   sync_errors: 'catalogue',
   upload_sessions: 'uploads',
   upload_parts: 'uploads',

@@ -115,8 +115,12 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
 
   test('a write that meets a short hold waits for it and succeeds', async () => {
     const lock = await holdLock(s.server.dirs.db);
+    const busyBefore = s.server.db.waits.snapshot().busy;
     const login = s.api('POST', '/api/auth/login', { body: ADMIN });
-    await new Promise((r) => setTimeout(r, WAIT_MS / 3));
+    // Release once the login's write has met the lock (its password hash comes first and may be slow on a
+    // loaded machine), well inside the wait: a fixed delay could release before the write even started.
+    for (let i = 0; i < 200 && s.server.db.waits.snapshot().busy === busyBefore; i++) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, WAIT_MS / 5));
     await lock.release();
     const r = await login;
     assert.equal(r.status, 200, JSON.stringify(r.body));
