@@ -4,15 +4,16 @@
  * target before it saves it), delete (unlinks its storages), and a per-storage
  * select that links a storage to a target (`replica_target_id`).
  */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { AdminStorage, DriverDescriptor } from '../api/types';
 import type { ReplicaTarget, ReplicaTargetMode } from '../../../server/contract';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { ConfirmDialog } from '../ui/forms';
-import { errorText, useToast } from '../ui/toast';
+import { useToast } from '../ui/toast';
 import * as admin from './admin-api';
 import { DriverFields } from './driver-fields';
+import { useSubmit } from '../ui/use-submit';
 import { initialValues, missingRequired, toConfig, type FormValues } from './driver-form';
 
 interface Props {
@@ -88,28 +89,17 @@ function TargetForm({ descriptors, target, onSaved, onClose }: { descriptors: Dr
   const [name, setName] = useState(target?.name ?? '');
   const [mode, setMode] = useState<ReplicaTargetMode>(target?.mode ?? 'async');
   const [enabled, setEnabled] = useState(target?.enabled ?? true);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const pickDriver = (n: string) => {
     setDriver(n);
     const nd = descriptors.find((x) => x.driver === n);
     setValues(nd ? initialValues(nd) : {});
   };
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const { submit, busy, error } = useSubmit(async () => {
     if (d && missingRequired(d, values).length) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await admin.saveReplicaTarget(target?.id ?? null, { name: name.trim(), ...(target ? {} : { driver }), config: d ? toConfig(d, values) : {}, mode, enabled });
-      onSaved();
-      onClose();
-    } catch (err) {
-      setError(errorText(err, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+    await admin.saveReplicaTarget(target?.id ?? null, { name: name.trim(), ...(target ? {} : { driver }), config: d ? toConfig(d, values) : {}, mode, enabled });
+    onSaved();
+    onClose();
+  });
   return (
     <Dialog title={target ? t('replica.target_edit', { name: target.name }) : t('replica.target_add')} onClose={onClose} wide>
       <form className="form two-col" onSubmit={submit}>

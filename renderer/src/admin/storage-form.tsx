@@ -1,11 +1,12 @@
 /** Add or edit a storage: fields generated from the driver's descriptor, Test before Save. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { AdminStorage, DriverDescriptor } from '../api/types';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { errorText } from '../ui/toast';
 import { initialValues, missingRequired, toConfig, type FormValues } from './driver-form';
 import { DriverFields } from './driver-fields';
+import { useSubmit } from '../ui/use-submit';
 import { saveStorage, testStorage } from './admin-api';
 
 interface Props {
@@ -30,8 +31,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     sync_mode: storage?.sync_mode ?? '',
   });
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [testing, setTesting] = useState(false);
 
   const pickDriver = (name: string) => {
     setDriver(name);
@@ -51,7 +51,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
   });
 
   const test = async () => {
-    setBusy(true);
+    setTesting(true);
     setResult(null);
     try {
       const r = await testStorage(storage?.id ?? null, body());
@@ -59,25 +59,16 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     } catch (e) {
       setResult({ ok: false, text: errorText(e, t) });
     } finally {
-      setBusy(false);
+      setTesting(false);
     }
   };
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const { submit, busy, error } = useSubmit(async () => {
     if (d && missingRequired(d, values).length) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await saveStorage(storage?.id ?? null, body());
-      onSaved();
-      onClose();
-    } catch (err) {
-      setError(errorText(err, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+    await saveStorage(storage?.id ?? null, body());
+    onSaved();
+    onClose();
+  });
 
   return (
     <Dialog title={storage ? t('storage.edit', { name: storage.name }) : t('storage.add')} onClose={onClose} wide>
@@ -107,9 +98,9 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
           {error && <p className="error" role="alert">{error}</p>}
         </div>
         <div className="actions full">
-          <button type="button" onClick={() => void test()} disabled={busy}>{t('storage.test')}</button>
+          <button type="button" onClick={() => void test()} disabled={busy || testing}>{t('storage.test')}</button>
           <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>
+          <button type="submit" className="primary" disabled={busy || testing}>{t('common.save')}</button>
         </div>
       </form>
     </Dialog>
