@@ -7,8 +7,8 @@
  * `message_stop`, together with the stop reason.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { boundCall, boundStream, timeoutOf, type Bound } from './deadline';
 import { classify, malformed, providerError } from './errors';
+import { sdkClientOptions, sdkProvider } from './sdk';
 import { isObject, newCallId, parseToolInput, type StreamRequest } from './shared';
 import type { ChatMessage, ChatProvider, ProviderEvent, ProviderSettings } from './types';
 
@@ -132,22 +132,11 @@ async function* turn(client: Anthropic, model: string, req: StreamRequest, signa
 }
 
 export function anthropicProvider(s: ProviderSettings): ChatProvider {
-  const client = new Anthropic({
-    // A compatible server may want no key; Anthropic itself answers 401 (assistant_provider_key).
-    apiKey: s.api_key || 'none',
-    baseURL: anthropicBase(s.address),
-    maxRetries: 0, // a retry would double the wait the person sees; the engine decides
-    logLevel: 'off', // the SDK would log raw stream chunks (file text); failures are reported as AppErrors
-    timeout: timeoutOf(s.timeout_ms),
+  const client = new Anthropic(sdkClientOptions(s, anthropicBase(s.address)));
+  return sdkProvider(s, {
+    provider: P,
+    mapError,
+    models: (sig) => client.models.list({ limit: 1000 }, { signal: sig }),
+    turn: (req, sig) => turn(client, s.model, req, sig),
   });
-  const bound = (signal?: AbortSignal): Bound => ({ provider: P, timeoutMs: s.timeout_ms, signal, mapError });
-  return {
-    listModels: (signal) =>
-      boundCall(bound(signal), async (sig) => {
-        const ids: string[] = [];
-        for await (const m of client.models.list({ limit: 1000 }, { signal: sig })) ids.push(m.id);
-        return ids;
-      }),
-    stream: (req) => boundStream(bound(req.signal), (sig) => turn(client, s.model, req, sig)),
-  };
 }

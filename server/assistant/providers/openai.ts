@@ -7,8 +7,8 @@
  * `finish_reason` arrives; usage comes in its own chunk after that.
  */
 import OpenAI from 'openai';
-import { boundCall, boundStream, timeoutOf, type Bound } from './deadline';
 import { classify, malformed, providerError } from './errors';
+import { sdkClientOptions, sdkProvider } from './sdk';
 import { newCallId, parseToolInput, type StreamRequest } from './shared';
 import type { ChatMessage, ChatProvider, ProviderEvent, ProviderSettings } from './types';
 
@@ -123,22 +123,11 @@ async function* turn(client: OpenAI, s: ProviderSettings, req: StreamRequest, si
 }
 
 export function openaiProvider(s: ProviderSettings): ChatProvider {
-  const client = new OpenAI({
-    // Compatible local servers take any key; the SDK refuses an empty one.
-    apiKey: s.api_key || 'none',
-    baseURL: openaiBase(s.address),
-    maxRetries: 0,
-    logLevel: 'off', // the SDK would log raw stream chunks (file text); failures are reported as AppErrors
-    timeout: timeoutOf(s.timeout_ms),
+  const client = new OpenAI(sdkClientOptions(s, openaiBase(s.address)));
+  return sdkProvider(s, {
+    provider: P,
+    mapError,
+    models: (sig) => client.models.list({ signal: sig }),
+    turn: (req, sig) => turn(client, s, req, sig),
   });
-  const bound = (signal?: AbortSignal): Bound => ({ provider: P, timeoutMs: s.timeout_ms, signal, mapError });
-  return {
-    listModels: (signal) =>
-      boundCall(bound(signal), async (sig) => {
-        const ids: string[] = [];
-        for await (const m of client.models.list({ signal: sig })) ids.push(m.id);
-        return ids;
-      }),
-    stream: (req) => boundStream(bound(req.signal), (sig) => turn(client, s, req, sig)),
-  };
 }
