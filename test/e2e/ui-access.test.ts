@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
-import { ADMIN, ARTIFACTS, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ARTIFACTS, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const UMA = { email: 'uma@example.com', username: 'uma', password: 'uma-pass-12345' };
@@ -42,7 +42,7 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     return { status: r.status, body: (await r.json().catch(() => null)) as any };
   };
   const context = async (opts: Parameters<Browser['newContext']>[0] = {}): Promise<{ ctx: BrowserContext; page: Page }> => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...opts });
+    const ctx = await desktopContext(browser, opts);
     const { page, errors: e } = await newPage(ctx);
     errors.push(e);
     return { ctx, page };

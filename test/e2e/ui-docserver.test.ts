@@ -21,7 +21,7 @@ import { buildTemplate } from '../../server/docserver';
 import { FakeDocserver } from '../helpers/fake-docserver';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
-import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn } from './ui-harness';
+import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, desktopContext, signedInPage } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const SECRET = 'ui-docserver-shared-secret';
@@ -59,9 +59,7 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
     const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root }, sync_mode: 'poll' } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     browser = await launchBrowser();
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    ({ page, errors } = await newPage(ctx));
-    await signIn(page, s.url, ADMIN);
+    ({ ctx, page, errors } = await signedInPage(browser, s.url));
   });
 
   after(async () => {
@@ -196,7 +194,7 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
 
   test('a document server set by the environment reads as such: fields read-only, the variables named, no Save', async () => {
     const envd = await startTestServer({ SERVICE_DOCSERVER_URL: fake.url, SERVICE_DOCSERVER_JWT: SECRET });
-    const c = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const c = await desktopContext(browser);
     try {
       const { page: p, errors: errs } = await newPage(c);
       await signIn(p, envd.url, ADMIN);

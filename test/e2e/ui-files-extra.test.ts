@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { needTool, tempDir } from '../helpers/tools';
-import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? needTool('unzip', 'unzip') ?? undefined;
 /** Chromium logs 401/404 answers as console errors (signed-out checks, a version list of a new file). */
@@ -46,7 +46,7 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     srv = await startServer();
     store = srv.dataDir;
     browser = await launchBrowser();
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true });
+    ctx = await desktopContext(browser, { acceptDownloads: true });
     await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
     ({ page, errors } = await newPage(ctx));
     await signIn(page, srv.url);

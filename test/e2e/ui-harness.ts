@@ -7,7 +7,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { tempDir } from '../helpers/tools';
 import { spawnServer } from '../helpers/child-server';
 
@@ -90,6 +90,18 @@ export async function shot(page: Page, name: string): Promise<string> {
   const p = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: p });
   return p;
+}
+
+/** A desktop-sized browser context, English unless `opts` say otherwise. */
+export const desktopContext = (browser: Browser, opts: BrowserContextOptions = {}): Promise<BrowserContext> =>
+  browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...opts });
+
+/** A fresh desktop context with a page signed in as `who`. */
+export async function signedInPage(browser: Browser, base: string, who = ADMIN): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await desktopContext(browser);
+  const { page, errors } = await newPage(ctx);
+  await signIn(page, base, who);
+  return { ctx, page, errors };
 }
 
 /** Signs in through the form and waits for the shell. */

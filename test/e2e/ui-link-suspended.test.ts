@@ -7,7 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, shot, startServer, type RunningServer, signedInPage } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
@@ -27,9 +27,7 @@ describe('suspended link in the browser', { skip, timeout: 180_000 }, () => {
     browser = await launchBrowser();
     const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ADMIN) });
     ({ token } = (await login.json()) as { token: string });
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    ({ page, errors } = await newPage(ctx));
-    await signIn(page, srv.url);
+    ({ page, errors } = await signedInPage(browser, srv.url));
   });
 
   after(async () => {

@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import yauzl from 'yauzl';
 import type { Browser, Download, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, signedInPage } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
@@ -108,9 +108,7 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     await upload('/home/photos', 'notes.txt', Buffer.from('shot at dusk\n'.repeat(50)));
     await upload('/home/photos/raw', 'frame-01.txt', Buffer.from('raw frame'));
     await upload('/home/inbox', 'earlier-secret.txt', Buffer.from('not for visitors'));
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    ({ page: admin, errors: adminErrors } = await newPage(ctx));
-    await signIn(admin, srv.url);
+    ({ page: admin, errors: adminErrors } = await signedInPage(browser, srv.url));
   });
 
   after(async () => {

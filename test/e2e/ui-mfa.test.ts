@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, startServer, type RunningServer, desktopContext } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 /** Chromium logs every refused request; the wrong password re-entered (400) and the wrong code (401) are refused on purpose. */
@@ -35,7 +35,7 @@ describe('web UI: two-factor sign-in', { skip, timeout: 180_000 }, () => {
     srv = await startServer();
     base = srv.url.replace('127.0.0.1', 'localhost');
     browser = await launchBrowser();
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    ctx = await desktopContext(browser);
     ({ page, errors } = await newPage(ctx));
     cdp = await ctx.newCDPSession(page);
     await cdp.send('WebAuthn.enable');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { startIdp, type TestIdp } from '../helpers/oidc-idp';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const CLIENT = { id: 'filedock-ui', secret: 'ui-client-secret' };
@@ -28,7 +28,7 @@ describe('web UI: single sign-on', { skip, timeout: 180_000 }, () => {
 
   /** A fresh browser profile that may reach loopback only (the provider's pages import a web font). */
   const context = async (): Promise<BrowserContext> => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const ctx = await desktopContext(browser);
     await ctx.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()));
     return ctx;
   };

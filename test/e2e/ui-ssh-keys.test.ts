@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { freePort, needTool, tempDir } from '../helpers/tools';
 import { run } from '../helpers/sftp-clients';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext, signedInPage } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? needTool('sftp', 'openssh-client') ?? undefined;
 
@@ -38,9 +38,7 @@ describe('web UI: SSH keys', { skip, timeout: 120_000 }, () => {
     sftpPort = await freePort();
     srv = await startServer({ SERVICE_SFTP_LISTEN: `127.0.0.1:${sftpPort}` });
     browser = await launchBrowser();
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    ({ page, errors } = await newPage(ctx));
-    await signIn(page, srv.url);
+    ({ page, errors } = await signedInPage(browser, srv.url));
   });
   after(async () => {
     await browser?.close();
@@ -82,7 +80,7 @@ describe('web UI: SSH keys', { skip, timeout: 120_000 }, () => {
   });
 
   test('the card in Turkish', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'tr-TR' });
+    const ctx = await desktopContext(browser, { locale: 'tr-TR' });
     const { page: tr, errors: trErrors } = await newPage(ctx);
     await signIn(tr, srv.url);
     await tr.goto(`${srv.url}/account/access?lang=tr`);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { startS3rver, seedObjects, s3rverConfig, type S3rver } from '../helpers/s3rver';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext, signedInPage } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -41,9 +41,7 @@ describe('web UI: storage request meter', { skip, timeout: 120_000 }, () => {
     for (let i = 0; i < 200 && (await api('GET', `/api/admin/storages/${id}/meter`)).body.used_today < 2; i++) await sleep(50);
     assert.equal((await api('PUT', `/api/admin/storages/${id}/meter`, { request_budget_per_day: 1 })).body.exhausted, true);
     browser = await launchBrowser();
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    ({ page, errors } = await newPage(ctx));
-    await signIn(page, srv.url);
+    ({ page, errors } = await signedInPage(browser, srv.url));
   });
   after(async () => {
     await browser?.close();
@@ -67,7 +65,7 @@ describe('web UI: storage request meter', { skip, timeout: 120_000 }, () => {
     assert.equal((await api('GET', `/api/admin/storages/${id}/meter`)).body.budget_per_day, 5000);
     // The signed-out first load asks who is signed in (401) before the form.
     assert.deepEqual(errors.filter((e) => !/status of 401/.test(e)), []);
-    const trCtx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'tr-TR' });
+    const trCtx = await desktopContext(browser, { locale: 'tr-TR' });
     const { page: tr, errors: trErrors } = await newPage(trCtx);
     await signIn(tr, srv.url);
     await tr.goto(`${srv.url}/admin/storages?lang=tr`);

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
@@ -31,7 +31,7 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     ensureRendererBuilt();
     srv = await startServer();
     browser = await launchBrowser();
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    ctx = await desktopContext(browser);
     ({ page, errors } = await newPage(ctx));
   });
 
