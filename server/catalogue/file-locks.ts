@@ -117,11 +117,11 @@ export class FileLocks {
   async set(storageId: number, rel: string, input: LockInput, by: ActorRef | null): Promise<{ token: string; lock: LockView }> {
     const row = checkInput(input);
     const token = randomToken(24);
-    const node = this.nodes.get(storageId, rel);
-    if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
-    if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
     const lock: LockRow = { ...row, token_hash: lockTokenHash(token), locked_by: by?.id ?? null, locked_at: new Date().toISOString() };
     await this.db.waits.write(() => {
+      const node = this.nodes.get(storageId, rel);
+      if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
+      if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
       const held = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
       if (held && held.plugin !== input.plugin) throw this.refusal(storageId, rel, held);
       this.s.put.run({ node_id: node.id, ...lock });
