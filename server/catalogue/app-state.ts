@@ -30,7 +30,7 @@ export class AppStates {
     this.s = {
       set: db.sqlite.prepare('UPDATE nodes SET app_state = ? WHERE id = ?'),
       below: db.sqlite.prepare(`SELECT path, app_state FROM nodes
-        WHERE storage_id = ? AND (path = ? OR (path >= ? AND path < ?)) AND deleted_at IS NULL AND app_state IS NOT NULL`),
+        WHERE storage_id = @s AND (@rel = '' OR path = @rel OR (path >= @lo AND path < @hi)) AND deleted_at IS NULL AND app_state IS NOT NULL`),
     };
   }
 
@@ -69,8 +69,8 @@ export class AppStates {
 
   /** Items at `rel` and below it, by path, for those that have any ('' is the whole storage): one query. */
   within(storageId: number, rel: string): Map<string, string[]> {
-    const [lo, hi] = rel === '' ? ['', '\uffff'] : [`${rel}/`, `${rel}0`];
-    const rows = this.s.below.all(storageId, rel, lo, hi) as Array<{ path: string; app_state: string }>;
+    // '0' is the code point after '/': the range is exactly the paths below `rel/`.
+    const rows = this.s.below.all({ s: storageId, rel, lo: `${rel}/`, hi: `${rel}0` }) as Array<{ path: string; app_state: string }>;
     return new Map(rows.map((r) => [r.path, parseItems(r.app_state)]));
   }
 }

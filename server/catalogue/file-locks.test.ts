@@ -15,7 +15,7 @@ function setup() {
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   db.sqlite.prepare("INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'st1', 'Docs', 'local', '{}', '', '')").run();
   const nodes = new NodesRepo(db);
-  for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt']) nodes.ensureParents(1, p), nodes.upsert(1, p, { name: p, type: 'file', size: 3, mtime: 1 });
+  for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt']) nodes.ensureParents(1, p), nodes.upsert(1, p, { name: p, type: 'file', size: 3, mtime: 1 });
   const bus = new EventBus(db.sqlite);
   const changed: string[] = [];
   bus.on('folder.changed', (e) => void changed.push(`${e.folder}|${e.path}`));
@@ -86,6 +86,9 @@ test('a folder holding a locked file refuses as a whole; a rename keeps the lock
     s.locks.checkTree(1, 'f', [lockTokenHash(token)]);
     s.locks.checkTree(1, 'g');
     assert.equal(refusal(() => s.locks.checkTree(1, '')).code, 'locked', 'the whole storage holds it too');
+    await s.locks.set(1, '😀.txt', sign, null);
+    assert.equal(s.locks.within(1, '').size, 2, 'names beyond the basic plane too');
+    await s.locks.clear(1, '😀.txt', 'sign');
     assert.equal(s.locks.within(1, 'f').size, 1);
 
     // The catalogue's rename re-keys the subtree and keeps node ids: the lock follows.
@@ -158,7 +161,8 @@ test('app state: items per file up to 32, the 33rd refused, following a rename',
     s.nodes.moveTree(1, 'f/b.pdf', 'g/b.pdf');
     assert.deepEqual(s.state.of(1, 'g/b.pdf'), ['sign:awaiting']);
     assert.deepEqual([...s.state.within(1, 'g')], [['g/b.pdf', ['sign:awaiting']]]);
-    assert.equal(s.state.within(1, '').size, 2);
+    await s.state.set(1, '😀.txt', 'sign', 'awaiting', true);
+    assert.equal(s.state.within(1, '').size, 3, 'the whole storage, names beyond the basic plane too');
   } finally {
     await s.close();
   }
