@@ -81,7 +81,8 @@ export class ActorFiles {
 
   /** Resolves a path and checks `need` (access.ts: `not_found`, `forbidden`, `read_only`, `locked`). */
   target(path: Path, need: Level = 'viewer', opts?: TargetOptions): Target {
-    return this.svc.access.target(this.actor, path, need, { ...opts, heldLocks: this.held });
+    // Every request resolves a path: no options object is made unless this face holds a lock.
+    return this.svc.access.target(this.actor, path, need, this.held.length ? { ...opts, heldLocks: this.held } : opts);
   }
 
   /**
