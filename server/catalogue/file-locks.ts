@@ -124,10 +124,11 @@ export class FileLocks {
       if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
       const held = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
       if (held && held.plugin !== input.plugin) throw this.refusal(storageId, rel, held);
+      // Marked before the commit: no check may see the lock's row while the storage still reads as lock-free.
+      this.holders.add(storageId);
       this.s.put.run({ node_id: node.id, ...lock });
       recordMarkChange(this.bus, storageId, rel);
     });
-    this.holders.add(storageId);
     await this.bus.flush();
     this.arm();
     return { token, lock: view(lock) };
