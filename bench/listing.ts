@@ -34,14 +34,17 @@ export function naiveServer(dbPath: string): Promise<{ url: string; close(): voi
 }
 
 /**
- * A service with storage `Bench` holding folder `big` of `entries` empty
- * files, synced into the catalogue; `auth` carries the admin's bearer token.
+ * A service with storage `Bench` holding folder `big` (or each of `folders`)
+ * of `entries` empty files, synced into the catalogue; `auth` carries the
+ * admin's bearer token.
  */
-export async function syncedFolder(entries: number, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<{ svc: Service; auth: Record<string, string>; cleanup(): Promise<void> }> {
+export async function syncedFolder(entries: number, env: Record<string, string> = {}, nodeArgs: string[] = [], folders = ['big']): Promise<{ svc: Service; auth: Record<string, string>; filesDir: string; cleanup(): Promise<void> }> {
   const files = tempDir('filedock-bench-ls-');
-  const folder = join(files.dir, 'big');
-  mkdirSync(folder);
-  for (let i = 0; i < entries; i++) closeSync(openSync(join(folder, `file-${i}.txt`), 'w'));
+  for (const name of folders) {
+    const folder = join(files.dir, name);
+    mkdirSync(folder);
+    for (let i = 0; i < entries; i++) closeSync(openSync(join(folder, `file-${i}.txt`), 'w'));
+  }
   const svc = await startService({ ...adminEnv, ...env }, nodeArgs);
   const token = await mount(svc, 'Bench', files.dir);
   const auth = { authorization: `Bearer ${token}` };
@@ -51,7 +54,7 @@ export async function syncedFolder(entries: number, env: Record<string, string> 
     if (run.status === 'completed' || run.status === 'failed') break;
     await sleep(100);
   }
-  return { svc, auth, cleanup: async () => (await svc.stop(), files.cleanup()) };
+  return { svc, auth, filesDir: files.dir, cleanup: async () => (await svc.stop(), files.cleanup()) };
 }
 
 async function main(): Promise<void> {

@@ -20,6 +20,8 @@ import { DriverPool } from './driver-pool';
 import { ThumbStates } from './thumb-states.repo';
 import type { CatalogueIo } from './io';
 import { RequestMeter } from './meter';
+import { FileLocks } from './file-locks';
+import { AppStates } from './app-state';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
@@ -30,6 +32,8 @@ export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
 export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
 export { effectiveLevel, atLeast, type Level } from './access';
+export { FileLocks, lockTokenHash, type FileLock, type LockInput, type LockView } from './file-locks';
+export { AppStates, MAX_APP_STATE, parseItems } from './app-state';
 export { sortKey } from './natural';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 
@@ -91,9 +95,19 @@ export function createCatalogue(o: CatalogueOptions) {
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
-  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter };
+  const locks = new FileLocks(o.db, nodes, o.bus, nameOf, (m, e) => o.log.warn(m, e));
+  locks.start();
+  const appState = new AppStates(o.db, nodes, o.bus, nameOf);
+  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, locks, appState };
   const io: CatalogueIo = { drivers, gate };
-  return { catalogue, io, stop: () => indexer.stop() };
+  return {
+    catalogue,
+    io,
+    stop: () => {
+      indexer.stop();
+      locks.stop();
+    },
+  };
 }
 
 export type Catalogue = ReturnType<typeof createCatalogue>['catalogue'];

@@ -1,5 +1,18 @@
 import type { Perm } from './common';
 
+/** An app's hold on a file (spec File entry `lock`); a value the app did not give is null. */
+export interface FileLock {
+  plugin: string;
+  /** The app's name as shown to people (also in the `locked` error's details). */
+  plugin_label: string;
+  /** A short word the app chose (e.g. `signing`). */
+  reason: string | null;
+  /** A sentence for people. */
+  reason_text: string | null;
+  /** ISO 8601; null: until the app clears it. */
+  until: string | null;
+}
+
 /** The spec's File entry (a listing or search row). */
 export interface FileEntry {
   id: number;
@@ -13,7 +26,8 @@ export interface FileEntry {
   is_video: boolean;
   thumb_url: string;
   locked: boolean;
-  lock: null;
+  lock: FileLock | null;
+  /** `<plugin>:<key>` items, at most 32. */
   app_state: string[];
   perm: Perm;
   /** Search results only: the entry's full UI path. */

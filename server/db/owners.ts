@@ -32,6 +32,7 @@ export const TABLE_OWNERS = {
   storages: 'catalogue',
   storage_grants: 'catalogue',
   nodes: 'catalogue',
+  file_locks: 'catalogue',
   search_fts: 'catalogue',
   sync_runs: 'catalogue',
   storage_requests: 'catalogue',

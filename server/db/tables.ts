@@ -237,6 +237,7 @@ export interface DB {
   storages: StoragesTable;
   storage_grants: StorageGrantsTable;
   nodes: NodesTable;
+  file_locks: FileLocksTable;
   sync_runs: SyncRunsTable;
   sync_errors: SyncErrorsTable;
   upload_sessions: UploadSessionsTable;
@@ -351,6 +352,20 @@ export interface NodesTable {
   app_state: string | null;
   deleted_at: string | null;
   updated_at: string;
+}
+/** catalogue: an app's lock on a file (node), see catalogue/file-locks.ts. */
+export interface FileLocksTable {
+  node_id: number;
+  plugin: string;
+  plugin_label: string;
+  reason: string | null;
+  reason_text: string | null;
+  /** ISO 8601; null: until cleared. */
+  until: string | null;
+  /** sha256 (hex) of the holder's token. */
+  token_hash: string;
+  locked_by: number | null;
+  locked_at: string;
 }
 /** catalogue */
 export interface SyncRunsTable {

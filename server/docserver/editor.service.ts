@@ -106,8 +106,8 @@ export class EditorService {
 
   /**
    * Edit only for editor+ on a writable storage (the file service's editor
-   * check covers level, permission, key verbs and the read-only flag) and not
-   * locked (no app holds files yet: entries always read `locked: false`).
+   * check covers level, permission, key verbs, the read-only flag and app
+   * locks): a file an app has locked opens for viewing.
    */
   private mayEdit(actor: Actor, path: string): boolean {
     try {

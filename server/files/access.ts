@@ -14,7 +14,9 @@
  * A storage the actor cannot open, or a path outside a link, is `not_found`
  * (as if it did not exist); a visible path without the level is `forbidden`;
  * a permission the actor lacks is `permission_denied` (with `permission` and
- * `source`); a change to a read-only storage is `read_only`.
+ * `source`); a change to a read-only storage is `read_only`; a change to a
+ * file an app has locked is `locked` (catalogue/file-locks), for everyone
+ * but the lock's holder.
  */
 import { can, requirePermission, type Actor } from '../auth';
 import { atLeast, effectiveLevel, type Catalogue, type Level, type StorageRow } from '../catalogue';
@@ -43,8 +45,13 @@ export interface Target {
 export interface TargetOptions {
   /** Service folders may be addressed (trash and version views). */
   allowReserved?: boolean;
-  /** Judge the level as if the storage were writable (sharing a read-only storage still needs editor rights). */
+  /**
+   * Judge the level as if the storage were writable and the file unlocked (sharing a read-only storage
+   * still needs editor rights; an upload's clean-up lets go of what it holds).
+   */
   ignoreReadOnly?: boolean;
+  /** Token hashes of the app locks the caller holds (ActorFiles.holding): those files stay writable for it. */
+  heldLocks?: readonly string[];
   /** A folder on the way down to a key's root may be named (listings); see `Target.passage`. */
   passage?: boolean;
   /** The permission the call needs; default `files:read` for `viewer`, `files:write` above. */
@@ -102,6 +109,7 @@ export class Access {
     if (need !== 'viewer' && s.read_only && !opts.ignoreReadOnly) throw new AppError('read_only');
     if (!atLeast(level, need)) throw new AppError('forbidden');
     requirePermission(a, permission);
+    if (need !== 'viewer' && !opts.ignoreReadOnly && rel !== '') this.cat.locks.check(s.id, rel, opts.heldLocks);
     const shownLevel = passage !== undefined || !can(a, 'files:write') ? 'viewer' : level;
     return { storage: s, rel, level: shownLevel, place: { storage_id: s.id, rel }, ...(passage !== undefined && { passage }) };
   }

@@ -10,7 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import { actorRef, type Actor } from '../auth';
-import { mimeOf, type GateNode, type Level, type WriteContext, type WriteOrigin } from '../catalogue';
+import { lockTokenHash, mimeOf, type GateNode, type Level, type NodeRow, type WriteContext, type WriteOrigin } from '../catalogue';
 import type { DeleteResult, FileEntry, NewdocType } from '../contract';
 import { AppError, isAppError } from '../errors';
 import { baseName, checkName, extOf, isWithin, joinRel, parentRel, uiPath } from '../lib/paths';
@@ -76,11 +76,28 @@ export interface WriteOptions {
 }
 
 export class ActorFiles {
-  constructor(readonly actor: Actor, private svc: FileService) {}
+  /** `held`: token hashes of the app locks this face holds (see `holding`). */
+  constructor(readonly actor: Actor, private svc: FileService, private held: readonly string[] = []) {}
 
-  /** Resolves a path and checks `need` (access.ts: `not_found`, `forbidden`, `read_only`). */
+  /** Resolves a path and checks `need` (access.ts: `not_found`, `forbidden`, `read_only`, `locked`). */
   target(path: Path, need: Level = 'viewer', opts?: TargetOptions): Target {
-    return this.svc.access.target(this.actor, path, need, opts);
+    // Every request resolves a path: no options object is made unless this face holds a lock.
+    return this.svc.access.target(this.actor, path, need, this.held.length ? { ...opts, heldLocks: this.held } : opts);
+  }
+
+  /**
+   * This face, holding the app lock `token` (what FileLocks.set returned):
+   * the locked file stays writable, renamable and deletable through it, for
+   * the lock's app (its job) alone; everyone else gets `locked`.
+   */
+  holding(token: string): ActorFiles {
+    return new ActorFiles(this.actor, this.svc, [...this.held, lockTokenHash(token)]);
+  }
+
+  /** Refuses (`locked`) when a file at or below `path` is locked by an app this face does not hold. */
+  checkUnlocked(path: Path): void {
+    const t = this.target(path);
+    this.svc.catalogue.locks.checkTree(t.storage.id, t.rel, this.held);
   }
 
   /** Storages this actor can open, with their levels. */
@@ -163,7 +180,7 @@ export class ActorFiles {
   async mkdir(path: Path): Promise<FileEntry> {
     const t = this.writable(path);
     await this.svc.ops.mkdir(t.place);
-    return presentNode(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('mkdir')), t.level);
+    return this.present(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('mkdir')), t.level);
   }
 
   /** Makes sure folder `path` exists (a folder upload's parents): announced only when it had to be made. */
@@ -181,8 +198,9 @@ export class ActorFiles {
   async rename(path: Path, newName: string): Promise<FileEntry> {
     const t = this.writable(path);
     checkName(newName);
+    this.checkUnlocked(t.place);
     const to = joinRel(parentRel(t.rel), newName);
-    if (to === t.rel) return presentNode(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('move')), t.level);
+    if (to === t.rel) return this.present(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('move')), t.level);
     const caseOnly = to.toLowerCase() === t.rel.toLowerCase();
     if (!caseOnly && (await this.svc.ops.statOrNull({ storage_id: t.storage.id, rel: to }))) throw new AppError('name_taken', { name: newName });
     try {
@@ -193,7 +211,7 @@ export class ActorFiles {
       throw e;
     }
     const entry = await this.svc.ops.stat({ storage_id: t.storage.id, rel: to });
-    return presentNode(await this.svc.ops.moved(t.place, to, entry, this.ctx('move', { audit: 'file.move' })), t.level);
+    return this.present(await this.svc.ops.moved(t.place, to, entry, this.ctx('move', { audit: 'file.move' })), t.level);
   }
 
   /**
@@ -258,6 +276,7 @@ export class ActorFiles {
   /** Deletes one item: into the trash when protection is wired and the storage can move, else for good. */
   async deleteOne(path: Path): Promise<{ permanent: boolean }> {
     const t = this.writable(path);
+    this.checkUnlocked(t.place);
     const trash = this.svc.ports.trash;
     if (trash) return trash.moveToTrash(t.place, actorRef(this.actor), { request: this.actor.request });
     await this.svc.ops.delete(t.place);
@@ -278,7 +297,7 @@ export class ActorFiles {
       if (cur && etagOf(cur.size, cur.mtime, cur.etag) !== etag) throw new AppError('conflict', { path: uiPath(t.storage.name, t.rel), reason: 'changed since it was opened' });
     }
     const node = await this.write(t.place, Readable.from([bytes]), { size: bytes.length, origin: 'save-text', audit: 'file.upload', body: content });
-    return presentNode(node, t.level);
+    return this.present(node, t.level);
   }
 
   /**
@@ -308,7 +327,7 @@ export class ActorFiles {
   /**
    * A file this actor may write, to be written in parts over several requests
    * (uploads); not a storage root. Clean-up of a session (recovery, abort)
-   * passes `ignoreReadOnly`: a storage made read-only since still lets go of it.
+   * passes `ignoreReadOnly`: a storage made read-only, or a file locked, since still lets go of it.
    */
   staged(path: Path, opts?: TargetOptions): StagedWrite {
     return new StagedWrite(this.writable(path, opts), this.actor, this.svc);
@@ -317,6 +336,11 @@ export class ActorFiles {
   /** What a write by this actor records: who, from where, and how. */
   ctx(origin: WriteOrigin, extra: Partial<WriteContext> = {}): WriteContext {
     return { actor: actorRef(this.actor), request: this.actor.request, origin, ...extra };
+  }
+
+  /** The entry of a node this face wrote, with the file's live lock (its holder may write it). */
+  private present(node: NodeRow, level: Level): FileEntry {
+    return presentNode(node, level, this.svc.catalogue.locks.of(node.storage_id, node.path));
   }
 
   /** A path this actor may change that is not a storage root. */
@@ -345,6 +369,9 @@ export class ActorFiles {
     if (src.storage.id === dst.storage.id && isWithin(dstRel, src.rel)) throw new AppError('conflict', { path: shownTo, reason: 'a folder cannot go into itself' });
     if (!overwrite && dstRel !== dst.rel && (await this.svc.ops.statOrNull({ storage_id: dst.storage.id, rel: dstRel }))) throw new AppError('conflict', { path: uiPath(dst.storage.name, dstRel) });
     if (!overwrite && dstRel === dst.rel && at) throw new AppError('conflict', { path: shownTo });
+    // A moved folder takes no locked file with it, and nothing locked is replaced.
+    if (needSrc === 'editor') this.checkUnlocked(src.place);
+    this.checkUnlocked({ storage_id: dst.storage.id, rel: dstRel });
     // Replacing where a folder is involved: the old item goes to the trash first (a file over a file is replaced in place).
     if (o.exact && at && !same && (at.type === 'dir' || entry.type === 'dir')) await this.deleteOne(dst.place);
     return { src, dst, dstRel, entry };

@@ -3,11 +3,10 @@
  * listing and search pages, serialised by SQLite so 1,000 rows cost no
  * JavaScript objects) and in JavaScript (single entries after a write).
  */
-import type { GateNode, Level, NodeRow } from '../catalogue';
+import { isImage, isVideo, parseItems, type FileLock, type GateNode, type Level, type NodeRow } from '../catalogue';
 import type { FileEntry } from '../contract';
 
 export type { FileEntry };
-import { isImage, isVideo } from '../catalogue';
 
 /** The content tag of a file: the backend's own, else one derived from size and mtime. */
 export function etagOf(size: number, mtime: number, backendEtag?: string | null): string {
@@ -17,10 +16,6 @@ export function etagOf(size: number, mtime: number, backendEtag?: string | null)
 /** ISO 8601 of an epoch-ms mtime (0 stays the epoch, as SQLite prints it). */
 export const isoOf = (mtime: number): string => new Date(Math.round(mtime)).toISOString();
 
-/**
- * SQL expression (over a `nodes` row) yielding one entry as JSON text. `?` is
- * bound to the caller's level (`perm`). `mime` and `etag` appear on files only.
- */
 /**
  * SQLite cannot sign: ready thumbnails leave `THUMB_MARK<id>` in the JSON and
  * `stampThumbs` swaps each for its signed URL (one pass over the page text).
@@ -33,11 +28,27 @@ export function stampThumbs(json: string, stamp: ((id: number) => string) | unde
   return stamp ? json.replace(MARKED, (_, id: string) => JSON.stringify(stamp(Number(id)))) : json;
 }
 
-export const ENTRY_JSON_SQL = `CASE WHEN type = 'dir' THEN json_object(
+/** App locks as entry fields: none, or those of the `fl` row a listing joined (lockJoin). */
+const NO_LOCK = `'locked', json('false'), 'lock', NULL`;
+const JOINED_LOCK = `'locked', json(CASE WHEN fl.node_id IS NULL THEN 'false' ELSE 'true' END),
+    'lock', CASE WHEN fl.node_id IS NULL THEN NULL ELSE json_object('plugin', fl.plugin, 'plugin_label', fl.plugin_label,
+      'reason', fl.reason, 'reason_text', fl.reason_text, 'until', fl.until) END`;
+
+/**
+ * The join a query adds (after `FROM nodes <alias>`) when it builds entries
+ * `withLocks`: only for storages that hold a lock (FileLocks.any), so a
+ * listing of any other storage costs what it did without locks. An expired
+ * lock shows until its timer removes it, moments later (the folder's pages
+ * are dropped then).
+ */
+export const lockJoin = (nodes: string): string => ` LEFT JOIN file_locks fl ON fl.node_id = ${nodes}.id`;
+
+function entryJsonSql(withLocks: boolean): string {
+  return `CASE WHEN type = 'dir' THEN json_object(
     'id', id, 'name', name, 'type', 'dir', 'size', 0,
     'modified', strftime('%Y-%m-%dT%H:%M:%fZ', mtime / 1000.0, 'unixepoch'),
     'is_image', json('false'), 'is_video', json('false'), 'thumb_url', '',
-    'locked', json('false'), 'lock', NULL, 'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm)
+    ${NO_LOCK}, 'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm)
   ELSE json_object(
     'id', id, 'name', name, 'type', 'file', 'size', size,
     'modified', strftime('%Y-%m-%dT%H:%M:%fZ', mtime / 1000.0, 'unixepoch'),
@@ -45,16 +56,28 @@ export const ENTRY_JSON_SQL = `CASE WHEN type = 'dir' THEN json_object(
     'etag', COALESCE(etag, printf('"%x-%x"', size, mtime)),
     'is_image', json(CASE WHEN mime LIKE 'image/%' THEN 'true' ELSE 'false' END),
     'is_video', json(CASE WHEN mime LIKE 'video/%' THEN 'true' ELSE 'false' END),
-    'thumb_url', CASE WHEN thumb_state = 'ready' THEN '${THUMB_MARK}' || id ELSE '' END, 'locked', json('false'), 'lock', NULL,
+    'thumb_url', CASE WHEN thumb_state = 'ready' THEN '${THUMB_MARK}' || id ELSE '' END, ${withLocks ? JOINED_LOCK : NO_LOCK},
     'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm) END`;
+}
 
+/**
+ * SQL expression (over a `nodes` row) yielding one entry as JSON text; `@perm`
+ * is bound to the caller's level. `mime` and `etag` appear on files only.
+ * `ENTRY_JSON_SQL_LOCKS` also reads the joined lock (see lockJoin).
+ */
+export const ENTRY_JSON_SQL = entryJsonSql(false);
+export const ENTRY_JSON_SQL_LOCKS = entryJsonSql(true);
 
-/** The same entry as ENTRY_JSON_SQL, from a node row in memory. */
-export function presentNode(n: NodeRow | GateNode, perm: Level): FileEntry {
+/** The same entry as ENTRY_JSON_SQL_LOCKS, from a node row in memory and its live lock. */
+export function presentNode(n: NodeRow | GateNode, perm: Level, lock: FileLock | null = null): FileEntry {
   const base = {
     id: n.id, name: n.name, type: n.type, size: n.type === 'dir' ? 0 : n.size, modified: isoOf(n.mtime),
-    is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: parseState(n.app_state), perm,
+    is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: parseItems(n.app_state), perm,
   } as FileEntry;
+  if (n.type === 'file' && lock) {
+    base.locked = true;
+    base.lock = { plugin: lock.plugin, plugin_label: lock.plugin_label, reason: lock.reason, reason_text: lock.reason_text, until: lock.until };
+  }
   if (n.type === 'file') {
     base.mime = n.mime ?? 'application/octet-stream';
     base.etag = etagOf(n.size, n.mtime, n.etag);
@@ -62,14 +85,4 @@ export function presentNode(n: NodeRow | GateNode, perm: Level): FileEntry {
     base.is_video = isVideo(n.mime);
   }
   return base;
-}
-
-function parseState(raw: string | null): string[] {
-  if (!raw) return [];
-  try {
-    const v = JSON.parse(raw);
-    return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
 }

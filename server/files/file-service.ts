@@ -5,7 +5,7 @@
  * move that cannot answer at once).
  */
 import type { Actor, ActorRestorer } from '../auth';
-import type { Catalogue } from '../catalogue';
+import type { AppStates, Catalogue, FileLocks } from '../catalogue';
 import type { Db } from '../db';
 import type { NewdocType } from '../contract';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
@@ -70,14 +70,22 @@ export class FileService {
   readonly ops: StorageOps;
   readonly catalogue: Catalogue;
   readonly ports: FilePorts;
+  /**
+   * App locks and app state on files (catalogue/file-locks, catalogue/app-state), place-addressed: the
+   * app host API sets and clears them after its own access check; every door of this service respects them.
+   */
+  readonly locks: FileLocks;
+  readonly appState: AppStates;
 
   constructor(d: FilesDeps) {
+    this.locks = d.catalogue.locks;
+    this.appState = d.catalogue.appState;
     this.ops = d.ops;
     this.catalogue = d.catalogue;
     this.ports = d.ports ?? {};
     this.access = new Access(d.catalogue);
-    this.listing = new ListingService(d.catalogue, new ListingRepo(d.db), d.thumbUrl);
-    this.search = new SearchService(d.db, d.thumbUrl);
+    this.listing = new ListingService(d.catalogue, new ListingRepo(d.db, (id) => d.catalogue.locks.any(id)), d.thumbUrl);
+    this.search = new SearchService(d.db, d.thumbUrl, () => d.catalogue.locks.anyAtAll());
     this.transfers = new Transfers(this, d.queue, d.actors);
     d.bus.on('folder.changed', (e) => this.listing.folderChanged(e.storage_id, e.folder, e.kind));
   }

@@ -16,7 +16,7 @@
  */
 import type { Db, Statement } from '../db';
 import type { Level } from '../catalogue';
-import { ENTRY_JSON_SQL, stampThumbs } from './entry';
+import { ENTRY_JSON_SQL, ENTRY_JSON_SQL_LOCKS, lockJoin, stampThumbs } from './entry';
 import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
 
@@ -51,10 +51,11 @@ export interface IndexedPage {
 
 export class FolderIndexes {
   private cache = new PageCache<FolderIndex | { tooBig: true; bytes: number }>(BUDGET_BYTES);
-  private stmts = new Map<SortField, Statement>();
+  private stmts = new Map<string, Statement>();
   private count: Statement;
 
-  constructor(private db: Db) {
+  /** `locked(storage)`: whether the storage may hold app locks (its indexes then join them). */
+  constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
     this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
   }
 
@@ -102,12 +103,13 @@ export class FolderIndexes {
   private build(storageId: number, dir: string, sort: SortField, perm: Level, stamp?: (id: number) => string): FolderIndex | { tooBig: true; bytes: number } {
     const total = this.count.get(storageId, dir) as number;
     if (total > MAX_ENTRIES) return { tooBig: true, bytes: 64 };
-    let stmt = this.stmts.get(sort);
+    const locks = this.locked(storageId);
+    let stmt = this.stmts.get(`${sort}:${locks}`);
     if (!stmt) {
       const col = COLUMN[sort];
-      stmt = this.db.sqlite.prepare(`SELECT ${ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes
+      stmt = this.db.sqlite.prepare(`SELECT ${locks ? ENTRY_JSON_SQL_LOCKS : ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
         WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`).raw();
-      this.stmts.set(sort, stmt);
+      this.stmts.set(`${sort}:${locks}`, stmt);
     }
     const rows = stmt.all({ s: storageId, d: dir, perm }) as Array<[string, 'dir' | 'file', number, string, number]>;
     const n = rows.length;

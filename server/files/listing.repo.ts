@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db';
 import type { Level } from '../catalogue';
-import { ENTRY_JSON_SQL } from './entry';
+import { ENTRY_JSON_SQL, ENTRY_JSON_SQL_LOCKS, lockJoin } from './entry';
 import { FolderIndexes } from './folder-index';
 import type { Keyset, SortField } from './listing.types';
 
@@ -41,8 +41,9 @@ export class ListingRepo {
   /** Whole-folder indexes: pages of folders up to MAX_ENTRIES come from memory (folder-index.ts). */
   readonly indexes: FolderIndexes;
 
-  constructor(private db: Db) {
-    this.indexes = new FolderIndexes(db);
+  /** `locked(storage)`: whether the storage may hold app locks (its pages then join them; FileLocks.any). */
+  constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
+    this.indexes = new FolderIndexes(db, locked);
     this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
     this.seen = db.sqlite.prepare('SELECT 1 FROM nodes WHERE storage_id = ? AND (path = ? OR dir = ?) AND deleted_at IS NULL LIMIT 1').pluck();
   }
@@ -58,7 +59,7 @@ export class ListingRepo {
    * starts behind that row (keyset: page 100 costs what page 1 costs).
    */
   page(q: PageQuery): Page {
-    const stmt = this.statement(q.sort, q.desc, q.after?.type);
+    const stmt = this.statement(q.sort, q.desc, q.after?.type, this.locked(q.storageId));
     const params: Record<string, unknown> = { s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.after ? 0 : q.offset };
     if (q.after) Object.assign(params, { av: q.after.value, ak: q.after.key, ai: q.after.id });
     const rows = stmt.raw().all(params) as Array<[string, 'dir' | 'file', number, string, number]>;
@@ -72,19 +73,19 @@ export class ListingRepo {
     };
   }
 
-  private statement(sort: SortField, desc: boolean, keyset?: 'dir' | 'file') {
-    const name = `${sort}:${desc}:${keyset ?? ''}`;
+  private statement(sort: SortField, desc: boolean, keyset: 'dir' | 'file' | undefined, locks: boolean) {
+    const name = `${sort}:${desc}:${keyset ?? ''}:${locks}`;
     let stmt = this.cache.get(name);
-    if (!stmt) this.cache.set(name, (stmt = this.db.sqlite.prepare(pageSql(sort, desc, keyset))));
+    if (!stmt) this.cache.set(name, (stmt = this.db.sqlite.prepare(pageSql(sort, desc, keyset, locks))));
     return stmt;
   }
 }
 
 /**
  * The page query: named parameters @s, @d, @perm, @limit, @offset, and with a
- * keyset of the previous page's last row's type @av, @ak, @ai.
+ * keyset of the previous page's last row's type @av, @ak, @ai. `locks`: the storage may hold app locks.
  */
-export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file'): string {
+export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file', locks = false): string {
   const d = desc ? 'DESC' : 'ASC';
   const cmp = desc ? '<' : '>';
   const col = COLUMN[sort];
@@ -93,7 +94,7 @@ export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file')
   // Folders first: after a folder come the rest of the folders and every file; after a file, only files
   // (two shapes so the file case stays one index range).
   const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
-  return `SELECT ${ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes
+  return `SELECT ${locks ? ENTRY_JSON_SQL_LOCKS : ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
        ORDER BY ${order} LIMIT @limit OFFSET @offset`;
 }

@@ -8,7 +8,7 @@ import type { Db } from '../db';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
-import { ENTRY_JSON_SQL, stampThumbs } from './entry';
+import { ENTRY_JSON_SQL, ENTRY_JSON_SQL_LOCKS, lockJoin, stampThumbs } from './entry';
 import { confinement } from './access';
 
 export interface SearchInput {
@@ -34,7 +34,8 @@ export interface SearchResult {
 }
 
 export class SearchService {
-  constructor(private db: Db, private stamp?: (id: number) => string) {}
+  /** `anyLocks()`: whether any storage may hold app locks (results then join them; FileLocks.anyAtAll). */
+  constructor(private db: Db, private stamp?: (id: number) => string, private anyLocks: () => boolean = () => false) {}
 
   /** Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see. */
   search(fa: ActorFiles, s: SearchInput): SearchResult {
@@ -86,13 +87,14 @@ export class SearchService {
     // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
     const lv = storages.map((x, i) => `(@sid${i}, @perm${i}, @sname${i})`).join(',');
     storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
-    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM nodes n JOIN lv ON lv.lv_sid = n.storage_id WHERE ${where.join(' AND ')}`;
-    const entry = ENTRY_JSON_SQL.replace(/@perm/g, 'lv.lv_perm');
+    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM nodes n JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
+    const locks = this.anyLocks();
+    const entry = (locks ? ENTRY_JSON_SQL_LOCKS : ENTRY_JSON_SQL).replace(/@perm/g, 'lv.lv_perm');
     const rows = this.db.sqlite
-      .prepare(from.replace('%COLS%', `${entry}, lv.lv_name, n.path`) + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit')
+      .prepare(from.replace('%COLS%', `${entry}, lv.lv_name, n.path`).replace('%JOIN%', locks ? lockJoin('n') : '') + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit')
       .raw()
       .all({ ...args, limit: s.limit }) as Array<[string, string, string]>;
-    const total = this.db.sqlite.prepare(from.replace('%COLS%', 'count(*)')).pluck().get(args) as number;
+    const total = this.db.sqlite.prepare(from.replace('%COLS%', 'count(*)').replace('%JOIN%', '')).pluck().get(args) as number;
     const entriesJson = '[' + rows.map(([json, storage, path]) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}}`).join(',') + ']';
     return { ...empty, entriesJson: stampThumbs(entriesJson, this.stamp), total };
   }

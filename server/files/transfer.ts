@@ -61,6 +61,9 @@ export class Transfers {
     const fa = this.files.forActor(this.actors.restore(t.actor, t.request));
     fa.target(t.src, t.op === 'move' ? 'editor' : 'viewer');
     fa.target(t.dst, 'editor');
+    // Locks are checked again too (an op holds no lock token): nothing locked moves or is replaced.
+    if (t.op === 'move') fa.checkUnlocked(t.src);
+    fa.checkUnlocked(t.dst);
     const ops = this.files.ops;
     const audit = t.op === 'move' ? 'file.move' : 'file.copy';
     const same = t.src.storage_id === t.dst.storage_id;

@@ -70,8 +70,9 @@ export class UploadsService {
     const owner = ownerOf(a);
     this.checkSize(input.size);
     this.checkQuota(owner, input.size);
+    const staged = fa.staged(t.place); // a locked file is refused before its folder is made
     await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
-    const multipart = await fa.staged(t.place).multipart();
+    const multipart = await staged.multipart();
     const presigned = !!multipart?.presigned;
     const chunk = this.chunkSize(input.size, input.chunk_size, presigned);
     const id = 'up_' + randomToken(18);

@@ -35,6 +35,8 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
       { sort: 'modified', desc: false, after: { type: 'file', value: 5, key: 'a', id: 1 } },
     ] as const;
     for (const s of shapes) listing.page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', ...s });
+    // A storage holding app locks: its pages join them (FileLocks.any).
+    new ListingRepo(db, () => true).page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', sort: 'name', desc: false });
     const scope = {
       actor: { kind: 'person' },
       visible: () => [{ storage: { id: 1, name: 'S', driver: 'local', read_only: 0 }, level: 'editor' }],
@@ -43,6 +45,7 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
     const search = new SearchService(db);
     search.search(scope, { q: 'report', limit: 50 });
     search.search(scope, { q: 'ab', type: 'file', ext: ['pdf'], min_size: 1, limit: 50 });
+    new SearchService(db, undefined, () => true).search(scope, { q: 'report', limit: 50 });
     new S3Listing(db); // the S3 gateway's ListObjects pages (prepared once)
     const text = [...new Set(seen)].join(';\n\n') + ';\n';
     if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, text);

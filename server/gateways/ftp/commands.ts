@@ -171,6 +171,7 @@ export const COMMANDS: Record<string, Command> = {
       s.rest = 0;
       return s.reply(550, 'Resuming an upload is not supported: send the whole file');
     }
+    tree(s).files.checkUnlocked(path); // a file an app holds is refused before the client sends its bytes
     await s.transfer('STOR', async (sock, signal) => {
       await tree(s).write(path, s.uploadBody(sock), { overwrite: true, signal });
     });
@@ -197,6 +198,7 @@ export const COMMANDS: Record<string, Command> = {
   RNFR: async (s, arg) => {
     const path = s.path(arg);
     await tree(s).stat(path);
+    tree(s).files.checkUnlocked(path); // refused at once, not after the client sent RNTO
     s.renameFrom = path;
     s.reply(350, 'Ready for RNTO');
   },

@@ -2,10 +2,12 @@
  * The one table from `AppError` codes to FTP replies (RFC 959 / 2228 / 3659).
  * Refusals of a path are 550 (the issue's "FTP 550"), names the storage will
  * not take 553, space 552, a storage or database that is away 451 (the client
- * may retry), a sign-in refusal 530. The text is short and fixed: nothing of
- * an error's internals reaches the client.
+ * may retry), a sign-in refusal 530. The text is short and fixed (a file an
+ * app locked says which app, why and until when): nothing of an error's
+ * internals reaches the client.
  */
 import { isAppError, type ErrorCode } from '../../errors';
+import { lockSentence } from '../lock-sentence';
 
 export interface Reply {
   code: number;
@@ -50,6 +52,8 @@ const LOGIN: Partial<Record<ErrorCode, string>> = {
 
 /** The reply for an error thrown by the gateway core or the file service; anything unknown is 451. */
 export function replyFor(e: unknown): Reply {
+  const locked = lockSentence(e);
+  if (locked) return { code: TABLE.locked!.code, text: locked };
   return (isAppError(e) && TABLE[e.code]) || { code: 451, text: 'Local error in processing' };
 }
 

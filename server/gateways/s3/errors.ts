@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { isAppError, type ErrorCode } from '../../errors';
 import { xmlDoc } from './xml';
+import { lockSentence } from '../lock-sentence';
 
 const S3_CODES = {
   AccessDenied: [403, 'Access Denied'],
@@ -95,6 +96,8 @@ export function toS3Error(e: unknown): S3Error {
   if (e instanceof S3Error) return e;
   if (isAppError(e)) {
     const code = FROM_APP[e.code] ?? 'InternalError';
+    const locked = lockSentence(e);
+    if (locked) return new S3Error(code, `${S3_CODES[code][1]}: ${locked}`);
     return new S3Error(code, code === 'InternalError' ? undefined : `${S3_CODES[code][1]} (${e.code})`);
   }
   return new S3Error('InternalError');

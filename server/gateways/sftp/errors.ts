@@ -6,6 +6,7 @@
  */
 import ssh2 from 'ssh2';
 import { isAppError, type ErrorCode } from '../../errors';
+import { lockSentence } from '../lock-sentence';
 
 const S = ssh2.utils.sftp.STATUS_CODE;
 
@@ -28,5 +29,5 @@ const TABLE: Partial<Record<ErrorCode, number>> = {
 /** The status code and message an SFTP client gets for `e`. */
 export function sftpStatus(e: unknown): { code: number; message: string } {
   if (!isAppError(e)) return { code: S.FAILURE, message: 'internal error' };
-  return { code: TABLE[e.code] ?? S.FAILURE, message: e.code };
+  return { code: TABLE[e.code] ?? S.FAILURE, message: lockSentence(e) ?? e.code };
 }

@@ -7,6 +7,7 @@
  */
 import { AppError } from '../../errors';
 import { XmlError } from './xml';
+import { lockSentence } from '../lock-sentence';
 
 export interface DavAnswer {
   status: number;
@@ -78,5 +79,6 @@ export function davAnswer(e: unknown): DavAnswer {
     message = 'This account has two-step sign-in: use an API key as the password (Account → Sessions & keys).';
   } else if (e.code === 'account_disabled') message = 'This account is disabled.';
   else if (e.code === 'read_only') message = 'This storage is read-only.';
+  else message = lockSentence(e) ?? message;
   return { status, message, headers };
 }

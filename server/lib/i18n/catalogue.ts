@@ -1,11 +1,13 @@
 /**
  * Message catalogue: one sentence per error code and language. `{name}` marks
- * are filled from AppError params. Keep both languages complete; a test checks it.
+ * are filled from AppError params. A code whose errors carry different params
+ * lists several forms, most specific first: the first whose marks are all
+ * given is used. Keep both languages complete; a test checks it.
  */
 export const LANGS = ['en', 'tr'] as const;
 export type Lang = (typeof LANGS)[number];
 
-type Catalogue = Record<string, string>;
+type Catalogue = Record<string, string | readonly string[]>;
 
 export const en: Catalogue = {
   unauthorised: 'You are not allowed to do this.',
@@ -27,7 +29,14 @@ export const en: Catalogue = {
   name_not_allowed: 'This name is not allowed ({reason}).',
   name_too_long: 'This name is too long (at most {max} bytes).',
   reserved_name: 'The name "{name}" is reserved by the service.',
-  locked: 'This is locked. Try again in {retry_after} seconds.',
+  locked: [
+    // An app's lock on a file (catalogue/file-locks), then the PIN gate of a link.
+    'This file is locked by {plugin_label}: {reason_text} (until {until}).',
+    'This file is locked by {plugin_label}: {reason_text}.',
+    'This file is locked by {plugin_label} until {until}.',
+    'This file is locked by {plugin_label}.',
+    'This is locked. Try again in {retry_after} seconds.',
+  ],
   permission_denied: 'Permission denied ({permission}).',
   session_required: 'This needs a browser session: an API key cannot do it.',
   assistant_off: 'The assistant is turned off.',
@@ -108,7 +117,13 @@ export const tr: Catalogue = {
   name_not_allowed: 'Bu ada izin verilmiyor ({reason}).',
   name_too_long: 'Bu ad çok uzun (en fazla {max} bayt).',
   reserved_name: '"{name}" adı hizmet tarafından ayrılmıştır.',
-  locked: 'Bu kilitli. {retry_after} saniye sonra tekrar deneyin.',
+  locked: [
+    'Bu dosya {plugin_label} tarafından kilitlendi: {reason_text} ({until} tarihine kadar).',
+    'Bu dosya {plugin_label} tarafından kilitlendi: {reason_text}.',
+    'Bu dosya {plugin_label} tarafından {until} tarihine kadar kilitlendi.',
+    'Bu dosya {plugin_label} tarafından kilitlendi.',
+    'Bu kilitli. {retry_after} saniye sonra tekrar deneyin.',
+  ],
   permission_denied: 'İzin reddedildi ({permission}).',
   session_required: 'Bu işlem bir tarayıcı oturumu gerektirir: API anahtarıyla yapılamaz.',
   assistant_off: 'Asistan kapalı.',

@@ -8,10 +8,15 @@ export function format(template: string, params: Record<string, unknown> = {}): 
   return template.replace(/\{(\w+)\}/g, (m, k: string) => (params[k] === undefined || params[k] === null ? m : String(params[k])));
 }
 
-/** The sentence for `key` in `lang`, falling back to English, then to the key itself. */
-export function t(lang: Lang, key: string, params?: Record<string, unknown>): string {
-  const tpl = catalogues[lang][key] ?? catalogues.en[key] ?? key;
-  return format(tpl, params);
+/**
+ * The sentence for `key` in `lang`, falling back to English, then to the key
+ * itself. Of a key's several forms, the first whose marks `params` all fill.
+ */
+export function t(lang: Lang, key: string, params: Record<string, unknown> = {}): string {
+  const forms = catalogues[lang][key] ?? catalogues.en[key] ?? key;
+  if (typeof forms === 'string') return format(forms, params);
+  const filled = (f: string) => [...f.matchAll(/\{(\w+)\}/g)].every((m) => params[m[1]] !== undefined && params[m[1]] !== null);
+  return format(forms.find(filled) ?? forms[forms.length - 1], params);
 }
 
 /**

@@ -1,0 +1,106 @@
+/**
+ * What app state and app locks cost a listing (issue 21 target: with 32
+ * `app_state` items per file, listing p99 within 10 % of none). One service,
+ * storage `Bench` with three 1,000-file folders: `plain`, `state` (32 items
+ * on every file, as 20 apps would put them) and `locked` (every tenth file
+ * locked, so the storage's pages join `file_locks`). The service is restarted
+ * after the rows are written (it reads which storages hold locks at start).
+ * HTTP: 1,000-row pages with 8 connections (wrk), the folders alternated twice
+ * so load drift hits all three. In process: the uncached page query
+ * (ListingRepo.page, no folder index) of each folder, with and without the
+ * lock join.
+ *
+ *   npm run bench -- app-state        (BENCH_ENTRIES=1000, BENCH_SECONDS=8)
+ */
+import { loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../server/db';
+import { ListingRepo } from '../server/files/listing.repo';
+import { ensureBuilt, startService, table, wrk } from './lib';
+import { adminEnv } from './download';
+import { syncedFolder } from './listing';
+
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ITEMS = 32;
+const FOLDERS = ['plain', 'state', 'locked'] as const;
+
+/** 32 items of 20 apps, about as long as real ones (`app7:awaiting-signature-07`). */
+const items = (i: number) => JSON.stringify(Array.from({ length: ITEMS }, (_, k) => `app${k % 20}:awaiting-step-${String(k).padStart(2, '0')}-${i % 7}`));
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const dataDir = mkdtempSync(join(tmpdir(), 'filedock-bench-state-'));
+  const env = { ...adminEnv, SERVICE_DATA_DIR: dataDir };
+  const first = await syncedFolder(ENTRIES, env, [], [...FOLDERS]);
+  await first.svc.stop();
+  const dbFile = join(dataDir, 'filedock.sqlite');
+  const db = openDatabase(dbFile);
+  const stateRow = db.sqlite.prepare('UPDATE nodes SET app_state = ? WHERE id = ?');
+  const lockRow = db.sqlite.prepare("INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at) VALUES (?, 'sign', 'Fill and sign', 'signing', 'Out for signature', NULL, 'x', NULL, '2026-11-27T00:00:00Z')");
+  db.sqlite.transaction(() => {
+    const rows = (dir: string) => db.sqlite.prepare("SELECT id FROM nodes WHERE storage_id = 1 AND dir = ? AND type = 'file' ORDER BY id").pluck().all(dir) as number[];
+    rows('state').forEach((id, i) => stateRow.run(items(i), id));
+    rows('locked').forEach((id, i) => i % 10 === 0 && lockRow.run(id));
+  })();
+  const svc = await startService(env);
+  try {
+    const page = (f: string) => `${svc.url}/api/files/manager?path=/Bench/${f}&limit=1000`;
+    const sizes: Record<string, number> = {};
+    for (const f of FOLDERS) {
+      const body = await (await fetch(page(f), { headers: first.auth })).text();
+      const l = JSON.parse(body);
+      const locked = l.entries.filter((e: { locked: boolean }) => e.locked).length;
+      const withState = l.entries.filter((e: { app_state: string[] }) => e.app_state.length === ITEMS).length;
+      if (l.entries.length !== Math.min(1000, ENTRIES)) throw new Error(`${f}: ${l.entries.length} entries`);
+      if ((f === 'locked') !== locked > 0 || (f === 'state') !== withState > 0) throw new Error(`${f}: ${locked} locked, ${withState} with state`);
+      sizes[f] = body.length;
+    }
+    const http: Record<string, { rps: number[]; p50: number[]; p99: number[] }> = {};
+    for (let round = 0; round < 2; round++) {
+      for (const f of FOLDERS) {
+        const r = await wrk(page(f), { connections: 8, seconds: SECONDS, headers: first.auth });
+        if (r.errors + r.non2xx) throw new Error(`${f}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+        const h = (http[f] ??= { rps: [], p50: [], p99: [] });
+        h.rps.push(r.rps), h.p50.push(r.p50), h.p99.push(r.p99);
+      }
+    }
+    const best = (xs: number[]) => Math.min(...xs);
+    table(`HTTP: 1,000-row pages, 8 connections, ${SECONDS} s x 2 rounds (load ${loadavg()[0].toFixed(2)}; noisy: a shared machine)`, FOLDERS.map((f) => ({
+      folder: f, 'body KB': Math.round(sizes[f] / 1024), 'req/s': Math.round(Math.max(...http[f].rps)), 'p50 ms': best(http[f].p50), 'p99 ms (best round)': best(http[f].p99), 'p99 ms (rounds)': http[f].p99.join(' / '),
+    })));
+    const ratio = best(http.state.p99) / best(http.plain.p99);
+    console.log(`32 app_state items per file: p99 ${((ratio - 1) * 100).toFixed(1)} % vs none (target within 10 %): ${ratio <= 1.1 ? 'PASS' : 'FAIL'}`);
+
+    // The page query itself, uncached: what a folder's first listing (or a folder above the index size) costs.
+    const q = (locks: boolean, dir: string) => {
+      const repo = new ListingRepo(db, () => locks);
+      const times: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        repo.page({ storageId: 1, dir, sort: 'name', desc: false, limit: 1000, offset: 0, perm: 'editor' });
+        times.push(performance.now() - t0);
+      }
+      return { p50: +pct(times, 0.5).toFixed(2), p99: +pct(times, 0.99).toFixed(2) };
+    };
+    const rows = [];
+    for (let round = 0; round < 2; round++) {
+      for (const [name, locks, dir] of [['plain, no join (a storage without locks)', false, 'plain'], ['plain, lock join', true, 'plain'], ['32 items, no join', false, 'state'], ['locked folder, lock join', true, 'locked']] as const) {
+        if (round === 1) rows.push({ query: name, ...q(locks, dir) });
+        else q(locks, dir); // warm-up round
+      }
+    }
+    table(`In process: one uncached 1,000-row page query, 200 runs each (load ${loadavg()[0].toFixed(2)})`, rows.map((r) => ({ query: r.query, 'p50 ms': r.p50, 'p99 ms': r.p99 })));
+  } finally {
+    await svc.stop();
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(first.filesDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

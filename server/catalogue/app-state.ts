@@ -1,0 +1,87 @@
+/**
+ * App state on files (SPEC: File entry `app_state`, Limits "at most 32 state
+ * keys per file"): flags an app puts on a file, `<plugin>:<key>` items such as
+ * `sign:awaiting`, shown in listings and matched by the applies rules
+ * (`state`, `no_state`). They live in the node's `app_state` column (a JSON
+ * array), so they follow the file through a rename or move, go with it when
+ * it is deleted, are not copied, and a listing reads them with the row at no
+ * extra cost. The spec's items carry no value: an app keeps values in its own
+ * storage.
+ */
+import type { Db } from '../db';
+import type { EventBus } from '../events';
+import { AppError } from '../errors';
+import { uiPath } from '../lib/paths';
+import { APP_ID, WORD, recordMarkChange } from './file-locks';
+import type { NodesRepo } from './nodes.repo';
+
+/** Items per file, all apps together. */
+export const MAX_APP_STATE = 32;
+
+export class AppStates {
+  private s;
+
+  constructor(
+    private db: Db,
+    private nodes: NodesRepo,
+    private bus: EventBus,
+    private storageName: (id: number) => string,
+  ) {
+    this.s = {
+      set: db.sqlite.prepare('UPDATE nodes SET app_state = ? WHERE id = ?'),
+      below: db.sqlite.prepare(`SELECT path, app_state FROM nodes
+        WHERE storage_id = @s AND (@rel = '' OR path = @rel OR (path >= @lo AND path < @hi)) AND deleted_at IS NULL AND app_state IS NOT NULL`),
+    };
+  }
+
+  /**
+   * Puts (`on`) or takes away the item `<plugin>:<key>` on the item at `rel`
+   * and returns the file's items. A 33rd item → `too_many` (max 32); putting
+   * an item that is there, or taking one that is not, changes nothing.
+   */
+  async set(storageId: number, rel: string, plugin: string, key: string, on: boolean): Promise<string[]> {
+    if (typeof plugin !== 'string' || !APP_ID.test(plugin)) throw new AppError('validation_failed', { field: 'plugin', reason: 'an app id' }, { field: 'plugin' });
+    if (typeof key !== 'string' || !WORD.test(key)) throw new AppError('validation_failed', { field: 'key', reason: 'a short word: a-z, 0-9, . _ -' }, { field: 'key' });
+    const item = `${plugin}:${key}`;
+    let items: string[] = [];
+    let changed = false;
+    await this.db.waits.write(() => {
+      const node = this.nodes.get(storageId, rel);
+      if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
+      items = parseItems(node.app_state);
+      const has = items.includes(item);
+      if (has === on) return;
+      if (on && items.length >= MAX_APP_STATE) throw new AppError('too_many', { max: MAX_APP_STATE }, { max: MAX_APP_STATE, field: 'app_state' });
+      items = on ? [...items, item] : items.filter((x) => x !== item);
+      this.s.set.run(items.length ? JSON.stringify(items) : null, node.id);
+      recordMarkChange(this.bus, storageId, rel);
+      changed = true;
+    });
+    if (changed) await this.bus.flush();
+    return items;
+  }
+
+  /** The items of the item at `rel` ([] when none or not catalogued). */
+  of(storageId: number, rel: string): string[] {
+    const node = this.nodes.get(storageId, rel);
+    return node && !node.deleted_at ? parseItems(node.app_state) : [];
+  }
+
+  /** Items at `rel` and below it, by path, for those that have any ('' is the whole storage): one query. */
+  within(storageId: number, rel: string): Map<string, string[]> {
+    // '0' is the code point after '/': the range is exactly the paths below `rel/`.
+    const rows = this.s.below.all({ s: storageId, rel, lo: `${rel}/`, hi: `${rel}0` }) as Array<{ path: string; app_state: string }>;
+    return new Map(rows.map((r) => [r.path, parseItems(r.app_state)]));
+  }
+}
+
+/** The column's JSON array; anything unreadable counts as none. */
+export function parseItems(raw: string | null): string[] {
+  if (!raw) return [];
+  try {
+    const v = JSON.parse(raw);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * App locks on files (SPEC: File entry `locked`/`lock`, Errors `locked`). An
+ * app holds a file while it works on it (out for signature, a conversion
+ * running); a locked file is read-only for everyone on every door. The file
+ * service's access check calls `check` on every write target and `checkTree`
+ * before a folder is moved or deleted; the holder writes with the token `set`
+ * returned (only its sha256 is stored). Locks are keyed by node id: they
+ * follow a rename or move within the storage and go with a deleted file.
+ * An expired lock is ignored at once and removed by a timer set to the next
+ * expiry (listings drop it then). Which storages hold any lock is kept in
+ * memory, so the listing of a storage without locks costs nothing more.
+ */
+import type { Db } from '../db';
+import type { ActorRef, EventBus } from '../events';
+import type { FileLock } from '../contract';
+import { AppError } from '../errors';
+import { randomToken, sha256Hex } from '../lib/crypto';
+import { baseName, parentRel, uiPath } from '../lib/paths';
+import type { NodesRepo } from './nodes.repo';
+
+export type { FileLock };
+
+/** What an app asks for; `until` is ISO 8601 in the future, or null (until cleared). */
+export interface LockInput {
+  plugin: string;
+  label: string;
+  reason?: string | null;
+  reason_text?: string | null;
+  until?: string | null;
+}
+
+/** A lock as the app and the host API see it. */
+export interface LockView extends FileLock {
+  locked_by: number | null;
+  locked_at: string;
+}
+
+/** App ids (the manifest's id rule) and short machine words (`reason`, app-state keys). */
+export const APP_ID = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+export const WORD = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** The longest a timer waits before it looks again (setTimeout's range, and clock changes). */
+const MAX_TIMER_MS = 3_600_000;
+
+/** The hash a holder's token is known by (ActorFiles.holding keeps it, `check` compares it). */
+export const lockTokenHash = (token: string): string => sha256Hex(`file-lock\n${token}`);
+
+interface LockRow extends FileLock {
+  token_hash: string;
+  locked_by: number | null;
+  locked_at: string;
+}
+
+const COLS = 'l.plugin, l.plugin_label, l.reason, l.reason_text, l.until, l.token_hash, l.locked_by, l.locked_at';
+
+/** Records the change of a file's marks (lock, app state): page caches drop the folder, browsers with it open hear of it. */
+export function recordMarkChange(bus: EventBus, storageId: number, rel: string): void {
+  bus.record('folder.changed', { storage_id: storageId, folder: parentRel(rel), kind: 'updated', path: rel, name: baseName(rel) });
+}
+
+export class FileLocks {
+  private s;
+  private holders = new Set<number>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private db: Db,
+    private nodes: NodesRepo,
+    private bus: EventBus,
+    private storageName: (id: number) => string,
+    private log: (msg: string, err?: unknown) => void,
+  ) {
+    const q = (sql: string) => db.sqlite.prepare(sql);
+    this.s = {
+      at: q(`SELECT ${COLS} FROM nodes n JOIN file_locks l ON l.node_id = n.id WHERE n.storage_id = ? AND n.path = ? AND n.deleted_at IS NULL`),
+      below: q(`SELECT ${COLS}, n.path FROM file_locks l JOIN nodes n ON n.id = l.node_id
+                WHERE n.storage_id = @s AND (@rel = '' OR n.path = @rel OR (n.path >= @lo AND n.path < @hi)) AND (l.until IS NULL OR l.until > @now)`),
+      put: q(`INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at)
+              VALUES (@node_id, @plugin, @plugin_label, @reason, @reason_text, @until, @token_hash, @locked_by, @locked_at)
+              ON CONFLICT(node_id) DO UPDATE SET plugin = excluded.plugin, plugin_label = excluded.plugin_label, reason = excluded.reason,
+                reason_text = excluded.reason_text, until = excluded.until, token_hash = excluded.token_hash, locked_by = excluded.locked_by, locked_at = excluded.locked_at`),
+      drop: q('DELETE FROM file_locks WHERE node_id = ?'),
+      due: q('SELECT n.storage_id, n.path, l.node_id FROM file_locks l JOIN nodes n ON n.id = l.node_id WHERE l.until IS NOT NULL AND l.until <= ?'),
+      next: q('SELECT min(until) FROM file_locks WHERE until IS NOT NULL').pluck(),
+      storages: q('SELECT DISTINCT n.storage_id FROM file_locks l JOIN nodes n ON n.id = l.node_id').pluck(),
+    };
+  }
+
+  /** Reads which storages hold locks and arms the expiry timer (once, at start). */
+  start(): void {
+    this.refreshHolders();
+    this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Whether any file of the storage may be locked (false: no lock for sure; listings skip the join). */
+  any(storageId: number): boolean {
+    return this.holders.has(storageId);
+  }
+
+  /** Whether any storage may hold a lock (search spans storages). */
+  anyAtAll(): boolean {
+    return this.holders.size > 0;
+  }
+
+  /**
+   * Locks the file at `rel` for `input.plugin` and returns the holder's token
+   * (shown once). The same app locking again replaces its lock and token;
+   * another app's live lock → `locked`. Only a catalogued file can be locked
+   * (`not_found` otherwise; every file the file service wrote or listed is).
+   */
+  async set(storageId: number, rel: string, input: LockInput, by: ActorRef | null): Promise<{ token: string; lock: LockView }> {
+    const row = checkInput(input);
+    const token = randomToken(24);
+    const lock: LockRow = { ...row, token_hash: lockTokenHash(token), locked_by: by?.id ?? null, locked_at: new Date().toISOString() };
+    await this.db.waits.write(() => {
+      const node = this.nodes.get(storageId, rel);
+      if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
+      if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
+      const held = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+      if (held && held.plugin !== input.plugin) throw this.refusal(storageId, rel, held);
+      // Marked before the commit: no check may see the lock's row while the storage still reads as lock-free.
+      this.holders.add(storageId);
+      this.s.put.run({ node_id: node.id, ...lock });
+      recordMarkChange(this.bus, storageId, rel);
+    });
+    await this.bus.flush();
+    this.arm();
+    return { token, lock: view(lock) };
+  }
+
+  /**
+   * Removes `plugin`'s lock on the file at `rel`; false when there was none
+   * (or it had expired). Another app's live lock → `locked`.
+   */
+  async clear(storageId: number, rel: string, plugin: string): Promise<boolean> {
+    let cleared = false;
+    await this.db.waits.write(() => {
+      const held = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+      if (held && held.plugin !== plugin) throw this.refusal(storageId, rel, held);
+      const node = this.nodes.get(storageId, rel);
+      cleared = !!held && !!node && this.s.drop.run(node.id).changes > 0;
+      if (cleared) recordMarkChange(this.bus, storageId, rel);
+    });
+    await this.bus.flush();
+    if (cleared) this.refreshHolders();
+    return cleared;
+  }
+
+  /** The live lock on the file at `rel`, or null. */
+  of(storageId: number, rel: string): LockView | null {
+    if (!this.any(storageId)) return null;
+    const row = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+    return row ? view(row) : null;
+  }
+
+  /** The live locks at `rel` and below it, by path ('' is the whole storage): one query (an app's batch, a folder). */
+  within(storageId: number, rel: string): Map<string, LockView> {
+    const out = new Map<string, LockView>();
+    if (!this.any(storageId)) return out;
+    for (const r of this.below(storageId, rel)) out.set(r.path, view(r));
+    return out;
+  }
+
+  /**
+   * Refuses (`locked`, with the lock's details) a change of the file at
+   * `rel` while an app holds it, unless `held` has the lock's token hash.
+   */
+  check(storageId: number, rel: string, held: readonly string[] = []): void {
+    if (!this.any(storageId)) return;
+    const row = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+    if (row && !held.includes(row.token_hash)) throw this.refusal(storageId, rel, row);
+  }
+
+  /** As `check`, for `rel` and everything below it: a folder holding a locked file is not moved or deleted. */
+  checkTree(storageId: number, rel: string, held: readonly string[] = []): void {
+    if (!this.any(storageId)) return;
+    const row = this.below(storageId, rel).find((r) => !held.includes(r.token_hash));
+    if (row) throw this.refusal(storageId, row.path, row);
+  }
+
+  private below(storageId: number, rel: string): Array<LockRow & { path: string }> {
+    // '0' is the code point after '/': the range is exactly the paths below `rel/` ('' is the whole storage).
+    return this.s.below.all({ s: storageId, rel, lo: `${rel}/`, hi: `${rel}0`, now: new Date().toISOString() }) as Array<LockRow & { path: string }>;
+  }
+
+  private live(row: LockRow | undefined): LockRow | undefined {
+    return row && (row.until === null || row.until > new Date().toISOString()) ? row : undefined;
+  }
+
+  /** The spec's 423: plugin, plugin_label, path, reason, until (and reason_text). */
+  private refusal(storageId: number, rel: string, row: FileLock): AppError {
+    const info = { plugin: row.plugin, plugin_label: row.plugin_label, path: uiPath(this.storageName(storageId), rel), reason: row.reason, reason_text: row.reason_text, until: row.until };
+    return new AppError('locked', info, info, `locked by ${row.plugin}`);
+  }
+
+  private refreshHolders(): void {
+    this.holders = new Set(this.s.storages.all() as number[]);
+  }
+
+  /** Sets the timer to the next expiry (or clears it when no lock expires). */
+  private arm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const next = this.s.next.get() as string | null;
+    if (next === null || this.stopped) return;
+    const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - Date.now()));
+    this.timer = setTimeout(() => void this.sweep(), wait).unref();
+  }
+
+  /** Removes expired locks and tells their folders; a database held elsewhere is waited out. */
+  private async sweep(): Promise<void> {
+    this.timer = null;
+    try {
+      await this.db.waits.write(() => {
+        for (const r of this.s.due.all(new Date().toISOString()) as Array<{ storage_id: number; path: string; node_id: number }>) {
+          this.s.drop.run(r.node_id);
+          recordMarkChange(this.bus, r.storage_id, r.path);
+        }
+      });
+      await this.bus.flush();
+      this.refreshHolders();
+      this.arm();
+    } catch (e) {
+      this.log('expired file locks could not be removed now; trying again', e);
+      if (!this.stopped) this.timer = setTimeout(() => void this.sweep(), 1000).unref();
+    }
+  }
+}
+
+function view(r: LockRow): LockView {
+  return { plugin: r.plugin, plugin_label: r.plugin_label, reason: r.reason, reason_text: r.reason_text, until: r.until, locked_by: r.locked_by, locked_at: r.locked_at };
+}
+
+/** The stored fields of a valid request; `validation_failed` naming the first bad field otherwise. */
+function checkInput(i: LockInput): FileLock {
+  const bad = (field: string, reason: string) => new AppError('validation_failed', { field, reason }, { field, reason });
+  if (typeof i.plugin !== 'string' || !APP_ID.test(i.plugin)) throw bad('plugin', 'an app id');
+  if (typeof i.label !== 'string' || i.label.trim() === '' || i.label.length > 128 || CONTROL.test(i.label)) throw bad('label', '1 to 128 characters, no control characters');
+  const reason = i.reason ?? null;
+  if (reason !== null && (typeof reason !== 'string' || !WORD.test(reason))) throw bad('reason', 'a short word: a-z, 0-9, . _ -');
+  const text = i.reason_text ?? null;
+  if (text !== null && (typeof text !== 'string' || text.length > 500 || CONTROL.test(text))) throw bad('reason_text', 'at most 500 characters, no control characters');
+  let until: string | null = null;
+  if (i.until !== undefined && i.until !== null) {
+    const at = typeof i.until === 'string' ? Date.parse(i.until) : NaN;
+    if (!Number.isFinite(at) || at <= Date.now()) throw bad('until', 'an ISO 8601 time in the future');
+    until = new Date(at).toISOString();
+  }
+  return { plugin: i.plugin, plugin_label: i.label.trim(), reason, reason_text: text, until };
+}
