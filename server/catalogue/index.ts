@@ -8,7 +8,7 @@ import { untilFree, type Db } from '../db';
 import type { EventBus } from '../events';
 import type { JobQueue } from '../jobs';
 import type { Logger } from '../lib/log';
-import type { DriverManager, DriverRegistry } from '../storage';
+import { volumeProbe, type DriverManager, type DriverRegistry, type VolumeProbe } from '../storage';
 import { NodesRepo } from './nodes.repo';
 import { StoragesRepo } from './storages.repo';
 import { StoragesService } from './storages.service';
@@ -20,6 +20,7 @@ import { DriverPool } from './driver-pool';
 import { ThumbStates } from './thumb-states.repo';
 import type { CatalogueIo } from './io';
 import { RequestMeter } from './meter';
+import { VolumeWatch } from './volumes';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
@@ -27,6 +28,8 @@ export { StoragesService, summary as storageSummary, clampInterval, SYNC_MODES, 
 export { Syncer, SYNC_JOB, type SyncRunView, type SyncBudget } from './syncer';
 export { RequestMeter, DEFAULT_PRICES, MAX_BUDGET, utcDay, type MeterView, type PriceTable, type RequestCounts } from './meter';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
+export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes';
+export { offlineHostStatus } from './host-status';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
 export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
 export { effectiveLevel, atLeast, type Level } from './access';
@@ -55,6 +58,8 @@ export interface CatalogueOptions {
   hooks?: CatalogueHooks;
   /** The request meter (built before the driver manager, which counts into it); sync asks it about budgets. */
   meter?: RequestMeter;
+  /** How local storages' volumes are identified (default: this OS's probe; null: not watched). */
+  volumeProbe?: VolumeProbe | null;
   /** See StoragesService: checks a storage's link to a replication target before it is saved. */
   checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => void;
 }
@@ -62,12 +67,15 @@ export interface CatalogueOptions {
 export function createCatalogue(o: CatalogueOptions) {
   const repo = o.repo ?? new StoragesRepo(o.db);
   const nodes = new NodesRepo(o.db);
-  const drivers = new DriverPool(o.manager, repo);
+  // The volume watch needs the pool and the syncer, which ask it whether a storage's volume is gone.
+  let volumes: VolumeWatch | undefined;
+  const drivers = new DriverPool(o.manager, repo, (id) => volumes?.blocked(id) ?? null);
   const indexer = new SearchIndexer(o.db, (m, e) => o.log.error(m, e));
   indexer.kick(0); // names a crash left unindexed
   const synced = Object.entries(o.hooks?.synced ?? {});
   const engine = new SyncEngine(o.db, {
     onNodesAdded: (minId) => indexer.kick(minId),
+    beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
     onFoldersChanged(storageId, folders) {
       // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
       const record = o.db.sqlite.transaction(() => {
@@ -87,13 +95,15 @@ export function createCatalogue(o: CatalogueOptions) {
     },
   });
   const meter = o.meter ?? new RequestMeter(o.db, repo, () => ({}));
-  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, meter);
+  // Background sync waits while a storage's volume is gone, as it does while its request budget is spent.
+  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, { blocked: (id) => volumes?.blocked(id) ?? meter.blocked(id) });
+  volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
-  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter };
+  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes };
   const io: CatalogueIo = { drivers, gate };
-  return { catalogue, io, stop: () => indexer.stop() };
+  return { catalogue, io, stop: () => { indexer.stop(); volumes.stop(); } };
 }
 
 export type Catalogue = ReturnType<typeof createCatalogue>['catalogue'];
