@@ -118,6 +118,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     await seedFirstRun(config, auth, log);
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
+    // Volumes first: a storage whose drive is unplugged is held before anything (upload recovery, sync) reaches it.
+    await catalogue.volumes.start(config.volumeCheckInterval);
     bus.on('folder.changed', (e) => {
       const name = catalogue.repo.byId(e.storage_id)?.name;
       if (!name) return;
@@ -242,8 +244,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduleProtection(protection, scheduler, logFn);
     sv.replication.schedule(scheduler);
     queue.start();
-    // Volumes first: a storage whose drive is unplugged must be held before its syncer starts.
-    await catalogue.volumes.start(config.volumeCheckInterval);
     await catalogue.syncer.startAll();
     updater.start();
 

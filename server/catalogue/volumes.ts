@@ -100,7 +100,10 @@ export class VolumeWatch {
   tick(): Promise<void> {
     if (this.ticking) return this.ticking;
     const pass = (async () => {
-      for (const row of this.repo.all()) if (row.enabled && row.driver === 'local') await this.check(row.id);
+      const watched = this.repo.all().filter((r) => r.enabled && r.driver === 'local');
+      // A storage removed, disabled or given another driver is no longer held.
+      for (const id of this.down.keys()) if (!watched.some((r) => r.id === id)) this.down.delete(id);
+      for (const row of watched) await this.check(row.id);
     })();
     this.ticking = pass.finally(() => (this.ticking = undefined));
     return this.ticking;
@@ -142,7 +145,11 @@ export class VolumeWatch {
     if (!row || !this.probe) return;
     const rec = recorded(row);
     try {
-      if (!rec) return await this.record(row);
+      if (!rec) {
+        // Pointed elsewhere by an admin (the save cleared the record): whatever held it applied to the old place.
+        if (this.down.delete(id)) this.repo.setStatus(id, 'online', null);
+        return await this.record(row);
+      }
       if (rec.id === null) return;
       const verdict = await this.inspect(pathOf(row), rec);
       this.toolFailed.delete(id);
@@ -169,9 +176,9 @@ export class VolumeWatch {
   }
 
   private async inspect(path: string, rec: RecordedVolume): Promise<Verdict> {
-    const exists = await isDir(path);
-    const at = await this.probe!.at(exists ? path : await nearestExisting(path));
-    if (sameId(at.id, rec.id)) return exists ? { state: 'attached' } : { state: 'missing', reason: `the folder ${path} is missing on volume ${rec.id}` };
+    const at = await this.probe!.at(await nearestExisting(path));
+    // The right volume: a folder deleted on it is the driver's matter (storage_unavailable, the syncer's offline), as on any disk.
+    if (sameId(at.id, rec.id)) return { state: 'attached' };
     if (at.mount === rec.mount && at.mount !== dirname(at.mount))
       return {
         state: 'foreign', foreignId: at.id,
