@@ -8,10 +8,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { tempDir } from '../helpers/tools';
 import { LoopVolumes } from '../helpers/loop-volumes';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -191,5 +192,58 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     assert.equal((await upload('after.txt')).status, 200);
     assert.ok(existsSync(join(m2, 'after.txt')));
     assert.ok(!existsSync(join(m1, 'after.txt')), 'not onto the other drive');
+  });
+});
+
+describe('a server started while the drive of a storage is unplugged', { skip, timeout: 120_000 }, () => {
+  let v: LoopVolumes;
+  const data = tempDir('filedock-srv-unplugged-');
+  const servers: TestServer[] = [];
+  after(async () => {
+    for (const x of servers) await x.close().catch(() => undefined);
+    v?.cleanup();
+    data.cleanup();
+  });
+
+  test('holds the storage offline from its first moment (its folder is not made on the disk below), and takes it back at the same place', async () => {
+    v = new LoopVolumes();
+    const img = v.image('c');
+    const m = v.folder('m');
+    v.mount(img, m);
+    const photos = join(m, 'photos');
+    mkdirSync(photos);
+    for (const n of ['a.txt', 'b.txt']) writeFileSync(join(photos, n), n);
+    const start = async () => {
+      const x = await startTestServer({ SERVICE_DATA_DIR: data.dir, SERVICE_VOLUME_CHECK_INTERVAL: '1s' });
+      servers.push(x);
+      return { x, token: await x.login() };
+    };
+    let { x: s, token } = await start();
+    const created = await s.api('POST', '/api/admin/storages', { token, body: { name: 'Photos', driver: 'local', config: { path: photos } } });
+    const id = created.body.id as number;
+    const rows = () => s.server.db.sqlite.prepare('SELECT id, path FROM nodes WHERE storage_id = ? ORDER BY id').all(id);
+    await until('the volume and the rows', async () => (await s.api('GET', `/api/admin/storages/${id}`, { token })).body.volume?.sub === 'photos' && rows().length === 2, 15_000);
+    const before = rows();
+    await s.close();
+    servers.length = 0;
+
+    v.unmount(m);
+    ({ x: s, token } = await start());
+    const st = (await s.api('GET', `/api/admin/storages/${id}`, { token })).body;
+    assert.equal(st.status, 'offline', 'offline as soon as the server answers');
+    assert.match(st.status_reason, /not mounted/);
+    assert.ok(!existsSync(photos), 'the storage folder was not created on the filesystem under the mount point');
+    const listing = await s.api('GET', '/api/files/manager?path=%2FPhotos', { token });
+    assert.equal(listing.body.storage.offline, true);
+    assert.equal(listing.body.entries.length, 2);
+    assert.deepEqual(rows(), before);
+
+    v.mount(img, m);
+    await until('the storage back online', async () => (await s.api('GET', `/api/admin/storages/${id}`, { token })).body.status === 'online', 10_000);
+    assert.equal((await s.api('GET', `/api/admin/storages/${id}`, { token })).body.config.path, photos, 'same place');
+    const back = (await s.api('GET', '/api/notifications?limit=20', { token })).body.notifications.find((n: { event: string }) => n.event === 'storage.online');
+    assert.equal(back?.data.reattached_from, null);
+    await until('a catch-up sync', () => (s.server.db.sqlite.prepare("SELECT status FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1").get(id) as { status: string }).status === 'completed', 15_000);
+    assert.deepEqual(rows(), before);
   });
 });
