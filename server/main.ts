@@ -118,8 +118,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     await seedFirstRun(config, auth, log);
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
-    // Volumes first: a storage whose drive is unplugged is held before anything (upload recovery, sync) reaches it.
-    await catalogue.volumes.start(config.volumeCheckInterval);
     bus.on('folder.changed', (e) => {
       const name = catalogue.repo.byId(e.storage_id)?.name;
       if (!name) return;
@@ -131,6 +129,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     bus.on('storage.offline', (e) => toHost({ type: 'notify', event: 'storage.offline', title: `Storage ${e.name} is offline`, body: e.reason }));
     bus.on('storage.volume_mismatch', (e) => toHost({ type: 'notify', event: 'storage.volume_mismatch', title: `A different drive is at the place of ${e.name}`, body: e.reason }));
     bus.on('update_available', (e) => toHost({ type: 'notify', event: 'update_available', title: `Filedock ${e.version} is available`, body: e.notes ?? '' }));
+    // Volumes before anything reaches a driver (upload recovery, sync): a storage whose drive is unplugged is held first.
+    await catalogue.volumes.start(config.volumeCheckInterval);
     await bus.flush(); // events a crash left unpublished
     const recovered = await uploads.recover();
     if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
