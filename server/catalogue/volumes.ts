@@ -214,9 +214,10 @@ export class VolumeWatch {
 
   /** Looks for the recorded volume at other mount points; re-attaches the storage to the first that holds its folder. */
   private async reattach(row: StorageRow, rec: RecordedVolume): Promise<void> {
+    const here = pathOf(row).replace(/(.)[\\/]+$/, '$1');
     for (const m of await this.probe!.mountsOf(rec.id!)) {
       const path = this.probe!.join(m.mount, rec.sub);
-      if (path === pathOf(row) || !(await isDir(path))) continue;
+      if (path === here || !(await isDir(path))) continue;
       await this.moveTo(row, path, m, rec);
       return;
     }
