@@ -21,7 +21,7 @@ import { ServerHost } from './server-host';
 import { pairPagePath, toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import { createDesktopUpdater, type AutoUpdaterSurface } from './updater';
 import { isExternalSafe, mainWindowOptions, navigationVerdict, panelWindowOptions, WindowStateStore } from './windows';
-import { IPC, type Activity, type BackupStatus, type DesktopSettings, type TrayCommand, type TrayState } from './types';
+import { IPC, type Activity, type BackupStatus, type OfflineStorage, type DesktopSettings, type TrayCommand, type TrayState } from './types';
 
 /** How long quitting waits for in-flight transfers before the server is stopped anyway. */
 const QUIT_DRAIN_MS = 30_000;
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
 
   let activity: Activity = { transfers: 0, ops: 0, syncing: false };
   let backup: BackupStatus | null = null;
+  let offline: OfflineStorage[] = [];
   const power = new PowerGuard(powerSaveBlocker, { onChange: () => render() });
   const updater = createDesktopUpdater({
     autoUpdater: autoUpdater as unknown as AutoUpdaterSurface,
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
     sftpUrl: host.snapshot().status === 'running' ? sftpUrl(process.env, currentLanUrl()) : null,
     activity,
     backup,
+    offline,
     paused: host.isPaused(),
     keepingAwake: power.holding,
     update: { state: updater.state, version: updater.version, error: updater.error },
@@ -122,6 +124,10 @@ async function main(): Promise<void> {
   });
   host.on('backup', (b) => {
     backup = b;
+    render();
+  });
+  host.on('storages', (o) => {
+    offline = o;
     render();
   });
   host.on('notify', (n) => new Notification({ title: n.title, body: n.body }).show());

@@ -120,6 +120,19 @@ describe(`server host against the ${realServer ? 'real server' : 'protocol stand
 });
 
 describe('server host with a misbehaving server (stand-in)', () => {
+  test('offline storages reach the tray as a storages event, and are cleared when the server exits', async () => {
+    const { h } = host({ fork: forkStandIn, extraEnv: { STANDIN_OFFLINE: 'USB' } });
+    const seen: unknown[] = [];
+    h.on('storages', (o) => seen.push(o));
+    await h.start();
+    for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen[0], [{ name: 'USB', reason: 'volume 1234 is not mounted', unplugged: true, foreign: false }]);
+    process.kill(h.snapshot().pid!, 'SIGKILL');
+    await once(h, 'state');
+    assert.deepEqual(seen.at(-1), [], 'a crashed server\'s last list is not shown as current');
+    await h.stop();
+  });
+
   test('no ready message within the bound counts as a crash', async () => {
     const { h, states } = host({ fork: forkStandIn, extraEnv: { STANDIN_NEVER_READY: '1' }, readyTimeoutMs: 1500, breakerCrashes: 1 });
     await assert.rejects(h.start(), /did not start within/);

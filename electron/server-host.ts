@@ -6,7 +6,7 @@
  * and under plain Node tests against the real server.
  */
 import { EventEmitter } from 'node:events';
-import type { Activity, BackupStatus, ForkServer, HostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
+import type { Activity, BackupStatus, ForkServer, OfflineStorage, HostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -36,6 +36,7 @@ interface HostEvents {
   state: [ServerSnapshot];
   activity: [Activity];
   backup: [BackupStatus | null];
+  storages: [OfflineStorage[]];
   notify: [{ event: string; title: string; body: string }];
 }
 
@@ -207,6 +208,9 @@ export class ServerHost extends EventEmitter<HostEvents> {
       case 'replica':
         this.emit('backup', { linked: Boolean(m.linked), rpoS: Number(m.rpo_s) || 0, warn: Boolean(m.rpo_warn), unresolved: Number(m.unresolved) || 0 });
         return;
+      case 'storages':
+        this.emit('storages', Array.isArray(m.offline) ? m.offline.map((s) => ({ name: String(s.name), reason: s.reason ? String(s.reason) : null, unplugged: s.volume_state === 'missing', foreign: s.volume_state === 'foreign' })) : []);
+        return;
       case 'notify':
         this.emit('notify', { event: m.event, title: m.title, body: m.body });
         return;
@@ -221,6 +225,7 @@ export class ServerHost extends EventEmitter<HostEvents> {
     this.o.log(`[host] server pid ${child.pid} exited with ${code === null ? 'a signal' : `code ${code}`}`);
     this.emit('activity', { transfers: 0, ops: 0, syncing: false });
     this.emit('backup', null);
+    this.emit('storages', []);
     const waiters = this.exitWaiters.splice(0);
     if (this.status === 'stopping') {
       this.setStatus('stopped');

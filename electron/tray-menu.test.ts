@@ -150,3 +150,16 @@ test('backups: no line when nothing is backed up; up to date; minutes behind; am
   assert.equal(trayIcon({ ...amber, server: { status: 'error', error: 'x', recentCrashes: 5 } }), 'error');
   assert.equal(labels(trayMenu({ ...amber, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Backups')), false);
 });
+
+test('offline storages: one line each with why, amber icon, in the tooltip; none while the server is not running', () => {
+  const s = base({ offline: [{ name: 'USB', reason: 'volume 1234 is not mounted', unplugged: true, foreign: false }, { name: 'Stick', reason: 'x', unplugged: false, foreign: true }, { name: 'NAS', reason: 'timed out', unplugged: false, foreign: false }] });
+  assert.deepEqual(labels(trayMenu(s)).slice(2), [
+    '⚠ Offline: USB (drive unplugged)',
+    '⚠ Offline: Stick (a different drive is in its place)',
+    '⚠ Offline: NAS (cannot be reached)',
+  ]);
+  assert.equal(trayIcon(s), 'warn');
+  assert.match(trayTooltip(s), /⚠ Offline: USB \(drive unplugged\)/);
+  assert.equal(trayIcon(base({ offline: [] })), 'running');
+  assert.equal(labels(trayMenu({ ...s, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Offline')), false);
+});

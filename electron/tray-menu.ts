@@ -48,6 +48,11 @@ export function backupLine(s: TrayState): string | null {
   return `${b.warn ? '⚠ ' : ''}Backups: ${behind}${failed}`;
 }
 
+/** One line per offline storage ("⚠ Offline: USB (drive unplugged)"); empty when all are online. */
+export function offlineLines(s: TrayState): string[] {
+  return (s.offline ?? []).map((o) => `⚠ Offline: ${o.name} (${o.foreign ? 'a different drive is in its place' : o.unplugged ? 'drive unplugged' : 'cannot be reached'})`);
+}
+
 function updateEntry(s: TrayState): TrayEntry {
   switch (s.update.state) {
     case 'checking':
@@ -78,6 +83,7 @@ export function trayMenu(s: TrayState): TrayEntry[] {
     if (activity) menu.push({ kind: 'label', label: activity });
     const backup = backupLine(s);
     if (backup) menu.push({ kind: 'label', label: backup });
+    for (const line of offlineLines(s)) menu.push({ kind: 'label', label: line });
   }
   if (s.server.status === 'error') menu.push(cmd('restart-server', 'Try again'));
   menu.push(sep, cmd('open-window', 'Open Filedock', running), cmd('open-browser', 'Open in browser', running));
@@ -112,11 +118,12 @@ export function pairPagePath(lanUrl: string): string {
   return `/account?pair=1&base=${encodeURIComponent(lanUrl)}`;
 }
 
-/** The tray icon's tooltip: the status line plus the address, and the backup line when it warns. */
+/** The tray icon's tooltip: the status line plus the address, the backup line when it warns, offline storages. */
 export function trayTooltip(s: TrayState): string {
   const lines = [statusLine(s)];
   if (s.server.status === 'running' && s.lanUrl) lines.push(s.lanUrl);
   if (s.server.status === 'running' && s.backup?.linked && s.backup.warn) lines.push(backupLine(s)!);
+  if (s.server.status === 'running') lines.push(...offlineLines(s));
   return lines.join('\n');
 }
 
@@ -126,6 +133,8 @@ export function trayIcon(s: TrayState): 'running' | 'busy' | 'warn' | 'error' | 
   if (s.server.status !== 'running') return 'idle';
   // Amber: the backup is further behind than the server's threshold.
   if (s.backup?.linked && s.backup.warn) return 'warn';
+  // Amber too: a storage is offline (its drive unplugged, or its backend unreachable).
+  if (s.offline?.length) return 'warn';
   return activityLine(s) ? 'busy' : 'running';
 }
 

@@ -65,6 +65,16 @@ export interface BackupStatus {
   unresolved: number;
 }
 
+/** A storage the server reports offline (host message `storages`), for the tray's offline lines. */
+export interface OfflineStorage {
+  name: string;
+  reason: string | null;
+  /** Its removable drive is not mounted. */
+  unplugged: boolean;
+  /** Another drive sits where its drive was: not attached. */
+  foreign: boolean;
+}
+
 /** States of the desktop updater written under `electron/updater/`. */
 export type UpdateState =
   | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'installing' | 'error';
@@ -113,6 +123,8 @@ export interface TrayState {
   activity: Activity;
   /** The last backup status the server sent; null/absent before the first (or when it is not running). */
   backup?: BackupStatus | null;
+  /** Storages offline now (unplugged drives, unreachable backends); absent or empty when none. */
+  offline?: OfflineStorage[];
   paused: boolean;
   /** True while a power-save blocker is held for running transfers. */
   keepingAwake: boolean;

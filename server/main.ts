@@ -18,6 +18,7 @@ import type { Logger } from './lib/log';
 import { DownloadZip } from './archives';
 import { hasHost, toHost } from './lib/host-port';
 import { HOST_STATUS_EVERY_MS, replicaHostStatus } from './replication';
+import { offlineHostStatus } from './catalogue';
 import { uiPath } from './lib/paths';
 import { compose, type Services } from './compose';
 import { buildApp } from './http/app';
@@ -125,7 +126,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Native notifications in the desktop shell (docs/server-host-protocol.md).
     bus.on('file.infected', (e) => toHost({ type: 'notify', event: 'file.infected', title: e.title, body: e.body }));
     bus.on('drop.received', (e) => toHost({ type: 'notify', event: 'drop.received', title: 'Files received', body: `${e.files.length} file(s) in ${e.folder}` }));
+    bus.on('storage.offline', (e) => toHost({ type: 'notify', event: 'storage.offline', title: `Storage ${e.name} is offline`, body: e.reason }));
+    bus.on('storage.volume_mismatch', (e) => toHost({ type: 'notify', event: 'storage.volume_mismatch', title: `A different drive is at the place of ${e.name}`, body: e.reason }));
     bus.on('update_available', (e) => toHost({ type: 'notify', event: 'update_available', title: `Filedock ${e.version} is available`, body: e.notes ?? '' }));
+    // Volumes before anything reaches a driver (upload recovery, sync): a storage whose drive is unplugged is held first.
+    await catalogue.volumes.start(config.volumeCheckInterval);
     await bus.flush(); // events a crash left unpublished
     const recovered = await uploads.recover();
     if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
@@ -216,6 +221,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ['egress', () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: shares.service.suspendedCount() })],
         // Budget use of the metered storages (catalogue/meter.ts).
         ['request_budgets', () => catalogue.meter.status()],
+        // Storages offline now; a removable drive's side of it (catalogue/volumes.ts).
+        ['offline_storages', () => catalogue.volumes.offline()],
       ],
     });
     routers.push(health.routes);
@@ -262,12 +269,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const backups = hasHost() ? replicaHostStatus(sv.replication.repair, toHost) : null;
     backups?.tick();
     const backupsTimer = backups ? setInterval(() => backups.tick(), HOST_STATUS_EVERY_MS).unref() : null;
+    // The tray's offline storages: at once when a drive goes or comes, and on the same 10 s check.
+    const offlineTray = hasHost() ? offlineHostStatus(() => catalogue.volumes.offline(), toHost) : null;
+    offlineTray?.tick();
+    const offlineTimer = offlineTray ? setInterval(() => offlineTray.tick(), HOST_STATUS_EVERY_MS).unref() : null;
+    for (const e of ['storage.offline', 'storage.online'] as const) bus.on(e, () => offlineTray?.tick());
 
     let closing: Promise<void> | null = null;
     const close = () =>
       (closing ??= (async () => {
         log.info('shutting down');
         if (backupsTimer) clearInterval(backupsTimer);
+        if (offlineTimer) clearInterval(offlineTimer);
         await listeners.close(config.shutdownGrace);
         await sftp?.close();
         await ftp?.close();

@@ -11,10 +11,17 @@ import type { StoragesRepo } from './storages.repo';
 export class DriverPool {
   private locks = new Map<number, Promise<unknown>>();
 
-  constructor(readonly manager: DriverManager, private repo: StoragesRepo) {}
+  /** `blocked(id)`: why a storage must not be reached now (its volume is gone: catalogue/volumes.ts), or null. */
+  constructor(readonly manager: DriverManager, private repo: StoragesRepo, private blocked: (id: number) => string | null = () => null) {}
 
-  /** The driver serving storage `id`, built from its row when none is live. Unknown storage → `not_found`. */
+  /**
+   * The driver serving storage `id`, built from its row when none is live. Unknown storage → `not_found`;
+   * a storage whose volume is gone → `storage_unavailable`, before any build (a local driver would create
+   * its missing folder on the filesystem left under the mount point).
+   */
   async driverFor(id: number): Promise<StorageDriver> {
+    const why = this.blocked(id);
+    if (why) throw new AppError('storage_unavailable', { reason: why });
     const existing = this.manager.get(id);
     if (existing) return existing;
     if (!this.repo.byId(id)) throw new AppError('not_found');

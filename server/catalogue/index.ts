@@ -8,7 +8,7 @@ import { untilFree, type Db } from '../db';
 import type { EventBus } from '../events';
 import type { JobQueue } from '../jobs';
 import type { Logger } from '../lib/log';
-import type { DriverManager, DriverRegistry } from '../storage';
+import { volumeProbe, type DriverManager, type DriverRegistry, type VolumeProbe } from '../storage';
 import { NodesRepo } from './nodes.repo';
 import { StoragesRepo } from './storages.repo';
 import { StoragesService } from './storages.service';
@@ -22,6 +22,7 @@ import type { CatalogueIo } from './io';
 import { RequestMeter } from './meter';
 import { FileLocks } from './file-locks';
 import { AppStates } from './app-state';
+import { VolumeWatch } from './volumes';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
@@ -29,6 +30,8 @@ export { StoragesService, summary as storageSummary, clampInterval, SYNC_MODES, 
 export { Syncer, SYNC_JOB, type SyncRunView, type SyncBudget } from './syncer';
 export { RequestMeter, DEFAULT_PRICES, MAX_BUDGET, utcDay, type MeterView, type PriceTable, type RequestCounts } from './meter';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
+export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes';
+export { offlineHostStatus } from './host-status';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
 export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
 export { effectiveLevel, atLeast, type Level } from './access';
@@ -59,6 +62,8 @@ export interface CatalogueOptions {
   hooks?: CatalogueHooks;
   /** The request meter (built before the driver manager, which counts into it); sync asks it about budgets. */
   meter?: RequestMeter;
+  /** How local storages' volumes are identified (default: this OS's probe; null: not watched). */
+  volumeProbe?: VolumeProbe | null;
   /** See StoragesService: checks a storage's link to a replication target before it is saved. */
   checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => void;
 }
@@ -66,12 +71,15 @@ export interface CatalogueOptions {
 export function createCatalogue(o: CatalogueOptions) {
   const repo = o.repo ?? new StoragesRepo(o.db);
   const nodes = new NodesRepo(o.db);
-  const drivers = new DriverPool(o.manager, repo);
+  // The volume watch needs the pool and the syncer, which ask it whether a storage's volume is gone.
+  let volumes: VolumeWatch | undefined;
+  const drivers = new DriverPool(o.manager, repo, (id) => volumes?.blocked(id) ?? null);
   const indexer = new SearchIndexer(o.db, (m, e) => o.log.error(m, e));
   indexer.kick(0); // names a crash left unindexed
   const synced = Object.entries(o.hooks?.synced ?? {});
   const engine = new SyncEngine(o.db, {
     onNodesAdded: (minId) => indexer.kick(minId),
+    beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
     onFoldersChanged(storageId, folders) {
       // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
       const record = o.db.sqlite.transaction(() => {
@@ -91,20 +99,23 @@ export function createCatalogue(o: CatalogueOptions) {
     },
   });
   const meter = o.meter ?? new RequestMeter(o.db, repo, () => ({}));
-  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, meter);
+  // Background sync waits while a storage's volume is gone, as it does while its request budget is spent.
+  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, { blocked: (id) => volumes?.blocked(id) ?? meter.blocked(id) });
+  volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
   const locks = new FileLocks(o.db, nodes, o.bus, nameOf, (m, e) => o.log.warn(m, e));
   locks.start();
   const appState = new AppStates(o.db, nodes, o.bus, nameOf);
-  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, locks, appState };
+  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState };
   const io: CatalogueIo = { drivers, gate };
   return {
     catalogue,
     io,
     stop: () => {
       indexer.stop();
+      volumes.stop();
       locks.stop();
     },
   };

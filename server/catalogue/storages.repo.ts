@@ -95,7 +95,7 @@ export class StoragesRepo {
     return !!this.db.sqlite.prepare('SELECT 1 FROM storages WHERE (name = ? OR uid = ?) AND id != ?').get(name, name, exceptId);
   }
 
-  insert(r: Omit<StorageRow, 'id' | 'created_at' | 'updated_at' | 'status' | 'status_reason' | 'last_sync_at'>): number {
+  insert(r: Omit<StorageRow, 'id' | 'created_at' | 'updated_at' | 'status' | 'status_reason' | 'last_sync_at' | 'volume'>): number {
     const now = new Date().toISOString();
     return Number(
       this.db.sqlite

@@ -4,7 +4,7 @@
  * running process never serves a half-saved storage. Saves of one storage
  * are serialised.
  */
-import type { AdminStorage, DriverDescriptor, SyncMode } from '../contract';
+import type { AdminStorage, DriverDescriptor, StorageVolume, SyncMode } from '../contract';
 import { AppError, validation } from '../errors';
 import { checkName } from '../lib/paths';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
@@ -85,6 +85,7 @@ export class StoragesService {
       mount_path: r.mount_path, sync_mode: r.sync_mode, sync_interval_s: r.sync_interval_s, enabled: !!r.enabled,
       read_only: !!r.read_only, readonly: !!r.read_only, rbac_enabled: !!r.rbac_enabled, replica_target_id: r.replica_target_id,
       status: r.status, status_reason: r.status_reason, last_sync: r.last_sync_at ?? '', created_at: r.created_at, updated_at: r.updated_at,
+      volume: r.volume ? (JSON.parse(r.volume) as StorageVolume) : null,
     };
   }
 
@@ -133,6 +134,8 @@ export class StoragesService {
         patch.driver = driverName;
         patch.config = JSON.stringify(config);
         rebuilt = patch.config !== r.config || driverName !== r.driver;
+        // Pointed elsewhere by an admin: the volume there is recorded afresh at the next check.
+        if (rebuilt) patch.volume = null;
       }
       if (input.sync_mode !== undefined) patch.sync_mode = this.checkSyncMode(input.sync_mode, driverName);
       if (input.sync_interval_s !== undefined) patch.sync_interval_s = clampInterval(input.sync_interval_s);

@@ -43,6 +43,8 @@ export interface SyncHooks {
   onFilesChanged?(storageId: number, files: SyncedFile[]): void;
   /** Rows were inserted; `minId` is the smallest new id (the search indexer catches up from there). */
   onNodesAdded?(minId: number): void;
+  /** Before rows are removed as gone from the backend: throws when the backend is not the one the rows came from (a removable drive unplugged). */
+  beforeRemove?(storageId: number): Promise<void>;
 }
 
 /** A growable bitmap of node ids seen by the current run. */
@@ -127,7 +129,10 @@ export class SyncEngine {
       return counts;
     }
     // A first sync of an empty catalogue has nothing to tombstone.
-    if (prevCount > 0) counts.removed = await this.deleteUnseen(storageId, seen, failedDirs);
+    if (prevCount > 0) {
+      await this.hooks.beforeRemove?.(storageId);
+      counts.removed = await this.deleteUnseen(storageId, seen, failedDirs);
+    }
     return counts;
   }
 
@@ -142,6 +147,7 @@ export class SyncEngine {
     await this.apply(storageId, listed, seen, counts);
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
+      await this.hooks.beforeRemove?.(storageId);
       await this.write(() => {
         for (const r of gone) counts.removed += this.nodes.removeTree(storageId, r.path).length;
       });

@@ -65,3 +65,12 @@ test('docserver settings: config file keys external_services.docserver.* and the
     cleanup();
   }
 });
+
+test('volume check interval: 5s by default, 0 turns it off, 1s..300s otherwise', () => {
+  assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x' }).volumeCheckInterval, 5000);
+  assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_VOLUME_CHECK_INTERVAL: '0' }).volumeCheckInterval, 0);
+  assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_VOLUME_CHECK_INTERVAL: '2m' }).volumeCheckInterval, 120_000);
+  for (const bad of ['500ms', '10m', 'soon']) {
+    assert.throws(() => loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_VOLUME_CHECK_INTERVAL: bad }), (e: unknown) => e instanceof ConfigError && e.problems[0].key === 'SERVICE_VOLUME_CHECK_INTERVAL', bad);
+  }
+});

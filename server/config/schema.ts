@@ -38,6 +38,12 @@ export const duration: Parser<number> = (raw) => {
   const ms = parseDuration(raw);
   return ms === null ? bad('must be a duration such as 90s, 15m, 24h, 7d') : ok(ms);
 };
+/** A duration in ms within [min, max], or 0 (off). */
+export const durationOrOff = (min: number, max: number): Parser<number> => (raw) => {
+  const d = duration(raw);
+  if (!d.ok || d.value === 0 || (d.value >= min && d.value <= max)) return d;
+  return bad(`must be 0 (off) or between ${min / 1000}s and ${max / 1000}s`);
+};
 export const url: Parser<string> = (raw) => {
   if (raw === '') return ok('');
   try {
@@ -129,6 +135,7 @@ export const SETTINGS = {
   replicaRetryBackoff: s('SERVICE_REPLICA_RETRY_BACKOFF', duration, '5s', 'Replication: wait before the second attempt of a failed backup copy (doubled for the third; 3 attempts in all).'),
   replicaRpoWarn: s('SERVICE_REPLICA_RPO_WARN', duration, '1h', 'Replication: a recovery point (the age of the oldest change not yet on its backup) above this shows amber in the admin console, the report and the tray.'),
   replicaTimeout: s('SERVICE_REPLICA_TIMEOUT', duration, '10m', 'Replication: longest one copy attempt may take; a target that hangs fails the attempt and the queue goes on.'),
+  volumeCheckInterval: s('SERVICE_VOLUME_CHECK_INTERVAL', durationOrOff(1000, 300_000), '5s', 'Removable drives: how often each local storage\'s folder and the volume under it are checked (a stat and `findmnt`/`diskutil`/`Win32_Volume`); an unplugged drive turns its storage offline, the same drive mounted elsewhere is re-attached (0 = off; 1s..300s).'),
   thumbsUrlTtl: s('SERVICE_THUMBS_URL_TTL', duration, '24h', 'Lifetime of signed thumbnail URLs (0 = the default 24h).'),
   thumbsSweepInterval: s('SERVICE_THUMBS_SWEEP_INTERVAL', duration, '6h', 'Thumbnail cache sweep cadence (0 disables).'),
   thumbsOnSync: s('SERVICE_THUMBS_ON_SYNC', bool, 'true', 'Pictures, films, sound and PDFs that a sync finds get thumbnails on their own, at low priority (false: only after writes and `service thumb backfill`).'),

@@ -70,6 +70,17 @@ export interface AdminStorage extends ConfiguredBackend {
   last_sync: string;
   created_at: string;
   updated_at: string;
+  /** Local storages: the volume recorded under the folder (docs/desktop.md, "Removable drives"); null until first probed. */
+  volume?: StorageVolume | null;
+}
+
+/** The volume a local storage lives on: identity (null when the filesystem has none), mount point, folder below it. */
+export interface StorageVolume {
+  kind: 'fs-uuid' | 'volume-uuid' | 'volume-serial';
+  id: string | null;
+  mount: string;
+  sub: string;
+  source: string;
 }
 
 /** The spec's Sync run, plus `seen` and whether the tombstone guard held back the delete pass. */

@@ -10,7 +10,14 @@ export type ServerMessage =
   | { type: 'activity'; transfers: number; ops: number; syncing: boolean }
   | { type: 'notify'; event: string; title: string; body: string }
   | ReplicaHostMessage
+  | StoragesHostMessage
   | { type: 'stopped' };
+
+/** The tray's offline storages: a drive unplugged, another drive at its place, a backend unreachable. */
+export interface StoragesHostMessage {
+  type: 'storages';
+  offline: Array<{ name: string; reason: string | null; volume_state: 'missing' | 'foreign' | null }>;
+}
 
 /**
  * The tray's backup line: whether any storage is linked to a backup target,

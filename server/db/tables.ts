@@ -321,6 +321,8 @@ export interface StoragesTable {
   last_sync_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Local storages: the volume under the path as JSON (catalogue/volumes.ts), null until first probed. */
+  volume: string | null;
 }
 /** catalogue */
 export interface StorageGrantsTable {

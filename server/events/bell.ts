@@ -120,6 +120,22 @@ const RULES: { [E in EventName]?: Render<E> } = {
       data: { share_id: p.share_id, path: p.path, reason: p.reason },
     },
   }),
+  'storage.offline': (p, r) => ({
+    to: r.admins(),
+    n: { event: 'storage.offline', severity: 'warning', title: `Storage ${p.name} is offline`, body: `${p.reason}. Its files stay listed, read-only, until the drive is back.`, data: { storage_id: p.storage_id, path: p.path } },
+  }),
+  'storage.online': (p, r) => ({
+    to: r.admins(),
+    n: {
+      event: 'storage.online', severity: 'info', title: `Storage ${p.name} is back`,
+      body: p.reattached_from ? `Its drive is now mounted elsewhere: re-attached at ${p.path} (was ${p.reattached_from}).` : `Its drive is back at ${p.path}.`,
+      data: { storage_id: p.storage_id, path: p.path, reattached_from: p.reattached_from ?? null },
+    },
+  }),
+  'storage.volume_mismatch': (p, r) => ({
+    to: r.admins(),
+    n: { event: 'storage.volume_mismatch', severity: 'error', title: `A different drive is at the place of storage ${p.name}`, body: p.reason, data: { storage_id: p.storage_id, path: p.path, expected: p.expected, found: p.found } },
+  }),
   update_available: (p, r) => ({
     to: r.admins(),
     n: { event: 'update_available', severity: p.severity === 'security' ? 'warning' : 'info', title: `Version ${p.version} is available`, body: p.notes ?? '', data: { version: p.version, notes_url: p.notes_url } },

@@ -43,6 +43,12 @@ export interface EventMap {
   };
   /** The uplink guard suspended a public link (distinct addresses per hour over the limit, or a download accelerator). */
   'share.suspended': { share_id: number; owner_id: number; token: string; path: string; reason: 'addresses' | 'accelerator'; suspended_at: string; addresses?: number; ip?: string; ua?: string };
+  /** A local storage's volume is gone (unplugged, unmounted) or another volume sits at its mount point (catalogue/volumes.ts). */
+  'storage.offline': { storage_id: number; name: string; path: string; reason: string };
+  /** The storage is back: its volume returned, at the same path or (with `reattached_from`) mounted elsewhere. */
+  'storage.online': { storage_id: number; name: string; path: string; reattached_from?: string };
+  /** A different volume came back at a storage's mount point: not attached, nothing synced over it. */
+  'storage.volume_mismatch': { storage_id: number; name: string; path: string; expected: string; found: string | null; reason: string };
   'drop.received': { share_id: number; owner_id: number; folder: string; files: string[]; uploader?: string };
   /** Realtime change of a folder's content (UI path of the folder). */
   'folder.changed': { storage_id: number; folder: string; kind: 'created' | 'updated' | 'deleted' | 'moved'; path: string; name: string };

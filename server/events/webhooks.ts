@@ -29,7 +29,7 @@ declare module '../jobs/types' {
 
 /** Events a webhook can carry: the spec's list (internal bus events such as `audit` never leave). */
 export const WEBHOOK_EVENTS = [
-  'file.uploaded', 'file.updated', 'file.infected', 'drop.received', 'share.suspended', 'replica_fail', 'primary_read_fail',
+  'file.uploaded', 'file.updated', 'file.infected', 'drop.received', 'share.suspended', 'storage.offline', 'storage.online', 'storage.volume_mismatch', 'replica_fail', 'primary_read_fail',
   'replica_reconcile_done', 'replica_status_report', 'update_available', 'update_applied',
 ] as const;
 

@@ -63,7 +63,7 @@ export class ListingService {
     if (passage !== undefined) return Buffer.from(listingJson(this.passage(storage, rel, passage)));
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only, offline: storage.status === 'offline' } };
+    const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only || storage.status === 'offline', offline: storage.status === 'offline' } };
     const epoch = Math.floor(Date.now() / STAMP_EPOCH_MS);
     const ix = this.repo.indexes.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level, stamp: this.stamp, stampEpoch: epoch });
     if (ix) return listingBody({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
@@ -76,7 +76,7 @@ export class ListingService {
       path: uiPath(storage.name, rel),
       entriesJson: stampThumbs(page.json, this.stamp),
       total: page.total,
-      storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only, offline: storage.status === 'offline' },
+      storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only || storage.status === 'offline', offline: storage.status === 'offline' },
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
     }));
     this.cache.set(storage.id, rel, key, { body, bytes: body.length });

@@ -195,7 +195,8 @@ export class SharesService {
    * The live share behind `token`, or the public refusal: `not_found` for a
    * malformed or unknown token and for a capped link (`params.reason`
    * `capped`), `expired` (clock or revoked by its owner), `revoked` (creator
-   * disabled or deleted, storage disabled, or deleted: see share_tombstones). `allowCapped` lets a
+   * disabled or deleted, storage disabled, or deleted: see share_tombstones), `storage_unavailable` while the
+   * storage's drive is unplugged. `allowCapped` lets a
    * transfer that began before the cap was reached finish.
    */
   async open(token: string, kind?: 'link' | 'drop', opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
@@ -206,6 +207,8 @@ export class SharesService {
     if (state === 'expired') throw new AppError('expired');
     if (state === 'revoked') throw new AppError('revoked');
     if (state === 'suspended') throw new AppError('link_suspended', {}, { reason: share.suspended_reason });
+    // The drive behind the link is unplugged: 503, the link stays valid (no reason: it names local paths).
+    if (this.o.catalogue.volumes.blocked(share.storage_id)) throw new AppError('storage_unavailable');
     if (state === 'capped' && !opts.allowCapped) throw new AppError('not_found', { reason: 'capped' });
     const owner = this.ownerPrincipal(share.owner_id)!;
     const storage = this.o.catalogue.repo.byId(share.storage_id)!;

@@ -9,5 +9,5 @@ export {
   MASK, canonicalKeys, resolveConfig, rootIssue, sealSecrets, openSecrets, maskSecrets, mergeForUpdate,
   type StorageConfig, type ConfigProblem, type ResolvedConfig,
 } from './config';
-export { builtinDrivers, discoverPlugins, loadPluginDriver } from './drivers';
+export { builtinDrivers, discoverPlugins, loadPluginDriver, volumeProbe, type VolumeProbe, type MountedVolume } from './drivers';
 export { metered, type RequestClass, type RequestSink } from './meter';

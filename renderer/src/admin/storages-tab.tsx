@@ -64,7 +64,9 @@ export function StoragesTab() {
                 <tr key={s.id}>
                   <td>
                     <strong>{s.name}</strong> {(s.readonly || s.read_only) && <span className="pill">{t('storage.readonly')}</span>}
+                    {s.status === 'offline' && <span className="pill offline" title={s.status_reason ?? ''}>{t('storage.offline')}</span>}
                     {s.config_summary && <div className="muted">{s.config_summary}</div>}
+                    {s.status === 'offline' && s.status_reason && <div className="muted" role="status">⚠ {s.status_reason}</div>}
                     {s.driver !== 'local' && <MeterLine storageId={s.id} />}
                   </td>
                   <td>{s.driver}</td>

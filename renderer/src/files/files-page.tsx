@@ -346,6 +346,7 @@ export function FilesPage() {
       >
         <div className="toolbar" role="toolbar" aria-label={t('files.actions', { name: path })}>
           <Breadcrumb path={path} />
+          {path !== '/' && !search && listing.storage?.offline && <span className="pill offline" role="status" title={t('files.offline_hint')}>{t('files.offline')}</span>}
           <SearchBar folder={path} inputRef={searchInput} onSearch={runSearch} active={!!search} onClear={() => setSearch(null)} />
         </div>
         <div className="toolbar actions-bar">

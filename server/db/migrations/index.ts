@@ -23,7 +23,8 @@ import { replication } from './20261127100000-replication';
 import { meter } from './20261127110000-meter';
 import { assistant } from './20261127120000-assistant';
 import { shareSuspension } from './20261127120000-share-suspension';
+import { storageVolume } from './20261127130000-storage-volume';
 import { fileLocks } from './20261127131500-file-locks';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, fileLocks];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks];
 export type { Migration } from './types';

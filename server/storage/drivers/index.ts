@@ -12,3 +12,4 @@ import { sftpDriver } from './sftp';
 
 export const builtinDrivers: DriverModule[] = [localDriver, s3Driver, sftpDriver, webdavDriver, ftpDriver, smbDriver];
 export { loadPluginDriver, discoverPlugins } from './plugin';
+export { volumeProbe, type VolumeProbe, type MountedVolume } from './local';

@@ -109,4 +109,5 @@ export const admin = {
   'ext.not_tried': 'Not tried (the server is not reachable)',
   'admin.replication': 'Replication',
   'admin.assistant': 'Assistant',
+  'storage.offline': 'Offline',
 } as const;

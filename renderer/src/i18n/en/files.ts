@@ -172,4 +172,6 @@ export const files = {
   'newdoc.slide': 'Presentation',
   'newdoc.text': 'Text',
   'newdoc.diagram': 'Diagram',
+  'files.offline': 'Offline',
+  'files.offline_hint': 'The drive or server behind this storage cannot be reached: the files are listed from the catalogue, read-only, until it is back.',
 } as const;

@@ -111,4 +111,5 @@ export const admin: Record<keyof typeof en, string> = {
   'ext.not_tried': 'Denenmedi (sunucuya ulaşılamıyor)',
   'admin.replication': 'Yedekleme',
   'admin.assistant': 'Asistan',
+  'storage.offline': 'Çevrimdışı',
 };

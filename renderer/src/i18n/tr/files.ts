@@ -174,4 +174,6 @@ export const files: Record<keyof typeof en, string> = {
   'newdoc.slide': 'Sunu',
   'newdoc.text': 'Metin',
   'newdoc.diagram': 'Diyagram',
+  'files.offline': 'Çevrimdışı',
+  'files.offline_hint': 'Bu depolamanın sürücüsüne veya sunucusuna ulaşılamıyor: dosyalar katalogdan, salt okunur listeleniyor; geri gelince düzelir.',
 };

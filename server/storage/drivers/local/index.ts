@@ -44,3 +44,4 @@ export const localDriver: DriverModule = {
 };
 
 export { LocalDriver } from './local.driver';
+export { volumeProbe, type VolumeProbe, type MountedVolume } from './volume';

@@ -1,0 +1,12 @@
+import type { Migration } from './types';
+
+/**
+ * The volume under a local storage (owner: catalogue): its identity (filesystem
+ * UUID, volume UUID or serial), mount point and the storage's folder below it,
+ * as JSON, recorded when the storage is first probed. A removable drive is
+ * recognised by it when it comes back, at the same or another mount point.
+ */
+export const storageVolume: Migration = {
+  name: '20261127130000-storage-volume',
+  sql: 'ALTER TABLE storages ADD COLUMN volume TEXT;\n',
+};
