@@ -23,6 +23,7 @@ import { replication } from './20261127100000-replication';
 import { meter } from './20261127110000-meter';
 import { assistant } from './20261127120000-assistant';
 import { shareSuspension } from './20261127120000-share-suspension';
+import { appPlugins } from './20261127140000-app-plugins';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, appPlugins];
 export type { Migration } from './types';
