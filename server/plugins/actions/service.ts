@@ -5,7 +5,8 @@
  * the licence status. Permissions are the app permissions `app.<app>.<id>`
  * (an action's or view's id), decided in the spec's order with the app's
  * default taken from the action's `min_role` (viewer → viewer, editor → user,
- * admin → admin; unset: user) or `viewer` for a view.
+ * admin → admin; unset: `user` for an action that writes, else `viewer`) or
+ * `viewer` for a view.
  */
 import { lookup as mimeLookup } from 'mime-types';
 import { decide, type Actor, type Role } from '../../auth';
@@ -42,6 +43,8 @@ export interface ActionsDeps {
 
 const ROLE_DEFAULT: Record<string, Role> = { viewer: 'viewer', editor: 'user', admin: 'admin' };
 const writes = (a: ManifestAction) => !a.read_only_ok && (a.output_mode === 'new_file' || a.output_mode === 'replace');
+/** The app's declared default for an action's permission (SPEC Authentication 7, step 5). */
+const actionDefault = (a: ManifestAction): Role => (a.min_role ? ROLE_DEFAULT[a.min_role] : writes(a) ? 'user' : 'viewer');
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 
 export class AppActions {
@@ -103,11 +106,11 @@ export class AppActions {
       };
       const icon = (file?: string) => (file ? `/api/files/plugins/icon/${app.id}/${file.slice('icons/'.length)}` : undefined);
       for (const a of app.manifest.actions) {
-        if (!this.may(actor, app, a.id, ROLE_DEFAULT[a.min_role ?? 'editor']) || !(await fits(a.applies, writes(a)))) continue;
+        if (!this.may(actor, app, a.id, actionDefault(a)) || !(await fits(a.applies, writes(a)))) continue;
         actions.push({
           plugin: app.id, id: a.id, key: `plugin:${app.id}/${a.id}`, label: labelMap(app, a.label), icon: icon(a.icon) ?? null, applies: a.applies ?? {},
           view: a.view ?? null, view_placement: a.view_placement ?? 'dialog', confirm: a.confirm ? labelMap(app, a.confirm) : null,
-          min_role: a.min_role ?? 'editor', danger: !!a.danger, output_mode: a.output_mode ?? 'none', read_only_ok: !!a.read_only_ok,
+          min_role: a.min_role ?? (writes(a) ? 'editor' : 'viewer'), danger: !!a.danger, output_mode: a.output_mode ?? 'none', read_only_ok: !!a.read_only_ok,
         });
       }
       for (const v of app.manifest.views) {
@@ -136,7 +139,7 @@ export class AppActions {
   async run(actor: Actor, lang: string, plugin: string, actionId: string, body: { paths?: unknown; params?: unknown }) {
     const app = this.app(plugin);
     const action = app.manifest.actions.find((a) => a.id === actionId) ?? (() => { throw new AppError('not_found', { path: `${plugin}/${actionId}` }); })();
-    this.require(actor, app, action.id, ROLE_DEFAULT[action.min_role ?? 'editor']);
+    this.require(actor, app, action.id, actionDefault(action));
     if (body.params !== undefined && bytesOf(body.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
     const places = await this.select(actor, app, body.paths, action.applies, writes(action));
     if (action.view && body.params === undefined) {
@@ -180,7 +183,7 @@ export class AppActions {
     if (answer.job) {
       const action = app.manifest.actions.find((a) => a.id === answer.job!.action);
       if (!action) throw new AppError('app_failed', { plugin: app.id, reason: 'unknown_action' }, { plugin: app.id, reason: 'unknown_action' });
-      this.require(actor, app, action.id, ROLE_DEFAULT[action.min_role ?? 'editor']);
+      this.require(actor, app, action.id, actionDefault(action));
       if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
       const jobPlaces = b.paths === undefined ? [] : await this.select(actor, app, b.paths, action.applies, writes(action));
       const id = this.d.jobs.enqueue(app, actor, action.id, jobPlaces, answer.job.params ?? {}, lang);
