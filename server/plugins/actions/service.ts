@@ -74,10 +74,10 @@ export class AppActions {
   }
 
   /**
-   * Resolves the selection for `actor`: every path reachable (404/403), all on one storage (400),
-   * writable when the action writes (409 `read_only`, 403), and fitting the rule (422 `not_applicable`).
+   * Resolves the selection for `actor`: every path reachable (404/403), all on one storage (400) and,
+   * when the caller will write, writable (409 `read_only`, 403); each item with what the rule looks at.
    */
-  async select(actor: Actor, app: InstalledApp, paths: unknown, rule: AppliesRule | undefined, needWrite: boolean): Promise<Place[]> {
+  private async resolve(actor: Actor, paths: unknown, needWrite: boolean): Promise<{ places: Place[]; items: SelectedItem[] }> {
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw validation('paths', 'a list of paths');
     if (paths.length > RUN_LIMITS.paths) throw new AppError('too_many_paths', { max: RUN_LIMITS.paths }, { max: RUN_LIMITS.paths });
     const me = this.d.files.forActor(actor);
@@ -89,24 +89,30 @@ export class AppActions {
       if (!writable) try { me.target(t.place, 'editor'); writable = true; } catch { writable = false; }
       return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? (mimeLookup(e.name) || 'application/octet-stream'), state: this.d.stateOf(t.place), writable };
     }));
+    return { places: targets.map((t) => t.place), items };
+  }
+
+  /** The selection resolved and fitting the rule (422 `not_applicable` with the reason otherwise). */
+  private async select(actor: Actor, app: InstalledApp, paths: unknown, rule: AppliesRule | undefined, needWrite: boolean): Promise<Place[]> {
+    const { places, items } = await this.resolve(actor, paths, needWrite);
     const why = misfit(rule, app.id, items);
     if (why) throw new AppError('not_applicable', { reason: why }, { reason: why });
-    return targets.map((t) => t.place);
+    return places;
   }
 
   /** `GET /actions`: every action and view the caller may use; with `paths`, only those fitting that selection. */
   async list(actor: Actor, paths?: string[]) {
     this.gate();
+    // The selection is resolved once (an unreachable one fits nothing); each rule is then judged on it.
+    const sel = paths?.length ? await this.resolve(actor, paths, false).then((r) => r.items, () => null) : undefined;
+    const fits = (app: InstalledApp, rule: AppliesRule | undefined, needWrite = false) =>
+      sel === undefined || (sel !== null && misfit(rule, app.id, sel) === null && (!needWrite || sel.every((i) => i.writable)));
     const actions: unknown[] = [];
     const views: unknown[] = [];
     for (const app of this.d.repo.list().filter((x) => x.enabled)) {
-      const fits = async (rule: AppliesRule | undefined, needWrite = false) => {
-        if (!paths?.length) return true;
-        return this.select(actor, app, paths, rule, needWrite).then(() => true, () => false);
-      };
       const icon = (file?: string) => (file ? `/api/files/plugins/icon/${app.id}/${file.slice('icons/'.length)}` : undefined);
       for (const a of app.manifest.actions) {
-        if (!this.may(actor, app, a.id, actionDefault(a)) || !(await fits(a.applies, writes(a)))) continue;
+        if (!this.may(actor, app, a.id, actionDefault(a)) || !fits(app, a.applies, writes(a))) continue;
         actions.push({
           plugin: app.id, id: a.id, key: `plugin:${app.id}/${a.id}`, label: labelMap(app, a.label), icon: icon(a.icon) ?? null, applies: a.applies ?? {},
           view: a.view ?? null, view_placement: a.view_placement ?? 'dialog', confirm: a.confirm ? labelMap(app, a.confirm) : null,
@@ -114,7 +120,7 @@ export class AppActions {
         });
       }
       for (const v of app.manifest.views) {
-        if (!this.may(actor, app, v.id, 'viewer') || !(await fits(v.applies))) continue;
+        if (!this.may(actor, app, v.id, 'viewer') || !fits(app, v.applies)) continue;
         views.push({ plugin: app.id, id: v.id, placement: v.placement, label: labelMap(app, v.label), ...(v.icon && { icon: icon(v.icon) }), ...(v.applies && { applies: v.applies }) });
       }
     }
