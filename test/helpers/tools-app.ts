@@ -39,6 +39,7 @@ app.view = async ({ view, paths, section }) => {
     out.undeclared = await tryCall('http.fetch', { url: 'http://example.com/' });
     out.locks = await tryCall('locks.set', { path: q.own });
     out.progress = await tryCall('ops.progress', { fraction: 0.5 });
+    out.create = await tryCall('ops.create', { action: 'upper', paths: [q.own], params: { suffix: 'more' } });
     return { nodes: [{ type: 'text', text: JSON.stringify(out) }] };
   }
   return { nodes: [] };

@@ -275,6 +275,9 @@ describe('app plugins', () => {
     assert.equal(out.undeclared.code, 'app_host_refused');
     assert.equal(out.locks.code, 'unknown_method'); // wired when the locks module lands
     assert.equal(out.progress.code, 'app_host_refused'); // progress belongs to jobs
+    // An app may queue another of its jobs, as the same person.
+    const made = await pollOp(out.create.ok.op_id);
+    assert.deepEqual([made.status, made.action, made.outputs], ['ok', 'upper', [{ path: '/Docs/a.more.out' }]]);
     // The admin sees the same file: the app acting for the admin reaches it.
     const a = await s.api('GET', `/api/files/plugins/views/tools/probe?section=${encodeURIComponent(section)}`, { token: admin });
     assert.equal(JSON.parse(a.body.surface.nodes[0].text).secret.ok.data, 'top secret');
