@@ -23,4 +23,5 @@ test('each condition of the applies rule refuses what does not fit, and lets the
   assert.match(misfit({ no_state: ['out'] }, 'p', [file('a.txt', { state: ['p:out'] })])!, /in state/);
   assert.match(misfit({ writable: true }, 'p', [file('a.txt', { writable: false })])!, /cannot change/);
   assert.match(misfit({}, 'p', [])!, /at least 1/);
+  assert.equal(misfit({ min: 0 }, 'p', []), null);
 });

@@ -2,7 +2,7 @@
  * The applies rule (SPEC App plugin rows): whether an action or view fits a
  * selection. Every condition must hold for every item:
  *   kind (file|dir), ext (lower-case, files only), mime (`type/*` allowed),
- *   multi (false or unset: one item), min / max (selection size),
+ *   multi (false or unset: one item), min (default 1; 0 allows none) / max,
  *   state (the item holds at least one of these `app_state` keys of this app),
  *   no_state (it holds none of them), writable (the caller may change it).
  */
@@ -26,7 +26,9 @@ export function misfit(rule: AppliesRule | undefined, plugin: string, items: Sel
   const r = rule ?? {};
   const n = items.length;
   const max = r.max ?? (r.multi ? 500 : 1);
-  if (n < Math.max(1, r.min ?? 1)) return `needs at least ${Math.max(1, r.min ?? 1)} item(s)`;
+  // `min: 0` lets an action run with no selection (a job a view starts); unset, one item is needed.
+  const min = r.min ?? 1;
+  if (n < min) return `needs at least ${min} item(s)`;
   if (n > max) return `takes at most ${max} item(s)`;
   const own = (keys: string[]) => new Set(keys.map((k) => `${plugin}:${k}`));
   const wanted = r.state?.length ? own(r.state) : null;

@@ -191,7 +191,7 @@ export class AppActions {
       if (!action) throw new AppError('app_failed', { plugin: app.id, reason: 'unknown_action' }, { plugin: app.id, reason: 'unknown_action' });
       this.require(actor, app, action.id, actionDefault(action));
       if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
-      const jobPlaces = b.paths === undefined ? [] : await this.select(actor, app, b.paths, action.applies, writes(action));
+      const jobPlaces = await this.select(actor, app, b.paths ?? [], action.applies, writes(action));
       const id = this.d.jobs.enqueue(app, actor, action.id, jobPlaces, answer.job.params ?? {}, lang);
       return { status: 202, body: { op: id, job_id: id, ...(surface && { surface }) } };
     }
