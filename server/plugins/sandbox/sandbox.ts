@@ -124,6 +124,8 @@ export class AppSandbox {
         if (m.kind === 'ready') {
           this.startTimes.push(performance.now() - t0);
           w.removeAllListeners('message');
+          // Closed while it was loading: nobody will use (or stop) this worker, so it goes now.
+          if (this.closed) return fail(new SandboxError('stopped', 'the sandbox is closed'));
           this.adopt(w);
           resolve();
         } else if (m.kind === 'load-failed') fail(new SandboxError('load_failed', m.error.message));
