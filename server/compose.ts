@@ -35,6 +35,7 @@ import { createReplication } from './replication';
 import { createDocserver, createExternal } from './docserver';
 import { createAssistant } from './assistant';
 import { createProvider, type ProviderFactory } from './assistant/providers';
+import { createAppPlugins } from './plugins';
 
 export interface ComposeOptions {
   logger?: Logger;
@@ -182,6 +183,14 @@ export async function compose(config: Config, opts: ComposeOptions) {
       emit: (event, payload) => void bus.emit(event, payload as never),
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
+    const appPlugins = createAppPlugins({
+      db, bus, files, queue, actors: auth.actors, settings, version: config.version,
+      enabled: config.appPlugins, memoryBytes: config.appPluginMemory * 1024 * 1024,
+      stateOf: (p) => appStateOf(catalogue.nodes.get(p.storage_id, p.rel)?.app_state),
+      findUsers: (q, limit) => auth.repo.list({ q, limit: limit * 2 }).filter((u) => !u.disabled).slice(0, limit).map((u) => ({ id: u.id, username: u.username, email: u.email })),
+      log: (m) => log.info(m),
+    });
+    cleanups.unshift(() => appPlugins.close());
     assertEveryJobHandled(queue);
 
     const capabilities = (): Capabilities => ({
@@ -197,7 +206,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       antivirus_mode: protection.antivirus.mode,
       share_max_ttl_days: settings.get('share_max_ttl_days'),
       newdoc_types: newdocs.types(),
-      app_plugins: { enabled: false },
+      app_plugins: appPlugins.capability(),
       assistant: { state: 'off', permitted: false, button: false },
     });
 
@@ -210,7 +219,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     return {
       config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
-      gateways, replication, assistant, capabilities, close,
+      gateways, replication, assistant, appPlugins, capabilities, close,
     };
   } catch (e) {
     await close();
@@ -219,3 +228,14 @@ export async function compose(config: Config, opts: ComposeOptions) {
 }
 
 export type Services = Awaited<ReturnType<typeof compose>>;
+
+/** A node's `app_state` column (a JSON list of `<plugin>:<key>`), as the applies rule reads it. */
+function appStateOf(raw: string | null | undefined): string[] {
+  if (!raw) return [];
+  try {
+    const v = JSON.parse(raw);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}

@@ -66,6 +66,7 @@ import { notificationRoutes } from './http/routes/notifications.routes';
 import { adminExternalRoutes, docserverRoutes } from './http/routes/docserver.routes';
 import { actor, type AppState, type Ctx } from './http/context';
 import { assistantRoutes } from './http/routes/assistant.routes';
+import { appPluginRoutes } from './http/routes/app-plugins.routes';
 import type { ProviderFactory } from './assistant/providers/types';
 import { publicOnly } from './http/middlewares/public-only';
 import { davMiddleware } from './http/dav';
@@ -137,7 +138,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const activity = trackActivity(() => queue.runningCount);
     queue.onOpChange((op) => {
-      if (op.visible && op.owner_id !== null) hub.toUser(op.owner_id, { event: 'op', data: { op: queue.get(op.id) } });
+      const row = op.visible && op.owner_id !== null ? queue.get(op.id) : null;
+      if (row) hub.toUser(op.owner_id!, { event: 'op', data: { op: sv.appPlugins.jobs.present(row, config.locale) } });
       activity.changed();
     });
 
@@ -168,7 +170,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       sshKeyRoutes({ sshKeys, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
-      opsRoutes({ queue }),
+      opsRoutes({ queue, present: (op, lang) => sv.appPlugins.jobs.present(op, lang) }),
+      appPluginRoutes({ plugins: sv.appPlugins, settings: sv.settings, bus, maxJsonBytes: json }),
       realtimeRoutes({
         hub,
         resolveFolder: (a, path) => {
@@ -244,6 +247,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduleProtection(protection, scheduler, logFn);
     sv.replication.schedule(scheduler);
     queue.start();
+    sv.appPlugins.start();
     await catalogue.syncer.startAll();
     updater.start();
 

@@ -182,6 +182,8 @@ export const SETTINGS = {
   docserverUrl: s('SERVICE_DOCSERVER_URL', url, '', 'Document server (office editing) base URL, as this service and the browsers reach it; active with SERVICE_DOCSERVER_JWT. Set here, the stored `docserver` row is rewritten at every start and shows `env_managed` (config file: `external_services.docserver.url`).', false, 'external_services.docserver.url'),
   docserverJwt: s('SERVICE_DOCSERVER_JWT', str, '', 'Document server: the shared HS256 secret (the same as the document server\'s own; stored encrypted; config file: `external_services.docserver.jwt_secret`).', true, 'external_services.docserver.jwt_secret'),
   docserverCallbackUrl: s('SERVICE_DOCSERVER_CALLBACK_URL', url, '', 'Document server: the base URL it uses to reach this service (fetch and save callbacks); empty = SERVICE_PUBLIC_URL, else the address the browser used (config file: `external_services.docserver.callback_url`).', false, 'external_services.docserver.callback_url'),
+  appPlugins: s('SERVICE_APP_PLUGINS', bool, 'true', 'App plugins (docs/app-plugins.md): off refuses every app route with 503 `plugins_disabled` and runs no app code. When on, an admin can still switch apps off for users (`app_plugins_disabled`).'),
+  appPluginMemory: s('SERVICE_APP_PLUGIN_MEMORY_MB', int(8, 1024), '64', 'App plugins: the memory cap of each app\'s sandbox, in MiB.'),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -1,10 +1,12 @@
 export type OpStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/** A plugin job's op row uses its own words (spec: Operation status). */
+export type PluginOpStatus = 'pending' | 'running' | 'ok' | 'failed' | 'cancelled';
 
 /** The spec's Operation (`GET /api/files/ops`, realtime `op` frames). */
 export interface Operation {
   id: string;
   kind: string;
-  status: OpStatus;
+  status: OpStatus | PluginOpStatus;
   progress: number;
   started_at: string | null;
   finished_at: string | null;

@@ -59,6 +59,9 @@ export const TABLE_OWNERS = {
   assistant_conversations: 'assistant',
   assistant_steps: 'assistant',
   assistant_prefs: 'assistant',
+  app_plugins: 'plugins',
+  app_plugin_kv: 'plugins',
+  app_publisher_keys: 'plugins',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -260,6 +260,9 @@ export interface DB {
   assistant_conversations: AssistantConversationsTable;
   assistant_steps: AssistantStepsTable;
   assistant_prefs: AssistantPrefsTable;
+  app_plugins: AppPluginsTable;
+  app_plugin_kv: AppPluginKvTable;
+  app_publisher_keys: AppPublisherKeysTable;
 }
 
 /** assistant: one conversation of a person; `messages` is the model history (JSON). */
@@ -558,4 +561,39 @@ export interface DocserverSavesTable {
   /** The file's etag right after the write. */
   etag: string;
   saved_at: string;
+}
+
+/** plugins: one installed app: the verified package (manifest, code, packs as JSON) and the admin's choices. */
+export interface AppPluginsTable {
+  id: string;
+  version: string;
+  publisher: string;
+  digest: string;
+  manifest: string;
+  code: string;
+  languages: string;
+  /** Icon files by package path, base64 (JSON). */
+  icons: string;
+  enabled: number;
+  settings: string;
+  /** Hosts of the manifest's `http_hosts` the admin approved (JSON list). */
+  approved_hosts: string;
+  installed_by: number | null;
+  installed_at: string;
+  updated_at: string;
+}
+/** plugins: an app's own key-value storage (host API `kv.*`). */
+export interface AppPluginKvTable {
+  plugin: string;
+  key: string;
+  value: string;
+  updated_at: string;
+}
+/** plugins: a publisher key the admin trusts for app packages. */
+export interface AppPublisherKeysTable {
+  id: Generated<number>;
+  publisher: string;
+  public_key_pem: string;
+  added_by: number | null;
+  added_at: string;
 }

@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'database_busy' | 'server_busy' | 'mfa_invalid' | 'mfa_expired' | 'session_required' | 'encrypted'
   | 'assistant_off' | 'assistant_not_configured' | 'assistant_not_found' | 'assistant_busy' | 'assistant_conflict'
   | 'assistant_message_long' | 'assistant_provider' | 'assistant_provider_key' | 'assistant_no_tools' | 'assistant_timeout'
-  | 'assistant_too_long' | 'assistant_no_secret_key' | 'assistant_encrypted' | 'assistant_decided' | 'assistant_undone';
+  | 'assistant_too_long' | 'assistant_no_secret_key' | 'assistant_encrypted' | 'assistant_decided' | 'assistant_undone'
+  | 'not_applicable' | 'invalid' | 'required' | 'plugins_disabled' | 'app_plugins_disabled' | 'app_failed' | 'app_host_refused';
 
 export type Params = Record<string, string | number | boolean | null | undefined>;
 

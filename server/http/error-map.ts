@@ -74,6 +74,12 @@ const BASE: Record<string, number> = {
   assistant_provider: 502,
   assistant_provider_key: 502,
   assistant_timeout: 504,
+  // App plugins (docs/app-plugins.md). The feature switched off is 503; an app that failed (timeout, memory,
+  // its own error) is the upstream's failure: 502.
+  plugins_disabled: 503,
+  app_plugins_disabled: 503,
+  app_failed: 502,
+  app_host_refused: 403,
 };
 
 const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {

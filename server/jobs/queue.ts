@@ -162,6 +162,12 @@ export class JobQueue {
     return this.q("SELECT owner_id, json_extract(payload, '$.actor.key_id') AS key_id FROM ops WHERE id = ?").get(id) as { owner_id: number | null; key_id: number | null } | undefined;
   }
 
+  /** An op's payload as queued (a kind's presenter reads what it recorded there), or undefined for an unknown id. */
+  payloadOf(id: string): unknown {
+    const r = this.q('SELECT payload FROM ops WHERE id = ?').get(id) as { payload: string } | undefined;
+    return r ? JSON.parse(r.payload) : undefined;
+  }
+
   /** Number of ops running in this process (for the host's activity signal). */
   get runningCount(): number {
     return this.controllers.size;

@@ -79,6 +79,8 @@ export const SETTINGS = {
   public_link_max_addresses: def<number | null>(null, (v): v is number | null => v === null || int(0, 1_000_000)(v), '0..1000000 or null'),
   /** Overrides of the meter's default prices, by driver name; a driver absent here uses the default. */
   meter_prices: def<Record<string, { list: number; head: number; get: number; put: number }>>({}, isPriceTable, 'per driver {list, head, get, put}, each 0..1000 dollars per 1,000 requests'),
+  /** App plugins for users (docs/app-plugins.md); off answers `app_plugins_disabled`, admin routes keep working. */
+  app_plugins_enabled: def(true, bool, 'true or false'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

@@ -12,27 +12,53 @@ export function presentOp(op: Operation, lang: Lang): Operation {
   return { ...op, error_text: t(lang, op.error_code, op.error_params ?? {}) };
 }
 
-export function opsRoutes(d: { queue: JobQueue }): Router<AppState> {
+/** Plugin jobs (spec: Operation status) answer a cancel with the op, 409 once finished and 403 for someone else's. */
+const PLUGIN_KIND = 'plugin-action';
+const FINISHED = new Set(['completed', 'failed', 'cancelled']);
+
+/** `present` lets a kind speak its own words (plugin jobs: `pending`/`ok`, labels, outputs); the default adds `error_text`. */
+export function opsRoutes(d: { queue: JobQueue; present?: (op: Operation, lang: Lang) => Operation }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/ops' });
   r.use(requireUser);
-  const mine = (ctx: Ctx): Operation => {
+  const show = (op: Operation, lang: Lang) => {
+    const own = d.present?.(op, lang) ?? op;
+    return own === op ? presentOp(op, lang) : own;
+  };
+  const checkId = (ctx: Ctx) => {
     const id = ctx.params.id ?? '';
     if (!/^op_[0-9a-f]{1,64}$/.test(id)) throw new AppError('bad_id');
-    const o = d.queue.ownerOf(id);
+    return id;
+  };
+  /** Whether the caller may see the op: their own (a key only its own), or any as an admin in a session. */
+  const sees = (ctx: Ctx, o: { owner_id: number | null; key_id: number | null }) => {
     const p = me(ctx);
     const key = ctx.state.key;
+    return !((o.owner_id !== p.id && (p.role !== 'admin' || key)) || (key && o.key_id !== key.id));
+  };
+  const mine = (ctx: Ctx): Operation => {
+    const id = checkId(ctx);
+    const o = d.queue.ownerOf(id);
     // Someone else's op is reported as missing, not forbidden, so ids cannot be probed; a key sees only its own ops.
-    if (!o || (o.owner_id !== p.id && (p.role !== 'admin' || key)) || (key && o.key_id !== key.id)) throw new AppError('not_found');
+    if (!o || !sees(ctx, o)) throw new AppError('not_found');
     return d.queue.get(id)!;
   };
   r.get('/', (ctx) => {
-    ctx.body = { ops: d.queue.listVisible(me(ctx).id, 100, ctx.state.key?.id).map((op) => presentOp(op, ctx.state.lang)) };
+    ctx.body = { ops: d.queue.listVisible(me(ctx).id, 100, ctx.state.key?.id).map((op) => show(op, ctx.state.lang)) };
   });
   r.get('/:id', (ctx) => {
-    ctx.body = presentOp(mine(ctx), ctx.state.lang);
+    ctx.body = show(mine(ctx), ctx.state.lang);
   });
-  // Best effort and always 200 (spec): the status must be read afterwards.
+  // Best effort and always 200 (spec): the status must be read afterwards. Plugin ops follow their own rule.
   r.post('/:id/cancel', (ctx) => {
+    const id = checkId(ctx);
+    const op = d.queue.get(id);
+    if (op?.kind === PLUGIN_KIND) {
+      if (!sees(ctx, d.queue.ownerOf(id)!)) throw new AppError('forbidden', { reason: 'someone else\'s op' });
+      if (FINISHED.has(op.status)) throw new AppError('conflict', { reason: 'the op has finished' }, { status: show(op, ctx.state.lang).status });
+      d.queue.cancel(id);
+      ctx.body = { op: show(d.queue.get(id)!, ctx.state.lang) };
+      return;
+    }
     try {
       d.queue.cancel(mine(ctx).id);
     } catch {

@@ -67,3 +67,9 @@ export function parseRange(range: string): ((version: string) => boolean) | null
 }
 
 export const satisfies = (version: string, range: string): boolean => parseRange(range)?.(version) ?? false;
+
+/** Orders two versions by their core (`x.y.z`): negative, zero or positive; NaN when one does not parse. */
+export function compareVersions(a: string, b: string): number {
+  const x = parseVersion(a), y = parseVersion(b);
+  return x && y ? cmp(x, y) : NaN;
+}

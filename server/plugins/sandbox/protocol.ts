@@ -33,6 +33,7 @@ export type SandboxErrorCode =
   | 'host_error' // a host method failed (its message is passed to the app)
   | 'crashed' // the worker died mid-call; it is replaced
   | 'stopped' // the sandbox was closed or killed
+  | 'cancelled' // the caller aborted the call (a cancelled job)
   | 'load_failed'; // the app's code did not evaluate
 
 export interface WireError {

@@ -134,3 +134,25 @@ test('cold start from a warm spare is measured (target under 50 ms)', async () =
   console.log(`sandbox cold start (warm spare → first call answered): median ${times[2].toFixed(1)} ms, all ${times.map((t) => t.toFixed(1)).join(' ')}`);
   assert.ok(times[2] < 250, `median ${times[2]} ms`); // generous: 2 shared cores; the target is reported, not gated
 });
+
+test('a call can be cancelled: a queued one never runs, a running one stops at once and the app serves on', async () => {
+  const sb = await AppSandbox.start({ code: `app.wait = async () => { await host.call('wait', null); return 'done'; }; app.ok = () => 'ok';` });
+  try {
+    const ac = new AbortController();
+    let release!: () => void;
+    const waiting = sb.call('wait', null, { host: { wait: () => new Promise<void>((r) => (release = r)) }, signal: ac.signal });
+    const ran: string[] = [];
+    const queued = new AbortController();
+    const second = sb.call('ok', null, { host: {}, signal: queued.signal }).then((v) => ran.push(String(v)));
+    queued.abort();
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    await rejectsWith(waiting, 'cancelled');
+    await rejectsWith(second as Promise<unknown>, 'cancelled');
+    assert.deepEqual(ran, []);
+    release?.();
+    assert.equal(await sb.call('ok', null), 'ok');
+  } finally {
+    await sb.close();
+  }
+});

@@ -35,6 +35,8 @@ export interface CallOptions {
   host?: HostApi;
   /** The manifest's call timeout; capped at 30 s. */
   timeoutMs?: number;
+  /** Aborting it stops the call (`cancelled`): a queued call never runs, a running one loses its worker. */
+  signal?: AbortSignal;
 }
 
 /** Wall-clock slack over the CPU budget before the worker itself is stopped (host waits excluded). */
@@ -122,6 +124,8 @@ export class AppSandbox {
         if (m.kind === 'ready') {
           this.startTimes.push(performance.now() - t0);
           w.removeAllListeners('message');
+          // Closed while it was loading: nobody will use (or stop) this worker, so it goes now.
+          if (this.closed) return fail(new SandboxError('stopped', 'the sandbox is closed'));
           this.adopt(w);
           resolve();
         } else if (m.kind === 'load-failed') fail(new SandboxError('load_failed', m.error.message));
@@ -157,12 +161,27 @@ export class AppSandbox {
     const text = boundedJson(input);
     if (text === null) throw new SandboxError('too_large', 'the call input is too large');
     if (typeof fn !== 'string' || !/^[A-Za-z_$][\w$]{0,127}$/.test(fn)) throw new SandboxError('unknown_function', String(fn));
+    const signal = options.signal;
+    const cancelled = () => new SandboxError('cancelled', 'the call was cancelled');
+    if (signal?.aborted) throw cancelled();
     await this.ensure();
+    if (signal?.aborted) throw cancelled();
     const w = this.worker!;
     return new Promise((resolve, reject) => {
       const p: Pending = { id: this.nextId++, resolve, reject, host: options.host ?? {}, timeoutMs: clampTimeout(options.timeoutMs), spent: 0, since: performance.now(), hostWaits: 0 };
       this.pending = p;
       this.arm(p);
+      if (signal) {
+        const stop = () => {
+          if (this.pending !== p) return;
+          this.fail(cancelled());
+          this.replace();
+        };
+        signal.addEventListener('abort', stop, { once: true });
+        const done = () => signal.removeEventListener('abort', stop);
+        p.resolve = ((v: unknown) => (done(), resolve(v))) as Pending['resolve'];
+        p.reject = (e) => (done(), reject(e));
+      }
       this.post(w, { kind: 'call', id: p.id, fn, input: text, timeout_ms: p.timeoutMs });
     });
   }

@@ -1,0 +1,144 @@
+/**
+ * App plugins over HTTP (SPEC App plugins; docs/app-plugins.md). The user
+ * routes under /api/files/plugins answer on the `app` door (`read_only` 409,
+ * `quota_exceeded` 507); the admin routes under /api/admin/app-plugins are
+ * session-only (an API key gets 403 `session_required`, http/middlewares/key-scope).
+ */
+import Router from '@koa/router';
+import { AppError } from '../../errors';
+import type { EventBus } from '../../events';
+import { PACKAGE_LIMITS, RUN_LIMITS, type AppPlugins } from '../../plugins';
+import type { SettingsStore } from '../../settings';
+import { requireAdmin, requireUser } from '../middlewares/auth';
+import { readObject } from '../middlewares/body';
+import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
+import { validate, z } from '../validate';
+
+/** A run names up to 500 paths beside its 64 KiB of params; the params cap itself is checked by the service (413). */
+const RUN_BODY_BYTES = 4 * 1024 * 1024;
+const asList = (v: unknown): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : [String(v)]);
+
+/** Reads a package upload (the ZIP as the raw body) up to the package cap. */
+async function readPackage(ctx: Ctx): Promise<Buffer> {
+  if (!ctx.is('application/zip', 'application/octet-stream')) throw new AppError('bad_body', {}, { reason: 'send the package as application/zip' });
+  const max = PACKAGE_LIMITS.package_bytes;
+  if (Number(ctx.get('content-length') || 0) > max) throw new AppError('payload_too_large', { max }, { max });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of ctx.req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > max) {
+      ctx.req.resume();
+      throw new AppError('payload_too_large', { max }, { max });
+    }
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks);
+}
+
+const patchBody = z.strictObject({
+  enabled: z.boolean().optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  approved_hosts: z.array(z.string().max(260)).max(32).optional(),
+});
+const keyBody = z.strictObject({ publisher: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/), public_key_pem: z.string().min(1).max(4096) });
+const configBody = z.strictObject({ enabled: z.boolean() });
+
+export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>();
+  const p = d.plugins;
+  const door: Mw = async (ctx, next) => {
+    ctx.state.door = 'app';
+    await next();
+  };
+
+  // The user side.
+  const U = '/api/files/plugins';
+  r.get(`${U}/actions`, door, requireUser, async (ctx) => {
+    ctx.set('Cache-Control', 'private, max-age=300');
+    ctx.body = await p.actions.list(actor(ctx), asList(ctx.query.path));
+  });
+  r.post(`${U}/actions/:plugin/:action/run`, door, requireUser, async (ctx) => {
+    const b = await readObject(ctx, Math.max(RUN_BODY_BYTES, RUN_LIMITS.params_bytes));
+    const out = await p.actions.run(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.action, b);
+    ctx.status = out.status;
+    ctx.body = out.body;
+  });
+  r.get(`${U}/views/:plugin/:view`, door, requireUser, async (ctx) => {
+    const section = typeof ctx.query.section === 'string' ? ctx.query.section.slice(0, 128) : undefined;
+    ctx.body = await p.actions.view(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.view, { path: asList(ctx.query.path), section });
+  });
+  r.post(`${U}/views/:plugin/:view/event`, door, requireUser, async (ctx) => {
+    const b = await readObject(ctx, RUN_BODY_BYTES);
+    const out = await p.actions.event(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.view, b);
+    ctx.status = out.status;
+    ctx.body = out.body;
+  });
+  r.get(`${U}/users`, door, requireUser, (ctx) => {
+    ctx.body = p.actions.users(actor(ctx), String(ctx.query.plugin ?? ''), String(ctx.query.q ?? ''));
+  });
+  r.get(`${U}/license/:plugin`, door, requireUser, (ctx) => {
+    ctx.body = p.actions.license(ctx.params.plugin);
+  });
+  r.get(`${U}/icon/:plugin/:name`, door, requireUser, (ctx) => {
+    const name = ctx.params.name;
+    ctx.body = p.actions.icon(ctx.params.plugin, name);
+    // SVG icons are shown as images only: no script runs from them.
+    ctx.type = name.endsWith('.svg') ? 'image/svg+xml' : 'image/png';
+    ctx.set({ 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox", 'Cache-Control': 'private, max-age=3600', 'X-Content-Type-Options': 'nosniff' });
+  });
+
+  // The admin side (session-only: key-scope answers `session_required` to a key before these run).
+  const A = '/api/admin/app-plugins';
+  const admin: Mw = async (ctx, next) => {
+    ctx.state.door = 'admin';
+    await requireAdmin(ctx, async () => {
+      if (p.off() === 'plugins_disabled') throw new AppError('plugins_disabled');
+      await next();
+    });
+  };
+  const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
+  r.get(`${A}/apps`, admin, (ctx) => {
+    ctx.body = p.admin.list();
+  });
+  r.post(`${A}/apps`, admin, async (ctx) => {
+    const approve = asList(ctx.query.approve_hosts)?.flatMap((h) => h.split(',')).map((h) => h.trim()).filter(Boolean) ?? [];
+    ctx.status = 201;
+    ctx.body = await p.admin.install(actor(ctx), await readPackage(ctx), approve);
+  });
+  r.get(`${A}/apps/:id`, admin, (ctx) => {
+    ctx.body = p.admin.get(ctx.params.id);
+  });
+  r.put(`${A}/apps/:id/package`, admin, async (ctx) => {
+    ctx.body = await p.admin.upgrade(actor(ctx), ctx.params.id, await readPackage(ctx));
+  });
+  r.patch(`${A}/apps/:id`, admin, async (ctx) => {
+    ctx.body = await p.admin.patch(actor(ctx), ctx.params.id, await body(ctx, patchBody));
+  });
+  r.delete(`${A}/apps/:id`, admin, async (ctx) => {
+    ctx.body = await p.admin.uninstall(actor(ctx), ctx.params.id);
+  });
+  r.get(`${A}/keys`, admin, (ctx) => {
+    ctx.body = p.admin.keys();
+  });
+  r.post(`${A}/keys`, admin, async (ctx) => {
+    const b = await body(ctx, keyBody);
+    ctx.status = 201;
+    ctx.body = p.admin.addKey(actor(ctx), b.publisher, b.public_key_pem);
+  });
+  r.delete(`${A}/keys/:id`, admin, (ctx) => {
+    const id = Number(ctx.params.id);
+    if (!Number.isInteger(id) || id < 1) throw new AppError('bad_id');
+    ctx.body = p.admin.removeKey(actor(ctx), id);
+  });
+  r.get(`${A}/config`, admin, (ctx) => {
+    ctx.body = { enabled: d.settings.get('app_plugins_enabled') };
+  });
+  r.patch(`${A}/config`, admin, async (ctx) => {
+    const b = await body(ctx, configBody);
+    d.settings.set('app_plugins_enabled', b.enabled);
+    await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'app_plugins', meta: { enabled: b.enabled } });
+    ctx.body = { enabled: b.enabled };
+  });
+  return r;
+}

@@ -1,0 +1,123 @@
+/**
+ * App administration (session-only admin routes, docs/app-plugins.md): install
+ * from a signed package, upgrade (the version must increase), uninstall,
+ * enable/disable, settings and approved hosts, and the trusted publisher
+ * keys. Every change is audited; a changed app's sandbox is stopped so its
+ * next call runs the new code.
+ */
+import { createPublicKey } from 'node:crypto';
+import type { Actor } from '../auth';
+import { actorRef } from '../auth';
+import { AppError, validation } from '../errors';
+import type { EventBus } from '../events';
+import { readAppPackage } from './package/package';
+import { compareVersions } from './package/semver';
+import type { AppsRepo, InstalledApp } from './registry/apps.repo';
+import type { AppRuntime } from './runtime';
+
+/** What the admin list shows of an app (never its code). */
+export function appView(a: InstalledApp) {
+  const m = a.manifest;
+  return {
+    id: a.id, name: m.name, version: a.version, publisher: a.publisher, description: m.description ?? '', digest: a.digest,
+    enabled: a.enabled, permissions: m.permissions, http_hosts: m.http_hosts, approved_hosts: a.approved_hosts, settings: a.settings,
+    actions: m.actions.map((x) => x.id), views: m.views.map((x) => x.id), languages: Object.keys(a.languages),
+    installed_by: a.installed_by, installed_at: a.installed_at, updated_at: a.updated_at,
+  };
+}
+
+export interface AdminDeps {
+  repo: AppsRepo;
+  runtime: AppRuntime;
+  bus: EventBus;
+  version: string;
+}
+
+const SETTINGS_MAX_BYTES = 64 * 1024;
+
+export class AppAdmin {
+  constructor(private d: AdminDeps) {}
+
+  private audit(by: Actor, action: string, resource: string, meta: Record<string, unknown> = {}) {
+    void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `app:${resource}`, meta });
+  }
+
+  private must(id: string): InstalledApp {
+    return this.d.repo.get(id) ?? (() => { throw new AppError('not_found', { path: id }); })();
+  }
+
+  private async verify(bytes: Buffer) {
+    return readAppPackage(bytes, { trusted: this.d.repo.trustedKeys(), version: this.d.version });
+  }
+
+  list() {
+    return { apps: this.d.repo.list().map(appView) };
+  }
+
+  get(id: string) {
+    return appView(this.must(id));
+  }
+
+  /** A new app; one already installed is `conflict` (upgrade it instead). Hosts are approved only from the manifest's list. */
+  async install(by: Actor, bytes: Buffer, approveHosts: string[]) {
+    const pkg = await this.verify(bytes);
+    if (this.d.repo.get(pkg.manifest.id)) throw new AppError('conflict', { reason: `${pkg.manifest.id} is installed: upgrade it` }, { reason: 'installed', id: pkg.manifest.id });
+    const app = this.d.repo.put(pkg, by.kind === 'system' ? null : by.principal.id, pkg.manifest.http_hosts.filter((h) => approveHosts.includes(h)));
+    this.audit(by, 'app_plugin.install', app.id, { version: app.version, publisher: app.publisher, digest: app.digest });
+    return appView(app);
+  }
+
+  /** Replaces an installed app's package by a higher version of the same app; approvals of hosts it still declares are kept. */
+  async upgrade(by: Actor, id: string, bytes: Buffer) {
+    const cur = this.must(id);
+    const pkg = await this.verify(bytes);
+    if (pkg.manifest.id !== id) throw validation('id', `the package is ${pkg.manifest.id}, not ${id}`);
+    if (!(compareVersions(pkg.manifest.version, cur.version) > 0)) throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);
+    const app = this.d.repo.put(pkg, cur.installed_by, pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)));
+    await this.d.runtime.stop(id);
+    this.audit(by, 'app_plugin.upgrade', id, { from: cur.version, to: app.version, digest: app.digest });
+    return appView(app);
+  }
+
+  async uninstall(by: Actor, id: string) {
+    const cur = this.must(id);
+    this.d.repo.remove(id);
+    await this.d.runtime.stop(id);
+    this.audit(by, 'app_plugin.uninstall', id, { version: cur.version });
+    return { ok: true };
+  }
+
+  async patch(by: Actor, id: string, p: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }) {
+    const cur = this.must(id);
+    if (p.settings !== undefined && Buffer.byteLength(JSON.stringify(p.settings)) > SETTINGS_MAX_BYTES) throw validation('settings', `at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
+    const unknown = p.approved_hosts?.find((h) => !cur.manifest.http_hosts.includes(h));
+    if (unknown) throw validation('approved_hosts', `${unknown} is not declared by the app`);
+    this.d.repo.update(id, p);
+    if (p.enabled === false) await this.d.runtime.stop(id);
+    this.audit(by, 'app_plugin.update', id, { ...(p.enabled !== undefined && { enabled: p.enabled }), ...(p.settings && { settings: 'changed' }), ...(p.approved_hosts && { approved_hosts: p.approved_hosts }) });
+    return appView(this.must(id));
+  }
+
+  keys() {
+    return { keys: this.d.repo.trustedKeys() };
+  }
+
+  addKey(by: Actor, publisher: string, pem: string) {
+    let type: string | undefined;
+    try {
+      type = createPublicKey(pem).asymmetricKeyType;
+    } catch {
+      throw validation('public_key_pem', 'not a PEM public key');
+    }
+    if (type !== 'ed25519') throw validation('public_key_pem', 'must be an Ed25519 key');
+    const id = this.d.repo.addKey({ publisher, public_key_pem: pem }, by.kind === 'system' ? null : by.principal.id);
+    this.audit(by, 'app_plugin.key_add', publisher, { key_id: id });
+    return { id, publisher };
+  }
+
+  removeKey(by: Actor, id: number) {
+    if (!this.d.repo.removeKey(id)) throw new AppError('not_found');
+    this.audit(by, 'app_plugin.key_remove', String(id));
+    return { ok: true };
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The host API (docs/app-plugins.md, "Host API"): the only way out of an
+ * app's sandbox, built per call for that call's caller. File calls go through
+ * `files.forActor(actor)` (the caller's reach only, every write through the
+ * write gate); each group needs its manifest permission; anything refused
+ * reaches the app as an error with a code (`not_found`, `forbidden`,
+ * `permission_denied`, `read_only`, `app_host_refused`, ...).
+ */
+import { Readable } from 'node:stream';
+import type { Actor } from '../../auth';
+import { AppError } from '../../errors';
+import type { FileService } from '../../files';
+import { format } from '../../lib/i18n';
+import { uiPath } from '../../lib/paths';
+import type { AppPermission } from '../package/manifest';
+import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
+import type { HostApi } from '../sandbox/sandbox';
+import { appFetch, type FetchArgs } from './http-out';
+import { packText } from '../i18n';
+
+export const HOST_LIMITS = {
+  read_bytes: 512 * 1024,
+  /** One write's bytes (the message cap is 1 MiB of JSON; base64 grows by a third). */
+  write_bytes: 700 * 1024,
+  list_entries: 1000,
+  kv_key_chars: 128,
+  kv_value_bytes: 64 * 1024,
+  kv_keys: 10_000,
+  kv_bytes: 16 * 1024 * 1024,
+};
+
+/** What a plugin job adds to its calls: progress, the outputs it wrote, more jobs. */
+export interface JobScope {
+  progress(fraction: number, bytes?: { done: number; total: number }, message?: string): void;
+  outputs: string[];
+  signal: AbortSignal;
+}
+
+/**
+ * File locks and `app_state` for apps (`locks.set`, `locks.release`, `state.add`, `state.remove`):
+ * wired when the locks module lands (it owns locks and `app_state`, on its own branch). Until then
+ * nothing is passed and those methods answer `unknown_method`, like any method not offered.
+ */
+export type LocksPort = (app: InstalledApp, actor: Actor) => HostApi;
+
+export interface HostDeps {
+  files: FileService;
+  repo: AppsRepo;
+  locks?: LocksPort;
+  /** Queues a plugin-action job of this app as the same actor (`ops.create`). */
+  enqueue(app: InstalledApp, actor: Actor, action: string, paths: string[], params: unknown, lang: string): string;
+}
+
+export interface HostCall {
+  app: InstalledApp;
+  actor: Actor;
+  lang: string;
+  job?: JobScope;
+}
+
+const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const refuse = (plugin: string, reason: string) => new AppError('app_host_refused', { plugin, reason }, { reason });
+
+export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
+  const { app, actor } = c;
+  const me = d.files.forActor(actor);
+  const needs = (p: AppPermission) => {
+    if (!app.manifest.permissions.includes(p)) throw refuse(app.id, `the app did not declare the ${p} permission`);
+  };
+  const path = (v: unknown) => {
+    if (typeof v !== 'string' || !v.startsWith('/')) throw refuse(app.id, 'path must be a path such as /storage/folder/file');
+    return v;
+  };
+  const kvKey = (v: unknown) => {
+    if (typeof v !== 'string' || v.length === 0 || v.length > HOST_LIMITS.kv_key_chars) throw refuse(app.id, `keys are 1 to ${HOST_LIMITS.kv_key_chars} characters`);
+    return v;
+  };
+  const entry = (p: string, e: { name: string; type: string; size: number; mtime: number; mime?: string }) =>
+    ({ path: p, name: e.name, type: e.type, size: e.size, modified: new Date(e.mtime).toISOString(), mime: e.mime ?? null });
+
+  const api: HostApi = {
+    'files.stat': async (a) => {
+      needs('files.read');
+      const p = path(obj(a).path);
+      return entry(p, await me.stat(p));
+    },
+    'files.list': async (a) => {
+      needs('files.read');
+      const p = path(obj(a).path);
+      const max = Math.min(HOST_LIMITS.list_entries, Math.max(1, Number(obj(a).limit) || HOST_LIMITS.list_entries));
+      const out = [];
+      for await (const e of me.entries(p)) {
+        out.push(entry(`${p.replace(/\/+$/, '')}/${e.name}`, e));
+        if (out.length >= max) break;
+      }
+      return { entries: out };
+    },
+    'files.read': async (a) => {
+      needs('files.read');
+      const o = obj(a);
+      const p = path(o.path);
+      const st = await me.stat(p);
+      if (st.type !== 'file') throw new AppError('not_found', { path: p });
+      const start = Math.max(0, Math.floor(Number(o.offset) || 0));
+      const length = Math.min(HOST_LIMITS.read_bytes, Math.max(0, Math.floor(Number(o.length) || HOST_LIMITS.read_bytes)));
+      const end = Math.min(st.size, start + length);
+      const chunks: Buffer[] = [];
+      if (end > start) for await (const ch of await me.read(p, { start, end: end - 1 }, c.job?.signal)) chunks.push(ch as Buffer);
+      const bytes = Buffer.concat(chunks);
+      return { data: bytes.toString(o.encoding === 'base64' ? 'base64' : 'utf8'), size: st.size, eof: end >= st.size };
+    },
+    'files.write': async (a) => {
+      needs('files.write');
+      const o = obj(a);
+      const p = path(o.path);
+      if (typeof o.data !== 'string') throw refuse(app.id, 'data must be a string (utf8 text, or base64 with encoding: "base64")');
+      const bytes = Buffer.from(o.data, o.encoding === 'base64' ? 'base64' : 'utf8');
+      if (bytes.length > HOST_LIMITS.write_bytes) throw refuse(app.id, `one write holds at most ${HOST_LIMITS.write_bytes} bytes`);
+      const node = await me.write(p, Readable.from([bytes]), { size: bytes.length, origin: 'app', overwrite: o.overwrite === true, signal: c.job?.signal, audit: 'file.upload', meta: { plugin: app.id } });
+      const written = uiPath(node.storageName, node.path);
+      c.job?.outputs.push(written);
+      return { path: written, size: bytes.length };
+    },
+    'kv.get': (a) => {
+      needs('storage');
+      const v = d.repo.kvGet(app.id, kvKey(obj(a).key));
+      return v === null ? null : JSON.parse(v);
+    },
+    'kv.set': (a) => {
+      needs('storage');
+      const o = obj(a);
+      const key = kvKey(o.key);
+      const text = JSON.stringify(o.value ?? null);
+      if (Buffer.byteLength(text) > HOST_LIMITS.kv_value_bytes) throw refuse(app.id, `a value holds at most ${HOST_LIMITS.kv_value_bytes} bytes of JSON`);
+      const st = d.repo.kvStats(app.id);
+      const isNew = d.repo.kvGet(app.id, key) === null;
+      if ((isNew && st.count >= HOST_LIMITS.kv_keys) || st.bytes + text.length > HOST_LIMITS.kv_bytes) throw refuse(app.id, 'the app\'s storage is full');
+      d.repo.kvSet(app.id, key, text);
+      return true;
+    },
+    'kv.delete': (a) => {
+      needs('storage');
+      return d.repo.kvDelete(app.id, kvKey(obj(a).key));
+    },
+    'kv.list': (a) => {
+      needs('storage');
+      const prefix = typeof obj(a).prefix === 'string' ? (obj(a).prefix as string).slice(0, HOST_LIMITS.kv_key_chars) : '';
+      return { keys: d.repo.kvKeys(app.id, prefix, 1000) };
+    },
+    'ops.progress': (a) => {
+      if (!c.job) throw refuse(app.id, 'progress is for job calls');
+      const o = obj(a);
+      const bytes = Number.isFinite(o.bytes_done) && Number.isFinite(o.bytes_total) ? { done: Number(o.bytes_done), total: Number(o.bytes_total) } : undefined;
+      c.job.progress(Math.max(0, Math.min(1, Number(o.fraction) || 0)), bytes, typeof o.message === 'string' ? o.message.slice(0, 500) : undefined);
+      return true;
+    },
+    'ops.create': (a) => {
+      needs('ops');
+      const o = obj(a);
+      const paths = Array.isArray(o.paths) ? o.paths.map(path) : [];
+      return { op_id: d.enqueue(app, actor, String(o.action ?? ''), paths, o.params ?? {}, c.lang) };
+    },
+    'http.fetch': async (a) => {
+      needs('http');
+      const allowed = app.manifest.http_hosts.filter((h) => app.approved_hosts.includes(h));
+      return appFetch(app.id, allowed, obj(a) as FetchArgs, c.job?.signal);
+    },
+    'i18n.t': (a) => {
+      const o = obj(a);
+      return format(packText(app, String(o.key ?? ''), c.lang) ?? String(o.key ?? ''), obj(o.params));
+    },
+    ...(d.locks ? d.locks(app, actor) : {}),
+  };
+  return api;
+}
