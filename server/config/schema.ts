@@ -129,6 +129,8 @@ export const SETTINGS = {
   replicaRetryBackoff: s('SERVICE_REPLICA_RETRY_BACKOFF', duration, '5s', 'Replication: wait before the second attempt of a failed backup copy (doubled for the third; 3 attempts in all).'),
   replicaRpoWarn: s('SERVICE_REPLICA_RPO_WARN', duration, '1h', 'Replication: a recovery point (the age of the oldest change not yet on its backup) above this shows amber in the admin console, the report and the tray.'),
   replicaTimeout: s('SERVICE_REPLICA_TIMEOUT', duration, '10m', 'Replication: longest one copy attempt may take; a target that hangs fails the attempt and the queue goes on.'),
+  backgroundCpu: s('SERVICE_BACKGROUND_CPU', int(0, 6400), '100', 'CPU budget of background work (thumbnails, virus scans, replication, sync walks, ZIP warm-ups) in percent of one core, measured over the whole process and its tools (100 = one core; 0 = no limit). Admin setting `background_cpu_percent`.'),
+  powerState: s('SERVICE_POWER_STATE', oneOf('auto', 'ac', 'battery', 'busy'), 'auto', 'Power state the governor assumes instead of the desktop host\'s reports: `ac` (mains, user away), `battery` or `busy` (user at the machine); both of the last two run background work one at a time. `auto` follows the host (mains and away without one).'),
   thumbsUrlTtl: s('SERVICE_THUMBS_URL_TTL', duration, '24h', 'Lifetime of signed thumbnail URLs (0 = the default 24h).'),
   thumbsSweepInterval: s('SERVICE_THUMBS_SWEEP_INTERVAL', duration, '6h', 'Thumbnail cache sweep cadence (0 disables).'),
   thumbsOnSync: s('SERVICE_THUMBS_ON_SYNC', bool, 'true', 'Pictures, films, sound and PDFs that a sync finds get thumbnails on their own, at low priority (false: only after writes and `service thumb backfill`).'),

@@ -50,6 +50,8 @@ export interface BackfillOptions {
   progressEvery?: number;
   onProgress?: (s: BackfillSummary) => void;
   signal?: AbortSignal;
+  /** The governor's lane for each file (none: `concurrency` alone bounds the run). */
+  slot?: Slot;
 }
 
 export interface BackfillSummary {
@@ -164,7 +166,7 @@ export class ThumbService {
       const before = summary.processed;
       tally(summary, await this.run(n.id, signal, DEFAULT_TIMEOUT_MS));
       if (every > 0 && summary.processed > before && summary.processed % every === 0) o.onProgress?.({ ...summary });
-    });
+    }, o.slot);
     return summary;
   }
 
@@ -223,20 +225,30 @@ export function tally(summary: BackfillSummary, r: Outcome): void {
   else summary.failed++;
 }
 
+/** Waits for a lane of the governor (jobs/governor.ts) and resolves with its release. */
+export type Slot = () => Promise<() => void>;
+
 /**
- * Runs `work` over the items `next` hands out, `lanes` at a time, and resolves
+ * Runs `work` over the items `next` hands out, `lanes` at a time (each item
+ * also under `slot`, the governor's lane, when given), and resolves
  * when `next` returns null and every lane is done. The first failure stops
  * the handing out and rejects once the other lanes have finished.
  */
-export async function runLanes<T>(lanes: number, next: () => T | null, work: (item: T) => Promise<void>): Promise<void> {
+export async function runLanes<T>(lanes: number, next: () => T | null, work: (item: T) => Promise<void>, slot?: Slot): Promise<void> {
   let failed = false;
   const lane = async () => {
-    for (let item = failed ? null : next(); item !== null; item = failed ? null : next()) {
+    for (;;) {
+      // The governor's lane is taken before the item, so a lane waiting for it holds no file.
+      const release = slot ? await slot() : null;
+      const item = failed ? null : next();
       try {
+        if (item === null) return;
         await work(item);
       } catch (e) {
         failed = true;
         throw e;
+      } finally {
+        release?.();
       }
     }
   };
