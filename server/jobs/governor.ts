@@ -16,6 +16,10 @@ import type { PowerHostMessage } from '../contract';
 /** Lanes at most, on mains power with an idle user and CPU to spare (the queue's own global limit). */
 export const MAX_LANES = 4;
 const SAMPLE_MS = 250;
+/** Readings closer together than this are skipped: over microseconds, CPU time is noise. */
+const MIN_SAMPLE_MS = 20;
+/** Credit that may be saved up while idle, in seconds of budget: enough that one reading's jitter does not stall starts. */
+const BURST_S = 0.25;
 /** The window `cpu_percent` is averaged over, and lanes adapt at most once per. */
 const WINDOW_MS = 10_000;
 const ADAPT_MS = 2_000;
@@ -81,7 +85,7 @@ export class Governor {
   private waiters: Waiter[] = [];
   private pauses = new Set<PauseReason>();
   private power: PowerState;
-  /** CPU seconds the budget still allows (≤ 0 after a start: no saving up while idle). */
+  /** CPU seconds the budget still allows; saved up to BURST_S only, so idle time buys no long burst. */
   private credit = 0;
   private last: { t: number; cpu: number };
   private samples: Array<{ t: number; cpu: number }> = [];
@@ -206,13 +210,13 @@ export class Governor {
   sample(): void {
     const t = this.now();
     const dt = (t - this.last.t) / 1000;
-    if (dt <= 0) return;
+    if (dt * 1000 < MIN_SAMPLE_MS) return;
     // Never backwards: a child reaped between two readings is briefly missed, not counted twice.
     const cpu = Math.max(this.last.cpu, this.o.cpuSeconds());
     const wasOver = this.budget > 0 && this.credit < 0;
     if (this.budget > 0) {
       const rate = this.budget / 100;
-      this.credit = Math.max(-MAX_DEBT_S * rate, Math.min(0, this.credit + rate * dt - (cpu - this.last.cpu)));
+      this.credit = Math.max(-MAX_DEBT_S * rate, Math.min(BURST_S * rate, this.credit + rate * dt - (cpu - this.last.cpu)));
     }
     this.last = { t, cpu };
     this.samples.push(this.last);
