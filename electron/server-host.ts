@@ -6,7 +6,7 @@
  * and under plain Node tests against the real server.
  */
 import { EventEmitter } from 'node:events';
-import type { Activity, BackupStatus, ForkServer, HostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
+import type { Activity, BackupStatus, ForkServer, GovernorView, HostMessage, PowerHostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -36,6 +36,7 @@ interface HostEvents {
   state: [ServerSnapshot];
   activity: [Activity];
   backup: [BackupStatus | null];
+  governor: [GovernorView | null];
   notify: [{ event: string; title: string; body: string }];
 }
 
@@ -51,6 +52,9 @@ export class ServerHost extends EventEmitter<HostEvents> {
   private consecutiveCrashes = 0;
   private lastFatal?: string;
   private paused = false;
+  /** The last power report and whether the computer sleeps: a restarted server learns both at once. */
+  private lastPower: PowerHostMessage | null = null;
+  private sleeping = false;
   private timer: NodeJS.Timeout | null = null;
   private waiters: { resolve: (v: { port: number; url: string }) => void; reject: (e: Error) => void }[] = [];
   private exitWaiters: (() => void)[] = [];
@@ -147,6 +151,13 @@ export class ServerHost extends EventEmitter<HostEvents> {
     return this.paused;
   }
 
+  /** Passes power, presence and sleep to the server (its governor); remembered and re-sent after every restart. */
+  setPower(m: PowerHostMessage): void {
+    if (m.type === 'power') this.lastPower = m;
+    else this.sleeping = m.type === 'sleep';
+    this.send(m);
+  }
+
   private send(message: HostMessage): void {
     if (this.status === 'running') this.child?.send(message);
   }
@@ -193,6 +204,8 @@ export class ServerHost extends EventEmitter<HostEvents> {
         this.consecutiveCrashes = 0;
         this.setStatus('running');
         if (this.paused) child.send({ type: 'pause', paused: true });
+        if (this.lastPower) child.send(this.lastPower);
+        if (this.sleeping) child.send({ type: 'sleep' });
         const waiters = this.waiters.splice(0);
         for (const w of waiters) w.resolve({ port: m.port, url: m.url });
         return;
@@ -206,6 +219,13 @@ export class ServerHost extends EventEmitter<HostEvents> {
         return;
       case 'replica':
         this.emit('backup', { linked: Boolean(m.linked), rpoS: Number(m.rpo_s) || 0, warn: Boolean(m.rpo_warn), unresolved: Number(m.unresolved) || 0 });
+        return;
+      case 'governor':
+        this.emit('governor', {
+          lanes: Number(m.lanes) || 0, active: Number(m.active) || 0, cpu_percent: Number(m.cpu_percent) || 0, budget_percent: Number(m.budget_percent) || 0,
+          paused: Boolean(m.paused), pause_reasons: Array.isArray(m.pause_reasons) ? m.pause_reasons.filter((r) => r === 'user' || r === 'sleep') : [],
+          on_battery: Boolean(m.on_battery), user_idle: Boolean(m.user_idle),
+        });
         return;
       case 'notify':
         this.emit('notify', { event: m.event, title: m.title, body: m.body });
@@ -221,6 +241,7 @@ export class ServerHost extends EventEmitter<HostEvents> {
     this.o.log(`[host] server pid ${child.pid} exited with ${code === null ? 'a signal' : `code ${code}`}`);
     this.emit('activity', { transfers: 0, ops: 0, syncing: false });
     this.emit('backup', null);
+    this.emit('governor', null);
     const waiters = this.exitWaiters.splice(0);
     if (this.status === 'stopping') {
       this.setStatus('stopped');
