@@ -228,3 +228,38 @@ test('governed kinds: one lane on battery across kinds, nothing starts asleep, e
   db.close();
   cleanup();
 });
+
+test('a governed op waits in the same line as the lanes a handler takes itself: a long backfill cannot starve it', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const governor = new Governor({ budgetPercent: 0, powerOverride: 'battery', cpuSeconds: processCpuSeconds });
+  const q = new JobQueue(db, { concurrency: 4, pollMs: 20, governor });
+  q.register('test', async () => undefined, { governed: 'lane' });
+  q.start();
+  // Two backfill workers on one lane: one of them always waits, so the line is never empty.
+  let backfilling = true;
+  let units = 0;
+  const worker = async () => {
+    while (backfilling) {
+      const release = await governor.acquire();
+      await sleep(5);
+      units++;
+      release();
+    }
+  };
+  const workers = [worker(), worker()];
+  await sleep(50);
+  const t0 = Date.now();
+  const id = q.enqueue('test', { n: 'scan' });
+  while (q.get(id)!.status !== 'completed' && Date.now() - t0 < 3000) await sleep(5);
+  const waited = Date.now() - t0;
+  const before = units;
+  backfilling = false;
+  await Promise.all(workers);
+  assert.equal(q.get(id)!.status, 'completed', 'the op got its turn while the backfill ran');
+  assert.ok(waited < 1000, `it waited ${waited} ms`);
+  assert.ok(before > 5, 'the backfill kept running meanwhile');
+  await q.stop();
+  db.close();
+  cleanup();
+});

@@ -32,6 +32,9 @@ export class JobQueue {
   private stopping = false;
   private paused = false;
   private pumping = false;
+  /** The queue's place in the governor's line: one lane asked for at a time, held until the next pass uses it. */
+  private lane: { held: Release | null; asking: boolean } = { held: null, asking: false };
+  private laneStop = new AbortController();
   private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
 
   private statements = new Map<string, Stmt>();
@@ -121,6 +124,9 @@ export class JobQueue {
    */
   async stop(graceMs = 5000): Promise<void> {
     this.stopping = true;
+    this.laneStop.abort();
+    this.lane.held?.();
+    this.lane.held = null;
     if (this.timer) clearTimeout(this.timer);
     const all = Promise.allSettled([...this.active]);
     const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
@@ -217,6 +223,9 @@ export class JobQueue {
         if (claimed) this.run(r.id, reg, lane);
         else lane();
       }
+      // A lane granted for ops that are no longer due goes back at once.
+      this.lane.held?.();
+      this.lane.held = null;
       const next = this.q("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
       const poll = this.opts.pollMs ?? 1000;
       const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : poll;
@@ -238,7 +247,21 @@ export class JobQueue {
     const none: Release = () => {};
     if (!g || !reg.opts.governed) return none;
     if (reg.opts.governed === 'inside') return g.paused ? null : none;
-    return g.tryAcquire();
+    const held = this.lane.held ?? g.tryAcquire();
+    this.lane.held = null;
+    if (held) return held;
+    // Wait in the governor's line like every other unit (thumbnail lanes wait there too), so a long backfill
+    // cannot keep scans and copies from ever starting; the grant comes back through a pump pass.
+    if (!this.lane.asking) {
+      this.lane.asking = true;
+      g.acquire(this.laneStop.signal).then((r) => {
+        this.lane.asking = false;
+        if (this.stopping) return r();
+        this.lane.held = r;
+        this.kick();
+      }, () => (this.lane.asking = false));
+    }
+    return null;
   }
 
   private run(id: string, reg: Registered, lane: Release): void {
