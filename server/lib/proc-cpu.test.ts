@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { adoptBackgroundChild, BACKGROUND_NICE, processCpuSeconds, procStatCpu } from './proc-cpu';
+import { readdirSync, readFileSync } from 'node:fs';
+import { adoptBackgroundChild, BACKGROUND_NICE, lowerThreadsNamed, processCpuSeconds, procStatCpu } from './proc-cpu';
 
 const linux = process.platform === 'linux';
 /** Field 19 of /proc/<pid>/stat: the nice value. */
@@ -43,4 +43,16 @@ test("our own threads count: the clock moves with this process's CPU as /proc re
   const used = processCpuSeconds() - before;
   const procUsed = own() - procBefore;
   assert.ok(Math.abs(used - procUsed) <= 0.03, `${used.toFixed(3)} s counted, /proc says ${procUsed.toFixed(3)} s`);
+});
+
+test("lowerThreadsNamed: libvips's decoder threads drop to the background priority, the main thread does not", { skip: !linux && 'needs /proc (Linux)' }, async () => {
+  const { default: sharp } = await import('sharp');
+  await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#567' } }).jpeg().toBuffer();
+  const threads = () => readdirSync('/proc/self/task').map((t) => ({ tid: Number(t), comm: readFileSync(`/proc/self/task/${t}/comm`, 'latin1').trim() }));
+  const vips = threads().filter((t) => t.comm === 'libvips worker');
+  assert.ok(vips.length > 0, 'sharp started libvips worker threads');
+  lowerThreadsNamed('libvips worker');
+  const nice = (tid: number) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'latin1').split(') ')[1].split(' ')[16]);
+  for (const t of vips) assert.equal(nice(t.tid), BACKGROUND_NICE, `thread ${t.tid}`);
+  assert.equal(nice(process.pid), 0, 'the event loop keeps its priority');
 });

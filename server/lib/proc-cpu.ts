@@ -6,7 +6,7 @@
  * turns the differences into a CPU rate. Also lowers the OS priority of
  * background children and threads.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 
@@ -78,5 +78,27 @@ export function lowerThisThread(): void {
     if (tid > 0) setPriority(tid, BACKGROUND_NICE);
   } catch {
     // No /proc mounted, or a sandbox that forbids it: the thread keeps normal priority.
+  }
+}
+
+const lowered = new Set<number>();
+
+/**
+ * Lowers the priority of this process's threads named `name` (Linux), such
+ * as libvips's decoder threads: their pool outlives one image, so threads
+ * already lowered are skipped and the scan (a few /proc reads) stays cheap.
+ */
+export function lowerThreadsNamed(name: string): void {
+  if (!hasProc) return;
+  try {
+    for (const entry of readdirSync('/proc/self/task')) {
+      const tid = Number(entry);
+      if (lowered.has(tid)) continue;
+      if (readFileSync(`/proc/self/task/${entry}/comm`, 'latin1').trim() !== name) continue;
+      setPriority(tid, BACKGROUND_NICE);
+      lowered.add(tid);
+    }
+  } catch {
+    // A thread ended during the scan, or /proc is not readable: the next scan tries again.
   }
 }

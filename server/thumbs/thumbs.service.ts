@@ -20,6 +20,7 @@ import { ByteCounter, openSource } from './source';
 import { render } from './generators';
 import { thumbTools, type ThumbTools } from './tools';
 import { parentRel } from '../lib/paths';
+import { lowerThreadsNamed } from '../lib/proc-cpu';
 
 /** Browser uploads get 90 s; staged, REST, protocol and backfill paths 2 minutes. */
 export const UPLOAD_TIMEOUT_MS = 90_000;
@@ -32,6 +33,8 @@ const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 const MAX_SVG_BYTES = 10 * 1024 * 1024;
 const MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024;
 const THUMB_FILE = /^(\d{1,15})\.jpg$/;
+/** What libvips names its worker threads (Linux `comm`). */
+const LIBVIPS_THREAD = 'libvips worker';
 
 export interface Outcome {
   id: number;
@@ -136,6 +139,8 @@ export class ThumbService {
       return r === 'skipped' ? r : r.file;
     } finally {
       await source.close();
+      // sharp decodes on libvips's own worker threads: at low priority the event loop wins the cores from them.
+      lowerThreadsNamed(LIBVIPS_THREAD);
     }
   }
 
