@@ -14,17 +14,19 @@ import { utilityFork } from './fork';
 import { advertise, lanUrl, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl } from './lan';
 import { RotatingLog } from './log-file';
 import { DeviceKeyStore, machineId, pairWithSession, signIn, type Sealer } from './pairing';
-import { PowerGuard } from './power';
+import { PowerGuard, PowerReporter, type PowerEvent } from './power';
 import { publicSelfTest } from './public-selftest';
 import { buildServerEnv, FirstRunMarker } from './server-env';
 import { ServerHost } from './server-host';
 import { pairPagePath, toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import { createDesktopUpdater, type AutoUpdaterSurface } from './updater';
 import { isExternalSafe, mainWindowOptions, navigationVerdict, panelWindowOptions, WindowStateStore } from './windows';
-import { IPC, type Activity, type BackupStatus, type OfflineStorage, type DesktopSettings, type TrayCommand, type TrayState } from './types';
+import { IPC, type Activity, type BackupStatus, type DesktopSettings, type GovernorView, type OfflineStorage, type TrayCommand, type TrayState } from './types';
 
 /** How long quitting waits for in-flight transfers before the server is stopped anyway. */
 const QUIT_DRAIN_MS = 30_000;
+/** Idleness has no powerMonitor event: it is polled this often. */
+const IDLE_POLL_MS = 30_000;
 
 if (!app.requestSingleInstanceLock()) app.quit();
 else void main();
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
   let activity: Activity = { transfers: 0, ops: 0, syncing: false };
   let backup: BackupStatus | null = null;
   let offline: OfflineStorage[] = [];
+  let governor: GovernorView | null = null;
   const power = new PowerGuard(powerSaveBlocker, { onChange: () => render() });
   const updater = createDesktopUpdater({
     autoUpdater: autoUpdater as unknown as AutoUpdaterSurface,
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
     activity,
     backup,
     offline,
+    governor,
     paused: host.isPaused(),
     keepingAwake: power.holding,
     update: { state: updater.state, version: updater.version, error: updater.error },
@@ -130,6 +134,16 @@ async function main(): Promise<void> {
     offline = o;
     render();
   });
+  host.on('governor', (g) => {
+    governor = g;
+    render();
+  });
+  // Battery, presence and sleep go to the server's governor of background work.
+  const reporter = new PowerReporter(powerMonitor, (m) => host.setPower(m));
+  // The cast: powerMonitor's overloads take one event name at a time.
+  for (const e of ['on-battery', 'on-ac', 'suspend', 'resume', 'lock-screen', 'unlock-screen'] as const satisfies readonly PowerEvent[]) powerMonitor.on(e as 'suspend', () => reporter.handle(e));
+  setInterval(() => reporter.handle('poll'), IDLE_POLL_MS).unref();
+  reporter.report();
   host.on('notify', (n) => new Notification({ title: n.title, body: n.body }).show());
   updater.on('change', () => {
     if (updater.state === 'available') new Notification({ title: 'Filedock update available', body: `Version ${updater.version} is being downloaded.` }).show();

@@ -119,6 +119,39 @@ describe(`server host against the ${realServer ? 'real server' : 'protocol stand
   });
 });
 
+describe('power and sleep reach the real server\'s governor', { skip: !realServer && 'needs the real server' }, () => {
+  test('battery, presence and sleep are passed on, come back in the governor report, and are re-sent after a restart', async () => {
+    const { h } = host();
+    const reports: Array<import('./types').GovernorView | null> = [];
+    h.on('governor', (g) => reports.push(g));
+    const until = async (ok: (g: import('./types').GovernorView) => boolean) => {
+      for (let i = 0; i < 200; i++) {
+        const g = reports.at(-1);
+        if (g && ok(g)) return g;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no matching governor report; last ${JSON.stringify(reports.at(-1))}`);
+    };
+    await h.start();
+    await until((g) => g.lanes === 4 && !g.on_battery);
+    h.setPower({ type: 'power', on_battery: true, user_idle: true });
+    await until((g) => g.on_battery && g.lanes === 1);
+    h.setPower({ type: 'sleep' });
+    const asleep = await until((g) => g.paused);
+    assert.deepEqual(asleep.pause_reasons, ['sleep']);
+    assert.equal(asleep.lanes, 0);
+    process.kill(h.snapshot().pid!, 'SIGKILL');
+    await once(h, 'state');
+    reports.length = 0;
+    await h.start();
+    const again = await until((g) => g.paused && g.on_battery);
+    assert.deepEqual(again.pause_reasons, ['sleep'], 'a server restarted during sleep starts paused');
+    h.setPower({ type: 'wake' });
+    await until((g) => !g.paused && g.lanes === 1);
+    await h.stop();
+  });
+});
+
 describe('server host with a misbehaving server (stand-in)', () => {
   test('offline storages reach the tray as a storages event, and are cleared when the server exits', async () => {
     const { h } = host({ fork: forkStandIn, extraEnv: { STANDIN_OFFLINE: 'USB' } });

@@ -6,7 +6,7 @@
  * and under plain Node tests against the real server.
  */
 import { EventEmitter } from 'node:events';
-import type { Activity, BackupStatus, ForkServer, OfflineStorage, HostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
+import type { Activity, BackupStatus, ForkServer, GovernorView, HostMessage, OfflineStorage, PowerHostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -37,6 +37,7 @@ interface HostEvents {
   activity: [Activity];
   backup: [BackupStatus | null];
   storages: [OfflineStorage[]];
+  governor: [GovernorView | null];
   notify: [{ event: string; title: string; body: string }];
 }
 
@@ -52,6 +53,9 @@ export class ServerHost extends EventEmitter<HostEvents> {
   private consecutiveCrashes = 0;
   private lastFatal?: string;
   private paused = false;
+  /** The last power report and whether the computer sleeps: a restarted server learns both at once. */
+  private lastPower: PowerHostMessage | null = null;
+  private sleeping = false;
   private timer: NodeJS.Timeout | null = null;
   private waiters: { resolve: (v: { port: number; url: string }) => void; reject: (e: Error) => void }[] = [];
   private exitWaiters: (() => void)[] = [];
@@ -148,6 +152,13 @@ export class ServerHost extends EventEmitter<HostEvents> {
     return this.paused;
   }
 
+  /** Passes power, presence and sleep to the server (its governor); remembered and re-sent after every restart. */
+  setPower(m: PowerHostMessage): void {
+    if (m.type === 'power') this.lastPower = m;
+    else this.sleeping = m.type === 'sleep';
+    this.send(m);
+  }
+
   private send(message: HostMessage): void {
     if (this.status === 'running') this.child?.send(message);
   }
@@ -194,6 +205,8 @@ export class ServerHost extends EventEmitter<HostEvents> {
         this.consecutiveCrashes = 0;
         this.setStatus('running');
         if (this.paused) child.send({ type: 'pause', paused: true });
+        if (this.lastPower) child.send(this.lastPower);
+        if (this.sleeping) child.send({ type: 'sleep' });
         const waiters = this.waiters.splice(0);
         for (const w of waiters) w.resolve({ port: m.port, url: m.url });
         return;
@@ -211,6 +224,13 @@ export class ServerHost extends EventEmitter<HostEvents> {
       case 'storages':
         this.emit('storages', Array.isArray(m.offline) ? m.offline.map((s) => ({ name: String(s.name), reason: s.reason ? String(s.reason) : null, unplugged: s.volume_state === 'missing', foreign: s.volume_state === 'foreign' })) : []);
         return;
+      case 'governor':
+        this.emit('governor', {
+          lanes: Number(m.lanes) || 0, active: Number(m.active) || 0, cpu_percent: Number(m.cpu_percent) || 0, budget_percent: Number(m.budget_percent) || 0,
+          paused: Boolean(m.paused), pause_reasons: Array.isArray(m.pause_reasons) ? m.pause_reasons.filter((r) => r === 'user' || r === 'sleep') : [],
+          on_battery: Boolean(m.on_battery), user_idle: Boolean(m.user_idle),
+        });
+        return;
       case 'notify':
         this.emit('notify', { event: m.event, title: m.title, body: m.body });
         return;
@@ -226,6 +246,7 @@ export class ServerHost extends EventEmitter<HostEvents> {
     this.emit('activity', { transfers: 0, ops: 0, syncing: false });
     this.emit('backup', null);
     this.emit('storages', []);
+    this.emit('governor', null);
     const waiters = this.exitWaiters.splice(0);
     if (this.status === 'stopping') {
       this.setStatus('stopped');

@@ -163,3 +163,14 @@ test('offline storages: one line each with why, amber icon, in the tooltip; none
   assert.equal(trayIcon(base({ offline: [] })), 'running');
   assert.equal(labels(trayMenu({ ...s, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Offline')), false);
 });
+
+test('the background line: lanes and CPU against the budget, why work is held, paused while asleep; none before a report', () => {
+  const g = { lanes: 1, active: 1, cpu_percent: 40, budget_percent: 100, paused: false, pause_reasons: [] as Array<'user' | 'sleep'>, on_battery: true, user_idle: true };
+  assert.ok(labels(trayMenu(base({ governor: g }))).includes('Background: 1 of 1 lane · CPU 40 % of 100 % · on battery'));
+  assert.ok(labels(trayMenu(base({ governor: { ...g, on_battery: false, user_idle: false } }))).includes('Background: 1 of 1 lane · CPU 40 % of 100 % · you are busy'));
+  assert.ok(labels(trayMenu(base({ governor: { ...g, lanes: 4, active: 2, on_battery: false, budget_percent: 0 } }))).includes('Background: 2 of 4 lanes · CPU 40 %'));
+  assert.ok(labels(trayMenu(base({ governor: { ...g, lanes: 0, paused: true, pause_reasons: ['sleep', 'user'] } }))).includes('Background work: paused while the computer sleeps'));
+  assert.ok(labels(trayMenu(base({ governor: { ...g, lanes: 0, paused: true, pause_reasons: ['user'] } }))).includes('Background work: paused'));
+  assert.ok(!labels(trayMenu(base({ governor: null }))).some((l) => l.startsWith('Background')));
+  assert.ok(!labels(trayMenu(base({ server: { status: 'starting', recentCrashes: 0 }, governor: g }))).some((l) => l.startsWith('Background')), 'only while running');
+});

@@ -53,6 +53,20 @@ export function offlineLines(s: TrayState): string[] {
   return (s.offline ?? []).map((o) => `⚠ Offline: ${o.name} (${o.foreign ? 'a different drive is in its place' : o.unplugged ? 'drive unplugged' : 'cannot be reached'})`);
 }
 
+/**
+ * The background line from the server's governor: lanes in use, CPU against
+ * the budget, and why work is held ("Background: 1 of 1 lane · CPU 40 % of
+ * 100 % · on battery"); null before its first report.
+ */
+export function governorLine(s: TrayState): string | null {
+  const g = s.governor;
+  if (!g) return null;
+  if (g.paused) return g.pause_reasons.includes('sleep') ? 'Background work: paused while the computer sleeps' : 'Background work: paused';
+  const cpu = g.budget_percent > 0 ? `CPU ${g.cpu_percent} % of ${g.budget_percent} %` : `CPU ${g.cpu_percent} %`;
+  const why = g.on_battery ? ' · on battery' : !g.user_idle ? ' · you are busy' : '';
+  return `Background: ${g.active} of ${g.lanes} lane${g.lanes === 1 ? '' : 's'} · ${cpu}${why}`;
+}
+
 function updateEntry(s: TrayState): TrayEntry {
   switch (s.update.state) {
     case 'checking':
@@ -84,6 +98,8 @@ export function trayMenu(s: TrayState): TrayEntry[] {
     const backup = backupLine(s);
     if (backup) menu.push({ kind: 'label', label: backup });
     for (const line of offlineLines(s)) menu.push({ kind: 'label', label: line });
+    const background = governorLine(s);
+    if (background) menu.push({ kind: 'label', label: background });
   }
   if (s.server.status === 'error') menu.push(cmd('restart-server', 'Try again'));
   menu.push(sep, cmd('open-window', 'Open Filedock', running), cmd('open-browser', 'Open in browser', running));

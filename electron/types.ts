@@ -5,10 +5,13 @@
  * Node tests can drive them (docs/desktop.md).
  */
 
-import type { HostMessage, ServerMessage } from '../server/contract';
+import type { GovernorHostMessage, HostMessage, PowerHostMessage, ServerMessage } from '../server/contract';
 
 /** The server↔host protocol (docs/server-host-protocol.md) is declared once, in the server's contract. */
-export type { HostMessage, ServerMessage };
+export type { HostMessage, ServerMessage, PowerHostMessage };
+
+/** The server's background governor as the tray shows it (host message `governor`). */
+export type GovernorView = Omit<GovernorHostMessage, 'type'>;
 
 /**
  * One running server process, whatever started it (Electron's
@@ -125,6 +128,8 @@ export interface TrayState {
   backup?: BackupStatus | null;
   /** Storages offline now (unplugged drives, unreachable backends); absent or empty when none. */
   offline?: OfflineStorage[];
+  /** The server's background governor (lanes, CPU, pauses); null/absent before its first report. */
+  governor?: GovernorView | null;
   paused: boolean;
   /** True while a power-save blocker is held for running transfers. */
   keepingAwake: boolean;

@@ -12,7 +12,8 @@ import type { Config } from './config';
 import { openDatabase } from './db';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
-import { JobQueue, Scheduler } from './jobs';
+import { Governor, JobQueue, Scheduler } from './jobs';
+import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
 import { createCatalogue, storageSummary, RequestMeter, StoragesRepo, ThumbStates } from './catalogue';
@@ -65,9 +66,18 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const bus = new EventBus(db.sqlite, logFn);
     attachAudit(db, bus);
     const hub = new RealtimeHub();
-    const queue = new JobQueue(db, { concurrency: 4, log: logFn });
-    const scheduler = new Scheduler(db.sqlite, logFn);
     const settings = new SettingsStore(db);
+    // One CPU budget for every kind of background work (docs/desktop.md, "Governor"); the admin setting wins.
+    const governor = new Governor({
+      budgetPercent: settings.get('background_cpu_percent') ?? config.backgroundCpu,
+      powerOverride: config.powerState === 'auto' ? '' : config.powerState,
+      cpuSeconds: processCpuSeconds,
+    });
+    settings.onChange((key) => {
+      if (key === 'background_cpu_percent') governor.setBudget(settings.get('background_cpu_percent') ?? config.backgroundCpu);
+    });
+    const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor });
+    const scheduler = new Scheduler(db.sqlite, logFn);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
     settings.seed('allow_signup', config.allowSignup);
     const auth = createAuth(db, bus, {
@@ -97,7 +107,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
 
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
     const scans = new ScanPolicy({ queue, settings });
-    const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue);
+    const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
     const storagesRepo = new StoragesRepo(db);
     // Requests to metered backends are counted at the driver boundary; the books flush every few seconds and at close.
     const meter = new RequestMeter(db, storagesRepo, () => settings.get('meter_prices'));
@@ -165,6 +175,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const shares = createShares({
       db, auth, catalogue, files, settings, bus, uploads, mailer, secretKey, publicUrl: config.publicUrl,
       zipDir: dirs.zips, zipWarmMaxBytes: config.shareZipWarmMaxBytes, zipMaxAgeMs: config.shareZipMaxAge, log: logFn,
+      warmLane: (signal) => governor.acquire(signal),
       guardLimits: () => ({
         maxStreams: settings.get('public_link_max_streams') ?? config.publicLinkMaxStreams,
         maxAddresses: settings.get('public_link_max_addresses') ?? config.publicLinkMaxAddresses,
@@ -217,7 +228,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
 
     return {
-      config, log, logFn, dirs, secretKey, db, bus, hub, queue, scheduler, auth, oidc, settings, registry, manager,
+      config, log, logFn, dirs, secretKey, db, bus, hub, queue, governor, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
       gateways, replication, assistant, appPlugins, capabilities, close,
     };

@@ -6,9 +6,10 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
+import type { PowerHostMessage } from './contract';
 import type { Db } from './db';
 import { folderKey, type EventBus } from './events';
-import type { JobQueue } from './jobs';
+import { governorHostStatus, type JobQueue } from './jobs';
 import type { Auth } from './auth';
 import { seedDefaultStorage } from './catalogue/seed';
 import type { FileService } from './files';
@@ -40,6 +41,7 @@ import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
 import { adminMeterRoutes } from './http/routes/admin-meter.routes';
+import { adminGovernorRoutes } from './http/routes/admin-governor.routes';
 import { replicationRoutes } from './http/routes/replication.routes';
 import { quotaRoutes } from './http/routes/quota.routes';
 import { thumbRoutes } from './http/routes/thumbs.routes';
@@ -86,6 +88,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Pauses or resumes background work. */
   pause(paused: boolean): void;
+  /** The host's power, presence and sleep reports (docs/server-host-protocol.md). */
+  power(m: PowerHostMessage): void;
   // Exposed for tests and the CLI.
   db: Db;
   auth: Auth;
@@ -186,6 +190,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
       adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
+      adminGovernorRoutes({ settings: sv.settings, governor: sv.governor, bus, maxJsonBytes: json }),
       replicationRoutes({ replication: sv.replication, bus, maxJsonBytes: json }),
       quotaRoutes({ catalogue, files, auth, bus }),
       thumbRoutes({ thumbs, files }),
@@ -226,6 +231,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ['request_budgets', () => catalogue.meter.status()],
         // Storages offline now; a removable drive's side of it (catalogue/volumes.ts).
         ['offline_storages', () => catalogue.volumes.offline()],
+        // Background work: lanes, CPU against the budget, pauses, power (jobs/governor.ts).
+        ['governor', () => sv.governor.status()],
       ],
     });
     routers.push(health.routes);
@@ -246,6 +253,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
     scheduleProtection(protection, scheduler, logFn);
     sv.replication.schedule(scheduler);
+    sv.governor.start();
     queue.start();
     sv.appPlugins.start();
     await catalogue.syncer.startAll();
@@ -278,6 +286,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     offlineTray?.tick();
     const offlineTimer = offlineTray ? setInterval(() => offlineTray.tick(), HOST_STATUS_EVERY_MS).unref() : null;
     for (const e of ['storage.offline', 'storage.online'] as const) bus.on(e, () => offlineTray?.tick());
+    // The tray's "Background" line, sent when what it shows changes.
+    const stopGovernorHost = hasHost() ? governorHostStatus(sv.governor, toHost) : null;
 
     let closing: Promise<void> | null = null;
     const close = () =>
@@ -285,6 +295,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         log.info('shutting down');
         if (backupsTimer) clearInterval(backupsTimer);
         if (offlineTimer) clearInterval(offlineTimer);
+        stopGovernorHost?.();
         await listeners.close(config.shutdownGrace);
         await sftp?.close();
         await ftp?.close();
@@ -293,6 +304,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         updater.stop();
         await catalogue.syncer.stopAll();
         await queue.stop(2000);
+        sv.governor.stop();
         await bus.flush();
         health.stop();
         await sv.close();
@@ -307,7 +319,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       pause: (p) => {
         queue.setPaused(p);
         catalogue.syncer.setPaused(p);
+        sv.governor.setPaused(p);
       },
+      power: (m) => sv.governor.hostMessage(m),
       db,
       auth,
       queue,

@@ -83,7 +83,7 @@ export class Syncer {
     private log: Logger,
     private budget?: SyncBudget,
   ) {
-    queue.register(SYNC_JOB, (ctx) => this.runJob(ctx), { concurrency: 2, maxAttempts: 1 });
+    queue.register(SYNC_JOB, (ctx) => this.runJob(ctx), { concurrency: 2, maxAttempts: 1, governed: 'lane' });
   }
 
   /** Starts every enabled storage (boot). */

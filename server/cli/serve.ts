@@ -30,6 +30,7 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
     onHostCommand((c) => {
       if (c.type === 'drain') stop('drain requested by host');
       else if (c.type === 'pause') server.pause(c.paused);
+      else if (c.type === 'power' || c.type === 'sleep' || c.type === 'wake') server.power(c);
     });
   });
 }

@@ -35,6 +35,8 @@ export async function thumbCommand(argv: string[], config: Config): Promise<numb
       if (!row) throw new AppError('not_found', { path: values.storage });
       storageId = row.id;
     }
+    // Under this process's own governor: the CPU budget and the power state (SERVICE_POWER_STATE) apply here too.
+    c.governor.start();
     const summary = await c.thumbs.backfill({
       storageId,
       limit: values.limit === undefined ? undefined : count(values.limit, 'limit', 0),
@@ -43,10 +45,12 @@ export async function thumbCommand(argv: string[], config: Config): Promise<numb
       concurrency,
       progressEvery: count(values['progress-every'], 'progress-every', 25),
       onProgress: (s) => console.error(`progress ${JSON.stringify(s)}`),
+      slot: () => c.governor.acquire(),
     });
     console.log(JSON.stringify(summary));
     return 0;
   } finally {
+    c.governor.stop();
     await c.close();
   }
 }

@@ -11,6 +11,7 @@ export type ServerMessage =
   | { type: 'notify'; event: string; title: string; body: string }
   | ReplicaHostMessage
   | StoragesHostMessage
+  | GovernorHostMessage
   | { type: 'stopped' };
 
 /** The tray's offline storages: a drive unplugged, another drive at its place, a backend unreachable. */
@@ -32,5 +33,29 @@ export interface ReplicaHostMessage {
   unresolved: number;
 }
 
+/**
+ * The tray's background line: the governor's lanes, CPU over the last window
+ * against the budget (percent of one core; 0 = no limit), and why work waits.
+ */
+export interface GovernorHostMessage {
+  type: 'governor';
+  lanes: number;
+  active: number;
+  cpu_percent: number;
+  budget_percent: number;
+  paused: boolean;
+  pause_reasons: Array<'user' | 'sleep'>;
+  on_battery: boolean;
+  user_idle: boolean;
+}
+
+/**
+ * Power and presence as the host sees them: on battery or mains, the user
+ * away (idle or locked) or at the machine, and the computer going to sleep or
+ * waking up. The governor drops to one lane on battery or with the user
+ * present, and starts nothing between `sleep` and `wake`.
+ */
+export type PowerHostMessage = { type: 'power'; on_battery: boolean; user_idle: boolean } | { type: 'sleep' } | { type: 'wake' };
+
 /** What the host sends the server. */
-export type HostMessage = { type: 'drain'; timeout_ms?: number } | { type: 'pause'; paused: boolean };
+export type HostMessage = { type: 'drain'; timeout_ms?: number } | { type: 'pause'; paused: boolean } | PowerHostMessage;

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../db';
 import { JobQueue } from './queue';
+import { Governor } from './governor';
+import { processCpuSeconds } from '../lib/proc-cpu';
 import { Scheduler } from './scheduler';
 import { parseCron, nextRun } from './cron';
 import { AppError } from '../errors';
@@ -186,5 +188,78 @@ test('cron expressions and scheduler persistence', async () => {
   assert.ok(Date.now() - Date.parse(row.last_run_at) < 5000);
   await s.stop();
   await db.close();
+  cleanup();
+});
+
+test('governed kinds: one lane on battery across kinds, nothing starts asleep, every op runs once after the wake', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const governor = new Governor({ budgetPercent: 0, powerOverride: 'battery', cpuSeconds: processCpuSeconds });
+  const q = new JobQueue(db, { concurrency: 4, pollMs: 20, governor });
+  let running = 0;
+  let peak = 0;
+  const runs = new Map<string, number>();
+  const work = async (ctx: { payload: { n: string } }) => {
+    runs.set(ctx.payload.n, (runs.get(ctx.payload.n) ?? 0) + 1);
+    peak = Math.max(peak, ++running);
+    await sleep(15);
+    running--;
+  };
+  q.register('test', work, { concurrency: 4, governed: 'lane' });
+  q.register('other', async () => undefined);
+  q.register('backlog', (ctx) => work({ payload: { n: `b${ctx.id}` } }), { concurrency: 4, governed: 'lane' });
+  for (let i = 0; i < 20; i++) q.enqueue('test', { n: `t${i}` });
+  for (let i = 0; i < 10; i++) q.enqueue('backlog', {});
+  q.start();
+  while (runs.size < 5) await sleep(5);
+  governor.hostMessage({ type: 'sleep' });
+  const ungoverned = q.enqueue('other', {});
+  await sleep(100);
+  const asleep = runs.size;
+  await sleep(200);
+  assert.equal(runs.size, asleep, 'no governed op starts while asleep');
+  assert.equal(q.get(ungoverned)!.status, 'completed', 'work outside the governor is not held');
+  governor.hostMessage({ type: 'wake' });
+  await q.idle(10_000, 0);
+  assert.equal(runs.size, 30);
+  assert.ok([...runs.values()].every((n) => n === 1), 'each op ran once');
+  assert.equal(peak, 1, 'one lane on battery, across both kinds');
+  await q.stop();
+  db.close();
+  cleanup();
+});
+
+test('a governed op waits in the same line as the lanes a handler takes itself: a long backfill cannot starve it', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const governor = new Governor({ budgetPercent: 0, powerOverride: 'battery', cpuSeconds: processCpuSeconds });
+  const q = new JobQueue(db, { concurrency: 4, pollMs: 20, governor });
+  q.register('test', async () => undefined, { governed: 'lane' });
+  q.start();
+  // Two backfill workers on one lane: one of them always waits, so the line is never empty.
+  let backfilling = true;
+  let units = 0;
+  const worker = async () => {
+    while (backfilling) {
+      const release = await governor.acquire();
+      await sleep(5);
+      units++;
+      release();
+    }
+  };
+  const workers = [worker(), worker()];
+  await sleep(50);
+  const t0 = Date.now();
+  const id = q.enqueue('test', { n: 'scan' });
+  while (q.get(id)!.status !== 'completed' && Date.now() - t0 < 3000) await sleep(5);
+  const waited = Date.now() - t0;
+  const before = units;
+  backfilling = false;
+  await Promise.all(workers);
+  assert.equal(q.get(id)!.status, 'completed', 'the op got its turn while the backfill ran');
+  assert.ok(waited < 1000, `it waited ${waited} ms`);
+  assert.ok(before > 5, 'the backfill kept running meanwhile');
+  await q.stop();
+  db.close();
   cleanup();
 });

@@ -9,10 +9,11 @@ import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
 import { Journals } from './journal';
+import type { Governor, Release } from './governor';
 
 interface Registered {
   handler: JobHandler;
-  opts: Required<Omit<JobHandlerOptions, 'timeoutMs'>> & { timeoutMs?: number };
+  opts: Required<Omit<JobHandlerOptions, 'timeoutMs' | 'governed'>> & Pick<JobHandlerOptions, 'timeoutMs' | 'governed'>;
   running: number;
 }
 
@@ -31,6 +32,9 @@ export class JobQueue {
   private stopping = false;
   private paused = false;
   private pumping = false;
+  /** The queue's place in the governor's line: one lane asked for at a time, held until the next pass uses it. */
+  private lane: { held: Release | null; asking: boolean } = { held: null, asking: false };
+  private laneStop = new AbortController();
   private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
 
   private statements = new Map<string, Stmt>();
@@ -40,10 +44,12 @@ export class JobQueue {
 
   constructor(
     db: Db,
-    private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
+    private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void; governor?: Governor } = {},
   ) {
     this.sqlite = db.sqlite;
     this.journals = new Journals(db);
+    // A freed lane, a recovered budget or a wake-up may let waiting background ops start.
+    opts.governor?.onChange(() => this.kick());
   }
 
   /** A prepared statement, compiled once per SQL text (the pump runs often). */
@@ -57,7 +63,7 @@ export class JobQueue {
   register<K extends JobName>(kind: K, handler: JobHandler<JobPayloads[K]>, opts: JobHandlerOptions = {}): void {
     this.handlers.set(kind, {
       handler,
-      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs },
+      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs, governed: opts.governed },
       running: 0,
     });
   }
@@ -118,6 +124,9 @@ export class JobQueue {
    */
   async stop(graceMs = 5000): Promise<void> {
     this.stopping = true;
+    this.laneStop.abort();
+    this.lane.held?.();
+    this.lane.held = null;
     if (this.timer) clearTimeout(this.timer);
     const all = Promise.allSettled([...this.active]);
     const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
@@ -212,11 +221,17 @@ export class JobQueue {
         if (this.controllers.size >= limit) break;
         const reg = this.handlers.get(r.kind)!;
         if (reg.running >= reg.opts.concurrency) continue;
+        const lane = this.governedStart(reg);
+        if (lane === null) continue;
         // Claim: only one worker moves it from queued to running.
         const claimed = this.q("UPDATE ops SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
           .run(t, t, r.id).changes;
-        if (claimed) this.run(r.id, reg);
+        if (claimed) this.run(r.id, reg, lane);
+        else lane();
       }
+      // A lane granted for ops that are no longer due goes back at once.
+      this.lane.held?.();
+      this.lane.held = null;
       const next = this.q("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
       const poll = this.opts.pollMs ?? 1000;
       const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : poll;
@@ -232,7 +247,30 @@ export class JobQueue {
     }
   }
 
-  private run(id: string, reg: Registered): void {
+  /** The governor's word on starting an op of this kind: a lane to give back at its end, or null (wait). */
+  private governedStart(reg: Registered): Release | null {
+    const g = this.opts.governor;
+    const none: Release = () => {};
+    if (!g || !reg.opts.governed) return none;
+    if (reg.opts.governed === 'inside') return g.paused ? null : none;
+    const held = this.lane.held ?? g.tryAcquire();
+    this.lane.held = null;
+    if (held) return held;
+    // Wait in the governor's line like every other unit (thumbnail lanes wait there too), so a long backfill
+    // cannot keep scans and copies from ever starting; the grant comes back through a pump pass.
+    if (!this.lane.asking) {
+      this.lane.asking = true;
+      g.acquire(this.laneStop.signal).then((r) => {
+        this.lane.asking = false;
+        if (this.stopping) return r();
+        this.lane.held = r;
+        this.kick();
+      }, () => (this.lane.asking = false));
+    }
+    return null;
+  }
+
+  private run(id: string, reg: Registered, lane: Release): void {
     const row = this.q('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable;
     const ac = new AbortController();
     this.controllers.set(id, ac);
@@ -283,6 +321,7 @@ export class JobQueue {
         if (timeout) clearTimeout(timeout);
         this.controllers.delete(id);
         reg.running--;
+        lane();
         notify();
         this.kick();
       }

@@ -40,6 +40,12 @@ export interface JobHandlerOptions {
   backoffMs?: number;
   /** Per-attempt timeout; the signal aborts when it passes. */
   timeoutMs?: number;
+  /**
+   * Background work under the governor (governor.ts): `lane` takes one of its
+   * lanes for each run; `inside` waits only while background work is paused,
+   * because the handler takes a lane per unit of its own (the thumbnail drain).
+   */
+  governed?: 'lane' | 'inside';
 }
 
 export type JobHandler<P = any> = (ctx: JobContext<P>) => Promise<unknown>;

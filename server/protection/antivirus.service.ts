@@ -64,6 +64,7 @@ export class Antivirus {
       maxAttempts: this.o.maxAttempts ?? 5,
       backoffMs: this.o.backoffMs ?? 30_000,
       timeoutMs: 120_000,
+      governed: 'lane',
     });
   }
 

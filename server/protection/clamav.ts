@@ -11,6 +11,7 @@ import { connect, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { AppError } from '../errors';
 import { pipeFrom } from '../lib/streams';
+import { adoptBackgroundChild } from '../lib/proc-cpu';
 
 export type Verdict = { infected: false } | { infected: true; signature: string };
 
@@ -148,7 +149,8 @@ export function parseAddress(addr: string): { host: string; port: number } | { p
 
 function run(bin: string, args: string[], timeoutMs: number, stdin?: Readable, signal?: AbortSignal): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs, killSignal: 'SIGKILL' });
+    // A background scan: low priority, and its CPU counts against the governor's budget.
+    const child = adoptBackgroundChild(spawn(bin, args, { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs, killSignal: 'SIGKILL' }));
     let out = '';
     child.stdout!.on('data', (c) => (out = (out + c.toString('utf8')).slice(-8192)));
     child.stderr!.on('data', (c) => (out = (out + c.toString('utf8')).slice(-8192)));

@@ -37,7 +37,7 @@ export class ReplicaAudit {
   constructor(private repo: ReplicationRepo, private engine: ReplicationEngine, private queue: JobQueue, private bus: EventBus) {}
 
   register(): void {
-    this.queue.register('replica.audit', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1 });
+    this.queue.register('replica.audit', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1, governed: 'lane' });
   }
 
   /** Queues an audit (one at a time: a second request while one is queued or running returns that one). */

@@ -37,7 +37,7 @@ export class RestoreDrill {
   constructor(private repo: ReplicationRepo, private engine: ReplicationEngine, private queue: JobQueue, private scratchDir: string) {}
 
   register(): void {
-    this.queue.register('replica.drill', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1, timeoutMs: 3_600_000 });
+    this.queue.register('replica.drill', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1, timeoutMs: 3_600_000, governed: 'lane' });
   }
 
   request(p: DrillPayload = {}): string {

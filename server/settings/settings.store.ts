@@ -77,6 +77,8 @@ export const SETTINGS = {
   public_egress_mbps: def<number | null>(null, (v): v is number | null => v === null || int(0, 100_000)(v), '0..100000 or null'),
   public_link_max_streams: def<number | null>(null, (v): v is number | null => v === null || int(0, 10_000)(v), '0..10000 or null'),
   public_link_max_addresses: def<number | null>(null, (v): v is number | null => v === null || int(0, 1_000_000)(v), '0..1000000 or null'),
+  /** The governor's CPU budget in percent of one core (docs/desktop.md); null follows SERVICE_BACKGROUND_CPU. */
+  background_cpu_percent: def<number | null>(null, (v): v is number | null => v === null || int(0, 6400)(v), '0..6400 or null'),
   /** Overrides of the meter's default prices, by driver name; a driver absent here uses the default. */
   meter_prices: def<Record<string, { list: number; head: number; get: number; put: number }>>({}, isPriceTable, 'per driver {list, head, get, put}, each 0..1000 dollars per 1,000 requests'),
   /** App plugins for users (docs/app-plugins.md); off answers `app_plugins_disabled`, admin routes keep working. */

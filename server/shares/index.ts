@@ -44,6 +44,8 @@ export interface SharesDeps {
   /** The uplink guard's limits, read on each public request (settings over environment). */
   guardLimits: () => GuardLimits;
   log: (msg: string, err?: unknown) => void;
+  /** The governor's lane for each ZIP warm-up. */
+  warmLane?: (signal: AbortSignal) => Promise<() => void>;
 }
 
 /** Builds the share service, the ZIP cache and the drop service around one repository. */
@@ -58,7 +60,7 @@ export function createShares(d: SharesDeps) {
     onResumed: (id) => guard?.forget(id),
   });
   guard = new LinkGuard(service, d.guardLimits);
-  zips = new ShareZips({ catalogue: d.catalogue, files: d.files, shares: service, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log });
+  zips = new ShareZips({ catalogue: d.catalogue, files: d.files, shares: service, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log, lane: d.warmLane });
   const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
   /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
   const sweep = async () => {

@@ -57,10 +57,14 @@ export interface ShareZipOptions {
   /** 0 = keep for the link's life. */
   maxAgeMs: number;
   log: (msg: string, err?: unknown) => void;
+  /** A lane of the governor (jobs/governor.ts) for each warm-up: pre-building is background work. */
+  lane?: (signal: AbortSignal) => Promise<() => void>;
 }
 
 export class ShareZips {
   private builds = new Map<number, Build>();
+  /** Ends warm-ups still waiting for a lane at shutdown. */
+  private stopping = new AbortController();
 
   constructor(private o: ShareZipOptions) {}
 
@@ -195,7 +199,13 @@ export class ShareZips {
     const total = this.entries(s).reduce((n, r) => n + r.size, 0);
     if (this.o.warmMaxBytes > 0 && total > this.o.warmMaxBytes) return;
     if (await this.ready(s)) return;
-    await this.build(s).promise.catch((e) => this.o.log(`share ${s.id}: ZIP warm-up failed`, e));
+    const release = await this.o.lane?.(this.stopping.signal).catch(() => null);
+    if (release === null) return; // shutting down
+    try {
+      await this.build(s).promise.catch((e) => this.o.log(`share ${s.id}: ZIP warm-up failed`, e));
+    } finally {
+      release?.();
+    }
   }
 
   /** Deletes archives of links no longer active, stale fingerprints, and those past the maximum age. */
@@ -223,6 +233,7 @@ export class ShareZips {
 
   /** Stops every build (shutdown). */
   stopAll(): void {
+    this.stopping.abort();
     for (const b of this.builds.values()) b.abort.abort();
   }
 

@@ -2,7 +2,8 @@
  * Dispatch of thumbnail work. The hooks (a write through the gate, a file the
  * sync walk found new or changed) move a file to `pending` and make sure one
  * low-priority `thumb` op is queued; the op drains up to a batch with
- * THUMB_CONCURRENCY lanes and queues its successor while work remains.
+ * THUMB_CONCURRENCY lanes, each file under a lane of the governor, and queues
+ * its successor while work remains.
  *
  * The backlog is durable: `pending` rows in the catalogue, paged by id. Files
  * written by a browser upload are also kept in a small in-memory list so they
@@ -15,7 +16,7 @@
  * batch bound keeps pausing background work and higher-priority ops
  * responsive.
  */
-import type { JobQueue } from '../jobs';
+import type { Governor, JobQueue } from '../jobs';
 import type { SyncFilesHook, ThumbStates, WriteHook, WriteOrigin } from '../catalogue';
 import { kindOf } from './kinds';
 import { runLanes, tally, THUMB_CONCURRENCY, DEFAULT_TIMEOUT_MS, UPLOAD_TIMEOUT_MS, type ThumbService, type BackfillSummary } from './thumbs.service';
@@ -54,11 +55,12 @@ export class ThumbDispatcher {
   constructor(
     private states: ThumbStates,
     private queue: JobQueue,
+    private governor: Governor,
   ) {}
 
-  /** Registers the drain op: one at a time (it runs its own lanes), one attempt. */
+  /** Registers the drain op: one at a time, one attempt; it takes a governor lane per file, not per op. */
   register(thumbs: ThumbService): void {
-    this.queue.register(THUMB_JOB, (ctx) => this.drain(thumbs, ctx.signal), { concurrency: 1, maxAttempts: 1 });
+    this.queue.register(THUMB_JOB, (ctx) => this.drain(thumbs, ctx.signal), { concurrency: 1, maxAttempts: 1, governed: 'inside' });
   }
 
   /**
@@ -124,7 +126,7 @@ export class ThumbDispatcher {
         const r = await thumbs.run(id, signal, timeoutMs);
         result.bytes_read += r.bytes_read;
         tally(result, r);
-      });
+      }, () => this.governor.acquire(signal));
     } finally {
       // Work remains when the batch was full or cut short; an empty page means the backlog is dry.
       if (!signal.aborted && (batch.length === BATCH_FILES || i < batch.length || this.fast.size > 0)) this.request();

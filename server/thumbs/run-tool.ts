@@ -4,10 +4,9 @@
  * event loop or at full priority for the cores.
  */
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { AppError } from '../errors';
+import { adoptBackgroundChild } from '../lib/proc-cpu';
 
-const LOW_PRIORITY = 10;
 const STDERR_TAIL = 2000;
 
 /**
@@ -19,12 +18,8 @@ export function runTool(bin: string, args: string[], o: { signal: AbortSignal; c
     if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
     // Its own process group: soffice is a launcher whose office process inherits stderr, so killing the
     // launcher alone left the pipe open and the run (and a shutdown waiting for it) hanging.
-    const child = spawn(bin, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-    try {
-      if (child.pid) setPriority(child.pid, LOW_PRIORITY);
-    } catch {
-      // Lowering our own child's priority cannot fail for lack of rights; a vanished child is reported by 'exit'.
-    }
+    // Low priority, and its CPU counts against the governor's budget while it runs.
+    const child = adoptBackgroundChild(spawn(bin, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true }));
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-STDERR_TAIL)));
     const onAbort = () => {

@@ -20,6 +20,7 @@ import { ByteCounter, openSource } from './source';
 import { render } from './generators';
 import { thumbTools, type ThumbTools } from './tools';
 import { parentRel } from '../lib/paths';
+import { lowerThreadsNamed } from '../lib/proc-cpu';
 
 /** Browser uploads get 90 s; staged, REST, protocol and backfill paths 2 minutes. */
 export const UPLOAD_TIMEOUT_MS = 90_000;
@@ -32,6 +33,8 @@ const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 const MAX_SVG_BYTES = 10 * 1024 * 1024;
 const MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024;
 const THUMB_FILE = /^(\d{1,15})\.jpg$/;
+/** What libvips names its worker threads (Linux `comm`). */
+const LIBVIPS_THREAD = 'libvips worker';
 
 export interface Outcome {
   id: number;
@@ -50,6 +53,8 @@ export interface BackfillOptions {
   progressEvery?: number;
   onProgress?: (s: BackfillSummary) => void;
   signal?: AbortSignal;
+  /** The governor's lane for each file (none: `concurrency` alone bounds the run). */
+  slot?: Slot;
 }
 
 export interface BackfillSummary {
@@ -134,6 +139,8 @@ export class ThumbService {
       return r === 'skipped' ? r : r.file;
     } finally {
       await source.close();
+      // sharp decodes on libvips's own worker threads: at low priority the event loop wins the cores from them.
+      lowerThreadsNamed(LIBVIPS_THREAD);
     }
   }
 
@@ -164,7 +171,7 @@ export class ThumbService {
       const before = summary.processed;
       tally(summary, await this.run(n.id, signal, DEFAULT_TIMEOUT_MS));
       if (every > 0 && summary.processed > before && summary.processed % every === 0) o.onProgress?.({ ...summary });
-    });
+    }, o.slot);
     return summary;
   }
 
@@ -223,20 +230,30 @@ export function tally(summary: BackfillSummary, r: Outcome): void {
   else summary.failed++;
 }
 
+/** Waits for a lane of the governor (jobs/governor.ts) and resolves with its release. */
+export type Slot = () => Promise<() => void>;
+
 /**
- * Runs `work` over the items `next` hands out, `lanes` at a time, and resolves
+ * Runs `work` over the items `next` hands out, `lanes` at a time (each item
+ * also under `slot`, the governor's lane, when given), and resolves
  * when `next` returns null and every lane is done. The first failure stops
  * the handing out and rejects once the other lanes have finished.
  */
-export async function runLanes<T>(lanes: number, next: () => T | null, work: (item: T) => Promise<void>): Promise<void> {
+export async function runLanes<T>(lanes: number, next: () => T | null, work: (item: T) => Promise<void>, slot?: Slot): Promise<void> {
   let failed = false;
   const lane = async () => {
-    for (let item = failed ? null : next(); item !== null; item = failed ? null : next()) {
+    for (;;) {
+      // The governor's lane is taken before the item, so a lane waiting for it holds no file.
+      const release = slot ? await slot() : null;
+      const item = failed ? null : next();
       try {
+        if (item === null) return;
         await work(item);
       } catch (e) {
         failed = true;
         throw e;
+      } finally {
+        release?.();
       }
     }
   };

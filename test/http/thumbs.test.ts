@@ -128,7 +128,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
   test('dispatch after a restart: the first drain recovers files left pending, and reports the batch', async () => {
     const id = ids['data.xyz'];
     s.server.db.sqlite.prepare("UPDATE nodes SET thumb_state = 'pending' WHERE id = ?").run(id);
-    const fresh = new ThumbDispatcher(thumbs.repo, s.server.queue);
+    const fresh = new ThumbDispatcher(thumbs.repo, s.server.queue, s.server.services.governor);
     assert.equal(fresh.waiting, 0, 'a new process starts with an empty backlog');
     const r = await fresh.drain(thumbs, new AbortController().signal);
     assert.deepEqual(r, { processed: 1, ok: 1, failed: 0, skipped: 0, bytes_read: 0 });

@@ -11,11 +11,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { isInternalName } from '../../../lib/paths';
+import { lowerThisThread } from '../../../lib/proc-cpu';
 import type { WalkEntry } from '../../types';
 
 const BATCH = 1000;
 const AHEAD = 4;
 const { rootReal, start } = workerData as { rootReal: string; start: string };
+// A walk is background work (sync): this thread yields the cores to requests.
+lowerThisThread();
 const inside = (real: string) => real === rootReal || real.startsWith(rootReal + sep);
 
 /** Depth-first walk with an explicit stack; yields folders before their content. */
