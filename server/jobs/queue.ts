@@ -243,6 +243,7 @@ export class JobQueue {
       ownerId: row.owner_id,
       signal: ac.signal,
       journal: this.journals.of(id),
+      interrupted: () => this.stopping,
       progress: (fraction, bytes, message) => {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;

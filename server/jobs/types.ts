@@ -29,6 +29,8 @@ export interface JobContext<P = unknown> {
   progress(fraction: number, bytes?: { done: number; total: number }, message?: string): void;
   /** What earlier attempts of this op committed (survives restarts; see journal.ts). */
   journal: OpJournal;
+  /** True once the server is stopping: the op goes back to the queue and resumes, so keep its staged work. */
+  interrupted(): boolean;
 }
 
 export interface JobHandlerOptions {

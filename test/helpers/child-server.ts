@@ -19,10 +19,13 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server with `env` over a quiet default (loopback, port 0, no update check); resolves once it listens. */
-export async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = fork(join(root, 'server/cli/main.ts'), ['serve'], {
-    execArgv: ['--import', 'tsx'],
+/**
+ * Starts the server with `env` over a quiet default (loopback, port 0, no update check); resolves once it listens.
+ * `built`: the bundle `node scripts/build.mjs` wrote (dist/server/cli.js), as installed, instead of the sources.
+ */
+export async function spawnServer(env: Record<string, string>, o: { built?: boolean } = {}): Promise<ChildServer> {
+  const child = fork(join(root, o.built ? 'dist/server/cli.js' : 'server/cli/main.ts'), ['serve'], {
+    execArgv: o.built ? [] : ['--import', 'tsx'],
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', ...env },
