@@ -6,7 +6,8 @@
  * and under plain Node tests against the real server.
  */
 import { EventEmitter } from 'node:events';
-import type { Activity, BackupStatus, ForkServer, HostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
+import { parseInhibit } from './sleep-inhibitor';
+import type { Activity, BackupStatus, ForkServer, HostMessage, InhibitReason, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -36,6 +37,7 @@ interface HostEvents {
   state: [ServerSnapshot];
   activity: [Activity];
   backup: [BackupStatus | null];
+  inhibit: [{ active: boolean; reasons: InhibitReason[] }];
   notify: [{ event: string; title: string; body: string }];
 }
 
@@ -204,6 +206,9 @@ export class ServerHost extends EventEmitter<HostEvents> {
       case 'activity':
         this.emit('activity', { transfers: Number(m.transfers) || 0, ops: Number(m.ops) || 0, syncing: Boolean(m.syncing) });
         return;
+      case 'inhibit':
+        this.emit('inhibit', parseInhibit(m));
+        return;
       case 'replica':
         this.emit('backup', { linked: Boolean(m.linked), rpoS: Number(m.rpo_s) || 0, warn: Boolean(m.rpo_warn), unresolved: Number(m.unresolved) || 0 });
         return;
@@ -221,6 +226,7 @@ export class ServerHost extends EventEmitter<HostEvents> {
     this.o.log(`[host] server pid ${child.pid} exited with ${code === null ? 'a signal' : `code ${code}`}`);
     this.emit('activity', { transfers: 0, ops: 0, syncing: false });
     this.emit('backup', null);
+    this.emit('inhibit', { active: false, reasons: [] });
     const waiters = this.exitWaiters.splice(0);
     if (this.status === 'stopping') {
       this.setStatus('stopped');

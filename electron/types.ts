@@ -5,10 +5,10 @@
  * Node tests can drive them (docs/desktop.md).
  */
 
-import type { HostMessage, ServerMessage } from '../server/contract';
+import type { HostMessage, InhibitReason, ServerMessage } from '../server/contract';
 
 /** The server↔host protocol (docs/server-host-protocol.md) is declared once, in the server's contract. */
-export type { HostMessage, ServerMessage };
+export type { HostMessage, InhibitReason, ServerMessage };
 
 /**
  * One running server process, whatever started it (Electron's
@@ -67,7 +67,7 @@ export interface BackupStatus {
 
 /** States of the desktop updater written under `electron/updater/`. */
 export type UpdateState =
-  | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'installing' | 'error';
+  | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'waiting' | 'installing' | 'error';
 
 /**
  * The updater port the shell consumes; `electron/updater/` implements it with
@@ -114,8 +114,10 @@ export interface TrayState {
   /** The last backup status the server sent; null/absent before the first (or when it is not running). */
   backup?: BackupStatus | null;
   paused: boolean;
-  /** True while a power-save blocker is held for running transfers. */
+  /** True while the OS sleep inhibitor is held (sleep-inhibitor.ts). */
   keepingAwake: boolean;
+  /** What the server said keeps it busy (shown while the inhibitor is held). */
+  awakeReasons?: InhibitReason[];
   update: { state: UpdateState; version?: string; error?: string };
 }
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
 import type { Db } from './db';
 import { folderKey, type EventBus } from './events';
-import type { JobQueue } from './jobs';
+import { KeepAwake, type JobQueue } from './jobs';
 import type { Auth } from './auth';
 import { seedDefaultStorage } from './catalogue/seed';
 import type { FileService } from './files';
@@ -130,7 +130,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const recovered = await uploads.recover();
     if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
 
-    const activity = trackActivity(() => queue.runningCount);
+    // The desktop's sleep inhibitor follows transfers and long ops (jobs/keep-awake.ts).
+    const activity = trackActivity(() => queue.runningCount, () => keepAwake.changed());
+    const keepAwake = new KeepAwake(queue, activity.transfers, toHost);
     queue.onOpChange((op) => {
       if (op.visible && op.owner_id !== null) hub.toUser(op.owner_id, { event: 'op', data: { op: queue.get(op.id) } });
       activity.changed();
@@ -216,6 +218,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ['egress', () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: shares.service.suspendedCount() })],
         // Budget use of the metered storages (catalogue/meter.ts).
         ['request_budgets', () => catalogue.meter.status()],
+        // The sleep inhibitor asked of the host and the long ops a restart resumes (docs/desktop.md).
+        ['sleep_inhibitor', () => keepAwake.status()],
       ],
     });
     routers.push(health.routes);
@@ -258,6 +262,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
     toHost({ type: 'ready', port, url });
+    keepAwake.flush();
     // The desktop tray's "Backups" line: checked every 10 s (a timer, not the scheduler: nothing to record), sent when it changes.
     const backups = hasHost() ? replicaHostStatus(sv.replication.repair, toHost) : null;
     backups?.tick();
@@ -276,6 +281,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         updater.stop();
         await catalogue.syncer.stopAll();
         await queue.stop(2000);
+        keepAwake.close();
         await bus.flush();
         health.stop();
         await sv.close();

@@ -51,8 +51,8 @@ declare module '../jobs/types' {
 export class ArchivesService {
   constructor(private files: FileService, private catalogue: Catalogue, private queue: JobQueue, private actors: ActorRestorer, private maxBytes: number) {
     // One attempt each: a half-done extraction is not retried blindly.
-    queue.register(EXTRACT_JOB, (ctx) => this.extract(ctx), { concurrency: 2, maxAttempts: 1 });
-    queue.register(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1 });
+    queue.register(EXTRACT_JOB, (ctx) => this.extract(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
+    queue.register(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
   }
 
   /**

@@ -10,6 +10,7 @@ export type ServerMessage =
   | { type: 'activity'; transfers: number; ops: number; syncing: boolean }
   | { type: 'notify'; event: string; title: string; body: string }
   | ReplicaHostMessage
+  | InhibitHostMessage
   | { type: 'stopped' };
 
 /**
@@ -23,6 +24,23 @@ export interface ReplicaHostMessage {
   rpo_s: number;
   rpo_warn: boolean;
   unresolved: number;
+}
+
+/**
+ * Keep the computer awake (`active`) while these run: `transfers` (public
+ * downloads and uploads in flight) and long ops by kind (`files.transfer`,
+ * `archive.extract`, `archive.add`, `replica.copy`). The host holds a bounded
+ * OS sleep inhibitor and defers its self-update while active.
+ */
+export interface InhibitHostMessage {
+  type: 'inhibit';
+  active: boolean;
+  reasons: InhibitReason[];
+}
+
+export interface InhibitReason {
+  kind: string;
+  count: number;
 }
 
 /** What the host sends the server. */

@@ -48,7 +48,7 @@ const COPIED = 'copied';
 
 export class Transfers {
   constructor(private files: FileService, private queue: JobQueue, private actors: ActorRestorer) {
-    queue.register(TRANSFER_JOB, (ctx) => this.run(ctx), { concurrency: 2, maxAttempts: 1 });
+    queue.register(TRANSFER_JOB, (ctx) => this.run(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
   }
 
   /** Queues a transfer the actor was allowed to start; returns the op id (shown in the actor's ops list). */

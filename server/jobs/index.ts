@@ -1,5 +1,6 @@
 export { JobQueue, present as presentOp } from './queue';
 export { Scheduler } from './scheduler';
+export { KeepAwake, type KeepAwakeStatus } from './keep-awake';
 export { parseCron, nextRun } from './cron';
 export type { JobContext, JobHandler, JobHandlerOptions, EnqueueOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 export type { OpJournal } from './journal';

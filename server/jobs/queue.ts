@@ -12,7 +12,7 @@ import { Journals } from './journal';
 
 interface Registered {
   handler: JobHandler;
-  opts: Required<Omit<JobHandlerOptions, 'timeoutMs'>> & { timeoutMs?: number };
+  opts: Required<Omit<JobHandlerOptions, 'timeoutMs' | 'keepsAwake'>> & { timeoutMs?: number; keepsAwake?: boolean };
   running: number;
 }
 
@@ -57,7 +57,7 @@ export class JobQueue {
   register<K extends JobName>(kind: K, handler: JobHandler<JobPayloads[K]>, opts: JobHandlerOptions = {}): void {
     this.handlers.set(kind, {
       handler,
-      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs },
+      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs, keepsAwake: opts.keepsAwake },
       running: 0,
     });
   }
@@ -165,6 +165,18 @@ export class JobQueue {
   /** Number of ops running in this process (for the host's activity signal). */
   get runningCount(): number {
     return this.controllers.size;
+  }
+
+  /** Running ops of the kinds registered with `keepsAwake`, counted per kind (none running: empty). */
+  runningKeepingAwake(): Array<{ kind: string; count: number }> {
+    return [...this.handlers].filter(([, r]) => r.opts.keepsAwake && r.running > 0).map(([kind, r]) => ({ kind, count: r.running }));
+  }
+
+  /** Queued and running ops of the `keepsAwake` kinds, oldest first (at most `limit`): the work a restart resumes. */
+  liveKeepingAwake(limit = 50): Operation[] {
+    const kinds = [...this.handlers].filter(([, r]) => r.opts.keepsAwake).map(([kind]) => kind);
+    const rows = this.q("SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (SELECT value FROM json_each(?)) ORDER BY created_at LIMIT ?").all(JSON.stringify(kinds), limit) as OpsTable[];
+    return rows.map(present);
   }
 
   /** Resolves when no op is running or due within `horizonMs` (tests, CLI one-shots). */
