@@ -5,6 +5,8 @@
  * its last committed part (same staging session, the journal's offset, and
  * the new process reads far less than the file from the source) and ends with
  * the same sha256, one file at the target and no staging left behind.
+ * Meanwhile the server asks its host to keep the computer awake, and the
+ * admin status lists the op among the resumable ones.
  */
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -97,6 +99,11 @@ describe('resumable cross-storage copy', () => {
       assert.equal(copy.status, 202, JSON.stringify(copy.body));
       const id = copy.body.operation_id;
 
+      let status = (await api('GET', '/api/admin/status')).body.sleep_inhibitor;
+      for (const stop = Date.now() + 10_000; !status.active && Date.now() < stop; await sleep(50)) status = (await api('GET', '/api/admin/status')).body.sleep_inhibitor;
+      assert.equal(status.active, true, JSON.stringify(status));
+      assert.deepEqual(status.reasons.find((r: { kind: string }) => r.kind === 'files.transfer'), { kind: 'files.transfer', count: 1 });
+      assert.deepEqual(status.resumable_ops.map((o: { id: string }) => o.id), [id]);
       // Kill at about half-way, by the op's own progress.
       const end = Date.now() + 120_000;
       for (;;) {
@@ -106,6 +113,7 @@ describe('resumable cross-storage copy', () => {
         if (Date.now() > end) throw new Error(`no half-way in 120 s: ${JSON.stringify(op)}`);
         await sleep(20);
       }
+      assert.deepEqual(srv.messages().filter((m) => m.type === 'inhibit').at(-1), { type: 'inhibit', active: true, reasons: [{ kind: 'files.transfer', count: 1 }] });
       await srv.kill();
       const cut = chunkState(data, id);
       assert.ok(cut, 'the journal holds the file being copied');
@@ -128,6 +136,10 @@ describe('resumable cross-storage copy', () => {
         await sleep(50);
       }
       assert.equal(op.status, 'completed', JSON.stringify(op));
+      const inhibits = srv.messages().filter((m) => m.type === 'inhibit');
+      assert.ok(inhibits.some((m) => m.active), 'the resumed copy kept the computer awake');
+      for (const stop = Date.now() + 5000; srv.messages().filter((m) => m.type === 'inhibit').at(-1)?.active !== false; await sleep(50))
+        if (Date.now() > stop) throw new Error('the inhibitor was not released after the copy');
       const resumedAt = Number(/resumed big\.bin at byte (\d+)/.exec(op.message ?? '')?.[1]);
       assert.ok(resumedAt >= committed, `resumed at ${resumedAt}, at or after the committed ${committed} (message: ${op.message})`);
       // Re-reading from byte 0 would read 2 GiB again; the slack covers the bundle, the database and logs.
