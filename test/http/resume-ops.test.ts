@@ -1,5 +1,8 @@
 /**
- * A 2 GiB cross-storage copy survives `kill -9`: the built service runs as a
+ * Long ops survive `kill -9` of the built service and resume from what they
+ * committed.
+ *
+ * A 2 GiB cross-storage copy: the built service runs as a
  * child process with two local storages, the copy is started over HTTP and
  * the server killed at about half-way; after the restart the op goes on from
  * its last committed part (same staging session, the journal's offset, and
@@ -7,11 +10,17 @@
  * the same sha256, one file at the target and no staging left behind.
  * Meanwhile the server asks its host to keep the computer awake, and the
  * admin status lists the op among the resumable ones.
+ *
+ * A ZIP extraction: the files it recorded before the kill are not written
+ * again (same inode), the rest are, every file byte-exact.
  */
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ZipWriter } from '../../server/lib/zip-writer';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { spawnServer, type ChildServer } from '../helpers/child-server';
@@ -155,6 +164,69 @@ describe('resumable cross-storage copy', () => {
       assert.deepEqual(staged, [], 'no staging session left behind');
       const listing = await api('GET', '/api/files/manager?path=/B');
       assert.deepEqual(listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]), [['big.bin', SIZE]]);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test('a ZIP extraction killed mid-way skips the files it recorded and finishes byte-exact', { timeout: 240_000 }, async (tc) => {
+    const t = tempDir('filedock-resume-extract-');
+    cleanups.push(t.cleanup);
+    const data = join(t.dir, 'data');
+    const z = join(t.dir, 'z');
+    mkdirSync(z);
+    const digests = new Map<string, string>();
+    const out = createWriteStream(join(z, 'many.zip'));
+    const zip = new ZipWriter(out);
+    for (let i = 0; i < 300; i++) {
+      const body = Buffer.alloc(512 * 1024, i % 251);
+      body.writeUInt32BE(i, 0);
+      const name = `d${i % 3}/f${String(i).padStart(3, '0')}.bin`;
+      digests.set(name, createHash('sha256').update(body).digest('hex'));
+      await zip.addFile(name, Readable.from([body]), { size: body.length, mtime: Date.now(), compress: false });
+    }
+    await zip.finish();
+    out.end();
+    await finished(out);
+
+    let { srv, api } = await boot(data);
+    try {
+      assert.equal((await api('POST', '/api/admin/storages', { name: 'Z', driver: 'local', config: { path: z }, sync_mode: 'poll' })).status, 200);
+      const r = await api('POST', '/api/files/archive/extract', { path: '/Z/many.zip', dest: '/Z/out', overwrite: false });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      const id = r.body.operation_id;
+      const recorded = () => {
+        const db = new Database(join(data, 'filedock.sqlite'), { readonly: true, fileMustExist: true });
+        try {
+          return (db.prepare("SELECT key FROM op_journal WHERE op_id = ? AND key LIKE 'x:%'").all(id) as Array<{ key: string }>).map((row) => row.key.slice(2));
+        } finally {
+          db.close();
+        }
+      };
+      for (const stop = Date.now() + 60_000; recorded().length < 60; await sleep(5)) if (Date.now() > stop) throw new Error('the extraction did not get going');
+      await srv.kill();
+      const done = recorded();
+      assert.ok(done.length >= 60 && done.length < 300, `killed mid-way (${done.length} files recorded)`);
+      const inodes = new Map(done.map((name) => [name, statSync(join(z, 'out', name)).ino]));
+
+      ({ srv, api } = await boot(data));
+      let op: any;
+      for (const stop = Date.now() + 120_000; ; await sleep(100)) {
+        op = (await api('GET', `/api/files/ops/${id}`)).body;
+        if (['completed', 'failed', 'cancelled'].includes(op.status)) break;
+        if (Date.now() > stop) throw new Error(`op still ${op.status}`);
+      }
+      assert.equal(op.status, 'completed', JSON.stringify(op));
+      assert.equal(op.result.files, 300);
+      tc.diagnostic(`${done.length} of 300 files recorded at the kill`);
+      for (const [name, ino] of inodes) assert.equal(statSync(join(z, 'out', name)).ino, ino, `${name} was not written again`);
+      for (const [name, digest] of digests) assert.equal(createHash('sha256').update(readFileSync(join(z, 'out', name))).digest('hex'), digest, name);
+      const names = () => readdirSync(join(z, 'out'), { recursive: true }).map(String).filter((n) => n.includes('.'));
+      for (const stop = Date.now() + 10_000; names().some((n) => n.includes('.~fd-')); await sleep(50))
+        if (Date.now() > stop) throw new Error(`temp files of the killed run left: ${names().filter((n) => n.includes('.~fd-'))}`);
+      assert.equal(names().length, 300, 'no duplicate or temp file');
+      const listing = await api('GET', '/api/files/manager?path=/Z/out/d0&limit=1');
+      assert.equal(listing.body.total, 100, 'the catalogue holds every extracted file');
     } finally {
       await srv.stop();
     }
