@@ -4,7 +4,8 @@
  * by `limits.max_archive_bytes` (0 = no limit). Extraction refuses the whole
  * archive before writing anything when an entry would escape the destination
  * (zip slip), is encrypted, declares too much or compresses suspiciously well;
- * symlink entries are never materialised.
+ * symlink entries are never materialised. An extraction a crash interrupted
+ * resumes per file from its journal (docs/desktop.md, "Resumable work").
  */
 import { PassThrough, Transform, pipeline, type Readable } from 'node:stream';
 import type { JobContext, JobQueue } from '../jobs';

@@ -11,6 +11,8 @@
  * Meanwhile the server asks its host to keep the computer awake, and the
  * admin status lists the op among the resumable ones.
  *
+ * The same to S3 (s3rver): the multipart upload goes on by its recorded parts.
+ *
  * A ZIP extraction: the files it recorded before the kill are not written
  * again (same inode), the rest are, every file byte-exact.
  */
@@ -25,6 +27,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { spawnServer, type ChildServer } from '../helpers/child-server';
 import { tempDir } from '../helpers/tools';
+import { s3rverConfig, startS3rver, type S3rver } from '../helpers/s3rver';
 
 const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
 const MiB = 1024 * 1024;
@@ -229,6 +232,54 @@ describe('resumable cross-storage copy', () => {
       assert.equal(listing.body.total, 100, 'the catalogue holds every extracted file');
     } finally {
       await srv.stop();
+    }
+  });
+
+  test('a copy to S3 killed after two parts goes on with the same multipart upload and its recorded parts', { timeout: 240_000 }, async () => {
+    const t = tempDir('filedock-resume-s3-');
+    cleanups.push(t.cleanup);
+    const data = join(t.dir, 'data');
+    const a = join(t.dir, 'a');
+    mkdirSync(a);
+    const size = 320 * MiB;
+    const digest = generate(join(a, 'big.bin'), size);
+    let s3: S3rver | undefined;
+    let { srv, api } = await boot(data);
+    try {
+      s3 = await startS3rver();
+      assert.equal((await api('POST', '/api/admin/storages', { name: 'A', driver: 'local', config: { path: a }, sync_mode: 'poll' })).status, 200);
+      const st = await api('POST', '/api/admin/storages', { name: 'S', driver: 's3', config: s3rverConfig(s3, 'files'), sync_mode: 'poll' });
+      assert.equal(st.status, 200, JSON.stringify(st.body));
+      const copy = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/S/big.bin' });
+      assert.equal(copy.status, 202, JSON.stringify(copy.body));
+      const id = copy.body.operation_id;
+      for (const stop = Date.now() + 120_000; (chunkState(data, id)?.etags.length ?? 0) < 2; await sleep(20)) if (Date.now() > stop) throw new Error('no two parts in 120 s');
+      await srv.kill();
+      const cut = chunkState(data, id)!;
+      assert.ok(cut.etags.length >= 2 && cut.etags.length < 5, `${cut.etags.length} of 5 parts committed`);
+
+      ({ srv, api } = await boot(data));
+      let op: any;
+      for (const stop = Date.now() + 120_000; ; await sleep(50)) {
+        op = (await api('GET', `/api/files/ops/${id}`)).body;
+        if (['completed', 'failed', 'cancelled'].includes(op.status)) break;
+        if (Date.now() > stop) throw new Error(`op still ${op.status}`);
+        const now = chunkState(data, id);
+        if (now) assert.equal(now.handle, cut.handle, 'the same multipart upload goes on');
+      }
+      assert.equal(op.status, 'completed', JSON.stringify(op));
+      const resumedAt = Number(/resumed big\.bin at byte (\d+)/.exec(op.message ?? '')?.[1]);
+      assert.ok(resumedAt >= cut.etags.length * cut.part_size, `resumed at ${resumedAt} (message: ${op.message})`);
+      const res = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/S/big.bin')}`, { headers: { authorization: `Bearer ${(await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()).token}` } });
+      assert.equal(res.status, 200);
+      const h = createHash('sha256');
+      for await (const chunk of Readable.fromWeb(res.body as never)) h.update(chunk as Buffer);
+      assert.equal(h.digest('hex'), digest, 'byte-exact on S3');
+      const listing = await api('GET', '/api/files/manager?path=/S');
+      assert.deepEqual(listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]), [['big.bin', size]]);
+    } finally {
+      await srv.stop();
+      await s3?.close();
     }
   });
 });
