@@ -13,6 +13,9 @@
  *
  * The same to S3 (s3rver): the multipart upload goes on by its recorded parts.
  *
+ * A source changed while the server was down starts that file over (a new
+ * staging session, the old one gone); a cancelled copy leaves no staging.
+ *
  * A ZIP extraction: the files it recorded before the kill are not written
  * again (same inode), the rest are, every file byte-exact.
  */
@@ -51,9 +54,9 @@ async function boot(data: string): Promise<{ srv: ChildServer; api: Api }> {
 }
 
 /** Writes `size` deterministic bytes (a seeded 1 MiB block, each MiB stamped with its index) and returns their sha256. */
-function generate(path: string, size: number): string {
+function generate(path: string, size: number, seed = 'filedock-resume'): string {
   let block = Buffer.alloc(0);
-  for (let i = 0; block.length < MiB; i++) block = Buffer.concat([block, createHash('sha512').update(`filedock-resume-${i}`).digest()]);
+  for (let i = 0; block.length < MiB; i++) block = Buffer.concat([block, createHash('sha512').update(`${seed}-${i}`).digest()]);
   const h = createHash('sha256');
   const fd = openSync(path, 'w');
   try {
@@ -280,6 +283,60 @@ describe('resumable cross-storage copy', () => {
     } finally {
       await srv.stop();
       await s3?.close();
+    }
+  });
+
+  test('a source changed while the server was down is copied anew; a cancelled copy leaves no staging behind', { timeout: 240_000 }, async () => {
+    const t = tempDir('filedock-resume-edge-');
+    cleanups.push(t.cleanup);
+    const data = join(t.dir, 'data');
+    const a = join(t.dir, 'a');
+    const b = join(t.dir, 'b');
+    mkdirSync(a);
+    mkdirSync(b);
+    const size = 320 * MiB;
+    generate(join(a, 'big.bin'), size);
+    const sessionLeft = (handle: string) => {
+      const session = JSON.parse(handle).id as string;
+      return [data, b].flatMap((dir) => readdirSync(dir, { recursive: true, withFileTypes: true })).some((d) => d.name === session);
+    };
+    const settle = async (id: string) => {
+      for (const stop = Date.now() + 120_000; ; await sleep(50)) {
+        const op = (await api('GET', `/api/files/ops/${id}`)).body;
+        if (['completed', 'failed', 'cancelled'].includes(op.status)) return op;
+        if (Date.now() > stop) throw new Error(`op still ${op.status}`);
+      }
+    };
+    let { srv, api } = await boot(data);
+    try {
+      for (const [name, path] of [['A', a], ['B', b]]) assert.equal((await api('POST', '/api/admin/storages', { name, driver: 'local', config: { path }, sync_mode: 'poll' })).status, 200);
+      const copy = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/B/big.bin' });
+      const id = copy.body.operation_id;
+      for (const stop = Date.now() + 120_000; (chunkState(data, id)?.etags.length ?? 0) < 2; await sleep(10)) if (Date.now() > stop) throw new Error('no two parts in 120 s');
+      await srv.kill();
+      const cut = chunkState(data, id)!;
+      assert.ok(cut.etags.length < 5, 'killed before the end');
+      const changed = generate(join(a, 'big.bin'), size, 'changed-meanwhile');
+
+      ({ srv, api } = await boot(data));
+      const op = await settle(id);
+      assert.equal(op.status, 'completed', JSON.stringify(op));
+      assert.doesNotMatch(op.message ?? '', /resumed/, 'nothing of the old content is kept');
+      assert.equal(await sha256(join(b, 'big.bin')), changed, 'the copy holds the new content, not a mix');
+      assert.equal(sessionLeft(cut.handle), false, 'the old staging session was discarded');
+
+      const again = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/B/second.bin' });
+      const id2 = again.body.operation_id;
+      for (const stop = Date.now() + 120_000; (chunkState(data, id2)?.etags.length ?? 0) < 1; await sleep(10)) if (Date.now() > stop) throw new Error('no part in 120 s');
+      const open = chunkState(data, id2)!;
+      assert.equal(sessionLeft(open.handle), true, 'the session is staged while the copy runs');
+      assert.equal((await api('POST', `/api/files/ops/${id2}/cancel`)).status, 200);
+      const cancelled = await settle(id2);
+      assert.equal(cancelled.status, 'cancelled', JSON.stringify(cancelled));
+      assert.equal(sessionLeft(open.handle), false, 'a cancelled copy leaves no staging');
+      assert.deepEqual(readdirSync(b), ['big.bin'], 'nothing published for the cancelled copy');
+    } finally {
+      await srv.stop();
     }
   });
 });
