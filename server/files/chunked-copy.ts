@@ -13,6 +13,7 @@
  * size, mtime and etag are recorded too: a source that changed meanwhile
  * starts the file over instead of mixing two versions.
  */
+import { isBusy } from '../db';
 import { isAppError } from '../errors';
 import type { OpJournal } from '../jobs';
 import type { Entry, MultipartCapability } from '../storage';
@@ -52,7 +53,7 @@ export async function chunkable(ops: StorageOps, to: Place, size: number): Promi
   return ops.multipart(to.storage_id);
 }
 
-export const partSizeFor = (size: number): number => Math.max(CHUNK_BYTES, Math.ceil(size / MAX_PARTS / (1024 * 1024)) * 1024 * 1024);
+const partSizeFor = (size: number): number => Math.max(CHUNK_BYTES, Math.ceil(size / MAX_PARTS / (1024 * 1024)) * 1024 * 1024);
 
 /**
  * Copies one file through `mp`, resuming a session the journal holds. On an
@@ -71,7 +72,13 @@ export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: C
     const part_size = partSizeFor(size);
     const { handle } = await mp.init(c.to.rel, { size, partSize: part_size, mime: c.source.mime });
     state = { handle, part_size, source: { size, mtime: c.source.mtime, etag: c.source.etag ?? null }, etags: [] };
-    c.journal.put(c.key, JSON.stringify(state));
+    try {
+      c.journal.put(c.key, JSON.stringify(state));
+    } catch (e) {
+      // Unrecorded, the session would be nobody's to discard.
+      await mp.abort(handle).catch(() => undefined);
+      throw e;
+    }
   }
   const parts = Math.ceil(size / state.part_size);
   const resumedAt = Math.min(size, state.etags.length * state.part_size);
@@ -83,7 +90,7 @@ export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: C
     const body = await ops.read(c.from, { start, end }, c.signal);
     const { etag } = await mp.putPart(state.handle, part, body, end - start + 1, c.signal);
     state.etags.push(etag);
-    c.journal.put(c.key, JSON.stringify(state));
+    record(c, state);
     c.onCommitted(end + 1);
   }
   try {
@@ -95,6 +102,19 @@ export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: C
       if (at?.type === 'file' && at.size === size) return at;
     }
     throw e;
+  }
+}
+
+/**
+ * Journals the committed parts. A database held by another program skips the
+ * write rather than failing a copy: the journal may lag the staging (a crash
+ * then writes those parts again), and the next part's record catches up.
+ */
+function record(c: ChunkedCopy, state: ChunkState): void {
+  try {
+    c.journal.put(c.key, JSON.stringify(state));
+  } catch (e) {
+    if (!isBusy(e)) throw e;
   }
 }
 
