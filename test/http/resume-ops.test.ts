@@ -93,7 +93,7 @@ function chunkState(data: string, opId: string): { handle: string; part_size: nu
   }
 }
 
-describe('resumable cross-storage copy', () => {
+describe('resumable long ops', () => {
   const cleanups: Array<() => void> = [];
   after(() => cleanups.forEach((c) => c()));
 
