@@ -14,7 +14,8 @@ import { utilityFork } from './fork';
 import { advertise, lanUrl, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl } from './lan';
 import { RotatingLog } from './log-file';
 import { DeviceKeyStore, machineId, pairWithSession, signIn, type Sealer } from './pairing';
-import { PowerGuard, PowerReporter, type PowerEvent } from './power';
+import { PowerReporter, type PowerEvent } from './power';
+import { SleepInhibitor } from './sleep-inhibitor';
 import { publicSelfTest } from './public-selftest';
 import { buildServerEnv, FirstRunMarker } from './server-env';
 import { ServerHost } from './server-host';
@@ -63,10 +64,12 @@ async function main(): Promise<void> {
   let backup: BackupStatus | null = null;
   let offline: OfflineStorage[] = [];
   let governor: GovernorView | null = null;
-  const power = new PowerGuard(powerSaveBlocker, { onChange: () => render() });
+  // Held while the server asks (transfers, long ops); the update waits for the same word.
+  const inhibitor = new SleepInhibitor(powerSaveBlocker, { onChange: () => render() });
   const updater = createDesktopUpdater({
     autoUpdater: autoUpdater as unknown as AutoUpdaterSurface,
     beforeInstall: () => host.stop(),
+    whenIdle: () => inhibitor.whenIdle(),
     log: (m) => log.write(`[updater] ${m}`),
   });
 
@@ -86,7 +89,8 @@ async function main(): Promise<void> {
     offline,
     governor,
     paused: host.isPaused(),
-    keepingAwake: power.holding,
+    keepingAwake: inhibitor.holding,
+    awakeReasons: inhibitor.reasons,
     update: { state: updater.state, version: updater.version, error: updater.error },
   });
 
@@ -117,15 +121,15 @@ async function main(): Promise<void> {
   }
 
   host.on('state', (s) => {
-    if (s.status !== 'running') power.release();
+    if (s.status !== 'running') inhibitor.release();
     if (s.status === 'running' || s.status === 'stopped' || s.status === 'error') void syncAdvertising();
     render();
   });
   host.on('activity', (a) => {
     activity = a;
-    power.update(a);
     render();
   });
+  host.on('inhibit', (m) => inhibitor.update(m));
   host.on('backup', (b) => {
     backup = b;
     render();
@@ -290,7 +294,7 @@ async function main(): Promise<void> {
   let quitting: Promise<void> | null = null;
   function quit(): Promise<void> {
     return (quitting ??= (async () => {
-      power.release();
+      inhibitor.release();
       await stopAdvertising?.();
       await host.stop(QUIT_DRAIN_MS);
       log.close();

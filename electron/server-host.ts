@@ -6,7 +6,8 @@
  * and under plain Node tests against the real server.
  */
 import { EventEmitter } from 'node:events';
-import type { Activity, BackupStatus, ForkServer, GovernorView, HostMessage, OfflineStorage, PowerHostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
+import { parseInhibit } from './sleep-inhibitor';
+import type { Activity, BackupStatus, ForkServer, GovernorView, HostMessage, InhibitReason, OfflineStorage, PowerHostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -38,6 +39,7 @@ interface HostEvents {
   backup: [BackupStatus | null];
   storages: [OfflineStorage[]];
   governor: [GovernorView | null];
+  inhibit: [{ active: boolean; reasons: InhibitReason[] }];
   notify: [{ event: string; title: string; body: string }];
 }
 
@@ -218,6 +220,9 @@ export class ServerHost extends EventEmitter<HostEvents> {
       case 'activity':
         this.emit('activity', { transfers: Number(m.transfers) || 0, ops: Number(m.ops) || 0, syncing: Boolean(m.syncing) });
         return;
+      case 'inhibit':
+        this.emit('inhibit', parseInhibit(m));
+        return;
       case 'replica':
         this.emit('backup', { linked: Boolean(m.linked), rpoS: Number(m.rpo_s) || 0, warn: Boolean(m.rpo_warn), unresolved: Number(m.unresolved) || 0 });
         return;
@@ -247,6 +252,7 @@ export class ServerHost extends EventEmitter<HostEvents> {
     this.emit('backup', null);
     this.emit('storages', []);
     this.emit('governor', null);
+    this.emit('inhibit', { active: false, reasons: [] });
     const waiters = this.exitWaiters.splice(0);
     if (this.status === 'stopping') {
       this.setStatus('stopped');

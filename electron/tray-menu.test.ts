@@ -64,14 +64,17 @@ test('public URL set: copy public link address appears', () => {
   assert.equal(entry(m, 'copy-public-url')?.enabled, true);
 });
 
-test('activity: sync and transfers are listed, the keep-awake note shows, quit warns', () => {
-  const s = base({ activity: { transfers: 2, ops: 1, syncing: true }, keepingAwake: true, paused: true });
+test('activity: sync and transfers are listed, the keep-awake line names why, quit warns', () => {
+  const awakeReasons = [{ kind: 'transfers', count: 2 }, { kind: 'files.transfer', count: 1 }];
+  const s = base({ activity: { transfers: 2, ops: 1, syncing: true }, keepingAwake: true, awakeReasons, paused: true });
   const m = trayMenu(s);
   assert.deepEqual(labels(m), [
     'Filedock is running (background work paused)',
     'On your network: http://192.168.1.20:5212',
-    'syncing, 2 transfers, 1 operation · keeping the computer awake',
+    'syncing, 2 transfers, 1 operation',
+    'Keeping the computer awake: 2 transfers, 1 copy or move',
   ]);
+  assert.ok(!labels(trayMenu({ ...s, keepingAwake: false })).some((l) => l.startsWith('Keeping')), 'no line while the inhibitor is not held');
   assert.equal((entry(m, 'toggle-pause') as { checked: boolean }).checked, true);
   assert.equal(entry(m, 'quit')?.label, 'Quit (waits for transfers)');
   assert.equal(trayIcon(s), 'busy');
@@ -88,6 +91,7 @@ test('update states map to one entry each', () => {
   assert.equal(at({ state: 'downloading', version: '1.2.0' })?.label, 'Downloading update 1.2.0…');
   assert.deepEqual(at({ state: 'downloaded', version: '1.2.0' }), { kind: 'command', command: 'install-update', label: 'Restart to update to 1.2.0', enabled: true });
   assert.equal(at({ state: 'installing' })?.enabled, false);
+  assert.deepEqual(at({ state: 'waiting', version: '1.2.0' }), { kind: 'command', command: 'install-update', label: 'Update to 1.2.0 when the running work ends', enabled: false });
   assert.match(at({ state: 'error', error: 'x' })!.label, /failed/);
   assert.match(at({ state: 'not-available' })!.label, /up to date/);
 });

@@ -4,6 +4,7 @@
  * something changes. Pure: no Electron, no clicks; entries name commands.
  */
 import type { MenuItemConstructorOptions } from 'electron';
+import { describeReasons } from './sleep-inhibitor';
 import type { TrayEntry, TrayState, TrayCommand } from './types';
 
 const cmd = (command: TrayCommand, label: string, enabled = true): TrayEntry => ({ kind: 'command', command, label, enabled });
@@ -35,8 +36,14 @@ export function activityLine(s: TrayState): string | null {
   if (s.activity.syncing) parts.push('syncing');
   if (s.activity.transfers) parts.push(`${s.activity.transfers} transfer${s.activity.transfers === 1 ? '' : 's'}`);
   if (s.activity.ops) parts.push(`${s.activity.ops} operation${s.activity.ops === 1 ? '' : 's'}`);
-  if (parts.length === 0) return null;
-  return `${parts.join(', ')}${s.keepingAwake ? ' · keeping the computer awake' : ''}`;
+  return parts.length ? parts.join(', ') : null;
+}
+
+/** "Keeping the computer awake: 1 copy or move", or null while the sleep inhibitor is not held. */
+export function awakeLine(s: TrayState): string | null {
+  if (!s.keepingAwake) return null;
+  const why = describeReasons(s.awakeReasons ?? []);
+  return why ? `Keeping the computer awake: ${why}` : 'Keeping the computer awake';
 }
 
 /** The backup line ("Backups: up to date" / "… N min behind"), or null when no storage is backed up. */
@@ -76,6 +83,8 @@ function updateEntry(s: TrayState): TrayEntry {
       return cmd('check-updates', s.update.version ? `Downloading update ${s.update.version}…` : 'Downloading update…', false);
     case 'downloaded':
       return cmd('install-update', `Restart to update to ${s.update.version ?? 'the new version'}`);
+    case 'waiting':
+      return cmd('install-update', `Update to ${s.update.version ?? 'the new version'} when the running work ends`, false);
     case 'installing':
       return cmd('install-update', 'Installing update…', false);
     case 'not-available':
@@ -95,6 +104,8 @@ export function trayMenu(s: TrayState): TrayEntry[] {
     menu.push({ kind: 'label', label: s.lanUrl ? `On your network: ${s.lanUrl}` : 'This computer only (LAN access off)' });
     const activity = activityLine(s);
     if (activity) menu.push({ kind: 'label', label: activity });
+    const awake = awakeLine(s);
+    if (awake) menu.push({ kind: 'label', label: awake });
     const backup = backupLine(s);
     if (backup) menu.push({ kind: 'label', label: backup });
     for (const line of offlineLines(s)) menu.push({ kind: 'label', label: line });

@@ -5,10 +5,10 @@
  * Node tests can drive them (docs/desktop.md).
  */
 
-import type { GovernorHostMessage, HostMessage, PowerHostMessage, ServerMessage } from '../server/contract';
+import type { GovernorHostMessage, HostMessage, InhibitReason, PowerHostMessage, ServerMessage } from '../server/contract';
 
 /** The server↔host protocol (docs/server-host-protocol.md) is declared once, in the server's contract. */
-export type { HostMessage, ServerMessage, PowerHostMessage };
+export type { HostMessage, InhibitReason, ServerMessage, PowerHostMessage };
 
 /** The server's background governor as the tray shows it (host message `governor`). */
 export type GovernorView = Omit<GovernorHostMessage, 'type'>;
@@ -80,7 +80,7 @@ export interface OfflineStorage {
 
 /** States of the desktop updater written under `electron/updater/`. */
 export type UpdateState =
-  | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'installing' | 'error';
+  | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'waiting' | 'installing' | 'error';
 
 /**
  * The updater port the shell consumes; `electron/updater/` implements it with
@@ -131,8 +131,10 @@ export interface TrayState {
   /** The server's background governor (lanes, CPU, pauses); null/absent before its first report. */
   governor?: GovernorView | null;
   paused: boolean;
-  /** True while a power-save blocker is held for running transfers. */
+  /** True while the OS sleep inhibitor is held (sleep-inhibitor.ts). */
   keepingAwake: boolean;
+  /** What the server said keeps it busy (shown while the inhibitor is held). */
+  awakeReasons?: InhibitReason[];
   update: { state: UpdateState; version?: string; error?: string };
 }
 

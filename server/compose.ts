@@ -191,6 +191,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const updater = createUpdater({
       ...updaterOptionsFromConfig(config),
       snapshotDb: async (dest) => void (await db.sqlite.backup(dest)),
+      // An automatic upgrade waits while long ops run (docs/desktop.md, "Keeping the computer awake").
+      busy: () => queue.runningKeepingAwake().length > 0,
       emit: (event, payload) => void bus.emit(event, payload as never),
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });

@@ -9,7 +9,7 @@ import type { Config } from './config';
 import type { PowerHostMessage } from './contract';
 import type { Db } from './db';
 import { folderKey, type EventBus } from './events';
-import { governorHostStatus, type JobQueue } from './jobs';
+import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
 import type { Auth } from './auth';
 import { seedDefaultStorage } from './catalogue/seed';
 import type { FileService } from './files';
@@ -140,7 +140,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const recovered = await uploads.recover();
     if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
 
-    const activity = trackActivity(() => queue.runningCount);
+    // The desktop's sleep inhibitor follows transfers and long ops (jobs/keep-awake.ts).
+    const activity = trackActivity(() => queue.runningCount, () => keepAwake.changed());
+    const keepAwake = new KeepAwake(queue, activity.transfers, toHost);
     queue.onOpChange((op) => {
       const row = op.visible && op.owner_id !== null ? queue.get(op.id) : null;
       if (row) hub.toUser(op.owner_id!, { event: 'op', data: { op: sv.appPlugins.jobs.present(row, config.locale) } });
@@ -233,6 +235,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ['offline_storages', () => catalogue.volumes.offline()],
         // Background work: lanes, CPU against the budget, pauses, power (jobs/governor.ts).
         ['governor', () => sv.governor.status()],
+        // The sleep inhibitor asked of the host and the long ops a restart resumes (docs/desktop.md).
+        ['sleep_inhibitor', () => keepAwake.status()],
       ],
     });
     routers.push(health.routes);
@@ -277,6 +281,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
     toHost({ type: 'ready', port, url });
+    keepAwake.flush();
     // The desktop tray's "Backups" line: checked every 10 s (a timer, not the scheduler: nothing to record), sent when it changes.
     const backups = hasHost() ? replicaHostStatus(sv.replication.repair, toHost) : null;
     backups?.tick();
@@ -305,6 +310,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await catalogue.syncer.stopAll();
         await queue.stop(2000);
         sv.governor.stop();
+        keepAwake.close();
         await bus.flush();
         health.stop();
         await sv.close();

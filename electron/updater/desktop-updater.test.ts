@@ -14,6 +14,7 @@ import YAML from 'yaml';
 import type { UpdaterPort } from '../../server/update';
 import type { UpdateState } from '../types';
 import { createDesktopUpdater, type AutoUpdaterSurface, type DesktopUpdaterHandle } from './desktop-updater';
+import { SleepInhibitor } from '../sleep-inhibitor';
 
 // Compile-time checks: the real autoUpdater fits our surface, and our port fits the server's.
 export const realFits = (u: AppUpdater): AutoUpdaterSurface => u;
@@ -85,10 +86,10 @@ describe('desktop updater on a loopback generic feed', () => {
   });
   after(() => new Promise<void>((r) => server.close(() => r())));
 
-  function make(current: string, feed: string, channel?: string, beforeInstall = async () => {}) {
+  function make(current: string, feed: string, channel?: string, beforeInstall = async () => {}, whenIdle?: () => Promise<void>) {
     const au = new FakeAutoUpdater(current);
     const logs: string[] = [];
-    const up = createDesktopUpdater({ autoUpdater: au, feedUrl: `${url}${feed}`, channel, beforeInstall, log: (m) => logs.push(m) });
+    const up = createDesktopUpdater({ autoUpdater: au, feedUrl: `${url}${feed}`, channel, beforeInstall, whenIdle, log: (m) => logs.push(m) });
     const seen: UpdateState[] = [];
     up.on('change', () => seen.push(up.state));
     return { au, up, seen };
@@ -114,6 +115,34 @@ describe('desktop updater on a loopback generic feed', () => {
     await new Promise((r) => setImmediate(r));
     assert.equal(snapshots, 1);
     assert.deepEqual(au.installs, [[false, true]]);
+  });
+
+  test('an install waits while the server keeps the computer awake (a copy runs), then goes ahead when it ends', async () => {
+    let next = 1;
+    const held = new Set<number>();
+    const inhibitor = new SleepInhibitor({ start: () => (held.add(next), next++), stop: (id) => held.delete(id) });
+    let snapshots = 0;
+    const { au, up } = make('1.2.0', '/stable', undefined, async () => void snapshots++, () => inhibitor.whenIdle());
+    await up.check();
+    await waitFor(up, 'downloaded');
+    inhibitor.update({ active: true, reasons: [{ kind: 'files.transfer', count: 1 }] });
+    up.install();
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(up.state, 'waiting');
+    up.install();
+    await up.check();
+    assert.equal(up.state, 'waiting', 'neither a second click nor a check disturbs the wait');
+    assert.equal(snapshots, 0);
+    assert.deepEqual(au.installs, []);
+    inhibitor.update({ active: true, reasons: [{ kind: 'transfers', count: 2 }] });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(au.installs, [], 'still busy with something else');
+    inhibitor.update({ active: false, reasons: [] });
+    await waitFor(up, 'installing');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(snapshots, 1);
+    assert.deepEqual(au.installs, [[false, true]], 'installed once');
+    assert.equal(held.size, 0);
   });
 
   test('nothing newer: not-available; install is a no-op', async () => {

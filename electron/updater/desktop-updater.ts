@@ -44,6 +44,11 @@ export interface DesktopUpdaterOptions {
   channel?: string;
   /** Runs before a tray-started quit-and-install (the admin path runs its own snapshot): snapshot the server's database. A rejection cancels the install. */
   beforeInstall(): Promise<void>;
+  /**
+   * Resolves when no transfer or long op runs (the sleep inhibitor's `whenIdle`): every install, from the tray or the
+   * admin page, waits on it in state `waiting`, so an update never cuts a copy or a download. Absent: installs at once.
+   */
+  whenIdle?(): Promise<void>;
   log(message: string): void;
 }
 
@@ -61,7 +66,7 @@ const TRANSITIONS: Record<UpdaterEvent, UpdateState> = {
   error: 'error',
 };
 /** States in which a check would disturb a download or an install. */
-const BUSY: UpdateState[] = ['downloading', 'downloaded', 'installing'];
+const BUSY: UpdateState[] = ['downloading', 'downloaded', 'waiting', 'installing'];
 
 /** Wires electron-updater once; the returned object is the tray's updater and the admin apply port. */
 export function createDesktopUpdater(opts: DesktopUpdaterOptions): DesktopUpdaterHandle {
@@ -89,7 +94,7 @@ export function createDesktopUpdater(opts: DesktopUpdaterOptions): DesktopUpdate
 
   for (const [event, next] of Object.entries(TRANSITIONS) as Array<[UpdaterEvent, UpdateState]>)
     au.on(event, (arg) => {
-      if (state === 'installing') return;
+      if (state === 'installing' || state === 'waiting') return;
       if (event === 'error') return set('error', { error: arg?.message ?? String(arg) });
       if (event === 'update-downloaded') downloadedVersion = arg?.version;
       set(next, { version: arg?.version });
@@ -123,6 +128,10 @@ export function createDesktopUpdater(opts: DesktopUpdaterOptions): DesktopUpdate
     });
 
   const quitAndInstall = async (before: () => Promise<void>): Promise<void> => {
+    if (opts.whenIdle) {
+      set('waiting');
+      await opts.whenIdle();
+    }
     set('installing');
     try {
       await before();

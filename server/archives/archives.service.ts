@@ -4,7 +4,8 @@
  * by `limits.max_archive_bytes` (0 = no limit). Extraction refuses the whole
  * archive before writing anything when an entry would escape the destination
  * (zip slip), is encrypted, declares too much or compresses suspiciously well;
- * symlink entries are never materialised.
+ * symlink entries are never materialised. An extraction a crash interrupted
+ * resumes per file from its journal (docs/desktop.md, "Resumable work").
  */
 import { PassThrough, Transform, pipeline, type Readable } from 'node:stream';
 import type { JobContext, JobQueue } from '../jobs';
@@ -20,6 +21,8 @@ import { isTarName, listTar } from './tar-reader';
 import { shouldCompress } from './compressible';
 
 export const EXTRACT_JOB = 'archive.extract';
+/** Journal keys of an extraction: it passed its checks (`started`), and each file written (`x:<entry name>`). */
+const STARTED = 'started';
 export const ADD_JOB = 'archive.add';
 /** An entry is a bomb when it inflates more than this many times and is large enough to matter. */
 export const MAX_RATIO = 200;
@@ -51,8 +54,8 @@ declare module '../jobs/types' {
 export class ArchivesService {
   constructor(private files: FileService, private catalogue: Catalogue, private queue: JobQueue, private actors: ActorRestorer, private maxBytes: number) {
     // One attempt each: a half-done extraction is not retried blindly.
-    queue.register(EXTRACT_JOB, (ctx) => this.extract(ctx), { concurrency: 2, maxAttempts: 1 });
-    queue.register(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1 });
+    queue.register(EXTRACT_JOB, (ctx) => this.extract(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
+    queue.register(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
   }
 
   /**
@@ -162,7 +165,11 @@ export class ArchivesService {
     const fa = this.files.forActor(this.actors.restore(ctx.payload.actor, ctx.payload.request));
     const zip = await openZip(await this.archive(fa, source));
     try {
-      const entries = this.vet(zip.entries, dest, overwrite);
+      // Resuming after a crash: the first attempt checked for clashes, and its own output is not one. Files it
+      // recorded are skipped; one it wrote but had not recorded is written again (replaced).
+      const resumed = ctx.journal.has(STARTED);
+      const entries = this.vet(zip.entries, dest, overwrite || resumed);
+      if (!resumed) ctx.journal.put(STARTED);
       const total = entries.reduce((n, e) => n + e.size, 0);
       const made = new Set<string>();
       const at = (rel: string): Place => ({ storage_id: dest.storage_id, rel });
@@ -181,10 +188,16 @@ export class ArchivesService {
           await mkdirs(target);
           continue;
         }
+        if (resumed && ctx.journal.has(`x:${e.name}`)) {
+          done += e.size;
+          files++;
+          continue;
+        }
         await mkdirs(parentRel(target));
         // pipeline carries a failure of the entry's bytes (the reader cuts it at its declared size) into `body`, where the write sees it.
         const body = pipeline(await zip.open(e), this.counter((n) => (done += n)), () => undefined);
-        await fa.write(at(target), body, { size: e.size, overwrite, signal: ctx.signal, origin: 'extract', version: false });
+        await fa.write(at(target), body, { size: e.size, overwrite: overwrite || resumed, signal: ctx.signal, origin: 'extract', version: false });
+        ctx.journal.put(`x:${e.name}`);
         files++;
         ctx.progress(total ? done / total : 1, { done, total });
       }

@@ -12,6 +12,7 @@ export type ServerMessage =
   | ReplicaHostMessage
   | StoragesHostMessage
   | GovernorHostMessage
+  | InhibitHostMessage
   | { type: 'stopped' };
 
 /** The tray's offline storages: a drive unplugged, another drive at its place, a backend unreachable. */
@@ -56,6 +57,23 @@ export interface GovernorHostMessage {
  * present, and starts nothing between `sleep` and `wake`.
  */
 export type PowerHostMessage = { type: 'power'; on_battery: boolean; user_idle: boolean } | { type: 'sleep' } | { type: 'wake' };
+
+/**
+ * Keep the computer awake (`active`) while these run: `transfers` (public
+ * downloads and uploads in flight) and long ops by kind (`files.transfer`,
+ * `archive.extract`, `archive.add`, `replica.copy`). The host holds a bounded
+ * OS sleep inhibitor and defers its self-update while active.
+ */
+export interface InhibitHostMessage {
+  type: 'inhibit';
+  active: boolean;
+  reasons: InhibitReason[];
+}
+
+export interface InhibitReason {
+  kind: string;
+  count: number;
+}
 
 /** What the host sends the server. */
 export type HostMessage = { type: 'drain'; timeout_ms?: number } | { type: 'pause'; paused: boolean } | PowerHostMessage;

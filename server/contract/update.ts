@@ -1,7 +1,7 @@
 export type InstallMode = 'binary' | 'docker' | 'desktop' | 'source';
 export type UpdatePolicy = 'off' | 'manual' | 'patch' | 'minor';
 export type MoveKind = 'patch' | 'minor' | 'major' | 'none';
-export type AutoBlock = 'policy' | 'zero_major' | 'not_auto_ok' | 'migrations' | 'install_mode' | 'window';
+export type AutoBlock = 'policy' | 'zero_major' | 'not_auto_ok' | 'migrations' | 'install_mode' | 'window' | 'busy';
 export type InstallPhase = 'downloading' | 'verifying' | 'unpacking' | 'smoke_test' | 'snapshot' | 'swapping' | 'restarting';
 
 export interface UpdateErrorInfo {

@@ -6,7 +6,9 @@
  * item written ends in the write gate.
  *
  * Resuming after a restart: each file is written, announced, then recorded in
- * the op's journal. A resumed attempt skips what the journal holds, announces
+ * the op's journal; a file larger than one part goes to a target that can
+ * stage parts in journalled parts and resumes from its last committed part
+ * (chunked-copy.ts). A resumed attempt skips what the journal holds, announces
  * (without rewriting) a file the crash left written but unrecorded when its
  * size matches the source, and never repeats the first attempt's "target
  * exists" check against its own partial output. A move records `copied`
@@ -21,6 +23,8 @@ import type { Place } from './access';
 import type { ActorFiles } from './actor-files';
 import type { FileService } from './file-service';
 import type { TreeItem } from './storage-ops';
+import type { Entry } from '../storage';
+import { abandonParts, chunkable, copyInParts } from './chunked-copy';
 
 export const TRANSFER_JOB = 'files.transfer';
 
@@ -44,7 +48,7 @@ const COPIED = 'copied';
 
 export class Transfers {
   constructor(private files: FileService, private queue: JobQueue, private actors: ActorRestorer) {
-    queue.register(TRANSFER_JOB, (ctx) => this.run(ctx), { concurrency: 2, maxAttempts: 1 });
+    queue.register(TRANSFER_JOB, (ctx) => this.run(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
   }
 
   /** Queues a transfer the actor was allowed to start; returns the op id (shown in the actor's ops list). */
@@ -122,13 +126,33 @@ export class Transfers {
       }
       if (!(resumed && (await this.committed(ctx, fa, to, item)))) {
         const from: Place = { storage_id: t.src.storage_id, rel: item.rel === '' ? t.src.rel : joinRel(t.src.rel, item.rel) };
-        const body = await ops.read(from, undefined, ctx.signal);
-        const written = await ops.write(to, body, { size: item.entry.size, mime: item.entry.mime, overwrite: true, signal: ctx.signal });
+        const report = (bytes: number, resumedAt?: number) =>
+          ctx.progress(total ? (done + bytes) / total : 1, { done: done + bytes, total }, resumedAt === undefined ? undefined : `resumed ${item.entry.name} at byte ${resumedAt}`);
+        const written = await this.copyFile(ctx, from, to, item, report);
         if (item.rel !== '') await ops.written(to, written, fa.ctx(t.op));
         ctx.journal.put(`f:${item.rel}`);
       }
       done += item.entry.size;
       ctx.progress(total ? done / total : 1, { done, total });
+    }
+  }
+
+  /**
+   * One file's bytes to the target: in journalled parts when the target can
+   * stage them and the file spans several (resumes mid-file, chunked-copy.ts),
+   * else in one atomic write (a crash restarts that file).
+   */
+  private async copyFile(ctx: JobContext<TransferPayload>, from: Place, to: Place, item: TreeItem, report: (bytes: number, resumedAt?: number) => void): Promise<Entry> {
+    const ops = this.files.ops;
+    const mp = await chunkable(ops, to, item.entry.size);
+    if (!mp) return ops.write(to, await ops.read(from, undefined, ctx.signal), { size: item.entry.size, mime: item.entry.mime, overwrite: true, signal: ctx.signal });
+    const key = `c:${item.rel}`;
+    try {
+      return await copyInParts(ops, mp, { from, to, source: item.entry, journal: ctx.journal, key, signal: ctx.signal, onCommitted: report });
+    } catch (e) {
+      // A stopping server resumes the op at the next boot from these parts; any other end discards them.
+      if (!ctx.interrupted()) await abandonParts(mp, ctx.journal, key);
+      throw e;
     }
   }
 

@@ -2,6 +2,7 @@ export { JobQueue, present as presentOp } from './queue';
 export { Scheduler } from './scheduler';
 export { governorHostStatus } from './governor-host';
 export { Governor, MAX_LANES, type GovernorStatus, type PowerOverride, type Release } from './governor';
+export { KeepAwake, type KeepAwakeStatus } from './keep-awake';
 export { parseCron, nextRun } from './cron';
 export type { JobContext, JobHandler, JobHandlerOptions, EnqueueOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 export type { OpJournal } from './journal';

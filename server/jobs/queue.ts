@@ -13,7 +13,7 @@ import type { Governor, Release } from './governor';
 
 interface Registered {
   handler: JobHandler;
-  opts: Required<Omit<JobHandlerOptions, 'timeoutMs' | 'governed'>> & Pick<JobHandlerOptions, 'timeoutMs' | 'governed'>;
+  opts: Required<Omit<JobHandlerOptions, 'timeoutMs' | 'governed' | 'keepsAwake'>> & Pick<JobHandlerOptions, 'timeoutMs' | 'governed' | 'keepsAwake'>;
   running: number;
 }
 
@@ -63,7 +63,7 @@ export class JobQueue {
   register<K extends JobName>(kind: K, handler: JobHandler<JobPayloads[K]>, opts: JobHandlerOptions = {}): void {
     this.handlers.set(kind, {
       handler,
-      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs, governed: opts.governed },
+      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs, governed: opts.governed, keepsAwake: opts.keepsAwake },
       running: 0,
     });
   }
@@ -182,6 +182,18 @@ export class JobQueue {
     return this.controllers.size;
   }
 
+  /** Running ops of the kinds registered with `keepsAwake`, counted per kind (none running: empty). */
+  runningKeepingAwake(): Array<{ kind: string; count: number }> {
+    return [...this.handlers].filter(([, r]) => r.opts.keepsAwake && r.running > 0).map(([kind, r]) => ({ kind, count: r.running }));
+  }
+
+  /** Queued and running ops of the `keepsAwake` kinds, oldest first (at most `limit`): the work a restart resumes. */
+  liveKeepingAwake(limit = 50): Operation[] {
+    const kinds = [...this.handlers].filter(([, r]) => r.opts.keepsAwake).map(([kind]) => kind);
+    const rows = this.q("SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (SELECT value FROM json_each(?)) ORDER BY created_at LIMIT ?").all(JSON.stringify(kinds), limit) as OpsTable[];
+    return rows.map(present);
+  }
+
   /** Resolves when no op is running or due within `horizonMs` (tests, CLI one-shots). */
   async idle(timeoutMs = 30_000, horizonMs = 2000): Promise<void> {
     const end = Date.now() + timeoutMs;
@@ -287,6 +299,7 @@ export class JobQueue {
       ownerId: row.owner_id,
       signal: ac.signal,
       journal: this.journals.of(id),
+      interrupted: () => this.stopping,
       progress: (fraction, bytes, message) => {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;

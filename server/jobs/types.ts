@@ -29,11 +29,15 @@ export interface JobContext<P = unknown> {
   progress(fraction: number, bytes?: { done: number; total: number }, message?: string): void;
   /** What earlier attempts of this op committed (survives restarts; see journal.ts). */
   journal: OpJournal;
+  /** True once the server is stopping: the op goes back to the queue and resumes, so keep its staged work. */
+  interrupted(): boolean;
 }
 
 export interface JobHandlerOptions {
   /** Parallel runs of this kind (default 1). */
   concurrency?: number;
+  /** A long op a person waits on (copy, extraction, ZIP build, backup copy): the host keeps the computer awake while one runs (keep-awake.ts). */
+  keepsAwake?: boolean;
   /** Attempts before the op fails for good (default 3). */
   maxAttempts?: number;
   /** Backoff before attempt n+1: base * 2^(n-1), capped (default 5 s base, 1 h cap). */

@@ -70,6 +70,7 @@ describe('policy', () => {
     assert.deepEqual(planUpdate(input({ releases, selfReplaceable: false })).auto.blockedBy, ['install_mode']);
     assert.deepEqual(planUpdate(input({ releases, window: parseWindow('03:00-05:00') })).auto.blockedBy, ['window']);
     assert.deepEqual(planUpdate(input({ releases, window: parseWindow('03:00-05:00'), now: new Date(2026, 0, 1, 3, 30) })).auto.blockedBy, []);
+    assert.deepEqual(planUpdate(input({ releases, busy: true })).auto.blockedBy, ['busy'], 'a copy or extraction running holds the automatic upgrade');
     const manual = planUpdate(input({ releases, policy: 'manual' }));
     assert.equal(manual.auto.target, null);
     assert.deepEqual(manual.auto.blockedBy, ['policy']);

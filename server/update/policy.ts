@@ -54,6 +54,8 @@ export interface PlanInput {
   selfReplaceable: boolean;
   window: DailyWindow | null;
   now: Date;
+  /** Long ops are running (the automatic upgrade would cut them). */
+  busy?: boolean;
 }
 
 export interface Plan {
@@ -92,6 +94,7 @@ export function planUpdate(p: PlanInput): Plan {
     if (newer.some((r) => r.migrations && compareVersions(r.version, target.version) <= 0)) blockedBy.push('migrations');
     if (!p.selfReplaceable) blockedBy.push('install_mode');
     if (p.window && !inWindow(p.window, p.now)) blockedBy.push('window');
+    if (p.busy) blockedBy.push('busy');
   }
   return { latest, latestKind: latest ? moveKind(p.current, latest.version) : 'none', candidate, auto: { target: kinds.length ? target : null, blockedBy } };
 }

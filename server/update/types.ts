@@ -43,6 +43,8 @@ export interface UpdaterOptions {
   arch: string;
   /** Writes a consistent copy of the database to `dest` (SQLite online backup). */
   snapshotDb(dest: string): Promise<void>;
+  /** True while long ops run (copies, extractions, ZIP builds, backup copies): an automatic upgrade waits for the next tick. */
+  busy?(): boolean;
   emit<E extends keyof UpdateEvents>(event: E, payload: UpdateEvents[E]): void;
   log: UpdateLog;
   /** Restarts through the supervisor (desktop shell, systemd) after a swap; absent means "restart required". */

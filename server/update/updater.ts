@@ -78,6 +78,7 @@ export function createUpdater(opts: UpdaterOptions): Updater {
       selfReplaceable: installRefusal() === null,
       window,
       now: now(),
+      busy: opts.busy?.() ?? false,
     });
 
   const summary = (r: Release): ReleaseSummary => ({

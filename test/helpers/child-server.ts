@@ -13,21 +13,28 @@ export interface ChildServer {
   child: ChildProcess;
   /** Everything the server printed so far. */
   log(): string;
+  /** Every host-protocol message the server sent so far (docs/server-host-protocol.md). */
+  messages(): Array<{ type: string; [k: string]: unknown }>;
   /** Kills at once (a crash: no drain, no cleanup). */
   kill(): Promise<void>;
   /** Graceful stop (SIGTERM), then SIGKILL after 5 s. */
   stop(): Promise<void>;
 }
 
-/** Starts the server with `env` over a quiet default (loopback, port 0, no update check); resolves once it listens. */
-export async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = fork(join(root, 'server/cli/main.ts'), ['serve'], {
-    execArgv: ['--import', 'tsx'],
+/**
+ * Starts the server with `env` over a quiet default (loopback, port 0, no update check); resolves once it listens.
+ * `built`: the bundle `node scripts/build.mjs` wrote (dist/server/cli.js), as installed, instead of the sources.
+ */
+export async function spawnServer(env: Record<string, string>, o: { built?: boolean } = {}): Promise<ChildServer> {
+  const child = fork(join(root, o.built ? 'dist/server/cli.js' : 'server/cli/main.ts'), ['serve'], {
+    execArgv: o.built ? [] : ['--import', 'tsx'],
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', ...env },
   });
   let log = '';
+  const messages: Array<{ type: string }> = [];
+  child.on('message', (m: { type: string }) => messages.push(m));
   child.stdout!.on('data', (b) => (log += b));
   child.stderr!.on('data', (b) => (log += b));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -50,5 +57,5 @@ export async function spawnServer(env: Record<string, string>): Promise<ChildSer
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
-  return { url, child, log: () => log, kill: () => end('SIGKILL', 0), stop: () => end('SIGTERM', 5000) };
+  return { url, child, log: () => log, messages: () => messages, kill: () => end('SIGKILL', 0), stop: () => end('SIGTERM', 5000) };
 }

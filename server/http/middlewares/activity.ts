@@ -8,11 +8,13 @@ import type { Mw } from '../context';
 
 const TRANSFER = /^\/(s|d)\/|^\/api\/(files\/raw|files\/upload|share\/[^/]+\/download|public\/)/;
 
-export function trackActivity(runningOps: () => number): { middleware: Mw; changed(): void } {
+/** `onChange`: told of every start and end of a transfer (the sleep inhibitor, jobs/keep-awake.ts). */
+export function trackActivity(runningOps: () => number, onChange: () => void = () => {}): { middleware: Mw; changed(): void; transfers(): number } {
   let transfers = 0;
   let last = '';
   let timer: NodeJS.Timeout | null = null;
   const changed = () => {
+    onChange();
     if (timer) return;
     timer = setTimeout(() => {
       timer = null;
@@ -43,5 +45,5 @@ export function trackActivity(runningOps: () => number): { middleware: Mw; chang
       if (!ctx.body || typeof (ctx.body as { pipe?: unknown }).pipe !== 'function') end();
     }
   };
-  return { middleware, changed };
+  return { middleware, changed, transfers: () => transfers };
 }
