@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
+import { inOrder } from './migrations/order';
 import { MetaStore } from './meta';
 import { DbWaits } from './busy';
 
@@ -107,7 +108,7 @@ export function migrate(sqlite: Sqlite, migrations: Migration[]): string[] {
   const done = new Set((sqlite.prepare('SELECT name FROM _migrations').all() as Array<{ name: string }>).map((r) => r.name));
   const applied: string[] = [];
   const record = sqlite.prepare('INSERT INTO _migrations (name, applied_at) VALUES (?, ?)');
-  for (const m of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const m of inOrder(migrations)) {
     if (done.has(m.name)) continue;
     sqlite.transaction(() => {
       sqlite.exec(m.sql);
