@@ -8,7 +8,7 @@
  * every CLI command gets the same services (plugin drivers, gate, protection)
  * with nothing started.
  */
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import { openDatabase } from './db';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
@@ -49,6 +49,7 @@ export interface ComposeOptions {
 export async function compose(config: Config, opts: ComposeOptions) {
   const log = opts.logger ?? createLogger(config.logLevel);
   const logFn = (msg: string, err?: unknown) => (err ? log.error(msg, err) : log.info(msg));
+  if (config.databaseUrl) throw postgresNotServedYet();
   const dirs = layout(config.dataDirResolved);
   ensureDirs(dirs);
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -219,3 +220,11 @@ export async function compose(config: Config, opts: ComposeOptions) {
 }
 
 export type Services = Awaited<ReturnType<typeof compose>>;
+
+/** Serving from PostgreSQL needs the runtime bridge (docs/postgresql.md, "Plan"); until then a PostgreSQL URL stops every command that opens the catalogue. */
+function postgresNotServedYet(): ConfigError {
+  return new ConfigError([{
+    key: 'SERVICE_DATABASE_URL',
+    reason: 'serving from PostgreSQL is not available yet in this version. Copy the catalogue there with "service db migrate-to <url>" (docs/postgresql.md, docs/operations.md) and unset SERVICE_DATABASE_URL to keep serving from SQLite meanwhile.',
+  }]);
+}

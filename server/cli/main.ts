@@ -15,6 +15,7 @@ import { userCommand } from './user';
 import { storageCommand } from './storage';
 import { thumbCommand } from './thumb';
 import { selfUpdateCommand } from './self-update';
+import { dbCommand } from './db';
 
 const USAGE = `
 Filedock ${VERSION}: a file hub for home and small offices.
@@ -26,6 +27,7 @@ Commands:
   user add|list|passwd      manage accounts
   storage add|list|remove   manage storages
   thumb backfill            generate missing thumbnails (--help for the flags)
+  db migrate-to <url>       copy the catalogue into an empty PostgreSQL database (docs/postgresql.md)
   self-update [--check] [--to <version>]
                             check for and install a new release (docs/updates.md)
   version                   print the version
@@ -51,6 +53,8 @@ async function main(argv: string[]): Promise<number> {
       return storageCommand(rest, config);
     case 'thumb':
       return thumbCommand(rest, config);
+    case 'db':
+      return dbCommand(rest, config);
     case 'self-update':
       return selfUpdateCommand(rest, config);
     default:

@@ -16,6 +16,8 @@ import { DbWaits } from './busy';
 export { MetaStore } from './meta';
 export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
 
+export { copySqliteToPostgres, CopyRefused, CopyMismatch, type TableCopy } from './pg/copy';
+export { DatabaseUrlError, redactUrl } from './pg/connect';
 export type { DB } from './tables';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;

@@ -17,9 +17,14 @@ export class UnportedMigrationError extends Error {
   }
 }
 
-/** Applies what `_migrations` does not list yet; returns the names applied. */
-export async function migratePostgres(c: pg.ClientBase, migrations: Migration[]): Promise<string[]> {
-  await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+/**
+ * Applies what `_migrations` does not list yet; returns the names applied.
+ * `inTransaction`: the caller holds a transaction around everything (a copy
+ * that must leave nothing behind when it fails), so no per-migration commit.
+ */
+export async function migratePostgres(c: pg.ClientBase, migrations: Migration[], o: { inTransaction?: boolean } = {}): Promise<string[]> {
+  const lockKey = [MIGRATION_LOCK.toString()];
+  await c.query(o.inTransaction ? 'SELECT pg_advisory_xact_lock($1)' : 'SELECT pg_advisory_lock($1)', lockKey);
   try {
     await c.query('CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
     const done = new Set((await c.query<{ name: string }>('SELECT name FROM _migrations')).rows.map((r) => r.name));
@@ -27,18 +32,18 @@ export async function migratePostgres(c: pg.ClientBase, migrations: Migration[])
     const unported = pending.filter((m) => m.postgres === undefined).map((m) => m.name);
     if (unported.length) throw new UnportedMigrationError(unported);
     for (const m of pending) {
-      await c.query('BEGIN');
+      if (!o.inTransaction) await c.query('BEGIN');
       try {
         await c.query(m.postgres!);
         await c.query('INSERT INTO _migrations (name, applied_at) VALUES ($1, $2)', [m.name, new Date().toISOString()]);
-        await c.query('COMMIT');
+        if (!o.inTransaction) await c.query('COMMIT');
       } catch (e) {
-        await c.query('ROLLBACK');
+        if (!o.inTransaction) await c.query('ROLLBACK');
         throw new Error(`migration ${m.name} failed on PostgreSQL: ${(e as Error).message}`, { cause: e });
       }
     }
     return pending.map((m) => m.name);
   } finally {
-    await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
+    if (!o.inTransaction) await c.query('SELECT pg_advisory_unlock($1)', lockKey);
   }
 }
