@@ -17,6 +17,10 @@ export interface PgCluster {
   url(database?: string): string;
   /** Creates an empty database (UTF8, C collation: byte order like SQLite) and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Stops the server (an outage: `immediate` drops every connection at once), keeping its data. */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Starts it again on the same port with the same data. */
+  start(): Promise<void>;
   /** Stops the server (fast shutdown) and removes its folder; idempotent. */
   destroy(): Promise<void>;
 }
@@ -55,7 +59,8 @@ export async function startPostgres(): Promise<PgCluster> {
   const port = await freePort();
   asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=60`;
-  asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const pgCtl = (...args: string[]) => asPostgres(join(bin, 'pg_ctl'), ['-D', data, ...args]);
+  pgCtl('-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start');
   let stopped = false;
   const stopNow = () => {
     if (stopped) return;
@@ -78,6 +83,12 @@ export async function startPostgres(): Promise<PgCluster> {
         await c.end();
       }
       return url(name);
+    },
+    async stop(mode = 'fast') {
+      pgCtl('-m', mode, '-w', 'stop');
+    },
+    async start() {
+      pgCtl('-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start');
     },
     async destroy() {
       process.removeListener('exit', stopNow);

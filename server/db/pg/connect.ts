@@ -50,7 +50,8 @@ export async function connectPostgres(url: string, o: { timeoutMs?: number } = {
   return c;
 }
 
-function explain(e: unknown): string {
+/** What went wrong with a connection attempt, in words a person can act on. */
+export function explain(e: unknown): string {
   const err = e as { code?: string; message?: string };
   switch (err.code) {
     case 'ECONNREFUSED':
