@@ -28,6 +28,14 @@ const types = {
 };
 let client: pg.Client | null = null;
 let connecting = false;
+/** Statements prepared once per SQL text, as the SQLite facade does (pg re-prepares on a new connection). */
+const names = new Map<string, string>();
+const MAX_NAMED = 500;
+const nameOf = (sql: string): string | undefined => {
+  let n = names.get(sql);
+  if (n === undefined && names.size < MAX_NAMED) names.set(sql, (n = `s${names.size}`));
+  return n;
+};
 
 const answer = (m: unknown) => {
   d.answers.postMessage(m);
@@ -82,7 +90,7 @@ parentPort!.on('message', async (m: Request) => {
   const c = client;
   if (!c) return answer({ seq: m.seq, error: { message: 'the database is not reachable', lost: true } });
   try {
-    const r = await c.query(m.sql, m.params);
+    const r = await c.query({ name: nameOf(m.sql), text: m.sql, values: m.params });
     answer({ seq: m.seq, rows: r.rows, rowCount: r.rowCount ?? 0 });
   } catch (e) {
     const err = e as { message?: string; code?: string; constraint?: string };
