@@ -8,8 +8,8 @@
  * every CLI command gets the same services (plugin drivers, gate, protection)
  * with nothing started.
  */
-import { ConfigError, type Config } from './config';
-import { openDatabase } from './db';
+import type { Config } from './config';
+import { openDatabase, openPostgresDatabase } from './db';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
 import { JobQueue, Scheduler } from './jobs';
@@ -49,7 +49,6 @@ export interface ComposeOptions {
 export async function compose(config: Config, opts: ComposeOptions) {
   const log = opts.logger ?? createLogger(config.logLevel);
   const logFn = (msg: string, err?: unknown) => (err ? log.error(msg, err) : log.info(msg));
-  if (config.databaseUrl) throw postgresNotServedYet();
   const dirs = layout(config.dataDirResolved);
   ensureDirs(dirs);
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -60,7 +59,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
   try {
     const secretKey = loadSecretKey(dirs);
     // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
-    const db = openDatabase(dirs.db, undefined, opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 });
+    const dbOptions = opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 };
+    const db = config.databaseUrl ? await openPostgresDatabase(config.databaseUrl, undefined, dbOptions) : openDatabase(dirs.db, undefined, dbOptions);
     cleanups.unshift(() => db.close());
     const bus = new EventBus(db.sqlite, logFn);
     attachAudit(db, bus);
@@ -220,11 +220,3 @@ export async function compose(config: Config, opts: ComposeOptions) {
 }
 
 export type Services = Awaited<ReturnType<typeof compose>>;
-
-/** Serving from PostgreSQL needs the runtime bridge (docs/postgresql.md, "Plan"); until then a PostgreSQL URL stops every command that opens the catalogue. */
-function postgresNotServedYet(): ConfigError {
-  return new ConfigError([{
-    key: 'SERVICE_DATABASE_URL',
-    reason: 'serving from PostgreSQL is not available yet in this version. Copy the catalogue there with "service db migrate-to <url>" (docs/postgresql.md, docs/operations.md) and unset SERVICE_DATABASE_URL to keep serving from SQLite meanwhile.',
-  }]);
-}

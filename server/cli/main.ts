@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
  * The `service` command line. Exit codes: 0 ok, 1 failure, 2 bad configuration
- * (every bad key is listed), 3 data folder locked by another instance, 64 usage.
+ * (every bad key is listed, or a database URL that leads nowhere), 3 data folder locked by another instance, 64 usage.
  */
 import { loadConfig, ConfigError } from '../config';
 import { LockedError } from '../lib/data-dir';
 import { toHost } from '../lib/host-port';
 import { isAppError } from '../errors';
+import { DatabaseUrlError } from '../db';
 import { t } from '../lib/i18n';
 import { VERSION } from '../version';
 import { UsageError } from './args';
@@ -67,7 +68,7 @@ main(process.argv.slice(2)).then(
   (e) => {
     let code = 1;
     let message: string;
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof DatabaseUrlError) {
       code = 2;
       message = e.message;
     } else if (e instanceof LockedError) {

@@ -18,11 +18,14 @@ export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats,
 
 export { copySqliteToPostgres, CopyRefused, CopyMismatch, type TableCopy } from './pg/copy';
 export { DatabaseUrlError, redactUrl } from './pg/connect';
+export { openPostgresDatabase } from './pg/database';
 export type { DB } from './tables';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 
 export interface Db {
+  /** Which database: SQL that is not portable picks its form by this (docs/postgresql.md). */
+  dialect: 'sqlite' | 'postgres';
   /** Raw handle for hot paths and synchronous batched writes. */
   sqlite: Sqlite;
   /** Typed query builder over the same connection. */
@@ -79,6 +82,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
   };
   let closed = false;
   const base = {
+    dialect: 'sqlite' as const,
     sqlite,
     k,
     waits,

@@ -33,7 +33,7 @@ export function stampThumbs(json: string, stamp: ((id: number) => string) | unde
   return stamp ? json.replace(MARKED, (_, id: string) => JSON.stringify(stamp(Number(id)))) : json;
 }
 
-export const ENTRY_JSON_SQL = `CASE WHEN type = 'dir' THEN json_object(
+const SQLITE_ENTRY_JSON = `CASE WHEN type = 'dir' THEN json_object(
     'id', id, 'name', name, 'type', 'dir', 'size', 0,
     'modified', strftime('%Y-%m-%dT%H:%M:%fZ', mtime / 1000.0, 'unixepoch'),
     'is_image', json('false'), 'is_video', json('false'), 'thumb_url', '',
@@ -48,8 +48,27 @@ export const ENTRY_JSON_SQL = `CASE WHEN type = 'dir' THEN json_object(
     'thumb_url', CASE WHEN thumb_state = 'ready' THEN '${THUMB_MARK}' || id ELSE '' END, 'locked', json('false'), 'lock', NULL,
     'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm) END`;
 
+/** The same object on PostgreSQL (json_build_object keeps the key order; its text has spaces after colons). */
+const POSTGRES_ENTRY_JSON = `(CASE WHEN type = 'dir' THEN json_build_object(
+    'id', id, 'name', name, 'type', 'dir', 'size', 0,
+    'modified', to_char(to_timestamp(mtime / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'is_image', false, 'is_video', false, 'thumb_url', '',
+    'locked', false, 'lock', NULL, 'app_state', COALESCE(app_state, '[]')::json, 'perm', @perm::text)
+  ELSE json_build_object(
+    'id', id, 'name', name, 'type', 'file', 'size', size,
+    'modified', to_char(to_timestamp(mtime / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'mime', COALESCE(mime, 'application/octet-stream'),
+    'etag', COALESCE(etag, '"' || to_hex(size) || '-' || to_hex(mtime) || '"'),
+    'is_image', mime LIKE 'image/%',
+    'is_video', mime LIKE 'video/%',
+    'thumb_url', CASE WHEN thumb_state = 'ready' THEN '${THUMB_MARK}' || id ELSE '' END, 'locked', false, 'lock', NULL,
+    'app_state', COALESCE(app_state, '[]')::json, 'perm', @perm::text) END)::text`;
 
-/** The same entry as ENTRY_JSON_SQL, from a node row in memory. */
+/** A listing entry as JSON text, built in the database (`@perm` names the caller's level). */
+export const entryJsonSql = (dialect: 'sqlite' | 'postgres'): string => (dialect === 'postgres' ? POSTGRES_ENTRY_JSON : SQLITE_ENTRY_JSON);
+
+
+/** The same entry as entryJsonSql, from a node row in memory. */
 export function presentNode(n: NodeRow | GateNode, perm: Level): FileEntry {
   const base = {
     id: n.id, name: n.name, type: n.type, size: n.type === 'dir' ? 0 : n.size, modified: isoOf(n.mtime),

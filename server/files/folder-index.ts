@@ -16,7 +16,7 @@
  */
 import type { Db, Statement } from '../db';
 import type { Level } from '../catalogue';
-import { ENTRY_JSON_SQL, stampThumbs } from './entry';
+import { entryJsonSql, stampThumbs } from './entry';
 import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
 
@@ -105,7 +105,7 @@ export class FolderIndexes {
     let stmt = this.stmts.get(sort);
     if (!stmt) {
       const col = COLUMN[sort];
-      stmt = this.db.sqlite.prepare(`SELECT ${ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes
+      stmt = this.db.sqlite.prepare(`SELECT ${entryJsonSql(this.db.dialect)}, type, ${col ?? 0}, sort_key, id FROM nodes
         WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`).raw();
       this.stmts.set(sort, stmt);
     }

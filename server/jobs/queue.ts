@@ -37,12 +37,15 @@ export class JobQueue {
   private journals: Journals;
   /** The op queue's own statements stay raw SQL (a hot path, docs/architecture.md: Queries). */
   private sqlite: Sqlite;
+  /** The kinds a pump may claim arrive as one JSON array parameter. */
+  private kindsIn: string;
 
   constructor(
     db: Db,
     private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
   ) {
     this.sqlite = db.sqlite;
+    this.kindsIn = db.dialect === 'postgres' ? 'SELECT json_array_elements_text(?::json)' : 'SELECT value FROM json_each(?)';
     this.journals = new Journals(db);
   }
 
@@ -199,7 +202,7 @@ export class JobQueue {
       // backup target) must not hide, behind its first rows, the work of every other kind.
       const open = [...this.handlers].filter(([, reg]) => reg.running < reg.opts.concurrency).map(([kind]) => kind);
       const ready = this.controllers.size >= limit || open.length === 0 ? [] : (this.q(
-        `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (SELECT value FROM json_each(?)) AND (? = 0 OR priority >= 0)
+        `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (${this.kindsIn}) AND (? = 0 OR priority >= 0)
          ORDER BY priority DESC, run_at, created_at LIMIT 50`,
       ).all(t, JSON.stringify(open), this.paused ? 1 : 0) as Array<{ id: string; kind: string; priority: number }>);
       for (const r of ready) {

@@ -58,7 +58,7 @@ export async function startPostgres(): Promise<PgCluster> {
   const data = join(dir, 'data');
   const port = await freePort();
   asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=60`;
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
   const pgCtl = (...args: string[]) => asPostgres(join(bin, 'pg_ctl'), ['-D', data, ...args]);
   pgCtl('-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start');
   let stopped = false;

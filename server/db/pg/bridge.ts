@@ -101,13 +101,14 @@ export class PgBridge {
 
   /**
    * Runs one statement (`?` placeholders, as with SQLite) and returns its rows
-   * and the number of rows it changed. Blocks the calling thread until then.
+   * (as arrays with `rowMode` 'array') and the number of rows it changed.
+   * Blocks the calling thread until then.
    */
-  query<R = Record<string, unknown>>(sql: string, params: unknown[] = []): BridgeResult<R> {
+  query<R = Record<string, unknown>>(sql: string, params: unknown[] = [], rowMode?: 'array'): BridgeResult<R> {
     if (!this.available) throw busyError();
     const seq = ++this.seq;
     Atomics.store(this.flag, 0, 0);
-    this.worker.postMessage({ type: 'query', seq, sql: toPositional(sql), params });
+    this.worker.postMessage({ type: 'query', seq, sql: toPositional(sql), params, rowMode });
     const deadline = Date.now() + this.waitMs;
     for (;;) {
       const left = deadline - Date.now();

@@ -18,7 +18,7 @@ interface Data {
   flag: Int32Array;
   answers: MessagePort;
 }
-type Request = { type: 'query'; seq: number; sql: string; params: unknown[] } | { type: 'reset' };
+type Request = { type: 'query'; seq: number; sql: string; params: unknown[]; rowMode?: 'array' } | { type: 'reset' };
 
 const d = workerData as Data;
 // Values as better-sqlite3 gives them: int8 as a number (ids, sizes and ms times are below 2^53), booleans as 1/0.
@@ -92,7 +92,8 @@ parentPort!.on('message', async (m: Request) => {
   const c = client;
   if (!c) return answer({ seq: m.seq, error: { message: 'the database is not reachable', lost: true } });
   try {
-    const r = await c.query({ name: nameOf(m.sql), text: m.sql, values: m.params });
+    const q = { name: nameOf(m.sql), text: m.sql, values: m.params };
+    const r = m.rowMode === 'array' ? await c.query({ ...q, rowMode: 'array' as const }) : await c.query(q);
     answer({ seq: m.seq, rows: r.rows, rowCount: r.rowCount ?? 0 });
   } catch (e) {
     const err = e as { message?: string; code?: string; constraint?: string };
