@@ -39,6 +39,8 @@ export class JobQueue {
   private sqlite: Sqlite;
   /** The kinds a pump may claim arrive as one JSON array parameter. */
   private kindsIn: string;
+  /** The API key that started an op, read from its payload's actor. */
+  private keyIdOf: string;
 
   constructor(
     db: Db,
@@ -46,6 +48,7 @@ export class JobQueue {
   ) {
     this.sqlite = db.sqlite;
     this.kindsIn = db.dialect === 'postgres' ? 'SELECT json_array_elements_text(?::json)' : 'SELECT value FROM json_each(?)';
+    this.keyIdOf = db.dialect === 'postgres' ? "CAST(payload::json #>> '{actor,key_id}' AS BIGINT)" : "json_extract(payload, '$.actor.key_id')";
     this.journals = new Journals(db);
   }
 
@@ -155,14 +158,14 @@ export class JobQueue {
     const rows = (ownerId === null
       ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
       : keyId !== undefined
-        ? this.q("SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND json_extract(payload, '$.actor.key_id') = ? ORDER BY created_at DESC LIMIT ?").all(ownerId, keyId, limit)
+        ? this.q(`SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND ${this.keyIdOf} = ? ORDER BY created_at DESC LIMIT ?`).all(ownerId, keyId, limit)
         : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
     return rows.map(present);
   }
 
   /** The owner of an op and the API key that started it (null: a person or system work), or undefined for an unknown id. */
   ownerOf(id: string): { owner_id: number | null; key_id: number | null } | undefined {
-    return this.q("SELECT owner_id, json_extract(payload, '$.actor.key_id') AS key_id FROM ops WHERE id = ?").get(id) as { owner_id: number | null; key_id: number | null } | undefined;
+    return this.q(`SELECT owner_id, ${this.keyIdOf} AS key_id FROM ops WHERE id = ?`).get(id) as { owner_id: number | null; key_id: number | null } | undefined;
   }
 
   /** Number of ops running in this process (for the host's activity signal). */
