@@ -52,6 +52,7 @@ describe('PgBridge', { skip: skip ?? false }, () => {
     assert.deepEqual(rows, [{ id: 1, name: 'a', size: 5_000_000_000, ratio: 0.5 }], 'int8 comes back as a number');
     assert.deepEqual(b.query(`SELECT '?' AS q, ?::text AS p`, ['x']).rows, [{ q: '?', p: 'x' }]);
     assert.deepEqual(b.query(`SELECT 1 < 2 AS yes, 1 > 2 AS no`).rows, [{ yes: 1, no: 0 }], 'booleans as 1/0, as SQLite answers them');
+    assert.deepEqual(b.query(`SELECT sum(size) AS total, count(*) AS n FROM t`).rows, [{ total: 5_000_000_000, n: 1 }], 'sum() of bigint (numeric) and count(*) as numbers');
     assert.equal(b.query('UPDATE t SET size = size + 1 WHERE size > ?', [0]).rowCount, 1);
 
     b.query('BEGIN');

@@ -21,10 +21,11 @@ interface Data {
 type Request = { type: 'query'; seq: number; sql: string; params: unknown[]; rowMode?: 'array' } | { type: 'reset' };
 
 const d = workerData as Data;
-// Values as better-sqlite3 gives them: int8 as a number (ids, sizes and ms times are below 2^53), booleans as 1/0.
+// Values as better-sqlite3 gives them: int8 and numeric (sum() of bigints) as numbers (ids, sizes and ms
+// times are below 2^53), booleans as 1/0.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 ? (v: string) => Number(v)
+    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? (v: string) => Number(v)
     : oid === pg.types.builtins.BOOL ? (v: string) => (v === 't' ? 1 : 0)
     : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
