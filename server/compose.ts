@@ -9,7 +9,7 @@
  * with nothing started.
  */
 import type { Config } from './config';
-import { openDatabase } from './db';
+import { openDatabase, openPostgresDatabase } from './db';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
@@ -61,7 +61,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
   try {
     const secretKey = loadSecretKey(dirs);
     // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
-    const db = openDatabase(dirs.db, undefined, opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 });
+    const dbOptions = opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 };
+    const db = config.databaseUrl ? await openPostgresDatabase(config.databaseUrl, undefined, dbOptions) : openDatabase(dirs.db, undefined, dbOptions);
     cleanups.unshift(() => db.close());
     const bus = new EventBus(db.sqlite, logFn);
     attachAudit(db, bus);

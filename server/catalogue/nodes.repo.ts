@@ -41,7 +41,7 @@ export class NodesRepo {
                  ON CONFLICT(storage_id, path) DO UPDATE SET type = excluded.type, size = excluded.size, mtime = excluded.mtime,
                    etag = excluded.etag, mime = excluded.mime, deleted_at = NULL, updated_at = excluded.updated_at,
                    owner_id = COALESCE(excluded.owner_id, nodes.owner_id),
-                   thumb_state = CASE WHEN nodes.size != excluded.size OR nodes.mtime != excluded.mtime OR IFNULL(nodes.etag,'') != IFNULL(excluded.etag,'') THEN NULL ELSE nodes.thumb_state END
+                   thumb_state = CASE WHEN nodes.size != excluded.size OR nodes.mtime != excluded.mtime OR COALESCE(nodes.etag,'') != COALESCE(excluded.etag,'') THEN NULL ELSE nodes.thumb_state END
                  RETURNING id`),
       ftsInsert: q('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)'),
       ftsDelete: q('DELETE FROM search_fts WHERE rowid = ?'),

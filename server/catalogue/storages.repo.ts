@@ -119,7 +119,7 @@ export class StoragesRepo {
   }
 
   setStatus(id: number, status: 'online' | 'offline', reason: string | null): void {
-    this.db.sqlite.prepare('UPDATE storages SET status = ?, status_reason = ? WHERE id = ? AND (status != ? OR IFNULL(status_reason, \'\') != IFNULL(?, \'\'))').run(status, reason, id, status, reason);
+    this.db.sqlite.prepare('UPDATE storages SET status = ?, status_reason = ? WHERE id = ? AND (status != ? OR COALESCE(status_reason, \'\') != COALESCE(?, \'\'))').run(status, reason, id, status, reason);
   }
 
   /** Removes the storage, its cache rows and their search rows; backend files are untouched. */

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
  * The `service` command line. Exit codes: 0 ok, 1 failure, 2 bad configuration
- * (every bad key is listed), 3 data folder locked by another instance, 64 usage.
+ * (every bad key is listed, or a database URL that leads nowhere), 3 data folder locked by another instance, 64 usage.
  */
 import { loadConfig, ConfigError } from '../config';
 import { LockedError } from '../lib/data-dir';
 import { toHost } from '../lib/host-port';
 import { isAppError } from '../errors';
+import { DatabaseUrlError } from '../db';
 import { t } from '../lib/i18n';
 import { VERSION } from '../version';
 import { UsageError } from './args';
@@ -15,6 +16,7 @@ import { userCommand } from './user';
 import { storageCommand } from './storage';
 import { thumbCommand } from './thumb';
 import { selfUpdateCommand } from './self-update';
+import { dbCommand } from './db';
 
 const USAGE = `
 Filedock ${VERSION}: a file hub for home and small offices.
@@ -26,6 +28,7 @@ Commands:
   user add|list|passwd      manage accounts
   storage add|list|remove   manage storages
   thumb backfill            generate missing thumbnails (--help for the flags)
+  db migrate-to <url>       copy the catalogue into an empty PostgreSQL database (docs/postgresql.md)
   self-update [--check] [--to <version>]
                             check for and install a new release (docs/updates.md)
   version                   print the version
@@ -51,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
       return storageCommand(rest, config);
     case 'thumb':
       return thumbCommand(rest, config);
+    case 'db':
+      return dbCommand(rest, config);
     case 'self-update':
       return selfUpdateCommand(rest, config);
     default:
@@ -63,7 +68,7 @@ main(process.argv.slice(2)).then(
   (e) => {
     let code = 1;
     let message: string;
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof DatabaseUrlError) {
       code = 2;
       message = e.message;
     } else if (e instanceof LockedError) {

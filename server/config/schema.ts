@@ -64,6 +64,16 @@ export const hostPort: Parser<string> = (raw) =>
 /** `host:port`, or `:port` for every address. */
 export const listenAt: Parser<string> = (raw) =>
   raw === '' || /^[\w.:[\]-]*:\d{1,5}$/.test(raw) ? ok(raw) : bad('must be host:port or :port');
+/** A PostgreSQL connection URL (`postgres://` or `postgresql://`), or empty. */
+export const postgresUrl: Parser<string> = (raw) => {
+  if (raw.trim() === '') return ok('');
+  try {
+    const u = new URL(raw.trim());
+    return u.protocol === 'postgres:' || u.protocol === 'postgresql:' ? ok(raw.trim()) : bad('must be a postgres:// URL (empty = SQLite in the data folder)');
+  } catch {
+    return bad('must be a postgres:// URL (empty = SQLite in the data folder)');
+  }
+};
 export const json: Parser<Record<string, unknown> | null> = (raw) => {
   if (raw.trim() === '') return ok(null);
   try {
@@ -89,6 +99,7 @@ export const SETTINGS = {
   host: s('SERVICE_HOST', str, '0.0.0.0', 'Address the HTTP listener binds (use 127.0.0.1 to keep it on this machine).'),
   port: s('SERVICE_PORT', int(0, 65535), '5212', 'HTTP port; 0 picks a free port (printed at start).'),
   dataDir: s('SERVICE_DATA_DIR', str, '', 'Data folder: database, secret key, caches, upload staging, logs. Default: the OS user-data folder (Linux `~/.local/share/filedock`, macOS `~/Library/Application Support/Filedock`, Windows `%APPDATA%\\Filedock`).'),
+  databaseUrl: s('SERVICE_DATABASE_URL', postgresUrl, '', 'Catalogue database: empty = SQLite in the data folder; `postgres://user:pass@host:5432/db` = PostgreSQL (first version: one instance; migrations run at start; see docs/postgresql.md for what is covered). `service db migrate-to <url>` copies an existing SQLite catalogue there. A URL that leads nowhere stops the start (exit 2).', true),
   publicUrl: s('SERVICE_PUBLIC_URL', url, '', 'Public base URL used in share links (for example your tunnel address). Secure cookies when it is https.'),
   publicListen: s('SERVICE_PUBLIC_LISTEN', hostPort, '', 'Optional second listener (e.g. 127.0.0.1:5213) that serves only public link routes; point your tunnel at it.'),
   config: s('SERVICE_CONFIG', str, '', 'Optional JSON or YAML config file; its keys are the same settings in lower case without the prefix, nested by `_` (e.g. `update: {channel: beta}`). Environment wins.'),

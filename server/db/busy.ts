@@ -22,10 +22,14 @@ const QUIET_MS = 250;
 const FIRST_BACKOFF_MS = 5;
 const MAX_BACKOFF_MS = 100;
 
-/** True for SQLite's "another connection holds the lock" errors (SQLITE_BUSY*, SQLITE_LOCKED*). */
+/**
+ * True for SQLite's "another connection holds the lock" errors (SQLITE_BUSY*, SQLITE_LOCKED*) and for
+ * `database_busy`, which the PostgreSQL bridge throws while the database is away (pg/bridge.ts): both
+ * mean "not now, try again", and everything that rides out a held SQLite rides out an outage the same way.
+ */
 export function isBusy(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'database_busy');
 }
 
 /** Counters for the admin status route. */

@@ -9,17 +9,23 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
+import { inOrder } from './migrations/order';
 import { MetaStore } from './meta';
 import { DbWaits } from './busy';
 
 export { MetaStore } from './meta';
 export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
 
+export { copySqliteToPostgres, CopyRefused, CopyMismatch, type TableCopy } from './pg/copy';
+export { DatabaseUrlError, redactUrl } from './pg/connect';
+export { openPostgresDatabase } from './pg/database';
 export type { DB } from './tables';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 
 export interface Db {
+  /** Which database: SQL that is not portable picks its form by this (docs/postgresql.md). */
+  dialect: 'sqlite' | 'postgres';
   /** Raw handle for hot paths and synchronous batched writes. */
   sqlite: Sqlite;
   /** Typed query builder over the same connection. */
@@ -76,6 +82,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
   };
   let closed = false;
   const base = {
+    dialect: 'sqlite' as const,
     sqlite,
     k,
     waits,
@@ -107,7 +114,7 @@ export function migrate(sqlite: Sqlite, migrations: Migration[]): string[] {
   const done = new Set((sqlite.prepare('SELECT name FROM _migrations').all() as Array<{ name: string }>).map((r) => r.name));
   const applied: string[] = [];
   const record = sqlite.prepare('INSERT INTO _migrations (name, applied_at) VALUES (?, ?)');
-  for (const m of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const m of inOrder(migrations)) {
     if (done.has(m.name)) continue;
     sqlite.transaction(() => {
       sqlite.exec(m.sql);

@@ -43,7 +43,7 @@ const JOINED_LOCK = `'locked', json(CASE WHEN fl.node_id IS NULL THEN 'false' EL
  */
 export const lockJoin = (nodes: string): string => ` LEFT JOIN file_locks fl ON fl.node_id = ${nodes}.id`;
 
-function entryJsonSql(withLocks: boolean): string {
+function sqliteEntryJson(withLocks: boolean): string {
   return `CASE WHEN type = 'dir' THEN json_object(
     'id', id, 'name', name, 'type', 'dir', 'size', 0,
     'modified', strftime('%Y-%m-%dT%H:%M:%fZ', mtime / 1000.0, 'unixepoch'),
@@ -60,15 +60,38 @@ function entryJsonSql(withLocks: boolean): string {
     'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm) END`;
 }
 
-/**
- * SQL expression (over a `nodes` row) yielding one entry as JSON text; `@perm`
- * is bound to the caller's level. `mime` and `etag` appear on files only.
- * `ENTRY_JSON_SQL_LOCKS` also reads the joined lock (see lockJoin).
- */
-export const ENTRY_JSON_SQL = entryJsonSql(false);
-export const ENTRY_JSON_SQL_LOCKS = entryJsonSql(true);
+/** The same on PostgreSQL: json_build_object keeps the key order; its text has spaces after colons. */
+const PG_NO_LOCK = `'locked', false, 'lock', NULL`;
+const PG_JOINED_LOCK = `'locked', fl.node_id IS NOT NULL,
+    'lock', CASE WHEN fl.node_id IS NULL THEN NULL ELSE json_build_object('plugin', fl.plugin, 'plugin_label', fl.plugin_label,
+      'reason', fl.reason, 'reason_text', fl.reason_text, 'until', fl.until) END`;
 
-/** The same entry as ENTRY_JSON_SQL_LOCKS, from a node row in memory and its live lock. */
+function postgresEntryJson(withLocks: boolean): string {
+  return `(CASE WHEN type = 'dir' THEN json_build_object(
+    'id', id, 'name', name, 'type', 'dir', 'size', 0,
+    'modified', to_char(to_timestamp(mtime / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'is_image', false, 'is_video', false, 'thumb_url', '',
+    ${PG_NO_LOCK}, 'app_state', COALESCE(app_state, '[]')::json, 'perm', @perm::text)
+  ELSE json_build_object(
+    'id', id, 'name', name, 'type', 'file', 'size', size,
+    'modified', to_char(to_timestamp(mtime / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'mime', COALESCE(mime, 'application/octet-stream'),
+    'etag', COALESCE(etag, '"' || to_hex(size) || '-' || to_hex(mtime) || '"'),
+    'is_image', mime LIKE 'image/%',
+    'is_video', mime LIKE 'video/%',
+    'thumb_url', CASE WHEN thumb_state = 'ready' THEN '${THUMB_MARK}' || id ELSE '' END, ${withLocks ? PG_JOINED_LOCK : PG_NO_LOCK},
+    'app_state', COALESCE(app_state, '[]')::json, 'perm', @perm::text) END)::text`;
+}
+
+/**
+ * SQL expression (over a `nodes` row) yielding one entry as JSON text, built
+ * in the database; `@perm` is bound to the caller's level. `mime` and `etag`
+ * appear on files only. `withLocks` also reads the joined lock (lockJoin).
+ */
+export const entryJsonSql = (dialect: 'sqlite' | 'postgres', withLocks = false): string =>
+  dialect === 'postgres' ? postgresEntryJson(withLocks) : sqliteEntryJson(withLocks);
+
+/** The same entry as entryJsonSql, from a node row in memory and its live lock. */
 export function presentNode(n: NodeRow | GateNode, perm: Level, lock: FileLock | null = null): FileEntry {
   const base = {
     id: n.id, name: n.name, type: n.type, size: n.type === 'dir' ? 0 : n.size, modified: isoOf(n.mtime),

@@ -16,7 +16,7 @@
  */
 import type { Db, Statement } from '../db';
 import type { Level } from '../catalogue';
-import { ENTRY_JSON_SQL, ENTRY_JSON_SQL_LOCKS, lockJoin, stampThumbs } from './entry';
+import { entryJsonSql, lockJoin, stampThumbs } from './entry';
 import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
 
@@ -107,7 +107,7 @@ export class FolderIndexes {
     let stmt = this.stmts.get(`${sort}:${locks}`);
     if (!stmt) {
       const col = COLUMN[sort];
-      stmt = this.db.sqlite.prepare(`SELECT ${locks ? ENTRY_JSON_SQL_LOCKS : ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
+      stmt = this.db.sqlite.prepare(`SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
         WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`).raw();
       this.stmts.set(`${sort}:${locks}`, stmt);
     }

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db';
 import type { Level } from '../catalogue';
-import { ENTRY_JSON_SQL, ENTRY_JSON_SQL_LOCKS, lockJoin } from './entry';
+import { entryJsonSql, lockJoin } from './entry';
 import { FolderIndexes } from './folder-index';
 import type { Keyset, SortField } from './listing.types';
 
@@ -76,7 +76,7 @@ export class ListingRepo {
   private statement(sort: SortField, desc: boolean, keyset: 'dir' | 'file' | undefined, locks: boolean) {
     const name = `${sort}:${desc}:${keyset ?? ''}:${locks}`;
     let stmt = this.cache.get(name);
-    if (!stmt) this.cache.set(name, (stmt = this.db.sqlite.prepare(pageSql(sort, desc, keyset, locks))));
+    if (!stmt) this.cache.set(name, (stmt = this.db.sqlite.prepare(pageSql(sort, desc, keyset, locks, this.db.dialect))));
     return stmt;
   }
 }
@@ -85,7 +85,7 @@ export class ListingRepo {
  * The page query: named parameters @s, @d, @perm, @limit, @offset, and with a
  * keyset of the previous page's last row's type @av, @ak, @ai. `locks`: the storage may hold app locks.
  */
-export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file', locks = false): string {
+export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file', locks = false, dialect: 'sqlite' | 'postgres' = 'sqlite'): string {
   const d = desc ? 'DESC' : 'ASC';
   const cmp = desc ? '<' : '>';
   const col = COLUMN[sort];
@@ -94,7 +94,7 @@ export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file',
   // Folders first: after a folder come the rest of the folders and every file; after a file, only files
   // (two shapes so the file case stays one index range).
   const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
-  return `SELECT ${locks ? ENTRY_JSON_SQL_LOCKS : ENTRY_JSON_SQL}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
+  return `SELECT ${entryJsonSql(dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
        ORDER BY ${order} LIMIT @limit OFFSET @offset`;
 }

@@ -8,7 +8,7 @@ import type { Db } from '../db';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
-import { ENTRY_JSON_SQL, ENTRY_JSON_SQL_LOCKS, lockJoin, stampThumbs } from './entry';
+import { entryJsonSql, lockJoin, stampThumbs } from './entry';
 import { confinement } from './access';
 
 export interface SearchInput {
@@ -59,7 +59,11 @@ export class SearchService {
     const args: Record<string, unknown> = {};
     const where: string[] = ['n.deleted_at IS NULL'];
     const q = s.q.trim();
-    if (q.length >= 3) {
+    if (q.length >= 3 && this.db.dialect === 'postgres') {
+      // Substring search on the pg_trgm GIN indexes: case-free, like FTS5's trigram phrase.
+      where.push("n.id IN (SELECT rowid FROM search_fts WHERE name ILIKE @like ESCAPE '\\' OR body ILIKE @like ESCAPE '\\')");
+      args.like = `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    } else if (q.length >= 3) {
       where.push('n.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @q)');
       args.q = `"${q.replace(/"/g, '""')}"`;
     } else if (q.length > 0) {
@@ -85,11 +89,12 @@ export class SearchService {
     if (where.length === 1) throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
 
     // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
-    const lv = storages.map((x, i) => `(@sid${i}, @perm${i}, @sname${i})`).join(',');
+    // Typed: a VALUES row of bare parameters is text on PostgreSQL.
+    const lv = storages.map((x, i) => `(CAST(@sid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`).join(',');
     storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
     const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM nodes n JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
     const locks = this.anyLocks();
-    const entry = (locks ? ENTRY_JSON_SQL_LOCKS : ENTRY_JSON_SQL).replace(/@perm/g, 'lv.lv_perm');
+    const entry = entryJsonSql(this.db.dialect, locks).replace(/@perm/g, 'lv.lv_perm');
     const rows = this.db.sqlite
       .prepare(from.replace('%COLS%', `${entry}, lv.lv_name, n.path`).replace('%JOIN%', locks ? lockJoin('n') : '') + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit')
       .raw()

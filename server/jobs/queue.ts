@@ -41,12 +41,18 @@ export class JobQueue {
   private journals: Journals;
   /** The op queue's own statements stay raw SQL (a hot path, docs/architecture.md: Queries). */
   private sqlite: Sqlite;
+  /** The kinds a pump may claim arrive as one JSON array parameter. */
+  private kindsIn: string;
+  /** The API key that started an op, read from its payload's actor. */
+  private keyIdOf: string;
 
   constructor(
     db: Db,
     private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void; governor?: Governor } = {},
   ) {
     this.sqlite = db.sqlite;
+    this.kindsIn = db.dialect === 'postgres' ? 'SELECT json_array_elements_text(?::json)' : 'SELECT value FROM json_each(?)';
+    this.keyIdOf = db.dialect === 'postgres' ? "CAST(payload::json #>> '{actor,key_id}' AS BIGINT)" : "json_extract(payload, '$.actor.key_id')";
     this.journals = new Journals(db);
     // A freed lane, a recovered budget or a wake-up may let waiting background ops start.
     opts.governor?.onChange(() => this.kick());
@@ -161,14 +167,14 @@ export class JobQueue {
     const rows = (ownerId === null
       ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
       : keyId !== undefined
-        ? this.q("SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND json_extract(payload, '$.actor.key_id') = ? ORDER BY created_at DESC LIMIT ?").all(ownerId, keyId, limit)
+        ? this.q(`SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND ${this.keyIdOf} = ? ORDER BY created_at DESC LIMIT ?`).all(ownerId, keyId, limit)
         : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
     return rows.map(present);
   }
 
   /** The owner of an op and the API key that started it (null: a person or system work), or undefined for an unknown id. */
   ownerOf(id: string): { owner_id: number | null; key_id: number | null } | undefined {
-    return this.q("SELECT owner_id, json_extract(payload, '$.actor.key_id') AS key_id FROM ops WHERE id = ?").get(id) as { owner_id: number | null; key_id: number | null } | undefined;
+    return this.q(`SELECT owner_id, ${this.keyIdOf} AS key_id FROM ops WHERE id = ?`).get(id) as { owner_id: number | null; key_id: number | null } | undefined;
   }
 
   /** An op's payload as queued (a kind's presenter reads what it recorded there), or undefined for an unknown id. */
@@ -226,7 +232,7 @@ export class JobQueue {
       // backup target) must not hide, behind its first rows, the work of every other kind.
       const open = [...this.handlers].filter(([, reg]) => reg.running < reg.opts.concurrency).map(([kind]) => kind);
       const ready = this.controllers.size >= limit || open.length === 0 ? [] : (this.q(
-        `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (SELECT value FROM json_each(?)) AND (? = 0 OR priority >= 0)
+        `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (${this.kindsIn}) AND (? = 0 OR priority >= 0)
          ORDER BY priority DESC, run_at, created_at LIMIT 50`,
       ).all(t, JSON.stringify(open), this.paused ? 1 : 0) as Array<{ id: string; kind: string; priority: number }>);
       for (const r of ready) {

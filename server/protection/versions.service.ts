@@ -100,9 +100,9 @@ export class VersionsService implements VersionsPort {
 
   /** Deletes the oldest snapshots of one file beyond `keep`. */
   private async trim(p: Place, keep: number): Promise<number> {
-    const old = this.db.all(
-      this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', p.storage_id).where('path', '=', p.rel).orderBy('id', 'desc').limit(-1).offset(keep),
-    ) as VersionRow[];
+    const newestFirst = this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', p.storage_id).where('path', '=', p.rel).orderBy('id', 'desc');
+    // SQLite takes OFFSET only after a LIMIT (-1: none); PostgreSQL refuses a negative one.
+    const old = this.db.all((this.db.dialect === 'sqlite' ? newestFirst.limit(-1) : newestFirst).offset(keep)) as VersionRow[];
     for (const v of old) {
       await this.ops.delete({ storage_id: p.storage_id, rel: v.version_rel }).catch((e) => {
         if (!(isAppError(e) && e.code === 'not_found')) throw e;

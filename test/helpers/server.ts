@@ -6,6 +6,7 @@ import { loadConfig } from '../../server/config';
 import { startServer, type RunningServer, type StartOptions } from '../../server/main';
 import { createLogger } from '../../server/lib/log';
 import { tempDir } from './tools';
+import { startPostgres, type PgCluster } from './postgres';
 
 export const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
 
@@ -19,9 +20,22 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+let cluster: Promise<PgCluster> | undefined;
+let databases = 0;
+/**
+ * TEST_DATABASE=postgres runs a suite on PostgreSQL: every test server gets its own empty database in
+ * one throwaway cluster per test process (docs/postgresql.md, "What exists today").
+ */
+async function databaseEnv(): Promise<Record<string, string>> {
+  if (process.env.TEST_DATABASE !== 'postgres') return {};
+  const c = await (cluster ??= startPostgres());
+  return { SERVICE_DATABASE_URL: await c.createDatabase(`t${process.pid}_${++databases}`) };
+}
+
 export async function startTestServer(env: Record<string, string> = {}, opts: Omit<StartOptions, 'logger'> = {}): Promise<TestServer> {
   const { dir, cleanup } = tempDir('filedock-srv-');
   const config = loadConfig({
+    ...(await databaseEnv()),
     SERVICE_DATA_DIR: dir,
     SERVICE_PORT: '0',
     SERVICE_HOST: '127.0.0.1',

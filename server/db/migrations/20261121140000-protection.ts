@@ -1,4 +1,5 @@
-import type { Migration } from './types';
+import { sql } from 'kysely';
+import { portable } from './kit';
 
 /**
  * Protection and outgoing events. `trash_items` (owner: protection) records
@@ -8,71 +9,63 @@ import type { Migration } from './types';
  * `notifications` (events: the bell) and `webhook_deliveries` (events: the
  * delivery log) belong to the event module.
  */
-export const protection: Migration = {
-  name: '20261121140000-protection',
-  sql: `
-CREATE TABLE trash_items (
-  id INTEGER PRIMARY KEY,
-  storage_id INTEGER NOT NULL REFERENCES storages(id) ON DELETE CASCADE,
-  orig_path TEXT NOT NULL,
-  trash_rel TEXT NOT NULL,
-  type TEXT NOT NULL,
-  size INTEGER NOT NULL DEFAULT 0,
-  reason TEXT NOT NULL DEFAULT 'delete',
-  deleted_by INTEGER,
-  deleted_by_email TEXT,
-  sha256 TEXT,
-  deleted_at TEXT NOT NULL
-);
-CREATE INDEX trash_items_storage ON trash_items(storage_id, deleted_at);
-CREATE INDEX trash_items_sha ON trash_items(sha256);
-CREATE TABLE versions (
-  id INTEGER PRIMARY KEY,
-  storage_id INTEGER NOT NULL REFERENCES storages(id) ON DELETE CASCADE,
-  path TEXT NOT NULL,
-  version_rel TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  mtime INTEGER NOT NULL,
-  created_by INTEGER,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX versions_path ON versions(storage_id, path, id);
-CREATE TABLE av_scans (
-  storage_id INTEGER NOT NULL REFERENCES storages(id) ON DELETE CASCADE,
-  path TEXT NOT NULL,
-  state TEXT NOT NULL,
-  signature TEXT,
-  detail TEXT,
-  written_at TEXT,
-  scanned_at TEXT NOT NULL,
-  PRIMARY KEY (storage_id, path)
-);
-CREATE TABLE notifications (
-  id INTEGER PRIMARY KEY,
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  event TEXT NOT NULL,
-  severity TEXT NOT NULL,
-  title TEXT NOT NULL,
-  body TEXT NOT NULL,
-  data TEXT NOT NULL DEFAULT '{}',
-  read_at TEXT,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX notifications_user ON notifications(user_id, id);
-CREATE INDEX notifications_unread ON notifications(user_id) WHERE read_at IS NULL;
-CREATE TABLE webhook_deliveries (
-  id TEXT PRIMARY KEY,
-  target_id TEXT NOT NULL,
-  url TEXT NOT NULL,
-  event TEXT NOT NULL,
-  body TEXT NOT NULL,
-  status TEXT NOT NULL DEFAULT 'pending',
-  attempts INTEGER NOT NULL DEFAULT 0,
-  response_code INTEGER,
-  error TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX webhook_deliveries_target ON webhook_deliveries(target_id, created_at);
-`,
-};
+export const protection = portable('20261121140000-protection', ({ schema: s, int, serial }) => [
+  s.createTable('trash_items')
+    .addColumn('id', int, serial)
+    .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
+    .addColumn('orig_path', 'text', (c) => c.notNull())
+    .addColumn('trash_rel', 'text', (c) => c.notNull())
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('size', int, (c) => c.notNull().defaultTo(0))
+    .addColumn('reason', 'text', (c) => c.notNull().defaultTo('delete'))
+    .addColumn('deleted_by', int)
+    .addColumn('deleted_by_email', 'text')
+    .addColumn('sha256', 'text')
+    .addColumn('deleted_at', 'text', (c) => c.notNull()),
+  s.createIndex('trash_items_storage').on('trash_items').columns(['storage_id', 'deleted_at']),
+  s.createIndex('trash_items_sha').on('trash_items').column('sha256'),
+  s.createTable('versions')
+    .addColumn('id', int, serial)
+    .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('version_rel', 'text', (c) => c.notNull())
+    .addColumn('size', int, (c) => c.notNull())
+    .addColumn('mtime', int, (c) => c.notNull())
+    .addColumn('created_by', int)
+    .addColumn('created_at', 'text', (c) => c.notNull()),
+  s.createIndex('versions_path').on('versions').columns(['storage_id', 'path', 'id']),
+  s.createTable('av_scans')
+    .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('signature', 'text')
+    .addColumn('detail', 'text')
+    .addColumn('written_at', 'text')
+    .addColumn('scanned_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('av_scans_pk', ['storage_id', 'path']),
+  s.createTable('notifications')
+    .addColumn('id', int, serial)
+    .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('severity', 'text', (c) => c.notNull())
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull().defaultTo('{}'))
+    .addColumn('read_at', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull()),
+  s.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']),
+  s.createIndex('notifications_unread').on('notifications').column('user_id').where(sql.raw<boolean>('read_at IS NULL')),
+  s.createTable('webhook_deliveries')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('target_id', 'text', (c) => c.notNull())
+    .addColumn('url', 'text', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
+    .addColumn('attempts', int, (c) => c.notNull().defaultTo(0))
+    .addColumn('response_code', int)
+    .addColumn('error', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull()),
+  s.createIndex('webhook_deliveries_target').on('webhook_deliveries').columns(['target_id', 'created_at']),
+]);

@@ -1,4 +1,4 @@
-import type { Migration } from './types';
+import { portable } from './kit';
 
 /**
  * `share_tombstones` (owner: shares): the tokens of links and file requests
@@ -7,19 +7,26 @@ import type { Migration } from './types';
  * trigger keeps each token before the cascade, in the same statement, so no
  * deletion path can forget it. Swept with the revoked links (7 days).
  */
-export const shareTombstones: Migration = {
-  name: '20261125090000-share-tombstones',
-  sql: `
-CREATE TABLE share_tombstones (
-  token TEXT PRIMARY KEY,
-  kind TEXT NOT NULL,
-  reason TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE TRIGGER share_tombstones_storage_gone BEFORE DELETE ON storages
+export const shareTombstones = portable('20261125090000-share-tombstones', ({ schema: s, per }) => [
+  s.createTable('share_tombstones')
+    .addColumn('token', 'text', (c) => c.primaryKey())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('reason', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull()),
+  per({
+    sqlite: `CREATE TRIGGER share_tombstones_storage_gone BEFORE DELETE ON storages
 BEGIN
   INSERT OR REPLACE INTO share_tombstones (token, kind, reason, created_at)
     SELECT token, kind, 'storage_removed', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM shares WHERE storage_id = OLD.id;
-END;
-`,
-};
+END`,
+    postgres: `CREATE FUNCTION share_tombstones_storage_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO share_tombstones (token, kind, reason, created_at)
+    SELECT token, kind, 'storage_removed', to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    FROM shares WHERE storage_id = OLD.id
+  ON CONFLICT (token) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, created_at = excluded.created_at;
+  RETURN OLD;
+END $$;
+CREATE TRIGGER share_tombstones_storage_gone BEFORE DELETE ON storages FOR EACH ROW EXECUTE FUNCTION share_tombstones_storage_gone()`,
+  }),
+]);

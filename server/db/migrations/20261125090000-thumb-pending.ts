@@ -1,4 +1,5 @@
-import type { Migration } from './types';
+import { sql } from 'kysely';
+import { portable } from './kit';
 
 /**
  * The thumbnail backlog is durable: files waiting for a thumbnail stay
@@ -6,7 +7,6 @@ import type { Migration } from './types';
  * id. A partial index keeps that paging proportional to the backlog, not to
  * the catalogue.
  */
-export const thumbPending: Migration = {
-  name: '20261125090000-thumb-pending',
-  sql: `CREATE INDEX nodes_thumb_pending ON nodes(id) WHERE thumb_state = 'pending';`,
-};
+export const thumbPending = portable('20261125090000-thumb-pending', ({ schema: s }) => [
+  s.createIndex('nodes_thumb_pending').on('nodes').column('id').where(sql.raw<boolean>(`thumb_state = 'pending'`)),
+]);

@@ -1,4 +1,4 @@
-import type { Migration } from './types';
+import { portable } from './kit';
 
 /**
  * Accounts and access (owner: auth). `api_keys`: keys a person (or an admin
@@ -7,38 +7,35 @@ import type { Migration } from './types';
  * permission settings over a person's built-in role; `user_permissions`: a
  * person's own exceptions. Both feed the decision order of auth/permissions.
  */
-export const keysRoles: Migration = {
-  name: '20261125110000-keys-roles',
-  sql: `
-CREATE TABLE api_keys (
-  id INTEGER PRIMARY KEY,
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  name TEXT NOT NULL,
-  secret_hash TEXT NOT NULL,
-  verbs TEXT NOT NULL,
-  root_storage_id INTEGER REFERENCES storages(id) ON DELETE CASCADE,
-  root_rel TEXT,
-  machine_id TEXT,
-  created_by INTEGER,
-  created_at TEXT NOT NULL,
-  expires_at TEXT,
-  last_used_at TEXT,
-  last_used_ip TEXT,
-  revoked_at TEXT
-);
-CREATE INDEX api_keys_user ON api_keys(user_id);
-CREATE TABLE roles (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL COLLATE NOCASE UNIQUE,
-  permissions TEXT NOT NULL DEFAULT '{}',
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-ALTER TABLE users ADD COLUMN custom_role_id INTEGER REFERENCES roles(id) ON DELETE SET NULL;
-CREATE TABLE user_permissions (
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  permission TEXT NOT NULL,
-  allowed INTEGER NOT NULL,
-  PRIMARY KEY (user_id, permission)
-) WITHOUT ROWID;`,
-};
+export const keysRoles = portable('20261125110000-keys-roles', ({ schema: s, int, ciText, serial, withoutRowid }) => [
+  s.createTable('api_keys')
+    .addColumn('id', int, serial)
+    .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('secret_hash', 'text', (c) => c.notNull())
+    .addColumn('verbs', 'text', (c) => c.notNull())
+    .addColumn('root_storage_id', int, (c) => c.references('storages.id').onDelete('cascade'))
+    .addColumn('root_rel', 'text')
+    .addColumn('machine_id', 'text')
+    .addColumn('created_by', int)
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('expires_at', 'text')
+    .addColumn('last_used_at', 'text')
+    .addColumn('last_used_ip', 'text')
+    .addColumn('revoked_at', 'text'),
+  s.createIndex('api_keys_user').on('api_keys').column('user_id'),
+  s.createTable('roles')
+    .addColumn('id', int, serial)
+    .addColumn('name', ciText, (c) => c.notNull().unique())
+    .addColumn('permissions', 'text', (c) => c.notNull().defaultTo('{}'))
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull()),
+  s.alterTable('users').addColumn('custom_role_id', int, (c) => c.references('roles.id').onDelete('set null')),
+  withoutRowid(
+    s.createTable('user_permissions')
+      .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('permission', 'text', (c) => c.notNull())
+      .addColumn('allowed', int, (c) => c.notNull())
+      .addPrimaryKeyConstraint('user_permissions_pk', ['user_id', 'permission']),
+  ),
+]);

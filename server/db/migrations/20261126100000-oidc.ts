@@ -1,4 +1,4 @@
-import type { Migration } from './types';
+import { portable } from './kit';
 
 /**
  * OIDC sign-in (owner: auth).
@@ -9,27 +9,26 @@ import type { Migration } from './types';
  * - `oidc_links`: which account an issuer's `sub` signs in as. The subject is
  *   the stable identity; an e-mail can change at the provider.
  */
-export const oidc: Migration = {
-  name: '20261126100000-oidc',
-  sql: `
-CREATE TABLE oidc_pending (
-  state_hash TEXT PRIMARY KEY,
-  issuer TEXT NOT NULL,
-  code_verifier TEXT NOT NULL,
-  nonce TEXT NOT NULL,
-  next TEXT NOT NULL,
-  redirect_uri TEXT NOT NULL,
-  created_at TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX oidc_pending_created ON oidc_pending(created_at);
-CREATE TABLE oidc_links (
-  issuer TEXT NOT NULL,
-  sub TEXT NOT NULL,
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  created_at TEXT NOT NULL,
-  last_login_at TEXT NOT NULL,
-  PRIMARY KEY (issuer, sub)
-) WITHOUT ROWID;
-CREATE INDEX oidc_links_user ON oidc_links(user_id);
-`,
-};
+export const oidc = portable('20261126100000-oidc', ({ schema: s, int, withoutRowid }) => [
+  withoutRowid(
+    s.createTable('oidc_pending')
+      .addColumn('state_hash', 'text', (c) => c.primaryKey())
+      .addColumn('issuer', 'text', (c) => c.notNull())
+      .addColumn('code_verifier', 'text', (c) => c.notNull())
+      .addColumn('nonce', 'text', (c) => c.notNull())
+      .addColumn('next', 'text', (c) => c.notNull())
+      .addColumn('redirect_uri', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull()),
+  ),
+  s.createIndex('oidc_pending_created').on('oidc_pending').column('created_at'),
+  withoutRowid(
+    s.createTable('oidc_links')
+      .addColumn('issuer', 'text', (c) => c.notNull())
+      .addColumn('sub', 'text', (c) => c.notNull())
+      .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('last_login_at', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('oidc_links_pk', ['issuer', 'sub']),
+  ),
+  s.createIndex('oidc_links_user').on('oidc_links').column('user_id'),
+]);

@@ -1,4 +1,4 @@
-import type { Migration } from './types';
+import { portable } from './kit';
 
 /**
  * Two-factor sign-in (owner: auth). One TOTP row per person (the sealed
@@ -8,48 +8,42 @@ import type { Migration } from './types';
  * short-lived challenges (login second step, passkey registration), stored by
  * the hash of their token. Everything goes with its person.
  */
-export const mfa: Migration = {
-  name: '20261126110000-mfa',
-  sql: `
-CREATE TABLE mfa_totp (
-  user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-  secret TEXT,
-  pending_secret TEXT,
-  pending_at TEXT,
-  last_step INTEGER NOT NULL DEFAULT 0,
-  confirmed_at TEXT
-);
-CREATE TABLE mfa_recovery_codes (
-  id INTEGER PRIMARY KEY,
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  code_hash TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  used_at TEXT
-);
-CREATE INDEX mfa_recovery_codes_user ON mfa_recovery_codes(user_id);
-CREATE TABLE mfa_passkeys (
-  id INTEGER PRIMARY KEY,
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  credential_id TEXT NOT NULL UNIQUE,
-  public_key TEXT NOT NULL,
-  counter INTEGER NOT NULL DEFAULT 0,
-  transports TEXT NOT NULL DEFAULT '[]',
-  rp_id TEXT NOT NULL,
-  name TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  last_used_at TEXT
-);
-CREATE INDEX mfa_passkeys_user ON mfa_passkeys(user_id);
-CREATE TABLE mfa_challenges (
-  id TEXT PRIMARY KEY,
-  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  purpose TEXT NOT NULL,
-  login TEXT NOT NULL DEFAULT '',
-  webauthn_challenge TEXT,
-  rp_id TEXT,
-  created_at TEXT NOT NULL,
-  expires_at TEXT NOT NULL
-);
-CREATE INDEX mfa_challenges_user ON mfa_challenges(user_id);
-CREATE INDEX mfa_challenges_expires ON mfa_challenges(expires_at);`,
-};
+export const mfa = portable('20261126110000-mfa', ({ schema: s, int, serial }) => [
+  s.createTable('mfa_totp')
+    .addColumn('user_id', int, (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('secret', 'text')
+    .addColumn('pending_secret', 'text')
+    .addColumn('pending_at', 'text')
+    .addColumn('last_step', int, (c) => c.notNull().defaultTo(0))
+    .addColumn('confirmed_at', 'text'),
+  s.createTable('mfa_recovery_codes')
+    .addColumn('id', int, serial)
+    .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('code_hash', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('used_at', 'text'),
+  s.createIndex('mfa_recovery_codes_user').on('mfa_recovery_codes').column('user_id'),
+  s.createTable('mfa_passkeys')
+    .addColumn('id', int, serial)
+    .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('credential_id', 'text', (c) => c.notNull().unique())
+    .addColumn('public_key', 'text', (c) => c.notNull())
+    .addColumn('counter', int, (c) => c.notNull().defaultTo(0))
+    .addColumn('transports', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('rp_id', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('last_used_at', 'text'),
+  s.createIndex('mfa_passkeys_user').on('mfa_passkeys').column('user_id'),
+  s.createTable('mfa_challenges')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('purpose', 'text', (c) => c.notNull())
+    .addColumn('login', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('webauthn_challenge', 'text')
+    .addColumn('rp_id', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('expires_at', 'text', (c) => c.notNull()),
+  s.createIndex('mfa_challenges_user').on('mfa_challenges').column('user_id'),
+  s.createIndex('mfa_challenges_expires').on('mfa_challenges').column('expires_at'),
+]);

@@ -1,4 +1,4 @@
-import type { Migration } from './types';
+import { portable } from './kit';
 
 /**
  * The document server integration (owner: docserver). `external_services`:
@@ -8,24 +8,20 @@ import type { Migration } from './types';
  * save written back per node (which editing session, its `lastsave`, and the
  * etag the write produced), so a replayed older callback cannot overwrite it.
  */
-export const docserver: Migration = {
-  name: '20261127000500-docserver',
-  sql: `
-CREATE TABLE external_services (
-  name TEXT PRIMARY KEY,
-  url TEXT NOT NULL DEFAULT '',
-  jwt_secret TEXT NOT NULL DEFAULT '',
-  callback_url TEXT NOT NULL DEFAULT '',
-  healthy INTEGER,
-  last_check TEXT,
-  env_managed INTEGER NOT NULL DEFAULT 0,
-  updated_at TEXT NOT NULL
-);
-CREATE TABLE docserver_saves (
-  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
-  doc_key TEXT NOT NULL,
-  lastsave INTEGER NOT NULL,
-  etag TEXT NOT NULL,
-  saved_at TEXT NOT NULL
-);`,
-};
+export const docserver = portable('20261127000500-docserver', ({ schema: s, int }) => [
+  s.createTable('external_services')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('url', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('jwt_secret', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('callback_url', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('healthy', int)
+    .addColumn('last_check', 'text')
+    .addColumn('env_managed', int, (c) => c.notNull().defaultTo(0))
+    .addColumn('updated_at', 'text', (c) => c.notNull()),
+  s.createTable('docserver_saves')
+    .addColumn('node_id', int, (c) => c.primaryKey().references('nodes.id').onDelete('cascade'))
+    .addColumn('doc_key', 'text', (c) => c.notNull())
+    .addColumn('lastsave', int, (c) => c.notNull())
+    .addColumn('etag', 'text', (c) => c.notNull())
+    .addColumn('saved_at', 'text', (c) => c.notNull()),
+]);

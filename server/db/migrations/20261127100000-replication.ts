@@ -1,4 +1,5 @@
-import type { Migration } from './types';
+import { sql } from 'kysely';
+import { portable } from './kit';
 
 /**
  * Replication (owner: replication): backup targets, path rules, the failure
@@ -6,61 +7,52 @@ import type { Migration } from './types';
  * to a target through its existing `replica_target_id` column; deleting a
  * target unlinks through the catalogue, which owns `storages`.
  */
-export const replication: Migration = {
-  name: '20261127100000-replication',
-  sql: `
-CREATE TABLE replica_targets (
-  id INTEGER PRIMARY KEY,
-  uid TEXT NOT NULL UNIQUE,
-  name TEXT NOT NULL UNIQUE,
-  driver TEXT NOT NULL,
-  config TEXT NOT NULL DEFAULT '{}',
-  mode TEXT NOT NULL DEFAULT 'async' CHECK (mode IN ('async', 'sync')),
-  enabled INTEGER NOT NULL DEFAULT 1,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE TABLE replica_rules (
-  id INTEGER PRIMARY KEY,
-  path_pattern TEXT NOT NULL,
-  mode TEXT NOT NULL CHECK (mode IN ('mirror', 'append_only', 'skip')),
-  priority INTEGER NOT NULL DEFAULT 100,
-  enabled INTEGER NOT NULL DEFAULT 1,
-  description TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE TABLE replica_failures (
-  id INTEGER PRIMARY KEY,
-  storage_id INTEGER NOT NULL REFERENCES storages(id) ON DELETE CASCADE,
-  rel TEXT NOT NULL,
-  op TEXT NOT NULL CHECK (op IN ('write', 'delete', 'move', 'copy')),
-  to_rel TEXT,
-  code TEXT NOT NULL,
-  message TEXT NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 1,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  resolved_at TEXT,
-  UNIQUE (storage_id, rel, op)
-);
-CREATE INDEX replica_failures_open ON replica_failures(resolved_at, id);
-CREATE TABLE replica_report (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  ran_at TEXT NOT NULL,
-  unresolved INTEGER NOT NULL,
-  repaired_24h INTEGER NOT NULL,
-  actionable INTEGER NOT NULL,
-  body TEXT NOT NULL
-);
-CREATE TABLE replica_audit (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  ran_at TEXT NOT NULL,
-  body TEXT NOT NULL
-);
-CREATE TABLE replica_drill (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  ran_at TEXT NOT NULL,
-  body TEXT NOT NULL
-);`,
-};
+export const replication = portable('20261127100000-replication', ({ schema: s, int, serial }) => {
+  /** A table of one row (id 1) holding the latest run of something. */
+  const singleton = (name: string) =>
+    s.createTable(name)
+      .addColumn('id', int, (c) => c.primaryKey().check(sql`id = 1`))
+      .addColumn('ran_at', 'text', (c) => c.notNull());
+  return [
+    s.createTable('replica_targets')
+      .addColumn('id', int, serial)
+      .addColumn('uid', 'text', (c) => c.notNull().unique())
+      .addColumn('name', 'text', (c) => c.notNull().unique())
+      .addColumn('driver', 'text', (c) => c.notNull())
+      .addColumn('config', 'text', (c) => c.notNull().defaultTo('{}'))
+      .addColumn('mode', 'text', (c) => c.notNull().defaultTo('async').check(sql`mode IN ('async', 'sync')`))
+      .addColumn('enabled', int, (c) => c.notNull().defaultTo(1))
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull()),
+    s.createTable('replica_rules')
+      .addColumn('id', int, serial)
+      .addColumn('path_pattern', 'text', (c) => c.notNull())
+      .addColumn('mode', 'text', (c) => c.notNull().check(sql`mode IN ('mirror', 'append_only', 'skip')`))
+      .addColumn('priority', int, (c) => c.notNull().defaultTo(100))
+      .addColumn('enabled', int, (c) => c.notNull().defaultTo(1))
+      .addColumn('description', 'text')
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull()),
+    s.createTable('replica_failures')
+      .addColumn('id', int, serial)
+      .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
+      .addColumn('rel', 'text', (c) => c.notNull())
+      .addColumn('op', 'text', (c) => c.notNull().check(sql`op IN ('write', 'delete', 'move', 'copy')`))
+      .addColumn('to_rel', 'text')
+      .addColumn('code', 'text', (c) => c.notNull())
+      .addColumn('message', 'text', (c) => c.notNull())
+      .addColumn('attempts', int, (c) => c.notNull().defaultTo(1))
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('resolved_at', 'text')
+      .addUniqueConstraint('replica_failures_key', ['storage_id', 'rel', 'op']),
+    s.createIndex('replica_failures_open').on('replica_failures').columns(['resolved_at', 'id']),
+    singleton('replica_report')
+      .addColumn('unresolved', int, (c) => c.notNull())
+      .addColumn('repaired_24h', int, (c) => c.notNull())
+      .addColumn('actionable', int, (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull()),
+    singleton('replica_audit').addColumn('body', 'text', (c) => c.notNull()),
+    singleton('replica_drill').addColumn('body', 'text', (c) => c.notNull()),
+  ];
+});

@@ -1,0 +1,218 @@
+/**
+ * The catalogue on PostgreSQL, behind the same synchronous `Db` the server
+ * uses with SQLite (docs/postgresql.md, "the decision"): statements go
+ * through the bridge; `sqlite` is a better-sqlite3-shaped handle over it (the
+ * subset the repositories use), `k` compiles with Kysely's PostgreSQL
+ * compiler. Values come back as better-sqlite3 gives them (int8 and booleans
+ * as numbers: bridge.worker.ts).
+ */
+import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Compilable, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import type Database from 'better-sqlite3';
+import type { DB } from '../tables';
+import type { Db, OpenOptions } from '../index';
+import { MIGRATIONS, type Migration } from '../migrations';
+import { MetaStore } from '../meta';
+import { DbWaits } from '../busy';
+import { connectPostgres } from './connect';
+import { migratePostgres } from './migrate';
+import { PgBridge } from './bridge';
+
+/** Migrates the database at `url`, then opens the bridge to it. */
+export async function openPostgresDatabase(url: string, migrations: Migration[] = MIGRATIONS, o: OpenOptions = {}): Promise<Db> {
+  const c = await connectPostgres(url);
+  try {
+    await migratePostgres(c, migrations);
+  } finally {
+    await c.end();
+  }
+  const bridge = await PgBridge.open({ url });
+  const sqlite = new BridgeHandle(bridge) as unknown as Database.Database;
+  const waits = new DbWaits(sqlite, o.writeWaitMs ?? 2000, o.busyTimeoutMs);
+  const k = new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new BridgeDriver(bridge),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  const run = (q: Compilable<unknown>) => {
+    const c = q.compile();
+    return bridge.query(c.sql, c.parameters as unknown[]);
+  };
+  let closed = false;
+  const base = {
+    dialect: 'postgres' as const,
+    sqlite,
+    k,
+    waits,
+    all: <R>(q: Compilable<R>) => run(q).rows as R[],
+    first: <R>(q: Compilable<R>) => run(q).rows[0] as R | undefined,
+    run: (q: Compilable<unknown>) => run(q).rowCount,
+    async close() {
+      if (closed) return;
+      closed = true;
+      waits.stop();
+      await bridge.close();
+    },
+  };
+  return { ...base, meta: new MetaStore(base) };
+}
+
+/** Kysely's async `execute()` over the bridge (the audit query uses it). */
+class BridgeDriver implements Driver {
+  constructor(private bridge: PgBridge) {}
+  async init() {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const bridge = this.bridge;
+    return {
+      async executeQuery<R>(c: { sql: string; parameters: readonly unknown[] }): Promise<QueryResult<R>> {
+        const r = bridge.query<R>(c.sql, [...c.parameters]);
+        return { rows: r.rows, numAffectedRows: BigInt(r.rowCount) };
+      },
+      streamQuery() {
+        throw new Error('streaming is not supported over the bridge');
+      },
+    };
+  }
+  async beginTransaction() {
+    this.bridge.query('BEGIN');
+  }
+  async commitTransaction() {
+    this.bridge.query('COMMIT');
+  }
+  async rollbackTransaction() {
+    this.bridge.query('ROLLBACK');
+  }
+  async releaseConnection() {}
+  async destroy() {}
+}
+
+type Row = Record<string, unknown>;
+
+/** `@name` parameters as `?` with the names in order (better-sqlite3's named binding, as the repositories write it). */
+function namedToPositional(sql: string): { sql: string; names: string[] } | null {
+  const names: string[] = [];
+  const out = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|@([A-Za-z_]\w*)/g, (m, name: string | undefined) => {
+    if (!name) return m;
+    names.push(name);
+    return '?';
+  });
+  return names.length ? { sql: out, names } : null;
+}
+
+class BridgeStatement {
+  private named: { sql: string; names: string[] } | null;
+  constructor(private bridge: PgBridge, private sql: string, private mode: { pluck: boolean; raw: boolean } = { pluck: false, raw: false }, private bound: unknown[] | null = null) {
+    this.named = namedToPositional(sql);
+  }
+
+  private exec(args: unknown[]) {
+    let params = this.bound ?? args;
+    let sql = this.sql;
+    if (this.named && params.length === 1 && params[0] && typeof params[0] === 'object' && !Array.isArray(params[0])) {
+      const o = params[0] as Row;
+      sql = this.named.sql;
+      params = this.named.names.map((n) => o[n]);
+    }
+    const values = params.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+    return this.bridge.query<Row>(sql, values, this.mode.pluck || this.mode.raw ? 'array' : undefined);
+  }
+
+  private shape(r: Row): unknown {
+    return this.mode.pluck ? (r as unknown as unknown[])[0] : r;
+  }
+
+  get(...args: unknown[]) {
+    const r = this.exec(args).rows[0];
+    return r === undefined ? undefined : this.shape(r);
+  }
+  all(...args: unknown[]) {
+    return this.exec(args).rows.map((r) => this.shape(r));
+  }
+  iterate(...args: unknown[]) {
+    return this.all(...args)[Symbol.iterator]();
+  }
+  run(...args: unknown[]) {
+    const changes = this.exec(args).rowCount;
+    const bridge = this.bridge;
+    return {
+      changes,
+      // The id an INSERT just drew from its identity: asked only when the caller reads it.
+      get lastInsertRowid() {
+        return bridge.query<{ id: number }>('SELECT lastval()::bigint AS id').rows[0].id;
+      },
+    };
+  }
+  pluck(on = true) {
+    return new BridgeStatement(this.bridge, this.sql, { ...this.mode, pluck: on }, this.bound);
+  }
+  raw(on = true) {
+    return new BridgeStatement(this.bridge, this.sql, { ...this.mode, raw: on }, this.bound);
+  }
+  bind(...args: unknown[]) {
+    return new BridgeStatement(this.bridge, this.sql, this.mode, args);
+  }
+  safeIntegers() {
+    return this;
+  }
+}
+
+/** A counter that differs at every read. */
+class ChangeCounter {
+  private n = 0;
+  get() {
+    return ++this.n;
+  }
+  pluck() {
+    return this;
+  }
+}
+
+/** The better-sqlite3 surface the repositories use, over the bridge. */
+class BridgeHandle {
+  readonly open = true;
+  private depth = 0;
+  constructor(private bridge: PgBridge) {}
+
+  prepare(sql: string) {
+    // SQLite's change counters keep in-process caches fresh (catalogue/storages.repo.ts). Another instance
+    // may commit at any time, so until LISTEN/NOTIFY invalidation lands the answer is always "changed".
+    if (/^\s*(SELECT total_changes\(\)|PRAGMA data_version)\s*$/i.test(sql)) return new ChangeCounter();
+    return new BridgeStatement(this.bridge, sql);
+  }
+  exec(sql: string) {
+    this.bridge.query(sql);
+    return this;
+  }
+  /** SQLite tuning has no PostgreSQL meaning. */
+  pragma() {
+    return [];
+  }
+  /** better-sqlite3's transaction(fn): nested calls become savepoints. */
+  transaction<A extends unknown[], T>(fn: (...a: A) => T) {
+    const wrapped = (...a: A): T => {
+      const sp = this.depth > 0 ? `sp${this.depth}` : null;
+      this.bridge.query(sp ? `SAVEPOINT ${sp}` : 'BEGIN');
+      this.depth++;
+      try {
+        const out = fn(...a);
+        this.depth--;
+        this.bridge.query(sp ? `RELEASE SAVEPOINT ${sp}` : 'COMMIT');
+        return out;
+      } catch (e) {
+        this.depth--;
+        try {
+          this.bridge.query(sp ? `ROLLBACK TO SAVEPOINT ${sp}` : 'ROLLBACK');
+        } catch {
+          /* the connection is gone: the server rolled back */
+        }
+        throw e;
+      }
+    };
+    return Object.assign(wrapped, { immediate: wrapped, deferred: wrapped, exclusive: wrapped, default: wrapped });
+  }
+  async backup(): Promise<never> {
+    throw new Error('back up a PostgreSQL catalogue with pg_dump');
+  }
+}
