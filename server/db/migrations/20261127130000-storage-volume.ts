@@ -1,4 +1,4 @@
-import type { Migration } from './types';
+import { portable } from './kit';
 
 /**
  * The volume under a local storage (owner: catalogue): its identity (filesystem
@@ -6,7 +6,4 @@ import type { Migration } from './types';
  * as JSON, recorded when the storage is first probed. A removable drive is
  * recognised by it when it comes back, at the same or another mount point.
  */
-export const storageVolume: Migration = {
-  name: '20261127130000-storage-volume',
-  sql: 'ALTER TABLE storages ADD COLUMN volume TEXT;\n',
-};
+export const storageVolume = portable('20261127130000-storage-volume', ({ schema: s }) => [s.alterTable('storages').addColumn('volume', 'text')]);

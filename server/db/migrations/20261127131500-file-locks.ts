@@ -1,15 +1,4 @@
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
-import type { Migration } from './types';
-
-// Built with Kysely's schema builder (compiled only: migrations are applied as SQL text at boot).
-const k = new Kysely<unknown>({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  },
-});
+import { portable } from './kit';
 
 /**
  * App locks on files (owner: catalogue). Keyed by node id, so a lock follows
@@ -18,22 +7,16 @@ const k = new Kysely<unknown>({
  * name with `nodes`: listings join this table without qualifying the entry's
  * columns. App state needs no table: it is the `nodes.app_state` column.
  */
-export const fileLocks: Migration = {
-  name: '20261127131500-file-locks',
-  sql: [
-    k.schema
-      .createTable('file_locks')
-      .addColumn('node_id', 'integer', (c) => c.primaryKey().references('nodes.id').onDelete('cascade'))
-      .addColumn('plugin', 'text', (c) => c.notNull())
-      .addColumn('plugin_label', 'text', (c) => c.notNull())
-      .addColumn('reason', 'text')
-      .addColumn('reason_text', 'text')
-      .addColumn('until', 'text')
-      .addColumn('token_hash', 'text', (c) => c.notNull())
-      .addColumn('locked_by', 'integer')
-      .addColumn('locked_at', 'text', (c) => c.notNull()),
-    k.schema.createIndex('file_locks_until').on('file_locks').column('until').where('until', 'is not', null),
-  ]
-    .map((q) => q.compile().sql)
-    .join(';\n'),
-};
+export const fileLocks = portable('20261127131500-file-locks', ({ schema: s, int }) => [
+  s.createTable('file_locks')
+    .addColumn('node_id', int, (c) => c.primaryKey().references('nodes.id').onDelete('cascade'))
+    .addColumn('plugin', 'text', (c) => c.notNull())
+    .addColumn('plugin_label', 'text', (c) => c.notNull())
+    .addColumn('reason', 'text')
+    .addColumn('reason_text', 'text')
+    .addColumn('until', 'text')
+    .addColumn('token_hash', 'text', (c) => c.notNull())
+    .addColumn('locked_by', int)
+    .addColumn('locked_at', 'text', (c) => c.notNull()),
+  s.createIndex('file_locks_until').on('file_locks').column('until').where('until', 'is not', null),
+]);
