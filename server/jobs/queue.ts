@@ -135,8 +135,12 @@ export class JobQueue {
     this.lane.held = null;
     if (this.timer) clearTimeout(this.timer);
     const all = Promise.allSettled([...this.active]);
-    const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
+    // Not unref'd: a job waiting on something that holds no handle (a governor lane, a budget) would
+    // otherwise let the process go idle with the stop pending forever instead of being cancelled below.
+    let grace: NodeJS.Timeout | undefined;
+    const timeout = new Promise((r) => (grace = setTimeout(r, graceMs)));
     await Promise.race([all, timeout]);
+    clearTimeout(grace);
     for (const c of this.controllers.values()) c.abort(new AppError('cancelled', {}, undefined, 'shutdown'));
     await all;
   }
