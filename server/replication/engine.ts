@@ -129,8 +129,7 @@ export class ReplicationEngine {
    * so a write that lands during a copy is never lost to the running job.
    */
   enqueue(p: CopyPayload): string {
-    const base = `replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}`;
-    const key = this.d.repo.liveOp(base) === 'running' ? `${base}#next` : base;
+    const key = this.d.repo.requestKey(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}`);
     return this.d.queue.enqueue('replica.copy', p, { dedupKey: key, priority: -1 });
   }
 

@@ -217,6 +217,16 @@ export class ReplicationRepo {
     return this.s.prepare('SELECT id, name, driver, config, replica_target_id FROM storages ORDER BY id').all() as never;
   }
   /** Status of the live op with dedup key `key` (read of the jobs table), or undefined. */
+  /**
+   * The dedup key for a new request of the work `base` names: a request still
+   * queued absorbs it, but one already running does not (it may have read its
+   * input before the change that prompted this request): the new one waits
+   * behind it under a second key.
+   */
+  requestKey(base: string): string {
+    return this.liveOp(base) === 'running' ? `${base}#next` : base;
+  }
+
   liveOp(key: string): 'queued' | 'running' | undefined {
     return (this.s.prepare("SELECT status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { status: 'queued' | 'running' } | undefined)?.status;
   }
