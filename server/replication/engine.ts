@@ -54,6 +54,8 @@ class ReplicaFailure extends Error {
 
 export class ReplicationEngine {
   private locks = new Map<string, Promise<unknown>>();
+  /** Changes of this tick whose job rows are not written yet, by dedup key. */
+  private pending = new Map<string, CopyPayload>();
   /** Targets whose last attempt hung, with the time until which their jobs fail fast. */
   private hung = new Map<number, number>();
 
@@ -127,10 +129,27 @@ export class ReplicationEngine {
    * Queues a job; a job already queued for the same (storage, op, path)
    * absorbs it. While one runs, the next change gets its own (second) key,
    * so a write that lands during a copy is never lost to the running job.
+   * The rows are written at the end of the tick, one transaction for all the
+   * tick's changes: the primary write answers without waiting for a commit.
    */
-  enqueue(p: CopyPayload): string {
-    const key = this.d.repo.requestKey(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}`);
-    return this.d.queue.enqueue('replica.copy', p, { dedupKey: key, priority: -1 });
+  enqueue(p: CopyPayload): void {
+    this.pending.set(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}`, p);
+    if (this.pending.size === 1) setImmediate(() => this.flush());
+  }
+
+  /** Writes the pending job rows now (the end of a tick, and at close). */
+  flush(): void {
+    if (!this.pending.size) return;
+    const batch = [...this.pending];
+    this.pending.clear();
+    try {
+      this.d.repo.atomically(() => {
+        for (const [base, p] of batch) this.d.queue.enqueue('replica.copy', p, { dedupKey: this.d.repo.requestKey(base), priority: -1 });
+      });
+    } catch (e) {
+      // The database held by another program past its wait: the content audit finds these copies later.
+      this.d.log(`replication: ${batch.length} copies could not be queued`, e);
+    }
   }
 
   /** Runs a job now (sync targets); a failure is logged and retried by the queue. */

@@ -80,7 +80,10 @@ export function createReplication(d: ReplicationDeps) {
       settings();
       policy.onChange(settings);
     },
-    close: () => targets.closeAll(),
+    close: () => {
+      engine.flush();
+      return targets.closeAll();
+    },
   };
 }
 
