@@ -21,6 +21,7 @@ import type { JobContext, JobQueue } from '../jobs';
 import { isInternalName, joinRel, parentRel, uiPath } from '../lib/paths';
 import { pipeFrom } from '../lib/streams';
 import type { ReplicaPolicy } from './policy';
+import { ReadbackSample } from './readback';
 import type { FailureRow, ReplicationRepo } from './replication.repo';
 import type { TargetsService } from './targets.service';
 import type { CopyPayload, FailureCode, RDriver, REntry, ReplicaOp } from './types';
@@ -279,7 +280,7 @@ export class ReplicationEngine {
     }
   }
 
-  /** Streams one file primary → target (never buffered whole), then checks the target's size. */
+  /** Streams one file primary → target (never buffered whole), then checks the target's size and content (readback.ts). */
   private async copyFile(primary: RDriver, target: RDriver, rel: string, entry: REntry, signal: AbortSignal): Promise<void> {
     let source;
     try {
@@ -290,8 +291,10 @@ export class ReplicationEngine {
     }
     let sourceError: Error | null = null;
     let bytes = 0;
+    const sample = new ReadbackSample(entry.size);
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
+        sample.see(chunk, bytes);
         bytes += chunk.length;
         cb(null, chunk);
       },
@@ -315,6 +318,13 @@ export class ReplicationEngine {
       throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back after the write failed: ${message(e)}`);
     }
     if (got.size !== bytes) throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back size ${got.size} differs from the ${bytes} bytes sent`);
+    let at: number | null;
+    try {
+      at = await sample.mismatch(target, rel, signal);
+    } catch (e) {
+      throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back of the content failed: ${message(e)}`);
+    }
+    if (at !== null) throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back: the bytes at offset ${at} differ from those sent`);
   }
 
   private async move(primary: RDriver, target: RDriver, from: string, to: string, signal: AbortSignal): Promise<void> {
