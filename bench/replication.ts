@@ -19,7 +19,7 @@
  *   BENCH_CPU_PROF=<dir> also records a V8 CPU profile of the service and prints its top functions.
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, openAsBlob, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ensureBuilt, latestMainProfile, median, monotonicUs, noise, profileSummary, sleep, startService, table, type Service } from './lib';
@@ -133,11 +133,9 @@ async function main(): Promise<void> {
       await pipeline(noise(BYTES), createWriteStream(src));
       const rdir = join(sshd.dataDir, `rclone-big${run}`);
       if (run % 2 === 0) big.rclone.push(rcloneCopy(sshd, src, rdir));
-      const form = new FormData();
-      form.append('path', '/home');
-      form.append('file', await openAsBlob(src), `big${run}.bin`);
-      const up = await fetch(`${svc.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
-      if (up.status !== 200) throw new Error(`upload: ${up.status} ${await up.text()}`);
+      // curl, not fetch: when the server answers before the body is in, curl still shows that answer.
+      const up = execFileSync('curl', ['-sS', '-o', '-', '-w', '\n%{http_code}', '-H', `authorization: Bearer ${token}`, '-F', 'path=/home', '-F', `file=@${src}`, `${svc.url}/api/files/upload`], { encoding: 'utf8' });
+      if (!up.endsWith('\n200')) throw new Error(`upload: ${up}`);
       const b0 = performance.now();
       const w0 = monotonicUs();
       const copy = join(targetRoot, `big${run}.bin`);

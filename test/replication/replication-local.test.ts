@@ -318,15 +318,19 @@ test('restore drill: a folder restored from the replica into a scratch folder an
   assert.equal((await s.api('POST', '/api/admin/replica/drill/run-now', { token, body: { path: '/Nowhere/x' } })).status, 404);
 });
 
-test('read fallback: a primary that cannot be read is served from the target, and primary_read_fail rings', async () => {
+test('read fallback: a primary that cannot be read is served from the target (raw and a share link), and primary_read_fail rings', async () => {
   await putText(s, token, '/Home/served.txt', 'from wherever');
   await until('served.txt on the target', () => !!localTree(backup)['served.txt']);
   // The primary's root folder vanishes (an unmounted disk): the local driver answers storage_unavailable.
+  const link = await ok(s.api('POST', '/api/files/share', { token, body: { path: '/Home/served.txt' } }));
   renameSync(primary, primary + '.gone');
   try {
     const r = await fetch(`${s.url}/api/files/raw?path=${encodeURIComponent('/Home/served.txt')}`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(r.status, 200);
     assert.equal(await r.text(), 'from wherever');
+    const shared = await fetch(`${s.url}/s/${link.token}`);
+    assert.equal(shared.status, 200, 'a share link is served from the target too');
+    assert.equal(await shared.text(), 'from wherever');
     const notify = await ok(s.api('GET', '/api/notifications', { token }));
     assert.ok(JSON.stringify(notify).includes('primary_read_fail'));
   } finally {
