@@ -4,7 +4,7 @@
  * an anchor in the same run, never with a number from another day.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -13,6 +13,8 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 
 export const root = new URL('..', import.meta.url).pathname;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Now on the monotonic clock, in µs (the clock of V8's profile timestamps). */
+export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export function freePort(): Promise<number> {
@@ -216,26 +218,42 @@ http.createServer((req, res) => {
 /** RSS of a process in MB. */
 export const rssOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 
+/** The newest main-thread profile `node --cpu-prof` wrote into `dir` (CPU.<date>.<time>.<pid>.<thread>.<n>; worker threads write their own). */
+export function latestMainProfile(dir: string): string | undefined {
+  return readdirSync(dir).filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f)).map((f) => join(dir, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+}
+
 /**
  * Self time per function of a V8 `.cpuprofile` (from `node --cpu-prof`), top
  * `n` rows with their share of the busy samples (idle left out: the process
- * also idles while the anchors run): what docs/benchmarks.md quotes.
+ * also idles while the anchors run): what docs/benchmarks.md quotes. With
+ * `windows` only samples inside them count: [start, end] pairs in µs of the
+ * monotonic clock (`monotonicUs()` in the bench process reads the same clock
+ * V8 stamps its samples with).
  */
-export function profileSummary(file: string, n = 15): Array<{ function: string; where: string; 'self %': string }> {
-  const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[] };
+export function profileSummary(file: string, n = 15, windows?: Array<[number, number]>): Array<{ function: string; where: string; 'self %': string }> {
+  const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; startTime: number; timeDeltas: number[] };
   const byId = new Map(prof.nodes.map((x) => [x.id, x.callFrame]));
   const counts = new Map<string, number>();
   let total = 0;
-  for (const id of prof.samples) {
+  let at = prof.startTime;
+  let windowed = 0;
+  prof.samples.forEach((id, i) => {
+    at += prof.timeDeltas[i];
+    if (windows && !windows.some(([a, b]) => at >= a && at <= b)) return;
+    windowed++;
     const f = byId.get(id)!;
-    if (f.functionName === '(idle)') continue;
+    if (f.functionName === '(idle)') return;
     total++;
     const where = f.url ? `${f.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${f.lineNumber + 1}` : '';
     const key = `${f.functionName || '(anonymous)'}\t${where}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, c]) => {
+  });
+  const rows = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, c]) => {
     const [fn, where] = k.split('\t');
     return { function: fn, where, 'self %': ((c / total) * 100).toFixed(1) };
   });
+  // Within windows, the main thread's busy share tells whether it was the bottleneck.
+  if (!windows) return rows;
+  return [{ function: '(busy: samples not idle)', where: `${total} of ${windowed}`, 'self %': ((total / Math.max(1, windowed)) * 100).toFixed(1) }, ...rows];
 }

@@ -8,10 +8,10 @@
  *   node --import tsx bench/small-files.ts   (BENCH_RUNS=3, BENCH_SECONDS=8, BENCH_SETTLE_S=30)
  *   BENCH_CPU_PROF=<dir> also records a V8 CPU profile of the service and prints its top functions.
  */
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ensureBuilt, median, profileSummary, sleep, startNginx, startPlainNode, startService, table, wrk, type WrkResult } from './lib';
+import { ensureBuilt, latestMainProfile, median, profileSummary, sleep, startNginx, startPlainNode, startService, table, wrk, type WrkResult } from './lib';
 import { adminEnv, mount } from './download';
 import { tempDir } from '../test/helpers/tools';
 
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     files.cleanup();
   }
   if (PROF) {
-    const newest = readdirSync(PROF).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(PROF, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    const newest = latestMainProfile(PROF);
     if (newest) table(`CPU profile of the service (${newest}), self time`, profileSummary(newest, 25));
   }
 }

@@ -35,6 +35,12 @@ export interface ReplicaSettings {
   default_mode: ReplicaMode;
   /** When the restore drill runs on its own (cron); empty = only on request. */
   drill_cron: string;
+  /** When the sampled content audit runs on its own (cron); empty = only on request. */
+  audit_cron: string;
+  /** When the full content audit runs on its own (cron); empty = only on request. */
+  audit_full_cron: string;
+  /** Files per linked storage in a sampled audit (1..100000). */
+  audit_sample_size: number;
 }
 
 export interface ReplicaFailure {

@@ -11,7 +11,9 @@ import type { EventBus } from '../events';
 import type { JobContext, JobQueue, Scheduler } from '../jobs';
 import { isInternalPath, uiPath } from '../lib/paths';
 import { hashOf, tree, type ReplicationEngine } from './engine';
+import type { SettingsStore } from '../settings';
 import type { ReplicationRepo } from './replication.repo';
+import { armCron } from './schedule';
 import type { RDriver } from './types';
 
 export interface AuditPayload {
@@ -29,20 +31,26 @@ declare module '../jobs/types' {
 /** `unreadable`: files the primary could not be read for (not counted as mismatches). */
 export type AuditResult = ReplicaAuditView;
 
-export const AUDIT_SAMPLE = 50;
 const AUDIT_DAILY = 'replica.audit.daily';
 const AUDIT_MONTHLY = 'replica.audit.monthly';
 
 export class ReplicaAudit {
-  constructor(private repo: ReplicationRepo, private engine: ReplicationEngine, private queue: JobQueue, private bus: EventBus) {}
+  constructor(
+    private repo: ReplicationRepo,
+    private engine: ReplicationEngine,
+    private queue: JobQueue,
+    private bus: EventBus,
+    private settings: SettingsStore,
+  ) {}
 
   register(): void {
     this.queue.register('replica.audit', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1, governed: 'lane' });
   }
 
-  /** Queues an audit (one at a time: a second request while one is queued or running returns that one). */
-  request(kind: 'sample' | 'full', sample = AUDIT_SAMPLE): string {
-    return this.queue.enqueue('replica.audit', { kind, sample }, { dedupKey: 'replica.audit', priority: -2 });
+  /** Queues an audit (one runs at a time); the same request still queued absorbs it. */
+  request(kind: 'sample' | 'full', sample = this.settings.get('replica_audit_sample_size')): string {
+    const key = this.repo.requestKey(`replica.audit:${kind}:${kind === 'sample' ? sample : ''}`);
+    return this.queue.enqueue('replica.audit', { kind, sample }, { dedupKey: key, priority: -2 });
   }
 
   last(): AuditResult | null {
@@ -50,10 +58,10 @@ export class ReplicaAudit {
     return r ? (JSON.parse(r) as AuditResult) : null;
   }
 
-  /** Daily sample at 04:30, full audit on the 1st of each month at 05:00 (server time). */
-  schedule(scheduler: Scheduler): void {
-    scheduler.cron(AUDIT_DAILY, '30 4 * * *', () => void this.request('sample'));
-    scheduler.cron(AUDIT_MONTHLY, '0 5 1 * *', () => void this.request('full'));
+  /** (Re)arms both schedules from the settings (by default a daily sample at 04:30, a full audit on the 1st at 05:00, server time). */
+  schedule(scheduler: Scheduler, log: (msg: string, err?: unknown) => void): void {
+    armCron(scheduler, AUDIT_DAILY, this.settings.get('replica_audit_cron'), () => void this.request('sample'), log);
+    armCron(scheduler, AUDIT_MONTHLY, this.settings.get('replica_audit_full_cron'), () => void this.request('full'), log);
   }
 
   private async run(ctx: JobContext<AuditPayload>): Promise<AuditResult> {
@@ -65,7 +73,7 @@ export class ReplicaAudit {
       if (!sides) continue;
       const files = ctx.payload.kind === 'full'
         ? (await tree(sides.primary, '', ctx.signal)).filter((e) => e.type === 'file').map((e) => e.path)
-        : this.repo.sampleFiles(s.id, ctx.payload.sample ?? AUDIT_SAMPLE);
+        : this.repo.sampleFiles(s.id, ctx.payload.sample ?? this.settings.get('replica_audit_sample_size'));
       for (const rel of files) {
         if (isInternalPath(rel) || this.engine.modeOf(s.name, rel) === 'skip') continue;
         ctx.signal.throwIfAborted();

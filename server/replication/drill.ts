@@ -15,6 +15,7 @@ import type { JobContext, JobQueue, Scheduler } from '../jobs';
 import { isInternalPath, joinRel, uiPath } from '../lib/paths';
 import { hashOf, tree, type ReplicationEngine } from './engine';
 import type { ReplicationRepo } from './replication.repo';
+import { armCron } from './schedule';
 
 export interface DrillPayload {
   /** UI path of the folder to drill; a random folder of a linked storage when absent. */
@@ -40,19 +41,15 @@ export class RestoreDrill {
     this.queue.register('replica.drill', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1, timeoutMs: 3_600_000, governed: 'lane' });
   }
 
+  /** Queues a drill (one runs at a time); the same request still queued absorbs it. */
   request(p: DrillPayload = {}): string {
-    return this.queue.enqueue('replica.drill', p, { dedupKey: 'replica.drill', priority: -2 });
+    const key = this.repo.requestKey(`replica.drill:${p.storage_id ?? ''}:${p.rel ?? ''}`);
+    return this.queue.enqueue('replica.drill', p, { dedupKey: key, priority: -2 });
   }
 
   /** (Re)arms the drill schedule from `cron`; removed when empty (or, logged, when invalid). */
   schedule(scheduler: Scheduler, cron: string, log: (msg: string, err?: unknown) => void): void {
-    if (!cron.trim()) return scheduler.remove(DRILL_SCHEDULE);
-    try {
-      scheduler.cron(DRILL_SCHEDULE, cron, () => void this.request());
-    } catch (e) {
-      log('the restore drill schedule is invalid; no drill runs on its own', e);
-      scheduler.remove(DRILL_SCHEDULE);
-    }
+    armCron(scheduler, DRILL_SCHEDULE, cron, () => void this.request(), log);
   }
 
   last(): ReplicaDrill | null {

@@ -62,7 +62,7 @@ export function createReplication(d: ReplicationDeps) {
   const policy = new ReplicaPolicy(repo, d.settings);
   const engine = new ReplicationEngine({ repo, policy, targets, queue: d.queue, bus: d.bus, primary: d.primary, log: d.log, backoffMs: d.backoffMs, timeoutMs: d.timeoutMs });
   engine.register();
-  const audit = new ReplicaAudit(repo, engine, d.queue, d.bus);
+  const audit = new ReplicaAudit(repo, engine, d.queue, d.bus, d.settings);
   audit.register();
   const drill = new RestoreDrill(repo, engine, d.queue, d.scratchDir);
   drill.register();
@@ -70,17 +70,20 @@ export function createReplication(d: ReplicationDeps) {
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
     targets, policy, repair, engine, decorator, audit, drill,
-    /** Arms the report, audit and drill schedules; the report's and the drill's are re-armed whenever the settings change (server only). */
+    /** Arms the report, audit and drill schedules, and re-arms them whenever the settings change (server only). */
     schedule(scheduler: Scheduler): void {
       const settings = () => {
         repair.schedule(scheduler, d.log);
+        audit.schedule(scheduler, d.log);
         drill.schedule(scheduler, d.settings.get('replica_drill_cron'), d.log);
       };
-      audit.schedule(scheduler);
       settings();
       policy.onChange(settings);
     },
-    close: () => targets.closeAll(),
+    close: () => {
+      engine.flush();
+      return targets.closeAll();
+    },
   };
 }
 

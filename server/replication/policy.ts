@@ -21,6 +21,8 @@ export interface RuleInput {
 }
 
 export type RuleView = ReplicaRule;
+/** A settings PATCH: any subset; every value is checked before anything is stored. */
+export type SettingsInput = Partial<Omit<ReplicaSettings, 'default_mode'> & { default_mode: string }>;
 export type { ReplicaSettings };
 
 const view = (r: RuleRow): RuleView => ({ ...r, enabled: !!r.enabled });
@@ -77,16 +79,26 @@ export class ReplicaPolicy {
       report_enabled: this.settings.get('replica_report_enabled'),
       default_mode: this.settings.get('replica_default_mode'),
       drill_cron: this.settings.get('replica_drill_cron'),
+      audit_cron: this.settings.get('replica_audit_cron'),
+      audit_full_cron: this.settings.get('replica_audit_full_cron'),
+      audit_sample_size: this.settings.get('replica_audit_sample_size'),
     };
   }
 
-  /** Applies any subset; every value is checked before anything is stored. Listeners (the report schedule) run after. */
-  patchSettings(input: Partial<{ report_cron: string; drill_cron: string; report_enabled: boolean; default_mode: string }>): ReplicaSettings {
+  /** Applies any subset; every value is checked before anything is stored. Listeners (the schedules) run after. */
+  patchSettings(input: SettingsInput): ReplicaSettings {
     const cron = input.report_cron !== undefined ? checkCron(input.report_cron, 'report_cron', false) : undefined;
     const drill = input.drill_cron !== undefined ? checkCron(input.drill_cron, 'drill_cron', true) : undefined;
+    const audit = input.audit_cron !== undefined ? checkCron(input.audit_cron, 'audit_cron', true) : undefined;
+    const full = input.audit_full_cron !== undefined ? checkCron(input.audit_full_cron, 'audit_full_cron', true) : undefined;
+    const sample = input.audit_sample_size;
+    if (sample !== undefined && !(Number.isInteger(sample) && sample >= 1 && sample <= 100_000)) throw validation('audit_sample_size', 'must be a whole number from 1 to 100000');
     const mode = input.default_mode !== undefined ? checkMode(input.default_mode, 'default_mode') : undefined;
     if (cron !== undefined) this.settings.set('replica_report_cron', cron);
     if (drill !== undefined) this.settings.set('replica_drill_cron', drill);
+    if (audit !== undefined) this.settings.set('replica_audit_cron', audit);
+    if (full !== undefined) this.settings.set('replica_audit_full_cron', full);
+    if (sample !== undefined) this.settings.set('replica_audit_sample_size', sample);
     if (input.report_enabled !== undefined) this.settings.set('replica_report_enabled', input.report_enabled);
     if (mode !== undefined) this.settings.set('replica_default_mode', mode);
     this.changed();

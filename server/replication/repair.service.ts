@@ -11,6 +11,7 @@ import type { JobQueue, Scheduler } from '../jobs';
 import { cleanRel, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import type { FailureRow, ReplicationRepo } from './replication.repo';
+import { armCron } from './schedule';
 import { REPLICA_OPS, type ReplicaOp } from './types';
 
 export type FailureView = ReplicaFailure;
@@ -118,12 +119,7 @@ export class RepairService {
 
   /** (Re)arms the report schedule from the settings: removed when disabled. */
   schedule(scheduler: Scheduler, log: (msg: string, err?: unknown) => void): void {
-    if (!this.settings.get('replica_report_enabled')) return scheduler.remove(REPORT_SCHEDULE);
-    try {
-      scheduler.cron(REPORT_SCHEDULE, this.settings.get('replica_report_cron'), async () => void (await this.runReport()));
-    } catch (e) {
-      log('the replication report schedule is invalid; no report runs', e);
-      scheduler.remove(REPORT_SCHEDULE);
-    }
+    const cron = this.settings.get('replica_report_enabled') ? this.settings.get('replica_report_cron') : '';
+    armCron(scheduler, REPORT_SCHEDULE, cron, () => this.runReport(), log);
   }
 }

@@ -69,6 +69,11 @@ export const SETTINGS = {
   replica_report_enabled: def(true, bool, 'true or false'),
   /** Restore drill schedule (croner syntax; empty = never): monthly, the 1st at 03:00, before that day's full audit. */
   replica_drill_cron: def('0 3 1 * *', text(256), 'a cron expression or empty'),
+  /** Content audit schedules (croner syntax; empty = never): a random sample daily at 04:30, every file on the 1st at 05:00. */
+  replica_audit_cron: def('30 4 * * *', text(256), 'a cron expression or empty'),
+  replica_audit_full_cron: def('0 5 1 * *', text(256), 'a cron expression or empty'),
+  /** Files per linked storage in a sampled audit. */
+  replica_audit_sample_size: def(50, int(1, 100_000), '1..100000'),
   /** Replication mode of a path no rule matches. */
   replica_default_mode: def<'mirror' | 'append_only' | 'skip'>('mirror', (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip', 'mirror, append_only or skip'),
   /** The AI assistant's admin settings (provider, sealed API key, limits); the assistant module checks the fields. */

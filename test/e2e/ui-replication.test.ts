@@ -4,7 +4,8 @@
  * linked to it, a write seen on the target, two rules reordered by drag and
  * drop (and back with the keyboard buttons; priorities checked over the API),
  * a glob error shown at its field, a failure (the target's folder replaced by
- * a file) listed, Fix all, resolved; the recovery point shown throughout.
+ * a file) listed, Fix all, resolved; the recovery point shown throughout; the
+ * audit schedules set in the settings card.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -168,5 +169,24 @@ describe('web UI: replication', { skip, timeout: 240_000 }, () => {
     await page.getByRole('button', { name: 'Run report now' }).click();
     await page.getByTestId('replica-report').filter({ hasText: '0 unresolved failures' }).waitFor();
     assert.deepEqual(errors, []);
+  });
+  test('settings: the audit schedules and sample size saved from the form, a bad cron shown at its field', async () => {
+    await page.reload();
+    const card = page.getByRole('region', { name: 'Replication settings' });
+    const daily = card.getByLabel('Sampled content audit schedule (cron)');
+    assert.equal(await daily.inputValue(), '30 4 * * *');
+    await daily.fill('every night');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await card.getByRole('alert').waitFor();
+    assert.equal(await daily.getAttribute('aria-invalid'), 'true');
+    assert.equal((await api('GET', '/api/admin/replica/settings')).body.audit_cron, '30 4 * * *', 'nothing saved');
+    await daily.fill('15 2 * * *');
+    await card.getByLabel('Files checked per storage in a sampled audit').fill('20');
+    await card.getByLabel('Full content audit schedule (cron)').fill('');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await until('the settings saved', async () => (await api('GET', '/api/admin/replica/settings')).body.audit_sample_size === 20);
+    const saved = (await api('GET', '/api/admin/replica/settings')).body;
+    assert.deepEqual([saved.audit_cron, saved.audit_full_cron], ['15 2 * * *', '']);
+    assert.deepEqual(errors.filter((e) => !/400/.test(e)), []);
   });
 });

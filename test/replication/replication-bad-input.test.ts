@@ -1,7 +1,8 @@
 /**
  * Replication bad input and access: a target that accepts writes but
  * truncates them (a real WebDAV server behind a proxy that drops half of each
- * PUT body) is caught by the read-back check and never marked resolved; a
+ * PUT body) or corrupts them (one byte changed, same size) is caught by the
+ * read-back check and never marked resolved; a
  * target that hangs is bounded per attempt and does not hold up another
  * storage's copies; the
  * routes for admin-verb API keys under /api/ai/admin; 503 when replication is
@@ -25,14 +26,14 @@ import { EventBus } from '../../server/events';
 
 const noRclone = needTool('rclone', 'rclone') ?? false;
 
-/** Forwards to `upstream`; every PUT body is cut to half its length (the server answers 201 all the same). */
-function truncatingProxy(upstream: number): Promise<http.Server> {
+/** Forwards to `upstream` with every PUT body passed through `mangle` (the server answers 201 all the same). */
+function lyingProxy(upstream: number, mangle: (body: Buffer) => Buffer): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      let body = Buffer.concat(chunks);
-      if (req.method === 'PUT') body = body.subarray(0, Math.floor(body.length / 2));
+      let body: Buffer = Buffer.concat(chunks);
+      if (req.method === 'PUT') body = mangle(body);
       const headers = { ...req.headers, 'content-length': String(body.length) };
       delete headers['transfer-encoding'];
       const up = http.request({ host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers }, (r) => {
@@ -66,7 +67,7 @@ after(async () => {
 
 test('a target that truncates writes: REPLICA_WRITE_FAIL from the read-back check, retried, never resolved', { skip: noRclone }, async () => {
   const dav: RcloneWebdav = await startRcloneWebdav();
-  const proxy = await truncatingProxy(dav.port);
+  const proxy = await lyingProxy(dav.port, (body) => body.subarray(0, Math.floor(body.length / 2)));
   try {
     const port = (proxy.address() as AddressInfo).port;
     const t = await ok(s.api('POST', '/api/admin/replication-targets', {
@@ -92,6 +93,37 @@ test('a target that truncates writes: REPLICA_WRITE_FAIL from the read-back chec
     });
     const again = (await ok(s.api('GET', '/api/admin/replica/failures', { token }))).failures.find((x: any) => x.path === '/Home/whole.txt');
     assert.equal(again.resolved_at, null);
+    await ok(s.api('DELETE', `/api/admin/replication-targets/${t.id}`, { token }));
+  } finally {
+    await new Promise((r) => proxy.close(r));
+    await dav.teardown();
+  }
+});
+
+test('a target that corrupts writes (same size): REPLICA_WRITE_FAIL from the read-back content check, never resolved', { skip: noRclone }, async () => {
+  const dav: RcloneWebdav = await startRcloneWebdav();
+  // One byte in the middle of each PUT body changed: sizes agree, only the content check can tell.
+  const proxy = await lyingProxy(dav.port, (body) => {
+    const out = Buffer.from(body);
+    if (out.length) out[out.length >> 1] ^= 0xff;
+    return out;
+  });
+  try {
+    const port = (proxy.address() as AddressInfo).port;
+    const t = await ok(s.api('POST', '/api/admin/replication-targets', {
+      token, body: { name: 'corrupter', driver: 'webdav', config: { url: `http://127.0.0.1:${port}`, username: dav.user, password: dav.pass, root: '/corrupt' } },
+    }));
+    const storages = (await ok(s.api('GET', '/api/admin/storages', { token }))).storages;
+    await ok(s.api('PATCH', `/api/admin/storages/${storages[0].id}`, { token, body: { replica_target_id: t.id } }));
+    await putText(s, token, '/Home/flipped.txt', 'y'.repeat(10_000));
+    await until('three failed attempts', async () => {
+      const f = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true', { token }))).failures.find((x: any) => x.path === '/Home/flipped.txt');
+      return f?.attempts === 3;
+    });
+    const f = (await ok(s.api('GET', '/api/admin/replica/failures', { token }))).failures.find((x: any) => x.path === '/Home/flipped.txt');
+    assert.equal(f.code, 'REPLICA_WRITE_FAIL');
+    assert.match(f.message, /read-back: the bytes at offset 0 differ/, f.message);
+    assert.equal(f.resolved_at, null);
     await ok(s.api('DELETE', `/api/admin/replication-targets/${t.id}`, { token }));
   } finally {
     await new Promise((r) => proxy.close(r));

@@ -147,7 +147,7 @@ test('rules: append_only keeps deleted files on the target, skip never copies; b
 
 test('settings: report_cron checked with croner, default_mode checked, changes apply', async () => {
   const now = await ok(s.api('GET', '/api/admin/replica/settings', { token }));
-  assert.deepEqual(Object.keys(now).sort(), ['default_mode', 'drill_cron', 'report_cron', 'report_enabled']);
+  assert.deepEqual(Object.keys(now).sort(), ['audit_cron', 'audit_full_cron', 'audit_sample_size', 'default_mode', 'drill_cron', 'report_cron', 'report_enabled']);
   const bad = await s.api('PATCH', '/api/admin/replica/settings', { token, body: { report_cron: 'every tuesday' } });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.details.field, 'report_cron');
@@ -307,21 +307,30 @@ test('restore drill: a folder restored from the replica into a scratch folder an
   assert.equal(bad.ok, false);
   assert.deepEqual(bad.differing, ['/Home/docs/deep/b.txt']);
   writeFileSync(join(backup, 'docs/deep/b.txt'), 'beta');
+  // Asked back to back, the second drill (another folder) is not absorbed by the first, queued or running.
+  const first = await ok(s.api('POST', '/api/admin/replica/drill/run-now', { token, body: { path: '/Home/docs' } }), 202);
+  const second = await ok(s.api('POST', '/api/admin/replica/drill/run-now', { token, body: { path: '/Home/docs/deep' } }), 202);
+  assert.notEqual(first.op_id, second.op_id);
+  await until('the second drill result', async () => (await s.api('GET', '/api/admin/replica/drill', { token })).body?.folder === '/Home/docs/deep');
   const any = await drillOf({});
   assert.ok(any.folder?.startsWith('/Home'), JSON.stringify(any));
   assert.deepEqual((await ok(s.api('POST', '/api/admin/replica/report/run-now', { token }))).drill.ran_at, any.ran_at);
   assert.equal((await s.api('POST', '/api/admin/replica/drill/run-now', { token, body: { path: '/Nowhere/x' } })).status, 404);
 });
 
-test('read fallback: a primary that cannot be read is served from the target, and primary_read_fail rings', async () => {
+test('read fallback: a primary that cannot be read is served from the target (raw and a share link), and primary_read_fail rings', async () => {
   await putText(s, token, '/Home/served.txt', 'from wherever');
   await until('served.txt on the target', () => !!localTree(backup)['served.txt']);
   // The primary's root folder vanishes (an unmounted disk): the local driver answers storage_unavailable.
+  const link = await ok(s.api('POST', '/api/files/share', { token, body: { path: '/Home/served.txt' } }));
   renameSync(primary, primary + '.gone');
   try {
     const r = await fetch(`${s.url}/api/files/raw?path=${encodeURIComponent('/Home/served.txt')}`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(r.status, 200);
     assert.equal(await r.text(), 'from wherever');
+    const shared = await fetch(`${s.url}/s/${link.token}`);
+    assert.equal(shared.status, 200, 'a share link is served from the target too');
+    assert.equal(await shared.text(), 'from wherever');
     const notify = await ok(s.api('GET', '/api/notifications', { token }));
     assert.ok(JSON.stringify(notify).includes('primary_read_fail'));
   } finally {

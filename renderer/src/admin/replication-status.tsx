@@ -111,6 +111,12 @@ export function SettingsCard({ modes }: { modes: ReplicaMode[] }) {
           <label>{t('replica.report_cron')}<input value={v.report_cron} aria-invalid={field === 'report_cron'} onChange={(e) => setV({ ...v, report_cron: e.target.value })} />{at('report_cron')}</label>
           <label>{t('replica.drill_cron')}<input value={v.drill_cron} aria-invalid={field === 'drill_cron'} onChange={(e) => setV({ ...v, drill_cron: e.target.value })} />
             <small className="hint">{t('replica.drill_cron_hint')}</small>{at('drill_cron')}</label>
+          <label>{t('replica.audit_cron')}<input value={v.audit_cron} aria-invalid={field === 'audit_cron'} onChange={(e) => setV({ ...v, audit_cron: e.target.value })} />
+            <small className="hint">{t('replica.drill_cron_hint')}</small>{at('audit_cron')}</label>
+          <label>{t('replica.audit_sample_size')}<input type="number" min={1} max={100000} value={v.audit_sample_size} aria-invalid={field === 'audit_sample_size'}
+            onChange={(e) => setV({ ...v, audit_sample_size: e.target.valueAsNumber })} />{at('audit_sample_size')}</label>
+          <label>{t('replica.audit_full_cron')}<input value={v.audit_full_cron} aria-invalid={field === 'audit_full_cron'} onChange={(e) => setV({ ...v, audit_full_cron: e.target.value })} />
+            <small className="hint">{t('replica.drill_cron_hint')}</small>{at('audit_full_cron')}</label>
           <label>{t('replica.default_mode')}
             <select value={v.default_mode} onChange={(e) => setV({ ...v, default_mode: e.target.value as ReplicaMode })}>
               {modes.map((m) => <option key={m} value={m}>{t(`replica.mode.${m}`)}</option>)}

@@ -37,7 +37,15 @@ const ruleBody = z
   .strict();
 
 const settingsBody = z
-  .object({ report_cron: z.string().max(256), drill_cron: z.string().max(256), report_enabled: z.boolean(), default_mode: z.string().max(32) })
+  .object({
+    report_cron: z.string().max(256),
+    drill_cron: z.string().max(256),
+    audit_cron: z.string().max(256),
+    audit_full_cron: z.string().max(256),
+    audit_sample_size: z.number().int().min(1).max(100_000),
+    report_enabled: z.boolean(),
+    default_mode: z.string().max(32),
+  })
   .partial()
   .strict();
 

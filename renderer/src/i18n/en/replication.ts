@@ -76,4 +76,7 @@ export const replication = {
   'replica.drill_cron': 'Restore drill schedule (cron)',
   'replica.drill_cron_hint': 'Empty: only when you run it.',
   'replica.default_mode': 'Mode of paths no rule matches',
+  'replica.audit_cron': 'Sampled content audit schedule (cron)',
+  'replica.audit_sample_size': 'Files checked per storage in a sampled audit',
+  'replica.audit_full_cron': 'Full content audit schedule (cron)',
 } as const;

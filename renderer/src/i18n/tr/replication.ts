@@ -78,4 +78,7 @@ export const replication: Record<keyof typeof en, string> = {
   'replica.drill_cron': 'Geri yükleme tatbikatı zamanlaması (cron)',
   'replica.drill_cron_hint': 'Boş: yalnızca siz çalıştırdığınızda.',
   'replica.default_mode': 'Hiçbir kuralla eşleşmeyen yolların kipi',
+  'replica.audit_cron': 'Örneklemeli içerik denetimi zamanlaması (cron)',
+  'replica.audit_sample_size': 'Örneklemeli denetimde depolama başına denetlenen dosya',
+  'replica.audit_full_cron': 'Tam içerik denetimi zamanlaması (cron)',
 };

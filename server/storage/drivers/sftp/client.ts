@@ -14,6 +14,9 @@ import { hostKeyAlgorithms, hostKeyVerifier } from './host-keys';
 const KEEPALIVE_MS = 15_000;
 const KEEPALIVE_MAX_MISSED = 3;
 
+/** ssh2's own write size for servers that state no limits (34,000-byte packets less its 2 KiB overhead). */
+const SSH2_SAFE_WRITE_BYTES = 34_000 - 2048;
+
 type Done<T> = (err: Error | null | undefined, value?: T) => void;
 
 export class SftpSession {
@@ -51,6 +54,16 @@ export class SftpSession {
         else resolve(value as T);
       });
     });
+  }
+
+  /**
+   * The largest write one request carries on this connection (ssh2 learns it from
+   * the server's limits@openssh.com, else assumes a conservative size; it keeps
+   * the figure in a private field), so callers can send pieces of it in parallel.
+   */
+  get maxWriteBytes(): number {
+    const n = (this.sftp as unknown as { _maxWriteLen?: unknown })._maxWriteLen;
+    return typeof n === 'number' && n > 0 ? n : SSH2_SAFE_WRITE_BYTES;
   }
 
   stat = (path: string) => this.call<Stats>(`stat ${path}`, (cb) => this.sftp.stat(path, cb));

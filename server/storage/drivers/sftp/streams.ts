@@ -120,7 +120,10 @@ export class ParallelReader extends Readable {
 /**
  * Writes sequentially into an open file handle with up to `windowBytes`
  * outstanding (counted in bytes, since callers' chunk sizes vary from a few KiB
- * to MiBs). The first failed write fails the stream.
+ * to MiBs). A chunk larger than one request may carry is sent as several
+ * requests at once: left to ssh2, its pieces would go one round trip after
+ * another, so a window of 1 MiB chunks kept only a few requests in flight.
+ * The first failed write fails the stream.
  */
 export class PipelinedWriter extends Writable {
   private pos = 0;
@@ -129,21 +132,16 @@ export class PipelinedWriter extends Writable {
   private failure: Error | undefined;
   private waiting: ((err?: Error) => void) | undefined;
   private finishing: ((err?: Error) => void) | undefined;
+  private readonly pieceBytes: number;
 
   constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly windowBytes: number) {
     super();
+    this.pieceBytes = session.maxWriteBytes;
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error) => void): void {
     if (this.failure) return cb(this.failure);
-    if (chunk.length === 0) return cb();
-    const pos = this.pos;
-    this.pos += chunk.length;
-    this.inflight++;
-    this.inflightBytes += chunk.length;
-    this.session
-      .call<void>('write', (done) => this.session.sftp.write(this.handle, chunk, 0, chunk.length, pos, done))
-      .then(() => this.settle(chunk.length), (err) => this.settle(chunk.length, fromSftp(err, this.path)));
+    for (let off = 0; off < chunk.length; off += this.pieceBytes) this.send(chunk.subarray(off, off + this.pieceBytes));
     if (this.inflightBytes < this.windowBytes) cb();
     else this.waiting = cb;
   }
@@ -151,6 +149,16 @@ export class PipelinedWriter extends Writable {
   override _final(cb: (err?: Error) => void): void {
     if (this.inflight === 0) cb(this.failure);
     else this.finishing = cb;
+  }
+
+  private send(piece: Buffer): void {
+    const pos = this.pos;
+    this.pos += piece.length;
+    this.inflight++;
+    this.inflightBytes += piece.length;
+    this.session
+      .call<void>('write', (done) => this.session.sftp.write(this.handle, piece, 0, piece.length, pos, done))
+      .then(() => this.settle(piece.length), (err) => this.settle(piece.length, fromSftp(err, this.path)));
   }
 
   private settle(bytes: number, err?: Error): void {
