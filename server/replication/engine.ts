@@ -121,6 +121,9 @@ export class ReplicationEngine {
         const out: Array<Omit<CopyPayload, 'storage_id'>> = [];
         if (dest !== 'skip') out.push({ op: 'copy', rel: to });
         if (from === 'mirror' && !isTemp(rel)) out.push({ op: 'delete', rel });
+        // append_only keeps the old path on the target: if its own copy had not run yet when the file
+        // moved away (written, then deleted at once), it is read from where the file went.
+        if (from === 'append_only' && !isTemp(rel)) out.push({ op: 'copy', rel, from: to });
         return out;
       }
     }
@@ -134,7 +137,7 @@ export class ReplicationEngine {
    * tick's changes: the primary write answers without waiting for a commit.
    */
   enqueue(p: CopyPayload): void {
-    this.pending.set(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}`, p);
+    this.pending.set(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}${p.from ? `<${p.from}` : ''}`, p);
     if (this.pending.size === 1) setImmediate(() => this.flush());
   }
 
@@ -252,7 +255,7 @@ export class ReplicationEngine {
     switch (p.op) {
       case 'write':
       case 'copy':
-        await this.push(primary, target, p.rel, p.op === 'copy', signal);
+        await this.push(primary, target, p.rel, p.op === 'copy', signal, p.from);
         break;
       case 'delete':
         // Written again since: the later write job copies it.
@@ -265,26 +268,25 @@ export class ReplicationEngine {
     return 'done';
   }
 
-  /** Copies `rel` (a file, or with `deep` a whole folder) from the primary as it is now. */
-  private async push(primary: RDriver, target: RDriver, rel: string, deep: boolean, signal: AbortSignal): Promise<void> {
-    const top = await statOrNull(primary, rel);
+  /** Copies `rel` (a file, or with `deep` a whole folder) from the primary as it is now (read at `from`, by default `rel`). */
+  private async push(primary: RDriver, target: RDriver, rel: string, deep: boolean, signal: AbortSignal, from = rel): Promise<void> {
+    const top = await statOrNull(primary, from);
     if (!top) return;
-    if (top.type === 'file') return this.copyFile(primary, target, rel, top, signal);
+    if (top.type === 'file') return this.copyFile(primary, target, rel, top, signal, from);
     await this.targetOp(() => target.mkdir(rel));
     if (!deep) return;
-    for (const item of await tree(primary, rel, signal)) {
+    for (const item of await tree(primary, from, signal)) {
       signal.throwIfAborted();
-      const at = joinRel(rel, item.path);
-      if (item.type === 'dir') await this.targetOp(() => target.mkdir(at));
-      else await this.copyFile(primary, target, at, item, signal);
+      if (item.type === 'dir') await this.targetOp(() => target.mkdir(joinRel(rel, item.path)));
+      else await this.copyFile(primary, target, joinRel(rel, item.path), item, signal, joinRel(from, item.path));
     }
   }
 
   /** Streams one file primary → target (never buffered whole), then checks the target's size and content (readback.ts). */
-  private async copyFile(primary: RDriver, target: RDriver, rel: string, entry: REntry, signal: AbortSignal): Promise<void> {
+  private async copyFile(primary: RDriver, target: RDriver, rel: string, entry: REntry, signal: AbortSignal, from = rel): Promise<void> {
     let source;
     try {
-      source = await primary.read(rel, undefined, signal);
+      source = await primary.read(from, undefined, signal);
     } catch (e) {
       if (isAppError(e) && e.code === 'not_found') return; // gone since: a delete job follows
       throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(e));

@@ -45,6 +45,8 @@ export interface CopyPayload {
   op: ReplicaOp;
   rel: string;
   to?: string;
+  /** A copy read from this primary path instead of `rel` (an append_only file moved away, e.g. into the trash). */
+  from?: string;
 }
 
 /** A Fix run's retry of one failure row. */
