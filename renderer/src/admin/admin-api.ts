@@ -8,7 +8,7 @@ import type { NewKey } from '../account/access-api';
 import type {
   ReplicaAudit, ReplicaDrill, ReplicaFailure, ReplicaMode, ReplicaReport, ReplicaRule, ReplicaSettings, ReplicaStatus, ReplicaTarget,
 } from '../../../server/contract';
-import type { AssistantSettingsView } from '../../../server/contract';
+import type { AdminStatus, AssistantSettingsView } from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -116,3 +116,6 @@ export interface AssistantTest { ok: boolean; models: string[]; reply: string }
 export const assistant = () => api<AssistantSettingsView>('/api/admin/assistant');
 export const saveAssistant = (body: Record<string, unknown>) => api<AssistantSettingsView>('/api/admin/assistant', { method: 'PATCH', body });
 export const testAssistant = () => api<AssistantTest>('/api/admin/assistant/test', { method: 'POST' });
+
+/** How the service is holding up now (background work, uplink, drives, budgets, the sleep inhibitor). */
+export const status = () => api<AdminStatus>('/api/admin/status');
