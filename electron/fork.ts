@@ -9,7 +9,7 @@ import type { UtilityProcess, ForkOptions } from 'electron';
 import type { ForkServer, HostMessage, ServerChild, ServerMessage } from './types';
 
 // A Record, so a message type added to the protocol is a compile error here until it is let through.
-const KNOWN: Record<ServerMessage['type'], true> = { ready: true, fatal: true, activity: true, notify: true, replica: true, storages: true, governor: true, inhibit: true, stopped: true };
+const KNOWN: Record<ServerMessage['type'], true> = { ready: true, fatal: true, activity: true, notify: true, replica: true, storages: true, governor: true, inhibit: true, uplink: true, stopped: true };
 const MESSAGE_TYPES = new Set(Object.keys(KNOWN));
 
 /** Narrows an IPC payload to a protocol message; anything else is ignored by the host. */

@@ -22,7 +22,7 @@ import { ServerHost } from './server-host';
 import { pairPagePath, toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import { createDesktopUpdater, type AutoUpdaterSurface } from './updater';
 import { isExternalSafe, mainWindowOptions, navigationVerdict, panelWindowOptions, WindowStateStore } from './windows';
-import { IPC, type Activity, type BackupStatus, type DesktopSettings, type GovernorView, type OfflineStorage, type TrayCommand, type TrayState } from './types';
+import { IPC, type Activity, type BackupStatus, type DesktopSettings, type GovernorView, type OfflineStorage, type TrayCommand, type TrayState, type UplinkView } from './types';
 
 /** How long quitting waits for in-flight transfers before the server is stopped anyway. */
 const QUIT_DRAIN_MS = 30_000;
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   let backup: BackupStatus | null = null;
   let offline: OfflineStorage[] = [];
   let governor: GovernorView | null = null;
+  let uplink: UplinkView | null = null;
   // Held while the server asks (transfers, long ops); the update waits for the same word.
   const inhibitor = new SleepInhibitor(powerSaveBlocker, { onChange: () => render() });
   const updater = createDesktopUpdater({
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
     backup,
     offline,
     governor,
+    uplink,
     paused: host.isPaused(),
     keepingAwake: inhibitor.holding,
     awakeReasons: inhibitor.reasons,
@@ -140,6 +142,10 @@ async function main(): Promise<void> {
   });
   host.on('governor', (g) => {
     governor = g;
+    render();
+  });
+  host.on('uplink', (u) => {
+    uplink = u;
     render();
   });
   // Battery, presence and sleep go to the server's governor of background work.

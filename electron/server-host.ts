@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { parseInhibit } from './sleep-inhibitor';
-import type { Activity, BackupStatus, ForkServer, GovernorView, HostMessage, InhibitReason, OfflineStorage, PowerHostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus } from './types';
+import type { Activity, BackupStatus, ForkServer, GovernorView, HostMessage, InhibitReason, OfflineStorage, PowerHostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus, UplinkView } from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -39,6 +39,7 @@ interface HostEvents {
   backup: [BackupStatus | null];
   storages: [OfflineStorage[]];
   governor: [GovernorView | null];
+  uplink: [UplinkView | null];
   inhibit: [{ active: boolean; reasons: InhibitReason[] }];
   notify: [{ event: string; title: string; body: string }];
 }
@@ -226,6 +227,12 @@ export class ServerHost extends EventEmitter<HostEvents> {
       case 'replica':
         this.emit('backup', { linked: Boolean(m.linked), rpoS: Number(m.rpo_s) || 0, warn: Boolean(m.rpo_warn), unresolved: Number(m.unresolved) || 0 });
         return;
+      case 'uplink':
+        this.emit('uplink', {
+          egress_mbps: Number(m.egress_mbps) || 0, budget_mbps: Number(m.budget_mbps) || 0, suspended_links: Number(m.suspended_links) || 0,
+          budgets: Array.isArray(m.budgets) ? m.budgets.map((b) => ({ name: String(b.name), used_today: Number(b.used_today) || 0, budget_per_day: Number(b.budget_per_day) || 0, exhausted: Boolean(b.exhausted) })) : [],
+        });
+        return;
       case 'storages':
         this.emit('storages', Array.isArray(m.offline) ? m.offline.map((s) => ({ name: String(s.name), reason: s.reason ? String(s.reason) : null, unplugged: s.volume_state === 'missing', foreign: s.volume_state === 'foreign' })) : []);
         return;
@@ -252,6 +259,7 @@ export class ServerHost extends EventEmitter<HostEvents> {
     this.emit('backup', null);
     this.emit('storages', []);
     this.emit('governor', null);
+    this.emit('uplink', null);
     this.emit('inhibit', { active: false, reasons: [] });
     const waiters = this.exitWaiters.splice(0);
     if (this.status === 'stopping') {

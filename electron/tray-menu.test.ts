@@ -178,3 +178,16 @@ test('the background line: lanes and CPU against the budget, why work is held, p
   assert.ok(!labels(trayMenu(base({ governor: null }))).some((l) => l.startsWith('Background')));
   assert.ok(!labels(trayMenu(base({ server: { status: 'starting', recentCrashes: 0 }, governor: g }))).some((l) => l.startsWith('Background')), 'only while running');
 });
+
+test('public links and request budgets: egress against the budget, suspended links, one line per budgeted storage; none before a report', () => {
+  const u = { egress_mbps: 2.4, budget_mbps: 8, suspended_links: 1, budgets: [{ name: 'S3', used_today: 120, budget_per_day: 1000, exhausted: false }, { name: 'NAS', used_today: 500, budget_per_day: 500, exhausted: true }] };
+  assert.deepEqual(labels(trayMenu(base({ uplink: u }))).slice(2), [
+    'Public links: 2.4 of 8 Mbit/s · ⚠ 1 link suspended',
+    'Requests today: S3 120 of 1000',
+    '⚠ Requests today: NAS 500 of 500 (sync waits for tomorrow)',
+  ]);
+  assert.deepEqual(labels(trayMenu(base({ uplink: { ...u, budget_mbps: 0, suspended_links: 0, budgets: [] } }))).slice(2), ['Public links: 2.4 Mbit/s']);
+  assert.deepEqual(labels(trayMenu(base({ uplink: { egress_mbps: 0, budget_mbps: 0, suspended_links: 0, budgets: [] } }))).slice(2), [], 'quiet and unbudgeted: no line');
+  assert.deepEqual(labels(trayMenu(base({ uplink: null }))).slice(2), []);
+  assert.ok(!labels(trayMenu(base({ server: { status: 'stopped', recentCrashes: 0 }, uplink: u }))).some((l) => l.startsWith('Public links')), 'only while running');
+});

@@ -74,6 +74,23 @@ export function governorLine(s: TrayState): string | null {
   return `Background: ${g.active} of ${g.lanes} lane${g.lanes === 1 ? '' : 's'} · ${cpu}${why}`;
 }
 
+/**
+ * Public links and metered storages: egress against its budget with the
+ * suspended links ("Public links: 2.4 of 8 Mbit/s · ⚠ 1 link suspended";
+ * nothing while no budget is set and nothing is sent), then one line per
+ * storage with a request budget ("Requests today: S3 120 of 1000").
+ */
+export function uplinkLines(s: TrayState): string[] {
+  const u = s.uplink;
+  if (!u) return [];
+  const out: string[] = [];
+  const suspended = u.suspended_links > 0 ? ` · ⚠ ${u.suspended_links} link${u.suspended_links === 1 ? '' : 's'} suspended` : '';
+  if (u.budget_mbps > 0) out.push(`Public links: ${u.egress_mbps} of ${u.budget_mbps} Mbit/s${suspended}`);
+  else if (u.egress_mbps > 0 || suspended) out.push(`Public links: ${u.egress_mbps} Mbit/s${suspended}`);
+  for (const b of u.budgets) out.push(`${b.exhausted ? '⚠ ' : ''}Requests today: ${b.name} ${b.used_today} of ${b.budget_per_day}${b.exhausted ? ' (sync waits for tomorrow)' : ''}`);
+  return out;
+}
+
 function updateEntry(s: TrayState): TrayEntry {
   switch (s.update.state) {
     case 'checking':
@@ -111,6 +128,7 @@ export function trayMenu(s: TrayState): TrayEntry[] {
     for (const line of offlineLines(s)) menu.push({ kind: 'label', label: line });
     const background = governorLine(s);
     if (background) menu.push({ kind: 'label', label: background });
+    for (const line of uplinkLines(s)) menu.push({ kind: 'label', label: line });
   }
   if (s.server.status === 'error') menu.push(cmd('restart-server', 'Try again'));
   menu.push(sep, cmd('open-window', 'Open Filedock', running), cmd('open-browser', 'Open in browser', running));

@@ -5,7 +5,7 @@
  * Node tests can drive them (docs/desktop.md).
  */
 
-import type { GovernorHostMessage, HostMessage, InhibitReason, PowerHostMessage, ServerMessage } from '../server/contract';
+import type { GovernorHostMessage, HostMessage, InhibitReason, PowerHostMessage, ServerMessage, UplinkHostMessage } from '../server/contract';
 
 /** The server↔host protocol (docs/server-host-protocol.md) is declared once, in the server's contract. */
 export type { HostMessage, InhibitReason, ServerMessage, PowerHostMessage };
@@ -67,6 +67,9 @@ export interface BackupStatus {
   warn: boolean;
   unresolved: number;
 }
+
+/** Public-link egress and request budgets as the tray shows them (host message `uplink`). */
+export type UplinkView = Omit<UplinkHostMessage, 'type'>;
 
 /** A storage the server reports offline (host message `storages`), for the tray's offline lines. */
 export interface OfflineStorage {
@@ -130,6 +133,8 @@ export interface TrayState {
   offline?: OfflineStorage[];
   /** The server's background governor (lanes, CPU, pauses); null/absent before its first report. */
   governor?: GovernorView | null;
+  /** Public-link egress and the request budgets of metered storages; null/absent before the first report. */
+  uplink?: UplinkView | null;
   paused: boolean;
   /** True while the OS sleep inhibitor is held (sleep-inhibitor.ts). */
   keepingAwake: boolean;

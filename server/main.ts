@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
-import type { PowerHostMessage } from './contract';
+import type { PowerHostMessage, UplinkHostMessage } from './contract';
+import { hostLine } from './lib/host-line';
 import type { Db } from './db';
 import { folderKey, type EventBus } from './events';
 import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
@@ -288,9 +289,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const backupsTimer = backups ? setInterval(() => backups.tick(), HOST_STATUS_EVERY_MS).unref() : null;
     // The tray's offline storages: at once when a drive goes or comes, and on the same 10 s check.
     const offlineTray = hasHost() ? offlineHostStatus(() => catalogue.volumes.offline(), toHost) : null;
-    offlineTray?.tick();
-    const offlineTimer = offlineTray ? setInterval(() => offlineTray.tick(), HOST_STATUS_EVERY_MS).unref() : null;
     for (const e of ['storage.offline', 'storage.online'] as const) bus.on(e, () => offlineTray?.tick());
+    // The tray's uplink and request-budget lines, on the same check.
+    const mbps = (bps: number) => Math.round(bps / 12_500) / 10;
+    const uplinkTray = hasHost()
+      ? hostLine<UplinkHostMessage>(() => {
+          const e = shaper.stats();
+          const budgets = catalogue.meter.status().filter((b) => b.budget_per_day > 0).map(({ name, used_today, budget_per_day, exhausted }) => ({ name, used_today, budget_per_day, exhausted }));
+          return { type: 'uplink', egress_mbps: mbps(e.current_bps), budget_mbps: mbps(e.budget_bps), suspended_links: shares.service.suspendedCount(), budgets };
+        }, toHost)
+      : null;
+    const trayLines = [offlineTray, uplinkTray].filter((l) => l !== null);
+    for (const l of trayLines) l.tick();
+    const trayTimer = trayLines.length ? setInterval(() => trayLines.forEach((l) => l.tick()), HOST_STATUS_EVERY_MS).unref() : null;
     // The tray's "Background" line, sent when what it shows changes.
     const stopGovernorHost = hasHost() ? governorHostStatus(sv.governor, toHost) : null;
 
@@ -299,7 +310,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       (closing ??= (async () => {
         log.info('shutting down');
         if (backupsTimer) clearInterval(backupsTimer);
-        if (offlineTimer) clearInterval(offlineTimer);
+        if (trayTimer) clearInterval(trayTimer);
         stopGovernorHost?.();
         await listeners.close(config.shutdownGrace);
         await sftp?.close();

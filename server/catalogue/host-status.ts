@@ -4,22 +4,9 @@
  * changes, so the periodic check almost never costs a message.
  */
 import type { StoragesHostMessage } from '../contract';
+import { hostLine, type HostLine } from '../lib/host-line';
 import type { OfflineStorage } from './volumes';
 
-export function offlineHostStatus(read: () => OfflineStorage[], send: (m: StoragesHostMessage) => void): { tick(): void } {
-  let last = '';
-  return {
-    tick() {
-      let m: StoragesHostMessage;
-      try {
-        m = { type: 'storages', offline: read().map((s) => ({ name: s.name, reason: s.reason, volume_state: s.volume_state })) };
-      } catch {
-        return; // the database closing under a last tick: the tray keeps its line until the next one
-      }
-      const key = JSON.stringify(m.offline);
-      if (key === last) return;
-      last = key;
-      send(m);
-    },
-  };
+export function offlineHostStatus(read: () => OfflineStorage[], send: (m: StoragesHostMessage) => void): HostLine {
+  return hostLine<StoragesHostMessage>(() => ({ type: 'storages', offline: read().map((s) => ({ name: s.name, reason: s.reason, volume_state: s.volume_state })) }), send);
 }

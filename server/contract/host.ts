@@ -13,7 +13,21 @@ export type ServerMessage =
   | StoragesHostMessage
   | GovernorHostMessage
   | InhibitHostMessage
+  | UplinkHostMessage
   | { type: 'stopped' };
+
+/**
+ * The tray's uplink and budget lines: public-link egress now and its budget
+ * (Mbit/s, one decimal; budget 0 = none), links the guard suspended, and the
+ * request budgets of metered storages that have one.
+ */
+export interface UplinkHostMessage {
+  type: 'uplink';
+  egress_mbps: number;
+  budget_mbps: number;
+  suspended_links: number;
+  budgets: Array<{ name: string; used_today: number; budget_per_day: number; exhausted: boolean }>;
+}
 
 /** The tray's offline storages: a drive unplugged, another drive at its place, a backend unreachable. */
 export interface StoragesHostMessage {

@@ -5,6 +5,7 @@
  * turn into a stream of messages.
  */
 import type { GovernorHostMessage } from '../contract';
+import { hostLine } from '../lib/host-line';
 import type { Governor } from './governor';
 
 const EVERY_MS = 2000;
@@ -12,19 +13,14 @@ const CPU_STEP = 10;
 
 /** Starts sending; returns the stop. */
 export function governorHostStatus(governor: Governor, send: (m: GovernorHostMessage) => void): () => void {
-  let last = '';
-  const tick = () => {
+  const line = hostLine<GovernorHostMessage>(() => {
     const s = governor.status();
-    const m: GovernorHostMessage = {
+    return {
       type: 'governor', lanes: s.lanes, active: s.active, cpu_percent: Math.round(s.cpu_percent / CPU_STEP) * CPU_STEP, budget_percent: s.budget_percent,
       paused: s.paused, pause_reasons: s.pause_reasons, on_battery: s.power.on_battery, user_idle: s.power.user_idle,
     };
-    const key = JSON.stringify(m);
-    if (key === last) return;
-    last = key;
-    send(m);
-  };
-  tick();
-  const timer = setInterval(tick, EVERY_MS).unref();
+  }, send);
+  line.tick();
+  const timer = setInterval(() => line.tick(), EVERY_MS).unref();
   return () => clearInterval(timer);
 }

@@ -5,25 +5,18 @@
  * periodic check costs one indexed read and almost never a message.
  */
 import type { ReplicaHostMessage } from '../contract';
+import { hostLine, type HostLine } from '../lib/host-line';
 import type { RepairService } from './repair.service';
 
 export const HOST_STATUS_EVERY_MS = 10_000;
 
-export function replicaHostStatus(repair: RepairService, send: (m: ReplicaHostMessage) => void): { tick(): void } {
-  let last = '';
-  return {
-    tick() {
-      let m: ReplicaHostMessage;
-      try {
-        const s = repair.status();
-        m = { type: 'replica', linked: repair.linked(), rpo_s: s.rpo_s, rpo_warn: s.rpo_warn, unresolved: s.unresolved };
-      } catch {
-        return; // the database closing under a last tick: the tray keeps its line until the next one
-      }
-      const key = JSON.stringify([m.linked, Math.floor(m.rpo_s / 60), m.rpo_warn, m.unresolved]);
-      if (key === last) return;
-      last = key;
-      send(m);
+export function replicaHostStatus(repair: RepairService, send: (m: ReplicaHostMessage) => void): HostLine {
+  return hostLine<ReplicaHostMessage>(
+    () => {
+      const s = repair.status();
+      return { type: 'replica', linked: repair.linked(), rpo_s: s.rpo_s, rpo_warn: s.rpo_warn, unresolved: s.unresolved };
     },
-  };
+    send,
+    (m) => [m.linked, Math.floor(m.rpo_s / 60), m.rpo_warn, m.unresolved],
+  );
 }
