@@ -16,7 +16,7 @@ import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
-import { createCatalogue, storageSummary, RequestMeter, StoragesRepo, ThumbStates } from './catalogue';
+import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, ThumbStates } from './catalogue';
 import { FileService } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
@@ -200,7 +200,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const appPlugins = createAppPlugins({
       db, bus, files, queue, actors: auth.actors, settings, version: config.version,
       enabled: config.appPlugins, memoryBytes: config.appPluginMemory * 1024 * 1024,
-      stateOf: (p) => appStateOf(catalogue.nodes.get(p.storage_id, p.rel)?.app_state),
+      stateOf: (p) => parseItems(catalogue.nodes.get(p.storage_id, p.rel)?.app_state ?? null),
       findUsers: (q, limit) => auth.repo.list({ q, limit: limit * 2 }).filter((u) => !u.disabled).slice(0, limit).map((u) => ({ id: u.id, username: u.username, email: u.email })),
       log: (m) => log.info(m),
     });
@@ -242,14 +242,3 @@ export async function compose(config: Config, opts: ComposeOptions) {
 }
 
 export type Services = Awaited<ReturnType<typeof compose>>;
-
-/** A node's `app_state` column (a JSON list of `<plugin>:<key>`), as the applies rule reads it. */
-function appStateOf(raw: string | null | undefined): string[] {
-  if (!raw) return [];
-  try {
-    const v = JSON.parse(raw);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
