@@ -14,7 +14,11 @@ function rig(budgetPercent = 100, powerOverride: PowerOverride = '') {
       g.sample();
     }
   };
-  return { g, run, cpu: () => cpu };
+  /** Time passes with no sample taken (the next one comes from inside the governor). */
+  const idle = (ms: number) => {
+    t += ms;
+  };
+  return { g, run, idle, cpu: () => cpu };
 }
 
 test('budget: starts wait while the measured CPU is over it, and resume once the average is back under', () => {
@@ -123,4 +127,24 @@ test('a waiting unit whose signal aborts leaves the line; the user pause and sle
   assert.equal(g.tryAcquire(), null, 'woken, but the user still pauses');
   g.setPaused(false);
   assert.ok(g.tryAcquire());
+});
+
+test('a release whose CPU sample ends the overdraft grants the waiting unit once (no nested grant under the loop)', async () => {
+  const { g, run, idle } = rig(100);
+  const a = g.tryAcquire()!;
+  const b = g.tryAcquire()!;
+  run(1000, 2); // overdrawn
+  a();
+  let granted = 0;
+  const waiting = g.acquire().then((r) => {
+    granted++;
+    return r;
+  });
+  idle(5000); // paid back, but no sample has seen it yet
+  b(); // its grant samples: the overdraft ends inside the grant loop
+  const r = await waiting;
+  assert.equal(granted, 1);
+  assert.equal(g.status().active, 1);
+  assert.equal(g.status().waiting, 0);
+  r();
 });

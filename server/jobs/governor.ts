@@ -83,6 +83,7 @@ export class Governor {
   private active = 0;
   private peak = 0;
   private waiters: Waiter[] = [];
+  private granting = false;
   private pauses = new Set<PauseReason>();
   private power: PowerState;
   /** CPU seconds the budget still allows; saved up to BURST_S only, so idle time buys no long burst. */
@@ -276,10 +277,18 @@ export class Governor {
   }
 
   private grantWaiting(): void {
-    while (this.waiters.length > 0 && this.mayStart()) {
-      const w = this.waiters.shift()!;
-      if (w.onAbort) w.signal!.removeEventListener('abort', w.onAbort);
-      w.grant(this.take());
+    // mayStart() samples the CPU, and a sample that changes the lanes calls back here: the outer loop
+    // goes on with the new lanes instead of a nested one draining the waiters under it.
+    if (this.granting) return;
+    this.granting = true;
+    try {
+      while (this.waiters.length > 0 && this.mayStart()) {
+        const w = this.waiters.shift()!;
+        if (w.onAbort) w.signal!.removeEventListener('abort', w.onAbort);
+        w.grant(this.take());
+      }
+    } finally {
+      this.granting = false;
     }
     this.notify();
   }

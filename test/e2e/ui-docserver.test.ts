@@ -59,7 +59,7 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
     const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root }, sync_mode: 'poll' } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     browser = await launchBrowser();
-    ({ ctx, page, errors } = await signedInPage(browser, s.url));
+    ({ ctx, page, errors } = await signedInPage(browser, s.url, ADMIN));
   });
 
   after(async () => {
