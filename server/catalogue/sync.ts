@@ -86,8 +86,10 @@ export class SyncEngine {
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
       count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ?'),
-      ids: q('SELECT id, path, dir FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000'),
+      ids: q('SELECT id, path, dir, type FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000'),
       dirRows: q('SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?'),
+      updatedAt: q('SELECT updated_at FROM nodes WHERE storage_id = ? AND path = ?'),
+      freshBelow: q("SELECT 1 FROM nodes WHERE storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1"),
       lastSeen: q("SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1"),
     };
   }
@@ -102,6 +104,7 @@ export class SyncEngine {
     const prevCount = (this.s.count.get(storageId) as { n: number }).n;
     const lastSeen = (this.s.lastSeen.get(storageId) as { seen: number } | undefined)?.seen ?? prevCount;
     const failedDirs: string[] = [];
+    const startedAt = new Date().toISOString();
     try {
       const root = await driver.stat('');
       if (root.type !== 'dir') throw new AppError('storage_unavailable', { reason: 'the storage root is not a folder' });
@@ -131,7 +134,7 @@ export class SyncEngine {
     // A first sync of an empty catalogue has nothing to tombstone.
     if (prevCount > 0) {
       await this.hooks.beforeRemove?.(storageId);
-      counts.removed = await this.deleteUnseen(storageId, seen, failedDirs);
+      counts.removed = await this.deleteUnseen(storageId, seen, failedDirs, startedAt);
     }
     return counts;
   }
@@ -140,6 +143,7 @@ export class SyncEngine {
   async folder(storageId: number, driver: StorageDriver, dir: string): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const listed: WalkEntry[] = [];
+    const startedAt = new Date().toISOString();
     for await (const e of driver.list(dir)) if (!isInternalName(e.name)) listed.push({ ...e, path: joinRel(dir, e.name) });
     const rows = this.s.dirRows.all(storageId, dir) as Existing[];
     const names = new Set(listed.map((e) => e.path));
@@ -149,7 +153,7 @@ export class SyncEngine {
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
       await this.write(() => {
-        for (const r of gone) counts.removed += this.nodes.removeTree(storageId, r.path).length;
+        for (const r of gone) if (!this.writtenSince(storageId, r, startedAt)) counts.removed += this.nodes.removeTree(storageId, r.path).length;
       });
       this.hooks.onFoldersChanged?.(storageId, [dir]);
     }
@@ -238,19 +242,33 @@ export class SyncEngine {
     if (files.length) this.hooks.onFilesChanged?.(storageId, files);
   }
 
-  /** Deletes rows the run did not see, except below folders that failed to list. */
-  private async deleteUnseen(storageId: number, seen: IdSet, failedDirs: string[]): Promise<number> {
+  /**
+   * Whether the write gate touched `row` (or, for a folder, anything below it)
+   * after `since`, read afresh: the walk that began then could not have seen
+   * it, so its absence from the walk says nothing (a copy writing while the
+   * sync runs).
+   */
+  private writtenSince(storageId: number, row: { path: string; type: string }, since: string): boolean {
+    const now = this.s.updatedAt.get(storageId, row.path) as { updated_at: string | null } | undefined;
+    if (!now || (now.updated_at ?? '') >= since) return true;
+    return row.type === 'dir' && this.s.freshBelow.get(storageId, row.path + '/', row.path + '0', since) !== undefined; // '0' follows '/'
+  }
+
+  /** Deletes rows the run did not see, except below folders that failed to list and rows written since the run began. */
+  private async deleteUnseen(storageId: number, seen: IdSet, failedDirs: string[], startedAt: string): Promise<number> {
     let removed = 0;
     let after = '';
     const folders = new Set<string>();
     for (;;) {
-      const rows = this.s.ids.all(storageId, after) as Array<{ id: number; path: string; dir: string }>;
+      const rows = this.s.ids.all(storageId, after) as Array<{ id: number; path: string; dir: string; type: string }>;
       if (rows.length === 0) break;
       after = rows[rows.length - 1].path;
       const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
       if (gone.length) {
         await this.write(() => {
           for (const r of gone) {
+            // Checked inside the transaction: the gate may have written it since the batch was read.
+            if (this.writtenSince(storageId, r, startedAt)) continue;
             removed += this.nodes.removeTree(storageId, r.path).length;
             folders.add(r.dir);
           }

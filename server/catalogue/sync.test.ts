@@ -1,0 +1,89 @@
+/**
+ * A sync's delete pass against writes that land while it walks: the write
+ * gate catalogues a file (a copy running beside a poll) after the walk passed
+ * its folder. The walk never saw it, yet it is on disk: the row must stay.
+ * Rows that were already stale when the walk began still go.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { openDatabase } from '../db';
+import { NodesRepo } from './nodes.repo';
+import { SyncEngine } from './sync';
+import { tempDir } from '../../test/helpers/tools';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const file = (name: string) => ({ name, type: 'file' as const, size: 1, mtime: 1_700_000_000_000 });
+
+function fixture() {
+  const t = tempDir('filedock-sync-');
+  const db = openDatabase(join(t.dir, 'db.sqlite'));
+  db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
+  const nodes = new NodesRepo(db);
+  for (let i = 0; i < 10; i++) nodes.upsert(1, `src/f${i}`, file(`f${i}`), null);
+  nodes.upsert(1, 'src', { name: 'src', type: 'dir', size: 0, mtime: 1_700_000_000_000 }, null);
+  nodes.upsert(1, 'src/stale', file('stale'), null); // catalogued, no longer on disk
+  return { db, nodes, close: async () => (await db.close(), t.cleanup()) };
+}
+
+/** A backend holding src/f0..f9; `during` runs while the walk is inside src. */
+function driver(during: () => void) {
+  return {
+    async stat() {
+      return { name: '', type: 'dir' as const, size: 0, mtime: 0 };
+    },
+    async *list(dir: string) {
+      if (dir === '') {
+        yield { name: 'src', type: 'dir' as const, size: 0, mtime: 1_700_000_000_000 };
+        return;
+      }
+      for (let i = 0; i < 10; i++) yield file(`f${i}`);
+      await sleep(5);
+      during();
+    },
+  };
+}
+
+const paths = (db: ReturnType<typeof openDatabase>) => db.sqlite.prepare('SELECT path FROM nodes WHERE storage_id = 1 ORDER BY path').pluck().all() as string[];
+
+test('a full sync keeps what the gate wrote while it walked and removes what was stale before', async () => {
+  const f = fixture();
+  try {
+    await sleep(2); // the fixture's rows are older than the run
+    const engine = new SyncEngine(f.db);
+    f.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
+    const counts = await engine.full(1, driver(() => f.nodes.upsert(1, 'src/copied', file('copied'), null)) as never, 1);
+    assert.deepEqual(paths(f.db), ['src', 'src/copied', ...Array.from({ length: 10 }, (_, i) => `src/f${i}`)]);
+    assert.equal(counts.removed, 1, 'only the stale row');
+  } finally {
+    await f.close();
+  }
+});
+
+test('a folder revalidation keeps a file the gate wrote after the listing, and a folder with a fresh child', async () => {
+  const f = fixture();
+  try {
+    await sleep(2);
+    const engine = new SyncEngine(f.db);
+    const counts = await engine.folder(1, driver(() => f.nodes.upsert(1, 'src/copied', file('copied'), null)) as never, 'src');
+    assert.ok(paths(f.db).includes('src/copied'));
+    assert.ok(!paths(f.db).includes('src/stale'));
+    assert.equal(counts.removed, 1);
+    // The root lists only `src`; a folder `out` the walk did not see but whose child was just written stays.
+    await sleep(2);
+    const since = Date.now();
+    const root = {
+      async *list() {
+        yield { name: 'src', type: 'dir' as const, size: 0, mtime: 0 };
+        while (Date.now() - since < 5) await sleep(1);
+        f.nodes.upsert(1, 'out/new', file('new'), null);
+      },
+    };
+    f.nodes.upsert(1, 'out', { name: 'out', type: 'dir', size: 0, mtime: 0 }, null);
+    f.db.sqlite.prepare("UPDATE nodes SET updated_at = '2000-01-01T00:00:00.000Z' WHERE path = 'out'").run();
+    await engine.folder(1, root as never, '');
+    assert.ok(paths(f.db).includes('out/new') && paths(f.db).includes('out'));
+  } finally {
+    await f.close();
+  }
+});
