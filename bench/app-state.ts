@@ -10,7 +10,11 @@
  * (ListingRepo.page, no folder index) of each folder, with and without the
  * lock join.
  *
- *   npm run bench -- app-state        (BENCH_ENTRIES=1000, BENCH_SECONDS=8)
+ * Requests carry a browser's `Accept-Encoding` (pages come gzipped from their
+ * second request on, server/files/gzip-pages.ts); BENCH_ENCODING=identity
+ * measures the plain bytes.
+ *
+ *   npm run bench -- app-state        (BENCH_ENTRIES=1000, BENCH_SECONDS=8, BENCH_ENCODING)
  */
 import { loadavg } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +28,7 @@ import { syncedFolder } from './listing';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ENCODING = process.env.BENCH_ENCODING ?? 'gzip, deflate, br';
 const ITEMS = 32;
 const FOLDERS = ['plain', 'state', 'locked'] as const;
 
@@ -63,14 +68,14 @@ async function main(): Promise<void> {
     const http: Record<string, { rps: number[]; p50: number[]; p99: number[] }> = {};
     for (let round = 0; round < 2; round++) {
       for (const f of FOLDERS) {
-        const r = await wrk(page(f), { connections: 8, seconds: SECONDS, headers: first.auth });
+        const r = await wrk(page(f), { connections: 8, seconds: SECONDS, headers: { ...first.auth, 'accept-encoding': ENCODING } });
         if (r.errors + r.non2xx) throw new Error(`${f}: ${r.errors} errors, ${r.non2xx} non-2xx`);
         const h = (http[f] ??= { rps: [], p50: [], p99: [] });
         h.rps.push(r.rps), h.p50.push(r.p50), h.p99.push(r.p99);
       }
     }
     const best = (xs: number[]) => Math.min(...xs);
-    table(`HTTP: 1,000-row pages, 8 connections, ${SECONDS} s x 2 rounds (load ${loadavg()[0].toFixed(2)}; noisy: a shared machine)`, FOLDERS.map((f) => ({
+    table(`HTTP: 1,000-row pages, 8 connections, Accept-Encoding: ${ENCODING}, ${SECONDS} s x 2 rounds (load ${loadavg()[0].toFixed(2)}; noisy: a shared machine)`, FOLDERS.map((f) => ({
       folder: f, 'body KB': Math.round(sizes[f] / 1024), 'req/s': Math.round(Math.max(...http[f].rps)), 'p50 ms': best(http[f].p50), 'p99 ms (best round)': best(http[f].p99), 'p99 ms (rounds)': http[f].p99.join(' / '),
     })));
     const ratio = best(http.state.p99) / best(http.plain.p99);

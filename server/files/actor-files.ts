@@ -18,7 +18,7 @@ import type { Entry, PresignOptions } from '../storage';
 import type { Place, Target, TargetOptions } from './access';
 import { etagOf, presentNode } from './entry';
 import type { FileService } from './file-service';
-import type { ListInput } from './listing.service';
+import type { ListInput, ListingBody } from './listing.service';
 import type { SearchInput, SearchResult } from './search.service';
 import { StagedWrite } from './staged-write';
 
@@ -149,8 +149,8 @@ export class ActorFiles {
   }
 
   /** A page of a folder's listing as response JSON (see listing.service). */
-  list(input: ListInput): Promise<Buffer | Readable> {
-    return this.svc.listing.list(this, input);
+  list(input: ListInput, accepts?: { gzip?: boolean }): Promise<ListingBody> {
+    return this.svc.listing.list(this, input, accepts);
   }
 
   /** Every entry of a folder from the catalogue, streamed page by page (gateways; see listing.service). */

@@ -14,6 +14,7 @@ import { AppError } from '../errors';
 import { joinRel, uiPath } from '../lib/paths';
 import { ListingRepo, type Keyset, type SortField } from './listing.repo';
 import { PageCache } from './page-cache';
+import { GzipPages } from './gzip-pages';
 import { isoOf } from './entry';
 import type { Place } from './access';
 
@@ -41,8 +42,15 @@ const FIRST_LOOK_MS = 300;
 /** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
 const STAMP_EPOCH_MS = 3_600_000;
 
+/** A listing response body; `gzip` when it is the compressed copy (Content-Encoding: gzip). */
+export interface ListingBody {
+  body: Buffer | Readable;
+  gzip: boolean;
+}
+
 export class ListingService {
   private cache = new PageCache<{ body: Buffer; bytes: number }>();
+  private gzipped = new GzipPages();
 
   /** `stamp` signs thumbnail URLs (from the thumbnails module); without it `thumb_url` stays a bare path. */
   constructor(private cat: Catalogue, private repo: ListingRepo, private stamp?: (id: number) => string) {}
@@ -50,37 +58,51 @@ export class ListingService {
   /** Feeds the page cache: call for every `folder.changed` event (removals and moves are structural). */
   folderChanged(storageId: number, folder: string, kind: string): void {
     this.cache.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
+    this.gzipped.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
     this.repo.indexes.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
   }
 
   /**
-   * The response body (listing JSON, a buffer or a stream of it) of a page of the folder at `path`;
+   * The response body (listing JSON, a buffer or a stream of it) of a page of the folder at `path`,
+   * the page's gzip copy when the client accepts it and one was made (see GzipPages);
    * `not_found` for a missing or hidden path, `forbidden` without access.
    */
-  async list(fa: ActorFiles, input: ListInput): Promise<Buffer | Readable> {
-    if (input.path.replace(/^\/+/, '') === '') return Buffer.from(listingJson(this.storages(fa, input)));
+  async list(fa: ActorFiles, input: ListInput, accepts: { gzip?: boolean } = {}): Promise<ListingBody> {
+    const plain = (body: Buffer | Readable): ListingBody => ({ body, gzip: false });
+    if (input.path.replace(/^\/+/, '') === '') return plain(Buffer.from(listingJson(this.storages(fa, input))));
     const { storage, rel, level, passage } = await this.folder(fa, input.path);
-    if (passage !== undefined) return Buffer.from(listingJson(this.passage(storage, rel, passage)));
+    if (passage !== undefined) return plain(Buffer.from(listingJson(this.passage(storage, rel, passage))));
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
     const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only || storage.status === 'offline', offline: storage.status === 'offline' } };
     const epoch = Math.floor(Date.now() / STAMP_EPOCH_MS);
-    const ix = this.repo.indexes.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level, stamp: this.stamp, stampEpoch: epoch });
-    if (ix) return listingBody({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
     const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, epoch]);
+    if (accepts.gzip) {
+      const gz = this.gzipped.get(storage.id, rel, key);
+      if (gz) return { body: gz, gzip: true };
+    }
+    const ix = this.repo.indexes.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level, stamp: this.stamp, stampEpoch: epoch });
+    if (ix) {
+      const pieces = listingPieces({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
+      if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, pieces);
+      return plain(streamOf(pieces));
+    }
     const hit = this.cache.get(storage.id, rel, key);
-    if (hit) return hit.body;
+    if (hit) {
+      if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, hit.body);
+      return plain(hit.body);
+    }
     const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
     const body = Buffer.from(listingJson({
-      path: uiPath(storage.name, rel),
+      ...shown,
       entriesJson: stampThumbs(page.json, this.stamp),
       total: page.total,
-      storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only || storage.status === 'offline', offline: storage.status === 'offline' },
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
     }));
     this.cache.set(storage.id, rel, key, { body, bytes: body.length });
-    return body;
+    if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, body);
+    return plain(body);
   }
 
   /**
@@ -180,13 +202,13 @@ export function listingJson(l: Listing): string {
   return `{"path":${JSON.stringify(l.path)},"entries":${l.entriesJson},"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`;
 }
 
-/**
- * The same body streamed from byte pieces: an indexed page is a slice of its
- * folder's index, sent as it is (a copy into one buffer per request was the
- * main allocation of a listing under load).
- */
-function listingBody(l: Omit<Listing, 'entriesJson'>, entries: Buffer[]): Readable {
-  const pieces = [Buffer.from(`{"path":${JSON.stringify(l.path)},"entries":`), ...entries, Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`)];
+/** The same body as byte pieces: an indexed page's entries are slices of its folder's index. */
+function listingPieces(l: Omit<Listing, 'entriesJson'>, entries: Buffer[]): Buffer[] {
+  return [Buffer.from(`{"path":${JSON.stringify(l.path)},"entries":`), ...entries, Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`)];
+}
+
+/** Pieces sent as they are (a copy into one buffer per request was the main allocation of a listing under load). */
+function streamOf(pieces: Buffer[]): Readable {
   let i = 0;
   return new Readable({
     read() {

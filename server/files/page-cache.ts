@@ -9,6 +9,8 @@ export class PageCache<V extends { bytes: number }> {
   private storageGen = new Map<number, number>();
   private pages = new Map<string, { stamp: string; value: V }>();
   private bytes = 0;
+  /** Bumped when the generations restart, so no stamp taken before matches again. */
+  private epoch = 0;
 
   constructor(private maxBytes = 32 * 1024 * 1024) {}
 
@@ -24,7 +26,7 @@ export class PageCache<V extends { bytes: number }> {
   get(storageId: number, folder: string, key: string): V | undefined {
     const hit = this.pages.get(key);
     if (!hit) return undefined;
-    if (hit.stamp !== this.stamp(storageId, folder)) {
+    if (hit.stamp !== this.stampOf(storageId, folder)) {
       this.drop(key);
       return undefined;
     }
@@ -33,10 +35,15 @@ export class PageCache<V extends { bytes: number }> {
     return hit.value;
   }
 
-  set(storageId: number, folder: string, key: string, value: V): void {
+  /**
+   * Stores a page; `stamp` (from `stampOf`) when it was computed from an
+   * earlier generation than now (made asynchronously): a change in between
+   * then leaves it stale, never served.
+   */
+  set(storageId: number, folder: string, key: string, value: V, stamp = this.stampOf(storageId, folder)): void {
     if (value.bytes > this.maxBytes / 4) return;
     this.drop(key);
-    this.pages.set(key, { stamp: this.stamp(storageId, folder), value });
+    this.pages.set(key, { stamp, value });
     this.bytes += value.bytes;
     for (const k of this.pages.keys()) {
       if (this.bytes <= this.maxBytes) break;
@@ -44,8 +51,9 @@ export class PageCache<V extends { bytes: number }> {
     }
   }
 
-  private stamp(storageId: number, folder: string): string {
-    return `${this.storageGen.get(storageId) ?? 0}.${this.folderGen.get(`${storageId}:${folder}`) ?? 0}`;
+  /** The folder's current generation. */
+  stampOf(storageId: number, folder: string): string {
+    return `${this.epoch}.${this.storageGen.get(storageId) ?? 0}.${this.folderGen.get(`${storageId}:${folder}`) ?? 0}`;
   }
 
   private drop(key: string): void {
@@ -61,5 +69,6 @@ export class PageCache<V extends { bytes: number }> {
     this.storageGen.clear();
     this.pages.clear();
     this.bytes = 0;
+    this.epoch++;
   }
 }

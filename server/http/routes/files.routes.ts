@@ -51,9 +51,11 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
 
   r.get('/manager', async (ctx) => {
     const input = validate(listQuery, ctx.query);
-    const body = await d.files.forActor(actor(ctx)).list(input);
+    const { body, gzip } = await d.files.forActor(actor(ctx)).list(input, { gzip: ctx.acceptsEncodings('gzip', 'identity') === 'gzip' });
     ctx.type = 'application/json';
     ctx.set('Cache-Control', 'no-store');
+    ctx.vary('Accept-Encoding');
+    if (gzip) ctx.set('Content-Encoding', 'gzip');
     ctx.body = body;
   });
 
