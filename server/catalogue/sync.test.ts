@@ -87,3 +87,29 @@ test('a folder revalidation keeps a file the gate wrote after the listing, and a
     await f.close();
   }
 });
+
+test('a first sync of an empty catalogue meets a row the gate wrote meanwhile: the batch lands, the row is kept', async () => {
+  const t = tempDir('filedock-sync-first-');
+  const db = openDatabase(join(t.dir, 'db.sqlite'));
+  try {
+    db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
+    db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
+    const nodes = new NodesRepo(db);
+    const backend = {
+      async stat() {
+        return { name: '', type: 'dir' as const, size: 0, mtime: 0 };
+      },
+      async *list() {
+        nodes.upsert(1, 'f3', { ...file('f3'), size: 9 }, null); // an upload lands while the walk lists
+        for (let i = 0; i < 10; i++) yield file(`f${i}`);
+      },
+    };
+    const counts = await new SyncEngine(db).full(1, backend as never, 1);
+    assert.equal(db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = 1').pluck().get(), 10);
+    assert.equal(counts.added, 9);
+    assert.equal(db.sqlite.prepare("SELECT size FROM nodes WHERE path = 'f3'").pluck().get(), 9, 'the gate’s row is not overwritten by the walk’s older view');
+  } finally {
+    await db.close();
+    t.cleanup();
+  }
+});

@@ -83,12 +83,12 @@ export class SyncEngine {
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {
       insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (storage_id, path) DO NOTHING`),
       update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
       count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ?'),
       ids: q('SELECT id, path, dir, type FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000'),
       dirRows: q('SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?'),
-      updatedAt: q('SELECT updated_at FROM nodes WHERE storage_id = ? AND path = ?'),
+      row: q('SELECT id, updated_at FROM nodes WHERE storage_id = ? AND path = ?'),
       freshBelow: q("SELECT 1 FROM nodes WHERE storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1"),
       lastSeen: q("SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1"),
     };
@@ -217,7 +217,13 @@ export class SyncEngine {
           const name = e.path.slice(e.path.lastIndexOf('/') + 1);
           const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
           const mtime = Math.round(e.mtime);
-          const id = Number(this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, sortKey(name), now).lastInsertRowid);
+          const ins = this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, sortKey(name), now);
+          if (ins.changes === 0) {
+            // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
+            seen.add((this.s.row.get(storageId, e.path) as { id: number }).id);
+            continue;
+          }
+          const id = Number(ins.lastInsertRowid);
           if (id < minNew) minNew = id;
           seen.add(id);
           counts.added++;
@@ -249,7 +255,7 @@ export class SyncEngine {
    * sync runs).
    */
   private writtenSince(storageId: number, row: { path: string; type: string }, since: string): boolean {
-    const now = this.s.updatedAt.get(storageId, row.path) as { updated_at: string | null } | undefined;
+    const now = this.s.row.get(storageId, row.path) as { updated_at: string | null } | undefined;
     if (!now || (now.updated_at ?? '') >= since) return true;
     return row.type === 'dir' && this.s.freshBelow.get(storageId, row.path + '/', row.path + '0', since) !== undefined; // '0' follows '/'
   }
