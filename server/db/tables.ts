@@ -476,6 +476,8 @@ export interface DropFilesTable {
   name: string;
   size: number;
   done: number;
+  /** Place in the submission, 1 upward (0: written before the column existed). */
+  position: Generated<number>;
 }
 /** protection: an item in a storage's `.service-trash/`. */
 export interface TrashItemsTable {

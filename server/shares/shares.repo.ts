@@ -135,11 +135,11 @@ export class SharesRepo {
   }
 
   /** Reserves a file slot of a submission under `max` files; false when it is full. */
-  addSubmissionFile(submissionId: string, max: number, f: Omit<DropFileRow, 'submission_id' | 'done'>): boolean {
+  addSubmissionFile(submissionId: string, max: number, f: Omit<DropFileRow, 'submission_id' | 'done' | 'position'>): boolean {
     const s = this.db.sqlite;
     return s.transaction(() => {
       if (s.prepare('UPDATE drop_submissions SET files = files + 1 WHERE id = ? AND files < ? AND finished_at IS NULL').run(submissionId, max).changes !== 1) return false;
-      s.prepare('INSERT INTO drop_files (upload_id, submission_id, name, size) VALUES (?, ?, ?, ?)').run(f.upload_id, submissionId, f.name, f.size);
+      s.prepare('INSERT INTO drop_files (upload_id, submission_id, name, size, position) SELECT ?, ?, ?, ?, files FROM drop_submissions WHERE id = ?').run(f.upload_id, submissionId, f.name, f.size, submissionId);
       return true;
     })();
   }
@@ -149,7 +149,7 @@ export class SharesRepo {
   }
 
   submissionFiles(submissionId: string): DropFileRow[] {
-    return this.db.sqlite.prepare('SELECT * FROM drop_files WHERE submission_id = ? ORDER BY rowid').all(submissionId) as DropFileRow[];
+    return this.db.sqlite.prepare('SELECT * FROM drop_files WHERE submission_id = ? ORDER BY position, name').all(submissionId) as DropFileRow[];
   }
 
   markFileDone(uploadId: string): void {
