@@ -83,7 +83,6 @@ export class Governor {
   private active = 0;
   private peak = 0;
   private waiters: Waiter[] = [];
-  private granting = false;
   private pauses = new Set<PauseReason>();
   private power: PowerState;
   /** CPU seconds the budget still allows; saved up to BURST_S only, so idle time buys no long burst. */
@@ -203,15 +202,24 @@ export class Governor {
     };
   }
 
+  /** Reads the CPU clock (timer, status) and lets waiting work start when that freed capacity. */
+  sample(): void {
+    const lanes = this.lanes;
+    if (this.settle()) this.grantWaiting();
+    else if (this.lanes !== lanes) this.notify();
+  }
+
   /**
    * Reads the CPU clock and settles the budget: the budget accrues while time
    * passes, measured CPU spends it. Cheap (a syscall and a few /proc reads);
-   * runs on a timer and before every decision.
+   * runs on a timer and before every decision. Only updates numbers; says
+   * whether a start may now be possible that was not (more lanes, or the
+   * overdraft ended), for the caller to act on.
    */
-  sample(): void {
+  private settle(): boolean {
     const t = this.now();
     const dt = (t - this.last.t) / 1000;
-    if (dt * 1000 < MIN_SAMPLE_MS) return;
+    if (dt * 1000 < MIN_SAMPLE_MS) return false;
     // Never backwards: a child reaped between two readings is briefly missed, not counted twice.
     const cpu = Math.max(this.last.cpu, this.o.cpuSeconds());
     const wasOver = this.budget > 0 && this.credit < 0;
@@ -222,9 +230,9 @@ export class Governor {
     this.last = { t, cpu };
     this.samples.push(this.last);
     while (this.samples.length > 2 && t - this.samples[1].t >= WINDOW_MS) this.samples.shift();
-    this.adapt(t);
+    const moreLanes = this.adapt(t);
     const isOver = this.budget > 0 && this.credit < 0;
-    if (wasOver && !isOver) this.grantWaiting();
+    return moreLanes || (wasOver && !isOver);
   }
 
   private laneCap(): number {
@@ -235,8 +243,9 @@ export class Governor {
     return this.pauses.size > 0 ? 0 : Math.min(this.lanes, this.laneCap());
   }
 
+  /** Whether one more unit may start now (settles the clock first; grants nothing itself). */
   private mayStart(): boolean {
-    this.sample();
+    this.settle();
     if (this.active >= this.currentLanes()) return false;
     if (this.budget > 0 && this.credit < 0) {
       this.heldByBudget = true;
@@ -249,9 +258,10 @@ export class Governor {
    * Fewer lanes when starts had to wait for the budget (steady work on fewer
    * lanes beats bursts on many followed by stalls, for requests too); one more
    * when the window used under three quarters of the budget and work waits.
+   * Returns whether a lane was added.
    */
-  private adapt(t: number): void {
-    if (t - this.lastAdapt < ADAPT_MS || this.budget <= 0) return;
+  private adapt(t: number): boolean {
+    if (t - this.lastAdapt < ADAPT_MS || this.budget <= 0) return false;
     this.lastAdapt = t;
     const first = this.samples[0];
     const span = (t - first.t) / 1000;
@@ -260,7 +270,7 @@ export class Governor {
     if (this.heldByBudget && this.lanes > 1) this.lanes--;
     else if (!this.heldByBudget && percent < this.budget * 0.75 && this.waiters.length > 0 && this.lanes < this.laneCap()) this.lanes++;
     this.heldByBudget = false;
-    if (this.lanes !== before) this.changed();
+    return this.lanes > before;
   }
 
   private take(): Release {
@@ -277,18 +287,10 @@ export class Governor {
   }
 
   private grantWaiting(): void {
-    // mayStart() samples the CPU, and a sample that changes the lanes calls back here: the outer loop
-    // goes on with the new lanes instead of a nested one draining the waiters under it.
-    if (this.granting) return;
-    this.granting = true;
-    try {
-      while (this.waiters.length > 0 && this.mayStart()) {
-        const w = this.waiters.shift()!;
-        if (w.onAbort) w.signal!.removeEventListener('abort', w.onAbort);
-        w.grant(this.take());
-      }
-    } finally {
-      this.granting = false;
+    while (this.waiters.length > 0 && this.mayStart()) {
+      const w = this.waiters.shift()!;
+      if (w.onAbort) w.signal!.removeEventListener('abort', w.onAbort);
+      w.grant(this.take());
     }
     this.notify();
   }
