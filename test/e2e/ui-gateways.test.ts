@@ -10,7 +10,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
@@ -26,10 +26,7 @@ describe('web UI: gateways', { skip, timeout: 180_000 }, () => {
     srv = await startServer();
     base = srv.url;
     browser = await launchBrowser();
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-    ({ page, errors } = await newPage(ctx));
-    await signIn(page, base);
-    errors.length = 0; // the signed-out first load's 401 is expected
+    ({ page, errors } = await signedInPage(browser, base, ADMIN, { viewport: { width: 1280, height: 900 } }));
   });
   after(async () => {
     await browser?.close();

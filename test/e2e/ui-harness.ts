@@ -96,13 +96,20 @@ export async function shot(page: Page, name: string): Promise<string> {
 export const desktopContext = (browser: Browser, opts: BrowserContextOptions = {}): Promise<BrowserContext> =>
   browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...opts });
 
-/** A fresh desktop context with a page signed in as `who`. */
-export async function signedInPage(browser: Browser, base: string, who = ADMIN): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await desktopContext(browser);
+/** A fresh desktop context with a page signed in as `who`; `errors` starts empty after the sign-in. */
+export async function signedInPage(browser: Browser, base: string, who = ADMIN, opts: BrowserContextOptions = {}): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await desktopContext(browser, opts);
   const { page, errors } = await newPage(ctx);
   await signIn(page, base, who);
+  errors.length = 0; // the signed-out first load's session probe answers 401
   return { ctx, page, errors };
 }
+
+/** JSON API calls with a bearer token (read when called, so a suite may sign in later). */
+export const bearerApi = (base: () => string, token: () => string) => async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+  const r = await fetch(base() + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: r.status, body: await r.json() };
+};
 
 /** Signs in through the form and waits for the shell. */
 export async function signIn(page: Page, base: string, who = ADMIN): Promise<void> {

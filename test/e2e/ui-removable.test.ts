@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { LoopVolumes } from '../helpers/loop-volumes';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, bearerApi } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? LoopVolumes.unavailable() ?? undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,10 +27,7 @@ describe('web UI: a storage whose drive is unplugged', { skip, timeout: 150_000 
   let errors: string[];
   let token: string;
   let id: number;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(srv.url + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: r.status, body: await r.json() };
-  };
+  const api = bearerApi(() => srv.url, () => token);
   const waitStatus = async (status: string) => {
     for (let i = 0; i < 150; i++) {
       if ((await api('GET', `/api/admin/storages/${id}`)).body.status === status) return;

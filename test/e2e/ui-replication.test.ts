@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { needTool, tempDir } from '../helpers/tools';
 import { until } from '../helpers/replica';
-import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
@@ -52,10 +52,7 @@ describe('web UI: replication', { skip, timeout: 240_000 }, () => {
     srv = await startServer({ SERVICE_REPLICA_RETRY_BACKOFF: '100ms', SERVICE_REPLICA_RPO_WARN: '3s' });
     base = srv.url;
     browser = await launchBrowser();
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 }, locale: 'en-US' });
-    ({ page, errors } = await newPage(ctx));
-    await signIn(page, base);
-    errors.length = 0; // the signed-out first load's 401 is expected
+    ({ page, errors } = await signedInPage(browser, base, ADMIN, { viewport: { width: 1280, height: 1000 } }));
   });
   after(async () => {
     await browser?.close();

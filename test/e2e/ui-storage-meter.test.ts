@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { startS3rver, seedObjects, s3rverConfig, type S3rver } from '../helpers/s3rver';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext, signedInPage } from './ui-harness';
+import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, bearerApi, desktopContext, signedInPage } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,10 +23,7 @@ describe('web UI: storage request meter', { skip, timeout: 120_000 }, () => {
   let errors: string[];
   let token: string;
   let id: number;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(srv.url + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: r.status, body: await r.json() };
-  };
+  const api = bearerApi(() => srv.url, () => token);
 
   before(async () => {
     ensureRendererBuilt();

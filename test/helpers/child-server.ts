@@ -4,6 +4,8 @@
  * it again on the same data.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tempDir } from './tools';
 import { join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -58,4 +60,45 @@ export async function spawnServer(env: Record<string, string>, o: { built?: bool
     await exited;
   };
   return { url, child, log: () => log, messages: () => messages, kill: () => end('SIGKILL', 0), stop: () => end('SIGTERM', 5000) };
+}
+
+export const CHILD_ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
+
+/** JSON calls as the signed-in admin; `raw` sends bytes as application/octet-stream. */
+export type ChildApi = (method: string, path: string, body?: unknown, raw?: Buffer) => Promise<{ status: number; body: any }>;
+
+/**
+ * A server on the data folder `data` (kill it and boot again on the same
+ * folder: a crash and a restart), signed in as its first-run admin.
+ */
+export async function bootSignedIn(data: string, env: Record<string, string> = {}, o: { built?: boolean } = {}): Promise<{ srv: ChildServer; api: ChildApi }> {
+  if (o.built && !existsSync(join(root, 'dist/server/cli.js'))) throw new Error('run `node scripts/build.mjs` first: this test starts the built service');
+  const srv = await spawnServer({ SERVICE_DATA_DIR: data, SERVICE_ADMIN_EMAIL: CHILD_ADMIN.email, SERVICE_ADMIN_PASSWORD: CHILD_ADMIN.password, ...env }, o);
+  const login = await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHILD_ADMIN) })).json();
+  const api: ChildApi = async (method, path, body, raw) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${login.token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (raw) headers['content-type'] = 'application/octet-stream';
+    const res = await fetch(srv.url + path, { method, headers, body: raw ? new Uint8Array(raw) : body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  return { srv, api };
+}
+
+/** A data folder and two storage folders `a` and `b` (created) in a fresh temp dir. */
+export function crashFolders(prefix: string): { dir: string; data: string; a: string; b: string; cleanup: () => void } {
+  const t = tempDir(prefix);
+  const [a, b] = [join(t.dir, 'a'), join(t.dir, 'b')];
+  mkdirSync(a);
+  mkdirSync(b);
+  return { dir: t.dir, data: join(t.dir, 'data'), a, b, cleanup: t.cleanup };
+}
+
+/** Adds a polled local storage per name → folder, failing the test on a refusal. */
+export async function addLocalStorages(api: ChildApi, folders: Record<string, string>): Promise<void> {
+  for (const [name, path] of Object.entries(folders)) {
+    const r = await api('POST', '/api/admin/storages', { name, driver: 'local', config: { path }, sync_mode: 'poll' });
+    if (r.status !== 200) throw new Error(`storage ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
 }

@@ -14,28 +14,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { spawnServer, type ChildServer } from '../helpers/child-server';
+import { addLocalStorages, bootSignedIn, crashFolders, type ChildApi } from '../helpers/child-server';
 import { needTool, tempDir } from '../helpers/tools';
 import { startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
 
-const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A server on `data`, signed in as the admin. */
-async function boot(data: string): Promise<{ srv: ChildServer; api: (method: string, path: string, body?: unknown, raw?: Buffer) => Promise<{ status: number; body: any }> }> {
-  const srv = await spawnServer({ SERVICE_DATA_DIR: data, SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password, SERVICE_UPLOAD_MAX_CHUNK_BYTES: String(32 * MiB) });
-  const login = await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
-  const api = async (method: string, path: string, body?: unknown, raw?: Buffer) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${login.token}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (raw) headers['content-type'] = 'application/octet-stream';
-    const res = await fetch(srv.url + path, { method, headers, body: raw ? new Uint8Array(raw) : body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
-  return { srv, api };
-}
+const boot = (data: string) => bootSignedIn(data, { SERVICE_UPLOAD_MAX_CHUNK_BYTES: String(32 * MiB) });
 
 /** Polls `probe` every 5 ms until it returns true (or fails after `ms`). */
 async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
@@ -46,7 +33,7 @@ async function until(probe: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-async function opDone(api: Awaited<ReturnType<typeof boot>>['api'], id: string, ms = 120_000): Promise<any> {
+async function opDone(api: ChildApi, id: string, ms = 120_000): Promise<any> {
   const end = Date.now() + ms;
   for (;;) {
     const op = (await api('GET', `/api/files/ops/${id}`)).body;
@@ -68,13 +55,9 @@ describe('crash recovery', () => {
   after(() => cleanups.forEach((c) => c()));
 
   test('a cross-storage copy killed mid-way resumes after the restart; nothing is copied twice, nothing is missing, the listing converges', { timeout: 240_000 }, async () => {
-    const t = tempDir('filedock-crash-copy-');
-    cleanups.push(t.cleanup);
-    const data = join(t.dir, 'data');
-    const a = join(t.dir, 'a');
-    const b = join(t.dir, 'b');
-    mkdirSync(join(a, 'src'), { recursive: true });
-    mkdirSync(b);
+    const { data, a, b, cleanup } = crashFolders('filedock-crash-copy-');
+    cleanups.push(cleanup);
+    mkdirSync(join(a, 'src'));
     const files = new Map<string, string>();
     for (let i = 0; i < 1500; i++) {
       const body = randomBytes(48 * 1024);
@@ -84,7 +67,7 @@ describe('crash recovery', () => {
     }
     let { srv, api } = await boot(data);
     try {
-      for (const [name, path] of [['A', a], ['B', b]]) assert.equal((await api('POST', '/api/admin/storages', { name, driver: 'local', config: { path }, sync_mode: 'poll' })).status, 200);
+      await addLocalStorages(api, { A: a, B: b });
       const copy = await api('POST', '/api/files/copy', { from: '/A/src', to: '/B' });
       assert.equal(copy.status, 202, JSON.stringify(copy.body));
       const db = new Database(join(data, 'filedock.sqlite'), { readonly: true });

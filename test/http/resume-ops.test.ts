@@ -22,36 +22,21 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, createWriteStream, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ZipWriter } from '../../server/lib/zip-writer';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { spawnServer, type ChildServer } from '../helpers/child-server';
+import { addLocalStorages, bootSignedIn, crashFolders, CHILD_ADMIN } from '../helpers/child-server';
 import { tempDir } from '../helpers/tools';
 import { s3rverConfig, startS3rver, type S3rver } from '../helpers/s3rver';
 
-const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
 const MiB = 1024 * 1024;
 const SIZE = 2048 * MiB;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
-
-async function boot(data: string): Promise<{ srv: ChildServer; api: Api }> {
-  if (!existsSync(new URL('../../dist/server/cli.js', import.meta.url))) throw new Error('run `node scripts/build.mjs` first: this test starts the built service');
-  const srv = await spawnServer({ SERVICE_DATA_DIR: data, SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password }, { built: true });
-  const login = await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
-  const api: Api = async (method, path, body) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${login.token}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(srv.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
-  return { srv, api };
-}
+const boot = (data: string) => bootSignedIn(data, {}, { built: true });
 
 /** Writes `size` deterministic bytes (a seeded 1 MiB block, each MiB stamped with its index) and returns their sha256. */
 function generate(path: string, size: number, seed = 'filedock-resume'): string {
@@ -98,18 +83,13 @@ describe('resumable long ops', () => {
   after(() => cleanups.forEach((c) => c()));
 
   test('a 2 GiB copy killed at half-way resumes from its last committed part with a byte-exact result', { timeout: 240_000 }, async (tc) => {
-    const t = tempDir('filedock-resume-copy-');
-    cleanups.push(t.cleanup);
-    const data = join(t.dir, 'data');
-    const a = join(t.dir, 'a');
-    const b = join(t.dir, 'b');
-    mkdirSync(a);
-    mkdirSync(b);
+    const { data, a, b, cleanup } = crashFolders('filedock-resume-copy-');
+    cleanups.push(cleanup);
     const digest = generate(join(a, 'big.bin'), SIZE);
 
     let { srv, api } = await boot(data);
     try {
-      for (const [name, path] of [['A', a], ['B', b]]) assert.equal((await api('POST', '/api/admin/storages', { name, driver: 'local', config: { path }, sync_mode: 'poll' })).status, 200);
+      await addLocalStorages(api, { A: a, B: b });
       const copy = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/B/big.bin' });
       assert.equal(copy.status, 202, JSON.stringify(copy.body));
       const id = copy.body.operation_id;
@@ -273,7 +253,7 @@ describe('resumable long ops', () => {
       assert.equal(op.status, 'completed', JSON.stringify(op));
       const resumedAt = Number(/resumed big\.bin at byte (\d+)/.exec(op.message ?? '')?.[1]);
       assert.ok(resumedAt >= cut.etags.length * cut.part_size, `resumed at ${resumedAt} (message: ${op.message})`);
-      const res = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/S/big.bin')}`, { headers: { authorization: `Bearer ${(await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()).token}` } });
+      const res = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/S/big.bin')}`, { headers: { authorization: `Bearer ${(await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHILD_ADMIN) })).json()).token}` } });
       assert.equal(res.status, 200);
       const h = createHash('sha256');
       for await (const chunk of Readable.fromWeb(res.body as never)) h.update(chunk as Buffer);
@@ -287,13 +267,8 @@ describe('resumable long ops', () => {
   });
 
   test('a source changed while the server was down is copied anew; a cancelled copy leaves no staging behind', { timeout: 240_000 }, async () => {
-    const t = tempDir('filedock-resume-edge-');
-    cleanups.push(t.cleanup);
-    const data = join(t.dir, 'data');
-    const a = join(t.dir, 'a');
-    const b = join(t.dir, 'b');
-    mkdirSync(a);
-    mkdirSync(b);
+    const { data, a, b, cleanup } = crashFolders('filedock-resume-edge-');
+    cleanups.push(cleanup);
     const size = 320 * MiB;
     generate(join(a, 'big.bin'), size);
     const sessionLeft = (handle: string) => {
@@ -309,7 +284,7 @@ describe('resumable long ops', () => {
     };
     let { srv, api } = await boot(data);
     try {
-      for (const [name, path] of [['A', a], ['B', b]]) assert.equal((await api('POST', '/api/admin/storages', { name, driver: 'local', config: { path }, sync_mode: 'poll' })).status, 200);
+      await addLocalStorages(api, { A: a, B: b });
       const copy = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/B/big.bin' });
       const id = copy.body.operation_id;
       for (const stop = Date.now() + 120_000; (chunkState(data, id)?.etags.length ?? 0) < 2; await sleep(10)) if (Date.now() > stop) throw new Error('no two parts in 120 s');
