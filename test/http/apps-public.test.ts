@@ -11,7 +11,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
@@ -37,13 +37,13 @@ app.event = async ({ view, event, data, paths, public: pub, state }) => {
   }
   return { nodes: [{ type: 'text', text: 'event ' + event + ' public=' + pub }], state };
 };
-app.view = async ({ view, paths, public: pub }) => {
+app.view = async ({ view, paths, public: pub, lang }) => {
   const first = paths[0];
   return {
     title: 'Sign ' + first.name,
     open: { path: first.path },
     nodes: [
-      { type: 'text', text: 'public=' + pub + ' files=' + paths.length },
+      { type: 'text', text: 'public=' + pub + ' files=' + paths.length + ' lang=' + lang },
       { type: 'text', text: 'read=' + (await host.call('files.read', { path: first.path })).data },
       { type: 'text', text: 'outside=' + (await tryCall('files.read', { path: '/Docs/private.txt' })) + ' write=' + (await tryCall('files.write', { path: '/Docs/x.txt', data: 'x' })) + ' pages=' + (await tryCall('pages.create', { paths: [first.path], page: 'sign' })) },
       { type: 'preview', path: first.path },
@@ -192,7 +192,7 @@ describe('public app pages', () => {
   });
 
   test('an empty-body event opens the page: a counted visit, a sanitised surface with refs and no open, a host cut to the exposed files', async () => {
-    const r = await pub('POST', `/api/public/s/${token}/event`, { cookie });
+    const r = await pub('POST', `/api/public/s/${token}/event`, { cookie, headers: { 'accept-language': 'tr-TR,tr;q=0.9' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const s1 = r.body.surface;
     assert.equal(s1.title, 'Sign contract.txt');
@@ -201,7 +201,7 @@ describe('public app pages', () => {
     // No creator path reaches the visitor: the exposed file is its ref, the other path is gone.
     assert.ok(!JSON.stringify(r.body).includes('/Docs/'), JSON.stringify(r.body));
     const texts = s1.nodes.filter((n: any) => n.type === 'text').map((n: any) => n.text);
-    assert.deepEqual(texts, ['public=true files=2', 'read=the contract text', 'outside=app_host_refused write=app_host_refused pages=app_host_refused']);
+    assert.deepEqual(texts, ['public=true files=2 lang=tr', 'read=the contract text', 'outside=app_host_refused write=app_host_refused pages=app_host_refused']);
     assert.deepEqual(s1.nodes.filter((n: any) => n.type === 'preview'), [{ type: 'preview', path: 'f1' }]);
     assert.deepEqual(s1.nodes.find((n: any) => n.type === 'list').items, [{ title: 'mine', path: 'f1' }, { title: 'not yours' }]);
     assert.equal(s1.nodes.some((n: any) => n.type === 'html'), false);
@@ -327,6 +327,19 @@ describe('public app pages', () => {
     assert.equal(JSON.parse(ended.body.surface.nodes[0].text).revoked, true);
     const r = await event(other.token, {});
     assert.deepEqual([r.status, r.body.error], [410, 'expired']);
+  });
+
+  test('a file gone: the state reads revoked (gone) and events answer 410', async () => {
+    writeFileSync(join(docs, 'gone.txt'), 'soon gone');
+    await s.api('POST', '/api/files/refresh', { token: admin, body: { path: '/Docs' } });
+    const made = await openPage(['/Docs/gone.txt']);
+    assert.ok(made.token, JSON.stringify(made));
+    assert.equal((await event(made.token, {})).status, 200);
+    rmSync(join(docs, 'gone.txt'));
+    const st = await pub('GET', `/api/public/s/${made.token}`);
+    assert.deepEqual([st.status, st.body.state, st.body.revoked, st.body.reason], [200, 'revoked', true, 'gone']);
+    const r = await event(made.token, { event: 'change', data: {} });
+    assert.deepEqual([r.status, r.body.error], [410, 'revoked']);
   });
 
   test('the app uninstalled: events 409 link_unavailable, the state reads revoked', async () => {
