@@ -101,7 +101,8 @@ describe('public app pages', () => {
 
   before(async () => {
     writeFileSync(join(renderer.dir, 'app-page.html'), '<!doctype html><html><body><div id="app-page-marker"></div><script type="module" src="/assets/app-page.js"></script></body></html>');
-    s = await startTestServer({}, { rendererDir: renderer.dir });
+    // An https public address: links are absolute, and the page cookie is Secure even though TLS ends before us.
+    s = await startTestServer({ SERVICE_PUBLIC_URL: 'https://files.example.test' }, { rendererDir: renderer.dir });
     admin = await s.login();
     const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'uma@example.test', username: 'uma', password: 'uma-password-1', role: 'user' } });
     assert.equal(u.status, 200, JSON.stringify(u.body));
@@ -135,7 +136,7 @@ describe('public app pages', () => {
   test('pages.create: a real share row of kind app made by the person; refused for a folder, an unknown page, without public_pages', async () => {
     const made = await openPage(['/Docs/contract.txt', '/Docs/page.html'], { pin: '4321', max_visits: 3 });
     assert.match(made.token, /^[A-Za-z0-9_-]{16,64}$/);
-    assert.ok(made.url.endsWith(`/s/${made.token}`), made.url);
+    assert.equal(made.url, `https://files.example.test/s/${made.token}`);
     assert.ok(Number.isInteger(made.share_id));
     token = made.token;
     // The creator sees it among their links, as kind app with the app and the page.
@@ -173,6 +174,8 @@ describe('public app pages', () => {
     assert.match(set, /service_page_dt=/);
     assert.match(set, new RegExp(`path=/api/public/s/${token}`, 'i'));
     assert.match(set, /httponly/i);
+    assert.match(set, /samesite=strict/i);
+    assert.match(set, /secure/i);
     cookie = set.split(';')[0];
     st = await pub('GET', `/api/public/s/${token}`, { cookie });
     assert.equal(st.body.unlocked, true);

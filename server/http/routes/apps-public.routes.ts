@@ -79,6 +79,8 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     pins.hit(ctx.state.ip);
     const b = validate(z.object({ pin: z.string().max(64) }), await readObject(ctx, 4096));
     const out = await pages().pin(ctx.params.token, b.pin);
+    // TLS usually ends at the tunnel: the cookie must still be Secure there (as the session cookie is).
+    if (d.secureCookies) (ctx.cookies as unknown as { secure: boolean }).secure = true;
     ctx.cookies.set(PAGE_COOKIE, out.download_token, {
       httpOnly: true, sameSite: 'strict', secure: d.secureCookies, expires: new Date(out.expires_at), path: api(ctx.params.token), overwrite: true,
     });
