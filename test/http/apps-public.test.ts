@@ -102,7 +102,10 @@ describe('public app pages', () => {
   before(async () => {
     writeFileSync(join(renderer.dir, 'app-page.html'), '<!doctype html><html><body><div id="app-page-marker"></div><script type="module" src="/assets/app-page.js"></script></body></html>');
     // An https public address: links are absolute, and the page cookie is Secure even though TLS ends before us.
-    s = await startTestServer({ SERVICE_PUBLIC_URL: 'https://files.example.test' }, { rendererDir: renderer.dir });
+    // The split public listener too: the page, its API and its assets must be reachable there.
+    mkdirSync(join(renderer.dir, 'assets'));
+    writeFileSync(join(renderer.dir, 'assets', 'app-page.js'), 'console.log(1)');
+    s = await startTestServer({ SERVICE_PUBLIC_URL: 'https://files.example.test', SERVICE_PUBLIC_LISTEN: '127.0.0.1:0' }, { rendererDir: renderer.dir });
     admin = await s.login();
     const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'uma@example.test', username: 'uma', password: 'uma-password-1', role: 'user' } });
     assert.equal(u.status, 200, JSON.stringify(u.body));
@@ -270,6 +273,13 @@ describe('public app pages', () => {
     const csp = r.headers.get('content-security-policy') ?? '';
     for (const part of ["default-src 'self'", "frame-ancestors 'none'", "img-src 'self' data: blob:"]) assert.ok(csp.includes(part), csp);
     assert.equal(r.headers.get('cache-control'), 'no-store');
+    // Through the public listener: the page, its API and its assets; not the admin's list.
+    const outside = `http://127.0.0.1:${s.server.publicPort}`;
+    assert.ok(s.server.publicPort);
+    assert.match(await (await fetch(`${outside}/s/${token}`)).text(), /app-page-marker/);
+    assert.equal((await fetch(`${outside}/assets/app-page.js`)).status, 200);
+    assert.equal((await fetch(`${outside}/api/public/s/${token}`, { headers: { cookie } })).status, 200);
+    assert.equal((await fetch(`${outside}/api/admin/app-plugins/shares`, { headers: { authorization: `Bearer ${admin}` } })).status, 404);
     const plain = await s.api('POST', '/api/files/share', { token: uma, body: { path: 'Docs://private.txt' } });
     assert.equal(plain.status, 200, JSON.stringify(plain.body));
     r = await fetch(`${s.url}/s/${plain.body.token}`);
