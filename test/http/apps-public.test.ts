@@ -355,6 +355,20 @@ describe('public app pages', () => {
     assert.deepEqual([r.status, r.body.error], [410, 'revoked']);
   });
 
+  test('an app with only an event export gets the open event there', async () => {
+    const code = `app.event = async ({ view, event, paths, public: p }) => {
+      if (view === 'publisher') return { nodes: [{ type: 'text', text: JSON.stringify(await host.call('pages.create', { paths: paths.map((x) => x.path), page: 'sign' })) }] };
+      return { nodes: [{ type: 'text', text: 'event ' + event + ' public=' + p }] };
+    };`;
+    const pkg = await buildAppPackage({ key, manifest: pagesManifest({ id: 'evonly' }), code, languages: PACKS });
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } })).status, 201);
+    const made = await s.api('POST', '/api/files/plugins/views/evonly/publisher/event', { token: uma, body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} } });
+    const page = JSON.parse(made.body.surface.nodes[0].text).token;
+    const r = await event(page, {});
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.surface.nodes[0].text, 'event open public=true');
+  });
+
   test('the app uninstalled: events 409 link_unavailable, the state reads revoked', async () => {
     const page = (await openPage(['/Docs/contract.txt'])).token;
     assert.equal((await event(page, {})).status, 200);

@@ -211,9 +211,14 @@ export class AppPages {
     const refOf = new Map(paths.map((p, i) => [p.path, files[i].ref]));
     const host = this.publicHost(app, creator, lang, new Set(refOf.keys()));
     const input = { view: o.share.page_id, paths, lang, settings: app.settings, public: true };
+    const viaEvent = () => this.d.runtime.call(app, 'event', { ...input, state: b.state ?? null, event: b.event, action_id: b.action_id ?? null, data }, host);
+    // Opening asks the `view` export; an app that has only `event` gets the `open` event there.
     const raw = b.event === 'open'
-      ? await this.d.runtime.call(app, 'view', { ...input, section: null }, host)
-      : await this.d.runtime.call(app, 'event', { ...input, state: b.state ?? null, event: b.event, action_id: b.action_id ?? null, data }, host);
+      ? await this.d.runtime.call(app, 'view', { ...input, section: null }, host).catch((e) => {
+          if (isAppError(e) && e.code === 'app_failed' && e.params.reason === 'unknown_function') return viaEvent();
+          throw e;
+        })
+      : await viaEvent();
     const r = raw as Record<string, unknown> | null;
     const answer = (r && typeof r === 'object' && !('nodes' in r) ? r : { surface: r }) as { surface?: unknown; job?: { action?: unknown; params?: unknown }; errors?: unknown };
     if (Array.isArray(answer.errors) && answer.errors.length) throw appFieldErrors(answer.errors);
