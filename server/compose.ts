@@ -198,7 +198,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     const appPlugins = createAppPlugins({
-      db, bus, files, queue, actors: auth.actors, settings, version: config.version,
+      db, bus, files, queue, actors: auth.actors, settings, version: config.version, shares: shares.service,
       enabled: config.appPlugins, memoryBytes: config.appPluginMemory * 1024 * 1024,
       stateOf: (p) => parseItems(catalogue.nodes.get(p.storage_id, p.rel)?.app_state ?? null),
       findUsers: (q, limit) => auth.repo.list({ q, limit: limit * 2 }).filter((u) => !u.disabled).slice(0, limit).map((u) => ({ id: u.id, username: u.username, email: u.email })),

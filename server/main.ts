@@ -70,6 +70,7 @@ import { adminExternalRoutes, docserverRoutes } from './http/routes/docserver.ro
 import { actor, type AppState, type Ctx } from './http/context';
 import { assistantRoutes } from './http/routes/assistant.routes';
 import { appPluginRoutes } from './http/routes/app-plugins.routes';
+import { appsPublicRoutes } from './http/routes/apps-public.routes';
 import type { ProviderFactory } from './assistant/providers/types';
 import { publicOnly } from './http/middlewares/public-only';
 import { davMiddleware } from './http/dav';
@@ -213,6 +214,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminExternalRoutes({ docserver: sv.docserver, bus, maxJsonBytes: json }),
       docserverRoutes({ docserver: sv.docserver, maxJsonBytes: json }),
       shareRoutes({ shares, maxJsonBytes: json }),
+      // Before the share routes: /s/{token} of an app link is its app page; other tokens fall through.
+      appsPublicRoutes({ plugins: sv.appPlugins, shares, rendererDir: opts.rendererDir ?? defaultRendererDir(), secureCookies, admit }),
       sharePublicRoutes({ shares, maxJsonBytes: json, admit, log: logFn }),
       adminUplinkRoutes({
         settings: sv.settings, bus, maxJsonBytes: json,

@@ -10,7 +10,8 @@ export type ShareState = 'active' | 'expired' | 'revoked' | 'capped' | 'suspende
 /** A link as its owner sees it (`GET /api/files/share`, create and revoke answers). */
 export interface ShareView {
   id: number;
-  kind: 'link' | 'drop';
+  /** `app`: a public page an app opened (docs/app-plugins.md, "Public app pages"). */
+  kind: 'link' | 'drop' | 'app';
   path: string;
   token: string;
   url: string;
@@ -30,6 +31,10 @@ export interface ShareView {
   suspended_at: string | null;
   suspended_reason: string | null;
   state: ShareState;
+  /** On links opened by an app: the app, the view the page shows, its title. */
+  plugin_name?: string;
+  page_id?: string;
+  title?: string | null;
 }
 
 /** `POST /api/files/share`: the link, plus the PIN once when the server generated it. */
@@ -37,7 +42,7 @@ export type ShareCreated = ShareView & { pin?: string };
 
 /** `GET /api/files/share/{token}` (no PIN needed). */
 export interface LinkMetadata {
-  kind: 'link' | 'drop';
+  kind: 'link' | 'drop' | 'app';
   requires_pin: boolean;
   expires_at: string | null;
   download_count: number;

@@ -448,6 +448,12 @@ export interface SharesTable {
   /** Set by the uplink guard (distinct addresses, accelerator); cleared by a re-enable. */
   suspended_at: string | null;
   suspended_reason: 'addresses' | 'accelerator' | null;
+  /** App links (docs/app-plugins.md, "Public app pages"): the app, its view shown, the title; null on other links. */
+  plugin_name: string | null;
+  page_id: string | null;
+  title: string | null;
+  /** JSON `[{ref, rel}]`: the files an app link exposes, on the row's storage. */
+  app_files: string | null;
 }
 /** shares: the token of a link whose storage was deleted (kept by a trigger; the link answers `revoked`). */
 export interface ShareTombstonesTable {

@@ -13,7 +13,7 @@ export type ErrorCode =
   | 'bad_name' | 'payload_too_large' | 'invalid_credentials' | 'account_disabled'
   | 'setup_done' | 'setup_local_only' | 'unsupported' | 'timeout' | 'cancelled'
   | 'range_not_satisfiable' | 'upload_expired' | 'checksum_mismatch' | 'unsupported_media_type'
-  | 'gone' | 'expired' | 'revoked' | 'link_suspended' | 'link_unavailable' | 'archive_invalid' | 'archive_too_large'
+  | 'gone' | 'expired' | 'revoked' | 'link_suspended' | 'link_unavailable' | 'no_access' | 'archive_invalid' | 'archive_too_large'
   | 'archive_encrypted' | 'not_configured' | 'update_refused' | 'csrf_failed' | 'method_not_allowed'
   | 'database_busy' | 'server_busy' | 'mfa_invalid' | 'mfa_expired' | 'session_required' | 'encrypted'
   | 'assistant_off' | 'assistant_not_configured' | 'assistant_not_found' | 'assistant_busy' | 'assistant_conflict'

@@ -80,6 +80,8 @@ const BASE: Record<string, number> = {
   app_plugins_disabled: 503,
   app_failed: 502,
   app_host_refused: 403,
+  // Public app pages: the link's creator lost access to the files it exposes.
+  no_access: 403,
 };
 
 const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {

@@ -10,10 +10,13 @@ import type { EventBus } from '../events';
 import type { FileService, Place } from '../files';
 import type { JobQueue } from '../jobs';
 import type { SettingsStore } from '../settings';
+import type { SharesService } from '../shares';
 import { AppAdmin } from './admin';
 import { AppActions } from './actions/service';
 import type { HostDeps, LocksPort } from './host/host-api';
+import { pagesHostApi } from './host/pages';
 import { PluginJobs } from './jobs';
+import { AppPages } from './public/pages';
 import { AppsRepo } from './registry/apps.repo';
 import { AppRuntime } from './runtime';
 
@@ -36,6 +39,8 @@ export interface AppPluginsDeps {
   findUsers: (q: string, limit: number) => Array<{ id: number; username: string; email: string }>;
   /** Locks and `app_state` for apps: wired when the locks module lands (host-api.ts, `LocksPort`). */
   locks?: LocksPort;
+  /** Public app pages are share rows (host `pages.*`, the /api/public/s routes); without it `pages.*` is not offered. */
+  shares?: SharesService;
   log: (msg: string) => void;
 }
 
@@ -46,6 +51,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const runtime = new AppRuntime({ memoryBytes: d.memoryBytes, log: d.log });
   const host = (): HostDeps => ({
     files: d.files, repo, locks: d.locks,
+    pages: pages ? (app, actor) => pagesHostApi(pages!, app, actor) : undefined,
     enqueue: (app, actor, action, paths, params, lang) => {
       const me = d.files.forActor(actor);
       return jobs.enqueue(app, actor, action, paths.map((p) => me.target(p).place), params, lang);
@@ -56,8 +62,10 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const off = () => (!d.enabled ? 'plugins_disabled' : !d.settings.get('app_plugins_enabled') ? 'app_plugins_disabled' : null);
   const actions = new AppActions({ repo, runtime, files: d.files, jobs, host, stateOf: d.stateOf, off, findUsers: d.findUsers });
   const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version });
+  // Assigned before any call can reach `host()` (calls start from routes and jobs, after this returns).
+  const pages: AppPages | null = d.shares ? new AppPages({ repo, runtime, files: d.files, jobs, host, shares: d.shares, off }) : null;
   return {
-    repo, runtime, jobs, actions, admin, off,
+    repo, runtime, jobs, actions, admin, off, pages,
     /** The capability the web UI reads (`app_plugins.enabled`). */
     capability: () => ({ enabled: off() === null }),
     start: () => d.enabled && runtime.warm(),

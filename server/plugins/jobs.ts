@@ -28,6 +28,8 @@ export interface PluginJobPayload {
   places: Place[];
   params: unknown;
   lang: string;
+  /** Queued from a public app page (docs/app-plugins.md): its result never carries an `open` (SPEC App plugins rule 3). */
+  public?: boolean;
 }
 
 declare module '../jobs/types' {
@@ -69,9 +71,9 @@ export class PluginJobs {
     d.queue.register(PLUGIN_JOB, (ctx) => this.run(ctx.payload, ctx), { maxAttempts: 1, concurrency: 2 });
   }
 
-  enqueue(app: InstalledApp, actor: Actor, action: string, places: Place[], params: unknown, lang: string): string {
+  enqueue(app: InstalledApp, actor: Actor, action: string, places: Place[], params: unknown, lang: string, opts: { public?: boolean } = {}): string {
     if (!app.manifest.actions.some((a) => a.id === action)) throw new AppError('not_found', { path: `${app.id}/${action}` });
-    const payload: PluginJobPayload = { actor: actorSpec(actor), plugin: app.id, action, places, params, lang };
+    const payload: PluginJobPayload = { actor: actorSpec(actor), plugin: app.id, action, places, params, lang, ...(opts.public && { public: true }) };
     return this.d.queue.enqueue(PLUGIN_JOB, payload, { ownerId: actor.kind === 'system' ? null : actor.principal.id, visible: true, maxAttempts: 1 });
   }
 
@@ -91,7 +93,8 @@ export class PluginJobs {
       if (detail && packText(app, detail, app.manifest.default_language) !== undefined) throw new AppError('app_failed', { plugin: app.id, reason: 'app_error', key: detail }, undefined, `app ${app.id}: ${detail}`);
       throw e;
     }
-    return { outputs: outputs.map((path) => ({ path })), ...(openOf(r?.open) && { open: openOf(r?.open) }), ...(typeof r?.message === 'string' && { message: r.message.slice(0, 500) }) };
+    const open = p.public ? undefined : openOf(r?.open);
+    return { outputs: outputs.map((path) => ({ path })), ...(open && { open }), ...(typeof r?.message === 'string' && { message: r.message.slice(0, 500) }) };
   }
 
   /** A plugin op as the spec shows it, in the reader's language; other kinds pass unchanged. */

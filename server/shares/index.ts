@@ -18,7 +18,7 @@ import { SharesService } from './shares.service';
 
 export {
   SharesService, dropSettingsOf, DROP_DEFAULTS, PIN_MAX_FAILS, PIN_LOCK_MS, DOWNLOAD_TOKEN_MS, statOrRevoked, unavailable,
-  type ShareView, type OpenShare, type CreateShareInput, type DropSettings, type DownloadSlot,
+  APP_LINK_MAX_FILES, type ShareView, type OpenShare, type CreateShareInput, type CreateAppLinkInput, type AppLinkFile, type DropSettings, type DownloadSlot,
 } from './shares.service';
 export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
 export { ShareZips, fingerprint, type ZipStatus } from './share-zip';

@@ -7,11 +7,22 @@
 import type { Db } from '../db';
 import type { SharesTable, DropSubmissionsTable, DropFilesTable } from '../db/tables';
 
-export type ShareRow = SharesTable;
+/**
+ * A share as the service sees it: `kind` is `app` for a link an app opened (stored as kind `link` with
+ * `plugin_name` set: the column's CHECK predates app links; migration 20261127150000-share-app-pages).
+ */
+export type ShareRow = Omit<SharesTable, 'kind'> & { kind: 'link' | 'drop' | 'app' };
+/** The one place a stored row becomes a ShareRow. */
+const asRow = (r: SharesTable | undefined): ShareRow | undefined => (r && r.plugin_name !== null ? { ...r, kind: 'app' } : r);
+const asRows = (rs: SharesTable[]): ShareRow[] => rs.map((r) => asRow(r)!);
 export type SubmissionRow = DropSubmissionsTable;
 export type DropFileRow = DropFilesTable;
 
-export type NewShare = Omit<ShareRow, 'id' | 'downloads' | 'uploads' | 'pin_fails' | 'locked_until' | 'revoked_at' | 'suspended_at' | 'suspended_reason'>;
+export type NewShare = Omit<ShareRow, 'id' | 'downloads' | 'uploads' | 'pin_fails' | 'locked_until' | 'revoked_at' | 'suspended_at' | 'suspended_reason' | 'plugin_name' | 'page_id' | 'title' | 'app_files'>
+  & Partial<Pick<ShareRow, 'plugin_name' | 'page_id' | 'title' | 'app_files'>>;
+
+/** Filters of the admin's list of app links. */
+export interface AppLinkFilter { plugin?: string; active?: boolean; nowIso: string; limit: number; offset: number }
 
 export class SharesRepo {
   constructor(private db: Db) {}
@@ -20,31 +31,56 @@ export class SharesRepo {
     return Number(
       this.db.sqlite
         .prepare(
-          `INSERT INTO shares (token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at)
-           VALUES (@token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at)`,
+          `INSERT INTO shares (token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at, plugin_name, page_id, title, app_files)
+           VALUES (@token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)`,
         )
-        .run(s).lastInsertRowid,
+        .run({
+          ...s, kind: s.kind === 'app' ? 'link' : s.kind,
+          plugin_name: s.plugin_name ?? null, page_id: s.page_id ?? null, title: s.title ?? null, app_files: s.app_files ?? null,
+        }).lastInsertRowid,
     );
   }
 
   byId(id: number): ShareRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM shares WHERE id = ?').get(id) as ShareRow | undefined;
+    return asRow(this.db.sqlite.prepare('SELECT * FROM shares WHERE id = ?').get(id) as SharesTable | undefined);
   }
 
   byToken(token: string): ShareRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM shares WHERE token = ?').get(token) as ShareRow | undefined;
+    return asRow(this.db.sqlite.prepare('SELECT * FROM shares WHERE token = ?').get(token) as SharesTable | undefined);
   }
 
   /** The owner's shares, newest first (all shares when `ownerId` is null). */
   list(ownerId: number | null, limit = 1000): ShareRow[] {
-    if (ownerId === null) return this.db.sqlite.prepare('SELECT * FROM shares ORDER BY id DESC LIMIT ?').all(limit) as ShareRow[];
-    return this.db.sqlite.prepare('SELECT * FROM shares WHERE owner_id = ? ORDER BY id DESC LIMIT ?').all(ownerId, limit) as ShareRow[];
+    if (ownerId === null) return asRows(this.db.sqlite.prepare('SELECT * FROM shares ORDER BY id DESC LIMIT ?').all(limit) as SharesTable[]);
+    return asRows(this.db.sqlite.prepare('SELECT * FROM shares WHERE owner_id = ? ORDER BY id DESC LIMIT ?').all(ownerId, limit) as SharesTable[]);
+  }
+
+  /**
+   * App links, newest first, with the total: of one app when `plugin` is given; `active` true keeps links
+   * live by the clock and not revoked (false: the others). The creator and app checks are the caller's.
+   */
+  appLinks(f: AppLinkFilter): { rows: ShareRow[]; total: number } {
+    const where = ['plugin_name IS NOT NULL'];
+    const args: Record<string, unknown> = {};
+    if (f.plugin !== undefined) {
+      where.push('plugin_name = @plugin');
+      args.plugin = f.plugin;
+    }
+    const live = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now) AND (max_downloads IS NULL OR downloads < max_downloads)';
+    if (f.active !== undefined) {
+      where.push(f.active ? `(${live})` : `NOT (${live})`);
+      args.now = f.nowIso;
+    }
+    const w = where.join(' AND ');
+    const total = (this.db.sqlite.prepare(`SELECT count(*) AS n FROM shares WHERE ${w}`).get(args) as { n: number }).n;
+    const rows = asRows(this.db.sqlite.prepare(`SELECT * FROM shares WHERE ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`).all({ ...args, limit: f.limit, offset: f.offset }) as SharesTable[]);
+    return { rows, total };
   }
 
   /** Folder links that may still be opened (for the ZIP warmer); state checks beyond the clock are the caller's. */
   activeFolderLinks(nowIso: string): ShareRow[] {
     return this.db.sqlite
-      .prepare("SELECT * FROM shares WHERE kind = 'link' AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)")
+      .prepare("SELECT * FROM shares WHERE kind = 'link' AND plugin_name IS NULL AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)")
       .all(nowIso) as ShareRow[];
   }
 
@@ -109,9 +145,10 @@ export class SharesRepo {
 
   /** Deletes links revoked or expired before `beforeIso` (with their submissions). Returns the ids removed. */
   /** Whether `token` named a link (of `kind`, when given) whose storage was deleted since. */
-  tombstoned(token: string, kind?: 'link' | 'drop'): boolean {
+  tombstoned(token: string, kind?: ShareRow['kind']): boolean {
     const row = this.db.sqlite.prepare('SELECT kind FROM share_tombstones WHERE token = ?').get(token) as { kind: string } | undefined;
-    return !!row && (!kind || row.kind === kind);
+    // An app link's tombstone says `link` (the stored kind).
+    return !!row && (!kind || row.kind === (kind === 'app' ? 'link' : kind));
   }
 
   sweep(beforeIso: string): number[] {

@@ -42,6 +42,25 @@ export interface CreateShareInput {
   max_uploads?: number;
 }
 
+/** What an app asks for when it opens a public page (host method `pages.create`; docs/app-plugins.md). */
+export interface CreateAppLinkInput {
+  plugin: string;
+  /** The app's view the page shows. */
+  page: string;
+  title?: string;
+  /** UI paths of the files the page exposes (one storage). */
+  paths: string[];
+  pin?: string;
+  expires_at?: string;
+  max_visits?: number;
+}
+
+/** One file an app link exposes: `ref` names it in the public routes, `rel` is on the link's storage. */
+export interface AppLinkFile { ref: string; rel: string }
+
+/** At most this many files on one app page. */
+export const APP_LINK_MAX_FILES = 50;
+
 /** A token that is live right now, with what it points at. */
 export interface OpenShare {
   share: ShareRow;
@@ -131,6 +150,81 @@ export class SharesService {
     return input.password ? { ...view, pin } : view;
   }
 
+  /**
+   * Opens a public app page (kind `app`): the same rule as a link (editor on every file, `shares:write`), the
+   * same expiry ceiling, PIN hash and lock, revocation (storage deleted, creator disabled). Files only, all on
+   * one storage, at most 50; the row's own path is the first file. `max_visits` caps the page's openings
+   * (kept in `max_downloads`/`downloads`). Audited as `share.create` with the app.
+   */
+  async createApp(a: Actor, input: CreateAppLinkInput, origin: string): Promise<ShareView> {
+    if (a.kind === 'system' || a.kind === 'link') throw new AppError('forbidden');
+    if (!Array.isArray(input.paths) || input.paths.length === 0) throw new AppError('validation_failed', { field: 'paths', reason: 'at least one file' }, { field: 'paths' });
+    if (input.paths.length > APP_LINK_MAX_FILES) throw new AppError('too_many_paths', { max: APP_LINK_MAX_FILES }, { max: APP_LINK_MAX_FILES });
+    if (input.max_visits !== undefined && (!Number.isInteger(input.max_visits) || input.max_visits < 1)) throw new AppError('validation_failed', { field: 'max_visits', reason: 'a positive whole number' }, { field: 'max_visits' });
+    if (input.pin !== undefined && !/^[0-9A-Za-z]{4,32}$/.test(input.pin)) throw new AppError('validation_failed', { field: 'pin', reason: '4 to 32 letters or digits' }, { field: 'pin' });
+    const fa = this.o.files.forActor(a);
+    const targets = [];
+    for (const p of input.paths) {
+      if (typeof p !== 'string') throw new AppError('validation_failed', { field: 'paths', reason: 'a list of paths' }, { field: 'paths' });
+      const r = fa.target(p, 'viewer');
+      fa.target(r.place, 'editor', { ignoreReadOnly: true, permission: 'shares:write' });
+      if ((await fa.stat(r.place)).type !== 'file') throw new AppError('validation_failed', { field: 'paths', reason: 'an app page exposes files, not folders' }, { field: 'paths' });
+      targets.push(r);
+    }
+    requirePermission(a, 'shares:write');
+    if (new Set(targets.map((t) => t.storage.id)).size > 1) throw new AppError('validation_failed', { field: 'paths', reason: 'all files on one storage' }, { field: 'paths' });
+    const files: AppLinkFile[] = targets.map((t, i) => ({ ref: `f${i + 1}`, rel: t.rel }));
+    const now = Date.now();
+    const { expiresAt, clamped } = this.expiry(now, { path: '', expires_at: input.expires_at });
+    const token = randomToken(24);
+    const id = this.o.repo.insert({
+      token, kind: 'app', owner_id: a.principal.id, storage_id: targets[0].storage.id, rel: targets[0].rel, is_dir: 0,
+      ttl: expiresAt === null ? null : formatDuration(Math.max(0, Math.round((expiresAt - now) / 1000) * 1000)),
+      expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), expiry_clamped: clamped ? 1 : 0,
+      max_downloads: input.max_visits ?? null, max_uploads: null, pin_hash: input.pin ? this.pinHash(token, input.pin) : null,
+      comment: null, drop_settings: null, created_at: new Date(now).toISOString(),
+      plugin_name: input.plugin, page_id: input.page, title: input.title ?? null, app_files: JSON.stringify(files),
+    });
+    const row = this.o.repo.byId(id)!;
+    await this.o.bus.emit('audit', { action: 'share.create', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: id, kind: 'app', plugin: input.plugin, page: input.page, files: files.length, max_visits: row.max_downloads, expires_at: row.expires_at, pin: !!input.pin } });
+    return this.present(row, origin);
+  }
+
+  /** The files an app link exposes (none for other links). */
+  appFiles(s: ShareRow): AppLinkFile[] {
+    if (s.kind !== 'app' || !s.app_files) return [];
+    try {
+      const v = JSON.parse(s.app_files) as AppLinkFile[];
+      return Array.isArray(v) ? v.filter((f) => typeof f?.ref === 'string' && typeof f?.rel === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * The row and public state of a token without opening it (the app page's state route reports expired,
+   * revoked and suspended links instead of refusing them): `not_found` for an unknown or malformed token,
+   * another kind than `kind`, or a capped link; a token whose storage was deleted is `revoked` with no row.
+   */
+  peek(token: string, kind: ShareRow['kind']): { share: ShareRow | null; state: Exclude<ShareView['state'], 'capped'> } {
+    const share = typeof token === 'string' && TOKEN_RE.test(token) ? this.o.repo.byToken(token) : undefined;
+    if (!share && typeof token === 'string' && TOKEN_RE.test(token) && this.o.repo.tombstoned(token, kind)) return { share: null, state: 'revoked' };
+    if (!share || share.kind !== kind) throw new AppError('not_found');
+    const state = this.stateOf(share);
+    if (state === 'capped') throw new AppError('not_found', { reason: 'capped' });
+    return { share, state };
+  }
+
+  /** Whether the row's PIN gate is locked now (five wrong answers), and until when. */
+  pinLockedUntil(s: ShareRow): string | null {
+    return s.locked_until && Date.parse(s.locked_until) > Date.now() ? s.locked_until : null;
+  }
+
+  /** Whether `cred` passes the PIN gate without counting a failure (a valid download token, or no PIN at all). */
+  unlocked(s: ShareRow, dt?: string): boolean {
+    return !s.pin_hash || (!!dt && this.verifyDownloadToken(s, dt));
+  }
+
   /** The caller's shares, newest first (a key sees those inside its root only). */
   list(a: Actor, origin: string): ShareView[] {
     if (a.kind === 'system') return [];
@@ -199,7 +293,7 @@ export class SharesService {
    * storage's drive is unplugged. `allowCapped` lets a
    * transfer that began before the cap was reached finish.
    */
-  async open(token: string, kind?: 'link' | 'drop', opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
+  async open(token: string, kind?: ShareRow['kind'], opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
     const share = typeof token === 'string' && TOKEN_RE.test(token) ? this.o.repo.byToken(token) : undefined;
     if (!share && TOKEN_RE.test(token) && this.o.repo.tombstoned(token, kind)) throw new AppError('revoked', { reason: 'storage_removed' });
     if (!share || (kind && share.kind !== kind)) throw new AppError('not_found');
@@ -220,6 +314,8 @@ export class SharesService {
   /** Link metadata without a PIN (`GET /api/files/share/{token}`). */
   async metadata(token: string): Promise<LinkMetadata> {
     const { share, files } = await this.open(token);
+    // An app page says what it shows through its own state route (GET /api/public/s/{token}), after its PIN.
+    if (share.kind === 'app') throw new AppError('not_found');
     const e = await files.stat({ storage_id: share.storage_id, rel: share.rel }).catch(statOrRevoked);
     const size = e.type === 'dir' ? this.folderBytes(share) : e.size;
     return {
@@ -299,7 +395,7 @@ export class SharesService {
     const storage = this.o.catalogue.repo.byId(s.storage_id);
     if (!storage || !storage.enabled) return 'revoked';
     if (s.suspended_at) return 'suspended';
-    if (s.kind === 'link' && s.max_downloads !== null && s.downloads >= s.max_downloads) return 'capped';
+    if ((s.kind === 'link' || s.kind === 'app') && s.max_downloads !== null && s.downloads >= s.max_downloads) return 'capped';
     if (s.kind === 'drop' && s.max_uploads !== null && s.uploads >= s.max_uploads) return 'capped';
     return 'active';
   }
@@ -325,6 +421,7 @@ export class SharesService {
       expiry_clamped: !!s.expiry_clamped, max_downloads: s.max_downloads, downloads: s.downloads, max_uploads: s.max_uploads, uploads: s.uploads,
       requires_pin: !!s.pin_hash, comment: s.comment, drop_settings: s.kind === 'drop' ? dropSettingsOf(s) : null, created_at: s.created_at,
       revoked_at: s.revoked_at, suspended_at: s.suspended_at, suspended_reason: s.suspended_reason, state: this.stateOf(s),
+      ...(s.kind === 'app' && { plugin_name: s.plugin_name ?? '', page_id: s.page_id ?? '', title: s.title }),
     };
   }
 

@@ -27,6 +27,7 @@ import { storageVolume } from './20261127130000-storage-volume';
 import { fileLocks } from './20261127131500-file-locks';
 import { appPlugins } from './20261127140000-app-plugins';
 import { dropFileOrder } from './20261127150000-drop-file-order';
+import { shareAppPages } from './20261127150000-share-app-pages';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, dropFileOrder];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, dropFileOrder, shareAppPages];
 export type { Migration } from './types';

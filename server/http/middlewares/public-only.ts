@@ -19,6 +19,8 @@ export const PUBLIC_ROUTES = [
   /^\/api\/files\/thumb$/,
   /^\/api\/files\/docserver\/(fetch|callback)$/,
   /^\/public-assets\//,
+  // The built web UI's hashed assets: the app page at /s/{token} (renderer/app-page.html) loads its code from here.
+  /^\/assets\//,
   /^\/favicon\.ico$/,
   /^\/robots\.txt$/,
 ];

@@ -41,6 +41,19 @@ export async function sendSharedFile(ctx: Ctx, shares: SharesService, share: Sha
   });
 }
 
+/**
+ * Sends one file an app page exposes (`/api/public/s/{token}/file/{ref}`): always inline and always with a
+ * Content-Type, single ranges, never a presigned redirect (the page reads it from this origin), no download
+ * slot (an app link counts visits, not reads). Active types go out as opaque bytes; every type but PDF
+ * carries the sandboxing CSP.
+ */
+export async function sendExposedFile(ctx: Ctx, f: OpenFile): Promise<void> {
+  const mime = f.mime || mimeOf(f.name) || 'application/octet-stream';
+  const type = inlineAllowed(mime) ? mime : attachmentType(mime);
+  sandboxHeaders(ctx, type);
+  await serveFile(ctx, f, { inline: true, type, cacheControl: 'private, no-store', conditional: false, ranges: 'single' });
+}
+
 /** Sends a cached archive file (counted like any download). */
 export async function sendZipFile(ctx: Ctx, shares: SharesService, share: ShareRow, file: string, size: number, name: string): Promise<void> {
   const slot = await shares.claimDownload(share);

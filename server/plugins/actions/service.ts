@@ -42,9 +42,10 @@ export interface ActionsDeps {
 }
 
 const ROLE_DEFAULT: Record<string, Role> = { viewer: 'viewer', editor: 'user', admin: 'admin' };
-const writes = (a: ManifestAction) => !a.read_only_ok && (a.output_mode === 'new_file' || a.output_mode === 'replace');
+/** Whether an action writes (its default role and the level it needs on the selection). */
+export const writes = (a: ManifestAction) => !a.read_only_ok && (a.output_mode === 'new_file' || a.output_mode === 'replace');
 /** The app's declared default for an action's permission (SPEC Authentication 7, step 5). */
-const actionDefault = (a: ManifestAction): Role => (a.min_role ? ROLE_DEFAULT[a.min_role] : writes(a) ? 'user' : 'viewer');
+export const actionDefault = (a: ManifestAction): Role => (a.min_role ? ROLE_DEFAULT[a.min_role] : writes(a) ? 'user' : 'viewer');
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 
 export class AppActions {
@@ -227,7 +228,7 @@ export class AppActions {
 }
 
 /** An app's own verdict on submitted values (`errors: [{key, code: 'required'|'invalid', reason?}]`) as the spec's 422. */
-function appFieldErrors(list: unknown[]): AppError {
+export function appFieldErrors(list: unknown[]): AppError {
   const items = list.slice(0, 64).map((e) => e as { key?: unknown; code?: unknown; reason?: unknown }).filter((e) => typeof e.key === 'string');
   const required = items.filter((e) => e.code === 'required').map((e) => String(e.key).slice(0, 128));
   const invalid = items.filter((e) => e.code !== 'required').map((e) => String(e.key).slice(0, 128));

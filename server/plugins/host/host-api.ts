@@ -47,6 +47,8 @@ export interface HostDeps {
   files: FileService;
   repo: AppsRepo;
   locks?: LocksPort;
+  /** `pages.create` / `pages.revoke` (host/pages.ts): public app pages. */
+  pages?: (app: InstalledApp, actor: Actor) => HostApi;
   /** Queues a plugin-action job of this app as the same actor (`ops.create`). */
   enqueue(app: InstalledApp, actor: Actor, action: string, paths: string[], params: unknown, lang: string): string;
 }
@@ -170,6 +172,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       return format(packText(app, String(o.key ?? ''), c.lang) ?? String(o.key ?? ''), obj(o.params));
     },
     ...(d.locks ? d.locks(app, actor) : {}),
+    ...(d.pages ? d.pages(app, actor) : {}),
   };
   return api;
 }

@@ -115,8 +115,8 @@ export class AppsRepo {
     return this.db.all(this.db.k.selectFrom('app_publisher_keys').select(['id', 'publisher', 'public_key_pem', 'added_at']).orderBy('id'));
   }
   addKey(k: TrustedKey, by: number | null): number {
-    this.db.run(this.db.k.insertInto('app_publisher_keys').values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() }));
-    return (this.db.sqlite.prepare('SELECT last_insert_rowid() AS id').get() as { id: number }).id;
+    // The statement's own new id (portable: `last_insert_rowid()` does not exist on PostgreSQL).
+    return Number(this.db.sqlite.prepare('INSERT INTO app_publisher_keys (publisher, public_key_pem, added_by, added_at) VALUES (?, ?, ?, ?)').run(k.publisher, k.public_key_pem, by, now()).lastInsertRowid);
   }
   removeKey(id: number): boolean {
     return this.db.run(this.db.k.deleteFrom('app_publisher_keys').where('id', '=', id)) > 0;
