@@ -12,9 +12,9 @@
  * Staging belongs to the host API built for one call (a job's whole run, or
  * one view/event call): another call cannot add to it. A staging left behind
  * (the app stopped sending, the job was cancelled) is deleted after 10 idle
- * minutes or when the job's signal aborts.
+ * minutes, when the job's signal aborts, or when the process exits.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { appendFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,22 +39,33 @@ type Face = ReturnType<FileService['forActor']>;
 
 interface Staging { dir: string; file: string; size: number; chain: Promise<unknown>; timer: NodeJS.Timeout }
 
+/** Staging folders alive now: removed at exit too, so a stopped service leaves none behind. */
+const live = new Set<string>();
+let exitHook = false;
+const track = (dir: string) => {
+  live.add(dir);
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => live.forEach((d) => rmSync(d, { recursive: true, force: true })));
+};
+
 const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /** `files.write` with parts: wraps the plain write (`write`) of one call's host API. */
 export function withStagedWrites(write: HostFn, s: { me: Face; app: InstalledApp; job?: JobScope }): HostFn {
   const staged = new Map<string, Staging>();
   const refuse = (reason: string) => new AppError('app_host_refused', { plugin: s.app.id, reason }, { reason });
-  const drop = (p: string) => {
+  const drop = async (p: string) => {
     const st = staged.get(p);
     if (!st) return;
     staged.delete(p);
     clearTimeout(st.timer);
-    void rm(st.dir, { recursive: true, force: true }).catch(() => undefined);
+    live.delete(st.dir);
+    await rm(st.dir, { recursive: true, force: true }).catch(() => undefined);
   };
-  s.job?.signal.addEventListener('abort', () => [...staged.keys()].forEach(drop), { once: true });
+  s.job?.signal.addEventListener('abort', () => [...staged.keys()].forEach((p) => void drop(p)), { once: true });
   const idle = (p: string) => {
-    const t = setTimeout(() => drop(p), STAGED_LIMITS.idle_ms);
+    const t = setTimeout(() => void drop(p), STAGED_LIMITS.idle_ms);
     t.unref();
     return t;
   };
@@ -75,6 +86,7 @@ export function withStagedWrites(write: HostFn, s: { me: Face; app: InstalledApp
       if (staged.size >= STAGED_LIMITS.files) throw refuse(`at most ${STAGED_LIMITS.files} files are written in parts at once`);
       s.me.target(p, 'editor'); // the caller must be able to write there: refused at the first part, not after all of them
       const dir = await mkdtemp(join(tmpdir(), 'filedock-app-part-'));
+      track(dir);
       cur = { dir, file: join(dir, 'data'), size: 0, chain: Promise.resolve(), timer: idle(p) };
       staged.set(p, cur);
     }
@@ -83,7 +95,7 @@ export function withStagedWrites(write: HostFn, s: { me: Face; app: InstalledApp
     const step = c.chain.then(async () => {
       if (staged.get(p) !== c) throw refuse('this file\'s parts were dropped (idle too long or cancelled); start again');
       if (c.size + bytes.length > STAGED_LIMITS.file_bytes) {
-        drop(p);
+        await drop(p);
         throw refuse(`a file written in parts holds at most ${STAGED_LIMITS.file_bytes} bytes`);
       }
       await appendFile(c.file, bytes);
@@ -100,7 +112,7 @@ export function withStagedWrites(write: HostFn, s: { me: Face; app: InstalledApp
         s.job?.outputs.push(written);
         return { path: written, size };
       } finally {
-        drop(p);
+        await drop(p);
       }
     });
     c.chain = step.catch(() => undefined);
