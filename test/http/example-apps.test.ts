@@ -8,7 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
@@ -77,8 +77,12 @@ describe('example apps', () => {
     const noise = Buffer.alloc(1600 * 1200 * 3);
     for (let i = 0, x = 7; i < noise.length; i++) noise[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
     images['big/noise.jpg'] = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    for (let i = 0; i < 12; i++) images[`handoff/${nameOf(i)}`] = images[`batch/${nameOf(i)}`];
     pics = await makeStorage('Pics', images);
-    docs = await makeStorage('Docs', { 'contract.pdf': await formPdf(), 'plain.pdf': await plainPdf(), 'forsam.pdf': await formPdf() });
+    docs = await makeStorage('Docs', {
+      'contract.pdf': await formPdf(), 'plain.pdf': await plainPdf(), 'forsam.pdf': await formPdf(),
+      'broken.pdf': Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >>\nendobj\ntrailer << /Root 1 0 R >>\n%%EOF'),
+    });
     const installed = await installExampleApps(s, admin);
     console.log(`packages: ${JSON.stringify(installed.sizes)} bytes`);
   });
@@ -171,6 +175,46 @@ describe('example apps', () => {
     assert.deepEqual(pdf.getPage(0).getSize(), { width: 1600, height: 1200 });
     // No staging file is visible in the folder: only the image and its PDF.
     assert.deepEqual((await listing('/Pics/big')).map((e) => e.name).sort(), ['noise.jpg', 'noise.pdf']);
+  });
+
+  test('Images to PDF: past its CPU share a job hands the rest to a follow-up job, and every image still gets its PDF', async () => {
+    const set = await s.api('PATCH', '/api/admin/app-plugins/apps/images-to-pdf', { token: admin, body: { settings: { handoff_after_ms: 150 } } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    try {
+      const paths = Array.from({ length: 12 }, (_, i) => `/Pics/handoff/${nameOf(i)}`);
+      const r = await s.api('POST', '/api/files/plugins/actions/images-to-pdf/convert/run', { token: uma, body: { paths, params: { mode: 'each' } } });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+      const first = await waitForPluginOp(s, uma, r.body.job_id);
+      assert.equal(first.status, 'ok', JSON.stringify(first));
+      assert.match(first.message, /^\d+ PDFs written; the other \d+ continue in another job\.$/);
+      const until = Date.now() + 120_000;
+      let pdfs: string[] = [];
+      while (Date.now() < until) {
+        pdfs = readdirSync(join(pics, 'handoff')).filter((n) => n.endsWith('.pdf'));
+        const ops = (await s.api('GET', '/api/files/ops', { token: uma })).body.ops.filter((o: any) => o.plugin === 'images-to-pdf');
+        if (pdfs.length === 12 && ops.every((o: any) => ['ok', 'failed', 'cancelled'].includes(o.status))) {
+          assert.ok(ops.every((o: any) => o.status === 'ok'), JSON.stringify(ops.filter((o: any) => o.status !== 'ok')));
+          break;
+        }
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      assert.deepEqual(pdfs.sort(), paths.map((p) => p.slice(p.lastIndexOf('/') + 1).replace(/\.(png|jpg)$/, '.pdf')).sort());
+    } finally {
+      await s.api('PATCH', '/api/admin/app-plugins/apps/images-to-pdf', { token: admin, body: { settings: {} } });
+    }
+  });
+
+  test('Fill and sign: a file that is not a readable PDF gets an error surface, and a job on it fails with the app\'s words', async () => {
+    const run = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', { token: uma, body: { paths: ['/Docs/broken.pdf'] } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.deepEqual(run.body.surface.nodes.map((n: any) => [n.type, n.style, n.text]), [['text', 'error', 'This file could not be read as a PDF.']]);
+    const r = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', { token: uma, body: { paths: ['/Docs/broken.pdf'], params: { values: {}, signature: await signatureUrl() } } });
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const op = await waitForPluginOp(s, uma, r.body.job_id);
+    assert.equal(op.status, 'failed');
+    assert.equal(op.error_text, 'This file could not be read as a PDF.');
+    // The server goes on serving.
+    assert.equal((await s.api('GET', '/api/files/plugins/actions', { token: uma })).status, 200);
   });
 
   test('Fill and sign: the dialog lists the AcroForm fields and a signature box; a submit fills them and draws the signature', async () => {

@@ -33,7 +33,11 @@ const signedPathOf = (p) => `${dirOf(p.path)}/${baseOf(p.name)}-signed.pdf`;
 
 async function load(bytes) {
   try {
-    return await PDFDocument.load(bytes, { updateMetadata: false });
+    const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+    // pdf-lib parses leniently: a file without a usable page tree only fails here.
+    if (doc.getPageCount() < 1) throw new Error('no pages');
+    doc.getPages();
+    return doc;
   } catch (e) {
     throw new Error(/encrypt/i.test(String(e && e.message)) ? 'error.encrypted' : 'error.not_a_pdf');
   }
@@ -175,11 +179,21 @@ function signerOf(v) {
 /** Six digits (QuickJS's Math.random: the pages module is what limits PIN guesses). */
 const newPin = () => String(Math.floor(Math.random() * 1e6)).padStart(6, '0');
 
-app.view = (input) => surfaceFor(input, isPublic(input));
+/** The surface, or an error text when the PDF holds something pdf-lib cannot follow (a broken form tree, ...). */
+async function safeSurface(input, publicPage) {
+  try {
+    return await surfaceFor(input, publicPage);
+  } catch (e) {
+    const key = e && String(e.message).startsWith('error.') ? e.message : 'error.not_a_pdf';
+    return { nodes: [{ type: 'text', style: 'error', text: t(input.lang, key) }] };
+  }
+}
+
+app.view = (input) => safeSurface(input, isPublic(input));
 
 app.event = async (input) => {
   const lang = input.lang;
-  if (!(input.event === 'submit' || (input.event === 'action' && input.action_id === 'submit'))) return surfaceFor(input, isPublic(input));
+  if (!(input.event === 'submit' || (input.event === 'action' && input.action_id === 'submit'))) return safeSurface(input, isPublic(input));
   const data = input.data || {};
   const signature = signatureOf(data.signature);
   if (signature === 'bad') return { errors: [{ key: 'signature', code: 'invalid', reason: t(lang, 'error.signature_invalid') }] };

@@ -67,6 +67,9 @@ app.action = async (input) => {
   const bytesTotal = items.reduce((s, p) => s + (p.size || 0), 0);
   let bytesDone = 0;
   const before = Number.isInteger(params.done_before) ? params.done_before : 0;
+  // The admin may hand off sooner (settings.handoff_after_ms), never later than CPU_SHARE of the budget.
+  const asked = Number(input.settings && input.settings.handoff_after_ms);
+  const handoffMs = asked > 0 ? Math.min(asked, BUDGET_MS * CPU_SHARE) : BUDGET_MS * CPU_SHARE;
   const progress = (i, name) => call('ops.progress', {
     fraction: total ? i / total : 1, message: t(lang, 'progress.file', { done: before + i, total: before + total, name }),
     bytes_done: bytesDone, bytes_total: bytesTotal,
@@ -88,7 +91,7 @@ app.action = async (input) => {
 
   let written = 0;
   for (let i = 0; i < total; i++) {
-    if (i > 0 && clock.cpuMs() > BUDGET_MS * CPU_SHARE) {
+    if (i > 0 && clock.cpuMs() > handoffMs) {
       const rest = items.slice(i).map((p) => p.path);
       await call('ops.create', { action: 'convert', paths: rest, params: { mode: 'each', done_before: before + i } });
       return { message: t(lang, 'done.continued', { done: written, left: rest.length }) };
