@@ -20,6 +20,8 @@ import tr from '../i18n/tr.json';
 const t = texts({ en, tr }, 'en');
 const BUDGET_MS = 30000;
 const CPU_SHARE = 0.6;
+/** A merged PDF's images in all: they, the PDF and its base64 parts must fit the sandbox's memory. */
+const MERGE_MAX_BYTES = 20 * 1024 * 1024;
 /** No form appearances (there is no form) and no object streams (pako deflating them in QuickJS halved the speed). */
 const SAVE = { objectsPerTick: Infinity, useObjectStreams: false, updateFieldAppearances: false };
 
@@ -76,6 +78,8 @@ app.action = async (input) => {
   });
 
   if (params.mode === 'merge') {
+    // Everything is held in memory until saved (the sandbox has 64 MiB by default): refuse at once, not after the work.
+    if (bytesTotal > MERGE_MAX_BYTES) throw new Error('error.merge_too_long');
     const doc = await PDFDocument.create();
     for (let i = 0; i < total; i++) {
       if (clock.cpuMs() > BUDGET_MS * CPU_SHARE) throw new Error('error.merge_too_long');
