@@ -100,6 +100,12 @@ describe('example apps', () => {
     assert.equal(forImages.body.actions[0].label.tr, "PDF'e dönüştür");
     const forPdf = await q(['/Docs/contract.pdf']);
     assert.deepEqual(forPdf.body.actions.map((a: any) => a.key), ['plugin:fill-and-sign/sign']);
+    // The people picker of Fill and sign (users.lookup declared).
+    const people = await s.api('GET', '/api/files/plugins/users?plugin=fill-and-sign&q=sam', { token: uma });
+    assert.equal(people.status, 200, JSON.stringify(people.body));
+    assert.deepEqual(people.body.users.map((x: any) => x.username), ['sam']);
+    const none = await s.api('GET', '/api/files/plugins/users?plugin=images-to-pdf&q=sam', { token: uma });
+    assert.equal(none.status, 403, 'Images to PDF does not declare users.lookup');
   });
 
   test('Images to PDF: 100 images → 100 one-page PDFs of the images\' aspect ratios, progress reported; then merged into one 100-page PDF', async () => {
