@@ -16,6 +16,7 @@ import type { AppPermission } from '../package/manifest';
 import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
 import type { HostApi } from '../sandbox/sandbox';
 import { appFetch, type FetchArgs } from './http-out';
+import { withStagedWrites } from './staged-writes';
 import { packText } from '../i18n';
 
 export const HOST_LIMITS = {
@@ -174,5 +175,6 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     ...(d.locks ? d.locks(app, actor) : {}),
     ...(d.pages ? d.pages(app, actor) : {}),
   };
+  api['files.write'] = withStagedWrites(api['files.write'], { me, app, job: c.job }); // larger files in parts (`more: true`)
   return api;
 }
