@@ -80,6 +80,8 @@ const BASE: Record<string, number> = {
   app_plugins_disabled: 503,
   app_failed: 502,
   app_host_refused: 403,
+  // A held licence (docs/app-plugins.md, "Licences"): the app is stopped for everyone until its licence is good again.
+  store_license: 403,
 };
 
 const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {

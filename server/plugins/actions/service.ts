@@ -22,6 +22,8 @@ import { misfit, type SelectedItem } from './applies';
 import { formFields, sanitiseSurface, type Surface } from '../surface/sanitise';
 import { checkSubmission } from '../surface/validate';
 import { SurfaceMemory } from './surface-memory';
+import type { AppLicenses } from '../licenses';
+import type { PermissionSubject } from '../../auth';
 
 /** SPEC Limits: an action run names at most 500 paths; params hold at most 64 KiB. */
 export const RUN_LIMITS = { paths: 500, params_bytes: 64 * 1024 };
@@ -37,6 +39,8 @@ export interface ActionsDeps {
   stateOf: (place: Place) => string[];
   /** `plugins_disabled` / `app_plugins_disabled` when the feature is off, else null. */
   off: () => 'plugins_disabled' | 'app_plugins_disabled' | null;
+  /** The app's licence status (`licenses.ts`); a held app is stopped. */
+  licenses: AppLicenses;
   /** Enabled people matching `q` (the people picker). */
   findUsers: (q: string, limit: number) => Array<{ id: number; username: string; email: string }>;
 }
@@ -45,6 +49,10 @@ const ROLE_DEFAULT: Record<string, Role> = { viewer: 'viewer', editor: 'user', a
 const writes = (a: ManifestAction) => !a.read_only_ok && (a.output_mode === 'new_file' || a.output_mode === 'replace');
 /** The app's declared default for an action's permission (SPEC Authentication 7, step 5). */
 const actionDefault = (a: ManifestAction): Role => (a.min_role ? ROLE_DEFAULT[a.min_role] : writes(a) ? 'user' : 'viewer');
+/** Whether a person may use at least one action or view of the app (a licence's seat count). */
+export const mayUseApp = (s: PermissionSubject, app: InstalledApp): boolean =>
+  app.manifest.actions.some((a) => decide(s, `app.${app.id}.${a.id}`, actionDefault(a)))
+  || app.manifest.views.some((v) => decide(s, `app.${app.id}.${v.id}`, 'viewer'));
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 
 export class AppActions {
@@ -60,6 +68,7 @@ export class AppActions {
     this.gate();
     const app = this.d.repo.get(id);
     if (!app || !app.enabled) throw new AppError('not_found', { path: id });
+    this.d.licenses.require(app);
     return app;
   }
 
@@ -109,7 +118,8 @@ export class AppActions {
       sel === undefined || (sel !== null && misfit(rule, app.id, sel) === null && (!needWrite || sel.every((i) => i.writable)));
     const actions: unknown[] = [];
     const views: unknown[] = [];
-    for (const app of this.d.repo.list().filter((x) => x.enabled)) {
+    const openRules: unknown[] = [];
+    for (const app of this.d.repo.list().filter((x) => x.enabled && this.d.licenses.running(x))) {
       const icon = (file?: string) => (file ? `/api/files/plugins/icon/${app.id}/${file.slice('icons/'.length)}` : undefined);
       for (const a of app.manifest.actions) {
         if (!this.may(actor, app, a.id, actionDefault(a)) || !fits(app, a.applies, writes(a))) continue;
@@ -123,8 +133,20 @@ export class AppActions {
         if (!this.may(actor, app, v.id, 'viewer') || !fits(app, v.applies)) continue;
         views.push({ plugin: app.id, id: v.id, placement: v.placement, label: labelMap(app, v.label), ...(v.icon && { icon: icon(v.icon) }), ...(v.applies && { applies: v.applies }) });
       }
+      // "Open with": a rule is listed when the caller may use its view or action (and, with paths, it fits them).
+      for (const o of app.manifest.open ?? []) {
+        const target = o.view ? app.manifest.views.find((v) => v.id === o.view) : app.manifest.actions.find((a) => a.id === o.action);
+        if (!target) continue;
+        const def = o.view ? 'viewer' : actionDefault(target as ManifestAction);
+        if (!this.may(actor, app, target.id, def)) continue;
+        // A file fits by its extension or by its type (either list).
+        const needWrite = !o.view && writes(target as ManifestAction);
+        if (!(o.ext?.length && fits(app, { kind: 'file', ext: o.ext }, needWrite)) && !(o.mime?.length && fits(app, { kind: 'file', mime: o.mime }, needWrite))) continue;
+        const label = o.label ?? target.label;
+        openRules.push({ plugin: app.id, ext: o.ext ?? [], mime: o.mime ?? [], view: o.view ?? null, action: o.action ?? null, label: labelMap(app, label), default: !!o.default });
+      }
     }
-    return { actions, views };
+    return { actions, views, open_rules: openRules };
   }
 
   private viewOf(app: InstalledApp, id: string): ManifestView {
@@ -208,13 +230,12 @@ export class AppActions {
     return { users: term ? this.d.findUsers(term, 20) : [] };
   }
 
-  /**
-   * `GET /license/{plugin}`: licence verification is not built yet and no manifest can ask for a licence,
-   * so every installed app is `free` (docs/app-plugins.md).
-   */
+  /** `GET /license/{plugin}`: `{status, valid_until?, updates_until?}`, computed offline (licenses.ts); a held app answers too. */
   license(plugin: string) {
-    this.app(plugin);
-    return { status: 'free' as const };
+    this.gate();
+    const app = this.d.repo.get(plugin);
+    if (!app) throw new AppError('not_found', { path: plugin });
+    return this.d.licenses.status(app);
   }
 
   /** An icon file of an installed app (the `icon` URLs of the rows). */

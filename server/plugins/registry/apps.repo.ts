@@ -29,10 +29,11 @@ export interface InstalledApp {
 
 const now = () => new Date().toISOString();
 
+/** JSON columns parsed; a manifest stored before `open` existed reads as having none. */
 function parse(r: AppPluginsTable): InstalledApp {
   return {
     ...r,
-    manifest: JSON.parse(r.manifest), languages: JSON.parse(r.languages), icons: JSON.parse(r.icons), enabled: !!r.enabled,
+    manifest: { open: [], ...JSON.parse(r.manifest) }, languages: JSON.parse(r.languages), icons: JSON.parse(r.icons), enabled: !!r.enabled,
     settings: JSON.parse(r.settings), approved_hosts: JSON.parse(r.approved_hosts),
   };
 }
