@@ -10,7 +10,7 @@
  */
 import { lookup as mimeLookup } from 'mime-types';
 import { decide, type Actor, type Role } from '../../auth';
-import { AppError, validation } from '../../errors';
+import { AppError, isAppError, validation } from '../../errors';
 import type { FileService, Place } from '../../files';
 import type { AppliesRule, ManifestAction, ManifestView } from '../package/manifest';
 import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
@@ -83,27 +83,61 @@ export class AppActions {
   }
 
   /**
-   * Resolves the selection for `actor`: every path reachable (404/403), all on one storage (400) and,
-   * when the caller will write, writable (409 `read_only`, 403); each item with what the rule looks at.
+   * Whether `actor` may change `place` when it is locked, for the app holding the lock through the host
+   * (its own action on a file it locked: the job writes with the kept token): that app's id, else null.
    */
-  private async resolve(actor: Actor, paths: unknown, needWrite: boolean): Promise<{ places: Place[]; items: SelectedItem[] }> {
+  private lockHolder(actor: Actor, place: Place): string | null {
+    const lock = this.d.files.locks.of(place.storage_id, place.rel);
+    const token = lock && this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel);
+    if (!lock || !token) return null;
+    try {
+      this.d.files.forActor(actor).holding(token).target(place, 'editor');
+      return lock.plugin;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Resolves the selection for `actor`: every path reachable (404/403), all on one storage (400) and,
+   * when the caller will write for `app`, writable (409 `read_only`, 403, 423 `locked` unless `app` holds
+   * the lock); each item with what the rule looks at (`lockedBy`: the app that may still write it).
+   */
+  private async resolve(actor: Actor, paths: unknown, needWrite: boolean, app?: InstalledApp): Promise<{ places: Place[]; items: SelectedItem[] }> {
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw validation('paths', 'a list of paths');
     if (paths.length > RUN_LIMITS.paths) throw new AppError('too_many_paths', { max: RUN_LIMITS.paths }, { max: RUN_LIMITS.paths });
     const me = this.d.files.forActor(actor);
-    const targets = paths.map((p: string) => me.target(p, needWrite ? 'editor' : 'viewer'));
+    const targets = paths.map((p: string) => {
+      const t = me.target(p);
+      if (needWrite) {
+        try {
+          me.target(t.place, 'editor');
+        } catch (e) {
+          if (!(isAppError(e) && e.code === 'locked' && app && this.lockHolder(actor, t.place) === app.id)) throw e;
+        }
+      }
+      return t;
+    });
     if (new Set(targets.map((t) => t.storage.id)).size > 1) throw validation('paths', 'all paths must be on one storage');
     const items: SelectedItem[] = await Promise.all(targets.map(async (t) => {
       const e = await me.stat(t.place);
-      let writable = needWrite;
-      if (!writable) try { me.target(t.place, 'editor'); writable = true; } catch { writable = false; }
-      return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? (mimeLookup(e.name) || 'application/octet-stream'), state: this.d.stateOf(t.place), writable };
+      let writable = true;
+      let lockedBy: string | null = null;
+      try {
+        me.target(t.place, 'editor');
+      } catch (err) {
+        writable = false;
+        if (isAppError(err) && err.code === 'locked') lockedBy = this.lockHolder(actor, t.place);
+      }
+      return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? (mimeLookup(e.name) || 'application/octet-stream'), state: this.d.stateOf(t.place), writable, lockedBy };
     }));
-    return { places: targets.map((t) => t.place), items };
+    // For the app holding a lock, its file stays writable (the applies rule's `writable`).
+    return { places: targets.map((t) => t.place), items: items.map((i) => (app && i.lockedBy === app.id ? { ...i, writable: true } : i)) };
   }
 
   /** The selection resolved and fitting the rule (422 `not_applicable` with the reason otherwise). */
   private async select(actor: Actor, app: InstalledApp, paths: unknown, rule: AppliesRule | undefined, needWrite: boolean): Promise<Place[]> {
-    const { places, items } = await this.resolve(actor, paths, needWrite);
+    const { places, items } = await this.resolve(actor, paths, needWrite, app);
     const why = misfit(rule, app.id, items);
     if (why) throw new AppError('not_applicable', { reason: why }, { reason: why });
     return places;
@@ -114,8 +148,12 @@ export class AppActions {
     this.gate();
     // The selection is resolved once (an unreachable one fits nothing); each rule is then judged on it.
     const sel = paths?.length ? await this.resolve(actor, paths, false).then((r) => r.items, () => null) : undefined;
-    const fits = (app: InstalledApp, rule: AppliesRule | undefined, needWrite = false) =>
-      sel === undefined || (sel !== null && misfit(rule, app.id, sel) === null && (!needWrite || sel.every((i) => i.writable)));
+    const fits = (app: InstalledApp, rule: AppliesRule | undefined, needWrite = false) => {
+      if (sel === undefined) return true;
+      if (sel === null) return false;
+      const mine = sel.map((i) => (i.lockedBy === app.id ? { ...i, writable: true } : i));
+      return misfit(rule, app.id, mine) === null && (!needWrite || mine.every((i) => i.writable));
+    };
     const actions: unknown[] = [];
     const views: unknown[] = [];
     const openRules: unknown[] = [];
