@@ -31,6 +31,8 @@ export interface AdminDeps {
   runtime: AppRuntime;
   bus: EventBus;
   version: string;
+  /** Lets go of the file locks an app set through the host (uninstall): a removed app must not hold files. */
+  releaseLocks: (id: string) => Promise<number>;
 }
 
 const SETTINGS_MAX_BYTES = 64 * 1024;
@@ -81,9 +83,10 @@ export class AppAdmin {
 
   async uninstall(by: Actor, id: string) {
     const cur = this.must(id);
-    this.d.repo.remove(id);
     await this.d.runtime.stop(id);
-    this.audit(by, 'app_plugin.uninstall', id, { version: cur.version });
+    const released = await this.d.releaseLocks(id);
+    this.d.repo.remove(id);
+    this.audit(by, 'app_plugin.uninstall', id, { version: cur.version, locks_released: released });
     return { ok: true };
   }
 

@@ -62,7 +62,18 @@ export function createAppPlugins(d: AppPluginsDeps) {
   /** Why apps are off for users right now, or null. */
   const off = () => (!d.enabled ? 'plugins_disabled' : !d.settings.get('app_plugins_enabled') ? 'app_plugins_disabled' : null);
   const actions = new AppActions({ repo, runtime, files: d.files, jobs, host, stateOf: d.stateOf, off, findUsers: d.findUsers, licenses });
-  const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version });
+  const releaseLocks = async (id: string) => {
+    let n = 0;
+    for (const t of hostRepo.tokensOf(id)) {
+      try {
+        if (await d.files.locks.clear(t.storage_id, t.rel, id)) n++;
+      } catch (e) {
+        d.log(`app ${id}: the lock on ${t.rel} could not be released: ${(e as Error).message}`);
+      }
+    }
+    return n;
+  };
+  const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version, releaseLocks });
   const wakeups = new AppWakeups({ repo, hostRepo, runtime, licenses, jobs, files: d.files, host, off, log: d.log }, d.wakeup ?? { intervalMs: 3_600_000, firstDelayMs: 30_000 });
   return {
     repo, runtime, jobs, actions, admin, licenses, wakeups, off,

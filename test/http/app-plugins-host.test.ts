@@ -309,4 +309,12 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     const actions = (s.server.db.sqlite.prepare("SELECT action FROM audit WHERE action LIKE 'app_plugin.license%' OR action LIKE 'app_store.%'").all() as Array<{ action: string }>).map((a) => a.action);
     for (const a of ['app_plugin.license_set', 'app_plugin.license_held', 'app_plugin.license_released', 'app_plugin.license_remove', 'app_store.trust']) assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
   });
+
+  test('uninstalling an app lets go of the locks it set', async () => {
+    assert.equal((await entry('due.txt')).locked, true);
+    const r = await s.api('DELETE', '/api/admin/app-plugins/apps/keeper', { token: admin });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((await entry('due.txt')).locked, false);
+    assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/due.txt', content: 'free' } })).status, 200);
+  });
 });

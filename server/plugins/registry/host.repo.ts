@@ -23,6 +23,10 @@ export class AppHostRepo {
     this.db.run(this.db.k.insertInto('app_plugin_lock_tokens').values({ plugin, storage_id: storageId, rel, token, locked_at: t })
       .onConflict((oc) => oc.columns(['plugin', 'storage_id', 'rel']).doUpdateSet({ token, locked_at: t })));
   }
+  /** The files an app holds locks on through the host (uninstall lets go of them). */
+  tokensOf(plugin: string): Array<{ storage_id: number; rel: string }> {
+    return this.db.all(this.db.k.selectFrom('app_plugin_lock_tokens').select(['storage_id', 'rel']).where('plugin', '=', plugin));
+  }
   dropToken(plugin: string, storageId: number, rel: string): void {
     this.db.run(this.db.k.deleteFrom('app_plugin_lock_tokens').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel));
   }
