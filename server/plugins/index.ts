@@ -73,7 +73,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
     }
     return n;
   };
-  const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version, releaseLocks });
+  const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version, releaseLocks, licenseOf: (app) => licenses.status(app) });
   const wakeups = new AppWakeups({ repo, hostRepo, runtime, licenses, jobs, files: d.files, host, off, log: d.log }, d.wakeup ?? { intervalMs: 3_600_000, firstDelayMs: 30_000 });
   return {
     repo, runtime, jobs, actions, admin, licenses, wakeups, off,

@@ -69,7 +69,7 @@ app.tick = async ({ now, settings }) => {
 const KEEPER_PACK = { en: { 'a.lock': 'Lock', 'a.sign': 'Sign', 'a.clear': 'Clear', 'a.many': 'Many', 'a.remind': 'Remind', 'v.status': 'Status', 'o.sign': 'Sign with Keeper' } };
 const txt = { kind: 'file', ext: ['txt'] };
 const keeperManifest = (over: Record<string, unknown> = {}) => sampleManifest({
-  id: 'keeper', name: 'Keeper', filex_range: '>=0.1.0', call_timeout_ms: 1000,
+  id: 'keeper', name: 'Keeper', filex_range: '>=0.1.0', call_timeout_ms: 5000,
   permissions: ['files.read', 'files.write', 'locks', 'state', 'storage', 'schedule', 'ops'],
   actions: [
     { id: 'lock', label: 'a.lock', applies: txt, read_only_ok: true },
@@ -294,6 +294,8 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.deepEqual(await status(), { status: 'valid', valid_until: until });
     assert.equal(await listed(), true);
+    const view = await s.api('GET', '/api/admin/app-plugins/apps/paid', { token: admin });
+    assert.deepEqual([view.body.license, view.body.license_required, view.body.license_store], [{ status: 'valid', valid_until: until }, true, 'shop']);
     assert.equal((await run('paid', 'work', ['/Docs/notes.txt'])).message, 'paid work');
 
     assert.equal((await s.api('POST', '/api/admin/app-plugins/license-revocations', { token: admin, body: { license_id: 'lic-7', note: 'refunded' } })).status, 201);
