@@ -10,8 +10,10 @@
  * and each of those must carry this app's lock or one of its `app_state`
  * items (a person who could change the file let the app mark it).
  * The first round is `firstDelayMs` (30 s) after start; then rounds run every
- * minute (or `intervalMs` when shorter) and wake the apps whose last wake-up
- * is at least `intervalMs` old. The claim is one conditional statement, so
+ * minute (or a quarter of `intervalMs` when that is shorter) and wake the apps whose last wake-up
+ * is at least `intervalMs` old; items a wake-up answered that fall due before
+ * the next one are remembered (in memory) and queued by the round after
+ * their due time. The claim is one conditional statement, so
  * of several instances on one database one wakes an app; a crashing or
  * looping tick is logged and recorded and never stops the others.
  */
@@ -58,6 +60,8 @@ export class AppWakeups {
   private stopped = false;
   private round: Promise<WakeupReport[]> | null = null;
   private readonly system = systemActor('app-wakeup');
+  /** Items of the last wake-up due before the next one, by app: each round queues those due by then. */
+  private pending = new Map<string, unknown[]>();
 
   constructor(private d: WakeupDeps, private o: WakeupOptions) {}
 
@@ -74,7 +78,8 @@ export class AppWakeups {
 
   private arm(ms: number) {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.runRound().finally(() => this.arm(Math.min(this.o.intervalMs, 60_000))), ms);
+    // Rounds every minute (a quarter of a shorter interval): they wake the apps that are due and queue remembered items.
+    this.timer = setTimeout(() => void this.runRound().finally(() => this.arm(Math.min(Math.ceil(this.o.intervalMs / 4), 60_000))), ms);
     this.timer.unref();
   }
 
@@ -88,7 +93,10 @@ export class AppWakeups {
         if (!app.enabled || !app.manifest.permissions.includes('schedule')) continue;
         try {
           if (!this.d.licenses.running(app)) continue;
-          if (!this.d.hostRepo.claimWakeup(app.id, this.o.intervalMs)) continue;
+          if (!this.d.hostRepo.claimWakeup(app.id, this.o.intervalMs)) {
+            await this.duePending(app);
+            continue;
+          }
           out.push(await this.wake(app));
         } catch (e) {
           this.d.log(`app ${app.id}: the wake-up could not start: ${(e as Error).message}`);
@@ -121,16 +129,41 @@ export class AppWakeups {
       report.dropped = list.length - WAKEUP_LIMITS.items;
       this.d.log(`app ${app.id}: tick answered ${list.length} items; the ${report.dropped} after the first ${WAKEUP_LIMITS.items} were dropped`);
     }
+    const later: unknown[] = [];
+    const horizon = now.getTime() + this.o.intervalMs;
     for (const raw of list.slice(0, WAKEUP_LIMITS.items)) {
       const why = await this.queue(app, raw, now, report);
+      const due = Date.parse(String((raw as { due_at?: unknown })?.due_at));
+      if (why === 'not due yet' && due <= horizon) later.push(raw);
       if (why) {
         const key = typeof (raw as { key?: unknown })?.key === 'string' ? String((raw as { key: string }).key).slice(0, WAKEUP_LIMITS.key_chars) : '?';
         report.skipped.push(`${key}: ${why}`);
         if (why !== 'not due yet' && why !== 'already run') this.d.log(`app ${app.id}: scheduled item ${key} skipped: ${why}`);
       }
     }
+    if (later.length) this.pending.set(app.id, later);
+    else this.pending.delete(app.id);
     this.d.hostRepo.wakeupOutcome(app.id, `ok: ${report.queued.length} queued, ${report.skipped.length} skipped, ${report.dropped} dropped`);
     return report;
+  }
+
+  /**
+   * Between wake-ups: queues the remembered items that are due now (same checks, same once-only claim).
+   * They are kept in memory: after a restart they wait for the app's next wake-up.
+   */
+  private async duePending(app: InstalledApp) {
+    const items = this.pending.get(app.id);
+    if (!items) return;
+    const now = new Date();
+    const report: WakeupReport = { plugin: app.id, queued: [], skipped: [], dropped: 0 };
+    const left = [];
+    for (const raw of items) {
+      const why = await this.queue(app, raw, now, report);
+      if (why === 'not due yet') left.push(raw);
+      else if (why && why !== 'already run') this.d.log(`app ${app.id}: scheduled item skipped: ${why}`);
+    }
+    if (left.length) this.pending.set(app.id, left);
+    else this.pending.delete(app.id);
   }
 
   /** Queues one item when it is due and sound; the reason it was not, else null. */

@@ -62,6 +62,7 @@ app.tick = async ({ now, settings }) => {
     ops: await code('ops.create', { action: 'sign', paths: [] }),
   };
   const items = (settings.items || []).map((it) => ({ ...it, params: { ...(it.params || {}), probe } }));
+  if (settings.soon) items.push({ key: 'soon', due_at: new Date(Date.parse(now) + 500).toISOString(), action_id: 'remind', paths: [settings.path], params: { outside: settings.path } });
   for (let i = 0; i < (settings.extra || 0); i++) items.push({ key: 'later' + i, due_at: '2999-01-01T00:00:00Z', action_id: 'remind', paths: [] });
   return items;
 };
@@ -246,6 +247,14 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     assert.equal((await s.api('GET', `/api/files/ops/${rows[0].op_id}`, { token: uma })).status, 404);
     const outcome = db.prepare("SELECT outcome FROM app_plugin_wakeups WHERE plugin = 'keeper'").get() as { outcome: string };
     assert.match(outcome.outcome, /9 dropped/); // 3 + 70 items: the 9 after the first 64 dropped
+
+    // An item due half a second after its wake-up runs once it is due (a round after it), not before.
+    assert.equal((await s.api('PATCH', '/api/admin/app-plugins/apps/keeper', { token: admin, body: { settings: { path, soon: true } } })).status, 200);
+    for (let i = 0; i < 3; i++) t = await wakeAfter(t);
+    const soon = db.prepare("SELECT due_at, ran_at, op_id FROM app_plugin_schedule_runs WHERE plugin = 'keeper' AND key = 'soon'").all() as Array<{ due_at: string; ran_at: string; op_id: string }>;
+    assert.ok(soon.length >= 1, 'the soon item ran');
+    for (const r of soon) assert.ok(r.ran_at >= r.due_at, `${r.ran_at} not before ${r.due_at}`);
+    assert.equal((await op(soon[0].op_id, admin)).status, 'ok');
   });
 
   test('wake-up: a looping tick and a crashing tick are stopped and recorded; the round goes on to the other apps', async () => {
