@@ -116,8 +116,8 @@ export class AppsRepo {
     return this.db.all(this.db.k.selectFrom('app_publisher_keys').select(['id', 'publisher', 'public_key_pem', 'added_at']).orderBy('id'));
   }
   addKey(k: TrustedKey, by: number | null): number {
-    this.db.run(this.db.k.insertInto('app_publisher_keys').values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() }));
-    return (this.db.sqlite.prepare('SELECT last_insert_rowid() AS id').get() as { id: number }).id;
+    // RETURNING, not last_insert_rowid(): the same statement runs on PostgreSQL.
+    return this.db.first(this.db.k.insertInto('app_publisher_keys').values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() }).returning('id'))!.id;
   }
   removeKey(id: number): boolean {
     return this.db.run(this.db.k.deleteFrom('app_publisher_keys').where('id', '=', id)) > 0;

@@ -81,8 +81,7 @@ export class AppHostRepo {
     return this.db.all(q);
   }
   addStoreKey(store: string, pem: string, by: number | null): number {
-    this.db.run(this.db.k.insertInto('app_store_keys').values({ store, public_key_pem: pem, added_by: by, added_at: now() }));
-    return (this.db.sqlite.prepare('SELECT last_insert_rowid() AS id').get() as { id: number }).id;
+    return this.db.first(this.db.k.insertInto('app_store_keys').values({ store, public_key_pem: pem, added_by: by, added_at: now() }).returning('id'))!.id;
   }
   removeStoreKey(id: number): boolean {
     return this.db.run(this.db.k.deleteFrom('app_store_keys').where('id', '=', id)) > 0;
