@@ -197,6 +197,8 @@ export const SETTINGS = {
   docserverCallbackUrl: s('SERVICE_DOCSERVER_CALLBACK_URL', url, '', 'Document server: the base URL it uses to reach this service (fetch and save callbacks); empty = SERVICE_PUBLIC_URL, else the address the browser used (config file: `external_services.docserver.callback_url`).', false, 'external_services.docserver.callback_url'),
   appPlugins: s('SERVICE_APP_PLUGINS', bool, 'true', 'App plugins (docs/app-plugins.md): off refuses every app route with 503 `plugins_disabled` and runs no app code. When on, an admin can still switch apps off for users (`app_plugins_disabled`).'),
   appPluginMemory: s('SERVICE_APP_PLUGIN_MEMORY_MB', int(8, 1024), '64', 'App plugins: the memory cap of each app\'s sandbox, in MiB.'),
+  appWakeupInterval: s('SERVICE_APP_WAKEUP_INTERVAL', durationOrOff(1000, 7 * 86_400_000), '1h', 'App plugins: how often each app holding the `schedule` permission is woken (its `tick`); 0 = never (docs/app-plugins.md, "Wake-up").'),
+  appWakeupFirst: s('SERVICE_APP_WAKEUP_FIRST', duration, '30s', 'App plugins: the first wake-up round after the server starts.'),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

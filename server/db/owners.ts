@@ -62,6 +62,12 @@ export const TABLE_OWNERS = {
   app_plugins: 'plugins',
   app_plugin_kv: 'plugins',
   app_publisher_keys: 'plugins',
+  app_plugin_lock_tokens: 'plugins',
+  app_plugin_wakeups: 'plugins',
+  app_plugin_schedule_runs: 'plugins',
+  app_plugin_licenses: 'plugins',
+  app_store_keys: 'plugins',
+  app_license_revocations: 'plugins',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -263,6 +263,12 @@ export interface DB {
   app_plugins: AppPluginsTable;
   app_plugin_kv: AppPluginKvTable;
   app_publisher_keys: AppPublisherKeysTable;
+  app_plugin_lock_tokens: AppPluginLockTokensTable;
+  app_plugin_wakeups: AppPluginWakeupsTable;
+  app_plugin_schedule_runs: AppPluginScheduleRunsTable;
+  app_plugin_licenses: AppPluginLicensesTable;
+  app_store_keys: AppStoreKeysTable;
+  app_license_revocations: AppLicenseRevocationsTable;
 }
 
 /** assistant: one conversation of a person; `messages` is the model history (JSON). */
@@ -602,6 +608,51 @@ export interface AppPublisherKeysTable {
   id: Generated<number>;
   publisher: string;
   public_key_pem: string;
+  added_by: number | null;
+  added_at: string;
+}
+/** plugins: the token of a lock an app set through the host API, for its own later writes (host `locks.*`). */
+export interface AppPluginLockTokensTable {
+  plugin: string;
+  storage_id: number;
+  rel: string;
+  token: string;
+  locked_at: string;
+}
+/** plugins: an app's last wake-up (`tick`); claimed with a conditional update so one instance runs it. */
+export interface AppPluginWakeupsTable {
+  plugin: string;
+  last_at: string;
+  outcome: string | null;
+}
+/** plugins: a scheduled item a wake-up answered and that was queued (each key once per due_at). */
+export interface AppPluginScheduleRunsTable {
+  plugin: string;
+  key: string;
+  due_at: string;
+  op_id: string | null;
+  ran_at: string;
+}
+/** plugins: the licence token the admin set for an app; `held_status` is the last held status seen (audit once). */
+export interface AppPluginLicensesTable {
+  plugin: string;
+  token: string;
+  held_status: string | null;
+  set_by: number | null;
+  set_at: string;
+}
+/** plugins: an app store's Ed25519 key the admin trusts for licences. */
+export interface AppStoreKeysTable {
+  id: Generated<number>;
+  store: string;
+  public_key_pem: string;
+  added_by: number | null;
+  added_at: string;
+}
+/** plugins: a licence id the admin revoked locally. */
+export interface AppLicenseRevocationsTable {
+  license_id: string;
+  note: string | null;
   added_by: number | null;
   added_at: string;
 }

@@ -82,6 +82,8 @@ const BASE: Record<string, number> = {
   app_host_refused: 403,
   // Public app pages: the link's creator lost access to the files it exposes.
   no_access: 403,
+  // A held licence (docs/app-plugins.md, "Licences"): the app is stopped for everyone until its licence is good again.
+  store_license: 403,
 };
 
 const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {

@@ -15,10 +15,11 @@ import { compareVersions } from './package/semver';
 import type { AppsRepo, InstalledApp } from './registry/apps.repo';
 import type { AppRuntime } from './runtime';
 
-/** What the admin list shows of an app (never its code). */
-export function appView(a: InstalledApp) {
+/** What the admin list shows of an app (never its code); `license` is its licence answer when known. */
+export function appView(a: InstalledApp, license?: { status: string; valid_until?: string; updates_until?: string }) {
   const m = a.manifest;
   return {
+    ...(license && { license, license_required: !!m.license?.required, license_store: m.license?.store ?? null }),
     id: a.id, name: m.name, version: a.version, publisher: a.publisher, description: m.description ?? '', digest: a.digest,
     enabled: a.enabled, permissions: m.permissions, http_hosts: m.http_hosts, approved_hosts: a.approved_hosts, settings: a.settings,
     actions: m.actions.map((x) => x.id), views: m.views.map((x) => x.id), languages: Object.keys(a.languages),
@@ -31,12 +32,20 @@ export interface AdminDeps {
   runtime: AppRuntime;
   bus: EventBus;
   version: string;
+  /** Lets go of the file locks an app set through the host (uninstall): a removed app must not hold files. */
+  releaseLocks: (id: string) => Promise<number>;
+  /** The app's licence answer (licenses.ts), shown in the view. */
+  licenseOf?: (app: InstalledApp) => { status: string; valid_until?: string; updates_until?: string };
 }
 
 const SETTINGS_MAX_BYTES = 64 * 1024;
 
 export class AppAdmin {
   constructor(private d: AdminDeps) {}
+
+  private view(a: InstalledApp) {
+    return appView(a, this.d.licenseOf?.(a));
+  }
 
   private audit(by: Actor, action: string, resource: string, meta: Record<string, unknown> = {}) {
     void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `app:${resource}`, meta });
@@ -51,11 +60,11 @@ export class AppAdmin {
   }
 
   list() {
-    return { apps: this.d.repo.list().map(appView) };
+    return { apps: this.d.repo.list().map((a) => this.view(a)) };
   }
 
   get(id: string) {
-    return appView(this.must(id));
+    return this.view(this.must(id));
   }
 
   /** A new app; one already installed is `conflict` (upgrade it instead). Hosts are approved only from the manifest's list. */
@@ -64,7 +73,7 @@ export class AppAdmin {
     if (this.d.repo.get(pkg.manifest.id)) throw new AppError('conflict', { reason: `${pkg.manifest.id} is installed: upgrade it` }, { reason: 'installed', id: pkg.manifest.id });
     const app = this.d.repo.put(pkg, by.kind === 'system' ? null : by.principal.id, pkg.manifest.http_hosts.filter((h) => approveHosts.includes(h)));
     this.audit(by, 'app_plugin.install', app.id, { version: app.version, publisher: app.publisher, digest: app.digest });
-    return appView(app);
+    return this.view(app);
   }
 
   /** Replaces an installed app's package by a higher version of the same app; approvals of hosts it still declares are kept. */
@@ -76,14 +85,15 @@ export class AppAdmin {
     const app = this.d.repo.put(pkg, cur.installed_by, pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)));
     await this.d.runtime.stop(id);
     this.audit(by, 'app_plugin.upgrade', id, { from: cur.version, to: app.version, digest: app.digest });
-    return appView(app);
+    return this.view(app);
   }
 
   async uninstall(by: Actor, id: string) {
     const cur = this.must(id);
-    this.d.repo.remove(id);
     await this.d.runtime.stop(id);
-    this.audit(by, 'app_plugin.uninstall', id, { version: cur.version });
+    const released = await this.d.releaseLocks(id);
+    this.d.repo.remove(id);
+    this.audit(by, 'app_plugin.uninstall', id, { version: cur.version, locks_released: released });
     return { ok: true };
   }
 
@@ -95,7 +105,7 @@ export class AppAdmin {
     this.d.repo.update(id, p);
     if (p.enabled === false) await this.d.runtime.stop(id);
     this.audit(by, 'app_plugin.update', id, { ...(p.enabled !== undefined && { enabled: p.enabled }), ...(p.settings && { settings: 'changed' }), ...(p.approved_hosts && { approved_hosts: p.approved_hosts }) });
-    return appView(this.must(id));
+    return this.view(this.must(id));
   }
 
   keys() {

@@ -4,7 +4,7 @@
  * the user side (actions, views, events) and plugin jobs. Apps act for a
  * person through `files.forActor` and its write gate only.
  */
-import type { ActorRestorer } from '../auth';
+import type { ActorRestorer, PermissionSubject } from '../auth';
 import type { Db } from '../db';
 import type { EventBus } from '../events';
 import type { FileService, Place } from '../files';
@@ -12,13 +12,16 @@ import type { JobQueue } from '../jobs';
 import type { SettingsStore } from '../settings';
 import type { SharesService } from '../shares';
 import { AppAdmin } from './admin';
-import { AppActions } from './actions/service';
-import type { HostDeps, LocksPort } from './host/host-api';
+import { AppActions, mayUseApp } from './actions/service';
+import { AppLicenses } from './licenses';
+import type { HostDeps } from './host/host-api';
 import { pagesHostApi } from './host/pages';
 import { PluginJobs } from './jobs';
 import { AppPages } from './public/pages';
 import { AppsRepo } from './registry/apps.repo';
+import { AppHostRepo } from './registry/host.repo';
 import { AppRuntime } from './runtime';
+import { AppWakeups, type WakeupOptions } from './wakeup';
 
 export { PLUGIN_JOB } from './jobs';
 export { RUN_LIMITS } from './actions/service';
@@ -37,38 +40,61 @@ export interface AppPluginsDeps {
   memoryBytes: number;
   stateOf: (place: Place) => string[];
   findUsers: (q: string, limit: number) => Array<{ id: number; username: string; email: string }>;
-  /** Locks and `app_state` for apps: wired when the locks module lands (host-api.ts, `LocksPort`). */
-  locks?: LocksPort;
   /** Public app pages are share rows (host `pages.*`, the /api/public/s routes); without it `pages.*` is not offered. */
   shares?: SharesService;
+  /** Every enabled account's permission subject (a licence's seat count). */
+  people: () => PermissionSubject[];
   log: (msg: string) => void;
+  /** Wake-up timing (config SERVICE_APP_WAKEUP_INTERVAL / _FIRST); tests shorten it. */
+  wakeup?: WakeupOptions;
 }
 
 export type AppPlugins = ReturnType<typeof createAppPlugins>;
 
 export function createAppPlugins(d: AppPluginsDeps) {
   const repo = new AppsRepo(d.db);
+  const hostRepo = new AppHostRepo(d.db);
   const runtime = new AppRuntime({ memoryBytes: d.memoryBytes, log: d.log });
   const host = (): HostDeps => ({
-    files: d.files, repo, locks: d.locks,
+    files: d.files, repo, hostRepo,
     pages: pages ? (app, actor) => pagesHostApi(pages!, app, actor) : undefined,
     enqueue: (app, actor, action, paths, params, lang) => {
       const me = d.files.forActor(actor);
       return jobs.enqueue(app, actor, action, paths.map((p) => me.target(p).place), params, lang);
     },
   });
-  const jobs = new PluginJobs({ repo, runtime, files: d.files, queue: d.queue, actors: d.actors, host });
+  const licenses = new AppLicenses({ repo, hostRepo, bus: d.bus, allowedUsers: (app) => d.people().filter((p) => mayUseApp(p, app)).length });
+  const jobs = new PluginJobs({ repo, runtime, files: d.files, queue: d.queue, actors: d.actors, host, licenses });
   /** Why apps are off for users right now, or null. */
   const off = () => (!d.enabled ? 'plugins_disabled' : !d.settings.get('app_plugins_enabled') ? 'app_plugins_disabled' : null);
-  const actions = new AppActions({ repo, runtime, files: d.files, jobs, host, stateOf: d.stateOf, off, findUsers: d.findUsers });
-  const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version });
+  const actions = new AppActions({ repo, runtime, files: d.files, jobs, host, stateOf: d.stateOf, off, findUsers: d.findUsers, licenses });
+  const releaseLocks = async (id: string) => {
+    let n = 0;
+    for (const t of hostRepo.tokensOf(id)) {
+      try {
+        if (await d.files.locks.clear(t.storage_id, t.rel, id)) n++;
+      } catch (e) {
+        d.log(`app ${id}: the lock on ${t.rel} could not be released: ${(e as Error).message}`);
+      }
+    }
+    return n;
+  };
+  const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version, releaseLocks, licenseOf: (app) => licenses.status(app) });
+  const wakeups = new AppWakeups({ repo, hostRepo, runtime, licenses, jobs, files: d.files, host, off, log: d.log }, d.wakeup ?? { intervalMs: 3_600_000, firstDelayMs: 30_000 });
   // Assigned before any call can reach `host()` (calls start from routes and jobs, after this returns).
   const pages: AppPages | null = d.shares ? new AppPages({ repo, runtime, files: d.files, jobs, host, shares: d.shares, off }) : null;
   return {
-    repo, runtime, jobs, actions, admin, off, pages,
+    repo, runtime, jobs, actions, admin, licenses, wakeups, off, pages,
     /** The capability the web UI reads (`app_plugins.enabled`). */
     capability: () => ({ enabled: off() === null }),
-    start: () => d.enabled && runtime.warm(),
-    close: () => runtime.close(),
+    start: () => {
+      if (!d.enabled) return;
+      runtime.warm();
+      wakeups.start();
+    },
+    close: async () => {
+      await wakeups.stop();
+      await runtime.close();
+    },
   };
 }

@@ -18,6 +18,7 @@ import { buildHostApi, type HostDeps } from './host/host-api';
 import { packText } from './i18n';
 import type { AppsRepo, InstalledApp } from './registry/apps.repo';
 import type { AppRuntime } from './runtime';
+import type { AppLicenses } from './licenses';
 
 export const PLUGIN_JOB = 'plugin-action' as const;
 
@@ -48,6 +49,7 @@ export interface JobDeps {
   queue: JobQueue;
   actors: ActorRestorer;
   host: () => HostDeps;
+  licenses: AppLicenses;
 }
 
 /** The selection as an app receives it: UI paths with what the entry says. */
@@ -81,9 +83,12 @@ export class PluginJobs {
     const actor = this.d.actors.restore(p.actor);
     const app = this.d.repo.get(p.plugin);
     if (!app || !app.enabled) throw new AppError('not_found', { path: p.plugin });
+    this.d.licenses.require(app);
     const paths = await describe(this.d.files, actor, p.places);
     const outputs: string[] = [];
-    const host = buildHostApi(this.d.host(), { app, actor, lang: p.lang, job: { progress: ctx.progress, outputs, signal: ctx.signal } });
+    // A scheduled job (a wake-up item: no person, the system actor) reaches only the files its item named.
+    const reach = actor.kind === 'system' ? p.places : undefined;
+    const host = buildHostApi(this.d.host(), { app, actor, lang: p.lang, job: { progress: ctx.progress, outputs, signal: ctx.signal }, reach });
     let r: { open?: unknown; message?: unknown } | null;
     try {
       r = (await this.d.runtime.call(app, 'action', { action: p.action, paths, params: p.params, lang: p.lang, settings: app.settings }, host, ctx.signal)) as typeof r;

@@ -65,3 +65,12 @@ export async function buildAppPackage(spec: PackageSpec): Promise<Buffer> {
   }
   return bytes;
 }
+
+/**
+ * A licence token as a store issues it (docs/app-plugins.md, "Licences"): base64url(payload) "."
+ * base64url(Ed25519 signature of that text), payload defaults filled in.
+ */
+export function issueLicense(key: KeyObject, payload: Record<string, unknown>): string {
+  const body = Buffer.from(JSON.stringify({ v: 1, id: 'lic-1', store: 'shop', app: 'paid', licensee: 'Acme Ltd', ...payload })).toString('base64url');
+  return `${body}.${sign(null, Buffer.from(body, 'ascii'), key).toString('base64url')}`;
+}

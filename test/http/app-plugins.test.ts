@@ -261,7 +261,7 @@ describe('app plugins', () => {
     assert.equal(r.body.surface.nodes[1].text, '<script>alert(0)</script>'); // text, never markup: the UI escapes it
   });
 
-  test('the host API: only the caller\'s reach, kv, HTTP only to approved hosts, no locks yet', async () => {
+  test('the host API: only the caller\'s reach, kv, HTTP only to approved hosts, no locks without the permission', async () => {
     const section = JSON.stringify({ secret: '/Secret/s.txt', own: '/Docs/a.txt', approved: `http://${approvedHost}/x`, unapproved: `http://${unapprovedHost}/x` });
     const r = await s.api('GET', `/api/files/plugins/views/tools/probe?section=${encodeURIComponent(section)}`, { token: uma });
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -273,7 +273,7 @@ describe('app plugins', () => {
     assert.equal(out.approved.ok.body, 'hello from the approved host');
     assert.equal(out.unapproved.code, 'app_host_refused'); // declared by the manifest, not approved by the admin
     assert.equal(out.undeclared.code, 'app_host_refused');
-    assert.equal(out.locks.code, 'unknown_method'); // wired when the locks module lands
+    assert.equal(out.locks.code, 'app_host_refused'); // tools does not declare `locks` (test/http/app-plugins-host.test.ts has an app that does)
     assert.equal(out.progress.code, 'app_host_refused'); // progress belongs to jobs
     // An app may queue another of its jobs, as the same person.
     const made = await pollOp(out.create.ok.op_id);

@@ -26,8 +26,9 @@ import { shareSuspension } from './20261127120000-share-suspension';
 import { storageVolume } from './20261127130000-storage-volume';
 import { fileLocks } from './20261127131500-file-locks';
 import { appPlugins } from './20261127140000-app-plugins';
+import { appPluginHost } from './20261127150000-app-plugin-host';
 import { dropFileOrder } from './20261127150000-drop-file-order';
 import { shareAppPages } from './20261127150000-share-app-pages';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, dropFileOrder, shareAppPages];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, shareAppPages];
 export type { Migration } from './types';

@@ -43,6 +43,9 @@ const patchBody = z.strictObject({
 });
 const keyBody = z.strictObject({ publisher: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/), public_key_pem: z.string().min(1).max(4096) });
 const configBody = z.strictObject({ enabled: z.boolean() });
+const licenseBody = z.strictObject({ token: z.string().min(1).max(8192) });
+const storeKeyBody = z.strictObject({ store: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/), public_key_pem: z.string().min(1).max(4096) });
+const revokeBody = z.strictObject({ license_id: z.string().min(1).max(200), note: z.string().max(500).optional() });
 
 export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>();
@@ -117,6 +120,39 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
   });
   r.delete(`${A}/apps/:id`, admin, async (ctx) => {
     ctx.body = await p.admin.uninstall(actor(ctx), ctx.params.id);
+  });
+  // Licences (docs/app-plugins.md, "Licences").
+  const installed = (id: string) => p.repo.get(id) ?? (() => { throw new AppError('not_found', { path: id }); })();
+  r.put(`${A}/apps/:id/license`, admin, async (ctx) => {
+    const app = installed(ctx.params.id);
+    ctx.body = p.licenses.set(actor(ctx), app, (await body(ctx, licenseBody)).token);
+  });
+  r.delete(`${A}/apps/:id/license`, admin, (ctx) => {
+    ctx.body = p.licenses.remove(actor(ctx), installed(ctx.params.id));
+  });
+  r.get(`${A}/store-keys`, admin, (ctx) => {
+    ctx.body = p.licenses.storeKeys();
+  });
+  r.post(`${A}/store-keys`, admin, async (ctx) => {
+    const b = await body(ctx, storeKeyBody);
+    ctx.status = 201;
+    ctx.body = p.licenses.addStoreKey(actor(ctx), b.store, b.public_key_pem);
+  });
+  r.delete(`${A}/store-keys/:id`, admin, (ctx) => {
+    const id = Number(ctx.params.id);
+    if (!Number.isInteger(id) || id < 1) throw new AppError('bad_id');
+    ctx.body = p.licenses.removeStoreKey(actor(ctx), id);
+  });
+  r.get(`${A}/license-revocations`, admin, (ctx) => {
+    ctx.body = p.licenses.revocations();
+  });
+  r.post(`${A}/license-revocations`, admin, async (ctx) => {
+    const b = await body(ctx, revokeBody);
+    ctx.status = 201;
+    ctx.body = p.licenses.revoke(actor(ctx), b.license_id, b.note ?? null);
+  });
+  r.delete(`${A}/license-revocations/:id`, admin, (ctx) => {
+    ctx.body = p.licenses.unrevoke(actor(ctx), ctx.params.id);
   });
   r.get(`${A}/keys`, admin, (ctx) => {
     ctx.body = p.admin.keys();

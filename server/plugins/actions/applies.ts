@@ -15,6 +15,8 @@ export interface SelectedItem {
   /** The item's `app_state` items (`<plugin>:<key>`). */
   state: string[];
   writable: boolean;
+  /** The app whose lock keeps the item from the caller but which may itself still write it (its token). */
+  lockedBy?: string | null;
 }
 
 const extOf = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '');

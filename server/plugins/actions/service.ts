@@ -10,7 +10,7 @@
  */
 import { lookup as mimeLookup } from 'mime-types';
 import { decide, type Actor, type Role } from '../../auth';
-import { AppError, validation } from '../../errors';
+import { AppError, isAppError, validation } from '../../errors';
 import type { FileService, Place } from '../../files';
 import type { AppliesRule, ManifestAction, ManifestView } from '../package/manifest';
 import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
@@ -22,6 +22,8 @@ import { misfit, type SelectedItem } from './applies';
 import { formFields, sanitiseSurface, type Surface } from '../surface/sanitise';
 import { checkSubmission } from '../surface/validate';
 import { SurfaceMemory } from './surface-memory';
+import type { AppLicenses } from '../licenses';
+import type { PermissionSubject } from '../../auth';
 
 /** SPEC Limits: an action run names at most 500 paths; params hold at most 64 KiB. */
 export const RUN_LIMITS = { paths: 500, params_bytes: 64 * 1024 };
@@ -37,6 +39,8 @@ export interface ActionsDeps {
   stateOf: (place: Place) => string[];
   /** `plugins_disabled` / `app_plugins_disabled` when the feature is off, else null. */
   off: () => 'plugins_disabled' | 'app_plugins_disabled' | null;
+  /** The app's licence status (`licenses.ts`); a held app is stopped. */
+  licenses: AppLicenses;
   /** Enabled people matching `q` (the people picker). */
   findUsers: (q: string, limit: number) => Array<{ id: number; username: string; email: string }>;
 }
@@ -46,6 +50,10 @@ const ROLE_DEFAULT: Record<string, Role> = { viewer: 'viewer', editor: 'user', a
 export const writes = (a: ManifestAction) => !a.read_only_ok && (a.output_mode === 'new_file' || a.output_mode === 'replace');
 /** The app's declared default for an action's permission (SPEC Authentication 7, step 5). */
 export const actionDefault = (a: ManifestAction): Role => (a.min_role ? ROLE_DEFAULT[a.min_role] : writes(a) ? 'user' : 'viewer');
+/** Whether a person may use at least one action or view of the app (a licence's seat count). */
+export const mayUseApp = (s: PermissionSubject, app: InstalledApp): boolean =>
+  app.manifest.actions.some((a) => decide(s, `app.${app.id}.${a.id}`, actionDefault(a)))
+  || app.manifest.views.some((v) => decide(s, `app.${app.id}.${v.id}`, 'viewer'));
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 
 export class AppActions {
@@ -61,6 +69,7 @@ export class AppActions {
     this.gate();
     const app = this.d.repo.get(id);
     if (!app || !app.enabled) throw new AppError('not_found', { path: id });
+    this.d.licenses.require(app);
     return app;
   }
 
@@ -75,27 +84,61 @@ export class AppActions {
   }
 
   /**
-   * Resolves the selection for `actor`: every path reachable (404/403), all on one storage (400) and,
-   * when the caller will write, writable (409 `read_only`, 403); each item with what the rule looks at.
+   * Whether `actor` may change `place` when it is locked, for the app holding the lock through the host
+   * (its own action on a file it locked: the job writes with the kept token): that app's id, else null.
    */
-  private async resolve(actor: Actor, paths: unknown, needWrite: boolean): Promise<{ places: Place[]; items: SelectedItem[] }> {
+  private lockHolder(actor: Actor, place: Place): string | null {
+    const lock = this.d.files.locks.of(place.storage_id, place.rel);
+    const token = lock && this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel);
+    if (!lock || !token) return null;
+    try {
+      this.d.files.forActor(actor).holding(token).target(place, 'editor');
+      return lock.plugin;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Resolves the selection for `actor`: every path reachable (404/403), all on one storage (400) and,
+   * when the caller will write for `app`, writable (409 `read_only`, 403, 423 `locked` unless `app` holds
+   * the lock); each item with what the rule looks at (`lockedBy`: the app that may still write it).
+   */
+  private async resolve(actor: Actor, paths: unknown, needWrite: boolean, app?: InstalledApp): Promise<{ places: Place[]; items: SelectedItem[] }> {
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw validation('paths', 'a list of paths');
     if (paths.length > RUN_LIMITS.paths) throw new AppError('too_many_paths', { max: RUN_LIMITS.paths }, { max: RUN_LIMITS.paths });
     const me = this.d.files.forActor(actor);
-    const targets = paths.map((p: string) => me.target(p, needWrite ? 'editor' : 'viewer'));
+    const targets = paths.map((p: string) => {
+      const t = me.target(p);
+      if (needWrite) {
+        try {
+          me.target(t.place, 'editor');
+        } catch (e) {
+          if (!(isAppError(e) && e.code === 'locked' && app && this.lockHolder(actor, t.place) === app.id)) throw e;
+        }
+      }
+      return t;
+    });
     if (new Set(targets.map((t) => t.storage.id)).size > 1) throw validation('paths', 'all paths must be on one storage');
     const items: SelectedItem[] = await Promise.all(targets.map(async (t) => {
       const e = await me.stat(t.place);
-      let writable = needWrite;
-      if (!writable) try { me.target(t.place, 'editor'); writable = true; } catch { writable = false; }
-      return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? (mimeLookup(e.name) || 'application/octet-stream'), state: this.d.stateOf(t.place), writable };
+      let writable = true;
+      let lockedBy: string | null = null;
+      try {
+        me.target(t.place, 'editor');
+      } catch (err) {
+        writable = false;
+        if (isAppError(err) && err.code === 'locked') lockedBy = this.lockHolder(actor, t.place);
+      }
+      return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? (mimeLookup(e.name) || 'application/octet-stream'), state: this.d.stateOf(t.place), writable, lockedBy };
     }));
-    return { places: targets.map((t) => t.place), items };
+    // For the app holding a lock, its file stays writable (the applies rule's `writable`).
+    return { places: targets.map((t) => t.place), items: items.map((i) => (app && i.lockedBy === app.id ? { ...i, writable: true } : i)) };
   }
 
   /** The selection resolved and fitting the rule (422 `not_applicable` with the reason otherwise). */
   private async select(actor: Actor, app: InstalledApp, paths: unknown, rule: AppliesRule | undefined, needWrite: boolean): Promise<Place[]> {
-    const { places, items } = await this.resolve(actor, paths, needWrite);
+    const { places, items } = await this.resolve(actor, paths, needWrite, app);
     const why = misfit(rule, app.id, items);
     if (why) throw new AppError('not_applicable', { reason: why }, { reason: why });
     return places;
@@ -106,11 +149,16 @@ export class AppActions {
     this.gate();
     // The selection is resolved once (an unreachable one fits nothing); each rule is then judged on it.
     const sel = paths?.length ? await this.resolve(actor, paths, false).then((r) => r.items, () => null) : undefined;
-    const fits = (app: InstalledApp, rule: AppliesRule | undefined, needWrite = false) =>
-      sel === undefined || (sel !== null && misfit(rule, app.id, sel) === null && (!needWrite || sel.every((i) => i.writable)));
+    const fits = (app: InstalledApp, rule: AppliesRule | undefined, needWrite = false) => {
+      if (sel === undefined) return true;
+      if (sel === null) return false;
+      const mine = sel.map((i) => (i.lockedBy === app.id ? { ...i, writable: true } : i));
+      return misfit(rule, app.id, mine) === null && (!needWrite || mine.every((i) => i.writable));
+    };
     const actions: unknown[] = [];
     const views: unknown[] = [];
-    for (const app of this.d.repo.list().filter((x) => x.enabled)) {
+    const openRules: unknown[] = [];
+    for (const app of this.d.repo.list().filter((x) => x.enabled && this.d.licenses.running(x))) {
       const icon = (file?: string) => (file ? `/api/files/plugins/icon/${app.id}/${file.slice('icons/'.length)}` : undefined);
       for (const a of app.manifest.actions) {
         if (!this.may(actor, app, a.id, actionDefault(a)) || !fits(app, a.applies, writes(a))) continue;
@@ -124,8 +172,20 @@ export class AppActions {
         if (!this.may(actor, app, v.id, 'viewer') || !fits(app, v.applies)) continue;
         views.push({ plugin: app.id, id: v.id, placement: v.placement, label: labelMap(app, v.label), ...(v.icon && { icon: icon(v.icon) }), ...(v.applies && { applies: v.applies }) });
       }
+      // "Open with": a rule is listed when the caller may use its view or action (and, with paths, it fits them).
+      for (const o of app.manifest.open ?? []) {
+        const target = o.view ? app.manifest.views.find((v) => v.id === o.view) : app.manifest.actions.find((a) => a.id === o.action);
+        if (!target) continue;
+        const def = o.view ? 'viewer' : actionDefault(target as ManifestAction);
+        if (!this.may(actor, app, target.id, def)) continue;
+        // A file fits by its extension or by its type (either list).
+        const needWrite = !o.view && writes(target as ManifestAction);
+        if (!(o.ext?.length && fits(app, { kind: 'file', ext: o.ext }, needWrite)) && !(o.mime?.length && fits(app, { kind: 'file', mime: o.mime }, needWrite))) continue;
+        const label = o.label ?? target.label;
+        openRules.push({ plugin: app.id, ext: o.ext ?? [], mime: o.mime ?? [], view: o.view ?? null, action: o.action ?? null, label: labelMap(app, label), default: !!o.default });
+      }
     }
-    return { actions, views };
+    return { actions, views, open_rules: openRules };
   }
 
   private viewOf(app: InstalledApp, id: string): ManifestView {
@@ -209,13 +269,12 @@ export class AppActions {
     return { users: term ? this.d.findUsers(term, 20) : [] };
   }
 
-  /**
-   * `GET /license/{plugin}`: licence verification is not built yet and no manifest can ask for a licence,
-   * so every installed app is `free` (docs/app-plugins.md).
-   */
+  /** `GET /license/{plugin}`: `{status, valid_until?, updates_until?}`, computed offline (licenses.ts); a held app answers too. */
   license(plugin: string) {
-    this.app(plugin);
-    return { status: 'free' as const };
+    this.gate();
+    const app = this.d.repo.get(plugin);
+    if (!app) throw new AppError('not_found', { path: plugin });
+    return this.d.licenses.status(app);
   }
 
   /** An icon file of an installed app (the `icon` URLs of the rows). */

@@ -7,14 +7,15 @@
  * `permission_denied`, `read_only`, `app_host_refused`, ...).
  */
 import { Readable } from 'node:stream';
-import type { Actor } from '../../auth';
+import { actorRef, type Actor } from '../../auth';
 import { AppError } from '../../errors';
-import type { FileService } from '../../files';
+import type { ActorFiles, FileService, Place } from '../../files';
 import { format } from '../../lib/i18n';
 import { uiPath } from '../../lib/paths';
 import type { AppPermission } from '../package/manifest';
 import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
 import type { HostApi } from '../sandbox/sandbox';
+import type { AppHostRepo } from '../registry/host.repo';
 import { appFetch, type FetchArgs } from './http-out';
 import { withStagedWrites } from './staged-writes';
 import { packText } from '../i18n';
@@ -37,42 +38,69 @@ export interface JobScope {
   signal: AbortSignal;
 }
 
-/**
- * File locks and `app_state` for apps (`locks.set`, `locks.release`, `state.add`, `state.remove`):
- * wired when the locks module lands (it owns locks and `app_state`, on its own branch). Until then
- * nothing is passed and those methods answer `unknown_method`, like any method not offered.
- */
-export type LocksPort = (app: InstalledApp, actor: Actor) => HostApi;
-
 export interface HostDeps {
   files: FileService;
   repo: AppsRepo;
-  locks?: LocksPort;
   /** `pages.create` / `pages.revoke` (host/pages.ts): public app pages. */
   pages?: (app: InstalledApp, actor: Actor) => HostApi;
+  /** Lock tokens the host keeps for an app's own later writes (`locks.*`). */
+  hostRepo: AppHostRepo;
   /** Queues a plugin-action job of this app as the same actor (`ops.create`). */
   enqueue(app: InstalledApp, actor: Actor, action: string, paths: string[], params: unknown, lang: string): string;
 }
 
 export interface HostCall {
   app: InstalledApp;
-  actor: Actor;
+  /**
+   * The caller; null for a wake-up (`tick`): a read-only scope with no files at all (kv reads, i18n,
+   * GET/HEAD to approved hosts).
+   */
+  actor: Actor | null;
   lang: string;
   job?: JobScope;
+  /**
+   * A scheduled job (no person: the system actor) reaches only these places, the files its wake-up
+   * item named (each one this app had locked or marked): every path-taking method checks it.
+   */
+  reach?: Place[];
 }
 
 const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const refuse = (plugin: string, reason: string) => new AppError('app_host_refused', { plugin, reason }, { reason });
 
 export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
-  const { app, actor } = c;
-  const me = d.files.forActor(actor);
+  const { app } = c;
+  const actor = c.actor;
+  const me: ActorFiles | null = actor ? d.files.forActor(actor) : null;
   const needs = (p: AppPermission) => {
     if (!app.manifest.permissions.includes(p)) throw refuse(app.id, `the app did not declare the ${p} permission`);
   };
+  /** The file service face of this call; a wake-up has none. */
+  const files = (): ActorFiles => me ?? (() => { throw refuse(app.id, 'a wake-up (tick) has no files: it only reads its storage and plans jobs'); })();
+  const notWakeup = (what: string) => {
+    if (!actor) throw refuse(app.id, `a wake-up (tick) is read-only: no ${what}`);
+  };
+  const reach = c.reach ? new Set(c.reach.map((p) => `${p.storage_id}:${p.rel}`)) : null;
   const path = (v: unknown) => {
     if (typeof v !== 'string' || !v.startsWith('/')) throw refuse(app.id, 'path must be a path such as /storage/folder/file');
+    files();
+    if (reach) {
+      const t = me!.target(v);
+      if (!reach.has(`${t.storage.id}:${t.rel}`)) throw refuse(app.id, 'a scheduled job reaches only the files its wake-up item named');
+    }
     return v;
+  };
+  /** The caller's face, holding this app's own lock on `place` when it has one (its later writes pass). */
+  const holder = (place: Place): ActorFiles => {
+    const token = d.hostRepo.tokenOf(app.id, place.storage_id, place.rel);
+    return token ? files().holding(token) : files();
+  };
+  /** Resolves a path for a marks call: the place, checked at `need` through the holding face. */
+  const marked = (v: unknown, need: 'viewer' | 'editor') => {
+    const p = path(v);
+    const place = files().target(p).place;
+    holder(place).target(place, need);
+    return { p, place };
   };
   const kvKey = (v: unknown) => {
     if (typeof v !== 'string' || v.length === 0 || v.length > HOST_LIMITS.kv_key_chars) throw refuse(app.id, `keys are 1 to ${HOST_LIMITS.kv_key_chars} characters`);
@@ -85,14 +113,14 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     'files.stat': async (a) => {
       needs('files.read');
       const p = path(obj(a).path);
-      return entry(p, await me.stat(p));
+      return entry(p, await files().stat(p));
     },
     'files.list': async (a) => {
       needs('files.read');
       const p = path(obj(a).path);
       const max = Math.min(HOST_LIMITS.list_entries, Math.max(1, Number(obj(a).limit) || HOST_LIMITS.list_entries));
       const out = [];
-      for await (const e of me.entries(p)) {
+      for await (const e of files().entries(p)) {
         out.push(entry(`${p.replace(/\/+$/, '')}/${e.name}`, e));
         if (out.length >= max) break;
       }
@@ -102,13 +130,13 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       needs('files.read');
       const o = obj(a);
       const p = path(o.path);
-      const st = await me.stat(p);
+      const st = await files().stat(p);
       if (st.type !== 'file') throw new AppError('not_found', { path: p });
       const start = Math.max(0, Math.floor(Number(o.offset) || 0));
       const length = Math.min(HOST_LIMITS.read_bytes, Math.max(0, Math.floor(Number(o.length) || HOST_LIMITS.read_bytes)));
       const end = Math.min(st.size, start + length);
       const chunks: Buffer[] = [];
-      if (end > start) for await (const ch of await me.read(p, { start, end: end - 1 }, c.job?.signal)) chunks.push(ch as Buffer);
+      if (end > start) for await (const ch of await files().read(p, { start, end: end - 1 }, c.job?.signal)) chunks.push(ch as Buffer);
       const bytes = Buffer.concat(chunks);
       return { data: bytes.toString(o.encoding === 'base64' ? 'base64' : 'utf8'), size: st.size, eof: end >= st.size };
     },
@@ -119,7 +147,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       if (typeof o.data !== 'string') throw refuse(app.id, 'data must be a string (utf8 text, or base64 with encoding: "base64")');
       const bytes = Buffer.from(o.data, o.encoding === 'base64' ? 'base64' : 'utf8');
       if (bytes.length > HOST_LIMITS.write_bytes) throw refuse(app.id, `one write holds at most ${HOST_LIMITS.write_bytes} bytes`);
-      const node = await me.write(p, Readable.from([bytes]), { size: bytes.length, origin: 'app', overwrite: o.overwrite === true, signal: c.job?.signal, audit: 'file.upload', meta: { plugin: app.id } });
+      const node = await holder(files().target(p).place).write(p, Readable.from([bytes]), { size: bytes.length, origin: 'app', overwrite: o.overwrite === true, signal: c.job?.signal, audit: 'file.upload', meta: { plugin: app.id } });
       const written = uiPath(node.storageName, node.path);
       c.job?.outputs.push(written);
       return { path: written, size: bytes.length };
@@ -131,6 +159,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     },
     'kv.set': (a) => {
       needs('storage');
+      notWakeup('storage writes');
       const o = obj(a);
       const key = kvKey(o.key);
       const text = JSON.stringify(o.value ?? null);
@@ -143,6 +172,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     },
     'kv.delete': (a) => {
       needs('storage');
+      notWakeup('storage writes');
       return d.repo.kvDelete(app.id, kvKey(obj(a).key));
     },
     'kv.list': (a) => {
@@ -159,21 +189,64 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     },
     'ops.create': (a) => {
       needs('ops');
+      notWakeup('jobs (answer scheduled items instead)');
       const o = obj(a);
       const paths = Array.isArray(o.paths) ? o.paths.map(path) : [];
-      return { op_id: d.enqueue(app, actor, String(o.action ?? ''), paths, o.params ?? {}, c.lang) };
+      return { op_id: d.enqueue(app, actor!, String(o.action ?? ''), paths, o.params ?? {}, c.lang) };
     },
     'http.fetch': async (a) => {
       needs('http');
       const allowed = app.manifest.http_hosts.filter((h) => app.approved_hosts.includes(h));
+      const method = String(obj(a).method ?? 'GET').toUpperCase();
+      if (!actor && method !== 'GET' && method !== 'HEAD') throw refuse(app.id, 'a wake-up (tick) is read-only: GET and HEAD only');
       return appFetch(app.id, allowed, obj(a) as FetchArgs, c.job?.signal);
     },
     'i18n.t': (a) => {
       const o = obj(a);
       return format(packText(app, String(o.key ?? ''), c.lang) ?? String(o.key ?? ''), obj(o.params));
     },
-    ...(d.locks ? d.locks(app, actor) : {}),
-    ...(d.pages ? d.pages(app, actor) : {}),
+    // Locks and app state (docs/app-plugins.md, "Host API: locks and state"). The lock's plugin is always this app.
+    'locks.set': async (a) => {
+      needs('locks');
+      notWakeup('locks');
+      const o = obj(a);
+      const { place } = marked(o.path, 'editor');
+      const str = (v: unknown) => (v === undefined || v === null ? null : v);
+      const { token, lock } = await d.files.locks.set(place.storage_id, place.rel, {
+        plugin: app.id, label: typeof o.label === 'string' && o.label.trim() ? o.label : app.manifest.name,
+        reason: str(o.reason) as string | null, reason_text: str(o.reason_text) as string | null, until: str(o.until) as string | null,
+      }, actorRef(actor!));
+      d.hostRepo.putToken(app.id, place.storage_id, place.rel, token);
+      return { lock };
+    },
+    'locks.clear': async (a) => {
+      needs('locks');
+      notWakeup('locks');
+      const { place } = marked(obj(a).path, 'editor');
+      const cleared = await d.files.locks.clear(place.storage_id, place.rel, app.id);
+      d.hostRepo.dropToken(app.id, place.storage_id, place.rel);
+      return { cleared };
+    },
+    'locks.get': (a) => {
+      needs('locks');
+      const { place } = marked(obj(a).path, 'viewer');
+      return { lock: d.files.locks.of(place.storage_id, place.rel) };
+    },
+    'state.set': async (a) => {
+      needs('state');
+      notWakeup('app state changes');
+      const o = obj(a);
+      if (typeof o.on !== 'boolean') throw refuse(app.id, 'on must be true or false');
+      const { place } = marked(o.path, 'editor');
+      return { items: await d.files.appState.set(place.storage_id, place.rel, app.id, o.key as string, o.on) };
+    },
+    'state.get': (a) => {
+      needs('state');
+      const { place } = marked(obj(a).path, 'viewer');
+      return { items: d.files.appState.of(place.storage_id, place.rel) };
+    },
+    // Public pages need a person to be their creator: a wake-up (no actor) has none.
+    ...(d.pages && actor ? d.pages(app, actor) : {}),
   };
   api['files.write'] = withStagedWrites(api['files.write'], { me, app, job: c.job }); // larger files in parts (`more: true`)
   return api;

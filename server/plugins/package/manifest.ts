@@ -21,12 +21,20 @@ export interface ManifestAction {
   confirm?: string; min_role?: 'viewer' | 'editor' | 'admin'; danger?: boolean; output_mode?: 'new_file' | 'replace' | 'none'; read_only_ok?: boolean;
 }
 export interface ManifestView { id: string; label: string; placement: 'dialog' | 'panel' | 'page'; icon?: string; applies?: AppliesRule }
+/**
+ * "Open with": the app offers a view or an action for files of these types (docs/app-plugins.md,
+ * "Open rules"); `default` asks to be the double-click handler (the person or admin still decides).
+ */
+export interface ManifestOpenRule { ext?: string[]; mime?: string[]; view?: string; action?: string; label?: string; default?: boolean }
+/** A paid app: its licence is signed by `store` (a store key the admin trusts); docs/app-plugins.md, "Licences". */
+export interface ManifestLicense { required: boolean; store: string }
 export interface Manifest {
   id: string; name: string; version: string; publisher: string; filex_range: string; description?: string;
   /** The language used when the reader's has no pack; its pack must exist. */
   default_language: string;
   permissions: AppPermission[]; call_timeout_ms: number; http_hosts: string[];
   actions: ManifestAction[]; views: ManifestView[]; icons: Record<string, string>;
+  open: ManifestOpenRule[]; license?: ManifestLicense;
 }
 
 /** A field's checker: returns the cleaned value or throws via `bad`. */
@@ -92,6 +100,11 @@ const manifestShape = obj({
     'confirm?': str(KEY), 'min_role?': oneOf('viewer', 'editor', 'admin'), 'danger?': bool, 'output_mode?': oneOf('new_file', 'replace', 'none'), 'read_only_ok?': bool,
   }), 64)),
   'views?': unique(list(obj({ id: str(ID), label: str(KEY), placement: oneOf('dialog', 'panel', 'page'), 'icon?': str(FILE), 'applies?': applies }), 64)),
+  'open?': list(obj({
+    'ext?': list(str(/^[a-z0-9]{1,16}$/), 64), 'mime?': list(str(/^[a-z0-9.+-]+\/[a-z0-9.+*-]+$/), 64),
+    'view?': str(ID), 'action?': str(ID), 'label?': str(KEY), 'default?': bool,
+  }), 32),
+  'license?': obj({ required: bool, store: str(ID) }),
   'icons?': (v, p) => {
     const o = obj({ '16?': str(FILE), '32?': str(FILE), '64?': str(FILE), '128?': str(FILE) })(v, p);
     return o;
@@ -110,10 +123,16 @@ export function parseManifest(json: string): Manifest {
   const manifest: Manifest = {
     ...(m as Manifest),
     permissions: m.permissions ?? [], call_timeout_ms: m.call_timeout_ms ?? 5000, http_hosts: m.http_hosts ?? [],
-    actions: m.actions ?? [], views: m.views ?? [], icons: m.icons ?? {},
+    actions: m.actions ?? [], views: m.views ?? [], icons: m.icons ?? {}, open: m.open ?? [],
   };
   const views = new Set(manifest.views.map((v) => v.id));
   manifest.actions.forEach((a, i) => a.view && !views.has(a.view) && bad(`actions[${i}].view`, `no view named ${a.view}`));
   if (manifest.http_hosts.length && !manifest.permissions.includes('http')) bad('http_hosts', 'needs the http permission');
+  manifest.open.forEach((o, i) => {
+    if (!!o.view === !!o.action) bad(`open[${i}]`, 'names exactly one of view or action');
+    if (!o.ext?.length && !o.mime?.length) bad(`open[${i}]`, 'names at least one ext or mime');
+    if (o.view && !views.has(o.view)) bad(`open[${i}].view`, `no view named ${o.view}`);
+    if (o.action && !manifest.actions.some((a) => a.id === o.action)) bad(`open[${i}].action`, `no action named ${o.action}`);
+  });
   return manifest;
 }

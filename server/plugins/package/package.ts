@@ -173,7 +173,8 @@ export async function readAppPackage(bytes: Buffer, opts: { trusted: TrustedKey[
     languages[name.slice(5, -5)] = parsePack(name, b);
   }
   const main = languages[manifest.default_language] ?? bad('default_language', `no pack i18n/${manifest.default_language}.json`);
-  const labels = [...manifest.actions.map((a, i) => [`actions[${i}].label`, a.label]), ...manifest.views.map((v, i) => [`views[${i}].label`, v.label])];
+  const labels = [...manifest.actions.map((a, i) => [`actions[${i}].label`, a.label]), ...manifest.views.map((v, i) => [`views[${i}].label`, v.label]),
+    ...manifest.open.flatMap((o, i) => (o.label ? [[`open[${i}].label`, o.label]] : []))];
   for (const [field, key] of labels) if (!(key in main)) bad(field, `no text for ${key} in the ${manifest.default_language} pack`);
   const icons: Record<string, Buffer> = {};
   const named = [...Object.values(manifest.icons), ...manifest.actions.map((a) => a.icon), ...manifest.views.map((v) => v.icon)].filter((x): x is string => !!x);

@@ -29,10 +29,11 @@ export interface InstalledApp {
 
 const now = () => new Date().toISOString();
 
+/** JSON columns parsed; a manifest stored before `open` existed reads as having none. */
 function parse(r: AppPluginsTable): InstalledApp {
   return {
     ...r,
-    manifest: JSON.parse(r.manifest), languages: JSON.parse(r.languages), icons: JSON.parse(r.icons), enabled: !!r.enabled,
+    manifest: { open: [], ...JSON.parse(r.manifest) }, languages: JSON.parse(r.languages), icons: JSON.parse(r.icons), enabled: !!r.enabled,
     settings: JSON.parse(r.settings), approved_hosts: JSON.parse(r.approved_hosts),
   };
 }
@@ -115,8 +116,8 @@ export class AppsRepo {
     return this.db.all(this.db.k.selectFrom('app_publisher_keys').select(['id', 'publisher', 'public_key_pem', 'added_at']).orderBy('id'));
   }
   addKey(k: TrustedKey, by: number | null): number {
-    // The statement's own new id (portable: `last_insert_rowid()` does not exist on PostgreSQL).
-    return Number(this.db.sqlite.prepare('INSERT INTO app_publisher_keys (publisher, public_key_pem, added_by, added_at) VALUES (?, ?, ?, ?)').run(k.publisher, k.public_key_pem, by, now()).lastInsertRowid);
+    // RETURNING, not last_insert_rowid(): the same statement runs on PostgreSQL.
+    return this.db.first(this.db.k.insertInto('app_publisher_keys').values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() }).returning('id'))!.id;
   }
   removeKey(id: number): boolean {
     return this.db.run(this.db.k.deleteFrom('app_publisher_keys').where('id', '=', id)) > 0;

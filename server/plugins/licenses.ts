@@ -1,0 +1,148 @@
+/**
+ * Licences of installed apps (docs/app-plugins.md, "Licences"): the admin's
+ * token per app, trusted store keys and revocations, and the status every app
+ * door checks before it runs an app. A held licence (anything but `free`,
+ * `valid`, `grace`) stops the app without removing it: its actions and views
+ * leave `GET /actions`, runs and views answer 403 `store_license`, its jobs
+ * fail, its wake-up does not run. The first check that finds an app held is
+ * audited (`app_plugin.license_held`), the first that finds it running again
+ * too (`app_plugin.license_released`).
+ */
+import { createPublicKey } from 'node:crypto';
+import { actorRef, type Actor } from '../auth';
+import { AppError, validation } from '../errors';
+import type { EventBus } from '../events';
+import { decodeLicense, LICENSE_MAX_CHARS, licenseStatus, RUNNING, type LicenseAnswer } from './license';
+import type { AppsRepo, InstalledApp } from './registry/apps.repo';
+import type { AppHostRepo } from './registry/host.repo';
+
+/** How long a computed status is reused (the seat count reads every account). */
+const CACHE_MS = 60_000;
+
+export interface LicensesDeps {
+  repo: AppsRepo;
+  hostRepo: AppHostRepo;
+  bus: EventBus;
+  /** Enabled people allowed to use at least one of the app's actions or views. */
+  allowedUsers: (app: InstalledApp) => number;
+}
+
+export class AppLicenses {
+  private cache = new Map<string, { at: number; digest: string; answer: LicenseAnswer }>();
+  /** Held statuses already audited for apps with no licence row (`missing`), in this process. */
+  private seenMissing = new Set<string>();
+  constructor(private d: LicensesDeps) {}
+
+  private audit(by: Actor | null, action: string, app: string, meta: Record<string, unknown> = {}) {
+    void this.d.bus.emit('audit', { action, actor: by ? actorRef(by) : null, request: by?.request, resource: `app:${app}`, meta });
+  }
+
+  /** Forgets computed statuses (a licence, key or revocation changed). */
+  invalidate() {
+    this.cache.clear();
+  }
+
+  status(app: InstalledApp): LicenseAnswer {
+    const hit = this.cache.get(app.id);
+    if (hit && hit.digest === app.digest && Date.now() - hit.at < CACHE_MS) return hit.answer;
+    const row = this.d.hostRepo.license(app.id);
+    const answer = licenseStatus(app, {
+      token: row?.token ?? null,
+      storeKeys: (store) => this.d.hostRepo.storeKeys(store).map((k) => k.public_key_pem),
+      revoked: (id) => this.d.hostRepo.revoked(id),
+      users: () => this.d.allowedUsers(app),
+    });
+    this.cache.set(app.id, { at: Date.now(), digest: app.digest, answer });
+    this.note(app, row?.held_status ?? null, !!row, answer);
+    return answer;
+  }
+
+  /** Audits a change between running and held (once each way). */
+  private note(app: InstalledApp, lastHeld: string | null, hasRow: boolean, a: LicenseAnswer) {
+    const held = !RUNNING.includes(a.status);
+    if (!hasRow) {
+      if (held && !this.seenMissing.has(app.id)) this.audit(null, 'app_plugin.license_held', app.id, { status: a.status });
+      if (held) this.seenMissing.add(app.id);
+      else this.seenMissing.delete(app.id);
+      return;
+    }
+    if (held && lastHeld !== a.status) {
+      this.d.hostRepo.setHeldStatus(app.id, a.status);
+      this.audit(null, 'app_plugin.license_held', app.id, { status: a.status });
+    } else if (!held && lastHeld !== null) {
+      this.d.hostRepo.setHeldStatus(app.id, null);
+      this.audit(null, 'app_plugin.license_released', app.id, { status: a.status });
+    }
+  }
+
+  running(app: InstalledApp): boolean {
+    return RUNNING.includes(this.status(app).status);
+  }
+
+  /** Throws 403 `store_license` (details: kind `app`, reason = the status) when the app is held. */
+  require(app: InstalledApp) {
+    const { status } = this.status(app);
+    if (!RUNNING.includes(status)) throw new AppError('store_license', { plugin: app.id, reason: status }, { kind: 'app', reason: status, plugin: app.id });
+  }
+
+  // Admin.
+  set(by: Actor, app: InstalledApp, token: string) {
+    if (typeof token !== 'string' || token.length > LICENSE_MAX_CHARS) throw validation('token', `a licence token of at most ${LICENSE_MAX_CHARS} characters`);
+    const decoded = decodeLicense(token);
+    this.d.hostRepo.setLicense(app.id, token.trim(), by.kind === 'system' ? null : by.principal.id);
+    this.invalidate();
+    this.seenMissing.delete(app.id);
+    this.audit(by, 'app_plugin.license_set', app.id, decoded ? { license_id: decoded.payload.id, store: decoded.payload.store, licensee: decoded.payload.licensee } : { readable: false });
+    return this.status(app);
+  }
+
+  remove(by: Actor, app: InstalledApp) {
+    if (!this.d.hostRepo.removeLicense(app.id)) throw new AppError('not_found', { path: `${app.id}/license` });
+    this.invalidate();
+    this.audit(by, 'app_plugin.license_remove', app.id);
+    return this.status(app);
+  }
+
+  storeKeys() {
+    return { keys: this.d.hostRepo.storeKeys() };
+  }
+
+  addStoreKey(by: Actor, store: string, pem: string) {
+    let type: string | undefined;
+    try {
+      type = createPublicKey(pem).asymmetricKeyType;
+    } catch {
+      throw validation('public_key_pem', 'not a PEM public key');
+    }
+    if (type !== 'ed25519') throw validation('public_key_pem', 'must be an Ed25519 key');
+    const id = this.d.hostRepo.addStoreKey(store, pem, by.kind === 'system' ? null : by.principal.id);
+    this.invalidate();
+    this.audit(by, 'app_store.trust', store, { key_id: id });
+    return { id, store };
+  }
+
+  removeStoreKey(by: Actor, id: number) {
+    if (!this.d.hostRepo.removeStoreKey(id)) throw new AppError('not_found');
+    this.invalidate();
+    this.audit(by, 'app_store.untrust', String(id));
+    return { ok: true };
+  }
+
+  revocations() {
+    return { revocations: this.d.hostRepo.revocations() };
+  }
+
+  revoke(by: Actor, id: string, note: string | null) {
+    this.d.hostRepo.revoke(id, note, by.kind === 'system' ? null : by.principal.id);
+    this.invalidate();
+    this.audit(by, 'app_plugin.license_revoke', id, note ? { note } : {});
+    return { ok: true };
+  }
+
+  unrevoke(by: Actor, id: string) {
+    if (!this.d.hostRepo.unrevoke(id)) throw new AppError('not_found');
+    this.invalidate();
+    this.audit(by, 'app_plugin.license_unrevoke', id);
+    return { ok: true };
+  }
+}
