@@ -46,7 +46,7 @@ app.action = async ({ action, paths, params }) => {
   const p = paths[0];
   const r = await host.call('files.read', { path: p.path });
   await host.call('ops.progress', { fraction: 0.5, message: 'writing' });
-  await host.call('files.write', { path: p.path.replace(/\.txt$/, '.made.txt'), data: params.mode + ': ' + params.motto + ' / ' + r.data });
+  await host.call('files.write', { path: p.path.replace(/\.txt$/, '.made.txt'), data: params.mode + ': ' + params.motto + ' / ' + r.data, overwrite: true });
   return { message: 'made one copy' };
 };
 `;
@@ -57,10 +57,11 @@ const formsManifest = {
   actions: [
     { id: 'fill', label: 'a.fill', applies: { kind: 'file', ext: ['txt'] }, view: 'fill', view_placement: 'dialog' },
     { id: 'make', label: 'a.make', applies: { kind: 'file', ext: ['txt'] }, output_mode: 'new_file' },
+    { id: 'side', label: 'a.side', applies: { kind: 'file', ext: ['txt'] }, view: 'fill', view_placement: 'panel' },
   ],
   views: [{ id: 'fill', label: 'v.fill', placement: 'dialog' }],
 };
-const FORMS_PACKS = { en: { 'a.fill': 'Fill in a copy', 'a.make': 'Make a copy', 'v.fill': 'Fill in' }, tr: { 'a.fill': 'Kopya doldur', 'a.make': 'Kopya yap', 'v.fill': 'Doldur' } };
+const FORMS_PACKS = { en: { 'a.fill': 'Fill in a copy', 'a.make': 'Make a copy', 'a.side': 'Fill at the side', 'v.fill': 'Fill in' }, tr: { 'a.fill': 'Kopya doldur', 'a.make': 'Kopya yap', 'a.side': 'Yanda doldur', 'v.fill': 'Doldur' } };
 
 describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => {
   let srv: RunningServer;
@@ -161,11 +162,24 @@ describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => 
       assert.equal(readFileSync(join(srv.dataDir, 'notes.made.txt'), 'utf8'), 'fancy: Carpe diem / hello notes');
       await shot(page, 'apps-job-done');
 
-      // The toolbar's Apps menu offers the same actions for the selection.
+      // The toolbar's Apps menu offers the same actions for the selection; a panel view opens beside the listing.
       await list.getByRole('option', { name: /^notes\.txt/ }).click();
       await page.getByRole('button', { name: /^Apps/ }).click();
       await page.getByRole('menuitem', { name: 'Make a copy' }).waitFor();
-      await page.keyboard.press('Escape');
+      await page.getByRole('menuitem', { name: 'Fill at the side' }).click();
+      const side = page.getByRole('complementary', { name: 'Fill in the form' });
+      await side.getByRole('radio', { name: 'Fancy' }).waitFor();
+      await side.getByRole('button', { name: 'Close the app panel' }).click();
+      await side.waitFor({ state: 'detached' });
+
+      // Page placement: the view at its own route; a job started there returns to the folder.
+      await page.goto(`${srv.url}/app/forms/fill?path=${encodeURIComponent('/home/notes.txt')}`);
+      await page.getByRole('heading', { name: 'Fill in the form', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Make it' }).click();
+      await page.waitForURL(/\/files\/home$/);
+      await page.getByRole('region', { name: 'Operations' }).getByRole('listitem').filter({ hasText: 'Make a copy' }).filter({ hasText: 'Done' }).nth(1).waitFor({ timeout: 30_000 });
+      await list.getByRole('option', { name: /notes\.made\.txt/ }).waitFor();
+      assert.equal(readFileSync(join(srv.dataDir, 'notes.made.txt'), 'utf8'), 'plain:  / hello notes');
       assert.deepEqual(errors.filter((e) => !/status of (400|422)/.test(e)), [], errors.join('\n'));
     } finally {
       await ctx.close();

@@ -33,7 +33,10 @@ export default function AppPage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, lang]);
   const back = route?.paths[0] ? routeOf(parentPath(route.paths[0])) : '/files';
-  const onJob = useCallback(() => {}, []);
+  // A job started without a new surface: back to the folder, where the ops panel (opened for it) follows it.
+  const onJob = useCallback((_op: string, next?: unknown) => {
+    if (!next) navigate(back);
+  }, [back]);
   return (
     <section className="page app-page">
       <p><a href={back} onClick={(e) => { e.preventDefault(); navigate(back); }}>← {t('apps.back')}</a></p>

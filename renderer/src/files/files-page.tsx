@@ -290,19 +290,21 @@ export function FilesPage() {
     ...(appAnswer?.actions ?? []).map((a) => ({ label: pickLabel(a.label, lang) || a.id, icon: a.icon, danger: a.danger, onSelect: () => startApp(a, paths) })),
   ].map((it, i) => (i === 0 ? { ...it, separator: true } : it));
   const canWrite = (!readOnly || !!search) && keyWrites;
+  // A file an app holds is read-only for everyone else (the server answers 423 `locked`): its changing items are off.
+  const holdsLocked = chosen.some((e) => e.locked);
   const menuItems: MenuItem[] = chosen.length
     ? [
         ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
         ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(pathOf(one), one.name) }] : []),
         ...(path !== '/' || search ? (one?.type === 'file' ? [] : [{ label: t('files.download_zip'), onSelect: () => downloadChosen(chosen) }]) : []),
         ...(one?.type === 'file' ? [{ label: t('files.versions'), onSelect: () => setDialog({ kind: 'versions', path: pathOf(one), entry: one }) }] : []),
-        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
+        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite && !one.locked ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
         ...(one && path !== '/' && canShare ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
         ...(one?.type === 'dir' && path !== '/' && canWrite && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
-        ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite, shortcut: 'F2' }] : []),
-        { label: t('files.move'), onSelect: () => setDialog({ kind: 'move', paths }), disabled: !canWrite },
+        ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite || holdsLocked, shortcut: 'F2' }] : []),
+        { label: t('files.move'), onSelect: () => setDialog({ kind: 'move', paths }), disabled: !canWrite || holdsLocked },
         { label: t('files.copy'), onSelect: () => setDialog({ kind: 'copy', paths }), disabled: path === '/' && !search },
-        { label: t('files.delete'), onSelect: () => setDialog({ kind: 'delete', paths }), danger: true, disabled: !canWrite, shortcut: 'Del' },
+        { label: t('files.delete'), onSelect: () => setDialog({ kind: 'delete', paths }), danger: true, disabled: !canWrite || holdsLocked, shortcut: 'Del' },
         ...appItems,
       ]
     : [
