@@ -244,7 +244,9 @@ function fakePublicServer(): Promise<{ url: string; server: Server; events: unkn
     const p = join(dist, file);
     if (!p.startsWith(dist) || !existsSync(p)) return json(res, 404, { error: 'not_found', message: 'Not found' });
     const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
-    res.writeHead(200, { 'content-type': types[extname(p)] ?? 'application/octet-stream' });
+    // A strict policy on the page (no inline script or style element): a violation would be a console error.
+    const csp = extname(p) === '.html' ? { 'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'" } : {};
+    res.writeHead(200, { 'content-type': types[extname(p)] ?? 'application/octet-stream', ...csp });
     res.end(readFileSync(p));
   });
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server, events })));

@@ -33,6 +33,8 @@ export interface ActionsAnswer { actions: AppAction[]; views: AppViewRow[]; open
 
 const TTL = 5 * 60 * 1000;
 const cache = new Map<string, { at: number; answer: Promise<ActionsAnswer> }>();
+/** When the cache was last forgotten: for five minutes after, the browser's HTTP copy (max-age=300) is revalidated too. */
+let forgottenAt = -Infinity;
 
 /** The selection's key in the cache: its paths, sorted. */
 export const selectionKey = (paths: string[]) => [...paths].sort().join('\n');
@@ -42,7 +44,9 @@ export function actionsFor(paths: string[], now = Date.now()): Promise<ActionsAn
   const key = selectionKey(paths);
   const hit = cache.get(key);
   if (hit && now - hit.at < TTL) return hit.answer;
-  const answer = api<ActionsAnswer>(`/api/files/plugins/actions${paths.length ? `?${paths.map((p) => `path=${encodeURIComponent(p)}`).join('&')}` : ''}`);
+  const answer = api<ActionsAnswer>(`/api/files/plugins/actions${paths.length ? `?${paths.map((p) => `path=${encodeURIComponent(p)}`).join('&')}` : ''}`, {
+    cache: Date.now() - forgottenAt < TTL ? 'no-cache' : undefined,
+  });
   cache.set(key, { at: now, answer });
   if (cache.size > 200) cache.delete(cache.keys().next().value!);
   answer.catch(() => cache.delete(key));
@@ -50,7 +54,10 @@ export function actionsFor(paths: string[], now = Date.now()): Promise<ActionsAn
 }
 
 /** Forgets every cached answer (an app installed, removed or switched off). */
-export const forgetActions = () => cache.clear();
+export function forgetActions(): void {
+  cache.clear();
+  forgottenAt = Date.now();
+}
 
 export type RunAnswer = { surface: SurfaceData } | { op: string; job_id: string };
 

@@ -18,3 +18,17 @@ export function useAppActions(paths: string[], enabled: boolean): ActionsAnswer 
   }, [key, enabled]);
   return answer && answer.key === key ? answer.a : null;
 }
+
+/** Whether the person has any app action at all (the toolbar shows its Apps menu only then). */
+export function useHasAppActions(enabled: boolean): boolean {
+  const [has, setHas] = useState(false);
+  useEffect(() => {
+    if (!enabled) return setHas(false);
+    let live = true;
+    actionsFor([]).then((a) => live && setHas(a.actions.length > 0), () => live && setHas(false));
+    return () => {
+      live = false;
+    };
+  }, [enabled]);
+  return has;
+}

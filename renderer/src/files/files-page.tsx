@@ -41,7 +41,7 @@ import type { NewdocType } from '../api/types';
 import { editorRoute, isEditorType, officeOpenTarget } from '../office/office-files';
 import { NewDocDialog } from '../office/new-doc-dialog';
 import { useAssistantButton } from '../assistant/use-assistant-button';
-import { useAppActions } from '../apps/use-app-actions';
+import { useAppActions, useHasAppActions } from '../apps/use-app-actions';
 import { matchingRules, openView, runAction, type AppAction, type OpenRule } from '../apps/apps-api';
 import { pickLabel } from '../apps/surface/logic';
 import { AppViewFrame, type OpenView } from '../apps/app-view';
@@ -252,7 +252,9 @@ export function FilesPage() {
   const paths = chosen.map(pathOf);
 
   // App actions for the selection (SPEC App plugins), each with its icon and label in the reader's language.
-  const appAnswer = useAppActions(paths, !!caps?.app_plugins?.enabled && (path !== '/' || !!search));
+  const appsOn = !!caps?.app_plugins?.enabled && (path !== '/' || !!search);
+  const appAnswer = useAppActions(paths, appsOn);
+  const hasApps = useHasAppActions(appsOn);
   const runApp = async (a: AppAction, on: string[]) => {
     const label = pickLabel(a.label, lang);
     try {
@@ -418,7 +420,7 @@ export function FilesPage() {
           <button type="button" className="wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
           <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
           <button type="button" className="danger wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
-          {caps?.app_plugins?.enabled && (
+          {hasApps && (
             <button type="button" className="wide-only" aria-haspopup="menu" disabled={!appItems.length} title={appItems.length ? undefined : t('apps.none')}
               onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, apps: true }); }}>
               {t('apps.menu')} ▾

@@ -26,5 +26,11 @@ function Root() {
   );
 }
 
+// The page has no inline script (a strict CSP may guard it): the stored or preferred theme is applied here.
+try {
+  document.documentElement.dataset.theme = localStorage.getItem('filedock.theme') || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+} catch {
+  // No storage: the light theme.
+}
 document.documentElement.lang = initialLang();
 createRoot(document.getElementById('root')!).render(<StrictMode><Root /></StrictMode>);
