@@ -19,7 +19,7 @@ import { extname, join, normalize } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { buildAppPackage, publisherKey } from '../helpers/app-package';
-import { desktopContext, ensureRendererBuilt, launchBrowser, newPage, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
+import { desktopContext, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, signedInPage, startServer, type RunningServer } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const root = new URL('../..', import.meta.url).pathname;
@@ -181,6 +181,30 @@ describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => 
       await list.getByRole('option', { name: /notes\.made\.txt/ }).waitFor();
       assert.equal(readFileSync(join(srv.dataDir, 'notes.made.txt'), 'utf8'), 'plain:  / hello notes');
       assert.deepEqual(errors.filter((e) => !/status of (400|422)/.test(e)), [], errors.join('\n'));
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  test('in Turkish: the app\'s own Turkish labels in the menus, the form\'s hints in Turkish', async () => {
+    const ctx = await desktopContext(browser, { locale: 'tr-TR' });
+    try {
+      const { page } = await newPage(ctx);
+      await signIn(page, srv.url);
+      await page.goto(`${srv.url}/files/home`);
+      const row = page.getByTestId('file-list').getByRole('option', { name: /^notes\.txt/ });
+      await row.click();
+      await row.click({ button: 'right' });
+      await page.getByRole('menuitem', { name: 'Yanda doldur' }).waitFor();
+      await page.getByRole('menuitem', { name: 'Kopya doldur' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Fill in the form' }); // the app's own surface text
+      await dialog.getByRole('radio', { name: 'Fancy' }).click();
+      const submitted = page.waitForResponse((r) => r.url().includes('/views/forms/fill/event'));
+      await dialog.getByRole('button', { name: 'Make it' }).click();
+      assert.equal((await submitted).status(), 422);
+      await dialog.locator('.app-field', { has: page.getByLabel(/^Motto/) }).getByText('Zorunlu').waitFor();
+      await dialog.getByRole('button', { name: 'Kapat' }).click();
+      await page.getByRole('button', { name: /^Uygulamalar/ }).waitFor();
     } finally {
       await ctx.close();
     }
