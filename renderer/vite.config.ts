@@ -16,8 +16,9 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     reportCompressedSize: true,
-    // The Mermaid renderer is a page of its own, shown in a sandboxed frame (files/mermaid/).
-    rollupOptions: { input: { index: `${root}index.html`, 'mermaid-frame': `${root}mermaid-frame.html` } },
+    // The Mermaid renderer is a page of its own, shown in a sandboxed frame (files/mermaid/);
+    // the public page of an app link is another (apps/public/, served at /s/{token} for app links).
+    rollupOptions: { input: { index: `${root}index.html`, 'mermaid-frame': `${root}mermaid-frame.html`, 'app-page': `${root}app-page.html` } },
   },
   server: {
     proxy: process.env.FILEDOCK_API

@@ -16,6 +16,8 @@ const DeviceShell = lazy(() => import('./device/device-shell'));
 const DiagramPage = lazy(() => import('./files/diagram/diagram-page'));
 // The office editor takes the whole window (its own chunk too).
 const EditorPage = lazy(() => import('./office/editor-page'));
+// App views in page placement (/app/{plugin}/{view}).
+const AppPage = lazy(() => import('./apps/app-page'));
 
 export function Shell() {
   const { t } = useI18n();
@@ -29,7 +31,7 @@ export function Shell() {
   if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
   // The diagram editor takes the whole window (its page has its own way back).
   if (isDiagramRoute(path)) return <Suspense fallback={loading}><DiagramPage pathname={path} /></Suspense>;
-  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : 'files';
+  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : path.startsWith('/app/') ? 'app' : 'files';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
       {t(key)}
@@ -59,6 +61,7 @@ export function Shell() {
         {section === 'links' && <MyLinks />}
         {section === 'trash' && <TrashPage />}
         {section === 'account' && <Suspense fallback={loading}><AccountPage /></Suspense>}
+        {section === 'app' && <Suspense fallback={loading}><AppPage /></Suspense>}
         {section === 'admin' &&
           (isAdmin ? (
             <Suspense fallback={loading}>

@@ -11,8 +11,9 @@ import { AssistantTab } from './assistant-tab';
 import { ExternalTab } from './external-tab';
 import { ReplicationTab } from './replication-tab';
 import { StatusTab } from './status-tab';
+import { AppsTab } from './apps-tab';
 
-const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['replication', 'admin.replication'], ['external', 'admin.external'], ['assistant', 'admin.assistant'], ['status', 'admin.status'], ['settings', 'admin.settings']];
+const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['replication', 'admin.replication'], ['external', 'admin.external'], ['assistant', 'admin.assistant'], ['apps', 'apps.admin.tab'], ['status', 'admin.status'], ['settings', 'admin.settings']];
 
 export default function AdminPage() {
   const { t } = useI18n();
@@ -33,6 +34,7 @@ export default function AdminPage() {
       {tab === 'external' && <ExternalTab />}
       {tab === 'replication' && <ReplicationTab />}
       {tab === 'assistant' && <AssistantTab />}
+      {tab === 'apps' && <AppsTab />}
       {tab === 'status' && <StatusTab />}
       {tab === 'settings' && <SettingsTab />}
     </section>

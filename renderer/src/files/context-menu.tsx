@@ -11,6 +11,10 @@ export interface MenuItem {
   danger?: boolean;
   disabled?: boolean;
   shortcut?: string;
+  /** An app's icon (a same-origin URL). */
+  icon?: string | null;
+  /** A line above the item (the start of the apps' group). */
+  separator?: boolean;
 }
 
 export function ContextMenu({ x, y, items, label, onClose }: { x: number; y: number; items: MenuItem[]; label: string; onClose: () => void }) {
@@ -58,13 +62,13 @@ export function ContextMenu({ x, y, items, label, onClose }: { x: number; y: num
 
   return (
     <ul ref={ref} className="menu" role="menu" aria-label={label} style={{ left: pos.x, top: pos.y }} onKeyDown={onKey}>
-      {items.map((it) => (
+      {items.map((it, i) => (
         <li
-          key={it.label}
+          key={`${i}:${it.label}`}
           role="menuitem"
           tabIndex={-1}
           aria-disabled={it.disabled || undefined}
-          className={it.danger ? 'danger' : undefined}
+          className={[it.danger ? 'danger' : '', it.separator ? 'sep-above' : ''].filter(Boolean).join(' ') || undefined}
           onClick={() => {
             if (it.disabled) return;
             onClose();
@@ -78,7 +82,7 @@ export function ContextMenu({ x, y, items, label, onClose }: { x: number; y: num
             }
           }}
         >
-          <span>{it.label}</span>
+          <span>{it.icon && <img className="menu-icon" src={it.icon} alt="" width={16} height={16} />}{it.label}</span>
           {it.shortcut && <kbd>{it.shortcut}</kbd>}
         </li>
       ))}

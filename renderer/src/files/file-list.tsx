@@ -13,6 +13,7 @@ import type { Selection } from './selection';
 import { FileIcon } from './icons';
 import { ROWS_MIME } from './drag';
 import { SignedImg } from '../device/signed-src';
+import { FileMarks } from '../apps/file-marks';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -141,13 +142,14 @@ export function FileList(p: Props) {
               {e.thumb_url ? <SignedImg src={e.thumb_url} alt="" loading="lazy" decoding="async" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : null}
               <FileIcon entry={e} size={56} />
             </div>
-            <span className="tile-name">{e.name}</span>
+            <span className="tile-name">{e.name}<FileMarks e={e} /></span>
           </>
         ) : (
           <>
             <span className="c-name">
               {e.thumb_url && e.is_image ? <SignedImg className="mini" src={e.thumb_url} alt="" loading="lazy" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : <FileIcon entry={e} />}
               <span className="name-text">{e.name}</span>
+              <FileMarks e={e} />
             </span>
             {p.showLocation && <span className="c-loc">{e.path ? e.path.slice(0, e.path.lastIndexOf('/')) || '/' : ''}</span>}
             <span className="c-size">{e.type === 'dir' ? '' : formatBytes(e.size)}</span>

@@ -41,6 +41,12 @@ import type { NewdocType } from '../api/types';
 import { editorRoute, isEditorType, officeOpenTarget } from '../office/office-files';
 import { NewDocDialog } from '../office/new-doc-dialog';
 import { useAssistantButton } from '../assistant/use-assistant-button';
+import { useAppActions, useHasAppActions } from '../apps/use-app-actions';
+import { matchingRules, openView, runAction, type AppAction, type OpenRule } from '../apps/apps-api';
+import { pickLabel } from '../apps/surface/logic';
+import { AppViewFrame, type OpenView } from '../apps/app-view';
+import { appRoute } from '../apps/app-route';
+import { showOpsPanel } from './ops-store';
 
 const AssistantPanel = lazy(() => import('../assistant/assistant-panel'));
 
@@ -48,12 +54,13 @@ type DialogState =
   | { kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts' }
   | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit' | 'versions'; path: string; entry?: Entry }
   | { kind: 'delete' | 'move' | 'copy'; paths: string[] }
+  | { kind: 'app-confirm'; action: AppAction; paths: string[] }
   | null;
 
 const pref = <T extends string>(k: string, d: T): T => (localStorage.getItem(`filedock.${k}`) as T | null) ?? d;
 
 export function FilesPage() {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const toast = useToast();
   const path = uiPathOfRoute(usePathname());
   const [sort, setSort] = useState<SortKey>(() => pref('sort', 'name'));
@@ -63,7 +70,8 @@ export function FilesPage() {
   const [search, setSearch] = useState<{ q: string; result: Listing | null; error: unknown } | null>(null);
   const [selection, setSelection] = useState<sel.Selection>(sel.emptySelection);
   const [dialog, setDialog] = useState<DialogState>(null);
-  const [menu, setMenu] = useState<{ x: number; y: number; more?: boolean } | null>(null);
+  const [menu, setMenu] = useState<{ x: number; y: number; more?: boolean; apps?: boolean } | null>(null);
+  const [appView, setAppView] = useState<OpenView | null>(null);
   const [clip, setClip] = useState<{ verb: 'copy' | 'move'; paths: string[] } | null>(null);
   const [dragging, setDragging] = useState(false);
   const [quotaTick, setQuotaTick] = useState(0);
@@ -242,20 +250,64 @@ export function FilesPage() {
 
   const one = chosen.length === 1 ? chosen[0] : null;
   const paths = chosen.map(pathOf);
+
+  // App actions for the selection (SPEC App plugins), each with its icon and label in the reader's language.
+  const appsOn = !!caps?.app_plugins?.enabled && (path !== '/' || !!search);
+  const appAnswer = useAppActions(paths, appsOn);
+  const hasApps = useHasAppActions(appsOn);
+  const runApp = async (a: AppAction, on: string[]) => {
+    const label = pickLabel(a.label, lang);
+    try {
+      if (a.view && a.view_placement === 'page') return navigate(appRoute(a.plugin, a.view, on));
+      const r = await runAction(a.plugin, a.id, on);
+      if ('surface' in r) setAppView({ plugin: a.plugin, view: a.view ?? a.id, paths: on, surface: r.surface, placement: a.view_placement ?? 'dialog', title: label });
+      else {
+        toast.info(t('apps.started', { label }));
+        files.listOps().then((l) => setOps(l.ops ?? []), () => {});
+        showOpsPanel();
+      }
+    } catch (e) {
+      toast.error(e);
+    }
+  };
+  const startApp = (a: AppAction, on: string[]) => (a.confirm ? setDialog({ kind: 'app-confirm', action: a, paths: on }) : void runApp(a, on));
+  const openWith = async (r: OpenRule, p: string) => {
+    const found = r.action ? appAnswer?.actions.find((a) => a.plugin === r.plugin && a.id === r.action) : undefined;
+    if (found) return startApp(found, [p]);
+    if (!r.view) return;
+    const row = appAnswer?.views.find((v) => v.plugin === r.plugin && v.id === r.view);
+    if (row?.placement === 'page') return navigate(appRoute(r.plugin, r.view, [p]));
+    try {
+      const { surface } = await openView(r.plugin, r.view, p);
+      setAppView({ plugin: r.plugin, view: r.view, paths: [p], surface, placement: row?.placement ?? 'dialog', title: pickLabel(r.label, lang) });
+    } catch (e) {
+      toast.error(e);
+    }
+  };
+  const appItems: MenuItem[] = [
+    ...(one?.type === 'file' ? matchingRules(appAnswer?.open_rules, one.name, one.mime) : []).map((r) => ({
+      label: t('apps.open_with', { label: pickLabel(r.label, lang) }),
+      onSelect: () => void openWith(r, pathOf(one!)),
+    })),
+    ...(appAnswer?.actions ?? []).map((a) => ({ label: pickLabel(a.label, lang) || a.id, icon: a.icon, danger: a.danger, onSelect: () => startApp(a, paths) })),
+  ].map((it, i) => (i === 0 ? { ...it, separator: true } : it));
   const canWrite = (!readOnly || !!search) && keyWrites;
+  // A file an app holds is read-only for everyone else (the server answers 423 `locked`): its changing items are off.
+  const holdsLocked = chosen.some((e) => e.locked);
   const menuItems: MenuItem[] = chosen.length
     ? [
         ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
         ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(pathOf(one), one.name) }] : []),
         ...(path !== '/' || search ? (one?.type === 'file' ? [] : [{ label: t('files.download_zip'), onSelect: () => downloadChosen(chosen) }]) : []),
         ...(one?.type === 'file' ? [{ label: t('files.versions'), onSelect: () => setDialog({ kind: 'versions', path: pathOf(one), entry: one }) }] : []),
-        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
+        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite && !one.locked ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
         ...(one && path !== '/' && canShare ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
         ...(one?.type === 'dir' && path !== '/' && canWrite && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
-        ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite, shortcut: 'F2' }] : []),
-        { label: t('files.move'), onSelect: () => setDialog({ kind: 'move', paths }), disabled: !canWrite },
+        ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite || holdsLocked, shortcut: 'F2' }] : []),
+        { label: t('files.move'), onSelect: () => setDialog({ kind: 'move', paths }), disabled: !canWrite || holdsLocked },
         { label: t('files.copy'), onSelect: () => setDialog({ kind: 'copy', paths }), disabled: path === '/' && !search },
-        { label: t('files.delete'), onSelect: () => setDialog({ kind: 'delete', paths }), danger: true, disabled: !canWrite, shortcut: 'Del' },
+        { label: t('files.delete'), onSelect: () => setDialog({ kind: 'delete', paths }), danger: true, disabled: !canWrite || holdsLocked, shortcut: 'Del' },
+        ...appItems,
       ]
     : [
         { label: t('files.new_folder'), onSelect: () => setDialog({ kind: 'mkdir' }), disabled: readOnly },
@@ -368,6 +420,12 @@ export function FilesPage() {
           <button type="button" className="wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
           <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
           <button type="button" className="danger wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
+          {hasApps && (
+            <button type="button" className="wide-only" aria-haspopup="menu" disabled={!appItems.length} title={appItems.length ? undefined : t('apps.none')}
+              onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, apps: true }); }}>
+              {t('apps.menu')} ▾
+            </button>
+          )}
           {/* Phones: the actions above fold into this menu (the selection's actions, or the folder's). */}
           <button type="button" className="phone-only" aria-haspopup="menu" onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, more: true }); }}>
             ⋯ <span>{t('files.more')}</span>
@@ -432,7 +490,8 @@ export function FilesPage() {
         <UploadPanel />
         <OpsPanel />
       </div>
-      {menu && <ContextMenu x={menu.x} y={menu.y} items={menu.more && !chosen.length ? [...folderExtras, ...menuItems] : menuItems} label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })} onClose={() => setMenu(null)} />}
+      {appView && <AppViewFrame key={`${appView.plugin}/${appView.view}`} v={appView} onClose={() => setAppView(null)} />}
+      {menu && <ContextMenu x={menu.x} y={menu.y} items={menu.apps ? appItems.map((it) => ({ ...it, separator: false })) : menu.more && !chosen.length ? [...folderExtras, ...menuItems] : menuItems} label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })} onClose={() => setMenu(null)} />}
       {dialog?.kind === 'mkdir' && (
         <NameDialog title={t('files.new_folder')} label={t('files.folder_name')} submitLabel={t('common.create')} onClose={() => setDialog(null)}
           onSubmit={async (name) => {
@@ -491,6 +550,10 @@ export function FilesPage() {
       {dialog?.kind === 'versions' && <VersionsDialog path={dialog.path} onRestored={afterWrite} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'app-confirm' && (
+        <ConfirmDialog title={t('apps.confirm_title', { label: pickLabel(dialog.action.label, lang) })} text={pickLabel(dialog.action.confirm, lang)} confirmLabel={t('apps.run')} danger={dialog.action.danger}
+          onConfirm={() => void runApp(dialog.action, dialog.paths)} onClose={() => setDialog(null)} />
+      )}
       {dialog?.kind === 'shortcuts' && (
         <ConfirmDialog title={t('files.shortcuts')} text={t('files.shortcuts.help')} confirmLabel={t('common.ok')} onConfirm={() => {}} onClose={() => setDialog(null)} />
       )}

@@ -1,10 +1,17 @@
-/** Long-running operations (copies, extractions): progress, time left, cancel. */
-import { useEffect, useState } from 'react';
+/**
+ * Long-running operations (copies, extractions, app jobs): progress, time left,
+ * cancel; an app job also shows its label, message, results (links to their
+ * folders) and, once done, what it asks to open.
+ */
+import { useEffect } from 'react';
 import type { Operation } from '../api/types';
 import { useI18n, type MessageKey } from '../i18n';
 import { useToast } from '../ui/toast';
 import { cancelOp, listOps } from './file-api';
-import { setOps, useOps } from './ops-store';
+import { setOps, setOpsPanelOpen, useOps, useOpsPanelOpen } from './ops-store';
+import { navigate } from '../lib/router';
+import { baseName, parentPath, routeOf } from '../lib/ui-path';
+import { appRoute } from '../apps/app-route';
 
 const RUNNING = new Set(['queued', 'running', 'pending']);
 
@@ -12,7 +19,8 @@ export function OpsPanel() {
   const { t } = useI18n();
   const toast = useToast();
   const ops = useOps();
-  const [open, setOpen] = useState(false);
+  const open = useOpsPanelOpen();
+  const setOpen = setOpsPanelOpen;
   const running = ops.filter((o) => RUNNING.has(o.status)).length;
 
   useEffect(() => {
@@ -47,7 +55,22 @@ export function OpsPanel() {
                 )}
               </div>
               <progress max={1} value={o.progress ?? 0} aria-label={o.label ?? o.kind} />
+              {o.message && <p className="muted op-message">{o.message}</p>}
               {o.status === 'failed' && <p className="error">{o.error_text ?? o.error}</p>}
+              {!!o.outputs?.length && (
+                <p className="op-outputs">
+                  {t('ops.outputs')}:{' '}
+                  {o.outputs.slice(0, 20).map((x, i) => (
+                    <span key={x.path}>
+                      {i > 0 && ', '}
+                      <a href={routeOf(parentPath(x.path))} title={x.path} onClick={(e) => { e.preventDefault(); navigate(routeOf(parentPath(x.path))); }}>{baseName(x.path)}</a>
+                    </span>
+                  ))}
+                </p>
+              )}
+              {o.status === 'ok' && o.open && (
+                <button type="button" onClick={() => navigate(o.open!.view && o.plugin ? appRoute(o.plugin, o.open!.view, [o.open!.path]) : routeOf(parentPath(o.open!.path)))}>{t('ops.open')}</button>
+              )}
             </li>
           ))}
         </ul>

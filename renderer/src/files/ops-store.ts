@@ -29,3 +29,23 @@ export function useOps(): Operation[] {
     () => ops,
   );
 }
+
+let panelOpen = false;
+const panelListeners = new Set<() => void>();
+
+/** Opens the ops panel (a job the person just started); the panel's own button toggles it. */
+export function setOpsPanelOpen(open: boolean): void {
+  panelOpen = open;
+  panelListeners.forEach((f) => f());
+}
+export const showOpsPanel = () => setOpsPanelOpen(true);
+
+export function useOpsPanelOpen(): boolean {
+  return useSyncExternalStore(
+    (f) => {
+      panelListeners.add(f);
+      return () => panelListeners.delete(f);
+    },
+    () => panelOpen,
+  );
+}

@@ -74,6 +74,10 @@ export function useListing(path: string, sort: SortKey, dir: SortDir): ListingAp
     void load(false);
     return () => run.current?.abort();
   }, [load]);
+  // A reload asked for by an older render (a realtime change's timer set before the folder changed)
+  // must read the folder open now, never put the previous folder's rows back.
+  const latest = useRef(load);
+  latest.current = load;
 
   const removeNames = useCallback((names: Iterable<string>) => {
     const gone = new Set(names);
@@ -94,5 +98,5 @@ export function useListing(path: string, sort: SortKey, dir: SortDir): ListingAp
     [sort, dir],
   );
 
-  return { ...state, reload: (soft = false) => void load(soft), removeNames, upsert };
+  return { ...state, reload: (soft = false) => void latest.current(soft), removeNames, upsert };
 }

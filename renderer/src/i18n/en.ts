@@ -9,7 +9,8 @@ import { access } from './en/access';
 import { admin } from './en/admin';
 import { replication } from './en/replication';
 import { assistant } from './en/assistant';
+import { apps } from './en/apps';
 
-export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant };
+export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps };
 
 export type MessageKey = keyof typeof en;

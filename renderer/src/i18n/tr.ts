@@ -7,5 +7,6 @@ import { access } from './tr/access';
 import { admin } from './tr/admin';
 import { replication } from './tr/replication';
 import { assistant } from './tr/assistant';
+import { apps } from './tr/apps';
 
-export const tr: Record<MessageKey, string> = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant };
+export const tr: Record<MessageKey, string> = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps };

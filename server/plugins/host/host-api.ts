@@ -248,6 +248,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     // Public pages need a person to be their creator: a wake-up (no actor) has none.
     ...(d.pages && actor ? d.pages(app, actor) : {}),
   };
-  api['files.write'] = withStagedWrites(api['files.write'], { me, app, job: c.job }); // larger files in parts (`more: true`)
+  // Larger files in parts (`more: true`); a wake-up (no actor) writes nothing.
+  if (me) api['files.write'] = withStagedWrites(api['files.write'], { me, app, job: c.job });
   return api;
 }

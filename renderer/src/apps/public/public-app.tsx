@@ -1,0 +1,145 @@
+/**
+ * The visitor's side of an app link: the link state, the PIN form (tries left
+ * after a wrong PIN, a countdown while locked), the app's surface (the same
+ * `Surface` the signed-in UI draws; files by their `ref`), a "sent" screen once
+ * a job is accepted, and plain screens for a revoked or missing link.
+ */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApiError } from '../../api/client';
+import { useI18n } from '../../i18n';
+import { PublicFrame } from '../../auth/public-frame';
+import { useCountdown } from '../../auth/countdown';
+import { errorText } from '../../ui/toast';
+import { Surface } from '../surface/surface';
+import { fieldErrorsOf } from '../surface/logic';
+import type { FieldErrors, SurfaceData, SurfaceEvent } from '../surface/types';
+import { PublicLink, tokenOf, type LinkState } from './public-api';
+
+type Screen =
+  | { kind: 'loading' }
+  | { kind: 'pin' }
+  | { kind: 'surface'; surface: SurfaceData }
+  | { kind: 'submitted' }
+  | { kind: 'revoked' }
+  | { kind: 'gone'; message?: string };
+
+export function PublicApp() {
+  const { t } = useI18n();
+  const token = tokenOf(location.pathname);
+  const link = useMemo(() => (token ? new PublicLink(token) : null), [token]);
+  const [screen, setScreen] = useState<Screen>(token ? { kind: 'loading' } : { kind: 'gone' });
+  const [info, setInfo] = useState<LinkState | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [error, setError] = useState<string | null>(null);
+
+  /** A failure of any call: 410 revoked, 401 PIN needed, 404 gone, else a message on the current screen. */
+  const failed = useCallback((e: unknown) => {
+    if (e instanceof ApiError && e.status === 410) return setScreen({ kind: 'revoked' });
+    if (e instanceof ApiError && e.status === 401) return setScreen({ kind: 'pin' });
+    if (e instanceof ApiError && e.status === 404) return setScreen({ kind: 'gone', message: e.message });
+    setError(errorText(e, t));
+  }, [t]);
+
+  const open = useCallback(async () => {
+    if (!link) return;
+    try {
+      const state = await link.state();
+      setInfo(state);
+      if (state.revoked) return setScreen({ kind: 'revoked' });
+      if (state.requires_pin && !state.app) return setScreen({ kind: 'pin' });
+      const r = await link.event();
+      if ('surface' in r) setScreen({ kind: 'surface', surface: r.surface });
+      else setScreen({ kind: 'submitted' });
+    } catch (e) {
+      failed(e);
+      if (!(e instanceof ApiError) || ![401, 404, 410].includes(e.status)) setScreen((s) => (s.kind === 'loading' ? { kind: 'gone', message: errorText(e, t) } : s));
+    }
+  }, [link, failed, t]);
+
+  useEffect(() => void open(), [open]);
+
+  const onEvent = async (event: SurfaceEvent, actionId: string | undefined, data: Record<string, unknown>, state: unknown) => {
+    if (!link) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await link.event({ state, event, action_id: actionId, data });
+      setErrors({});
+      if ('surface' in r && r.surface) setScreen({ kind: 'surface', surface: r.surface });
+      else setScreen({ kind: 'submitted' });
+    } catch (e) {
+      setErrors(fieldErrorsOf(e instanceof ApiError ? e : null));
+      failed(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const files = info?.app?.files ?? [];
+  const fileUrl = (path: string) => {
+    // A surface names a file by its ref, or by the exposed copy's name.
+    const f = files.find((x) => x.ref === path || x.name === path || path.endsWith(`/${x.name}`));
+    return link!.fileUrl(f?.ref ?? path);
+  };
+
+  const title = screen.kind === 'surface' ? screen.surface.title || info?.app?.title || t('apps.public.title') : info?.app?.title || t('apps.public.title');
+  return (
+    <PublicFrame title={screen.kind === 'submitted' ? t('apps.public.submitted_title') : title}>
+      <div className="app-public" data-testid="app-public">
+        {screen.kind === 'loading' && <p aria-busy="true">{t('common.loading')}</p>}
+        {screen.kind === 'pin' && link && <PinForm link={link} onOpen={() => { setScreen({ kind: 'loading' }); void open(); }} />}
+        {screen.kind === 'surface' && (
+          <>
+            <Surface surface={screen.surface} busy={busy} errors={errors} error={error} onEvent={onEvent} fileUrl={fileUrl} />
+            {files.length > 0 && (
+              <section aria-label={t('apps.public.files')}>
+                <h2>{t('apps.public.files')}</h2>
+                <ul>{files.map((f) => <li key={f.ref}><a href={link!.fileUrl(f.ref)} target="_blank" rel="noopener noreferrer">{f.name}</a></li>)}</ul>
+              </section>
+            )}
+          </>
+        )}
+        {screen.kind === 'submitted' && <p className="ok" role="status">{t('apps.public.submitted')}</p>}
+        {screen.kind === 'revoked' && <p className="error" role="alert">{t('apps.public.revoked')}</p>}
+        {screen.kind === 'gone' && <p className="error" role="alert">{screen.message || t('apps.public.gone')}</p>}
+      </div>
+    </PublicFrame>
+  );
+}
+
+function PinForm({ link, onOpen }: { link: PublicLink; onOpen: () => void }) {
+  const { t } = useI18n();
+  const [pin, setPin] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [until, setUntil] = useState<number | null>(null);
+  const left = useCountdown(until);
+  const [busy, setBusy] = useState(false);
+  return (
+    <form className="form" onSubmit={async (e) => {
+      e.preventDefault();
+      setBusy(true);
+      setError(null);
+      try {
+        await link.pin(pin);
+        onOpen();
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'pin_wrong') {
+          const n = Number(err.details.tries_left ?? err.params.tries_left);
+          setError(Number.isFinite(n) ? t('apps.public.pin_wrong', { n }) : t('apps.public.pin_wrong_plain'));
+        } else if (err instanceof ApiError && err.status === 429) {
+          const s = Number(err.details.retry_after ?? err.params.retry_after ?? err.retryAfter ?? 60);
+          setUntil(Date.now() + s * 1000);
+        } else setError(errorText(err, t));
+      } finally {
+        setBusy(false);
+      }
+    }}>
+      <p>{t('apps.public.pin_title')}</p>
+      <label>{t('apps.public.pin')}<input data-autofocus inputMode="numeric" autoComplete="one-time-code" className="pin" value={pin} onChange={(e) => setPin(e.target.value)} /></label>
+      {left > 0 && <p className="error" role="alert">{t('apps.public.locked', { s: left })}</p>}
+      {error && left === 0 && <p className="error" role="alert">{error}</p>}
+      <div className="actions"><button type="submit" className="primary" disabled={busy || !pin || left > 0}>{t('apps.public.pin_submit')}</button></div>
+    </form>
+  );
+}
