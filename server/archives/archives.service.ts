@@ -5,7 +5,9 @@
  * archive before writing anything when an entry would escape the destination
  * (zip slip), is encrypted, declares too much or compresses suspiciously well;
  * symlink entries are never materialised. An extraction a crash interrupted
- * resumes per file from its journal (docs/desktop.md, "Resumable work").
+ * resumes per file from its journal; a ZIP creation from its last checkpoint
+ * (the temp file in `buildDir` and the entries journalled with it,
+ * lib/zip-build.ts) (docs/desktop.md, "Resumable work").
  */
 import { createReadStream, readdirSync, rmSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -363,7 +365,7 @@ function readBuilt(raw: string | undefined): Built | null {
  * held by another program skips the checkpoint (the journal lags; the next one
  * records the entries too).
  */
-function journalStore(journal: OpJournal, temp: string): ZipBuildStore {
+export function journalStore(journal: OpJournal, temp: string): ZipBuildStore {
   return {
     load() {
       try {

@@ -3,7 +3,7 @@
  * tar.gz files, and ZIP creation from selected paths (the streaming ZIP
  * writer itself is in lib/, shared with share folder ZIPs).
  */
-export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS } from './archives.service';
+export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS, journalStore } from './archives.service';
 export { openZip, entryProblem, MAX_ENTRIES, type ZipEntry } from './zip-reader';
 export { DownloadZip, type ZipPlan } from './download-zip';
 export { shouldCompress } from './compressible';

@@ -191,6 +191,19 @@ describe('folder ZIP builds resume after kill -9', () => {
       assert.ok(read < bound, `the restarted server read ${read} bytes (bound ${bound}); from zero it reads more than ${sourceBytes + final.length}`);
       assert.deepEqual(readdirSync(join(data, 'staging', 'zip-builds')), [], 'the temp file is gone');
       assert.deepEqual(readdirSync(a).sort(), ['big', 'big.zip'], 'one archive at the target, no temp');
+
+      // A cancelled build leaves no temp file behind.
+      const again = await api('POST', '/api/files/archive/add', { paths: ['/A/big'], dest: '/A/again.zip', compression: 'store' });
+      assert.equal(again.status, 202, JSON.stringify(again.body));
+      const id2 = again.body.operation_id;
+      for (const stop = Date.now() + 120_000; (journal(data, id2).zip?.count ?? 0) < 1; await sleep(5)) if (Date.now() > stop) throw new Error('no checkpoint in 120 s');
+      assert.ok(existsSync(journal(data, id2).zip!.temp), 'the temp file exists while the build runs');
+      assert.equal((await api('POST', `/api/files/ops/${id2}/cancel`)).status, 200);
+      const cancelled = await settle(api, id2);
+      if (cancelled.status === 'cancelled') {
+        assert.deepEqual(readdirSync(join(data, 'staging', 'zip-builds')), [], 'a cancelled build removes its temp file');
+        assert.deepEqual(readdirSync(a).sort(), ['big', 'big.zip'], 'nothing published for the cancelled build');
+      } else tc.diagnostic(`the second build ended ${cancelled.status} before the cancel reached it`);
       tc.diagnostic(`committed at the kill: ${cut.zip.count} entries, ${cut.zip.length} of ${final.length} bytes; after the restart the op took ${took} ms and the server read ${read} bytes (sources ${sourceBytes})`);
     } finally {
       await srv.stop();
