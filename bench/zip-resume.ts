@@ -13,7 +13,8 @@
  *
  *   npm run bench -- zip-resume        (BENCH_RUNS=3, BENCH_SMALL=10000)
  */
-import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { journalStore } from '../server/archives';
@@ -49,14 +50,21 @@ function makeFolder(dir: string, n: number, size: number): Src[] {
 
 const keyOf = (s: Src) => entryKey(s.name, 'file', s.size, s.mtime);
 
-async function build(temp: string, list: Src[], store: ZipBuildStore | null, policy: CommitPolicy | null, from = 0): Promise<{ ms: number; openMs: number; resumed: number }> {
+interface Run {
+  ms: number;
+  openMs: number;
+  resumed: number;
+  stats: ZipFileBuild['stats'];
+}
+
+async function build(temp: string, list: Src[], store: ZipBuildStore | null, policy: CommitPolicy | null, from = 0): Promise<Run> {
   const t0 = performance.now();
   const b = await ZipFileBuild.open(temp, store, list.map(keyOf), { policy });
   const openMs = performance.now() - t0;
   for (const s of list.slice(from || b.resumed.entries))
     await b.addFile(keyOf(s), s.name, createReadStream(s.path), { size: s.size, mtime: s.mtime, compress: s.name.endsWith('.txt') });
   await b.finish();
-  return { ms: performance.now() - t0, openMs, resumed: b.resumed.entries };
+  return { ms: performance.now() - t0, openMs, resumed: b.resumed.entries, stats: b.stats };
 }
 
 async function main(): Promise<void> {
@@ -64,48 +72,68 @@ async function main(): Promise<void> {
   try {
     const db = openDatabase(join(t.dir, 'db.sqlite'));
     const queue = new JobQueue(db, {});
+    queue.register('archive.add' as never, async () => undefined);
     const journals = new Journals(db);
     // A real op row for the journal's foreign key (the queue is never started).
     const opJournal = () => journals.of(queue.enqueue('archive.add' as never, {} as never, { visible: false }));
 
     const small = makeFolder(join(t.dir, 'small'), SMALL, 4096);
+    // The files just written are dirty in the page cache: flush them, or the first fdatasyncs pay for them.
+    execFileSync('sync');
     const out = join(t.dir, 'out.zip.part');
-    const rows: Record<string, number[]> = { none: [], journal: [], sidecar: [] };
-    for (let r = 0; r < RUNS; r++) {
-      rows.none.push((await build(out, small, null, null)).ms);
-      rows.journal.push((await build(out, small, journalStore(opJournal(), out), DEFAULT_POLICY)).ms);
-      const side = new SidecarStore(`${out}.idx`);
-      rows.sidecar.push((await build(out, small, side, DEFAULT_POLICY)).ms);
-      side.reset();
-    }
-    const base = median(rows.none);
+    const variants: Array<[string, () => Promise<Run>]> = [
+      ['none (no journal, no fdatasync)', () => build(out, small, null, null)],
+      ['op journal (SQLite), default policy', () => build(out, small, journalStore(opJournal(), out), DEFAULT_POLICY)],
+      ['sidecar, default policy', async () => {
+        const side = new SidecarStore(`${out}.idx`);
+        const r = await build(out, small, side, DEFAULT_POLICY);
+        side.reset();
+        return r;
+      }],
+    ];
+    const runs = new Map<string, Run[]>(variants.map(([k]) => [k, []]));
+    for (let r = 0; r < RUNS; r++) for (const [k, fn] of r % 2 ? [...variants].reverse() : variants) runs.get(k)!.push(await fn());
+    const base = median(runs.get(variants[0][0])!.map((x) => x.ms));
     const perEntry = small.slice(0, 1000);
     const every: CommitPolicy = { entries: 1, bytes: 2 ** 40, ms: 1e9 };
-    const pe = (await build(out, perEntry, journalStore(opJournal(), out), every)).ms;
     const peBase = (await build(out, perEntry, null, null)).ms;
-    table(`journal cost: ${SMALL} files of 4 KiB (median of ${RUNS}, ms)`, [
-      ...Object.entries(rows).map(([k, v]) => ({ checkpoints: k === 'none' ? 'none (no journal, no fdatasync)' : `${k}, default policy`, ms: median(v).toFixed(0), 'vs none': `${((median(v) / base - 1) * 100).toFixed(1)} %`, 'µs/entry extra': (((median(v) - base) * 1000) / SMALL).toFixed(1) })),
-      { checkpoints: 'journal, every entry (first 1,000 files)', ms: pe.toFixed(0), 'vs none': `${((pe / peBase - 1) * 100).toFixed(0)} %`, 'µs/entry extra': (((pe - peBase) * 1000) / 1000).toFixed(0) },
+    const pe = await build(out, perEntry, journalStore(opJournal(), out), every);
+    const row = (k: string, v: Run[], n: number, b: number) => {
+      const m = median(v.map((x) => x.ms));
+      const mid = v.find((x) => x.ms === m)!;
+      return { checkpoints: k, ms: m.toFixed(0), 'vs none': `${((m / b - 1) * 100).toFixed(1)} %`, 'µs/entry extra': (((m - b) * 1000) / n).toFixed(1), 'checkpoints taken': mid.stats.checkpoints, 'fdatasync ms': mid.stats.syncMs.toFixed(0), 'journal ms': mid.stats.journalMs.toFixed(0) };
+    };
+    table(`journal cost: ${SMALL} files of 4 KiB (median of ${RUNS}, alternating order, ms)`, [
+      ...variants.map(([k]) => row(k, runs.get(k)!, SMALL, base)),
+      row('op journal, every entry (first 1,000 files)', [pe], 1000, peBase),
     ]);
 
     const big = makeFolder(join(t.dir, 'big'), 600, 256 * 1024);
+    execFileSync('sync');
     const resume: number[] = [];
     const opens: number[] = [];
     const remainder: number[] = [];
     for (let r = 0; r < RUNS; r++) {
+      for (const s of big) readFileSync(s.path); // both runs read the sources from the page cache
       const temp = join(t.dir, 'big.zip.part');
       const side = new SidecarStore(`${temp}.idx`);
-      await build(temp, big.slice(0, 300), side, DEFAULT_POLICY); // a build cut at entry 300: its checkpoints cover the 300 entries
+      await build(temp, big.slice(0, 300), side, DEFAULT_POLICY); // a build cut after ~300 entries: the file holds more than its last checkpoint
+      execFileSync('sync');
       const cp = side.load()!;
-      // the finished 300-entry file has a central directory past the checkpoint: the resume cuts it
-      const res = await build(temp, big, side, DEFAULT_POLICY);
-      if (res.resumed !== cp.entries.length) throw new Error(`resumed at ${res.resumed}, checkpoint ${cp.entries.length}`);
-      resume.push(res.ms);
-      opens.push(res.openMs);
-      side.reset();
-      const restSide = new SidecarStore(join(t.dir, 'rest.zip.part.idx'));
-      remainder.push((await build(join(t.dir, 'rest.zip.part'), big.slice(res.resumed), restSide, DEFAULT_POLICY)).ms);
-      restSide.reset();
+      const rest = async () => {
+        const restSide = new SidecarStore(join(t.dir, 'rest.zip.part.idx'));
+        remainder.push((await build(join(t.dir, 'rest.zip.part'), big.slice(cp.entries.length), restSide, DEFAULT_POLICY)).ms);
+        restSide.reset();
+      };
+      const resumed = async () => {
+        const res = await build(temp, big, side, DEFAULT_POLICY);
+        if (res.resumed !== cp.entries.length) throw new Error(`resumed at ${res.resumed}, checkpoint ${cp.entries.length}`);
+        resume.push(res.ms);
+        opens.push(res.openMs);
+        side.reset();
+      };
+      if (r % 2) await rest(), await resumed();
+      else await resumed(), await rest();
     }
     table(`resume: 600 × 256 KiB cut after ~300 entries (median of ${RUNS}, ms)`, [
       { run: 'resume (open: load checkpoint, cut, writer state) + the remaining entries + finish', ms: median(resume).toFixed(0), 'open ms': median(opens).toFixed(1) },

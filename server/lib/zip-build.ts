@@ -83,6 +83,8 @@ export class ZipFileBuild {
   private lastBytes: number;
   private lastAt = Date.now();
   private closed = false;
+  /** Checkpoints taken by this build and the time spent waiting for their `fdatasync` and journal writes. */
+  readonly stats = { checkpoints: 0, syncMs: 0, journalMs: 0 };
 
   private constructor(
     readonly temp: string,
@@ -194,12 +196,17 @@ export class ZipFileBuild {
     if (!this.store) return;
     if (this.out !== this.sink) await flushed(this.out);
     await flushed(this.sink);
+    const t0 = performance.now();
     await syncP(this.sink.fd);
+    const t1 = performance.now();
     const length = this.zip.bytesWritten;
     if (this.store.commit(length, this.committed, this.pending)) {
       this.committed += this.pending.length;
       this.pending = [];
     }
+    this.stats.checkpoints++;
+    this.stats.syncMs += t1 - t0;
+    this.stats.journalMs += performance.now() - t1;
     this.lastBytes = length;
     this.lastAt = Date.now();
   }
