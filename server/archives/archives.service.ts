@@ -243,9 +243,10 @@ export class ArchivesService {
     if (built) {
       // The archive was complete before the crash: it was published (announce it, the crash may have come
       // before that), or it is published now from the temp file.
-      const at = await this.files.ops.statOrNull(dest);
+      const target = fa.staged(dest);
+      const at = await target.statOrNull();
       if (at?.type === 'file' && at.size === built.size) {
-        await this.files.ops.written(dest, at, fa.ctx('copy', { audit: 'file.upload', meta: { archive: true } }));
+        await target.announce(at, fa.ctx('copy', { audit: 'file.upload', meta: { archive: true } }));
         await rm(temp, { force: true });
         return { files: built.files, bytes: built.bytes, size: at.size };
       }
