@@ -8,6 +8,7 @@
  * every CLI command gets the same services (plugin drivers, gate, protection)
  * with nothing started.
  */
+import { join } from 'node:path';
 import type { Config } from './config';
 import { openDatabase, openPostgresDatabase } from './db';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
@@ -166,7 +167,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const docserver = createDocserver({
       db, files, catalogue, external, secretKey, publicUrl: config.publicUrl, stagingDir: dirs.staging, maxUploadBytes: config.maxUploadBytes, log,
     });
-    const archives = createArchives({ files, catalogue, queue, actors: auth.actors, maxArchiveBytes: config.maxArchiveBytes });
+    const archives = createArchives({ files, catalogue, queue, actors: auth.actors, maxArchiveBytes: config.maxArchiveBytes, buildDir: join(dirs.staging, 'zip-builds') });
     const uploads = createUploads({
       db, files, catalogue, auth, stagingDir: dirs.staging,
       limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl },

@@ -5,17 +5,23 @@
  * archive before writing anything when an entry would escape the destination
  * (zip slip), is encrypted, declares too much or compresses suspiciously well;
  * symlink entries are never materialised. An extraction a crash interrupted
- * resumes per file from its journal (docs/desktop.md, "Resumable work").
+ * resumes per file from its journal; a ZIP creation from its last checkpoint
+ * (the temp file in `buildDir` and the entries journalled with it,
+ * lib/zip-build.ts) (docs/desktop.md, "Resumable work").
  */
-import { PassThrough, Transform, pipeline, type Readable } from 'node:stream';
-import type { JobContext, JobQueue } from '../jobs';
+import { createReadStream, readdirSync, rmSync } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, pipeline, type Readable } from 'node:stream';
+import type { JobContext, JobQueue, OpJournal } from '../jobs';
+import { isBusy } from '../db';
 import { actorSpec, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { RequestMeta } from '../events';
 import type { ActorFiles, FileService, FileStat, OpenFile, Place } from '../files';
 import { AppError } from '../errors';
 import { baseName, cleanRel, isInternalName, joinRel, parentRel } from '../lib/paths';
-import { ZipWriter } from '../lib/zip-writer';
+import { DEFAULT_POLICY, ZipFileBuild, entryKey, validEntries, type CommitPolicy, type ZipBuildEntry, type ZipBuildStore } from '../lib/zip-build';
 import { openZip, entryProblem, type ZipEntry } from './zip-reader';
 import { isTarName, listTar } from './tar-reader';
 import { shouldCompress } from './compressible';
@@ -52,7 +58,19 @@ declare module '../jobs/types' {
 }
 
 export class ArchivesService {
-  constructor(private files: FileService, private catalogue: Catalogue, private queue: JobQueue, private actors: ActorRestorer, private maxBytes: number) {
+  /**
+   * `buildDir`: where ZIP builds write their temp files (in the data dir); `policy`: how often a build
+   * checkpoints (null: never; a crash then restarts it).
+   */
+  constructor(
+    private files: FileService,
+    private catalogue: Catalogue,
+    private queue: JobQueue,
+    private actors: ActorRestorer,
+    private maxBytes: number,
+    private buildDir: string,
+    private policy: CommitPolicy | null = DEFAULT_POLICY,
+  ) {
     // One attempt each: a half-done extraction is not retried blindly.
     queue.register(EXTRACT_JOB, (ctx) => this.extract(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
     queue.register(ADD_JOB, (ctx) => this.add(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
@@ -220,42 +238,167 @@ export class ArchivesService {
   private async add(ctx: JobContext<AddPayload>): Promise<{ files: number; bytes: number; size: number }> {
     const { sources, dest, compression } = ctx.payload;
     const fa = this.files.forActor(this.actors.restore(ctx.payload.actor, ctx.payload.request));
-    const plan: Array<{ place: Place; name: string; entry: FileStat }> = [];
+    const temp = this.buildFile(ctx.id);
+    const built = readBuilt(ctx.journal.get(BUILT));
+    if (built) {
+      // The archive was complete before the crash: it was published (announce it, the crash may have come
+      // before that), or it is published now from the temp file.
+      const target = fa.staged(dest);
+      const at = await target.statOrNull();
+      if (at?.type === 'file' && at.size === built.size) {
+        await target.announce(at, fa.ctx('copy', { audit: 'file.upload', meta: { archive: true } }));
+        await rm(temp, { force: true });
+        return { files: built.files, bytes: built.bytes, size: at.size };
+      }
+      const size = (await stat(temp).catch(() => null))?.size;
+      if (size === built.size) return { ...(await this.publish(ctx, fa, temp, built.size)), files: built.files, bytes: built.bytes };
+    }
+    const plan: Array<{ place: Place; name: string; entry: FileStat; key: string }> = [];
     for (const s of sources) for (const item of await fa.tree(s, ctx.signal)) {
       if (item.rel.split('/').some(isInternalName)) continue;
       const base = baseName(s.rel);
-      plan.push({ place: { storage_id: s.storage_id, rel: item.rel === '' ? s.rel : joinRel(s.rel, item.rel) }, name: item.rel === '' ? base : `${base}/${item.rel}`, entry: item.entry });
+      const name = item.rel === '' ? base : `${base}/${item.rel}`;
+      const e = item.entry;
+      plan.push({ place: { storage_id: s.storage_id, rel: item.rel === '' ? s.rel : joinRel(s.rel, item.rel) }, name, entry: e, key: entryKey(name, e.type === 'dir' ? 'dir' : 'file', e.type === 'dir' ? 0 : e.size, e.mtime || 0) });
     }
     const total = plan.reduce((n, p) => n + (p.entry.type === 'file' ? p.entry.size : 0), 0);
     this.budget(total);
-    const pass = new PassThrough({ highWaterMark: 1 << 20 });
-    const writing = fa.write(dest, pass, { overwrite: false, signal: ctx.signal, mime: 'application/zip', origin: 'copy', audit: 'file.upload', meta: { archive: true }, version: false });
-    const zip = new ZipWriter(pass, { signal: ctx.signal });
+    await mkdir(this.buildDir, { recursive: true });
+    const build = await ZipFileBuild.open(temp, journalStore(ctx.journal, temp), plan.map((p) => p.key), { signal: ctx.signal, policy: this.policy });
     let done = 0;
     let files = 0;
+    const first = build.resumed.entries;
+    for (const p of plan.slice(0, first)) if (p.entry.type === 'file') (done += p.entry.size), files++;
+    if (first) ctx.progress(total ? done / total : 1, { done, total }, `resumed at entry ${first} of ${plan.length} (byte ${build.resumed.bytes})`);
+    let size: number;
     try {
-      for (const p of plan) {
+      for (const p of plan.slice(first)) {
+        const mtime = p.entry.mtime || Date.now();
         if (p.entry.type === 'dir') {
-          await zip.addDir(p.name, p.entry.mtime || Date.now());
+          await build.addDir(p.key, p.name, mtime);
           continue;
         }
         const body: Readable = await fa.read(p.place, undefined, ctx.signal);
-        await zip.addFile(p.name, body, { size: p.entry.size, mtime: p.entry.mtime || Date.now(), compress: compression === 'deflate' && shouldCompress(p.name) });
+        await build.addFile(p.key, p.name, body, { size: p.entry.size, mtime, compress: compression === 'deflate' && shouldCompress(p.name) });
         done += p.entry.size;
         files++;
-        this.budget(zip.bytesWritten);
+        this.budget(build.bytesWritten);
         ctx.progress(total ? done / total : 1, { done, total });
       }
-      await zip.finish();
+      size = await build.finish();
     } catch (e) {
-      pass.destroy(e as Error);
-      await writing.catch(() => undefined);
+      // A stopping server resumes the op at the next boot from the temp file; any other end discards it.
+      if (ctx.interrupted()) await build.close();
+      else await build.discard();
       throw e;
     }
-    const node = await writing;
-    return { files, bytes: done, size: node.size };
+    ctx.journal.put(BUILT, JSON.stringify({ size, files, bytes: done } satisfies Built));
+    const out = await this.publish(ctx, fa, temp, size);
+    return { files, bytes: done, size: out.size };
+  }
+
+  /** Copies the finished archive to its target (one atomic write through the file service), then deletes the temp. */
+  private async publish(ctx: JobContext<AddPayload>, fa: ActorFiles, temp: string, size: number): Promise<{ size: number }> {
+    try {
+      const body = createReadStream(temp, { highWaterMark: 1 << 20 });
+      const node = await fa.write(ctx.payload.dest, body, { size, overwrite: false, signal: ctx.signal, mime: 'application/zip', origin: 'copy', audit: 'file.upload', meta: { archive: true }, version: false });
+      await rm(temp, { force: true });
+      return { size: node.size };
+    } catch (e) {
+      if (!ctx.interrupted()) await rm(temp, { force: true });
+      throw e;
+    }
+  }
+
+  /** The temp file of an op's archive. */
+  private buildFile(opId: string): string {
+    return join(this.buildDir, `${opId}.zip.part`);
+  }
+
+  /**
+   * Deletes temp files of builds no op will resume (the op ended, or is gone):
+   * a crash can leave one whose op a later start cancelled or pruned. Runs once at start.
+   */
+  sweepBuilds(): number {
+    let removed = 0;
+    for (const name of (() => {
+      try {
+        return readdirSync(this.buildDir);
+      } catch {
+        return [] as string[];
+      }
+    })()) {
+      const m = /^(op_[A-Za-z0-9_-]+)\.zip\.part$/.exec(name);
+      if (!m) continue;
+      const status = this.queue.get(m[1])?.status;
+      if (status === 'queued' || status === 'running') continue;
+      rmSync(join(this.buildDir, name), { force: true });
+      removed++;
+    }
+    return removed;
   }
 }
+
+/** Journal key of a finished archive not yet published (`{size, files, bytes}`). */
+const BUILT = 'built';
+interface Built {
+  size: number;
+  files: number;
+  bytes: number;
+}
+
+function readBuilt(raw: string | undefined): Built | null {
+  if (!raw) return null;
+  try {
+    const v = JSON.parse(raw) as Built;
+    return Number.isSafeInteger(v.size) && Number.isSafeInteger(v.files) && Number.isSafeInteger(v.bytes) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An archive build's checkpoints in its op's journal: `zip` holds the temp
+ * file, its committed length and entry count; `z:<n>` the central-directory
+ * records of the entries from the n-th on, one row per checkpoint. The batch
+ * row is written before the `zip` row that counts it, so a crash between the
+ * two leaves an uncounted row that the next checkpoint overwrites. A database
+ * held by another program skips the checkpoint (the journal lags; the next one
+ * records the entries too).
+ */
+export function journalStore(journal: OpJournal, temp: string): ZipBuildStore {
+  return {
+    load() {
+      try {
+        const head = JSON.parse(journal.get(ZIP_KEY) || 'null') as { temp: string; length: number; count: number } | null;
+        if (!head || head.temp !== temp || !Number.isSafeInteger(head.length) || !Number.isSafeInteger(head.count)) return null;
+        const entries: ZipBuildEntry[] = [];
+        while (entries.length < head.count) {
+          const batch = JSON.parse(journal.get(`z:${entries.length}`) || 'null') as unknown;
+          if (!validEntries(batch) || batch.length === 0) return null;
+          for (const e of batch) entries.push(e);
+        }
+        return { length: head.length, entries: entries.slice(0, head.count) };
+      } catch {
+        return null;
+      }
+    },
+    commit(length, before, added) {
+      try {
+        if (added.length) journal.put(`z:${before}`, JSON.stringify(added));
+        journal.put(ZIP_KEY, JSON.stringify({ temp, length, count: before + added.length }));
+        return true;
+      } catch (e) {
+        if (isBusy(e)) return false;
+        throw e;
+      }
+    },
+    reset() {
+      journal.put(ZIP_KEY, '');
+    },
+  };
+}
+const ZIP_KEY = 'zip';
 
 /** The account an archive op belongs to (shown in its ops list). */
 const ownerOf = (a: Actor): number | null => (a.kind === 'system' ? null : a.principal.id);

@@ -3,7 +3,7 @@
  * tar.gz files, and ZIP creation from selected paths (the streaming ZIP
  * writer itself is in lib/, shared with share folder ZIPs).
  */
-export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS } from './archives.service';
+export { ArchivesService, EXTRACT_JOB, ADD_JOB, MAX_RATIO, MAX_PATHS, journalStore } from './archives.service';
 export { openZip, entryProblem, MAX_ENTRIES, type ZipEntry } from './zip-reader';
 export { DownloadZip, type ZipPlan } from './download-zip';
 export { shouldCompress } from './compressible';
@@ -14,8 +14,14 @@ import type { Catalogue } from '../catalogue';
 import type { FileService } from '../files';
 import type { JobQueue } from '../jobs';
 import { ArchivesService } from './archives.service';
+import type { CommitPolicy } from '../lib/zip-build';
 
-/** Builds the archive service (it registers its op kinds on the queue). */
-export function createArchives(o: { files: FileService; catalogue: Catalogue; queue: JobQueue; actors: ActorRestorer; maxArchiveBytes: number }): ArchivesService {
-  return new ArchivesService(o.files, o.catalogue, o.queue, o.actors, o.maxArchiveBytes);
+/**
+ * Builds the archive service (it registers its op kinds on the queue) and
+ * deletes ZIP build temp files in `buildDir` that no op will resume.
+ */
+export function createArchives(o: { files: FileService; catalogue: Catalogue; queue: JobQueue; actors: ActorRestorer; maxArchiveBytes: number; buildDir: string; zipPolicy?: CommitPolicy | null }): ArchivesService {
+  const svc = new ArchivesService(o.files, o.catalogue, o.queue, o.actors, o.maxArchiveBytes, o.buildDir, o.zipPolicy);
+  svc.sweepBuilds();
+  return svc;
 }

@@ -10,6 +10,11 @@
  *   await zip.addDir('photos/');
  *   await zip.addFile('photos/a.jpg', stream, { size, mtime, compress: false });
  *   await zip.finish();
+ *
+ * A build that journals its progress (lib/zip-build.ts) takes each entry's
+ * central-directory record from `onEntry` and, after a crash, goes on with
+ * `ZipWriter.resume(out, { offset, entries })`: the output continues at
+ * `offset` and `finish()` writes the journalled entries' records first.
  */
 import { once } from 'node:events';
 import { crc32, createDeflateRaw } from 'node:zlib';
@@ -31,6 +36,30 @@ export interface ZipWriterOptions {
   signal?: AbortSignal;
   /** Deflate level for compressed entries (default 1: the speed end, as `zip -1`). */
   level?: number;
+  /** Called with each entry's central-directory record once all its bytes were handed to the output. */
+  onEntry?: (e: ZipEntryRecord) => void;
+}
+
+/** One entry's central-directory data, as plain JSON-able values (what a resumed writer needs of it). */
+export interface ZipEntryRecord {
+  name: string;
+  method: 0 | 8;
+  time: number;
+  date: number;
+  crc: number;
+  csize: number;
+  usize: number;
+  /** Offset of the entry's local header. */
+  offset: number;
+  zip64: boolean;
+  external: number;
+  dir: boolean;
+}
+
+/** Where a resumed writer goes on: the archive's length so far and the entries written into it. */
+export interface ZipWriterState {
+  offset: number;
+  entries: ZipEntryRecord[];
 }
 
 interface Record {
@@ -67,6 +96,29 @@ export class ZipWriter {
     this.level = o.level ?? 1;
   }
 
+  /**
+   * A writer that goes on with an archive a crash cut short: `out` continues
+   * the file at `state.offset` (the caller truncated it there), and the
+   * entries already in it are listed in the central directory `finish()`
+   * writes. The records must be this writer's own (from `onEntry`).
+   */
+  static resume(out: Writable, state: ZipWriterState, o: ZipWriterOptions = {}): ZipWriter {
+    const w = new ZipWriter(out, o);
+    let end = 0;
+    for (const e of state.entries) {
+      if (!Number.isSafeInteger(e.offset) || e.offset < end || e.offset >= state.offset) throw new Error(`a resumed entry lies outside the archive: ${e.name}`);
+      end = e.offset;
+      w.records.push({ ...e, name: Buffer.from(e.name, 'utf8') });
+    }
+    w.offset = state.offset;
+    return w;
+  }
+
+  /** Entries written so far. */
+  get entryCount(): number {
+    return this.records.length;
+  }
+
   /** Bytes written so far. */
   get bytesWritten(): number {
     return this.offset;
@@ -79,7 +131,7 @@ export class ZipWriter {
       rec.dir = true;
       rec.external = ((0o40755 << 16) | 0x10) >>> 0;
       await this.write(localHeader(rec, 0));
-      this.records.push(rec);
+      this.push(rec);
     });
   }
 
@@ -104,7 +156,12 @@ export class ZipWriter {
     else await this.stored(rec, body);
     if (!zip64 && (rec.csize >= U32 || rec.usize >= U32)) throw new Error(`${name}: grew past 4 GiB beyond its declared size`);
     await this.write(descriptor(rec));
+    this.push(rec);
+  }
+
+  private push(rec: Record): void {
     this.records.push(rec);
+    this.o.onEntry?.({ ...rec, name: rec.name.toString('utf8') });
   }
 
   /** Writes the central directory and the end records, then ends the output. Returns the archive's size. */

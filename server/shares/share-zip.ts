@@ -7,14 +7,14 @@
  * archive. Archives older than the maximum age, or of links that ended, are
  * deleted; a running build stops within a minute of its link ending.
  */
-import { createWriteStream } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
-import { Writable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import { ZipWriter } from '../lib/zip-writer';
+import { SidecarStore, ZipFileBuild, entryKey, type CommitPolicy } from '../lib/zip-build';
 import { linkActor } from '../auth';
 import type { Catalogue } from '../catalogue';
 import { AppError, isAppError } from '../errors';
@@ -57,6 +57,8 @@ export interface ShareZipOptions {
   /** 0 = keep for the link's life. */
   maxAgeMs: number;
   log: (msg: string, err?: unknown) => void;
+  /** How often a build checkpoints (lib/zip-build.ts); null: never (a crash restarts it). Default 8 MiB / 256 entries / 2 s. */
+  zipPolicy?: CommitPolicy | null;
   /** A lane of the governor (jobs/governor.ts) for each warm-up: pre-building is background work. */
   lane?: (signal: AbortSignal) => Promise<() => void>;
 }
@@ -99,15 +101,21 @@ export class ShareZips {
    * byte at once). Files that vanish meanwhile are skipped; `signal` stops it.
    */
   async stream(s: ShareRow, out: Writable, signal: AbortSignal, progress?: (bytes: number) => void): Promise<void> {
+    const zip = new ZipWriter(out, { signal });
+    await this.fill(s, this.entries(s), { dir: (e) => zip.addDir(e.path, e.mtime || Date.now()), file: (e, body) => zip.addFile(e.path, body, stored(e)) }, signal, progress);
+    await zip.finish();
+  }
+
+  /** Adds `rows` to an archive as the link reads them; files that vanished are left out. */
+  private async fill(s: ShareRow, rows: ZipEntryRow[], add: { dir(e: ZipEntryRow): Promise<void>; file(e: ZipEntryRow, body: Readable): Promise<void> }, signal: AbortSignal, progress?: (bytes: number) => void): Promise<void> {
     const owner = this.o.shares.ownerPrincipal(s.owner_id);
     if (!owner) throw new AppError('revoked');
     // Read as the link: its creator's rights, and nothing outside the shared folder.
     const fa = this.o.files.forActor(linkActor(owner, { id: s.id, storage_id: s.storage_id, rel: s.rel }));
-    const zip = new ZipWriter(out, { signal });
-    for (const e of this.entries(s)) {
+    for (const e of rows) {
       if (signal.aborted) throw new AppError('cancelled');
       if (e.type === 'dir') {
-        await zip.addDir(e.path, e.mtime || Date.now());
+        await add.dir(e);
         continue;
       }
       const rel = s.rel === '' ? e.path : `${s.rel}/${e.path}`;
@@ -118,12 +126,9 @@ export class ShareZips {
         if (isAppError(err) && err.code === 'not_found') continue;
         throw err;
       }
-      // Stored, never deflated: deflate runs at about 65 MB/s a core, below a LAN and far below the disk, so it would set
-      // the pace of every first click and load a small server's CPU; text is a small part of the bytes of most shared folders.
-      await zip.addFile(e.path, body, { size: e.size, mtime: new Date(e.mtime || Date.now()), compress: false });
+      await add.file(e, body);
       progress?.(e.size);
     }
-    await zip.finish();
   }
 
   /**
@@ -134,6 +139,12 @@ export class ShareZips {
    * build). `attached` says whether `live` is being fed. A folder changed
    * during the build keeps nothing stale: the file is named by the
    * fingerprint taken before it.
+   *
+   * The build checkpoints its progress in a sidecar (`<temp>.idx`,
+   * lib/zip-build.ts): one a server crash or stop cut short goes on from its
+   * last checkpoint at the next build of the same folder view (same
+   * fingerprint); such a build feeds no live output (`attached` false: the
+   * caller streams the archive itself).
    */
   build(s: ShareRow, live?: Writable): { promise: Promise<string>; attached: boolean } {
     const running = this.builds.get(s.id);
@@ -142,34 +153,38 @@ export class ShareZips {
     const fp = fingerprint(rows);
     const abort = new AbortController();
     const b: Build = { fp, done: 0, total: rows.reduce((n, r) => n + r.size, 0), abort, promise: Promise.resolve('') };
+    const final = join(this.o.dir, `${s.id}-${fp}.zip`);
+    const temp = `${final}.part`;
+    const store = new SidecarStore(`${temp}.idx`);
+    if (live && existsSync(store.file)) live = undefined;
     b.promise = (async () => {
-      const final = join(this.o.dir, `${s.id}-${fp}.zip`);
-      const temp = `${final}.part`;
       const liveness = setInterval(() => {
         const row = this.o.shares.repo.byId(s.id);
         if (!row || this.o.shares.stateOf(row) !== 'active') abort.abort();
       }, LIVENESS_MS);
       liveness.unref();
+      let zb: ZipFileBuild | null = null;
       try {
-        const file = createWriteStream(temp, { highWaterMark: 1 << 20 });
-        const tee = new Tee(file, live ?? null);
-        const done = finished(file);
-        try {
-          await this.stream(s, tee, abort.signal, (n) => (b.done += n));
-        } catch (e) {
-          tee.destroy();
-          file.destroy();
-          live?.destroy(e as Error);
-          // The destroyed file rejects `done`: observe it (an unobserved rejection ends the process) and let the handle close before the .part goes.
-          await done.catch(() => undefined);
-          throw e;
-        }
-        await done;
+        zb = await ZipFileBuild.open(temp, store, rows.map(rowKey), { signal: abort.signal, policy: this.o.zipPolicy, wrap: live ? (file) => new Tee(file, live) : undefined });
+        const resumed = zb.resumed.entries;
+        b.done = rows.slice(0, resumed).reduce((n, r) => n + (r.type === 'file' ? r.size : 0), 0);
+        if (resumed) this.o.log(`share ${s.id}: ZIP build resumed at entry ${resumed} of ${rows.length} (byte ${zb.resumed.bytes})`);
+        const build = zb;
+        await this.fill(s, rows.slice(resumed), { dir: (e) => build.addDir(rowKey(e), e.path, e.mtime || Date.now()), file: (e, body) => build.addFile(rowKey(e), e.path, body, stored(e)) }, abort.signal, (n) => (b.done += n));
+        await zb.finish();
         await rename(temp, final);
+        store.reset();
         await this.dropOthers(s.id, final);
         return final;
       } catch (e) {
-        await rm(temp, { force: true });
+        live?.destroy(e as Error);
+        // A stopping server keeps the temp and its checkpoints (the next build of this view goes on from them).
+        if (this.stopping.signal.aborted) await zb?.close();
+        else if (zb) await zb.discard();
+        else {
+          await rm(temp, { force: true });
+          store.reset();
+        }
         throw e;
       } finally {
         clearInterval(liveness);
@@ -212,13 +227,15 @@ export class ShareZips {
   async sweep(): Promise<void> {
     const now = Date.now();
     for (const name of await readdir(this.o.dir).catch(() => [] as string[])) {
-      const m = /^(\d+)-([0-9a-f]+)\.zip(\.part)?$/.exec(name);
+      const m = /^(\d+)-([0-9a-f]+)\.zip(\.part(\.idx)?)?$/.exec(name);
       if (!m) continue;
       const id = Number(m[1]);
       if (m[3] && this.builds.has(id)) continue;
       const row = this.o.shares.repo.byId(id);
       const file = join(this.o.dir, name);
-      let drop = !row || this.o.shares.stateOf(row) !== 'active' || !!m[3] || m[2] !== fingerprint(this.entries(row));
+      let drop = !row || this.o.shares.stateOf(row) !== 'active' || m[2] !== fingerprint(this.entries(row));
+      // A build a crash or stop cut short stays while it can resume: its checkpoints sit beside it.
+      if (!drop && m[3]) drop = !existsSync(m[4] ? file.slice(0, -4) : `${file}.idx`);
       if (!drop && this.o.maxAgeMs > 0) drop = now - (await stat(file).catch(() => ({ mtimeMs: now }))).mtimeMs > this.o.maxAgeMs;
       if (drop) await rm(file, { force: true });
     }
@@ -227,8 +244,10 @@ export class ShareZips {
   /** A link ended: stop its build and delete its archives. */
   async ended(shareId: number): Promise<void> {
     this.builds.get(shareId)?.abort.abort();
+    // A running build removes its own temp when it stops; one left by a crash goes now.
+    const building = this.builds.has(shareId);
     for (const name of await readdir(this.o.dir).catch(() => [] as string[]))
-      if (name.startsWith(`${shareId}-`) && !name.endsWith('.part')) await rm(join(this.o.dir, name), { force: true });
+      if (name.startsWith(`${shareId}-`) && !(building && /\.part(\.idx)?$/.test(name))) await rm(join(this.o.dir, name), { force: true });
   }
 
   /** Stops every build (shutdown). */
@@ -260,6 +279,7 @@ class Tee extends Writable {
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
+    if (chunk.length === 0) return cb(); // a flush marker (lib/zip-build.ts)
     const waits: Array<Promise<unknown>> = [];
     if (!this.file.write(chunk)) waits.push(once(this.file, 'drain'));
     const live = this.live;
@@ -290,6 +310,13 @@ function drainOrClose(w: Writable): Promise<void> {
     w.on('close', done);
   });
 }
+
+/** A row's key for resuming a build (its name, type, size and mtime). */
+const rowKey = (r: ZipEntryRow): string => entryKey(r.path, r.type, r.size, r.mtime);
+
+// Stored, never deflated: deflate runs at about 65 MB/s a core, below a LAN and far below the disk, so it would set
+// the pace of every first click and load a small server's CPU; text is a small part of the bytes of most shared folders.
+const stored = (e: ZipEntryRow) => ({ size: e.size, mtime: new Date(e.mtime || Date.now()), compress: false });
 
 /** Hash of every row's path, type, size and mtime: any change to the folder changes it. */
 export function fingerprint(rows: ZipEntryRow[]): string {
