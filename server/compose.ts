@@ -78,6 +78,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
       if (key === 'background_cpu_percent') governor.setBudget(settings.get('background_cpu_percent') ?? config.backgroundCpu);
     });
     const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor });
+    // Random per process start: the op leases (and, on PostgreSQL, change notifications) name this instance by it.
+    if (opts.role === 'server') log.info(`instance ${queue.instanceId} on ${db.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'}`);
     const scheduler = new Scheduler(db.sqlite, logFn);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
     settings.seed('allow_signup', config.allowSignup);

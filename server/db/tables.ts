@@ -179,6 +179,8 @@ export interface OpsTable {
   error_text: string | null;
   cancel_requested: number;
   lease_until: string | null;
+  /** The instance that claimed the running op (several instances: docs/operations.md). */
+  lease_owner: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
