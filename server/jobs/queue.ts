@@ -130,11 +130,17 @@ export class JobQueue {
     }
     const id = 'op_' + randomBytes(10).toString('hex');
     const t = now();
-    this.q(
+    // DO NOTHING: another instance may have queued the same dedup key between the read above and this insert
+    // (the unique index `ops_dedup` decides); its op is then the one.
+    const inserted = this.q(
         `INSERT INTO ops (id, kind, status, priority, payload, owner_id, visible, dedup_key, max_attempts, run_at, created_at, updated_at)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
-      .run(id, kind, o.priority ?? 0, JSON.stringify(payload ?? {}), o.ownerId ?? null, o.visible ? 1 : 0, o.dedupKey ?? null, o.maxAttempts ?? reg.opts.maxAttempts, (o.runAt ?? new Date()).toISOString(), t, t);
+      .run(id, kind, o.priority ?? 0, JSON.stringify(payload ?? {}), o.ownerId ?? null, o.visible ? 1 : 0, o.dedupKey ?? null, o.maxAttempts ?? reg.opts.maxAttempts, (o.runAt ?? new Date()).toISOString(), t, t).changes;
+    if (!inserted && o.dedupKey) {
+      const live = this.q("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(o.dedupKey) as { id: string } | undefined;
+      if (live) return live.id;
+    }
     if (o.visible) this.onChange({ id, owner_id: o.ownerId ?? null, visible: true });
     this.kick();
     return id;
