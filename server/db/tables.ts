@@ -218,7 +218,15 @@ export interface MetaTable {
   value: string;
 }
 
+/** auth: login throttle counters shared by several instances (auth/throttle.ts). */
+export interface LoginFailuresTable {
+  key: string;
+  failures: number;
+  first_at: number;
+  locked_until: number;
+}
 export interface DB {
+  login_failures: LoginFailuresTable;
   users: UsersTable;
   groups: GroupsTable;
   user_groups: UserGroupsTable;

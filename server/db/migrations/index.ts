@@ -27,6 +27,7 @@ import { storageVolume } from './20261127130000-storage-volume';
 import { fileLocks } from './20261127131500-file-locks';
 import { appPlugins } from './20261127140000-app-plugins';
 import { opsLease } from './20261127150000-ops-lease';
+import { loginFailures } from './20261127151000-login-failures';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, opsLease];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, opsLease, loginFailures];
 export type { Migration } from './types';
