@@ -8,7 +8,7 @@
  * - realtime across instances: an SSE client on instance A gets the change
  *   frame for a file uploaded through instance B within 1 s, and A's listing
  *   of that folder (cached before the upload) shows the file at once;
- * - a setting changed through B is what A answers next.
+ * - a download cap is exact with downloads through both instances at once.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -166,5 +166,21 @@ describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 
     } finally {
       await stream.close();
     }
+  });
+
+  test('a download cap holds across instances: 8 downloads at once through A and B, exactly 3 served', async () => {
+    const [a, b] = running;
+    const token = (await api(a.url, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).body.token;
+    const share = await api(a.url, 'POST', '/api/files/share', token, { path: '/Files/from-b.txt', max_downloads: 3 });
+    assert.equal(share.status, 200, JSON.stringify(share.body));
+    const codes = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const r = await fetch(`${(i % 2 ? b : a).url}/s/${share.body.token}`);
+        await r.arrayBuffer();
+        return r.status;
+      }),
+    );
+    assert.equal(codes.filter((c) => c === 200).length, 3, `codes: ${codes.join(',')}`);
+    assert.ok(codes.every((c) => c === 200 || c === 404), `codes: ${codes.join(',')}`);
   });
 });
