@@ -8,6 +8,7 @@
  * - realtime across instances: an SSE client on instance A gets the change
  *   frame for a file uploaded through instance B within 1 s, and A's listing
  *   of that folder (cached before the upload) shows the file at once;
+ * - a setting changed through B is what A answers next;
  * - a download cap is exact with downloads through both instances at once.
  */
 import { after, before, describe, test } from 'node:test';
@@ -166,6 +167,21 @@ describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 
     } finally {
       await stream.close();
     }
+  });
+
+  test('a setting changed through B is what A answers next (A had it cached)', async () => {
+    const [a, b] = running;
+    const token = (await api(a.url, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).body.token;
+    const before = (await api(a.url, 'GET', '/api/admin/auth/settings', token)).body.allow_signup;
+    assert.equal(typeof before, 'boolean');
+    assert.equal((await api(b.url, 'PATCH', '/api/admin/auth/settings', token, { allow_signup: !before })).status, 200);
+    let seen = before;
+    const end = Date.now() + 1000;
+    while (seen === before && Date.now() < end) {
+      seen = (await api(a.url, 'GET', '/api/admin/auth/settings', token)).body.allow_signup;
+      if (seen === before) await sleep(20);
+    }
+    assert.equal(seen, !before, 'A re-read the setting within 1 s');
   });
 
   test('a download cap holds across instances: 8 downloads at once through A and B, exactly 3 served', async () => {
