@@ -10,7 +10,8 @@
  */
 import { join } from 'node:path';
 import type { Config } from './config';
-import { openDatabase, openPostgresDatabase } from './db';
+import { localChannel, openDatabase, openPgChannel, openPostgresDatabase } from './db';
+import { randomBytes } from 'node:crypto';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
@@ -27,7 +28,7 @@ import { createShares } from './shares';
 import { SettingsStore } from './settings';
 import { ScanPolicy, attachInfectionMail, createProtection } from './protection';
 import { createUpdater, updaterOptionsFromConfig } from './update';
-import { acquireLock, ensureDirs, layout, loadSecretKey } from './lib/data-dir';
+import { acquireLock, checkSecretKey, ensureDirs, layout, loadSecretKey, secretKeyFingerprint } from './lib/data-dir';
 import { createLogger, type Logger } from './lib/log';
 import { readOnlyDecorator } from './storage/read-only';
 import { assertEveryJobHandled } from './jobs-registry';
@@ -60,15 +61,24 @@ export async function compose(config: Config, opts: ComposeOptions) {
     for (const c of cleanups.splice(0)) await c();
   };
   try {
-    const secretKey = loadSecretKey(dirs);
+    const secretKey = loadSecretKey(dirs, config.secretKeyFile);
     // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
     const dbOptions = opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 };
     const db = config.databaseUrl ? await openPostgresDatabase(config.databaseUrl, undefined, dbOptions) : openDatabase(dirs.db, undefined, dbOptions);
     cleanups.unshift(() => db.close());
+    // One key for every instance on the database: the first records its fingerprint, a different key stops the start (exit 2).
+    checkSecretKey(secretKey, db.meta.setIfAbsent('secret_key_fingerprint', secretKeyFingerprint(secretKey)), config.secretKeyFile || 'secret.key in the data folder');
+    // Random per process start: op leases and change notices name this instance by it (docs/operations.md).
+    const instanceId = randomBytes(6).toString('hex');
+    // Change notices between instances on one PostgreSQL (LISTEN/NOTIFY); nothing to tell on SQLite.
+    const channel = config.databaseUrl && opts.role === 'server' ? await openPgChannel(config.databaseUrl, instanceId, logFn) : localChannel(instanceId);
+    cleanups.unshift(() => channel.close());
     const bus = new EventBus(db.sqlite, logFn);
+    bus.attachChannel(channel);
     attachAudit(db, bus);
     const hub = new RealtimeHub();
     const settings = new SettingsStore(db);
+    settings.attachChannel(channel);
     // One CPU budget for every kind of background work (docs/desktop.md, "Governor"); the admin setting wins.
     const governor = new Governor({
       budgetPercent: settings.get('background_cpu_percent') ?? config.backgroundCpu,
@@ -78,7 +88,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     settings.onChange((key) => {
       if (key === 'background_cpu_percent') governor.setBudget(settings.get('background_cpu_percent') ?? config.backgroundCpu);
     });
-    const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor });
+    const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor, instanceId });
+    if (opts.role === 'server') log.info(`instance ${instanceId} on ${db.dialect === 'postgres' ? 'PostgreSQL (op leases, change notices)' : 'SQLite'}`);
     const scheduler = new Scheduler(db.sqlite, logFn);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
     settings.seed('allow_signup', config.allowSignup);

@@ -125,7 +125,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     await seedFirstRun(config, auth, log);
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
-    bus.on('folder.changed', (e) => {
+    // Change frames for browsers on this instance, whichever instance made the change (several instances: the change channel).
+    bus.onEveryInstance('folder.changed', (e) => {
       const name = catalogue.repo.byId(e.storage_id)?.name;
       if (!name) return;
       hub.toFolder(folderKey(e.storage_id, e.folder), { event: 'change', data: { folder: uiPath(name, e.folder), kind: e.kind, path: uiPath(name, e.path), name: e.name } });

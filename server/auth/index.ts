@@ -54,9 +54,11 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   };
   const users = new UsersService(repo, signins, bus);
   const roles = new Roles(db, bus, () => (sessions.forgetAll(), keys.forgetAll()));
-  const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
+  // Several instances on PostgreSQL count failures in the database (one limit for all); SQLite keeps them in memory.
+  const shared = (scope: string) => (db.dialect === 'postgres' ? { shared: { db, scope } } : {});
+  const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs, ...shared('login') });
   // Account checks and sign-ups tell whether an address is taken: per client address no faster than sign-in attempts.
-  const probes = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs });
+  const probes = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs, ...shared('probe') });
   const mfa = createMfa({ db, users: repo, bus, throttle, secretKey: o.secretKey });
   const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap, allowSignup: o.allowSignup ?? (() => false) }, mfa.secondStep, keys, probes);
   return { repo, sessions, keys, roles, users, auth, throttle, probes, mfa, actors: actorRestorer(repo, keys) };

@@ -4,9 +4,13 @@
  * second-step codes and password re-entry, per person; past the limit the key is
  * locked for `lockMs` and answers 429 with a countdown. A small gate also
  * bounds how many KDF runs may be in flight, so a flood of distinct accounts
- * cannot pin the CPU. State is in memory (a restart forgives; documented).
+ * cannot pin the CPU. On SQLite the counters are in memory (one instance; a
+ * restart forgives; documented). With several instances on one PostgreSQL
+ * database they are rows of `login_failures`, one atomic upsert per failure,
+ * so every instance counts against the same limit (docs/operations.md).
  */
 import { AppError } from '../errors';
+import type { Db } from '../db';
 
 interface Counter {
   failures: number;
@@ -14,11 +18,82 @@ interface Counter {
   firstAt: number;
 }
 
-export class LoginThrottle {
+/** Where the counters live: this process's memory, or the shared database. */
+interface CounterStore {
+  get(key: string): Counter | undefined;
+  /** Counts one failure (a new window when the last lock ended or the window passed); locks at `limit`. */
+  bump(key: string, limit: number, windowMs: number, lockMs: number): Counter;
+  forget(key: string): void;
+}
+
+class MemoryCounters implements CounterStore {
   private counters = new Map<string, Counter>();
+  get(key: string) {
+    return this.counters.get(key);
+  }
+  bump(key: string, limit: number, windowMs: number, lockMs: number): Counter {
+    const now = Date.now();
+    let c = this.counters.get(key);
+    if (!c || (c.lockedUntil && c.lockedUntil <= now) || now - c.firstAt > windowMs) c = { failures: 0, lockedUntil: 0, firstAt: now };
+    c.failures++;
+    if (c.failures >= limit) c.lockedUntil = now + lockMs;
+    this.counters.set(key, c);
+    if (this.counters.size > 100_000) {
+      for (const [k, x] of this.counters) if (x.lockedUntil < now && now - x.firstAt > windowMs) this.counters.delete(k);
+    }
+    return c;
+  }
+  forget(key: string) {
+    this.counters.delete(key);
+  }
+}
+
+/** The counters as rows (owner: auth): one upsert per failure decides the count and the lock atomically. */
+class DbCounters implements CounterStore {
+  private bumps = 0;
+  constructor(private db: Db, private scope: string) {}
+  get(key: string): Counter | undefined {
+    const r = this.db.sqlite.prepare('SELECT failures, first_at, locked_until FROM login_failures WHERE key = ?').get(`${this.scope}|${key}`) as Row | undefined;
+    return r && counter(r);
+  }
+  bump(key: string, limit: number, windowMs: number, lockMs: number): Counter {
+    const now = Date.now();
+    // A new window when the last lock has ended or the window passed; every SET reads the old row.
+    const reset = '((login_failures.locked_until > 0 AND login_failures.locked_until <= CAST(@now AS BIGINT)) OR login_failures.first_at < CAST(@windowStart AS BIGINT))';
+    const r = this.db.sqlite.prepare(
+      `INSERT INTO login_failures (key, failures, first_at, locked_until)
+       VALUES (@key, 1, CAST(@now AS BIGINT), CASE WHEN 1 >= CAST(@limit AS BIGINT) THEN CAST(@lockUntil AS BIGINT) ELSE 0 END)
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN ${reset} THEN 1 ELSE login_failures.failures + 1 END,
+         first_at = CASE WHEN ${reset} THEN CAST(@now AS BIGINT) ELSE login_failures.first_at END,
+         locked_until = CASE WHEN (CASE WHEN ${reset} THEN 1 ELSE login_failures.failures + 1 END) >= CAST(@limit AS BIGINT) THEN CAST(@lockUntil AS BIGINT)
+                             WHEN ${reset} THEN 0 ELSE login_failures.locked_until END
+       RETURNING failures, first_at, locked_until`,
+    ).get({ key: `${this.scope}|${key}`, now, windowStart: now - windowMs, limit, lockUntil: now + lockMs }) as Row;
+    if (++this.bumps % 500 === 0) {
+      this.db.sqlite.prepare('DELETE FROM login_failures WHERE locked_until < ? AND first_at < ?').run(now, now - windowMs);
+    }
+    return counter(r);
+  }
+  forget(key: string) {
+    this.db.sqlite.prepare('DELETE FROM login_failures WHERE key = ?').run(`${this.scope}|${key}`);
+  }
+}
+
+type Row = { failures: number; first_at: number; locked_until: number };
+const counter = (r: Row): Counter => ({ failures: Number(r.failures), firstAt: Number(r.first_at), lockedUntil: Number(r.locked_until) });
+
+export class LoginThrottle {
+  private counters: CounterStore;
   private inFlight = 0;
 
-  constructor(private opts: { maxAttempts: number; lockMs: number; windowMs?: number; maxConcurrentKdf?: number; maxQueue?: number }) {}
+  /**
+   * `shared`: the database and a scope name when several instances may share it (PostgreSQL); the counters
+   * are then rows every instance reads and bumps. Without it they stay in this process's memory.
+   */
+  constructor(private opts: { maxAttempts: number; lockMs: number; windowMs?: number; maxConcurrentKdf?: number; maxQueue?: number; shared?: { db: Db; scope: string } }) {
+    this.counters = opts.shared ? new DbCounters(opts.shared.db, opts.shared.scope) : new MemoryCounters();
+  }
 
   /**
    * Throws 429 `rate_limited` when the account (the login as typed), the
@@ -66,24 +141,11 @@ export class LoginThrottle {
 
   /** Forgets the failures of a login (and of the person) after a completed sign-in. */
   succeed(account: string | null, userId?: number): void {
-    for (const key of keys(account, '', userId)) if (!key.startsWith('i:')) this.counters.delete(key);
+    for (const key of keys(account, '', userId)) if (!key.startsWith('i:')) this.counters.forget(key);
   }
 
   private bump(key: string, limit: number): Counter {
-    const now = Date.now();
-    const windowMs = this.opts.windowMs ?? this.opts.lockMs;
-    let c = this.counters.get(key);
-    if (!c || (c.lockedUntil && c.lockedUntil <= now) || now - c.firstAt > windowMs) c = { failures: 0, lockedUntil: 0, firstAt: now };
-    c.failures++;
-    if (c.failures >= limit) c.lockedUntil = now + this.opts.lockMs;
-    this.counters.set(key, c);
-    if (this.counters.size > 100_000) this.sweep();
-    return c;
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [k, c] of this.counters) if (c.lockedUntil < now && now - c.firstAt > (this.opts.windowMs ?? this.opts.lockMs)) this.counters.delete(k);
+    return this.counters.bump(key, limit, this.opts.windowMs ?? this.opts.lockMs, this.opts.lockMs);
   }
 }
 

@@ -4,7 +4,7 @@
  * (every bad key is listed, or a database URL that leads nowhere), 3 data folder locked by another instance, 64 usage.
  */
 import { loadConfig, ConfigError } from '../config';
-import { LockedError } from '../lib/data-dir';
+import { LockedError, SecretKeyError } from '../lib/data-dir';
 import { toHost } from '../lib/host-port';
 import { isAppError } from '../errors';
 import { DatabaseUrlError } from '../db';
@@ -68,7 +68,7 @@ main(process.argv.slice(2)).then(
   (e) => {
     let code = 1;
     let message: string;
-    if (e instanceof ConfigError || e instanceof DatabaseUrlError) {
+    if (e instanceof ConfigError || e instanceof DatabaseUrlError || e instanceof SecretKeyError) {
       code = 2;
       message = e.message;
     } else if (e instanceof LockedError) {

@@ -21,6 +21,7 @@ export const TABLE_OWNERS = {
   mfa_passkeys: 'auth',
   mfa_challenges: 'auth',
   ssh_keys: 'auth',
+  login_failures: 'auth',
   audit: 'audit',
   ops: 'jobs',
   op_journal: 'jobs',

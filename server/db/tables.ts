@@ -179,6 +179,8 @@ export interface OpsTable {
   error_text: string | null;
   cancel_requested: number;
   lease_until: string | null;
+  /** The instance that claimed the running op (several instances: docs/operations.md). */
+  lease_owner: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -216,7 +218,15 @@ export interface MetaTable {
   value: string;
 }
 
+/** auth: login throttle counters shared by several instances (auth/throttle.ts). */
+export interface LoginFailuresTable {
+  key: string;
+  failures: number;
+  first_at: number;
+  locked_until: number;
+}
 export interface DB {
+  login_failures: LoginFailuresTable;
   users: UsersTable;
   groups: GroupsTable;
   user_groups: UserGroupsTable;

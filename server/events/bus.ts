@@ -5,8 +5,16 @@
  * Subscribers (audit, bell, webhooks, realtime, host notifications) never run
  * inside a database transaction, and a crash between commit and publish is
  * recovered by publishing leftover rows on the next boot.
+ *
+ * Several instances on one database (docs/operations.md, "Several
+ * instances"): a row is published by exactly one of them (the one whose
+ * conditional mark wins), so audit rows, bell notices, webhooks and mail
+ * happen once. Subscribers that keep per-process state (realtime frames, the
+ * page cache) subscribe with `onEveryInstance`: the publishing instance
+ * passes such events on through the change channel (db/channel.ts) and every
+ * other instance calls those subscribers too.
  */
-import { isBusy, type Sqlite } from '../db';
+import { isBusy, type ChangeChannel, type Sqlite } from '../db';
 
 /** How soon publishing resumes after the database was held by another program. */
 const BUSY_RETRY_MS = 250;
@@ -18,6 +26,11 @@ type AnyListener = (payload: unknown, meta: { id: number; event: string; at: str
 export class EventBus {
   private listeners = new Map<string, Set<AnyListener>>();
   private wildcard = new Set<AnyListener>();
+  /** Subscribers that run on every instance (per-process state), by event. */
+  private everywhere = new Map<string, Set<AnyListener>>();
+  private channel: ChangeChannel | null = null;
+  /** Subscribers told that notices may have been missed (the channel reconnected): drop per-process caches. */
+  private resyncs = new Set<() => void>();
   private insert;
   private pending;
   private markDone;
@@ -28,7 +41,44 @@ export class EventBus {
   constructor(private sqlite: Sqlite, private log: (msg: string, err?: unknown) => void = () => {}) {
     this.insert = sqlite.prepare('INSERT INTO outbox (event, payload, created_at) VALUES (?, ?, ?)');
     this.pending = sqlite.prepare('SELECT id, event, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 500');
-    this.markDone = sqlite.prepare('UPDATE outbox SET published_at = ? WHERE id = ?');
+    // Conditional: of several instances flushing at once, one publishes each row.
+    this.markDone = sqlite.prepare('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
+  }
+
+  /** Connects the bus to the other instances (PostgreSQL); events from them reach `onEveryInstance` subscribers. */
+  attachChannel(channel: ChangeChannel): void {
+    this.channel = channel;
+    channel.subscribe((event, data) => {
+      if (event === 'resync') {
+        for (const fn of [...this.resyncs]) fn();
+        return;
+      }
+      const set = this.everywhere.get(event);
+      if (!set) return;
+      const meta = { id: 0, event, at: new Date().toISOString() };
+      for (const fn of [...set]) {
+        Promise.resolve()
+          .then(() => fn(data, meta))
+          .catch((err) => this.log(`event listener for ${event} (from another instance) failed`, err));
+      }
+    });
+  }
+
+  /**
+   * Subscribes to an event published by any instance on the database: per-process state (realtime frames,
+   * caches) that must follow changes made through another instance. `resync`, when given, is called after
+   * notices may have been lost (the channel reconnected). Once-only work (audit, mail) uses `on`.
+   */
+  onEveryInstance<E extends EventName>(event: E, fn: Listener<E>, resync?: () => void): () => void {
+    const offLocal = this.on(event, fn);
+    const set = this.everywhere.get(event) ?? this.everywhere.set(event, new Set()).get(event)!;
+    set.add(fn as AnyListener);
+    if (resync) this.resyncs.add(resync);
+    return () => {
+      offLocal();
+      set.delete(fn as AnyListener);
+      if (resync) this.resyncs.delete(resync);
+    };
   }
 
   /** Subscribes to one event, or to all with '*'. Returns an unsubscribe function. */
@@ -64,7 +114,8 @@ export class EventBus {
           for (const row of rows) {
             // Mark first: a listener that throws must not make the row publish twice.
             try {
-              this.markDone.run(new Date().toISOString(), row.id);
+              // Another instance published it meanwhile (several instances on one database).
+              if (this.markDone.run(new Date().toISOString(), row.id).changes === 0) continue;
             } catch (e) {
               // Held by another program: the row stays pending and this pass resumes shortly, in order.
               if (!isBusy(e)) throw e;
@@ -74,6 +125,7 @@ export class EventBus {
             }
             const payload = JSON.parse(row.payload);
             const meta = { id: row.id, event: row.event, at: row.created_at };
+            if (this.channel && this.everywhere.has(row.event)) this.channel.publish(row.event, payload);
             for (const fn of [...(this.listeners.get(row.event) ?? []), ...this.wildcard]) {
               try {
                 await fn(payload, meta);

@@ -87,7 +87,8 @@ export class FileService {
     this.listing = new ListingService(d.catalogue, new ListingRepo(d.db, (id) => d.catalogue.locks.any(id)), d.thumbUrl);
     this.search = new SearchService(d.db, d.thumbUrl, () => d.catalogue.locks.anyAtAll());
     this.transfers = new Transfers(this, d.queue, d.actors);
-    d.bus.on('folder.changed', (e) => this.listing.folderChanged(e.storage_id, e.folder, e.kind));
+    // Every instance's page cache follows every instance's writes (several instances: docs/operations.md).
+    d.bus.onEveryInstance('folder.changed', (e) => this.listing.folderChanged(e.storage_id, e.folder, e.kind), () => this.listing.resync());
   }
 
   /**

@@ -64,6 +64,11 @@ export class FolderIndexes {
     this.cache.changed(storageId, folder, structural);
   }
 
+  /** Forgets every index (changes made through another instance may have been missed). */
+  clear(): void {
+    this.cache.clear();
+  }
+
   /**
    * A page of the folder from its index, building the index when the folder
    * changed since; null when the folder is too big to index (page it by SQL)

@@ -62,6 +62,12 @@ export class ListingService {
     this.repo.indexes.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
   }
 
+  /** Forgets every cached page and index (change notices from other instances may have been missed). */
+  resync(): void {
+    this.cache.clear();
+    this.repo.indexes.clear();
+  }
+
   /**
    * The response body (listing JSON, a buffer or a stream of it) of a page of the folder at `path`,
    * the page's gzip copy when the client accepts it and one was made (see GzipPages);

@@ -63,7 +63,8 @@ export class PageCache<V extends { bytes: number }> {
     this.pages.delete(key);
   }
 
-  private clear(): void {
+  /** Forgets every page (another instance's changes may have been missed). */
+  clear(): void {
     // Generations restart: every cached page must go with them, or an old stamp could match again.
     this.folderGen.clear();
     this.storageGen.clear();

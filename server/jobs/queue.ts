@@ -1,7 +1,15 @@
 /**
- * Persistent op queue on SQLite. Ops survive restarts: a row left `running`
- * by a crash is re-queued at boot. Picking, leasing and finishing are short
- * synchronous statements; handlers run outside any transaction.
+ * Persistent op queue. Ops survive restarts. Picking, leasing and finishing
+ * are short synchronous statements; handlers run outside any transaction.
+ *
+ * SQLite (one instance per database): a row left `running` by a crash is
+ * re-queued at boot. PostgreSQL (several instances may share the database):
+ * a claim takes the row with `FOR UPDATE SKIP LOCKED` and writes a lease (the
+ * instance id in `lease_owner`, `lease_until`); a running op's lease is
+ * renewed every third of it; at start and at every renewal tick an instance
+ * re-queues running ops whose lease passed (their instance died: the op
+ * journal makes the resumed attempt skip finished steps). An op whose lease
+ * this instance lost (taken over) is aborted here and its outcome dropped.
  */
 import { randomBytes } from 'node:crypto';
 import { isBusy, untilFree, type Db, type Sqlite } from '../db';
@@ -22,6 +30,8 @@ const PROGRESS_WRITE_MS = 500;
 const BUSY_RETRY_MS = 250;
 type Stmt = { run(...a: unknown[]): { changes: number }; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] };
 const now = () => new Date().toISOString();
+/** How long a claimed op stays ours without a renewal (PostgreSQL); renewed every third of it. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 export class JobQueue {
   private handlers = new Map<string, Registered>();
@@ -45,11 +55,31 @@ export class JobQueue {
   private kindsIn: string;
   /** The API key that started an op, read from its payload's actor. */
   private keyIdOf: string;
+  /** This process's id in `lease_owner` (random per start; logged by the composition root). */
+  readonly instanceId: string;
+  /** Several instances may share the database (PostgreSQL): leases are written, renewed and taken over. */
+  private leased: boolean;
+  private leaseMs: number;
+  private leaseTimer: NodeJS.Timeout | null = null;
+  /** Running ops whose lease another instance took over: their outcome is not ours to record. */
+  private lost = new Set<string>();
 
   constructor(
     db: Db,
-    private opts: { concurrency?: number; pollMs?: number; log?: (msg: string, err?: unknown) => void; governor?: Governor } = {},
+    private opts: {
+      concurrency?: number;
+      pollMs?: number;
+      log?: (msg: string, err?: unknown) => void;
+      governor?: Governor;
+      /** The instance id written as `lease_owner` (default: random). */
+      instanceId?: string;
+      /** Lease length on PostgreSQL (default 60 s). */
+      leaseMs?: number;
+    } = {},
   ) {
+    this.instanceId = opts.instanceId ?? randomBytes(6).toString('hex');
+    this.leased = db.dialect === 'postgres';
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.sqlite = db.sqlite;
     this.kindsIn = db.dialect === 'postgres' ? 'SELECT json_array_elements_text(?::json)' : 'SELECT value FROM json_each(?)';
     this.keyIdOf = db.dialect === 'postgres' ? "CAST(payload::json #>> '{actor,key_id}' AS BIGINT)" : "json_extract(payload, '$.actor.key_id')";
@@ -100,22 +130,70 @@ export class JobQueue {
     }
     const id = 'op_' + randomBytes(10).toString('hex');
     const t = now();
-    this.q(
+    // DO NOTHING: another instance may have queued the same dedup key between the read above and this insert
+    // (the unique index `ops_dedup` decides); its op is then the one.
+    const inserted = this.q(
         `INSERT INTO ops (id, kind, status, priority, payload, owner_id, visible, dedup_key, max_attempts, run_at, created_at, updated_at)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
-      .run(id, kind, o.priority ?? 0, JSON.stringify(payload ?? {}), o.ownerId ?? null, o.visible ? 1 : 0, o.dedupKey ?? null, o.maxAttempts ?? reg.opts.maxAttempts, (o.runAt ?? new Date()).toISOString(), t, t);
+      .run(id, kind, o.priority ?? 0, JSON.stringify(payload ?? {}), o.ownerId ?? null, o.visible ? 1 : 0, o.dedupKey ?? null, o.maxAttempts ?? reg.opts.maxAttempts, (o.runAt ?? new Date()).toISOString(), t, t).changes;
+    if (!inserted && o.dedupKey) {
+      const live = this.q("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(o.dedupKey) as { id: string } | undefined;
+      if (live) return live.id;
+    }
     if (o.visible) this.onChange({ id, owner_id: o.ownerId ?? null, visible: true });
     this.kick();
     return id;
   }
 
-  /** Starts workers; re-queues ops a crash left running. */
+  /**
+   * Starts workers and re-queues ops a crash left running: on SQLite every running op (this process is the
+   * database's only instance); on PostgreSQL only those whose lease passed (another live instance's are its own).
+   */
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.q("UPDATE ops SET status = 'queued', lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'").run(now(), now());
+    if (!this.leased) {
+      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'").run(now(), now());
+    } else {
+      this.takeOver();
+      this.leaseTimer = setInterval(() => this.leaseTick(), Math.max(50, Math.floor(this.leaseMs / 3)));
+      this.leaseTimer.unref();
+    }
     this.schedule(0);
+  }
+
+  /**
+   * Re-queues running ops whose lease passed (their instance stopped renewing: killed, frozen or cut off);
+   * a running op with no lease at all was claimed by a version without leases and is treated as expired.
+   */
+  private takeOver(): number {
+    const t = now();
+    const n = this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)")
+      .run(t, t, t).changes;
+    if (n) this.opts.log?.(`ops: ${n} running op(s) whose lease passed re-queued by instance ${this.instanceId}`);
+    return n;
+  }
+
+  /** Renews the leases of this instance's running ops, aborts the ones it lost, takes over expired ones. */
+  private leaseTick(): void {
+    if (this.stopping) return;
+    try {
+      const held = this.q("UPDATE ops SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, cancel_requested")
+        .all(new Date(Date.now() + this.leaseMs).toISOString(), this.instanceId) as Array<{ id: string; cancel_requested: number }>;
+      const ours = new Map(held.map((r) => [r.id, r.cancel_requested]));
+      for (const [id, ac] of this.controllers) {
+        if (!ours.has(id)) {
+          // Another instance re-queued it after our lease passed (this process stalled): it is theirs now.
+          this.lost.add(id);
+          this.opts.log?.(`op ${id}: lease lost to another instance; stopping it here`);
+          ac.abort(new AppError('cancelled', {}, undefined, 'lease lost'));
+        } else if (ours.get(id) === 1) ac.abort(new AppError('cancelled')); // cancelled through another instance
+      }
+      if (this.takeOver()) this.kick();
+    } catch (e) {
+      if (!isBusy(e)) this.opts.log?.('ops: lease renewal failed', e);
+    }
   }
 
   /** Pauses or resumes picking background work (priority < 0 and kinds marked background keep waiting). */
@@ -130,6 +208,7 @@ export class JobQueue {
    */
   async stop(graceMs = 5000): Promise<void> {
     this.stopping = true;
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.laneStop.abort();
     this.lane.held?.();
     this.lane.held = null;
@@ -200,7 +279,7 @@ export class JobQueue {
   /** Queued and running ops of the `keepsAwake` kinds, oldest first (at most `limit`): the work a restart resumes. */
   liveKeepingAwake(limit = 50): Operation[] {
     const kinds = [...this.handlers].filter(([, r]) => r.opts.keepsAwake).map(([kind]) => kind);
-    const rows = this.q("SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (SELECT value FROM json_each(?)) ORDER BY created_at LIMIT ?").all(JSON.stringify(kinds), limit) as OpsTable[];
+    const rows = this.q(`SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`).all(JSON.stringify(kinds), limit) as OpsTable[];
     return rows.map(present);
   }
 
@@ -245,9 +324,14 @@ export class JobQueue {
         if (reg.running >= reg.opts.concurrency) continue;
         const lane = this.governedStart(reg);
         if (lane === null) continue;
-        // Claim: only one worker moves it from queued to running.
-        const claimed = this.q("UPDATE ops SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
-          .run(t, t, r.id).changes;
+        // Claim: only one worker moves it from queued to running. On PostgreSQL a row another instance is
+        // claiming at this moment is skipped (SKIP LOCKED), never waited for, and the claim carries a lease.
+        const claimed = (this.leased
+          ? this.q(`UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ?
+               WHERE id = (SELECT id FROM ops WHERE id = ? AND status = 'queued' FOR UPDATE SKIP LOCKED)`).run(this.instanceId, new Date(Date.now() + this.leaseMs).toISOString(), t, t, r.id)
+          : this.q("UPDATE ops SET status = 'running', lease_owner = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
+              .run(this.instanceId, t, t, r.id)
+        ).changes;
         if (claimed) this.run(r.id, reg, lane);
         else lane();
       }
@@ -336,6 +420,8 @@ export class JobQueue {
         outcome = () => this.fail(id, row, reg, err, ac.signal);
       }
       try {
+        // A lost lease: the instance that took the op over records its outcome.
+        if (this.lost.delete(id)) outcome = () => {};
         // The outcome of an op is never lost to a database held by another program: wait until it is free.
         await untilFree(outcome, Infinity);
       } catch (e) {
@@ -358,7 +444,8 @@ export class JobQueue {
     const cancelled = (app?.code === 'cancelled' && !this.stopping) || (this.q('SELECT cancel_requested FROM ops WHERE id = ?').get(id) as { cancel_requested: number }).cancel_requested === 1;
     if (this.stopping && !cancelled) {
       // Interrupted by shutdown: resume on next boot without spending an attempt.
-      this.q("UPDATE ops SET status = 'queued', attempts = max(attempts - 1, 0), updated_at = ? WHERE id = ?").run(now(), id);
+      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND lease_owner = ?")
+        .run(now(), id, this.instanceId);
       return;
     }
     if (cancelled) return this.finish(id, 'cancelled', {});
@@ -367,8 +454,8 @@ export class JobQueue {
     const text = err instanceof Error ? err.message : String(err);
     if (attempts < row.max_attempts) {
       const delay = Math.min(reg.opts.backoffMs * 2 ** (attempts - 1), 3_600_000);
-      this.q("UPDATE ops SET status = 'queued', run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ?")
-        .run(new Date(Date.now() + delay).toISOString(), code, JSON.stringify(app?.params ?? {}), text, now(), id);
+      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ? AND lease_owner = ?")
+        .run(new Date(Date.now() + delay).toISOString(), code, JSON.stringify(app?.params ?? {}), text, now(), id, this.instanceId);
       this.opts.log?.(`op ${id} (${row.kind}) attempt ${attempts} failed, retry in ${delay} ms: ${text}`);
       return;
     }
@@ -377,12 +464,13 @@ export class JobQueue {
   }
 
   private finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): void {
-    this.q(
+    const changed = this.q(
         `UPDATE ops SET status = ?, finished_at = ?, updated_at = ?, progress = CASE WHEN ? = 'completed' THEN 1 ELSE progress END,
-         result = ?, error_code = ?, error_params = ?, error_text = ? WHERE id = ?`,
+         result = ?, error_code = ?, error_params = ?, error_text = ?, lease_until = NULL WHERE id = ? AND lease_owner = ?`,
       )
-      .run(status, now(), now(), status, o.result === undefined ? null : JSON.stringify(o.result), o.code ?? null, o.params ? JSON.stringify(o.params) : null, o.text ?? null, id);
-    this.journals.clear(id);
+      .run(status, now(), now(), status, o.result === undefined ? null : JSON.stringify(o.result), o.code ?? null, o.params ? JSON.stringify(o.params) : null, o.text ?? null, id, this.instanceId).changes;
+    // Not ours any more (taken over meanwhile): the journal belongs to the attempt that runs now.
+    if (changed) this.journals.clear(id);
   }
 
   /** Deletes finished ops older than `ms` (a cron keeps the table small). */

@@ -2,12 +2,21 @@
  * Recurring work: fixed intervals (`every`) and cron expressions (`cron`).
  * The last run of each schedule is kept in `cron_state`, so a schedule that
  * was due while the service was down runs shortly after boot, once.
+ *
+ * Once per schedule across instances sharing the database (docs/operations.md,
+ * "Several instances"): a schedule is armed from the `last_run_at` it read;
+ * firing is a check-and-set, `UPDATE … SET last_run_at = now WHERE name = ?
+ * AND last_run_at = <the value it armed from>`. Of several instances armed
+ * from the same value exactly one changes the row and runs; the others see
+ * the new value and re-arm from it. Portable (both dialects), no lock held.
  */
 import { isBusy, type Sqlite } from '../db';
 import { nextRun, parseCron, type CronSpec } from './cron';
 
 interface Entry {
   name: string;
+  /** The `last_run_at` this entry was armed from (null: the row could not be read or seeded). */
+  armedFrom?: string | null;
   due: (last: Date | null) => Date;
   fn: () => Promise<void> | void;
   timer?: NodeJS.Timeout;
@@ -59,24 +68,48 @@ export class Scheduler {
     this.arm(e);
   }
 
-  private lastRun(name: string): Date | null {
-    const row = this.sqlite.prepare('SELECT last_run_at FROM cron_state WHERE name = ?').get(name) as { last_run_at: string } | undefined;
-    return row ? new Date(row.last_run_at) : null;
+  /**
+   * The schedule's recorded last run; a schedule seen for the first time is seeded with now (its first run is
+   * then due as before: `ms` after now, or the expression's next time), so every instance arms from one value.
+   */
+  private lastRun(name: string): string | null {
+    const read = () => (this.sqlite.prepare('SELECT last_run_at FROM cron_state WHERE name = ?').get(name) as { last_run_at: string } | undefined)?.last_run_at;
+    try {
+      let last = read();
+      if (last === undefined) {
+        this.sqlite.prepare('INSERT INTO cron_state (name, last_run_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, new Date().toISOString());
+        last = read();
+      }
+      return last ?? null;
+    } catch (err) {
+      // A database held by another program: arm from now; the fire claims with an upsert.
+      if (!isBusy(err)) throw err;
+      return null;
+    }
   }
 
   private arm(e: Entry): void {
     if (this.stopped) return;
-    const at = e.due(this.lastRun(e.name));
+    e.armedFrom = this.lastRun(e.name);
+    const at = e.due(e.armedFrom === null ? null : new Date(e.armedFrom));
     // Timers cap at ~24.8 days; re-arm in steps.
     const wait = Math.min(Math.max(0, at.getTime() - Date.now()), 2 ** 31 - 1);
-    e.timer = setTimeout(() => (Date.now() >= at.getTime() ? this.fire(e).then(() => this.arm(e)) : this.arm(e)), wait);
+    e.timer = setTimeout(() => (Date.now() >= at.getTime() ? this.fire(e, true).then(() => this.arm(e)) : this.arm(e)), wait);
     e.timer.unref();
   }
 
-  private async fire(e: Entry): Promise<void> {
+  /** Records the run and runs it; a scheduled fire (`claim`) runs only when its check-and-set wins. */
+  private async fire(e: Entry, claim = false): Promise<void> {
     if (e.running) return e.running;
+    const t = new Date().toISOString();
     try {
-      this.sqlite.prepare('INSERT INTO cron_state (name, last_run_at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET last_run_at = excluded.last_run_at').run(e.name, new Date().toISOString());
+      if (claim && e.armedFrom) {
+        const won = this.sqlite.prepare('UPDATE cron_state SET last_run_at = ? WHERE name = ? AND last_run_at = ?').run(t, e.name, e.armedFrom).changes;
+        // Another instance ran this slot (or "run now" moved it): re-arm from the value it wrote.
+        if (won === 0) return;
+      } else {
+        this.sqlite.prepare('INSERT INTO cron_state (name, last_run_at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET last_run_at = excluded.last_run_at').run(e.name, t);
+      }
     } catch (err) {
       // A database held by another program: run anyway; at worst the job runs once more after a restart.
       if (!isBusy(err)) throw err;

@@ -3,7 +3,7 @@
  * secret key (created once, mode 0600).
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 export interface DataDirLayout {
@@ -81,8 +81,18 @@ export function acquireLock(l: DataDirLayout): () => void {
   throw new Error(`cannot take the lock ${l.lock}`);
 }
 
-/** The 32-byte install secret, created on first use with mode 0600. */
-export function loadSecretKey(l: DataDirLayout): Buffer {
+/**
+ * The 32-byte install secret: from `file` (SERVICE_SECRET_KEY_FILE, shared by every instance on one database;
+ * never created here: instances racing to create it would each get their own), else the data folder's
+ * `secret.key`, created on first use with mode 0600.
+ */
+export function loadSecretKey(l: DataDirLayout, file = ''): Buffer {
+  if (file) {
+    if (!existsSync(file)) throw new SecretKeyError(`the secret key file ${file} (SERVICE_SECRET_KEY_FILE) does not exist: create it once with "head -c 32 /dev/urandom | base64 > ${file}" and give every instance the same file`);
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new SecretKeyError(`${file} (SERVICE_SECRET_KEY_FILE) is not a valid secret key: expected 32 bytes in base64`);
+    return key;
+  }
   if (!existsSync(l.secretKey)) {
     writeFileSync(l.secretKey, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
   }
@@ -90,4 +100,26 @@ export function loadSecretKey(l: DataDirLayout): Buffer {
   const key = Buffer.from(readFileSync(l.secretKey, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${l.secretKey} is not a valid secret key`);
   return key;
+}
+
+/** The secret key is missing, malformed, or not the one the database was set up with (the CLI exits 2). */
+export class SecretKeyError extends Error {}
+
+/** A fingerprint of the key (an HMAC of a constant): safe to store, tells keys apart, reveals nothing of the key. */
+export function secretKeyFingerprint(key: Buffer): string {
+  return createHmac('sha256', key).update('filedock secret key check v1').digest('hex');
+}
+
+/**
+ * Compares the key with the fingerprint the database keeps (`stored`; recorded by the first instance). Throws
+ * SecretKeyError when they differ: an instance with another key would write credentials and signatures the
+ * others cannot read.
+ */
+export function checkSecretKey(key: Buffer, stored: string | undefined, source: string): void {
+  const mine = secretKeyFingerprint(key);
+  if (stored === undefined || stored === mine) return;
+  throw new SecretKeyError(
+    `the secret key (${source}) does not match the one this database was set up with (fingerprint ${stored.slice(0, 12)}…, this key ${mine.slice(0, 12)}…): ` +
+      'every instance on one database needs the same key; give this instance the first one\'s key file with SERVICE_SECRET_KEY_FILE',
+  );
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db';
+import type { ChangeChannel, Db } from '../db';
 import { AppError } from '../errors';
 
 type Check<T> = (v: unknown) => v is T;
@@ -101,6 +101,7 @@ export class SettingsStore {
   private listeners = new Set<(key: SettingKey) => void>();
   /** This module is the only writer of its rows, so reads are served from memory after the first. */
   private cache = new Map<SettingKey, unknown>();
+  private channel: ChangeChannel | null = null;
 
   constructor(db: Db) {
     this.read = db.sqlite.prepare('SELECT value FROM settings WHERE key = ?');
@@ -136,6 +137,23 @@ export class SettingsStore {
     this.write.run(key, JSON.stringify(value), new Date().toISOString());
     this.cache.delete(key);
     for (const fn of this.listeners) fn(key);
+    this.channel?.publish('settings', { key });
+  }
+
+  /**
+   * Follows settings changed through other instances (several instances on one database): their `set` is
+   * re-read here and this instance's listeners run, as after a local `set`.
+   */
+  attachChannel(channel: ChangeChannel): void {
+    this.channel = channel;
+    channel.subscribe((event, data) => {
+      if (event === 'resync') return this.cache.clear();
+      if (event !== 'settings') return;
+      const key = (data as { key?: SettingKey } | null)?.key;
+      if (!key || !(key in SETTINGS)) return;
+      this.cache.delete(key);
+      for (const fn of this.listeners) fn(key);
+    });
   }
 
   /** Stores `value` only when `key` has never been stored (first-boot seeding from the environment). */

@@ -11,6 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
 import { freePort, tempDir } from '../helpers/tools';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
@@ -21,7 +24,10 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
   let url: string;
   let s: TestServer;
   const files = tempDir('filedock-pg-files-');
-  const env = () => ({ SERVICE_DATABASE_URL: url, SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: files.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
+  // Each start gets a fresh data folder: the key lives outside it, as with several instances (the database checks it).
+  const keyFile = join(files.dir, '..', `filedock-pg-${process.pid}.key`);
+  writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+  const env = () => ({ SERVICE_DATABASE_URL: url, SERVICE_SECRET_KEY_FILE: keyFile, SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: files.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
 
   before(async () => {
     cluster = await startPostgres();
@@ -32,6 +38,7 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
     await s?.close().catch(() => {});
     await cluster?.destroy();
     files.cleanup();
+    rmSync(keyFile, { force: true });
   });
 
   test('sign-in, folders, uploads, listing, search, a capped share and the trash', async () => {

@@ -28,7 +28,9 @@ import { fileLocks } from './20261127131500-file-locks';
 import { appPlugins } from './20261127140000-app-plugins';
 import { appPluginHost } from './20261127150000-app-plugin-host';
 import { dropFileOrder } from './20261127150000-drop-file-order';
+import { opsLease } from './20261127150000-ops-lease';
 import { shareAppPages } from './20261127150000-share-app-pages';
+import { loginFailures } from './20261127151000-login-failures';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, shareAppPages];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures];
 export type { Migration } from './types';

@@ -19,7 +19,7 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
   r.use(requireUser);
   const cache = new Map<number, { at: number; used_bytes: number; file_count: number }>();
   // The reuse saves a count per page view; a write must still show at once (the sidebar re-reads after an upload).
-  d.bus?.on('folder.changed', (e) => void cache.delete(e.storage_id));
+  d.bus?.onEveryInstance('folder.changed', (e) => void cache.delete(e.storage_id), () => cache.clear());
   const usage = (id: number) => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < REUSE_MS) return hit;

@@ -1,0 +1,81 @@
+/**
+ * The login throttle shared by several instances (docs/operations.md,
+ * "Several instances"): two throttles on one database, as two instances have
+ * them, count failures of one login against one limit; a lock set through one
+ * is seen by the other; a sign-in through one forgets it for both; after the
+ * lock a new window starts. On PostgreSQL (where the server uses it) and on
+ * SQLite (the same SQL, portable).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase, openPostgresDatabase, type Db } from '../db';
+import { LoginThrottle } from './throttle';
+import { isAppError } from '../errors';
+import { tempDir } from '../../test/helpers/tools';
+import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const limited = (fn: () => void) => {
+  try {
+    fn();
+    return false;
+  } catch (e) {
+    if (isAppError(e) && e.code === 'rate_limited') return true;
+    throw e;
+  }
+};
+
+async function scenario(a: Db, b: Db) {
+  const mk = (db: Db) => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db, scope: 'login' } });
+  const [ta, tb] = [mk(a), mk(b)];
+  assert.equal(ta.fail('Bob', '10.0.0.1'), 4);
+  assert.equal(ta.fail('bob', '10.0.0.1'), 3);
+  assert.equal(ta.fail('bob', '10.0.0.1'), 2);
+  assert.equal(tb.fail('bob', '10.0.0.2'), 1, 'the other instance counts on from the same total');
+  assert.equal(limited(() => ta.check('bob', '10.0.0.9')), false);
+  assert.equal(tb.fail('BOB', '10.0.0.2'), 0, 'the fifth failure, wherever it lands, locks');
+  assert.equal(limited(() => ta.check('bob', '10.0.0.9')), true, 'locked on A');
+  assert.equal(limited(() => tb.check('bob', '10.0.0.8')), true, 'locked on B');
+  // Another scope (the probes throttle) is not touched.
+  assert.equal(limited(() => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db: a, scope: 'probe' } }).check('bob', '10.0.0.9')), false);
+  await sleep(450);
+  assert.equal(limited(() => tb.check('bob', '10.0.0.8')), false, 'the lock ended');
+  assert.equal(tb.fail('bob', '10.0.0.3'), 4, 'a new window starts after the lock');
+  ta.succeed('bob');
+  assert.equal(tb.fail('bob', '10.0.0.3'), 4, 'a sign-in through A forgot the failures for B too');
+}
+
+test('SQLite: two throttles on one database file share the counts', async () => {
+  const { dir, cleanup } = tempDir();
+  const a = openDatabase(`${dir}/db.sqlite`);
+  const b = openDatabase(`${dir}/db.sqlite`);
+  try {
+    await scenario(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+    cleanup();
+  }
+});
+
+const skip = needPostgres();
+describe('login throttle on PostgreSQL', { skip: skip ?? false }, () => {
+  let cluster: PgCluster;
+  before(async () => {
+    cluster = await startPostgres();
+  });
+  after(async () => {
+    await cluster?.destroy();
+  });
+  test('two instances count one login against one limit', async () => {
+    const url = await cluster.createDatabase('throttle');
+    const a = await openPostgresDatabase(url);
+    const b = await openPostgresDatabase(url);
+    try {
+      await scenario(a, b);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
