@@ -1,7 +1,10 @@
 // Runs every *.test.ts (unit tests beside the code, suites under test/) with
 // Node's own test runner through tsx. Arguments filter files by substring:
 //   npm test -- server/auth test/drivers
-import { readdirSync, statSync } from 'node:fs';
+// A whole run (no filter) on CI, or with TEST_BOTH_DATABASES=1, then runs
+// every suite that starts its servers through test/helpers/server once more
+// on PostgreSQL (TEST_DATABASE=postgres; docs/postgresql.md).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -26,9 +29,19 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
-const r = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...selected],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
-process.exit(r.status ?? 1);
+const run = (list, env = {}) =>
+  spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list],
+    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', ...env } },
+  ).status ?? 1;
+
+/** Suites about SQLite itself (its locks; its file as the source of `db migrate-to`): no PostgreSQL form. */
+const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts'];
+const both = filters.length === 0 && process.env.TEST_DATABASE !== 'postgres' && (process.env.CI === 'true' || process.env.CI === '1' || process.env.TEST_BOTH_DATABASES === '1');
+const first = run(selected);
+if (!both) process.exit(first);
+const onPostgres = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '\.\.\/helpers\/server'/.test(readFileSync(f, 'utf8')));
+console.log(`\n# the same ${onPostgres.length} server suites on PostgreSQL (TEST_DATABASE=postgres)\n`);
+const second = run(onPostgres, { TEST_DATABASE: 'postgres' });
+process.exit(first || second);

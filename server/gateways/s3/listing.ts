@@ -105,8 +105,9 @@ export class S3Listing {
     else if (q.after > dirKey) return [];
     let rows: Row[];
     if (t.passage !== undefined) {
+      // Exactly `name` (only a NUL could sort between the bounds, and PostgreSQL text cannot hold one).
       const name = t.passage + '/';
-      rows = name > after && name.startsWith(partial) && this.children.get(t.storage.id, t.rel, '', name, name + '\0', 1) ? [{ k: name, type: 'dir', size: 0, mtime: 0, etag: null }] : [];
+      rows = name > after && name.startsWith(partial) && this.children.get(t.storage.id, t.rel, '', name, name + '\u0001', 1) ? [{ k: name, type: 'dir', size: 0, mtime: 0, etag: null }] : [];
     } else {
       rows = this.children.all(t.storage.id, t.rel, after, partial, partial + TOP, q.max + 1) as Row[];
     }
