@@ -305,7 +305,7 @@ describe('example apps', () => {
     assert.ok(!pinText.includes(token) && !JSON.stringify(op).includes(pin), 'the PIN is shown once, on the surface only');
     let orig = (await listing('/Docs')).find((e) => e.name === 'forsam.pdf');
     assert.equal(orig.locked, true);
-    assert.equal(orig.lock.reason, 'out_for_signature');
+    assert.deepEqual([orig.lock.plugin_label, orig.lock.reason, orig.lock.reason_text], ['Fill and sign', 'out_for_signature', 'Out for signature']);
     assert.ok(orig.app_state.includes('fill-and-sign:awaiting_signature'));
     // The "Fill and sign" action is not offered while it is out for signature.
     const acts = await s.api('GET', `/api/files/plugins/actions?path=${encodeURIComponent('/Docs/forsam.pdf')}`, { token: uma });

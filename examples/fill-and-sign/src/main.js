@@ -332,7 +332,8 @@ app.action = async (input) => {
     return { message: t(lang, 'done.signed', { name: w.path.slice(w.path.lastIndexOf('/') + 1) }), open: { path: w.path } };
   }
   // Out for signature: the original is locked and marked until the other signer has signed.
-  await call('locks.set', { path: p.path, label: t(lang, 'lock.label'), reason: 'out_for_signature' });
+  // `label` names the locking app (the host defaults it to the app's name); the words go in `reason_text`.
+  await call('locks.set', { path: p.path, reason: 'out_for_signature', reason_text: t(lang, 'lock.label') });
   await call('state.set', { path: p.path, key: 'awaiting_signature', on: true });
   // The page exposes the original (f1: the job's first path) and the copy to sign (f2).
   const page = await call('pages.create', {
