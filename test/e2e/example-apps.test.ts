@@ -163,6 +163,8 @@ describe('the example apps in the browser', { skip, timeout: 420_000 }, () => {
 
       // The PIN, shown once, on the surface the submit answered.
       const shown = page.getByRole('dialog', { name: 'Signature requested' });
+      // The picker sends the id alone: the app names nobody rather than an id.
+      await shown.getByText(/^The person you chose is asked to sign\./).waitFor();
       const pinText = await shown.getByText(/^PIN: \d{6}$/).innerText();
       const pin = pinText.slice('PIN: '.length);
       await shot(page, 'example-fill-and-sign-pin');

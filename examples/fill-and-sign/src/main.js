@@ -172,7 +172,8 @@ function signatureOf(v) {
 function signerOf(v) {
   const one = Array.isArray(v) ? v[0] : v;
   if (one === undefined || one === null || one === '') return null;
-  if (typeof one === 'number' || typeof one === 'string') return { id: one, name: String(one).slice(0, 120) };
+  // The web UI's picker sends the id alone (as text): the app has no way to a name then, so it names nobody.
+  if (typeof one === 'number' || typeof one === 'string') return { id: one, name: '' };
   if (typeof one === 'object') return { id: one.id ?? null, name: String(one.username ?? one.name ?? one.email ?? one.id ?? '').slice(0, 120) };
   return null;
 }
@@ -231,7 +232,7 @@ app.event = async (input) => {
     surface: {
       title: t(lang, 'request.title'),
       nodes: [
-        { type: 'text', text: t(lang, 'request.intro', { who: signer.name }) },
+        { type: 'text', text: signer.name ? t(lang, 'request.intro', { who: signer.name }) : t(lang, 'request.intro_someone') },
         { type: 'text', style: 'title', text: t(lang, 'request.pin', { pin }) },
         { type: 'text', style: 'muted', text: t(lang, 'request.pin_once') },
       ],
@@ -339,5 +340,7 @@ app.action = async (input) => {
   const page = await call('pages.create', {
     paths: [p.path, w.path], page: 'sign', pin: String(params.pin || newPin()), title: t(lang, 'page.title', { name: p.name }),
   });
-  return { message: t(lang, 'done.requested', { who: String(signer.name || ''), url: page && page.url ? page.url : '' }), open: { path: w.path } };
+  const url = page && page.url ? page.url : '';
+  const message = signer.name ? t(lang, 'done.requested', { who: String(signer.name), url }) : t(lang, 'done.requested_someone', { url });
+  return { message, open: { path: w.path } };
 };
