@@ -6,20 +6,22 @@
  *    drawn as choice buttons, a `show_when` field appearing, a required field
  *    the server refuses shown at the field; the submit starts a job that the ops
  *    panel shows finishing, and its output file appears in the listing.
- * 2. The public app page (dist/renderer/app-page.html) against a SMALL FAKE of
- *    the four public routes, kept inside this file: the real ones are built in
- *    parallel (branch apps-public). PIN (wrong → tries left), the surface, a
- *    submit answered 202 → the "sent" screen; a revoked link (410).
+ * 2. The public app page (dist/renderer/app-page.html) served by the real server
+ *    at /s/{token}: a small app opens a page with a PIN through the host API
+ *    (`pages.create`); a visitor without a session gets the PIN form (wrong →
+ *    tries left), the HttpOnly page cookie, the surface (text escaped), the
+ *    exposed file by ref, a submit refused at its field and one accepted (202,
+ *    the job runs as the creator); an exposed file gone reads as revoked; a
+ *    link its creator revoked (SPEC: `expired`) gets the server's dead page.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { extname, join, normalize } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { buildAppPackage, publisherKey } from '../helpers/app-package';
-import { desktopContext, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, signedInPage, startServer, type RunningServer } from './ui-harness';
+import { ADMIN, bearerApi, desktopContext, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, signedInPage, startServer, type RunningServer } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const root = new URL('../..', import.meta.url).pathname;
@@ -211,104 +213,106 @@ describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => 
   });
 });
 
-/**
- * A FAKE of the public app-link routes (SPEC App plugins, "Public pages of
- * apps"), only to drive the page until branch apps-public lands: PIN 2468
- * (3 tries), a surface with a required field, 202 on submit; token `gone` is revoked.
- */
-function fakePublicServer(): Promise<{ url: string; server: Server; events: unknown[] }> {
-  const dist = join(root, 'dist/renderer');
-  const events: unknown[] = [];
-  let unlocked = false;
-  let tries = 3;
-  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-  const surface = {
-    title: 'Sign the form',
-    nodes: [
-      { type: 'text', text: 'Please sign <b>here</b>' },
-      { type: 'form', fields: [{ key: 'name', type: 'string', label: 'Your name', required: true }] },
-      { type: 'signature-pad', key: 'sig', label: 'Signature' },
-    ],
-    footer: [{ id: 'send', label: 'Send', primary: true }],
-    state: { step: 1 },
-  };
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url!, 'http://x');
-    let body = '';
-    for await (const c of req) body += c;
-    const m = /^\/api\/public\/s\/([^/]+)(\/.*)?$/.exec(url.pathname);
-    if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
-    if (m) {
-      const [, token, tail = ''] = m;
-      if (token === 'gone') return json(res, tail === '' ? 200 : 410, tail === '' ? { revoked: true } : { error: 'gone', message: 'This link was revoked.' });
-      if (tail === '' && req.method === 'GET') return json(res, 200, { kind: 'app', requires_pin: true, ...(unlocked && { app: { plugin: 'sign', page: 'form', title: 'Signing', files: [{ ref: 'f1', name: 'contract.pdf', size: 10, mime: 'application/pdf' }] } }) });
-      if (tail === '/pin') {
-        if (JSON.parse(body || '{}').pin === '2468') {
-          unlocked = true;
-          return json(res, 200, { ok: true });
-        }
-        tries--;
-        return json(res, 401, { error: 'pin_wrong', message: 'Wrong PIN.', details: { tries_left: tries }, params: { tries_left: tries } });
-      }
-      if (tail === '/event') {
-        if (!unlocked) return json(res, 401, { error: 'unauthorised', message: 'PIN needed', details: { reason: 'pin_required' } });
-        const b = JSON.parse(body || '{}');
-        events.push(b);
-        if (!b.event) return json(res, 200, { surface });
-        const data = b.data ?? {};
-        if (!data.name) return json(res, 422, { error: 'required', message: 'Fill in: name', details: { fields: ['name'], required: ['name'], reasons: { name: 'required' } } });
-        return json(res, 202, { accepted: true, job_id: 'op_fake' });
-      }
-      return json(res, 404, { error: 'not_found', message: 'Not found' });
-    }
-    const file = url.pathname.startsWith('/s/') ? 'app-page.html' : normalize(url.pathname).replace(/^\/+/, '');
-    const p = join(dist, file);
-    if (!p.startsWith(dist) || !existsSync(p)) return json(res, 404, { error: 'not_found', message: 'Not found' });
-    const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
-    // A strict policy on the page (no inline script or style element): a violation would be a console error.
-    const csp = extname(p) === '.html' ? { 'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; frame-ancestors 'none'" } : {};
-    res.writeHead(200, { 'content-type': types[extname(p)] ?? 'application/octet-stream', ...csp });
-    res.end(readFileSync(p));
-  });
-  return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server, events })));
-}
+/** A small app with a public page: the person's `publisher` dialog opens a page (host `pages.create`); `sign` is the page. */
+const PAGES_CODE = String.raw`
+app.event = async ({ view, event, data, paths }) => {
+  if (view === 'publisher') {
+    const r = await host.call('pages.create', { paths: paths.map((p) => p.path), page: 'sign', title: 'Signing', pin: data.pin || undefined });
+    return { nodes: [{ type: 'text', text: JSON.stringify(r) }] };
+  }
+  if (event === 'submit') return { job: { action: 'stamp', params: { name: data.name, sig: String(data.sig || '').slice(0, 22) } } };
+  return { nodes: [{ type: 'text', text: 'event ' + event }] };
+};
+app.view = async ({ paths }) => ({
+  title: 'Sign <b>' + paths[0].name + '</b>',
+  nodes: [
+    { type: 'text', text: 'Please sign <b>here</b>' },
+    { type: 'preview', path: paths[0].path },
+    { type: 'form', fields: [{ key: 'name', type: 'string', label: 'Your name', required: true }] },
+    { type: 'signature-pad', key: 'sig', label: 'Signature' },
+  ],
+  footer: [{ id: 'send', label: 'Send', primary: true }],
+  state: { step: 1 },
+});
+app.action = async ({ paths, params }) => {
+  await host.call('files.write', { path: paths[0].path.replace(/\.txt$/, '.signed.txt'), data: 'signed by ' + params.name + ' ' + params.sig });
+  return { message: 'stamped' };
+};
+`;
+const pagesManifest = {
+  id: 'pages', name: 'Pages', version: '1.0.0', publisher: 'acme', filex_range: '>=0.1.0 <1.0.0', default_language: 'en',
+  permissions: ['files.read', 'files.write', 'public_pages'], call_timeout_ms: 5000,
+  actions: [{ id: 'stamp', label: 'a.stamp', applies: { kind: 'file' }, output_mode: 'new_file' }],
+  views: [{ id: 'publisher', label: 'v.publisher', placement: 'dialog', applies: { kind: 'file' } }, { id: 'sign', label: 'v.sign', placement: 'page' }],
+};
 
-describe('the public app page (fake public routes)', { skip, timeout: 120_000 }, () => {
-  let fake: Awaited<ReturnType<typeof fakePublicServer>>;
+describe('the public app page (real server)', { skip, timeout: 180_000 }, () => {
+  let srv: RunningServer;
   let browser: Browser;
+  let admin = '';
+  const api = (method: string, path: string, body?: unknown) => bearerApi(() => srv.url, () => admin)(method, path, body);
+  /** Opens a page over `paths` as the admin, through the app's publisher view (pages.create). */
+  const publish = async (paths: string[], pin?: string): Promise<{ token: string; url: string; share_id: number }> => {
+    const r = await api('POST', '/api/files/plugins/views/pages/publisher/event', { paths, event: 'action', data: { pin } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return JSON.parse(r.body.surface.nodes[0].text);
+  };
+
   before(async () => {
     ensureRendererBuilt();
     assert.ok(existsSync(join(root, 'dist/renderer/app-page.html')), 'the Vite build writes app-page.html');
-    fake = await fakePublicServer();
+    srv = await startServer();
+    writeFileSync(join(srv.dataDir, 'contract.txt'), 'the contract text');
+    writeFileSync(join(srv.dataDir, 'other.txt'), 'another file');
+    const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) });
+    admin = (await login.json()).token;
+    assert.ok(admin, 'signed in');
+    assert.equal((await api('POST', '/api/files/refresh', { path: '/home' })).status < 300, true);
+    const key = publisherKey('acme');
+    assert.equal((await api('POST', '/api/admin/app-plugins/keys', key.trusted)).status, 201);
+    const pkg = await buildAppPackage({ key, manifest: pagesManifest, code: PAGES_CODE, languages: { en: { 'a.stamp': 'Stamp', 'v.publisher': 'Publish', 'v.sign': 'Sign' } } });
+    const inst = await fetch(`${srv.url}/api/admin/app-plugins/apps`, { method: 'POST', headers: { 'content-type': 'application/zip', authorization: `Bearer ${admin}` }, body: new Uint8Array(pkg) });
+    assert.equal(inst.status, 201, await inst.text());
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
-    fake?.server.closeAllConnections();
-    fake?.server.close();
+    await srv?.stop();
   });
 
-  test('PIN, the surface (text escaped), a refused and an accepted submit; a revoked link', async () => {
-    const ctx = await desktopContext(browser);
+  test('PIN (wrong: tries left), the page cookie, the surface (text escaped), a file by ref, a refused and an accepted submit; a file gone, a revoked link', async () => {
+    const made = await publish(['/home/contract.txt'], '2468');
+    assert.equal(made.url, `/s/${made.token}`);
+    const ctx = await desktopContext(browser); // a visitor: no session
     try {
       const { page, errors } = await newPage(ctx);
-      await page.goto(`${fake.url}/s/tok123`);
+      await page.goto(`${srv.url}/s/${made.token}`);
       const pin = page.getByLabel('PIN');
       await pin.fill('1111');
       await page.getByRole('button', { name: 'Open' }).click();
-      await page.getByText('Wrong PIN. Tries left: 2.').waitFor();
+      await page.getByText('Wrong PIN. Tries left: 4.').waitFor();
       await pin.fill('2468');
       await page.getByRole('button', { name: 'Open' }).click();
-      await page.getByRole('heading', { name: 'Sign the form' }).waitFor();
+      await page.getByRole('heading', { name: 'Sign <b>contract.txt</b>' }).waitFor();
       await page.getByText('Please sign <b>here</b>').waitFor(); // text, never markup
       assert.equal(await page.locator('.app-public b').count(), 0);
-      await page.getByRole('link', { name: 'contract.pdf' }).waitFor();
-      assert.match((await page.getByRole('link', { name: 'contract.pdf' }).getAttribute('href'))!, /\/api\/public\/s\/tok123\/file\/f1$/);
+      const cookie = (await ctx.cookies()).find((c) => c.name === 'service_page_dt');
+      assert.ok(cookie, 'the PIN answer set the page cookie');
+      assert.deepEqual([cookie.httpOnly, cookie.sameSite, cookie.path], [true, 'Strict', `/api/public/s/${made.token}`]);
 
+      // The exposed file, by its ref (never the creator's path).
+      const link = page.getByRole('region', { name: 'Files' }).getByRole('link', { name: 'contract.txt' });
+      assert.match((await link.getAttribute('href'))!, new RegExp(`^/api/public/s/${made.token}/file/f1(\\?|$)`));
+      assert.ok(!(await page.content()).includes('/home/contract.txt'), 'no creator path in the page');
+      const [popup] = await Promise.all([ctx.waitForEvent('page'), link.click()]);
+      await popup.waitForLoadState();
+      assert.equal((await popup.locator('body').innerText()).trim(), 'the contract text');
+      await popup.close();
+
+      // Submitted empty: the server refuses (422 required) against the surface it showed; shown at the field.
+      const refused = page.waitForResponse((r) => r.url().includes(`/api/public/s/${made.token}/event`) && r.request().method() === 'POST');
       await page.getByRole('button', { name: 'Send' }).click();
+      assert.equal((await refused).status(), 422);
       await page.locator('.app-field', { has: page.getByLabel(/^Your name/) }).getByText('Required').waitFor();
       await page.getByLabel(/^Your name/).fill('Ada');
       const pad = page.getByRole('img', { name: 'Signature' });
@@ -317,19 +321,49 @@ describe('the public app page (fake public routes)', { skip, timeout: 120_000 },
       await page.mouse.down();
       await page.mouse.move(box.x + 120, box.y + 60, { steps: 5 });
       await page.mouse.up();
+      const accepted = page.waitForResponse((r) => r.url().includes(`/api/public/s/${made.token}/event`) && r.request().method() === 'POST');
       await page.getByRole('button', { name: 'Send' }).click();
+      const res = await accepted;
+      assert.equal(res.status(), 202);
+      const body = await res.json();
+      assert.deepEqual([body.accepted, typeof body.job_id], [true, 'string']);
       await page.getByText('Thank you: your answer was sent.').waitFor();
-      const last = fake.events.at(-1) as { event: string; action_id: string; state: unknown; data: Record<string, string> };
-      assert.deepEqual([last.event, last.action_id, last.state, last.data.name], ['submit', 'send', { step: 1 }, 'Ada']);
-      assert.match(last.data.sig, /^data:image\/png;base64,/);
-      assert.deepEqual(fake.events[0], {}, 'the page opens with an empty event body');
+      // The job ran as the creator: its file, written through the write gate.
+      const op = await pollOp(srv.url, admin, body.job_id);
+      assert.equal(op.status, 'ok', JSON.stringify(op));
+      assert.equal(readFileSync(join(srv.dataDir, 'contract.signed.txt'), 'utf8'), 'signed by Ada data:image/png;base64,');
       await shot(page, 'apps-public-sent');
 
-      await page.goto(`${fake.url}/s/gone`);
+      // A page whose exposed file is gone reads as revoked (no PIN on this one).
+      const other = await publish(['/home/other.txt']);
+      await page.goto(`${srv.url}/s/${other.token}`);
+      await page.getByRole('heading', { name: 'Sign <b>other.txt</b>' }).waitFor();
+      rmSync(join(srv.dataDir, 'other.txt'));
+      await page.reload();
       await page.getByText('This link was revoked.').waitFor();
-      assert.deepEqual(errors.filter((e) => !/status of (401|410|422)/.test(e)), [], errors.join('\n'));
+
+      // The creator revokes the first page (DELETE, as any link of theirs): SPEC makes it `expired`.
+      assert.equal((await api('DELETE', `/api/files/share/${made.share_id}`)).status, 200);
+      const dead = await page.goto(`${srv.url}/s/${made.token}`);
+      assert.equal(dead!.status(), 404, "SPEC: ended links get a styled 404 page");
+      await page.getByText('This link has expired.').waitFor();
+      // Expected refusals only: the wrong PIN (401), the empty submit (422), the ended link's page (404).
+      const unexpected = errors.filter((e) => !/status of (401|404|422)/.test(e));
+      assert.deepEqual(unexpected, [], unexpected.join('\n'));
     } finally {
       await ctx.close();
     }
   });
 });
+
+/** Polls a plugin op as `token` until it is done. */
+async function pollOp(base: string, token: string, id: string): Promise<any> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const r = await fetch(`${base}/api/files/ops/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const b = await r.json();
+    if (['ok', 'failed', 'cancelled'].includes(b.status)) return b;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`op ${id} did not finish`);
+}

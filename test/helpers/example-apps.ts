@@ -17,7 +17,7 @@ const built = new Map<string, Promise<Buffer>>();
 
 export interface InstalledExamples { publisher: string; public_key_pem: string; sizes: Record<string, number> }
 
-export async function installExampleApps(s: TestServer, adminToken: string, apps: readonly ExampleApp[] = EXAMPLE_APPS): Promise<InstalledExamples> {
+export async function installExampleApps(s: Pick<TestServer, 'api'>, adminToken: string, apps: readonly ExampleApp[] = EXAMPLE_APPS): Promise<InstalledExamples> {
   const { privateKey } = generateKeyPairSync('ed25519');
   const pem = publicPem(privateKey);
   const k = await s.api('POST', '/api/admin/app-plugins/keys', { token: adminToken, body: { publisher: EXAMPLE_PUBLISHER, public_key_pem: pem } });
@@ -35,7 +35,7 @@ export async function installExampleApps(s: TestServer, adminToken: string, apps
 }
 
 /** Polls a plugin op (`GET /api/files/ops/{id}`) until it is `ok`, `failed` or `cancelled`; `onRow` sees every row read. */
-export async function waitForPluginOp(s: TestServer, token: string, id: string, opts: { timeoutMs?: number; everyMs?: number; onRow?: (row: any) => void } = {}): Promise<any> {
+export async function waitForPluginOp(s: Pick<TestServer, 'api'>, token: string, id: string, opts: { timeoutMs?: number; everyMs?: number; onRow?: (row: any) => void } = {}): Promise<any> {
   const until = Date.now() + (opts.timeoutMs ?? 120_000);
   while (Date.now() < until) {
     const r = await s.api('GET', `/api/files/ops/${id}`, { token });

@@ -265,9 +265,7 @@ describe('example apps', () => {
     assert.equal(original.getForm().getTextField('full_name').getText(), undefined);
   });
 
-  // TODO: needs the host method `state.set` (the locks port, built on another branch); until it is wired the app
-  // logs "state.set is not offered" and the copy is written unmarked.
-  test('Fill and sign: the signed copy is marked fill-and-sign:signed in the listing', { todo: 'host method state.set is not wired in this branch' }, async () => {
+  test('Fill and sign: the signed copy is marked fill-and-sign:signed in the listing', async () => {
     const entry = (await listing('/Docs')).find((e) => e.name === 'contract-signed.pdf');
     assert.ok(entry, 'the signed copy of the test above');
     assert.ok(entry.app_state.includes('fill-and-sign:signed'), `app_state of the signed copy: ${JSON.stringify(entry.app_state)}`);
@@ -292,37 +290,82 @@ describe('example apps', () => {
     assert.equal(tr.getForm().getTextField('full_name').getText(), 'Ayşe Işığı');
   });
 
-  // TODO: needs the host methods other branches add: `locks.set` / `locks.clear` / `state.set` (the locks port) and
-  // `pages.create` (public app pages); without them the job fails `app_failed` (unknown_method: locks.set). The public
-  // signer is played here through the signed-in route of the `sign` view: the public page route is not in this branch.
-  test('Fill and sign: asking someone else locks the original, marks it, shows a PIN once; their signature completes the copy and clears both', { todo: 'host methods locks.set, locks.clear, state.set and pages.create are not wired in this branch' }, async () => {
-    const ev = (view: string, data: unknown) => s.api('POST', `/api/files/plugins/views/fill-and-sign/${view}/event`, { token: uma, body: { event: 'submit', paths: ['/Docs/forsam.pdf'], data } });
-    let r = await ev('fill', { fields: { full_name: 'Ada' }, signature: await signatureUrl(), signer: { id: 3, username: 'sam' } });
+  test('Fill and sign: asking someone else locks the original, marks it, shows a PIN once; the signer signs on the public page and that completes the copy and clears both', async () => {
+    const ev = (data: unknown) => s.api('POST', '/api/files/plugins/views/fill-and-sign/fill/event', { token: uma, body: { event: 'submit', paths: ['/Docs/forsam.pdf'], data } });
+    let r = await ev({ fields: { full_name: 'Ada' }, signature: await signatureUrl(), signer: { id: 3, username: 'sam' } });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const pinText = r.body.surface.nodes.map((n: any) => n.text).join('\n');
-    assert.match(pinText, /PIN: \d{6}/);
+    const pin = /PIN: (\d{6})/.exec(pinText)?.[1];
+    assert.ok(pin, pinText);
     const op = await waitForPluginOp(s, uma, r.body.job_id);
     assert.equal(op.status, 'ok', JSON.stringify(op));
-    assert.match(op.message, /^Out for signature with sam\. Signing page: \S+/);
+    const link = /^Out for signature with sam\. Signing page: \/s\/(\S+)$/.exec(op.message);
+    assert.ok(link, op.message);
+    const token = link[1];
+    assert.ok(!pinText.includes(token) && !JSON.stringify(op).includes(pin), 'the PIN is shown once, on the surface only');
     let orig = (await listing('/Docs')).find((e) => e.name === 'forsam.pdf');
     assert.equal(orig.locked, true);
-    assert.equal(orig.lock.reason, 'out_for_signature');
+    assert.deepEqual([orig.lock.plugin_label, orig.lock.reason, orig.lock.reason_text], ['Fill and sign', 'out_for_signature', 'Out for signature']);
     assert.ok(orig.app_state.includes('fill-and-sign:awaiting_signature'));
     // The "Fill and sign" action is not offered while it is out for signature.
     const acts = await s.api('GET', `/api/files/plugins/actions?path=${encodeURIComponent('/Docs/forsam.pdf')}`, { token: uma });
     assert.deepEqual(acts.body.actions.map((a: any) => a.id), ['countersign']);
 
-    r = await ev('sign', { signer_name: 'Sam Signer', signature: await signatureUrl() });
+    // The signer, without a session: the public page's routes.
+    const pub = (method: string, sub: string, o: { body?: unknown; dt?: string } = {}) =>
+      s.api(method, `/api/public/s/${token}${sub}`, { body: o.body, headers: o.dt ? { 'x-service-dt': o.dt } : {} });
+    const html = await fetch(`${s.url}/s/${token}`);
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-type') ?? '', /text\/html/);
+    let st = await pub('GET', '');
+    assert.deepEqual([st.status, st.body.kind, st.body.state, st.body.requires_pin, st.body.unlocked, st.body.app], [200, 'app', 'active', true, false, undefined]);
+    assert.equal((await pub('POST', '/event')).status, 401, 'no event before the PIN');
+    const wrong = String((Number(pin) + 1) % 1e6).padStart(6, '0');
+    r = await pub('POST', '/pin', { body: { pin: wrong } });
+    assert.deepEqual([r.status, r.body.error, r.body.details?.tries_left], [401, 'pin_wrong', 4]);
+    r = await pub('POST', '/pin', { body: { pin } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match(r.headers.get('set-cookie') ?? '', /service_page_dt=.*httponly/i);
+    const dt = r.body.download_token as string;
+    st = await pub('GET', '', { dt });
+    assert.equal(st.body.unlocked, true);
+    assert.deepEqual(st.body.app.files.map((f: any) => [f.ref, f.name]), [['f1', 'forsam.pdf'], ['f2', 'forsam-signed.pdf']]);
+    assert.equal(st.body.app.title, 'Please sign forsam.pdf');
+    const open = await pub('POST', '/event', { dt });
+    assert.equal(open.status, 200, JSON.stringify(open.body));
+    const fieldsNode = open.body.surface.nodes.find((n: any) => n.type === 'pdf-fields');
+    assert.equal(fieldsNode?.path, 'f2', 'the copy to sign, by ref');
+    assert.ok(!JSON.stringify(open.body).includes('/Docs'), 'no creator path reaches the visitor');
+    const file = await fetch(`${s.url}/api/public/s/${token}/file/f2`, { headers: { 'x-service-dt': dt } });
+    assert.equal(file.status, 200);
+    assert.equal(file.headers.get('content-type'), 'application/pdf');
+    assert.ok(Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(docs, 'forsam-signed.pdf'))));
+    // The page's form: its name is required (checked by the service against the surface shown).
+    r = await pub('POST', '/event', { dt, body: { event: 'submit', data: { signature: await signatureUrl() } } });
+    assert.deepEqual([r.status, r.body.error, r.body.details?.fields], [422, 'required', ['signer_name']]);
+    r = await pub('POST', '/event', { dt, body: { event: 'submit', data: { signer_name: 'Sam Signer', signature: await signatureUrl() } } });
     assert.equal(r.status, 202, JSON.stringify(r.body));
+    assert.equal(r.body.accepted, true);
     const op2 = await waitForPluginOp(s, uma, r.body.job_id);
     assert.equal(op2.status, 'ok', JSON.stringify(op2));
+    assert.equal(op2.open ?? null, null, 'a job from a page carries no open');
     const signed = await PDFDocument.load(readFileSync(join(docs, 'forsam-signed.pdf')));
+    assert.equal(signed.getForm().getTextField('full_name').getText(), 'Ada');
     assert.equal(imageCount(signed.getPage(1)), 2, 'both signatures on the last page');
     orig = (await listing('/Docs')).find((e) => e.name === 'forsam.pdf');
     assert.equal(orig.locked, false);
     assert.ok(!orig.app_state.includes('fill-and-sign:awaiting_signature'));
     const copy = (await listing('/Docs')).find((e) => e.name === 'forsam-signed.pdf');
     assert.ok(copy.app_state.includes('fill-and-sign:signed'));
+    // The creator revokes the page like any link of theirs: SPEC "Share link public state" makes it `expired`.
+    const mine = await s.api('GET', '/api/files/share', { token: uma });
+    const row = (mine.body.shares ?? mine.body.items ?? mine.body).find((x: any) => x.token === token);
+    assert.equal(row?.kind, 'app', JSON.stringify(mine.body).slice(0, 500));
+    assert.equal((await s.api('DELETE', `/api/files/share/${row.id}`, { token: uma })).status, 200);
+    st = await pub('GET', '', { dt });
+    assert.deepEqual([st.body.state, st.body.unlocked, st.body.app], ['expired', false, undefined]);
+    r = await pub('POST', '/event', { dt });
+    assert.deepEqual([r.status, r.body.error], [410, 'expired']);
   });
 });
 

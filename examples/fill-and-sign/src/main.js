@@ -101,12 +101,13 @@ async function surfaceFor(input, publicPage) {
   if (!p) return { nodes: [{ type: 'text', style: 'error', text: t(lang, 'error.no_file') }] };
   let doc, path = p.path;
   try {
-    if (publicPage) {
-      // The other signer signs the copy the owner prepared (beside the original), when it is there.
-      const copy = signedPathOf(p);
+    // The other signer signs the copy the owner prepared: the page exposes it as its second file
+    // (a page's app reads only the files it exposes); an older page exposing only the original shows that.
+    const copy = publicPage ? (input.paths || [])[1] : null;
+    if (copy) {
       try {
-        doc = await load(await readFile(copy));
-        path = copy;
+        doc = await load(await readFile(copy.path));
+        path = copy.path;
       } catch {
         doc = await load(await readFile(p.path));
       }
@@ -171,7 +172,8 @@ function signatureOf(v) {
 function signerOf(v) {
   const one = Array.isArray(v) ? v[0] : v;
   if (one === undefined || one === null || one === '') return null;
-  if (typeof one === 'number' || typeof one === 'string') return { id: one, name: String(one).slice(0, 120) };
+  // The web UI's picker sends the id alone (as text): the app has no way to a name then, so it names nobody.
+  if (typeof one === 'number' || typeof one === 'string') return { id: one, name: '' };
   if (typeof one === 'object') return { id: one.id ?? null, name: String(one.username ?? one.name ?? one.email ?? one.id ?? '').slice(0, 120) };
   return null;
 }
@@ -195,7 +197,9 @@ app.event = async (input) => {
   const lang = input.lang;
   if (!(input.event === 'submit' || (input.event === 'action' && input.action_id === 'submit'))) return safeSurface(input, isPublic(input));
   const data = input.data || {};
-  const signature = signatureOf(data.signature);
+  // Drawn on the signature pad (`signature`) or in the signature box of the PDF's fields (`fields.signature`).
+  const nested = data.fields && typeof data.fields === 'object' ? data.fields.signature : undefined;
+  const signature = signatureOf(data.signature || nested);
   if (signature === 'bad') return { errors: [{ key: 'signature', code: 'invalid', reason: t(lang, 'error.signature_invalid') }] };
   if (isPublic(input)) {
     const name = typeof data.signer_name === 'string' ? data.signer_name.trim().slice(0, 120) : '';
@@ -228,7 +232,7 @@ app.event = async (input) => {
     surface: {
       title: t(lang, 'request.title'),
       nodes: [
-        { type: 'text', text: t(lang, 'request.intro', { who: signer.name }) },
+        { type: 'text', text: signer.name ? t(lang, 'request.intro', { who: signer.name }) : t(lang, 'request.intro_someone') },
         { type: 'text', style: 'title', text: t(lang, 'request.pin', { pin }) },
         { type: 'text', style: 'muted', text: t(lang, 'request.pin_once') },
       ],
@@ -329,10 +333,14 @@ app.action = async (input) => {
     return { message: t(lang, 'done.signed', { name: w.path.slice(w.path.lastIndexOf('/') + 1) }), open: { path: w.path } };
   }
   // Out for signature: the original is locked and marked until the other signer has signed.
-  await call('locks.set', { path: p.path, label: t(lang, 'lock.label'), reason: 'out_for_signature' });
+  // `label` names the locking app (the host defaults it to the app's name); the words go in `reason_text`.
+  await call('locks.set', { path: p.path, reason: 'out_for_signature', reason_text: t(lang, 'lock.label') });
   await call('state.set', { path: p.path, key: 'awaiting_signature', on: true });
+  // The page exposes the original (f1: the job's first path) and the copy to sign (f2).
   const page = await call('pages.create', {
-    paths: [p.path], page: 'sign', pin: String(params.pin || newPin()), title: t(lang, 'page.title', { name: p.name }),
+    paths: [p.path, w.path], page: 'sign', pin: String(params.pin || newPin()), title: t(lang, 'page.title', { name: p.name }),
   });
-  return { message: t(lang, 'done.requested', { who: String(signer.name || ''), url: page && page.url ? page.url : '' }), open: { path: w.path } };
+  const url = page && page.url ? page.url : '';
+  const message = signer.name ? t(lang, 'done.requested', { who: String(signer.name), url }) : t(lang, 'done.requested_someone', { url });
+  return { message, open: { path: w.path } };
 };

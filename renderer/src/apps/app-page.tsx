@@ -7,6 +7,7 @@ import { errorText } from '../ui/toast';
 import { actionsFor, openView } from './apps-api';
 import { parseAppRoute } from './app-route';
 import { pickLabel } from './surface/logic';
+import type { SurfaceData } from './surface/types';
 import { ViewBody, type OpenView } from './app-view';
 
 export default function AppPage() {
@@ -32,6 +33,7 @@ export default function AppPage() {
     // The route's text is the dependency; `route` is a new object each render.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, lang]);
+  const [shown, setShown] = useState<SurfaceData | null>(null);
   const back = route?.paths[0] ? routeOf(parentPath(route.paths[0])) : '/files';
   // A job started without a new surface: back to the folder, where the ops panel (opened for it) follows it.
   const onJob = useCallback((_op: string, next?: unknown) => {
@@ -40,10 +42,10 @@ export default function AppPage() {
   return (
     <section className="page app-page">
       <p><a href={back} onClick={(e) => { e.preventDefault(); navigate(back); }}>← {t('apps.back')}</a></p>
-      {v && <h1>{v.surface.title || v.title}</h1>}
+      {v && <h1>{shown?.title || v.surface.title || v.title}</h1>}
       {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
       {!v && !error && <p aria-busy="true">{t('common.loading')}</p>}
-      {v && <ViewBody key={key} v={v} onJob={onJob} />}
+      {v && <ViewBody key={key} v={v} onJob={onJob} onSurface={setShown} />}
     </section>
   );
 }

@@ -4,7 +4,7 @@
  * refused submit at its fields, and hands a started job to the ops panel.
  * Placement: `dialog` (modal), `panel` (beside the listing), `page` (AppPage).
  */
-import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ApiError } from '../api/client';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
@@ -64,8 +64,10 @@ export function useViewEvents(v: Pick<OpenView, 'plugin' | 'view' | 'paths'>, fi
 const people = (plugin: string) => (q: string) => searchUsers(plugin, q).then((r) => r.users);
 
 /** The surface with the signed-in UI's parts: raw file URLs, the user search, the file chooser. */
-export function ViewBody({ v, onJob }: { v: OpenView; onJob: (op: string, next?: SurfaceData) => void }) {
+export function ViewBody({ v, onJob, onSurface }: { v: OpenView; onJob: (op: string, next?: SurfaceData) => void; onSurface?: (s: SurfaceData) => void }) {
   const s = useViewEvents(v, v.surface, onJob);
+  // The frame around the body (dialog, panel, page heading) shows the title of the surface shown now.
+  useEffect(() => onSurface?.(s.surface), [s.surface, onSurface]);
   const search = useMemo(() => people(v.plugin), [v.plugin]);
   return (
     <Surface surface={s.surface} busy={s.busy} errors={s.errors} error={s.error} onEvent={s.onEvent}
@@ -79,8 +81,9 @@ export function AppViewFrame({ v, onClose }: { v: OpenView; onClose: () => void 
   const onJob = useCallback((_op: string, next?: SurfaceData) => {
     if (!next) onClose();
   }, [onClose]);
-  const title = v.surface.title || v.title;
-  const body: ReactNode = <ViewBody v={v} onJob={onJob} />;
+  const [shown, setShown] = useState(v.surface);
+  const title = shown.title || v.title;
+  const body: ReactNode = <ViewBody v={v} onJob={onJob} onSurface={setShown} />;
   if (v.placement === 'panel')
     return (
       <aside className="panel app-panel" aria-label={title}>

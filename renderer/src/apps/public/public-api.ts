@@ -8,6 +8,8 @@ import type { SurfaceData } from '../surface/types';
 
 export interface PublicFile { ref: string; name: string; size?: number; mime?: string }
 export interface LinkState {
+  /** `active`, `expired`, `revoked` or `suspended`. */
+  state?: string;
   revoked?: boolean;
   requires_pin?: boolean;
   app?: { plugin: string; page: string; title?: string; files?: PublicFile[] };

@@ -21,6 +21,7 @@ type Screen =
   | { kind: 'surface'; surface: SurfaceData }
   | { kind: 'submitted' }
   | { kind: 'revoked' }
+  | { kind: 'expired' }
   | { kind: 'gone'; message?: string };
 
 export function PublicApp() {
@@ -35,7 +36,8 @@ export function PublicApp() {
 
   /** A failure of any call: 410 revoked, 401 PIN needed, 404 gone, else a message on the current screen. */
   const failed = useCallback((e: unknown) => {
-    if (e instanceof ApiError && e.status === 410) return setScreen({ kind: 'revoked' });
+    // 410: `expired` (the clock, or the creator revoking it: SPEC "Share link public state") or `revoked`.
+    if (e instanceof ApiError && e.status === 410) return setScreen({ kind: e.code === 'expired' ? 'expired' : 'revoked' });
     if (e instanceof ApiError && e.status === 401) return setScreen({ kind: 'pin' });
     if (e instanceof ApiError && e.status === 404) return setScreen({ kind: 'gone', message: e.message });
     setError(errorText(e, t));
@@ -47,6 +49,8 @@ export function PublicApp() {
       const state = await link.state();
       setInfo(state);
       if (state.revoked) return setScreen({ kind: 'revoked' });
+      // An ended link is not a PIN question: its state says so before any app block.
+      if (state.state === 'expired') return setScreen({ kind: 'expired' });
       if (state.requires_pin && !state.app) return setScreen({ kind: 'pin' });
       const r = await link.event();
       if ('surface' in r) setScreen({ kind: 'surface', surface: r.surface });
@@ -102,6 +106,7 @@ export function PublicApp() {
         )}
         {screen.kind === 'submitted' && <p className="ok" role="status">{t('apps.public.submitted')}</p>}
         {screen.kind === 'revoked' && <p className="error" role="alert">{t('apps.public.revoked')}</p>}
+        {screen.kind === 'expired' && <p className="error" role="alert">{t('apps.public.expired')}</p>}
         {screen.kind === 'gone' && <p className="error" role="alert">{screen.message || t('apps.public.gone')}</p>}
       </div>
     </PublicFrame>

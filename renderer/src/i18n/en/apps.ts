@@ -88,6 +88,7 @@ export const apps = {
   'apps.public.submitted_title': 'Sent',
   'apps.public.submitted': 'Thank you: your answer was sent.',
   'apps.public.revoked': 'This link was revoked.',
+  'apps.public.expired': 'This link has expired.',
   'apps.public.gone': 'This link does not exist or is no longer available.',
   'apps.public.files': 'Files',
 };

@@ -90,6 +90,7 @@ export const apps: Record<keyof typeof en, string> = {
   'apps.public.submitted_title': 'Gönderildi',
   'apps.public.submitted': 'Teşekkürler: yanıtınız gönderildi.',
   'apps.public.revoked': 'Bu bağlantı iptal edildi.',
+  'apps.public.expired': 'Bu bağlantının süresi doldu.',
   'apps.public.gone': 'Bu bağlantı yok ya da artık kullanılamıyor.',
   'apps.public.files': 'Dosyalar',
 };
