@@ -4,7 +4,7 @@ import { appendFileSync, readFileSync, truncateSync, existsSync } from 'node:fs'
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
-import yauzl from 'yauzl';
+import { zipDigests } from '../../test/helpers/zip-read';
 import { SidecarStore, ZipFileBuild, entryKey, type CommitPolicy } from './zip-build';
 import { tempDir } from '../../test/helpers/tools';
 
@@ -37,28 +37,6 @@ async function fresh(file: string, list: Item[]): Promise<Buffer> {
   return readFileSync(file);
 }
 
-async function readBack(file: string): Promise<Map<string, string>> {
-  const zip = await new Promise<yauzl.ZipFile>((res, rej) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
-  const out = new Map<string, string>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (e: yauzl.Entry) =>
-      zip.openReadStream(e, async (err, s) => {
-        if (err) return reject(err);
-        const h = createHash('sha256');
-        for await (const c of s!) h.update(c as Buffer);
-        assert.equal(out.has(e.fileName), false, `entry ${e.fileName} twice`);
-        out.set(e.fileName, h.digest('hex'));
-        zip.readEntry();
-      }),
-    );
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  zip.close();
-  return out;
-}
-
 const digests = (list: Item[]) => new Map(list.map((it) => [it.name, createHash('sha256').update(it.data).digest('hex')]));
 
 test('a build cut after its last checkpoint goes on from it: garbage past the checkpoint is cut, the result equals a build from zero', async () => {
@@ -83,7 +61,7 @@ test('a build cut after its last checkpoint goes on from it: garbage past the ch
     const resumed = readFileSync(temp);
     assert.ok(resumed.subarray(0, cp.length).equals(prefix), 'the committed bytes are kept as they were');
     assert.ok(resumed.equals(await fresh(join(dir, 'b.zip'), list)), 'byte-identical to a build from zero');
-    assert.deepEqual(await readBack(temp), digests(list));
+    assert.deepEqual(await zipDigests(temp), digests(list));
   } finally {
     cleanup();
   }
@@ -109,7 +87,7 @@ test('a committed source that changed cuts the archive at that entry; a temp sho
     await add(b3, changed, 12);
     await b3.finish();
     assert.ok(readFileSync(temp).equals(await fresh(join(dir, 'b.zip'), changed)));
-    assert.deepEqual(await readBack(temp), digests(changed));
+    assert.deepEqual(await zipDigests(temp), digests(changed));
 
     const temp2 = join(dir, 'c.zip.part');
     const store2 = new SidecarStore(`${temp2}.idx`);
@@ -122,7 +100,7 @@ test('a committed source that changed cuts the archive at that entry; a temp sho
     assert.equal(existsSync(store2.file), false, 'its checkpoints are forgotten before new bytes are written');
     await add(c2, list, 0);
     await c2.finish();
-    assert.deepEqual(await readBack(temp2), digests(list));
+    assert.deepEqual(await zipDigests(temp2), digests(list));
     await c2.discard();
     assert.equal(existsSync(temp2), false);
   } finally {

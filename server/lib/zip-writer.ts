@@ -62,19 +62,8 @@ export interface ZipWriterState {
   entries: ZipEntryRecord[];
 }
 
-interface Record {
-  name: Buffer;
-  method: 0 | 8;
-  time: number;
-  date: number;
-  crc: number;
-  csize: number;
-  usize: number;
-  offset: number;
-  zip64: boolean;
-  external: number;
-  dir: boolean;
-}
+/** An entry as the writer keeps it: its name already encoded. */
+type Record = Omit<ZipEntryRecord, 'name'> & { name: Buffer };
 
 const U32 = 0xffffffff;
 const U16 = 0xffff;

@@ -5,12 +5,11 @@
  * keys. Every change is audited; a changed app's sandbox is stopped so its
  * next call runs the new code.
  */
-import { createPublicKey } from 'node:crypto';
 import type { Actor } from '../auth';
 import { actorRef } from '../auth';
 import { AppError, validation } from '../errors';
 import type { EventBus } from '../events';
-import { readAppPackage } from './package/package';
+import { readAppPackage, requireEd25519Pem } from './package/package';
 import { compareVersions } from './package/semver';
 import type { AppsRepo, InstalledApp } from './registry/apps.repo';
 import type { AppRuntime } from './runtime';
@@ -113,13 +112,7 @@ export class AppAdmin {
   }
 
   addKey(by: Actor, publisher: string, pem: string) {
-    let type: string | undefined;
-    try {
-      type = createPublicKey(pem).asymmetricKeyType;
-    } catch {
-      throw validation('public_key_pem', 'not a PEM public key');
-    }
-    if (type !== 'ed25519') throw validation('public_key_pem', 'must be an Ed25519 key');
+    requireEd25519Pem(pem);
     const id = this.d.repo.addKey({ publisher, public_key_pem: pem }, by.kind === 'system' ? null : by.principal.id);
     this.audit(by, 'app_plugin.key_add', publisher, { key_id: id });
     return { id, publisher };

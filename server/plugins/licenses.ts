@@ -8,9 +8,9 @@
  * audited (`app_plugin.license_held`), the first that finds it running again
  * too (`app_plugin.license_released`).
  */
-import { createPublicKey } from 'node:crypto';
 import { actorRef, type Actor } from '../auth';
 import { AppError, validation } from '../errors';
+import { requireEd25519Pem } from './package/package';
 import type { EventBus } from '../events';
 import { decodeLicense, LICENSE_MAX_CHARS, licenseStatus, RUNNING, type LicenseAnswer } from './license';
 import type { AppsRepo, InstalledApp } from './registry/apps.repo';
@@ -108,13 +108,7 @@ export class AppLicenses {
   }
 
   addStoreKey(by: Actor, store: string, pem: string) {
-    let type: string | undefined;
-    try {
-      type = createPublicKey(pem).asymmetricKeyType;
-    } catch {
-      throw validation('public_key_pem', 'not a PEM public key');
-    }
-    if (type !== 'ed25519') throw validation('public_key_pem', 'must be an Ed25519 key');
+    requireEd25519Pem(pem);
     const id = this.d.hostRepo.addStoreKey(store, pem, by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
     this.audit(by, 'app_store.trust', store, { key_id: id });

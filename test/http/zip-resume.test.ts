@@ -22,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import yauzl from 'yauzl';
+import { zipDigests } from '../helpers/zip-read';
 import { spawnServer, type ChildServer } from '../helpers/child-server';
 import { needTool, tempDir } from '../helpers/tools';
 
@@ -58,37 +58,6 @@ function folder(dir: string, n: number): Map<string, string> {
     writeFileSync(join(dir, name), body);
     out.set(name, sha(body));
   }
-  return out;
-}
-
-/** Every entry of a ZIP file: name → sha256 of its bytes; an entry seen twice fails. */
-async function readZip(file: string): Promise<Map<string, string>> {
-  const zip = await new Promise<yauzl.ZipFile>((res, rej) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
-  const out = new Map<string, string>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (e: yauzl.Entry) => {
-      if (out.has(e.fileName)) return reject(new Error(`entry ${e.fileName} twice`));
-      if (e.fileName.endsWith('/')) {
-        out.set(e.fileName, 'dir');
-        return zip.readEntry();
-      }
-      zip.openReadStream(e, async (err, s) => {
-        if (err) return reject(err);
-        const h = createHash('sha256');
-        try {
-          for await (const c of s!) h.update(c as Buffer);
-        } catch (x) {
-          return reject(x);
-        }
-        out.set(e.fileName, h.digest('hex'));
-        zip.readEntry();
-      });
-    });
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  zip.close();
   return out;
 }
 
@@ -181,7 +150,7 @@ describe('folder ZIP builds resume after kill -9', () => {
       const final = readFileSync(zipFile);
       assert.equal(op.result.size, final.length);
       assert.ok(final.subarray(0, cut.zip.length).equals(prefix), 'the bytes committed before the kill are the first bytes of the result, unchanged');
-      expectZip(await readZip(zipFile), 'big/', want);
+      expectZip(await zipDigests(zipFile), 'big/', want);
       unzipTest(zipFile);
       // From zero the new process would read every source byte and then the archive once to publish it; resumed, it
       // reads the sources of the uncommitted entries only. The 32 MiB of slack (the bundle, the database, the logs: about
@@ -265,7 +234,7 @@ describe('folder ZIP builds resume after kill -9', () => {
       assert.ok(cached.subarray(0, cut.length).equals(prefix), 'the committed bytes are the first bytes of the archive, unchanged');
       const file = join(t.dir, 'served.zip');
       writeFileSync(file, served);
-      expectZip(await readZip(file), '', want);
+      expectZip(await zipDigests(file), '', want);
       unzipTest(file);
       tc.diagnostic(`committed at the kill: ${cut.entries} of 240 entries, ${cut.length} of ${cached.length} bytes`);
     } finally {

@@ -8,7 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { AppError } from '../../errors';
+import { AppError, validation } from '../../errors';
 import { sha256Hex } from '../../lib/crypto';
 import { VERSION } from '../../version';
 import { entryProblem, openZip, type ZipEntry } from '../../archives/zip-reader';
@@ -50,6 +50,17 @@ export interface AppPackage {
  * but the signature), sorted by name: `<sha256 hex> <name>\n`. Names cannot hold
  * a newline (refused at read), so the text is unambiguous.
  */
+/** Refuses (`validation_failed` at `public_key_pem`) anything but an Ed25519 public key in PEM: the only kind packages and licences are signed with. */
+export function requireEd25519Pem(pem: string): void {
+  let type: string | undefined;
+  try {
+    type = createPublicKey(pem).asymmetricKeyType;
+  } catch {
+    throw validation('public_key_pem', 'not a PEM public key');
+  }
+  if (type !== 'ed25519') throw validation('public_key_pem', 'must be an Ed25519 key');
+}
+
 export function digestText(files: { name: string; bytes: Buffer }[]): string {
   const lines = files.map((f) => `${sha256Hex(f.bytes)} ${f.name}\n`);
   return DIGEST_HEADER + [...files].map((f, i) => [f.name, lines[i]] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, l]) => l).join('');
