@@ -1,0 +1,85 @@
+/**
+ * Row types of the app plugins' tables (owner: plugins), split from tables.ts
+ * by sub-feature; tables.ts re-exports them and lists them in `DB`.
+ */
+import type { Generated } from 'kysely';
+
+/** plugins: one installed app: the verified package (manifest, code, packs as JSON) and the admin's choices. */
+export interface AppPluginsTable {
+  id: string;
+  version: string;
+  publisher: string;
+  digest: string;
+  manifest: string;
+  code: string;
+  languages: string;
+  /** Icon files by package path, base64 (JSON). */
+  icons: string;
+  enabled: number;
+  settings: string;
+  /** Hosts of the manifest's `http_hosts` the admin approved (JSON list). */
+  approved_hosts: string;
+  installed_by: number | null;
+  installed_at: string;
+  updated_at: string;
+}
+/** plugins: an app's own key-value storage (host API `kv.*`). */
+export interface AppPluginKvTable {
+  plugin: string;
+  key: string;
+  value: string;
+  updated_at: string;
+}
+/** plugins: a publisher key the admin trusts for app packages. */
+export interface AppPublisherKeysTable {
+  id: Generated<number>;
+  publisher: string;
+  public_key_pem: string;
+  added_by: number | null;
+  added_at: string;
+}
+/** plugins: the token of a lock an app set through the host API, for its own later writes (host `locks.*`). */
+export interface AppPluginLockTokensTable {
+  plugin: string;
+  storage_id: number;
+  rel: string;
+  token: string;
+  locked_at: string;
+}
+/** plugins: an app's last wake-up (`tick`); claimed with a conditional update so one instance runs it. */
+export interface AppPluginWakeupsTable {
+  plugin: string;
+  last_at: string;
+  outcome: string | null;
+}
+/** plugins: a scheduled item a wake-up answered and that was queued (each key once per due_at). */
+export interface AppPluginScheduleRunsTable {
+  plugin: string;
+  key: string;
+  due_at: string;
+  op_id: string | null;
+  ran_at: string;
+}
+/** plugins: the licence token the admin set for an app; `held_status` is the last held status seen (audit once). */
+export interface AppPluginLicensesTable {
+  plugin: string;
+  token: string;
+  held_status: string | null;
+  set_by: number | null;
+  set_at: string;
+}
+/** plugins: an app store's Ed25519 key the admin trusts for licences. */
+export interface AppStoreKeysTable {
+  id: Generated<number>;
+  store: string;
+  public_key_pem: string;
+  added_by: number | null;
+  added_at: string;
+}
+/** plugins: a licence id the admin revoked locally. */
+export interface AppLicenseRevocationsTable {
+  license_id: string;
+  note: string | null;
+  added_by: number | null;
+  added_at: string;
+}
