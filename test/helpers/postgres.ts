@@ -68,8 +68,9 @@ export async function startPostgres(): Promise<PgCluster> {
     spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', `${join(bin, 'pg_ctl')} -D ${shellQuote(data)} -m fast -w stop`], { stdio: 'ignore', timeout: 60_000 });
     cleanup();
   };
-  // A crashed test run must not leave a postmaster behind.
+  // A crashed or terminated test run must not leave a postmaster behind.
   process.once('exit', stopNow);
+  exitOnSignals();
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
     port,
@@ -95,6 +96,17 @@ export async function startPostgres(): Promise<PgCluster> {
       stopNow();
     },
   };
+}
+
+/**
+ * The test runner ends a timed-out file with SIGTERM (and a user with SIGINT), which skips 'exit'
+ * listeners unless the signal is turned into an exit: then every cluster's `stopNow` runs.
+ */
+let signalsHooked = false;
+function exitOnSignals(): void {
+  if (signalsHooked) return;
+  signalsHooked = true;
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => process.exit(128 + (sig === 'SIGTERM' ? 15 : 2)));
 }
 
 function uidOf(user: string): number {
