@@ -71,8 +71,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // Random per process start: op leases and change notices name this instance by it (docs/operations.md).
     const instanceId = randomBytes(6).toString('hex');
     // Change notices between instances on one PostgreSQL (LISTEN/NOTIFY); nothing to tell on SQLite.
-    const channel = config.databaseUrl && opts.role === 'server' ? await openPgChannel(config.databaseUrl, instanceId, logFn) : localChannel(instanceId);
+    // A CLI command opens it too, so the running instances hear what it changed (settings, storages).
+    const channel = config.databaseUrl ? await openPgChannel(config.databaseUrl, instanceId, logFn) : localChannel(instanceId);
     cleanups.unshift(() => channel.close());
+    db.attachChannel?.(channel);
     const bus = new EventBus(db.sqlite, logFn);
     bus.attachChannel(channel);
     attachAudit(db, bus);

@@ -46,6 +46,13 @@ export async function openPgChannel(url: string, instanceId: string, log: (msg: 
   let client: pg.Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
+  // Notices on their way: close() lets them go out first (a CLI command exits right after its change).
+  const sending = new Set<Promise<unknown>>();
+  const send = (c: pg.Client, payload: string, onError: (e: unknown) => void) => {
+    const p = c.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch(onError);
+    sending.add(p);
+    void p.finally(() => sending.delete(p));
+  };
   const deliver = (event: string, data: unknown) => {
     for (const fn of [...listeners]) {
       try {
@@ -97,13 +104,13 @@ export async function openPgChannel(url: string, instanceId: string, log: (msg: 
     publish(event, data) {
       const payload = JSON.stringify({ instance: instanceId, event, data });
       const c = client;
-      if (!c) return;
+      if (!c || closed) return;
       if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
         // Too big to notify (a very long path): the others drop their caches instead.
-        void c.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ instance: instanceId, event: 'resync', data: null })]).catch(() => {});
+        send(c, JSON.stringify({ instance: instanceId, event: 'resync', data: null }), () => {});
         return;
       }
-      c.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch((e) => log(`change notice ${event} not sent`, e));
+      send(c, payload, (e) => log(`change notice ${event} not sent`, e));
     },
     subscribe(fn) {
       listeners.add(fn);
@@ -112,6 +119,7 @@ export async function openPgChannel(url: string, instanceId: string, log: (msg: 
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
+      await Promise.all(sending);
       const c = client;
       client = null;
       await c?.end().catch(() => {});

@@ -12,6 +12,7 @@ import { MIGRATIONS, type Migration } from './migrations';
 import { inOrder } from './migrations/order';
 import { MetaStore } from './meta';
 import { DbWaits } from './busy';
+import type { ChangeChannel } from './channel';
 
 export { MetaStore } from './meta';
 export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
@@ -39,6 +40,11 @@ export interface Db {
   run(q: Compilable<unknown>): number;
   /** One-time instance facts (the `meta` table's only writer). */
   meta: MetaStore;
+  /**
+   * PostgreSQL: tells the other instances when this one changed the rows kept in process (the storages cache),
+   * and hears when they did. SQLite needs none (one database file, `PRAGMA data_version` sees other processes).
+   */
+  attachChannel?(channel: ChangeChannel): void;
   /** Lock waits: `waits.write(fn)` retries a write transaction off the event loop (busy.ts). */
   waits: DbWaits;
   close(): Promise<void>;

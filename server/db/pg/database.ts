@@ -16,6 +16,7 @@ import { DbWaits } from '../busy';
 import { connectPostgres } from './connect';
 import { migratePostgres } from './migrate';
 import { PgBridge } from './bridge';
+import type { ChangeChannel } from '../channel';
 
 /** Migrates the database at `url`, then opens the bridge to it. */
 export async function openPostgresDatabase(url: string, migrations: Migration[] = MIGRATIONS, o: OpenOptions = {}): Promise<Db> {
@@ -26,7 +27,8 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     await c.end();
   }
   const bridge = await PgBridge.open({ url });
-  const sqlite = new BridgeHandle(bridge) as unknown as Database.Database;
+  const handle = new BridgeHandle(bridge);
+  const sqlite = handle as unknown as Database.Database;
   const waits = new DbWaits(sqlite, o.writeWaitMs ?? 2000, o.busyTimeoutMs);
   const k = new Kysely<DB>({
     dialect: {
@@ -38,6 +40,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
   });
   const run = (q: Compilable<unknown>) => {
     const c = q.compile();
+    if (ChangeCounters.touches(c.sql)) handle.counters.wrote(handle.inTransaction);
     return bridge.query(c.sql, c.parameters as unknown[]);
   };
   let closed = false;
@@ -46,6 +49,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     sqlite,
     k,
     waits,
+    attachChannel: (channel: ChangeChannel) => handle.counters.attach(channel),
     all: <R>(q: Compilable<R>) => run(q).rows as R[],
     first: <R>(q: Compilable<R>) => run(q).rows[0] as R | undefined,
     run: (q: Compilable<unknown>) => run(q).rowCount,
@@ -103,8 +107,14 @@ function namedToPositional(sql: string): { sql: string; names: string[] } | null
 
 class BridgeStatement {
   private named: { sql: string; names: string[] } | null;
-  constructor(private bridge: PgBridge, private sql: string, private mode: { pluck: boolean; raw: boolean } = { pluck: false, raw: false }, private bound: unknown[] | null = null) {
+  private touches: boolean;
+  constructor(private handle: BridgeHandle, private sql: string, private mode: { pluck: boolean; raw: boolean } = { pluck: false, raw: false }, private bound: unknown[] | null = null) {
     this.named = namedToPositional(sql);
+    this.touches = ChangeCounters.touches(sql);
+  }
+
+  private get bridge(): PgBridge {
+    return this.handle.bridge;
   }
 
   private exec(args: unknown[]) {
@@ -116,6 +126,7 @@ class BridgeStatement {
       params = this.named.names.map((n) => o[n]);
     }
     const values = params.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+    if (this.touches) this.handle.counters.wrote(this.handle.inTransaction);
     return this.bridge.query<Row>(sql, values, this.mode.pluck || this.mode.raw ? 'array' : undefined);
   }
 
@@ -145,13 +156,13 @@ class BridgeStatement {
     };
   }
   pluck(on = true) {
-    return new BridgeStatement(this.bridge, this.sql, { ...this.mode, pluck: on }, this.bound);
+    return new BridgeStatement(this.handle, this.sql, { ...this.mode, pluck: on }, this.bound);
   }
   raw(on = true) {
-    return new BridgeStatement(this.bridge, this.sql, { ...this.mode, raw: on }, this.bound);
+    return new BridgeStatement(this.handle, this.sql, { ...this.mode, raw: on }, this.bound);
   }
   bind(...args: unknown[]) {
-    return new BridgeStatement(this.bridge, this.sql, this.mode, args);
+    return new BridgeStatement(this.handle, this.sql, this.mode, args);
   }
   safeIntegers() {
     return this;
@@ -159,13 +170,48 @@ class BridgeStatement {
 }
 
 /** A counter that differs at every read. */
-class ChangeCounter {
-  private n = 0;
-  get() {
-    return ++this.n;
+/**
+ * SQLite's change counters as the storages cache reads them (catalogue/storages.repo.ts): `total_changes()`
+ * counts this instance's writes to the cached tables, `data_version` the other instances' (their notices on
+ * the change channel; every notice after a reconnect too). A write inside a transaction is announced at its
+ * COMMIT, so another instance never re-reads before the row is visible. Writes that touch the cached rows:
+ * any statement naming `storages` or `storage_grants`, and deleting users (their grants go by cascade).
+ */
+const TOUCHES_CACHED = /\b(storages|storage_grants)\b|^\s*DELETE\s+FROM\s+"?users\b/i;
+const READ_ONLY = /^\s*(SELECT|SHOW|EXPLAIN)\b/i;
+const NOTICE = 'db.storages';
+
+class ChangeCounters {
+  own = 0;
+  others = 0;
+  private pending = false;
+  private channel?: ChangeChannel;
+
+  static touches(sql: string): boolean {
+    return !READ_ONLY.test(sql) && TOUCHES_CACHED.test(sql);
   }
-  pluck() {
-    return this;
+  /** Before a statement that `touches` the cached tables runs. */
+  wrote(inTransaction: boolean): void {
+    this.own++;
+    if (inTransaction) this.pending = true;
+    else this.announce();
+  }
+  ended(committed: boolean): void {
+    if (this.pending && committed) this.announce();
+    this.pending = false;
+  }
+  attach(channel: ChangeChannel): void {
+    this.channel = channel;
+    channel.subscribe((event) => {
+      if (event === NOTICE || event === 'resync') this.others++;
+    });
+  }
+  private announce(): void {
+    this.channel?.publish(NOTICE, null);
+  }
+  counter(which: 'own' | 'others') {
+    const get = () => this[which];
+    return { get, pluck: () => ({ get }) };
   }
 }
 
@@ -173,15 +219,19 @@ class ChangeCounter {
 class BridgeHandle {
   readonly open = true;
   private depth = 0;
-  constructor(private bridge: PgBridge) {}
+  readonly counters = new ChangeCounters();
+  constructor(readonly bridge: PgBridge) {}
 
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
   prepare(sql: string) {
-    // SQLite's change counters keep in-process caches fresh (catalogue/storages.repo.ts). Another instance
-    // may commit at any time, so until LISTEN/NOTIFY invalidation lands the answer is always "changed".
-    if (/^\s*(SELECT total_changes\(\)|PRAGMA data_version)\s*$/i.test(sql)) return new ChangeCounter();
-    return new BridgeStatement(this.bridge, sql);
+    if (/^\s*SELECT total_changes\(\)\s*$/i.test(sql)) return this.counters.counter('own');
+    if (/^\s*PRAGMA data_version\s*$/i.test(sql)) return this.counters.counter('others');
+    return new BridgeStatement(this, sql);
   }
   exec(sql: string) {
+    if (ChangeCounters.touches(sql)) this.counters.wrote(this.inTransaction);
     this.bridge.query(sql);
     return this;
   }
@@ -199,9 +249,11 @@ class BridgeHandle {
         const out = fn(...a);
         this.depth--;
         this.bridge.query(sp ? `RELEASE SAVEPOINT ${sp}` : 'COMMIT');
+        if (!sp) this.counters.ended(true);
         return out;
       } catch (e) {
         this.depth--;
+        if (!sp) this.counters.ended(false);
         try {
           this.bridge.query(sp ? `ROLLBACK TO SAVEPOINT ${sp}` : 'ROLLBACK');
         } catch {

@@ -1,0 +1,105 @@
+/**
+ * The in-memory storage rows on PostgreSQL with two instances (docs/postgresql.md, "The storages cache"):
+ * a repository reads the rows once, not per request; this instance's writes are seen at once, another
+ * instance's once its change notice arrives (after its COMMIT), and nothing is re-read while nothing changed.
+ * A CLI command is such an instance: the storage it adds is known to the running one.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openPgChannel, openPostgresDatabase, type ChangeChannel, type Db } from '../db';
+import { StoragesRepo, newUid } from './storages.repo';
+import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
+import { tempDir } from '../../test/helpers/tools';
+
+const row = (name: string) => ({
+  uid: newUid(), name, driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll' as const, sync_interval_s: 900,
+  enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null,
+});
+const skip = needPostgres();
+let cluster: PgCluster;
+const open: Array<Db | ChangeChannel> = [];
+
+/** One instance: a database handle and its change channel. */
+async function instance(url: string, id: string) {
+  const db = await openPostgresDatabase(url);
+  const channel = await openPgChannel(url, id);
+  db.attachChannel!(channel);
+  open.push(channel, db);
+  return { db, repo: new StoragesRepo(db) };
+}
+
+/** Polls `fn` until it is true or `ms` passed; returns how long it took. */
+async function within(ms: number, fn: () => boolean): Promise<number> {
+  const t0 = Date.now();
+  while (!fn()) {
+    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return Date.now() - t0;
+}
+
+before(async () => {
+  if (!skip) cluster = await startPostgres();
+});
+after(async () => {
+  for (const x of open.reverse()) await x.close();
+  await cluster?.destroy();
+});
+
+test('storages cache on PostgreSQL: own writes at once, another instance’s after its notice, no re-read otherwise', { skip: skip ?? false }, async () => {
+  const url = await cluster.createDatabase('storages_cache');
+  const a = await instance(url, 'a');
+  const b = await instance(url, 'b');
+  const id = a.repo.insert(row('Photos'));
+  assert.equal(a.repo.byNameOrUid('photos')?.id, id, 'own insert seen at once');
+  await within(1000, () => b.repo.byNameOrUid('Photos')?.id === id);
+
+  // Nothing changed: B answers from its copy without a statement (the copy is the same frozen object).
+  const before = b.repo.byId(id);
+  assert.equal(b.repo.byId(id), before, 'no re-read while nothing changed');
+
+  // A write inside a transaction is announced at its COMMIT, never before.
+  a.db.sqlite.transaction(() => {
+    a.repo.update(id, { name: 'Pictures' });
+    a.repo.replaceGrants(id, [{ user_id: null, group: 'staff', level: 'editor' }]);
+  })();
+  const took = await within(1000, () => b.repo.byNameOrUid('pictures')?.id === id);
+  assert.deepEqual(b.repo.grants(id).map((g) => g.group), ['staff'], 'grants follow with the rows');
+  assert.ok(took < 1000, `seen after ${took} ms`);
+
+  // A rolled-back change is not announced and leaves both copies as they were.
+  assert.throws(() =>
+    b.db.sqlite.transaction(() => {
+      b.repo.update(id, { name: 'Rolled back' });
+      throw new Error('abort');
+    })(),
+  );
+  assert.equal(b.repo.byId(id)?.name, 'Pictures');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(a.repo.byId(id)?.name, 'Pictures');
+
+  // A statement outside the repository (the syncer's own UPDATE) counts too, on both sides.
+  b.db.sqlite.prepare('UPDATE storages SET last_sync_at = ? WHERE id = ?').run('2026-11-27T00:00:00.000Z', id);
+  assert.equal(b.repo.byId(id)?.last_sync_at, '2026-11-27T00:00:00.000Z');
+  await within(1000, () => a.repo.byId(id)?.last_sync_at === '2026-11-27T00:00:00.000Z');
+});
+
+test('a storage added by a CLI command on PostgreSQL reaches a running instance’s cache', { skip: skip ?? false }, async () => {
+  const url = await cluster.createDatabase('storages_cli');
+  const a = await instance(url, 'a');
+  assert.equal(a.repo.byNameOrUid('Archive'), undefined);
+  const t = tempDir('filedock-cli-pg-');
+  try {
+    mkdirSync(join(t.dir, 'archive'));
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'storage', 'add', '--name', 'Archive', '--driver', 'local', '--config', JSON.stringify({ path: join(t.dir, 'archive') })], {
+      env: { ...process.env, SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: join(t.dir, 'data'), SERVICE_UPDATE_CHECK: '0' }, encoding: 'utf8', timeout: 60_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    await within(1000, () => a.repo.byNameOrUid('archive')?.driver === 'local');
+  } finally {
+    t.cleanup();
+  }
+});
