@@ -236,8 +236,19 @@ export class Syncer {
    * reason goes to the storage's status and nothing is requested.
    */
   pollNow(id: number): number | null {
-    if (this.paused || this.overBudget(id)) return null;
+    if (this.paused || this.overBudget(id) || this.polledElsewhere(id)) return null;
     return this.requestSync(id);
+  }
+
+  /**
+   * Several instances on one PostgreSQL each arm a poll timer per storage: the first whose timer fires
+   * takes the slot (its run row is there for all to see) and the others skip it, so a polled storage is
+   * looked at once per interval, not once per instance.
+   */
+  private polledElsewhere(id: number): boolean {
+    if (this.db.dialect !== 'postgres') return false;
+    const since = new Date(Date.now() - 0.9 * this.pollDelayMs(id)).toISOString();
+    return !!this.db.sqlite.prepare("SELECT 1 FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND started_at > ? LIMIT 1").get(id, since);
   }
 
   /** True when today's request budget is spent; the reason then shows in the storage's status. */
