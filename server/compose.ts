@@ -247,7 +247,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
 
     return {
-      config, log, logFn, dirs, secretKey, db, bus, hub, queue, governor, scheduler, auth, oidc, settings, registry, manager,
+      config, log, logFn, dirs, secretKey, db, channel, bus, hub, queue, governor, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
       gateways, replication, assistant, appPlugins, capabilities, close,
     };

@@ -9,7 +9,7 @@ import type { Config } from './config';
 import type { PowerHostMessage, UplinkHostMessage } from './contract';
 import { hostLine } from './lib/host-line';
 import type { Db } from './db';
-import { folderKey, type EventBus } from './events';
+import { folderKey, isOpNotice, OP_NOTICE, type EventBus } from './events';
 import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
 import type { Auth } from './auth';
 import { seedDefaultStorage } from './catalogue/seed';
@@ -146,10 +146,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // The desktop's sleep inhibitor follows transfers and long ops (jobs/keep-awake.ts).
     const activity = trackActivity(() => queue.runningCount, () => keepAwake.changed());
     const keepAwake = new KeepAwake(queue, activity.transfers, toHost);
-    queue.onOpChange((op) => {
+    // Op frames reach the owner's browsers on every instance: the running one names the op on the change
+    // channel (state changes and progress, at most every PROGRESS_WRITE_MS), the others read its row.
+    const opFrame = (op: { id: string; owner_id: number | null; visible: boolean }) => {
       const row = op.visible && op.owner_id !== null ? queue.get(op.id) : null;
       if (row) hub.toUser(op.owner_id!, { event: 'op', data: { op: sv.appPlugins.jobs.present(row, config.locale) } });
+    };
+    queue.onOpChange((op) => {
+      opFrame(op);
+      if (op.visible && op.owner_id !== null) sv.channel.publish(OP_NOTICE, op);
       activity.changed();
+    });
+    sv.channel.subscribe((event, data) => {
+      if (event === OP_NOTICE && isOpNotice(data) && hub.hasUser(data.owner_id)) opFrame(data);
     });
 
     const secureCookies = config.publicUrl.startsWith('https:');

@@ -1,5 +1,5 @@
 export { EventBus, type Listener } from './bus';
-export { RealtimeHub, folderKey, type RealtimeFrame, type Subscriber } from './realtime';
+export { RealtimeHub, folderKey, OP_NOTICE, isOpNotice, type RealtimeFrame, type Subscriber, type OpNotice } from './realtime';
 export type { EventMap, EventName, ActorRef, RequestMeta, NodeRef, AuditPayload } from './types';
 export { createMailer, splitAddresses, isEmail, type Mailer, type MailMessage, type SmtpSettings } from './mail';
 export { Bell, attachBell, BELL_KEEP_PER_USER, EXTRA_SEVERITIES, type Notification, type NewNotification, type Severity, type BellRecipients } from './bell';

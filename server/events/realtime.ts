@@ -46,6 +46,11 @@ export class RealtimeHub {
     return set?.size ?? 0;
   }
 
+  /** Whether a user has a connection on this instance. */
+  hasUser(userId: number): boolean {
+    return !!this.byUser.get(userId)?.size;
+  }
+
   /** Sends a frame to every connection of a user (ops, notifications). */
   toUser(userId: number, frame: RealtimeFrame): void {
     this.byUser.get(userId)?.forEach((s) => s.send(frame));
@@ -57,3 +62,13 @@ export class RealtimeHub {
     return n;
   }
 }
+
+/** The change-channel notice naming an op that changed on another instance (several instances). */
+export const OP_NOTICE = 'op.changed';
+export interface OpNotice {
+  id: string;
+  owner_id: number;
+  visible: boolean;
+}
+export const isOpNotice = (d: unknown): d is OpNotice =>
+  !!d && typeof d === 'object' && typeof (d as OpNotice).id === 'string' && Number.isInteger((d as OpNotice).owner_id) && (d as OpNotice).visible === true;
