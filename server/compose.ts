@@ -205,7 +205,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     attachInfectionMail(bus, mailer, () => admins().map((u) => u.email), logFn);
     const updater = createUpdater({
       ...updaterOptionsFromConfig(config),
-      snapshotDb: async (dest) => void (await db.sqlite.backup(dest)),
+      snapshotDb: (base) => db.snapshot(base),
       // An automatic upgrade waits while long ops run (docs/desktop.md, "Keeping the computer awake").
       busy: () => queue.runningKeepingAwake().length > 0,
       emit: (event, payload) => void bus.emit(event, payload as never),

@@ -8,7 +8,7 @@ export async function selfUpdateCommand(argv: string[], config: Config): Promise
   try {
     const updater = createUpdater({
       ...updaterOptionsFromConfig(config),
-      snapshotDb: async (dest) => void (await c.db.sqlite.backup(dest)),
+      snapshotDb: (base) => c.db.snapshot(base),
       emit: (event, payload) => void c.bus.emit(event, payload as never),
       log: { info: (m) => console.log(m), warn: (m) => console.error(m) },
     });

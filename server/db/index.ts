@@ -45,6 +45,11 @@ export interface Db {
    * and hears when they did. SQLite needs none (one database file, `PRAGMA data_version` sees other processes).
    */
   attachChannel?(channel: ChangeChannel): void;
+  /**
+   * Writes a consistent copy of the whole database beside `base` (the path without an extension) and
+   * returns the file: SQLite's online backup (`.sqlite`), or `pg_dump`'s custom format (`.pgdump`).
+   */
+  snapshot(base: string): Promise<string>;
   /** Lock waits: `waits.write(fn)` retries a write transaction off the event loop (busy.ts). */
   waits: DbWaits;
   close(): Promise<void>;
@@ -104,6 +109,10 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
     run: (q: Compilable<unknown>) => {
       const { st, params } = stmt(q);
       return st.run(...params).changes;
+    },
+    async snapshot(base: string) {
+      await sqlite.backup(`${base}.sqlite`);
+      return `${base}.sqlite`;
     },
     async close() {
       if (closed) return;

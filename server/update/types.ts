@@ -33,7 +33,7 @@ export interface UpdaterOptions {
   policy: UpdatePolicy;
   /** `SERVICE_UPDATE_WINDOW`, e.g. `03:00-05:00`; empty or absent means any time. */
   window?: string;
-  /** `SERVICE_UPDATE_PRE_COMMAND`: replaces the SQLite snapshot; a non-zero exit aborts. */
+  /** `SERVICE_UPDATE_PRE_COMMAND`: replaces the database snapshot; a non-zero exit aborts. */
   preCommand?: string;
   installMode: InstallMode;
   /** The bundle directory being replaced (`binary` installs); see `bundleRootOf`. */
@@ -41,8 +41,8 @@ export interface UpdaterOptions {
   /** `process.platform` / `process.arch` names, as in the manifest's assets. */
   os: string;
   arch: string;
-  /** Writes a consistent copy of the database to `dest` (SQLite online backup). */
-  snapshotDb(dest: string): Promise<void>;
+  /** Writes a consistent copy of the database beside `base`, a path without an extension (`Db.snapshot`). */
+  snapshotDb(base: string): Promise<unknown>;
   /** True while long ops run (copies, extractions, ZIP builds, backup copies): an automatic upgrade waits for the next tick. */
   busy?(): boolean;
   emit<E extends keyof UpdateEvents>(event: E, payload: UpdateEvents[E]): void;

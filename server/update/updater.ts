@@ -157,7 +157,7 @@ export function createUpdater(opts: UpdaterOptions): Updater {
     }
     const dir = join(opts.dataDir, 'backups');
     mkdirSync(dir, { recursive: true });
-    const dest = join(dir, `pre-update-${from}-to-${to}-${now().toISOString().replace(/[:.]/g, '-')}.sqlite`);
+    const dest = join(dir, `pre-update-${from}-to-${to}-${now().toISOString().replace(/[:.]/g, '-')}`);
     try {
       await opts.snapshotDb(dest);
     } catch (e) {

@@ -16,6 +16,7 @@ import { DbWaits } from '../busy';
 import { connectPostgres } from './connect';
 import { migratePostgres } from './migrate';
 import { PgBridge } from './bridge';
+import { pgDump } from './dump';
 import type { ChangeChannel } from '../channel';
 
 /** Migrates the database at `url`, then opens the bridge to it. */
@@ -53,6 +54,10 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     all: <R>(q: Compilable<R>) => run(q).rows as R[],
     first: <R>(q: Compilable<R>) => run(q).rows[0] as R | undefined,
     run: (q: Compilable<unknown>) => run(q).rowCount,
+    async snapshot(base: string) {
+      await pgDump(url, `${base}.pgdump`);
+      return `${base}.pgdump`;
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -265,6 +270,6 @@ class BridgeHandle {
     return Object.assign(wrapped, { immediate: wrapped, deferred: wrapped, exclusive: wrapped, default: wrapped });
   }
   async backup(): Promise<never> {
-    throw new Error('back up a PostgreSQL catalogue with pg_dump');
+    throw new Error('a PostgreSQL catalogue is copied with Db.snapshot (pg_dump)');
   }
 }
