@@ -8,6 +8,7 @@
  * every CLI command gets the same services (plugin drivers, gate, protection)
  * with nothing started.
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config';
 import { localChannel, openDatabase, openPgChannel, openPostgresDatabase } from './db';
@@ -55,6 +56,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
   const logFn = (msg: string, err?: unknown) => (err ? log.error(msg, err) : log.info(msg));
   const dirs = layout(config.dataDirResolved);
   ensureDirs(dirs);
+  // The shared staging folder (several instances): made here so the first upload does not race to create it.
+  if (config.stagingDir) mkdirSync(config.stagingDir, { recursive: true, mode: 0o700 });
   const cleanups: Array<() => Promise<void> | void> = [];
   if (opts.role === 'server') cleanups.push(acquireLock(dirs));
   const close = async () => {
@@ -90,7 +93,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     settings.onChange((key) => {
       if (key === 'background_cpu_percent') governor.setBudget(settings.get('background_cpu_percent') ?? config.backgroundCpu);
     });
-    const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor, instanceId });
+    const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor, instanceId, leaseMs: config.opLease });
     if (opts.role === 'server') log.info(`instance ${instanceId} on ${db.dialect === 'postgres' ? 'PostgreSQL (op leases, change notices)' : 'SQLite'}`);
     const scheduler = new Scheduler(db.sqlite, logFn);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
@@ -148,6 +151,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       stateDir: dirs.state,
       decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only), replication.decorator],
       staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) : undefined,
+      stagingRoot: config.stagingDir || undefined,
       requestSink: (uid, driver) => meter.sink(uid, driver),
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
     });
@@ -182,7 +186,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     const archives = createArchives({ files, catalogue, queue, actors: auth.actors, maxArchiveBytes: config.maxArchiveBytes, buildDir: join(dirs.staging, 'zip-builds') });
     const uploads = createUploads({
-      db, files, catalogue, auth, stagingDir: dirs.staging,
+      db, files, catalogue, auth, stagingDir: config.stagingDir || dirs.staging,
       limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl },
     });
     const mailer = createMailer({ host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure }, logFn);

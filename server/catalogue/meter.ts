@@ -59,7 +59,13 @@ export class RequestMeter {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => this.flush(), FLUSH_MS);
+    this.timer ??= setInterval(() => {
+      try {
+        this.flush();
+      } catch {
+        // The database is busy or away: the counts stay pending and the next tick writes them.
+      }
+    }, FLUSH_MS);
     this.timer.unref();
   }
 
@@ -73,19 +79,25 @@ export class RequestMeter {
   flush(): void {
     const add = this.db.sqlite.prepare(
       `INSERT INTO storage_requests (storage_id, day, list, head, get, put) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(storage_id, day) DO UPDATE SET list = list + excluded.list, head = head + excluded.head, get = get + excluded.get, put = put + excluded.put`,
+       ON CONFLICT(storage_id, day) DO UPDATE SET list = storage_requests.list + excluded.list, head = storage_requests.head + excluded.head,
+         get = storage_requests.get + excluded.get, put = storage_requests.put + excluded.put`,
     );
     const today = utcDay(this.now());
+    const written: Day[] = [];
     this.db.sqlite.transaction(() => {
       for (const d of this.dirty) {
         const id = this.repo.byUid(d.uid)?.id;
         // A storage still being created has no row yet: its probe's requests wait for the next flush.
         if (id === undefined) continue;
         add.run(id, d.day, d.pending.list, d.pending.head, d.pending.get, d.pending.put);
-        d.pending = zero();
-        this.dirty.delete(d);
+        written.push(d);
       }
     })();
+    // Only once committed: a failed flush keeps every count pending for the next one.
+    for (const d of written) {
+      d.pending = zero();
+      this.dirty.delete(d);
+    }
     for (const [k, d] of this.days) if (d.day !== today && !this.dirty.has(d)) this.days.delete(k);
   }
 

@@ -44,6 +44,12 @@ export const durationOrOff = (min: number, max: number): Parser<number> => (raw)
   if (!d.ok || d.value === 0 || (d.value >= min && d.value <= max)) return d;
   return bad(`must be 0 (off) or between ${min / 1000}s and ${max / 1000}s`);
 };
+/** A duration in ms within [min, max]. */
+export const durationIn = (min: number, max: number): Parser<number> => (raw) => {
+  const d = duration(raw);
+  if (!d.ok || (d.value >= min && d.value <= max)) return d;
+  return bad(`must be between ${min / 1000}s and ${max / 1000}s`);
+};
 export const url: Parser<string> = (raw) => {
   if (raw === '') return ok('');
   try {
@@ -101,6 +107,7 @@ export const SETTINGS = {
   dataDir: s('SERVICE_DATA_DIR', str, '', 'Data folder: database, secret key, caches, upload staging, logs. Default: the OS user-data folder (Linux `~/.local/share/filedock`, macOS `~/Library/Application Support/Filedock`, Windows `%APPDATA%\\Filedock`).'),
   databaseUrl: s('SERVICE_DATABASE_URL', postgresUrl, '', 'Catalogue database: empty = SQLite in the data folder; `postgres://user:pass@host:5432/db` = PostgreSQL (several instances may share it: docs/operations.md, "Several instances"; migrations run at start; see docs/postgresql.md for what is covered). `service db migrate-to <url>` copies an existing SQLite catalogue there. A URL that leads nowhere stops the start (exit 2).', true),
   secretKeyFile: s('SERVICE_SECRET_KEY_FILE', str, '', 'The installation\'s secret key (32 random bytes, base64: `head -c 32 /dev/urandom | base64 > key`; mode 0600). Empty = `secret.key` in the data folder, created at first start. Several instances on one database need the same key: the database keeps a fingerprint of it and an instance with another key refuses to start (exit 2).'),
+  stagingDir: s('SERVICE_STAGING_DIR', str, '', 'Folder where chunked uploads are put together before they are published (storages without multipart, and local storages\' multipart sessions). Empty = `staging` in the data folder. Several instances: the same shared folder (e.g. an NFS mount) on every instance, so the chunks of one upload may reach any of them (docs/operations.md, "Several instances").'),
   publicUrl: s('SERVICE_PUBLIC_URL', url, '', 'Public base URL used in share links (for example your tunnel address). Secure cookies when it is https.'),
   publicListen: s('SERVICE_PUBLIC_LISTEN', hostPort, '', 'Optional second listener (e.g. 127.0.0.1:5213) that serves only public link routes; point your tunnel at it.'),
   config: s('SERVICE_CONFIG', str, '', 'Optional JSON or YAML config file; its keys are the same settings in lower case without the prefix, nested by `_` (e.g. `update: {channel: beta}`). Environment wins.'),
@@ -129,6 +136,7 @@ export const SETTINGS = {
   maxUploadBytes: s('SERVICE_LIMITS_MAX_UPLOAD_BYTES', int(0), '5368709120', 'Largest upload in bytes; 0 means no limit.'),
   maxArchiveBytes: s('SERVICE_LIMITS_MAX_ARCHIVE_BYTES', int(0), '1073741824', 'Largest archive to list, extract or create, in bytes; 0 means no limit.'),
   maxChunkBytes: s('SERVICE_UPLOAD_MAX_CHUNK_BYTES', int(1 << 20, 1 << 30), String(32 << 20), 'Largest upload chunk; keeps bodies under tunnel caps (100 MB at common tunnels).'),
+  opLease: s('SERVICE_OP_LEASE', durationIn(3000, 3_600_000), '60s', 'Several instances (PostgreSQL): how long a running op stays an instance\'s without renewal (renewed every third of it); a killed instance\'s ops resume on another after about this long. Too short a lease lets a busy but live instance\'s ops be taken over.'),
   uploadSessionTtl: s('SERVICE_UPLOAD_SESSION_TTL', duration, '24h', 'How long an unfinished chunked upload is kept before its parts are swept.'),
   defaultStorageDriver: s('SERVICE_DEFAULT_STORAGE_DRIVER', str, '', 'First boot only: driver of a storage to create when none exists (`local`, `s3`, ...).'),
   defaultStorageName: s('SERVICE_DEFAULT_STORAGE_NAME', str, 'Files', 'First boot only: name of the seeded storage.'),

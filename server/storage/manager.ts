@@ -43,6 +43,8 @@ export interface ManagerOptions {
   decorators?: DriverDecorator[];
   /** See DriverContext.staleBefore: set by the server, never by a CLI command. */
   staleBefore?: number;
+  /** `SERVICE_STAGING_DIR` when set: each storage stages its upload sessions in `storage/<uid>` there (DriverContext.stagingDir). */
+  stagingRoot?: string;
   /**
    * The request meter's sink for a storage (null when not metered): handed to
    * the driver as `countRequest` and wrapped around it innermost (storage/meter.ts).
@@ -72,7 +74,7 @@ export class DriverManager {
       throw new AppError('validation_failed', { field: `config.${p.field}`, reason: p.message }, { field: `config.${p.field}`, problems });
     }
     const sink = o.bare ? null : this.opts.requestSink?.(spec.uid, spec.driver) ?? null;
-    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore, countRequest: sink ?? undefined });
+    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), stagingDir: this.opts.stagingRoot && join(this.opts.stagingRoot, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore, countRequest: sink ?? undefined });
     if (sink) driver = metered(driver, sink);
     if (!o.bare) for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
     return driver;

@@ -154,6 +154,12 @@ export interface DriverDecorator {
 export interface DriverContext {
   /** Data directory for driver-owned state (known_hosts, staging for remote uploads). */
   stateDir: string;
+  /**
+   * Where upload sessions stage (set from `SERVICE_STAGING_DIR`: a folder every
+   * instance mounts, so a session's chunks may reach any instance); unset:
+   * `staging` under `stateDir`.
+   */
+  stagingDir?: string;
   /** Storage uid; scopes driver state. */
   uid: string;
   signal?: AbortSignal;

@@ -1,8 +1,10 @@
 /**
  * Staging for drivers without multipart support (sftp, webdav, ftp, smb):
- * one sparse file per session in the data dir's staging folder; each part is
- * written in place at its offset, and finalize streams the file to the driver
- * once (the driver's own write is atomic).
+ * one sparse file per session in the staging folder (the data dir's, or
+ * `SERVICE_STAGING_DIR` shared by several instances: nothing about a session
+ * is kept in memory, so each part may be written by another instance); each
+ * part is written in place at its offset, and finalize streams the file to the
+ * driver once (the driver's own write is atomic).
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';

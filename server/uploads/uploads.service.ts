@@ -78,13 +78,20 @@ export class UploadsService {
     const id = 'up_' + randomToken(18);
     const now = Date.now();
     const expires = new Date(now + this.limits.sessionTtlMs).toISOString();
-    let handle: string | null = null;
-    if (multipart) handle = (await multipart.init(t.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle;
-    else await this.staged.create(id, input.size);
+    const handle = multipart ? (await multipart.init(t.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle : null;
     this.repo.insert({
       id, owner_id: owner, storage_id: t.storage.id, path: t.rel, size: input.size, chunk_size: chunk,
       mime: input.mime || null, mode: multipart ? 'driver' : 'staged', handle, state: 'open', created_at: new Date(now).toISOString(), expires_at: expires,
     });
+    // The row before the file: another instance's orphan sweep (shared staging folder) never sees a file without its row.
+    if (!multipart) {
+      try {
+        await this.staged.create(id, input.size);
+      } catch (e) {
+        this.repo.delete(id);
+        throw e;
+      }
+    }
     let presigned_urls: Array<{ part: number; url: string; expires_at: string }> | null = null;
     if (presigned && multipart?.presignPart) {
       const ttl = Math.min(7 * 86_400, Math.floor(this.limits.sessionTtlMs / 1000));
@@ -260,8 +267,10 @@ export class UploadsService {
         n++;
       }
     }
+    // Files first, rows second: a file listed here was created after its row (init), so a live session's row is read.
+    const present = await this.staged.present();
     const live = this.repo.allIds();
-    for (const id of await this.staged.present()) if (!live.has(id)) await this.staged.remove(id);
+    for (const id of present) if (!live.has(id)) await this.staged.remove(id);
     return n;
   }
 

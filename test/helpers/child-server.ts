@@ -62,6 +62,17 @@ export async function spawnServer(env: Record<string, string>, o: { built?: bool
   return { url, child, log: () => log, messages: () => messages, kill: () => end('SIGKILL', 0), stop: () => end('SIGTERM', 5000) };
 }
 
+/** A JSON call to the server at `base` (several servers: the caller picks one per call). */
+export async function callJson(base: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const r = await fetch(base + path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
+}
+
 export const CHILD_ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
 
 /** JSON calls as the signed-in admin; `raw` sends bytes as application/octet-stream. */

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnServer, type ChildServer } from '../helpers/child-server';
+import { callJson as api, spawnServer, type ChildServer } from '../helpers/child-server';
 import { tempDir } from '../helpers/tools';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
 import { ADMIN } from '../helpers/server';
@@ -24,15 +24,6 @@ import { sse } from '../helpers/sse';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function api(base: string, method: string, path: string, token?: string, body?: unknown) {
-  const r = await fetch(base + path, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
 
 const skip = needPostgres();
 describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 300_000 }, () => {

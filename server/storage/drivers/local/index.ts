@@ -39,7 +39,7 @@ export const localDriver: DriverModule = {
     const temps = new TempJournal(join(ctx.stateDir, 'temp-dirs'));
     // A server start clears what a killed predecessor left (in the background; it never touches newer files).
     if (ctx.staleBefore !== undefined) void temps.sweepOnce(ctx.staleBefore, String(config.path)).catch(() => undefined);
-    return new LocalDriver(await LocalRoot.open(String(config.path)), join(ctx.stateDir, 'staging'), temps);
+    return new LocalDriver(await LocalRoot.open(String(config.path)), ctx.stagingDir ?? join(ctx.stateDir, 'staging'), temps);
   },
 };
 

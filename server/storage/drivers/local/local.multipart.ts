@@ -3,8 +3,10 @@
  * session folder, each part is written in place at its offset, and `complete`
  * renames the file into place, so publishing costs O(1) whatever the size.
  *
- * The session folder lives in the data dir (`<stateDir>/staging/<id>/`), out
- * of the user's folder, whenever a file there can be renamed into the storage
+ * The session folder lives in the staging folder (`<stateDir>/staging/<id>/`,
+ * or `SERVICE_STAGING_DIR/storage/<uid>/<id>/` shared by several instances:
+ * the handle holds the rest, so any instance takes the next part), out of
+ * the user's folder, whenever a file there can be renamed into the storage
  * (same filesystem: a probe rename decides once per driver). When it cannot
  * (the storage is another disk or a network mount), it stays in the hidden
  * `<root>/.service-staging/<id>/`: a copy at finalize would cost O(size)
