@@ -163,7 +163,9 @@ export async function compose(config: Config, opts: ComposeOptions) {
         written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook() },
         // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).
         removed: { thumbnail: (_storageId, ids) => removeThumbFiles(dirs.thumbs, ids) },
-        synced: { antivirus: scans.syncHook(), ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}) },
+        // Changes made outside the service (found by a sync or the watcher) are replicated like the decorator's.
+        synced: { antivirus: scans.syncHook(), replication: replication.synced.files, ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}) },
+        syncRemoved: { replication: replication.synced.removed },
       },
     });
     cleanups.unshift(stopCatalogue);

@@ -40,12 +40,15 @@ export { AppStates, MAX_APP_STATE, parseItems } from './app-state';
 export { sortKey } from './natural';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 
-/** Reacts to files a sync batch added or saw change (scans, thumbnails); must only enqueue work. */
+/** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */
 export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void;
+/** Reacts to entries a sync removed as gone from the backend (replication); must only enqueue work. */
+export type SyncRemovedHook = (storageId: number, paths: string[]) => void;
 
-/** What other modules declare at construction: post-write work by name, and reactions to synced files. */
+/** What other modules declare at construction: post-write work by name, and reactions to synced changes. */
 export interface CatalogueHooks extends GateHooks {
   synced?: Record<string, SyncFilesHook>;
+  syncRemoved?: Record<string, SyncRemovedHook>;
 }
 
 export interface CatalogueOptions {
@@ -76,7 +79,16 @@ export function createCatalogue(o: CatalogueOptions) {
   const drivers = new DriverPool(o.manager, repo, (id) => volumes?.blocked(id) ?? null);
   const indexer = new SearchIndexer(o.db, (m, e) => o.log.error(m, e));
   indexer.kick(0); // names a crash left unindexed
-  const synced = Object.entries(o.hooks?.synced ?? {});
+  /** Runs each named hook; one that throws is logged and the others still run. */
+  const each = <A extends unknown[]>(hooks: Record<string, (...a: A) => void> | undefined, ...a: A) => {
+    for (const [name, hook] of Object.entries(hooks ?? {})) {
+      try {
+        hook(...a);
+      } catch (e) {
+        o.log.error(`sync hook ${name} failed`, e);
+      }
+    }
+  };
   const engine = new SyncEngine(o.db, {
     onNodesAdded: (minId) => indexer.kick(minId),
     beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
@@ -88,15 +100,8 @@ export function createCatalogue(o: CatalogueOptions) {
       // The batch is committed: its events must follow even if another program holds the database now.
       void untilFree(record, 600_000).then(() => o.bus.flush(), () => undefined);
     },
-    onFilesChanged(storageId, files) {
-      for (const [name, hook] of synced) {
-        try {
-          hook(storageId, files);
-        } catch (e) {
-          o.log.error(`sync hook ${name} failed`, e);
-        }
-      }
-    },
+    onFilesChanged: (storageId, files) => each(o.hooks?.synced, storageId, files),
+    onRemoved: (storageId, paths) => each(o.hooks?.syncRemoved, storageId, paths),
   });
   const meter = o.meter ?? new RequestMeter(o.db, repo, () => ({}));
   // Background sync waits while a storage's volume is gone, as it does while its request budget is spent.

@@ -49,12 +49,17 @@ const paths = (db: ReturnType<typeof openDatabase>) => db.sqlite.prepare('SELECT
 test('a full sync keeps what the gate wrote while it walked and removes what was stale before', async () => {
   const f = fixture();
   try {
+    // A folder deleted on disk with its file.
+    f.nodes.upsert(1, 'src/gone', { name: 'gone', type: 'dir', size: 0, mtime: 1_700_000_000_000 }, null);
+    f.nodes.upsert(1, 'src/gone/x', file('x'), null);
     await sleep(2); // the fixture's rows are older than the run
-    const engine = new SyncEngine(f.db);
+    const removed: string[] = [];
+    const engine = new SyncEngine(f.db, { onRemoved: (id, p) => removed.push(...p.map((x) => `${id}:${x}`)) });
     f.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
     const counts = await engine.full(1, driver(() => f.nodes.upsert(1, 'src/copied', file('copied'), null)) as never, 1);
     assert.deepEqual(paths(f.db), ['src', 'src/copied', ...Array.from({ length: 10 }, (_, i) => `src/f${i}`)]);
-    assert.equal(counts.removed, 1, 'only the stale row');
+    assert.equal(counts.removed, 3, 'only the stale row and the gone folder with its file');
+    assert.deepEqual(removed, ['1:src/gone', '1:src/stale'], 'the removal hook names the top of each removed subtree once');
   } finally {
     await f.close();
   }
@@ -64,11 +69,13 @@ test('a folder revalidation keeps a file the gate wrote after the listing, and a
   const f = fixture();
   try {
     await sleep(2);
-    const engine = new SyncEngine(f.db);
+    const removed: string[] = [];
+    const engine = new SyncEngine(f.db, { onRemoved: (_id, p) => removed.push(...p) });
     const counts = await engine.folder(1, driver(() => f.nodes.upsert(1, 'src/copied', file('copied'), null)) as never, 'src');
     assert.ok(paths(f.db).includes('src/copied'));
     assert.ok(!paths(f.db).includes('src/stale'));
     assert.equal(counts.removed, 1);
+    assert.deepEqual(removed, ['src/stale'], 'the write the gate made meanwhile is no removal');
     // The root lists only `src`; a folder `out` the walk did not see but whose child was just written stays.
     await sleep(2);
     const since = Date.now();

@@ -41,6 +41,8 @@ export interface SyncHooks {
   onFoldersChanged?(storageId: number, folders: string[]): void;
   /** Files new to the catalogue or whose content drifted, once per committed batch. */
   onFilesChanged?(storageId: number, files: SyncedFile[]): void;
+  /** Entries removed as gone from the backend (the top of each removed subtree), once per committed transaction. */
+  onRemoved?(storageId: number, paths: string[]): void;
   /** Rows were inserted; `minId` is the smallest new id (the search indexer catches up from there). */
   onNodesAdded?(minId: number): void;
   /** Before rows are removed as gone from the backend: throws when the backend is not the one the rows came from (a removable drive unplugged). */
@@ -152,10 +154,12 @@ export class SyncEngine {
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
+      const removed: string[] = [];
       await this.write(() => {
-        for (const r of gone) if (!this.writtenSince(storageId, r, startedAt)) counts.removed += this.nodes.removeTree(storageId, r.path).length;
+        for (const r of gone) if (!this.writtenSince(storageId, r, startedAt)) counts.removed += this.removeTree(storageId, r.path, removed);
       });
       this.hooks.onFoldersChanged?.(storageId, [dir]);
+      if (removed.length) this.hooks.onRemoved?.(storageId, removed);
     }
     counts.seen = listed.length;
     return counts;
@@ -271,19 +275,28 @@ export class SyncEngine {
       after = rows[rows.length - 1].path;
       const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
       if (gone.length) {
+        const paths: string[] = [];
         await this.write(() => {
           for (const r of gone) {
             // Checked inside the transaction: the gate may have written it since the batch was read.
             if (this.writtenSince(storageId, r, startedAt)) continue;
-            removed += this.nodes.removeTree(storageId, r.path).length;
+            removed += this.removeTree(storageId, r.path, paths);
             folders.add(r.dir);
           }
         });
+        if (paths.length) this.hooks.onRemoved?.(storageId, paths);
         await yieldLoop();
       }
     }
     if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
     return removed;
+  }
+
+  /** Removes `path` and what is below it; notes `path` in `removed` when a row went (a child of a subtree removed before has none left). */
+  private removeTree(storageId: number, path: string, removed: string[]): number {
+    const n = this.nodes.removeTree(storageId, path).length;
+    if (n) removed.push(path);
+    return n;
   }
 
   private recordError(runId: number, path: string, e: unknown): void {

@@ -46,6 +46,14 @@ export interface EngineDeps {
   timeoutMs: number;
 }
 
+/** A storage's enabled target. */
+interface Link {
+  storageId: number;
+  storage: string;
+  targetId: number;
+  sync: boolean;
+}
+
 /** A failure to replicate, with its spec code. */
 class ReplicaFailure extends Error {
   constructor(readonly code: FailureCode, message: string) {
@@ -74,8 +82,11 @@ export class ReplicationEngine {
   }
 
   /** Whether storage `uid` has an enabled target right now (cheap: one indexed read). */
-  linkedTarget(uid: string): { storageId: number; storage: string; targetId: number; sync: boolean } | null {
-    const s = this.d.repo.storageByUid(uid);
+  linkedTarget(uid: string): Link | null {
+    return this.linkOf(this.d.repo.storageByUid(uid));
+  }
+
+  private linkOf(s: { id: number; name: string; replica_target_id: number | null } | undefined): Link | null {
     if (!s?.replica_target_id) return null;
     const t = this.d.repo.target(s.replica_target_id);
     if (!t || !t.enabled) return null;
@@ -98,6 +109,23 @@ export class ReplicationEngine {
       }
     } catch (e) {
       this.d.log(`replication of ${kind} ${rel} could not be queued`, e);
+    }
+  }
+
+  /**
+   * Changes the catalogue's sync or watcher found on the backend, made
+   * outside the service (a photo dropped into the folder, a file deleted on
+   * disk). Queued like the decorator's changes under the same per-path keys,
+   * so a change both of them see is copied once; never run inline, even for
+   * a sync target: a sync hook only enqueues.
+   */
+  synced(storageId: number, kind: 'write' | 'delete', rels: string[]): void {
+    try {
+      const link = this.linkOf(this.d.repo.storage(storageId));
+      if (!link) return;
+      for (const rel of rels) for (const p of this.plan(link.storage, kind, rel)) this.enqueue({ storage_id: link.storageId, ...p });
+    } catch (e) {
+      this.d.log(`replication of ${rels.length} synced ${kind}s could not be queued`, e);
     }
   }
 

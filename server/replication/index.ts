@@ -70,6 +70,11 @@ export function createReplication(d: ReplicationDeps) {
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
     targets, policy, repair, engine, decorator, audit, drill,
+    /** The catalogue's sync hooks: files added or changed on the backend, and entries gone from it. */
+    synced: {
+      files: (storageId: number, files: Array<{ path: string }>) => engine.synced(storageId, 'write', files.map((f) => f.path)),
+      removed: (storageId: number, paths: string[]) => engine.synced(storageId, 'delete', paths),
+    },
     /** Arms the report, audit and drill schedules, and re-arms them whenever the settings change (server only). */
     schedule(scheduler: Scheduler): void {
       const settings = () => {
