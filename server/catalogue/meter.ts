@@ -69,11 +69,15 @@ export class RequestMeter {
     this.flush();
   }
 
-  /** Adds pending counts to the table in one transaction; forgets past days with nothing pending. */
+  /**
+   * Adds pending counts to the table in one transaction; forgets past days with nothing pending. The
+   * columns are qualified: PostgreSQL calls a bare `list` ambiguous next to `excluded.list`.
+   */
   flush(): void {
     const add = this.db.sqlite.prepare(
       `INSERT INTO storage_requests (storage_id, day, list, head, get, put) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(storage_id, day) DO UPDATE SET list = list + excluded.list, head = head + excluded.head, get = get + excluded.get, put = put + excluded.put`,
+       ON CONFLICT(storage_id, day) DO UPDATE SET list = storage_requests.list + excluded.list, head = storage_requests.head + excluded.head,
+         get = storage_requests.get + excluded.get, put = storage_requests.put + excluded.put`,
     );
     const today = utcDay(this.now());
     this.db.sqlite.transaction(() => {
