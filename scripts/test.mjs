@@ -39,23 +39,10 @@ const run = (list, env = {}) =>
 /** Suites about SQLite itself (its locks; its file as the source of `db migrate-to`): no PostgreSQL form. */
 const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts'];
 /**
- * Server suites that do not pass on PostgreSQL yet, or were not yet seen to (docs/postgresql.md, "Suites
- * on PostgreSQL"): each is a known gap to close, not a skip of SQLite's run.
+ * Server suites that do not pass on PostgreSQL yet (docs/postgresql.md, "Suites on PostgreSQL"): each a
+ * known gap to close, not a skip of SQLite's run. None today.
  */
-const POSTGRES_NOT_YET = [
-  'test/gateways/sftp-remote.test.ts', // hangs
-  'test/http/s3-storage.test.ts', // hangs
-  'test/http/listener.test.ts', // its setup fails
-  'test/http/oidc.test.ts', // the test writes SQLite-only SQL; a stored setting is not kept
-  'test/http/removable-drives.test.ts', // not offline from the first moment
-  'test/http/storage-meter.test.ts', // not yet seen to finish
-  'test/http/sync-open-folder.test.ts',
-  'test/http/sync-thumbs.test.ts',
-  'test/http/thumbs-remote.test.ts',
-  'test/http/thumbs.test.ts',
-  'test/http/uploads-resume.test.ts',
-  'test/replication/',
-];
+const POSTGRES_NOT_YET = [];
 const both = filters.length === 0 && process.env.TEST_DATABASE !== 'postgres' && (process.env.CI === 'true' || process.env.CI === '1' || process.env.TEST_BOTH_DATABASES === '1');
 const first = run(selected);
 if (!both) process.exit(first);

@@ -75,7 +75,10 @@ export class RequestMeter {
     this.flush();
   }
 
-  /** Adds pending counts to the table in one transaction; forgets past days with nothing pending. */
+  /**
+   * Adds pending counts to the table in one transaction; forgets past days with nothing pending. The
+   * columns are qualified: PostgreSQL calls a bare `list` ambiguous next to `excluded.list`.
+   */
   flush(): void {
     const add = this.db.sqlite.prepare(
       `INSERT INTO storage_requests (storage_id, day, list, head, get, put) VALUES (?, ?, ?, ?, ?, ?)

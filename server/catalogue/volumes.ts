@@ -242,10 +242,12 @@ export class VolumeWatch {
   private async back(row: StorageRow, from: string | null): Promise<void> {
     this.down.delete(row.id);
     this.repo.setStatus(row.id, 'online', null);
-    await this.sync.restart(row.id);
-    this.sync.requestSync(row.id);
+    // The notice goes out with the status, before the watcher restarts (slow on a big tree): whoever sees
+    // the storage online also finds its notice in the bell.
     const now = this.repo.byId(row.id) ?? row;
     await this.bus.emit('storage.online', { storage_id: row.id, name: row.name, path: pathOf(now), ...(from ? { reattached_from: from } : {}) });
+    await this.sync.restart(row.id);
+    this.sync.requestSync(row.id);
   }
 }
 

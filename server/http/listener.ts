@@ -6,12 +6,14 @@
  *   plus one second; Node's default check runs every 30 s on a 60 s bound);
  * - inactivity: while a request is open, a socket with no byte in either
  *   direction for `idleTimeoutMs` is closed. A long upload or download that
- *   keeps moving is never cut: there is no total request time limit;
+ *   keeps moving is never cut: there is no total request time limit. The
+ *   server's own thinking time is not the client's stall: between a request
+ *   received whole and the first byte of its answer the socket stays open;
  * - keep-alive: an idle connection between requests closes after `keepAliveTimeoutMs`;
  * - the public listener caps open connections per client address.
  * See docs/architecture.md, "Serving under load".
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface ListenerLimits {
@@ -52,6 +54,14 @@ export class Listeners {
       handler,
     );
     server.timeout = l.idleTimeoutMs;
+    // A listener on 'timeout' replaces Node's destroy: close only a socket waiting on its client.
+    const answering = new WeakMap<Socket, ServerResponse>();
+    server.on('request', (req, res) => answering.set(req.socket, res));
+    server.on('timeout', (s: Socket) => {
+      const res = answering.get(s);
+      if (res && res.req.complete && !res.headersSent && !res.writableEnded) return;
+      s.destroy();
+    });
     const perAddress = new Map<string, number>();
     let refused = 0;
     server.on('connection', (s: Socket) => {

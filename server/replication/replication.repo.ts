@@ -126,9 +126,9 @@ export class ReplicationRepo {
       const t = now();
       const row = this.q(`INSERT INTO replica_failures (storage_id, rel, op, to_rel, code, message, attempts, created_at, updated_at)
           VALUES (@storage_id, @rel, @op, @to_rel, @code, @message, 1, @t, @t)
-          ON CONFLICT (storage_id, rel, op) DO UPDATE SET attempts = attempts + 1, code = excluded.code, message = excluded.message,
+          ON CONFLICT (storage_id, rel, op) DO UPDATE SET attempts = replica_failures.attempts + 1, code = excluded.code, message = excluded.message,
             to_rel = excluded.to_rel, updated_at = excluded.updated_at, resolved_at = NULL,
-            created_at = CASE WHEN resolved_at IS NULL THEN created_at ELSE excluded.created_at END
+            created_at = CASE WHEN replica_failures.resolved_at IS NULL THEN replica_failures.created_at ELSE excluded.created_at END
           RETURNING *`).get({ ...f, message: f.message.slice(0, 2000), t }) as FailureRow;
       return { row, opened: !before || before.resolved_at !== null };
     })();

@@ -22,20 +22,28 @@ export interface TestServer {
 
 let cluster: Promise<PgCluster> | undefined;
 let databases = 0;
+/** Each data dir's database: a server started again on the same data dir is a restart, and finds its rows. */
+const byDataDir = new Map<string, string>();
 /**
  * TEST_DATABASE=postgres runs a suite on PostgreSQL: every test server gets its own empty database in
- * one throwaway cluster per test process (docs/postgresql.md, "What exists today").
+ * one throwaway cluster per test process (docs/postgresql.md, "What exists today"); a restart on the
+ * same data dir gets the same database back, as it gets the same SQLite file.
  */
-async function databaseEnv(): Promise<Record<string, string>> {
-  if (process.env.TEST_DATABASE !== 'postgres') return {};
+async function databaseUrl(dataDir: string): Promise<string | undefined> {
+  if (process.env.TEST_DATABASE !== 'postgres') return undefined;
+  const known = byDataDir.get(dataDir);
+  if (known) return known;
   const c = await (cluster ??= startPostgres());
-  return { SERVICE_DATABASE_URL: await c.createDatabase(`t${process.pid}_${++databases}`) };
+  const url = await c.createDatabase(`t${process.pid}_${++databases}`);
+  byDataDir.set(dataDir, url);
+  return url;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, opts: Omit<StartOptions, 'logger'> = {}): Promise<TestServer> {
   const { dir, cleanup } = tempDir('filedock-srv-');
+  const dbUrl = await databaseUrl(env.SERVICE_DATA_DIR ?? dir);
   const config = loadConfig({
-    ...(await databaseEnv()),
+    ...(dbUrl ? { SERVICE_DATABASE_URL: dbUrl } : {}),
     SERVICE_DATA_DIR: dir,
     SERVICE_PORT: '0',
     SERVICE_HOST: '127.0.0.1',

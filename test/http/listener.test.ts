@@ -2,8 +2,8 @@
  * The listeners' timeouts and caps (server/http/listener.ts), with short
  * values set through the config: a slowloris client is gone within the
  * header timeout, a stalled body within the inactivity timeout, a slow but
- * steady upload is never cut, and the public listener caps connections per
- * address.
+ * steady upload is never cut, nor an answer the server is slow to make, and
+ * the public listener caps connections per address.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { Listeners } from '../../server/http/listener';
 import { tempDir, freePort } from '../helpers/tools';
 
 /** Resolves with how long (ms) until the server closed `sock`, and what it sent. */
@@ -92,6 +93,19 @@ describe('listener timeouts', () => {
     });
     assert.equal(res.status, 200, res.body);
     assert.deepEqual(readFileSync(join(root.dir, 'slow.bin')), Buffer.concat(chunks));
+  });
+
+  test('an answer the server takes longer than the inactivity timeout to make is not cut (the client is not stalling)', async () => {
+    const listeners = new Listeners({ headersTimeoutMs: 1000, idleTimeoutMs: 1000, keepAliveTimeoutMs: 1000 });
+    const slow = listeners.create((_req, res) => void setTimeout(() => res.end('made'), 1800));
+    const port = await slow.listen(0, '127.0.0.1');
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/`);
+      assert.equal(r.status, 200);
+      assert.equal(await r.text(), 'made');
+    } finally {
+      await listeners.close(100);
+    }
   });
 
   test('the public listener closes connections over the per-address cap at once', async () => {

@@ -234,7 +234,7 @@ describe('OIDC sign-in', () => {
     await replay.fetch(`${s.url}/api/auth/oidc/start`);
     assert.equal(await land(replay, callback), '/login?error=oidc_state');
     // Even with the state put back (an attacker holding the cookie and the row), the used code is refused.
-    const ins = s.server.db.sqlite.prepare('INSERT OR IGNORE INTO oidc_pending (state_hash, issuer, code_verifier, nonce, next, redirect_uri, created_at) VALUES (@state_hash, @issuer, @code_verifier, @nonce, @next, @redirect_uri, @created_at)');
+    const ins = s.server.db.sqlite.prepare('INSERT INTO oidc_pending (state_hash, issuer, code_verifier, nonce, next, redirect_uri, created_at) VALUES (@state_hash, @issuer, @code_verifier, @nonce, @next, @redirect_uri, @created_at) ON CONFLICT DO NOTHING');
     for (const p of pending) ins.run(p);
     assert.equal(state, held);
     const r = await fetch(callback, { headers: { cookie: `service_oidc_state=${held}` }, redirect: 'manual' });

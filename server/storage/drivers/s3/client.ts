@@ -54,16 +54,30 @@ export function createS3Client(s: S3Settings, tuning: S3Tuning): S3Client {
   });
 }
 
+/** Connection failures with no answer: the request never reached the backend (a keep-alive socket it had just closed, a refused connect). */
+const NEVER_SENT = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED']);
+
 /**
  * Counts each HTTP attempt (retries included: each one is billed) by class.
- * The deserialize step runs inside the retry loop, once per request sent.
+ * The deserialize step runs inside the retry loop, once per request sent. An
+ * attempt is counted once it ends, unless it never reached the backend: the
+ * SDK retries a request written to a socket the backend closed as idle, and
+ * the backend saw (and bills) only the retry.
  */
 export function countS3Requests(client: S3Client, count: RequestSink): void {
   client.middlewareStack.add(
-    (next, context) => (args) => {
+    (next, context) => async (args) => {
       const cmd = (context.commandName ?? '').replace(/Command$/, '');
-      count(cmd.startsWith('List') ? 'list' : cmd === 'HeadObject' || cmd === 'HeadBucket' ? 'head' : cmd === 'GetObject' ? 'get' : 'put');
-      return next(args);
+      const cls = cmd.startsWith('List') ? 'list' : cmd === 'HeadObject' || cmd === 'HeadBucket' ? 'head' : cmd === 'GetObject' ? 'get' : 'put';
+      try {
+        const out = await next(args);
+        count(cls);
+        return out;
+      } catch (e) {
+        const err = e as { code?: string; $metadata?: { httpStatusCode?: number } };
+        if (err.$metadata?.httpStatusCode || !NEVER_SENT.has(err.code ?? '')) count(cls);
+        throw e;
+      }
     },
     { step: 'deserialize', name: 'filedockRequestMeter' },
   );
