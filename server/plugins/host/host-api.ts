@@ -249,6 +249,6 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     ...(d.pages && actor ? d.pages(app, actor) : {}),
   };
   // Larger files in parts (`more: true`); a wake-up (no actor) writes nothing.
-  if (me) api['files.write'] = withStagedWrites(api['files.write'], { me, app, job: c.job });
+  if (me) api['files.write'] = withStagedWrites(api['files.write'], { hold: (p) => holder(me.target(p).place), app, job: c.job });
   return api;
 }
