@@ -82,7 +82,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version, releaseLocks, licenseOf: (app) => licenses.status(app) });
   const wakeups = new AppWakeups({ repo, hostRepo, runtime, licenses, jobs, files: d.files, host, off, log: d.log }, d.wakeup ?? { intervalMs: 3_600_000, firstDelayMs: 30_000 });
   // Assigned before any call can reach `host()` (calls start from routes and jobs, after this returns).
-  const pages: AppPages | null = d.shares ? new AppPages({ repo, runtime, files: d.files, jobs, host, shares: d.shares, off }) : null;
+  const pages: AppPages | null = d.shares ? new AppPages({ repo, runtime, files: d.files, jobs, host, shares: d.shares, licenses, off }) : null;
   return {
     repo, runtime, jobs, actions, admin, licenses, wakeups, off, pages,
     /** The capability the web UI reads (`app_plugins.enabled`). */

@@ -6,7 +6,8 @@
  * (a counted visit, a sanitised surface with refs instead of paths and no
  * `open`), submits a job that runs as the creator through the write gate, reads
  * an exposed file with a range; the creator losing access, the app going and the
- * creator disabled each close the page as the spec says; the old /p/ addresses
+ * creator disabled each close the page as the spec says; a held licence stops a
+ * paid app's page (403 store_license, nothing queued); the old /p/ addresses
  * move; the admin lists the app links.
  */
 import { after, before, describe, test } from 'node:test';
@@ -15,7 +16,8 @@ import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
-import { buildAppPackage, publisherKey, sampleManifest } from '../helpers/app-package';
+import { generateKeyPairSync } from 'node:crypto';
+import { buildAppPackage, issueLicense, publisherKey, sampleManifest } from '../helpers/app-package';
 
 const PAGES_CODE = String.raw`
 const tryCall = async (method, args) => { try { await host.call(method, args); return 'ok'; } catch (e) { return e.code || 'error'; } };
@@ -367,6 +369,36 @@ describe('public app pages', () => {
     const r = await event(page, {});
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.surface.nodes[0].text, 'event open public=true');
+  });
+
+  test('a paid app\'s page: a held licence answers 403 store_license to events and files and queues nothing; a valid one opens it again', async () => {
+    const store = generateKeyPairSync('ed25519');
+    const pkg = await buildAppPackage({ key, manifest: pagesManifest({ id: 'paidpages', license: { required: true, store: 'shop' } }), code: PAGES_CODE, languages: PACKS });
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } })).status, 201);
+    const pem = store.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/store-keys', { token: admin, body: { store: 'shop', public_key_pem: pem } })).status, 201);
+    const lic = await s.api('PUT', '/api/admin/app-plugins/apps/paidpages/license', { token: admin, body: { token: issueLicense(store.privateKey, { id: 'lic-page', app: 'paidpages' }) } });
+    assert.equal(lic.body.status, 'valid', JSON.stringify(lic.body));
+    const made = await s.api('POST', '/api/files/plugins/views/paidpages/publisher/event', { token: uma, body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} } });
+    const page = JSON.parse(made.body.surface.nodes[0].text).token;
+    assert.equal((await event(page, {})).status, 200);
+
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/license-revocations', { token: admin, body: { license_id: 'lic-page' } })).status, 201);
+    const opsBefore = (await s.api('GET', '/api/files/ops', { token: uma })).body.ops.length;
+    const held = { kind: 'app', reason: 'revoked', plugin: 'paidpages' };
+    for (const body of [{}, { event: 'submit', action_id: 'sign', data: { name: 'zed' } }]) {
+      const r = await event(page, body);
+      assert.deepEqual([r.status, r.body.error, r.body.details], [403, 'store_license', held], JSON.stringify(r.body));
+    }
+    const f = await pub('GET', `/api/public/s/${page}/file/f1`);
+    assert.deepEqual([f.status, f.body.error], [403, 'store_license']);
+    assert.equal((await s.api('GET', '/api/files/ops', { token: uma })).body.ops.length, opsBefore, 'no job queued');
+    assert.equal(existsSync(join(docs, 'contract.signed-zed.txt')), false);
+    // The link itself lives on (the app is stopped, not removed): its state is still active.
+    assert.equal((await pub('GET', `/api/public/s/${page}`)).body.state, 'active');
+
+    assert.equal((await s.api('DELETE', '/api/admin/app-plugins/license-revocations/lic-page', { token: admin })).status, 200);
+    assert.equal((await event(page, {})).status, 200);
   });
 
   test('the app uninstalled: events 409 link_unavailable, the state reads revoked', async () => {

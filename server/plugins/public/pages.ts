@@ -25,6 +25,7 @@ import { describe, type PluginJobs } from '../jobs';
 import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
 import type { AppRuntime } from '../runtime';
 import type { HostApi } from '../sandbox/sandbox';
+import type { AppLicenses } from '../licenses';
 import { formFields, sanitiseSurface, type Surface, type SurfaceNode } from '../surface/sanitise';
 import { checkSubmission } from '../surface/validate';
 
@@ -40,6 +41,8 @@ export interface PagesDeps {
   jobs: PluginJobs;
   host: () => HostDeps;
   shares: SharesService;
+  /** A held licence stops the app's pages too: events and files answer 403 `store_license`. */
+  licenses: AppLicenses;
   off: () => 'plugins_disabled' | 'app_plugins_disabled' | null;
 }
 
@@ -177,12 +180,16 @@ export class AppPages {
     }
   }
 
-  /** Opens a link for a visitor's call: live (410 expired/revoked), PIN passed, its app there (409 `link_unavailable`). */
+  /**
+   * Opens a link for a visitor's call: live (410 expired/revoked), PIN passed, its app there (409
+   * `link_unavailable`) and running (403 `store_license` while its licence is held).
+   */
   private async enter(token: string, cred: PageCred) {
     const o = await this.d.shares.open(token, 'app');
     this.d.shares.checkPin(o.share, cred);
     const app = this.appOf(o.share);
     if (!app) throw new AppError('link_unavailable');
+    this.d.licenses.require(app);
     const files = this.d.shares.appFiles(o.share);
     const places = files.map((f) => ({ storage_id: o.share.storage_id, rel: f.rel }));
     return { o, app, files, places };
@@ -241,10 +248,8 @@ export class AppPages {
 
   /** `GET /api/public/s/{token}/file/{ref}`: one exposed file, opened through its own confined link actor. */
   async file(token: string, cred: PageCred, ref: string, request?: RequestMeta): Promise<OpenFile> {
-    const o = await this.d.shares.open(token, 'app');
-    this.d.shares.checkPin(o.share, cred);
-    if (!this.appOf(o.share)) throw new AppError('link_unavailable');
-    const f = this.d.shares.appFiles(o.share).find((x) => x.ref === ref);
+    const { o, files } = await this.enter(token, cred);
+    const f = files.find((x) => x.ref === ref);
     if (!f) throw new AppError('not_found');
     const place = { storage_id: o.share.storage_id, rel: f.rel };
     this.creatorReaches(personActor(o.owner, request), [place], 'viewer');
