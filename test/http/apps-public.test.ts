@@ -5,7 +5,7 @@
  * a visitor reads its state, fails and passes the PIN gate, opens the page
  * (a counted visit, a sanitised surface with refs instead of paths and no
  * `open`), submits a job that runs as the creator through the write gate, reads
- * an exposed file with a range; the creator losing access, the app going and the
+ * an exposed file with a range, follows the job it queued; the creator losing access, the app going and the
  * creator disabled each close the page as the spec says; a held licence stops a
  * paid app's page (403 store_license, nothing queued); the old /p/ addresses
  * move; the admin lists the app links.
@@ -35,7 +35,7 @@ app.event = async ({ view, event, data, paths, public: pub, state }) => {
   if (event === 'submit') {
     if (!data.name) return { errors: [{ key: 'name', code: 'required' }] };
     if (data.name === 'ghost') return { surface: { nodes: [] }, job: { action: 'nope', params: {} } };
-    return { surface: { nodes: [{ type: 'text', text: 'thanks ' + data.name }], open: { path: paths[0].path } }, job: { action: 'stamp', params: { name: data.name } }, open: { path: paths[0].path } };
+    return { surface: { nodes: [{ type: 'text', text: 'thanks ' + data.name }], open: { path: paths[0].path } }, job: { action: 'stamp', params: { name: data.name, replace: data.replace } }, open: { path: paths[0].path } };
   }
   return { nodes: [{ type: 'text', text: 'event ' + event + ' public=' + pub }], state };
 };
@@ -58,8 +58,9 @@ app.view = async ({ view, paths, public: pub, lang }) => {
   };
 };
 app.action = async ({ action, paths, params }) => {
-  const out = paths[0].path.replace(/\.txt$/, '.signed-' + params.name + '.txt');
-  await host.call('files.write', { path: out, data: 'signed by ' + params.name });
+  // replace: the last exposed file is rewritten (an output the visitor may follow by its ref).
+  const out = params.replace ? paths[paths.length - 1].path : paths[0].path.replace(/\.txt$/, '.signed-' + params.name + '.txt');
+  await host.call('files.write', { path: out, data: 'signed by ' + params.name, overwrite: !!params.replace });
   return { open: { path: out }, message: 'stamped' };
 };
 `;
@@ -266,6 +267,39 @@ describe('public app pages', () => {
     assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
     await r.text();
     assert.equal((await pub('GET', `/api/public/s/${token}/file/f9`, { cookie })).status, 404);
+  });
+
+  test('the visitor follows the page\'s job: status, message, outputs as refs only; the PIN, other ops and other pages refused', async () => {
+    const follow = async (id: string, c = cookie) => {
+      for (let i = 0; i < 400; i++) {
+        const r = await pub('GET', `/api/public/s/${token}/ops/${id}`, { cookie: c });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        assert.equal(r.headers.get('cache-control'), 'no-store');
+        if (['ok', 'failed', 'cancelled'].includes(r.body.status)) return r.body;
+        await new Promise((res) => setTimeout(res, 25));
+      }
+      throw new Error(`op ${id} did not finish`);
+    };
+    let r = await event(token, { event: 'submit', action_id: 'sign', data: { name: 'eve' } }, cookie);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const made = await follow(r.body.job_id);
+    assert.deepEqual(made, { job_id: r.body.job_id, status: 'ok', progress: 1, message: 'stamped', outputs: [], output_count: 1 });
+    assert.ok(existsSync(join(docs, 'contract.signed-eve.txt')));
+    r = await event(token, { event: 'submit', action_id: 'sign', data: { name: 'fay', replace: true } }, cookie);
+    const replaced = await follow(r.body.job_id);
+    assert.deepEqual([replaced.status, replaced.outputs, replaced.output_count], ['ok', [{ ref: 'f2' }], 1], JSON.stringify(replaced));
+    assert.ok(!JSON.stringify(replaced).includes('/Docs'), 'no creator path reaches the visitor');
+    assert.equal(readFileSync(join(docs, 'page.html'), 'utf8'), 'signed by fay');
+
+    const noPin = await pub('GET', `/api/public/s/${token}/ops/${r.body.job_id}`);
+    assert.deepEqual([noPin.status, noPin.body.error], [401, 'unauthorised']);
+    const own = await s.api('POST', '/api/files/plugins/actions/pages/stamp/run', { token: uma, body: { paths: ['/Docs/contract.txt'], params: { name: 'own' } } });
+    assert.equal(own.status, 202, JSON.stringify(own.body));
+    assert.equal((await pub('GET', `/api/public/s/${token}/ops/${own.body.op}`, { cookie })).status, 404, 'the creator\'s own op is not the page\'s');
+    assert.equal((await pub('GET', `/api/public/s/${token}/ops/nope`, { cookie })).status, 404);
+    const other = await openPage(['/Docs/contract.txt']);
+    assert.equal((await pub('GET', `/api/public/s/${other.token}/ops/${r.body.job_id}`)).status, 404, 'another page cannot follow it');
+    await pollOp(own.body.op, uma);
   });
 
   test('the HTML page at /s/{token}: the app page under a strict CSP, no-store; a plain link still downloads', async () => {
