@@ -223,6 +223,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
       stateOf: (p) => parseItems(catalogue.nodes.get(p.storage_id, p.rel)?.app_state ?? null),
       findUsers: (q, limit) => auth.repo.list({ q, limit: limit * 2 }).filter((u) => !u.disabled).slice(0, limit).map((u) => ({ id: u.id, username: u.username, email: u.email })),
+      findUser: (id) => {
+        const u = auth.repo.byId(id);
+        return u && !u.disabled ? { id: u.id, username: u.username, email: u.email } : null;
+      },
       people: () => auth.repo.list({ limit: 100_000 }).filter((u) => !u.disabled).flatMap((u) => auth.repo.principal(u.id) ?? []),
       log: (m) => log.info(m),
     });

@@ -84,6 +84,8 @@ const BASE: Record<string, number> = {
   no_access: 403,
   // A held licence (docs/app-plugins.md, "Licences"): the app is stopped for everyone until its licence is good again.
   store_license: 403,
+  // An upgrade released after the licence's `updates_until` (the installed version keeps running).
+  store_updates: 403,
 };
 
 const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {

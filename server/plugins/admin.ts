@@ -10,6 +10,7 @@ import { actorRef } from '../auth';
 import { AppError, validation } from '../errors';
 import type { EventBus } from '../events';
 import { readAppPackage, requireEd25519Pem } from './package/package';
+import type { Manifest } from './package/manifest';
 import { compareVersions } from './package/semver';
 import type { AppsRepo, InstalledApp } from './registry/apps.repo';
 import type { AppRuntime } from './runtime';
@@ -81,10 +82,24 @@ export class AppAdmin {
     const pkg = await this.verify(bytes);
     if (pkg.manifest.id !== id) throw validation('id', `the package is ${pkg.manifest.id}, not ${id}`);
     if (!(compareVersions(pkg.manifest.version, cur.version) > 0)) throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);
+    this.coveredByLicense(cur, pkg.manifest);
     const app = this.d.repo.put(pkg, cur.installed_by, pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)));
     await this.d.runtime.stop(id);
     this.audit(by, 'app_plugin.upgrade', id, { from: cur.version, to: app.version, digest: app.digest });
     return this.view(app);
+  }
+
+  /**
+   * A paid app's licence with `updates_until` covers versions released until then (docs/app-plugins.md,
+   * "Licences"): a later package is refused (403 `store_updates`), and so is one without a `released` day.
+   */
+  private coveredByLicense(cur: InstalledApp, m: Manifest) {
+    const until = m.license?.required ? this.d.licenseOf?.(cur).updates_until : undefined;
+    if (!until) return;
+    if (!m.released) throw validation('released', `the licence covers updates released until ${until}: the package must say when it was released`);
+    if (Date.parse(`${m.released}T00:00:00Z`) > Date.parse(until)) {
+      throw new AppError('store_updates', { plugin: cur.id, updates_until: until, released: m.released }, { kind: 'app', reason: 'updates_until', plugin: cur.id, updates_until: until, released: m.released });
+    }
   }
 
   async uninstall(by: Actor, id: string) {

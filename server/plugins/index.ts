@@ -14,7 +14,7 @@ import type { SharesService } from '../shares';
 import { AppAdmin } from './admin';
 import { AppActions, mayUseApp } from './actions/service';
 import { AppLicenses } from './licenses';
-import type { HostDeps } from './host/host-api';
+import type { HostDeps, PublicUser } from './host/host-api';
 import { pagesHostApi } from './host/pages';
 import { PluginJobs } from './jobs';
 import { AppPages } from './public/pages';
@@ -39,7 +39,9 @@ export interface AppPluginsDeps {
   enabled: boolean;
   memoryBytes: number;
   stateOf: (place: Place) => string[];
-  findUsers: (q: string, limit: number) => Array<{ id: number; username: string; email: string }>;
+  findUsers: (q: string, limit: number) => PublicUser[];
+  /** One enabled account by id, in the picker's shape (host `users.get`), or null. */
+  findUser: (id: number) => PublicUser | null;
   /** Public app pages are share rows (host `pages.*`, the /api/public/s routes); without it `pages.*` is not offered. */
   shares?: SharesService;
   /** Every enabled account's permission subject (a licence's seat count). */
@@ -56,7 +58,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const hostRepo = new AppHostRepo(d.db);
   const runtime = new AppRuntime({ memoryBytes: d.memoryBytes, log: d.log });
   const host = (): HostDeps => ({
-    files: d.files, repo, hostRepo,
+    files: d.files, repo, hostRepo, findUser: d.findUser,
     pages: pages ? (app, actor) => pagesHostApi(pages!, app, actor) : undefined,
     enqueue: (app, actor, action, paths, params, lang) => {
       const me = d.files.forActor(actor);
@@ -82,7 +84,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version, releaseLocks, licenseOf: (app) => licenses.status(app) });
   const wakeups = new AppWakeups({ repo, hostRepo, runtime, licenses, jobs, files: d.files, host, off, log: d.log }, d.wakeup ?? { intervalMs: 3_600_000, firstDelayMs: 30_000 });
   // Assigned before any call can reach `host()` (calls start from routes and jobs, after this returns).
-  const pages: AppPages | null = d.shares ? new AppPages({ repo, runtime, files: d.files, jobs, host, shares: d.shares, off }) : null;
+  const pages: AppPages | null = d.shares ? new AppPages({ repo, runtime, files: d.files, jobs, host, shares: d.shares, licenses, off }) : null;
   return {
     repo, runtime, jobs, actions, admin, licenses, wakeups, off, pages,
     /** The capability the web UI reads (`app_plugins.enabled`). */

@@ -31,6 +31,8 @@ export interface PluginJobPayload {
   lang: string;
   /** Queued from a public app page (docs/app-plugins.md): its result never carries an `open` (SPEC App plugins rule 3). */
   public?: boolean;
+  /** That page's share id: only its visitors may follow the op (`GET /api/public/s/{token}/ops/{id}`). */
+  page?: number;
 }
 
 declare module '../jobs/types' {
@@ -73,9 +75,10 @@ export class PluginJobs {
     d.queue.register(PLUGIN_JOB, (ctx) => this.run(ctx.payload, ctx), { maxAttempts: 1, concurrency: 2 });
   }
 
-  enqueue(app: InstalledApp, actor: Actor, action: string, places: Place[], params: unknown, lang: string, opts: { public?: boolean } = {}): string {
+  /** `opts.page`: the share id of the public page that asked for it. */
+  enqueue(app: InstalledApp, actor: Actor, action: string, places: Place[], params: unknown, lang: string, opts: { page?: number } = {}): string {
     if (!app.manifest.actions.some((a) => a.id === action)) throw new AppError('not_found', { path: `${app.id}/${action}` });
-    const payload: PluginJobPayload = { actor: actorSpec(actor), plugin: app.id, action, places, params, lang, ...(opts.public && { public: true }) };
+    const payload: PluginJobPayload = { actor: actorSpec(actor), plugin: app.id, action, places, params, lang, ...(opts.page !== undefined && { public: true, page: opts.page }) };
     return this.d.queue.enqueue(PLUGIN_JOB, payload, { ownerId: actor.kind === 'system' ? null : actor.principal.id, visible: true, maxAttempts: 1 });
   }
 
@@ -100,6 +103,13 @@ export class PluginJobs {
     }
     const open = p.public ? undefined : openOf(r?.open);
     return { outputs: outputs.map((path) => ({ path })), ...(open && { open }), ...(typeof r?.message === 'string' && { message: r.message.slice(0, 500) }) };
+  }
+
+  /** A plugin op queued by the public page `shareId`, as `present` shows it; null for any other op. */
+  ofPage(id: string, shareId: number, lang: Lang): Operation | null {
+    const p = this.d.queue.payloadOf(id) as PluginJobPayload | undefined;
+    const op = p?.page === shareId ? this.d.queue.get(id) : null;
+    return op && op.kind === PLUGIN_JOB ? this.present(op, lang) : null;
   }
 
   /** A plugin op as the spec shows it, in the reader's language; other kinds pass unchanged. */

@@ -11,7 +11,8 @@
  *    (`pages.create`); a visitor without a session gets the PIN form (wrong →
  *    tries left), the HttpOnly page cookie, the surface (text escaped), the
  *    exposed file by ref, a submit refused at its field and one accepted (202,
- *    the job runs as the creator); an exposed file gone reads as revoked; a
+ *    the job runs as the creator, and the page follows it to "Done."); an
+ *    exposed file gone reads as revoked; a
  *    link its creator revoked (SPEC: `expired`) gets the server's dead page.
  */
 import { test, describe, before, after } from 'node:test';
@@ -328,6 +329,10 @@ describe('the public app page (real server)', { skip, timeout: 180_000 }, () => 
       const body = await res.json();
       assert.deepEqual([body.accepted, typeof body.job_id], [true, 'string']);
       await page.getByText('Thank you: your answer was sent.').waitFor();
+      // The page follows its job (GET /api/public/s/{token}/ops/{job_id}) until it is done, with the app's message.
+      const job = page.getByTestId('app-public-job');
+      await job.getByText('Done.').waitFor();
+      await job.getByText('stamped').waitFor();
       // The job ran as the creator: its file, written through the write gate.
       const op = await pollOp(srv.url, admin, body.job_id);
       assert.equal(op.status, 'ok', JSON.stringify(op));

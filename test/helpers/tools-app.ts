@@ -2,7 +2,8 @@
  * The test app (“tools”): one action with a view (`greet`), one batch job over
  * N files (`upper`), and the misbehaving ones (`spin`: while(true); `hog`:
  * a 1 GiB allocation; `slow`: waits on the host for a cancel; `fails`: throws
- * one of its own text keys). Its views report what the host API let it do.
+ * one of its own text keys). Its views report what the host API let it do
+ * (`probe` with `{users: [ids]}` in its section: what `users.get` answered).
  */
 import { sampleManifest } from './app-package';
 
@@ -29,6 +30,7 @@ app.view = async ({ view, paths, section }) => {
   if (view === 'spin') { while (true) {} }
   if (view === 'probe') {
     const q = JSON.parse(section || '{}');
+    if (q.users) return { nodes: [{ type: 'text', text: JSON.stringify(await Promise.all(q.users.map((id) => tryCall('users.get', { id })))) }] };
     const out = {};
     out.secret = await tryCall('files.read', { path: q.secret });
     out.own = await tryCall('files.read', { path: q.own });

@@ -6,7 +6,8 @@
  * marks it (the listing's `app_state`), a 33rd item is refused, an app
  * without the permissions is refused; its wake-up queues a scheduled job with
  * no person (once per key and due_at, reaching only the files it named);
- * a paid app is held until its licence is valid; open rules follow
+ * a paid app is held until its licence is valid, and its upgrades must fall
+ * within the licence's `updates_until`; open rules follow
  * permissions and the selection.
  */
 import { after, before, describe, test } from 'node:test';
@@ -319,6 +320,41 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
 
     const actions = (s.server.db.sqlite.prepare("SELECT action FROM audit WHERE action LIKE 'app_plugin.license%' OR action LIKE 'app_store.%'").all() as Array<{ action: string }>).map((a) => a.action);
     for (const a of ['app_plugin.license_set', 'app_plugin.license_held', 'app_plugin.license_released', 'app_plugin.license_remove', 'app_store.trust']) assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
+  });
+
+  test('updates_until: a paid app\'s upgrade released after it is refused (403 store_updates), an undated one too; within it, or without it, passes', async () => {
+    const shop = generateKeyPairSync('ed25519');
+    const code = 'app.action = async () => ({ message: "v" });';
+    const manifest = (version: string, released?: string) => sampleManifest({ id: 'updater', name: 'Updater', version, filex_range: '>=0.1.0', permissions: ['files.read'],
+      license: { required: true, store: 'shop-two' }, ...(released && { released }), actions: [{ id: 'work', label: 'a.work', applies: txt, read_only_ok: true }] });
+    const upgrade = async (version: string, released?: string) => {
+      const bytes = await buildAppPackage({ key, manifest: manifest(version, released), code, languages: { en: { 'a.work': 'Work' } } });
+      return s.api('PUT', '/api/admin/app-plugins/apps/updater/package', { token: admin, raw: new Uint8Array(bytes), headers: { 'content-type': 'application/zip' } });
+    };
+    const license = async (payload: Record<string, unknown>) => {
+      const r = await s.api('PUT', '/api/admin/app-plugins/apps/updater/license', { token: admin, body: { token: issueLicense(shop.privateKey, { store: 'shop-two', app: 'updater', ...payload }) } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body;
+    };
+    const installed = async () => (await s.api('GET', '/api/admin/app-plugins/apps/updater', { token: admin })).body.version;
+    await install(manifest('1.0.0', '2026-01-10'), code, { en: { 'a.work': 'Work' } });
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/store-keys', { token: admin, body: { store: 'shop-two', public_key_pem: shop.publicKey.export({ type: 'spki', format: 'pem' }).toString() } })).status, 201);
+    const until = '2026-06-30T23:59:59.000Z';
+    assert.deepEqual(await license({ id: 'lic-u', updates_until: until }), { status: 'valid', updates_until: until });
+
+    let r = await upgrade('1.1.0', '2026-06-30');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    r = await upgrade('1.2.0', '2026-07-01');
+    assert.deepEqual([r.status, r.body.error, r.body.details], [403, 'store_updates', { kind: 'app', reason: 'updates_until', plugin: 'updater', updates_until: until, released: '2026-07-01' }]);
+    r = await upgrade('1.2.0');
+    assert.deepEqual([r.status, r.body.error, r.body.details?.field], [400, 'validation_failed', 'released']);
+    assert.equal(await installed(), '1.1.0', 'a refused upgrade keeps the installed version');
+    assert.equal((await run('updater', 'work', ['/Docs/notes.txt'])).message, 'v', 'and it keeps running');
+
+    // A licence without updates_until covers every release.
+    assert.deepEqual(await license({ id: 'lic-u2' }), { status: 'valid' });
+    assert.equal((await upgrade('1.2.0', '2026-07-01')).status, 200);
+    assert.equal(await installed(), '1.2.0');
   });
 
   test('uninstalling an app lets go of the locks it set', async () => {

@@ -2,7 +2,7 @@
  * App plugins end to end over HTTP (SPEC App plugins; docs/app-plugins.md):
  * a real signed package built here, installed by the admin, actions, views,
  * events and plugin jobs run in real QuickJS sandboxes against real local
- * storages, every error status of the routes, and an app's while(true) and
+ * storages, the people look-ups (picker and host `users.get`), every error status of the routes, and an app's while(true) and
  * 1 GiB allocation stopped and reported while the server keeps serving.
  */
 import { after, before, describe, test } from 'node:test';
@@ -333,6 +333,27 @@ describe('app plugins', () => {
     assert.deepEqual(r.body.users.map((u: any) => u.username), ['ulf']);
     const v = await s.api('GET', '/api/files/plugins/users?plugin=tools&q=ul', { token: vic });
     assert.deepEqual([v.status, v.body.error, v.body.details.permission], [403, 'permission_denied', 'app.tools.users.lookup']);
+  });
+
+  test('users.get: the picker\'s shape for an enabled account by id, under the same lookup permission', async () => {
+    const ulfRow = (await s.api('GET', '/api/files/plugins/users?plugin=tools&q=ulf', { token: uma })).body.users[0];
+    assert.equal(ulfRow.username, 'ulf');
+    const gone = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'gus@example.test', username: 'gus', password: 'gus-password-1', role: 'user' } });
+    const gusId = gone.body.user?.id ?? gone.body.id;
+    assert.equal((await s.api('POST', `/api/admin/users/${gusId}/disable`, { token: admin })).status, 200);
+    const look = async (plugin: string, users: unknown[], token = uma) => {
+      const r = await s.api('GET', `/api/files/plugins/views/${plugin}/probe?section=${encodeURIComponent(JSON.stringify({ users }))}`, { token });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return JSON.parse(r.body.surface.nodes[0].text) as any[];
+    };
+    const out = await look('tools', [ulfRow.id, String(ulfRow.id), 999_999, gusId, -1, 'ulf']);
+    assert.deepEqual(out.slice(0, 4), [{ ok: ulfRow }, { ok: ulfRow }, { ok: null }, { ok: null }], 'by id or its text; unknown and disabled accounts are null');
+    assert.deepEqual(out.slice(4).map((r) => r.code), ['app_host_refused', 'app_host_refused']);
+    assert.deepEqual(Object.keys(ulfRow).sort(), ['email', 'id', 'username']);
+    assert.deepEqual((await look('tools', [ulfRow.id], vic)).map((r) => r.code), ['permission_denied'], 'a viewer lacks app.tools.users.lookup');
+    assert.equal((await upload('/api/admin/app-plugins/apps', await pkg({ id: 'nolookup', permissions: ['files.read'], http_hosts: [] }))).status, 201);
+    assert.deepEqual((await look('nolookup', [ulfRow.id])).map((r) => r.code), ['app_host_refused'], 'the app did not declare users.lookup');
+    assert.equal((await s.api('DELETE', '/api/admin/app-plugins/apps/nolookup', { token: admin })).status, 200);
   });
 
   test('switched off, disabled and uninstalled apps answer as the spec says', async () => {

@@ -2,7 +2,8 @@
  * `files.write` in parts (`more: true`; server/plugins/host/staged-writes.ts) from a
  * real app in a real sandbox: parts are committed as one file by the last write,
  * nothing is visible before, a refused commit leaves nothing staged, write access
- * is checked at the first part, staging is per call, and the limits hold.
+ * is checked at the first part, staging is per call, the limits hold, and the
+ * commit holds the app's own lock on the file (others still get 423).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,6 +36,11 @@ app.action = async ({ params }) => {
     case 'many':
       for (let i = 0; i < 5; i++) { const r = await tryCall('files.write', { path: p + i, data: 'x', more: true }); out.push(r.error || r.staged); }
       break;
+    case 'locked':
+      out.push((await host.call('locks.set', { path: p, label: 'Parts' })).lock.plugin);
+      for (let i = 0; i < 3; i++) out.push(await tryCall('files.write', { path: p, data: String(i).repeat(300 * 1024), more: true }));
+      out.push(await tryCall('files.write', { path: p, data: 'end', overwrite: true }));
+      break;
     case 'big-part':
       out.push(await tryCall('files.write', { path: p, data: 'x'.repeat(700 * 1024 + 1), more: true }));
       break;
@@ -63,6 +69,7 @@ describe('app host: files.write in parts', () => {
       cleanups.push(cleanup);
       writeFileSync(join(dir, 'seed.txt'), 'seed');
       writeFileSync(join(dir, 'taken.txt'), 'keep me');
+      writeFileSync(join(dir, 'held.txt'), 'before');
       const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name, driver: 'local', config: { path: dir }, sync_mode: 'poll' } });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       if (Object.keys(patch).length) assert.equal((await s.api('PATCH', `/api/admin/storages/${r.body.id}`, { token: admin, body: patch })).status, 200);
@@ -70,7 +77,7 @@ describe('app host: files.write in parts', () => {
     }
     const key = publisherKey('acme');
     assert.equal((await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status, 201);
-    for (const [id, permissions] of [['parts', ['files.read', 'files.write']], ['readonly', ['files.read']]] as const) {
+    for (const [id, permissions] of [['parts', ['files.read', 'files.write', 'locks']], ['readonly', ['files.read']]] as const) {
       const zip = await buildAppPackage({
         key, code: CODE, languages: { en: { 'action.w': 'Write' } },
         manifest: sampleManifest({ id, permissions, call_timeout_ms: 10000, actions: [{ id: 'w', label: 'action.w', applies: { kind: 'file', ext: ['txt'] } }] }),
@@ -120,6 +127,21 @@ describe('app host: files.write in parts', () => {
     ({ out } = await run({ case: 'parts', path: '/Docs/ro.txt', parts: ['a'], last: 'b' }, 'readonly'));
     assert.deepEqual([out[0].error, out[2].error], ['app_host_refused', 'app_host_refused']);
     assert.ok(!readdirSync(docs).some((n) => n.startsWith('m') || n === 'ro.txt' || n === 'big.txt'));
+  });
+
+  test('a file the app itself locked: the commit holds its lock (> 700 KiB in parts); another writer still gets 423', async () => {
+    assert.equal((await s.api('GET', '/api/files/manager?path=/Docs', { token: admin })).status, 200); // catalogued: a lock needs the file's row
+    const { op, out } = await run({ case: 'locked', path: '/Docs/held.txt' });
+    assert.equal(out[0], 'parts');
+    assert.deepEqual(out.slice(1, 4).map((r) => r.staged), [1, 2, 3].map((n) => n * 300 * 1024), JSON.stringify(out));
+    assert.deepEqual(out[4], { path: '/Docs/held.txt', size: 900 * 1024 + 3 });
+    assert.equal(readFileSync(join(docs, 'held.txt'), 'utf8'), ['0', '1', '2'].map((c) => c.repeat(300 * 1024)).join('') + 'end');
+    assert.deepEqual(op.outputs, [{ path: '/Docs/held.txt' }]);
+    const r = await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/held.txt', content: 'not yours' } });
+    assert.equal(r.status, 423, JSON.stringify(r.body));
+    assert.equal(r.body.error, 'locked');
+    assert.equal(r.body.details.plugin, 'parts');
+    assert.ok(readFileSync(join(docs, 'held.txt'), 'utf8').endsWith('end'));
   });
 
   test('staging files live in the OS temp folder only while staged', async () => {

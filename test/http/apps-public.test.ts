@@ -5,8 +5,9 @@
  * a visitor reads its state, fails and passes the PIN gate, opens the page
  * (a counted visit, a sanitised surface with refs instead of paths and no
  * `open`), submits a job that runs as the creator through the write gate, reads
- * an exposed file with a range; the creator losing access, the app going and the
- * creator disabled each close the page as the spec says; the old /p/ addresses
+ * an exposed file with a range, follows the job it queued; the creator losing access, the app going and the
+ * creator disabled each close the page as the spec says; a held licence stops a
+ * paid app's page (403 store_license, nothing queued); the old /p/ addresses
  * move; the admin lists the app links.
  */
 import { after, before, describe, test } from 'node:test';
@@ -15,7 +16,8 @@ import { mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
-import { buildAppPackage, publisherKey, sampleManifest } from '../helpers/app-package';
+import { generateKeyPairSync } from 'node:crypto';
+import { buildAppPackage, issueLicense, publisherKey, sampleManifest } from '../helpers/app-package';
 
 const PAGES_CODE = String.raw`
 const tryCall = async (method, args) => { try { await host.call(method, args); return 'ok'; } catch (e) { return e.code || 'error'; } };
@@ -33,7 +35,7 @@ app.event = async ({ view, event, data, paths, public: pub, state }) => {
   if (event === 'submit') {
     if (!data.name) return { errors: [{ key: 'name', code: 'required' }] };
     if (data.name === 'ghost') return { surface: { nodes: [] }, job: { action: 'nope', params: {} } };
-    return { surface: { nodes: [{ type: 'text', text: 'thanks ' + data.name }], open: { path: paths[0].path } }, job: { action: 'stamp', params: { name: data.name } }, open: { path: paths[0].path } };
+    return { surface: { nodes: [{ type: 'text', text: 'thanks ' + data.name }], open: { path: paths[0].path } }, job: { action: 'stamp', params: { name: data.name, replace: data.replace } }, open: { path: paths[0].path } };
   }
   return { nodes: [{ type: 'text', text: 'event ' + event + ' public=' + pub }], state };
 };
@@ -56,8 +58,9 @@ app.view = async ({ view, paths, public: pub, lang }) => {
   };
 };
 app.action = async ({ action, paths, params }) => {
-  const out = paths[0].path.replace(/\.txt$/, '.signed-' + params.name + '.txt');
-  await host.call('files.write', { path: out, data: 'signed by ' + params.name });
+  // replace: the last exposed file is rewritten (an output the visitor may follow by its ref).
+  const out = params.replace ? paths[paths.length - 1].path : paths[0].path.replace(/\.txt$/, '.signed-' + params.name + '.txt');
+  await host.call('files.write', { path: out, data: 'signed by ' + params.name, overwrite: !!params.replace });
   return { open: { path: out }, message: 'stamped' };
 };
 `;
@@ -266,6 +269,39 @@ describe('public app pages', () => {
     assert.equal((await pub('GET', `/api/public/s/${token}/file/f9`, { cookie })).status, 404);
   });
 
+  test('the visitor follows the page\'s job: status, message, outputs as refs only; the PIN, other ops and other pages refused', async () => {
+    const follow = async (id: string, c = cookie) => {
+      for (let i = 0; i < 400; i++) {
+        const r = await pub('GET', `/api/public/s/${token}/ops/${id}`, { cookie: c });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        assert.equal(r.headers.get('cache-control'), 'no-store');
+        if (['ok', 'failed', 'cancelled'].includes(r.body.status)) return r.body;
+        await new Promise((res) => setTimeout(res, 25));
+      }
+      throw new Error(`op ${id} did not finish`);
+    };
+    let r = await event(token, { event: 'submit', action_id: 'sign', data: { name: 'eve' } }, cookie);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const made = await follow(r.body.job_id);
+    assert.deepEqual(made, { job_id: r.body.job_id, status: 'ok', progress: 1, message: 'stamped', outputs: [], output_count: 1 });
+    assert.ok(existsSync(join(docs, 'contract.signed-eve.txt')));
+    r = await event(token, { event: 'submit', action_id: 'sign', data: { name: 'fay', replace: true } }, cookie);
+    const replaced = await follow(r.body.job_id);
+    assert.deepEqual([replaced.status, replaced.outputs, replaced.output_count], ['ok', [{ ref: 'f2' }], 1], JSON.stringify(replaced));
+    assert.ok(!JSON.stringify(replaced).includes('/Docs'), 'no creator path reaches the visitor');
+    assert.equal(readFileSync(join(docs, 'page.html'), 'utf8'), 'signed by fay');
+
+    const noPin = await pub('GET', `/api/public/s/${token}/ops/${r.body.job_id}`);
+    assert.deepEqual([noPin.status, noPin.body.error], [401, 'unauthorised']);
+    const own = await s.api('POST', '/api/files/plugins/actions/pages/stamp/run', { token: uma, body: { paths: ['/Docs/contract.txt'], params: { name: 'own' } } });
+    assert.equal(own.status, 202, JSON.stringify(own.body));
+    assert.equal((await pub('GET', `/api/public/s/${token}/ops/${own.body.op}`, { cookie })).status, 404, 'the creator\'s own op is not the page\'s');
+    assert.equal((await pub('GET', `/api/public/s/${token}/ops/nope`, { cookie })).status, 404);
+    const other = await openPage(['/Docs/contract.txt']);
+    assert.equal((await pub('GET', `/api/public/s/${other.token}/ops/${r.body.job_id}`)).status, 404, 'another page cannot follow it');
+    await pollOp(own.body.op, uma);
+  });
+
   test('the HTML page at /s/{token}: the app page under a strict CSP, no-store; a plain link still downloads', async () => {
     let r = await fetch(`${s.url}/s/${token}`, { headers: { accept: 'text/html' } });
     assert.equal(r.status, 200);
@@ -367,6 +403,36 @@ describe('public app pages', () => {
     const r = await event(page, {});
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.surface.nodes[0].text, 'event open public=true');
+  });
+
+  test('a paid app\'s page: a held licence answers 403 store_license to events and files and queues nothing; a valid one opens it again', async () => {
+    const store = generateKeyPairSync('ed25519');
+    const pkg = await buildAppPackage({ key, manifest: pagesManifest({ id: 'paidpages', license: { required: true, store: 'shop' } }), code: PAGES_CODE, languages: PACKS });
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } })).status, 201);
+    const pem = store.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/store-keys', { token: admin, body: { store: 'shop', public_key_pem: pem } })).status, 201);
+    const lic = await s.api('PUT', '/api/admin/app-plugins/apps/paidpages/license', { token: admin, body: { token: issueLicense(store.privateKey, { id: 'lic-page', app: 'paidpages' }) } });
+    assert.equal(lic.body.status, 'valid', JSON.stringify(lic.body));
+    const made = await s.api('POST', '/api/files/plugins/views/paidpages/publisher/event', { token: uma, body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} } });
+    const page = JSON.parse(made.body.surface.nodes[0].text).token;
+    assert.equal((await event(page, {})).status, 200);
+
+    assert.equal((await s.api('POST', '/api/admin/app-plugins/license-revocations', { token: admin, body: { license_id: 'lic-page' } })).status, 201);
+    const opsBefore = (await s.api('GET', '/api/files/ops', { token: uma })).body.ops.length;
+    const held = { kind: 'app', reason: 'revoked', plugin: 'paidpages' };
+    for (const body of [{}, { event: 'submit', action_id: 'sign', data: { name: 'zed' } }]) {
+      const r = await event(page, body);
+      assert.deepEqual([r.status, r.body.error, r.body.details], [403, 'store_license', held], JSON.stringify(r.body));
+    }
+    const f = await pub('GET', `/api/public/s/${page}/file/f1`);
+    assert.deepEqual([f.status, f.body.error], [403, 'store_license']);
+    assert.equal((await s.api('GET', '/api/files/ops', { token: uma })).body.ops.length, opsBefore, 'no job queued');
+    assert.equal(existsSync(join(docs, 'contract.signed-zed.txt')), false);
+    // The link itself lives on (the app is stopped, not removed): its state is still active.
+    assert.equal((await pub('GET', `/api/public/s/${page}`)).body.state, 'active');
+
+    assert.equal((await s.api('DELETE', '/api/admin/app-plugins/license-revocations/lic-page', { token: admin })).status, 200);
+    assert.equal((await event(page, {})).status, 200);
   });
 
   test('the app uninstalled: events 409 link_unavailable, the state reads revoked', async () => {

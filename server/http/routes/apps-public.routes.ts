@@ -1,7 +1,7 @@
 /**
  * Public app pages over HTTP (SPEC App plugins: "Public pages of apps are real
  * shares at /s/{token}"; docs/app-plugins.md, "Public app pages"): the link's
- * state, its PIN gate, the app's events and the exposed files under
+ * state, its PIN gate, the app's events, the jobs they queued and the exposed files under
  * /api/public/s/{token}, the HTML page at /s/{token} for an app link (other
  * links fall through to the share routes), the admin's list of app links, and
  * the retired /p/ and /api/p/ addresses (301 to their /s/ equivalents).
@@ -95,6 +95,13 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     const out = await pages().event(ctx.params.token, credOf(ctx), body, ctx.state.lang, { ip: ctx.state.ip, request: reqMeta(ctx) });
     ctx.status = out.status;
     ctx.body = out.body;
+  });
+
+  // A job the page queued, followed by its visitor (docs/app-plugins.md, "Following a page's job").
+  r.get('/api/public/s/:token/ops/:id', publicDoor, noStore, async (ctx) => {
+    calls.hit(ctx.state.ip);
+    await admitLink(ctx);
+    ctx.body = await pages().op(ctx.params.token, credOf(ctx), ctx.params.id, ctx.state.lang);
   });
 
   r.get('/api/public/s/:token/file/:ref', publicDoor, async (ctx) => {

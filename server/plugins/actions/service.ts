@@ -15,7 +15,7 @@ import type { FileService, Place } from '../../files';
 import type { AppliesRule, ManifestAction, ManifestView } from '../package/manifest';
 import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
 import type { AppRuntime } from '../runtime';
-import { buildHostApi, type HostDeps } from '../host/host-api';
+import { buildHostApi, requireUserLookup, type HostDeps, type PublicUser } from '../host/host-api';
 import { describe, type PluginJobs } from '../jobs';
 import { labelMap } from '../i18n';
 import { misfit, type SelectedItem } from './applies';
@@ -42,7 +42,7 @@ export interface ActionsDeps {
   /** The app's licence status (`licenses.ts`); a held app is stopped. */
   licenses: AppLicenses;
   /** Enabled people matching `q` (the people picker). */
-  findUsers: (q: string, limit: number) => Array<{ id: number; username: string; email: string }>;
+  findUsers: (q: string, limit: number) => PublicUser[];
 }
 
 const ROLE_DEFAULT: Record<string, Role> = { viewer: 'viewer', editor: 'user', admin: 'admin' };
@@ -262,9 +262,7 @@ export class AppActions {
   /** `GET /users`: the people picker, for an app that declares `users.lookup` and a caller holding `app.<app>.users.lookup`. */
   users(actor: Actor, plugin: string, q: string) {
     const app = this.app(plugin);
-    const permission = `app.${app.id}.users.lookup`;
-    if (!app.manifest.permissions.includes('users.lookup') || !this.may(actor, app, 'users.lookup', 'user'))
-      throw new AppError('permission_denied', { permission, source: 'app' }, { permission, source: 'app' });
+    requireUserLookup(actor, app);
     const term = q.trim().slice(0, 100);
     return { users: term ? this.d.findUsers(term, 20) : [] };
   }

@@ -7,7 +7,7 @@
  * `permission_denied`, `read_only`, `app_host_refused`, ...).
  */
 import { Readable } from 'node:stream';
-import { actorRef, type Actor } from '../../auth';
+import { actorRef, decide, type Actor } from '../../auth';
 import { AppError } from '../../errors';
 import type { ActorFiles, FileService, Place } from '../../files';
 import { format } from '../../lib/i18n';
@@ -38,8 +38,23 @@ export interface JobScope {
   signal: AbortSignal;
 }
 
+/** A person as the people picker shows them (`GET /api/files/plugins/users`, host `users.get`). */
+export interface PublicUser { id: number; username: string; email: string }
+
+/**
+ * The people look-up rule (the picker route and host `users.get`): the app declares `users.lookup` and the
+ * caller holds `app.<app>.users.lookup` (default `user`), else 403 `permission_denied`.
+ */
+export function requireUserLookup(a: Actor, app: InstalledApp) {
+  if (app.manifest.permissions.includes('users.lookup') && (a.kind === 'system' || decide(a.principal, `app.${app.id}.users.lookup`, 'user'))) return;
+  const permission = `app.${app.id}.users.lookup`;
+  throw new AppError('permission_denied', { permission, source: 'app' }, { permission, source: 'app' });
+}
+
 export interface HostDeps {
   files: FileService;
+  /** One enabled account by id, or null (`users.get`). */
+  findUser: (id: number) => PublicUser | null;
   repo: AppsRepo;
   /** `pages.create` / `pages.revoke` (host/pages.ts): public app pages. */
   pages?: (app: InstalledApp, actor: Actor) => HostApi;
@@ -201,6 +216,16 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       if (!actor && method !== 'GET' && method !== 'HEAD') throw refuse(app.id, 'a wake-up (tick) is read-only: GET and HEAD only');
       return appFetch(app.id, allowed, obj(a) as FetchArgs, c.job?.signal);
     },
+    'users.get': (a) => {
+      needs('users.lookup');
+      notWakeup('people look-ups');
+      requireUserLookup(actor!, app);
+      // The people picker hands the app ids as text: both forms are taken.
+      const raw = obj(a).id;
+      const id = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw refuse(app.id, 'id must be a user id (a positive whole number)');
+      return d.findUser(id);
+    },
     'i18n.t': (a) => {
       const o = obj(a);
       return format(packText(app, String(o.key ?? ''), c.lang) ?? String(o.key ?? ''), obj(o.params));
@@ -249,6 +274,6 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     ...(d.pages && actor ? d.pages(app, actor) : {}),
   };
   // Larger files in parts (`more: true`); a wake-up (no actor) writes nothing.
-  if (me) api['files.write'] = withStagedWrites(api['files.write'], { me, app, job: c.job });
+  if (me) api['files.write'] = withStagedWrites(api['files.write'], { hold: (p) => holder(me.target(p).place), app, job: c.job });
   return api;
 }

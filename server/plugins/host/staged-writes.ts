@@ -6,8 +6,9 @@
  * storage yet). The next `files.write` of that path without `more` adds its
  * bytes and commits the whole file through the write gate as ONE write (one
  * version, one announcement, one output of the job), with that call's
- * `overwrite`. A write without `more` to a path with nothing staged is the
- * plain write, unchanged.
+ * `overwrite`, holding the app's own lock on the file like a plain write.
+ * A write without `more` to a path with nothing staged is the plain write,
+ * unchanged.
  *
  * Staging belongs to the host API built for one call (a job's whole run, or
  * one view/event call): another call cannot add to it. A staging left behind
@@ -52,7 +53,11 @@ const track = (dir: string) => {
 const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /** `files.write` with parts: wraps the plain write (`write`) of one call's host API. */
-export function withStagedWrites(write: HostFn, s: { me: Face; app: InstalledApp; job?: JobScope }): HostFn {
+/**
+ * `hold(path)` is the caller's face holding this app's own lock on that file when it has one, as for a
+ * plain write: the commit passes the app's lock, anyone else's still answers 423.
+ */
+export function withStagedWrites(write: HostFn, s: { hold: (path: string) => Face; app: InstalledApp; job?: JobScope }): HostFn {
   const staged = new Map<string, Staging>();
   const refuse = (reason: string) => new AppError('app_host_refused', { plugin: s.app.id, reason }, { reason });
   const drop = async (p: string) => {
@@ -84,7 +89,7 @@ export function withStagedWrites(write: HostFn, s: { me: Face; app: InstalledApp
     let cur = st;
     if (!cur) {
       if (staged.size >= STAGED_LIMITS.files) throw refuse(`at most ${STAGED_LIMITS.files} files are written in parts at once`);
-      s.me.target(p, 'editor'); // the caller must be able to write there: refused at the first part, not after all of them
+      s.hold(p).target(p, 'editor'); // the caller must be able to write there: refused at the first part, not after all of them
       const dir = await mkdtemp(join(tmpdir(), 'filedock-app-part-'));
       track(dir);
       cur = { dir, file: join(dir, 'data'), size: 0, chain: Promise.resolve(), timer: idle(p) };
@@ -105,7 +110,7 @@ export function withStagedWrites(write: HostFn, s: { me: Face; app: InstalledApp
       if (more) return { path: p, staged: c.size };
       try {
         const size = (await stat(c.file)).size;
-        const node = await s.me.write(p, createReadStream(c.file), {
+        const node = await s.hold(p).write(p, createReadStream(c.file), {
           size, origin: 'app', overwrite: o.overwrite === true, signal: s.job?.signal, audit: 'file.upload', meta: { plugin: s.app.id },
         });
         const written = uiPath(node.storageName, node.path);

@@ -1,4 +1,4 @@
-/** The manifest's `open` rules and `license` block (docs/app-plugins.md, "Open rules", "Licences"). */
+/** The manifest's `open` rules, `license` block and `released` day (docs/app-plugins.md, "Open rules", "Licences"). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseManifest } from './manifest';
@@ -32,4 +32,10 @@ test('license: {required, store}, both needed, nothing else', () => {
   assert.equal(refused({ license: { required: true } })?.field, 'license.store');
   assert.equal(refused({ license: { required: 'yes', store: 'shop' } })?.field, 'license.required');
   assert.deepEqual(refused({ license: { required: true, store: 'shop', price: 3 } }), { field: 'license.price', reason: 'unknown field' });
+});
+
+test('released: a real day YYYY-MM-DD, optional', () => {
+  assert.equal(parseManifest(JSON.stringify(sampleManifest({ released: '2026-02-28' }))).released, '2026-02-28');
+  assert.equal(parseManifest(JSON.stringify(sampleManifest())).released, undefined);
+  for (const released of ['2026-02-30', '2026-2-28', '2026-02-28T00:00:00Z', 20260228]) assert.equal(refused({ released })?.field, 'released', String(released));
 });

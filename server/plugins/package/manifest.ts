@@ -35,6 +35,8 @@ export interface Manifest {
   permissions: AppPermission[]; call_timeout_ms: number; http_hosts: string[];
   actions: ManifestAction[]; views: ManifestView[]; icons: Record<string, string>;
   open: ManifestOpenRule[]; license?: ManifestLicense;
+  /** The release day (`YYYY-MM-DD`, signed with the package): an upgrade of a paid app must fall within its licence's `updates_until`. */
+  released?: string;
 }
 
 /** A field's checker: returns the cleaned value or throws via `bad`. */
@@ -105,6 +107,7 @@ const manifestShape = obj({
     'view?': str(ID), 'action?': str(ID), 'label?': str(KEY), 'default?': bool,
   }), 32),
   'license?': obj({ required: bool, store: str(ID) }),
+  'released?': (v, p) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v) ? v : bad(p, 'must be a day such as 2026-11-27')),
   'icons?': (v, p) => {
     const o = obj({ '16?': str(FILE), '32?': str(FILE), '64?': str(FILE), '128?': str(FILE) })(v, p);
     return o;

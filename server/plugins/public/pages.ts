@@ -25,6 +25,10 @@ import { describe, type PluginJobs } from '../jobs';
 import type { AppsRepo, InstalledApp } from '../registry/apps.repo';
 import type { AppRuntime } from '../runtime';
 import type { HostApi } from '../sandbox/sandbox';
+import type { Operation } from '../../contract';
+import type { Lang } from '../../lib/i18n';
+import { uiPath } from '../../lib/paths';
+import type { AppLicenses } from '../licenses';
 import { formFields, sanitiseSurface, type Surface, type SurfaceNode } from '../surface/sanitise';
 import { checkSubmission } from '../surface/validate';
 
@@ -40,7 +44,15 @@ export interface PagesDeps {
   jobs: PluginJobs;
   host: () => HostDeps;
   shares: SharesService;
+  /** A held licence stops the app's pages too: events and files answer 403 `store_license`. */
+  licenses: AppLicenses;
   off: () => 'plugins_disabled' | 'app_plugins_disabled' | null;
+}
+
+/** A page's job as its visitor follows it (`op`). */
+export interface PageOp {
+  job_id: string; status: Operation['status']; progress: number; message: string | null;
+  outputs: Array<{ ref: string }>; output_count: number; error_code?: string | null; error_text?: string | null;
 }
 
 /** A visitor's credentials: a download token from the PIN route (cookie or `dt`), or the PIN itself. */
@@ -177,12 +189,16 @@ export class AppPages {
     }
   }
 
-  /** Opens a link for a visitor's call: live (410 expired/revoked), PIN passed, its app there (409 `link_unavailable`). */
+  /**
+   * Opens a link for a visitor's call: live (410 expired/revoked), PIN passed, its app there (409
+   * `link_unavailable`) and running (403 `store_license` while its licence is held).
+   */
   private async enter(token: string, cred: PageCred) {
     const o = await this.d.shares.open(token, 'app');
     this.d.shares.checkPin(o.share, cred);
     const app = this.appOf(o.share);
     if (!app) throw new AppError('link_unavailable');
+    this.d.licenses.require(app);
     const files = this.d.shares.appFiles(o.share);
     const places = files.map((f) => ({ storage_id: o.share.storage_id, rel: f.rel }));
     return { o, app, files, places };
@@ -233,18 +249,41 @@ export class AppPages {
       if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
       if (!decide(o.owner, `app.${app.id}.${action.id}`, actionDefault(action))) throw new AppError('no_access');
       this.creatorReaches(creator, places, writes(action) ? 'editor' : 'viewer');
-      const id = this.d.jobs.enqueue(app, creator, action.id, places, answer.job.params ?? {}, lang, { public: true });
+      const id = this.d.jobs.enqueue(app, creator, action.id, places, answer.job.params ?? {}, lang, { page: o.share.id });
       return { status: 202, body: { accepted: true, job_id: id, ...(surface && { surface }) } };
     }
     return { status: 200, body: { surface: surface ?? sanitiseSurface(null) } };
   }
 
-  /** `GET /api/public/s/{token}/file/{ref}`: one exposed file, opened through its own confined link actor. */
-  async file(token: string, cred: PageCred, ref: string, request?: RequestMeta): Promise<OpenFile> {
+  /**
+   * `GET /api/public/s/{token}/ops/{id}`: a job this page queued, as its visitor may follow it (the link live,
+   * the PIN passed): status, progress, the app's message, the error in the visitor's language, and outputs
+   * only as the refs of exposed files (a new file's path is the creator's). Any other op is 404.
+   */
+  async op(token: string, cred: PageCred, id: string, lang: Lang): Promise<PageOp> {
     const o = await this.d.shares.open(token, 'app');
     this.d.shares.checkPin(o.share, cred);
-    if (!this.appOf(o.share)) throw new AppError('link_unavailable');
-    const f = this.d.shares.appFiles(o.share).find((x) => x.ref === ref);
+    const op = this.d.jobs.ofPage(id, o.share.id, lang);
+    if (!op) throw new AppError('not_found');
+    const me = this.d.files.forActor(personActor(o.owner));
+    const refOf = new Map(this.d.shares.appFiles(o.share).flatMap((f) => {
+      try {
+        return [[uiPath(me.target({ storage_id: o.share.storage_id, rel: f.rel }).storage.name, f.rel), f.ref] as const];
+      } catch {
+        return []; // the creator lost the storage: no output is theirs to show
+      }
+    }));
+    const outputs = (op.outputs ?? []).flatMap((x) => (refOf.has(x.path) ? [{ ref: refOf.get(x.path)! }] : []));
+    return {
+      job_id: op.id, status: op.status, progress: op.progress, message: op.message, outputs, output_count: op.outputs?.length ?? 0,
+      ...(op.status === 'failed' && { error_code: op.error_code, error_text: op.error_text }),
+    };
+  }
+
+  /** `GET /api/public/s/{token}/file/{ref}`: one exposed file, opened through its own confined link actor. */
+  async file(token: string, cred: PageCred, ref: string, request?: RequestMeta): Promise<OpenFile> {
+    const { o, files } = await this.enter(token, cred);
+    const f = files.find((x) => x.ref === ref);
     if (!f) throw new AppError('not_found');
     const place = { storage_id: o.share.storage_id, rel: f.rel };
     this.creatorReaches(personActor(o.owner, request), [place], 'viewer');

@@ -2,7 +2,7 @@
  * The visitor's side of an app link: the link state, the PIN form (tries left
  * after a wrong PIN, a countdown while locked), the app's surface (the same
  * `Surface` the signed-in UI draws; files by their `ref`), a "sent" screen once
- * a job is accepted, and plain screens for a revoked or missing link.
+ * a job is accepted (then following that job), and plain screens for a revoked or missing link.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError } from '../../api/client';
@@ -13,13 +13,13 @@ import { errorText } from '../../ui/toast';
 import { Surface } from '../surface/surface';
 import { fieldErrorsOf } from '../surface/logic';
 import type { FieldErrors, SurfaceData, SurfaceEvent } from '../surface/types';
-import { PublicLink, tokenOf, type LinkState } from './public-api';
+import { PublicLink, tokenOf, type LinkState, type PageJob, type PublicFile } from './public-api';
 
 type Screen =
   | { kind: 'loading' }
   | { kind: 'pin' }
   | { kind: 'surface'; surface: SurfaceData }
-  | { kind: 'submitted' }
+  | { kind: 'submitted'; jobId?: string }
   | { kind: 'revoked' }
   | { kind: 'expired' }
   | { kind: 'gone'; message?: string };
@@ -71,7 +71,7 @@ export function PublicApp() {
       const r = await link.event({ state, event, action_id: actionId, data });
       setErrors({});
       if ('surface' in r && r.surface) setScreen({ kind: 'surface', surface: r.surface });
-      else setScreen({ kind: 'submitted' });
+      else setScreen({ kind: 'submitted', jobId: 'job_id' in r ? r.job_id : undefined });
     } catch (e) {
       setErrors(fieldErrorsOf(e instanceof ApiError ? e : null));
       failed(e);
@@ -105,11 +105,46 @@ export function PublicApp() {
           </>
         )}
         {screen.kind === 'submitted' && <p className="ok" role="status">{t('apps.public.submitted')}</p>}
+        {screen.kind === 'submitted' && screen.jobId && link && <JobStatus link={link} id={screen.jobId} files={files} />}
         {screen.kind === 'revoked' && <p className="error" role="alert">{t('apps.public.revoked')}</p>}
         {screen.kind === 'expired' && <p className="error" role="alert">{t('apps.public.expired')}</p>}
         {screen.kind === 'gone' && <p className="error" role="alert">{screen.message || t('apps.public.gone')}</p>}
       </div>
     </PublicFrame>
+  );
+}
+
+/** Follows the job a submit queued (every second until it ends): progress, then done or why not. */
+function JobStatus({ link, id, files }: { link: PublicLink; id: string; files: PublicFile[] }) {
+  const { t } = useI18n();
+  const [job, setJob] = useState<PageJob | null>(null);
+  useEffect(() => {
+    let stop = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      const j = await link.job(id).catch(() => null);
+      if (stop) return;
+      if (j) setJob(j);
+      // A failed read (the link ended meanwhile) stops following; the sent screen stays.
+      if (j && (j.status === 'pending' || j.status === 'running')) timer = setTimeout(() => void poll(), 1000);
+    };
+    void poll();
+    return () => {
+      stop = true;
+      clearTimeout(timer);
+    };
+  }, [link, id]);
+  if (!job) return null;
+  const text = job.status === 'ok' ? t('apps.public.job_ok')
+    : job.status === 'failed' ? t('apps.public.job_failed', { reason: job.error_text ?? '' })
+    : job.status === 'cancelled' ? t('apps.public.job_cancelled')
+    : t('apps.public.job_running', { n: Math.round(job.progress * 100) });
+  return (
+    <div data-testid="app-public-job">
+      <p className={job.status === 'failed' || job.status === 'cancelled' ? 'error' : 'ok'} role="status" aria-live="polite">{text}</p>
+      {job.status === 'ok' && job.message && <p>{job.message}</p>}
+      {job.outputs.length > 0 && <ul>{job.outputs.map((o) => <li key={o.ref}><a href={link.fileUrl(o.ref)} target="_blank" rel="noopener noreferrer">{files.find((f) => f.ref === o.ref)?.name ?? o.ref}</a></li>)}</ul>}
+    </div>
   );
 }
 
