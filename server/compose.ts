@@ -41,6 +41,9 @@ import { createAssistant } from './assistant';
 import { createProvider, type ProviderFactory } from './assistant/providers';
 import { createAppPlugins } from './plugins';
 
+/** A temp file another instance is writing is touched as bytes arrive; one untouched this long is abandoned. */
+const SHARED_TEMP_GRACE_MS = 10 * 60_000;
+
 export interface ComposeOptions {
   logger?: Logger;
   /** `server` holds the data-dir lock (one server per folder); CLI commands run beside a server. */
@@ -150,7 +153,9 @@ export async function compose(config: Config, opts: ComposeOptions) {
       secretKey,
       stateDir: dirs.state,
       decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only), replication.decorator],
-      staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) : undefined,
+      // Leftovers older than this start are a killed predecessor's. With several instances (PostgreSQL) another
+      // one may be writing into the same folder: only files untouched for SHARED_TEMP_GRACE_MS are taken as left.
+      staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) - (config.databaseUrl ? SHARED_TEMP_GRACE_MS : 0) : undefined,
       stagingRoot: config.stagingDir || undefined,
       requestSink: (uid, driver) => meter.sink(uid, driver),
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
