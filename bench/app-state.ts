@@ -37,7 +37,8 @@ const items = (i: number) => JSON.stringify(Array.from({ length: ITEMS }, (_, k)
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-async function main(): Promise<void> {
+/** The service over the three folders (rows written, then restarted); `nodeArgs` e.g. --cpu-prof. */
+export async function stateService(nodeArgs: string[] = []) {
   ensureBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'filedock-bench-state-'));
   const env = { ...adminEnv, SERVICE_DATA_DIR: dataDir };
@@ -52,12 +53,25 @@ async function main(): Promise<void> {
     rows('state').forEach((id, i) => stateRow.run(items(i), id));
     rows('locked').forEach((id, i) => i % 10 === 0 && lockRow.run(id));
   })();
-  const svc = await startService(env);
+  const svc = await startService(env, nodeArgs);
+  return {
+    svc, db, auth: first.auth,
+    page: (f: string) => `${svc.url}/api/files/manager?path=/Bench/${f}&limit=1000`,
+    async cleanup() {
+      await svc.stop();
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(first.filesDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const { db, auth, page, cleanup } = await stateService();
   try {
-    const page = (f: string) => `${svc.url}/api/files/manager?path=/Bench/${f}&limit=1000`;
     const sizes: Record<string, number> = {};
     for (const f of FOLDERS) {
-      const body = await (await fetch(page(f), { headers: first.auth })).text();
+      const body = await (await fetch(page(f), { headers: auth })).text();
       const l = JSON.parse(body);
       const locked = l.entries.filter((e: { locked: boolean }) => e.locked).length;
       const withState = l.entries.filter((e: { app_state: string[] }) => e.app_state.length === ITEMS).length;
@@ -68,7 +82,7 @@ async function main(): Promise<void> {
     const http: Record<string, { rps: number[]; p50: number[]; p99: number[] }> = {};
     for (let round = 0; round < 2; round++) {
       for (const f of FOLDERS) {
-        const r = await wrk(page(f), { connections: 8, seconds: SECONDS, headers: { ...first.auth, 'accept-encoding': ENCODING } });
+        const r = await wrk(page(f), { connections: 8, seconds: SECONDS, headers: { ...auth, 'accept-encoding': ENCODING } });
         if (r.errors + r.non2xx) throw new Error(`${f}: ${r.errors} errors, ${r.non2xx} non-2xx`);
         const h = (http[f] ??= { rps: [], p50: [], p99: [] });
         h.rps.push(r.rps), h.p50.push(r.p50), h.p99.push(r.p99);
@@ -101,10 +115,7 @@ async function main(): Promise<void> {
     }
     table(`In process: one uncached 1,000-row page query, 200 runs each (load ${loadavg()[0].toFixed(2)})`, rows.map((r) => ({ query: r.query, 'p50 ms': r.p50, 'p99 ms': r.p99 })));
   } finally {
-    await svc.stop();
-    await db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(first.filesDir, { recursive: true, force: true });
+    await cleanup();
   }
 }
 
