@@ -10,12 +10,14 @@
  * (ListingRepo.page, no folder index) of each folder, with and without the
  * lock join.
  *
- * Requests carry a browser's `Accept-Encoding` (pages come gzipped from their
- * second request on, server/files/gzip-pages.ts); BENCH_ENCODING=identity
- * measures the plain bytes.
+ * Requests carry a browser's `Accept-Encoding` (pages come in brotli from
+ * their second request on, server/files/compressed-pages.ts); BENCH_ENCODING
+ * =gzip measures the gzip copies, =identity the plain bytes. The table shows
+ * the bytes each page takes on the wire in that encoding.
  *
  *   npm run bench -- app-state        (BENCH_ENTRIES=1000, BENCH_SECONDS=8, BENCH_ENCODING)
  */
+import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,14 @@ const FOLDERS = ['plain', 'state', 'locked'] as const;
 
 /** 32 items of 20 apps, about as long as real ones (`app7:awaiting-signature-07`). */
 const items = (i: number) => JSON.stringify(Array.from({ length: ITEMS }, (_, k) => `app${k % 20}:awaiting-step-${String(k).padStart(2, '0')}-${i % 7}`));
+
+/** Bytes on the wire of one response (fetch would decode it). */
+const wireBytes = (url: string, headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
+  request(url, { headers }, (res) => {
+    let n = 0;
+    res.on('data', (b: Buffer) => (n += b.length)).on('end', () => resolve(n)).on('error', reject);
+  }).on('error', reject).end();
+});
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
@@ -79,6 +89,11 @@ async function main(): Promise<void> {
       if ((f === 'locked') !== locked > 0 || (f === 'state') !== withState > 0) throw new Error(`${f}: ${locked} locked, ${withState} with state`);
       sizes[f] = body.length;
     }
+    const wire: Record<string, number> = {};
+    for (let i = 0; i < 2; i++) { // the first asks for the copies, made meanwhile
+      for (const f of FOLDERS) wire[f] = await wireBytes(page(f), { ...auth, 'accept-encoding': ENCODING });
+      await new Promise((r) => setTimeout(r, 300));
+    }
     const http: Record<string, { rps: number[]; p50: number[]; p99: number[] }> = {};
     for (let round = 0; round < 2; round++) {
       for (const f of FOLDERS) {
@@ -90,7 +105,7 @@ async function main(): Promise<void> {
     }
     const best = (xs: number[]) => Math.min(...xs);
     table(`HTTP: 1,000-row pages, 8 connections, Accept-Encoding: ${ENCODING}, ${SECONDS} s x 2 rounds (load ${loadavg()[0].toFixed(2)}; noisy: a shared machine)`, FOLDERS.map((f) => ({
-      folder: f, 'body KB': Math.round(sizes[f] / 1024), 'req/s': Math.round(Math.max(...http[f].rps)), 'p50 ms': best(http[f].p50), 'p99 ms (best round)': best(http[f].p99), 'p99 ms (rounds)': http[f].p99.join(' / '),
+      folder: f, 'body KB': Math.round(sizes[f] / 1024), 'wire KB': +(wire[f] / 1024).toFixed(1), 'req/s': Math.round(Math.max(...http[f].rps)), 'p50 ms': best(http[f].p50), 'p99 ms (best round)': best(http[f].p99), 'p99 ms (rounds)': http[f].p99.join(' / '),
     })));
     const ratio = best(http.state.p99) / best(http.plain.p99);
     console.log(`32 app_state items per file: p99 ${((ratio - 1) * 100).toFixed(1)} % vs none (target within 10 %): ${ratio <= 1.1 ? 'PASS' : 'FAIL'}`);
