@@ -215,6 +215,12 @@ http.createServer((req, res) => {
   return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((r) => (proc.once('exit', () => r()), proc.kill('SIGTERM'))) };
 }
 
+/** User and kernel CPU seconds a process has used so far (/proc/<pid>/stat utime, stime). */
+export function cpuTimes(pid: number): { user: number; sys: number } {
+  const f = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
+  return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
+}
+
 /** RSS of a process in MB. */
 export const rssOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 

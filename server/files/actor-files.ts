@@ -19,6 +19,7 @@ import type { Place, Target, TargetOptions } from './access';
 import { etagOf, presentNode } from './entry';
 import type { FileService } from './file-service';
 import type { ListInput, ListingBody } from './listing.service';
+import type { PageEncoding } from './compressed-pages';
 import type { SearchInput, SearchResult } from './search.service';
 import { StagedWrite } from './staged-write';
 
@@ -149,8 +150,8 @@ export class ActorFiles {
   }
 
   /** A page of a folder's listing as response JSON (see listing.service). */
-  list(input: ListInput, accepts?: { gzip?: boolean }): Promise<ListingBody> {
-    return this.svc.listing.list(this, input, accepts);
+  list(input: ListInput, encoding?: PageEncoding): Promise<ListingBody> {
+    return this.svc.listing.list(this, input, encoding);
   }
 
   /** Every entry of a folder from the catalogue, streamed page by page (gateways; see listing.service). */

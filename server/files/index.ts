@@ -14,6 +14,7 @@ export {
 export type { StagedWrite } from './staged-write';
 export type { Place, Target, TargetOptions } from './access';
 export type { ListInput } from './listing.service';
+export type { PageEncoding } from './compressed-pages';
 export type { SearchInput, SearchResult } from './search.service';
 export { planRange, ifRangeAllows, notModified, contentDisposition, type Span, type RangePlan } from './ranges';
 export { presentNode, etagOf, type FileEntry } from './entry';

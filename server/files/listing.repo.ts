@@ -34,6 +34,14 @@ export interface Page {
 
 const COLUMN: Record<SortField, string | null> = { name: null, size: 'size', modified: 'mtime' };
 
+/**
+ * Whether a folder is known: two index lookups (its own row by `nodes_path`,
+ * a child by `nodes_listing`). One `path = ? OR dir = ?` condition could use
+ * neither index and walked the storage's rows in path order on every listing.
+ */
+export const KNOWN_SQL = `SELECT EXISTS (SELECT 1 FROM nodes WHERE storage_id = ? AND path = ? AND deleted_at IS NULL)
+  OR EXISTS (SELECT 1 FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL)`;
+
 export class ListingRepo {
   private count;
   private seen;
@@ -45,12 +53,12 @@ export class ListingRepo {
   constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
     this.indexes = new FolderIndexes(db, locked);
     this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
-    this.seen = db.sqlite.prepare('SELECT 1 FROM nodes WHERE storage_id = ? AND (path = ? OR dir = ?) AND deleted_at IS NULL LIMIT 1').pluck();
+    this.seen = db.sqlite.prepare(KNOWN_SQL).pluck();
   }
 
   /** Whether the catalogue knows anything at or below `dir` (a never-seen folder is worth a short wait). */
   known(storageId: number, dir: string): boolean {
-    return this.seen.get(storageId, dir, dir) !== undefined;
+    return Boolean(this.seen.get(storageId, dir, storageId, dir));
   }
 
   /**

@@ -14,7 +14,7 @@ import { AppError } from '../errors';
 import { joinRel, uiPath } from '../lib/paths';
 import { ListingRepo, type Keyset, type SortField } from './listing.repo';
 import { PageCache } from './page-cache';
-import { GzipPages } from './gzip-pages';
+import { CompressedPages, type PageEncoding } from './compressed-pages';
 import { isoOf } from './entry';
 import type { Place } from './access';
 
@@ -42,15 +42,15 @@ const FIRST_LOOK_MS = 300;
 /** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
 const STAMP_EPOCH_MS = 3_600_000;
 
-/** A listing response body; `gzip` when it is the compressed copy (Content-Encoding: gzip). */
+/** A listing response body; `encoding` when it is a compressed copy (its Content-Encoding). */
 export interface ListingBody {
   body: Buffer | Readable;
-  gzip: boolean;
+  encoding?: PageEncoding;
 }
 
 export class ListingService {
   private cache = new PageCache<{ body: Buffer; bytes: number }>();
-  private gzipped = new GzipPages();
+  private compressed = new CompressedPages();
 
   /** `stamp` signs thumbnail URLs (from the thumbnails module); without it `thumb_url` stays a bare path. */
   constructor(private cat: Catalogue, private repo: ListingRepo, private stamp?: (id: number) => string) {}
@@ -58,23 +58,24 @@ export class ListingService {
   /** Feeds the page cache: call for every `folder.changed` event (removals and moves are structural). */
   folderChanged(storageId: number, folder: string, kind: string): void {
     this.cache.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
-    this.gzipped.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
+    this.compressed.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
     this.repo.indexes.changed(storageId, folder, kind === 'deleted' || kind === 'moved');
   }
 
   /** Forgets every cached page and index (change notices from other instances may have been missed). */
   resync(): void {
     this.cache.clear();
+    this.compressed.clear();
     this.repo.indexes.clear();
   }
 
   /**
    * The response body (listing JSON, a buffer or a stream of it) of a page of the folder at `path`,
-   * the page's gzip copy when the client accepts it and one was made (see GzipPages);
+   * the page's compressed copy in `encoding` (the best the client accepts) once one was made (see CompressedPages);
    * `not_found` for a missing or hidden path, `forbidden` without access.
    */
-  async list(fa: ActorFiles, input: ListInput, accepts: { gzip?: boolean } = {}): Promise<ListingBody> {
-    const plain = (body: Buffer | Readable): ListingBody => ({ body, gzip: false });
+  async list(fa: ActorFiles, input: ListInput, encoding?: PageEncoding): Promise<ListingBody> {
+    const plain = (body: Buffer | Readable): ListingBody => ({ body });
     if (input.path.replace(/^\/+/, '') === '') return plain(Buffer.from(listingJson(this.storages(fa, input))));
     const { storage, rel, level, passage } = await this.folder(fa, input.path);
     if (passage !== undefined) return plain(Buffer.from(listingJson(this.passage(storage, rel, passage))));
@@ -83,19 +84,19 @@ export class ListingService {
     const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only || storage.status === 'offline', offline: storage.status === 'offline' } };
     const epoch = Math.floor(Date.now() / STAMP_EPOCH_MS);
     const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, epoch]);
-    if (accepts.gzip) {
-      const gz = this.gzipped.get(storage.id, rel, key);
-      if (gz) return { body: gz, gzip: true };
+    if (encoding) {
+      const copy = this.compressed.get(storage.id, rel, key, encoding);
+      if (copy) return { body: copy, encoding };
     }
     const ix = this.repo.indexes.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level, stamp: this.stamp, stampEpoch: epoch });
     if (ix) {
       const pieces = listingPieces({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
-      if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, pieces);
+      if (encoding) this.compressed.offer(storage.id, rel, key, encoding, pieces);
       return plain(streamOf(pieces));
     }
     const hit = this.cache.get(storage.id, rel, key);
     if (hit) {
-      if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, hit.body);
+      if (encoding) this.compressed.offer(storage.id, rel, key, encoding, hit.body);
       return plain(hit.body);
     }
     const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
@@ -107,7 +108,7 @@ export class ListingService {
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
     }));
     this.cache.set(storage.id, rel, key, { body, bytes: body.length });
-    if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, body);
+    if (encoding) this.compressed.offer(storage.id, rel, key, encoding, body);
     return plain(body);
   }
 

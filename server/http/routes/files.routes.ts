@@ -4,7 +4,7 @@
  * conditional requests, multipart/byteranges).
  */
 import Router from '@koa/router';
-import type { FileService } from '../../files';
+import type { FileService, PageEncoding } from '../../files';
 import { serveFile } from '../serve-file';
 import { requireUser } from '../middlewares/auth';
 import { actor, type AppState, type Ctx } from '../context';
@@ -45,17 +45,26 @@ export const filesDoor = async (ctx: Ctx, next: () => Promise<unknown>) => {
   await next();
 };
 
+/**
+ * Brotli whenever the client accepts it, else gzip, else none. Asked one by
+ * one: Koa's negotiation picks by the client's order, and browsers list br last.
+ */
+function pageEncoding(ctx: Ctx): PageEncoding | undefined {
+  if (ctx.acceptsEncodings('br', 'identity') === 'br') return 'br';
+  return ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? 'gzip' : undefined;
+}
+
 export function filesRoutes(d: { files: FileService }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
   r.use(filesDoor, requireUser);
 
   r.get('/manager', async (ctx) => {
     const input = validate(listQuery, ctx.query);
-    const { body, gzip } = await d.files.forActor(actor(ctx)).list(input, { gzip: ctx.acceptsEncodings('gzip', 'identity') === 'gzip' });
+    const { body, encoding } = await d.files.forActor(actor(ctx)).list(input, pageEncoding(ctx));
     ctx.type = 'application/json';
     ctx.set('Cache-Control', 'no-store');
     ctx.vary('Accept-Encoding');
-    if (gzip) ctx.set('Content-Encoding', 'gzip');
+    if (encoding) ctx.set('Content-Encoding', encoding);
     ctx.body = body;
   });
 
