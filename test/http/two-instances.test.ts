@@ -49,13 +49,14 @@ async function roundRobin(upstreams: () => string[]) {
     const i = n++ % list.length;
     served.push({ path: req.url!, upstream: i });
     const target = new URL(req.url!, list[i]);
-    const up = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+    // A fresh upstream connection per request: reusing an idle one races the server's keep-alive close.
+    const up = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host }, agent: false }, (answer) => {
       res.writeHead(answer.statusCode!, answer.headers);
       pipeline(answer, res).catch(() => res.destroy());
     });
+    // Once an answer has begun it is passed on whole (an early refusal of a body still being sent included).
     pipeline(req, up).catch(() => {
       if (!res.headersSent) res.writeHead(502).end();
-      else res.destroy();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
