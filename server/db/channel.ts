@@ -46,12 +46,11 @@ export async function openPgChannel(url: string, instanceId: string, log: (msg: 
   let client: pg.Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
-  // Notices on their way: close() lets them go out first (a CLI command exits right after its change).
-  const sending = new Set<Promise<unknown>>();
+  // Notices go out one after another (pg deprecates overlapping queries on one client, and order is kept);
+  // close() lets the last go out first (a CLI command exits right after its change).
+  let sending: Promise<unknown> = Promise.resolve();
   const send = (c: pg.Client, payload: string, onError: (e: unknown) => void) => {
-    const p = c.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch(onError);
-    sending.add(p);
-    void p.finally(() => sending.delete(p));
+    sending = sending.then(() => c.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch(onError));
   };
   const deliver = (event: string, data: unknown) => {
     for (const fn of [...listeners]) {
@@ -119,7 +118,7 @@ export async function openPgChannel(url: string, instanceId: string, log: (msg: 
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
-      await Promise.all(sending);
+      await sending;
       const c = client;
       client = null;
       await c?.end().catch(() => {});
