@@ -8,6 +8,7 @@
  * (LIST+HEAD+GET; writes are counted, never budgeted) and the cost estimate.
  */
 import type { Db } from '../db';
+import { isBusy } from '../db/busy';
 import type { RequestCounts, StorageMeter } from '../contract';
 import type { RequestSink } from '../storage';
 
@@ -59,7 +60,7 @@ export class RequestMeter {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => this.flush(), FLUSH_MS);
+    this.timer ??= setInterval(() => this.tick(), FLUSH_MS);
     this.timer.unref();
   }
 
@@ -69,23 +70,40 @@ export class RequestMeter {
     this.flush();
   }
 
-  /** Adds pending counts to the table in one transaction; forgets past days with nothing pending. */
+  /**
+   * The timer's flush: only when something is pending; a database that is away (PostgreSQL's breaker, a
+   * held SQLite) keeps the counts for the next flush instead of throwing out of a timer (a crash).
+   */
+  private tick(): void {
+    if (!this.dirty.size) return;
+    try {
+      this.flush();
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+    }
+  }
+
+  /** Adds pending counts to the table in one transaction (kept pending if it fails); forgets past days with nothing pending. */
   flush(): void {
     const add = this.db.sqlite.prepare(
       `INSERT INTO storage_requests (storage_id, day, list, head, get, put) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(storage_id, day) DO UPDATE SET list = list + excluded.list, head = head + excluded.head, get = get + excluded.get, put = put + excluded.put`,
     );
     const today = utcDay(this.now());
+    const added: Day[] = [];
     this.db.sqlite.transaction(() => {
       for (const d of this.dirty) {
         const id = this.repo.byUid(d.uid)?.id;
         // A storage still being created has no row yet: its probe's requests wait for the next flush.
         if (id === undefined) continue;
         add.run(id, d.day, d.pending.list, d.pending.head, d.pending.get, d.pending.put);
-        d.pending = zero();
-        this.dirty.delete(d);
+        added.push(d);
       }
     })();
+    for (const d of added) {
+      d.pending = zero();
+      this.dirty.delete(d);
+    }
     for (const [k, d] of this.days) if (d.day !== today && !this.dirty.has(d)) this.days.delete(k);
   }
 
