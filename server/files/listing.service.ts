@@ -98,7 +98,9 @@ export class ListingService {
       if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, hit.body);
       return plain(hit.body);
     }
-    const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+    // A change landing while the page is read leaves it stale: then it is served but neither cached nor gzipped.
+    const stamp = this.cache.stampOf(storage.id, rel);
+    const page = await this.repo.pageAsync({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
     const body = Buffer.from(listingJson({
       ...shown,
@@ -106,7 +108,8 @@ export class ListingService {
       total: page.total,
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
     }));
-    this.cache.set(storage.id, rel, key, { body, bytes: body.length });
+    if (this.cache.stampOf(storage.id, rel) !== stamp) return plain(body);
+    this.cache.set(storage.id, rel, key, { body, bytes: body.length }, stamp);
     if (accepts.gzip) this.gzipped.offer(storage.id, rel, key, body);
     return plain(body);
   }

@@ -15,7 +15,8 @@ import { MetaStore } from '../meta';
 import { DbWaits } from '../busy';
 import { connectPostgres } from './connect';
 import { migratePostgres } from './migrate';
-import { PgBridge } from './bridge';
+import { PgBridge, namedToPositional } from './bridge';
+import { openReader } from './reader';
 
 /** Migrates the database at `url`, then opens the bridge to it. */
 export async function openPostgresDatabase(url: string, migrations: Migration[] = MIGRATIONS, o: OpenOptions = {}): Promise<Db> {
@@ -40,12 +41,14 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     const c = q.compile();
     return bridge.query(c.sql, c.parameters as unknown[]);
   };
+  const reader = openReader(url);
   let closed = false;
   const base = {
     dialect: 'postgres' as const,
     sqlite,
     k,
     waits,
+    reader,
     all: <R>(q: Compilable<R>) => run(q).rows as R[],
     first: <R>(q: Compilable<R>) => run(q).rows[0] as R | undefined,
     run: (q: Compilable<unknown>) => run(q).rowCount,
@@ -53,7 +56,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
       if (closed) return;
       closed = true;
       waits.stop();
-      await bridge.close();
+      await Promise.all([bridge.close(), reader.close()]);
     },
   };
   return { ...base, meta: new MetaStore(base) };
@@ -89,17 +92,6 @@ class BridgeDriver implements Driver {
 }
 
 type Row = Record<string, unknown>;
-
-/** `@name` parameters as `?` with the names in order (better-sqlite3's named binding, as the repositories write it). */
-function namedToPositional(sql: string): { sql: string; names: string[] } | null {
-  const names: string[] = [];
-  const out = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|@([A-Za-z_]\w*)/g, (m, name: string | undefined) => {
-    if (!name) return m;
-    names.push(name);
-    return '?';
-  });
-  return names.length ? { sql: out, names } : null;
-}
 
 class BridgeStatement {
   private named: { sql: string; names: string[] } | null;
