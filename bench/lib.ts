@@ -4,7 +4,7 @@
  * an anchor in the same run, never with a number from another day.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -262,4 +262,23 @@ export function profileSummary(file: string, n = 15, windows?: Array<[number, nu
   // Within windows, the main thread's busy share tells whether it was the bottleneck.
   if (!windows) return rows;
   return [{ function: '(busy: samples not idle)', where: `${total} of ${windowed}`, 'self %': ((total / Math.max(1, windowed)) * 100).toFixed(1) }, ...rows];
+}
+
+/**
+ * A generated tree of `files` empty files in `dirs` folders (100 folders per
+ * top folder), kept in the temp dir across runs; returns its root.
+ */
+export function fileTree(files: number, dirs: number): string {
+  const root = join(tmpdir(), `filedock-bench-tree-${files}-${dirs}`);
+  if (existsSync(join(root, '.complete'))) return root;
+  console.log(`generating ${files} files in ${dirs} folders under ${root} ...`);
+  mkdirSync(root, { recursive: true });
+  const per = Math.ceil(files / dirs);
+  for (let d = 0; d < dirs; d++) {
+    const dir = join(root, `d${String(Math.floor(d / 100)).padStart(3, '0')}`, `sub ${d}`);
+    mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < per && d * per + f < files; f++) writeFileSync(join(dir, `file-${f}.txt`), '');
+  }
+  writeFileSync(join(root, '.complete'), '');
+  return root;
 }

@@ -49,9 +49,11 @@ export async function syncedFolder(entries: number, env: Record<string, string> 
   const token = await mount(svc, 'Bench', files.dir);
   const auth = { authorization: `Bearer ${token}` };
   const sync = await (await fetch(`${svc.url}/api/admin/storages/1/sync`, { method: 'POST', headers: auth })).json();
-  for (let i = 0; i < 600; i++) {
+  // Up to 20 minutes: a first sync on PostgreSQL takes several times SQLite's.
+  for (const end = Date.now() + 1_200_000; ;) {
     const run = await (await fetch(`${svc.url}/api/admin/sync/runs/${sync.run_id}`, { headers: auth })).json();
-    if (run.status === 'completed' || run.status === 'failed') break;
+    if (run.status === 'completed') break;
+    if (run.status === 'failed' || Date.now() > end) throw new Error(`sync of the bench folder: ${run.status}`);
     await sleep(100);
   }
   return { svc, auth, filesDir: files.dir, cleanup: async () => (await svc.stop(), files.cleanup()) };

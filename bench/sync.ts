@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, median, sleep, startService, table } from './lib';
+import { ensureBuilt, fileTree, median, sleep, startService, table } from './lib';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,19 +17,7 @@ const arg = (name: string, def: number) => {
 };
 const files = arg('files', 200_000);
 const dirs = arg('dirs', 2_000);
-const root = join(tmpdir(), `filedock-bench-tree-${files}-${dirs}`);
-
-if (!existsSync(join(root, '.complete'))) {
-  console.log(`generating ${files} files in ${dirs} folders under ${root} ...`);
-  mkdirSync(root, { recursive: true });
-  const per = Math.ceil(files / dirs);
-  for (let d = 0; d < dirs; d++) {
-    const dir = join(root, `d${String(Math.floor(d / 100)).padStart(3, '0')}`, `sub ${d}`);
-    mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < per && d * per + f < files; f++) writeFileSync(join(dir, `file-${f}.txt`), '');
-  }
-  writeFileSync(join(root, '.complete'), '');
-}
+const root = fileTree(files, dirs);
 
 const findMs: number[] = [];
 for (let i = 0; i < 3; i++) {

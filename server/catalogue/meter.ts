@@ -8,6 +8,7 @@
  * (LIST+HEAD+GET; writes are counted, never budgeted) and the cost estimate.
  */
 import type { Db } from '../db';
+import { isBusy } from '../db/busy';
 import type { RequestCounts, StorageMeter } from '../contract';
 import type { RequestSink } from '../storage';
 
@@ -59,13 +60,7 @@ export class RequestMeter {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => {
-      try {
-        this.flush();
-      } catch {
-        // The database is busy or away: the counts stay pending and the next tick writes them.
-      }
-    }, FLUSH_MS);
+    this.timer ??= setInterval(() => this.tick(), FLUSH_MS);
     this.timer.unref();
   }
 
@@ -76,8 +71,21 @@ export class RequestMeter {
   }
 
   /**
-   * Adds pending counts to the table in one transaction; forgets past days with nothing pending. The
-   * columns are qualified: PostgreSQL calls a bare `list` ambiguous next to `excluded.list`.
+   * The timer's flush: only when something is pending; a database that is away (PostgreSQL's breaker, a
+   * held SQLite) keeps the counts for the next flush instead of throwing out of a timer (a crash).
+   */
+  private tick(): void {
+    if (!this.dirty.size) return;
+    try {
+      this.flush();
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+    }
+  }
+
+  /**
+   * Adds pending counts to the table in one transaction (kept pending if it fails); forgets past days with
+   * nothing pending. The columns are qualified: PostgreSQL calls a bare `list` ambiguous next to `excluded.list`.
    */
   flush(): void {
     const add = this.db.sqlite.prepare(
@@ -86,18 +94,17 @@ export class RequestMeter {
          get = storage_requests.get + excluded.get, put = storage_requests.put + excluded.put`,
     );
     const today = utcDay(this.now());
-    const written: Day[] = [];
+    const added: Day[] = [];
     this.db.sqlite.transaction(() => {
       for (const d of this.dirty) {
         const id = this.repo.byUid(d.uid)?.id;
         // A storage still being created has no row yet: its probe's requests wait for the next flush.
         if (id === undefined) continue;
         add.run(id, d.day, d.pending.list, d.pending.head, d.pending.get, d.pending.put);
-        written.push(d);
+        added.push(d);
       }
     })();
-    // Only once committed: a failed flush keeps every count pending for the next one.
-    for (const d of written) {
+    for (const d of added) {
       d.pending = zero();
       this.dirty.delete(d);
     }

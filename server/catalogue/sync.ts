@@ -201,6 +201,31 @@ export class SyncEngine {
     return untilFree(() => tx.immediate(), BUSY_WAIT_MS);
   }
 
+  /** One new row (SQLite: in-process, cheap); its id, or undefined when the row exists already. */
+  private insertOne(storageId: number, e: WalkEntry, now: string): number | undefined {
+    const { name, mime, mtime } = newRow(e);
+    const ins = this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, sortKey(name), now);
+    return ins.changes === 0 ? undefined : Number(ins.lastInsertRowid);
+  }
+
+  /**
+   * PostgreSQL: a batch's new rows in one statement, ids by path (rows that exist already are absent).
+   * Row by row each costs two bridge round trips (the INSERT and `lastval()`): 2.9x SQLite's first sync.
+   */
+  private insertMany(storageId: number, entries: WalkEntry[], now: string): Map<string, number> {
+    const ids = new Map<string, number>();
+    if (!entries.length) return ids;
+    const rows = entries.map((e) => ({ e, ...newRow(e) }));
+    const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+    const got = this.db.sqlite.prepare(BULK_INSERT).all(
+      storageId, now,
+      col((r) => parentRel(r.e.path)), col((r) => r.name), col((r) => r.e.path), col((r) => r.e.type),
+      col((r) => (r.e.type === 'dir' ? 0 : r.e.size)), col((r) => r.mtime), col((r) => r.e.etag ?? null), col((r) => r.mime), col((r) => sortKey(r.name)),
+    ) as Array<{ id: number; path: string }>;
+    for (const r of got) ids.set(r.path, r.id);
+    return ids;
+  }
+
   /** Diffs one batch against the catalogue and writes the differences in one transaction. */
   private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, emptyBefore = false): Promise<void> {
     if (batch.length === 0) return;
@@ -215,19 +240,17 @@ export class SyncEngine {
     const now = new Date().toISOString();
     let minNew = Number.POSITIVE_INFINITY;
     await this.write(() => {
+      const inserted = this.db.dialect === 'postgres' ? this.insertMany(storageId, batch.filter((e) => !existing.has(e.path)), now) : null;
       for (const e of batch) {
         const row = existing.get(e.path);
         if (!row) {
-          const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-          const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
-          const mtime = Math.round(e.mtime);
-          const ins = this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, sortKey(name), now);
-          if (ins.changes === 0) {
+          const { mime, mtime } = newRow(e);
+          const id = inserted ? inserted.get(e.path) : this.insertOne(storageId, e, now);
+          if (id === undefined) {
             // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
             seen.add((this.s.row.get(storageId, e.path) as { id: number }).id);
             continue;
           }
-          const id = Number(ins.lastInsertRowid);
           if (id < minNew) minNew = id;
           seen.add(id);
           counts.added++;
@@ -236,9 +259,7 @@ export class SyncEngine {
         } else {
           seen.add(row.id);
           if (changed(row, e)) {
-            const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-            const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(name);
-            const mtime = Math.round(e.mtime);
+            const { mime, mtime } = newRow(e);
             this.s.update.run(e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, now, row.id);
             counts.updated++;
             folders.add(parentRel(e.path));
@@ -307,3 +328,16 @@ export class SyncEngine {
 }
 
 export type { Entry };
+
+/** What a new row stores besides the walk entry's own fields. */
+function newRow(e: WalkEntry): { name: string; mime: string | null; mtime: number } {
+  const name = e.path.slice(e.path.lastIndexOf('/') + 1);
+  return { name, mime: e.type === 'dir' ? null : e.mime ?? mimeOf(name), mtime: Math.round(e.mtime) };
+}
+
+/** PostgreSQL's batch insert: one array per column (insertMany). */
+const BULK_INSERT = `INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
+  SELECT CAST(? AS BIGINT), d, n, p, t, sz, mt, et, mi, sk, CAST(? AS TEXT)
+  FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
+    AS u(d, n, p, t, sz, mt, et, mi, sk)
+  ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`;

@@ -11,6 +11,7 @@ import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
 import { inOrder } from './migrations/order';
 import { MetaStore } from './meta';
+import type { AsyncReader } from './pg/reader';
 import { DbWaits } from './busy';
 import type { ChangeChannel } from './channel';
 
@@ -52,6 +53,8 @@ export interface Db {
   snapshot(base: string): Promise<string>;
   /** Lock waits: `waits.write(fn)` retries a write transaction off the event loop (busy.ts). */
   waits: DbWaits;
+  /** Async twins of hot reads over a pool of their own (PostgreSQL; absent on SQLite, which answers in-process). */
+  reader?: AsyncReader;
   close(): Promise<void>;
 }
 

@@ -11,8 +11,6 @@ import type { Keyset, SortField } from './listing.types';
 
 export type { Keyset, SortField } from './listing.types';
 
-
-
 export interface PageQuery {
   storageId: number;
   dir: string;
@@ -33,6 +31,26 @@ export interface Page {
 }
 
 const COLUMN: Record<SortField, string | null> = { name: null, size: 'size', modified: 'mtime' };
+const COUNT_SQL = 'SELECT count(*) FROM nodes WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL';
+
+/** A page row: the entry's JSON, then its keyset (type, sort value, natural key, id). */
+type PageRow = [string, 'dir' | 'file', number, string, number];
+
+function pageParams(q: PageQuery): Record<string, unknown> {
+  const params: Record<string, unknown> = { s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.after ? 0 : q.offset };
+  if (q.after) Object.assign(params, { av: q.after.value, ak: q.after.key, ai: q.after.id });
+  return params;
+}
+
+function pageOf(rows: PageRow[], total: number): Page {
+  const tail = rows[rows.length - 1];
+  return {
+    json: '[' + rows.map((r) => r[0]).join(',') + ']',
+    count: rows.length,
+    total,
+    last: tail ? { type: tail[1], value: tail[2], key: tail[3], id: tail[4] } : undefined,
+  };
+}
 
 /**
  * Whether a folder is known: two index lookups (its own row by `nodes_path`,
@@ -52,7 +70,7 @@ export class ListingRepo {
   /** `locked(storage)`: whether the storage may hold app locks (its pages then join them; FileLocks.any). */
   constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
     this.indexes = new FolderIndexes(db, locked);
-    this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
+    this.count = db.sqlite.prepare(COUNT_SQL).pluck();
     this.seen = db.sqlite.prepare(KNOWN_SQL).pluck();
   }
 
@@ -68,17 +86,23 @@ export class ListingRepo {
    */
   page(q: PageQuery): Page {
     const stmt = this.statement(q.sort, q.desc, q.after?.type, this.locked(q.storageId));
-    const params: Record<string, unknown> = { s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.after ? 0 : q.offset };
-    if (q.after) Object.assign(params, { av: q.after.value, ak: q.after.key, ai: q.after.id });
-    const rows = stmt.raw().all(params) as Array<[string, 'dir' | 'file', number, string, number]>;
-    const total = this.count.get(q.storageId, q.dir) as number;
-    const tail = rows[rows.length - 1];
-    return {
-      json: '[' + rows.map((r) => r[0]).join(',') + ']',
-      count: rows.length,
-      total,
-      last: tail ? { type: tail[1], value: tail[2], key: tail[3], id: tail[4] } : undefined,
-    };
+    const rows = stmt.raw().all(pageParams(q)) as PageRow[];
+    return pageOf(rows, this.count.get({ s: q.storageId, d: q.dir }) as number);
+  }
+
+  /**
+   * The same page without holding the event loop where the database allows it: on PostgreSQL the
+   * page and its count run on the async reader, side by side; SQLite answers in-process (`page`).
+   */
+  async pageAsync(q: PageQuery): Promise<Page> {
+    const reader = this.db.reader;
+    if (!reader) return this.page(q);
+    const sql = pageSql(q.sort, q.desc, q.after?.type, this.locked(q.storageId), this.db.dialect);
+    const [rows, [[total]]] = await Promise.all([
+      reader.all<PageRow>(sql, pageParams(q), { raw: true }),
+      reader.all<[number]>(COUNT_SQL, { s: q.storageId, d: q.dir }, { raw: true }),
+    ]);
+    return pageOf(rows, total);
   }
 
   private statement(sort: SortField, desc: boolean, keyset: 'dir' | 'file' | undefined, locks: boolean) {

@@ -99,7 +99,9 @@ export class ListingService {
       if (encoding) this.compressed.offer(storage.id, rel, key, encoding, hit.body);
       return plain(hit.body);
     }
-    const page = this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+    // A change landing while the page is read leaves it stale: then it is served but neither cached nor compressed.
+    const stamp = this.cache.stampOf(storage.id, rel);
+    const page = await this.repo.pageAsync({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
     const body = Buffer.from(listingJson({
       ...shown,
@@ -107,7 +109,8 @@ export class ListingService {
       total: page.total,
       next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
     }));
-    this.cache.set(storage.id, rel, key, { body, bytes: body.length });
+    if (this.cache.stampOf(storage.id, rel) !== stamp) return plain(body);
+    this.cache.set(storage.id, rel, key, { body, bytes: body.length }, stamp);
     if (encoding) this.compressed.offer(storage.id, rel, key, encoding, body);
     return plain(body);
   }

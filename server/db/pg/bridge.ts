@@ -154,3 +154,14 @@ export function toPositional(sql: string): string {
   positional.set(sql, out);
   return out;
 }
+
+/** `@name` parameters as `?` with the names in order (better-sqlite3's named binding, as the repositories write it). */
+export function namedToPositional(sql: string): { sql: string; names: string[] } | null {
+  const names: string[] = [];
+  const out = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|@([A-Za-z_]\w*)/g, (m, name: string | undefined) => {
+    if (!name) return m;
+    names.push(name);
+    return '?';
+  });
+  return names.length ? { sql: out, names } : null;
+}

@@ -9,6 +9,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
 import { explain } from './connect';
+import { sqliteLikeTypes } from './types';
 
 interface Data {
   url: string;
@@ -21,14 +22,6 @@ interface Data {
 type Request = { type: 'query'; seq: number; sql: string; params: unknown[]; rowMode?: 'array' } | { type: 'reset' };
 
 const d = workerData as Data;
-// Values as better-sqlite3 gives them: int8 and numeric (sum() of bigints) as numbers (ids, sizes and ms
-// times are below 2^53), booleans as 1/0.
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? (v: string) => Number(v)
-    : oid === pg.types.builtins.BOOL ? (v: string) => (v === 't' ? 1 : 0)
-    : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
 let client: pg.Client | null = null;
 let connecting = false;
 /** Statements prepared once per SQL text, as the SQLite facade does (pg re-prepares on a new connection). */
@@ -66,7 +59,7 @@ async function connect(): Promise<void> {
   if (connecting) return;
   connecting = true;
   for (;;) {
-    const c = new pg.Client({ connectionString: d.url, connectionTimeoutMillis: d.connectTimeoutMs, statement_timeout: d.statementTimeoutMs, types });
+    const c = new pg.Client({ connectionString: d.url, connectionTimeoutMillis: d.connectTimeoutMs, statement_timeout: d.statementTimeoutMs, types: sqliteLikeTypes });
     c.on('error', () => {
       if (client === c) drop();
     });

@@ -15,7 +15,8 @@ import { MetaStore } from '../meta';
 import { DbWaits } from '../busy';
 import { connectPostgres } from './connect';
 import { migratePostgres } from './migrate';
-import { PgBridge } from './bridge';
+import { PgBridge, namedToPositional } from './bridge';
+import { openReader } from './reader';
 import { pgDump } from './dump';
 import type { ChangeChannel } from '../channel';
 
@@ -44,6 +45,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     if (ChangeCounters.touches(c.sql)) handle.counters.wrote(handle.inTransaction);
     return bridge.query(c.sql, c.parameters as unknown[]);
   };
+  const reader = openReader(url);
   let closed = false;
   const base = {
     dialect: 'postgres' as const,
@@ -51,6 +53,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     k,
     waits,
     attachChannel: (channel: ChangeChannel) => handle.counters.attach(channel),
+    reader,
     all: <R>(q: Compilable<R>) => run(q).rows as R[],
     first: <R>(q: Compilable<R>) => run(q).rows[0] as R | undefined,
     run: (q: Compilable<unknown>) => run(q).rowCount,
@@ -62,7 +65,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
       if (closed) return;
       closed = true;
       waits.stop();
-      await bridge.close();
+      await Promise.all([bridge.close(), reader.close()]);
     },
   };
   return { ...base, meta: new MetaStore(base) };
@@ -98,17 +101,6 @@ class BridgeDriver implements Driver {
 }
 
 type Row = Record<string, unknown>;
-
-/** `@name` parameters as `?` with the names in order (better-sqlite3's named binding, as the repositories write it). */
-function namedToPositional(sql: string): { sql: string; names: string[] } | null {
-  const names: string[] = [];
-  const out = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|@([A-Za-z_]\w*)/g, (m, name: string | undefined) => {
-    if (!name) return m;
-    names.push(name);
-    return '?';
-  });
-  return names.length ? { sql: out, names } : null;
-}
 
 class BridgeStatement {
   private named: { sql: string; names: string[] } | null;
