@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openDatabase, type Db } from '../db';
 import { sortKey } from '../catalogue';
 import { tempDir } from '../../test/helpers/tools';
-import { KNOWN_SQL, ListingRepo, pageSql, type Keyset } from './listing.repo';
+import { PROBE_SQL, ListingRepo, pageSql, type Keyset } from './listing.repo';
 
 let db: Db;
 let cleanup: () => void;
@@ -65,12 +65,13 @@ test('hot listing queries stay index ranges (query plan snapshot)', () => {
   assert.deepEqual(plan('name', 'file'), ['SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=? AND type=? AND sort_key>?)']);
 });
 
-test('a folder is known by its own row or a child, through the indexes (every listing asks)', () => {
-  assert.equal(repo.known(1, 'd'), true, 'by its children');
-  assert.equal(repo.known(1, 'd/sub0'), true, 'by its own row');
-  assert.equal(repo.known(1, 'nowhere'), false);
-  assert.equal(repo.known(2, 'd'), false, 'another storage');
-  const plan = db.sqlite.prepare('EXPLAIN QUERY PLAN ' + KNOWN_SQL).all(1, 'd', 1, 'd').map((r) => (r as { detail: string }).detail);
+test('a folder is known by its own row or a child, through the indexes (every listing asks)', async () => {
+  assert.deepEqual(await repo.probe(1, 'd'), { type: null, known: true }, 'by its children');
+  assert.deepEqual(await repo.probe(1, 'd/sub0'), { type: 'dir', known: true }, 'by its own row');
+  assert.equal((await repo.probe(1, 'd/f0.txt')).type, 'file');
+  assert.deepEqual(await repo.probe(1, 'nowhere'), { type: null, known: false });
+  assert.deepEqual(await repo.probe(2, 'd'), { type: null, known: false }, 'another storage');
+  const plan = db.sqlite.prepare('EXPLAIN QUERY PLAN ' + PROBE_SQL).all({ s: 1, p: 'd' }).map((r) => (r as { detail: string }).detail);
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_path (storage_id=? AND path=?)'), plan.join('; '));
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=?)'), plan.join('; '));
 });

@@ -53,12 +53,18 @@ function pageOf(rows: PageRow[], total: number): Page {
 }
 
 /**
- * Whether a folder is known: two index lookups (its own row by `nodes_path`,
- * a child by `nodes_listing`). One `path = ? OR dir = ?` condition could use
- * neither index and walked the storage's rows in path order on every listing.
+ * What every listing asks of its folder: its own row's type (null when there is none) and whether a child
+ * exists, by two index lookups (`nodes_path`, `nodes_listing`). One `path = ? OR dir = ?` condition could
+ * use neither index and walked the storage's rows in path order on every listing.
  */
-export const KNOWN_SQL = `SELECT EXISTS (SELECT 1 FROM nodes WHERE storage_id = ? AND path = ? AND deleted_at IS NULL)
-  OR EXISTS (SELECT 1 FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL)`;
+export const PROBE_SQL = `SELECT (SELECT type FROM nodes WHERE storage_id = @s AND path = @p AND deleted_at IS NULL) AS type,
+  EXISTS (SELECT 1 FROM nodes WHERE storage_id = @s AND dir = @p AND deleted_at IS NULL) AS child`;
+
+/** A folder as the catalogue knows it: `known` when it has its own row or a child. */
+export interface FolderProbe {
+  type: 'dir' | 'file' | null;
+  known: boolean;
+}
 
 export class ListingRepo {
   private count;
@@ -71,13 +77,20 @@ export class ListingRepo {
   constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
     this.indexes = new FolderIndexes(db, locked);
     this.count = db.sqlite.prepare(COUNT_SQL).pluck();
-    this.seen = db.sqlite.prepare(KNOWN_SQL).pluck();
+    this.seen = db.sqlite.prepare(PROBE_SQL).raw();
   }
 
-  /** Whether the catalogue knows anything at or below `dir` (a never-seen folder is worth a short wait). */
-  known(storageId: number, dir: string): boolean {
-    return Boolean(this.seen.get(storageId, dir, storageId, dir));
+  /**
+   * The folder `dir` in the catalogue (a never-seen one is worth a short wait); on PostgreSQL read on the
+   * async reader, so a listing holds the event loop for no round trip before its page.
+   */
+  async probe(storageId: number, dir: string): Promise<FolderProbe> {
+    const args = { s: storageId, p: dir };
+    const reader = this.db.reader;
+    const [type, child] = reader ? (await reader.all<[FolderProbe['type'], unknown]>(PROBE_SQL, args, { raw: true }))[0] : (this.seen.get(args) as [FolderProbe['type'], unknown]);
+    return { type, known: type !== null || Boolean(child) };
   }
+
 
   /**
    * One page of a folder: folders first, then by the sort field, ties by

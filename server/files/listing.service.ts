@@ -148,13 +148,14 @@ export class ListingService {
   private async folder(fa: ActorFiles, path: string | Place) {
     const t = fa.target(path, 'viewer', { passage: true });
     const { storage, rel } = t;
-    const known = this.repo.known(storage.id, rel);
-    await this.cat.syncer.revalidate(storage.id, rel, known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
+    let probe = await this.repo.probe(storage.id, rel);
+    await this.cat.syncer.revalidate(storage.id, rel, probe.known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
     if (rel !== '' && t.passage === undefined) {
-      const row = this.cat.nodes.get(storage.id, rel);
+      // A folder seen for the first time may have been catalogued by the wait above.
+      if (!probe.known) probe = await this.repo.probe(storage.id, rel);
       const shown = typeof path === 'string' ? path : uiPath(storage.name, rel);
-      if (!row || row.deleted_at) await mustBeFolder(fa, { storage_id: storage.id, rel }, shown);
-      else if (row.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
+      if (probe.type === null) await mustBeFolder(fa, { storage_id: storage.id, rel }, shown);
+      else if (probe.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
     }
     return t;
   }

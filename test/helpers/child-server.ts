@@ -76,6 +76,25 @@ export async function callJson(base: string, method: string, path: string, token
 export const CHILD_ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
 
 /** JSON calls as the signed-in admin; `raw` sends bytes as application/octet-stream. */
+/**
+ * The environment of one of several instances on one PostgreSQL database: the shared key file, its own data
+ * folder, the admin of `CHILD_ADMIN` and a local storage `Files` at `files` (seeded by the first to start).
+ */
+export function instanceEnv(o: { url: string; keyFile: string; dataDir: string; files: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    SERVICE_DATABASE_URL: o.url,
+    SERVICE_SECRET_KEY_FILE: o.keyFile,
+    SERVICE_DATA_DIR: o.dataDir,
+    SERVICE_ADMIN_EMAIL: CHILD_ADMIN.email,
+    SERVICE_ADMIN_PASSWORD: CHILD_ADMIN.password,
+    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+    SERVICE_DEFAULT_STORAGE_PATH: o.files,
+    SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+    SERVICE_LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
 export type ChildApi = (method: string, path: string, body?: unknown, raw?: Buffer) => Promise<{ status: number; body: any }>;
 
 /**

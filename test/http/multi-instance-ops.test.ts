@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CHILD_ADMIN as ADMIN, spawnServer, type ChildServer } from '../helpers/child-server';
+import { CHILD_ADMIN as ADMIN, instanceEnv, spawnServer, type ChildServer } from '../helpers/child-server';
 import { tempDir } from '../helpers/tools';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
 import { sse } from '../helpers/sse';
@@ -35,11 +35,7 @@ describe('several instances: polls and op frames', { skip: skip ?? false, timeou
     return { status: r.status, body: text ? JSON.parse(text) : null };
   };
   const start = async (name: string) => {
-    const s = await spawnServer({
-      SERVICE_DATABASE_URL: url, SERVICE_SECRET_KEY_FILE: join(tmp.dir, 'key'), SERVICE_DATA_DIR: join(tmp.dir, name),
-      SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password,
-      SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: join(tmp.dir, 'files'), SERVICE_DEFAULT_STORAGE_NAME: 'Files',
-    });
+    const s = await spawnServer(instanceEnv({ url, keyFile: join(tmp.dir, 'key'), dataDir: join(tmp.dir, name), files: join(tmp.dir, 'files') }));
     running.push(s);
     return s;
   };

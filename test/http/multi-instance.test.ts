@@ -16,10 +16,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { callJson as api, spawnServer, type ChildServer } from '../helpers/child-server';
+import { CHILD_ADMIN as ADMIN, callJson as api, instanceEnv, spawnServer, type ChildServer } from '../helpers/child-server';
 import { tempDir } from '../helpers/tools';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
-import { ADMIN } from '../helpers/server';
 import { sse } from '../helpers/sse';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -33,17 +32,7 @@ describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 
   const key = join(tmp.dir, 'filedock.key');
   const files = join(tmp.dir, 'files');
   const running: ChildServer[] = [];
-  const env = (name: string, keyFile = key) => ({
-    SERVICE_DATABASE_URL: url,
-    SERVICE_SECRET_KEY_FILE: keyFile,
-    SERVICE_DATA_DIR: join(tmp.dir, name),
-    SERVICE_ADMIN_EMAIL: ADMIN.email,
-    SERVICE_ADMIN_PASSWORD: ADMIN.password,
-    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
-    SERVICE_DEFAULT_STORAGE_PATH: files,
-    SERVICE_DEFAULT_STORAGE_NAME: 'Files',
-    SERVICE_LOG_LEVEL: 'info',
-  });
+  const env = (name: string, keyFile = key) => instanceEnv({ url, keyFile, dataDir: join(tmp.dir, name), files });
   const start = async (name: string, keyFile = key) => {
     const s = await spawnServer(env(name, keyFile));
     running.push(s);

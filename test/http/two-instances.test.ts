@@ -26,11 +26,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import { callJson, spawnServer, type ChildServer } from '../helpers/child-server';
+import { CHILD_ADMIN as ADMIN, callJson, instanceEnv, spawnServer, type ChildServer } from '../helpers/child-server';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
 import { startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
 import { s3rverConfig, startS3rver, type S3rver } from '../helpers/s3rver';
-import { ADMIN } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
 
 const MiB = 1024 * 1024;
@@ -92,19 +91,7 @@ describe('two instances behind a round-robin proxy (PostgreSQL, s3rver)', { skip
   /** The running instances, A then B; the proxy alternates between them. */
   const instances: ChildServer[] = [];
   const start = (name: string) =>
-    spawnServer({
-      SERVICE_DATABASE_URL: dbUrl,
-      SERVICE_SECRET_KEY_FILE: key,
-      SERVICE_DATA_DIR: join(tmp.dir, name),
-      SERVICE_STAGING_DIR: staging,
-      SERVICE_OP_LEASE: '3s',
-      SERVICE_ADMIN_EMAIL: ADMIN.email,
-      SERVICE_ADMIN_PASSWORD: ADMIN.password,
-      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
-      SERVICE_DEFAULT_STORAGE_PATH: files,
-      SERVICE_DEFAULT_STORAGE_NAME: 'Files',
-      SERVICE_LOG_LEVEL: 'info',
-    });
+    spawnServer(instanceEnv({ url: dbUrl, keyFile: key, dataDir: join(tmp.dir, name), files }, { SERVICE_STAGING_DIR: staging, SERVICE_OP_LEASE: '3s' }));
   const api = (method: string, path: string, body?: unknown) => callJson(proxy.url, method, path, token, body);
   /** One statement on the shared database, behind the instances' backs. */
   const query = async (text: string, params: unknown[] = []) => {
