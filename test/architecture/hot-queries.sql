@@ -1,6 +1,8 @@
 SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL;
 
-SELECT 1 FROM nodes WHERE storage_id = ? AND (path = ? OR dir = ?) AND deleted_at IS NULL LIMIT 1;
+SELECT count(*) FROM nodes WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL;
+
+SELECT (SELECT type FROM nodes WHERE storage_id = @s AND path = @p AND deleted_at IS NULL) AS type, EXISTS (SELECT 1 FROM nodes WHERE storage_id = @s AND dir = @p AND deleted_at IS NULL) AS child;
 
 SELECT CASE WHEN type = 'dir' THEN json_object( 'id', id, 'name', name, 'type', 'dir', 'size', 0, 'modified', strftime('%Y-%m-%dT%H:%M:%fZ', mtime / 1000.0, 'unixepoch'), 'is_image', json('false'), 'is_video', json('false'), 'thumb_url', '', 'locked', json('false'), 'lock', NULL, 'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm) ELSE json_object( 'id', id, 'name', name, 'type', 'file', 'size', size, 'modified', strftime('%Y-%m-%dT%H:%M:%fZ', mtime / 1000.0, 'unixepoch'), 'mime', COALESCE(mime, 'application/octet-stream'), 'etag', COALESCE(etag, printf('"%x-%x"', size, mtime)), 'is_image', json(CASE WHEN mime LIKE 'image/%' THEN 'true' ELSE 'false' END), 'is_video', json(CASE WHEN mime LIKE 'video/%' THEN 'true' ELSE 'false' END), 'thumb_url', CASE WHEN thumb_state = 'ready' THEN '/api/files/thumb/' || id ELSE '' END, 'locked', json('false'), 'lock', NULL, 'app_state', json(COALESCE(app_state, '[]')), 'perm', @perm) END, type, 0, sort_key, id FROM nodes WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, sort_key ASC, id ASC LIMIT @limit OFFSET @offset;
 
