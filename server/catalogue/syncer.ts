@@ -73,6 +73,8 @@ export class Syncer {
   private openTimer?: NodeJS.Timeout;
   /** Polls in a row that changed nothing, per storage (sets the backoff). */
   private unchanged = new Map<number, number>();
+  /** The last full run this instance queued per storage: a poll skips only a slot another instance took. */
+  private queuedHere = new Map<number, number>();
 
   constructor(
     private db: Db,
@@ -130,6 +132,7 @@ export class Syncer {
     const runId = Number(
       this.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (?, 'full', 'queued', ?)").run(id, new Date().toISOString()).lastInsertRowid,
     );
+    this.queuedHere.set(id, runId);
     this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: runId }, { dedupKey: `sync:${id}` });
     return runId;
   }
@@ -243,12 +246,14 @@ export class Syncer {
   /**
    * Several instances on one PostgreSQL each arm a poll timer per storage: the first whose timer fires
    * takes the slot (its run row is there for all to see) and the others skip it, so a polled storage is
-   * looked at once per interval, not once per instance.
+   * looked at once per interval, not once per instance. A recent run this instance queued itself (a
+   * "Sync now", its own last poll) never makes it skip.
    */
   private polledElsewhere(id: number): boolean {
     if (this.db.dialect !== 'postgres') return false;
     const since = new Date(Date.now() - 0.9 * this.pollDelayMs(id)).toISOString();
-    return !!this.db.sqlite.prepare("SELECT 1 FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND started_at > ? LIMIT 1").get(id, since);
+    const last = this.db.sqlite.prepare("SELECT id FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND started_at > ? ORDER BY id DESC LIMIT 1").pluck().get(id, since) as number | undefined;
+    return last !== undefined && last !== this.queuedHere.get(id);
   }
 
   /** True when today's request budget is spent; the reason then shows in the storage's status. */
