@@ -131,7 +131,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
     const storagesRepo = new StoragesRepo(db);
     // Requests to metered backends are counted at the driver boundary; the books flush every few seconds and at close.
-    const meter = new RequestMeter(db, storagesRepo, () => settings.get('meter_prices'));
+    const meter = new RequestMeter(db, storagesRepo, () => settings.get('meter_prices'), (m, e) => log.warn(m, e));
     meter.start();
     cleanups.unshift(() => meter.stop());
     // Replication is the decorator after read-only. Its engine reads the primary through the pool and the

@@ -36,3 +36,26 @@ test('a timer flush while the database is held keeps the counts for the next one
     t.cleanup();
   }
 });
+
+test('a timer flush that fails for any other reason is told and kept; the timer never throws', () => {
+  const t = tempDir();
+  const db = openDatabase(join(t.dir, 'db.sqlite'));
+  try {
+    const repo = new StoragesRepo(db);
+    const uid = newUid();
+    const id = repo.insert({ uid, name: 'Bucket', driver: 's3', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900, enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null });
+    const told: string[] = [];
+    const meter = new RequestMeter(db, repo, () => ({}), (m) => told.push(m));
+    meter.sink(uid, 's3')!('list');
+    // The table gone (a failure that is not "busy"): the flush fails inside its transaction.
+    db.sqlite.exec('ALTER TABLE storage_requests RENAME TO storage_requests_away');
+    assert.doesNotThrow(() => meter['tick']());
+    assert.equal(told.length, 1);
+    db.sqlite.exec('ALTER TABLE storage_requests_away RENAME TO storage_requests');
+    meter['tick']();
+    assert.equal(db.sqlite.prepare('SELECT list FROM storage_requests WHERE storage_id = ?').pluck().get(id), 1, 'the kept count arrives with the next flush');
+  } finally {
+    void db.close();
+    t.cleanup();
+  }
+});

@@ -46,7 +46,13 @@ export class RequestMeter {
   private dirty = new Set<Day>();
   private timer?: NodeJS.Timeout;
 
-  constructor(private db: Db, private repo: StoragesRepo, private prices: () => PriceTable) {}
+  constructor(
+    private db: Db,
+    private repo: StoragesRepo,
+    private prices: () => PriceTable,
+    /** Told of a failed timer flush that is not the database being busy (the counts stay pending either way). */
+    private warn: (msg: string, e: unknown) => void = () => {},
+  ) {}
 
   /** The manager's sink: null for `local` (no per-request cost), otherwise a counter for `uid`. */
   sink(uid: string, driver: string): RequestSink | null {
@@ -71,15 +77,16 @@ export class RequestMeter {
   }
 
   /**
-   * The timer's flush: only when something is pending; a database that is away (PostgreSQL's breaker, a
-   * held SQLite) keeps the counts for the next flush instead of throwing out of a timer (a crash).
+   * The timer's flush: only when something is pending. Nothing may throw out of a timer (the process
+   * would end): a database that is away (PostgreSQL's breaker, a held SQLite) or any other failure (a
+   * storage another instance just deleted) keeps the counts for the next flush.
    */
   private tick(): void {
     if (!this.dirty.size) return;
     try {
       this.flush();
     } catch (e) {
-      if (!isBusy(e)) throw e;
+      if (!isBusy(e)) this.warn('request meter: flush failed, counts kept for the next one', e);
     }
   }
 
