@@ -266,7 +266,12 @@ export class Syncer {
   private poll(s: StorageRow, live: Live): void {
     const arm = () => {
       live.timer = setTimeout(() => {
-        this.pollNow(s.id);
+        // Out of a timer nothing may throw (the process would end): a database away skips this poll only.
+        try {
+          this.pollNow(s.id);
+        } catch (e) {
+          this.log.warn(`storage ${s.name}: poll skipped: ${(e as Error).message}`);
+        }
         arm();
       }, this.pollDelayMs(s.id));
       live.timer.unref();
