@@ -184,8 +184,17 @@ class ChangeCounters {
   private pending = false;
   private channel?: ChangeChannel;
 
+  /** Statement texts are few (a Kysely query's text repeats on every run): each is tested once. */
+  private static seen = new Map<string, boolean>();
   static touches(sql: string): boolean {
-    return !READ_ONLY.test(sql) && TOUCHES_CACHED.test(sql);
+    let t = ChangeCounters.seen.get(sql);
+    if (t === undefined) {
+      t = !READ_ONLY.test(sql) && TOUCHES_CACHED.test(sql);
+      // Texts with inlined lists vary without end: a full memo starts again rather than growing.
+      if (ChangeCounters.seen.size >= 2_000) ChangeCounters.seen.clear();
+      ChangeCounters.seen.set(sql, t);
+    }
+    return t;
   }
   /** Before a statement that `touches` the cached tables runs. */
   wrote(inTransaction: boolean): void {
