@@ -13,7 +13,7 @@ import type { EventBus } from '../events';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { APP_ID, WORD, recordMarkChange } from './file-locks';
-import type { NodesRepo } from './nodes.repo';
+import { SUBTREE, subtree, type NodesRepo } from './nodes.repo';
 
 /** Items per file, all apps together. */
 export const MAX_APP_STATE = 32;
@@ -29,8 +29,7 @@ export class AppStates {
   ) {
     this.s = {
       set: db.sqlite.prepare('UPDATE nodes SET app_state = ? WHERE id = ?'),
-      below: db.sqlite.prepare(`SELECT path, app_state FROM nodes
-        WHERE storage_id = @s AND (@rel = '' OR path = @rel OR (path >= @lo AND path < @hi)) AND deleted_at IS NULL AND app_state IS NOT NULL`),
+      below: db.sqlite.prepare(`SELECT path, app_state FROM nodes WHERE ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`),
     };
   }
 
@@ -70,7 +69,7 @@ export class AppStates {
   /** Items at `rel` and below it, by path, for those that have any ('' is the whole storage): one query. */
   within(storageId: number, rel: string): Map<string, string[]> {
     // '0' is the code point after '/': the range is exactly the paths below `rel/`.
-    const rows = this.s.below.all({ s: storageId, rel, lo: `${rel}/`, hi: `${rel}0` }) as Array<{ path: string; app_state: string }>;
+    const rows = this.s.below.all(...subtree(storageId, rel)) as Array<{ path: string; app_state: string }>;
     return new Map(rows.map((r) => [r.path, parseItems(r.app_state)]));
   }
 }

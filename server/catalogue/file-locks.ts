@@ -16,7 +16,7 @@ import type { FileLock } from '../contract';
 import { AppError } from '../errors';
 import { randomToken, sha256Hex } from '../lib/crypto';
 import { baseName, parentRel, uiPath } from '../lib/paths';
-import type { NodesRepo } from './nodes.repo';
+import { subtree, subtreeWhere, type NodesRepo } from './nodes.repo';
 
 export type { FileLock };
 
@@ -75,7 +75,7 @@ export class FileLocks {
     this.s = {
       at: q(`SELECT ${COLS} FROM nodes n JOIN file_locks l ON l.node_id = n.id WHERE n.storage_id = ? AND n.path = ? AND n.deleted_at IS NULL`),
       below: q(`SELECT ${COLS}, n.path FROM file_locks l JOIN nodes n ON n.id = l.node_id
-                WHERE n.storage_id = @s AND (@rel = '' OR n.path = @rel OR (n.path >= @lo AND n.path < @hi)) AND (l.until IS NULL OR l.until > @now)`),
+                WHERE ${subtreeWhere('n.')} AND (l.until IS NULL OR l.until > ?)`),
       put: q(`INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at)
               VALUES (@node_id, @plugin, @plugin_label, @reason, @reason_text, @until, @token_hash, @locked_by, @locked_at)
               ON CONFLICT(node_id) DO UPDATE SET plugin = excluded.plugin, plugin_label = excluded.plugin_label, reason = excluded.reason,
@@ -186,7 +186,7 @@ export class FileLocks {
 
   private below(storageId: number, rel: string): Array<LockRow & { path: string }> {
     // '0' is the code point after '/': the range is exactly the paths below `rel/` ('' is the whole storage).
-    return this.s.below.all({ s: storageId, rel, lo: `${rel}/`, hi: `${rel}0`, now: new Date().toISOString() }) as Array<LockRow & { path: string }>;
+    return this.s.below.all(...subtree(storageId, rel), new Date().toISOString()) as Array<LockRow & { path: string }>;
   }
 
   private live(row: LockRow | undefined): LockRow | undefined {

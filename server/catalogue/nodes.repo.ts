@@ -22,6 +22,18 @@ export interface ListOptions {
   after?: { type: string; key: string; id: number };
 }
 
+/**
+ * A node and everything below it, as one range of the `nodes_path` index: [path, path + '0') holds the
+ * node, its subtree ('/' < '0' in code order) and the few siblings that extend its name with a character
+ * before '/' ("a.txt" next to "a"), which the last term drops; '' is the whole storage. (`path = ? OR path in range` would make
+ * SQLite walk the whole storage.) Parameters: `subtree(storageId, path)`; `t` qualifies the columns ("n.").
+ */
+export const subtreeWhere = (t = '') => `${t}storage_id = ? AND ${t}path >= ? AND ${t}path < ? AND (${t}path = ? OR ${t}path >= ?)`;
+export const SUBTREE = subtreeWhere();
+export const subtree = (storageId: number, path: string) =>
+  // '' is the whole storage: every path sorts below U+10FFFF.
+  (path === '' ? [storageId, '', '\u{10FFFF}', '', ''] : [storageId, path, path + '0', path, path + '/']) as [number, string, string, string, string];
+
 const ORDER: Record<SortField, string> = {
   name: 'type {d}, sort_key {d}, id {d}',
   size: 'type, size {d}, sort_key, id',
@@ -47,7 +59,7 @@ export class NodesRepo {
       ftsDelete: q('DELETE FROM search_fts WHERE rowid = ?'),
       ftsBody: q('UPDATE search_fts SET body = ? WHERE rowid = ?'),
       update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
-      deleteTree: q("DELETE FROM nodes WHERE storage_id = ? AND (path = ? OR (path >= ? AND path < ?)) RETURNING id"),
+      deleteTree: q(`DELETE FROM nodes WHERE ${SUBTREE} RETURNING id`),
       deleteAll: q('DELETE FROM nodes WHERE storage_id = ? RETURNING id'),
     };
   }
@@ -110,7 +122,7 @@ export class NodesRepo {
   removeTree(storageId: number, path: string): number[] {
     const ids = (path === ''
       ? this.s.deleteAll.all(storageId)
-      : this.s.deleteTree.all(storageId, path, path + '/', path + '0')) as Array<{ id: number }>; // '0' follows '/' in code order
+      : this.s.deleteTree.all(...subtree(storageId, path))) as Array<{ id: number }>;
     for (const { id } of ids) this.s.ftsDelete.run(id);
     return ids.map((r) => r.id);
   }
@@ -122,8 +134,8 @@ export class NodesRepo {
   moveTree(storageId: number, from: string, to: string): void {
     this.removeTree(storageId, to);
     const rows = this.db.sqlite
-      .prepare("SELECT id, path FROM nodes WHERE storage_id = ? AND (path = ? OR (path >= ? AND path < ?))")
-      .all(storageId, from, from + '/', from + '0') as Array<{ id: number; path: string }>;
+      .prepare(`SELECT id, path FROM nodes WHERE ${SUBTREE}`)
+      .all(...subtree(storageId, from)) as Array<{ id: number; path: string }>;
     const upd = this.db.sqlite.prepare('UPDATE nodes SET path = ?, dir = ?, name = ?, sort_key = ?, updated_at = ? WHERE id = ?');
     const now = new Date().toISOString();
     for (const r of rows) {
