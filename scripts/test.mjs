@@ -6,7 +6,7 @@
 // on PostgreSQL (TEST_DATABASE=postgres; docs/postgresql.md).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 const roots = ['server', 'electron', 'test', 'renderer/src', 'bench'];
 const files = [];
@@ -29,12 +29,30 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
-const run = (list, env = {}) =>
-  spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list],
-    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', ...env } },
-  ).status ?? 1;
+/**
+ * One `node --test` run, its output passed through as it comes. The spec reporter ends a run with a
+ * "failing tests:" section (each failure with its error); that section is kept and, when a whole run
+ * (both databases) ends, printed again last: a CI log's tail then names every failure with its cause.
+ */
+const failures = [];
+const run = (list, label, env = {}) =>
+  new Promise((resolve) => {
+    const c = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list], {
+      stdio: ['inherit', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'test', ...env },
+    });
+    let tail = '';
+    c.stdout.on('data', (d) => {
+      process.stdout.write(d);
+      tail = (tail + d.toString()).slice(-400_000);
+    });
+    c.on('close', (code) => {
+      const at = tail.lastIndexOf('failing tests:');
+      const lines = tail.slice(at).split('\n').filter((l) => !/^\s+at .*\(?node:/.test(l));
+      if (at >= 0) failures.push(`# ${label}: ${lines.slice(0, 300).join('\n')}`);
+      resolve(code ?? 1);
+    });
+  });
 
 /** Suites about SQLite itself (its locks; its file as the source of `db migrate-to`): no PostgreSQL form. */
 const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts'];
@@ -44,10 +62,11 @@ const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts']
  */
 const POSTGRES_NOT_YET = [];
 const both = filters.length === 0 && process.env.TEST_DATABASE !== 'postgres' && (process.env.CI === 'true' || process.env.CI === '1' || process.env.TEST_BOTH_DATABASES === '1');
-const first = run(selected);
+const first = await run(selected, 'SQLite');
 if (!both) process.exit(first);
 const servers = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '\.\.\/helpers\/server'/.test(readFileSync(f, 'utf8')));
 const onPostgres = servers.filter((f) => !POSTGRES_NOT_YET.some((x) => f.startsWith(x)));
 console.log(`\n# ${onPostgres.length} of ${servers.length} server suites again on PostgreSQL (TEST_DATABASE=postgres; the others: POSTGRES_NOT_YET)\n`);
-const second = run(onPostgres, { TEST_DATABASE: 'postgres' });
+const second = await run(onPostgres, 'PostgreSQL', { TEST_DATABASE: 'postgres' });
+if (failures.length) console.log(`\n# The failures of this run again, with their errors:\n${failures.join('\n')}`);
 process.exit(first || second);
