@@ -61,7 +61,8 @@ export function sshConnect(port: number, auth: { username: string; password?: st
       port,
       ...auth,
       tryKeyboard: false,
-      readyTimeout: 10_000,
+      // Generous: a loaded CI machine runs three suites at once beside this in-process server.
+      readyTimeout: 30_000,
       hostVerifier: (key: Buffer) => {
         hostKey = key;
         return true;
