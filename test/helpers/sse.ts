@@ -9,9 +9,15 @@ export interface SseFrame {
   at: number;
 }
 
+/** Opens the stream at `url` as the holder of `token` and reads it (`readSse`). */
 export async function sse(url: string, token: string) {
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(res.status, 200);
+  return readSse(res);
+}
+
+/** Reads the frames of an open SSE response until `close()` (or the server ends it). */
+export function readSse(res: Response) {
   const frames: SseFrame[] = [];
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
@@ -33,6 +39,7 @@ export async function sse(url: string, token: string) {
   })();
   return {
     frames,
+    /** The first frame satisfying `pred`, or undefined after `ms`. */
     async waitFor(pred: (f: SseFrame) => boolean, ms: number) {
       const end = Date.now() + ms;
       while (Date.now() < end) {
@@ -41,6 +48,13 @@ export async function sse(url: string, token: string) {
         await sleep(10);
       }
       return undefined;
+    },
+    /** Waits until `want(frames)` holds or `ms` pass, then closes the stream; all frames read. */
+    async until(want: (frames: SseFrame[]) => boolean, ms: number) {
+      const end = Date.now() + ms;
+      while (Date.now() < end && !want(frames)) await sleep(10);
+      await this.close();
+      return frames;
     },
     async close() {
       await reader.cancel().catch(() => {});

@@ -4,31 +4,16 @@ import { mkdirSync, writeFileSync, readFileSync, existsSync, utimesSync } from '
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { readSse } from '../helpers/sse';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Resolves with the first SSE frame of `event` that satisfies `want`, or null after `ms`. */
+/** Resolves with the data of the first SSE frame of `event` that satisfies `want`, or null after `ms`. */
 async function frame(res: Response, event: string, want: (d: any) => boolean, ms = 5000): Promise<any> {
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  const end = Date.now() + ms;
-  try {
-    while (Date.now() < end) {
-      const chunk = await Promise.race([reader.read(), sleep(end - Date.now()).then(() => null)]);
-      if (!chunk || chunk.done) return null;
-      buf += dec.decode(chunk.value, { stream: true });
-      for (let i; (i = buf.indexOf('\n\n')) >= 0; ) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (/^event: (.*)$/m.exec(block)?.[1] === event && data && want(JSON.parse(data))) return JSON.parse(data);
-      }
-    }
-    return null;
-  } finally {
-    await reader.cancel();
-  }
+  const r = readSse(res);
+  const f = await r.waitFor((x) => x.event === event && want(x.data), ms);
+  await r.close();
+  return f?.data ?? null;
 }
 
 describe('Files API', () => {

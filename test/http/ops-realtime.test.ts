@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { readSse, type SseFrame } from '../helpers/sse';
 
 // The job kind this test invents, in the typed registry.
 declare module '../../server/jobs/types' {
@@ -15,28 +16,7 @@ declare module '../../server/jobs/types' {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Reads SSE frames from a stream until `want` matches or the time runs out. */
-async function collect(res: Response, want: (frames: Array<{ event: string; data: any }>) => boolean, ms = 5000) {
-  const frames: Array<{ event: string; data: any }> = [];
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  const end = Date.now() + ms;
-  while (Date.now() < end && !want(frames)) {
-    const chunk = await Promise.race([reader.read(), sleep(end - Date.now()).then(() => null)]);
-    if (!chunk || chunk.done) break;
-    buf += dec.decode(chunk.value, { stream: true });
-    let i;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const ev = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (data) frames.push({ event: ev, data: JSON.parse(data) });
-    }
-  }
-  await reader.cancel();
-  return frames;
-}
+const collect = (res: Response, want: (frames: SseFrame[]) => boolean, ms = 5000) => readSse(res).until(want, ms);
 
 describe('ops routes and the realtime channel', () => {
   let s: TestServer;
