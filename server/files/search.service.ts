@@ -76,9 +76,12 @@ export class SearchService {
     const args: Record<string, unknown> = {};
     const where: string[] = ['n.deleted_at IS NULL'];
     const q = s.q.trim();
+    let nodes = 'nodes n';
     if (q.length >= 3 && this.db.dialect === 'postgres') {
-      // Substring search on the pg_trgm GIN indexes: case-free, like FTS5's trigram phrase.
-      where.push("n.id IN (SELECT rowid FROM search_fts WHERE name ILIKE @like ESCAPE '\\' OR body ILIKE @like ESCAPE '\\')");
+      // Substring search on the pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. Each hit's row
+      // by its key (the OFFSET 0 fence keeps the lateral lookup): on a misestimate (1% of the rows) the
+      // planner hashed the hits against a scan of all of `nodes`, 0.5 s on a million rows, for 1,000 hits.
+      nodes = "(SELECT rowid FROM search_fts WHERE name ILIKE @like ESCAPE '\\' OR body ILIKE @like ESCAPE '\\') f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) n";
       args.like = `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
     } else if (q.length >= 3) {
       where.push('n.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @q)');
@@ -103,13 +106,13 @@ export class SearchService {
     if (s.max_size !== undefined) (where.push('n.size <= @max'), (args.max = s.max_size));
     if (s.after !== undefined) (where.push('n.mtime >= @after'), (args.after = s.after));
     if (s.before !== undefined) (where.push('n.mtime < @before'), (args.before = s.before));
-    if (where.length === 1) throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
+    if (where.length === 1 && nodes === 'nodes n') throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
 
     // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
     // Typed: a VALUES row of bare parameters is text on PostgreSQL.
     const lv = storages.map((x, i) => `(CAST(@sid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`).join(',');
     storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
-    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM nodes n JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
+    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes} JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
     return { empty, from, args };
   }
 
