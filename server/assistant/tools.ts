@@ -115,7 +115,7 @@ export const TOOLS: ToolSpec[] = [
     schema: z.object({ query: z.string().min(1).max(255), path: path.optional() }),
     effect: () => 'read',
     async run({ fa }, i) {
-      const r = fa.search({ q: i.query, ...(i.path ? { path: i.path } : {}), limit: 50 });
+      const r = await fa.search({ q: i.query, ...(i.path ? { path: i.path } : {}), limit: 50 });
       const rows = JSON.parse(r.entriesJson) as Array<{ path: string; name: string; type: string; size: number }>;
       return json({ total: r.total, entries: rows.map((e) => ({ path: e.path, name: e.name, type: e.type, size: e.size })) });
     },

@@ -160,7 +160,7 @@ export class ActorFiles {
   }
 
   /** Search over what this actor can read (see search.service). */
-  search(input: SearchInput): SearchResult {
+  search(input: SearchInput): Promise<SearchResult> {
     return this.svc.search.search(this, input);
   }
 

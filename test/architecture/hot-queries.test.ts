@@ -43,9 +43,9 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
       target: () => ({ storage: { id: 1 }, rel: '' }),
     } as unknown as ActorFiles;
     const search = new SearchService(db);
-    search.search(scope, { q: 'report', limit: 50 });
-    search.search(scope, { q: 'ab', type: 'file', ext: ['pdf'], min_size: 1, limit: 50 });
-    new SearchService(db, undefined, () => true).search(scope, { q: 'report', limit: 50 });
+    await search.search(scope, { q: 'report', limit: 50 });
+    await search.search(scope, { q: 'ab', type: 'file', ext: ['pdf'], min_size: 1, limit: 50 });
+    await new SearchService(db, undefined, () => true).search(scope, { q: 'report', limit: 50 });
     new S3Listing(db); // the S3 gateway's ListObjects pages (prepared once)
     const text = [...new Set(seen)].join(';\n\n') + ';\n';
     if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, text);

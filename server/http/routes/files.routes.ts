@@ -68,9 +68,9 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
     ctx.body = body;
   });
 
-  r.get('/search', (ctx) => {
+  r.get('/search', async (ctx) => {
     const input = validate(searchQuery, ctx.query);
-    const res = d.files.forActor(actor(ctx)).search(input);
+    const res = await d.files.forActor(actor(ctx)).search(input);
     ctx.type = 'application/json';
     ctx.body = `{"path":${JSON.stringify(res.path)},"entries":${res.entriesJson},"total":${res.total},"storage":${JSON.stringify(res.storage)}}`;
   });

@@ -1,0 +1,96 @@
+/**
+ * Search on PostgreSQL's async reader (docs/postgresql.md), against a real cluster: one statement gives
+ * the page and the total, the same answer the bridge's two statements give and the same entries SQLite
+ * gives for the same catalogue; the event loop runs while PostgreSQL searches.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase, openPostgresDatabase, type Db } from '../db';
+import { sortKey } from '../catalogue';
+import { SearchService, type SearchInput } from './search.service';
+import type { ActorFiles } from './actor-files';
+import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
+import { tempDir } from '../../test/helpers/tools';
+
+const skip = needPostgres();
+const FILES = 1200;
+
+/** Two storages; `Docs` holds FILES report files, a folder named like them, and a body match. */
+function fill(db: Db): void {
+  const s = db.sqlite;
+  for (const name of ['Docs', 'Other']) s.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES (?, ?, 'local', '', '')").run(name, name);
+  const node = s.prepare("INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?)");
+  const fts = s.prepare('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)');
+  const add = (storage: number, dir: string, name: string, type: 'file' | 'dir', body: string | null = null) => {
+    const id = Number(node.run(storage, dir, name, dir ? `${dir}/${name}` : name, type, type === 'dir' ? 0 : name.length, 1_700_000_000_000 + name.length, sortKey(name), type === 'dir' ? null : 'application/pdf').lastInsertRowid);
+    fts.run(id, name, body);
+  };
+  s.transaction(() => {
+    add(1, '', 'reports', 'dir');
+    add(1, '', 'Report-archive', 'dir');
+    for (let i = 0; i < FILES; i++) add(1, i % 2 ? 'reports' : '', `report-${i}.pdf`, 'file');
+    add(1, 'reports', 'notes.txt', 'file', 'the quarterly REPORT is late');
+    add(2, '', 'report-other.pdf', 'file');
+    add(2, '', 'unrelated.pdf', 'file');
+  })();
+}
+
+const actor = (storages: Array<[number, string]>, scoped?: number) =>
+  ({
+    actor: { kind: 'person' },
+    visible: () => storages.map(([id, name]) => ({ storage: { id, name, driver: 'local', read_only: 0 }, level: 'editor' })),
+    target: (p: string) => ({ storage: { id: scoped }, rel: p.split('/').slice(2).join('/'), level: 'editor' }),
+  }) as unknown as ActorFiles;
+
+describe('search on the async reader (PostgreSQL)', { skip: skip ?? false }, () => {
+  let cluster: PgCluster;
+  let pg: Db;
+  let lite: Db;
+  const dir = tempDir('filedock-search-');
+
+  before(async () => {
+    cluster = await startPostgres();
+    pg = await openPostgresDatabase(await cluster.createDatabase('search'));
+    lite = openDatabase(`${dir.dir}/db.sqlite`);
+    fill(pg);
+    fill(lite);
+  });
+  after(async () => {
+    await pg?.close();
+    await lite?.close();
+    await cluster?.destroy();
+    dir.cleanup();
+  });
+
+  const both = actor([[1, 'Docs'], [2, 'Other']]);
+  const cases: Array<[string, ActorFiles, SearchInput]> = [
+    ['many hits, total past the limit', both, { q: 'report', limit: 50 }],
+    ['a body match', both, { q: 'quarterly', limit: 10 }],
+    ['no hit', both, { q: 'nothing-like-it', limit: 10 }],
+    ['files under a folder', actor([[1, 'Docs']], 1), { q: 'port-1', type: 'file', path: '/Docs/reports', limit: 20 }],
+    ['a short query and filters', both, { q: 'un', ext: ['pdf'], min_size: 1, limit: 5 }],
+  ];
+
+  test('one statement answers what the bridge and SQLite answer: entries, order, total', async () => {
+    assert.ok(pg.reader, 'PostgreSQL has an async reader');
+    const onReader = new SearchService(pg);
+    const onBridge = new SearchService({ ...pg, reader: undefined } as Db);
+    const onSqlite = new SearchService(lite);
+    for (const [what, fa, input] of cases) {
+      const [r, b, l] = [await onReader.search(fa, input), await onBridge.search(fa, input), await onSqlite.search(fa, input)];
+      assert.deepEqual(r, b, `${what}: reader = bridge`);
+      assert.deepEqual({ ...r, entriesJson: JSON.parse(r.entriesJson) }, { ...l, entriesJson: JSON.parse(l.entriesJson) }, `${what}: PostgreSQL = SQLite`);
+    }
+    const many = await onReader.search(both, { q: 'report', limit: 50 });
+    const entries = JSON.parse(many.entriesJson) as Array<{ path: string; type: string }>;
+    assert.equal(many.total, FILES + 4, 'every match counted, not just the page');
+    assert.equal(entries.length, 50);
+    assert.deepEqual(entries.slice(0, 4).map((e) => `${e.type} ${e.path}`), ['dir /Docs/Report-archive', 'dir /Docs/reports', 'file /Docs/reports/notes.txt', 'file /Docs/report-0.pdf']);
+  });
+
+  test('the event loop runs while PostgreSQL searches', async () => {
+    const search = new SearchService(pg);
+    const first = await Promise.race([search.search(both, { q: 'report', limit: 1000 }).then(() => 'search'), new Promise((r) => setImmediate(() => r('event loop')))]);
+    assert.equal(first, 'event loop');
+  });
+});
