@@ -23,13 +23,19 @@ const lost = (e: unknown): boolean => {
   return typeof code !== 'string' || code.startsWith('08') || code.startsWith('57P') || /^E[A-Z]/.test(code);
 };
 
+/** How much longer than the statement timeout a read waits for a server that sends nothing at all (as the bridge). */
+const QUERY_SLACK_MS = 1000;
+
 export function openReader(url: string, o: { max?: number; statementTimeoutMs?: number } = {}): AsyncReader {
+  const statementTimeoutMs = o.statementTimeoutMs ?? 5000;
   const pool = new pg.Pool({
     connectionString: url,
     max: o.max ?? 4,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 2000,
-    statement_timeout: o.statementTimeoutMs ?? 5000,
+    statement_timeout: statementTimeoutMs,
+    // statement_timeout is the server's: a server that hangs never sends it, so the client gives up too.
+    query_timeout: statementTimeoutMs + QUERY_SLACK_MS,
     types: sqliteLikeTypes,
   });
   // An idle connection that drops is replaced on the next checkout; the event must not go uncaught.
@@ -49,13 +55,20 @@ export function openReader(url: string, o: { max?: number; statementTimeoutMs?: 
     async all<R>(sql: string, params: Record<string, unknown>, q: { raw?: boolean } = {}) {
       const s = shape(sql);
       const values = s.names.map((n) => params[n]);
+      let client: pg.PoolClient | undefined;
+      let broken = false;
       try {
-        const r = await pool.query({ text: s.text, values, ...(q.raw ? { rowMode: 'array' as const } : {}) });
+        client = await pool.connect();
+        const r = await client.query({ text: s.text, values, ...(q.raw ? { rowMode: 'array' as const } : {}) });
         return r.rows as R[];
       } catch (e) {
-        if (lost(e)) throw busyError();
+        // A connection given up on (or lost) may still carry the abandoned statement: never reuse it.
+        broken = lost(e);
+        if (broken) throw busyError();
         const err = e as { message?: string; code?: string; constraint?: string };
         throw new PgStatementError(err.message ?? String(e), err.code, err.constraint);
+      } finally {
+        client?.release(broken || undefined);
       }
     },
     close: () => pool.end(),
