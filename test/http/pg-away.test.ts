@@ -162,6 +162,9 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
   };
   const outageUnderLoad = async (down: () => Promise<void> | void, up: () => Promise<void> | void, stop: () => Promise<void>) => {
     await sleep(3000);
+    // One copy right at the edge: queued just before the database goes, so its run meets the outage.
+    const edge = await copy();
+    assert.equal(edge.status, 202, `copy at the edge: ${edge.status} ${edge.error}`);
     phase = 'during';
     await down();
     const statusDuring: Outcome[] = [];
@@ -187,6 +190,7 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
     await stop();
     assert.deepEqual(ok, { list: true, upload: true, copy: true }, `served again within ${RECOVER_MS} ms of the database's return`);
     assert.equal(srv.child.exitCode, null, 'no exit');
+    assert.doesNotMatch(srv.log(), /unhandled rejection/, 'no promise left unhandled');
 
     const during = outcomes.filter((o) => o.phase === 'during' && o.kind !== 'status');
     const summary = (os: Outcome[]) => os.map((o) => `${o.kind} ${o.status} ${o.error ?? ''} ${o.ms}ms`).join('\n');
@@ -239,6 +243,8 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
       status: statusDuring.map((s) => s.status).join(','),
       recoveredMs,
       copies: accepted.length,
+      // Across both variants so far (the log is the process's).
+      opsRunAgain: srv.log().split('the database was away, runs again').length - 1,
       uploadsTakenBack: srv.log().split('taking back').length - 1,
     };
   };
