@@ -55,20 +55,14 @@ export function openReader(url: string, o: { max?: number; statementTimeoutMs?: 
     async all<R>(sql: string, params: Record<string, unknown>, q: { raw?: boolean } = {}) {
       const s = shape(sql);
       const values = s.names.map((n) => params[n]);
-      let client: pg.PoolClient | undefined;
-      let broken = false;
       try {
-        client = await pool.connect();
-        const r = await client.query({ text: s.text, values, ...(q.raw ? { rowMode: 'array' as const } : {}) });
+        // On any error pool.query discards the connection (a timed-out one may still carry the statement).
+        const r = await pool.query({ text: s.text, values, ...(q.raw ? { rowMode: 'array' as const } : {}) });
         return r.rows as R[];
       } catch (e) {
-        // A connection given up on (or lost) may still carry the abandoned statement: never reuse it.
-        broken = lost(e);
-        if (broken) throw busyError();
+        if (lost(e)) throw busyError();
         const err = e as { message?: string; code?: string; constraint?: string };
         throw new PgStatementError(err.message ?? String(e), err.code, err.constraint);
-      } finally {
-        client?.release(broken || undefined);
       }
     },
     close: () => pool.end(),
