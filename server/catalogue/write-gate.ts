@@ -7,7 +7,7 @@
  * post-write hooks (thumbnail, antivirus scan, later replication) that other
  * modules registered by name. Nothing else announces a write.
  */
-import type { Db } from '../db';
+import { isBusy, type Db } from '../db';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
@@ -36,6 +36,11 @@ export interface WriteContext {
    * would call a fresh upload an update. Absent: decided from the catalogue here.
    */
   created?: boolean;
+  /**
+   * Takes the bytes back when the announcement cannot be recorded because the database is away: the writer
+   * answers an error, so a new file must not stay behind for a later sync to show (a refused upload leaves nothing).
+   */
+  undo?: () => Promise<void>;
 }
 
 export interface GateNode extends NodeRow {
@@ -75,7 +80,7 @@ export class WriteGate {
     let created = false;
     let id = 0;
     // The bytes are written already: wait (off the event loop) for a database held elsewhere rather than fail at once.
-    await this.db.waits.write(() => {
+    await this.record(ctx, () => {
       const before = this.nodes.get(storageId, path);
       created = ctx.created ?? (!before || !!before.deleted_at);
       this.nodes.ensureParents(storageId, path);
@@ -88,7 +93,7 @@ export class WriteGate {
       }
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: created ? 'created' : 'updated', path, name: baseName(path) });
       if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: { size: entry.size, ...ctx.meta } });
-    });
+    }, `${storage}://${path}`);
     await this.bus.flush();
     const node = { ...this.nodes.byId(id)!, storageName: storage };
     for (const [name, hook] of this.hooks) {
@@ -99,6 +104,16 @@ export class WriteGate {
       }
     }
     return node;
+  }
+
+  /** Runs the announcement's transaction; when the database is away, the writer's `undo` first (see WriteContext). */
+  private async record(ctx: WriteContext, tx: () => void, what: string): Promise<void> {
+    try {
+      await this.db.waits.write(tx);
+    } catch (e) {
+      if (ctx.undo && isBusy(e)) await ctx.undo().catch((u) => this.log(`taking back ${what} after the database went away failed`, u));
+      throw e;
+    }
   }
 
   /** A file or folder at `path` is gone from the backend for good (permanent delete, purge). */

@@ -174,7 +174,8 @@ export class ActorFiles {
     const created = !this.svc.catalogued(t.place);
     const entry = await this.svc.ops.write(t.place, bytes, { size: o.size, mime: o.mime ?? mimeOf(t.rel), overwrite: o.overwrite, signal: o.signal });
     const body = typeof o.body === 'function' ? o.body() : o.body;
-    return this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body, created }));
+    const undo = created ? () => this.svc.ops.delete(t.place) : undefined;
+    return this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body, created, undo }));
   }
 
   /** Creates a folder (and missing parents). Idempotent; a file in the way → `conflict`. */

@@ -4,6 +4,7 @@
  */
 import { busyError, isBusy } from '../db';
 import busboy from 'busboy';
+import type { Readable } from 'node:stream';
 import { AppError, isAppError } from '../errors';
 import type { Ctx } from './context';
 
@@ -30,4 +31,14 @@ export function dropForm(ctx: Ctx, bb: busboy.Busboy): void {
   ctx.req.unpipe(bb);
   ctx.req.resume();
   ctx.set('Connection', 'close');
+}
+
+/**
+ * Lets go of a file part nobody will read: drains it and hears the error busboy still raises on it when the
+ * body ends mid-part (a refused form's request is unpiped but its end still reaches the parser), which would
+ * otherwise be an unhandled 'error' event and end the process.
+ */
+export function skipPart(part: Readable): void {
+  part.on('error', () => undefined);
+  part.resume();
 }

@@ -7,6 +7,7 @@ import { processCpuSeconds } from '../lib/proc-cpu';
 import { Scheduler } from './scheduler';
 import { parseCron, nextRun } from './cron';
 import { AppError } from '../errors';
+import { busyError } from '../db';
 import { tempDir } from '../../test/helpers/tools';
 
 // The job kinds these tests invent, in the typed registry.
@@ -19,6 +20,7 @@ declare module './types' {
     steps: { steps: number };
     backlog: Record<string, never>;
     other: Record<string, never>;
+    away: Record<string, never>;
   }
 }
 
@@ -69,6 +71,28 @@ test('retries with backoff, then fails with the error code', async () => {
   assert.equal(op.status, 'failed');
   assert.equal(op.error_code, 'storage_unreachable');
   assert.deepEqual(op.error_params, { reason: 'down' });
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
+test('an op cut short by an unavailable database runs again without spending an attempt', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const q = new JobQueue(db, { pollMs: 10 });
+  let calls = 0;
+  q.register('away', async () => {
+    if (++calls <= 2) throw busyError();
+    return { ok: true };
+  }, { maxAttempts: 1, backoffMs: 10 });
+  const id = q.enqueue('away', {});
+  q.start();
+  const deadline = Date.now() + 15_000;
+  while (!['completed', 'failed'].includes(q.get(id)!.status) && Date.now() < deadline) await sleep(50);
+  const op = q.get(id)!;
+  assert.equal(op.status, 'completed', JSON.stringify(op));
+  assert.equal(calls, 3, 'run again twice, though it had one attempt');
+  assert.equal(op.attempts, 1);
   await q.stop();
   await db.close();
   cleanup();

@@ -28,6 +28,8 @@ interface Registered {
 const PROGRESS_WRITE_MS = 500;
 /** How soon the pump tries again after the database was held by another program. */
 const BUSY_RETRY_MS = 250;
+/** How soon an op cut short by an unavailable database runs again (the breaker's Retry-After). */
+const DB_AWAY_RETRY_MS = 2000;
 type Stmt = { run(...a: unknown[]): { changes: number }; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] };
 const now = () => new Date().toISOString();
 /** How long a claimed op stays ours without a renewal (PostgreSQL); renewed every third of it. */
@@ -442,10 +444,13 @@ export class JobQueue {
   private fail(id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): void {
     const app = isAppError(err) ? err : isAppError(signal.reason) && signal.aborted ? signal.reason : null;
     const cancelled = (app?.code === 'cancelled' && !this.stopping) || (this.q('SELECT cancel_requested FROM ops WHERE id = ?').get(id) as { cancel_requested: number }).cancel_requested === 1;
-    if (this.stopping && !cancelled) {
-      // Interrupted by shutdown: resume on next boot without spending an attempt.
-      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND lease_owner = ?")
-        .run(now(), id, this.instanceId);
+    const dbAway = isBusy(err) && !this.stopping;
+    if ((this.stopping || dbAway) && !cancelled) {
+      // Interrupted by shutdown (resume on next boot), or the database went away under it (run again once it is
+      // back: the journal skips finished steps): neither is the op's fault, so no attempt is spent.
+      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND lease_owner = ?")
+        .run(dbAway ? new Date(Date.now() + DB_AWAY_RETRY_MS).toISOString() : null, now(), id, this.instanceId);
+      if (dbAway) this.opts.log?.(`op ${id} (${row.kind}): the database was away, runs again in ${DB_AWAY_RETRY_MS} ms`);
       return;
     }
     if (cancelled) return this.finish(id, 'cancelled', {});

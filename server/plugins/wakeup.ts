@@ -79,7 +79,9 @@ export class AppWakeups {
   private arm(ms: number) {
     if (this.stopped) return;
     // Rounds every minute (a quarter of a shorter interval): they wake the apps that are due and queue remembered items.
-    this.timer = setTimeout(() => void this.runRound().finally(() => this.arm(Math.min(Math.ceil(this.o.intervalMs / 4), 60_000))), ms);
+    // A round that fails as a whole (the database away) is logged; the next one comes as usual.
+    const round = () => this.runRound().catch((e: Error) => void this.d.log(`app wake-ups: the round failed: ${e.message}`));
+    this.timer = setTimeout(() => void round().finally(() => this.arm(Math.min(Math.ceil(this.o.intervalMs / 4), 60_000))), ms);
     this.timer.unref();
   }
 

@@ -13,6 +13,8 @@ import { freePort, tempDir } from './tools';
 
 export interface PgCluster {
   port: number;
+  /** The cluster's data folder (its postmaster.pid names the server process). */
+  dataDir: string;
   /** A connection URL for `database` (default `postgres`). */
   url(database?: string): string;
   /** Creates an empty database (UTF8, C collation: byte order like SQLite) and returns its URL. */
@@ -74,6 +76,7 @@ export async function startPostgres(): Promise<PgCluster> {
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
     port,
+    dataDir: data,
     url,
     async createDatabase(name) {
       const c = new pg.Client({ connectionString: url() });

@@ -1,13 +1,14 @@
 /**
  * A database held by another process (the sqlite3 CLI inside BEGIN
  * EXCLUSIVE): the event loop stays free, writes fail within the configured
- * wait with the 503 envelope, reads keep working (WAL), download caps stay
- * exact, and everything works again after the release without a restart.
+ * wait with the 503 envelope (a refused upload leaves no file), reads keep
+ * working (WAL), download caps stay exact, and everything works again after
+ * the release without a restart.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, ADMIN, type TestServer } from '../helpers/server';
 import { tempDir, needTool } from '../helpers/tools';
@@ -97,6 +98,8 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
       assert.equal(dl.retry, '2');
       assert.equal(up.status, 503, JSON.stringify(up.body));
       assert.equal(up.body.error, 'database_busy');
+      // Its bytes had landed before the catalogue refused: taken back, so no later sync shows a refused upload.
+      assert.equal(existsSync(join(root.dir, 'held.txt')), false, 'the refused upload left no file');
       for (const ms of [loginMs, dlMs, upMs]) assert.ok(ms >= WAIT_MS * 0.8 && ms < WAIT_MS + 1500, `a write answered after ${ms.toFixed(0)} ms (bound ${WAIT_MS} ms)`);
       const status = await s.api('GET', '/api/admin/status', { token: admin });
       assert.equal(status.status, 200);

@@ -23,13 +23,19 @@ const lost = (e: unknown): boolean => {
   return typeof code !== 'string' || code.startsWith('08') || code.startsWith('57P') || /^E[A-Z]/.test(code);
 };
 
+/** How much longer than the statement timeout a read waits for a server that sends nothing at all (as the bridge). */
+const QUERY_SLACK_MS = 1000;
+
 export function openReader(url: string, o: { max?: number; statementTimeoutMs?: number } = {}): AsyncReader {
+  const statementTimeoutMs = o.statementTimeoutMs ?? 5000;
   const pool = new pg.Pool({
     connectionString: url,
     max: o.max ?? 4,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 2000,
-    statement_timeout: o.statementTimeoutMs ?? 5000,
+    statement_timeout: statementTimeoutMs,
+    // statement_timeout is the server's: a server that hangs never sends it, so the client gives up too.
+    query_timeout: statementTimeoutMs + QUERY_SLACK_MS,
     // No parallel plans: the reader serves many small requests at once, and a search's workers took the
     // cores from the others (a 1,000-hit search: 137 ms with 2 workers, 31 ms without, at load 12). No JIT:
     // a 1,000-hit search estimated near jit_above_cost runs in ~15 ms, less than compiling it would take.
@@ -54,6 +60,7 @@ export function openReader(url: string, o: { max?: number; statementTimeoutMs?: 
       const s = shape(sql);
       const values = s.names.map((n) => params[n]);
       try {
+        // On any error pool.query discards the connection (a timed-out one may still carry the statement).
         const r = await pool.query({ text: s.text, values, ...(q.raw ? { rowMode: 'array' as const } : {}) });
         return r.rows as R[];
       } catch (e) {

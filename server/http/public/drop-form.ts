@@ -15,7 +15,7 @@ import { AppError } from '../../errors';
 import { pipeFrom } from '../../lib/streams';
 import { DROP_CHUNK, type Shares } from '../../shares';
 import { reqMeta, type Ctx } from '../context';
-import { dropForm, formError, formParser } from '../multipart';
+import { dropForm, formError, formParser, skipPart } from '../multipart';
 
 type Drops = Shares['drops'];
 
@@ -76,14 +76,14 @@ export function receiveDropForm(ctx: Ctx, drops: Drops, token: string): Promise<
     bb.on('file', (_field, stream, info) => {
       // Read in turn: a file waits (busboy holds the body back) until the one before it is sent.
       chain = chain.then(async () => {
-        if (failed) return void stream.resume();
+        if (failed) return skipPart(stream);
         try {
           const body = await readUpTo(stream, DROP_CHUNK);
           // An empty file input still sends one part, without a name.
           if (!info.filename && body.length === 0) return;
           await send(info.filename ?? '', body);
         } catch (e) {
-          stream.resume();
+          skipPart(stream);
           stop(e);
           // The part may be left half read, so busboy may never close: answer now.
           await settle();

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../errors';
 import { pipeFrom } from '../../lib/streams';
-import { dropForm, formError, formParser } from '../multipart';
+import { dropForm, formError, formParser, skipPart } from '../multipart';
 import type { Published, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
@@ -106,16 +106,16 @@ function readForm(ctx: Ctx, onFile: (folder: string, name: string, stream: Reada
       if (name === 'path') folder = value;
     });
     bb.on('file', (_name, stream, info) => {
-      if (failed) return stream.resume();
+      if (failed) return skipPart(stream);
       if (folder === undefined) {
-        stream.resume();
+        skipPart(stream);
         return fail(new AppError('bad_multipart', { reason: 'the path field must come before the file' }));
       }
       const at = n++;
       const p = onFile(folder, info.filename ?? '', stream).then(
         (pub) => void (out[at] = pub),
         (e) => {
-          stream.resume();
+          skipPart(stream);
           fail(e);
         },
       );
