@@ -195,6 +195,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const uploads = createUploads({
       db, files, catalogue, auth, stagingDir: config.stagingDir || dirs.staging,
       limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl },
+      lease: { instanceId, leaseMs: config.opLease },
     });
     const mailer = createMailer({ host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure }, logFn);
     cleanups.unshift(() => mailer.close());
