@@ -195,6 +195,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const uploads = createUploads({
       db, files, catalogue, auth, stagingDir: config.stagingDir || dirs.staging,
       limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl },
+      lease: { instanceId, leaseMs: config.opLease },
     });
     const mailer = createMailer({ host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure }, logFn);
     cleanups.unshift(() => mailer.close());
@@ -206,8 +207,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
         maxStreams: settings.get('public_link_max_streams') ?? config.publicLinkMaxStreams,
         maxAddresses: settings.get('public_link_max_addresses') ?? config.publicLinkMaxAddresses,
       }),
+      guardLease: { instanceId, leaseMs: config.opLease },
     });
     cleanups.unshift(() => shares.zips.stopAll());
+    cleanups.unshift(() => shares.guard.stop());
     const bell = new Bell(db.sqlite, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
     const admins = () => auth.repo.list({ role: 'admin', limit: 1000 }).filter((u) => !u.disabled);
     attachBell(bus, bell, { admins: () => admins().map((u) => u.id), dropOwner: (id) => [id] });

@@ -140,7 +140,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Volumes before anything reaches a driver (upload recovery, sync): a storage whose drive is unplugged is held first.
     await catalogue.volumes.start(config.volumeCheckInterval);
     await bus.flush(); // events a crash left unpublished
-    const recovered = await uploads.recover();
+    const recovered = await uploads.recover({ everyone: db.dialect === 'sqlite' });
     if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
 
     // The desktop's sleep inhibitor follows transfers and long ops (jobs/keep-awake.ts).

@@ -136,7 +136,7 @@ export const SETTINGS = {
   maxUploadBytes: s('SERVICE_LIMITS_MAX_UPLOAD_BYTES', int(0), '5368709120', 'Largest upload in bytes; 0 means no limit.'),
   maxArchiveBytes: s('SERVICE_LIMITS_MAX_ARCHIVE_BYTES', int(0), '1073741824', 'Largest archive to list, extract or create, in bytes; 0 means no limit.'),
   maxChunkBytes: s('SERVICE_UPLOAD_MAX_CHUNK_BYTES', int(1 << 20, 1 << 30), String(32 << 20), 'Largest upload chunk; keeps bodies under tunnel caps (100 MB at common tunnels).'),
-  opLease: s('SERVICE_OP_LEASE', durationIn(3000, 3_600_000), '60s', 'Several instances (PostgreSQL): how long a running op stays an instance\'s without renewal (renewed every third of it); a killed instance\'s ops resume on another after about this long. Too short a lease lets a busy but live instance\'s ops be taken over.'),
+  opLease: s('SERVICE_OP_LEASE', durationIn(3000, 3_600_000), '60s', 'Several instances (PostgreSQL): how long a running op stays an instance\'s without renewal (renewed every third of it); a killed instance\'s ops resume on another after about this long. The same lease holds an upload finalize and a public link\'s stream slots (freed after it when their instance died). Too short a lease lets a busy but live instance\'s ops be taken over.'),
   uploadSessionTtl: s('SERVICE_UPLOAD_SESSION_TTL', duration, '24h', 'How long an unfinished chunked upload is kept before its parts are swept.'),
   defaultStorageDriver: s('SERVICE_DEFAULT_STORAGE_DRIVER', str, '', 'First boot only: driver of a storage to create when none exists (`local`, `s3`, ...).'),
   defaultStorageName: s('SERVICE_DEFAULT_STORAGE_NAME', str, 'Files', 'First boot only: name of the seeded storage.'),

@@ -42,6 +42,8 @@ export const TABLE_OWNERS = {
   upload_sessions: 'uploads',
   upload_parts: 'uploads',
   shares: 'shares',
+  link_streams: 'shares',
+  link_visitors: 'shares',
   share_tombstones: 'shares',
   drop_submissions: 'shares',
   drop_files: 'shares',

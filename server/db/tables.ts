@@ -259,6 +259,8 @@ export interface DB {
   upload_sessions: UploadSessionsTable;
   upload_parts: UploadPartsTable;
   shares: SharesTable;
+  link_streams: LinkStreamsTable;
+  link_visitors: LinkVisitorsTable;
   drop_submissions: DropSubmissionsTable;
   drop_files: DropFilesTable;
   trash_items: TrashItemsTable;
@@ -434,6 +436,22 @@ export interface UploadSessionsTable {
   expires_at: string;
   /** Set when finalize published the bytes; cleared with the row once announced. */
   published_at?: string | null;
+  /** The instance running the finalize, and until when (ms) its lease holds. */
+  finalizing_by?: string | null;
+  finalize_until?: number | null;
+}
+/** shares: a public stream admitted in one of its link's numbered slots, held by an instance until `until` (ms). */
+export interface LinkStreamsTable {
+  share_id: number;
+  slot: number;
+  holder: string;
+  until: number;
+}
+/** shares: a client address a public link saw, and when (ms). */
+export interface LinkVisitorsTable {
+  share_id: number;
+  ip: string;
+  seen_at: number;
 }
 /** uploads: the parts a session holds. */
 export interface UploadPartsTable {

@@ -11,7 +11,7 @@ import type { FileService } from '../files';
 import type { SettingsStore } from '../settings';
 import type { UploadsService } from '../uploads';
 import { DropsService } from './drops.service';
-import { LinkGuard, type GuardLimits } from './link-guard';
+import { LinkGuard, type GuardLease, type GuardLimits } from './link-guard';
 import { ShareZips } from './share-zip';
 import { SharesRepo } from './shares.repo';
 import { SharesService } from './shares.service';
@@ -25,7 +25,7 @@ export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
 export { SharesRepo, type ShareRow } from './shares.repo';
 export { pt, ptn, publicDate, type PublicKey } from './public-i18n';
 export { RateLimiter } from './rate-limit';
-export { LinkGuard, ACCELERATOR_UA, ACCEL_STRIKES, type GuardLimits, type Visit } from './link-guard';
+export { LinkGuard, ACCELERATOR_UA, ACCEL_STRIKES, type GuardLease, type GuardLimits, type Visit } from './link-guard';
 
 export interface SharesDeps {
   db: Db;
@@ -43,6 +43,8 @@ export interface SharesDeps {
   zipMaxAgeMs: number;
   /** The uplink guard's limits, read on each public request (settings over environment). */
   guardLimits: () => GuardLimits;
+  /** This instance's id and lease on the public streams it admits (counted in the database across instances). */
+  guardLease: GuardLease;
   log: (msg: string, err?: unknown) => void;
   /** The governor's lane for each ZIP warm-up. */
   warmLane?: (signal: AbortSignal) => Promise<() => void>;
@@ -59,7 +61,7 @@ export function createShares(d: SharesDeps) {
     onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row),
     onResumed: (id) => guard?.forget(id),
   });
-  guard = new LinkGuard(service, d.guardLimits);
+  guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease);
   zips = new ShareZips({ catalogue: d.catalogue, files: d.files, shares: service, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log, lane: d.warmLane });
   const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
   /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */

@@ -4,14 +4,22 @@
  * hour than the limit (a link posted somewhere public), or a download
  * accelerator (a known accelerator user agent opening parallel ranges, or one
  * address pushing ranged requests past the per-link cap again and again).
- * Counters live in memory (a restart forgives); the suspension itself is a
- * column of the share row. Signed-in and LAN visitors never reach here.
+ * The cap and the addresses are counted in the database (`link-load.repo.ts`),
+ * so several instances enforce one limit: one statement when a stream starts,
+ * one when it ends, and one pair when an address is new to this instance in
+ * the last minutes. The accelerator strikes stay in memory per instance (a
+ * restart forgives); the suspension itself is a column of the share row.
+ * Signed-in and LAN visitors never reach here.
  */
 import { AppError } from '../errors';
+import { LinkLoadRepo, type Slot } from './link-load.repo';
+import type { Db } from '../db';
 import type { ShareRow } from './shares.repo';
 import type { SharesService } from './shares.service';
 
 const HOUR = 3_600_000;
+/** How often this instance writes an address it keeps seeing (the hour window is this exact). */
+const SEEN_REFRESH_MS = 5 * 60_000;
 /** Accelerator strikes of one address on one link within STRIKE_WINDOW_MS that suspend the link. */
 export const ACCEL_STRIKES = 8;
 const STRIKE_WINDOW_MS = 10 * 60_000;
@@ -34,10 +42,17 @@ export interface Visit {
   ranged: boolean;
 }
 
+/** Who holds the streams: this instance's id and its lease on them (renewed every third while any is open). */
+export interface GuardLease {
+  instanceId: string;
+  leaseMs: number;
+}
+
+/** What this instance keeps of a link: its own streams per address, addresses it wrote lately, strikes. */
 interface LinkState {
   streams: number;
   perIp: Map<string, number>;
-  /** Address → last seen (ms). */
+  /** Address → when this instance last wrote it to the database (ms). */
   seen: Map<string, number>;
   /** Address → strike times (ms). */
   strikes: Map<string, number[]>;
@@ -45,8 +60,16 @@ interface LinkState {
 
 export class LinkGuard {
   private links = new Map<number, LinkState>();
+  private load: LinkLoadRepo;
+  /** Slots whose freeing failed (database away): freed on the next renewal, never renewed meanwhile. */
+  private unfreed: Slot[] = [];
+  private timer: NodeJS.Timeout;
 
-  constructor(private shares: SharesService, private limits: () => GuardLimits) {}
+  constructor(private shares: SharesService, private limits: () => GuardLimits, db: Db, private lease: GuardLease) {
+    this.load = new LinkLoadRepo(db);
+    this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(lease.leaseMs / 3)));
+    this.timer.unref();
+  }
 
   /**
    * Admits one public request on `share`, or throws: `rate_limited` (429,
@@ -57,14 +80,15 @@ export class LinkGuard {
   async enter(share: ShareRow, v: Visit, now = Date.now()): Promise<() => void> {
     const lim = this.limits();
     const st = this.state(share.id);
-    st.seen.set(v.ip, now);
-    if (lim.maxAddresses > 0 && st.seen.size > lim.maxAddresses) {
-      for (const [ip, at] of st.seen) if (at <= now - HOUR) st.seen.delete(ip);
-      if (st.seen.size > lim.maxAddresses) await this.suspend(share, 'addresses', { addresses: st.seen.size, ip: v.ip, ua: v.ua });
+    if (lim.maxAddresses > 0 && (st.seen.get(v.ip) ?? -Infinity) <= now - SEEN_REFRESH_MS) {
+      st.seen.set(v.ip, now);
+      const addresses = this.load.see(share.id, v.ip, now, now - HOUR);
+      if (addresses > lim.maxAddresses) await this.suspend(share, 'addresses', { addresses, ip: v.ip, ua: v.ua });
     }
     const mine = st.perIp.get(v.ip) ?? 0;
     if (v.ranged && mine > 0 && ACCELERATOR_UA.test(v.ua)) await this.strike(share, st, v, now);
-    if (lim.maxStreams > 0 && st.streams >= lim.maxStreams) {
+    const slot = lim.maxStreams > 0 ? this.load.take(share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now) : null;
+    if (lim.maxStreams > 0 && !slot) {
       if (v.ranged) await this.strike(share, st, v, now);
       throw new AppError('rate_limited', { retry_after: RETRY_AFTER_S }, { retry_after: RETRY_AFTER_S, reason: 'link_streams', max: lim.maxStreams });
     }
@@ -74,6 +98,7 @@ export class LinkGuard {
     return () => {
       if (done) return;
       done = true;
+      if (slot) this.free(slot);
       st.streams--;
       const left = (st.perIp.get(v.ip) ?? 1) - 1;
       if (left > 0) st.perIp.set(v.ip, left);
@@ -82,27 +107,53 @@ export class LinkGuard {
     };
   }
 
+  /** Stops renewing (at shutdown; the slots still open pass with their lease). */
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
   /** Forgets what was counted for a link (after a re-enable, so it starts clean). */
   forget(shareId: number): void {
+    this.load.forget(shareId);
     const st = this.links.get(shareId);
     if (!st) return;
     st.seen.clear();
     st.strikes.clear();
   }
 
-  /** Public requests in flight on all links. */
+  /** Public requests in flight on all links through this instance. */
   activeStreams(): number {
     let n = 0;
     for (const st of this.links.values()) n += st.streams;
     return n;
   }
 
-  /** Drops hour-old addresses and strikes of idle links (hourly, so memory stays bounded). */
+  /** Drops hour-old addresses, passed slots and strikes of idle links (hourly, so memory and tables stay bounded). */
   prune(now = Date.now()): void {
+    this.load.prune(now, now - HOUR);
     for (const [id, st] of this.links) {
-      for (const [ip, at] of st.seen) if (at <= now - HOUR) st.seen.delete(ip);
+      for (const [ip, at] of st.seen) if (at <= now - SEEN_REFRESH_MS) st.seen.delete(ip);
       for (const [ip, times] of st.strikes) if (times[times.length - 1] <= now - STRIKE_WINDOW_MS) st.strikes.delete(ip);
       if (st.streams === 0 && st.seen.size === 0) this.links.delete(id);
+    }
+  }
+
+  /** Frees a slot; when the database refuses, the next tick tries again (and stops renewing it). */
+  private free(slot: Slot): void {
+    try {
+      this.load.free(slot, this.lease.instanceId);
+    } catch {
+      this.unfreed.push(slot);
+    }
+  }
+
+  /** Renews this instance's slots while it has streams open; retries the frees that failed first. */
+  private tick(): void {
+    try {
+      for (const s of this.unfreed.splice(0)) this.free(s);
+      if (this.unfreed.length === 0 && this.activeStreams() > 0) this.load.renew(this.lease.instanceId, Date.now() + this.lease.leaseMs);
+    } catch {
+      // The database is away: the next tick renews; a lease that passes meanwhile frees the slots (exact, not lenient).
     }
   }
 

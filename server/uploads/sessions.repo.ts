@@ -1,6 +1,6 @@
 /** The upload_sessions and upload_parts tables (owner: uploads). Short synchronous statements only. */
-import { sql } from 'kysely';
-import type { Db } from '../db';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { DB, Db } from '../db';
 import type { UploadPartsTable, UploadSessionsTable } from '../db/tables';
 
 export type SessionRow = UploadSessionsTable;
@@ -59,21 +59,57 @@ export class SessionsRepo {
     this.db.run(this.db.k.deleteFrom('upload_parts').where('upload_id', '=', id).where('part', '=', part));
   }
 
-  /** Marks the session as finalizing; false when another finalize (or an abort) got there first. */
-  claim(id: string): boolean {
-    return this.db.run(this.db.k.updateTable('upload_sessions').set({ state: 'finalizing' }).where('id', '=', id).where('state', '=', 'open')) > 0;
+  /**
+   * Marks the session as finalizing by instance `by` under a lease until `until` (ms); false when another
+   * finalize (or an abort) got there first.
+   */
+  claim(id: string, by: string, until: number): boolean {
+    return this.db.run(this.db.k.updateTable('upload_sessions').set({ state: 'finalizing', finalizing_by: by, finalize_until: until }).where('id', '=', id).where('state', '=', 'open')) > 0;
   }
 
-  release(id: string): void {
-    this.db.run(this.db.k.updateTable('upload_sessions').set({ state: 'open' }).where('id', '=', id));
+  /** Extends `by`'s finalize lease; false when the session is no longer its own (taken over, or closed). */
+  renew(id: string, by: string, until: number): boolean {
+    return this.db.run(this.db.k.updateTable('upload_sessions').set({ finalize_until: until }).where('id', '=', id).where('state', '=', 'finalizing').where('finalizing_by', '=', by)) > 0;
+  }
+
+  /** Takes over a finalize whose lease passed before `now` (its instance died); false when it is live or someone else took it. */
+  takeOver(id: string, by: string, until: number, now: number): boolean {
+    return (
+      this.db.run(
+        this.db.k
+          .updateTable('upload_sessions')
+          .set({ finalizing_by: by, finalize_until: until })
+          .where('id', '=', id)
+          .where('state', '=', 'finalizing')
+          .where((eb) => eb.or([eb('finalize_until', 'is', null), eb('finalize_until', '<', now)])),
+      ) > 0
+    );
+  }
+
+  /** Opens `by`'s finalizing session again (its finalize failed, or recovery found its target not whole). */
+  release(id: string, by: string): void {
+    this.db.run(
+      this.db.k.updateTable('upload_sessions').set({ state: 'open', finalizing_by: null, finalize_until: null }).where('id', '=', id).where('finalizing_by', '=', by),
+    );
+  }
+
+  /** Deletes the session while it is open (an abort never removes a session being finalized). */
+  deleteOpen(id: string): boolean {
+    return this.db.run(this.db.k.deleteFrom('upload_sessions').where('id', '=', id).where('state', '=', 'open')) > 0;
   }
 
   delete(id: string): boolean {
     return this.db.run(this.db.k.deleteFrom('upload_sessions').where('id', '=', id)) > 0;
   }
 
-  expired(now: string): SessionRow[] {
-    return this.db.all(this.db.k.selectFrom('upload_sessions').selectAll().where('expires_at', '<', now).limit(500));
+  /** Sessions past `now` (ISO) that no live finalize holds (`nowMs`: the same instant in ms). */
+  expired(now: string, nowMs: number): SessionRow[] {
+    return this.db.all(this.db.k.selectFrom('upload_sessions').selectAll().where('expires_at', '<', now).where((eb) => this.notLeased(eb, nowMs)).limit(500));
+  }
+
+  /** Deletes an expired session unless a live finalize took it meanwhile. */
+  deleteExpired(id: string, nowMs: number): boolean {
+    return this.db.run(this.db.k.deleteFrom('upload_sessions').where('id', '=', id).where((eb) => this.notLeased(eb, nowMs))) > 0;
   }
 
   /** Bytes the owner has declared in live sessions (counted against the quota until finalized). */
@@ -97,8 +133,14 @@ export class SessionsRepo {
     this.db.run(this.db.k.updateTable('upload_sessions').set({ published_at: at }).where('id', '=', id));
   }
 
-  /** Sessions a finalize was working on (left so by a crash when read at start). */
-  finalizing(): SessionRow[] {
-    return this.db.all(this.db.k.selectFrom('upload_sessions').selectAll().where('state', '=', 'finalizing'));
+  /** Sessions a finalize was working on whose lease passed before `now` (ms; every one with `Infinity`). */
+  finalizing(now: number): SessionRow[] {
+    const q = this.db.k.selectFrom('upload_sessions').selectAll().where('state', '=', 'finalizing');
+    return this.db.all(now === Infinity ? q : q.where((eb) => eb.or([eb('finalize_until', 'is', null), eb('finalize_until', '<', now)])));
+  }
+
+  /** Not held by a live finalize at `now` (ms): open, or finalizing under a lease that passed. */
+  private notLeased(eb: ExpressionBuilder<DB, 'upload_sessions'>, now: number) {
+    return eb.or([eb('state', '=', 'open'), eb('finalize_until', 'is', null), eb('finalize_until', '<', now)]);
   }
 }

@@ -8,9 +8,12 @@
  * until finalize; the file service's write gate announces it.
  *
  * Finalize records its progress on the session row (`finalizing`, then
- * `published_at` once the bytes are in place), so a restart in the middle is
- * resolved at start (`recover`): a published session is announced and closed,
- * any other is released back to `open` and the client's retry succeeds.
+ * `published_at` once the bytes are in place) under a lease its instance
+ * renews (`finalizing_by`, `finalize_until`), so a finalize cut short is
+ * resolved by whichever instance looks after the lease passed (`recover`: at
+ * start, hourly, or a client's finalize retry): a published session is
+ * announced and closed, any other is released back to `open` and the
+ * client's retry succeeds. A live instance's finalize is never touched.
  */
 import type { Readable } from 'node:stream';
 import { systemActor, type Actor, type Auth } from '../auth';
@@ -34,6 +37,12 @@ export interface UploadLimits {
   sessionTtlMs: number;
 }
 
+/** Who finalizes: this instance's id and how long its finalize lease lasts without renewal (renewed every third). */
+export interface FinalizeLease {
+  instanceId: string;
+  leaseMs: number;
+}
+
 /** Which surface publishes (default `upload`; public drops pass `drop`). */
 export type UploadOrigin = Extract<WriteOrigin, 'upload' | 'drop'>;
 
@@ -55,6 +64,7 @@ export class UploadsService {
     private repo: SessionsRepo,
     private staged: StagedFiles,
     private limits: UploadLimits,
+    private lease: FinalizeLease,
   ) {}
 
   /**
@@ -163,7 +173,23 @@ export class UploadsService {
     const s = this.session(a, id);
     const fa = this.files.forActor(a);
     const w = fa.staged(placeOf(s));
-    if (!(await this.repo.waitFor(() => this.repo.claim(s.id)))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
+    const me = this.lease.instanceId;
+    if (!(await this.repo.waitFor(() => this.repo.claim(s.id, me, this.leaseEnd())))) {
+      // Held by a finalize whose instance died (lease passed): resolve it here, then finalize if it reopened.
+      const [outcome] = await this.recoverSessions([s.id]);
+      if (outcome && outcome !== 'reopened') return outcome;
+      if (outcome !== 'reopened' || !(await this.repo.waitFor(() => this.repo.claim(s.id, me, this.leaseEnd())))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
+    }
+    const renewal = this.renewing(s.id);
+    try {
+      return await this.publish(s, w, fa, etags, origin);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** The claimed finalize: the bytes to the storage, marked published, then announced. */
+  private async publish(s: SessionRow, w: StagedWrite, fa: ReturnType<FileService['forActor']>, etags: Array<{ part: number; etag: string }>, origin: UploadOrigin): Promise<Published> {
     let entry: FileStat;
     let created: boolean;
     try {
@@ -178,7 +204,7 @@ export class UploadsService {
       } else entry = await w.put(this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
       // The session must reopen even when the database is held for long: retry for up to 10 minutes.
-      void this.repo.waitFor(() => this.repo.release(s.id), 600_000).catch(() => undefined);
+      void this.repo.waitFor(() => this.repo.release(s.id, this.lease.instanceId), 600_000).catch(() => undefined);
       throw e;
     }
     await this.repo.waitFor(() => this.repo.markPublished(s.id, new Date().toISOString()), 600_000);
@@ -189,8 +215,7 @@ export class UploadsService {
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */
   async abort(a: Actor, id: string): Promise<void> {
     const s = this.session(a, id);
-    if (s.state !== 'open') throw new AppError('conflict', { reason: 'the upload is being finalized' });
-    this.repo.delete(s.id);
+    if (s.state !== 'open' || !this.repo.deleteOpen(s.id)) throw new AppError('conflict', { reason: 'the upload is being finalized' });
     await this.discard(s);
   }
 
@@ -229,40 +254,59 @@ export class UploadsService {
   }
 
   /**
-   * Resolves what a restart interrupted (called once at start): sessions whose
-   * bytes were published are announced and closed; sessions caught inside
-   * finalize are closed when their target is whole, else opened again.
+   * Resolves finalizes cut short whose lease passed (their instance died): sessions whose bytes were
+   * published are announced and closed; the others are closed when their target is whole, else opened
+   * again. `everyone`: at start on SQLite, where the data-dir lock makes this the database's only
+   * instance, every `finalizing` session is a crash's.
    */
-  async recover(): Promise<{ finished: number; reopened: number }> {
-    let finished = 0;
-    let reopened = 0;
+  async recover(o: { everyone?: boolean } = {}): Promise<{ finished: number; reopened: number }> {
+    const stale = this.repo.finalizing(o.everyone ? Infinity : Date.now()).map((s) => s.id);
+    const outcomes = await this.recoverSessions(stale, o.everyone);
+    return { finished: outcomes.filter((r) => r && r !== 'reopened').length, reopened: outcomes.filter((r) => r === 'reopened').length };
+  }
+
+  /** Takes over each session's passed finalize lease and resolves it; `null` for one that is live or someone else took. */
+  private async recoverSessions(ids: string[], everyone = false): Promise<Array<Published | 'reopened' | null>> {
+    const me = this.lease.instanceId;
     const fa = this.files.forActor(systemActor('uploads.recover'));
-    for (const s of this.repo.finalizing()) {
-      let w: StagedWrite | null = null;
-      try {
-        w = fa.staged(placeOf(s), { ignoreReadOnly: true });
-      } catch {
-        // Its storage is gone: reopened, the sweep forgets it when it expires.
+    const out: Array<Published | 'reopened' | null> = [];
+    for (const id of ids) {
+      if (!(await this.repo.waitFor(() => this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Infinity : Date.now()))) || !this.repo.get(id)) {
+        out.push(null);
+        continue;
       }
-      const at = w && (await w.statOrNull().catch(() => null));
-      const whole = at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
-      if (w && at && whole) {
-        const owner = this.auth.repo.byId(s.owner_id);
-        await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at);
-        finished++;
-      } else {
-        this.repo.release(s.id);
-        reopened++;
+      const s = this.repo.get(id)!;
+      const renewal = this.renewing(id);
+      try {
+        let w: StagedWrite | null = null;
+        try {
+          w = fa.staged(placeOf(s), { ignoreReadOnly: true });
+        } catch {
+          // Its storage is gone: reopened, the sweep forgets it when it expires.
+        }
+        const at = w && (await w.statOrNull().catch(() => null));
+        const whole = at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
+        if (w && at && whole) {
+          const owner = this.auth.repo.byId(s.owner_id);
+          out.push(await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at));
+        } else {
+          this.repo.release(s.id, me);
+          out.push('reopened');
+        }
+      } finally {
+        clearInterval(renewal);
       }
     }
-    return { finished, reopened };
+    return out;
   }
 
   /** Removes expired sessions with their staged data, and staged files no session owns. Returns how many went. */
   async sweep(): Promise<number> {
     let n = 0;
-    for (const s of this.repo.expired(new Date().toISOString())) {
-      if (this.repo.delete(s.id)) {
+    // Finalizes cut short on an instance that died: this instance looks once their lease passed.
+    await this.recover();
+    for (const s of this.repo.expired(new Date().toISOString(), Date.now())) {
+      if (this.repo.deleteExpired(s.id, Date.now())) {
         await this.discard(s).catch(() => undefined);
         n++;
       }
@@ -280,6 +324,17 @@ export class UploadsService {
     await this.repo.waitFor(() => this.repo.delete(s.id), 600_000);
     if (s.mode === 'staged') await this.staged.remove(s.id);
     return this.published(s.storage_id, s.path, node);
+  }
+
+  private leaseEnd(): number {
+    return Date.now() + this.lease.leaseMs;
+  }
+
+  /** Renews this instance's lease on a session's finalize every third of the lease until cleared. */
+  private renewing(id: string): NodeJS.Timeout {
+    const t = setInterval(() => void this.repo.waitFor(() => this.repo.renew(id, this.lease.instanceId, this.leaseEnd())).catch(() => undefined), Math.max(50, Math.floor(this.lease.leaseMs / 3)));
+    t.unref();
+    return t;
   }
 
   private published(storageId: number, rel: string, node: { id: number; size: number; mtime: number; etag: string | null }): Published {

@@ -20,12 +20,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { roundRobin } from '../helpers/round-robin';
 import { CHILD_ADMIN as ADMIN, callJson, instanceEnv, spawnServer, type ChildServer } from '../helpers/child-server';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
 import { startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
@@ -35,36 +33,6 @@ import { needTool, tempDir } from '../helpers/tools';
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/**
- * A round-robin reverse proxy: request n goes to upstream n mod 2, bodies
- * streamed both ways. `served` says which upstream took each request.
- */
-async function roundRobin(upstreams: () => string[]) {
-  let n = 0;
-  const served: Array<{ path: string; upstream: number }> = [];
-  const server = http.createServer((req, res) => {
-    const list = upstreams();
-    const i = n++ % list.length;
-    served.push({ path: req.url!, upstream: i });
-    const target = new URL(req.url!, list[i]);
-    // A fresh upstream connection per request: reusing an idle one races the server's keep-alive close.
-    const up = http.request(target, { method: req.method, headers: { ...req.headers, host: target.host }, agent: false }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers);
-      pipeline(answer, res).catch(() => res.destroy());
-    });
-    // Once an answer has begun it is passed on whole (an early refusal of a body still being sent included).
-    pipeline(req, up).catch(() => {
-      if (!res.headersSent) res.writeHead(502).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    served,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
 
 /** GETs `path` with `token` and returns the body's sha256 (following a redirect to the store). */
 async function digestOf(base: string, token: string, path: string): Promise<string> {

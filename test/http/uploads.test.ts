@@ -229,7 +229,7 @@ describe('uploads', () => {
     assert.equal((await chunk(id, 1, Buffer.from('0123456789'))).status, 410);
     const staged = staging().length;
     // The server sweeps hourly; a second service on the same database runs the same sweep now.
-    const uploads = createUploads({ db: s.server.db, files: s.server.files, catalogue: s.server.catalogue, auth: s.server.auth, stagingDir: s.server.dirs.staging, limits: { maxUploadBytes: 0, maxChunkBytes: MiB, sessionTtlMs: 60_000 } });
+    const uploads = createUploads({ db: s.server.db, files: s.server.files, catalogue: s.server.catalogue, auth: s.server.auth, stagingDir: s.server.dirs.staging, limits: { maxUploadBytes: 0, maxChunkBytes: MiB, sessionTtlMs: 60_000 }, lease: { instanceId: 'sweeper', leaseMs: 60_000 } });
     assert.equal(await uploads.sweep(), 1);
     assert.equal(s.server.db.sqlite.prepare('SELECT count(*) FROM upload_sessions WHERE id = ?').pluck().get(id), 0);
     assert.equal(staging().length, staged - 1);

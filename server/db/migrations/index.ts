@@ -31,6 +31,8 @@ import { dropFileOrder } from './20261127150000-drop-file-order';
 import { opsLease } from './20261127150000-ops-lease';
 import { shareAppPages } from './20261127150000-share-app-pages';
 import { loginFailures } from './20261127151000-login-failures';
+import { uploadFinalizeLease } from './20261127160000-upload-finalize-lease';
+import { linkStreams } from './20261127160100-link-streams';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams];
 export type { Migration } from './types';
