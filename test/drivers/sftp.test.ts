@@ -287,33 +287,6 @@ describe('sftp against OpenSSH', { skip }, () => {
     assert.ok(readFileSync(join(config.root as string, 'pieces.bin')).equals(Buffer.concat(chunks)), 'the bytes landed in order');
   });
 
-  test('a big write spreads over two sessions (two server processes); a small one stays on one', async () => {
-    const config = configFor(server);
-    const d = await createSftpDriver(config, join(state.dir, `d${made++}`), { idleMs: 2000, laneMinBytes: 4 * MiB });
-    drivers.push(d);
-    const call = SftpSession.prototype.call;
-    const sessions = new Set<SftpSession>();
-    SftpSession.prototype.call = function <T>(this: SftpSession, what: string, start: (done: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> {
-      if (what === 'write') sessions.add(this);
-      return call.call(this, what, start) as Promise<T>;
-    };
-    const chunks = Array.from({ length: 6 }, () => randomBytes(MiB));
-    let small: number;
-    try {
-      await d.write('lanes.bin', Readable.from(chunks), { size: 6 * MiB });
-      const big = sessions.size;
-      sessions.clear();
-      await d.write('one-lane.bin', Readable.from([randomBytes(MiB)]), { size: MiB });
-      small = sessions.size;
-      assert.equal(big, 2, 'the 6 MiB write went out on two sessions');
-    } finally {
-      SftpSession.prototype.call = call;
-    }
-    assert.equal(small, 1, 'a write under laneMinBytes uses one session');
-    assert.ok(readFileSync(join(config.root as string, 'lanes.bin')).equals(Buffer.concat(chunks)), 'the bytes landed in order');
-    assert.deepEqual(readdirSync(config.root as string).sort(), ['lanes.bin', 'one-lane.bin'], 'no temp file left');
-  });
-
   test('an aborted upload is cancelled and leaves nothing behind', async () => {
     const config = configFor(server);
     const d = await make(config);

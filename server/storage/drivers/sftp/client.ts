@@ -69,7 +69,7 @@ export class SftpSession {
   stat = (path: string) => this.call<Stats>(`stat ${path}`, (cb) => this.sftp.stat(path, cb));
   lstat = (path: string) => this.call<Stats>(`lstat ${path}`, (cb) => this.sftp.lstat(path, cb));
   fstat = (handle: Buffer) => this.call<Stats>('fstat', (cb) => this.sftp.fstat(handle, cb));
-  open = (path: string, flags: 'r' | 'r+' | 'w') => this.call<Buffer>(`open ${path}`, (cb) => this.sftp.open(path, flags, cb));
+  open = (path: string, flags: 'r' | 'w') => this.call<Buffer>(`open ${path}`, (cb) => this.sftp.open(path, flags, cb));
   close = (handle: Buffer) => this.call<void>('close', (cb) => this.sftp.close(handle, cb));
   opendir = (path: string) => this.call<Buffer>(`opendir ${path}`, (cb) => this.sftp.opendir(path, cb));
   mkdir = (path: string) => this.call<void>(`mkdir ${path}`, (cb) => this.sftp.mkdir(path, cb));

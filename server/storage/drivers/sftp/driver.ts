@@ -15,7 +15,7 @@ import { openSession, type SftpSession } from './client';
 import type { SftpConfig } from './config';
 import { fromSftp, isFailure, isNoSuchFile } from './errors';
 import { SessionPool } from './pool';
-import { ParallelReader, PipelinedWriter, type Lane } from './streams';
+import { ParallelReader, PipelinedWriter, type ReadLane } from './streams';
 
 /** Knobs with defaults measured on loopback (see docs/drivers/sftp.md); tests shorten the idle time. */
 export interface SftpTuning {
@@ -28,8 +28,6 @@ export interface SftpTuning {
   /** Reads at least this long use more than one lane. */
   laneMinBytes: number;
   writeWindowBytes: number;
-  /** Sessions one big write may spread over (writes of at least `laneMinBytes`). */
-  writeLanes: number;
 }
 
 export const DEFAULT_TUNING: SftpTuning = {
@@ -44,8 +42,6 @@ export const DEFAULT_TUNING: SftpTuning = {
   readLanes: 2,
   laneMinBytes: 32 * 1024 * 1024,
   writeWindowBytes: 4 * 1024 * 1024,
-  // As for reads: the server's per-connection process is the bottleneck of one big transfer.
-  writeLanes: 2,
 };
 
 /** Longest name OpenSSH on a Linux filesystem accepts, in bytes. */
@@ -178,31 +174,22 @@ export class SftpDriver implements StorageDriver {
       throw fromSftp(e, path);
     });
     const session = opened.session;
-    // Open handles; emptied once they are closed. The temp file exists now: further lanes open it read-write.
-    const lanes: Lane[] = [{ session, handle: opened.value }];
-    const extra: SftpSession[] = [];
+    let handle: Buffer | undefined = opened.value;
     try {
-      if ((opts.size ?? 0) >= this.tuning.laneMinBytes)
-        while (lanes.length < this.tuning.writeLanes) {
-          const lane = await this.openLane(session, temp, 'r+');
-          if (!lane) break;
-          extra.push(lane.session);
-          lanes.push(lane);
-        }
-      await pipeline(body, new PipelinedWriter(lanes, path, this.tuning.writeWindowBytes), opts.signal ? { signal: opts.signal } : {});
-      const closing = lanes.splice(0);
-      await Promise.all(closing.map((l) => l.session.close(l.handle))).catch((e) => {
+      await pipeline(body, new PipelinedWriter(session, handle, path, this.tuning.writeWindowBytes), opts.signal ? { signal: opts.signal } : {});
+      const closing = handle;
+      handle = undefined;
+      await session.close(closing).catch((e) => {
         throw fromSftp(e, path);
       });
       await this.publish(session, temp, path, overwrite);
     } catch (e) {
-      for (const l of lanes) l.session.close(l.handle).catch(noop);
+      if (handle) session.close(handle).catch(noop);
       await this.discard(session, temp);
       if ((e as Error).name === 'AbortError') throw new AppError('cancelled', { path });
       throw e;
     } finally {
       this.pool.release(session);
-      extra.forEach((s) => this.pool.release(s));
     }
     return this.stat(path);
   }
@@ -242,11 +229,11 @@ export class SftpDriver implements StorageDriver {
   }
 
   /** The file opened on a spare session, or null when there is none or opening fails (the read then uses fewer lanes). */
-  private async openLane(current: SftpSession, target: string, flags: 'r' | 'r+' = 'r'): Promise<Lane | null> {
+  private async openLane(current: SftpSession, target: string): Promise<ReadLane | null> {
     const spare = await this.pool.acquireSpare(current);
     if (!spare) return null;
     try {
-      return { session: spare, handle: await spare.open(target, flags) };
+      return { session: spare, handle: await spare.open(target, 'r') };
     } catch {
       this.pool.release(spare);
       return null;

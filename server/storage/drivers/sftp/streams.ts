@@ -21,8 +21,8 @@ export interface ReaderOptions {
   onClose(): void;
 }
 
-/** The same file opened on one session. Several lanes spread a big transfer over several server processes. */
-export interface Lane {
+/** The same file opened on one session. Several lanes spread a big read over several server processes. */
+export interface ReadLane {
   session: SftpSession;
   handle: Buffer;
 }
@@ -44,7 +44,7 @@ export class ParallelReader extends Readable {
   private ended = false;
   private readonly inflight: number[];
 
-  constructor(private readonly lanes: Lane[], private readonly path: string, private readonly opts: ReaderOptions) {
+  constructor(private readonly lanes: ReadLane[], private readonly path: string, private readonly opts: ReaderOptions) {
     super({ highWaterMark: opts.chunkBytes * 2 });
     this.next = opts.start;
     this.inflight = lanes.map(() => 0);
@@ -118,28 +118,25 @@ export class ParallelReader extends Readable {
 }
 
 /**
- * Writes sequentially into an open file with up to `windowBytes` outstanding
- * (counted in bytes, since callers' chunk sizes vary from a few KiB to MiBs).
- * A chunk larger than one request may carry is sent as several requests at
- * once: left to ssh2, its pieces would go one round trip after another, so a
- * window of 1 MiB chunks kept only a few requests in flight. With several
- * lanes (the file opened on several sessions) the pieces take turns, so
- * several server processes write at once, as rclone's concurrent requests
- * would not (one connection). The first failed write fails the stream.
+ * Writes sequentially into an open file handle with up to `windowBytes`
+ * outstanding (counted in bytes, since callers' chunk sizes vary from a few KiB
+ * to MiBs). A chunk larger than one request may carry is sent as several
+ * requests at once: left to ssh2, its pieces would go one round trip after
+ * another, so a window of 1 MiB chunks kept only a few requests in flight.
+ * The first failed write fails the stream.
  */
 export class PipelinedWriter extends Writable {
   private pos = 0;
   private inflight = 0;
   private inflightBytes = 0;
-  private turn = 0;
   private failure: Error | undefined;
   private waiting: ((err?: Error) => void) | undefined;
   private finishing: ((err?: Error) => void) | undefined;
   private readonly pieceBytes: number;
 
-  constructor(private readonly lanes: Lane[], private readonly path: string, private readonly windowBytes: number) {
+  constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly windowBytes: number) {
     super();
-    this.pieceBytes = Math.min(...lanes.map((l) => l.session.maxWriteBytes));
+    this.pieceBytes = session.maxWriteBytes;
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error) => void): void {
@@ -159,9 +156,8 @@ export class PipelinedWriter extends Writable {
     this.pos += piece.length;
     this.inflight++;
     this.inflightBytes += piece.length;
-    const { session, handle } = this.lanes[this.turn++ % this.lanes.length];
-    session
-      .call<void>('write', (done) => session.sftp.write(handle, piece, 0, piece.length, pos, done))
+    this.session
+      .call<void>('write', (done) => this.session.sftp.write(this.handle, piece, 0, piece.length, pos, done))
       .then(() => this.settle(piece.length), (err) => this.settle(piece.length, fromSftp(err, this.path)));
   }
 
