@@ -16,10 +16,11 @@
  *
  *   npm run bench -- replication     (BENCH_RUNS=3, BENCH_FILES=1000, BENCH_MIB=2048, BENCH_WRITES=1000,
  *                                     BENCH_PARTS=lag,big,latency,decorator)
+ *   BENCH_DATA_DIR=<dir> keeps the service's data dir (the ops table times every copy).
  *   BENCH_CPU_PROF=<dir> also records a V8 CPU profile of the service and prints its top functions.
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ensureBuilt, latestMainProfile, median, monotonicUs, noise, profileSummary, sleep, startService, table, type Service } from './lib';
@@ -80,6 +81,8 @@ async function pool(n: number, width: number, fn: (i: number) => Promise<void>):
   }));
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+const cpuOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((a, x) => a + Number(x), 0) / 100;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 async function main(): Promise<void> {
@@ -87,7 +90,9 @@ async function main(): Promise<void> {
   const work = tempDir('filedock-bench-repl-');
   const sshd = await startSshd();
   if (PROF) mkdirSync(PROF, { recursive: true });
-  const svc = await startService({ ...adminEnv, SERVICE_REPLICA_RETRY_BACKOFF: '1s' }, PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : []);
+  // BENCH_DATA_DIR keeps the service's data dir (its ops table holds each copy's timestamps) for a look afterwards.
+  const keep: Record<string, string> = process.env.BENCH_DATA_DIR ? { SERVICE_DATA_DIR: process.env.BENCH_DATA_DIR } : {};
+  const svc = await startService({ ...adminEnv, SERVICE_REPLICA_RETRY_BACKOFF: '1s', ...keep }, PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : []);
   try {
     const primary = join(work.dir, 'primary');
     const plain = join(work.dir, 'plain');
@@ -110,7 +115,7 @@ async function main(): Promise<void> {
     const body = 'x'.repeat(SMALL);
     for (let i = 0; i < FILES; i++) writeFileSync(join(smallSrc, `f${i}.txt`), body);
 
-    const lag = { total: [] as number[], drain: [] as number[], rclone: [] as number[] };
+    const lag = { total: [] as number[], drain: [] as number[], rclone: [] as number[], cpu: [] as number[] };
     const big = { ours: [] as number[], wait: [] as number[], rclone: [] as number[] };
     for (let run = 0; run < RUNS && (PARTS.has('lag') || PARTS.has('big')); run++) {
       // a. 1,000 small files.
@@ -120,8 +125,10 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       await pool(FILES, 4, (i) => api('POST', '/api/files/save-text', { path: `/home/small${run}/f${i}.txt`, content: body }));
       const tWritten = performance.now();
+      const cpuW = cpuOf(svc.proc.pid!);
       await waitFor('every small copy', () => count(dest) >= FILES);
       const tAll = performance.now();
+      lag.cpu.push(cpuOf(svc.proc.pid!) - cpuW);
       lag.total.push((tAll - t0) / 1000);
       lag.drain.push((tAll - tWritten) / 1000);
       lag.rclone.push(rcloneCopy(sshd, smallSrc, join(sshd.dataDir, `rclone-small${run}`)));
@@ -176,16 +183,18 @@ async function main(): Promise<void> {
     }
 
     const s = (xs: number[]) => `${median(xs).toFixed(2)} s`;
+    const runs = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
     if (PARTS.has('lag')) table(`Replication lag: ${FILES} files of ${SMALL / 1024} KiB to SFTP (median of ${RUNS})`, [
-      { what: 'Filedock: first API write → every copy on the target', time: s(lag.total), 'vs rclone': `${(median(lag.total) / median(lag.rclone)).toFixed(2)}×` },
-      { what: 'Filedock: last write answered → every copy on the target', time: s(lag.drain), 'vs rclone': `${(median(lag.drain) / median(lag.rclone)).toFixed(2)}×` },
-      { what: 'rclone copy (same files, same sshd)', time: s(lag.rclone), 'vs rclone': '1.00×' },
+      { what: 'Filedock: first API write → every copy on the target', time: s(lag.total), 'vs rclone': `${(median(lag.total) / median(lag.rclone)).toFixed(2)}×`, runs: runs(lag.total) },
+      { what: 'Filedock: last write answered → every copy on the target', time: s(lag.drain), 'vs rclone': `${(median(lag.drain) / median(lag.rclone)).toFixed(2)}×`, runs: runs(lag.drain) },
+      { what: 'rclone copy (same files, same sshd)', time: s(lag.rclone), 'vs rclone': '1.00×', runs: runs(lag.rclone) },
+      { what: "the service's CPU seconds during the drain (each run should cost the same)", time: s(lag.cpu), 'vs rclone': '', runs: runs(lag.cpu) },
     ]);
     const mbps = (xs: number[]) => BYTES / MiB / median(xs);
     if (PARTS.has('big')) table(`Replication of one ${BYTES / MiB} MiB file to SFTP (median of ${RUNS})`, [
-      { what: 'Filedock: upload answered → copy complete', time: s(big.ours), 'MiB/s': mbps(big.ours).toFixed(0), 'vs rclone': `${((mbps(big.ours) / mbps(big.rclone)) * 100).toFixed(0)} %`, runs: big.ours.map((x) => x.toFixed(2)).join(' ') },
-      { what: '  of which: upload answered → copy started', time: s(big.wait), 'MiB/s': '', 'vs rclone': '', runs: big.wait.map((x) => x.toFixed(2)).join(' ') },
-      { what: 'rclone copy', time: s(big.rclone), 'MiB/s': mbps(big.rclone).toFixed(0), 'vs rclone': '100 %', runs: big.rclone.map((x) => x.toFixed(2)).join(' ') },
+      { what: 'Filedock: upload answered → copy complete', time: s(big.ours), 'MiB/s': mbps(big.ours).toFixed(0), 'vs rclone': `${((mbps(big.ours) / mbps(big.rclone)) * 100).toFixed(0)} %`, runs: runs(big.ours) },
+      { what: '  of which: upload answered → copy started', time: s(big.wait), 'MiB/s': '', 'vs rclone': '', runs: runs(big.wait) },
+      { what: 'rclone copy', time: s(big.rclone), 'MiB/s': mbps(big.rclone).toFixed(0), 'vs rclone': '100 %', runs: runs(big.rclone) },
     ]);
     const ms = (x: number) => `${x.toFixed(2)} ms`;
     const vs = (p: number) => `${((pct(lat.on, p) / pct(lat.off, p) - 1) * 100).toFixed(1)} %`;

@@ -22,6 +22,7 @@ import { isInternalName, joinRel, parentRel, uiPath } from '../lib/paths';
 import { pipeFrom } from '../lib/streams';
 import type { ReplicaPolicy } from './policy';
 import { ReadbackSample } from './readback';
+import { TargetDirs } from './target-dirs';
 import type { FailureRow, ReplicationRepo } from './replication.repo';
 import type { TargetsService } from './targets.service';
 import type { CopyPayload, FailureCode, RDriver, REntry, ReplicaOp } from './types';
@@ -67,6 +68,7 @@ export class ReplicationEngine {
   private pending = new Map<string, CopyPayload>();
   /** Targets whose last attempt hung, with the time until which their jobs fail fast. */
   private hung = new Map<number, number>();
+  private dirs = new TargetDirs();
 
   constructor(private d: EngineDeps) {}
 
@@ -331,22 +333,29 @@ export class ReplicationEngine {
     });
     // stream.pipeline underneath; only the source's own failure counts as a read-back failure.
     const body = pipeFrom(source, counter, (e) => (sourceError ??= e));
-    if (parentRel(rel)) await this.targetOp(() => target.mkdir(parentRel(rel)));
+    const dir = parentRel(rel);
+    const known = dir !== '' && this.dirs.has(target, dir);
+    if (dir && !known) {
+      await this.targetOp(() => target.mkdir(dir)).catch((e) => {
+        body.destroy();
+        throw e;
+      });
+      this.dirs.add(target, dir);
+    }
+    // Read-back: what the target holds now must be what was sent (a target that truncates is caught here). The
+    // entry a driver's write returns is its stat of the stored file (every built-in driver stats after writing).
+    let got: REntry;
     try {
-      await target.write(rel, body, { size: entry.size, mime: entry.mime, overwrite: true, signal });
+      got = await target.write(rel, body, { size: entry.size, mime: entry.mime, overwrite: true, signal });
     } catch (e) {
       body.destroy();
+      this.dirs.forget(target, dir);
       if (sourceError) throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(sourceError));
+      // The folder was removed on the target since this engine made it: make it again, read the primary again.
+      if (known && isAppError(e) && e.code === 'not_found') return this.copyFile(primary, target, rel, entry, signal, from);
       throw new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
     }
     if (sourceError) throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(sourceError));
-    // Read-back: what the target holds now must be what was sent (a target that truncates is caught here).
-    let got: REntry;
-    try {
-      got = await target.stat(rel);
-    } catch (e) {
-      throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back after the write failed: ${message(e)}`);
-    }
     if (got.size !== bytes) throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back size ${got.size} differs from the ${bytes} bytes sent`);
     let at: number | null;
     try {
@@ -363,6 +372,7 @@ export class ReplicationEngine {
     if (target.move && now) {
       try {
         if (parentRel(to)) await target.mkdir(parentRel(to));
+        this.dirs.forget(target, from);
         await target.move(from, to, { overwrite: true });
         moved = true;
       } catch (e) {
@@ -378,6 +388,7 @@ export class ReplicationEngine {
   }
 
   private async targetDelete(target: RDriver, rel: string): Promise<void> {
+    this.dirs.forget(target, rel);
     try {
       await target.delete(rel);
     } catch (e) {

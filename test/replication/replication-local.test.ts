@@ -95,6 +95,20 @@ test('writes, mkdir, copies, moves and deletes reach the target (mirror)', async
   assert.equal(localTree(backup)['bin.dat'], undefined);
 });
 
+test('a folder removed on the target behind the engine is made again by the next copy into it, with no failure logged', async () => {
+  await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/gone/deep' } }));
+  await putText(s, token, '/Home/gone/deep/c.txt', 'gamma');
+  await until('the first copy', () => !!localTree(backup)['gone/deep/c.txt']);
+  // The engine made gone/deep and remembers it (no mkdir before the next copy): removed under it now.
+  rmSync(join(backup, 'gone'), { recursive: true });
+  await putText(s, token, '/Home/gone/deep/d.txt', 'delta');
+  await until('the second copy', () => localTree(backup)['gone/deep/d.txt'] === localTree(primary)['gone/deep/d.txt']);
+  const all = await ok(s.api('GET', '/api/admin/replica/failures?limit=500', { token }));
+  assert.deepEqual(all.failures.filter((f: any) => f.path.startsWith('/Home/gone/')), [], 'the write was retried inline, not failed');
+  await ok(s.api('POST', '/api/files/delete', { token, body: { paths: ['/Home/gone'] } }));
+  await until('the delete to reach the target', () => JSON.stringify(localTree(backup)) === JSON.stringify(localTree(primary)));
+});
+
 test('a chunked upload (the driver multipart path) is replicated once it is published', async () => {
   const data = Buffer.alloc(3 * 1024 * 1024 + 17, 3);
   const init = await ok(s.api('POST', '/api/files/upload/init', { token, body: { path: '/Home/chunked.bin', size: data.length, chunk_size: 1024 * 1024 } }));

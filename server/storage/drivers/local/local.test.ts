@@ -117,3 +117,17 @@ test('a root folder deleted while in use gives storage_unavailable, not a crash'
   await gone.close();
   t.cleanup();
 });
+
+test('a read buffers what the file or range needs, at most 1 MiB at a time (small copies must not churn 1 MiB buffers)', async () => {
+  writeFileSync(`${tmp.dir}/root/small.bin`, Buffer.alloc(4096, 1));
+  writeFileSync(`${tmp.dir}/root/big.bin`, Buffer.alloc(3 * 1024 * 1024, 2));
+  const hwm = async (rel: string, range?: { start: number; end: number }) => {
+    const s = await d.read(rel, range);
+    let n = 0;
+    for await (const c of s) n += (c as Buffer).length;
+    return { hwm: s.readableHighWaterMark, n };
+  };
+  assert.deepEqual(await hwm('small.bin'), { hwm: 64 * 1024, n: 4096 });
+  assert.deepEqual(await hwm('big.bin'), { hwm: 1024 * 1024, n: 3 * 1024 * 1024 });
+  assert.deepEqual(await hwm('big.bin', { start: 10, end: 200_009 }), { hwm: 200_000, n: 200_000 });
+});
