@@ -6,13 +6,11 @@
  * lock a new window starts. On PostgreSQL (where the server uses it) and on
  * SQLite (the same SQL, portable).
  */
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase, openPostgresDatabase, type Db } from '../db';
+import type { Db } from '../db';
 import { LoginThrottle } from './throttle';
 import { isAppError } from '../errors';
-import { tempDir } from '../../test/helpers/tools';
-import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
+import { onTwoConnections } from '../../test/helpers/two-connections';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const limited = (fn: () => void) => {
@@ -45,37 +43,4 @@ async function scenario(a: Db, b: Db) {
   assert.equal(tb.fail('bob', '10.0.0.3'), 4, 'a sign-in through A forgot the failures for B too');
 }
 
-test('SQLite: two throttles on one database file share the counts', async () => {
-  const { dir, cleanup } = tempDir();
-  const a = openDatabase(`${dir}/db.sqlite`);
-  const b = openDatabase(`${dir}/db.sqlite`);
-  try {
-    await scenario(a, b);
-  } finally {
-    await a.close();
-    await b.close();
-    cleanup();
-  }
-});
-
-const skip = needPostgres();
-describe('login throttle on PostgreSQL', { skip: skip ?? false }, () => {
-  let cluster: PgCluster;
-  before(async () => {
-    cluster = await startPostgres();
-  });
-  after(async () => {
-    await cluster?.destroy();
-  });
-  test('two instances count one login against one limit', async () => {
-    const url = await cluster.createDatabase('throttle');
-    const a = await openPostgresDatabase(url);
-    const b = await openPostgresDatabase(url);
-    try {
-      await scenario(a, b);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
-});
+onTwoConnections('the login throttle', scenario);

@@ -6,12 +6,10 @@
  * lease passed; addresses are counted across both within the hour. On
  * SQLite (the server's same code path) and PostgreSQL.
  */
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase, openPostgresDatabase, type Db } from '../db';
+import type { Db } from '../db';
 import { LinkLoadRepo } from './link-load.repo';
-import { tempDir } from '../../test/helpers/tools';
-import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
+import { onTwoConnections } from '../../test/helpers/two-connections';
 
 const HOUR = 3_600_000;
 
@@ -46,37 +44,4 @@ function scenario(a: Db, b: Db) {
   assert.equal(ra.see(1, '203.0.113.4', t + HOUR, t), 1, 'a re-enabled link starts clean');
 }
 
-test('SQLite: two connections share the link counters', async () => {
-  const { dir, cleanup } = tempDir();
-  const a = openDatabase(`${dir}/db.sqlite`);
-  const b = openDatabase(`${dir}/db.sqlite`);
-  try {
-    scenario(a, b);
-  } finally {
-    await a.close();
-    await b.close();
-    cleanup();
-  }
-});
-
-const skip = needPostgres();
-describe('link counters on PostgreSQL', { skip: skip ?? false }, () => {
-  let cluster: PgCluster;
-  before(async () => {
-    cluster = await startPostgres();
-  });
-  after(async () => {
-    await cluster?.destroy();
-  });
-  test('two instances share the link counters', async () => {
-    const url = await cluster.createDatabase('links');
-    const a = await openPostgresDatabase(url);
-    const b = await openPostgresDatabase(url);
-    try {
-      scenario(a, b);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
-});
+onTwoConnections('the link counters', scenario);

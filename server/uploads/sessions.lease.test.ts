@@ -6,12 +6,10 @@
  * passed exactly one instance takes it over, and the first can no longer
  * renew or release it. On SQLite (one file, two connections) and PostgreSQL.
  */
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase, openPostgresDatabase, type Db } from '../db';
+import type { Db } from '../db';
 import { SessionsRepo } from './sessions.repo';
-import { tempDir } from '../../test/helpers/tools';
-import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
+import { onTwoConnections } from '../../test/helpers/two-connections';
 
 const PAST = '2000-01-01T00:00:00.000Z';
 
@@ -52,37 +50,4 @@ function scenario(a: Db, b: Db) {
   assert.equal(ra.deleteOpen('up_lease_one'), false);
 }
 
-test('SQLite: two connections share the finalize lease', async () => {
-  const { dir, cleanup } = tempDir();
-  const a = openDatabase(`${dir}/db.sqlite`);
-  const b = openDatabase(`${dir}/db.sqlite`);
-  try {
-    scenario(a, b);
-  } finally {
-    await a.close();
-    await b.close();
-    cleanup();
-  }
-});
-
-const skip = needPostgres();
-describe('finalize lease on PostgreSQL', { skip: skip ?? false }, () => {
-  let cluster: PgCluster;
-  before(async () => {
-    cluster = await startPostgres();
-  });
-  after(async () => {
-    await cluster?.destroy();
-  });
-  test('two instances share the finalize lease', async () => {
-    const url = await cluster.createDatabase('lease');
-    const a = await openPostgresDatabase(url);
-    const b = await openPostgresDatabase(url);
-    try {
-      scenario(a, b);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
-});
+onTwoConnections('the finalize lease', scenario);
