@@ -78,10 +78,12 @@ export class SearchService {
     const q = s.q.trim();
     let nodes = 'nodes n';
     if (q.length >= 3 && this.db.dialect === 'postgres') {
-      // Substring search on the pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. Each hit's row
-      // by its key (the OFFSET 0 fence keeps the lateral lookup): on a misestimate (1% of the rows) the
-      // planner hashed the hits against a scan of all of `nodes`, 0.5 s on a million rows, for 1,000 hits.
-      nodes = "(SELECT rowid FROM search_fts WHERE name ILIKE @like ESCAPE '\\' OR body ILIKE @like ESCAPE '\\') f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) n";
+      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. Names match on
+      // `nodes` itself (nodes_name_trgm): the recheck reads the row the answer needs anyway. Text matches
+      // come from search_fts, each node by its key (the OFFSET 0 fence keeps the lateral lookup: on a
+      // misestimate the planner hashed the hits against a scan of all of `nodes`), minus name hits.
+      const like = "ILIKE @like ESCAPE '\\'";
+      nodes = `(SELECT * FROM nodes WHERE name ${like} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE f.body ${like} AND b.name NOT ${like}) n`;
       args.like = `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
     } else if (q.length >= 3) {
       where.push('n.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @q)');
@@ -133,13 +135,13 @@ type Row = [string, string, string];
 
 /**
  * PostgreSQL's statement: the match runs once; the window count is taken over every hit before the LIMIT,
- * and the entry JSON is built only for the page's rows (joined back by id after the LIMIT).
+ * and the entry JSON is built only for the page's rows, from the rows the hits carry (no second lookup).
  */
 export function pgSearchSql(from: string, locks: boolean): string {
-  const hits = from.replace('%COLS%', 'n.id AS h_id, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total').replace('%JOIN%', '');
-  const entry = entryJsonSql('postgres', locks).replace(/@perm/g, 'h.h_perm');
-  return `SELECT ${entry}, h.h_storage, n.path, h.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) h
-  JOIN nodes n ON n.id = h.h_id${locks ? lockJoin('n') : ''} ORDER BY n.type, n.sort_key, n.id`;
+  const hits = from.replace('%COLS%', 'n.*, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total').replace('%JOIN%', '');
+  const entry = entryJsonSql('postgres', locks).replace(/@perm/g, 'n.h_perm');
+  return `SELECT ${entry}, n.h_storage, n.path, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
+  ORDER BY n.type, n.sort_key, n.id`;
 }
 
 async function pagedAsync(reader: AsyncReader, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {

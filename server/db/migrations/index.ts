@@ -33,6 +33,7 @@ import { shareAppPages } from './20261127150000-share-app-pages';
 import { loginFailures } from './20261127151000-login-failures';
 import { uploadFinalizeLease } from './20261127160000-upload-finalize-lease';
 import { linkStreams } from './20261127160100-link-streams';
+import { searchNameTrgm } from './20261127170000-search-name-trgm';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams, searchNameTrgm];
 export type { Migration } from './types';
