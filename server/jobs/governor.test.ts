@@ -148,3 +148,38 @@ test('a release whose CPU sample ends the overdraft grants the waiting unit once
   assert.equal(g.status().waiting, 0);
   r();
 });
+
+test('io units: the CPU budget and the lanes it took away hold cpu units only; pause and the battery cap hold both', async () => {
+  const { g, run } = rig(100);
+  const a = g.tryAcquire()!;
+  const b = g.tryAcquire()!;
+  a();
+  b();
+  for (let i = 0; i < 4; i++) {
+    run(2000, 2); // requests burn two cores
+    assert.equal(g.tryAcquire(), null); // refused for the budget: the lanes shrink
+  }
+  assert.equal(g.status().over_budget, true);
+  assert.equal(g.status().lanes, 1);
+  assert.equal(g.tryAcquire('cpu'), null, 'a cpu unit waits for the budget');
+  const cpuWaiting = g.acquire(undefined, 'cpu');
+  const io = [g.tryAcquire('io'), g.tryAcquire('io')];
+  assert.ok(io.every(Boolean), 'io units start over budget, past the shrunk lane count, and ahead of a waiting cpu unit');
+  io.push(g.tryAcquire('io'), g.tryAcquire('io'));
+  assert.ok(io.every(Boolean));
+  assert.equal(g.tryAcquire('io'), null, 'io units stay within the lane cap (4 on mains)');
+  const ioWaiting = g.acquire(undefined, 'io');
+  io[0]!();
+  (await ioWaiting)();
+  for (const r of io.slice(1)) r!();
+  run(6000, 0); // the overdraft is paid back
+  (await cpuWaiting)();
+
+  const battery = rig(100, 'battery').g;
+  const one = battery.tryAcquire('io')!;
+  assert.equal(battery.tryAcquire('io'), null, 'on battery: one unit in all');
+  assert.equal(battery.tryAcquire('cpu'), null);
+  one();
+  battery.hostMessage({ type: 'sleep' });
+  assert.equal(battery.tryAcquire('io'), null, 'asleep: no io unit starts either');
+});

@@ -10,6 +10,13 @@
  *     its background children, against `budget` percent of one core.
  * Nothing running is ever stopped or slowed: the governor only decides when the
  * next unit may start, so a job runs exactly once whatever the power state does.
+ *
+ * Units come in two classes. `cpu` units (thumbnails, scans, hashing audits,
+ * walks) obey all of the above. `io` units (replication copies: small, waiting
+ * on disks and networks, and their delay is data at risk) wait for the pause
+ * and the power state's lane cap only: never for the CPU budget nor the lanes
+ * it took away. They count as active, so the cap on battery stays one unit in
+ * all; their CPU is measured and so holds `cpu` units back.
  */
 import type { PowerHostMessage } from '../contract';
 
@@ -28,6 +35,8 @@ const MAX_DEBT_S = 5;
 
 export type PowerOverride = '' | 'ac' | 'battery' | 'busy';
 export type PauseReason = 'user' | 'sleep';
+/** What a unit mostly waits on: the CPU budget binds `cpu` units only. */
+export type UnitClass = 'cpu' | 'io';
 
 export interface PowerState {
   on_battery: boolean;
@@ -70,6 +79,7 @@ export interface GovernorOptions {
 export type Release = () => void;
 
 interface Waiter {
+  cls: UnitClass;
   grant: (r: Release) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
@@ -81,6 +91,8 @@ export class Governor {
   private budget: number;
   private lanes: number;
   private active = 0;
+  /** Active `cpu` units: the lanes the budget allows bound these. */
+  private activeCpu = 0;
   private peak = 0;
   private waiters: Waiter[] = [];
   private pauses = new Set<PauseReason>();
@@ -126,12 +138,12 @@ export class Governor {
   }
 
   /** Waits for a lane; rejects with the signal's reason when it aborts first. */
-  acquire(signal?: AbortSignal): Promise<Release> {
-    const now = this.tryAcquire();
+  acquire(signal?: AbortSignal, cls: UnitClass = 'cpu'): Promise<Release> {
+    const now = this.tryAcquire(cls);
     if (now) return Promise.resolve(now);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Release>((resolve, reject) => {
-      const w: Waiter = { grant: resolve, signal };
+      const w: Waiter = { cls, grant: resolve, signal };
       if (signal) {
         w.onAbort = () => {
           this.waiters = this.waiters.filter((x) => x !== w);
@@ -143,10 +155,10 @@ export class Governor {
     });
   }
 
-  /** A lane now, or null; never jumps ahead of units already waiting. */
-  tryAcquire(): Release | null {
-    if (this.waiters.length > 0 || !this.mayStart()) return null;
-    return this.take();
+  /** A lane now, or null; never jumps ahead of units of its class already waiting. */
+  tryAcquire(cls: UnitClass = 'cpu'): Release | null {
+    if (this.waiters.some((w) => w.cls === cls) || !this.mayStart(cls)) return null;
+    return this.take(cls);
   }
 
   /** True while nothing may start (the user's pause, or asleep). */
@@ -243,10 +255,12 @@ export class Governor {
     return this.pauses.size > 0 ? 0 : Math.min(this.lanes, this.laneCap());
   }
 
-  /** Whether one more unit may start now (settles the clock first; grants nothing itself). */
-  private mayStart(): boolean {
+  /** Whether one more unit of `cls` may start now (settles the clock first; grants nothing itself). */
+  private mayStart(cls: UnitClass): boolean {
     this.settle();
-    if (this.active >= this.currentLanes()) return false;
+    if (this.pauses.size > 0 || this.active >= this.laneCap()) return false;
+    if (cls === 'io') return true;
+    if (this.activeCpu >= this.currentLanes()) return false;
     if (this.budget > 0 && this.credit < 0) {
       this.heldByBudget = true;
       return false;
@@ -268,29 +282,40 @@ export class Governor {
     const percent = span > 0 ? ((this.last.cpu - first.cpu) / span) * 100 : 0;
     const before = this.lanes;
     if (this.heldByBudget && this.lanes > 1) this.lanes--;
-    else if (!this.heldByBudget && percent < this.budget * 0.75 && this.waiters.length > 0 && this.lanes < this.laneCap()) this.lanes++;
+    else if (!this.heldByBudget && percent < this.budget * 0.75 && this.waiters.some((w) => w.cls === 'cpu') && this.lanes < this.laneCap()) this.lanes++;
     this.heldByBudget = false;
     return this.lanes > before;
   }
 
-  private take(): Release {
+  private take(cls: UnitClass): Release {
+    const cpu = cls === 'cpu' ? 1 : 0;
     this.active++;
+    this.activeCpu += cpu;
     this.peak = Math.max(this.peak, this.active);
     let done = false;
     return () => {
       if (done) return;
       done = true;
       this.active--;
+      this.activeCpu -= cpu;
       this.grantWaiting();
       this.notify();
     };
   }
 
+  /** Grants waiting units in order within each class; a class that may not start stops for this pass (no overtaking). */
   private grantWaiting(): void {
-    while (this.waiters.length > 0 && this.mayStart()) {
-      const w = this.waiters.shift()!;
+    const blocked = new Set<UnitClass>();
+    for (let i = 0; i < this.waiters.length; ) {
+      const w = this.waiters[i];
+      if (blocked.has(w.cls) || !this.mayStart(w.cls)) {
+        blocked.add(w.cls);
+        i++;
+        continue;
+      }
+      this.waiters.splice(i, 1);
       if (w.onAbort) w.signal!.removeEventListener('abort', w.onAbort);
-      w.grant(this.take());
+      w.grant(this.take(w.cls));
     }
     this.notify();
   }

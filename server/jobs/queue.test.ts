@@ -253,6 +253,33 @@ test('governed kinds: one lane on battery across kinds, nothing starts asleep, e
   cleanup();
 });
 
+test('an io kind runs while the CPU budget holds lane kinds back; those start once the budget allows', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  let cpu = 0; // a meter the test drives: ten CPU seconds spent at once overdraw a one-core budget
+  const governor = new Governor({ budgetPercent: 100, cpuSeconds: () => cpu });
+  const q = new JobQueue(db, { concurrency: 4, pollMs: 20, governor });
+  q.register('test', async () => undefined, { concurrency: 2, governed: 'io' });
+  q.register('backlog', async () => undefined, { governed: 'lane' });
+  q.start();
+  await sleep(30);
+  cpu += 10;
+  governor.sample();
+  assert.equal(governor.status().over_budget, true);
+  const held = q.enqueue('backlog', {});
+  const copies = Array.from({ length: 10 }, (_, i) => q.enqueue('test', { n: `c${i}` }));
+  const t0 = Date.now();
+  while (copies.some((id) => q.get(id)!.status !== 'completed') && Date.now() - t0 < 3000) await sleep(5);
+  assert.ok(copies.every((id) => q.get(id)!.status === 'completed'), 'every io op ran over budget');
+  assert.equal(q.get(held)!.status, 'queued', 'the lane op waits for the budget');
+  governor.setBudget(0);
+  await q.idle(5000, 0);
+  assert.equal(q.get(held)!.status, 'completed');
+  await q.stop();
+  db.close();
+  cleanup();
+});
+
 test('a governed op waits in the same line as the lanes a handler takes itself: a long backfill cannot starve it', async () => {
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);

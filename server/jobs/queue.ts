@@ -17,7 +17,7 @@ import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
 import { Journals } from './journal';
-import type { Governor, Release } from './governor';
+import type { Governor, Release, UnitClass } from './governor';
 
 interface Registered {
   handler: JobHandler;
@@ -44,8 +44,8 @@ export class JobQueue {
   private stopping = false;
   private paused = false;
   private pumping = false;
-  /** The queue's place in the governor's line: one lane asked for at a time, held until the next pass uses it. */
-  private lane: { held: Release | null; asking: boolean } = { held: null, asking: false };
+  /** The queue's place in the governor's line, per unit class: one lane asked for at a time, held until the next pass uses it. */
+  private lanes: Record<UnitClass, { held: Release | null; asking: boolean }> = { cpu: { held: null, asking: false }, io: { held: null, asking: false } };
   private laneStop = new AbortController();
   private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
 
@@ -212,8 +212,7 @@ export class JobQueue {
     this.stopping = true;
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.laneStop.abort();
-    this.lane.held?.();
-    this.lane.held = null;
+    this.returnHeldLanes();
     if (this.timer) clearTimeout(this.timer);
     const all = Promise.allSettled([...this.active]);
     // Not unref'd: a job waiting on something that holds no handle (a governor lane, a budget) would
@@ -338,8 +337,7 @@ export class JobQueue {
         else lane();
       }
       // A lane granted for ops that are no longer due goes back at once.
-      this.lane.held?.();
-      this.lane.held = null;
+      this.returnHeldLanes();
       const next = this.q("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
       const poll = this.opts.pollMs ?? 1000;
       const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : poll;
@@ -355,25 +353,34 @@ export class JobQueue {
     }
   }
 
+  private returnHeldLanes(): void {
+    for (const lane of Object.values(this.lanes)) {
+      lane.held?.();
+      lane.held = null;
+    }
+  }
+
   /** The governor's word on starting an op of this kind: a lane to give back at its end, or null (wait). */
   private governedStart(reg: Registered): Release | null {
     const g = this.opts.governor;
     const none: Release = () => {};
     if (!g || !reg.opts.governed) return none;
     if (reg.opts.governed === 'inside') return g.paused ? null : none;
-    const held = this.lane.held ?? g.tryAcquire();
-    this.lane.held = null;
+    const cls: UnitClass = reg.opts.governed === 'io' ? 'io' : 'cpu';
+    const lane = this.lanes[cls];
+    const held = lane.held ?? g.tryAcquire(cls);
+    lane.held = null;
     if (held) return held;
     // Wait in the governor's line like every other unit (thumbnail lanes wait there too), so a long backfill
     // cannot keep scans and copies from ever starting; the grant comes back through a pump pass.
-    if (!this.lane.asking) {
-      this.lane.asking = true;
-      g.acquire(this.laneStop.signal).then((r) => {
-        this.lane.asking = false;
+    if (!lane.asking) {
+      lane.asking = true;
+      g.acquire(this.laneStop.signal, cls).then((r) => {
+        lane.asking = false;
         if (this.stopping) return r();
-        this.lane.held = r;
+        lane.held = r;
         this.kick();
-      }, () => (this.lane.asking = false));
+      }, () => (lane.asking = false));
     }
     return null;
   }

@@ -46,10 +46,12 @@ export interface JobHandlerOptions {
   timeoutMs?: number;
   /**
    * Background work under the governor (governor.ts): `lane` takes one of its
-   * lanes for each run; `inside` waits only while background work is paused,
-   * because the handler takes a lane per unit of its own (the thumbnail drain).
+   * lanes for each run; `io` takes one as an I/O-bound unit, which the CPU
+   * budget does not hold back (replication copies); `inside` waits only while
+   * background work is paused, because the handler takes a lane per unit of
+   * its own (the thumbnail drain).
    */
-  governed?: 'lane' | 'inside';
+  governed?: 'lane' | 'io' | 'inside';
 }
 
 export type JobHandler<P = any> = (ctx: JobContext<P>) => Promise<unknown>;

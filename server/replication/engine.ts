@@ -74,7 +74,7 @@ export class ReplicationEngine {
 
   /** Registers the job handlers (`replica.copy`, `replica_retry`) on the queue. */
   register(): void {
-    const opts = { concurrency: 2, maxAttempts: 3, backoffMs: this.d.backoffMs, timeoutMs: this.d.timeoutMs, governed: 'lane' as const };
+    const opts = { concurrency: 2, maxAttempts: 3, backoffMs: this.d.backoffMs, timeoutMs: this.d.timeoutMs, governed: 'io' as const };
     this.d.queue.register('replica.copy', (ctx) => this.runJob(ctx.payload, ctx), { ...opts, keepsAwake: true });
     this.d.queue.register('replica_retry', async (ctx) => {
       const f = this.d.repo.failure(ctx.payload.failure_id);
