@@ -7,8 +7,10 @@ import type {
   AppLicenseRevocationsTable, AppPluginKvTable, AppPluginLicensesTable, AppPluginLockTokensTable, AppPluginScheduleRunsTable,
   AppPluginsTable, AppPluginWakeupsTable, AppPublisherKeysTable, AppStoreKeysTable,
 } from './tables-apps';
+import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
 
 export type * from './tables-apps';
+export type * from './tables-assistant';
 
 /** auth */
 export interface UsersTable {
@@ -287,33 +289,6 @@ export interface DB {
   app_plugin_licenses: AppPluginLicensesTable;
   app_store_keys: AppStoreKeysTable;
   app_license_revocations: AppLicenseRevocationsTable;
-}
-
-/** assistant: one conversation of a person; `messages` is the model history (JSON). */
-export interface AssistantConversationsTable {
-  id: string;
-  user_id: number;
-  title: string;
-  messages: string;
-  created_at: string;
-  last_used_at: string;
-}
-/** assistant: one tool step of a conversation: its undo plan, or the approval it waits for. */
-export interface AssistantStepsTable {
-  id: string;
-  conversation_id: string;
-  tool_call_id: string;
-  tool: string;
-  input: string;
-  status: 'done' | 'failed' | 'pending' | 'rejected' | 'undone';
-  undo: string | null;
-  result: string | null;
-  created_at: string;
-}
-/** assistant: a person's choice to approve every change. */
-export interface AssistantPrefsTable {
-  user_id: number;
-  confirm_all: number;
 }
 
 /** gateways (WebDAV): dead properties set by PROPPATCH, per node. */
