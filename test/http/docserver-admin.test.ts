@@ -178,17 +178,9 @@ describe('docserver: external services and new documents', () => {
       assert.ok(existsSync(pdf), `${ext}: LibreOffice produced no PDF`);
       assert.equal(readFileSync(pdf).subarray(0, 5).toString(), '%PDF-');
     }
-    const times: number[] = [];
-    // 12 only: each new office file also gets a LibreOffice thumbnail in the background.
-    for (let i = 0; i < 12; i++) {
-      const t0 = performance.now();
-      assert.equal((await newfile(`timed-${i}`, OFFICE[i % OFFICE.length])).status, 200);
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    console.log(`# new document over HTTP: p50 ${times[6].toFixed(1)} ms, max ${times[11].toFixed(1)} ms (target 50 ms)`);
-    // Asserted loosely: this machine is shared; the printed p50 is what the target is judged on.
-    assert.ok(times[6] < 100, `new document p50 ${times[6]} ms`);
+    // Many in a row (each new office file also gets a LibreOffice thumbnail in the background); how fast is
+    // bench/docserver.ts's to measure, not a test's: a timed assertion only measures the CI machine's load.
+    for (let i = 0; i < 12; i++) assert.equal((await newfile(`many-${i}`, OFFICE[i % OFFICE.length])).status, 200);
     const taken = await newfile('new-docx', 'docx');
     assert.equal(taken.status, 409);
     assert.equal(taken.body.error, 'name_taken');
