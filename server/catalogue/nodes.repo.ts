@@ -40,6 +40,14 @@ const ORDER: Record<SortField, string> = {
   modified: 'type, mtime {d}, sort_key, id',
 };
 
+/**
+ * Paths whose rows left the catalogue lately (removed, or moved away), per database, in this process: a
+ * sync that listed a folder before such a removal must not put the rows back after it (`removedSince`).
+ * Short-lived: a sync's listing is seconds old at most, so entries older than REMOVALS_MS are dropped.
+ */
+const REMOVALS_MS = 10 * 60_000;
+const removals = new WeakMap<Db, Array<{ storageId: number; path: string; at: string }>>();
+
 export class NodesRepo {
   private s;
   constructor(private db: Db) {
@@ -124,7 +132,23 @@ export class NodesRepo {
       ? this.s.deleteAll.all(storageId)
       : this.s.deleteTree.all(...subtree(storageId, path))) as Array<{ id: number }>;
     for (const { id } of ids) this.s.ftsDelete.run(id);
+    if (ids.length) this.noteRemoved(storageId, path);
     return ids.map((r) => r.id);
+  }
+
+  private noteRemoved(storageId: number, path: string): void {
+    const now = new Date().toISOString();
+    const cut = new Date(Date.now() - REMOVALS_MS).toISOString();
+    const list = (removals.get(this.db) ?? []).filter((r) => r.at >= cut);
+    list.push({ storageId, path, at: now });
+    removals.set(this.db, list);
+  }
+
+  /** Whether `path` (or a folder above it) left the catalogue at or after `since` (an ISO time). */
+  removedSince(storageId: number, path: string, since: string): boolean {
+    return (removals.get(this.db) ?? []).some(
+      (r) => r.storageId === storageId && r.at >= since && (r.path === '' || path === r.path || path.startsWith(`${r.path}/`)),
+    );
   }
 
   /**
@@ -133,6 +157,7 @@ export class NodesRepo {
    */
   moveTree(storageId: number, from: string, to: string): void {
     this.removeTree(storageId, to);
+    this.noteRemoved(storageId, from);
     const rows = this.db.sqlite
       .prepare(`SELECT id, path FROM nodes WHERE ${SUBTREE}`)
       .all(...subtree(storageId, from)) as Array<{ id: number; path: string }>;

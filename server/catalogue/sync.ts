@@ -114,13 +114,13 @@ export class SyncEngine {
       for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
         batch.push(e);
         if (batch.length >= BATCH) {
-          await this.apply(storageId, batch, seen, counts, prevCount === 0);
+          await this.apply(storageId, batch, seen, counts, startedAt, prevCount === 0);
           batch = [];
           await yieldLoop();
           signal?.throwIfAborted();
         }
       }
-      await this.apply(storageId, batch, seen, counts, prevCount === 0);
+      await this.apply(storageId, batch, seen, counts, startedAt, prevCount === 0);
     } catch (e) {
       this.recordError(runId, '', e);
       counts.errors++;
@@ -150,7 +150,7 @@ export class SyncEngine {
     const rows = this.s.dirRows.all(storageId, dir) as Existing[];
     const names = new Set(listed.map((e) => e.path));
     const seen = new IdSet();
-    await this.apply(storageId, listed, seen, counts);
+    await this.apply(storageId, listed, seen, counts, startedAt);
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
@@ -227,7 +227,7 @@ export class SyncEngine {
   }
 
   /** Diffs one batch against the catalogue and writes the differences in one transaction. */
-  private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, emptyBefore = false): Promise<void> {
+  private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, emptyBefore = false): Promise<void> {
     if (batch.length === 0) return;
     // Walks yield a folder's entries together: one index range scan per folder beats a point lookup per entry.
     const existing = new Map<string, Existing>();
@@ -240,8 +240,10 @@ export class SyncEngine {
     const now = new Date().toISOString();
     let minNew = Number.POSITIVE_INFINITY;
     await this.write(() => {
-      const inserted = this.db.dialect === 'postgres' ? this.insertMany(storageId, batch.filter((e) => !existing.has(e.path)), now) : null;
-      for (const e of batch) {
+      // Decided inside the write: an entry the write gate removed (or moved away) after the listing saw it stays gone.
+      const fresh = batch.filter((e) => existing.has(e.path) || !this.nodes.removedSince(storageId, e.path, listedAt));
+      const inserted = this.db.dialect === 'postgres' ? this.insertMany(storageId, fresh.filter((e) => !existing.has(e.path)), now) : null;
+      for (const e of fresh) {
         const row = existing.get(e.path);
         if (!row) {
           const { mime, mtime } = newRow(e);
