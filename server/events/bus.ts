@@ -109,7 +109,15 @@ export class EventBus {
       do {
         this.again = false;
         for (;;) {
-          const rows = this.pending.all() as Array<{ id: number; event: string; payload: string; created_at: string }>;
+          let rows: Array<{ id: number; event: string; payload: string; created_at: string }>;
+          try {
+            rows = this.pending.all() as typeof rows;
+          } catch (e) {
+            // The database is away or held: the rows stay pending and a later pass publishes them, in order.
+            if (!isBusy(e)) throw e;
+            this.retryLater();
+            return;
+          }
           if (rows.length === 0) break;
           for (const row of rows) {
             // Mark first: a listener that throws must not make the row publish twice.
@@ -119,8 +127,7 @@ export class EventBus {
             } catch (e) {
               // Held by another program: the row stays pending and this pass resumes shortly, in order.
               if (!isBusy(e)) throw e;
-              this.retry ??= setTimeout(() => ((this.retry = null), void this.flush()), BUSY_RETRY_MS);
-              this.retry.unref();
+              this.retryLater();
               return;
             }
             const payload = JSON.parse(row.payload);
@@ -140,6 +147,15 @@ export class EventBus {
       this.flushing = null;
     });
     return this.flushing;
+  }
+
+  /** Another pass shortly; nothing thrown out of its timer (a failure is logged, the rows stay pending). */
+  private retryLater(): void {
+    this.retry ??= setTimeout(() => {
+      this.retry = null;
+      this.flush().catch((e) => this.log('publishing events failed', e));
+    }, BUSY_RETRY_MS);
+    this.retry.unref();
   }
 
   /** Deletes published rows older than `ms`. */
