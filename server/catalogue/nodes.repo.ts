@@ -46,7 +46,8 @@ const ORDER: Record<SortField, string> = {
  * Short-lived: a sync's listing is seconds old at most, so entries older than REMOVALS_MS are dropped.
  */
 const REMOVALS_MS = 10 * 60_000;
-const removals = new WeakMap<Db, Array<{ storageId: number; path: string; at: string }>>();
+/** Per database: `storageId NUL path` → when it left (ISO). A lookup walks the path's folders, not the list. */
+const removals = new WeakMap<Db, Map<string, string>>();
 
 export class NodesRepo {
   private s;
@@ -137,18 +138,23 @@ export class NodesRepo {
   }
 
   private noteRemoved(storageId: number, path: string): void {
-    const now = new Date().toISOString();
-    const cut = new Date(Date.now() - REMOVALS_MS).toISOString();
-    const list = (removals.get(this.db) ?? []).filter((r) => r.at >= cut);
-    list.push({ storageId, path, at: now });
-    removals.set(this.db, list);
+    let m = removals.get(this.db);
+    if (!m) removals.set(this.db, (m = new Map()));
+    if (m.size >= 10_000) {
+      const cut = new Date(Date.now() - REMOVALS_MS).toISOString();
+      for (const [k, at] of m) if (at < cut) m.delete(k);
+    }
+    m.set(`${storageId}\0${path}`, new Date().toISOString());
   }
 
   /** Whether `path` (or a folder above it) left the catalogue at or after `since` (an ISO time). */
   removedSince(storageId: number, path: string, since: string): boolean {
-    return (removals.get(this.db) ?? []).some(
-      (r) => r.storageId === storageId && r.at >= since && (r.path === '' || path === r.path || path.startsWith(`${r.path}/`)),
-    );
+    const m = removals.get(this.db);
+    if (!m?.size) return false;
+    const hit = (p: string) => (m.get(`${storageId}\0${p}`) ?? '') >= since;
+    if (hit('')) return true;
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) if (hit(path.slice(0, i))) return true;
+    return hit(path);
   }
 
   /**
