@@ -151,3 +151,28 @@ test('a folder revalidation that listed a folder before the gate removed it does
     t.cleanup();
   }
 });
+
+test('a folder opened before the first sync (an object store prefix) gets its own row and its parents’ rows', async () => {
+  const t = tempDir('filedock-sync-');
+  const db = openDatabase(join(t.dir, 'db.sqlite'));
+  try {
+    db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 's3', '', '')").run();
+    new NodesRepo(db).upsert(1, 'a', { name: 'a', type: 'dir', size: 0, mtime: 1_700_000_000_000 }, null);
+    const prefix = {
+      async *list() {
+        yield file('readme.txt');
+      },
+    };
+    await new SyncEngine(db).folder(1, prefix as never, 'a/b/c');
+    const rows = db.sqlite.prepare('SELECT path, dir, type FROM nodes WHERE storage_id = 1 ORDER BY path').all();
+    assert.deepEqual(rows, [
+      { path: 'a', dir: '', type: 'dir' },
+      { path: 'a/b', dir: 'a', type: 'dir' },
+      { path: 'a/b/c', dir: 'a/b', type: 'dir' },
+      { path: 'a/b/c/readme.txt', dir: 'a/b/c', type: 'file' },
+    ]);
+  } finally {
+    await db.close();
+    t.cleanup();
+  }
+});

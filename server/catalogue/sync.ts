@@ -7,7 +7,7 @@
 import { untilFree, type Db } from '../db';
 import type { StorageDriver, WalkEntry, Entry } from '../storage';
 import { AppError, isAppError } from '../errors';
-import { isInternalName, joinRel, parentRel } from '../lib/paths';
+import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
 import { NodesRepo } from './nodes.repo';
 import { sortKey } from './natural';
 import { mimeOf } from './mime';
@@ -150,7 +150,7 @@ export class SyncEngine {
     const rows = this.s.dirRows.all(storageId, dir) as Existing[];
     const names = new Set(listed.map((e) => e.path));
     const seen = new IdSet();
-    await this.apply(storageId, listed, seen, counts, startedAt);
+    await this.apply(storageId, [...this.uncataloguedFolders(storageId, dir), ...listed], seen, counts, startedAt);
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
@@ -163,6 +163,16 @@ export class SyncEngine {
     }
     counts.seen = listed.length;
     return counts;
+  }
+
+  /**
+   * `dir` and the folders above it that the catalogue lacks, top first: the listing just proved they exist
+   * (an object store's folder opened before the first sync has no row of its own until a walk yields it).
+   */
+  private uncataloguedFolders(storageId: number, dir: string): WalkEntry[] {
+    const out: WalkEntry[] = [];
+    for (let d = dir; d !== '' && !this.s.row.get(storageId, d); d = parentRel(d)) out.unshift({ name: baseName(d), path: d, type: 'dir', size: 0, mtime: 0 });
+    return out;
   }
 
   /** The backend's entries: its flat walk when it has one, else breadth-first listing (errors per folder recorded). */

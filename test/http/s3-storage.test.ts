@@ -47,7 +47,7 @@ test('first boot seeds an S3 storage from SERVICE_DEFAULT_STORAGE_S3_*; secrets 
     }
     assert.equal(view.status, 'offline');
     const cached = await s.api('GET', '/api/files/manager?path=/Bucket/docs', { token: admin });
-    assert.equal(cached.status, 200);
+    assert.equal(cached.status, 200, JSON.stringify(cached.body));
     assert.deepEqual(cached.body.entries.map((e: { name: string }) => e.name), ['readme.txt']);
     assert.equal(cached.body.storage.offline, true);
     // It comes back without a restart.
