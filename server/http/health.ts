@@ -42,5 +42,5 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: S
     settle.hit();
     return ctx.method === 'GET' && ctx.state.principal && HEAVY.has(ctx.path) ? gate(ctx, next) : next();
   };
-  return { admission, loop, heavy, routes: statusRoutes(sections), stop: () => (loop.stop(), settle.stop()) };
+  return { admission, loop, heavy, routes: statusRoutes(sections, () => void o.db.sqlite.prepare('SELECT 1').get()), stop: () => (loop.stop(), settle.stop()) };
 }

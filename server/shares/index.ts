@@ -61,7 +61,7 @@ export function createShares(d: SharesDeps) {
     onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row),
     onResumed: (id) => guard?.forget(id),
   });
-  guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease);
+  guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease, d.log);
   zips = new ShareZips({ catalogue: d.catalogue, files: d.files, shares: service, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log, lane: d.warmLane });
   const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
   /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */

@@ -13,7 +13,7 @@
  */
 import { AppError } from '../errors';
 import { LinkLoadRepo, type Slot } from './link-load.repo';
-import type { Db } from '../db';
+import { isBusy, type Db } from '../db';
 import type { ShareRow } from './shares.repo';
 import type { SharesService } from './shares.service';
 
@@ -65,7 +65,7 @@ export class LinkGuard {
   private unfreed: Slot[] = [];
   private timer: NodeJS.Timeout;
 
-  constructor(private shares: SharesService, private limits: () => GuardLimits, db: Db, private lease: GuardLease) {
+  constructor(private shares: SharesService, private limits: () => GuardLimits, db: Db, private lease: GuardLease, private log: (msg: string, err?: unknown) => void) {
     this.load = new LinkLoadRepo(db);
     this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(lease.leaseMs / 3)));
     this.timer.unref();
@@ -152,8 +152,9 @@ export class LinkGuard {
     try {
       for (const s of this.unfreed.splice(0)) this.free(s);
       if (this.unfreed.length === 0 && this.activeStreams() > 0) this.load.renew(this.lease.instanceId, Date.now() + this.lease.leaseMs);
-    } catch {
+    } catch (e) {
       // The database is away: the next tick renews; a lease that passes meanwhile frees the slots (exact, not lenient).
+      if (!isBusy(e)) this.log('public link guard: renewing the stream slots failed', e);
     }
   }
 

@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Phase = 'before' | 'during' | 'after';
 interface Outcome {
-  kind: 'list' | 'upload' | 'copy' | 'status';
+  kind: 'list' | 'upload' | 'copy' | 'status' | 'health';
   phase: Phase;
   status: number; // 0: no answer within the client's limit, or the connection failed
   error?: string;
@@ -113,6 +113,7 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
     return call('copy', 'POST', '/api/files/copy', undefined, { from: '/Files/src', to: `/Files/${name}` }, { name });
   };
   const status = () => call('status', 'GET', '/api/admin/status');
+  const health = () => call('health', 'GET', '/api/health');
 
   /** Clients at work until `stop()`: two listing, one uploading, one posting a copy every 2 s. */
   const load = () => {
@@ -176,7 +177,7 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
     try {
       while (Date.now() - t0 < OUTAGE_MS) {
         await sleep(Math.min(5000, OUTAGE_MS / 3));
-        statusDuring.push(await status());
+        statusDuring.push(await status(), await health());
         assert.equal(srv.child.exitCode, null, `the server exited during the outage:\n${srv.log().slice(-3000)}`);
       }
     } finally {
@@ -196,7 +197,7 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
     assert.equal(srv.child.exitCode, null, 'no exit');
     assert.doesNotMatch(srv.log(), /unhandled rejection/, 'no promise left unhandled');
 
-    const during = outcomes.filter((o) => o.phase === 'during' && o.kind !== 'status');
+    const during = outcomes.filter((o) => o.phase === 'during' && o.kind !== 'status' && o.kind !== 'health');
     const summary = (os: Outcome[]) => os.map((o) => `${o.kind} ${o.status} ${o.error ?? ''} ${o.ms}ms`).join('\n');
     assert.ok(during.length >= 20, `load kept up during the outage: ${during.length} requests`);
     assert.ok(during.some((o) => o.status === 503), 'the outage was seen');
@@ -207,10 +208,10 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
       assert.equal(o.error, 'database_busy', `${o.kind}: ${o.error}`);
       assert.ok(o.retryAfter, `${o.kind}: a Retry-After`);
     }
-    // Honest status: refused with the same envelope, never a 200 that hides the outage.
+    // Honest status and health: refused with the same envelope, never a 200 that hides the outage.
     for (const s of statusDuring) {
-      assert.ok(s.ms <= BOUND_MS, `status answered in ${s.ms} ms`);
-      assert.equal(s.status, 503, `status: ${s.status}`);
+      assert.ok(s.ms <= BOUND_MS, `${s.kind} answered in ${s.ms} ms`);
+      assert.equal(s.status, 503, `${s.kind}: ${s.status}`);
       assert.equal(s.error, 'database_busy');
     }
 
@@ -240,11 +241,12 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
       }
     }
     assert.equal((await callJson(srv.url, 'GET', '/api/admin/status', token)).status, 200, 'the status route answers again');
+    assert.equal((await fetch(`${srv.url}/api/health`)).status, 200, 'the health route answers again, without a sign-in');
     return {
       during: during.length,
       refused: during.filter((o) => o.status === 503).length,
       slowestMs: Math.max(...during.map((o) => o.ms)),
-      status: statusDuring.map((s) => s.status).join(','),
+      status: statusDuring.map((s) => `${s.kind} ${s.status}`).join(','),
       recoveredMs,
       copies: accepted.length,
       // Across both variants so far (the log is the process's).

@@ -27,6 +27,12 @@ test('the status route reports the load guards to admins only; listings pass adm
     assert.equal(db.held, false);
     assert.equal(db.write_wait_ms, 2000);
     assert.ok(memory.rss_mb > 10 && memory.heap_used_mb > 1);
+
+    // The health route: no sign-in, nothing but whether this instance can serve.
+    const h = await s.api('GET', '/api/health');
+    assert.equal(h.status, 200);
+    assert.deepEqual(h.body, { status: 'ok' });
+    assert.equal(h.headers.get('cache-control'), 'no-store');
   } finally {
     await s.close();
   }

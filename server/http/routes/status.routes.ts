@@ -2,6 +2,9 @@
  * GET /api/admin/status (admin): how the service is holding up right now.
  * An object of sections, each owned by the part it describes; later issues
  * add their own (governor, egress, storages) beside these.
+ * GET /api/health (no sign-in): what a load balancer or a container runtime
+ * asks of each instance: 200 while it can serve, 503 `database_busy` while
+ * its database is away (docs/operations.md).
  */
 import Router from '@koa/router';
 import { requireAdmin } from '../middlewares/auth';
@@ -10,9 +13,14 @@ import type { AppState } from '../context';
 /** One section of the status object: a name and a function that reads it at request time. */
 export type StatusSection = [name: string, read: () => unknown];
 
-export function statusRoutes(sections: StatusSection[]): Router<AppState> {
-  const r = new Router<AppState>({ prefix: '/api/admin' });
-  r.get('/status', requireAdmin, (ctx) => {
+export function statusRoutes(sections: StatusSection[], probeDatabase: () => void): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api' });
+  r.get('/health', (ctx) => {
+    probeDatabase();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok' };
+  });
+  r.get('/admin/status', requireAdmin, (ctx) => {
     const body: Record<string, unknown> = {};
     for (const [name, read] of sections) body[name] = read();
     ctx.set('Cache-Control', 'no-store');
