@@ -136,10 +136,15 @@ async function main(): Promise<void> {
       if (!PARTS.has('big')) continue;
 
       // b. one big file; rclone goes before ours in even runs and after it in odd ones (the load drifts).
+      // Each side starts with the disk's dirty pages flushed (`sync`): else the second copy runs under the
+      // kernel's writeback of the first's 2 GiB and the order decides the ratio (0.5x-1.8x on a quiet machine).
+      // Ours still carries the writeback of its own upload, which the copy follows at once.
       const src = join(work.dir, `big${run}.bin`);
       await pipeline(noise(BYTES), createWriteStream(src));
       const rdir = join(sshd.dataDir, `rclone-big${run}`);
+      execFileSync('sync');
       if (run % 2 === 0) big.rclone.push(rcloneCopy(sshd, src, rdir));
+      execFileSync('sync');
       // curl, not fetch: when the server answers before the body is in, curl still shows that answer.
       const up = execFileSync('curl', ['-sS', '-o', '-', '-w', '\n%{http_code}', '-H', `authorization: Bearer ${token}`, '-F', 'path=/home', '-F', `file=@${src}`, `${svc.url}/api/files/upload`], { encoding: 'utf8' });
       if (!up.endsWith('\n200')) throw new Error(`upload: ${up}`);
@@ -155,6 +160,7 @@ async function main(): Promise<void> {
       big.ours.push((performance.now() - b0) / 1000);
       copyWindows.push([w0, monotonicUs()]);
       big.wait.push(((started || performance.now()) - b0) / 1000);
+      execFileSync('sync');
       if (run % 2 === 1) big.rclone.push(rcloneCopy(sshd, src, rdir));
       execFileSync('rm', ['-rf', src, copy, rdir, join(primary, `big${run}.bin`)]);
     }
