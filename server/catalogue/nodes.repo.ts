@@ -41,19 +41,22 @@ const ORDER: Record<SortField, string> = {
 };
 
 /**
- * Paths whose rows left the catalogue lately (removed, or moved away), per database, in this process: a
- * sync that listed a folder before such a removal must not put the rows back after it (`removedSince`).
- * Short-lived: a sync's listing is seconds old at most, so entries older than REMOVALS_MS are dropped.
+ * How long a removal is remembered (`node_removals`): a sync that listed a folder before the write gate
+ * removed (or moved away) a path in it must not put the rows back after it. A listing is seconds old.
  */
 const REMOVALS_MS = 10 * 60_000;
-/** Per database: `storageId NUL path` → when it left (ISO). A lookup walks the path's folders, not the list. */
-const removals = new WeakMap<Db, Map<string, string>>();
+/** How often one repository prunes the removals older than REMOVALS_MS. */
+const PRUNE_EVERY_MS = 60_000;
 
 export class NodesRepo {
   private s;
+  private prunedAt = 0;
   constructor(private db: Db) {
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {
+      noteRemoval: q('INSERT INTO node_removals (storage_id, path, removed_at) VALUES (?, ?, ?) ON CONFLICT (storage_id, path) DO UPDATE SET removed_at = excluded.removed_at'),
+      pruneRemovals: q('DELETE FROM node_removals WHERE removed_at < ?'),
+      removalsSince: q('SELECT path FROM node_removals WHERE storage_id = ? AND removed_at >= ?').pluck(),
       byPath: q('SELECT * FROM nodes WHERE storage_id = ? AND path = ?'),
       byId: q('SELECT * FROM nodes WHERE id = ?'),
       count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL'),
@@ -137,24 +140,27 @@ export class NodesRepo {
     return ids.map((r) => r.id);
   }
 
+  /** Remembered in the database, so a sync on any instance sees it (`removalsSince`). */
   private noteRemoved(storageId: number, path: string): void {
-    let m = removals.get(this.db);
-    if (!m) removals.set(this.db, (m = new Map()));
-    if (m.size >= 10_000) {
-      const cut = new Date(Date.now() - REMOVALS_MS).toISOString();
-      for (const [k, at] of m) if (at < cut) m.delete(k);
-    }
-    m.set(`${storageId}\0${path}`, new Date().toISOString());
+    const now = Date.now();
+    this.s.noteRemoval.run(storageId, path, new Date(now).toISOString());
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    this.s.pruneRemovals.run(new Date(now - REMOVALS_MS).toISOString());
   }
 
-  /** Whether `path` (or a folder above it) left the catalogue at or after `since` (an ISO time). */
-  removedSince(storageId: number, path: string, since: string): boolean {
-    const m = removals.get(this.db);
-    if (!m?.size) return false;
-    const hit = (p: string) => (m.get(`${storageId}\0${p}`) ?? '') >= since;
-    if (hit('')) return true;
-    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) if (hit(path.slice(0, i))) return true;
-    return hit(path);
+  /**
+   * Whether a path left the catalogue at or after `since` (an ISO time), itself or a folder above it:
+   * one query per call, then a predicate over the removals it found (usually none).
+   */
+  removalsSince(storageId: number, since: string): (path: string) => boolean {
+    const gone = new Set(this.s.removalsSince.all(storageId, since) as string[]);
+    if (gone.size === 0) return () => false;
+    return (path) => {
+      if (gone.has('') || gone.has(path)) return true;
+      for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) if (gone.has(path.slice(0, i))) return true;
+      return false;
+    };
   }
 
   /**

@@ -121,36 +121,40 @@ test('a first sync of an empty catalogue meets a row the gate wrote meanwhile: t
   }
 });
 
-test('a folder revalidation that listed a folder before the gate removed it does not put it back', async () => {
-  const t = tempDir('filedock-sync-');
-  const db = openDatabase(join(t.dir, 'db.sqlite'));
-  try {
-    db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-    const gate = new NodesRepo(db); // the write gate's own repository, as in the service
-    const dir = { type: 'dir' as const, size: 0, mtime: 1_700_000_000_000 };
-    gate.upsert(1, 'x', { name: 'x', ...dir }, null);
-    // The backend listed `x` with `tree` and `kept` in it; the gate then deleted `tree` (and moved `old` away).
-    const listing = {
-      async *list() {
-        yield { name: 'tree', ...dir };
-        yield file('kept');
-        yield file('old');
-        await sleep(5);
-        gate.removeTree(1, 'x/tree');
-        gate.upsert(1, 'x/old', file('old'), null);
-        gate.moveTree(1, 'x/old', 'x/new');
-      },
-    };
-    gate.upsert(1, 'x/tree', { name: 'tree', ...dir }, null);
-    gate.upsert(1, 'x/tree/a.txt', file('a.txt'), null);
-    await sleep(2);
-    await new SyncEngine(db).folder(1, listing as never, 'x');
-    assert.deepEqual(paths(db), ['x', 'x/kept', 'x/new'], 'neither the removed folder nor the moved file came back');
-  } finally {
-    await db.close();
-    t.cleanup();
-  }
-});
+for (const where of ['this instance', 'another instance (its own connection)'] as const) {
+  test(`a folder revalidation that listed a folder before the gate removed it on ${where} does not put it back`, async () => {
+    const t = tempDir('filedock-sync-');
+    const db = openDatabase(join(t.dir, 'db.sqlite'));
+    const gateDb = where === 'this instance' ? db : openDatabase(join(t.dir, 'db.sqlite'));
+    try {
+      db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
+      const gate = new NodesRepo(gateDb); // the write gate's own repository, as in the service
+      const dir = { type: 'dir' as const, size: 0, mtime: 1_700_000_000_000 };
+      gate.upsert(1, 'x', { name: 'x', ...dir }, null);
+      // The backend listed `x` with `tree` and `kept` in it; the gate then deleted `tree` (and moved `old` away).
+      const listing = {
+        async *list() {
+          yield { name: 'tree', ...dir };
+          yield file('kept');
+          yield file('old');
+          await sleep(5);
+          gate.removeTree(1, 'x/tree');
+          gate.upsert(1, 'x/old', file('old'), null);
+          gate.moveTree(1, 'x/old', 'x/new');
+        },
+      };
+      gate.upsert(1, 'x/tree', { name: 'tree', ...dir }, null);
+      gate.upsert(1, 'x/tree/a.txt', file('a.txt'), null);
+      await sleep(2);
+      await new SyncEngine(db).folder(1, listing as never, 'x');
+      assert.deepEqual(paths(db), ['x', 'x/kept', 'x/new'], 'neither the removed folder nor the moved file came back');
+    } finally {
+      if (gateDb !== db) await gateDb.close();
+      await db.close();
+      t.cleanup();
+    }
+  });
+}
 
 test('a folder opened before the first sync (an object store prefix) gets its own row and its parents’ rows', async () => {
   const t = tempDir('filedock-sync-');

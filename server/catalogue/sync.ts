@@ -251,7 +251,8 @@ export class SyncEngine {
     let minNew = Number.POSITIVE_INFINITY;
     await this.write(() => {
       // Decided inside the write: an entry the write gate removed (or moved away) after the listing saw it stays gone.
-      const fresh = batch.filter((e) => existing.has(e.path) || !this.nodes.removedSince(storageId, e.path, listedAt));
+      const removed = this.nodes.removalsSince(storageId, listedAt);
+      const fresh = batch.filter((e) => existing.has(e.path) || !removed(e.path));
       const inserted = this.db.dialect === 'postgres' ? this.insertMany(storageId, fresh.filter((e) => !existing.has(e.path)), now) : null;
       for (const e of fresh) {
         const row = existing.get(e.path);

@@ -33,6 +33,7 @@ export const TABLE_OWNERS = {
   storages: 'catalogue',
   storage_grants: 'catalogue',
   nodes: 'catalogue',
+  node_removals: 'catalogue',
   file_locks: 'catalogue',
   search_fts: 'catalogue',
   sync_runs: 'catalogue',

@@ -255,6 +255,7 @@ export interface DB {
   storages: StoragesTable;
   storage_grants: StorageGrantsTable;
   nodes: NodesTable;
+  node_removals: NodeRemovalsTable;
   file_locks: FileLocksTable;
   sync_runs: SyncRunsTable;
   sync_errors: SyncErrorsTable;
@@ -423,6 +424,13 @@ export interface LinkStreamsTable {
   until: number;
 }
 /** shares: a client address a public link saw, and when (ms). */
+/** What the write gate removed or moved away lately (catalogue/nodes.repo.ts `removalsSince`). */
+export interface NodeRemovalsTable {
+  storage_id: number;
+  path: string;
+  removed_at: string;
+}
+
 export interface LinkVisitorsTable {
   share_id: number;
   ip: string;
