@@ -45,6 +45,7 @@ export const TABLE_OWNERS = {
   shares: 'shares',
   link_streams: 'shares',
   link_visitors: 'shares',
+  link_strikes: 'shares',
   share_tombstones: 'shares',
   drop_submissions: 'shares',
   drop_files: 'shares',

@@ -264,6 +264,7 @@ export interface DB {
   shares: SharesTable;
   link_streams: LinkStreamsTable;
   link_visitors: LinkVisitorsTable;
+  link_strikes: LinkStrikesTable;
   drop_submissions: DropSubmissionsTable;
   drop_files: DropFilesTable;
   trash_items: TrashItemsTable;
@@ -422,15 +423,22 @@ export interface LinkStreamsTable {
   slot: number;
   holder: string;
   until: number;
+  /** The client address of the stream (an accelerator's parallel ranges are seen on any instance). */
+  ip: string | null;
 }
-/** shares: a client address a public link saw, and when (ms). */
 /** What the write gate removed or moved away lately (catalogue/nodes.repo.ts `removalsSince`). */
 export interface NodeRemovalsTable {
   storage_id: number;
   path: string;
   removed_at: string;
 }
-
+/** shares: an accelerator strike of an address on a public link, and when (ms). */
+export interface LinkStrikesTable {
+  share_id: number;
+  ip: string;
+  at: number;
+}
+/** shares: a client address a public link saw, and when (ms). */
 export interface LinkVisitorsTable {
   share_id: number;
   ip: string;

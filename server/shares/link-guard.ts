@@ -7,8 +7,9 @@
  * The cap and the addresses are counted in the database (`link-load.repo.ts`),
  * so several instances enforce one limit: one statement when a stream starts,
  * one when it ends, and one pair when an address is new to this instance in
- * the last minutes. The accelerator strikes stay in memory per instance (a
- * restart forgives); the suspension itself is a column of the share row.
+ * the last minutes. Accelerator strikes are rows too (rare: only on an
+ * anomaly), so an accelerator's ranges spread over instances by a proxy add
+ * up; the suspension itself is a column of the share row.
  * Signed-in and LAN visitors never reach here.
  */
 import { AppError } from '../errors';
@@ -48,14 +49,12 @@ export interface GuardLease {
   leaseMs: number;
 }
 
-/** What this instance keeps of a link: its own streams per address, addresses it wrote lately, strikes. */
+/** What this instance keeps of a link: its own streams per address, addresses it wrote lately. */
 interface LinkState {
   streams: number;
   perIp: Map<string, number>;
   /** Address → when this instance last wrote it to the database (ms). */
   seen: Map<string, number>;
-  /** Address → strike times (ms). */
-  strikes: Map<string, number[]>;
 }
 
 export class LinkGuard {
@@ -86,10 +85,12 @@ export class LinkGuard {
       if (addresses > lim.maxAddresses) await this.suspend(share, 'addresses', { addresses, ip: v.ip, ua: v.ua });
     }
     const mine = st.perIp.get(v.ip) ?? 0;
-    if (v.ranged && mine > 0 && ACCELERATOR_UA.test(v.ua)) await this.strike(share, st, v, now);
-    const slot = lim.maxStreams > 0 ? this.load.take(share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now) : null;
+    // Another range while this address downloads the link: through this instance, or (capped links record the
+    // address of each stream) through any other.
+    if (v.ranged && ACCELERATOR_UA.test(v.ua) && (mine > 0 || (lim.maxStreams > 0 && this.load.holds(share.id, v.ip, now)))) await this.strike(share, v, now);
+    const slot = lim.maxStreams > 0 ? this.load.take(share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now, v.ip) : null;
     if (lim.maxStreams > 0 && !slot) {
-      if (v.ranged) await this.strike(share, st, v, now);
+      if (v.ranged) await this.strike(share, v, now);
       throw new AppError('rate_limited', { retry_after: RETRY_AFTER_S }, { retry_after: RETRY_AFTER_S, reason: 'link_streams', max: lim.maxStreams });
     }
     st.streams++;
@@ -118,7 +119,6 @@ export class LinkGuard {
     const st = this.links.get(shareId);
     if (!st) return;
     st.seen.clear();
-    st.strikes.clear();
   }
 
   /** Public requests in flight on all links through this instance. */
@@ -130,10 +130,9 @@ export class LinkGuard {
 
   /** Drops hour-old addresses, passed slots and strikes of idle links (hourly, so memory and tables stay bounded). */
   prune(now = Date.now()): void {
-    this.load.prune(now, now - HOUR);
+    this.load.prune(now, now - HOUR, now - STRIKE_WINDOW_MS);
     for (const [id, st] of this.links) {
       for (const [ip, at] of st.seen) if (at <= now - SEEN_REFRESH_MS) st.seen.delete(ip);
-      for (const [ip, times] of st.strikes) if (times[times.length - 1] <= now - STRIKE_WINDOW_MS) st.strikes.delete(ip);
       if (st.streams === 0 && st.seen.size === 0) this.links.delete(id);
     }
   }
@@ -160,15 +159,12 @@ export class LinkGuard {
 
   private state(id: number): LinkState {
     let st = this.links.get(id);
-    if (!st) this.links.set(id, (st = { streams: 0, perIp: new Map(), seen: new Map(), strikes: new Map() }));
+    if (!st) this.links.set(id, (st = { streams: 0, perIp: new Map(), seen: new Map() }));
     return st;
   }
 
-  private async strike(share: ShareRow, st: LinkState, v: Visit, now: number): Promise<void> {
-    const times = (st.strikes.get(v.ip) ?? []).filter((t) => t > now - STRIKE_WINDOW_MS);
-    times.push(now);
-    st.strikes.set(v.ip, times);
-    if (times.length >= ACCEL_STRIKES) await this.suspend(share, 'accelerator', { ip: v.ip, ua: v.ua });
+  private async strike(share: ShareRow, v: Visit, now: number): Promise<void> {
+    if (this.load.strike(share.id, v.ip, now, now - STRIKE_WINDOW_MS) >= ACCEL_STRIKES) await this.suspend(share, 'accelerator', { ip: v.ip, ua: v.ua });
   }
 
   private async suspend(share: ShareRow, reason: 'addresses' | 'accelerator', meta: { addresses?: number; ip: string; ua: string }): Promise<never> {

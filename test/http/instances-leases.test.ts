@@ -3,8 +3,8 @@
  * PostgreSQL (docs/operations.md, "Several instances"), with `service serve`
  * processes A and B behind a round-robin proxy, a shared local storage and an
  * S3 storage (s3rver) behind a proxy that can freeze CompleteMultipartUpload:
- * - the per-link stream cap and distinct-address limit of public links hold
- *   across both instances (each alone would admit its own);
+ * - the per-link stream cap, distinct-address limit and accelerator strikes
+ *   of public links hold across both instances (each alone would admit its own);
  * - an instance starting while A is inside a finalize leaves that finalize
  *   alone (A renews its lease) and A publishes;
  * - A killed mid-finalize and mid-streams: B refuses both until A's lease
@@ -37,8 +37,8 @@ const pub = (i: number) => `203.0.113.${i + 1}`;
 const STREAMER = pub(200);
 
 /** A public download held open (its body paused, so the server cannot finish it); `status` once the headers came, `close()` ends it. */
-function held(url: string, ip: string) {
-  const req = http.get(url, { headers: { 'x-forwarded-for': ip }, agent: false });
+function held(url: string, ip: string, headers: Record<string, string> = {}) {
+  const req = http.get(url, { headers: { 'x-forwarded-for': ip, ...headers }, agent: false });
   const status = new Promise<number>((resolve) => {
     req.once('response', (res) => {
       res.pause();
@@ -153,6 +153,26 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
     assert.deepEqual(codes, [...Array(MAX_ADDRESSES).fill(200), 423], 'neither instance saw more than 3 addresses itself');
     const [row] = await query('SELECT suspended_reason FROM shares WHERE id = $1', [l.id]);
     assert.equal(row.suspended_reason, 'addresses');
+  });
+
+  test('a download accelerator whose parallel ranges the proxy spreads over both instances suspends the link', async () => {
+    const l = await linkTo('/Files/big.bin');
+    const ip = pub(120);
+    const accel = { 'user-agent': 'aria2/1.36.0', range: 'bytes=0-' };
+    const first = held(`${proxy.url}/s/${l.token}`, ip, accel);
+    assert.equal(await first.status, 206);
+    // Eight more ranges, alternating instances: each one a strike, on whichever instance it lands (each alone saw 4).
+    const codes: number[] = [];
+    for (let i = 1; i <= 8; i++) {
+      const r = await fetch(`${proxy.url}/s/${l.token}`, { headers: { 'x-forwarded-for': ip, 'user-agent': accel['user-agent'], range: `bytes=${i * MiB}-` } });
+      codes.push(r.status);
+      await r.body?.cancel();
+    }
+    first.close();
+    assert.ok(codes.slice(0, 7).every((c) => c === 206 || c === 429), codes.join(','));
+    assert.equal(codes[7], 423, `the eighth strike suspends: ${codes.join(',')}`);
+    const [row] = await query('SELECT suspended_reason FROM shares WHERE id = $1', [l.id]);
+    assert.equal(row.suspended_reason, 'accelerator');
   });
 
   test('an instance starting while A finalizes leaves the finalize alone; A publishes', async () => {
