@@ -3,7 +3,8 @@
  * docs/operations.md "Several instances"): two queues pumping the same 1,000
  * ops run each exactly once; a running op whose instance is alive keeps its
  * lease (a starting instance does not steal it); once that instance is killed
- * its op is taken over after the lease and resumes from its journal.
+ * its op is taken over after the lease and resumes from its journal; an op
+ * claimed for an instance that never started it is given back.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -137,6 +138,30 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       await q.stop();
     } finally {
       child.kill('SIGKILL');
+      await db.close();
+    }
+  });
+
+  test('an op whose claim committed while its answer was lost (a hung database) is given back, not renewed forever', { timeout: 60_000 }, async () => {
+    const url = await cluster.createDatabase('orphan');
+    const LEASE = 900;
+    const db = await openPostgresDatabase(url);
+    const q = new JobQueue(db, { pollMs: 20, leaseMs: LEASE });
+    try {
+      const ran: number[] = [];
+      q.register('pg.hang', async (ctx) => void ran.push(ctx.attempt));
+      const id = q.enqueue('pg.hang', { label: 'orphan' });
+      // The claim as the database committed it: running under this instance's lease, which the queue never heard of.
+      db.sqlite.prepare("UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = 1 WHERE id = ?")
+        .run(q.instanceId, new Date(Date.now() + 60_000).toISOString(), id);
+      q.start();
+      const deadline = Date.now() + LEASE * 10;
+      while (q.get(id)!.status !== 'completed' && Date.now() < deadline) await sleep(50);
+      const op = q.get(id)!;
+      assert.equal(op.status, 'completed', JSON.stringify(op));
+      assert.deepEqual(ran, [1], 'run once, its lost claim not counted as an attempt');
+    } finally {
+      await q.stop();
       await db.close();
     }
   });

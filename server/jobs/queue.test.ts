@@ -98,6 +98,36 @@ test('an op cut short by an unavailable database runs again without spending an 
   cleanup();
 });
 
+test('an op claimed just before the database went away (its start failed) goes back and runs once it answers', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  // The statement that starts a claimed op fails once, as the bridge does when the database stops answering.
+  const prepare = db.sqlite.prepare.bind(db.sqlite);
+  let failures = 1;
+  db.sqlite.prepare = ((sql: string) => {
+    const st = prepare(sql);
+    if (sql !== 'SELECT * FROM ops WHERE id = ?') return st;
+    const get = st.get.bind(st);
+    return Object.assign(st, { get: (...a: unknown[]) => (failures-- > 0 ? (() => { throw busyError(); })() : get(...a)) });
+  }) as typeof db.sqlite.prepare;
+  const q = new JobQueue(db, { pollMs: 10 });
+  let calls = 0;
+  q.register('away', async () => ({ n: ++calls }), { maxAttempts: 1 });
+  const id = q.enqueue('away', {});
+  q.start();
+  const status = prepare('SELECT status FROM ops WHERE id = ?').pluck();
+  const deadline = Date.now() + 10_000;
+  while (status.get(id) !== 'completed' && Date.now() < deadline) await sleep(20);
+  assert.ok(failures < 0, 'the start failed once');
+  const op = q.get(id)!;
+  assert.equal(op.status, 'completed', JSON.stringify(op));
+  assert.equal(calls, 1);
+  assert.equal(op.attempts, 1, 'the failed start spent no attempt');
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
 test('cancel: queued at once, running through the AbortSignal', async () => {
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);

@@ -65,6 +65,11 @@ export class JobQueue {
   private leaseTimer: NodeJS.Timeout | null = null;
   /** Running ops whose lease another instance took over: their outcome is not ours to record. */
   private lost = new Set<string>();
+  /**
+   * Ops claimed for this process that never started here (the database went away between the claim and the
+   * start, or a claim's answer was lost while it committed): given back to the queue as soon as it answers.
+   */
+  private orphans = new Set<string>();
 
   constructor(
     db: Db,
@@ -184,6 +189,8 @@ export class JobQueue {
       const held = this.q("UPDATE ops SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, cancel_requested")
         .all(new Date(Date.now() + this.leaseMs).toISOString(), this.instanceId) as Array<{ id: string; cancel_requested: number }>;
       const ours = new Map(held.map((r) => [r.id, r.cancel_requested]));
+      for (const id of ours.keys()) if (!this.controllers.has(id)) this.orphans.add(id);
+      this.releaseOrphans();
       for (const [id, ac] of this.controllers) {
         if (!ours.has(id)) {
           // Another instance re-queued it after our lease passed (this process stalled): it is theirs now.
@@ -195,6 +202,20 @@ export class JobQueue {
       if (this.takeOver()) this.kick();
     } catch (e) {
       if (!isBusy(e)) this.opts.log?.('ops: lease renewal failed', e);
+    }
+  }
+
+  /** Gives the orphans back to the queue, their attempt refunded (their handler never ran here). */
+  private releaseOrphans(): void {
+    let n = 0;
+    for (const id of this.orphans) {
+      n += this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, run_at = ?, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
+        .run(now(), now(), id, this.instanceId).changes;
+      this.orphans.delete(id);
+    }
+    if (n) {
+      this.opts.log?.(`ops: ${n} op(s) claimed here but never started given back to the queue`);
+      this.kick();
     }
   }
 
@@ -310,6 +331,7 @@ export class JobQueue {
     if (this.pumping || this.stopping) return;
     this.pumping = true;
     try {
+      this.releaseOrphans();
       const limit = this.opts.concurrency ?? 4;
       const t = now();
       // Only kinds with a free slot are read: a backlog of one kind at its own limit (a thousand copies to a
@@ -333,8 +355,18 @@ export class JobQueue {
           : this.q("UPDATE ops SET status = 'running', lease_owner = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
               .run(this.instanceId, t, t, r.id)
         ).changes;
-        if (claimed) this.run(r.id, reg, lane);
-        else lane();
+        if (!claimed) {
+          lane();
+          continue;
+        }
+        try {
+          this.run(r.id, reg, lane);
+        } catch (e) {
+          // The database went away between the claim and the start: the op goes back once it answers.
+          lane();
+          this.orphans.add(r.id);
+          throw e;
+        }
       }
       // A lane granted for ops that are no longer due goes back at once.
       this.returnHeldLanes();
