@@ -8,9 +8,11 @@ import type {
   AppPluginsTable, AppPluginWakeupsTable, AppPublisherKeysTable, AppStoreKeysTable,
 } from './tables-apps';
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
+import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';
 
 export type * from './tables-apps';
 export type * from './tables-assistant';
+export type * from './tables-link-guard';
 
 /** auth */
 export interface UsersTable {
@@ -359,6 +361,12 @@ export interface NodesTable {
   deleted_at: string | null;
   updated_at: string;
 }
+/** catalogue: what the write gate removed or moved away lately (catalogue/nodes.repo.ts `removalsSince`). */
+export interface NodeRemovalsTable {
+  storage_id: number;
+  path: string;
+  removed_at: string;
+}
 /** catalogue: an app's lock on a file (node), see catalogue/file-locks.ts. */
 export interface FileLocksTable {
   node_id: number;
@@ -416,33 +424,6 @@ export interface UploadSessionsTable {
   /** The instance running the finalize, and until when (ms) its lease holds. */
   finalizing_by?: string | null;
   finalize_until?: number | null;
-}
-/** shares: a public stream admitted in one of its link's numbered slots, held by an instance until `until` (ms). */
-export interface LinkStreamsTable {
-  share_id: number;
-  slot: number;
-  holder: string;
-  until: number;
-  /** The client address of the stream (an accelerator's parallel ranges are seen on any instance). */
-  ip: string | null;
-}
-/** What the write gate removed or moved away lately (catalogue/nodes.repo.ts `removalsSince`). */
-export interface NodeRemovalsTable {
-  storage_id: number;
-  path: string;
-  removed_at: string;
-}
-/** shares: an accelerator strike of an address on a public link, and when (ms). */
-export interface LinkStrikesTable {
-  share_id: number;
-  ip: string;
-  at: number;
-}
-/** shares: a client address a public link saw, and when (ms). */
-export interface LinkVisitorsTable {
-  share_id: number;
-  ip: string;
-  seen_at: number;
 }
 /** uploads: the parts a session holds. */
 export interface UploadPartsTable {
