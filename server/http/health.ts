@@ -26,6 +26,8 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: S
   const settle = new MemorySettle();
   const gate = admission.middleware();
   const mb = (n: number) => Math.round(n / 1048576);
+  // The health route's question to the database (a statement object asks nothing until it runs).
+  const probe = o.db.sqlite.prepare('SELECT 1');
   const sections: StatusSection[] = [
     ['event_loop', () => loop.snapshot()],
     ['admission', () => admission.stats()],
@@ -42,5 +44,5 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: S
     settle.hit();
     return ctx.method === 'GET' && ctx.state.principal && HEAVY.has(ctx.path) ? gate(ctx, next) : next();
   };
-  return { admission, loop, heavy, routes: statusRoutes(sections, () => void o.db.sqlite.prepare('SELECT 1').get()), stop: () => (loop.stop(), settle.stop()) };
+  return { admission, loop, heavy, routes: statusRoutes(sections, () => void probe.get()), stop: () => (loop.stop(), settle.stop()) };
 }

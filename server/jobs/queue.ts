@@ -209,8 +209,7 @@ export class JobQueue {
   private releaseOrphans(): void {
     let n = 0;
     for (const id of this.orphans) {
-      n += this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, run_at = ?, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
-        .run(now(), now(), id, this.instanceId).changes;
+      n += this.giveBack(id, now());
       this.orphans.delete(id);
     }
     if (n) {
@@ -487,8 +486,7 @@ export class JobQueue {
     if ((this.stopping || dbAway) && !cancelled) {
       // Interrupted by shutdown (resume on next boot), or the database went away under it (run again once it is
       // back: the journal skips finished steps): neither is the op's fault, so no attempt is spent.
-      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND lease_owner = ?")
-        .run(dbAway ? new Date(Date.now() + DB_AWAY_RETRY_MS).toISOString() : null, now(), id, this.instanceId);
+      this.giveBack(id, dbAway ? new Date(Date.now() + DB_AWAY_RETRY_MS).toISOString() : null);
       if (dbAway) this.opts.log?.(`op ${id} (${row.kind}): the database was away, runs again in ${DB_AWAY_RETRY_MS} ms`);
       return;
     }
@@ -505,6 +503,15 @@ export class JobQueue {
     }
     this.opts.log?.(`op ${id} (${row.kind}) failed: ${text}`, app ? undefined : err);
     this.finish(id, 'failed', { code, params: app?.params ?? {}, text });
+  }
+
+  /**
+   * Puts this instance's running op back in the queue without spending its attempt (it was not the op's
+   * fault), due at `runAt` (null: its old `run_at`). Returns 1 when the row was ours to give back, else 0.
+   */
+  private giveBack(id: string, runAt: string | null): number {
+    return this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
+      .run(runAt, now(), id, this.instanceId).changes;
   }
 
   private finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): void {
