@@ -29,6 +29,8 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+/** Fails a file that runs too long or does not exit after its tests, listing what it left open. */
+const WATCHDOG = new URL('./test-watchdog.mjs', import.meta.url).href;
 /**
  * One `node --test` run, its output passed through as it comes. The spec reporter ends a run with a
  * "failing tests:" section (each failure with its error); that section is kept and, when a whole run
@@ -37,7 +39,7 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const failures = [];
 const run = (list, label, env = {}) =>
   new Promise((resolve) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list], {
+    const c = spawn(process.execPath, ['--import', 'tsx', '--import', WATCHDOG, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list], {
       stdio: ['inherit', 'pipe', 'inherit'],
       env: { ...process.env, NODE_ENV: 'test', ...env },
     });

@@ -41,7 +41,11 @@ export async function spawnServer(env: Record<string, string>, o: { built?: bool
   child.stderr!.on('data', (b) => (log += b));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${log}`)), 30_000);
+    // A server that never got ready is killed here: the caller has no handle to stop it with.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in 30 s:\n${log}`));
+    }, 30_000);
     child.on('message', (m: { type?: string; port?: number }) => {
       if (m?.type !== 'ready') return;
       clearTimeout(timer);
