@@ -4,7 +4,8 @@
 // A whole run (no filter) on CI, or with TEST_BOTH_DATABASES=1, then runs
 // every suite that starts its servers through test/helpers/server once more
 // on PostgreSQL (TEST_DATABASE=postgres; docs/postgresql.md).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -31,6 +32,9 @@ if (selected.length === 0) {
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 /** Fails a file that runs too long or does not exit after its tests, listing what it left open. */
 const WATCHDOG = new URL('./test-watchdog.mjs', import.meta.url).href;
+/** Each file's process appends its wall time here (scripts/test-timing.mjs); summed up in test-timings.json. */
+const TIMING = new URL('./test-timing.mjs', import.meta.url).href;
+const timingDir = mkdtempSync(join(tmpdir(), 'filedock-timings-'));
 /**
  * One `node --test` run, its output passed through as it comes. The spec reporter ends a run with a
  * "failing tests:" section (each failure with its error); that section is kept and, when a whole run
@@ -39,9 +43,9 @@ const WATCHDOG = new URL('./test-watchdog.mjs', import.meta.url).href;
 const failures = [];
 const run = (list, label, env = {}) =>
   new Promise((resolve) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', '--import', WATCHDOG, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list], {
+    const c = spawn(process.execPath, ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list], {
       stdio: ['inherit', 'pipe', 'inherit'],
-      env: { ...process.env, NODE_ENV: 'test', ...env },
+      env: { ...process.env, NODE_ENV: 'test', TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
     });
     let tail = '';
     c.stdout.on('data', (d) => {
@@ -64,11 +68,35 @@ const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts']
  */
 const POSTGRES_NOT_YET = [];
 const both = filters.length === 0 && process.env.TEST_DATABASE !== 'postgres' && (process.env.CI === 'true' || process.env.CI === '1' || process.env.TEST_BOTH_DATABASES === '1');
-const first = await run(selected, 'SQLite');
-if (!both) process.exit(first);
+/**
+ * Writes every file's wall time of this run to test-timings.json (gitignored) and prints the ten slowest:
+ * where the run's time goes, per phase.
+ */
+function recordTimings() {
+  const rows = [];
+  for (const label of ['SQLite', 'PostgreSQL']) {
+    const f = join(timingDir, `${label}.jsonl`);
+    if (!existsSync(f)) continue;
+    for (const line of readFileSync(f, 'utf8').split('\n').filter(Boolean)) rows.push({ phase: label, ...JSON.parse(line) });
+  }
+  rmSync(timingDir, { recursive: true, force: true });
+  if (rows.length === 0) return;
+  rows.sort((a, b) => b.ms - a.ms);
+  writeFileSync('test-timings.json', `${JSON.stringify({ at: new Date().toISOString(), files: rows }, null, 1)}\n`);
+  const s = (ms) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
+  console.log(`\n# The ten slowest test files (of ${rows.length}; all in test-timings.json):`);
+  for (const r of rows.slice(0, 10)) console.log(`#${s(r.ms)}  ${r.phase === 'SQLite' ? '' : `[${r.phase}] `}${r.file}${r.ok ? '' : ' (failed)'}`);
+}
+
+const first = await run(selected, process.env.TEST_DATABASE === 'postgres' ? 'PostgreSQL' : 'SQLite');
+if (!both) {
+  recordTimings();
+  process.exit(first);
+}
 const servers = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '\.\.\/helpers\/server'/.test(readFileSync(f, 'utf8')));
 const onPostgres = servers.filter((f) => !POSTGRES_NOT_YET.some((x) => f.startsWith(x)));
 console.log(`\n# ${onPostgres.length} of ${servers.length} server suites again on PostgreSQL (TEST_DATABASE=postgres; the others: POSTGRES_NOT_YET)\n`);
 const second = await run(onPostgres, 'PostgreSQL', { TEST_DATABASE: 'postgres' });
+recordTimings();
 if (failures.length) console.log(`\n# The failures of this run again, with their errors:\n${failures.join('\n')}`);
 process.exit(first || second);

@@ -1,0 +1,35 @@
+/**
+ * scripts/test.mjs records each test file's wall time in test-timings.json
+ * and prints the slowest files at the end of a run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/tools';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+test('a run writes test-timings.json with every file and prints the slowest', () => {
+  // A project of two test files of its own, run as `npm test` runs ours (tsx from our node_modules).
+  const { dir, cleanup } = tempDir('filedock-timings-');
+  try {
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    mkdirSync(join(dir, 'test'));
+    writeFileSync(join(dir, 'test', 'quick.test.ts'), "import { test } from 'node:test';\ntest('quick', () => {});\n");
+    writeFileSync(join(dir, 'test', 'slow.test.ts'), "import { test } from 'node:test';\ntest('slow', () => new Promise((r) => setTimeout(r, 1500)));\n");
+    const { NODE_TEST_CONTEXT: _, CI: __, TEST_BOTH_DATABASES: ___, ...env } = process.env;
+    const r = spawnSync(process.execPath, [join(root, 'scripts/test.mjs')], { cwd: dir, encoding: 'utf8', timeout: 120_000, env });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const timings = JSON.parse(readFileSync(join(dir, 'test-timings.json'), 'utf8'));
+    assert.deepEqual(timings.files.map((f: { file: string }) => f.file), ['test/slow.test.ts', 'test/quick.test.ts'], 'slowest first');
+    const slow = timings.files[0];
+    assert.equal(slow.phase, 'SQLite');
+    assert.equal(slow.ok, true);
+    assert.ok(slow.ms >= 1500, JSON.stringify(slow));
+    assert.match(r.stdout, /# The ten slowest test files \(of 2; all in test-timings\.json\):\n# +\d+\.\d s {2}test\/slow\.test\.ts\n/);
+  } finally {
+    cleanup();
+  }
+});
