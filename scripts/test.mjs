@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 
 const roots = ['server', 'electron', 'test', 'renderer/src', 'bench'];
@@ -88,7 +89,58 @@ function recordTimings() {
   for (const r of rows.slice(0, 10)) console.log(`#${s(r.ms)}  ${r.phase === 'SQLite' ? '' : `[${r.phase}] `}${r.file}${r.ok ? '' : ' (failed)'}`);
 }
 
-const first = await run(selected, process.env.TEST_DATABASE === 'postgres' ? 'PostgreSQL' : 'SQLite');
+/**
+ * The PostgreSQL phase's one cluster with a migrated template (scripts/test-postgres.ts), handed to the
+ * test files as TEST_PG_URL / TEST_PG_TEMPLATE (test/helpers/server.ts copies the template per server).
+ * It stops when `stop()` closes its stdin, or when this process ends however it ends (the pipe closes).
+ * Suites that stop, hang or kill a cluster start their own (startPostgres) and are not affected.
+ * TEST_PG_SHARED=0: a cluster per test file, as before. If it cannot start, the files start their own.
+ */
+async function sharedPostgres() {
+  if (process.env.TEST_PG_SHARED === '0') return { env: {}, stop: async () => {} };
+  const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./test-postgres.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => c.once('exit', r));
+  const stop = async () => {
+    c.stdin.end();
+    await exited;
+  };
+  try {
+    const line = await new Promise((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('not ready within 180 s')), 180_000);
+      c.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) {
+          clearTimeout(timer);
+          resolve(out.slice(0, out.indexOf('\n')));
+        }
+      });
+      c.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with ${code}`));
+      });
+    });
+    const info = JSON.parse(line);
+    console.log(`# PostgreSQL: one cluster for the run (started in ${info.start_ms} ms, template migrated in ${info.migrate_ms} ms)`);
+    return { env: { TEST_PG_URL: info.url, TEST_PG_TEMPLATE: info.template }, stop };
+  } catch (e) {
+    console.log(`# PostgreSQL: the shared cluster did not start (${e.message}); each test file starts its own`);
+    c.kill('SIGKILL');
+    return { env: {}, stop: async () => {} };
+  }
+}
+
+/** `run` on PostgreSQL, on the run's one cluster, stopped afterwards whatever happened. */
+async function runOnPostgres(list) {
+  const pgShared = await sharedPostgres();
+  try {
+    return await run(list, 'PostgreSQL', { TEST_DATABASE: 'postgres', ...pgShared.env });
+  } finally {
+    await pgShared.stop();
+  }
+}
+
+const first = process.env.TEST_DATABASE === 'postgres' ? await runOnPostgres(selected) : await run(selected, 'SQLite');
 if (!both) {
   recordTimings();
   process.exit(first);
@@ -96,7 +148,7 @@ if (!both) {
 const servers = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '\.\.\/helpers\/server'/.test(readFileSync(f, 'utf8')));
 const onPostgres = servers.filter((f) => !POSTGRES_NOT_YET.some((x) => f.startsWith(x)));
 console.log(`\n# ${onPostgres.length} of ${servers.length} server suites again on PostgreSQL (TEST_DATABASE=postgres; the others: POSTGRES_NOT_YET)\n`);
-const second = await run(onPostgres, 'PostgreSQL', { TEST_DATABASE: 'postgres' });
+const second = await runOnPostgres(onPostgres);
 recordTimings();
 if (failures.length) console.log(`\n# The failures of this run again, with their errors:\n${failures.join('\n')}`);
 process.exit(first || second);

@@ -50,8 +50,11 @@ const asPostgres = (bin: string, args: string[]) =>
   execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', [bin, ...args].map(shellQuote).join(' ')], { stdio: 'pipe', timeout: 120_000 });
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** Starts a private cluster; resolves once it accepts connections. */
-export async function startPostgres(): Promise<PgCluster> {
+/**
+ * Starts a private cluster; resolves once it accepts connections. `maxConnections`: the one cluster a
+ * whole test run shares (scripts/test-postgres.ts) serves several test files at once.
+ */
+export async function startPostgres(o: { maxConnections?: number } = {}): Promise<PgCluster> {
   const bin = postgresBin();
   if (!bin) throw new Error(needPostgres() ?? 'PostgreSQL not found');
   const { dir, cleanup } = tempDir('filedock-pg-');
@@ -60,7 +63,7 @@ export async function startPostgres(): Promise<PgCluster> {
   const data = join(dir, 'data');
   const port = await freePort();
   asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=${o.maxConnections ?? 60}`;
   const pgCtl = (...args: string[]) => asPostgres(join(bin, 'pg_ctl'), ['-D', data, ...args]);
   pgCtl('-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start');
   let stopped = false;
@@ -99,6 +102,32 @@ export async function startPostgres(): Promise<PgCluster> {
       stopNow();
     },
   };
+}
+
+/**
+ * A database copied from `template` (a migrated one: scripts/test-postgres.ts) on the cluster whose
+ * `postgres` database `adminUrl` names; returns its URL. Copies from one template by several test
+ * files at once may meet "source database is being accessed by other users": tried again then.
+ */
+export async function createFromTemplate(adminUrl: string, name: string, template: string): Promise<string> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(template)}`);
+        break;
+      } catch (e) {
+        if (!/being accessed by other users/.test(String(e)) || attempt >= 50) throw e;
+        await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+      }
+    }
+  } finally {
+    await c.end();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
 }
 
 /**
