@@ -2,9 +2,10 @@
 // wall time (from process start, so loading the sources counts) to TEST_TIMINGS_FILE as a JSON line.
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 const out = process.env.TEST_TIMINGS_FILE;
-if (out && process.env.NODE_TEST_CONTEXT) {
+if (out && process.env.NODE_TEST_CONTEXT && isMainThread) {
   process.once('exit', (code) => {
     const file = relative(process.cwd(), process.argv[1] ?? '');
     appendFileSync(out, `${JSON.stringify({ file, ms: Math.round(performance.now()), ok: code === 0 })}\n`);

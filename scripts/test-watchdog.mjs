@@ -1,12 +1,13 @@
 // Loaded (--import) into every test file's process by scripts/test.mjs: no file can hang the run.
-// - A file still running TEST_FILE_TIMEOUT_S (default 600) after it started fails.
+// - A file still running TEST_FILE_TIMEOUT_S (default 900) after it started fails.
 // - A file whose tests are all done but whose process does not exit within TEST_EXIT_GRACE_S
 //   (default 20: a child process, server or socket left open) fails.
 // Either way it prints what was still open, kills the child processes it finds and exits 1,
 // which also runs the 'exit' listeners (test/helpers/postgres.ts stops its clusters there).
 import { after } from 'node:test';
+import { isMainThread } from 'node:worker_threads';
 
-const fileLimitS = Number(process.env.TEST_FILE_TIMEOUT_S ?? 600);
+const fileLimitS = Number(process.env.TEST_FILE_TIMEOUT_S ?? 900);
 const exitGraceS = Number(process.env.TEST_EXIT_GRACE_S ?? 20);
 
 /** One line per live handle, detailed for the kinds a test leaves behind. */
@@ -39,8 +40,8 @@ function failNow(why) {
   process.exit(1);
 }
 
-// Only in the per-file child processes, not in the runner that spawns them.
-if (process.env.NODE_TEST_CONTEXT) {
+// Only in the per-file child processes: not in the runner that spawns them, nor in a worker thread.
+if (process.env.NODE_TEST_CONTEXT && isMainThread) {
   setTimeout(() => failNow(`still running after ${fileLimitS} s (TEST_FILE_TIMEOUT_S)`), fileLimitS * 1000).unref();
   after(() => {
     setTimeout(() => failNow(`its tests ended but the process did not exit within ${exitGraceS} s`), exitGraceS * 1000).unref();
