@@ -215,7 +215,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       updateRoutes({ updater, bus, maxJsonBytes: json }),
       filesRoutes({ files }),
       filesVerbRoutes({ files, maxJsonBytes: json }),
-      uploadRoutes({ uploads, maxJsonBytes: json }),
+      uploadRoutes({ uploads, maxJsonBytes: json, refusedBodyBytes: config.maxChunkBytes }),
       protectionRoutes({ protection, maxJsonBytes: json }),
       webhookRoutes({ protection, webhooks, maxJsonBytes: json }),
       trashRoutes({ protection, catalogue, files, maxJsonBytes: json }),

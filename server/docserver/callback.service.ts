@@ -38,6 +38,9 @@ const DOWNLOAD_TIMEOUT_MS = 120_000;
 /** Refusals of the write that say what is wrong as they are; any other failure is answered 503 (retry later). */
 const PASS_THROUGH = new Set(['read_only', 'quota_exceeded', 'insufficient_storage', 'locked', 'payload_too_large']);
 
+/** What an unconfigured service verifies callback tokens with: random per process, never stored or sent. */
+const UNKNOWABLE_SECRET = randomToken(32);
+
 const callbackBody = z.object({
   key: z.string().min(1).max(128),
   status: z.number().int(),
@@ -85,12 +88,14 @@ export class CallbackService {
 
   private async run(node: number, body: Record<string, unknown>, authorization: string): Promise<SaveOutcome> {
     const ds = this.d.external.docserver();
-    if (!ds) throw new AppError('not_configured', { feature: 'docserver' });
     const bearer = /^bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
     const token = typeof body.token === 'string' && body.token ? body.token : bearer;
     if (!token) throw refuse('unauthorised', 'no token');
-    const v = await verifyJwt(ds.secret, token);
+    // Unconfigured, the token meets a secret nobody knows: a stranger gets the refusal a wrong secret gets, so the
+    // answer tells nothing about the configuration (the token is checked before anything else is said).
+    const v = await verifyJwt(ds?.secret ?? UNKNOWABLE_SECRET, token);
     if ('reason' in v) throw refuse('unauthorised', v.reason);
+    if (!ds) throw new AppError('not_configured', { feature: 'docserver' });
     // The header form of older document servers nests the callback under `payload`.
     const raw = v.claims.payload && typeof v.claims.payload === 'object' ? v.claims.payload : v.claims;
     const parsed = callbackBody.safeParse(raw);

@@ -395,10 +395,16 @@ function checkParts(s: SessionRow, held: PartRow[], etags: Array<{ part: number;
   const sorted = [...etags].sort((a, b) => a.part - b.part);
   sorted.forEach((e, i) => {
     const h = byPart.get(i + 1);
-    if (e.part !== i + 1 || !h || !safeEqual(h.etag, String(e.etag))) throw new AppError('conflict', { reason: `part ${i + 1} is missing or its etag does not match` });
+    if (e.part !== i + 1 || !h || !safeEqual(bareEtag(h.etag), bareEtag(String(e.etag)))) throw new AppError('conflict', { reason: `part ${i + 1} is missing or its etag does not match` });
   });
   return sorted.map((e) => ({ part: e.part, etag: byPart.get(e.part)!.etag }));
 }
+
+/**
+ * An etag without its HTTP quotes: the chunk answer's `ETag` header is quoted (RFC 9110), its body
+ * field is not, and finalize takes either (as S3's CompleteMultipartUpload does).
+ */
+const bareEtag = (etag: string): string => (etag.length >= 2 && etag.startsWith('"') && etag.endsWith('"') ? etag.slice(1, -1) : etag);
 
 /** Presigned parts went straight to the backend: the backend checks the etags; here only their shape. */
 function checkPresigned(s: SessionRow, etags: Array<{ part: number; etag: string }>): Array<{ part: number; etag: string }> {

@@ -9,7 +9,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jwtVerify } from 'jose';
+import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { signFetch } from '../../server/docserver';
 import { FakeDocserver, type EditorSession } from '../helpers/fake-docserver';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -76,12 +76,41 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
   const later = (rel: string) => scans(rel).filter((o) => Date.parse(o.run_at) > Date.now() + 60_000);
   const disk = (rel: string) => readFileSync(join(root, rel));
 
-  test('not configured: the editor answers "docserver: not configured"', async () => {
+  /** Callbacks from a stranger (issue 39 item 6): no token, a token signed with a guessed secret, an unsigned one. */
+  const strangerCallbacks = async (node: number) => {
+    const body = { key: `${node}-x`, status: 2, url: `${fake.url}/x.docx`, lastsave: new Date().toISOString() };
+    const forged = await new SignJWT(body).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('a-guessed-secret'));
+    const unsigned = new UnsecuredJWT(body).encode();
+    const url = `${s.url}/api/files/docserver/callback?node=${node}`;
+    const sends: Array<[string, RequestInit]> = [
+      ['no token', { body: JSON.stringify(body) }],
+      ['forged token in the body', { body: JSON.stringify({ ...body, token: forged }) }],
+      ['forged token in the header', { body: JSON.stringify(body), headers: { authorization: `Bearer ${forged}` } }],
+      ['unsigned token', { body: JSON.stringify({ ...body, token: unsigned }) }],
+    ];
+    const out: Array<{ name: string; status: number; body: any }> = [];
+    for (const [name, init] of sends) {
+      const r = await fetch(url, { method: 'POST', ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+      out.push({ name, status: r.status, body: await r.json() });
+    }
+    return out;
+  };
+  let unconfiguredAnswers: Array<{ name: string; status: number; body: any }> = [];
+
+  test('not configured: the editor answers "docserver: not configured"; a callback that does not verify is 401, never 503', async () => {
     const r = await descriptor('/Docs/a.docx');
     assert.equal(r.status, 503);
     assert.equal(r.body.error, 'not_configured');
     assert.equal(r.body.message, 'docserver: not configured');
+    unconfiguredAnswers = await strangerCallbacks(1);
+    for (const a of unconfiguredAnswers) {
+      assert.equal(a.status, 401, `${a.name}: ${JSON.stringify(a.body)}`);
+      assert.equal(a.body.error, 'unauthorised', a.name);
+      assert.ok(!JSON.stringify(a.body).includes('configured'), `${a.name}: nothing about the configuration`);
+    }
     assert.equal((await configure()).status, 200);
+    // Configured, the same strangers get the same answers, word for word.
+    assert.deepEqual(await strangerCallbacks(1), unconfiguredAnswers);
   });
 
   test('descriptor: signed HS256 config with key, title, type, permissions, user, lang, fetch and callback URLs', async () => {

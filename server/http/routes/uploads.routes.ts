@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { AppError } from '../../errors';
 import { pipeFrom } from '../../lib/streams';
 import { dropForm, formError, formParser, skipPart } from '../multipart';
+import { drainRefused } from '../refused-body';
 import type { Published, UploadsService } from '../../uploads';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
@@ -33,14 +34,21 @@ const schemas = {
 /** Files one form may carry. */
 const MAX_FORM_FILES = 1000;
 
-export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number }): Router<AppState> {
+/** `refusedBodyBytes`: how much of a refused body is read away so its envelope reaches the client on a kept connection (http/refused-body.ts). */
+export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number; refusedBodyBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/upload' });
   r.use(filesDoor, requireUser);
   const json = <T extends z.ZodType>(ctx: Ctx, schema: T) => readObject(ctx, d.maxJsonBytes).then((b) => validate(schema, b));
 
   r.post('/', async (ctx) => {
     const c = actor(ctx);
-    const files = await readForm(ctx, (folder, name, stream) => d.uploads.single(c, folder, name, stream));
+    let files: Published[];
+    try {
+      files = await readForm(ctx, (folder, name, stream) => d.uploads.single(c, folder, name, stream));
+    } catch (e) {
+      await drainRefused(ctx, d.refusedBodyBytes);
+      throw e;
+    }
     if (files.length === 0) throw new AppError('bad_multipart', { reason: 'no file in the form' });
     ctx.body = { ...files[0], files };
   });
@@ -50,18 +58,15 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number 
   });
 
   r.post('/chunk', async (ctx) => {
-    const qy = validate(schemas.chunk, ctx.query);
-    const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
     try {
+      const qy = validate(schemas.chunk, ctx.query);
+      const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
       const stored = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha);
       setPartEtag(ctx, stored.etag);
       ctx.body = stored;
     } catch (e) {
-      // A refused body may be half read: drop the rest and the connection, or its tail would parse as the next request.
-      if (!ctx.req.readableEnded) {
-        ctx.set('Connection', 'close');
-        ctx.req.resume();
-      }
+      // A refused body may be half read: its rest is read away (or the connection closed), or its tail would parse as the next request.
+      await drainRefused(ctx, d.refusedBodyBytes);
       throw e;
     }
   });

@@ -152,8 +152,12 @@ export class LocalMultipart implements MultipartCapability {
   }
 
   private dirOf(s: Pick<Session, 'id' | 'place'>): string {
-    if (s.place === 'data' && this.stagingBase) return join(this.stagingBase, s.id);
-    return join(this.root.real, STAGING_DIR, s.id);
+    return this.inRoot(s) ? join(this.root.real, STAGING_DIR, s.id) : join(this.stagingBase!, s.id);
+  }
+
+  /** True when the session's folder is in the root's hidden staging folder (on the storage's own disk). */
+  private inRoot(s: Pick<Session, 'place'>): boolean {
+    return !(s.place === 'data' && this.stagingBase);
   }
 
   /** Where new sessions go: decided once, by renaming a probe file from the data dir into the root. */
@@ -180,12 +184,17 @@ export class LocalMultipart implements MultipartCapability {
     }
   }
 
-  /** The session's folder; a finished, aborted or unknown session → `not_found`. */
+  /**
+   * The session's folder; a finished, aborted or unknown session → `not_found`. A session kept in the
+   * root's staging folder whose staging folder is gone went away with its disk (the root unmounted, renamed
+   * or unplugged): `storage_unavailable`, since the session resumes when the disk is back.
+   */
   private async sessionDir(s: Session): Promise<string> {
     const dir = this.dirOf(s);
     const ok = await fsp.stat(join(dir, DATA)).then(() => true, () => false);
-    if (!ok) throw new AppError('not_found', { path: s.path, reason: 'no such upload session' });
-    return dir;
+    if (ok) return dir;
+    if (this.inRoot(s) && !(await fsp.stat(dirname(dir)).then(() => true, () => false))) throw this.root.gone();
+    throw new AppError('not_found', { path: s.path, reason: 'no such upload session' });
   }
 
   /** Resolved target path whose folder exists; `not_found` when it does not. */
