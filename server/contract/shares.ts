@@ -22,6 +22,8 @@ export interface ShareView {
   downloads: number;
   max_uploads: number | null;
   uploads: number;
+  /** File requests: submissions that received at least one file (a visit sending three files is one use). `uploads` counts files against `max_uploads`. */
+  submissions?: number;
   requires_pin: boolean;
   comment: string | null;
   drop_settings: DropSettings | null;

@@ -167,6 +167,17 @@ export class SharesRepo {
     this.db.sqlite.prepare('INSERT INTO drop_submissions (id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@id, @share_id, @folder, @uploader, @ip, @has_note, @created_at)').run(s);
   }
 
+  /** Per file request of `ownerId`: its submissions that received at least one file (the "Uses" of a file request). */
+  submissionCounts(ownerId: number): Map<number, number> {
+    const rows = this.db.sqlite
+      .prepare(
+        `SELECT s.share_id, count(*) AS n FROM drop_submissions s JOIN shares sh ON sh.id = s.share_id
+         WHERE sh.owner_id = ? AND EXISTS (SELECT 1 FROM drop_files f WHERE f.submission_id = s.id AND f.done = 1) GROUP BY s.share_id`,
+      )
+      .all(ownerId) as Array<{ share_id: number; n: number }>;
+    return new Map(rows.map((r) => [r.share_id, Number(r.n)]));
+  }
+
   submission(id: string): SubmissionRow | undefined {
     return this.db.sqlite.prepare('SELECT * FROM drop_submissions WHERE id = ?').get(id) as SubmissionRow | undefined;
   }

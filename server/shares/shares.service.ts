@@ -228,7 +228,8 @@ export class SharesService {
   /** The caller's shares, newest first (a key sees those inside its root only). */
   list(a: Actor, origin: string): ShareView[] {
     if (a.kind === 'system') return [];
-    return this.o.repo.list(a.principal.id).filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin));
+    const uses = this.o.repo.submissionCounts(a.principal.id);
+    return this.o.repo.list(a.principal.id).filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin, uses.get(s.id) ?? 0));
   }
 
   /** Whether a key's root holds the share's item (other actors: always). */
@@ -298,7 +299,7 @@ export class SharesService {
     if (!share && TOKEN_RE.test(token) && this.o.repo.tombstoned(token, kind)) throw new AppError('revoked', { reason: 'storage_removed' });
     if (!share || (kind && share.kind !== kind)) throw new AppError('not_found');
     const state = this.stateOf(share);
-    if (state === 'expired') throw new AppError('expired');
+    if (state === 'expired') throw expiredError(share);
     if (state === 'revoked') throw new AppError('revoked');
     if (state === 'suspended') throw new AppError('link_suspended', {}, { reason: share.suspended_reason });
     // The drive behind the link is unplugged: 503, the link stays valid (no reason: it names local paths).
@@ -370,7 +371,7 @@ export class SharesService {
   async claimDownload(share: ShareRow): Promise<DownloadSlot> {
     if (!(await this.o.db.waits.write(() => this.o.repo.claimDownload(share.id, new Date().toISOString()), { transaction: false }))) {
       const fresh = this.o.repo.byId(share.id);
-      if (fresh && this.stateOf(fresh) === 'expired') throw new AppError('expired');
+      if (fresh && this.stateOf(fresh) === 'expired') throw expiredError(fresh);
       throw new AppError('not_found', { reason: 'capped' });
     }
     let settled = false;
@@ -415,12 +416,14 @@ export class SharesService {
     return this.o.catalogue.nodes.treeBytes(s.storage_id, s.rel);
   }
 
-  present(s: ShareRow, origin: string): ShareView {
+  /** `submissions`: a file request's uses (visits that sent files), known to the list; 0 elsewhere. */
+  present(s: ShareRow, origin: string, submissions = 0): ShareView {
     return {
       id: s.id, kind: s.kind, path: this.sharePath(s), token: s.token, url: this.urlOf(s, origin), ttl: s.ttl, expires_at: s.expires_at,
       expiry_clamped: !!s.expiry_clamped, max_downloads: s.max_downloads, downloads: s.downloads, max_uploads: s.max_uploads, uploads: s.uploads,
       requires_pin: !!s.pin_hash, comment: s.comment, drop_settings: s.kind === 'drop' ? dropSettingsOf(s) : null, created_at: s.created_at,
       revoked_at: s.revoked_at, suspended_at: s.suspended_at, suspended_reason: s.suspended_reason, state: this.stateOf(s),
+      ...(s.kind === 'drop' && { submissions }),
       ...(s.kind === 'app' && { plugin_name: s.plugin_name ?? '', page_id: s.page_id ?? '', title: s.title }),
     };
   }
@@ -473,6 +476,11 @@ export class SharesService {
 
 export function dropSettingsOf(s: ShareRow): DropSettings {
   return { ...DROP_DEFAULTS, ...(s.drop_settings ? (JSON.parse(s.drop_settings) as Partial<DropSettings>) : {}) };
+}
+
+/** The spec's `expired` (clock, or revoked by its owner); `reason: revoked` lets the dead-link page say which. */
+function expiredError(s: ShareRow): AppError {
+  return s.revoked_at ? new AppError('expired', { reason: 'revoked' }) : new AppError('expired');
 }
 
 function lockedError(untilIso: string, now: number): AppError {

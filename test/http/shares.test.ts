@@ -146,7 +146,7 @@ describe('link states and public page safety', () => {
     assert.ok(del.body.revoked_at);
     const html = await fetch(`${s.url}/s/${b.token}`, { headers: { accept: 'text/html', 'accept-language': 'tr-TR,tr;q=0.9' } });
     assert.equal(html.status, 404);
-    assert.match(await html.text(), /süresi doldu/);
+    assert.match(await html.text(), /Bağlantı iptal edildi/);
     assert.match(html.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     assert.equal(html.headers.get('referrer-policy'), 'no-referrer');
     const api = await s.api('GET', `/api/files/share/${b.token}`);

@@ -17,3 +17,9 @@ test('link status from the row: used up (cap) is told apart from expired (date)'
   assert.equal(linkStatus({ ...base, suspended_at: '2026-11-20T00:00:00Z', suspended_reason: 'addresses' }, now), 'suspended');
   assert.equal(linkStatus({ ...base, suspended_at: '2026-11-20T00:00:00Z', revoked_at: '2026-11-20T00:00:00Z' }, now), 'revoked');
 });
+
+test('a file request whose file cap is spent reads as used up', () => {
+  const drop: Share = { ...base, kind: 'drop', max_downloads: null, downloads: 0, max_uploads: 3, uploads: 2 };
+  assert.equal(linkStatus(drop, now), 'active');
+  assert.equal(linkStatus({ ...drop, uploads: 3 }, now), 'used');
+});

@@ -62,7 +62,7 @@ export function MyLinks() {
                       {s.comment && <div className="muted">{s.comment}</div>}
                     </td>
                     <td>{t(s.kind === 'drop' ? 'links.kind.drop' : 'links.kind.share')}</td>
-                    <td>{s.downloads ?? 0}{s.max_downloads ? ` / ${s.max_downloads}` : ''}</td>
+                    <td>{s.kind === 'drop' ? <DropUses s={s} /> : <>{s.downloads ?? 0}{s.max_downloads ? ` / ${s.max_downloads}` : ''}</>}</td>
                     <td>{s.expires_at ? formatDate(s.expires_at, lang) : t('common.never')}</td>
                     <td>
                       <span className={`pill ${st}`}>{t(`links.status.${st}`)}</span>
@@ -87,5 +87,17 @@ export function MyLinks() {
           onConfirm={() => void revokeShare(revoking.id).then(load, toast.error)} />
       )}
     </section>
+  );
+}
+
+/** A file request's uses are its submissions (one visit may send many files); the files received stand below, against the cap. */
+function DropUses({ s }: { s: Share }) {
+  const { t } = useI18n();
+  const n = s.uploads ?? 0;
+  return (
+    <>
+      {s.submissions ?? 0}
+      <div className="muted">{s.max_uploads ? t('links.files_received.cap', { n, max: s.max_uploads }) : t('links.files_received', { n })}</div>
+    </>
   );
 }

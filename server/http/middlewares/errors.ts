@@ -48,8 +48,9 @@ export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: un
   const body: Record<string, unknown> = { error: code, message: t(ctx.state.lang ?? 'en', code, params), ...topLevel(code, params, details) };
   if (details) body.details = details;
   if (Object.keys(params).length) body.params = params;
-  if (ctx.state.door === 'public' && ctx.accepts('html', 'json') === 'html' && ctx.state.renderPublicError) {
-    ctx.state.renderPublicError(ctx, code);
+  // Public pages (`/s/…`, `/d/…`) answer refusals with their styled page unless the client asks for JSON.
+  if (ctx.state.renderPublicError && ctx.accepts('html', 'json') === 'html') {
+    ctx.state.renderPublicError(ctx, code, params);
     return;
   }
   ctx.type = 'application/json';
@@ -77,6 +78,6 @@ function topLevel(code: string, params: Record<string, unknown>, details: Record
 declare module '../context' {
   interface AppState {
     /** Set by public routes: draws a styled page instead of JSON for browsers. */
-    renderPublicError?: (ctx: Ctx, code: string) => void;
+    renderPublicError?: (ctx: Ctx, code: string, params: Record<string, unknown>) => void;
   }
 }

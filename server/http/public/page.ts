@@ -52,6 +52,30 @@ export interface PageOptions {
   /** Inline script, run under the page's nonce. */
   script?: string;
   status?: number;
+  /** OpenGraph card for link previews (absolute URLs). */
+  og?: OpenGraph;
+}
+
+export interface OpenGraph {
+  title: string;
+  description: string;
+  url: string;
+  image?: string | null;
+}
+
+/** OpenGraph and Twitter card tags: what chat apps draw when the link is pasted. */
+function ogTags(og: OpenGraph): string {
+  const tags: Array<[string, string, string]> = [
+    ['property', 'og:type', 'website'],
+    ['property', 'og:title', og.title],
+    ['property', 'og:description', og.description],
+    ['property', 'og:url', og.url],
+    ['name', 'twitter:card', og.image ? 'summary_large_image' : 'summary'],
+    ['name', 'twitter:title', og.title],
+    ['name', 'twitter:description', og.description],
+  ];
+  if (og.image) tags.push(['property', 'og:image', og.image], ['name', 'twitter:image', og.image]);
+  return tags.map(([attr, key, value]) => `<meta ${attr}="${key}" content="${esc(value)}">`).join('');
 }
 
 /** Sends a page. `connect-src 'self'` is the only network the drop page's script needs. */
@@ -59,7 +83,7 @@ export function sendPage(ctx: Ctx, o: PageOptions): void {
   const nonce = randomBytes(16).toString('base64');
   const html =
     `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex,nofollow"><title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}</style></head>` +
+    `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}</style></head>` +
     `<body><main>${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}</body></html>`;
   publicHeaders(ctx);
   ctx.set(
@@ -67,7 +91,9 @@ export function sendPage(ctx: Ctx, o: PageOptions): void {
     `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
   );
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Vary', 'Accept-Encoding, Accept-Language');
+  // Added to, not replaced: a link's address answers a page or the bytes by Accept and User-Agent.
+  ctx.vary('Accept-Encoding');
+  ctx.vary('Accept-Language');
   ctx.status = o.status ?? 200;
   ctx.type = 'text/html; charset=utf-8';
   const raw = Buffer.from(html, 'utf8');

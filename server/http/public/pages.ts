@@ -5,7 +5,7 @@
  * values; the routes decide which one to send.
  */
 import type { Lang } from '../../lib/i18n';
-import { DROP_CHUNK, pt, ptn, publicDate, type DropSettings } from '../../shares';
+import { DROP_CHUNK, pt, ptn, publicDate, type DropSettings, type PublicKey } from '../../shares';
 import type { Ctx } from '../context';
 import { esc, sendPage } from './page';
 import { DROP_SCRIPT } from './drop-script';
@@ -76,33 +76,57 @@ export function preparingPage(ctx: Ctx, o: { lang: Lang; title: string; waitHref
   sendPage(ctx, { lang: o.lang, title: o.title, body, status: 202 });
 }
 
-const DEAD: Record<string, 'dead.expired' | 'dead.revoked' | 'dead.unavailable' | 'dead.busy' | 'dead.suspended' | 'dead.not_found' | 'dead.error'> = {
-  link_suspended: 'dead.suspended',
-  rate_limited: 'dead.busy',
-  expired: 'dead.expired',
-  revoked: 'dead.revoked',
-  gone: 'dead.revoked',
-  storage_unavailable: 'dead.unavailable',
-  storage_unreachable: 'dead.unavailable',
-  database_busy: 'dead.busy',
-  server_busy: 'dead.busy',
-  not_found: 'dead.not_found',
-  bad_path: 'dead.not_found',
-  name_not_allowed: 'dead.not_found',
+type DeadKey = 'expired' | 'revoked' | 'used_up' | 'used_up_drop' | 'unavailable' | 'busy' | 'suspended' | 'not_found' | 'error';
+
+const DEAD: Record<string, DeadKey> = {
+  link_suspended: 'suspended',
+  rate_limited: 'busy',
+  expired: 'expired',
+  revoked: 'revoked',
+  gone: 'revoked',
+  storage_unavailable: 'unavailable',
+  storage_unreachable: 'unavailable',
+  database_busy: 'busy',
+  server_busy: 'busy',
+  not_found: 'not_found',
+  bad_path: 'not_found',
+  name_not_allowed: 'not_found',
 };
 
 /**
- * The styled page for a refused link. Expired, revoked, capped and unknown
- * links all answer 404 (nothing to tell apart for a stranger); a storage
- * that is down answers 503 so the visitor knows to come back.
+ * Which dead-link sentence a refusal gets. A link its owner revoked keeps the
+ * spec's state `expired` (reason `revoked`) but its page says revoked; a
+ * capped link is `not_found` (reason `capped`) but its page says used up. The
+ * page names the reason and nothing more (no count, no owner, no file).
  */
-export function deadPage(ctx: Ctx, code: string): void {
-  const lang = ctx.state.lang;
-  const key = DEAD[code] ?? 'dead.error';
-  const status = code === 'rate_limited' ? 429 : key === 'dead.unavailable' || key === 'dead.busy' ? 503 : key === 'dead.suspended' ? 423 : key === 'dead.error' ? ctx.status || 500 : 404;
-  const body = `<div class="card"><h1>${esc(pt(lang, 'dead.title'))}</h1><p>${esc(pt(lang, key))}</p></div>`;
-  sendPage(ctx, { lang, title: pt(lang, 'dead.title'), body, status });
+export function deadReason(code: string, params: Record<string, unknown> = {}, drop = false): DeadKey {
+  if (code === 'expired' && params.reason === 'revoked') return 'revoked';
+  if (code === 'not_found' && params.reason === 'capped') return drop ? 'used_up_drop' : 'used_up';
+  return DEAD[code] ?? 'error';
 }
+
+const DEAD_STATUS: Partial<Record<DeadKey, number>> = { unavailable: 503, busy: 503, suspended: 423 };
+
+/**
+ * The styled page for a refused link. Expired, revoked, used-up and unknown
+ * links answer 404 (the spec's styled 404), each with its own heading and
+ * sentence; a storage that is down answers 503 so the visitor knows to come back.
+ */
+export function deadPage(ctx: Ctx, code: string, params: Record<string, unknown> = {}): void {
+  const lang = ctx.state.lang;
+  const reason = deadReason(code, params, ctx.path.startsWith('/d/'));
+  const status = code === 'rate_limited' ? 429 : reason === 'error' ? ctx.status || 500 : DEAD_STATUS[reason] ?? 404;
+  const title = pt(lang, DEAD_TITLE[reason] ?? 'dead.title');
+  const body = `<div class="card"><h1>${esc(title)}</h1><p data-reason="${reason}">${esc(pt(lang, `dead.${reason}`))}</p></div>`;
+  sendPage(ctx, { lang, title, body, status });
+}
+
+const DEAD_TITLE: Partial<Record<DeadKey, PublicKey>> = {
+  expired: 'dead.title.expired',
+  revoked: 'dead.title.revoked',
+  used_up: 'dead.title.used_up',
+  used_up_drop: 'dead.title.used_up_drop',
+};
 
 /** The upload page of a file request. The script talks to the drop API documented in docs/public-links.md. */
 export function dropPage(ctx: Ctx, o: { lang: Lang; token: string; settings: DropSettings; needsPin: boolean; pinError?: string }): void {

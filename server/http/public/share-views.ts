@@ -1,7 +1,7 @@
 /**
  * The pages a share visitor reads a file on instead of downloading it at once:
- * the file page after a correct PIN (name, size, type, the thumbnail as a
- * passive preview, a Download button), and the view page of a file in a shared
+ * the file link's landing page (name, size, type, the thumbnail as a passive
+ * preview, a Download button, OpenGraph tags for chat previews), and the view page of a file in a shared
  * folder (an image gallery with previous/next, a text or Markdown preview).
  *
  * Download counting (spec "Download counting"; docs/public-links.md): the
@@ -17,7 +17,7 @@ import { isMarkdownName, renderMarkdown } from '../../lib/markdown';
 import type { OpenFile } from '../../files';
 import { pt, ptn, publicDate, type SharesService, type ShareRow } from '../../shares';
 import type { Ctx } from '../context';
-import { esc, sendPage } from './page';
+import { esc, sendPage, type OpenGraph } from './page';
 import { humanSize } from './pages';
 
 /** Text previews read at most this much of a file. */
@@ -56,15 +56,23 @@ const buttons = (lang: Lang, l: Links) =>
   `${l.next ? `<a href="${esc(l.next)}" rel="next">${esc(pt(lang, 'page.next'))} →</a>` : ''}` +
   `<a class="btn" href="${esc(l.download)}" download>${esc(pt(lang, 'page.download'))}</a></p>`;
 
-/** The page of a PIN-protected file link once the PIN was right. `thumb` is the thumbnail's address when one is ready. */
-export function filePage(ctx: Ctx, o: { lang: Lang; share: ShareRow; name: string; size: number; mime: string; thumb: string | null; download: string }): void {
+/**
+ * The landing page of a file link (browsers and link-preview bots; after the
+ * PIN when the link has one): name, size, type, the thumbnail when one is
+ * ready, a Download button; `og` adds the card tags (links without a PIN
+ * only). Counts nothing: the count happens on the download itself.
+ */
+export function filePage(ctx: Ctx, o: { lang: Lang; share: ShareRow; name: string; size: number; mime: string; thumb: string | null; download: string; og?: OpenGraph }): void {
   const body =
     `<div class="card"><h1>${esc(o.name)}</h1>${facts(o.lang, o.size, o.mime, o.share)}` +
     (o.thumb ? `<p><img class="pv" alt="${esc(o.name)}" src="${esc(o.thumb)}"></p>` : '') +
     buttons(o.lang, { download: o.download }) +
     `</div>`;
-  sendPage(ctx, { lang: o.lang, title: o.name, body });
+  sendPage(ctx, { lang: o.lang, title: o.name, body, og: o.og });
 }
+
+/** The card's description: size and type, the words a chat preview shows under the name. */
+export const ogDescription = (lang: Lang, size: number, mime: string): string => `${pt(lang, 'page.title.file')} · ${humanSize(size)} · ${mime}`;
 
 /**
  * The view page of a shared folder's file. An image points at its inline

@@ -19,7 +19,10 @@ import { publicHeaders } from '../public/page';
 import type { AdmitPublic } from '../public/egress';
 import { sendSharedFile, sendZipFile } from '../public/send-file';
 import { streamBody } from '../serve-file';
-import { filePage, viewKind, viewPage } from '../public/share-views';
+import { filePage, ogDescription, viewKind, viewPage } from '../public/share-views';
+import { isUnfurler } from '../public/unfurlers';
+import { selfUrl } from '../context';
+import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
 
 /** Rows on one browse page; a folder with more shows the first ones and the count. */
@@ -36,6 +39,10 @@ export const publicDoor: Mw = async (ctx, next) => {
 };
 
 const wantsHtml = (ctx: Ctx): boolean => (ctx.get('accept') || '').includes('text/html');
+/** A chat app's or social site's preview bot: it gets pages, never bytes, so it never uses up a link. */
+const unfurler = (ctx: Ctx): boolean => isUnfurler(ctx.get('user-agent'));
+/** Browsers and preview bots read pages (the PIN form, the landing page, the browse page). */
+const wantsPage = (ctx: Ctx): boolean => wantsHtml(ctx) || unfurler(ctx);
 
 export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; admit?: AdmitPublic; log: (msg: string, err?: unknown) => void }): Router<AppState> {
   const r = new Router<AppState>();
@@ -59,7 +66,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     try {
       service.checkPin(o.share, cred);
     } catch (e) {
-      if (!(isAppError(e) && PIN_CODES.has(e.code) && wantsHtml(ctx))) throw e;
+      if (!(isAppError(e) && PIN_CODES.has(e.code) && wantsPage(ctx))) throw e;
       const error = e.code === 'unauthorised' ? undefined : t(ctx.state.lang, e.code, e.params);
       pinPage(ctx, { lang: ctx.state.lang, action: `/s/${encodeURIComponent(o.share.token)}`, error, status: e.code === 'locked' ? 429 : 401 });
       return 'page';
@@ -96,12 +103,16 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
       ctx.body = await zips.status(o.share);
       return;
     }
+    // The same address answers a page or the bytes by who asks (Accept, User-Agent).
+    ctx.vary('Accept');
+    ctx.vary('User-Agent');
     const dt = gate(ctx, o);
     if (dt === 'page') return;
-    if (o.share.is_dir && !zip && wantsHtml(ctx)) return browse(ctx, o, '', dt);
+    if (o.share.is_dir && (unfurler(ctx) || (!zip && wantsHtml(ctx)))) return browse(ctx, o, '', dt);
     if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, o.share.rel));
-    // A PIN-protected file: after the PIN the visitor sees what they unlocked, and downloads it from there.
-    if (!o.share.is_dir && dt && wantsHtml(ctx) && ctx.query.dl !== '1' && ctx.query.inline !== '1') return fileAfterPin(ctx, o, dt);
+    // A browser lands on the file's page and downloads from its button (`dl=1`), so a preview never spends a
+    // capped link; a preview bot gets the page whatever it asks for; other clients (curl, wget) get the bytes.
+    if (!o.share.is_dir && (unfurler(ctx) || (wantsHtml(ctx) && ctx.query.dl !== '1' && ctx.query.inline !== '1'))) return landing(ctx, o, '', dt);
     await sendRoot(ctx, o, dt);
   });
 
@@ -131,6 +142,8 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     const place = { storage_id: o.share.storage_id, rel };
     const entry = await o.files.stat(place).catch(statOrRevokedChild);
     if (entry.type === 'dir') return browse(ctx, o, sub, dt);
+    ctx.vary('User-Agent');
+    if (unfurler(ctx)) return landing(ctx, o, sub, dt);
     const file = await o.files.open(place).catch(statOrRevokedChild);
     const kind = viewKind(file.name, file.mime);
     if (ctx.query.view === '1' && kind && wantsHtml(ctx)) {
@@ -203,10 +216,23 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     });
   }
 
-  async function fileAfterPin(ctx: Ctx, o: OpenShare, dt: string): Promise<void> {
-    const f = await sharedFile(o);
-    const thumb = thumbNode(o, o.share.rel) ? shareHref(o.share.token, '', dt, 'thumb=1') : null;
-    filePage(ctx, { lang: ctx.state.lang, share: o.share, name: f.name, size: f.size, mime: f.mime, thumb, download: shareHref(o.share.token, '', dt, 'dl=1') });
+  /**
+   * The landing page of the shared file (`sub` '') or of a file in a shared folder: counts nothing. Links
+   * without a PIN carry the OpenGraph card (its image is the thumbnail route, which counts nothing either);
+   * a PIN link tells a preview nothing beyond the PIN form.
+   */
+  async function landing(ctx: Ctx, o: OpenShare, sub: string, dt: string | undefined): Promise<void> {
+    const rel = sub ? joinRel(o.share.rel, sub) : o.share.rel;
+    const f = sub ? await o.files.stat({ storage_id: o.share.storage_id, rel }).catch(statOrRevokedChild) : await sharedFile(o);
+    const size = f.size;
+    const mime = f.mime || mimeOf(f.name);
+    const token = o.share.token;
+    const thumb = thumbNode(o, rel) ? shareHref(token, sub, dt, 'thumb=1') : null;
+    const self = selfUrl(ctx);
+    const og = o.share.pin_hash
+      ? undefined
+      : { title: f.name, description: ogDescription(ctx.state.lang, size, mime), url: self + shareHref(token, sub, undefined), image: thumb && self + thumb };
+    filePage(ctx, { lang: ctx.state.lang, share: o.share, name: f.name, size, mime, thumb, download: shareHref(token, sub, dt, sub ? '' : 'dl=1'), og });
   }
 
   /** The shared file itself; gone (or a folder now) makes the link read as revoked. */
