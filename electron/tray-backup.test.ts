@@ -57,10 +57,11 @@ test('the tray follows the server\'s backup status', { skip: realServer ? undefi
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
       return json;
     };
-    // Sent once at start: nothing linked yet, so no tray line.
+    // Sent once at start: nothing linked yet, and the tray says so (not "up to date").
     await until('the first status', (b) => b !== null);
     assert.equal(backup!.linked, false);
     assert.equal(trayMenu(tray()).some((e) => e.kind === 'label' && e.label.includes('Backups')), false);
+    assert.ok(trayMenu(tray()).some((e) => e.kind === 'label' && e.label === 'No backups set up'));
 
     const token = (await call('POST', '/api/auth/login', ADMIN)).token;
     const storage = await call('POST', '/api/admin/storages', { name: 'Home', driver: 'local', config: { path: primary } }, token);
@@ -79,6 +80,12 @@ test('the tray follows the server\'s backup status', { skip: realServer ? undefi
     assert.equal(trayIcon(tray()), 'warn');
     const line = trayMenu(tray()).find((e) => e.kind === 'label' && e.label.includes('Backups')) as { label: string };
     assert.match(line.label, /^⚠ Backups: less than a minute behind · \d+ failed cop(y|ies)$/);
+
+    // A disabled target backs up nothing: the tray says so again, without amber.
+    await call('PATCH', `/api/admin/replication-targets/${target.id}`, { enabled: false }, token);
+    await until('unlinked by the disabled target', (b) => b?.linked === false);
+    assert.ok(trayMenu(tray()).some((e) => e.kind === 'label' && e.label === 'No backups set up'));
+    assert.equal(trayIcon(tray()), 'running');
   } finally {
     await h.stop();
   }

@@ -138,10 +138,13 @@ test('"Copy SFTP address" only while the server runs with the SFTP gateway on', 
   assert.equal(entry(trayMenu(base({ sftpUrl: 'sftp://localhost:2022/', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-sftp-url'), undefined);
 });
 
-test('backups: no line when nothing is backed up; up to date; minutes behind; amber above the threshold', () => {
+test('backups: "No backups set up" (neutral) when nothing is backed up; up to date; minutes behind; amber above the threshold', () => {
   const backup = (b: Partial<NonNullable<TrayState['backup']>>) => base({ backup: { linked: true, rpoS: 0, warn: false, unresolved: 0, ...b } });
   assert.deepEqual(labels(trayMenu(base())), ['Filedock is running', 'On your network: http://192.168.1.20:5212']);
-  assert.equal(labels(trayMenu(backup({ linked: false }))).length, 2, 'not linked: no line');
+  const none = backup({ linked: false });
+  assert.equal(labels(trayMenu(none))[2], 'No backups set up', 'not linked: said so, not "up to date"');
+  assert.equal(trayIcon(none), 'running', 'no backups is no warning');
+  assert.equal(trayTooltip(none), 'Filedock is running\nhttp://192.168.1.20:5212');
   assert.equal(labels(trayMenu(backup({})))[2], 'Backups: up to date');
   assert.equal(labels(trayMenu(backup({ rpoS: 30 })))[2], 'Backups: less than a minute behind');
   assert.equal(labels(trayMenu(backup({ rpoS: 125, unresolved: 1 })))[2], 'Backups: 2 min behind · 1 failed copy');

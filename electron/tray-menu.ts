@@ -46,10 +46,14 @@ export function awakeLine(s: TrayState): string | null {
   return why ? `Keeping the computer awake: ${why}` : 'Keeping the computer awake';
 }
 
-/** The backup line ("Backups: up to date" / "… N min behind"), or null when no storage is backed up. */
+/**
+ * The backup line ("Backups: up to date" / "… N min behind"); "No backups set up" (neutral, never amber)
+ * when no storage is backed up to an enabled target; null before the server's first status.
+ */
 export function backupLine(s: TrayState): string | null {
   const b = s.backup;
-  if (!b?.linked) return null;
+  if (!b) return null;
+  if (!b.linked) return 'No backups set up';
   const behind = b.rpoS <= 0 ? 'up to date' : b.rpoS < 60 ? 'less than a minute behind' : b.rpoS < 7200 ? `${Math.floor(b.rpoS / 60)} min behind` : `${Math.floor(b.rpoS / 3600)} h behind`;
   const failed = b.unresolved ? ` · ${b.unresolved} failed cop${b.unresolved === 1 ? 'y' : 'ies'}` : '';
   return `${b.warn ? '⚠ ' : ''}Backups: ${behind}${failed}`;

@@ -59,7 +59,7 @@ export interface Activity {
 
 /** The server's backup status (host message `replica`), for the tray's "Backups" line. */
 export interface BackupStatus {
-  /** Any storage linked to a backup target; no line otherwise. */
+  /** Any storage backed up to an enabled target; "No backups set up" otherwise. */
   linked: boolean;
   /** Recovery point: age in seconds of the oldest change not yet on its backup. */
   rpoS: number;

@@ -65,6 +65,8 @@ export interface ReplicaFailure {
  * it is above `rpo_warn_s`.
  */
 export interface ReplicaStatus {
+  /** Whether any storage is backed up to an enabled target; false = no backups at all (the other figures are then 0). */
+  linked: boolean;
   rpo_s: number;
   oldest_pending_at: string | null;
   rpo_warn: boolean;

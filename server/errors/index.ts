@@ -20,7 +20,8 @@ export type ErrorCode =
   | 'assistant_message_long' | 'assistant_provider' | 'assistant_provider_key' | 'assistant_no_tools' | 'assistant_timeout'
   | 'assistant_too_long' | 'assistant_no_secret_key' | 'assistant_encrypted' | 'assistant_decided' | 'assistant_undone'
   | 'not_applicable' | 'invalid' | 'required' | 'plugins_disabled' | 'app_plugins_disabled' | 'app_failed' | 'app_host_refused'
-  | 'store_license' | 'store_updates';
+  | 'store_license' | 'store_updates'
+  | 'no_backup_target';
 
 export type Params = Record<string, string | number | boolean | null | undefined>;
 

@@ -86,6 +86,8 @@ const BASE: Record<string, number> = {
   store_license: 403,
   // An upgrade released after the licence's `updates_until` (the installed version keeps running).
   store_updates: 403,
+  // A restore drill asked for with no storage backed up to an enabled target: nothing to drill (docs/replication.md).
+  no_backup_target: 409,
 };
 
 const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {

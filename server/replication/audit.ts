@@ -88,7 +88,7 @@ export class ReplicaAudit {
         if (b === null) out.missing++;
         else out.mismatched++;
         const { row, opened } = this.repo.recordFailure({
-          storage_id: s.id, rel, op: 'write', to_rel: null, code: 'REPLICA_AUDIT_MISMATCH',
+          storage_id: s.id, rel, op: 'write', to_rel: null, from_rel: null, code: 'REPLICA_AUDIT_MISMATCH',
           message: b === null ? 'audit: missing on the target' : b === 'error' ? 'audit: the target copy cannot be read' : 'audit: the target copy differs from the primary',
         });
         if (opened) await this.bus.emit('replica_fail', { title: 'Backup copy differs', body: `${uiPath(s.name, rel)}: ${row.message}`, path: uiPath(s.name, rel), op: 'write', code: row.code });

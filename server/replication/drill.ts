@@ -11,6 +11,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ReplicaDrill } from '../contract';
+import { AppError } from '../errors';
 import type { JobContext, JobQueue, Scheduler } from '../jobs';
 import { isInternalPath, joinRel, uiPath } from '../lib/paths';
 import { hashOf, tree, type ReplicationEngine } from './engine';
@@ -41,15 +42,20 @@ export class RestoreDrill {
     this.queue.register('replica.drill', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1, timeoutMs: 3_600_000, governed: 'lane' });
   }
 
-  /** Queues a drill (one runs at a time); the same request still queued absorbs it. */
+  /**
+   * Queues a drill (one runs at a time); the same request still queued absorbs it. With no storage (or not
+   * the one given) backed up to an enabled target there is nothing to restore from: `no_backup_target`.
+   */
   request(p: DrillPayload = {}): string {
+    if (!this.repo.linkedStorageIds(p.storage_id).length) throw new AppError('no_backup_target', {}, undefined, 'no storage is backed up to an enabled target');
     const key = this.repo.requestKey(`replica.drill:${p.storage_id ?? ''}:${p.rel ?? ''}`);
     return this.queue.enqueue('replica.drill', p, { dedupKey: key, priority: -2 });
   }
 
   /** (Re)arms the drill schedule from `cron`; removed when empty (or, logged, when invalid). */
   schedule(scheduler: Scheduler, cron: string, log: (msg: string, err?: unknown) => void): void {
-    armCron(scheduler, DRILL_SCHEDULE, cron, () => void this.request(), log);
+    // Nothing backed up: a scheduled drill is skipped, not recorded as a drill of nothing.
+    armCron(scheduler, DRILL_SCHEDULE, cron, () => void (this.repo.linkedStorageIds().length && this.request()), log);
   }
 
   last(): ReplicaDrill | null {

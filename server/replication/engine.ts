@@ -55,6 +55,9 @@ interface Link {
   sync: boolean;
 }
 
+/** How one attempt ended (apply); a throw is a failure. */
+type Outcome = 'done' | 'unlinked' | 'off' | 'missing';
+
 /** A failure to replicate, with its spec code. */
 class ReplicaFailure extends Error {
   constructor(readonly code: FailureCode, message: string) {
@@ -79,7 +82,8 @@ export class ReplicationEngine {
     this.d.queue.register('replica_retry', async (ctx) => {
       const f = this.d.repo.failure(ctx.payload.failure_id);
       if (!f || f.resolved_at) return { skipped: true };
-      return this.runJob({ storage_id: f.storage_id, op: f.op, rel: f.rel, ...(f.to_rel ? { to: f.to_rel } : {}) }, ctx);
+      // Everything the first attempt knew: an append_only file moved away is read from where it went.
+      return this.runJob({ storage_id: f.storage_id, op: f.op, rel: f.rel, ...(f.to_rel ? { to: f.to_rel } : {}), ...(f.from_rel ? { from: f.from_rel } : {}) }, ctx);
     }, opts);
   }
 
@@ -200,31 +204,49 @@ export class ReplicationEngine {
   }
 
   private async runJob(p: CopyPayload, ctx: Pick<JobContext, 'signal'>): Promise<unknown> {
-    await this.run(p, ctx.signal, false);
-    return { ok: true };
+    return { ok: (await this.run(p, ctx.signal, false)) !== 'missing' };
   }
 
   /**
    * One attempt: replicate, resolve the failure row on success, record it (and
    * rethrow) on failure. A storage unlinked since has nothing to repair
-   * against: its row for this key is dropped.
+   * against: its row for this key is dropped. A copy that found nothing to
+   * read where the target still owes the bytes (`missing`) resolves nothing:
+   * an open row says so and stays open; without one, the job that moved the
+   * file away carries the copy.
    */
-  private async run(p: CopyPayload, signal: AbortSignal, inline: boolean): Promise<void> {
+  private async run(p: CopyPayload, signal: AbortSignal, inline: boolean): Promise<Outcome> {
     const keys = [p.rel, ...(p.to ? [p.to] : [])].map((r) => `${p.storage_id}:${r}`).sort();
     try {
       const outcome = await this.locked(keys, () => bounded(signal, this.apply(p, signal)));
-      if (outcome === 'done') this.d.repo.resolve(p.storage_id, p.rel, p.op);
-      else if (outcome === 'unlinked') this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
+      if (outcome === 'done') {
+        this.d.repo.resolve(p.storage_id, p.rel, p.op);
+        // A copy that landed carries at least what a write of the same path would (the file's last bytes).
+        if (p.op === 'copy') this.d.repo.resolve(p.storage_id, p.rel, 'write');
+      } else if (outcome === 'unlinked') this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
+      else if (outcome === 'missing') {
+        const open = this.d.repo.failureByKey(p.storage_id, p.rel, p.op);
+        if (open && !open.resolved_at) {
+          const gone = p.from ? `neither ${p.from} nor ${p.rel} is` : `${p.rel} is not`;
+          this.d.repo.recordFailure({ ...this.rowKey(p), code: 'PRIMARY_READBACK_FAIL', message: `nothing to copy: ${gone} on the primary now (append_only: the target keeps the copy it had)` });
+        }
+      }
+      return outcome;
     } catch (e) {
       // A shutdown or a cancel is no failure of the target: the queue resumes the op later.
       if (signal.aborted && isAppError(signal.reason) && signal.reason.code === 'cancelled') throw signal.reason;
       if (signal.aborted) this.markHung(p.storage_id);
       const f = e instanceof ReplicaFailure ? e : new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
-      const { row, opened } = this.d.repo.recordFailure({ storage_id: p.storage_id, rel: p.rel, op: p.op, to_rel: p.to ?? null, code: f.code, message: f.message });
+      const { row, opened } = this.d.repo.recordFailure({ ...this.rowKey(p), code: f.code, message: f.message });
       if (opened) await this.announce(row);
       if (!inline) this.d.log(`replication ${p.op} ${p.rel} failed (${f.code}, attempt ${row.attempts}): ${f.message}`);
       throw new AppError('storage_unreachable', { reason: `${f.code}: ${f.message}` }, undefined, `${f.code}: ${f.message}`);
     }
+  }
+
+  /** A job's failure-row fields: its key and everything a retry needs to do the same work. */
+  private rowKey(p: CopyPayload) {
+    return { storage_id: p.storage_id, rel: p.rel, op: p.op, to_rel: p.to ?? null, from_rel: p.from ?? null };
   }
 
   /**
@@ -260,9 +282,11 @@ export class ReplicationEngine {
   /**
    * Replicates one change. `unlinked`: the storage has no target any more
    * (nothing to do, nothing to repair); `off`: its target is disabled (a
-   * failure row stays as it is until the target is enabled and fixed).
+   * failure row stays as it is until the target is enabled and fixed);
+   * `missing`: a write or copy found nothing to read on the primary for an
+   * append_only path, whose target copy must hold the file's last bytes.
    */
-  private async apply(p: CopyPayload, signal: AbortSignal): Promise<'done' | 'unlinked' | 'off'> {
+  private async apply(p: CopyPayload, signal: AbortSignal): Promise<Outcome> {
     const s = this.d.repo.storage(p.storage_id);
     const t = s?.replica_target_id ? this.d.repo.target(s.replica_target_id) : undefined;
     if (!t) return 'unlinked';
@@ -284,9 +308,14 @@ export class ReplicationEngine {
     }
     switch (p.op) {
       case 'write':
-      case 'copy':
-        await this.push(primary, target, p.rel, p.op === 'copy', signal, p.from);
+      case 'copy': {
+        const deep = p.op === 'copy';
+        // Read where the file went; back at its old path (restored from the trash) it is read there.
+        const found = (await this.push(primary, target, p.rel, deep, signal, p.from)) || (!!p.from && (await this.push(primary, target, p.rel, deep, signal)));
+        // Gone from a mirror path: the target follows the primary (the delete or move job removes its copy).
+        if (!found && this.modeOf(s!.name, p.rel) === 'append_only') return 'missing';
         break;
+      }
       case 'delete':
         // Written again since: the later write job copies it.
         if (!(await statOrNull(primary, p.rel))) await this.targetDelete(target, p.rel);
@@ -298,27 +327,34 @@ export class ReplicationEngine {
     return 'done';
   }
 
-  /** Copies `rel` (a file, or with `deep` a whole folder) from the primary as it is now (read at `from`, by default `rel`). */
-  private async push(primary: RDriver, target: RDriver, rel: string, deep: boolean, signal: AbortSignal, from = rel): Promise<void> {
+  /**
+   * Copies `rel` (a file, or with `deep` a whole folder) from the primary as it is now (read at `from`, by
+   * default `rel`); false when the primary has nothing there.
+   */
+  private async push(primary: RDriver, target: RDriver, rel: string, deep: boolean, signal: AbortSignal, from = rel): Promise<boolean> {
     const top = await statOrNull(primary, from);
-    if (!top) return;
+    if (!top) return false;
     if (top.type === 'file') return this.copyFile(primary, target, rel, top, signal, from);
     await this.targetOp(() => target.mkdir(rel));
-    if (!deep) return;
+    if (!deep) return true;
     for (const item of await tree(primary, from, signal)) {
       signal.throwIfAborted();
       if (item.type === 'dir') await this.targetOp(() => target.mkdir(joinRel(rel, item.path)));
       else await this.copyFile(primary, target, joinRel(rel, item.path), item, signal, joinRel(from, item.path));
     }
+    return true;
   }
 
-  /** Streams one file primary → target (never buffered whole), then checks the target's size and content (readback.ts). */
-  private async copyFile(primary: RDriver, target: RDriver, rel: string, entry: REntry, signal: AbortSignal, from = rel): Promise<void> {
+  /**
+   * Streams one file primary → target (never buffered whole), then checks the target's size and content
+   * (readback.ts); false when the file was gone from the primary by the time it was read.
+   */
+  private async copyFile(primary: RDriver, target: RDriver, rel: string, entry: REntry, signal: AbortSignal, from = rel): Promise<boolean> {
     let source;
     try {
       source = await primary.read(from, undefined, signal);
     } catch (e) {
-      if (isAppError(e) && e.code === 'not_found') return; // gone since: a delete job follows
+      if (isAppError(e) && e.code === 'not_found') return false; // gone since: a delete or move job follows
       throw new ReplicaFailure('PRIMARY_READBACK_FAIL', message(e));
     }
     let sourceError: Error | null = null;
@@ -364,6 +400,7 @@ export class ReplicationEngine {
       throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back of the content failed: ${message(e)}`);
     }
     if (at !== null) throw new ReplicaFailure('REPLICA_WRITE_FAIL', `read-back: the bytes at offset ${at} differ from those sent`);
+    return true;
   }
 
   private async move(primary: RDriver, target: RDriver, from: string, to: string, signal: AbortSignal): Promise<void> {

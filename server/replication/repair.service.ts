@@ -79,12 +79,12 @@ export class RepairService {
   status(now = Date.now()): ReplicaStatus {
     const { at, queued } = this.repo.oldestPending();
     const rpo = at ? Math.max(0, Math.round((now - Date.parse(at)) / 1000)) : 0;
-    return { rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > this.rpoWarnS, rpo_warn_s: this.rpoWarnS, queued_copies: queued, unresolved: this.repo.unresolvedCount() };
+    return { linked: this.linked(), rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > this.rpoWarnS, rpo_warn_s: this.rpoWarnS, queued_copies: queued, unresolved: this.repo.unresolvedCount() };
   }
 
-  /** Whether any storage is linked to a target (replication is in use at all). */
+  /** Whether any storage is backed up to an enabled target (a disabled one backs up nothing). */
   linked(): boolean {
-    return this.repo.storages().some((s) => s.replica_target_id !== null);
+    return this.repo.linkedStorageIds().length > 0;
   }
 
   /** The latest report, or null before the first run. */

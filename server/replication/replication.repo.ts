@@ -30,6 +30,8 @@ export interface FailureRow {
   rel: string;
   op: ReplicaOp;
   to_rel: string | null;
+  /** Where the copy reads on the primary when not at `rel` (an append_only file moved away); null = `rel`. */
+  from_rel: string | null;
   code: FailureCode;
   message: string;
   attempts: number;
@@ -120,14 +122,14 @@ export class ReplicationRepo {
    * with its attempt count raised and `resolved_at` cleared. Returns the row
    * and whether it was (re)opened by this call (it was not unresolved before).
    */
-  recordFailure(f: { storage_id: number; rel: string; op: ReplicaOp; to_rel: string | null; code: FailureCode; message: string }): { row: FailureRow; opened: boolean } {
+  recordFailure(f: { storage_id: number; rel: string; op: ReplicaOp; to_rel: string | null; from_rel: string | null; code: FailureCode; message: string }): { row: FailureRow; opened: boolean } {
     return this.s.transaction(() => {
       const before = this.q('SELECT resolved_at FROM replica_failures WHERE storage_id = ? AND rel = ? AND op = ?').get(f.storage_id, f.rel, f.op) as { resolved_at: string | null } | undefined;
       const t = now();
-      const row = this.q(`INSERT INTO replica_failures (storage_id, rel, op, to_rel, code, message, attempts, created_at, updated_at)
-          VALUES (@storage_id, @rel, @op, @to_rel, @code, @message, 1, @t, @t)
+      const row = this.q(`INSERT INTO replica_failures (storage_id, rel, op, to_rel, from_rel, code, message, attempts, created_at, updated_at)
+          VALUES (@storage_id, @rel, @op, @to_rel, @from_rel, @code, @message, 1, @t, @t)
           ON CONFLICT (storage_id, rel, op) DO UPDATE SET attempts = replica_failures.attempts + 1, code = excluded.code, message = excluded.message,
-            to_rel = excluded.to_rel, updated_at = excluded.updated_at, resolved_at = NULL,
+            to_rel = excluded.to_rel, from_rel = excluded.from_rel, updated_at = excluded.updated_at, resolved_at = NULL,
             created_at = CASE WHEN replica_failures.resolved_at IS NULL THEN replica_failures.created_at ELSE excluded.created_at END
           RETURNING *`).get({ ...f, message: f.message.slice(0, 2000), t }) as FailureRow;
       return { row, opened: !before || before.resolved_at !== null };
@@ -224,6 +226,11 @@ export class ReplicationRepo {
   }
   storageByName(name: string): { id: number; uid: string; name: string } | undefined {
     return this.q('SELECT id, uid, name FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1').get(name, name, name) as never;
+  }
+  /** The storages backed up to an enabled target (the ones replication, audits and drills act on). */
+  linkedStorageIds(storageId?: number): number[] {
+    const rows = this.q('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY s.id').all() as Array<{ id: number }>;
+    return rows.map((r) => r.id).filter((id) => storageId === undefined || id === storageId);
   }
   storages(): Array<{ id: number; name: string; driver: string; config: string; replica_target_id: number | null }> {
     return this.q('SELECT id, name, driver, config, replica_target_id FROM storages ORDER BY id').all() as never;

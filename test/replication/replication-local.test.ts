@@ -36,6 +36,18 @@ after(async () => {
   cleanup?.();
 });
 
+test('no target: the status says nothing is backed up and a restore drill is refused with 409 no_backup_target', async () => {
+  const st = await ok(s.api('GET', '/api/admin/replica/status', { token }));
+  assert.equal(st.linked, false, 'no backups: not "up to date"');
+  const drill = await s.api('POST', '/api/admin/replica/drill/run-now', { token, body: {} });
+  assert.equal(drill.status, 409, JSON.stringify(drill.body));
+  assert.equal(drill.body.error, 'no_backup_target');
+  assert.match(drill.body.message, /No storage is backed up/);
+  assert.equal((await s.api('POST', '/api/admin/replica/drill/run-now', { token, body: { path: '/Home' } })).status, 409);
+  assert.equal((await s.api('GET', '/api/admin/replica/drill', { token })).status, 204, 'no drill of nothing was queued');
+  assert.equal((await ok(s.api('GET', '/api/admin/status', { token }))).replication.linked, false);
+});
+
 test('targets: create, list, get, loop and root guard refused, link and unlink through the storage', async () => {
   const t = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'nas', driver: 'local', config: { path: backup } } }));
   targetId = t.id;
@@ -68,6 +80,7 @@ test('targets: create, list, get, loop and root guard refused, link and unlink t
   assert.equal(missing.body.details.field, 'replica_target_id');
   const linked = await ok(s.api('PATCH', `/api/admin/storages/${storageId}`, { token, body: { replica_target_id: targetId } }));
   assert.equal(linked.replica_target_id, targetId);
+  assert.equal((await ok(s.api('GET', '/api/admin/replica/status', { token }))).linked, true);
   assert.deepEqual((await ok(s.api('GET', `/api/admin/replication-targets/${targetId}`, { token }))).storage_ids, [storageId]);
   const unlinked = await ok(s.api('PUT', `/api/admin/storages/${storageId}`, { token, body: { replica_target_id: null } }));
   assert.equal(unlinked.replica_target_id, null);
@@ -204,6 +217,9 @@ test('a sync target holds the copy before the write answers', async () => {
   await ok(s.api('PATCH', `/api/admin/replication-targets/${targetId}`, { token, body: { mode: 'async' } }));
   // A disabled target gets nothing; enabling it again resumes.
   await ok(s.api('PATCH', `/api/admin/replication-targets/${targetId}`, { token, body: { enabled: false } }));
+  // A disabled target backs up nothing: no "up to date", no drill.
+  assert.equal((await ok(s.api('GET', '/api/admin/replica/status', { token }))).linked, false);
+  assert.equal((await s.api('POST', '/api/admin/replica/drill/run-now', { token, body: {} })).status, 409);
   await putText(s, token, '/Home/while-disabled.txt', 'local');
   await ok(s.api('PATCH', `/api/admin/replication-targets/${targetId}`, { token, body: { enabled: true } }));
   await putText(s, token, '/Home/after-enable.txt', 'copied');
