@@ -219,10 +219,11 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     const wait = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download', exact: true }).click();
     const d = await wait;
-    assert.equal(d.suggestedFilename(), 'files.zip');
+    // Named after the folder the selection is in (the storage's root here), not `files.zip`.
+    assert.equal(d.suggestedFilename(), 'home.zip');
     const { dir, cleanup } = tempDir('filedock-ui-zip-');
     try {
-      const file = join(dir, 'files.zip');
+      const file = join(dir, 'home.zip');
       await d.saveAs(file);
       const entries = execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).trim().split('\n').sort();
       assert.deepEqual(entries, ['pack/', 'pack/inner/', 'pack/inner/deep.txt', 'pack/top.bin', 'summary.txt']);
