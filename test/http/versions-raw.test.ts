@@ -50,6 +50,7 @@ describe('GET /api/files/versions/raw', () => {
     assert.equal(inline.status, 200, 'a viewer may look at versions');
     assert.match(inline.headers.get('content-disposition') ?? '', /^inline/);
     assert.equal(await inline.text(), 'second draft\n');
+    assert.match(inline.headers.get('content-security-policy') ?? '', /^sandbox/, 'an old version shown in a tab runs nothing');
     const ranged = await fetch(`${s.url}/api/files/versions/raw?path=/Docs/notes.md&id=${oldest.id}`, { headers: { authorization: `Bearer ${admin}`, range: 'bytes=0-4' } });
     assert.equal(ranged.status, 206);
     assert.equal(await ranged.text(), 'first');

@@ -17,6 +17,7 @@ import { filesDoor } from './files.routes';
 import { serveFile } from '../serve-file';
 
 const listQuery = z.object({ path: q.str(8192) });
+const VIEW_SANDBOX = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
 const rawQuery = z.object({ path: q.str(8192), id: q.int(1), inline: q.bool().optional() });
 const restoreBody = z.strictObject({ path: z.string().min(1).max(8192), id: z.number().int().positive() });
 
@@ -36,7 +37,8 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
     const res = d.files.forActor(actor(ctx)).target(input.path);
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
     const f = await d.protection.versions.open(res.storage.id, res.rel, input.id);
-    // A version never changes: its validators hold; `private` as for the file's own bytes.
+    // Shown in a tab of its own: an old HTML or SVG version must not run as this origin.
+    if (input.inline && f.mime !== 'application/pdf') ctx.set('Content-Security-Policy', VIEW_SANDBOX);
     await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
   });
 
