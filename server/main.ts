@@ -38,6 +38,7 @@ import { SshKeys } from './auth/ssh-keys';
 import { actorSpec } from './auth';
 import { sshKeyRoutes } from './http/routes/ssh-keys.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
+import { networkRoutes } from './http/routes/network.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
@@ -176,6 +177,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const routers: Array<Router<AppState>> = [
       capabilitiesRoutes((ctx: Ctx) => ({ ...sv.capabilities(), assistant: sv.assistant.capability(ctx.state.principal ? actor(ctx) : null) })),
       assistantRoutes({ assistant: sv.assistant, bus, maxJsonBytes: json }),
+      networkRoutes({ host: config.host, publicUrl: config.publicUrl }),
       authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue) }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),

@@ -8,6 +8,10 @@ import { FilesPage } from './files/files-page';
 import { MyLinks } from './share/my-links';
 import { TrashPage } from './files/trash-page';
 import { isDiagramRoute } from './files/diagram/diagram-route';
+import { NotFoundPage } from './ui/not-found';
+
+/** `/`, `/files` and `/files/<ui path>`: everything else the app does not know is "not found". */
+const isFilesRoute = (path: string) => path === '/' || path === '/files' || path.startsWith('/files/');
 
 // The admin console, the account pages and a paired phone's shell are chunks of their own.
 const AdminPage = lazy(() => import('./admin/admin-page'));
@@ -31,7 +35,7 @@ export function Shell() {
   if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
   // The diagram editor takes the whole window (its page has its own way back).
   if (isDiagramRoute(path)) return <Suspense fallback={loading}><DiagramPage pathname={path} /></Suspense>;
-  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : path.startsWith('/app/') ? 'app' : 'files';
+  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : path.startsWith('/app/') ? 'app' : isFilesRoute(path) ? 'files' : 'notfound';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
       {t(key)}
@@ -58,6 +62,7 @@ export function Shell() {
       </header>
       <main id="main" tabIndex={-1}>
         {section === 'files' && <FilesPage />}
+        {section === 'notfound' && <NotFoundPage path={path} />}
         {section === 'links' && <MyLinks />}
         {section === 'trash' && <TrashPage />}
         {section === 'account' && <Suspense fallback={loading}><AccountPage /></Suspense>}

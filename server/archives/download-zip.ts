@@ -8,7 +8,7 @@
 import type { Writable } from 'node:stream';
 import type { ActorFiles, FileStat, Place } from '../files';
 import { AppError } from '../errors';
-import { baseName, isInternalName, joinRel } from '../lib/paths';
+import { baseName, isInternalName, joinRel, parentRel } from '../lib/paths';
 import { ZipWriter } from '../lib/zip-writer';
 import { MAX_PATHS } from './archives.service';
 
@@ -21,7 +21,7 @@ interface PlanItem {
 }
 
 export interface ZipPlan {
-  /** `<folder or file>.zip` for one item, `files.zip` for several. */
+  /** `<folder or file>.zip` for one item; for several, named after the folder they share (`files.zip` across storages). */
   filename: string;
   items: PlanItem[];
   /** Sum of the files' sizes. */
@@ -54,7 +54,7 @@ export class DownloadZip {
         if (this.maxBytes > 0 && bytes > this.maxBytes) throw new AppError('archive_too_large', { max: this.maxBytes }, { max: this.maxBytes });
       }
     }
-    const filename = targets.length === 1 ? `${items[0].name}.zip` : 'files.zip';
+    const filename = targets.length === 1 ? `${items[0].name}.zip` : `${sharedFolderName(targets) ?? 'files'}.zip`;
     return { filename, items, bytes };
   }
 
@@ -85,4 +85,21 @@ function unique(name: string, taken: Set<string>): string {
   }
   taken.add(n);
   return n;
+}
+
+/**
+ * The name of the deepest folder holding every target (the storage's name at
+ * its root), so a selection in `Photos` downloads as `Photos.zip`; null when
+ * the targets are on different storages.
+ */
+function sharedFolderName(targets: Array<{ storage: { id: number; name: string }; rel: string }>): string | null {
+  if (targets.some((t) => t.storage.id !== targets[0].storage.id)) return null;
+  let common = parentRel(targets[0].rel).split('/').filter(Boolean);
+  for (const t of targets) {
+    const parts = parentRel(t.rel).split('/').filter(Boolean);
+    let i = 0;
+    while (i < common.length && i < parts.length && common[i] === parts[i]) i++;
+    common = common.slice(0, i);
+  }
+  return common.length ? common[common.length - 1] : targets[0].storage.name;
 }

@@ -312,7 +312,8 @@ export class ActorFiles {
     const kind = (port ? port.types() : NEWDOC_TYPES).find((x) => x.ext === type);
     if (!kind) throw new AppError('validation_failed', { field: 'type', reason: 'unknown document type' }, { field: 'type' });
     checkName(name);
-    const file = extOf(name) === kind.ext ? name : `${name}.${kind.ext}`;
+    // Plain text keeps a typed extension (`ideas.md`); other kinds, and a bare name, get the kind's own.
+    const file = extOf(name) === kind.ext || (kind.ext === 'txt' && extOf(name) !== '') ? name : `${name}.${kind.ext}`;
     checkName(file);
     const dir = this.target(folder, 'editor');
     const bytes = port ? await port.template(kind.ext) : Buffer.alloc(0);

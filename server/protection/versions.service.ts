@@ -6,16 +6,16 @@
  * each snapshot and in the daily sweep. Snapshots are never scanned: the
  * bytes were already scanned when they were written.
  */
-import type { GateNode } from '../catalogue';
+import { mimeOf, type GateNode } from '../catalogue';
 import type { VersionView } from '../contract';
 import type { Db } from '../db';
 import type { VersionsTable } from '../db/tables';
 import type { ActorRef, RequestMeta } from '../events';
-import type { Place, VersionsPort } from '../files';
+import { etagOf, type OpenFile, type Place, type VersionsPort } from '../files';
 import type { StorageOps } from '../files/internal';
 import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
-import { isInternalPath, joinRel, parentRel, RESERVED_NAMES } from '../lib/paths';
+import { baseName, isInternalPath, joinRel, parentRel, RESERVED_NAMES } from '../lib/paths';
 import { slotName } from './tree';
 
 export const VERSIONS_DIR: (typeof RESERVED_NAMES)[number] = '.versions';
@@ -55,6 +55,31 @@ export class VersionsService implements VersionsPort {
   /** Versions of one path, newest first (also for a file that was deleted since). */
   list(storageId: number, rel: string): VersionView[] {
     return (this.db.all(this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', storageId).where('path', '=', rel).orderBy('id', 'desc')) as VersionRow[]).map(present);
+  }
+
+  /**
+   * Version `id` of `rel` opened for serving (view or download before a
+   * restore), under the file's own name; not_found as for `restore`.
+   */
+  async open(storageId: number, rel: string, id: number): Promise<OpenFile> {
+    const row = this.db.first(this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', storageId).where('path', '=', rel)) as VersionRow | undefined;
+    if (!row) throw new AppError('not_found', { id });
+    const place: Place = { storage_id: storageId, rel: row.version_rel };
+    const found = await this.ops.statOrNull(place);
+    if (!found || found.type !== 'file') throw new AppError('not_found', { id }, undefined, 'the snapshot is gone from the storage');
+    const { entry: e, local } = await this.ops.statForServing(place);
+    const tag = etagOf(e.size, e.mtime, e.etag);
+    return {
+      place,
+      name: baseName(rel),
+      size: e.size,
+      mtime: row.mtime,
+      etag: tag.startsWith('"') ? tag : `"${tag}"`,
+      mime: mimeOf(baseName(rel)),
+      read: (span, signal) => this.ops.read(place, span, signal),
+      localFile: async () => local,
+      presign: async () => null,
+    };
   }
 
   /**

@@ -104,8 +104,29 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     await rows.first().waitFor();
     assert.equal(await rows.count(), 1);
     assert.match(await rows.first().innerText(), /12 B/);
+    // Seconds and how long ago (issue 39, 17).
+    assert.match(await rows.first().innerText(), /\d{1,2}:\d{2}:\d{2}.*(seconds? ago|now|minutes? ago)/s);
+    // Looked at and downloaded before restoring: the old bytes, under the file's name.
+    const view = rows.first().getByRole('link', { name: 'View' });
+    const tab = ctx.waitForEvent('page');
+    await view.click();
+    const viewed = await tab;
+    await viewed.waitForLoadState();
+    assert.equal((await viewed.locator('body').innerText()).trim(), 'first draft');
+    await viewed.close();
+    const dl = page.waitForEvent('download');
+    await rows.first().getByRole('button', { name: 'Download' }).click();
+    const got = await dl;
+    assert.equal(got.suggestedFilename(), 'notes.txt');
+    assert.equal(readFileSync((await got.path())!, 'utf8'), 'first draft\n');
     await shot(page, 'ui-versions');
     await rows.first().getByRole('button', { name: 'Restore' }).click();
+    // Restoring asks first and says what happens to the current bytes.
+    const ask = page.getByRole('dialog', { name: 'Restore this version?' });
+    assert.match(await ask.innerText(), /current content is not lost: it is kept as a new version/);
+    await shot(page, 'ui-versions-confirm');
+    assert.equal(readFileSync(join(store, 'notes.txt'), 'utf8'), 'second draft\n', 'nothing restored before the confirmation');
+    await ask.getByRole('button', { name: 'Restore' }).click();
     await page.getByText('Version restored.', { exact: false }).waitFor();
     assert.equal(readFileSync(join(store, 'notes.txt'), 'utf8'), 'first draft\n');
     // The content it replaced is now a version too.
@@ -172,6 +193,17 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     assert.ok(existsSync(join(store, 'todo.txt')));
     assert.ok(!existsSync(join(store, 'todo.txt.txt')));
     await page.keyboard.press('Escape');
+    // A typed extension is kept (issue 39, 11); a bare name still gets `.txt`.
+    for (const [typed, made] of [['ideas.md', 'ideas.md'], ['plain', 'plain.txt']]) {
+      await page.getByRole('button', { name: 'New text file' }).click();
+      await page.keyboard.type(typed);
+      await page.keyboard.press('Enter');
+      await page.getByRole('dialog', { name: `Editing ${made}` }).waitFor();
+      assert.ok(existsSync(join(store, made)), made);
+      assert.ok(!existsSync(join(store, `${typed}.txt`)) || typed === 'plain');
+      await page.keyboard.press('Escape');
+      await row(made).waitFor();
+    }
   });
 
   test('share dialog confirms PIN, cap and the clamped "no expiry"; My links tells used up apart and copies again', async () => {
@@ -219,10 +251,11 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     const wait = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download', exact: true }).click();
     const d = await wait;
-    assert.equal(d.suggestedFilename(), 'files.zip');
+    // Named after the folder the selection is in (the storage's root here), not `files.zip`.
+    assert.equal(d.suggestedFilename(), 'home.zip');
     const { dir, cleanup } = tempDir('filedock-ui-zip-');
     try {
-      const file = join(dir, 'files.zip');
+      const file = join(dir, 'home.zip');
       await d.saveAs(file);
       const entries = execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).trim().split('\n').sort();
       assert.deepEqual(entries, ['pack/', 'pack/inner/', 'pack/inner/deep.txt', 'pack/top.bin', 'summary.txt']);

@@ -71,11 +71,20 @@ describe('GET /api/files/zip', { skip }, () => {
     assert.equal(execFileSync('unzip', ['-p', file, 'photos/trip/ç ı.txt'], { encoding: 'utf8' }), 'Türkçe adı\n');
   });
 
-  test('several paths: files.zip, equal names kept apart', async () => {
-    const { res, entries, file } = await fetchZip('files.zip', '/Z/photos/a.bin', '/Z/docs/a.bin', '/Z/photos/trip');
-    assert.match(res.headers.get('content-disposition') ?? '', /filename="files\.zip"/);
+  test('several paths: named after the folder they share, equal names kept apart', async () => {
+    const { res, entries, file } = await fetchZip('Z.zip', '/Z/photos/a.bin', '/Z/docs/a.bin', '/Z/photos/trip');
+    // photos/ and docs/ meet at the storage's root: the archive takes the storage's name.
+    assert.match(res.headers.get('content-disposition') ?? '', /filename="Z\.zip"/);
     assert.deepEqual(entries, ['a (2).bin', 'a.bin', 'trip/', 'trip/ç ı.txt']);
     assert.equal(execFileSync('unzip', ['-p', file, 'a (2).bin'], { encoding: 'utf8' }), 'same name, other folder');
+  });
+
+  test('several items of one folder: `<folder>.zip`, not files.zip (issue 39, 19)', async () => {
+    const { res, entries } = await fetchZip('photos-sel.zip', '/Z/photos/a.bin', '/Z/photos/trip');
+    assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="photos\.zip"/);
+    assert.deepEqual(entries, ['a.bin', 'trip/', 'trip/ç ı.txt']);
+    const deeper = await fetchZip('deeper.zip', '/Z/photos/trip/ç ı.txt', '/Z/photos/empty');
+    assert.match(deeper.res.headers.get('content-disposition') ?? '', /filename="photos\.zip"/);
   });
 
   test('refusals come as the envelope before any byte', async () => {

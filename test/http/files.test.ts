@@ -186,6 +186,12 @@ describe('Files API', () => {
     const nf = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs/work', name: 'todo', type: 'txt' } });
     assert.equal(nf.status, 200, JSON.stringify(nf.body));
     assert.equal(nf.body.entry.name, 'todo.txt');
+    // A typed extension is kept for plain text (issue 39, 11): `ideas.md`, not `ideas.md.txt`.
+    const md = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs/work', name: 'ideas.md', type: 'txt' } });
+    assert.equal(md.status, 200, JSON.stringify(md.body));
+    assert.equal(md.body.entry.name, 'ideas.md');
+    assert.equal(readFileSync(join(root, 'work/ideas.md'), 'utf8'), '');
+    assert.equal((await s.api('POST', '/api/files/delete', { token: admin, body: { paths: ['/Docs/work/ideas.md'] } })).status, 200);
     const dupNew = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs/work', name: 'todo.txt', type: 'txt' } });
     assert.equal(dupNew.body.error, 'name_taken');
     // In the storage's root folder too (the file manager's first screen of a storage).

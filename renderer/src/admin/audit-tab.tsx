@@ -5,8 +5,8 @@ import { useI18n } from '../i18n';
 import { formatDate } from '../lib/format';
 import { errorText } from '../ui/toast';
 import * as admin from './admin-api';
+import { auditWords, KNOWN_ACTIONS } from './admin-words';
 
-const ACTIONS = ['auth.login', 'auth.logout', 'auth.failed', 'file.upload', 'file.delete', 'file.move', 'file.copy', 'share.create', 'share.revoke', 'storage.add', 'storage.delete', 'user.create', 'user.disable', 'admin.config_change'];
 
 export function AuditTab() {
   const { t, lang } = useI18n();
@@ -32,7 +32,7 @@ export function AuditTab() {
         <label>{t('audit.user')}<input type="number" min={1} value={f.user_id} onChange={(e) => setF({ ...f, user_id: e.target.value })} /></label>
         <label>{t('audit.action')}
           <input list="audit-actions" value={f.action} onChange={(e) => setF({ ...f, action: e.target.value })} />
-          <datalist id="audit-actions">{ACTIONS.map((a) => <option key={a} value={a} />)}</datalist>
+          <datalist id="audit-actions">{KNOWN_ACTIONS.map((a) => <option key={a} value={a} label={auditWords(a, t)} />)}</datalist>
         </label>
         <label>{t('audit.from')}<input type="date" value={f.from} onChange={(e) => setF({ ...f, from: e.target.value })} /></label>
         <label>{t('audit.to')}<input type="date" value={f.to} onChange={(e) => setF({ ...f, to: e.target.value })} /></label>
@@ -57,7 +57,7 @@ export function AuditTab() {
                 <tr key={e.id}>
                   <td>{formatDate(e.ts, lang)}</td>
                   <td>{e.user_email ?? (e.user_id === null ? '—' : `#${e.user_id}`)}</td>
-                  <td><code>{e.action}</code></td>
+                  <td title={e.action}>{auditWords(e.action, t)}</td>
                   <td className="wrap">{e.resource}</td>
                   <td>{e.ip}</td>
                 </tr>

@@ -59,25 +59,26 @@ function Protection() {
     }
   };
   const av = p?.antivirus ?? {};
-  const num = (k: string, label: string, min?: unknown, max?: unknown) => (
-    <label>{label}<input type="number" min={min as number | undefined} max={max as number | undefined} value={String(f[k] ?? '')} onChange={(e) => setF({ ...f, [k]: e.target.value })} /></label>
+  const num = (k: string, label: string, min?: unknown, max?: unknown, placeholder?: string) => (
+    <label>{label}<input type="number" min={min as number | undefined} max={max as number | undefined} placeholder={placeholder} value={String(f[k] ?? '')} onChange={(e) => setF({ ...f, [k]: e.target.value })} /></label>
   );
   return (
     <Section title={t('settings.protection')} missing={missing} error={error}>
       {p && (
         <form className="form two-col" onSubmit={submit}>
           {num('trash_retention_days', t('settings.trash_days'), 1, 3650)}
-          {num('versions_keep_n', t('settings.versions_keep'), 0, 1000)}
+          {num('versions_keep_n', t('settings.versions_keep'), 0, 1000, '20')}
+          {f.versions_keep_n === '' && <p className="hint full">{t('settings.versions_keep_default')}</p>}
           {num('share_max_ttl_days', t('settings.share_ttl'), 0, 3650)}
           {Number(p.shares_over_max_ttl) > 0 && <p className="hint full">{t('settings.over_ttl', { n: Number(p.shares_over_max_ttl) })}</p>}
           <h3 className="full">{t('settings.av')}</h3>
           <p className="muted full" data-testid="av-status">
-            {t('settings.av_status', { state: av.enabled ? (av.reachable ? t('settings.av_reachable') : `${t('settings.av_unreachable')}${av.health ? ` (${String(av.health)})` : ''}`) : t('common.no') })}
+            {!av.enabled ? t('settings.av_off') : av.reachable ? t('settings.av_on_ok') : t('settings.av_on_down', { reason: String(av.health ?? t('settings.av_unreachable')) })}
           </p>
           <label className="check"><input type="checkbox" checked={f.av_enabled === true} onChange={(e) => setF({ ...f, av_enabled: e.target.checked })} />{t('settings.av_enabled')}</label>
           <label>{t('settings.av_mode')}
             <select value={String(f.av_mode ?? 'binary')} onChange={(e) => setF({ ...f, av_mode: e.target.value })}>
-              {((av.modes as string[] | undefined) ?? ['binary', 'daemon']).map((m) => <option key={m} value={m}>{m}</option>)}
+              {((av.modes as string[] | undefined) ?? ['binary', 'daemon']).map((m) => <option key={m} value={m}>{m === 'binary' || m === 'daemon' ? t(`settings.av_mode.${m}`) : m}</option>)}
             </select>
           </label>
           {f.av_mode === 'daemon' && <label>{t('settings.av_addr')}<input value={String(f.av_clamd_addr ?? '')} onChange={(e) => setF({ ...f, av_clamd_addr: e.target.value })} /></label>}

@@ -9,6 +9,7 @@ import { errorText, useToast } from '../ui/toast';
 import * as admin from './admin-api';
 import { StorageForm } from './storage-form';
 import { MeterLine } from './storage-meter';
+import { statusWords } from './admin-words';
 
 export function StoragesTab() {
   const { t, lang } = useI18n();
@@ -131,7 +132,7 @@ function SyncRuns({ storage, onClose }: { storage: AdminStorage; onClose: () => 
             <tbody>
               {runs.map((r) => (
                 <tr key={r.id}>
-                  <td>{r.status}</td>
+                  <td title={r.status}>{statusWords(r.status, t)}</td>
                   <td>{formatDate(r.started_at, lang)}</td>
                   <td>{formatDate(r.finished_at, lang)}</td>
                   <td>{r.added}</td><td>{r.updated}</td><td>{r.removed}</td>

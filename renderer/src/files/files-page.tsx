@@ -503,7 +503,7 @@ export function FilesPage() {
       {dialog?.kind === 'newtext' && (
         <NameDialog title={t('files.new_text')} label={t('files.file_name')} initial="new.txt" submitLabel={t('common.create')} onClose={() => setDialog(null)}
           onSubmit={async (name) => {
-            // The server adds `.txt` only when the name lacks it; its answer names the file it made.
+            // The server adds `.txt` only when the name has no extension; its answer names the file it made.
             const r = await files.newFile(path, name, 'txt');
             afterWrite();
             const made = r?.entry?.name ?? name;

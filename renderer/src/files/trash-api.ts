@@ -1,5 +1,5 @@
 /** The trash and file versions (docs/protection.md). Bulk verbs answer per item. */
-import { api } from '../api/client';
+import { api, withQuery } from '../api/client';
 import type { TrashItem, VersionView } from '../api/types';
 
 export type { TrashItem, VersionView };
@@ -14,3 +14,5 @@ export const purgeItems = (ids: number[] | 'all') => api<PerItem<'purged'>>('/ap
 
 export const listVersions = (path: string) => api<{ versions: VersionView[] }>('/api/files/versions', { query: { path } });
 export const restoreVersion = (path: string, id: number) => api('/api/files/versions/restore', { body: { path, id } });
+/** A version's bytes (`GET /api/files/versions/raw`), shown in the browser when `inline`. */
+export const versionUrl = (path: string, id: number, inline: boolean) => withQuery('/api/files/versions/raw', { path, id, inline: inline ? 1 : undefined });

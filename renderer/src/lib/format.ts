@@ -23,6 +23,29 @@ export function formatDate(iso: string | null | undefined, lang: string): string
   return d.toLocaleString(lang, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
+/** Local date and time to the second (two saves within one minute must read apart). */
+export function formatDateSeconds(iso: string | null | undefined, lang: string): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return d.toLocaleString(lang, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+const SPANS: Array<[Intl.RelativeTimeFormatUnit, number]> = [['second', 60], ['minute', 60], ['hour', 24], ['day', 30], ['month', 12], ['year', Infinity]];
+
+/** "2 minutes ago", "yesterday", "now" in the reader's language; empty for an unreadable value. */
+export function formatRelative(iso: string | null | undefined, lang: string, now = Date.now()): string {
+  if (!iso) return '';
+  const at = new Date(iso).getTime();
+  if (Number.isNaN(at)) return '';
+  let v = (at - now) / 1000;
+  for (const [unit, size] of SPANS) {
+    if (Math.abs(v) < size) return new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(Math.round(v), unit);
+    v /= size;
+  }
+  return '';
+}
+
 /** Lower-case extension without the dot; '' when the name has none (dotfiles included). */
 export function extOf(name: string): string {
   const i = name.lastIndexOf('.');

@@ -10,13 +10,25 @@ import { useI18n } from '../i18n';
 import { formatDate } from '../lib/format';
 import { CopyField } from '../ui/copy-field';
 import { useQrCode } from '../ui/qr';
+import { atBase, useLoopbackReach } from './loopback-link';
 
 export function LinkResult({ link, asked, downloads }: { link: ShareCreated; asked: ShareInput; downloads?: boolean }) {
   const { t, lang } = useI18n();
-  const qr = useQrCode(link.url, 192);
+  const reach = useLoopbackReach(link.url);
+  const others = reach ? reach.urls.map((b) => atBase(link.url, b)) : [];
+  // A phone scanning the code must get an address it can reach.
+  const qr = useQrCode(others[0] ?? link.url, 192);
   return (
     <div className="link-result" data-testid="link-result">
       <CopyField label={t('share.link')} value={link.url} />
+      {reach && (
+        <div className="warn" role="status" data-testid="loopback-note">
+          <p>{t('share.loopback', { host: new URL(link.url).host })}</p>
+          {others.length > 0 && <p>{t('share.loopback.offer')}</p>}
+          {others.map((u, i) => <CopyField key={u} label={i === 0 ? t('share.loopback.network') : t('share.loopback.other')} value={u} />)}
+          {others.length === 0 && <p>{t(reach.loopback_only ? 'share.loopback.local_only' : 'share.loopback.none')}</p>}
+        </div>
+      )}
       <ul className="link-facts" data-testid="link-facts">
         {link.pin && <li className="pin" role="alert">{t('share.pin_once', { pin: link.pin })}</li>}
         {!link.pin && asked.pin && <li>{t('share.confirm.pin_own')}</li>}

@@ -1,6 +1,9 @@
 /** English strings: the shell, sign-in, first run, common words. */
 export const core = {
   'app.name': 'Filedock',
+  'notfound.title': 'Page not found',
+  'notfound.text': 'There is no page at {path}. The address may be mistyped, or the page was moved.',
+  'notfound.back': 'Go to your files',
   'app.skip': 'Skip to content',
   'common.cancel': 'Cancel',
   'common.close': 'Close',

@@ -3,6 +3,9 @@ import type { core as en } from '../en/core';
 
 export const core: Record<keyof typeof en, string> = {
   'app.name': 'Filedock',
+  'notfound.title': 'Sayfa bulunamadı',
+  'notfound.text': '{path} adresinde bir sayfa yok. Adres yanlış yazılmış ya da sayfa taşınmış olabilir.',
+  'notfound.back': 'Dosyalarınıza gidin',
   'app.skip': 'İçeriğe geç',
   'common.cancel': 'İptal',
   'common.close': 'Kapat',

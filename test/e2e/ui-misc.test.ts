@@ -1,0 +1,116 @@
+/**
+ * Smaller web UI defects of issue 39 (items 15 and 19) against a real server
+ * (from source, port 0) in Debian's Chromium: a link made at 127.0.0.1 warns
+ * and offers the network address; an unknown address is "Page not found"
+ * without upload buttons; admin pages say sentences, not codes.
+ *
+ * The server listens on every address here (SERVICE_HOST 0.0.0.0) so it has
+ * a network address to offer; the browser and every request stay on 127.0.0.1.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { networkInterfaces } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { needTool } from '../helpers/tools';
+import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext } from './ui-harness';
+
+const skip = needTool('chromium', 'chromium') ?? undefined;
+const realErrors = (errors: string[]) => errors.filter((e) => !/Failed to load resource: the server responded with a status of (401|404)\b/.test(e));
+/** The physical IPv4 addresses of this machine (what the server may offer). */
+const lanAddresses = () =>
+  Object.entries(networkInterfaces())
+    .filter(([name]) => !/^(docker|br-|veth|virbr|vmnet|vboxnet|utun|tun|tap|wg|zt|tailscale|lo)/i.test(name))
+    .flatMap(([, a]) => a ?? [])
+    .filter((a) => a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.'))
+    .map((a) => a.address);
+
+describe('web UI: loopback links, not found, admin wording', { skip, timeout: 240_000 }, () => {
+  let srv: RunningServer;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let errors: string[];
+  const phone = () => browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US', hasTouch: true, isMobile: true });
+
+  before(async () => {
+    ensureRendererBuilt();
+    srv = await startServer({ SERVICE_HOST: '0.0.0.0' });
+    writeFileSync(join(srv.dataDir, 'report.pdf'), 'not really a pdf');
+    browser = await launchBrowser();
+    ctx = await desktopContext(browser);
+    ({ page, errors } = await newPage(ctx));
+    await signIn(page, srv.url);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await srv?.stop();
+  });
+
+  test('a link made at 127.0.0.1 warns and offers the network address (15)', async () => {
+    await page.goto(`${srv.url}/files/home`);
+    const row = page.getByTestId('file-list').getByRole('option', { name: /report\.pdf/ });
+    await row.click({ button: 'right' });
+    await page.getByRole('menuitem', { name: 'Share link…' }).click();
+    const dlg = page.getByRole('dialog');
+    await dlg.getByRole('button', { name: 'Create link' }).click();
+    const url = await dlg.getByLabel('Link', { exact: true }).inputValue();
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/s\//);
+    const note = dlg.getByTestId('loopback-note');
+    await note.waitFor();
+    assert.match(await note.innerText(), /This link starts with 127\.0\.0\.1:\d+, which means “this computer”: nobody else can open it\./);
+    const port = new URL(url).port;
+    const lan = lanAddresses();
+    if (lan.length > 0) {
+      const offered = await dlg.getByLabel('Link on your network').inputValue();
+      assert.ok(lan.some((a) => offered === `http://${a}:${port}${new URL(url).pathname}`), `${offered} is not one of ${lan.join(', ')}`);
+    } else {
+      assert.match(await note.innerText(), /No network address of this computer was found/);
+    }
+    await shot(page, 'ui-share-loopback');
+    await page.keyboard.press('Escape');
+    const p = await phone();
+    try {
+      const { page: ph } = await newPage(p);
+      await signIn(ph, srv.url);
+      await ph.goto(`${srv.url}/files/home`);
+      await ph.getByTestId('file-list').getByRole('option', { name: /report\.pdf/ }).waitFor();
+      // The share dialog of the phone: through the API's answer as the desktop made it, opened from the row menu.
+      await ph.getByTestId('file-list').getByRole('option', { name: /report\.pdf/ }).click({ button: 'right' });
+      await ph.getByRole('menuitem', { name: 'Share link…' }).click();
+      await ph.getByRole('dialog').getByRole('button', { name: 'Create link' }).click();
+      await ph.getByTestId('loopback-note').waitFor();
+      await shot(ph, 'ui-share-loopback-phone');
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('an unknown address shows "Page not found" without the file toolbar (19)', async () => {
+    await page.goto(`${srv.url}/no/such/page`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    assert.match(await page.locator('main').innerText(), /There is no page at \/no\/such\/page\./);
+    assert.equal(await page.getByRole('button', { name: /Upload/ }).count(), 0);
+    assert.equal(await page.getByTestId('file-list').count(), 0);
+    await shot(page, 'ui-not-found');
+    await page.getByRole('link', { name: 'Go to your files' }).click();
+    await page.getByTestId('file-list').waitFor();
+    const p = await phone();
+    try {
+      const { page: ph } = await newPage(p);
+      await signIn(ph, srv.url);
+      await ph.goto(`${srv.url}/nothing-here`);
+      await ph.getByRole('heading', { name: 'Page not found' }).waitFor();
+      assert.equal(await ph.getByTestId('file-list').count(), 0);
+      await shot(ph, 'ui-not-found-phone');
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('no console errors', () => {
+    assert.deepEqual(realErrors(errors), []);
+  });
+});
