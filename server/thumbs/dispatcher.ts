@@ -36,8 +36,11 @@ const BATCH_MS = 30_000;
 const BROWSER_ORIGINS = new Set<WriteOrigin>(['upload', 'drop']);
 /** Upload-first entries kept in memory at most; beyond it they wait in the durable backlog like the rest. */
 const FAST_LANE_MAX = 10_000;
-/** What the sync walk finds is worth a thumbnail without asking: pictures, films, sound and PDFs. */
-const SYNC_KINDS = new Set(['image', 'video', 'audio', 'pdf', 'svg']);
+/**
+ * What the sync walk finds is worth a thumbnail without asking: pictures, films, sound, PDFs and office
+ * documents, so a file copied onto the disk gets the same first-page tile as an upload (issue 39).
+ */
+const SYNC_KINDS = new Set(['image', 'video', 'audio', 'pdf', 'office', 'svg']);
 
 /** The result of one drain op. */
 export interface DrainResult extends BackfillSummary {
@@ -77,7 +80,7 @@ export class ThumbDispatcher {
     };
   }
 
-  /** The sync engine's hook: new or changed pictures, films, sound and PDFs get thumbnails on their own. */
+  /** The sync engine's hook: new or changed pictures, films, sound, PDFs and office documents get thumbnails on their own. */
   syncHook(): SyncFilesHook {
     return (_storageId, files) => {
       const wanted = files.filter((f) => SYNC_KINDS.has(kindOf(f.mime, f.path.slice(f.path.lastIndexOf('/') + 1)))).map((f) => f.id);

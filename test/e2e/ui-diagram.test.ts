@@ -7,7 +7,7 @@
  * frame navigated to a foreign origin cannot pass off a save or an exit. A
  * .drawio.svg and a .drawio.png round-trip through the editor's export (the
  * stored image embeds the new diagram). Without an editor URL a .drawio
- * downloads like any file. A .mmd preview and a ```mermaid block in Markdown
+ * opens the info panel with the "no diagram editor" message and Download. A .mmd preview and a ```mermaid block in Markdown
  * show SVG drawings in a sandboxed frame, and a script in a label never runs.
  */
 import { test, describe, before, after } from 'node:test';
@@ -257,13 +257,17 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
     errors.length = 0;
   });
 
-  test('without an editor URL a .drawio downloads like any other file', async () => {
+  test('without an editor URL a .drawio opens the info panel (no editor message, Download) like any file without a preview', async () => {
     const put = await api('PUT', '/api/admin/external/diagram', { url: '' });
     assert.equal(put.status, 200, JSON.stringify(put.body));
     await openFolder();
-    const download = page.waitForEvent('download');
     await row('flow.drawio').dblclick();
+    const info = page.getByTestId('file-info');
+    await info.getByRole('note').filter({ hasText: 'No diagram editor is set up' }).waitFor();
+    const download = page.waitForEvent('download');
+    await info.getByRole('button', { name: 'Download' }).click();
     assert.equal((await download).suggestedFilename(), 'flow.drawio');
+    await page.keyboard.press('Escape');
     assert.equal(new URL(page.url()).pathname, '/files/diagrams');
     // The page itself, reached directly, says there is no editor.
     await page.goto(`${srv.url}/diagram/diagrams/flow.drawio`);

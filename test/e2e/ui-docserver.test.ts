@@ -76,7 +76,7 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
       return t.skip('soffice not found: install libreoffice-writer-nogui');
     }
     await openFolder();
-    const pdf = page.waitForResponse((r) => r.url().includes('/api/files/pdf?'), { timeout: 120_000 });
+    const pdf = page.waitForResponse((r) => r.url().includes('/api/files/pdf/report.pdf?') && r.request().method() === 'GET', { timeout: 120_000 });
     await row('report.docx').dblclick();
     const res = await pdf;
     assert.equal(res.status(), 200);
@@ -85,7 +85,8 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
     assert.equal(head, '%PDF-');
     const frame = page.getByTestId('office-pdf');
     await frame.waitFor({ timeout: 60_000 });
-    assert.match((await frame.getAttribute('src')) ?? '', /^blob:/);
+    // Under the document's own name (the PDF viewer titles and saves by it), not a blob URL (issue 39 item 18).
+    assert.match((await frame.getAttribute('src')) ?? '', /^\/api\/files\/pdf\/report\.pdf\?path=/);
     assert.match(page.url(), /\/files\/Docs$/, 'no editor page without a document server');
     await shot(page, 'ui-docserver-pdf-preview');
     await page.keyboard.press('Escape');

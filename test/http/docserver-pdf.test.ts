@@ -89,4 +89,23 @@ describe('docserver: PDF rendition of office documents (no document server)', ()
     assert.equal((await pdf('/Docs/none.docx')).status, 404);
     assert.equal((await fetch(`${s.url}/api/files/pdf?path=/Docs/report.docx`)).status, 401);
   });
+
+  test('the named form /api/files/pdf/<name>.pdf?path= serves the same rendition under the file\'s own name (issue 39 item 18)', async (t) => {
+    if (!hasTool('soffice')) {
+      if (process.env.CI) assert.fail('[CI] soffice not found: install libreoffice-writer-nogui');
+      return t.skip('soffice not found: install libreoffice-writer-nogui');
+    }
+    writeFileSync(join(root, 'Ağustos raporu.docx'), await buildTemplate('docx'));
+    assert.equal((await s.api('POST', '/api/files/refresh', { token: admin, body: { path: '/Docs' } })).status, 200);
+    const url = `${s.url}/api/files/pdf/${encodeURIComponent('Ağustos raporu.pdf')}?path=${encodeURIComponent('/Docs/Ağustos raporu.docx')}`;
+    const r = await fetch(url, { headers: { authorization: `Bearer ${admin}` } });
+    assert.equal(r.status, 200, await r.clone().text());
+    assert.equal(r.headers.get('content-type'), 'application/pdf');
+    assert.match(r.headers.get('content-disposition') ?? '', /^inline; .*filename\*=UTF-8''A%C4%9Fustos%20raporu\.pdf$/);
+    assert.equal(Buffer.from(await r.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    // The segment is cosmetic: the path decides what is served and what may be read.
+    const other = await fetch(`${s.url}/api/files/pdf/x.pdf?path=${encodeURIComponent('/Docs/notes.txt')}`, { headers: { authorization: `Bearer ${admin}` } });
+    assert.equal(other.status, 415);
+    assert.equal((await fetch(url)).status, 401);
+  });
 });

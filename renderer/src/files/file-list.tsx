@@ -14,6 +14,7 @@ import { FileIcon } from './icons';
 import { ROWS_MIME } from './drag';
 import { SignedImg } from '../device/signed-src';
 import { FileMarks } from '../apps/file-marks';
+import { TileThumb } from './tile-thumb';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -138,10 +139,7 @@ export function FileList(p: Props) {
       >
         {p.view === 'grid' ? (
           <>
-            <div className="thumb">
-              {e.thumb_url ? <SignedImg src={e.thumb_url} alt="" loading="lazy" decoding="async" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : null}
-              <FileIcon entry={e} size={56} />
-            </div>
+            <TileThumb e={e} />
             <span className="tile-name">{e.name}<FileMarks e={e} /></span>
           </>
         ) : (

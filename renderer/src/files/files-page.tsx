@@ -23,6 +23,7 @@ import { Breadcrumb } from './breadcrumb';
 import { ContextMenu, type MenuItem } from './context-menu';
 import { FolderPicker } from './folder-picker';
 import { Preview, canPreview } from './preview';
+import { useBackToRow } from './back-to-row';
 import { TextEditor } from './text-editor';
 import { SearchBar } from './search-bar';
 import { Sidebar } from './sidebar';
@@ -135,8 +136,8 @@ export function FilesPage() {
     // Diagram files open in the configured diagram editor; without one, like any other file.
     else if (!plain && isDiagramName(e.name)) void diagramEditorUrl().then((u) => (u ? navigate(diagramRoute(p)) : open(e, true)), () => open(e, true));
     else if (officeOpenTarget(e, caps) === 'editor') navigate(editorRoute(p));
-    else if (canPreview(e)) setDialog({ kind: 'preview', path: p, entry: e });
-    else download(p, e.name);
+    // A preview, or the info panel for a file that has none (never a silent download).
+    else setDialog({ kind: 'preview', path: p, entry: e });
   };
 
   const download = (p: string, name: string) => void saveSigned(files.rawUrl(p, false), name).catch(toast.error);
@@ -372,6 +373,7 @@ export function FilesPage() {
     return () => window.removeEventListener('keydown', slash);
   }, []);
 
+  const backToRow = useBackToRow(listRef, !!dialog, keys, setSelection);
   const previewable = entries.filter(canPreview);
   const previewAt = dialog?.kind === 'preview' ? previewable.findIndex((e) => pathOf(e) === dialog.path) : -1;
   const showPreview = (i: number) => setDialog({ kind: 'preview', path: pathOf(previewable[i]), entry: previewable[i] });
@@ -541,7 +543,8 @@ export function FilesPage() {
           onPick={(dest) => void doTransfer(dialog.kind as 'move' | 'copy', dialog.paths, dest)} />
       )}
       {dialog?.kind === 'preview' && dialog.entry && (
-        <Preview entry={dialog.entry} path={dialog.path} onClose={() => setDialog(null)}
+        <Preview entry={dialog.entry} path={dialog.path} onClose={() => { backToRow(dialog.entry!); setDialog(null); }}
+          onOpenWith={(r) => { setDialog(null); void openWith(r, dialog.path); }}
           onPrev={previewAt > 0 ? () => showPreview(previewAt - 1) : undefined}
           onNext={previewAt >= 0 && previewAt < previewable.length - 1 ? () => showPreview(previewAt + 1) : undefined}
           onEdit={isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry }) : undefined} />

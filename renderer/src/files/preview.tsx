@@ -2,6 +2,7 @@
  * Previews: images, video, audio and PDF straight from the raw route (the
  * browser's own viewers, with byte ranges for seeking), text and code fetched
  * (first 1 MiB) and coloured. Left/Right page through the folder's previewable files.
+ * A file with no preview shows the info panel (file-info.tsx) instead.
  */
 import { lazy, Suspense, useEffect, useState } from 'react';
 import type { Entry } from '../api/types';
@@ -19,6 +20,8 @@ import { useToast } from '../ui/toast';
 import { isMermaidName } from './mermaid/mermaid-name';
 import { officeOpenTarget } from '../office/office-files';
 import { OfficePdfPreview } from '../office/office-preview';
+import type { OpenRule } from '../apps/apps-api';
+import { FileInfo } from './file-info';
 
 const TEXT_MAX = 1024 * 1024;
 // markdown-it is loaded only when a Markdown file is previewed.
@@ -27,7 +30,7 @@ const isMarkdown = (name: string) => /\.(md|markdown)$/i.test(name);
 // Mermaid diagrams are drawn in a sandboxed frame, its code loaded only then.
 const MermaidView = lazy(() => import('./mermaid/mermaid-view'));
 
-/** Whether the preview dialog can show this entry (otherwise it downloads). */
+/** Whether the preview dialog can show this entry (otherwise it shows the info panel). */
 export function canPreview(e: Entry): boolean {
   return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime) || isMermaidName(e.name) || isOfficePdf(e));
 }
@@ -41,15 +44,21 @@ interface Props {
   onPrev?: () => void;
   onNext?: () => void;
   onEdit?: () => void;
+  onOpenWith?: (rule: OpenRule) => void;
   onClose: () => void;
 }
 
-export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props) {
+export function Preview({ entry, path, onPrev, onNext, onEdit, onOpenWith, onClose }: Props) {
   const { t } = useI18n();
   const toast = useToast();
+  // "Show as text" from the info panel forces the text preview of a file we do not know.
+  const [asText, setAsText] = useState(false);
+  useEffect(() => setAsText(false), [path]);
+  const info = !canPreview(entry) && !asText;
   const kind = kindOf(entry);
-  const native = ['image', 'video', 'audio', 'pdf'].includes(kind);
-  const office = !native && isOfficePdf(entry);
+  const native = !asText && ['image', 'video', 'audio', 'pdf'].includes(kind);
+  const office = !native && !asText && isOfficePdf(entry);
+  const download = () => void saveSigned(rawUrl(path, false), entry.name).catch(toast.error);
   // On a paired device the bytes come with its key (see device/signed-src).
   const src = useSignedSrc(native ? rawUrl(path) : undefined);
   useEffect(() => {
@@ -63,26 +72,32 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onClose }: Props)
   }, [onPrev, onNext]);
 
   return (
-    <Dialog title={t('preview.title', { name: entry.name })} onClose={onClose} wide>
-      <div className="preview" data-testid="preview">
-        {kind === 'image' && <img src={src} alt={entry.name} />}
-        {kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
-        {kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}
-        {kind === 'pdf' && <iframe src={src} title={entry.name} />}
-        {office && <OfficePdfPreview path={path} name={entry.name} />}
-        {!native && !office && <TextPreview entry={entry} path={path} />}
-      </div>
-      <div className="actions spread">
-        <span>
-          {onPrev && <button type="button" onClick={onPrev}>← {t('preview.prev')}</button>}
-          {onNext && <button type="button" onClick={onNext}>{t('preview.next')} →</button>}
-        </span>
-        <span>
-          <span className="muted">{formatBytes(entry.size)} </span>
-          {onEdit && <button type="button" onClick={onEdit}>{t('files.edit')}</button>}
-          <a className="button" href={rawUrl(path, false)} download={entry.name} onClick={(e) => { e.preventDefault(); saveSigned(rawUrl(path, false), entry.name).catch(toast.error); }}>{t('files.download')}</a>
-        </span>
-      </div>
+    <Dialog title={t(info ? 'info.title' : 'preview.title', { name: entry.name })} onClose={onClose} wide={!info}>
+      {info ? (
+        <FileInfo entry={entry} path={path} onDownload={download} onAsText={() => setAsText(true)} onOpenWith={onOpenWith} />
+      ) : (
+        <div className="preview" data-testid="preview">
+          {native && kind === 'image' && <img src={src} alt={entry.name} />}
+          {native && kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
+          {native && kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}
+          {native && kind === 'pdf' && <iframe src={src} title={entry.name} />}
+          {office && <OfficePdfPreview path={path} name={entry.name} />}
+          {!native && !office && <TextPreview entry={entry} path={path} />}
+        </div>
+      )}
+      {!info && (
+        <div className="actions spread">
+          <span>
+            {onPrev && <button type="button" onClick={onPrev}>← {t('preview.prev')}</button>}
+            {onNext && <button type="button" onClick={onNext}>{t('preview.next')} →</button>}
+          </span>
+          <span>
+            <span className="muted">{formatBytes(entry.size)} </span>
+            {onEdit && <button type="button" onClick={onEdit}>{t('files.edit')}</button>}
+            <a className="button" href={rawUrl(path, false)} download={entry.name} onClick={(e) => { e.preventDefault(); download(); }}>{t('files.download')}</a>
+          </span>
+        </div>
+      )}
     </Dialog>
   );
 }

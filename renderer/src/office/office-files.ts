@@ -44,3 +44,9 @@ export const editorRoute = (path: string) => withQuery('/edit', { path });
 
 /** The PDF rendition of an office document (`GET /api/files/pdf`). */
 export const pdfUrl = (path: string) => withQuery('/api/files/pdf', { path });
+
+/** The rendition's name: the document's own name with `.pdf` for its extension (what the server's Content-Disposition says). */
+export const pdfName = (name: string) => name.replace(/\.[^.]*$/, '') + '.pdf';
+
+/** The same rendition under a URL ending in its name, so the browser's PDF viewer shows and saves it as that. */
+export const namedPdfUrl = (path: string, name: string) => withQuery(`/api/files/pdf/${encodeURIComponent(pdfName(name))}`, { path });

@@ -6,6 +6,10 @@
  * byte-serving path (validators derived from the source's etag, byte ranges
  * for the browser's PDF viewer). 415 for a file that is not an office
  * document, 503 `not_configured` without LibreOffice.
+ * `GET /api/files/pdf/<name>.pdf?path=` is the same answer under a URL whose
+ * last segment is the file's own name: Chromium's PDF viewer titles and saves
+ * a document by that segment (a blob URL gave it a UUID). The segment is
+ * cosmetic; `path` alone says which file.
  */
 import Router from '@koa/router';
 import { createReadStream } from 'node:fs';
@@ -24,7 +28,7 @@ export function filesPdfRoutes(d: { files: FileService; pdfs: PdfRenditions }): 
   const r = new Router<AppState>({ prefix: '/api/files/pdf' });
   r.use(filesDoor, requireUser);
 
-  r.get('/', async (ctx) => {
+  r.get(['/', '/:name'], async (ctx) => {
     const { path } = validate(pdfQuery, ctx.query);
     const source = await d.files.forActor(actor(ctx)).open(path);
     const pdf = await d.pdfs.pdf(source);

@@ -178,4 +178,10 @@ export const files = {
   'newdoc.diagram': 'Diagram',
   'files.offline': 'Offline',
   'files.offline_hint': 'The drive or server behind this storage cannot be reached: the files are listed from the catalogue, read-only, until it is back.',
+  'info.title': 'About {name}',
+  'info.no_preview': 'This kind of file has no preview here. Download it, or open it with one of the offers below.',
+  'info.type': 'Type',
+  'info.bytes': '{n} bytes',
+  'info.open_with': 'Open with…',
+  'info.as_text': 'Show as text',
 } as const;

@@ -180,4 +180,10 @@ export const files: Record<keyof typeof en, string> = {
   'newdoc.diagram': 'Diyagram',
   'files.offline': 'Çevrimdışı',
   'files.offline_hint': 'Bu depolamanın sürücüsüne veya sunucusuna ulaşılamıyor: dosyalar katalogdan, salt okunur listeleniyor; geri gelince düzelir.',
+  'info.title': '{name} hakkında',
+  'info.no_preview': 'Bu tür dosyanın burada önizlemesi yok. İndirin ya da aşağıdakilerden biriyle açın.',
+  'info.type': 'Tür',
+  'info.bytes': '{n} bayt',
+  'info.open_with': 'Birlikte aç…',
+  'info.as_text': 'Metin olarak göster',
 };
