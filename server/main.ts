@@ -20,7 +20,7 @@ import type { Logger } from './lib/log';
 import { DownloadZip } from './archives';
 import { hasHost, toHost } from './lib/host-port';
 import { HOST_STATUS_EVERY_MS, replicaHostStatus } from './replication';
-import { offlineHostStatus } from './catalogue';
+import { FirstStorage, offlineHostStatus } from './catalogue';
 import { uiPath } from './lib/paths';
 import { compose, type Services } from './compose';
 import { buildApp } from './http/app';
@@ -178,7 +178,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       capabilitiesRoutes((ctx: Ctx) => ({ ...sv.capabilities(), assistant: sv.assistant.capability(ctx.state.principal ? actor(ctx) : null) })),
       assistantRoutes({ assistant: sv.assistant, bus, maxJsonBytes: json }),
       networkRoutes({ host: config.host, publicUrl: config.publicUrl }),
-      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue) }),
+      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue), firstStorage: new FirstStorage(catalogue.storages, config.defaultStorageName) }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),
       adminUserRoutes({ auth, db, settings: sv.settings, bus, maxJsonBytes: json }),

@@ -21,7 +21,7 @@ const SignupPage = lazy(() => import('./auth/signup-page'));
 /** Pages of the signed-out app that mean nothing once signed in. */
 const SIGNED_OUT_ONLY = new Set(['/login', '/signup', '/pair']);
 
-type Boot = { kind: 'loading' } | { kind: 'setup'; local: boolean } | { kind: 'signed-out' } | { kind: 'signed-in'; user: User };
+type Boot = { kind: 'loading' } | { kind: 'setup'; local: boolean; suggestedPath?: string } | { kind: 'signed-out' } | { kind: 'signed-in'; user: User };
 
 export function App() {
   const [lang, setLangState] = useState<Lang>(initialLang);
@@ -52,8 +52,8 @@ export function App() {
       // A key cannot ask for first-run setup (that route needs a browser session).
       if (!deviceKey())
         try {
-          const setup = await api<{ needed: boolean; local: boolean }>('/api/auth/setup', { quiet401: true });
-          if (setup?.needed) return setBoot({ kind: 'setup', local: setup.local });
+          const setup = await api<{ needed: boolean; local: boolean; storage?: { suggested_path: string } }>('/api/auth/setup', { quiet401: true });
+          if (setup?.needed) return setBoot({ kind: 'setup', local: setup.local, suggestedPath: setup.storage?.suggested_path });
         } catch {
           // An older server without the setup route: go on to the session check.
         }
@@ -104,7 +104,7 @@ export function App() {
     <I18nContext.Provider value={i18n}>
       <ToastProvider>
         {boot.kind === 'loading' && <p className="boot" aria-busy="true">{i18n.t('common.loading')}</p>}
-        {boot.kind === 'setup' && <SetupPage local={boot.local} onDone={adopt} />}
+        {boot.kind === 'setup' && <SetupPage local={boot.local} suggestedPath={boot.suggestedPath} onDone={adopt} />}
         {boot.kind === 'signed-out' &&
           (path === '/signup' ? (
             <Suspense fallback={<p className="boot" aria-busy="true">{i18n.t('common.loading')}</p>}>

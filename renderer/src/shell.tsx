@@ -4,6 +4,7 @@ import { useI18n } from './i18n';
 import { useSession } from './auth/session';
 import { linkClick, usePathname } from './lib/router';
 import { Preferences } from './ui/preferences';
+import { ShellMenu } from './shell-menu';
 import { FilesPage } from './files/files-page';
 import { MyLinks } from './share/my-links';
 import { TrashPage } from './files/trash-page';
@@ -47,18 +48,20 @@ export function Shell() {
       <a className="skip" href="#main">{t('app.skip')}</a>
       <header className="topbar">
         <span className="brand">{t('app.name')}</span>
-        <nav aria-label={t('nav.menu')}>
-          {nav('/files', 'nav.files', 'files')}
-          {nav('/links', 'nav.links', 'links')}
-          {nav('/trash', 'nav.trash', 'trash')}
-          {nav('/account', 'nav.security', 'account')}
-          {isAdmin && nav('/admin', 'nav.admin', 'admin')}
-        </nav>
-        <div className="topbar-end">
-          <Preferences />
-          <span className="who" title={user.email}>{user.username}</span>
-          <button type="button" onClick={() => void signOut()}>{t('auth.signout')}</button>
-        </div>
+        <ShellMenu section={section}>
+          <nav aria-label={t('nav.menu')}>
+            {nav('/files', 'nav.files', 'files')}
+            {nav('/links', 'nav.links', 'links')}
+            {nav('/trash', 'nav.trash', 'trash')}
+            {nav('/account', 'nav.security', 'account')}
+            {isAdmin && nav('/admin', 'nav.admin', 'admin')}
+          </nav>
+          <div className="topbar-end">
+            <Preferences />
+            <span className="who" title={user.email}>{user.username}</span>
+            <button type="button" onClick={() => void signOut()}>{t('auth.signout')}</button>
+          </div>
+        </ShellMenu>
       </header>
       <main id="main" tabIndex={-1}>
         {section === 'files' && <FilesPage />}

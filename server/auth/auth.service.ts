@@ -132,10 +132,14 @@ export class AuthService {
     return this.repo.count() === 0;
   }
 
-  /** Creates the first admin; only while no user exists and only for loopback callers. */
-  async setup(input: { email: string; username?: string; password: string }, req: RequestMeta & { ip: string; loopback: boolean }): Promise<LoginResult> {
+  /**
+   * Creates the first admin; only while no user exists and only for loopback callers.
+   * `prepare` (the first storage's check) runs after those guards and before the account exists.
+   */
+  async setup(input: { email: string; username?: string; password: string }, req: RequestMeta & { ip: string; loopback: boolean }, prepare?: () => Promise<void>): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('setup_local_only');
     if (!this.setupNeeded()) throw new AppError('setup_done');
+    await prepare?.();
     await this.users.create({ email: input.email, username: input.username, password: input.password, role: 'admin' });
     const u = this.repo.byLogin(input.email)!;
     return this.issue(u, req, 'login');

@@ -38,6 +38,7 @@ export { effectiveLevel, atLeast, type Level } from './access';
 export { FileLocks, lockTokenHash, type FileLock, type LockInput, type LockView } from './file-locks';
 export { AppStates, MAX_APP_STATE, parseItems } from './app-state';
 export { sortKey } from './natural';
+export { FirstStorage, suggestedFirstStorage } from './first-storage';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 
 /** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */

@@ -117,5 +117,6 @@ export async function signIn(page: Page, base: string, who = ADMIN): Promise<voi
   await page.getByLabel(/E-mail or username|E-posta veya kullanıcı adı/).fill(who.email);
   await page.getByLabel(/^(Password|Parola)$/).fill(who.password);
   await page.getByRole('button', { name: /^(Sign in|Oturum aç)$/ }).click();
-  await page.getByRole('button', { name: /Sign out|Oturumu kapat/ }).waitFor();
+  // Attached, not visible: on a phone the button sits in the header's folded menu.
+  await page.getByRole('button', { name: /Sign out|Oturumu kapat/, includeHidden: true }).waitFor({ state: 'attached' });
 }

@@ -15,6 +15,8 @@ import { ROWS_MIME } from './drag';
 import { SignedImg } from '../device/signed-src';
 import { FileMarks } from '../apps/file-marks';
 import { TileThumb } from './tile-thumb';
+import { ToolIcon } from '../ui/tool-icons';
+import { useLongPress } from './long-press';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -41,6 +43,10 @@ interface Props {
   onRowDragStart?: (e: Entry, ev: DragEvent) => void;
   /** Rows dragged from the listing were dropped on the folder row `e`. */
   onDropInto?: (e: Entry, ev: DragEvent) => void;
+  /** A touch held on a row (the phone's selection mode starts). */
+  onLongPress?: (e: Entry) => void;
+  /** The row's ⋯ button (phones): act on this row. */
+  onRowMore?: (e: Entry) => void;
 }
 
 /** Selection key of a row: the name within a folder, the full path for search matches (names may repeat). */
@@ -54,6 +60,7 @@ export function FileList(p: Props) {
   const [size, setSize] = useState({ w: 800, h: 600 });
   const [top, setTop] = useState(0);
   const [over, setOver] = useState<string | null>(null);
+  const press = useLongPress<Entry>((e) => p.onLongPress?.(e));
 
   useLayoutEffect(() => {
     const el = scroller.current!;
@@ -128,12 +135,16 @@ export function FileList(p: Props) {
         onDragStart={p.onRowDragStart ? (ev) => p.onRowDragStart!(e, ev) : undefined}
         onDragEnd={() => setOver(null)}
         {...dropProps}
-        onClick={(ev) => p.onRowClick(e, ev)}
+        onTouchStart={p.onLongPress ? (ev) => press.start(e, ev) : undefined}
+        onTouchMove={p.onLongPress ? press.move : undefined}
+        onTouchEnd={p.onLongPress ? press.end : undefined}
+        onTouchCancel={p.onLongPress ? press.cancel : undefined}
+        onClick={(ev) => !press.swallowClick() && p.onRowClick(e, ev)}
         onDoubleClick={() => p.onOpen(e)}
         onContextMenu={(ev) => {
           ev.preventDefault();
           ev.stopPropagation();
-          p.onContextMenu(e, ev.clientX, ev.clientY);
+          if (!press.contextMenu()) p.onContextMenu(e, ev.clientX, ev.clientY);
         }}
         title={e.path ?? e.name}
       >
@@ -141,6 +152,12 @@ export function FileList(p: Props) {
           <>
             <TileThumb e={e} />
             <span className="tile-name">{e.name}<FileMarks e={e} /></span>
+            {p.onRowMore && (
+              <button type="button" className="row-more phone-only icon-btn" aria-label={t('files.row_actions', { name: e.name })}
+                onTouchStart={(ev) => ev.stopPropagation()} onClick={(ev) => { ev.stopPropagation(); p.onRowMore!(e); }}>
+                <ToolIcon name="more" />
+              </button>
+            )}
           </>
         ) : (
           <>
@@ -152,6 +169,12 @@ export function FileList(p: Props) {
             {p.showLocation && <span className="c-loc">{e.path ? e.path.slice(0, e.path.lastIndexOf('/')) || '/' : ''}</span>}
             <span className="c-size">{e.type === 'dir' ? '' : formatBytes(e.size)}</span>
             <span className="c-date">{formatDate(e.modified, lang)}</span>
+            {p.onRowMore && (
+              <button type="button" className="row-more phone-only icon-btn" aria-label={t('files.row_actions', { name: e.name })}
+                onTouchStart={(ev) => ev.stopPropagation()} onClick={(ev) => { ev.stopPropagation(); p.onRowMore!(e); }}>
+                <ToolIcon name="more" />
+              </button>
+            )}
           </>
         )}
       </div>,
@@ -166,6 +189,7 @@ export function FileList(p: Props) {
           {p.showLocation && <div className="c-loc" role="columnheader">{t('search.location')}</div>}
           {header('size', t('files.size'), 'c-size')}
           {header('modified', t('files.modified'), 'c-date')}
+          {p.onRowMore && <div className="row-more phone-only" aria-hidden="true" />}
         </div>
       )}
       <div

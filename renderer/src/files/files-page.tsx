@@ -33,6 +33,9 @@ import { upsertOp, setOps } from './ops-store';
 import { isTextName } from './highlight';
 import * as files from './file-api';
 import { VersionsDialog } from './versions-dialog';
+import { EmptyState } from './empty-state';
+import { SelectionBar, type SelectionActions } from './selection-bar';
+import { ToolIcon } from '../ui/tool-icons';
 import { droppedPaths, startRowDrag } from './drag';
 import { useSession } from '../auth/session';
 import { saveSigned } from '../device/signed-src';
@@ -75,6 +78,7 @@ export function FilesPage() {
   const [appView, setAppView] = useState<OpenView | null>(null);
   const [clip, setClip] = useState<{ verb: 'copy' | 'move'; paths: string[] } | null>(null);
   const [dragging, setDragging] = useState(false);
+  const [searchOpen, setSearchOpen] = useState(false);
   const [quotaTick, setQuotaTick] = useState(0);
   const caps = useCapabilities();
   // Plain text has its own button; the rest of the server's new-document types go to "New document…".
@@ -95,7 +99,8 @@ export function FilesPage() {
   const byKey = useMemo(() => new Map(entries.map((e) => [keyOf(e), e])), [entries]);
   const pathOf = useCallback((e: Entry) => e.path ?? joinPath(path, e.name), [path]);
   // A paired device's key may lack the write or share verb: its buttons follow what the key may do.
-  const verbs = useSession().user.key?.verbs;
+  const session = useSession();
+  const verbs = session.user.key?.verbs;
   const canShare = !verbs || verbs.includes('shares:write');
   const keyWrites = !verbs || verbs.includes('files:write');
   const readOnly = path === '/' || !!listing.storage?.readonly || !keyWrites;
@@ -319,12 +324,26 @@ export function FilesPage() {
         { label: t('files.select_all'), onSelect: () => setSelection(sel.selectAll(keys, selection)), shortcut: 'Ctrl+A' },
       ];
 
-  /** The folder's own actions, first in the phone's "More" menu. */
-  const folderExtras: MenuItem[] = [{ label: t('files.upload'), onSelect: () => uploadInput.current?.click(), disabled: readOnly }];
+  /** The folder's own actions, first in the phone's "More" menu (its toolbar shows only upload and this menu). */
+  const folderExtras: MenuItem[] = [
+    { label: t('files.upload'), onSelect: () => uploadInput.current?.click(), disabled: readOnly },
+    view === 'list' ? { label: t('files.view.grid'), onSelect: () => setViewMode('grid') } : { label: t('files.view.list'), onSelect: () => setViewMode('list') },
+  ];
+
+  /** The selection's actions, for the wide toolbar and the phone's selection bar alike (absent when they do not apply). */
+  const act: SelectionActions = {
+    rename: one && canWrite && !holdsLocked ? () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }) : undefined,
+    share: one && path !== '/' && canShare ? () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) : undefined,
+    move: chosen.length && canWrite && !holdsLocked ? () => setDialog({ kind: 'move', paths }) : undefined,
+    copy: chosen.length && (path !== '/' || search) ? () => setDialog({ kind: 'copy', paths }) : undefined,
+    delete: chosen.length && canWrite && !holdsLocked ? () => setDialog({ kind: 'delete', paths }) : undefined,
+    download: chosen.length && (path !== '/' || search) ? () => downloadChosen(chosen) : undefined,
+  };
 
   const onRowClick = (e: Entry, ev: MouseEvent) => {
-    // On a touch screen a tap opens, as people expect there; a long press (context menu) selects.
-    if (!ev.shiftKey && !ev.ctrlKey && !ev.metaKey && !selection.selected.size && matchMedia('(pointer: coarse)').matches) return open(e);
+    // On a touch screen a tap opens, as people expect there; a long press selects, and then taps add or remove rows.
+    if (!ev.shiftKey && !ev.ctrlKey && !ev.metaKey && matchMedia('(pointer: coarse)').matches)
+      return selection.selected.size ? setSelection(sel.click(selection, keys, keyOf(e), { toggle: true })) : open(e);
     setSelection(sel.click(selection, keys, keyOf(e), { shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey }));
   };
 
@@ -398,62 +417,67 @@ export function FilesPage() {
           void startUpload(await fromDrop(e.dataTransfer));
         }}
       >
-        <div className="toolbar" role="toolbar" aria-label={t('files.actions', { name: path })}>
-          <Breadcrumb path={path} />
-          {path !== '/' && !search && listing.storage?.offline && <span className="pill offline" role="status" title={t('files.offline_hint')}>{t('files.offline')}</span>}
-          <SearchBar folder={path} inputRef={searchInput} onSearch={runSearch} active={!!search} onClear={() => setSearch(null)} />
-        </div>
-        <div className="toolbar actions-bar">
-          <label className={`button${readOnly ? ' disabled' : ''}`}>
-            {t('files.upload')}
-            <input ref={uploadInput} type="file" multiple className="sr-only" disabled={readOnly} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
-          </label>
-          <label className={`button wide-only${readOnly ? ' disabled' : ''}`}>
-            {t('files.upload_folder')}
-            <input type="file" className="sr-only" disabled={readOnly} {...{ webkitdirectory: '' }} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
-          </label>
-          <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}>{t('files.new_folder')}</button>
-          <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}>{t('files.new_text')}</button>
-          {docTypes.length > 0 && <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newdoc' })}>{t('newdoc.title')}</button>}
-          {/* Always rendered (disabled when they do not apply) so selecting never reflows the toolbar under the pointer. */}
-          <span className="sep" aria-hidden="true" />
-          <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} title={one?.type === 'file' ? undefined : t('files.download_zip')} onClick={() => downloadChosen(chosen)}>{t('files.download')}</button>
-          <button type="button" className="wide-only" disabled={!one || path === '/' || !canShare} onClick={() => one && setDialog({ kind: 'share', path: pathOf(one), entry: one })}>{t('files.share')}</button>
-          <button type="button" className="wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'move', paths })}>{t('files.move')}</button>
-          <button type="button" className="wide-only" disabled={!chosen.length || (path === '/' && !search)} onClick={() => setDialog({ kind: 'copy', paths })}>{t('files.copy')}</button>
-          <button type="button" className="danger wide-only" disabled={!chosen.length || !canWrite} onClick={() => setDialog({ kind: 'delete', paths })}>{t('files.delete')}</button>
-          {hasApps && (
-            <button type="button" className="wide-only" aria-haspopup="menu" disabled={!appItems.length} title={appItems.length ? undefined : t('apps.none')}
-              onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, apps: true }); }}>
-              {t('apps.menu')} ▾
-            </button>
-          )}
-          {/* Phones: the actions above fold into this menu (the selection's actions, or the folder's). */}
-          <button type="button" className="phone-only" aria-haspopup="menu" onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, more: true }); }}>
-            ⋯ <span>{t('files.more')}</span>
-          </button>
-          <span className="grow" />
-          <button type="button" className="icon-btn" aria-label={t('files.refresh')} title={t('files.refresh')} onClick={() => void refresh()}>⟳</button>
-          <label className="inline">
-            <span className="sr-only">{t('files.sort')}</span>
-            <select aria-label={t('files.sort')} value={`${sort}:${dir}`} onChange={(e) => { const [k, d] = e.target.value.split(':') as [SortKey, SortDir]; setSort(k); setDir(d); localStorage.setItem('filedock.sort', k); localStorage.setItem('filedock.dir', d); }}>
-              {(['name', 'size', 'modified'] as SortKey[]).flatMap((k) => (['asc', 'desc'] as SortDir[]).map((d) => (
-                <option key={`${k}:${d}`} value={`${k}:${d}`}>{t(`files.${k}`)} · {t(`files.sort.${d}`)}</option>
-              )))}
-            </select>
-          </label>
-          <div className="seg" role="group" aria-label={t('files.view.list')}>
-            <button type="button" aria-pressed={view === 'list'} aria-label={t('files.view.list')} title={t('files.view.list')} onClick={() => setViewMode('list')}>☰</button>
-            <button type="button" aria-pressed={view === 'grid'} aria-label={t('files.view.grid')} title={t('files.view.grid')} onClick={() => setViewMode('grid')}>▦</button>
+        <div className={`toolbars${searchOpen || search ? ' searching' : ''}`}>
+          <div className="toolbar" role="toolbar" aria-label={t('files.actions', { name: path })}>
+            <Breadcrumb path={path} />
+            {path !== '/' && !search && listing.storage?.offline && <span className="pill offline" role="status" title={t('files.offline_hint')}>{t('files.offline')}</span>}
+            {/* Phones: the search field folds behind this button, so the toolbar stays one row. */}
+            <button type="button" className="icon-btn phone-only" aria-expanded={searchOpen || !!search} aria-label={t('search.label')} title={t('search.label')}
+              onClick={() => { setSearchOpen(!searchOpen); if (!searchOpen) setTimeout(() => searchInput.current?.focus()); }}><ToolIcon name="search" /></button>
+            <SearchBar folder={path} inputRef={searchInput} onSearch={runSearch} active={!!search} onClear={() => setSearch(null)} />
           </div>
-          {assistantButton && (
-            <button type="button" ref={assistantBtn} aria-expanded={assistantOpen} onClick={() => setAssistantOpen((o) => !o)}>{t('assistant.button')}</button>
-          )}
-          <button type="button" className="icon-btn" aria-label={t('files.shortcuts')} title={t('files.shortcuts')} onClick={() => setDialog({ kind: 'shortcuts' })}>?</button>
+          <div className="toolbar actions-bar">
+            <label className={`button${readOnly ? ' disabled' : ''}`} title={t('files.upload')}>
+              <ToolIcon name="upload" /><span className="phone-sr">{t('files.upload')}</span>
+              <input ref={uploadInput} type="file" multiple className="sr-only" disabled={readOnly} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
+            </label>
+            <label className={`button wide-only${readOnly ? ' disabled' : ''}`}>
+              <ToolIcon name="upload-folder" />{t('files.upload_folder')}
+              <input type="file" className="sr-only" disabled={readOnly} {...{ webkitdirectory: '' }} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
+            </label>
+            <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}><ToolIcon name="new-folder" />{t('files.new_folder')}</button>
+            <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}><ToolIcon name="new-file" />{t('files.new_text')}</button>
+            {docTypes.length > 0 && <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newdoc' })}><ToolIcon name="new-file" />{t('newdoc.title')}</button>}
+            {/* Always rendered (disabled when they do not apply) so selecting never reflows the toolbar under the pointer. */}
+            <span className="sep" aria-hidden="true" />
+            <button type="button" className="wide-only" disabled={!act.download} title={one?.type === 'file' ? undefined : t('files.download_zip')} onClick={act.download}><ToolIcon name="download" />{t('files.download')}</button>
+            <button type="button" className="wide-only" disabled={!act.share} onClick={act.share}><ToolIcon name="share" />{t('files.share')}</button>
+            <button type="button" className="wide-only" disabled={!act.move} onClick={act.move}><ToolIcon name="move" />{t('files.move')}</button>
+            <button type="button" className="wide-only" disabled={!act.copy} onClick={act.copy}><ToolIcon name="copy" />{t('files.copy')}</button>
+            <button type="button" className="danger wide-only" disabled={!act.delete} onClick={act.delete}><ToolIcon name="delete" />{t('files.delete')}</button>
+            {hasApps && (
+              <button type="button" className="wide-only" aria-haspopup="menu" disabled={!appItems.length} title={appItems.length ? undefined : t('apps.none')}
+                onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, apps: true }); }}>
+                {t('apps.menu')} ▾
+              </button>
+            )}
+            {/* Phones: the actions above fold into this menu (the selection's actions, or the folder's). */}
+            <button type="button" className="phone-only" aria-haspopup="menu" onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, more: true }); }}>
+              <ToolIcon name="more" /><span className="phone-sr">{t('files.more')}</span>
+            </button>
+            <span className="grow" />
+            <button type="button" className="icon-btn wide-only" aria-label={t('files.refresh')} title={t('files.refresh')} onClick={() => void refresh()}>⟳</button>
+            <label className="inline wide-only">
+              <span className="sr-only">{t('files.sort')}</span>
+              <select aria-label={t('files.sort')} value={`${sort}:${dir}`} onChange={(e) => { const [k, d] = e.target.value.split(':') as [SortKey, SortDir]; setSort(k); setDir(d); localStorage.setItem('filedock.sort', k); localStorage.setItem('filedock.dir', d); }}>
+                {(['name', 'size', 'modified'] as SortKey[]).flatMap((k) => (['asc', 'desc'] as SortDir[]).map((d) => (
+                  <option key={`${k}:${d}`} value={`${k}:${d}`}>{t(`files.${k}`)} · {t(`files.sort.${d}`)}</option>
+                )))}
+              </select>
+            </label>
+            <div className="seg wide-only" role="group" aria-label={t('files.view.list')}>
+              <button type="button" aria-pressed={view === 'list'} aria-label={t('files.view.list')} title={t('files.view.list')} onClick={() => setViewMode('list')}>☰</button>
+              <button type="button" aria-pressed={view === 'grid'} aria-label={t('files.view.grid')} title={t('files.view.grid')} onClick={() => setViewMode('grid')}>▦</button>
+            </div>
+            {assistantButton && (
+              <button type="button" ref={assistantBtn} aria-expanded={assistantOpen} onClick={() => setAssistantOpen((o) => !o)}>{t('assistant.button')}</button>
+            )}
+            <button type="button" className="icon-btn wide-only" aria-label={t('files.shortcuts')} title={t('files.shortcuts')} onClick={() => setDialog({ kind: 'shortcuts' })}>?</button>
+          </div>
         </div>
         {search && <h2 className="results-title">{t('search.results', { q: search.q })}</h2>}
         {err ? <p className="error" role="alert">{errorText(err, t)}</p> : null}
-        {!err && !listing.loading && !search && entries.length === 0 && <p className="empty">{t('files.empty')}</p>}
+        {!err && !listing.loading && !search && entries.length === 0 && <EmptyState root={path === '/'} admin={session.user.role === 'admin'} />}
         <FileList
           entries={entries}
           total={total}
@@ -472,6 +496,8 @@ export function FilesPage() {
             setMenu({ x, y });
           }}
           onKeyDown={onKeyDown}
+          onLongPress={(e) => setSelection(sel.click(selection, keys, keyOf(e), { toggle: !selection.selected.has(keyOf(e)) }))}
+          onRowMore={(e) => setSelection(sel.click(selection, keys, keyOf(e)))}
           onRowDragStart={canWrite && path !== '/' ? onRowDragStart : undefined}
           onDropInto={canWrite && path !== '/' && !search ? (e, ev) => dropInto(pathOf(e), ev) : undefined}
         />
@@ -482,6 +508,7 @@ export function FilesPage() {
           {listing.loading && !search && ` · ${t('common.loading')}`}
         </p>
         {dragging && <div className="dropzone" aria-hidden="true">{t('files.drop_here', { path })}</div>}
+        {chosen.length > 0 && <SelectionBar count={chosen.length} actions={act} onClear={() => setSelection(sel.emptySelection)} />}
       </section>
       {assistantOpen && (
         <Suspense fallback={null}>

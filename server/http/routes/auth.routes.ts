@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import { verifyPassword, type Auth, type KeyScope } from '../../auth';
 import type { KeyIdentity } from '../../contract';
+import { suggestedFirstStorage, type FirstStorage } from '../../catalogue';
 import { isLang } from '../../lib/i18n';
 import { readObject } from '../middlewares/body';
 import { clearSessionCookie, requireUser, setSessionCookie } from '../middlewares/auth';
@@ -18,10 +19,12 @@ export interface AuthRoutesDeps {
   publicUrl: string;
   /** The key a request was signed with, as `GET /me` names it (from the resolved scope: no query). */
   keyIdentity: (key: KeyScope) => KeyIdentity;
+  /** The set-up page's first storage (docs/ui.md, "First run"). */
+  firstStorage: FirstStorage;
 }
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
-const setup = z.object({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024) });
+const setup = z.object({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024), storage_path: z.string().max(4096).optional() });
 const signup = z.strictObject({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024), language: z.enum(['en', 'tr']).nullable().optional() });
 const accountCheck = z.object({ email: z.string().max(320).optional(), username: z.string().max(128).optional(), user_id: z.number().int().optional() });
 const mePatch = z.object({ language: z.string().nullable().optional(), password: z.string().max(1024).optional(), current_password: z.string().max(1024).optional() }).strict();
@@ -87,14 +90,20 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   });
 
   r.get('/setup', (ctx) => {
-    ctx.body = { needed: d.auth.auth.setupNeeded(), local: ctx.state.loopback };
+    const needed = d.auth.auth.setupNeeded();
+    // Only the local owner, before any account or storage exists, learns the service's home folder.
+    const offer = needed && ctx.state.loopback && d.firstStorage.offered();
+    ctx.body = { needed, local: ctx.state.loopback, ...(offer && { storage: { suggested_path: suggestedFirstStorage() } }) };
   });
 
   r.post('/setup', async (ctx) => {
     const b = validate(setup, await body(ctx));
-    const res = await d.auth.auth.setup(b, reqMeta(ctx));
+    // Optional: without a folder the service starts with the storages the environment gave it (maybe none).
+    const path = b.storage_path?.trim() || undefined;
+    const res = await d.auth.auth.setup(b, reqMeta(ctx), path === undefined ? undefined : () => d.firstStorage.check(path));
+    const storage = path === undefined ? undefined : await d.firstStorage.create(path, { actor: { id: res.user.id, email: res.user.email }, request: reqMeta(ctx) });
     signIn(ctx, res);
-    ctx.body = res;
+    ctx.body = { ...res, ...(storage && { storage: { id: storage.id, name: storage.name } }) };
   });
 
   r.post('/desktop/bootstrap', async (ctx) => {

@@ -2,6 +2,12 @@
 export const files = {
   'files.root': 'Storages',
   'files.breadcrumb': 'Folder path',
+  'files.empty_root_admin': 'No storage yet. Add a folder, a drive or a server where your files live.',
+  'files.add_storage': 'Add a storage',
+  'files.empty_root_user': 'Nothing is shared with you yet. Ask an administrator to give you access to a storage.',
+  'files.row_actions': 'Actions for {name}',
+  'files.selection_actions': 'Selected items',
+  'files.clear_selection': 'Clear selection',
   'files.empty': 'This folder is empty. Drop files here to upload.',
   'files.name': 'Name',
   'files.size': 'Size',

@@ -4,6 +4,12 @@ import type { files as en } from '../en/files';
 export const files: Record<keyof typeof en, string> = {
   'files.root': 'Depolamalar',
   'files.breadcrumb': 'Klasör yolu',
+  'files.empty_root_admin': 'Henüz depolama yok. Dosyalarınızın bulunduğu bir klasör, sürücü veya sunucu ekleyin.',
+  'files.add_storage': 'Depolama ekle',
+  'files.empty_root_user': 'Henüz sizinle paylaşılan bir şey yok. Bir depolamaya erişim için yöneticiye başvurun.',
+  'files.row_actions': '{name} için eylemler',
+  'files.selection_actions': 'Seçili öğeler',
+  'files.clear_selection': 'Seçimi temizle',
   'files.empty': 'Bu klasör boş. Yüklemek için dosyaları buraya bırakın.',
   'files.name': 'Ad',
   'files.size': 'Boyut',
