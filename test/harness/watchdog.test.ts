@@ -13,7 +13,7 @@ import { tempDir } from '../helpers/tools';
 const WATCHDOG = new URL('../../scripts/test-watchdog.mjs', import.meta.url).href;
 
 /** Runs one test file as scripts/test.mjs does, with short limits; bounded so this test cannot hang either. */
-function runFile(body: string): { status: number | null; out: string; pid: number } {
+function runFile(body: string, limits: { TEST_EXIT_GRACE_S: string; TEST_FILE_TIMEOUT_S: string }): { status: number | null; out: string; pid: number } {
   const { dir, cleanup } = tempDir('filedock-watchdog-');
   try {
     const file = join(dir, 'fixture.test.mjs');
@@ -23,8 +23,8 @@ function runFile(body: string): { status: number | null; out: string; pid: numbe
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
     const r = spawnSync(process.execPath, ['--import', WATCHDOG, '--test', '--test-reporter=spec', file], {
       encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...env, TEST_EXIT_GRACE_S: '1', TEST_FILE_TIMEOUT_S: '4' },
+      timeout: 120_000,
+      env: { ...env, ...limits },
     });
     const pid = Number(spawnSync('cat', [pidFile], { encoding: 'utf8' }).stdout);
     return { status: r.status, out: r.stdout + r.stderr, pid };
@@ -43,7 +43,10 @@ const alive = (pid: number) => {
 };
 
 test('a child process left open after the tests fails the file, is listed and is killed', () => {
-  const r = runFile(`test('leaves cat running', () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); });`);
+  const r = runFile(`test('leaves cat running', () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); });`, {
+    TEST_EXIT_GRACE_S: '1',
+    TEST_FILE_TIMEOUT_S: '600', // not this limit, however slowly a loaded machine starts the file
+  });
   assert.notEqual(r.status, 0, r.out);
   assert.match(r.out, /did not exit within 1 s/);
   assert.match(r.out, new RegExp(`child process ${r.pid}: cat`));
@@ -51,7 +54,10 @@ test('a child process left open after the tests fails the file, is listed and is
 });
 
 test('a test that never finishes fails the file at its time limit', () => {
-  const r = runFile(`test('waits forever', async () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); await new Promise(() => {}); });`);
+  const r = runFile(`test('waits forever', async () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); await new Promise(() => {}); });`, {
+    TEST_EXIT_GRACE_S: '1',
+    TEST_FILE_TIMEOUT_S: '4',
+  });
   assert.notEqual(r.status, 0, r.out);
   assert.match(r.out, /still running after 4 s/);
   assert.equal(alive(r.pid), false, 'its child was killed');
