@@ -116,14 +116,16 @@ export class UploadsService {
    * Stores part `part` (1-based) from `body`. The body must be exactly the
    * part's length; with `sha256` it must also hash to it
    * (`checksum_mismatch`, and the part is not held). Re-sending a part
-   * replaces it. Returns the etag finalize must name.
+   * replaces it. Returns the etag finalize must name. `declared`: the body's length when the request
+   * states it; another length than the part's is refused before a byte is read.
    */
-  async chunk(a: Actor, id: string, part: number, body: Readable, sha256?: string): Promise<{ part: number; etag: string; size: number }> {
+  async chunk(a: Actor, id: string, part: number, body: Readable, sha256?: string, declared?: number): Promise<{ part: number; etag: string; size: number }> {
     const s = this.session(a, id);
     const count = partCount(s.size, s.chunk_size);
     if (!Number.isInteger(part) || part < 1 || part > count) throw new AppError('validation_failed', { field: 'part', reason: `1..${count}` }, { field: 'part' });
     const offset = (part - 1) * s.chunk_size;
     const expected = Math.min(s.chunk_size, s.size - offset);
+    if (declared !== undefined && declared !== expected) throw new AppError('bad_body', { reason: `part ${part} must be ${expected} bytes, the request declares ${declared}` });
     const meter = Meter.through(body, { max: expected, hash: !!sha256, tooLong: () => new AppError('bad_body', { reason: `part ${part} is longer than ${expected} bytes` }) });
     let etag: string;
     try {

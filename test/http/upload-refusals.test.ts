@@ -179,6 +179,18 @@ describe('upload interoperability: quoted etags, refusals answered, not reset', 
     assert.equal((await s.api('GET', '/api/capabilities')).status, 200, 'still serving');
   });
 
+  test('a chunk longer than its part is refused before it streams, and answered the same way', async () => {
+    const i = await s.api('POST', '/api/files/upload/init', { token: admin, body: { path: '/Up/long.bin', size: 2 * CHUNK } });
+    const url = `${s.url}/api/files/upload/chunk?upload_id=${i.body.upload_id}&part=1`;
+    for (const size of [CHUNK + 1, 24 * MiB]) {
+      const r = await send(url, { ...auth(), 'content-type': 'application/octet-stream' }, size);
+      assert.equal(r.error, undefined, `${size} bytes: no reset, no EPIPE (${r.error})`);
+      envelope(r.body, 'bad_body');
+    }
+    const st = await s.api('GET', `/api/files/upload/status?upload_id=${i.body.upload_id}`, { token: admin });
+    assert.deepEqual(st.body.parts, [], 'nothing of it is held');
+  });
+
   test('curl --data-binary and -F: prints the envelope and exits 0 (22 with --fail), never 55/56', async () => {
     const { dir, cleanup: done } = tempDir('filedock-curl-');
     try {

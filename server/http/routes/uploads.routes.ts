@@ -61,7 +61,9 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number;
     try {
       const qy = validate(schemas.chunk, ctx.query);
       const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
-      const stored = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha);
+      // A stated length is checked before reading: a body too long is then refused before it streams (and read away).
+      const declared = ctx.get('content-length') && !ctx.get('transfer-encoding') ? Number(ctx.get('content-length')) : undefined;
+      const stored = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha, declared);
       setPartEtag(ctx, stored.etag);
       ctx.body = stored;
     } catch (e) {
