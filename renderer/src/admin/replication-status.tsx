@@ -4,7 +4,7 @@
  * content audit and restore drill with "Run drill now", the last report with
  * "Run now", and the settings (report and drill schedules, default mode).
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type MouseEvent } from 'react';
 import { ApiError } from '../api/client';
 import type { ReplicaAudit, ReplicaDrill, ReplicaMode, ReplicaReport, ReplicaSettings, ReplicaStatus } from '../../../server/contract';
 import { useI18n, type Translate } from '../i18n';
@@ -20,7 +20,30 @@ export function rpoText(s: number, t: Translate): string {
   return t('replica.rpo_h', { n: Math.floor(s / 3600) });
 }
 
-export function StatusCard({ status, tick }: { status: ReplicaStatus | null; tick: number }) {
+/** Brings the targets card into view and focuses its first control ("Add target"). */
+function goToTargets(e: MouseEvent) {
+  e.preventDefault();
+  const card = document.getElementById('replica-targets');
+  card?.scrollIntoView({ block: 'start' });
+  card?.querySelector<HTMLElement>('button')?.focus({ preventScroll: true });
+}
+
+/**
+ * No storage backed up to an enabled target: a neutral "No backups set up" (never a green "Up to date")
+ * with the way to set one up: add a target, or link a storage when targets exist.
+ */
+function NoBackups({ hasTargets }: { hasTargets: boolean }) {
+  const { t } = useI18n();
+  return (
+    <div className="replica-none" data-testid="replica-none">
+      <p><strong>{t('replica.none')}</strong></p>
+      <p className="hint">{t('replica.none_hint')}</p>
+      <p><a href="#replica-targets" onClick={goToTargets}>{t(hasTargets ? 'replica.none_link' : 'replica.none_add')}</a></p>
+    </div>
+  );
+}
+
+export function StatusCard({ status, tick, hasTargets }: { status: ReplicaStatus | null; tick: number; hasTargets: boolean }) {
   const { t, lang } = useI18n();
   const toast = useToast();
   const [audit, setAudit] = useState<ReplicaAudit | null>(null);
@@ -33,7 +56,8 @@ export function StatusCard({ status, tick }: { status: ReplicaStatus | null; tic
   return (
     <section className="card" aria-label={t('replica.status')}>
       <h2>{t('replica.status')}</h2>
-      {status && (
+      {status && !status.linked && <NoBackups hasTargets={hasTargets} />}
+      {status?.linked && (
         <dl className="facts">
           <dt>{t('replica.rpo')}</dt>
           <dd data-testid="replica-rpo" className={status.rpo_warn ? 'rpo-warn' : status.rpo_s === 0 ? 'ok' : undefined} title={t('replica.rpo_hint', { n: Math.round(status.rpo_warn_s / 60) })}>
@@ -56,7 +80,8 @@ export function StatusCard({ status, tick }: { status: ReplicaStatus | null; tic
             : t(drill.ok ? 'replica.drill_ok' : 'replica.drill_bad', { when: formatDate(drill.ran_at, lang), folder: drill.folder, files: drill.files, identical: drill.identical, differing: drill.differing.length, missing: drill.missing_on_replica.length })}
         </p>
       ) : <p className="muted">{t('replica.drill_none')}</p>}
-      <button type="button" onClick={runDrill}>{t('replica.drill_run')}</button>
+      <button type="button" onClick={runDrill} disabled={!status?.linked} aria-describedby={status && !status.linked ? 'replica-drill-off' : undefined}>{t('replica.drill_run')}</button>
+      {status && !status.linked && <p className="hint" id="replica-drill-off">{t('replica.drill_off')}</p>}
     </section>
   );
 }

@@ -25,9 +25,10 @@ export function ReplicationTab() {
   const [status, setStatus] = useState<ReplicaStatus | null>(null);
   const [tick, setTick] = useState(0);
   const [error, setError] = useState<unknown>(null);
-  const loadTargets = () => void Promise.all([admin.replicaTargets(), admin.storages()]).then(([tg, st]) => { setTargets(tg); setStorages(st); }, setError);
-  const loadRules = () => void admin.replicaRules().then(setRules, setError);
   const refresh = () => setTick((n) => n + 1);
+  // A target or link change changes the status too ("No backups set up" or not): read it again at once.
+  const loadTargets = () => void Promise.all([admin.replicaTargets(), admin.storages()]).then(([tg, st]) => { setTargets(tg); setStorages(st); refresh(); }, setError);
+  const loadRules = () => void admin.replicaRules().then(setRules, setError);
   useEffect(() => {
     loadTargets();
     loadRules();
@@ -41,7 +42,7 @@ export function ReplicationTab() {
   if (!targets) return <p className="muted">{t('common.loading')}</p>;
   return (
     <div className="settings replication">
-      <StatusCard status={status} tick={tick} />
+      <StatusCard status={status} tick={tick} hasTargets={targets.length > 0} />
       <TargetsCard targets={targets} storages={storages} descriptors={descs} reload={loadTargets} />
       <RulesCard rules={rules.rules} modes={rules.modes} reload={loadRules} />
       <FailuresCard tick={tick} onFixed={refresh} />

@@ -32,7 +32,7 @@ export function TargetsCard({ targets, storages, descriptors, reload }: Props) {
   const nameOf = (id: number) => storages.find((s) => s.id === id)?.name ?? String(id);
   const link = (s: AdminStorage, value: string) => void admin.linkReplica(s.id, value ? Number(value) : null).then(reload, toast.error);
   return (
-    <section className="card" aria-label={t('replica.targets')}>
+    <section className="card" id="replica-targets" aria-label={t('replica.targets')}>
       <h2>{t('replica.targets')}</h2>
       <div className="toolbar">
         <button type="button" className="primary" disabled={!descriptors.length} onClick={() => setEditing('new')}>{t('replica.target_add')}</button>
