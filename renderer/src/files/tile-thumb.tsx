@@ -7,7 +7,7 @@
  * as "PDF" or "DOCX". The badge comes from the name and MIME type alone, the
  * same for uploads and files a sync found on disk.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { Entry } from '../api/types';
 import { extOf } from '../lib/format';
 import { SignedImg } from '../device/signed-src';
@@ -16,8 +16,11 @@ import { FileIcon, kindOf } from './icons';
 type Load = 'loading' | 'loaded' | 'failed';
 
 export function TileThumb({ e }: { e: Entry }) {
-  const [load, setLoad] = useState<Load>('loading');
-  useEffect(() => setLoad('loading'), [e.thumb_url]);
+  // The state belongs to one URL: a new URL starts at 'loading' without an effect, which could run after a
+  // cached image's load event and put it back to 'loading' for good.
+  const [seen, setSeen] = useState<{ url: string | undefined; load: Load } | null>(null);
+  const load: Load = seen && seen.url === e.thumb_url ? seen.load : 'loading';
+  const setLoad = (l: Load) => setSeen({ url: e.thumb_url, load: l });
   const kind = kindOf(e);
   const shown = !!e.thumb_url && load === 'loaded';
   const page = kind !== 'image' && kind !== 'dir';
