@@ -116,7 +116,7 @@ describe('file link landing page and dead-link reasons in the browser', { skip, 
     form.append('files', new Blob(['hello']), 'hello.txt');
     assert.equal((await fetch(full.url, { method: 'POST', body: form, headers: { accept: 'text/html' } })).status, 200);
     // Wait (bounded) for the 2 s expiry.
-    for (let i = 0; i < 100 && (await fetch(expired.url, { headers: { accept: 'application/json' } })).status !== 410; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await fetch(`${srv.url}/api/files/share/${expired.token}`)).status !== 410; i++) await new Promise((r) => setTimeout(r, 100));
 
     const cases = [
       ['revoked', revoked.url, 'Link revoked', 'This link has been revoked and is no longer available.'],
