@@ -116,17 +116,19 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     await srv?.stop();
   });
 
-  test('a file shared from the share dialog downloads byte-exact in a fresh browser', async () => {
+  test('a file shared from the share dialog opens its landing page and downloads byte-exact in a fresh browser', async () => {
     const dlg = await openFromMenu('report\\.bin', 'Share link…');
     await dlg.getByRole('button', { name: 'Create link' }).click();
     links.file = await dlg.getByLabel('Link').inputValue();
     assert.match(links.file, /\/s\/[\w-]+$/);
     await admin.keyboard.press('Escape');
 
-    // A file link has no page of its own: the spec streams the file as a download.
+    // A browser lands on the file's page (so a chat preview never spends the link) and downloads from its button.
     const page = await stranger();
+    await page.goto(links.file);
+    await page.getByRole('heading', { name: 'report.bin' }).waitFor();
     const dl = page.waitForEvent('download');
-    await page.goto(links.file).catch(() => undefined);
+    await page.getByRole('link', { name: 'Download' }).click();
     const d = await dl;
     assert.equal(d.suggestedFilename(), 'report.bin');
     assert.deepEqual(await bytesOf(d), report);
@@ -342,8 +344,8 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     const res = await page.goto(links.folder!);
     assert.equal(res!.status(), 404);
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'tr');
-    await page.getByRole('heading', { name: 'Bağlantı kullanılamıyor' }).waitFor();
-    await page.getByText('Bu bağlantının süresi doldu.').waitFor();
+    await page.getByRole('heading', { name: 'Bağlantı iptal edildi' }).waitFor();
+    await page.getByText('Bu bağlantı iptal edildi; artık kullanılamıyor.').waitFor();
     // Styled: the page's own stylesheet applied under its CSP nonce.
     const radius = await page.locator('.card').evaluate((el) => getComputedStyle(el).borderRadius);
     assert.equal(radius, '10px');
