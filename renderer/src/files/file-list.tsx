@@ -16,7 +16,7 @@ import { SignedImg } from '../device/signed-src';
 import { FileMarks } from '../apps/file-marks';
 import { TileThumb } from './tile-thumb';
 import { ToolIcon } from '../ui/tool-icons';
-import { useLongPress } from './long-press';
+import { isCoarsePointer, useLongPress } from './long-press';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -140,7 +140,7 @@ export function FileList(p: Props) {
         onTouchEnd={p.onLongPress ? press.end : undefined}
         onTouchCancel={p.onLongPress ? press.cancel : undefined}
         onClick={(ev) => !press.swallowClick() && p.onRowClick(e, ev)}
-        onDoubleClick={() => p.onOpen(e)}
+        onDoubleClick={() => !isCoarsePointer() && p.onOpen(e)}
         onContextMenu={(ev) => {
           ev.preventDefault();
           ev.stopPropagation();

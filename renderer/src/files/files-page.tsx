@@ -35,6 +35,7 @@ import * as files from './file-api';
 import { VersionsDialog } from './versions-dialog';
 import { EmptyState } from './empty-state';
 import { SelectionBar, type SelectionActions } from './selection-bar';
+import { isCoarsePointer } from './long-press';
 import { ToolIcon } from '../ui/tool-icons';
 import { droppedPaths, startRowDrag } from './drag';
 import { useSession } from '../auth/session';
@@ -342,7 +343,7 @@ export function FilesPage() {
 
   const onRowClick = (e: Entry, ev: MouseEvent) => {
     // On a touch screen a tap opens, as people expect there; a long press selects, and then taps add or remove rows.
-    if (!ev.shiftKey && !ev.ctrlKey && !ev.metaKey && matchMedia('(pointer: coarse)').matches)
+    if (!ev.shiftKey && !ev.ctrlKey && !ev.metaKey && isCoarsePointer())
       return selection.selected.size ? setSelection(sel.click(selection, keys, keyOf(e), { toggle: true })) : open(e);
     setSelection(sel.click(selection, keys, keyOf(e), { shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey }));
   };

@@ -7,6 +7,8 @@
 import { useRef, type TouchEvent } from 'react';
 
 export const LONG_PRESS_MS = 500;
+/** A touch screen is the main pointer: a tap opens, so two quick taps (a dblclick) must not open again. */
+export const isCoarsePointer = (): boolean => matchMedia('(pointer: coarse)').matches;
 /** How far (px) a finger may drift and still be holding still. */
 const SLOP = 10;
 
