@@ -41,7 +41,7 @@ export async function spawnServer(env: Record<string, string>, o: { built?: bool
   child.stderr!.on('data', (b) => (log += b));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${log}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in 120 s:\n${log}`)), 120_000);
     child.on('message', (m: { type?: string; port?: number }) => {
       if (m?.type !== 'ready') return;
       clearTimeout(timer);
