@@ -56,7 +56,7 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
     await page.getByRole('menuitem', { name: 'Share link…' }).click();
     const dlg = page.getByRole('dialog');
     await dlg.getByRole('button', { name: 'Create link' }).click();
-    const url = await dlg.getByLabel('Link', { exact: true }).inputValue();
+    const url = await dlg.getByTestId('link-result').locator('input').first().inputValue();
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/s\//);
     const note = dlg.getByTestId('loopback-note');
     await note.waitFor();
@@ -64,7 +64,8 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
     const port = new URL(url).port;
     const lan = lanAddresses();
     if (lan.length > 0) {
-      const offered = await dlg.getByLabel('Link on your network').inputValue();
+      assert.match(await note.innerText(), /Link on your network/);
+      const offered = await note.locator('input').first().inputValue();
       assert.ok(lan.some((a) => offered === `http://${a}:${port}${new URL(url).pathname}`), `${offered} is not one of ${lan.join(', ')}`);
     } else {
       assert.match(await note.innerText(), /No network address of this computer was found/);
@@ -108,6 +109,65 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
     } finally {
       await p.close();
     }
+  });
+
+  test('admin pages say sentences: audit actions, run states, antivirus, the versions box (19)', async () => {
+    // Something to show: an upload in the audit log and a sync run.
+    const r = await page.evaluate(async () => (await fetch('/api/files/save-text', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: '/home/audit-me.txt', content: 'x' }) })).status);
+    assert.equal(r, 200);
+    await page.goto(`${srv.url}/admin/audit`);
+    const audit = page.getByTestId('audit');
+    await audit.waitFor();
+    const text = await audit.innerText();
+    assert.match(text, /Wrote a file/);
+    assert.match(text, /Signed in/);
+    assert.doesNotMatch(text, /file\.upload|auth\.login/);
+    await shot(page, 'ui-admin-audit-words');
+    await page.goto(`${srv.url}/admin/settings`);
+    const status = page.getByTestId('av-status');
+    await status.waitFor();
+    assert.equal(await status.innerText(), 'Scanning is off: written files are not checked for viruses.');
+    const modes = await page.getByLabel('Mode').locator('option').allInnerTexts();
+    assert.deepEqual(modes, ['clamscan program on this computer (binary)', 'clamd service over the network or a socket (daemon)']);
+    const keep = page.getByLabel('Versions kept per file (0 = unlimited)');
+    assert.equal(await keep.inputValue(), '');
+    assert.equal(await keep.getAttribute('placeholder'), '20');
+    await page.getByText('Empty: the newest 20 of each file are kept.').waitFor();
+    await page.getByRole('heading', { name: 'Antivirus' }).scrollIntoViewIfNeeded();
+    await shot(page, 'ui-admin-settings-words');
+    await page.goto(`${srv.url}/admin/storages`);
+    const home = page.locator('tr', { hasText: 'home' }).first();
+    await home.getByRole('button', { name: 'Sync now' }).click();
+    await page.getByText('Sync started.').waitFor();
+    for (let i = 0; i < 100; i++) {
+      await home.getByRole('button', { name: 'Sync runs' }).click();
+      const cell = page.getByRole('dialog').locator('tbody tr td').first();
+      await cell.waitFor();
+      const word = await cell.innerText();
+      if (word !== 'Running' && word !== 'Queued') {
+        assert.equal(word, 'Done');
+        break;
+      }
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(200);
+    }
+    await page.keyboard.press('Escape');
+  });
+
+  test('the upload panel folds when every upload is done; "New document" does not repeat "New text file" (19)', async () => {
+    await page.goto(`${srv.url}/files/home`);
+    await page.getByTestId('file-list').waitFor();
+    // No document server: nothing but text to make, which is "New text file".
+    assert.equal(await page.getByRole('button', { name: 'New document' }).count(), 0);
+    await page.locator('input[type=file][multiple]').setInputFiles({ name: 'fold.txt', mimeType: 'text/plain', buffer: Buffer.from('folded') });
+    const panel = page.getByTestId('uploads');
+    // Folded only once every upload has finished.
+    await panel.locator('button.panel-head[aria-expanded="false"]').waitFor();
+    assert.equal((await page.evaluate(async () => (await fetch('/api/files/raw?path=/home/fold.txt')).text())), 'folded');
+    const box = (await panel.boundingBox())!;
+    assert.ok(box.height < 120, `the finished panel is ${box.height}px tall`);
+    await panel.getByRole('button', { name: 'Clear finished' }).waitFor();
+    await shot(page, 'ui-upload-folded');
   });
 
   test('no console errors', () => {

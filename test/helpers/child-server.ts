@@ -44,8 +44,8 @@ export async function spawnServer(env: Record<string, string>, o: { built?: bool
     // A server that never got ready is killed here: the caller has no handle to stop it with.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`server did not start in 30 s:\n${log}`));
-    }, 30_000);
+      reject(new Error(`server did not start in 120 s:\n${log}`));
+    }, 120_000);
     child.on('message', (m: { type?: string; port?: number }) => {
       if (m?.type !== 'ready') return;
       clearTimeout(timer);

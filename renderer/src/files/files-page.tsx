@@ -83,7 +83,8 @@ export function FilesPage() {
   const [quotaTick, setQuotaTick] = useState(0);
   const caps = useCapabilities();
   // Plain text has its own button; the rest of the server's new-document types go to "New document…".
-  const docTypes = (caps?.newdoc_types ?? []).filter((x) => x.ext !== 'txt');
+  // Only kinds that need an editor: plain text and Markdown are "New text file" (a typed extension is kept).
+  const docTypes = (caps?.newdoc_types ?? []).filter((x) => x.requires);
   const searchInput = useRef<HTMLInputElement>(null);
   const uploadInput = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLDivElement>(null);

@@ -1,5 +1,5 @@
 /** Upload progress: one bar per file and one for the total, with pause, resume and cancel. */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useI18n, type MessageKey } from '../i18n';
 import { formatBytes } from '../lib/format';
 import { uploads, useUploads } from './uploads';
@@ -9,6 +9,9 @@ export function UploadPanel() {
   useUploads();
   const [open, setOpen] = useState(true);
   const list = uploads.list();
+  // Finished uploads fold to one line, so the panel stops covering the list's Size and Modified columns.
+  const finished = list.length > 0 && list.every((u) => u.state === 'done' || u.state === 'cancelled');
+  useEffect(() => setOpen(!finished), [finished]);
   if (!list.length) return null;
   const tot = uploads.totals();
   return (
@@ -46,9 +49,9 @@ export function UploadPanel() {
               </li>
             ))}
           </ul>
-          <button type="button" className="small" onClick={() => uploads.clearFinished()}>{t('upload.clear')}</button>
         </>
       )}
+      <button type="button" className="small" onClick={() => uploads.clearFinished()}>{t('upload.clear')}</button>
     </section>
   );
 }
