@@ -170,6 +170,28 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
     await shot(page, 'ui-upload-folded');
   });
 
+  test('no assistant provider: an admin is pointed to Admin → Assistant, anyone else sees nothing (19)', async () => {
+    await page.goto(`${srv.url}/files/home`);
+    const setup = page.getByRole('link', { name: 'Set up the assistant' });
+    await setup.waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Assistant', exact: true }).count(), 0, 'no panel button without a provider');
+    assert.match((await setup.getAttribute('title')) ?? '', /Admin → Assistant/);
+    await setup.click();
+    await page.waitForURL(/\/admin\/assistant$/);
+    const made = await page.evaluate(async () => (await fetch('/api/admin/users', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'una@example.com', username: 'una', password: 'una-pass-12345', role: 'user' }) })).status);
+    assert.equal(made, 200);
+    const c = await desktopContext(browser);
+    try {
+      const { page: una } = await newPage(c);
+      await signIn(una, srv.url, { email: 'una@example.com', password: 'una-pass-12345' });
+      await una.waitForLoadState('networkidle');
+      assert.equal(await una.getByRole('link', { name: 'Set up the assistant' }).count(), 0);
+      assert.equal(await una.getByRole('button', { name: 'Assistant', exact: true }).count(), 0);
+    } finally {
+      await c.close();
+    }
+  });
+
   test('no console errors', () => {
     assert.deepEqual(realErrors(errors), []);
   });

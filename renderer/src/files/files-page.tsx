@@ -6,7 +6,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type
 import type { Entry, Listing, SortDir, SortKey } from '../api/types';
 import { ApiError } from '../api/client';
 import { useI18n } from '../i18n';
-import { navigate, usePathname } from '../lib/router';
+import { linkClick, navigate, usePathname } from '../lib/router';
 import { baseName, joinPath, parentPath, routeOf, uiPathOfRoute, isInside } from '../lib/ui-path';
 import { entryComparator } from '../lib/natural-sort';
 import { useToast, errorText } from '../ui/toast';
@@ -88,7 +88,6 @@ export function FilesPage() {
   const searchInput = useRef<HTMLInputElement>(null);
   const uploadInput = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
-  const assistantButton = useAssistantButton();
   const assistantBtn = useRef<HTMLButtonElement>(null);
   const [assistantOpen, setAssistantOpen] = useState(false);
 
@@ -102,6 +101,7 @@ export function FilesPage() {
   const pathOf = useCallback((e: Entry) => e.path ?? joinPath(path, e.name), [path]);
   // A paired device's key may lack the write or share verb: its buttons follow what the key may do.
   const session = useSession();
+  const assistant = useAssistantButton(session.user.role === 'admin');
   const verbs = session.user.key?.verbs;
   const canShare = !verbs || verbs.includes('shares:write');
   const keyWrites = !verbs || verbs.includes('files:write');
@@ -471,8 +471,11 @@ export function FilesPage() {
               <button type="button" aria-pressed={view === 'list'} aria-label={t('files.view.list')} title={t('files.view.list')} onClick={() => setViewMode('list')}>☰</button>
               <button type="button" aria-pressed={view === 'grid'} aria-label={t('files.view.grid')} title={t('files.view.grid')} onClick={() => setViewMode('grid')}>▦</button>
             </div>
-            {assistantButton && (
+            {assistant.button && (
               <button type="button" ref={assistantBtn} aria-expanded={assistantOpen} onClick={() => setAssistantOpen((o) => !o)}>{t('assistant.button')}</button>
+            )}
+            {assistant.setup && (
+              <a className="button wide-only" href="/admin/assistant" onClick={linkClick} title={t('assistant.setup_hint')}>{t('assistant.setup')}</a>
             )}
             <button type="button" className="icon-btn wide-only" aria-label={t('files.shortcuts')} title={t('files.shortcuts')} onClick={() => setDialog({ kind: 'shortcuts' })}>?</button>
           </div>

@@ -1,6 +1,8 @@
 /** English strings: the assistant panel and its admin tab. */
 export const assistant = {
   'assistant.button': 'Assistant',
+  'assistant.setup': 'Set up the assistant',
+  'assistant.setup_hint': 'No AI provider is set up yet: choose one under Admin → Assistant. Only admins see this.',
   'assistant.title': 'AI assistant',
   'assistant.new': 'New chat',
   'assistant.conversations': 'Conversations',

@@ -3,6 +3,8 @@ import type { assistant as en } from '../en/assistant';
 
 export const assistant: Record<keyof typeof en, string> = {
   'assistant.button': 'Asistan',
+  'assistant.setup': 'Asistanı kur',
+  'assistant.setup_hint': 'Henüz bir yapay zekâ sağlayıcısı kurulmadı: Yönetim → Asistan bölümünden birini seçin. Bunu yalnızca yöneticiler görür.',
   'assistant.title': 'Yapay zekâ asistanı',
   'assistant.new': 'Yeni sohbet',
   'assistant.conversations': 'Sohbetler',
