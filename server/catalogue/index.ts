@@ -34,7 +34,7 @@ export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes
 export { offlineHostStatus } from './host-status';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
 export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
-export { effectiveLevel, atLeast, type Level } from './access';
+export { effectiveLevel, grantedFolders, atLeast, type Level } from './access';
 export { FileLocks, lockTokenHash, type FileLock, type LockInput, type LockView } from './file-locks';
 export { AppStates, MAX_APP_STATE, parseItems } from './app-state';
 export { sortKey } from './natural';
@@ -127,3 +127,4 @@ export function createCatalogue(o: CatalogueOptions) {
 }
 
 export type Catalogue = ReturnType<typeof createCatalogue>['catalogue'];
+export { DEFAULT_STORAGE_META } from './seed';

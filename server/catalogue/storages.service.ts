@@ -111,7 +111,9 @@ export class StoragesService {
     const id = this.repo.insert({
       uid, name, driver, config: JSON.stringify(config), mount_path: input.mount_path ?? '/', sync_mode: syncMode,
       sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S), enabled: input.enabled === false ? 0 : 1,
-      read_only: input.read_only ? 1 : 0, rbac_enabled: input.rbac_enabled ? 1 : 0, replica_target_id: input.replica_target_id ?? null,
+      read_only: input.read_only ? 1 : 0,
+      // A new storage starts closed (issue 39): the admin alone until grants open it.
+      rbac_enabled: input.rbac_enabled === false ? 0 : 1, replica_target_id: input.replica_target_id ?? null,
     });
     if (built) await this.pool.manager.install(id, built);
     await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
