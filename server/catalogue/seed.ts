@@ -31,7 +31,7 @@ export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesR
   }
   try {
     const s = await storages.create({ name: config.defaultStorageName, driver, config: cfg, rbac_enabled: true }, { request: { ip: 'seed', ua: 'first-boot' } });
-    db.meta.set(DEFAULT_STORAGE_META, String(s.id));
+    db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(s.id));
     log.info(`seeded storage "${s.name}" (${driver}: ${s.config_summary})`);
   } catch (e) {
     log.error(`could not seed the default storage (${driver})`, e);

@@ -3,7 +3,9 @@
  * home storage with an `editor` grant on it alone (catalogue/access: a folder
  * grant), made when the account is made, whichever door made it (admin, CLI,
  * sign-up, OIDC: UsersService.onCreated). The home storage is a setting
- * (`home_storage_id`; null = the default storage, else the first one). A
+ * (`home_storage_id`; null = the default storage: the first storage this
+ * installation got, seeded or added; an installation upgraded with storages
+ * already in place has none until an admin picks one, so nothing changes for it). A
  * name that the path rules refuse, or whose folder already exists (a former
  * person's files stay theirs), gets a free variant (`name-2`, ... then `user-<id>`).
  */
@@ -27,13 +29,12 @@ export interface HomesView {
 export class Homes {
   constructor(private d: { files: FileService; settings: SettingsStore; db: Db; log: (level: 'warn', msg: string, e?: unknown) => void }) {}
 
-  /** The storage new homes go on, or null (homes off, or no storage). */
+  /** The storage new homes go on, or null (homes off, no storage picked and no default storage). */
   storage(): StorageRow | null {
     if (!this.d.settings.get('homes_enabled')) return null;
     const repo = this.d.files.catalogue.repo;
     const id = this.d.settings.get('home_storage_id') ?? Number(this.d.db.meta.get(DEFAULT_STORAGE_META) ?? NaN);
-    const s = Number.isInteger(id) ? repo.byId(id) : undefined;
-    return s ?? repo.all()[0] ?? null;
+    return (Number.isInteger(id) ? repo.byId(id) : undefined) ?? null;
   }
 
   storageExists(id: number): boolean {
