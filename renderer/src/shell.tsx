@@ -24,7 +24,7 @@ export function Shell() {
   const { t } = useI18n();
   const { user, signOut } = useSession();
   const path = usePathname();
-  useLandHome(user, path);
+  useLandHome(user);
   const isAdmin = user.role === 'admin';
   const loading = <p aria-busy="true">{t('common.loading')}</p>;
   // The editor page takes the window, for a paired phone too (its key reads the descriptor; the document server does the rest).

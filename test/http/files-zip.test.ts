@@ -51,7 +51,7 @@ describe('GET /api/files/zip', { skip }, () => {
     writeFileSync(join(root, 'photos/trip/.versions/old'), 'service folder');
     writeFileSync(join(root, 'docs/a.bin'), 'same name, other folder');
     writeFileSync(join(root, 'docs/huge.bin'), Buffer.alloc(LIMIT + 1));
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Z', driver: 'local', config: { path: root } } });
+    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Z', driver: 'local', config: { path: root } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     for (let i = 0; i < 200 && !s.server.db.sqlite.prepare("SELECT 1 FROM nodes WHERE path = 'docs/huge.bin'").get(); i++) await sleep(25);
   });

@@ -34,7 +34,7 @@ describe('roles, permissions, account checks and sign-up', () => {
     writeFileSync(join(root, 'Team/notes.txt'), 'notes');
     s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Shared', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Shared', driver: 'local', config: { path: root } } })).status, 200);
     await make('vic', 'viewer');
     await make('uma', 'user', ['design']);
     await make('ron', 'user');

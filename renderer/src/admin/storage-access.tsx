@@ -109,7 +109,7 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
               </label>
               <label>
                 {t('storage.grant.level')}
-                <select value={level} onChange={(e) => setLevel(e.target.value as Level)}>
+                <select aria-label={t('storage.grant.level')} value={level} onChange={(e) => setLevel(e.target.value as Level)}>
                   <option value="viewer">{t('storage.grant.viewer')}</option>
                   <option value="editor">{t('storage.grant.editor')}</option>
                 </select>
