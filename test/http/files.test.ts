@@ -36,6 +36,8 @@ describe('Files API', () => {
     admin = await s.login();
     const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
+    // An open storage shared by all (issue 39 made new storages closed and gives new people a home on the first one).
+    assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'u1', password: 'user-password-1' } });
     user = await s.login('u@example.test', 'user-password-1');
   });
