@@ -20,7 +20,7 @@ import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
 import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, ThumbStates } from './catalogue';
-import { FileService } from './files';
+import { FileService, Homes } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
 import { createArchives } from './archives';
@@ -186,6 +186,9 @@ export async function compose(config: Config, opts: ComposeOptions) {
       ports: { trash: protection.trash, versions: protection.versions, newdoc: newdocs },
       thumbUrl: (id) => thumbUrl(id),
     });
+    // Every account-creating door (admin, CLI, sign-up, OIDC) ends in UsersService.create: the home is made there.
+    const homes = new Homes({ files, settings, db, log: (_l, msg, e) => log.warn(e ? `${msg}: ${(e as Error).message ?? e}` : msg) });
+    auth.users.onCreated((u) => homes.provision(u));
     const thumbs = createThumbs({ db, ops, bus, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
     thumbDispatch.register(thumbs);
     const docserver = createDocserver({
@@ -266,7 +269,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
 
     return {
       config, log, logFn, dirs, secretKey, db, channel, bus, hub, queue, governor, scheduler, auth, oidc, settings, registry, manager,
-      catalogue, io, ops, files, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
+      catalogue, io, ops, files, homes, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
       gateways, replication, assistant, appPlugins, capabilities, close,
     };
   } catch (e) {

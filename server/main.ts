@@ -42,6 +42,7 @@ import { networkRoutes } from './http/routes/network.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
+import { adminHomesRoutes } from './http/routes/admin-homes.routes';
 import { adminMeterRoutes } from './http/routes/admin-meter.routes';
 import { adminGovernorRoutes } from './http/routes/admin-governor.routes';
 import { replicationRoutes } from './http/routes/replication.routes';
@@ -178,7 +179,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       capabilitiesRoutes((ctx: Ctx) => ({ ...sv.capabilities(), assistant: sv.assistant.capability(ctx.state.principal ? actor(ctx) : null) })),
       assistantRoutes({ assistant: sv.assistant, bus, maxJsonBytes: json }),
       networkRoutes({ host: config.host, publicUrl: config.publicUrl }),
-      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue), firstStorage: new FirstStorage(catalogue.storages, config.defaultStorageName) }),
+      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue), firstStorage: new FirstStorage(catalogue.storages, config.defaultStorageName), homeOf: (id) => sv.homes.homeOf(id) }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),
       adminUserRoutes({ auth, db, settings: sv.settings, bus, maxJsonBytes: json }),
@@ -205,6 +206,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
+      adminHomesRoutes({ homes: sv.homes, settings: sv.settings, bus, maxJsonBytes: json }),
       adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
       adminGovernorRoutes({ settings: sv.settings, governor: sv.governor, bus, maxJsonBytes: json }),
       replicationRoutes({ replication: sv.replication, bus, maxJsonBytes: json }),

@@ -2,6 +2,7 @@
 import { lazy, Suspense } from 'react';
 import { useI18n } from './i18n';
 import { useSession } from './auth/session';
+import { useLandHome } from './auth/land-home';
 import { linkClick, usePathname } from './lib/router';
 import { Preferences } from './ui/preferences';
 import { ShellMenu } from './shell-menu';
@@ -28,6 +29,7 @@ export function Shell() {
   const { t } = useI18n();
   const { user, signOut } = useSession();
   const path = usePathname();
+  useLandHome(user);
   const isAdmin = user.role === 'admin';
   const loading = <p aria-busy="true">{t('common.loading')}</p>;
   // The editor page takes the window, for a paired phone too (its key reads the descriptor; the document server does the rest).

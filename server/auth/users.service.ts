@@ -43,7 +43,14 @@ export interface Ctx {
 }
 
 export class UsersService {
+  private created: Array<(u: UserView) => Promise<unknown>> = [];
+
   constructor(private repo: UsersRepo, private sessions: Pick<Sessions, 'revokeUser' | 'forgetUser'>, private bus: EventBus) {}
+
+  /** Runs `fn` (awaited) after every account is created, whichever door created it (the home folder). */
+  onCreated(fn: (u: UserView) => Promise<unknown>): void {
+    this.created.push(fn);
+  }
 
   /** Checks an e-mail: `email_required`, `email_invalid`, `email_taken`. */
   checkEmail(email: unknown, exceptId?: number): string {
@@ -83,6 +90,7 @@ export class UsersService {
     if (input.groups) this.repo.setGroups(id, input.groups);
     const view = this.repo.view(this.repo.byId(id)!);
     await this.bus.emit('audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });
+    for (const fn of this.created) await fn(view);
     return view;
   }
 

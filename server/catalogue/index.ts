@@ -6,6 +6,7 @@
  */
 import { untilFree, type Db } from '../db';
 import type { EventBus } from '../events';
+import { DEFAULT_STORAGE_META } from './seed';
 import type { JobQueue } from '../jobs';
 import type { Logger } from '../lib/log';
 import { volumeProbe, type DriverManager, type DriverRegistry, type VolumeProbe } from '../storage';
@@ -34,7 +35,8 @@ export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes
 export { offlineHostStatus } from './host-status';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
 export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
-export { effectiveLevel, atLeast, type Level } from './access';
+export { effectiveLevel, grantedFolders, atLeast, type Level } from './access';
+export { DEFAULT_STORAGE_META } from './seed';
 export { FileLocks, lockTokenHash, type FileLock, type LockInput, type LockView } from './file-locks';
 export { AppStates, MAX_APP_STATE, parseItems } from './app-state';
 export { sortKey } from './natural';
@@ -108,7 +110,11 @@ export function createCatalogue(o: CatalogueOptions) {
   // Background sync waits while a storage's volume is gone, as it does while its request budget is spent.
   const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, { blocked: (id) => volumes?.blocked(id) ?? meter.blocked(id) });
   volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
-  const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, { demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink });
+  const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, {
+    demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink,
+    // The first storage an installation ever gets is its default storage (where home folders go: files/homes.ts).
+    firstStorage: (id) => void o.db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(id)),
+  });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
   const locks = new FileLocks(o.db, nodes, o.bus, nameOf, (m, e) => o.log.warn(m, e));

@@ -1,7 +1,9 @@
 /**
  * First-boot seeding: when no storage exists and SERVICE_DEFAULT_STORAGE_DRIVER
  * is set, one storage is created from the SERVICE_DEFAULT_STORAGE_* keys. A
- * meta row remembers it, so it is never re-seeded (even after the storage is deleted).
+ * meta row remembers it, so it is never re-seeded (even after the storage is deleted). It starts closed
+ * (`rbac_enabled`): the admin alone, and each person in their home folder (files/homes.ts), whose storage
+ * defaults to this one (its id in meta `default_storage_id`).
  */
 import type { Config } from '../config';
 import type { Db } from '../db';
@@ -10,6 +12,8 @@ import type { StoragesRepo } from './storages.repo';
 import type { StoragesService } from './storages.service';
 
 const SEEDED = 'default_storage_seeded';
+/** Where the seeded storage's id is recorded (files/homes.ts reads it). */
+export const DEFAULT_STORAGE_META = 'default_storage_id';
 
 export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesRepo, storages: StoragesService, log: Logger): Promise<void> {
   if (!config.defaultStorageDriver) return;
@@ -26,7 +30,8 @@ export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesR
     cfg = { ...Object.fromEntries(Object.entries(s3).filter(([, v]) => v !== '')), ...cfg };
   }
   try {
-    const s = await storages.create({ name: config.defaultStorageName, driver, config: cfg }, { request: { ip: 'seed', ua: 'first-boot' } });
+    const s = await storages.create({ name: config.defaultStorageName, driver, config: cfg, rbac_enabled: true }, { request: { ip: 'seed', ua: 'first-boot' } });
+    db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(s.id));
     log.info(`seeded storage "${s.name}" (${driver}: ${s.config_summary})`);
   } catch (e) {
     log.error(`could not seed the default storage (${driver})`, e);

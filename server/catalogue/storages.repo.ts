@@ -9,6 +9,8 @@ export interface Grant {
   user_id: number | null;
   group: string | null;
   level: 'viewer' | 'editor';
+  /** '' = the whole storage; else a folder (relative path) and everything inside it. */
+  path: string;
 }
 
 export const newUid = (): string => 'st' + randomBytes(8).toString('hex');
@@ -46,7 +48,7 @@ export class StoragesRepo {
       changes: this.db.sqlite.prepare('SELECT total_changes()').pluck(),
       version: this.db.sqlite.prepare('PRAGMA data_version').pluck(),
       rows: this.db.sqlite.prepare('SELECT * FROM storages ORDER BY id'),
-      grants: this.db.sqlite.prepare('SELECT id, storage_id, user_id, group_name, level FROM storage_grants ORDER BY id'),
+      grants: this.db.sqlite.prepare('SELECT id, storage_id, user_id, group_name, level, path FROM storage_grants ORDER BY id'),
     });
   }
 
@@ -65,9 +67,9 @@ export class StoragesRepo {
       snap.byExact.set(row.name, row);
       snap.byUid.set(row.uid, row);
     }
-    for (const g of this.q.grants.all() as Array<{ id: number; storage_id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor' }>) {
+    for (const g of this.q.grants.all() as Array<{ id: number; storage_id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor'; path: string }>) {
       const list = snap.grants.get(g.storage_id) ?? snap.grants.set(g.storage_id, []).get(g.storage_id)!;
-      list.push(Object.freeze({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level }));
+      list.push(Object.freeze({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level, path: g.path }));
     }
     for (const list of snap.grants.values()) Object.freeze(list);
     return (this.snap = snap);
@@ -140,12 +142,22 @@ export class StoragesRepo {
     return this.current().grants;
   }
 
-  replaceGrants(storageId: number, grants: Array<Omit<Grant, 'id'>>): void {
+  /** Replaces the storage-wide grants (path ''); folder grants (home folders) stay. */
+  replaceGrants(storageId: number, grants: Array<Omit<Grant, 'id' | 'path'>>): void {
     const s = this.db.sqlite;
     s.transaction(() => {
-      s.prepare('DELETE FROM storage_grants WHERE storage_id = ?').run(storageId);
-      const ins = s.prepare('INSERT INTO storage_grants (storage_id, user_id, group_name, level) VALUES (?, ?, ?, ?)');
+      s.prepare("DELETE FROM storage_grants WHERE storage_id = ? AND path = ''").run(storageId);
+      const ins = s.prepare("INSERT INTO storage_grants (storage_id, user_id, group_name, level, path) VALUES (?, ?, ?, ?, '')");
       for (const g of grants) ins.run(storageId, g.user_id, g.group, g.level);
+    })();
+  }
+
+  /** Gives one person `level` on the folder `path` (their home), once. */
+  grantFolder(storageId: number, userId: number, path: string, level: 'viewer' | 'editor'): void {
+    const s = this.db.sqlite;
+    s.transaction(() => {
+      if (s.prepare('SELECT 1 FROM storage_grants WHERE storage_id = ? AND user_id = ? AND path = ?').get(storageId, userId, path)) return;
+      s.prepare('INSERT INTO storage_grants (storage_id, user_id, group_name, level, path) VALUES (?, ?, NULL, ?, ?)').run(storageId, userId, level, path);
     })();
   }
 }

@@ -68,6 +68,8 @@ export class StoragesService {
        * throws AppError. Replication answers it; without replication a link is refused.
        */
       checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => void;
+      /** Told the id of the first storage this installation ever gets (none existed before it). */
+      firstStorage?: (id: number) => void;
     },
   ) {}
 
@@ -108,11 +110,15 @@ export class StoragesService {
     if (input.replica_target_id != null) this.checkLink(input.replica_target_id, driver, config);
     const uid = newUid();
     const built = await this.buildAndProbe(uid, driver, config, ctx);
+    const first = this.repo.all().length === 0;
     const id = this.repo.insert({
       uid, name, driver, config: JSON.stringify(config), mount_path: input.mount_path ?? '/', sync_mode: syncMode,
       sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S), enabled: input.enabled === false ? 0 : 1,
-      read_only: input.read_only ? 1 : 0, rbac_enabled: input.rbac_enabled ? 1 : 0, replica_target_id: input.replica_target_id ?? null,
+      read_only: input.read_only ? 1 : 0,
+      // A new storage starts closed (issue 39): the admin alone until grants open it.
+      rbac_enabled: input.rbac_enabled === false ? 0 : 1, replica_target_id: input.replica_target_id ?? null,
     });
+    if (first) this.opts.firstStorage?.(id);
     if (built) await this.pool.manager.install(id, built);
     await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
     await this.syncer.restart(id);

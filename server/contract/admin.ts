@@ -108,6 +108,16 @@ export interface Grant {
   user_id: number | null;
   group: string | null;
   level: 'viewer' | 'editor';
+  /** '' = the whole storage; else a folder (a home folder). The Access dialog edits whole-storage grants only. */
+  path: string;
+}
+
+/** Where new people's home folders go (`GET|PATCH /api/admin/homes`). */
+export interface HomesSetting {
+  enabled: boolean;
+  storage_id: number | null;
+  folder: string;
+  effective_storage: { id: number; name: string } | null;
 }
 
 /** The spec's Audit event. */

@@ -34,4 +34,6 @@ export interface UserView {
 export type Me = Pick<UserView, 'id' | 'email' | 'username' | 'role' | 'groups' | 'language'> & {
   /** Present when the request was signed with an API key: what the key may do (a paired phone shows its folder). */
   key?: KeyIdentity;
+  /** The UI path of the person's home folder (where the files page opens), or null. */
+  home?: string | null;
 };

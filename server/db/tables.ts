@@ -337,6 +337,8 @@ export interface StorageGrantsTable {
   user_id: number | null;
   group_name: string | null;
   level: 'viewer' | 'editor';
+  /** '' = the whole storage; else a folder and what is inside it (a home folder). */
+  path: Generated<string>;
 }
 /** catalogue: the cached tree. Paths are relative to the storage root; `dir` is the parent path. */
 export interface NodesTable {

@@ -19,7 +19,7 @@
  * but the lock's holder.
  */
 import { can, requirePermission, type Actor } from '../auth';
-import { atLeast, effectiveLevel, type Catalogue, type Level, type StorageRow } from '../catalogue';
+import { atLeast, effectiveLevel, grantedFolders, type Catalogue, type Level, type StorageRow } from '../catalogue';
 import { AppError } from '../errors';
 import { isWithin, parseUiPath, uiPath } from '../lib/paths';
 
@@ -40,6 +40,8 @@ export interface Target {
    * (only with `TargetOptions.passage`): the one child name it may show.
    */
   passage?: string;
+  /** Every name `passage` stands for when several granted folders lie below (passage is the first). */
+  passages?: string[];
 }
 
 export interface TargetOptions {
@@ -68,18 +70,26 @@ export function confinement(a: Actor): Place | null {
 export class Access {
   constructor(private cat: Catalogue) {}
 
-  /** Storages the actor can open with their levels, in id order (one grants query for the set). */
-  visible(a: Actor): Array<{ storage: StorageRow; level: Level }> {
+  /**
+   * Storages the actor can open with their levels, in id order (one grants query for the set). A storage
+   * the actor only holds folder grants on (a home folder) is listed read-only with those folders as `through`.
+   */
+  visible(a: Actor): Array<{ storage: StorageRow; level: Level; through?: string[] }> {
     if (a.kind !== 'system' && !can(a, 'files:read')) return [];
     const grants = this.cat.repo.allGrants();
     const inside = confinement(a);
     const writes = can(a, 'files:write');
-    const out: Array<{ storage: StorageRow; level: Level }> = [];
+    const out: Array<{ storage: StorageRow; level: Level; through?: string[] }> = [];
     for (const s of this.cat.repo.all()) {
       if (inside && s.id !== inside.storage_id) continue;
-      const level = this.levelOn(a, s, () => grants.get(s.id) ?? []);
+      const list = grants.get(s.id) ?? [];
+      const level = this.levelOn(a, s, list);
       // A storage a key only passes through on the way to its root is shown read-only.
       if (level) out.push({ storage: s, level: (inside && inside.rel !== '') || !writes ? 'viewer' : level });
+      else if (a.kind !== 'system') {
+        const through = grantedFolders(a.principal, s, list);
+        if (through.length) out.push({ storage: s, level: 'viewer', through });
+      }
     }
     return out;
   }
@@ -102,22 +112,35 @@ export class Access {
     }
     const shown = typeof path === 'string' ? path : rel;
     const judged = s && opts.ignoreReadOnly ? { ...s, read_only: 0 } : s;
-    const level = judged ? this.levelOn(a, judged, () => this.cat.repo.grants(judged.id)) : null;
-    if (!s || !level) throw new AppError('not_found', { path: shown });
+    const grants = judged ? this.cat.repo.grants(judged.id) : [];
+    let level = judged ? this.levelOn(a, judged, grants, rel) : null;
+    // Only folder grants here (a home folder): the storage is passed through on the way to them.
+    const through = judged && !level && a.kind !== 'system' ? grantedFolders(a.principal, judged, grants) : [];
+    if (!s || (!level && !through.length)) throw new AppError('not_found', { path: shown });
     const permission = opts.permission ?? (need === 'viewer' ? 'files:read' : 'files:write');
-    const passage = this.confine(a, s, rel, shown, permission, need === 'viewer' && !!opts.passage);
+    let passage = this.confine(a, s, rel, shown, permission, need === 'viewer' && !!opts.passage);
     if (need !== 'viewer' && s.read_only && !opts.ignoreReadOnly) throw new AppError('read_only');
+    let passages: string[] | undefined;
+    if (!level) {
+      // Outside the granted folders: a folder on the way down to them may be listed (each shows only the
+      // next folders on the way); anything else answers `forbidden`, whether it exists or not.
+      const next = [...new Set(through.filter((f) => f !== rel && isWithin(f, rel)).map((f) => f.slice(rel === '' ? 0 : rel.length + 1).split('/')[0]))];
+      if (need !== 'viewer' || !opts.passage || !next.length) throw new AppError('forbidden');
+      level = 'viewer';
+      passage ??= next[0];
+      if (next.length > 1) passages = next;
+    }
     if (!atLeast(level, need)) throw new AppError('forbidden');
     requirePermission(a, permission);
     if (need !== 'viewer' && !opts.ignoreReadOnly && rel !== '') this.cat.locks.check(s.id, rel, opts.heldLocks);
     const shownLevel = passage !== undefined || !can(a, 'files:write') ? 'viewer' : level;
-    return { storage: s, rel, level: shownLevel, place: { storage_id: s.id, rel }, ...(passage !== undefined && { passage }) };
+    return { storage: s, rel, level: shownLevel, place: { storage_id: s.id, rel }, ...(passage !== undefined && { passage }), ...(passages && { passages }) };
   }
 
-  /** The actor's level on one storage, or null when it cannot open it. */
-  private levelOn(a: Actor, s: StorageRow, grants: () => ReturnType<Catalogue['repo']['grants']>): Level | null {
+  /** The actor's level on one storage (at `rel` when given, counting folder grants), or null. */
+  private levelOn(a: Actor, s: StorageRow, grants: ReturnType<Catalogue['repo']['grants']>, rel?: string): Level | null {
     if (a.kind === 'system') return 'admin';
-    return effectiveLevel(a.principal, s, grants());
+    return effectiveLevel(a.principal, s, grants, rel);
   }
 
   /**

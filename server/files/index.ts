@@ -20,5 +20,6 @@ export { planRange, ifRangeAllows, notModified, contentDisposition, type Span, t
 export { presentNode, etagOf, type FileEntry } from './entry';
 export { MAX_APP_STATE, type FileLocks, type AppStates, type FileLock, type LockInput, type LockView } from '../catalogue';
 export { TRANSFER_JOB } from './transfer';
+export { Homes, type HomesView } from './homes';
 export type { SortField } from './listing.repo';
 export type { Entry as FileStat } from '../storage';

@@ -77,8 +77,8 @@ export class ListingService {
   async list(fa: ActorFiles, input: ListInput, encoding?: PageEncoding): Promise<ListingBody> {
     const plain = (body: Buffer | Readable): ListingBody => ({ body });
     if (input.path.replace(/^\/+/, '') === '') return plain(Buffer.from(listingJson(this.storages(fa, input))));
-    const { storage, rel, level, passage } = await this.folder(fa, input.path);
-    if (passage !== undefined) return plain(Buffer.from(listingJson(this.passage(storage, rel, passage))));
+    const { storage, rel, level, passage, passages } = await this.folder(fa, input.path);
+    if (passage !== undefined) return plain(Buffer.from(listingJson(this.passage(storage, rel, passages ?? [passage]))));
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
     const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only || storage.status === 'offline', offline: storage.status === 'offline' } };
@@ -123,10 +123,12 @@ export class ListingService {
    * key's root yields only the next folder on the way.
    */
   async *entries(fa: ActorFiles, path: string | Place, pageSize = 1000): AsyncGenerator<Entry> {
-    const { storage, rel, passage } = await this.folder(fa, path);
+    const { storage, rel, passage, passages } = await this.folder(fa, path);
     if (passage !== undefined) {
-      const child = this.cat.nodes.get(storage.id, joinRel(rel, passage));
-      if (child && !child.deleted_at && child.type === 'dir') yield entryOf(child);
+      for (const name of passages ?? [passage]) {
+        const child = this.cat.nodes.get(storage.id, joinRel(rel, name));
+        if (child && !child.deleted_at && child.type === 'dir') yield entryOf(child);
+      }
       return;
     }
     let after: { type: string; key: string; id: number } | undefined;
@@ -160,10 +162,12 @@ export class ListingService {
     return t;
   }
 
-  /** A folder on the way down to a key's root: only the next folder on the way (when it exists). */
-  private passage(storage: StorageRow, rel: string, next: string): Listing {
-    const child = this.cat.nodes.get(storage.id, joinRel(rel, next));
-    const rows = child && !child.deleted_at && child.type === 'dir' ? [presentNode(child, 'viewer')] : [];
+  /** A folder on the way down to a key's root or granted folders: only the next folders on the way (that exist). */
+  private passage(storage: StorageRow, rel: string, next: string[]): Listing {
+    const rows = next.flatMap((name) => {
+      const child = this.cat.nodes.get(storage.id, joinRel(rel, name));
+      return child && !child.deleted_at && child.type === 'dir' ? [presentNode(child, 'viewer')] : [];
+    });
     return {
       path: uiPath(storage.name, rel),
       entriesJson: JSON.stringify(rows),

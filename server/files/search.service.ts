@@ -56,9 +56,13 @@ export class SearchService {
 
   /** The caller's scope and the match as SQL (`%COLS%` and `%JOIN%` left open), or the empty answer. */
   private plan(fa: ActorFiles, s: SearchInput): { empty: SearchResult } | { empty: SearchResult; from: string; args: Record<string, unknown> } {
-    let storages = fa.visible().map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
+    const seen = fa.visible();
+    // A storage passed through on the way to granted folders (a home) is searched only inside them: when it is
+    // the one storage in sight with one such folder, or the scope lies inside one (below). Never the rest of it.
+    const home = seen.length === 1 && seen[0].through?.length === 1 ? { storage_id: seen[0].storage.id, rel: seen[0].through[0] } : null;
+    let storages = seen.filter((x) => !x.through || home).map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
     // A key's root (or a link's item) bounds every search; a scope on the way down to it searches the root.
-    const bound = confinement(fa.actor);
+    const bound = confinement(fa.actor) ?? home;
     let prefix = bound?.rel ?? '';
     if (bound && prefix) {
       const level = fa.target(bound).level;
@@ -66,6 +70,8 @@ export class SearchService {
     }
     if (s.path && s.path.replace(/^\/+/, '') !== '') {
       const r = fa.target(s.path, 'viewer', { passage: true });
+      const inHome = r.passage === undefined && seen.some((x) => x.storage.id === r.storage.id && x.through);
+      if (inHome) storages = [{ id: r.storage.id, name: r.storage.name, driver: r.storage.driver, ro: !!r.storage.read_only, level: r.level }];
       storages = storages.filter((x) => x.id === r.storage.id);
       if (r.passage === undefined) prefix = r.rel;
     }

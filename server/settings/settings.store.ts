@@ -88,6 +88,10 @@ export const SETTINGS = {
   meter_prices: def<Record<string, { list: number; head: number; get: number; put: number }>>({}, isPriceTable, 'per driver {list, head, get, put}, each 0..1000 dollars per 1,000 requests'),
   /** App plugins for users (docs/app-plugins.md); off answers `app_plugins_disabled`, admin routes keep working. */
   app_plugins_enabled: def(true, bool, 'true or false'),
+  /** Home folders for new people (files/homes.ts): on, on which storage (null = the default storage), under which folder. */
+  homes_enabled: def(true, bool, 'true or false'),
+  home_storage_id: def<number | null>(null, (v): v is number | null => v === null || int(1, 2 ** 31)(v), 'a storage id or null'),
+  home_folder: def('Users', (v): v is string => typeof v === 'string' && v.length <= 1024 && !v.split('/').includes('..'), 'a folder path'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

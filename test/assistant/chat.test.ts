@@ -43,7 +43,7 @@ describe('assistant chat', () => {
     script = scripted();
     s = await startTestServer({}, { assistantProvider: script.factory });
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Home', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     for (const [u, role] of [[KAI, 'user'], [VIV, 'viewer'], [LEE, 'user']] as const) {
       const r = await s.api('POST', '/api/admin/users', { token: admin, body: { ...u, role } });

@@ -45,7 +45,7 @@ describe('MCP file tools over streamable HTTP', () => {
     writeFileSync(join(root, 'Work/big.txt'), 'x'.repeat(100_000));
     s = await startTestServer();
     const admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Home', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...KAI, role: 'user' } });
   });

@@ -91,6 +91,9 @@ describe('the example apps in the browser', { skip, timeout: 420_000 }, () => {
     // The second signer, for the people picker.
     const sam = await api('POST', '/api/admin/users', { token: admin, body: { email: 'sam@example.test', username: 'sam', password: 'sam-password-1', role: 'user' } });
     assert.equal(sam.status, 200, JSON.stringify(sam.body));
+    // The seeded storage starts closed (issue 39): Sam reaches it through an explicit grant.
+    const home = (await api('GET', '/api/admin/storages', { token: admin })).body.storages.find((x: { name: string }) => x.name === 'home');
+    assert.equal((await api('PUT', `/api/admin/storages/${home.id}/grants`, { token: admin, body: { grants: [{ user_id: sam.body.user.id, level: 'editor' }] } })).status, 200);
     await installExampleApps({ api }, admin);
     browser = await launchBrowser();
   });

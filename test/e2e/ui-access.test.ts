@@ -97,6 +97,9 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     const uma = await api('POST', '/api/admin/users', { ...UMA, role: 'user', groups: ['design'] });
     assert.equal(uma.status, 200, JSON.stringify(uma.body));
     umaId = uma.body.user.id;
+    // The seeded storage starts closed (issue 39): Uma works in it through an explicit grant.
+    const home = (await api('GET', '/api/admin/storages')).body.storages.find((x: { name: string }) => x.name === 'home');
+    assert.equal((await api('PUT', `/api/admin/storages/${home.id}/grants`, { grants: [{ user_id: umaId, level: 'editor' }] })).status, 200);
     ({ page: desk } = await context());
     await signIn(desk, base);
   });

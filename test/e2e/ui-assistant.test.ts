@@ -65,10 +65,15 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
     srv = await startServer();
     browser = await launchBrowser();
     adminToken = await login(ADMIN);
+    const grants: Array<{ user_id: number; level: 'editor' }> = [];
     for (const [u, role] of [[KAI, 'user'], [VIV, 'viewer']] as const) {
       const r = await api('POST', '/api/admin/users', adminToken, { ...u, role });
       assert.ok(r.status < 300, JSON.stringify(r.body));
+      grants.push({ user_id: r.body.user.id, level: 'editor' });
     }
+    // The seeded storage starts closed (issue 39): Kai and Viv work in it through explicit grants.
+    const home = (await api('GET', '/api/admin/storages', adminToken)).body.storages.find((x: { name: string }) => x.name === 'home');
+    assert.equal((await api('PUT', `/api/admin/storages/${home.id}/grants`, adminToken, { grants })).status, 200);
     assert.equal((await api('POST', '/api/files/mkdir', adminToken, { path: '/home/Docs' })).status, 200);
     const form = new FormData();
     form.append('path', '/home');

@@ -35,7 +35,7 @@ describe('gateway core', () => {
     s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s', SERVICE_LIMITS_MAX_UPLOAD_BYTES: '4096' });
     core = s.server.services.gateways;
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...ZED, role: 'user' } });
   });
   after(async () => {

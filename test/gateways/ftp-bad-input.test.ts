@@ -47,7 +47,7 @@ describe('FTPS gateway: bad input', () => {
     s = await startTestServer({ SERVICE_FTP_LISTEN: '127.0.0.1:0', SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '30s' });
     port = ftpPort(s);
     const admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
     assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: { ...ZED, role: 'user' } })).status, 200);
     s.server.bus.on('file.uploaded', (e) => void uploaded.push(e));
   });
@@ -215,7 +215,7 @@ describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined
     });
     port = ftpPort(s);
     ({ dir, cleanup } = tempDir('filedock-ftpnat-'));
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: await s.login(), body: { name: 'Box', driver: 'local', config: { path: dir } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: await s.login(), body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: dir } } })).status, 200);
   });
   after(async () => {
     await s?.close();

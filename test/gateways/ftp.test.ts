@@ -57,8 +57,8 @@ describe('FTPS gateway with real clients', { skip: skip ?? undefined }, () => {
     assert.equal(ftp.enabled, true);
     port = Number(ftp.listen!.split(':').pop());
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: join(root, 'box') } } })).status, 200);
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Ro', driver: 'local', read_only: true, config: { path: roRoot } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: join(root, 'box') } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Ro', driver: 'local', read_only: true, config: { path: roRoot } } })).status, 200);
     assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: { ...VIEWER, role: 'viewer' } })).status, 200);
   });
   after(async () => {

@@ -43,7 +43,7 @@ export async function startS3Env(env: Record<string, string> = {}): Promise<S3En
   const s = await startTestServer({ SERVICE_S3_LISTEN: '127.0.0.1:0', ...env });
   const endpoint = s.server.services.gateways.registry.status().gateways.find((g) => g.protocol === 's3')!.url!;
   const admin = await s.login();
-  const made = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } });
+  const made = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } });
   if (made.status !== 200) throw new Error(`storage: ${JSON.stringify(made.body)}`);
   const key: S3Env['key'] = async (token, body) => {
     const r = await s.api('POST', '/api/auth/keys', { token, body: { name: body.name ?? 's3', ...body } });

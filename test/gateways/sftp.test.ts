@@ -36,7 +36,7 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     for (let i = 0; i < 300; i++) writeFileSync(join(root, `many/f${String(i).padStart(3, '0')}.txt`), String(i));
     s = await startTestServer({ SERVICE_SFTP_LISTEN: '127.0.0.1:0', SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...ZED, role: 'user' } });
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...VIEWER, role: 'viewer' } });
     const g = s.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 'sftp')!;

@@ -40,8 +40,8 @@ describe('WebDAV refusals', { skip: skip ?? false }, () => {
     s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '30s', SERVICE_PUBLIC_LISTEN: `127.0.0.1:${publicPort}` });
     dav = s.url + '/dav';
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: join(root, 'box') } } })).status, 200);
-    const ro = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Ro', driver: 'local', config: { path: join(root, 'ro') } } });
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: join(root, 'box') } } })).status, 200);
+    const ro = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Ro', driver: 'local', config: { path: join(root, 'ro') } } });
     assert.equal((await s.api('PUT', `/api/admin/storages/${ro.body.id ?? ro.body.storage?.id}`, { token: admin, body: { read_only: true } })).status, 200);
     for (const u of [{ ...VIEWER, role: 'viewer' }, { ...MFA, role: 'user' }]) assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: u })).status, 200);
   });

@@ -30,7 +30,7 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
     s = await startTestServer();
     dav = s.url + '/dav';
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
   });
   after(async () => {
     await s?.close();

@@ -133,7 +133,7 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     admin = await s.login();
     uma = await person('uma', 'user');
     vic = await person('vic', 'viewer');
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     assert.ok(await entry('contract.txt')); // catalogued: a lock needs the file's row
     assert.equal((await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status, 201);

@@ -57,7 +57,7 @@ describe('app plugins', () => {
       mkdirSync(join(dir, n, '..'), { recursive: true });
       writeFileSync(join(dir, n), text);
     }
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name, driver: 'local', config: { path: dir }, sync_mode: 'poll' } });
+    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path: dir }, sync_mode: 'poll' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     if (patch) assert.equal((await s.api('PATCH', `/api/admin/storages/${r.body.id}`, { token: admin, body: patch })).status, 200);
     return dir;

@@ -123,7 +123,7 @@ describe('public app pages', () => {
     writeFileSync(join(docs, 'contract.txt'), 'the contract text');
     writeFileSync(join(docs, 'page.html'), '<script>alert(1)</script>');
     writeFileSync(join(docs, 'private.txt'), 'not exposed');
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: docs }, sync_mode: 'poll' } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: docs }, sync_mode: 'poll' } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     docsId = st.body.id;
     assert.equal((await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status, 201);

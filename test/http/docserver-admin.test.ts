@@ -37,7 +37,7 @@ describe('docserver: external services and new documents', () => {
     fake = await new FakeDocserver(SECRET).start();
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'u1', password: 'user-password-1', role: 'user' } });
     user = await s.login('u1', 'user-password-1');

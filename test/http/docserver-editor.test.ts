@@ -39,7 +39,7 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     admin = await s.login();
     for (const [name, path] of [['Docs', root], ['Archive', roRoot]]) {
       // Polled, not watched: a watcher's re-check racing a save could record a node first and turn the gate's event into another kind.
-      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name, driver: 'local', config: { path }, sync_mode: 'poll' } });
+      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path }, sync_mode: 'poll' } });
       assert.equal(st.status, 200, JSON.stringify(st.body));
     }
     const archive = (await s.api('GET', '/api/admin/storages', { token: admin })).body.storages.find((x: any) => x.name === 'Archive');

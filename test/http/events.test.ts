@@ -29,7 +29,7 @@ describe('events out: webhook admin API with signed deliveries, legacy URL, the 
     hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}`;
     s = await startTestServer();
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } })).status, 200);
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'u1', password: 'user-password-1' } });
     user = await s.login('u@example.test', 'user-password-1');
   });

@@ -53,7 +53,7 @@ describe('example apps', () => {
       mkdirSync(join(dir, n, '..'), { recursive: true });
       writeFileSync(join(dir, n), bytes);
     }
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name, driver: 'local', config: { path: dir }, sync_mode: 'poll' } });
+    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path: dir }, sync_mode: 'poll' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return dir;
   };

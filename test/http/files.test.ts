@@ -34,8 +34,10 @@ describe('Files API', () => {
     utimesSync(join(root, 'data.bin'), new Date('2026-01-02T03:04:05Z'), new Date('2026-01-02T03:04:05Z'));
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
+    // An open storage shared by all (issue 39 made new storages closed and gives new people a home on the first one).
+    assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'u1', password: 'user-password-1' } });
     user = await s.login('u@example.test', 'user-password-1');
   });
@@ -229,7 +231,7 @@ describe('Files API', () => {
   test('a folder copy and a cross-storage move run as ops with progress', async () => {
     const { dir: other, cleanup: c2 } = tempDir('filedock-other-');
     try {
-      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Other', driver: 'local', config: { path: other } } });
+      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Other', driver: 'local', config: { path: other } } });
       assert.equal(st.status, 200);
       const op = await s.api('POST', '/api/files/copy', { token: admin, body: { from: '/Docs/work', to: '/Other' } });
       assert.equal(op.status, 202, JSON.stringify(op.body));

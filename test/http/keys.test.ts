@@ -50,7 +50,7 @@ describe('API keys', () => {
     s = await startTestServer();
     admin = await s.login();
     for (const [name, path] of [['Home', root], ['Other', other]]) {
-      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name, driver: 'local', config: { path } } });
+      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path } } });
       assert.equal(st.status, 200, JSON.stringify(st.body));
     }
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...KAI, role: 'user', groups: ['family'] } });

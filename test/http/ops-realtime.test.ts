@@ -69,7 +69,7 @@ describe('ops routes and the realtime channel', () => {
   test('a browser with a folder open receives change frames for that folder only', async () => {
     const { dir, cleanup } = tempDir();
     mkdirSync(join(dir, 'docs'));
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'RT', driver: 'local', config: { path: dir } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'RT', driver: 'local', config: { path: dir } } });
     assert.equal(st.status, 200);
     const open = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent('/RT/docs')}`, { headers: { authorization: `Bearer ${admin}` } });
     const other = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent('/RT')}`, { headers: { authorization: `Bearer ${admin}` } });

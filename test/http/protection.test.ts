@@ -27,7 +27,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     cleanups.push(c);
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'v@example.test', username: 'v1', password: 'viewer-password-1', role: 'viewer' } });
     assert.equal(u.status, 200, JSON.stringify(u.body));

@@ -34,7 +34,7 @@ describe('roles, permissions, account checks and sign-up', () => {
     writeFileSync(join(root, 'Team/notes.txt'), 'notes');
     s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Shared', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Shared', driver: 'local', config: { path: root } } })).status, 200);
     await make('vic', 'viewer');
     await make('uma', 'user', ['design']);
     await make('ron', 'user');
@@ -108,7 +108,10 @@ describe('roles, permissions, account checks and sign-up', () => {
     const rbac = await s.api('PATCH', `/api/admin/storages/${shared.id}`, { token: admin, body: { rbac_enabled: true } });
     assert.equal(rbac.status, 200, JSON.stringify(rbac.body));
     assert.equal((await s.api('GET', '/api/files/manager?path=/Shared', { token: users.uma.token })).status, 200);
-    assert.equal((await s.api('GET', '/api/files/manager?path=/Shared', { token: users.ron.token })).status, 404);
+    // Ron is not in the group: he only passes through on the way to his home folder (Shared is the first storage).
+    const ron = await s.api('GET', '/api/files/manager?path=/Shared', { token: users.ron.token });
+    assert.deepEqual(ron.body.entries.map((e: { name: string }) => e.name), ['Users']);
+    assert.equal((await s.api('GET', '/api/files/manager?path=/Shared/Users', { token: users.ron.token })).body.entries.map((e: { name: string }) => e.name).join(), 'ron');
     await s.api('PATCH', `/api/admin/storages/${shared.id}`, { token: admin, body: { rbac_enabled: false } });
   });
 

@@ -170,7 +170,7 @@ describe('link states and public page safety', () => {
     try {
       writeFileSync(join(extra.dir, 'f.txt'), 'soon gone');
       mkdirSync(join(extra.dir, 'in'));
-      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Gone', driver: 'local', config: { path: extra.dir } } });
+      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Gone', driver: 'local', config: { path: extra.dir } } });
       assert.equal(st.status, 200, JSON.stringify(st.body));
       const link = await share({ path: '/Gone/f.txt' });
       const dropLink = await share({ path: '/Gone/in', kind: 'drop' });

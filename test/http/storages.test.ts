@@ -68,7 +68,7 @@ describe('admin storages, sync runs and access', () => {
   let id = 0;
   test('create, first sync, run detail; interval clamp and duration strings; legacy alias', async () => {
     // Polling: these tests count what full syncs find; a watcher (the local default) would apply the changes first.
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Home', driver: 'local', config: { root }, sync_interval: '1h', readonly: false, sync_mode: 'poll' } });
+    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { root }, sync_interval: '1h', readonly: false, sync_mode: 'poll' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     id = r.body.id;
     assert.match(r.body.uid, /^st[0-9a-f]{16}$/);

@@ -20,7 +20,7 @@ describe('uploads', () => {
     ({ dir: root, cleanup } = tempDir('filedock-up-'));
     s = await startTestServer({ SERVICE_LIMITS_MAX_UPLOAD_BYTES: String(64 * MiB), SERVICE_UPLOAD_MAX_CHUNK_BYTES: String(2 * MiB) });
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Up', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Up', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
   });
   after(async () => {

@@ -8,7 +8,7 @@ import type { NewKey } from '../account/access-api';
 import type {
   ReplicaAudit, ReplicaDrill, ReplicaFailure, ReplicaMode, ReplicaReport, ReplicaRule, ReplicaSettings, ReplicaStatus, ReplicaTarget,
 } from '../../../server/contract';
-import type { AdminStatus, AssistantSettingsView } from '../../../server/contract';
+import type { AdminStatus, AssistantSettingsView, HomesSetting } from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -81,6 +81,10 @@ export const putExceptions = async (userId: number, p: Record<string, boolean>) 
 export const groups = async () => (await api<{ groups: GroupView[] }>('/api/admin/groups')).groups;
 
 /** Whether anyone may create an account on the sign-in page. */
+export const homes = () => api<HomesSetting>('/api/admin/homes');
+export const patchHomes = (body: Partial<Pick<HomesSetting, 'enabled' | 'storage_id' | 'folder'>>) => api<HomesSetting>('/api/admin/homes', { method: 'PATCH', body });
+export const setRbac = (id: number, on: boolean) => api<AdminStorage>(`/api/admin/storages/${id}`, { method: 'PATCH', body: { rbac_enabled: on } });
+export const user = async (id: number) => (await api<{ user: User }>(`/api/admin/users/${id}`)).user;
 export const authSettings = () => api<{ allow_signup: boolean }>('/api/admin/auth/settings');
 export const patchAuthSettings = (body: { allow_signup: boolean }) => api<{ allow_signup: boolean }>('/api/admin/auth/settings', { method: 'PATCH', body });
 

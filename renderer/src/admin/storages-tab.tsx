@@ -1,12 +1,13 @@
 /** Storages: list, add/edit, test, sync now, sync runs with their errors, access grants, remove. */
 import { useEffect, useState } from 'react';
-import type { AdminStorage, DriverDescriptor, Grant, SyncRun } from '../api/types';
+import type { AdminStorage, DriverDescriptor, SyncRun } from '../api/types';
 import { useI18n } from '../i18n';
 import { formatDate } from '../lib/format';
 import { Dialog } from '../ui/dialog';
 import { ConfirmDialog } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import * as admin from './admin-api';
+import { StorageAccess } from './storage-access';
 import { StorageForm } from './storage-form';
 import { MeterLine } from './storage-meter';
 import { statusWords } from './admin-words';
@@ -87,7 +88,7 @@ export function StoragesTab() {
       )}
       {editing && <StorageForm descriptors={descs} storage={editing === 'new' ? null : editing} onSaved={load} onClose={() => setEditing(null)} />}
       {runsOf && <SyncRuns storage={runsOf} onClose={() => setRunsOf(null)} />}
-      {grantsOf && <Grants storage={grantsOf} onClose={() => setGrantsOf(null)} />}
+      {grantsOf && <StorageAccess storage={grantsOf} onClose={() => setGrantsOf(null)} onChanged={(u) => setRows((rows ?? []).map((r) => (r.id === u.id ? u : r)))} />}
       {removing && (
         <ConfirmDialog title={t('common.remove')} text={t('storage.confirm_delete', { name: removing.name })} confirmLabel={t('common.remove')} danger
           onConfirm={() => void admin.deleteStorage(removing.id).then(load, toast.error)} onClose={() => setRemoving(null)} />
@@ -153,57 +154,6 @@ function SyncRuns({ storage, onClose }: { storage: AdminStorage; onClose: () => 
             })}
           </ul>
         </section>
-      )}
-    </Dialog>
-  );
-}
-
-function Grants({ storage, onClose }: { storage: AdminStorage; onClose: () => void }) {
-  const { t } = useI18n();
-  const toast = useToast();
-  const [rows, setRows] = useState<Grant[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => void admin.grants(storage.id).then(setRows, setError), [storage.id]);
-  const set = (i: number, g: Partial<Grant>) => setRows(rows!.map((r, j) => (j === i ? { ...r, ...g } : r)));
-  const save = async () => {
-    try {
-      const clean = rows!.filter((g) => g.user_id || g.group).map((g) => ({ ...(g.user_id ? { user_id: Number(g.user_id) } : { group: g.group }), level: g.level }));
-      await admin.putGrants(storage.id, clean);
-      toast.info(t('settings.saved'));
-      onClose();
-    } catch (e) {
-      setError(e);
-    }
-  };
-  return (
-    <Dialog title={`${t('storage.grants')}: ${storage.name}`} onClose={onClose}>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
-      {!storage.rbac_enabled && <p className="hint">{t('storage.rbac')}: {t('common.no')}</p>}
-      {rows && (
-        <>
-          <table className="table">
-            <thead><tr><th scope="col">{t('storage.grant.user')}</th><th scope="col">{t('storage.grant.group')}</th><th scope="col">{t('storage.grant.level')}</th><th /></tr></thead>
-            <tbody>
-              {rows.map((g, i) => (
-                <tr key={i}>
-                  <td><input aria-label={t('storage.grant.user')} type="number" min={1} value={g.user_id ?? ''} onChange={(e) => set(i, { user_id: e.target.value ? Number(e.target.value) : undefined })} /></td>
-                  <td><input aria-label={t('storage.grant.group')} value={g.group ?? ''} onChange={(e) => set(i, { group: e.target.value || undefined })} /></td>
-                  <td>
-                    <select aria-label={t('storage.grant.level')} value={g.level} onChange={(e) => set(i, { level: e.target.value as Grant['level'] })}>
-                      <option value="viewer">{t('storage.grant.viewer')}</option>
-                      <option value="editor">{t('storage.grant.editor')}</option>
-                    </select>
-                  </td>
-                  <td><button type="button" className="small" onClick={() => setRows(rows.filter((_, j) => j !== i))}>{t('common.remove')}</button></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <div className="actions">
-            <button type="button" onClick={() => setRows([...rows, { level: 'viewer' }])}>{t('common.add')}</button>
-            <button type="button" className="primary" onClick={() => void save()}>{t('common.save')}</button>
-          </div>
-        </>
       )}
     </Dialog>
   );

@@ -37,6 +37,8 @@ import { searchNameTrgm } from './20261127170000-search-name-trgm';
 import { nodeRemovals } from './20261127180000-node-removals';
 import { linkStrikes } from './20261127180100-link-strikes';
 import { replicaFailureFrom } from './20261205090000-replica-failure-from';
+import { grantPaths } from './20261205090100-grant-paths';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams, searchNameTrgm, nodeRemovals, linkStrikes, replicaFailureFrom];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams, searchNameTrgm, nodeRemovals, linkStrikes, replicaFailureFrom, grantPaths];
+
 export type { Migration } from './types';

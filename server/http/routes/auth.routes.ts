@@ -21,6 +21,8 @@ export interface AuthRoutesDeps {
   keyIdentity: (key: KeyScope) => KeyIdentity;
   /** The set-up page's first storage (docs/ui.md, "First run"). */
   firstStorage: FirstStorage;
+  /** The UI path of a person's home folder (files/homes.ts), or null: where the files page opens. */
+  homeOf?: (userId: number) => string | null;
 }
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
@@ -53,7 +55,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   r.get('/me', requireUser, (ctx) => {
     const p = me(ctx);
     const key = ctx.state.key;
-    ctx.body = { user: { id: p.id, email: p.email, username: p.username, role: p.role, groups: p.groups, language: p.language, ...(key && { key: d.keyIdentity(key) }) } };
+    const home = d.homeOf?.(p.id) ?? null;
+    ctx.body = { user: { id: p.id, email: p.email, username: p.username, role: p.role, groups: p.groups, language: p.language, home, ...(key && { key: d.keyIdentity(key) }) } };
   });
 
   r.patch('/me', requireUser, async (ctx) => {

@@ -30,7 +30,8 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
   };
   r.get('/storages', (ctx) => {
     ctx.body = {
-      storages: d.files.forActor(actor(ctx)).visible().map(({ storage }) => {
+      // A storage only passed through on the way to a home folder is not the caller's to count.
+      storages: d.files.forActor(actor(ctx)).visible().filter((x) => !x.through).map(({ storage }) => {
         const u = usage(storage.id);
         return { name: storage.name, uid: storage.uid, used_bytes: u.used_bytes, file_count: u.file_count };
       }),
