@@ -47,7 +47,7 @@ export class FirstStorage {
 
   /** Saves the checked folder as a local storage named after SERVICE_DEFAULT_STORAGE_NAME. */
   create(path: string, ctx: SaveContext): Promise<StorageView> {
-    return this.storages.create({ name: this.name, driver: 'local', config: { path } }, ctx);
+    return this.storages.create({ name: this.name, driver: 'local', config: { path }, rbac_enabled: true }, ctx);
   }
 }
 

@@ -115,8 +115,8 @@ export class StoragesService {
       uid, name, driver, config: JSON.stringify(config), mount_path: input.mount_path ?? '/', sync_mode: syncMode,
       sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S), enabled: input.enabled === false ? 0 : 1,
       read_only: input.read_only ? 1 : 0,
-      // A new storage starts closed (issue 39): the admin alone until grants open it.
-      rbac_enabled: input.rbac_enabled === false ? 0 : 1, replica_target_id: input.replica_target_id ?? null,
+      // The API's default is the spec's (open); the doors a person uses (admin UI, CLI, seeding, set-up) ask for closed.
+      rbac_enabled: input.rbac_enabled ? 1 : 0, replica_target_id: input.replica_target_id ?? null,
     });
     if (first) this.opts.firstStorage?.(id);
     if (built) await this.pool.manager.install(id, built);

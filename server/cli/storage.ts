@@ -6,18 +6,20 @@ import { helpIfAsked, parse, UsageError } from './args';
 
 const USAGE = `
 Usage:
-  service storage add --name <name> --driver <driver> --config '<json object>' [--mount /] [--sync-mode poll|fsnotify|ondemand] [--read-only]
+  service storage add --name <name> --driver <driver> --config '<json object>' [--mount /] [--sync-mode poll|fsnotify|ondemand] [--read-only] [--open]
   service storage list [--json]
   service storage remove --name <name or uid>
 An unknown driver is refused, --config must be a JSON object and the root guard applies;
-required fields missing from the config are only a warning (the server reports them when it opens the storage).`;
+required fields missing from the config are only a warning (the server reports them when it opens the storage).
+A new storage starts with access control on (the admin alone until grants open it); --open makes one every
+signed-in person sees.`;
 
 export async function storageCommand(argv: string[], config: Config): Promise<number> {
   helpIfAsked(argv, USAGE);
   const [sub, ...rest] = argv;
   const { values } = parse(rest, {
     name: { type: 'string' }, driver: { type: 'string' }, config: { type: 'string' }, mount: { type: 'string' },
-    'sync-mode': { type: 'string' }, 'read-only': { type: 'boolean' }, json: { type: 'boolean' },
+    'sync-mode': { type: 'string' }, 'read-only': { type: 'boolean' }, open: { type: 'boolean' }, json: { type: 'boolean' },
   }, USAGE);
   const c = await openCliContext(config);
   try {
@@ -33,7 +35,7 @@ export async function storageCommand(argv: string[], config: Config): Promise<nu
         if (!cfg || typeof cfg !== 'object' || Array.isArray(cfg)) throw new UsageError('--config must be a JSON object');
       }
       const s = await c.catalogue.storages.create(
-        { name: values.name, driver: values.driver, config: cfg, mount_path: values.mount, sync_mode: values['sync-mode'], read_only: values['read-only'] },
+        { name: values.name, driver: values.driver, config: cfg, mount_path: values.mount, sync_mode: values['sync-mode'], read_only: values['read-only'], rbac_enabled: !values.open },
         { request: c.cliRequest, lenient: true, skipProbe: true },
       );
       console.log(`added storage ${s.id} "${s.name}" (${s.driver}: ${s.config_summary}) uid ${s.uid}`);

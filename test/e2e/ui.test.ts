@@ -283,6 +283,8 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await dlg.getByLabel('Name *').fill('docs');
     await dlg.getByLabel('Driver').selectOption('local');
     await dlg.getByLabel(/Folder path/).fill(folder);
+    // A new storage starts closed (issue 39, 2): the admin alone until Access opens it.
+    assert.equal(await dlg.getByLabel('Restrict access to granted users').isChecked(), true);
     await dlg.getByRole('button', { name: 'Test connection' }).click();
     await dlg.getByTestId('test-result').waitFor();
     assert.match(await dlg.getByTestId('test-result').innerText(), /Connection works/);
@@ -290,6 +292,8 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await dlg.getByRole('button', { name: 'Save' }).click();
     const row = page.getByRole('row', { name: /docs/ });
     await row.waitFor();
+    const made = await page.evaluate(async () => ((await (await fetch('/api/admin/storages')).json()) as { storages: Array<{ name: string; rbac_enabled: boolean }> }).storages.find((x) => x.name === 'docs'));
+    assert.equal(made?.rbac_enabled, true);
     await row.getByRole('button', { name: 'Sync now' }).click();
     await page.getByText('Sync started.').waitFor();
     await row.getByRole('button', { name: 'Sync runs' }).click();

@@ -124,11 +124,16 @@ describe('home folders and storages that start closed', () => {
     assert.ok(existsSync(join(root, 'Users', `user-${dots.id}`)));
   });
 
-  test('a storage created through the admin API starts closed: the admin alone', async () => {
+  test('a storage made closed (as the admin UI, the CLI and set-up make them) is the admin's alone; the API keeps the spec default', async () => {
     const { dir, cleanup } = tempDir('filedock-homes-b-');
     try {
       writeFileSync(join(dir, 'secret.txt'), 's');
-      const c = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Second', driver: 'local', config: { path: dir } } });
+      // The spec's table: rbac_enabled defaults to false for an API client that leaves it out.
+      const open = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Open', driver: 'local', config: { path: dir } } });
+      assert.equal(open.status, 200);
+      assert.equal(open.body.rbac_enabled, false);
+      assert.equal((await s.api('DELETE', `/api/admin/storages/${open.body.id}`, { token: admin })).status, 200);
+      const c = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Second', driver: 'local', config: { path: dir }, rbac_enabled: true } });
       assert.equal(c.status, 200);
       assert.equal(c.body.rbac_enabled, true);
       const carol = await addUser('carol@example.test', 'carol');

@@ -25,7 +25,8 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     name: storage?.name ?? '',
     read_only: !!(storage?.read_only ?? storage?.readonly),
     enabled: storage?.enabled ?? true,
-    rbac_enabled: !!storage?.rbac_enabled,
+    // A new storage starts closed (issue 39): the admin alone until Access opens it.
+    rbac_enabled: storage ? !!storage.rbac_enabled : true,
     sync_interval_s: String(storage?.sync_interval_s ?? 900),
     // Empty on a new storage: the server picks (watching for drivers that can, else polling).
     sync_mode: storage?.sync_mode ?? '',
