@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { needTool, tempDir } from '../helpers/tools';
 import { FakeDiagram, TINY_PNG, pngText, pngWithText, svgContent, svgWithDiagram } from '../helpers/fake-diagram';
-import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, fileRow } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
@@ -64,7 +64,7 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
     }
   };
   const versions = async (name: string) => ((await api('GET', `/api/files/versions?path=${encodeURIComponent(`/diagrams/${name}`)}`)).body?.versions ?? []) as unknown[];
-  const row = (name: string) => page.getByTestId('file-list').getByRole('option', { name: new RegExp(`^\\S*\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`) });
+  const row = (name: string) => fileRow(page, name);
   const openFolder = async () => {
     await api('POST', '/api/files/refresh', { path: '/diagrams' });
     await page.goto(`${srv.url}/files/diagrams`);

@@ -21,7 +21,7 @@ import { buildTemplate } from '../../server/docserver';
 import { FakeDocserver } from '../helpers/fake-docserver';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
-import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, desktopContext, signedInPage } from './ui-harness';
+import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, desktopContext, signedInPage, fileRow } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const SECRET = 'ui-docserver-shared-secret';
@@ -39,7 +39,7 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
   let root: string;
   let cleanup: () => void;
   const list = () => page.getByTestId('file-list');
-  const row = (name: string) => list().getByRole('option', { name: new RegExp(`^\\S*\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`) });
+  const row = (name: string) => fileRow(page, name);
   const updates = (rel: string) =>
     (s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>).map((r) => JSON.parse(r.payload)).filter((p) => p.node.path === rel);
   const openFolder = async () => {

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { needTool, tempDir } from '../helpers/tools';
-import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext } from './ui-harness';
+import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, desktopContext, fileRow } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? needTool('unzip', 'unzip') ?? undefined;
 /** Chromium logs 401/404 answers as console errors (signed-out checks, a version list of a new file). */
@@ -26,7 +26,7 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
   let errors: string[];
   let store: string;
   const list = () => page.getByTestId('file-list');
-  const row = (name: string) => list().getByRole('option', { name: new RegExp(`^\\S*\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`) });
+  const row = (name: string) => fileRow(page, name);
   const api = (method: string, path: string, body?: unknown) =>
     page.evaluate(
       async ([m, p, b]) => {

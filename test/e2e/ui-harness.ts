@@ -120,3 +120,7 @@ export async function signIn(page: Page, base: string, who = ADMIN): Promise<voi
   // Attached, not visible: on a phone the button sits in the header's folded menu.
   await page.getByRole('button', { name: /Sign out|Oturumu kapat/, includeHidden: true }).waitFor({ state: 'attached' });
 }
+
+/** A row of the file list by its file name (the row's accessible name starts with its icon, then the name). */
+export const fileRow = (page: Page, name: string) =>
+  page.getByTestId('file-list').getByRole('option', { name: new RegExp(`^\\S*\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`) });

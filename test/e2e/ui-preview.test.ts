@@ -19,7 +19,7 @@ import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { buildTemplate } from '../../server/docserver';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/server';
 import { hasTool, needTool, tempDir } from '../helpers/tools';
-import { ensureRendererBuilt, launchBrowser, newPage, shot, signedInPage } from './ui-harness';
+import { ensureRendererBuilt, launchBrowser, newPage, shot, signedInPage, fileRow } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const officeTools = hasTool('soffice') && hasTool('pdftoppm');
@@ -50,8 +50,7 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
   let errors: string[];
   let root: string;
   let cleanup: () => void;
-  const list = () => page.getByTestId('file-list');
-  const row = (name: string) => list().getByRole('option', { name: new RegExp(`^\\S*\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`) });
+  const row = (name: string) => fileRow(page, name);
   const state = (name: string) => (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
   const openFolder = async (p = page) => {
     await p.goto(`${s.url}/files/Docs`);

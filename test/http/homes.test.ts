@@ -124,7 +124,7 @@ describe('home folders and storages that start closed', () => {
     assert.ok(existsSync(join(root, 'Users', `user-${dots.id}`)));
   });
 
-  test('a storage made closed (as the admin UI, the CLI and set-up make them) is the admin's alone; the API keeps the spec default', async () => {
+  test('a storage made closed (as the admin UI, the CLI and set-up make them) is for the admin alone; the API keeps the spec default', async () => {
     const { dir, cleanup } = tempDir('filedock-homes-b-');
     try {
       writeFileSync(join(dir, 'secret.txt'), 's');
