@@ -5,8 +5,9 @@
  */
 import pg from 'pg';
 
-/** The URL is wrong, or the database cannot be reached or entered (the CLI exits 2). */
-export class DatabaseUrlError extends Error {}
+import { DatabaseUrlError } from './url-error';
+
+export { DatabaseUrlError };
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
