@@ -197,8 +197,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         hub,
         resolveFolder: (a, path) => {
           if (path === '/' || path === '') return null;
-          const t = files.forActor(a).target(path);
-          return folderKey(t.storage.id, t.rel);
+          // A folder the person only passes through on the way to theirs (a home's parents, a key's root's parents)
+          // streams no change frames: they would name entries the listing hides.
+          const t = files.forActor(a).target(path, 'viewer', { passage: true });
+          return t.passage !== undefined ? null : folderKey(t.storage.id, t.rel);
         },
         folderOpened: (a, path) => {
           const t = files.forActor(a).target(path);

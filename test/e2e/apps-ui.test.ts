@@ -347,11 +347,12 @@ describe('the public app page (real server)', { skip, timeout: 180_000 }, () => 
       await page.reload();
       await page.getByText('This link was revoked.').waitFor();
 
-      // The creator revokes the first page (DELETE, as any link of theirs): SPEC makes it `expired`.
+      // The creator revokes the first page (DELETE, as any link of theirs): SPEC makes it `expired`; the styled
+      // page says which ending it was (issue 39, 16).
       assert.equal((await api('DELETE', `/api/files/share/${made.share_id}`)).status, 200);
       const dead = await page.goto(`${srv.url}/s/${made.token}`);
       assert.equal(dead!.status(), 404, "SPEC: ended links get a styled 404 page");
-      await page.getByText('This link has expired.').waitFor();
+      await page.getByText('This link has been revoked and is no longer available.').waitFor();
       // Expected refusals only: the wrong PIN (401), the empty submit (422), the ended link's page (404), and
       // the gone file's page (410 revoked) when its call went out before the catalogue heard of the removal.
       const unexpected = errors.filter((e) => !/status of (401|404|410|422)/.test(e));

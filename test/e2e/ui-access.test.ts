@@ -343,7 +343,8 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     await visitor.getByLabel('Password').fill('new-pass-12345');
     await visitor.getByRole('button', { name: 'Create account' }).click();
     await visitor.getByRole('button', { name: 'Sign out' }).waitFor();
-    assert.equal(new URL(visitor.url()).pathname, '/');
+    // A new person lands in their own home folder (issue 39, 2), made when sign-up made the account.
+    await visitor.waitForURL((u) => /^\/files\/home\/Users\/[^/]+$/.test(u.pathname));
 
     // Every attempt spends from the address's budget: past it, the same countdown as sign-in.
     const { page: pest } = await context();

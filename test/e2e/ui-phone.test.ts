@@ -84,6 +84,8 @@ describe('first run: a first storage at set-up, helpful empty top levels', { ski
         const r = await fetch(u as string, { method: m as string, headers: { 'Content-Type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
         return { status: r.status, body: await r.json().catch(() => null) };
       }, [method, path, body] as const);
+    // Homes off: with one, Bea would pass through to her own folder (issue 39, 2); this is the nothing-at-all case.
+    assert.equal((await api('PATCH', '/api/admin/homes', { enabled: false })).status, 200);
     assert.equal((await api('POST', '/api/admin/users', { email: 'bea@example.com', username: 'bea', password: 'bea-pass-12345', role: 'user' })).status, 200);
     const storages = (await api('GET', '/api/admin/storages')).body.storages as Array<{ id: number }>;
     assert.equal((await api('PATCH', `/api/admin/storages/${storages[0].id}`, { rbac_enabled: true })).status, 200);

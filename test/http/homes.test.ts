@@ -124,6 +124,29 @@ describe('home folders and storages that start closed', () => {
     assert.ok(existsSync(join(root, 'Users', `user-${dots.id}`)));
   });
 
+  test('the live folder stream: a folder passed through on the way home subscribes to nothing; the home itself does', async () => {
+    const gus = await addUser('gus@example.test', 'gus');
+    // The first frame of the stream says whether the folder was subscribed (realtime.routes.ts).
+    const ready = async (folder: string) => {
+      const ac = new AbortController();
+      const r = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent(folder)}`, { headers: { authorization: `Bearer ${gus.token}` }, signal: ac.signal });
+      try {
+        if (r.status !== 200) return { status: r.status, subscribed: undefined };
+        const reader = r.body!.getReader();
+        let text = '';
+        while (!/event: ready\ndata: .*\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+        return { status: r.status, subscribed: JSON.parse(/event: ready\ndata: (.*)\n/.exec(text)![1]).subscribed as boolean };
+      } finally {
+        ac.abort();
+      }
+    };
+    // The web UI opens the stream for every folder it shows; the storage root must not answer 403 (a console error).
+    assert.deepEqual(await ready('/Files'), { status: 200, subscribed: false });
+    assert.deepEqual(await ready('/Files/Users'), { status: 200, subscribed: false });
+    assert.deepEqual(await ready('/Files/Users/gus'), { status: 200, subscribed: true });
+    assert.equal((await ready('/Files/Users/alice')).status, 403);
+  });
+
   test('a storage made closed (as the admin UI, the CLI and set-up make them) is for the admin alone; the API keeps the spec default', async () => {
     const { dir, cleanup } = tempDir('filedock-homes-b-');
     try {
