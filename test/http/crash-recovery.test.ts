@@ -33,7 +33,8 @@ async function until(probe: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-async function opDone(api: ChildApi, id: string, ms = 120_000): Promise<any> {
+/** A generous bound: at load 10-30 the resumed 1,300-file copy took over 120 s (CI saw it, issue 37). */
+async function opDone(api: ChildApi, id: string, ms = 240_000): Promise<any> {
   const end = Date.now() + ms;
   for (;;) {
     const op = (await api('GET', `/api/files/ops/${id}`)).body;
@@ -54,7 +55,7 @@ describe('crash recovery', () => {
   const cleanups: Array<() => void> = [];
   after(() => cleanups.forEach((c) => c()));
 
-  test('a cross-storage copy killed mid-way resumes after the restart; nothing is copied twice, nothing is missing, the listing converges', { timeout: 240_000 }, async () => {
+  test('a cross-storage copy killed mid-way resumes after the restart; nothing is copied twice, nothing is missing, the listing converges', { timeout: 420_000 }, async () => {
     const { data, a, b, cleanup } = crashFolders('filedock-crash-copy-');
     cleanups.push(cleanup);
     mkdirSync(join(a, 'src'));
@@ -92,7 +93,7 @@ describe('crash recovery', () => {
     }
   });
 
-  test('a same-storage copy killed while its staged folder fills leaves nothing behind, and finishes after the restart', { timeout: 240_000 }, async () => {
+  test('a same-storage copy killed while its staged folder fills leaves nothing behind, and finishes after the restart', { timeout: 420_000 }, async () => {
     const t = tempDir('filedock-crash-stage-');
     cleanups.push(t.cleanup);
     const data = join(t.dir, 'data');
