@@ -69,6 +69,10 @@ before(async () => {
   s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_SHAREZIP_WARM_MAX_BYTES: '1' });
   admin = await s.login();
   storageId = s.server.catalogue.repo.all()[0].id;
+  // These suites test links on a storage everyone may use, with no home folders in it (issue 39's defaults are
+  // a closed seeded storage with homes: test/http/homes.test.ts).
+  assert.equal((await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { rbac_enabled: false } })).status, 200);
+  assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
   await syncUntil(() => inCatalogue('moving/f23.bin') && inCatalogue('polled/x.txt') && inCatalogue('album/pic.jpg'), 'the tree');
   const { db, auth, catalogue, bus, files } = s.server;
   const shares = new SharesService({ db, repo: new SharesRepo(db), auth, catalogue, files, settings: s.server.services.settings, bus, secretKey: randomBytes(32), publicUrl: '' });

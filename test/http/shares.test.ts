@@ -35,6 +35,10 @@ before(async () => {
   s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_SHARE_MAX_TTL: '7' });
   admin = await s.login();
   storageId = s.server.catalogue.repo.all()[0].id;
+  // These suites test links on a storage everyone may use, with no home folders in it (issue 39's defaults are
+  // a closed seeded storage with homes: test/http/homes.test.ts).
+  assert.equal((await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { rbac_enabled: false } })).status, 200);
+  assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
   await synced('photos/one.txt');
 });
 
