@@ -16,7 +16,7 @@ import { AppError, isAppError } from '../errors';
 import { baseName, checkName, extOf, isWithin, joinRel, parentRel, uiPath } from '../lib/paths';
 import type { Entry, PresignOptions } from '../storage';
 import type { Place, Target, TargetOptions } from './access';
-import { etagOf, presentNode } from './entry';
+import { etagOf, presentNode, servedEtag } from './entry';
 import type { FileService } from './file-service';
 import type { ListInput, ListingBody } from './listing.service';
 import type { PageEncoding } from './compressed-pages';
@@ -124,14 +124,13 @@ export class ActorFiles {
     // A local disk answers stat and path in one containment check (a real-path walk costs more than a small file's send).
     const { entry: e, local } = await this.svc.ops.statForServing(t.place);
     if (e.type !== 'file') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
-    const raw = etagOf(e.size, e.mtime, e.etag);
     const ops = this.svc.ops;
     return {
       place: t.place,
       name: baseName(t.rel),
       size: e.size,
       mtime: e.mtime,
-      etag: raw.startsWith('"') ? raw : `"${raw}"`,
+      etag: servedEtag(e.size, e.mtime, e.etag),
       mime: e.mime ?? mimeOf(baseName(t.rel)),
       read: (span, signal) => ops.read(t.place, span, signal),
       localFile: async () => local,

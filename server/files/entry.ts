@@ -13,6 +13,12 @@ export function etagOf(size: number, mtime: number, backendEtag?: string | null)
   return backendEtag ? backendEtag : `"${size.toString(16)}-${Math.round(mtime).toString(16)}"`;
 }
 
+/** The ETag header's form of `etagOf` (a backend's etag may come unquoted). */
+export const servedEtag = (size: number, mtime: number, backendEtag?: string | null): string => {
+  const raw = etagOf(size, mtime, backendEtag);
+  return raw.startsWith('"') ? raw : `"${raw}"`;
+};
+
 /** ISO 8601 of an epoch-ms mtime (0 stays the epoch, as SQLite prints it). */
 export const isoOf = (mtime: number): string => new Date(Math.round(mtime)).toISOString();
 

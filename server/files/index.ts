@@ -17,7 +17,7 @@ export type { ListInput } from './listing.service';
 export type { PageEncoding } from './compressed-pages';
 export type { SearchInput, SearchResult } from './search.service';
 export { planRange, ifRangeAllows, notModified, contentDisposition, type Span, type RangePlan } from './ranges';
-export { presentNode, etagOf, type FileEntry } from './entry';
+export { presentNode, etagOf, servedEtag, type FileEntry } from './entry';
 export { MAX_APP_STATE, type FileLocks, type AppStates, type FileLock, type LockInput, type LockView } from '../catalogue';
 export { TRANSFER_JOB } from './transfer';
 export { Homes, type HomesView } from './homes';

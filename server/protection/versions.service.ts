@@ -11,7 +11,7 @@ import type { VersionView } from '../contract';
 import type { Db } from '../db';
 import type { VersionsTable } from '../db/tables';
 import type { ActorRef, RequestMeta } from '../events';
-import { etagOf, type OpenFile, type Place, type VersionsPort } from '../files';
+import { servedEtag, type OpenFile, type Place, type VersionsPort } from '../files';
 import type { StorageOps } from '../files/internal';
 import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
@@ -57,24 +57,29 @@ export class VersionsService implements VersionsPort {
     return (this.db.all(this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', storageId).where('path', '=', rel).orderBy('id', 'desc')) as VersionRow[]).map(present);
   }
 
+  /** Version `id` of `rel` (another file's id is `not_found`, as an unknown one). */
+  private versionOf(storageId: number, rel: string, id: number): VersionRow {
+    const row = this.db.first(this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', storageId).where('path', '=', rel)) as VersionRow | undefined;
+    if (!row) throw new AppError('not_found', { id });
+    return row;
+  }
+
   /**
    * Version `id` of `rel` opened for serving (view or download before a
    * restore), under the file's own name; not_found as for `restore`.
    */
   async open(storageId: number, rel: string, id: number): Promise<OpenFile> {
-    const row = this.db.first(this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', storageId).where('path', '=', rel)) as VersionRow | undefined;
-    if (!row) throw new AppError('not_found', { id });
+    const row = this.versionOf(storageId, rel, id);
     const place: Place = { storage_id: storageId, rel: row.version_rel };
     const found = await this.ops.statOrNull(place);
     if (!found || found.type !== 'file') throw new AppError('not_found', { id }, undefined, 'the snapshot is gone from the storage');
     const { entry: e, local } = await this.ops.statForServing(place);
-    const tag = etagOf(e.size, e.mtime, e.etag);
     return {
       place,
       name: baseName(rel),
       size: e.size,
       mtime: row.mtime,
-      etag: tag.startsWith('"') ? tag : `"${tag}"`,
+      etag: servedEtag(e.size, e.mtime, e.etag),
       mime: mimeOf(baseName(rel)),
       read: (span, signal) => this.ops.read(place, span, signal),
       localFile: async () => local,
@@ -89,8 +94,7 @@ export class VersionsService implements VersionsPort {
    * bytes gone from the backend → `not_found`.
    */
   async restore(storageId: number, rel: string, id: number, actor: ActorRef | null, request?: RequestMeta): Promise<GateNode> {
-    const row = this.db.first(this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', storageId).where('path', '=', rel)) as VersionRow | undefined;
-    if (!row) throw new AppError('not_found', { id });
+    const row = this.versionOf(storageId, rel, id);
     const p: Place = { storage_id: storageId, rel };
     const snapshot: Place = { storage_id: storageId, rel: row.version_rel };
     if (!(await this.ops.statOrNull(snapshot))) {
