@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import Database from 'better-sqlite3';
-import { ensureBuilt, sleep, startService, table } from './lib';
+import { ensureBuilt, sleep, startService, table, pct } from './lib';
 import { adminEnv, mount } from './download';
 import { tempDir } from '../test/helpers/tools';
 
@@ -26,7 +26,6 @@ const CAP = 100_000;
 const WAIT_MS = 2000;
 const ADMIN = { email: adminEnv.SERVICE_ADMIN_EMAIL, password: adminEnv.SERVICE_ADMIN_PASSWORD };
 
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] : NaN);
 
 /** GET /api/capabilities on a fresh connection; ms. */
 function capabilities(url: string): Promise<number> {

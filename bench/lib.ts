@@ -7,8 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { createServer, connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { request } from 'node:http';
 import { createCipheriv, randomBytes } from 'node:crypto';
 
 export const root = new URL('..', import.meta.url).pathname;
@@ -281,4 +282,52 @@ export function fileTree(files: number, dirs: number): string {
   }
   writeFileSync(join(root, '.complete'), '');
   return root;
+}
+
+/** Latency of GET /api/capabilities on a fresh connection every `everyMs` until stopped (ms; 10 s when it never answered). */
+export function probe(url: string, everyMs = 50): { stop(): Promise<number[]> } {
+  const lat: number[] = [];
+  let running = true;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const req = request(`${url}/api/capabilities`, { agent: false, timeout: 10_000 }, (res) => {
+        res.resume();
+        res.on('end', () => (lat.push(performance.now() - t0), resolve()));
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => (lat.push(10_000), resolve()));
+      req.end();
+    });
+  const loop = (async () => {
+    while (running) {
+      await one();
+      await sleep(everyMs);
+    }
+  })();
+  return { stop: async () => ((running = false), await loop, lat) };
+}
+
+/** The p-th percentile (0–100) of xs; NaN when empty. */
+export const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] : NaN);
+
+/** A TCP proxy to `port` that forwards each chunk `delayMs` after it arrived, in order, both ways. */
+export async function delayingProxy(port: number, delayMs: number): Promise<{ port: number; close(): void }> {
+  const sockets = new Set<Socket>();
+  const pipeDelayed = (from: Socket, to: Socket) => {
+    // Timers of one duration fire in the order they were set: the byte order is kept.
+    from.on('data', (chunk) => setTimeout(() => to.writable && to.write(chunk), delayMs));
+    from.on('end', () => setTimeout(() => to.end(), delayMs));
+    from.on('error', () => to.destroy());
+    from.on('close', () => setTimeout(() => to.destroy(), delayMs));
+  };
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    pipeDelayed(client, upstream);
+    pipeDelayed(upstream, client);
+  });
+  const own = await freePort();
+  await new Promise<void>((r) => server.listen(own, '127.0.0.1', r));
+  return { port: own, close: () => (server.close(), sockets.forEach((s) => s.destroy())) };
 }

@@ -12,9 +12,8 @@
  *
  *   node --import tsx bench/listing-random.ts   (BENCH_ENTRIES=10000, BENCH_SECONDS=15, BENCH_CONNS=200, BENCH_SETTLE_S=30)
  */
-import { request } from 'node:http';
 import { join } from 'node:path';
-import { ensureBuilt, sleep, table, wrk } from './lib';
+import { ensureBuilt, pct, probe, sleep, table, wrk } from './lib';
 import { naiveServer, syncedFolder } from './listing';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
@@ -43,32 +42,6 @@ request = function()
   ${sorts ? 'q = q .. "&sort=" .. sorts[math.random(1, 3)] .. "&dir=" .. dirs[math.random(1, 2)]' : ''}
   return wrk.format("GET", q)
 end`;
-
-/** Latency of GET /api/capabilities on a fresh connection every `everyMs` until stopped (ms; 10 s when it never answered). */
-function probe(url: string, everyMs = 50): { stop(): Promise<number[]> } {
-  const lat: number[] = [];
-  let running = true;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const req = request(`${url}/api/capabilities`, { agent: false, timeout: 10_000 }, (res) => {
-        res.resume();
-        res.on('end', () => (lat.push(performance.now() - t0), resolve()));
-      });
-      req.on('timeout', () => req.destroy());
-      req.on('error', () => (lat.push(10_000), resolve()));
-      req.end();
-    });
-  const loop = (async () => {
-    while (running) {
-      await one();
-      await sleep(everyMs);
-    }
-  })();
-  return { stop: async () => ((running = false), await loop, lat) };
-}
-
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] : NaN);
 
 async function main(): Promise<void> {
   ensureBuilt();

@@ -12,14 +12,13 @@ import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, sleep, startNginx, startService, table } from './lib';
+import { ensureBuilt, sleep, startNginx, startService, table, pct } from './lib';
 import { adminEnv } from './download';
 import { tempDir } from '../test/helpers/tools';
 
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 300);
 const GIVE_UP_S = 120;
 
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] : NaN);
 
 /** Opens `n` slowloris sockets to `port`; resolves with the seconds until each was closed by the server. */
 async function slowloris(port: number, n: number): Promise<number[]> {

@@ -11,7 +11,8 @@ import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
 import { inOrder } from './migrations/order';
 import { MetaStore } from './meta';
-import type { AsyncReader } from './pg/reader';
+import type { AsyncDb } from './async';
+import { sqliteAsync } from './async-sqlite';
 import { DbWaits } from './busy';
 import type { ChangeChannel } from './channel';
 
@@ -23,6 +24,7 @@ export { DatabaseUrlError, redactUrl } from './pg/connect';
 export { openPostgresDatabase } from './pg/database';
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';
 export type { DB } from './tables';
+export { tx, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 
@@ -53,8 +55,11 @@ export interface Db {
   snapshot(base: string): Promise<string>;
   /** Lock waits: `waits.write(fn)` retries a write transaction off the event loop (busy.ts). */
   waits: DbWaits;
-  /** Async twins of hot reads over a pool of their own (PostgreSQL; absent on SQLite, which answers in-process). */
-  reader?: AsyncReader;
+  /**
+   * The asynchronous data layer (async.ts): promises on both databases, units of work as generators.
+   * SQLite answers in-process; PostgreSQL runs on a pool while the event loop serves other requests.
+   */
+  async: AsyncDb;
   close(): Promise<void>;
 }
 
@@ -68,6 +73,8 @@ export interface OpenOptions {
    * event loop; a command-line tool may pass seconds).
    */
   busyTimeoutMs?: number;
+  /** PostgreSQL: the most connections `db.async` opens (default: pg/pool.ts, sized for the machine). */
+  poolSize?: number;
 }
 
 /** Opens (and creates) the database file, applies pending migrations. */
@@ -124,7 +131,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
       await k.destroy(); // closes the sqlite handle too
     },
   };
-  return { ...base, meta: new MetaStore(base) };
+  return { ...base, async: sqliteAsync(base), meta: new MetaStore(base) };
 }
 
 /** Applies migrations not yet recorded in `_migrations`; returns the names applied. */

@@ -31,13 +31,13 @@ after(() => {
 
 const stamp = (id: number) => `/api/files/thumb?token=t${id}`;
 
-test('every page by offset and by cursor equals the SQL page, in every sort and direction', () => {
+test('every page by offset and by cursor equals the SQL page, in every sort and direction', async () => {
   const ix = new FolderIndexes(db);
   for (const sort of ['name', 'size', 'modified'] as const) {
     for (const desc of [false, true]) {
       for (const limit of [1, 4, 7, 46, 100]) {
         for (const offset of [0, 1, 5, 6, 13, 45, 46, 60]) {
-          const want = repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor' });
+          const want = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor' });
           const got = ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 })!;
           assert.deepEqual(JSON.parse(Buffer.concat(got.entries).toString()), JSON.parse(want.json), `${sort} ${desc} ${limit} ${offset}`);
           assert.equal(got.total, 46);
@@ -48,7 +48,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
         let cursor: Keyset | undefined;
         for (let i = 0; i < 100; i++) {
           const p = ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 })!;
-          const sql = repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor' });
+          const sql = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor' });
           assert.deepEqual(JSON.parse(Buffer.concat(p.entries).toString()), JSON.parse(sql.json));
           walked.push(...JSON.parse(Buffer.concat(p.entries).toString()));
           if (!p.next) break;
@@ -61,7 +61,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
   }
 });
 
-test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a stamp epoch is part of the key', () => {
+test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a stamp epoch is part of the key', async () => {
   const ix = new FolderIndexes(db);
   const page = (epoch: number) => JSON.parse(Buffer.concat(ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })!.entries).toString()) as Array<{ name: string; thumb_url: string; perm: string }>;
   const first = page(1);
@@ -75,7 +75,7 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
   assert.ok(page(2).some((e) => e.name === 'f1.jpg'), 'a new stamp epoch is a new index');
 });
 
-test('a folder above MAX_ENTRIES is left to SQL paging; a cursor the index does not hold too', () => {
+test('a folder above MAX_ENTRIES is left to SQL paging; a cursor the index does not hold too', async () => {
   const ix = new FolderIndexes(db);
   const ins = db.sqlite.prepare("INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at) VALUES (1, 'big', ?, ?, 'file', 0, 0, ?, '')");
   db.sqlite.transaction(() => {

@@ -29,15 +29,15 @@ after(() => {
 
 const names = (json: string) => (JSON.parse(json) as Array<{ name: string }>).map((e) => e.name);
 
-test('keyset pages walk every sort and direction exactly once, folders first', () => {
+test('keyset pages walk every sort and direction exactly once, folders first', async () => {
   for (const sort of ['name', 'size', 'modified'] as const) {
     for (const desc of [false, true]) {
-      const full = names(repo.page({ storageId: 1, dir: 'd', sort, desc, limit: 100, offset: 0, perm: 'editor' }).json);
+      const full = names((await repo.page({ storageId: 1, dir: 'd', sort, desc, limit: 100, offset: 0, perm: 'editor' })).json);
       assert.deepEqual(full.slice(0, 5).sort(), ['sub0', 'sub1', 'sub2', 'sub3', 'sub4'], `${sort} ${desc}: folders first`);
       const walked: string[] = [];
       let after: Keyset | undefined;
       for (let i = 0; i < 20; i++) {
-        const p = repo.page({ storageId: 1, dir: 'd', sort, desc, limit: 4, offset: 0, after, perm: 'editor' });
+        const p = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit: 4, offset: 0, after, perm: 'editor' });
         walked.push(...names(p.json));
         if (p.count < 4) break;
         after = p.last;
@@ -47,15 +47,15 @@ test('keyset pages walk every sort and direction exactly once, folders first', (
   }
 });
 
-test('entries are built by SQLite in the File entry shape', () => {
-  const [f] = JSON.parse(repo.page({ storageId: 1, dir: 'd', sort: 'size', desc: true, limit: 6, offset: 5, perm: 'viewer' }).json);
+test('entries are built by SQLite in the File entry shape', async () => {
+  const [f] = JSON.parse((await repo.page({ storageId: 1, dir: 'd', sort: 'size', desc: true, limit: 6, offset: 5, perm: 'viewer' })).json);
   assert.deepEqual(f, {
     id: 30, name: 'f29.txt', type: 'file', size: 290, modified: new Date(1_700_000_000_029).toISOString(), mime: 'text/plain',
     etag: `"${(290).toString(16)}-${(1_700_000_000_029).toString(16)}"`, is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: [], perm: 'viewer',
   });
 });
 
-test('hot listing queries stay index ranges (query plan snapshot)', () => {
+test('hot listing queries stay index ranges (query plan snapshot)', async () => {
   const plan = (sort: 'name' | 'size', keyset?: 'dir' | 'file') =>
     db.sqlite
       .prepare('EXPLAIN QUERY PLAN ' + pageSql(sort, false, keyset))

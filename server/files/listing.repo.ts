@@ -67,62 +67,33 @@ export interface FolderProbe {
 }
 
 export class ListingRepo {
-  private count;
-  private seen;
-  private cache = new Map<string, ReturnType<Db['sqlite']['prepare']>>();
   /** Whole-folder indexes: pages of folders up to MAX_ENTRIES come from memory (folder-index.ts). */
   readonly indexes: FolderIndexes;
 
   /** `locked(storage)`: whether the storage may hold app locks (its pages then join them; FileLocks.any). */
   constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
     this.indexes = new FolderIndexes(db, locked);
-    this.count = db.sqlite.prepare(COUNT_SQL).pluck();
-    this.seen = db.sqlite.prepare(PROBE_SQL).raw();
   }
 
-  /**
-   * The folder `dir` in the catalogue (a never-seen one is worth a short wait); on PostgreSQL read on the
-   * async reader, so a listing holds the event loop for no round trip before its page.
-   */
+  /** The folder `dir` in the catalogue (a never-seen one is worth a short wait). */
   async probe(storageId: number, dir: string): Promise<FolderProbe> {
-    const args = { s: storageId, p: dir };
-    const reader = this.db.reader;
-    const [type, child] = reader ? (await reader.all<[FolderProbe['type'], unknown]>(PROBE_SQL, args, { raw: true }))[0] : (this.seen.get(args) as [FolderProbe['type'], unknown]);
+    const [[type, child]] = await this.db.async.sql<[FolderProbe['type'], unknown]>(PROBE_SQL, { s: storageId, p: dir }, { raw: true });
     return { type, known: type !== null || Boolean(child) };
   }
 
 
   /**
-   * One page of a folder: folders first, then by the sort field, ties by
-   * natural name and id, all in the chosen direction. With `after` the page
-   * starts behind that row (keyset: page 100 costs what page 1 costs).
+   * One page of a folder: folders first, then by the sort field, ties by natural name and id, all in the
+   * chosen direction. With `after` the page starts behind that row (keyset: page 100 costs what page 1
+   * costs). The page and its count go side by side (PostgreSQL: on two pooled connections).
    */
-  page(q: PageQuery): Page {
-    const stmt = this.statement(q.sort, q.desc, q.after?.type, this.locked(q.storageId));
-    const rows = stmt.raw().all(pageParams(q)) as PageRow[];
-    return pageOf(rows, this.count.get({ s: q.storageId, d: q.dir }) as number);
-  }
-
-  /**
-   * The same page without holding the event loop where the database allows it: on PostgreSQL the
-   * page and its count run on the async reader, side by side; SQLite answers in-process (`page`).
-   */
-  async pageAsync(q: PageQuery): Promise<Page> {
-    const reader = this.db.reader;
-    if (!reader) return this.page(q);
+  async page(q: PageQuery): Promise<Page> {
     const sql = pageSql(q.sort, q.desc, q.after?.type, this.locked(q.storageId), this.db.dialect);
     const [rows, [[total]]] = await Promise.all([
-      reader.all<PageRow>(sql, pageParams(q), { raw: true }),
-      reader.all<[number]>(COUNT_SQL, { s: q.storageId, d: q.dir }, { raw: true }),
+      this.db.async.sql<PageRow>(sql, pageParams(q), { raw: true }),
+      this.db.async.sql<[number]>(COUNT_SQL, { s: q.storageId, d: q.dir }, { raw: true }),
     ]);
     return pageOf(rows, total);
-  }
-
-  private statement(sort: SortField, desc: boolean, keyset: 'dir' | 'file' | undefined, locks: boolean) {
-    const name = `${sort}:${desc}:${keyset ?? ''}:${locks}`;
-    let stmt = this.cache.get(name);
-    if (!stmt) this.cache.set(name, (stmt = this.db.sqlite.prepare(pageSql(sort, desc, keyset, locks, this.db.dialect))));
-    return stmt;
   }
 }
 

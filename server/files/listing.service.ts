@@ -101,7 +101,7 @@ export class ListingService {
     }
     // A change landing while the page is read leaves it stale: then it is served but neither cached nor compressed.
     const stamp = this.cache.stampOf(storage.id, rel);
-    const page = await this.repo.pageAsync({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+    const page = await this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
     const body = Buffer.from(listingJson({
       ...shown,

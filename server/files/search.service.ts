@@ -4,8 +4,7 @@
  * name scan), metadata filters, and only storages the caller may read.
  * Answers in the listing shape, each entry with its full `path`.
  */
-import type { Db } from '../db';
-import type { AsyncReader } from '../db/pg/reader';
+import type { AsyncDb, Db } from '../db';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
@@ -48,8 +47,7 @@ export class SearchService {
     if (!('from' in plan)) return plan.empty;
     const { empty, from, args } = plan;
     const locks = this.anyLocks();
-    const reader = this.db.reader;
-    const { rows, total } = reader ? await pagedAsync(reader, from, args, s.limit, locks) : this.paged(from, args, s.limit, locks);
+    const { rows, total } = this.db.dialect === 'postgres' ? await pagedPg(this.db.async, from, args, s.limit, locks) : await this.paged(from, args, s.limit, locks);
     const entriesJson = '[' + rows.map(([json, storage, path]) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}}`).join(',') + ']';
     return { ...empty, entriesJson: stampThumbs(entriesJson, this.stamp), total };
   }
@@ -125,13 +123,13 @@ export class SearchService {
   }
 
   /** The page and its total as two statements (SQLite: in-process, each cheap). */
-  private paged(from: string, args: Record<string, unknown>, limit: number, locks: boolean): { rows: Row[]; total: number } {
+  private async paged(from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
     const entry = entryJsonSql(this.db.dialect, locks).replace(/@perm/g, 'lv.lv_perm');
-    const rows = this.db.sqlite
-      .prepare(from.replace('%COLS%', `${entry}, lv.lv_name, n.path`).replace('%JOIN%', locks ? lockJoin('n') : '') + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit')
-      .raw()
-      .all({ ...args, limit }) as Row[];
-    const total = this.db.sqlite.prepare(from.replace('%COLS%', 'count(*)').replace('%JOIN%', '')).pluck().get(args) as number;
+    const page = from.replace('%COLS%', `${entry}, lv.lv_name, n.path`).replace('%JOIN%', locks ? lockJoin('n') : '') + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit';
+    const [rows, [[total]]] = await Promise.all([
+      this.db.async.sql<Row>(page, { ...args, limit }, { raw: true }),
+      this.db.async.sql<[number]>(from.replace('%COLS%', 'count(*)').replace('%JOIN%', ''), args, { raw: true }),
+    ]);
     return { rows, total };
   }
 }
@@ -150,8 +148,8 @@ export function pgSearchSql(from: string, locks: boolean): string {
   ORDER BY n.type, n.sort_key, n.id`;
 }
 
-async function pagedAsync(reader: AsyncReader, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
-  const got = await reader.all<[string, string, string, number]>(pgSearchSql(from, locks), { ...args, limit }, { raw: true });
+async function pagedPg(db: AsyncDb, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
+  const got = await db.sql<[string, string, string, number]>(pgSearchSql(from, locks), { ...args, limit }, { raw: true });
   // A page of at least one row holds the total; no row means no hit (the limit is at least 1).
   return { rows: got.map(([json, storage, path]) => [json, storage, path]), total: got[0]?.[3] ?? 0 };
 }

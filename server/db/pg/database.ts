@@ -16,7 +16,7 @@ import { DbWaits } from '../busy';
 import { connectPostgres } from './connect';
 import { migratePostgres } from './migrate';
 import { PgBridge, namedToPositional } from './bridge';
-import { openReader } from './reader';
+import { openPool } from './pool';
 import { pgDump } from './dump';
 import type { ChangeChannel } from '../channel';
 
@@ -45,7 +45,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     if (ChangeCounters.touches(c.sql)) handle.counters.wrote(handle.inTransaction);
     return bridge.query(c.sql, c.parameters as unknown[]);
   };
-  const reader = openReader(url);
+  const pool = openPool(url, { max: o.poolSize, touchesCached: (sql) => ChangeCounters.touches(sql), wroteCached: () => handle.counters.wrote(false) });
   let closed = false;
   const base = {
     dialect: 'postgres' as const,
@@ -53,7 +53,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
     k,
     waits,
     attachChannel: (channel: ChangeChannel) => handle.counters.attach(channel),
-    reader,
+    async: pool,
     all: <R>(q: Compilable<R>) => run(q).rows as R[],
     first: <R>(q: Compilable<R>) => run(q).rows[0] as R | undefined,
     run: (q: Compilable<unknown>) => run(q).rowCount,
@@ -65,7 +65,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
       if (closed) return;
       closed = true;
       waits.stop();
-      await Promise.all([bridge.close(), reader.close()]);
+      await Promise.all([bridge.close(), pool.close()]);
     },
   };
   return { ...base, meta: new MetaStore(base) };

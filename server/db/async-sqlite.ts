@@ -1,0 +1,60 @@
+/**
+ * `db.async` on SQLite: statements run synchronously on the one better-sqlite3
+ * connection (no worker, no extra hop: the promise is already settled when it
+ * is returned) and a unit of work is driven to its end inside one IMMEDIATE
+ * transaction, so nothing interleaves with it. Writes that meet a lock held by
+ * another process are retried off the event loop (busy.ts).
+ */
+import type Database from 'better-sqlite3';
+import type { Compilable } from 'kysely';
+import { driveSync, tx, type AsyncDb, type Step } from './async';
+import type { DbWaits } from './busy';
+
+const MAX_PREPARED = 200;
+
+export function sqliteAsync(d: {
+  sqlite: Database.Database;
+  waits: DbWaits;
+  all<R>(q: Compilable<R>): R[];
+  first<R>(q: Compilable<R>): R | undefined;
+  run(q: Compilable<unknown>): number;
+}): AsyncDb {
+  const prepared = new Map<string, Database.Statement>();
+  const statement = (text: string, raw: boolean) => {
+    const key = raw ? `raw:${text}` : text;
+    let st = prepared.get(key);
+    if (!st) {
+      if (prepared.size >= MAX_PREPARED) prepared.clear();
+      st = d.sqlite.prepare(text);
+      if (raw) st.raw(true);
+      prepared.set(key, st);
+    }
+    return st;
+  };
+  const exec = (s: Step): unknown => {
+    switch (s.op) {
+      case 'all':
+        return d.all(s.q);
+      case 'first':
+        return d.first(s.q);
+      case 'run':
+        return d.run(s.q);
+      case 'sql': {
+        const st = statement(s.text, s.raw);
+        const args = Array.isArray(s.params) ? s.params : [s.params];
+        if (st.reader) return st.all(...args);
+        st.run(...args);
+        return [];
+      }
+    }
+  };
+  return {
+    all: async (q) => d.all(q),
+    first: async (q) => d.first(q),
+    run: (q) => d.waits.write(() => d.run(q), { transaction: false }),
+    sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) => exec({ op: 'sql', text, params, raw: !!o.raw }) as R[],
+    unit: (body, o = {}) => d.waits.write(() => driveSync(body(tx), exec), { waitMs: o.waitMs }),
+    stats: () => null,
+    close: async () => {},
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * `db.async` on a real PostgreSQL cluster: the cases SQLite passes (test/helpers/async-db-cases.ts), plus
+ * what only a server over a network shows: the event loop runs during a unit, a connection cut in the
+ * middle of a unit rolls it back and answers `database_busy`, a full pool queue answers 503 at once, and a
+ * stopped server is `database_busy` until it is back.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPostgresDatabase, type Db } from '../index';
+import { isAppError } from '../../errors';
+import { openPool } from './pool';
+import { asyncCases } from '../../../test/helpers/async-db-cases';
+import { needPostgres, startPostgres, type PgCluster } from '../../../test/helpers/postgres';
+
+const skip = needPostgres();
+const busy = (e: unknown) => isAppError(e) && e.code === 'database_busy';
+
+describe('db.async on PostgreSQL', { skip: skip ?? false }, () => {
+  let cluster: PgCluster;
+  let url: string;
+  let db: Db;
+
+  before(async () => {
+    cluster = await startPostgres();
+    url = await cluster.createDatabase('pool');
+    db = await openPostgresDatabase(url);
+  });
+  after(async () => {
+    await db?.close();
+    await cluster?.destroy();
+  });
+
+  test('the cases SQLite passes', async (t) => {
+    await asyncCases(t, db);
+  });
+
+  test('the event loop runs while a unit waits for the server', async () => {
+    const unit = db.async.unit(function* (tx) {
+      yield* tx.sql('SELECT pg_sleep(0.2)');
+      return 'unit';
+    });
+    const first = await Promise.race([unit, new Promise((r) => setImmediate(() => r('event loop')))]);
+    assert.equal(first, 'event loop');
+    assert.equal(await unit, 'unit');
+  });
+
+  test('a connection cut in the middle of a unit: rolled back, database_busy, and the pool serves again', async () => {
+    const k = db.k;
+    const e = await db.async
+      .unit(function* (tx) {
+        yield* tx.run(k.insertInto('meta').values({ key: 'cut', value: 'half' }));
+        yield* tx.sql('SELECT pg_terminate_backend(pg_backend_pid())');
+      })
+      .catch((x: unknown) => x);
+    assert.ok(busy(e), `database_busy, got ${String(e)}`);
+    assert.equal((await db.async.first(k.selectFrom('meta').select('value').where('key', '=', 'cut'))), undefined, 'nothing half-written');
+  });
+
+  test('a full pool queue answers database_busy at once instead of queueing without bound', async () => {
+    const small = openPool(url, { max: 2, maxWaiting: 2 });
+    try {
+      const held = Array.from({ length: 4 }, () => small.sql('SELECT pg_sleep(0.5)'));
+      const t0 = Date.now();
+      const refused = await small.sql('SELECT 1').catch((x: unknown) => x);
+      assert.ok(busy(refused), 'the fifth statement is refused');
+      assert.ok(Date.now() - t0 < 400, 'at once, not after the others');
+      await Promise.all(held);
+      assert.deepEqual(await small.sql('SELECT 1 AS one'), [{ one: 1 }], 'served again once the queue drains');
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('a stopped server is database_busy, and statements run again once it is back', async () => {
+    await cluster.stop('immediate');
+    try {
+      await assert.rejects(db.async.sql('SELECT 1'), busy);
+      await assert.rejects(db.async.unit(function* (tx) {
+        yield* tx.sql('SELECT 1');
+      }), busy);
+    } finally {
+      await cluster.start();
+    }
+    let ok: unknown;
+    for (let i = 0; i < 100 && !ok; i++) ok = await db.async.sql('SELECT 1 AS one').catch(() => new Promise((r) => setTimeout(() => r(undefined), 100)));
+    assert.deepEqual(ok, [{ one: 1 }]);
+  });
+});
