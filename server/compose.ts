@@ -69,7 +69,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
   try {
     const secretKey = loadSecretKey(dirs, config.secretKeyFile);
     // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
-    const dbOptions = opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 };
+    const dbOptions = { ...(opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 }), poolSize: config.databasePool || undefined };
     const db = config.databaseUrl ? await openPostgresDatabase(config.databaseUrl, undefined, dbOptions) : openDatabase(dirs.db, undefined, dbOptions);
     cleanups.unshift(() => db.close());
     // One key for every instance on the database: the first records its fingerprint, a different key stops the start (exit 2).

@@ -56,7 +56,8 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
         let seen = 0;
         for (let i = 0; i < 10; i++) {
           const [sync, async] = [await liteRepo.page({ ...q, after }), await repo.page({ ...q, after })];
-          assert.deepEqual(async, sync, `${sort} ${desc} page ${i}`);
+          // PostgreSQL writes the JSON with spaces: the same entries, parsed.
+          assert.deepEqual({ ...async, json: JSON.parse(async.json) }, { ...sync, json: JSON.parse(sync.json) }, `${sort} ${desc} page ${i}`);
           assert.equal(async.total, FILES + 5);
           seen += async.count;
           if (async.count < q.limit) break;

@@ -12,7 +12,7 @@
  * this instance lost (taken over) is aborted here and its outcome dropped.
  */
 import { randomBytes } from 'node:crypto';
-import { isBusy, untilFree, type Db, type Sqlite } from '../db';
+import { isBusy, untilFree, type AsyncDb, type Db, type Sqlite } from '../db';
 import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
@@ -44,6 +44,10 @@ export class JobQueue {
   private stopping = false;
   private paused = false;
   private pumping = false;
+  /** A kick that came while a pass was waiting for the database: the pass ends by pumping again at once. */
+  private kickedMeanwhile = false;
+  /** The pump's statements: awaited, so a database on another machine holds no other request meanwhile. */
+  private async: AsyncDb;
   /** The queue's place in the governor's line, per unit class: one lane asked for at a time, held until the next pass uses it. */
   private lanes: Record<UnitClass, { held: Release | null; asking: boolean }> = { cpu: { held: null, asking: false }, io: { held: null, asking: false } };
   private laneStop = new AbortController();
@@ -88,6 +92,7 @@ export class JobQueue {
     this.leased = db.dialect === 'postgres';
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.sqlite = db.sqlite;
+    this.async = db.async;
     this.kindsIn = db.dialect === 'postgres' ? 'SELECT json_array_elements_text(?::json)' : 'SELECT value FROM json_each(?)';
     this.keyIdOf = db.dialect === 'postgres' ? "CAST(payload::json #>> '{actor,key_id}' AS BIGINT)" : "json_extract(payload, '$.actor.key_id')";
     this.journals = new Journals(db);
@@ -322,13 +327,18 @@ export class JobQueue {
 
   private schedule(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pump(), ms);
+    this.timer = setTimeout(() => void this.pump(), ms);
     this.timer.unref();
   }
 
-  private pump(): void {
-    if (this.pumping || this.stopping) return;
+  private async pump(): Promise<void> {
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.kickedMeanwhile = true;
+      return;
+    }
     this.pumping = true;
+    this.kickedMeanwhile = false;
     try {
       this.releaseOrphans();
       const limit = this.opts.concurrency ?? 4;
@@ -336,10 +346,11 @@ export class JobQueue {
       // Only kinds with a free slot are read: a backlog of one kind at its own limit (a thousand copies to a
       // backup target) must not hide, behind its first rows, the work of every other kind.
       const open = [...this.handlers].filter(([, reg]) => reg.running < reg.opts.concurrency).map(([kind]) => kind);
-      const ready = this.controllers.size >= limit || open.length === 0 ? [] : (this.q(
+      const ready = this.controllers.size >= limit || open.length === 0 ? [] : await this.async.sql<{ id: string; kind: string; priority: number }>(
         `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (${this.kindsIn}) AND (? = 0 OR priority >= 0)
          ORDER BY priority DESC, run_at, created_at LIMIT 50`,
-      ).all(t, JSON.stringify(open), this.paused ? 1 : 0) as Array<{ id: string; kind: string; priority: number }>);
+        [t, JSON.stringify(open), this.paused ? 1 : 0],
+      );
       for (const r of ready) {
         if (this.controllers.size >= limit) break;
         const reg = this.handlers.get(r.kind)!;
@@ -348,12 +359,24 @@ export class JobQueue {
         if (lane === null) continue;
         // Claim: only one worker moves it from queued to running. On PostgreSQL a row another instance is
         // claiming at this moment is skipped (SKIP LOCKED), never waited for, and the claim carries a lease.
-        const claimed = (this.leased
-          ? this.q(`UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ?
-               WHERE id = (SELECT id FROM ops WHERE id = ? AND status = 'queued' FOR UPDATE SKIP LOCKED)`).run(this.instanceId, new Date(Date.now() + this.leaseMs).toISOString(), t, t, r.id)
-          : this.q("UPDATE ops SET status = 'running', lease_owner = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued'")
-              .run(this.instanceId, t, t, r.id)
-        ).changes;
+        const claimed = (
+          await (this.leased
+            ? this.async.sql(`UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ?
+                 WHERE id = (SELECT id FROM ops WHERE id = ? AND status = 'queued' FOR UPDATE SKIP LOCKED) RETURNING id`, [this.instanceId, new Date(Date.now() + this.leaseMs).toISOString(), t, t, r.id])
+            : this.async.sql("UPDATE ops SET status = 'running', lease_owner = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued' RETURNING id", [this.instanceId, t, t, r.id]))
+        ).length;
+        if (this.stopping) {
+          // Stopped while the claim was on its way: the op goes back to the queue for the next start.
+          lane();
+          if (claimed) {
+            try {
+              this.giveBack(r.id, now());
+            } catch {
+              /* re-queued at the next start (SQLite) or when its lease passes (PostgreSQL) */
+            }
+          }
+          break;
+        }
         if (!claimed) {
           lane();
           continue;
@@ -369,16 +392,17 @@ export class JobQueue {
       }
       // A lane granted for ops that are no longer due goes back at once.
       this.returnHeldLanes();
-      const next = this.q("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'").get() as { t: string | null };
+      const [next] = await this.async.sql<{ t: string | null }>("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'");
       const poll = this.opts.pollMs ?? 1000;
       const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : poll;
       // Due work still queued after this pass found no free slot: the end of a running op kicks the pump, so wait for
       // that (or the poll) instead of pumping again at once, which spun on two queries per tick through every backlog.
-      this.schedule(wait === 0 ? poll : Math.min(wait, poll));
+      if (!this.stopping) this.schedule(this.kickedMeanwhile ? 0 : wait === 0 ? poll : Math.min(wait, poll));
     } catch (e) {
-      // A database held by another program: nothing was claimed that is not running; look again shortly.
-      if (!isBusy(e)) throw e;
-      this.schedule(BUSY_RETRY_MS);
+      // A database held by another program or away: nothing was claimed that is not running; look again
+      // shortly. Any other failure is logged and retried the same way: a pump that stops runs nothing more.
+      if (!isBusy(e)) this.opts.log?.('ops: a pump pass failed', e);
+      if (!this.stopping) this.schedule(BUSY_RETRY_MS);
     } finally {
       this.pumping = false;
     }
