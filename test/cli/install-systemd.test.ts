@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { needTool, tempDir } from '../helpers/tools';
 import { DEFAULT_UNIT, renderUnit } from '../../server/cli/systemd-unit';
@@ -107,6 +107,43 @@ describe('service install-systemd', () => {
       const printed = run(['--output', '-']);
       assert.equal(printed.status, 0, printed.stderr);
       assert.match(printed.stdout, /^ReadWritePaths=\/var\/lib\/filedock$/m, 'default data folder without SERVICE_DATA_DIR');
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('from a bundle: starts its launcher, may write the folder holding it, refuses a bundle without a folder of its own', { skip }, () => {
+    const { dir, cleanup } = tempDir('svc-unit-');
+    try {
+      /** A bundle-shaped folder whose node/bin/node is this Node, so the command finds itself inside it. */
+      const bundleAt = (bundle: string) => {
+        mkdirSync(join(bundle, 'node/bin'), { recursive: true });
+        mkdirSync(join(bundle, 'bin'));
+        writeFileSync(join(bundle, 'bin/service'), '#!/bin/sh\n');
+        chmodSync(join(bundle, 'bin/service'), 0o755);
+        const node = join(bundle, 'node/bin/node');
+        try {
+          linkSync(process.execPath, node);
+        } catch {
+          copyFileSync(process.execPath, node);
+          chmodSync(node, 0o755);
+        }
+        return (args: string[]) => spawnSync(node, ['--import', 'tsx', 'server/cli/main.ts', 'install-systemd', ...args], { cwd: root, env: { ...process.env, SERVICE_DATA_DIR: '' }, encoding: 'utf8', timeout: 60_000 });
+      };
+      const bundle = join(dir, 'filedock', 'server');
+      const file = join(dir, 'filedock.service');
+      const r = bundleAt(bundle)(['--output', file]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`chown -R filedock:filedock ${join(dir, 'filedock')}\n`));
+      const unit = readFileSync(file, 'utf8');
+      assert.match(unit, new RegExp(`^ExecStart=${bundle}/bin/service serve$`, 'm'));
+      assert.match(unit, new RegExp(`^ReadWritePaths=${join(dir, 'filedock')}$`, 'm'));
+      assert.match(unit, /^ExecStartPre=/m);
+      assert.deepEqual(verify(file), { status: 0, output: '' });
+
+      const flat = bundleAt(join(dir, 'opt-like'))(['--output', '-']);
+      assert.equal(flat.status, 64);
+      assert.match(flat.stderr, /folder of its own/);
     } finally {
       cleanup();
     }
