@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config';
 import { bundleRootOf } from '../update';
 import { parse, UsageError } from './args';
-import { DEFAULT_UNIT, ENV_FILE, renderUnit, unitPath, type UnitOptions } from './systemd-unit';
+import { DEFAULT_UNIT, ENV_FILE, renderUnit, underHome, unitPath, type UnitOptions } from './systemd-unit';
 
 const DEFAULT_OUTPUT = '/etc/systemd/system/filedock.service';
 
@@ -34,7 +34,8 @@ function checkoutRoot(): string | null {
 function execOfThisInstall(): UnitOptions['exec'] {
   const bundle = bundleRootOf(process.execPath);
   if (bundle) {
-    // The service may write the folder holding the bundle (a self-update swaps it there): never a shared one like /opt or a home.
+    if (underHome(bundle)) throw new UsageError(`the bundle ${bundle} is under a home folder, which the unit hides: unpack it to e.g. /opt/filedock/server`);
+    // The service may write the folder holding the bundle (a self-update swaps it there): never a shared one like /opt.
     if (!/filedock/i.test(basename(dirname(bundle))))
       throw new UsageError(`the bundle ${bundle} must sit in a folder of its own named for Filedock (e.g. /opt/filedock/server): the service gets write access to that folder`);
     return { bundleRoot: unitPath(bundle, 'the install folder') };

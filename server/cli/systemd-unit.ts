@@ -45,14 +45,16 @@ export function unitPath(raw: string, what: string): string {
 }
 
 /** True when ProtectHome= hides the path, so it must be bound in rather than made writable. */
-const underHome = (p: string) => /^\/(home|root|run\/user)(\/|$)/.test(p);
+export const underHome = (p: string) => /^\/(home|root|run\/user)(\/|$)/.test(p);
+/** The line that makes `p` writable in the sandbox; `optional`: a folder missing at start is skipped, not fatal. */
+const writable = (p: string, optional: boolean) => `${underHome(p) ? 'BindPaths' : 'ReadWritePaths'}=${optional ? '-' : ''}${p}`;
 
 /** Renders the unit file text for `o` (every path already passed through unitPath). */
 export function renderUnit(o: UnitOptions): string {
   const bundle = 'bundleRoot' in o.exec ? o.exec.bundleRoot : null;
   const execStart = 'bundleRoot' in o.exec ? `${o.exec.bundleRoot}/bin/service serve` : `${o.exec.node} ${o.exec.cli} serve`;
   // "-": a storage folder missing at start (an unmounted NAS) leaves that storage offline, not the service down.
-  const grants = o.storages.map((p) => (underHome(p) ? `BindPaths=-${p}` : `ReadWritePaths=-${p}`));
+  const grants = o.storages.map((p) => writable(p, true));
   // A checkout or a Node (nvm) under a home folder must be bound in read-only, or ProtectHome= hides what ExecStart runs.
   const runFrom = 'bundleRoot' in o.exec ? [] : [dirname(o.exec.node), o.exec.cli.replace(/\/dist\/server\/cli\.js$/, '')];
   const shown = runFrom.filter(underHome).map((p) => `BindReadOnlyPaths=${p}`);
@@ -85,7 +87,7 @@ export function renderUnit(o: UnitOptions): string {
     '',
     '# Sandbox. The file system is read-only except the data folder and the granted storages.',
     'ProtectSystem=strict',
-    `ReadWritePaths=${o.dataDir}`,
+    writable(o.dataDir, false),
     ...(bundle ? ['# A self-update unpacks the new bundle beside the old one and swaps the two.', `ReadWritePaths=${dirname(bundle)}`] : []),
     '# Home folders are hidden; a storage under /home is bound in with BindPaths=.',
     'ProtectHome=tmpfs',

@@ -53,6 +53,10 @@ describe('systemd unit', () => {
         'ReadWritePaths=/var/lib/filedock', `ReadWritePaths=${join(dir, 'filedock')}`, 'BindPaths=-/home/alice/Photos', 'ReadWritePaths=-/mnt/nas/family'])
         assert.ok(unit.split('\n').includes(line), `missing ${line}`);
       assert.doesNotMatch(unit, /^MemoryDenyWriteExecute=/m, 'V8 needs writable-then-executable memory');
+      const homeData = renderUnit({ ...DEFAULT_UNIT, exec: { bundleRoot }, dataDir: '/home/alice/filedock-data' });
+      assert.ok(homeData.split('\n').includes('BindPaths=/home/alice/filedock-data'), 'a data folder under /home is bound in: ProtectHome= hides it');
+      writeFileSync(join(dir, 'home-data.service'), homeData);
+      assert.deepEqual(verify(join(dir, 'home-data.service')), { status: 0, output: '' });
       const score = exposure(file);
       console.log(`systemd-analyze security --offline: exposure ${score}`);
       assert.ok(score <= 2.5, `exposure ${score}`);
