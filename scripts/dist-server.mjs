@@ -24,7 +24,8 @@ const built = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { s
 if (built.status !== 0) fail('the build failed');
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const name = `filedock-server-${pkg.version}-${process.platform}-${process.arch}`;
+const layout = JSON.parse(readFileSync(join(root, 'scripts/bundle-layout.json'), 'utf8'));
+const name = layout.name.replace('{version}', pkg.version).replace('{os}', process.platform).replace('{arch}', process.arch);
 const releaseDir = join(root, 'release');
 const stage = join(releaseDir, name);
 rmSync(stage, { recursive: true, force: true });
@@ -89,6 +90,8 @@ writeFileSync(
   `@echo off\r\nif "%SERVICE_INSTALL_MODE%"=="" set SERVICE_INSTALL_MODE=binary\r\n"%~dp0..\\node\\node.exe" "%~dp0..\\dist\\server\\cli.js" %*\r\n`,
 );
 
+// The Dockerfile (and its check) rely on this layout.
+for (const p of win ? [] : layout.paths) if (!existsSync(join(stage, p))) fail(`${p} is missing from the bundle (scripts/bundle-layout.json)`);
 const launcher = join(stage, 'bin', win ? 'service.cmd' : 'service');
 const printed = execFileSync(launcher, ['version'], { encoding: 'utf8', shell: win }).trim();
 if (printed !== pkg.version) fail(`smoke test: bin/service version printed ${JSON.stringify(printed)}, expected ${pkg.version}`);

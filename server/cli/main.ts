@@ -25,6 +25,7 @@ Commands:
   db migrate-to <url>       copy the catalogue into an empty PostgreSQL database (docs/postgresql.md)
   self-update [--check] [--to <version>]
                             check for and install a new release (docs/updates.md)
+  install-systemd           write a hardened systemd unit for this install (docs/operations.md)
   version                   print the version
 Run "service <command> --help" for the options of a command.`;
 
@@ -54,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./db')).dbCommand(rest, config);
     case 'self-update':
       return (await import('./self-update')).selfUpdateCommand(rest, config);
+    case 'install-systemd':
+      return (await import('./install-systemd')).installSystemdCommand(rest, config);
     default:
       throw new UsageError(`unknown command "${cmd}"\n${USAGE}`);
   }
