@@ -7,6 +7,7 @@
  * first time metrics are on; counting starts then.
  */
 import type { EventBus } from '../../events';
+import type { MetricsSettingsView } from '../../contract';
 import type { MetricsSetting, SettingsStore } from '../../settings';
 import { AppError } from '../../errors';
 import { decrypt, encrypt, randomToken, safeEqual } from '../../lib/crypto';
@@ -16,13 +17,6 @@ import type { MetricSources } from './registry';
 
 type Loaded = Awaited<ReturnType<typeof import('./registry').buildRegistry>>;
 
-/** What the admin sees: never the token itself. */
-export interface MetricsView {
-  enabled: boolean;
-  access: MetricsSetting['access'];
-  token_set: boolean;
-  path: '/metrics';
-}
 
 const FAILED_SIGN_INS = new Set(['auth.failed', 'auth.mfa_failed']);
 
@@ -48,7 +42,8 @@ export class Metrics {
     return next();
   };
 
-  view(): MetricsView {
+  /** What the admin sees: never the token itself. */
+  view(): MetricsSettingsView {
     const m = this.o.settings.get('metrics');
     return { enabled: m.enabled, access: m.access, token_set: m.token !== '', path: '/metrics' };
   }
