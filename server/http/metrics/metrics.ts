@@ -53,7 +53,7 @@ export class Metrics {
     const from = this.o.settings.get('metrics');
     const to = { ...from, ...patch };
     if (to.enabled && !to.token) to.token = encrypt(this.o.secretKey, randomToken(32));
-    this.o.settings.set('metrics', this.o.settings.check('metrics', to));
+    this.o.settings.set('metrics', to);
     if (to.enabled) await this.load();
     return { from, to };
   }

@@ -60,7 +60,7 @@ export function buildRegistry(src: MetricSources): { registry: Registry; http: H
     name: 'filedock_ops_queue_depth', help: 'Ops queued or running, by kind and state.', labelNames: ['kind', 'state'], registers,
     collect() {
       this.reset();
-      for (const r of src.queueDepth()) this.set({ kind: r.kind, state: r.status }, r.n);
+      for (const r of src.queueDepth()) this.set({ kind: r.kind, state: r.status }, Number(r.n));
     },
   });
   total('filedock_sync_runs_total', 'Full catalogue sync runs finished, by outcome.', ['state'], () => byState(src.syncRuns()));
