@@ -4,13 +4,18 @@
  * metrics off and on in alternating rounds on one service (switched through
  * the admin API between rounds), medians. Target: on within 5 % of off. Also
  * the service's RSS before and after switching metrics on (prom-client is
- * loaded only then), and the time of one scrape.
+ * loaded only then), the time of one scrape, and the recorder's own CPU time
+ * per request in this process (a steady figure when the machine is too busy
+ * for the A/B rounds to agree).
  *
  *   npm run bench -- metrics   (BENCH_RUNS=5, BENCH_SECONDS=8)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { Registry } from 'prom-client';
+import { HttpRecorder } from '../server/http/metrics/http-recorder';
 import { ensureBuilt, median, sleep, startService, table, wrk, type WrkResult } from './lib';
 import { adminEnv, mount } from './download';
 import { tempDir } from '../test/helpers/tools';
@@ -19,7 +24,29 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNS = 32;
 
+/** CPU µs per request of HttpRecorder (start + close) on a stand-in request of the raw route, median of 3 × 200,000. */
+function recorderCpu(): number {
+  const rec = new HttpRecorder([new Registry()]);
+  const socket = { bytesRead: 0, bytesWritten: 0 };
+  const matched = [{ path: '/api/files/raw', methods: ['HEAD', 'GET'] }];
+  const round = (n: number) => {
+    const t0 = process.cpuUsage();
+    for (let i = 0; i < n; i++) {
+      const res = Object.assign(new EventEmitter(), { statusCode: 200 });
+      socket.bytesRead += 200;
+      socket.bytesWritten += 4400;
+      rec.start({ method: 'GET', path: '/api/files/raw', matched, res, req: { socket }, state: { door: 'files' } } as never);
+      res.emit('close');
+    }
+    const u = process.cpuUsage(t0);
+    return (u.user + u.system) / n;
+  };
+  round(50_000); // JIT
+  return median([round(200_000), round(200_000), round(200_000)]);
+}
+
 async function main(): Promise<void> {
+  console.log(`recorder CPU per request: ${recorderCpu().toFixed(2)} µs`);
   ensureBuilt();
   const files = tempDir('filedock-bench-metrics-');
   mkdirSync(join(files.dir, 'data'));

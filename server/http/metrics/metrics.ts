@@ -17,7 +17,6 @@ import type { MetricSources } from './registry';
 
 type Loaded = Awaited<ReturnType<typeof import('./registry').buildRegistry>>;
 
-
 const FAILED_SIGN_INS = new Set(['auth.failed', 'auth.mfa_failed']);
 
 export class Metrics {
