@@ -81,6 +81,8 @@ import { Listeners } from './http/listener';
 import { startFtpGateway } from './gateways/ftp';
 import { startS3Gateway } from './gateways/s3';
 import { createHealth } from './http/health';
+import { Metrics } from './http/metrics/metrics';
+import { metricsRoutes } from './http/routes/metrics.routes';
 import type { Router } from '@koa/router';
 import { PdfRenditions } from './thumbs';
 
@@ -175,7 +177,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       if (key === 'public_egress_mbps') shaper.setRate(egressBps());
     });
     const admit = publicEgress({ shaper, guard: shares.guard });
+    // GET /metrics (docs/operations.md, "Metrics"): off by default; each figure is read from its module at scrape time.
+    const metrics = new Metrics({
+      settings: sv.settings, secretKey: sv.secretKey, bus, log: logFn,
+      sources: {
+        dbWaits: () => db.waits.snapshot(),
+        queueDepth: () => queue.depth(),
+        syncRuns: () => catalogue.syncer.runsFinished,
+        thumbnails: () => thumbs.outcomes,
+        scans: () => protection.antivirus.outcomes,
+        replication: () => sv.replication.repair.status(),
+        gatewaySessions: () => sv.gateways.registry.status().sessions,
+      },
+    });
     const routers: Array<Router<AppState>> = [
+      ...metricsRoutes({ metrics, bus, maxJsonBytes: json }),
       capabilitiesRoutes((ctx: Ctx) => ({ ...sv.capabilities(), assistant: sv.assistant.capability(ctx.state.principal ? actor(ctx) : null) })),
       assistantRoutes({ assistant: sv.assistant, bus, maxJsonBytes: json }),
       networkRoutes({ host: config.host, publicUrl: config.publicUrl }),
@@ -261,8 +277,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     routers.push(health.routes);
     const appOptions = { auth, lang: config.locale, trustedProxies: parseAddressList(config.trustedProxies).list, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
-    const app = buildApp({ ...appOptions, before: [activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
-    const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
+    const app = buildApp({ ...appOptions, before: [metrics.middleware, activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
+    const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
 
     scheduler.every('sessions.sweep', 3_600_000, () => void auth.sessions.sweepExpired());
     scheduler.every('oidc.sweep', 3_600_000, () => void sv.oidc.signIn.sweep());

@@ -75,6 +75,8 @@ export class Syncer {
   private unchanged = new Map<number, number>();
   /** The last full run this instance queued per storage: a poll skips only a slot another instance took. */
   private queuedHere = new Map<number, number>();
+  /** Full sync runs this process finished since it started, per outcome (the metrics read them). */
+  readonly runsFinished = { completed: 0, failed: 0 };
 
   constructor(
     private db: Db,
@@ -344,10 +346,12 @@ export class Syncer {
   private async runJob(ctx: JobContext<{ storage_id: number; run_id: number }>): Promise<unknown> {
     const { storage_id: id, run_id: runId } = ctx.payload;
     const s = this.repo.byId(id);
-    const finish = (status: 'completed' | 'failed', c: { added: number; updated: number; removed: number; errors: number; seen: number }, message: string | null) =>
+    const finish = (status: 'completed' | 'failed', c: { added: number; updated: number; removed: number; errors: number; seen: number }, message: string | null) => {
       this.db.sqlite
         .prepare('UPDATE sync_runs SET status = ?, finished_at = ?, added = ?, updated = ?, removed = ?, errors = ?, seen = ?, message = COALESCE(message, ?) WHERE id = ?')
         .run(status, new Date().toISOString(), c.added, c.updated, c.removed, c.errors, c.seen, message, runId);
+      this.runsFinished[status]++;
+    };
     if (!s || !s.enabled) {
       finish('failed', { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 }, 'storage removed or disabled');
       return null;

@@ -120,6 +120,15 @@ export interface HomesSetting {
   effective_storage: { id: number; name: string } | null;
 }
 
+/** GET /metrics's setting (`GET|PATCH /api/admin/metrics`); the token itself only from `GET|POST /api/admin/metrics/token`. */
+export interface MetricsSettingsView {
+  enabled: boolean;
+  /** `token`: every scraper shows the bearer token; `lan`: callers on this machine or its LAN need none. */
+  access: 'token' | 'lan';
+  token_set: boolean;
+  path: '/metrics';
+}
+
 /** The spec's Audit event. */
 export interface AuditEvent {
   id: number;

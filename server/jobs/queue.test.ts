@@ -344,3 +344,28 @@ test('a governed op waits in the same line as the lanes a handler takes itself: 
   db.close();
   cleanup();
 });
+
+test('depth: queued and running ops per kind and state, none once they finished', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const q = new JobQueue(db, { pollMs: 10, concurrency: 1 });
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  q.register('slow', () => held);
+  q.register('other', async () => {});
+  assert.deepEqual(q.depth(), []);
+  q.enqueue('slow', {});
+  q.enqueue('slow', {});
+  q.enqueue('other', {}, { runAt: new Date(Date.now() + 60_000) });
+  const sorted = () => q.depth().map((r) => `${r.kind} ${r.status} ${r.n}`).sort();
+  assert.deepEqual(sorted(), ['other queued 1', 'slow queued 2']);
+  q.start();
+  for (let i = 0; i < 500 && !sorted().includes('slow running 1'); i++) await sleep(10);
+  assert.deepEqual(sorted(), ['other queued 1', 'slow queued 1', 'slow running 1']);
+  release();
+  for (let i = 0; i < 500 && sorted().length > 1; i++) await sleep(10);
+  assert.deepEqual(sorted(), ['other queued 1'], 'finished ops are not counted');
+  await q.stop();
+  db.close();
+  cleanup();
+});

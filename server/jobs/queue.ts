@@ -302,6 +302,11 @@ export class JobQueue {
     return [...this.handlers].filter(([, r]) => r.opts.keepsAwake && r.running > 0).map(([kind, r]) => ({ kind, count: r.running }));
   }
 
+  /** Queued and running ops counted per kind and status, across every instance (the metrics' queue depth). */
+  depth(): Array<{ kind: string; status: 'queued' | 'running'; n: number }> {
+    return this.q("SELECT kind, status, count(*) AS n FROM ops WHERE status IN ('queued','running') GROUP BY kind, status").all() as never;
+  }
+
   /** Queued and running ops of the `keepsAwake` kinds, oldest first (at most `limit`): the work a restart resumes. */
   liveKeepingAwake(limit = 50): Operation[] {
     const kinds = [...this.handlers].filter(([, r]) => r.opts.keepsAwake).map(([kind]) => kind);

@@ -48,6 +48,8 @@ export interface AntivirusOptions {
 
 export class Antivirus {
   private record;
+  /** Scans recorded by this process since it started, per outcome (clean, infected, error, skipped; the metrics read them). */
+  readonly outcomes = new Map<string, number>();
 
   constructor(private o: AntivirusOptions) {
     this.record = o.db.sqlite.prepare(
@@ -167,5 +169,6 @@ export class Antivirus {
 
   private save(storageId: number, rel: string, state: string, signature: string | null, detail: string | null, writtenAt: string): void {
     this.record.run(storageId, rel, state, signature, detail, writtenAt, new Date().toISOString());
+    this.outcomes.set(state, (this.outcomes.get(state) ?? 0) + 1);
   }
 }

@@ -5,4 +5,4 @@
  * admin API writes through `set`, which refuses values out of range with
  * `validation_failed` naming the key.
  */
-export { SettingsStore, SETTINGS, type SettingKey, type SettingValues, type WebhookTargetSetting } from './settings.store';
+export { SettingsStore, SETTINGS, type SettingKey, type SettingValues, type WebhookTargetSetting, type MetricsSetting } from './settings.store';

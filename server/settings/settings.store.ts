@@ -24,6 +24,18 @@ export interface WebhookTargetSetting {
   enabled: boolean;
 }
 
+/** GET /metrics (docs/operations.md, "Metrics"): off by default; `token` is the bearer token encrypted (lib/crypto `encrypt`), '' before the first. */
+export interface MetricsSetting {
+  enabled: boolean;
+  access: 'token' | 'lan';
+  token: string;
+}
+
+const isMetrics = (v: unknown): v is MetricsSetting => {
+  const m = v as MetricsSetting;
+  return !!m && typeof m === 'object' && Object.keys(m).length === 3 && typeof m.enabled === 'boolean' && (m.access === 'token' || m.access === 'lan') && typeof m.token === 'string' && m.token.length <= 1024;
+};
+
 /** A flat record of short strings and flags (the OIDC settings: their fields are checked by auth/oidc). */
 const isFlatRecord = (v: unknown): v is Record<string, string | boolean> =>
   !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length <= 32 &&
@@ -92,6 +104,7 @@ export const SETTINGS = {
   homes_enabled: def(true, bool, 'true or false'),
   home_storage_id: def<number | null>(null, (v): v is number | null => v === null || int(1, 2 ** 31)(v), 'a storage id or null'),
   home_folder: def('Users', (v): v is string => typeof v === 'string' && v.length <= 1024 && !v.split('/').includes('..'), 'a folder path'),
+  metrics: def<MetricsSetting>({ enabled: false, access: 'token', token: '' }, isMetrics, '{enabled, access: token or lan, token}'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

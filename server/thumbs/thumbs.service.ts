@@ -66,6 +66,8 @@ export interface BackfillSummary {
 
 export class ThumbService {
   readonly repo: ThumbStates;
+  /** Thumbnails finished by this process since it started, per outcome (the metrics read them). */
+  readonly outcomes: Record<Exclude<ThumbState, 'pending'>, number> = { ready: 0, failed: 0, skipped: 0 };
 
   constructor(
     db: Db,
@@ -114,6 +116,7 @@ export class ThumbService {
       await rm(workDir, { recursive: true, force: true });
     }
     this.repo.finish(id, state, error, node);
+    this.outcomes[state]++;
     // A ready thumbnail changes what its folder's listing shows: cached pages refresh and open browsers reload the row.
     if (state === 'ready') await this.bus.emit('folder.changed', { storage_id: node.storage_id, folder: parentRel(node.path), kind: 'updated', path: node.path, name: node.name });
     this.log.debug(`thumbnail ${id} ${state}${error ? `: ${error}` : ''} (${counter.bytes} bytes read)`);

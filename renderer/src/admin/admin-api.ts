@@ -8,7 +8,7 @@ import type { NewKey } from '../account/access-api';
 import type {
   ReplicaAudit, ReplicaDrill, ReplicaFailure, ReplicaMode, ReplicaReport, ReplicaRule, ReplicaSettings, ReplicaStatus, ReplicaTarget,
 } from '../../../server/contract';
-import type { AdminStatus, AssistantSettingsView, HomesSetting } from '../../../server/contract';
+import type { AdminStatus, AssistantSettingsView, HomesSetting, MetricsSettingsView } from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -85,6 +85,9 @@ export const homes = () => api<HomesSetting>('/api/admin/homes');
 export const patchHomes = (body: Partial<Pick<HomesSetting, 'enabled' | 'storage_id' | 'folder'>>) => api<HomesSetting>('/api/admin/homes', { method: 'PATCH', body });
 export const setRbac = (id: number, on: boolean) => api<AdminStorage>(`/api/admin/storages/${id}`, { method: 'PATCH', body: { rbac_enabled: on } });
 export const user = async (id: number) => (await api<{ user: User }>(`/api/admin/users/${id}`)).user;
+export const metrics = () => api<MetricsSettingsView>('/api/admin/metrics');
+export const patchMetrics = (body: Partial<Pick<MetricsSettingsView, 'enabled' | 'access'>>) => api<MetricsSettingsView>('/api/admin/metrics', { method: 'PATCH', body });
+export const metricsToken = async (renew = false) => (await api<{ token: string }>('/api/admin/metrics/token', renew ? { method: 'POST' } : {})).token;
 export const authSettings = () => api<{ allow_signup: boolean }>('/api/admin/auth/settings');
 export const patchAuthSettings = (body: { allow_signup: boolean }) => api<{ allow_signup: boolean }>('/api/admin/auth/settings', { method: 'PATCH', body });
 

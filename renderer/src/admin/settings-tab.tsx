@@ -1,6 +1,6 @@
 /**
  * Settings of the features that exist on this server: protection (trash,
- * versions, link life, antivirus), home folders, sign-up, single sign-on (OIDC) and updates. A section whose route is not
+ * versions, link life, antivirus), home folders, sign-up, single sign-on (OIDC), metrics and updates. A section whose route is not
  * there yet (404/501) says so instead of failing. External services (document
  * server, diagrams) get their section when that feature exists.
  */
@@ -11,6 +11,7 @@ import { useI18n } from '../i18n';
 import { useToast } from '../ui/toast';
 import * as admin from './admin-api';
 import { HomesSection } from './homes-section';
+import { MetricsSection } from './metrics-section';
 import { OidcSection } from './oidc-section';
 import { SignupSection } from './signup-section';
 import { Section, useSection } from './section';
@@ -22,6 +23,7 @@ export function SettingsTab() {
       <HomesSection />
       <SignupSection />
       <OidcSection />
+      <MetricsSection />
       <Updates />
     </div>
   );

@@ -14,12 +14,16 @@ import type { Ctx } from '../context';
 
 const LOOPBACK = /^(127\.|::1$)/;
 
-/** Whether the uplink budget and the guard leave this request alone. */
-export function egressExempt(ctx: Ctx): boolean {
-  if (ctx.state.principal) return true;
+/** A caller on this machine or its LAN, reaching the main listener (never the public links listener). */
+export function lanCaller(ctx: Ctx): boolean {
   if (ctx.state.publicListener) return false;
   const ip = ctx.state.ip;
   return isLanAddress(ip) && (!LOOPBACK.test(ip) || ctx.state.loopback);
+}
+
+/** Whether the uplink budget and the guard leave this request alone. */
+export function egressExempt(ctx: Ctx): boolean {
+  return !!ctx.state.principal || lanCaller(ctx);
 }
 
 export type AdmitPublic = (ctx: Ctx, share: ShareRow) => Promise<void>;
