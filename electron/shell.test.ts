@@ -6,11 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../test/helpers/tools';
 import { fakeElectron, type FakeElectron } from './fixtures/fake-electron';
-import { forkServer } from './fixtures/server-process';
+import { nodeFork } from './fork';
 import { startShell } from './shell';
 import type { ForkServer } from './types';
 
 const appRoot = fileURLToPath(new URL('..', import.meta.url));
+// The app forks the bundled server (dist/server/cli.js, `npm run build`); so does this test, through Node's fork.
+const serverBundle = join(appRoot, 'dist/server/cli.js');
+const forkServer = nodeFork(serverBundle);
 const tmp = tempDir('filedock-shell-');
 after(() => tmp.cleanup());
 
@@ -25,6 +28,7 @@ async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void
 
 /** The shell on the stand-in Electron, its server on loopback with an OS-chosen port; the fork records what the host sends. */
 async function shellOnFake(): Promise<{ fake: FakeElectron; userData: string; home: string; pids: number[] }> {
+  assert.ok(existsSync(serverBundle), `${serverBundle} is missing: run \`npm run build\` first`);
   const userData = join(tmp.dir, 'user-data');
   const home = join(tmp.dir, 'home');
   mkdirSync(userData, { recursive: true });
@@ -94,6 +98,7 @@ test('the shell under a stand-in Electron: tray menu and its actions, window clo
   fake.click('Pause background work');
   await until('paused', () => fake.tray!.menu.find((e) => e.label === 'Pause background work')?.checked === true);
   assert.ok(fake.labels().includes('Filedock is running (background work paused)'));
+  assert.ok(fake.calls.some((c) => c.what === 'child.send' && c.args[0] === 'pause'), 'the server was told');
   fake.click('Pause background work');
   await until('resumed', () => fake.tray!.menu.find((e) => e.label === 'Pause background work')?.checked === false);
 

@@ -43,6 +43,7 @@ const builder = spawnSync(process.execPath, [join(root, 'node_modules/electron-b
 const packSeconds = (Date.now() - started) / 1000;
 if (builder.status !== 0) {
   console.error(builder.stdout, builder.stderr);
+  if (!args.has('--keep')) rmSync(work, { recursive: true, force: true });
   console.error(`dist-check: electron-builder failed (exit ${builder.status})`);
   process.exit(1);
 }
