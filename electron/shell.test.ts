@@ -69,7 +69,7 @@ function halfUpload(url: string, token: string, folder: string, name: string, si
 }
 
 test('the shell under a stand-in Electron: tray menu and its actions, window close keeps the app, quit drains the server and the upload before exit', { timeout: 120_000 }, async () => {
-  const { fake, home, pids } = await shellOnFake();
+  const { fake, userData, home, pids } = await shellOnFake();
 
   // First run: the server is up, a window opened signed in, the tray shows the running state.
   assert.equal(fake.windows.length, 1);
@@ -105,7 +105,7 @@ test('the shell under a stand-in Electron: tray menu and its actions, window clo
   // Closing the window keeps the app and the server: a tray app lives on with no window.
   win.userClose();
   assert.equal(count(fake, 'app.quit') + count(fake, 'app.exit'), 0);
-  assert.equal(JSON.parse(readFileSync(join(tmp.dir, 'user-data', 'window-state.json'), 'utf8')).width, 900, 'bounds saved on close');
+  assert.equal(JSON.parse(readFileSync(join(userData, 'window-state.json'), 'utf8')).width, 900, 'bounds saved on close');
   assert.equal((await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200, 'the server still serves');
   // Open Filedock: a new window, signed in with this machine's device key (not the first-run secret again).
   fake.click('Open Filedock');
@@ -114,7 +114,7 @@ test('the shell under a stand-in Electron: tray menu and its actions, window clo
   assert.equal(second.urls[0], `${base}/`);
   const again = second.cookies.find((c) => c.name === 'service_session')?.value;
   assert.ok(again && again !== token, 'a fresh session from the device key');
-  assert.ok(existsSync(join(tmp.dir, 'user-data', 'first-run-done')));
+  assert.ok(existsSync(join(userData, 'first-run-done')));
 
   // Quit while an upload is in flight: the server is asked to drain, the upload completes, the child exits, then the app exits.
   const upload = halfUpload(base, token, '/Filedock', 'in-flight.bin', 4 * 1024 * 1024);

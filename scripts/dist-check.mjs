@@ -39,7 +39,7 @@ chmodSync(join(standIn, 'electron'), 0o755);
 const started = Date.now();
 const out = join(work, 'out');
 const builder = spawnSync(process.execPath, [join(root, 'node_modules/electron-builder/cli.js'), '--config', 'electron-builder.yml', '--linux', '--dir', '--publish', 'never',
-  `-c.electronDist=${standIn}`, '-c.npmRebuild=false', `-c.directories.output=${out}`], { cwd: root, encoding: 'utf8', env: { ...process.env, CSC_IDENTITY_AUTO_DISCOVERY: 'false' } });
+  `-c.electronDist=${standIn}`, '-c.npmRebuild=false', `-c.directories.output=${out}`], { cwd: root, encoding: 'utf8' });
 const packSeconds = (Date.now() - started) / 1000;
 if (builder.status !== 0) {
   console.error(builder.stdout, builder.stderr);
