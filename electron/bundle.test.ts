@@ -16,7 +16,7 @@ async function runtimeRequires(entry: string): Promise<string[]> {
 const bare = (mods: string[]) => mods.filter((m) => !m.startsWith('node:')).map((m) => (m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : m.split('/')[0]));
 
 test('the pure modules never load electron at runtime', async () => {
-  for (const m of ['server-host.ts', 'tray-menu.ts', 'windows.ts', 'desktop-settings.ts', 'pairing.ts', 'lan.ts', 'public-selftest.ts', 'power.ts', 'log-file.ts', 'server-env.ts', 'fork.ts'])
+  for (const m of ['server-host.ts', 'tray-menu.ts', 'windows.ts', 'desktop-settings.ts', 'pairing.ts', 'lan.ts', 'public-selftest.ts', 'power.ts', 'log-file.ts', 'server-env.ts', 'fork.ts', 'shell.ts'])
     assert.ok(!(await runtimeRequires(m)).includes('electron'), m);
 });
 
