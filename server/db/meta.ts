@@ -1,10 +1,7 @@
 /**
  * One-time instance facts in `meta` (owner: db): first-boot seeding done, the
  * desktop bootstrap secret consumed, ... Modules ask and record through this
- * store; none writes the table itself. A value once seen is kept in memory:
- * facts are recorded once, and `get` sits on request paths (`/api/auth/me`
- * asks for the default storage), where a statement per request cost a round
- * trip to a PostgreSQL server each time.
+ * store; none writes the table itself.
  */
 import type { Db } from './index';
 
@@ -13,11 +10,20 @@ export class MetaStore {
 
   constructor(private db: Pick<Db, 'k' | 'first' | 'run'>) {}
 
-  /** The value recorded under `key`, or undefined (asked again next time: another instance may record it). */
+  /** The value recorded under `key`, or undefined. */
   get(key: string): string | undefined {
+    return this.db.first(this.db.k.selectFrom('meta').select('value').where('key', '=', key))?.value;
+  }
+
+  /**
+   * `get` for a fact recorded once and never changed (the default storage): kept in memory once seen, for
+   * request paths (`/api/auth/me` asks for it), where a statement per request cost a round trip to a
+   * PostgreSQL server each time. Not yet recorded: asked again next time (another instance may record it).
+   */
+  fact(key: string): string | undefined {
     const hit = this.known.get(key);
     if (hit !== undefined) return hit;
-    const value = this.db.first(this.db.k.selectFrom('meta').select('value').where('key', '=', key))?.value;
+    const value = this.get(key);
     if (value !== undefined) this.known.set(key, value);
     return value;
   }
@@ -31,6 +37,5 @@ export class MetaStore {
   /** Records `value` under `key`, replacing an earlier one. */
   set(key: string, value: string): void {
     this.db.run(this.db.k.insertInto('meta').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })));
-    this.known.set(key, value);
   }
 }

@@ -33,7 +33,7 @@ export class Homes {
   storage(): StorageRow | null {
     if (!this.d.settings.get('homes_enabled')) return null;
     const repo = this.d.files.catalogue.repo;
-    const id = this.d.settings.get('home_storage_id') ?? Number(this.d.db.meta.get(DEFAULT_STORAGE_META) ?? NaN);
+    const id = this.d.settings.get('home_storage_id') ?? Number(this.d.db.meta.fact(DEFAULT_STORAGE_META) ?? NaN);
     return (Number.isInteger(id) ? repo.byId(id) : undefined) ?? null;
   }
 
