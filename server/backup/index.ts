@@ -7,3 +7,4 @@ export { writeBackup, writeBackupFile, backupFileName, BACKUP_NAME, type BackupS
 export { restoreBackup, verifyBackup, RestoreRefused } from './restore';
 export { FORMAT_VERSION, currentSchema, type Manifest, type ManifestEntry } from './manifest';
 export { recordBackup, lastBackup } from './last';
+export { BackupService, BACKUP_JOB, staleAfterS, UNSCHEDULED_STALE_S, type BackupPayload } from './scheduled';
