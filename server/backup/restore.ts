@@ -3,7 +3,8 @@
  * refuse the restore is checked before the first byte is written: the target
  * is empty, the manifest is one this build reads, its schema is not newer
  * than this build's migrations, the archive holds exactly the entries the
- * manifest lists, and every entry's sha256 and size match. Each file is then
+ * manifest lists, every entry's sha256 and size match, and the database it
+ * goes into is the right kind (and empty, on PostgreSQL). Each file is then
  * written to a temp name, flushed and renamed into place.
  */
 import { createHash } from 'node:crypto';
@@ -13,11 +14,12 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openZip, type ZipEntry } from '../archives';
-import { dataPathOf, MANIFEST_NAME, MAX_MANIFEST_BYTES, parseManifest, schemaProblem, type Manifest } from './manifest';
+import { pgRelationCount, pgRestore, redactUrl } from '../db';
+import { DATABASE_ENTRY, dataPathOf, MANIFEST_NAME, MAX_MANIFEST_BYTES, parseManifest, schemaProblem, type Manifest } from './manifest';
 
 /** Why a restore was refused; `reason` is stable for scripts and tests. Nothing was written. */
 export class RestoreRefused extends Error {
-  constructor(readonly reason: 'not_empty' | 'invalid' | 'schema_newer' | 'checksum' | 'postgres', message: string) {
+  constructor(readonly reason: 'not_empty' | 'invalid' | 'schema_newer' | 'checksum' | 'database', message: string) {
     super(message);
     this.name = 'RestoreRefused';
   }
@@ -34,21 +36,30 @@ export async function verifyBackup(file: string): Promise<Manifest> {
 }
 
 /**
- * Restores `file` into `dataDir` (created when missing; refused when it holds anything). PostgreSQL
- * backups are refused here: their dump goes back with `pg_restore` (docs/operations.md).
+ * Restores `file` into `dataDir` (created when missing; refused when it holds anything). A PostgreSQL
+ * backup's dump goes into the database at `databaseUrl` with `pg_restore`, which must be empty; a SQLite
+ * backup is refused when a database URL is set (the service would not open the restored file).
  */
-export async function restoreBackup(file: string, dataDir: string): Promise<Manifest> {
+export async function restoreBackup(file: string, dataDir: string, o: { databaseUrl?: string } = {}): Promise<Manifest> {
   await mustBeEmpty(dataDir);
   const zip = await openLocalZip(file);
   try {
     const m = await verified(zip);
-    if (m.database === 'postgres') {
-      throw new RestoreRefused('postgres', 'this backup holds a PostgreSQL dump (database.pgdump): restore it with pg_restore into an empty database, then restore the other files as docs/operations.md shows');
-    }
+    await checkDatabaseTarget(m, o.databaseUrl ?? '');
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const byName = new Map(zip.entries.map((e) => [e.name, e]));
     try {
-      for (const e of m.entries) await extract(zip, byName.get(e.name)!, join(dataDir, dataPathOf(e.name)), e.mode);
+      for (const e of m.entries) {
+        if (e.name !== DATABASE_ENTRY.postgres) {
+          await extract(zip, byName.get(e.name)!, join(dataDir, dataPathOf(e.name)), e.mode);
+          continue;
+        }
+        // The dump is only passing through: pg_restore reads it from the data folder, then it goes.
+        const dump = join(dataDir, '.database.pgdump');
+        await extract(zip, byName.get(e.name)!, dump, 0o600);
+        await pgRestore(o.databaseUrl!, dump);
+        await rm(dump);
+      }
     } catch (e) {
       // The folder was empty: a failed restore (a full disk) leaves it empty again rather than half restored.
       for (const n of await readdir(dataDir)) await rm(join(dataDir, n), { recursive: true, force: true });
@@ -58,6 +69,17 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Mani
   } finally {
     zip.close();
   }
+}
+
+/** The backup's database kind must match where the service will look: a file, or an empty PostgreSQL database. */
+async function checkDatabaseTarget(m: Manifest, url: string): Promise<void> {
+  if (m.database === 'sqlite') {
+    if (url) throw new RestoreRefused('database', 'this backup holds a SQLite database but SERVICE_DATABASE_URL is set: unset it to restore (then "service db migrate-to" moves it to PostgreSQL)');
+    return;
+  }
+  if (!url) throw new RestoreRefused('database', 'this backup holds a PostgreSQL dump (database.pgdump): set SERVICE_DATABASE_URL to an EMPTY database to restore it into');
+  const n = await pgRelationCount(url);
+  if (n > 0) throw new RestoreRefused('not_empty', `the database ${redactUrl(url)} is not empty (${n} relations): restore only into a new, empty database`);
 }
 
 /** Writes one entry to a temp name beside `dest`, flushes it, sets its mode and renames it into place. */

@@ -19,15 +19,16 @@ create   writes one archive (filedock-backup-<time>.zip) into DIR (default: the
          service may keep running), the secret key, the config file, the data
          folder's state/ and plugins/, and manifest.json with each file's sha256.
 restore  checks the archive (schema not newer than this build, every checksum)
-         and restores it into an EMPTY data folder (default: SERVICE_DATA_DIR).
-         Start the service on that folder afterwards.
+         and restores it into an EMPTY data folder (default: SERVICE_DATA_DIR);
+         a PostgreSQL backup's dump goes into the EMPTY database SERVICE_DATABASE_URL
+         names (pg_restore, one transaction). Start the service afterwards.
 Exit codes: 0 done, 1 failed, 2 refused (not empty, damaged, newer schema).`;
 
 export async function backupCommand(argv: string[], config: Config): Promise<number> {
   const { positionals, values } = parse(argv, { to: { type: 'string' }, 'data-dir': { type: 'string' } }, USAGE);
   const [sub, ...rest] = positionals;
   if (sub === 'create' && rest.length === 0 && values['data-dir'] === undefined) return create(config, resolve(values.to ?? '.'));
-  if (sub === 'restore' && rest.length === 1 && values.to === undefined) return restore(resolve(rest[0]), resolve(values['data-dir'] ?? config.dataDirResolved));
+  if (sub === 'restore' && rest.length === 1 && values.to === undefined) return restore(resolve(rest[0]), resolve(values['data-dir'] ?? config.dataDirResolved), config.databaseUrl);
   throw new UsageError(USAGE.trim());
 }
 
@@ -54,9 +55,9 @@ async function create(config: Config, to: string): Promise<number> {
   }
 }
 
-async function restore(file: string, dataDir: string): Promise<number> {
+async function restore(file: string, dataDir: string, databaseUrl: string): Promise<number> {
   try {
-    const m = await restoreBackup(file, dataDir);
+    const m = await restoreBackup(file, dataDir, { databaseUrl });
     console.log(`restored ${m.entries.length} files of the backup of ${m.created_at} (Filedock ${m.filedock_version}, schema ${m.schema}) into ${dataDir}`);
     console.log(`start the service with SERVICE_DATA_DIR=${dataDir}${m.entries.some((e) => e.name.startsWith('config/')) ? ' (its config file is in config/ there: point SERVICE_CONFIG at it)' : ''}`);
     return 0;

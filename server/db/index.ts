@@ -21,6 +21,7 @@ export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats,
 export { copySqliteToPostgres, CopyRefused, CopyMismatch, type TableCopy } from './pg/copy';
 export { DatabaseUrlError, redactUrl } from './pg/connect';
 export { openPostgresDatabase } from './pg/database';
+export { pgRestore, pgRelationCount } from './pg/dump';
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';
 export type { DB } from './tables';
 export type Sqlite = Database.Database;

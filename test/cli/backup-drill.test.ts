@@ -4,6 +4,7 @@
  * into a fresh data folder, and a service started on it serves every file,
  * link (PIN still asked, download count kept), version and account. A backup
  * of a newer schema, a damaged archive and a non-empty target are refused.
+ * On PostgreSQL the dump goes back into an empty database with pg_restore.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { Readable } from 'node:stream';
 import { bootSignedIn, CHILD_ADMIN, type ChildApi, type ChildServer } from '../helpers/child-server';
 import { zipEntries } from '../helpers/zip-read';
 import { tempDir } from '../helpers/tools';
+import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
 import { ZipWriter } from '../../server/lib/zip-writer';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -206,5 +208,69 @@ describe('restore drill: back up a running service under load, restore into a fr
     const c = await cli(['backup', 'restore', archive, '--data-dir', fresh], {});
     assert.equal(c.code, 2);
     assert.match(c.stderr, /is not empty/);
+  });
+});
+
+describe('on PostgreSQL: pg_dump in the archive, pg_restore into an empty database', { skip: needPostgres() ?? undefined }, () => {
+  const t = tempDir('filedock-backup-pg-');
+  const files = join(t.dir, 'files');
+  const out = join(t.dir, 'out');
+  let cluster: PgCluster;
+  let srv: ChildServer | null = null;
+
+  before(async () => {
+    mkdirSync(files);
+    mkdirSync(out);
+    cluster = await startPostgres();
+  });
+  after(async () => {
+    await srv?.stop();
+    await cluster?.destroy();
+    t.cleanup();
+  });
+
+  test('backed up while serving, refused into a non-empty database or none, restored into an empty one and served', async () => {
+    const source = await cluster.createDatabase('backup_src');
+    const env = { SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: files, SERVICE_DEFAULT_STORAGE_NAME: 'Files' };
+    let api: ChildApi;
+    ({ srv, api } = await bootSignedIn(join(t.dir, 'data'), { ...env, SERVICE_DATABASE_URL: source }));
+    assert.equal((await api('POST', '/api/admin/users', { email: 'pia@example.test', username: 'pia', password: 'pia-password-1', role: 'user' })).status, 200);
+    const admin = (await login(srv.url, CHILD_ADMIN.email, CHILD_ADMIN.password)).token!;
+    const body = randomBytes(100_000);
+    await upload(srv.url, admin, '/Files', 'pg.bin', body);
+    const share = await api('POST', '/api/files/share', { path: '/Files/pg.bin', pin: '9876' });
+    assert.equal(share.status, 200, JSON.stringify(share.body));
+    const made = await cli(['backup', 'create', '--to', out], { SERVICE_DATA_DIR: join(t.dir, 'data'), SERVICE_DATABASE_URL: source });
+    assert.equal(made.code, 0, made.stderr);
+    await srv.stop();
+    srv = null;
+    const archive = join(out, readdirSync(out)[0]);
+    const entries = await zipEntries(archive, async (s) => Buffer.concat(await s.toArray()), Buffer.alloc(0));
+    const manifest = JSON.parse(entries.get('manifest.json')!.toString('utf8'));
+    assert.equal(manifest.database, 'postgres');
+    assert.ok(entries.has('database.pgdump') && !entries.has('database.sqlite'));
+
+    const busy = await cli(['backup', 'restore', archive, '--data-dir', join(t.dir, 'r1')], { SERVICE_DATABASE_URL: source });
+    assert.equal(busy.code, 2, busy.stderr);
+    assert.match(busy.stderr, /is not empty \(\d+ relations\)/);
+    const none = await cli(['backup', 'restore', archive, '--data-dir', join(t.dir, 'r1')], {});
+    assert.equal(none.code, 2, none.stderr);
+    assert.match(none.stderr, /set SERVICE_DATABASE_URL to an EMPTY database/);
+    assert.throws(() => readdirSync(join(t.dir, 'r1')), /ENOENT/, 'refusals write nothing');
+
+    const target = await cluster.createDatabase('backup_dst');
+    const fresh = join(t.dir, 'restored');
+    const r = await cli(['backup', 'restore', archive, '--data-dir', fresh], { SERVICE_DATABASE_URL: target });
+    assert.equal(r.code, 0, r.stderr);
+    const kept = readdirSync(fresh);
+    assert.ok(kept.includes('secret.key'), kept.join(', '));
+    assert.ok(!kept.some((n) => n.includes('pgdump')), `the dump does not stay behind: ${kept.join(', ')}`);
+    ({ srv } = await bootSignedIn(fresh, { ...env, SERVICE_DATABASE_URL: target }));
+    const token = (await login(srv.url, 'pia@example.test', 'pia-password-1'));
+    assert.equal(token.status, 200, 'accounts sign in');
+    const raw = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/Files/pg.bin')}`, { headers: { authorization: `Bearer ${(await login(srv.url, CHILD_ADMIN.email, CHILD_ADMIN.password)).token}` } });
+    assert.equal(sha256(Buffer.from(await raw.arrayBuffer())), sha256(body));
+    const meta = await fetch(`${srv.url}/api/files/share/${share.body.token}`);
+    assert.equal((await meta.json()).requires_pin, true);
   });
 });
