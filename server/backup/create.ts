@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, type Stats } from 'node:fs';
-import { lstat, mkdtemp, open, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -67,7 +67,7 @@ export async function writeBackup(src: BackupSources, out: Writable, signal?: Ab
           done(null, chunk);
         },
       });
-      const st = await lstat(s.file);
+      const st = await stat(s.file);
       const body = createReadStream(s.file, { highWaterMark: 1 << 20 });
       const piped = pipeline(body, tap);
       await Promise.all([zip.addFile(s.name, tap, { size: st.size, mtime: st.mtime, compress: true, mode: s.mode }), piped]);

@@ -3,8 +3,8 @@
  * secret key and the settings kept outside the database, made by the CLI,
  * on a schedule or on request, and restored into an empty data folder.
  */
-export { writeBackup, writeBackupFile, backupFileName, BACKUP_NAME, type BackupSources } from './create';
+export { writeBackupFile, type BackupSources } from './create';
 export { restoreBackup, verifyBackup, RestoreRefused } from './restore';
-export { FORMAT_VERSION, currentSchema, type Manifest, type ManifestEntry } from './manifest';
-export { recordBackup, lastBackup } from './last';
-export { BackupService, BACKUP_JOB, staleAfterS, UNSCHEDULED_STALE_S, type BackupPayload } from './scheduled';
+export type { Manifest, ManifestEntry } from './manifest';
+export { recordBackup } from './last';
+export { BackupService } from './scheduled';

@@ -29,11 +29,11 @@ declare module '../jobs/types' {
   }
 }
 
-export const BACKUP_JOB = 'backup.run';
+const BACKUP_JOB = 'backup.run';
 const SCHEDULE = 'backup';
 const DAY_S = 86_400;
 /** With no schedule, Admin → Status turns amber when the last backup is older than this. */
-export const UNSCHEDULED_STALE_S = 8 * DAY_S;
+const UNSCHEDULED_STALE_S = 8 * DAY_S;
 
 export interface BackupDeps {
   sources: BackupSources;
@@ -165,7 +165,7 @@ export class BackupService {
 }
 
 /** Twice the schedule's interval (two fires from now), or 8 days with no (or an unreadable) schedule. */
-export function staleAfterS(cron: string, now = Date.now()): number {
+function staleAfterS(cron: string, now = Date.now()): number {
   if (!cron.trim()) return UNSCHEDULED_STALE_S;
   try {
     const spec = parseCron(cron);
