@@ -40,6 +40,7 @@ import { createDocserver, createExternal } from './docserver';
 import { createAssistant } from './assistant';
 import { createProvider, type ProviderFactory } from './assistant/providers';
 import { createAppPlugins } from './plugins';
+import { BackupService } from './backup';
 
 /** A temp file another instance is writing is touched as bytes arrive; one untouched this long is abandoned. */
 const SHARED_TEMP_GRACE_MS = 10 * 60_000;
@@ -242,6 +243,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());
+    const backups = new BackupService({ sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version }, settings, files, queue, log: logFn });
+    backups.register();
     assertEveryJobHandled(queue);
 
     const capabilities = (): Capabilities => ({
@@ -270,7 +273,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     return {
       config, log, logFn, dirs, secretKey, db, channel, bus, hub, queue, governor, scheduler, auth, oidc, settings, registry, manager,
       catalogue, io, ops, files, homes, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
-      gateways, replication, assistant, appPlugins, capabilities, close,
+      gateways, replication, assistant, appPlugins, backups, capabilities, close,
     };
   } catch (e) {
     await close();

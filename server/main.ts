@@ -56,6 +56,7 @@ import { uploadRoutes } from './http/routes/uploads.routes';
 import { shareRoutes } from './http/routes/shares.routes';
 import { sharePublicRoutes } from './http/routes/shares-public.routes';
 import { adminUplinkRoutes } from './http/routes/admin-uplink.routes';
+import { adminBackupRoutes } from './http/routes/admin-backups.routes';
 import { publicEgress } from './http/public/egress';
 import { EgressShaper } from './lib/egress';
 import { parseAddressList } from './lib/net-addr';
@@ -228,6 +229,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
       adminGovernorRoutes({ settings: sv.settings, governor: sv.governor, bus, maxJsonBytes: json }),
       replicationRoutes({ replication: sv.replication, bus, maxJsonBytes: json }),
+      adminBackupRoutes({ backups: sv.backups, bus, maxJsonBytes: json }),
       quotaRoutes({ catalogue, files, auth, bus }),
       thumbRoutes({ thumbs, files }),
       filesPdfRoutes({ files, pdfs }),
@@ -293,6 +295,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
     scheduleProtection(protection, scheduler, logFn);
     sv.replication.schedule(scheduler);
+    sv.backups.schedule(scheduler);
     sv.governor.start();
     queue.start();
     sv.appPlugins.start();

@@ -15,7 +15,7 @@ import { NodesRepo, type NodeRow } from './nodes.repo';
 import { mimeOf } from './mime';
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
-export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'mkdir' | 'app' | GatewayOrigin;
+export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'mkdir' | 'app' | 'backup' | GatewayOrigin;
 /** The protocol gateways: a write through one carries it as `meta.origin`. */
 export type GatewayOrigin = 'webdav' | 'sftp' | 'ftp' | 's3';
 // An app's output file is a new file written for a person, like an upload (meta.plugin names the app).

@@ -23,6 +23,7 @@ Commands:
   storage add|list|remove   manage storages
   thumb backfill            generate missing thumbnails (--help for the flags)
   db migrate-to <url>       copy the catalogue into an empty PostgreSQL database (docs/postgresql.md)
+  backup create|restore     back up this install into one archive, or restore one (docs/operations.md)
   self-update [--check] [--to <version>]
                             check for and install a new release (docs/updates.md)
   install-systemd           write a hardened systemd unit for this install (docs/operations.md)
@@ -53,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./thumb')).thumbCommand(rest, config);
     case 'db':
       return (await import('./db')).dbCommand(rest, config);
+    case 'backup':
+      return (await import('./backup')).backupCommand(rest, config);
     case 'self-update':
       return (await import('./self-update')).selfUpdateCommand(rest, config);
     case 'install-systemd':

@@ -20,3 +20,4 @@ export type * from './gateways';
 export type * from './docserver';
 export type * from './replication';
 export type * from './assistant';
+export type * from './backups';

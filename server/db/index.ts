@@ -22,6 +22,7 @@ export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats,
 export { copySqliteToPostgres, CopyRefused, CopyMismatch, type TableCopy } from './pg/copy';
 export { DatabaseUrlError, redactUrl } from './pg/connect';
 export { openPostgresDatabase } from './pg/database';
+export { pgRestore, pgRelationCount } from './pg/dump';
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';
 export type { DB } from './tables';
 export { tx, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';

@@ -105,6 +105,12 @@ export const SETTINGS = {
   home_storage_id: def<number | null>(null, (v): v is number | null => v === null || int(1, 2 ** 31)(v), 'a storage id or null'),
   home_folder: def('Users', (v): v is string => typeof v === 'string' && v.length <= 1024 && !v.split('/').includes('..'), 'a folder path'),
   metrics: def<MetricsSetting>({ enabled: false, access: 'token', token: '' }, isMetrics, '{enabled, access: token or lan, token}'),
+  /** Scheduled backups of Filedock itself (backup/): croner syntax, empty = off (no target is chosen on a new install). */
+  backup_cron: def('', text(256), 'a cron expression or empty'),
+  /** Backups kept in the target folder; older ones are deleted after each new one. */
+  backup_keep: def(7, int(1, 1000), '1..1000'),
+  /** UI path of the folder the backups go to (`/Files/Backups`); empty = none chosen. */
+  backup_target: def('', text(4096), 'a folder path'),
   webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
 } satisfies Record<string, Def<any>>;
 

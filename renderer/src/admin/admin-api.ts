@@ -8,7 +8,7 @@ import type { NewKey } from '../account/access-api';
 import type {
   ReplicaAudit, ReplicaDrill, ReplicaFailure, ReplicaMode, ReplicaReport, ReplicaRule, ReplicaSettings, ReplicaStatus, ReplicaTarget,
 } from '../../../server/contract';
-import type { AdminStatus, AssistantSettingsView, HomesSetting, MetricsSettingsView } from '../../../server/contract';
+import type { AdminStatus, AssistantSettingsView, BackupSettings, BackupsView, HomesSetting, MetricsSettingsView } from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -126,3 +126,7 @@ export const testAssistant = () => api<AssistantTest>('/api/admin/assistant/test
 
 /** How the service is holding up now (background work, uplink, drives, budgets, the sleep inhibitor). */
 export const status = () => api<AdminStatus>('/api/admin/status');
+/** Backups of Filedock itself (docs/operations.md): settings, the archives in the target, "back up now". */
+export const backups = () => api<BackupsView>('/api/admin/backups');
+export const patchBackups = (body: Partial<BackupSettings>) => api<BackupsView>('/api/admin/backups/settings', { method: 'PATCH', body });
+export const backupNow = () => api<{ op_id: string }>('/api/admin/backups/run', { method: 'POST' });

@@ -1,6 +1,6 @@
 /**
  * Settings of the features that exist on this server: protection (trash,
- * versions, link life, antivirus), home folders, sign-up, single sign-on (OIDC), metrics and updates. A section whose route is not
+ * versions, link life, antivirus), home folders, sign-up, single sign-on (OIDC), metrics, backups of Filedock and updates. A section whose route is not
  * there yet (404/501) says so instead of failing. External services (document
  * server, diagrams) get their section when that feature exists.
  */
@@ -10,6 +10,7 @@ import { formatDate } from '../lib/format';
 import { useI18n } from '../i18n';
 import { useToast } from '../ui/toast';
 import * as admin from './admin-api';
+import { BackupsSection } from './backups-section';
 import { HomesSection } from './homes-section';
 import { MetricsSection } from './metrics-section';
 import { OidcSection } from './oidc-section';
@@ -24,6 +25,7 @@ export function SettingsTab() {
       <SignupSection />
       <OidcSection />
       <MetricsSection />
+      <BackupsSection />
       <Updates />
     </div>
   );

@@ -10,6 +10,7 @@ import type { AdminStatus } from '../../../server/contract';
 import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
 import * as admin from './admin-api';
+import { BackupStatus } from './backup-status';
 
 const REFRESH_MS = 5000;
 /** Mbit/s with one decimal at most ("0", "0.3", "8"). */
@@ -19,9 +20,10 @@ export function StatusTab() {
   const { t } = useI18n();
   const [s, setS] = useState<AdminStatus | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    const load = () => admin.status().then((v) => live && (setS(v), setError(null)), (e) => live && setError(e));
+    const load = () => admin.status().then((v) => live && (setS(v), setError(null), setTick((n) => n + 1)), (e) => live && setError(e));
     void load();
     const timer = setInterval(() => void load(), REFRESH_MS);
     return () => {
@@ -86,6 +88,7 @@ export function StatusTab() {
           </ul>
         )}
       </section>
+      <BackupStatus tick={tick} />
       <section className="card" aria-label={t('status.health')}>
         <h2>{t('status.health')}</h2>
         <p>{t('status.health_line', { p99: s.event_loop.p99_ms, rss: s.memory.rss_mb, up: Math.round(s.uptime_s / 60) })}</p>

@@ -51,6 +51,14 @@ export async function connectPostgres(url: string, o: { timeoutMs?: number } = {
   return c;
 }
 
+/** Tables, views and sequences in the connection's current schema: 0 for a database nothing was put in yet. */
+export async function relationCount(c: pg.Client): Promise<number> {
+  const r = await c.query<{ n: bigint }>(
+    `SELECT count(*) AS n FROM pg_class WHERE relnamespace = to_regnamespace(current_schema()) AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')`,
+  );
+  return Number(r.rows[0].n);
+}
+
 /** What went wrong with a connection attempt, in words a person can act on. */
 export function explain(e: unknown): string {
   const err = e as { code?: string; message?: string };

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { MIGRATIONS, type Migration } from '../migrations';
-import { connectPostgres } from './connect';
+import { connectPostgres, relationCount } from './connect';
 import { migratePostgres } from './migrate';
 
 /** The copy cannot start: the source or the target is not in a state to copy (the CLI exits 2). */
@@ -112,11 +112,9 @@ function sourceTables(lite: Database.Database): SourceTable[] {
 }
 
 async function assertEmpty(c: pg.Client, url: string): Promise<void> {
-  const r = await c.query<{ n: bigint }>(
-    `SELECT count(*) AS n FROM pg_class WHERE relnamespace = to_regnamespace(current_schema()) AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')`,
-  );
-  if (Number(r.rows[0].n) > 0) {
-    throw new CopyRefused(`the target database is not empty (${r.rows[0].n} relations in schema ${(await c.query('SELECT current_schema() AS s')).rows[0].s}): migrate-to only fills an empty database; create a new one (${new URL(url).pathname.slice(1) || 'its name'} is taken)`);
+  const n = await relationCount(c);
+  if (n > 0) {
+    throw new CopyRefused(`the target database is not empty (${n} relations in schema ${(await c.query('SELECT current_schema() AS s')).rows[0].s}): migrate-to only fills an empty database; create a new one (${new URL(url).pathname.slice(1) || 'its name'} is taken)`);
   }
 }
 

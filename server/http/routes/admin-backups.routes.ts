@@ -1,0 +1,42 @@
+/**
+ * Backups of Filedock itself (admin; docs/operations.md, "Backups of Filedock itself"):
+ *   GET   /api/admin/backups           settings, the archives in the target folder, the last backup's age
+ *   PATCH /api/admin/backups/settings  {cron?, keep?, target?}; every field checked before any is stored
+ *   POST  /api/admin/backups/run       "back up now": 202 {op_id} (an op in the admin's list)
+ */
+import Router from '@koa/router';
+import type { BackupService } from '../../backup';
+import type { EventBus } from '../../events';
+import { readObject } from '../middlewares/body';
+import { requireAdmin } from '../middlewares/auth';
+import { validate, z } from '../validate';
+import { actorOf, me, reqMeta, type AppState } from '../context';
+
+const settingsBody = z.strictObject({
+  cron: z.string().max(256).optional(),
+  keep: z.number().int().optional(),
+  target: z.string().max(4096).optional(),
+});
+
+export function adminBackupRoutes(d: { backups: BackupService; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>({ prefix: '/api/admin/backups' });
+  r.use(requireAdmin);
+
+  r.get('/', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await d.backups.view();
+  });
+
+  r.patch('/settings', async (ctx) => {
+    const b = validate(settingsBody, await readObject(ctx, d.maxJsonBytes));
+    const changes = d.backups.update(b);
+    if (Object.keys(changes).length) await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'backups', meta: { changes } });
+    ctx.body = await d.backups.view();
+  });
+
+  r.post('/run', (ctx) => {
+    ctx.status = 202;
+    ctx.body = { op_id: d.backups.request('manual', me(ctx).id) };
+  });
+  return r;
+}
