@@ -1,14 +1,17 @@
 /**
  * GET /api/openapi.json: a valid OpenAPI 3.1 document (checked by a validator package)
  * that describes every route the routers answer and no route they do not. A route
- * added without a `doc({...})` fails here, named.
+ * added without a `doc({...})` fails here, named. The rendered reference page
+ * (docs/api-reference.md) must be the one this document renders.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { routeEntries } from '../../server/http/openapi/document';
 import { VERSION } from '../../server/version';
+import { PAGE, renderReference } from '../../scripts/api-reference';
 
 describe('the OpenAPI description', () => {
   let s: TestServer;
@@ -54,5 +57,10 @@ describe('the OpenAPI description', () => {
     const raw = doc.paths['/api/files/raw'].get;
     assert.ok(raw.parameters.some((p: any) => p.name === 'path' && p.in === 'query' && p.required));
     assert.ok(raw.responses['200'].content['application/octet-stream']);
+  });
+
+  test('docs/api-reference.md is the page this document renders', () => {
+    const committed = readFileSync(new URL(`../../${PAGE}`, import.meta.url), 'utf8');
+    assert.ok(committed === renderReference(doc), `${PAGE} is stale: run \`npm run docs:api\` and commit the page`);
   });
 });
