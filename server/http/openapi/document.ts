@@ -48,19 +48,21 @@ export function routeEntries(routers: ReadonlyArray<Router<AppState>>): RouteEnt
   return [...seen.values()];
 }
 
-const schemas = new WeakMap<z.ZodType, Json>();
-/** The schema as a client sends it (before coercion and transforms); cached per schema object. */
-function jsonSchema(s: z.ZodType): Json {
-  let j = schemas.get(s);
+/** JSON Schemas by zod schema, for one build (a schema several routes share is converted once; nothing is kept after). */
+type Schemas = Map<z.ZodType, Json>;
+
+/** The schema as a client sends it (before coercion and transforms). */
+function jsonSchema(s: z.ZodType, seen: Schemas): Json {
+  let j = seen.get(s);
   if (!j) {
     const { $schema: _, ...rest } = z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Json;
-    schemas.set(s, (j = rest));
+    seen.set(s, (j = rest));
   }
   return j;
 }
 
-function parameters(where: 'path' | 'query', s: z.ZodType | undefined, names: string[] = []): Json[] {
-  const j = s ? jsonSchema(s) : {};
+function parameters(seen: Schemas, where: 'path' | 'query', s: z.ZodType | undefined, names: string[] = []): Json[] {
+  const j = s ? jsonSchema(s, seen) : {};
   const props = (j.properties ?? {}) as Record<string, Json>;
   const required = new Set((j.required ?? []) as string[]);
   const all = where === 'path' ? names : Object.keys(props);
@@ -69,7 +71,7 @@ function parameters(where: 'path' | 'query', s: z.ZodType | undefined, names: st
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 301: 'Moved permanently', 302: 'Found (redirect)', 303: 'See other (redirect)' };
 
-function operation(e: RouteEntry & { doc: FullDoc }): Json {
+function operation(e: RouteEntry & { doc: FullDoc }, seen: Schemas): Json {
   const d = e.doc;
   const status = d.status ?? 200;
   const produces = d.produces ?? ['application/json'];
@@ -80,7 +82,7 @@ function operation(e: RouteEntry & { doc: FullDoc }): Json {
     ...(d.description && { description: d.description }),
     tags: [d.tag],
     ...(d.deprecated && { deprecated: true }),
-    parameters: [...parameters('path', d.params, names), ...parameters('query', d.query)],
+    parameters: [...parameters(seen, 'path', d.params, names), ...parameters(seen, 'query', d.query)],
     responses: {
       [status]: {
         description: STATUS_TEXT[status] ?? 'Success',
@@ -96,7 +98,7 @@ function operation(e: RouteEntry & { doc: FullDoc }): Json {
   if (d.auth === 'user' || d.auth === 'admin') op['x-api-key'] = keyRule(e.method, e.path);
   if (d.body || d.consumes) {
     const type = d.consumes ?? 'application/json';
-    op.requestBody = { required: true, content: { [type]: d.body ? { schema: jsonSchema(d.body) } : {} } };
+    op.requestBody = { required: true, content: { [type]: d.body ? { schema: jsonSchema(d.body, seen) } : {} } };
   }
   return op;
 }
@@ -117,10 +119,11 @@ const ERROR_SCHEMA = {
 export function buildOpenApi(routers: ReadonlyArray<Router<AppState>>, version: string): Json {
   const paths: Record<string, Json> = {};
   const tags = new Set<string>();
+  const seen: Schemas = new Map();
   for (const e of routeEntries(routers)) {
     if (!e.doc) continue;
     tags.add(e.doc.tag);
-    (paths[e.path] ??= {})[e.method.toLowerCase()] = operation(e as RouteEntry & { doc: FullDoc });
+    (paths[e.path] ??= {})[e.method.toLowerCase()] = operation(e as RouteEntry & { doc: FullDoc }, seen);
   }
   return {
     openapi: '3.1.0',
