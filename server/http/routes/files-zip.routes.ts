@@ -17,11 +17,11 @@ import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Files', 'user');
+/** One `path` or several (query strings never fail this: it names the parameter for the description). */
+const zipQuery = z.object({ path: z.union([z.string(), z.array(z.string())]).optional() });
 
 export function filesZipRoutes(d: { files: FileService; zips: DownloadZip; log: (msg: string, err?: unknown) => void }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
-  // One `path` or several (query strings never fail this: it names the parameter for the description).
-  const zipQuery = z.object({ path: z.union([z.string(), z.array(z.string())]).optional() });
   r.use(filesDoor, requireUser);
 
   r.get('/zip', doc({ summary: 'Download files and folders as one ZIP (repeat `path`)', query: zipQuery, produces: ['application/zip'] }), async (ctx) => {

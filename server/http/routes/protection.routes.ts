@@ -27,7 +27,10 @@ export function protectionRoutes(d: { protection: Protection; maxJsonBytes: numb
     ctx.body = await d.protection.settings.view();
   });
   r.patch('/', doc({ summary: 'Change protection settings (any subset; an unknown field or a value out of range changes nothing)', body: patch }), async (ctx) => {
-    ctx.body = await d.protection.settings.patch(validate(patch, await readObject(ctx, d.maxJsonBytes)), actorOf(ctx), reqMeta(ctx));
+    const b = await readObject(ctx, d.maxJsonBytes);
+    // Never refuses; the service gets the body itself, whose field order decides which bad field it names first.
+    validate(patch, b);
+    ctx.body = await d.protection.settings.patch(b, actorOf(ctx), reqMeta(ctx));
   });
   return r;
 }
