@@ -74,6 +74,8 @@ import { actor, type AppState, type Ctx } from './http/context';
 import { assistantRoutes } from './http/routes/assistant.routes';
 import { appPluginRoutes } from './http/routes/app-plugins.routes';
 import { appsPublicRoutes } from './http/routes/apps-public.routes';
+import { openapiRoutes } from './http/routes/openapi.routes';
+import { VERSION } from './version';
 import type { ProviderFactory } from './assistant/providers/types';
 import { publicOnly } from './http/middlewares/public-only';
 import { davMiddleware } from './http/dav';
@@ -109,6 +111,8 @@ export interface RunningServer {
   registry: Services['registry'];
   dirs: DataDirLayout;
   services: Services;
+  /** The feature routers in dispatch order (the OpenAPI check compares them with the document). */
+  routers: ReadonlyArray<Router<AppState>>;
 }
 
 export interface StartOptions {
@@ -277,7 +281,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ['sleep_inhibitor', () => keepAwake.status()],
       ],
     });
-    routers.push(health.routes);
+    routers.push(health.routes, openapiRoutes(() => routers, VERSION));
     const appOptions = { auth, lang: config.locale, trustedProxies: parseAddressList(config.trustedProxies).list, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
     const app = buildApp({ ...appOptions, before: [metrics.middleware, activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
@@ -387,6 +391,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       registry: sv.registry,
       dirs,
       services: sv,
+      routers,
     };
   } catch (e) {
     await sv.close();

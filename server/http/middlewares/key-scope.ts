@@ -21,6 +21,7 @@ const route = (methods: string, path: string) => new RegExp(`^${methods} /api/${
 export const KEY_ROUTES: ReadonlyArray<readonly [RegExp, Rule]> = [
   [route(READ, '(files/)?capabilities$'), 'any'],
   [route(READ, 'auth/me$'), 'any'],
+  [route(READ, 'openapi\\.json$'), 'any'],
   // Plugin, app-store and store-connection administration needs a person at a browser (spec Authentication 4).
   [route(ANY, 'admin/(plugins|app-plugins|app-store|store-connections?)(/|$)'), 'session'],
   [route(ANY, 'admin(/|$)'), 'admin'],

@@ -17,6 +17,9 @@ import { readObject } from '../middlewares/body';
 import { clearSessionCookie, requireAdmin, requireUser } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import { me, reqMeta, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Auth: keys and sessions', 'user');
 
 export interface AccessRoutesDeps {
   auth: Auth;
@@ -123,19 +126,19 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
   const r = new Router<AppState>();
   const { body, expiryOf, view, mint, sessionsOf, audit } = tools(d);
 
-  r.get('/api/auth/keys', requireUser, (ctx) => {
+  r.get('/api/auth/keys', doc({ summary: 'My API keys' }), requireUser, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { keys: d.auth.keys.list(me(ctx).id).map(view) };
   });
 
-  r.post('/api/auth/keys', requireUser, async (ctx) => {
+  r.post('/api/auth/keys', doc({ summary: 'Create an API key (verbs, optional folder root and expiry); the secret is shown once', body: newKey }), requireUser, async (ctx) => {
     const b = validate(newKey, await body(ctx));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
     ctx.body = await mint(ctx, me(ctx).id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
   });
 
-  r.delete('/api/auth/keys/:id', requireUser, async (ctx) => {
+  r.delete('/api/auth/keys/:id', doc({ summary: 'Revoke one of my API keys' }), requireUser, async (ctx) => {
     const id = idParam(ctx.params.id);
     const row = d.auth.keys.byId(id);
     const p = me(ctx);
@@ -143,13 +146,13 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
     ctx.body = { key: view(await d.auth.keys.revoke(p, id, reqMeta(ctx))) };
   });
 
-  r.get('/api/auth/sessions', requireUser, (ctx) => {
+  r.get('/api/auth/sessions', doc({ summary: 'My signed-in sessions' }), requireUser, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { sessions: sessionsOf(me(ctx).id, me(ctx).sessionId) };
   });
 
   /** Signs one of the caller's sessions out (their current one too: then the cookie goes). */
-  r.delete('/api/auth/sessions/:id', requireUser, async (ctx) => {
+  r.delete('/api/auth/sessions/:id', doc({ summary: 'Sign out one of my sessions' }), requireUser, async (ctx) => {
     const p = me(ctx);
     const sid = String(ctx.params.id ?? '');
     if (!d.auth.sessions.revokeOf(p.id, sid)) throw new AppError('not_found');
@@ -158,7 +161,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
     ctx.body = { ok: true };
   });
 
-  r.post('/api/auth/sessions/revoke-others', requireUser, async (ctx) => {
+  r.post('/api/auth/sessions/revoke-others', doc({ summary: 'Sign out all my other sessions' }), requireUser, async (ctx) => {
     const p = me(ctx);
     const ended = d.auth.sessions.revokeOthers(p.id, p.sessionId);
     await audit(ctx, 'auth.session_revoke', p.id, { sessions: ended, others: true });
@@ -171,7 +174,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
    * `root`, with `verbs` (default read and write), expiring after
    * `expires_in_days` (default PAIRING_DAYS); the tray shows it as a QR code.
    */
-  r.post('/api/auth/desktop/complete', requireUser, async (ctx) => {
+  r.post('/api/auth/desktop/complete', doc({ summary: 'Mint the key a desktop client pairs with', body: pairing }), requireUser, async (ctx) => {
     const b = validate(pairing, await body(ctx));
     if (b.machine_id !== undefined) {
       if (b.root !== undefined || b.verbs !== undefined) throw new AppError('validation_failed', { field: 'root', reason: 'a desktop key has no root or verbs' }, { field: 'root' });
@@ -203,26 +206,26 @@ export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
     if (!d.auth.repo.byId(id)) throw new AppError('not_found', { id });
     return id;
   };
-  admin.get('/keys', (ctx) => {
+  admin.get('/keys', doc({ summary: 'An account’s API keys', auth: 'admin' }), (ctx) => {
     ctx.body = { keys: d.auth.keys.list(userOf(ctx)).map(view) };
   });
-  admin.post('/keys', async (ctx) => {
+  admin.post('/keys', doc({ summary: 'Create an API key for an account', body: newKey, auth: 'admin' }), async (ctx) => {
     const id = userOf(ctx);
     const b = validate(newKey, await body(ctx));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
     ctx.body = await mint(ctx, id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
   });
-  admin.get('/sessions', (ctx) => {
+  admin.get('/sessions', doc({ summary: 'An account’s sessions', auth: 'admin' }), (ctx) => {
     ctx.body = { sessions: sessionsOf(userOf(ctx), me(ctx).sessionId) };
   });
-  admin.delete('/sessions/:sid', async (ctx) => {
+  admin.delete('/sessions/:sid', doc({ summary: 'Sign out one session of an account', auth: 'admin' }), async (ctx) => {
     const id = userOf(ctx);
     if (!d.auth.sessions.revokeOf(id, String(ctx.params.sid ?? ''))) throw new AppError('not_found');
     await audit(ctx, 'auth.session_revoke', id, { sessions: 1 });
     ctx.body = { ok: true };
   });
-  admin.delete('/sessions', async (ctx) => {
+  admin.delete('/sessions', doc({ summary: 'Sign out every session of an account', auth: 'admin' }), async (ctx) => {
     const id = userOf(ctx);
     const ended = d.auth.sessions.list(id).length;
     d.auth.sessions.revokeUser(id);

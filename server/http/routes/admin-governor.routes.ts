@@ -13,20 +13,25 @@ import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: settings', 'admin');
 
 const KEY = 'background_cpu_percent';
+/** The value is checked by the settings store (its range, or null to follow the environment). */
+const patch = z.strictObject({ [KEY]: z.unknown().optional().describe('null (follow SERVICE_BACKGROUND_CPU) or an integer 0..6400, percent of one core; 0 = no limit') });
 
 export function adminGovernorRoutes(d: { settings: SettingsStore; governor: Governor; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
   const view = () => ({ settings: { [KEY]: d.settings.get(KEY) }, status: d.governor.status() });
 
-  r.get('/governor', (ctx) => {
+  r.get('/governor', doc({ summary: 'Background work: CPU budget setting and the governor’s status' }), (ctx) => {
     ctx.body = view();
   });
 
-  r.patch('/governor', async (ctx) => {
-    const b = validate(z.strictObject({ [KEY]: z.unknown().optional() }), await readObject(ctx, d.maxJsonBytes));
+  r.patch('/governor', doc({ summary: 'Change the CPU budget of background work', body: patch }), async (ctx) => {
+    const b = validate(patch, await readObject(ctx, d.maxJsonBytes));
     if (b[KEY] !== undefined) {
       const to = d.settings.check(KEY, b[KEY]);
       const from = d.settings.get(KEY);

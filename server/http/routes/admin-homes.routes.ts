@@ -13,6 +13,9 @@ import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: settings', 'admin');
 
 const patch = z.strictObject({
   enabled: z.boolean().optional(),
@@ -23,10 +26,10 @@ const patch = z.strictObject({
 export function adminHomesRoutes(d: { homes: Homes; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
-  r.get('/homes', (ctx) => {
+  r.get('/homes', doc({ summary: 'Where new people’s home folders go' }), (ctx) => {
     ctx.body = d.homes.view();
   });
-  r.patch('/homes', async (ctx) => {
+  r.patch('/homes', doc({ summary: 'Change where home folders go', body: patch }), async (ctx) => {
     const b = validate(patch, await readObject(ctx, d.maxJsonBytes));
     if (b.storage_id != null && !d.homes.storageExists(b.storage_id)) throw new AppError('validation_failed', { field: 'storage_id' }, { field: 'storage_id', reason: 'no such storage' });
     let folder: string | undefined;

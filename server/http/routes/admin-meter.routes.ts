@@ -10,6 +10,9 @@ import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import type { AppState, Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: storages', 'admin');
 
 const budgetBody = z.object({ request_budget_per_day: z.number().int().min(0).max(MAX_BUDGET) }).strict();
 const price = z.number().min(0).max(1000);
@@ -30,23 +33,23 @@ export function adminMeterRoutes(d: { catalogue: Catalogue; settings: SettingsSt
   const { meter, storages } = d.catalogue;
   const prices = () => ({ ...DEFAULT_PRICES, ...d.settings.get('meter_prices') });
 
-  r.get('/storages/:id/meter', (ctx) => {
+  r.get('/storages/:id/meter', doc({ summary: 'A metered storage’s request counts per day, budget and monthly estimate' }), (ctx) => {
     const id = idOf(ctx);
     storages.get(id);
     ctx.body = meter.view(id);
   });
-  r.put('/storages/:id/meter', async (ctx) => {
+  r.put('/storages/:id/meter', doc({ summary: 'Set a storage’s daily request budget (0 = none)', body: budgetBody }), async (ctx) => {
     const id = idOf(ctx);
     storages.get(id);
     const b = validate(budgetBody, await readObject(ctx, d.maxJsonBytes));
     meter.setBudget(id, b.request_budget_per_day);
     ctx.body = meter.view(id);
   });
-  r.get('/meter/prices', (ctx) => {
+  r.get('/meter/prices', doc({ summary: 'Request price table per driver' }), (ctx) => {
     ctx.body = { prices: prices(), defaults: DEFAULT_PRICES };
   });
   // The stored table holds only what the admin set; drivers absent from it fall back to the defaults.
-  r.put('/meter/prices', async (ctx) => {
+  r.put('/meter/prices', doc({ summary: 'Change the request price table', body: pricesBody }), async (ctx) => {
     const b = validate(pricesBody, await readObject(ctx, d.maxJsonBytes));
     d.settings.set('meter_prices', b.prices);
     ctx.body = { prices: prices(), defaults: DEFAULT_PRICES };

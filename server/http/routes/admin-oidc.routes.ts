@@ -11,6 +11,9 @@ import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { validate, z } from '../validate';
 import { actorOf, reqMeta, selfUrl, type AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: sign-in', 'admin');
 
 const claim = z.string().max(128);
 const patch = z
@@ -37,14 +40,14 @@ export function adminOidcRoutes(d: { oidc: Oidc; maxJsonBytes: number }): Router
     await next();
   }, requireAdmin);
 
-  r.get('/', (ctx) => {
+  r.get('/', doc({ summary: 'Single sign-on settings (the client secret reads back as ***)' }), (ctx) => {
     ctx.body = d.oidc.config.view(selfUrl(ctx));
   });
-  r.put('/', async (ctx) => {
+  r.put('/', doc({ summary: 'Change single sign-on settings', body: patch }), async (ctx) => {
     const b = validate(patch, await readObject(ctx, d.maxJsonBytes));
     ctx.body = await d.oidc.config.update(b, selfUrl(ctx), { actor: actorOf(ctx), request: reqMeta(ctx) });
   });
-  r.post('/test', async (ctx) => {
+  r.post('/test', doc({ summary: 'Try single sign-on settings without saving them (discovery at the issuer)', body: patch }), async (ctx) => {
     const b = validate(patch, await readObject(ctx, d.maxJsonBytes));
     ctx.body = await d.oidc.config.test(b);
   });

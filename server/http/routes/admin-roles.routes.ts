@@ -13,6 +13,9 @@ import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: roles', 'admin');
 
 const roleBody = z.strictObject({ name: z.string().max(64), permissions: z.record(z.string(), z.unknown()).default({}) });
 const rolePatch = z.strictObject({ name: z.string().max(64).optional(), permissions: z.record(z.string(), z.unknown()).optional() });
@@ -30,7 +33,7 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
   const by = (ctx: Ctx) => [actorOf(ctx), reqMeta(ctx)] as const;
   const body = (ctx: Ctx) => readObject(ctx, d.maxJsonBytes);
 
-  r.get('/permissions', (ctx) => {
+  r.get('/permissions', doc({ summary: 'The permission catalogue with the built-in roles’ matrix' }), (ctx) => {
     const out: PermissionCatalogue = {
       permissions: Object.entries(PERMISSIONS).map(([id, description]) => ({ id, description })),
       verbs: Object.entries(VERBS).map(([id, description]) => ({ id: id as Verb, description })),
@@ -39,23 +42,23 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
     ctx.body = out;
   });
 
-  r.get('/roles', (ctx) => {
+  r.get('/roles', doc({ summary: 'Custom roles' }), (ctx) => {
     ctx.body = { roles: roles.list() };
   });
-  r.post('/roles', async (ctx) => {
+  r.post('/roles', doc({ summary: 'Create a custom role', body: roleBody }), async (ctx) => {
     const b = validate(roleBody, await body(ctx));
     ctx.status = 201;
     ctx.body = { role: await roles.create({ name: b.name, permissions: checkPermissionMap(b.permissions, 'permissions') }, ...by(ctx)) };
   });
-  r.get('/roles/:id', (ctx) => {
+  r.get('/roles/:id', doc({ summary: 'One custom role' }), (ctx) => {
     ctx.body = { role: roles.get(idOf(ctx.params.id)) };
   });
-  r.patch('/roles/:id', async (ctx) => {
+  r.patch('/roles/:id', doc({ summary: 'Change a custom role', body: rolePatch }), async (ctx) => {
     const b = validate(rolePatch, await body(ctx));
     const permissions = b.permissions === undefined ? undefined : checkPermissionMap(b.permissions, 'permissions');
     ctx.body = { role: await roles.update(idOf(ctx.params.id), { name: b.name, permissions }, ...by(ctx)) };
   });
-  r.delete('/roles/:id', async (ctx) => {
+  r.delete('/roles/:id', doc({ summary: 'Delete a custom role' }), async (ctx) => {
     await roles.delete(idOf(ctx.params.id), ...by(ctx));
     ctx.body = { ok: true };
   });
@@ -65,16 +68,16 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
     if (!d.auth.repo.byId(id)) throw new AppError('not_found', { id });
     return id;
   };
-  r.get('/users/:id/permissions', (ctx) => {
+  r.get('/users/:id/permissions', doc({ summary: 'A person’s permission exceptions and effective permissions' }), (ctx) => {
     ctx.body = { permissions: roles.exceptions(userOf(ctx)) };
   });
-  r.put('/users/:id/permissions', async (ctx) => {
+  r.put('/users/:id/permissions', doc({ summary: 'Set a person’s permission exceptions', body: exceptionsBody }), async (ctx) => {
     const id = userOf(ctx);
     const b = validate(exceptionsBody, await body(ctx));
     ctx.body = { permissions: await roles.setExceptions(id, checkPermissionMap(b.permissions, 'permissions'), ...by(ctx)) };
   });
 
-  r.get('/groups', (ctx) => {
+  r.get('/groups', doc({ summary: 'Groups with their members' }), (ctx) => {
     ctx.body = { groups: d.auth.repo.groupsWithMembers() };
   });
   return r;

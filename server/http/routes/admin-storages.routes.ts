@@ -7,6 +7,9 @@ import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { q, validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: storages', 'admin');
 
 const storageBody = z
   .object({
@@ -64,58 +67,58 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: numb
   const save = (ctx: Ctx, skipProbe?: boolean) => ({ actor: actorOf(ctx), request: reqMeta(ctx), skipProbe });
   const s = d.catalogue.storages;
 
-  r.get('/storage-drivers', (ctx) => {
+  r.get('/storage-drivers', doc({ summary: 'Driver descriptors (the fields each storage driver takes)' }), (ctx) => {
     ctx.body = s.descriptors();
   });
-  r.get('/storages', (ctx) => {
+  r.get('/storages', doc({ summary: 'List storages' }), (ctx) => {
     ctx.body = { storages: s.list() };
   });
-  r.post('/storages/test', async (ctx) => {
+  r.post('/storages/test', doc({ summary: 'Test a connection without saving', body: storageBody }), async (ctx) => {
     ctx.body = await s.test(toInput(await body(ctx)));
   });
-  r.post('/storages', async (ctx) => {
+  r.post('/storages', doc({ summary: 'Add a storage (probed before it is saved)', body: storageBody }), async (ctx) => {
     const b = await body(ctx);
     ctx.body = await s.create(toInput(b), save(ctx, b.skip_probe));
   });
-  r.get('/storages/:id', (ctx) => {
+  r.get('/storages/:id', doc({ summary: 'One storage (secrets read back as ***)' }), (ctx) => {
     ctx.body = s.get(idOf(ctx));
   });
   const update = async (ctx: Ctx) => {
     const b = await body(ctx);
     ctx.body = await s.update(idOf(ctx), toInput(b), save(ctx, b.skip_probe));
   };
-  r.put('/storages/:id', update);
-  r.patch('/storages/:id', update);
-  r.delete('/storages/:id', async (ctx) => {
+  r.put('/storages/:id', doc({ summary: 'Change a storage (partial updates allowed)', body: storageBody }), update);
+  r.patch('/storages/:id', doc({ summary: 'Change a storage (partial)', body: storageBody }), update);
+  r.delete('/storages/:id', doc({ summary: 'Remove a storage and its cached rows' }), async (ctx) => {
     await s.delete(idOf(ctx), save(ctx));
     ctx.body = { ok: true };
   });
-  r.post('/storages/:id/test', async (ctx) => {
+  r.post('/storages/:id/test', doc({ summary: 'Test a saved storage’s connection with changed settings', body: storageBody }), async (ctx) => {
     const id = idOf(ctx);
     ctx.body = await s.test(toInput(await body(ctx)), id);
   });
-  r.post('/storages/:id/sync', (ctx) => {
+  r.post('/storages/:id/sync', doc({ summary: 'Start a sync run (poll /api/admin/sync/runs/{id})', status: 202 }), (ctx) => {
     const id = idOf(ctx);
     s.get(id);
     ctx.status = 202;
     ctx.body = { run_id: d.catalogue.syncer.requestSync(id) };
   });
-  r.get('/storages/:id/grants', (ctx) => {
+  r.get('/storages/:id/grants', doc({ summary: 'Who may open a storage, with which role' }), (ctx) => {
     const id = idOf(ctx);
     s.get(id);
     ctx.body = { grants: d.catalogue.repo.grants(id) };
   });
-  r.put('/storages/:id/grants', async (ctx) => {
+  r.put('/storages/:id/grants', doc({ summary: 'Set who may open a storage', body: grantsBody }), async (ctx) => {
     const id = idOf(ctx);
     s.get(id);
     const b = validate(grantsBody, await readObject(ctx, d.maxJsonBytes));
     d.catalogue.repo.replaceGrants(id, b.grants.map((g) => ({ user_id: g.user_id ?? null, group: g.group ?? null, level: g.level })));
     ctx.body = { grants: d.catalogue.repo.grants(id) };
   });
-  r.get('/sync/runs', (ctx) => {
+  r.get('/sync/runs', doc({ summary: 'Sync runs (filter by storage, paging)', query: runsQuery }), (ctx) => {
     ctx.body = { runs: d.catalogue.syncer.runs(validate(runsQuery, ctx.query)) };
   });
-  r.get('/sync/runs/:id', (ctx) => {
+  r.get('/sync/runs/:id', doc({ summary: 'One sync run with per-error detail' }), (ctx) => {
     const run = d.catalogue.syncer.run(idOf(ctx));
     if (!run) throw new AppError('not_found');
     ctx.body = run;

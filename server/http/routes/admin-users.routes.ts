@@ -10,6 +10,9 @@ import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { q, validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: users', 'admin');
 
 const role = z.enum(ROLES as [string, ...string[]]);
 const createUser = z.object({
@@ -34,6 +37,7 @@ const updateUser = z
   })
   .partial()
   .strict();
+const signupSettings = z.strictObject({ allow_signup: z.boolean() });
 const listQuery = z.object({ q: q.str(200).optional(), role: role.optional(), limit: q.int(1, 1000).optional(), offset: q.int().optional() });
 const auditQuery = z.object({
   user_id: q.int(1).optional(),
@@ -55,40 +59,40 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore
   r.use(requireAdmin);
   const ctxOf = (ctx: Ctx) => ({ actor: actorOf(ctx), request: reqMeta(ctx) });
 
-  r.get('/users', (ctx) => {
+  r.get('/users', doc({ summary: 'List accounts (search, role filter, paging)', query: listQuery }), (ctx) => {
     const f = validate(listQuery, ctx.query);
     ctx.body = { users: d.auth.users.list(f as never) };
   });
-  r.post('/users', async (ctx) => {
+  r.post('/users', doc({ summary: 'Create an account (omit password for single sign-on accounts)', body: createUser }), async (ctx) => {
     const b = validate(createUser, await readObject(ctx, d.maxJsonBytes));
     ctx.body = { user: await d.auth.users.create(b as never, ctxOf(ctx)) };
   });
-  r.get('/users/:id', (ctx) => {
+  r.get('/users/:id', doc({ summary: 'One account' }), (ctx) => {
     ctx.body = { user: d.auth.users.get(idParam(ctx)) };
   });
   const update = async (ctx: Ctx) => {
     const b = validate(updateUser, await readObject(ctx, d.maxJsonBytes));
     ctx.body = { user: await d.auth.users.update(idParam(ctx), b as never, ctxOf(ctx)) };
   };
-  r.put('/users/:id', update);
-  r.patch('/users/:id', update);
-  r.delete('/users/:id', async (ctx) => {
+  r.put('/users/:id', doc({ summary: 'Change an account: role, disabled, password reset (partial)', body: updateUser }), update);
+  r.patch('/users/:id', doc({ summary: 'Change an account (partial)', body: updateUser }), update);
+  r.delete('/users/:id', doc({ summary: 'Delete an account' }), async (ctx) => {
     await d.auth.users.delete(idParam(ctx), ctxOf(ctx));
     ctx.body = { ok: true };
   });
-  r.post('/users/:id/disable', async (ctx) => {
+  r.post('/users/:id/disable', doc({ summary: 'Disable an account (signs it out everywhere)' }), async (ctx) => {
     ctx.body = { user: await d.auth.users.update(idParam(ctx), { disabled: true }, ctxOf(ctx)) };
   });
-  r.post('/users/:id/enable', async (ctx) => {
+  r.post('/users/:id/enable', doc({ summary: 'Enable an account' }), async (ctx) => {
     ctx.body = { user: await d.auth.users.update(idParam(ctx), { disabled: false }, ctxOf(ctx)) };
   });
 
   // Account settings: whether anyone may sign up at the sign-in page.
-  r.get('/auth/settings', (ctx) => {
+  r.get('/auth/settings', doc({ summary: 'Account settings: whether anyone may sign up', tag: 'Admin: sign-in' }), (ctx) => {
     ctx.body = { allow_signup: d.settings.get('allow_signup') };
   });
-  r.patch('/auth/settings', async (ctx) => {
-    const b = validate(z.strictObject({ allow_signup: z.boolean() }), await readObject(ctx, d.maxJsonBytes));
+  r.patch('/auth/settings', doc({ summary: 'Open or close self sign-up', body: signupSettings, tag: 'Admin: sign-in' }), async (ctx) => {
+    const b = validate(signupSettings, await readObject(ctx, d.maxJsonBytes));
     const from = d.settings.get('allow_signup');
     if (from !== b.allow_signup) {
       d.settings.set('allow_signup', b.allow_signup);
@@ -97,7 +101,7 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore
     ctx.body = { allow_signup: b.allow_signup };
   });
 
-  r.get('/audit', async (ctx) => {
+  r.get('/audit', doc({ summary: 'The audit log (filters and paging)', query: auditQuery, tag: 'Admin: audit' }), async (ctx) => {
     const f = validate(auditQuery, ctx.query);
     ctx.body = { events: await queryAudit(d.db, f) };
   });

@@ -22,6 +22,9 @@ import type { AdmitPublic } from '../public/egress';
 import { sendExposedFile } from '../public/send-file';
 import { publicDoor } from './shares-public.routes';
 import { validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Public links', 'public');
 
 /** The cookie that carries a page's download token after its PIN (scoped to that link's API path). */
 export const PAGE_COOKIE = 'service_page_dt';
@@ -43,6 +46,10 @@ export interface AppsPublicDeps {
   /** Per-address limits (calls per minute; PIN tries per 10 minutes). */
   limits?: { eventsPerMinute?: number; pinPer10Minutes?: number };
 }
+
+const pinBody = z.object({ pin: z.string().max(64) });
+/** The page service checks an event (its kind, the 64 KiB data cap) with its own codes; every key passes here. */
+const eventBody = z.looseObject({ state: z.unknown().optional(), event: z.unknown().optional().describe('open (the default), change, action or submit'), action_id: z.unknown().optional(), data: z.unknown().optional() });
 
 export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
   const r = new Router<AppState>();
@@ -69,15 +76,15 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     await next();
   };
 
-  r.get('/api/public/s/:token', publicDoor, noStore, async (ctx) => {
+  r.get('/api/public/s/:token', doc({ summary: 'A link’s state; an app link carries its app once unlocked' }), publicDoor, noStore, async (ctx) => {
     calls.hit(ctx.state.ip);
     await admitLink(ctx);
     ctx.body = await pages().state(ctx.params.token, credOf(ctx), reqMeta(ctx));
   });
 
-  r.post('/api/public/s/:token/pin', publicDoor, noStore, async (ctx) => {
+  r.post('/api/public/s/:token/pin', doc({ summary: 'Unlock a link with its PIN (sets the page’s download-token cookie)', body: pinBody }), publicDoor, noStore, async (ctx) => {
     pins.hit(ctx.state.ip);
-    const b = validate(z.object({ pin: z.string().max(64) }), await readObject(ctx, 4096));
+    const b = validate(pinBody, await readObject(ctx, 4096));
     const out = await pages().pin(ctx.params.token, b.pin);
     // TLS usually ends at the tunnel: the cookie must still be Secure there (as the session cookie is).
     if (d.secureCookies) (ctx.cookies as unknown as { secure: boolean }).secure = true;
@@ -87,24 +94,24 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     ctx.body = { unlocked: true, ...out };
   });
 
-  r.post('/api/public/s/:token/event', publicDoor, noStore, async (ctx) => {
+  r.post('/api/public/s/:token/event', doc({ summary: 'An app page’s event: the next surface, or 202 with the queued job (an empty body opens the page)', body: eventBody }), publicDoor, noStore, async (ctx) => {
     calls.hit(ctx.state.ip);
     await admitLink(ctx);
     const hasBody = Number(ctx.get('content-length') || 0) > 0 || !!ctx.get('transfer-encoding');
-    const body = hasBody ? await readObject(ctx, EVENT_BODY_BYTES) : null;
+    const body = hasBody ? validate(eventBody, await readObject(ctx, EVENT_BODY_BYTES)) : null;
     const out = await pages().event(ctx.params.token, credOf(ctx), body, ctx.state.lang, { ip: ctx.state.ip, request: reqMeta(ctx) });
     ctx.status = out.status;
     ctx.body = out.body;
   });
 
   // A job the page queued, followed by its visitor (docs/app-plugins.md, "Following a page's job").
-  r.get('/api/public/s/:token/ops/:id', publicDoor, noStore, async (ctx) => {
+  r.get('/api/public/s/:token/ops/:id', doc({ summary: 'A job an app page queued, followed by its visitor' }), publicDoor, noStore, async (ctx) => {
     calls.hit(ctx.state.ip);
     await admitLink(ctx);
     ctx.body = await pages().op(ctx.params.token, credOf(ctx), ctx.params.id, ctx.state.lang);
   });
 
-  r.get('/api/public/s/:token/file/:ref', publicDoor, async (ctx) => {
+  r.get('/api/public/s/:token/file/:ref', doc({ summary: 'One file an app page exposes (ranges honoured, inline)', produces: ['application/octet-stream'] }), publicDoor, async (ctx) => {
     await admitLink(ctx);
     const f = await pages().file(ctx.params.token, credOf(ctx), ctx.params.ref, reqMeta(ctx));
     await sendExposedFile(ctx, f);
@@ -146,8 +153,8 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.redirect(to(ctx.path) + (ctx.querystring ? `?${ctx.querystring}` : ''));
   };
-  r.all('/p/*rest', moved((p) => `/s/${p.slice('/p/'.length)}`));
-  r.all('/api/p/*rest', moved((p) => `/api/public/s/${p.slice('/api/p/'.length)}`));
+  r.all('/p/*rest', doc({ summary: 'Retired address: 301 to /s/…', status: 301, produces: [], deprecated: true }), moved((p) => `/s/${p.slice('/p/'.length)}`));
+  r.all('/api/p/*rest', doc({ summary: 'Retired address: 301 to /api/public/s/…', status: 301, produces: [], deprecated: true }), moved((p) => `/api/public/s/${p.slice('/api/p/'.length)}`));
 
   // The admin's list of app links (session only: key-scope refuses API keys on /api/admin/app-plugins).
   const admin: Mw = async (ctx, next) => {
@@ -160,7 +167,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     offset: z.coerce.number().int().min(0).default(0),
   });
-  r.get('/api/admin/app-plugins/shares', admin, (ctx) => {
+  r.get('/api/admin/app-plugins/shares', doc({ summary: 'App links (filter by app, active; paging)', query: listQuery, auth: 'admin', tag: 'App plugins' }), admin, (ctx) => {
     const q = validate(listQuery, ctx.query);
     const origin = ctx.origin;
     ctx.body = pages().list({ plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset }, origin);

@@ -5,6 +5,9 @@ import { readObject } from '../middlewares/body';
 import { requireUser } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import { actor, type AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Archives', 'user');
 
 const path = z.string().min(1).max(8192);
 const listBody = z.object({ path });
@@ -15,16 +18,16 @@ export function archiveRoutes(d: { archives: ArchivesService; maxJsonBytes: numb
   const r = new Router<AppState>({ prefix: '/api/files/archive' });
   r.use(requireUser);
 
-  r.post('/list', async (ctx) => {
+  r.post('/list', doc({ summary: 'List the entries of a ZIP, tar or tar.gz', body: listBody }), async (ctx) => {
     const b = validate(listBody, await readObject(ctx, d.maxJsonBytes));
     ctx.body = await d.archives.list(actor(ctx), b.path);
   });
-  r.post('/extract', async (ctx) => {
+  r.post('/extract', doc({ summary: 'Extract a ZIP into a folder (an operation)', body: extractBody, status: 202 }), async (ctx) => {
     const b = validate(extractBody, await readObject(ctx, d.maxJsonBytes));
     ctx.status = 202;
     ctx.body = { operation_id: await d.archives.startExtract(actor(ctx), b) };
   });
-  r.post('/add', async (ctx) => {
+  r.post('/add', doc({ summary: 'Create a ZIP from paths (an operation)', body: addBody, status: 202 }), async (ctx) => {
     const b = validate(addBody, await readObject(ctx, d.maxJsonBytes));
     ctx.status = 202;
     ctx.body = { operation_id: await d.archives.startAdd(actor(ctx), b) };

@@ -17,6 +17,9 @@ import { readJson, readObject } from '../middlewares/body';
 import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
 import { validate, z } from '../validate';
 import { t } from '../../lib/i18n';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Assistant', 'user');
 
 const chatBody = z.strictObject({
   conversation_id: z.string().min(1).max(64).optional(),
@@ -67,25 +70,25 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
   const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
   const P = '/api/files/assistant';
 
-  r.get(P, files, requireUser, (ctx) => {
+  r.get(P, doc({ summary: 'The assistant’s state for me: provider, model, retention, my choice' }), files, requireUser, (ctx) => {
     ctx.body = a.state(actor(ctx));
   });
-  r.put(`${P}/prefs`, files, requireUser, async (ctx) => {
+  r.put(`${P}/prefs`, doc({ summary: 'Whether every assistant change waits for my approval', body: prefsBody }), files, requireUser, async (ctx) => {
     ctx.body = a.setConfirmAll(actor(ctx), (await body(ctx, prefsBody)).confirm_all);
   });
-  r.get(`${P}/conversations`, files, requireUser, (ctx) => {
+  r.get(`${P}/conversations`, doc({ summary: 'My assistant conversations' }), files, requireUser, (ctx) => {
     ctx.body = a.list(actor(ctx));
   });
-  r.delete(`${P}/conversations`, files, requireUser, (ctx) => {
+  r.delete(`${P}/conversations`, doc({ summary: 'Delete all my assistant conversations' }), files, requireUser, (ctx) => {
     ctx.body = a.delete(actor(ctx));
   });
-  r.get(`${P}/conversations/:id`, files, requireUser, (ctx) => {
+  r.get(`${P}/conversations/:id`, doc({ summary: 'One assistant conversation' }), files, requireUser, (ctx) => {
     ctx.body = a.get(actor(ctx), ctx.params.id);
   });
-  r.delete(`${P}/conversations/:id`, files, requireUser, (ctx) => {
+  r.delete(`${P}/conversations/:id`, doc({ summary: 'Delete one assistant conversation' }), files, requireUser, (ctx) => {
     ctx.body = a.delete(actor(ctx), ctx.params.id);
   });
-  r.post(`${P}/chat`, files, requireUser, async (ctx) => {
+  r.post(`${P}/chat`, doc({ summary: 'Ask the assistant: a Server-Sent Events stream of the turn', body: chatBody, produces: ['text/event-stream'] }), files, requireUser, async (ctx) => {
     // The body may hold the message plus paths; anything larger is refused while streaming, never buffered whole.
     const max = a.max();
     let raw: unknown;
@@ -98,11 +101,11 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
     const b = validate(chatBody, raw);
     sse(ctx, (await a.chat(actor(ctx), b)).go);
   });
-  r.post(`${P}/conversations/:id/decide`, files, requireUser, async (ctx) => {
+  r.post(`${P}/conversations/:id/decide`, doc({ summary: 'Approve or refuse a waiting step: an event stream of what follows', body: decideBody, produces: ['text/event-stream'] }), files, requireUser, async (ctx) => {
     const b = await body(ctx, decideBody);
     sse(ctx, (await a.decide(actor(ctx), ctx.params.id, b.approve)).go);
   });
-  r.post(`${P}/conversations/:id/undo`, files, requireUser, async (ctx) => {
+  r.post(`${P}/conversations/:id/undo`, doc({ summary: 'Undo a reversible step', body: undoBody }), files, requireUser, async (ctx) => {
     const b = await body(ctx, undoBody);
     ctx.body = await a.undo(actor(ctx), ctx.params.id, b.step_id);
   });
@@ -112,21 +115,21 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
     ctx.state.door = 'admin';
     await requireAdmin(ctx, next);
   };
-  r.get('/api/admin/assistant', admin, (ctx) => {
+  r.get('/api/admin/assistant', doc({ summary: 'Assistant settings (the API key reads back as ***)', auth: 'admin' }), admin, (ctx) => {
     ctx.body = a.settings.view();
   });
-  r.patch('/api/admin/assistant', admin, async (ctx) => {
+  r.patch('/api/admin/assistant', doc({ summary: 'Change assistant settings', body: assistantPatchSchema, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, assistantPatchSchema);
     ctx.body = a.settings.patch(b);
     const { api_key: key, ...shown } = b;
     await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'assistant', meta: { ...shown, ...(key !== undefined ? { api_key: key ? 'set' : 'cleared' } : {}) } });
   });
-  r.post('/api/admin/assistant/test', admin, async (ctx) => {
+  r.post('/api/admin/assistant/test', doc({ summary: 'Test the provider: list models and ask for a one-word reply with a tool on offer', auth: 'admin' }), admin, async (ctx) => {
     ctx.body = await a.test();
   });
 
   // MCP for agents: one stateless server and transport per request, as the caller.
-  r.all('/api/mcp', requireUser, async (ctx) => {
+  r.all('/api/mcp', doc({ summary: 'MCP file tools for agents (Streamable HTTP: JSON-RPC in a POST; other methods answer 405)', consumes: 'application/json', tag: 'MCP' }), requireUser, async (ctx) => {
     const who = actor(ctx);
     requirePermission(who, 'ai.use');
     if (ctx.method !== 'POST') throw new AppError('method_not_allowed');

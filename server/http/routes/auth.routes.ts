@@ -10,6 +10,9 @@ import { clearSessionCookie, requireUser, setSessionCookie } from '../middleware
 import { validate, z } from '../validate';
 import { relyingParty } from '../relying-party';
 import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Auth', 'public');
 
 export interface AuthRoutesDeps {
   auth: Auth;
@@ -31,6 +34,7 @@ const signup = z.strictObject({ email: z.string().max(320), username: z.string()
 const accountCheck = z.object({ email: z.string().max(320).optional(), username: z.string().max(128).optional(), user_id: z.number().int().optional() });
 const mePatch = z.object({ language: z.string().nullable().optional(), password: z.string().max(1024).optional(), current_password: z.string().max(1024).optional() }).strict();
 const desktopLogin = z.object({ key: z.string().min(10).max(200), machine_id: z.string().min(8).max(200) });
+const bootstrap = z.object({ secret: z.string().min(1).max(200) });
 
 export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/auth' });
@@ -38,7 +42,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   const signIn = (ctx: Ctx, res: { token: string; expires_at: string }) =>
     setSessionCookie(ctx, res.token, res.expires_at, d.secureCookies);
 
-  r.post('/login', async (ctx) => {
+  r.post('/login', doc({ summary: 'Sign in with e-mail and password (sets the session cookie, returns a token)', body: login }), async (ctx) => {
     const b = validate(login, await body(ctx));
     const res = await d.auth.auth.login(b.email, b.password, reqMeta(ctx), relyingParty(ctx, d.publicUrl));
     // An account with a second factor gets its challenge and no cookie yet (POST /api/auth/login/mfa).
@@ -46,20 +50,20 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.post('/logout', requireUser, async (ctx) => {
+  r.post('/logout', doc({ summary: 'Sign out: ends this session', auth: 'user' }), requireUser, async (ctx) => {
     await d.auth.auth.logout(me(ctx), reqMeta(ctx));
     clearSessionCookie(ctx, d.secureCookies);
     ctx.body = { ok: true };
   });
 
-  r.get('/me', requireUser, (ctx) => {
+  r.get('/me', doc({ summary: 'The signed-in account', auth: 'user' }), requireUser, (ctx) => {
     const p = me(ctx);
     const key = ctx.state.key;
     const home = d.homeOf?.(p.id) ?? null;
     ctx.body = { user: { id: p.id, email: p.email, username: p.username, role: p.role, groups: p.groups, language: p.language, home, ...(key && { key: d.keyIdentity(key) }) } };
   });
 
-  r.patch('/me', requireUser, async (ctx) => {
+  r.patch('/me', doc({ summary: 'Change my language or password', body: mePatch, auth: 'user' }), requireUser, async (ctx) => {
     const b = validate(mePatch, await body(ctx));
     const p = me(ctx);
     if (b.language !== undefined && b.language !== null && !isLang(b.language)) throw new AppError('validation_failed', { field: 'language' }, { field: 'language' });
@@ -73,7 +77,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   });
 
   // Live checks while a form is typed: 200 {ok: true} or the spec's account error code.
-  r.post('/account/check', requireUser, async (ctx) => {
+  r.post('/account/check', doc({ summary: 'Check an e-mail or username while it is typed', body: accountCheck, auth: 'user' }), requireUser, async (ctx) => {
     const b = validate(accountCheck, await body(ctx));
     // An admin sees every account anyway; anyone else spends from the address's probe budget.
     if (me(ctx).role !== 'admin') d.auth.auth.probe(ctx.state.ip);
@@ -84,7 +88,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = { ok: true };
   });
 
-  r.post('/signup', async (ctx) => {
+  r.post('/signup', doc({ summary: 'Create an account when self sign-up is open', body: signup, status: 201 }), async (ctx) => {
     const b = validate(signup, await body(ctx));
     const res = await d.auth.auth.signup(b, reqMeta(ctx));
     signIn(ctx, res);
@@ -92,14 +96,14 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.get('/setup', (ctx) => {
+  r.get('/setup', doc({ summary: 'Whether first-run setup is needed (and, from this computer, a suggested first storage)' }), (ctx) => {
     const needed = d.auth.auth.setupNeeded();
     // Only the local owner, before any account or storage exists, learns the service's home folder.
     const offer = needed && ctx.state.loopback && d.firstStorage.offered();
     ctx.body = { needed, local: ctx.state.loopback, ...(offer && { storage: { suggested_path: suggestedFirstStorage() } }) };
   });
 
-  r.post('/setup', async (ctx) => {
+  r.post('/setup', doc({ summary: 'First run: create the first admin (and optionally the first storage)', body: setup, description: 'Only before any account exists, and only from the local machine.' }), async (ctx) => {
     const b = validate(setup, await body(ctx));
     // Optional: without a folder the service starts with the storages the environment gave it (maybe none).
     const path = b.storage_path?.trim() || undefined;
@@ -109,25 +113,25 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = { ...res, ...(storage && { storage: { id: storage.id, name: storage.name } }) };
   });
 
-  r.post('/desktop/bootstrap', async (ctx) => {
-    const b = validate(z.object({ secret: z.string().min(1).max(200) }), await body(ctx));
+  r.post('/desktop/bootstrap', doc({ summary: 'The desktop shell signs its owner in with the secret it was started with', body: bootstrap }), async (ctx) => {
+    const b = validate(bootstrap, await body(ctx));
     const res = await d.auth.auth.desktopBootstrap(b.secret, reqMeta(ctx));
     signIn(ctx, res);
     ctx.body = res;
   });
 
-  r.post('/desktop/login', async (ctx) => {
+  r.post('/desktop/login', doc({ summary: 'A paired desktop client signs in with its device key', body: desktopLogin }), async (ctx) => {
     const b = validate(desktopLogin, await body(ctx));
     const res = await d.auth.auth.desktopLogin(b.key, b.machine_id, reqMeta(ctx));
     signIn(ctx, res);
     ctx.body = res;
   });
 
-  r.get('/desktop/keys', requireUser, (ctx) => {
+  r.get('/desktop/keys', doc({ summary: 'My paired desktop devices', auth: 'user' }), requireUser, (ctx) => {
     ctx.body = { keys: d.auth.auth.listDeviceKeys(me(ctx)) };
   });
 
-  r.delete('/desktop/keys/:id', requireUser, async (ctx) => {
+  r.delete('/desktop/keys/:id', doc({ summary: 'Unpair a desktop device', auth: 'user' }), requireUser, async (ctx) => {
     const id = Number(ctx.params.id);
     if (!Number.isInteger(id) || id <= 0) throw new AppError('bad_id');
     await d.auth.auth.revokeDeviceKey(me(ctx), id, reqMeta(ctx));

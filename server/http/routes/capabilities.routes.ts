@@ -5,6 +5,9 @@
 import Router from '@koa/router';
 import type { Capabilities } from '../../contract';
 import type { AppState, Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Meta', 'public');
 
 export function capabilitiesRoutes(get: (ctx: Ctx) => Capabilities): Router<AppState> {
   const r = new Router<AppState>();
@@ -13,7 +16,7 @@ export function capabilitiesRoutes(get: (ctx: Ctx) => Capabilities): Router<AppS
     ctx.set('Vary', 'Authorization, Cookie');
     ctx.body = get(ctx);
   };
-  r.get('/api/capabilities', handler);
-  r.get('/api/files/capabilities', handler);
+  r.get('/api/capabilities', doc({ summary: 'What this server offers (Capabilities object)' }), handler);
+  r.get('/api/files/capabilities', doc({ summary: 'Alias of /api/capabilities' }), handler);
   return r;
 }

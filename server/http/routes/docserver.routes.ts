@@ -18,6 +18,9 @@ import { readObject } from '../middlewares/body';
 import { serveFile } from '../serve-file';
 import { actor, actorOf, reqMeta, selfUrl, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Document editor', 'admin');
 
 const putBody = z.strictObject({
   url: z.string().max(2048),
@@ -33,6 +36,8 @@ const fetchQuery = z.object({
   sig: z.string().max(200).catch(''),
 });
 const callbackQuery = z.object({ node: q.int(1) });
+/** The document server's save report; the callback service checks it (and its JWT) and refuses with its own codes, so every key passes here. */
+const callbackBody = z.looseObject({ status: z.unknown().optional().describe('2 and 6 save; others are acknowledged'), url: z.unknown().optional(), key: z.unknown().optional(), token: z.unknown().optional() });
 
 const nameOf = (ctx: Ctx) => {
   const name = ctx.params.name ?? '';
@@ -47,10 +52,10 @@ export function adminExternalRoutes(d: { docserver: Docserver; bus: EventBus; ma
     await next();
   }, requireAdmin);
 
-  r.get('/', (ctx) => {
+  r.get('/', doc({ summary: 'External services (the document server) and their settings' }), (ctx) => {
     ctx.body = { services: d.docserver.external.list() };
   });
-  r.put('/:name', async (ctx) => {
+  r.put('/:name', doc({ summary: 'Set an external service’s address and shared secret', body: putBody }), async (ctx) => {
     const name = nameOf(ctx);
     const b = validate(putBody, await readObject(ctx, d.maxJsonBytes));
     const { before, after } = d.docserver.external.put(name, b);
@@ -61,7 +66,7 @@ export function adminExternalRoutes(d: { docserver: Docserver; bus: EventBus; ma
     if (Object.keys(changes).length) await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: `external:${name}`, meta: { changes } });
     ctx.body = after;
   });
-  r.post('/:name/test', async (ctx) => {
+  r.post('/:name/test', doc({ summary: 'Probe an external service from here and report what the browser and it can reach' }), async (ctx) => {
     ctx.body = await d.docserver.tester.test(nameOf(ctx), selfUrl(ctx));
   });
   return r;
@@ -74,13 +79,13 @@ export function docserverRoutes(d: { docserver: Docserver; maxJsonBytes: number 
     await next();
   });
 
-  r.get('/config', requireUser, async (ctx) => {
+  r.get('/config', doc({ summary: 'The signed editor descriptor of an office document', query: configQuery, auth: 'user' }), requireUser, async (ctx) => {
     const { path } = validate(configQuery, ctx.query);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await d.docserver.editor.descriptor(actor(ctx), path, { lang: ctx.state.lang, requestBase: selfUrl(ctx) });
   });
 
-  r.get('/fetch', async (ctx) => {
+  r.get('/fetch', doc({ summary: 'The document server fetches a file’s bytes (signed URL, valid an hour)', query: fetchQuery, auth: 'signed', produces: ['application/octet-stream'] }), async (ctx) => {
     const got = await d.docserver.editor.fetch(validate(fetchQuery, ctx.query));
     if ('probe' in got) {
       ctx.set('Cache-Control', 'no-store');
@@ -91,9 +96,9 @@ export function docserverRoutes(d: { docserver: Docserver; maxJsonBytes: number 
     await serveFile(ctx, got.file, { inline: false, cacheControl: 'no-store', conditional: false, ranges: 'single' });
   });
 
-  r.post('/callback', async (ctx) => {
+  r.post('/callback', doc({ summary: 'The document server reports a save (JWT in Authorization; statuses 2 and 6 write)', query: callbackQuery, body: callbackBody, auth: 'signed' }), async (ctx) => {
     const { node } = validate(callbackQuery, ctx.query);
-    const body = await readObject(ctx, d.maxJsonBytes);
+    const body = validate(callbackBody, await readObject(ctx, d.maxJsonBytes));
     await d.docserver.callbacks.handle(node, body, ctx.get('authorization') || ctx.state.docserverAuthorization || '');
     ctx.body = { error: 0 };
   });

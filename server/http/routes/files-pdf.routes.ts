@@ -21,6 +21,9 @@ import { requireUser } from '../middlewares/auth';
 import { actor, type AppState } from '../context';
 import { filesDoor } from './files.routes';
 import { q, validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Files', 'user');
 
 const pdfQuery = z.object({ path: q.str() });
 
@@ -28,7 +31,7 @@ export function filesPdfRoutes(d: { files: FileService; pdfs: PdfRenditions }): 
   const r = new Router<AppState>({ prefix: '/api/files/pdf' });
   r.use(filesDoor, requireUser);
 
-  r.get(['/', '/:name'], async (ctx) => {
+  r.get(['/', '/:name'], doc({ summary: 'An office document’s PDF rendition (ranges honoured); `/{name}` is the same under the file’s own name', query: pdfQuery, produces: ['application/pdf'] }), async (ctx) => {
     const { path } = validate(pdfQuery, ctx.query);
     const source = await d.files.forActor(actor(ctx)).open(path);
     const pdf = await d.pdfs.pdf(source);

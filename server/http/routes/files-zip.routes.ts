@@ -13,13 +13,19 @@ import { requireUser } from '../middlewares/auth';
 import { actor, type AppState } from '../context';
 import { streamBody } from '../serve-file';
 import { filesDoor } from './files.routes';
+import { validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Files', 'user');
+/** One `path` or several (query strings never fail this: it names the parameter for the description). */
+const zipQuery = z.object({ path: z.union([z.string(), z.array(z.string())]).optional() });
 
 export function filesZipRoutes(d: { files: FileService; zips: DownloadZip; log: (msg: string, err?: unknown) => void }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
   r.use(filesDoor, requireUser);
 
-  r.get('/zip', async (ctx) => {
-    const raw = ctx.query.path;
+  r.get('/zip', doc({ summary: 'Download files and folders as one ZIP (repeat `path`)', query: zipQuery, produces: ['application/zip'] }), async (ctx) => {
+    const raw = validate(zipQuery, ctx.query).path;
     const paths = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
     const abort = new AbortController();
     ctx.req.once('close', () => abort.abort());

@@ -9,6 +9,9 @@ import { serveFile } from '../serve-file';
 import { requireUser } from '../middlewares/auth';
 import { actor, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Files', 'user');
 
 const listQuery = z.object({
   path: q.str().default('/'),
@@ -58,7 +61,7 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files' });
   r.use(filesDoor, requireUser);
 
-  r.get('/manager', async (ctx) => {
+  r.get('/manager', doc({ summary: 'List a folder (`/` lists my storages); sorting, paging and a keyset cursor', query: listQuery }), async (ctx) => {
     const input = validate(listQuery, ctx.query);
     const { body, encoding } = await d.files.forActor(actor(ctx)).list(input, pageEncoding(ctx));
     ctx.type = 'application/json';
@@ -68,14 +71,14 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
     ctx.body = body;
   });
 
-  r.get('/search', async (ctx) => {
+  r.get('/search', doc({ summary: 'Search names and metadata', query: searchQuery }), async (ctx) => {
     const input = validate(searchQuery, ctx.query);
     const res = await d.files.forActor(actor(ctx)).search(input);
     ctx.type = 'application/json';
     ctx.body = `{"path":${JSON.stringify(res.path)},"entries":${res.entriesJson},"total":${res.total},"storage":${JSON.stringify(res.storage)}}`;
   });
 
-  r.get('/raw', async (ctx) => {
+  r.get('/raw', doc({ summary: 'A file’s bytes (Range, conditional requests and multipart/byteranges honoured)', query: rawQuery, produces: ['application/octet-stream'] }), async (ctx) => {
     const input = validate(rawQuery, ctx.query);
     const f = await d.files.forActor(actor(ctx)).open(input.path);
     await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });

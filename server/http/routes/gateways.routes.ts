@@ -8,11 +8,14 @@ import type { GatewayAddresses } from '../../contract';
 import type { GatewayRegistry } from '../../gateways';
 import { requireUser } from '../middlewares/auth';
 import type { AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Gateways', 'user');
 
 export function gatewayRoutes(d: { registry: GatewayRegistry }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/gateways' });
   r.use(requireUser);
-  r.get('/', (ctx) => {
+  r.get('/', doc({ summary: 'The file gateways (WebDAV, SFTP, FTP, S3) and how to connect to each' }), (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const body: GatewayAddresses = { gateways: d.registry.status().gateways.map(({ protocol, enabled, url }) => ({ protocol, enabled, url })) };
     ctx.body = body;

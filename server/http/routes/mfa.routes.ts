@@ -12,6 +12,9 @@ import { requireAdmin, requireUser, setSessionCookie } from '../middlewares/auth
 import { relyingParty } from '../relying-party';
 import { validate, z } from '../validate';
 import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Auth: second factor', 'user');
 
 export interface MfaRoutesDeps {
   auth: Auth;
@@ -55,7 +58,7 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
     return b;
   };
 
-  r.post('/login/mfa', async (ctx) => {
+  r.post('/login/mfa', doc({ summary: 'Second sign-in step: a TOTP code, a recovery code or a passkey', body: secondStep, auth: 'public' }), async (ctx) => {
     const b = validate(secondStep, await body(ctx));
     const answers = (['totp', 'recovery_code', 'passkey'] as const).filter((k) => b[k] !== undefined);
     if (answers.length !== 1) throw validation(answers[1] ?? 'totp', 'exactly one of totp, recovery_code, passkey');
@@ -64,33 +67,33 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.get('/mfa', requireUser, (ctx) => {
+  r.get('/mfa', doc({ summary: 'My second factors' }), requireUser, (ctx) => {
     ctx.body = enrolment.status(me(ctx).id, rp(ctx)?.id ?? '');
   });
 
-  r.post('/mfa/totp/setup', requireUser, async (ctx) => {
+  r.post('/mfa/totp/setup', doc({ summary: 'Start TOTP enrolment (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
     await reauthed(ctx);
     ctx.body = await enrolment.totpSetup(who(ctx));
   });
 
   // Finishes the setup the password-checked call above started (15 minutes).
-  r.post('/mfa/totp/confirm', requireUser, async (ctx) => {
+  r.post('/mfa/totp/confirm', doc({ summary: 'Confirm TOTP enrolment with a first code', body: confirm }), requireUser, async (ctx) => {
     const b = validate(confirm, await body(ctx));
     ctx.body = await enrolment.totpConfirm(who(ctx), b.code);
   });
 
-  r.delete('/mfa/totp', requireUser, async (ctx) => {
+  r.delete('/mfa/totp', doc({ summary: 'Remove TOTP (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
     await reauthed(ctx);
     await enrolment.totpRemove(who(ctx));
     ctx.body = { ok: true };
   });
 
-  r.post('/mfa/recovery-codes', requireUser, async (ctx) => {
+  r.post('/mfa/recovery-codes', doc({ summary: 'New recovery codes (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
     await reauthed(ctx);
     ctx.body = await enrolment.regenerateCodes(who(ctx));
   });
 
-  r.post('/mfa/passkeys/options', requireUser, async (ctx) => {
+  r.post('/mfa/passkeys/options', doc({ summary: 'Options for registering a passkey (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
     await reauthed(ctx);
     const here = rp(ctx);
     if (!here) throw validation('host', 'no Host header');
@@ -98,14 +101,14 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
   });
 
   // Finishes the registration the password-checked options call started (5 minutes, same address).
-  r.post('/mfa/passkeys', requireUser, async (ctx) => {
+  r.post('/mfa/passkeys', doc({ summary: 'Register a passkey', body: register }), requireUser, async (ctx) => {
     const b = validate(register, await body(ctx));
     const here = rp(ctx);
     if (!here) throw validation('host', 'no Host header');
     ctx.body = await enrolment.passkeyRegister(who(ctx), here, b.challenge, b.name, b.response as unknown as RegistrationResponseJSON);
   });
 
-  r.delete('/mfa/passkeys/:id', requireUser, async (ctx) => {
+  r.delete('/mfa/passkeys/:id', doc({ summary: 'Remove a passkey (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
     const id = idParam(ctx);
     await reauthed(ctx);
     await enrolment.passkeyRemove(who(ctx), id);
@@ -119,10 +122,10 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
 export function adminMfaRoutes(d: { auth: Auth }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
-  r.get('/mfa', (ctx) => {
+  r.get('/mfa', doc({ summary: 'Accounts with a second factor', auth: 'admin' }), (ctx) => {
     ctx.body = { users: d.auth.mfa.enrolment.enrolledUsers() };
   });
-  r.post('/users/:id/mfa/reset', async (ctx) => {
+  r.post('/users/:id/mfa/reset', doc({ summary: 'Remove an account’s second factors', auth: 'admin' }), async (ctx) => {
     const removed = await d.auth.mfa.enrolment.reset(idParam(ctx), { actor: actorOf(ctx), request: reqMeta(ctx) });
     ctx.body = { ok: true, removed };
   });

@@ -9,10 +9,13 @@ import { networkInterfaces } from 'node:os';
 import { reachableUrls } from '../../lib/lan-addresses';
 import { requireUser } from '../middlewares/auth';
 import type { AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Meta', 'user');
 
 export function networkRoutes(d: { host: string; publicUrl: string }): Router<AppState> {
   const r = new Router<AppState>();
-  r.get('/api/network/addresses', requireUser, (ctx) => {
+  r.get('/api/network/addresses', doc({ summary: 'The addresses other devices on the LAN can reach this server at' }), requireUser, (ctx) => {
     const reach = reachableUrls(d.host, networkInterfaces(), ctx.req.socket.localPort ?? 0, ctx.protocol === 'https' ? 'https' : 'http');
     ctx.set('Cache-Control', 'private, no-store');
     ctx.body = { public_url: d.publicUrl || null, loopback_only: reach.loopbackOnly, urls: reach.urls };

@@ -10,6 +10,9 @@ import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { me, type AppState } from '../context';
 import { q, validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Events', 'user');
 
 const listQuery = z.object({ limit: q.int(1, 200).default(50), before: q.int(1).optional(), unread: q.bool().optional() });
 const readBody = z.union([z.strictObject({ ids: z.array(z.number().int().positive()).min(1).max(500) }), z.strictObject({ all: z.literal(true) })]);
@@ -18,15 +21,15 @@ export function notificationRoutes(d: { bell: Bell; maxJsonBytes: number }): Rou
   const r = new Router<AppState>({ prefix: '/api/notifications' });
   r.use(requireUser);
 
-  r.get('/', (ctx) => {
+  r.get('/', doc({ summary: 'My notifications, newest first (`before` pages by id)', query: listQuery }), (ctx) => {
     const o = validate(listQuery, ctx.query);
     const uid = me(ctx).id;
     ctx.body = { notifications: d.bell.list(uid, { limit: o.limit, before: o.before, unreadOnly: o.unread }), unread: d.bell.unreadCount(uid) };
   });
-  r.get('/unread-count', (ctx) => {
+  r.get('/unread-count', doc({ summary: 'How many of my notifications are unread' }), (ctx) => {
     ctx.body = { unread: d.bell.unreadCount(me(ctx).id) };
   });
-  r.post('/read', async (ctx) => {
+  r.post('/read', doc({ summary: 'Mark notifications read (`ids`, or `all: true`)', body: readBody }), async (ctx) => {
     const b = validate(readBody, await readObject(ctx, d.maxJsonBytes));
     const uid = me(ctx).id;
     const marked = d.bell.markRead(uid, 'ids' in b ? b.ids : undefined);

@@ -9,10 +9,18 @@ import Router from '@koa/router';
 import { OidcError, type Oidc } from '../../auth';
 import { setSessionCookie } from '../middlewares/auth';
 import { reqMeta, selfUrl, type AppState, type Ctx } from '../context';
+import { validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Auth', 'public');
 
 /** Holds the state of the sign-in this browser started; sent back only to the callback. */
 export const OIDC_STATE_COOKIE = 'service_oidc_state';
 const STATE_PATH = '/api/auth/oidc/callback';
+/** `next`: the local path to return to; anything but one string is ignored (never refused). */
+const startQuery = z.object({ next: z.string().optional().catch(undefined) });
+/** What the provider sends back (read whole by the sign-in; an error from the provider ends on the sign-in page). */
+const callbackQuery = z.looseObject({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional() });
 
 export function oidcRoutes(d: { oidc: Oidc; secureCookies: boolean }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/auth/oidc' });
@@ -21,8 +29,8 @@ export function oidcRoutes(d: { oidc: Oidc; secureCookies: boolean }): Router<Ap
     await next();
   });
 
-  r.get('/start', async (ctx) => {
-    const next = typeof ctx.query.next === 'string' ? ctx.query.next : undefined;
+  r.get('/start', doc({ summary: 'Start single sign-on: redirect to the identity provider', query: startQuery, status: 302, produces: [] }), async (ctx) => {
+    const { next } = validate(startQuery, ctx.query);
     await toLoginOnFailure(ctx, async () => {
       const { url, state } = await d.oidc.signIn.start(next, selfUrl(ctx), reqMeta(ctx));
       stateCookie(ctx, state, d.secureCookies);
@@ -30,7 +38,7 @@ export function oidcRoutes(d: { oidc: Oidc; secureCookies: boolean }): Router<Ap
     });
   });
 
-  r.get('/callback', async (ctx) => {
+  r.get('/callback', doc({ summary: 'Single sign-on callback: sign in, then redirect to where the sign-in started', query: callbackQuery, status: 302, produces: [] }), async (ctx) => {
     const browserState = ctx.cookies.get(OIDC_STATE_COOKIE);
     stateCookie(ctx, '', d.secureCookies);
     await toLoginOnFailure(ctx, async () => {

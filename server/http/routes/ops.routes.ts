@@ -5,6 +5,9 @@ import type { JobQueue, Operation } from '../../jobs';
 import { t, type Lang } from '../../lib/i18n';
 import { requireUser } from '../middlewares/auth';
 import { me, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Operations', 'user');
 
 /** Adds `error_text` in the reader's language; `error` stays the English detail. */
 export function presentOp(op: Operation, lang: Lang): Operation {
@@ -42,14 +45,14 @@ export function opsRoutes(d: { queue: JobQueue; present?: (op: Operation, lang: 
     if (!o || !sees(ctx, o)) throw new AppError('not_found');
     return d.queue.get(id)!;
   };
-  r.get('/', (ctx) => {
+  r.get('/', doc({ summary: 'My long-running operations' }), (ctx) => {
     ctx.body = { ops: d.queue.listVisible(me(ctx).id, 100, ctx.state.key?.id).map((op) => show(op, ctx.state.lang)) };
   });
-  r.get('/:id', (ctx) => {
+  r.get('/:id', doc({ summary: 'One operation, with its final error when it failed' }), (ctx) => {
     ctx.body = show(mine(ctx), ctx.state.lang);
   });
   // Best effort and always 200 (spec): the status must be read afterwards. Plugin ops follow their own rule.
-  r.post('/:id/cancel', (ctx) => {
+  r.post('/:id/cancel', doc({ summary: 'Cancel an operation (best effort; read its status afterwards)' }), (ctx) => {
     const id = checkId(ctx);
     const op = d.queue.get(id);
     if (op?.kind === PLUGIN_KIND) {

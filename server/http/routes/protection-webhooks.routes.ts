@@ -14,6 +14,9 @@ import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { actorOf, type AppState } from '../context';
 import { q, validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: protection', 'admin');
 
 const target = z.strictObject({
   url: z.string().max(2048),
@@ -22,6 +25,8 @@ const target = z.strictObject({
   enabled: z.boolean(),
 });
 const legacy = z.strictObject({ url: z.string().max(2048), secret: z.string().max(256).optional() });
+const created = target.partial().required({ url: true });
+const changed = target.partial();
 const logQuery = z.object({ target_id: q.str(64).optional(), limit: q.int(1, 1000).default(100) });
 
 export function webhookRoutes(d: { protection: Protection; webhooks: Webhooks; maxJsonBytes: number }): Router<AppState> {
@@ -32,27 +37,27 @@ export function webhookRoutes(d: { protection: Protection; webhooks: Webhooks; m
   }, requireAdmin);
   const t = d.protection.webhooks;
 
-  r.get('/', (ctx) => {
+  r.get('/', doc({ summary: 'Webhook targets and the events they may hear' }), (ctx) => {
     ctx.body = { targets: t.list(), events: WEBHOOK_EVENTS };
   });
-  r.get('/deliveries', (ctx) => {
+  r.get('/deliveries', doc({ summary: 'The webhook delivery log', query: logQuery }), (ctx) => {
     const o = validate(logQuery, ctx.query);
     ctx.body = { deliveries: d.webhooks.list({ targetId: o.target_id, limit: o.limit }) };
   });
-  r.put('/legacy', async (ctx) => {
+  r.put('/legacy', doc({ summary: 'Set the older single webhook URL (empty clears it)', body: legacy }), async (ctx) => {
     const b = validate(legacy, await readObject(ctx, d.maxJsonBytes));
     t.setLegacy(b.url, b.secret, actorOf(ctx));
     ctx.body = { targets: t.list() };
   });
-  r.post('/', async (ctx) => {
-    const b = validate(target.partial().required({ url: true }), await readObject(ctx, d.maxJsonBytes));
+  r.post('/', doc({ summary: 'Add a webhook target (its signing key is shown once)', body: created }), async (ctx) => {
+    const b = validate(created, await readObject(ctx, d.maxJsonBytes));
     ctx.body = t.create(b, actorOf(ctx));
   });
-  r.patch('/:id', async (ctx) => {
-    const b = validate(target.partial(), await readObject(ctx, d.maxJsonBytes));
+  r.patch('/:id', doc({ summary: 'Change a webhook target', body: changed }), async (ctx) => {
+    const b = validate(changed, await readObject(ctx, d.maxJsonBytes));
     ctx.body = t.update(ctx.params.id, b, actorOf(ctx));
   });
-  r.delete('/:id', (ctx) => {
+  r.delete('/:id', doc({ summary: 'Remove a webhook target' }), (ctx) => {
     t.remove(ctx.params.id, actorOf(ctx));
     ctx.body = { ok: true };
   });

@@ -9,6 +9,9 @@ import type { EventBus } from '../../events';
 import type { FileService } from '../../files';
 import { requireUser } from '../middlewares/auth';
 import { actor, me, type AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Files', 'user');
 
 const REUSE_MS = 15_000;
 /** Storages whose count is kept; a cache of usage figures must not grow with deleted storages. */
@@ -28,7 +31,7 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
     cache.set(id, v);
     return v;
   };
-  r.get('/storages', (ctx) => {
+  r.get('/storages', doc({ summary: 'Usage per storage I can open (a count is reused for 15 s)' }), (ctx) => {
     ctx.body = {
       // A storage only passed through on the way to a home folder is not the caller's to count.
       storages: d.files.forActor(actor(ctx)).visible().filter((x) => !x.through).map(({ storage }) => {
@@ -37,7 +40,7 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
       }),
     };
   });
-  r.get('/me', (ctx) => {
+  r.get('/me', doc({ summary: 'My usage and quota' }), (ctx) => {
     const p = me(ctx);
     const used = d.catalogue.nodes.usage({ ownerId: p.id });
     const quota = d.auth.repo.byId(p.id)?.quota_bytes ?? null;

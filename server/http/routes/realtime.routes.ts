@@ -10,6 +10,10 @@ import type { RealtimeHub, RealtimeFrame } from '../../events';
 import type { Actor } from '../../auth';
 import { requireUser } from '../middlewares/auth';
 import { actor, me, type AppState } from '../context';
+import { validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Events', 'user');
 
 export interface RealtimeDeps {
   hub: RealtimeHub;
@@ -21,10 +25,13 @@ export interface RealtimeDeps {
 
 const PING_MS = 25_000;
 
+/** The open folder (a UI path; `/` when absent or repeated, never a refusal). */
+const streamQuery = z.object({ folder: z.string().optional().catch(undefined) });
+
 export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/events' });
-  r.get('/stream', requireUser, async (ctx) => {
-    const folder = typeof ctx.query.folder === 'string' ? ctx.query.folder : '/';
+  r.get('/stream', doc({ summary: 'Server-Sent Events: changes in the open folder, my operations and notifications', query: streamQuery, produces: ['text/event-stream'] }), requireUser, async (ctx) => {
+    const folder = validate(streamQuery, ctx.query).folder ?? '/';
     const a = actor(ctx);
     const key = await d.resolveFolder(a, folder);
     const stream = new PassThrough();

@@ -13,6 +13,9 @@ import { requireAdmin } from '../middlewares/auth';
 import { q, validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
 import type { EventBus } from '../../events';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: replication', 'admin');
 
 const targetBody = z
   .object({
@@ -79,24 +82,24 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
     d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource, meta });
 
   // Targets
-  r.get('/replication-targets', (ctx) => {
+  r.get('/replication-targets', doc({ summary: 'Replication targets' }), (ctx) => {
     ctx.body = { targets: wired().targets.list() };
   });
-  r.post('/replication-targets', async (ctx) => {
+  r.post('/replication-targets', doc({ summary: 'Add a replication target', body: targetBody }), async (ctx) => {
     const view = await wired().targets.create(await body(ctx, targetBody));
     await audit(ctx, `replication-target:${view.id}`, { created: true, driver: view.driver });
     ctx.body = view;
   });
-  r.get('/replication-targets/:id', (ctx) => {
+  r.get('/replication-targets/:id', doc({ summary: 'One replication target' }), (ctx) => {
     ctx.body = wired().targets.get(idOf(ctx));
   });
-  r.patch('/replication-targets/:id', async (ctx) => {
+  r.patch('/replication-targets/:id', doc({ summary: 'Change a replication target', body: targetBody }), async (ctx) => {
     const id = idOf(ctx);
     const b = await body(ctx, targetBody);
     ctx.body = await wired().targets.update(id, b);
     await audit(ctx, `replication-target:${id}`, { fields: Object.keys(b) });
   });
-  r.delete('/replication-targets/:id', async (ctx) => {
+  r.delete('/replication-targets/:id', doc({ summary: 'Remove a replication target (unlinks the storages that pointed at it)' }), async (ctx) => {
     const id = idOf(ctx);
     const { unlinked } = await wired().targets.delete(id);
     await audit(ctx, `replication-target:${id}`, { deleted: true, unlinked });
@@ -104,20 +107,20 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   });
 
   // Rules
-  r.get('/replica/rules', (ctx) => {
+  r.get('/replica/rules', doc({ summary: 'Replication rules, by priority' }), (ctx) => {
     ctx.body = { rules: wired().policy.rules(), modes: REPLICA_MODES };
   });
-  r.post('/replica/rules', async (ctx) => {
+  r.post('/replica/rules', doc({ summary: 'Add a replication rule', body: ruleBody }), async (ctx) => {
     const view = wired().policy.createRule(await body(ctx, ruleBody));
     await audit(ctx, `replica-rule:${view.id}`, { created: true });
     ctx.body = view;
   });
-  r.patch('/replica/rules/:id', async (ctx) => {
+  r.patch('/replica/rules/:id', doc({ summary: 'Change a replication rule', body: ruleBody }), async (ctx) => {
     const id = idOf(ctx);
     ctx.body = wired().policy.updateRule(id, await body(ctx, ruleBody));
     await audit(ctx, `replica-rule:${id}`, {});
   });
-  r.delete('/replica/rules/:id', async (ctx) => {
+  r.delete('/replica/rules/:id', doc({ summary: 'Remove a replication rule' }), async (ctx) => {
     const id = idOf(ctx);
     wired().policy.deleteRule(id);
     await audit(ctx, `replica-rule:${id}`, { deleted: true });
@@ -125,32 +128,32 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   });
 
   // Settings
-  r.get('/replica/settings', (ctx) => {
+  r.get('/replica/settings', doc({ summary: 'Replication settings (report schedule, default mode)' }), (ctx) => {
     ctx.body = wired().policy.settingsView();
   });
-  r.patch('/replica/settings', async (ctx) => {
+  r.patch('/replica/settings', doc({ summary: 'Change replication settings (reloads the schedule and rules)', body: settingsBody }), async (ctx) => {
     const b = await body(ctx, settingsBody);
     ctx.body = wired().policy.patchSettings(b);
     await audit(ctx, 'replica-settings', { fields: Object.keys(b) });
   });
 
   // Failures and repair
-  r.get('/replica/failures', (ctx) => {
+  r.get('/replica/failures', doc({ summary: 'Replication failures', query: failuresQuery }), (ctx) => {
     ctx.body = { failures: wired().repair.failures(validate(failuresQuery, ctx.query)) };
   });
-  r.get('/replica/failures/count', (ctx) => {
+  r.get('/replica/failures/count', doc({ summary: 'How many replication failures are unresolved' }), (ctx) => {
     ctx.body = { count: wired().repair.count() };
   });
-  r.post('/replica/fix', async (ctx) => {
+  r.post('/replica/fix', doc({ summary: 'Queue a retry for every unresolved failure' }), async (ctx) => {
     ctx.body = await wired().repair.fixAll();
   });
-  r.post('/replica/fix-one', async (ctx) => {
+  r.post('/replica/fix-one', doc({ summary: 'Retry one path’s replication', body: fixOneBody }), async (ctx) => {
     const b = await body(ctx, fixOneBody);
     ctx.body = wired().repair.fixOne(b.path, b.op);
   });
 
   // Content audit (verified backups)
-  r.get('/replica/audit', (ctx) => {
+  r.get('/replica/audit', doc({ summary: 'The latest replica audit (204 before the first)' }), (ctx) => {
     const last = wired().audit.last();
     if (!last) {
       ctx.status = 204;
@@ -158,14 +161,14 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
     }
     ctx.body = last;
   });
-  r.post('/replica/audit/run-now', async (ctx) => {
+  r.post('/replica/audit/run-now', doc({ summary: 'Run a replica audit now (sample or full)', body: auditBody, status: 202 }), async (ctx) => {
     const b = await body(ctx, auditBody);
     ctx.status = 202;
     ctx.body = { op_id: wired().audit.request(b.kind, b.sample) };
   });
 
   // Restore drill
-  r.get('/replica/drill', (ctx) => {
+  r.get('/replica/drill', doc({ summary: 'The latest restore drill (204 before the first)' }), (ctx) => {
     const last = wired().drill.last();
     if (!last) {
       ctx.status = 204;
@@ -173,18 +176,18 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
     }
     ctx.body = last;
   });
-  r.post('/replica/drill/run-now', async (ctx) => {
+  r.post('/replica/drill/run-now', doc({ summary: 'Run a restore drill now', body: drillBody, status: 202 }), async (ctx) => {
     const b = await body(ctx, drillBody);
     ctx.status = 202;
     ctx.body = { op_id: wired().drill.request(b.path ? wired().repair.place(b.path) : {}) };
   });
 
   // Live status (recovery point) and the report
-  r.get('/replica/status', (ctx) => {
+  r.get('/replica/status', doc({ summary: 'Replication status: lag, recovery point, repair' }), (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = wired().repair.status();
   });
-  r.get('/replica/report', (ctx) => {
+  r.get('/replica/report', doc({ summary: 'The latest replication report (204 before the first run)' }), (ctx) => {
     const report = wired().repair.report();
     if (!report) {
       ctx.status = 204;
@@ -192,7 +195,7 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
     }
     ctx.body = report;
   });
-  r.post('/replica/report/run-now', async (ctx) => {
+  r.post('/replica/report/run-now', doc({ summary: 'Build the replication report now' }), async (ctx) => {
     ctx.body = await wired().repair.runReport();
   });
   return r;

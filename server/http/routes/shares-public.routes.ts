@@ -24,6 +24,9 @@ import { isUnfurler } from '../public/unfurlers';
 import { selfUrl } from '../context';
 import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Public links', 'public');
 
 /** Rows on one browse page; a folder with more shows the first ones and the count. */
 const PAGE_ROWS = 1000;
@@ -43,6 +46,10 @@ const wantsHtml = (ctx: Ctx): boolean => (ctx.get('accept') || '').includes('tex
 const unfurler = (ctx: Ctx): boolean => isUnfurler(ctx.get('user-agent'));
 /** Browsers and preview bots read pages (the PIN form, the landing page, the browse page). */
 const wantsPage = (ctx: Ctx): boolean => wantsHtml(ctx) || unfurler(ctx);
+
+const verifyBody = z.object({ pin: z.string().max(64).optional() });
+/** What the link routes read from the query (each optional; an unknown value is ignored): said in words, as the handlers read them one by one. */
+const LINK_QUERY = 'Query: `pin` (or header X-Service-Pin), `dt` (a download token from verify), `inline=1` (show, not download), `dl=1` (the bytes, not the page), `thumb=1` (a thumbnail), `zip=wait|status` (a folder’s archive), `lang` (`en`, `tr`). Browsers get HTML pages; other clients get the bytes.';
 
 export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; admit?: AdmitPublic; log: (msg: string, err?: unknown) => void }): Router<AppState> {
   const r = new Router<AppState>();
@@ -75,26 +82,26 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     return cred.dt ?? service.downloadToken(o.share).download_token;
   };
 
-  r.get('/api/files/share/:token', publicDoor, async (ctx) => {
+  r.get('/api/files/share/:token', doc({ summary: 'A link’s metadata' }), publicDoor, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     publicHeaders(ctx);
     ctx.body = await service.metadata(ctx.params.token);
   });
 
-  r.post('/api/share/:token/verify', publicDoor, async (ctx) => {
-    const b = validate(z.object({ pin: z.string().max(64).optional() }), await readObject(ctx, 4096));
+  r.post('/api/share/:token/verify', doc({ summary: 'Check a link’s PIN: a short-lived download token', body: verifyBody }), publicDoor, async (ctx) => {
+    const b = validate(verifyBody, await readObject(ctx, 4096));
     const o = await service.open(ctx.params.token);
     publicHeaders(ctx);
     ctx.body = service.verify(o.share, b.pin ?? ctx.get('x-service-pin'));
   });
 
-  r.get('/api/share/:token/download', publicDoor, async (ctx) => {
+  r.get('/api/share/:token/download', doc({ summary: 'Download a link’s file (counts one download; refused past the cap)', description: LINK_QUERY, produces: ['application/octet-stream'] }), publicDoor, async (ctx) => {
     const o = await openLink(ctx);
     service.checkPin(o.share, credOf(ctx));
     await sendRoot(ctx, o);
   });
 
-  r.get('/s/:token', publicDoor, async (ctx) => {
+  r.get('/s/:token', doc({ summary: 'A link: a file’s page or bytes, a folder’s page or ZIP, the PIN form; an app link’s page', description: LINK_QUERY, produces: ['text/html', 'application/octet-stream', 'application/zip'] }), publicDoor, async (ctx) => {
     const o = await openLink(ctx);
     const zip = typeof ctx.query.zip === 'string' ? ctx.query.zip : undefined;
     if (zip === 'status') {
@@ -116,7 +123,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     await sendRoot(ctx, o, dt);
   });
 
-  r.post('/s/:token', publicDoor, async (ctx) => {
+  r.post('/s/:token', doc({ summary: 'The PIN form of a link page (303 to the link with a download token)', consumes: 'application/x-www-form-urlencoded', status: 303, produces: [] }), publicDoor, async (ctx) => {
     const o = await service.open(ctx.params.token, 'link');
     const pin = await readPinForm(ctx);
     const action = `/s/${encodeURIComponent(o.share.token)}`;
@@ -131,7 +138,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     }
   });
 
-  r.get('/s/:token/f/*path', publicDoor, async (ctx) => {
+  r.get('/s/:token/f/*path', doc({ summary: 'One file, thumbnail or subfolder page inside a shared folder', description: LINK_QUERY + ' `view=1` shows a viewer page.', produces: ['text/html', 'application/octet-stream'] }), publicDoor, async (ctx) => {
     const o = await openLink(ctx);
     if (!o.share.is_dir) throw new AppError('not_found');
     const sub = cleanRel(ctx.params.path);

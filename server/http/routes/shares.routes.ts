@@ -13,6 +13,9 @@ import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { actor, me, selfUrl, type AppState } from '../context';
 import { validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Sharing', 'user');
 
 const dropSettings = z
   .object({
@@ -55,7 +58,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
   const r = new Router<AppState>();
   const { service } = d.shares;
 
-  r.post('/api/files/share', requireUser, async (ctx) => {
+  r.post('/api/files/share', doc({ summary: 'Create a link or a file request', body: createBody }), requireUser, async (ctx) => {
     const b = validate(createBody, await readObject(ctx, d.maxJsonBytes));
     let ttlMs: number | undefined;
     if (b.ttl !== undefined) {
@@ -66,21 +69,21 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
     ctx.body = await service.create(actor(ctx), { ...b, ttlMs }, selfUrl(ctx));
   });
 
-  r.get('/api/files/share', requireUser, (ctx) => {
+  r.get('/api/files/share', doc({ summary: 'My links and file requests' }), requireUser, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { shares: service.list(actor(ctx), selfUrl(ctx)) };
   });
 
-  r.delete('/api/files/share/:id', requireUser, async (ctx) => {
+  r.delete('/api/files/share/:id', doc({ summary: 'Revoke a link (owner or admin)' }), requireUser, async (ctx) => {
     ctx.body = await service.revoke(actor(ctx), ctx.params.id);
   });
 
   // Re-enables a link the uplink guard suspended (owner or admin; anyone else gets not_found).
-  r.post('/api/files/share/:id/resume', requireUser, async (ctx) => {
+  r.post('/api/files/share/:id/resume', doc({ summary: 'Re-enable a link the uplink guard suspended (owner or admin)' }), requireUser, async (ctx) => {
     ctx.body = await service.resume(actor(ctx), ctx.params.id);
   });
 
-  r.post('/api/files/permissions/share-mail', requireUser, async (ctx) => {
+  r.post('/api/files/permissions/share-mail', doc({ summary: 'E-mail a link or file request to people', body: mailBody }), requireUser, async (ctx) => {
     const b = validate(mailBody, await readObject(ctx, d.maxJsonBytes));
     const row = b.token ? service.repo.byToken(b.token) : b.id ? service.repo.byId(b.id) : undefined;
     if (!b.token && !b.id) throw new AppError('validation_failed', { field: 'token' }, { field: 'token' });

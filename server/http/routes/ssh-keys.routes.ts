@@ -11,6 +11,9 @@ import { readObject } from '../middlewares/body';
 import { requireUser } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import { me, reqMeta, type AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Auth: keys and sessions', 'user');
 
 const newKey = z.strictObject({
   name: z.string().trim().max(100).optional(),
@@ -20,18 +23,18 @@ const newKey = z.strictObject({
 export function sshKeyRoutes(d: { sshKeys: SshKeys; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>();
 
-  r.get('/api/auth/ssh-keys', requireUser, (ctx) => {
+  r.get('/api/auth/ssh-keys', doc({ summary: 'My SSH public keys (SFTP sign-in)' }), requireUser, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { keys: d.sshKeys.list(me(ctx).id) };
   });
 
-  r.post('/api/auth/ssh-keys', requireUser, async (ctx) => {
+  r.post('/api/auth/ssh-keys', doc({ summary: 'Add an SSH public key', body: newKey }), requireUser, async (ctx) => {
     const b = validate(newKey, await readObject(ctx, d.maxJsonBytes));
     ctx.status = 201;
     ctx.body = { key: d.sshKeys.add(me(ctx).id, { name: b.name, publicKey: b.public_key }, reqMeta(ctx)) };
   });
 
-  r.delete('/api/auth/ssh-keys/:id', requireUser, (ctx) => {
+  r.delete('/api/auth/ssh-keys/:id', doc({ summary: 'Remove an SSH public key' }), requireUser, (ctx) => {
     const raw = ctx.params.id ?? '';
     if (!/^\d{1,12}$/.test(raw) || Number(raw) <= 0) throw new AppError('bad_id');
     d.sshKeys.remove(me(ctx).id, Number(raw), reqMeta(ctx));

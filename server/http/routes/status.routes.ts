@@ -9,18 +9,21 @@
 import Router from '@koa/router';
 import { requireAdmin } from '../middlewares/auth';
 import type { AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Meta', 'public');
 
 /** One section of the status object: a name and a function that reads it at request time. */
 export type StatusSection = [name: string, read: () => unknown];
 
 export function statusRoutes(sections: StatusSection[], probeDatabase: () => void): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api' });
-  r.get('/health', (ctx) => {
+  r.get('/health', doc({ summary: 'Liveness for load balancers and containers: 200 while it can serve, 503 while its database is away' }), (ctx) => {
     probeDatabase();
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'ok' };
   });
-  r.get('/admin/status', requireAdmin, (ctx) => {
+  r.get('/admin/status', doc({ summary: 'How the service is holding up: event loop, admission, database waits, memory and more', auth: 'admin', tag: 'Admin: status' }), requireAdmin, (ctx) => {
     const body: Record<string, unknown> = {};
     for (const [name, read] of sections) body[name] = read();
     ctx.set('Cache-Control', 'no-store');

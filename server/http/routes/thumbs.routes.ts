@@ -12,9 +12,14 @@ import type { FileService } from '../../files';
 import { THUMB_SIZES, verifyStamp, verifyToken, type ThumbService } from '../../thumbs';
 import { q, validate, z } from '../validate';
 import { actor, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Thumbnails', 'signed');
 
 const CACHE_CONTROL = 'private, max-age=86400';
 const CACHED_EDGE = 320;
+/** A live stamp (`exp`, `sig`) from a listing; a repeated or missing one is no stamp (never a refusal). */
+const stampQuery = z.object({ exp: z.string().optional().catch(undefined), sig: z.string().optional().catch(undefined) });
 const sizeQuery = z.object({ token: q.str(200).optional(), size: z.coerce.number().refine((n) => (THUMB_SIZES as readonly number[]).includes(n), 'one of 64, 128, 256, 512') });
 
 export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Router<AppState> {
@@ -39,17 +44,18 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
     ctx.body = size && size < CACHED_EDGE ? await sharp(file).resize(size, size, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer() : createReadStream(file);
   };
 
-  r.get('/', async (ctx) => {
+  r.get('/', doc({ summary: 'A thumbnail by signed token and size', query: sizeQuery, produces: ['image/jpeg'] }), async (ctx) => {
     const { token, size } = validate(sizeQuery, ctx.query);
     const id = verifyToken(token, size);
     if (id === null) throw new AppError('unauthorised');
     await send(ctx, await readyFile(id), size);
   });
 
-  r.get('/:id', async (ctx) => {
+  r.get('/:id', doc({ summary: 'A file’s thumbnail by a live stamp from a listing, or for a signed-in caller with read access', query: stampQuery, produces: ['image/jpeg'] }), async (ctx) => {
     if (!/^\d{1,12}$/.test(ctx.params.id ?? '')) throw new AppError('bad_id');
     const id = Number(ctx.params.id);
-    const stamped = verifyStamp(id, str(ctx.query.exp), str(ctx.query.sig));
+    const { exp, sig } = validate(stampQuery, ctx.query);
+    const stamped = verifyStamp(id, exp, sig);
     if (!stamped) {
       if (!ctx.state.principal) throw new AppError('unauthenticated');
       const node = d.thumbs.repo.byId(id);
@@ -66,5 +72,3 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
   });
   return r;
 }
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

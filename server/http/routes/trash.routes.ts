@@ -14,6 +14,9 @@ import { readObject } from '../middlewares/body';
 import { actor, actorOf, reqMeta, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Versions and trash', 'user');
 
 const ids = z.array(z.number().int().positive()).min(1).max(500);
 const schemas = {
@@ -42,7 +45,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     return row;
   };
 
-  r.get('/trash', async (ctx) => {
+  r.get('/trash', doc({ summary: 'Trashed items on storages I may change', query: schemas.list }), async (ctx) => {
     const o = validate(schemas.list, ctx.query);
     let storages = editable(ctx);
     if (o.storage) {
@@ -52,7 +55,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     ctx.body = trash.list(storages, o.limit, o.offset);
   });
 
-  r.post('/manager/restore', async (ctx) => {
+  r.post('/manager/restore', doc({ summary: 'Restore items from the trash (answers per item)', body: schemas.restore }), async (ctx) => {
     const b = await body(ctx, schemas.restore);
     if ('id' in b) {
       own(ctx, b.id);
@@ -72,7 +75,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     ctx.body = { restored, failed };
   });
 
-  r.post('/trash/purge', async (ctx) => {
+  r.post('/trash/purge', doc({ summary: 'Delete trashed items for good (answers per item)', body: schemas.purge }), async (ctx) => {
     const b = await body(ctx, schemas.purge);
     const list = 'all' in b ? trash.list(editable(ctx), 100_000).items.map((i) => i.id) : b.ids;
     const purged: number[] = [];
@@ -89,7 +92,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     ctx.body = { purged, failed };
   });
 
-  r.post('/manager/trash/same', async (ctx) => {
+  r.post('/manager/trash/same', doc({ summary: 'Trash items whose content equals given files or a sha256', body: schemas.same }), async (ctx) => {
     const b = await body(ctx, schemas.same);
     const files = 'entries' in b ? b.entries.map((path) => d.files.forActor(actor(ctx)).target(path)).map((x) => ({ storageId: x.storage.id, rel: x.rel })) : undefined;
     ctx.body = { items: await trash.same(editable(ctx), { sha256: 'sha256' in b ? b.sha256 : undefined, files }) };

@@ -15,6 +15,9 @@ import { readObject } from '../middlewares/body';
 import { actor, setPartEtag, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Uploads', 'user');
 
 const uploadId = z.string().min(1).max(100);
 const schemas = {
@@ -40,7 +43,7 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number;
   r.use(filesDoor, requireUser);
   const json = <T extends z.ZodType>(ctx: Ctx, schema: T) => readObject(ctx, d.maxJsonBytes).then((b) => validate(schema, b));
 
-  r.post('/', async (ctx) => {
+  r.post('/', doc({ summary: 'Upload files in one multipart form (field `path` first, then `file`s)', consumes: 'multipart/form-data' }), async (ctx) => {
     const c = actor(ctx);
     let files: Published[];
     try {
@@ -53,11 +56,11 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number;
     ctx.body = { ...files[0], files };
   });
 
-  r.post('/init', async (ctx) => {
+  r.post('/init', doc({ summary: 'Start a resumable upload (presigned part URLs where the storage offers them)', body: schemas.init }), async (ctx) => {
     ctx.body = await d.uploads.init(actor(ctx), await json(ctx, schemas.init));
   });
 
-  r.post('/chunk', async (ctx) => {
+  r.post('/chunk', doc({ summary: 'Send one part of a resumable upload (the body is the bytes; optional X-Chunk-SHA256)', query: schemas.chunk, consumes: 'application/octet-stream' }), async (ctx) => {
     try {
       const qy = validate(schemas.chunk, ctx.query);
       const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
@@ -73,16 +76,16 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number;
     }
   });
 
-  r.get('/status', (ctx) => {
+  r.get('/status', doc({ summary: 'The parts a resumable upload already holds', query: schemas.status }), (ctx) => {
     ctx.body = d.uploads.status(actor(ctx), validate(schemas.status, ctx.query).upload_id);
   });
 
-  r.post('/finalize', async (ctx) => {
+  r.post('/finalize', doc({ summary: 'Complete a resumable upload', body: schemas.finalize }), async (ctx) => {
     const b = await json(ctx, schemas.finalize);
     ctx.body = await d.uploads.finalize(actor(ctx), b.upload_id, b.etags);
   });
 
-  r.post('/abort', async (ctx) => {
+  r.post('/abort', doc({ summary: 'Abort a resumable upload and discard its parts', body: schemas.abort }), async (ctx) => {
     const b = await json(ctx, schemas.abort);
     await d.uploads.abort(actor(ctx), b.upload_id);
     ctx.body = { ok: true };

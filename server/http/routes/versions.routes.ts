@@ -15,6 +15,9 @@ import { actor, actorOf, reqMeta, type AppState } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 import { serveFile } from '../serve-file';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Versions and trash', 'user');
 
 const listQuery = z.object({ path: q.str(8192) });
 const VIEW_SANDBOX = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
@@ -25,14 +28,14 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
   const r = new Router<AppState>({ prefix: '/api/files/versions' });
   r.use(filesDoor, requireUser);
 
-  r.get('/', async (ctx) => {
+  r.get('/', doc({ summary: 'A file’s kept versions', query: listQuery }), async (ctx) => {
     const { path } = validate(listQuery, ctx.query);
     const res = d.files.forActor(actor(ctx)).target(path);
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
     ctx.body = { path, versions: d.protection.versions.list(res.storage.id, res.rel) };
   });
 
-  r.get('/raw', async (ctx) => {
+  r.get('/raw', doc({ summary: 'An old version’s bytes, to look at before restoring', query: rawQuery, produces: ['application/octet-stream'] }), async (ctx) => {
     const input = validate(rawQuery, ctx.query);
     const res = d.files.forActor(actor(ctx)).target(input.path);
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
@@ -42,7 +45,7 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
     await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
   });
 
-  r.post('/restore', async (ctx) => {
+  r.post('/restore', doc({ summary: 'Restore a version (needs editor access)', body: restoreBody }), async (ctx) => {
     const b = validate(restoreBody, await readObject(ctx, d.maxJsonBytes));
     const res = d.files.forActor(actor(ctx)).target(b.path, 'editor');
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
