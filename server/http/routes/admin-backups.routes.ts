@@ -11,6 +11,9 @@ import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
 import { actorOf, me, reqMeta, type AppState } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: settings', 'admin');
 
 const settingsBody = z.strictObject({
   cron: z.string().max(256).optional(),
@@ -22,19 +25,19 @@ export function adminBackupRoutes(d: { backups: BackupService; bus: EventBus; ma
   const r = new Router<AppState>({ prefix: '/api/admin/backups' });
   r.use(requireAdmin);
 
-  r.get('/', async (ctx) => {
+  r.get('/', doc({ summary: 'Backups of Filedock: settings, the archives in the target folder, the last one' }), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await d.backups.view();
   });
 
-  r.patch('/settings', async (ctx) => {
+  r.patch('/settings', doc({ summary: 'Backup schedule, how many to keep, the target folder', body: settingsBody }), async (ctx) => {
     const b = validate(settingsBody, await readObject(ctx, d.maxJsonBytes));
     const changes = d.backups.update(b);
     if (Object.keys(changes).length) await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'backups', meta: { changes } });
     ctx.body = await d.backups.view();
   });
 
-  r.post('/run', (ctx) => {
+  r.post('/run', doc({ summary: 'Back up now (an op)', status: 202 }), (ctx) => {
     ctx.status = 202;
     ctx.body = { op_id: d.backups.request('manual', me(ctx).id) };
   });

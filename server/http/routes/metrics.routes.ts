@@ -12,6 +12,9 @@ import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('Admin: settings', 'admin');
 
 const patch = z.strictObject({ enabled: z.boolean().optional(), access: z.enum(['token', 'lan']).optional() });
 
@@ -23,17 +26,17 @@ export function metricsRoutes(d: { metrics: Metrics; bus: EventBus; maxJsonBytes
   const audit = (ctx: Ctx, changes: Record<string, unknown>) =>
     d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'metrics', meta: { changes } });
 
-  scrape.get('/', async (ctx) => {
+  scrape.get('/', doc({ summary: 'Prometheus metrics (text exposition; 404 while off)', tag: 'Operations', auth: 'signed', description: 'Bearer metrics token, or no token from the LAN when access is `lan` (docs/operations.md, "Metrics").', produces: ['text/plain'] }), async (ctx) => {
     const out = await d.metrics.scrape(ctx);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = out.contentType;
     ctx.body = out.body;
   });
 
-  r.get('/', (ctx) => {
+  r.get('/', doc({ summary: 'Metrics export: on or off, who may scrape' }), (ctx) => {
     ctx.body = d.metrics.view();
   });
-  r.patch('/', async (ctx) => {
+  r.patch('/', doc({ summary: 'Switch the metrics export, choose who may scrape', body: patch }), async (ctx) => {
     const b = validate(patch, await readObject(ctx, d.maxJsonBytes));
     const { from, to } = await d.metrics.update(b);
     const changes: Record<string, unknown> = {};
@@ -41,11 +44,11 @@ export function metricsRoutes(d: { metrics: Metrics; bus: EventBus; maxJsonBytes
     if (Object.keys(changes).length) await audit(ctx, changes);
     ctx.body = d.metrics.view();
   });
-  r.get('/token', (ctx) => {
+  r.get('/token', doc({ summary: 'The metrics token, for the scrape config' }), (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { token: d.metrics.token() };
   });
-  r.post('/token', async (ctx) => {
+  r.post('/token', doc({ summary: 'A new metrics token (the old one stops working)' }), async (ctx) => {
     const token = d.metrics.regenerate();
     await audit(ctx, { token: 'regenerated' });
     ctx.set('Cache-Control', 'no-store');
