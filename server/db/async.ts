@@ -6,7 +6,7 @@
  *   db.async.unit(function* (t) {
  *     const row = yield* t.first(k.selectFrom('shares')...);
  *     if (!row) throw new AppError('not_found');
- *     return yield* t.run(k.updateTable('shares')...);
+ *     return yield* t.run(k.update…(…).where(…));
  *   });
  *
  * so one body runs on both databases the way each needs: on SQLite the
@@ -56,7 +56,7 @@ export const tx: Tx = {
 
 export interface UnitOptions {
   /**
-   * PostgreSQL's isolation for this unit (default `read committed`, where a conditional UPDATE re-checks its
+   * PostgreSQL's isolation for this unit (default `read committed`, where a conditional update re-checks its
    * WHERE on the locked row). `serializable` where a unit reads, decides and writes across rows that a
    * concurrent unit may change; SQLite's single writer is already serializable.
    */

@@ -34,9 +34,10 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
       { sort: 'size', desc: true },
       { sort: 'modified', desc: false, after: { type: 'file', value: 5, key: 'a', id: 1 } },
     ] as const;
-    for (const s of shapes) listing.page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', ...s });
+    await listing.probe(1, '');
+    for (const s of shapes) await listing.page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', ...s });
     // A storage holding app locks: its pages join them (FileLocks.any).
-    new ListingRepo(db, () => true).page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', sort: 'name', desc: false });
+    await new ListingRepo(db, () => true).page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', sort: 'name', desc: false });
     const scope = {
       actor: { kind: 'person' },
       visible: () => [{ storage: { id: 1, name: 'S', driver: 'local', read_only: 0 }, level: 'editor' }],
