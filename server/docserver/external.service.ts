@@ -49,11 +49,25 @@ export function normaliseUrl(raw: string, field: string): string {
   return v.replace(/\/+$/, '');
 }
 
+/**
+ * How long a row read stays in memory. `/api/capabilities` and the app page's policy ask on every request
+ * (several times each), and on a PostgreSQL server a network hop away each read held the event loop for a
+ * round trip (bench/pg-latency.ts: the capabilities probe at p50 113 ms, the 4 KiB rate down to 270/s).
+ * This instance's own writes drop the rows at once; another instance's are seen within this time.
+ */
+const ROW_TTL_MS = 2000;
+
 export class ExternalServices {
+  private rows = new Map<ExternalName, { row: ExternalServicesTable | undefined; at: number }>();
+
   constructor(private db: Db, private secretKey: Buffer) {}
 
   private row(name: ExternalName): ExternalServicesTable | undefined {
-    return this.db.first(this.db.k.selectFrom('external_services').selectAll().where('name', '=', name));
+    const hit = this.rows.get(name);
+    if (hit && Date.now() - hit.at < ROW_TTL_MS) return hit.row;
+    const row = this.db.first(this.db.k.selectFrom('external_services').selectAll().where('name', '=', name));
+    this.rows.set(name, { row, at: Date.now() });
+    return row;
   }
 
   /** Every known service, stored or not, in name order. */
@@ -123,6 +137,7 @@ export class ExternalServices {
     const cur = this.row('docserver');
     if (!env.url && !env.jwt_secret) {
       if (cur?.env_managed) this.db.run(this.db.k.updateTable('external_services').set({ env_managed: 0 }).where('name', '=', 'docserver'));
+      this.rows.clear();
       // The callback URL alone leaves the server's address and secret to the admin.
       if (env.callback_url) this.upsert('docserver', { url: cur?.url ?? '', jwt_secret: cur?.jwt_secret ?? '', callback_url: normaliseUrl(env.callback_url, 'SERVICE_DOCSERVER_CALLBACK_URL'), env_managed: 0, reset: false });
       return;
@@ -136,6 +151,7 @@ export class ExternalServices {
   /** Records a health probe's outcome. */
   recordCheck(name: ExternalName, healthy: boolean): void {
     this.db.run(this.db.k.updateTable('external_services').set({ healthy: healthy ? 1 : 0, last_check: new Date().toISOString() }).where('name', '=', name));
+    this.rows.delete(name);
   }
 
   private upsert(name: ExternalName, v: { url: string; jwt_secret: string; callback_url: string; env_managed: number; reset: boolean }): void {
@@ -147,5 +163,6 @@ export class ExternalServices {
         .values({ name, url: v.url, jwt_secret: v.jwt_secret, callback_url: v.callback_url, env_managed: v.env_managed, updated_at: now, healthy: null, last_check: null })
         .onConflict((oc) => oc.column('name').doUpdateSet({ url: v.url, jwt_secret: v.jwt_secret, callback_url: v.callback_url, env_managed: v.env_managed, updated_at: now, ...health })),
     );
+    this.rows.delete(name);
   }
 }
