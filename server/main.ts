@@ -260,7 +260,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ],
     });
     routers.push(health.routes);
-    const appOptions = { auth, lang: config.locale, trustedProxies: parseAddressList(config.trustedProxies).list, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
+    const appOptions = { auth, lang: config.locale, trustedProxies: parseAddressList(config.trustedProxies).list, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn,
+      appOrigins: () => { const e = sv.capabilities().external; return { docserver: e.docserver_url, diagram: e.diagram_url }; }, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
     const app = buildApp({ ...appOptions, before: [activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [publicOnly, activity.middleware] }) : null;
 
