@@ -9,7 +9,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|webmanifest|txt|map)$/;
 const MIN_BYTES = 1024;
-export const MANIFEST = 'precompressed.json';
+const MANIFEST = 'precompressed.json';
 
 /** Temp + rename: a reader never sees half a file. */
 function writeAtomic(path, data) {

@@ -6,7 +6,7 @@
  * and the diagram editor. Inline styles stay allowed: React's style props and
  * markdown tables' alignment set style attributes. Nothing may frame the app
  * (it frames itself nowhere). Public link pages keep their own stricter
- * policies (public/page.ts). See docs/ui.md, "Security headers".
+ * policies (public/page.ts). See docs/ui.md, "Security headers of the app page".
  */
 import type { Ctx } from './context';
 

@@ -54,7 +54,7 @@ function manifest(root: string): () => Record<string, Twins> {
  * q above 0, ties going to the first offered (br before gzip); null for the
  * original (nothing acceptable, or identity explicitly preferred).
  */
-export function pickEncoding(header: string, offered: Coding[]): Coding | null {
+function pickEncoding(header: string, offered: Coding[]): Coding | null {
   const q = new Map<string, number>();
   for (const part of header.toLowerCase().split(',')) {
     const [name, ...params] = part.split(';').map((s) => s.trim());
