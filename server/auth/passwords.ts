@@ -1,8 +1,8 @@
 /**
  * Password hashing with scrypt (memory-hard) at N=2^17, r=8, p=1, OWASP's
- * current minimum for scrypt: 128 MiB and ~0.4 s idle (1.06 s median with
- * the machine's two cores busy, against 0.25 s for the former N=2^15;
- * docs/auth.md). Runs on libuv's thread pool so the event loop stays free;
+ * current minimum for scrypt: 128 MiB and 0.69-1.06 s per hash measured
+ * here (medians of 5 on the shared 2-core machine, against 0.17-0.25 s for
+ * the former N=2^15; docs/auth.md). Runs on libuv's thread pool so the event loop stays free;
  * the login throttle runs before it so guessing cannot exhaust the CPU, and
  * at most two hashes run at once per process (2 x 128 MiB), the rest wait
  * their turn. Hashes with weaker parameters still verify; `needsRehash` tells
