@@ -2,12 +2,13 @@
 //   dist/server/cli.js              the server + CLI bundle (node_modules stay external)
 //   dist/server/workers/<name>.js   every server/**/*.worker.ts, for worker threads
 //   dist/electron/{main,preload}.js the desktop shell (when electron/ has them)
-//   dist/renderer/                  the web UI (Vite)
+//   dist/renderer/                  the web UI (Vite), precompressed (scripts/precompress.mjs)
 // `--if-stale` skips the work when dist is newer than every source file.
 import { build } from 'esbuild';
 import { readdirSync, statSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, basename } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { precompress } from './precompress.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const files = (dir, re, out = []) => {
@@ -48,6 +49,7 @@ if (electronEntries.length) {
 if (!process.argv.includes('--server-only') && existsSync(join(root, 'renderer/vite.config.ts'))) {
   const r = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  precompress(join(root, 'dist/renderer'));
 }
 mkdirSync(join(root, 'dist'), { recursive: true });
 writeFileSync(stamp, new Date().toISOString());

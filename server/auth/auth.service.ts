@@ -8,7 +8,7 @@ import { AppError } from '../errors';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual, sha256Hex } from '../lib/crypto';
 import type { Db } from '../db';
-import { verifyPassword } from './passwords';
+import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import type { Keys } from './keys';
 import type { LoginThrottle } from './throttle';
 import type { Sessions } from './sessions';
@@ -113,6 +113,8 @@ export class AuthService {
       throw new AppError('invalid_credentials', { tries_left: left }, { tries_left: left });
     }
     if (u.disabled) throw new AppError('account_disabled');
+    // A hash from weaker parameters is replaced now, while the password is at hand (docs/auth.md, "Passwords").
+    if (u.password_hash && needsRehash(u.password_hash)) this.repo.rehash(u.id, u.password_hash, await hashPassword(password));
     return u;
   }
 

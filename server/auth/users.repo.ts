@@ -49,6 +49,14 @@ export class UsersRepo {
     this.db.sqlite.prepare(`UPDATE users SET ${sets}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k] as unknown), nowIso(), id);
   }
 
+  /**
+   * Replaces a password hash with a stronger one of the same password, only while the row still holds `from`
+   * (a password changed meanwhile wins). Leaves `updated_at`: the account did not change. True when replaced.
+   */
+  rehash(id: number, from: string, to: string): boolean {
+    return this.db.sqlite.prepare('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?').run(to, id, from).changes > 0;
+  }
+
   /** Every group with its members, by name. */
   groupsWithMembers(): GroupView[] {
     const rows = this.db.sqlite

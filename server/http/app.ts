@@ -13,6 +13,7 @@ import { errorEnvelope } from './middlewares/errors';
 import { authenticate, csrfGuard, requestContext } from './middlewares/auth';
 import { aiAdminAlias, keyScope } from './middlewares/key-scope';
 import { serveRenderer } from './static';
+import type { AppOrigins } from './app-page';
 import { routerDispatch } from './route-dispatch';
 import type { AppState, Mw } from './context';
 
@@ -23,6 +24,8 @@ export interface AppOptions {
   trustedProxies?: BlockList;
   routers: Array<Router<AppState>>;
   rendererDir: string;
+  /** The external origins the web app may load from (its page's Content-Security-Policy); none when absent. */
+  appOrigins?: () => AppOrigins;
   log: (msg: string, err?: unknown) => void;
   /** Extra middlewares that run before routing (activity tracking, public-only filter). */
   before?: Mw[];
@@ -49,7 +52,7 @@ export function buildApp(o: AppOptions): Koa<AppState> {
     if (ctx.path === '/api' || ctx.path.startsWith('/api/')) throw new AppError('not_found', {}, { route: `${ctx.method} ${ctx.path}` });
     await next();
   });
-  app.use(serveRenderer(o.rendererDir, /^\/(api|s|d)(\/|$)/));
+  app.use(serveRenderer(o.rendererDir, /^\/(api|s|d)(\/|$)/, o.appOrigins ?? (() => ({ docserver: '', diagram: '' }))));
   // A client that goes away mid-stream is normal (closed tabs, cancelled downloads, SSE reconnects).
   const gone = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_DESTROYED', 'HPE_INVALID_EOF_STATE']);
   app.on('error', (err: NodeJS.ErrnoException) => {

@@ -6,7 +6,8 @@ describe('accounts and sign-in', () => {
   let s: TestServer;
   let admin: string;
   before(async () => {
-    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
+    // The lock (and the failure window) outlasts several password hashes (scrypt N=2^17: up to ~1.5 s on a busy machine).
+    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '5s' });
     admin = await s.login();
   });
   after(() => s.close());
@@ -55,7 +56,7 @@ describe('accounts and sign-in', () => {
     const locked = await s.api('POST', '/api/auth/login', { body: { email: 'lock@example.test', password: 'right-password' } });
     assert.equal(locked.status, 429);
     assert.ok(Date.now() - t0 < 40, 'refused before the password hash runs');
-    await new Promise((r) => setTimeout(r, 2100));
+    await new Promise((r) => setTimeout(r, 5100));
     assert.equal((await s.api('POST', '/api/auth/login', { body: { email: 'lock@example.test', password: 'right-password' } })).status, 200);
     const audit = await s.api('GET', '/api/admin/audit?action=auth.failed', { token: admin });
     assert.ok(audit.body.events.length >= 3);

@@ -34,7 +34,8 @@ describe('two-factor sign-in', () => {
     s.api('POST', '/api/auth/login/mfa', { body: { challenge, ...answer }, headers });
 
   before(async () => {
-    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
+    // The lock (and the failure window) outlasts several password hashes (scrypt N=2^17: up to ~1.5 s on a busy machine).
+    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '5s' });
     admin = await s.login();
     for (const u of [MIA, NED]) await s.api('POST', '/api/admin/users', { token: admin, body: { ...u, role: 'user' } });
     mia = await s.login(MIA.email, MIA.password);
@@ -143,7 +144,7 @@ describe('two-factor sign-in', () => {
     const failed = await s.api('GET', `/api/admin/audit?action=auth.mfa_failed&user_id=${miaId}`, { token: admin });
     assert.ok(failed.body.events.length >= 3);
     assert.equal(failed.body.events[0].ip, '10.4.0.1');
-    await new Promise((r) => setTimeout(r, 2100));
+    await new Promise((r) => setTimeout(r, 5100));
     const after = await login(MIA, from('10.4.0.4'));
     assert.equal(after.body.mfa_required, true);
     assert.equal((await second(after.body.challenge, { recovery_code: codes[2] }, from('10.4.0.4'))).status, 200);
@@ -174,14 +175,15 @@ describe('two-factor sign-in', () => {
       }
       unknown.push(a.ms);
       twoFactor.push(b.ms);
-      await new Promise((r) => setTimeout(r, 700));
+      // Each name fails every other round: its third failure falls outside the 5 s window, so it never locks.
+      await new Promise((r) => setTimeout(r, 1500));
     }
     const ratio = median(unknown) / median(twoFactor);
     assert.ok(ratio > 0.5 && ratio < 2, `median ${median(unknown).toFixed(1)} ms (unknown) vs ${median(twoFactor).toFixed(1)} ms (two-factor): the KDF runs for both`);
     assert.ok(median(unknown) > 20, 'the unknown account pays for a password hash too');
     // Her names still hold wrong passwords from this test (second-step failures count on the name typed too):
-    // let the 2 s window pass so the next test starts clean however fast the machine is.
-    await new Promise((r) => setTimeout(r, 2100));
+    // let the 5 s window pass so the next test starts clean however fast the machine is.
+    await new Promise((r) => setTimeout(r, 5100));
   });
 
   test('passkeys: added with a name after the password, used at the second step, counter kept; forgeries refused', async () => {

@@ -32,7 +32,8 @@ describe('roles, permissions, account checks and sign-up', () => {
     ({ dir: root, cleanup } = tempDir('filedock-roles-'));
     mkdirSync(join(root, 'Team'));
     writeFileSync(join(root, 'Team/notes.txt'), 'notes');
-    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '2s' });
+    // The failure window outlasts a password hash (scrypt N=2^17: up to ~1.5 s on a busy machine).
+    s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '5s' });
     admin = await s.login();
     assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Shared', driver: 'local', config: { path: root } } })).status, 200);
     await make('vic', 'viewer');
