@@ -46,7 +46,9 @@ const run = (list, label, env = {}) =>
   new Promise((resolve) => {
     const c = spawn(process.execPath, ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list], {
       stdio: ['inherit', 'pipe', 'inherit'],
-      env: { ...process.env, NODE_ENV: 'test', TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
+      // Password cost 15 (the former default) unless asked otherwise: every test server creates and signs people
+      // in, and 17's ~0.7 s per hash would add minutes and time out throttle windows; passwords.test.ts checks 17.
+      env: { SERVICE_PASSWORD_COST: '15', ...process.env, NODE_ENV: 'test', TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
     });
     let tail = '';
     c.stdout.on('data', (d) => {

@@ -17,7 +17,7 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import { createAuth, createOidc } from './auth';
+import { createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
 import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, ThumbStates } from './catalogue';
 import { FileService, Homes } from './files';
@@ -68,6 +68,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     for (const c of cleanups.splice(0)) await c();
   };
   try {
+    setPasswordCost(config.passwordCost);
     const secretKey = loadSecretKey(dirs, config.secretKeyFile);
     // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
     const dbOptions = { ...(opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 }), poolSize: config.databasePool || undefined };

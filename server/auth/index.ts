@@ -20,7 +20,7 @@ export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type Oidc
 export { AuthService, type LoginResult } from './auth.service';
 export type { Mfa, RelyingParty, SecondStepAnswer, Who, RegistrationResponseJSON, AuthenticationResponseJSON } from './mfa';
 export { UsersService, type CreateUser, type UpdateUser } from './users.service';
-export { hashPassword, verifyPassword, passwordProblem } from './passwords';
+export { hashPassword, verifyPassword, passwordProblem, setPasswordCost } from './passwords';
 export type { Principal, Role, UserView } from './types';
 export { ROLES } from './types';
 export {

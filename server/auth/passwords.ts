@@ -10,7 +10,9 @@
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 
-const N = 2 ** 17;
+/** The default cost, log2 of N: OWASP's current minimum for scrypt. */
+export const DEFAULT_COST = 17;
+let N = 2 ** DEFAULT_COST;
 const R = 8;
 const P = 1;
 const KEYLEN = 32;
@@ -43,6 +45,15 @@ async function scrypt(password: string, salt: Buffer, n: number, r: number, p: n
     if (next) next();
     else running--;
   }
+}
+
+/**
+ * Sets the cost (log2 of N) of new hashes and of the rehash check (SERVICE_PASSWORD_COST, applied by the
+ * composition root). Stored hashes keep verifying whatever the setting; a weaker one is replaced at its next
+ * right sign-in. The test runner lowers it to 15 (docs/testing.md): every test server signs people in.
+ */
+export function setPasswordCost(log2N: number): void {
+  N = 2 ** log2N;
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64url parts). */

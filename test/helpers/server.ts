@@ -53,6 +53,8 @@ export async function startTestServer(env: Record<string, string> = {}, opts: Om
     SERVICE_ADMIN_EMAIL: ADMIN.email,
     SERVICE_ADMIN_PASSWORD: ADMIN.password,
     SERVICE_UPDATE_CHECK: '0',
+    // The test runner's lower password cost (scripts/test.mjs); child servers inherit it with the environment.
+    ...(process.env.SERVICE_PASSWORD_COST ? { SERVICE_PASSWORD_COST: process.env.SERVICE_PASSWORD_COST } : {}),
     ...env,
   });
   const server = await startServer(config, { ...opts, logger: createLogger((process.env.TEST_LOG_LEVEL as 'debug') ?? 'error') });

@@ -7,7 +7,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { startTestServer, ADMIN, type TestServer } from '../helpers/server';
-import { kdfLoad, verifyPassword } from '../../server/auth/passwords';
+import { DEFAULT_COST, kdfLoad, verifyPassword } from '../../server/auth/passwords';
 
 /** A hash as the earlier release stored it: `scrypt$32768$8$1$salt$key`. */
 function oldHash(password: string): string {
@@ -20,7 +20,8 @@ describe('password hashes', () => {
   let s: TestServer;
   let admin: string;
   before(async () => {
-    s = await startTestServer();
+    // The default cost (the test runner lowers it for every other suite: scripts/test.mjs).
+    s = await startTestServer({ SERVICE_PASSWORD_COST: String(DEFAULT_COST) });
     admin = await s.login();
   });
   after(() => s.close());
