@@ -50,24 +50,40 @@ export function normaliseUrl(raw: string, field: string): string {
 }
 
 /**
- * How long a row read stays in memory. `/api/capabilities` and the app page's policy ask on every request
- * (several times each), and on a PostgreSQL server a network hop away each read held the event loop for a
- * round trip (bench/pg-latency.ts: the capabilities probe at p50 113 ms, the 4 KiB rate down to 270/s).
- * This instance's own writes drop the rows at once; another instance's are seen within this time.
+ * How long a row read is taken as current. `/api/capabilities` and the app page's policy ask on every
+ * request (several times each), and on a PostgreSQL server a network hop away each read held the event loop
+ * for a round trip (bench/pg-latency.ts: the capabilities probe at p50 113 ms, the 4 KiB rate down to
+ * 270/s). Past this age the row kept is still answered while a fresh one is read off the event loop
+ * (`db.async`); this instance's own writes drop it at once, another instance's are seen within about this time.
  */
 const ROW_TTL_MS = 2000;
 
 export class ExternalServices {
-  private rows = new Map<ExternalName, { row: ExternalServicesTable | undefined; at: number }>();
+  private rows = new Map<ExternalName, { row: ExternalServicesTable | undefined; at: number; refreshing?: boolean }>();
 
-  constructor(private db: Db, private secretKey: Buffer) {}
+  /** `ttlMs`: how long a row read is taken as current (tests shorten it). */
+  constructor(private db: Db, private secretKey: Buffer, private ttlMs = ROW_TTL_MS) {}
+
+  private query(name: ExternalName) {
+    return this.db.k.selectFrom('external_services').selectAll().where('name', '=', name);
+  }
 
   private row(name: ExternalName): ExternalServicesTable | undefined {
     const hit = this.rows.get(name);
-    if (hit && Date.now() - hit.at < ROW_TTL_MS) return hit.row;
-    const row = this.db.first(this.db.k.selectFrom('external_services').selectAll().where('name', '=', name));
-    this.rows.set(name, { row, at: Date.now() });
-    return row;
+    if (!hit) {
+      const row = this.db.first(this.query(name));
+      this.rows.set(name, { row, at: Date.now() });
+      return row;
+    }
+    if (Date.now() - hit.at >= this.ttlMs && !hit.refreshing) {
+      hit.refreshing = true;
+      this.db.async.first(this.query(name)).then(
+        // A write of this instance meanwhile dropped the entry: its own read is the fresher one.
+        (row) => this.rows.get(name) === hit && this.rows.set(name, { row, at: Date.now() }),
+        () => (hit.refreshing = false), // the database is away: the kept row serves, the next ask tries again
+      );
+    }
+    return hit.row;
   }
 
   /** Every known service, stored or not, in name order. */
