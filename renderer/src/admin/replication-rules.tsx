@@ -17,7 +17,8 @@ import { reorder } from './rule-order';
 interface Props {
   rules: ReplicaRule[];
   modes: ReplicaMode[];
-  reload: () => void;
+  /** Reads the rules again; resolves once the list shows them. */
+  reload: () => Promise<void>;
 }
 
 export function RulesCard({ rules, modes, reload }: Props) {
@@ -36,7 +37,7 @@ export function RulesCard({ rules, modes, reload }: Props) {
     } catch (e) {
       toast.error(e);
     }
-    reload();
+    await reload();
   };
   const drop = (to: number) => (e: DragEvent) => {
     e.preventDefault();
@@ -81,7 +82,7 @@ export function RulesCard({ rules, modes, reload }: Props) {
   );
 }
 
-function RuleForm({ rule, modes, next, onSaved, onClose }: { rule: ReplicaRule | null; modes: ReplicaMode[]; next: number; onSaved: () => void; onClose: () => void }) {
+function RuleForm({ rule, modes, next, onSaved, onClose }: { rule: ReplicaRule | null; modes: ReplicaMode[]; next: number; onSaved: () => Promise<void>; onClose: () => void }) {
   const { t } = useI18n();
   const [v, setV] = useState({
     path_pattern: rule?.path_pattern ?? '', mode: rule?.mode ?? modes[0] ?? 'mirror', priority: String(rule?.priority ?? next),
@@ -98,7 +99,9 @@ function RuleForm({ rule, modes, next, onSaved, onClose }: { rule: ReplicaRule |
     setError(null);
     try {
       await admin.saveReplicaRule(rule?.id ?? null, { ...v, priority: Number(v.priority), description: v.description.trim() || null });
-      onSaved();
+      // Closed once the list is read again: a next "Add rule" then proposes the priority after this one's
+      // (on a slow server a dialog opened before the re-read proposed the same priority twice).
+      await onSaved();
       onClose();
     } catch (err) {
       setError(err);

@@ -28,10 +28,10 @@ export function ReplicationTab() {
   const refresh = () => setTick((n) => n + 1);
   // A target or link change changes the status too ("No backups set up" or not): read it again at once.
   const loadTargets = () => void Promise.all([admin.replicaTargets(), admin.storages()]).then(([tg, st]) => { setTargets(tg); setStorages(st); refresh(); }, setError);
-  const loadRules = () => void admin.replicaRules().then(setRules, setError);
+  const loadRules = () => admin.replicaRules().then(setRules, setError);
   useEffect(() => {
     loadTargets();
-    loadRules();
+    void loadRules();
     admin.drivers().then(setDescs, setError);
     const timer = setInterval(refresh, POLL_MS);
     return () => clearInterval(timer);
