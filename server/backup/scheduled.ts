@@ -11,9 +11,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemActor } from '../auth';
 import type { BackupFile, BackupSettings, BackupsView, LastBackup } from '../contract';
-import { AppError } from '../errors';
+import { AppError, validation } from '../errors';
 import type { FileService } from '../files';
-import { armCron, nextRun, parseCron, type JobContext, type JobQueue, type Scheduler } from '../jobs';
+import { armCron, checkCron, nextRun, parseCron, type JobContext, type JobQueue, type Scheduler } from '../jobs';
 import { parseUiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import { BACKUP_NAME, writeBackupFile, type BackupSources } from './create';
@@ -65,7 +65,7 @@ export class BackupService {
    */
   update(input: Partial<BackupSettings>): Record<string, { from: unknown; to: unknown }> {
     const next: Partial<BackupSettings> = {};
-    if (input.cron !== undefined) next.cron = checkCron(input.cron);
+    if (input.cron !== undefined) next.cron = checkCron(input.cron, 'cron', true);
     if (input.keep !== undefined) next.keep = this.d.settings.check('backup_keep', input.keep);
     if (input.target !== undefined) next.target = this.checkTarget(input.target);
     const now = this.settings();
@@ -177,15 +177,3 @@ function staleAfterS(cron: string, now = Date.now()): number {
   }
 }
 
-function checkCron(raw: string): string {
-  const cron = raw.trim();
-  if (cron === '') return cron;
-  try {
-    parseCron(cron);
-  } catch (e) {
-    throw validation('cron', (e as Error).message);
-  }
-  return cron;
-}
-
-const validation = (field: string, reason: string) => new AppError('validation_failed', { field, reason }, { field, reason });

@@ -5,6 +5,7 @@
  * day-of-week combine as in classic cron (either may match when both are set).
  */
 import { Cron } from 'croner';
+import { validation } from '../errors';
 
 export interface CronSpec {
   source: string;
@@ -30,4 +31,16 @@ export function nextRun(spec: CronSpec, from: Date): Date {
   const next = spec.pattern.nextRun(from);
   if (!next) throw new Error(`cron "${spec.source}" never fires`);
   return next;
+}
+
+/** A setting's cron expression, trimmed, if croner accepts it (its reason as the 400's); empty only when `optional` (= off). */
+export function checkCron(raw: string, field: string, optional: boolean): string {
+  const cron = raw.trim();
+  if (optional && cron === '') return cron;
+  try {
+    parseCron(cron);
+  } catch (e) {
+    throw validation(field, (e as Error).message);
+  }
+  return cron;
 }

@@ -6,7 +6,7 @@
  */
 import type { ReplicaRule, ReplicaSettings } from '../contract';
 import { AppError, validation } from '../errors';
-import { parseCron } from '../jobs';
+import { checkCron } from '../jobs';
 import type { SettingsStore } from '../settings';
 import { compileGlob, globProblem } from './glob';
 import type { ReplicationRepo, RuleRow } from './replication.repo';
@@ -114,18 +114,6 @@ export class ReplicaPolicy {
     this.compiled = null;
     for (const fn of this.listeners) fn();
   }
-}
-
-/** A trimmed cron expression croner accepts (its reason as the 400's); empty only when `optional` (= off). */
-function checkCron(raw: string, field: string, optional: boolean): string {
-  const cron = raw.trim();
-  if (optional && cron === '') return cron;
-  try {
-    parseCron(cron);
-  } catch (e) {
-    throw validation(field, (e as Error).message);
-  }
-  return cron;
 }
 
 function checkGlob(p: string): string {
