@@ -65,12 +65,12 @@ test('hot listing queries stay index ranges (query plan snapshot)', async () => 
   assert.deepEqual(plan('name', 'file'), ['SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=? AND type=? AND sort_key>?)']);
 });
 
-test('a folder is known by its own row or a child, through the indexes (every listing asks)', async () => {
-  assert.deepEqual(await repo.probe(1, 'd'), { type: null, known: true }, 'by its children');
-  assert.deepEqual(await repo.probe(1, 'd/sub0'), { type: 'dir', known: true }, 'by its own row');
+test('a folder is known by its own row or a child, filled by a child, through the indexes (every listing asks)', async () => {
+  assert.deepEqual(await repo.probe(1, 'd'), { type: null, known: true, filled: true }, 'by its children');
+  assert.deepEqual(await repo.probe(1, 'd/sub0'), { type: 'dir', known: true, filled: false }, 'by its own row');
   assert.equal((await repo.probe(1, 'd/f0.txt')).type, 'file');
-  assert.deepEqual(await repo.probe(1, 'nowhere'), { type: null, known: false });
-  assert.deepEqual(await repo.probe(2, 'd'), { type: null, known: false }, 'another storage');
+  assert.deepEqual(await repo.probe(1, 'nowhere'), { type: null, known: false, filled: false });
+  assert.deepEqual(await repo.probe(2, 'd'), { type: null, known: false, filled: false }, 'another storage');
   const plan = db.sqlite.prepare('EXPLAIN QUERY PLAN ' + PROBE_SQL).all({ s: 1, p: 'd' }).map((r) => (r as { detail: string }).detail);
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_path (storage_id=? AND path=?)'), plan.join('; '));
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=?)'), plan.join('; '));

@@ -60,10 +60,11 @@ function pageOf(rows: PageRow[], total: number): Page {
 export const PROBE_SQL = `SELECT (SELECT type FROM nodes WHERE storage_id = @s AND path = @p AND deleted_at IS NULL) AS type,
   EXISTS (SELECT 1 FROM nodes WHERE storage_id = @s AND dir = @p AND deleted_at IS NULL) AS child`;
 
-/** A folder as the catalogue knows it: `known` when it has its own row or a child. */
+/** A folder as the catalogue knows it: `known` when it has its own row or a child; `filled` when it has a child. */
 export interface FolderProbe {
   type: 'dir' | 'file' | null;
   known: boolean;
+  filled: boolean;
 }
 
 export class ListingRepo {
@@ -78,7 +79,7 @@ export class ListingRepo {
   /** The folder `dir` in the catalogue (a never-seen one is worth a short wait). */
   async probe(storageId: number, dir: string): Promise<FolderProbe> {
     const [[type, child]] = await this.db.async.sql<[FolderProbe['type'], unknown]>(PROBE_SQL, { s: storageId, p: dir }, { raw: true });
-    return { type, known: type !== null || Boolean(child) };
+    return { type, known: type !== null || Boolean(child), filled: Boolean(child) };
   }
 
 

@@ -37,8 +37,14 @@ export interface Listing {
   next_cursor: string | null;
 }
 
-/** How long a listing of a never-seen folder waits for its first revalidation. */
+/** How long a listing of a never-seen folder waits for its first revalidation (the UI hears the rest as realtime frames). */
 const FIRST_LOOK_MS = 300;
+/**
+ * `entries` waits longer, and for any folder the catalogue holds no child of (known from its parent's
+ * listing, perhaps, but never listed itself): gateways and the assistant have no realtime channel, and a
+ * client shown an empty folder caches it. A checked folder stays fresh, so a really empty one costs one look.
+ */
+const ENTRIES_FIRST_LOOK_MS = 15_000;
 /** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
 const STAMP_EPOCH_MS = 3_600_000;
 
@@ -123,7 +129,7 @@ export class ListingService {
    * key's root yields only the next folder on the way.
    */
   async *entries(fa: ActorFiles, path: string | Place, pageSize = 1000): AsyncGenerator<Entry> {
-    const { storage, rel, passage, passages } = await this.folder(fa, path);
+    const { storage, rel, passage, passages } = await this.folder(fa, path, true);
     if (passage !== undefined) {
       for (const name of passages ?? [passage]) {
         const child = this.cat.nodes.get(storage.id, joinRel(rel, name));
@@ -144,14 +150,16 @@ export class ListingService {
   /**
    * Resolves a folder for listing (a folder on the way down to a key's root
    * too) and revalidates it in the background; only a folder the catalogue
-   * has never seen waits briefly for its first look. A file or a missing
+   * has never seen waits for its first look (`entries`: one it holds no child of).
+   * A file or a missing
    * folder → `not_found`.
    */
-  private async folder(fa: ActorFiles, path: string | Place) {
+  private async folder(fa: ActorFiles, path: string | Place, entries = false) {
     const t = fa.target(path, 'viewer', { passage: true });
     const { storage, rel } = t;
     let probe = await this.repo.probe(storage.id, rel);
-    await this.cat.syncer.revalidate(storage.id, rel, probe.known ? 0 : FIRST_LOOK_MS).catch(() => undefined);
+    const wait = entries ? (probe.filled || probe.type === 'file' ? 0 : ENTRIES_FIRST_LOOK_MS) : probe.known ? 0 : FIRST_LOOK_MS;
+    await this.cat.syncer.revalidate(storage.id, rel, wait).catch(() => undefined);
     if (rel !== '' && t.passage === undefined) {
       // A folder seen for the first time may have been catalogued by the wait above.
       if (!probe.known) probe = await this.repo.probe(storage.id, rel);
