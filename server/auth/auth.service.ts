@@ -190,7 +190,7 @@ export class AuthService {
   /** Signs a paired desktop in: key and machine id must match a live key of an enabled account. */
   async desktopLogin(key: string, machineId: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
-    const owner = this.keys.desktopOwner(key, machineId);
+    const owner = await this.keys.desktopOwner(key, machineId);
     const u = owner === null ? undefined : this.repo.byId(owner);
     if (!u || u.disabled) throw new AppError('unauthenticated');
     return this.issue(u, req, 'desktop');

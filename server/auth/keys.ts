@@ -93,7 +93,15 @@ export class Keys {
   }
 
   byId(id: number): KeyRow | undefined {
-    return this.db.first(this.db.k.selectFrom('api_keys').selectAll().where('id', '=', id)) as KeyRow | undefined;
+    return this.db.first(this.byIdQuery(id)) as KeyRow | undefined;
+  }
+
+  private async byIdAsync(id: number): Promise<KeyRow | undefined> {
+    return (await this.db.async.first(this.byIdQuery(id))) as KeyRow | undefined;
+  }
+
+  private byIdQuery(id: number) {
+    return this.db.k.selectFrom('api_keys').selectAll().where('id', '=', id);
   }
 
   /** A person's keys (every key when `userId` is null), newest first. */
@@ -125,17 +133,17 @@ export class Keys {
    * The owner and scope of a live key token, or null for a malformed, unknown,
    * wrong, revoked or expired token or a disabled owner (all answered alike).
    */
-  resolve(token: string, request?: RequestMeta): { principal: Principal; scope: KeyScope } | null {
+  async resolve(token: string, request?: RequestMeta): Promise<{ principal: Principal; scope: KeyScope } | null> {
     const now = Date.now();
     const hit = this.cache.get(token);
     if (hit && now - hit.at < CACHE_MS && hit.exp > now) {
       this.touch(hit.scope.id, hit.principal, request, now);
       return hit;
     }
-    const row = this.check(token, now);
+    const row = await this.check(token, now);
     // A machine-bound key only signs its desktop in (desktopLogin): it is no bearer credential.
     if (!row || row.machine_id !== null) return null;
-    const principal = this.users.principal(row.user_id, `key:${row.id}`);
+    const principal = await this.users.principalAsync(row.user_id, `key:${row.id}`);
     if (!principal) return null;
     const scope = scopeOf(row);
     this.cache.delete(token);
@@ -162,22 +170,22 @@ export class Keys {
    * A desktop paired before keys had ids presents its old key, checked against
    * the hash of machine id and key it was stored with.
    */
-  desktopOwner(token: string, machineId: string): number | null {
+  async desktopOwner(token: string, machineId: string): Promise<number | null> {
     const now = Date.now();
-    let row = TOKEN.test(token) ? this.check(token, now) : undefined;
+    let row = TOKEN.test(token) ? await this.check(token, now) : undefined;
     if (!row) {
-      const legacy = this.db.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hashOf(`${machineId}\n${token}`))) as KeyRow | undefined;
+      const legacy = (await this.db.async.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hashOf(`${machineId}\n${token}`)))) as KeyRow | undefined;
       row = legacy && !legacy.revoked_at ? legacy : undefined;
     }
     if (!row || row.machine_id === null || row.machine_id !== machineId) return null;
-    this.db.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', row.id));
+    await this.db.async.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', row.id));
     return row.user_id;
   }
 
   /** The live row of a well-formed token whose secret matches (same cost for an unknown id), or undefined. */
-  private check(token: string, now: number): KeyRow | undefined {
+  private async check(token: string, now: number): Promise<KeyRow | undefined> {
     const m = TOKEN.exec(token);
-    const row = m ? this.byId(Number(m[1])) : undefined;
+    const row = m ? await this.byIdAsync(Number(m[1])) : undefined;
     const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY);
     if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return undefined;
     return row;
@@ -200,12 +208,12 @@ export class Keys {
    * key, a disabled owner). The caller checks the request's signature with
    * the secret.
    */
-  byAccessKey(accessKeyId: string, request?: RequestMeta): { principal: Principal; scope: KeyScope; secret: string; used: () => void } | null {
+  async byAccessKey(accessKeyId: string, request?: RequestMeta): Promise<{ principal: Principal; scope: KeyScope; secret: string; used: () => void } | null> {
     const m = /^fdk_(\d{1,12})$/.exec(accessKeyId);
-    const row = m ? this.byId(Number(m[1])) : undefined;
+    const row = m ? await this.byIdAsync(Number(m[1])) : undefined;
     const now = Date.now();
     if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
-    const principal = this.users.principal(row.user_id, `key:${row.id}`);
+    const principal = await this.users.principalAsync(row.user_id, `key:${row.id}`);
     if (!principal) return null;
     // Recorded only once the caller has checked the signature: an access key id alone is guessable.
     const used = () => this.touch(row.id, principal, request, Date.now());
@@ -237,11 +245,16 @@ export class Keys {
       if (this.touched.size <= CACHE_MAX) break;
       this.touched.delete(k);
     }
-    const row = this.byId(id);
-    this.db.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString(), last_used_ip: ip || null }).where('id', '=', id));
+    void this.recordUse(id, p, request, now, ip).catch(() => undefined);
+  }
+
+  /** Off the request's path: the use is informational, and a busy database must not fail the request. */
+  private async recordUse(id: number, p: Principal, request: RequestMeta | undefined, now: number, ip: string): Promise<void> {
+    const row = await this.byIdAsync(id);
+    await this.db.async.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString(), last_used_ip: ip || null }).where('id', '=', id));
     const idle = !row?.last_used_at || now - Date.parse(row.last_used_at) > AUDIT_IDLE_MS;
     if (idle || row?.last_used_ip !== (ip || null)) {
-      void this.bus.emit('audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });
+      await this.bus.emit('audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });
     }
   }
 }

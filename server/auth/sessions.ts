@@ -61,9 +61,10 @@ export class Sessions {
     if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
     const claims = await this.claims(token);
     if (!claims) return null;
-    const row = this.db.sqlite.prepare('SELECT user_id, expires_at FROM sessions WHERE id = ?').get(claims.sid) as { user_id: number; expires_at: string } | undefined;
+    const { k } = this.db;
+    const row = await this.db.async.first(k.selectFrom('sessions').select(['user_id', 'expires_at']).where('id', '=', claims.sid));
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
-    const p = this.users.principal(row.user_id, claims.sid);
+    const p = await this.users.principalAsync(row.user_id, claims.sid);
     if (!p) return null;
     this.cache.delete(token);
     this.cache.set(token, { p, at: now, exp: Math.min(Date.parse(row.expires_at), claims.exp * 1000) });
@@ -72,13 +73,11 @@ export class Sessions {
       this.lastTouch.delete(claims.sid);
       this.lastTouch.set(claims.sid, now);
       trim(this.lastTouch);
-      try {
-        this.db.sqlite.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ?').run(new Date(now).toISOString(), claims.sid);
-      } catch (e) {
-        // `last_seen_at` is informational: a database held by another process must not fail the request.
-        if (!isBusy(e)) throw e;
-        this.db.waits.sawBusy();
-      }
+      // `last_seen_at` is informational: the request does not wait for it, and a database that is busy
+      // (held by another process, or away) must not fail it; the next touch a minute later tries again.
+      this.db.async.run(k.updateTable('sessions').set({ last_seen_at: new Date(now).toISOString() }).where('id', '=', claims.sid)).catch((e: unknown) => {
+        if (isBusy(e) || (e as { code?: string }).code === 'database_busy') this.db.waits.sawBusy();
+      });
     }
     return p;
   }

@@ -1,7 +1,7 @@
 /** The users, groups and user_groups tables (owned by auth). */
 import type { Principal } from './types';
 import type { Db } from '../db';
-import { nowIso } from '../db';
+import { nowIso, readSync, type Tx, type Unit } from '../db';
 import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
 import type { GroupView } from '../contract';
@@ -109,12 +109,25 @@ export class UsersRepo {
 
   /** A live account as a principal (no session), or null when it is missing or disabled. */
   principal(id: number, sessionId = ''): Principal | null {
-    const u = this.byId(id);
+    return readSync(this.db, (t) => this.principalRead(t, id, sessionId));
+  }
+
+  /** The same without waiting on the database (a session's or a key's first request). */
+  principalAsync(id: number, sessionId = ''): Promise<Principal | null> {
+    return this.db.async.read((t) => this.principalRead(t, id, sessionId));
+  }
+
+  private *principalRead(t: Tx, id: number, sessionId: string): Unit<Principal | null> {
+    const { k } = this.db;
+    const u = yield* t.first(k.selectFrom('users').selectAll().where('id', '=', id));
     if (!u || u.disabled) return null;
-    const custom = u.custom_role_id ? this.db.first(this.db.k.selectFrom('roles').select('permissions').where('id', '=', u.custom_role_id)) : undefined;
-    const exceptions = this.db.all(this.db.k.selectFrom('user_permissions').select(['permission', 'allowed']).where('user_id', '=', id));
+    const custom = u.custom_role_id ? yield* t.first(k.selectFrom('roles').select('permissions').where('id', '=', u.custom_role_id)) : undefined;
+    const exceptions = yield* t.all(k.selectFrom('user_permissions').select(['permission', 'allowed']).where('user_id', '=', id));
+    const groups = yield* t.all(
+      k.selectFrom('groups as g').innerJoin('user_groups as ug', 'ug.group_id', 'g.id').select('g.name').where('ug.user_id', '=', id).orderBy('g.name'),
+    );
     return {
-      id: u.id, email: u.email, username: u.username, role: u.role, groups: this.groupsOf(u.id), language: u.language, sessionId,
+      id: u.id, email: u.email, username: u.username, role: u.role as Role, groups: groups.map((g) => g.name), language: u.language, sessionId,
       customRole: custom ? (JSON.parse(custom.permissions) as Record<string, boolean>) : null,
       exceptions: exceptions.length ? Object.fromEntries(exceptions.map((e) => [e.permission, !!e.allowed])) : null,
     };

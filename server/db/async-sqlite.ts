@@ -54,6 +54,7 @@ export function sqliteAsync(d: {
     run: (q) => d.waits.write(() => d.run(q), { transaction: false }),
     sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) => exec({ op: 'sql', text, params, raw: !!o.raw }) as R[],
     unit: (body, o = {}) => d.waits.write(() => driveSync(body(tx), exec), { waitMs: o.waitMs }),
+    read: async (body) => driveSync(body(tx), exec),
     stats: () => null,
     close: async () => {},
   };

@@ -73,6 +73,11 @@ export interface AsyncDb {
   sql<R>(text: string, params?: unknown[] | Record<string, unknown>, o?: { raw?: boolean }): Promise<R[]>;
   /** Runs `body` as one transaction: every statement commits, or none does. */
   unit<T>(body: (t: Tx) => Unit<T>, o?: UnitOptions): Promise<T>;
+  /**
+   * Runs a body of reads outside a transaction, each statement on its own (PostgreSQL: any pooled
+   * connection; SQLite: no write lock, unlike `unit`). For reads that need no snapshot across statements.
+   */
+  read<T>(body: (t: Tx) => Unit<T>): Promise<T>;
   /** Pool figures for the status route (PostgreSQL); SQLite has no pool. */
   stats(): { size: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
@@ -87,6 +92,22 @@ export function driveSync<T>(body: Unit<T>, exec: (s: Step) => unknown): T {
   let r = body.next();
   while (!r.done) r = body.next(exec(r.value));
   return r.value;
+}
+
+/**
+ * Drives a body of reads on the synchronous face of `Db` (better-sqlite3, or the PostgreSQL bridge): for a
+ * repository whose body is already a generator while some of its callers are still synchronous. It goes
+ * with the bridge (docs/architecture.md, "One asynchronous data layer").
+ */
+export function readSync<T>(
+  face: { all<R>(q: Compilable<R>): R[]; first<R>(q: Compilable<R>): R | undefined },
+  body: (t: Tx) => Unit<T>,
+): T {
+  return driveSync(body(tx), (s) => {
+    if (s.op === 'all') return face.all(s.q);
+    if (s.op === 'first') return face.first(s.q);
+    throw new Error(`readSync drives Kysely reads only, not ${s.op}`);
+  });
 }
 
 /** The same with `exec` answering asynchronously (PostgreSQL). */

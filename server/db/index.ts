@@ -25,7 +25,7 @@ export { openPostgresDatabase } from './pg/database';
 export { pgRestore, pgRelationCount } from './pg/dump';
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';
 export type { DB } from './tables';
-export { tx, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
+export { tx, readSync, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 

@@ -39,7 +39,7 @@ export class GatewayAuth {
   async signIn(login: string, password: string, req: RequestMeta & { ip: string }, protocol: Protocol): Promise<Actor> {
     const request = { ...req, ua: req.ua ?? protocol };
     if (isKeyToken(password)) {
-      const k = this.auth.keys.resolve(password, request);
+      const k = await this.auth.keys.resolve(password, request);
       if (!k) throw new AppError('unauthenticated');
       return keyActor(k.principal, k.scope, request);
     }
@@ -68,9 +68,9 @@ export class GatewayAuth {
    * signature must be made with; null for an unknown, revoked or expired key.
    * Call `used()` once the signature is verified: it records the key's use.
    */
-  s3Key(accessKeyId: string, req: RequestMeta & { ip: string }): { actor: Actor; secret: string; scope: KeyScope; used: () => void } | null {
+  async s3Key(accessKeyId: string, req: RequestMeta & { ip: string }): Promise<{ actor: Actor; secret: string; scope: KeyScope; used: () => void } | null> {
     const request = { ...req, ua: req.ua ?? 's3' };
-    const k = this.auth.keys.byAccessKey(accessKeyId, request);
+    const k = await this.auth.keys.byAccessKey(accessKeyId, request);
     return k && { actor: keyActor(k.principal, k.scope, request), secret: k.secret, scope: k.scope, used: k.used };
   }
 }

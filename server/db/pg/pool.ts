@@ -161,6 +161,7 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
     run: (q) => single({ op: 'run', q }),
     sql: (text, params = [], so = {}) => single({ op: 'sql', text, params, raw: !!so.raw }),
     unit,
+    read: (body) => driveAsync(body(tx), single),
     stats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };

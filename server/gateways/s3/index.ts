@@ -78,7 +78,7 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
       const claim = readClaim({ method: req.method ?? 'GET', rawPath, rawQuery, headers: req.headers }, query);
       if (!claim) throw new S3Error('AccessDenied', 'Anonymous requests are not accepted: sign with an API key\'s S3 credentials.');
       const ip = req.socket.remoteAddress ?? '';
-      const key = d.core.auth.s3Key(claim.accessKeyId, { ip, ua: String(req.headers['user-agent'] ?? 's3') });
+      const key = await d.core.auth.s3Key(claim.accessKeyId, { ip, ua: String(req.headers['user-agent'] ?? 's3') });
       if (!key) throw new S3Error('InvalidAccessKeyId');
       const signingKey = verify({ method: req.method ?? 'GET', rawPath, rawQuery, headers: req.headers }, claim, key.secret);
       key.used();

@@ -52,7 +52,7 @@ export function authenticate(auth: Auth, defaultLang: Lang): Mw {
       if (token) ctx.state.viaCookie = true;
     }
     if (token && !ctx.state.viaCookie && isKeyToken(token)) {
-      const k = auth.keys.resolve(token, { ip: ctx.state.ip, ua: ctx.state.ua });
+      const k = await auth.keys.resolve(token, { ip: ctx.state.ip, ua: ctx.state.ua });
       if (k) {
         ctx.state.principal = k.principal;
         ctx.state.key = k.scope;
