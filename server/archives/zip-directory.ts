@@ -66,8 +66,14 @@ export function invalid(reason: string, entry?: string): AppError {
 /** A name fit for an error body (a refused name can be 64 KiB long). */
 const shortName = (name: string) => (name.length > 256 ? `${name.slice(0, 256)}…` : name);
 
+/** Sources that ignore the signal (a buffer, a backup file) are stopped here between chunks. */
+function stopIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new AppError('cancelled');
+}
+
 /** The bytes of `[start, start + len)` in one ranged read. Short → `archive_invalid` (truncated). */
 export async function readBytes(source: RangeSource, start: number, len: number, signal?: AbortSignal): Promise<Buffer> {
+  stopIfAborted(signal);
   if (len === 0) return Buffer.alloc(0);
   if (start + len > source.size) throw invalid('truncated');
   const chunks: Buffer[] = [];
@@ -138,6 +144,7 @@ export async function readDirectory(source: RangeSource, end: ZipEnd, signal?: A
   const stream = await source.read({ start: end.cdOffset, end: end.cdOffset + end.cdSize - 1 }, signal);
   let rest: Buffer = Buffer.alloc(0);
   for await (const chunk of stream as AsyncIterable<Buffer>) {
+    stopIfAborted(signal);
     const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
     let pos = 0;
     for (let len = recordLength(buf, pos); len > 0 && out.length < end.entries; len = recordLength(buf, pos)) {
