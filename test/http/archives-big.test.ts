@@ -112,10 +112,10 @@ describe('archives: big directories and long paths', { skip }, () => {
   };
 
   for (const [phase, reached] of [
-    ['reads its directory', (o: any) => o.status !== 'queued'],
+    ['starts (reading its directory)', (o: any) => o.status !== 'queued'],
     ['writes its entries', (o: any) => (o.bytes_done ?? 0) > 0],
   ] as const) {
-    test(`a cancel while a 100,000-entry extraction ${phase} ends it cancelled, leaving only whole files`, async () => {
+    test(`a cancel once a 100,000-entry extraction ${phase} ends it cancelled, leaving only whole files`, async () => {
       const dest = `x-huge-${phase.split(' ')[0]}`;
       const r = await api('/api/files/archive/extract', { path: '/B/huge.zip', dest: `/B/${dest}`, overwrite: true });
       assert.equal(r.status, 202, JSON.stringify(r.body).slice(0, 300));
