@@ -22,7 +22,7 @@ import type { ActorFiles, FileService, FileStat, OpenFile, Place } from '../file
 import { AppError } from '../errors';
 import { baseName, cleanRel, isInternalName, joinRel, parentRel } from '../lib/paths';
 import { DEFAULT_POLICY, ZipFileBuild, entryKey, validEntries, type CommitPolicy, type ZipBuildEntry, type ZipBuildStore } from '../lib/zip-build';
-import { openZip, entryProblem, type ZipEntry } from './zip-reader';
+import { openZip, entryProblem, readZipEnd, MAX_PATH_BYTES, type ZipEntry } from './zip-reader';
 import { isTarName, listTar } from './tar-reader';
 import { shouldCompress } from './compressible';
 
@@ -34,6 +34,12 @@ export const ADD_JOB = 'archive.add';
 export const MAX_RATIO = 200;
 const RATIO_MIN_BYTES = 16 * 1024 * 1024;
 export const MAX_PATHS = 500;
+/**
+ * An extract request reads and vets a central directory up to this size itself, so its refusals answer the
+ * request (about 10,000 entries); a larger one is read once, by the op, after the 202.
+ */
+export const VET_IN_REQUEST_BYTES = 1024 * 1024;
+const VET_SLICE = 2000;
 
 interface ExtractPayload {
   source: Place;
@@ -93,17 +99,19 @@ export class ArchivesService {
   }
 
   /**
-   * Checks the archive and the destination now (so zip slip, encryption, bombs
-   * and conflicts answer at once) and queues the extraction. Returns the op id.
+   * Checks the archive's end records and the destination now and queues the
+   * extraction. Returns the op id. A central directory up to
+   * `VET_IN_REQUEST_BYTES` is vetted here too (zip slip, encryption, bombs,
+   * path length and conflicts answer the request); a larger one is vetted by
+   * the op before it writes anything, which then fails with the same error.
    */
   async startExtract(a: Actor, b: { path: string; dest: string; overwrite: boolean }): Promise<string> {
     const fa = this.files.forActor(a);
     const f = await this.archive(fa, b.path);
     if (isTarName(f.name)) throw new AppError('archive_invalid', { reason: 'only ZIP archives can be extracted' }, { reason: 'unsupported_format' });
     const dest = fa.target(b.dest, 'editor');
-    const zip = await openZip(f);
-    zip.close();
-    this.vet(zip.entries, dest.place, b.overwrite);
+    const end = await readZipEnd(f);
+    if (end.cdSize <= VET_IN_REQUEST_BYTES) await this.vet((await openZip(f, { end })).entries, dest.place, b.overwrite);
     const payload: ExtractPayload = { source: f.place, dest: dest.place, overwrite: b.overwrite, actor: actorSpec(a), request: a.request };
     return this.queue.enqueue(EXTRACT_JOB, payload, { visible: true, ownerId: ownerOf(a) });
   }
@@ -146,34 +154,44 @@ export class ArchivesService {
     return row.type === 'file' ? row.size : this.catalogue.nodes.treeBytes(s.storage_id, s.rel);
   }
 
-  /** Every refusal that must come before the first byte is written. Returns the entries to materialise. */
-  private vet(entries: ZipEntry[], dest: Place, overwrite: boolean): ZipEntry[] {
+  /**
+   * Every refusal that must come before the first byte is written. Returns the entries to materialise.
+   * Works in slices of `VET_SLICE` entries, yielding to the event loop between them and stopping with
+   * `cancelled` once `signal` is aborted (100,000 entries take seconds on a loaded machine).
+   */
+  private async vet(entries: ZipEntry[], dest: Place, overwrite: boolean, signal?: AbortSignal): Promise<ZipEntry[]> {
     let total = 0;
     const keep: ZipEntry[] = [];
-    for (const e of entries) {
+    const files: string[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      if (i % VET_SLICE === VET_SLICE - 1) await pause(signal);
+      const e = entries[i];
       const problem = entryProblem(e.name);
       if (problem) throw new AppError('archive_invalid', { reason: problem }, { entry: e.name, reason: problem });
+      let target: string;
       try {
-        cleanRel(e.name);
+        target = joinRel(dest.rel, cleanRel(e.name));
       } catch (err) {
         throw new AppError('archive_invalid', { reason: (err as AppError).code }, { entry: e.name, reason: (err as AppError).code });
       }
+      // The whole path under the destination, not only each segment (the reader already refused longer names).
+      if (Buffer.byteLength(target) > MAX_PATH_BYTES) throw new AppError('archive_invalid', { reason: 'path_too_long' }, { entry: e.name.slice(0, 256), reason: 'path_too_long', max: MAX_PATH_BYTES });
       if (e.encrypted) throw new AppError('archive_encrypted', { entry: e.name }, { entry: e.name });
       if (e.symlink) continue;
       if (e.size > RATIO_MIN_BYTES && e.size > e.compressed * MAX_RATIO) throw new AppError('archive_invalid', { reason: 'compression_ratio' }, { entry: e.name, reason: 'compression_ratio' });
       total += e.size;
       keep.push(e);
+      if (!e.is_dir) files.push(target);
     }
     this.budget(total);
     if (!overwrite) {
-      const clashes = keep
-        .filter((e) => !e.is_dir)
-        .map((e) => joinRel(dest.rel, cleanRel(e.name)))
-        .filter((path) => {
-          const n = this.catalogue.nodes.get(dest.storage_id, path);
-          return n && !n.deleted_at;
-        });
-      if (clashes.length) throw new AppError('conflict', { path: clashes[0] }, { paths: clashes.slice(0, 50) });
+      const clashes: string[] = [];
+      for (let i = 0; i < files.length && clashes.length < 50; i++) {
+        if (i % VET_SLICE === VET_SLICE - 1) await pause(signal);
+        const n = this.catalogue.nodes.get(dest.storage_id, files[i]);
+        if (n && !n.deleted_at) clashes.push(files[i]);
+      }
+      if (clashes.length) throw new AppError('conflict', { path: clashes[0] }, { paths: clashes });
     }
     return keep;
   }
@@ -181,12 +199,12 @@ export class ArchivesService {
   private async extract(ctx: JobContext<ExtractPayload>): Promise<{ files: number; dirs: number; bytes: number; skipped_symlinks: number }> {
     const { source, dest, overwrite } = ctx.payload;
     const fa = this.files.forActor(this.actors.restore(ctx.payload.actor, ctx.payload.request));
-    const zip = await openZip(await this.archive(fa, source));
+    const zip = await openZip(await this.archive(fa, source), { signal: ctx.signal });
     try {
       // Resuming after a crash: the first attempt checked for clashes, and its own output is not one. Files it
       // recorded are skipped; one it wrote but had not recorded is written again (replaced).
       const resumed = ctx.journal.has(STARTED);
-      const entries = this.vet(zip.entries, dest, overwrite || resumed);
+      const entries = await this.vet(zip.entries, dest, overwrite || resumed, ctx.signal);
       if (!resumed) ctx.journal.put(STARTED);
       const total = entries.reduce((n, e) => n + e.size, 0);
       const made = new Set<string>();
@@ -399,6 +417,12 @@ export function journalStore(journal: OpJournal, temp: string): ZipBuildStore {
   };
 }
 const ZIP_KEY = 'zip';
+
+/** Lets the event loop run (a cancel arrives this way) and stops once `signal` is aborted. */
+async function pause(signal?: AbortSignal): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  if (signal?.aborted) throw new AppError('cancelled');
+}
 
 /** The account an archive op belongs to (shown in its ops list). */
 const ownerOf = (a: Actor): number | null => (a.kind === 'system' ? null : a.principal.id);

@@ -1,30 +1,17 @@
 /**
- * Reading ZIP files from any storage: the central directory is read through
- * ranged reads (a local storage opens the file in place), so listing a large
- * archive fetches a few kilobytes. Entry names are decoded here and judged by
- * `entryProblem` before anything is written.
+ * Reading ZIP files from any storage: the central directory comes in large
+ * ranged reads (zip-directory.ts), entry data through a 1 MiB block cache
+ * (entries smaller than a block cost no read of their own once their
+ * neighbour's block is in) or one ranged read each for larger ones. Entry
+ * names are decoded there and judged by `entryProblem` before anything is
+ * written.
  */
-import { PassThrough, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import yauzl from 'yauzl';
+import { Readable, pipeline } from 'node:stream';
+import { createInflateRaw } from 'node:zlib';
 import { AppError } from '../errors';
+import { invalid, readBytes, readDirectory, readZipEnd, type RangeSource, type ZipEnd, type ZipEntry } from './zip-directory';
 
-/** A file read by byte ranges (the file service's OpenFile). */
-export interface RangeSource {
-  size: number;
-  read(span: { start: number; end: number }): Promise<Readable>;
-}
-
-export interface ZipEntry {
-  name: string;
-  size: number;
-  compressed: number;
-  is_dir: boolean;
-  modified: string;
-  encrypted: boolean;
-  symlink: boolean;
-  raw: yauzl.Entry;
-}
+export { MAX_ENTRIES, MAX_PATH_BYTES, readZipEnd, type RangeSource, type ZipEnd, type ZipEntry } from './zip-directory';
 
 export interface OpenZip {
   entries: ZipEntry[];
@@ -32,64 +19,70 @@ export interface OpenZip {
    * The entry's bytes, decompressed. Every failure of the archive's own bytes
    * (broken deflate data, more or fewer bytes than the entry declares) fails
    * the stream with `archive_invalid`; no byte beyond the declared size is
-   * ever emitted.
+   * ever emitted. An encrypted entry → `archive_encrypted`.
    */
   open(e: ZipEntry): Promise<Readable>;
+  /** Drops the cached block (nothing else is held open). */
   close(): void;
 }
 
-/** Archives with more entries are refused (a central directory bomb). */
-export const MAX_ENTRIES = 100_000;
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-const FLAG_ENCRYPTED = 0x1;
-const FLAG_UTF8 = 0x800;
-
-class RangeReader extends yauzl.RandomAccessReader {
-  constructor(private source: RangeSource) {
-    super();
-  }
-  override _readStreamForRange(start: number, end: number): Readable {
-    const out = new PassThrough();
-    if (end <= start) return out.end(), out;
-    this.source.read({ start, end: end - 1 }).then(
-      (s) => pipeline(s, out).catch((e) => out.destroy(e)),
-      (e) => out.destroy(e),
-    );
-    return out;
-  }
-}
+const LOCAL_SIG = 0x04034b50;
+const LOCAL_LEN = 30;
+/** Entry data is read in blocks of this size (small entries share one read). */
+const BLOCK = 1024 * 1024;
 
 /**
- * Opens a ZIP read by ranges (the central directory costs a few kilobytes)
- * and reads its whole central directory. Not a ZIP (or truncated) → `archive_invalid`.
+ * Opens a ZIP read by ranges and reads its whole central directory (`end`:
+ * the end records when the caller has read them already). Not a ZIP (or
+ * truncated) → `archive_invalid`; `signal` ends the read with `cancelled`.
  */
-export async function openZip(source: RangeSource): Promise<OpenZip> {
-  const opts = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true };
-  let zip: yauzl.ZipFile;
-  try {
-    zip = await yauzl.fromRandomAccessReaderPromise(new RangeReader(source), source.size, opts);
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    throw new AppError('archive_invalid', { reason: (e as Error).message }, { reason: (e as Error).message });
-  }
-  try {
-    if (zip.entryCount > MAX_ENTRIES) throw new AppError('archive_invalid', { reason: `more than ${MAX_ENTRIES} entries` }, { reason: 'too_many_entries', max: MAX_ENTRIES });
-    const entries = await readAll(zip);
-    return {
-      entries,
-      open: async (e) => {
-        try {
-          return Readable.from(checked(await zip.openReadStreamPromise(e.raw), e), { objectMode: false });
-        } catch (err) {
-          throw entryInvalid(e, err);
-        }
-      },
-      close: () => zip.close(),
-    };
-  } catch (e) {
-    zip.close();
-    throw e;
+export async function openZip(source: RangeSource, o: { signal?: AbortSignal; end?: ZipEnd } = {}): Promise<OpenZip> {
+  const entries = await readDirectory(source, o.end ?? (await readZipEnd(source, o.signal)), o.signal);
+  let blocks: BlockReader | null = new BlockReader(source, o.signal);
+  return {
+    entries,
+    open: async (e) => {
+      if (!blocks) throw new Error('zip closed');
+      try {
+        return Readable.from(checked(await entryData(source, blocks, e), e), { objectMode: false });
+      } catch (err) {
+        throw entryInvalid(e, err);
+      }
+    },
+    close: () => {
+      blocks = null;
+    },
+  };
+}
+
+/** The entry's compressed bytes behind its local header, inflated when deflated. */
+async function entryData(source: RangeSource, blocks: BlockReader, e: ZipEntry): Promise<Readable> {
+  if (e.encrypted) throw new AppError('archive_encrypted', { entry: e.name }, { entry: e.name });
+  if (e.method !== 0 && e.method !== 8) throw invalid('unsupported_method', e.name);
+  if (e.method === 0 && e.compressed !== e.size) throw invalid('size_mismatch', e.name);
+  const head = await blocks.bytes(e.offset, LOCAL_LEN);
+  if (head.readUInt32LE(0) !== LOCAL_SIG) throw invalid('bad_local_header', e.name);
+  const start = e.offset + LOCAL_LEN + head.readUInt16LE(26) + head.readUInt16LE(28);
+  if (start + e.compressed > source.size) throw invalid('truncated', e.name);
+  const raw = e.compressed <= BLOCK ? Readable.from([await blocks.bytes(start, e.compressed)]) : await source.read({ start, end: start + e.compressed - 1 }, blocks.signal);
+  return e.method === 8 ? pipeline(raw, createInflateRaw(), () => undefined) : raw;
+}
+
+/** Serves byte spans from one cached block, fetching a new block (one ranged read) on a miss. */
+class BlockReader {
+  private block: Buffer = Buffer.alloc(0);
+  private at = 0;
+  constructor(
+    private source: RangeSource,
+    readonly signal?: AbortSignal,
+  ) {}
+
+  async bytes(start: number, len: number): Promise<Buffer> {
+    if (start < this.at || start + len > this.at + this.block.length) {
+      this.block = await readBytes(this.source, start, Math.max(len, Math.min(BLOCK, this.source.size - start)), this.signal);
+      this.at = start;
+    }
+    return this.block.subarray(start - this.at, start - this.at + len);
   }
 }
 
@@ -97,10 +90,10 @@ const entryInvalid = (e: ZipEntry, err: unknown) =>
   err instanceof AppError ? err : new AppError('archive_invalid', { reason: (err as Error).message }, { entry: e.name, reason: (err as Error).message });
 
 /**
- * The bytes of yauzl's entry stream, cut at the declared size. The loop is the
- * stream's only consumer, so its errors (yauzl's byte-count checks, zlib's)
- * are always handled here and leave as `archive_invalid`; destroying the
- * returned stream ends the loop, which destroys yauzl's stream.
+ * The entry's bytes, cut at the declared size. The loop is the stream's only
+ * consumer, so its errors (zlib's, a short read) are always handled here and
+ * leave as `archive_invalid`; destroying the returned stream ends the loop,
+ * which destroys the inflater and the read under it.
  */
 async function* checked(raw: Readable, e: ZipEntry): AsyncGenerator<Buffer> {
   let seen = 0;
@@ -114,31 +107,6 @@ async function* checked(raw: Readable, e: ZipEntry): AsyncGenerator<Buffer> {
     throw entryInvalid(e, err);
   }
   if (seen !== e.size) throw new AppError('archive_invalid', { reason: 'size_mismatch' }, { entry: e.name, reason: 'size_mismatch' });
-}
-
-function readAll(zip: yauzl.ZipFile): Promise<ZipEntry[]> {
-  const out: ZipEntry[] = [];
-  return new Promise((resolve, reject) => {
-    zip.on('entry', (raw: yauzl.Entry) => {
-      const nameBuf = raw.fileName as unknown as Buffer;
-      const name = nameBuf.toString(raw.generalPurposeBitFlag & FLAG_UTF8 ? 'utf8' : 'latin1');
-      const mode = (raw.externalFileAttributes >>> 16) & S_IFMT;
-      out.push({
-        name,
-        size: raw.uncompressedSize,
-        compressed: raw.compressedSize,
-        is_dir: name.endsWith('/'),
-        modified: raw.getLastModDate().toISOString(),
-        encrypted: (raw.generalPurposeBitFlag & FLAG_ENCRYPTED) !== 0,
-        symlink: mode === S_IFLNK,
-        raw,
-      });
-      zip.readEntry();
-    });
-    zip.once('end', () => resolve(out));
-    zip.once('error', (e: Error) => reject(new AppError('archive_invalid', { reason: e.message }, { reason: e.message })));
-    zip.readEntry();
-  });
 }
 
 /**
