@@ -67,7 +67,7 @@ async function sendSmall(res: ServerResponse, path: string, start: number, lengt
     // Settles on 'finish' (the socket took the bytes: the buffer may serve again) or on a premature
     // close (the buffer is left to the collector: the socket may still hold it).
     finished(res, (err) => {
-      if (err) return reject(err);
+      if (err) return (sendPool.drop(buf), reject(err));
       sendPool.put(buf);
       resolve(got);
     });
