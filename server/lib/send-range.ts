@@ -85,11 +85,12 @@ export const readAt = (fd: number, buf: Buffer, n: number, pos: number) =>
 const closeFd = (fd: number) => new Promise<void>((resolve) => close(fd, () => resolve()));
 
 /**
- * Writes bytes `start..end` (inclusive) of `path`; resolves when done, rejects
- * when the client left or a read failed. `sent.bytes` counts what reached the socket.
+ * Writes bytes `start..end` (inclusive) of `file` (a path, or a descriptor
+ * the send takes over and closes); resolves when done, rejects when the
+ * client left or a read failed. `sent.bytes` counts what reached the socket.
  */
-export async function sendLocalRange(res: ServerResponse, path: string, start: number, end: number, sent = { bytes: 0 }, pace?: Pacing): Promise<void> {
-  const fd = await openRead(path);
+export async function sendLocalRange(res: ServerResponse, file: string | number, start: number, end: number, sent = { bytes: 0 }, pace?: Pacing): Promise<void> {
+  const fd = typeof file === 'number' ? file : await openRead(file);
   const length = end - start + 1;
   const chunk = pace ? Math.min(CHUNK, pace.chunk) : CHUNK;
   const bufs = [sendPool.take(Math.min(chunk, length))];
