@@ -10,7 +10,7 @@
  *   node --import tsx bench/slow-recovery.ts   (BENCH_RUNS=3, BENCH_HOLD_S=20, BENCH_SETTLE_S=12, BENCH_READERS=100, BENCH_SOCKETS=300)
  */
 import { connect, type Socket } from 'node:net';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -83,7 +83,8 @@ async function main(): Promise<void> {
       after.push(get(slow, tokens[0]));
     }
     const row = (server: string, xs: number[]) => ({ server, 'MB/s (median)': median(xs).toFixed(0), runs: xs.map((x) => x.toFixed(0)).join(' ') });
-    table(`100 MiB GET /api/files/raw, ${RUNS} alternating runs`, [
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    table(`100 MiB GET /api/files/raw, ${RUNS} alternating runs (load ${load})`, [
       row('anchor: fresh service', anchor), row('service before the slow clients', before), row('service after they left', after),
     ]);
     const ratio = median(after) / median(anchor);
