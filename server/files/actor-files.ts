@@ -122,13 +122,17 @@ export class ActorFiles {
     return (await this.svc.ops.statOrNull(this.target(path).place)) !== null;
   }
 
-  /** A file for serving (raw route, share links, gateways). A folder → `not_found`. */
-  async open(path: Path): Promise<OpenFile> {
+  /**
+   * A file for serving (raw route, share links, gateways). A folder → `not_found`.
+   * `send`: the caller is about to send the bytes (a GET that is not a revalidation), so a local file
+   * comes opened already (`takeLocalFd`); a HEAD or a likely 304 would only pay an open and a close more.
+   */
+  async open(path: Path, o: { send?: boolean } = {}): Promise<OpenFile> {
     const t = this.target(path);
     const shown = typeof path === 'string' ? path : uiPath(t.storage.name, t.rel);
     if (t.rel === '') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
     // A local disk answers stat and path in one containment check (a real-path walk costs more than a small file's send).
-    const { entry: e, local, takeFd } = await this.svc.ops.statForServing(t.place);
+    const { entry: e, local, takeFd } = await this.svc.ops.statForServing(t.place, !!o.send);
     if (e.type !== 'file') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
     const ops = this.svc.ops;
     return {

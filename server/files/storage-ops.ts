@@ -81,14 +81,14 @@ export class StorageOps {
   /**
    * Metadata and, on a local disk, the contained real path from one
    * containment check (a download's stat and send); `local` is null elsewhere.
-   * `takeFd()` hands over, once, the file already opened by that check (the
-   * taker closes it), or null; one nobody took by the next turn of the event
-   * loop is closed (a HEAD, a 304, an error). Missing → `not_found`.
+   * With `open`, `takeFd()` hands over, once, the file already opened by that
+   * check (the taker closes it), or null; one nobody took by the next turn of
+   * the event loop is closed (a range it could not serve, an error). Missing → `not_found`.
    */
-  async statForServing(p: Place): Promise<{ entry: Entry; local: string | null; takeFd(): number | null }> {
+  async statForServing(p: Place, open = false): Promise<{ entry: Entry; local: string | null; takeFd(): number | null }> {
     const d = await this.driver(p);
     if (!d.statLocal) return { entry: await d.stat(p.rel), local: null, takeFd: () => null };
-    const { entry, path, fd } = await d.statLocal(p.rel, { open: true });
+    const { entry, path, fd } = await d.statLocal(p.rel, { open });
     let held = fd ?? null;
     if (held !== null) setImmediate(() => held !== null && close(held, () => undefined));
     const takeFd = () => {
