@@ -1,14 +1,15 @@
 /**
  * Raw download throughput: GET /api/files/raw of a 2 GiB file over loopback
  * against nginx with sendfile serving the same file, alternating runs in one
- * script, medians (curl drains both to /dev/null). The service's RSS is
- * sampled during its downloads (target: growth under 100 MB). Target: the
- * service at least matches nginx.
+ * script, medians (curl drains both to /dev/null). BENCH_CLIENTS curls
+ * download at once (the rate is their bytes over the wall time of the
+ * slowest). The service's RSS is sampled during its downloads (target:
+ * growth under 100 MB). Target: the service at least matches nginx.
  *
- *   node --import tsx bench/download.ts        (BENCH_RUNS=5, BENCH_MIB=2048)
+ *   node --import tsx bench/download.ts        (BENCH_RUNS=5, BENCH_MIB=2048, BENCH_CLIENTS=1)
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, createWriteStream, mkdirSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ensureBuilt, median, startNginx, startService, table, type Service, noise } from './lib';
@@ -17,6 +18,7 @@ import { tempDir } from '../test/helpers/tools';
 const MiB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BYTES = Number(process.env.BENCH_MIB ?? 2048) * MiB;
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
 const ADMIN = { email: 'bench@example.test', password: 'bench-password-1' };
 
 
@@ -38,6 +40,13 @@ export const adminEnv = { SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWO
 /** curl's own time for one transfer, in seconds. */
 export function curl(args: string[]): number {
   return Number(execFileSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{time_total}', '--fail', ...args], { encoding: 'utf8' }));
+}
+
+/** Seconds until `n` concurrent curls of `args` have all finished. */
+async function curls(n: number, args: string[]): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve, reject) => execFile('curl', ['-sS', '-o', '/dev/null', '--fail', ...args], (err) => (err ? reject(err) : resolve())))));
+  return (performance.now() - t0) / 1000;
 }
 
 /** Runs `fn` while sampling the service's RSS every 20 ms; returns the result and the peak growth in bytes. */
@@ -70,14 +79,15 @@ async function main(): Promise<void> {
     const anchor: number[] = [];
     let growth = 0;
     for (let i = 0; i < RUNS; i++) {
-      if (nginx) anchor.push(curl([`${nginx.url}/data/big.bin`]));
-      const r = await withRss(svc, () => curl(['-H', `authorization: Bearer ${token}`, url]));
+      if (nginx) anchor.push(await curls(CLIENTS, [`${nginx.url}/data/big.bin`]));
+      const r = await withRss(svc, () => curls(CLIENTS, ['-H', `authorization: Bearer ${token}`, url]));
       ours.push(r.value);
       growth = Math.max(growth, r.growth);
     }
-    const gbps = (s: number) => (BYTES / s / 1e9).toFixed(2);
+    const gbps = (s: number) => ((BYTES * CLIENTS) / s / 1e9).toFixed(2);
     const row = (server: string, xs: number[]) => ({ server, 'median s': median(xs).toFixed(2), 'GB/s': gbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') });
-    table(`Raw download of ${BYTES / MiB} MiB over loopback, ${RUNS} alternating runs`, [...(nginx ? [row('nginx sendfile', anchor)] : []), row('service /api/files/raw', ours)]);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    table(`Raw download of ${BYTES / MiB} MiB over loopback, ${CLIENTS} client(s) at once, ${RUNS} alternating runs (load ${load})`, [...(nginx ? [row('nginx sendfile', anchor)] : []), row('service /api/files/raw', ours)]);
     if (nginx) {
       const ratio = median(anchor) / median(ours);
       console.log(`\nratio service / nginx: ${(ratio * 100).toFixed(0)} % (target >= 100 %) ${ratio >= 1 ? 'PASS' : 'FAIL'}`);

@@ -21,7 +21,7 @@ const GIVE_UP_S = 120;
 
 
 /** Opens `n` slowloris sockets to `port`; resolves with the seconds until each was closed by the server. */
-async function slowloris(port: number, n: number): Promise<number[]> {
+export async function slowloris(port: number, n: number): Promise<number[]> {
   const t0 = performance.now();
   const closed: number[] = [];
   const socks: Socket[] = [];
@@ -103,4 +103,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -56,6 +56,12 @@ export interface OpenFile {
   read(span?: { start: number; end: number }, signal?: AbortSignal): Promise<Readable>;
   /** The local fast path: the contained real path on a local disk, or null. */
   localFile(): Promise<string | null>;
+  /**
+   * That local file already opened for reading, handed over once (the taker
+   * closes it); null when there is none or it was taken. Take it in the same
+   * turn of the event loop as `open` (a serve does): later it is closed.
+   */
+  takeLocalFd?(): number | null;
   /** A presigned URL straight to the backend, or null when it has none. */
   presign(o: PresignOptions): Promise<string | null>;
 }
@@ -116,13 +122,17 @@ export class ActorFiles {
     return (await this.svc.ops.statOrNull(this.target(path).place)) !== null;
   }
 
-  /** A file for serving (raw route, share links, gateways). A folder → `not_found`. */
-  async open(path: Path): Promise<OpenFile> {
+  /**
+   * A file for serving (raw route, share links, gateways). A folder → `not_found`.
+   * `send`: the caller is about to send the bytes (a GET that is not a revalidation), so a local file
+   * comes opened already (`takeLocalFd`); a HEAD or a likely 304 would only pay an open and a close more.
+   */
+  async open(path: Path, o: { send?: boolean } = {}): Promise<OpenFile> {
     const t = this.target(path);
     const shown = typeof path === 'string' ? path : uiPath(t.storage.name, t.rel);
     if (t.rel === '') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
     // A local disk answers stat and path in one containment check (a real-path walk costs more than a small file's send).
-    const { entry: e, local } = await this.svc.ops.statForServing(t.place);
+    const { entry: e, local, takeFd } = await this.svc.ops.statForServing(t.place, !!o.send);
     if (e.type !== 'file') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
     const ops = this.svc.ops;
     return {
@@ -134,6 +144,7 @@ export class ActorFiles {
       mime: e.mime ?? mimeOf(baseName(t.rel)),
       read: (span, signal) => ops.read(t.place, span, signal),
       localFile: async () => local,
+      takeLocalFd: takeFd,
       presign: (o) => ops.presignGet(t.place, o),
     };
   }

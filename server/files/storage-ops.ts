@@ -6,6 +6,7 @@
  * the write gate's announcements, made once the bytes are in place.
  */
 import { createHash } from 'node:crypto';
+import { close } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { CatalogueIo, GateNode, WriteContext } from '../catalogue/io';
 import { AppError, isAppError } from '../errors';
@@ -80,15 +81,22 @@ export class StorageOps {
   /**
    * Metadata and, on a local disk, the contained real path from one
    * containment check (a download's stat and send); `local` is null elsewhere.
-   * Missing → `not_found`.
+   * With `open`, `takeFd()` hands over, once, the file already opened by that
+   * check (the taker closes it), or null; one nobody took by the next turn of
+   * the event loop is closed (a range it could not serve, an error). Missing → `not_found`.
    */
-  async statForServing(p: Place): Promise<{ entry: Entry; local: string | null }> {
+  async statForServing(p: Place, open = false): Promise<{ entry: Entry; local: string | null; takeFd(): number | null }> {
     const d = await this.driver(p);
-    if (d.statLocal) {
-      const { entry, path } = await d.statLocal(p.rel);
-      return { entry, local: path };
-    }
-    return { entry: await d.stat(p.rel), local: null };
+    if (!d.statLocal) return { entry: await d.stat(p.rel), local: null, takeFd: () => null };
+    const { entry, path, fd } = await d.statLocal(p.rel, { open });
+    let held = fd ?? null;
+    if (held !== null) setImmediate(() => held !== null && close(held, () => undefined));
+    const takeFd = () => {
+      const n = held;
+      held = null;
+      return n;
+    };
+    return { entry, local: path, takeFd };
   }
 
   /** A time-limited URL a client can GET straight from the backend, or null when it has none. */

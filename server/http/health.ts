@@ -23,7 +23,7 @@ const HEAVY = new Set(['/api/files/manager', '/api/files/search']);
 export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: StatusSection[] }) {
   const admission = new Admission(o.admission);
   const loop = new LoopDelayMonitor();
-  const settle = new MemorySettle();
+  const settle = new MemorySettle(() => sendPool.takeReleased());
   const gate = admission.middleware();
   const mb = (n: number) => Math.round(n / 1048576);
   // The health route's question to the database (a statement object asks nothing until it runs).
@@ -34,7 +34,7 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: S
     ['db', () => ({ ...o.db.waits.snapshot(), write_wait_ms: o.db.waits.waitMs })],
     ['memory', () => {
       const m = process.memoryUsage();
-      return { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), send_pool_idle_mb: mb(sendPool.idleBytes), settled_after_load: settle.settled };
+      return { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), send_pool_idle_mb: mb(sendPool.idleBytes), send_held_mb: mb(sendPool.heldBytes), settled_after_load: settle.settled };
     }],
     ['uptime_s', () => Math.round(process.uptime())],
     ...(o.extra ?? []),

@@ -2,7 +2,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { sendLocal, sendLocalRange, sendPool } from './send-local';
 import { tempDir } from '../../test/helpers/tools';
@@ -86,3 +87,42 @@ test('sendLocal: a small file leaves with its headers in one write; a client tha
   // A client gone before the end does not leave the request hanging.
   assert.equal(await Promise.race([results[1], new Promise((r) => setTimeout(() => r('hung'), 2000))]), 0);
 });
+
+test('clients that leave while their socket is full: every send ends, its descriptor is closed and the pool holds nothing for it', async (t) => {
+  const dir = tempDir();
+  t.after(() => dir.cleanup());
+  const file = join(dir.dir, 'big.bin');
+  const size = 16 * MiB;
+  writeFileSync(file, randomBytes(size));
+  const fds = () => readdirSync('/proc/self/fd').length;
+  const sends: Array<Promise<number>> = [];
+  const server = createServer((_req, res) => {
+    res.setHeader('content-length', size);
+    sends.push(sendLocal({ respond: true, status: 200, res, state: {} } as never, file, 0, size - 1));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const port = (server.address() as { port: number }).port;
+  const heldBefore = sendPool.heldBytes;
+  const fdsBefore = fds();
+  // Readers that never read: the kernel's buffers fill and each send waits on a write with two 1 MiB buffers out.
+  const readers = Array.from({ length: 10 }, () => {
+    const s = connect(port, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+    s.on('error', () => undefined);
+    s.pause();
+    return s;
+  });
+  await until(() => sends.length === 10 && sendPool.heldBytes - heldBefore === 10 * 2 * MiB, 'ten sends holding their buffers');
+  for (const s of readers) s.destroy();
+  // The writes they waited on never call back: before, these sends (buffers and descriptors) stayed forever.
+  await until(() => sendPool.heldBytes === heldBefore && fds() <= fdsBefore, () => `held ${sendPool.heldBytes - heldBefore} bytes, ${fds() - fdsBefore} descriptors`);
+  const sent = await Promise.all(sends);
+  for (const n of sent) assert.ok(n < size, `a reader that left got ${n} of ${size} bytes`);
+});
+
+/** Polls `cond` every 20 ms for up to 15 s (a generous bound for a loaded machine). */
+async function until(cond: () => boolean, what: string | (() => string)): Promise<void> {
+  for (const end = Date.now() + 15_000; !cond(); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > end) assert.fail(`not reached in 15 s: ${typeof what === 'string' ? what : what()}`);
+  }
+}

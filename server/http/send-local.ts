@@ -19,9 +19,11 @@ export { sendLocalRange, sendPool } from '../lib/send-range';
 /**
  * Sends a local file range as the whole response (Koa steps aside; the status
  * and headers already set on `ctx` go out first, with the first bytes).
- * Resolves with the bytes that left; never throws (a failed send destroys the response).
+ * `file`: the contained real path, or a descriptor of it that the send takes
+ * over (and closes). Resolves with the bytes that left; never throws (a
+ * failed send destroys the response).
  */
-export async function sendLocal(ctx: Ctx, path: string, start: number, end: number): Promise<number> {
+export async function sendLocal(ctx: Ctx, file: string | number, start: number, end: number): Promise<number> {
   // A public transfer from the internet spends the uplink budget chunk by chunk (lib/egress).
   const pace = ctx.state?.egress?.sender() ?? undefined;
   ctx.respond = false;
@@ -29,8 +31,9 @@ export async function sendLocal(ctx: Ctx, path: string, start: number, end: numb
   ctx.res.writeHead(ctx.status);
   const sent = { bytes: 0 };
   try {
-    if (!pace && end >= start && end - start < CHUNK) return await sendSmall(ctx.res, path, start, end - start + 1);
-    if (end >= start) await sendLocalRange(ctx.res, path, start, end, sent, pace);
+    if (!pace && end >= start && end - start < CHUNK) return await sendSmall(ctx.res, file, start, end - start + 1);
+    if (end >= start) await sendLocalRange(ctx.res, file, start, end, sent, pace);
+    else if (typeof file === 'number') close(file, () => undefined); // an empty file: nothing to read
     ctx.res.end();
   } catch {
     ctx.res.destroy();
@@ -46,8 +49,8 @@ export async function sendLocal(ctx: Ctx, path: string, start: number, end: numb
  * case of photo grids and sync tools: every saved call counts at 10k req/s).
  * Resolves with the bytes sent; rejects when the read failed or the client left.
  */
-async function sendSmall(res: ServerResponse, path: string, start: number, length: number): Promise<number> {
-  const fd = await openRead(path);
+async function sendSmall(res: ServerResponse, file: string | number, start: number, length: number): Promise<number> {
+  const fd = typeof file === 'number' ? file : await openRead(file);
   const buf = sendPool.take(length);
   let got: number;
   try {
@@ -67,7 +70,7 @@ async function sendSmall(res: ServerResponse, path: string, start: number, lengt
     // Settles on 'finish' (the socket took the bytes: the buffer may serve again) or on a premature
     // close (the buffer is left to the collector: the socket may still hold it).
     finished(res, (err) => {
-      if (err) return reject(err);
+      if (err) return (sendPool.drop(buf), reject(err));
       sendPool.put(buf);
       resolve(got);
     });

@@ -87,7 +87,7 @@ async function serve(ctx: Ctx, f: OpenFile, o: ServeOptions, settle: (bytes: num
   const start = span?.start ?? 0;
   const end = span?.end ?? f.size - 1;
   const local = await f.localFile();
-  if (local) return settle(await sendLocal(ctx, local, start, end));
+  if (local) return settle(await sendLocal(ctx, f.takeLocalFd?.() ?? local, start, end));
   const abort = new AbortController();
   ctx.res.once('close', () => abort.abort());
   const body = await f.read(span, abort.signal);

@@ -26,27 +26,53 @@ const CLASS_BYTES = 8 << 20;
 /**
  * Free lists of buffers by power-of-two size (4 KiB .. 1 MiB), each bounded
  * to CLASS_BYTES of idle buffers: after a burst, the surplus is left to the
- * garbage collector, so memory returns toward its idle level.
+ * garbage collector, so memory returns toward its idle level. It also counts
+ * the bytes out in sends (`heldBytes`, back to 0 once every send has ended)
+ * and the bytes it gave up to the collector (the cue for lib/memory-settle).
  */
 class BufferPool {
   private free = new Map<number, Buffer[]>();
+  private held = 0;
+  private released = 0;
 
-  /** A buffer of at least `n` bytes (at most CHUNK); give it back with `put` when no one reads it any more. */
+  /** A buffer of at least `n` bytes (at most CHUNK); give it back with `put` or `drop` once the send is over. */
   take(n: number): Buffer {
     let size = MIN_CLASS;
     while (size < n) size <<= 1;
+    this.held += size;
     return this.free.get(size)?.pop() ?? Buffer.allocUnsafeSlow(size);
   }
 
+  /** A buffer no one reads any more: kept for the next send, or left to the collector when its class is full. */
   put(buf: Buffer): void {
+    this.held -= buf.length;
     const list = this.free.get(buf.length) ?? this.free.set(buf.length, []).get(buf.length)!;
     if ((list.length + 1) * buf.length <= CLASS_BYTES) list.push(buf);
+    else this.released += buf.length;
+  }
+
+  /** A buffer a closed socket may still point at: never handed out again, left to the collector. */
+  drop(buf: Buffer): void {
+    this.held -= buf.length;
+    this.released += buf.length;
   }
 
   /** Idle bytes held (for the status route and the bound test). */
   get idleBytes(): number {
     let n = 0;
     for (const [size, list] of this.free) n += size * list.length;
+    return n;
+  }
+
+  /** Bytes taken by sends that have not ended yet. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Bytes left to the garbage collector since the last call (reading resets it). */
+  takeReleased(): number {
+    const n = this.released;
+    this.released = 0;
     return n;
   }
 }
@@ -59,29 +85,44 @@ export const readAt = (fd: number, buf: Buffer, n: number, pos: number) =>
 const closeFd = (fd: number) => new Promise<void>((resolve) => close(fd, () => resolve()));
 
 /**
- * Writes bytes `start..end` (inclusive) of `path`; resolves when done, rejects
- * when the client left or a read failed. `sent.bytes` counts what reached the socket.
+ * Writes bytes `start..end` (inclusive) of `file` (a path, or a descriptor
+ * the send takes over and closes); resolves when done, rejects when the
+ * client left or a read failed. `sent.bytes` counts what reached the socket.
  */
-export async function sendLocalRange(res: ServerResponse, path: string, start: number, end: number, sent = { bytes: 0 }, pace?: Pacing): Promise<void> {
-  const fd = await openRead(path);
+export async function sendLocalRange(res: ServerResponse, file: string | number, start: number, end: number, sent = { bytes: 0 }, pace?: Pacing): Promise<void> {
+  const fd = typeof file === 'number' ? file : await openRead(file);
   const length = end - start + 1;
   const chunk = pace ? Math.min(CHUNK, pace.chunk) : CHUNK;
   const bufs = [sendPool.take(Math.min(chunk, length))];
   if (length > chunk) bufs.push(sendPool.take(chunk));
   const size = Math.min(bufs[0].length, chunk);
-  // A buffer goes back to the pool only once the socket is done with it (or the response is gone).
+  // A buffer goes back to the pool once the socket is done with it. A write to a socket that closed meanwhile
+  // never calls back: 'close' fails the write being waited on (else every download aborted while the socket was
+  // full kept its buffers and its descriptor for good) and its buffers go to the collector, not to the next send.
   let inFlight = 0;
   let finished = false;
-  const release = () => {
-    if (finished && inFlight === 0) for (const b of bufs) sendPool.put(b);
+  let left = false;
+  const waiting = new Set<(e: Error) => void>();
+  const giveBack = () => {
+    if (!finished || (inFlight > 0 && !left) || bufs.length === 0) return;
+    for (const b of bufs.splice(0)) left ? sendPool.drop(b) : sendPool.put(b);
+    res.off('close', onClose);
   };
+  const onClose = () => {
+    left = true;
+    for (const fail of waiting) fail(new Error('client closed'));
+    giveBack();
+  };
+  res.on('close', onClose);
   const write = (chunk: Buffer) =>
     new Promise<void>((resolve, reject) => {
       if (res.destroyed) return reject(new Error('client closed'));
       inFlight++;
+      waiting.add(reject);
       res.write(chunk, (err) => {
         inFlight--;
-        release();
+        waiting.delete(reject);
+        giveBack();
         if (err) reject(err);
         else resolve();
       });
@@ -105,7 +146,7 @@ export async function sendLocalRange(res: ServerResponse, path: string, start: n
     await pending;
   } finally {
     finished = true;
-    release();
+    giveBack();
     await closeFd(fd);
   }
 }

@@ -117,9 +117,9 @@ export function replicationDecorator(engine: ReplicationEngine, targets: Targets
       };
       if (driver.statLocal) {
         const statLocal = driver.statLocal.bind(driver);
-        w.statLocal = async (p: string) => {
+        w.statLocal = async (p: string, o?: { open?: boolean }) => {
           try {
-            return await statLocal(p);
+            return await statLocal(p, o);
           } catch (e) {
             const t = await fallback(uid, e, p);
             if (!t) throw e;

@@ -42,7 +42,7 @@ export function metered(driver: StorageDriver, sink: RequestSink): StorageDriver
   if (presignGet) d.presignGet = (p, o) => presignGet.call(driver, p, o);
   if (watch) d.watch = (l) => watch.call(driver, l);
   if (localPath) d.localPath = (p) => localPath.call(driver, p);
-  if (statLocal) d.statLocal = count('head', (p) => statLocal.call(driver, p));
+  if (statLocal) d.statLocal = count('head', (p, o) => statLocal.call(driver, p, o));
   if (multipart) d.multipart = meteredMultipart(multipart, () => sink('put'));
   return d;
 }

@@ -31,7 +31,7 @@ export function readOnlyDecorator(isReadOnly: (uid: string) => boolean): DriverD
       if (presignGet) d.presignGet = (p, o) => presignGet.call(driver, p, o);
       if (watch) d.watch = (l) => watch.call(driver, l);
       if (localPath) d.localPath = (p) => localPath.call(driver, p);
-      if (statLocal) d.statLocal = (p) => statLocal.call(driver, p);
+      if (statLocal) d.statLocal = (p, o) => statLocal.call(driver, p, o);
       if (multipart) d.multipart = guardedMultipart(multipart, guard);
       return d;
     },

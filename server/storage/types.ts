@@ -127,8 +127,12 @@ export interface StorageDriver {
    * a download of a local file needs, with one real-path walk instead of two.
    * Missing → `not_found`, like `stat`. `path` is null when a decorator
    * answers from elsewhere (replication's read fallback): serve by `read`.
+   * `open`: also hand over `fd`, a read descriptor of that very file, where
+   * the driver can check containment on the opened file itself (then the
+   * download needs no second lookup); the caller owns it and must close it.
+   * An error or a folder never leaves a descriptor open.
    */
-  statLocal?(path: string): Promise<{ entry: Entry; path: string | null }>;
+  statLocal?(path: string, o?: { open?: boolean }): Promise<{ entry: Entry; path: string | null; fd?: number }>;
   /**
    * True when the driver counts its own wire requests through
    * `DriverContext.countRequest` (see storage/meter.ts); the meter decorator

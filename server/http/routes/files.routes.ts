@@ -80,7 +80,9 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
 
   r.get('/raw', doc({ summary: 'A file’s bytes (Range, conditional requests and multipart/byteranges honoured)', query: rawQuery, produces: ['application/octet-stream'] }), async (ctx) => {
     const input = validate(rawQuery, ctx.query);
-    const f = await d.files.forActor(actor(ctx)).open(input.path);
+    // A plain GET sends the bytes; a HEAD or a revalidation (mostly 304) needs no open file.
+    const send = ctx.method === 'GET' && !ctx.get('if-none-match') && !ctx.get('if-modified-since');
+    const f = await d.files.forActor(actor(ctx)).open(input.path, { send });
     await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
   });
   return r;

@@ -13,6 +13,7 @@ import { STAGING_DIR, TEMP_PREFIX, cleanRel } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WalkEntry, WatchListener, WriteOptions } from '../../types';
 import { fsError, mapFs } from './local.errors';
 import { LocalRoot } from './local.root';
+import { openContained } from './local.open';
 import { fileSink } from './local.sink';
 import { LocalMultipart } from './local.multipart';
 import { walkLocal } from './local.walk';
@@ -50,8 +51,14 @@ export class LocalDriver implements StorageDriver {
     return (await this.statLocal(rel)).entry;
   }
 
-  /** `stat` plus the contained real path it looked at (one resolve for a download's stat and send). */
-  async statLocal(rel: string): Promise<{ entry: Entry; path: string }> {
+  /**
+   * `stat` plus the contained real path it looked at (one resolve for a download's stat and send);
+   * with `open`, a file also comes opened for reading where local.open.ts can check it (`fd`, the caller closes it).
+   */
+  async statLocal(rel: string, o: { open?: boolean } = {}): Promise<{ entry: Entry; path: string; fd?: number }> {
+    const clean = o.open ? cleanRel(rel, { allowReserved: true }) : '';
+    const opened = clean === '' ? null : await openContained(this.root, clean);
+    if (opened) return { entry: entryOf(baseOf(clean), opened.st)!, path: opened.real, fd: opened.fd };
     const abs = await this.root.resolve(rel);
     const st = await mapFs(rel, () => fsp.stat(abs));
     const entry = entryOf(rel === '' ? '' : baseOf(rel), st);

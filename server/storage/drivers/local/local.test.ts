@@ -4,7 +4,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { closeSync, mkdirSync, readdirSync, readFileSync, readSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { isAppError, type ErrorCode } from '../../../errors';
 import { tempDir } from '../../../../test/helpers/tools';
@@ -130,4 +131,30 @@ test('a read buffers what the file or range needs, at most 1 MiB at a time (smal
   assert.deepEqual(await hwm('small.bin'), { hwm: 64 * 1024, n: 4096 });
   assert.deepEqual(await hwm('big.bin'), { hwm: 1024 * 1024, n: 3 * 1024 * 1024 });
   assert.deepEqual(await hwm('big.bin', { start: 10, end: 200_009 }), { hwm: 200_000, n: 200_000 });
+});
+
+test('statLocal with open: a file inside comes opened (no second lookup to send it); outside, a folder, a FIFO or a missing file leave nothing open', { skip: process.platform !== 'linux' && 'needs /proc/self/fd' }, async () => {
+  const fds = () => readdirSync('/proc/self/fd').length;
+  const before = fds();
+  const got = await d.statLocal!('inner/ok.txt', { open: true });
+  assert.equal(got.entry.size, 2);
+  assert.equal(got.path, realpathSync(`${tmp.dir}/root/inner/ok.txt`));
+  assert.equal(typeof got.fd, 'number', 'the file comes with its descriptor');
+  const buf = Buffer.alloc(2);
+  readSync(got.fd!, buf, 0, 2, 0);
+  assert.equal(buf.toString(), 'ok');
+  closeSync(got.fd!);
+  // Through a symlink that stays inside: opened, named by its real path.
+  const viaLink = await d.statLocal!('inner-link/ok.txt', { open: true });
+  assert.equal(viaLink.path, got.path);
+  closeSync(viaLink.fd!);
+  execFileSync('mkfifo', [`${tmp.dir}/root/pipe`]);
+  await assert.rejects(d.statLocal!('escape-file', { open: true }), code('permission_denied'));
+  await assert.rejects(d.statLocal!('escape-dir/secret.txt', { open: true }), code('permission_denied'));
+  await assert.rejects(d.statLocal!('missing.txt', { open: true }), code('not_found'));
+  await assert.rejects(d.statLocal!('pipe', { open: true }), code('not_found'));
+  const dir = await d.statLocal!('inner', { open: true });
+  assert.equal(dir.entry.type, 'dir');
+  assert.equal(dir.fd, undefined);
+  assert.equal(fds(), before, 'no descriptor left open');
 });
