@@ -20,6 +20,7 @@ import { treePath, type GatewayTree } from '../index';
 import { attrsOf, nameOf } from './attrs';
 import { sftpStatus } from './errors';
 import { DirHandle, ReadHandle, WriteHandle, type Handle } from './handles';
+import { Replies } from './replies';
 
 const { OPEN_MODE: F, STATUS_CODE: S } = ssh2.utils.sftp;
 /** Bytes answered to one READ at most (OpenSSH asks for 32 KiB; longer asks get a short read, which SFTP allows). */
@@ -38,6 +39,8 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
   const handles = new Map<number, { h: Handle; path: string }>();
   let nextId = 1;
   let closed = false;
+  // READ's and WRITE's answers, packed per turn of the loop (the rest answer one by one).
+  const replies = new Replies(sftp);
 
   const path = (raw: string) => treePath(raw, { cwd: '/', dots: 'resolve' });
   const send = (f: () => void) => {
@@ -101,7 +104,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
       if (!(h instanceof ReadHandle)) throw badHandle();
       const data = await h.read(offset, Math.min(len, MAX_READ));
       if (data.length === 0) send(() => sftp.status(reqid, S.EOF));
-      else send(() => sftp.data(reqid, data));
+      else replies.data(reqid, data);
     }),
   );
 
@@ -110,7 +113,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
       const h = handleOf(handle)?.h;
       if (!(h instanceof WriteHandle)) throw badHandle();
       await h.write(offset, data);
-      ok(reqid);
+      replies.ok(reqid);
     }),
   );
 
