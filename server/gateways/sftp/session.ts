@@ -45,7 +45,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
   const handles = new Map<number, { h: Handle; path: string }>();
   let nextId = 1;
   let closed = false;
-  // READ's and WRITE's answers, packed per turn of the loop (the rest answer one by one).
+  // WRITE's answers, packed per turn of the loop (the rest answer one by one).
   const replies = new Replies(sftp);
 
   const path = (raw: string) => treePath(raw, { cwd: '/', dots: 'resolve' });
@@ -112,7 +112,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
       if (!(h instanceof ReadHandle)) throw badHandle();
       const data = await h.read(offset, Math.min(len, MAX_READ));
       if (data.length === 0) send(() => sftp.status(reqid, S.EOF));
-      else replies.data(reqid, data);
+      else send(() => sftp.data(reqid, data));
     }),
   );
 
