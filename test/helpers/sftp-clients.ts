@@ -43,7 +43,7 @@ export interface Ssh {
 }
 
 /** Connects with ssh2's client; rejects with the client's error (e.g. "All configured authentication methods failed"). */
-export function sshConnect(port: number, auth: { username: string; password?: string; privateKey?: string; authHandler?: ssh2.ConnectConfig['authHandler'] }): Promise<Ssh> {
+export function sshConnect(port: number, auth: { username: string; password?: string; privateKey?: string; authHandler?: ssh2.ConnectConfig['authHandler']; debug?: (line: string) => void }): Promise<Ssh> {
   return new Promise((resolve, reject) => {
     const client = new ssh2.Client();
     let hostKey: Buffer = Buffer.alloc(0);

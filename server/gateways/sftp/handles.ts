@@ -13,8 +13,6 @@ import type { GatewayEntry, GatewayTree } from '../index';
 
 /** Reads from a local disk go by blocks this big: one file system call serves 16 OpenSSH requests. */
 const BLOCK = 512 * 1024;
-/** Uploads reach the storage in pieces this big. */
-const STAGE_BYTES = 512 * 1024;
 /** Out-of-order writes held in memory while an earlier gap fills (pipelined clients); more is refused. */
 const REORDER_MAX_BYTES = 8 << 20;
 
@@ -111,9 +109,6 @@ export class WriteHandle {
   // Above what an OpenSSH client keeps in flight (64 x 32 KiB), so a steady upload is answered at once.
   private body = new PassThrough({ highWaterMark: 4 << 20 });
   private pos = 0;
-  /** In-order bytes gathered into STAGE_BYTES pieces: one storage write for 16 client writes. */
-  private stage = Buffer.allocUnsafe(STAGE_BYTES);
-  private staged = 0;
   private ahead = new Map<number, Buffer>();
   private aheadBytes = 0;
   private abort = new AbortController();
@@ -158,8 +153,7 @@ export class WriteHandle {
       if (this.aheadBytes + data.length > REORDER_MAX_BYTES || this.ahead.has(offset)) {
         throw new AppError('unsupported', {}, { reason: 'random_access_write' }, 'a write too far ahead of the gap');
       }
-      // ssh2 hands a view into its packet buffer: what waits is copied.
-      this.ahead.set(offset, Buffer.from(data));
+      this.ahead.set(offset, data);
       this.aheadBytes += data.length;
       return;
     }
@@ -179,14 +173,13 @@ export class WriteHandle {
       this.abandon();
       throw new AppError('unsupported', {}, { reason: 'random_access_write' }, 'the file has a gap');
     }
-    if (this.staged > 0) this.body.write(this.stage.subarray(0, this.staged));
     this.body.end();
     await this.result;
   }
 
-  /** Bytes received and not yet taken by the storage (staged, queued in the stream or waiting for a gap). */
+  /** Bytes received and not yet taken by the storage (queued in the stream or waiting for a gap). */
   get held(): number {
-    return (this.body.destroyed ? 0 : this.body.writableLength) + this.staged + this.aheadBytes;
+    return (this.body.destroyed ? 0 : this.body.writableLength) + this.aheadBytes;
   }
 
   /** Bytes written so far, in order. */
@@ -198,26 +191,18 @@ export class WriteHandle {
   abandon(): void {
     this.ahead.clear();
     this.aheadBytes = 0;
-    this.staged = 0;
     this.abort.abort();
     this.body.destroy(new Error('the SFTP client went away'));
   }
 
-  /** Copies `data` into the stage, handing full stages to the stream; false when the stream wants a pause. */
+  /**
+   * Hands `data` on as it is: ssh2 decrypts each packet into a buffer of its
+   * own that it never reuses, so keeping a view costs no copy. False when the
+   * stream wants a pause.
+   */
   private push(data: Buffer): boolean {
     this.pos += data.length;
-    let more = true;
-    for (let at = 0; at < data.length; ) {
-      const n = data.copy(this.stage, this.staged, at);
-      this.staged += n;
-      at += n;
-      if (this.staged === STAGE_BYTES) {
-        more = this.body.write(this.stage);
-        this.stage = Buffer.allocUnsafe(STAGE_BYTES);
-        this.staged = 0;
-      }
-    }
-    return more && !this.body.writableNeedDrain;
+    return this.body.write(data) && !this.body.writableNeedDrain;
   }
 
   /** One wait for 'drain' shared by every write that asks while the stream is full. */

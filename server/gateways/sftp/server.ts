@@ -11,7 +11,7 @@ import type { Actor } from '../../auth';
 import type { Logger } from '../../lib/log';
 import type { GatewayCore } from '../index';
 import type { HostKey } from './host-key';
-import { serveSftp } from './session';
+import { serveSftp, type SftpStats } from './session';
 
 const AUTH_TIMEOUT_MS = 60_000;
 const MAX_AUTH_TRIES = 6;
@@ -37,10 +37,11 @@ export interface SftpServerDeps {
   restore: (a: Actor) => Actor;
 }
 
-/** An ssh2 server answering only SFTP over `core`'s tree (call `listen` on it), and its open connections. */
-export function createSftpServer(d: SftpServerDeps): { server: Server; clients: Set<Connection> } {
+/** An ssh2 server answering only SFTP over `core`'s tree (call `listen` on it), its open connections and its sessions' stats. */
+export function createSftpServer(d: SftpServerDeps): { server: Server; clients: Set<Connection>; stats: SftpStats } {
   const methods: AuthContext['method'][] = d.publicKey ? ['publickey', 'password'] : ['password'];
   const clients = new Set<Connection>();
+  const stats: SftpStats = { heldPeak: 0 };
   const server = new ssh2.Server({ hostKeys: [d.hostKey.private], ident: 'Filedock' }, (client: Connection, info) => {
     const ip = info.ip;
     clients.add(client);
@@ -109,7 +110,7 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
       client.on('close', closeSession);
       client.on('session', (accept) => {
         const session = accept();
-        session.on('sftp', (acceptSftp) => serveSftp(acceptSftp(), treeNow, tree.who.split(/[@ ]/)[0]));
+        session.on('sftp', (acceptSftp) => serveSftp(acceptSftp(), treeNow, tree.who.split(/[@ ]/)[0], stats));
         for (const refused of ['shell', 'exec', 'subsystem', 'pty', 'x11', 'auth-agent', 'env', 'signal'] as const) {
           session.on(refused as 'shell', (_accept, reject) => reject?.());
         }
@@ -120,5 +121,5 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
     });
   });
   server.maxConnections = MAX_CONNECTIONS;
-  return { server, clients };
+  return { server, clients, stats };
 }

@@ -20,6 +20,7 @@ import { treePath, type GatewayTree } from '../index';
 import { attrsOf, nameOf } from './attrs';
 import { sftpStatus } from './errors';
 import { DirHandle, ReadHandle, WriteHandle, type Handle } from './handles';
+import { Replies } from './replies';
 
 const { OPEN_MODE: F, STATUS_CODE: S } = ssh2.utils.sftp;
 /** Bytes answered to one READ at most (OpenSSH asks for 32 KiB; longer asks get a short read, which SFTP allows). */
@@ -29,15 +30,23 @@ const MAX_HANDLES = 256;
 const SESSION_HELD_MAX = 32 << 20;
 const READDIR_BATCH = 128;
 
+/** What the gateway's sessions did, for the bounds' tests and benches. */
+export interface SftpStats {
+  /** The most upload bytes one session held in memory at once (received, not yet stored): at most SESSION_HELD_MAX. */
+  heldPeak: number;
+}
+
 /**
  * Serves `sftp` until the channel closes; open uploads are then dropped
  * unpublished. `treeNow` gives the tree as the account is now (each request
  * that names a path asks it; it throws once the account or key is gone).
  */
-export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: string): void {
+export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: string, stats: SftpStats): void {
   const handles = new Map<number, { h: Handle; path: string }>();
   let nextId = 1;
   let closed = false;
+  // WRITE's answers, packed per turn of the loop (the rest answer one by one).
+  const replies = new Replies(sftp);
 
   const path = (raw: string) => treePath(raw, { cwd: '/', dots: 'resolve' });
   const send = (f: () => void) => {
@@ -69,7 +78,9 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
   const roomFor = (bytes: number) => {
     let held = 0;
     for (const { h } of handles.values()) if (h instanceof WriteHandle) held += h.held;
-    return held + bytes <= SESSION_HELD_MAX;
+    if (held + bytes > SESSION_HELD_MAX) return false;
+    stats.heldPeak = Math.max(stats.heldPeak, held + bytes);
+    return true;
   };
   const badHandle = () => new AppError('bad_id', {}, undefined, 'unknown handle');
   const statOrNull = (tree: GatewayTree, p: string) => tree.stat(p).catch((e) => (isAppError(e) && e.code === 'not_found' ? null : Promise.reject(e)));
@@ -110,7 +121,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
       const h = handleOf(handle)?.h;
       if (!(h instanceof WriteHandle)) throw badHandle();
       await h.write(offset, data);
-      ok(reqid);
+      replies.ok(reqid);
     }),
   );
 
