@@ -151,9 +151,10 @@ export class ExportBook {
     let pending: Staged | undefined;
     if (ref.kind === 'pending') {
       const p = this.stages.pendingById(ref.id);
-      if (!p || ('place' in p && this.core.nodes.idAt(p.place.storageId, p.place.rel) === null)) throw new NfsError(Nfs3.STALE);
+      const now = p && 'node' in p ? this.core.nodes.where(p.node) : null;
+      if (!p || ('node' in p && !now)) throw new NfsError(Nfs3.STALE);
       if ('stage' in p) pending = p.stage;
-      at = 'stage' in p ? p.stage.place : p.place;
+      at = 'stage' in p ? p.stage.place : now!;
     } else if (ref.kind === 'storage') {
       const storage = this.core.nodes.storageName(ref.id);
       if (storage === null) throw new NfsError(Nfs3.STALE);

@@ -49,7 +49,7 @@ export interface NfsDeps {
 /** Starts the NFS listener; null when it could not (the reason is in the registry and the log). */
 export async function startNfsGateway(d: NfsDeps): Promise<NfsGateway | null> {
   const report = (v: { listen: string | null; url: string | null; error: string | null }) => d.core.registry.listener({ protocol: 'nfs', enabled: true, ...v });
-  const stages = new StagedFiles(join(d.stagingDir, 'nfs'), d.log);
+  const stages = new StagedFiles(join(d.stagingDir, 'nfs'), d.log, (id, rel) => d.core.nodes.idAt(id, rel));
   const book = new ExportBook(d.exports, d.core, new Handles(d.secretKey), stages, d.restore);
   const reads = new OpenReads();
   const sessions = new WeakMap<object, boolean>();

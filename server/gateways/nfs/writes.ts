@@ -115,11 +115,13 @@ export class Staged {
 export class StagedFiles {
   private byPlace = new Map<string, Staged>();
   private pending = new Map<number, Staged>();
-  private publishedPending = new Map<number, Place>();
+  /** Pending ids of files published since, and the node each became (handles made at CREATE keep working). */
+  private publishedPending = new Map<number, number>();
   private nextPending = 1;
   private ready: Promise<void>;
 
-  constructor(private dir: string, readonly log: Logger) {
+  /** `idAt`: the catalogue node at a place now (a published file's). */
+  constructor(private dir: string, readonly log: Logger, private idAt: (storageId: number, rel: string) => number | null) {
     // Stages left by a crash are of no use: their clients resend after the write verifier changes.
     this.ready = rm(dir, { recursive: true, force: true }).then(() => mkdir(dir, { recursive: true })).then(() => undefined);
   }
@@ -129,12 +131,12 @@ export class StagedFiles {
     return this.byPlace.get(keyOf(p));
   }
 
-  /** Where pending file `id` is: being written (stage) or published since (place); null when unknown (STALE). */
-  pendingById(id: number): { stage: Staged } | { place: Place } | null {
+  /** Where pending file `id` is: being written (stage) or published since (its node); null when unknown (STALE). */
+  pendingById(id: number): { stage: Staged } | { node: number } | null {
     const s = this.pending.get(id);
     if (s) return { stage: s };
-    const p = this.publishedPending.get(id);
-    return p ? { place: p } : null;
+    const node = this.publishedPending.get(id);
+    return node === undefined ? null : { node };
   }
 
   /** A new empty file (CREATE) that other doors will not see until published; replaces a stage at `p`. */
@@ -174,7 +176,8 @@ export class StagedFiles {
     if (this.byPlace.get(keyOf(s.place)) === s) this.byPlace.delete(keyOf(s.place));
     if (s.pendingId !== null && this.pending.get(s.pendingId) === s) {
       this.pending.delete(s.pendingId);
-      if (published) this.publishedPending.set(s.pendingId, s.place);
+      const node = published ? this.idAt(s.place.storageId, s.place.rel) : null;
+      if (node !== null) this.publishedPending.set(s.pendingId, node);
       if (this.publishedPending.size > PUBLISHED_MEMORY) this.publishedPending.delete(this.publishedPending.keys().next().value!);
     }
   }

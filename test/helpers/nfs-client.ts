@@ -1,0 +1,73 @@
+/**
+ * A tiny ONC RPC client over TCP for the NFS gateway's tests and bench: one
+ * connection, calls pipelined by xid, built on the gateway's own XDR codec.
+ */
+import { connect, type Socket } from 'node:net';
+import { XdrReader, XdrWriter } from '../../server/gateways/nfs/xdr';
+
+export const NFS = 100003;
+export const MOUNT = 100005;
+
+export class RpcClient {
+  private xid = 1;
+  private waiting = new Map<number, (r: XdrReader) => void>();
+  private buf = Buffer.alloc(0);
+  closed: Promise<void>;
+
+  private constructor(readonly socket: Socket) {
+    socket.on('data', (d) => this.take(d));
+    this.closed = new Promise((r) => socket.on('close', () => r()));
+    socket.on('error', () => undefined);
+  }
+
+  static open(port: number): Promise<RpcClient> {
+    return new Promise((resolve, reject) => {
+      const s = connect({ host: '127.0.0.1', port }, () => resolve(new RpcClient(s)));
+      s.once('error', reject);
+    });
+  }
+
+  private take(d: Buffer): void {
+    this.buf = Buffer.concat([this.buf, d]);
+    while (this.buf.length >= 4) {
+      const len = this.buf.readUInt32BE(0) & 0x7fffffff;
+      if (this.buf.length < 4 + len) return;
+      const rec = this.buf.subarray(4, 4 + len);
+      this.buf = this.buf.subarray(4 + len);
+      const r = new XdrReader(rec);
+      const xid = r.u32();
+      this.waiting.get(xid)?.(r);
+      this.waiting.delete(xid);
+    }
+  }
+
+  /** Sends raw bytes (a record mark of your own, garbage…). */
+  raw(b: Buffer): void {
+    this.socket.write(b);
+  }
+
+  /** Calls a procedure with AUTH_SYS uid/gid 1000; resolves with the reader past the accept status and that status. */
+  call(prog: number, proc: number, args: (w: XdrWriter) => void = () => undefined, vers = 3): Promise<{ accept: number; r: XdrReader }> {
+    const xid = this.xid++;
+    const cred = new XdrWriter().u32(0).string('test').u32(1000).u32(1000).u32(0).done();
+    const w = new XdrWriter().u32(0).u32(xid).u32(0).u32(2).u32(prog).u32(vers).u32(proc).u32(1).opaque(cred).u32(0).u32(0);
+    args(w);
+    const out = w.done();
+    out.writeUInt32BE((0x80000000 | (out.length - 4)) >>> 0, 0);
+    return new Promise((resolve, reject) => {
+      this.waiting.set(xid, (r) => {
+        r.u32(); // REPLY
+        if (r.u32() !== 0) return resolve({ accept: -1, r });
+        r.u32();
+        r.opaque(400);
+        resolve({ accept: r.u32(), r });
+      });
+      this.closed.then(() => reject(new Error('connection closed')));
+      this.socket.write(out);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
