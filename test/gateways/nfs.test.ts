@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
-import { MOUNT, NFS, RpcClient } from '../helpers/nfs-client';
+import { NFS, RpcClient, dirop, mountRoot } from '../helpers/nfs-client';
 
 const run = promisify(execFile);
 const skip = needTool('nfs-ls', 'libnfs-utils');
@@ -140,16 +140,6 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
     c.close();
   });
 });
-
-/** MNT → the root handle. */
-export async function mountRoot(c: RpcClient, path: string): Promise<Buffer> {
-  const m = await c.call(MOUNT, 1, (w) => w.string(path));
-  assert.equal(m.accept, 0);
-  assert.equal(m.r.u32(), 0, `MNT ${path}`);
-  return Buffer.from(m.r.opaque(64));
-}
-
-export const dirop = (w: import('../../server/gateways/nfs/xdr').XdrWriter, dir: Buffer, name: string) => w.opaque(dir).string(name);
 
 async function mkdir(c: RpcClient, dir: Buffer, name: string): Promise<number> {
   const r = await c.call(NFS, 9, (w) => dirop(w, dir, name).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0));

@@ -2,6 +2,7 @@
  * A tiny ONC RPC client over TCP for the NFS gateway's tests and bench: one
  * connection, calls pipelined by xid, built on the gateway's own XDR codec.
  */
+import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { XdrReader, XdrWriter } from '../../server/gateways/nfs/xdr';
 
@@ -71,3 +72,14 @@ export class RpcClient {
     this.socket.destroy();
   }
 }
+
+/** MNT → the root handle (asserts success). */
+export async function mountRoot(c: RpcClient, path: string): Promise<Buffer> {
+  const m = await c.call(MOUNT, 1, (w) => w.string(path));
+  assert.equal(m.accept, 0);
+  assert.equal(m.r.u32(), 0, `MNT ${path}`);
+  return Buffer.from(m.r.opaque(64));
+}
+
+/** diropargs3: a folder's handle and a name. */
+export const dirop = (w: XdrWriter, dir: Buffer, name: string): XdrWriter => w.opaque(dir).string(name);
