@@ -12,7 +12,9 @@ export const MOUNT = 100005;
 export class RpcClient {
   private xid = 1;
   private waiting = new Map<number, (r: XdrReader) => void>();
-  private buf = Buffer.alloc(0);
+  /** Bytes received and not yet parsed, kept as chunks (a 1 MiB reply arrives in many). */
+  private chunks: Buffer[] = [];
+  private have = 0;
   closed: Promise<void>;
 
   private constructor(readonly socket: Socket) {
@@ -29,12 +31,18 @@ export class RpcClient {
   }
 
   private take(d: Buffer): void {
-    this.buf = Buffer.concat([this.buf, d]);
-    while (this.buf.length >= 4) {
-      const len = this.buf.readUInt32BE(0) & 0x7fffffff;
-      if (this.buf.length < 4 + len) return;
-      const rec = this.buf.subarray(4, 4 + len);
-      this.buf = this.buf.subarray(4 + len);
+    this.chunks.push(d);
+    this.have += d.length;
+    for (;;) {
+      if (this.have < 4) return;
+      if (this.chunks[0].length < 4) this.chunks = [Buffer.concat(this.chunks)];
+      const len = this.chunks[0].readUInt32BE(0) & 0x7fffffff;
+      if (this.have < 4 + len) return;
+      const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+      const rec = all.subarray(4, 4 + len);
+      const rest = all.subarray(4 + len);
+      this.chunks = rest.length ? [rest] : [];
+      this.have = rest.length;
       const r = new XdrReader(rec);
       const xid = r.u32();
       this.waiting.get(xid)?.(r);
