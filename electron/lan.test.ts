@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
-import { advertise, lanUrl, pickLanAddress, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
+import { advertise, lanUrl, nfsListener, pickLanAddress, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
 
 const v4 = (address: string, internal = false) => ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
 const v6 = (address: string) => ({ address, family: 'IPv6', internal: false, netmask: 'ffff::', mac: '00:00:00:00:00:00', cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
@@ -87,4 +87,14 @@ test('SFTP: the copied address and _sftp-ssh._tcp follow SERVICE_SFTP_LISTEN (an
   const fake: MdnsResponder = { publish: (s) => void published.push(s), unpublishAll: (cb) => cb?.(), destroy: (cb) => cb?.() };
   advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0', sftpPort: 2022 });
   assert.deepEqual(published.map((p) => [p.type, p.port]), [['http', 5212], ['sftp-ssh', 2022]]);
+});
+
+test('NFS: _nfs._tcp follows SERVICE_NFS_LISTEN, announced only beyond loopback', () => {
+  assert.equal(nfsListener({}), null, 'off by default');
+  assert.deepEqual(nfsListener({ SERVICE_NFS_LISTEN: ':2049' }), { port: 2049, onLan: true });
+  assert.deepEqual(nfsListener({ SERVICE_NFS_LISTEN: '127.0.0.1:2049' }), { port: 2049, onLan: false });
+  const published: { type: string; port: number }[] = [];
+  const fake: MdnsResponder = { publish: (s) => void published.push(s), unpublishAll: (cb) => cb?.(), destroy: (cb) => cb?.() };
+  advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0', nfsPort: 2049 });
+  assert.deepEqual(published.map((p) => [p.type, p.port]), [['http', 5212], ['nfs', 2049]]);
 });

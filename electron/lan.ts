@@ -82,7 +82,16 @@ export function webdavUrl(env: NodeJS.ProcessEnv, lan: string | null, port: numb
  * unreadable.
  */
 export function sftpListener(env: NodeJS.ProcessEnv): { port: number; onLan: boolean } | null {
-  const m = /^(.*):(\d{1,5})$/.exec((env.SERVICE_SFTP_LISTEN ?? '').trim());
+  return listenerOf(env.SERVICE_SFTP_LISTEN);
+}
+
+/** The NFS gateway's listener from SERVICE_NFS_LISTEN, read as `sftpListener` reads its own. */
+export function nfsListener(env: NodeJS.ProcessEnv): { port: number; onLan: boolean } | null {
+  return listenerOf(env.SERVICE_NFS_LISTEN);
+}
+
+function listenerOf(setting: string | undefined): { port: number; onLan: boolean } | null {
+  const m = /^(.*):(\d{1,5})$/.exec((setting ?? '').trim());
   if (!m) return null;
   const host = m[1].replace(/^\[|\]$/g, '').toLowerCase();
   return { port: Number(m[2]), onLan: !['127.0.0.1', '::1', 'localhost'].includes(host) };
@@ -104,17 +113,19 @@ export function sftpUrl(env: NodeJS.ProcessEnv, lan: string | null): string | nu
  * Announces the service as `_http._tcp` with its UI path in TXT, as
  * `_webdav._tcp` (path `/dav/`) when `webdav` (network clients may use it,
  * see `webdavOnLan`), and as `_sftp-ssh._tcp` on `sftpPort` when given (the
- * SFTP gateway listens beyond loopback). Returns a stop function that
+ * SFTP gateway listens beyond loopback), and as `_nfs._tcp` on `nfsPort`
+ * likewise (no TXT path: exports are the admin's, not one path). Returns a stop function that
  * withdraws the announcements (goodbye packets) and closes the responder;
  * calling it twice is harmless.
  */
 export function advertise(
   responder: MdnsResponder,
-  o: { name: string; port: number; version: string; webdav?: boolean; sftpPort?: number },
+  o: { name: string; port: number; version: string; webdav?: boolean; sftpPort?: number; nfsPort?: number },
 ): () => Promise<void> {
   responder.publish({ name: o.name, type: 'http', port: o.port, txt: { path: '/', product: 'filedock', version: o.version } });
   if (o.webdav) responder.publish({ name: o.name, type: 'webdav', port: o.port, txt: { path: '/dav/' } });
   if (o.sftpPort) responder.publish({ name: o.name, type: 'sftp-ssh', port: o.sftpPort });
+  if (o.nfsPort) responder.publish({ name: o.name, type: 'nfs', port: o.nfsPort });
   let stopped: Promise<void> | null = null;
   return () =>
     (stopped ??= new Promise<void>((resolve) => {

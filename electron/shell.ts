@@ -10,7 +10,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SettingsStore } from './desktop-settings';
-import { advertise, lanUrl, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
+import { advertise, lanUrl, nfsListener, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
 import { RotatingLog } from './log-file';
 import { DeviceKeyStore, machineId, pairWithSession, signIn, type Sealer } from './pairing';
 import { PowerReporter, type PowerEvent } from './power';
@@ -126,12 +126,14 @@ export async function startShell(deps: ShellDeps): Promise<void> {
     const s = host.snapshot();
     if (s.status === 'running' && s.port && settings.get().lanAccess && settings.get().advertise) {
       const sftp = sftpListener(process.env);
+      const nfs = nfsListener(process.env);
       stopAdvertising = advertise(deps.mdns(), {
         name: `Filedock on ${hostname()}`,
         port: s.port,
         version: app.getVersion(),
         webdav: webdavOnLan(process.env),
         sftpPort: sftp?.onLan ? sftp.port : undefined,
+        nfsPort: nfs?.onLan ? nfs.port : undefined,
       });
     }
   }

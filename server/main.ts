@@ -32,6 +32,7 @@ import { adminMfaRoutes, mfaRoutes } from './http/routes/mfa.routes';
 import { accessRoutes, adminAccessRoutes, keyIdentity } from './http/routes/access.routes';
 import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
+import { adminNfsRoutes } from './http/routes/admin-nfs.routes';
 import { gatewayRoutes } from './http/routes/gateways.routes';
 import { startSftpGateway } from './gateways/sftp';
 import { SshKeys } from './auth/ssh-keys';
@@ -83,6 +84,7 @@ import { trackActivity } from './http/middlewares/activity';
 import { Listeners } from './http/listener';
 import { startFtpGateway } from './gateways/ftp';
 import { startS3Gateway } from './gateways/s3';
+import { NfsExports, NfsExportsRepo, startNfsGateway } from './gateways/nfs';
 import { createHealth } from './http/health';
 import { Metrics } from './http/metrics/metrics';
 import { metricsRoutes } from './http/routes/metrics.routes';
@@ -173,6 +175,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const secureCookies = config.publicUrl.startsWith('https:');
     const json = config.maxJsonBytes;
     const sshKeys = new SshKeys(db, auth.repo, bus);
+    const nfsExports = new NfsExportsRepo(db);
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
     const pdfs = new PdfRenditions(dirs.pdf);
     // Uplink protection of public links (docs/desktop.md): one egress budget, settings over environment.
@@ -208,6 +211,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminAccessRoutes(access),
       adminRoleRoutes({ auth, maxJsonBytes: json }),
       adminGatewayRoutes({ registry: sv.gateways.registry }),
+      adminNfsRoutes({ exports: new NfsExports(nfsExports, sv.gateways, (spec, request) => auth.actors.restore(spec, request), bus), maxJsonBytes: json }),
       gatewayRoutes({ registry: sv.gateways.registry }),
       sshKeyRoutes({ sshKeys, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
@@ -324,6 +328,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : null;
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
+    const nfs = config.nfsListen
+      ? await startNfsGateway({ listen: config.nfsListen, core: sv.gateways, exports: nfsExports, secretKey: sv.secretKey, stagingDir: dirs.staging, log, restore: (spec, request) => auth.actors.restore(spec, request) })
+      : null;
     toHost({ type: 'ready', port, url });
     keepAwake.flush();
     // The desktop tray's "Backups" line: checked every 10 s (a timer, not the scheduler: nothing to record), sent when it changes.
@@ -359,6 +366,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         await sftp?.close();
         await ftp?.close();
         await s3?.close();
+        await nfs?.close();
         await scheduler.stop();
         updater.stop();
         await catalogue.syncer.stopAll();

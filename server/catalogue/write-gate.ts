@@ -17,9 +17,9 @@ import { mimeOf } from './mime';
 /** Where a write came from; decides the event name and the thumbnail timeout. */
 export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'mkdir' | 'app' | 'backup' | GatewayOrigin;
 /** The protocol gateways: a write through one carries it as `meta.origin`. */
-export type GatewayOrigin = 'webdav' | 'sftp' | 'ftp' | 's3';
+export type GatewayOrigin = 'webdav' | 'sftp' | 'ftp' | 's3' | 'nfs';
 // An app's output file is a new file written for a person, like an upload (meta.plugin names the app).
-const UPLOAD_SURFACES = new Set<WriteOrigin>(['upload', 'drop', 'save-text', 'newfile', 'app', 'webdav', 'sftp', 'ftp', 's3']);
+const UPLOAD_SURFACES = new Set<WriteOrigin>(['upload', 'drop', 'save-text', 'newfile', 'app', 'webdav', 'sftp', 'ftp', 's3', 'nfs']);
 
 export interface WriteContext {
   actor?: ActorRef | null;

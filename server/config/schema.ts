@@ -202,6 +202,8 @@ export const SETTINGS = {
   ftpIdleTimeout: s('SERVICE_FTP_IDLE_TIMEOUT', duration, '5m', 'FTPS gateway: an idle control connection is closed after this long.'),
   // S3 gateway (docs/gateways-s3.md)
   s3Listen: s('SERVICE_S3_LISTEN', listenAt, '', 'S3 gateway: where it listens (`127.0.0.1:9000`, or `:9000` for every address); empty = off. Path-style; sign with an API key\'s S3 credentials (docs/gateways-s3.md).'),
+  // NFS gateway (docs/gateways-nfs.md)
+  nfsListen: s('SERVICE_NFS_LISTEN', listenAt, '', 'NFSv3 gateway: where it listens (`192.168.1.5:2049`, or `:2049` for every address); empty = off. NFS and MOUNT share this one port; exports are set through /api/admin/gateways/nfs/exports (docs/gateways-nfs.md). NFSv3 trusts the network: use it on a LAN you trust.'),
   // Document server (docs/docserver.md); config file keys `external_services.docserver.*`
   docserverUrl: s('SERVICE_DOCSERVER_URL', url, '', 'Document server (office editing) base URL, as this service and the browsers reach it; active with SERVICE_DOCSERVER_JWT. Set here, the stored `docserver` row is rewritten at every start and shows `env_managed` (config file: `external_services.docserver.url`).', false, 'external_services.docserver.url'),
   docserverJwt: s('SERVICE_DOCSERVER_JWT', str, '', 'Document server: the shared HS256 secret (the same as the document server\'s own; stored encrypted; config file: `external_services.docserver.jwt_secret`).', true, 'external_services.docserver.jwt_secret'),

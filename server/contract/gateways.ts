@@ -1,6 +1,6 @@
 /** The protocol gateways (WebDAV, SFTP, FTPS, S3): `GET /api/admin/gateways`. */
 
-export type GatewayProtocol = 'webdav' | 'sftp' | 'ftp' | 's3';
+export type GatewayProtocol = 'webdav' | 'sftp' | 'ftp' | 's3' | 'nfs';
 
 export interface GatewayListenerView {
   protocol: GatewayProtocol;

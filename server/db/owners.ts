@@ -53,6 +53,7 @@ export const TABLE_OWNERS = {
   versions: 'protection',
   av_scans: 'protection',
   dav_props: 'gateways',
+  nfs_exports: 'gateways',
   external_services: 'docserver',
   docserver_saves: 'docserver',
   replica_targets: 'replication',

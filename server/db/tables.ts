@@ -279,6 +279,7 @@ export interface DB {
   roles: RolesTable;
   user_permissions: UserPermissionsTable;
   dav_props: DavPropsTable;
+  nfs_exports: NfsExportsTable;
   external_services: ExternalServicesTable;
   docserver_saves: DocserverSavesTable;
   assistant_conversations: AssistantConversationsTable;
@@ -306,6 +307,20 @@ export interface DavPropsTable {
   name: string;
   /** The property element's content as self-contained XML. */
   value: string;
+}
+
+/** gateways: NFS exports (see server/gateways/nfs/exports.repo.ts). */
+export interface NfsExportsTable {
+  id: Generated<number>;
+  /** UI path of the exported storage or folder (`/<storage>/<folder>`). */
+  path: string;
+  /** Comma list of client addresses and CIDR ranges allowed to mount. */
+  clients: string;
+  user_id: number;
+  /** An API key of `user_id` whose scope applies instead of the whole account. */
+  key_id: number | null;
+  read_only: number;
+  created_at: string;
 }
 
 /** catalogue */

@@ -2,7 +2,7 @@
  * The protocol gateways' shared core: sign-in (`GatewayAuth`), protocol
  * paths (`treePath`), the tree for one actor (`GatewayTree`, always through
  * the file service and its write gate) and the admin's view of listeners and
- * sessions (`GatewayRegistry`). Each protocol (WebDAV, SFTP, FTPS, S3) is a
+ * sessions (`GatewayRegistry`). Each protocol (WebDAV, SFTP, FTPS, S3, NFS) is a
  * thin adapter over these: it maps its requests onto the tree and the
  * `AppError` codes onto its own error form, in one table per protocol.
  */
@@ -11,6 +11,7 @@ import type { FileService } from '../files';
 import type { JobQueue } from '../jobs';
 import type { UploadsService } from '../uploads';
 import { GatewayAuth, type Protocol } from './auth';
+import { NodeIds } from './node-ids';
 import { GatewayRegistry } from './registry';
 import { GatewayTree } from './tree';
 
@@ -18,12 +19,15 @@ export { GatewayAuth, type Protocol } from './auth';
 export { GatewayRegistry } from './registry';
 export { GatewayTree, type GatewayEntry } from './tree';
 export { treePath, splitLast, type Dots } from './paths';
+export { NodeIds, type NodePlace } from './node-ids';
 
 export interface GatewayCore {
   auth: GatewayAuth;
   registry: GatewayRegistry;
   /** The tree as `actor` sees it through `protocol`. */
   tree(actor: Actor, protocol: Protocol): GatewayTree;
+  /** Node ids for paths and back (NFS handles). */
+  nodes: NodeIds;
 }
 
 export function createGatewayCore(d: { auth: Auth; files: FileService; queue: JobQueue; uploads: UploadsService }): GatewayCore {
@@ -31,5 +35,6 @@ export function createGatewayCore(d: { auth: Auth; files: FileService; queue: Jo
     auth: new GatewayAuth(d.auth),
     registry: new GatewayRegistry(),
     tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue, d.uploads),
+    nodes: new NodeIds(d.files.catalogue),
   };
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { GatewayListenerView, GatewayProtocol, GatewaySessionView, GatewaysStatus } from '../contract';
 
 const IDLE_MS = 5 * 60_000;
-const PROTOCOLS: GatewayProtocol[] = ['webdav', 'sftp', 'ftp', 's3'];
+const PROTOCOLS: GatewayProtocol[] = ['webdav', 'sftp', 'ftp', 's3', 'nfs'];
 
 interface Session extends GatewaySessionView {
   /** Kept until closed (connection protocols) or until idle (request protocols). */

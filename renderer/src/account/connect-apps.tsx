@@ -41,6 +41,14 @@ export function examples(protocol: GatewayProtocol, url: string | null, user: st
   }
   if (!url) return null;
   const u = new URL(reachable(url, page));
+  if (protocol === 'nfs') {
+    // Exports are per storage or folder (Admin → Gateways); /STORAGE stands for one of them.
+    const port = u.port || '2049';
+    return [
+      { label: 'mount', value: `mount -t nfs -o vers=3,tcp,port=${port},mountport=${port} ${u.hostname}:/STORAGE /mnt/filedock` },
+      { label: 'libnfs', value: `nfs://${u.hostname}/STORAGE?nfsport=${port}&mountport=${port}&version=3` },
+    ];
+  }
   if (protocol === 'sftp') {
     return [
       { label: 'sftp', value: `sftp -P ${u.port || 22} ${user}@${u.hostname}` },
@@ -61,7 +69,7 @@ export function examples(protocol: GatewayProtocol, url: string | null, user: st
 }
 
 /** How each protocol is named to people. */
-export const PROTOCOL_NAMES: Record<GatewayProtocol, string> = { webdav: 'WebDAV', sftp: 'SFTP', ftp: 'FTPS', s3: 'S3' };
+export const PROTOCOL_NAMES: Record<GatewayProtocol, string> = { webdav: 'WebDAV', sftp: 'SFTP', ftp: 'FTPS', s3: 'S3', nfs: 'NFS' };
 
 /** The instructions for every gateway that listens. */
 export function ConnectInstructions({ addresses, user }: { addresses: Addresses; user: string }) {

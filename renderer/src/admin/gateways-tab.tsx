@@ -18,6 +18,7 @@ const SETTINGS: Record<GatewayProtocol, string[]> = {
   sftp: ['SERVICE_SFTP_LISTEN'],
   ftp: ['SERVICE_FTP_LISTEN'],
   s3: ['SERVICE_S3_LISTEN'],
+  nfs: ['SERVICE_NFS_LISTEN'],
 };
 
 export function GatewaysTab() {

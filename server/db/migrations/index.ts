@@ -38,7 +38,8 @@ import { nodeRemovals } from './20261127180000-node-removals';
 import { linkStrikes } from './20261127180100-link-strikes';
 import { replicaFailureFrom } from './20261205090000-replica-failure-from';
 import { grantPaths } from './20261205090100-grant-paths';
+import { nfsExports } from './20261205160000-nfs-exports';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams, searchNameTrgm, nodeRemovals, linkStrikes, replicaFailureFrom, grantPaths];
+export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams, searchNameTrgm, nodeRemovals, linkStrikes, replicaFailureFrom, grantPaths, nfsExports];
 
 export type { Migration } from './types';

@@ -28,7 +28,7 @@ export interface MetricSources {
   gatewaySessions: () => Array<{ protocol: GatewayProtocol }>;
 }
 
-const PROTOCOLS: GatewayProtocol[] = ['webdav', 'sftp', 'ftp', 's3'];
+const PROTOCOLS: GatewayProtocol[] = ['webdav', 'sftp', 'ftp', 's3', 'nfs'];
 
 export function buildRegistry(src: MetricSources): { registry: Registry; http: HttpRecorder } {
   const registry = new Registry();

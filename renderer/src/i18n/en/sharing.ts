@@ -84,4 +84,5 @@ export const sharing = {
   'connect.sftp.hint': 'For SFTP apps and sync tools.',
   'connect.ftp.hint': 'FTP with explicit TLS (FTPS).',
   'connect.s3.hint': 'For backup and sync tools that speak S3: buckets are storages.',
+  'connect.nfs.hint': 'For TVs, media players and Unix machines on your LAN: an admin exports a storage or folder to their addresses. NFSv3 trusts the network.',
 } as const;

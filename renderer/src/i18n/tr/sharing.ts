@@ -86,4 +86,5 @@ export const sharing: Record<keyof typeof en, string> = {
   'connect.sftp.hint': 'SFTP uygulamaları ve eşitleme araçları için.',
   'connect.ftp.hint': 'Açık TLS ile FTP (FTPS).',
   'connect.s3.hint': 'S3 konuşan yedekleme ve eşitleme araçları için: kovalar depolama alanlarıdır.',
+  'connect.nfs.hint': 'Yerel ağınızdaki televizyonlar, medya oynatıcılar ve Unix makineleri için: yönetici bir depolama alanını veya klasörü onların adreslerine açar. NFSv3 ağa güvenir.',
 };

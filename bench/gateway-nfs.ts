@@ -1,0 +1,150 @@
+/**
+ * The NFS gateway against the project's WebDAV gateway, in one run,
+ * alternating, medians (the machine is shared: `uptime` is printed):
+ *   - sequential READ of a big file (1 MiB READs, 8 in flight, a small RPC
+ *     client in TypeScript: libnfs's tools cost more than the server) against
+ *     curl's GET of /dav/ (target >= 0.8x);
+ *   - sequential WRITE of the same size (UNSTABLE, 8 in flight, then COMMIT,
+ *     which publishes) against curl -T PUT to /dav/ (target >= 0.6x);
+ *   - READDIRPLUS of a 10,000-entry folder, every page (target <= 200 ms).
+ *
+ *   npm run bench -- gateway-nfs      (BENCH_MIB=1024, BENCH_RUNS=3)
+ */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { ensureBuilt, freePort, median, noise, startService, table } from './lib';
+import { tempDir } from '../test/helpers/tools';
+import { NFS, RpcClient, dirop, mountRoot } from '../test/helpers/nfs-client';
+
+const MiB = 1 << 20;
+const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
+const INFLIGHT = 8;
+
+const curlTime = (args: string[]) => Number(execFileSync('curl', ['-s', '-f', '-o', '/dev/null', '-w', '%{time_total}', ...args], { encoding: 'utf8' }));
+
+/** Runs `count` indexed jobs with INFLIGHT at once. */
+async function pipelined(count: number, job: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: INFLIGHT }, async () => {
+    while (next < count) await job(next++);
+  }));
+}
+
+async function nfsRead(c: RpcClient, fh: Buffer): Promise<number> {
+  const t = performance.now();
+  await pipelined(Math.ceil(BYTES / MiB), async (i) => {
+    const r = await c.call(NFS, 6, (w) => w.opaque(fh).u64(i * MiB).u32(MiB));
+    if (r.r.u32() !== 0) throw new Error('READ failed');
+  });
+  return (performance.now() - t) / 1000;
+}
+
+async function nfsWrite(c: RpcClient, dir: Buffer, name: string, src: string): Promise<number> {
+  const fd = await open(src, 'r');
+  const t = performance.now();
+  const made = await c.call(NFS, 8, (w) => dirop(w, dir, name).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0));
+  if (made.r.u32() !== 0) throw new Error('CREATE failed');
+  made.r.u32();
+  const fh = Buffer.from(made.r.opaque(64));
+  await pipelined(Math.ceil(BYTES / MiB), async (i) => {
+    const { buffer, bytesRead } = await fd.read(Buffer.allocUnsafe(MiB), 0, MiB, i * MiB);
+    const r = await c.call(NFS, 7, (w) => w.opaque(fh).u64(i * MiB).u32(bytesRead).u32(0).opaque(buffer.subarray(0, bytesRead)));
+    if (r.r.u32() !== 0) throw new Error('WRITE failed');
+  });
+  const done = await c.call(NFS, 21, (w) => w.opaque(fh).u64(0).u32(0));
+  if (done.r.u32() !== 0) throw new Error('COMMIT failed');
+  await fd.close();
+  return (performance.now() - t) / 1000;
+}
+
+async function readdirplus(c: RpcClient, dir: Buffer): Promise<{ ms: number; entries: number }> {
+  const t = performance.now();
+  let cookie = 0;
+  let verf = Buffer.alloc(8);
+  let entries = 0;
+  for (;;) {
+    const r = (await c.call(NFS, 17, (w) => w.opaque(dir).u64(cookie).fixed(verf).u32(64 * 1024).u32(1 << 20))).r;
+    if (r.u32() !== 0) throw new Error('READDIRPLUS failed');
+    if (r.bool()) r.fixed(84);
+    verf = Buffer.from(r.fixed(8));
+    while (r.bool()) {
+      r.u64();
+      r.string(255);
+      cookie = r.u64();
+      if (r.bool()) r.fixed(84);
+      if (r.bool()) r.opaque(64);
+      entries++;
+    }
+    if (r.bool()) break;
+  }
+  return { ms: performance.now() - t, entries };
+}
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const t = tempDir('filedock-bench-nfs-');
+  const files = join(t.dir, 'files');
+  mkdirSync(join(files, 'ten'), { recursive: true });
+  mkdirSync(join(files, 'up'), { recursive: true });
+  for (let i = 0; i < 10_000; i++) writeFileSync(join(files, 'ten', `file-${String(i).padStart(5, '0')}.txt`), 'x');
+  await pipeline(noise(BYTES), createWriteStream(join(files, 'blob.bin')));
+  const upSrc = join(t.dir, 'up.bin');
+  await pipeline(noise(BYTES), createWriteStream(upSrc));
+  const nfsPort = await freePort();
+  const svc = await startService({ SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password, SERVICE_NFS_LISTEN: `127.0.0.1:${nfsPort}` });
+  const login = await (await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
+  const auth = { 'content-type': 'application/json', authorization: `Bearer ${login.token}` };
+  await fetch(`${svc.url}/api/admin/storages`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Box', driver: 'local', config: { path: files } }) });
+  const me = await (await fetch(`${svc.url}/api/auth/me`, { headers: auth })).json();
+  const ex = await fetch(`${svc.url}/api/admin/gateways/nfs/exports`, { method: 'POST', headers: auth, body: JSON.stringify({ path: '/Box', clients: '127.0.0.1', user_id: me.user?.id ?? me.id }) });
+  if (ex.status !== 201) throw new Error(`export: ${ex.status} ${await ex.text()}`);
+  for (let i = 0; i < 600; i++) {
+    const l = await fetch(`${svc.url}/api/files/manager?path=/Box/ten&limit=1`, { headers: auth });
+    if (l.status === 200 && ((await l.json()) as { total: number }).total >= 10_000) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const c = await RpcClient.open(nfsPort);
+  const root = await mountRoot(c, '/Box');
+  const look = async (dir: Buffer, name: string) => {
+    const r = (await c.call(NFS, 3, (w) => dirop(w, dir, name))).r;
+    if (r.u32() !== 0) throw new Error(`LOOKUP ${name}`);
+    return Buffer.from(r.opaque(64));
+  };
+  const blob = await look(root, 'blob.bin');
+  const up = await look(root, 'up');
+  const ten = await look(root, 'ten');
+  execFileSync('sh', ['-c', 'cat "$1" "$2" > /dev/null', 'sh', join(files, 'blob.bin'), upSrc]);
+  const user = `${ADMIN.email}:${ADMIN.password}`;
+  const rows = { nfsRead: [] as number[], davGet: [] as number[], nfsWrite: [] as number[], davPut: [] as number[], readdir: [] as number[] };
+  let entries = 0;
+  const loads: string[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    loads.push(execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/.*load average: /, ''));
+    rows.nfsRead.push(await nfsRead(c, blob));
+    rows.davGet.push(curlTime(['-u', user, `${svc.url}/dav/Box/blob.bin`]));
+    rows.nfsWrite.push(await nfsWrite(c, up, `nfs-${run}.bin`, upSrc));
+    rows.davPut.push(curlTime(['-u', user, '-T', upSrc, `${svc.url}/dav/Box/up/dav-${run}.bin`]));
+    const d = await readdirplus(c, ten);
+    rows.readdir.push(d.ms);
+    entries = d.entries;
+  }
+  const mbps = (s: number) => (BYTES / MiB / s).toFixed(0);
+  table(`NFS gateway vs WebDAV gateway, ${BYTES / MiB} MiB, medians of ${RUNS} (load ${loads.join(' | ')})`, [
+    { what: 'sequential read', 'NFS MB/s': mbps(median(rows.nfsRead)), 'WebDAV MB/s': mbps(median(rows.davGet)), ratio: (median(rows.davGet) / median(rows.nfsRead)).toFixed(2), target: '>= 0.8' },
+    { what: 'write (COMMIT = published)', 'NFS MB/s': mbps(median(rows.nfsWrite)), 'WebDAV MB/s': mbps(median(rows.davPut)), ratio: (median(rows.davPut) / median(rows.nfsWrite)).toFixed(2), target: '>= 0.6' },
+    { what: `READDIRPLUS ${entries} entries`, 'NFS MB/s': `${median(rows.readdir).toFixed(0)} ms`, 'WebDAV MB/s': '', ratio: '', target: '<= 200 ms' },
+  ]);
+  c.close();
+  await svc.stop();
+  t.cleanup();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,77 @@
+/**
+ * The admin's NFS exports: checked before they are stored (the path is a
+ * storage or folder the export's account can open, the client list parses,
+ * the key is the account's own), and audited. `validation_failed` names the
+ * field at fault.
+ */
+import type { Actor, ActorSpec } from '../../auth';
+import { AppError } from '../../errors';
+import type { EventBus, RequestMeta } from '../../events';
+import { parseAddressList } from '../../lib/net-addr';
+import type { GatewayCore } from '../index';
+import type { NfsExport, NfsExportInput, NfsExportsRepo } from './exports.repo';
+
+const bad = (field: string, reason: string) => new AppError('validation_failed', { field, reason }, { field, reason });
+
+export class NfsExports {
+  constructor(
+    private repo: NfsExportsRepo,
+    private core: GatewayCore,
+    private restore: (spec: ActorSpec, request: RequestMeta) => Actor,
+    private bus: EventBus,
+  ) {}
+
+  list(): NfsExport[] {
+    return this.repo.list();
+  }
+
+  async add(input: NfsExportInput, by: Actor): Promise<NfsExport> {
+    const e = this.repo.add(await this.checked(input));
+    this.audit('gateway.nfs_export.add', by, e);
+    return e;
+  }
+
+  /** Changes an export; a missing id → `not_found`. */
+  async update(id: number, patch: Partial<NfsExportInput>, by: Actor): Promise<NfsExport> {
+    const now = this.repo.get(id);
+    if (!now) throw new AppError('not_found', { id });
+    const { id: _id, created_at: _at, ...fields } = now;
+    const next = await this.checked({ ...fields, ...patch });
+    this.repo.update(id, next);
+    const e = this.repo.get(id)!;
+    this.audit('gateway.nfs_export.update', by, e);
+    return e;
+  }
+
+  /** Removes an export (its clients' handles turn stale); a missing id → `not_found`. */
+  remove(id: number, by: Actor): void {
+    const e = this.repo.get(id);
+    if (!e || !this.repo.remove(id)) throw new AppError('not_found', { id });
+    this.audit('gateway.nfs_export.remove', by, e);
+  }
+
+  private async checked(e: NfsExportInput): Promise<NfsExportInput> {
+    const clients = e.clients.split(',').map((c) => c.trim()).filter(Boolean).join(', ');
+    if (!clients) throw bad('clients', 'at least one address or range');
+    const parsed = parseAddressList(clients);
+    if (parsed.bad) throw bad('clients', `not an address or range: ${parsed.bad}`);
+    const spec: ActorSpec = e.key_id === null ? { kind: 'person', user_id: e.user_id } : { kind: 'key', user_id: e.user_id, key_id: e.key_id };
+    let actor: Actor;
+    try {
+      actor = this.restore(spec, {});
+    } catch {
+      throw bad(e.key_id === null ? 'user_id' : 'key_id', 'no such enabled account, or the key is not its own live key');
+    }
+    if (!e.path.startsWith('/') || e.path.split('/').filter(Boolean).length === 0) throw bad('path', 'a storage or a folder in one');
+    const tree = this.core.tree(actor, 'nfs');
+    const t = tree.files.target(e.path, 'viewer', { passage: true });
+    const path = t.rel === '' ? `/${t.storage.name}` : `/${t.storage.name}/${t.rel}`;
+    if ((await tree.stat(path)).type !== 'dir') throw bad('path', 'a folder, not a file');
+    return { ...e, path, clients };
+  }
+
+  private audit(action: string, by: Actor, e: NfsExport): void {
+    const who = by.kind === 'system' ? undefined : { id: by.principal.id, email: by.principal.email };
+    void this.bus.emit('audit', { action, actor: who, request: by.kind === 'system' ? undefined : by.request, resource: `nfs_export:${e.id}`, meta: { path: e.path, clients: e.clients, user_id: e.user_id, key_id: e.key_id, read_only: e.read_only } });
+  }
+}
