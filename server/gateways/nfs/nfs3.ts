@@ -104,6 +104,11 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }
   };
 
+  /** A procedure this gateway does not offer: NOTSUPP with the procedure's failure body. */
+  const notSupported = (fail: FailBody): Procedure => call(async () => {
+    throw new NfsError(Nfs3.NOTSUPP);
+  }, fail);
+
   const lookup = async (dir: Located, name: string): Promise<Located> => {
     if (name === '.') return dir;
     const child = childOf(dir, name);
@@ -170,9 +175,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
       postOpAttr(w, await attrsOf(loc, ctx)).u32(want & may);
     }, noAttr),
     // READLINK
-    5: call(async () => {
-      throw new NfsError(Nfs3.NOTSUPP);
-    }, noAttr),
+    5: notSupported(noAttr),
     // READ: counts past RTMAX are served RTMAX bytes (the client asks again for the rest).
     6: call(async (r, ctx, w) => {
       const loc = locate(r, ctx);
@@ -262,12 +265,8 @@ export function nfs3Program(d: Nfs3Deps): Program {
       wcc(w, await attrsOf(dir, ctx));
     }, noWcc),
     // SYMLINK, MKNOD
-    10: call(async () => {
-      throw new NfsError(Nfs3.NOTSUPP);
-    }, noWcc),
-    11: call(async () => {
-      throw new NfsError(Nfs3.NOTSUPP);
-    }, noWcc),
+    10: notSupported(noWcc),
+    11: notSupported(noWcc),
     // REMOVE
     12: call(async (r, ctx, w) => {
       const dir = locate(r, ctx);
@@ -315,9 +314,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
       wcc(w, await attrsOf(toDir, ctx));
     }, twoWcc),
     // LINK
-    15: call(async () => {
-      throw new NfsError(Nfs3.NOTSUPP);
-    }, (w) => twoWcc(w.bool(false))),
+    15: notSupported((w) => twoWcc(w.bool(false))),
     // READDIR
     16: call((r, ctx, w) => readdir(r, ctx, w, false), noAttr),
     // READDIRPLUS
