@@ -170,7 +170,7 @@ describe('gateway core', () => {
     core.registry.touch('webdav', 'admin@example.test', '127.0.0.1');
     const r = await s.api('GET', '/api/admin/gateways', { token: admin });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.gateways.map((g: any) => [g.protocol, g.enabled]), [['webdav', true], ['sftp', true], ['ftp', false], ['s3', false]]);
+    assert.deepEqual(r.body.gateways.map((g: any) => [g.protocol, g.enabled]), [['webdav', true], ['sftp', true], ['ftp', false], ['s3', false], ['nfs', false]]);
     assert.deepEqual(r.body.sessions.map((x: any) => x.protocol).sort(), ['sftp', 'webdav']);
     close();
     assert.equal((await s.api('GET', '/api/admin/gateways', { token: admin })).body.sessions.length, 1);
