@@ -9,10 +9,12 @@ import type {
 } from './tables-apps';
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
 import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';
+import type { DavPropsTable, NfsExportsTable } from './tables-gateways';
 
 export type * from './tables-apps';
 export type * from './tables-assistant';
 export type * from './tables-link-guard';
+export type * from './tables-gateways';
 
 /** auth */
 export interface UsersTable {
@@ -294,33 +296,6 @@ export interface DB {
   app_plugin_licenses: AppPluginLicensesTable;
   app_store_keys: AppStoreKeysTable;
   app_license_revocations: AppLicenseRevocationsTable;
-}
-
-/** gateways (WebDAV): dead properties set by PROPPATCH, per node. */
-export interface DavPropsTable {
-  storage_id: number;
-  /** The node's path in its storage (no leading slash; '' is the storage root). */
-  path: string;
-  /** The parent's path, so a folder listing reads its children's properties in one query. */
-  dir: string;
-  ns: string;
-  name: string;
-  /** The property element's content as self-contained XML. */
-  value: string;
-}
-
-/** gateways: NFS exports (see server/gateways/nfs/exports.repo.ts). */
-export interface NfsExportsTable {
-  id: Generated<number>;
-  /** UI path of the exported storage or folder (`/<storage>/<folder>`). */
-  path: string;
-  /** Comma list of client addresses and CIDR ranges allowed to mount. */
-  clients: string;
-  user_id: number;
-  /** An API key of `user_id` whose scope applies instead of the whole account. */
-  key_id: number | null;
-  read_only: number;
-  created_at: string;
 }
 
 /** catalogue */
