@@ -29,6 +29,8 @@ export class EgressShaper {
   private rate = 0;
   private slice = 0;
   private burst = 0;
+  /** The cap while streams wait: what a late timer owes them is kept, up to half a second of the budget. */
+  private owed = 0;
   private tokens = 0;
   private last = 0;
   private waiters: Waiter[] = [];
@@ -50,6 +52,7 @@ export class EgressShaper {
     // A slice is ~20 ms of the budget: small enough to interleave streams, large enough to stay cheap.
     this.slice = Math.min(256 * 1024, Math.max(16 * 1024, Math.floor(this.rate / 50)));
     this.burst = Math.max(2 * this.slice, Math.floor(this.rate / 20));
+    this.owed = Math.max(this.burst, Math.floor(this.rate / 2));
     this.tokens = this.burst;
     this.last = Date.now();
     if (this.rate === 0) for (const w of this.waiters.splice(0)) w.grant();
@@ -168,10 +171,17 @@ export class EgressShaper {
     this.buckets[i] += n;
   }
 
+  /**
+   * Idle, the bucket holds one burst. Backlogged (called from `serve` with
+   * streams waiting), a timer that fired late under a busy event loop must
+   * not lose the budget it owed them, or a loaded machine sends less than
+   * the budget it promises.
+   */
   private refill(): void {
     const now = Date.now();
     if (now > this.last) {
-      this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.rate) / 1000);
+      const cap = this.waiters.length ? this.owed : this.burst;
+      this.tokens = Math.min(cap, this.tokens + ((now - this.last) * this.rate) / 1000);
       this.last = now;
     }
   }
