@@ -12,7 +12,7 @@ import type { OpJournal } from './journal';
  * against the handlers the composition root registers (a compile-time check
  * cannot be had: test files declare kinds of their own in the same interface).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+// biome-ignore lint/suspicious/noEmptyInterface: declaration merging fills it; an interface (not a type) is what can be merged
 export interface JobPayloads {}
 export type JobName = keyof JobPayloads;
 

@@ -32,7 +32,6 @@ export function nameIssue(name: string): NameIssue | null {
   if (name.includes('/')) return 'slash';
   if (name.includes('\\')) return 'backslash';
   // C0, DEL and C1 (U+0080–U+009F, e.g. NEL U+0085): all control characters.
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'control';
   if (/^[. ]+$/.test(name)) return 'dots';
   return null;

@@ -12,7 +12,6 @@ export function globProblem(pattern: string): string | null {
   const p = pattern.replace(/^\/+/, '');
   if (!p.trim()) return 'is empty';
   if (p.length > 1024) return 'is longer than 1024 characters';
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(p)) return 'contains a control character or a backslash';
   if (/[[\]{}]/.test(p)) return 'uses [ ] or { }, which are not supported (only *, ** and ?)';
   const segs = p.split('/');

@@ -240,7 +240,6 @@ export function cleanUploader(name: unknown): string {
   if (typeof name !== 'string') return '';
   return name
     .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069/\\:*?"<>|]/g, '')
     .trim()
     .replace(/\s+/g, '_')
@@ -254,7 +253,6 @@ export function cleanNote(note: unknown): string {
   if (note === undefined || note === null) return '';
   if (typeof note !== 'string') throw new AppError('validation_failed', { field: 'note' }, { field: 'note' });
   if (note.length > NOTE_MAX_CHARS) throw new AppError('validation_failed', { field: 'note', reason: `at most ${NOTE_MAX_CHARS} characters` }, { field: 'note', max: NOTE_MAX_CHARS });
-  // eslint-disable-next-line no-control-regex
   return note.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '').trim();
 }
 

@@ -189,7 +189,7 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
       await page.waitForTimeout(500);
       await page.reload();
     }
-    await page.waitForFunction(() => (document.querySelector('ul.l img') as HTMLImageElement | null)?.naturalWidth! > 0, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => ((document.querySelector('ul.l img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0, undefined, { timeout: 10_000 });
     await shot(page, 'public-share-page');
 
     const dl = page.waitForEvent('download');

@@ -47,7 +47,7 @@ const get = async (path: string, headers: Record<string, string>, method = 'GET'
   return { status: r.status, type: r.headers.get('content-type') ?? '', body, html: body.toString('utf8'), headers: r.headers };
 };
 const meta = (html: string, key: string) => new RegExp(`<meta (?:property|name)="${key}" content="([^"]*)">`).exec(html)?.[1];
-const unescape = (v: string) => v.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+const unescapeRefs = (v: string) => v.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
 
 before(async () => {
   root = tempDir('filedock-previews-');
@@ -80,7 +80,7 @@ describe('link previews', () => {
         const r = await get(path, { 'user-agent': ua, accept: '*/*' });
         assert.equal(r.status, 200, `${app} ${path}`);
         assert.match(r.type, /^text\/html/, `${app} ${path}`);
-        assert.equal(unescape(meta(r.html, 'og:title') ?? ''), NAME, app);
+        assert.equal(unescapeRefs(meta(r.html, 'og:title') ?? ''), NAME, app);
       }
       assert.equal(downloads(l.id), 0, `${app} used nothing`);
     }
@@ -96,7 +96,7 @@ describe('link previews', () => {
     assert.ok(image.startsWith(`${s.url}/s/${l.token}?`), image);
     // The bots fetch the card's image (following the redirect to the stamped thumbnail): no count either.
     for (const ua of [BOTS.whatsapp, BOTS.slackImg, BOTS.discord]) {
-      const img = await get(unescape(image), { 'user-agent': ua, accept: 'image/*' });
+      const img = await get(unescapeRefs(image), { 'user-agent': ua, accept: 'image/*' });
       assert.equal(img.status, 200);
       assert.match(img.type, /^image\/jpeg/);
       assert.ok(img.body.length > 100);
@@ -110,7 +110,7 @@ describe('link previews', () => {
     assert.match(page.html, /1 download left/);
     assert.match(page.html, /<img class="pv" [^>]*src="\/s\/[^"]+\?thumb=1"/);
     const button = /<a class="btn" href="([^"]+)" download>Download<\/a>/.exec(page.html)?.[1];
-    assert.equal(unescape(button ?? ''), `/s/${l.token}?dl=1`);
+    assert.equal(unescapeRefs(button ?? ''), `/s/${l.token}?dl=1`);
     // HEAD never counts, whoever sends it.
     for (const h of [CURL, BROWSER, { 'user-agent': BOTS.whatsapp }]) assert.equal((await get(`/s/${l.token}`, h, 'HEAD')).status, 200);
     assert.equal(downloads(l.id), 0, 'pages, previews and HEAD used nothing');

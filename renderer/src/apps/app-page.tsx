@@ -17,6 +17,7 @@ export default function AppPage() {
   const [v, setV] = useState<OpenView | null>(null);
   const [error, setError] = useState<unknown>(null);
   const key = `${pathname}${location.search}`;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: The route's text is the dependency; `route` is a new object each render
   useEffect(() => {
     if (!route) return;
     let live = true;
@@ -30,8 +31,6 @@ export default function AppPage() {
     return () => {
       live = false;
     };
-    // The route's text is the dependency; `route` is a new object each render.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, lang]);
   const [shown, setShown] = useState<SurfaceData | null>(null);
   const back = route?.paths[0] ? routeOf(parentPath(route.paths[0])) : '/files';

@@ -5,6 +5,7 @@ import { actionsFor, selectionKey, type ActionsAnswer } from './apps-api';
 export function useAppActions(paths: string[], enabled: boolean): ActionsAnswer | null {
   const [answer, setAnswer] = useState<{ key: string; a: ActionsAnswer } | null>(null);
   const key = selectionKey(paths);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `paths` is a new array each render; its text (`key`) is the dependency
   useEffect(() => {
     if (!enabled || !paths.length) return setAnswer(null);
     let live = true;
@@ -14,7 +15,6 @@ export function useAppActions(paths: string[], enabled: boolean): ActionsAnswer 
       live = false;
       clearTimeout(h);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, enabled]);
   return answer && answer.key === key ? answer.a : null;
 }

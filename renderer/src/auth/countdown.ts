@@ -6,6 +6,7 @@ import { ApiError } from '../api/client';
 export function useCountdown(until: number | null): number {
   const left = () => (until === null ? 0 : Math.max(0, Math.ceil((until - Date.now()) / 1000)));
   const [s, setS] = useState(left);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `left` reads `until`, the one dependency; a new closure each render must not restart the interval
   useEffect(() => {
     setS(left());
     if (until === null) return;
@@ -15,7 +16,6 @@ export function useCountdown(until: number | null): number {
       if (v === 0) clearInterval(h);
     }, 1000);
     return () => clearInterval(h);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [until]);
   return s;
 }

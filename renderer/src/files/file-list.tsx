@@ -75,13 +75,12 @@ export function FileList(p: Props) {
   // Scrolling re-renders every frame: the O(n) lookup runs only when the focus or the rows change.
   const focusIndex = useMemo(() => (p.selection.focus === null ? -1 : p.entries.findIndex((e) => keyOf(e) === p.selection.focus)), [p.entries, p.selection.focus]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: Only a focus move should scroll, never a resize or a page arriving
   useEffect(() => {
     if (focusIndex < 0) return;
     const el = scroller.current!;
     const next = scrollToReveal(layout, focusIndex, el.scrollTop, el.clientHeight);
     if (next !== null) el.scrollTop = next;
-    // Only a focus move should scroll, never a resize or a page arriving.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [focusIndex]);
 
   const header = (k: SortKey, label: string, cls: string) => (

@@ -38,9 +38,9 @@ export function FolderTree({ path, tick, onDropInto }: Props) {
     for (const seg of path.split('/').filter(Boolean)) chain.push(joinPath(chain[chain.length - 1], seg));
     setOpen((o) => new Set([...o, ...chain]));
   }, [path]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `load` is a new closure each render; the open branches and the change tick are what re-reads them
   useEffect(() => {
     for (const p of open) void load(p);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, tick]);
 
   const toggle = (p: string) => setOpen((o) => (o.has(p) ? new Set([...o].filter((x) => x !== p && !isInside(x, p))) : new Set([...o, p])));

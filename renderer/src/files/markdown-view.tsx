@@ -68,6 +68,7 @@ export default function MarkdownView({ text, images = 'web' }: { text: string; i
   useLayoutEffect(() => setSlots([...(article.current?.querySelectorAll('.mermaid-slot') ?? [])]), [html]);
   return (
     <>
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: markdown-it with html off escapes raw HTML; links and images are filtered to relative and http(s) */}
       <article ref={article} className="markdown" data-testid="markdown" dangerouslySetInnerHTML={{ __html: html }} />
       {slots.map((slot, i) => diagrams[i] !== undefined && createPortal(<MermaidView text={diagrams[i]} />, slot, String(i)))}
     </>

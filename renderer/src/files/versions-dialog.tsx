@@ -24,7 +24,7 @@ export function VersionsDialog({ path, onRestored, onClose }: { path: string; on
   const [asking, setAsking] = useState<VersionView | null>(null);
   const name = baseName(path);
   const load = () => listVersions(path).then((r) => setRows(r.versions), setError);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `load` is a new closure each render; the versions are re-read for a new path only
   useEffect(() => void load(), [path]);
 
   const restore = async (v: VersionView) => {

@@ -54,6 +54,7 @@ export default function EditorPage() {
   const [mode, setMode] = useState<'loading' | 'edit' | 'view'>('loading');
   const back = () => navigate(routeOf(parentPath(path) || '/'));
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: The page is per path; `t` changing (language) does not reopen the document
   useEffect(() => {
     let live = true;
     let editor: DocEditorInstance | null = null;
@@ -84,8 +85,6 @@ export default function EditorPage() {
       live = false;
       editor?.destroyEditor?.();
     };
-    // The page is per path; `t` changing (language) does not reopen the document.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [path]);
 
   return (

@@ -26,5 +26,4 @@ export function safeNext(next: unknown): string {
   }
 }
 
-// eslint-disable-next-line no-control-regex
 const localShape = (p: string): boolean => p[0] === '/' && p[1] !== '/' && !/[\\\x00-\x1f\x7f]/.test(p);

@@ -75,6 +75,7 @@ export default function DiagramPage({ pathname }: { pathname: string }) {
     };
   }, [path, format, t]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `back` and `t` are stable for one path; a new session only for a new file
   useEffect(() => {
     if (!opened || !format) return;
     let etag = opened.etag;
@@ -112,8 +113,6 @@ export default function DiagramPage({ pathname }: { pathname: string }) {
       void s.flush().finally(() => s.dispose());
       session.current = null;
     };
-    // `back` and `t` are stable for one path; a new session only for a new file.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [opened, format, path, name]);
 
   return (

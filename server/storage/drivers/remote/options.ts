@@ -61,7 +61,6 @@ export function int(config: Config, key: string, fallback: number): number {
  */
 export function remoteRoot(value: string | undefined): { root: string } | { problem: string } {
   if (value === undefined) return { problem: 'is required and must name a sub-folder' };
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return { problem: 'must not contain control characters or backslashes' };
   const segments = value.split('/').filter((s) => s !== '');
   if (segments.length === 0) return { problem: 'must name a sub-folder, not the server root' };
