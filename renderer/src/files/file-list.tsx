@@ -84,10 +84,11 @@ export function FileList(p: Props) {
   }, [focusIndex]);
 
   const header = (k: SortKey, label: string, cls: string) => (
-    <div role="columnheader" className={cls} aria-sort={p.sort === k ? (p.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
-      <button type="button" className="sort-btn" onClick={() => p.onSort(k)}>
+    <div className={cls}>
+      <button type="button" className="sort-btn" aria-pressed={p.sort === k} onClick={() => p.onSort(k)}>
         {label}
-        {p.sort === k ? (p.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+        {p.sort === k && <span aria-hidden="true">{p.dir === 'asc' ? ' ▲' : ' ▼'}</span>}
+        {p.sort === k && <span className="sr-only">{`, ${t(`files.sort.${p.dir}`)}`}</span>}
       </button>
     </div>
   );
@@ -121,6 +122,8 @@ export function FileList(p: Props) {
           },
         }
       : {};
+    // The row's ⋯ is a touch shortcut to the menu that long-press, the context-menu key and the selection bar also
+    // open. An option may not hold a control (axe: nested-interactive), so it is a tappable span hidden from the tree.
     rows.push(
       <div
         key={keyOf(e)}
@@ -152,10 +155,10 @@ export function FileList(p: Props) {
             <TileThumb e={e} />
             <span className="tile-name">{e.name}<FileMarks e={e} /></span>
             {p.onRowMore && (
-              <button type="button" className="row-more phone-only icon-btn" aria-label={t('files.row_actions', { name: e.name })}
+              <span className="button row-more phone-only icon-btn" aria-hidden="true" aria-label={t('files.row_actions', { name: e.name })}
                 onTouchStart={(ev) => ev.stopPropagation()} onClick={(ev) => { ev.stopPropagation(); p.onRowMore!(e); }}>
                 <ToolIcon name="more" />
-              </button>
+              </span>
             )}
           </>
         ) : (
@@ -169,10 +172,10 @@ export function FileList(p: Props) {
             <span className="c-size">{e.type === 'dir' ? '' : formatBytes(e.size)}</span>
             <span className="c-date">{formatDate(e.modified, lang)}</span>
             {p.onRowMore && (
-              <button type="button" className="row-more phone-only icon-btn" aria-label={t('files.row_actions', { name: e.name })}
+              <span className="button row-more phone-only icon-btn" aria-hidden="true" aria-label={t('files.row_actions', { name: e.name })}
                 onTouchStart={(ev) => ev.stopPropagation()} onClick={(ev) => { ev.stopPropagation(); p.onRowMore!(e); }}>
                 <ToolIcon name="more" />
-              </button>
+              </span>
             )}
           </>
         )}
@@ -183,9 +186,10 @@ export function FileList(p: Props) {
   return (
     <div className="list-wrap">
       {p.view === 'list' && (
-        <div className="row head" role="row">
+        // Sort buttons, not a table header: the rows are a listbox's options, not a grid's rows.
+        <div className="row head" role="group" aria-label={t('files.sort')}>
           {header('name', t('files.name'), 'c-name')}
-          {p.showLocation && <div className="c-loc" role="columnheader">{t('search.location')}</div>}
+          {p.showLocation && <div className="c-loc">{t('search.location')}</div>}
           {header('size', t('files.size'), 'c-size')}
           {header('modified', t('files.modified'), 'c-date')}
           {p.onRowMore && <div className="row-more phone-only" aria-hidden="true" />}
