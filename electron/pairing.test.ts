@@ -7,7 +7,7 @@ import { ServerHost } from './server-host';
 import { buildServerEnv, FirstRunMarker } from './server-env';
 import { DeviceKeyStore, machineId, pairWithSession, signIn, bootstrap } from './pairing';
 import { DEFAULT_SETTINGS } from './desktop-settings';
-import { forkServer, realServer, serverEnv } from './fixtures/server-process';
+import { forkServer, realServer, serverEnv, TEST_READY_MS } from './fixtures/server-process';
 
 describe(`first run and pairing against the ${realServer ? 'real server' : 'protocol stand-in'}`, () => {
   const tmp = tempDir('filedock-pair-');
@@ -22,6 +22,7 @@ describe(`first run and pairing against the ${realServer ? 'real server' : 'prot
     // The test's minimal base env keeps the run hermetic; the shell passes process.env.
     env: () => buildServerEnv({ settings: { ...DEFAULT_SETTINGS, port: 0, lanAccess: false }, dataDir: join(userData, 'data'), firstRun, base: serverEnv(join(userData, 'data')) }),
     backoffBaseMs: 50,
+    readyTimeoutMs: TEST_READY_MS,
   });
   let base = '';
   const me = async (token: string) => fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { tempDir } from '../test/helpers/tools';
 import { publicSelfTest } from './public-selftest';
 import { ServerHost } from './server-host';
-import { forkServer, realServer, serverEnv } from './fixtures/server-process';
+import { forkServer, realServer, serverEnv, TEST_READY_MS } from './fixtures/server-process';
 
 const listen = async (s: Server) => {
   s.listen(0, '127.0.0.1');
@@ -80,7 +80,7 @@ describe('public links self-test', () => {
 
   test(`a tunnel pointed at the main port of the ${realServer ? 'real server' : 'stand-in'} fails: sign-in is reachable`, async () => {
     const tmp = tempDir('filedock-selftest-');
-    const host = new ServerHost({ fork: forkServer, env: () => serverEnv(join(tmp.dir, 'data')) });
+    const host = new ServerHost({ fork: forkServer, env: () => serverEnv(join(tmp.dir, 'data')), readyTimeoutMs: TEST_READY_MS });
     try {
       const { port } = await host.start();
       const url = await start(tunnel(() => `http://127.0.0.1:${port}`));

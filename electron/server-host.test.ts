@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { tempDir } from '../test/helpers/tools';
 import { ServerHost, type ServerHostOptions } from './server-host';
 import { RotatingLog } from './log-file';
-import { forkServer, forkStandIn, realServer, serverEnv } from './fixtures/server-process';
+import { forkServer, forkStandIn, realServer, serverEnv, TEST_READY_MS } from './fixtures/server-process';
 import type { ServerSnapshot } from './types';
 
 const tmp = tempDir('filedock-host-');
@@ -21,7 +21,7 @@ function host(opts: Partial<ServerHostOptions> & { extraEnv?: Record<string, str
   const h = new ServerHost({
     fork: forkServer,
     env: () => serverEnv(dir, extraEnv),
-    readyTimeoutMs: 20_000,
+    readyTimeoutMs: TEST_READY_MS,
     backoffBaseMs: 40,
     backoffMaxMs: 160,
     breakerCrashes: 4,

@@ -10,7 +10,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../test/helpers/tools';
 import { ServerHost } from './server-host';
-import { forkServer, realServer, serverEnv } from './fixtures/server-process';
+import { forkServer, realServer, serverEnv, TEST_READY_MS } from './fixtures/server-process';
 import { trayIcon, trayMenu } from './tray-menu';
 import type { BackupStatus, TrayState } from './types';
 
@@ -28,7 +28,7 @@ test('the tray follows the server\'s backup status', { skip: realServer ? undefi
       SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password,
       SERVICE_REPLICA_RETRY_BACKOFF: '100ms', SERVICE_REPLICA_RPO_WARN: '2s',
     }),
-    readyTimeoutMs: 30_000,
+    readyTimeoutMs: TEST_READY_MS,
     drainTimeoutMs: 3000,
     killGraceMs: 1000,
   });
