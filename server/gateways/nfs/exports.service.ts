@@ -11,6 +11,9 @@ import { parseAddressList } from '../../lib/net-addr';
 import type { GatewayCore } from '../index';
 import type { NfsExport, NfsExportInput, NfsExportsRepo } from './exports.repo';
 
+/** Codes that mean the path names nothing the export's account may open. */
+const PATH_FAULTS = new Set(['not_found', 'forbidden', 'permission_denied', 'bad_path', 'bad_name', 'name_not_allowed', 'reserved_name', 'name_too_long']);
+
 const bad = (field: string, reason: string) => new AppError('validation_failed', { field, reason }, { field, reason });
 
 export class NfsExports {
@@ -64,9 +67,16 @@ export class NfsExports {
     }
     if (!e.path.startsWith('/') || e.path.split('/').filter(Boolean).length === 0) throw bad('path', 'a storage or a folder in one');
     const tree = this.core.tree(actor, 'nfs');
-    const t = tree.files.target(e.path, 'viewer', { passage: true });
-    const path = t.rel === '' ? `/${t.storage.name}` : `/${t.storage.name}/${t.rel}`;
-    if ((await tree.stat(path)).type !== 'dir') throw bad('path', 'a folder, not a file');
+    let path: string;
+    try {
+      const t = tree.files.target(e.path, 'viewer', { passage: true });
+      path = t.rel === '' ? `/${t.storage.name}` : `/${t.storage.name}/${t.rel}`;
+      if ((await tree.stat(path)).type !== 'dir') throw bad('path', 'a folder, not a file');
+    } catch (err) {
+      // A path the account cannot open is the path field's fault, so the admin form can show it there.
+      if (err instanceof AppError && PATH_FAULTS.has(err.code)) throw bad('path', err.code);
+      throw err;
+    }
     return { ...e, path, clients };
   }
 
