@@ -110,6 +110,19 @@ export function sftpUrl(env: NodeJS.ProcessEnv, lan: string | null): string | nu
 }
 
 /**
+ * The NFS address the tray copies: `nfs://<LAN address>:<port>/` when the
+ * gateway listens beyond this computer and LAN access gives an address, else
+ * `nfs://localhost:<port>/`; null when the gateway is off. An export's path
+ * goes after the slash (Admin → Gateways gives whole mount commands).
+ */
+export function nfsUrl(env: NodeJS.ProcessEnv, lan: string | null): string | null {
+  const l = nfsListener(env);
+  if (!l) return null;
+  const host = lan && l.onLan ? new URL(lan).hostname : 'localhost';
+  return `nfs://${host}:${l.port}/`;
+}
+
+/**
  * Announces the service as `_http._tcp` with its UI path in TXT, as
  * `_webdav._tcp` (path `/dav/`) when `webdav` (network clients may use it,
  * see `webdavOnLan`), and as `_sftp-ssh._tcp` on `sftpPort` when given (the
