@@ -46,7 +46,8 @@ describe('NFS exports admin API: field errors', () => {
   }
 
   test('bad clients and an unknown account name their fields; a good export is stored, then edited', async () => {
-    assert.equal((await add({ path: '/Box', clients: '10.0.0.0/99' })).body.details.field, 'clients');
+    const clients = (await add({ path: '/Box', clients: '10.0.0.1, 10.0.0.0/99' })).body.details;
+    assert.deepEqual([clients.field, clients.value], ['clients', '10.0.0.0/99']);
     assert.equal((await add({ path: '/Box', user_id: 99999 })).body.details.field, 'user_id');
     assert.deepEqual((await s.api('GET', '/api/admin/gateways/nfs/exports', { token: admin })).body.exports, [], 'nothing stored');
     const ok = await add({ path: '/Box/films' });

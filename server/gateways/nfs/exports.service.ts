@@ -14,7 +14,8 @@ import type { NfsExport, NfsExportInput, NfsExportsRepo } from './exports.repo';
 /** Codes that mean the path names nothing the export's account may open. */
 const PATH_FAULTS = new Set(['not_found', 'forbidden', 'permission_denied', 'bad_path', 'bad_name', 'name_not_allowed', 'reserved_name', 'name_too_long']);
 
-const bad = (field: string, reason: string) => new AppError('validation_failed', { field, reason }, { field, reason });
+/** `details.value` names the part at fault (one entry of a list), for the form to quote. */
+const bad = (field: string, reason: string, value?: string) => new AppError('validation_failed', { field, reason }, { field, reason, ...(value === undefined ? {} : { value }) });
 
 export class NfsExports {
   constructor(
@@ -57,7 +58,7 @@ export class NfsExports {
     const clients = e.clients.split(',').map((c) => c.trim()).filter(Boolean).join(', ');
     if (!clients) throw bad('clients', 'at least one address or range');
     const parsed = parseAddressList(clients);
-    if (parsed.bad) throw bad('clients', `not an address or range: ${parsed.bad}`);
+    if (parsed.bad) throw bad('clients', `not an address or range: ${parsed.bad}`, parsed.bad);
     const spec: ActorSpec = e.key_id === null ? { kind: 'person', user_id: e.user_id } : { kind: 'key', user_id: e.user_id, key_id: e.key_id };
     let actor: Actor;
     try {
