@@ -91,9 +91,9 @@ test('SFTP: the copied address and _sftp-ssh._tcp follow SERVICE_SFTP_LISTEN (an
 
 test('NFS: the copied address follows SERVICE_NFS_LISTEN (the LAN address only when the gateway listens beyond loopback)', () => {
   const lan = 'http://192.168.1.20:5212';
-  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: ':2049' }, lan), 'nfs://192.168.1.20:2049/');
-  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '0.0.0.0:2050' }, null), 'nfs://localhost:2050/', 'LAN access off');
-  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '127.0.0.1:2049' }, lan), 'nfs://localhost:2049/', 'loopback only');
+  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: ':2049' }, lan), 'nfs://192.168.1.20/?nfsport=2049&mountport=2049&version=3');
+  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '0.0.0.0:2050' }, null), 'nfs://localhost/?nfsport=2050&mountport=2050&version=3', 'LAN access off');
+  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '127.0.0.1:2049' }, lan), 'nfs://localhost/?nfsport=2049&mountport=2049&version=3', 'loopback only');
   assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '' }, lan), null, 'off');
   assert.equal(nfsUrl({}, lan), null);
 });

@@ -132,10 +132,10 @@ test('"Copy WebDAV address" only while the server runs with WebDAV on; it runs i
 });
 
 test('"Copy NFS address" only while the server runs with the NFS gateway on; it runs its command', () => {
-  const m = trayMenu(base({ nfsUrl: 'nfs://192.168.1.20:2049/' }));
+  const m = trayMenu(base({ nfsUrl: 'nfs://192.168.1.20/?nfsport=2049&mountport=2049&version=3' }));
   assert.deepEqual(entry(m, 'copy-nfs-url'), { kind: 'command', command: 'copy-nfs-url', label: 'Copy NFS address', enabled: true });
   assert.equal(entry(trayMenu(base({ nfsUrl: null })), 'copy-nfs-url'), undefined, 'gateway off');
-  assert.equal(entry(trayMenu(base({ nfsUrl: 'nfs://localhost:2049/', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-nfs-url'), undefined);
+  assert.equal(entry(trayMenu(base({ nfsUrl: 'nfs://localhost/?nfsport=2049&mountport=2049&version=3', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-nfs-url'), undefined);
   const ran: TrayCommand[] = [];
   const item = toMenuTemplate(m, (c) => ran.push(c)).find((i) => i.label === 'Copy NFS address')!;
   (item.click as () => void)();
