@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
-import { advertise, lanUrl, nfsListener, pickLanAddress, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
+import { advertise, lanUrl, nfsListener, nfsUrl, pickLanAddress, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
 
 const v4 = (address: string, internal = false) => ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
 const v6 = (address: string) => ({ address, family: 'IPv6', internal: false, netmask: 'ffff::', mac: '00:00:00:00:00:00', cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
@@ -87,6 +87,15 @@ test('SFTP: the copied address and _sftp-ssh._tcp follow SERVICE_SFTP_LISTEN (an
   const fake: MdnsResponder = { publish: (s) => void published.push(s), unpublishAll: (cb) => cb?.(), destroy: (cb) => cb?.() };
   advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0', sftpPort: 2022 });
   assert.deepEqual(published.map((p) => [p.type, p.port]), [['http', 5212], ['sftp-ssh', 2022]]);
+});
+
+test('NFS: the copied address follows SERVICE_NFS_LISTEN (the LAN address only when the gateway listens beyond loopback)', () => {
+  const lan = 'http://192.168.1.20:5212';
+  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: ':2049' }, lan), 'nfs://192.168.1.20/?nfsport=2049&mountport=2049&version=3');
+  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '0.0.0.0:2050' }, null), 'nfs://localhost/?nfsport=2050&mountport=2050&version=3', 'LAN access off');
+  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '127.0.0.1:2049' }, lan), 'nfs://localhost/?nfsport=2049&mountport=2049&version=3', 'loopback only');
+  assert.equal(nfsUrl({ SERVICE_NFS_LISTEN: '' }, lan), null, 'off');
+  assert.equal(nfsUrl({}, lan), null);
 });
 
 test('NFS: _nfs._tcp follows SERVICE_NFS_LISTEN, announced only beyond loopback', () => {

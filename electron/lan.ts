@@ -110,6 +110,21 @@ export function sftpUrl(env: NodeJS.ProcessEnv, lan: string | null): string | nu
 }
 
 /**
+ * The NFS address the tray copies, as libnfs (Kodi, `nfs-ls`) reads it:
+ * `nfs://<LAN address>/?nfsport=<port>&mountport=<port>&version=3` when the
+ * gateway listens beyond this computer and LAN access gives an address, else
+ * with `localhost`; null when the gateway is off. libnfs refuses a port in
+ * the host part, and MOUNT shares the NFS port. An export's path goes after
+ * the host (Admin → Gateways gives whole mount commands per export).
+ */
+export function nfsUrl(env: NodeJS.ProcessEnv, lan: string | null): string | null {
+  const l = nfsListener(env);
+  if (!l) return null;
+  const host = lan && l.onLan ? new URL(lan).hostname : 'localhost';
+  return `nfs://${host}/?nfsport=${l.port}&mountport=${l.port}&version=3`;
+}
+
+/**
  * Announces the service as `_http._tcp` with its UI path in TXT, as
  * `_webdav._tcp` (path `/dav/`) when `webdav` (network clients may use it,
  * see `webdavOnLan`), and as `_sftp-ssh._tcp` on `sftpPort` when given (the

@@ -10,7 +10,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SettingsStore } from './desktop-settings';
-import { advertise, lanUrl, nfsListener, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
+import { advertise, lanUrl, nfsListener, nfsUrl, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
 import { RotatingLog } from './log-file';
 import { DeviceKeyStore, machineId, pairWithSession, signIn, type Sealer } from './pairing';
 import { PowerReporter, type PowerEvent } from './power';
@@ -99,6 +99,7 @@ export async function startShell(deps: ShellDeps): Promise<void> {
     lanUrl: currentLanUrl(),
     webdavUrl: host.snapshot().status === 'running' ? webdavUrl(process.env, currentLanUrl(), host.snapshot().port) : null,
     sftpUrl: host.snapshot().status === 'running' ? sftpUrl(process.env, currentLanUrl()) : null,
+    nfsUrl: host.snapshot().status === 'running' ? nfsUrl(process.env, currentLanUrl()) : null,
     activity,
     backup,
     offline,
@@ -281,6 +282,7 @@ export async function startShell(deps: ShellDeps): Promise<void> {
     'copy-lan-url': () => clipboard.writeText(currentLanUrl() ?? ''),
     'copy-webdav-url': () => clipboard.writeText(webdavUrl(process.env, currentLanUrl(), host.snapshot().port) ?? ''),
     'copy-sftp-url': () => clipboard.writeText(sftpUrl(process.env, currentLanUrl()) ?? ''),
+    'copy-nfs-url': () => clipboard.writeText(nfsUrl(process.env, currentLanUrl()) ?? ''),
     'copy-public-url': () => clipboard.writeText(settings.get().publicUrl),
     'show-qr': async () => {
       const url = currentLanUrl();

@@ -131,6 +131,17 @@ test('"Copy WebDAV address" only while the server runs with WebDAV on; it runs i
   assert.deepEqual(ran, ['copy-webdav-url']);
 });
 
+test('"Copy NFS address" only while the server runs with the NFS gateway on; it runs its command', () => {
+  const m = trayMenu(base({ nfsUrl: 'nfs://192.168.1.20/?nfsport=2049&mountport=2049&version=3' }));
+  assert.deepEqual(entry(m, 'copy-nfs-url'), { kind: 'command', command: 'copy-nfs-url', label: 'Copy NFS address', enabled: true });
+  assert.equal(entry(trayMenu(base({ nfsUrl: null })), 'copy-nfs-url'), undefined, 'gateway off');
+  assert.equal(entry(trayMenu(base({ nfsUrl: 'nfs://localhost/?nfsport=2049&mountport=2049&version=3', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-nfs-url'), undefined);
+  const ran: TrayCommand[] = [];
+  const item = toMenuTemplate(m, (c) => ran.push(c)).find((i) => i.label === 'Copy NFS address')!;
+  (item.click as () => void)();
+  assert.deepEqual(ran, ['copy-nfs-url']);
+});
+
 test('"Copy SFTP address" only while the server runs with the SFTP gateway on', () => {
   const m = trayMenu(base({ sftpUrl: 'sftp://localhost:2022/' }));
   assert.deepEqual(entry(m, 'copy-sftp-url'), { kind: 'command', command: 'copy-sftp-url', label: 'Copy SFTP address', enabled: true });

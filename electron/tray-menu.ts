@@ -141,6 +141,7 @@ export function trayMenu(s: TrayState): TrayEntry[] {
   if (running && s.lanUrl) menu.push(cmd('pair-phone', 'Pair a phone…'));
   if (running && s.webdavUrl) menu.push(cmd('copy-webdav-url', 'Copy WebDAV address'));
   if (running && s.sftpUrl) menu.push(cmd('copy-sftp-url', 'Copy SFTP address'));
+  if (running && s.nfsUrl) menu.push(cmd('copy-nfs-url', 'Copy NFS address'));
   if (s.settings.publicUrl) menu.push(cmd('copy-public-url', 'Copy public link address'));
   menu.push(
     cmd('public-links', 'Public links…', running),

@@ -126,6 +126,8 @@ export interface TrayState {
   webdavUrl?: string | null;
   /** The SFTP gateway's address to copy (`lan.ts` sftpUrl), or null/absent when the gateway is off. */
   sftpUrl?: string | null;
+  /** The NFS gateway's address to copy (`lan.ts` nfsUrl), or null/absent when the gateway is off. */
+  nfsUrl?: string | null;
   activity: Activity;
   /** The last backup status the server sent; null/absent before the first (or when it is not running). */
   backup?: BackupStatus | null;
@@ -145,7 +147,7 @@ export interface TrayState {
 
 /** Commands a tray click dispatches; `main.ts` maps each one to its handler. */
 export type TrayCommand =
-  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-webdav-url' | 'copy-sftp-url' | 'copy-public-url' | 'show-qr' | 'pair-phone'
+  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-webdav-url' | 'copy-sftp-url' | 'copy-nfs-url' | 'copy-public-url' | 'show-qr' | 'pair-phone'
   | 'toggle-pause' | 'toggle-start-at-login' | 'toggle-lan-access' | 'public-links'
   | 'check-updates' | 'install-update' | 'restart-server' | 'open-data-folder' | 'open-logs' | 'quit';
 

@@ -35,6 +35,21 @@ export interface GatewayAddresses {
   gateways: Array<Pick<GatewayListenerView, 'protocol' | 'enabled' | 'url'>>;
 }
 
+/** `GET/POST /api/admin/gateways/nfs/exports`, `PATCH/DELETE …/:id`: a storage or folder served over NFSv3. */
+export interface NfsExportView {
+  id: number;
+  /** UI path of the exported storage or folder (`/<storage>/<folder>`). */
+  path: string;
+  /** Addresses and CIDR ranges, comma-separated. */
+  clients: string;
+  /** The account whose rights apply to every call (NFS has no sign-in). */
+  user_id: number;
+  /** One of that account's API keys, whose scope applies instead; null for the account itself. */
+  key_id: number | null;
+  read_only: boolean;
+  created_at: string;
+}
+
 /** `GET/POST/DELETE /api/auth/ssh-keys`: an SSH public key that signs its account in to the SFTP gateway. */
 export interface SshKeyView {
   id: number;

@@ -11,6 +11,7 @@ import { api } from '../api/client';
 import type { GatewayAddresses, GatewayProtocol } from '../../../server/contract';
 import { useI18n } from '../i18n';
 import { CopyField } from '../ui/copy-field';
+import { nfsMountCommands } from '../lib/nfs-mount';
 
 type Addresses = GatewayAddresses['gateways'];
 
@@ -43,11 +44,7 @@ export function examples(protocol: GatewayProtocol, url: string | null, user: st
   const u = new URL(reachable(url, page));
   if (protocol === 'nfs') {
     // Exports are per storage or folder (Admin → Gateways); /STORAGE stands for one of them.
-    const port = u.port || '2049';
-    return [
-      { label: 'mount', value: `mount -t nfs -o vers=3,tcp,port=${port},mountport=${port} ${u.hostname}:/STORAGE /mnt/filedock` },
-      { label: 'libnfs', value: `nfs://${u.hostname}/STORAGE?nfsport=${port}&mountport=${port}&version=3` },
-    ];
+    return nfsMountCommands(u.hostname, u.port || '2049', '/STORAGE');
   }
   if (protocol === 'sftp') {
     return [

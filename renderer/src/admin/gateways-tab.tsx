@@ -2,7 +2,8 @@
  * Admin → Gateways: each protocol's state (listening where, off, or why it
  * failed) from `GET /api/admin/gateways`, its settings (environment only in
  * this version: shown with how to change them), the clients signed in, and
- * the same connection instructions users see on their Account page.
+ * the NFS exports (nfs-exports.tsx), and the same connection instructions
+ * users see on their Account page.
  */
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
@@ -11,6 +12,7 @@ import { ConnectInstructions, PROTOCOL_NAMES } from '../account/connect-apps';
 import { useSession } from '../auth/session';
 import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
+import { NfsExports } from './nfs-exports';
 
 /** The settings each gateway reads at start (server/config/schema.ts). */
 const SETTINGS: Record<GatewayProtocol, string[]> = {
@@ -72,6 +74,7 @@ export function GatewaysTab() {
           </table></div>
         )}
       </section>
+      <NfsExports gateway={status.gateways.find((g) => g.protocol === 'nfs')} sessions={status.sessions} />
       <section className="card" aria-label={t('gateways.instructions')}>
         <h2>{t('gateways.instructions')}</h2>
         <p>{t('connect.credentials')}</p>

@@ -10,7 +10,8 @@ import { admin } from './en/admin';
 import { replication } from './en/replication';
 import { assistant } from './en/assistant';
 import { apps } from './en/apps';
+import { nfs } from './en/nfs';
 
-export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps };
+export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs };
 
 export type MessageKey = keyof typeof en;

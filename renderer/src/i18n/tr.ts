@@ -8,5 +8,6 @@ import { admin } from './tr/admin';
 import { replication } from './tr/replication';
 import { assistant } from './tr/assistant';
 import { apps } from './tr/apps';
+import { nfs } from './tr/nfs';
 
-export const tr: Record<MessageKey, string> = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps };
+export const tr: Record<MessageKey, string> = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs };

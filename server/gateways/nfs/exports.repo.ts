@@ -3,19 +3,10 @@
  * which client addresses, with whose rights. Reads are cheap and cached by
  * the gateway between changes (`version` moves on every write).
  */
+import type { NfsExportView } from '../../contract';
 import type { Db } from '../../db';
 
-export interface NfsExport {
-  id: number;
-  /** UI path of the exported storage or folder (`/<storage>/<folder>`). */
-  path: string;
-  /** Addresses and CIDR ranges, comma-separated. */
-  clients: string;
-  user_id: number;
-  key_id: number | null;
-  read_only: boolean;
-  created_at: string;
-}
+export type NfsExport = NfsExportView;
 
 export type NfsExportInput = Omit<NfsExport, 'id' | 'created_at'>;
 

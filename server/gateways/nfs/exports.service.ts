@@ -11,7 +11,11 @@ import { parseAddressList } from '../../lib/net-addr';
 import type { GatewayCore } from '../index';
 import type { NfsExport, NfsExportInput, NfsExportsRepo } from './exports.repo';
 
-const bad = (field: string, reason: string) => new AppError('validation_failed', { field, reason }, { field, reason });
+/** Codes that mean the path names nothing the export's account may open. */
+const PATH_FAULTS = new Set(['not_found', 'forbidden', 'permission_denied', 'bad_path', 'bad_name', 'name_not_allowed', 'reserved_name', 'name_too_long']);
+
+/** `details.value` names the part at fault (one entry of a list), for the form to quote. */
+const bad = (field: string, reason: string, value?: string) => new AppError('validation_failed', { field, reason }, { field, reason, ...(value === undefined ? {} : { value }) });
 
 export class NfsExports {
   constructor(
@@ -54,7 +58,7 @@ export class NfsExports {
     const clients = e.clients.split(',').map((c) => c.trim()).filter(Boolean).join(', ');
     if (!clients) throw bad('clients', 'at least one address or range');
     const parsed = parseAddressList(clients);
-    if (parsed.bad) throw bad('clients', `not an address or range: ${parsed.bad}`);
+    if (parsed.bad) throw bad('clients', `not an address or range: ${parsed.bad}`, parsed.bad);
     const spec: ActorSpec = e.key_id === null ? { kind: 'person', user_id: e.user_id } : { kind: 'key', user_id: e.user_id, key_id: e.key_id };
     let actor: Actor;
     try {
@@ -64,9 +68,16 @@ export class NfsExports {
     }
     if (!e.path.startsWith('/') || e.path.split('/').filter(Boolean).length === 0) throw bad('path', 'a storage or a folder in one');
     const tree = this.core.tree(actor, 'nfs');
-    const t = tree.files.target(e.path, 'viewer', { passage: true });
-    const path = t.rel === '' ? `/${t.storage.name}` : `/${t.storage.name}/${t.rel}`;
-    if ((await tree.stat(path)).type !== 'dir') throw bad('path', 'a folder, not a file');
+    let path: string;
+    try {
+      const t = tree.files.target(e.path, 'viewer', { passage: true });
+      path = t.rel === '' ? `/${t.storage.name}` : `/${t.storage.name}/${t.rel}`;
+      if ((await tree.stat(path)).type !== 'dir') throw bad('path', 'a folder, not a file');
+    } catch (err) {
+      // A path the account cannot open is the path field's fault, so the admin form can show it there.
+      if (err instanceof AppError && PATH_FAULTS.has(err.code)) throw bad('path', err.code);
+      throw err;
+    }
     return { ...e, path, clients };
   }
 
