@@ -19,7 +19,6 @@ const LEGACY = new Set([
   'auth/roles.ts',
   'auth/sessions.ts',
   'auth/ssh-keys.ts',
-  'auth/throttle.ts',
   'catalogue/app-state.ts',
   'catalogue/file-locks.ts',
   'catalogue/index.ts',
