@@ -216,7 +216,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     cleanups.unshift(() => shares.zips.stopAll());
     cleanups.unshift(() => shares.guard.stop());
-    const bell = new Bell(db.sqlite, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
+    const bell = new Bell(db, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
     const admins = () => auth.repo.list({ role: 'admin', limit: 1000 }).filter((u) => !u.disabled);
     attachBell(bus, bell, { admins: () => admins().map((u) => u.id), dropOwner: (id) => [id] });
     const webhooks = new Webhooks(db.sqlite, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });

@@ -28,7 +28,6 @@ const LEGACY = new Set([
   'catalogue/syncer.ts',
   'docserver/callback.service.ts',
   'docserver/external.service.ts',
-  'events/bell.ts',
   'events/bus.ts',
   'events/webhooks.ts',
   'files/folder-index.ts',
