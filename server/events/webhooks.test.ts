@@ -32,7 +32,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     let dir;
     ({ dir, cleanup } = tempDir('filedock-wh-'));
     db = openDatabase(join(dir, 'db.sqlite'));
-    bus = new EventBus(db.sqlite);
+    bus = new EventBus(db);
     queue = new JobQueue(db, { concurrency: 4, pollMs: 20 });
     server = createServer((req, res) => {
       let body = '';
@@ -47,7 +47,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    new Webhooks(db.sqlite, queue, { targets: () => targets, backoffMs: 20, timeoutMs: 1500, maxAttempts: 3 }).attach(bus);
+    new Webhooks(db, queue, { targets: () => targets, backoffMs: 20, timeoutMs: 1500, maxAttempts: 3 }).attach(bus);
     queue.start();
   });
   after(async () => {

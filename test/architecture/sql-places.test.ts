@@ -28,8 +28,6 @@ const LEGACY = new Set([
   'catalogue/syncer.ts',
   'docserver/callback.service.ts',
   'docserver/external.service.ts',
-  'events/bus.ts',
-  'events/webhooks.ts',
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
   'gateways/webdav/props.ts',
