@@ -45,7 +45,7 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
       throw new Error('not reached by a change');
     };
     const repl = createReplication({
-      db, bus: new EventBus(db.sqlite), queue, settings: new SettingsStore(db), log: () => undefined,
+      db, bus: new EventBus(db), queue, settings: new SettingsStore(db), log: () => undefined,
       backends: unused, unlinkStorages: unused, summary: () => '', primary: unused,
       backoffMs: 5000, timeoutMs: 600_000, rpoWarnS: 3600, scratchDir: join(work.dir, 'scratch'),
     });

@@ -83,7 +83,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const channel = config.databaseUrl ? await openPgChannel(config.databaseUrl, instanceId, logFn) : localChannel(instanceId);
     cleanups.unshift(() => channel.close());
     db.attachChannel?.(channel);
-    const bus = new EventBus(db.sqlite, logFn);
+    const bus = new EventBus(db, logFn);
     bus.attachChannel(channel);
     attachAudit(db, bus);
     const hub = new RealtimeHub();
@@ -216,10 +216,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     cleanups.unshift(() => shares.zips.stopAll());
     cleanups.unshift(() => shares.guard.stop());
-    const bell = new Bell(db.sqlite, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
+    const bell = new Bell(db, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
     const admins = () => auth.repo.list({ role: 'admin', limit: 1000 }).filter((u) => !u.disabled);
     attachBell(bus, bell, { admins: () => admins().map((u) => u.id), dropOwner: (id) => [id] });
-    const webhooks = new Webhooks(db.sqlite, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
+    const webhooks = new Webhooks(db, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
     webhooks.attach(bus);
     attachInfectionMail(bus, mailer, () => admins().map((u) => u.email), logFn);
     const updater = createUpdater({

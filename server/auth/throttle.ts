@@ -11,12 +11,9 @@
  */
 import { AppError } from '../errors';
 import type { Db } from '../db';
+import { LoginFailuresRepo, type FailureCounter } from './login-failures.repo';
 
-interface Counter {
-  failures: number;
-  lockedUntil: number;
-  firstAt: number;
-}
+type Counter = FailureCounter;
 
 /** Where the counters live: this process's memory, or the shared database. */
 interface CounterStore {
@@ -48,40 +45,26 @@ class MemoryCounters implements CounterStore {
   }
 }
 
-/** The counters as rows (owner: auth): one upsert per failure decides the count and the lock atomically. */
+/** The counters as rows of the shared database (login-failures.repo.ts), one conditional upsert per failure. */
 class DbCounters implements CounterStore {
   private bumps = 0;
-  constructor(private db: Db, private scope: string) {}
+  private repo: LoginFailuresRepo;
+  constructor(db: Db, private scope: string) {
+    this.repo = new LoginFailuresRepo(db);
+  }
   get(key: string): Counter | undefined {
-    const r = this.db.sqlite.prepare('SELECT failures, first_at, locked_until FROM login_failures WHERE key = ?').get(`${this.scope}|${key}`) as Row | undefined;
-    return r && counter(r);
+    return this.repo.get(`${this.scope}|${key}`);
   }
   bump(key: string, limit: number, windowMs: number, lockMs: number): Counter {
     const now = Date.now();
-    // A new window when the last lock has ended or the window passed; every SET reads the old row.
-    const reset = '((login_failures.locked_until > 0 AND login_failures.locked_until <= CAST(@now AS BIGINT)) OR login_failures.first_at < CAST(@windowStart AS BIGINT))';
-    const r = this.db.sqlite.prepare(
-      `INSERT INTO login_failures (key, failures, first_at, locked_until)
-       VALUES (@key, 1, CAST(@now AS BIGINT), CASE WHEN 1 >= CAST(@limit AS BIGINT) THEN CAST(@lockUntil AS BIGINT) ELSE 0 END)
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN ${reset} THEN 1 ELSE login_failures.failures + 1 END,
-         first_at = CASE WHEN ${reset} THEN CAST(@now AS BIGINT) ELSE login_failures.first_at END,
-         locked_until = CASE WHEN (CASE WHEN ${reset} THEN 1 ELSE login_failures.failures + 1 END) >= CAST(@limit AS BIGINT) THEN CAST(@lockUntil AS BIGINT)
-                             WHEN ${reset} THEN 0 ELSE login_failures.locked_until END
-       RETURNING failures, first_at, locked_until`,
-    ).get({ key: `${this.scope}|${key}`, now, windowStart: now - windowMs, limit, lockUntil: now + lockMs }) as Row;
-    if (++this.bumps % 500 === 0) {
-      this.db.sqlite.prepare('DELETE FROM login_failures WHERE locked_until < ? AND first_at < ?').run(now, now - windowMs);
-    }
-    return counter(r);
+    const c = this.repo.bump(`${this.scope}|${key}`, limit, windowMs, lockMs, now);
+    if (++this.bumps % 500 === 0) this.repo.prune(now, windowMs);
+    return c;
   }
   forget(key: string) {
-    this.db.sqlite.prepare('DELETE FROM login_failures WHERE key = ?').run(`${this.scope}|${key}`);
+    this.repo.forget(`${this.scope}|${key}`);
   }
 }
-
-type Row = { failures: number; first_at: number; locked_until: number };
-const counter = (r: Row): Counter => ({ failures: Number(r.failures), firstAt: Number(r.first_at), lockedUntil: Number(r.locked_until) });
 
 export class LoginThrottle {
   private counters: CounterStore;

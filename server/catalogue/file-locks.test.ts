@@ -16,7 +16,7 @@ function setup() {
   db.sqlite.prepare("INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'st1', 'Docs', 'local', '{}', '', '')").run();
   const nodes = new NodesRepo(db);
   for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt']) nodes.ensureParents(1, p), nodes.upsert(1, p, { name: p, type: 'file', size: 3, mtime: 1 });
-  const bus = new EventBus(db.sqlite);
+  const bus = new EventBus(db);
   const changed: string[] = [];
   bus.on('folder.changed', (e) => void changed.push(`${e.folder}|${e.path}`));
   const locks = new FileLocks(db, nodes, bus, () => 'Docs', () => {});

@@ -4,8 +4,8 @@
  * receives each one is a plain input (the composition root knows admins and
  * owners), so this module knows nothing of users or storages.
  */
-import type { Sqlite } from '../db';
-import type { NotificationsTable } from '../db/tables';
+import type { Db } from '../db';
+import { NotificationsRepo, type NotificationRow } from './notifications.repo';
 import type { EventBus } from './bus';
 import type { EventMap, EventName } from './types';
 
@@ -34,58 +34,36 @@ export interface NewNotification {
 export const BELL_KEEP_PER_USER = 500;
 
 export class Bell {
-  private s;
-  constructor(private sqlite: Sqlite, private onNew: (userId: number, n: Notification) => void = () => {}) {
-    const q = (sql: string) => sqlite.prepare(sql);
-    this.s = {
-      insert: q('INSERT INTO notifications (user_id, event, severity, title, body, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *'),
-      prune: q('DELETE FROM notifications WHERE user_id = ? AND id <= (SELECT id FROM notifications WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)'),
-      unread: q('SELECT count(*) AS n FROM notifications WHERE user_id = ? AND read_at IS NULL'),
-      readAll: q('UPDATE notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL'),
-      readOne: q('UPDATE notifications SET read_at = ? WHERE user_id = ? AND id = ? AND read_at IS NULL'),
-    };
+  private repo: NotificationsRepo;
+  constructor(db: Db, private onNew: (userId: number, n: Notification) => void = () => {}) {
+    this.repo = new NotificationsRepo(db);
   }
 
   /** Adds one notification for each user id (duplicates collapse); returns how many rows were written. */
   notify(userIds: Iterable<number>, n: NewNotification): number {
-    const at = new Date().toISOString();
-    const written: Array<[number, NotificationsTable]> = [];
-    this.sqlite.transaction(() => {
-      for (const uid of new Set(userIds)) {
-        written.push([uid, this.s.insert.get(uid, n.event, n.severity, n.title, n.body, JSON.stringify(n.data ?? {}), at) as NotificationsTable]);
-        this.s.prune.run(uid, uid, BELL_KEEP_PER_USER);
-      }
-    })();
-    for (const [uid, row] of written) this.onNew(uid, present(row));
+    const row = { event: n.event, severity: n.severity, title: n.title, body: n.body, data: JSON.stringify(n.data ?? {}), created_at: new Date().toISOString() };
+    const written = this.repo.insertFor([...new Set(userIds)], row, BELL_KEEP_PER_USER);
+    for (const [uid, r] of written) this.onNew(uid, present(r));
     return written.length;
   }
 
   /** Newest first; `before` pages by id; `unreadOnly` filters. */
-  list(userId: number, o: { limit?: number; before?: number; unreadOnly?: boolean } = {}): Notification[] {
-    const rows = this.sqlite
-      .prepare(`SELECT * FROM notifications WHERE user_id = ?${o.before ? ' AND id < ?' : ''}${o.unreadOnly ? ' AND read_at IS NULL' : ''} ORDER BY id DESC LIMIT ?`)
-      .all(...[userId, ...(o.before ? [o.before] : []), o.limit ?? 50]) as NotificationsTable[];
-    return rows.map(present);
+  async list(userId: number, o: { limit?: number; before?: number; unreadOnly?: boolean } = {}): Promise<Notification[]> {
+    return (await this.repo.list(userId, o)).map(present);
   }
 
-  unreadCount(userId: number): number {
-    return (this.s.unread.get(userId) as { n: number }).n;
+  unreadCount(userId: number): Promise<number> {
+    return this.repo.unreadCount(userId);
   }
 
   /** Marks the given ids (or all when `ids` is omitted) read; ids of other users are ignored. Returns rows changed. */
-  markRead(userId: number, ids?: number[]): number {
-    const at = new Date().toISOString();
-    if (!ids) return this.s.readAll.run(at, userId).changes;
-    let n = 0;
-    this.sqlite.transaction(() => {
-      for (const id of ids) n += this.s.readOne.run(at, userId, id).changes;
-    })();
-    return n;
+  markRead(userId: number, ids?: number[]): Promise<number> {
+    return this.repo.markRead(userId, ids);
   }
 }
 
-function present(r: NotificationsTable): Notification {
-  return { id: r.id as unknown as number, event: r.event, severity: r.severity, title: r.title, body: r.body, data: JSON.parse(r.data), read: r.read_at !== null, created_at: r.created_at };
+function present(r: NotificationRow): Notification {
+  return { id: r.id, event: r.event, severity: r.severity, title: r.title, body: r.body, data: JSON.parse(r.data), read: r.read_at !== null, created_at: r.created_at };
 }
 
 /** Who gets a bell entry: admins for system events, an owner for their own things. */

@@ -14,7 +14,8 @@
  * passes such events on through the change channel (db/channel.ts) and every
  * other instance calls those subscribers too.
  */
-import { isBusy, type ChangeChannel, type Sqlite } from '../db';
+import { isBusy, type ChangeChannel, type Db } from '../db';
+import { OutboxRepo, type OutboxRow } from './outbox.repo';
 
 /** How soon publishing resumes after the database was held by another program. */
 const BUSY_RETRY_MS = 250;
@@ -31,18 +32,13 @@ export class EventBus {
   private channel: ChangeChannel | null = null;
   /** Subscribers told that notices may have been missed (the channel reconnected): drop per-process caches. */
   private resyncs = new Set<() => void>();
-  private insert;
-  private pending;
-  private markDone;
+  private outbox: OutboxRepo;
   private flushing: Promise<void> | null = null;
   private again = false;
   private retry: NodeJS.Timeout | null = null;
 
-  constructor(private sqlite: Sqlite, private log: (msg: string, err?: unknown) => void = () => {}) {
-    this.insert = sqlite.prepare('INSERT INTO outbox (event, payload, created_at) VALUES (?, ?, ?)');
-    this.pending = sqlite.prepare('SELECT id, event, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 500');
-    // Conditional: of several instances flushing at once, one publishes each row.
-    this.markDone = sqlite.prepare('UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL');
+  constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
+    this.outbox = new OutboxRepo(db);
   }
 
   /** Connects the bus to the other instances (PostgreSQL); events from them reach `onEveryInstance` subscribers. */
@@ -90,7 +86,7 @@ export class EventBus {
 
   /** Writes the event to the outbox; call inside the transaction of the change it describes. */
   record<E extends EventName>(event: E, payload: EventMap[E]): void {
-    this.insert.run(event, JSON.stringify(payload), new Date().toISOString());
+    this.outbox.insert(event, JSON.stringify(payload), new Date().toISOString());
   }
 
   /** Records and publishes at once (for events not tied to a transaction). */
@@ -109,9 +105,9 @@ export class EventBus {
       do {
         this.again = false;
         for (;;) {
-          let rows: Array<{ id: number; event: string; payload: string; created_at: string }>;
+          let rows: OutboxRow[];
           try {
-            rows = this.pending.all() as typeof rows;
+            rows = this.outbox.pending();
           } catch (e) {
             // The database is away or held: the rows stay pending and a later pass publishes them, in order.
             if (!isBusy(e)) throw e;
@@ -123,7 +119,7 @@ export class EventBus {
             // Mark first: a listener that throws must not make the row publish twice.
             try {
               // Another instance published it meanwhile (several instances on one database).
-              if (this.markDone.run(new Date().toISOString(), row.id).changes === 0) continue;
+              if (!this.outbox.markPublished(row.id, new Date().toISOString())) continue;
             } catch (e) {
               // Held by another program: the row stays pending and this pass resumes shortly, in order.
               if (!isBusy(e)) throw e;
@@ -160,6 +156,6 @@ export class EventBus {
 
   /** Deletes published rows older than `ms`. */
   prune(ms: number): number {
-    return this.sqlite.prepare('DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ?').run(new Date(Date.now() - ms).toISOString()).changes;
+    return this.outbox.prune(new Date(Date.now() - ms).toISOString());
   }
 }

@@ -32,7 +32,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     let dir;
     ({ dir, cleanup } = tempDir('filedock-wh-'));
     db = openDatabase(join(dir, 'db.sqlite'));
-    bus = new EventBus(db.sqlite);
+    bus = new EventBus(db);
     queue = new JobQueue(db, { concurrency: 4, pollMs: 20 });
     server = createServer((req, res) => {
       let body = '';
@@ -47,7 +47,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    new Webhooks(db.sqlite, queue, { targets: () => targets, backoffMs: 20, timeoutMs: 1500, maxAttempts: 3 }).attach(bus);
+    new Webhooks(db, queue, { targets: () => targets, backoffMs: 20, timeoutMs: 1500, maxAttempts: 3 }).attach(bus);
     queue.start();
   });
   after(async () => {
@@ -107,7 +107,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
   test('the bell: severities, recipients, unread count, mark read (own rows only)', async () => {
     db.sqlite.prepare("INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (1, 'a@x.test', 'a', 'admin', 'now', 'now'), (2, 'u@x.test', 'u', 'user', 'now', 'now')").run();
     const pushed: number[] = [];
-    const bell = new Bell(db.sqlite, (uid) => pushed.push(uid));
+    const bell = new Bell(db, (uid) => pushed.push(uid));
     attachBell(bus, bell, { admins: () => [1], dropOwner: (id) => [id] });
     await bus.emit('file.infected', {
       event: 'file.infected', severity: 'warning', title: 'Infected file: a.txt', body: 'x', node: { storage_id: 1, path: '/Docs/a.txt', name: 'a.txt', size: 3 },
@@ -116,14 +116,14 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     await bus.emit('drop.received', { share_id: 5, owner_id: 2, folder: '/Docs/in', files: ['a', 'b'] });
     await bus.emit('replica_fail' as never, { title: 'Backup write failed', body: 'x' } as never);
     assert.deepEqual(pushed, [1, 2, 1]);
-    const admin = bell.list(1);
+    const admin = await bell.list(1);
     assert.deepEqual(admin.map((n) => [n.event, n.severity]), [['replica_fail', 'warning'], ['file.infected', 'warning']]);
-    assert.deepEqual(bell.list(2).map((n) => [n.event, n.severity, n.body]), [['drop.received', 'info', '2 file(s) in /Docs/in']]);
-    assert.equal(bell.unreadCount(1), 2);
-    assert.equal(bell.markRead(2, [admin[0].id]), 0, "another user's row is untouched");
-    assert.equal(bell.markRead(1, [admin[0].id]), 1);
-    assert.equal(bell.unreadCount(1), 1);
-    assert.equal(bell.markRead(1), 1);
-    assert.equal(bell.unreadCount(1), 0);
+    assert.deepEqual((await bell.list(2)).map((n) => [n.event, n.severity, n.body]), [['drop.received', 'info', '2 file(s) in /Docs/in']]);
+    assert.equal(await bell.unreadCount(1), 2);
+    assert.equal(await bell.markRead(2, [admin[0].id]), 0, "another user's row is untouched");
+    assert.equal(await bell.markRead(1, [admin[0].id]), 1);
+    assert.equal(await bell.unreadCount(1), 1);
+    assert.equal(await bell.markRead(1), 1);
+    assert.equal(await bell.unreadCount(1), 0);
   });
 });

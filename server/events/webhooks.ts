@@ -12,8 +12,8 @@
  * `X-Service-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`.
  */
 import { randomBytes } from 'node:crypto';
-import type { Sqlite } from '../db';
-import type { WebhookDeliveriesTable } from '../db/tables';
+import type { Db } from '../db';
+import { WebhookDeliveriesRepo, type Delivery } from './webhook-deliveries.repo';
 import type { JobContext, JobQueue } from '../jobs';
 import { AppError } from '../errors';
 import { hmacHex } from '../lib/crypto';
@@ -52,15 +52,17 @@ export interface WebhookOptions {
   log?: (msg: string, err?: unknown) => void;
 }
 
-export type Delivery = Omit<WebhookDeliveriesTable, 'body'>;
+export type { Delivery };
 
 /** The signature header value of `body` sent at `timestamp` (seconds) under `secret`. */
 export const signWebhook = (secret: string, timestamp: number, body: string): string => `sha256=${hmacHex(Buffer.from(secret, 'utf8'), `${timestamp}.${body}`)}`;
 
 export class Webhooks {
   private readonly maxAttempts: number;
-  constructor(private sqlite: Sqlite, private queue: JobQueue, private o: WebhookOptions) {
+  private repo: WebhookDeliveriesRepo;
+  constructor(db: Db, private queue: JobQueue, private o: WebhookOptions) {
     this.maxAttempts = o.maxAttempts ?? 6;
+    this.repo = new WebhookDeliveriesRepo(db);
   }
 
   /** Registers the delivery op kind and subscribes to the bus. Returns the unsubscribe. */
@@ -82,10 +84,7 @@ export class Webhooks {
       if (t.events.length && !t.events.includes(event)) continue;
       const id = 'whd_' + randomBytes(8).toString('hex');
       const body = JSON.stringify({ id, event, created_at: at, data });
-      const now = new Date().toISOString();
-      this.sqlite
-        .prepare('INSERT INTO webhook_deliveries (id, target_id, url, event, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(id, t.id, t.url, event, body, now, now);
+      this.repo.insert({ id, target_id: t.id, url: t.url, event, body }, new Date().toISOString());
       this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { maxAttempts: this.maxAttempts });
       ids.push(id);
     }
@@ -93,21 +92,18 @@ export class Webhooks {
   }
 
   /** The delivery log, newest first, optionally of one target. */
-  list(o: { targetId?: string; limit?: number } = {}): Delivery[] {
-    const where = o.targetId ? 'WHERE target_id = ?' : '';
-    return this.sqlite
-      .prepare(`SELECT id, target_id, url, event, status, attempts, response_code, error, created_at, updated_at FROM webhook_deliveries ${where} ORDER BY created_at DESC, id LIMIT ?`)
-      .all(...(o.targetId ? [o.targetId] : []), o.limit ?? 100) as Delivery[];
+  list(o: { targetId?: string; limit?: number } = {}): Promise<Delivery[]> {
+    return this.repo.list(o);
   }
 
   /** Deletes log rows older than `ms` (finished ones only). */
-  prune(ms: number): number {
-    return this.sqlite.prepare("DELETE FROM webhook_deliveries WHERE status != 'pending' AND updated_at < ?").run(new Date(Date.now() - ms).toISOString()).changes;
+  prune(ms: number): Promise<number> {
+    return this.repo.prune(new Date(Date.now() - ms).toISOString());
   }
 
   /** One attempt: 2xx delivers; anything else throws so the queue retries with backoff, and the last attempt marks the row failed. */
   private async deliver(ctx: JobContext<{ delivery_id: string }>): Promise<unknown> {
-    const row = this.sqlite.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(ctx.payload.delivery_id) as WebhookDeliveriesTable | undefined;
+    const row = await this.repo.get(ctx.payload.delivery_id);
     if (!row || row.status !== 'pending') return { skipped: true };
     const target = this.o.targets().find((t) => t.id === row.target_id);
     if (!target) return this.record(row.id, 'failed', null, 'the target was removed');
@@ -136,16 +132,14 @@ export class Webhooks {
       throw new AppError('storage_unreachable', { reason: `HTTP ${res.status}` }, undefined, `webhook answered HTTP ${res.status}`);
     } catch (e) {
       const reason = e instanceof AppError ? String(e.params.reason) : e instanceof Error ? (e.name === 'TimeoutError' ? 'timed out' : e.message) : String(e);
-      this.record(row.id, last ? 'failed' : 'pending', code, reason);
+      await this.record(row.id, last ? 'failed' : 'pending', code, reason);
       if (last) return { failed: reason };
       throw e instanceof AppError ? e : new AppError('storage_unreachable', { reason }, undefined, `webhook delivery failed: ${reason}`);
     }
   }
 
-  private record(id: string, status: Delivery['status'], code: number | null, error: string | null): { status: string } {
-    this.sqlite
-      .prepare('UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, response_code = ?, error = ?, updated_at = ? WHERE id = ?')
-      .run(status, code, error, new Date().toISOString(), id);
+  private async record(id: string, status: Delivery['status'], code: number | null, error: string | null): Promise<{ status: string }> {
+    await this.repo.recordAttempt(id, status, code, error, new Date().toISOString());
     return { status };
   }
 }

@@ -14,13 +14,11 @@ const root = new URL('../../server', import.meta.url).pathname;
 const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)\(|sqlite\.transaction/;
 
 const LEGACY = new Set([
-  'audit/index.ts',
   'auth/keys.ts',
   'auth/oidc/accounts.ts',
   'auth/roles.ts',
   'auth/sessions.ts',
   'auth/ssh-keys.ts',
-  'auth/throttle.ts',
   'catalogue/app-state.ts',
   'catalogue/file-locks.ts',
   'catalogue/index.ts',
@@ -30,9 +28,6 @@ const LEGACY = new Set([
   'catalogue/syncer.ts',
   'docserver/callback.service.ts',
   'docserver/external.service.ts',
-  'events/bell.ts',
-  'events/bus.ts',
-  'events/webhooks.ts',
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
   'gateways/webdav/props.ts',

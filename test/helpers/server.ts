@@ -31,7 +31,7 @@ const byDataDir = new Map<string, string>();
  * TEST_PG_URL and each database is a copy of its migrated template TEST_PG_TEMPLATE; run otherwise, a
  * test process starts a throwaway cluster of its own and each database migrates from empty.
  */
-async function databaseUrl(dataDir: string): Promise<string | undefined> {
+export async function databaseUrl(dataDir: string): Promise<string | undefined> {
   if (process.env.TEST_DATABASE !== 'postgres') return undefined;
   const known = byDataDir.get(dataDir);
   if (known) return known;

@@ -195,7 +195,7 @@ test('every replication route answers 503 not_configured when replication is not
     ctx.state.principal = { id: 1, email: 'a@b.c', role: 'admin' };
     await next();
   });
-  const bus = new EventBus(s.server.db.sqlite);
+  const bus = new EventBus(s.server.db);
   app.use(replicationRoutes({ replication: undefined, bus, maxJsonBytes: 1 << 20 }).routes() as never);
   const server = await new Promise<http.Server>((r) => {
     const srv = app.listen(0, '127.0.0.1', () => r(srv));

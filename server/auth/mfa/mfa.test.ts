@@ -71,7 +71,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     const id = users.insert({ email: 'ann@example.test', username: 'ann', role: 'user', password_hash: null });
     who = { id, email: 'ann@example.test', username: 'ann', request: req };
     const throttle = new LoginThrottle({ maxAttempts: 3, lockMs: 60_000 });
-    mfa = createMfa({ db, users, bus: new EventBus(db.sqlite), throttle, secretKey: randomBytes(32), clock: () => now });
+    mfa = createMfa({ db, users, bus: new EventBus(db), throttle, secretKey: randomBytes(32), clock: () => now });
   });
   after(async () => {
     await db.close();

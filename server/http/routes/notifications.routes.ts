@@ -21,19 +21,19 @@ export function notificationRoutes(d: { bell: Bell; maxJsonBytes: number }): Rou
   const r = new Router<AppState>({ prefix: '/api/notifications' });
   r.use(requireUser);
 
-  r.get('/', doc({ summary: 'My notifications, newest first (`before` pages by id)', query: listQuery }), (ctx) => {
+  r.get('/', doc({ summary: 'My notifications, newest first (`before` pages by id)', query: listQuery }), async (ctx) => {
     const o = validate(listQuery, ctx.query);
     const uid = me(ctx).id;
-    ctx.body = { notifications: d.bell.list(uid, { limit: o.limit, before: o.before, unreadOnly: o.unread }), unread: d.bell.unreadCount(uid) };
+    ctx.body = { notifications: await d.bell.list(uid, { limit: o.limit, before: o.before, unreadOnly: o.unread }), unread: await d.bell.unreadCount(uid) };
   });
-  r.get('/unread-count', doc({ summary: 'How many of my notifications are unread' }), (ctx) => {
-    ctx.body = { unread: d.bell.unreadCount(me(ctx).id) };
+  r.get('/unread-count', doc({ summary: 'How many of my notifications are unread' }), async (ctx) => {
+    ctx.body = { unread: await d.bell.unreadCount(me(ctx).id) };
   });
   r.post('/read', doc({ summary: 'Mark notifications read (`ids`, or `all: true`)', body: readBody }), async (ctx) => {
     const b = validate(readBody, await readObject(ctx, d.maxJsonBytes));
     const uid = me(ctx).id;
-    const marked = d.bell.markRead(uid, 'ids' in b ? b.ids : undefined);
-    ctx.body = { marked, unread: d.bell.unreadCount(uid) };
+    const marked = await d.bell.markRead(uid, 'ids' in b ? b.ids : undefined);
+    ctx.body = { marked, unread: await d.bell.unreadCount(uid) };
   });
   return r;
 }

@@ -40,9 +40,9 @@ export function webhookRoutes(d: { protection: Protection; webhooks: Webhooks; m
   r.get('/', doc({ summary: 'Webhook targets and the events they may hear' }), (ctx) => {
     ctx.body = { targets: t.list(), events: WEBHOOK_EVENTS };
   });
-  r.get('/deliveries', doc({ summary: 'The webhook delivery log', query: logQuery }), (ctx) => {
+  r.get('/deliveries', doc({ summary: 'The webhook delivery log', query: logQuery }), async (ctx) => {
     const o = validate(logQuery, ctx.query);
-    ctx.body = { deliveries: d.webhooks.list({ targetId: o.target_id, limit: o.limit }) };
+    ctx.body = { deliveries: await d.webhooks.list({ targetId: o.target_id, limit: o.limit }) };
   });
   r.put('/legacy', doc({ summary: 'Set the older single webhook URL (empty clears it)', body: legacy }), async (ctx) => {
     const b = validate(legacy, await readObject(ctx, d.maxJsonBytes));

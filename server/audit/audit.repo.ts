@@ -1,0 +1,50 @@
+/** The audit table (owned by audit): append-only rows, read newest first. */
+import type { Db } from '../db';
+import type { AuditEvent } from '../contract';
+
+export interface AuditQuery {
+  user_id?: number;
+  action?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface AuditRow {
+  ts: string;
+  user_id: number | null;
+  user_email: string | null;
+  action: string;
+  resource: string | null;
+  ip: string | null;
+  ua: string | null;
+  meta: Record<string, unknown>;
+}
+
+export class AuditRepo {
+  constructor(private db: Db) {}
+
+  /**
+   * Appends one row. Synchronous for now (issue 30 continues): the bus listener retries it with `untilFree`,
+   * which takes a synchronous attempt.
+   */
+  insert(r: AuditRow): void {
+    this.db.run(this.db.k.insertInto('audit').values({ ...r, meta: JSON.stringify(r.meta) }));
+  }
+
+  /** Newest first. `action` matches exactly, or as a prefix when it ends with `.` or `*`. */
+  async query(q: AuditQuery): Promise<AuditEvent[]> {
+    let sel = this.db.k.selectFrom('audit').selectAll();
+    if (q.user_id !== undefined) sel = sel.where('user_id', '=', q.user_id);
+    if (q.action) {
+      const a = q.action.replace(/\*$/, '');
+      // A prefix as a range (`api_key.` ≤ action < `api_key/`): LIKE would read `_` as a wildcard.
+      sel = a.endsWith('.') ? sel.where('action', '>=', a).where('action', '<', `${a.slice(0, -1)}/`) : sel.where('action', '=', a);
+    }
+    if (q.from) sel = sel.where('ts', '>=', q.from);
+    if (q.to) sel = sel.where('ts', '<=', q.to);
+    const rows = await this.db.async.all(sel.orderBy('id', 'desc').limit(q.limit ?? 100).offset(q.offset ?? 0));
+    return rows.map((r) => ({ ...r, meta: JSON.parse(r.meta) }));
+  }
+}

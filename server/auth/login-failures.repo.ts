@@ -1,0 +1,55 @@
+/**
+ * The login_failures table (owned by auth): the login throttle's counters when several instances share one
+ * database. Synchronous for now (issue 30 continues): `LoginThrottle.check` and `fail` are synchronous and
+ * called from the sign-in, second-step and password re-entry paths alike.
+ */
+import type { Db } from '../db';
+
+export interface FailureCounter {
+  failures: number;
+  lockedUntil: number;
+  firstAt: number;
+}
+
+type Row = { failures: number | string; first_at: number | string; locked_until: number | string };
+const counter = (r: Row): FailureCounter => ({ failures: Number(r.failures), firstAt: Number(r.first_at), lockedUntil: Number(r.locked_until) });
+
+export class LoginFailuresRepo {
+  constructor(private db: Db) {}
+
+  /** The counter of `key`, or undefined when it has none. */
+  get(key: string): FailureCounter | undefined {
+    const r = this.db.first(this.db.k.selectFrom('login_failures').select(['failures', 'first_at', 'locked_until']).where('key', '=', key));
+    return r && counter(r);
+  }
+
+  /**
+   * Counts one failure of `key` in one conditional upsert, so two instances bumping at once both count:
+   * a new window when the last lock has ended or the window passed; locked until `now + lockMs` at `limit`.
+   */
+  bump(key: string, limit: number, windowMs: number, lockMs: number, now = Date.now()): FailureCounter {
+    // Every SET reads the old row.
+    const reset = '((login_failures.locked_until > 0 AND login_failures.locked_until <= CAST(@now AS BIGINT)) OR login_failures.first_at < CAST(@windowStart AS BIGINT))';
+    const r = this.db.sqlite.prepare(
+      `INSERT INTO login_failures (key, failures, first_at, locked_until)
+       VALUES (@key, 1, CAST(@now AS BIGINT), CASE WHEN 1 >= CAST(@limit AS BIGINT) THEN CAST(@lockUntil AS BIGINT) ELSE 0 END)
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN ${reset} THEN 1 ELSE login_failures.failures + 1 END,
+         first_at = CASE WHEN ${reset} THEN CAST(@now AS BIGINT) ELSE login_failures.first_at END,
+         locked_until = CASE WHEN (CASE WHEN ${reset} THEN 1 ELSE login_failures.failures + 1 END) >= CAST(@limit AS BIGINT) THEN CAST(@lockUntil AS BIGINT)
+                             WHEN ${reset} THEN 0 ELSE login_failures.locked_until END
+       RETURNING failures, first_at, locked_until`,
+    ).get({ key, now, windowStart: now - windowMs, limit, lockUntil: now + lockMs }) as Row;
+    return counter(r);
+  }
+
+  /** Drops the counters whose lock and window have both passed. */
+  prune(now: number, windowMs: number): void {
+    this.db.run(this.db.k.deleteFrom('login_failures').where('locked_until', '<', now).where('first_at', '<', now - windowMs));
+  }
+
+  /** Forgets `key`'s failures; idempotent. */
+  forget(key: string): void {
+    this.db.run(this.db.k.deleteFrom('login_failures').where('key', '=', key));
+  }
+}

@@ -1,0 +1,60 @@
+/** The notifications table (owned by events): the bell's rows, one per recipient. */
+import type { Db } from '../db';
+import type { NotificationsTable } from '../db/tables';
+
+export type NotificationRow = Omit<NotificationsTable, 'id'> & { id: number };
+
+export interface NotificationInput {
+  event: string;
+  severity: NotificationsTable['severity'];
+  title: string;
+  body: string;
+  /** JSON text. */
+  data: string;
+  created_at: string;
+}
+
+export class NotificationsRepo {
+  constructor(private db: Db) {}
+
+  /**
+   * One row per user id in one transaction, each user's oldest rows past `keep` pruned; the rows written.
+   * Synchronous for now (issue 30 continues): the bell rings from the event bus's synchronous listeners.
+   */
+  insertFor(userIds: number[], n: NotificationInput, keep: number): Array<[number, NotificationRow]> {
+    const { k } = this.db;
+    return this.db.sqlite.transaction(() =>
+      userIds.map((uid): [number, NotificationRow] => {
+        const row = this.db.first(k.insertInto('notifications').values({ ...n, user_id: uid }).returningAll()) as NotificationRow;
+        const oldestKept = k.selectFrom('notifications').select('id').where('user_id', '=', uid).orderBy('id', 'desc').limit(1).offset(keep);
+        this.db.run(k.deleteFrom('notifications').where('user_id', '=', uid).where('id', '<=', oldestKept));
+        return [uid, row];
+      }),
+    )();
+  }
+
+  /** Newest first; `before` pages by id; `unreadOnly` filters. */
+  list(userId: number, o: { limit?: number; before?: number; unreadOnly?: boolean } = {}): Promise<NotificationRow[]> {
+    let q = this.db.k.selectFrom('notifications').selectAll().where('user_id', '=', userId);
+    if (o.before) q = q.where('id', '<', o.before);
+    if (o.unreadOnly) q = q.where('read_at', 'is', null);
+    return this.db.async.all(q.orderBy('id', 'desc').limit(o.limit ?? 50)) as Promise<NotificationRow[]>;
+  }
+
+  async unreadCount(userId: number): Promise<number> {
+    const r = await this.db.async.first(
+      this.db.k.selectFrom('notifications').select((e) => e.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('read_at', 'is', null),
+    );
+    return Number(r?.n ?? 0);
+  }
+
+  /** Marks the given ids (or all when `ids` is omitted) read; ids of other users are ignored. Returns rows changed. */
+  markRead(userId: number, ids?: number[]): Promise<number> {
+    let q = this.db.k.updateTable('notifications').set({ read_at: new Date().toISOString() }).where('user_id', '=', userId).where('read_at', 'is', null);
+    if (ids) {
+      if (ids.length === 0) return Promise.resolve(0);
+      q = q.where('id', 'in', ids);
+    }
+    return this.db.async.run(q);
+  }
+}

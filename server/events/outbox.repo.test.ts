@@ -1,0 +1,27 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OutboxRepo } from './outbox.repo';
+import { openRepoTestDb, type RepoTestDb } from '../../test/helpers/repo-db';
+
+let t: RepoTestDb;
+before(async () => {
+  t = await openRepoTestDb();
+});
+after(() => t?.close());
+
+test('pending rows in order; of two instances marking one row, exactly one wins; prune keeps the unpublished', () => {
+  // Two repositories on one database stand for two instances' buses.
+  const [a, b] = [new OutboxRepo(t.db), new OutboxRepo(t.db)];
+  a.insert('file.uploaded', '{"n":1}', '2026-12-01T00:00:00.000Z');
+  b.insert('file.deleted', '{"n":2}', '2026-12-01T00:00:01.000Z');
+  a.insert('file.updated', '{"n":3}', '2026-12-01T00:00:02.000Z');
+  const rows = a.pending();
+  assert.deepEqual(rows.map((r) => [r.event, r.payload]), [['file.uploaded', '{"n":1}'], ['file.deleted', '{"n":2}'], ['file.updated', '{"n":3}']]);
+  const wins = rows.map((r) => [a.markPublished(r.id, '2026-12-02T00:00:00.000Z'), b.markPublished(r.id, '2026-12-02T00:00:00.000Z')]);
+  assert.deepEqual(wins, [[true, false], [true, false], [true, false]], 'a row is published once');
+  b.insert('late', '{}', '2026-12-03T00:00:00.000Z');
+  assert.deepEqual(b.pending().map((r) => r.event), ['late']);
+  assert.equal(a.prune('2026-12-03T00:00:00.000Z'), 3, 'the published rows go');
+  assert.equal(a.prune('2026-12-09T00:00:00.000Z'), 0, 'an unpublished row is never pruned');
+  assert.deepEqual(a.pending().map((r) => r.event), ['late']);
+});

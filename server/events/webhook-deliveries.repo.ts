@@ -1,0 +1,51 @@
+/** The webhook_deliveries table (owned by events): one row per queued delivery, also the delivery log. */
+import { sql } from 'kysely';
+import type { Db } from '../db';
+import type { WebhookDeliveriesTable } from '../db/tables';
+
+export type Delivery = Omit<WebhookDeliveriesTable, 'body'>;
+export type DeliveryRow = WebhookDeliveriesTable;
+
+export class WebhookDeliveriesRepo {
+  constructor(private db: Db) {}
+
+  /**
+   * A new pending delivery. Synchronous for now (issue 30 continues): the bus's listener publishes inside
+   * the synchronous fan-out, and the job queue's enqueue beside it is synchronous too.
+   */
+  insert(d: Pick<WebhookDeliveriesTable, 'id' | 'target_id' | 'url' | 'event' | 'body'>, now: string): void {
+    this.db.run(this.db.k.insertInto('webhook_deliveries').values({ ...d, status: 'pending', attempts: 0, created_at: now, updated_at: now }));
+  }
+
+  /** One delivery, or undefined. */
+  get(id: string): Promise<DeliveryRow | undefined> {
+    return this.db.async.first(this.db.k.selectFrom('webhook_deliveries').selectAll().where('id', '=', id));
+  }
+
+  /** The log, newest first, optionally of one target. */
+  list(o: { targetId?: string; limit?: number } = {}): Promise<Delivery[]> {
+    let q = this.db.k
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'target_id', 'url', 'event', 'status', 'attempts', 'response_code', 'error', 'created_at', 'updated_at']);
+    if (o.targetId) q = q.where('target_id', '=', o.targetId);
+    return this.db.async.all(q.orderBy('created_at', 'desc').orderBy('id').limit(o.limit ?? 100));
+  }
+
+  /**
+   * Counts one attempt and sets its outcome, only while the row is still pending: a finished delivery is
+   * never reopened or counted again by a late attempt. False when the row was not pending.
+   */
+  async recordAttempt(id: string, status: Delivery['status'], code: number | null, error: string | null, now: string): Promise<boolean> {
+    const q = this.db.k
+      .updateTable('webhook_deliveries')
+      .set({ status, attempts: sql<number>`attempts + 1`, response_code: code, error, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'pending');
+    return (await this.db.async.run(q)) > 0;
+  }
+
+  /** Deletes finished rows last changed before `before`; how many. */
+  prune(before: string): Promise<number> {
+    return this.db.async.run(this.db.k.deleteFrom('webhook_deliveries').where('status', '!=', 'pending').where('updated_at', '<', before));
+  }
+}
