@@ -41,7 +41,6 @@ const LEGACY = new Set([
   'jobs/queue.ts',
   'jobs/scheduler.ts',
   'protection/antivirus.service.ts',
-  'protection/settings.service.ts',
   'protection/versions.service.ts',
   'settings/settings.store.ts',
 ]);
