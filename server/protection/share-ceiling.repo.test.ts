@@ -1,17 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ShareCeilingRepo } from './share-ceiling.repo';
-import { StoragesRepo, newUid } from '../catalogue/storages.repo';
 import { SharesRepo } from '../shares/shares.repo';
-import { openTestDb } from '../../test/helpers/test-database';
+import { openTestDb, testStorage } from '../../test/helpers/test-database';
 
 test('links that outlive the share ceiling: live ones with no expiry or a later one, on this run’s database', async () => {
   const { db, close } = await openTestDb();
   try {
-    const storage = new StoragesRepo(db).insert({
-      uid: newUid(), name: 'Files', driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900,
-      enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null,
-    });
+    const storage = testStorage(db);
     const shares = new SharesRepo(db);
     const link = (token: string, expires_at: string | null) =>
       shares.insert({

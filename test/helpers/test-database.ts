@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { openDatabase, openPostgresDatabase, type Db } from '../../server/db';
+import { StoragesRepo, newUid } from '../../server/catalogue/storages.repo';
 import { tempDir } from './tools';
 import { createFromTemplate, needPostgres, startPostgres, type PgCluster } from './postgres';
 
@@ -49,4 +50,12 @@ export async function openTestDb(): Promise<{ db: Db; close(): Promise<void> }> 
       cleanup();
     },
   };
+}
+
+/** A local storage row named `name` (the parent most tables reference); returns its id. */
+export function testStorage(db: Db, name = 'Files'): number {
+  return new StoragesRepo(db).insert({
+    uid: newUid(), name, driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900,
+    enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null,
+  });
 }
