@@ -40,7 +40,6 @@ const LEGACY = new Set([
   'jobs/queue.ts',
   'jobs/scheduler.ts',
   'protection/antivirus.service.ts',
-  'protection/versions.service.ts',
   'settings/settings.store.ts',
 ]);
 
