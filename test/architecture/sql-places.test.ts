@@ -35,7 +35,6 @@ const LEGACY = new Set([
   'events/webhooks.ts',
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
-  'http/health.ts',
   'jobs/journal.ts',
   'jobs/queue.ts',
   'jobs/scheduler.ts',
