@@ -147,7 +147,8 @@ if (!both) {
   recordTimings();
   process.exit(first);
 }
-const servers = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '\.\.\/helpers\/server'/.test(readFileSync(f, 'utf8')));
+// Server suites, and repository suites (`*.repo.test.ts` on test/helpers/test-database), run on both.
+const servers = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '(\.\.\/)+(test\/)?helpers\/(server|test-database)'/.test(readFileSync(f, 'utf8')));
 const onPostgres = servers.filter((f) => !POSTGRES_NOT_YET.some((x) => f.startsWith(x)));
 console.log(`\n# ${onPostgres.length} of ${servers.length} server suites again on PostgreSQL (TEST_DATABASE=postgres; the others: POSTGRES_NOT_YET)\n`);
 const second = await runOnPostgres(onPostgres);

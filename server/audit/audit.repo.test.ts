@@ -1,12 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AuditRepo, type AuditRow } from './audit.repo';
-import { openRepoTestDb, type RepoTestDb } from '../../test/helpers/repo-db';
+import { openTestDb, type TestDb } from '../../test/helpers/test-database';
 
-let t: RepoTestDb;
+let t: TestDb;
 let repo: AuditRepo;
 before(async () => {
-  t = await openRepoTestDb();
+  t = await openTestDb();
   repo = new AuditRepo(t.db);
 });
 after(() => t?.close());

@@ -1,12 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LoginFailuresRepo } from './login-failures.repo';
-import { openRepoTestDb, type RepoTestDb } from '../../test/helpers/repo-db';
+import { openTestDb, type TestDb } from '../../test/helpers/test-database';
 
-let t: RepoTestDb;
+let t: TestDb;
 let repo: LoginFailuresRepo;
 before(async () => {
-  t = await openRepoTestDb();
+  t = await openTestDb();
   repo = new LoginFailuresRepo(t.db);
 });
 after(() => t?.close());

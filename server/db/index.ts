@@ -26,6 +26,7 @@ export { pgRestore, pgRelationCount } from './pg/dump';
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';
 export type { DB } from './tables';
 export { tx, readSync, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
+export { pingDatabase } from './ping';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 

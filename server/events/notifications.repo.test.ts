@@ -1,12 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NotificationsRepo, type NotificationInput } from './notifications.repo';
-import { openRepoTestDb, type RepoTestDb } from '../../test/helpers/repo-db';
+import { openTestDb, type TestDb } from '../../test/helpers/test-database';
 
-let t: RepoTestDb;
+let t: TestDb;
 let repo: NotificationsRepo;
 before(async () => {
-  t = await openRepoTestDb();
+  t = await openTestDb();
   repo = new NotificationsRepo(t.db);
   const { k } = t.db;
   for (const [id, name] of [[1, 'a'], [2, 'b']] as const) {

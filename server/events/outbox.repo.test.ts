@@ -1,11 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OutboxRepo } from './outbox.repo';
-import { openRepoTestDb, type RepoTestDb } from '../../test/helpers/repo-db';
+import { openTestDb, type TestDb } from '../../test/helpers/test-database';
 
-let t: RepoTestDb;
+let t: TestDb;
 before(async () => {
-  t = await openRepoTestDb();
+  t = await openTestDb();
 });
 after(() => t?.close());
 

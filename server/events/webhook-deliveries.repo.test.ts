@@ -1,12 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebhookDeliveriesRepo } from './webhook-deliveries.repo';
-import { openRepoTestDb, type RepoTestDb } from '../../test/helpers/repo-db';
+import { openTestDb, type TestDb } from '../../test/helpers/test-database';
 
-let t: RepoTestDb;
+let t: TestDb;
 let repo: WebhookDeliveriesRepo;
 before(async () => {
-  t = await openRepoTestDb();
+  t = await openTestDb();
   repo = new WebhookDeliveriesRepo(t.db);
 });
 after(() => t?.close());

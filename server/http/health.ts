@@ -4,7 +4,7 @@
  * of GET /api/admin/status (event loop, admission, database waits, memory,
  * buffer pool). See docs/architecture.md, "Serving under load".
  */
-import type { Db } from '../db';
+import { pingDatabase, type Db } from '../db';
 import { LoopDelayMonitor } from '../lib/loop-delay';
 import { MemorySettle } from '../lib/memory-settle';
 import { Admission, type AdmissionOptions } from './middlewares/admission';
@@ -26,8 +26,6 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: S
   const settle = new MemorySettle(() => sendPool.takeReleased());
   const gate = admission.middleware();
   const mb = (n: number) => Math.round(n / 1048576);
-  // The health route's question to the database (a statement object asks nothing until it runs).
-  const probe = o.db.sqlite.prepare('SELECT 1');
   const sections: StatusSection[] = [
     ['event_loop', () => loop.snapshot()],
     ['admission', () => admission.stats()],
@@ -44,5 +42,5 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: S
     settle.hit();
     return ctx.method === 'GET' && ctx.state.principal && HEAVY.has(ctx.path) ? gate(ctx, next) : next();
   };
-  return { admission, loop, heavy, routes: statusRoutes(sections, () => void probe.get()), stop: () => (loop.stop(), settle.stop()) };
+  return { admission, loop, heavy, routes: statusRoutes(sections, () => pingDatabase(o.db)), stop: () => (loop.stop(), settle.stop()) };
 }

@@ -12,6 +12,7 @@ import type { SettingKey, SettingsStore } from '../settings';
 import { AppError } from '../errors';
 import { AV_MODES, type Antivirus, type AvStatus } from './antivirus.service';
 import { DEFAULT_KEEP } from './versions.service';
+import { ShareCeilingRepo } from './share-ceiling.repo';
 
 export const MAX_SCAN_MB = { min: 1, max: 10240 } as const;
 export const SAVE_SCAN_WINDOW = { min: 2, max: 60 } as const;
@@ -54,7 +55,11 @@ const FIELDS: Record<string, SettingKey> = {
 export const PATCH_FIELDS = Object.keys(FIELDS);
 
 export class ProtectionSettings {
-  constructor(private db: Db, private settings: SettingsStore, private av: Antivirus, private bus: EventBus) {}
+  private shares: ShareCeilingRepo;
+
+  constructor(db: Db, private settings: SettingsStore, private av: Antivirus, private bus: EventBus) {
+    this.shares = new ShareCeilingRepo(db);
+  }
 
   async view(): Promise<ProtectionView> {
     const s = this.settings;
@@ -63,7 +68,7 @@ export class ProtectionSettings {
       versions_keep_n: s.get('versions_keep_n') ?? DEFAULT_KEEP,
       versions_keep_n_unset: s.get('versions_keep_n') === null,
       share_max_ttl_days: s.get('share_max_ttl_days'),
-      shares_over_max_ttl: this.sharesOverMaxTtl(),
+      shares_over_max_ttl: await this.sharesOverMaxTtl(),
       antivirus: {
         ...(await this.av.status()),
         scan_enabled: s.get('av_enabled'),
@@ -102,16 +107,10 @@ export class ProtectionSettings {
     return this.view();
   }
 
-  /** Live links (not revoked, not expired) that outlive today's ceiling; 0 when there is no ceiling. A read of the shares table. */
-  sharesOverMaxTtl(): number {
+  /** Live links (not revoked, not expired) that outlive today's ceiling; 0 when there is no ceiling. */
+  async sharesOverMaxTtl(): Promise<number> {
     const days = this.settings.get('share_max_ttl_days');
     if (days === 0) return 0;
-    const ceiling = new Date(Date.now() + days * 86_400_000).toISOString();
-    const q = this.db.k
-      .selectFrom('shares')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', ceiling)]));
-    return this.db.first(q)!.n;
+    return this.shares.countOutliving(new Date(Date.now() + days * 86_400_000).toISOString());
   }
 }

@@ -9,7 +9,6 @@
 import { mimeOf, type GateNode } from '../catalogue';
 import type { VersionView } from '../contract';
 import type { Db } from '../db';
-import type { VersionsTable } from '../db/tables';
 import type { ActorRef, RequestMeta } from '../events';
 import { servedEtag, type OpenFile, type Place, type VersionsPort } from '../files';
 import type { StorageOps } from '../files/internal';
@@ -17,17 +16,20 @@ import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
 import { baseName, isInternalPath, joinRel, parentRel, RESERVED_NAMES } from '../lib/paths';
 import { slotName } from './tree';
+import { VersionsRepo, type VersionRow } from './versions.repo';
 
 export const VERSIONS_DIR: (typeof RESERVED_NAMES)[number] = '.versions';
 /** Kept per file while `versions_keep_n` is unset. */
 export const DEFAULT_KEEP = 20;
 
-type VersionRow = Omit<VersionsTable, 'id'> & { id: number };
-
 export type { VersionView };
 
 export class VersionsService implements VersionsPort {
-  constructor(private db: Db, private ops: StorageOps, private settings: SettingsStore) {}
+  private repo: VersionsRepo;
+
+  constructor(db: Db, private ops: StorageOps, private settings: SettingsStore) {
+    this.repo = new VersionsRepo(db);
+  }
 
   /**
    * Snapshots the current file at `p` before it is replaced. Returns null
@@ -41,25 +43,20 @@ export class VersionsService implements VersionsPort {
     const versionRel = joinRel(joinRel(VERSIONS_DIR, p.rel), slotName());
     await this.ops.mkdir({ storage_id: p.storage_id, rel: parentRel(versionRel) });
     await this.ops.copyFile(p, versionRel, { size: cur.size, overwrite: true });
-    const row = this.db.first(
-      this.db.k
-        .insertInto('versions')
-        .values({ storage_id: p.storage_id, path: p.rel, version_rel: versionRel, size: cur.size, mtime: Math.round(cur.mtime), created_by: actor?.id ?? null, created_at: new Date().toISOString() })
-        .returningAll(),
-    ) as VersionRow;
+    const row = await this.repo.insert({ storage_id: p.storage_id, path: p.rel, version_rel: versionRel, size: cur.size, mtime: Math.round(cur.mtime), created_by: actor?.id ?? null, created_at: new Date().toISOString() });
     const keep = this.settings.get('versions_keep_n');
     if (keep !== 0) await this.trim(p, keep ?? DEFAULT_KEEP);
     return present(row);
   }
 
   /** Versions of one path, newest first (also for a file that was deleted since). */
-  list(storageId: number, rel: string): VersionView[] {
-    return (this.db.all(this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', storageId).where('path', '=', rel).orderBy('id', 'desc')) as VersionRow[]).map(present);
+  async list(storageId: number, rel: string): Promise<VersionView[]> {
+    return (await this.repo.list({ storage_id: storageId, rel })).map(present);
   }
 
   /** Version `id` of `rel` (another file's id is `not_found`, as an unknown one). */
-  private versionOf(storageId: number, rel: string, id: number): VersionRow {
-    const row = this.db.first(this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', storageId).where('path', '=', rel)) as VersionRow | undefined;
+  private async versionOf(storageId: number, rel: string, id: number): Promise<VersionRow> {
+    const row = await this.repo.byId({ storage_id: storageId, rel }, id);
     if (!row) throw new AppError('not_found', { id });
     return row;
   }
@@ -69,7 +66,7 @@ export class VersionsService implements VersionsPort {
    * restore), under the file's own name; not_found as for `restore`.
    */
   async open(storageId: number, rel: string, id: number): Promise<OpenFile> {
-    const row = this.versionOf(storageId, rel, id);
+    const row = await this.versionOf(storageId, rel, id);
     const place: Place = { storage_id: storageId, rel: row.version_rel };
     const found = await this.ops.statOrNull(place);
     if (!found || found.type !== 'file') throw new AppError('not_found', { id }, undefined, 'the snapshot is gone from the storage');
@@ -94,11 +91,11 @@ export class VersionsService implements VersionsPort {
    * bytes gone from the backend → `not_found`.
    */
   async restore(storageId: number, rel: string, id: number, actor: ActorRef | null, request?: RequestMeta): Promise<GateNode> {
-    const row = this.versionOf(storageId, rel, id);
+    const row = await this.versionOf(storageId, rel, id);
     const p: Place = { storage_id: storageId, rel };
     const snapshot: Place = { storage_id: storageId, rel: row.version_rel };
     if (!(await this.ops.statOrNull(snapshot))) {
-      this.db.run(this.db.k.deleteFrom('versions').where('id', '=', id));
+      await this.repo.remove([id]);
       throw new AppError('not_found', { id }, undefined, 'the snapshot is gone from the storage');
     }
     const cur = await this.ops.statOrNull(p);
@@ -113,9 +110,7 @@ export class VersionsService implements VersionsPort {
   async sweep(log: (m: string, e?: unknown) => void = () => {}): Promise<number> {
     const keep = this.settings.get('versions_keep_n');
     if (keep === null || keep === 0) return 0;
-    const over = this.db.all(
-      this.db.k.selectFrom('versions').select(['storage_id', 'path']).groupBy(['storage_id', 'path']).having((eb) => eb.fn.countAll(), '>', keep),
-    );
+    const over = await this.repo.over(keep);
     let n = 0;
     for (const g of over) {
       try {
@@ -129,14 +124,18 @@ export class VersionsService implements VersionsPort {
 
   /** Deletes the oldest snapshots of one file beyond `keep`. */
   private async trim(p: Place, keep: number): Promise<number> {
-    const newestFirst = this.db.k.selectFrom('versions').selectAll().where('storage_id', '=', p.storage_id).where('path', '=', p.rel).orderBy('id', 'desc');
-    // SQLite takes OFFSET only after a LIMIT (-1: none); PostgreSQL refuses a negative one.
-    const old = this.db.all((this.db.dialect === 'sqlite' ? newestFirst.limit(-1) : newestFirst).offset(keep)) as VersionRow[];
-    for (const v of old) {
-      await this.ops.delete({ storage_id: p.storage_id, rel: v.version_rel }).catch((e) => {
-        if (!(isAppError(e) && e.code === 'not_found')) throw e;
-      });
-      this.db.run(this.db.k.deleteFrom('versions').where('id', '=', v.id));
+    const old = await this.repo.beyond(p, keep);
+    const gone: number[] = [];
+    try {
+      for (const v of old) {
+        await this.ops.delete({ storage_id: p.storage_id, rel: v.version_rel }).catch((e) => {
+          if (!(isAppError(e) && e.code === 'not_found')) throw e;
+        });
+        gone.push(v.id);
+      }
+    } finally {
+      // The rows of the bytes already deleted go in one statement, also when a later delete failed.
+      await this.repo.remove(gone);
     }
     return old.length;
   }

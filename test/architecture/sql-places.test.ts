@@ -30,14 +30,10 @@ const LEGACY = new Set([
   'docserver/external.service.ts',
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
-  'gateways/webdav/props.ts',
-  'http/health.ts',
   'jobs/journal.ts',
   'jobs/queue.ts',
   'jobs/scheduler.ts',
   'protection/antivirus.service.ts',
-  'protection/settings.service.ts',
-  'protection/versions.service.ts',
   'settings/settings.store.ts',
 ]);
 

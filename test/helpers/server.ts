@@ -6,7 +6,7 @@ import { loadConfig } from '../../server/config';
 import { startServer, type RunningServer, type StartOptions } from '../../server/main';
 import { createLogger } from '../../server/lib/log';
 import { tempDir } from './tools';
-import { createFromTemplate, startPostgres, type PgCluster } from './postgres';
+import { databaseUrl } from './test-database';
 
 export const ADMIN = { email: 'admin@example.test', password: 'admin-password-1' };
 
@@ -18,28 +18,6 @@ export interface TestServer {
   login(email?: string, password?: string): Promise<string>;
   api<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit }): Promise<{ status: number; body: T; headers: Headers }>;
   close(): Promise<void>;
-}
-
-let cluster: Promise<PgCluster> | undefined;
-let databases = 0;
-/** Each data dir's database: a server started again on the same data dir is a restart, and finds its rows. */
-const byDataDir = new Map<string, string>();
-/**
- * TEST_DATABASE=postgres runs a suite on PostgreSQL: every test server gets its own database
- * (docs/postgresql.md, "What exists today"); a restart on the same data dir gets the same database
- * back, as it gets the same SQLite file. Under scripts/test.mjs the run's one cluster is named by
- * TEST_PG_URL and each database is a copy of its migrated template TEST_PG_TEMPLATE; run otherwise, a
- * test process starts a throwaway cluster of its own and each database migrates from empty.
- */
-export async function databaseUrl(dataDir: string): Promise<string | undefined> {
-  if (process.env.TEST_DATABASE !== 'postgres') return undefined;
-  const known = byDataDir.get(dataDir);
-  if (known) return known;
-  const name = `t${process.pid}_${++databases}`;
-  const { TEST_PG_URL: shared, TEST_PG_TEMPLATE: template } = process.env;
-  const url = shared && template ? await createFromTemplate(shared, name, template) : await (await (cluster ??= startPostgres())).createDatabase(name);
-  byDataDir.set(dataDir, url);
-  return url;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, opts: Omit<StartOptions, 'logger'> = {}): Promise<TestServer> {

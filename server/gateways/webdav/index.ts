@@ -17,7 +17,7 @@ import type { OpenFile } from '../../files';
 import { davAnswer, DavError } from './errors';
 import { LockTable } from './locks';
 import { ALLOW, METHODS } from './methods';
-import { DeadProps } from './props';
+import { DeadProps } from './props.repo';
 import { DavRequest, PREFIX, type DavCtx } from './request';
 import { esc } from './xml';
 

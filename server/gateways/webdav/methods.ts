@@ -11,7 +11,7 @@ import { etagOf, type OpenFile } from '../../files';
 import { DavError } from './errors';
 import { lockTimeout, type LockTable } from './locks';
 import { LIVE, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, PropfindError, activeLock, propRequest, propXml, responseXml, type PropRequest } from './multistatus';
-import type { DeadProps } from './props';
+import type { DeadProps } from './props.repo';
 import { DavRequest, hrefOf, pathOfUrl, type DavCtx } from './request';
 import { DAV, child, inner } from './xml';
 
@@ -49,9 +49,9 @@ const propfind: Method = async (r, d) => {
   const selfKey = r.key();
   const selfPlace = r.path === '/' ? null : place(r);
   const lockHref = (p: string) => (l: { root: string }) => l.root || p;
-  const selfXml = responseXml(hrefOf(r.path, self.type === 'dir'), { ...self, name: r.path === '/' ? '' : self.name }, req, selfPlace ? d.props.of(selfPlace) : [], r.locks.covering(selfKey), lockHref(hrefOf(r.path, self.type === 'dir')));
+  const selfXml = responseXml(hrefOf(r.path, self.type === 'dir'), { ...self, name: r.path === '/' ? '' : self.name }, req, selfPlace ? await d.props.of(selfPlace) : [], r.locks.covering(selfKey), lockHref(hrefOf(r.path, self.type === 'dir')));
   const children = depth === '1' && self.type === 'dir' ? r.tree.list(r.path) : null;
-  const dead = children && selfPlace ? d.props.children(selfPlace) : new Map();
+  const dead = children && selfPlace ? await d.props.children(selfPlace) : new Map();
   const anyLocks = r.locks.size > 0;
   const base = r.path === '/' ? '' : r.path;
   async function* body() {
@@ -90,7 +90,7 @@ const proppatch: Method = async (r, d) => {
     for (const p of child(op, 'prop')?.children ?? []) ops.push({ ns: p.ns, name: p.name, value: op.name === 'set' ? inner(p) : null });
   }
   const refused = ops.filter((o) => o.ns === DAV && LIVE.includes(o.name));
-  if (!refused.length) d.props.patch(place(r), ops);
+  if (!refused.length) await d.props.patch(place(r), ops);
   const stat = (o: (typeof ops)[number]) => (!refused.length ? '200 OK' : refused.includes(o) ? '403 Forbidden' : '424 Failed Dependency');
   const groups = new Map<string, string[]>();
   for (const o of ops) groups.set(stat(o), [...(groups.get(stat(o)) ?? []), propXml(o.ns, o.name, null)]);
@@ -105,7 +105,7 @@ const mkcol: Method = async (r, d) => {
   await r.checkIf();
   r.locks.check(r.key(), r.tokens(), false);
   await r.tree.mkdir(r.path);
-  d.props.drop(place(r));
+  await d.props.drop(place(r));
   r.ctx.status = 201;
 };
 
@@ -145,7 +145,7 @@ const put: Method = async (r, d) => {
   } finally {
     r.ctx.req.off('close', gone);
   }
-  if (!existing) d.props.drop(place(r));
+  if (!existing) await d.props.drop(place(r));
   r.ctx.status = existing ? 204 : 201;
 };
 
@@ -159,7 +159,7 @@ const del: Method = async (r, d) => {
   r.locks.check(key, r.tokens(), true);
   const p = place(r);
   await r.tree.delete(r.path);
-  d.props.drop(p);
+  await d.props.drop(p);
   r.locks.dropBelow(key);
   r.ctx.status = 204;
 };
@@ -193,7 +193,7 @@ const transfer =
       await r.tree.mkdir(to);
     } else if (move) await r.tree.move(r.path, to, ow === 'T');
     else await r.tree.copy(r.path, to, ow === 'T');
-    d.props.transfer(fromPlace, place(r, to), move);
+    await d.props.transfer(fromPlace, place(r, to), move);
     if (move) r.locks.dropBelow(fromKey);
     r.ctx.status = existing ? 204 : 201;
   };
@@ -226,7 +226,7 @@ const lock: Method = async (r, d) => {
   if (!existing) {
     try {
       await r.tree.write(r.path, Readable.from([]), { size: 0, overwrite: false });
-      d.props.drop(place(r));
+      await d.props.drop(place(r));
     } catch (e) {
       r.locks.release(held.token);
       throw e;

@@ -16,10 +16,10 @@ const doc = routeDoc('Meta', 'public');
 /** One section of the status object: a name and a function that reads it at request time. */
 export type StatusSection = [name: string, read: () => unknown];
 
-export function statusRoutes(sections: StatusSection[], probeDatabase: () => void): Router<AppState> {
+export function statusRoutes(sections: StatusSection[], probeDatabase: () => Promise<void>): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api' });
-  r.get('/health', doc({ summary: 'Liveness for load balancers and containers: 200 while it can serve, 503 while its database is away' }), (ctx) => {
-    probeDatabase();
+  r.get('/health', doc({ summary: 'Liveness for load balancers and containers: 200 while it can serve, 503 while its database is away' }), async (ctx) => {
+    await probeDatabase();
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'ok' };
   });

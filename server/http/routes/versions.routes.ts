@@ -32,7 +32,7 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
     const { path } = validate(listQuery, ctx.query);
     const res = d.files.forActor(actor(ctx)).target(path);
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
-    ctx.body = { path, versions: d.protection.versions.list(res.storage.id, res.rel) };
+    ctx.body = { path, versions: await d.protection.versions.list(res.storage.id, res.rel) };
   });
 
   r.get('/raw', doc({ summary: 'An old version’s bytes, to look at before restoring', query: rawQuery, produces: ['application/octet-stream'] }), async (ctx) => {

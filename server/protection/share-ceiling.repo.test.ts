@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ShareCeilingRepo } from './share-ceiling.repo';
+import { SharesRepo } from '../shares/shares.repo';
+import { openTestDb, testStorage } from '../../test/helpers/test-database';
+
+test('links that outlive the share ceiling: live ones with no expiry or a later one, on this run’s database', async () => {
+  const { db, close } = await openTestDb();
+  try {
+    const storage = testStorage(db);
+    const shares = new SharesRepo(db);
+    const link = (token: string, expires_at: string | null) =>
+      shares.insert({
+        token, kind: 'link', owner_id: 1, storage_id: storage, rel: 'a.txt', is_dir: 0, ttl: null, expires_at, expiry_clamped: 0,
+        max_downloads: null, max_uploads: null, pin_hash: null, comment: null, drop_settings: null, created_at: '2026-12-01T00:00:00.000Z',
+      });
+    const ceiling = '2027-01-01T00:00:00.000Z';
+    const repo = new ShareCeilingRepo(db);
+    assert.equal(await repo.countOutliving(ceiling), 0, 'no links: 0, not null');
+    link('forever', null);
+    link('later', '2027-06-01T00:00:00.000Z');
+    link('sooner', '2026-12-20T00:00:00.000Z');
+    link('at-the-ceiling', ceiling);
+    // Revoked with a stamp past the ceiling, so only `revoked_at` keeps it out of the count.
+    shares.revoke(link('revoked', null), '2027-03-01T00:00:00.000Z');
+    const n = await repo.countOutliving(ceiling);
+    assert.equal(typeof n, 'number', 'a number on both databases (PostgreSQL counts in bigint)');
+    assert.equal(n, 2);
+  } finally {
+    await close();
+  }
+});
