@@ -13,4 +13,4 @@ export interface CatalogueIo {
 }
 
 export type { DriverPool } from './driver-pool';
-export type { WriteGate, WriteContext, WriteOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
+export type { WriteGate, WriteContext, GateNode } from './write-gate';

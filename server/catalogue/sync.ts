@@ -5,7 +5,7 @@
  * tombstone guard (no delete pass when a run sees under 70 % of the last one).
  */
 import { untilFree, type Db } from '../db';
-import type { StorageDriver, WalkEntry, Entry } from '../storage';
+import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
 import { NodesRepo } from './nodes.repo';
@@ -339,8 +339,6 @@ export class SyncEngine {
     this.db.sqlite.prepare('INSERT INTO sync_errors (run_id, path, code, message) VALUES (?, ?, ?, ?)').run(runId, path, code, reason.slice(0, 2000));
   }
 }
-
-export type { Entry };
 
 /** What a new row stores besides the walk entry's own fields. */
 function newRow(e: WalkEntry): { name: string; mime: string | null; mtime: number } {

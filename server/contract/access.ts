@@ -71,8 +71,3 @@ export interface GroupView {
   name: string;
   members: Array<{ id: number; email: string; username: string }>;
 }
-
-/** `POST /api/auth/account/check`: the value is free, or the first problem found. */
-export interface AccountCheck {
-  ok: true;
-}

@@ -4,4 +4,4 @@
  * thumbnails) and for the composition root. No door may import this (the
  * dependency check enforces it): doors go through `forActor`.
  */
-export { StorageOps, type TreeItem } from './storage-ops';
+export { StorageOps } from './storage-ops';

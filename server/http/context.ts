@@ -1,7 +1,7 @@
 /** Koa state shared by every middleware and route. */
 import type { EgressShaper } from '../lib/egress';
 import type { Next } from 'koa';
-import type { Router, RouterContext } from '@koa/router';
+import type { RouterContext } from '@koa/router';
 import { keyActor, personActor, type Actor, type KeyScope, type Principal } from '../auth';
 import type { Lang } from '../lib/i18n';
 import type { Door } from './error-map';
@@ -28,7 +28,6 @@ export interface AppState {
 
 export type Ctx = RouterContext<AppState>;
 export type Mw = (ctx: Ctx, next: Next) => Promise<void> | void;
-export type AppRouter = Router<AppState>;
 
 export const actorOf = (ctx: Ctx): ActorRef | null =>
   ctx.state.principal ? { id: ctx.state.principal.id, email: ctx.state.principal.email, ...(ctx.state.key && { key_id: ctx.state.key.id }) } : null;

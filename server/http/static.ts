@@ -9,14 +9,9 @@
  */
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
+import { contentTypeOf } from '../lib/mime';
 import type { Ctx, Mw } from './context';
 import { appPageHeaders, type AppOrigins } from './app-page';
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json', '.woff2': 'font/woff2',
-  '.webmanifest': 'application/manifest+json', '.map': 'application/json', '.txt': 'text/plain; charset=utf-8',
-};
 
 const FALLBACK_HTML = `<!doctype html><html><head><meta charset="utf-8"><title>Filedock</title></head><body><p>Filedock is running. The web UI has not been built yet: run <code>npm run build:app</code>.</p></body></html>`;
 
@@ -85,7 +80,7 @@ export function serveRenderer(root: string, excluded: RegExp, origins: () => App
     const coding = offered.length ? pickEncoding(ctx.get('accept-encoding'), offered) : null;
     if (offered.length) ctx.vary('Accept-Encoding');
     if (coding) ctx.set('Content-Encoding', coding);
-    ctx.type = TYPES[extname(rel)] ?? 'application/octet-stream';
+    ctx.type = contentTypeOf(rel);
     ctx.length = coding ? t![SUFFIX[coding]]! : size;
     ctx.status = 200;
     if (ctx.method === 'GET') ctx.body = createReadStream(coding ? twin(coding) : file);

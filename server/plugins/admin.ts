@@ -11,7 +11,7 @@ import { AppError, validation } from '../errors';
 import type { EventBus } from '../events';
 import { readAppPackage, requireEd25519Pem } from './package/package';
 import type { Manifest } from './package/manifest';
-import { compareVersions } from './package/semver';
+import { compareVersions } from '../lib/versions';
 import type { AppsRepo, InstalledApp } from './registry/apps.repo';
 import type { AppRuntime } from './runtime';
 

@@ -25,7 +25,7 @@ import { ReadbackSample } from './readback';
 import { TargetDirs } from './target-dirs';
 import type { FailureRow, ReplicationRepo } from './replication.repo';
 import type { TargetsService } from './targets.service';
-import type { CopyPayload, FailureCode, RDriver, REntry, ReplicaOp } from './types';
+import type { CopyPayload, FailureCode, RDriver, REntry } from './types';
 
 export const RAW = Symbol('replication.raw');
 const TRASH = '.service-trash';
@@ -516,5 +516,3 @@ function message(e: unknown): string {
   if (isAppError(e)) return typeof e.params.reason === 'string' && e.params.reason ? e.params.reason : e.message;
   return e instanceof Error ? e.message : String(e);
 }
-
-export type { ReplicaOp };

@@ -1,7 +1,12 @@
 /**
  * Release versions are plain `x.y.z` (spec, Versioning 1). No pre-release or
  * build suffixes: a manifest naming one is refused when it is validated.
+ * Parsing and ordering are npm's `semver`; this module only narrows it to
+ * release versions.
  */
+import semver from 'semver';
+import type { MoveKind } from '../contract';
+
 export interface Version {
   major: number;
   minor: number;
@@ -10,37 +15,38 @@ export interface Version {
 
 /** Which part moved between two versions; `none` when the target is not newer. */
 export type { MoveKind } from '../contract';
-import type { MoveKind } from '../contract';
-
-const RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
 
 /** Parses `x.y.z` (a leading `v` is tolerated); null for anything else. */
 export function parseVersion(text: string): Version | null {
-  const m = RE.exec(text.trim().replace(/^v/, ''));
-  return m ? { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) } : null;
+  const v = release(text);
+  return v && { major: v.major, minor: v.minor, patch: v.patch };
+}
+
+/** semver also takes `=1.2.3` and suffixes; a release is `x.y.z` or `vx.y.z` only. */
+function release(text: string): semver.SemVer | null {
+  const v = /^v?\d/.test(text.trim()) ? semver.parse(text.trim()) : null;
+  return v && v.prerelease.length === 0 && v.build.length === 0 ? v : null;
 }
 
 export const isVersion = (text: string): boolean => parseVersion(text) !== null;
 
 /** Negative, zero or positive like a sort comparator; throws on a malformed version. */
 export function compareVersions(a: string, b: string): number {
-  const x = mustParse(a);
-  const y = mustParse(b);
-  return x.major - y.major || x.minor - y.minor || x.patch - y.patch;
+  return semver.compare(mustParse(a), mustParse(b));
 }
 
 /** The part that moved from `current` to `target` (spec, Versioning 3). */
 export function moveKind(current: string, target: string): MoveKind {
+  if (compareVersions(target, current) <= 0) return 'none';
   const c = mustParse(current);
   const t = mustParse(target);
-  if (compareVersions(target, current) <= 0) return 'none';
   if (t.major !== c.major) return 'major';
   if (t.minor !== c.minor) return 'minor';
   return 'patch';
 }
 
-function mustParse(text: string): Version {
-  const v = parseVersion(text);
+function mustParse(text: string): semver.SemVer {
+  const v = release(text);
   if (!v) throw new Error(`not an x.y.z version: ${JSON.stringify(text)}`);
   return v;
 }

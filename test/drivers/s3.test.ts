@@ -13,7 +13,8 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { mimeOf } from '../../server/catalogue';
 import { isAppError, type ErrorCode } from '../../server/errors';
 import { s3Driver, type S3Driver, type S3Tuning } from '../../server/storage/drivers/s3';
 import { createS3Driver } from '../../server/storage/drivers/s3/factory';
@@ -127,6 +128,16 @@ describe('s3 driver on s3rver', () => {
     assert.deepEqual(names, ['sub']);
     await expectCode(driver.write('e/.empty', body('x'), { size: 1 }), 'name_not_allowed');
     await expectCode(driver.mkdir('e/.empty'), 'name_not_allowed');
+  });
+
+  test('an object is stored with the catalogue\'s MIME type (one table: .ts is TypeScript, not MPEG)', async () => {
+    await driver.mkdir('types');
+    for (const name of ['types/notes.ts', 'types/readme.md', 'types/photo.heic', 'types/x.unknownext']) {
+      await driver.write(name, body('x'), { size: 1 });
+      const head = await raw.send(new HeadObjectCommand({ Bucket: server.bucket, Key: `spec/root/${name}` }));
+      assert.equal(head.ContentType, mimeOf(name), name);
+    }
+    assert.equal(mimeOf('types/notes.ts'), 'text/x-typescript');
   });
 
   test('a folder made by another client survives the deletion of its last file', async () => {

@@ -9,7 +9,7 @@ export type {
   AdminStorage, AuditEvent, DropSettings, ExternalService, Operation, ShareCreated, SortDir, SortKey, StorageQuota,
   SyncRunDetail as SyncRun, UpdateStatus, UploadSession, UploadStatus, ApiErrorBody as ErrorEnvelope, Capabilities,
   OidcSettingsView, OidcTestResult,
-  MfaChallenge, MfaEnrolledUser, MfaMethod, MfaStatus, PasskeyView, TotpSetup,
+  MfaChallenge, MfaEnrolledUser, MfaStatus, PasskeyView, TotpSetup,
   ApiKeyCreated, ApiKeyView, GroupView, KeyVerb, PermissionCatalogue, RoleView, SessionView, SshKeyView,
   TrashItem, VersionView, DocserverEditor, ExternalTestReport, NewdocType, StorageMeter,
 } from '../../../server/contract';

@@ -5,7 +5,7 @@
  */
 import { api, ApiError, toApiError, withQuery } from '../api/client';
 import type { UploadSession, UploadStatus } from '../api/types';
-import type { FileLike, PendingRecord, PendingStore, Transport } from './upload-queue';
+import type { PendingRecord, PendingStore, Transport } from './upload-queue';
 import { authHeaders } from '../device/device-key';
 
 /** One XHR as a promise: resolves with the response, rejects with ApiError / AbortError. */
@@ -83,5 +83,3 @@ export const localPendingStore: PendingStore = {
     localStorage.setItem(KEY, JSON.stringify(this.list().filter((x) => x.key !== key)));
   },
 };
-
-export type { FileLike };

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { chunkSignature, readClaim, uriEncode, verify, type RequestParts } from './sigv4';
-import { parseXml } from './xml';
+import { childrenNamed, childText, parseXml } from './xml';
 
 // The streaming example of the AWS SigV4 documentation: seed signature, then 64 KiB and 1 KiB of 'a', then the final chunk.
 test('chunk signatures chain as in the documented streaming example', () => {
@@ -51,4 +51,12 @@ test('the XML reader refuses DTDs, entities and broken nesting; reads plain docu
   assert.equal(parseXml('<Delete><Object><Key>&unknown;</Key></Object></Delete>'), null);
   const ok = parseXml('<?xml version="1.0" encoding="UTF-8"?><Delete xmlns="urn:x"><Quiet>true</Quiet><Object><Key>a &amp; b&#x2F;c</Key></Object></Delete>');
   assert.equal(ok?.children[1].children[0].text, 'a & b/c');
+});
+
+test('S3 bodies go through the shared reader (as WebDAV): comments, CDATA, prefixes read; unbound prefixes and deep nesting refused', () => {
+  const doc = parseXml('\uFEFF<?xml version="1.0"?><!-- sent by a tool --><s3:Delete xmlns:s3="http://s3.amazonaws.com/doc/2006-03-01/"><s3:Object><s3:Key><![CDATA[a&b <c>]]></s3:Key></s3:Object></s3:Delete>');
+  assert.ok(doc);
+  assert.equal(childText(childrenNamed(doc, 'Object')[0], 'Key'), 'a&b <c>');
+  assert.equal(parseXml('<p:Delete><p:Object/></p:Delete>'), null);
+  assert.equal(parseXml('<a>'.repeat(65) + '</a>'.repeat(65)), null);
 });

@@ -6,7 +6,7 @@
  * or, for RFC preconditions, a `DAV:error` body naming the precondition.
  */
 import { AppError } from '../../errors';
-import { XmlError } from './xml';
+import { XmlError } from '../../lib/xml';
 import { lockSentence } from '../lock-sentence';
 
 export interface DavAnswer {

@@ -19,7 +19,7 @@ import { LockTable } from './locks';
 import { ALLOW, METHODS } from './methods';
 import { DeadProps } from './props.repo';
 import { DavRequest, PREFIX, type DavCtx } from './request';
-import { esc } from './xml';
+import { escapeXml as esc } from '../../lib/xml';
 
 export interface WebdavOptions {
   core: GatewayCore;

@@ -8,7 +8,8 @@ import { mimeOf } from '../../catalogue';
 import { etagOf, type FileStat } from '../../files';
 import type { Lock } from './locks';
 import type { DeadProp } from './props.repo';
-import { DAV, child, esc, type XmlElement } from './xml';
+import { escapeXml as esc, type XmlElement } from '../../lib/xml';
+import { DAV, child } from './xml';
 
 export type PropRequest = { kind: 'all' } | { kind: 'names' } | { kind: 'some'; props: Array<{ ns: string; name: string }> };
 

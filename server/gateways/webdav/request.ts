@@ -10,7 +10,7 @@ import { etagOf, type FileStat } from '../../files';
 import { treePath, type GatewayTree } from '..';
 import { DavError } from './errors';
 import { parseIf, submittedTokens, type IfList, type LockTable } from './locks';
-import { parseXml, type XmlElement } from './xml';
+import { parseXml, type XmlElement } from '../../lib/xml';
 
 export const PREFIX = '/dav';
 /** The largest XML body accepted (PROPFIND, PROPPATCH, LOCK). */

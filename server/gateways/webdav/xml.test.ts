@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { XmlError, inner, parseXml } from './xml';
+import { XmlError, parseXml } from '../../lib/xml';
+import { inner } from './xml';
 import { LockTable, lockTimeout, parseIf, submittedTokens } from './locks';
 
 test('xml: namespaces resolved, entities and CDATA read, values serialized self-contained; DTDs and bad prefixes refused', () => {

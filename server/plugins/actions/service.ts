@@ -8,7 +8,7 @@
  * admin → admin; unset: `user` for an action that writes, else `viewer`) or
  * `viewer` for a view.
  */
-import { lookup as mimeLookup } from 'mime-types';
+import { mimeOf } from '../../lib/mime';
 import { decide, type Actor, type Role } from '../../auth';
 import { AppError, isAppError, validation } from '../../errors';
 import type { FileService, Place } from '../../files';
@@ -130,7 +130,7 @@ export class AppActions {
         writable = false;
         if (isAppError(err) && err.code === 'locked') lockedBy = this.lockHolder(actor, t.place);
       }
-      return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? (mimeLookup(e.name) || 'application/octet-stream'), state: this.d.stateOf(t.place), writable, lockedBy };
+      return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? mimeOf(e.name), state: this.d.stateOf(t.place), writable, lockedBy };
     }));
     // For the app holding a lock, its file stays writable (the applies rule's `writable`).
     return { places: targets.map((t) => t.place), items: items.map((i) => (app && i.lockedBy === app.id ? { ...i, writable: true } : i)) };

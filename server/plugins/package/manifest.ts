@@ -7,7 +7,7 @@
  */
 import { AppError } from '../../errors';
 import { MAX_CALL_TIMEOUT_MS } from '../sandbox/protocol';
-import { parseRange } from './semver';
+import { parseRange } from '../../lib/versions';
 
 export const PERMISSIONS = ['files.read', 'files.write', 'ops', 'locks', 'state', 'http', 'storage', 'schedule', 'users.lookup', 'public_pages'] as const;
 export type AppPermission = (typeof PERMISSIONS)[number];

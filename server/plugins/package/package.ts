@@ -13,7 +13,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { VERSION } from '../../version';
 import { entryProblem, openZip, type ZipEntry } from '../../archives/zip-reader';
 import { bad, parseManifest, type Manifest } from './manifest';
-import { satisfies } from './semver';
+import { satisfies } from '../../lib/versions';
 
 export const PACKAGE_LIMITS = {
   package_bytes: 16 * 1024 * 1024,

@@ -7,7 +7,7 @@ import { AppError } from '../../../errors';
 import type { DriverCapabilities, DriverDescriptor, DriverField, FieldType } from '../../types';
 import type { PluginConnection } from './connection';
 import { PROTOCOL } from './protocol';
-import { satisfies } from './semver-range';
+import { satisfies } from '../../../lib/versions';
 
 export interface Handshake {
   name: string;

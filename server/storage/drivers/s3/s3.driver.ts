@@ -8,7 +8,7 @@ import {
   CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { lookup as mimeOf } from 'mime-types';
+import { mimeOf } from '../../../lib/mime';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../../errors';
 import { baseName, isWithin, parentRel } from '../../../lib/paths';
@@ -112,7 +112,7 @@ export class S3Driver implements StorageDriver {
   async write(path: string, body: Readable, opts: WriteOptions = {}): Promise<Entry> {
     await checkWritable(this.api, this.keys, path, opts.overwrite !== false, opts.signal);
     const key = this.keys.file(path);
-    const mime = opts.mime ?? (mimeOf(path) || 'application/octet-stream');
+    const mime = opts.mime ?? mimeOf(path);
     const chunker = new Chunker(body);
     try {
       const first = (await chunker.next(BUFFER_LIMIT)) ?? Buffer.alloc(0);

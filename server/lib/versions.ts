@@ -1,0 +1,30 @@
+/**
+ * Version ranges and ordering, with npm's `semver` (one implementation for
+ * every caller: a storage plugin's `service_range`, an app manifest's
+ * `filex_range`, app upgrades). Pre-releases follow semver's order (a
+ * pre-release sits just below its release: `1.0.0-rc.1` is inside
+ * `<1.0.0` and outside `^1.0.0`) and a range matches them too
+ * (`includePrerelease`): a pre-release build of the service is checked like
+ * the release it leads to, never waved through by dropping its tag.
+ */
+import semver from 'semver';
+
+const OPTIONS = { includePrerelease: true } as const;
+/** semver reads an empty alternative (`1.0.0 ||`) and a wildcard before a number (`^x.1`) as `*`: refused here instead. */
+const LOOSE = /(^|\|\|)\s*($|\|\|)|[xX*]\.\d/;
+
+/** The range as a predicate over versions, or null when it does not parse. */
+export function parseRange(range: string): ((version: string) => boolean) | null {
+  if (typeof range !== 'string' || range.length > 256 || !range.trim() || LOOSE.test(range)) return null;
+  const valid = semver.validRange(range, OPTIONS);
+  if (valid === null) return null;
+  return (version) => semver.valid(version) !== null && semver.satisfies(version, valid, OPTIONS);
+}
+
+/** True when `version` lies in `range`; false for an unreadable range or version. */
+export const satisfies = (version: string, range: string): boolean => parseRange(range)?.(version) ?? false;
+
+/** Orders two versions (pre-releases below their release): negative, zero or positive; NaN when one does not parse. */
+export function compareVersions(a: string, b: string): number {
+  return semver.valid(a) && semver.valid(b) ? semver.compare(a, b) : NaN;
+}
