@@ -34,7 +34,6 @@ import { adminRoleRoutes } from './http/routes/admin-roles.routes';
 import { adminGatewayRoutes } from './http/routes/admin-gateways.routes';
 import { adminNfsRoutes } from './http/routes/admin-nfs.routes';
 import { gatewayRoutes } from './http/routes/gateways.routes';
-import { startSftpGateway } from './gateways/sftp';
 import { SshKeys } from './auth/ssh-keys';
 import { actorSpec } from './auth';
 import { sshKeyRoutes } from './http/routes/ssh-keys.routes';
@@ -323,8 +322,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
     sv.gateways.registry.listener({ protocol: 'webdav', enabled: config.webdav, listen: config.webdav ? `${config.host}:${port}` : null, url: config.webdav ? `${url}/dav/` : null, error: null });
+    // The SFTP gateway (and ssh2 with it) loads only when it is configured.
     const sftp = config.sftpListen
-      ? await startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed), restore: (a) => auth.actors.restore(actorSpec(a), a.request) })
+      ? await (await import('./gateways/sftp')).startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed), restore: (a) => auth.actors.restore(actorSpec(a), a.request) })
       : null;
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;

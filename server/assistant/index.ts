@@ -5,6 +5,7 @@
  * settings and the request limits. It reaches files only through the file
  * service's actor face and the shares, archive, protection and op services.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actorRef, can, type Actor } from '../auth';
 import { AppError } from '../errors';
 import type { Db } from '../db';
@@ -12,18 +13,20 @@ import type { EventBus } from '../events';
 import type { SettingsStore } from '../settings';
 import { ConversationsRepo, type ConversationRow } from './conversations.repo';
 import { ChatEngine, openCalls, type Emit } from './engine';
-import { mcpServerFor } from './mcp';
 import type { ChatMessage, ChatProvider, ProviderFactory } from './providers/types';
 import { AssistantSettings } from './settings';
 import { Toolbox, TOOLS, type ToolDeps, type UndoPlan } from './tools';
 import { toolDefs } from './tool-defs';
 import type { AssistantConversation, AssistantState } from '../contract';
+import { lazy } from '../lib/lazy';
 
 export { patchSchema as assistantPatchSchema, limitsSchema, DEFAULT_LIMITS } from './settings';
 export type { AssistantSettingsView } from './settings';
 export { READ_MAX_BYTES, TOOLS } from './tools';
 
 const TITLE_MAX = 80;
+/** The MCP SDK loads with the first /api/mcp request: agents are rare, the SDK (with zod and ajv) is not small. */
+const mcp = lazy(() => import('./mcp'));
 const RATE_WINDOW_MS = 60_000;
 
 export interface AssistantDeps extends ToolDeps {
@@ -217,11 +220,11 @@ export function createAssistant(d: AssistantDeps) {
     /** Retention sweep (hourly): conversations unused for the retention days. */
     sweep: () => repo.sweep(settings.read().limits.retention_days),
 
-    /** An MCP server over the same tools for this actor (the `/api/mcp` route). */
-    mcp(a: Actor) {
-      return mcpServerFor(toolbox, a, (out) => {
+    /** Answers one `/api/mcp` request (parsed `body`) with an MCP server over the same tools for this actor; writes `res` itself. */
+    async mcp(a: Actor, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+      await (await mcp()).answerMcp(toolbox, a, (out) => {
         if (out.sent) engine.audit({ actor: a, providerName: 'mcp', model: a.kind === 'key' ? `key:${a.key.id}` : '' }, out.sent.path, out.sent.bytes);
-      });
+      }, req, res, body);
     },
   };
 

@@ -7,14 +7,16 @@
  * blob is.
  */
 import { createHash } from 'node:crypto';
-import ssh2 from 'ssh2';
 import type { Db } from '../db';
 import type { SshKeyView } from '../contract';
 import { AppError } from '../errors';
 import type { EventBus, RequestMeta } from '../events';
 import { personActor, type Actor } from './actor';
 import type { UsersRepo } from './users.repo';
+import { lazyRequire } from '../lib/lazy';
 
+/** ssh2 (CommonJS) loads with the first key parsed: most installs never add one. */
+const ssh2 = lazyRequire<typeof import('ssh2')>('ssh2');
 /** Keys one account may hold. */
 const MAX_KEYS = 50;
 /** Key types ssh2 verifies; `sk-*` (security keys) and DSA are not among them. */
@@ -32,7 +34,7 @@ export function parseSshPublicKey(line: string): { algo: string; blob: Buffer; c
   const text = line.trim();
   if (text.includes('PRIVATE KEY')) throw bad('a private key: paste the .pub file');
   if (text.split(/\r?\n/).length > 1) throw bad('one key per entry');
-  const key = ssh2.utils.parseKey(text);
+  const key = ssh2().utils.parseKey(text);
   if (key instanceof Error || Array.isArray(key)) throw bad('not an OpenSSH public key');
   if (key.isPrivateKey()) throw bad('a private key: paste the .pub file');
   if (!ALGOS.has(key.type)) throw bad(`key type ${key.type} is not supported`);

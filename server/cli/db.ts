@@ -1,7 +1,8 @@
 /** `service db migrate-to <postgres-url>`: copies the SQLite catalogue into an empty PostgreSQL database (docs/postgresql.md). */
 import { existsSync } from 'node:fs';
 import type { Config } from '../config';
-import { copySqliteToPostgres, CopyRefused, DatabaseUrlError, redactUrl } from '../db';
+import { DatabaseUrlError, redactUrl } from '../db';
+import { copySqliteToPostgres, CopyRefused } from '../db/pg/copy';
 import { acquireLock, layout } from '../lib/data-dir';
 import { parse, UsageError } from './args';
 

@@ -6,9 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import YAML from 'yaml';
+import { lazyRequire } from '../lib/lazy';
 import { SETTINGS, type Config, type SettingKey } from './schema';
 import { VERSION } from '../version';
+
+/** The YAML parser loads only when a YAML config file is given (`service version` and most starts need none). */
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export class ConfigError extends Error {
   constructor(readonly problems: Array<{ key: string; reason: string }>) {
@@ -60,7 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (file) {
     try {
       const text = readFileSync(file, 'utf8');
-      const parsed = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
+      const parsed = /\.json$/i.test(file) ? JSON.parse(text) : yaml().parse(text);
       if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw new Error('top level must be an object');
       fileValues = flattenFile(parsed ?? {}, problems);
     } catch (e) {

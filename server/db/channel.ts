@@ -14,7 +14,6 @@
  * told `resync` (drop what it caches).
  */
 import type pg from 'pg';
-import { connectPostgres } from './pg/connect';
 
 export const CHANNEL = 'filedock_changes';
 /** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more. */
@@ -62,7 +61,7 @@ export async function openPgChannel(url: string, instanceId: string, log: (msg: 
     }
   };
   const connect = async (again: boolean) => {
-    const c = await connectPostgres(url);
+    const c = await (await import('./pg/connect')).connectPostgres(url);
     c.on('notification', (n) => {
       if (n.channel !== CHANNEL || !n.payload) return;
       let m: { instance?: string; event?: string; data?: unknown };

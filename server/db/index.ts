@@ -19,10 +19,15 @@ import type { ChangeChannel } from './channel';
 export { MetaStore } from './meta';
 export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
 
-export { copySqliteToPostgres, CopyRefused, CopyMismatch, type TableCopy } from './pg/copy';
-export { DatabaseUrlError, redactUrl } from './pg/connect';
-export { openPostgresDatabase } from './pg/database';
-export { pgRestore, pgRelationCount } from './pg/dump';
+// PostgreSQL's modules (and the pg driver) load on first use: a SQLite install never loads them.
+export type { TableCopy } from './pg/copy';
+export { DatabaseUrlError, redactUrl } from './pg/url-error';
+type PgDatabase = typeof import('./pg/database');
+type PgDump = typeof import('./pg/dump');
+export const openPostgresDatabase = async (...a: Parameters<PgDatabase['openPostgresDatabase']>) => (await import('./pg/database')).openPostgresDatabase(...a);
+export const copySqliteToPostgres = async (...a: Parameters<typeof import('./pg/copy').copySqliteToPostgres>) => (await import('./pg/copy')).copySqliteToPostgres(...a);
+export const pgRestore = async (...a: Parameters<PgDump['pgRestore']>) => (await import('./pg/dump')).pgRestore(...a);
+export const pgRelationCount = async (...a: Parameters<PgDump['pgRelationCount']>) => (await import('./pg/dump')).pgRelationCount(...a);
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';
 export type { DB } from './tables';
 export { tx, readSync, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';

@@ -2,10 +2,12 @@
  * Outgoing e-mail over SMTP (nodemailer), configured by the `SERVICE_SMTP_*`
  * keys. Link invitations use it now; alerts can later. A mailer without a
  * host is disabled: `send` then reports every address as failed rather than
- * pretending, so callers can answer `emailed: false`.
+ * pretending, so callers can answer `emailed: false`. nodemailer loads with
+ * the first message, not at start.
  */
-import nodemailer from 'nodemailer';
 import { hostname } from 'node:os';
+import type { Transporter } from 'nodemailer';
+import { lazy } from '../lib/lazy';
 
 export interface SmtpSettings {
   host: string;
@@ -46,7 +48,8 @@ export function splitAddresses(...lists: Array<string | string[] | undefined>): 
 export function createMailer(s: SmtpSettings, log: (msg: string, err?: unknown) => void = () => {}): Mailer {
   if (!s.host) return { enabled: false, send: async (to) => ({ sent: [], failed: to }), close: () => {} };
   const implicit = s.secure === 'tls' || (s.secure === 'auto' && s.port === 465);
-  const transport = nodemailer.createTransport({
+  let pool: Transporter | undefined;
+  const transport = lazy(async () => (pool = (await import('nodemailer')).default.createTransport({
     host: s.host,
     port: s.port,
     secure: implicit,
@@ -58,7 +61,7 @@ export function createMailer(s: SmtpSettings, log: (msg: string, err?: unknown) 
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
-  });
+  })));
   const from = s.from || `filedock@${hostname()}`;
   return {
     enabled: true,
@@ -69,7 +72,7 @@ export function createMailer(s: SmtpSettings, log: (msg: string, err?: unknown) 
         to.map(async (addr) => {
           if (!isEmail(addr)) return failed.push(addr);
           try {
-            const info = await transport.sendMail({ from, to: addr, subject: msg.subject, text: msg.text, html: msg.html });
+            const info = await (await transport()).sendMail({ from, to: addr, subject: msg.subject, text: msg.text, html: msg.html });
             (info.rejected.length ? failed : sent).push(addr);
           } catch (e) {
             log(`mail to ${addr} failed`, e);
@@ -79,6 +82,6 @@ export function createMailer(s: SmtpSettings, log: (msg: string, err?: unknown) 
       );
       return { sent: to.filter((a) => sent.includes(a)), failed: to.filter((a) => failed.includes(a)) };
     },
-    close: () => transport.close(),
+    close: () => pool?.close(),
   };
 }

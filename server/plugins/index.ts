@@ -91,7 +91,9 @@ export function createAppPlugins(d: AppPluginsDeps) {
     capability: () => ({ enabled: off() === null }),
     start: () => {
       if (!d.enabled) return;
-      runtime.warm();
+      // The spare sandbox thread (QuickJS compiled) is kept only once an app is installed: without apps it
+      // would cost every install its memory for nothing. The first app's first call starts one itself.
+      if (repo.list().length) runtime.warm();
       wakeups.start();
     },
     close: async () => {

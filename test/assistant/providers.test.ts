@@ -59,6 +59,8 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
 
     before(async () => {
       fake = await startFakeLlm(kind);
+      // The SDK adapters load on their first call: load this one here, outside the timed tests.
+      await createProvider(settings()).listModels();
     });
     after(() => fake.close());
 

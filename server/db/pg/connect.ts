@@ -5,22 +5,11 @@
  */
 import pg from 'pg';
 
-import { DatabaseUrlError } from './url-error';
+import { DatabaseUrlError, redactUrl } from './url-error';
 
-export { DatabaseUrlError };
+export { DatabaseUrlError, redactUrl };
 
 const CONNECT_TIMEOUT_MS = 10_000;
-
-/** The URL with its password masked, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
-}
 
 /** int8 as bigint: exact, and distinguishable from text when rows are compared. */
 const exactTypes = {

@@ -7,7 +7,6 @@
  */
 import Router from '@koa/router';
 import { PassThrough } from 'node:stream';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { assistantPatchSchema, type Assistant } from '../../assistant';
 import { requirePermission } from '../../auth';
 import { AppError, isAppError } from '../../errors';
@@ -134,15 +133,8 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
     requirePermission(who, 'ai.use');
     if (ctx.method !== 'POST') throw new AppError('method_not_allowed');
     const parsed = await readJson(ctx, d.maxJsonBytes);
-    const server = a.mcp(who);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
-    ctx.res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(ctx.req, ctx.res, parsed);
+    await a.mcp(who, ctx.req, ctx.res, parsed);
   });
   return r;
 }

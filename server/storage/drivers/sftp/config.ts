@@ -24,6 +24,8 @@ export interface SftpConfig {
 }
 
 export const DEFAULT_PORT = 22;
+/** Longest name OpenSSH on a Linux filesystem accepts, in bytes. */
+export const MAX_NAME_BYTES = 255;
 export const DEFAULT_TIMEOUT_S = 30;
 /** Connecting never takes longer than the manager's 10 s probe, so a probe reports our reason, not its own timeout. */
 const MAX_CONNECT_TIMEOUT_MS = 9_000;

@@ -12,7 +12,7 @@ import { randomToken } from '../../../lib/crypto';
 import { baseName, parentRel, TEMP_PREFIX } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WriteOptions } from '../../types';
 import { openSession, type SftpSession } from './client';
-import type { SftpConfig } from './config';
+import { MAX_NAME_BYTES, type SftpConfig } from './config';
 import { fromSftp, isFailure, isNoSuchFile } from './errors';
 import { SessionPool } from './pool';
 import { ParallelReader, PipelinedWriter, type ReadLane } from './streams';
@@ -44,8 +44,6 @@ export const DEFAULT_TUNING: SftpTuning = {
   writeWindowBytes: 4 * 1024 * 1024,
 };
 
-/** Longest name OpenSSH on a Linux filesystem accepts, in bytes. */
-export const MAX_NAME_BYTES = 255;
 /** Parallel unlinks while removing a folder tree. */
 const DELETE_CONCURRENCY = 8;
 

@@ -3,8 +3,8 @@
  * config validation, the root guard and the CLI) and its factory.
  */
 import type { DriverDescriptor, DriverModule, StorageDriver } from '../../types';
-import { ALIASES, configProblems, DEFAULT_PORT, DEFAULT_TIMEOUT_S, resolveConfig } from './config';
-import { MAX_NAME_BYTES, SftpDriver, type SftpTuning } from './driver';
+import { ALIASES, configProblems, DEFAULT_PORT, DEFAULT_TIMEOUT_S, MAX_NAME_BYTES, resolveConfig } from './config';
+import type { SftpTuning } from './driver';
 
 const field = (key: string, label: string) => ({ key, label, i18n_key: `storage.sftp.${key}` });
 
@@ -44,10 +44,13 @@ export const sftpDescriptor: DriverDescriptor = {
 /**
  * Builds a driver from a stored config; reads `key_path` (local I/O only, no
  * network: the manager probes). `tuning` is for tests and benchmarks.
- * Throws `validation_failed` for a config `validate` would refuse.
+ * Throws `validation_failed` for a config `validate` would refuse. ssh2 loads
+ * with the first SFTP storage, not at boot.
  */
 export async function createSftpDriver(config: Record<string, unknown>, stateDir: string, tuning?: Partial<SftpTuning>): Promise<StorageDriver> {
-  return new SftpDriver(await resolveConfig(config, stateDir), tuning);
+  const resolved = await resolveConfig(config, stateDir);
+  const { SftpDriver } = await import('./driver');
+  return new SftpDriver(resolved, tuning);
 }
 
 export const sftpDriver: DriverModule = {
