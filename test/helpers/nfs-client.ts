@@ -25,7 +25,8 @@ export class RpcClient {
 
   static open(port: number): Promise<RpcClient> {
     return new Promise((resolve, reject) => {
-      const s = connect({ host: '127.0.0.1', port }, () => resolve(new RpcClient(s)));
+      // No Nagle, as the kernel's and libnfs's RPC clients: a pipelined call must not wait for the last one's ACK.
+      const s = connect({ host: '127.0.0.1', port, noDelay: true }, () => resolve(new RpcClient(s)));
       s.once('error', reject);
     });
   }
