@@ -18,7 +18,7 @@ import type { Entry, PresignOptions } from '../storage';
 import type { Place, Target, TargetOptions } from './access';
 import { etagOf, presentNode, servedEtag } from './entry';
 import type { FileService } from './file-service';
-import type { ListInput, ListingBody } from './listing.service';
+import type { ListInput, ListingBody, ListedEntry } from './listing.service';
 import type { PageEncoding } from './compressed-pages';
 import type { SearchInput, SearchResult } from './search.service';
 import { StagedWrite } from './staged-write';
@@ -165,7 +165,7 @@ export class ActorFiles {
   }
 
   /** Every entry of a folder from the catalogue, streamed page by page (gateways; see listing.service). */
-  entries(path: Path, pageSize?: number): AsyncGenerator<Entry> {
+  entries(path: Path, pageSize?: number): AsyncGenerator<ListedEntry> {
     return this.svc.listing.entries(this, path, pageSize);
   }
 

@@ -13,7 +13,7 @@ export {
 } from './actor-files';
 export type { StagedWrite } from './staged-write';
 export type { Place, Target, TargetOptions } from './access';
-export type { ListInput } from './listing.service';
+export type { ListInput, ListedEntry } from './listing.service';
 export type { PageEncoding } from './compressed-pages';
 export type { SearchInput, SearchResult } from './search.service';
 export { planRange, ifRangeAllows, notModified, contentDisposition, type Span, type RangePlan } from './ranges';

@@ -126,9 +126,10 @@ export class ListingService {
    * order, a page at a time so a 100,000-entry folder streams: for gateways
    * (WebDAV PROPFIND, SFTP readdir, FTP LIST, S3 ListObjects). Same access
    * and first-look revalidation as `list`; a folder on the way down to a
-   * key's root yields only the next folder on the way.
+   * key's root yields only the next folder on the way. Each entry carries its
+   * catalogue node id (NFS file handles), so no door looks it up again.
    */
-  async *entries(fa: ActorFiles, path: string | Place, pageSize = 1000): AsyncGenerator<Entry> {
+  async *entries(fa: ActorFiles, path: string | Place, pageSize = 1000): AsyncGenerator<ListedEntry> {
     const { storage, rel, passage, passages } = await this.folder(fa, path, true);
     if (passage !== undefined) {
       for (const name of passages ?? [passage]) {
@@ -205,10 +206,13 @@ export class ListingService {
 }
 
 /** A catalogue row as a storage entry (what gateways list). */
-function entryOf(n: NodeRow): Entry {
+/** A folder entry from the catalogue: the backend's fields and the node's id. */
+export type ListedEntry = Entry & { id: number };
+
+function entryOf(n: NodeRow): ListedEntry {
   return n.type === 'dir'
-    ? { name: n.name, type: 'dir', size: 0, mtime: n.mtime }
-    : { name: n.name, type: 'file', size: n.size, mtime: n.mtime, etag: etagOf(n.size, n.mtime, n.etag), mime: n.mime ?? undefined };
+    ? { id: n.id, name: n.name, type: 'dir', size: 0, mtime: n.mtime }
+    : { id: n.id, name: n.name, type: 'file', size: n.size, mtime: n.mtime, etag: etagOf(n.size, n.mtime, n.etag), mime: n.mime ?? undefined };
 }
 
 /** A folder the catalogue does not know (yet): ask the backend before answering 404. */

@@ -44,8 +44,8 @@ export class GatewayTree {
     return this.files.stat(t.place);
   }
 
-  /** The entries of a folder, streamed from the catalogue; `/` lists the actor's storages. */
-  async *list(path: string): AsyncGenerator<GatewayEntry> {
+  /** The entries of a folder, streamed from the catalogue (with node ids); `/` lists the actor's storages. */
+  async *list(path: string): AsyncGenerator<GatewayEntry & { id?: number }> {
     if (path === '/') {
       for (const { storage } of this.files.visible()) yield { name: storage.name, type: 'dir', size: 0, mtime: Date.parse(storage.updated_at) || 0 };
       return;

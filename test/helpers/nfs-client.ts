@@ -25,7 +25,8 @@ export class RpcClient {
 
   static open(port: number): Promise<RpcClient> {
     return new Promise((resolve, reject) => {
-      const s = connect({ host: '127.0.0.1', port }, () => resolve(new RpcClient(s)));
+      // No Nagle, as the kernel's and libnfs's RPC clients: a pipelined call must not wait for the last one's ACK.
+      const s = connect({ host: '127.0.0.1', port, noDelay: true }, () => resolve(new RpcClient(s)));
       s.once('error', reject);
     });
   }
@@ -55,14 +56,19 @@ export class RpcClient {
     this.socket.write(b);
   }
 
-  /** Calls a procedure with AUTH_SYS uid/gid 1000; resolves with the reader past the accept status and that status. */
-  call(prog: number, proc: number, args: (w: XdrWriter) => void = () => undefined, vers = 3): Promise<{ accept: number; r: XdrReader }> {
+  /**
+   * Calls a procedure with AUTH_SYS uid/gid 1000; resolves with the reader past the accept status and that status.
+   * `data`: opaque bytes that end the arguments (a WRITE's), sent as they are rather than copied into the call.
+   */
+  call(prog: number, proc: number, args: (w: XdrWriter) => void = () => undefined, vers = 3, data?: Buffer): Promise<{ accept: number; r: XdrReader }> {
     const xid = this.xid++;
     const cred = new XdrWriter().u32(0).string('test').u32(1000).u32(1000).u32(0).done();
     const w = new XdrWriter().u32(0).u32(xid).u32(0).u32(2).u32(prog).u32(vers).u32(proc).u32(1).opaque(cred).u32(0).u32(0);
     args(w);
+    if (data) w.u32(data.length);
     const out = w.done();
-    out.writeUInt32BE((0x80000000 | (out.length - 4)) >>> 0, 0);
+    const pad = data ? (4 - (data.length & 3)) & 3 : 0;
+    out.writeUInt32BE((0x80000000 | (out.length - 4 + (data?.length ?? 0) + pad)) >>> 0, 0);
     return new Promise((resolve, reject) => {
       this.waiting.set(xid, (r) => {
         r.u32(); // REPLY
@@ -72,7 +78,10 @@ export class RpcClient {
         resolve({ accept: r.u32(), r });
       });
       this.closed.then(() => reject(new Error('connection closed')));
+      this.socket.cork();
       this.socket.write(out);
+      if (data) this.socket.write(pad ? Buffer.concat([data, Buffer.alloc(pad)]) : data);
+      this.socket.uncork();
     });
   }
 

@@ -9,7 +9,7 @@
  * NFSv3's 64.
  *   byte 0 version · 1 kind · 2..5 export id · 6..13 node or storage id · 14..29 HMAC-SHA256 (truncated)
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { Nfs3, NfsError } from './errors';
 
 const VERSION = 1;
@@ -31,11 +31,12 @@ export interface HandleRef {
 }
 
 export class Handles {
-  private key: Buffer;
+  /** A key object, made once: a READDIRPLUS page makes hundreds of handles. */
+  private key: KeyObject;
 
   /** `secret`: the installation's secret key; a key for handles alone is derived from it. */
   constructor(secret: Buffer) {
-    this.key = createHmac('sha256', secret).update('nfs file handles').digest();
+    this.key = createSecretKey(createHmac('sha256', secret).update('nfs file handles').digest());
   }
 
   make(ref: HandleRef): Buffer {

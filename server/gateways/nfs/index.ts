@@ -17,8 +17,9 @@ import type { NfsExportsRepo } from './exports.repo';
 import { Handles } from './handles';
 import { mountProgram, MOUNT_PROGRAM } from './mount';
 import { nfs3Program, NFS_PROGRAM } from './nfs3';
+import { BufferPool } from './pool';
 import { OpenReads } from './reads';
-import { serveConnection, type Program } from './rpc';
+import { MAX_RECORD, serveConnection, type Program } from './rpc';
 import { StagedFiles } from './writes';
 import { XdrWriter } from './xdr';
 
@@ -51,7 +52,9 @@ export async function startNfsGateway(d: NfsDeps): Promise<NfsGateway | null> {
   const report = (v: { listen: string | null; url: string | null; error: string | null }) => d.core.registry.listener({ protocol: 'nfs', enabled: true, ...v });
   const stages = new StagedFiles(join(d.stagingDir, 'nfs'), d.log, (id, rel) => d.core.nodes.idAt(id, rel));
   const book = new ExportBook(d.exports, d.core, new Handles(d.secretKey), stages, d.restore);
-  const reads = new OpenReads();
+  // Big WRITE records and READ replies reuse these (a few per connection in flight, 32 MiB kept at most).
+  const pool = new BufferPool(MAX_RECORD, 32);
+  const reads = new OpenReads(pool);
   const sessions = new WeakMap<object, boolean>();
   const sockets = new Set<Socket>();
   let port = 0;
@@ -92,7 +95,7 @@ export async function startNfsGateway(d: NfsDeps): Promise<NfsGateway | null> {
       },
     });
     const mount = mountProgram(book, (from, path, ok) => (ok ? d.log.info : d.log.warn).call(d.log, `nfs: mount of ${path} from ${from} ${ok ? 'allowed' : 'refused'}`));
-    serveConnection(socket, [nfs, mount, portmap], ip, (why) => d.log.warn(`nfs: closed the connection from ${ip}: ${why}`));
+    serveConnection(socket, [nfs, mount, portmap], ip, (why) => d.log.warn(`nfs: closed the connection from ${ip}: ${why}`), pool);
   });
   server.maxConnections = MAX_CONNECTIONS;
   try {

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { isAppError } from '../../errors';
 import type { GatewayEntry } from '../index';
+import type { ListedEntry } from './readdir';
 import { fattr3, postOpAttr, wcc, type Attrs } from './attrs';
 import type { ExportBook, Located } from './book';
 import { Nfs3, NfsError, nfsStatus } from './errors';
@@ -60,9 +61,10 @@ export function nfs3Program(d: Nfs3Deps): Program {
     return stage ? { ...e, size: stage.size } : e;
   };
 
-  const attrs = (loc: Pick<Located, 'exp' | 'storageId' | 'rel' | 'pending'>, entry: GatewayEntry, ctx: CallContext): Attrs => ({
+  /** `fileid`: the item's id when the caller knows it already (a listing's node id). */
+  const attrs = (loc: Pick<Located, 'exp' | 'storageId' | 'rel' | 'pending'>, entry: GatewayEntry, ctx: CallContext, fileid?: number): Attrs => ({
     entry,
-    fileid: loc.pending ? 2 ** 51 + (loc.pending.pendingId ?? 0) : d.book.fileid(loc),
+    fileid: fileid ?? (loc.pending ? 2 ** 51 + (loc.pending.pendingId ?? 0) : d.book.fileid(loc)),
     fsid: loc.exp.id,
     readOnly: loc.exp.read_only,
     uid: ctx.uid ?? 0,
@@ -372,25 +374,29 @@ export function nfs3Program(d: Nfs3Deps): Program {
         w.bool(false).bool(true);
         return;
       }
-      const one = entry(new XdrWriter(plus ? 160 : 48), dir, n.entry, n.cookie, ctx, plus).done();
-      if (one.length > room) {
+      // Written in place and taken back when it does not fit (no buffer per entry).
+      const start = w.pos;
+      entry(w, dir, n.entry, n.cookie, ctx, plus);
+      const size = w.pos - start;
+      if (size > room) {
+        w.pos = start;
         if (sent === 0) throw new NfsError(Nfs3.TOOSMALL);
         cursors.keep(key, c, n.entry, n.cookie - 1);
         w.bool(false).bool(false);
         return;
       }
-      w.fixed(one);
-      room -= one.length;
+      room -= size;
       sent++;
     }
   }
 
-  function entry(w: XdrWriter, dir: Located, e: GatewayEntry, cookie: number, ctx: CallContext, plus: boolean): XdrWriter {
+  function entry(w: XdrWriter, dir: Located, e: ListedEntry, cookie: number, ctx: CallContext, plus: boolean): XdrWriter {
     const place = { exp: dir.exp, storageId: dir.storageId, rel: dir.rel === '' ? e.name : `${dir.rel}/${e.name}`, pending: undefined };
-    const fileid = d.book.fileid(place);
+    // The listing carries the node id: no catalogue look-up per entry.
+    const fileid = e.id ?? d.book.fileid(place);
     w.bool(true).u64(fileid).string(e.name).u64(cookie);
     if (!plus) return w;
-    postOpAttr(w, attrs(place, e, ctx));
+    postOpAttr(w, attrs(place, e, ctx, fileid));
     if (fileid === 0) return w.bool(false);
     return w.bool(true).opaque(d.book.handles.make({ exportId: dir.exp.id, kind: 'node', id: fileid }));
   }

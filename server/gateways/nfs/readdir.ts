@@ -12,17 +12,20 @@ import type { GatewayEntry } from '../index';
 import { Nfs3, NfsError } from './errors';
 
 const CURSOR_TTL_MS = 30_000;
+
+/** A listed entry; catalogue listings carry the node's id. */
+export type ListedEntry = GatewayEntry & { id?: number };
 const MAX_CURSORS = 256;
 
 export const COOKIE_VERF = randomBytes(8);
 const ZERO_VERF = Buffer.alloc(8);
 
 interface Cursor {
-  it: AsyncIterator<GatewayEntry>;
+  it: AsyncIterator<ListedEntry>;
   /** Position of the next entry the iterator gives (1-based cookie of it). */
   next: number;
   /** An entry read but not sent (it did not fit the last page). */
-  held: GatewayEntry | null;
+  held: ListedEntry | null;
   at: number;
 }
 
@@ -34,7 +37,7 @@ export class DirCursors {
    * the next entry and its cookie while `fits(entry)` says it fits the page.
    * Call `keep` when the page is full to have the next page continue here.
    */
-  async open(folder: string, cookie: number, verf: Buffer, list: () => AsyncIterable<GatewayEntry>): Promise<Cursor> {
+  async open(folder: string, cookie: number, verf: Buffer, list: () => AsyncIterable<ListedEntry>): Promise<Cursor> {
     if (cookie !== 0 && !verf.equals(COOKIE_VERF) && !verf.equals(ZERO_VERF)) throw new NfsError(Nfs3.BAD_COOKIE);
     const key = `${folder}\0${cookie}`;
     const kept = this.cursors.get(key);
@@ -52,7 +55,7 @@ export class DirCursors {
   }
 
   /** The next entry and its cookie, or null at the end. */
-  async next(c: Cursor): Promise<{ entry: GatewayEntry; cookie: number } | null> {
+  async next(c: Cursor): Promise<{ entry: ListedEntry; cookie: number } | null> {
     if (c.held) {
       const entry = c.held;
       c.held = null;
@@ -63,7 +66,7 @@ export class DirCursors {
   }
 
   /** Puts back an entry that did not fit, and keeps the listing for the page that starts after `lastCookie`. */
-  keep(folder: string, c: Cursor, unsent: GatewayEntry, lastCookie: number): void {
+  keep(folder: string, c: Cursor, unsent: ListedEntry, lastCookie: number): void {
     c.held = unsent;
     c.next = lastCookie + 1;
     c.at = Date.now();

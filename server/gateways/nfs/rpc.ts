@@ -9,6 +9,7 @@
  * the connection stops reading until answers drain.
  */
 import type { Socket } from 'node:net';
+import type { BufferPool } from './pool';
 import { XdrError, XdrReader, XdrWriter } from './xdr';
 
 /** The largest record taken: a 1 MiB WRITE plus its headers. */
@@ -109,12 +110,16 @@ function credentials(r: XdrReader, ip: string): CallContext {
 
 /**
  * Serves RPC on one connection until it closes. `onBad` hears why a
- * connection was closed by us (an oversized record).
+ * connection was closed by us (an oversized record). `pool`: big
+ * one-fragment records (WRITEs) are received into its buffers, given back
+ * once answered (a procedure keeps no view of its arguments past its
+ * answer), and reply parts from it are given back once sent.
  */
-export function serveConnection(socket: Socket, programs: Program[], ip: string, onBad: (why: string) => void): void {
+export function serveConnection(socket: Socket, programs: Program[], ip: string, onBad: (why: string) => void, pool?: BufferPool): void {
   const head = Buffer.alloc(4);
   let headFill = 0;
   let frag: Buffer | null = null;
+  let fragPooled: Buffer | null = null;
   let fragFill = 0;
   let fragLast = false;
   let parts: Buffer[] = [];
@@ -127,18 +132,22 @@ export function serveConnection(socket: Socket, programs: Program[], ip: string,
   };
   socket.on('drain', resumeIfCalm);
 
-  const run = (record: Buffer) => {
+  const run = (record: Buffer, pooled: Buffer | null) => {
     inFlight++;
     if (inFlight >= MAX_IN_FLIGHT) socket.pause();
     answer(record, programs, peer)
       .then((out) => {
+        if (pooled) pool!.give(pooled);
         if (!out || socket.destroyed) return;
         const len = out.reduce((n, b) => n + b.length, 0);
         const mark = Buffer.allocUnsafe(4);
         mark.writeUInt32BE((LAST_FRAGMENT | len) >>> 0);
         socket.cork();
         socket.write(mark);
-        for (const b of out) socket.write(b);
+        for (let i = 0; i < out.length - 1; i++) socket.write(out[i]);
+        socket.write(out[out.length - 1], () => {
+          if (pool) for (const b of out) pool.give(b);
+        });
         socket.uncork();
         if (socket.writableLength >= SEND_HIGH_WATER) socket.pause();
       })
@@ -167,7 +176,9 @@ export function serveConnection(socket: Socket, programs: Program[], ip: string,
           socket.destroy();
           return;
         }
-        frag = Buffer.allocUnsafe(len);
+        // A whole record in one big fragment (a WRITE) goes into a pooled buffer.
+        fragPooled = pool && fragLast && recordLen === 0 && len > 64 * 1024 && len <= pool.size ? pool.take() : null;
+        frag = fragPooled ? fragPooled.subarray(0, len) : Buffer.allocUnsafe(len);
         fragFill = 0;
       }
       const n = Math.min(frag.length - fragFill, chunk.length - at);
@@ -182,7 +193,8 @@ export function serveConnection(socket: Socket, programs: Program[], ip: string,
         const record = parts.length === 1 ? parts[0] : Buffer.concat(parts, recordLen);
         parts = [];
         recordLen = 0;
-        run(record);
+        run(record, fragPooled);
+        fragPooled = null;
       }
     }
   });
