@@ -79,7 +79,6 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
     assert.equal((await run('nfs-cat', [url('/docs/a.txt')])).stdout, 'hello');
   });
 
-  // 1,000 files as the issue asks; one nfs-cp process per file, CP_AT_ONCE at a time (the machine has 2 cores).
   // The issue's 1,000 files (NFS_TEST_FILES=1000) take over 10 minutes here: one nfs-cp process, each with a
   // mount of its own, per file and direction, and the suite runs on both databases. CI runs 200 (same paths).
   test('a tree of files (200; NFS_TEST_FILES) copied in with nfs-cp and out again, compared by sha256', { timeout: 900_000 }, async () => {
