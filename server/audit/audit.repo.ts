@@ -11,16 +11,8 @@ export interface AuditQuery {
   offset?: number;
 }
 
-export interface AuditRow {
-  ts: string;
-  user_id: number | null;
-  user_email: string | null;
-  action: string;
-  resource: string | null;
-  ip: string | null;
-  ua: string | null;
-  meta: Record<string, unknown>;
-}
+/** An event to record: the spec's Audit event before it has an id. */
+export type AuditRow = Omit<AuditEvent, 'id'>;
 
 export class AuditRepo {
   constructor(private db: Db) {}
