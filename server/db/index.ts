@@ -135,7 +135,10 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
       if (closed) return;
       closed = true;
       waits.stop();
-      await k.destroy(); // closes the sqlite handle too
+      await k.destroy();
+      // Kysely closes the handle only once it has run a statement of its own; the async face and the
+      // prepared statements use the handle directly.
+      if (sqlite.open) sqlite.close();
     },
   };
   return { ...base, async: sqliteAsync(base), meta: new MetaStore(base) };

@@ -14,3 +14,10 @@ test('the health probe answers, and on PostgreSQL the event loop runs while it w
     await close();
   }
 });
+
+test('after close the probe fails: the database is really closed, also when no query builder statement ran', async () => {
+  const { db, close } = await openTestDb();
+  await pingDatabase(db);
+  await close();
+  await assert.rejects(pingDatabase(db));
+});
