@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db';
+import { SshKeysRepo } from './ssh-keys.repo';
 import type { SshKeyView } from '../contract';
 import { AppError } from '../errors';
 import type { EventBus, RequestMeta } from '../events';
@@ -52,11 +53,19 @@ function rsaBits(blob: Buffer): number {
 }
 
 export class SshKeys {
-  constructor(private db: Db, private repo: UsersRepo, private bus: EventBus) {}
+  private keys: SshKeysRepo;
+
+  constructor(
+    db: Db,
+    private repo: UsersRepo,
+    private bus: EventBus,
+  ) {
+    this.keys = new SshKeysRepo(db);
+  }
 
   /** The account's keys, oldest first. */
-  list(userId: number): SshKeyView[] {
-    return this.db.all(this.db.k.selectFrom('ssh_keys').select(['id', 'name', 'algo', 'fingerprint', 'created_at', 'last_used_at']).where('user_id', '=', userId).orderBy('id'));
+  list(userId: number): Promise<SshKeyView[]> {
+    return this.keys.list(userId);
   }
 
   /**
@@ -64,26 +73,21 @@ export class SshKeys {
    * defaults to the key's comment. The same key twice → `conflict`; more than
    * MAX_KEYS → `too_many`; not a usable public key → `validation_failed`.
    */
-  add(userId: number, input: { name?: string; publicKey: string }, req: RequestMeta): SshKeyView {
+  async add(userId: number, input: { name?: string; publicKey: string }, req: RequestMeta): Promise<SshKeyView> {
     const k = parseSshPublicKey(input.publicKey);
     const fingerprint = sshFingerprint(k.blob);
     const name = (input.name?.trim() || k.comment.trim() || fingerprint).slice(0, 100);
-    const id = this.db.sqlite.transaction(() => {
-      const have = this.list(userId);
-      if (have.some((x) => x.fingerprint === fingerprint)) throw new AppError('conflict', { reason: 'this key is already registered' }, { field: 'public_key' });
-      if (have.length >= MAX_KEYS) throw new AppError('too_many', { max: MAX_KEYS });
-      const row = this.db.first(this.db.k.insertInto('ssh_keys').values({ user_id: userId, name, algo: k.algo, public_key: k.blob.toString('base64'), fingerprint, created_at: new Date().toISOString() }).returning('id'));
-      return row!.id;
-    })();
+    const id = await this.keys.add({ user_id: userId, name, algo: k.algo, public_key: k.blob.toString('base64'), fingerprint, created_at: new Date().toISOString() }, MAX_KEYS);
+    if (id === 'duplicate') throw new AppError('conflict', { reason: 'this key is already registered' }, { field: 'public_key' });
+    if (id === 'full') throw new AppError('too_many', { max: MAX_KEYS });
     void this.bus.emit('audit', { action: 'auth.ssh_key.add', actor: this.who(userId), request: req, resource: `user:${userId}`, meta: { id, name, fingerprint } });
-    return this.list(userId).find((x) => x.id === id)!;
+    return (await this.list(userId)).find((x) => x.id === id)!;
   }
 
   /** Removes one of the account's keys; another account's or a missing id → `not_found`. */
-  remove(userId: number, id: number, req: RequestMeta): void {
-    const row = this.db.first(this.db.k.selectFrom('ssh_keys').select(['name', 'fingerprint']).where('id', '=', id).where('user_id', '=', userId));
+  async remove(userId: number, id: number, req: RequestMeta): Promise<void> {
+    const row = await this.keys.remove(userId, id);
     if (!row) throw new AppError('not_found', { id });
-    this.db.run(this.db.k.deleteFrom('ssh_keys').where('id', '=', id).where('user_id', '=', userId));
     void this.bus.emit('audit', { action: 'auth.ssh_key.remove', actor: this.who(userId), request: req, resource: `user:${userId}`, meta: { id, ...row } });
   }
 
@@ -93,16 +97,15 @@ export class SshKeys {
    * With `signed` (the client proved it holds the private key) the key's use
    * is recorded and the sign-in audited (`auth.login`, `meta.kind` = protocol).
    */
-  signIn(login: string, blob: Buffer, req: RequestMeta & { ip: string }, protocol: string, signed: boolean): Actor | null {
+  async signIn(login: string, blob: Buffer, req: RequestMeta & { ip: string }, protocol: string, signed: boolean): Promise<Actor | null> {
     const u = this.repo.byLogin(login);
     if (!u || u.disabled) return null;
-    const fingerprint = sshFingerprint(blob);
-    const row = this.db.first(this.db.k.selectFrom('ssh_keys').select(['id', 'public_key']).where('user_id', '=', u.id).where('fingerprint', '=', fingerprint));
+    const row = await this.keys.byFingerprint(u.id, sshFingerprint(blob));
     if (!row || row.public_key !== blob.toString('base64')) return null;
-    const p = this.repo.principal(u.id, `${protocol}:${u.id}`);
+    const p = await this.repo.principalAsync(u.id, `${protocol}:${u.id}`);
     if (!p) return null;
     if (signed) {
-      this.db.run(this.db.k.updateTable('ssh_keys').set({ last_used_at: new Date().toISOString() }).where('id', '=', row.id));
+      await this.keys.touch(row.id, new Date().toISOString());
       void this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol, method: 'publickey', ssh_key_id: row.id } });
     }
     return personActor(p, req);

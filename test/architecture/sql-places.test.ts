@@ -18,7 +18,6 @@ const LEGACY = new Set([
   'auth/oidc/accounts.ts',
   'auth/roles.ts',
   'auth/sessions.ts',
-  'auth/ssh-keys.ts',
   'catalogue/app-state.ts',
   'catalogue/file-locks.ts',
   'catalogue/index.ts',

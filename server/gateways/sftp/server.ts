@@ -25,7 +25,7 @@ const FRESH_MS = 1000;
  * a key of `username`'s account. `signed`: the client proved it holds the
  * private key (record the use); else it only asks whether the key would do.
  */
-export type PublicKeyLookup = (username: string, blob: Buffer, req: { ip: string; ua: string }, signed: boolean) => Actor | null;
+export type PublicKeyLookup = (username: string, blob: Buffer, req: { ip: string; ua: string }, signed: boolean) => Promise<Actor | null>;
 
 export interface SftpServerDeps {
   core: GatewayCore;
@@ -76,13 +76,24 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
       }
       if (ctx.method === 'publickey' && d.publicKey) {
         // Without a signature the client only asks whether the key would do (RFC 4252 section 7).
-        if (!ctx.signature) return d.publicKey(ctx.username, ctx.key.data, req, false) ? ctx.accept() : refuse(ctx);
-        const key = ssh2.utils.parseKey(ctx.key.data);
-        if (key instanceof Error || Array.isArray(key) || key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) !== true) return refuse(ctx);
-        const a = d.publicKey(ctx.username, ctx.key.data, req, true);
-        if (!a) return refuse(ctx);
-        actor = a;
-        return ctx.accept();
+        const lookup = d.publicKey;
+        const signed = !!ctx.signature;
+        if (signed) {
+          const key = ssh2.utils.parseKey(ctx.key.data);
+          if (key instanceof Error || Array.isArray(key) || key.verify(ctx.blob!, ctx.signature!, ctx.hashAlgo) !== true) return refuse(ctx);
+        }
+        lookup(ctx.username, ctx.key.data, req, signed).then(
+          (a) => {
+            if (!a) return refuse(ctx);
+            if (signed) actor = a;
+            ctx.accept();
+          },
+          (e) => {
+            d.log.debug(`sftp: key sign-in failed for ${JSON.stringify(ctx.username)} from ${ip}: ${e?.code ?? e}`);
+            refuse(ctx);
+          },
+        );
+        return;
       }
       // `none` (a client asking which methods exist) does not count as a try.
       if (ctx.method === 'none') return ctx.reject(methods);
