@@ -16,6 +16,7 @@
  */
 import type { Db } from '../../db';
 import { nowIso } from '../../db';
+import { OidcLinksRepo } from './links.repo';
 import { isAppError } from '../../errors';
 import type { EventBus } from '../../events';
 import type { UsersRepo, UserRow } from '../users.repo';
@@ -25,7 +26,11 @@ import { OidcError } from './errors';
 import type { OidcSettings } from './settings';
 
 export class OidcAccounts {
-  constructor(private d: { db: Db; repo: UsersRepo; users: UsersService; bus: EventBus; warn: (msg: string) => void }) {}
+  private links: OidcLinksRepo;
+
+  constructor(private d: { db: Db; repo: UsersRepo; users: UsersService; bus: EventBus; warn: (msg: string) => void }) {
+    this.links = new OidcLinksRepo(d.db);
+  }
 
   /**
    * The account `who` signs in as, found, linked or created, and updated from
@@ -34,29 +39,22 @@ export class OidcAccounts {
    * `oidc_unverified`, `account_disabled` (nothing is linked or updated then).
    */
   async resolve(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
-    const user = this.linked(issuer, who.sub) ?? (await this.firstSignIn(issuer, who, s));
+    const user = (await this.links.linkedUser(issuer, who.sub)) ?? (await this.firstSignIn(issuer, who, s));
     if (user.disabled) throw new OidcError('account_disabled', `account ${user.id} is disabled`);
     await this.sync(user, who, s);
-    this.d.db.run(this.d.db.k.updateTable('oidc_links').set({ last_login_at: nowIso() }).where('issuer', '=', issuer).where('sub', '=', who.sub));
+    await this.links.touch(issuer, who.sub, nowIso());
     return this.d.repo.byId(user.id)!;
   }
 
-  private linked(issuer: string, sub: string): UserRow | undefined {
-    const { db } = this.d;
-    return db.first(db.k.selectFrom('oidc_links').innerJoin('users', 'users.id', 'oidc_links.user_id').selectAll('users').where('oidc_links.issuer', '=', issuer).where('oidc_links.sub', '=', sub)) as UserRow | undefined;
-  }
-
   private async firstSignIn(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
-    const { db } = this.d;
     if (!who.email) throw new OidcError('oidc_account', `no e-mail in claim "${s.email_claim}"`);
-    // The users.email column compares without regard to case.
-    const existing = db.first(db.k.selectFrom('users').selectAll().where('email', '=', who.email)) as UserRow | undefined;
+    const existing = await this.links.userByEmail(who.email);
     if (existing) {
       if (!who.emailVerified) throw new OidcError('oidc_unverified', `account ${existing.id} has this e-mail; email_verified is not true`);
-      const other = db.first(db.k.selectFrom('oidc_links').select('sub').where('issuer', '=', issuer).where('user_id', '=', existing.id));
-      if (other) throw new OidcError('oidc_account', `account ${existing.id} is linked to another subject of this issuer`);
+      const other = () => new OidcError('oidc_account', `account ${existing.id} is linked to another subject of this issuer`);
+      if (await this.links.hasSubject(issuer, existing.id)) throw other();
       if (existing.disabled) throw new OidcError('account_disabled', `account ${existing.id} is disabled`);
-      this.link(issuer, who.sub, existing.id);
+      if (!(await this.links.link(issuer, who.sub, existing.id, nowIso()))) throw other();
       return existing;
     }
     const role = s.admin_group !== '' && (who.groups ?? []).includes(s.admin_group) ? 'admin' : 'user';
@@ -65,12 +63,12 @@ export class OidcAccounts {
       created = (await this.d.users.create({ email: who.email, username: this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })).id;
     } catch (e) {
       // A first sign-in of the same person in another tab won the race: use its account.
-      const raced = this.linked(issuer, who.sub);
+      const raced = await this.links.linkedUser(issuer, who.sub);
       if (raced) return raced;
       if (isAppError(e)) throw new OidcError('oidc_account', `cannot create the account: ${e.code}`);
       throw e;
     }
-    this.link(issuer, who.sub, created);
+    await this.links.link(issuer, who.sub, created, nowIso());
     return this.d.repo.byId(created)!;
   }
 
@@ -82,11 +80,6 @@ export class OidcAccounts {
     } catch {
       return undefined;
     }
-  }
-
-  private link(issuer: string, sub: string, userId: number): void {
-    const t = nowIso();
-    this.d.db.run(this.d.db.k.insertInto('oidc_links').values({ issuer, sub, user_id: userId, created_at: t, last_login_at: t }).onConflict((oc) => oc.doNothing()));
   }
 
   private async sync(user: UserRow, who: Identity, s: OidcSettings): Promise<void> {
