@@ -9,6 +9,7 @@ import { AppError } from '../errors';
 import type { Db } from '../db';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
 import { isPermission } from './permissions';
+import { RolesRepo } from './roles.repo';
 
 import type { RoleView } from '../contract';
 
@@ -25,22 +26,22 @@ export function checkPermissionMap(v: unknown, field: string): Record<string, bo
 }
 
 export class Roles {
-  constructor(private db: Db, private bus: EventBus, private changed: () => void) {}
+  private repo: RolesRepo;
 
-  list(): RoleView[] {
-    const rows = this.db.all(
-      this.db.k
-        .selectFrom('roles')
-        .leftJoin('users', 'users.custom_role_id', 'roles.id')
-        .select((eb) => ['roles.id', 'roles.name', 'roles.permissions', 'roles.created_at', 'roles.updated_at', eb.fn.count<number>('users.id').as('members')])
-        .groupBy('roles.id')
-        .orderBy('roles.name'),
-    );
-    return rows.map((r) => ({ ...r, permissions: JSON.parse(r.permissions) as Record<string, boolean> }));
+  constructor(
+    db: Db,
+    private bus: EventBus,
+    private changed: () => void,
+  ) {
+    this.repo = new RolesRepo(db);
   }
 
-  get(id: number): RoleView {
-    const r = this.list().find((x) => x.id === id);
+  list(): Promise<RoleView[]> {
+    return this.repo.list();
+  }
+
+  async get(id: number): Promise<RoleView> {
+    const r = (await this.list()).find((x) => x.id === id);
     if (!r) throw new AppError('not_found', { id });
     return r;
   }
@@ -48,23 +49,17 @@ export class Roles {
   /** Creates a role; a name in use → `name_taken`. */
   async create(input: { name: string; permissions: Record<string, boolean> }, by: ActorRef | null, request?: RequestMeta): Promise<RoleView> {
     const name = roleName(input.name);
-    if (this.db.first(this.db.k.selectFrom('roles').select('id').where('name', '=', name))) throw new AppError('name_taken', { name }, { field: 'name' });
-    const now = new Date().toISOString();
-    const id = this.db.first(this.db.k.insertInto('roles').values({ name, permissions: JSON.stringify(input.permissions), created_at: now, updated_at: now }).returning('id'))!.id;
+    const id = await this.repo.create(name, input.permissions, new Date().toISOString());
+    if (id === undefined) throw new AppError('name_taken', { name }, { field: 'name' });
     await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { created: name, permissions: input.permissions } });
     return this.get(id);
   }
 
   /** Renames and/or replaces the settings of a role; applies to its members at once. */
   async update(id: number, input: { name?: string; permissions?: Record<string, boolean> }, by: ActorRef | null, request?: RequestMeta): Promise<RoleView> {
-    const before = this.get(id);
-    const set: { name?: string; permissions?: string; updated_at: string } = { updated_at: new Date().toISOString() };
-    if (input.name !== undefined) {
-      set.name = roleName(input.name);
-      if (this.db.first(this.db.k.selectFrom('roles').select('id').where('name', '=', set.name).where('id', '!=', id))) throw new AppError('name_taken', { name: set.name }, { field: 'name' });
-    }
-    if (input.permissions !== undefined) set.permissions = JSON.stringify(input.permissions);
-    this.db.run(this.db.k.updateTable('roles').set(set).where('id', '=', id));
+    const before = await this.get(id);
+    const name = input.name === undefined ? undefined : roleName(input.name);
+    if (!(await this.repo.update(id, { name, permissions: input.permissions }, new Date().toISOString()))) throw new AppError('name_taken', { name }, { field: 'name' });
     this.changed();
     await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { from: { name: before.name, permissions: before.permissions }, to: input } });
     return this.get(id);
@@ -72,25 +67,21 @@ export class Roles {
 
   /** Deletes a role; its members keep their built-in role. */
   async delete(id: number, by: ActorRef | null, request?: RequestMeta): Promise<void> {
-    const before = this.get(id);
-    this.db.run(this.db.k.deleteFrom('roles').where('id', '=', id));
+    const before = await this.get(id);
+    await this.repo.delete(id);
     this.changed();
     await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { deleted: before.name } });
   }
 
   /** A person's exceptions (permission id → allowed). */
-  exceptions(userId: number): Record<string, boolean> {
-    const rows = this.db.all(this.db.k.selectFrom('user_permissions').select(['permission', 'allowed']).where('user_id', '=', userId));
-    return Object.fromEntries(rows.map((r) => [r.permission, !!r.allowed]));
+  exceptions(userId: number): Promise<Record<string, boolean>> {
+    return this.repo.exceptions(userId);
   }
 
   /** Replaces a person's exceptions. */
   async setExceptions(userId: number, perms: Record<string, boolean>, by: ActorRef | null, request?: RequestMeta): Promise<Record<string, boolean>> {
-    const before = this.exceptions(userId);
-    this.db.sqlite.transaction(() => {
-      this.db.run(this.db.k.deleteFrom('user_permissions').where('user_id', '=', userId));
-      for (const [permission, allowed] of Object.entries(perms)) this.db.run(this.db.k.insertInto('user_permissions').values({ user_id: userId, permission, allowed: allowed ? 1 : 0 }));
-    })();
+    const before = await this.exceptions(userId);
+    await this.repo.setExceptions(userId, perms);
     this.changed();
     await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `user:${userId}`, meta: { permissions: { from: before, to: perms } } });
     return this.exceptions(userId);

@@ -42,16 +42,16 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
     ctx.body = out;
   });
 
-  r.get('/roles', doc({ summary: 'Custom roles' }), (ctx) => {
-    ctx.body = { roles: roles.list() };
+  r.get('/roles', doc({ summary: 'Custom roles' }), async (ctx) => {
+    ctx.body = { roles: await roles.list() };
   });
   r.post('/roles', doc({ summary: 'Create a custom role', body: roleBody }), async (ctx) => {
     const b = validate(roleBody, await body(ctx));
     ctx.status = 201;
     ctx.body = { role: await roles.create({ name: b.name, permissions: checkPermissionMap(b.permissions, 'permissions') }, ...by(ctx)) };
   });
-  r.get('/roles/:id', doc({ summary: 'One custom role' }), (ctx) => {
-    ctx.body = { role: roles.get(idOf(ctx.params.id)) };
+  r.get('/roles/:id', doc({ summary: 'One custom role' }), async (ctx) => {
+    ctx.body = { role: await roles.get(idOf(ctx.params.id)) };
   });
   r.patch('/roles/:id', doc({ summary: 'Change a custom role', body: rolePatch }), async (ctx) => {
     const b = validate(rolePatch, await body(ctx));
@@ -68,8 +68,8 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
     if (!d.auth.repo.byId(id)) throw new AppError('not_found', { id });
     return id;
   };
-  r.get('/users/:id/permissions', doc({ summary: 'A person’s permission exceptions and effective permissions' }), (ctx) => {
-    ctx.body = { permissions: roles.exceptions(userOf(ctx)) };
+  r.get('/users/:id/permissions', doc({ summary: 'A person’s permission exceptions and effective permissions' }), async (ctx) => {
+    ctx.body = { permissions: await roles.exceptions(userOf(ctx)) };
   });
   r.put('/users/:id/permissions', doc({ summary: 'Set a person’s permission exceptions', body: exceptionsBody }), async (ctx) => {
     const id = userOf(ctx);
