@@ -6,16 +6,10 @@
  */
 import type { Db } from '../db';
 import type { SshKeyView } from '../contract';
+import type { SshKeysTable } from '../db/tables';
 
-export interface NewSshKey {
-  user_id: number;
-  name: string;
-  algo: string;
-  /** The key blob, base64. */
-  public_key: string;
-  fingerprint: string;
-  created_at: string;
-}
+/** A key to register (`public_key`: the blob, base64). */
+export type NewSshKey = Omit<SshKeysTable, 'id' | 'last_used_at'>;
 
 export class SshKeysRepo {
   constructor(private db: Db) {}
