@@ -205,10 +205,10 @@ export class ListingService {
 
 }
 
-/** A catalogue row as a storage entry (what gateways list). */
 /** A folder entry from the catalogue: the backend's fields and the node's id. */
 export type ListedEntry = Entry & { id: number };
 
+/** A catalogue row as a storage entry (what gateways list). */
 function entryOf(n: NodeRow): ListedEntry {
   return n.type === 'dir'
     ? { id: n.id, name: n.name, type: 'dir', size: 0, mtime: n.mtime }
