@@ -60,6 +60,8 @@ interface FolderCheck {
   /** Entries the folder had at its last check (sets how long a check stays fresh). */
   size: number;
   p: Promise<void>;
+  /** The check has finished (the catalogue holds what the backend listed). */
+  done?: boolean;
 }
 
 const offlineCodes = new Set(['storage_unreachable', 'storage_unavailable', 'timeout']);
@@ -154,12 +156,21 @@ export class Syncer {
     const staleMs = entry ? Math.min(freshMs * Math.max(1, Math.ceil(entry.size / 1000)), 10 * 60_000) : 0;
     if (!entry || now - entry.at > staleMs) {
       const check: FolderCheck = { at: now, size: entry?.size ?? 0, p: Promise.resolve() };
-      check.p = this.checkFolder(id, dir).then((n) => void (check.size = n));
+      check.p = this.checkFolder(id, dir).then((n) => void ((check.size = n), (check.done = true)));
       entry = check;
       this.folderChecks.set(key, entry);
       if (this.folderChecks.size > 10_000) this.folderChecks.clear();
     }
     if (waitMs > 0) await Promise.race([entry.p, new Promise((r) => setTimeout(r, waitMs).unref())]);
+  }
+
+  /**
+   * Whether the catalogue's rows of `dir` came from a whole listing of it: the storage's first full sync
+   * has finished, or the folder was checked since start. A folder can hold a child before that (a deeper
+   * folder's check adds the folders above it), so having children proves nothing.
+   */
+  listed(id: number, dir: string): boolean {
+    return !!this.folderChecks.get(`${id}:${dir}`)?.done || !!this.repo.byId(id)?.last_sync_at;
   }
 
   /**
@@ -317,7 +328,7 @@ export class Syncer {
 
   private revalidateNow(id: number, dir: string): Promise<void> {
     const check: FolderCheck = { at: Date.now(), size: this.folderChecks.get(`${id}:${dir}`)?.size ?? 0, p: Promise.resolve() };
-    check.p = this.checkFolder(id, dir).then((n) => void (check.size = n));
+    check.p = this.checkFolder(id, dir).then((n) => void ((check.size = n), (check.done = true)));
     this.folderChecks.set(`${id}:${dir}`, check);
     return check.p;
   }

@@ -40,9 +40,10 @@ export interface Listing {
 /** How long a listing of a never-seen folder waits for its first revalidation (the UI hears the rest as realtime frames). */
 const FIRST_LOOK_MS = 300;
 /**
- * `entries` waits longer, and for any folder the catalogue holds no child of (known from its parent's
- * listing, perhaps, but never listed itself): gateways and the assistant have no realtime channel, and a
- * client shown an empty folder caches it. A checked folder stays fresh, so a really empty one costs one look.
+ * `entries` waits longer, and for any folder not yet listed whole (no child in the catalogue, or children
+ * only from a deeper folder's check before the storage's first sync ended): gateways and the assistant
+ * have no realtime channel, and a client shown a partial folder caches it. A checked folder stays fresh,
+ * so a really empty one costs one look.
  */
 const ENTRIES_FIRST_LOOK_MS = 15_000;
 /** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
@@ -151,15 +152,15 @@ export class ListingService {
   /**
    * Resolves a folder for listing (a folder on the way down to a key's root
    * too) and revalidates it in the background; only a folder the catalogue
-   * has never seen waits for its first look (`entries`: one it holds no child of).
-   * A file or a missing
-   * folder → `not_found`.
+   * has never seen waits for its first look (`entries`: one not yet listed
+   * whole). A file or a missing folder → `not_found`.
    */
   private async folder(fa: ActorFiles, path: string | Place, entries = false) {
     const t = fa.target(path, 'viewer', { passage: true });
     const { storage, rel } = t;
     let probe = await this.repo.probe(storage.id, rel);
-    const wait = entries ? (probe.filled || probe.type === 'file' ? 0 : ENTRIES_FIRST_LOOK_MS) : probe.known ? 0 : FIRST_LOOK_MS;
+    const whole = probe.type === 'file' || (probe.filled && this.cat.syncer.listed(storage.id, rel));
+    const wait = entries ? (whole ? 0 : ENTRIES_FIRST_LOOK_MS) : probe.known ? 0 : FIRST_LOOK_MS;
     await this.cat.syncer.revalidate(storage.id, rel, wait).catch(() => undefined);
     if (rel !== '' && t.passage === undefined) {
       // A folder seen for the first time may have been catalogued by the wait above.

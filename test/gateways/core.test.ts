@@ -136,6 +136,25 @@ describe('gateway core', () => {
     assert.equal(existsSync(join(root, 'docs/broken.txt')), false);
   });
 
+  test("before a storage's first sync ends, a folder known only from a deeper folder's check is listed whole", async () => {
+    const { dir: fresh, cleanup: gone } = tempDir('filedock-gw-fresh-');
+    try {
+      mkdirSync(join(fresh, 'deep/er'), { recursive: true });
+      mkdirSync(join(fresh, 'empty'));
+      writeFileSync(join(fresh, 'top.txt'), 'top');
+      // The first sync waits in the paused queue: only listings catalogue the tree.
+      s.server.queue.setPaused(true);
+      assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Fresh', driver: 'local', config: { path: fresh } } })).status, 200);
+      const t = core.tree(await core.auth.signIn(ADMIN.email, ADMIN.password, req(), 'webdav'), 'webdav');
+      assert.deepEqual((await all(t.files.entries('/Fresh/deep/er'))).map((e) => e.name), []);
+      // Checking deep/er put `deep` into the root's rows; the root itself was never listed.
+      assert.deepEqual((await all(t.files.entries('/Fresh'))).map((e) => e.name), ['deep', 'empty', 'top.txt']);
+    } finally {
+      s.server.queue.setPaused(false);
+      gone();
+    }
+  });
+
   test('exact moves: onto a free path, refused onto a taken one, replacing a folder only with overwrite', async () => {
     const t = core.tree(await core.auth.signIn(ADMIN.email, ADMIN.password, req(), 'sftp'), 'sftp');
     await t.mkdir('/Box/m');
