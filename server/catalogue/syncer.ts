@@ -36,6 +36,11 @@ const OFFLINE_RETRY_MS = 30_000;
 const WATCH_DEBOUNCE_MS = 300;
 /** How often folders open in a browser are re-checked on a storage no watcher covers. */
 const OPEN_RECHECK_MS = 5_000;
+/**
+ * ...and on a watched one: inotify drops events when its queue overflows, and a network mount (a NAS
+ * share as a local folder) reports none for changes made by other machines.
+ */
+const WATCHED_RECHECK_MS = 15_000;
 /** Unchanged polls of a metered (non-local) storage double its interval up to this factor. */
 const MAX_BACKOFF = 8;
 
@@ -185,8 +190,8 @@ export class Syncer {
   /**
    * A browser opened `dir` (its realtime stream): the folder is checked at
    * once, and while it stays open it is re-checked every 5 s (a big folder
-   * less often: 5 s per 1,000 entries) unless a watcher reports the
-   * storage's changes. Returns the function to call when the page closes it.
+   * less often: 5 s per 1,000 entries), every 15 s when a watcher reports
+   * the storage's changes. Returns the function to call when the page closes it.
    */
   openFolder(id: number, dir: string): () => void {
     const key = `${id}:${dir}`;
@@ -215,9 +220,8 @@ export class Syncer {
   private recheckOpen(): void {
     if (this.paused) return;
     for (const { id, dir } of this.openFolders.values()) {
-      // A live watcher already reports changes; revalidating on top would only cost backend listings.
-      if (this.live.get(id)?.unwatch) continue;
-      void this.revalidate(id, dir, 0, OPEN_RECHECK_MS - 500);
+      const every = this.live.get(id)?.unwatch ? WATCHED_RECHECK_MS : OPEN_RECHECK_MS;
+      void this.revalidate(id, dir, 0, every - 500);
     }
   }
 

@@ -1,14 +1,15 @@
 /**
  * Changes made on disk reach a folder that is open in a browser: local
  * storages (and the first-boot seeded one) watch by default; a folder open on
- * a polling storage is checked when the page opens it and every 10 s after;
+ * a polling storage is checked when the page opens it and every 5 s after, on
+ * a watched one every 15 s (for what no watch reports);
  * POST /api/files/refresh re-checks at once. Real server, real local
  * storages, files written with fs.writeFileSync, the realtime stream read
  * as a browser's EventSource would.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
@@ -39,6 +40,8 @@ async function openStream(s: TestServer, token: string, folder: string) {
       }
       return null;
     },
+    /** Forgets the frames read so far. */
+    clear: () => void (text = ''),
     close: () => ctrl.abort(),
   };
 }
@@ -87,6 +90,24 @@ describe('changes on disk reach an open folder', () => {
     stream.close();
     assert.notEqual(ms, null, 'no change frame within 3 s');
     assert.ok(names(await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin })).includes('from-disk.txt'));
+  });
+
+  test('watching storage: a change no watch reports (written through a hard link from outside the tree) reaches the open folder within 20 s', async () => {
+    const { dir: outside, cleanup } = tempDir('filedock-outside-');
+    cleanups.push(cleanup);
+    writeFileSync(join(seeded, 'docs/linked.txt'), 'one');
+    linkSync(join(seeded, 'docs/linked.txt'), join(outside, 'alias.txt'));
+    const sizeOf = async () => (await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin })).body.entries.find((e: { name: string }) => e.name === 'linked.txt')?.size;
+    for (let i = 0; i < 200 && (await sizeOf()) !== 3; i++) await sleep(25);
+    const stream = await openStream(s, admin, '/home/docs');
+    await sleep(1000);
+    stream.clear();
+    // inotify reports a write to the watch of the folder the writer's path is in: here none of ours.
+    appendFileSync(join(outside, 'alias.txt'), ' two three');
+    const ms = await stream.waitFor('linked.txt', 20_000);
+    stream.close();
+    assert.notEqual(ms, null, 'the open folder was not re-checked');
+    assert.equal(await sizeOf(), 13);
   });
 
   test('polling storage: an open folder is re-checked while open (frame within 15 s), Refresh re-checks at once', async () => {
