@@ -20,6 +20,15 @@ export const MAX_MESSAGE_BYTES = 1024 * 1024;
 export const MAX_CALL_TIMEOUT_MS = 30_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
 export const DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024;
+/**
+ * What a worker's WASM memory holds besides the app's heap (QuickJS's static data, its stack, the
+ * runtime and prelude): the module's own initial size. The memory may grow to this plus the cap.
+ */
+export const WASM_BASE_BYTES = 16 * 1024 * 1024;
+/** Given to each sandbox worker: its memory cap is fixed when its WASM memory is made. */
+export interface WorkerSetup {
+  memory_bytes: number;
+}
 export const DEFAULT_STACK_BYTES = 512 * 1024;
 /** One console line; more is cut. */
 export const MAX_LOG_LINE = 2048;

@@ -12,7 +12,7 @@ import { startWorker } from '../../lib/worker';
 import { isAppError } from '../../errors';
 import {
   boundedJson, clampTimeout, DEFAULT_MEMORY_BYTES, DEFAULT_STACK_BYTES,
-  type FromWorker, type SandboxErrorCode, type SandboxLimits, type ToWorker, type WireError,
+  type FromWorker, type SandboxErrorCode, type SandboxLimits, type ToWorker, type WireError, type WorkerSetup,
 } from './protocol';
 
 /** What the app may call through `host.call(method, args)`, scoped to one call's caller. */
@@ -44,25 +44,28 @@ const WATCHDOG_GRACE_MS = 1000;
 /** Errors after which the runtime is not trusted again: the worker is replaced. */
 const POISONING = new Set(['timeout', 'out_of_memory', 'crashed']);
 
-let spare: Worker | null = null;
-const spawn = () => {
-  const w = startWorker(new URL('./sandbox.worker.ts', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: 64 } });
+/** A warm worker and the memory cap its WASM memory was made for. */
+let spare: { w: Worker; memory: number } | null = null;
+const spawn = (memory: number) => {
+  const workerData: WorkerSetup = { memory_bytes: memory };
+  const w = startWorker(new URL('./sandbox.worker.ts', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: 64 }, workerData });
   w.unref();
   w.on('error', () => {}); // handled per sandbox once taken; a spare that dies is simply not used
   return w;
 };
-/** A warm worker (QuickJS already compiling); a new spare is started behind it. */
-function takeWorker(): Worker {
-  const w = spare && spare.threadId > 0 ? spare : spawn();
-  spare = spawn();
+/** A warm worker for this cap (QuickJS already compiling); a new spare for the same cap is started behind it. */
+function takeWorker(memory: number): Worker {
+  const w = spare && spare.memory === memory && spare.w.threadId > 0 ? spare.w : spawn(memory);
+  if (spare && spare.w !== w) void spare.w.terminate();
+  spare = { w: spawn(memory), memory };
   return w;
 }
 /** Starts the spare early (at boot), so the first app's cold start finds it warm. */
-export function warmSandboxes() {
-  spare ??= spawn();
+export function warmSandboxes(memory = DEFAULT_MEMORY_BYTES) {
+  spare ??= { w: spawn(memory), memory };
 }
 export async function stopSpare() {
-  const w = spare;
+  const w = spare?.w;
   spare = null;
   await w?.terminate();
 }
@@ -113,7 +116,7 @@ export class AppSandbox {
 
   private boot(): Promise<void> {
     const t0 = performance.now();
-    const w = takeWorker();
+    const w = takeWorker(this.limits().memory_bytes);
     return new Promise<void>((resolve, reject) => {
       const fail = (e: SandboxError) => {
         w.removeAllListeners('message');

@@ -5,14 +5,26 @@
  * `console.log`. The QuickJS module is loaded when the worker starts, so a
  * spare worker is warm before an app is given to it.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { getQuickJS, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
-import { byteLength, MAX_LOG_LINE, MAX_MESSAGE_BYTES, type FromWorker, type SandboxLimits, type ToWorker, type WireError } from './protocol';
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
+import { byteLength, MAX_LOG_LINE, MAX_MESSAGE_BYTES, WASM_BASE_BYTES, type FromWorker, type SandboxLimits, type ToWorker, type WireError, type WorkerSetup } from './protocol';
 
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
-const quickjs = getQuickJS();
+const setup = workerData as WorkerSetup;
+const PAGE = 65_536;
+/**
+ * The memory cap is the WASM memory's maximum: QuickJS's own limit (`setMemoryLimit`) refuses only a single
+ * allocation over it on this build (its accounting needs `malloc_usable_size`, which the WASM build lacks),
+ * so many small allocations grew the heap to 2 GiB. Past the maximum a growth fails, malloc returns NULL and
+ * QuickJS throws its out-of-memory error.
+ */
+const quickjs = newQuickJSWASMModule(
+  newVariant(RELEASE_SYNC, {
+    wasmMemory: new WebAssembly.Memory({ initial: WASM_BASE_BYTES / PAGE, maximum: Math.ceil((WASM_BASE_BYTES + setup.memory_bytes) / PAGE) }),
+  }),
+);
 
 // Installed before the app's code; captured in closures so the app cannot unhook the dispatcher.
 const PRELUDE = `
