@@ -21,7 +21,7 @@ export class AppRuntime {
 
   /** Starts the warm spare (boot), so the first app's cold start finds it ready. */
   warm() {
-    warmSandboxes();
+    warmSandboxes(this.o.memoryBytes);
   }
 
   private sandboxOf(app: InstalledApp): Promise<AppSandbox> {
