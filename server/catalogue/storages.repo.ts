@@ -120,6 +120,11 @@ export class StoragesRepo {
     return this.db.sqlite.prepare('UPDATE storages SET replica_target_id = NULL, updated_at = ? WHERE replica_target_id = ?').run(new Date().toISOString(), targetId).changes;
   }
 
+  /** A full sync of the storage finished: its catalogue is whole from now on (catalogue/syncer.ts `listed`). */
+  markSynced(id: number): void {
+    this.db.sqlite.prepare('UPDATE storages SET last_sync_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+  }
+
   setStatus(id: number, status: 'online' | 'offline', reason: string | null): void {
     this.db.sqlite.prepare('UPDATE storages SET status = ?, status_reason = ? WHERE id = ? AND (status != ? OR COALESCE(status_reason, \'\') != COALESCE(?, \'\'))').run(status, reason, id, status, reason);
   }

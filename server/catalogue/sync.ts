@@ -9,6 +9,7 @@ import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
 import { NodesRepo } from './nodes.repo';
+import { SyncRunsRepo } from './sync-runs.repo';
 import { sortKey } from './natural';
 import { mimeOf } from './mime';
 
@@ -78,10 +79,12 @@ const changed = (row: Existing, e: WalkEntry) =>
 
 export class SyncEngine {
   private nodes: NodesRepo;
+  private runs: SyncRunsRepo;
   private s;
 
   constructor(private db: Db, private hooks: SyncHooks = {}) {
     this.nodes = new NodesRepo(db);
+    this.runs = new SyncRunsRepo(db);
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {
       insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
@@ -92,7 +95,6 @@ export class SyncEngine {
       dirRows: q('SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?'),
       row: q('SELECT id, updated_at FROM nodes WHERE storage_id = ? AND path = ?'),
       freshBelow: q("SELECT 1 FROM nodes WHERE storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1"),
-      lastSeen: q("SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1"),
     };
   }
 
@@ -104,7 +106,7 @@ export class SyncEngine {
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const seen = new IdSet();
     const prevCount = (this.s.count.get(storageId) as { n: number }).n;
-    const lastSeen = (this.s.lastSeen.get(storageId) as { seen: number } | undefined)?.seen ?? prevCount;
+    const lastSeen = this.runs.lastSeen(storageId) ?? prevCount;
     const failedDirs: string[] = [];
     const startedAt = new Date().toISOString();
     try {
@@ -130,7 +132,7 @@ export class SyncEngine {
     // Tombstone guard: a run that saw far fewer entries than the last one is suspect.
     const base = Math.max(lastSeen, 0);
     if (base > 0 && seen.size < TOMBSTONE_RATIO * base) {
-      this.db.sqlite.prepare('UPDATE sync_runs SET guard_tripped = 1, message = ? WHERE id = ?').run(`saw ${seen.size} of ${base} entries: delete pass skipped`, runId);
+      this.runs.tripGuard(runId, `saw ${seen.size} of ${base} entries: delete pass skipped`);
       return counts;
     }
     // A first sync of an empty catalogue has nothing to tombstone.
@@ -336,7 +338,7 @@ export class SyncEngine {
   private recordError(runId: number, path: string, e: unknown): void {
     const code = isAppError(e) ? e.code : 'internal';
     const reason = isAppError(e) ? String(e.params.reason ?? e.message) : e instanceof Error ? e.message : String(e);
-    this.db.sqlite.prepare('INSERT INTO sync_errors (run_id, path, code, message) VALUES (?, ?, ?, ?)').run(runId, path, code, reason.slice(0, 2000));
+    this.runs.recordError(runId, path, code, reason);
   }
 }
 

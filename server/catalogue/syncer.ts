@@ -16,13 +16,14 @@
  * folders, Refresh, "Sync now") still runs and is still counted.
  */
 import { isBusy, type Db } from '../db';
-import type { SyncRun, SyncRunDetail } from '../contract';
+import type { SyncRun } from '../contract';
 import type { JobQueue, JobContext } from '../jobs';
 import type { StorageDriver } from '../storage';
 import { isAppError } from '../errors';
 import type { Logger } from '../lib/log';
 import type { StoragesRepo, StorageRow } from './storages.repo';
 import type { SyncEngine } from './sync';
+import { SyncRunsRepo, type RunCounts } from './sync-runs.repo';
 
 export const SYNC_JOB = 'storage.sync';
 
@@ -84,6 +85,8 @@ export class Syncer {
   private queuedHere = new Map<number, number>();
   /** Full sync runs this process finished since it started, per outcome (the metrics read them). */
   readonly runsFinished = { completed: 0, failed: 0 };
+  /** The record of full runs (the admin API reads it here). */
+  readonly runs: SyncRunsRepo;
 
   constructor(
     private db: Db,
@@ -94,6 +97,7 @@ export class Syncer {
     private log: Logger,
     private budget?: SyncBudget,
   ) {
+    this.runs = new SyncRunsRepo(db);
     queue.register(SYNC_JOB, (ctx) => this.runJob(ctx), { concurrency: 2, maxAttempts: 1, governed: 'lane' });
   }
 
@@ -113,7 +117,7 @@ export class Syncer {
     if (!s || !s.enabled) return;
     const live: Live = {};
     this.live.set(id, live);
-    if (!s.last_sync_at && !this.activeRun(id) && !this.overBudget(id)) this.requestSync(id);
+    if (!s.last_sync_at && !this.overBudget(id)) await this.requestSync(id);
     if (s.sync_mode === 'poll') this.poll(s, live);
     else if (s.sync_mode === 'fsnotify') await this.watch(s, live);
   }
@@ -135,15 +139,12 @@ export class Syncer {
   }
 
   /** Queues a full sync; returns its run id (the live run's id when one is already queued or running). */
-  requestSync(id: number): number {
-    const active = this.activeRun(id);
-    if (active) return active;
-    const runId = Number(
-      this.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (?, 'full', 'queued', ?)").run(id, new Date().toISOString()).lastInsertRowid,
-    );
-    this.queuedHere.set(id, runId);
-    this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: runId }, { dedupKey: `sync:${id}` });
-    return runId;
+  async requestSync(id: number): Promise<number> {
+    const run = await this.runs.queue(id);
+    if (!run.made) return run.id;
+    this.queuedHere.set(id, run.id);
+    this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: run.id }, { dedupKey: `sync:${id}` });
+    return run.id;
   }
 
   /**
@@ -225,25 +226,6 @@ export class Syncer {
     }
   }
 
-  runs(q: { storage_id?: number; limit: number; offset: number }): SyncRunView[] {
-    const rows = (q.storage_id
-      ? this.db.sqlite.prepare('SELECT * FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT ? OFFSET ?').all(q.storage_id, q.limit, q.offset)
-      : this.db.sqlite.prepare('SELECT * FROM sync_runs ORDER BY id DESC LIMIT ? OFFSET ?').all(q.limit, q.offset)) as Array<Omit<SyncRunView, 'guard_tripped'> & { guard_tripped: number }>;
-    return rows.map((r) => ({ ...r, guard_tripped: !!r.guard_tripped }));
-  }
-
-  run(id: number): SyncRunDetail | null {
-    const r = this.db.sqlite.prepare('SELECT * FROM sync_runs WHERE id = ?').get(id) as (Omit<SyncRunView, 'guard_tripped'> & { guard_tripped: number }) | undefined;
-    if (!r) return null;
-    const errs = this.db.sqlite.prepare('SELECT path, code, message FROM sync_errors WHERE run_id = ? ORDER BY id LIMIT 1000').all(id) as Array<{ path: string; code: string; message: string }>;
-    return { ...r, guard_tripped: !!r.guard_tripped, error_details: errs };
-  }
-
-  private activeRun(id: number): number | null {
-    const r = this.db.sqlite.prepare("SELECT id FROM sync_runs WHERE storage_id = ? AND status IN ('queued','running') ORDER BY id DESC LIMIT 1").get(id) as { id: number } | undefined;
-    return r?.id ?? null;
-  }
-
   /** How long the next poll of `id` waits: the interval, doubled per unchanged poll, at most 8×. */
   pollDelayMs(id: number): number {
     const base = (this.repo.byId(id)?.sync_interval_s ?? 900) * 1000;
@@ -255,8 +237,8 @@ export class Syncer {
    * unless the storage's request budget for today is spent; then the
    * reason goes to the storage's status and nothing is requested.
    */
-  pollNow(id: number): number | null {
-    if (this.paused || this.overBudget(id) || this.polledElsewhere(id)) return null;
+  async pollNow(id: number): Promise<number | null> {
+    if (this.paused || this.overBudget(id) || (await this.polledElsewhere(id))) return null;
     return this.requestSync(id);
   }
 
@@ -266,11 +248,10 @@ export class Syncer {
    * looked at once per interval, not once per instance. A recent run this instance queued itself (a
    * "Sync now", its own last poll) never makes it skip.
    */
-  private polledElsewhere(id: number): boolean {
+  private async polledElsewhere(id: number): Promise<boolean> {
     if (this.db.dialect !== 'postgres') return false;
-    const since = new Date(Date.now() - 0.9 * this.pollDelayMs(id)).toISOString();
-    const last = this.db.sqlite.prepare("SELECT id FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND started_at > ? ORDER BY id DESC LIMIT 1").pluck().get(id, since) as number | undefined;
-    return last !== undefined && last !== this.queuedHere.get(id);
+    const last = await this.runs.lastFullSince(id, new Date(Date.now() - 0.9 * this.pollDelayMs(id)).toISOString());
+    return last !== null && last !== this.queuedHere.get(id);
   }
 
   /** True when today's request budget is spent; the reason then shows in the storage's status. */
@@ -284,11 +265,7 @@ export class Syncer {
     const arm = () => {
       live.timer = setTimeout(() => {
         // Out of a timer nothing may throw (the process would end): a database away skips this poll only.
-        try {
-          this.pollNow(s.id);
-        } catch (e) {
-          this.log.warn(`storage ${s.name}: poll skipped: ${(e as Error).message}`);
-        }
+        this.pollNow(s.id).catch((e) => this.log.warn(`storage ${s.name}: poll skipped: ${(e as Error).message}`));
         arm();
       }, this.pollDelayMs(s.id));
       live.timer.unref();
@@ -361,34 +338,31 @@ export class Syncer {
   private async runJob(ctx: JobContext<{ storage_id: number; run_id: number }>): Promise<unknown> {
     const { storage_id: id, run_id: runId } = ctx.payload;
     const s = this.repo.byId(id);
-    const finish = (status: 'completed' | 'failed', c: { added: number; updated: number; removed: number; errors: number; seen: number }, message: string | null) => {
-      this.db.sqlite
-        .prepare('UPDATE sync_runs SET status = ?, finished_at = ?, added = ?, updated = ?, removed = ?, errors = ?, seen = ?, message = COALESCE(message, ?) WHERE id = ?')
-        .run(status, new Date().toISOString(), c.added, c.updated, c.removed, c.errors, c.seen, message, runId);
+    const finish = async (status: 'completed' | 'failed', c: RunCounts, message: string | null) => {
+      await this.runs.finish(runId, status, c, message);
       this.runsFinished[status]++;
     };
     if (!s || !s.enabled) {
-      finish('failed', { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 }, 'storage removed or disabled');
+      await finish('failed', { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 }, 'storage removed or disabled');
       return null;
     }
-    this.db.sqlite.prepare("UPDATE sync_runs SET status = 'running', started_at = ? WHERE id = ?").run(new Date().toISOString(), runId);
+    await this.runs.start(runId);
     const t0 = Date.now();
     try {
       const driver = await this.driverFor(id);
       const counts = await this.engine.full(id, driver, runId, ctx.signal);
-      finish('completed', counts, null);
+      await finish('completed', counts, null);
       if (counts.added + counts.updated + counts.removed > 0) this.resetBackoff(id);
       // Only metered backends back off: a local poll costs nothing, and files added on disk must show up on time.
       else if (s.driver !== 'local') this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
-      this.db.sqlite.prepare('UPDATE storages SET last_sync_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+      this.repo.markSynced(id);
       this.online(id);
       this.log.info(`sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`);
       return counts;
     } catch (e) {
       const reason = isAppError(e) ? String(e.params.reason ?? e.message) : (e as Error).message;
-      const errs = (this.db.sqlite.prepare('SELECT count(*) AS n FROM sync_errors WHERE run_id = ?').get(runId) as { n: number }).n;
-      if (errs === 0) this.db.sqlite.prepare('INSERT INTO sync_errors (run_id, path, code, message) VALUES (?, ?, ?, ?)').run(runId, '', isAppError(e) ? e.code : 'internal', reason);
-      finish('failed', { added: 0, updated: 0, removed: 0, errors: Math.max(errs, 1), seen: 0 }, reason);
+      const errs = await this.runs.failure(runId, isAppError(e) ? e.code : 'internal', reason);
+      await finish('failed', { added: 0, updated: 0, removed: 0, errors: errs, seen: 0 }, reason);
       this.offline(id, e);
       this.log.warn(`sync of ${s.name} failed: ${reason}`);
       return null;

@@ -45,7 +45,7 @@ type Verdict = { state: 'attached' } | { state: 'missing' | 'foreign'; reason: s
 export interface VolumeSyncControl {
   stop(id: number): Promise<void>;
   restart(id: number): Promise<void>;
-  requestSync(id: number): number;
+  requestSync(id: number): Promise<number>;
 }
 
 const isDir = (p: string) => fsp.stat(p).then((s) => s.isDirectory(), () => false);
@@ -247,7 +247,7 @@ export class VolumeWatch {
     const now = this.repo.byId(row.id) ?? row;
     await this.bus.emit('storage.online', { storage_id: row.id, name: row.name, path: pathOf(now), ...(from ? { reattached_from: from } : {}) });
     await this.sync.restart(row.id);
-    this.sync.requestSync(row.id);
+    await this.sync.requestSync(row.id);
   }
 }
 

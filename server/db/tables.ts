@@ -377,16 +377,16 @@ export interface FileLocksTable {
 export interface SyncRunsTable {
   id: Generated<number>;
   storage_id: number;
-  kind: string;
-  status: 'running' | 'completed' | 'failed';
+  kind: Generated<string>;
+  status: 'queued' | 'running' | 'completed' | 'failed';
   started_at: string;
   finished_at: string | null;
-  added: number;
-  updated: number;
-  removed: number;
-  errors: number;
-  seen: number;
-  guard_tripped: number;
+  added: Generated<number>;
+  updated: Generated<number>;
+  removed: Generated<number>;
+  errors: Generated<number>;
+  seen: Generated<number>;
+  guard_tripped: Generated<number>;
   message: string | null;
 }
 /** catalogue */

@@ -22,7 +22,6 @@ const LEGACY = new Set([
   'catalogue/meter.ts',
   'catalogue/search-index.ts',
   'catalogue/sync.ts',
-  'catalogue/syncer.ts',
   'docserver/callback.service.ts',
   'docserver/external.service.ts',
   'files/folder-index.ts',

@@ -73,7 +73,7 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
     s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_DB_WRITE_WAIT: `${WAIT_MS / 1000}s` });
     admin = await s.login();
     const id = s.server.catalogue.repo.all()[0].id;
-    s.server.catalogue.syncer.requestSync(id);
+    await s.server.catalogue.syncer.requestSync(id);
     for (let i = 0; i < 100 && !s.server.catalogue.nodes.get(id, 'a.txt'); i++) await new Promise((r) => setTimeout(r, 50));
   });
   after(async () => {

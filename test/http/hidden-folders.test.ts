@@ -50,7 +50,7 @@ describe('hidden service folders', () => {
   });
 
   test('listings (root and folder), a full resync and search show none of them', async () => {
-    s.server.catalogue.syncer.requestSync(s.server.catalogue.repo.byNameOrUid('H')!.id);
+    await s.server.catalogue.syncer.requestSync(s.server.catalogue.repo.byNameOrUid('H')!.id);
     await new Promise((r) => setTimeout(r, 500));
     for (const path of ['/H', '/H/docs']) {
       const l = await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin });

@@ -29,7 +29,7 @@ const env = (root: string) => ({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVIC
 
 async function synced(srv: TestServer, rel: string): Promise<void> {
   const id = srv.server.catalogue.repo.all()[0].id;
-  srv.server.catalogue.syncer.requestSync(id);
+  await srv.server.catalogue.syncer.requestSync(id);
   for (let i = 0; i < 200; i++) {
     if (srv.server.catalogue.nodes.get(id, rel)) return;
     await new Promise((r) => setTimeout(r, 50));

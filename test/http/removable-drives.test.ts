@@ -153,7 +153,7 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     const status = await s.api('GET', '/api/admin/status', { token: admin });
     assert.equal(status.body.offline_storages.find((o: { storage_id: number }) => o.storage_id === id)?.volume_state, 'foreign');
 
-    s.server.catalogue.syncer.requestSync(id);
+    await s.server.catalogue.syncer.requestSync(id);
     await s.server.catalogue.syncer.refresh(id, '', 2_000);
     await sleep(1_500);
     assert.deepEqual(rows(), rowsBefore, 'no row added from, or removed because of, the other drive');

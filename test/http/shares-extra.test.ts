@@ -29,7 +29,7 @@ const unzipSkip = needTool('unzip', 'unzip');
 /** Resyncs the storage until `done()` holds (the catalogue is what links and archives read). */
 async function syncUntil(done: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if (i % 10 === 0) s.server.catalogue.syncer.requestSync(storageId);
+    if (i % 10 === 0) await s.server.catalogue.syncer.requestSync(storageId);
     if (done()) return;
     await sleep(50);
   }

@@ -12,7 +12,7 @@ let root: { dir: string; cleanup: () => void };
 let storageId: number;
 
 async function synced(rel: string): Promise<void> {
-  s.server.catalogue.syncer.requestSync(storageId);
+  await s.server.catalogue.syncer.requestSync(storageId);
   for (let i = 0; i < 100; i++) {
     if (s.server.catalogue.nodes.get(storageId, rel)) return;
     await new Promise((r) => setTimeout(r, 50));

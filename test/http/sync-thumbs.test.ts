@@ -36,7 +36,7 @@ test('pictures a sync finds get thumbnails without a backfill; a later one found
 
     writeFileSync(join(dir, 'album', 'c.png'), await sharp({ create: { width: 300, height: 300, channels: 3, background: '#0a0' } }).png().toBuffer());
     const id = s.server.catalogue.repo.byNameOrUid('Pics')!.id;
-    s.server.catalogue.syncer.requestSync(id);
+    await s.server.catalogue.syncer.requestSync(id);
     assert.deepEqual(await ready(['c.png']), ['ready']);
   } finally {
     await s.close();

@@ -97,11 +97,11 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: numb
     const id = idOf(ctx);
     ctx.body = await s.test(toInput(await body(ctx)), id);
   });
-  r.post('/storages/:id/sync', doc({ summary: 'Start a sync run (poll /api/admin/sync/runs/{id})', status: 202 }), (ctx) => {
+  r.post('/storages/:id/sync', doc({ summary: 'Start a sync run (poll /api/admin/sync/runs/{id})', status: 202 }), async (ctx) => {
     const id = idOf(ctx);
     s.get(id);
     ctx.status = 202;
-    ctx.body = { run_id: d.catalogue.syncer.requestSync(id) };
+    ctx.body = { run_id: await d.catalogue.syncer.requestSync(id) };
   });
   r.get('/storages/:id/grants', doc({ summary: 'Who may open a storage, with which role' }), (ctx) => {
     const id = idOf(ctx);
@@ -115,11 +115,11 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: numb
     d.catalogue.repo.replaceGrants(id, b.grants.map((g) => ({ user_id: g.user_id ?? null, group: g.group ?? null, level: g.level })));
     ctx.body = { grants: d.catalogue.repo.grants(id) };
   });
-  r.get('/sync/runs', doc({ summary: 'Sync runs (filter by storage, paging)', query: runsQuery }), (ctx) => {
-    ctx.body = { runs: d.catalogue.syncer.runs(validate(runsQuery, ctx.query)) };
+  r.get('/sync/runs', doc({ summary: 'Sync runs (filter by storage, paging)', query: runsQuery }), async (ctx) => {
+    ctx.body = { runs: await d.catalogue.syncer.runs.list(validate(runsQuery, ctx.query)) };
   });
-  r.get('/sync/runs/:id', doc({ summary: 'One sync run with per-error detail' }), (ctx) => {
-    const run = d.catalogue.syncer.run(idOf(ctx));
+  r.get('/sync/runs/:id', doc({ summary: 'One sync run with per-error detail' }), async (ctx) => {
+    const run = await d.catalogue.syncer.runs.detail(idOf(ctx));
     if (!run) throw new AppError('not_found');
     ctx.body = run;
   });

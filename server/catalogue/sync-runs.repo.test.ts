@@ -1,0 +1,56 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SyncRunsRepo } from './sync-runs.repo';
+import { StoragesRepo } from './storages.repo';
+import { openTestDb, type TestDb } from '../../test/helpers/test-database';
+
+let t: TestDb;
+let repo: SyncRunsRepo;
+let n = 0;
+before(async () => {
+  t = await openTestDb();
+  repo = new SyncRunsRepo(t.db);
+});
+after(() => t?.close());
+
+const storage = (): number =>
+  new StoragesRepo(t.db).insert({ uid: `u${++n}`, name: `S${n}`, driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900, enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null });
+
+test('ten callers queueing at once share one live run; a finished run makes room for the next', async () => {
+  const s = storage();
+  const got = await Promise.all(Array.from({ length: 10 }, () => repo.queue(s)));
+  assert.equal(new Set(got.map((g) => g.id)).size, 1, 'one run');
+  assert.equal(got.filter((g) => g.made).length, 1, 'made once');
+  const id = got[0].id;
+  assert.equal(await repo.active(s), id);
+  await repo.start(id);
+  assert.equal((await repo.queue(s)).id, id, 'a running run is the live one');
+  await repo.finish(id, 'completed', { added: 3, updated: 1, removed: 0, errors: 0, seen: 4 }, null);
+  assert.equal(await repo.active(s), null);
+  const next = await repo.queue(s);
+  assert.ok(next.made && next.id !== id);
+  const runs = await repo.list({ storage_id: s, limit: 10, offset: 0 });
+  assert.deepEqual(runs.map((r) => [r.id, r.status]), [[next.id, 'queued'], [id, 'completed']]);
+  assert.deepEqual([runs[1].added, runs[1].seen, runs[1].guard_tripped], [3, 4, false]);
+  assert.equal(await repo.lastFullSince(s, '2000-01-01T00:00:00.000Z'), next.id);
+  assert.equal(await repo.lastFullSince(s, '2999-01-01T00:00:00.000Z'), null);
+});
+
+test('a failure is recorded once unless the walk recorded its own; the guard keeps its message through finish', async () => {
+  const s = storage();
+  const a = (await repo.queue(s)).id;
+  assert.equal(await repo.failure(a, 'storage_unavailable', 'root gone'), 1);
+  assert.equal(await repo.failure(a, 'storage_unavailable', 'root gone'), 1, 'not twice');
+  await repo.finish(a, 'failed', { added: 0, updated: 0, removed: 0, errors: 1, seen: 0 }, 'root gone');
+  const b = (await repo.queue(s)).id;
+  repo.recordError(b, 'x/y', 'permission_denied', 'EACCES');
+  repo.recordError(b, 'x/z', 'permission_denied', 'EACCES');
+  assert.equal(await repo.failure(b, 'internal', 'walk broke'), 2);
+  repo.tripGuard(b, 'saw 1 of 100 entries: delete pass skipped');
+  await repo.finish(b, 'completed', { added: 0, updated: 0, removed: 0, errors: 2, seen: 1 }, null);
+  const d = (await repo.detail(b))!;
+  assert.deepEqual([d.guard_tripped, d.message, d.error_details.map((e) => e.path)], [true, 'saw 1 of 100 entries: delete pass skipped', ['x/y', 'x/z']]);
+  assert.equal((await repo.detail(a))!.error_details[0].message, 'root gone');
+  assert.equal(await repo.detail(999_999), null);
+  assert.equal(repo.lastSeen(s), 1);
+});
