@@ -20,7 +20,6 @@ const LEGACY = new Set([
   'catalogue/file-locks.ts',
   'catalogue/index.ts',
   'catalogue/meter.ts',
-  'catalogue/search-index.ts',
   'catalogue/sync.ts',
   'catalogue/syncer.ts',
   'docserver/callback.service.ts',
