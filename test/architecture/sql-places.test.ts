@@ -24,7 +24,6 @@ const LEGACY = new Set([
   'docserver/callback.service.ts',
   'docserver/external.service.ts',
   'files/folder-index.ts',
-  'gateways/s3/listing.ts',
   'jobs/journal.ts',
   'jobs/queue.ts',
   'jobs/scheduler.ts',
