@@ -18,7 +18,6 @@ const LEGACY = new Set([
   'auth/sessions.ts',
   'catalogue/file-locks.ts',
   'catalogue/index.ts',
-  'catalogue/meter.ts',
   'catalogue/sync.ts',
   'catalogue/syncer.ts',
   'docserver/callback.service.ts',
