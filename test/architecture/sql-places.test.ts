@@ -16,7 +16,6 @@ const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insert
 const LEGACY = new Set([
   'auth/keys.ts',
   'auth/sessions.ts',
-  'catalogue/file-locks.ts',
   'catalogue/index.ts',
   'catalogue/sync.ts',
   'catalogue/syncer.ts',
