@@ -21,7 +21,6 @@ const LEGACY = new Set([
   'catalogue/syncer.ts',
   'docserver/callback.service.ts',
   'docserver/external.service.ts',
-  'files/folder-index.ts',
   'jobs/journal.ts',
   'jobs/queue.ts',
   'jobs/scheduler.ts',
