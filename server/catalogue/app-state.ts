@@ -13,13 +13,14 @@ import type { EventBus } from '../events';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { APP_ID, WORD, recordMarkChange } from './file-locks';
-import { SUBTREE, subtree, type NodesRepo } from './nodes.repo';
+import type { NodesRepo } from './nodes.repo';
+import { AppStateRepo } from './app-state.repo';
 
 /** Items per file, all apps together. */
 export const MAX_APP_STATE = 32;
 
 export class AppStates {
-  private s;
+  private repo: AppStateRepo;
 
   constructor(
     private db: Db,
@@ -27,10 +28,7 @@ export class AppStates {
     private bus: EventBus,
     private storageName: (id: number) => string,
   ) {
-    this.s = {
-      set: db.sqlite.prepare('UPDATE nodes SET app_state = ? WHERE id = ?'),
-      below: db.sqlite.prepare(`SELECT path, app_state FROM nodes WHERE ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`),
-    };
+    this.repo = new AppStateRepo(db);
   }
 
   /**
@@ -52,7 +50,7 @@ export class AppStates {
       if (has === on) return;
       if (on && items.length >= MAX_APP_STATE) throw new AppError('too_many', { max: MAX_APP_STATE }, { max: MAX_APP_STATE, field: 'app_state' });
       items = on ? [...items, item] : items.filter((x) => x !== item);
-      this.s.set.run(items.length ? JSON.stringify(items) : null, node.id);
+      this.repo.setItems(node.id, items);
       recordMarkChange(this.bus, storageId, rel);
       changed = true;
     });
@@ -68,9 +66,7 @@ export class AppStates {
 
   /** Items at `rel` and below it, by path, for those that have any ('' is the whole storage): one query. */
   within(storageId: number, rel: string): Map<string, string[]> {
-    // '0' is the code point after '/': the range is exactly the paths below `rel/`.
-    const rows = this.s.below.all(...subtree(storageId, rel)) as Array<{ path: string; app_state: string }>;
-    return new Map(rows.map((r) => [r.path, parseItems(r.app_state)]));
+    return new Map(this.repo.within(storageId, rel).map((r) => [r.path, parseItems(r.app_state)]));
   }
 }
 

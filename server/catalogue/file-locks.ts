@@ -16,7 +16,8 @@ import type { FileLock } from '../contract';
 import { AppError } from '../errors';
 import { randomToken, sha256Hex } from '../lib/crypto';
 import { baseName, parentRel, uiPath } from '../lib/paths';
-import { subtree, subtreeWhere, type NodesRepo } from './nodes.repo';
+import type { NodesRepo } from './nodes.repo';
+import { FileLocksRepo, type LockRow } from './file-locks.repo';
 
 export type { FileLock };
 
@@ -45,21 +46,13 @@ const MAX_TIMER_MS = 3_600_000;
 /** The hash a holder's token is known by (ActorFiles.holding keeps it, `check` compares it). */
 export const lockTokenHash = (token: string): string => sha256Hex(`file-lock\n${token}`);
 
-interface LockRow extends FileLock {
-  token_hash: string;
-  locked_by: number | null;
-  locked_at: string;
-}
-
-const COLS = 'l.plugin, l.plugin_label, l.reason, l.reason_text, l.until, l.token_hash, l.locked_by, l.locked_at';
-
 /** Records the change of a file's marks (lock, app state): page caches drop the folder, browsers with it open hear of it. */
 export function recordMarkChange(bus: EventBus, storageId: number, rel: string): void {
   bus.record('folder.changed', { storage_id: storageId, folder: parentRel(rel), kind: 'updated', path: rel, name: baseName(rel) });
 }
 
 export class FileLocks {
-  private s;
+  private repo: FileLocksRepo;
   private holders = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -71,20 +64,7 @@ export class FileLocks {
     private storageName: (id: number) => string,
     private log: (msg: string, err?: unknown) => void,
   ) {
-    const q = (sql: string) => db.sqlite.prepare(sql);
-    this.s = {
-      at: q(`SELECT ${COLS} FROM nodes n JOIN file_locks l ON l.node_id = n.id WHERE n.storage_id = ? AND n.path = ? AND n.deleted_at IS NULL`),
-      below: q(`SELECT ${COLS}, n.path FROM file_locks l JOIN nodes n ON n.id = l.node_id
-                WHERE ${subtreeWhere('n.')} AND (l.until IS NULL OR l.until > ?)`),
-      put: q(`INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at)
-              VALUES (@node_id, @plugin, @plugin_label, @reason, @reason_text, @until, @token_hash, @locked_by, @locked_at)
-              ON CONFLICT(node_id) DO UPDATE SET plugin = excluded.plugin, plugin_label = excluded.plugin_label, reason = excluded.reason,
-                reason_text = excluded.reason_text, until = excluded.until, token_hash = excluded.token_hash, locked_by = excluded.locked_by, locked_at = excluded.locked_at`),
-      drop: q('DELETE FROM file_locks WHERE node_id = ?'),
-      due: q('SELECT n.storage_id, n.path, l.node_id FROM file_locks l JOIN nodes n ON n.id = l.node_id WHERE l.until IS NOT NULL AND l.until <= ?'),
-      next: q('SELECT min(until) FROM file_locks WHERE until IS NOT NULL').pluck(),
-      storages: q('SELECT DISTINCT n.storage_id FROM file_locks l JOIN nodes n ON n.id = l.node_id').pluck(),
-    };
+    this.repo = new FileLocksRepo(db);
   }
 
   /** Reads which storages hold locks and arms the expiry timer (once, at start). */
@@ -122,11 +102,11 @@ export class FileLocks {
       const node = this.nodes.get(storageId, rel);
       if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
       if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
-      const held = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+      const held = this.live(this.repo.at(storageId, rel));
       if (held && held.plugin !== input.plugin) throw this.refusal(storageId, rel, held);
       // Marked before the commit: no check may see the lock's row while the storage still reads as lock-free.
       this.holders.add(storageId);
-      this.s.put.run({ node_id: node.id, ...lock });
+      this.repo.put(node.id, lock);
       recordMarkChange(this.bus, storageId, rel);
     });
     await this.bus.flush();
@@ -141,10 +121,10 @@ export class FileLocks {
   async clear(storageId: number, rel: string, plugin: string): Promise<boolean> {
     let cleared = false;
     await this.db.waits.write(() => {
-      const held = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+      const held = this.live(this.repo.at(storageId, rel));
       if (held && held.plugin !== plugin) throw this.refusal(storageId, rel, held);
       const node = this.nodes.get(storageId, rel);
-      cleared = !!held && !!node && this.s.drop.run(node.id).changes > 0;
+      cleared = !!held && !!node && this.repo.drop(node.id);
       if (cleared) recordMarkChange(this.bus, storageId, rel);
     });
     await this.bus.flush();
@@ -155,7 +135,7 @@ export class FileLocks {
   /** The live lock on the file at `rel`, or null. */
   of(storageId: number, rel: string): LockView | null {
     if (!this.any(storageId)) return null;
-    const row = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+    const row = this.live(this.repo.at(storageId, rel));
     return row ? view(row) : null;
   }
 
@@ -173,7 +153,7 @@ export class FileLocks {
    */
   check(storageId: number, rel: string, held: readonly string[] = []): void {
     if (!this.any(storageId)) return;
-    const row = this.live(this.s.at.get(storageId, rel) as LockRow | undefined);
+    const row = this.live(this.repo.at(storageId, rel));
     if (row && !held.includes(row.token_hash)) throw this.refusal(storageId, rel, row);
   }
 
@@ -185,8 +165,7 @@ export class FileLocks {
   }
 
   private below(storageId: number, rel: string): Array<LockRow & { path: string }> {
-    // '0' is the code point after '/': the range is exactly the paths below `rel/` ('' is the whole storage).
-    return this.s.below.all(...subtree(storageId, rel), new Date().toISOString()) as Array<LockRow & { path: string }>;
+    return this.repo.below(storageId, rel, new Date().toISOString());
   }
 
   private live(row: LockRow | undefined): LockRow | undefined {
@@ -200,14 +179,14 @@ export class FileLocks {
   }
 
   private refreshHolders(): void {
-    this.holders = new Set(this.s.storages.all() as number[]);
+    this.holders = new Set(this.repo.storages());
   }
 
   /** Sets the timer to the next expiry (or clears it when no lock expires). */
   private arm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const next = this.s.next.get() as string | null;
+    const next = this.repo.nextExpiry();
     if (next === null || this.stopped) return;
     const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - Date.now()));
     this.timer = setTimeout(() => void this.sweep(), wait).unref();
@@ -218,8 +197,8 @@ export class FileLocks {
     this.timer = null;
     try {
       await this.db.waits.write(() => {
-        for (const r of this.s.due.all(new Date().toISOString()) as Array<{ storage_id: number; path: string; node_id: number }>) {
-          this.s.drop.run(r.node_id);
+        for (const r of this.repo.due(new Date().toISOString())) {
+          this.repo.drop(r.node_id);
           recordMarkChange(this.bus, r.storage_id, r.path);
         }
       });

@@ -14,6 +14,7 @@ import type { RequestSink } from '../storage';
 
 export type { RequestCounts };
 import type { StoragesRepo } from './storages.repo';
+import { MeterRepo } from './meter.repo';
 
 /** US dollars per 1,000 requests of each class, per driver name. */
 export type PriceTable = Record<string, RequestCounts>;
@@ -23,6 +24,7 @@ export const MAX_BUDGET = 100_000_000;
 const FLUSH_MS = 5_000;
 const DAY_MS = 86_400_000;
 const zero = (): RequestCounts => ({ list: 0, head: 0, get: 0, put: 0 });
+const CLASSES = ['list', 'head', 'get', 'put'] as const;
 /** S3 Standard list prices (us-east-1): LIST and PUT-class $0.005, GET and HEAD $0.0004 per 1,000. Other drivers cost nothing per request unless the admin says so. */
 export const DEFAULT_PRICES: PriceTable = { s3: { list: 0.005, head: 0.0004, get: 0.0004, put: 0.005 } };
 
@@ -45,14 +47,17 @@ export class RequestMeter {
   private days = new Map<string, Day>();
   private dirty = new Set<Day>();
   private timer?: NodeJS.Timeout;
+  private books: MeterRepo;
 
   constructor(
-    private db: Db,
+    db: Db,
     private repo: StoragesRepo,
     private prices: () => PriceTable,
     /** Told of a failed timer flush that is not the database being busy (the counts stay pending either way). */
     private warn: (msg: string, e: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.books = new MeterRepo(db);
+  }
 
   /** The manager's sink: null for `local` (no per-request cost), otherwise a counter for `uid`. */
   sink(uid: string, driver: string): RequestSink | null {
@@ -66,14 +71,14 @@ export class RequestMeter {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => this.tick(), FLUSH_MS);
+    this.timer ??= setInterval(() => void this.tick(), FLUSH_MS);
     this.timer.unref();
   }
 
-  stop(): void {
+  stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    this.flush();
+    return this.flush();
   }
 
   /**
@@ -81,39 +86,40 @@ export class RequestMeter {
    * would end): a database that is away (PostgreSQL's breaker, a held SQLite) or any other failure (a
    * storage another instance just deleted) keeps the counts for the next flush.
    */
-  private tick(): void {
+  private async tick(): Promise<void> {
     if (!this.dirty.size) return;
     try {
-      this.flush();
+      // A held database is not waited for: the next tick flushes.
+      await this.flush(0);
     } catch (e) {
       if (!isBusy(e)) this.warn('request meter: flush failed, counts kept for the next one', e);
     }
   }
 
   /**
-   * Adds pending counts to the table in one transaction (kept pending if it fails); forgets past days with
-   * nothing pending. The columns are qualified: PostgreSQL calls a bare `list` ambiguous next to `excluded.list`.
+   * Adds pending counts to the table in one transaction (given back to pending if it fails); forgets past
+   * days with nothing pending. The counts are taken before the transaction: requests counted while it runs
+   * (PostgreSQL: during its round trips) stay pending for the next flush, never lost or counted twice.
    */
-  flush(): void {
-    const add = this.db.sqlite.prepare(
-      `INSERT INTO storage_requests (storage_id, day, list, head, get, put) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(storage_id, day) DO UPDATE SET list = storage_requests.list + excluded.list, head = storage_requests.head + excluded.head,
-         get = storage_requests.get + excluded.get, put = storage_requests.put + excluded.put`,
-    );
+  async flush(waitMs?: number): Promise<void> {
     const today = utcDay(this.now());
-    const added: Day[] = [];
-    this.db.sqlite.transaction(() => {
-      for (const d of this.dirty) {
-        const id = this.repo.byUid(d.uid)?.id;
-        // A storage still being created has no row yet: its probe's requests wait for the next flush.
-        if (id === undefined) continue;
-        add.run(id, d.day, d.pending.list, d.pending.head, d.pending.get, d.pending.put);
-        added.push(d);
-      }
-    })();
-    for (const d of added) {
+    const sent: Array<{ d: Day; counts: RequestCounts; storage_id: number }> = [];
+    for (const d of this.dirty) {
+      const id = this.repo.byUid(d.uid)?.id;
+      // A storage still being created has no row yet: its probe's requests wait for the next flush.
+      if (id === undefined) continue;
+      sent.push({ d, counts: d.pending, storage_id: id });
       d.pending = zero();
       this.dirty.delete(d);
+    }
+    try {
+      await this.books.add(sent.map((x) => ({ storage_id: x.storage_id, day: x.d.day, ...x.counts })), waitMs);
+    } catch (e) {
+      for (const { d, counts } of sent) {
+        for (const c of CLASSES) d.pending[c] += counts[c];
+        this.dirty.add(d);
+      }
+      throw e;
     }
     for (const [k, d] of this.days) if (d.day !== today && !this.dirty.has(d)) this.days.delete(k);
   }
@@ -125,15 +131,12 @@ export class RequestMeter {
   }
 
   budget(id: number): number {
-    const r = this.db.sqlite.prepare('SELECT requests_per_day AS n FROM storage_budgets WHERE storage_id = ?').get(id) as { n: number } | undefined;
-    return r?.n ?? 0;
+    return this.books.budget(id);
   }
 
   /** Stores the budget (0 = unlimited) and shows or clears the "budget spent" reason at once. */
-  setBudget(id: number, perDay: number): void {
-    this.db.sqlite
-      .prepare('INSERT INTO storage_budgets (storage_id, requests_per_day) VALUES (?, ?) ON CONFLICT(storage_id) DO UPDATE SET requests_per_day = excluded.requests_per_day')
-      .run(id, perDay);
+  async setBudget(id: number, perDay: number): Promise<void> {
+    await this.books.setBudget(id, perDay);
     const s = this.repo.byId(id);
     if (s && s.status !== 'offline') this.repo.setStatus(id, 'online', this.blocked(id));
   }
@@ -151,14 +154,12 @@ export class RequestMeter {
     return `request budget spent (${used} of ${budget} LIST/HEAD/GET today); background sync waits until ${next} 00:00 UTC`;
   }
 
-  view(id: number): MeterView {
+  async view(id: number): Promise<MeterView> {
     const s = this.repo.byId(id);
-    this.flush();
+    await this.flush();
     const today = utcDay(this.now());
     const since = utcDay(Date.parse(`${today}T00:00:00Z`) - 29 * DAY_MS);
-    const days = this.db.sqlite
-      .prepare('SELECT day, list, head, get, put FROM storage_requests WHERE storage_id = ? AND day >= ? AND day <= ? ORDER BY day DESC')
-      .all(id, since, today) as Array<{ day: string } & RequestCounts>;
+    const days = await this.books.days(id, since, today);
     const prices = (s && (this.prices()[s.driver] ?? DEFAULT_PRICES[s.driver])) || zero();
     const week = utcDay(Date.parse(`${today}T00:00:00Z`) - 6 * DAY_MS);
     const recent = days.filter((d) => d.day >= week);
@@ -190,8 +191,8 @@ export class RequestMeter {
     if (!d) {
       // First request of this storage on this day in this process: start from what earlier runs stored.
       const id = this.repo.byUid(uid)?.id;
-      const row = id === undefined ? undefined : (this.db.sqlite.prepare('SELECT list, head, get, put FROM storage_requests WHERE storage_id = ? AND day = ?').get(id, day) as RequestCounts | undefined);
-      d = { uid, day, total: row ? { list: row.list, head: row.head, get: row.get, put: row.put } : zero(), pending: zero() };
+      const row = id === undefined ? undefined : this.books.dayCounts(id, day);
+      d = { uid, day, total: row ?? zero(), pending: zero() };
       this.days.set(key, d);
     }
     return d;

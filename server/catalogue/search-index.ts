@@ -7,6 +7,7 @@
  * gate) still index at once. A name is searchable shortly after it is synced.
  */
 import { isBusy, type Db } from '../db';
+import { SearchIndexRepo } from './search-index.repo';
 
 const SLICE = 500;
 const QUIET_MS = 300;
@@ -18,16 +19,10 @@ export class SearchIndexer {
   private running: Promise<void> | null = null;
   private lastKick = 0;
   private stopped = false;
-  private s;
+  private repo: SearchIndexRepo;
 
   constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
-    this.s = {
-      max: db.sqlite.prepare('SELECT max(id) AS m FROM nodes'),
-      slice: db.sqlite.prepare(
-        `INSERT INTO search_fts (rowid, name)
-         SELECT n.id, n.name FROM nodes n WHERE n.id >= ? AND n.id < ? AND NOT EXISTS (SELECT 1 FROM search_fts f WHERE f.rowid = n.id)`,
-      ),
-    };
+    this.repo = new SearchIndexRepo(db);
   }
 
   /** Nodes from id `fromId` up may be missing from the index: schedule a pass. */
@@ -57,9 +52,9 @@ export class SearchIndexer {
       let at = this.from;
       this.from = Number.POSITIVE_INFINITY;
       try {
-        const max = (this.s.max.get() as { m: number | null }).m ?? 0;
+        const max = await this.repo.maxNodeId();
         while (at <= max && !this.stopped) {
-          this.s.slice.run(at, at + SLICE);
+          await this.repo.indexSlice(at, at + SLICE);
           at += SLICE;
           await new Promise((r) => setImmediate(r));
         }

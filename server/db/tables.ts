@@ -10,11 +10,13 @@ import type {
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
 import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';
 import type { DavPropsTable, NfsExportsTable } from './tables-gateways';
+import type { SearchFtsTable, StorageBudgetsTable, StorageRequestsTable } from './tables-catalogue';
 
 export type * from './tables-apps';
 export type * from './tables-assistant';
 export type * from './tables-link-guard';
 export type * from './tables-gateways';
+export type * from './tables-catalogue';
 
 /** auth */
 export interface UsersTable {
@@ -261,6 +263,9 @@ export interface DB {
   nodes: NodesTable;
   node_removals: NodeRemovalsTable;
   file_locks: FileLocksTable;
+  search_fts: SearchFtsTable;
+  storage_requests: StorageRequestsTable;
+  storage_budgets: StorageBudgetsTable;
   sync_runs: SyncRunsTable;
   sync_errors: SyncErrorsTable;
   upload_sessions: UploadSessionsTable;

@@ -14,18 +14,17 @@
  * byte-bounded LRU until the folder changes. Folders above MAX_ENTRIES
  * keep the per-page queries (keyset cursors make those cheap at any depth).
  */
-import type { Db, Statement } from '../db';
+import type { Db } from '../db';
 import type { Level } from '../catalogue';
-import { entryJsonSql, lockJoin, stampThumbs } from './entry';
+import { stampThumbs } from './entry';
 import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
+import { FolderIndexRepo } from './folder-index.repo';
 
 /** Larger folders are paged by SQL (an index of 50,000 entries is ~16 MB and ~100 ms to build). */
 export const MAX_ENTRIES = 20_000;
 /** Byte budget of all indexes together (LRU beyond it). */
 const BUDGET_BYTES = 64 << 20;
-
-const COLUMN: Record<SortField, string | null> = { name: null, size: 'size', modified: 'mtime' };
 
 /** One folder in one order (folders first, then the sort value, natural name, id; all reversed for descending). */
 export interface FolderIndex {
@@ -51,12 +50,11 @@ export interface IndexedPage {
 
 export class FolderIndexes {
   private cache = new PageCache<FolderIndex | { tooBig: true; bytes: number }>(BUDGET_BYTES);
-  private stmts = new Map<string, Statement>();
-  private count: Statement;
+  private repo: FolderIndexRepo;
 
   /** `locked(storage)`: whether the storage may hold app locks (its indexes then join them). */
-  constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
-    this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
+  constructor(db: Db, private locked: (storageId: number) => boolean = () => false) {
+    this.repo = new FolderIndexRepo(db);
   }
 
   /** Feeds the cache: call for every change of a folder (structural: removals and moves, which touch subtrees). */
@@ -106,17 +104,8 @@ export class FolderIndexes {
   }
 
   private build(storageId: number, dir: string, sort: SortField, perm: Level, stamp?: (id: number) => string): FolderIndex | { tooBig: true; bytes: number } {
-    const total = this.count.get(storageId, dir) as number;
-    if (total > MAX_ENTRIES) return { tooBig: true, bytes: 64 };
-    const locks = this.locked(storageId);
-    let stmt = this.stmts.get(`${sort}:${locks}`);
-    if (!stmt) {
-      const col = COLUMN[sort];
-      stmt = this.db.sqlite.prepare(`SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
-        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`).raw();
-      this.stmts.set(`${sort}:${locks}`, stmt);
-    }
-    const rows = stmt.all({ s: storageId, d: dir, perm }) as Array<[string, 'dir' | 'file', number, string, number]>;
+    if (this.repo.size(storageId, dir) > MAX_ENTRIES) return { tooBig: true, bytes: 64 };
+    const rows = this.repo.rows(storageId, dir, sort, this.locked(storageId), perm);
     const n = rows.length;
     const texts = rows.map((r) => Buffer.from(stampThumbs(r[0], stamp)));
     const starts = new Uint32Array(n + 1);

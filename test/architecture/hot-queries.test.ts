@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { openDatabase } from '../../server/db';
 import { ListingRepo } from '../../server/files/listing.repo';
 import { SearchService } from '../../server/files/search.service';
-import { S3Listing } from '../../server/gateways/s3/listing';
+import { S3ListingRepo } from '../../server/gateways/s3/listing.repo';
 import type { ActorFiles } from '../../server/files';
 import { tempDir } from '../helpers/tools';
 
@@ -47,7 +47,10 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
     await search.search(scope, { q: 'report', limit: 50 });
     await search.search(scope, { q: 'ab', type: 'file', ext: ['pdf'], min_size: 1, limit: 50 });
     await new SearchService(db, undefined, () => true).search(scope, { q: 'report', limit: 50 });
-    new S3Listing(db); // the S3 gateway's ListObjects pages (prepared once)
+    // The S3 gateway's ListObjects pages: delimited, then recursive.
+    const s3 = new S3ListingRepo(db);
+    await s3.children(1, '', '', '', '\u{10ffff}', 10);
+    await s3.subtree({ sid: 1, lo: '', hi: '\u{10ffff}', base: '', after: '', prefix: '', top: '\u{10ffff}', limit: 10 });
     const text = [...new Set(seen)].join(';\n\n') + ';\n';
     if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, text);
     assert.equal(text, readFileSync(SNAPSHOT, 'utf8'), 'hot query SQL changed: review it, then UPDATE_SNAPSHOTS=1');

@@ -178,7 +178,7 @@ describe('request meter and daily budget (s3rver)', () => {
     clock = midnight + 1000; // midnight passes: a new day, a fresh budget
     assert.equal(cat.meter.blocked(id), null);
     await driver.stat('a.txt');
-    cat.meter.flush();
+    await cat.meter.flush();
     clock = midnight - 2000; // the clock is corrected backwards: yesterday is not reset a second time
     assert.match(cat.meter.blocked(id) ?? '', /budget spent/);
     await driver.stat('a.txt');

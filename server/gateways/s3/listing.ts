@@ -5,15 +5,14 @@
  * recursive listing (no delimiter) files are listed and empty folders show as
  * `key/` markers (a folder with content is implied by its keys). A key
  * confined to a root sees only the way down to it and what is below it.
- *
- * The queries are raw SQL like the other listing hot paths (docs/architecture
- * "Queries"): the key expression and the empty-folder test run in SQLite.
+ * The queries are in listing.repo.ts.
  */
 import type { Db } from '../../db';
 import { isAppError } from '../../errors';
 import { etagOf, type Target } from '../../files';
 import type { GatewayTree } from '../tree';
 import { S3Error } from './errors';
+import { S3ListingRepo, type KeyRow as Row } from './listing.repo';
 
 export interface ListQuery {
   bucket: string;
@@ -40,37 +39,14 @@ export interface ListPage {
   last: string | null;
 }
 
-interface Row {
-  k: string;
-  type: 'dir' | 'file';
-  size: number;
-  mtime: number;
-  etag: string | null;
-}
-
 /** U+10FFFF sorts after every character in UTF-8 bytes: `p + TOP` bounds the keys that start with `p`. */
 const TOP = '\u{10ffff}';
 
 export class S3Listing {
-  private children;
-  private subtree;
+  private repo: S3ListingRepo;
 
   constructor(db: Db) {
-    const key = "CASE type WHEN 'dir' THEN name || '/' ELSE name END";
-    this.children = db.sqlite.prepare(
-      `SELECT ${key} AS k, type, size, mtime, etag FROM nodes
-       WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL AND ${key} > ? AND ${key} >= ? AND ${key} < ?
-       ORDER BY k LIMIT ?`,
-    );
-    const pathKey = "CASE n.type WHEN 'dir' THEN n.path || '/' ELSE n.path END";
-    this.subtree = db.sqlite.prepare(
-      `SELECT ${pathKey} AS k, n.type, n.size, n.mtime, n.etag FROM nodes n
-       WHERE n.storage_id = @sid AND n.deleted_at IS NULL AND n.path >= @lo AND n.path < @hi
-         AND (@base = '' OR n.path = @base OR (n.path >= @base || '/' AND n.path < @base || '0'))
-         AND ${pathKey} > @after AND ${pathKey} >= @prefix AND ${pathKey} < @prefix || @top
-         AND (n.type = 'file' OR NOT EXISTS (SELECT 1 FROM nodes c WHERE c.storage_id = n.storage_id AND c.dir = n.path AND c.deleted_at IS NULL))
-       ORDER BY k LIMIT @limit`,
-    );
+    this.repo = new S3ListingRepo(db);
   }
 
   /** The buckets: the storages the actor can open, by name. */
@@ -87,7 +63,7 @@ export class S3Listing {
     if (dirKey.includes('//') || dirKey.startsWith('/')) return empty();
     const folder = await this.folder(tree, `/${q.bucket}/${dirKey}`);
     if (!folder) return empty();
-    const rows = q.delimiter === '/' ? this.delimited(folder, dirKey, q) : this.recursive(tree, folder, q);
+    const rows = q.delimiter === '/' ? await this.delimited(folder, dirKey, q) : await this.recursive(tree, folder, q);
     const page: ListPage = { objects: [], prefixes: [], truncated: rows.length > q.max, last: null };
     for (const r of rows.slice(0, q.max)) {
       if (r.type === 'dir' && q.delimiter === '/') page.prefixes.push(r.k);
@@ -98,7 +74,7 @@ export class S3Listing {
   }
 
   /** The children of one folder whose key starts with the prefix, as full keys. */
-  private delimited(t: Target, dirKey: string, q: ListQuery): Row[] {
+  private async delimited(t: Target, dirKey: string, q: ListQuery): Promise<Row[]> {
     const partial = q.prefix.slice(dirKey.length);
     let after = '';
     if (q.after.startsWith(dirKey)) after = q.after.slice(dirKey.length);
@@ -107,15 +83,16 @@ export class S3Listing {
     if (t.passage !== undefined) {
       // Exactly `name` (only a NUL could sort between the bounds, and PostgreSQL text cannot hold one).
       const name = t.passage + '/';
-      rows = name > after && name.startsWith(partial) && this.children.get(t.storage.id, t.rel, '', name, name + '\u0001', 1) ? [{ k: name, type: 'dir', size: 0, mtime: 0, etag: null }] : [];
+      const there = name > after && name.startsWith(partial) && (await this.repo.children(t.storage.id, t.rel, '', name, name + '\u0001', 1)).length > 0;
+      rows = there ? [{ k: name, type: 'dir', size: 0, mtime: 0, etag: null }] : [];
     } else {
-      rows = this.children.all(t.storage.id, t.rel, after, partial, partial + TOP, q.max + 1) as Row[];
+      rows = await this.repo.children(t.storage.id, t.rel, after, partial, partial + TOP, q.max + 1);
     }
     return rows.map((r) => ({ ...r, k: dirKey + r.k }));
   }
 
   /** Every file and empty folder below the prefix (within the actor's reach), in key order. */
-  private recursive(tree: GatewayTree, folder: Target, q: ListQuery): Row[] {
+  private async recursive(tree: GatewayTree, folder: Target, q: ListQuery): Promise<Row[]> {
     let t = folder;
     // Down the way to a key's root: the listing narrows to it, or is empty when the prefix leads elsewhere.
     while (t.passage !== undefined) {
@@ -124,7 +101,7 @@ export class S3Listing {
       t = tree.files.target(`/${q.bucket}/${base}`, 'viewer', { passage: true });
     }
     const lo = q.prefix.endsWith('/') ? q.prefix.slice(0, -1) : q.prefix;
-    return this.subtree.all({ sid: t.storage.id, lo, hi: q.prefix + TOP, base: t.rel, after: q.after, prefix: q.prefix, top: TOP, limit: q.max + 1 }) as Row[];
+    return this.repo.subtree({ sid: t.storage.id, lo, hi: q.prefix + TOP, base: t.rel, after: q.after, prefix: q.prefix, top: TOP, limit: q.max + 1 });
   }
 
   /** The folder a listing starts from (access checked, revalidated like every listing), or null when there is none. */

@@ -33,17 +33,17 @@ export function adminMeterRoutes(d: { catalogue: Catalogue; settings: SettingsSt
   const { meter, storages } = d.catalogue;
   const prices = () => ({ ...DEFAULT_PRICES, ...d.settings.get('meter_prices') });
 
-  r.get('/storages/:id/meter', doc({ summary: 'A metered storage’s request counts per day, budget and monthly estimate' }), (ctx) => {
+  r.get('/storages/:id/meter', doc({ summary: 'A metered storage’s request counts per day, budget and monthly estimate' }), async (ctx) => {
     const id = idOf(ctx);
     storages.get(id);
-    ctx.body = meter.view(id);
+    ctx.body = await meter.view(id);
   });
   r.put('/storages/:id/meter', doc({ summary: 'Set a storage’s daily request budget (0 = none)', body: budgetBody }), async (ctx) => {
     const id = idOf(ctx);
     storages.get(id);
     const b = validate(budgetBody, await readObject(ctx, d.maxJsonBytes));
-    meter.setBudget(id, b.request_budget_per_day);
-    ctx.body = meter.view(id);
+    await meter.setBudget(id, b.request_budget_per_day);
+    ctx.body = await meter.view(id);
   });
   r.get('/meter/prices', doc({ summary: 'Request price table per driver' }), (ctx) => {
     ctx.body = { prices: prices(), defaults: DEFAULT_PRICES };
