@@ -27,7 +27,6 @@ const LEGACY = new Set([
   'docserver/external.service.ts',
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
-  'jobs/journal.ts',
   'jobs/queue.ts',
   'jobs/scheduler.ts',
   'protection/antivirus.service.ts',
