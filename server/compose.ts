@@ -100,7 +100,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor, instanceId, leaseMs: config.opLease });
     if (opts.role === 'server') log.info(`instance ${instanceId} on ${db.dialect === 'postgres' ? 'PostgreSQL (op leases, change notices)' : 'SQLite'}`);
-    const scheduler = new Scheduler(db.sqlite, logFn);
+    const scheduler = new Scheduler(db, logFn);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
     settings.seed('allow_signup', config.allowSignup);
     const auth = createAuth(db, bus, {

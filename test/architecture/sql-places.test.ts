@@ -28,7 +28,6 @@ const LEGACY = new Set([
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
   'jobs/queue.ts',
-  'jobs/scheduler.ts',
   'protection/antivirus.service.ts',
   'settings/settings.store.ts',
 ]);
