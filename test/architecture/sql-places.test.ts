@@ -29,7 +29,6 @@ const LEGACY = new Set([
   'gateways/s3/listing.ts',
   'jobs/queue.ts',
   'protection/antivirus.service.ts',
-  'settings/settings.store.ts',
 ]);
 
 function sources(dir: string): string[] {
