@@ -179,7 +179,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
 
     const ops = new StorageOps(io);
     // The external services' settings exist before the file service: they decide which new-document types it offers.
-    const { external, newdocs } = createExternal({
+    const { external, newdocs } = await createExternal({
       db, secretKey, env: { url: config.docserverUrl, jwt_secret: config.docserverJwt, callback_url: config.docserverCallbackUrl },
     });
     const protection = createProtection({ db, catalogue, ops, queue, scans, bus, settings, secretKey, log: logFn });

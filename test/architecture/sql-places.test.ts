@@ -24,7 +24,6 @@ const LEGACY = new Set([
   'catalogue/sync.ts',
   'catalogue/syncer.ts',
   'docserver/callback.service.ts',
-  'docserver/external.service.ts',
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
   'jobs/queue.ts',
