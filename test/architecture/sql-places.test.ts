@@ -23,7 +23,6 @@ const LEGACY = new Set([
   'catalogue/search-index.ts',
   'catalogue/sync.ts',
   'catalogue/syncer.ts',
-  'docserver/callback.service.ts',
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
   'jobs/queue.ts',
