@@ -26,7 +26,6 @@ const LEGACY = new Set([
   'files/folder-index.ts',
   'gateways/s3/listing.ts',
   'jobs/queue.ts',
-  'protection/antivirus.service.ts',
 ]);
 
 function sources(dir: string): string[] {
