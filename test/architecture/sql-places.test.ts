@@ -15,7 +15,6 @@ const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insert
 
 const LEGACY = new Set([
   'auth/keys.ts',
-  'auth/sessions.ts',
   'catalogue/app-state.ts',
   'catalogue/file-locks.ts',
   'catalogue/index.ts',
