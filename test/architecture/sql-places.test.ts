@@ -14,7 +14,6 @@ const root = new URL('../../server', import.meta.url).pathname;
 const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)\(|sqlite\.transaction/;
 
 const LEGACY = new Set([
-  'auth/keys.ts',
   'catalogue/app-state.ts',
   'catalogue/file-locks.ts',
   'catalogue/index.ts',
