@@ -100,7 +100,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor, instanceId, leaseMs: config.opLease });
     if (opts.role === 'server') log.info(`instance ${instanceId} on ${db.dialect === 'postgres' ? 'PostgreSQL (op leases, change notices)' : 'SQLite'}`);
-    const scheduler = new Scheduler(db.sqlite, logFn);
+    const scheduler = new Scheduler(db, logFn);
     settings.seed('share_max_ttl_days', config.shareMaxTtl);
     settings.seed('allow_signup', config.allowSignup);
     const auth = createAuth(db, bus, {
@@ -179,7 +179,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
 
     const ops = new StorageOps(io);
     // The external services' settings exist before the file service: they decide which new-document types it offers.
-    const { external, newdocs } = createExternal({
+    const { external, newdocs } = await createExternal({
       db, secretKey, env: { url: config.docserverUrl, jwt_secret: config.docserverJwt, callback_url: config.docserverCallbackUrl },
     });
     const protection = createProtection({ db, catalogue, ops, queue, scans, bus, settings, secretKey, log: logFn });

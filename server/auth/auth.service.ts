@@ -125,7 +125,7 @@ export class AuthService {
   }
 
   async logout(p: Principal, req: RequestMeta): Promise<void> {
-    this.sessions.revoke(p.sessionId);
+    await this.sessions.revoke(p.sessionId);
     await this.bus.emit('audit', { action: 'auth.logout', actor: { id: p.id, email: p.email }, request: req });
   }
 

@@ -49,7 +49,7 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const keys = new Keys(db, repo, bus, o.secretKey);
   // A change of a person's account reaches every way they are signed in: sessions end, cached keys are re-read.
   const signins = {
-    revokeUser: (id: number) => (sessions.revokeUser(id), keys.forgetUser(id)),
+    revokeUser: async (id: number) => (await sessions.revokeUser(id), keys.forgetUser(id)),
     forgetUser: (id: number) => (sessions.forgetUser(id), keys.forgetUser(id)),
   };
   const users = new UsersService(repo, signins, bus);

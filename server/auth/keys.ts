@@ -10,12 +10,12 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
 import type { Db } from '../db';
-import type { ApiKeysTable } from '../db/tables';
 import type { ApiKeyView, KeyVerb } from '../contract';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual } from '../lib/crypto';
 import type { Principal } from './types';
 import type { UsersRepo } from './users.repo';
+import { KeysRepo, type KeyRow } from './keys.repo';
 
 /** Every verb a key may carry (docs/auth.md). */
 export const VERBS = {
@@ -37,7 +37,7 @@ export interface KeyScope {
   expires_at: string | null;
 }
 
-export type KeyRow = Omit<ApiKeysTable, 'id'> & { id: number };
+export type { KeyRow };
 
 const TOKEN = /^fdk_(\d{1,12})_([A-Za-z0-9_-]{43})$/;
 /** Resolved keys are reused this long (a revoke drops them at once). */
@@ -57,9 +57,12 @@ export const isKeyToken = (token: string): boolean => token.startsWith('fdk_');
 export class Keys {
   private cache = new Map<string, { scope: KeyScope; principal: Principal; at: number; exp: number }>();
   private touched = new Map<number, { at: number; ip: string }>();
+  private repo: KeysRepo;
 
   /** `secretKey`: the install's key; S3 secrets are derived from it (see `s3Credentials`). */
-  constructor(private db: Db, private users: UsersRepo, private bus: EventBus, private secretKey: Buffer) {}
+  constructor(db: Db, private users: UsersRepo, private bus: EventBus, private secretKey: Buffer) {
+    this.repo = new KeysRepo(db);
+  }
 
   /**
    * Makes a key for `userId` and returns it with its token (shown once). The
@@ -75,57 +78,40 @@ export class Keys {
     if (!owner) throw new AppError('not_found', { id: input.userId });
     if (input.verbs.includes('admin') && owner.role !== 'admin') throw new AppError('validation_failed', { field: 'verbs', reason: 'only an admin’s key can carry admin' }, { field: 'verbs' });
     const secret = randomBytes(32).toString('base64url');
-    const id = Number(
-      this.db.first(
-        this.db.k
-          .insertInto('api_keys')
-          .values({
-            user_id: input.userId, name: input.name, secret_hash: hashOf(secret), verbs: JSON.stringify([...new Set(input.verbs)].sort()),
-            root_storage_id: input.root?.storage_id ?? null, root_rel: input.root?.rel ?? null, machine_id: input.machineId ?? null,
-            created_by: by.id, created_at: new Date().toISOString(), expires_at: input.expiresAt,
-          })
-          .returning('id'),
-      )!.id,
-    );
-    const key = this.byId(id)!;
+    const id = await this.repo.insert({
+      user_id: input.userId, name: input.name, secret_hash: hashOf(secret), verbs: JSON.stringify([...new Set(input.verbs)].sort()),
+      root_storage_id: input.root?.storage_id ?? null, root_rel: input.root?.rel ?? null, machine_id: input.machineId ?? null,
+      created_by: by.id, created_at: new Date().toISOString(), expires_at: input.expiresAt,
+    });
+    const key = (await this.repo.byId(id))!;
     await this.bus.emit('audit', { action: 'api_key.create', actor: { id: by.id, email: by.email }, request, resource: `api_key:${id}`, meta: { user_id: input.userId, name: input.name, verbs: input.verbs, root: input.root, expires_at: input.expiresAt } });
     return { key, token: `fdk_${id}_${secret}` };
   }
 
+  /** The key, or undefined. */
   byId(id: number): KeyRow | undefined {
-    return this.db.first(this.byIdQuery(id)) as KeyRow | undefined;
-  }
-
-  private async byIdAsync(id: number): Promise<KeyRow | undefined> {
-    return (await this.db.async.first(this.byIdQuery(id))) as KeyRow | undefined;
-  }
-
-  private byIdQuery(id: number) {
-    return this.db.k.selectFrom('api_keys').selectAll().where('id', '=', id);
+    return this.repo.byIdSync(id);
   }
 
   /** A person's keys (every key when `userId` is null), newest first. */
   list(userId: number | null): KeyRow[] {
-    let q = this.db.k.selectFrom('api_keys').selectAll();
-    if (userId !== null) q = q.where('user_id', '=', userId);
-    return this.db.all(q.orderBy('id', 'desc')) as KeyRow[];
+    return this.repo.list(userId);
   }
 
   /** Revokes a key (idempotent). Audited `api_key.revoke` the first time. */
   async revoke(by: Principal, id: number, request?: RequestMeta): Promise<KeyRow> {
-    const row = this.byId(id);
+    const { row, revoked } = await this.repo.revoke(id, new Date().toISOString());
     if (!row) throw new AppError('not_found', { id });
-    if (!row.revoked_at) {
-      this.db.run(this.db.k.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', id).where('revoked_at', 'is', null));
+    if (revoked) {
       this.forget(id);
       await this.bus.emit('audit', { action: 'api_key.revoke', actor: { id: by.id, email: by.email }, request, resource: `api_key:${id}`, meta: { user_id: row.user_id, name: row.name } });
     }
-    return this.byId(id)!;
+    return row;
   }
 
   /** Revokes every key of a person (account disabled or deleted keys go with the rows). */
   revokeAll(userId: number): void {
-    this.db.run(this.db.k.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('user_id', '=', userId).where('revoked_at', 'is', null));
+    this.repo.revokeAll(userId, new Date().toISOString());
     for (const [t, c] of this.cache) if (c.principal.id === userId) this.cache.delete(t);
   }
 
@@ -174,18 +160,18 @@ export class Keys {
     const now = Date.now();
     let row = TOKEN.test(token) ? await this.check(token, now) : undefined;
     if (!row) {
-      const legacy = (await this.db.async.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hashOf(`${machineId}\n${token}`)))) as KeyRow | undefined;
+      const legacy = await this.repo.legacy(machineId, hashOf(`${machineId}\n${token}`));
       row = legacy && !legacy.revoked_at ? legacy : undefined;
     }
     if (!row || row.machine_id === null || row.machine_id !== machineId) return null;
-    await this.db.async.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', row.id));
+    await this.repo.used(row.id, new Date(now).toISOString());
     return row.user_id;
   }
 
   /** The live row of a well-formed token whose secret matches (same cost for an unknown id), or undefined. */
   private async check(token: string, now: number): Promise<KeyRow | undefined> {
     const m = TOKEN.exec(token);
-    const row = m ? await this.byIdAsync(Number(m[1])) : undefined;
+    const row = m ? await this.repo.byId(Number(m[1])) : undefined;
     const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY);
     if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return undefined;
     return row;
@@ -210,7 +196,7 @@ export class Keys {
    */
   async byAccessKey(accessKeyId: string, request?: RequestMeta): Promise<{ principal: Principal; scope: KeyScope; secret: string; used: () => void } | null> {
     const m = /^fdk_(\d{1,12})$/.exec(accessKeyId);
-    const row = m ? await this.byIdAsync(Number(m[1])) : undefined;
+    const row = m ? await this.repo.byId(Number(m[1])) : undefined;
     const now = Date.now();
     if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
     const principal = await this.users.principalAsync(row.user_id, `key:${row.id}`);
@@ -250,8 +236,8 @@ export class Keys {
 
   /** Off the request's path: the use is informational, and a busy database must not fail the request. */
   private async recordUse(id: number, p: Principal, request: RequestMeta | undefined, now: number, ip: string): Promise<void> {
-    const row = await this.byIdAsync(id);
-    await this.db.async.run(this.db.k.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString(), last_used_ip: ip || null }).where('id', '=', id));
+    const row = await this.repo.byId(id);
+    await this.repo.used(id, new Date(now).toISOString(), ip || null);
     const idle = !row?.last_used_at || now - Date.parse(row.last_used_at) > AUDIT_IDLE_MS;
     if (idle || row?.last_used_ip !== (ip || null)) {
       await this.bus.emit('audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });

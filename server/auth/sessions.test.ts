@@ -21,7 +21,7 @@ test('the principal cache is keyed by token, bounded, and forgets a revoked sess
     // A cached token is refused as soon as its session is revoked.
     const last = tokens[tokens.length - 1];
     assert.ok(await sessions.resolve(last.token));
-    sessions.revoke(last.sid);
+    await sessions.revoke(last.sid);
     assert.equal(await sessions.resolve(last.token), null);
     // A forged token never reaches the cache.
     assert.equal(await sessions.resolve(last.token.slice(0, -2) + 'xx'), null);

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import type { SessionsTable } from '../db/tables';
 import { isBusy } from '../db';
+import { SessionsRepo, type SessionRecord } from './sessions.repo';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
 import type { Principal } from './types';
@@ -18,7 +18,7 @@ const TOUCH_MS = 60_000;
 export const CACHE_MAX = 10_000;
 
 /** A session as its owner's session list shows it. */
-export type SessionRow = Omit<SessionsTable, 'user_id'>;
+export type SessionRow = Omit<SessionRecord, 'user_id'>;
 
 /** A session row just written, before its token is signed. */
 export interface NewSession {
@@ -33,8 +33,11 @@ export class Sessions {
   private cache = new Map<string, { p: Principal; at: number; exp: number }>();
   private lastTouch = new Map<string, number>();
   private verified = new Map<string, SessionClaims>();
+  private repo: SessionsRepo;
 
-  constructor(private db: Db, private users: UsersRepo, private key: Buffer, private ttlMs: number) {}
+  constructor(private db: Db, private users: UsersRepo, private key: Buffer, private ttlMs: number) {
+    this.repo = new SessionsRepo(db);
+  }
 
   /** Writes a session row (synchronous: it may run inside a transaction); `sign` makes its token. */
   insert(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }): NewSession {
@@ -42,9 +45,10 @@ export class Sessions {
     const now = Date.now();
     const exp = now + this.ttlMs;
     const iso = new Date(now).toISOString();
-    this.db.sqlite
-      .prepare('INSERT INTO sessions (id, user_id, kind, created_at, expires_at, last_seen_at, ip, ua) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(sid, userId, meta.kind ?? 'login', iso, new Date(exp).toISOString(), iso, meta.ip ?? null, (meta.ua ?? '').slice(0, 300) || null);
+    this.repo.insert({
+      id: sid, user_id: userId, kind: meta.kind ?? 'login', created_at: iso, expires_at: new Date(exp).toISOString(), last_seen_at: iso,
+      ip: meta.ip ?? null, ua: (meta.ua ?? '').slice(0, 300) || null,
+    });
     return { sid, userId, iat: now, exp };
   }
 
@@ -61,8 +65,7 @@ export class Sessions {
     if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
     const claims = await this.claims(token);
     if (!claims) return null;
-    const { k } = this.db;
-    const row = await this.db.async.first(k.selectFrom('sessions').select(['user_id', 'expires_at']).where('id', '=', claims.sid));
+    const row = await this.repo.owner(claims.sid);
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
     const p = await this.users.principalAsync(row.user_id, claims.sid);
     if (!p) return null;
@@ -75,7 +78,7 @@ export class Sessions {
       trim(this.lastTouch);
       // `last_seen_at` is informational: the request does not wait for it, and a database that is busy
       // (held by another process, or away) must not fail it; the next touch a minute later tries again.
-      this.db.async.run(k.updateTable('sessions').set({ last_seen_at: new Date(now).toISOString() }).where('id', '=', claims.sid)).catch((e: unknown) => {
+      this.repo.touch(claims.sid, new Date(now).toISOString()).catch((e: unknown) => {
         if (isBusy(e) || (e as { code?: string }).code === 'database_busy') this.db.waits.sawBusy();
       });
     }
@@ -103,37 +106,39 @@ export class Sessions {
     return c;
   }
 
-  revoke(sid: string): void {
-    this.db.sqlite.prepare('DELETE FROM sessions WHERE id = ?').run(sid);
-    for (const [token, c] of this.cache) if (c.p.sessionId === sid) this.cache.delete(token);
+  /** Ends one session (idempotent). */
+  async revoke(sid: string): Promise<void> {
+    await this.repo.remove(sid);
+    this.forgetSession(sid);
   }
 
   /** A person's live sessions, most recently seen first. */
-  list(userId: number): SessionRow[] {
-    return this.db.sqlite
-      .prepare('SELECT id, kind, created_at, expires_at, last_seen_at, ip, ua FROM sessions WHERE user_id = ? AND expires_at > ? ORDER BY last_seen_at DESC, created_at DESC')
-      .all(userId, new Date().toISOString()) as SessionRow[];
+  list(userId: number): Promise<SessionRow[]> {
+    return this.repo.live(userId, new Date().toISOString());
   }
 
   /** Ends one session of `userId` (false when it is not theirs or gone). */
-  revokeOf(userId: number, sid: string): boolean {
-    const owner = this.db.sqlite.prepare('SELECT user_id FROM sessions WHERE id = ?').pluck().get(sid) as number | undefined;
-    if (owner !== userId) return false;
-    this.revoke(sid);
-    return true;
+  async revokeOf(userId: number, sid: string): Promise<boolean> {
+    const ended = await this.repo.remove(sid, userId);
+    if (ended) this.forgetSession(sid);
+    return ended;
   }
 
   /** Ends every session of `userId` but `keep` (sign out everywhere else); answers how many ended. */
-  revokeOthers(userId: number, keep: string): number {
-    const n = this.db.sqlite.prepare('DELETE FROM sessions WHERE user_id = ? AND id != ?').run(userId, keep).changes;
+  async revokeOthers(userId: number, keep: string): Promise<number> {
+    const n = await this.repo.removeOfUser(userId, keep);
     for (const [token, c] of this.cache) if (c.p.id === userId && c.p.sessionId !== keep) this.cache.delete(token);
     return n;
   }
 
   /** Ends every session of a user (disable, delete, password reset). */
-  revokeUser(userId: number): void {
-    this.db.sqlite.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
+  async revokeUser(userId: number): Promise<void> {
+    await this.repo.removeOfUser(userId);
     this.forgetUser(userId);
+  }
+
+  private forgetSession(sid: string): void {
+    for (const [token, c] of this.cache) if (c.p.sessionId === sid) this.cache.delete(token);
   }
 
   /** Drops cached principals of a user whose profile changed (role, groups, language). */
@@ -151,8 +156,9 @@ export class Sessions {
     return this.cache.size;
   }
 
-  sweepExpired(): number {
-    return this.db.sqlite.prepare('DELETE FROM sessions WHERE expires_at < ?').run(new Date().toISOString()).changes;
+  /** Deletes the expired sessions; how many. */
+  sweepExpired(): Promise<number> {
+    return this.repo.sweep(new Date().toISOString());
   }
 }
 

@@ -129,10 +129,10 @@ export class UsersService {
     this.repo.update(id, row);
     if (patch.groups) this.repo.setGroups(id, patch.groups);
     if (patch.disabled === true) {
-      this.sessions.revokeUser(id);
+      await this.sessions.revokeUser(id);
       if (!u.disabled) await this.bus.emit('audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
     } else if (patch.password !== undefined && ctx.actor?.id !== id) {
-      this.sessions.revokeUser(id);
+      await this.sessions.revokeUser(id);
     } else {
       this.sessions.forgetUser(id);
     }
@@ -145,7 +145,7 @@ export class UsersService {
     const u = this.repo.byId(id);
     if (!u) throw new AppError('not_found');
     if (u.role === 'admin') this.assertAnotherAdmin(id);
-    this.sessions.revokeUser(id);
+    await this.sessions.revokeUser(id);
     this.repo.delete(id);
     await this.bus.emit('audit', { action: 'user.delete', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
   }

@@ -24,12 +24,12 @@ import { z } from 'zod';
 import { systemActor } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { Db } from '../db';
-import type { DocserverSavesTable } from '../db/tables';
 import { AppError } from '../errors';
 import type { FileService } from '../files';
 import { randomToken } from '../lib/crypto';
 import { discard } from '../lib/streams';
 import type { ExternalServices } from './external.service';
+import { DocserverSavesRepo, type SaveRow } from './saves.repo';
 import { docKey, keyNode, verifyJwt } from './signing';
 
 /** Statuses the document server sends (spec: Document save callback status); 2 and 6 write. */
@@ -69,8 +69,11 @@ const refuse = (code: 'unauthorised' | 'forbidden' | 'validation_failed' | 'payl
 
 export class CallbackService {
   private locks = new Map<number, Promise<unknown>>();
+  private saves: DocserverSavesRepo;
 
-  constructor(private d: CallbackDeps) {}
+  constructor(private d: CallbackDeps) {
+    this.saves = new DocserverSavesRepo(d.db);
+  }
 
   /**
    * Handles one callback for `node`. Returns what happened (the route answers
@@ -138,7 +141,7 @@ export class CallbackService {
     const place = { storage_id: row.storage_id, rel: row.path };
     const sys = this.d.files.forActor(systemActor('docserver.save'));
     const etag = (await sys.open(place)).etag;
-    const last = this.savedRow(node);
+    const last = await this.saves.last(node);
     const stale = this.stale(node, cb, etag, last);
     if (stale === 'replay') {
       this.d.log.info(`docserver callback for node ${node}: status ${cb.status} of ${new Date(cb.lastsave).toISOString()} is not newer than the save written; nothing written`);
@@ -161,21 +164,12 @@ export class CallbackService {
       }
       const after = (await sys.open(place)).etag;
       const now = new Date().toISOString();
-      this.d.db.run(
-        this.d.db.k
-          .insertInto('docserver_saves')
-          .values({ node_id: node, doc_key: cb.key, lastsave: cb.lastsave, etag: after, saved_at: now })
-          .onConflict((oc) => oc.column('node_id').doUpdateSet({ doc_key: cb.key, lastsave: cb.lastsave, etag: after, saved_at: now })),
-      );
+      await this.saves.record({ node_id: node, doc_key: cb.key, lastsave: cb.lastsave, etag: after, saved_at: now });
       this.d.log.info(`docserver save of node ${node} written (status ${cb.status}, ${size} bytes)`);
       return 'written';
     } finally {
       await rm(tmp, { force: true });
     }
-  }
-
-  private savedRow(node: number): DocserverSavesTable | undefined {
-    return this.d.db.first(this.d.db.k.selectFrom('docserver_saves').selectAll().where('node_id', '=', node));
   }
 
   /**
@@ -191,7 +185,7 @@ export class CallbackService {
    * (an older session's callback after a newer save, or the file changed
    * by someone else during the session): refused, nothing written.
    */
-  private stale(node: number, cb: { key: string; lastsave: number }, etag: string, last: DocserverSavesTable | undefined): string | 'replay' | null {
+  private stale(node: number, cb: { key: string; lastsave: number }, etag: string, last: SaveRow | undefined): string | 'replay' | null {
     if (last && last.doc_key === cb.key && cb.lastsave <= last.lastsave) return 'replay';
     if (docKey(this.d.secretKey, node, etag) === cb.key) return null;
     if (last && last.doc_key === cb.key && last.etag === etag) return null;

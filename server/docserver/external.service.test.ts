@@ -15,7 +15,7 @@ test('rows kept in memory: own writes at once, another writer after the keep tim
   try {
     const ext = new ExternalServices(db, randomBytes(32), 50);
     assert.equal(ext.diagramUrl(), '');
-    ext.put('diagram', { url: 'https://draw.example.test' });
+    await ext.put('diagram', { url: 'https://draw.example.test' });
     assert.equal(ext.diagramUrl(), 'https://draw.example.test', 'this instance’s write shows at once');
 
     let reads = 0;

@@ -9,9 +9,9 @@
  */
 import type { ExternalService } from '../contract';
 import type { Db } from '../db';
-import type { ExternalServicesTable } from '../db/tables';
 import { AppError, validation } from '../errors';
 import { decrypt, encrypt } from '../lib/crypto';
+import { ExternalServicesRepo, type ExternalRow, type ExternalValues } from './external-services.repo';
 
 export const EXTERNAL_NAMES = ['docserver', 'diagram'] as const;
 export type ExternalName = (typeof EXTERNAL_NAMES)[number];
@@ -58,26 +58,30 @@ export function normaliseUrl(raw: string, field: string): string {
  */
 const ROW_TTL_MS = 2000;
 
+/** A change the environment would undo at the next start → `conflict`. */
+function refuseEnvManaged(row: ExternalRow | undefined): void {
+  if (row?.env_managed) throw new AppError('conflict', { reason: 'set by the environment (SERVICE_DOCSERVER_*); change it there' });
+}
+
 export class ExternalServices {
-  private rows = new Map<ExternalName, { row: ExternalServicesTable | undefined; at: number; refreshing?: boolean }>();
+  private rows = new Map<ExternalName, { row: ExternalRow | undefined; at: number; refreshing?: boolean }>();
+  private repo: ExternalServicesRepo;
 
   /** `ttlMs`: how long a row read is taken as current (tests shorten it). */
-  constructor(private db: Db, private secretKey: Buffer, private ttlMs = ROW_TTL_MS) {}
-
-  private query(name: ExternalName) {
-    return this.db.k.selectFrom('external_services').selectAll().where('name', '=', name);
+  constructor(db: Db, private secretKey: Buffer, private ttlMs = ROW_TTL_MS) {
+    this.repo = new ExternalServicesRepo(db);
   }
 
-  private row(name: ExternalName): ExternalServicesTable | undefined {
+  private row(name: ExternalName): ExternalRow | undefined {
     const hit = this.rows.get(name);
     if (!hit) {
-      const row = this.db.first(this.query(name));
+      const row = this.repo.first(name);
       this.rows.set(name, { row, at: Date.now() });
       return row;
     }
     if (Date.now() - hit.at >= this.ttlMs && !hit.refreshing) {
       hit.refreshing = true;
-      this.db.async.first(this.query(name)).then(
+      this.repo.read(name).then(
         // A write of this instance meanwhile dropped the entry: its own read is the fresher one.
         (row) => this.rows.get(name) === hit && this.rows.set(name, { row, at: Date.now() }),
         () => (hit.refreshing = false), // the database is away: the kept row serves, the next ask tries again
@@ -92,11 +96,14 @@ export class ExternalServices {
   }
 
   view(name: ExternalName): ExternalService {
-    const r = this.row(name);
+    return this.viewOf(name, this.row(name));
+  }
+
+  private viewOf(name: ExternalName, r: ExternalRow | undefined): ExternalService {
     return {
       name,
       url: r?.url ?? '',
-      enabled: this.enabled(name),
+      enabled: usable(name, r),
       healthy: r?.healthy === null || r?.healthy === undefined ? null : r.healthy === 1,
       last_check: r?.last_check ?? null,
       env_managed: r?.env_managed === 1,
@@ -107,9 +114,7 @@ export class ExternalServices {
 
   /** The document server needs a URL and the secret; the diagram editor a URL. */
   enabled(name: ExternalName): boolean {
-    const r = this.row(name);
-    if (!r?.url) return false;
-    return name === 'diagram' || r.jwt_secret !== '';
+    return usable(name, this.row(name));
   }
 
   /** The document server's settings, or null when it is not configured (rule 4). */
@@ -129,17 +134,18 @@ export class ExternalServices {
    * stored one, '' clears it), `callback_url` (docserver only). A row the
    * environment manages → `conflict`.
    */
-  put(name: ExternalName, input: { url: string; jwt_secret?: string; callback_url?: string }): { before: ExternalService; after: ExternalService } {
-    const before = this.view(name);
-    if (before.env_managed) throw new AppError('conflict', { reason: 'set by the environment (SERVICE_DOCSERVER_*); change it there' });
+  async put(name: ExternalName, input: { url: string; jwt_secret?: string; callback_url?: string }): Promise<{ before: ExternalService; after: ExternalService }> {
+    refuseEnvManaged(this.row(name));
     const url = normaliseUrl(input.url, 'url');
-    const cur = this.row(name);
-    let secret = cur?.jwt_secret ?? '';
-    if (input.jwt_secret !== undefined && input.jwt_secret !== MASK) secret = input.jwt_secret === '' ? '' : encrypt(this.secretKey, input.jwt_secret);
-    const callback = input.callback_url === undefined ? (cur?.callback_url ?? '') : normaliseUrl(input.callback_url, 'callback_url');
+    const callback = input.callback_url === undefined ? undefined : normaliseUrl(input.callback_url, 'callback_url');
     if (name === 'diagram' && input.jwt_secret) throw validation('jwt_secret', 'the diagram editor takes no secret');
-    this.upsert(name, { url, jwt_secret: secret, callback_url: name === 'docserver' ? callback : '', env_managed: 0, reset: cur?.url !== url });
-    return { before, after: this.view(name) };
+    const { before, after } = await this.store(name, (cur) => {
+      refuseEnvManaged(cur);
+      let secret = cur?.jwt_secret ?? '';
+      if (input.jwt_secret !== undefined && input.jwt_secret !== MASK) secret = input.jwt_secret === '' ? '' : encrypt(this.secretKey, input.jwt_secret);
+      return { url, jwt_secret: secret, callback_url: name === 'docserver' ? (callback ?? cur?.callback_url ?? '') : '', env_managed: 0, reset: cur?.url !== url };
+    });
+    return { before: this.viewOf(name, before), after: this.viewOf(name, after) };
   }
 
   /**
@@ -149,36 +155,42 @@ export class ExternalServices {
    * keeps its values and becomes editable (SERVICE_DOCSERVER_CALLBACK_URL
    * alone only sets the callback URL).
    */
-  applyEnvironment(env: ExternalEnv): void {
-    const cur = this.row('docserver');
+  async applyEnvironment(env: ExternalEnv): Promise<void> {
     if (!env.url && !env.jwt_secret) {
-      if (cur?.env_managed) this.db.run(this.db.k.updateTable('external_services').set({ env_managed: 0 }).where('name', '=', 'docserver'));
-      this.rows.clear();
       // The callback URL alone leaves the server's address and secret to the admin.
-      if (env.callback_url) this.upsert('docserver', { url: cur?.url ?? '', jwt_secret: cur?.jwt_secret ?? '', callback_url: normaliseUrl(env.callback_url, 'SERVICE_DOCSERVER_CALLBACK_URL'), env_managed: 0, reset: false });
+      const callback = env.callback_url ? normaliseUrl(env.callback_url, 'SERVICE_DOCSERVER_CALLBACK_URL') : undefined;
+      await this.store('docserver', (cur) =>
+        callback !== undefined || cur?.env_managed
+          ? { url: cur?.url ?? '', jwt_secret: cur?.jwt_secret ?? '', callback_url: callback ?? cur?.callback_url ?? '', env_managed: 0, reset: false }
+          : undefined,
+      );
       return;
     }
     const url = normaliseUrl(env.url, 'SERVICE_DOCSERVER_URL');
-    const same = cur && cur.url === url && cur.jwt_secret && decrypt(this.secretKey, cur.jwt_secret) === env.jwt_secret;
-    const secret = same ? cur.jwt_secret : env.jwt_secret ? encrypt(this.secretKey, env.jwt_secret) : '';
-    this.upsert('docserver', { url, jwt_secret: secret, callback_url: normaliseUrl(env.callback_url, 'SERVICE_DOCSERVER_CALLBACK_URL'), env_managed: 1, reset: cur?.url !== url });
+    const callback = normaliseUrl(env.callback_url, 'SERVICE_DOCSERVER_CALLBACK_URL');
+    await this.store('docserver', (cur) => {
+      const same = cur && cur.url === url && cur.jwt_secret && decrypt(this.secretKey, cur.jwt_secret) === env.jwt_secret;
+      const secret = same ? cur.jwt_secret : env.jwt_secret ? encrypt(this.secretKey, env.jwt_secret) : '';
+      return { url, jwt_secret: secret, callback_url: callback, env_managed: 1, reset: cur?.url !== url };
+    });
   }
 
   /** Records a health probe's outcome. */
-  recordCheck(name: ExternalName, healthy: boolean): void {
-    this.db.run(this.db.k.updateTable('external_services').set({ healthy: healthy ? 1 : 0, last_check: new Date().toISOString() }).where('name', '=', name));
+  async recordCheck(name: ExternalName, healthy: boolean): Promise<void> {
+    await this.repo.recordCheck(name, healthy, new Date().toISOString());
     this.rows.delete(name);
   }
 
-  private upsert(name: ExternalName, v: { url: string; jwt_secret: string; callback_url: string; env_managed: number; reset: boolean }): void {
-    const now = new Date().toISOString();
-    const health = v.reset ? { healthy: null, last_check: null } : {};
-    this.db.run(
-      this.db.k
-        .insertInto('external_services')
-        .values({ name, url: v.url, jwt_secret: v.jwt_secret, callback_url: v.callback_url, env_managed: v.env_managed, updated_at: now, healthy: null, last_check: null })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ url: v.url, jwt_secret: v.jwt_secret, callback_url: v.callback_url, env_managed: v.env_managed, updated_at: now, ...health })),
-    );
-    this.rows.delete(name);
+  /** One change of a row (external-services.repo.ts); the row stored is kept as current at once. */
+  private async store(name: ExternalName, decide: (cur: ExternalRow | undefined) => ExternalValues | undefined) {
+    const r = await this.repo.change(name, decide);
+    this.rows.set(name, { row: r.after, at: Date.now() });
+    return r;
   }
+}
+
+/** The document server needs a URL and the secret; the diagram editor a URL. */
+function usable(name: ExternalName, r: ExternalRow | undefined): boolean {
+  if (!r?.url) return false;
+  return name === 'diagram' || r.jwt_secret !== '';
 }

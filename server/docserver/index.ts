@@ -25,9 +25,9 @@ export { docKey, keyNode, signFetch, checkFetch, FETCH_TTL_MS } from './signing'
  * First half, before the file service: the settings (the environment applied
  * at once) and the new-document port, which reads them at each call.
  */
-export function createExternal(d: { db: Db; secretKey: Buffer; env: ExternalEnv }) {
+export async function createExternal(d: { db: Db; secretKey: Buffer; env: ExternalEnv }) {
   const external = new ExternalServices(d.db, d.secretKey);
-  external.applyEnvironment(d.env);
+  await external.applyEnvironment(d.env);
   const newdocs = new NewDocuments({ docserver: () => external.docserver() !== null, diagram: () => external.diagramUrl() !== '' });
   return { external, newdocs };
 }

@@ -39,7 +39,7 @@ export class ExternalTester {
     } catch (e) {
       report = { healthy: false, version: null, latency_ms: Math.round(performance.now() - t0), error: `healthcheck failed: ${(e as Error).message}` };
     }
-    this.external.recordCheck(name, report.healthy);
+    await this.external.recordCheck(name, report.healthy);
     if (name !== 'docserver' || !report.healthy) return report;
     report.version = await this.version(url);
     const ds = this.external.docserver();

@@ -6,6 +6,7 @@
  * cleared when the op finishes.
  */
 import type { Db } from '../db';
+import { JournalRepo } from './journal.repo';
 
 export interface OpJournal {
   /** Whether `key` was recorded by this op (in any earlier attempt). */
@@ -19,28 +20,25 @@ export interface OpJournal {
 }
 
 export class Journals {
-  constructor(private db: Db) {}
+  private repo: JournalRepo;
+
+  constructor(db: Db) {
+    this.repo = new JournalRepo(db);
+  }
 
   /** The journal of one op. */
   of(opId: string): OpJournal {
-    const { db } = this;
-    const entry = (key: string) => db.first(db.k.selectFrom('op_journal').select('value').where('op_id', '=', opId).where('key', '=', key));
+    const { repo } = this;
     return {
-      has: (key) => entry(key) !== undefined,
-      get: (key) => entry(key)?.value,
-      put: (key, value = '') =>
-        void db.run(
-          db.k
-            .insertInto('op_journal')
-            .values({ op_id: opId, key, value })
-            .onConflict((oc) => oc.columns(['op_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') }))),
-        ),
-      size: () => Number(db.first(db.k.selectFrom('op_journal').select((eb) => eb.fn.countAll().as('n')).where('op_id', '=', opId))!.n),
+      has: (key) => repo.get(opId, key) !== undefined,
+      get: (key) => repo.get(opId, key),
+      put: (key, value = '') => repo.put(opId, key, value),
+      size: () => repo.size(opId),
     };
   }
 
   /** Forgets an op's journal (it finished). */
   clear(opId: string): void {
-    this.db.run(this.db.k.deleteFrom('op_journal').where('op_id', '=', opId));
+    this.repo.clear(opId);
   }
 }

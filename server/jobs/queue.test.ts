@@ -233,7 +233,7 @@ test('cron expressions and scheduler persistence', async () => {
   assert.equal(nextRun(parseCron('0 9 * * *', 'America/New_York'), from).toISOString(), '2026-11-21T14:00:00.000Z');
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);
-  const s = new Scheduler(db.sqlite);
+  const s = new Scheduler(db);
   let fired = 0;
   s.every('tick', 50, () => { fired++; });
   await s.runNow('tick');

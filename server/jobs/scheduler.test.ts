@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function twoSchedulers(dbs: Db[]): Promise<Array<{ who: number; second: number }>> {
   const runs: Array<{ who: number; second: number }> = [];
   const schedulers = dbs.map((db, who) => {
-    const s = new Scheduler(db.sqlite);
+    const s = new Scheduler(db);
     s.cron('tick', '* * * * * *', () => void runs.push({ who, second: Math.floor(Date.now() / 1000) }));
     return s;
   });
@@ -48,10 +48,16 @@ test('SQLite: two schedulers on one database file run each slot once', async () 
 test('a schedule seen first is seeded, "run now" always runs and records', async () => {
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);
-  const s = new Scheduler(db.sqlite);
+  const s = new Scheduler(db);
   let n = 0;
   s.every('hourly', 3_600_000, () => void n++);
-  const seeded = db.sqlite.prepare("SELECT last_run_at FROM cron_state WHERE name = 'hourly'").get() as { last_run_at: string };
+  // Arming reads (and seeds) the last run asynchronously.
+  let seeded: { last_run_at: string } | undefined;
+  for (let i = 0; i < 200 && !seeded; i++) {
+    await sleep(10);
+    seeded = db.sqlite.prepare("SELECT last_run_at FROM cron_state WHERE name = 'hourly'").get() as { last_run_at: string } | undefined;
+  }
+  assert.ok(seeded, 'the schedule was seeded');
   assert.ok(Math.abs(Date.parse(seeded.last_run_at) - Date.now()) < 5000, 'seeded with now: the first run is an hour away, as before');
   await s.runNow('hourly');
   assert.equal(n, 1);

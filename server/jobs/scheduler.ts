@@ -10,7 +10,8 @@
  * from the same value exactly one changes the row and runs; the others see
  * the new value and re-arm from it. Portable (both dialects), no lock held.
  */
-import { isBusy, type Sqlite } from '../db';
+import { isBusy, type Db } from '../db';
+import { CronStateRepo } from './cron-state.repo';
 import { nextRun, parseCron, type CronSpec } from './cron';
 
 interface Entry {
@@ -20,14 +21,19 @@ interface Entry {
   due: (last: Date | null) => Date;
   fn: () => Promise<void> | void;
   timer?: NodeJS.Timeout;
+  /** Reading the last run before the timer is set (stop waits for it). */
+  arming?: Promise<void>;
   running?: Promise<void>;
 }
 
 export class Scheduler {
   private entries = new Map<string, Entry>();
   private stopped = false;
+  private repo: CronStateRepo;
 
-  constructor(private sqlite: Sqlite, private log: (msg: string, err?: unknown) => void = () => {}) {}
+  constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
+    this.repo = new CronStateRepo(db);
+  }
 
   /** Runs `fn` every `ms` (0 or less disables it); the first run is `ms` after the last recorded one. */
   every(name: string, ms: number, fn: () => Promise<void> | void): void {
@@ -59,7 +65,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const e of this.entries.values()) if (e.timer) clearTimeout(e.timer);
-    await Promise.allSettled([...this.entries.values()].map((e) => e.running));
+    await Promise.allSettled([...this.entries.values()].flatMap((e) => [e.arming, e.running]));
   }
 
   private add(e: Entry): void {
@@ -72,57 +78,57 @@ export class Scheduler {
    * The schedule's recorded last run; a schedule seen for the first time is seeded with now (its first run is
    * then due as before: `ms` after now, or the expression's next time), so every instance arms from one value.
    */
-  private lastRun(name: string): string | null {
-    const read = () => (this.sqlite.prepare('SELECT last_run_at FROM cron_state WHERE name = ?').get(name) as { last_run_at: string } | undefined)?.last_run_at;
+  private async lastRun(name: string): Promise<string | null> {
     try {
-      let last = read();
-      if (last === undefined) {
-        this.sqlite.prepare('INSERT INTO cron_state (name, last_run_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, new Date().toISOString());
-        last = read();
-      }
-      return last ?? null;
+      return await this.repo.lastRun(name, new Date().toISOString());
     } catch (err) {
       // A database held by another program: arm from now; the fire claims with an upsert.
-      if (!isBusy(err)) throw err;
+      if (!isBusy(err)) this.log(`schedule ${name} could not read its last run`, err);
       return null;
     }
   }
 
   private arm(e: Entry): void {
     if (this.stopped) return;
-    e.armedFrom = this.lastRun(e.name);
-    const at = e.due(e.armedFrom === null ? null : new Date(e.armedFrom));
-    // Timers cap at ~24.8 days; re-arm in steps.
-    const wait = Math.min(Math.max(0, at.getTime() - Date.now()), 2 ** 31 - 1);
-    e.timer = setTimeout(() => (Date.now() >= at.getTime() ? this.fire(e, true).then(() => this.arm(e)) : this.arm(e)), wait);
-    e.timer.unref();
+    e.arming = this.lastRun(e.name).then((from) => {
+      e.arming = undefined;
+      // Removed, replaced or stopped while its last run was read.
+      if (this.stopped || this.entries.get(e.name) !== e) return;
+      e.armedFrom = from;
+      const at = e.due(from === null ? null : new Date(from));
+      // Timers cap at ~24.8 days; re-arm in steps.
+      const wait = Math.min(Math.max(0, at.getTime() - Date.now()), 2 ** 31 - 1);
+      e.timer = setTimeout(() => (Date.now() >= at.getTime() ? this.fire(e, true).then(() => this.arm(e)) : this.arm(e)), wait);
+      e.timer.unref();
+    });
   }
 
   /** Records the run and runs it; a scheduled fire (`claim`) runs only when its check-and-set wins. */
-  private async fire(e: Entry, claim = false): Promise<void> {
+  private fire(e: Entry, claim = false): Promise<void> {
     if (e.running) return e.running;
+    e.running = this.claimAndRun(e, claim).finally(() => {
+      e.running = undefined;
+    });
+    return e.running;
+  }
+
+  private async claimAndRun(e: Entry, claim: boolean): Promise<void> {
     const t = new Date().toISOString();
     try {
       if (claim && e.armedFrom) {
-        const won = this.sqlite.prepare('UPDATE cron_state SET last_run_at = ? WHERE name = ? AND last_run_at = ?').run(t, e.name, e.armedFrom).changes;
         // Another instance ran this slot (or "run now" moved it): re-arm from the value it wrote.
-        if (won === 0) return;
+        if (!(await this.repo.claim(e.name, e.armedFrom, t))) return;
       } else {
-        this.sqlite.prepare('INSERT INTO cron_state (name, last_run_at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET last_run_at = excluded.last_run_at').run(e.name, t);
+        await this.repo.record(e.name, t);
       }
     } catch (err) {
       // A database held by another program: run anyway; at worst the job runs once more after a restart.
       if (!isBusy(err)) throw err;
     }
-    e.running = (async () => {
-      try {
-        await e.fn();
-      } catch (err) {
-        this.log(`schedule ${e.name} failed`, err);
-      }
-    })().finally(() => {
-      e.running = undefined;
-    });
-    return e.running;
+    try {
+      await e.fn();
+    } catch (err) {
+      this.log(`schedule ${e.name} failed`, err);
+    }
   }
 }

@@ -17,6 +17,7 @@ import { baseName, uiPath } from '../lib/paths';
 import { ClamdScanner, ClamscanScanner, type Probe, type Scanner } from './clamav';
 import { SCAN_JOB, type ScanPayload, type ScanPolicy } from './scan-policy';
 import type { TrashService } from './trash.service';
+import { AvScansRepo, type AvScanRow } from './av-scans.repo';
 
 export const AV_MODES = ['binary', 'daemon'] as const;
 
@@ -47,16 +48,12 @@ export interface AntivirusOptions {
 }
 
 export class Antivirus {
-  private record;
+  private scans: AvScansRepo;
   /** Scans recorded by this process since it started, per outcome (clean, infected, error, skipped; the metrics read them). */
   readonly outcomes = new Map<string, number>();
 
   constructor(private o: AntivirusOptions) {
-    this.record = o.db.sqlite.prepare(
-      `INSERT INTO av_scans (storage_id, path, state, signature, detail, written_at, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(storage_id, path) DO UPDATE SET state = excluded.state, signature = excluded.signature, detail = excluded.detail,
-         written_at = excluded.written_at, scanned_at = excluded.scanned_at`,
-    );
+    this.scans = new AvScansRepo(o.db);
   }
 
   /** Registers the scan op kind. */
@@ -85,8 +82,8 @@ export class Antivirus {
   }
 
   /** The last recorded outcome of a path, or undefined when it was never scanned. */
-  outcome(storageId: number, rel: string): { state: string; signature: string | null; detail: string | null; written_at: string | null; scanned_at: string } | undefined {
-    return this.o.db.sqlite.prepare('SELECT state, signature, detail, written_at, scanned_at FROM av_scans WHERE storage_id = ? AND path = ?').get(storageId, rel) as never;
+  outcome(storageId: number, rel: string): ReturnType<AvScansRepo['outcome']> {
+    return this.scans.outcome(storageId, rel);
   }
 
   /** The status half of the admin view, with a live probe of the configured engine. */
@@ -126,7 +123,7 @@ export class Antivirus {
     const entry = await this.o.ops.statOrNull(place);
     // A file that vanished (or turned into something ineligible) before its turn is not an error.
     if (!entry || !this.o.policy.eligible(rel, entry.type, entry.size)) {
-      this.save(storageId, rel, 'skipped', null, entry ? 'not eligible' : 'gone before the scan', at);
+      await this.save(storageId, rel, 'skipped', null, entry ? 'not eligible' : 'gone before the scan', at);
       return { skipped: entry ? 'ineligible' : 'gone' };
     }
     let verdict;
@@ -137,14 +134,14 @@ export class Antivirus {
       // Deleted between the stat and the read: as gone as a file that vanished before its turn. Recording
       // an error would retry a scan of nothing, with a backoff, and leave the op queued for minutes.
       if (!ctx.signal.aborted && (await this.o.ops.statOrNull(place).then((x) => x === null, () => false))) {
-        this.save(storageId, rel, 'skipped', null, 'gone during the scan', at);
+        await this.save(storageId, rel, 'skipped', null, 'gone during the scan', at);
         return { skipped: 'gone' };
       }
-      this.save(storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
+      await this.save(storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
       throw e;
     }
     if (!verdict.infected) {
-      this.save(storageId, rel, 'clean', null, null, at);
+      await this.save(storageId, rel, 'clean', null, null, at);
       return { clean: true };
     }
     return this.quarantine(storageId, rel, entry.size, verdict.signature, at);
@@ -153,7 +150,7 @@ export class Antivirus {
   /** Moves an infected file into the trash (or leaves it when the driver cannot rename) and announces it. */
   private async quarantine(storageId: number, rel: string, size: number, signature: string, at: string): Promise<unknown> {
     const out = await this.o.trash.moveToTrash({ storage_id: storageId, rel }, null, { reason: 'infected', permanentFallback: false });
-    this.save(storageId, rel, 'infected', signature, out.trashed ? `quarantined at ${out.trashRel}` : 'left in place: the storage cannot rename', at);
+    await this.save(storageId, rel, 'infected', signature, out.trashed ? `quarantined at ${out.trashRel}` : 'left in place: the storage cannot rename', at);
     const storage = this.o.catalogue.repo.byId(storageId)?.name ?? String(storageId);
     const name = baseName(rel);
     await this.o.bus.emit('file.infected', {
@@ -167,8 +164,8 @@ export class Antivirus {
     return { infected: true, signature, quarantined: out.trashed };
   }
 
-  private save(storageId: number, rel: string, state: string, signature: string | null, detail: string | null, writtenAt: string): void {
-    this.record.run(storageId, rel, state, signature, detail, writtenAt, new Date().toISOString());
+  private async save(storageId: number, rel: string, state: AvScanRow['state'], signature: string | null, detail: string | null, writtenAt: string): Promise<void> {
+    await this.scans.record({ storage_id: storageId, path: rel, state, signature, detail, written_at: writtenAt, scanned_at: new Date().toISOString() });
     this.outcomes.set(state, (this.outcomes.get(state) ?? 0) + 1);
   }
 }

@@ -1,5 +1,6 @@
 import type { ChangeChannel, Db } from '../db';
 import { AppError } from '../errors';
+import { SettingsRepo } from './settings.repo';
 
 type Check<T> = (v: unknown) => v is T;
 interface Def<T> {
@@ -118,20 +119,14 @@ export type SettingKey = keyof typeof SETTINGS;
 export type SettingValues = { [K in SettingKey]: (typeof SETTINGS)[K]['default'] };
 
 export class SettingsStore {
-  private read;
-  private write;
-  private seedStmt;
+  private repo: SettingsRepo;
   private listeners = new Set<(key: SettingKey) => void>();
   /** This module is the only writer of its rows, so reads are served from memory after the first. */
   private cache = new Map<SettingKey, unknown>();
   private channel: ChangeChannel | null = null;
 
   constructor(db: Db) {
-    this.read = db.sqlite.prepare('SELECT value FROM settings WHERE key = ?');
-    this.write = db.sqlite.prepare(
-      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    );
-    this.seedStmt = db.sqlite.prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING');
+    this.repo = new SettingsRepo(db);
   }
 
   /** The stored value, or the default when the row is missing or no longer passes its check. */
@@ -144,10 +139,10 @@ export class SettingsStore {
 
   private load<K extends SettingKey>(key: K): SettingValues[K] {
     const d = SETTINGS[key] as Def<SettingValues[K]>;
-    const row = this.read.get(key) as { value: string } | undefined;
-    if (!row) return d.default;
+    const stored = this.repo.value(key);
+    if (stored === undefined) return d.default;
     try {
-      const v = JSON.parse(row.value);
+      const v = JSON.parse(stored);
       return d.check(v) ? v : d.default;
     } catch {
       return d.default;
@@ -157,7 +152,7 @@ export class SettingsStore {
   /** Stores `value` after its check (`validation_failed` with `field` = key otherwise); tells listeners. */
   set<K extends SettingKey>(key: K, value: SettingValues[K]): void {
     this.check(key, value);
-    this.write.run(key, JSON.stringify(value), new Date().toISOString());
+    this.repo.put(key, JSON.stringify(value), new Date().toISOString());
     this.cache.delete(key);
     for (const fn of this.listeners) fn(key);
     this.channel?.publish('settings', { key });
@@ -182,7 +177,7 @@ export class SettingsStore {
   /** Stores `value` only when `key` has never been stored (first-boot seeding from the environment). */
   seed<K extends SettingKey>(key: K, value: SettingValues[K]): void {
     this.check(key, value);
-    this.seedStmt.run(key, JSON.stringify(value), new Date().toISOString());
+    this.repo.seed(key, JSON.stringify(value), new Date().toISOString());
     this.cache.delete(key);
   }
 

@@ -14,17 +14,9 @@ const root = new URL('../../server', import.meta.url).pathname;
 const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)\(|sqlite\.transaction/;
 
 const LEGACY = new Set([
-  'auth/keys.ts',
-  'auth/sessions.ts',
   'catalogue/index.ts',
   'catalogue/sync.ts',
-  'docserver/callback.service.ts',
-  'docserver/external.service.ts',
-  'jobs/journal.ts',
   'jobs/queue.ts',
-  'jobs/scheduler.ts',
-  'protection/antivirus.service.ts',
-  'settings/settings.store.ts',
 ]);
 
 function sources(dir: string): string[] {

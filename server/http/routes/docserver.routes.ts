@@ -58,7 +58,7 @@ export function adminExternalRoutes(d: { docserver: Docserver; bus: EventBus; ma
   r.put('/:name', doc({ summary: 'Set an external service’s address and shared secret', body: putBody }), async (ctx) => {
     const name = nameOf(ctx);
     const b = validate(putBody, await readObject(ctx, d.maxJsonBytes));
-    const { before, after } = d.docserver.external.put(name, b);
+    const { before, after } = await d.docserver.external.put(name, b);
     const changes: Record<string, unknown> = {};
     if (before.url !== after.url) changes.url = { from: before.url, to: after.url };
     if (b.jwt_secret !== undefined && b.jwt_secret !== '***') changes.jwt_secret = { changed: true };

@@ -1,0 +1,67 @@
+/**
+ * `api_keys`: API keys, stored as a hash of their secret (the auth module owns
+ * the table; `keys.ts` holds the rules and the cache of resolved keys). A
+ * revoke is one unit whose conditional update says whether this call revoked
+ * the key (audited once however many callers race).
+ */
+import type { Db } from '../db';
+import type { ApiKeysTable } from '../db/tables';
+
+export type KeyRow = Omit<ApiKeysTable, 'id'> & { id: number };
+/** A key to store; its use and revocation come later. */
+export type NewKey = Omit<KeyRow, 'id' | 'last_used_at' | 'last_used_ip' | 'revoked_at'>;
+
+export class KeysRepo {
+  constructor(private db: Db) {}
+
+  private byIdQuery(id: number) {
+    return this.db.k.selectFrom('api_keys').selectAll().where('id', '=', id);
+  }
+
+  /** Stores a key; its id. */
+  async insert(k: NewKey): Promise<number> {
+    return Number((await this.db.async.first(this.db.k.insertInto('api_keys').values(k).returning('id')))!.id);
+  }
+
+  /** The key, or undefined (every bearer-key request not cached reads it). */
+  async byId(id: number): Promise<KeyRow | undefined> {
+    return (await this.db.async.first(this.byIdQuery(id))) as KeyRow | undefined;
+  }
+
+  /** The same, synchronously: the job queue's actor restorer and two routes still read it so (issue 30 continues). */
+  byIdSync(id: number): KeyRow | undefined {
+    return this.db.first(this.byIdQuery(id)) as KeyRow | undefined;
+  }
+
+  /** A person's keys (every key when `userId` is null), newest first. Synchronous for now (the keys routes' views). */
+  list(userId: number | null): KeyRow[] {
+    let q = this.db.k.selectFrom('api_keys').selectAll();
+    if (userId !== null) q = q.where('user_id', '=', userId);
+    return this.db.all(q.orderBy('id', 'desc')) as KeyRow[];
+  }
+
+  /** A desktop key stored before keys had ids: by machine id and the hash of machine id and key. */
+  async legacy(machineId: string, hash: string): Promise<KeyRow | undefined> {
+    return (await this.db.async.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hash))) as KeyRow | undefined;
+  }
+
+  /** Revokes the key at `at` unless it is revoked already: the row after, and whether this call revoked it. */
+  revoke(id: number, at: string): Promise<{ row: KeyRow | undefined; revoked: boolean }> {
+    const update = this.db.k.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null);
+    const read = this.byIdQuery(id);
+    return this.db.async.unit(function* (t) {
+      const revoked = (yield* t.run(update)) > 0;
+      return { row: (yield* t.first(read)) as KeyRow | undefined, revoked };
+    });
+  }
+
+  /** Revokes every live key of a person. Synchronous for now: account changes call it synchronously. */
+  revokeAll(userId: number, at: string): void {
+    this.db.run(this.db.k.updateTable('api_keys').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null));
+  }
+
+  /** Records a use: when, and from where when `ip` is given (null: unknown). */
+  async used(id: number, at: string, ip?: string | null): Promise<void> {
+    await this.db.async.run(this.db.k.updateTable('api_keys').set(ip === undefined ? { last_used_at: at } : { last_used_at: at, last_used_ip: ip }).where('id', '=', id));
+  }
+}

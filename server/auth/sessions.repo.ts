@@ -1,0 +1,64 @@
+/**
+ * `sessions`: the server-side session rows (the auth module owns the table;
+ * `sessions.ts` signs tokens and caches principals). Every end of a session is
+ * one conditional DELETE, so "is it theirs" and "end it" cannot be split by
+ * another request.
+ */
+import type { Db } from '../db';
+import type { SessionsTable } from '../db/tables';
+
+export type SessionRecord = SessionsTable;
+
+export class SessionsRepo {
+  constructor(private db: Db) {}
+
+  /**
+   * Writes a session row. Synchronous for now: a sign-in writes it in one synchronous transaction with
+   * its audit row (auth.service `issue`; issue 30 continues).
+   */
+  insert(s: SessionRecord): void {
+    this.db.run(this.db.k.insertInto('sessions').values(s));
+  }
+
+  /** The session's owner and expiry (every request with a token not cached reads it), or undefined. */
+  owner(sid: string): Promise<{ user_id: number; expires_at: string } | undefined> {
+    return this.db.async.first(this.db.k.selectFrom('sessions').select(['user_id', 'expires_at']).where('id', '=', sid));
+  }
+
+  /** Records when the session was last seen. */
+  async touch(sid: string, at: string): Promise<void> {
+    await this.db.async.run(this.db.k.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', sid));
+  }
+
+  /** A person's sessions not expired at `now`, most recently seen first. */
+  live(userId: number, now: string): Promise<Omit<SessionRecord, 'user_id'>[]> {
+    return this.db.async.all(
+      this.db.k
+        .selectFrom('sessions')
+        .select(['id', 'kind', 'created_at', 'expires_at', 'last_seen_at', 'ip', 'ua'])
+        .where('user_id', '=', userId)
+        .where('expires_at', '>', now)
+        .orderBy('last_seen_at', 'desc')
+        .orderBy('created_at', 'desc'),
+    );
+  }
+
+  /** Deletes one session, of `userId` when given; whether it was there (and theirs). */
+  async remove(sid: string, userId?: number): Promise<boolean> {
+    let q = this.db.k.deleteFrom('sessions').where('id', '=', sid);
+    if (userId !== undefined) q = q.where('user_id', '=', userId);
+    return (await this.db.async.run(q)) > 0;
+  }
+
+  /** Deletes every session of `userId` but `keep` (every one when `keep` is undefined); how many. */
+  async removeOfUser(userId: number, keep?: string): Promise<number> {
+    let q = this.db.k.deleteFrom('sessions').where('user_id', '=', userId);
+    if (keep !== undefined) q = q.where('id', '!=', keep);
+    return this.db.async.run(q);
+  }
+
+  /** Deletes the sessions expired before `now`; how many. */
+  sweep(now: string): Promise<number> {
+    return this.db.async.run(this.db.k.deleteFrom('sessions').where('expires_at', '<', now));
+  }
+}
