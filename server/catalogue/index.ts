@@ -28,7 +28,7 @@ import { VolumeWatch } from './volumes';
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
 export { StoragesService, summary as storageSummary, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
-export { Syncer, SYNC_JOB, type SyncRunView, type SyncBudget } from './syncer';
+export { Syncer, SYNC_JOB, type SyncBudget } from './syncer';
 export { RequestMeter, DEFAULT_PRICES, MAX_BUDGET, utcDay, type MeterView, type PriceTable, type RequestCounts } from './meter';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes';

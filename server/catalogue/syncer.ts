@@ -16,7 +16,6 @@
  * folders, Refresh, "Sync now") still runs and is still counted.
  */
 import { isBusy, type Db } from '../db';
-import type { SyncRun } from '../contract';
 import type { JobQueue, JobContext } from '../jobs';
 import type { StorageDriver } from '../storage';
 import { isAppError } from '../errors';
@@ -58,8 +57,6 @@ interface Live {
   unwatch?: () => void;
   retry?: NodeJS.Timeout;
 }
-
-export type SyncRunView = SyncRun;
 
 interface FolderCheck {
   at: number;
