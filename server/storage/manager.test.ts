@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { isAppError, AppError } from '../errors';
 import { tempDir } from '../../test/helpers/tools';
 import { DriverManager } from './manager';
@@ -153,6 +154,21 @@ test('decorators wrap every built driver in order (first innermost); read-only r
   assert.equal(text, 'hello');
   readOnly = false;
   await d.delete('a.txt');
+  await d.close();
+  tmp.cleanup();
+});
+
+test('a read stream held unconsumed while its signal aborts does not end the process; its consumer still sees the error', async () => {
+  const { m, tmp } = manager();
+  const d = await m.build({ uid: 'u2', driver: 'local', config: { root: `${tmp.dir}/files` } });
+  await d.write('big.bin', Readable.from([randomBytes(1 << 20)]), { size: 1 << 20 });
+  const ac = new AbortController();
+  const body = await d.read('big.bin', undefined, ac.signal);
+  // A copy still opening its target: nobody listens yet. Without the guard the 'error' below is uncaught.
+  ac.abort();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(body.destroyed, true);
+  await assert.rejects(pipeline(body, new Writable({ write: (_c, _e, cb) => cb() })), (e: unknown) => isAppError(e) && e.code === 'cancelled');
   await d.close();
   tmp.cleanup();
 });

@@ -9,6 +9,7 @@ import { formatDuration } from '../lib/duration';
 import { openSecrets, resolveConfig, type StorageConfig } from './config';
 import type { DriverRegistry } from './registry';
 import type { DriverDecorator, StorageDriver } from './types';
+import { heldReadsSafe } from './held-reads';
 import { metered, type RequestSink } from './meter';
 
 export type StorageId = number | string;
@@ -75,6 +76,7 @@ export class DriverManager {
     }
     const sink = o.bare ? null : this.opts.requestSink?.(spec.uid, spec.driver) ?? null;
     let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), stagingDir: this.opts.stagingRoot && join(this.opts.stagingRoot, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore, countRequest: sink ?? undefined });
+    driver = heldReadsSafe(driver);
     if (sink) driver = metered(driver, sink);
     if (!o.bare) for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
     return driver;
