@@ -113,7 +113,11 @@ export async function bootSignedIn(data: string, env: Record<string, string> = {
     const headers: Record<string, string> = { authorization: `Bearer ${login.token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (raw) headers['content-type'] = 'application/octet-stream';
-    const res = await fetch(srv.url + path, { method, headers, body: raw ? new Uint8Array(raw) : body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(srv.url + path, { method, headers, body: raw ? new Uint8Array(raw) : body === undefined ? undefined : JSON.stringify(body) }).catch((e: Error) => {
+      // A call that fails on the wire says what the server was doing: a crash shows its exit and its last words.
+      const state = srv.child.exitCode !== null || srv.child.signalCode !== null ? `exited (${srv.child.exitCode ?? srv.child.signalCode})` : 'running';
+      throw new Error(`${method} ${path}: ${e.message} (${(e.cause as Error)?.message}); server ${state}, its log ends:\n${srv.log().slice(-4000)}`, { cause: e });
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
