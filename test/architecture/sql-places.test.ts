@@ -16,7 +16,6 @@ const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insert
 const LEGACY = new Set([
   'catalogue/index.ts',
   'catalogue/sync.ts',
-  'jobs/queue.ts',
 ]);
 
 function sources(dir: string): string[] {
