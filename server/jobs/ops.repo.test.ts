@@ -20,7 +20,7 @@ const soon = () => new Date(Date.now() + 60_000).toISOString();
 test('ten claims of one queued op: one wins; only the holder of the lease records its outcome', async () => {
   const o = op();
   assert.ok(repo.insert(o));
-  const got = await Promise.all(Array.from({ length: 10 }, (_, i) => repo.claim(o.id, `inst${i}`, t.dialect === 'postgres' ? soon() : null, new Date().toISOString())));
+  const got = await Promise.all(Array.from({ length: 10 }, (_, i) => repo.claim(o.id, `inst${i}`, t.db.dialect === 'postgres' ? soon() : null, new Date().toISOString())));
   assert.equal(got.filter(Boolean).length, 1);
   const owner = `inst${got.indexOf(true)}`;
   const other = owner === 'inst0' ? 'inst1' : 'inst0';
@@ -44,7 +44,7 @@ test('a live dedup key keeps its one op; due, depth and the expired lease take-o
   assert.deepEqual(await repo.due(new Date().toISOString(), ['test.other'], false), []);
   assert.ok(repo.depth().some((d) => d.kind === 'test.dedup' && d.status === 'queued' && Number(d.n) === 1));
   // A lease that passed (PostgreSQL), or none (SQLite: claims carry no lease): either is taken over.
-  assert.ok(await repo.claim(a.id, 'gone', t.dialect === 'postgres' ? '2000-01-01T00:00:00.000Z' : null, new Date().toISOString()));
+  assert.ok(await repo.claim(a.id, 'gone', t.db.dialect === 'postgres' ? '2000-01-01T00:00:00.000Z' : null, new Date().toISOString()));
   assert.equal(repo.renewLeases('other', soon()).length, 0);
   assert.ok(repo.requeueExpired() >= 1, 'a passed lease is taken over');
   assert.equal(repo.row(a.id)!.status, 'queued');
