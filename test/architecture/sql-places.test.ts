@@ -14,7 +14,6 @@ const root = new URL('../../server', import.meta.url).pathname;
 const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)\(|sqlite\.transaction/;
 
 const LEGACY = new Set([
-  'catalogue/index.ts',
   'catalogue/sync.ts',
 ]);
 
