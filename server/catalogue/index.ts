@@ -97,9 +97,7 @@ export function createCatalogue(o: CatalogueOptions) {
     beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
     onFoldersChanged(storageId, folders) {
       // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
-      const record = o.db.sqlite.transaction(() => {
-        for (const folder of folders) o.bus.record('folder.changed', { storage_id: storageId, folder, kind: 'updated', path: folder, name: '' });
-      });
+      const record = () => o.bus.recordAll('folder.changed', folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })));
       // The batch is committed: its events must follow even if another program holds the database now.
       void untilFree(record, 600_000).then(() => o.bus.flush(), () => undefined);
     },

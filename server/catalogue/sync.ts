@@ -4,13 +4,13 @@
  * records a sync run with counts and per-error detail, and applies the
  * tombstone guard (no delete pass when a run sees under 70 % of the last one).
  */
-import { untilFree, type Db } from '../db';
+import type { Db } from '../db';
 import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
 import { NodesRepo } from './nodes.repo';
 import { SyncRunsRepo } from './sync-runs.repo';
-import { sortKey } from './natural';
+import { SyncNodesRepo, type Existing, type NewNode } from './sync.repo';
 import { mimeOf } from './mime';
 
 const BATCH = 1000;
@@ -71,8 +71,6 @@ class IdSet {
   }
 }
 
-type Existing = { id: number; path: string; type: string; size: number; mtime: number; etag: string | null };
-
 const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
 const changed = (row: Existing, e: WalkEntry) =>
   row.type !== e.type || (e.type === 'file' && (e.etag && row.etag ? e.etag !== row.etag : row.size !== e.size || row.mtime !== Math.round(e.mtime)));
@@ -80,22 +78,12 @@ const changed = (row: Existing, e: WalkEntry) =>
 export class SyncEngine {
   private nodes: NodesRepo;
   private runs: SyncRunsRepo;
-  private s;
+  private rows: SyncNodesRepo;
 
   constructor(private db: Db, private hooks: SyncHooks = {}) {
     this.nodes = new NodesRepo(db);
     this.runs = new SyncRunsRepo(db);
-    const q = (sql: string) => db.sqlite.prepare(sql);
-    this.s = {
-      insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (storage_id, path) DO NOTHING`),
-      update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
-      count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ?'),
-      ids: q('SELECT id, path, dir, type FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000'),
-      dirRows: q('SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?'),
-      row: q('SELECT id, updated_at FROM nodes WHERE storage_id = ? AND path = ?'),
-      freshBelow: q("SELECT 1 FROM nodes WHERE storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1"),
-    };
+    this.rows = new SyncNodesRepo(db);
   }
 
   /**
@@ -105,7 +93,7 @@ export class SyncEngine {
   async full(storageId: number, driver: StorageDriver, runId: number, signal?: AbortSignal): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const seen = new IdSet();
-    const prevCount = (this.s.count.get(storageId) as { n: number }).n;
+    const prevCount = this.rows.count(storageId);
     const lastSeen = this.runs.lastSeen(storageId) ?? prevCount;
     const failedDirs: string[] = [];
     const startedAt = new Date().toISOString();
@@ -149,7 +137,7 @@ export class SyncEngine {
     const listed: WalkEntry[] = [];
     const startedAt = new Date().toISOString();
     for await (const e of driver.list(dir)) if (!isInternalName(e.name)) listed.push({ ...e, path: joinRel(dir, e.name) });
-    const rows = this.s.dirRows.all(storageId, dir) as Existing[];
+    const rows = this.rows.dirRows(storageId, dir);
     const names = new Set(listed.map((e) => e.path));
     const seen = new IdSet();
     await this.apply(storageId, [...this.uncataloguedFolders(storageId, dir), ...listed], seen, counts, startedAt);
@@ -173,7 +161,7 @@ export class SyncEngine {
    */
   private uncataloguedFolders(storageId: number, dir: string): WalkEntry[] {
     const out: WalkEntry[] = [];
-    for (let d = dir; d !== '' && !this.s.row.get(storageId, d); d = parentRel(d)) out.unshift({ name: baseName(d), path: d, type: 'dir', size: 0, mtime: 0 });
+    for (let d = dir; d !== '' && !this.rows.row(storageId, d); d = parentRel(d)) out.unshift({ name: baseName(d), path: d, type: 'dir', size: 0, mtime: 0 });
     return out;
   }
 
@@ -204,38 +192,9 @@ export class SyncEngine {
     void storageId;
   }
 
-  /**
-   * One write transaction, BEGIN IMMEDIATE (a lock held elsewhere is met before `fn` runs, so a retry
-   * never counts twice), retried off the event loop while another program holds the database.
-   */
+  /** One write transaction, retried off the event loop while another program holds the database. */
   private write(fn: () => void): Promise<void> {
-    const tx = this.db.sqlite.transaction(fn);
-    return untilFree(() => tx.immediate(), BUSY_WAIT_MS);
-  }
-
-  /** One new row (SQLite: in-process, cheap); its id, or undefined when the row exists already. */
-  private insertOne(storageId: number, e: WalkEntry, now: string): number | undefined {
-    const { name, mime, mtime } = newRow(e);
-    const ins = this.s.insert.run(storageId, parentRel(e.path), name, e.path, e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, sortKey(name), now);
-    return ins.changes === 0 ? undefined : Number(ins.lastInsertRowid);
-  }
-
-  /**
-   * PostgreSQL: a batch's new rows in one statement, ids by path (rows that exist already are absent).
-   * Row by row each costs two bridge round trips (the INSERT and `lastval()`): 2.9x SQLite's first sync.
-   */
-  private insertMany(storageId: number, entries: WalkEntry[], now: string): Map<string, number> {
-    const ids = new Map<string, number>();
-    if (!entries.length) return ids;
-    const rows = entries.map((e) => ({ e, ...newRow(e) }));
-    const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
-    const got = this.db.sqlite.prepare(BULK_INSERT).all(
-      storageId, now,
-      col((r) => parentRel(r.e.path)), col((r) => r.name), col((r) => r.e.path), col((r) => r.e.type),
-      col((r) => (r.e.type === 'dir' ? 0 : r.e.size)), col((r) => r.mtime), col((r) => r.e.etag ?? null), col((r) => r.mime), col((r) => sortKey(r.name)),
-    ) as Array<{ id: number; path: string }>;
-    for (const r of got) ids.set(r.path, r.id);
-    return ids;
+    return this.rows.write(fn, BUSY_WAIT_MS);
   }
 
   /** Diffs one batch against the catalogue and writes the differences in one transaction. */
@@ -245,7 +204,7 @@ export class SyncEngine {
     const existing = new Map<string, Existing>();
     if (!emptyBefore) {
       const dirs = new Set(batch.map((e) => parentRel(e.path)));
-      for (const dir of dirs) for (const r of this.s.dirRows.all(storageId, dir) as Existing[]) existing.set(r.path, r);
+      for (const dir of dirs) for (const r of this.rows.dirRows(storageId, dir)) existing.set(r.path, r);
     }
     const folders = new Set<string>();
     const files: SyncedFile[] = [];
@@ -255,15 +214,16 @@ export class SyncEngine {
       // Decided inside the write: an entry the write gate removed (or moved away) after the listing saw it stays gone.
       const removed = this.nodes.removalsSince(storageId, listedAt);
       const fresh = batch.filter((e) => existing.has(e.path) || !removed(e.path));
-      const inserted = this.db.dialect === 'postgres' ? this.insertMany(storageId, fresh.filter((e) => !existing.has(e.path)), now) : null;
+      const inserted = this.db.dialect === 'postgres' ? this.rows.insertMany(storageId, fresh.filter((e) => !existing.has(e.path)).map(newRow), now) : null;
       for (const e of fresh) {
         const row = existing.get(e.path);
         if (!row) {
-          const { mime, mtime } = newRow(e);
-          const id = inserted ? inserted.get(e.path) : this.insertOne(storageId, e, now);
+          const n = newRow(e);
+          const { mime, mtime } = n;
+          const id = inserted ? inserted.get(e.path) : this.rows.insertOne(storageId, n, now);
           if (id === undefined) {
             // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
-            seen.add((this.s.row.get(storageId, e.path) as { id: number }).id);
+            seen.add(this.rows.row(storageId, e.path)!.id);
             continue;
           }
           if (id < minNew) minNew = id;
@@ -274,8 +234,9 @@ export class SyncEngine {
         } else {
           seen.add(row.id);
           if (changed(row, e)) {
-            const { mime, mtime } = newRow(e);
-            this.s.update.run(e.type, e.type === 'dir' ? 0 : e.size, mtime, e.etag ?? null, mime, now, row.id);
+            const n = newRow(e);
+            const { mime, mtime } = n;
+            this.rows.update(row.id, n, now);
             counts.updated++;
             folders.add(parentRel(e.path));
             if (e.type === 'file') files.push({ id: row.id, kind: 'drifted', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
@@ -295,9 +256,9 @@ export class SyncEngine {
    * sync runs).
    */
   private writtenSince(storageId: number, row: { path: string; type: string }, since: string): boolean {
-    const now = this.s.row.get(storageId, row.path) as { updated_at: string | null } | undefined;
+    const now = this.rows.row(storageId, row.path);
     if (!now || (now.updated_at ?? '') >= since) return true;
-    return row.type === 'dir' && this.s.freshBelow.get(storageId, row.path + '/', row.path + '0', since) !== undefined; // '0' follows '/'
+    return row.type === 'dir' && this.rows.freshBelow(storageId, row.path, since);
   }
 
   /** Deletes rows the run did not see, except below folders that failed to list and rows written since the run began. */
@@ -306,7 +267,7 @@ export class SyncEngine {
     let after = '';
     const folders = new Set<string>();
     for (;;) {
-      const rows = this.s.ids.all(storageId, after) as Array<{ id: number; path: string; dir: string; type: string }>;
+      const rows = this.rows.idsAfter(storageId, after);
       if (rows.length === 0) break;
       after = rows[rows.length - 1].path;
       const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
@@ -342,15 +303,8 @@ export class SyncEngine {
   }
 }
 
-/** What a new row stores besides the walk entry's own fields. */
-function newRow(e: WalkEntry): { name: string; mime: string | null; mtime: number } {
+/** A walk entry's new row: what it stores besides the entry's own fields. */
+function newRow(e: WalkEntry): NewNode {
   const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-  return { name, mime: e.type === 'dir' ? null : e.mime ?? mimeOf(name), mtime: Math.round(e.mtime) };
+  return { e, name, mime: e.type === 'dir' ? null : e.mime ?? mimeOf(name), mtime: Math.round(e.mtime) };
 }
-
-/** PostgreSQL's batch insert: one array per column (insertMany). */
-const BULK_INSERT = `INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
-  SELECT CAST(? AS BIGINT), d, n, p, t, sz, mt, et, mi, sk, CAST(? AS TEXT)
-  FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
-    AS u(d, n, p, t, sz, mt, et, mi, sk)
-  ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`;

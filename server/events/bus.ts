@@ -89,6 +89,11 @@ export class EventBus {
     this.outbox.insert(event, JSON.stringify(payload), new Date().toISOString());
   }
 
+  /** Writes a batch of one event in a transaction of its own (a change already committed, told in one go). */
+  recordAll<E extends EventName>(event: E, payloads: Array<EventMap[E]>): void {
+    this.outbox.insertAll(event, payloads.map((p) => JSON.stringify(p)), new Date().toISOString());
+  }
+
   /** Records and publishes at once (for events not tied to a transaction). */
   emit<E extends EventName>(event: E, payload: EventMap[E]): Promise<void> {
     this.record(event, payload);

@@ -25,3 +25,13 @@ test('pending rows in order; of two instances marking one row, exactly one wins;
   assert.equal(a.prune('2026-12-09T00:00:00.000Z'), 0, 'an unpublished row is never pruned');
   assert.deepEqual(a.pending().map((r) => r.event), ['late']);
 });
+
+test('a batch is recorded whole or not at all', () => {
+  const repo = new OutboxRepo(t.db);
+  const before = repo.pending().length;
+  repo.insertAll('folder.changed', ['{"folder":"a"}', '{"folder":"b"}'], '2026-12-04T00:00:00.000Z');
+  assert.deepEqual(repo.pending().slice(before).map((r) => r.payload), ['{"folder":"a"}', '{"folder":"b"}']);
+  // A row the table refuses (NOT NULL payload) undoes the rows before it in the batch.
+  assert.throws(() => repo.insertAll('folder.changed', ['{"folder":"c"}', null as unknown as string], '2026-12-04T00:00:01.000Z'));
+  assert.equal(repo.pending().length, before + 2);
+});

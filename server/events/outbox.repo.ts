@@ -29,6 +29,13 @@ export class OutboxRepo {
     this.s.insert.run(event, payload, at);
   }
 
+  /** Several rows of one event in one transaction of their own. */
+  insertAll(event: string, payloads: string[], at: string): void {
+    this.db.sqlite.transaction(() => {
+      for (const p of payloads) this.s.insert.run(event, p, at);
+    })();
+  }
+
   /** The oldest unpublished rows (500 at most), in order. */
   pending(): OutboxRow[] {
     return this.s.pending.all() as OutboxRow[];

@@ -12,11 +12,12 @@
  * this instance lost (taken over) is aborted here and its outcome dropped.
  */
 import { randomBytes } from 'node:crypto';
-import { isBusy, untilFree, type AsyncDb, type Db, type Sqlite } from '../db';
+import { isBusy, untilFree, type Db } from '../db';
 import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
 import { Journals } from './journal';
+import { OpsRepo } from './ops.repo';
 import type { Governor, Release, UnitClass } from './governor';
 
 interface Registered {
@@ -30,7 +31,6 @@ const PROGRESS_WRITE_MS = 500;
 const BUSY_RETRY_MS = 250;
 /** How soon an op cut short by an unavailable database runs again (the breaker's Retry-After). */
 const DB_AWAY_RETRY_MS = 2000;
-type Stmt = { run(...a: unknown[]): { changes: number }; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] };
 const now = () => new Date().toISOString();
 /** How long a claimed op stays ours without a renewal (PostgreSQL); renewed every third of it. */
 export const DEFAULT_LEASE_MS = 60_000;
@@ -46,21 +46,13 @@ export class JobQueue {
   private pumping = false;
   /** A kick that came while a pass was waiting for the database: the pass ends by pumping again at once. */
   private kickedMeanwhile = false;
-  /** The pump's statements: awaited, so a database on another machine holds no other request meanwhile. */
-  private async: AsyncDb;
   /** The queue's place in the governor's line, per unit class: one lane asked for at a time, held until the next pass uses it. */
   private lanes: Record<UnitClass, { held: Release | null; asking: boolean }> = { cpu: { held: null, asking: false }, io: { held: null, asking: false } };
   private laneStop = new AbortController();
   private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
 
-  private statements = new Map<string, Stmt>();
+  private ops: OpsRepo;
   private journals: Journals;
-  /** The op queue's own statements stay raw SQL (a hot path, docs/architecture.md: Queries). */
-  private sqlite: Sqlite;
-  /** The kinds a pump may claim arrive as one JSON array parameter. */
-  private kindsIn: string;
-  /** The API key that started an op, read from its payload's actor. */
-  private keyIdOf: string;
   /** This process's id in `lease_owner` (random per start; logged by the composition root). */
   readonly instanceId: string;
   /** Several instances may share the database (PostgreSQL): leases are written, renewed and taken over. */
@@ -91,20 +83,10 @@ export class JobQueue {
     this.instanceId = opts.instanceId ?? randomBytes(6).toString('hex');
     this.leased = db.dialect === 'postgres';
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
-    this.sqlite = db.sqlite;
-    this.async = db.async;
-    this.kindsIn = db.dialect === 'postgres' ? 'SELECT json_array_elements_text(?::json)' : 'SELECT value FROM json_each(?)';
-    this.keyIdOf = db.dialect === 'postgres' ? "CAST(payload::json #>> '{actor,key_id}' AS BIGINT)" : "json_extract(payload, '$.actor.key_id')";
+    this.ops = new OpsRepo(db);
     this.journals = new Journals(db);
     // A freed lane, a recovered budget or a wake-up may let waiting background ops start.
     opts.governor?.onChange(() => this.kick());
-  }
-
-  /** A prepared statement, compiled once per SQL text (the pump runs often). */
-  private q(sql: string): Stmt {
-    let st = this.statements.get(sql);
-    if (!st) this.statements.set(sql, (st = this.sqlite.prepare(sql)));
-    return st;
   }
 
   /** Registers the handler of a job kind (one per kind). */
@@ -136,22 +118,16 @@ export class JobQueue {
   enqueue<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions = {}): string {
     const reg = this.handlers.get(kind);
     if (!reg) throw new Error(`no handler for job kind "${kind}"`);
-    if (o.dedupKey) {
-      const live = this.q("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(o.dedupKey) as { id: string } | undefined;
-      if (live) return live.id;
-    }
+    const live = o.dedupKey ? this.ops.liveByDedup(o.dedupKey) : undefined;
+    if (live) return live;
     const id = 'op_' + randomBytes(10).toString('hex');
-    const t = now();
-    // DO NOTHING: another instance may have queued the same dedup key between the read above and this insert
-    // (the unique index `ops_dedup` decides); its op is then the one.
-    const inserted = this.q(
-        `INSERT INTO ops (id, kind, status, priority, payload, owner_id, visible, dedup_key, max_attempts, run_at, created_at, updated_at)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      )
-      .run(id, kind, o.priority ?? 0, JSON.stringify(payload ?? {}), o.ownerId ?? null, o.visible ? 1 : 0, o.dedupKey ?? null, o.maxAttempts ?? reg.opts.maxAttempts, (o.runAt ?? new Date()).toISOString(), t, t).changes;
+    const inserted = this.ops.insert({
+      id, kind, priority: o.priority ?? 0, payload: JSON.stringify(payload ?? {}), owner_id: o.ownerId ?? null, visible: !!o.visible,
+      dedup_key: o.dedupKey ?? null, max_attempts: o.maxAttempts ?? reg.opts.maxAttempts, run_at: (o.runAt ?? new Date()).toISOString(),
+    });
     if (!inserted && o.dedupKey) {
-      const live = this.q("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(o.dedupKey) as { id: string } | undefined;
-      if (live) return live.id;
+      const other = this.ops.liveByDedup(o.dedupKey);
+      if (other) return other;
     }
     if (o.visible) this.onChange({ id, owner_id: o.ownerId ?? null, visible: true });
     this.kick();
@@ -166,7 +142,7 @@ export class JobQueue {
     if (this.started) return;
     this.started = true;
     if (!this.leased) {
-      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'").run(now(), now());
+      this.ops.requeueAllRunning();
     } else {
       this.takeOver();
       this.leaseTimer = setInterval(() => this.leaseTick(), Math.max(50, Math.floor(this.leaseMs / 3)));
@@ -180,9 +156,7 @@ export class JobQueue {
    * a running op with no lease at all was claimed by a version without leases and is treated as expired.
    */
   private takeOver(): number {
-    const t = now();
-    const n = this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)")
-      .run(t, t, t).changes;
+    const n = this.ops.requeueExpired();
     if (n) this.opts.log?.(`ops: ${n} running op(s) whose lease passed re-queued by instance ${this.instanceId}`);
     return n;
   }
@@ -191,8 +165,7 @@ export class JobQueue {
   private leaseTick(): void {
     if (this.stopping) return;
     try {
-      const held = this.q("UPDATE ops SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, cancel_requested")
-        .all(new Date(Date.now() + this.leaseMs).toISOString(), this.instanceId) as Array<{ id: string; cancel_requested: number }>;
+      const held = this.ops.renewLeases(this.instanceId, new Date(Date.now() + this.leaseMs).toISOString());
       const ours = new Map(held.map((r) => [r.id, r.cancel_requested]));
       for (const id of ours.keys()) if (!this.controllers.has(id)) this.orphans.add(id);
       this.releaseOrphans();
@@ -252,19 +225,19 @@ export class JobQueue {
 
   /** Best-effort cancel: a queued op is cancelled at once, a running one is signalled. */
   cancel(id: string): void {
-    const row = this.q('SELECT status, owner_id, visible FROM ops WHERE id = ?').get(id) as Pick<OpsTable, 'status' | 'owner_id' | 'visible'> | undefined;
+    const row = this.ops.row(id);
     if (!row) return;
     if (row.status === 'queued') {
-      this.q("UPDATE ops SET status = 'cancelled', finished_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now(), now(), id);
+      this.ops.cancelQueued(id);
     } else if (row.status === 'running') {
-      this.q('UPDATE ops SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now(), id);
+      this.ops.requestCancel(id);
       this.controllers.get(id)?.abort(new AppError('cancelled'));
     }
     this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
   }
 
   get(id: string): Operation | null {
-    const row = this.q('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable | undefined;
+    const row = this.ops.row(id);
     return row ? present(row) : null;
   }
 
@@ -273,23 +246,18 @@ export class JobQueue {
    * first; with `keyId` only those an API key started (their payload's actor).
    */
   listVisible(ownerId: number | null, limit = 100, keyId?: number): Operation[] {
-    const rows = (ownerId === null
-      ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
-      : keyId !== undefined
-        ? this.q(`SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND ${this.keyIdOf} = ? ORDER BY created_at DESC LIMIT ?`).all(ownerId, keyId, limit)
-        : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
-    return rows.map(present);
+    return this.ops.listVisible(ownerId, limit, keyId).map(present);
   }
 
   /** The owner of an op and the API key that started it (null: a person or system work), or undefined for an unknown id. */
   ownerOf(id: string): { owner_id: number | null; key_id: number | null } | undefined {
-    return this.q(`SELECT owner_id, ${this.keyIdOf} AS key_id FROM ops WHERE id = ?`).get(id) as { owner_id: number | null; key_id: number | null } | undefined;
+    return this.ops.ownerOf(id);
   }
 
   /** An op's payload as queued (a kind's presenter reads what it recorded there), or undefined for an unknown id. */
   payloadOf(id: string): unknown {
-    const r = this.q('SELECT payload FROM ops WHERE id = ?').get(id) as { payload: string } | undefined;
-    return r ? JSON.parse(r.payload) : undefined;
+    const payload = this.ops.payloadOf(id);
+    return payload === undefined ? undefined : JSON.parse(payload);
   }
 
   /** Number of ops running in this process (for the host's activity signal). */
@@ -304,30 +272,32 @@ export class JobQueue {
 
   /** Queued and running ops counted per kind and status, across every instance (the metrics' queue depth). */
   depth(): Array<{ kind: string; status: 'queued' | 'running'; n: number }> {
-    return this.q("SELECT kind, status, count(*) AS n FROM ops WHERE status IN ('queued','running') GROUP BY kind, status").all() as never;
+    return this.ops.depth();
   }
 
   /** Queued and running ops of the `keepsAwake` kinds, oldest first (at most `limit`): the work a restart resumes. */
   liveKeepingAwake(limit = 50): Operation[] {
     const kinds = [...this.handlers].filter(([, r]) => r.opts.keepsAwake).map(([kind]) => kind);
-    const rows = this.q(`SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`).all(JSON.stringify(kinds), limit) as OpsTable[];
-    return rows.map(present);
+    return this.ops.liveOfKinds(kinds, limit).map(present);
   }
 
   /** Resolves when no op is running or due within `horizonMs` (tests, CLI one-shots). */
   async idle(timeoutMs = 30_000, horizonMs = 2000): Promise<void> {
     const end = Date.now() + timeoutMs;
     for (;;) {
-      const soon = new Date(Date.now() + horizonMs).toISOString();
-      const busy = this.q("SELECT count(*) AS n FROM ops WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)").get(soon) as { n: number };
-      if (busy.n === 0 && this.active.size === 0) return;
+      const busy = this.ops.busy(new Date(Date.now() + horizonMs).toISOString());
+      if (busy === 0 && this.active.size === 0) return;
       if (Date.now() > end) throw new Error('queue did not become idle');
       await new Promise((r) => setTimeout(r, 20));
     }
   }
 
   private kick(): void {
-    if (this.started && !this.stopping) this.schedule(0);
+    if (!this.started || this.stopping) return;
+    // During a pass its own timer would be replaced by the pass's closing schedule (the poll): an op that
+    // ended meanwhile then waited a whole poll before the next one started. The pass pumps again instead.
+    if (this.pumping) this.kickedMeanwhile = true;
+    else this.schedule(0);
   }
 
   private schedule(ms: number): void {
@@ -351,25 +321,15 @@ export class JobQueue {
       // Only kinds with a free slot are read: a backlog of one kind at its own limit (a thousand copies to a
       // backup target) must not hide, behind its first rows, the work of every other kind.
       const open = [...this.handlers].filter(([, reg]) => reg.running < reg.opts.concurrency).map(([kind]) => kind);
-      const ready = this.controllers.size >= limit || open.length === 0 ? [] : await this.async.sql<{ id: string; kind: string; priority: number }>(
-        `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (${this.kindsIn}) AND (? = 0 OR priority >= 0)
-         ORDER BY priority DESC, run_at, created_at LIMIT 50`,
-        [t, JSON.stringify(open), this.paused ? 1 : 0],
-      );
+      const ready = this.controllers.size >= limit || open.length === 0 ? [] : await this.ops.due(t, open, this.paused);
       for (const r of ready) {
         if (this.controllers.size >= limit) break;
         const reg = this.handlers.get(r.kind)!;
         if (reg.running >= reg.opts.concurrency) continue;
         const lane = this.governedStart(reg);
         if (lane === null) continue;
-        // Claim: only one worker moves it from queued to running. On PostgreSQL a row another instance is
-        // claiming at this moment is skipped (SKIP LOCKED), never waited for, and the claim carries a lease.
-        const claimed = (
-          await (this.leased
-            ? this.async.sql(`UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ?
-                 WHERE id = (SELECT id FROM ops WHERE id = ? AND status = 'queued' FOR UPDATE SKIP LOCKED) RETURNING id`, [this.instanceId, new Date(Date.now() + this.leaseMs).toISOString(), t, t, r.id])
-            : this.async.sql("UPDATE ops SET status = 'running', lease_owner = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued' RETURNING id", [this.instanceId, t, t, r.id]))
-        ).length;
+        // Claim: only one worker moves it from queued to running (on PostgreSQL with a lease).
+        const claimed = await this.ops.claim(r.id, this.instanceId, this.leased ? new Date(Date.now() + this.leaseMs).toISOString() : null, t);
         if (this.stopping) {
           // Stopped while the claim was on its way: the op goes back to the queue for the next start.
           lane();
@@ -397,9 +357,9 @@ export class JobQueue {
       }
       // A lane granted for ops that are no longer due goes back at once.
       this.returnHeldLanes();
-      const [next] = await this.async.sql<{ t: string | null }>("SELECT min(run_at) AS t FROM ops WHERE status = 'queued'");
+      const next = await this.ops.nextDue();
       const poll = this.opts.pollMs ?? 1000;
-      const wait = next.t ? Math.max(0, Date.parse(next.t) - Date.now()) : poll;
+      const wait = next ? Math.max(0, Date.parse(next) - Date.now()) : poll;
       // Due work still queued after this pass found no free slot: the end of a running op kicks the pump, so wait for
       // that (or the poll) instead of pumping again at once, which spun on two queries per tick through every backlog.
       if (!this.stopping) this.schedule(this.kickedMeanwhile ? 0 : wait === 0 ? poll : Math.min(wait, poll));
@@ -446,7 +406,7 @@ export class JobQueue {
   }
 
   private run(id: string, reg: Registered, lane: Release): void {
-    const row = this.q('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable;
+    const row = this.ops.row(id)!;
     const ac = new AbortController();
     this.controllers.set(id, ac);
     reg.running++;
@@ -467,8 +427,7 @@ export class JobQueue {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;
         try {
-          this.q('UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?')
-            .run(Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null, now(), id);
+          this.ops.progress(id, Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null);
         } catch (e) {
           if (!isBusy(e)) throw e;
           return; // progress is a hint: the next report writes it
@@ -510,7 +469,7 @@ export class JobQueue {
 
   private fail(id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): void {
     const app = isAppError(err) ? err : isAppError(signal.reason) && signal.aborted ? signal.reason : null;
-    const cancelled = (app?.code === 'cancelled' && !this.stopping) || (this.q('SELECT cancel_requested FROM ops WHERE id = ?').get(id) as { cancel_requested: number }).cancel_requested === 1;
+    const cancelled = (app?.code === 'cancelled' && !this.stopping) || this.ops.cancelRequested(id);
     const dbAway = isBusy(err) && !this.stopping;
     if ((this.stopping || dbAway) && !cancelled) {
       // Interrupted by shutdown (resume on next boot), or the database went away under it (run again once it is
@@ -525,8 +484,7 @@ export class JobQueue {
     const text = err instanceof Error ? err.message : String(err);
     if (attempts < row.max_attempts) {
       const delay = Math.min(reg.opts.backoffMs * 2 ** (attempts - 1), 3_600_000);
-      this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ? AND lease_owner = ?")
-        .run(new Date(Date.now() + delay).toISOString(), code, JSON.stringify(app?.params ?? {}), text, now(), id, this.instanceId);
+      this.ops.retryLater(id, this.instanceId, new Date(Date.now() + delay).toISOString(), code, app?.params ?? {}, text);
       this.opts.log?.(`op ${id} (${row.kind}) attempt ${attempts} failed, retry in ${delay} ms: ${text}`);
       return;
     }
@@ -539,23 +497,18 @@ export class JobQueue {
    * fault), due at `runAt` (null: its old `run_at`). Returns 1 when the row was ours to give back, else 0.
    */
   private giveBack(id: string, runAt: string | null): number {
-    return this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
-      .run(runAt, now(), id, this.instanceId).changes;
+    return this.ops.giveBack(id, this.instanceId, runAt);
   }
 
   private finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): void {
-    const changed = this.q(
-        `UPDATE ops SET status = ?, finished_at = ?, updated_at = ?, progress = CASE WHEN ? = 'completed' THEN 1 ELSE progress END,
-         result = ?, error_code = ?, error_params = ?, error_text = ?, lease_until = NULL WHERE id = ? AND lease_owner = ?`,
-      )
-      .run(status, now(), now(), status, o.result === undefined ? null : JSON.stringify(o.result), o.code ?? null, o.params ? JSON.stringify(o.params) : null, o.text ?? null, id, this.instanceId).changes;
+    const changed = this.ops.finish(id, this.instanceId, { status, ...o });
     // Not ours any more (taken over meanwhile): the journal belongs to the attempt that runs now.
     if (changed) this.journals.clear(id);
   }
 
   /** Deletes finished ops older than `ms` (a cron keeps the table small). */
   prune(ms: number): number {
-    return this.q("DELETE FROM ops WHERE status IN ('completed','failed','cancelled') AND finished_at < ?").run(new Date(Date.now() - ms).toISOString()).changes;
+    return this.ops.prune(new Date(Date.now() - ms).toISOString());
   }
 }
 
