@@ -55,7 +55,7 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
     storage.run('s-on', 'on', 'local', 1, t, t);
     storage.run('s-off', 'off', 'local', null, t, t);
     // Rules no path below matches: every call tries them all (the slow case of the first-match walk).
-    for (let i = 0; i < RULES; i++) repl.policy.createRule({ path_pattern: `on/skipped${i}/**/*.tmp`, mode: 'skip', priority: i });
+    for (let i = 0; i < RULES; i++) await repl.policy.createRule({ path_pattern: `on/skipped${i}/**/*.tmp`, mode: 'skip', priority: i });
 
     const path = (i: number) => `photos/${i % 97}/img${i}.jpg`;
     const on: number[] = [];
@@ -71,7 +71,8 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
     const match: number[] = [];
     const rows: number[] = [];
     await timed(0, CALLS, () => repl.engine.linkedTarget('s-on'), link);
-    await timed(0, CALLS, (i) => repl.policy.modeFor('on', path(i)), match);
+    const modeFor = await repl.policy.matcher();
+    await timed(0, CALLS, (i) => modeFor('on', path(i)), match);
     for (let i = 0; i < CALLS; i++) {
       repl.engine.enqueue({ storage_id: 1, op: 'write', rel: `again/${path(i)}` });
       await timed(i, i + 1, () => repl.engine.flush(), rows);

@@ -71,7 +71,7 @@ export interface CatalogueOptions {
   /** How local storages' volumes are identified (default: this OS's probe; null: not watched). */
   volumeProbe?: VolumeProbe | null;
   /** See StoragesService: checks a storage's link to a replication target before it is saved. */
-  checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => void;
+  checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => Promise<void>;
 }
 
 export function createCatalogue(o: CatalogueOptions) {

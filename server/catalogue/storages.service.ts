@@ -67,7 +67,7 @@ export class StoragesService {
        * (the target exists, it is not at or inside this storage's root);
        * throws AppError. Replication answers it; without replication a link is refused.
        */
-      checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => void;
+      checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => Promise<void>;
       /** Told the id of the first storage this installation ever gets (none existed before it). */
       firstStorage?: (id: number) => void;
     },
@@ -107,7 +107,7 @@ export class StoragesService {
     const name = this.checkStorageName(input.name);
     const { driver, config } = this.prepareConfig(input.driver, input.config ?? {}, {}, ctx);
     const syncMode = this.checkSyncMode(input.sync_mode ?? this.defaultSyncMode(input.driver), input.driver);
-    if (input.replica_target_id != null) this.checkLink(input.replica_target_id, driver, config);
+    if (input.replica_target_id != null) await this.checkLink(input.replica_target_id, driver, config);
     const uid = newUid();
     const built = await this.buildAndProbe(uid, driver, config, ctx);
     const first = this.repo.all().length === 0;
@@ -150,7 +150,7 @@ export class StoragesService {
       if (input.read_only !== undefined) patch.read_only = input.read_only ? 1 : 0;
       if (input.rbac_enabled !== undefined) patch.rbac_enabled = input.rbac_enabled ? 1 : 0;
       if (input.replica_target_id !== undefined) {
-        if (input.replica_target_id !== null) this.checkLink(input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
+        if (input.replica_target_id !== null) await this.checkLink(input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
         patch.replica_target_id = input.replica_target_id;
       }
       const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
@@ -201,9 +201,9 @@ export class StoragesService {
     }
   }
 
-  private checkLink(targetId: number, driver: string, config: StorageConfig): void {
+  private async checkLink(targetId: number, driver: string, config: StorageConfig): Promise<void> {
     if (!this.opts.checkReplicaLink) throw new AppError('not_configured', { feature: 'replication' });
-    this.opts.checkReplicaLink(targetId, { driver, config });
+    await this.opts.checkReplicaLink(targetId, { driver, config });
   }
 
   /*

@@ -66,6 +66,11 @@ export class OpsRepo {
     return (this.q("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { id: string } | undefined)?.id;
   }
 
+  /** Whether the op holding this dedup key is queued or running; undefined when none is live. */
+  liveStatusByDedup(key: string): 'queued' | 'running' | undefined {
+    return (this.q("SELECT status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { status: 'queued' | 'running' } | undefined)?.status;
+  }
+
   /**
    * Inserts a queued op; false when another instance queued the same dedup key between the caller's read
    * and this insert (the unique index `ops_dedup` decides; its op is then the one).

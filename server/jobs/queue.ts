@@ -118,6 +118,7 @@ export class JobQueue {
   enqueue<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions = {}): string {
     const reg = this.handlers.get(kind);
     if (!reg) throw new Error(`no handler for job kind "${kind}"`);
+    if (o.dedupKey && o.behindRunning && this.ops.liveStatusByDedup(o.dedupKey) === 'running') o = { ...o, dedupKey: `${o.dedupKey}#next` };
     const live = o.dedupKey ? this.ops.liveByDedup(o.dedupKey) : undefined;
     if (live) return live;
     const id = 'op_' + randomBytes(10).toString('hex');

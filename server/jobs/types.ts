@@ -60,6 +60,11 @@ export interface EnqueueOptions {
   priority?: number;
   /** While an op with this key is queued or running, enqueue returns that op instead. */
   dedupKey?: string;
+  /**
+   * With `dedupKey`: only a queued op absorbs the request; one already running may have read its input
+   * before the change that prompted this request, so the new one waits behind it under `<key>#next`.
+   */
+  behindRunning?: boolean;
   runAt?: Date;
   ownerId?: number | null;
   /** Shown in the user's operations list (`GET /api/files/ops`). */

@@ -9,20 +9,25 @@ export interface HostLine {
   tick(): void;
 }
 
-export function hostLine<M>(read: () => M, send: (m: M) => void, key: (m: M) => unknown = (m) => m): HostLine {
+export function hostLine<M>(read: () => M | Promise<M>, send: (m: M) => void, key: (m: M) => unknown = (m) => m): HostLine {
   let last = '';
+  const seen = (m: M) => {
+    const k = JSON.stringify(key(m));
+    if (k === last) return;
+    last = k;
+    send(m);
+  };
   return {
     tick() {
-      let m: M;
+      let m: M | Promise<M>;
       try {
         m = read();
       } catch {
         return;
       }
-      const k = JSON.stringify(key(m));
-      if (k === last) return;
-      last = k;
-      send(m);
+      // A read from the database answers later (a rejection, like a throw, sends nothing).
+      if (m instanceof Promise) void m.then(seen, () => undefined);
+      else seen(m);
     },
   };
 }

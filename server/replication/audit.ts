@@ -49,12 +49,12 @@ export class ReplicaAudit {
 
   /** Queues an audit (one runs at a time); the same request still queued absorbs it. */
   request(kind: 'sample' | 'full', sample = this.settings.get('replica_audit_sample_size')): string {
-    const key = this.repo.requestKey(`replica.audit:${kind}:${kind === 'sample' ? sample : ''}`);
-    return this.queue.enqueue('replica.audit', { kind, sample }, { dedupKey: key, priority: -2 });
+    const key = `replica.audit:${kind}:${kind === 'sample' ? sample : ''}`;
+    return this.queue.enqueue('replica.audit', { kind, sample }, { dedupKey: key, behindRunning: true, priority: -2 });
   }
 
-  last(): AuditResult | null {
-    const r = this.repo.audit();
+  async last(): Promise<AuditResult | null> {
+    const r = await this.repo.audit();
     return r ? (JSON.parse(r) as AuditResult) : null;
   }
 
@@ -66,16 +66,17 @@ export class ReplicaAudit {
 
   private async run(ctx: JobContext<AuditPayload>): Promise<AuditResult> {
     const out: AuditResult = { ran_at: new Date().toISOString(), kind: ctx.payload.kind, checked: 0, missing: 0, mismatched: 0, unreadable: 0, repaired: [] };
-    for (const s of this.repo.storages()) {
+    const modeOf = await this.engine.modes();
+    for (const s of await this.repo.storages()) {
       if (!s.replica_target_id) continue;
       ctx.signal.throwIfAborted();
       const sides = await this.engine.sides(s.id).catch(() => null);
       if (!sides) continue;
       const files = ctx.payload.kind === 'full'
         ? (await tree(sides.primary, '', ctx.signal)).filter((e) => e.type === 'file').map((e) => e.path)
-        : this.repo.sampleFiles(s.id, ctx.payload.sample ?? this.settings.get('replica_audit_sample_size'));
+        : await this.repo.sampleFiles(s.id, ctx.payload.sample ?? this.settings.get('replica_audit_sample_size'));
       for (const rel of files) {
-        if (isInternalPath(rel) || this.engine.modeOf(s.name, rel) === 'skip') continue;
+        if (isInternalPath(rel) || modeOf(s.name, rel) === 'skip') continue;
         ctx.signal.throwIfAborted();
         const a = await sha256(sides.primary, rel, ctx.signal);
         if (a === null || a === 'error') {
@@ -87,7 +88,7 @@ export class ReplicaAudit {
         if (b === a) continue;
         if (b === null) out.missing++;
         else out.mismatched++;
-        const { row, opened } = this.repo.recordFailure({
+        const { row, opened } = await this.repo.recordFailure({
           storage_id: s.id, rel, op: 'write', to_rel: null, from_rel: null, code: 'REPLICA_AUDIT_MISMATCH',
           message: b === null ? 'audit: missing on the target' : b === 'error' ? 'audit: the target copy cannot be read' : 'audit: the target copy differs from the primary',
         });
@@ -96,7 +97,7 @@ export class ReplicaAudit {
         if (out.repaired.length < 20) out.repaired.push(uiPath(s.name, rel));
       }
     }
-    this.repo.saveAudit(JSON.stringify(out));
+    await this.repo.saveAudit(JSON.stringify(out));
     return out;
   }
 }

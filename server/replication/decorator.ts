@@ -35,7 +35,7 @@ export function replicationDecorator(engine: ReplicationEngine, targets: Targets
   const fallback = async (uid: string, e: unknown, path: string): Promise<RDriver | null> => {
     if (isAppError(e) && ANSWERS.has(e.code)) return null;
     if (e instanceof Error && e.name === 'AbortError') return null;
-    const link = engine.linkedTarget(uid);
+    const link = await engine.linkedTarget(uid);
     if (!link) return null;
     const t = Date.now();
     if ((lastReadFail.get(uid) ?? 0) + READ_FAIL_EVENT_MS < t) {

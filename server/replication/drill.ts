@@ -46,25 +46,25 @@ export class RestoreDrill {
    * Queues a drill (one runs at a time); the same request still queued absorbs it. With no storage (or not
    * the one given) backed up to an enabled target there is nothing to restore from: `no_backup_target`.
    */
-  request(p: DrillPayload = {}): string {
-    if (!this.repo.linkedStorageIds(p.storage_id).length) throw new AppError('no_backup_target', {}, undefined, 'no storage is backed up to an enabled target');
-    const key = this.repo.requestKey(`replica.drill:${p.storage_id ?? ''}:${p.rel ?? ''}`);
-    return this.queue.enqueue('replica.drill', p, { dedupKey: key, priority: -2 });
+  async request(p: DrillPayload = {}): Promise<string> {
+    if (!(await this.repo.linkedStorageIds(p.storage_id)).length) throw new AppError('no_backup_target', {}, undefined, 'no storage is backed up to an enabled target');
+    const key = `replica.drill:${p.storage_id ?? ''}:${p.rel ?? ''}`;
+    return this.queue.enqueue('replica.drill', p, { dedupKey: key, behindRunning: true, priority: -2 });
   }
 
   /** (Re)arms the drill schedule from `cron`; removed when empty (or, logged, when invalid). */
   schedule(scheduler: Scheduler, cron: string, log: (msg: string, err?: unknown) => void): void {
     // Nothing backed up: a scheduled drill is skipped, not recorded as a drill of nothing.
-    armCron(scheduler, DRILL_SCHEDULE, cron, () => void (this.repo.linkedStorageIds().length && this.request()), log);
+    armCron(scheduler, DRILL_SCHEDULE, cron, async () => void ((await this.repo.linkedStorageIds()).length && (await this.request())), log);
   }
 
-  last(): ReplicaDrill | null {
-    const r = this.repo.drill();
+  async last(): Promise<ReplicaDrill | null> {
+    const r = await this.repo.drill();
     return r ? (JSON.parse(r) as ReplicaDrill) : null;
   }
 
   private async run(ctx: JobContext<DrillPayload>): Promise<ReplicaDrill> {
-    const pick = ctx.payload.storage_id !== undefined ? { storage_id: ctx.payload.storage_id, rel: ctx.payload.rel ?? '' } : this.repo.sampleFolder();
+    const pick = ctx.payload.storage_id !== undefined ? { storage_id: ctx.payload.storage_id, rel: ctx.payload.rel ?? '' } : await this.repo.sampleFolder();
     const out: ReplicaDrill = { ran_at: new Date().toISOString(), folder: null, files: 0, bytes: 0, identical: 0, differing: [], missing_on_replica: [], ok: false };
     if (!pick) return this.save(out);
     const sides = await this.engine.sides(pick.storage_id);
@@ -72,8 +72,9 @@ export class RestoreDrill {
     out.folder = uiPath(sides.storage, pick.rel);
     const scratch = join(this.scratchDir, `replica-drill-${randomBytes(6).toString('hex')}`);
     try {
+      const modeOf = await this.engine.modes();
       const files = (await tree(sides.primary, pick.rel, ctx.signal))
-        .filter((e) => e.type === 'file' && !isInternalPath(joinRel(pick.rel, e.path)) && this.engine.modeOf(sides.storage, joinRel(pick.rel, e.path)) !== 'skip')
+        .filter((e) => e.type === 'file' && !isInternalPath(joinRel(pick.rel, e.path)) && modeOf(sides.storage, joinRel(pick.rel, e.path)) !== 'skip')
         .slice(0, DRILL_MAX_FILES);
       for (const f of files) {
         ctx.signal.throwIfAborted();
@@ -102,8 +103,8 @@ export class RestoreDrill {
     }
   }
 
-  private save(r: ReplicaDrill): ReplicaDrill {
-    this.repo.saveDrill(JSON.stringify(r));
+  private async save(r: ReplicaDrill): Promise<ReplicaDrill> {
+    await this.repo.saveDrill(JSON.stringify(r));
     return r;
   }
 }

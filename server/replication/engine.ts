@@ -25,7 +25,7 @@ import { ReadbackSample } from './readback';
 import { TargetDirs } from './target-dirs';
 import type { FailureRow, ReplicationRepo } from './replication.repo';
 import type { TargetsService } from './targets.service';
-import type { CopyPayload, FailureCode, RDriver, REntry } from './types';
+import type { CopyPayload, FailureCode, RDriver, REntry, ReplicaMode } from './types';
 
 export const RAW = Symbol('replication.raw');
 const TRASH = '.service-trash';
@@ -46,6 +46,9 @@ export interface EngineDeps {
   /** Bound on one attempt; a target that hangs fails the attempt, the queue goes on. */
   timeoutMs: number;
 }
+
+/** The mode of a path (`rel` in the storage named `storage`) under the rules. */
+export type ModeOf = (storage: string, rel: string) => ReplicaMode;
 
 /** A storage's enabled target. */
 interface Link {
@@ -80,23 +83,17 @@ export class ReplicationEngine {
     const opts = { concurrency: 2, maxAttempts: 3, backoffMs: this.d.backoffMs, timeoutMs: this.d.timeoutMs, governed: 'io' as const };
     this.d.queue.register('replica.copy', (ctx) => this.runJob(ctx.payload, ctx), { ...opts, keepsAwake: true });
     this.d.queue.register('replica_retry', async (ctx) => {
-      const f = this.d.repo.failure(ctx.payload.failure_id);
+      const f = await this.d.repo.failure(ctx.payload.failure_id);
       if (!f || f.resolved_at) return { skipped: true };
       // Everything the first attempt knew: an append_only file moved away is read from where it went.
       return this.runJob({ storage_id: f.storage_id, op: f.op, rel: f.rel, ...(f.to_rel ? { to: f.to_rel } : {}), ...(f.from_rel ? { from: f.from_rel } : {}) }, ctx);
     }, opts);
   }
 
-  /** Whether storage `uid` has an enabled target right now (cheap: one indexed read). */
-  linkedTarget(uid: string): Link | null {
-    return this.linkOf(this.d.repo.storageByUid(uid));
-  }
-
-  private linkOf(s: { id: number; name: string; replica_target_id: number | null } | undefined): Link | null {
-    if (!s?.replica_target_id) return null;
-    const t = this.d.repo.target(s.replica_target_id);
-    if (!t || !t.enabled) return null;
-    return { storageId: s.id, storage: s.name, targetId: t.id, sync: t.mode === 'sync' };
+  /** Whether storage `uid` (or, given a number, that id) has an enabled target right now (cheap: one indexed read). */
+  async linkedTarget(storage: string | number): Promise<Link | null> {
+    const l = await this.d.repo.linkOf(storage);
+    return l && { storageId: l.storage_id, storage: l.storage, targetId: l.target_id, sync: l.mode === 'sync' };
   }
 
   /**
@@ -106,9 +103,9 @@ export class ReplicationEngine {
    */
   async changed(uid: string, kind: 'write' | 'mkdir' | 'delete' | 'move' | 'copy', rel: string, to?: string): Promise<void> {
     try {
-      const link = this.linkedTarget(uid);
+      const link = await this.linkedTarget(uid);
       if (!link) return;
-      for (const p of this.plan(link.storage, kind, rel, to)) {
+      for (const p of this.plan(await this.modes(), link.storage, kind, rel, to)) {
         const payload: CopyPayload = { storage_id: link.storageId, ...p };
         if (link.sync) await this.runNow(payload);
         else this.enqueue(payload);
@@ -125,19 +122,20 @@ export class ReplicationEngine {
    * so a change both of them see is copied once; never run inline, even for
    * a sync target: a sync hook only enqueues.
    */
-  synced(storageId: number, kind: 'write' | 'delete', rels: string[]): void {
+  async synced(storageId: number, kind: 'write' | 'delete', rels: string[]): Promise<void> {
     try {
-      const link = this.linkOf(this.d.repo.storage(storageId));
+      const link = await this.linkedTarget(storageId);
       if (!link) return;
-      for (const rel of rels) for (const p of this.plan(link.storage, kind, rel)) this.enqueue({ storage_id: link.storageId, ...p });
+      const modes = await this.modes();
+      for (const rel of rels) for (const p of this.plan(modes, link.storage, kind, rel)) this.enqueue({ storage_id: link.storageId, ...p });
     } catch (e) {
       this.d.log(`replication of ${rels.length} synced ${kind}s could not be queued`, e);
     }
   }
 
   /** Jobs for one primary change under the mode table (spec: Replication semantics 4). */
-  private plan(storage: string, kind: 'write' | 'mkdir' | 'delete' | 'move' | 'copy', rel: string, to?: string): Array<Omit<CopyPayload, 'storage_id'>> {
-    const mode = (r: string) => (isTemp(r) ? 'skip' : this.d.policy.modeFor(storage, r));
+  private plan(modes: ModeOf, storage: string, kind: 'write' | 'mkdir' | 'delete' | 'move' | 'copy', rel: string, to?: string): Array<Omit<CopyPayload, 'storage_id'>> {
+    const mode = (r: string) => modes(storage, r);
     switch (kind) {
       case 'write':
       case 'mkdir':
@@ -172,17 +170,17 @@ export class ReplicationEngine {
    */
   enqueue(p: CopyPayload): void {
     this.pending.set(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}${p.from ? `<${p.from}` : ''}`, p);
-    if (this.pending.size === 1) setImmediate(() => this.flush());
+    if (this.pending.size === 1) setImmediate(() => void this.flush());
   }
 
   /** Writes the pending job rows now (the end of a tick, and at close). */
-  flush(): void {
+  async flush(): Promise<void> {
     if (!this.pending.size) return;
     const batch = [...this.pending];
     this.pending.clear();
     try {
-      this.d.repo.atomically(() => {
-        for (const [base, p] of batch) this.d.queue.enqueue('replica.copy', p, { dedupKey: this.d.repo.requestKey(base), priority: -1 });
+      await this.d.repo.atomically(() => {
+        for (const [base, p] of batch) this.d.queue.enqueue('replica.copy', p, { dedupKey: base, behindRunning: true, priority: -1 });
       });
     } catch (e) {
       // The database held by another program past its wait: the content audit finds these copies later.
@@ -220,24 +218,22 @@ export class ReplicationEngine {
     try {
       const outcome = await this.locked(keys, () => bounded(signal, this.apply(p, signal)));
       if (outcome === 'done') {
-        this.d.repo.resolve(p.storage_id, p.rel, p.op);
+        await this.d.repo.resolve(p.storage_id, p.rel, p.op);
         // A copy that landed carries at least what a write of the same path would (the file's last bytes).
-        if (p.op === 'copy') this.d.repo.resolve(p.storage_id, p.rel, 'write');
-      } else if (outcome === 'unlinked') this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
+        if (p.op === 'copy') await this.d.repo.resolve(p.storage_id, p.rel, 'write');
+      } else if (outcome === 'unlinked') await this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
       else if (outcome === 'missing') {
-        const open = this.d.repo.failureByKey(p.storage_id, p.rel, p.op);
-        if (open && !open.resolved_at) {
-          const gone = p.from ? `neither ${p.from} nor ${p.rel} is` : `${p.rel} is not`;
-          this.d.repo.recordFailure({ ...this.rowKey(p), code: 'PRIMARY_READBACK_FAIL', message: `nothing to copy: ${gone} on the primary now (append_only: the target keeps the copy it had)` });
-        }
+        // Only an open row is told (one conditional statement: a row resolved meanwhile stays resolved).
+        const gone = p.from ? `neither ${p.from} nor ${p.rel} is` : `${p.rel} is not`;
+        await this.d.repo.recordIfOpen({ ...this.rowKey(p), code: 'PRIMARY_READBACK_FAIL', message: `nothing to copy: ${gone} on the primary now (append_only: the target keeps the copy it had)` });
       }
       return outcome;
     } catch (e) {
       // A shutdown or a cancel is no failure of the target: the queue resumes the op later.
       if (signal.aborted && isAppError(signal.reason) && signal.reason.code === 'cancelled') throw signal.reason;
-      if (signal.aborted) this.markHung(p.storage_id);
+      if (signal.aborted) await this.markHung(p.storage_id);
       const f = e instanceof ReplicaFailure ? e : new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
-      const { row, opened } = this.d.repo.recordFailure({ ...this.rowKey(p), code: f.code, message: f.message });
+      const { row, opened } = await this.d.repo.recordFailure({ ...this.rowKey(p), code: f.code, message: f.message });
       if (opened) await this.announce(row);
       if (!inline) this.d.log(`replication ${p.op} ${p.rel} failed (${f.code}, attempt ${row.attempts}): ${f.message}`);
       throw new AppError('storage_unreachable', { reason: `${f.code}: ${f.message}` }, undefined, `${f.code}: ${f.message}`);
@@ -254,25 +250,26 @@ export class ReplicationEngine {
    * or null when it has no enabled target (the audit's access to both sides).
    */
   async sides(storageId: number): Promise<{ primary: RDriver; target: RDriver; storage: string } | null> {
-    const s = this.d.repo.storage(storageId);
-    const t = s?.replica_target_id ? this.d.repo.target(s.replica_target_id) : undefined;
+    const s = await this.d.repo.storage(storageId);
+    const t = s?.replica_target_id ? await this.d.repo.target(s.replica_target_id) : undefined;
     if (!s || !t?.enabled) return null;
     const live = await this.d.primary(storageId);
     return { primary: (live as RDriver & { [RAW]?: RDriver })[RAW] ?? live, target: await this.d.targets.driver(t.id), storage: s.name };
   }
 
-  /** The mode of `rel` in storage `storage` under the rules (temp names are always skipped). */
-  modeOf(storage: string, rel: string) {
-    return isTemp(rel) ? 'skip' : this.d.policy.modeFor(storage, rel);
+  /** The rules as they are now: the mode of `rel` in storage `storage` (temp names are always skipped). */
+  async modes(): Promise<ModeOf> {
+    const modeFor = await this.d.policy.matcher();
+    return (storage, rel) => (isTemp(rel) ? 'skip' : modeFor(storage, rel));
   }
 
-  private markHung(storageId: number): void {
-    const t = this.d.repo.storage(storageId)?.replica_target_id;
+  private async markHung(storageId: number): Promise<void> {
+    const t = (await this.d.repo.storage(storageId))?.replica_target_id;
     if (t) this.hung.set(t, Date.now() + HUNG_PAUSE_MS);
   }
 
   private async announce(f: FailureRow): Promise<void> {
-    const name = this.d.repo.storage(f.storage_id)?.name ?? String(f.storage_id);
+    const name = (await this.d.repo.storage(f.storage_id))?.name ?? String(f.storage_id);
     await this.d.bus.emit('replica_fail', {
       title: 'Backup copy failed', body: `${f.op} ${uiPath(name, f.rel)}: ${f.message}`,
       path: uiPath(name, f.rel), op: f.op, code: f.code, message: f.message, attempts: f.attempts,
@@ -287,8 +284,8 @@ export class ReplicationEngine {
    * append_only path, whose target copy must hold the file's last bytes.
    */
   private async apply(p: CopyPayload, signal: AbortSignal): Promise<Outcome> {
-    const s = this.d.repo.storage(p.storage_id);
-    const t = s?.replica_target_id ? this.d.repo.target(s.replica_target_id) : undefined;
+    const s = await this.d.repo.storage(p.storage_id);
+    const t = s?.replica_target_id ? await this.d.repo.target(s.replica_target_id) : undefined;
     if (!t) return 'unlinked';
     if (!t.enabled) return 'off';
     // One slow target must not hold every copy slot: while it is known to hang, its jobs fail fast (and are retried, or fixed later).
@@ -313,7 +310,7 @@ export class ReplicationEngine {
         // Read where the file went; back at its old path (restored from the trash) it is read there.
         const found = (await this.push(primary, target, p.rel, deep, signal, p.from)) || (!!p.from && (await this.push(primary, target, p.rel, deep, signal)));
         // Gone from a mirror path: the target follows the primary (the delete or move job removes its copy).
-        if (!found && this.modeOf(s!.name, p.rel) === 'append_only') return 'missing';
+        if (!found && (await this.modes())(s!.name, p.rel) === 'append_only') return 'missing';
         break;
       }
       case 'delete':

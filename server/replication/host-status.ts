@@ -12,9 +12,9 @@ export const HOST_STATUS_EVERY_MS = 10_000;
 
 export function replicaHostStatus(repair: RepairService, send: (m: ReplicaHostMessage) => void): HostLine {
   return hostLine<ReplicaHostMessage>(
-    () => {
-      const s = repair.status();
-      return { type: 'replica', linked: repair.linked(), rpo_s: s.rpo_s, rpo_warn: s.rpo_warn, unresolved: s.unresolved };
+    async () => {
+      const s = await repair.status();
+      return { type: 'replica', linked: s.linked, rpo_s: s.rpo_s, rpo_warn: s.rpo_warn, unresolved: s.unresolved };
     },
     send,
     (m) => [m.linked, Math.floor(m.rpo_s / 60), m.rpo_warn, m.unresolved],

@@ -72,8 +72,8 @@ export function createReplication(d: ReplicationDeps) {
     targets, policy, repair, engine, decorator, audit, drill,
     /** The catalogue's sync hooks: files added or changed on the backend, and entries gone from it. */
     synced: {
-      files: (storageId: number, files: Array<{ path: string }>) => engine.synced(storageId, 'write', files.map((f) => f.path)),
-      removed: (storageId: number, paths: string[]) => engine.synced(storageId, 'delete', paths),
+      files: (storageId: number, files: Array<{ path: string }>) => void engine.synced(storageId, 'write', files.map((f) => f.path)),
+      removed: (storageId: number, paths: string[]) => void engine.synced(storageId, 'delete', paths),
     },
     /** Arms the report, audit and drill schedules, and re-arms them whenever the settings change (server only). */
     schedule(scheduler: Scheduler): void {
@@ -85,9 +85,9 @@ export function createReplication(d: ReplicationDeps) {
       settings();
       policy.onChange(settings);
     },
-    close: () => {
-      engine.flush();
-      return targets.closeAll();
+    close: async () => {
+      await engine.flush();
+      await targets.closeAll();
     },
   };
 }

@@ -28,48 +28,59 @@ export type { ReplicaSettings };
 const view = (r: RuleRow): RuleView => ({ ...r, enabled: !!r.enabled });
 
 export class ReplicaPolicy {
-  private compiled: Array<{ re: RegExp; mode: ReplicaMode }> | null = null;
+  private compiled: Promise<Array<{ re: RegExp; mode: ReplicaMode }>> | null = null;
   private listeners = new Set<() => void>();
 
   constructor(private repo: ReplicationRepo, private settings: SettingsStore) {}
 
-  /** The mode for `rel` of the storage named `storage`. */
-  modeFor(storage: string, rel: string): ReplicaMode {
-    this.compiled ??= this.repo.rules().filter((r) => r.enabled).map((r) => ({ re: compileGlob(r.path_pattern), mode: r.mode }));
-    const path = rel ? `${storage}/${rel}` : storage;
-    return this.compiled.find((r) => r.re.test(path))?.mode ?? this.settings.get('replica_default_mode');
+  /**
+   * The rules as they are now, as a function: the mode for `rel` of the storage named `storage`. The rules
+   * are read once and kept until a change (a caller matching many paths asks once).
+   */
+  async matcher(): Promise<(storage: string, rel: string) => ReplicaMode> {
+    let compiled = this.compiled;
+    if (!compiled) {
+      compiled = this.compiled = this.repo.rules().then((rs) => rs.filter((r) => r.enabled).map((r) => ({ re: compileGlob(r.path_pattern), mode: r.mode })));
+      // A failed read is not kept: the next change asks again.
+      compiled.catch(() => this.compiled === compiled && (this.compiled = null));
+    }
+    const rules = await compiled;
+    return (storage, rel) => {
+      const path = rel ? `${storage}/${rel}` : storage;
+      return rules.find((r) => r.re.test(path))?.mode ?? this.settings.get('replica_default_mode');
+    };
   }
 
-  rules(): RuleView[] {
-    return this.repo.rules().map(view);
+  async rules(): Promise<RuleView[]> {
+    return (await this.repo.rules()).map(view);
   }
 
-  createRule(input: RuleInput): RuleView {
+  async createRule(input: RuleInput): Promise<RuleView> {
     if (input.path_pattern === undefined) throw validation('path_pattern', 'is required');
     if (input.mode === undefined) throw validation('mode', 'is required');
-    const id = this.repo.insertRule({
+    const row = await this.repo.insertRule({
       path_pattern: checkGlob(input.path_pattern), mode: checkMode(input.mode, 'mode'), priority: input.priority ?? 100,
       enabled: input.enabled === false ? 0 : 1, description: input.description ?? null,
     });
     this.changed();
-    return view(this.repo.rule(id)!);
+    return view(row);
   }
 
-  updateRule(id: number, input: RuleInput): RuleView {
-    if (!this.repo.rule(id)) throw new AppError('not_found');
-    this.repo.patchRule(id, {
+  async updateRule(id: number, input: RuleInput): Promise<RuleView> {
+    const row = await this.repo.patchRule(id, {
       ...(input.path_pattern !== undefined ? { path_pattern: checkGlob(input.path_pattern) } : {}),
       ...(input.mode !== undefined ? { mode: checkMode(input.mode, 'mode') } : {}),
       ...(input.priority !== undefined ? { priority: input.priority } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled ? 1 : 0 } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
     });
+    if (!row) throw new AppError('not_found');
     this.changed();
-    return view(this.repo.rule(id)!);
+    return view(row);
   }
 
-  deleteRule(id: number): void {
-    if (!this.repo.deleteRule(id)) throw new AppError('not_found');
+  async deleteRule(id: number): Promise<void> {
+    if (!(await this.repo.deleteRule(id))) throw new AppError('not_found');
     this.changed();
   }
 

@@ -27,88 +27,91 @@ export class RepairService {
     private queue: JobQueue,
     private bus: EventBus,
     private settings: SettingsStore,
-    private lastAudit: () => ReplicaReport['audit'],
-    private lastDrill: () => ReplicaReport['drill'],
+    private lastAudit: () => Promise<ReplicaReport['audit']>,
+    private lastDrill: () => Promise<ReplicaReport['drill']>,
     private rpoWarnS = RPO_WARN_S,
   ) {}
 
-  private view(f: FailureRow): FailureView {
-    const s = this.repo.storage(f.storage_id);
-    const name = s?.name ?? String(f.storage_id);
+  /** `names`: storage names by id (a row of a storage not there is shown by its id). */
+  private view(f: FailureRow, names: Map<number, string>): FailureView {
+    const name = names.get(f.storage_id) ?? String(f.storage_id);
     return {
       id: f.id, path: uiPath(name, f.rel), storage_id: f.storage_id, op: f.op, to: f.to_rel === null ? null : uiPath(name, f.to_rel), code: f.code,
       message: f.message, attempts: f.attempts, created_at: f.created_at, updated_at: f.updated_at, resolved_at: f.resolved_at,
     };
   }
 
-  failures(o: { unresolved?: boolean; limit: number; offset: number }): FailureView[] {
-    return this.repo.failures(o).map((f) => this.view(f));
+  async failures(o: { unresolved?: boolean; limit: number; offset: number }): Promise<FailureView[]> {
+    const [rows, storages] = await Promise.all([this.repo.failures(o), this.repo.storages()]);
+    const names = new Map(storages.map((s) => [s.id, s.name]));
+    return rows.map((f) => this.view(f, names));
   }
 
-  count(): number {
+  count(): Promise<number> {
     return this.repo.unresolvedCount();
   }
 
   /** Queues one `replica_retry` op per unresolved failure (a retry already queued absorbs its twin); announces `replica_reconcile_done` when it queued any. */
   async fixAll(): Promise<{ queued: number }> {
-    const ids = this.repo.unresolvedIds();
+    const ids = await this.repo.unresolvedIds();
     for (const id of ids) this.queue.enqueue('replica_retry', { failure_id: id }, { dedupKey: `replica_retry:${id}`, priority: -1 });
     if (ids.length) await this.bus.emit('replica_reconcile_done', { title: 'Backup repair queued', body: `${ids.length} failed copies queued for another attempt.`, queued: ids.length });
     return { queued: ids.length };
   }
 
   /** A UI path `/<storage name or uid>/<rel>` as (storage id, rel); `not_found` for an unknown storage. */
-  place(path: string): { storage_id: number; rel: string } {
+  async place(path: string): Promise<{ storage_id: number; rel: string }> {
     const trimmed = path.replace(/^\/+/, '');
     const slash = trimmed.indexOf('/');
-    const storage = this.repo.storageByName(slash < 0 ? trimmed : trimmed.slice(0, slash));
+    const storage = await this.repo.storageByName(slash < 0 ? trimmed : trimmed.slice(0, slash));
     if (!storage) throw new AppError('not_found');
     return { storage_id: storage.id, rel: cleanRel(slash < 0 ? '' : trimmed.slice(slash + 1), { allowReserved: true }) };
   }
 
   /** Queues the retry of the unresolved failure of (`path`, `op`); `not_found` when there is none. */
-  fixOne(path: string, op: string): { queued: number; op_id: string } {
+  async fixOne(path: string, op: string): Promise<{ queued: number; op_id: string }> {
     if (!(REPLICA_OPS as readonly string[]).includes(op)) throw new AppError('validation_failed', { field: 'op' }, { field: 'op', reason: `one of ${REPLICA_OPS.join(', ')}` });
-    const { storage_id, rel } = this.place(path);
-    const f = this.repo.failureByKey(storage_id, rel, op as ReplicaOp);
+    const { storage_id, rel } = await this.place(path);
+    // Resolved between this read and the retry: the retry finds it resolved and skips.
+    const f = await this.repo.failureByKey(storage_id, rel, op as ReplicaOp);
     if (!f || f.resolved_at) throw new AppError('not_found');
     return { queued: 1, op_id: this.queue.enqueue('replica_retry', { failure_id: f.id }, { dedupKey: `replica_retry:${f.id}`, priority: -1 }) };
   }
 
   /** Live figures: the recovery point (age of the oldest change not yet replicated), queued copies, unresolved failures. */
-  status(now = Date.now()): ReplicaStatus {
-    const { at, queued } = this.repo.oldestPending();
+  async status(now = Date.now()): Promise<ReplicaStatus> {
+    const [{ at, queued }, linked, unresolved] = await Promise.all([this.repo.oldestPending(), this.linked(), this.repo.unresolvedCount()]);
     const rpo = at ? Math.max(0, Math.round((now - Date.parse(at)) / 1000)) : 0;
-    return { linked: this.linked(), rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > this.rpoWarnS, rpo_warn_s: this.rpoWarnS, queued_copies: queued, unresolved: this.repo.unresolvedCount() };
+    return { linked, rpo_s: rpo, oldest_pending_at: at, rpo_warn: rpo > this.rpoWarnS, rpo_warn_s: this.rpoWarnS, queued_copies: queued, unresolved };
   }
 
   /** Whether any storage is backed up to an enabled target (a disabled one backs up nothing). */
-  linked(): boolean {
-    return this.repo.linkedStorageIds().length > 0;
+  async linked(): Promise<boolean> {
+    return (await this.repo.linkedStorageIds()).length > 0;
   }
 
   /** The latest report, or null before the first run. */
-  report(): ReportView | null {
-    const r = this.repo.report();
+  async report(): Promise<ReportView | null> {
+    const r = await this.repo.report();
     return r ? (JSON.parse(r.body) as ReportView) : null;
   }
 
   /** Runs the report now: overwrites the row, announces it when actionable. */
   async runReport(): Promise<ReportView> {
     const ranAt = new Date();
-    const unresolved = this.repo.unresolvedCount();
-    const repaired = this.repo.repairedSince(new Date(ranAt.getTime() - 86_400_000).toISOString());
+    const [unresolved, repaired, storages, live, audit, drill, targets] = await Promise.all([
+      this.repo.unresolvedCount(), this.repo.repairedSince(new Date(ranAt.getTime() - 86_400_000).toISOString()), this.repo.storages(),
+      this.status(ranAt.getTime()), this.lastAudit(), this.lastDrill(), this.repo.targets(),
+    ]);
     const actionable = unresolved > 0 || repaired > 0 || !!this.settings.get('webhook_url');
-    const storages = this.repo.storages();
-    const live = this.status(ranAt.getTime());
     const view: ReportView = {
-      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn, audit: this.lastAudit(), drill: this.lastDrill(),
-      targets: this.repo.targets().map((t) => ({
+      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn, audit, drill,
+      targets: targets.map((t) => ({
         id: t.id, name: t.name, driver: t.driver, mode: t.mode, enabled: !!t.enabled,
         storages: storages.filter((s) => s.replica_target_id === t.id).map((s) => s.name),
       })),
     };
-    this.repo.saveReport({ ran_at: view.ran_at, unresolved, repaired_24h: repaired, actionable: actionable ? 1 : 0, body: JSON.stringify(view) });
+    await this.repo.saveReport({ ran_at: view.ran_at, unresolved, repaired_24h: repaired, actionable: actionable ? 1 : 0, body: JSON.stringify(view) });
     if (actionable)
       await this.bus.emit('replica_status_report', {
         title: 'Backup status', body: `${unresolved} unresolved failed copies; ${repaired} repaired in the last 24 hours.`,

@@ -1,4 +1,9 @@
-/** The replication tables (owner: replication): targets, rules, the failure log and the report row. */
+/**
+ * The replication tables (owner: replication): targets, rules, the failure log and the report row, all on
+ * `db.async` (docs/architecture.md, "One asynchronous data layer"). Read-decide-writes are one statement or
+ * one unit: a failure recorded (opened once however many record it at once), a target's name (checked with
+ * its insert or rename), a rule changed (the changed row returned, none when it is gone).
+ */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
 import type { FailureCode, ReplicaMode, ReplicaOp, TargetMode } from './types';
@@ -49,71 +54,96 @@ export interface ReportRow {
 }
 
 const now = () => new Date().toISOString();
-type Stmt = {
-  run(...a: unknown[]): { changes: number; lastInsertRowid: number | bigint };
-  get(...a: unknown[]): unknown;
-  all(...a: unknown[]): unknown[];
-};
+const count = (rows: Array<{ n: number | string }>) => Number(rows[0]?.n ?? 0);
 export const newTargetUid = (): string => 'rt' + randomBytes(8).toString('hex');
+
+type TargetFields = Pick<TargetRow, 'uid' | 'name' | 'driver' | 'config' | 'mode' | 'enabled'>;
+type FailureInput = { storage_id: number; rel: string; op: ReplicaOp; to_rel: string | null; from_rel: string | null; code: FailureCode; message: string };
+const FAILURE_KEY = 'storage_id = ? AND rel = ? AND op = ?';
 
 export class ReplicationRepo {
   constructor(private db: Db) {}
 
-  private get s() {
-    return this.db.sqlite;
+  /** One SQL statement; `?` or `@name` parameters. */
+  private sql<R>(text: string, params: unknown[] | Record<string, unknown> = []): Promise<R[]> {
+    return this.db.async.sql<R>(text, params);
   }
-
-  private statements = new Map<string, Stmt>();
-  /** A statement compiled once per SQL text: a change on a linked storage runs several of them per write. */
-  private q(sql: string): Stmt {
-    let st = this.statements.get(sql);
-    if (!st) this.statements.set(sql, (st = this.s.prepare(sql) as unknown as Stmt));
-    return st;
+  /** A write as a unit of one statement (on SQLite it waits out a lock held elsewhere, like every write). */
+  private write<R>(text: string, params: unknown[] | Record<string, unknown> = []): Promise<R[]> {
+    return this.db.async.unit(function* (t) {
+      return yield* t.sql<R>(text, params);
+    });
   }
 
   // Targets
-  targets(): TargetRow[] {
-    return this.q('SELECT * FROM replica_targets ORDER BY id').all() as TargetRow[];
+  targets(): Promise<TargetRow[]> {
+    return this.sql('SELECT * FROM replica_targets ORDER BY id');
   }
-  target(id: number): TargetRow | undefined {
-    return this.q('SELECT * FROM replica_targets WHERE id = ?').get(id) as TargetRow | undefined;
+  async target(id: number): Promise<TargetRow | undefined> {
+    return (await this.sql<TargetRow>('SELECT * FROM replica_targets WHERE id = ?', [id]))[0];
   }
-  targetNameTaken(name: string, exceptId = -1): boolean {
-    return !!this.q('SELECT 1 FROM replica_targets WHERE name = ? AND id != ?').get(name, exceptId);
+  async targetNameTaken(name: string, exceptId = -1): Promise<boolean> {
+    return (await this.sql('SELECT 1 FROM replica_targets WHERE name = ? AND id != ?', [name, exceptId])).length > 0;
   }
-  insertTarget(r: Pick<TargetRow, 'uid' | 'name' | 'driver' | 'config' | 'mode' | 'enabled'>): number {
+  /** Inserts a target; `name_taken` when another holds the name (checked in the same unit as the insert). */
+  insertTarget(r: TargetFields): Promise<number | 'name_taken'> {
     const t = now();
-    return Number(this.q('INSERT INTO replica_targets (uid, name, driver, config, mode, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(r.uid, r.name, r.driver, r.config, r.mode, r.enabled, t, t).lastInsertRowid);
+    return this.db.async.unit(
+      function* (x) {
+        if ((yield* x.sql('SELECT 1 FROM replica_targets WHERE name = ?', [r.name])).length) return 'name_taken' as const;
+        const [row] = yield* x.sql<{ id: number }>(
+          'INSERT INTO replica_targets (uid, name, driver, config, mode, enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+          [r.uid, r.name, r.driver, r.config, r.mode, r.enabled, t, t],
+        );
+        return Number(row!.id);
+      },
+      { isolation: 'serializable' },
+    );
   }
-  patchTarget(id: number, p: Partial<Pick<TargetRow, 'name' | 'driver' | 'config' | 'mode' | 'enabled'>>): void {
+  /** Changes a target; false when it is gone, `name_taken` when a new name is another's (checked with the write). */
+  patchTarget(id: number, p: Partial<Omit<TargetFields, 'uid'>>): Promise<boolean | 'name_taken'> {
     const keys = Object.keys(p);
-    if (!keys.length) return;
-    this.q(`UPDATE replica_targets SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`).run({ ...p, id, updated_at: now() });
+    if (!keys.length) return this.target(id).then((r) => r !== undefined);
+    const update = `UPDATE replica_targets SET ${keys.map((k) => `${k} = @${k}, `).join('')}updated_at = @updated_at WHERE id = @id RETURNING id`;
+    const params = { ...p, id, updated_at: now() };
+    return this.db.async.unit(
+      function* (x) {
+        if (p.name !== undefined && (yield* x.sql('SELECT 1 FROM replica_targets WHERE name = ? AND id != ?', [p.name, id])).length) return 'name_taken' as const;
+        return (yield* x.sql(update, params)).length > 0;
+      },
+      { isolation: 'serializable' },
+    );
   }
-  deleteTarget(id: number): void {
-    this.q('DELETE FROM replica_targets WHERE id = ?').run(id);
+  /** Deletes a target; false when it was gone already. */
+  async deleteTarget(id: number): Promise<boolean> {
+    return (await this.write('DELETE FROM replica_targets WHERE id = ? RETURNING id', [id])).length > 0;
   }
 
   // Rules
-  rules(): RuleRow[] {
-    return this.q('SELECT * FROM replica_rules ORDER BY priority, id').all() as RuleRow[];
+  rules(): Promise<RuleRow[]> {
+    return this.sql('SELECT * FROM replica_rules ORDER BY priority, id');
   }
-  rule(id: number): RuleRow | undefined {
-    return this.q('SELECT * FROM replica_rules WHERE id = ?').get(id) as RuleRow | undefined;
+  async rule(id: number): Promise<RuleRow | undefined> {
+    return (await this.sql<RuleRow>('SELECT * FROM replica_rules WHERE id = ?', [id]))[0];
   }
-  insertRule(r: Pick<RuleRow, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>): number {
+  /** Inserts a rule; the new row. */
+  async insertRule(r: Pick<RuleRow, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>): Promise<RuleRow> {
     const t = now();
-    return Number(this.q('INSERT INTO replica_rules (path_pattern, mode, priority, enabled, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(r.path_pattern, r.mode, r.priority, r.enabled, r.description, t, t).lastInsertRowid);
+    const [row] = await this.write<RuleRow>(
+      'INSERT INTO replica_rules (path_pattern, mode, priority, enabled, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+      [r.path_pattern, r.mode, r.priority, r.enabled, r.description, t, t],
+    );
+    return row!;
   }
-  patchRule(id: number, p: Partial<Pick<RuleRow, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>>): void {
+  /** Changes a rule; the row as it is now, or undefined when it is gone (one statement: no rule deleted in between). */
+  async patchRule(id: number, p: Partial<Pick<RuleRow, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>>): Promise<RuleRow | undefined> {
     const keys = Object.keys(p);
-    if (!keys.length) return;
-    this.q(`UPDATE replica_rules SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`).run({ ...p, id, updated_at: now() });
+    if (!keys.length) return this.rule(id);
+    const set = keys.map((k) => `${k} = @${k}, `).join('');
+    return (await this.write<RuleRow>(`UPDATE replica_rules SET ${set}updated_at = @updated_at WHERE id = @id RETURNING *`, { ...p, id, updated_at: now() }))[0];
   }
-  deleteRule(id: number): boolean {
-    return this.q('DELETE FROM replica_rules WHERE id = ?').run(id).changes > 0;
+  async deleteRule(id: number): Promise<boolean> {
+    return (await this.write('DELETE FROM replica_rules WHERE id = ? RETURNING id', [id])).length > 0;
   }
 
   // Failures
@@ -121,50 +151,71 @@ export class ReplicationRepo {
    * Records a failure of (storage, rel, op): a new row, or the same row again
    * with its attempt count raised and `resolved_at` cleared. Returns the row
    * and whether it was (re)opened by this call (it was not unresolved before).
+   * Serializable: of callers racing on one key exactly one opens it.
    */
-  recordFailure(f: { storage_id: number; rel: string; op: ReplicaOp; to_rel: string | null; from_rel: string | null; code: FailureCode; message: string }): { row: FailureRow; opened: boolean } {
-    return this.s.transaction(() => {
-      const before = this.q('SELECT resolved_at FROM replica_failures WHERE storage_id = ? AND rel = ? AND op = ?').get(f.storage_id, f.rel, f.op) as { resolved_at: string | null } | undefined;
-      const t = now();
-      const row = this.q(`INSERT INTO replica_failures (storage_id, rel, op, to_rel, from_rel, code, message, attempts, created_at, updated_at)
+  recordFailure(f: FailureInput): Promise<{ row: FailureRow; opened: boolean }> {
+    const t = now();
+    const params = { ...f, message: f.message.slice(0, 2000), t };
+    return this.db.async.unit(
+      function* (x) {
+        const [before] = yield* x.sql<{ resolved_at: string | null }>(`SELECT resolved_at FROM replica_failures WHERE ${FAILURE_KEY}`, [f.storage_id, f.rel, f.op]);
+        const [row] = yield* x.sql<FailureRow>(
+          `INSERT INTO replica_failures (storage_id, rel, op, to_rel, from_rel, code, message, attempts, created_at, updated_at)
           VALUES (@storage_id, @rel, @op, @to_rel, @from_rel, @code, @message, 1, @t, @t)
           ON CONFLICT (storage_id, rel, op) DO UPDATE SET attempts = replica_failures.attempts + 1, code = excluded.code, message = excluded.message,
             to_rel = excluded.to_rel, from_rel = excluded.from_rel, updated_at = excluded.updated_at, resolved_at = NULL,
             created_at = CASE WHEN replica_failures.resolved_at IS NULL THEN replica_failures.created_at ELSE excluded.created_at END
-          RETURNING *`).get({ ...f, message: f.message.slice(0, 2000), t }) as FailureRow;
-      return { row, opened: !before || before.resolved_at !== null };
-    })();
+          RETURNING *`,
+          params,
+        );
+        return { row: row!, opened: !before || before.resolved_at !== null };
+      },
+      { isolation: 'serializable' },
+    );
+  }
+  /**
+   * Records another attempt on the failure of (storage, rel, op) only while it is unresolved (one
+   * conditional statement: a row resolved meanwhile is not reopened). False when there was none open.
+   */
+  async recordIfOpen(f: FailureInput): Promise<boolean> {
+    const rows = await this.write(
+      `UPDATE replica_failures SET attempts = attempts + 1, code = ?, message = ?, to_rel = ?, from_rel = ?, updated_at = ?
+        WHERE ${FAILURE_KEY} AND resolved_at IS NULL RETURNING id`,
+      [f.code, f.message.slice(0, 2000), f.to_rel, f.from_rel, now(), f.storage_id, f.rel, f.op],
+    );
+    return rows.length > 0;
   }
   /** Marks the unresolved failure of (storage, rel, op) resolved; false when there was none. */
-  resolve(storageId: number, rel: string, op: ReplicaOp): boolean {
-    return this.q('UPDATE replica_failures SET resolved_at = ?, updated_at = ? WHERE storage_id = ? AND rel = ? AND op = ? AND resolved_at IS NULL').run(now(), now(), storageId, rel, op).changes > 0;
+  async resolve(storageId: number, rel: string, op: ReplicaOp): Promise<boolean> {
+    const t = now();
+    return (await this.write(`UPDATE replica_failures SET resolved_at = ?, updated_at = ? WHERE ${FAILURE_KEY} AND resolved_at IS NULL RETURNING id`, [t, t, storageId, rel, op])).length > 0;
   }
   /** Forgets the failure of (storage, rel, op): its storage has no target to repair against any more. */
-  dropFailure(storageId: number, rel: string, op: ReplicaOp): void {
-    this.q('DELETE FROM replica_failures WHERE storage_id = ? AND rel = ? AND op = ?').run(storageId, rel, op);
+  async dropFailure(storageId: number, rel: string, op: ReplicaOp): Promise<void> {
+    await this.write(`DELETE FROM replica_failures WHERE ${FAILURE_KEY}`, [storageId, rel, op]);
   }
   /** Forgets every failure of the storages linked to target `targetId` (the target is being deleted). */
-  dropFailuresOfTarget(targetId: number): number {
-    return this.q('DELETE FROM replica_failures WHERE storage_id IN (SELECT id FROM storages WHERE replica_target_id = ?)').run(targetId).changes;
+  async dropFailuresOfTarget(targetId: number): Promise<number> {
+    return (await this.write('DELETE FROM replica_failures WHERE storage_id IN (SELECT id FROM storages WHERE replica_target_id = ?) RETURNING id', [targetId])).length;
   }
-  failure(id: number): FailureRow | undefined {
-    return this.q('SELECT * FROM replica_failures WHERE id = ?').get(id) as FailureRow | undefined;
+  async failure(id: number): Promise<FailureRow | undefined> {
+    return (await this.sql<FailureRow>('SELECT * FROM replica_failures WHERE id = ?', [id]))[0];
   }
-  failureByKey(storageId: number, rel: string, op: ReplicaOp): FailureRow | undefined {
-    return this.q('SELECT * FROM replica_failures WHERE storage_id = ? AND rel = ? AND op = ?').get(storageId, rel, op) as FailureRow | undefined;
+  async failureByKey(storageId: number, rel: string, op: ReplicaOp): Promise<FailureRow | undefined> {
+    return (await this.sql<FailureRow>(`SELECT * FROM replica_failures WHERE ${FAILURE_KEY}`, [storageId, rel, op]))[0];
   }
-  failures(o: { unresolved?: boolean; limit: number; offset: number }): FailureRow[] {
+  failures(o: { unresolved?: boolean; limit: number; offset: number }): Promise<FailureRow[]> {
     const where = o.unresolved ? 'WHERE resolved_at IS NULL' : '';
-    return this.q(`SELECT * FROM replica_failures ${where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`).all(o.limit, o.offset) as FailureRow[];
+    return this.sql(`SELECT * FROM replica_failures ${where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, [o.limit, o.offset]);
   }
-  unresolvedIds(): number[] {
-    return (this.q('SELECT id FROM replica_failures WHERE resolved_at IS NULL ORDER BY id').all() as Array<{ id: number }>).map((r) => r.id);
+  async unresolvedIds(): Promise<number[]> {
+    return (await this.sql<{ id: number }>('SELECT id FROM replica_failures WHERE resolved_at IS NULL ORDER BY id')).map((r) => r.id);
   }
-  unresolvedCount(): number {
-    return (this.q('SELECT count(*) AS n FROM replica_failures WHERE resolved_at IS NULL').get() as { n: number }).n;
+  async unresolvedCount(): Promise<number> {
+    return count(await this.sql('SELECT count(*) AS n FROM replica_failures WHERE resolved_at IS NULL'));
   }
-  repairedSince(iso: string): number {
-    return (this.q('SELECT count(*) AS n FROM replica_failures WHERE resolved_at IS NOT NULL AND resolved_at >= ?').get(iso) as { n: number }).n;
+  async repairedSince(iso: string): Promise<number> {
+    return count(await this.sql('SELECT count(*) AS n FROM replica_failures WHERE resolved_at IS NOT NULL AND resolved_at >= ?', [iso]));
   }
 
   /**
@@ -173,85 +224,86 @@ export class ReplicationRepo {
    * streak (a row reopened after a repair starts a new streak). Null when
    * nothing waits.
    */
-  oldestPending(): { at: string | null; queued: number } {
-    const ops = this.q("SELECT min(created_at) AS at, count(*) AS n FROM ops WHERE kind IN ('replica.copy', 'replica_retry') AND status IN ('queued', 'running')").get() as { at: string | null; n: number };
-    const fail = this.q('SELECT min(created_at) AS at FROM replica_failures WHERE resolved_at IS NULL').get() as { at: string | null };
-    const at = [ops.at, fail.at].filter((x): x is string => !!x).sort()[0] ?? null;
-    return { at, queued: ops.n };
+  oldestPending(): Promise<{ at: string | null; queued: number }> {
+    return this.db.async.read(function* (x) {
+      const [ops] = yield* x.sql<{ at: string | null; n: number | string }>("SELECT min(created_at) AS at, count(*) AS n FROM ops WHERE kind IN ('replica.copy', 'replica_retry') AND status IN ('queued', 'running')");
+      const [fail] = yield* x.sql<{ at: string | null }>('SELECT min(created_at) AS at FROM replica_failures WHERE resolved_at IS NULL');
+      const at = [ops?.at, fail?.at].filter((v): v is string => !!v).sort()[0] ?? null;
+      return { at, queued: Number(ops?.n ?? 0) };
+    });
   }
 
   // Report
-  report(): ReportRow | undefined {
-    return this.q('SELECT * FROM replica_report WHERE id = 1').get() as ReportRow | undefined;
+  async report(): Promise<ReportRow | undefined> {
+    return (await this.sql<ReportRow>('SELECT * FROM replica_report WHERE id = 1'))[0];
   }
-  saveReport(r: Omit<ReportRow, 'id'>): void {
-    this.q(`INSERT INTO replica_report (id, ran_at, unresolved, repaired_24h, actionable, body) VALUES (1, @ran_at, @unresolved, @repaired_24h, @actionable, @body)
-      ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, unresolved = excluded.unresolved, repaired_24h = excluded.repaired_24h, actionable = excluded.actionable, body = excluded.body`).run(r);
+  async saveReport(r: Omit<ReportRow, 'id'>): Promise<void> {
+    await this.write(`INSERT INTO replica_report (id, ran_at, unresolved, repaired_24h, actionable, body) VALUES (1, @ran_at, @unresolved, @repaired_24h, @actionable, @body)
+      ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, unresolved = excluded.unresolved, repaired_24h = excluded.repaired_24h, actionable = excluded.actionable, body = excluded.body`, r);
   }
 
   /** The last audit result (JSON), or null. */
-  audit(): string | null {
-    return (this.q('SELECT body FROM replica_audit WHERE id = 1').get() as { body: string } | undefined)?.body ?? null;
+  async audit(): Promise<string | null> {
+    return (await this.sql<{ body: string }>('SELECT body FROM replica_audit WHERE id = 1'))[0]?.body ?? null;
   }
-  saveAudit(body: string): void {
-    this.q('INSERT INTO replica_audit (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body').run(new Date().toISOString(), body);
+  async saveAudit(body: string): Promise<void> {
+    await this.write('INSERT INTO replica_audit (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body', [now(), body]);
   }
   /** The last restore drill (JSON), or null. */
-  drill(): string | null {
-    return (this.q('SELECT body FROM replica_drill WHERE id = 1').get() as { body: string } | undefined)?.body ?? null;
+  async drill(): Promise<string | null> {
+    return (await this.sql<{ body: string }>('SELECT body FROM replica_drill WHERE id = 1'))[0]?.body ?? null;
   }
-  saveDrill(body: string): void {
-    this.q('INSERT INTO replica_drill (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body').run(new Date().toISOString(), body);
+  async saveDrill(body: string): Promise<void> {
+    await this.write('INSERT INTO replica_drill (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body', [now(), body]);
   }
   /** A random live folder (not internal) of a storage linked to an enabled target, from the catalogue; null when none. */
-  sampleFolder(): { storage_id: number; rel: string } | null {
-    const r = this.q(`SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
-      WHERE t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`).get() as { storage_id: number; path: string } | undefined;
-    if (r) return { storage_id: r.storage_id, rel: r.path };
-    const s = this.q('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY random() LIMIT 1').get() as { id: number } | undefined;
-    return s ? { storage_id: s.id, rel: '' } : null;
+  sampleFolder(): Promise<{ storage_id: number; rel: string } | null> {
+    return this.db.async.read(function* (x) {
+      const [r] = yield* x.sql<{ storage_id: number; path: string }>(`SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
+      WHERE t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`);
+      if (r) return { storage_id: r.storage_id, rel: r.path };
+      const [s] = yield* x.sql<{ id: number }>('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY random() LIMIT 1');
+      return s ? { storage_id: s.id, rel: '' } : null;
+    });
   }
   /** Up to `n` random live files of a storage from the catalogue (read of its table). */
-  sampleFiles(storageId: number, n: number): string[] {
-    return (this.q("SELECT path FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?").all(storageId, n) as Array<{ path: string }>).map((r) => r.path);
-  }
-
-  /** Storage link of a storage uid (read of the catalogue's table), or undefined for an unknown uid. */
-  storageByUid(uid: string): { id: number; name: string; replica_target_id: number | null } | undefined {
-    return this.q('SELECT id, name, replica_target_id FROM storages WHERE uid = ?').get(uid) as never;
-  }
-
-  storage(id: number): { id: number; uid: string; name: string; driver: string; config: string; replica_target_id: number | null } | undefined {
-    return this.q('SELECT id, uid, name, driver, config, replica_target_id FROM storages WHERE id = ?').get(id) as never;
-  }
-  storageByName(name: string): { id: number; uid: string; name: string } | undefined {
-    return this.q('SELECT id, uid, name FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1').get(name, name, name) as never;
-  }
-  /** The storages backed up to an enabled target (the ones replication, audits and drills act on). */
-  linkedStorageIds(storageId?: number): number[] {
-    const rows = this.q('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY s.id').all() as Array<{ id: number }>;
-    return rows.map((r) => r.id).filter((id) => storageId === undefined || id === storageId);
-  }
-  storages(): Array<{ id: number; name: string; driver: string; config: string; replica_target_id: number | null }> {
-    return this.q('SELECT id, name, driver, config, replica_target_id FROM storages ORDER BY id').all() as never;
-  }
-  /** Status of the live op with dedup key `key` (read of the jobs table), or undefined. */
-  /** Runs `fn` in one transaction (one commit for many rows). */
-  atomically(fn: () => void): void {
-    this.s.transaction(fn)();
+  async sampleFiles(storageId: number, n: number): Promise<string[]> {
+    return (await this.sql<{ path: string }>("SELECT path FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?", [storageId, n])).map((r) => r.path);
   }
 
   /**
-   * The dedup key for a new request of the work `base` names: a request still
-   * queued absorbs it, but one already running does not (it may have read its
-   * input before the change that prompted this request): the new one waits
-   * behind it under a second key.
+   * The enabled target of the storage with uid `uid` (or, given a number, that id), with the storage's
+   * name; null when it has none (reads of the catalogue's table). One read: a change on any storage asks it.
    */
-  requestKey(base: string): string {
-    return this.liveOp(base) === 'running' ? `${base}#next` : base;
+  async linkOf(storage: string | number): Promise<{ storage_id: number; storage: string; target_id: number; mode: TargetMode } | null> {
+    const rows = await this.sql<{ storage_id: number; storage: string; target_id: number; mode: TargetMode }>(
+      `SELECT s.id AS storage_id, s.name AS storage, t.id AS target_id, t.mode FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id
+        WHERE s.${typeof storage === 'number' ? 'id' : 'uid'} = ? AND t.enabled = 1`,
+      [storage],
+    );
+    return rows[0] ?? null;
   }
 
-  liveOp(key: string): 'queued' | 'running' | undefined {
-    return (this.q("SELECT status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { status: 'queued' | 'running' } | undefined)?.status;
+  async storage(id: number): Promise<{ id: number; uid: string; name: string; driver: string; config: string; replica_target_id: number | null } | undefined> {
+    return (await this.sql<never>('SELECT id, uid, name, driver, config, replica_target_id FROM storages WHERE id = ?', [id]))[0];
+  }
+  async storageByName(name: string): Promise<{ id: number; uid: string; name: string } | undefined> {
+    return (await this.sql<never>('SELECT id, uid, name FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1', [name, name, name]))[0];
+  }
+  /** The storages backed up to an enabled target (the ones replication, audits and drills act on). */
+  async linkedStorageIds(storageId?: number): Promise<number[]> {
+    const rows = await this.sql<{ id: number }>('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY s.id');
+    return rows.map((r) => r.id).filter((id) => storageId === undefined || id === storageId);
+  }
+  storages(): Promise<Array<{ id: number; name: string; driver: string; config: string; replica_target_id: number | null }>> {
+    return this.sql('SELECT id, name, driver, config, replica_target_id FROM storages ORDER BY id');
+  }
+
+  /**
+   * Runs `fn` in one transaction (one commit for a tick's copies). Synchronous inside: `fn` queues ops, and
+   * the op queue's enqueue (jobs/ops.repo.ts) is still on the synchronous face; it goes when that moves.
+   */
+  atomically(fn: () => void): Promise<void> {
+    return this.db.waits.write(fn);
   }
 }

@@ -34,6 +34,8 @@ export interface TargetInput {
 
 export type TargetView = ReplicaTarget;
 
+const nameTaken = (name: string) => new AppError('name_taken', { name }, { field: 'name' });
+
 /** Fields that name the backend itself (the same server, bucket or share); the root field says where in it. */
 const IDENTITY = ['host', 'port', 'bucket', 'endpoint', 'share', 'url'];
 
@@ -47,52 +49,56 @@ export class TargetsService {
     private summary: (driver: string, config: Config) => string,
   ) {}
 
-  view(r: TargetRow): TargetView {
+  /** `storages`: every storage (the ones linked to `r` are listed). */
+  private view(r: TargetRow, storages: Array<{ id: number; replica_target_id: number | null }>): TargetView {
     const masked = this.rules.maskedConfig(r.driver, JSON.parse(r.config) as Config);
     return {
       id: r.id, uid: r.uid, name: r.name, driver: r.driver, config: masked, config_summary: this.summary(r.driver, masked), mode: r.mode,
-      enabled: !!r.enabled, storage_ids: this.repo.storages().filter((s) => s.replica_target_id === r.id).map((s) => s.id),
+      enabled: !!r.enabled, storage_ids: storages.filter((s) => s.replica_target_id === r.id).map((s) => s.id),
       created_at: r.created_at, updated_at: r.updated_at,
     };
   }
 
-  list(): TargetView[] {
-    return this.repo.targets().map((r) => this.view(r));
+  async list(): Promise<TargetView[]> {
+    const [targets, storages] = await Promise.all([this.repo.targets(), this.repo.storages()]);
+    return targets.map((r) => this.view(r, storages));
   }
 
-  get(id: number): TargetView {
-    const r = this.repo.target(id);
+  async get(id: number): Promise<TargetView> {
+    const [r, storages] = await Promise.all([this.repo.target(id), this.repo.storages()]);
     if (!r) throw new AppError('not_found');
-    return this.view(r);
+    return this.view(r, storages);
   }
 
   /** Creates a target after its config resolves, passes the loop check and its probe (10 s). */
   async create(input: TargetInput): Promise<TargetView> {
     if (input.name === undefined) throw validation('name', 'is required');
     if (input.driver === undefined) throw validation('driver', 'is required');
-    const name = this.checkName(input.name);
+    const name = await this.checkName(input.name);
     const config = this.rules.prepareBackendConfig(input.driver, input.config ?? {});
-    this.checkNoLoop(input.driver, config);
+    await this.checkNoLoop(input.driver, config);
     const uid = newTargetUid();
     const built = await this.rules.buildBackend(uid, input.driver, config);
     await built.close().catch(() => {});
-    const id = this.repo.insertTarget({ uid, name, driver: input.driver, config: JSON.stringify(config), mode: input.mode ?? 'async', enabled: input.enabled === false ? 0 : 1 });
+    // The name is checked again with the insert: another create may have taken it during the probe.
+    const id = await this.repo.insertTarget({ uid, name, driver: input.driver, config: JSON.stringify(config), mode: input.mode ?? 'async', enabled: input.enabled === false ? 0 : 1 });
+    if (id === 'name_taken') throw nameTaken(name);
     return this.get(id);
   }
 
   /** Partial update; a changed driver or config is resolved, loop-checked and probed again, and the live driver dropped. */
   async update(id: number, input: TargetInput): Promise<TargetView> {
-    const r = this.repo.target(id);
+    const r = await this.repo.target(id);
     if (!r) throw new AppError('not_found');
     const patch: Parameters<ReplicationRepo['patchTarget']>[1] = {};
-    if (input.name !== undefined && input.name !== r.name) patch.name = this.checkName(input.name, id);
+    if (input.name !== undefined && input.name !== r.name) patch.name = await this.checkName(input.name, id);
     if (input.mode !== undefined) patch.mode = input.mode;
     if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
     if (input.config !== undefined || input.driver !== undefined) {
       const driver = input.driver ?? r.driver;
       const old = driver === r.driver ? (JSON.parse(r.config) as Config) : {};
       const config = this.rules.prepareBackendConfig(driver, input.config ?? old, old);
-      this.checkNoLoop(driver, config);
+      await this.checkNoLoop(driver, config);
       if (driver !== r.driver || JSON.stringify(config) !== r.config) {
         const built = await this.rules.buildBackend(r.uid, driver, config);
         await built.close().catch(() => {});
@@ -100,17 +106,20 @@ export class TargetsService {
         patch.config = JSON.stringify(config);
       }
     }
-    this.repo.patchTarget(id, patch);
+    const done = await this.repo.patchTarget(id, patch);
+    if (done === 'name_taken') throw nameTaken(patch.name!);
+    if (!done) throw new AppError('not_found');
     if (patch.driver || patch.config) await this.drop(id);
     return this.get(id);
   }
 
   /** Deletes the target and unlinks every storage that pointed at it (their failure rows go too); the backup's files stay. */
   async delete(id: number): Promise<{ unlinked: number }> {
-    if (!this.repo.target(id)) throw new AppError('not_found');
-    this.repo.dropFailuresOfTarget(id);
+    if (!(await this.repo.target(id))) throw new AppError('not_found');
+    await this.repo.dropFailuresOfTarget(id);
     const unlinked = this.unlinkStorages(id);
-    this.repo.deleteTarget(id);
+    // Two deletes racing: the second finds nothing left to delete.
+    if (!(await this.repo.deleteTarget(id))) throw new AppError('not_found');
     await this.drop(id);
     return { unlinked };
   }
@@ -119,8 +128,8 @@ export class TargetsService {
    * The storage link check (asked by the catalogue before a storage saves
    * `replica_target_id`): the target exists and does not overlap the storage.
    */
-  checkLink(targetId: number, storage: { driver: string; config: Config }): void {
-    const t = this.repo.target(targetId);
+  async checkLink(targetId: number, storage: { driver: string; config: Config }): Promise<void> {
+    const t = await this.repo.target(targetId);
     if (!t) throw new AppError('validation_failed', { field: 'replica_target_id', reason: 'no such replication target' }, { field: 'replica_target_id', reason: 'no such replication target' });
     if (this.overlaps(storage.driver, storage.config, t.driver, JSON.parse(t.config) as Config))
       throw new AppError('validation_failed', { field: 'replica_target_id', reason: 'loop' }, { field: 'replica_target_id', reason: 'the target is at, inside or around this storage\'s root: replication would loop' });
@@ -130,9 +139,8 @@ export class TargetsService {
   driver(id: number): Promise<RDriver> {
     let d = this.live.get(id);
     if (!d) {
-      const r = this.repo.target(id);
-      if (!r) return Promise.reject(new AppError('not_found'));
-      d = this.rules.buildBackend(r.uid, r.driver, JSON.parse(r.config) as Config, false);
+      // Kept before the read, so callers at once share one build.
+      d = this.repo.target(id).then((r) => (r ? this.rules.buildBackend(r.uid, r.driver, JSON.parse(r.config) as Config, false) : Promise.reject(new AppError('not_found'))));
       this.live.set(id, d);
       d.catch(() => this.live.get(id) === d && this.live.delete(id));
     }
@@ -150,15 +158,15 @@ export class TargetsService {
     await Promise.all([...this.live.keys()].map((id) => this.drop(id)));
   }
 
-  private checkName(name: string, exceptId?: number): string {
+  private async checkName(name: string, exceptId?: number): Promise<string> {
     const n = name.trim();
     if (!n || n.length > 255) throw validation('name', 'must be 1 to 255 characters');
-    if (this.repo.targetNameTaken(n, exceptId)) throw new AppError('name_taken', { name: n }, { field: 'name' });
+    if (await this.repo.targetNameTaken(n, exceptId)) throw nameTaken(n);
     return n;
   }
 
-  private checkNoLoop(driver: string, stored: Config): void {
-    for (const s of this.repo.storages()) {
+  private async checkNoLoop(driver: string, stored: Config): Promise<void> {
+    for (const s of await this.repo.storages()) {
       if (this.overlaps(s.driver, JSON.parse(s.config) as Config, driver, stored)) {
         const field = `config.${this.rootKey(driver) ?? 'root'}`;
         throw new AppError('validation_failed', { field, reason: 'loop' }, { field, reason: `at, inside or around the root of storage "${s.name}": replication would loop` });

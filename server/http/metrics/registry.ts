@@ -21,7 +21,8 @@ export interface MetricSources {
   thumbnails: () => Record<string, number>;
   /** Antivirus scans recorded by this process, per outcome. */
   scans: () => ReadonlyMap<string, number>;
-  replication: () => ReplicaStatus;
+  /** A database read (awaited at scrape time). */
+  replication: () => Promise<ReplicaStatus>;
   /** Failed sign-ins (password, OIDC, second step) seen by this process. */
   failedLogins: () => number;
   /** Open gateway sessions, one entry each. */
@@ -45,8 +46,8 @@ export function buildRegistry(src: MetricSources): { registry: Registry; http: H
         for (const [labels, n] of read()) this.inc(labels as never, n);
       },
     });
-  const gauge = (name: string, help: string, read: () => number) =>
-    new Gauge({ name, help, registers, collect() { this.set(read()); } });
+  const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
+    new Gauge({ name, help, registers, async collect() { this.set(await read()); } });
   const byState = (r: Record<string, number> | ReadonlyMap<string, number>) => [...(r instanceof Map ? r : Object.entries(r))].map(([state, n]): [{ state: string }, number] => [{ state }, n]);
 
   total('filedock_db_busy_total', 'Database BUSY answers seen (a lock held by another connection or program).', [], () => [[{}, src.dbWaits().busy]]);
@@ -66,9 +67,9 @@ export function buildRegistry(src: MetricSources): { registry: Registry; http: H
   total('filedock_sync_runs_total', 'Full catalogue sync runs finished, by outcome.', ['state'], () => byState(src.syncRuns()));
   total('filedock_thumbnails_total', 'Thumbnails finished, by outcome (ready, failed, skipped).', ['state'], () => byState(src.thumbnails()));
   total('filedock_av_scans_total', 'Antivirus scans recorded, by outcome (clean, infected, error, skipped).', ['state'], () => byState(src.scans()));
-  gauge('filedock_replication_lag_seconds', 'Age of the oldest change not yet replicated (the recovery point).', () => src.replication().rpo_s);
-  gauge('filedock_replication_queued_copies', 'Copies waiting to reach the backup targets.', () => src.replication().queued_copies);
-  gauge('filedock_replication_failures_pending', 'Replication failures not yet resolved.', () => src.replication().unresolved);
+  gauge('filedock_replication_lag_seconds', 'Age of the oldest change not yet replicated (the recovery point).', async () => (await src.replication()).rpo_s);
+  gauge('filedock_replication_queued_copies', 'Copies waiting to reach the backup targets.', async () => (await src.replication()).queued_copies);
+  gauge('filedock_replication_failures_pending', 'Replication failures not yet resolved.', async () => (await src.replication()).unresolved);
   total('filedock_login_failures_total', 'Failed sign-ins (password, OIDC, second step).', [], () => [[{}, src.failedLogins()]]);
   new Gauge({
     name: 'filedock_gateway_sessions', help: 'Gateway sessions open, by protocol (WebDAV and S3: clients active in the last 5 minutes).', labelNames: ['protocol'], registers,

@@ -82,16 +82,16 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
     d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource, meta });
 
   // Targets
-  r.get('/replication-targets', doc({ summary: 'Replication targets' }), (ctx) => {
-    ctx.body = { targets: wired().targets.list() };
+  r.get('/replication-targets', doc({ summary: 'Replication targets' }), async (ctx) => {
+    ctx.body = { targets: await wired().targets.list() };
   });
   r.post('/replication-targets', doc({ summary: 'Add a replication target', body: targetBody }), async (ctx) => {
     const view = await wired().targets.create(await body(ctx, targetBody));
     await audit(ctx, `replication-target:${view.id}`, { created: true, driver: view.driver });
     ctx.body = view;
   });
-  r.get('/replication-targets/:id', doc({ summary: 'One replication target' }), (ctx) => {
-    ctx.body = wired().targets.get(idOf(ctx));
+  r.get('/replication-targets/:id', doc({ summary: 'One replication target' }), async (ctx) => {
+    ctx.body = await wired().targets.get(idOf(ctx));
   });
   r.patch('/replication-targets/:id', doc({ summary: 'Change a replication target', body: targetBody }), async (ctx) => {
     const id = idOf(ctx);
@@ -107,22 +107,22 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   });
 
   // Rules
-  r.get('/replica/rules', doc({ summary: 'Replication rules, by priority' }), (ctx) => {
-    ctx.body = { rules: wired().policy.rules(), modes: REPLICA_MODES };
+  r.get('/replica/rules', doc({ summary: 'Replication rules, by priority' }), async (ctx) => {
+    ctx.body = { rules: await wired().policy.rules(), modes: REPLICA_MODES };
   });
   r.post('/replica/rules', doc({ summary: 'Add a replication rule', body: ruleBody }), async (ctx) => {
-    const view = wired().policy.createRule(await body(ctx, ruleBody));
+    const view = await wired().policy.createRule(await body(ctx, ruleBody));
     await audit(ctx, `replica-rule:${view.id}`, { created: true });
     ctx.body = view;
   });
   r.patch('/replica/rules/:id', doc({ summary: 'Change a replication rule', body: ruleBody }), async (ctx) => {
     const id = idOf(ctx);
-    ctx.body = wired().policy.updateRule(id, await body(ctx, ruleBody));
+    ctx.body = await wired().policy.updateRule(id, await body(ctx, ruleBody));
     await audit(ctx, `replica-rule:${id}`, {});
   });
   r.delete('/replica/rules/:id', doc({ summary: 'Remove a replication rule' }), async (ctx) => {
     const id = idOf(ctx);
-    wired().policy.deleteRule(id);
+    await wired().policy.deleteRule(id);
     await audit(ctx, `replica-rule:${id}`, { deleted: true });
     ctx.body = { ok: true };
   });
@@ -138,23 +138,23 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   });
 
   // Failures and repair
-  r.get('/replica/failures', doc({ summary: 'Replication failures', query: failuresQuery }), (ctx) => {
-    ctx.body = { failures: wired().repair.failures(validate(failuresQuery, ctx.query)) };
+  r.get('/replica/failures', doc({ summary: 'Replication failures', query: failuresQuery }), async (ctx) => {
+    ctx.body = { failures: await wired().repair.failures(validate(failuresQuery, ctx.query)) };
   });
-  r.get('/replica/failures/count', doc({ summary: 'How many replication failures are unresolved' }), (ctx) => {
-    ctx.body = { count: wired().repair.count() };
+  r.get('/replica/failures/count', doc({ summary: 'How many replication failures are unresolved' }), async (ctx) => {
+    ctx.body = { count: await wired().repair.count() };
   });
   r.post('/replica/fix', doc({ summary: 'Queue a retry for every unresolved failure' }), async (ctx) => {
     ctx.body = await wired().repair.fixAll();
   });
   r.post('/replica/fix-one', doc({ summary: 'Retry one path’s replication', body: fixOneBody }), async (ctx) => {
     const b = await body(ctx, fixOneBody);
-    ctx.body = wired().repair.fixOne(b.path, b.op);
+    ctx.body = await wired().repair.fixOne(b.path, b.op);
   });
 
   // Content audit (verified backups)
-  r.get('/replica/audit', doc({ summary: 'The latest replica audit (204 before the first)' }), (ctx) => {
-    const last = wired().audit.last();
+  r.get('/replica/audit', doc({ summary: 'The latest replica audit (204 before the first)' }), async (ctx) => {
+    const last = await wired().audit.last();
     if (!last) {
       ctx.status = 204;
       return;
@@ -168,8 +168,8 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   });
 
   // Restore drill
-  r.get('/replica/drill', doc({ summary: 'The latest restore drill (204 before the first)' }), (ctx) => {
-    const last = wired().drill.last();
+  r.get('/replica/drill', doc({ summary: 'The latest restore drill (204 before the first)' }), async (ctx) => {
+    const last = await wired().drill.last();
     if (!last) {
       ctx.status = 204;
       return;
@@ -179,16 +179,16 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   r.post('/replica/drill/run-now', doc({ summary: 'Run a restore drill now', body: drillBody, status: 202 }), async (ctx) => {
     const b = await body(ctx, drillBody);
     ctx.status = 202;
-    ctx.body = { op_id: wired().drill.request(b.path ? wired().repair.place(b.path) : {}) };
+    ctx.body = { op_id: await wired().drill.request(b.path ? await wired().repair.place(b.path) : {}) };
   });
 
   // Live status (recovery point) and the report
-  r.get('/replica/status', doc({ summary: 'Replication status: lag, recovery point, repair' }), (ctx) => {
+  r.get('/replica/status', doc({ summary: 'Replication status: lag, recovery point, repair' }), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = wired().repair.status();
+    ctx.body = await wired().repair.status();
   });
-  r.get('/replica/report', doc({ summary: 'The latest replication report (204 before the first run)' }), (ctx) => {
-    const report = wired().repair.report();
+  r.get('/replica/report', doc({ summary: 'The latest replication report (204 before the first run)' }), async (ctx) => {
+    const report = await wired().repair.report();
     if (!report) {
       ctx.status = 204;
       return;
