@@ -147,6 +147,29 @@ test('cancel: queued at once, running through the AbortSignal', async () => {
   cleanup();
 });
 
+test('behindRunning: a queued op absorbs the request, a running one does not (the next waits behind it, once)', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDatabase(`${dir}/db.sqlite`);
+  const q = new JobQueue(db, { pollMs: 10, concurrency: 1 });
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  q.register('slow', () => gate);
+  const first = q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true });
+  assert.equal(q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true }), first, 'queued: absorbed');
+  q.start();
+  while (q.get(first)!.status !== 'running') await sleep(5);
+  assert.equal(q.enqueue('slow', {}, { dedupKey: 'k' }), first, 'without the option a running op still absorbs');
+  const next = q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true });
+  assert.notEqual(next, first, 'running: a new op waits behind it');
+  assert.equal(q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true }), next, 'and absorbs the ones after it');
+  release();
+  await q.idle(5000);
+  assert.equal(q.get(next)!.status, 'completed');
+  await q.stop();
+  await db.close();
+  cleanup();
+});
+
 test('a backlog of one kind at its own limit does not hide other kinds', async () => {
   const { dir, cleanup } = tempDir();
   const db = openDatabase(`${dir}/db.sqlite`);
