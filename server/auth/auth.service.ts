@@ -76,7 +76,7 @@ export class AuthService {
    */
   async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
     const u = await this.checkPassword(login, password, req);
-    if (this.mfa.enrolled(u.id)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
+    if (await this.mfa.enrolled(u.id)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
     this.throttle.succeed(login);
     const p = this.repo.principal(u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
@@ -89,9 +89,9 @@ export class AuthService {
    * throttle's locks (login, address, person) and a second factor enrolled
    * since. Throws as `gatewayLogin` would.
    */
-  gatewayRecheck(login: string, ip: string, userId: number): void {
+  async gatewayRecheck(login: string, ip: string, userId: number): Promise<void> {
     this.throttle.check(login, ip, userId);
-    if (this.mfa.enrolled(userId)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
+    if (await this.mfa.enrolled(userId)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
   }
 
   /**

@@ -130,7 +130,7 @@ export class DropsService {
   /** The parts held for a file, so the page resumes after a dropped connection. */
   async status(token: string, sid: string, uploadId: string) {
     const { open, file } = await this.fileOf(token, sid, uploadId);
-    const v = this.o.uploads.status(open.actor(), uploadId);
+    const v = await this.o.uploads.status(open.actor(), uploadId);
     return { upload_id: uploadId, name: file.name, size: v.size, chunk_size: v.chunk_size, parts: v.parts, expires_at: v.expires_at };
   }
 

@@ -13,41 +13,41 @@ import { onTwoConnections } from '../../test/helpers/two-connections';
 
 const PAST = '2000-01-01T00:00:00.000Z';
 
-function scenario(a: Db, b: Db) {
+async function scenario(a: Db, b: Db) {
   const [ra, rb] = [new SessionsRepo(a), new SessionsRepo(b)];
   const at = new Date().toISOString();
   a.run(a.k.insertInto('storages').values({ uid: 'st-lease', name: 'Lease', driver: 'local', created_at: at, updated_at: at } as never));
   const storage = a.first(a.k.selectFrom('storages').select('id').where('uid', '=', 'st-lease'))!.id;
   const row = { owner_id: 1, storage_id: storage, path: 'f.bin', size: 10, chunk_size: 10, mime: null, mode: 'staged' as const, handle: null, state: 'open' as const, created_at: at, expires_at: PAST };
-  ra.insert({ ...row, id: 'up_lease_one' });
-  ra.insert({ ...row, id: 'up_lease_two' });
+  await ra.open({ ...row, id: 'up_lease_one' }, null);
+  await ra.open({ ...row, id: 'up_lease_two' }, null);
   const t0 = 1_000_000;
+  const ids = (rows: Array<{ id: string }>) => rows.map((s) => s.id);
 
-  assert.equal(ra.claim('up_lease_one', 'A', t0 + 1000), true);
-  assert.equal(rb.claim('up_lease_one', 'B', t0 + 1000), false, 'one finalize at a time');
-  assert.deepEqual(rb.finalizing(t0 + 500).map((s) => s.id), [], 'a live lease is not recovery’s');
-  assert.equal(rb.takeOver('up_lease_one', 'B', t0 + 1500, t0 + 500), false);
-  assert.deepEqual(rb.expired(new Date().toISOString(), t0 + 500).map((s) => s.id), ['up_lease_two'], 'the sweep skips a live finalize even past its expiry');
-  assert.equal(rb.deleteExpired('up_lease_one', t0 + 500), false);
-  assert.equal(rb.deleteOpen('up_lease_one'), false, 'an abort does not remove a session being finalized');
-  assert.equal(ra.renew('up_lease_one', 'A', t0 + 2000), true);
-  assert.deepEqual(rb.finalizing(t0 + 1500).map((s) => s.id), [], 'renewed past 1500');
-  assert.deepEqual(rb.finalizing(Infinity).map((s) => s.id), ['up_lease_one'], 'at start on SQLite every finalizing session is a crash’s');
+  assert.equal(await ra.claim('up_lease_one', 'A', t0 + 1000), true);
+  assert.equal(await rb.claim('up_lease_one', 'B', t0 + 1000), false, 'one finalize at a time');
+  assert.deepEqual(ids(await rb.finalizing(t0 + 500)), [], 'a live lease is not recovery’s');
+  assert.equal(await rb.takeOver('up_lease_one', 'B', t0 + 1500, t0 + 500), false);
+  assert.equal(await rb.deleteOpen('up_lease_one'), false, 'an abort does not remove a session being finalized');
+  assert.equal(await ra.renew('up_lease_one', 'A', t0 + 2000), true);
+  assert.deepEqual(ids(await rb.finalizing(t0 + 1500)), [], 'renewed past 1500');
+  assert.deepEqual(ids(await rb.finalizing(Infinity)), ['up_lease_one'], 'at start on SQLite every finalizing session is a crash’s');
 
   // A dies: its lease passes.
-  assert.deepEqual(rb.finalizing(t0 + 2500).map((s) => s.id), ['up_lease_one']);
-  assert.equal(rb.takeOver('up_lease_one', 'B', t0 + 3500, t0 + 2500), true);
-  assert.equal(ra.takeOver('up_lease_one', 'A', t0 + 3500, t0 + 2500), false, 'taken over once');
-  assert.equal(ra.renew('up_lease_one', 'A', t0 + 4000), false, 'the old owner lost it');
-  ra.release('up_lease_one', 'A');
-  assert.equal(rb.get('up_lease_one')?.state, 'finalizing', 'the old owner cannot reopen it');
-  assert.equal(rb.get('up_lease_one')?.finalizing_by, 'B');
-  rb.release('up_lease_one', 'B');
-  const reopened = ra.get('up_lease_one')!;
+  assert.deepEqual(ids(await rb.finalizing(t0 + 2500)), ['up_lease_one']);
+  assert.equal(await rb.takeOver('up_lease_one', 'B', t0 + 3500, t0 + 2500), true);
+  assert.equal(await ra.takeOver('up_lease_one', 'A', t0 + 3500, t0 + 2500), false, 'taken over once');
+  assert.equal(await ra.renew('up_lease_one', 'A', t0 + 4000), false, 'the old owner lost it');
+  await ra.release('up_lease_one', 'A');
+  assert.equal((await rb.get('up_lease_one'))?.state, 'finalizing', 'the old owner cannot reopen it');
+  assert.equal((await rb.get('up_lease_one'))?.finalizing_by, 'B');
+  // The sweep skips a live finalize even past its expiry.
+  assert.deepEqual(ids(await rb.deleteExpired(new Date().toISOString(), t0 + 3000)), ['up_lease_two']);
+  await rb.release('up_lease_one', 'B');
+  const reopened = (await ra.get('up_lease_one'))!;
   assert.deepEqual([reopened.state, reopened.finalizing_by, reopened.finalize_until], ['open', null, null]);
-  assert.equal(ra.claim('up_lease_one', 'A', t0 + 5000), true, 'the client’s retry finalizes');
-  assert.equal(rb.deleteExpired('up_lease_two', t0), true);
-  assert.equal(ra.deleteOpen('up_lease_one'), false);
+  assert.equal(await ra.claim('up_lease_one', 'A', t0 + 5000), true, 'the client’s retry finalizes');
+  assert.equal(await ra.deleteOpen('up_lease_one'), false);
 }
 
 onTwoConnections('the finalize lease', scenario);

@@ -79,7 +79,8 @@ export class UploadsService {
     if (t.rel === '') throw new AppError('validation_failed', { field: 'path', reason: 'a file path is required' }, { field: 'path' });
     const owner = ownerOf(a);
     this.checkSize(input.size);
-    this.checkQuota(owner, input.size);
+    const quota = this.quotaOf(owner);
+    await this.checkQuota(owner, input.size, quota);
     const staged = fa.staged(t.place); // a locked file is refused before its folder is made
     await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
     const multipart = await staged.multipart();
@@ -89,16 +90,21 @@ export class UploadsService {
     const now = Date.now();
     const expires = new Date(now + this.limits.sessionTtlMs).toISOString();
     const handle = multipart ? (await multipart.init(t.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle : null;
-    this.repo.insert({
+    const row: SessionRow = {
       id, owner_id: owner, storage_id: t.storage.id, path: t.rel, size: input.size, chunk_size: chunk,
       mime: input.mime || null, mode: multipart ? 'driver' : 'staged', handle, state: 'open', created_at: new Date(now).toISOString(), expires_at: expires,
-    });
+    };
+    // The check above refuses early; this one is exact: another init of the owner may have taken the room since.
+    if (!(await this.repo.open(row, quota && quota.quota - quota.files))) {
+      if (handle) await multipart!.abort(handle).catch(() => undefined);
+      throw overQuota(quota!.quota, quota!.files + (await this.repo.inFlight(owner, row.created_at)));
+    }
     // The row before the file: another instance's orphan sweep (shared staging folder) never sees a file without its row.
     if (!multipart) {
       try {
         await this.staged.create(id, input.size);
       } catch (e) {
-        this.repo.delete(id);
+        await this.repo.delete(id);
         throw e;
       }
     }
@@ -120,7 +126,7 @@ export class UploadsService {
    * states it; another length than the part's is refused before a byte is read.
    */
   async chunk(a: Actor, id: string, part: number, body: Readable, sha256?: string, declared?: number): Promise<{ part: number; etag: string; size: number }> {
-    const s = this.session(a, id);
+    const s = await this.session(a, id);
     const count = partCount(s.size, s.chunk_size);
     if (!Number.isInteger(part) || part < 1 || part > count) throw new AppError('validation_failed', { field: 'part', reason: `1..${count}` }, { field: 'part' });
     const offset = (part - 1) * s.chunk_size;
@@ -140,28 +146,28 @@ export class UploadsService {
       }
     } catch (e) {
       // Staged data removed under a running part (abort, sweep) surfaces as odd I/O errors: say what happened.
-      if (!this.repo.get(s.id)) throw new AppError('not_found', { reason: 'the upload was aborted' });
+      if (!(await this.repo.get(s.id))) throw new AppError('not_found', { reason: 'the upload was aborted' });
       throw e;
     }
     const digest = meter.digest();
     if (sha256 && digest !== sha256.toLowerCase()) {
-      this.repo.dropPart(s.id, part);
+      await this.repo.dropPart(s.id, part);
       throw new AppError('checksum_mismatch', { part }, { part, expected: sha256.toLowerCase(), got: digest });
     }
-    if (!(await this.repo.waitFor(() => this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })))) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
+    if (!(await this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest }))) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
     return { part, etag, size: expected };
   }
 
   /** Which parts the session holds, so a client resumes after a dropped connection or a restart. */
-  status(a: Actor, id: string): SessionView {
-    const s = this.session(a, id);
+  async status(a: Actor, id: string): Promise<SessionView> {
+    const s = await this.session(a, id);
     const storage = this.cat.repo.byId(s.storage_id);
     return {
       upload_id: s.id,
       path: uiPath(storage?.name ?? String(s.storage_id), s.path),
       size: s.size,
       chunk_size: s.chunk_size,
-      parts: this.repo.parts(s.id).map(({ part, size, etag }) => ({ part, size, etag })),
+      parts: (await this.repo.parts(s.id)).map(({ part, size, etag }) => ({ part, size, etag })),
       expires_at: s.expires_at,
     };
   }
@@ -172,15 +178,15 @@ export class UploadsService {
    * fix it). Two finalizes of one session: the second gets `conflict`.
    */
   async finalize(a: Actor, id: string, etags: Array<{ part: number; etag: string }>, origin: UploadOrigin = 'upload'): Promise<Published> {
-    const s = this.session(a, id);
+    const s = await this.session(a, id);
     const fa = this.files.forActor(a);
     const w = fa.staged(placeOf(s));
     const me = this.lease.instanceId;
-    if (!(await this.repo.waitFor(() => this.repo.claim(s.id, me, this.leaseEnd())))) {
+    if (!(await this.repo.claim(s.id, me, this.leaseEnd()))) {
       // Held by a finalize whose instance died (lease passed): resolve it here, then finalize if it reopened.
       const [outcome] = await this.recoverSessions([s.id]);
       if (outcome && outcome !== 'reopened') return outcome;
-      if (outcome !== 'reopened' || !(await this.repo.waitFor(() => this.repo.claim(s.id, me, this.leaseEnd())))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
+      if (outcome !== 'reopened' || !(await this.repo.claim(s.id, me, this.leaseEnd()))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
     }
     const renewal = this.renewing(s.id);
     try {
@@ -195,7 +201,7 @@ export class UploadsService {
     let entry: FileStat;
     let created: boolean;
     try {
-      const held = this.repo.parts(s.id);
+      const held = await this.repo.parts(s.id);
       const multipart = s.mode === 'driver' ? await w.multipart() : null;
       const parts = multipart?.presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
       await w.keepVersion();
@@ -206,18 +212,18 @@ export class UploadsService {
       } else entry = await w.put(this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
       // The session must reopen even when the database is held for long: retry for up to 10 minutes.
-      void this.repo.waitFor(() => this.repo.release(s.id, this.lease.instanceId), 600_000).catch(() => undefined);
+      void this.repo.release(s.id, this.lease.instanceId, 600_000).catch(() => undefined);
       throw e;
     }
-    await this.repo.waitFor(() => this.repo.markPublished(s.id, new Date().toISOString()), 600_000);
+    await this.repo.markPublished(s.id, new Date().toISOString(), 600_000);
     const fresh = (await w.statOrNull().catch(() => null)) ?? entry;
     return this.close(w, s, fa.ctx(origin, { audit: 'file.upload', created }), fresh);
   }
 
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */
   async abort(a: Actor, id: string): Promise<void> {
-    const s = this.session(a, id);
-    if (s.state !== 'open' || !this.repo.deleteOpen(s.id)) throw new AppError('conflict', { reason: 'the upload is being finalized' });
+    const s = await this.session(a, id);
+    if (s.state !== 'open' || !(await this.repo.deleteOpen(s.id))) throw new AppError('conflict', { reason: 'the upload is being finalized' });
     await this.discard(s);
   }
 
@@ -231,7 +237,7 @@ export class UploadsService {
     const fa = this.files.forActor(a);
     const dir = fa.target(folder, 'editor');
     const place: Place = { storage_id: dir.storage.id, rel: joinRel(dir.rel, name) };
-    const m = this.metered(a, name, body, declaredSize);
+    const m = await this.metered(a, name, body, declaredSize);
     await fa.ensureFolder(dir.place);
     const node = await fa.write(place, m.body, { size: declaredSize, mime: m.mime, origin: 'upload', audit: 'file.upload', body: m.text });
     return this.published(node.storage_id, node.path, node);
@@ -244,9 +250,10 @@ export class UploadsService {
    * for a declared size, else while `body` streams; keeps the first bytes of
    * a text file for the search index (`text`).
    */
-  metered(a: Actor, name: string, body: Readable, declaredSize?: number): { body: Readable; mime: string; text: () => string | undefined } {
+  async metered(a: Actor, name: string, body: Readable, declaredSize?: number): Promise<{ body: Readable; mime: string; text: () => string | undefined }> {
     if (declaredSize !== undefined) this.checkSize(declaredSize);
-    const room = this.checkQuota(ownerOf(a), declaredSize ?? 0);
+    const owner = ownerOf(a);
+    const room = await this.checkQuota(owner, declaredSize ?? 0, this.quotaOf(owner));
     const mime = mimeOf(name);
     const max = this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER;
     // Whichever limit is nearer stops the stream: the size limit or what is left of the quota.
@@ -262,7 +269,7 @@ export class UploadsService {
    * instance, every `finalizing` session is a crash's.
    */
   async recover(o: { everyone?: boolean } = {}): Promise<{ finished: number; reopened: number }> {
-    const stale = this.repo.finalizing(o.everyone ? Infinity : Date.now()).map((s) => s.id);
+    const stale = (await this.repo.finalizing(o.everyone ? Infinity : Date.now())).map((s) => s.id);
     const outcomes = await this.recoverSessions(stale, o.everyone);
     return { finished: outcomes.filter((r) => r && r !== 'reopened').length, reopened: outcomes.filter((r) => r === 'reopened').length };
   }
@@ -273,11 +280,11 @@ export class UploadsService {
     const fa = this.files.forActor(systemActor('uploads.recover'));
     const out: Array<Published | 'reopened' | null> = [];
     for (const id of ids) {
-      if (!(await this.repo.waitFor(() => this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Infinity : Date.now()))) || !this.repo.get(id)) {
+      const s = (await this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Infinity : Date.now())) ? await this.repo.get(id) : undefined;
+      if (!s) {
         out.push(null);
         continue;
       }
-      const s = this.repo.get(id)!;
       const renewal = this.renewing(id);
       try {
         let w: StagedWrite | null = null;
@@ -292,7 +299,7 @@ export class UploadsService {
           const owner = this.auth.repo.byId(s.owner_id);
           out.push(await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at));
         } else {
-          this.repo.release(s.id, me);
+          await this.repo.release(s.id, me);
           out.push('reopened');
         }
       } finally {
@@ -307,15 +314,13 @@ export class UploadsService {
     let n = 0;
     // Finalizes cut short on an instance that died: this instance looks once their lease passed.
     await this.recover();
-    for (const s of this.repo.expired(new Date().toISOString(), Date.now())) {
-      if (this.repo.deleteExpired(s.id, Date.now())) {
-        await this.discard(s).catch(() => undefined);
-        n++;
-      }
+    for (const s of await this.repo.deleteExpired(new Date().toISOString(), Date.now())) {
+      await this.discard(s).catch(() => undefined);
+      n++;
     }
     // Files first, rows second: a file listed here was created after its row (init), so a live session's row is read.
     const present = await this.staged.present();
-    const live = this.repo.allIds();
+    const live = await this.repo.allIds();
     for (const id of present) if (!live.has(id)) await this.staged.remove(id);
     return n;
   }
@@ -323,7 +328,7 @@ export class UploadsService {
   /** Announces a published session's file, then forgets the session and its staging. */
   private async close(w: StagedWrite, s: SessionRow, ctx: WriteContext, entry: FileStat): Promise<Published> {
     const node = await w.announce(entry, ctx);
-    await this.repo.waitFor(() => this.repo.delete(s.id), 600_000);
+    await this.repo.delete(s.id, 600_000);
     if (s.mode === 'staged') await this.staged.remove(s.id);
     return this.published(s.storage_id, s.path, node);
   }
@@ -334,7 +339,7 @@ export class UploadsService {
 
   /** Renews this instance's lease on a session's finalize every third of the lease until cleared. */
   private renewing(id: string): NodeJS.Timeout {
-    const t = setInterval(() => void this.repo.waitFor(() => this.repo.renew(id, this.lease.instanceId, this.leaseEnd())).catch(() => undefined), Math.max(50, Math.floor(this.lease.leaseMs / 3)));
+    const t = setInterval(() => void this.repo.renew(id, this.lease.instanceId, this.leaseEnd()).catch(() => undefined), Math.max(50, Math.floor(this.lease.leaseMs / 3)));
     t.unref();
     return t;
   }
@@ -350,8 +355,8 @@ export class UploadsService {
   }
 
   /** The actor's live session; anyone else's, an unknown one, or a swept one is `not_found`; expired is `upload_expired`. */
-  private session(a: Actor, id: string): SessionRow {
-    const s = typeof id === 'string' && /^up_[A-Za-z0-9_-]{10,64}$/.test(id) ? this.repo.get(id) : undefined;
+  private async session(a: Actor, id: string): Promise<SessionRow> {
+    const s = typeof id === 'string' && /^up_[A-Za-z0-9_-]{10,64}$/.test(id) ? await this.repo.get(id) : undefined;
     if (!s || s.owner_id !== ownerOf(a)) throw new AppError('not_found', { reason: 'no such upload session' });
     if (Date.parse(s.expires_at) < Date.now()) throw new AppError('upload_expired');
     return s;
@@ -362,13 +367,19 @@ export class UploadsService {
     if (max > 0 && size > max) throw new AppError('payload_too_large', { max }, { max });
   }
 
-  /** Refuses `adding` bytes over the owner's quota; returns the bytes still free (unbounded without a quota). */
-  private checkQuota(userId: number, adding: number): number {
+  /** The owner's quota and the bytes their files take; null without a quota. */
+  private quotaOf(userId: number): { quota: number; files: number } | null {
     const quota = this.auth.repo.byId(userId)?.quota_bytes;
-    if (quota === null || quota === undefined || quota <= 0) return Number.MAX_SAFE_INTEGER;
-    const used = this.cat.nodes.usage({ ownerId: userId }).used_bytes + this.repo.inFlight(userId, new Date().toISOString());
-    if (used + adding > quota) throw new AppError('quota_exceeded', { quota, used }, { code: 'QUOTA_EXCEEDED', quota, used });
-    return quota - used;
+    if (quota === null || quota === undefined || quota <= 0) return null;
+    return { quota, files: this.cat.nodes.usage({ ownerId: userId }).used_bytes };
+  }
+
+  /** Refuses `adding` bytes over the owner's quota (files and live sessions); returns the bytes still free (unbounded without a quota). */
+  private async checkQuota(userId: number, adding: number, q: { quota: number; files: number } | null): Promise<number> {
+    if (!q) return Number.MAX_SAFE_INTEGER;
+    const used = q.files + (await this.repo.inFlight(userId, new Date().toISOString()));
+    if (used + adding > q.quota) throw overQuota(q.quota, used);
+    return q.quota - used;
   }
 
   private chunkSize(size: number, asked: number | undefined, presigned: boolean): number {
@@ -386,6 +397,8 @@ function ownerOf(a: Actor): number {
   if (a.kind === 'system') throw new AppError('forbidden', { reason: 'system work does not upload' });
   return a.principal.id;
 }
+
+const overQuota = (quota: number, used: number) => new AppError('quota_exceeded', { quota, used }, { code: 'QUOTA_EXCEEDED', quota, used });
 
 const partCount = (size: number, chunk: number): number => Math.max(1, Math.ceil(size / chunk));
 

@@ -57,10 +57,9 @@ export class MfaEnrolment {
   private now = () => new Date(this.d.clock()).toISOString();
 
   /** What the person has enrolled; `rpId` marks which passkeys work at the address in use. */
-  status(userId: number, rpId: string): MfaStatus {
-    const totp = this.d.repo.totp(userId);
-    const codes = this.d.repo.unusedCodes(userId);
-    const passkeys = this.d.repo.passkeys(userId).map(passkeyView);
+  async status(userId: number, rpId: string): Promise<MfaStatus> {
+    const [totp, codes, rows] = await Promise.all([this.d.repo.totp(userId), this.d.repo.unusedCodes(userId), this.d.repo.passkeys(userId)]);
+    const passkeys = rows.map(passkeyView);
     const pending = !!totp?.pending_secret && Date.parse(totp.pending_at ?? '') + PENDING_TOTP_MS > this.d.clock();
     return {
       enabled: !!totp?.secret || passkeys.length > 0,
@@ -94,7 +93,7 @@ export class MfaEnrolment {
   /** Starts (or restarts) a TOTP enrolment: a new pending secret, its URI and QR image. An active TOTP stays in force until confirmation. */
   async totpSetup(who: Who): Promise<TotpSetup> {
     const secret = newTotpSecret();
-    this.d.repo.setPending(who.id, encrypt(this.d.secretKey, secret), this.now());
+    await this.d.repo.setPending(who.id, encrypt(this.d.secretKey, secret), this.now());
     const uri = totpUri(secret, ISSUER, who.email);
     const qr = await (await qrcode()).default.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
     return { secret, uri, qr, expires_at: new Date(this.d.clock() + PENDING_TOTP_MS).toISOString() };
@@ -106,37 +105,38 @@ export class MfaEnrolment {
    * (or it expired); `validation_failed` on `code` when the code is wrong.
    */
   async totpConfirm(who: Who, code: string): Promise<{ recovery_codes: string[] }> {
-    const row = this.d.repo.totp(who.id);
+    const row = await this.d.repo.totp(who.id);
     if (!row?.pending_secret || Date.parse(row.pending_at ?? '') + PENDING_TOTP_MS <= this.d.clock())
       throw new AppError('conflict', { reason: 'no_pending_setup' }, { reason: 'no_pending_setup' });
     const step = matchTotp(decrypt(this.d.secretKey, row.pending_secret), code, this.d.clock(), 0);
     if (step === null) throw validation('code', 'wrong code');
-    this.d.repo.activate(who.id, step, this.now());
-    const recovery_codes = this.issueCodes(who.id);
+    // Only the secret the code was checked against: a setup restarted meanwhile, or a second confirm, loses.
+    if (!(await this.d.repo.activate(who.id, row.pending_secret, step, this.now()))) throw new AppError('conflict', { reason: 'no_pending_setup' }, { reason: 'no_pending_setup' });
+    const recovery_codes = await this.issueCodes(who.id);
     await this.audit('auth.mfa_enrolled', who, { method: 'totp', replaced: !!row.secret });
     return { recovery_codes };
   }
 
   /** Removes the person's TOTP; `not_found` when none is active. Recovery codes go when no factor is left. */
   async totpRemove(who: Who): Promise<void> {
-    if (!this.d.repo.removeTotp(who.id)) throw new AppError('not_found');
-    this.dropCodesIfBare(who.id);
+    if (!(await this.d.repo.removeTotp(who.id))) throw new AppError('not_found');
+    await this.d.repo.removeCodesIfBare(who.id);
     await this.audit('auth.mfa_removed', who, { method: 'totp' });
   }
 
   /** A new set of ten codes replacing every earlier one; `conflict` when no second factor is enrolled. */
   async regenerateCodes(who: Who): Promise<{ recovery_codes: string[] }> {
-    if (!this.enrolled(who.id)) throw new AppError('conflict', { reason: 'no_second_factor' }, { reason: 'no_second_factor' });
-    const recovery_codes = this.issueCodes(who.id);
+    if (!(await this.enrolled(who.id))) throw new AppError('conflict', { reason: 'no_second_factor' }, { reason: 'no_second_factor' });
+    const recovery_codes = await this.issueCodes(who.id);
     await this.audit('auth.mfa_enrolled', who, { method: 'recovery' });
     return { recovery_codes };
   }
 
   /** Starts a passkey registration at `rp`: the browser's options and the challenge token `passkeyRegister` takes back. */
   async passkeyOptions(who: Who, rp: RelyingParty): Promise<{ challenge: string; options: Record<string, unknown> }> {
-    const options = await registrationOptions(rp, who, this.d.repo.passkeys(who.id));
-    this.d.repo.removeChallenges(who.id, 'register');
-    const { token } = this.newChallenge(who.id, 'register', '', options.challenge, rp.id);
+    const options = await registrationOptions(rp, who, await this.d.repo.passkeys(who.id));
+    await this.d.repo.removeChallenges(who.id, 'register');
+    const { token } = await this.newChallenge(who.id, 'register', '', options.challenge, rp.id);
     return { challenge: token, options: options as unknown as Record<string, unknown> };
   }
 
@@ -149,24 +149,27 @@ export class MfaEnrolment {
    */
   async passkeyRegister(who: Who, rp: RelyingParty, token: string, name: string, response: RegistrationResponseJSON): Promise<{ passkey: PasskeyView; recovery_codes?: string[] }> {
     const id = sha256Hex(token);
-    const c = this.d.repo.challenge(id, this.now());
+    const c = await this.d.repo.challenge(id, this.now());
     if (!c || c.user_id !== who.id || c.purpose !== 'register' || c.rp_id !== rp.id || !c.webauthn_challenge) throw validation('challenge', 'unknown or expired');
     const cred = await verifyRegistration(rp, c.webauthn_challenge, response);
-    if (!this.d.repo.consumeChallenge(id)) throw validation('challenge', 'already used');
-    if (this.d.repo.passkeyByCredential(cred.credential_id)) throw new AppError('conflict', { reason: 'passkey_exists' }, { reason: 'passkey_exists' });
-    const hadCodes = this.d.repo.unusedCodes(who.id).length > 0;
-    const rowId = this.d.repo.insertPasskey({ user_id: who.id, ...cred, transports: JSON.stringify(cred.transports), rp_id: rp.id, name, created_at: this.now() });
-    const recovery_codes = hadCodes ? undefined : this.issueCodes(who.id);
+    if (!(await this.d.repo.consumeChallenge(id))) throw validation('challenge', 'already used');
+    const codes = newRecoveryCodes();
+    const added = await this.d.repo.addPasskey(
+      { user_id: who.id, ...cred, transports: JSON.stringify(cred.transports), rp_id: rp.id, name, created_at: this.now() },
+      codes.map((c) => hashRecoveryCode(this.d.secretKey, who.id, c)),
+      this.now(),
+    );
+    if (!added) throw new AppError('conflict', { reason: 'passkey_exists' }, { reason: 'passkey_exists' });
     await this.audit('auth.mfa_enrolled', who, { method: 'passkey', name, rp_id: rp.id });
-    const passkey = passkeyView(this.d.repo.passkeys(who.id).find((p) => p.id === rowId)!);
-    return recovery_codes ? { passkey, recovery_codes } : { passkey };
+    const passkey = passkeyView(added.passkey);
+    return added.codes ? { passkey, recovery_codes: codes } : { passkey };
   }
 
   /** Removes one of the person's passkeys; `not_found` when it is not theirs. */
   async passkeyRemove(who: Who, id: number): Promise<void> {
-    const row = this.d.repo.passkeys(who.id).find((p) => p.id === id);
-    if (!row || !this.d.repo.removePasskey(who.id, id)) throw new AppError('not_found');
-    this.dropCodesIfBare(who.id);
+    const row = await this.d.repo.removePasskey(who.id, id);
+    if (!row) throw new AppError('not_found');
+    await this.d.repo.removeCodesIfBare(who.id);
     await this.audit('auth.mfa_removed', who, { method: 'passkey', name: row.name });
   }
 
@@ -178,25 +181,20 @@ export class MfaEnrolment {
   async reset(userId: number, by: { actor: ActorRef | null; request?: RequestMeta }): Promise<{ totp: boolean; passkeys: number; recovery_codes: number }> {
     const u = this.d.users.byId(userId);
     if (!u) throw new AppError('not_found');
-    const removed = {
-      totp: this.d.repo.removeTotp(userId),
-      passkeys: this.d.repo.removePasskeys(userId),
-      recovery_codes: this.d.repo.removeCodes(userId),
-    };
-    this.d.repo.removeChallenges(userId);
+    const removed = await this.d.repo.reset(userId);
     await this.d.bus.emit('audit', { action: 'user.mfa_reset', actor: by.actor, request: by.request, resource: `user:${userId}`, meta: { email: u.email, ...removed } });
     await this.d.bus.emit('user.mfa_reset', { user_id: userId, by: by.actor?.email ?? null });
     return removed;
   }
 
   /** Who has a second factor, for the admin's user list. */
-  enrolledUsers(): Array<{ user_id: number; methods: Array<'totp' | 'passkey'> }> {
+  enrolledUsers(): Promise<Array<{ user_id: number; methods: Array<'totp' | 'passkey'> }>> {
     return this.d.repo.enrolledUsers();
   }
 
   /** True when the person has an active TOTP or a passkey. */
-  enrolled(userId: number): boolean {
-    return !!this.d.repo.totp(userId)?.secret || this.d.repo.passkeys(userId).length > 0;
+  enrolled(userId: number): Promise<boolean> {
+    return this.d.repo.enrolled(userId);
   }
 
   /**
@@ -204,24 +202,19 @@ export class MfaEnrolment {
    * the token and its expiry. Expired challenges are swept here, so the table
    * holds only what is still open.
    */
-  newChallenge(userId: number, purpose: 'login' | 'register', login: string, webauthn: string | null, rpId: string | null): { token: string; expires_at: string } {
+  async newChallenge(userId: number, purpose: 'login' | 'register', login: string, webauthn: string | null, rpId: string | null): Promise<{ token: string; expires_at: string }> {
     const token = randomBytes(32).toString('base64url');
     const at = this.d.clock();
     const created_at = new Date(at).toISOString();
     const expires_at = new Date(at + CHALLENGE_MS).toISOString();
-    this.d.repo.sweepChallenges(created_at);
-    this.d.repo.insertChallenge({ id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId, created_at, expires_at });
+    await this.d.repo.insertChallenge({ id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId, created_at, expires_at }, created_at);
     return { token, expires_at };
   }
 
-  private issueCodes(userId: number): string[] {
+  private async issueCodes(userId: number): Promise<string[]> {
     const codes = newRecoveryCodes();
-    this.d.repo.replaceCodes(userId, codes.map((c) => hashRecoveryCode(this.d.secretKey, userId, c)), this.now());
+    await this.d.repo.replaceCodes(userId, codes.map((c) => hashRecoveryCode(this.d.secretKey, userId, c)), this.now());
     return codes;
-  }
-
-  private dropCodesIfBare(userId: number): void {
-    if (!this.enrolled(userId)) this.d.repo.removeCodes(userId);
   }
 
   private audit(action: 'auth.mfa_enrolled' | 'auth.mfa_removed', who: Who, meta: Record<string, unknown>): Promise<void> {

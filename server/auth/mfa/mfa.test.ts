@@ -94,11 +94,11 @@ describe('enrolment and second step (real database, fake clock)', () => {
     const row = db.sqlite.prepare('SELECT * FROM mfa_totp').get() as { secret: string | null; pending_secret: string };
     assert.equal(row.secret, null);
     assert.ok(row.pending_secret.startsWith('enc:v1:') && !row.pending_secret.includes(secret));
-    assert.equal(mfa.enrolment.status(who.id, '').totp.pending, true);
+    assert.equal((await mfa.enrolment.status(who.id, '')).totp.pending, true);
     assert.equal(await code(mfa.enrolment.totpConfirm(who, '000000')), 'validation_failed');
     const { recovery_codes } = await mfa.enrolment.totpConfirm(who, codeAt(secret, now));
     assert.equal(recovery_codes.length, 10);
-    const st = mfa.enrolment.status(who.id, '');
+    const st = await mfa.enrolment.status(who.id, '');
     assert.deepEqual([st.enabled, st.totp.enabled, st.totp.pending, st.recovery_codes.remaining], [true, true, false, 10]);
     // Only keyed hashes are stored.
     const stored = (db.sqlite.prepare('SELECT code_hash FROM mfa_recovery_codes').all() as Array<{ code_hash: string }>).map((r) => r.code_hash);
@@ -139,7 +139,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
   test('a recovery code works once; a new set replaces the old one', async () => {
     assert.equal((await finish({ recovery_code: codes[0].toUpperCase() })).method, 'recovery');
     assert.equal(await code(finish({ recovery_code: codes[0] })), 'mfa_invalid', 'reuse');
-    assert.equal(mfa.enrolment.status(who.id, '').recovery_codes.remaining, 9);
+    assert.equal((await mfa.enrolment.status(who.id, '')).recovery_codes.remaining, 9);
     const fresh = (await mfa.enrolment.regenerateCodes(who)).recovery_codes;
     assert.equal(await code(finish({ recovery_code: codes[1] })), 'mfa_invalid', 'an old-set code');
     assert.equal((await finish({ recovery_code: fresh[9] })).method, 'recovery');
@@ -158,7 +158,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
 
   test('removing the last factor drops the recovery codes', async () => {
     await mfa.enrolment.totpRemove(who);
-    const st = mfa.enrolment.status(who.id, '');
+    const st = await mfa.enrolment.status(who.id, '');
     assert.deepEqual([st.enabled, st.totp.enabled, st.recovery_codes.remaining], [false, false, 0]);
     assert.equal(await code(mfa.enrolment.totpRemove(who)), 'not_found');
   });

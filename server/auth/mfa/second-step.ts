@@ -33,19 +33,19 @@ export class SecondStep {
    * there (none are offered without it).
    */
   /** Whether `userId` has a second factor (a password alone does not sign them in). */
-  enrolled(userId: number): boolean {
+  enrolled(userId: number): Promise<boolean> {
     return this.enrolment.enrolled(userId);
   }
 
   async begin(user: UserRow, login: string, rp: RelyingParty | null): Promise<MfaChallenge | null> {
-    if (!this.enrolment.enrolled(user.id)) return null;
+    if (!(await this.enrolment.enrolled(user.id))) return null;
     const methods: MfaMethod[] = [];
-    if (this.d.repo.totp(user.id)?.secret) methods.push('totp');
-    if (this.d.repo.unusedCodes(user.id).length > 0) methods.push('recovery');
-    const passkeys = rp ? this.d.repo.passkeys(user.id, rp.id) : [];
+    if ((await this.d.repo.totp(user.id))?.secret) methods.push('totp');
+    if ((await this.d.repo.unusedCodes(user.id)).length > 0) methods.push('recovery');
+    const passkeys = rp ? await this.d.repo.passkeys(user.id, rp.id) : [];
     const options = rp && passkeys.length > 0 ? await authenticationOptions(rp, passkeys) : null;
     if (options) methods.push('passkey');
-    const { token, expires_at } = this.enrolment.newChallenge(user.id, 'login', login, options?.challenge ?? null, rp?.id ?? null);
+    const { token, expires_at } = await this.enrolment.newChallenge(user.id, 'login', login, options?.challenge ?? null, rp?.id ?? null);
     return { mfa_required: true, challenge: token, methods, expires_at, ...(options ? { passkey_options: options as unknown as Record<string, unknown> } : {}) };
   }
 
@@ -59,13 +59,13 @@ export class SecondStep {
    */
   async finish(token: string, answer: SecondStepAnswer, rp: RelyingParty | null, request: { ip: string; ua?: string | null }): Promise<{ user: UserRow; method: MfaMethod }> {
     const id = sha256Hex(token);
-    const c = this.d.repo.challenge(id, new Date(this.d.clock()).toISOString());
+    const c = await this.d.repo.challenge(id, new Date(this.d.clock()).toISOString());
     if (!c || c.purpose !== 'login') throw new AppError('mfa_expired');
     this.d.throttle.check(c.login, request.ip, c.user_id);
     const method: MfaMethod = answer.passkey ? 'passkey' : answer.recovery_code !== undefined ? 'recovery' : 'totp';
     const ok =
-      method === 'totp' ? this.totpOk(c.user_id, answer.totp ?? '')
-      : method === 'recovery' ? this.recoveryOk(c.user_id, answer.recovery_code ?? '')
+      method === 'totp' ? await this.totpOk(c.user_id, answer.totp ?? '')
+      : method === 'recovery' ? await this.recoveryOk(c.user_id, answer.recovery_code ?? '')
       : await this.passkeyOk(c.user_id, c.webauthn_challenge, c.rp_id, rp, answer.passkey!);
     const user = this.d.users.byId(c.user_id);
     if (!ok || !user) {
@@ -74,36 +74,36 @@ export class SecondStep {
       if (left === 0) this.d.throttle.check(c.login, request.ip, c.user_id);
       throw new AppError('mfa_invalid', { tries_left: left }, { tries_left: left });
     }
-    if (!this.d.repo.consumeChallenge(id)) throw new AppError('mfa_expired');
+    if (!(await this.d.repo.consumeChallenge(id))) throw new AppError('mfa_expired');
     if (user.disabled) throw new AppError('account_disabled');
     this.d.throttle.succeed(c.login, c.user_id);
     return { user, method };
   }
 
   /** Right for the active secret and newer than the last accepted step (which it then becomes). */
-  private totpOk(userId: number, code: string): boolean {
-    const row = this.d.repo.totp(userId);
+  private async totpOk(userId: number, code: string): Promise<boolean> {
+    const row = await this.d.repo.totp(userId);
     if (!row?.secret) return false;
     const step = matchTotp(decrypt(this.d.secretKey, row.secret), code, this.d.clock(), row.last_step);
-    return step !== null && this.d.repo.acceptStep(userId, step);
+    return step !== null && (await this.d.repo.acceptStep(userId, step));
   }
 
   /** One of the person's unused codes, compared in constant time against each, then spent. */
-  private recoveryOk(userId: number, code: string): boolean {
+  private async recoveryOk(userId: number, code: string): Promise<boolean> {
     const want = hashRecoveryCode(this.d.secretKey, userId, code);
     let hit: number | null = null;
-    for (const c of this.d.repo.unusedCodes(userId)) if (safeEqual(c.code_hash, want)) hit = c.id;
-    return hit !== null && this.d.repo.useCode(hit, new Date(this.d.clock()).toISOString());
+    for (const c of await this.d.repo.unusedCodes(userId)) if (safeEqual(c.code_hash, want)) hit = c.id;
+    return hit !== null && (await this.d.repo.useCode(hit, new Date(this.d.clock()).toISOString()));
   }
 
   /** An assertion by one of the person's passkeys for this address, over this challenge; its counter is stored. */
   private async passkeyOk(userId: number, expected: string | null, challengeRp: string | null, rp: RelyingParty | null, response: AuthenticationResponseJSON): Promise<boolean> {
     if (!expected || !rp || challengeRp !== rp.id || typeof response?.id !== 'string') return false;
-    const pk = this.d.repo.passkeyByCredential(response.id);
+    const pk = await this.d.repo.passkeyByCredential(response.id);
     if (!pk || pk.user_id !== userId || pk.rp_id !== rp.id) return false;
     const counter = await verifyAuthentication(rp, expected, pk, response);
     if (counter === false) return false;
-    this.d.repo.touchPasskey(pk.id, counter, new Date(this.d.clock()).toISOString());
+    await this.d.repo.touchPasskey(pk.id, counter, new Date(this.d.clock()).toISOString());
     return true;
   }
 }

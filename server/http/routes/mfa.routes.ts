@@ -67,8 +67,8 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.get('/mfa', doc({ summary: 'My second factors' }), requireUser, (ctx) => {
-    ctx.body = enrolment.status(me(ctx).id, rp(ctx)?.id ?? '');
+  r.get('/mfa', doc({ summary: 'My second factors' }), requireUser, async (ctx) => {
+    ctx.body = await enrolment.status(me(ctx).id, rp(ctx)?.id ?? '');
   });
 
   r.post('/mfa/totp/setup', doc({ summary: 'Start TOTP enrolment (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
@@ -122,8 +122,8 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
 export function adminMfaRoutes(d: { auth: Auth }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
-  r.get('/mfa', doc({ summary: 'Accounts with a second factor', auth: 'admin' }), (ctx) => {
-    ctx.body = { users: d.auth.mfa.enrolment.enrolledUsers() };
+  r.get('/mfa', doc({ summary: 'Accounts with a second factor', auth: 'admin' }), async (ctx) => {
+    ctx.body = { users: await d.auth.mfa.enrolment.enrolledUsers() };
   });
   r.post('/users/:id/mfa/reset', doc({ summary: 'Remove an account’s second factors', auth: 'admin' }), async (ctx) => {
     const removed = await d.auth.mfa.enrolment.reset(idParam(ctx), { actor: actorOf(ctx), request: reqMeta(ctx) });

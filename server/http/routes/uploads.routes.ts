@@ -76,8 +76,8 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number;
     }
   });
 
-  r.get('/status', doc({ summary: 'The parts a resumable upload already holds', query: schemas.status }), (ctx) => {
-    ctx.body = d.uploads.status(actor(ctx), validate(schemas.status, ctx.query).upload_id);
+  r.get('/status', doc({ summary: 'The parts a resumable upload already holds', query: schemas.status }), async (ctx) => {
+    ctx.body = await d.uploads.status(actor(ctx), validate(schemas.status, ctx.query).upload_id);
   });
 
   r.post('/finalize', doc({ summary: 'Complete a resumable upload', body: schemas.finalize }), async (ctx) => {
