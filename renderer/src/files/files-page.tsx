@@ -6,33 +6,29 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type
 import type { Entry, Listing, SortDir, SortKey } from '../api/types';
 import { ApiError } from '../api/client';
 import { useI18n } from '../i18n';
-import { linkClick, navigate, usePathname } from '../lib/router';
+import { navigate, usePathname } from '../lib/router';
 import { baseName, joinPath, parentPath, routeOf, uiPathOfRoute, isInside } from '../lib/ui-path';
 import { entryComparator } from '../lib/natural-sort';
 import { useToast, errorText } from '../ui/toast';
-import { NameDialog, ConfirmDialog } from '../ui/forms';
 import { uploads } from '../upload/uploads';
-import { fromDrop, fromInput, type Picked } from '../upload/drop';
+import { fromDrop, type Picked } from '../upload/drop';
 import { UploadPanel } from '../upload/upload-panel';
-import { ShareDialog } from '../share/share-dialog';
-import { RequestDialog } from '../share/request-dialog';
 import * as sel from './selection';
 import { useListing } from './use-listing';
 import { FileList, keyOf, rowId, type ViewMode } from './file-list';
 import { Breadcrumb } from './breadcrumb';
 import { ContextMenu, type MenuItem } from './context-menu';
-import { FolderPicker } from './folder-picker';
-import { Preview, canPreview } from './preview';
+import { canPreview } from './preview';
 import { useBackToRow } from './back-to-row';
-import { TextEditor } from './text-editor';
 import { SearchBar } from './search-bar';
+import { ActionsBar } from './files-toolbar';
+import { FilesDialogs, type DialogState } from './files-dialogs';
 import { Sidebar } from './sidebar';
 import { OpsPanel } from './ops-panel';
 import { useFolderEvents } from './realtime';
 import { upsertOp, setOps } from './ops-store';
 import { isTextName } from './highlight';
 import * as files from './file-api';
-import { VersionsDialog } from './versions-dialog';
 import { EmptyState } from './empty-state';
 import { SelectionBar, type SelectionActions } from './selection-bar';
 import { isCoarsePointer } from './long-press';
@@ -42,9 +38,7 @@ import { useSession } from '../auth/session';
 import { saveSigned } from '../device/signed-src';
 import { diagramEditorUrl, diagramRoute, isDiagramName } from './diagram/diagram-route';
 import { useCapabilities } from '../api/capabilities';
-import type { NewdocType } from '../api/types';
-import { editorRoute, isEditorType, officeOpenTarget } from '../office/office-files';
-import { NewDocDialog } from '../office/new-doc-dialog';
+import { editorRoute, officeOpenTarget } from '../office/office-files';
 import { useAssistantButton } from '../assistant/use-assistant-button';
 import { useAppActions, useHasAppActions } from '../apps/use-app-actions';
 import { matchingRules, openView, runAction, type AppAction, type OpenRule } from '../apps/apps-api';
@@ -54,13 +48,6 @@ import { appRoute } from '../apps/app-route';
 import { showOpsPanel } from './ops-store';
 
 const AssistantPanel = lazy(() => import('../assistant/assistant-panel'));
-
-type DialogState =
-  | { kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts' }
-  | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit' | 'versions'; path: string; entry?: Entry }
-  | { kind: 'delete' | 'move' | 'copy'; paths: string[] }
-  | { kind: 'app-confirm'; action: AppAction; paths: string[] }
-  | null;
 
 const pref = <T extends string>(k: string, d: T): T => (localStorage.getItem(`filedock.${k}`) as T | null) ?? d;
 
@@ -251,6 +238,12 @@ export function FilesPage() {
     localStorage.setItem('filedock.sort', k);
     localStorage.setItem('filedock.dir', nd);
   };
+  const setSortOrder = (k: SortKey, d: SortDir) => {
+    setSort(k);
+    setDir(d);
+    localStorage.setItem('filedock.sort', k);
+    localStorage.setItem('filedock.dir', d);
+  };
   const setViewMode = (v: ViewMode) => {
     setView(v);
     localStorage.setItem('filedock.view', v);
@@ -428,57 +421,10 @@ export function FilesPage() {
               onClick={() => { setSearchOpen(!searchOpen); if (!searchOpen) setTimeout(() => searchInput.current?.focus()); }}><ToolIcon name="search" /></button>
             <SearchBar folder={path} inputRef={searchInput} onSearch={runSearch} active={!!search} onClear={() => setSearch(null)} />
           </div>
-          <div className="toolbar actions-bar">
-            <label className={`button${readOnly ? ' disabled' : ''}`} title={t('files.upload')}>
-              <ToolIcon name="upload" /><span className="phone-sr">{t('files.upload')}</span>
-              <input ref={uploadInput} type="file" multiple className="sr-only" disabled={readOnly} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
-            </label>
-            <label className={`button wide-only${readOnly ? ' disabled' : ''}`}>
-              <ToolIcon name="upload-folder" />{t('files.upload_folder')}
-              <input type="file" className="sr-only" disabled={readOnly} {...{ webkitdirectory: '' }} onChange={(e) => { if (e.target.files) void startUpload(fromInput(e.target.files)); e.target.value = ''; }} />
-            </label>
-            <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'mkdir' })}><ToolIcon name="new-folder" />{t('files.new_folder')}</button>
-            <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newtext' })}><ToolIcon name="new-file" />{t('files.new_text')}</button>
-            {docTypes.length > 0 && <button type="button" className="wide-only" disabled={readOnly} onClick={() => setDialog({ kind: 'newdoc' })}><ToolIcon name="new-file" />{t('newdoc.title')}</button>}
-            {/* Always rendered (disabled when they do not apply) so selecting never reflows the toolbar under the pointer. */}
-            <span className="sep" aria-hidden="true" />
-            <button type="button" className="wide-only" disabled={!act.download} title={one?.type === 'file' ? undefined : t('files.download_zip')} onClick={act.download}><ToolIcon name="download" />{t('files.download')}</button>
-            <button type="button" className="wide-only" disabled={!act.share} onClick={act.share}><ToolIcon name="share" />{t('files.share')}</button>
-            <button type="button" className="wide-only" disabled={!act.move} onClick={act.move}><ToolIcon name="move" />{t('files.move')}</button>
-            <button type="button" className="wide-only" disabled={!act.copy} onClick={act.copy}><ToolIcon name="copy" />{t('files.copy')}</button>
-            <button type="button" className="danger wide-only" disabled={!act.delete} onClick={act.delete}><ToolIcon name="delete" />{t('files.delete')}</button>
-            {hasApps && (
-              <button type="button" className="wide-only" aria-haspopup="menu" disabled={!appItems.length} title={appItems.length ? undefined : t('apps.none')}
-                onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, apps: true }); }}>
-                {t('apps.menu')} ▾
-              </button>
-            )}
-            {/* Phones: the actions above fold into this menu (the selection's actions, or the folder's). */}
-            <button type="button" className="phone-only" aria-haspopup="menu" onClick={(ev) => { const r = ev.currentTarget.getBoundingClientRect(); setMenu({ x: r.left, y: r.bottom + 4, more: true }); }}>
-              <ToolIcon name="more" /><span className="phone-sr">{t('files.more')}</span>
-            </button>
-            <span className="grow" />
-            <button type="button" className="icon-btn wide-only" aria-label={t('files.refresh')} title={t('files.refresh')} onClick={() => void refresh()}>⟳</button>
-            <label className="inline wide-only">
-              <span className="sr-only">{t('files.sort')}</span>
-              <select aria-label={t('files.sort')} value={`${sort}:${dir}`} onChange={(e) => { const [k, d] = e.target.value.split(':') as [SortKey, SortDir]; setSort(k); setDir(d); localStorage.setItem('filedock.sort', k); localStorage.setItem('filedock.dir', d); }}>
-                {(['name', 'size', 'modified'] as SortKey[]).flatMap((k) => (['asc', 'desc'] as SortDir[]).map((d) => (
-                  <option key={`${k}:${d}`} value={`${k}:${d}`}>{t(`files.${k}`)} · {t(`files.sort.${d}`)}</option>
-                )))}
-              </select>
-            </label>
-            <div className="seg wide-only" role="group" aria-label={t('files.view.list')}>
-              <button type="button" aria-pressed={view === 'list'} aria-label={t('files.view.list')} title={t('files.view.list')} onClick={() => setViewMode('list')}>☰</button>
-              <button type="button" aria-pressed={view === 'grid'} aria-label={t('files.view.grid')} title={t('files.view.grid')} onClick={() => setViewMode('grid')}>▦</button>
-            </div>
-            {assistant.button && (
-              <button type="button" ref={assistantBtn} aria-expanded={assistantOpen} onClick={() => setAssistantOpen((o) => !o)}>{t('assistant.button')}</button>
-            )}
-            {assistant.setup && (
-              <a className="button wide-only" href="/admin/assistant" onClick={linkClick} title={t('assistant.setup_hint')}>{t('assistant.setup')}</a>
-            )}
-            <button type="button" className="icon-btn wide-only" aria-label={t('files.shortcuts')} title={t('files.shortcuts')} onClick={() => setDialog({ kind: 'shortcuts' })}>?</button>
-          </div>
+          <ActionsBar readOnly={readOnly} uploadInput={uploadInput} onUpload={(p) => void startUpload(p)} onDialog={(kind) => setDialog({ kind })} hasNewDoc={docTypes.length > 0}
+            act={act} oneFile={one?.type === 'file'} apps={{ shown: hasApps, count: appItems.length, open: (x, y) => setMenu({ x, y, apps: true }) }} onMore={(x, y) => setMenu({ x, y, more: true })}
+            onRefresh={() => void refresh()} sort={sort} dir={dir} onSort={setSortOrder} view={view} onView={setViewMode}
+            assistant={{ button: assistant.button, setup: assistant.setup, open: assistantOpen, toggle: () => setAssistantOpen((o) => !o), ref: assistantBtn }} />
         </div>
         {search && <h2 className="results-title">{t('search.results', { q: search.q })}</h2>}
         {err ? <p className="error" role="alert">{errorText(err, t)}</p> : null}
@@ -526,72 +472,10 @@ export function FilesPage() {
       </div>
       {appView && <AppViewFrame key={`${appView.plugin}/${appView.view}`} v={appView} onClose={() => setAppView(null)} />}
       {menu && <ContextMenu x={menu.x} y={menu.y} items={menu.apps ? appItems.map((it) => ({ ...it, separator: false })) : menu.more && !chosen.length ? [...folderExtras, ...menuItems] : menuItems} label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })} onClose={() => setMenu(null)} />}
-      {dialog?.kind === 'mkdir' && (
-        <NameDialog title={t('files.new_folder')} label={t('files.folder_name')} submitLabel={t('common.create')} onClose={() => setDialog(null)}
-          onSubmit={async (name) => {
-            await files.mkdir(path, name);
-            listing.upsert({ id: 0, name, type: 'dir', size: 0, modified: new Date().toISOString() });
-            afterWrite();
-          }} />
-      )}
-      {dialog?.kind === 'newtext' && (
-        <NameDialog title={t('files.new_text')} label={t('files.file_name')} initial="new.txt" submitLabel={t('common.create')} onClose={() => setDialog(null)}
-          onSubmit={async (name) => {
-            // The server adds `.txt` only when the name has no extension; its answer names the file it made.
-            const r = await files.newFile(path, name, 'txt');
-            afterWrite();
-            const made = r?.entry?.name ?? name;
-            setTimeout(() => setDialog({ kind: 'edit', path: joinPath(path, made) }));
-          }} />
-      )}
-      {dialog?.kind === 'newdoc' && docTypes.length > 0 && (
-        <NewDocDialog types={docTypes} onClose={() => setDialog(null)}
-          onSubmit={async (name, type: NewdocType) => {
-            const r = await files.newFile(path, name, type.ext);
-            afterWrite();
-            const made = joinPath(path, r?.entry?.name ?? name);
-            // Office documents and diagrams open in their editors; text opens in ours; anything else stays in the list.
-            if (type.requires === 'docserver' && caps?.external.docserver_url && isEditorType(made)) navigate(editorRoute(made));
-            else if (isDiagramName(made) && caps?.external.diagram_url) navigate(diagramRoute(made));
-            else if (type.group === 'text') setTimeout(() => setDialog({ kind: 'edit', path: made }));
-          }} />
-      )}
-      {dialog?.kind === 'rename' && dialog.entry && (
-        <NameDialog title={t('files.rename')} label={t('files.new_name')} initial={dialog.entry.name} keepExtension={dialog.entry.type === 'file'} submitLabel={t('files.rename')} onClose={() => setDialog(null)}
-          onSubmit={async (name) => {
-            if (name === dialog.entry!.name) return;
-            await files.rename(dialog.path, name);
-            if (!search) listing.upsert({ ...dialog.entry!, name }, dialog.entry!.name);
-            setSelection(sel.click(sel.emptySelection, [], name));
-            afterWrite();
-          }} />
-      )}
-      {dialog?.kind === 'delete' && (
-        <ConfirmDialog title={t('files.delete')} text={t('files.confirm_delete', { n: dialog.paths.length, name: baseName(dialog.paths[0] ?? '') })} confirmLabel={t('common.delete')} danger
-          onConfirm={() => void doDelete(dialog.paths)} onClose={() => setDialog(null)} />
-      )}
-      {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
-        <FolderPicker title={t(dialog.kind === 'move' ? 'files.move' : 'files.copy')} start={path} onClose={() => setDialog(null)}
-          onPick={(dest) => void doTransfer(dialog.kind as 'move' | 'copy', dialog.paths, dest)} />
-      )}
-      {dialog?.kind === 'preview' && dialog.entry && (
-        <Preview entry={dialog.entry} path={dialog.path} onClose={() => { backToRow(dialog.entry!); setDialog(null); }}
-          onOpenWith={(r) => { setDialog(null); void openWith(r, dialog.path); }}
-          onPrev={previewAt > 0 ? () => showPreview(previewAt - 1) : undefined}
-          onNext={previewAt >= 0 && previewAt < previewable.length - 1 ? () => showPreview(previewAt + 1) : undefined}
-          onEdit={isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry }) : undefined} />
-      )}
-      {dialog?.kind === 'edit' && <TextEditor path={dialog.path} etag={dialog.entry?.etag} onSaved={afterWrite} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'versions' && <VersionsDialog path={dialog.path} onRestored={afterWrite} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'app-confirm' && (
-        <ConfirmDialog title={t('apps.confirm_title', { label: pickLabel(dialog.action.label, lang) })} text={pickLabel(dialog.action.confirm, lang)} confirmLabel={t('apps.run')} danger={dialog.action.danger}
-          onConfirm={() => void runApp(dialog.action, dialog.paths)} onClose={() => setDialog(null)} />
-      )}
-      {dialog?.kind === 'shortcuts' && (
-        <ConfirmDialog title={t('files.shortcuts')} text={t('files.shortcuts.help')} confirmLabel={t('common.ok')} onConfirm={() => {}} onClose={() => setDialog(null)} />
-      )}
+      <FilesDialogs dialog={dialog} setDialog={setDialog} path={path} searching={!!search} docTypes={docTypes} canWrite={canWrite} upsert={listing.upsert} afterWrite={afterWrite}
+        selectOnly={(name) => setSelection(sel.click(sel.emptySelection, [], name))} doDelete={doDelete} doTransfer={doTransfer}
+        previewNav={{ prev: previewAt > 0 ? () => showPreview(previewAt - 1) : undefined, next: previewAt >= 0 && previewAt < previewable.length - 1 ? () => showPreview(previewAt + 1) : undefined }}
+        onPreviewClosed={backToRow} openWith={openWith} runApp={runApp} />
     </div>
   );
 }
