@@ -291,7 +291,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
 
     scheduler.every('sessions.sweep', 3_600_000, async () => void (await auth.sessions.sweepExpired()));
-    scheduler.every('oidc.sweep', 3_600_000, () => void sv.oidc.signIn.sweep());
+    scheduler.every('oidc.sweep', 3_600_000, async () => void (await sv.oidc.signIn.sweep()));
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());
