@@ -63,7 +63,7 @@ export class AuthService {
     // The failures stay counted until the second step passes too: a known password must not reset them.
     const challenge = await this.mfa.begin(u, login, rp);
     if (challenge) return challenge;
-    this.throttle.succeed(login);
+    await this.throttle.succeed(login);
     return this.issue(u, req, 'login');
   }
 
@@ -77,7 +77,7 @@ export class AuthService {
   async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
     const u = await this.checkPassword(login, password, req);
     if (this.mfa.enrolled(u.id)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
-    this.throttle.succeed(login);
+    await this.throttle.succeed(login);
     const p = this.repo.principal(u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
     await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
@@ -89,8 +89,8 @@ export class AuthService {
    * throttle's locks (login, address, person) and a second factor enrolled
    * since. Throws as `gatewayLogin` would.
    */
-  gatewayRecheck(login: string, ip: string, userId: number): void {
-    this.throttle.check(login, ip, userId);
+  async gatewayRecheck(login: string, ip: string, userId: number): Promise<void> {
+    await this.throttle.check(login, ip, userId);
     if (this.mfa.enrolled(userId)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
   }
 
@@ -100,16 +100,16 @@ export class AuthService {
    * `auth.failed`), `account_disabled` (403, only after a right password).
    */
   private async checkPassword(login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
-    this.throttle.check(login, req.ip);
+    await this.throttle.check(login, req.ip);
     const u = this.repo.byLogin(login);
     // Second-step failures lock the person whatever name they typed.
-    if (u) this.throttle.check(login, req.ip, u.id);
+    if (u) await this.throttle.check(login, req.ip, u.id);
     // An account the identity provider manages signs in there only, even if a password was set on it since.
     const ok = await this.throttle.gate(() => verifyPassword(password, u?.auth_driver === 'oidc' ? null : (u?.password_hash ?? null)));
     if (!u || !ok) {
-      const left = this.throttle.fail(login, req.ip);
+      const left = await this.throttle.fail(login, req.ip);
       await this.bus.emit('audit', { action: 'auth.failed', actor: u ? { id: u.id, email: u.email } : null, request: req, meta: { login: login.slice(0, 200), tries_left: left } });
-      if (left === 0) this.throttle.check(login, req.ip);
+      if (left === 0) await this.throttle.check(login, req.ip);
       throw new AppError('invalid_credentials', { tries_left: left }, { tries_left: left });
     }
     if (u.disabled) throw new AppError('account_disabled');
@@ -155,7 +155,7 @@ export class AuthService {
    */
   async signup(input: { email: string; username?: string; password: string; language?: string | null }, req: RequestMeta & { ip: string }): Promise<LoginResult> {
     if (!this.opts.allowSignup()) throw new AppError('forbidden', { reason: 'sign-up is off' }, { reason: 'signup_off' });
-    this.probe(req.ip);
+    await this.probe(req.ip);
     await this.throttle.gate(() => this.users.create({ ...input, role: 'user' }, { actor: null, request: req }));
     return this.issue(this.repo.byLogin(input.email.trim())!, req, 'signup');
   }
@@ -164,9 +164,9 @@ export class AuthService {
    * Spends one probe of `ip` (account checks, sign-ups): past the budget
    * (the sign-in failures an address may make) → `rate_limited`.
    */
-  probe(ip: string): void {
-    this.probes.check(null, ip);
-    this.probes.fail(null, ip);
+  async probe(ip: string): Promise<void> {
+    await this.probes.check(null, ip);
+    await this.probes.fail(null, ip);
   }
 
   /** Desktop first run: exchanges the shell's one-time secret for an owner session. */

@@ -47,7 +47,7 @@ export class GatewayAuth {
     const hit = this.remembered.get(id);
     if (hit && Date.now() - hit.at < CACHE_MS) {
       // A lock the web sign-in would honour holds here too, remembered or not.
-      this.auth.auth.gatewayRecheck(login, req.ip, hit.userId);
+      await this.auth.auth.gatewayRecheck(login, req.ip, hit.userId);
       const row = this.auth.repo.byId(hit.userId);
       const p = row && row.password_hash === hit.hash ? this.auth.repo.principal(row.id, `${protocol}:${row.id}`) : null;
       if (p) return personActor(p, request);

@@ -80,7 +80,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   r.post('/account/check', doc({ summary: 'Check an e-mail or username while it is typed', body: accountCheck, auth: 'user' }), requireUser, async (ctx) => {
     const b = validate(accountCheck, await body(ctx));
     // An admin sees every account anyway; anyone else spends from the address's probe budget.
-    if (me(ctx).role !== 'admin') d.auth.auth.probe(ctx.state.ip);
+    if (me(ctx).role !== 'admin') await d.auth.auth.probe(ctx.state.ip);
     const except = me(ctx).role === 'admin' ? b.user_id : me(ctx).id;
     if (b.email === undefined && b.username === undefined) throw new AppError('validation_failed', { field: 'email' }, { field: 'email' });
     if (b.email !== undefined) d.auth.users.checkEmail(b.email, except);
