@@ -329,7 +329,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
     const nfs = config.nfsListen
-      ? await startNfsGateway({ listen: config.nfsListen, core: sv.gateways, exports: nfsExports, secretKey: sv.secretKey, stagingDir: dirs.staging, log, restore: (spec, request) => auth.actors.restore(spec, request) })
+      ? await startNfsGateway({ listen: config.nfsListen, core: sv.gateways, exports: nfsExports, secretKey: sv.secretKey, stagingDir: dirs.staging, log, restore: (spec, request) => auth.actors.restoreSync(spec, request) })
       : null;
     toHost({ type: 'ready', port, url });
     keepAwake.flush();

@@ -127,8 +127,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.get('/desktop/keys', doc({ summary: 'My paired desktop devices', auth: 'user' }), requireUser, (ctx) => {
-    ctx.body = { keys: d.auth.auth.listDeviceKeys(me(ctx)) };
+  r.get('/desktop/keys', doc({ summary: 'My paired desktop devices', auth: 'user' }), requireUser, async (ctx) => {
+    ctx.body = { keys: await d.auth.auth.listDeviceKeys(me(ctx)) };
   });
 
   r.delete('/desktop/keys/:id', doc({ summary: 'Unpair a desktop device', auth: 'user' }), requireUser, async (ctx) => {
