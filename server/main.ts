@@ -410,7 +410,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
 /** First run: the admin from SERVICE_ADMIN_*, or the desktop owner; otherwise the setup page waits. */
 async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<void> {
-  if (auth.repo.count() > 0) return;
+  if ((await auth.repo.count()) > 0) return;
   if (config.adminEmail && config.adminPassword) {
     await auth.users.create({ email: config.adminEmail, password: config.adminPassword, role: 'admin' });
     log.info(`created the first admin ${config.adminEmail}`);

@@ -78,7 +78,7 @@ export class AuthService {
     const u = await this.checkPassword(login, password, req);
     if (this.mfa.enrolled(u.id)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
     await this.throttle.succeed(login);
-    const p = this.repo.principal(u.id, `${protocol}:${u.id}`);
+    const p = await this.repo.principalAsync(u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
     await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
     return p;
@@ -101,7 +101,7 @@ export class AuthService {
    */
   private async checkPassword(login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
     await this.throttle.check(login, req.ip);
-    const u = this.repo.byLogin(login);
+    const u = await this.repo.byLogin(login);
     // Second-step failures lock the person whatever name they typed.
     if (u) await this.throttle.check(login, req.ip, u.id);
     // An account the identity provider manages signs in there only, even if a password was set on it since.
@@ -114,7 +114,7 @@ export class AuthService {
     }
     if (u.disabled) throw new AppError('account_disabled');
     // A hash from weaker parameters is replaced now, while the password is at hand (docs/auth.md, "Passwords").
-    if (u.password_hash && needsRehash(u.password_hash)) this.repo.rehash(u.id, u.password_hash, await hashPassword(password));
+    if (u.password_hash && needsRehash(u.password_hash)) await this.repo.rehash(u.id, u.password_hash, await hashPassword(password));
     return u;
   }
 
@@ -130,8 +130,8 @@ export class AuthService {
   }
 
   /** True while no user exists (the setup page is offered). */
-  setupNeeded(): boolean {
-    return this.repo.count() === 0;
+  async setupNeeded(): Promise<boolean> {
+    return (await this.repo.count()) === 0;
   }
 
   /**
@@ -140,10 +140,10 @@ export class AuthService {
    */
   async setup(input: { email: string; username?: string; password: string }, req: RequestMeta & { ip: string; loopback: boolean }, prepare?: () => Promise<void>): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('setup_local_only');
-    if (!this.setupNeeded()) throw new AppError('setup_done');
+    if (!(await this.setupNeeded())) throw new AppError('setup_done');
     await prepare?.();
     await this.users.create({ email: input.email, username: input.username, password: input.password, role: 'admin' });
-    const u = this.repo.byLogin(input.email)!;
+    const u = (await this.repo.byLogin(input.email))!;
     return this.issue(u, req, 'login');
   }
 
@@ -157,7 +157,7 @@ export class AuthService {
     if (!this.opts.allowSignup()) throw new AppError('forbidden', { reason: 'sign-up is off' }, { reason: 'signup_off' });
     await this.probe(req.ip);
     await this.throttle.gate(() => this.users.create({ ...input, role: 'user' }, { actor: null, request: req }));
-    return this.issue(this.repo.byLogin(input.email.trim())!, req, 'signup');
+    return this.issue((await this.repo.byLogin(input.email.trim()))!, req, 'signup');
   }
 
   /**

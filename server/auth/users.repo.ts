@@ -16,17 +16,18 @@ export class UsersRepo {
   }
 
   /** By e-mail, or by username when `login` has no `@`. Case-insensitive. */
-  byLogin(login: string): UserRow | undefined {
+  async byLogin(login: string): Promise<UserRow | undefined> {
     const col = login.includes('@') ? 'email' : 'username';
-    return this.db.sqlite.prepare(`SELECT * FROM users WHERE ${col} = ?`).get(login.trim()) as UserRow | undefined;
+    return (await this.db.async.first(this.db.k.selectFrom('users').selectAll().where(col, '=', login.trim()))) as UserRow | undefined;
   }
 
   exists(col: 'email' | 'username', value: string, exceptId?: number): boolean {
     return !!this.db.sqlite.prepare(`SELECT 1 FROM users WHERE ${col} = ? AND id != ?`).get(value.trim(), exceptId ?? -1);
   }
 
-  count(): number {
-    return (this.db.sqlite.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
+  /** How many accounts there are. */
+  async count(): Promise<number> {
+    return Number((await this.db.async.first(this.db.k.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n'))))!.n);
   }
 
   groupsOf(userId: number): string[] {
@@ -53,8 +54,8 @@ export class UsersRepo {
    * Replaces a password hash with a stronger one of the same password, only while the row still holds `from`
    * (a password changed meanwhile wins). Leaves `updated_at`: the account did not change. True when replaced.
    */
-  rehash(id: number, from: string, to: string): boolean {
-    return this.db.sqlite.prepare('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?').run(to, id, from).changes > 0;
+  async rehash(id: number, from: string, to: string): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.updateTable('users').set({ password_hash: to }).where('id', '=', id).where('password_hash', '=', from))) > 0;
   }
 
   /** Every group with its members, by name. */
@@ -107,7 +108,11 @@ export class UsersRepo {
     return this.db.sqlite.prepare(sql).all(...args, q.limit ?? 500, q.offset ?? 0) as UserRow[];
   }
 
-  /** A live account as a principal (no session), or null when it is missing or disabled. */
+  /**
+   * A live account as a principal (no session), or null when it is missing or disabled. Synchronous, for the
+   * callers that cannot await yet: the NFS book's `locate`, shares' `ownerPrincipal` and the apps' `people`
+   * (their modules move them); every other caller awaits `principalAsync`.
+   */
   principal(id: number, sessionId = ''): Principal | null {
     return readSync(this.db, (t) => this.principalRead(t, id, sessionId));
   }

@@ -104,7 +104,7 @@ function tools(d: AccessRoutesDeps) {
 
   /** Makes a key for `ownerId` from a checked request: verbs known, root a folder the owner can open, admin never with a root. */
   const mint = async (ctx: Ctx, ownerId: number, input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null }): Promise<ApiKeyCreated> => {
-    const owner = d.auth.repo.principal(ownerId);
+    const owner = await d.auth.repo.principalAsync(ownerId);
     if (!owner) throw new AppError('not_found', { id: ownerId });
     if (input.verbs.includes('admin') && input.root) throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
     const root = input.root ? await rootOf(owner, input.root) : null;

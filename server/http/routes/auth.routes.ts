@@ -96,8 +96,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.get('/setup', doc({ summary: 'Whether first-run setup is needed (and, from this computer, a suggested first storage)' }), (ctx) => {
-    const needed = d.auth.auth.setupNeeded();
+  r.get('/setup', doc({ summary: 'Whether first-run setup is needed (and, from this computer, a suggested first storage)' }), async (ctx) => {
+    const needed = await d.auth.auth.setupNeeded();
     // Only the local owner, before any account or storage exists, learns the service's home folder.
     const offer = needed && ctx.state.loopback && d.firstStorage.offered();
     ctx.body = { needed, local: ctx.state.loopback, ...(offer && { storage: { suggested_path: suggestedFirstStorage() } }) };
