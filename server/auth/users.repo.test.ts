@@ -32,3 +32,14 @@ test('rehashes racing from one hash: exactly one replaces it, a password changed
   assert.equal(await repo.rehash(id, 'weak', 'late'), false);
   assert.equal((await repo.byLogin('bo'))?.password_hash, 'changed');
 });
+
+test('taken names ignore case and the account itself; groups list their members; a missing role is no role', async () => {
+  const id = repo.insert({ email: 'cy@example.com', username: 'cy', role: 'user', password_hash: null });
+  assert.equal(await repo.exists('email', 'CY@example.com'), true);
+  assert.equal(await repo.exists('email', 'cy@example.com', id), false, 'its own address is not taken');
+  assert.equal(await repo.exists('username', 'nobody'), false);
+  repo.setGroups(id, ['team', 'all']);
+  const groups = await repo.groupsWithMembers();
+  assert.deepEqual(groups.filter((g) => g.name === 'team' || g.name === 'all').map((g) => [g.name, g.members.map((m) => m.id)]), [['all', [id]], ['team', [id]]]);
+  assert.equal(await repo.roleExists(999_999), false);
+});

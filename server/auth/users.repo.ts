@@ -21,8 +21,9 @@ export class UsersRepo {
     return (await this.db.async.first(this.db.k.selectFrom('users').selectAll().where(col, '=', login.trim()))) as UserRow | undefined;
   }
 
-  exists(col: 'email' | 'username', value: string, exceptId?: number): boolean {
-    return !!this.db.sqlite.prepare(`SELECT 1 FROM users WHERE ${col} = ? AND id != ?`).get(value.trim(), exceptId ?? -1);
+  /** Whether another account (not `exceptId`) has this e-mail or username (case-insensitive). */
+  async exists(col: 'email' | 'username', value: string, exceptId?: number): Promise<boolean> {
+    return !!(await this.db.async.first(this.db.k.selectFrom('users').select('id').where(col, '=', value.trim()).where('id', '!=', exceptId ?? -1)));
   }
 
   /** How many accounts there are. */
@@ -59,10 +60,10 @@ export class UsersRepo {
   }
 
   /** Every group with its members, by name. */
-  groupsWithMembers(): GroupView[] {
-    const rows = this.db.sqlite
-      .prepare('SELECT g.name, u.id, u.email, u.username FROM groups g LEFT JOIN user_groups ug ON ug.group_id = g.id LEFT JOIN users u ON u.id = ug.user_id ORDER BY g.name, u.email')
-      .all() as Array<{ name: string; id: number | null; email: string | null; username: string | null }>;
+  async groupsWithMembers(): Promise<GroupView[]> {
+    const rows = await this.db.async.sql<{ name: string; id: number | null; email: string | null; username: string | null }>(
+      'SELECT g.name, u.id, u.email, u.username FROM groups g LEFT JOIN user_groups ug ON ug.group_id = g.id LEFT JOIN users u ON u.id = ug.user_id ORDER BY g.name, u.email',
+    );
     const out = new Map<string, GroupView>();
     for (const r of rows) {
       const g = out.get(r.name) ?? out.set(r.name, { name: r.name, members: [] }).get(r.name)!;
@@ -71,8 +72,8 @@ export class UsersRepo {
     return [...out.values()];
   }
 
-  roleExists(id: number): boolean {
-    return this.db.first(this.db.k.selectFrom('roles').select('id').where('id', '=', id)) !== undefined;
+  async roleExists(id: number): Promise<boolean> {
+    return (await this.db.async.first(this.db.k.selectFrom('roles').select('id').where('id', '=', id))) !== undefined;
   }
 
   /** Replaces the user's groups, creating missing group rows. */

@@ -83,8 +83,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     if (me(ctx).role !== 'admin') await d.auth.auth.probe(ctx.state.ip);
     const except = me(ctx).role === 'admin' ? b.user_id : me(ctx).id;
     if (b.email === undefined && b.username === undefined) throw new AppError('validation_failed', { field: 'email' }, { field: 'email' });
-    if (b.email !== undefined) d.auth.users.checkEmail(b.email, except);
-    if (b.username !== undefined) d.auth.users.checkUsername(b.username, except);
+    if (b.email !== undefined) await d.auth.users.checkEmail(b.email, except);
+    if (b.username !== undefined) await d.auth.users.checkUsername(b.username, except);
     ctx.body = { ok: true };
   });
 
