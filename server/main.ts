@@ -291,7 +291,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
 
     scheduler.every('sessions.sweep', 3_600_000, async () => void (await auth.sessions.sweepExpired()));
-    scheduler.every('oidc.sweep', 3_600_000, () => void sv.oidc.signIn.sweep());
+    scheduler.every('oidc.sweep', 3_600_000, async () => void (await sv.oidc.signIn.sweep()));
     scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());
@@ -329,7 +329,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
     const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
     const nfs = config.nfsListen
-      ? await startNfsGateway({ listen: config.nfsListen, core: sv.gateways, exports: nfsExports, secretKey: sv.secretKey, stagingDir: dirs.staging, log, restore: (spec, request) => auth.actors.restore(spec, request) })
+      ? await startNfsGateway({ listen: config.nfsListen, core: sv.gateways, exports: nfsExports, secretKey: sv.secretKey, stagingDir: dirs.staging, log, restore: (spec, request) => auth.actors.restoreSync(spec, request) })
       : null;
     toHost({ type: 'ready', port, url });
     keepAwake.flush();
@@ -410,7 +410,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
 /** First run: the admin from SERVICE_ADMIN_*, or the desktop owner; otherwise the setup page waits. */
 async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<void> {
-  if (auth.repo.count() > 0) return;
+  if ((await auth.repo.count()) > 0) return;
   if (config.adminEmail && config.adminPassword) {
     await auth.users.create({ email: config.adminEmail, password: config.adminPassword, role: 'admin' });
     log.info(`created the first admin ${config.adminEmail}`);

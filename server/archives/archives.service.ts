@@ -198,7 +198,7 @@ export class ArchivesService {
 
   private async extract(ctx: JobContext<ExtractPayload>): Promise<{ files: number; dirs: number; bytes: number; skipped_symlinks: number }> {
     const { source, dest, overwrite } = ctx.payload;
-    const fa = this.files.forActor(this.actors.restore(ctx.payload.actor, ctx.payload.request));
+    const fa = this.files.forActor(await this.actors.restore(ctx.payload.actor, ctx.payload.request));
     const zip = await openZip(await this.archive(fa, source), { signal: ctx.signal });
     try {
       // Resuming after a crash: the first attempt checked for clashes, and its own output is not one. Files it
@@ -255,7 +255,7 @@ export class ArchivesService {
 
   private async add(ctx: JobContext<AddPayload>): Promise<{ files: number; bytes: number; size: number }> {
     const { sources, dest, compression } = ctx.payload;
-    const fa = this.files.forActor(this.actors.restore(ctx.payload.actor, ctx.payload.request));
+    const fa = this.files.forActor(await this.actors.restore(ctx.payload.actor, ctx.payload.request));
     const temp = this.buildFile(ctx.id);
     const built = readBuilt(ctx.journal.get(BUILT));
     if (built) {

@@ -2,28 +2,42 @@
 import { AppError } from '../errors';
 import type { ActorRef, RequestMeta } from '../events';
 import type { Actor, ActorRestorer, ActorSpec } from './actor';
-import { scopeOf, type Keys } from './keys';
+import { scopeOf, type KeyRow, type Keys } from './keys';
+import type { Principal } from './types';
 import type { UsersRepo } from './users.repo';
 
+type Recorded = ActorSpec | ActorRef | null;
+
+/** The rows a recorded actor needs: its person's account and, for a key, the key. */
+const needs = (spec: Recorded): { userId?: number; keyId?: number } =>
+  spec === null || ('kind' in spec && spec.kind === 'system') ? {}
+  : !('kind' in spec) ? { userId: spec.id }
+  : spec.kind === 'key' ? { userId: spec.user_id, keyId: spec.key_id }
+  : { userId: spec.user_id };
+
+/** The actor of `spec` from the rows `needs` named, read now. */
+function build(spec: Recorded, request: RequestMeta | undefined, p: Principal | null, row: KeyRow | undefined): Actor {
+  if (spec === null) return { kind: 'system', job: 'legacy' };
+  if ('kind' in spec && spec.kind === 'system') return { kind: 'system', job: spec.job };
+  if ('kind' in spec && spec.kind === 'key' && (!row || row.user_id !== spec.user_id || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= Date.now())))
+    throw new AppError('forbidden', { reason: 'the key that started this is revoked or expired' });
+  if (!p) throw new AppError('forbidden', { reason: 'the account that started this is gone or disabled' });
+  if (!('kind' in spec)) return { kind: 'person', principal: p, request };
+  if (spec.kind === 'key') return { kind: 'key', principal: p, key: scopeOf(row!), request: spec.request ?? request };
+  if (spec.kind === 'link') return { kind: 'link', principal: p, share: spec.share, request: spec.request ?? request };
+  return { kind: 'person', principal: p, request: spec.request ?? request };
+}
+
 export function actorRestorer(users: UsersRepo, keys: Keys): ActorRestorer {
-  const principal = (id: number) => {
-    const p = users.principal(id);
-    if (!p) throw new AppError('forbidden', { reason: 'the account that started this is gone or disabled' });
-    return p;
-  };
   return {
-    restore(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Actor {
-      if (spec === null) return { kind: 'system', job: 'legacy' };
-      if (!('kind' in spec)) return { kind: 'person', principal: principal(spec.id), request };
-      if (spec.kind === 'system') return { kind: 'system', job: spec.job };
-      if (spec.kind === 'key') {
-        const row = keys.byId(spec.key_id);
-        if (!row || row.user_id !== spec.user_id || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= Date.now()))
-          throw new AppError('forbidden', { reason: 'the key that started this is revoked or expired' });
-        return { kind: 'key', principal: principal(spec.user_id), key: scopeOf(row), request: spec.request ?? request };
-      }
-      if (spec.kind === 'link') return { kind: 'link', principal: principal(spec.user_id), share: spec.share, request: spec.request ?? request };
-      return { kind: 'person', principal: principal(spec.user_id), request: spec.request ?? request };
+    async restore(spec, request) {
+      const { userId, keyId } = needs(spec);
+      const [row, p] = await Promise.all([keyId === undefined ? undefined : keys.byId(keyId), userId === undefined ? null : users.principalAsync(userId)]);
+      return build(spec, request, p, row);
+    },
+    restoreSync(spec, request) {
+      const { userId, keyId } = needs(spec);
+      return build(spec, request, userId === undefined ? null : users.principal(userId), keyId === undefined ? undefined : keys.byIdSync(keyId));
     },
   };
 }

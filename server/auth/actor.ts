@@ -85,5 +85,7 @@ export interface ActorRestorer {
    * was deleted or disabled since, or a key revoked or expired since → `forbidden`. Ops queued before actors were
    * recorded carry `{id, email}` and come back as that person.
    */
-  restore(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Actor;
+  restore(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Promise<Actor>;
+  /** The same, synchronously: only for the NFS book's synchronous `locate` (it goes when that awaits). */
+  restoreSync(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Actor;
 }

@@ -63,7 +63,7 @@ export class AuthService {
     // The failures stay counted until the second step passes too: a known password must not reset them.
     const challenge = await this.mfa.begin(u, login, rp);
     if (challenge) return challenge;
-    this.throttle.succeed(login);
+    await this.throttle.succeed(login);
     return this.issue(u, req, 'login');
   }
 
@@ -77,8 +77,8 @@ export class AuthService {
   async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
     const u = await this.checkPassword(login, password, req);
     if (await this.mfa.enrolled(u.id)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
-    this.throttle.succeed(login);
-    const p = this.repo.principal(u.id, `${protocol}:${u.id}`);
+    await this.throttle.succeed(login);
+    const p = await this.repo.principalAsync(u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
     await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
     return p;
@@ -90,7 +90,7 @@ export class AuthService {
    * since. Throws as `gatewayLogin` would.
    */
   async gatewayRecheck(login: string, ip: string, userId: number): Promise<void> {
-    this.throttle.check(login, ip, userId);
+    await this.throttle.check(login, ip, userId);
     if (await this.mfa.enrolled(userId)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
   }
 
@@ -100,21 +100,21 @@ export class AuthService {
    * `auth.failed`), `account_disabled` (403, only after a right password).
    */
   private async checkPassword(login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
-    this.throttle.check(login, req.ip);
-    const u = this.repo.byLogin(login);
+    await this.throttle.check(login, req.ip);
+    const u = await this.repo.byLogin(login);
     // Second-step failures lock the person whatever name they typed.
-    if (u) this.throttle.check(login, req.ip, u.id);
+    if (u) await this.throttle.check(login, req.ip, u.id);
     // An account the identity provider manages signs in there only, even if a password was set on it since.
     const ok = await this.throttle.gate(() => verifyPassword(password, u?.auth_driver === 'oidc' ? null : (u?.password_hash ?? null)));
     if (!u || !ok) {
-      const left = this.throttle.fail(login, req.ip);
+      const left = await this.throttle.fail(login, req.ip);
       await this.bus.emit('audit', { action: 'auth.failed', actor: u ? { id: u.id, email: u.email } : null, request: req, meta: { login: login.slice(0, 200), tries_left: left } });
-      if (left === 0) this.throttle.check(login, req.ip);
+      if (left === 0) await this.throttle.check(login, req.ip);
       throw new AppError('invalid_credentials', { tries_left: left }, { tries_left: left });
     }
     if (u.disabled) throw new AppError('account_disabled');
     // A hash from weaker parameters is replaced now, while the password is at hand (docs/auth.md, "Passwords").
-    if (u.password_hash && needsRehash(u.password_hash)) this.repo.rehash(u.id, u.password_hash, await hashPassword(password));
+    if (u.password_hash && needsRehash(u.password_hash)) await this.repo.rehash(u.id, u.password_hash, await hashPassword(password));
     return u;
   }
 
@@ -130,8 +130,8 @@ export class AuthService {
   }
 
   /** True while no user exists (the setup page is offered). */
-  setupNeeded(): boolean {
-    return this.repo.count() === 0;
+  async setupNeeded(): Promise<boolean> {
+    return (await this.repo.count()) === 0;
   }
 
   /**
@@ -140,10 +140,10 @@ export class AuthService {
    */
   async setup(input: { email: string; username?: string; password: string }, req: RequestMeta & { ip: string; loopback: boolean }, prepare?: () => Promise<void>): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('setup_local_only');
-    if (!this.setupNeeded()) throw new AppError('setup_done');
+    if (!(await this.setupNeeded())) throw new AppError('setup_done');
     await prepare?.();
     await this.users.create({ email: input.email, username: input.username, password: input.password, role: 'admin' });
-    const u = this.repo.byLogin(input.email)!;
+    const u = (await this.repo.byLogin(input.email))!;
     return this.issue(u, req, 'login');
   }
 
@@ -155,18 +155,18 @@ export class AuthService {
    */
   async signup(input: { email: string; username?: string; password: string; language?: string | null }, req: RequestMeta & { ip: string }): Promise<LoginResult> {
     if (!this.opts.allowSignup()) throw new AppError('forbidden', { reason: 'sign-up is off' }, { reason: 'signup_off' });
-    this.probe(req.ip);
+    await this.probe(req.ip);
     await this.throttle.gate(() => this.users.create({ ...input, role: 'user' }, { actor: null, request: req }));
-    return this.issue(this.repo.byLogin(input.email.trim())!, req, 'signup');
+    return this.issue((await this.repo.byLogin(input.email.trim()))!, req, 'signup');
   }
 
   /**
    * Spends one probe of `ip` (account checks, sign-ups): past the budget
    * (the sign-in failures an address may make) → `rate_limited`.
    */
-  probe(ip: string): void {
-    this.probes.check(null, ip);
-    this.probes.fail(null, ip);
+  async probe(ip: string): Promise<void> {
+    await this.probes.check(null, ip);
+    await this.probes.fail(null, ip);
   }
 
   /** Desktop first run: exchanges the shell's one-time secret for an owner session. */
@@ -197,9 +197,8 @@ export class AuthService {
   }
 
   /** Desktop pairing keys: the caller's, or everyone's for an admin. */
-  listDeviceKeys(p: Principal): DeviceKeyView[] {
-    return this.keys
-      .list(p.role === 'admin' ? null : p.id)
+  async listDeviceKeys(p: Principal): Promise<DeviceKeyView[]> {
+    return (await this.keys.list(p.role === 'admin' ? null : p.id))
       .filter((k) => k.machine_id !== null)
       .map((k) => ({ id: k.id, machine_id: k.machine_id!, label: k.name, created_at: k.created_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at }))
       .reverse();
@@ -207,7 +206,7 @@ export class AuthService {
 
   /** Revokes a desktop pairing key of the caller (an admin: anyone's); other ids → `not_found`. */
   async revokeDeviceKey(p: Principal, id: number, req?: RequestMeta): Promise<void> {
-    const row = this.keys.byId(id);
+    const row = await this.keys.byId(id);
     if (!row || row.machine_id === null || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found');
     await this.keys.revoke(p, id, req);
   }

@@ -28,16 +28,16 @@ export class KeysRepo {
     return (await this.db.async.first(this.byIdQuery(id))) as KeyRow | undefined;
   }
 
-  /** The same, synchronously: the job queue's actor restorer and two routes still read it so (issue 30 continues). */
+  /** The same, synchronously: only for the NFS book's synchronous actor restore (`ActorRestorer.restoreSync`). */
   byIdSync(id: number): KeyRow | undefined {
     return this.db.first(this.byIdQuery(id)) as KeyRow | undefined;
   }
 
-  /** A person's keys (every key when `userId` is null), newest first. Synchronous for now (the keys routes' views). */
-  list(userId: number | null): KeyRow[] {
+  /** A person's keys (every key when `userId` is null), newest first. */
+  async list(userId: number | null): Promise<KeyRow[]> {
     let q = this.db.k.selectFrom('api_keys').selectAll();
     if (userId !== null) q = q.where('user_id', '=', userId);
-    return this.db.all(q.orderBy('id', 'desc')) as KeyRow[];
+    return (await this.db.async.all(q.orderBy('id', 'desc'))) as KeyRow[];
   }
 
   /** A desktop key stored before keys had ids: by machine id and the hash of machine id and key. */
@@ -53,11 +53,6 @@ export class KeysRepo {
       const revoked = (yield* t.run(update)) > 0;
       return { row: (yield* t.first(read)) as KeyRow | undefined, revoked };
     });
-  }
-
-  /** Revokes every live key of a person. Synchronous for now: account changes call it synchronously. */
-  revokeAll(userId: number, at: string): void {
-    this.db.run(this.db.k.updateTable('api_keys').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null));
   }
 
   /** Records a use: when, and from where when `ip` is given (null: unknown). */

@@ -89,12 +89,17 @@ export class Keys {
   }
 
   /** The key, or undefined. */
-  byId(id: number): KeyRow | undefined {
+  byId(id: number): Promise<KeyRow | undefined> {
+    return this.repo.byId(id);
+  }
+
+  /** The same, synchronously: only for `ActorRestorer.restoreSync` (the NFS book's synchronous locate). */
+  byIdSync(id: number): KeyRow | undefined {
     return this.repo.byIdSync(id);
   }
 
   /** A person's keys (every key when `userId` is null), newest first. */
-  list(userId: number | null): KeyRow[] {
+  list(userId: number | null): Promise<KeyRow[]> {
     return this.repo.list(userId);
   }
 
@@ -107,12 +112,6 @@ export class Keys {
       await this.bus.emit('audit', { action: 'api_key.revoke', actor: { id: by.id, email: by.email }, request, resource: `api_key:${id}`, meta: { user_id: row.user_id, name: row.name } });
     }
     return row;
-  }
-
-  /** Revokes every key of a person (account disabled or deleted keys go with the rows). */
-  revokeAll(userId: number): void {
-    this.repo.revokeAll(userId, new Date().toISOString());
-    for (const [t, c] of this.cache) if (c.principal.id === userId) this.cache.delete(t);
   }
 
   /**

@@ -98,7 +98,7 @@ export class SshKeys {
    * is recorded and the sign-in audited (`auth.login`, `meta.kind` = protocol).
    */
   async signIn(login: string, blob: Buffer, req: RequestMeta & { ip: string }, protocol: string, signed: boolean): Promise<Actor | null> {
-    const u = this.repo.byLogin(login);
+    const u = await this.repo.byLogin(login);
     if (!u || u.disabled) return null;
     const row = await this.keys.byFingerprint(u.id, sshFingerprint(blob));
     if (!row || row.public_key !== blob.toString('base64')) return null;

@@ -13,9 +13,9 @@ import { isAppError } from '../errors';
 import { onTwoConnections } from '../../test/helpers/two-connections';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const limited = (fn: () => void) => {
+const limited = async (fn: () => Promise<void>) => {
   try {
-    fn();
+    await fn();
     return false;
   } catch (e) {
     if (isAppError(e) && e.code === 'rate_limited') return true;
@@ -26,21 +26,21 @@ const limited = (fn: () => void) => {
 async function scenario(a: Db, b: Db) {
   const mk = (db: Db) => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db, scope: 'login' } });
   const [ta, tb] = [mk(a), mk(b)];
-  assert.equal(ta.fail('Bob', '10.0.0.1'), 4);
-  assert.equal(ta.fail('bob', '10.0.0.1'), 3);
-  assert.equal(ta.fail('bob', '10.0.0.1'), 2);
-  assert.equal(tb.fail('bob', '10.0.0.2'), 1, 'the other instance counts on from the same total');
-  assert.equal(limited(() => ta.check('bob', '10.0.0.9')), false);
-  assert.equal(tb.fail('BOB', '10.0.0.2'), 0, 'the fifth failure, wherever it lands, locks');
-  assert.equal(limited(() => ta.check('bob', '10.0.0.9')), true, 'locked on A');
-  assert.equal(limited(() => tb.check('bob', '10.0.0.8')), true, 'locked on B');
+  assert.equal(await ta.fail('Bob', '10.0.0.1'), 4);
+  assert.equal(await ta.fail('bob', '10.0.0.1'), 3);
+  assert.equal(await ta.fail('bob', '10.0.0.1'), 2);
+  assert.equal(await tb.fail('bob', '10.0.0.2'), 1, 'the other instance counts on from the same total');
+  assert.equal(await limited(() => ta.check('bob', '10.0.0.9')), false);
+  assert.equal(await tb.fail('BOB', '10.0.0.2'), 0, 'the fifth failure, wherever it lands, locks');
+  assert.equal(await limited(() => ta.check('bob', '10.0.0.9')), true, 'locked on A');
+  assert.equal(await limited(() => tb.check('bob', '10.0.0.8')), true, 'locked on B');
   // Another scope (the probes throttle) is not touched.
-  assert.equal(limited(() => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db: a, scope: 'probe' } }).check('bob', '10.0.0.9')), false);
+  assert.equal(await limited(() => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db: a, scope: 'probe' } }).check('bob', '10.0.0.9')), false);
   await sleep(450);
-  assert.equal(limited(() => tb.check('bob', '10.0.0.8')), false, 'the lock ended');
-  assert.equal(tb.fail('bob', '10.0.0.3'), 4, 'a new window starts after the lock');
-  ta.succeed('bob');
-  assert.equal(tb.fail('bob', '10.0.0.3'), 4, 'a sign-in through A forgot the failures for B too');
+  assert.equal(await limited(() => tb.check('bob', '10.0.0.8')), false, 'the lock ended');
+  assert.equal(await tb.fail('bob', '10.0.0.3'), 4, 'a new window starts after the lock');
+  await ta.succeed('bob');
+  assert.equal(await tb.fail('bob', '10.0.0.3'), 4, 'a sign-in through A forgot the failures for B too');
 }
 
 onTwoConnections('the login throttle', scenario);

@@ -17,18 +17,18 @@ type Counter = FailureCounter;
 
 /** Where the counters live: this process's memory, or the shared database. */
 interface CounterStore {
-  get(key: string): Counter | undefined;
+  get(key: string): Promise<Counter | undefined>;
   /** Counts one failure (a new window when the last lock ended or the window passed); locks at `limit`. */
-  bump(key: string, limit: number, windowMs: number, lockMs: number): Counter;
-  forget(key: string): void;
+  bump(key: string, limit: number, windowMs: number, lockMs: number): Promise<Counter>;
+  forget(key: string): Promise<void>;
 }
 
 class MemoryCounters implements CounterStore {
   private counters = new Map<string, Counter>();
-  get(key: string) {
+  async get(key: string) {
     return this.counters.get(key);
   }
-  bump(key: string, limit: number, windowMs: number, lockMs: number): Counter {
+  async bump(key: string, limit: number, windowMs: number, lockMs: number): Promise<Counter> {
     const now = Date.now();
     let c = this.counters.get(key);
     if (!c || (c.lockedUntil && c.lockedUntil <= now) || now - c.firstAt > windowMs) c = { failures: 0, lockedUntil: 0, firstAt: now };
@@ -40,7 +40,7 @@ class MemoryCounters implements CounterStore {
     }
     return c;
   }
-  forget(key: string) {
+  async forget(key: string) {
     this.counters.delete(key);
   }
 }
@@ -52,17 +52,17 @@ class DbCounters implements CounterStore {
   constructor(db: Db, private scope: string) {
     this.repo = new LoginFailuresRepo(db);
   }
-  get(key: string): Counter | undefined {
+  get(key: string): Promise<Counter | undefined> {
     return this.repo.get(`${this.scope}|${key}`);
   }
-  bump(key: string, limit: number, windowMs: number, lockMs: number): Counter {
+  async bump(key: string, limit: number, windowMs: number, lockMs: number): Promise<Counter> {
     const now = Date.now();
-    const c = this.repo.bump(`${this.scope}|${key}`, limit, windowMs, lockMs, now);
-    if (++this.bumps % 500 === 0) this.repo.prune(now, windowMs);
+    const c = await this.repo.bump(`${this.scope}|${key}`, limit, windowMs, lockMs, now);
+    if (++this.bumps % 500 === 0) await this.repo.prune(now, windowMs);
     return c;
   }
-  forget(key: string) {
-    this.repo.forget(`${this.scope}|${key}`);
+  forget(key: string): Promise<void> {
+    return this.repo.forget(`${this.scope}|${key}`);
   }
 }
 
@@ -83,10 +83,10 @@ export class LoginThrottle {
    * address or the person (`userId`: second-step and password re-entry
    * failures count there) is locked. `account` null skips the login key.
    */
-  check(account: string | null, ip: string, userId?: number): void {
+  async check(account: string | null, ip: string, userId?: number): Promise<void> {
     const now = Date.now();
     for (const key of keys(account, ip, userId)) {
-      const c = this.counters.get(key);
+      const c = await this.counters.get(key);
       if (c && c.lockedUntil > now) {
         const retry = Math.ceil((c.lockedUntil - now) / 1000);
         throw new AppError('rate_limited', { retry_after: retry }, { retry_after: retry });
@@ -112,22 +112,22 @@ export class LoginThrottle {
    * given); returns the tries left before the account locks (the fewer of the
    * login's and the person's; 0 means now locked).
    */
-  fail(account: string | null, ip: string, userId?: number): number {
+  async fail(account: string | null, ip: string, userId?: number): Promise<number> {
     let left = this.opts.maxAttempts;
     for (const key of keys(account, ip, userId)) {
       const limit = key.startsWith('i:') ? this.opts.maxAttempts * 2 : this.opts.maxAttempts;
-      const c = this.bump(key, limit);
+      const c = await this.bump(key, limit);
       if (!key.startsWith('i:')) left = Math.min(left, limit - c.failures);
     }
     return Math.max(0, left);
   }
 
   /** Forgets the failures of a login (and of the person) after a completed sign-in. */
-  succeed(account: string | null, userId?: number): void {
-    for (const key of keys(account, '', userId)) if (!key.startsWith('i:')) this.counters.forget(key);
+  async succeed(account: string | null, userId?: number): Promise<void> {
+    for (const key of keys(account, '', userId)) if (!key.startsWith('i:')) await this.counters.forget(key);
   }
 
-  private bump(key: string, limit: number): Counter {
+  private bump(key: string, limit: number): Promise<Counter> {
     return this.counters.bump(key, limit, this.opts.windowMs ?? this.opts.lockMs, this.opts.lockMs);
   }
 }

@@ -16,17 +16,19 @@ export class UsersRepo {
   }
 
   /** By e-mail, or by username when `login` has no `@`. Case-insensitive. */
-  byLogin(login: string): UserRow | undefined {
+  async byLogin(login: string): Promise<UserRow | undefined> {
     const col = login.includes('@') ? 'email' : 'username';
-    return this.db.sqlite.prepare(`SELECT * FROM users WHERE ${col} = ?`).get(login.trim()) as UserRow | undefined;
+    return (await this.db.async.first(this.db.k.selectFrom('users').selectAll().where(col, '=', login.trim()))) as UserRow | undefined;
   }
 
-  exists(col: 'email' | 'username', value: string, exceptId?: number): boolean {
-    return !!this.db.sqlite.prepare(`SELECT 1 FROM users WHERE ${col} = ? AND id != ?`).get(value.trim(), exceptId ?? -1);
+  /** Whether another account (not `exceptId`) has this e-mail or username (case-insensitive). */
+  async exists(col: 'email' | 'username', value: string, exceptId?: number): Promise<boolean> {
+    return !!(await this.db.async.first(this.db.k.selectFrom('users').select('id').where(col, '=', value.trim()).where('id', '!=', exceptId ?? -1)));
   }
 
-  count(): number {
-    return (this.db.sqlite.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
+  /** How many accounts there are. */
+  async count(): Promise<number> {
+    return Number((await this.db.async.first(this.db.k.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n'))))!.n);
   }
 
   groupsOf(userId: number): string[] {
@@ -53,15 +55,15 @@ export class UsersRepo {
    * Replaces a password hash with a stronger one of the same password, only while the row still holds `from`
    * (a password changed meanwhile wins). Leaves `updated_at`: the account did not change. True when replaced.
    */
-  rehash(id: number, from: string, to: string): boolean {
-    return this.db.sqlite.prepare('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?').run(to, id, from).changes > 0;
+  async rehash(id: number, from: string, to: string): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.updateTable('users').set({ password_hash: to }).where('id', '=', id).where('password_hash', '=', from))) > 0;
   }
 
   /** Every group with its members, by name. */
-  groupsWithMembers(): GroupView[] {
-    const rows = this.db.sqlite
-      .prepare('SELECT g.name, u.id, u.email, u.username FROM groups g LEFT JOIN user_groups ug ON ug.group_id = g.id LEFT JOIN users u ON u.id = ug.user_id ORDER BY g.name, u.email')
-      .all() as Array<{ name: string; id: number | null; email: string | null; username: string | null }>;
+  async groupsWithMembers(): Promise<GroupView[]> {
+    const rows = await this.db.async.sql<{ name: string; id: number | null; email: string | null; username: string | null }>(
+      'SELECT g.name, u.id, u.email, u.username FROM groups g LEFT JOIN user_groups ug ON ug.group_id = g.id LEFT JOIN users u ON u.id = ug.user_id ORDER BY g.name, u.email',
+    );
     const out = new Map<string, GroupView>();
     for (const r of rows) {
       const g = out.get(r.name) ?? out.set(r.name, { name: r.name, members: [] }).get(r.name)!;
@@ -70,8 +72,8 @@ export class UsersRepo {
     return [...out.values()];
   }
 
-  roleExists(id: number): boolean {
-    return this.db.first(this.db.k.selectFrom('roles').select('id').where('id', '=', id)) !== undefined;
+  async roleExists(id: number): Promise<boolean> {
+    return (await this.db.async.first(this.db.k.selectFrom('roles').select('id').where('id', '=', id))) !== undefined;
   }
 
   /** Replaces the user's groups, creating missing group rows. */
@@ -107,7 +109,11 @@ export class UsersRepo {
     return this.db.sqlite.prepare(sql).all(...args, q.limit ?? 500, q.offset ?? 0) as UserRow[];
   }
 
-  /** A live account as a principal (no session), or null when it is missing or disabled. */
+  /**
+   * A live account as a principal (no session), or null when it is missing or disabled. Synchronous, for the
+   * callers that cannot await yet: the NFS book's `locate`, shares' `ownerPrincipal` and the apps' `people`
+   * (their modules move them); every other caller awaits `principalAsync`.
+   */
   principal(id: number, sessionId = ''): Principal | null {
     return readSync(this.db, (t) => this.principalRead(t, id, sessionId));
   }

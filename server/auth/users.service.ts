@@ -53,31 +53,31 @@ export class UsersService {
   }
 
   /** Checks an e-mail: `email_required`, `email_invalid`, `email_taken`. */
-  checkEmail(email: unknown, exceptId?: number): string {
+  async checkEmail(email: unknown, exceptId?: number): Promise<string> {
     if (typeof email !== 'string' || email.trim() === '') throw new AppError('email_required', {}, { field: 'email' });
     if (email.length > 254 || !EMAIL_RE.test(email.trim())) throw new AppError('email_invalid', {}, { field: 'email' });
-    if (this.repo.exists('email', email, exceptId)) throw new AppError('email_taken', {}, { field: 'email' });
+    if (await this.repo.exists('email', email, exceptId)) throw new AppError('email_taken', {}, { field: 'email' });
     return email.trim();
   }
 
   /** Checks a username: `username_invalid`, `username_taken`. */
-  checkUsername(username: unknown, exceptId?: number): string {
+  async checkUsername(username: unknown, exceptId?: number): Promise<string> {
     if (typeof username !== 'string' || !USERNAME_RE.test(username.trim())) throw new AppError('username_invalid', {}, { field: 'username' });
-    if (this.repo.exists('username', username, exceptId)) throw new AppError('username_taken', {}, { field: 'username' });
+    if (await this.repo.exists('username', username, exceptId)) throw new AppError('username_taken', {}, { field: 'username' });
     return username.trim();
   }
 
   /** A free username derived from an e-mail's local part. */
-  private deriveUsername(email: string): string {
+  private async deriveUsername(email: string): Promise<string> {
     const base = email.split('@')[0].replace(/[^\p{L}\p{N}._-]/gu, '').slice(0, 60) || 'user';
     let name = base.length >= 2 ? base : `${base}_1`;
-    for (let i = 2; this.repo.exists('username', name); i++) name = `${base}${i}`;
+    for (let i = 2; await this.repo.exists('username', name); i++) name = `${base}${i}`;
     return name;
   }
 
   async create(input: CreateUser, ctx: Ctx = {}): Promise<UserView> {
-    const email = this.checkEmail(input.email);
-    const username = input.username === undefined || input.username === '' ? this.deriveUsername(email) : this.checkUsername(input.username);
+    const email = await this.checkEmail(input.email);
+    const username = input.username === undefined || input.username === '' ? await this.deriveUsername(email) : await this.checkUsername(input.username);
     const role = input.role ?? 'user';
     if (!ROLES.includes(role)) throw validation('role');
     let hash: string | null = null;
@@ -104,8 +104,8 @@ export class UsersService {
     const u = this.repo.byId(id);
     if (!u) throw new AppError('not_found');
     const row: Parameters<UsersRepo['update']>[1] = {};
-    if (patch.email !== undefined) row.email = this.checkEmail(patch.email, id);
-    if (patch.username !== undefined) row.username = this.checkUsername(patch.username, id);
+    if (patch.email !== undefined) row.email = await this.checkEmail(patch.email, id);
+    if (patch.username !== undefined) row.username = await this.checkUsername(patch.username, id);
     if (patch.role !== undefined) {
       if (!ROLES.includes(patch.role)) throw validation('role');
       if (u.role === 'admin' && patch.role !== 'admin') this.assertAnotherAdmin(id);
@@ -114,7 +114,7 @@ export class UsersService {
     if (patch.language !== undefined) row.language = patch.language;
     if (patch.quota_bytes !== undefined) row.quota_bytes = patch.quota_bytes;
     if (patch.custom_role_id !== undefined) {
-      if (patch.custom_role_id !== null && !this.repo.roleExists(patch.custom_role_id)) throw validation('custom_role_id', 'no such role');
+      if (patch.custom_role_id !== null && !(await this.repo.roleExists(patch.custom_role_id))) throw validation('custom_role_id', 'no such role');
       row.custom_role_id = patch.custom_role_id;
     }
     if (patch.password !== undefined) {

@@ -43,7 +43,7 @@ export async function userCommand(argv: string[], config: Config): Promise<numbe
       else for (const u of users) console.log(`${String(u.id).padStart(4)}  ${u.role.padEnd(6)} ${u.disabled ? 'disabled' : 'active  '} ${u.email}  (${u.username})`);
     } else if (sub === 'passwd') {
       if (!values.email) throw new UsageError('--email is required' + USAGE);
-      const row = a.repo.byLogin(values.email);
+      const row = await a.repo.byLogin(values.email);
       if (!row) throw new UsageError(`no user ${values.email}`);
       await a.users.update(row.id, { password: values.password ?? (await readPassword()) }, { request: c.cliRequest });
       console.log(`password changed for ${row.email}`);

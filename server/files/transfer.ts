@@ -62,7 +62,7 @@ export class Transfers {
   async run(ctx: JobContext<TransferPayload>): Promise<{ path: string }> {
     const t = ctx.payload;
     // The actor as they are now: access is checked again, and a disabled account stops the op.
-    const fa = this.files.forActor(this.actors.restore(t.actor, t.request));
+    const fa = this.files.forActor(await this.actors.restore(t.actor, t.request));
     fa.target(t.src, t.op === 'move' ? 'editor' : 'viewer');
     fa.target(t.dst, 'editor');
     // Locks are checked again too (an op holds no lock token): nothing locked moves or is replaced.

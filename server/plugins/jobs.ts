@@ -83,7 +83,7 @@ export class PluginJobs {
   }
 
   private async run(p: PluginJobPayload, ctx: { progress: (f: number, b?: { done: number; total: number }, m?: string) => void; signal: AbortSignal }): Promise<PluginResult> {
-    const actor = this.d.actors.restore(p.actor);
+    const actor = await this.d.actors.restore(p.actor);
     const app = this.d.repo.get(p.plugin);
     if (!app || !app.enabled) throw new AppError('not_found', { path: p.plugin });
     this.d.licenses.require(app);

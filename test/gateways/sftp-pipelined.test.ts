@@ -37,7 +37,7 @@ describe('SFTP gateway, pipelined transfers', () => {
     const admin = await s.login();
     assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
     // The gateway's own server over the running service's core: its stats are the test's to read.
-    gw = createSftpServer({ core: s.server.services.gateways, hostKey: loadHostKey(join(root, '..', `${root.split('/').pop()}-hostkey`)), log: createLogger('error'), restore: (a) => a });
+    gw = createSftpServer({ core: s.server.services.gateways, hostKey: loadHostKey(join(root, '..', `${root.split('/').pop()}-hostkey`)), log: createLogger('error'), restore: async (a) => a });
     await new Promise<void>((r) => gw.server.listen(0, '127.0.0.1', r));
     port = (gw.server.address() as AddressInfo).port;
   });

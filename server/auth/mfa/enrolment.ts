@@ -79,14 +79,14 @@ export class MfaEnrolment {
    */
   async reauth(who: Who, password: string): Promise<void> {
     const t = this.d.throttle;
-    t.check(null, who.request.ip, who.id);
+    await t.check(null, who.request.ip, who.id);
     // A missing password is a form not filled in, not a guess: refused without spending a try.
     if (!password) throw new AppError('validation_failed', { field: 'current_password', reason: 'required' }, { field: 'current_password', reason: 'required' });
     const hash = this.d.users.byId(who.id)?.password_hash ?? null;
     if (await t.gate(() => verifyPassword(password, hash))) return;
-    const left = t.fail(null, who.request.ip, who.id);
+    const left = await t.fail(null, who.request.ip, who.id);
     await this.d.bus.emit('audit', { action: 'auth.failed', actor: ref(who), request: who.request, meta: { step: 'reauth', tries_left: left } });
-    if (left === 0) t.check(null, who.request.ip, who.id);
+    if (left === 0) await t.check(null, who.request.ip, who.id);
     throw new AppError('validation_failed', { field: 'current_password', tries_left: left }, { field: 'current_password', tries_left: left });
   }
 

@@ -60,7 +60,7 @@ export class OidcAccounts {
     const role = s.admin_group !== '' && (who.groups ?? []).includes(s.admin_group) ? 'admin' : 'user';
     let created: number;
     try {
-      created = (await this.d.users.create({ email: who.email, username: this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })).id;
+      created = (await this.d.users.create({ email: who.email, username: await this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })).id;
     } catch (e) {
       // A first sign-in of the same person in another tab won the race: use its account.
       const raced = await this.links.linkedUser(issuer, who.sub);
@@ -73,10 +73,10 @@ export class OidcAccounts {
   }
 
   /** The provider's username when it is valid and free; undefined lets the account service derive one from the e-mail. */
-  private freeUsername(name: string | null): string | undefined {
+  private async freeUsername(name: string | null): Promise<string | undefined> {
     if (!name) return undefined;
     try {
-      return this.d.users.checkUsername(name);
+      return await this.d.users.checkUsername(name);
     } catch {
       return undefined;
     }
@@ -85,7 +85,7 @@ export class OidcAccounts {
   private async sync(user: UserRow, who: Identity, s: OidcSettings): Promise<void> {
     const managed = user.auth_driver === 'oidc';
     const patch: UpdateUser = {};
-    if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !this.d.repo.exists('email', who.email, user.id)) patch.email = who.email;
+    if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !(await this.d.repo.exists('email', who.email, user.id))) patch.email = who.email;
     if (who.groups) {
       const current = this.d.repo.groupsOf(user.id);
       const want = managed ? who.groups : [...new Set([...current, ...who.groups])];

@@ -16,34 +16,49 @@ export const PENDING_MAX = 10_000;
 export type PendingLogin = Omit<OidcPendingTable, 'state_hash'>;
 
 export class PendingLogins {
-  constructor(private db: Db) {}
+  /** `max`: the cap on waiting rows (a test lowers it). */
+  constructor(private db: Db, private max = PENDING_MAX) {}
 
   /**
    * Records a started sign-in. Sweeps expired rows first; false (nothing
-   * stored) when `PENDING_MAX` live rows already wait.
+   * stored) when `max` live rows already wait. One serializable unit: two
+   * starts racing for the last place cannot both take it.
    */
-  add(state: string, p: Omit<PendingLogin, 'created_at'>, now = Date.now()): boolean {
-    this.sweep(now);
-    const live = this.db.first(this.db.k.selectFrom('oidc_pending').select((eb) => eb.fn.countAll<number>().as('n')))!.n;
-    if (live >= PENDING_MAX) return false;
-    this.db.run(this.db.k.insertInto('oidc_pending').values({ state_hash: sha256Hex(state), ...p, created_at: new Date(now).toISOString() }));
-    return true;
+  add(state: string, p: Omit<PendingLogin, 'created_at'>, now = Date.now()): Promise<boolean> {
+    const { k } = this.db;
+    const { max } = this;
+    const sweep = this.sweepQuery(now);
+    const count = k.selectFrom('oidc_pending').select((eb) => eb.fn.countAll<number | string>().as('n'));
+    const insert = k.insertInto('oidc_pending').values({ state_hash: sha256Hex(state), ...p, created_at: new Date(now).toISOString() });
+    return this.db.async.unit(
+      function* (t) {
+        yield* t.run(sweep);
+        if (Number((yield* t.first(count))!.n) >= max) return false;
+        yield* t.run(insert);
+        return true;
+      },
+      { isolation: 'serializable' },
+    );
   }
 
   /**
    * Removes the row of `state` and returns it; undefined when there is none or
    * it is older than `PENDING_TTL_MS` (removed all the same). One-time: a second
-   * call for the same state finds nothing.
+   * call for the same state finds nothing (one `DELETE … RETURNING`).
    */
-  take(state: string, now = Date.now()): PendingLogin | undefined {
-    const row = this.db.first(this.db.k.deleteFrom('oidc_pending').where('state_hash', '=', sha256Hex(state)).returningAll());
+  async take(state: string, now = Date.now()): Promise<PendingLogin | undefined> {
+    const row = await this.db.async.first(this.db.k.deleteFrom('oidc_pending').where('state_hash', '=', sha256Hex(state)).returningAll());
     if (!row || Date.parse(row.created_at) <= now - PENDING_TTL_MS) return undefined;
     const { state_hash: _, ...rest } = row;
     return rest;
   }
 
   /** Deletes rows older than `PENDING_TTL_MS`; returns how many. */
-  sweep(now = Date.now()): number {
-    return this.db.run(this.db.k.deleteFrom('oidc_pending').where('created_at', '<=', new Date(now - PENDING_TTL_MS).toISOString()));
+  sweep(now = Date.now()): Promise<number> {
+    return this.db.async.run(this.sweepQuery(now));
+  }
+
+  private sweepQuery(now: number) {
+    return this.db.k.deleteFrom('oidc_pending').where('created_at', '<=', new Date(now - PENDING_TTL_MS).toISOString());
   }
 }

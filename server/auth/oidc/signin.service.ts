@@ -50,7 +50,7 @@ export class OidcSignIn {
       const nonce = client.randomNonce();
       const verifier = client.randomPKCECodeVerifier();
       const redirect = this.d.config.redirectUrl(origin);
-      if (!this.d.pending.add(state, { issuer: s.issuer, code_verifier: verifier, nonce, next: safeNext(next), redirect_uri: redirect }))
+      if (!(await this.d.pending.add(state, { issuer: s.issuer, code_verifier: verifier, nonce, next: safeNext(next), redirect_uri: redirect })))
         throw new OidcError('oidc_unavailable', 'too many sign-ins are waiting at the provider');
       const url = client.buildAuthorizationUrl(provider, {
         redirect_uri: redirect,
@@ -74,7 +74,7 @@ export class OidcSignIn {
       const state = query.get('state') ?? '';
       if (!browserState) throw new OidcError('oidc_state', 'no sign-in was started in this browser');
       if (!safeEqual(state, browserState)) throw new OidcError('oidc_state', 'the state is not the one this browser started');
-      const pending = this.d.pending.take(state);
+      const pending = await this.d.pending.take(state);
       if (!pending) throw new OidcError('oidc_state', 'the state is unknown, used or older than 10 minutes');
       const s = this.d.config.current();
       if (!isActive(s) || s.issuer !== pending.issuer) throw new OidcError('oidc_unavailable', 'the OIDC settings changed during the sign-in');
@@ -96,7 +96,7 @@ export class OidcSignIn {
   }
 
   /** Deletes pending sign-ins older than 10 minutes (hourly). */
-  sweep(): number {
+  sweep(): Promise<number> {
     return this.d.pending.sweep();
   }
 

@@ -21,7 +21,7 @@ export class NfsExports {
   constructor(
     private repo: NfsExportsRepo,
     private core: GatewayCore,
-    private restore: (spec: ActorSpec, request: RequestMeta) => Actor,
+    private restore: (spec: ActorSpec, request: RequestMeta) => Promise<Actor>,
     private bus: EventBus,
   ) {}
 
@@ -62,7 +62,7 @@ export class NfsExports {
     const spec: ActorSpec = e.key_id === null ? { kind: 'person', user_id: e.user_id } : { kind: 'key', user_id: e.user_id, key_id: e.key_id };
     let actor: Actor;
     try {
-      actor = this.restore(spec, {});
+      actor = await this.restore(spec, {});
     } catch {
       throw bad(e.key_id === null ? 'user_id' : 'key_id', 'no such enabled account, or the key is not its own live key');
     }

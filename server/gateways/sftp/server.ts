@@ -34,7 +34,7 @@ export interface SftpServerDeps {
   /** Public-key sign-in; without it only passwords (and API key tokens as passwords) are offered. */
   publicKey?: PublicKeyLookup;
   /** The actor as it is now (role, permissions); throws when the account is disabled or the key revoked. */
-  restore: (a: Actor) => Actor;
+  restore: (a: Actor) => Promise<Actor>;
 }
 
 /** An ssh2 server answering only SFTP over `core`'s tree (call `listen` on it), its open connections and its sessions' stats. */
@@ -105,10 +105,10 @@ export function createSftpServer(d: SftpServerDeps): { server: Server; clients: 
       let tree = d.core.tree(actor!, 'sftp');
       let readAt = Date.now();
       // A long session sees a change to its account or key within FRESH_MS, like the web's next request would.
-      const treeNow = () => {
+      const treeNow = async () => {
         if (Date.now() - readAt < FRESH_MS) return tree;
         try {
-          tree = d.core.tree(d.restore(tree.actor), 'sftp');
+          tree = d.core.tree(await d.restore(tree.actor), 'sftp');
           readAt = Date.now();
           return tree;
         } catch (e) {

@@ -41,7 +41,7 @@ export interface SftpStats {
  * unpublished. `treeNow` gives the tree as the account is now (each request
  * that names a path asks it; it throws once the account or key is gone).
  */
-export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: string, stats: SftpStats): void {
+export function serveSftp(sftp: SFTPWrapper, treeNow: () => Promise<GatewayTree>, owner: string, stats: SftpStats): void {
   const handles = new Map<number, { h: Handle; path: string }>();
   let nextId = 1;
   let closed = false;
@@ -87,7 +87,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   sftp.on('OPEN', (reqid, filename, flags) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       const p = path(filename);
       roomForHandle();
       if (!(flags & F.WRITE)) {
@@ -150,7 +150,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
   sftp.on('FSETSTAT', (reqid, handle) => (handleOf(handle) ? ok(reqid) : fail(reqid, badHandle())));
   sftp.on('SETSTAT', (reqid, raw) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       await tree.stat(path(raw));
       ok(reqid);
     }),
@@ -158,7 +158,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   sftp.on('OPENDIR', (reqid, raw) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       const p = path(raw);
       roomForHandle();
       const e = await tree.stat(p);
@@ -181,7 +181,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   const stat = (reqid: number, raw: string) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       const a = attrsOf(await tree.stat(path(raw)));
       send(() => sftp.attrs(reqid, a));
     });
@@ -190,7 +190,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   sftp.on('REMOVE', (reqid, raw) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       const p = path(raw);
       if ((await tree.stat(p)).type === 'dir') throw new AppError('conflict', { path: p }, { reason: 'a folder: use rmdir' });
       await tree.delete(p);
@@ -200,7 +200,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   sftp.on('RMDIR', (reqid, raw) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       const p = path(raw);
       if ((await tree.stat(p)).type !== 'dir') throw new AppError('conflict', { path: p }, { reason: 'not a folder' });
       const it = tree.list(p)[Symbol.asyncIterator]();
@@ -214,7 +214,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   sftp.on('MKDIR', (reqid, raw) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       const p = path(raw);
       // The file service's mkdir is idempotent; SFTP's is not.
       if (await statOrNull(tree, p)) throw new AppError('conflict', { path: p });
@@ -225,7 +225,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   sftp.on('RENAME', (reqid, from, to) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       await tree.move(path(from), path(to), false);
       ok(reqid);
     }),
@@ -233,7 +233,7 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => GatewayTree, owner: 
 
   sftp.on('EXTENDED', (reqid, name, data) =>
     run(reqid, async () => {
-      const tree = treeNow();
+      const tree = await treeNow();
       if (name !== 'posix-rename@openssh.com') throw new AppError('unsupported', { name });
       const [from, to] = strings(data, 2);
       await tree.move(path(from), path(to), true);

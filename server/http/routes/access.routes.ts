@@ -104,7 +104,7 @@ function tools(d: AccessRoutesDeps) {
 
   /** Makes a key for `ownerId` from a checked request: verbs known, root a folder the owner can open, admin never with a root. */
   const mint = async (ctx: Ctx, ownerId: number, input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null }): Promise<ApiKeyCreated> => {
-    const owner = d.auth.repo.principal(ownerId);
+    const owner = await d.auth.repo.principalAsync(ownerId);
     if (!owner) throw new AppError('not_found', { id: ownerId });
     if (input.verbs.includes('admin') && input.root) throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
     const root = input.root ? await rootOf(owner, input.root) : null;
@@ -126,9 +126,9 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
   const r = new Router<AppState>();
   const { body, expiryOf, view, mint, sessionsOf, audit } = tools(d);
 
-  r.get('/api/auth/keys', doc({ summary: 'My API keys' }), requireUser, (ctx) => {
+  r.get('/api/auth/keys', doc({ summary: 'My API keys' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { keys: d.auth.keys.list(me(ctx).id).map(view) };
+    ctx.body = { keys: (await d.auth.keys.list(me(ctx).id)).map(view) };
   });
 
   r.post('/api/auth/keys', doc({ summary: 'Create an API key (verbs, optional folder root and expiry); the secret is shown once', body: newKey }), requireUser, async (ctx) => {
@@ -140,7 +140,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   r.delete('/api/auth/keys/:id', doc({ summary: 'Revoke one of my API keys' }), requireUser, async (ctx) => {
     const id = idParam(ctx.params.id);
-    const row = d.auth.keys.byId(id);
+    const row = await d.auth.keys.byId(id);
     const p = me(ctx);
     if (!row || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found', { id });
     ctx.body = { key: view(await d.auth.keys.revoke(p, id, reqMeta(ctx))) };
@@ -206,8 +206,8 @@ export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
     if (!d.auth.repo.byId(id)) throw new AppError('not_found', { id });
     return id;
   };
-  admin.get('/keys', doc({ summary: 'An account’s API keys', auth: 'admin' }), (ctx) => {
-    ctx.body = { keys: d.auth.keys.list(userOf(ctx)).map(view) };
+  admin.get('/keys', doc({ summary: 'An account’s API keys', auth: 'admin' }), async (ctx) => {
+    ctx.body = { keys: (await d.auth.keys.list(userOf(ctx))).map(view) };
   });
   admin.post('/keys', doc({ summary: 'Create an API key for an account', body: newKey, auth: 'admin' }), async (ctx) => {
     const id = userOf(ctx);

@@ -77,8 +77,8 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
     ctx.body = { permissions: await roles.setExceptions(id, checkPermissionMap(b.permissions, 'permissions'), ...by(ctx)) };
   });
 
-  r.get('/groups', doc({ summary: 'Groups with their members' }), (ctx) => {
-    ctx.body = { groups: d.auth.repo.groupsWithMembers() };
+  r.get('/groups', doc({ summary: 'Groups with their members' }), async (ctx) => {
+    ctx.body = { groups: await d.auth.repo.groupsWithMembers() };
   });
   return r;
 }

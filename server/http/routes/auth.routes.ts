@@ -80,11 +80,11 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   r.post('/account/check', doc({ summary: 'Check an e-mail or username while it is typed', body: accountCheck, auth: 'user' }), requireUser, async (ctx) => {
     const b = validate(accountCheck, await body(ctx));
     // An admin sees every account anyway; anyone else spends from the address's probe budget.
-    if (me(ctx).role !== 'admin') d.auth.auth.probe(ctx.state.ip);
+    if (me(ctx).role !== 'admin') await d.auth.auth.probe(ctx.state.ip);
     const except = me(ctx).role === 'admin' ? b.user_id : me(ctx).id;
     if (b.email === undefined && b.username === undefined) throw new AppError('validation_failed', { field: 'email' }, { field: 'email' });
-    if (b.email !== undefined) d.auth.users.checkEmail(b.email, except);
-    if (b.username !== undefined) d.auth.users.checkUsername(b.username, except);
+    if (b.email !== undefined) await d.auth.users.checkEmail(b.email, except);
+    if (b.username !== undefined) await d.auth.users.checkUsername(b.username, except);
     ctx.body = { ok: true };
   });
 
@@ -96,8 +96,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.get('/setup', doc({ summary: 'Whether first-run setup is needed (and, from this computer, a suggested first storage)' }), (ctx) => {
-    const needed = d.auth.auth.setupNeeded();
+  r.get('/setup', doc({ summary: 'Whether first-run setup is needed (and, from this computer, a suggested first storage)' }), async (ctx) => {
+    const needed = await d.auth.auth.setupNeeded();
     // Only the local owner, before any account or storage exists, learns the service's home folder.
     const offer = needed && ctx.state.loopback && d.firstStorage.offered();
     ctx.body = { needed, local: ctx.state.loopback, ...(offer && { storage: { suggested_path: suggestedFirstStorage() } }) };
@@ -127,8 +127,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = res;
   });
 
-  r.get('/desktop/keys', doc({ summary: 'My paired desktop devices', auth: 'user' }), requireUser, (ctx) => {
-    ctx.body = { keys: d.auth.auth.listDeviceKeys(me(ctx)) };
+  r.get('/desktop/keys', doc({ summary: 'My paired desktop devices', auth: 'user' }), requireUser, async (ctx) => {
+    ctx.body = { keys: await d.auth.auth.listDeviceKeys(me(ctx)) };
   });
 
   r.delete('/desktop/keys/:id', doc({ summary: 'Unpair a desktop device', auth: 'user' }), requireUser, async (ctx) => {
