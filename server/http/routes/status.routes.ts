@@ -13,7 +13,7 @@ import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Meta', 'public');
 
-/** One section of the status object: a name and a function that reads it at request time. */
+/** One section of the status object: a name and a function that reads it at request time (a promise is awaited). */
 export type StatusSection = [name: string, read: () => unknown];
 
 export function statusRoutes(sections: StatusSection[], probeDatabase: () => Promise<void>): Router<AppState> {
@@ -23,9 +23,9 @@ export function statusRoutes(sections: StatusSection[], probeDatabase: () => Pro
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'ok' };
   });
-  r.get('/admin/status', doc({ summary: 'How the service is holding up: event loop, admission, database waits, memory and more', auth: 'admin', tag: 'Admin: status' }), requireAdmin, (ctx) => {
+  r.get('/admin/status', doc({ summary: 'How the service is holding up: event loop, admission, database waits, memory and more', auth: 'admin', tag: 'Admin: status' }), requireAdmin, async (ctx) => {
     const body: Record<string, unknown> = {};
-    for (const [name, read] of sections) body[name] = read();
+    for (const [name, read] of sections) body[name] = await read();
     ctx.set('Cache-Control', 'no-store');
     ctx.body = body;
   });
