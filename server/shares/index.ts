@@ -67,7 +67,7 @@ export function createShares(d: SharesDeps) {
   const sweep = async () => {
     for (const id of await service.sweep()) await zips!.ended(id);
     await drops.sweepStale();
-    guard!.prune();
+    await guard!.prune();
   };
   /** One page of a shared folder from the catalogue, folders first by name. */
   const browse = (storageId: number, dir: string, limit: number) => d.catalogue.nodes.list(storageId, dir, { sort: 'name', desc: false, limit, offset: 0 });

@@ -96,7 +96,7 @@ export interface SharesOptions {
   /** Called after a link is created (the ZIP warmer pre-builds folder archives). */
   onCreated?: (row: ShareRow) => void;
   /** Told when a suspended link is re-enabled (the guard forgets what it counted). */
-  onResumed?: (shareId: number) => void;
+  onResumed?: (shareId: number) => Promise<void> | undefined;
 }
 
 export class SharesService {
@@ -274,7 +274,7 @@ export class SharesService {
     if (!row || !this.manages(a, row)) throw new AppError('not_found');
     if (await this.o.repo.resume(row.id)) {
       await this.o.bus.emit('audit', { action: 'share.resume', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id } });
-      this.o.onResumed?.(row.id);
+      await this.o.onResumed?.(row.id);
     }
     return this.present((await this.o.repo.byId(row.id))!, '');
   }
