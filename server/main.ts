@@ -273,7 +273,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       // The recovery point of the backups, for the admin console's health view.
       extra: [
         ['replication', () => sv.replication.repair.status()],
-        ['egress', () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: shares.service.suspendedCount() })],
+        ['egress', async () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: await shares.service.suspendedCount() })],
         // Budget use of the metered storages (catalogue/meter.ts).
         ['request_budgets', () => catalogue.meter.status()],
         // Storages offline now; a removable drive's side of it (catalogue/volumes.ts).
@@ -342,16 +342,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     for (const e of ['storage.offline', 'storage.online'] as const) bus.on(e, () => offlineTray?.tick());
     // The tray's uplink and request-budget lines, on the same check.
     const mbps = (bps: number) => Math.round(bps / 12_500) / 10;
+    // The suspended links are counted asynchronously before each check; the line shows the last count.
+    let suspendedLinks = 0;
+    const countSuspended = () => shares.service.suspendedCount().then((n) => void (suspendedLinks = n), () => undefined);
     const uplinkTray = hasHost()
       ? hostLine<UplinkHostMessage>(() => {
           const e = shaper.stats();
           const budgets = catalogue.meter.status().filter((b) => b.budget_per_day > 0).map(({ name, used_today, budget_per_day, exhausted }) => ({ name, used_today, budget_per_day, exhausted }));
-          return { type: 'uplink', egress_mbps: mbps(e.current_bps), budget_mbps: mbps(e.budget_bps), suspended_links: shares.service.suspendedCount(), budgets };
+          return { type: 'uplink', egress_mbps: mbps(e.current_bps), budget_mbps: mbps(e.budget_bps), suspended_links: suspendedLinks, budgets };
         }, toHost)
       : null;
     const trayLines = [offlineTray, uplinkTray].filter((l) => l !== null);
     for (const l of trayLines) l.tick();
-    const trayTimer = trayLines.length ? setInterval(() => trayLines.forEach((l) => l.tick()), HOST_STATUS_EVERY_MS).unref() : null;
+    const trayTick = () => void countSuspended().then(() => trayLines.forEach((l) => l.tick()));
+    if (uplinkTray) trayTick();
+    const trayTimer = trayLines.length ? setInterval(trayTick, HOST_STATUS_EVERY_MS).unref() : null;
     // The tray's "Background" line, sent when what it shows changes.
     const stopGovernorHost = hasHost() ? governorHostStatus(sv.governor, toHost) : null;
 

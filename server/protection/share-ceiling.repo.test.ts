@@ -17,12 +17,12 @@ test('links that outlive the share ceiling: live ones with no expiry or a later 
     const ceiling = '2027-01-01T00:00:00.000Z';
     const repo = new ShareCeilingRepo(db);
     assert.equal(await repo.countOutliving(ceiling), 0, 'no links: 0, not null');
-    link('forever', null);
-    link('later', '2027-06-01T00:00:00.000Z');
-    link('sooner', '2026-12-20T00:00:00.000Z');
-    link('at-the-ceiling', ceiling);
+    await link('forever', null);
+    await link('later', '2027-06-01T00:00:00.000Z');
+    await link('sooner', '2026-12-20T00:00:00.000Z');
+    await link('at-the-ceiling', ceiling);
     // Revoked with a stamp past the ceiling, so only `revoked_at` keeps it out of the count.
-    shares.revoke(link('revoked', null), '2027-03-01T00:00:00.000Z');
+    await shares.revoke(await link('revoked', null), '2027-03-01T00:00:00.000Z');
     const n = await repo.countOutliving(ceiling);
     assert.equal(typeof n, 'number', 'a number on both databases (PostgreSQL counts in bigint)');
     assert.equal(n, 2);

@@ -30,6 +30,8 @@ export const DROP_CHUNK = 16 * 1024 * 1024;
 /** An unfinished submission older than this is announced by the sweep. */
 const STALE_MS = 60 * 60_000;
 const SID_RE = /^sub_[A-Za-z0-9_-]{20,40}$/;
+/** How often a file that lost its name to another added meanwhile tries the next one. */
+const NAME_TRIES = 5;
 
 export interface DropCredential {
   pin?: string;
@@ -70,14 +72,14 @@ export class DropsService {
     const ip = req.ip ?? '';
     this.calls.hit(ip);
     const open = await this.o.shares.open(token, 'drop');
-    this.o.shares.checkPin(open.share, cred);
+    await this.o.shares.checkPin(open.share, cred);
     const note = cleanNote(input.note);
     this.submissions.hit(ip);
     const files = this.filesFor(open, req);
     files.target(this.place(open, open.share.rel), 'editor');
     const folder = await this.freshFolder(open, req, submissionFolderName(new Date(), input.name));
     const id = 'sub_' + randomToken(18);
-    this.o.shares.repo.insertSubmission({ id, share_id: open.share.id, folder, uploader: cleanUploader(input.name) || null, ip: ip || null, has_note: note ? 1 : 0, created_at: new Date().toISOString() });
+    await this.o.shares.repo.insertSubmission({ id, share_id: open.share.id, folder, uploader: cleanUploader(input.name) || null, ip: ip || null, has_note: note ? 1 : 0, created_at: new Date().toISOString() });
     if (note) {
       const body = Buffer.from(note, 'utf8');
       await files
@@ -93,7 +95,8 @@ export class DropsService {
    * extension allow-list, the per-file size (`payload_too_large`), the files
    * per submission (`too_many`) and the link's remaining uploads. A name
    * already used in the submission gets a ` (2)` suffix; the final name is
-   * returned.
+   * returned. The repository decides the slot and the name together: a file
+   * that lost its name to one added meanwhile tries the next free name.
    */
   async addFile(token: string, sid: string, input: { name: string; size: number; mime?: string }, req: RequestMeta) {
     this.calls.hit(req.ip ?? '');
@@ -106,18 +109,20 @@ export class DropsService {
     if (!Number.isSafeInteger(input.size) || input.size < 0) throw new AppError('validation_failed', { field: 'size' }, { field: 'size' });
     if (input.size > max) throw new AppError('payload_too_large', { max }, { max, field: 'size' });
     if (open.share.max_uploads !== null && open.share.uploads >= open.share.max_uploads) throw new AppError('not_found', { reason: 'capped' });
-    const taken = this.o.shares.repo.namesIn(sub.id);
-    if (sub.has_note) taken.add(NOTE_NAME.toLowerCase());
-    const finalName = uniqueName(name, taken);
     const visitor = open.actor(req);
-    const session = await this.o.uploads
-      .init(visitor, { path: uiPath(open.storage.uid, joinRel(sub.folder, finalName)), size: input.size, mime: input.mime, chunk_size: DROP_CHUNK })
-      .catch(unavailable);
-    if (!this.o.shares.repo.addSubmissionFile(sub.id, s.max_files, { upload_id: session.upload_id, name: finalName, size: input.size })) {
+    for (let tries = 0; tries < NAME_TRIES; tries++) {
+      const taken = await this.o.shares.repo.namesIn(sub.id);
+      if (sub.has_note) taken.add(NOTE_NAME.toLowerCase());
+      const finalName = uniqueName(name, taken);
+      const session = await this.o.uploads
+        .init(visitor, { path: uiPath(open.storage.uid, joinRel(sub.folder, finalName)), size: input.size, mime: input.mime, chunk_size: DROP_CHUNK })
+        .catch(unavailable);
+      const added = await this.o.shares.repo.addSubmissionFile(sub.id, s.max_files, { upload_id: session.upload_id, name: finalName, size: input.size });
+      if (added === 'added') return { upload_id: session.upload_id, name: finalName, chunk_size: session.chunk_size, expires_at: session.expires_at };
       await this.o.uploads.abort(visitor, session.upload_id).catch(() => undefined);
-      throw new AppError('too_many', { max: s.max_files }, { max: s.max_files });
+      if (added === 'full') throw new AppError('too_many', { max: s.max_files }, { max: s.max_files });
     }
-    return { upload_id: session.upload_id, name: finalName, chunk_size: session.chunk_size, expires_at: session.expires_at };
+    throw new AppError('conflict', { reason: 'too many files of this name at once' });
   }
 
   /** Stores one chunk of a file of this submission (see `UploadsService.chunk`). */
@@ -142,14 +147,14 @@ export class DropsService {
     this.calls.hit(req.ip ?? '');
     const { open, file } = await this.fileOf(token, sid, uploadId);
     if (file.done) return { name: file.name, size: file.size };
-    if (!this.o.shares.repo.claimUpload(open.share.id)) throw new AppError('not_found', { reason: 'capped' });
+    if (!(await this.o.shares.repo.claimUpload(open.share.id))) throw new AppError('not_found', { reason: 'capped' });
     try {
       await this.o.uploads.finalize(open.actor(req), uploadId, etags, 'drop').catch(unavailable);
     } catch (e) {
-      this.o.shares.repo.releaseUpload(open.share.id);
+      await this.o.shares.repo.releaseUpload(open.share.id);
       throw e;
     }
-    this.o.shares.repo.markFileDone(uploadId);
+    await this.o.shares.repo.markFileDone(uploadId);
     return { name: file.name, size: file.size };
   }
 
@@ -157,17 +162,17 @@ export class DropsService {
   async finish(token: string, sid: string, req: RequestMeta): Promise<{ received: number }> {
     this.calls.hit(req.ip ?? '');
     const { open, sub } = await this.submission(token, sid, true);
-    const files = this.o.shares.repo.submissionFiles(sub.id).filter((f) => f.done);
-    if (this.o.shares.repo.finishSubmission(sub.id, new Date().toISOString())) await this.announce(open.share, sub, files.map((f) => f.name));
+    const files = (await this.o.shares.repo.submissionFiles(sub.id)).filter((f) => f.done);
+    if (await this.o.shares.repo.finishSubmission(sub.id, new Date().toISOString())) await this.announce(open.share, sub, files.map((f) => f.name));
     return { received: files.length };
   }
 
   /** Announces submissions the visitor left without finishing (hourly sweep). */
   async sweepStale(now = Date.now()): Promise<void> {
-    for (const sub of this.o.shares.repo.staleSubmissions(new Date(now - STALE_MS).toISOString())) {
-      if (!this.o.shares.repo.finishSubmission(sub.id, new Date(now).toISOString())) continue;
-      const share = this.o.shares.repo.byId(sub.share_id);
-      const files = this.o.shares.repo.submissionFiles(sub.id).filter((f) => f.done).map((f) => f.name);
+    for (const sub of await this.o.shares.repo.staleSubmissions(new Date(now - STALE_MS).toISOString())) {
+      if (!(await this.o.shares.repo.finishSubmission(sub.id, new Date(now).toISOString()))) continue;
+      const share = await this.o.shares.repo.byId(sub.share_id);
+      const files = (await this.o.shares.repo.submissionFiles(sub.id)).filter((f) => f.done).map((f) => f.name);
       if (share && files.length) await this.announce(share, sub, files);
     }
   }
@@ -189,7 +194,7 @@ export class DropsService {
 
   private async submission(token: string, sid: string, allowCapped = false): Promise<{ open: OpenShare; sub: SubmissionRow }> {
     const open = await this.o.shares.open(token, 'drop', { allowCapped });
-    const sub = typeof sid === 'string' && SID_RE.test(sid) ? this.o.shares.repo.submission(sid) : undefined;
+    const sub = typeof sid === 'string' && SID_RE.test(sid) ? await this.o.shares.repo.submission(sid) : undefined;
     if (!sub || sub.share_id !== open.share.id) throw new AppError('not_found', { reason: 'no such submission' });
     if (sub.finished_at) throw new AppError('conflict', { reason: 'the submission is finished' });
     return { open, sub };
@@ -197,7 +202,7 @@ export class DropsService {
 
   private async fileOf(token: string, sid: string, uploadId: string) {
     const { open, sub } = await this.submission(token, sid, true);
-    const file = typeof uploadId === 'string' ? this.o.shares.repo.dropFile(uploadId) : undefined;
+    const file = typeof uploadId === 'string' ? await this.o.shares.repo.dropFile(uploadId) : undefined;
     if (!file || file.submission_id !== sub.id) throw new AppError('not_found', { reason: 'no such upload session' });
     return { open, sub, file };
   }

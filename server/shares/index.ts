@@ -56,7 +56,6 @@ export function createShares(d: SharesDeps) {
   let zips: ShareZips | null = null;
   let guard: LinkGuard | null = null;
   const service = new SharesService({
-    db: d.db,
     repo, auth: d.auth, catalogue: d.catalogue, files: d.files, settings: d.settings, bus: d.bus, secretKey: d.secretKey, publicUrl: d.publicUrl,
     onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row),
     onResumed: (id) => guard?.forget(id),
@@ -66,9 +65,9 @@ export function createShares(d: SharesDeps) {
   const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
   /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
   const sweep = async () => {
-    for (const id of service.sweep()) await zips!.ended(id);
+    for (const id of await service.sweep()) await zips!.ended(id);
     await drops.sweepStale();
-    guard!.prune();
+    await guard!.prune();
   };
   /** One page of a shared folder from the catalogue, folders first by name. */
   const browse = (storageId: number, dir: string, limit: number) => d.catalogue.nodes.list(storageId, dir, { sort: 'name', desc: false, limit, offset: 0 });

@@ -66,7 +66,7 @@ export class LinkGuard {
 
   constructor(private shares: SharesService, private limits: () => GuardLimits, db: Db, private lease: GuardLease, private log: (msg: string, err?: unknown) => void) {
     this.load = new LinkLoadRepo(db);
-    this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(lease.leaseMs / 3)));
+    this.timer = setInterval(() => void this.tick(), Math.max(50, Math.floor(lease.leaseMs / 3)));
     this.timer.unref();
   }
 
@@ -81,14 +81,14 @@ export class LinkGuard {
     const st = this.state(share.id);
     if (lim.maxAddresses > 0 && (st.seen.get(v.ip) ?? -Infinity) <= now - SEEN_REFRESH_MS) {
       st.seen.set(v.ip, now);
-      const addresses = this.load.see(share.id, v.ip, now, now - HOUR);
+      const addresses = await this.load.see(share.id, v.ip, now, now - HOUR);
       if (addresses > lim.maxAddresses) await this.suspend(share, 'addresses', { addresses, ip: v.ip, ua: v.ua });
     }
     const mine = st.perIp.get(v.ip) ?? 0;
     // Another range while this address downloads the link: through this instance, or (capped links record the
     // address of each stream) through any other.
-    if (v.ranged && ACCELERATOR_UA.test(v.ua) && (mine > 0 || (lim.maxStreams > 0 && this.load.holds(share.id, v.ip, now)))) await this.strike(share, v, now);
-    const slot = lim.maxStreams > 0 ? this.load.take(share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now, v.ip) : null;
+    if (v.ranged && ACCELERATOR_UA.test(v.ua) && (mine > 0 || (lim.maxStreams > 0 && (await this.load.holds(share.id, v.ip, now))))) await this.strike(share, v, now);
+    const slot = lim.maxStreams > 0 ? await this.load.take(share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now, v.ip) : null;
     if (lim.maxStreams > 0 && !slot) {
       if (v.ranged) await this.strike(share, v, now);
       throw new AppError('rate_limited', { retry_after: RETRY_AFTER_S }, { retry_after: RETRY_AFTER_S, reason: 'link_streams', max: lim.maxStreams });
@@ -99,7 +99,7 @@ export class LinkGuard {
     return () => {
       if (done) return;
       done = true;
-      if (slot) this.free(slot);
+      if (slot) void this.free(slot);
       st.streams--;
       const left = (st.perIp.get(v.ip) ?? 1) - 1;
       if (left > 0) st.perIp.set(v.ip, left);
@@ -114,8 +114,8 @@ export class LinkGuard {
   }
 
   /** Forgets what was counted for a link (after a re-enable, so it starts clean). */
-  forget(shareId: number): void {
-    this.load.forget(shareId);
+  async forget(shareId: number): Promise<void> {
+    await this.load.forget(shareId);
     const st = this.links.get(shareId);
     if (!st) return;
     st.seen.clear();
@@ -129,8 +129,8 @@ export class LinkGuard {
   }
 
   /** Drops hour-old addresses, passed slots and strikes of idle links (hourly, so memory and tables stay bounded). */
-  prune(now = Date.now()): void {
-    this.load.prune(now, now - HOUR, now - STRIKE_WINDOW_MS);
+  async prune(now = Date.now()): Promise<void> {
+    await this.load.prune(now, now - HOUR, now - STRIKE_WINDOW_MS);
     for (const [id, st] of this.links) {
       for (const [ip, at] of st.seen) if (at <= now - SEEN_REFRESH_MS) st.seen.delete(ip);
       if (st.streams === 0 && st.seen.size === 0) this.links.delete(id);
@@ -138,19 +138,19 @@ export class LinkGuard {
   }
 
   /** Frees a slot; when the database refuses, the next tick tries again (and stops renewing it). */
-  private free(slot: Slot): void {
+  private async free(slot: Slot): Promise<void> {
     try {
-      this.load.free(slot, this.lease.instanceId);
+      await this.load.free(slot, this.lease.instanceId);
     } catch {
       this.unfreed.push(slot);
     }
   }
 
   /** Renews this instance's slots while it has streams open; retries the frees that failed first. */
-  private tick(): void {
+  private async tick(): Promise<void> {
     try {
-      for (const s of this.unfreed.splice(0)) this.free(s);
-      if (this.unfreed.length === 0 && this.activeStreams() > 0) this.load.renew(this.lease.instanceId, Date.now() + this.lease.leaseMs);
+      await Promise.all(this.unfreed.splice(0).map((s) => this.free(s)));
+      if (this.unfreed.length === 0 && this.activeStreams() > 0) await this.load.renew(this.lease.instanceId, Date.now() + this.lease.leaseMs);
     } catch (e) {
       // The database is away: the next tick renews; a lease that passes meanwhile frees the slots (exact, not lenient).
       if (!isBusy(e)) this.log('public link guard: renewing the stream slots failed', e);
@@ -164,12 +164,12 @@ export class LinkGuard {
   }
 
   private async strike(share: ShareRow, v: Visit, now: number): Promise<void> {
-    if (this.load.strike(share.id, v.ip, now, now - STRIKE_WINDOW_MS) >= ACCEL_STRIKES) await this.suspend(share, 'accelerator', { ip: v.ip, ua: v.ua });
+    if ((await this.load.strike(share.id, v.ip, now, now - STRIKE_WINDOW_MS)) >= ACCEL_STRIKES) await this.suspend(share, 'accelerator', { ip: v.ip, ua: v.ua });
   }
 
   private async suspend(share: ShareRow, reason: 'addresses' | 'accelerator', meta: { addresses?: number; ip: string; ua: string }): Promise<never> {
     await this.shares.suspend(share, reason, meta);
-    this.forget(share.id);
+    await this.forget(share.id);
     throw new AppError('link_suspended', {}, { reason });
   }
 }

@@ -159,8 +159,10 @@ export class ShareZips {
     if (live && existsSync(store.file)) live = undefined;
     b.promise = (async () => {
       const liveness = setInterval(() => {
-        const row = this.o.shares.repo.byId(s.id);
-        if (!row || this.o.shares.stateOf(row) !== 'active') abort.abort();
+        // A database that does not answer ends nothing: the next check asks again.
+        void this.o.shares.repo.byId(s.id).then((row) => {
+          if (!row || this.o.shares.stateOf(row) !== 'active') abort.abort();
+        }, () => undefined);
       }, LIVENESS_MS);
       liveness.unref();
       let zb: ZipFileBuild | null = null;
@@ -201,7 +203,7 @@ export class ShareZips {
    * warm ceiling, one at a time, then sweeps. Errors are logged, never thrown.
    */
   async warm(): Promise<void> {
-    for (const s of this.o.shares.repo.activeFolderLinks(new Date().toISOString())) {
+    for (const s of await this.o.shares.repo.activeFolderLinks(new Date().toISOString())) {
       if (this.o.shares.stateOf(s) !== 'active') continue;
       await this.warmOne(s);
     }
@@ -231,7 +233,7 @@ export class ShareZips {
       if (!m) continue;
       const id = Number(m[1]);
       if (m[3] && this.builds.has(id)) continue;
-      const row = this.o.shares.repo.byId(id);
+      const row = await this.o.shares.repo.byId(id);
       const file = join(this.o.dir, name);
       let drop = !row || this.o.shares.stateOf(row) !== 'active' || m[2] !== fingerprint(this.entries(row));
       // A build a crash or stop cut short stays while it can resume: its checkpoints sit beside it.

@@ -1,10 +1,11 @@
 /**
- * The shares, drop_submissions and drop_files tables (owner: shares). Every
- * counter changes through one conditional UPDATE, so better-sqlite3's
- * serialised statements make caps and the PIN counter exact under any
- * concurrency without a transaction held across I/O.
+ * The shares, drop_submissions and drop_files tables (owner: shares), on `db.async`. Every counter changes
+ * through one conditional UPDATE (or one unit of work that starts with it), so caps, the PIN counter and a
+ * submission's file slots stay exact however requests and instances interleave, and no transaction is
+ * held across I/O. A write answers with `RETURNING`, which is also how it tells whether it changed a row.
  */
 import type { Db } from '../db';
+import type { Tx } from '../db/async';
 import type { SharesTable, DropSubmissionsTable, DropFilesTable } from '../db/tables';
 
 /**
@@ -27,39 +28,39 @@ export interface AppLinkFilter { plugin?: string; active?: boolean; nowIso: stri
 export class SharesRepo {
   constructor(private db: Db) {}
 
-  insert(s: NewShare): number {
-    return Number(
-      this.db.sqlite
-        .prepare(
-          `INSERT INTO shares (token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at, plugin_name, page_id, title, app_files)
-           VALUES (@token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)`,
-        )
-        .run({
-          ...s, kind: s.kind === 'app' ? 'link' : s.kind,
-          plugin_name: s.plugin_name ?? null, page_id: s.page_id ?? null, title: s.title ?? null, app_files: s.app_files ?? null,
-        }).lastInsertRowid,
+  /** Stores a new share; its id. */
+  async insert(s: NewShare): Promise<number> {
+    const [row] = await this.write<{ id: number }>(
+      `INSERT INTO shares (token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at, plugin_name, page_id, title, app_files)
+       VALUES (@token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)
+       RETURNING id`,
+      {
+        ...s, kind: s.kind === 'app' ? 'link' : s.kind,
+        plugin_name: s.plugin_name ?? null, page_id: s.page_id ?? null, title: s.title ?? null, app_files: s.app_files ?? null,
+      },
     );
+    return Number(row.id);
   }
 
-  byId(id: number): ShareRow | undefined {
-    return asRow(this.db.sqlite.prepare('SELECT * FROM shares WHERE id = ?').get(id) as SharesTable | undefined);
+  async byId(id: number): Promise<ShareRow | undefined> {
+    return asRow((await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE id = ?', [id]))[0]);
   }
 
-  byToken(token: string): ShareRow | undefined {
-    return asRow(this.db.sqlite.prepare('SELECT * FROM shares WHERE token = ?').get(token) as SharesTable | undefined);
+  async byToken(token: string): Promise<ShareRow | undefined> {
+    return asRow((await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE token = ?', [token]))[0]);
   }
 
   /** The owner's shares, newest first (all shares when `ownerId` is null). */
-  list(ownerId: number | null, limit = 1000): ShareRow[] {
-    if (ownerId === null) return asRows(this.db.sqlite.prepare('SELECT * FROM shares ORDER BY id DESC LIMIT ?').all(limit) as SharesTable[]);
-    return asRows(this.db.sqlite.prepare('SELECT * FROM shares WHERE owner_id = ? ORDER BY id DESC LIMIT ?').all(ownerId, limit) as SharesTable[]);
+  async list(ownerId: number | null, limit = 1000): Promise<ShareRow[]> {
+    if (ownerId === null) return asRows(await this.db.async.sql<SharesTable>('SELECT * FROM shares ORDER BY id DESC LIMIT ?', [limit]));
+    return asRows(await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE owner_id = ? ORDER BY id DESC LIMIT ?', [ownerId, limit]));
   }
 
   /**
    * App links, newest first, with the total: of one app when `plugin` is given; `active` true keeps links
    * live by the clock and not revoked (false: the others). The creator and app checks are the caller's.
    */
-  appLinks(f: AppLinkFilter): { rows: ShareRow[]; total: number } {
+  appLinks(f: AppLinkFilter): Promise<{ rows: ShareRow[]; total: number }> {
     const where = ['plugin_name IS NOT NULL'];
     const args: Record<string, unknown> = {};
     if (f.plugin !== undefined) {
@@ -72,150 +73,179 @@ export class SharesRepo {
       args.now = f.nowIso;
     }
     const w = where.join(' AND ');
-    const total = (this.db.sqlite.prepare(`SELECT count(*) AS n FROM shares WHERE ${w}`).get(args) as { n: number }).n;
-    const rows = asRows(this.db.sqlite.prepare(`SELECT * FROM shares WHERE ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`).all({ ...args, limit: f.limit, offset: f.offset }) as SharesTable[]);
-    return { rows, total };
+    return this.db.async.read(function* (t) {
+      const [{ n }] = yield* t.sql<{ n: number }>(`SELECT count(*) AS n FROM shares WHERE ${w}`, args);
+      const rows = asRows(yield* t.sql<SharesTable>(`SELECT * FROM shares WHERE ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`, { ...args, limit: f.limit, offset: f.offset }));
+      return { rows, total: Number(n) };
+    });
   }
 
   /** Folder links that may still be opened (for the ZIP warmer); state checks beyond the clock are the caller's. */
-  activeFolderLinks(nowIso: string): ShareRow[] {
-    return this.db.sqlite
-      .prepare("SELECT * FROM shares WHERE kind = 'link' AND plugin_name IS NULL AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)")
-      .all(nowIso) as ShareRow[];
+  activeFolderLinks(nowIso: string): Promise<ShareRow[]> {
+    return this.db.async.sql<ShareRow>(
+      "SELECT * FROM shares WHERE kind = 'link' AND plugin_name IS NULL AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)",
+      [nowIso],
+    );
   }
 
   /** Suspends a link (the uplink guard); false when already suspended or missing. */
-  suspend(id: number, reason: 'addresses' | 'accelerator', nowIso: string): boolean {
-    return this.db.sqlite.prepare('UPDATE shares SET suspended_at = ?, suspended_reason = ? WHERE id = ? AND suspended_at IS NULL').run(nowIso, reason, id).changes === 1;
+  async suspend(id: number, reason: 'addresses' | 'accelerator', nowIso: string): Promise<boolean> {
+    return (await this.write('UPDATE shares SET suspended_at = ?, suspended_reason = ? WHERE id = ? AND suspended_at IS NULL RETURNING id', [nowIso, reason, id])).length === 1;
   }
 
   /** Lifts a suspension; false when the link was not suspended. */
-  resume(id: number): boolean {
-    return this.db.sqlite.prepare('UPDATE shares SET suspended_at = NULL, suspended_reason = NULL WHERE id = ? AND suspended_at IS NOT NULL').run(id).changes === 1;
+  async resume(id: number): Promise<boolean> {
+    return (await this.write('UPDATE shares SET suspended_at = NULL, suspended_reason = NULL WHERE id = ? AND suspended_at IS NOT NULL RETURNING id', [id])).length === 1;
   }
 
   /** Live links suspended now (for the admin status). */
-  suspendedCount(): number {
-    return (this.db.sqlite.prepare('SELECT count(*) AS n FROM shares WHERE suspended_at IS NOT NULL AND revoked_at IS NULL').get() as { n: number }).n;
+  async suspendedCount(): Promise<number> {
+    const [{ n }] = await this.db.async.sql<{ n: number }>('SELECT count(*) AS n FROM shares WHERE suspended_at IS NOT NULL AND revoked_at IS NULL');
+    return Number(n);
   }
 
   /** Revokes: expiry set to now and `revoked_at` written. False when already revoked or missing. */
-  revoke(id: number, nowIso: string): boolean {
-    return this.db.sqlite.prepare('UPDATE shares SET revoked_at = @now, expires_at = CASE WHEN expires_at IS NULL OR expires_at > @now THEN @now ELSE expires_at END WHERE id = @id AND revoked_at IS NULL').run({ id, now: nowIso }).changes === 1;
+  async revoke(id: number, nowIso: string): Promise<boolean> {
+    return (await this.write('UPDATE shares SET revoked_at = @now, expires_at = CASE WHEN expires_at IS NULL OR expires_at > @now THEN @now ELSE expires_at END WHERE id = @id AND revoked_at IS NULL RETURNING id', { id, now: nowIso })).length === 1;
   }
 
   /**
    * Claims one download slot when the link is live by the clock and under its
    * cap. True when the slot is the caller's; one statement, so exact.
    */
-  claimDownload(id: number, nowIso: string): boolean {
-    return this.db.sqlite
-      .prepare('UPDATE shares SET downloads = downloads + 1 WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)')
-      .run(id, nowIso).changes === 1;
+  async claimDownload(id: number, nowIso: string): Promise<boolean> {
+    const q = 'UPDATE shares SET downloads = downloads + 1 WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads) RETURNING id';
+    return (await this.write(q, [id, nowIso])).length === 1;
   }
 
-  /** Gives back a slot whose serve failed before its first byte. */
-  releaseDownload(id: number): void {
-    this.db.sqlite.prepare('UPDATE shares SET downloads = downloads - 1 WHERE id = ? AND downloads > 0').run(id);
+  /** Gives back a slot whose serve failed before its first byte (`waitMs`: how long a held database is waited for). */
+  async releaseDownload(id: number, waitMs?: number): Promise<void> {
+    await this.write('UPDATE shares SET downloads = downloads - 1 WHERE id = ? AND downloads > 0 RETURNING id', [id], waitMs);
   }
 
   /** Claims one received-file slot against `max_uploads`; exact like downloads. */
-  claimUpload(id: number): boolean {
-    return this.db.sqlite.prepare('UPDATE shares SET uploads = uploads + 1 WHERE id = ? AND (max_uploads IS NULL OR uploads < max_uploads)').run(id).changes === 1;
+  async claimUpload(id: number): Promise<boolean> {
+    return (await this.write('UPDATE shares SET uploads = uploads + 1 WHERE id = ? AND (max_uploads IS NULL OR uploads < max_uploads) RETURNING id', [id])).length === 1;
   }
 
-  releaseUpload(id: number): void {
-    this.db.sqlite.prepare('UPDATE shares SET uploads = uploads - 1 WHERE id = ? AND uploads > 0').run(id);
+  async releaseUpload(id: number): Promise<void> {
+    await this.write('UPDATE shares SET uploads = uploads - 1 WHERE id = ? AND uploads > 0 RETURNING id', [id]);
   }
 
   /**
-   * Records a wrong PIN: the counter rises and, at `max`, the row locks until
-   * `lockUntilIso` and the counter restarts. Returns the row after the change.
+   * Records a wrong PIN: the counter rises and, at `max`, the row locks until `lockUntilIso` and the counter
+   * restarts. A row locked at `nowIso` (another wrong answer locked it meanwhile) counts nothing. Returns
+   * the row after the change; one unit, so each of several wrong answers at once sees its own count.
    */
-  pinFailed(id: number, max: number, lockUntilIso: string): ShareRow {
-    this.db.sqlite
-      .prepare('UPDATE shares SET pin_fails = CASE WHEN pin_fails + 1 >= @max THEN 0 ELSE pin_fails + 1 END, locked_until = CASE WHEN pin_fails + 1 >= @max THEN @until ELSE locked_until END WHERE id = @id')
-      .run({ id, max, until: lockUntilIso });
-    return this.byId(id)!;
+  pinFailed(id: number, max: number, lockUntilIso: string, nowIso: string): Promise<ShareRow> {
+    return this.db.async.unit(function* (t) {
+      const [after] = yield* t.sql<SharesTable>(
+        'UPDATE shares SET pin_fails = CASE WHEN pin_fails + 1 >= @max THEN 0 ELSE pin_fails + 1 END, locked_until = CASE WHEN pin_fails + 1 >= @max THEN @until ELSE locked_until END WHERE id = @id AND (locked_until IS NULL OR locked_until <= @now) RETURNING *',
+        { id, max, until: lockUntilIso, now: nowIso },
+      );
+      return asRow(after ?? (yield* t.sql<SharesTable>('SELECT * FROM shares WHERE id = ?', [id]))[0])!;
+    });
   }
 
-  pinPassed(id: number): void {
-    this.db.sqlite.prepare('UPDATE shares SET pin_fails = 0, locked_until = NULL WHERE id = ? AND (pin_fails != 0 OR locked_until IS NOT NULL)').run(id);
+  /** A right PIN restarts the counter, unless another answer locked the row at `nowIso` meanwhile. */
+  async pinPassed(id: number, nowIso: string): Promise<void> {
+    await this.write('UPDATE shares SET pin_fails = 0, locked_until = NULL WHERE id = ? AND (pin_fails != 0 OR locked_until IS NOT NULL) AND (locked_until IS NULL OR locked_until <= ?) RETURNING id', [id, nowIso]);
   }
 
-  /** Deletes links revoked or expired before `beforeIso` (with their submissions). Returns the ids removed. */
   /** Whether `token` named a link (of `kind`, when given) whose storage was deleted since. */
-  tombstoned(token: string, kind?: ShareRow['kind']): boolean {
-    const row = this.db.sqlite.prepare('SELECT kind FROM share_tombstones WHERE token = ?').get(token) as { kind: string } | undefined;
+  async tombstoned(token: string, kind?: ShareRow['kind']): Promise<boolean> {
+    const [row] = await this.db.async.sql<{ kind: string }>('SELECT kind FROM share_tombstones WHERE token = ?', [token]);
     // An app link's tombstone says `link` (the stored kind).
     return !!row && (!kind || row.kind === (kind === 'app' ? 'link' : kind));
   }
 
-  sweep(beforeIso: string): number[] {
-    const rows = this.db.sqlite
-      .prepare('SELECT id FROM shares WHERE (revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b)')
-      .all({ b: beforeIso }) as Array<{ id: number }>;
-    const del = this.db.sqlite.prepare('DELETE FROM shares WHERE id = ?');
-    this.db.sqlite.transaction(() => {
-      rows.forEach((r) => del.run(r.id));
-      this.db.sqlite.prepare('DELETE FROM share_tombstones WHERE created_at < ?').run(beforeIso);
-    })();
-    return rows.map((r) => r.id);
+  /** Deletes links revoked or expired before `beforeIso` (with their submissions) and older tombstones. Returns the ids removed. */
+  async sweep(beforeIso: string): Promise<number[]> {
+    const rows = await this.db.async.unit(function* (t) {
+      const gone = yield* t.sql<{ id: number }>('DELETE FROM shares WHERE (revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b) RETURNING id', { b: beforeIso });
+      yield* t.sql('DELETE FROM share_tombstones WHERE created_at < ?', [beforeIso]);
+      return gone;
+    });
+    return rows.map((r) => Number(r.id));
   }
 
-  insertSubmission(s: Omit<SubmissionRow, 'files' | 'finished_at'>): void {
-    this.db.sqlite.prepare('INSERT INTO drop_submissions (id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@id, @share_id, @folder, @uploader, @ip, @has_note, @created_at)').run(s);
+  async insertSubmission(s: Omit<SubmissionRow, 'files' | 'finished_at'>): Promise<void> {
+    await this.write('INSERT INTO drop_submissions (id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@id, @share_id, @folder, @uploader, @ip, @has_note, @created_at) RETURNING id', s);
   }
 
   /** Per file request of `ownerId`: its submissions that received at least one file (the "Uses" of a file request). */
-  submissionCounts(ownerId: number): Map<number, number> {
-    const rows = this.db.sqlite
-      .prepare(
-        `SELECT s.share_id, count(*) AS n FROM drop_submissions s JOIN shares sh ON sh.id = s.share_id
-         WHERE sh.owner_id = ? AND EXISTS (SELECT 1 FROM drop_files f WHERE f.submission_id = s.id AND f.done = 1) GROUP BY s.share_id`,
-      )
-      .all(ownerId) as Array<{ share_id: number; n: number }>;
-    return new Map(rows.map((r) => [r.share_id, Number(r.n)]));
+  async submissionCounts(ownerId: number): Promise<Map<number, number>> {
+    const rows = await this.db.async.sql<{ share_id: number; n: number }>(
+      `SELECT s.share_id, count(*) AS n FROM drop_submissions s JOIN shares sh ON sh.id = s.share_id
+       WHERE sh.owner_id = ? AND EXISTS (SELECT 1 FROM drop_files f WHERE f.submission_id = s.id AND f.done = 1) GROUP BY s.share_id`,
+      [ownerId],
+    );
+    return new Map(rows.map((r) => [Number(r.share_id), Number(r.n)]));
   }
 
-  submission(id: string): SubmissionRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM drop_submissions WHERE id = ?').get(id) as SubmissionRow | undefined;
+  async submission(id: string): Promise<SubmissionRow | undefined> {
+    return (await this.db.async.sql<SubmissionRow>('SELECT * FROM drop_submissions WHERE id = ?', [id]))[0];
   }
 
-  /** Reserves a file slot of a submission under `max` files; false when it is full. */
-  addSubmissionFile(submissionId: string, max: number, f: Omit<DropFileRow, 'submission_id' | 'done' | 'position'>): boolean {
-    const s = this.db.sqlite;
-    return s.transaction(() => {
-      if (s.prepare('UPDATE drop_submissions SET files = files + 1 WHERE id = ? AND files < ? AND finished_at IS NULL').run(submissionId, max).changes !== 1) return false;
-      s.prepare('INSERT INTO drop_files (upload_id, submission_id, name, size, position) SELECT ?, ?, ?, ?, files FROM drop_submissions WHERE id = ?').run(f.upload_id, submissionId, f.name, f.size, submissionId);
-      return true;
-    })();
+  /**
+   * Reserves a file slot of a submission under `max` files for a file named `f.name`: `full` when the
+   * submission has no slot left (or is finished), `taken` when another file of it has that name (case
+   * aside), else `added`. One unit: the slot is taken first, which holds the submission's row, so two
+   * files racing for the last slot or for one name are decided one after the other.
+   */
+  async addSubmissionFile(submissionId: string, max: number, f: Omit<DropFileRow, 'submission_id' | 'done' | 'position'>): Promise<'added' | 'full' | 'taken'> {
+    try {
+      return await this.db.async.unit(function* (t) {
+        const [slot] = yield* t.sql<{ files: number }>('UPDATE drop_submissions SET files = files + 1 WHERE id = ? AND files < ? AND finished_at IS NULL RETURNING files', [submissionId, max]);
+        if (!slot) return 'full';
+        const names = yield* t.sql<{ name: string }>('SELECT name FROM drop_files WHERE submission_id = ?', [submissionId]);
+        // Thrown to roll the slot back; answered below.
+        if (names.some((r) => r.name.toLowerCase() === f.name.toLowerCase())) throw NAME_TAKEN;
+        yield* t.sql('INSERT INTO drop_files (upload_id, submission_id, name, size, position) VALUES (?, ?, ?, ?, ?) RETURNING upload_id', [f.upload_id, submissionId, f.name, f.size, Number(slot.files)]);
+        return 'added';
+      });
+    } catch (e) {
+      if (e === NAME_TAKEN) return 'taken';
+      throw e;
+    }
   }
 
-  dropFile(uploadId: string): DropFileRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM drop_files WHERE upload_id = ?').get(uploadId) as DropFileRow | undefined;
+  async dropFile(uploadId: string): Promise<DropFileRow | undefined> {
+    return (await this.db.async.sql<DropFileRow>('SELECT * FROM drop_files WHERE upload_id = ?', [uploadId]))[0];
   }
 
-  submissionFiles(submissionId: string): DropFileRow[] {
-    return this.db.sqlite.prepare('SELECT * FROM drop_files WHERE submission_id = ? ORDER BY position, name').all(submissionId) as DropFileRow[];
+  submissionFiles(submissionId: string): Promise<DropFileRow[]> {
+    return this.db.async.sql<DropFileRow>('SELECT * FROM drop_files WHERE submission_id = ? ORDER BY position, name', [submissionId]);
   }
 
-  markFileDone(uploadId: string): void {
-    this.db.sqlite.prepare('UPDATE drop_files SET done = 1 WHERE upload_id = ?').run(uploadId);
+  async markFileDone(uploadId: string): Promise<void> {
+    await this.write('UPDATE drop_files SET done = 1 WHERE upload_id = ? RETURNING upload_id', [uploadId]);
   }
 
   /** Closes a submission once; false when it was already finished. */
-  finishSubmission(id: string, nowIso: string): boolean {
-    return this.db.sqlite.prepare('UPDATE drop_submissions SET finished_at = ? WHERE id = ? AND finished_at IS NULL').run(nowIso, id).changes === 1;
+  async finishSubmission(id: string, nowIso: string): Promise<boolean> {
+    return (await this.write('UPDATE drop_submissions SET finished_at = ? WHERE id = ? AND finished_at IS NULL RETURNING id', [nowIso, id])).length === 1;
   }
 
   /** Unfinished submissions opened before `beforeIso` (the uploader left without saying so). */
-  staleSubmissions(beforeIso: string): SubmissionRow[] {
-    return this.db.sqlite.prepare('SELECT * FROM drop_submissions WHERE finished_at IS NULL AND created_at < ? LIMIT 500').all(beforeIso) as SubmissionRow[];
+  staleSubmissions(beforeIso: string): Promise<SubmissionRow[]> {
+    return this.db.async.sql<SubmissionRow>('SELECT * FROM drop_submissions WHERE finished_at IS NULL AND created_at < ? LIMIT 500', [beforeIso]);
   }
 
-  /** Names already used in a submission (to keep every file's name unique there). */
-  namesIn(submissionId: string): Set<string> {
-    return new Set((this.db.sqlite.prepare('SELECT name FROM drop_files WHERE submission_id = ?').all(submissionId) as Array<{ name: string }>).map((r) => r.name.toLowerCase()));
+  /** Names already used in a submission, lower-cased (to keep every file's name unique there). */
+  async namesIn(submissionId: string): Promise<Set<string>> {
+    const rows = await this.db.async.sql<{ name: string }>('SELECT name FROM drop_files WHERE submission_id = ?', [submissionId]);
+    return new Set(rows.map((r) => r.name.toLowerCase()));
+  }
+
+  /**
+   * One write statement with `RETURNING` (its rows tell what changed), as a unit: on SQLite a write that
+   * meets a database held by another program waits off the event loop (up to `waitMs`) before `database_busy`.
+   */
+  private write<R = unknown>(text: string, params: unknown[] | Record<string, unknown>, waitMs?: number): Promise<R[]> {
+    return this.db.async.unit((t: Tx) => t.sql<R>(text, params), { waitMs });
   }
 }
+
+/** Thrown inside `addSubmissionFile`'s unit to roll its slot back when the name is taken. */
+const NAME_TAKEN = new Error('drop file name taken');

@@ -8,7 +8,6 @@ import { actorRef, linkActor, requirePermission, type Actor, type Auth, type Pri
 import type { DropSettings, LinkMetadata, ShareView } from '../contract';
 import type { Catalogue, StorageRow } from '../catalogue';
 import { mimeOf } from '../catalogue';
-import type { Db } from '../db';
 import type { EventBus, RequestMeta } from '../events';
 import { AppError, isAppError } from '../errors';
 import type { ActorFiles, FileService } from '../files';
@@ -83,7 +82,6 @@ export interface DownloadSlot {
 
 
 export interface SharesOptions {
-  db: Db;
   repo: SharesRepo;
   auth: Auth;
   catalogue: Catalogue;
@@ -98,7 +96,7 @@ export interface SharesOptions {
   /** Called after a link is created (the ZIP warmer pre-builds folder archives). */
   onCreated?: (row: ShareRow) => void;
   /** Told when a suspended link is re-enabled (the guard forgets what it counted). */
-  onResumed?: (shareId: number) => void;
+  onResumed?: (shareId: number) => Promise<void> | undefined;
 }
 
 export class SharesService {
@@ -135,7 +133,7 @@ export class SharesService {
     const token = randomToken(24);
     const drop = kind === 'drop' ? { ...DROP_DEFAULTS, ...stripUndefined(input.drop_settings ?? {}) } : null;
     if (drop) drop.allowed_ext = [...new Set(drop.allowed_ext.map((e) => e.replace(/^\./, '').toLowerCase()).filter(Boolean))];
-    const id = this.o.repo.insert({
+    const id = await this.o.repo.insert({
       token, kind, owner_id: a.principal.id, storage_id: r.storage.id, rel: r.rel, is_dir: entry.type === 'dir' ? 1 : 0,
       ttl: expiresAt === null ? null : formatDuration(Math.max(0, Math.round((expiresAt - now) / 1000) * 1000)),
       expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), expiry_clamped: clamped ? 1 : 0,
@@ -143,7 +141,7 @@ export class SharesService {
       pin_hash: pin ? this.pinHash(token, pin) : null, comment: input.comment ?? null, drop_settings: drop ? JSON.stringify(drop) : null,
       created_at: new Date(now).toISOString(),
     });
-    const row = this.o.repo.byId(id)!;
+    const row = (await this.o.repo.byId(id))!;
     await this.o.bus.emit('audit', { action: 'share.create', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin } });
     this.o.onCreated?.(row);
     const view = this.present(row, origin);
@@ -177,7 +175,7 @@ export class SharesService {
     const now = Date.now();
     const { expiresAt, clamped } = this.expiry(now, { path: '', expires_at: input.expires_at });
     const token = randomToken(24);
-    const id = this.o.repo.insert({
+    const id = await this.o.repo.insert({
       token, kind: 'app', owner_id: a.principal.id, storage_id: targets[0].storage.id, rel: targets[0].rel, is_dir: 0,
       ttl: expiresAt === null ? null : formatDuration(Math.max(0, Math.round((expiresAt - now) / 1000) * 1000)),
       expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), expiry_clamped: clamped ? 1 : 0,
@@ -185,7 +183,7 @@ export class SharesService {
       comment: null, drop_settings: null, created_at: new Date(now).toISOString(),
       plugin_name: input.plugin, page_id: input.page, title: input.title ?? null, app_files: JSON.stringify(files),
     });
-    const row = this.o.repo.byId(id)!;
+    const row = (await this.o.repo.byId(id))!;
     await this.o.bus.emit('audit', { action: 'share.create', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: id, kind: 'app', plugin: input.plugin, page: input.page, files: files.length, max_visits: row.max_downloads, expires_at: row.expires_at, pin: !!input.pin } });
     return this.present(row, origin);
   }
@@ -206,9 +204,9 @@ export class SharesService {
    * revoked and suspended links instead of refusing them): `not_found` for an unknown or malformed token,
    * another kind than `kind`, or a capped link; a token whose storage was deleted is `revoked` with no row.
    */
-  peek(token: string, kind: ShareRow['kind']): { share: ShareRow | null; state: Exclude<ShareView['state'], 'capped'> } {
-    const share = typeof token === 'string' && TOKEN_RE.test(token) ? this.o.repo.byToken(token) : undefined;
-    if (!share && typeof token === 'string' && TOKEN_RE.test(token) && this.o.repo.tombstoned(token, kind)) return { share: null, state: 'revoked' };
+  async peek(token: string, kind: ShareRow['kind']): Promise<{ share: ShareRow | null; state: Exclude<ShareView['state'], 'capped'> }> {
+    const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(token) : undefined;
+    if (!share && typeof token === 'string' && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(token, kind))) return { share: null, state: 'revoked' };
     if (!share || share.kind !== kind) throw new AppError('not_found');
     const state = this.stateOf(share);
     if (state === 'capped') throw new AppError('not_found', { reason: 'capped' });
@@ -226,10 +224,10 @@ export class SharesService {
   }
 
   /** The caller's shares, newest first (a key sees those inside its root only). */
-  list(a: Actor, origin: string): ShareView[] {
+  async list(a: Actor, origin: string): Promise<ShareView[]> {
     if (a.kind === 'system') return [];
-    const uses = this.o.repo.submissionCounts(a.principal.id);
-    return this.o.repo.list(a.principal.id).filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin, uses.get(s.id) ?? 0));
+    const [uses, rows] = await Promise.all([this.o.repo.submissionCounts(a.principal.id), this.o.repo.list(a.principal.id)]);
+    return rows.filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin, uses.get(s.id) ?? 0));
   }
 
   /** Whether a key's root holds the share's item (other actors: always). */
@@ -248,13 +246,13 @@ export class SharesService {
    * `share.revoke`. Owner or admin; anyone else gets `not_found`. Idempotent.
    */
   async revoke(a: Actor, idOrToken: string): Promise<ShareView> {
-    const row = /^\d+$/.test(idOrToken) ? this.o.repo.byId(Number(idOrToken)) : TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : undefined;
+    const row = await this.byIdOrToken(idOrToken);
     if (!row || !this.manages(a, row)) throw new AppError('not_found');
-    if (this.o.repo.revoke(row.id, new Date().toISOString())) {
+    if (await this.o.repo.revoke(row.id, new Date().toISOString())) {
       await this.o.bus.emit('audit', { action: 'share.revoke', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id, kind: row.kind } });
       this.o.onEnded?.(row.id);
     }
-    return this.present(this.o.repo.byId(row.id)!, '');
+    return this.present((await this.o.repo.byId(row.id))!, '');
   }
 
   /**
@@ -263,7 +261,7 @@ export class SharesService {
    */
   async suspend(row: ShareRow, reason: 'addresses' | 'accelerator', meta: { addresses?: number; ip?: string; ua?: string }): Promise<boolean> {
     const at = new Date().toISOString();
-    if (!this.o.repo.suspend(row.id, reason, at)) return false;
+    if (!(await this.o.repo.suspend(row.id, reason, at))) return false;
     const path = this.sharePath(row);
     await this.o.bus.emit('share.suspended', { share_id: row.id, owner_id: row.owner_id, token: row.token, path, reason, suspended_at: at, ...meta });
     await this.o.bus.emit('audit', { action: 'share.suspend', resource: path, request: { ip: meta.ip ?? null, ua: meta.ua ?? null }, meta: { share_id: row.id, reason } });
@@ -272,17 +270,23 @@ export class SharesService {
 
   /** Re-enables a suspended link (owner or admin; anyone else gets `not_found`). Idempotent. */
   async resume(a: Actor, idOrToken: string): Promise<ShareView> {
-    const row = /^\d+$/.test(idOrToken) ? this.o.repo.byId(Number(idOrToken)) : TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : undefined;
+    const row = await this.byIdOrToken(idOrToken);
     if (!row || !this.manages(a, row)) throw new AppError('not_found');
-    if (this.o.repo.resume(row.id)) {
+    if (await this.o.repo.resume(row.id)) {
       await this.o.bus.emit('audit', { action: 'share.resume', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id } });
-      this.o.onResumed?.(row.id);
+      await this.o.onResumed?.(row.id);
     }
-    return this.present(this.o.repo.byId(row.id)!, '');
+    return this.present((await this.o.repo.byId(row.id))!, '');
+  }
+
+  /** A share by its numeric id or its token (undefined for anything else). */
+  private byIdOrToken(idOrToken: string): Promise<ShareRow | undefined> {
+    if (/^\d+$/.test(idOrToken)) return this.o.repo.byId(Number(idOrToken));
+    return TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : Promise.resolve(undefined);
   }
 
   /** Live links held suspended now. */
-  suspendedCount(): number {
+  suspendedCount(): Promise<number> {
     return this.o.repo.suspendedCount();
   }
 
@@ -295,8 +299,8 @@ export class SharesService {
    * transfer that began before the cap was reached finish.
    */
   async open(token: string, kind?: ShareRow['kind'], opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
-    const share = typeof token === 'string' && TOKEN_RE.test(token) ? this.o.repo.byToken(token) : undefined;
-    if (!share && TOKEN_RE.test(token) && this.o.repo.tombstoned(token, kind)) throw new AppError('revoked', { reason: 'storage_removed' });
+    const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(token) : undefined;
+    if (!share && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(token, kind))) throw new AppError('revoked', { reason: 'storage_removed' });
     if (!share || (kind && share.kind !== kind)) throw new AppError('not_found');
     const state = this.stateOf(share);
     if (state === 'expired') throw expiredError(share);
@@ -340,16 +344,16 @@ export class SharesService {
    * PIN → `pin_wrong` with `tries_left`; five wrong answers lock the link for
    * 10 minutes and any PIN during the lock → `locked` with `retry_after`.
    */
-  checkPin(share: ShareRow, cred: { pin?: string; dt?: string }): void {
+  async checkPin(share: ShareRow, cred: { pin?: string; dt?: string }): Promise<void> {
     if (!share.pin_hash) return;
     if (cred.dt && this.verifyDownloadToken(share, cred.dt)) return;
     if (cred.pin === undefined || cred.pin === '') throw new AppError('unauthorised', { reason: 'pin_required' }, { reason: 'pin_required' });
-    this.verifyPin(share, cred.pin);
+    await this.verifyPin(share, cred.pin);
   }
 
   /** Checks a PIN against the gate (see `checkPin`) and hands out a download token. */
-  verify(share: ShareRow, pin: string): { download_token: string; expires_at: string } {
-    if (share.pin_hash) this.verifyPin(share, pin);
+  async verify(share: ShareRow, pin: string): Promise<{ download_token: string; expires_at: string }> {
+    if (share.pin_hash) await this.verifyPin(share, pin);
     return this.downloadToken(share);
   }
 
@@ -369,8 +373,8 @@ export class SharesService {
    * minutes, so a cap stays exact.
    */
   async claimDownload(share: ShareRow): Promise<DownloadSlot> {
-    if (!(await this.o.db.waits.write(() => this.o.repo.claimDownload(share.id, new Date().toISOString()), { transaction: false }))) {
-      const fresh = this.o.repo.byId(share.id);
+    if (!(await this.o.repo.claimDownload(share.id, new Date().toISOString()))) {
+      const fresh = await this.o.repo.byId(share.id);
       if (fresh && this.stateOf(fresh) === 'expired') throw expiredError(fresh);
       throw new AppError('not_found', { reason: 'capped' });
     }
@@ -379,13 +383,13 @@ export class SharesService {
       settle: (bytesSent, size) => {
         if (settled) return;
         settled = true;
-        if (bytesSent === 0 && size > 0) void this.o.db.waits.write(() => this.o.repo.releaseDownload(share.id), { transaction: false, waitMs: 600_000 }).catch(() => undefined);
+        if (bytesSent === 0 && size > 0) void this.o.repo.releaseDownload(share.id, 600_000).catch(() => undefined);
       },
     };
   }
 
   /** Deletes links revoked or expired more than 7 days ago. Returns their ids. */
-  sweep(now = Date.now()): number[] {
+  sweep(now = Date.now()): Promise<number[]> {
     return this.o.repo.sweep(new Date(now - SWEEP_AFTER_MS).toISOString());
   }
 
@@ -433,14 +437,14 @@ export class SharesService {
     return this.o.auth.repo.principal(id);
   }
 
-  private verifyPin(share: ShareRow, pin: string): void {
+  private async verifyPin(share: ShareRow, pin: string): Promise<void> {
     const now = Date.now();
     if (share.locked_until && Date.parse(share.locked_until) > now) throw lockedError(share.locked_until, now);
     if (safeEqual(this.pinHash(share.token, String(pin)), share.pin_hash!)) {
-      this.o.repo.pinPassed(share.id);
+      await this.o.repo.pinPassed(share.id, new Date(now).toISOString());
       return;
     }
-    const after = this.o.repo.pinFailed(share.id, PIN_MAX_FAILS, new Date(now + PIN_LOCK_MS).toISOString());
+    const after = await this.o.repo.pinFailed(share.id, PIN_MAX_FAILS, new Date(now + PIN_LOCK_MS).toISOString(), new Date(now).toISOString());
     if (after.locked_until && Date.parse(after.locked_until) > now) throw lockedError(after.locked_until, now);
     throw new AppError('pin_wrong', { tries_left: PIN_MAX_FAILS - after.pin_fails }, { tries_left: PIN_MAX_FAILS - after.pin_fails });
   }

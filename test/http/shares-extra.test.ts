@@ -75,7 +75,7 @@ before(async () => {
   assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
   await syncUntil(() => inCatalogue('moving/f23.bin') && inCatalogue('polled/x.txt') && inCatalogue('album/pic.jpg'), 'the tree');
   const { db, auth, catalogue, bus, files } = s.server;
-  const shares = new SharesService({ db, repo: new SharesRepo(db), auth, catalogue, files, settings: s.server.services.settings, bus, secretKey: randomBytes(32), publicUrl: '' });
+  const shares = new SharesService({ repo: new SharesRepo(db), auth, catalogue, files, settings: s.server.services.settings, bus, secretKey: randomBytes(32), publicUrl: '' });
   zips = new ShareZips({ catalogue, files, shares, dir: cache.dir, warmMaxBytes: 0, maxAgeMs: 3_600_000, log: () => undefined });
 });
 

@@ -67,7 +67,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
   });
   /** The guard and egress budget of a live link (the uplink protection of every public route). */
   const admitLink = async (ctx: Ctx) => {
-    const row = d.shares.service.repo.byToken(ctx.params.token);
+    const row = await d.shares.service.repo.byToken(ctx.params.token);
     if (row && row.kind === 'app') await d.admit?.(ctx, row);
   };
   const noStore: Mw = async (ctx, next) => {
@@ -126,7 +126,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     return html;
   };
   r.get('/s/:token', async (ctx, next) => {
-    const row = d.shares.service.repo.byToken(ctx.params.token);
+    const row = await d.shares.service.repo.byToken(ctx.params.token);
     if (!row || row.kind !== 'app') return next();
     await publicDoor(ctx, async () => {
       // Dead links get the share pages' styled answers (errors render through publicDoor's deadPage).
@@ -167,10 +167,10 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     offset: z.coerce.number().int().min(0).default(0),
   });
-  r.get('/api/admin/app-plugins/shares', doc({ summary: 'App links (filter by app, active; paging)', query: listQuery, auth: 'admin', tag: 'App plugins' }), admin, (ctx) => {
+  r.get('/api/admin/app-plugins/shares', doc({ summary: 'App links (filter by app, active; paging)', query: listQuery, auth: 'admin', tag: 'App plugins' }), admin, async (ctx) => {
     const q = validate(listQuery, ctx.query);
     const origin = ctx.origin;
-    ctx.body = pages().list({ plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset }, origin);
+    ctx.body = await pages().list({ plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset }, origin);
   });
   return r;
 }

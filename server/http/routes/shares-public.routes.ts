@@ -68,10 +68,10 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
   });
 
   /** The PIN gate; a browser gets the PIN form (with the reason) instead of JSON. */
-  const gate = (ctx: Ctx, o: OpenShare): string | undefined => {
+  const gate = async (ctx: Ctx, o: OpenShare): Promise<string | undefined> => {
     const cred = credOf(ctx);
     try {
-      service.checkPin(o.share, cred);
+      await service.checkPin(o.share, cred);
     } catch (e) {
       if (!(isAppError(e) && PIN_CODES.has(e.code) && wantsPage(ctx))) throw e;
       const error = e.code === 'unauthorised' ? undefined : t(ctx.state.lang, e.code, e.params);
@@ -92,12 +92,12 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     const b = validate(verifyBody, await readObject(ctx, 4096));
     const o = await service.open(ctx.params.token);
     publicHeaders(ctx);
-    ctx.body = service.verify(o.share, b.pin ?? ctx.get('x-service-pin'));
+    ctx.body = await service.verify(o.share, b.pin ?? ctx.get('x-service-pin'));
   });
 
   r.get('/api/share/:token/download', doc({ summary: 'Download a link’s file (counts one download; refused past the cap)', description: LINK_QUERY, produces: ['application/octet-stream'] }), publicDoor, async (ctx) => {
     const o = await openLink(ctx);
-    service.checkPin(o.share, credOf(ctx));
+    await service.checkPin(o.share, credOf(ctx));
     await sendRoot(ctx, o);
   });
 
@@ -105,7 +105,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     const o = await openLink(ctx);
     const zip = typeof ctx.query.zip === 'string' ? ctx.query.zip : undefined;
     if (zip === 'status') {
-      service.checkPin(o.share, credOf(ctx));
+      await service.checkPin(o.share, credOf(ctx));
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await zips.status(o.share);
       return;
@@ -113,7 +113,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     // The same address answers a page or the bytes by who asks (Accept, User-Agent).
     ctx.vary('Accept');
     ctx.vary('User-Agent');
-    const dt = gate(ctx, o);
+    const dt = await gate(ctx, o);
     if (dt === 'page') return;
     if (o.share.is_dir && (unfurler(ctx) || (!zip && wantsHtml(ctx)))) return browse(ctx, o, '', dt);
     if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, o.share.rel));
@@ -128,7 +128,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     const pin = await readPinForm(ctx);
     const action = `/s/${encodeURIComponent(o.share.token)}`;
     try {
-      const { download_token } = service.verify(o.share, pin);
+      const { download_token } = await service.verify(o.share, pin);
       publicHeaders(ctx);
       ctx.status = 303;
       ctx.redirect(`${action}?dt=${encodeURIComponent(download_token)}`);
@@ -142,7 +142,7 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     const o = await openLink(ctx);
     if (!o.share.is_dir) throw new AppError('not_found');
     const sub = cleanRel(ctx.params.path);
-    const dt = gate(ctx, o);
+    const dt = await gate(ctx, o);
     if (dt === 'page') return;
     const rel = joinRel(o.share.rel, sub);
     if (ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, rel));

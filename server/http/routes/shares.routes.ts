@@ -69,9 +69,9 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
     ctx.body = await service.create(actor(ctx), { ...b, ttlMs }, selfUrl(ctx));
   });
 
-  r.get('/api/files/share', doc({ summary: 'My links and file requests' }), requireUser, (ctx) => {
+  r.get('/api/files/share', doc({ summary: 'My links and file requests' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { shares: service.list(actor(ctx), selfUrl(ctx)) };
+    ctx.body = { shares: await service.list(actor(ctx), selfUrl(ctx)) };
   });
 
   r.delete('/api/files/share/:id', doc({ summary: 'Revoke a link (owner or admin)' }), requireUser, async (ctx) => {
@@ -85,7 +85,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
 
   r.post('/api/files/permissions/share-mail', doc({ summary: 'E-mail a link or file request to people', body: mailBody }), requireUser, async (ctx) => {
     const b = validate(mailBody, await readObject(ctx, d.maxJsonBytes));
-    const row = b.token ? service.repo.byToken(b.token) : b.id ? service.repo.byId(b.id) : undefined;
+    const row = b.token ? await service.repo.byToken(b.token) : b.id ? await service.repo.byId(b.id) : undefined;
     if (!b.token && !b.id) throw new AppError('validation_failed', { field: 'token' }, { field: 'token' });
     const p = me(ctx);
     if (!row || !service.manages(actor(ctx), row)) throw new AppError('not_found');

@@ -115,7 +115,7 @@ export class AppPages {
   /** Revokes a page this app opened (host `pages.revoke`): its creator or an admin; anything else is `not_found`. */
   async revoke(app: InstalledApp, actor: Actor, a: Record<string, unknown>): Promise<{ revoked: true; share_id: number }> {
     const key = a.share_id !== undefined ? String(a.share_id) : typeof a.token === 'string' ? a.token : '';
-    const row = /^\d+$/.test(key) ? this.d.shares.repo.byId(Number(key)) : key ? this.d.shares.repo.byToken(key) : undefined;
+    const row = /^\d+$/.test(key) ? await this.d.shares.repo.byId(Number(key)) : key ? await this.d.shares.repo.byToken(key) : undefined;
     if (!row || row.kind !== 'app' || row.plugin_name !== app.id) throw new AppError('not_found');
     const v = await this.d.shares.revoke(actor, String(row.id));
     return { revoked: true, share_id: v.id };
@@ -138,7 +138,7 @@ export class AppPages {
 
   /** `GET /api/public/s/{token}`: the state; once unlocked (or with no PIN) the app block. */
   async state(token: string, cred: PageCred, request?: RequestMeta): Promise<PageState> {
-    const { share, state } = this.d.shares.peek(token, 'app');
+    const { share, state } = await this.d.shares.peek(token, 'app');
     const base: PageState = {
       token, kind: 'app', state, revoked: state === 'revoked', expires_at: share?.expires_at ?? null,
       requires_pin: !!share?.pin_hash, unlocked: false,
@@ -195,7 +195,7 @@ export class AppPages {
    */
   private async enter(token: string, cred: PageCred) {
     const o = await this.d.shares.open(token, 'app');
-    this.d.shares.checkPin(o.share, cred);
+    await this.d.shares.checkPin(o.share, cred);
     const app = this.appOf(o.share);
     if (!app) throw new AppError('link_unavailable');
     this.d.licenses.require(app);
@@ -262,7 +262,7 @@ export class AppPages {
    */
   async op(token: string, cred: PageCred, id: string, lang: Lang): Promise<PageOp> {
     const o = await this.d.shares.open(token, 'app');
-    this.d.shares.checkPin(o.share, cred);
+    await this.d.shares.checkPin(o.share, cred);
     const op = this.d.jobs.ofPage(id, o.share.id, lang);
     if (!op) throw new AppError('not_found');
     const me = this.d.files.forActor(personActor(o.owner));
@@ -313,8 +313,8 @@ export class AppPages {
   // ---- the admin's list ----
 
   /** `GET /api/admin/app-plugins/shares`: app links with their creator, newest first. */
-  list(q: { plugin?: string; active?: boolean; limit: number; offset: number }, origin: string) {
-    const { rows, total } = this.d.shares.repo.appLinks({ ...q, nowIso: new Date().toISOString() });
+  async list(q: { plugin?: string; active?: boolean; limit: number; offset: number }, origin: string) {
+    const { rows, total } = await this.d.shares.repo.appLinks({ ...q, nowIso: new Date().toISOString() });
     const shares = rows.map((row) => {
       const creator: Principal | null = this.d.shares.ownerPrincipal(row.owner_id);
       return { ...this.d.shares.present(row, origin), owner_id: row.owner_id, owner_email: creator?.email ?? null, app_available: this.appOf(row) !== null, files: this.d.shares.appFiles(row).length };
