@@ -235,7 +235,7 @@ export function createAssistant(d: AssistantDeps) {
     if (plan.kind === 'move_back') await fa.move(plan.from, plan.to, false, { exact: true });
     else if (plan.kind === 'trash') await fa.deleteOne(plan.path);
     else if (plan.kind === 'restore_trash') {
-      const row = d.protection.trash.byId(plan.trash_id);
+      const row = await d.protection.trash.byId(plan.trash_id);
       if (!row) throw new AppError('not_found');
       fa.target({ storage_id: row.storage_id, rel: row.orig_path }, 'editor');
       await d.protection.trash.restore(plan.trash_id, by, request);
