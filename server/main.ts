@@ -299,7 +299,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('uploads.sweep', 3_600_000, () => void uploads.sweep());
     scheduler.every('webhooks.prune', 86_400_000, () => void webhooks.prune(30 * 86_400_000));
     scheduler.every('shares.sweep', 3_600_000, () => void shares.sweep());
-    scheduler.every('assistant.sweep', 3_600_000, () => void sv.assistant.sweep());
+    scheduler.every('assistant.sweep', 3_600_000, async () => void (await sv.assistant.sweep()));
     scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
     scheduleProtection(protection, scheduler, logFn);
     sv.replication.schedule(scheduler);

@@ -73,43 +73,43 @@ export class ChatEngine {
 
   /** Runs the model after a new user message (already appended to `messages`). */
   async chat(actor: Actor, conv: ConversationRow, messages: ChatMessage[], emit: Emit, signal: AbortSignal): Promise<void> {
-    const run = this.run(actor, conv, messages, emit, signal);
+    const run = await this.run(actor, conv, messages, emit, signal);
     await this.loop(run);
   }
 
   /** Applies the person's decision on the waiting step, then finishes the turn and goes on with the model. */
   async decide(actor: Actor, conv: ConversationRow, approve: boolean, emit: Emit, signal: AbortSignal): Promise<void> {
     const messages = JSON.parse(conv.messages) as ChatMessage[];
-    const step = this.d.repo.pending(conv.id);
+    const step = await this.d.repo.pending(conv.id);
     if (!step) throw new AppError('assistant_decided');
-    const run = this.run(actor, conv, messages, emit, signal);
+    const run = await this.run(actor, conv, messages, emit, signal);
     const call = this.unresolved(messages).find((c) => c.id === step.tool_call_id);
     if (!call) {
-      this.d.repo.transition(step.id, 'pending', 'rejected');
+      await this.d.repo.transition(step.id, 'pending', 'rejected');
       throw new AppError('assistant_decided');
     }
     if (!approve) {
-      if (!this.d.repo.transition(step.id, 'pending', 'rejected')) throw new AppError('assistant_decided');
+      if (!(await this.d.repo.transition(step.id, 'pending', 'rejected'))) throw new AppError('assistant_decided');
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: JSON.stringify({ error: 'rejected', message: 'The person rejected this step.' }), is_error: true });
       emit('step', { step_id: step.id, tool: call.name, input: call.input, status: 'rejected' });
     } else {
       const parsed = this.d.toolbox.parse(call.name, call.input);
       const out = 'spec' in parsed ? await this.d.toolbox.run(actor, parsed.spec, parsed.input) : parsed;
-      if (!this.d.repo.transition(step.id, 'pending', out.isError ? 'failed' : 'done', { undo: out.undo ?? null, result: out.text.slice(0, 4096) })) {
+      if (!(await this.d.repo.transition(step.id, 'pending', out.isError ? 'failed' : 'done', { undo: out.undo ?? null, result: out.text.slice(0, 4096) }))) {
         throw new AppError('assistant_decided');
       }
       this.toModel(run, call, out);
       emit('step', this.stepEvent(step.id, call, out));
     }
-    this.d.repo.saveMessages(conv.id, messages);
+    await this.d.repo.saveMessages(conv.id, messages);
     if (await this.rest(run)) await this.loop(run);
   }
 
-  private run(actor: Actor, conv: ConversationRow, messages: ChatMessage[], emit: Emit, signal: AbortSignal): Run {
+  private async run(actor: Actor, conv: ConversationRow, messages: ChatMessage[], emit: Emit, signal: AbortSignal): Promise<Run> {
     const s = this.d.settings.read();
     return {
       actor, conv, messages, emit, signal, limits: s.limits, provider: this.d.provider(), model: s.model, providerName: s.provider,
-      confirmAll: actor.kind !== 'system' && this.d.repo.confirmAll(actor.principal.id),
+      confirmAll: actor.kind !== 'system' && (await this.d.repo.confirmAll(actor.principal.id)),
     };
   }
 
@@ -136,8 +136,8 @@ export class ChatEngine {
         continue;
       }
       if (effect === 'approval' || (effect === 'change' && run.confirmAll)) {
-        const step = this.d.repo.addStep({ conversation_id: run.conv.id, tool_call_id: call.id, tool: call.name, input: parsed.input, status: 'pending' });
-        this.d.repo.saveMessages(run.conv.id, run.messages);
+        const step = await this.d.repo.addStep({ conversation_id: run.conv.id, tool_call_id: call.id, tool: call.name, input: parsed.input, status: 'pending' });
+        await this.d.repo.saveMessages(run.conv.id, run.messages);
         run.emit('approval', { step_id: step.id, tool: call.name, input: parsed.input, reversible: effect === 'change' });
         run.emit('done', { reason: 'approval', conversation: this.summary(run.conv) });
         return false;
@@ -148,7 +148,7 @@ export class ChatEngine {
         run.emit('step', this.stepEvent(null, call, out));
         continue;
       }
-      const step = this.d.repo.addStep({
+      const step = await this.d.repo.addStep({
         conversation_id: run.conv.id, tool_call_id: call.id, tool: call.name, input: parsed.input,
         status: out.isError ? 'failed' : 'done', undo: out.undo, result: out.text.slice(0, 4096),
       });
@@ -190,15 +190,15 @@ export class ChatEngine {
         tokens += turn.tokens;
         run.messages.push({ role: 'assistant', text: turn.text, tool_calls: turn.calls });
         if (turn.calls.length === 0) {
-          this.d.repo.saveMessages(run.conv.id, run.messages);
+          await this.d.repo.saveMessages(run.conv.id, run.messages);
           return this.finish(run, turn.stop === 'max_tokens' ? 'max_tokens' : 'end');
         }
         steps++;
         if (!(await this.rest(run))) return;
-        this.d.repo.saveMessages(run.conv.id, run.messages);
+        await this.d.repo.saveMessages(run.conv.id, run.messages);
       }
     } catch (e) {
-      this.d.repo.saveMessages(run.conv.id, run.messages);
+      await this.d.repo.saveMessages(run.conv.id, run.messages);
       const err = isAppError(e) && e.code.startsWith('assistant_') ? e : new AppError('assistant_provider', { reason: e instanceof Error ? e.message : String(e) });
       run.emit('error', { error: err.code, message: t('en', err.code, err.params), detail: err.details ?? null });
     }

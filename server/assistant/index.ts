@@ -68,8 +68,8 @@ export function createAssistant(d: AssistantDeps) {
     personOf(a);
     if (!can(a, 'ai.assistant')) throw new AppError('permission_denied', { permission: 'ai.assistant', source: 'role' }, { permission: 'ai.assistant', source: 'role' });
   };
-  const conversation = (a: Actor, id: string): ConversationRow => {
-    const c = repo.get(personOf(a).id, id);
+  const conversation = async (a: Actor, id: string): Promise<ConversationRow> => {
+    const c = await repo.get(personOf(a).id, id);
     if (!c) throw new AppError('assistant_not_found');
     return c;
   };
@@ -120,28 +120,28 @@ export function createAssistant(d: AssistantDeps) {
     capability,
     max: () => settings.read().limits.message_max,
 
-    state(a: Actor): AssistantState {
+    async state(a: Actor): Promise<AssistantState> {
       const s = settings.read();
       return {
         ...capability(a), provider: s.provider, model: s.model, retention_days: s.limits.retention_days,
-        confirm_all: a.kind === 'person' ? repo.confirmAll(a.principal.id) : false, limits: s.limits,
+        confirm_all: a.kind === 'person' ? await repo.confirmAll(a.principal.id) : false, limits: s.limits,
       };
     },
 
-    setConfirmAll(a: Actor, on: boolean) {
-      repo.setConfirmAll(personOf(a).id, on);
+    async setConfirmAll(a: Actor, on: boolean) {
+      await repo.setConfirmAll(personOf(a).id, on);
       return { confirm_all: on };
     },
 
-    list: (a: Actor) => ({ conversations: repo.list(personOf(a).id).map(({ user_id: _u, ...c }) => c) }),
-    get(a: Actor, id: string): AssistantConversation {
-      const c = conversation(a, id);
-      const steps = repo.steps(c.id).map((s) => ({ id: s.id, tool: s.tool, input: JSON.parse(s.input), status: s.status, undo: !!s.undo && s.status === 'done', created_at: s.created_at }));
+    list: async (a: Actor) => ({ conversations: (await repo.list(personOf(a).id)).map(({ user_id: _u, ...c }) => c) }),
+    async get(a: Actor, id: string): Promise<AssistantConversation> {
+      const c = await conversation(a, id);
+      const steps = (await repo.steps(c.id)).map((s) => ({ id: s.id, tool: s.tool, input: JSON.parse(s.input), status: s.status, undo: !!s.undo && s.status === 'done', created_at: s.created_at }));
       return { id: c.id, title: c.title, created_at: c.created_at, last_used_at: c.last_used_at, messages: JSON.parse(c.messages) as ChatMessage[], steps };
     },
-    delete(a: Actor, id?: string) {
-      if (id) conversation(a, id);
-      return { deleted: repo.delete(personOf(a).id, id) };
+    async delete(a: Actor, id?: string) {
+      if (id) await conversation(a, id);
+      return { deleted: await repo.delete(personOf(a).id, id) };
     },
 
     /** Checks limits and takes the conversation; errors here answer with an HTTP status, not an event. */
@@ -150,14 +150,14 @@ export function createAssistant(d: AssistantDeps) {
       const max = settings.read().limits.message_max;
       if (b.message.length > max) throw new AppError('assistant_message_long', { max }, { max });
       const user = personOf(a);
-      const existing = b.conversation_id ? conversation(a, b.conversation_id) : null;
+      const existing = b.conversation_id ? await conversation(a, b.conversation_id) : null;
       if (existing && running.has(existing.id)) throw new AppError('assistant_conflict');
       takeSlot(user.id);
       const context = b.paths?.length ? await attach(a, b.paths) : '';
-      const created = existing ?? repo.create(user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation');
+      const created = existing ?? (await repo.create(user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation'));
       lock(created.id);
       // Read again under the lock: another request may have finished while the attachments were read.
-      const c = repo.get(user.id, created.id);
+      const c = await repo.get(user.id, created.id);
       if (!c) {
         running.delete(created.id);
         throw new AppError('assistant_not_found');
@@ -165,13 +165,13 @@ export function createAssistant(d: AssistantDeps) {
       try {
         // A step still waiting when the person writes again is dropped: the model hears it was not approved.
         const messages = JSON.parse(c.messages) as ChatMessage[];
-        const waiting = repo.pending(c.id);
+        const waiting = await repo.pending(c.id);
         if (waiting) {
-          repo.transition(waiting.id, 'pending', 'rejected');
+          await repo.transition(waiting.id, 'pending', 'rejected');
         }
         closeOpenCalls(messages);
         messages.push({ role: 'user', content: context ? `${b.message}\n\n${context}` : b.message });
-        repo.saveMessages(c.id, messages);
+        await repo.saveMessages(c.id, messages);
         return started(c, (emit, signal) => engine.chat(a, c, messages, emit, signal));
       } catch (e) {
         running.delete(c.id);
@@ -181,24 +181,24 @@ export function createAssistant(d: AssistantDeps) {
 
     async decide(a: Actor, id: string, approve: boolean) {
       ready(a);
-      const c = conversation(a, id);
-      if (!repo.pending(c.id)) throw new AppError('assistant_decided');
+      const c = await conversation(a, id);
+      if (!(await repo.pending(c.id))) throw new AppError('assistant_decided');
       lock(c.id);
-      return started(c, (emit, signal) => engine.decide(a, repo.get(c.user_id, c.id)!, approve, emit, signal));
+      return started(c, async (emit, signal) => engine.decide(a, (await repo.get(c.user_id, c.id))!, approve, emit, signal));
     },
 
     /** Reverses one applied step (once). */
     async undo(a: Actor, id: string, stepId: string) {
       personOf(a);
-      const c = conversation(a, id);
-      const step = repo.step(c.id, stepId);
+      const c = await conversation(a, id);
+      const step = await repo.step(c.id, stepId);
       if (!step) throw new AppError('assistant_not_found');
       if (step.status !== 'done' || !step.undo) throw new AppError('assistant_undone');
-      if (!repo.transition(step.id, 'done', 'undone')) throw new AppError('assistant_undone');
+      if (!(await repo.transition(step.id, 'done', 'undone'))) throw new AppError('assistant_undone');
       try {
         await reverse(a, JSON.parse(step.undo) as UndoPlan);
       } catch (e) {
-        repo.transition(step.id, 'undone', 'done');
+        await repo.transition(step.id, 'undone', 'done');
         throw e;
       }
       return { ok: true, step_id: step.id, status: 'undone' };
@@ -235,7 +235,7 @@ export function createAssistant(d: AssistantDeps) {
     if (plan.kind === 'move_back') await fa.move(plan.from, plan.to, false, { exact: true });
     else if (plan.kind === 'trash') await fa.deleteOne(plan.path);
     else if (plan.kind === 'restore_trash') {
-      const row = d.protection.trash.byId(plan.trash_id);
+      const row = await d.protection.trash.byId(plan.trash_id);
       if (!row) throw new AppError('not_found');
       fa.target({ storage_id: row.storage_id, rel: row.orig_path }, 'editor');
       await d.protection.trash.restore(plan.trash_id, by, request);

@@ -44,7 +44,7 @@ export { FirstStorage, suggestedFirstStorage } from './first-storage';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 
 /** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */
-export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void;
+export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void | Promise<void>;
 /** Reacts to entries a sync removed as gone from the backend (replication); must only enqueue work. */
 export type SyncRemovedHook = (storageId: number, paths: string[]) => void;
 
@@ -83,10 +83,11 @@ export function createCatalogue(o: CatalogueOptions) {
   const indexer = new SearchIndexer(o.db, (m, e) => o.log.error(m, e));
   indexer.kick(0); // names a crash left unindexed
   /** Runs each named hook; one that throws is logged and the others still run. */
-  const each = <A extends unknown[]>(hooks: Record<string, (...a: A) => void> | undefined, ...a: A) => {
+  const each = <A extends unknown[]>(hooks: Record<string, (...a: A) => void | Promise<void>> | undefined, ...a: A) => {
     for (const [name, hook] of Object.entries(hooks ?? {})) {
       try {
-        hook(...a);
+        // The sync goes on without waiting for a hook that answers later; its failure is logged all the same.
+        hook(...a)?.catch((e) => o.log.error(`sync hook ${name} failed`, e));
       } catch (e) {
         o.log.error(`sync hook ${name} failed`, e);
       }

@@ -37,47 +37,40 @@ const COLS = ['id', 'storage_id', 'path', 'name', 'type', 'size', 'mtime', 'mime
  * index `nodes_thumb_pending` (and LIKE) from the statement itself, without re-preparing on every bind.
  */
 const lit = <T extends string>(v: T) => sql.lit(v);
+/** Ids per statement: far below either database's bound on parameters. */
+const CHUNK = 500;
 
 export class ThumbStates {
   constructor(private db: Db) {}
 
-  byId(id: number): ThumbNode | undefined {
-    return this.db.first(this.db.k.selectFrom('nodes').select(COLS).where('id', '=', id)) as ThumbNode | undefined;
+  /** The node's thumbnail facts, or undefined when there is no row. */
+  byId(id: number): Promise<ThumbNode | undefined> {
+    return this.db.async.first(this.db.k.selectFrom('nodes').select(COLS).where('id', '=', id)) as Promise<ThumbNode | undefined>;
   }
 
-  /** Moves a file's state to `pending` unless it is `ready` (ready is never re-run). Returns whether it moved. */
-  markPending(id: number): boolean {
-    return (
-      this.db.run(
-        this.db.k
-          .updateTable('nodes')
-          .set({ thumb_state: lit('pending'), thumb_error: null })
-          .where('id', '=', id)
-          .where('type', '=', lit('file'))
-          .where((eb) => eb(eb.fn.coalesce('thumb_state', lit('')), '!=', lit('ready'))),
-      ) === 1
-    );
+  /** Moves a file's state to `pending` unless it is `ready` (ready is never re-run). Resolves whether it moved. */
+  async markPending(id: number): Promise<boolean> {
+    return (await this.db.async.run(this.toPending([id]))) === 1;
   }
 
   /**
    * Records a run's outcome, only if the file still has the size and mtime the
    * run read: a write during the run already reset the state for a new run.
    */
-  finish(id: number, state: Exclude<ThumbState, 'pending'>, error: string | null, seen: { size: number; mtime: number }): boolean {
-    return (
-      this.db.run(
-        this.db.k
-          .updateTable('nodes')
-          .set({ thumb_state: state, thumb_error: error === null ? null : error.slice(0, 1000) })
-          .where('id', '=', id)
-          .where('size', '=', seen.size)
-          .where('mtime', '=', seen.mtime),
-      ) === 1
+  async finish(id: number, state: Exclude<ThumbState, 'pending'>, error: string | null, seen: { size: number; mtime: number }): Promise<boolean> {
+    const changed = await this.db.async.run(
+      this.db.k
+        .updateTable('nodes')
+        .set({ thumb_state: state, thumb_error: error === null ? null : error.slice(0, 1000) })
+        .where('id', '=', id)
+        .where('size', '=', seen.size)
+        .where('mtime', '=', seen.mtime),
     );
+    return changed === 1;
   }
 
   /** The next batch of files the backfill should dispatch, in id order after `afterId`. Trashed and soft-deleted nodes are excluded. */
-  candidates(q: CandidateQuery): ThumbNode[] {
+  candidates(q: CandidateQuery): Promise<ThumbNode[]> {
     let query = this.db.k
       .selectFrom('nodes')
       .select(COLS)
@@ -96,16 +89,22 @@ export class ThumbStates {
         if (q.retrySkipped) states.push(eb('thumb_state', '=', lit('skipped')));
         return eb.or(states);
       });
-    return this.db.all(query.orderBy('id').limit(q.limit)) as ThumbNode[];
+    return this.db.async.all(query.orderBy('id').limit(q.limit)) as Promise<ThumbNode[]>;
   }
 
-  /** Moves each of `ids` to `pending` (one transaction; `ready` ones stay). Returns the ids that moved. */
-  markPendingMany(ids: number[]): number[] {
-    const moved: number[] = [];
-    this.db.sqlite.transaction(() => {
-      for (const id of ids) if (this.markPending(id)) moved.push(id);
-    })();
-    return moved;
+  /**
+   * Moves each of `ids` to `pending` (`ready` ones stay): one unit of conditional updates, 500 ids a
+   * statement, so a sync batch of thousands of files costs a few statements. Resolves with the ids that moved.
+   */
+  markPendingMany(ids: number[]): Promise<number[]> {
+    const parts: number[][] = [];
+    for (let i = 0; i < ids.length; i += CHUNK) parts.push(ids.slice(i, i + CHUNK));
+    const toPending = (part: number[]) => this.toPending(part).returning('id');
+    return this.db.async.unit(function* (t) {
+      const moved: number[] = [];
+      for (const part of parts) for (const r of yield* t.all(toPending(part))) moved.push(r.id);
+      return moved;
+    });
   }
 
   /**
@@ -113,29 +112,40 @@ export class ThumbStates {
    * in id order: the durable backlog (files found by sync, and what a restart
    * interrupted) is paged from here instead of being held in memory.
    */
-  pendingAfter(afterId: number, limit: number): number[] {
-    return this.db
-      .all(
-        this.db.k
-          .selectFrom('nodes')
-          .select('id')
-          .where('thumb_state', '=', lit('pending'))
-          .where('type', '=', lit('file'))
-          .where('deleted_at', 'is', null)
-          .where('id', '>', afterId)
-          .orderBy('id')
-          .limit(limit),
-      )
-      .map((r) => r.id);
+  async pendingAfter(afterId: number, limit: number): Promise<number[]> {
+    const rows = await this.db.async.all(
+      this.db.k
+        .selectFrom('nodes')
+        .select('id')
+        .where('thumb_state', '=', lit('pending'))
+        .where('type', '=', lit('file'))
+        .where('deleted_at', 'is', null)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit),
+    );
+    return rows.map((r) => r.id);
   }
 
-  /** Which of `ids` have a node row. Throws when the database cannot answer (the sweeper then deletes nothing). */
-  existing(ids: number[]): Set<number> {
-    const found = new Set<number>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const part = ids.slice(i, i + 500);
-      for (const r of this.db.all(this.db.k.selectFrom('nodes').select('id').where('id', 'in', part))) found.add(r.id);
-    }
-    return found;
+  /** Which of `ids` have a node row. Rejects when the database cannot answer (the sweeper then deletes nothing). */
+  existing(ids: number[]): Promise<Set<number>> {
+    const k = this.db.k;
+    return this.db.async.read(function* (t) {
+      const found = new Set<number>();
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        for (const r of yield* t.all(k.selectFrom('nodes').select('id').where('id', 'in', ids.slice(i, i + CHUNK)))) found.add(r.id);
+      }
+      return found;
+    });
+  }
+
+  /** The conditional move to `pending` of files among `ids` that are not `ready`. */
+  private toPending(ids: number[]) {
+    return this.db.k
+      .updateTable('nodes')
+      .set({ thumb_state: lit('pending'), thumb_error: null })
+      .where('id', 'in', ids)
+      .where('type', '=', lit('file'))
+      .where((eb) => eb(eb.fn.coalesce('thumb_state', lit('')), '!=', lit('ready')));
   }
 }

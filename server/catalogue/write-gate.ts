@@ -47,8 +47,8 @@ export interface GateNode extends NodeRow {
   storageName: string;
 }
 
-/** A post-write hook: runs after commit, must not throw (it should enqueue work, not do it). */
-export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: ActorRef | null; meta?: Record<string, unknown> }) => void;
+/** A post-write hook: runs after commit and is awaited; it should enqueue work, not do it (a failure is logged). */
+export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: ActorRef | null; meta?: Record<string, unknown> }) => void | Promise<void>;
 /** Runs after nodes left the catalogue for good (purge, permanent delete): drop what hangs off their ids. */
 export type RemoveHook = (storageId: number, nodeIds: number[]) => void | Promise<void>;
 
@@ -98,7 +98,7 @@ export class WriteGate {
     const node = { ...this.nodes.byId(id)!, storageName: storage };
     for (const [name, hook] of this.hooks) {
       try {
-        hook(node, { created, origin: ctx.origin, actor: ctx.actor ?? null, meta: ctx.meta });
+        await hook(node, { created, origin: ctx.origin, actor: ctx.actor ?? null, meta: ctx.meta });
       } catch (e) {
         this.log(`write hook ${name} failed for ${storage}://${path}`, e);
       }

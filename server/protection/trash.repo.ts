@@ -1,4 +1,4 @@
-/** The `trash_items` table: what sits in each storage's `.service-trash/`. */
+/** The `trash_items` table (owner: protection): what sits in each storage's `.service-trash/`. */
 import type { Db } from '../db';
 import type { TrashItemsTable } from '../db/tables';
 
@@ -7,46 +7,47 @@ export type TrashRow = Omit<TrashItemsTable, 'id'> & { id: number };
 export class TrashRepo {
   constructor(private db: Db) {}
 
-  insert(r: Omit<TrashRow, 'id' | 'sha256'>): TrashRow {
-    return this.db.sqlite
-      .prepare(`INSERT INTO trash_items (storage_id, orig_path, trash_rel, type, size, reason, deleted_by, deleted_by_email, deleted_at)
-                VALUES (@storage_id, @orig_path, @trash_rel, @type, @size, @reason, @deleted_by, @deleted_by_email, @deleted_at) RETURNING *`)
-      .get(r) as TrashRow;
+  /** Records an item moved into the trash; the stored row. */
+  async insert(r: Omit<TrashRow, 'id' | 'sha256'>): Promise<TrashRow> {
+    return (await this.db.async.first(this.db.k.insertInto('trash_items').values(r).returningAll())) as TrashRow;
   }
 
-  byId(id: number): TrashRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM trash_items WHERE id = ?').get(id) as TrashRow | undefined;
+  /** The item, or undefined when unknown. */
+  byId(id: number): Promise<TrashRow | undefined> {
+    return this.db.async.first(this.db.k.selectFrom('trash_items').selectAll().where('id', '=', id)) as Promise<TrashRow | undefined>;
   }
 
-  /** Items of the given storages, newest first. */
-  list(storageIds: number[], limit: number, offset: number): { rows: TrashRow[]; total: number } {
+  /** Items of the given storages, newest first, and how many there are in all. */
+  async list(storageIds: number[], limit: number, offset: number): Promise<{ rows: TrashRow[]; total: number }> {
     if (storageIds.length === 0) return { rows: [], total: 0 };
-    const marks = storageIds.map(() => '?').join(',');
-    const rows = this.db.sqlite.prepare(`SELECT * FROM trash_items WHERE storage_id IN (${marks}) ORDER BY deleted_at DESC, id DESC LIMIT ? OFFSET ?`).all(...storageIds, limit, offset) as TrashRow[];
-    const total = (this.db.sqlite.prepare(`SELECT count(*) AS n FROM trash_items WHERE storage_id IN (${marks})`).get(...storageIds) as { n: number }).n;
-    return { rows, total };
+    const k = this.db.k;
+    return this.db.async.read(function* (t) {
+      const rows = yield* t.all(k.selectFrom('trash_items').selectAll().where('storage_id', 'in', storageIds).orderBy('deleted_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset));
+      const n = yield* t.first(k.selectFrom('trash_items').select((eb) => eb.fn.countAll().as('n')).where('storage_id', 'in', storageIds));
+      return { rows: rows as TrashRow[], total: Number(n?.n ?? 0) };
+    });
   }
 
-  /** File items of the given storages (optionally only of one size), for content matching. */
-  files(storageIds: number[], size?: number): TrashRow[] {
+  /** File items of the given storages (optionally only of one size), newest first, at most 2000, for content matching. */
+  async files(storageIds: number[], size?: number): Promise<TrashRow[]> {
     if (storageIds.length === 0) return [];
-    const marks = storageIds.map(() => '?').join(',');
-    const bySize = size === undefined ? '' : ' AND size = ?';
-    return this.db.sqlite
-      .prepare(`SELECT * FROM trash_items WHERE type = 'file' AND storage_id IN (${marks})${bySize} ORDER BY deleted_at DESC LIMIT 2000`)
-      .all(...storageIds, ...(size === undefined ? [] : [size])) as TrashRow[];
+    let q = this.db.k.selectFrom('trash_items').selectAll().where('type', '=', 'file').where('storage_id', 'in', storageIds);
+    if (size !== undefined) q = q.where('size', '=', size);
+    return (await this.db.async.all(q.orderBy('deleted_at', 'desc').limit(2000))) as TrashRow[];
   }
 
-  setSha(id: number, sha: string): void {
-    this.db.sqlite.prepare('UPDATE trash_items SET sha256 = ? WHERE id = ?').run(sha, id);
+  /** Keeps an item's content hash (idempotent: the bytes in the trash do not change). */
+  async setSha(id: number, sha: string): Promise<void> {
+    await this.db.async.run(this.db.k.updateTable('trash_items').set({ sha256: sha }).where('id', '=', id));
   }
 
   /** Items deleted before `iso`, oldest first. */
-  olderThan(iso: string, limit = 500): TrashRow[] {
-    return this.db.sqlite.prepare('SELECT * FROM trash_items WHERE deleted_at < ? ORDER BY deleted_at LIMIT ?').all(iso, limit) as TrashRow[];
+  async olderThan(iso: string, limit = 500): Promise<TrashRow[]> {
+    return (await this.db.async.all(this.db.k.selectFrom('trash_items').selectAll().where('deleted_at', '<', iso).orderBy('deleted_at').limit(limit))) as TrashRow[];
   }
 
-  remove(id: number): void {
-    this.db.sqlite.prepare('DELETE FROM trash_items WHERE id = ?').run(id);
+  /** Forgets an item (idempotent). */
+  async remove(id: number): Promise<void> {
+    await this.db.async.run(this.db.k.deleteFrom('trash_items').where('id', '=', id));
   }
 }

@@ -75,7 +75,7 @@ export class TrashService implements TrashPort {
       await this.ops.removed(p, { actor, request: o.request, audit, meta: { permanent: true } });
       return { trashed: false, permanent: true, trashRel: '' };
     }
-    const row = this.repo.insert({
+    const row = await this.repo.insert({
       storage_id: storageId, orig_path: rel, trash_rel: trashRel, type: entry.type, size: entry.type === 'dir' ? 0 : entry.size,
       reason: o.reason ?? 'delete', deleted_by: actor?.id ?? null, deleted_by_email: actor?.email ?? null, deleted_at: new Date().toISOString(),
     });
@@ -84,12 +84,12 @@ export class TrashService implements TrashPort {
   }
 
   /** Items on the given storages, newest first. */
-  list(storageIds: number[], limit = 200, offset = 0): { items: TrashItem[]; total: number } {
-    const { rows, total } = this.repo.list(storageIds, limit, offset);
+  async list(storageIds: number[], limit = 200, offset = 0): Promise<{ items: TrashItem[]; total: number }> {
+    const { rows, total } = await this.repo.list(storageIds, limit, offset);
     return { items: rows.map((r) => this.present(r)), total };
   }
 
-  byId(id: number): TrashRow | undefined {
+  byId(id: number): Promise<TrashRow | undefined> {
     return this.repo.byId(id);
   }
 
@@ -99,11 +99,11 @@ export class TrashService implements TrashPort {
    * from the trash → `not_found` (a vanished item's row is dropped).
    */
   async restore(id: number, actor: ActorRef | null, request?: RequestMeta): Promise<RestoreResult> {
-    const row = this.repo.byId(id);
+    const row = await this.repo.byId(id);
     if (!row) throw new AppError('not_found', { id });
     const at = (rel: string): Place => ({ storage_id: row.storage_id, rel });
     if (!(await this.ops.statOrNull(at(row.trash_rel)))) {
-      this.repo.remove(id);
+      await this.repo.remove(id);
       throw new AppError('not_found', { id }, undefined, 'the item is no longer in the trash');
     }
     if (await this.ops.statOrNull(at(row.orig_path))) throw new AppError('name_taken', { name: baseName(row.orig_path) });
@@ -115,7 +115,7 @@ export class TrashService implements TrashPort {
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: baseName(row.orig_path) });
       throw e;
     }
-    this.repo.remove(id);
+    await this.repo.remove(id);
     await this.ops.delete(at(parentRel(row.trash_rel))).catch(() => undefined);
     const ctx = { actor, request, origin: 'restore' as const };
     const tree = await this.ops.tree(at(row.orig_path));
@@ -126,21 +126,21 @@ export class TrashService implements TrashPort {
 
   /** Deletes an item from the trash for good. Idempotent for an item already gone from the backend. */
   async purge(id: number): Promise<void> {
-    const row = this.repo.byId(id);
+    const row = await this.repo.byId(id);
     if (!row) throw new AppError('not_found', { id });
     try {
       await this.ops.delete({ storage_id: row.storage_id, rel: parentRel(row.trash_rel) });
     } catch (e) {
       if (!(isAppError(e) && e.code === 'not_found')) throw e;
     }
-    this.repo.remove(id);
+    await this.repo.remove(id);
   }
 
   /** Purges items older than `trash_retention_days`; returns how many went. One failing storage does not stop the rest. */
   async sweep(now = Date.now(), log: (m: string, e?: unknown) => void = () => {}): Promise<number> {
     const cutoff = new Date(now - this.settings.get('trash_retention_days') * DAY).toISOString();
     let n = 0;
-    for (const row of this.repo.olderThan(cutoff)) {
+    for (const row of await this.repo.olderThan(cutoff)) {
       try {
         await this.purge(row.id);
         n++;
@@ -168,11 +168,11 @@ export class TrashService implements TrashPort {
     const out: TrashItem[] = [];
     const seen = new Set<number>();
     for (const [sha, size] of wanted) {
-      for (const row of this.repo.files(storageIds, size)) {
+      for (const row of await this.repo.files(storageIds, size)) {
         if (seen.has(row.id)) continue;
         if (!row.sha256) {
           row.sha256 = await this.ops.sha256({ storage_id: row.storage_id, rel: row.trash_rel }).catch(() => null);
-          if (row.sha256) this.repo.setSha(row.id, row.sha256);
+          if (row.sha256) await this.repo.setSha(row.id, row.sha256);
         }
         if (row.sha256 === sha) {
           seen.add(row.id);

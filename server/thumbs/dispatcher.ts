@@ -68,23 +68,26 @@ export class ThumbDispatcher {
 
   /**
    * The write-gate hook: a written file whose thumbnail is not `ready` goes to
-   * `pending` and a drain op is queued unless one is already waiting. Never
-   * throws, never waits.
+   * `pending` (one conditional statement) and a drain op is queued unless one
+   * is already waiting.
    */
   writeHook(): WriteHook {
-    return (node, info) => {
+    return async (node, info) => {
       if (node.type !== 'file' || node.thumb_state === 'ready') return;
-      if (!this.states.markPending(node.id)) return;
+      if (!(await this.states.markPending(node.id))) return;
       if (BROWSER_ORIGINS.has(info.origin) && this.fast.size < FAST_LANE_MAX) this.fast.add(node.id);
       this.request();
     };
   }
 
-  /** The sync engine's hook: new or changed pictures, films, sound, PDFs and office documents get thumbnails on their own. */
+  /**
+   * The sync engine's hook: new or changed pictures, films, sound, PDFs and office documents get thumbnails
+   * on their own; the whole sync batch goes to `pending` in one unit.
+   */
   syncHook(): SyncFilesHook {
-    return (_storageId, files) => {
+    return async (_storageId, files) => {
       const wanted = files.filter((f) => SYNC_KINDS.has(kindOf(f.mime, f.path.slice(f.path.lastIndexOf('/') + 1)))).map((f) => f.id);
-      if (wanted.length && this.states.markPendingMany(wanted).length) this.request();
+      if (wanted.length && (await this.states.markPendingMany(wanted)).length) this.request();
     };
   }
 
@@ -117,8 +120,8 @@ export class ThumbDispatcher {
     }
     if (batch.length < BATCH_FILES) {
       const taken = new Set(batch.map(([id]) => id));
-      let page = this.states.pendingAfter(this.cursor, BATCH_FILES - batch.length);
-      if (page.length === 0 && this.cursor > 0) page = this.states.pendingAfter((this.cursor = 0), BATCH_FILES - batch.length);
+      let page = await this.states.pendingAfter(this.cursor, BATCH_FILES - batch.length);
+      if (page.length === 0 && this.cursor > 0) page = await this.states.pendingAfter((this.cursor = 0), BATCH_FILES - batch.length);
       for (const id of page) if (!taken.has(id)) batch.push([id, DEFAULT_TIMEOUT_MS]);
       if (page.length) this.cursor = page[page.length - 1];
     }

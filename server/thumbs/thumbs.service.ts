@@ -91,10 +91,10 @@ export class ThumbService {
    * folder or the database fails, which is an infrastructure error.
    */
   async run(id: number, signal: AbortSignal, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Outcome> {
-    const node = this.repo.byId(id);
+    const node = await this.repo.byId(id);
     if (!node || node.deleted_at || node.type !== 'file') return { id, state: 'gone', bytes_read: 0 };
     if (node.thumb_state === 'ready') return { id, state: 'ready', bytes_read: 0 };
-    this.repo.markPending(id);
+    await this.repo.markPending(id);
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const workDir = join(this.cacheDir, '.work', `${id}-${randomBytes(4).toString('hex')}`);
     await mkdir(workDir, { recursive: true });
@@ -115,7 +115,7 @@ export class ThumbService {
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
-    this.repo.finish(id, state, error, node);
+    await this.repo.finish(id, state, error, node);
     this.outcomes[state]++;
     // A ready thumbnail changes what its folder's listing shows: cached pages refresh and open browsers reload the row.
     if (state === 'ready') await this.bus.emit('folder.changed', { storage_id: node.storage_id, folder: parentRel(node.path), kind: 'updated', path: node.path, name: node.name });
@@ -159,16 +159,24 @@ export class ThumbService {
     const signal = o.signal ?? new AbortController().signal;
     let afterId = 0;
     let batch: ThumbNode[] = [];
+    let dry = false;
+    let paging: Promise<void> | null = null;
     let taken = 0;
-    const next = (): ThumbNode | null => {
-      if (taken >= limit || signal.aborted) return null;
-      if (batch.length === 0) {
-        batch = this.repo.candidates({ storageId: o.storageId, retryFailed: !!o.retryFailed, retrySkipped: !!o.retrySkipped, afterId, limit: 200 });
-        if (batch.length === 0) return null;
-        afterId = batch[batch.length - 1].id;
+    const page = async () => {
+      batch = await this.repo.candidates({ storageId: o.storageId, retryFailed: !!o.retryFailed, retrySkipped: !!o.retrySkipped, afterId, limit: 200 });
+      if (batch.length === 0) dry = true;
+      else afterId = batch[batch.length - 1].id;
+    };
+    const next = async (): Promise<ThumbNode | null> => {
+      for (;;) {
+        if (taken >= limit || signal.aborted || (dry && batch.length === 0)) return null;
+        if (batch.length) {
+          taken++;
+          return batch.shift()!;
+        }
+        // One lane reads the next page; lanes that find the batch empty meanwhile wait for it, not read it again.
+        await (paging ??= page().finally(() => (paging = null)));
       }
-      taken++;
-      return batch.shift()!;
     };
     await runLanes(Math.max(1, o.concurrency ?? 4), next, async (n) => {
       const before = summary.processed;
@@ -203,7 +211,7 @@ export class ThumbService {
     if (old.length === 0) return 0;
     let present: Set<number>;
     try {
-      present = this.repo.existing(old);
+      present = await this.repo.existing(old);
     } catch (e) {
       this.log.warn('thumbnail sweep: the database did not answer; nothing deleted', e);
       return 0;
@@ -242,14 +250,14 @@ export type Slot = () => Promise<() => void>;
  * when `next` returns null and every lane is done. The first failure stops
  * the handing out and rejects once the other lanes have finished.
  */
-export async function runLanes<T>(lanes: number, next: () => T | null, work: (item: T) => Promise<void>, slot?: Slot): Promise<void> {
+export async function runLanes<T>(lanes: number, next: () => T | null | Promise<T | null>, work: (item: T) => Promise<void>, slot?: Slot): Promise<void> {
   let failed = false;
   const lane = async () => {
     for (;;) {
       // The governor's lane is taken before the item, so a lane waiting for it holds no file.
       const release = slot ? await slot() : null;
-      const item = failed ? null : next();
       try {
+        const item = failed ? null : await next();
         if (item === null) return;
         await work(item);
       } catch (e) {

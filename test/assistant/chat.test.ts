@@ -360,7 +360,7 @@ describe('assistant chat', () => {
     assert.equal((await decide(viv, id, true)).status, 404);
 
     s.server.db.sqlite.prepare('UPDATE assistant_conversations SET last_used_at = ? WHERE id = ?').run(new Date(Date.now() - 31 * 86_400_000).toISOString(), id);
-    assert.ok(s.server.services.assistant.sweep() >= 1);
+    assert.ok((await s.server.services.assistant.sweep()) >= 1);
     assert.equal((await s.api('GET', `/api/files/assistant/conversations/${id}`, { token: kai })).status, 404);
     assert.equal((await s.api('DELETE', '/api/files/assistant/conversations', { token: kai })).status, 200);
     assert.deepEqual((await s.api('GET', '/api/files/assistant/conversations', { token: kai })).body.conversations, []);

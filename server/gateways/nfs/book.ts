@@ -43,17 +43,22 @@ export class ExportBook {
     private restore: (spec: ActorSpec, request: { ip: string; ua: string }) => Actor,
   ) {}
 
-  private all() {
+  /** The exports with their parsed client lists, read again only after a change (a microtask on SQLite otherwise). */
+  private async all() {
     if (this.cache?.version !== this.repo.version) {
-      this.cache = { version: this.repo.version, list: this.repo.list().map((exp) => ({ exp, clients: parseAddressList(exp.clients).list })) };
+      // The version as of before the read: a change committed during it leaves the cache stale, read again next call.
+      const version = this.repo.version;
+      const list = (await this.repo.list()).map((exp) => ({ exp, clients: parseAddressList(exp.clients).list }));
+      this.cache = { version, list };
       this.trees.clear();
+      return list;
     }
     return this.cache.list;
   }
 
   /** The exports `ip` may mount. */
-  mountable(ip: string): NfsExport[] {
-    return this.all().filter((x) => inList(x.clients, ip)).map((x) => x.exp);
+  async mountable(ip: string): Promise<NfsExport[]> {
+    return (await this.all()).filter((x) => inList(x.clients, ip)).map((x) => x.exp);
   }
 
   /**
@@ -62,10 +67,10 @@ export class ExportBook {
    * the kernel's server); the deepest wins. `sub` is the path below the
    * export ('' for the export itself). Null when no export holds it.
    */
-  byPath(path: string): { exp: NfsExport; sub: string } | null {
+  async byPath(path: string): Promise<{ exp: NfsExport; sub: string } | null> {
     const want = trim(path);
     let best: { exp: NfsExport; sub: string } | null = null;
-    for (const { exp } of this.all()) {
+    for (const { exp } of await this.all()) {
       const at = trim(exp.path);
       if (want !== at && !want.startsWith(at + '/')) continue;
       if (!best || at.length > trim(best.exp.path).length) best = { exp, sub: want.slice(at.length + 1) };
@@ -74,8 +79,8 @@ export class ExportBook {
   }
 
   /** Whether `ip` may use export `exp`. */
-  allows(exp: NfsExport, ip: string): boolean {
-    return this.all().some((x) => x.exp.id === exp.id && inList(x.clients, ip));
+  async allows(exp: NfsExport, ip: string): Promise<boolean> {
+    return (await this.all()).some((x) => x.exp.id === exp.id && inList(x.clients, ip));
   }
 
   /** The tree with the export's account's rights now; a gone account or key → ACCES. */
@@ -135,11 +140,12 @@ export class ExportBook {
    * BADHANDLE; an export gone or a node deleted or moved out of its export
    * → STALE; an address the export does not allow → ACCES.
    */
-  locate(fh: Buffer, ip: string): Located {
+  async locate(fh: Buffer, ip: string): Promise<Located> {
     const ref: HandleRef = this.handles.read(fh);
-    const exp = this.all().find((x) => x.exp.id === ref.exportId)?.exp;
-    if (!exp) throw new NfsError(Nfs3.STALE, 'the export is gone');
-    if (!this.allows(exp, ip)) throw new NfsError(Nfs3.ACCES, 'this address may not use the export');
+    const known = (await this.all()).find((x) => x.exp.id === ref.exportId);
+    if (!known) throw new NfsError(Nfs3.STALE, 'the export is gone');
+    const exp = known.exp;
+    if (!inList(known.clients, ip)) throw new NfsError(Nfs3.ACCES, 'this address may not use the export');
     const tree = this.tree(exp, ip);
     let root: { storageId: number; rel: string };
     try {

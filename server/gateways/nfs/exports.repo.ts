@@ -14,43 +14,44 @@ type Row = Omit<NfsExport, 'read_only'> & { read_only: number };
 const present = (r: Row): NfsExport => ({ ...r, read_only: r.read_only === 1 });
 
 export class NfsExportsRepo {
-  /** Moves on every change, so a cache knows to read again. */
+  /** Moves after every change has committed, so a cache knows to read again. */
   version = 0;
 
   constructor(private db: Db) {}
 
   /** Every export, oldest first. */
-  list(): NfsExport[] {
-    return this.db.all(this.db.k.selectFrom('nfs_exports').selectAll().orderBy('id')).map(present);
+  async list(): Promise<NfsExport[]> {
+    return (await this.db.async.all(this.db.k.selectFrom('nfs_exports').selectAll().orderBy('id'))).map(present);
   }
 
   /** One export, or null. */
-  get(id: number): NfsExport | null {
-    const r = this.db.first(this.db.k.selectFrom('nfs_exports').selectAll().where('id', '=', id));
+  async get(id: number): Promise<NfsExport | null> {
+    const r = await this.db.async.first(this.db.k.selectFrom('nfs_exports').selectAll().where('id', '=', id));
     return r ? present(r) : null;
   }
 
-  add(e: NfsExportInput): NfsExport {
-    const row = this.db.first(
-      this.db.k.insertInto('nfs_exports').values({ ...e, read_only: e.read_only ? 1 : 0, created_at: new Date().toISOString() }).returning('id'),
+  /** Stores a new export; the stored export. */
+  async add(e: NfsExportInput): Promise<NfsExport> {
+    const row = await this.db.async.first(
+      this.db.k.insertInto('nfs_exports').values({ ...e, read_only: e.read_only ? 1 : 0, created_at: new Date().toISOString() }).returningAll(),
     );
     this.version++;
-    return this.get(row!.id)!;
+    return present(row!);
   }
 
   /** Replaces the fields given; false when there is no such export. */
-  update(id: number, e: Partial<NfsExportInput>): boolean {
+  async update(id: number, e: Partial<NfsExportInput>): Promise<boolean> {
     const { read_only, ...rest } = e;
     const set = { ...rest, ...(read_only === undefined ? {} : { read_only: read_only ? 1 : 0 }) };
-    if (Object.keys(set).length === 0) return this.get(id) !== null;
-    const n = this.db.run(this.db.k.updateTable('nfs_exports').set(set).where('id', '=', id));
+    if (Object.keys(set).length === 0) return (await this.get(id)) !== null;
+    const n = await this.db.async.run(this.db.k.updateTable('nfs_exports').set(set).where('id', '=', id));
     this.version++;
     return n > 0;
   }
 
-  /** Removes an export; false when there was none. Idempotent. */
-  remove(id: number): boolean {
-    const n = this.db.run(this.db.k.deleteFrom('nfs_exports').where('id', '=', id));
+  /** Removes an export; false when there was none (of two removals racing, one answers true). Idempotent. */
+  async remove(id: number): Promise<boolean> {
+    const n = await this.db.async.run(this.db.k.deleteFrom('nfs_exports').where('id', '=', id));
     this.version++;
     return n > 0;
   }

@@ -25,32 +25,36 @@ export class NfsExports {
     private bus: EventBus,
   ) {}
 
-  list(): NfsExport[] {
+  list(): Promise<NfsExport[]> {
     return this.repo.list();
   }
 
   async add(input: NfsExportInput, by: Actor): Promise<NfsExport> {
-    const e = this.repo.add(await this.checked(input));
+    const e = await this.repo.add(await this.checked(input));
     this.audit('gateway.nfs_export.add', by, e);
     return e;
   }
 
-  /** Changes an export; a missing id → `not_found`. */
+  /**
+   * Changes an export; a missing id (also one removed while the change was checked) → `not_found`. Only the
+   * fields the patch names are written, so two admins changing different fields at once both keep theirs.
+   */
   async update(id: number, patch: Partial<NfsExportInput>, by: Actor): Promise<NfsExport> {
-    const now = this.repo.get(id);
+    const now = await this.repo.get(id);
     if (!now) throw new AppError('not_found', { id });
     const { id: _id, created_at: _at, ...fields } = now;
     const next = await this.checked({ ...fields, ...patch });
-    this.repo.update(id, next);
-    const e = this.repo.get(id)!;
+    const named = Object.fromEntries(Object.keys(patch).map((k) => [k, next[k as keyof NfsExportInput]])) as Partial<NfsExportInput>;
+    const e = (await this.repo.update(id, named)) ? await this.repo.get(id) : null;
+    if (!e) throw new AppError('not_found', { id });
     this.audit('gateway.nfs_export.update', by, e);
     return e;
   }
 
   /** Removes an export (its clients' handles turn stale); a missing id → `not_found`. */
-  remove(id: number, by: Actor): void {
-    const e = this.repo.get(id);
-    if (!e || !this.repo.remove(id)) throw new AppError('not_found', { id });
+  async remove(id: number, by: Actor): Promise<void> {
+    const e = await this.repo.get(id);
+    if (!e || !(await this.repo.remove(id))) throw new AppError('not_found', { id });
     this.audit('gateway.nfs_export.remove', by, e);
   }
 

@@ -29,10 +29,10 @@ export function mountProgram(book: ExportBook, onMount: (ip: string, path: strin
       1: async (r, ctx) => {
         const path = r.string(MNTPATHLEN);
         const w = new XdrWriter(96);
-        const found = book.byPath(path);
+        const found = await book.byPath(path);
         if (!found) return [w.u32(MNT3ERR_NOENT).done()];
         const exp = found.exp;
-        if (!book.allows(exp, ctx.ip)) {
+        if (!(await book.allows(exp, ctx.ip))) {
           onMount(ctx.ip, path, false);
           return [w.u32(MNT3ERR_ACCES).done()];
         }
@@ -56,9 +56,9 @@ export function mountProgram(book: ExportBook, onMount: (ip: string, path: strin
       // UMNTALL
       4: () => [],
       // EXPORT
-      5: (_r, ctx) => {
+      5: async (_r, ctx) => {
         const w = new XdrWriter(256);
-        for (const exp of book.mountable(ctx.ip)) {
+        for (const exp of await book.mountable(ctx.ip)) {
           w.bool(true).string(exp.path);
           for (const g of exp.clients.split(',').map((c) => c.trim()).filter(Boolean)) w.bool(true).string(g);
           w.bool(false);

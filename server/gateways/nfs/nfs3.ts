@@ -48,8 +48,9 @@ const twoWcc: FailBody = (w) => w.bool(false).bool(false).bool(false).bool(false
 export function nfs3Program(d: Nfs3Deps): Program {
   const cursors = new DirCursors();
 
-  const locate = (r: XdrReader, ctx: CallContext): Located => {
-    const loc = d.book.locate(r.opaque(FHSIZE), ctx.ip);
+  /** Reads a handle from `r` at once (the arguments are read in order), then resolves it. */
+  const locate = async (r: XdrReader, ctx: CallContext): Promise<Located> => {
+    const loc = await d.book.locate(r.opaque(FHSIZE), ctx.ip);
     d.seen(ctx, loc);
     return loc;
   };
@@ -124,12 +125,12 @@ export function nfs3Program(d: Nfs3Deps): Program {
     0: () => [],
     // GETATTR
     1: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       fattr3(w, attrs(loc, await entryOf(loc), ctx));
     }, () => undefined),
     // SETATTR: size (truncate or extend); times and modes are taken and not kept.
     2: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       const size = readSattr(r);
       if (r.bool()) r.fixed(8); // guard ctime: not checked
       if (size !== null) {
@@ -144,7 +145,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noWcc),
     // LOOKUP
     3: call(async (r, ctx, w) => {
-      const dir = locate(r, ctx);
+      const dir = await locate(r, ctx);
       const name = r.string(1024);
       let child: Located;
       try {
@@ -163,7 +164,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noAttr),
     // ACCESS: what the export and the account allow; each call is still checked.
     4: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       const want = r.u32();
       let may = ACCESS_ALL;
       if (loc.exp.read_only) may = ACCESS_READ;
@@ -180,7 +181,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     5: notSupported(noAttr),
     // READ: counts past RTMAX are served RTMAX bytes (the client asks again for the rest).
     6: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       const offset = r.u64();
       const count = Math.min(r.u32(), RTMAX);
       let data: Buffer;
@@ -202,7 +203,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noAttr),
     // WRITE: into the file's stage; UNSTABLE answered at once, FILE_SYNC once the stage is on disk.
     7: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       const offset = r.u64();
       const count = r.u32();
       const stable = r.u32();
@@ -227,7 +228,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noWcc),
     // CREATE: a new file is pending (invisible to other doors) until published.
     8: call(async (r, ctx, w) => {
-      const dir = locate(r, ctx);
+      const dir = await locate(r, ctx);
       const child = childOf(dir, r.string(1024));
       const mode = r.u32();
       const size = mode === 2 ? (r.fixed(8), null) : readSattr(r);
@@ -257,7 +258,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noWcc),
     // MKDIR
     9: call(async (r, ctx, w) => {
-      const dir = locate(r, ctx);
+      const dir = await locate(r, ctx);
       const child = childOf(dir, r.string(1024));
       readSattr(r);
       writable(dir);
@@ -271,7 +272,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     11: notSupported(noWcc),
     // REMOVE
     12: call(async (r, ctx, w) => {
-      const dir = locate(r, ctx);
+      const dir = await locate(r, ctx);
       const child = childOf(dir, r.string(1024));
       writable(dir);
       const stage = d.stages.at(child);
@@ -287,7 +288,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noWcc),
     // RMDIR
     13: call(async (r, ctx, w) => {
-      const dir = locate(r, ctx);
+      const dir = await locate(r, ctx);
       const child = childOf(dir, r.string(1024));
       writable(dir);
       const e = await child.tree.stat(child.path);
@@ -301,9 +302,9 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noWcc),
     // RENAME: a file being written is published first, then moved (replacing what is at the target).
     14: call(async (r, ctx, w) => {
-      const fromDir = locate(r, ctx);
+      const fromDir = await locate(r, ctx);
       const from = childOf(fromDir, r.string(1024));
-      const toDir = locate(r, ctx);
+      const toDir = await locate(r, ctx);
       const to = childOf(toDir, r.string(1024));
       writable(fromDir);
       writable(toDir);
@@ -323,14 +324,14 @@ export function nfs3Program(d: Nfs3Deps): Program {
     17: call((r, ctx, w) => readdir(r, ctx, w, true), noAttr),
     // FSSTAT: the tree has no one size; large numbers, so clients do not refuse to write.
     18: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       postOpAttr(w, await attrsOf(loc, ctx));
       const big = 2 ** 50;
       w.u64(big).u64(big).u64(big).u64(2 ** 32).u64(2 ** 32).u64(2 ** 32).u32(0);
     }, noAttr),
     // FSINFO
     19: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       postOpAttr(w, await attrsOf(loc, ctx));
       w.u32(RTMAX).u32(RTMAX).u32(4096).u32(WTMAX).u32(WTMAX).u32(4096).u32(64 * 1024);
       w.u64(2 ** 53 - 1).u32(0).u32(1_000_000);
@@ -338,13 +339,13 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }, noAttr),
     // PATHCONF
     20: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       postOpAttr(w, await attrsOf(loc, ctx));
       w.u32(1).u32(NAME_MAX).bool(true).bool(true).bool(false).bool(true);
     }, noAttr),
     // COMMIT: publishes the file written so far.
     21: call(async (r, ctx, w) => {
-      const loc = locate(r, ctx);
+      const loc = await locate(r, ctx);
       r.u64();
       r.u32();
       await (loc.pending ?? d.stages.at(loc))?.publish();
@@ -354,7 +355,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
   };
 
   async function readdir(r: XdrReader, ctx: CallContext, w: XdrWriter, plus: boolean): Promise<void> {
-    const dir = locate(r, ctx);
+    const dir = await locate(r, ctx);
     const cookie = r.u64();
     const verf = r.fixed(8);
     if (plus) r.u32(); // dircount: maxcount bounds the reply

@@ -34,9 +34,9 @@ export function adminNfsRoutes(d: { exports: NfsExports; maxJsonBytes: number })
   const r = new Router<AppState>({ prefix: '/api/admin/gateways/nfs/exports' });
   r.use(requireAdmin);
 
-  r.get('/', doc({ summary: 'NFS exports' }), (ctx) => {
+  r.get('/', doc({ summary: 'NFS exports' }), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { exports: d.exports.list() };
+    ctx.body = { exports: await d.exports.list() };
   });
 
   r.post('/', doc({ summary: 'Add an NFS export', body: newExport }), async (ctx) => {
@@ -51,8 +51,8 @@ export function adminNfsRoutes(d: { exports: NfsExports; maxJsonBytes: number })
     ctx.body = { export: await d.exports.update(id, b, actor(ctx)) };
   });
 
-  r.delete('/:id', doc({ summary: 'Remove an NFS export' }), (ctx) => {
-    d.exports.remove(idOf(ctx.params.id), actor(ctx));
+  r.delete('/:id', doc({ summary: 'Remove an NFS export' }), async (ctx) => {
+    await d.exports.remove(idOf(ctx.params.id), actor(ctx));
     ctx.body = { ok: true };
   });
 

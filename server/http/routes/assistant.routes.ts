@@ -69,23 +69,23 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
   const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
   const P = '/api/files/assistant';
 
-  r.get(P, doc({ summary: 'The assistant’s state for me: provider, model, retention, my choice' }), files, requireUser, (ctx) => {
-    ctx.body = a.state(actor(ctx));
+  r.get(P, doc({ summary: 'The assistant’s state for me: provider, model, retention, my choice' }), files, requireUser, async (ctx) => {
+    ctx.body = await a.state(actor(ctx));
   });
   r.put(`${P}/prefs`, doc({ summary: 'Whether every assistant change waits for my approval', body: prefsBody }), files, requireUser, async (ctx) => {
-    ctx.body = a.setConfirmAll(actor(ctx), (await body(ctx, prefsBody)).confirm_all);
+    ctx.body = await a.setConfirmAll(actor(ctx), (await body(ctx, prefsBody)).confirm_all);
   });
-  r.get(`${P}/conversations`, doc({ summary: 'My assistant conversations' }), files, requireUser, (ctx) => {
-    ctx.body = a.list(actor(ctx));
+  r.get(`${P}/conversations`, doc({ summary: 'My assistant conversations' }), files, requireUser, async (ctx) => {
+    ctx.body = await a.list(actor(ctx));
   });
-  r.delete(`${P}/conversations`, doc({ summary: 'Delete all my assistant conversations' }), files, requireUser, (ctx) => {
-    ctx.body = a.delete(actor(ctx));
+  r.delete(`${P}/conversations`, doc({ summary: 'Delete all my assistant conversations' }), files, requireUser, async (ctx) => {
+    ctx.body = await a.delete(actor(ctx));
   });
-  r.get(`${P}/conversations/:id`, doc({ summary: 'One assistant conversation' }), files, requireUser, (ctx) => {
-    ctx.body = a.get(actor(ctx), ctx.params.id);
+  r.get(`${P}/conversations/:id`, doc({ summary: 'One assistant conversation' }), files, requireUser, async (ctx) => {
+    ctx.body = await a.get(actor(ctx), ctx.params.id);
   });
-  r.delete(`${P}/conversations/:id`, doc({ summary: 'Delete one assistant conversation' }), files, requireUser, (ctx) => {
-    ctx.body = a.delete(actor(ctx), ctx.params.id);
+  r.delete(`${P}/conversations/:id`, doc({ summary: 'Delete one assistant conversation' }), files, requireUser, async (ctx) => {
+    ctx.body = await a.delete(actor(ctx), ctx.params.id);
   });
   r.post(`${P}/chat`, doc({ summary: 'Ask the assistant: a Server-Sent Events stream of the turn', body: chatBody, produces: ['text/event-stream'] }), files, requireUser, async (ctx) => {
     // The body may hold the message plus paths; anything larger is refused while streaming, never buffered whole.

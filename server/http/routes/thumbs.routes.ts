@@ -27,7 +27,7 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
 
   /** 404 unless the node exists, its state is `ready` and the JPEG is in the cache. */
   const readyFile = async (id: number): Promise<string> => {
-    const node = d.thumbs.repo.byId(id);
+    const node = await d.thumbs.repo.byId(id);
     if (!node || node.deleted_at || node.thumb_state !== 'ready') throw new AppError('not_found');
     const file = d.thumbs.cachePath(id);
     try {
@@ -58,7 +58,7 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
     const stamped = verifyStamp(id, exp, sig);
     if (!stamped) {
       if (!ctx.state.principal) throw new AppError('unauthenticated');
-      const node = d.thumbs.repo.byId(id);
+      const node = await d.thumbs.repo.byId(id);
       if (!node || node.deleted_at) throw new AppError('not_found');
       // Same rules as the file itself: invisible (outside a key's root too) is 404, as if missing; visible but not readable is 403.
       try {

@@ -39,8 +39,8 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
   const editable = (ctx: Ctx): number[] =>
     d.files.forActor(actor(ctx)).visible().filter((s) => s.level !== 'viewer' && !s.storage.read_only).map((s) => s.storage.id);
   /** The item, when the caller may act on it; otherwise `not_found` (as if it did not exist). */
-  const own = (ctx: Ctx, id: number) => {
-    const row = trash.byId(id);
+  const own = async (ctx: Ctx, id: number) => {
+    const row = await trash.byId(id);
     if (!row || !editable(ctx).includes(row.storage_id)) throw new AppError('not_found', { id });
     return row;
   };
@@ -52,13 +52,13 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
       const s = d.catalogue.repo.byNameOrUid(o.storage);
       storages = s && storages.includes(s.id) ? [s.id] : [];
     }
-    ctx.body = trash.list(storages, o.limit, o.offset);
+    ctx.body = await trash.list(storages, o.limit, o.offset);
   });
 
   r.post('/manager/restore', doc({ summary: 'Restore items from the trash (answers per item)', body: schemas.restore }), async (ctx) => {
     const b = await body(ctx, schemas.restore);
     if ('id' in b) {
-      own(ctx, b.id);
+      await own(ctx, b.id);
       ctx.body = { restored: [await trash.restore(b.id, actorOf(ctx), reqMeta(ctx))], failed: [] };
       return;
     }
@@ -66,7 +66,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     const failed: Array<{ id: number; error: string }> = [];
     for (const id of b.ids) {
       try {
-        own(ctx, id);
+        await own(ctx, id);
         restored.push(await trash.restore(id, actorOf(ctx), reqMeta(ctx)));
       } catch (e) {
         failed.push({ id, error: isAppError(e) ? e.code : 'internal' });
@@ -77,12 +77,12 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
 
   r.post('/trash/purge', doc({ summary: 'Delete trashed items for good (answers per item)', body: schemas.purge }), async (ctx) => {
     const b = await body(ctx, schemas.purge);
-    const list = 'all' in b ? trash.list(editable(ctx), 100_000).items.map((i) => i.id) : b.ids;
+    const list = 'all' in b ? (await trash.list(editable(ctx), 100_000)).items.map((i) => i.id) : b.ids;
     const purged: number[] = [];
     const failed: Array<{ id: number; error: string }> = [];
     for (const id of list) {
       try {
-        own(ctx, id);
+        await own(ctx, id);
         await trash.purge(id);
         purged.push(id);
       } catch (e) {
