@@ -35,7 +35,7 @@ export interface AdminDeps {
   /** Lets go of the file locks an app set through the host (uninstall): a removed app must not hold files. */
   releaseLocks: (id: string) => Promise<number>;
   /** The app's licence answer (licenses.ts), shown in the view. */
-  licenseOf?: (app: InstalledApp) => { status: string; valid_until?: string; updates_until?: string };
+  licenseOf?: (app: InstalledApp) => Promise<{ status: string; valid_until?: string; updates_until?: string }>;
 }
 
 const SETTINGS_MAX_BYTES = 64 * 1024;
@@ -43,8 +43,8 @@ const SETTINGS_MAX_BYTES = 64 * 1024;
 export class AppAdmin {
   constructor(private d: AdminDeps) {}
 
-  private view(a: InstalledApp) {
-    return appView(a, this.d.licenseOf?.(a));
+  private async view(a: InstalledApp) {
+    return appView(a, await this.d.licenseOf?.(a));
   }
 
   private audit(by: Actor, action: string, resource: string, meta: Record<string, unknown> = {}) {
@@ -59,11 +59,11 @@ export class AppAdmin {
     return readAppPackage(bytes, { trusted: this.d.repo.trustedKeys(), version: this.d.version });
   }
 
-  list() {
-    return { apps: this.d.repo.list().map((a) => this.view(a)) };
+  async list() {
+    return { apps: await Promise.all(this.d.repo.list().map((a) => this.view(a))) };
   }
 
-  get(id: string) {
+  async get(id: string) {
     return this.view(this.must(id));
   }
 
@@ -82,7 +82,7 @@ export class AppAdmin {
     const pkg = await this.verify(bytes);
     if (pkg.manifest.id !== id) throw validation('id', `the package is ${pkg.manifest.id}, not ${id}`);
     if (!(compareVersions(pkg.manifest.version, cur.version) > 0)) throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);
-    this.coveredByLicense(cur, pkg.manifest);
+    await this.coveredByLicense(cur, pkg.manifest);
     const app = this.d.repo.put(pkg, cur.installed_by, pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)));
     await this.d.runtime.stop(id);
     this.audit(by, 'app_plugin.upgrade', id, { from: cur.version, to: app.version, digest: app.digest });
@@ -93,8 +93,8 @@ export class AppAdmin {
    * A paid app's licence with `updates_until` covers versions released until then (docs/app-plugins.md,
    * "Licences"): a later package is refused (403 `store_updates`), and so is one without a `released` day.
    */
-  private coveredByLicense(cur: InstalledApp, m: Manifest) {
-    const until = m.license?.required ? this.d.licenseOf?.(cur).updates_until : undefined;
+  private async coveredByLicense(cur: InstalledApp, m: Manifest) {
+    const until = m.license?.required ? (await this.d.licenseOf?.(cur))?.updates_until : undefined;
     if (!until) return;
     if (!m.released) throw validation('released', `the licence covers updates released until ${until}: the package must say when it was released`);
     if (Date.parse(`${m.released}T00:00:00Z`) > Date.parse(until)) {

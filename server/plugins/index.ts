@@ -72,7 +72,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const actions = new AppActions({ repo, runtime, files: d.files, jobs, host, stateOf: d.stateOf, off, findUsers: d.findUsers, licenses });
   const releaseLocks = async (id: string) => {
     let n = 0;
-    for (const t of hostRepo.tokensOf(id)) {
+    for (const t of await hostRepo.tokensOf(id)) {
       try {
         if (await d.files.locks.clear(t.storage_id, t.rel, id)) n++;
       } catch (e) {

@@ -86,7 +86,7 @@ export class PluginJobs {
     const actor = this.d.actors.restore(p.actor);
     const app = this.d.repo.get(p.plugin);
     if (!app || !app.enabled) throw new AppError('not_found', { path: p.plugin });
-    this.d.licenses.require(app);
+    await this.d.licenses.require(app);
     const paths = await describe(this.d.files, actor, p.places);
     const outputs: string[] = [];
     // A scheduled job (a wake-up item: no person, the system actor) reaches only the files its item named.

@@ -198,7 +198,7 @@ export class AppPages {
     this.d.shares.checkPin(o.share, cred);
     const app = this.appOf(o.share);
     if (!app) throw new AppError('link_unavailable');
-    this.d.licenses.require(app);
+    await this.d.licenses.require(app);
     const files = this.d.shares.appFiles(o.share);
     const places = files.map((f) => ({ storage_id: o.share.storage_id, rel: f.rel }));
     return { o, app, files, places };
