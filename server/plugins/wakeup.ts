@@ -90,7 +90,7 @@ export class AppWakeups {
     this.round ??= (async () => {
       const out: WakeupReport[] = [];
       if (this.d.off()) return out;
-      for (const app of this.d.repo.list()) {
+      for (const app of await this.d.repo.list()) {
         if (this.stopped) break;
         if (!app.enabled || !app.manifest.permissions.includes('schedule')) continue;
         try {

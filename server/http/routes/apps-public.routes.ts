@@ -132,7 +132,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
       // Dead links get the share pages' styled answers (errors render through publicDoor's deadPage).
       const o = await d.shares.service.open(ctx.params.token, 'app');
       await d.admit?.(ctx, o.share);
-      if (!d.plugins.pages?.available(o.share)) throw new AppError('revoked', { reason: 'app_unavailable' });
+      if (!(await d.plugins.pages?.available(o.share))) throw new AppError('revoked', { reason: 'app_unavailable' });
       const html = await pageHtml();
       if (!html) {
         const lang = ctx.state.lang;
@@ -167,10 +167,10 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     offset: z.coerce.number().int().min(0).default(0),
   });
-  r.get('/api/admin/app-plugins/shares', doc({ summary: 'App links (filter by app, active; paging)', query: listQuery, auth: 'admin', tag: 'App plugins' }), admin, (ctx) => {
+  r.get('/api/admin/app-plugins/shares', doc({ summary: 'App links (filter by app, active; paging)', query: listQuery, auth: 'admin', tag: 'App plugins' }), admin, async (ctx) => {
     const q = validate(listQuery, ctx.query);
     const origin = ctx.origin;
-    ctx.body = pages().list({ plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset }, origin);
+    ctx.body = await pages().list({ plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset }, origin);
   });
   return r;
 }

@@ -67,7 +67,7 @@ export class AppActions {
 
   private async app(id: string): Promise<InstalledApp> {
     this.gate();
-    const app = this.d.repo.get(id);
+    const app = await this.d.repo.get(id);
     if (!app || !app.enabled) throw new AppError('not_found', { path: id });
     await this.d.licenses.require(app);
     return app;
@@ -159,7 +159,7 @@ export class AppActions {
     const actions: unknown[] = [];
     const views: unknown[] = [];
     const openRules: unknown[] = [];
-    const enabled = this.d.repo.list().filter((x) => x.enabled);
+    const enabled = (await this.d.repo.list()).filter((x) => x.enabled);
     const running = await Promise.all(enabled.map((x) => this.d.licenses.running(x)));
     for (const app of enabled.filter((_, i) => running[i])) {
       const icon = (file?: string) => (file ? `/api/files/plugins/icon/${app.id}/${file.slice('icons/'.length)}` : undefined);
@@ -271,9 +271,9 @@ export class AppActions {
   }
 
   /** `GET /license/{plugin}`: `{status, valid_until?, updates_until?}`, computed offline (licenses.ts); a held app answers too. */
-  license(plugin: string) {
+  async license(plugin: string) {
     this.gate();
-    const app = this.d.repo.get(plugin);
+    const app = await this.d.repo.get(plugin);
     if (!app) throw new AppError('not_found', { path: plugin });
     return this.d.licenses.status(app);
   }

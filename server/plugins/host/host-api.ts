@@ -167,33 +167,30 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       c.job?.outputs.push(written);
       return { path: written, size: bytes.length };
     },
-    'kv.get': (a) => {
+    'kv.get': async (a) => {
       needs('storage');
-      const v = d.repo.kvGet(app.id, kvKey(obj(a).key));
+      const v = await d.repo.kvGet(app.id, kvKey(obj(a).key));
       return v === null ? null : JSON.parse(v);
     },
-    'kv.set': (a) => {
+    'kv.set': async (a) => {
       needs('storage');
       notWakeup('storage writes');
       const o = obj(a);
       const key = kvKey(o.key);
       const text = JSON.stringify(o.value ?? null);
       if (Buffer.byteLength(text) > HOST_LIMITS.kv_value_bytes) throw refuse(app.id, `a value holds at most ${HOST_LIMITS.kv_value_bytes} bytes of JSON`);
-      const st = d.repo.kvStats(app.id);
-      const isNew = d.repo.kvGet(app.id, key) === null;
-      if ((isNew && st.count >= HOST_LIMITS.kv_keys) || st.bytes + text.length > HOST_LIMITS.kv_bytes) throw refuse(app.id, 'the app\'s storage is full');
-      d.repo.kvSet(app.id, key, text);
+      if (!(await d.repo.kvSet(app.id, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes }))) throw refuse(app.id, 'the app\'s storage is full');
       return true;
     },
-    'kv.delete': (a) => {
+    'kv.delete': async (a) => {
       needs('storage');
       notWakeup('storage writes');
-      return d.repo.kvDelete(app.id, kvKey(obj(a).key));
+      return await d.repo.kvDelete(app.id, kvKey(obj(a).key));
     },
-    'kv.list': (a) => {
+    'kv.list': async (a) => {
       needs('storage');
       const prefix = typeof obj(a).prefix === 'string' ? (obj(a).prefix as string).slice(0, HOST_LIMITS.kv_key_chars) : '';
-      return { keys: d.repo.kvKeys(app.id, prefix, 1000) };
+      return { keys: await d.repo.kvKeys(app.id, prefix, 1000) };
     },
     'ops.progress': (a) => {
       if (!c.job) throw refuse(app.id, 'progress is for job calls');
