@@ -306,7 +306,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sv.backups.schedule(scheduler);
     sv.governor.start();
     queue.start();
-    sv.appPlugins.start();
+    await sv.appPlugins.start();
     await catalogue.syncer.startAll();
     updater.start();
 

@@ -35,55 +35,59 @@ export interface AdminDeps {
   /** Lets go of the file locks an app set through the host (uninstall): a removed app must not hold files. */
   releaseLocks: (id: string) => Promise<number>;
   /** The app's licence answer (licenses.ts), shown in the view. */
-  licenseOf?: (app: InstalledApp) => { status: string; valid_until?: string; updates_until?: string };
+  licenseOf?: (app: InstalledApp) => Promise<{ status: string; valid_until?: string; updates_until?: string }>;
 }
 
 const SETTINGS_MAX_BYTES = 64 * 1024;
 
+/** An upgrade or change that lost to another one (the app's version moved, or it was removed, after it was read). */
+const changedMeanwhile = (id: string) => new AppError('conflict', { reason: `${id} changed meanwhile: read it again` }, { reason: 'changed', id });
+
 export class AppAdmin {
   constructor(private d: AdminDeps) {}
 
-  private view(a: InstalledApp) {
-    return appView(a, this.d.licenseOf?.(a));
+  private async view(a: InstalledApp) {
+    return appView(a, await this.d.licenseOf?.(a));
   }
 
   private audit(by: Actor, action: string, resource: string, meta: Record<string, unknown> = {}) {
     void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `app:${resource}`, meta });
   }
 
-  private must(id: string): InstalledApp {
-    return this.d.repo.get(id) ?? (() => { throw new AppError('not_found', { path: id }); })();
+  private async must(id: string): Promise<InstalledApp> {
+    return (await this.d.repo.get(id)) ?? (() => { throw new AppError('not_found', { path: id }); })();
   }
 
   private async verify(bytes: Buffer) {
-    return readAppPackage(bytes, { trusted: this.d.repo.trustedKeys(), version: this.d.version });
+    return readAppPackage(bytes, { trusted: await this.d.repo.trustedKeys(), version: this.d.version });
   }
 
-  list() {
-    return { apps: this.d.repo.list().map((a) => this.view(a)) };
+  async list() {
+    return { apps: await Promise.all((await this.d.repo.list()).map((a) => this.view(a))) };
   }
 
-  get(id: string) {
-    return this.view(this.must(id));
+  async get(id: string) {
+    return this.view(await this.must(id));
   }
 
   /** A new app; one already installed is `conflict` (upgrade it instead). Hosts are approved only from the manifest's list. */
   async install(by: Actor, bytes: Buffer, approveHosts: string[]) {
     const pkg = await this.verify(bytes);
-    if (this.d.repo.get(pkg.manifest.id)) throw new AppError('conflict', { reason: `${pkg.manifest.id} is installed: upgrade it` }, { reason: 'installed', id: pkg.manifest.id });
-    const app = this.d.repo.put(pkg, by.kind === 'system' ? null : by.principal.id, pkg.manifest.http_hosts.filter((h) => approveHosts.includes(h)));
+    const app = await this.d.repo.install(pkg, by.kind === 'system' ? null : by.principal.id, pkg.manifest.http_hosts.filter((h) => approveHosts.includes(h)));
+    if (!app) throw new AppError('conflict', { reason: `${pkg.manifest.id} is installed: upgrade it` }, { reason: 'installed', id: pkg.manifest.id });
     this.audit(by, 'app_plugin.install', app.id, { version: app.version, publisher: app.publisher, digest: app.digest });
     return this.view(app);
   }
 
   /** Replaces an installed app's package by a higher version of the same app; approvals of hosts it still declares are kept. */
   async upgrade(by: Actor, id: string, bytes: Buffer) {
-    const cur = this.must(id);
+    const cur = await this.must(id);
     const pkg = await this.verify(bytes);
     if (pkg.manifest.id !== id) throw validation('id', `the package is ${pkg.manifest.id}, not ${id}`);
     if (!(compareVersions(pkg.manifest.version, cur.version) > 0)) throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);
-    this.coveredByLicense(cur, pkg.manifest);
-    const app = this.d.repo.put(pkg, cur.installed_by, pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)));
+    await this.coveredByLicense(cur, pkg.manifest);
+    const app = await this.d.repo.upgrade(pkg, cur.version, pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)));
+    if (!app) throw changedMeanwhile(id);
     await this.d.runtime.stop(id);
     this.audit(by, 'app_plugin.upgrade', id, { from: cur.version, to: app.version, digest: app.digest });
     return this.view(app);
@@ -93,8 +97,8 @@ export class AppAdmin {
    * A paid app's licence with `updates_until` covers versions released until then (docs/app-plugins.md,
    * "Licences"): a later package is refused (403 `store_updates`), and so is one without a `released` day.
    */
-  private coveredByLicense(cur: InstalledApp, m: Manifest) {
-    const until = m.license?.required ? this.d.licenseOf?.(cur).updates_until : undefined;
+  private async coveredByLicense(cur: InstalledApp, m: Manifest) {
+    const until = m.license?.required ? (await this.d.licenseOf?.(cur))?.updates_until : undefined;
     if (!until) return;
     if (!m.released) throw validation('released', `the licence covers updates released until ${until}: the package must say when it was released`);
     if (Date.parse(`${m.released}T00:00:00Z`) > Date.parse(until)) {
@@ -103,38 +107,38 @@ export class AppAdmin {
   }
 
   async uninstall(by: Actor, id: string) {
-    const cur = this.must(id);
+    const cur = await this.must(id);
     await this.d.runtime.stop(id);
     const released = await this.d.releaseLocks(id);
-    this.d.repo.remove(id);
+    await this.d.repo.remove(id);
     this.audit(by, 'app_plugin.uninstall', id, { version: cur.version, locks_released: released });
     return { ok: true };
   }
 
   async patch(by: Actor, id: string, p: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }) {
-    const cur = this.must(id);
+    const cur = await this.must(id);
     if (p.settings !== undefined && Buffer.byteLength(JSON.stringify(p.settings)) > SETTINGS_MAX_BYTES) throw validation('settings', `at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
     const unknown = p.approved_hosts?.find((h) => !cur.manifest.http_hosts.includes(h));
     if (unknown) throw validation('approved_hosts', `${unknown} is not declared by the app`);
-    this.d.repo.update(id, p);
+    if (!(await this.d.repo.update(id, cur.version, p))) throw changedMeanwhile(id);
     if (p.enabled === false) await this.d.runtime.stop(id);
     this.audit(by, 'app_plugin.update', id, { ...(p.enabled !== undefined && { enabled: p.enabled }), ...(p.settings && { settings: 'changed' }), ...(p.approved_hosts && { approved_hosts: p.approved_hosts }) });
-    return this.view(this.must(id));
+    return this.view(await this.must(id));
   }
 
-  keys() {
-    return { keys: this.d.repo.trustedKeys() };
+  async keys() {
+    return { keys: await this.d.repo.trustedKeys() };
   }
 
-  addKey(by: Actor, publisher: string, pem: string) {
+  async addKey(by: Actor, publisher: string, pem: string) {
     requireEd25519Pem(pem);
-    const id = this.d.repo.addKey({ publisher, public_key_pem: pem }, by.kind === 'system' ? null : by.principal.id);
+    const id = await this.d.repo.addKey({ publisher, public_key_pem: pem }, by.kind === 'system' ? null : by.principal.id);
     this.audit(by, 'app_plugin.key_add', publisher, { key_id: id });
     return { id, publisher };
   }
 
-  removeKey(by: Actor, id: number) {
-    if (!this.d.repo.removeKey(id)) throw new AppError('not_found');
+  async removeKey(by: Actor, id: number) {
+    if (!(await this.d.repo.removeKey(id))) throw new AppError('not_found');
     this.audit(by, 'app_plugin.key_remove', String(id));
     return { ok: true };
   }

@@ -72,7 +72,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const actions = new AppActions({ repo, runtime, files: d.files, jobs, host, stateOf: d.stateOf, off, findUsers: d.findUsers, licenses });
   const releaseLocks = async (id: string) => {
     let n = 0;
-    for (const t of hostRepo.tokensOf(id)) {
+    for (const t of await hostRepo.tokensOf(id)) {
       try {
         if (await d.files.locks.clear(t.storage_id, t.rel, id)) n++;
       } catch (e) {
@@ -89,11 +89,12 @@ export function createAppPlugins(d: AppPluginsDeps) {
     repo, runtime, jobs, actions, admin, licenses, wakeups, off, pages,
     /** The capability the web UI reads (`app_plugins.enabled`). */
     capability: () => ({ enabled: off() === null }),
-    start: () => {
+    start: async () => {
       if (!d.enabled) return;
       // The spare sandbox thread (QuickJS compiled) is kept only once an app is installed: without apps it
       // would cost every install its memory for nothing. The first app's first call starts one itself.
-      if (repo.list().length) runtime.warm();
+      // The list also fills the apps' cache that synchronous op presenters read (AppsRepo.known).
+      if ((await repo.list()).length) runtime.warm();
       wakeups.start();
     },
     close: async () => {

@@ -84,9 +84,9 @@ export class PluginJobs {
 
   private async run(p: PluginJobPayload, ctx: { progress: (f: number, b?: { done: number; total: number }, m?: string) => void; signal: AbortSignal }): Promise<PluginResult> {
     const actor = await this.d.actors.restore(p.actor);
-    const app = this.d.repo.get(p.plugin);
+    const app = await this.d.repo.get(p.plugin);
     if (!app || !app.enabled) throw new AppError('not_found', { path: p.plugin });
-    this.d.licenses.require(app);
+    await this.d.licenses.require(app);
     const paths = await describe(this.d.files, actor, p.places);
     const outputs: string[] = [];
     // A scheduled job (a wake-up item: no person, the system actor) reaches only the files its item named.
@@ -116,7 +116,8 @@ export class PluginJobs {
   present(op: Operation, lang: Lang): Operation {
     if (op.kind !== PLUGIN_JOB) return op;
     const p = this.d.queue.payloadOf(op.id) as PluginJobPayload | undefined;
-    const app = p ? this.d.repo.get(p.plugin) : null;
+    // Synchronous (the op frame and the ops routes present ops without awaiting): the app as last read here.
+    const app = p ? this.d.repo.known(p.plugin) : null;
     const action = app?.manifest.actions.find((a) => a.id === p!.action);
     const result = (op.result ?? {}) as Partial<PluginResult>;
     const status: PluginOpStatus = op.status === 'queued' ? 'pending' : op.status === 'completed' ? 'ok' : (op.status as PluginOpStatus);

@@ -42,23 +42,19 @@ export class AppLicenses {
     this.cache.clear();
   }
 
-  status(app: InstalledApp): LicenseAnswer {
+  async status(app: InstalledApp): Promise<LicenseAnswer> {
     const hit = this.cache.get(app.id);
     if (hit && hit.digest === app.digest && Date.now() - hit.at < CACHE_MS) return hit.answer;
-    const row = this.d.hostRepo.license(app.id);
-    const answer = licenseStatus(app, {
-      token: row?.token ?? null,
-      storeKeys: (store) => this.d.hostRepo.storeKeys(store).map((k) => k.public_key_pem),
-      revoked: (id) => this.d.hostRepo.revoked(id),
-      users: () => this.d.allowedUsers(app),
-    });
+    // licenseStatus asks for keys of the manifest's store only, and about the token's own licence id only.
+    const f = await this.d.hostRepo.licenseFacts(app.id, app.manifest.license?.store ?? null, (token) => decodeLicense(token)?.payload.id ?? null);
+    const answer = licenseStatus(app, { token: f.row?.token ?? null, storeKeys: () => f.storeKeys, revoked: () => f.revoked, users: () => this.d.allowedUsers(app) });
     this.cache.set(app.id, { at: Date.now(), digest: app.digest, answer });
-    this.note(app, row?.held_status ?? null, !!row, answer);
+    await this.note(app, f.row?.held_status ?? null, !!f.row, answer);
     return answer;
   }
 
-  /** Audits a change between running and held (once each way). */
-  private note(app: InstalledApp, lastHeld: string | null, hasRow: boolean, a: LicenseAnswer) {
+  /** Audits a change between running and held (once each way: of two checks seeing it, the one that moves the row). */
+  private async note(app: InstalledApp, lastHeld: string | null, hasRow: boolean, a: LicenseAnswer) {
     const held = !RUNNING.includes(a.status);
     if (!hasRow) {
       if (held && !this.seenMissing.has(app.id)) this.audit(null, 'app_plugin.license_held', app.id, { status: a.status });
@@ -67,74 +63,72 @@ export class AppLicenses {
       return;
     }
     if (held && lastHeld !== a.status) {
-      this.d.hostRepo.setHeldStatus(app.id, a.status);
-      this.audit(null, 'app_plugin.license_held', app.id, { status: a.status });
+      if (await this.d.hostRepo.moveHeldStatus(app.id, lastHeld, a.status)) this.audit(null, 'app_plugin.license_held', app.id, { status: a.status });
     } else if (!held && lastHeld !== null) {
-      this.d.hostRepo.setHeldStatus(app.id, null);
-      this.audit(null, 'app_plugin.license_released', app.id, { status: a.status });
+      if (await this.d.hostRepo.moveHeldStatus(app.id, lastHeld, null)) this.audit(null, 'app_plugin.license_released', app.id, { status: a.status });
     }
   }
 
-  running(app: InstalledApp): boolean {
-    return RUNNING.includes(this.status(app).status);
+  async running(app: InstalledApp): Promise<boolean> {
+    return RUNNING.includes((await this.status(app)).status);
   }
 
   /** Throws 403 `store_license` (details: kind `app`, reason = the status) when the app is held. */
-  require(app: InstalledApp) {
-    const { status } = this.status(app);
+  async require(app: InstalledApp): Promise<void> {
+    const { status } = await this.status(app);
     if (!RUNNING.includes(status)) throw new AppError('store_license', { plugin: app.id, reason: status }, { kind: 'app', reason: status, plugin: app.id });
   }
 
   // Admin.
-  set(by: Actor, app: InstalledApp, token: string) {
+  async set(by: Actor, app: InstalledApp, token: string) {
     if (typeof token !== 'string' || token.length > LICENSE_MAX_CHARS) throw validation('token', `a licence token of at most ${LICENSE_MAX_CHARS} characters`);
     const decoded = decodeLicense(token);
-    this.d.hostRepo.setLicense(app.id, token.trim(), by.kind === 'system' ? null : by.principal.id);
+    await this.d.hostRepo.setLicense(app.id, token.trim(), by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
     this.seenMissing.delete(app.id);
     this.audit(by, 'app_plugin.license_set', app.id, decoded ? { license_id: decoded.payload.id, store: decoded.payload.store, licensee: decoded.payload.licensee } : { readable: false });
     return this.status(app);
   }
 
-  remove(by: Actor, app: InstalledApp) {
-    if (!this.d.hostRepo.removeLicense(app.id)) throw new AppError('not_found', { path: `${app.id}/license` });
+  async remove(by: Actor, app: InstalledApp) {
+    if (!(await this.d.hostRepo.removeLicense(app.id))) throw new AppError('not_found', { path: `${app.id}/license` });
     this.invalidate();
     this.audit(by, 'app_plugin.license_remove', app.id);
     return this.status(app);
   }
 
-  storeKeys() {
-    return { keys: this.d.hostRepo.storeKeys() };
+  async storeKeys() {
+    return { keys: await this.d.hostRepo.storeKeys() };
   }
 
-  addStoreKey(by: Actor, store: string, pem: string) {
+  async addStoreKey(by: Actor, store: string, pem: string) {
     requireEd25519Pem(pem);
-    const id = this.d.hostRepo.addStoreKey(store, pem, by.kind === 'system' ? null : by.principal.id);
+    const id = await this.d.hostRepo.addStoreKey(store, pem, by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
     this.audit(by, 'app_store.trust', store, { key_id: id });
     return { id, store };
   }
 
-  removeStoreKey(by: Actor, id: number) {
-    if (!this.d.hostRepo.removeStoreKey(id)) throw new AppError('not_found');
+  async removeStoreKey(by: Actor, id: number) {
+    if (!(await this.d.hostRepo.removeStoreKey(id))) throw new AppError('not_found');
     this.invalidate();
     this.audit(by, 'app_store.untrust', String(id));
     return { ok: true };
   }
 
-  revocations() {
-    return { revocations: this.d.hostRepo.revocations() };
+  async revocations() {
+    return { revocations: await this.d.hostRepo.revocations() };
   }
 
-  revoke(by: Actor, id: string, note: string | null) {
-    this.d.hostRepo.revoke(id, note, by.kind === 'system' ? null : by.principal.id);
+  async revoke(by: Actor, id: string, note: string | null) {
+    await this.d.hostRepo.revoke(id, note, by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
     this.audit(by, 'app_plugin.license_revoke', id, note ? { note } : {});
     return { ok: true };
   }
 
-  unrevoke(by: Actor, id: string) {
-    if (!this.d.hostRepo.unrevoke(id)) throw new AppError('not_found');
+  async unrevoke(by: Actor, id: string) {
+    if (!(await this.d.hostRepo.unrevoke(id))) throw new AppError('not_found');
     this.invalidate();
     this.audit(by, 'app_plugin.license_unrevoke', id);
     return { ok: true };

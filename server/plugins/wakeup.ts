@@ -90,12 +90,12 @@ export class AppWakeups {
     this.round ??= (async () => {
       const out: WakeupReport[] = [];
       if (this.d.off()) return out;
-      for (const app of this.d.repo.list()) {
+      for (const app of await this.d.repo.list()) {
         if (this.stopped) break;
         if (!app.enabled || !app.manifest.permissions.includes('schedule')) continue;
         try {
-          if (!this.d.licenses.running(app)) continue;
-          if (!this.d.hostRepo.claimWakeup(app.id, this.o.intervalMs)) {
+          if (!(await this.d.licenses.running(app))) continue;
+          if (!(await this.d.hostRepo.claimWakeup(app.id, this.o.intervalMs))) {
             await this.duePending(app);
             continue;
           }
@@ -104,7 +104,7 @@ export class AppWakeups {
           this.d.log(`app ${app.id}: the wake-up could not start: ${(e as Error).message}`);
         }
       }
-      this.d.hostRepo.pruneScheduled(new Date(Date.now() - WAKEUP_LIMITS.keep_runs_ms).toISOString());
+      await this.d.hostRepo.pruneScheduled(new Date(Date.now() - WAKEUP_LIMITS.keep_runs_ms).toISOString());
       return out;
     })().finally(() => {
       this.round = null;
@@ -123,7 +123,7 @@ export class AppWakeups {
     } catch (e) {
       report.error = isAppError(e) ? `${e.code}${e.params.reason ? `: ${e.params.reason}` : ''}` : 'failed';
       this.d.log(`app ${app.id}: tick failed (${report.error})`);
-      this.d.hostRepo.wakeupOutcome(app.id, `failed: ${report.error}`);
+      await this.d.hostRepo.wakeupOutcome(app.id, `failed: ${report.error}`);
       return report;
     }
     const list = Array.isArray(answer) ? answer : Array.isArray((answer as { items?: unknown })?.items) ? (answer as { items: unknown[] }).items : [];
@@ -145,7 +145,7 @@ export class AppWakeups {
     }
     if (later.length) this.pending.set(app.id, later);
     else this.pending.delete(app.id);
-    this.d.hostRepo.wakeupOutcome(app.id, `ok: ${report.queued.length} queued, ${report.skipped.length} skipped, ${report.dropped} dropped`);
+    await this.d.hostRepo.wakeupOutcome(app.id, `ok: ${report.queued.length} queued, ${report.skipped.length} skipped, ${report.dropped} dropped`);
     return report;
   }
 
@@ -194,9 +194,9 @@ export class AppWakeups {
       }
     }
     const dueAt = new Date(due).toISOString();
-    if (!this.d.hostRepo.claimScheduled(app.id, it.key, dueAt)) return 'already run';
+    if (!(await this.d.hostRepo.claimScheduled(app.id, it.key, dueAt))) return 'already run';
     const op = this.d.jobs.enqueue(app, this.system, action.id, places, it.params ?? {}, app.manifest.default_language);
-    this.d.hostRepo.scheduledOp(app.id, it.key, dueAt, op);
+    await this.d.hostRepo.scheduledOp(app.id, it.key, dueAt, op);
     report.queued.push(op);
     return null;
   }

@@ -90,16 +90,16 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     ctx.status = out.status;
     ctx.body = out.body;
   });
-  r.get(`${U}/users`, doc({ summary: 'People search for an app’s people picker (needs the lookup permission)', query: usersQuery }), door, requireUser, (ctx) => {
+  r.get(`${U}/users`, doc({ summary: 'People search for an app’s people picker (needs the lookup permission)', query: usersQuery }), door, requireUser, async (ctx) => {
     const qy = validate(usersQuery, ctx.query);
-    ctx.body = p.actions.users(actor(ctx), String(qy.plugin ?? ''), String(qy.q ?? ''));
+    ctx.body = await p.actions.users(actor(ctx), String(qy.plugin ?? ''), String(qy.q ?? ''));
   });
-  r.get(`${U}/license/:plugin`, doc({ summary: 'An app’s licence status' }), door, requireUser, (ctx) => {
-    ctx.body = p.actions.license(ctx.params.plugin);
+  r.get(`${U}/license/:plugin`, doc({ summary: 'An app’s licence status' }), door, requireUser, async (ctx) => {
+    ctx.body = await p.actions.license(ctx.params.plugin);
   });
-  r.get(`${U}/icon/:plugin/:name`, doc({ summary: 'An app’s icon', produces: ['image/png', 'image/svg+xml'] }), door, requireUser, (ctx) => {
+  r.get(`${U}/icon/:plugin/:name`, doc({ summary: 'An app’s icon', produces: ['image/png', 'image/svg+xml'] }), door, requireUser, async (ctx) => {
     const name = ctx.params.name;
-    ctx.body = p.actions.icon(ctx.params.plugin, name);
+    ctx.body = await p.actions.icon(ctx.params.plugin, name);
     // SVG icons are shown as images only: no script runs from them.
     ctx.type = name.endsWith('.svg') ? 'image/svg+xml' : 'image/png';
     ctx.set({ 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox", 'Cache-Control': 'private, max-age=3600', 'X-Content-Type-Options': 'nosniff' });
@@ -115,16 +115,16 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     });
   };
   const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
-  r.get(`${A}/apps`, doc({ summary: 'Installed apps', auth: 'admin' }), admin, (ctx) => {
-    ctx.body = p.admin.list();
+  r.get(`${A}/apps`, doc({ summary: 'Installed apps', auth: 'admin' }), admin, async (ctx) => {
+    ctx.body = await p.admin.list();
   });
   r.post(`${A}/apps`, doc({ summary: 'Install an app package (ZIP body); `approve_hosts` approves the hosts it asks to reach', query: installQuery, consumes: 'application/zip', status: 201, auth: 'admin' }), admin, async (ctx) => {
     const approve = asList(validate(installQuery, ctx.query).approve_hosts)?.flatMap((h) => h.split(',')).map((h) => h.trim()).filter(Boolean) ?? [];
     ctx.status = 201;
     ctx.body = await p.admin.install(actor(ctx), await readPackage(ctx), approve);
   });
-  r.get(`${A}/apps/:id`, doc({ summary: 'One installed app', auth: 'admin' }), admin, (ctx) => {
-    ctx.body = p.admin.get(ctx.params.id);
+  r.get(`${A}/apps/:id`, doc({ summary: 'One installed app', auth: 'admin' }), admin, async (ctx) => {
+    ctx.body = await p.admin.get(ctx.params.id);
   });
   r.put(`${A}/apps/:id/package`, doc({ summary: 'Upgrade an app with a new package (ZIP body)', consumes: 'application/zip', auth: 'admin' }), admin, async (ctx) => {
     ctx.body = await p.admin.upgrade(actor(ctx), ctx.params.id, await readPackage(ctx));
@@ -136,50 +136,50 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     ctx.body = await p.admin.uninstall(actor(ctx), ctx.params.id);
   });
   // Licences (docs/app-plugins.md, "Licences").
-  const installed = (id: string) => p.repo.get(id) ?? (() => { throw new AppError('not_found', { path: id }); })();
+  const installed = async (id: string) => (await p.repo.get(id)) ?? (() => { throw new AppError('not_found', { path: id }); })();
   r.put(`${A}/apps/:id/license`, doc({ summary: 'Install a licence token for an app', body: licenseBody, auth: 'admin' }), admin, async (ctx) => {
-    const app = installed(ctx.params.id);
-    ctx.body = p.licenses.set(actor(ctx), app, (await body(ctx, licenseBody)).token);
+    const app = await installed(ctx.params.id);
+    ctx.body = await p.licenses.set(actor(ctx), app, (await body(ctx, licenseBody)).token);
   });
-  r.delete(`${A}/apps/:id/license`, doc({ summary: 'Remove an app’s licence', auth: 'admin' }), admin, (ctx) => {
-    ctx.body = p.licenses.remove(actor(ctx), installed(ctx.params.id));
+  r.delete(`${A}/apps/:id/license`, doc({ summary: 'Remove an app’s licence', auth: 'admin' }), admin, async (ctx) => {
+    ctx.body = await p.licenses.remove(actor(ctx), await installed(ctx.params.id));
   });
-  r.get(`${A}/store-keys`, doc({ summary: 'Trusted app-store keys', auth: 'admin' }), admin, (ctx) => {
-    ctx.body = p.licenses.storeKeys();
+  r.get(`${A}/store-keys`, doc({ summary: 'Trusted app-store keys', auth: 'admin' }), admin, async (ctx) => {
+    ctx.body = await p.licenses.storeKeys();
   });
   r.post(`${A}/store-keys`, doc({ summary: 'Trust an app-store key', body: storeKeyBody, status: 201, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, storeKeyBody);
     ctx.status = 201;
-    ctx.body = p.licenses.addStoreKey(actor(ctx), b.store, b.public_key_pem);
+    ctx.body = await p.licenses.addStoreKey(actor(ctx), b.store, b.public_key_pem);
   });
-  r.delete(`${A}/store-keys/:id`, doc({ summary: 'Stop trusting an app-store key', auth: 'admin' }), admin, (ctx) => {
+  r.delete(`${A}/store-keys/:id`, doc({ summary: 'Stop trusting an app-store key', auth: 'admin' }), admin, async (ctx) => {
     const id = Number(ctx.params.id);
     if (!Number.isInteger(id) || id < 1) throw new AppError('bad_id');
-    ctx.body = p.licenses.removeStoreKey(actor(ctx), id);
+    ctx.body = await p.licenses.removeStoreKey(actor(ctx), id);
   });
-  r.get(`${A}/license-revocations`, doc({ summary: 'Revoked licences', auth: 'admin' }), admin, (ctx) => {
-    ctx.body = p.licenses.revocations();
+  r.get(`${A}/license-revocations`, doc({ summary: 'Revoked licences', auth: 'admin' }), admin, async (ctx) => {
+    ctx.body = await p.licenses.revocations();
   });
   r.post(`${A}/license-revocations`, doc({ summary: 'Revoke a licence', body: revokeBody, status: 201, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, revokeBody);
     ctx.status = 201;
-    ctx.body = p.licenses.revoke(actor(ctx), b.license_id, b.note ?? null);
+    ctx.body = await p.licenses.revoke(actor(ctx), b.license_id, b.note ?? null);
   });
-  r.delete(`${A}/license-revocations/:id`, doc({ summary: 'Lift a licence revocation', auth: 'admin' }), admin, (ctx) => {
-    ctx.body = p.licenses.unrevoke(actor(ctx), ctx.params.id);
+  r.delete(`${A}/license-revocations/:id`, doc({ summary: 'Lift a licence revocation', auth: 'admin' }), admin, async (ctx) => {
+    ctx.body = await p.licenses.unrevoke(actor(ctx), ctx.params.id);
   });
-  r.get(`${A}/keys`, doc({ summary: 'Trusted publisher keys', auth: 'admin' }), admin, (ctx) => {
-    ctx.body = p.admin.keys();
+  r.get(`${A}/keys`, doc({ summary: 'Trusted publisher keys', auth: 'admin' }), admin, async (ctx) => {
+    ctx.body = await p.admin.keys();
   });
   r.post(`${A}/keys`, doc({ summary: 'Trust a publisher key', body: keyBody, status: 201, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, keyBody);
     ctx.status = 201;
-    ctx.body = p.admin.addKey(actor(ctx), b.publisher, b.public_key_pem);
+    ctx.body = await p.admin.addKey(actor(ctx), b.publisher, b.public_key_pem);
   });
-  r.delete(`${A}/keys/:id`, doc({ summary: 'Stop trusting a publisher key', auth: 'admin' }), admin, (ctx) => {
+  r.delete(`${A}/keys/:id`, doc({ summary: 'Stop trusting a publisher key', auth: 'admin' }), admin, async (ctx) => {
     const id = Number(ctx.params.id);
     if (!Number.isInteger(id) || id < 1) throw new AppError('bad_id');
-    ctx.body = p.admin.removeKey(actor(ctx), id);
+    ctx.body = await p.admin.removeKey(actor(ctx), id);
   });
   r.get(`${A}/config`, doc({ summary: 'App plugins settings (enabled)', auth: 'admin' }), admin, (ctx) => {
     ctx.body = { enabled: d.settings.get('app_plugins_enabled') };

@@ -132,7 +132,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
       // Dead links get the share pages' styled answers (errors render through publicDoor's deadPage).
       const o = await d.shares.service.open(ctx.params.token, 'app');
       await d.admit?.(ctx, o.share);
-      if (!d.plugins.pages?.available(o.share)) throw new AppError('revoked', { reason: 'app_unavailable' });
+      if (!(await d.plugins.pages?.available(o.share))) throw new AppError('revoked', { reason: 'app_unavailable' });
       const html = await pageHtml();
       if (!html) {
         const lang = ctx.state.lang;

@@ -65,11 +65,11 @@ export class AppActions {
     if (off) throw new AppError(off);
   }
 
-  private app(id: string): InstalledApp {
+  private async app(id: string): Promise<InstalledApp> {
     this.gate();
-    const app = this.d.repo.get(id);
+    const app = await this.d.repo.get(id);
     if (!app || !app.enabled) throw new AppError('not_found', { path: id });
-    this.d.licenses.require(app);
+    await this.d.licenses.require(app);
     return app;
   }
 
@@ -87,9 +87,9 @@ export class AppActions {
    * Whether `actor` may change `place` when it is locked, for the app holding the lock through the host
    * (its own action on a file it locked: the job writes with the kept token): that app's id, else null.
    */
-  private lockHolder(actor: Actor, place: Place): string | null {
+  private async lockHolder(actor: Actor, place: Place): Promise<string | null> {
     const lock = this.d.files.locks.of(place.storage_id, place.rel);
-    const token = lock && this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel);
+    const token = lock && await this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel);
     if (!lock || !token) return null;
     try {
       this.d.files.forActor(actor).holding(token).target(place, 'editor');
@@ -108,17 +108,18 @@ export class AppActions {
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw validation('paths', 'a list of paths');
     if (paths.length > RUN_LIMITS.paths) throw new AppError('too_many_paths', { max: RUN_LIMITS.paths }, { max: RUN_LIMITS.paths });
     const me = this.d.files.forActor(actor);
-    const targets = paths.map((p: string) => {
+    const targets = [];
+    for (const p of paths as string[]) {
       const t = me.target(p);
       if (needWrite) {
         try {
           me.target(t.place, 'editor');
         } catch (e) {
-          if (!(isAppError(e) && e.code === 'locked' && app && this.lockHolder(actor, t.place) === app.id)) throw e;
+          if (!(isAppError(e) && e.code === 'locked' && app && (await this.lockHolder(actor, t.place)) === app.id)) throw e;
         }
       }
-      return t;
-    });
+      targets.push(t);
+    }
     if (new Set(targets.map((t) => t.storage.id)).size > 1) throw validation('paths', 'all paths must be on one storage');
     const items: SelectedItem[] = await Promise.all(targets.map(async (t) => {
       const e = await me.stat(t.place);
@@ -128,7 +129,7 @@ export class AppActions {
         me.target(t.place, 'editor');
       } catch (err) {
         writable = false;
-        if (isAppError(err) && err.code === 'locked') lockedBy = this.lockHolder(actor, t.place);
+        if (isAppError(err) && err.code === 'locked') lockedBy = await this.lockHolder(actor, t.place);
       }
       return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? mimeOf(e.name), state: this.d.stateOf(t.place), writable, lockedBy };
     }));
@@ -158,7 +159,9 @@ export class AppActions {
     const actions: unknown[] = [];
     const views: unknown[] = [];
     const openRules: unknown[] = [];
-    for (const app of this.d.repo.list().filter((x) => x.enabled && this.d.licenses.running(x))) {
+    const enabled = (await this.d.repo.list()).filter((x) => x.enabled);
+    const running = await Promise.all(enabled.map((x) => this.d.licenses.running(x)));
+    for (const app of enabled.filter((_, i) => running[i])) {
       const icon = (file?: string) => (file ? `/api/files/plugins/icon/${app.id}/${file.slice('icons/'.length)}` : undefined);
       for (const a of app.manifest.actions) {
         if (!this.may(actor, app, a.id, actionDefault(a)) || !fits(app, a.applies, writes(a))) continue;
@@ -204,7 +207,7 @@ export class AppActions {
 
   /** `POST /actions/{plugin}/{action}/run`: 202 with the op, or 200 with the view's opening surface when the action has a view and no params. */
   async run(actor: Actor, lang: string, plugin: string, actionId: string, body: { paths?: unknown; params?: unknown }) {
-    const app = this.app(plugin);
+    const app = await this.app(plugin);
     const action = app.manifest.actions.find((a) => a.id === actionId) ?? (() => { throw new AppError('not_found', { path: `${plugin}/${actionId}` }); })();
     this.require(actor, app, action.id, actionDefault(action));
     if (body.params !== undefined && bytesOf(body.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
@@ -220,7 +223,7 @@ export class AppActions {
 
   /** `GET /views/{plugin}/{view}`: the opening surface. */
   async view(actor: Actor, lang: string, plugin: string, viewId: string, q: { path?: string | string[]; section?: string }) {
-    const app = this.app(plugin);
+    const app = await this.app(plugin);
     const view = this.viewOf(app, viewId);
     this.require(actor, app, view.id, 'viewer');
     const given = q.path === undefined ? [] : Array.isArray(q.path) ? q.path : [q.path];
@@ -232,7 +235,7 @@ export class AppActions {
 
   /** `POST /views/{plugin}/{view}/event`: 200 `{surface}`, or 202 `{op, job_id}` when the app answers with a job. */
   async event(actor: Actor, lang: string, plugin: string, viewId: string, b: { paths?: unknown; state?: unknown; event?: unknown; action_id?: unknown; data?: unknown }) {
-    const app = this.app(plugin);
+    const app = await this.app(plugin);
     const view = this.viewOf(app, viewId);
     this.require(actor, app, view.id, 'viewer');
     if (!EVENTS.includes(b.event as never)) throw validation('event', `one of ${EVENTS.join(', ')}`);
@@ -260,24 +263,24 @@ export class AppActions {
   }
 
   /** `GET /users`: the people picker, for an app that declares `users.lookup` and a caller holding `app.<app>.users.lookup`. */
-  users(actor: Actor, plugin: string, q: string) {
-    const app = this.app(plugin);
+  async users(actor: Actor, plugin: string, q: string) {
+    const app = await this.app(plugin);
     requireUserLookup(actor, app);
     const term = q.trim().slice(0, 100);
     return { users: term ? this.d.findUsers(term, 20) : [] };
   }
 
   /** `GET /license/{plugin}`: `{status, valid_until?, updates_until?}`, computed offline (licenses.ts); a held app answers too. */
-  license(plugin: string) {
+  async license(plugin: string) {
     this.gate();
-    const app = this.d.repo.get(plugin);
+    const app = await this.d.repo.get(plugin);
     if (!app) throw new AppError('not_found', { path: plugin });
     return this.d.licenses.status(app);
   }
 
   /** An icon file of an installed app (the `icon` URLs of the rows). */
-  icon(plugin: string, name: string): Buffer {
-    const app = this.app(plugin);
+  async icon(plugin: string, name: string): Promise<Buffer> {
+    const app = await this.app(plugin);
     const b64 = app.icons[`icons/${name}`];
     if (!b64) throw new AppError('not_found', { path: name });
     return Buffer.from(b64, 'base64');

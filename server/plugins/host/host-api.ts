@@ -106,15 +106,15 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     return v;
   };
   /** The caller's face, holding this app's own lock on `place` when it has one (its later writes pass). */
-  const holder = (place: Place): ActorFiles => {
-    const token = d.hostRepo.tokenOf(app.id, place.storage_id, place.rel);
+  const holder = async (place: Place): Promise<ActorFiles> => {
+    const token = await d.hostRepo.tokenOf(app.id, place.storage_id, place.rel);
     return token ? files().holding(token) : files();
   };
   /** Resolves a path for a marks call: the place, checked at `need` through the holding face. */
-  const marked = (v: unknown, need: 'viewer' | 'editor') => {
+  const marked = async (v: unknown, need: 'viewer' | 'editor') => {
     const p = path(v);
     const place = files().target(p).place;
-    holder(place).target(place, need);
+    (await holder(place)).target(place, need);
     return { p, place };
   };
   const kvKey = (v: unknown) => {
@@ -162,38 +162,35 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       if (typeof o.data !== 'string') throw refuse(app.id, 'data must be a string (utf8 text, or base64 with encoding: "base64")');
       const bytes = Buffer.from(o.data, o.encoding === 'base64' ? 'base64' : 'utf8');
       if (bytes.length > HOST_LIMITS.write_bytes) throw refuse(app.id, `one write holds at most ${HOST_LIMITS.write_bytes} bytes`);
-      const node = await holder(files().target(p).place).write(p, Readable.from([bytes]), { size: bytes.length, origin: 'app', overwrite: o.overwrite === true, signal: c.job?.signal, audit: 'file.upload', meta: { plugin: app.id } });
+      const node = await (await holder(files().target(p).place)).write(p, Readable.from([bytes]), { size: bytes.length, origin: 'app', overwrite: o.overwrite === true, signal: c.job?.signal, audit: 'file.upload', meta: { plugin: app.id } });
       const written = uiPath(node.storageName, node.path);
       c.job?.outputs.push(written);
       return { path: written, size: bytes.length };
     },
-    'kv.get': (a) => {
+    'kv.get': async (a) => {
       needs('storage');
-      const v = d.repo.kvGet(app.id, kvKey(obj(a).key));
+      const v = await d.repo.kvGet(app.id, kvKey(obj(a).key));
       return v === null ? null : JSON.parse(v);
     },
-    'kv.set': (a) => {
+    'kv.set': async (a) => {
       needs('storage');
       notWakeup('storage writes');
       const o = obj(a);
       const key = kvKey(o.key);
       const text = JSON.stringify(o.value ?? null);
       if (Buffer.byteLength(text) > HOST_LIMITS.kv_value_bytes) throw refuse(app.id, `a value holds at most ${HOST_LIMITS.kv_value_bytes} bytes of JSON`);
-      const st = d.repo.kvStats(app.id);
-      const isNew = d.repo.kvGet(app.id, key) === null;
-      if ((isNew && st.count >= HOST_LIMITS.kv_keys) || st.bytes + text.length > HOST_LIMITS.kv_bytes) throw refuse(app.id, 'the app\'s storage is full');
-      d.repo.kvSet(app.id, key, text);
+      if (!(await d.repo.kvSet(app.id, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes }))) throw refuse(app.id, 'the app\'s storage is full');
       return true;
     },
-    'kv.delete': (a) => {
+    'kv.delete': async (a) => {
       needs('storage');
       notWakeup('storage writes');
-      return d.repo.kvDelete(app.id, kvKey(obj(a).key));
+      return await d.repo.kvDelete(app.id, kvKey(obj(a).key));
     },
-    'kv.list': (a) => {
+    'kv.list': async (a) => {
       needs('storage');
       const prefix = typeof obj(a).prefix === 'string' ? (obj(a).prefix as string).slice(0, HOST_LIMITS.kv_key_chars) : '';
-      return { keys: d.repo.kvKeys(app.id, prefix, 1000) };
+      return { keys: await d.repo.kvKeys(app.id, prefix, 1000) };
     },
     'ops.progress': (a) => {
       if (!c.job) throw refuse(app.id, 'progress is for job calls');
@@ -235,26 +232,26 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       needs('locks');
       notWakeup('locks');
       const o = obj(a);
-      const { place } = marked(o.path, 'editor');
+      const { place } = await marked(o.path, 'editor');
       const str = (v: unknown) => (v === undefined || v === null ? null : v);
       const { token, lock } = await d.files.locks.set(place.storage_id, place.rel, {
         plugin: app.id, label: typeof o.label === 'string' && o.label.trim() ? o.label : app.manifest.name,
         reason: str(o.reason) as string | null, reason_text: str(o.reason_text) as string | null, until: str(o.until) as string | null,
       }, actorRef(actor!));
-      d.hostRepo.putToken(app.id, place.storage_id, place.rel, token);
+      await d.hostRepo.putToken(app.id, place.storage_id, place.rel, token);
       return { lock };
     },
     'locks.clear': async (a) => {
       needs('locks');
       notWakeup('locks');
-      const { place } = marked(obj(a).path, 'editor');
+      const { place } = await marked(obj(a).path, 'editor');
       const cleared = await d.files.locks.clear(place.storage_id, place.rel, app.id);
-      d.hostRepo.dropToken(app.id, place.storage_id, place.rel);
+      await d.hostRepo.dropToken(app.id, place.storage_id, place.rel);
       return { cleared };
     },
-    'locks.get': (a) => {
+    'locks.get': async (a) => {
       needs('locks');
-      const { place } = marked(obj(a).path, 'viewer');
+      const { place } = await marked(obj(a).path, 'viewer');
       return { lock: d.files.locks.of(place.storage_id, place.rel) };
     },
     'state.set': async (a) => {
@@ -262,12 +259,12 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       notWakeup('app state changes');
       const o = obj(a);
       if (typeof o.on !== 'boolean') throw refuse(app.id, 'on must be true or false');
-      const { place } = marked(o.path, 'editor');
+      const { place } = await marked(o.path, 'editor');
       return { items: await d.files.appState.set(place.storage_id, place.rel, app.id, o.key as string, o.on) };
     },
-    'state.get': (a) => {
+    'state.get': async (a) => {
       needs('state');
-      const { place } = marked(obj(a).path, 'viewer');
+      const { place } = await marked(obj(a).path, 'viewer');
       return { items: d.files.appState.of(place.storage_id, place.rel) };
     },
     // Public pages need a person to be their creator: a wake-up (no actor) has none.

@@ -57,7 +57,7 @@ const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (
  * `hold(path)` is the caller's face holding this app's own lock on that file when it has one, as for a
  * plain write: the commit passes the app's lock, anyone else's still answers 423.
  */
-export function withStagedWrites(write: HostFn, s: { hold: (path: string) => Face; app: InstalledApp; job?: JobScope }): HostFn {
+export function withStagedWrites(write: HostFn, s: { hold: (path: string) => Promise<Face>; app: InstalledApp; job?: JobScope }): HostFn {
   const staged = new Map<string, Staging>();
   const refuse = (reason: string) => new AppError('app_host_refused', { plugin: s.app.id, reason }, { reason });
   const drop = async (p: string) => {
@@ -89,7 +89,7 @@ export function withStagedWrites(write: HostFn, s: { hold: (path: string) => Fac
     let cur = st;
     if (!cur) {
       if (staged.size >= STAGED_LIMITS.files) throw refuse(`at most ${STAGED_LIMITS.files} files are written in parts at once`);
-      s.hold(p).target(p, 'editor'); // the caller must be able to write there: refused at the first part, not after all of them
+      (await s.hold(p)).target(p, 'editor'); // the caller must be able to write there: refused at the first part, not after all of them
       const dir = await mkdtemp(join(tmpdir(), 'filedock-app-part-'));
       track(dir);
       cur = { dir, file: join(dir, 'data'), size: 0, chain: Promise.resolve(), timer: idle(p) };
@@ -110,7 +110,7 @@ export function withStagedWrites(write: HostFn, s: { hold: (path: string) => Fac
       if (more) return { path: p, staged: c.size };
       try {
         const size = (await stat(c.file)).size;
-        const node = await s.hold(p).write(p, createReadStream(c.file), {
+        const node = await (await s.hold(p)).write(p, createReadStream(c.file), {
           size, origin: 'app', overwrite: o.overwrite === true, signal: s.job?.signal, audit: 'file.upload', meta: { plugin: s.app.id },
         });
         const written = uiPath(node.storageName, node.path);

@@ -124,16 +124,20 @@ export class AppPages {
   // ---- the visitor's side ----
 
   /** The installed, enabled app behind a link and its page, or null (the link then reads as revoked / unavailable). */
-  private appOf(share: ShareRow): InstalledApp | null {
+  private async appOf(share: ShareRow): Promise<InstalledApp | null> {
+    return this.usable(share, share.plugin_name ? await this.d.repo.get(share.plugin_name) : null);
+  }
+
+  /** `app` when it can serve the link: installed, enabled and with the link's page; else null. */
+  private usable(share: ShareRow, app: InstalledApp | null): InstalledApp | null {
     if (this.d.off()) return null;
-    const app = share.plugin_name ? this.d.repo.get(share.plugin_name) : null;
     if (!app || !app.enabled || !app.manifest.views.some((v) => v.id === share.page_id)) return null;
     return app;
   }
 
   /** Whether a live app link still has its app (the HTML page route). */
-  available(share: ShareRow): boolean {
-    return this.appOf(share) !== null;
+  async available(share: ShareRow): Promise<boolean> {
+    return (await this.appOf(share)) !== null;
   }
 
   /** `GET /api/public/s/{token}`: the state; once unlocked (or with no PIN) the app block. */
@@ -148,7 +152,7 @@ export class AppPages {
     if (state !== 'active') return base;
     const lockedUntil = this.d.shares.pinLockedUntil(share);
     if (lockedUntil) Object.assign(base, { locked_until: lockedUntil, retry_after: Math.max(1, Math.ceil((Date.parse(lockedUntil) - Date.now()) / 1000)) });
-    const app = this.appOf(share);
+    const app = await this.appOf(share);
     if (!app) return { ...base, state: 'revoked', revoked: true, reason: 'app_unavailable' };
     if (!this.d.shares.unlocked(share, cred.dt)) return base;
     const o = await this.d.shares.open(token, 'app');
@@ -196,9 +200,9 @@ export class AppPages {
   private async enter(token: string, cred: PageCred) {
     const o = await this.d.shares.open(token, 'app');
     await this.d.shares.checkPin(o.share, cred);
-    const app = this.appOf(o.share);
+    const app = await this.appOf(o.share);
     if (!app) throw new AppError('link_unavailable');
-    this.d.licenses.require(app);
+    await this.d.licenses.require(app);
     const files = this.d.shares.appFiles(o.share);
     const places = files.map((f) => ({ storage_id: o.share.storage_id, rel: f.rel }));
     return { o, app, files, places };
@@ -315,9 +319,10 @@ export class AppPages {
   /** `GET /api/admin/app-plugins/shares`: app links with their creator, newest first. */
   async list(q: { plugin?: string; active?: boolean; limit: number; offset: number }, origin: string) {
     const { rows, total } = await this.d.shares.repo.appLinks({ ...q, nowIso: new Date().toISOString() });
+    const apps = new Map((await this.d.repo.list()).map((a) => [a.id, a]));
     const shares = rows.map((row) => {
       const creator: Principal | null = this.d.shares.ownerPrincipal(row.owner_id);
-      return { ...this.d.shares.present(row, origin), owner_id: row.owner_id, owner_email: creator?.email ?? null, app_available: this.appOf(row) !== null, files: this.d.shares.appFiles(row).length };
+      return { ...this.d.shares.present(row, origin), owner_id: row.owner_id, owner_email: creator?.email ?? null, app_available: this.usable(row, apps.get(row.plugin_name ?? '') ?? null) !== null, files: this.d.shares.appFiles(row).length };
     });
     return { shares, total, limit: q.limit, offset: q.offset };
   }

@@ -2,7 +2,9 @@
  * The app plugins' tables (installed apps, per-app key-value storage, trusted
  * publisher keys): this module is their only writer. An installed app keeps
  * the verified package's manifest, code and language packs, so loading an app
- * never reads the package again.
+ * never reads the package again. Every method is asynchronous on `db.async`;
+ * an install, an upgrade and a kv write under the app's storage caps each
+ * decide and write in one statement or one unit of work.
  */
 import type { Db } from '../../db';
 import type { AppPluginsTable } from '../../db/tables';
@@ -27,6 +29,9 @@ export interface InstalledApp {
   updated_at: string;
 }
 
+/** An app's key-value storage caps (host API `kv.set`). */
+export interface KvCaps { keys: number; bytes: number }
+
 const now = () => new Date().toISOString();
 
 /** JSON columns parsed; a manifest stored before `open` existed reads as having none. */
@@ -38,88 +43,146 @@ function parse(r: AppPluginsTable): InstalledApp {
   };
 }
 
+/** The package's columns, written by an install and an upgrade alike. */
+function packageRow(pkg: AppPackage, approvedHosts: string[], t: string) {
+  return {
+    id: pkg.manifest.id, version: pkg.manifest.version, publisher: pkg.manifest.publisher, digest: pkg.digest,
+    manifest: JSON.stringify(pkg.manifest), code: pkg.code, languages: JSON.stringify(pkg.languages),
+    icons: JSON.stringify(Object.fromEntries(Object.entries(pkg.icons).map(([n, b]) => [n, b.toString('base64')]))),
+    approved_hosts: JSON.stringify(approvedHosts), updated_at: t,
+  };
+}
+
 export class AppsRepo {
   /** Apps by id, parsed once; every write below drops the entry (this module is the only writer). */
   private cache = new Map<string, InstalledApp | null>();
+  /** Bumped by every write: a read that began before a write does not fill the cache with what it read. */
+  private writes = 0;
   constructor(private db: Db) {}
 
-  get(id: string): InstalledApp | null {
-    if (!this.cache.has(id)) {
-      const r = this.db.first(this.db.k.selectFrom('app_plugins').selectAll().where('id', '=', id));
-      this.cache.set(id, r ? parse(r) : null);
-    }
-    return this.cache.get(id)!;
+  private forget(id: string) {
+    this.writes++;
+    this.cache.delete(id);
   }
 
-  list(): InstalledApp[] {
-    const ids = this.db.all(this.db.k.selectFrom('app_plugins').select('id').orderBy('id'));
-    return ids.map((r) => this.get(r.id)!).filter(Boolean);
+  /** The installed app, or null. */
+  async get(id: string): Promise<InstalledApp | null> {
+    const hit = this.cache.get(id);
+    if (hit !== undefined) return hit;
+    const at = this.writes;
+    const r = await this.db.async.first(this.db.k.selectFrom('app_plugins').selectAll().where('id', '=', id));
+    const app = r ? parse(r) : null;
+    if (at === this.writes) this.cache.set(id, app);
+    return app;
   }
 
-  /** Installs or replaces (upgrade) an app's package; the admin's settings and approvals are kept on upgrade. */
-  put(pkg: AppPackage, by: number | null, approvedHosts: string[]): InstalledApp {
+  /**
+   * The app as this instance last read it, without the database; undefined when not read yet. For
+   * presenters that run synchronously (an op's frame and the ops routes); `list()` at start and `get()`
+   * on every run fill it, and a miss starts a read so the next call has it.
+   */
+  known(id: string): InstalledApp | null | undefined {
+    const hit = this.cache.get(id);
+    if (hit === undefined) void this.get(id).catch(() => undefined);
+    return hit;
+  }
+
+  /** Every installed app by id: one read of the ids, one of the rows not cached yet. */
+  async list(): Promise<InstalledApp[]> {
+    const k = this.db.k;
+    const cache = this.cache;
+    const at = this.writes;
+    const { ids, rows } = await this.db.async.read(function* (t) {
+      const ids = (yield* t.all(k.selectFrom('app_plugins').select('id').orderBy('id'))).map((r) => r.id);
+      const missing = ids.filter((id) => !cache.get(id));
+      const rows = missing.length ? yield* t.all(k.selectFrom('app_plugins').selectAll().where('id', 'in', missing)) : [];
+      return { ids, rows };
+    });
+    const fresh = new Map(rows.map((r) => [r.id, parse(r)]));
+    if (at === this.writes) for (const [id, app] of fresh) this.cache.set(id, app);
+    return ids.map((id) => fresh.get(id) ?? cache.get(id)).filter((a): a is InstalledApp => !!a);
+  }
+
+  /** Installs a new app (enabled, no settings); null when an app with this id is installed already (one statement). */
+  async install(pkg: AppPackage, by: number | null, approvedHosts: string[]): Promise<InstalledApp | null> {
     const t = now();
-    const row = {
-      id: pkg.manifest.id, version: pkg.manifest.version, publisher: pkg.manifest.publisher, digest: pkg.digest,
-      manifest: JSON.stringify(pkg.manifest), code: pkg.code, languages: JSON.stringify(pkg.languages),
-      icons: JSON.stringify(Object.fromEntries(Object.entries(pkg.icons).map(([n, b]) => [n, b.toString('base64')]))),
-      approved_hosts: JSON.stringify(approvedHosts), updated_at: t,
-    };
-    this.db.run(
-      this.db.k.insertInto('app_plugins').values({ ...row, enabled: 1, settings: '{}', installed_by: by, installed_at: t })
-        .onConflict((oc) => oc.column('id').doUpdateSet(row)),
+    const row = packageRow(pkg, approvedHosts, t);
+    const n = await this.db.async.run(
+      this.db.k.insertInto('app_plugins').values({ ...row, enabled: 1, settings: '{}', installed_by: by, installed_at: t }).onConflict((oc) => oc.column('id').doNothing()),
     );
-    this.cache.delete(row.id);
-    return this.get(row.id)!;
+    this.forget(row.id);
+    return n > 0 ? this.get(row.id) : null;
   }
 
-  update(id: string, patch: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }): void {
-    this.db.run(
+  /**
+   * Replaces an installed app's package, when its version is still `fromVersion` (the admin's settings and
+   * enabled state are kept); null when it is gone or another upgrade came first (one conditional statement).
+   */
+  async upgrade(pkg: AppPackage, fromVersion: string, approvedHosts: string[]): Promise<InstalledApp | null> {
+    const row = packageRow(pkg, approvedHosts, now());
+    const n = await this.db.async.run(this.db.k.updateTable('app_plugins').set(row).where('id', '=', row.id).where('version', '=', fromVersion));
+    this.forget(row.id);
+    return n > 0 ? this.get(row.id) : null;
+  }
+
+  /** Changes an app's admin fields when its version is still `version` (checked against that package); false otherwise. */
+  async update(id: string, version: string, patch: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }): Promise<boolean> {
+    const n = await this.db.async.run(
       this.db.k.updateTable('app_plugins').set({
         ...(patch.enabled !== undefined && { enabled: patch.enabled ? 1 : 0 }),
         ...(patch.settings !== undefined && { settings: JSON.stringify(patch.settings) }),
         ...(patch.approved_hosts !== undefined && { approved_hosts: JSON.stringify(patch.approved_hosts) }),
         updated_at: now(),
-      }).where('id', '=', id),
+      }).where('id', '=', id).where('version', '=', version),
     );
-    this.cache.delete(id);
+    this.forget(id);
+    return n > 0;
   }
 
-  /** Removes an app and (by cascade) its key-value storage. */
-  remove(id: string): boolean {
-    const n = this.db.run(this.db.k.deleteFrom('app_plugins').where('id', '=', id));
-    this.cache.delete(id);
+  /** Removes an app and (by cascade) its key-value storage; false when it was not there. */
+  async remove(id: string): Promise<boolean> {
+    const n = await this.db.async.run(this.db.k.deleteFrom('app_plugins').where('id', '=', id));
+    this.forget(id);
     return n > 0;
   }
 
   // Per-app key-value storage (host API `kv.*`).
-  kvGet(plugin: string, key: string): string | null {
-    return this.db.first(this.db.k.selectFrom('app_plugin_kv').select('value').where('plugin', '=', plugin).where('key', '=', key))?.value ?? null;
+  async kvGet(plugin: string, key: string): Promise<string | null> {
+    return (await this.db.async.first(this.db.k.selectFrom('app_plugin_kv').select('value').where('plugin', '=', plugin).where('key', '=', key)))?.value ?? null;
   }
-  kvKeys(plugin: string, prefix: string, limit: number): string[] {
+  async kvKeys(plugin: string, prefix: string, limit: number): Promise<string[]> {
     const q = this.db.k.selectFrom('app_plugin_kv').select('key').where('plugin', '=', plugin).where('key', '>=', prefix).where('key', '<', prefix + '\uffff').orderBy('key').limit(limit);
-    return this.db.all(q).map((r) => r.key);
+    return (await this.db.async.all(q)).map((r) => r.key);
   }
-  kvStats(plugin: string): { count: number; bytes: number } {
-    const r = this.db.sqlite.prepare('SELECT count(*) AS count, coalesce(sum(length(key) + length(value)), 0) AS bytes FROM app_plugin_kv WHERE plugin = ?').get(plugin) as { count: number; bytes: number };
-    return r;
+  /**
+   * Sets `key` unless the app's storage would pass `caps` (a new key past `keys`, or `bytes` in all): false
+   * then, nothing written. One serializable unit: two writers counting the same rows cannot both fit.
+   */
+  kvSet(plugin: string, key: string, value: string, caps: KvCaps): Promise<boolean> {
+    const k = this.db.k;
+    return this.db.async.unit(function* (t) {
+      const [st] = yield* t.sql<{ count: number | string; bytes: number | string }>(
+        'SELECT count(*) AS count, coalesce(sum(length(key) + length(value)), 0) AS bytes FROM app_plugin_kv WHERE plugin = ?', [plugin]);
+      const isNew = !(yield* t.first(k.selectFrom('app_plugin_kv').select('key').where('plugin', '=', plugin).where('key', '=', key)));
+      // PostgreSQL answers count(*) and sum() of integers as text.
+      if ((isNew && Number(st.count) >= caps.keys) || Number(st.bytes) + value.length > caps.bytes) return false;
+      const at = now();
+      yield* t.run(k.insertInto('app_plugin_kv').values({ plugin, key, value, updated_at: at }).onConflict((oc) => oc.columns(['plugin', 'key']).doUpdateSet({ value, updated_at: at })));
+      return true;
+    }, { isolation: 'serializable' });
   }
-  kvSet(plugin: string, key: string, value: string): void {
-    this.db.run(this.db.k.insertInto('app_plugin_kv').values({ plugin, key, value, updated_at: now() }).onConflict((oc) => oc.columns(['plugin', 'key']).doUpdateSet({ value, updated_at: now() })));
-  }
-  kvDelete(plugin: string, key: string): boolean {
-    return this.db.run(this.db.k.deleteFrom('app_plugin_kv').where('plugin', '=', plugin).where('key', '=', key)) > 0;
+  async kvDelete(plugin: string, key: string): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.deleteFrom('app_plugin_kv').where('plugin', '=', plugin).where('key', '=', key))) > 0;
   }
 
   // Trusted publisher keys.
-  trustedKeys(): Array<TrustedKey & { id: number; added_at: string }> {
-    return this.db.all(this.db.k.selectFrom('app_publisher_keys').select(['id', 'publisher', 'public_key_pem', 'added_at']).orderBy('id'));
+  trustedKeys(): Promise<Array<TrustedKey & { id: number; added_at: string }>> {
+    return this.db.async.all(this.db.k.selectFrom('app_publisher_keys').select(['id', 'publisher', 'public_key_pem', 'added_at']).orderBy('id'));
   }
-  addKey(k: TrustedKey, by: number | null): number {
-    // RETURNING, not last_insert_rowid(): the same statement runs on PostgreSQL.
-    return this.db.first(this.db.k.insertInto('app_publisher_keys').values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() }).returning('id'))!.id;
+  async addKey(k: TrustedKey, by: number | null): Promise<number> {
+    return (await this.db.async.first(this.db.k.insertInto('app_publisher_keys').values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() }).returning('id')))!.id;
   }
-  removeKey(id: number): boolean {
-    return this.db.run(this.db.k.deleteFrom('app_publisher_keys').where('id', '=', id)) > 0;
+  async removeKey(id: number): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.deleteFrom('app_publisher_keys').where('id', '=', id))) > 0;
   }
 }

@@ -2,7 +2,9 @@
  * The app plugins' second set of tables (migration 20261127150000-app-plugin-host):
  * lock tokens an app holds through the host API, wake-up bookkeeping, and
  * licences (token per app, trusted store keys, the local revocation list).
- * This module is their only writer.
+ * This module is their only writer. Every method is asynchronous on `db.async`;
+ * each claim is one conditional statement, so instances sharing the database
+ * need no lock between a read and a write.
  */
 import type { Db } from '../../db';
 
@@ -10,92 +12,107 @@ const now = () => new Date().toISOString();
 
 export interface StoreKey { id: number; store: string; public_key_pem: string; added_at: string }
 export interface LicenseRow { plugin: string; token: string; held_status: string | null; set_by: number | null; set_at: string }
+/** What an app's licence status is computed from (licenses.ts), read together. */
+export interface LicenseFacts { row: LicenseRow | null; storeKeys: string[]; revoked: boolean }
 
 export class AppHostRepo {
   constructor(private db: Db) {}
 
   // Lock tokens (host `locks.*`): keyed by app and the file's place when it was locked.
-  tokenOf(plugin: string, storageId: number, rel: string): string | null {
-    return this.db.first(this.db.k.selectFrom('app_plugin_lock_tokens').select('token').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel))?.token ?? null;
+  async tokenOf(plugin: string, storageId: number, rel: string): Promise<string | null> {
+    return (await this.db.async.first(this.db.k.selectFrom('app_plugin_lock_tokens').select('token').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel)))?.token ?? null;
   }
-  putToken(plugin: string, storageId: number, rel: string, token: string): void {
+  async putToken(plugin: string, storageId: number, rel: string, token: string): Promise<void> {
     const t = now();
-    this.db.run(this.db.k.insertInto('app_plugin_lock_tokens').values({ plugin, storage_id: storageId, rel, token, locked_at: t })
+    await this.db.async.run(this.db.k.insertInto('app_plugin_lock_tokens').values({ plugin, storage_id: storageId, rel, token, locked_at: t })
       .onConflict((oc) => oc.columns(['plugin', 'storage_id', 'rel']).doUpdateSet({ token, locked_at: t })));
   }
   /** The files an app holds locks on through the host (uninstall lets go of them). */
-  tokensOf(plugin: string): Array<{ storage_id: number; rel: string }> {
-    return this.db.all(this.db.k.selectFrom('app_plugin_lock_tokens').select(['storage_id', 'rel']).where('plugin', '=', plugin));
+  tokensOf(plugin: string): Promise<Array<{ storage_id: number; rel: string }>> {
+    return this.db.async.all(this.db.k.selectFrom('app_plugin_lock_tokens').select(['storage_id', 'rel']).where('plugin', '=', plugin));
   }
-  dropToken(plugin: string, storageId: number, rel: string): void {
-    this.db.run(this.db.k.deleteFrom('app_plugin_lock_tokens').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel));
+  async dropToken(plugin: string, storageId: number, rel: string): Promise<void> {
+    await this.db.async.run(this.db.k.deleteFrom('app_plugin_lock_tokens').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel));
   }
 
   // Wake-ups.
-  lastWakeup(plugin: string): string | null {
-    return this.db.first(this.db.k.selectFrom('app_plugin_wakeups').select('last_at').where('plugin', '=', plugin))?.last_at ?? null;
-  }
   /**
-   * Claims the app's wake-up when the last one is at least `intervalMs` old (or none): one statement,
-   * so of several instances sharing the database exactly one wins. True when this caller won.
+   * Claims the app's wake-up when the last one is at least `intervalMs` old (or none): one statement (an
+   * insert whose conflict updates only under that condition), so of several callers or instances sharing
+   * the database exactly one wins. True when this caller won.
    */
-  claimWakeup(plugin: string, intervalMs: number, at = new Date()): boolean {
+  async claimWakeup(plugin: string, intervalMs: number, at = new Date()): Promise<boolean> {
     const t = at.toISOString();
     const before = new Date(at.getTime() - intervalMs).toISOString();
-    const ins = this.db.run(this.db.k.insertInto('app_plugin_wakeups').values({ plugin, last_at: t, outcome: null }).onConflict((oc) => oc.column('plugin').doNothing()));
-    if (ins > 0) return true;
-    return this.db.run(this.db.k.updateTable('app_plugin_wakeups').set({ last_at: t, outcome: null }).where('plugin', '=', plugin).where('last_at', '<=', before)) > 0;
+    return (await this.db.async.run(this.db.k.insertInto('app_plugin_wakeups').values({ plugin, last_at: t, outcome: null })
+      .onConflict((oc) => oc.column('plugin').doUpdateSet({ last_at: t, outcome: null }).where('app_plugin_wakeups.last_at', '<=', before)))) > 0;
   }
-  wakeupOutcome(plugin: string, outcome: string): void {
-    this.db.run(this.db.k.updateTable('app_plugin_wakeups').set({ outcome: outcome.slice(0, 1000) }).where('plugin', '=', plugin));
+  async wakeupOutcome(plugin: string, outcome: string): Promise<void> {
+    await this.db.async.run(this.db.k.updateTable('app_plugin_wakeups').set({ outcome: outcome.slice(0, 1000) }).where('plugin', '=', plugin));
   }
   /** Records a scheduled item as run; false when this key and due_at ran before (here or on another instance). */
-  claimScheduled(plugin: string, key: string, dueAt: string): boolean {
-    return this.db.run(this.db.k.insertInto('app_plugin_schedule_runs').values({ plugin, key, due_at: dueAt, op_id: null, ran_at: now() }).onConflict((oc) => oc.doNothing())) > 0;
+  async claimScheduled(plugin: string, key: string, dueAt: string): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.insertInto('app_plugin_schedule_runs').values({ plugin, key, due_at: dueAt, op_id: null, ran_at: now() }).onConflict((oc) => oc.doNothing()))) > 0;
   }
-  scheduledOp(plugin: string, key: string, dueAt: string, opId: string): void {
-    this.db.run(this.db.k.updateTable('app_plugin_schedule_runs').set({ op_id: opId }).where('plugin', '=', plugin).where('key', '=', key).where('due_at', '=', dueAt));
+  async scheduledOp(plugin: string, key: string, dueAt: string, opId: string): Promise<void> {
+    await this.db.async.run(this.db.k.updateTable('app_plugin_schedule_runs').set({ op_id: opId }).where('plugin', '=', plugin).where('key', '=', key).where('due_at', '=', dueAt));
   }
-  pruneScheduled(olderThan: string): void {
-    this.db.run(this.db.k.deleteFrom('app_plugin_schedule_runs').where('ran_at', '<', olderThan));
+  async pruneScheduled(olderThan: string): Promise<void> {
+    await this.db.async.run(this.db.k.deleteFrom('app_plugin_schedule_runs').where('ran_at', '<', olderThan));
   }
 
   // Licences.
-  license(plugin: string): LicenseRow | null {
-    return this.db.first(this.db.k.selectFrom('app_plugin_licenses').selectAll().where('plugin', '=', plugin)) ?? null;
+  async license(plugin: string): Promise<LicenseRow | null> {
+    return (await this.db.async.first(this.db.k.selectFrom('app_plugin_licenses').selectAll().where('plugin', '=', plugin))) ?? null;
   }
-  setLicense(plugin: string, token: string, by: number | null): void {
+  /**
+   * The app's licence row, the keys trusted for `store` and whether the licence id that `idOf` reads from
+   * the row's token is revoked: one read (no snapshot needed: a change invalidates the computed status).
+   */
+  licenseFacts(plugin: string, store: string | null, idOf: (token: string) => string | null): Promise<LicenseFacts> {
+    const k = this.db.k;
+    return this.db.async.read(function* (t) {
+      const row = (yield* t.first(k.selectFrom('app_plugin_licenses').selectAll().where('plugin', '=', plugin))) ?? null;
+      const keys = row && store !== null ? yield* t.all(k.selectFrom('app_store_keys').select('public_key_pem').where('store', '=', store).orderBy('id')) : [];
+      const id = row && idOf(row.token);
+      const revoked = id ? !!(yield* t.first(k.selectFrom('app_license_revocations').select('license_id').where('license_id', '=', id))) : false;
+      return { row, storeKeys: keys.map((r) => r.public_key_pem), revoked };
+    });
+  }
+  async setLicense(plugin: string, token: string, by: number | null): Promise<void> {
     const t = now();
-    this.db.run(this.db.k.insertInto('app_plugin_licenses').values({ plugin, token, held_status: null, set_by: by, set_at: t })
+    await this.db.async.run(this.db.k.insertInto('app_plugin_licenses').values({ plugin, token, held_status: null, set_by: by, set_at: t })
       .onConflict((oc) => oc.column('plugin').doUpdateSet({ token, held_status: null, set_by: by, set_at: t })));
   }
-  removeLicense(plugin: string): boolean {
-    return this.db.run(this.db.k.deleteFrom('app_plugin_licenses').where('plugin', '=', plugin)) > 0;
+  async removeLicense(plugin: string): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.deleteFrom('app_plugin_licenses').where('plugin', '=', plugin))) > 0;
   }
-  setHeldStatus(plugin: string, status: string | null): void {
-    this.db.run(this.db.k.updateTable('app_plugin_licenses').set({ held_status: status }).where('plugin', '=', plugin));
+  /**
+   * Moves the held status from `from` to `to` unless another caller moved it first: whether this caller did
+   * (so of two checks finding the same change, one audits it).
+   */
+  async moveHeldStatus(plugin: string, from: string | null, to: string | null): Promise<boolean> {
+    const q = this.db.k.updateTable('app_plugin_licenses').set({ held_status: to }).where('plugin', '=', plugin);
+    return (await this.db.async.run(from === null ? q.where('held_status', 'is', null) : q.where('held_status', '=', from))) > 0;
   }
-  storeKeys(store?: string): StoreKey[] {
+  storeKeys(store?: string): Promise<StoreKey[]> {
     let q = this.db.k.selectFrom('app_store_keys').select(['id', 'store', 'public_key_pem', 'added_at']).orderBy('id');
     if (store !== undefined) q = q.where('store', '=', store);
-    return this.db.all(q);
+    return this.db.async.all(q);
   }
-  addStoreKey(store: string, pem: string, by: number | null): number {
-    return this.db.first(this.db.k.insertInto('app_store_keys').values({ store, public_key_pem: pem, added_by: by, added_at: now() }).returning('id'))!.id;
+  async addStoreKey(store: string, pem: string, by: number | null): Promise<number> {
+    return (await this.db.async.first(this.db.k.insertInto('app_store_keys').values({ store, public_key_pem: pem, added_by: by, added_at: now() }).returning('id')))!.id;
   }
-  removeStoreKey(id: number): boolean {
-    return this.db.run(this.db.k.deleteFrom('app_store_keys').where('id', '=', id)) > 0;
+  async removeStoreKey(id: number): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.deleteFrom('app_store_keys').where('id', '=', id))) > 0;
   }
-  revoked(id: string): boolean {
-    return !!this.db.first(this.db.k.selectFrom('app_license_revocations').select('license_id').where('license_id', '=', id));
+  revocations(): Promise<Array<{ license_id: string; note: string | null; added_at: string }>> {
+    return this.db.async.all(this.db.k.selectFrom('app_license_revocations').select(['license_id', 'note', 'added_at']).orderBy('added_at'));
   }
-  revocations(): Array<{ license_id: string; note: string | null; added_at: string }> {
-    return this.db.all(this.db.k.selectFrom('app_license_revocations').select(['license_id', 'note', 'added_at']).orderBy('added_at'));
+  async revoke(id: string, note: string | null, by: number | null): Promise<void> {
+    await this.db.async.run(this.db.k.insertInto('app_license_revocations').values({ license_id: id, note, added_by: by, added_at: now() }).onConflict((oc) => oc.column('license_id').doNothing()));
   }
-  revoke(id: string, note: string | null, by: number | null): void {
-    this.db.run(this.db.k.insertInto('app_license_revocations').values({ license_id: id, note, added_by: by, added_at: now() }).onConflict((oc) => oc.column('license_id').doNothing()));
-  }
-  unrevoke(id: string): boolean {
-    return this.db.run(this.db.k.deleteFrom('app_license_revocations').where('license_id', '=', id)) > 0;
+  async unrevoke(id: string): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.deleteFrom('app_license_revocations').where('license_id', '=', id))) > 0;
   }
 }
