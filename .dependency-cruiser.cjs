@@ -18,7 +18,9 @@ const mods = (layers) => layers.flatMap((n) => L[n]);
 const alt = (list) => `^server/(${list.join('|')})`;
 const forbidden = [];
 for (let n = 0; n <= 8; n++) {
-  const higher = Object.keys(L).map(Number).filter((m) => m > n);
+  const higher = Object.keys(L)
+    .map(Number)
+    .filter((m) => m > n);
   const peers = L[n];
   forbidden.push({
     name: `layer-${n}-imports-up`,
@@ -30,7 +32,13 @@ for (let n = 0; n <= 8; n++) {
 }
 forbidden.push(
   { name: 'server-never-imports-electron', severity: 'error', from: { path: '^server/' }, to: { path: '^(electron/|node_modules/electron/)' } },
-  { name: 'storage-knows-no-db', comment: 'drivers know nothing of the database, users or HTTP', severity: 'error', from: { path: '^server/storage/' }, to: { path: '^node_modules/(better-sqlite3|kysely|koa|@koa)' } },
+  {
+    name: 'storage-knows-no-db',
+    comment: 'drivers know nothing of the database, users or HTTP',
+    severity: 'error',
+    from: { path: '^server/storage/' },
+    to: { path: '^node_modules/(better-sqlite3|kysely|koa|@koa)' },
+  },
   { name: 'renderer-only-types-from-server', severity: 'error', from: { path: '^renderer/' }, to: { path: '^server/', pathNot: '^server/contract/' } },
   { name: 'electron-only-types-from-server', severity: 'error', from: { path: '^electron/' }, to: { path: '^server/', pathNot: '^server/contract/' } },
   {
@@ -42,7 +50,8 @@ forbidden.push(
   },
   {
     name: 'drivers-only-below-the-file-service',
-    comment: 'only the catalogue (sync), the file service and the composition root (which wires them) reach storage drivers; every door goes through files.forActor',
+    comment:
+      'only the catalogue (sync), the file service and the composition root (which wires them) reach storage drivers; every door goes through files.forActor',
     severity: 'error',
     from: { path: '^server/', pathNot: '^server/(storage|catalogue|files)/|^server/compose\\.ts$' },
     to: { path: '^server/storage/' },
@@ -77,14 +86,15 @@ forbidden.push(
   },
   {
     name: 'assistant-reaches-files-through-the-file-service',
-    comment: 'the assistant acts as the asking person: files only through files.forActor, never the catalogue, drivers or another module\'s tables',
+    comment: "the assistant acts as the asking person: files only through files.forActor, never the catalogue, drivers or another module's tables",
     severity: 'error',
     from: { path: '^server/assistant/' },
     to: { path: '^server/(storage|catalogue|gateways|update|plugins)/|^server/db/migrations/' },
   },
   {
     name: 'plugins-reach-files-through-the-file-service',
-    comment: 'apps act for a person (or a link\'s creator) through files.forActor and its write gate: never a driver, the catalogue, place-addressed storage ops or another door',
+    comment:
+      "apps act for a person (or a link's creator) through files.forActor and its write gate: never a driver, the catalogue, place-addressed storage ops or another door",
     severity: 'error',
     from: { path: '^server/plugins/' },
     to: { path: '^server/(storage|catalogue|gateways|update|assistant)/|^server/files/(internal|storage-ops)\\.ts$|^server/db/migrations/' },

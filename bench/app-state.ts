@@ -46,12 +46,18 @@ const FOLDERS = ['plain', 'state', 'locked'] as const;
 const items = (i: number) => JSON.stringify(Array.from({ length: ITEMS }, (_, k) => `app${k % 20}:awaiting-step-${String(k).padStart(2, '0')}-${i % 7}`));
 
 /** Bytes on the wire of one response (fetch would decode it). */
-const wireBytes = (url: string, headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
-  request(url, { headers }, (res) => {
-    let n = 0;
-    res.on('data', (b: Buffer) => (n += b.length)).on('end', () => resolve(n)).on('error', reject);
-  }).on('error', reject).end();
-});
+const wireBytes = (url: string, headers: Record<string, string>) =>
+  new Promise<number>((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      let n = 0;
+      res
+        .on('data', (b: Buffer) => (n += b.length))
+        .on('end', () => resolve(n))
+        .on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
@@ -65,15 +71,20 @@ export async function stateService(nodeArgs: string[] = []) {
   const dbFile = join(dataDir, 'filedock.sqlite');
   const db = openDatabase(dbFile);
   const stateRow = db.sqlite.prepare('UPDATE nodes SET app_state = ? WHERE id = ?');
-  const lockRow = db.sqlite.prepare("INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at) VALUES (?, 'sign', 'Fill and sign', 'signing', 'Out for signature', NULL, 'x', NULL, '2026-11-27T00:00:00Z')");
+  const lockRow = db.sqlite.prepare(
+    "INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at) VALUES (?, 'sign', 'Fill and sign', 'signing', 'Out for signature', NULL, 'x', NULL, '2026-11-27T00:00:00Z')",
+  );
   db.sqlite.transaction(() => {
-    const rows = (dir: string) => db.sqlite.prepare("SELECT id FROM nodes WHERE storage_id = 1 AND dir = ? AND type = 'file' ORDER BY id").pluck().all(dir) as number[];
+    const rows = (dir: string) =>
+      db.sqlite.prepare("SELECT id FROM nodes WHERE storage_id = 1 AND dir = ? AND type = 'file' ORDER BY id").pluck().all(dir) as number[];
     rows('state').forEach((id, i) => stateRow.run(items(i), id));
     rows('locked').forEach((id, i) => i % 10 === 0 && lockRow.run(id));
   })();
   const svc = await startService(env, nodeArgs);
   return {
-    svc, db, auth: first.auth,
+    svc,
+    db,
+    auth: first.auth,
     page: (f: string) => `${svc.url}/api/files/manager?path=/Bench/${f}&limit=1000`,
     async cleanup() {
       await svc.stop();
@@ -98,7 +109,8 @@ async function main(): Promise<void> {
       sizes[f] = body.length;
     }
     const wire: Record<string, number> = {};
-    for (let i = 0; i < 2; i++) { // the first asks for the copies, made meanwhile
+    for (let i = 0; i < 2; i++) {
+      // the first asks for the copies, made meanwhile
       for (const f of FOLDERS) wire[f] = await wireBytes(page(f), { ...auth, 'accept-encoding': ENCODING });
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -111,28 +123,41 @@ async function main(): Promise<void> {
         if (r.errors + r.non2xx) throw new Error(`${f}: ${r.errors} errors, ${r.non2xx} non-2xx`);
         const h = (http[f] ??= { rps: [], p50: [], p99: [], requests: 0, user: 0, sys: 0 });
         h.rps.push(r.rps), h.p50.push(r.p50), h.p99.push(r.p99);
-        h.requests += r.requests, h.user += cpu1.user - cpu0.user, h.sys += cpu1.sys - cpu0.sys;
+        (h.requests += r.requests), (h.user += cpu1.user - cpu0.user), (h.sys += cpu1.sys - cpu0.sys);
       }
     }
     const perReq = (s: number, n: number) => Math.round((s / n) * 1e6);
     const best = (xs: number[]) => Math.min(...xs);
-    table(`HTTP: 1,000-row pages, 8 connections, Accept-Encoding: ${ENCODING}, ${SECONDS} s x ${ROUNDS} rounds (load ${loadavg()[0].toFixed(2)}; noisy: a shared machine)`, FOLDERS.map((f) => ({
-      folder: f, 'body KB': Math.round(sizes[f] / 1024), 'wire KB': +(wire[f] / 1024).toFixed(1), 'req/s': Math.round(Math.max(...http[f].rps)), 'p50 ms': best(http[f].p50), 'p99 ms (best round)': best(http[f].p99), 'p99 ms (rounds)': http[f].p99.join(' / '),
-      'service CPU µs/req (user + kernel)': `${perReq(http[f].user, http[f].requests)} + ${perReq(http[f].sys, http[f].requests)}`,
-    })));
+    table(
+      `HTTP: 1,000-row pages, 8 connections, Accept-Encoding: ${ENCODING}, ${SECONDS} s x ${ROUNDS} rounds (load ${loadavg()[0].toFixed(2)}; noisy: a shared machine)`,
+      FOLDERS.map((f) => ({
+        folder: f,
+        'body KB': Math.round(sizes[f] / 1024),
+        'wire KB': +(wire[f] / 1024).toFixed(1),
+        'req/s': Math.round(Math.max(...http[f].rps)),
+        'p50 ms': best(http[f].p50),
+        'p99 ms (best round)': best(http[f].p99),
+        'p99 ms (rounds)': http[f].p99.join(' / '),
+        'service CPU µs/req (user + kernel)': `${perReq(http[f].user, http[f].requests)} + ${perReq(http[f].sys, http[f].requests)}`,
+      })),
+    );
     const ratio = best(http.state.p99) / best(http.plain.p99);
     console.log(`32 app_state items per file: p99 ${((ratio - 1) * 100).toFixed(1)} % vs none (target within 10 %): ${ratio <= 1.1 ? 'PASS' : 'FAIL'}`);
 
     // Side by side: both folders loaded at once (4 connections each), so every stall of a shared machine hits both.
     const pairs: Array<{ plain: number; state: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const [p, st] = await Promise.all(['plain', 'state'].map((f) => wrk(page(f), { connections: 4, seconds: SECONDS, headers: { ...auth, 'accept-encoding': ENCODING } })));
+      const [p, st] = await Promise.all(
+        ['plain', 'state'].map((f) => wrk(page(f), { connections: 4, seconds: SECONDS, headers: { ...auth, 'accept-encoding': ENCODING } })),
+      );
       if (p.errors + p.non2xx + st.errors + st.non2xx) throw new Error('errors side by side');
       pairs.push({ plain: p.p99, state: st.p99 });
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
     const side = med(pairs.map((x) => x.state)) / med(pairs.map((x) => x.plain));
-    console.log(`Side by side (4 + 4 connections, ${ROUNDS} rounds, load ${loadavg()[0].toFixed(2)}): p99 plain / state ${pairs.map((x) => `${x.plain}/${x.state}`).join(', ')} ms; median state ${((side - 1) * 100).toFixed(1)} % vs none: ${side <= 1.1 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `Side by side (4 + 4 connections, ${ROUNDS} rounds, load ${loadavg()[0].toFixed(2)}): p99 plain / state ${pairs.map((x) => `${x.plain}/${x.state}`).join(', ')} ms; median state ${((side - 1) * 100).toFixed(1)} % vs none: ${side <= 1.1 ? 'PASS' : 'FAIL'}`,
+    );
 
     // The page query itself, uncached: what a folder's first listing (or a folder above the index size) costs.
     const q = (locks: boolean, dir: string) => {
@@ -147,12 +172,20 @@ async function main(): Promise<void> {
     };
     const rows = [];
     for (let round = 0; round < 2; round++) {
-      for (const [name, locks, dir] of [['plain, no join (a storage without locks)', false, 'plain'], ['plain, lock join', true, 'plain'], ['32 items, no join', false, 'state'], ['locked folder, lock join', true, 'locked']] as const) {
+      for (const [name, locks, dir] of [
+        ['plain, no join (a storage without locks)', false, 'plain'],
+        ['plain, lock join', true, 'plain'],
+        ['32 items, no join', false, 'state'],
+        ['locked folder, lock join', true, 'locked'],
+      ] as const) {
         if (round === 1) rows.push({ query: name, ...q(locks, dir) });
         else q(locks, dir); // warm-up round
       }
     }
-    table(`In process: one uncached 1,000-row page query, 200 runs each (load ${loadavg()[0].toFixed(2)})`, rows.map((r) => ({ query: r.query, 'p50 ms': r.p50, 'p99 ms': r.p99 })));
+    table(
+      `In process: one uncached 1,000-row page query, 200 runs each (load ${loadavg()[0].toFixed(2)})`,
+      rows.map((r) => ({ query: r.query, 'p50 ms': r.p50, 'p99 ms': r.p99 })),
+    );
   } finally {
     await cleanup();
   }

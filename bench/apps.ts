@@ -21,7 +21,10 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
 const STARTS = Number(process.env.BENCH_STARTS ?? 10);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const f = (x: number) => x.toFixed(2);
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 // A form-sized surface, rebuilt from the event's state: no host calls.
 const CODE = `
@@ -44,9 +47,19 @@ async function roundTrips() {
     const admin = await s.login();
     const key = publisherKey('bench');
     await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'bench', public_key_pem: key.trusted.public_key_pem } });
-    const manifest = sampleManifest({ id: 'wizard', publisher: 'bench', filex_range: '>=0.1.0', actions: [], views: [{ id: 'w', label: 'v.w', placement: 'dialog' }] });
+    const manifest = sampleManifest({
+      id: 'wizard',
+      publisher: 'bench',
+      filex_range: '>=0.1.0',
+      actions: [],
+      views: [{ id: 'w', label: 'v.w', placement: 'dialog' }],
+    });
     const bytes = await buildAppPackage({ key, manifest, code: CODE, languages: { en: { 'v.w': 'Wizard' } } });
-    const inst = await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(bytes), headers: { 'content-type': 'application/zip' } });
+    const inst = await s.api('POST', '/api/admin/app-plugins/apps', {
+      token: admin,
+      raw: new Uint8Array(bytes),
+      headers: { 'content-type': 'application/zip' },
+    });
     if (inst.status !== 201) throw new Error(`install: ${inst.status} ${JSON.stringify(inst.body)}`);
     const url = `${s.url}/api/files/plugins/views/wizard/w/event`;
     const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' };

@@ -75,8 +75,14 @@ const provider: ChatProvider = {
     callN++;
     const events: ProviderEvent[] =
       done % steps.length === 0 && req.messages.at(-1)?.role === 'tool'
-        ? [{ type: 'text', text: 'done' }, { type: 'stop', reason: 'end' }]
-        : [{ type: 'tool_call', call: { id: `c${callN}`, ...steps[done % steps.length] } }, { type: 'stop', reason: 'tool_use' }];
+        ? [
+            { type: 'text', text: 'done' },
+            { type: 'stop', reason: 'end' },
+          ]
+        : [
+            { type: 'tool_call', call: { id: `c${callN}`, ...steps[done % steps.length] } },
+            { type: 'stop', reason: 'tool_use' },
+          ];
     for (const e of events) yield e;
     lastTool = events[0].type === 'tool_call' ? events[0].call.name : '';
     lastEnd = events.some((e) => e.type === 'tool_call') ? performance.now() : 0;
@@ -117,19 +123,31 @@ async function main() {
       if (bad.length) throw new Error(JSON.stringify(bad));
     }
     const warm = overheads.slice(STEPS(0).length); // the first chat warms the code paths
-    table('per tool (ms)', [...byTool].map(([tool, xs]) => ({ tool, n: xs.length, p50: ms(pct(xs, 50)), p99: ms(pct(xs, 99)) })));
+    table(
+      'per tool (ms)',
+      [...byTool].map(([tool, xs]) => ({ tool, n: xs.length, p50: ms(pct(xs, 50)), p99: ms(pct(xs, 99)) })),
+    );
     const warmCpu = cpus.slice(STEPS(0).length);
     table('assistant: server overhead per tool step (ms)', [
       { measure: 'wall', steps: warm.length, p50: ms(pct(warm, 50)), p99: ms(pct(warm, 99)), max: ms(Math.max(...warm)), target: '< 20 ms p99' },
       { measure: 'CPU (user+system)', steps: warmCpu.length, p50: ms(pct(warmCpu, 50)), p99: ms(pct(warmCpu, 99)), max: ms(Math.max(...warmCpu)), target: '' },
     ]);
-    console.log(`load average during the run: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} cores`);
+    console.log(
+      `load average during the run: ${(await import('node:os'))
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} on ${(await import('node:os')).cpus().length} cores`,
+    );
 
     // 1b. The first text token: from the model's yield to the client reading the `text` frame.
     mode = { kind: 'first' };
     const firsts: number[] = [];
     for (let i = 0; i < 40; i++) {
-      const res = await fetch(`${s.url}/api/files/assistant/chat`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: `first ${i}` }) });
+      const res = await fetch(`${s.url}/api/files/assistant/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: `first ${i}` }),
+      });
       const reader = res.body!.getReader();
       let seen = '';
       for (;;) {
@@ -143,7 +161,9 @@ async function main() {
       }
       await reader.cancel().catch(() => undefined);
     }
-    table('assistant: first text frame after the model yields it (ms)', [{ n: firsts.slice(5).length, p50: ms(pct(firsts.slice(5), 50)), p99: ms(pct(firsts.slice(5), 99)), target: '< 50 ms' }]);
+    table('assistant: first text frame after the model yields it (ms)', [
+      { n: firsts.slice(5).length, p50: ms(pct(firsts.slice(5), 50)), p99: ms(pct(firsts.slice(5), 99)), target: '< 50 ms' },
+    ]);
 
     // 2. Listing idle vs with 20 streaming conversations.
     const idle = await listingLatencies(s, admin, Date.now() + SECONDS * 1000);

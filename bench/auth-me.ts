@@ -9,7 +9,11 @@ import { cannon, ensureBuilt, startNginx, startService, table } from './lib';
 
 ensureBuilt();
 const s = await startService({ SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'bench-password' });
-const login = await fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.test', password: 'bench-password' }) });
+const login = await fetch(`${s.url}/api/auth/login`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'a@example.test', password: 'bench-password' }),
+});
 const { token } = (await login.json()) as { token: string };
 const dir = mkdtempSync(join(tmpdir(), 'anchor-'));
 writeFileSync(join(dir, 'f.json'), 'x'.repeat(4096));

@@ -54,7 +54,11 @@ try {
     await s.api('PATCH', '/api/admin/protection', { token: admin, body: { av_enabled: true, av_mode: 'daemon', av_clamd_addr: clamd.address } });
     on.push(await run(`on-${round}`));
     await s.server.queue.idle(120_000, 0);
-    const rows = s.server.db.sqlite.prepare("SELECT state, written_at, scanned_at FROM av_scans WHERE path LIKE ?").all(`on-${round}/%`) as Array<{ state: string; written_at: string; scanned_at: string }>;
+    const rows = s.server.db.sqlite.prepare('SELECT state, written_at, scanned_at FROM av_scans WHERE path LIKE ?').all(`on-${round}/%`) as Array<{
+      state: string;
+      written_at: string;
+      scanned_at: string;
+    }>;
     if (rows.length !== files || rows.some((r) => r.state !== 'clean')) throw new Error(`round ${round}: ${rows.length} of ${files} scanned clean`);
     const lags = rows.map((r) => Date.parse(r.scanned_at) - Date.parse(r.written_at)).sort((a, b) => a - b);
     lagMax.push(lags[lags.length - 1]);
@@ -64,7 +68,9 @@ try {
     { run: 'antivirus off', 'files/s': median(off).toFixed(0), 'scan lag p50 (ms)': '-', 'scan lag max (ms)': '-' },
     { run: 'antivirus daemon', 'files/s': median(on).toFixed(0), 'scan lag p50 (ms)': median(lagP50), 'scan lag max (ms)': Math.max(...lagMax) },
   ]);
-  console.log(`\nratio on/off: ${((median(on) / median(off)) * 100).toFixed(1)} % (target >= 90 %); worst scan lag ${(Math.max(...lagMax) / 1000).toFixed(1)} s (target <= 60 s)`);
+  console.log(
+    `\nratio on/off: ${((median(on) / median(off)) * 100).toFixed(1)} % (target >= 90 %); worst scan lag ${(Math.max(...lagMax) / 1000).toFixed(1)} s (target <= 60 s)`,
+  );
 } finally {
   await s.close();
   await clamd.stop();

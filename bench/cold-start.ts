@@ -14,7 +14,9 @@ import { ensureBuilt, freePort, median, root, sleep, startService, table } from 
 function once(args: string[]): { ms: number; mb: number } {
   const gnuTime = existsSync('/usr/bin/time');
   const t0 = performance.now();
-  const r = gnuTime ? spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { encoding: 'utf8' }) : spawnSync(process.execPath, args, { encoding: 'utf8' });
+  const r = gnuTime
+    ? spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { encoding: 'utf8' })
+    : spawnSync(process.execPath, args, { encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { ms, mb: gnuTime ? Number(r.stderr.trim().split('\n').pop()) / 1024 : NaN };

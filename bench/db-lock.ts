@@ -26,7 +26,6 @@ const CAP = 100_000;
 const WAIT_MS = 2000;
 const ADMIN = { email: adminEnv.SERVICE_ADMIN_EMAIL, password: adminEnv.SERVICE_ADMIN_PASSWORD };
 
-
 /** GET /api/capabilities on a fresh connection; ms. */
 function capabilities(url: string): Promise<number> {
   return new Promise((resolve) => {
@@ -40,7 +39,16 @@ function capabilities(url: string): Promise<number> {
   });
 }
 
-interface Tally { ok: number; busy: number; other: number; otherKinds: Record<string, number>; slowest: number; tokens: string[]; uploaded: string[]; served: number }
+interface Tally {
+  ok: number;
+  busy: number;
+  other: number;
+  otherKinds: Record<string, number>;
+  slowest: number;
+  tokens: string[];
+  uploaded: string[];
+  served: number;
+}
 
 /** Runs the mixed load until `stop()`; returns what each kind of request got. */
 function load(url: string, token: string, shareToken: string): { stop(): Promise<{ tally: Tally; caps: number[] }> } {
@@ -56,28 +64,45 @@ function load(url: string, token: string, shareToken: string): { stop(): Promise
     if (r.status < 300) {
       tally.ok++;
       await onOk?.(r);
-    } else if (r.status === 503 && r.headers.get('retry-after')) tally.busy++; // JSON database_busy, or the busy page of a public link
+    } else if (r.status === 503 && r.headers.get('retry-after'))
+      tally.busy++; // JSON database_busy, or the busy page of a public link
     else {
       tally.other++;
-      const what = `${r.status} ${r.url.replace(url, '').split('?')[0].replace(/\/s\/.*/, '/s/…')} ${(await r.clone().text()).slice(0, 80)}`;
+      const what = `${r.status} ${r.url
+        .replace(url, '')
+        .split('?')[0]
+        .replace(/\/s\/.*/, '/s/…')} ${(await r.clone().text()).slice(0, 80)}`;
       tally.otherKinds[what] = (tally.otherKinds[what] ?? 0) + 1;
     }
     if (!r.bodyUsed) await r.arrayBuffer();
   };
   const loop = async (one: () => Promise<void>) => {
-    while (running) await one().catch((e) => ((tally.other++), (tally.otherKinds[String(e)] = (tally.otherKinds[String(e)] ?? 0) + 1)));
+    while (running) await one().catch((e) => (tally.other++, (tally.otherKinds[String(e)] = (tally.otherKinds[String(e)] ?? 0) + 1)));
   };
   const loops = [
     loop(async () => void (caps.push(await capabilities(url)), await sleep(50))),
-    loop(() => count(() => fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }), async (r) => void tally.tokens.push(((await r.json()) as { token: string }).token))),
+    loop(() =>
+      count(
+        () => fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }),
+        async (r) => void tally.tokens.push(((await r.json()) as { token: string }).token),
+      ),
+    ),
     loop(() => count(() => fetch(`${url}/api/files/manager?path=/Bench`, { headers: auth }))),
-    loop(() => count(() => fetch(`${url}/s/${shareToken}`), async () => void tally.served++)),
+    loop(() =>
+      count(
+        () => fetch(`${url}/s/${shareToken}`),
+        async () => void tally.served++,
+      ),
+    ),
     loop(() => {
       const name = `up-${n++}.txt`;
       const form = new FormData();
       form.append('path', '/Bench');
       form.append('file', new Blob([`upload ${name}`]), name);
-      return count(() => fetch(`${url}/api/files/upload`, { method: 'POST', body: form, headers: auth }), async () => void tally.uploaded.push(name));
+      return count(
+        () => fetch(`${url}/api/files/upload`, { method: 'POST', body: form, headers: auth }),
+        async () => void tally.uploaded.push(name),
+      );
     }),
   ];
   return { stop: async () => ((running = false), await Promise.all(loops), { tally, caps }) };
@@ -92,7 +117,13 @@ async function main(): Promise<void> {
   try {
     const token = await mount(svc, 'Bench', join(files.dir, 'data'));
     await sleep(500);
-    const share = await (await fetch(`${svc.url}/api/files/share`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ path: '/Bench/shared.bin', max_downloads: CAP }) })).json();
+    const share = await (
+      await fetch(`${svc.url}/api/files/share`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ path: '/Bench/shared.bin', max_downloads: CAP }),
+      })
+    ).json();
     const dbFile = join(svc.dataDir, 'filedock.sqlite');
     const rows = [];
 
@@ -116,10 +147,19 @@ async function main(): Promise<void> {
     await sleep(3000);
     const held = await run.stop();
 
-    for (const [name, r] of [['anchor: same load, database free (10 s)', free], [`database held ${HOLD_S} s (load from 1 s before to 3 s after)`, held]] as const) {
+    for (const [name, r] of [
+      ['anchor: same load, database free (10 s)', free],
+      [`database held ${HOLD_S} s (load from 1 s before to 3 s after)`, held],
+    ] as const) {
       rows.push({
-        phase: name, 'capabilities p50 ms': pct(r.caps, 50).toFixed(1), 'p99 ms': pct(r.caps, 99).toFixed(1), 'max ms': Math.max(...r.caps).toFixed(1),
-        'writes+reads 2xx': r.tally.ok, '503 database_busy': r.tally.busy, other: r.tally.other, 'slowest request ms': r.tally.slowest.toFixed(0),
+        phase: name,
+        'capabilities p50 ms': pct(r.caps, 50).toFixed(1),
+        'p99 ms': pct(r.caps, 99).toFixed(1),
+        'max ms': Math.max(...r.caps).toFixed(1),
+        'writes+reads 2xx': r.tally.ok,
+        '503 database_busy': r.tally.busy,
+        other: r.tally.other,
+        'slowest request ms': r.tally.slowest.toFixed(0),
       });
     }
     table(`Mixed load (logins, listings, capped downloads, uploads) with the database held by the sqlite3 CLI for ${(heldMs / 1000).toFixed(1)} s`, rows);
@@ -142,9 +182,13 @@ async function main(): Promise<void> {
     const capsP99 = pct(held.caps, 99);
     console.log(`\ncapabilities p99 during the hold: ${capsP99.toFixed(1)} ms (target < 50) ${capsP99 < 50 ? 'PASS' : 'FAIL'}`);
     if (held.tally.other) console.log('other answers:', held.tally.otherKinds);
-    console.log(`answers other than 2xx or 503 database_busy: ${held.tally.other} ${held.tally.other === 0 ? 'PASS' : 'FAIL'}; slowest request ${held.tally.slowest.toFixed(0)} ms (bound ${WAIT_MS} ms + slack) ${held.tally.slowest < WAIT_MS + 1000 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `answers other than 2xx or 503 database_busy: ${held.tally.other} ${held.tally.other === 0 ? 'PASS' : 'FAIL'}; slowest request ${held.tally.slowest.toFixed(0)} ms (bound ${WAIT_MS} ms + slack) ${held.tally.slowest < WAIT_MS + 1000 ? 'PASS' : 'FAIL'}`,
+    );
     console.log(`cap: ${served} downloads served, share count ${downloads} (cap ${CAP}) ${served === downloads && downloads <= CAP ? 'PASS' : 'FAIL'}`);
-    console.log(`2xx writes lost: ${sessionsLost} sessions, ${missing} uploaded files missing, ${unlisted} not listed (of ${uploads.length}) ${sessionsLost + missing + unlisted === 0 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `2xx writes lost: ${sessionsLost} sessions, ${missing} uploaded files missing, ${unlisted} not listed (of ${uploads.length}) ${sessionsLost + missing + unlisted === 0 ? 'PASS' : 'FAIL'}`,
+    );
     console.log(`after the release: login ${after.status} ${after.status === 200 ? 'PASS' : 'FAIL'}`);
   } finally {
     await svc.stop();

@@ -45,7 +45,11 @@ const s = await startService({
   SERVICE_DOCSERVER_URL: fake.url,
   SERVICE_DOCSERVER_JWT: SECRET,
 });
-const login = await fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.test', password: 'bench-password' }) });
+const login = await fetch(`${s.url}/api/auth/login`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'a@example.test', password: 'bench-password' }),
+});
 const { token } = (await login.json()) as { token: string };
 const auth = { authorization: `Bearer ${token}` };
 const get = async (path: string) => {
@@ -114,12 +118,15 @@ for (let i = 0; i < ROUNDS; i++) {
 const created: number[] = [];
 for (let i = 0; i < 60; i++) {
   const t0 = performance.now();
-  const r = await fetch(`${s.url}/api/files/manager?action=newfile`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ path: '/Docs', name: `new-${i}`, type: 'docx' }) });
+  const r = await fetch(`${s.url}/api/files/manager?action=newfile`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ path: '/Docs', name: `new-${i}`, type: 'docx' }),
+  });
   await r.arrayBuffer();
   if (r.status !== 200) throw new Error(`newfile: ${r.status}`);
   created.push(performance.now() - t0);
 }
-
 
 const totals = cb.map((x) => x.total);
 const downloads = cb.map((x) => x.download);

@@ -21,7 +21,6 @@ const BYTES = Number(process.env.BENCH_MIB ?? 2048) * MiB;
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
 const ADMIN = { email: 'bench@example.test', password: 'bench-password-1' };
 
-
 /** Signs in and mounts `dir` as storage `name`; returns the bearer token. */
 export async function mount(svc: Service, name: string, dir: string): Promise<string> {
   const login = await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
@@ -45,7 +44,12 @@ export function curl(args: string[]): number {
 /** Seconds until `n` concurrent curls of `args` have all finished. */
 async function curls(n: number, args: string[]): Promise<number> {
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve, reject) => execFile('curl', ['-sS', '-o', '/dev/null', '--fail', ...args], (err) => (err ? reject(err) : resolve())))));
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () => new Promise<void>((resolve, reject) => execFile('curl', ['-sS', '-o', '/dev/null', '--fail', ...args], (err) => (err ? reject(err) : resolve()))),
+    ),
+  );
   return (performance.now() - t0) / 1000;
 }
 
@@ -85,9 +89,17 @@ async function main(): Promise<void> {
       growth = Math.max(growth, r.growth);
     }
     const gbps = (s: number) => ((BYTES * CLIENTS) / s / 1e9).toFixed(2);
-    const row = (server: string, xs: number[]) => ({ server, 'median s': median(xs).toFixed(2), 'GB/s': gbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') });
+    const row = (server: string, xs: number[]) => ({
+      server,
+      'median s': median(xs).toFixed(2),
+      'GB/s': gbps(median(xs)),
+      runs: xs.map((x) => x.toFixed(2)).join(' '),
+    });
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    table(`Raw download of ${BYTES / MiB} MiB over loopback, ${CLIENTS} client(s) at once, ${RUNS} alternating runs (load ${load})`, [...(nginx ? [row('nginx sendfile', anchor)] : []), row('service /api/files/raw', ours)]);
+    table(`Raw download of ${BYTES / MiB} MiB over loopback, ${CLIENTS} client(s) at once, ${RUNS} alternating runs (load ${load})`, [
+      ...(nginx ? [row('nginx sendfile', anchor)] : []),
+      row('service /api/files/raw', ours),
+    ]);
     if (nginx) {
       const ratio = median(anchor) / median(ours);
       console.log(`\nratio service / nginx: ${(ratio * 100).toFixed(0)} % (target >= 100 %) ${ratio >= 1 ? 'PASS' : 'FAIL'}`);

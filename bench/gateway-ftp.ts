@@ -79,7 +79,11 @@ async function main(): Promise<void> {
     for (const f of sessions) f.kill();
     table('FTPS gateway idle', [
       { state: 'no session', 'CPU ticks': `${idleNone} in ${IDLE_S} s`, 'RSS MB': rss0.toFixed(0) },
-      { state: `${SESSIONS} signed-in idle sessions (TLS)`, 'CPU ticks': `${idleMany} in ${IDLE_S} s`, 'RSS MB': `${rss1.toFixed(0)} (+${(rss1 - rss0).toFixed(1)})` },
+      {
+        state: `${SESSIONS} signed-in idle sessions (TLS)`,
+        'CPU ticks': `${idleMany} in ${IDLE_S} s`,
+        'RSS MB': `${rss1.toFixed(0)} (+${(rss1 - rss0).toFixed(1)})`,
+      },
     ]);
     await pipeline(noise(BYTES), createWriteStream(join(files.dir, 'big.bin')));
     execFileSync('cp', [join(files.dir, 'big.bin'), join(vs.rootDir, 'pub/big.bin')]);
@@ -89,7 +93,10 @@ async function main(): Promise<void> {
     const down: Record<string, number[]> = { filedock: [], vsftpd: [] };
     const up: Record<string, number[]> = { filedock: [], vsftpd: [] };
     for (let i = 0; i < RUNS; i++) {
-      for (const [name, t] of [['filedock', ours], ['vsftpd', theirs]] as const) {
+      for (const [name, t] of [
+        ['filedock', ours],
+        ['vsftpd', theirs],
+      ] as const) {
         down[name].push(BYTES / MiB / curlFtps(['-u', t.user, '-o', '/dev/null', `${t.base}/big.bin`]));
         up[name].push(BYTES / MiB / curlFtps(['-u', t.user, '-T', src, `${t.base}/up-${i}.bin`]));
       }
@@ -104,13 +111,15 @@ async function main(): Promise<void> {
       many.vsftpd.push(FILES / lftpMirror(small, vs.port, vs.user, vs.pass, `pub/many-${i}`));
     }
     const rows = (label: string, r: Record<string, number[]>, unit = 'MiB/s') => ({
-      transfer: label, filedock: `${median(r.filedock).toFixed(0)} ${unit}`, vsftpd: `${median(r.vsftpd).toFixed(0)} ${unit}`,
+      transfer: label,
+      filedock: `${median(r.filedock).toFixed(0)} ${unit}`,
+      vsftpd: `${median(r.vsftpd).toFixed(0)} ${unit}`,
       ratio: `${((median(r.filedock) / median(r.vsftpd)) * 100).toFixed(0)} %`,
     });
-    table(`FTPS ${BYTES / MiB} MiB with curl, ${FILES} files with lftp, medians of ${RUNS} (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`, [
-      rows('download (RETR)', down), rows('upload (STOR)', up), rows(`lftp mirror -R of ${FILES} small files`, many, 'files/s'),
-    ]);
-
+    table(
+      `FTPS ${BYTES / MiB} MiB with curl, ${FILES} files with lftp, medians of ${RUNS} (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+      [rows('download (RETR)', down), rows('upload (STOR)', up), rows(`lftp mirror -R of ${FILES} small files`, many, 'files/s')],
+    );
   } finally {
     await svc.stop();
     await vs.teardown();

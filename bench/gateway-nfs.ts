@@ -35,15 +35,22 @@ const curlTime = (args: string[]) => Number(execFileSync('curl', ['-s', '-f', '-
 /** Runs `count` indexed jobs with INFLIGHT at once. */
 async function pipelined(count: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: INFLIGHT }, async () => {
-    while (next < count) await job(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: INFLIGHT }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
 }
 
 async function nfsRead(c: RpcClient, fh: Buffer): Promise<number> {
   const t = performance.now();
   await pipelined(Math.ceil(BYTES / MiB), async (i) => {
-    const r = await c.call(NFS, 6, (w) => w.opaque(fh).u64(i * MiB).u32(MiB));
+    const r = await c.call(NFS, 6, (w) =>
+      w
+        .opaque(fh)
+        .u64(i * MiB)
+        .u32(MiB),
+    );
     if (r.r.u32() !== 0) throw new Error('READ failed');
   });
   return (performance.now() - t) / 1000;
@@ -60,7 +67,18 @@ async function nfsWrite(c: RpcClient, dir: Buffer, name: string, src: string): P
   const free = Array.from({ length: INFLIGHT }, () => Buffer.allocUnsafe(MiB));
   await pipelined(Math.ceil(BYTES / MiB), async (i) => {
     const { buffer, bytesRead } = await fd.read(free.pop()!, 0, MiB, i * MiB);
-    const r = await c.call(NFS, 7, (w) => w.opaque(fh).u64(i * MiB).u32(bytesRead).u32(0), 3, buffer.subarray(0, bytesRead));
+    const r = await c.call(
+      NFS,
+      7,
+      (w) =>
+        w
+          .opaque(fh)
+          .u64(i * MiB)
+          .u32(bytesRead)
+          .u32(0),
+      3,
+      buffer.subarray(0, bytesRead),
+    );
     if (r.r.u32() !== 0) throw new Error('WRITE failed');
     free.push(buffer);
   });
@@ -76,7 +94,16 @@ async function readdirplus(c: RpcClient, dir: Buffer): Promise<{ ms: number; ent
   let verf = Buffer.alloc(8);
   let entries = 0;
   for (;;) {
-    const r = (await c.call(NFS, 17, (w) => w.opaque(dir).u64(cookie).fixed(verf).u32(64 * 1024).u32(1 << 20))).r;
+    const r = (
+      await c.call(NFS, 17, (w) =>
+        w
+          .opaque(dir)
+          .u64(cookie)
+          .fixed(verf)
+          .u32(64 * 1024)
+          .u32(1 << 20),
+      )
+    ).r;
     if (r.u32() !== 0) throw new Error('READDIRPLUS failed');
     if (r.bool()) r.fixed(84);
     verf = Buffer.from(r.fixed(8));
@@ -104,12 +131,25 @@ async function main(): Promise<void> {
   const upSrc = join(t.dir, 'up.bin');
   await pipeline(noise(BYTES), createWriteStream(upSrc));
   const nfsPort = await freePort();
-  const svc = await startService({ SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password, SERVICE_NFS_LISTEN: `127.0.0.1:${nfsPort}` }, PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : []);
-  const login = await (await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
+  const svc = await startService(
+    { SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password, SERVICE_NFS_LISTEN: `127.0.0.1:${nfsPort}` },
+    PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR] : [],
+  );
+  const login = await (
+    await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+  ).json();
   const auth = { 'content-type': 'application/json', authorization: `Bearer ${login.token}` };
-  await fetch(`${svc.url}/api/admin/storages`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Box', driver: 'local', config: { path: files } }) });
+  await fetch(`${svc.url}/api/admin/storages`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'Box', driver: 'local', config: { path: files } }),
+  });
   const me = await (await fetch(`${svc.url}/api/auth/me`, { headers: auth })).json();
-  const ex = await fetch(`${svc.url}/api/admin/gateways/nfs/exports`, { method: 'POST', headers: auth, body: JSON.stringify({ path: '/Box', clients: '127.0.0.1', user_id: me.user?.id ?? me.id }) });
+  const ex = await fetch(`${svc.url}/api/admin/gateways/nfs/exports`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ path: '/Box', clients: '127.0.0.1', user_id: me.user?.id ?? me.id }),
+  });
   if (ex.status !== 201) throw new Error(`export: ${ex.status} ${await ex.text()}`);
   for (let i = 0; i < 600; i++) {
     const l = await fetch(`${svc.url}/api/files/manager?path=/Box/ten&limit=1`, { headers: auth });
@@ -132,7 +172,11 @@ async function main(): Promise<void> {
   let entries = 0;
   const loads: string[] = [];
   for (let run = 0; run < RUNS; run++) {
-    loads.push(execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/.*load average: /, ''));
+    loads.push(
+      execFileSync('uptime', { encoding: 'utf8' })
+        .trim()
+        .replace(/.*load average: /, ''),
+    );
     rows.nfsRead.push(await nfsRead(c, blob));
     rows.davGet.push(curlTime(['-u', user, `${svc.url}/dav/Box/blob.bin`]));
     rows.nfsWrite.push(await nfsWrite(c, up, `nfs-${run}.bin`, upSrc));
@@ -143,8 +187,20 @@ async function main(): Promise<void> {
   }
   const mbps = (s: number) => (BYTES / MiB / s).toFixed(0);
   table(`NFS gateway vs WebDAV gateway, ${BYTES / MiB} MiB, medians of ${RUNS} (load ${loads.join(' | ')})`, [
-    { what: 'sequential read', 'NFS MB/s': mbps(median(rows.nfsRead)), 'WebDAV MB/s': mbps(median(rows.davGet)), ratio: (median(rows.davGet) / median(rows.nfsRead)).toFixed(2), target: '>= 0.8' },
-    { what: 'write (COMMIT = published)', 'NFS MB/s': mbps(median(rows.nfsWrite)), 'WebDAV MB/s': mbps(median(rows.davPut)), ratio: (median(rows.davPut) / median(rows.nfsWrite)).toFixed(2), target: '>= 0.6' },
+    {
+      what: 'sequential read',
+      'NFS MB/s': mbps(median(rows.nfsRead)),
+      'WebDAV MB/s': mbps(median(rows.davGet)),
+      ratio: (median(rows.davGet) / median(rows.nfsRead)).toFixed(2),
+      target: '>= 0.8',
+    },
+    {
+      what: 'write (COMMIT = published)',
+      'NFS MB/s': mbps(median(rows.nfsWrite)),
+      'WebDAV MB/s': mbps(median(rows.davPut)),
+      ratio: (median(rows.davPut) / median(rows.nfsWrite)).toFixed(2),
+      target: '>= 0.6',
+    },
     { what: `READDIRPLUS ${entries} entries`, 'NFS MB/s': `${median(rows.readdir).toFixed(0)} ms`, 'WebDAV MB/s': '', ratio: '', target: '<= 200 ms' },
   ]);
   c.close();

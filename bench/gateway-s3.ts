@@ -38,7 +38,14 @@ function awsCli(endpoint: string, creds: { access_key_id: string; secret_access_
   const { AWS_CA_BUNDLE: _ca, ...env } = process.env;
   const t0 = process.hrtime.bigint();
   const r = spawnSync('aws', ['--endpoint-url', endpoint, '--region', 'us-east-1', '--only-show-errors', ...args], {
-    env: { ...env, HOME: home, AWS_ACCESS_KEY_ID: creds.access_key_id, AWS_SECRET_ACCESS_KEY: creds.secret_access_key, AWS_CONFIG_FILE: join(home, 'config'), AWS_SHARED_CREDENTIALS_FILE: join(home, 'none') },
+    env: {
+      ...env,
+      HOME: home,
+      AWS_ACCESS_KEY_ID: creds.access_key_id,
+      AWS_SECRET_ACCESS_KEY: creds.secret_access_key,
+      AWS_CONFIG_FILE: join(home, 'config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'none'),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (r.status !== 0) throw new Error(`aws ${args.join(' ')} exited ${r.status}`);
@@ -70,11 +77,18 @@ async function main(): Promise<void> {
   const s3Port = await freePort();
   const svc = await startService({ ...adminEnv, SERVICE_S3_LISTEN: `127.0.0.1:${s3Port}` });
   const endpoint = `http://127.0.0.1:${s3Port}`;
-  const nginx = await startNginx(files.dir, `location /dav/ { dav_methods PUT; client_max_body_size 0; client_body_buffer_size 1m; client_body_temp_path ${join(files.dir, 'davtmp')}; }`);
+  const nginx = await startNginx(
+    files.dir,
+    `location /dav/ { dav_methods PUT; client_max_body_size 0; client_body_buffer_size 1m; client_body_temp_path ${join(files.dir, 'davtmp')}; }`,
+  );
   try {
     const token = await mount(svc, 'Bench', data);
     const auth = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-    const made = await fetch(`${svc.url}/api/auth/keys`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench', verbs: ['files:read', 'files:write'] }) });
+    const made = await fetch(`${svc.url}/api/auth/keys`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'bench', verbs: ['files:read', 'files:write'] }),
+    });
     const creds = ((await made.json()) as { s3: { access_key_id: string; secret_access_key: string } }).s3;
     for (let waited = 0; ; waited += 100) {
       const r = (await (await fetch(`${svc.url}/api/files/manager?path=/Bench/many&limit=1`, { headers: auth })).json()) as { total?: number };
@@ -91,7 +105,14 @@ async function main(): Promise<void> {
     const presigned: number[] = [];
     const { AWS_CA_BUNDLE: _ca, ...env } = process.env;
     const url = execFileSync('aws', ['--endpoint-url', endpoint, '--region', 'us-east-1', 's3', 'presign', 's3://Bench/big.bin', '--expires-in', '3600'], {
-      encoding: 'utf8', env: { ...env, HOME: home, AWS_ACCESS_KEY_ID: creds.access_key_id, AWS_SECRET_ACCESS_KEY: creds.secret_access_key, AWS_CONFIG_FILE: join(home, 'config') },
+      encoding: 'utf8',
+      env: {
+        ...env,
+        HOME: home,
+        AWS_ACCESS_KEY_ID: creds.access_key_id,
+        AWS_SECRET_ACCESS_KEY: creds.secret_access_key,
+        AWS_CONFIG_FILE: join(home, 'config'),
+      },
     }).trim();
     for (let i = 0; i < RUNS; i++) {
       raw.push(curl(['-H', `authorization: Bearer ${token}`, '-o', out, `${svc.url}/api/files/raw?path=/Bench/big.bin`]));
@@ -102,7 +123,12 @@ async function main(): Promise<void> {
       rmSync(out, { force: true });
     }
     // Uploads: awscli multipart and a presigned PutObject by curl vs nginx WebDAV PUT.
-    const sdk = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key } });
+    const sdk = new S3Client({
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key },
+    });
     const putUrl = await getSignedUrl(sdk, new PutObjectCommand({ Bucket: 'Bench', Key: 'up/put.bin' }), { expiresIn: 3600 });
     const put: number[] = [];
     const curlPut: number[] = [];
@@ -118,15 +144,29 @@ async function main(): Promise<void> {
       rmSync(join(data, 'up/put.bin'), { force: true });
     }
     const mbps = (s: number) => (BYTES / s / 1e6).toFixed(0);
-    const row = (what: string, xs: number[]) => ({ what, 'median s': median(xs).toFixed(2), 'MB/s': mbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') });
+    const row = (what: string, xs: number[]) => ({
+      what,
+      'median s': median(xs).toFixed(2),
+      'MB/s': mbps(median(xs)),
+      runs: xs.map((x) => x.toFixed(2)).join(' '),
+    });
     table(`Transfers of ${BYTES / MiB} MiB over loopback, ${RUNS} alternating runs`, [
-      row('raw HTTP download (curl -o file)', raw), row('S3 GetObject (aws s3 cp)', get), row('S3 GetObject, presigned (curl -o file)', presigned),
-      ...(nginx ? [row('nginx WebDAV PUT (curl -T)', davPut)] : []), row('S3 multipart upload (aws s3 cp)', put), row('S3 PutObject, presigned (curl -T)', curlPut),
+      row('raw HTTP download (curl -o file)', raw),
+      row('S3 GetObject (aws s3 cp)', get),
+      row('S3 GetObject, presigned (curl -o file)', presigned),
+      ...(nginx ? [row('nginx WebDAV PUT (curl -T)', davPut)] : []),
+      row('S3 multipart upload (aws s3 cp)', put),
+      row('S3 PutObject, presigned (curl -T)', curlPut),
     ]);
     const ratio = median(raw) / median(get);
     console.log(`\nGetObject with awscli / raw download: ${(ratio * 100).toFixed(0)} % (target >= 90 %) ${ratio >= 0.9 ? 'PASS' : 'FAIL'}`);
-    console.log(`GetObject with curl (presigned) / raw download: ${((median(raw) / median(presigned)) * 100).toFixed(0)} % (same client: the gateway's own cost)`);
-    if (nginx) console.log(`S3 upload / nginx PUT: awscli ${((median(davPut) / median(put)) * 100).toFixed(0)} %, curl presigned ${((median(davPut) / median(curlPut)) * 100).toFixed(0)} % (reported)`);
+    console.log(
+      `GetObject with curl (presigned) / raw download: ${((median(raw) / median(presigned)) * 100).toFixed(0)} % (same client: the gateway's own cost)`,
+    );
+    if (nginx)
+      console.log(
+        `S3 upload / nginx PUT: awscli ${((median(davPut) / median(put)) * 100).toFixed(0)} %, curl presigned ${((median(davPut) / median(curlPut)) * 100).toFixed(0)} % (reported)`,
+      );
 
     // ListObjectsV2 of the whole folder, every page, vs the web listing API.
     const listS3 = async () => {
@@ -160,7 +200,9 @@ async function main(): Promise<void> {
       let cursor: string | null = null;
       let n = 0;
       do {
-        const r = (await (await fetch(`${svc.url}/api/files/manager?path=/Bench/many&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: auth })).json()) as { entries: unknown[]; next_cursor: string | null };
+        const r = (await (
+          await fetch(`${svc.url}/api/files/manager?path=/Bench/many&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: auth })
+        ).json()) as { entries: unknown[]; next_cursor: string | null };
         n += r.entries.length;
         cursor = r.next_cursor;
       } while (cursor);
@@ -180,9 +222,13 @@ async function main(): Promise<void> {
     }
     const msRow = (what: string, xs: number[]) => ({ what, 'median ms': median(xs).toFixed(0), runs: xs.map((x) => x.toFixed(0)).join(' ') });
     table(`Listing ${KEYS} keys, all pages of 1,000, 5 alternating runs`, [
-      msRow('web API /api/files/manager (fetch + JSON)', webms), msRow('S3 ListObjectsV2 (presigned fetch, XML as text)', rawms), msRow('S3 ListObjectsV2 (SDK, parsing included)', s3ms),
+      msRow('web API /api/files/manager (fetch + JSON)', webms),
+      msRow('S3 ListObjectsV2 (presigned fetch, XML as text)', rawms),
+      msRow('S3 ListObjectsV2 (SDK, parsing included)', s3ms),
     ]);
-    console.log(`\nListObjectsV2 of ${KEYS} keys: ${median(rawms).toFixed(0)} ms over HTTP, ${median(s3ms).toFixed(0)} ms with the SDK's parsing (target < 300 ms) ${median(rawms) < 300 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `\nListObjectsV2 of ${KEYS} keys: ${median(rawms).toFixed(0)} ms over HTTP, ${median(s3ms).toFixed(0)} ms with the SDK's parsing (target < 300 ms) ${median(rawms) < 300 ? 'PASS' : 'FAIL'}`,
+    );
 
     // Idle CPU, then 100 concurrent clients.
     // The anchor: the same service without the S3 listener, idle side by side.
@@ -194,16 +240,31 @@ async function main(): Promise<void> {
     console.log(`idle CPU over 5 s: ${ticks(svc.proc.pid!) - t0} clock ticks with the S3 listener on, ${ticks(plain.proc.pid!) - p0} without (anchor)`);
     await plain.stop();
     const base = svc.rssMb();
-    const clients = Array.from({ length: 100 }, () => new S3Client({
-      endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key },
-      requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: 1 }) },
-    }));
+    const clients = Array.from(
+      { length: 100 },
+      () =>
+        new S3Client({
+          endpoint,
+          region: 'us-east-1',
+          forcePathStyle: true,
+          credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key },
+          requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: 1 }) },
+        }),
+    );
     let peak = base;
     for (let round = 0; round < 5; round++) {
-      await Promise.all(clients.map((c, i) => (i % 2 ? c.send(new HeadObjectCommand({ Bucket: 'Bench', Key: 'big.bin' })) : c.send(new ListObjectsV2Command({ Bucket: 'Bench', Prefix: 'many/', MaxKeys: 100 })))));
+      await Promise.all(
+        clients.map((c, i) =>
+          i % 2
+            ? c.send(new HeadObjectCommand({ Bucket: 'Bench', Key: 'big.bin' }))
+            : c.send(new ListObjectsV2Command({ Bucket: 'Bench', Prefix: 'many/', MaxKeys: 100 })),
+        ),
+      );
       peak = Math.max(peak, svc.rssMb());
     }
-    console.log(`RSS with 100 concurrent S3 clients: ${base.toFixed(0)} -> ${peak.toFixed(0)} MiB (growth ${(peak - base).toFixed(0)} MiB, target < 100 MB) ${(peak - base) * MiB < 100e6 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `RSS with 100 concurrent S3 clients: ${base.toFixed(0)} -> ${peak.toFixed(0)} MiB (growth ${(peak - base).toFixed(0)} MiB, target < 100 MB) ${(peak - base) * MiB < 100e6 ? 'PASS' : 'FAIL'}`,
+    );
     for (const c of clients) c.destroy();
     console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   } finally {

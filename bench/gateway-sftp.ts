@@ -34,8 +34,26 @@ const ADMIN = { email: 'bench@example.test', password: 'bench-password-1' };
 
 /** Seconds for `sftp -b` to run `command` (a `get` or a `put`). */
 function sftpRun(port: number, command: string, auth: { key: string; user: string } | { password: string; user: string }, cipher?: string): Promise<number> {
-  const args = ['-q', ...(cipher ? ['-c', cipher] : []), '-b', '-', '-P', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', `User=${auth.user}`];
-  const cmd = 'key' in auth ? ['sftp', ...args, '-i', auth.key, '127.0.0.1'] : ['sshpass', '-e', 'sftp', '-o', 'BatchMode=no', '-o', 'PubkeyAuthentication=no', ...args, '127.0.0.1'];
+  const args = [
+    '-q',
+    ...(cipher ? ['-c', cipher] : []),
+    '-b',
+    '-',
+    '-P',
+    String(port),
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'LogLevel=ERROR',
+    '-o',
+    `User=${auth.user}`,
+  ];
+  const cmd =
+    'key' in auth
+      ? ['sftp', ...args, '-i', auth.key, '127.0.0.1']
+      : ['sshpass', '-e', 'sftp', '-o', 'BatchMode=no', '-o', 'PubkeyAuthentication=no', ...args, '127.0.0.1'];
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const p = spawn(cmd[0], cmd.slice(1), { stdio: ['pipe', 'ignore', 'inherit'], env: { ...process.env, SSHPASS: 'password' in auth ? auth.password : '' } });
@@ -56,35 +74,55 @@ async function main(): Promise<void> {
   ensureBuilt();
   const sshd: SshdServer = await startSshd();
   const sftpPort = await freePort();
-  const svc = await startService({ SERVICE_SFTP_LISTEN: `127.0.0.1:${sftpPort}`, SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password }, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []);
+  const svc = await startService(
+    { SERVICE_SFTP_LISTEN: `127.0.0.1:${sftpPort}`, SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password },
+    PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [],
+  );
   let stopped = false;
   const sessions: Ssh[] = [];
   try {
     const dir = join(sshd.dataDir, 'bench');
     mkdirSync(dir);
     await pipeline(noise(BYTES), createWriteStream(join(dir, 'big.bin')));
-    const token = (await (await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()).token;
-    const st = await fetch(`${svc.url}/api/admin/storages`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ name: 'Bench', driver: 'local', config: { path: dir }, sync_interval: '24h' }) });
+    const token = (
+      await (await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()
+    ).token;
+    const st = await fetch(`${svc.url}/api/admin/storages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'Bench', driver: 'local', config: { path: dir }, sync_interval: '24h' }),
+    });
     if (!st.ok) throw new Error(await st.text());
     // Sessions first, on a fresh service: after a 1 GiB transfer the heap has room to spare and would hide their cost.
     await sleep(500);
     const rss0 = svc.rssMb();
     for (let i = 0; i < SESSIONS; i += 10) {
-      const batch = await Promise.all(Array.from({ length: Math.min(10, SESSIONS - i) }, () => sshConnect(sftpPort, { username: ADMIN.email, password: ADMIN.password })));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(10, SESSIONS - i) }, () => sshConnect(sftpPort, { username: ADMIN.email, password: ADMIN.password })),
+      );
       await Promise.all(batch.map((x) => x.sftp()));
       sessions.push(...batch);
     }
     await sleep(1000);
     const rss1 = svc.rssMb();
-    const open = (await (await fetch(`${svc.url}/api/admin/gateways`, { headers: { authorization: `Bearer ${token}` } })).json()).sessions.filter((x: { protocol: string }) => x.protocol === 'sftp').length;
-    console.log(`${SESSIONS} open SFTP sessions (admin status counts ${open}): RSS ${rss0.toFixed(0)} → ${rss1.toFixed(0)} MB, +${(rss1 - rss0).toFixed(0)} MB (target < 100 MB) ${rss1 - rss0 < 100 ? 'PASS' : 'FAIL'}`);
+    const open = (await (await fetch(`${svc.url}/api/admin/gateways`, { headers: { authorization: `Bearer ${token}` } })).json()).sessions.filter(
+      (x: { protocol: string }) => x.protocol === 'sftp',
+    ).length;
+    console.log(
+      `${SESSIONS} open SFTP sessions (admin status counts ${open}): RSS ${rss0.toFixed(0)} → ${rss1.toFixed(0)} MB, +${(rss1 - rss0).toFixed(0)} MB (target < 100 MB) ${rss1 - rss0 < 100 ? 'PASS' : 'FAIL'}`,
+    );
     for (const x of sessions.splice(0)) x.end();
     // Warm the page cache so both servers read from memory.
     execFileSync('sh', ['-c', 'cat "$1" > /dev/null', 'sh', join(dir, 'big.bin')]);
     const anchor = { key: sshd.clientKeyPath, user: sshd.user };
     const gw = { password: ADMIN.password, user: ADMIN.email };
     // What a user gets: the client's default cipher, buffer size (-B) and requests in flight (-R); each pair interleaved.
-    const rows: Record<string, number[]> = { 'upload, OpenSSH sftp-server': [], 'upload, gateway': [], 'download, OpenSSH sftp-server': [], 'download, gateway': [] };
+    const rows: Record<string, number[]> = {
+      'upload, OpenSSH sftp-server': [],
+      'upload, gateway': [],
+      'download, OpenSSH sftp-server': [],
+      'download, gateway': [],
+    };
     const load0 = loadavg()[0];
     const windows: Array<[number, number]> = [];
     const gateway = async (command: string) => {
@@ -102,8 +140,15 @@ async function main(): Promise<void> {
       rows['download, gateway'].push(await gateway('get /Bench/big.bin /dev/null'));
     }
     const mbps = (sec: number) => Math.round(BYTES / sec / 1e6);
-    table(`SFTP transfers of ${BYTES / MiB} MiB with OpenSSH's sftp client (defaults) over loopback, ${RUNS} interleaved runs (load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
-      Object.entries(rows).map(([server, xs]) => ({ server, 'median s': median(xs).toFixed(2), 'MB/s': mbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') })));
+    table(
+      `SFTP transfers of ${BYTES / MiB} MiB with OpenSSH's sftp client (defaults) over loopback, ${RUNS} interleaved runs (load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+      Object.entries(rows).map(([server, xs]) => ({
+        server,
+        'median s': median(xs).toFixed(2),
+        'MB/s': mbps(median(xs)),
+        runs: xs.map((x) => x.toFixed(2)).join(' '),
+      })),
+    );
     const ratio = (what: string) => median(rows[`${what}, OpenSSH sftp-server`]) / median(rows[`${what}, gateway`]);
     console.log(`\nupload gateway / OpenSSH: ${ratio('upload').toFixed(2)}x (target >= 0.8x) ${ratio('upload') >= 0.8 ? 'PASS' : 'FAIL'}`);
     console.log(`download gateway / OpenSSH: ${ratio('download').toFixed(2)}x (target >= 1.0x) ${ratio('download') >= 1 ? 'PASS' : 'FAIL'}`);
@@ -111,7 +156,7 @@ async function main(): Promise<void> {
       await svc.stop();
       stopped = true;
       const prof = latestMainProfile(PROFILE);
-      if (prof) table('the service\'s main thread during the gateway transfers (self time)', profileSummary(prof, 20, windows));
+      if (prof) table("the service's main thread during the gateway transfers (self time)", profileSummary(prof, 20, windows));
     }
     if (stopped) return;
 
@@ -126,8 +171,9 @@ async function main(): Promise<void> {
     await sleep(IDLE_S * 1000);
     const idleOne = cpuSeconds(svc.proc.pid!) - c0;
     one.end();
-    console.log(`idle CPU over ${IDLE_S} s: ${idleNone.toFixed(2)} s with no client, ${idleOne.toFixed(2)} s with one idle session (target 0; the clock ticks in 0.01 s)`);
-
+    console.log(
+      `idle CPU over ${IDLE_S} s: ${idleNone.toFixed(2)} s with no client, ${idleOne.toFixed(2)} s with one idle session (target 0; the clock ticks in 0.01 s)`,
+    );
   } finally {
     for (const x of sessions) x.end();
     if (!stopped) await svc.stop();

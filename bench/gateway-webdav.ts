@@ -59,7 +59,9 @@ async function main(): Promise<void> {
 
   log('files made');
   const svc = await startService({ SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password });
-  const login = await (await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
+  const login = await (
+    await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+  ).json();
   const made = await fetch(`${svc.url}/api/admin/storages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${login.token}` },
@@ -77,7 +79,9 @@ async function main(): Promise<void> {
   log(`catalogued; RSS ${svc.rssMb().toFixed(0)} MB`);
 
   const rcPort = await freePort();
-  const rc = spawn('rclone', ['serve', 'webdav', files, '--addr', `127.0.0.1:${rcPort}`, '--user', 'u', '--pass', 'p', '--log-level', 'ERROR'], { stdio: 'ignore' });
+  const rc = spawn('rclone', ['serve', 'webdav', files, '--addr', `127.0.0.1:${rcPort}`, '--user', 'u', '--pass', 'p', '--log-level', 'ERROR'], {
+    stdio: 'ignore',
+  });
   const rcUrl = `http://127.0.0.1:${rcPort}`;
   for (let i = 0; i < 200; i++) {
     try {
@@ -92,7 +96,10 @@ async function main(): Promise<void> {
   mkdirSync(join(ng.dir, 'dav'));
   mkdirSync(join(ng.dir, 'tmp'));
   execFileSync('chmod', ['-R', '777', ng.dir]);
-  const nginx = await startNginx(ng.dir, `location /dav/ { dav_methods PUT; client_max_body_size 0; client_body_buffer_size 1m; client_body_temp_path ${join(ng.dir, 'tmp')}; }`);
+  const nginx = await startNginx(
+    ng.dir,
+    `location /dav/ { dav_methods PUT; client_max_body_size 0; client_body_buffer_size 1m; client_body_temp_path ${join(ng.dir, 'tmp')}; }`,
+  );
 
   try {
     execFileSync('sh', ['-c', 'cat "$1" "$2" > /dev/null', 'sh', join(files, 'blob.bin'), upSrc]);
@@ -101,7 +108,9 @@ async function main(): Promise<void> {
     const before = svc.rssMb();
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, svc.rssMb())), 10);
-    const bigS = Number((await run('curl', ['-s', '-f', '-o', '/dev/null', '-w', '%{time_total}', '-u', USER, '-X', 'PROPFIND', '-H', 'Depth: 1', `${dav}/big/`])).stdout);
+    const bigS = Number(
+      (await run('curl', ['-s', '-f', '-o', '/dev/null', '-w', '%{time_total}', '-u', USER, '-X', 'PROPFIND', '-H', 'Depth: 1', `${dav}/big/`])).stdout,
+    );
     clearInterval(sampler);
     const bigGrowth = peak - before;
     log(`RSS ${svc.rssMb().toFixed(0)} MB after the big PROPFIND`);
@@ -136,12 +145,14 @@ async function main(): Promise<void> {
     const rssBase = svc.rssMb();
     let rssPeak = rssBase;
     const s2 = setInterval(() => (rssPeak = Math.max(rssPeak, svc.rssMb())), 20);
-    await Promise.all(agents.map(async (a) => {
-      for (let k = 0; k < 10; k++) {
-        await one(a, 'PROPFIND', '/small/');
-        await one(a, 'GET', `/small/s${k}.txt`);
-      }
-    }));
+    await Promise.all(
+      agents.map(async (a) => {
+        for (let k = 0; k < 10; k++) {
+          await one(a, 'PROPFIND', '/small/');
+          await one(a, 'GET', `/small/s${k}.txt`);
+        }
+      }),
+    );
     clearInterval(s2);
     for (const a of agents) a.destroy();
     await sleep(5000);
@@ -150,14 +161,47 @@ async function main(): Promise<void> {
     const idleTicks = cpuTicks(svc.proc.pid!) - c0;
     const mbps = (s: number[]) => Math.round(BYTES / median(s) / 1e6);
     const ms = (s: number[]) => Math.round(median(s) * 1000);
-    table(`WebDAV, ${BYTES / MiB} MiB files, ${RUNS} runs (medians); machine shared (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`, [
-      { measure: 'GET (curl)', filedock: `${mbps(get.ours)} MB/s`, anchor: `rclone ${mbps(get.rclone)} MB/s`, ratio: `${Math.round((median(get.rclone) / median(get.ours)) * 100)} %`, target: '>= 100 %' },
-      { measure: 'PUT (curl -T)', filedock: `${mbps(put.ours)} MB/s`, anchor: nginx ? `nginx ${mbps(put.nginx)} MB/s` : 'nginx missing', ratio: nginx ? `${Math.round((median(put.nginx) / median(put.ours)) * 100)} %` : '-', target: '>= 90 %' },
-      { measure: 'PROPFIND depth 1, 10,000 entries', filedock: `${ms(pf.ours)} ms`, anchor: `rclone ${ms(pf.rclone)} ms`, ratio: `${Math.round((median(pf.ours) / median(pf.rclone)) * 100)} % of the time`, target: 'faster' },
-      { measure: `PROPFIND depth 1, ${BIG} entries`, filedock: `${Math.round(bigS * 1000)} ms`, anchor: '-', ratio: `RSS +${bigGrowth.toFixed(0)} MB while serving`, target: 'streamed' },
-      { measure: '100 concurrent clients', filedock: `RSS +${(rssPeak - rssBase).toFixed(0)} MB`, anchor: `base ${rssBase.toFixed(0)} MB`, ratio: '-', target: '< 100 MB' },
-      { measure: 'idle CPU over 5 s', filedock: `${idleTicks} ticks`, anchor: '-', ratio: '-', target: '0' },
-    ]);
+    table(
+      `WebDAV, ${BYTES / MiB} MiB files, ${RUNS} runs (medians); machine shared (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+      [
+        {
+          measure: 'GET (curl)',
+          filedock: `${mbps(get.ours)} MB/s`,
+          anchor: `rclone ${mbps(get.rclone)} MB/s`,
+          ratio: `${Math.round((median(get.rclone) / median(get.ours)) * 100)} %`,
+          target: '>= 100 %',
+        },
+        {
+          measure: 'PUT (curl -T)',
+          filedock: `${mbps(put.ours)} MB/s`,
+          anchor: nginx ? `nginx ${mbps(put.nginx)} MB/s` : 'nginx missing',
+          ratio: nginx ? `${Math.round((median(put.nginx) / median(put.ours)) * 100)} %` : '-',
+          target: '>= 90 %',
+        },
+        {
+          measure: 'PROPFIND depth 1, 10,000 entries',
+          filedock: `${ms(pf.ours)} ms`,
+          anchor: `rclone ${ms(pf.rclone)} ms`,
+          ratio: `${Math.round((median(pf.ours) / median(pf.rclone)) * 100)} % of the time`,
+          target: 'faster',
+        },
+        {
+          measure: `PROPFIND depth 1, ${BIG} entries`,
+          filedock: `${Math.round(bigS * 1000)} ms`,
+          anchor: '-',
+          ratio: `RSS +${bigGrowth.toFixed(0)} MB while serving`,
+          target: 'streamed',
+        },
+        {
+          measure: '100 concurrent clients',
+          filedock: `RSS +${(rssPeak - rssBase).toFixed(0)} MB`,
+          anchor: `base ${rssBase.toFixed(0)} MB`,
+          ratio: '-',
+          target: '< 100 MB',
+        },
+        { measure: 'idle CPU over 5 s', filedock: `${idleTicks} ticks`, anchor: '-', ratio: '-', target: '0' },
+      ],
+    );
   } finally {
     rc.kill('SIGTERM');
     nginx?.stop();

@@ -31,15 +31,27 @@ async function fixtures(root: string): Promise<void> {
   mkdirSync(docs, { recursive: true });
   mkdirSync(join(root, 'src'));
   for (let i = 0; i < 20; i++) {
-    const small = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 12 * i, g: 90, b: 160 }, noise: { type: 'gaussian', mean: 120, sigma: 50 } } }).png().toBuffer();
-    await sharp(small).resize(4000, 3000).jpeg({ quality: 90 }).toFile(join(root, 'src', `${i}.jpg`));
+    const small = await sharp({
+      create: { width: 400, height: 300, channels: 3, background: { r: 12 * i, g: 90, b: 160 }, noise: { type: 'gaussian', mean: 120, sigma: 50 } },
+    })
+      .png()
+      .toBuffer();
+    await sharp(small)
+      .resize(4000, 3000)
+      .jpeg({ quality: 90 })
+      .toFile(join(root, 'src', `${i}.jpg`));
   }
   for (let i = 0; i < IMAGES; i++) linkSync(join(root, 'src', `${i % 20}.jpg`), join(photos, `photo-${String(i).padStart(5, '0')}.jpg`));
   for (let i = 0; i < 100; i++) writeFileSync(join(docs, `note-${i}.txt`), `note ${i}\n`);
 }
 
 /** utime + stime + cutime + cstime of `pid`, seconds. */
-const cpuOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ').slice(11, 15).reduce((n, t) => n + Number(t), 0) / 100;
+const cpuOf = (pid: number) =>
+  readFileSync(`/proc/${pid}/stat`, 'latin1')
+    .split(') ')[1]
+    .split(' ')
+    .slice(11, 15)
+    .reduce((n, t) => n + Number(t), 0) / 100;
 
 interface Round {
   mode: string;
@@ -54,11 +66,19 @@ interface Round {
 async function round(root: string, mode: 'governor' | 'no budget'): Promise<Round> {
   const svc = await startService({
     ...ADMIN,
-    SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: join(root, 'files'), SERVICE_DEFAULT_STORAGE_NAME: 'Bench',
-    SERVICE_BACKGROUND_CPU: mode === 'governor' ? '100' : '0', SERVICE_POWER_STATE: 'ac', SERVICE_THUMBS_SWEEP_INTERVAL: '0',
+    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+    SERVICE_DEFAULT_STORAGE_PATH: join(root, 'files'),
+    SERVICE_DEFAULT_STORAGE_NAME: 'Bench',
+    SERVICE_BACKGROUND_CPU: mode === 'governor' ? '100' : '0',
+    SERVICE_POWER_STATE: 'ac',
+    SERVICE_THUMBS_SWEEP_INTERVAL: '0',
   });
   try {
-    const login = await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN.SERVICE_ADMIN_EMAIL, password: ADMIN.SERVICE_ADMIN_PASSWORD }) });
+    const login = await fetch(`${svc.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN.SERVICE_ADMIN_EMAIL, password: ADMIN.SERVICE_ADMIN_PASSWORD }),
+    });
     const { token } = (await login.json()) as { token: string };
     const auth = { authorization: `Bearer ${token}` };
     const status = async () => (await (await fetch(`${svc.url}/api/admin/status`, { headers: auth })).json()) as { governor: { active: number } };
@@ -84,7 +104,15 @@ async function round(root: string, mode: 'governor' | 'no budget'): Promise<Roun
     }
     const cpuPercent = ((cpuOf(svc.proc.pid!) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
     lat.sort((a, b) => a - b);
-    return { mode, p50: lat[Math.floor(lat.length / 2)], p99: lat[Math.floor(lat.length * 0.99)], listings: lat.length, thumbs: thumbsDone() - thumbs0, cpuPercent, load: (load0 + loadavg()[0]) / 2 };
+    return {
+      mode,
+      p50: lat[Math.floor(lat.length / 2)],
+      p99: lat[Math.floor(lat.length * 0.99)],
+      listings: lat.length,
+      thumbs: thumbsDone() - thumbs0,
+      cpuPercent,
+      load: (load0 + loadavg()[0]) / 2,
+    };
   } finally {
     await svc.stop();
   }
@@ -105,12 +133,23 @@ async function main(): Promise<void> {
         await sleep(2000);
       }
     }
-    table(`listing a 100-entry page every 50 ms for ${SECONDS} s while ${IMAGES} 4000x3000 JPEGs are thumbnailed`, rows.map((r) => ({
-      mode: r.mode, 'p50 ms': r.p50.toFixed(1), 'p99 ms': r.p99.toFixed(1), listings: r.listings, 'thumbnails in window': r.thumbs, 'server CPU %': r.cpuPercent.toFixed(0), 'load avg': r.load.toFixed(1),
-    })));
+    table(
+      `listing a 100-entry page every 50 ms for ${SECONDS} s while ${IMAGES} 4000x3000 JPEGs are thumbnailed`,
+      rows.map((r) => ({
+        mode: r.mode,
+        'p50 ms': r.p50.toFixed(1),
+        'p99 ms': r.p99.toFixed(1),
+        listings: r.listings,
+        'thumbnails in window': r.thumbs,
+        'server CPU %': r.cpuPercent.toFixed(0),
+        'load avg': r.load.toFixed(1),
+      })),
+    );
     for (const mode of ['governor', 'no budget']) {
       const mine = rows.filter((r) => r.mode === mode);
-      console.log(`${mode}: median p99 ${median(mine.map((r) => r.p99)).toFixed(1)} ms, median server CPU ${median(mine.map((r) => r.cpuPercent)).toFixed(0)} %, ${median(mine.map((r) => r.thumbs))} thumbnails in ${SECONDS} s`);
+      console.log(
+        `${mode}: median p99 ${median(mine.map((r) => r.p99)).toFixed(1)} ms, median server CPU ${median(mine.map((r) => r.cpuPercent)).toFixed(0)} %, ${median(mine.map((r) => r.thumbs))} thumbnails in ${SECONDS} s`,
+      );
     }
     console.log('target: listing p99 < 30 ms with the governor');
   } finally {

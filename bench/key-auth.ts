@@ -20,7 +20,11 @@ const USER = { email: 'reader@example.test', password: 'reader-password-1' };
 ensureBuilt();
 const { svc, auth, cleanup } = await syncedFolder(1000);
 const call = async (method: string, path: string, body: unknown, headers: Record<string, string> = auth) => {
-  const r = await fetch(svc.url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(svc.url + path, {
+    method,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
   return r.json();
 };
@@ -29,11 +33,15 @@ try {
   const ids: number[] = [];
   for (let i = 0; i < 49; i++) ids.push((await call('POST', '/api/admin/users', { email: `p${i}@example.test`, password: 'people-password-1' })).user.id);
   await call('POST', '/api/admin/users', { ...USER, groups: ['readers'] });
-  await call('PUT', '/api/admin/storages/1/grants', { grants: [...ids.map((user_id) => ({ user_id, level: 'viewer' })), { group: 'readers', level: 'editor' }] });
+  await call('PUT', '/api/admin/storages/1/grants', {
+    grants: [...ids.map((user_id) => ({ user_id, level: 'viewer' })), { group: 'readers', level: 'editor' }],
+  });
   await call('PATCH', '/api/admin/storages/1', { rbac_enabled: true });
   const session = { authorization: `Bearer ${(await call('POST', '/api/auth/login', USER, {})).token}` };
   const key = { authorization: `Bearer ${(await call('POST', '/api/auth/keys', { name: 'bench', verbs: ['files:read'] }, session)).token}` };
-  const confined = { authorization: `Bearer ${(await call('POST', '/api/auth/keys', { name: 'bench-root', verbs: ['files:read'], root: '/Bench/big' }, session)).token}` };
+  const confined = {
+    authorization: `Bearer ${(await call('POST', '/api/auth/keys', { name: 'bench-root', verbs: ['files:read'], root: '/Bench/big' }, session)).token}`,
+  };
 
   const me = `${svc.url}/api/auth/me`;
   const listing = `${svc.url}/api/files/manager?path=/Bench/big&limit=1000`;
@@ -57,12 +65,20 @@ try {
   }
   const m = (name: string) => {
     const xs = runs.get(name)!;
-    return { rps: median(xs.map((x) => x.rps)), p99: median(xs.map((x) => x.p99)), bad: xs.reduce((a, x) => a + x.bad, 0), all: xs.map((x) => x.rps).join(' ') };
+    return {
+      rps: median(xs.map((x) => x.rps)),
+      p99: median(xs.map((x) => x.p99)),
+      bad: xs.reduce((a, x) => a + x.bad, 0),
+      all: xs.map((x) => x.rps).join(' '),
+    };
   };
-  table(`medians of ${ROUNDS} rounds, 8 connections, ${SECONDS} s each; storage with 50 grants`, cases.map(([name]) => {
-    const x = m(name);
-    return { case: name, 'req/s': x.rps, 'p99 ms': x.p99, errors: x.bad, 'req/s per round': x.all };
-  }));
+  table(
+    `medians of ${ROUNDS} rounds, 8 connections, ${SECONDS} s each; storage with 50 grants`,
+    cases.map(([name]) => {
+      const x = m(name);
+      return { case: name, 'req/s': x.rps, 'p99 ms': x.p99, errors: x.bad, 'req/s per round': x.all };
+    }),
+  );
   const cost = (a: string, b: string) => m(a).rps / m(b).rps - 1;
   const meCost = -cost(cases[1][0], cases[0][0]);
   const lsCost = -cost(cases[3][0], cases[2][0]);

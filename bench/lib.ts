@@ -60,7 +60,15 @@ export async function startService(env: Record<string, string> = {}, nodeArgs: s
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, join(root, 'dist/server/cli.js'), 'serve'], {
-    env: { ...process.env, SERVICE_DATA_DIR: dataDir, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_LOG_LEVEL: 'warn', SERVICE_UPDATE_CHECK: '0', ...env },
+    env: {
+      ...process.env,
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_PORT: String(port),
+      SERVICE_HOST: '127.0.0.1',
+      SERVICE_LOG_LEVEL: 'warn',
+      SERVICE_UPDATE_CHECK: '0',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -76,7 +84,11 @@ export async function startService(env: Record<string, string> = {}, nodeArgs: s
   }
   const startMs = performance.now() - t0;
   return {
-    url, port, proc, dataDir, startMs,
+    url,
+    port,
+    proc,
+    dataDir,
+    startMs,
     rssMb: () => Number(readFileSync(`/proc/${proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024,
     async stop() {
       proc.kill('SIGTERM');
@@ -94,12 +106,15 @@ export async function startNginx(dir: string, extra = ''): Promise<{ url: string
   const port = await freePort();
   const conf = mkdtempSync(join(tmpdir(), 'nginx-bench-'));
   mkdirSync(join(conf, 'logs'));
-  writeFileSync(join(conf, 'nginx.conf'), `
+  writeFileSync(
+    join(conf, 'nginx.conf'),
+    `
 worker_processes 1; daemon off; pid ${conf}/nginx.pid; error_log ${conf}/logs/error.log;
 events { worker_connections 1024; }
 http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
   client_body_temp_path ${conf}/body; proxy_temp_path ${conf}/proxy; fastcgi_temp_path ${conf}/fcgi; uwsgi_temp_path ${conf}/uwsgi; scgi_temp_path ${conf}/scgi;
-  server { listen 127.0.0.1:${port}; root ${dir}; ${extra} } }`);
+  server { listen 127.0.0.1:${port}; root ${dir}; ${extra} } }`,
+  );
   const proc = spawn('nginx', ['-p', conf, '-c', join(conf, 'nginx.conf')], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
@@ -110,11 +125,20 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
       await sleep(10);
     }
   }
-  return { url, stop: () => { proc.kill('SIGTERM'); rmSync(conf, { recursive: true, force: true }); } };
+  return {
+    url,
+    stop: () => {
+      proc.kill('SIGTERM');
+      rmSync(conf, { recursive: true, force: true });
+    },
+  };
 }
 
 /** autocannon for `seconds` with `connections`; returns requests/s and latency percentiles. */
-export async function cannon(url: string, o: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number }> {
+export async function cannon(
+  url: string,
+  o: { connections: number; seconds: number; headers?: Record<string, string> },
+): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number }> {
   const autocannon = (await import('autocannon')).default as unknown as (opts: object) => Promise<any>;
   const r = await autocannon({ url, connections: o.connections, duration: o.seconds, headers: o.headers ?? {}, pipelining: 1 });
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
@@ -158,16 +182,22 @@ export interface WrkResult {
  * `script` is Lua text (e.g. a `request` function picking random paths); the
  * summary is printed by our own `done` hook so percentiles are exact.
  */
-export function wrk(url: string, o: { connections: number; seconds: number; headers?: Record<string, string>; script?: string; timeoutS?: number }): Promise<WrkResult> {
+export function wrk(
+  url: string,
+  o: { connections: number; seconds: number; headers?: Record<string, string>; script?: string; timeoutS?: number },
+): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), 'wrk-'));
   const lua = join(dir, 'bench.lua');
-  writeFileSync(lua, `${o.script ?? ''}
+  writeFileSync(
+    lua,
+    `${o.script ?? ''}
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('WRK {"requests":%d,"duration_us":%d,"p50":%d,"p95":%d,"p99":%d,"max":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout))
 end
-`);
+`,
+  );
   const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutS ?? 10}s`, '-s', lua];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}: ${v}`);
   args.push(url);
@@ -183,9 +213,15 @@ end
       const j = JSON.parse(m[1]);
       const ms = (us: number) => Math.round(us / 10) / 100;
       resolve({
-        rps: Math.round(j.requests / (j.duration_us / 1e6)), requests: j.requests,
-        p50: ms(j.p50), p95: ms(j.p95), p99: ms(j.p99), max: ms(j.max),
-        errors: j.connect + j.read + j.write + j.timeout, timeouts: j.timeout, non2xx: j.status,
+        rps: Math.round(j.requests / (j.duration_us / 1e6)),
+        requests: j.requests,
+        p50: ms(j.p50),
+        p95: ms(j.p95),
+        p99: ms(j.p99),
+        max: ms(j.max),
+        errors: j.connect + j.read + j.write + j.timeout,
+        timeouts: j.timeout,
+        non2xx: j.status,
       });
     });
   });
@@ -237,7 +273,10 @@ export const rssOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/
 
 /** The newest main-thread profile `node --cpu-prof` wrote into `dir` (CPU.<date>.<time>.<pid>.<thread>.<n>; worker threads write their own). */
 export function latestMainProfile(dir: string): string | undefined {
-  return readdirSync(dir).filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f)).map((f) => join(dir, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  return readdirSync(dir)
+    .filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f))
+    .map((f) => join(dir, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 }
 
 /**
@@ -249,7 +288,12 @@ export function latestMainProfile(dir: string): string | undefined {
  * V8 stamps its samples with).
  */
 export function profileSummary(file: string, n = 15, windows?: Array<[number, number]>): Array<{ function: string; where: string; 'self %': string }> {
-  const prof = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; startTime: number; timeDeltas: number[] };
+  const prof = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+    samples: number[];
+    startTime: number;
+    timeDeltas: number[];
+  };
   const byId = new Map(prof.nodes.map((x) => [x.id, x.callFrame]));
   const counts = new Map<string, number>();
   let total = 0;
@@ -266,10 +310,13 @@ export function profileSummary(file: string, n = 15, windows?: Array<[number, nu
     const key = `${f.functionName || '(anonymous)'}\t${where}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   });
-  const rows = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, c]) => {
-    const [fn, where] = k.split('\t');
-    return { function: fn, where, 'self %': ((c / total) * 100).toFixed(1) };
-  });
+  const rows = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, c]) => {
+      const [fn, where] = k.split('\t');
+      return { function: fn, where, 'self %': ((c / total) * 100).toFixed(1) };
+    });
   // Within windows, the main thread's busy share tells whether it was the bottleneck.
   if (!windows) return rows;
   return [{ function: '(busy: samples not idle)', where: `${total} of ${windowed}`, 'self %': ((total / Math.max(1, windowed)) * 100).toFixed(1) }, ...rows];

@@ -70,16 +70,31 @@ async function main(): Promise<void> {
       const capsP99 = pct(caps, 99);
       // The event-loop delay of the run, from the status route (absent on builds before it existed).
       const status = ours ? await (await fetch(`${svc.url}/api/admin/status`, { headers: auth })).json() : null;
-      rows.push({ workload: name, 'loop delay p99/max ms': status?.event_loop ? `${status.event_loop.p99_ms}/${status.event_loop.max_ms}` : 'n/a', 'listings/s': r.rps, 'p50 ms': r.p50, 'p99 ms': r.p99, 'max ms': r.max, 'errors/503': r.errors + r.non2xx, 'capabilities p99 ms': ours ? capsP99.toFixed(1) : 'n/a', 'capabilities max ms': ours ? Math.max(...caps).toFixed(1) : 'n/a' });
+      rows.push({
+        workload: name,
+        'loop delay p99/max ms': status?.event_loop ? `${status.event_loop.p99_ms}/${status.event_loop.max_ms}` : 'n/a',
+        'listings/s': r.rps,
+        'p50 ms': r.p50,
+        'p99 ms': r.p99,
+        'max ms': r.max,
+        'errors/503': r.errors + r.non2xx,
+        'capabilities p99 ms': ours ? capsP99.toFixed(1) : 'n/a',
+        'capabilities max ms': ours ? Math.max(...caps).toFixed(1) : 'n/a',
+      });
       if (ours && name.includes('paced')) verdict &&= r.rps >= 1000 && r.p99 <= 500 && r.max <= 2000 && capsP99 <= 50;
     }
-    table(`1,000-row pages of a ${ENTRIES}-entry folder, ${CONNS} connections (wrk -t1), ${SECONDS} s each; a fresh-connection /api/capabilities probe every 50 ms meanwhile`, rows);
+    table(
+      `1,000-row pages of a ${ENTRIES}-entry folder, ${CONNS} connections (wrk -t1), ${SECONDS} s each; a fresh-connection /api/capabilities probe every 50 ms meanwhile`,
+      rows,
+    );
     console.log(`\npaced random pages: ${verdict ? 'PASS' : 'FAIL'} (targets: >= 1000 listings/s, p99 <= 500 ms, none over 2 s, capabilities p99 <= 50 ms)`);
-    console.log('(the back-to-back rows saturate wrk itself: one thread reading ~2 GB/s of JSON; their tail is mostly the client\'s own queue)');
+    console.log("(the back-to-back rows saturate wrk itself: one thread reading ~2 GB/s of JSON; their tail is mostly the client's own queue)");
     const rssPeak = svc.rssMb();
     await sleep(SETTLE_S * 1000);
     const rssAfter = svc.rssMb();
-    console.log(`service RSS: ${rssBefore.toFixed(0)} MB before, ${rssPeak.toFixed(0)} MB at the end of the load, ${rssAfter.toFixed(0)} MB ${SETTLE_S} s later ${rssAfter - rssBefore <= 30 ? 'PASS' : 'FAIL'} (target: within 30 MB)`);
+    console.log(
+      `service RSS: ${rssBefore.toFixed(0)} MB before, ${rssPeak.toFixed(0)} MB at the end of the load, ${rssAfter.toFixed(0)} MB ${SETTLE_S} s later ${rssAfter - rssBefore <= 30 ? 'PASS' : 'FAIL'} (target: within 30 MB)`,
+    );
   } finally {
     naive?.close();
     await cleanup();

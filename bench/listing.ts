@@ -26,11 +26,30 @@ export function naiveServer(dbPath: string): Promise<{ url: string; close(): voi
   const server = createServer((req, res) => {
     const offset = Number(new URL(req.url!, 'http://x').searchParams.get('offset') ?? 0);
     const rows = page.all('big', offset) as Array<Record<string, any>>;
-    const entries = rows.map((r) => ({ id: r.id, name: r.name, type: r.type, size: r.size, modified: new Date(r.mtime).toISOString(), mime: r.mime, etag: r.etag ?? `"${r.size.toString(16)}-${r.mtime.toString(16)}"`, is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: [], perm: 'admin' }));
+    const entries = rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      type: r.type,
+      size: r.size,
+      modified: new Date(r.mtime).toISOString(),
+      mime: r.mime,
+      etag: r.etag ?? `"${r.size.toString(16)}-${r.mtime.toString(16)}"`,
+      is_image: false,
+      is_video: false,
+      thumb_url: '',
+      locked: false,
+      lock: null,
+      app_state: [],
+      perm: 'admin',
+    }));
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ path: '/Bench/big', entries, total: (count.get('big') as { n: number }).n }));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => (server.close(), db.close()) })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => (server.close(), db.close()) }),
+    ),
+  );
 }
 
 /**
@@ -38,7 +57,12 @@ export function naiveServer(dbPath: string): Promise<{ url: string; close(): voi
  * of `entries` empty files, synced into the catalogue; `auth` carries the
  * admin's bearer token.
  */
-export async function syncedFolder(entries: number, env: Record<string, string> = {}, nodeArgs: string[] = [], folders = ['big']): Promise<{ svc: Service; auth: Record<string, string>; filesDir: string; cleanup(): Promise<void> }> {
+export async function syncedFolder(
+  entries: number,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  folders = ['big'],
+): Promise<{ svc: Service; auth: Record<string, string>; filesDir: string; cleanup(): Promise<void> }> {
   const files = tempDir('filedock-bench-ls-');
   for (const name of folders) {
     const folder = join(files.dir, name);
@@ -50,7 +74,7 @@ export async function syncedFolder(entries: number, env: Record<string, string> 
   const auth = { authorization: `Bearer ${token}` };
   const sync = await (await fetch(`${svc.url}/api/admin/storages/1/sync`, { method: 'POST', headers: auth })).json();
   // Up to 20 minutes: a first sync on PostgreSQL takes several times SQLite's.
-  for (const end = Date.now() + 1_200_000; ;) {
+  for (const end = Date.now() + 1_200_000; ; ) {
     const run = await (await fetch(`${svc.url}/api/admin/sync/runs/${sync.run_id}`, { headers: auth })).json();
     if (run.status === 'completed') break;
     if (run.status === 'failed' || Date.now() > end) throw new Error(`sync of the bench folder: ${run.status}`);
@@ -72,12 +96,20 @@ async function main(): Promise<void> {
     if (check.entries.length !== 1000 || check.total !== ENTRIES) throw new Error(`unexpected page: ${check.entries.length} of ${check.total}`);
     naive = await naiveServer(join(svc.dataDir, 'filedock.sqlite'));
     const rows = [];
-    for (const [name, url, headers] of [['naive Node + SQLite + JSON (anchor)', naive.url, {}], ['service, first page', first, auth], ['service, page 51 by cursor', deep, auth], ['service, page 51 by offset', `${first}&offset=50000`, auth]] as const) {
+    for (const [name, url, headers] of [
+      ['naive Node + SQLite + JSON (anchor)', naive.url, {}],
+      ['service, first page', first, auth],
+      ['service, page 51 by cursor', deep, auth],
+      ['service, page 51 by offset', `${first}&offset=50000`, auth],
+    ] as const) {
       const r = await wrk(url, { connections: 8, seconds: SECONDS, headers });
       rows.push({ listing: name, 'req/s': r.rps, 'p50 ms': r.p50, 'p99 ms': r.p99, errors: r.errors + r.non2xx });
     }
     table(`1,000-row pages of a ${ENTRIES}-entry folder, 8 connections, ${SECONDS} s each`, rows);
-    for (const r of rows.slice(1, 3)) console.log(`${r.listing}: ${r['req/s'] >= 400 && r['p99 ms'] <= 10 ? 'PASS' : 'FAIL'} (target >= 400 req/s, p99 <= 10 ms); ${(r['req/s'] / rows[0]['req/s']).toFixed(1)}x the anchor`);
+    for (const r of rows.slice(1, 3))
+      console.log(
+        `${r.listing}: ${r['req/s'] >= 400 && r['p99 ms'] <= 10 ? 'PASS' : 'FAIL'} (target >= 400 req/s, p99 <= 10 ms); ${(r['req/s'] / rows[0]['req/s']).toFixed(1)}x the anchor`,
+      );
   } finally {
     naive?.close();
     await cleanup();

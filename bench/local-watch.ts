@@ -38,7 +38,9 @@ try {
   }
   stop();
   delays.sort((a, b) => a - b);
-  console.log(`watch of ${files} files in ${folders} folders: ready in ${readyMs.toFixed(0)} ms, heap kept ${heapMb.toFixed(1)} MiB (${((heapMb * 2 ** 20) / files).toFixed(0)} B per file); write → report median ${delays[10].toFixed(0)} ms (50 ms debounce)`);
+  console.log(
+    `watch of ${files} files in ${folders} folders: ready in ${readyMs.toFixed(0)} ms, heap kept ${heapMb.toFixed(1)} MiB (${((heapMb * 2 ** 20) / files).toFixed(0)} B per file); write → report median ${delays[10].toFixed(0)} ms (50 ms debounce)`,
+  );
 } finally {
   clearInterval(alive);
   cleanup();

@@ -68,7 +68,10 @@ async function main(): Promise<void> {
     await wrk(url, { connections: CONNS, seconds: 2, headers }); // the recording path warmed too
     await sleep(1000);
     const rssOn = svc.rssMb();
-    const results = new Map<string, WrkResult[]>([['metrics off', []], ['metrics on', []]]);
+    const results = new Map<string, WrkResult[]>([
+      ['metrics off', []],
+      ['metrics on', []],
+    ]);
     for (let i = 0; i < RUNS; i++) {
       for (const on of [false, true]) {
         await setMetrics(on);

@@ -42,10 +42,13 @@ const row = (i: number) => {
   return [i + 1, 1, dir, name, `${dir}/${name}`, 'file', i * 10, 1_700_000_000_000 + i, `e${i}`, 'text/plain', name, '2026-11-27T00:00:00.000Z'];
 };
 const args = (q: keyof typeof Q, i: number): unknown[] =>
-  q === 'select1' ? []
-  : q === 'point' ? [1, `d${i % DIRS}/file-${String((i * 7919) % ROWS).padStart(6, '0')}.txt`.replace(/^d\d+/, `d${((i * 7919) % ROWS) % DIRS}`)]
-  : q === 'page' ? [1, `d${i % DIRS}`]
-  : [new Date().toISOString(), 1 + ((i * 7919) % ROWS)];
+  q === 'select1'
+    ? []
+    : q === 'point'
+      ? [1, `d${i % DIRS}/file-${String((i * 7919) % ROWS).padStart(6, '0')}.txt`.replace(/^d\d+/, `d${((i * 7919) % ROWS) % DIRS}`)]
+      : q === 'page'
+        ? [1, `d${i % DIRS}`]
+        : [new Date().toISOString(), 1 + ((i * 7919) % ROWS)];
 
 async function main() {
   const cluster = await startPostgres();
@@ -67,7 +70,22 @@ async function main() {
     for (let i = 0; i < ROWS; i += 5000) {
       const rows = Array.from({ length: Math.min(5000, ROWS - i) }, (_, j) => row(i + j));
       await pool.query(`INSERT INTO nodes SELECT * FROM json_populate_recordset(null::nodes, $1)`, [
-        JSON.stringify(rows.map((r) => ({ id: r[0], storage_id: r[1], dir: r[2], name: r[3], path: r[4], type: r[5], size: r[6], mtime: r[7], etag: r[8], mime: r[9], sort_key: r[10], updated_at: r[11] }))),
+        JSON.stringify(
+          rows.map((r) => ({
+            id: r[0],
+            storage_id: r[1],
+            dir: r[2],
+            name: r[3],
+            path: r[4],
+            type: r[5],
+            size: r[6],
+            mtime: r[7],
+            etag: r[8],
+            mime: r[9],
+            sort_key: r[10],
+            updated_at: r[11],
+          })),
+        ),
       ]);
     }
     await pool.query('ANALYZE nodes');
@@ -80,19 +98,21 @@ async function main() {
     const run: Record<Mode, (q: keyof typeof Q, n: number) => Promise<void>> = {
       sqlite: async (q, n) => {
         const st = liteQ[q];
-        for (let i = 0; i < n; i++) (q === 'update' ? st.run(...args(q, i)) : st.all(...args(q, i)));
+        for (let i = 0; i < n; i++) q === 'update' ? st.run(...args(q, i)) : st.all(...args(q, i));
       },
       'pg-await': async (q, n) => {
         for (let i = 0; i < n; i++) await one.query({ name: `a-${q}`, text: pgQ[q], values: args(q, i) });
       },
       'pg-x8': async (q, n) => {
         let next = 0;
-        await Promise.all(Array.from({ length: 8 }, async () => {
-          while (next < n) {
-            const i = next++;
-            await pool.query({ name: `p-${q}`, text: pgQ[q], values: args(q, i) });
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            while (next < n) {
+              const i = next++;
+              await pool.query({ name: `p-${q}`, text: pgQ[q], values: args(q, i) });
+            }
+          }),
+        );
       },
       bridge: async (q, n) => {
         for (let i = 0; i < n; i++) bridge.query(Q[q], args(q, i));
@@ -120,7 +140,12 @@ async function main() {
       const [q, m] = k.split('|');
       return { query: q, mode: m, 'µs per statement (median of rounds)': median(xs).toFixed(1), 'statements/s': Math.round(1e6 / median(xs)) };
     });
-    table(`one statement, ${ROWS} rows, ${ROUNDS} rounds; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`, rows);
+    table(
+      `one statement, ${ROWS} rows, ${ROUNDS} rounds; load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+      rows,
+    );
     one.release();
     await pool.end();
     await bridge.close();

@@ -69,8 +69,14 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Bench/bi
         const r3 = await wrk(svc.url + '/', { connections: CONNS, seconds: SECONDS, headers, script: page, timeoutS: 30 });
         rows.push({
           setup: setup === 'away' ? `PostgreSQL ${DELAY_MS} ms away` : setup === 'near' ? 'PostgreSQL next door' : 'SQLite',
-          '4 KiB raw req/s': r1.rps, 'raw p99 ms': r1.p99, 'caps p50 ms': pct(caps, 50).toFixed(1), 'caps p99 ms': pct(caps, 99).toFixed(1),
-          'me req/s': r2.rps, 'page of 100 req/s': r3.rps, 'page p99 ms': r3.p99, 'errors/non-2xx': r1.errors + r1.non2xx + r2.errors + r2.non2xx + r3.errors + r3.non2xx,
+          '4 KiB raw req/s': r1.rps,
+          'raw p99 ms': r1.p99,
+          'caps p50 ms': pct(caps, 50).toFixed(1),
+          'caps p99 ms': pct(caps, 99).toFixed(1),
+          'me req/s': r2.rps,
+          'page of 100 req/s': r3.rps,
+          'page p99 ms': r3.p99,
+          'errors/non-2xx': r1.errors + r1.non2xx + r2.errors + r2.non2xx + r3.errors + r3.non2xx,
           load: loadavg()[0].toFixed(1),
         });
       } finally {

@@ -26,9 +26,13 @@ async function main() {
     const now = new Date().toISOString();
     const s = db.sqlite;
     s.prepare(`INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'u1', 'Files', 'local', '{}', ?, ?)`).run(now, now);
-    const node = s.prepare(`INSERT INTO nodes (id, storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at) VALUES (?, 1, ?, ?, ?, 'file', ?, ?, ?, 'text/plain', ?, ?)`);
+    const node = s.prepare(
+      `INSERT INTO nodes (id, storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at) VALUES (?, 1, ?, ?, ?, 'file', ?, ?, ?, 'text/plain', ?, ?)`,
+    );
     const fts = s.prepare('INSERT INTO search_fts (rowid, name) VALUES (?, ?)');
-    const audit = s.prepare(`INSERT INTO audit (ts, user_id, user_email, action, resource, ip, meta) VALUES (?, 1, 'a@example.test', 'file.upload', ?, '127.0.0.1', '{}')`);
+    const audit = s.prepare(
+      `INSERT INTO audit (ts, user_id, user_email, action, resource, ip, meta) VALUES (?, 1, 'a@example.test', 'file.upload', ?, '127.0.0.1', '{}')`,
+    );
     s.transaction(() => {
       for (let i = 1; i <= NODES; i++) {
         const dir = `d${i % 200}`;
@@ -44,9 +48,12 @@ async function main() {
     const tables = await copySqliteToPostgres(file, url);
     const s_ = (performance.now() - t0) / 1000;
     const rows = tables.reduce((n, t) => n + t.rows, 0);
-    table(`migrate-to, ${NODES} files; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`, [
-      { sqlite_mb: (statSync(file).size / 1e6).toFixed(0), tables: tables.length, rows, seconds: s_.toFixed(1), 'rows/s': Math.round(rows / s_) },
-    ]);
+    table(
+      `migrate-to, ${NODES} files; load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+      [{ sqlite_mb: (statSync(file).size / 1e6).toFixed(0), tables: tables.length, rows, seconds: s_.toFixed(1), 'rows/s': Math.round(rows / s_) }],
+    );
   } finally {
     await cluster.destroy();
     work.cleanup();

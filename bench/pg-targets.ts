@@ -40,7 +40,10 @@ const sections = new Set(asked.length ? asked : ALL);
 const DBS = ['sqlite', 'postgres'] as const;
 type Dbn = (typeof DBS)[number];
 
-const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 /** The databases in this round's order: alternated so neither always runs on the busier half. */
 const order = (round: number): Dbn[] => (round % 2 ? [...DBS].reverse() : [...DBS]);
 const loads: string[] = [];
@@ -73,7 +76,10 @@ class Samples {
     return median(this.runs.get(key)!.map((r) => r.p50));
   }
   all(key: string): string {
-    return this.runs.get(key)!.map((r) => `${r.rps}/${r.p99}`).join(' ');
+    return this.runs
+      .get(key)!
+      .map((r) => `${r.rps}/${r.p99}`)
+      .join(' ');
   }
 }
 
@@ -89,7 +95,8 @@ async function listed(env: Record<string, string>): Promise<Listed> {
   const f = await syncedFolder(ENTRIES, { SERVICE_HTTP_IDLE_TIMEOUT: '0', ...env });
   const first = `/api/files/manager?path=/Bench/big&limit=1000`;
   let cursor = '';
-  for (let i = 0; i < Math.min(50, ENTRIES / 1000 - 1); i++) cursor = (await (await fetch(`${f.svc.url}${first}${cursor ? `&cursor=${cursor}` : ''}`, { headers: f.auth })).json()).next_cursor;
+  for (let i = 0; i < Math.min(50, ENTRIES / 1000 - 1); i++)
+    cursor = (await (await fetch(`${f.svc.url}${first}${cursor ? `&cursor=${cursor}` : ''}`, { headers: f.auth })).json()).next_cursor;
   const deep = `${first}&cursor=${cursor}`;
   const check = await (await fetch(f.svc.url + deep, { headers: f.auth })).json();
   if (check.entries.length !== 1000 || check.total !== ENTRIES) throw new Error(`unexpected page: ${check.entries.length} of ${check.total}`);
@@ -115,13 +122,26 @@ async function listing(on: Record<Dbn, Listed>): Promise<void> {
   for (const kind of Object.keys(KINDS) as Kind[]) {
     for (const db of DBS) {
       const k = `${db}|${kind}`;
-      rows.push({ page: KINDS[kind], database: db, 'listings/s': s.rps(k), 'p50 ms': s.p50(k), 'p99 ms': s.p99(k), failed: s.failed(k), 'rounds (rps/p99)': s.all(k) });
+      rows.push({
+        page: KINDS[kind],
+        database: db,
+        'listings/s': s.rps(k),
+        'p50 ms': s.p50(k),
+        'p99 ms': s.p99(k),
+        failed: s.failed(k),
+        'rounds (rps/p99)': s.all(k),
+      });
     }
     const ratio = s.rps(`postgres|${kind}`) / s.rps(`sqlite|${kind}`);
     const p99 = s.p99(`postgres|${kind}`);
-    console.log(`${KINDS[kind]}: PostgreSQL ${ratio.toFixed(2)}x SQLite's listings/s, p99 ${p99} ms: ${p99 < 30 && ratio >= 0.5 ? 'PASS' : 'FAIL'} (p99 < 30 ms, >= 0.5x)`);
+    console.log(
+      `${KINDS[kind]}: PostgreSQL ${ratio.toFixed(2)}x SQLite's listings/s, p99 ${p99} ms: ${p99 < 30 && ratio >= 0.5 ? 'PASS' : 'FAIL'} (p99 < 30 ms, >= 0.5x)`,
+    );
   }
-  table(`listing, ${ENTRIES}-entry folder, 8 connections, ${SECONDS} s x ${ROUNDS} rounds (medians); load average per round: ${loads.slice(-ROUNDS).join(' | ')}`, rows);
+  table(
+    `listing, ${ENTRIES}-entry folder, 8 connections, ${SECONDS} s x ${ROUNDS} rounds (medians); load average per round: ${loads.slice(-ROUNDS).join(' | ')}`,
+    rows,
+  );
 }
 
 async function instances(a: Listed, url: string): Promise<void> {
@@ -136,20 +156,38 @@ async function instances(a: Listed, url: string): Promise<void> {
         const one = async () => s.add(`one|${kind}`, await run(a, kind, 8));
         const two = async () => {
           const [x, y] = await Promise.all([run(a, kind, 4), run(bl, kind, 4)]);
-          s.add(`two|${kind}`, { ...x, rps: x.rps + y.rps, p50: Math.max(x.p50, y.p50), p99: Math.max(x.p99, y.p99), errors: x.errors + y.errors, non2xx: x.non2xx + y.non2xx });
+          s.add(`two|${kind}`, {
+            ...x,
+            rps: x.rps + y.rps,
+            p50: Math.max(x.p50, y.p50),
+            p99: Math.max(x.p99, y.p99),
+            errors: x.errors + y.errors,
+            non2xx: x.non2xx + y.non2xx,
+          });
         };
-        if (r % 2) (await two(), await one());
-        else (await one(), await two());
+        if (r % 2) await two(), await one();
+        else await one(), await two();
       }
       loads.push(load());
     }
     const rows = [];
     for (const kind of ['first', 'random'] as Kind[]) {
-      for (const n of ['one', 'two']) rows.push({ page: KINDS[kind], instances: n, 'listings/s': s.rps(`${n}|${kind}`), 'p99 ms (worse of the two)': s.p99(`${n}|${kind}`), failed: s.failed(`${n}|${kind}`), 'rounds (rps/p99)': s.all(`${n}|${kind}`) });
+      for (const n of ['one', 'two'])
+        rows.push({
+          page: KINDS[kind],
+          instances: n,
+          'listings/s': s.rps(`${n}|${kind}`),
+          'p99 ms (worse of the two)': s.p99(`${n}|${kind}`),
+          failed: s.failed(`${n}|${kind}`),
+          'rounds (rps/p99)': s.all(`${n}|${kind}`),
+        });
       const ratio = s.rps(`two|${kind}`) / s.rps(`one|${kind}`);
       console.log(`${KINDS[kind]}: two instances ${ratio.toFixed(2)}x one: ${ratio >= 1.7 ? 'PASS' : 'FAIL'} (>= 1.7x)`);
     }
-    table(`two instances on one PostgreSQL vs one, 8 connections in all, ${SECONDS} s x ${ROUNDS} rounds; load average per round: ${loads.slice(-ROUNDS).join(' | ')}`, rows);
+    table(
+      `two instances on one PostgreSQL vs one, 8 connections in all, ${SECONDS} s x ${ROUNDS} rounds; load average per round: ${loads.slice(-ROUNDS).join(' | ')}`,
+      rows,
+    );
   } finally {
     await b.stop();
   }
@@ -187,7 +225,10 @@ async function sync(cluster: PgCluster): Promise<void> {
     }
   }
   const ratio = median(ms.postgres) / median(ms.sqlite);
-  table(`first sync of ${SYNC_FILES} files in ${SYNC_FILES / 100} folders, ${rounds} round(s)`, DBS.map((db) => ({ database: db, 'ms (median)': median(ms[db]), rounds: ms[db].join(' ') })));
+  table(
+    `first sync of ${SYNC_FILES} files in ${SYNC_FILES / 100} folders, ${rounds} round(s)`,
+    DBS.map((db) => ({ database: db, 'ms (median)': median(ms[db]), rounds: ms[db].join(' ') })),
+  );
   console.log(`first sync: PostgreSQL ${ratio.toFixed(2)}x SQLite's time: ${ratio <= 2 ? 'PASS' : 'FAIL'} (<= 2x)`);
 }
 
@@ -195,7 +236,17 @@ async function sync(cluster: PgCluster): Promise<void> {
 function searchRow(g: number) {
   const dir = `d${g % 1000}`;
   const name = `${createHash('md5').update(String(g)).digest('hex').slice(0, 12)}-${g % 1000}.${['pdf', 'txt', 'jpg', 'docx'][g % 4]}`;
-  return { storage_id: 1, dir, name, path: `${dir}/${name}`, type: 'file', size: g, mtime: 1_700_000_000_000 + g, sort_key: sortKey(name), updated_at: '2026-11-27T00:00:00.000Z' };
+  return {
+    storage_id: 1,
+    dir,
+    name,
+    path: `${dir}/${name}`,
+    type: 'file',
+    size: g,
+    mtime: 1_700_000_000_000 + g,
+    sort_key: sortKey(name),
+    updated_at: '2026-11-27T00:00:00.000Z',
+  };
 }
 const COLS = 'storage_id, dir, name, path, type, size, mtime, sort_key, updated_at';
 
@@ -255,18 +306,34 @@ async function search(cluster: PgCluster): Promise<void> {
     const s = new Samples();
     const CONNS = [1, 8];
     for (let r = 0; r < ROUNDS; r++) {
-      for (const db of order(r)) for (const kind of Object.keys(queries) as Array<keyof typeof queries>) for (const c of CONNS) {
-        s.add(`${db}|${kind}|${c}`, await wrk(on[db].svc.url, { connections: c, seconds: SECONDS, headers: on[db].auth, script: randomOf(queries[kind]) }));
-      }
+      for (const db of order(r))
+        for (const kind of Object.keys(queries) as Array<keyof typeof queries>)
+          for (const c of CONNS) {
+            s.add(`${db}|${kind}|${c}`, await wrk(on[db].svc.url, { connections: c, seconds: SECONDS, headers: on[db].auth, script: randomOf(queries[kind]) }));
+          }
       loads.push(load());
     }
     const rows = [];
-    for (const kind of Object.keys(queries)) for (const c of CONNS) for (const db of DBS) {
-      const k = `${db}|${kind}|${c}`;
-      rows.push({ queries: kind, connections: c, database: db, 'searches/s': s.rps(k), 'p50 ms': s.p50(k), 'p99 ms': s.p99(k), failed: s.failed(k), 'rounds (rps/p99)': s.all(k) });
-      if (db === 'postgres') console.log(`search ${kind}, ${c} connection(s): PostgreSQL p99 ${s.p99(k)} ms: ${s.p99(k) < 50 ? 'PASS' : 'FAIL'} (< 50 ms)`);
-    }
-    table(`search on a ${SEARCH_ROWS}-file catalogue, ${SECONDS} s x ${ROUNDS} rounds (medians); load average per round: ${loads.slice(-ROUNDS).join(' | ')}`, rows);
+    for (const kind of Object.keys(queries))
+      for (const c of CONNS)
+        for (const db of DBS) {
+          const k = `${db}|${kind}|${c}`;
+          rows.push({
+            queries: kind,
+            connections: c,
+            database: db,
+            'searches/s': s.rps(k),
+            'p50 ms': s.p50(k),
+            'p99 ms': s.p99(k),
+            failed: s.failed(k),
+            'rounds (rps/p99)': s.all(k),
+          });
+          if (db === 'postgres') console.log(`search ${kind}, ${c} connection(s): PostgreSQL p99 ${s.p99(k)} ms: ${s.p99(k) < 50 ? 'PASS' : 'FAIL'} (< 50 ms)`);
+        }
+    table(
+      `search on a ${SEARCH_ROWS}-file catalogue, ${SECONDS} s x ${ROUNDS} rounds (medians); load average per round: ${loads.slice(-ROUNDS).join(' | ')}`,
+      rows,
+    );
   } finally {
     for (const x of Object.values(on)) await x.svc.stop();
     empty.cleanup();

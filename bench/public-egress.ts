@@ -30,7 +30,11 @@ function cpuSeconds(pid: number): number {
 }
 
 async function setBudget(svc: Service, bearer: string, mbps: number): Promise<void> {
-  const r = await fetch(`${svc.url}/api/admin/uplink`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify({ public_egress_mbps: mbps }) });
+  const r = await fetch(`${svc.url}/api/admin/uplink`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+    body: JSON.stringify({ public_egress_mbps: mbps }),
+  });
   if (r.status !== 200) throw new Error(`uplink: ${r.status} ${await r.text()}`);
 }
 
@@ -59,13 +63,18 @@ async function main(): Promise<void> {
     const runOff = async () => (await setBudget(svc, bearer, 0), timed(off, cpuOff));
     const runOn = async () => (await setBudget(svc, bearer, FAR_ABOVE_MBPS), timed(on, cpuOn));
     for (let i = 0; i < RUNS; i++) {
-      if (i % 2) (await runOn(), await runOff());
-      else (await runOff(), await runOn());
+      if (i % 2) await runOn(), await runOff();
+      else await runOff(), await runOn();
     }
     await setBudget(svc, bearer, 0);
     const gbps = (s: number) => (BYTES / s / 1e9).toFixed(2);
     const row = (mode: string, xs: number[], cpu: number[]) => ({
-      mode, 'median s': median(xs).toFixed(2), 'GB/s': gbps(median(xs)), 'best s': Math.min(...xs).toFixed(2), 'server CPU s (median)': median(cpu).toFixed(2), runs: xs.map((x) => x.toFixed(2)).join(' '),
+      mode,
+      'median s': median(xs).toFixed(2),
+      'GB/s': gbps(median(xs)),
+      'best s': Math.min(...xs).toFixed(2),
+      'server CPU s (median)': median(cpu).toFixed(2),
+      runs: xs.map((x) => x.toFixed(2)).join(' '),
     });
     table(`Public link download of ${BYTES / MiB} MiB by an internet visitor, ${RUNS} alternating runs (curl to /dev/null)`, [
       row('budget off (anchor)', off, cpuOff),
@@ -73,7 +82,9 @@ async function main(): Promise<void> {
     ]);
     const cost = 1 - median(off) / median(on);
     const cpuCost = median(cpuOn) / median(cpuOff) - 1;
-    console.log(`\nshaper cost: ${(cost * 100).toFixed(1)} % of throughput by median wall time, ${(cpuCost * 100).toFixed(1)} % more server CPU (target < 5 %) ${cost < 0.05 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `\nshaper cost: ${(cost * 100).toFixed(1)} % of throughput by median wall time, ${(cpuCost * 100).toFixed(1)} % more server CPU (target < 5 %) ${cost < 0.05 ? 'PASS' : 'FAIL'}`,
+    );
   } finally {
     await svc.stop();
     files.cleanup();

@@ -30,15 +30,21 @@ async function measure(db: string, env: Record<string, string>): Promise<Array<R
     const url = `${svc.url}/s/${link.token}`;
     const runs = { lan: [] as Array<Awaited<ReturnType<typeof cannon>>>, internet: [] as Array<Awaited<ReturnType<typeof cannon>>> };
     const lan = async () => runs.lan.push(await cannon(url, { connections: CONNECTIONS, seconds: SECONDS }));
-    const internet = async () => runs.internet.push(await cannon(url, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'x-forwarded-for': '203.0.113.7' } }));
+    const internet = async () =>
+      runs.internet.push(await cannon(url, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'x-forwarded-for': '203.0.113.7' } }));
     await cannon(url, { connections: CONNECTIONS, seconds: 2 }); // warm-up, untimed
     for (let i = 0; i < RUNS; i++) {
-      if (i % 2) (await internet(), await lan());
-      else (await lan(), await internet());
+      if (i % 2) await internet(), await lan();
+      else await lan(), await internet();
     }
     const row = (visitor: string, xs: typeof runs.lan) => ({
-      db, visitor, 'req/s (median)': median(xs.map((r) => r.rps)), 'p50 ms': median(xs.map((r) => r.p50)), 'p99 ms': median(xs.map((r) => r.p99)),
-      'non-2xx': xs.reduce((n, r) => n + r.non2xx + r.errors, 0), runs: xs.map((r) => r.rps).join(' '),
+      db,
+      visitor,
+      'req/s (median)': median(xs.map((r) => r.rps)),
+      'p50 ms': median(xs.map((r) => r.p50)),
+      'p99 ms': median(xs.map((r) => r.p99)),
+      'non-2xx': xs.reduce((n, r) => n + r.non2xx + r.errors, 0),
+      runs: xs.map((r) => r.rps).join(' '),
     });
     return [row('LAN (exempt, anchor)', runs.lan), row('internet (guarded)', runs.internet)];
   } finally {

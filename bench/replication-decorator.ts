@@ -45,12 +45,24 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
       throw new Error('not reached by a change');
     };
     const repl = createReplication({
-      db, bus: new EventBus(db), queue, settings: new SettingsStore(db), log: () => undefined,
-      backends: unused, unlinkStorages: unused, summary: () => '', primary: unused,
-      backoffMs: 5000, timeoutMs: 600_000, rpoWarnS: 3600, scratchDir: join(work.dir, 'scratch'),
+      db,
+      bus: new EventBus(db),
+      queue,
+      settings: new SettingsStore(db),
+      log: () => undefined,
+      backends: unused,
+      unlinkStorages: unused,
+      summary: () => '',
+      primary: unused,
+      backoffMs: 5000,
+      timeoutMs: 600_000,
+      rpoWarnS: 3600,
+      scratchDir: join(work.dir, 'scratch'),
     });
     const t = new Date().toISOString();
-    db.sqlite.prepare("INSERT INTO replica_targets (id, uid, name, driver, mode, created_at, updated_at) VALUES (1, 't', 'nas', 'local', 'async', ?, ?)").run(t, t);
+    db.sqlite
+      .prepare("INSERT INTO replica_targets (id, uid, name, driver, mode, created_at, updated_at) VALUES (1, 't', 'nas', 'local', 'async', ?, ?)")
+      .run(t, t);
     const storage = db.sqlite.prepare('INSERT INTO storages (uid, name, driver, replica_target_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
     storage.run('s-on', 'on', 'local', 1, t, t);
     storage.run('s-off', 'off', 'local', null, t, t);
@@ -83,7 +95,7 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
       row('engine.changed, unlinked storage', off),
       row('  linked: link lookup (storage + target rows)', link),
       row(`  linked: rule match (${RULES} rules, none matching)`, match),
-      row('after the write answered: a tick\'s job row (dedup check, insert, commit)', rows),
+      row("after the write answered: a tick's job row (dedup check, insert, commit)", rows),
     ];
   } finally {
     db.sqlite.close();

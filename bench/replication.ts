@@ -44,7 +44,11 @@ type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
 function client(svc: Service, token: string): Api {
   return async (method, path, body) => {
-    const r = await fetch(svc.url + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(svc.url + path, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
     return r.status === 204 ? null : r.json();
   };
@@ -55,8 +59,14 @@ function rcloneCopy(sshd: SshdServer, src: string, dst: string): number {
   const t0 = performance.now();
   execFileSync('rclone', ['copy', src, `bench:${dst}`, '--sftp-disable-hashcheck', '--log-level', 'ERROR'], {
     env: {
-      ...process.env, RCLONE_CONFIG: '/dev/null', RCLONE_CONFIG_BENCH_TYPE: 'sftp', RCLONE_CONFIG_BENCH_HOST: sshd.host, RCLONE_CONFIG_BENCH_PORT: String(sshd.port),
-      RCLONE_CONFIG_BENCH_USER: sshd.user, RCLONE_CONFIG_BENCH_KEY_FILE: sshd.clientKeyPath, RCLONE_CONFIG_BENCH_SHELL_TYPE: 'none',
+      ...process.env,
+      RCLONE_CONFIG: '/dev/null',
+      RCLONE_CONFIG_BENCH_TYPE: 'sftp',
+      RCLONE_CONFIG_BENCH_HOST: sshd.host,
+      RCLONE_CONFIG_BENCH_PORT: String(sshd.port),
+      RCLONE_CONFIG_BENCH_USER: sshd.user,
+      RCLONE_CONFIG_BENCH_KEY_FILE: sshd.clientKeyPath,
+      RCLONE_CONFIG_BENCH_SHELL_TYPE: 'none',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -76,13 +86,20 @@ async function waitFor(what: string, ok: () => boolean, ms = 600_000): Promise<v
 /** Runs `fn(i)` for 0..n-1, `width` at a time. */
 async function pool(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
-const cpuOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((a, x) => a + Number(x), 0) / 100;
+const cpuOf = (pid: number) =>
+  readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ')
+    .slice(11, 13)
+    .reduce((a, x) => a + Number(x), 0) / 100;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 async function main(): Promise<void> {
@@ -104,7 +121,9 @@ async function main(): Promise<void> {
     const targetRoot = join(sshd.dataDir, 'replica');
     mkdirSync(targetRoot);
     const target = await api('POST', '/api/admin/replication-targets', {
-      name: 'sftp', driver: 'sftp', config: { host: sshd.host, port: sshd.port, user: sshd.user, private_key: sshd.clientKey, root: targetRoot },
+      name: 'sftp',
+      driver: 'sftp',
+      config: { host: sshd.host, port: sshd.port, user: sshd.user, private_key: sshd.clientKey, root: targetRoot },
     });
     const storages = (await api('GET', '/api/admin/storages')).storages as { id: number; name: string }[];
     await api('PATCH', `/api/admin/storages/${storages.find((s) => s.name === 'home')!.id}`, { replica_target_id: target.id });
@@ -120,18 +139,18 @@ async function main(): Promise<void> {
     for (let run = 0; run < RUNS && (PARTS.has('lag') || PARTS.has('big')); run++) {
       // a. 1,000 small files.
       if (PARTS.has('lag')) {
-      await api('POST', '/api/files/mkdir', { path: `/home/small${run}` });
-      const dest = join(targetRoot, `small${run}`);
-      const t0 = performance.now();
-      await pool(FILES, 4, (i) => api('POST', '/api/files/save-text', { path: `/home/small${run}/f${i}.txt`, content: body }));
-      const tWritten = performance.now();
-      const cpuW = cpuOf(svc.proc.pid!);
-      await waitFor('every small copy', () => count(dest) >= FILES);
-      const tAll = performance.now();
-      lag.cpu.push(cpuOf(svc.proc.pid!) - cpuW);
-      lag.total.push((tAll - t0) / 1000);
-      lag.drain.push((tAll - tWritten) / 1000);
-      lag.rclone.push(rcloneCopy(sshd, smallSrc, join(sshd.dataDir, `rclone-small${run}`)));
+        await api('POST', '/api/files/mkdir', { path: `/home/small${run}` });
+        const dest = join(targetRoot, `small${run}`);
+        const t0 = performance.now();
+        await pool(FILES, 4, (i) => api('POST', '/api/files/save-text', { path: `/home/small${run}/f${i}.txt`, content: body }));
+        const tWritten = performance.now();
+        const cpuW = cpuOf(svc.proc.pid!);
+        await waitFor('every small copy', () => count(dest) >= FILES);
+        const tAll = performance.now();
+        lag.cpu.push(cpuOf(svc.proc.pid!) - cpuW);
+        lag.total.push((tAll - t0) / 1000);
+        lag.drain.push((tAll - tWritten) / 1000);
+        lag.rclone.push(rcloneCopy(sshd, smallSrc, join(sshd.dataDir, `rclone-small${run}`)));
       }
       if (!PARTS.has('big')) continue;
 
@@ -146,7 +165,24 @@ async function main(): Promise<void> {
       if (run % 2 === 0) big.rclone.push(rcloneCopy(sshd, src, rdir));
       execFileSync('sync');
       // curl, not fetch: when the server answers before the body is in, curl still shows that answer.
-      const up = execFileSync('curl', ['-sS', '-o', '-', '-w', '\n%{http_code}', '-H', `authorization: Bearer ${token}`, '-F', 'path=/home', '-F', `file=@${src}`, `${svc.url}/api/files/upload`], { encoding: 'utf8' });
+      const up = execFileSync(
+        'curl',
+        [
+          '-sS',
+          '-o',
+          '-',
+          '-w',
+          '\n%{http_code}',
+          '-H',
+          `authorization: Bearer ${token}`,
+          '-F',
+          'path=/home',
+          '-F',
+          `file=@${src}`,
+          `${svc.url}/api/files/upload`,
+        ],
+        { encoding: 'utf8' },
+      );
       if (!up.endsWith('\n200')) throw new Error(`upload: ${up}`);
       const b0 = performance.now();
       const w0 = monotonicUs();
@@ -190,26 +226,51 @@ async function main(): Promise<void> {
 
     const s = (xs: number[]) => `${median(xs).toFixed(2)} s`;
     const runs = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
-    if (PARTS.has('lag')) table(`Replication lag: ${FILES} files of ${SMALL / 1024} KiB to SFTP (median of ${RUNS})`, [
-      { what: 'Filedock: first API write → every copy on the target', time: s(lag.total), 'vs rclone': `${(median(lag.total) / median(lag.rclone)).toFixed(2)}×`, runs: runs(lag.total) },
-      { what: 'Filedock: last write answered → every copy on the target', time: s(lag.drain), 'vs rclone': `${(median(lag.drain) / median(lag.rclone)).toFixed(2)}×`, runs: runs(lag.drain) },
-      { what: 'rclone copy (same files, same sshd)', time: s(lag.rclone), 'vs rclone': '1.00×', runs: runs(lag.rclone) },
-      { what: "the service's CPU seconds during the drain (each run should cost the same)", time: s(lag.cpu), 'vs rclone': '', runs: runs(lag.cpu) },
-    ]);
+    if (PARTS.has('lag'))
+      table(`Replication lag: ${FILES} files of ${SMALL / 1024} KiB to SFTP (median of ${RUNS})`, [
+        {
+          what: 'Filedock: first API write → every copy on the target',
+          time: s(lag.total),
+          'vs rclone': `${(median(lag.total) / median(lag.rclone)).toFixed(2)}×`,
+          runs: runs(lag.total),
+        },
+        {
+          what: 'Filedock: last write answered → every copy on the target',
+          time: s(lag.drain),
+          'vs rclone': `${(median(lag.drain) / median(lag.rclone)).toFixed(2)}×`,
+          runs: runs(lag.drain),
+        },
+        { what: 'rclone copy (same files, same sshd)', time: s(lag.rclone), 'vs rclone': '1.00×', runs: runs(lag.rclone) },
+        { what: "the service's CPU seconds during the drain (each run should cost the same)", time: s(lag.cpu), 'vs rclone': '', runs: runs(lag.cpu) },
+      ]);
     const mbps = (xs: number[]) => BYTES / MiB / median(xs);
-    if (PARTS.has('big')) table(`Replication of one ${BYTES / MiB} MiB file to SFTP (median of ${RUNS})`, [
-      { what: 'Filedock: upload answered → copy complete', time: s(big.ours), 'MiB/s': mbps(big.ours).toFixed(0), 'vs rclone': `${((mbps(big.ours) / mbps(big.rclone)) * 100).toFixed(0)} %`, runs: runs(big.ours) },
-      { what: '  of which: upload answered → copy started', time: s(big.wait), 'MiB/s': '', 'vs rclone': '', runs: runs(big.wait) },
-      { what: 'rclone copy', time: s(big.rclone), 'MiB/s': mbps(big.rclone).toFixed(0), 'vs rclone': '100 %', runs: runs(big.rclone) },
-    ]);
+    if (PARTS.has('big'))
+      table(`Replication of one ${BYTES / MiB} MiB file to SFTP (median of ${RUNS})`, [
+        {
+          what: 'Filedock: upload answered → copy complete',
+          time: s(big.ours),
+          'MiB/s': mbps(big.ours).toFixed(0),
+          'vs rclone': `${((mbps(big.ours) / mbps(big.rclone)) * 100).toFixed(0)} %`,
+          runs: runs(big.ours),
+        },
+        { what: '  of which: upload answered → copy started', time: s(big.wait), 'MiB/s': '', 'vs rclone': '', runs: runs(big.wait) },
+        { what: 'rclone copy', time: s(big.rclone), 'MiB/s': mbps(big.rclone).toFixed(0), 'vs rclone': '100 %', runs: runs(big.rclone) },
+      ]);
     const ms = (x: number) => `${x.toFixed(2)} ms`;
     const vs = (p: number) => `${((pct(lat.on, p) / pct(lat.off, p) - 1) * 100).toFixed(1)} %`;
     const diffs = lat.on.map((x, i) => x - lat.off[i]);
-    if (PARTS.has('latency')) table(`Primary write latency, ${WRITES} sequential 4 KiB saves each side, alternating ABBA`, [
-      { side: 'on (linked to the async SFTP target)', p50: ms(pct(lat.on, 0.5)), p99: ms(pct(lat.on, 0.99)), 'p50 vs off': vs(0.5), 'p99 vs off': vs(0.99) },
-      { side: 'off (a storage with no target)', p50: ms(pct(lat.off, 0.5)), p99: ms(pct(lat.off, 0.99)), 'p50 vs off': '0 %', 'p99 vs off': '0 %' },
-      { side: 'paired: median of (on − off) per round', p50: ms(pct(diffs, 0.5)), p99: '', 'p50 vs off': `${((pct(diffs, 0.5) / pct(lat.off, 0.5)) * 100).toFixed(1)} %`, 'p99 vs off': '' },
-    ]);
+    if (PARTS.has('latency'))
+      table(`Primary write latency, ${WRITES} sequential 4 KiB saves each side, alternating ABBA`, [
+        { side: 'on (linked to the async SFTP target)', p50: ms(pct(lat.on, 0.5)), p99: ms(pct(lat.on, 0.99)), 'p50 vs off': vs(0.5), 'p99 vs off': vs(0.99) },
+        { side: 'off (a storage with no target)', p50: ms(pct(lat.off, 0.5)), p99: ms(pct(lat.off, 0.99)), 'p50 vs off': '0 %', 'p99 vs off': '0 %' },
+        {
+          side: 'paired: median of (on − off) per round',
+          p50: ms(pct(diffs, 0.5)),
+          p99: '',
+          'p50 vs off': `${((pct(diffs, 0.5) / pct(lat.off, 0.5)) * 100).toFixed(1)} %`,
+          'p99 vs off': '',
+        },
+      ]);
     if (PARTS.has('decorator')) table("Replication's synchronous cost per primary write, in process (bench/replication-decorator.ts)", await decoratorCost());
   } finally {
     await svc.stop();
@@ -219,7 +280,8 @@ async function main(): Promise<void> {
   if (PROF) {
     const newest = latestMainProfile(PROF);
     if (newest) table(`CPU profile of the service (${newest}), self time`, profileSummary(newest, 25));
-    if (newest && copyWindows.length) table('The same profile while the big copies ran (upload answered → copy complete)', profileSummary(newest, 25, copyWindows));
+    if (newest && copyWindows.length)
+      table('The same profile while the big copies ran (upload answered → copy complete)', profileSummary(newest, 25, copyWindows));
   }
 }
 

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const names = readdirSync(here).filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts'].includes(f) && !f.endsWith('.test.ts') && !f.endsWith('.d.ts')).map((f) => f.slice(0, -3));
+const names = readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts'].includes(f) && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
+  .map((f) => f.slice(0, -3));
 const [name, ...args] = process.argv.slice(2);
 if (!name || name === '--list' || !names.includes(name)) {
   console.log(`benchmarks: ${names.sort().join(', ')}\nusage: npm run bench -- <name> [args]`);

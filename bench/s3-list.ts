@@ -45,7 +45,6 @@ async function walkByFolder(driver: S3Driver, dir: string): Promise<number> {
   return n;
 }
 
-
 async function main(): Promise<void> {
   const server = await startS3rver({ bucket: 'bench' });
   const driver = createS3Driver(s3rverConfig(server, 'bench/root'));
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
       const entries = await run();
       rows.push({ walk: how, entries, 'ListObjectsV2 requests': counts.get('ListObjectsV2Command') ?? 0, ms: Math.round(performance.now() - t) });
     };
-    await measure('flat walk(\'\')', async () => {
+    await measure("flat walk('')", async () => {
       let n = 0;
       for await (const _ of driver.walk('')) n++;
       return n;
@@ -81,10 +80,15 @@ async function main(): Promise<void> {
       const secs = (performance.now() - t) / 1000;
       clearInterval(timer);
       peak = Math.max(peak, process.memoryUsage.rss());
-      table('Streamed upload through write()', [{
-        bytes: e.size, parts: counts.get('UploadPartCommand') ?? 0, s: secs.toFixed(1),
-        'MB/s': (UPLOAD_BYTES / 1e6 / secs).toFixed(0), 'peak RSS growth MB': ((peak - base) / 1e6).toFixed(0),
-      }]);
+      table('Streamed upload through write()', [
+        {
+          bytes: e.size,
+          parts: counts.get('UploadPartCommand') ?? 0,
+          s: secs.toFixed(1),
+          'MB/s': (UPLOAD_BYTES / 1e6 / secs).toFixed(0),
+          'peak RSS growth MB': ((peak - base) / 1e6).toFixed(0),
+        },
+      ]);
     }
   } finally {
     await driver.close();

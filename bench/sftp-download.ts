@@ -23,7 +23,6 @@ const MiB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 
-
 async function driverDownload(server: SshdServer, root: string, stateDir: string): Promise<number> {
   const driver = await createSftpDriver({ host: server.host, port: server.port, user: server.user, private_key: server.clientKey, root }, stateDir);
   const t0 = process.hrtime.bigint();
@@ -37,9 +36,27 @@ function opensshDownload(server: SshdServer, root: string, batch: string, cipher
   writeFileSync(batch, `get ${join(root, 'big.bin')} /dev/null\n`);
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const p = spawn('sftp', ['-q', ...(cipher ? ['-c', cipher] : []), '-b', batch, '-i', server.clientKeyPath, '-P', String(server.port),
-      '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${server.user}@${server.host}`],
-    { stdio: ['ignore', 'ignore', 'inherit'] });
+    const p = spawn(
+      'sftp',
+      [
+        '-q',
+        ...(cipher ? ['-c', cipher] : []),
+        '-b',
+        batch,
+        '-i',
+        server.clientKeyPath,
+        '-P',
+        String(server.port),
+        '-o',
+        'StrictHostKeyChecking=no',
+        '-o',
+        'UserKnownHostsFile=/dev/null',
+        '-o',
+        'LogLevel=ERROR',
+        `${server.user}@${server.host}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     p.on('error', reject);
     p.on('exit', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e9) : reject(new Error(`sftp exited ${code}`))));
   });
@@ -65,7 +82,8 @@ async function main(): Promise<void> {
     const root = join(server.dataDir, 'bench');
     mkdirSync(root);
     const up = await uploadPeakRss(server, root, state.dir);
-    const upload = `upload of ${BYTES / MiB} MiB: ${up.seconds.toFixed(2)} s, ${Math.round(BYTES / up.seconds / 1e6)} MB/s, ` +
+    const upload =
+      `upload of ${BYTES / MiB} MiB: ${up.seconds.toFixed(2)} s, ${Math.round(BYTES / up.seconds / 1e6)} MB/s, ` +
       `peak RSS growth ${(up.growth / MiB).toFixed(0)} MiB (target < 100 MB) ${up.growth < 100e6 ? 'PASS' : 'FAIL'}`;
 
     await pipeline(noise(BYTES), createWriteStream(join(root, 'big.bin')));
@@ -81,7 +99,12 @@ async function main(): Promise<void> {
       opensshGcm.push(await opensshDownload(server, root, batch, 'aes128-gcm@openssh.com'));
     }
     const mbps = (sec: number) => Math.round(BYTES / sec / 1e6);
-    const row = (client: string, xs: number[]) => ({ client, 'median s': median(xs).toFixed(2), 'MB/s': mbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') });
+    const row = (client: string, xs: number[]) => ({
+      client,
+      'median s': median(xs).toFixed(2),
+      'MB/s': mbps(median(xs)),
+      runs: xs.map((x) => x.toFixed(2)).join(' '),
+    });
     table(`SFTP download of ${BYTES / MiB} MiB over loopback, ${RUNS} alternating runs`, [
       row('OpenSSH sftp -b get', openssh),
       row('OpenSSH sftp -c aes128-gcm', opensshGcm),

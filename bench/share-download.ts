@@ -25,7 +25,12 @@ const CONCURRENT = 200;
 
 /** Creates a link as the signed-in admin; returns its token. */
 export async function createLink(svc: Service, bearer: string, body: Record<string, unknown>): Promise<{ id: number; token: string }> {
-  const post = () => fetch(`${svc.url}/api/files/share`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify(body) });
+  const post = () =>
+    fetch(`${svc.url}/api/files/share`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+      body: JSON.stringify(body),
+    });
   // A keep-alive socket the server closes while idle can fail the next request once; a second try opens a new one.
   const r = await post().catch(post);
   if (r.status !== 200) throw new Error(`share: ${r.status} ${await r.text()}`);
@@ -46,8 +51,16 @@ async function throughput(svc: Service, bearer: string, dir: string): Promise<vo
     shared.push(curl([`${svc.url}/s/${link.token}`]));
   }
   const gbps = (s: number) => (BYTES / s / 1e9).toFixed(2);
-  const row = (route: string, xs: number[]) => ({ route, 'median s': median(xs).toFixed(2), 'GB/s': gbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') });
-  table(`Download of ${BYTES / MiB} MiB over loopback, ${RUNS} alternating runs (curl to /dev/null)`, [row('GET /api/files/raw (anchor)', raw), row('GET /s/{token}', shared)]);
+  const row = (route: string, xs: number[]) => ({
+    route,
+    'median s': median(xs).toFixed(2),
+    'GB/s': gbps(median(xs)),
+    runs: xs.map((x) => x.toFixed(2)).join(' '),
+  });
+  table(`Download of ${BYTES / MiB} MiB over loopback, ${RUNS} alternating runs (curl to /dev/null)`, [
+    row('GET /api/files/raw (anchor)', raw),
+    row('GET /s/{token}', shared),
+  ]);
   const ratio = median(raw) / median(shared);
   console.log(`\nshare link / raw route: ${(ratio * 100).toFixed(0)} % (target >= 90 %) ${ratio >= 0.9 ? 'PASS' : 'FAIL'}`);
 }
@@ -64,7 +77,15 @@ async function cap(svc: Service, bearer: string): Promise<void> {
     const ok = codes.filter((c) => c === 200).length;
     const others = codes.filter((c) => c !== 200 && c !== 404).length;
     exact &&= ok === n && others === 0;
-    rows.push({ round: round + 1, cap: n, '200s': ok, '404s': codes.filter((c) => c === 404).length, other: others, 'wall ms': ms.toFixed(0), exact: ok === n ? 'yes' : 'NO' });
+    rows.push({
+      round: round + 1,
+      cap: n,
+      '200s': ok,
+      '404s': codes.filter((c) => c === 404).length,
+      other: others,
+      'wall ms': ms.toFixed(0),
+      exact: ok === n ? 'yes' : 'NO',
+    });
   }
   table(`Download cap under ${CONCURRENT} concurrent requests (4 KiB file)`, rows);
   console.log(`\ncap exact in every round: ${exact ? 'PASS' : 'FAIL'}`);
@@ -76,7 +97,7 @@ function download(url: string): Promise<number> {
     get(url, { agent: false }, (res) => {
       let n = 0;
       res.on('data', (c: Buffer) => (n += c.length));
-      res.on('end', () => resolve(res.statusCode === 200 && n === 4096 ? 200 : res.statusCode ?? 0));
+      res.on('end', () => resolve(res.statusCode === 200 && n === 4096 ? 200 : (res.statusCode ?? 0)));
       res.on('error', reject);
     }).on('error', reject);
   });

@@ -93,7 +93,8 @@ async function main(): Promise<void> {
       agent.destroy();
       const html = zipped.encoding === 'gzip' ? gunzipSync(zipped.body) : zipped.body;
       if (!html.toString('utf8').startsWith('<!doctype html>') || plain.body.length !== html.length) throw new Error(`${p.page}: unexpected page`);
-      if (p.page.startsWith('folder') && (html.toString('utf8').match(/<li>/g) ?? []).length !== ENTRIES) throw new Error('the folder page does not list every entry');
+      if (p.page.startsWith('folder') && (html.toString('utf8').match(/<li>/g) ?? []).length !== ENTRIES)
+        throw new Error('the folder page does not list every entry');
       const ours = await timed(p.url, { ...HTML, 'accept-encoding': 'gzip' }, p.status);
       let anchor = '';
       if (nginx) {
@@ -103,7 +104,14 @@ async function main(): Promise<void> {
       }
       const kb = (n: number) => (n / 1000).toFixed(1);
       pass &&= ours.p99 < 100 && zipped.body.length < 50_000;
-      rows.push({ page: p.page, 'p50 ms': ours.p50.toFixed(2), 'p99 ms': ours.p99.toFixed(2), 'nginx same bytes p50/p99 ms': anchor || 'n/a', 'raw KB': kb(plain.body.length), 'gzip KB': kb(zipped.body.length) });
+      rows.push({
+        page: p.page,
+        'p50 ms': ours.p50.toFixed(2),
+        'p99 ms': ours.p99.toFixed(2),
+        'nginx same bytes p50/p99 ms': anchor || 'n/a',
+        'raw KB': kb(plain.body.length),
+        'gzip KB': kb(zipped.body.length),
+      });
     }
     table(`Public pages: ${REQUESTS} sequential requests each (keep-alive, gzip accepted); bytes = HTML with inline CSS and JS`, rows);
     console.log(`\ntargets: p99 < 100 ms and gzip < 50 KB on every page: ${pass ? 'PASS' : 'FAIL'}`);

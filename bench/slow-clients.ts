@@ -19,25 +19,30 @@ import { tempDir } from '../test/helpers/tools';
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 300);
 const GIVE_UP_S = 120;
 
-
 /** Opens `n` slowloris sockets to `port`; resolves with the seconds until each was closed by the server. */
 export async function slowloris(port: number, n: number): Promise<number[]> {
   const t0 = performance.now();
   const closed: number[] = [];
   const socks: Socket[] = [];
   const timers: NodeJS.Timeout[] = [];
-  await Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve) => {
-    const s = connect(port, '127.0.0.1', () => {
-      s.write('GET / HTTP/1.1\r\nHost: localhost\r\n');
-      resolve();
-    });
-    s.on('error', () => undefined);
-    s.resume(); // read what the server sends (its 408), or its closing is only seen later
-    s.once('close', () => closed.push((performance.now() - t0) / 1000));
-    const t = setInterval(() => s.writable && s.write(`X-Slow-${Math.random().toString(36).slice(2)}: 1\r\n`), 5000);
-    timers.push(t);
-    socks.push(s);
-  })));
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = connect(port, '127.0.0.1', () => {
+            s.write('GET / HTTP/1.1\r\nHost: localhost\r\n');
+            resolve();
+          });
+          s.on('error', () => undefined);
+          s.resume(); // read what the server sends (its 408), or its closing is only seen later
+          s.once('close', () => closed.push((performance.now() - t0) / 1000));
+          const t = setInterval(() => s.writable && s.write(`X-Slow-${Math.random().toString(36).slice(2)}: 1\r\n`), 5000);
+          timers.push(t);
+          socks.push(s);
+        }),
+    ),
+  );
   const end = Date.now() + GIVE_UP_S * 1000;
   while (closed.length < n && Date.now() < end) await sleep(100);
   for (const t of timers) clearInterval(t);
@@ -88,8 +93,13 @@ async function main(): Promise<void> {
       const lat = await p.stop();
       const last = Math.max(...closed);
       rows.push({
-        server: name, sockets: SOCKETS, 'first closed s': Math.min(...closed).toFixed(1), 'last closed s': last.toFixed(1),
-        'probe p50 ms': pct(lat, 50).toFixed(1), 'probe p99 ms': pct(lat, 99).toFixed(1), 'probe max ms': Math.max(...lat).toFixed(1),
+        server: name,
+        sockets: SOCKETS,
+        'first closed s': Math.min(...closed).toFixed(1),
+        'last closed s': last.toFixed(1),
+        'probe p50 ms': pct(lat, 50).toFixed(1),
+        'probe p99 ms': pct(lat, 99).toFixed(1),
+        'probe max ms': Math.max(...lat).toFixed(1),
         'RSS before/after MB': Number.isNaN(rssBefore) ? 'n/a' : `${rssBefore.toFixed(0)}/${svc.rssMb().toFixed(0)}`,
       });
       if (name.startsWith('service')) verdict = last <= 21.5 && pct(lat, 99) <= 50;

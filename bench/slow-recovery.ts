@@ -36,7 +36,9 @@ function slowReaders(port: number, path: string, token: string, n: number): { st
     s.pause();
     socks.push(s);
   }
-  const timer = setInterval(() => { for (const s of socks) s.read(1024); }, 1000);
+  const timer = setInterval(() => {
+    for (const s of socks) s.read(1024);
+  }, 1000);
   return { stop: () => (clearInterval(timer), socks.forEach((s) => s.destroy())) };
 }
 
@@ -85,11 +87,15 @@ async function main(): Promise<void> {
     const row = (server: string, xs: number[]) => ({ server, 'MB/s (median)': median(xs).toFixed(0), runs: xs.map((x) => x.toFixed(0)).join(' ') });
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     table(`100 MiB GET /api/files/raw, ${RUNS} alternating runs (load ${load})`, [
-      row('anchor: fresh service', anchor), row('service before the slow clients', before), row('service after they left', after),
+      row('anchor: fresh service', anchor),
+      row('service before the slow clients', before),
+      row('service after they left', after),
     ]);
     const ratio = median(after) / median(anchor);
     console.log(`\nafter / fresh: ${(ratio * 100).toFixed(0)} % (target >= 90 %) ${ratio >= 0.9 ? 'PASS' : 'FAIL'}`);
-    console.log(`RSS: ${rss0.toFixed(0)} MB idle, ${rssStart.toFixed(0)} MB at the start, ${peak.toFixed(0)} MB peak, ${rssGone.toFixed(0)} MB ${SETTLE_S} s after they left, ${slow.rssMb().toFixed(0)} MB at the end (target: within 50 MiB of the start) ${rssGone - rssStart <= 50 * 1.048576 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `RSS: ${rss0.toFixed(0)} MB idle, ${rssStart.toFixed(0)} MB at the start, ${peak.toFixed(0)} MB peak, ${rssGone.toFixed(0)} MB ${SETTLE_S} s after they left, ${slow.rssMb().toFixed(0)} MB at the end (target: within 50 MiB of the start) ${rssGone - rssStart <= 50 * 1.048576 ? 'PASS' : 'FAIL'}`,
+    );
     console.log(`status memory during: ${JSON.stringify(during)}`);
     console.log(`status memory after:  ${JSON.stringify(gone)}`);
   } finally {

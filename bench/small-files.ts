@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     await sleep(1000);
     const rssBefore = svc.rssMb();
     const results = new Map<string, WrkResult[]>(targets.map(([n]) => [n, []]));
-    for (let i = 0; i < RUNS; i++) for (const [name, url, headers] of targets) results.get(name)!.push(await wrk(url, { connections: CONNS, seconds: SECONDS, headers }));
+    for (let i = 0; i < RUNS; i++)
+      for (const [name, url, headers] of targets) results.get(name)!.push(await wrk(url, { connections: CONNS, seconds: SECONDS, headers }));
     const rssPeak = svc.rssMb();
     const rows = [...results].map(([name, rs]) => ({
       server: name,
@@ -60,10 +61,14 @@ async function main(): Promise<void> {
     const anchor = rows[rows.length - 2];
     const ratio = ours['req/s'] / anchor['req/s'];
     const p99Gap = ours['p99 ms'] - anchor['p99 ms'];
-    console.log(`\nservice / plain Node: ${(ratio * 100).toFixed(0)} % (target >= 90 %) ${ratio >= 0.9 ? 'PASS' : 'FAIL'}; p99 ${ours['p99 ms']} ms vs ${anchor['p99 ms']} ms (target: within 2 ms) ${p99Gap <= 2 ? 'PASS' : 'FAIL'}; load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
+    console.log(
+      `\nservice / plain Node: ${(ratio * 100).toFixed(0)} % (target >= 90 %) ${ratio >= 0.9 ? 'PASS' : 'FAIL'}; p99 ${ours['p99 ms']} ms vs ${anchor['p99 ms']} ms (target: within 2 ms) ${p99Gap <= 2 ? 'PASS' : 'FAIL'}; load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
+    );
     await sleep(SETTLE_S * 1000);
     const rssAfter = svc.rssMb();
-    console.log(`service RSS: ${rssBefore.toFixed(0)} MB before, ${rssPeak.toFixed(0)} MB at the end of the load, ${rssAfter.toFixed(0)} MB ${SETTLE_S} s later (target: within 30 MB of before) ${rssAfter - rssBefore <= 30 ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `service RSS: ${rssBefore.toFixed(0)} MB before, ${rssPeak.toFixed(0)} MB at the end of the load, ${rssAfter.toFixed(0)} MB ${SETTLE_S} s later (target: within 30 MB of before) ${rssAfter - rssBefore <= 30 ? 'PASS' : 'FAIL'}`,
+    );
   } finally {
     nginx?.stop();
     await plain.stop();

@@ -44,7 +44,12 @@ async function idleServer(tree: string, recordTo?: string): Promise<number> {
   const port = await freePort();
   const proc = spawn(process.execPath, [cli(tree), 'serve'], {
     env: {
-      ...process.env, SERVICE_DATA_DIR: dataDir, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_LOG_LEVEL: 'warn', SERVICE_UPDATE_CHECK: '0',
+      ...process.env,
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_PORT: String(port),
+      SERVICE_HOST: '127.0.0.1',
+      SERVICE_LOG_LEVEL: 'warn',
+      SERVICE_UPDATE_CHECK: '0',
       ...(recordTo ? { LOAD_RECORD_FILE: recordTo, NODE_OPTIONS: `--import ${RECORDER}` } : {}),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -90,21 +95,27 @@ const anchor = Array.from({ length: 2 * ROUNDS }, () => {
 const modules: Array<{ version: number; serve: number }> = [];
 for (const tree of trees) {
   const dir = mkdtempSync(join(tmpdir(), 'filedock-loads-'));
-  const v = spawnSync(process.execPath, [cli(tree), 'version'], { env: { ...process.env, LOAD_RECORD_FILE: join(dir, 'version'), NODE_OPTIONS: `--import ${RECORDER}` } });
+  const v = spawnSync(process.execPath, [cli(tree), 'version'], {
+    env: { ...process.env, LOAD_RECORD_FILE: join(dir, 'version'), NODE_OPTIONS: `--import ${RECORDER}` },
+  });
   if (v.status !== 0) throw new Error('service version failed under the recorder');
   await idleServer(tree, join(dir, 'serve'));
   modules.push({ version: recorded(join(dir, 'version')).length, serve: recorded(join(dir, 'serve')).length });
   rmSync(dir, { recursive: true, force: true });
 }
-table(`lean start (${ROUNDS} alternating rounds; medians; bare \`node -e console.log(1)\` ${median(anchor).toFixed(0)} ms)`, trees.map((tree, k) => ({
-  tree,
-  'version ms': median(runs[k].versionMs).toFixed(0),
-  'version peak RSS MB': median(runs[k].versionMb).toFixed(1),
-  'version modules': modules[k].version,
-  'idle RSS MB (5 s)': median(runs[k].idleMb).toFixed(1),
-  'idle modules': modules[k].serve,
-})));
+table(
+  `lean start (${ROUNDS} alternating rounds; medians; bare \`node -e console.log(1)\` ${median(anchor).toFixed(0)} ms)`,
+  trees.map((tree, k) => ({
+    tree,
+    'version ms': median(runs[k].versionMs).toFixed(0),
+    'version peak RSS MB': median(runs[k].versionMb).toFixed(1),
+    'version modules': modules[k].version,
+    'idle RSS MB (5 s)': median(runs[k].idleMb).toFixed(1),
+    'idle modules': modules[k].serve,
+  })),
+);
 for (const [k, tree] of trees.entries()) {
-  const ms = median(runs[k].versionMs), mb = median(runs[k].idleMb);
+  const ms = median(runs[k].versionMs),
+    mb = median(runs[k].idleMb);
   console.log(`${tree}: version ≤ 500 ms → ${ms <= 500 ? 'PASS' : 'FAIL'}; idle RSS ≤ 120 MB → ${mb <= 120 ? 'PASS' : 'FAIL'}`);
 }

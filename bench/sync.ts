@@ -30,10 +30,22 @@ const find = median(findMs);
 ensureBuilt();
 const svc = await startService({ SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'bench-password' });
 const j = async (method: string, path: string, token: string, body?: unknown) => {
-  const r = await fetch(svc.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  const r = await fetch(svc.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return { status: r.status, body: (await r.json()) as any };
 };
-const token = (await (await fetch(`${svc.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.test', password: 'bench-password' }) })).json()).token;
+const token = (
+  await (
+    await fetch(`${svc.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'a@example.test', password: 'bench-password' }),
+    })
+  ).json()
+).token;
 
 // A small second storage whose folder is listed while the big sync runs.
 const small = join(tmpdir(), 'filedock-bench-small');
@@ -77,7 +89,12 @@ table(`sync of ${files} files in ${dirs} folders (${readdirSync(root).length} to
   { what: 'anchor: find -printf', ms: find.toFixed(0), ratio: '1.00', note: '' },
   { what: 'first full sync', ms: firstMs, ratio: (firstMs / find).toFixed(2), note: `${first.added} added, status ${first.status} (target ≤ 5x)` },
   { what: 're-sync, nothing changed', ms: reMs, ratio: (reMs / find).toFixed(2), note: `${re.updated} updated, ${re.removed} removed (target ≤ 3x)` },
-  { what: `listing during sync (${listingRoute.split('?')[0]})`, ms: `p50 ${pct(50)} / p99 ${pct(99)}`, ratio: '', note: `${lat.length} requests (target p99 < 50 ms)` },
+  {
+    what: `listing during sync (${listingRoute.split('?')[0]})`,
+    ms: `p50 ${pct(50)} / p99 ${pct(99)}`,
+    ratio: '',
+    note: `${lat.length} requests (target p99 < 50 ms)`,
+  },
   { what: 'service peak RSS (MB)', ms: peakRss.toFixed(0), ratio: '', note: '' },
 ]);
 void execFileSync;

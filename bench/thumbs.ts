@@ -27,8 +27,15 @@ async function fixtures(dir: string): Promise<string[]> {
   const names: string[] = [];
   for (let i = 0; i < DISTINCT; i++) {
     // Smooth photographic-like content: upscaled noise (a flat colour would decode unrealistically fast).
-    const small = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 40 * (i % 6), g: 90, b: 160 }, noise: { type: 'gaussian', mean: 120, sigma: 50 } } }).png().toBuffer();
-    await sharp(small).resize(4000, 3000).jpeg({ quality: 90 }).toFile(join(dir, `img-${i}.jpg`));
+    const small = await sharp({
+      create: { width: 400, height: 300, channels: 3, background: { r: 40 * (i % 6), g: 90, b: 160 }, noise: { type: 'gaussian', mean: 120, sigma: 50 } },
+    })
+      .png()
+      .toBuffer();
+    await sharp(small)
+      .resize(4000, 3000)
+      .jpeg({ quality: 90 })
+      .toFile(join(dir, `img-${i}.jpg`));
   }
   for (let i = 0; i < IMAGES; i++) {
     const name = `photo-${String(i).padStart(3, '0')}.jpg`;
@@ -48,10 +55,14 @@ interface Rate {
 
 /** `times` after the command prints the children's user and system time (POSIX sh). */
 const cpuOfTimes = (out: string): number => {
-  const [user, sys] = out.trim().split('\n')[1].split(' ').map((t) => {
-    const m = /^(\d+)m([\d.]+)s$/.exec(t)!;
-    return Number(m[1]) * 60 + Number(m[2]);
-  });
+  const [user, sys] = out
+    .trim()
+    .split('\n')[1]
+    .split(' ')
+    .map((t) => {
+      const m = /^(\d+)m([\d.]+)s$/.exec(t)!;
+      return Number(m[1]) * 60 + Number(m[2]);
+    });
   return (user + sys) * 1000;
 };
 
@@ -61,12 +72,17 @@ function vips(files: string[], out: string): Promise<Rate> {
   const t0 = performance.now();
   const groups = Array.from({ length: CONCURRENCY }, (_, g) => files.filter((_, i) => i % CONCURRENCY === g));
   return Promise.all(
-    groups.map((g) => new Promise<number>((resolve, reject) => {
-      const p = spawn('sh', ['-c', '"$@"; s=$?; times; exit $s', 'sh', 'vipsthumbnail', '-s', '320', '-o', `${out}/%s.jpg[Q=80]`, ...g], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let text = '';
-      p.stdout.on('data', (c: Buffer) => (text += c));
-      p.on('close', (code) => (code === 0 ? resolve(cpuOfTimes(text)) : reject(new Error(`vipsthumbnail exited ${code}`))));
-    })),
+    groups.map(
+      (g) =>
+        new Promise<number>((resolve, reject) => {
+          const p = spawn('sh', ['-c', '"$@"; s=$?; times; exit $s', 'sh', 'vipsthumbnail', '-s', '320', '-o', `${out}/%s.jpg[Q=80]`, ...g], {
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let text = '';
+          p.stdout.on('data', (c: Buffer) => (text += c));
+          p.on('close', (code) => (code === 0 ? resolve(cpuOfTimes(text)) : reject(new Error(`vipsthumbnail exited ${code}`))));
+        }),
+    ),
   ).then((cpu) => {
     if (readdirSync(out).length !== files.length) throw new Error('vipsthumbnail missed files');
     return { rate: files.length / ((performance.now() - t0) / 1000), cpuMs: cpu.reduce((a, b) => a + b, 0) / files.length };
@@ -131,19 +147,37 @@ async function main(): Promise<void> {
       if (i % 2 === 1) anchor.push(await vips(files, join(dir, 'vips-out')));
       rows.push({
         run: i + 1,
-        'vipsthumbnail img/s': anchor[i].rate.toFixed(1), 'filedock img/s': mine[i].rate.toFixed(1), ratio: `${((mine[i].rate / anchor[i].rate) * 100).toFixed(0)} %`,
-        'vips cpu ms/img': anchor[i].cpuMs.toFixed(1), 'filedock cpu ms/img': mine[i].cpuMs.toFixed(1), 'listing p99 ms': '-', listings: 0,
+        'vipsthumbnail img/s': anchor[i].rate.toFixed(1),
+        'filedock img/s': mine[i].rate.toFixed(1),
+        ratio: `${((mine[i].rate / anchor[i].rate) * 100).toFixed(0)} %`,
+        'vips cpu ms/img': anchor[i].cpuMs.toFixed(1),
+        'filedock cpu ms/img': mine[i].cpuMs.toFixed(1),
+        'listing p99 ms': '-',
+        listings: 0,
       });
     }
     const l = await ours(true);
-    rows.push({ run: 'with listing', 'vipsthumbnail img/s': '-', 'filedock img/s': l.rate.toFixed(1), ratio: '-', 'vips cpu ms/img': '-', 'filedock cpu ms/img': l.cpuMs.toFixed(1), 'listing p99 ms': l.p99.toFixed(1), listings: l.n });
+    rows.push({
+      run: 'with listing',
+      'vipsthumbnail img/s': '-',
+      'filedock img/s': l.rate.toFixed(1),
+      ratio: '-',
+      'vips cpu ms/img': '-',
+      'filedock cpu ms/img': l.cpuMs.toFixed(1),
+      'listing p99 ms': l.p99.toFixed(1),
+      listings: l.n,
+    });
     table(`thumbnails of ${IMAGES} 4000x3000 JPEGs, concurrency ${CONCURRENCY}`, rows);
     const rate = (xs: Rate[]) => median(xs.map((x) => x.rate));
     const ratio = rate(mine) / rate(anchor);
     const paired = median(mine.map((m, i) => m.rate / anchor[i].rate));
     const cpu = median(anchor.map((a) => a.cpuMs)) / median(mine.map((m) => m.cpuMs));
-    console.log(`\nmedian: vipsthumbnail ${rate(anchor).toFixed(1)} img/s, filedock ${rate(mine).toFixed(1)} img/s = ${(ratio * 100).toFixed(0)} % (target >= 120 %); median of the paired rounds ${(paired * 100).toFixed(0)} %`);
-    console.log(`CPU per image: vipsthumbnail ${median(anchor.map((a) => a.cpuMs)).toFixed(1)} ms, filedock ${median(mine.map((m) => m.cpuMs)).toFixed(1)} ms (filedock does ${(cpu * 100).toFixed(0)} % of the anchor's work rate per CPU second)`);
+    console.log(
+      `\nmedian: vipsthumbnail ${rate(anchor).toFixed(1)} img/s, filedock ${rate(mine).toFixed(1)} img/s = ${(ratio * 100).toFixed(0)} % (target >= 120 %); median of the paired rounds ${(paired * 100).toFixed(0)} %`,
+    );
+    console.log(
+      `CPU per image: vipsthumbnail ${median(anchor.map((a) => a.cpuMs)).toFixed(1)} ms, filedock ${median(mine.map((m) => m.cpuMs)).toFixed(1)} ms (filedock does ${(cpu * 100).toFixed(0)} % of the anchor's work rate per CPU second)`,
+    );
     console.log(`listing p99 during the run ${l.p99.toFixed(1)} ms over ${l.n} listings (target < 50 ms)`);
   } finally {
     await s.close();

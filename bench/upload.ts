@@ -34,14 +34,22 @@ function sendPart(base: string, token: string, id: string, part: number, src: st
   const start = (part - 1) * PART;
   const end = Math.min(start + PART, size) - 1;
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/api/files/upload/chunk?upload_id=${id}&part=${part}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': end - start + 1 },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(Buffer.concat(chunks).toString())) : reject(new Error(`part ${part}: ${res.statusCode} ${Buffer.concat(chunks)}`))));
-    });
+    const req = request(
+      `${base}/api/files/upload/chunk?upload_id=${id}&part=${part}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': end - start + 1 },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(JSON.parse(Buffer.concat(chunks).toString()))
+            : reject(new Error(`part ${part}: ${res.statusCode} ${Buffer.concat(chunks)}`)),
+        );
+      },
+    );
     req.on('error', reject);
     createReadStream(src, { start, end, highWaterMark: MiB }).pipe(req);
   });
@@ -53,12 +61,14 @@ async function upload(base: string, token: string, src: string, target: string):
   const count = Math.ceil(BYTES / init.chunk_size);
   const etags: Array<{ part: number; etag: string }> = [];
   let next = 1;
-  await Promise.all(Array.from({ length: PARALLEL }, async () => {
-    while (next <= count) {
-      const r = await sendPart(base, token, init.upload_id, next++, src, BYTES);
-      etags.push({ part: r.part, etag: r.etag });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      while (next <= count) {
+        const r = await sendPart(base, token, init.upload_id, next++, src, BYTES);
+        etags.push({ part: r.part, etag: r.etag });
+      }
+    }),
+  );
   const f0 = performance.now();
   await call(`${base}/api/files/upload/finalize`, token, { upload_id: init.upload_id, etags: etags.sort((a, b) => a.part - b.part) });
   const end = performance.now();
@@ -77,7 +87,10 @@ async function main(): Promise<void> {
   chmodSync(join(files.dir, 'davtmp'), 0o777);
   mkdirSync(join(files.dir, 'store'));
   const svc = await startService(adminEnv);
-  const nginx = await startNginx(files.dir, `location /dav/ { dav_methods PUT; client_max_body_size 0; client_body_buffer_size 1m; client_body_temp_path ${join(files.dir, 'davtmp')}; }`);
+  const nginx = await startNginx(
+    files.dir,
+    `location /dav/ { dav_methods PUT; client_max_body_size 0; client_body_buffer_size 1m; client_body_temp_path ${join(files.dir, 'davtmp')}; }`,
+  );
   try {
     const src = join(files.dir, 'source.bin');
     await pipeline(noise(BYTES), createWriteStream(src));
@@ -99,7 +112,12 @@ async function main(): Promise<void> {
       rmSync(join(files.dir, 'store', `up-${i}.bin`), { force: true });
     }
     const gbps = (s: number) => (BYTES / s / 1e9).toFixed(2);
-    const row = (server: string, xs: number[]) => ({ server, 'median s': median(xs).toFixed(2), 'GB/s': gbps(median(xs)), runs: xs.map((x) => x.toFixed(2)).join(' ') });
+    const row = (server: string, xs: number[]) => ({
+      server,
+      'median s': median(xs).toFixed(2),
+      'GB/s': gbps(median(xs)),
+      runs: xs.map((x) => x.toFixed(2)).join(' '),
+    });
     table(`Upload of ${BYTES / MiB} MiB over loopback, ${RUNS} alternating runs`, [
       ...(nginx ? [row('nginx WebDAV PUT (curl -T)', anchor)] : []),
       row(`service chunked, ${PART / MiB} MiB x ${PARALLEL}, with finalize`, ours),

@@ -30,7 +30,11 @@ async function makeZip(file: string, n: number): Promise<void> {
   const zip = new ZipWriter(createWriteStream(file, { highWaterMark: 1 << 20 }));
   for (let i = 0; i < n; i++) {
     const body = Buffer.from(`entry ${i} of the big archive bench\n`.repeat(3));
-    await zip.addFile(`folder-${i % 100}/file-${String(i).padStart(6, '0')}.txt`, Readable.from([body]), { size: body.length, mtime: Date.now(), compress: true });
+    await zip.addFile(`folder-${i % 100}/file-${String(i).padStart(6, '0')}.txt`, Readable.from([body]), {
+      size: body.length,
+      mtime: Date.now(),
+      compress: true,
+    });
   }
   await zip.finish();
 }
@@ -42,12 +46,21 @@ const timed = (fn: () => void): number => {
 };
 
 async function api(svc: Service, token: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const r = await fetch(`${svc.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: await r.json() };
 }
 
 /** Polls the op until it ends; returns it and the seconds waited. */
-async function opEnd(svc: Service, token: string, id: string, until = (op: any) => ['completed', 'failed', 'cancelled'].includes(op.status)): Promise<{ op: any; s: number }> {
+async function opEnd(
+  svc: Service,
+  token: string,
+  id: string,
+  until = (op: any) => ['completed', 'failed', 'cancelled'].includes(op.status),
+): Promise<{ op: any; s: number }> {
   const t0 = performance.now();
   for (;;) {
     const op = await (await fetch(`${svc.url}/api/files/ops/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
@@ -59,7 +72,7 @@ async function opEnd(svc: Service, token: string, id: string, until = (op: any) 
 /** Starts an extraction into `dest`, waits for `phase` (running, or some bytes written), cancels and times the end. */
 async function cancelled(svc: Service, token: string, dest: string, phase: (op: any) => boolean): Promise<string> {
   const r = await api(svc, token, '/api/files/archive/extract', { path: '/Bench/big.zip', dest, overwrite: true });
-  await opEnd(svc, token, r.body.operation_id, (op) => phase(op) || op.status !== 'queued' && op.status !== 'running');
+  await opEnd(svc, token, r.body.operation_id, (op) => phase(op) || (op.status !== 'queued' && op.status !== 'running'));
   await api(svc, token, `/api/files/ops/${r.body.operation_id}/cancel`, {});
   const end = await opEnd(svc, token, r.body.operation_id);
   return `${end.op.status} after ${end.s.toFixed(2)} s (${end.op.bytes_done ?? 0} bytes written)`;
@@ -95,10 +108,19 @@ async function main(): Promise<void> {
       ours.push(got.value);
       const overIdle = before + got.growth / 1048576 - idle;
       growth = Math.max(growth, overIdle);
-      rows.push({ run: i + 1, 'load (1 min)': load, 'unzip -l s': cli[i].toFixed(2), 'list route s': got.value.toFixed(2), 'ratio': (got.value / cli[i]).toFixed(2), 'peak RSS over idle MiB': overIdle.toFixed(0) });
+      rows.push({
+        run: i + 1,
+        'load (1 min)': load,
+        'unzip -l s': cli[i].toFixed(2),
+        'list route s': got.value.toFixed(2),
+        ratio: (got.value / cli[i]).toFixed(2),
+        'peak RSS over idle MiB': overIdle.toFixed(0),
+      });
     }
     table(`Listing a ${ENTRIES.toLocaleString('en')}-entry ZIP (idle RSS ${idle.toFixed(0)} MiB)`, rows);
-    console.log(`\nmedian: unzip -l ${median(cli).toFixed(2)} s, list route ${median(ours).toFixed(2)} s = ${(median(ours) / median(cli)).toFixed(2)}x (target <= 3 s and <= 2x); peak RSS ${growth.toFixed(0)} MiB over idle (target <= 200)`);
+    console.log(
+      `\nmedian: unzip -l ${median(cli).toFixed(2)} s, list route ${median(ours).toFixed(2)} s = ${(median(ours) / median(cli)).toFixed(2)}x (target <= 3 s and <= 2x); peak RSS ${growth.toFixed(0)} MiB over idle (target <= 200)`,
+    );
 
     const unzipDir = join(files.dir, 'unzipped');
     const unzipS = timed(() => execFileSync('unzip', ['-q', '-o', zipFile, '-d', unzipDir]));

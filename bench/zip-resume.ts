@@ -84,12 +84,15 @@ async function main(): Promise<void> {
     const variants: Array<[string, () => Promise<Run>]> = [
       ['none (no journal, no fdatasync)', () => build(out, small, null, null)],
       ['op journal (SQLite), default policy', () => build(out, small, journalStore(opJournal(), out), DEFAULT_POLICY)],
-      ['sidecar, default policy', async () => {
-        const side = new SidecarStore(`${out}.idx`);
-        const r = await build(out, small, side, DEFAULT_POLICY);
-        side.reset();
-        return r;
-      }],
+      [
+        'sidecar, default policy',
+        async () => {
+          const side = new SidecarStore(`${out}.idx`);
+          const r = await build(out, small, side, DEFAULT_POLICY);
+          side.reset();
+          return r;
+        },
+      ],
     ];
     const runs = new Map<string, Run[]>(variants.map(([k]) => [k, []]));
     for (let r = 0; r < RUNS; r++) for (const [k, fn] of r % 2 ? [...variants].reverse() : variants) runs.get(k)!.push(await fn());
@@ -101,7 +104,15 @@ async function main(): Promise<void> {
     const row = (k: string, v: Run[], n: number, b: number) => {
       const m = median(v.map((x) => x.ms));
       const mid = v.find((x) => x.ms === m)!;
-      return { checkpoints: k, ms: m.toFixed(0), 'vs none': `${((m / b - 1) * 100).toFixed(1)} %`, 'µs/entry extra': (((m - b) * 1000) / n).toFixed(1), 'checkpoints taken': mid.stats.checkpoints, 'fdatasync ms': mid.stats.syncMs.toFixed(0), 'journal ms': mid.stats.journalMs.toFixed(0) };
+      return {
+        checkpoints: k,
+        ms: m.toFixed(0),
+        'vs none': `${((m / b - 1) * 100).toFixed(1)} %`,
+        'µs/entry extra': (((m - b) * 1000) / n).toFixed(1),
+        'checkpoints taken': mid.stats.checkpoints,
+        'fdatasync ms': mid.stats.syncMs.toFixed(0),
+        'journal ms': mid.stats.journalMs.toFixed(0),
+      };
     };
     table(`journal cost: ${SMALL} files of 4 KiB (median of ${RUNS}, alternating order, ms)`, [
       ...variants.map(([k]) => row(k, runs.get(k)!, SMALL, base)),
@@ -136,7 +147,11 @@ async function main(): Promise<void> {
       else await resumed(), await rest();
     }
     table(`resume: 600 × 256 KiB cut after ~300 entries (median of ${RUNS}, ms)`, [
-      { run: 'resume (open: load checkpoint, cut, writer state) + the remaining entries + finish', ms: median(resume).toFixed(0), 'open ms': median(opens).toFixed(1) },
+      {
+        run: 'resume (open: load checkpoint, cut, writer state) + the remaining entries + finish',
+        ms: median(resume).toFixed(0),
+        'open ms': median(opens).toFixed(1),
+      },
       { run: 'the same remaining entries from zero (with checkpoints too)', ms: median(remainder).toFixed(0), 'open ms': '' },
       { run: 'overhead', ms: (median(resume) - median(remainder)).toFixed(0), 'open ms': '' },
     ]);

@@ -80,13 +80,21 @@ async function main(): Promise<void> {
       const oOut = join(dir, 'ours.zip');
       a.push(mbps(zipCli(root, zOut)));
       b.push(mbps(await ours(root, oOut)));
-      rows.push({ run: i + 1, 'zip -r -1 MB/s': a[i].toFixed(0), 'ZipWriter MB/s': b[i].toFixed(0), 'zip size MB': (statSync(zOut).size / 1e6).toFixed(0), 'ours size MB': (statSync(oOut).size / 1e6).toFixed(0) });
+      rows.push({
+        run: i + 1,
+        'zip -r -1 MB/s': a[i].toFixed(0),
+        'ZipWriter MB/s': b[i].toFixed(0),
+        'zip size MB': (statSync(zOut).size / 1e6).toFixed(0),
+        'ours size MB': (statSync(oOut).size / 1e6).toFixed(0),
+      });
       if (i === 0) execFileSync('unzip', ['-tq', oOut]);
       rmSync(zOut);
       rmSync(oOut);
     }
     table(`ZIP creation of ${(bytes / 1048576).toFixed(0)} MiB (half media, half CSV)`, rows);
-    console.log(`\nmedian: zip -r -1 ${median(a).toFixed(0)} MB/s, ZipWriter ${median(b).toFixed(0)} MB/s = ${((median(b) / median(a)) * 100).toFixed(0)} % (target >= 150 %)`);
+    console.log(
+      `\nmedian: zip -r -1 ${median(a).toFixed(0)} MB/s, ZipWriter ${median(b).toFixed(0)} MB/s = ${((median(b) / median(a)) * 100).toFixed(0)} % (target >= 150 %)`,
+    );
   } finally {
     cleanup();
   }

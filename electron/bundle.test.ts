@@ -9,14 +9,37 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 
 /** Bundles like scripts/build.mjs does for the shell and returns the modules left to require at runtime. */
 async function runtimeRequires(entry: string): Promise<string[]> {
-  const out = await build({ entryPoints: [dir + entry], bundle: true, write: false, platform: 'node', format: 'cjs', packages: 'external', external: ['electron'], logLevel: 'silent' });
+  const out = await build({
+    entryPoints: [dir + entry],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'cjs',
+    packages: 'external',
+    external: ['electron'],
+    logLevel: 'silent',
+  });
   const code = out.outputFiles[0].text;
   return [...new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]))].sort();
 }
-const bare = (mods: string[]) => mods.filter((m) => !m.startsWith('node:')).map((m) => (m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : m.split('/')[0]));
+const bare = (mods: string[]) =>
+  mods.filter((m) => !m.startsWith('node:')).map((m) => (m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : m.split('/')[0]));
 
 test('the pure modules never load electron at runtime', async () => {
-  for (const m of ['server-host.ts', 'tray-menu.ts', 'windows.ts', 'desktop-settings.ts', 'pairing.ts', 'lan.ts', 'public-selftest.ts', 'power.ts', 'log-file.ts', 'server-env.ts', 'fork.ts', 'shell.ts'])
+  for (const m of [
+    'server-host.ts',
+    'tray-menu.ts',
+    'windows.ts',
+    'desktop-settings.ts',
+    'pairing.ts',
+    'lan.ts',
+    'public-selftest.ts',
+    'power.ts',
+    'log-file.ts',
+    'server-env.ts',
+    'fork.ts',
+    'shell.ts',
+  ])
     assert.ok(!(await runtimeRequires(m)).includes('electron'), m);
 });
 

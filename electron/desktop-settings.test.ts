@@ -18,13 +18,22 @@ const file = (content?: unknown) => {
 
 test('v1 migrates through every step to the current shape', () => {
   assert.deepEqual(migrate({ version: 1, port: 8080, lan: false }), {
-    ...DEFAULT_SETTINGS, port: 8080, lanAccess: false, startAtLogin: false,
+    ...DEFAULT_SETTINGS,
+    port: 8080,
+    lanAccess: false,
+    startAtLogin: false,
   });
 });
 
 test('v2 keeps its values and gains the v3 fields', () => {
   assert.deepEqual(migrate({ version: 2, port: 0, lanAccess: true, startAtLogin: true }), {
-    port: 0, lanAccess: true, startAtLogin: true, dataDir: null, publicUrl: '', publicPort: 5213, advertise: true,
+    port: 0,
+    lanAccess: true,
+    startAtLogin: true,
+    dataDir: null,
+    publicUrl: '',
+    publicPort: 5213,
+    advertise: true,
   });
 });
 
@@ -47,8 +56,14 @@ test('a missing file gives the defaults and writes nothing until a change', () =
 test('an invalid change is refused with the field named and nothing is written', () => {
   const p = file();
   const s = new SettingsStore(p);
-  assert.throws(() => s.update({ port: 70000 }), (e: unknown) => e instanceof SettingsError && e.field === 'port');
-  assert.throws(() => s.update({ publicUrl: 'ftp://x' }), (e: unknown) => e instanceof SettingsError && e.field === 'publicUrl');
+  assert.throws(
+    () => s.update({ port: 70000 }),
+    (e: unknown) => e instanceof SettingsError && e.field === 'port',
+  );
+  assert.throws(
+    () => s.update({ publicUrl: 'ftp://x' }),
+    (e: unknown) => e instanceof SettingsError && e.field === 'publicUrl',
+  );
   assert.equal(existsSync(p), false);
   assert.equal(s.update({ publicUrl: 'https://abc.example.net/' }).publicUrl, 'https://abc.example.net');
 });

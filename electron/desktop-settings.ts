@@ -33,7 +33,10 @@ const MIGRATIONS: Record<number, (d: Doc) => Doc> = {
 };
 
 export class SettingsError extends Error {
-  constructor(readonly field: keyof DesktopSettings, reason: string) {
+  constructor(
+    readonly field: keyof DesktopSettings,
+    reason: string,
+  ) {
     super(`${field}: ${reason}`);
   }
 }
@@ -42,10 +45,8 @@ export class SettingsError extends Error {
 export function validateSettings(s: DesktopSettings): DesktopSettings {
   if (!Number.isInteger(s.port) || s.port < 0 || s.port > 65535) throw new SettingsError('port', 'must be an integer from 0 to 65535');
   if (!Number.isInteger(s.publicPort) || s.publicPort < 1 || s.publicPort > 65535) throw new SettingsError('publicPort', 'must be an integer from 1 to 65535');
-  for (const k of ['lanAccess', 'startAtLogin', 'advertise'] as const)
-    if (typeof s[k] !== 'boolean') throw new SettingsError(k, 'must be true or false');
-  if (s.dataDir !== null && (typeof s.dataDir !== 'string' || s.dataDir.trim() === ''))
-    throw new SettingsError('dataDir', 'must be a folder path or null');
+  for (const k of ['lanAccess', 'startAtLogin', 'advertise'] as const) if (typeof s[k] !== 'boolean') throw new SettingsError(k, 'must be true or false');
+  if (s.dataDir !== null && (typeof s.dataDir !== 'string' || s.dataDir.trim() === '')) throw new SettingsError('dataDir', 'must be a folder path or null');
   if (typeof s.publicUrl !== 'string') throw new SettingsError('publicUrl', 'must be a URL or empty');
   if (s.publicUrl !== '') {
     let u: URL;
@@ -61,7 +62,14 @@ export function validateSettings(s: DesktopSettings): DesktopSettings {
 
 /** The fields this version knows, over the defaults (unknown keys of a newer file are dropped). */
 const withKnownFields = (fields: Record<string, unknown>): DesktopSettings =>
-  ({ ...DEFAULT_SETTINGS, ...Object.fromEntries(Object.keys(DEFAULT_SETTINGS).filter((k) => k in fields).map((k) => [k, fields[k]])) }) as DesktopSettings;
+  ({
+    ...DEFAULT_SETTINGS,
+    ...Object.fromEntries(
+      Object.keys(DEFAULT_SETTINGS)
+        .filter((k) => k in fields)
+        .map((k) => [k, fields[k]]),
+    ),
+  }) as DesktopSettings;
 
 /** Upgrades a parsed document of any known version to the current shape; throws on an unknown or future version. */
 export function migrate(raw: unknown): DesktopSettings {

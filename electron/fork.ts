@@ -9,7 +9,18 @@ import type { UtilityProcess, ForkOptions } from 'electron';
 import type { ForkServer, HostMessage, ServerChild, ServerMessage } from './types';
 
 // A Record, so a message type added to the protocol is a compile error here until it is let through.
-const KNOWN: Record<ServerMessage['type'], true> = { ready: true, fatal: true, activity: true, notify: true, replica: true, storages: true, governor: true, inhibit: true, uplink: true, stopped: true };
+const KNOWN: Record<ServerMessage['type'], true> = {
+  ready: true,
+  fatal: true,
+  activity: true,
+  notify: true,
+  replica: true,
+  storages: true,
+  governor: true,
+  inhibit: true,
+  uplink: true,
+  stopped: true,
+};
 const MESSAGE_TYPES = new Set(Object.keys(KNOWN));
 
 /** Narrows an IPC payload to a protocol message; anything else is ignored by the host. */
@@ -61,7 +72,11 @@ export function nodeFork(modulePath: string, execArgv: string[] = [], args: stri
 }
 
 /** The same over Electron's utility process (stdout/stderr piped into our log). */
-export function utilityFork(utility: { fork(modulePath: string, args?: string[], options?: ForkOptions): UtilityProcess }, modulePath: string, args: string[] = ['serve']): ForkServer {
+export function utilityFork(
+  utility: { fork(modulePath: string, args?: string[], options?: ForkOptions): UtilityProcess },
+  modulePath: string,
+  args: string[] = ['serve'],
+): ForkServer {
   return (env) => {
     const child = utility.fork(modulePath, args, { env, stdio: 'pipe', serviceName: 'Filedock server' });
     let exited = false;

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
 import { advertise, lanUrl, nfsListener, nfsUrl, pickLanAddress, qrDataUrl, sftpListener, sftpUrl, webdavOnLan, webdavUrl, type MdnsResponder } from './lan';
 
-const v4 = (address: string, internal = false) => ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
-const v6 = (address: string) => ({ address, family: 'IPv6', internal: false, netmask: 'ffff::', mac: '00:00:00:00:00:00', cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
+const v4 = (address: string, internal = false) =>
+  ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
+const v6 = (address: string) =>
+  ({ address, family: 'IPv6', internal: false, netmask: 'ffff::', mac: '00:00:00:00:00:00', cidr: null, scopeid: 0 }) as NetworkInterfaceInfo;
 
 test('picks the private address of a physical interface over loopback, link-local, IPv6 and container bridges', () => {
   const ifs = {
@@ -86,7 +88,13 @@ test('SFTP: the copied address and _sftp-ssh._tcp follow SERVICE_SFTP_LISTEN (an
   const published: { type: string; port: number }[] = [];
   const fake: MdnsResponder = { publish: (s) => void published.push(s), unpublishAll: (cb) => cb?.(), destroy: (cb) => cb?.() };
   advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0', sftpPort: 2022 });
-  assert.deepEqual(published.map((p) => [p.type, p.port]), [['http', 5212], ['sftp-ssh', 2022]]);
+  assert.deepEqual(
+    published.map((p) => [p.type, p.port]),
+    [
+      ['http', 5212],
+      ['sftp-ssh', 2022],
+    ],
+  );
 });
 
 test('NFS: the copied address follows SERVICE_NFS_LISTEN (the LAN address only when the gateway listens beyond loopback)', () => {
@@ -105,5 +113,11 @@ test('NFS: _nfs._tcp follows SERVICE_NFS_LISTEN, announced only beyond loopback'
   const published: { type: string; port: number }[] = [];
   const fake: MdnsResponder = { publish: (s) => void published.push(s), unpublishAll: (cb) => cb?.(), destroy: (cb) => cb?.() };
   advertise(fake, { name: 'Filedock on desk', port: 5212, version: '0.1.0', nfsPort: 2049 });
-  assert.deepEqual(published.map((p) => [p.type, p.port]), [['http', 5212], ['nfs', 2049]]);
+  assert.deepEqual(
+    published.map((p) => [p.type, p.port]),
+    [
+      ['http', 5212],
+      ['nfs', 2049],
+    ],
+  );
 });

@@ -66,8 +66,7 @@ export class RotatingLog {
   private rotate(): void {
     this.close();
     rmSync(`${this.path}.${this.keep}`, { force: true });
-    for (let i = this.keep - 1; i >= 1; i--)
-      if (existsSync(`${this.path}.${i}`)) renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
+    for (let i = this.keep - 1; i >= 1; i--) if (existsSync(`${this.path}.${i}`)) renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
     renameSync(this.path, `${this.path}.1`);
     this.open();
   }

@@ -20,7 +20,13 @@ describe(`first run and pairing against the ${realServer ? 'real server' : 'prot
   const host = new ServerHost({
     fork: forkServer,
     // The test's minimal base env keeps the run hermetic; the shell passes process.env.
-    env: () => buildServerEnv({ settings: { ...DEFAULT_SETTINGS, port: 0, lanAccess: false }, dataDir: join(userData, 'data'), firstRun, base: serverEnv(join(userData, 'data')) }),
+    env: () =>
+      buildServerEnv({
+        settings: { ...DEFAULT_SETTINGS, port: 0, lanAccess: false },
+        dataDir: join(userData, 'data'),
+        firstRun,
+        base: serverEnv(join(userData, 'data')),
+      }),
     backoffBaseMs: 50,
     readyTimeoutMs: TEST_READY_MS,
   });
@@ -77,8 +83,10 @@ describe(`first run and pairing against the ${realServer ? 'real server' : 'prot
     const first = await signIn({ baseUrl: base, machineId: id, label: 'Test desktop', keys, bootstrapSecret: null });
     assert.ok(first.via === 'key', first.via);
     const token = first.login.token;
-    const list = (await (await fetch(`${base}/api/auth/desktop/keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as { keys?: { id: number }[] } | { id: number }[];
-    const rows = Array.isArray(list) ? list : list.keys ?? [];
+    const list = (await (await fetch(`${base}/api/auth/desktop/keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as
+      | { keys?: { id: number }[] }
+      | { id: number }[];
+    const rows = Array.isArray(list) ? list : (list.keys ?? []);
     assert.ok(rows.length >= 1);
     const del = await fetch(`${base}/api/auth/desktop/keys/${keys.load()!.key_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
     assert.ok(del.status === 200 || del.status === 204, `revoke answered ${del.status}`);

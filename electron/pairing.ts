@@ -23,7 +23,11 @@ export interface DeviceKey {
 
 /** A failed pairing call: `status` is the HTTP status (0 when the server was unreachable), `code` the spec's error code. */
 export class PairingError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -65,7 +69,10 @@ export const plainSealer: Sealer = { seal: (s) => Buffer.from(s, 'utf8'), unseal
 
 /** The device key on disk (0600, sealed). `load` gives null for a missing or unreadable file. */
 export class DeviceKeyStore {
-  constructor(readonly path: string, private readonly sealer: Sealer = plainSealer) {}
+  constructor(
+    readonly path: string,
+    private readonly sealer: Sealer = plainSealer,
+  ) {}
 
   load(): DeviceKey | null {
     if (!existsSync(this.path)) return null;

@@ -5,7 +5,11 @@ import type { PowerHostMessage } from './types';
 
 test('powerMessage: on battery or mains; the user away after two minutes without input or while locked', () => {
   assert.deepEqual(powerMessage({ onBattery: true, idleSeconds: 0, locked: false }), { type: 'power', on_battery: true, user_idle: false });
-  assert.deepEqual(powerMessage({ onBattery: false, idleSeconds: USER_IDLE_AFTER_S - 1, locked: false }), { type: 'power', on_battery: false, user_idle: false });
+  assert.deepEqual(powerMessage({ onBattery: false, idleSeconds: USER_IDLE_AFTER_S - 1, locked: false }), {
+    type: 'power',
+    on_battery: false,
+    user_idle: false,
+  });
   assert.deepEqual(powerMessage({ onBattery: false, idleSeconds: USER_IDLE_AFTER_S, locked: false }), { type: 'power', on_battery: false, user_idle: true });
   assert.deepEqual(powerMessage({ onBattery: false, idleSeconds: 3, locked: true }), { type: 'power', on_battery: false, user_idle: true });
 });

@@ -43,7 +43,10 @@ export class PowerReporter {
   private locked = false;
   private last = '';
 
-  constructor(private readonly monitor: PowerMonitorSurface, private readonly send: (m: PowerHostMessage) => void) {}
+  constructor(
+    private readonly monitor: PowerMonitorSurface,
+    private readonly send: (m: PowerHostMessage) => void,
+  ) {}
 
   /** Follows one powerMonitor event (or a poll tick). */
   handle(event: PowerEvent): void {

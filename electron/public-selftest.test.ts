@@ -57,7 +57,16 @@ describe('public links self-test', () => {
   test('a tunnel to the public listener passes every check', async () => {
     const url = await start(tunnel(() => pub));
     const r = await publicSelfTest({ publicUrl: url, localPublicUrl: pub, bodyBytes: 1 << 20 });
-    assert.deepEqual(r.checks.map((c) => [c.id, c.ok]), [['share-route', true], ['admin-refused', true], ['login-refused', true], ['clock-skew', true], ['body-limit', true]]);
+    assert.deepEqual(
+      r.checks.map((c) => [c.id, c.ok]),
+      [
+        ['share-route', true],
+        ['admin-refused', true],
+        ['login-refused', true],
+        ['clock-skew', true],
+        ['body-limit', true],
+      ],
+    );
     assert.equal(r.ok, true);
   });
 

@@ -25,7 +25,11 @@ const REACHED = (status: number) => (status >= 200 && status < 300) || [400, 401
 
 const title = (html: string) => /<title>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() ?? '';
 
-async function probe(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; text: string; date: string | null; ms: number; mid: number } | { error: string }> {
+async function probe(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; text: string; date: string | null; ms: number; mid: number } | { error: string }> {
   const t0 = Date.now();
   try {
     const res = await fetch(url, { redirect: 'manual', ...init, signal: AbortSignal.timeout(timeoutMs) });
@@ -54,17 +58,30 @@ export async function publicSelfTest(o: SelfTestOptions): Promise<SelfTestReport
     checks.push({
       id: 'share-route',
       ok: same,
-      detail: same ? 'an unknown share link shows our "link not found" page' : `an unknown share link answered ${share.status} "${title(share.text)}", expected our 404 page`,
+      detail: same
+        ? 'an unknown share link shows our "link not found" page'
+        : `an unknown share link answered ${share.status} "${title(share.text)}", expected our 404 page`,
     });
   }
 
   for (const [id, path, init] of [
     ['admin-refused', '/api/admin/storages', {}],
-    ['login-refused', '/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'selftest@invalid', password: 'x' }) }],
+    [
+      'login-refused',
+      '/api/auth/login',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'selftest@invalid', password: 'x' }) },
+    ],
   ] as const) {
     const r = await probe(base + path, init, timeoutMs);
     if ('error' in r) checks.push({ id, ok: false, detail: `no answer: ${r.error}` });
-    else checks.push({ id, ok: !REACHED(r.status), detail: REACHED(r.status) ? `${path} is reachable from the public URL (${r.status}): point the tunnel at the public listener, not the main port` : `${path} is refused (${r.status})` });
+    else
+      checks.push({
+        id,
+        ok: !REACHED(r.status),
+        detail: REACHED(r.status)
+          ? `${path} is reachable from the public URL (${r.status}): point the tunnel at the public listener, not the main port`
+          : `${path} is refused (${r.status})`,
+      });
   }
 
   if ('error' in share || !share.date) checks.push({ id: 'clock-skew', ok: false, detail: 'no Date header to compare' });
@@ -72,13 +89,27 @@ export async function publicSelfTest(o: SelfTestOptions): Promise<SelfTestReport
     // Date has 1 s resolution: allow that on top of the bound.
     const skew = Date.parse(share.date) - share.mid;
     const ok = Math.abs(skew) <= maxSkewMs + 1000;
-    checks.push({ id: 'clock-skew', ok, detail: `server clock differs by ${Math.round(skew / 1000)} s${ok ? '' : ': fix the clock, expiry and signed links depend on it'}` });
+    checks.push({
+      id: 'clock-skew',
+      ok,
+      detail: `server clock differs by ${Math.round(skew / 1000)} s${ok ? '' : ': fix the clock, expiry and signed links depend on it'}`,
+    });
   }
 
-  const body = await probe(base + bogus, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(bodyBytes) }, timeoutMs * 4);
+  const body = await probe(
+    base + bogus,
+    { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(bodyBytes) },
+    timeoutMs * 4,
+  );
   const mib = (bodyBytes / 1048576).toFixed(0);
   if ('error' in body) checks.push({ id: 'body-limit', ok: false, detail: `a ${mib} MiB body did not get through: ${body.error}` });
-  else checks.push({ id: 'body-limit', ok: body.status !== 413, detail: body.status === 413 ? `the tunnel refuses ${mib} MiB bodies (413): lower the upload chunk size` : `a ${mib} MiB body gets through (${body.ms} ms)` });
+  else
+    checks.push({
+      id: 'body-limit',
+      ok: body.status !== 413,
+      detail:
+        body.status === 413 ? `the tunnel refuses ${mib} MiB bodies (413): lower the upload chunk size` : `a ${mib} MiB body gets through (${body.ms} ms)`,
+    });
 
   return { url: base, ok: checks.every((c) => c.ok), checks };
 }

@@ -7,7 +7,12 @@ import { buildServerEnv, FirstRunMarker } from './server-env';
 import { DEFAULT_SETTINGS } from './desktop-settings';
 
 test('settings become SERVICE_* variables; LAN access picks the bind address', () => {
-  const env = buildServerEnv({ settings: { ...DEFAULT_SETTINGS, port: 6000 }, dataDir: '/d', firstRun: null, base: { PATH: '/bin', SERVICE_SMTP_HOST: 'mail' } });
+  const env = buildServerEnv({
+    settings: { ...DEFAULT_SETTINGS, port: 6000 },
+    dataDir: '/d',
+    firstRun: null,
+    base: { PATH: '/bin', SERVICE_SMTP_HOST: 'mail' },
+  });
   assert.equal(env.SERVICE_HOST, '0.0.0.0');
   assert.equal(env.SERVICE_PORT, '6000');
   assert.equal(env.SERVICE_DATA_DIR, '/d');
@@ -20,13 +25,23 @@ test('settings become SERVICE_* variables; LAN access picks the bind address', (
 });
 
 test('a public URL adds the loopback public-links listener the tunnel points at', () => {
-  const env = buildServerEnv({ settings: { ...DEFAULT_SETTINGS, publicUrl: 'https://t.example.net', publicPort: 7001 }, dataDir: '/d', firstRun: null, base: {} });
+  const env = buildServerEnv({
+    settings: { ...DEFAULT_SETTINGS, publicUrl: 'https://t.example.net', publicPort: 7001 },
+    dataDir: '/d',
+    firstRun: null,
+    base: {},
+  });
   assert.equal(env.SERVICE_PUBLIC_URL, 'https://t.example.net');
   assert.equal(env.SERVICE_PUBLIC_LISTEN, '127.0.0.1:7001');
 });
 
 test('only the first run carries the bootstrap secret and the default storage seed', () => {
-  const first = buildServerEnv({ settings: DEFAULT_SETTINGS, dataDir: '/d', firstRun: { secret: 's3cret', storagePath: '/home/u/Filedock' }, base: { SERVICE_DESKTOP_BOOTSTRAP: 'stale' } });
+  const first = buildServerEnv({
+    settings: DEFAULT_SETTINGS,
+    dataDir: '/d',
+    firstRun: { secret: 's3cret', storagePath: '/home/u/Filedock' },
+    base: { SERVICE_DESKTOP_BOOTSTRAP: 'stale' },
+  });
   assert.equal(first.SERVICE_DESKTOP_BOOTSTRAP, 's3cret');
   assert.equal(first.SERVICE_DEFAULT_STORAGE_DRIVER, 'local');
   assert.equal(first.SERVICE_DEFAULT_STORAGE_NAME, 'Filedock');

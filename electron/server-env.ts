@@ -63,7 +63,10 @@ export function buildServerEnv({ settings, dataDir, firstRun, base }: EnvInput):
 export class FirstRunMarker {
   private secret: string | null = null;
 
-  constructor(private readonly userData: string, private readonly home: string) {}
+  constructor(
+    private readonly userData: string,
+    private readonly home: string,
+  ) {}
 
   private get marker(): string {
     return join(this.userData, 'first-run-done');

@@ -57,7 +57,10 @@ describe(`server host against the ${realServer ? 'real server' : 'protocol stand
     await h.stop();
     assert.equal(h.snapshot().status, 'stopped');
     assert.equal(alive(pid), false);
-    assert.deepEqual(states.map((s) => s.status), ['starting', 'running', 'stopping', 'stopped']);
+    assert.deepEqual(
+      states.map((s) => s.status),
+      ['starting', 'running', 'stopping', 'stopped'],
+    );
   });
 
   test('a crash after a ready run restarts after the base delay (backoff resets on ready)', async () => {
@@ -89,7 +92,10 @@ describe(`server host against the ${realServer ? 'real server' : 'protocol stand
     const snap = h.snapshot();
     assert.equal(snap.status, 'error');
     assert.equal(snap.recentCrashes, 4);
-    assert.deepEqual(states.filter((s) => s.status === 'backoff').map((s) => s.restartInMs), [40, 80, 160]);
+    assert.deepEqual(
+      states.filter((s) => s.status === 'backoff').map((s) => s.restartInMs),
+      [40, 80, 160],
+    );
     assert.equal(states.filter((s) => s.status === 'starting').length, 4);
   });
 
@@ -119,7 +125,7 @@ describe(`server host against the ${realServer ? 'real server' : 'protocol stand
   });
 });
 
-describe('power and sleep reach the real server\'s governor', { skip: !realServer && 'needs the real server' }, () => {
+describe("power and sleep reach the real server's governor", { skip: !realServer && 'needs the real server' }, () => {
   test('battery, presence and sleep are passed on, come back in the governor report, and are re-sent after a restart', async () => {
     const { h } = host();
     const reports: Array<import('./types').GovernorView | null> = [];
@@ -162,7 +168,7 @@ describe('server host with a misbehaving server (stand-in)', () => {
     assert.deepEqual(seen[0], [{ name: 'USB', reason: 'volume 1234 is not mounted', unplugged: true, foreign: false }]);
     process.kill(h.snapshot().pid!, 'SIGKILL');
     await once(h, 'state');
-    assert.deepEqual(seen.at(-1), [], 'a crashed server\'s last list is not shown as current');
+    assert.deepEqual(seen.at(-1), [], "a crashed server's last list is not shown as current");
     await h.stop();
   });
 

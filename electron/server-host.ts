@@ -7,7 +7,21 @@
  */
 import { EventEmitter } from 'node:events';
 import { parseInhibit } from './sleep-inhibitor';
-import type { Activity, BackupStatus, ForkServer, GovernorView, HostMessage, InhibitReason, OfflineStorage, PowerHostMessage, ServerChild, ServerMessage, ServerSnapshot, ServerStatus, UplinkView } from './types';
+import type {
+  Activity,
+  BackupStatus,
+  ForkServer,
+  GovernorView,
+  HostMessage,
+  InhibitReason,
+  OfflineStorage,
+  PowerHostMessage,
+  ServerChild,
+  ServerMessage,
+  ServerSnapshot,
+  ServerStatus,
+  UplinkView,
+} from './types';
 
 export interface ServerHostOptions {
   fork: ForkServer;
@@ -229,18 +243,42 @@ export class ServerHost extends EventEmitter<HostEvents> {
         return;
       case 'uplink':
         this.emit('uplink', {
-          egress_mbps: Number(m.egress_mbps) || 0, budget_mbps: Number(m.budget_mbps) || 0, suspended_links: Number(m.suspended_links) || 0,
-          budgets: Array.isArray(m.budgets) ? m.budgets.map((b) => ({ name: String(b.name), used_today: Number(b.used_today) || 0, budget_per_day: Number(b.budget_per_day) || 0, exhausted: Boolean(b.exhausted) })) : [],
+          egress_mbps: Number(m.egress_mbps) || 0,
+          budget_mbps: Number(m.budget_mbps) || 0,
+          suspended_links: Number(m.suspended_links) || 0,
+          budgets: Array.isArray(m.budgets)
+            ? m.budgets.map((b) => ({
+                name: String(b.name),
+                used_today: Number(b.used_today) || 0,
+                budget_per_day: Number(b.budget_per_day) || 0,
+                exhausted: Boolean(b.exhausted),
+              }))
+            : [],
         });
         return;
       case 'storages':
-        this.emit('storages', Array.isArray(m.offline) ? m.offline.map((s) => ({ name: String(s.name), reason: s.reason ? String(s.reason) : null, unplugged: s.volume_state === 'missing', foreign: s.volume_state === 'foreign' })) : []);
+        this.emit(
+          'storages',
+          Array.isArray(m.offline)
+            ? m.offline.map((s) => ({
+                name: String(s.name),
+                reason: s.reason ? String(s.reason) : null,
+                unplugged: s.volume_state === 'missing',
+                foreign: s.volume_state === 'foreign',
+              }))
+            : [],
+        );
         return;
       case 'governor':
         this.emit('governor', {
-          lanes: Number(m.lanes) || 0, active: Number(m.active) || 0, cpu_percent: Number(m.cpu_percent) || 0, budget_percent: Number(m.budget_percent) || 0,
-          paused: Boolean(m.paused), pause_reasons: Array.isArray(m.pause_reasons) ? m.pause_reasons.filter((r) => r === 'user' || r === 'sleep') : [],
-          on_battery: Boolean(m.on_battery), user_idle: Boolean(m.user_idle),
+          lanes: Number(m.lanes) || 0,
+          active: Number(m.active) || 0,
+          cpu_percent: Number(m.cpu_percent) || 0,
+          budget_percent: Number(m.budget_percent) || 0,
+          paused: Boolean(m.paused),
+          pause_reasons: Array.isArray(m.pause_reasons) ? m.pause_reasons.filter((r) => r === 'user' || r === 'sleep') : [],
+          on_battery: Boolean(m.on_battery),
+          user_idle: Boolean(m.user_idle),
         });
         return;
       case 'notify':

@@ -34,7 +34,10 @@ async function shellOnFake(): Promise<{ fake: FakeElectron; userData: string; ho
   mkdirSync(userData, { recursive: true });
   mkdirSync(home, { recursive: true });
   // Loopback only and port 0: the defaults (LAN on, port 5212) are not for a test machine.
-  writeFileSync(join(userData, 'desktop-settings.json'), JSON.stringify({ version: 3, port: 0, lanAccess: false, startAtLogin: false, dataDir: null, publicUrl: '', publicPort: 5213, advertise: false }));
+  writeFileSync(
+    join(userData, 'desktop-settings.json'),
+    JSON.stringify({ version: 3, port: 0, lanAccess: false, startAtLogin: false, dataDir: null, publicUrl: '', publicPort: 5213, advertise: false }),
+  );
   const fake = fakeElectron({ appRoot, userData, home });
   const pids: number[] = [];
   const fork: ForkServer = (env) => {
@@ -53,10 +56,19 @@ const count = (fake: FakeElectron, what: string) => fake.calls.filter((c) => c.w
 /** Sends a multipart upload of `size` bytes in two halves; `second()` sends the rest and resolves with the status. */
 function halfUpload(url: string, token: string, folder: string, name: string, size: number) {
   const boundary = 'shell-test-boundary';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="path"\r\n\r\n${folder}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="path"\r\n\r\n${folder}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const body = Buffer.alloc(size, 'u');
-  const req = request(`${url}/api/files/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) } });
+  const req = request(`${url}/api/files/upload`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(head.length + size + tail.length),
+    },
+  });
   const status = new Promise<number>((resolve, reject) => {
     req.on('response', (res) => {
       res.resume();
@@ -68,7 +80,9 @@ function halfUpload(url: string, token: string, folder: string, name: string, si
   return { second: () => (req.end(Buffer.concat([body.subarray(size / 2), tail])), status) };
 }
 
-test('the shell under a stand-in Electron: tray menu and its actions, window close keeps the app, quit drains the server and the upload before exit', { timeout: 120_000 }, async () => {
+test('the shell under a stand-in Electron: tray menu and its actions, window close keeps the app, quit drains the server and the upload before exit', {
+  timeout: 120_000,
+}, async () => {
   const { fake, userData, home, pids } = await shellOnFake();
 
   // First run: the server is up, a window opened signed in, the tray shows the running state.
@@ -85,7 +99,16 @@ test('the shell under a stand-in Electron: tray menu and its actions, window clo
   assert.equal((await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
   await until('tray shows running', () => fake.tray?.image === join(appRoot, 'resources/tray-running.png'));
   const labels = fake.labels();
-  for (const l of ['Filedock is running', 'This computer only (LAN access off)', 'Open Filedock', 'Open in browser', 'Pause background work', 'Open data folder', 'Open logs', 'Quit Filedock'])
+  for (const l of [
+    'Filedock is running',
+    'This computer only (LAN access off)',
+    'Open Filedock',
+    'Open in browser',
+    'Pause background work',
+    'Open data folder',
+    'Open logs',
+    'Quit Filedock',
+  ])
     assert.ok(labels.includes(l), `menu has "${l}": ${JSON.stringify(labels)}`);
   assert.equal(fake.tray?.tooltip, 'Filedock is running');
 
@@ -98,7 +121,10 @@ test('the shell under a stand-in Electron: tray menu and its actions, window clo
   fake.click('Pause background work');
   await until('paused', () => fake.tray!.menu.find((e) => e.label === 'Pause background work')?.checked === true);
   assert.ok(fake.labels().includes('Filedock is running (background work paused)'));
-  assert.ok(fake.calls.some((c) => c.what === 'child.send' && c.args[0] === 'pause'), 'the server was told');
+  assert.ok(
+    fake.calls.some((c) => c.what === 'child.send' && c.args[0] === 'pause'),
+    'the server was told',
+  );
   fake.click('Pause background work');
   await until('resumed', () => fake.tray!.menu.find((e) => e.label === 'Pause background work')?.checked === false);
 

@@ -21,12 +21,36 @@ import { ServerHost } from './server-host';
 import { pairPagePath, toMenuTemplate, trayIcon, trayMenu, trayTooltip } from './tray-menu';
 import { createDesktopUpdater, type AutoUpdaterSurface } from './updater';
 import { isExternalSafe, mainWindowOptions, navigationVerdict, panelWindowOptions, WindowStateStore } from './windows';
-import { IPC, type Activity, type BackupStatus, type DesktopSettings, type ForkServer, type GovernorView, type OfflineStorage, type TrayCommand, type TrayState, type UplinkView } from './types';
+import {
+  IPC,
+  type Activity,
+  type BackupStatus,
+  type DesktopSettings,
+  type ForkServer,
+  type GovernorView,
+  type OfflineStorage,
+  type TrayCommand,
+  type TrayState,
+  type UplinkView,
+} from './types';
 
 /** The members of the `electron` module the shell uses. */
 export type ElectronApi = Pick<
   typeof import('electron'),
-  'app' | 'BrowserWindow' | 'clipboard' | 'ipcMain' | 'Menu' | 'nativeImage' | 'Notification' | 'powerMonitor' | 'powerSaveBlocker' | 'safeStorage' | 'screen' | 'session' | 'shell' | 'Tray'
+  | 'app'
+  | 'BrowserWindow'
+  | 'clipboard'
+  | 'ipcMain'
+  | 'Menu'
+  | 'nativeImage'
+  | 'Notification'
+  | 'powerMonitor'
+  | 'powerSaveBlocker'
+  | 'safeStorage'
+  | 'screen'
+  | 'session'
+  | 'shell'
+  | 'Tray'
 >;
 
 export interface ShellDeps {
@@ -45,7 +69,22 @@ const IDLE_POLL_MS = 30_000;
 
 /** Starts the shell once Electron is ready; resolves when the server is up (or failed to start) and the first window asked for. */
 export async function startShell(deps: ShellDeps): Promise<void> {
-  const { app, BrowserWindow: Window, clipboard, ipcMain, Menu, nativeImage, Notification, powerMonitor, powerSaveBlocker, safeStorage, screen, session, shell, Tray } = deps.electron;
+  const {
+    app,
+    BrowserWindow: Window,
+    clipboard,
+    ipcMain,
+    Menu,
+    nativeImage,
+    Notification,
+    powerMonitor,
+    powerSaveBlocker,
+    safeStorage,
+    screen,
+    session,
+    shell,
+    Tray,
+  } = deps.electron;
   await app.whenReady();
   const appRoot = app.getAppPath();
   const userData = app.getPath('userData');
@@ -168,7 +207,8 @@ export async function startShell(deps: ShellDeps): Promise<void> {
   // Battery, presence and sleep go to the server's governor of background work.
   const reporter = new PowerReporter(powerMonitor, (m) => host.setPower(m));
   // The cast: powerMonitor's overloads take one event name at a time.
-  for (const e of ['on-battery', 'on-ac', 'suspend', 'resume', 'lock-screen', 'unlock-screen'] as const satisfies readonly PowerEvent[]) powerMonitor.on(e as 'suspend', () => reporter.handle(e));
+  for (const e of ['on-battery', 'on-ac', 'suspend', 'resume', 'lock-screen', 'unlock-screen'] as const satisfies readonly PowerEvent[])
+    powerMonitor.on(e as 'suspend', () => reporter.handle(e));
   setInterval(() => reporter.handle('poll'), IDLE_POLL_MS).unref();
   reporter.report();
   host.on('notify', (n) => new Notification({ title: n.title, body: n.body }).show());
@@ -207,7 +247,14 @@ export async function startShell(deps: ShellDeps): Promise<void> {
       return { via: 'none' as const, reason: e.message };
     });
     if (out.via !== 'none') {
-      await w.webContents.session.cookies.set({ url: origin(), name: 'service_session', value: out.login.token, httpOnly: true, sameSite: 'lax', expirationDate: Date.parse(out.login.expires_at) / 1000 });
+      await w.webContents.session.cookies.set({
+        url: origin(),
+        name: 'service_session',
+        value: out.login.token,
+        httpOnly: true,
+        sameSite: 'lax',
+        expirationDate: Date.parse(out.login.expires_at) / 1000,
+      });
       if (out.via === 'bootstrap') firstRun.finish();
     } else log.write(`[desktop] window opens the sign-in page: ${out.reason}`);
     await w.loadURL(`${origin()}${path}`);

@@ -58,8 +58,18 @@ test('the hold is bounded; it re-arms only after the server said it is done; idl
 });
 
 test('messages are checked like input; reasons read as a sentence', () => {
-  assert.deepEqual(parseInhibit({ active: true, reasons: [{ kind: 'transfers', count: 2 }, { kind: 7, count: 1 }, { kind: 'x', count: -1 }, null] }), { active: true, reasons: [{ kind: 'transfers', count: 2 }] });
+  assert.deepEqual(parseInhibit({ active: true, reasons: [{ kind: 'transfers', count: 2 }, { kind: 7, count: 1 }, { kind: 'x', count: -1 }, null] }), {
+    active: true,
+    reasons: [{ kind: 'transfers', count: 2 }],
+  });
   assert.deepEqual(parseInhibit({ active: true, reasons: 'all' }), { active: false, reasons: [] }, 'active without a reason holds nothing');
   assert.deepEqual(parseInhibit({ active: 'yes', reasons: copy }), { active: false, reasons: copy });
-  assert.equal(describeReasons([{ kind: 'transfers', count: 1 }, { kind: 'archive.extract', count: 2 }, { kind: 'plugin.job', count: 1 }]), '1 transfer, 2 extractions, 1 plugin.job');
+  assert.equal(
+    describeReasons([
+      { kind: 'transfers', count: 1 },
+      { kind: 'archive.extract', count: 2 },
+      { kind: 'plugin.job', count: 1 },
+    ]),
+    '1 transfer, 2 extractions, 1 plugin.job',
+  );
 });

@@ -50,7 +50,10 @@ export class SleepInhibitor {
   private idleWaiters: Array<() => void> = [];
   private readonly maxHoldMs: number;
 
-  constructor(private readonly power: PowerSaveSurface, private readonly o: SleepInhibitorOptions = {}) {
+  constructor(
+    private readonly power: PowerSaveSurface,
+    private readonly o: SleepInhibitorOptions = {},
+  ) {
     this.maxHoldMs = o.maxHoldMs ?? 4 * 3_600_000;
   }
 

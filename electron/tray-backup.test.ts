@@ -18,16 +18,19 @@ const tmp = tempDir('filedock-tray-backup-');
 after(() => tmp.cleanup());
 const ADMIN = { email: 'admin@example.com', password: 'admin-pass-1234' };
 
-test('the tray follows the server\'s backup status', { skip: realServer ? undefined : 'needs the real server', timeout: 120_000 }, async () => {
+test("the tray follows the server's backup status", { skip: realServer ? undefined : 'needs the real server', timeout: 120_000 }, async () => {
   const primary = join(tmp.dir, 'primary');
   const backupDir = join(tmp.dir, 'backup');
   mkdirSync(primary);
   const h = new ServerHost({
     fork: forkServer,
-    env: () => serverEnv(join(tmp.dir, 'data'), {
-      SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password,
-      SERVICE_REPLICA_RETRY_BACKOFF: '100ms', SERVICE_REPLICA_RPO_WARN: '2s',
-    }),
+    env: () =>
+      serverEnv(join(tmp.dir, 'data'), {
+        SERVICE_ADMIN_EMAIL: ADMIN.email,
+        SERVICE_ADMIN_PASSWORD: ADMIN.password,
+        SERVICE_REPLICA_RETRY_BACKOFF: '100ms',
+        SERVICE_REPLICA_RPO_WARN: '2s',
+      }),
     readyTimeoutMs: TEST_READY_MS,
     drainTimeoutMs: 3000,
     killGraceMs: 1000,
@@ -46,13 +49,23 @@ test('the tray follows the server\'s backup status', { skip: realServer ? undefi
     }
   };
   const tray = (): TrayState => ({
-    server: h.snapshot(), settings: { lanAccess: false, startAtLogin: false, publicUrl: '' }, lanUrl: null,
-    activity: { transfers: 0, ops: 0, syncing: false }, backup, paused: false, keepingAwake: false, update: { state: 'idle' },
+    server: h.snapshot(),
+    settings: { lanAccess: false, startAtLogin: false, publicUrl: '' },
+    lanUrl: null,
+    activity: { transfers: 0, ops: 0, syncing: false },
+    backup,
+    paused: false,
+    keepingAwake: false,
+    update: { state: 'idle' },
   });
   try {
     const { url } = await h.start();
     const call = async (method: string, path: string, body?: unknown, token?: string) => {
-      const r = await fetch(url + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(url + path, {
+        method,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const json = await r.json().catch(() => null);
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
       return json;
@@ -60,7 +73,10 @@ test('the tray follows the server\'s backup status', { skip: realServer ? undefi
     // Sent once at start: nothing linked yet, and the tray says so (not "up to date").
     await until('the first status', (b) => b !== null);
     assert.equal(backup!.linked, false);
-    assert.equal(trayMenu(tray()).some((e) => e.kind === 'label' && e.label.includes('Backups')), false);
+    assert.equal(
+      trayMenu(tray()).some((e) => e.kind === 'label' && e.label.includes('Backups')),
+      false,
+    );
     assert.ok(trayMenu(tray()).some((e) => e.kind === 'label' && e.label === 'No backups set up'));
 
     const token = (await call('POST', '/api/auth/login', ADMIN)).token;

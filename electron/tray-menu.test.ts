@@ -19,7 +19,19 @@ const entry = (m: TrayEntry[], c: TrayCommand) => m.find((e) => 'command' in e &
 test('running: status, LAN address, every action enabled, no public link entry without a public URL', () => {
   const m = trayMenu(base());
   assert.deepEqual(labels(m), ['Filedock is running', 'On your network: http://192.168.1.20:5212']);
-  for (const c of ['open-window', 'open-browser', 'copy-lan-url', 'show-qr', 'pair-phone', 'toggle-pause', 'toggle-lan-access', 'check-updates', 'open-data-folder', 'open-logs', 'quit'] as const)
+  for (const c of [
+    'open-window',
+    'open-browser',
+    'copy-lan-url',
+    'show-qr',
+    'pair-phone',
+    'toggle-pause',
+    'toggle-lan-access',
+    'check-updates',
+    'open-data-folder',
+    'open-logs',
+    'quit',
+  ] as const)
     assert.equal(entry(m, c)?.enabled, true, c);
   assert.equal(entry(m, 'copy-public-url'), undefined);
   assert.equal(entry(m, 'restart-server'), undefined);
@@ -55,7 +67,13 @@ test('LAN access off: loopback-only line and no LAN/QR entries; the toggle is un
   assert.equal(labels(m)[1], 'This computer only (LAN access off)');
   assert.equal(entry(m, 'copy-lan-url'), undefined);
   assert.equal(entry(m, 'show-qr'), undefined);
-  assert.deepEqual(entry(m, 'toggle-lan-access'), { kind: 'toggle', command: 'toggle-lan-access', label: 'LAN access (other devices can connect)', checked: false, enabled: true });
+  assert.deepEqual(entry(m, 'toggle-lan-access'), {
+    kind: 'toggle',
+    command: 'toggle-lan-access',
+    label: 'LAN access (other devices can connect)',
+    checked: false,
+    enabled: true,
+  });
   assert.equal((entry(m, 'toggle-start-at-login') as { checked: boolean }).checked, true);
 });
 
@@ -65,7 +83,10 @@ test('public URL set: copy public link address appears', () => {
 });
 
 test('activity: sync and transfers are listed, the keep-awake line names why, quit warns', () => {
-  const awakeReasons = [{ kind: 'transfers', count: 2 }, { kind: 'files.transfer', count: 1 }];
+  const awakeReasons = [
+    { kind: 'transfers', count: 2 },
+    { kind: 'files.transfer', count: 1 },
+  ];
   const s = base({ activity: { transfers: 2, ops: 1, syncing: true }, keepingAwake: true, awakeReasons, paused: true });
   const m = trayMenu(s);
   assert.deepEqual(labels(m), [
@@ -89,9 +110,19 @@ test('update states map to one entry each', () => {
   assert.deepEqual(at({ state: 'idle' }), { kind: 'command', command: 'check-updates', label: 'Check for updates', enabled: true });
   assert.equal(at({ state: 'checking' })?.enabled, false);
   assert.equal(at({ state: 'downloading', version: '1.2.0' })?.label, 'Downloading update 1.2.0…');
-  assert.deepEqual(at({ state: 'downloaded', version: '1.2.0' }), { kind: 'command', command: 'install-update', label: 'Restart to update to 1.2.0', enabled: true });
+  assert.deepEqual(at({ state: 'downloaded', version: '1.2.0' }), {
+    kind: 'command',
+    command: 'install-update',
+    label: 'Restart to update to 1.2.0',
+    enabled: true,
+  });
   assert.equal(at({ state: 'installing' })?.enabled, false);
-  assert.deepEqual(at({ state: 'waiting', version: '1.2.0' }), { kind: 'command', command: 'install-update', label: 'Update to 1.2.0 when the running work ends', enabled: false });
+  assert.deepEqual(at({ state: 'waiting', version: '1.2.0' }), {
+    kind: 'command',
+    command: 'install-update',
+    label: 'Update to 1.2.0 when the running work ends',
+    enabled: false,
+  });
   assert.match(at({ state: 'error', error: 'x' })!.label, /failed/);
   assert.match(at({ state: 'not-available' })!.label, /up to date/);
 });
@@ -111,7 +142,11 @@ test('the Electron template keeps labels, disables status lines and routes click
 test('"Pair a phone…" only while the server runs and a LAN address exists; it opens the pairing section told that address', () => {
   const running = trayMenu(base());
   assert.deepEqual(entry(running, 'pair-phone'), { kind: 'command', command: 'pair-phone', label: 'Pair a phone…', enabled: true });
-  assert.equal(entry(trayMenu(base({ lanUrl: null, settings: { lanAccess: false, startAtLogin: false, publicUrl: '' } })), 'pair-phone'), undefined, 'no LAN address');
+  assert.equal(
+    entry(trayMenu(base({ lanUrl: null, settings: { lanAccess: false, startAtLogin: false, publicUrl: '' } })), 'pair-phone'),
+    undefined,
+    'no LAN address',
+  );
   for (const status of ['starting', 'stopped', 'error', 'backoff'] as const)
     assert.equal(entry(trayMenu(base({ server: { status, recentCrashes: 0 } })), 'pair-phone'), undefined, status);
   const path = pairPagePath('http://192.168.1.20:5212');
@@ -124,7 +159,10 @@ test('"Copy WebDAV address" only while the server runs with WebDAV on; it runs i
   const m = trayMenu(base({ webdavUrl: 'http://localhost:5212/dav/' }));
   assert.deepEqual(entry(m, 'copy-webdav-url'), { kind: 'command', command: 'copy-webdav-url', label: 'Copy WebDAV address', enabled: true });
   assert.equal(entry(trayMenu(base({ webdavUrl: null })), 'copy-webdav-url'), undefined, 'WebDAV off');
-  assert.equal(entry(trayMenu(base({ webdavUrl: 'http://localhost:5212/dav/', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-webdav-url'), undefined);
+  assert.equal(
+    entry(trayMenu(base({ webdavUrl: 'http://localhost:5212/dav/', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-webdav-url'),
+    undefined,
+  );
   const ran: TrayCommand[] = [];
   const item = toMenuTemplate(m, (c) => ran.push(c)).find((i) => i.label === 'Copy WebDAV address')!;
   (item.click as () => void)();
@@ -135,7 +173,13 @@ test('"Copy NFS address" only while the server runs with the NFS gateway on; it 
   const m = trayMenu(base({ nfsUrl: 'nfs://192.168.1.20/?nfsport=2049&mountport=2049&version=3' }));
   assert.deepEqual(entry(m, 'copy-nfs-url'), { kind: 'command', command: 'copy-nfs-url', label: 'Copy NFS address', enabled: true });
   assert.equal(entry(trayMenu(base({ nfsUrl: null })), 'copy-nfs-url'), undefined, 'gateway off');
-  assert.equal(entry(trayMenu(base({ nfsUrl: 'nfs://localhost/?nfsport=2049&mountport=2049&version=3', server: { status: 'stopped', recentCrashes: 0 } })), 'copy-nfs-url'), undefined);
+  assert.equal(
+    entry(
+      trayMenu(base({ nfsUrl: 'nfs://localhost/?nfsport=2049&mountport=2049&version=3', server: { status: 'stopped', recentCrashes: 0 } })),
+      'copy-nfs-url',
+    ),
+    undefined,
+  );
   const ran: TrayCommand[] = [];
   const item = toMenuTemplate(m, (c) => ran.push(c)).find((i) => i.label === 'Copy NFS address')!;
   (item.click as () => void)();
@@ -166,11 +210,20 @@ test('backups: "No backups set up" (neutral) when nothing is backed up; up to da
   assert.equal(trayIcon(backup({ rpoS: 125 })), 'running', 'behind but under the threshold: no amber');
   // A crashed server's last status is not shown as current.
   assert.equal(trayIcon({ ...amber, server: { status: 'error', error: 'x', recentCrashes: 5 } }), 'error');
-  assert.equal(labels(trayMenu({ ...amber, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Backups')), false);
+  assert.equal(
+    labels(trayMenu({ ...amber, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Backups')),
+    false,
+  );
 });
 
 test('offline storages: one line each with why, amber icon, in the tooltip; none while the server is not running', () => {
-  const s = base({ offline: [{ name: 'USB', reason: 'volume 1234 is not mounted', unplugged: true, foreign: false }, { name: 'Stick', reason: 'x', unplugged: false, foreign: true }, { name: 'NAS', reason: 'timed out', unplugged: false, foreign: false }] });
+  const s = base({
+    offline: [
+      { name: 'USB', reason: 'volume 1234 is not mounted', unplugged: true, foreign: false },
+      { name: 'Stick', reason: 'x', unplugged: false, foreign: true },
+      { name: 'NAS', reason: 'timed out', unplugged: false, foreign: false },
+    ],
+  });
   assert.deepEqual(labels(trayMenu(s)).slice(2), [
     '⚠ Offline: USB (drive unplugged)',
     '⚠ Offline: Stick (a different drive is in its place)',
@@ -179,29 +232,67 @@ test('offline storages: one line each with why, amber icon, in the tooltip; none
   assert.equal(trayIcon(s), 'warn');
   assert.match(trayTooltip(s), /⚠ Offline: USB \(drive unplugged\)/);
   assert.equal(trayIcon(base({ offline: [] })), 'running');
-  assert.equal(labels(trayMenu({ ...s, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Offline')), false);
+  assert.equal(
+    labels(trayMenu({ ...s, server: { status: 'stopped', recentCrashes: 0 } })).some((l) => l.includes('Offline')),
+    false,
+  );
 });
 
 test('the background line: lanes and CPU against the budget, why work is held, paused while asleep; none before a report', () => {
-  const g = { lanes: 1, active: 1, cpu_percent: 40, budget_percent: 100, paused: false, pause_reasons: [] as Array<'user' | 'sleep'>, on_battery: true, user_idle: true };
+  const g = {
+    lanes: 1,
+    active: 1,
+    cpu_percent: 40,
+    budget_percent: 100,
+    paused: false,
+    pause_reasons: [] as Array<'user' | 'sleep'>,
+    on_battery: true,
+    user_idle: true,
+  };
   assert.ok(labels(trayMenu(base({ governor: g }))).includes('Background: 1 of 1 lane · CPU 40 % of 100 % · on battery'));
-  assert.ok(labels(trayMenu(base({ governor: { ...g, on_battery: false, user_idle: false } }))).includes('Background: 1 of 1 lane · CPU 40 % of 100 % · you are busy'));
-  assert.ok(labels(trayMenu(base({ governor: { ...g, lanes: 4, active: 2, on_battery: false, budget_percent: 0 } }))).includes('Background: 2 of 4 lanes · CPU 40 %'));
-  assert.ok(labels(trayMenu(base({ governor: { ...g, lanes: 0, paused: true, pause_reasons: ['sleep', 'user'] } }))).includes('Background work: paused while the computer sleeps'));
+  assert.ok(
+    labels(trayMenu(base({ governor: { ...g, on_battery: false, user_idle: false } }))).includes('Background: 1 of 1 lane · CPU 40 % of 100 % · you are busy'),
+  );
+  assert.ok(
+    labels(trayMenu(base({ governor: { ...g, lanes: 4, active: 2, on_battery: false, budget_percent: 0 } }))).includes('Background: 2 of 4 lanes · CPU 40 %'),
+  );
+  assert.ok(
+    labels(trayMenu(base({ governor: { ...g, lanes: 0, paused: true, pause_reasons: ['sleep', 'user'] } }))).includes(
+      'Background work: paused while the computer sleeps',
+    ),
+  );
   assert.ok(labels(trayMenu(base({ governor: { ...g, lanes: 0, paused: true, pause_reasons: ['user'] } }))).includes('Background work: paused'));
   assert.ok(!labels(trayMenu(base({ governor: null }))).some((l) => l.startsWith('Background')));
-  assert.ok(!labels(trayMenu(base({ server: { status: 'starting', recentCrashes: 0 }, governor: g }))).some((l) => l.startsWith('Background')), 'only while running');
+  assert.ok(
+    !labels(trayMenu(base({ server: { status: 'starting', recentCrashes: 0 }, governor: g }))).some((l) => l.startsWith('Background')),
+    'only while running',
+  );
 });
 
 test('public links and request budgets: egress against the budget, suspended links, one line per budgeted storage; none before a report', () => {
-  const u = { egress_mbps: 2.4, budget_mbps: 8, suspended_links: 1, budgets: [{ name: 'S3', used_today: 120, budget_per_day: 1000, exhausted: false }, { name: 'NAS', used_today: 500, budget_per_day: 500, exhausted: true }] };
+  const u = {
+    egress_mbps: 2.4,
+    budget_mbps: 8,
+    suspended_links: 1,
+    budgets: [
+      { name: 'S3', used_today: 120, budget_per_day: 1000, exhausted: false },
+      { name: 'NAS', used_today: 500, budget_per_day: 500, exhausted: true },
+    ],
+  };
   assert.deepEqual(labels(trayMenu(base({ uplink: u }))).slice(2), [
     'Public links: 2.4 of 8 Mbit/s · ⚠ 1 link suspended',
     'Requests today: S3 120 of 1000',
     '⚠ Requests today: NAS 500 of 500 (sync waits for tomorrow)',
   ]);
   assert.deepEqual(labels(trayMenu(base({ uplink: { ...u, budget_mbps: 0, suspended_links: 0, budgets: [] } }))).slice(2), ['Public links: 2.4 Mbit/s']);
-  assert.deepEqual(labels(trayMenu(base({ uplink: { egress_mbps: 0, budget_mbps: 0, suspended_links: 0, budgets: [] } }))).slice(2), [], 'quiet and unbudgeted: no line');
+  assert.deepEqual(
+    labels(trayMenu(base({ uplink: { egress_mbps: 0, budget_mbps: 0, suspended_links: 0, budgets: [] } }))).slice(2),
+    [],
+    'quiet and unbudgeted: no line',
+  );
   assert.deepEqual(labels(trayMenu(base({ uplink: null }))).slice(2), []);
-  assert.ok(!labels(trayMenu(base({ server: { status: 'stopped', recentCrashes: 0 }, uplink: u }))).some((l) => l.startsWith('Public links')), 'only while running');
+  assert.ok(
+    !labels(trayMenu(base({ server: { status: 'stopped', recentCrashes: 0 }, uplink: u }))).some((l) => l.startsWith('Public links')),
+    'only while running',
+  );
 });

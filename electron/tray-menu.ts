@@ -8,8 +8,7 @@ import { describeReasons } from './sleep-inhibitor';
 import type { TrayEntry, TrayState, TrayCommand } from './types';
 
 const cmd = (command: TrayCommand, label: string, enabled = true): TrayEntry => ({ kind: 'command', command, label, enabled });
-const toggle = (command: TrayCommand, label: string, checked: boolean, enabled = true): TrayEntry =>
-  ({ kind: 'toggle', command, label, checked, enabled });
+const toggle = (command: TrayCommand, label: string, checked: boolean, enabled = true): TrayEntry => ({ kind: 'toggle', command, label, checked, enabled });
 const sep: TrayEntry = { kind: 'separator' };
 
 /** The status line: what the server is doing, in a few words. */
@@ -54,14 +53,23 @@ export function backupLine(s: TrayState): string | null {
   const b = s.backup;
   if (!b) return null;
   if (!b.linked) return 'No backups set up';
-  const behind = b.rpoS <= 0 ? 'up to date' : b.rpoS < 60 ? 'less than a minute behind' : b.rpoS < 7200 ? `${Math.floor(b.rpoS / 60)} min behind` : `${Math.floor(b.rpoS / 3600)} h behind`;
+  const behind =
+    b.rpoS <= 0
+      ? 'up to date'
+      : b.rpoS < 60
+        ? 'less than a minute behind'
+        : b.rpoS < 7200
+          ? `${Math.floor(b.rpoS / 60)} min behind`
+          : `${Math.floor(b.rpoS / 3600)} h behind`;
   const failed = b.unresolved ? ` · ${b.unresolved} failed cop${b.unresolved === 1 ? 'y' : 'ies'}` : '';
   return `${b.warn ? '⚠ ' : ''}Backups: ${behind}${failed}`;
 }
 
 /** One line per offline storage ("⚠ Offline: USB (drive unplugged)"); empty when all are online. */
 export function offlineLines(s: TrayState): string[] {
-  return (s.offline ?? []).map((o) => `⚠ Offline: ${o.name} (${o.foreign ? 'a different drive is in its place' : o.unplugged ? 'drive unplugged' : 'cannot be reached'})`);
+  return (s.offline ?? []).map(
+    (o) => `⚠ Offline: ${o.name} (${o.foreign ? 'a different drive is in its place' : o.unplugged ? 'drive unplugged' : 'cannot be reached'})`,
+  );
 }
 
 /**
@@ -91,7 +99,8 @@ export function uplinkLines(s: TrayState): string[] {
   const suspended = u.suspended_links > 0 ? ` · ⚠ ${u.suspended_links} link${u.suspended_links === 1 ? '' : 's'} suspended` : '';
   if (u.budget_mbps > 0) out.push(`Public links: ${u.egress_mbps} of ${u.budget_mbps} Mbit/s${suspended}`);
   else if (u.egress_mbps > 0 || suspended) out.push(`Public links: ${u.egress_mbps} Mbit/s${suspended}`);
-  for (const b of u.budgets) out.push(`${b.exhausted ? '⚠ ' : ''}Requests today: ${b.name} ${b.used_today} of ${b.budget_per_day}${b.exhausted ? ' (sync waits for tomorrow)' : ''}`);
+  for (const b of u.budgets)
+    out.push(`${b.exhausted ? '⚠ ' : ''}Requests today: ${b.name} ${b.used_today} of ${b.budget_per_day}${b.exhausted ? ' (sync waits for tomorrow)' : ''}`);
   return out;
 }
 

@@ -82,8 +82,7 @@ export interface OfflineStorage {
 }
 
 /** States of the desktop updater written under `electron/updater/`. */
-export type UpdateState =
-  | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'waiting' | 'installing' | 'error';
+export type UpdateState = 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'waiting' | 'installing' | 'error';
 
 /**
  * The updater port the shell consumes; `electron/updater/` implements it with
@@ -147,9 +146,25 @@ export interface TrayState {
 
 /** Commands a tray click dispatches; `main.ts` maps each one to its handler. */
 export type TrayCommand =
-  | 'open-window' | 'open-browser' | 'copy-lan-url' | 'copy-webdav-url' | 'copy-sftp-url' | 'copy-nfs-url' | 'copy-public-url' | 'show-qr' | 'pair-phone'
-  | 'toggle-pause' | 'toggle-start-at-login' | 'toggle-lan-access' | 'public-links'
-  | 'check-updates' | 'install-update' | 'restart-server' | 'open-data-folder' | 'open-logs' | 'quit';
+  | 'open-window'
+  | 'open-browser'
+  | 'copy-lan-url'
+  | 'copy-webdav-url'
+  | 'copy-sftp-url'
+  | 'copy-nfs-url'
+  | 'copy-public-url'
+  | 'show-qr'
+  | 'pair-phone'
+  | 'toggle-pause'
+  | 'toggle-start-at-login'
+  | 'toggle-lan-access'
+  | 'public-links'
+  | 'check-updates'
+  | 'install-update'
+  | 'restart-server'
+  | 'open-data-folder'
+  | 'open-logs'
+  | 'quit';
 
 /** A menu entry without Electron types; `main.ts` adds the click handlers. */
 export type TrayEntry =

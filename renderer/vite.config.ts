@@ -21,8 +21,6 @@ export default defineConfig({
     rollupOptions: { input: { index: `${root}index.html`, 'mermaid-frame': `${root}mermaid-frame.html`, 'app-page': `${root}app-page.html` } },
   },
   server: {
-    proxy: process.env.FILEDOCK_API
-      ? { '/api': process.env.FILEDOCK_API, '/s/': process.env.FILEDOCK_API, '/d/': process.env.FILEDOCK_API }
-      : undefined,
+    proxy: process.env.FILEDOCK_API ? { '/api': process.env.FILEDOCK_API, '/s/': process.env.FILEDOCK_API, '/d/': process.env.FILEDOCK_API } : undefined,
   },
 });

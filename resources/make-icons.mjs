@@ -18,8 +18,20 @@ const svg = (fill, dot) => `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0
 // warn: the whole folder amber (the backup is behind), unlike busy's amber dot.
 const states = { idle: ['#8a8f98', null], running: ['#2f6fde', null], busy: ['#2f6fde', '#f0a020'], warn: ['#e08a00', null], error: ['#2f6fde', '#d93025'] };
 for (const [name, [fill, dot]] of Object.entries(states)) {
-  await sharp(Buffer.from(svg(fill, dot))).resize(16, 16).png().toFile(`${here}tray-${name}.png`);
-  await sharp(Buffer.from(svg(fill, dot))).resize(32, 32).png().toFile(`${here}tray-${name}@2x.png`);
+  await sharp(Buffer.from(svg(fill, dot)))
+    .resize(16, 16)
+    .png()
+    .toFile(`${here}tray-${name}.png`);
+  await sharp(Buffer.from(svg(fill, dot)))
+    .resize(32, 32)
+    .png()
+    .toFile(`${here}tray-${name}@2x.png`);
 }
-await sharp(Buffer.from(svg('#2f6fde', null)), { density: 2400 }).resize(256, 256).png().toFile(`${here}icon.png`);
-await sharp(Buffer.from(svg('#2f6fde', null)), { density: 2400 }).resize(1024, 1024).png().toFile(`${build}icon.png`);
+await sharp(Buffer.from(svg('#2f6fde', null)), { density: 2400 })
+  .resize(256, 256)
+  .png()
+  .toFile(`${here}icon.png`);
+await sharp(Buffer.from(svg('#2f6fde', null)), { density: 2400 })
+  .resize(1024, 1024)
+  .png()
+  .toFile(`${build}icon.png`);

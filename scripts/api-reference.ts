@@ -38,12 +38,22 @@ function typeOf(s: Schema | undefined): string {
   const max = s.maximum ?? s.maxLength;
   const capped = max !== undefined && max !== BIG;
   const range =
-    min !== undefined && capped ? ` ${min}..${max}` : capped ? ` ≤ ${max}` : min !== undefined ? ` ≥ ${min}` : s.exclusiveMinimum !== undefined ? ` > ${s.exclusiveMinimum}` : '';
+    min !== undefined && capped
+      ? ` ${min}..${max}`
+      : capped
+        ? ` ≤ ${max}`
+        : min !== undefined
+          ? ` ≥ ${min}`
+          : s.exclusiveMinimum !== undefined
+            ? ` > ${s.exclusiveMinimum}`
+            : '';
   return `${t}${range}${s.format ? ` (${s.format})` : ''}`;
 }
 
 const notes = (s: Schema | undefined) =>
-  [s?.default !== undefined && `default ${code(JSON.stringify(s.default))}`, s?.pattern && `pattern ${code(s.pattern)}`, s?.description].filter(Boolean).join('; ');
+  [s?.default !== undefined && `default ${code(JSON.stringify(s.default))}`, s?.pattern && `pattern ${code(s.pattern)}`, s?.description]
+    .filter(Boolean)
+    .join('; ');
 
 function fieldTable(s: Schema): string[] {
   const props = (s.properties ?? {}) as Record<string, Schema>;
@@ -90,13 +100,18 @@ function operationLines(method: string, path: string, op: Operation): string[] {
   ];
   if (op.parameters.length) {
     out.push('| Parameter | In | Type | Required | Notes |', '|---|---|---|---|---|');
-    for (const p of op.parameters) out.push(`| ${code(p.name)} | ${p.in} | ${cell(typeOf(p.schema))} | ${p.required ? 'yes' : ''} | ${cell(notes(p.schema))} |`);
+    for (const p of op.parameters)
+      out.push(`| ${code(p.name)} | ${p.in} | ${cell(typeOf(p.schema))} | ${p.required ? 'yes' : ''} | ${cell(notes(p.schema))} |`);
     out.push('');
   }
   return [...out, ...bodyLines(op)];
 }
 
-const anchor = (tag: string) => tag.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+const anchor = (tag: string) =>
+  tag
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
 
 /** The page, grouped by tag (in the document's order), routes by path then method. Holds no version, so a release does not stale it. */
 export function renderReference(doc: { paths: Record<string, Record<string, Operation>>; tags: Array<{ name: string }> }): string {
@@ -128,7 +143,9 @@ async function main() {
   const { buildOpenApi } = await import('../server/http/openapi/document');
   const { VERSION } = await import('../server/version');
   const dir = mkdtempSync(join(tmpdir(), 'filedock-apiref-'));
-  const server = await startServer(loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0' }), { logger: createLogger('error') });
+  const server = await startServer(loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0' }), {
+    logger: createLogger('error'),
+  });
   try {
     // The document GET /api/openapi.json serves, built from the running server's routers (no HTTP round trip to wait out at close).
     const doc = JSON.parse(JSON.stringify(buildOpenApi(server.routers, VERSION)));

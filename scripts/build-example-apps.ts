@@ -32,19 +32,39 @@ const CODE_CAP = 2 * 1024 * 1024;
 /** The files of one app's package (name → bytes), code.js bundled; `publisher` replaces the manifest's. */
 export async function exampleAppFiles(app: ExampleApp, publisher?: string): Promise<Map<string, Buffer>> {
   const dir = join(EXAMPLES_DIR, app);
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { publisher: string; icons?: Record<string, string>; actions?: Array<{ icon?: string }>; views?: Array<{ icon?: string }> };
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    publisher: string;
+    icons?: Record<string, string>;
+    actions?: Array<{ icon?: string }>;
+    views?: Array<{ icon?: string }>;
+  };
   if (publisher) manifest.publisher = publisher;
   const out = await build({
-    entryPoints: [join(dir, 'src/main.js')], bundle: true, format: 'iife', target: 'es2020', minify: true, write: false,
-    platform: 'neutral', mainFields: ['module', 'main'], logLevel: 'error', legalComments: 'none',
+    entryPoints: [join(dir, 'src/main.js')],
+    bundle: true,
+    format: 'iife',
+    target: 'es2020',
+    minify: true,
+    write: false,
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    logLevel: 'error',
+    legalComments: 'none',
   });
   const code = Buffer.from(out.outputFiles[0].contents);
   if (code.length > CODE_CAP) throw new Error(`${app}: code.js is ${code.length} bytes, over the ${CODE_CAP} cap`);
   const files = new Map<string, Buffer>();
   files.set('manifest.json', Buffer.from(JSON.stringify(manifest, null, 2)));
   files.set('code.js', code);
-  for (const f of readdirSync(join(dir, 'i18n')).filter((n) => n.endsWith('.json')).sort()) files.set(`i18n/${f}`, readFileSync(join(dir, 'i18n', f)));
-  const icons = new Set([...Object.values(manifest.icons ?? {}), ...(manifest.actions ?? []).map((a) => a.icon), ...(manifest.views ?? []).map((v) => v.icon)].filter((x): x is string => !!x));
+  for (const f of readdirSync(join(dir, 'i18n'))
+    .filter((n) => n.endsWith('.json'))
+    .sort())
+    files.set(`i18n/${f}`, readFileSync(join(dir, 'i18n', f)));
+  const icons = new Set(
+    [...Object.values(manifest.icons ?? {}), ...(manifest.actions ?? []).map((a) => a.icon), ...(manifest.views ?? []).map((v) => v.icon)].filter(
+      (x): x is string => !!x,
+    ),
+  );
   for (const icon of icons) files.set(icon, readFileSync(join(dir, icon)));
   return files;
 }

@@ -29,13 +29,27 @@ if (process.argv.includes('--if-stale') && existsSync(stamp)) {
   if (statSync(stamp).mtimeMs >= src) process.exit(0);
 }
 
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: true, logLevel: 'warning',
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+};
 
 const workers = files(join(root, 'server'), /\.worker\.ts$/);
 // Splitting keeps on-demand modules (remote drivers and their SDKs) out of the boot path; chunks sit
 // beside cli.js so import.meta.url-relative lookups (workers, the UI folder) hold for every chunk.
-await build({ ...common, entryPoints: { cli: join(root, 'server/cli/main.ts') }, outdir: join(root, 'dist/server'), splitting: true, chunkNames: 'chunk-[hash]' });
+await build({
+  ...common,
+  entryPoints: { cli: join(root, 'server/cli/main.ts') },
+  outdir: join(root, 'dist/server'),
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+});
 if (workers.length)
   await build({ ...common, entryPoints: Object.fromEntries(workers.map((w) => [basename(w, '.ts'), w])), outdir: join(root, 'dist/server/workers') });
 
@@ -47,7 +61,11 @@ if (electronEntries.length) {
 }
 
 if (!process.argv.includes('--server-only') && existsSync(join(root, 'renderer/vite.config.ts'))) {
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'warn'],
+    { stdio: 'inherit', cwd: root },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
   precompress(join(root, 'dist/renderer'));
 }

@@ -38,8 +38,22 @@ chmodSync(join(standIn, 'electron'), 0o755);
 
 const started = Date.now();
 const out = join(work, 'out');
-const builder = spawnSync(process.execPath, [join(root, 'node_modules/electron-builder/cli.js'), '--config', 'electron-builder.yml', '--linux', '--dir', '--publish', 'never',
-  `-c.electronDist=${standIn}`, '-c.npmRebuild=false', `-c.directories.output=${out}`], { cwd: root, encoding: 'utf8' });
+const builder = spawnSync(
+  process.execPath,
+  [
+    join(root, 'node_modules/electron-builder/cli.js'),
+    '--config',
+    'electron-builder.yml',
+    '--linux',
+    '--dir',
+    '--publish',
+    'never',
+    `-c.electronDist=${standIn}`,
+    '-c.npmRebuild=false',
+    `-c.directories.output=${out}`,
+  ],
+  { cwd: root, encoding: 'utf8' },
+);
 const packSeconds = (Date.now() - started) / 1000;
 if (builder.status !== 0) {
   console.error(builder.stdout, builder.stderr);
@@ -68,7 +82,14 @@ const unpacked = new Set(walk(unpackedDir).map((p) => `/${relative(unpackedDir, 
 // The app's own files.
 const pkg = JSON.parse(asar.extractFile(archive, 'package.json').toString());
 if (pkg.main !== 'dist/electron/main.js') fail(`package.json main is ${pkg.main}, not dist/electron/main.js`);
-for (const f of ['/dist/electron/main.js', '/dist/electron/preload.js', '/dist/server/cli.js', '/dist/renderer/index.html', '/resources/icon.png', '/resources/public-links.html'])
+for (const f of [
+  '/dist/electron/main.js',
+  '/dist/electron/preload.js',
+  '/dist/server/cli.js',
+  '/dist/renderer/index.html',
+  '/resources/icon.png',
+  '/resources/public-links.html',
+])
   if (!fileSet.has(f)) fail(`missing ${f}`);
 for (const icon of ['idle', 'running', 'busy', 'warn', 'error'])
   for (const f of [`/resources/tray-${icon}.png`, `/resources/tray-${icon}@2x.png`]) if (!fileSet.has(f)) fail(`missing ${f}`);
@@ -80,13 +101,16 @@ for (const w of readdirSync(join(root, 'dist/server/workers')).filter((n) => n.e
   if (!fileSet.has(`/dist/server/workers/${w}`)) fail(`missing worker /dist/server/workers/${w}`);
 
 // Native addons must be real files outside the archive.
-for (const f of ['/node_modules/better-sqlite3/build/Release/better_sqlite3.node'])
-  if (!unpacked.has(f)) fail(`${f} is not unpacked from the archive`);
+for (const f of ['/node_modules/better-sqlite3/build/Release/better_sqlite3.node']) if (!unpacked.has(f)) fail(`${f} is not unpacked from the archive`);
 if (![...unpacked].some((f) => /^\/node_modules\/@img\/sharp-[^/]+\/lib\/sharp-[^/]+\.node$/.test(f))) fail("sharp's .node is not unpacked");
 for (const f of files) if (f.endsWith('.node') && !unpacked.has(f)) fail(`${f} is a native addon inside the archive`);
 
 // Nothing for development: maps, tests, docs, TypeScript, native sources.
-const junk = files.filter((f) => /\.map$|\.test\.[cm]?[jt]sx?$|\/(test|tests|__tests__)\/|\.(md|markdown|c|cc|cpp|h)$|\.[cm]?ts$/i.test(f) || /^\/(docs|test|server|electron|renderer|scripts|bench)\//.test(f));
+const junk = files.filter(
+  (f) =>
+    /\.map$|\.test\.[cm]?[jt]sx?$|\/(test|tests|__tests__)\/|\.(md|markdown|c|cc|cpp|h)$|\.[cm]?ts$/i.test(f) ||
+    /^\/(docs|test|server|electron|renderer|scripts|bench)\//.test(f),
+);
 if (junk.length) fail(`development files packed (${junk.length}): ${junk.slice(0, 10).join(', ')}${junk.length > 10 ? ' …' : ''}`);
 
 // Packages: exactly the closure of package.json `dependencies` (resolved the way Node does), by
@@ -113,19 +137,28 @@ while (stack.length) {
 }
 const packageRoot = /(?:^|\/)node_modules\/(?:@[^/]+\/)?[^/]+\/package\.json$/;
 const manifest = (f) => JSON.parse(unpacked.has(f) ? readFileSync(join(unpackedDir, f)) : asar.extractFile(archive, f.slice(1)).toString());
-const packed = new Set(files.filter((f) => packageRoot.test(f)).map(manifest).map((p) => `${p.name}@${p.version}`));
+const packed = new Set(
+  files
+    .filter((f) => packageRoot.test(f))
+    .map(manifest)
+    .map((p) => `${p.name}@${p.version}`),
+);
 const extra = [...packed].filter((p) => !expected.has(p)).sort();
 const missing = [...expected].filter((p) => !packed.has(p)).sort();
 if (extra.length) fail(`packages that are not production dependencies (${extra.length}): ${extra.join(', ')}`);
 if (missing.length) fail(`production dependencies not packed (${missing.length}): ${missing.join(', ')}`);
-const devOnly = Object.keys(project.devDependencies).filter((n) => [...packed].some((p) => p.startsWith(`${n}@`)) && ![...expected].some((p) => p.startsWith(`${n}@`)));
+const devOnly = Object.keys(project.devDependencies).filter(
+  (n) => [...packed].some((p) => p.startsWith(`${n}@`)) && ![...expected].some((p) => p.startsWith(`${n}@`)),
+);
 if (devOnly.length) fail(`devDependencies packed: ${devOnly.join(', ')}`);
 
 // The update feed electron-updater reads is the publish block, as written.
 const feed = existsSync(join(resources, 'app-update.yml')) ? YAML.parse(readFileSync(join(resources, 'app-update.yml'), 'utf8')) : null;
 const publish = YAML.parse(readFileSync(join(root, 'electron-builder.yml'), 'utf8')).publish;
 if (!feed) fail('resources/app-update.yml missing');
-else for (const k of ['provider', 'url', 'channel']) if (feed[k] !== publish[k]) fail(`app-update.yml ${k} is ${feed[k]}, electron-builder.yml says ${publish[k]}`);
+else
+  for (const k of ['provider', 'url', 'channel'])
+    if (feed[k] !== publish[k]) fail(`app-update.yml ${k} is ${feed[k]}, electron-builder.yml says ${publish[k]}`);
 
 const size = (list, base) => list.reduce((n, f) => n + statSync(join(base, f)).size, 0);
 const summary = {
@@ -144,7 +177,9 @@ if (!args.has('--keep')) rmSync(work, { recursive: true, force: true });
 if (args.has('--json')) console.log(JSON.stringify(summary, null, 2));
 else {
   const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
-  console.log(`dist-check: ${summary.files} files, ${summary.packages} packages; app.asar ${mb(summary.asar_bytes)} + unpacked ${mb(summary.unpacked_bytes)} (${summary.unpacked_files} files); packed in ${packSeconds.toFixed(0)} s`);
+  console.log(
+    `dist-check: ${summary.files} files, ${summary.packages} packages; app.asar ${mb(summary.asar_bytes)} + unpacked ${mb(summary.unpacked_bytes)} (${summary.unpacked_files} files); packed in ${packSeconds.toFixed(0)} s`,
+  );
   for (const p of problems) console.log(`  ✖ ${p}`);
   if (summary.work) console.log(`  kept: ${summary.work}`);
 }

@@ -44,7 +44,12 @@ if (!existsSync(join(stage, 'dist/server/cli.js'))) fail('dist/server/cli.js is 
 // Production dependencies: every package `npm ls --omit=dev` reports (extraneous ones left out),
 // copied whole from the top-level folder that holds it (nested node_modules of a production
 // package are production too).
-const ls = spawnSync(win ? 'npm.cmd' : 'npm', ['ls', '--omit=dev', '--all', '--json', '--long'], { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20, shell: win });
+const ls = spawnSync(win ? 'npm.cmd' : 'npm', ['ls', '--omit=dev', '--all', '--json', '--long'], {
+  cwd: root,
+  encoding: 'utf8',
+  maxBuffer: 256 << 20,
+  shell: win,
+});
 const modulesDir = realpathSync(join(root, 'node_modules'));
 const tops = new Set();
 const visit = (deps = {}) => {

@@ -34,7 +34,13 @@ export function precompress(root) {
     if (st.size <= MIN_BYTES) continue;
     const raw = readFileSync(path);
     const entry = { size: st.size, mtimeMs: st.mtimeMs };
-    const br = brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+    const br = brotliCompressSync(raw, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+      },
+    });
     const gz = gzipSync(raw, { level: 9 });
     if (br.length < raw.length) writeAtomic(`${path}.br`, br), (entry.br = br.length);
     if (gz.length < raw.length) writeAtomic(`${path}.gz`, gz), (entry.gz = gz.length);

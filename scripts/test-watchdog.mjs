@@ -19,7 +19,11 @@ function openHandles() {
     else if (kind === 'Server') lines.push(`server listening on ${JSON.stringify(h.address())}`);
     else if (kind === 'Socket' || kind === 'TLSSocket') {
       if (h === process.stdout || h === process.stderr || h === process.stdin) continue;
-      lines.push(h.remotePort ? `socket ${h.localAddress}:${h.localPort} -> ${h.remoteAddress}:${h.remotePort}` : `pipe/socket (${kind}${h._handle?.fd >= 0 ? ` fd ${h._handle.fd}` : ''})`);
+      lines.push(
+        h.remotePort
+          ? `socket ${h.localAddress}:${h.localPort} -> ${h.remoteAddress}:${h.remotePort}`
+          : `pipe/socket (${kind}${h._handle?.fd >= 0 ? ` fd ${h._handle.fd}` : ''})`,
+      );
     } else lines.push(kind);
   }
   return lines.concat(`resources: ${process.getActiveResourcesInfo().join(', ')}`);

@@ -14,7 +14,11 @@ const roots = ['server', 'electron', 'test', 'renderer/src', 'bench'];
 const files = [];
 const walk = (dir) => {
   let names;
-  try { names = readdirSync(dir); } catch { return; }
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
   for (const n of names) {
     if (n === 'node_modules' || n === 'dist') continue;
     const p = join(dir, n);
@@ -44,12 +48,16 @@ const timingDir = mkdtempSync(join(tmpdir(), 'filedock-timings-'));
 const failures = [];
 const run = (list, label, env = {}) =>
   new Promise((resolve) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list], {
-      stdio: ['inherit', 'pipe', 'inherit'],
-      // Password cost 15 (the former default) unless asked otherwise: every test server creates and signs people
-      // in, and 17's ~0.7 s per hash would add minutes and time out throttle windows; passwords.test.ts checks 17.
-      env: { SERVICE_PASSWORD_COST: '15', ...process.env, NODE_ENV: 'test', TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
-    });
+    const c = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list],
+      {
+        stdio: ['inherit', 'pipe', 'inherit'],
+        // Password cost 15 (the former default) unless asked otherwise: every test server creates and signs people
+        // in, and 17's ~0.7 s per hash would add minutes and time out throttle windows; passwords.test.ts checks 17.
+        env: { SERVICE_PASSWORD_COST: '15', ...process.env, NODE_ENV: 'test', TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
+      },
+    );
     let tail = '';
     c.stdout.on('data', (d) => {
       process.stdout.write(d);
@@ -57,7 +65,10 @@ const run = (list, label, env = {}) =>
     });
     c.on('close', (code) => {
       const at = tail.lastIndexOf('failing tests:');
-      const lines = tail.slice(at).split('\n').filter((l) => !/^\s+at .*\(?node:/.test(l));
+      const lines = tail
+        .slice(at)
+        .split('\n')
+        .filter((l) => !/^\s+at .*\(?node:/.test(l));
       if (at >= 0) failures.push(`# ${label}: ${lines.slice(0, 300).join('\n')}`);
       resolve(code ?? 1);
     });
@@ -70,7 +81,10 @@ const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts']
  * known gap to close, not a skip of SQLite's run. None today.
  */
 const POSTGRES_NOT_YET = [];
-const both = filters.length === 0 && process.env.TEST_DATABASE !== 'postgres' && (process.env.CI === 'true' || process.env.CI === '1' || process.env.TEST_BOTH_DATABASES === '1');
+const both =
+  filters.length === 0 &&
+  process.env.TEST_DATABASE !== 'postgres' &&
+  (process.env.CI === 'true' || process.env.CI === '1' || process.env.TEST_BOTH_DATABASES === '1');
 /**
  * Writes every file's wall time of this run to test-timings.json (gitignored) and prints the ten slowest:
  * where the run's time goes, per phase.

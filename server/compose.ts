@@ -53,7 +53,6 @@ export interface ComposeOptions {
   assistantProvider?: ProviderFactory;
 }
 
-
 /** Builds every service; on failure, whatever was opened is closed again before the error propagates. */
 export async function compose(config: Config, opts: ComposeOptions) {
   const log = opts.logger ?? createLogger(config.logLevel);
@@ -71,11 +70,18 @@ export async function compose(config: Config, opts: ComposeOptions) {
     setPasswordCost(config.passwordCost);
     const secretKey = loadSecretKey(dirs, config.secretKeyFile);
     // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
-    const dbOptions = { ...(opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 }), poolSize: config.databasePool || undefined };
+    const dbOptions = {
+      ...(opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 }),
+      poolSize: config.databasePool || undefined,
+    };
     const db = config.databaseUrl ? await openPostgresDatabase(config.databaseUrl, undefined, dbOptions) : openDatabase(dirs.db, undefined, dbOptions);
     cleanups.unshift(() => db.close());
     // One key for every instance on the database: the first records its fingerprint, a different key stops the start (exit 2).
-    checkSecretKey(secretKey, db.meta.setIfAbsent('secret_key_fingerprint', secretKeyFingerprint(secretKey)), config.secretKeyFile || 'secret.key in the data folder');
+    checkSecretKey(
+      secretKey,
+      db.meta.setIfAbsent('secret_key_fingerprint', secretKeyFingerprint(secretKey)),
+      config.secretKeyFile || 'secret.key in the data folder',
+    );
     // Random per process start: op leases and change notices name this instance by it (docs/operations.md).
     const instanceId = randomBytes(6).toString('hex');
     // Change notices between instances on one PostgreSQL (LISTEN/NOTIFY); nothing to tell on SQLite.
@@ -112,11 +118,22 @@ export async function compose(config: Config, opts: ComposeOptions) {
       allowSignup: () => settings.get('allow_signup'),
     });
     const oidc = createOidc({
-      db, bus, auth, secretKey, publicUrl: config.publicUrl, warn: (m) => log.warn(m),
+      db,
+      bus,
+      auth,
+      secretKey,
+      publicUrl: config.publicUrl,
+      warn: (m) => log.warn(m),
       store: { load: () => settings.get('oidc'), save: (v) => settings.set('oidc', v) },
       env: {
-        issuer: config.oidcIssuer, client_id: config.oidcClientId, client_secret: config.oidcClientSecret, scopes: config.oidcScopes,
-        groups_claim: config.oidcGroupsClaim, admin_group: config.oidcAdminGroup, redirect_url: config.oidcRedirectUrl, label: config.oidcLabel,
+        issuer: config.oidcIssuer,
+        client_id: config.oidcClientId,
+        client_secret: config.oidcClientSecret,
+        scopes: config.oidcScopes,
+        groups_claim: config.oidcGroupsClaim,
+        admin_group: config.oidcAdminGroup,
+        redirect_url: config.oidcRedirectUrl,
+        label: config.oidcLabel,
       },
     });
     oidc.config.applyEnvironment();
@@ -133,13 +150,22 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
     const storagesRepo = new StoragesRepo(db);
     // Requests to metered backends are counted at the driver boundary; the books flush every few seconds and at close.
-    const meter = new RequestMeter(db, storagesRepo, () => settings.get('meter_prices'), (m, e) => log.warn(m, e));
+    const meter = new RequestMeter(
+      db,
+      storagesRepo,
+      () => settings.get('meter_prices'),
+      (m, e) => log.warn(m, e),
+    );
     meter.start();
     cleanups.unshift(() => meter.stop());
     // Replication is the decorator after read-only. Its engine reads the primary through the pool and the
     // catalogue's config rules, both built after the manager: it reaches them at call time, never at build.
     const replication = createReplication({
-      db, bus, queue, settings, log: logFn,
+      db,
+      bus,
+      queue,
+      settings,
+      log: logFn,
       backends: () => catalogue.storages,
       unlinkStorages: (id) => storagesRepo.unlinkReplicaTarget(id),
       summary: storageSummary,
@@ -163,8 +189,21 @@ export async function compose(config: Config, opts: ComposeOptions) {
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
     });
     cleanups.unshift(() => manager.closeAll());
-    const { catalogue, io, stop: stopCatalogue } = createCatalogue({
-      db, repo: storagesRepo, bus, queue, registry, manager, secretKey, log, demo: config.demo, meter,
+    const {
+      catalogue,
+      io,
+      stop: stopCatalogue,
+    } = createCatalogue({
+      db,
+      repo: storagesRepo,
+      bus,
+      queue,
+      registry,
+      manager,
+      secretKey,
+      log,
+      demo: config.demo,
+      meter,
       checkReplicaLink: (targetId, storage) => replication.targets.checkLink(targetId, storage),
       hooks: {
         written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook() },
@@ -180,11 +219,18 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const ops = new StorageOps(io);
     // The external services' settings exist before the file service: they decide which new-document types it offers.
     const { external, newdocs } = await createExternal({
-      db, secretKey, env: { url: config.docserverUrl, jwt_secret: config.docserverJwt, callback_url: config.docserverCallbackUrl },
+      db,
+      secretKey,
+      env: { url: config.docserverUrl, jwt_secret: config.docserverJwt, callback_url: config.docserverCallbackUrl },
     });
     const protection = createProtection({ db, catalogue, ops, queue, scans, bus, settings, secretKey, log: logFn });
     const files = new FileService({
-      db, bus, catalogue, ops, queue, actors: auth.actors,
+      db,
+      bus,
+      catalogue,
+      ops,
+      queue,
+      actors: auth.actors,
       ports: { trash: protection.trash, versions: protection.versions, newdoc: newdocs },
       thumbUrl: (id) => thumbUrl(id),
     });
@@ -194,19 +240,53 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const thumbs = createThumbs({ db, ops, bus, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
     thumbDispatch.register(thumbs);
     const docserver = createDocserver({
-      db, files, catalogue, external, secretKey, publicUrl: config.publicUrl, stagingDir: dirs.staging, maxUploadBytes: config.maxUploadBytes, log,
+      db,
+      files,
+      catalogue,
+      external,
+      secretKey,
+      publicUrl: config.publicUrl,
+      stagingDir: dirs.staging,
+      maxUploadBytes: config.maxUploadBytes,
+      log,
     });
-    const archives = createArchives({ files, catalogue, queue, actors: auth.actors, maxArchiveBytes: config.maxArchiveBytes, buildDir: join(dirs.staging, 'zip-builds') });
+    const archives = createArchives({
+      files,
+      catalogue,
+      queue,
+      actors: auth.actors,
+      maxArchiveBytes: config.maxArchiveBytes,
+      buildDir: join(dirs.staging, 'zip-builds'),
+    });
     const uploads = createUploads({
-      db, files, catalogue, auth, stagingDir: config.stagingDir || dirs.staging,
+      db,
+      files,
+      catalogue,
+      auth,
+      stagingDir: config.stagingDir || dirs.staging,
       limits: { maxUploadBytes: config.maxUploadBytes, maxChunkBytes: config.maxChunkBytes, sessionTtlMs: config.uploadSessionTtl },
       lease: { instanceId, leaseMs: config.opLease },
     });
-    const mailer = createMailer({ host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure }, logFn);
+    const mailer = createMailer(
+      { host: config.smtpHost, port: config.smtpPort, user: config.smtpUser, password: config.smtpPassword, from: config.smtpFrom, secure: config.smtpSecure },
+      logFn,
+    );
     cleanups.unshift(() => mailer.close());
     const shares = createShares({
-      db, auth, catalogue, files, settings, bus, uploads, mailer, secretKey, publicUrl: config.publicUrl,
-      zipDir: dirs.zips, zipWarmMaxBytes: config.shareZipWarmMaxBytes, zipMaxAgeMs: config.shareZipMaxAge, log: logFn,
+      db,
+      auth,
+      catalogue,
+      files,
+      settings,
+      bus,
+      uploads,
+      mailer,
+      secretKey,
+      publicUrl: config.publicUrl,
+      zipDir: dirs.zips,
+      zipWarmMaxBytes: config.shareZipWarmMaxBytes,
+      zipMaxAgeMs: config.shareZipMaxAge,
+      log: logFn,
       warmLane: (signal) => governor.acquire(signal),
       guardLimits: () => ({
         maxStreams: settings.get('public_link_max_streams') ?? config.publicLinkMaxStreams,
@@ -231,20 +311,43 @@ export async function compose(config: Config, opts: ComposeOptions) {
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     const appPlugins = createAppPlugins({
-      db, bus, files, queue, actors: auth.actors, settings, version: config.version, shares: shares.service,
-      enabled: config.appPlugins, memoryBytes: config.appPluginMemory * 1024 * 1024,
+      db,
+      bus,
+      files,
+      queue,
+      actors: auth.actors,
+      settings,
+      version: config.version,
+      shares: shares.service,
+      enabled: config.appPlugins,
+      memoryBytes: config.appPluginMemory * 1024 * 1024,
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
       stateOf: (p) => parseItems(catalogue.nodes.get(p.storage_id, p.rel)?.app_state ?? null),
-      findUsers: (q, limit) => auth.repo.list({ q, limit: limit * 2 }).filter((u) => !u.disabled).slice(0, limit).map((u) => ({ id: u.id, username: u.username, email: u.email })),
+      findUsers: (q, limit) =>
+        auth.repo
+          .list({ q, limit: limit * 2 })
+          .filter((u) => !u.disabled)
+          .slice(0, limit)
+          .map((u) => ({ id: u.id, username: u.username, email: u.email })),
       findUser: (id) => {
         const u = auth.repo.byId(id);
         return u && !u.disabled ? { id: u.id, username: u.username, email: u.email } : null;
       },
-      people: () => auth.repo.list({ limit: 100_000 }).filter((u) => !u.disabled).flatMap((u) => auth.repo.principal(u.id) ?? []),
+      people: () =>
+        auth.repo
+          .list({ limit: 100_000 })
+          .filter((u) => !u.disabled)
+          .flatMap((u) => auth.repo.principal(u.id) ?? []),
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());
-    const backups = new BackupService({ sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version }, settings, files, queue, log: logFn });
+    const backups = new BackupService({
+      sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },
+      settings,
+      files,
+      queue,
+      log: logFn,
+    });
     backups.register();
     assertEveryJobHandled(queue);
 
@@ -267,14 +370,60 @@ export async function compose(config: Config, opts: ComposeOptions) {
 
     const gateways = createGatewayCore({ auth, files, queue, uploads });
     const assistant = createAssistant({
-      db, bus, settings, secretKey, files, shares, archives, queue, protection, publicUrl: config.publicUrl,
+      db,
+      bus,
+      settings,
+      secretKey,
+      files,
+      shares,
+      archives,
+      queue,
+      protection,
+      publicUrl: config.publicUrl,
       createProvider: opts.assistantProvider ?? createProvider,
     });
 
     return {
-      config, log, logFn, dirs, secretKey, db, channel, bus, hub, queue, governor, scheduler, auth, oidc, settings, registry, manager,
-      catalogue, io, ops, files, homes, protection, docserver, thumbs, thumbDispatch, archives, uploads, shares, mailer, bell, webhooks, updater,
-      gateways, replication, assistant, appPlugins, backups, capabilities, close,
+      config,
+      log,
+      logFn,
+      dirs,
+      secretKey,
+      db,
+      channel,
+      bus,
+      hub,
+      queue,
+      governor,
+      scheduler,
+      auth,
+      oidc,
+      settings,
+      registry,
+      manager,
+      catalogue,
+      io,
+      ops,
+      files,
+      homes,
+      protection,
+      docserver,
+      thumbs,
+      thumbDispatch,
+      archives,
+      uploads,
+      shares,
+      mailer,
+      bell,
+      webhooks,
+      updater,
+      gateways,
+      replication,
+      assistant,
+      appPlugins,
+      backups,
+      capabilities,
+      close,
     };
   } catch (e) {
     await close();

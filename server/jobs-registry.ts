@@ -6,7 +6,21 @@
  */
 import type { JobName, JobQueue } from './jobs';
 
-export const JOB_NAMES = ['files.transfer', 'archive.extract', 'archive.add', 'av.scan', 'thumb', 'storage.sync', 'webhook.deliver', 'replica.copy', 'replica_retry', 'replica.audit', 'replica.drill', 'plugin-action', 'backup.run'] as const satisfies readonly JobName[];
+export const JOB_NAMES = [
+  'files.transfer',
+  'archive.extract',
+  'archive.add',
+  'av.scan',
+  'thumb',
+  'storage.sync',
+  'webhook.deliver',
+  'replica.copy',
+  'replica_retry',
+  'replica.audit',
+  'replica.drill',
+  'plugin-action',
+  'backup.run',
+] as const satisfies readonly JobName[];
 
 /** Throws (boot fails) naming every job kind that has no handler on `queue`. */
 export function assertEveryJobHandled(queue: JobQueue): void {

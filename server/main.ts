@@ -139,13 +139,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     bus.onEveryInstance('folder.changed', (e) => {
       const name = catalogue.repo.byId(e.storage_id)?.name;
       if (!name) return;
-      hub.toFolder(folderKey(e.storage_id, e.folder), { event: 'change', data: { folder: uiPath(name, e.folder), kind: e.kind, path: uiPath(name, e.path), name: e.name } });
+      hub.toFolder(folderKey(e.storage_id, e.folder), {
+        event: 'change',
+        data: { folder: uiPath(name, e.folder), kind: e.kind, path: uiPath(name, e.path), name: e.name },
+      });
     });
     // Native notifications in the desktop shell (docs/server-host-protocol.md).
     bus.on('file.infected', (e) => toHost({ type: 'notify', event: 'file.infected', title: e.title, body: e.body }));
-    bus.on('drop.received', (e) => toHost({ type: 'notify', event: 'drop.received', title: 'Files received', body: `${e.files.length} file(s) in ${e.folder}` }));
+    bus.on('drop.received', (e) =>
+      toHost({ type: 'notify', event: 'drop.received', title: 'Files received', body: `${e.files.length} file(s) in ${e.folder}` }),
+    );
     bus.on('storage.offline', (e) => toHost({ type: 'notify', event: 'storage.offline', title: `Storage ${e.name} is offline`, body: e.reason }));
-    bus.on('storage.volume_mismatch', (e) => toHost({ type: 'notify', event: 'storage.volume_mismatch', title: `A different drive is at the place of ${e.name}`, body: e.reason }));
+    bus.on('storage.volume_mismatch', (e) =>
+      toHost({ type: 'notify', event: 'storage.volume_mismatch', title: `A different drive is at the place of ${e.name}`, body: e.reason }),
+    );
     bus.on('update_available', (e) => toHost({ type: 'notify', event: 'update_available', title: `Filedock ${e.version} is available`, body: e.notes ?? '' }));
     // Volumes before anything reaches a driver (upload recovery, sync): a storage whose drive is unplugged is held first.
     await catalogue.volumes.start(config.volumeCheckInterval);
@@ -154,7 +161,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
 
     // The desktop's sleep inhibitor follows transfers and long ops (jobs/keep-awake.ts).
-    const activity = trackActivity(() => queue.runningCount, () => keepAwake.changed());
+    const activity = trackActivity(
+      () => queue.runningCount,
+      () => keepAwake.changed(),
+    );
     const keepAwake = new KeepAwake(queue, activity.transfers, toHost);
     // Op frames reach the owner's browsers on every instance: the running one names the op on the change
     // channel (state changes and progress, at most every PROGRESS_WRITE_MS), the others read its row.
@@ -186,7 +196,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const admit = publicEgress({ shaper, guard: shares.guard });
     // GET /metrics (docs/operations.md, "Metrics"): off by default; each figure is read from its module at scrape time.
     const metrics = new Metrics({
-      settings: sv.settings, secretKey: sv.secretKey, bus, log: logFn,
+      settings: sv.settings,
+      secretKey: sv.secretKey,
+      bus,
+      log: logFn,
       sources: {
         dbWaits: () => db.waits.snapshot(),
         queueDepth: () => queue.depth(),
@@ -202,7 +215,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       capabilitiesRoutes((ctx: Ctx) => ({ ...sv.capabilities(), assistant: sv.assistant.capability(ctx.state.principal ? actor(ctx) : null) })),
       assistantRoutes({ assistant: sv.assistant, bus, maxJsonBytes: json }),
       networkRoutes({ host: config.host, publicUrl: config.publicUrl }),
-      authRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl, keyIdentity: keyIdentity(catalogue), firstStorage: new FirstStorage(catalogue.storages, config.defaultStorageName), homeOf: (id) => sv.homes.homeOf(id) }),
+      authRoutes({
+        auth,
+        secureCookies,
+        maxJsonBytes: json,
+        publicUrl: config.publicUrl,
+        keyIdentity: keyIdentity(catalogue),
+        firstStorage: new FirstStorage(catalogue.storages, config.defaultStorageName),
+        homeOf: (id) => sv.homes.homeOf(id),
+      }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),
       adminUserRoutes({ auth, db, settings: sv.settings, bus, maxJsonBytes: json }),
@@ -259,7 +280,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       appsPublicRoutes({ plugins: sv.appPlugins, shares, rendererDir: opts.rendererDir ?? defaultRendererDir(), secureCookies, admit }),
       sharePublicRoutes({ shares, maxJsonBytes: json, admit, log: logFn }),
       adminUplinkRoutes({
-        settings: sv.settings, bus, maxJsonBytes: json,
+        settings: sv.settings,
+        bus,
+        maxJsonBytes: json,
         effective: () => ({
           public_egress_mbps: egressBps() / 125_000,
           public_link_max_streams: sv.settings.get('public_link_max_streams') ?? config.publicLinkMaxStreams,
@@ -269,7 +292,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       shareDropRoutes({ shares, maxJsonBytes: json }),
     ];
     const health = createHealth({
-      db, admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait },
+      db,
+      admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait },
       // The recovery point of the backups, for the admin console's health view.
       extra: [
         ['replication', () => sv.replication.repair.status()],
@@ -284,9 +308,24 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ['sleep_inhibitor', () => keepAwake.status()],
       ],
     });
-    routers.push(health.routes, openapiRoutes(() => routers, VERSION));
-    const appOptions = { auth, lang: config.locale, trustedProxies: parseAddressList(config.trustedProxies).list, routers, rendererDir: opts.rendererDir ?? defaultRendererDir(), log: logFn,
-      appOrigins: () => { const e = sv.capabilities().external; return { docserver: e.docserver_url, diagram: e.diagram_url }; }, onDbBusy: () => db.waits.sawBusy(), afterAuth: [health.heavy] };
+    routers.push(
+      health.routes,
+      openapiRoutes(() => routers, VERSION),
+    );
+    const appOptions = {
+      auth,
+      lang: config.locale,
+      trustedProxies: parseAddressList(config.trustedProxies).list,
+      routers,
+      rendererDir: opts.rendererDir ?? defaultRendererDir(),
+      log: logFn,
+      appOrigins: () => {
+        const e = sv.capabilities().external;
+        return { docserver: e.docserver_url, diagram: e.diagram_url };
+      },
+      onDbBusy: () => db.waits.sawBusy(),
+      afterAuth: [health.heavy],
+    };
     const app = buildApp({ ...appOptions, before: [metrics.middleware, activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
 
@@ -310,26 +349,55 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await catalogue.syncer.startAll();
     updater.start();
 
-    const listeners = new Listeners({ headersTimeoutMs: config.httpHeadersTimeout, idleTimeoutMs: config.httpIdleTimeout, keepAliveTimeoutMs: config.httpKeepAliveTimeout });
+    const listeners = new Listeners({
+      headersTimeoutMs: config.httpHeadersTimeout,
+      idleTimeoutMs: config.httpIdleTimeout,
+      keepAliveTimeoutMs: config.httpKeepAliveTimeout,
+    });
     const port = await listeners.create(app.callback()).listen(config.port, config.host);
     let publicPort: number | null = null;
     if (publicApp) {
       const at = config.publicListen.lastIndexOf(':');
-      publicPort = await listeners.create(publicApp.callback(), config.publicMaxConnsPerIp).listen(Number(config.publicListen.slice(at + 1)), config.publicListen.slice(0, at).replace(/^\[|\]$/g, ''));
+      publicPort = await listeners
+        .create(publicApp.callback(), config.publicMaxConnsPerIp)
+        .listen(Number(config.publicListen.slice(at + 1)), config.publicListen.slice(0, at).replace(/^\[|\]$/g, ''));
       log.info(`public links listener on ${config.publicListen.slice(0, at)}:${publicPort} (share and drop routes only)`);
     }
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
     log.info(`listening on ${url} (started in ${Date.now() - t0} ms, data in ${dirs.root})`);
-    sv.gateways.registry.listener({ protocol: 'webdav', enabled: config.webdav, listen: config.webdav ? `${config.host}:${port}` : null, url: config.webdav ? `${url}/dav/` : null, error: null });
+    sv.gateways.registry.listener({
+      protocol: 'webdav',
+      enabled: config.webdav,
+      listen: config.webdav ? `${config.host}:${port}` : null,
+      url: config.webdav ? `${url}/dav/` : null,
+      error: null,
+    });
     // The SFTP gateway (and ssh2 with it) loads only when it is configured.
     const sftp = config.sftpListen
-      ? await (await import('./gateways/sftp')).startSftpGateway({ listen: config.sftpListen, hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'), core: sv.gateways, log, publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed), restore: (a) => auth.actors.restore(actorSpec(a), a.request) })
+      ? await (await import('./gateways/sftp')).startSftpGateway({
+          listen: config.sftpListen,
+          hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'),
+          core: sv.gateways,
+          log,
+          publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed),
+          restore: (a) => auth.actors.restore(actorSpec(a), a.request),
+        })
       : null;
     const ftp = await startFtpGateway({ config, core: sv.gateways, stateDir: dirs.state, log });
-    const s3 = config.s3Listen ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log }) : null;
+    const s3 = config.s3Listen
+      ? await startS3Gateway({ core: sv.gateways, db, stagingDir: dirs.staging, listen: config.s3Listen, idleTimeoutMs: config.httpIdleTimeout, log })
+      : null;
     const nfs = config.nfsListen
-      ? await startNfsGateway({ listen: config.nfsListen, core: sv.gateways, exports: nfsExports, secretKey: sv.secretKey, stagingDir: dirs.staging, log, restore: (spec, request) => auth.actors.restoreSync(spec, request) })
+      ? await startNfsGateway({
+          listen: config.nfsListen,
+          core: sv.gateways,
+          exports: nfsExports,
+          secretKey: sv.secretKey,
+          stagingDir: dirs.staging,
+          log,
+          restore: (spec, request) => auth.actors.restoreSync(spec, request),
+        })
       : null;
     toHost({ type: 'ready', port, url });
     keepAwake.flush();
@@ -344,11 +412,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const mbps = (bps: number) => Math.round(bps / 12_500) / 10;
     // The suspended links are counted asynchronously before each check; the line shows the last count.
     let suspendedLinks = 0;
-    const countSuspended = () => shares.service.suspendedCount().then((n) => void (suspendedLinks = n), () => undefined);
+    const countSuspended = () =>
+      shares.service.suspendedCount().then(
+        (n) => void (suspendedLinks = n),
+        () => undefined,
+      );
     const uplinkTray = hasHost()
       ? hostLine<UplinkHostMessage>(() => {
           const e = shaper.stats();
-          const budgets = catalogue.meter.status().filter((b) => b.budget_per_day > 0).map(({ name, used_today, budget_per_day, exhausted }) => ({ name, used_today, budget_per_day, exhausted }));
+          const budgets = catalogue.meter
+            .status()
+            .filter((b) => b.budget_per_day > 0)
+            .map(({ name, used_today, budget_per_day, exhausted }) => ({ name, used_today, budget_per_day, exhausted }));
           return { type: 'uplink', egress_mbps: mbps(e.current_bps), budget_mbps: mbps(e.budget_bps), suspended_links: suspendedLinks, budgets };
         }, toHost)
       : null;
@@ -421,7 +496,12 @@ async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<vo
     log.info(`created the first admin ${config.adminEmail}`);
   } else if (config.desktopBootstrap) {
     const { randomBytes } = await import('node:crypto');
-    await auth.users.create({ email: config.adminEmail || 'owner@filedock.local', username: 'owner', password: randomBytes(24).toString('base64url'), role: 'admin' });
+    await auth.users.create({
+      email: config.adminEmail || 'owner@filedock.local',
+      username: 'owner',
+      password: randomBytes(24).toString('base64url'),
+      role: 'admin',
+    });
     log.info('created the desktop owner account');
   } else {
     log.warn('no users yet: open the web UI from this computer to create the first admin');

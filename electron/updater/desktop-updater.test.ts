@@ -81,7 +81,10 @@ describe('desktop updater on a loopback generic feed', () => {
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     files.set('/stable/Filedock-1.3.0.AppImage', installer);
     files.set('/stable/latest-linux.yml', Buffer.from(YAML.stringify({ version: '1.3.0', path: 'Filedock-1.3.0.AppImage', sha512: sha512(installer) })));
-    files.set('/beta/beta-linux.yml', Buffer.from(YAML.stringify({ version: '1.3.0', path: 'Filedock-1.3.0.AppImage', sha512: sha512(Buffer.from('tampered')) })));
+    files.set(
+      '/beta/beta-linux.yml',
+      Buffer.from(YAML.stringify({ version: '1.3.0', path: 'Filedock-1.3.0.AppImage', sha512: sha512(Buffer.from('tampered')) })),
+    );
     files.set('/beta/Filedock-1.3.0.AppImage', installer);
   });
   after(() => new Promise<void>((r) => server.close(() => r())));
@@ -122,7 +125,13 @@ describe('desktop updater on a loopback generic feed', () => {
     const held = new Set<number>();
     const inhibitor = new SleepInhibitor({ start: () => (held.add(next), next++), stop: (id) => held.delete(id) });
     let snapshots = 0;
-    const { au, up } = make('1.2.0', '/stable', undefined, async () => void snapshots++, () => inhibitor.whenIdle());
+    const { au, up } = make(
+      '1.2.0',
+      '/stable',
+      undefined,
+      async () => void snapshots++,
+      () => inhibitor.whenIdle(),
+    );
     await up.check();
     await waitFor(up, 'downloaded');
     inhibitor.update({ active: true, reasons: [{ kind: 'files.transfer', count: 1 }] });
@@ -182,16 +191,22 @@ describe('desktop updater on a loopback generic feed', () => {
     const { au, up } = make('1.2.0', '/stable');
     const phases: string[] = [];
     let snapshotAt = -1;
-    const out = await up.port.install({ from: '1.2.0', version: '1.3.0' }, {
-      beforeSwap: async () => void (snapshotAt = au.installs.length),
-      onPhase: (p) => phases.push(p),
-    });
+    const out = await up.port.install(
+      { from: '1.2.0', version: '1.3.0' },
+      {
+        beforeSwap: async () => void (snapshotAt = au.installs.length),
+        onPhase: (p) => phases.push(p),
+      },
+    );
     assert.deepEqual(out, { restartRequired: false });
     assert.deepEqual(phases, ['downloading', 'snapshot', 'restarting']);
     assert.equal(snapshotAt, 0, 'the snapshot ran before quit-and-install');
     assert.deepEqual(au.installs, [[false, true]]);
     const other = make('1.2.0', '/stable');
-    await assert.rejects(other.up.port.install({ from: '1.2.0', version: '1.4.0' }, { beforeSwap: async () => {}, onPhase: () => {} }), /offers 1\.3\.0, not 1\.4\.0/);
+    await assert.rejects(
+      other.up.port.install({ from: '1.2.0', version: '1.4.0' }, { beforeSwap: async () => {}, onPhase: () => {} }),
+      /offers 1\.3\.0, not 1\.4\.0/,
+    );
     assert.deepEqual(other.au.installs, []);
   });
 });

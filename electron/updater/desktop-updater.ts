@@ -98,8 +98,7 @@ export function createDesktopUpdater(opts: DesktopUpdaterOptions): DesktopUpdate
       if (event === 'error') return set('error', { error: arg?.message ?? String(arg) });
       if (event === 'update-downloaded') downloadedVersion = arg?.version;
       set(next, { version: arg?.version });
-      if (event === 'update-available')
-        au.downloadUpdate().catch((e: Error) => set('error', { error: `download failed: ${e.message}` }));
+      if (event === 'update-available') au.downloadUpdate().catch((e: Error) => set('error', { error: `download failed: ${e.message}` }));
     });
 
   const check = async (): Promise<void> => {

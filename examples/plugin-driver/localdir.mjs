@@ -36,7 +36,16 @@ class PluginError extends Error {
 
 /** The protocol's code for a filesystem error. */
 function fsError(e, path) {
-  const byErrno = { ENOENT: 'not_found', ENOTDIR: 'not_found', EEXIST: 'conflict', ENOTEMPTY: 'conflict', EACCES: 'permission_denied', EPERM: 'permission_denied', ENAMETOOLONG: 'name_too_long', EINVAL: 'name_not_allowed' };
+  const byErrno = {
+    ENOENT: 'not_found',
+    ENOTDIR: 'not_found',
+    EEXIST: 'conflict',
+    ENOTEMPTY: 'conflict',
+    EACCES: 'permission_denied',
+    EPERM: 'permission_denied',
+    ENAMETOOLONG: 'name_too_long',
+    EINVAL: 'name_not_allowed',
+  };
   if (e instanceof PluginError) return e;
   return new PluginError(byErrno[e.code] ?? 'storage_unreachable', e.message, path === undefined ? {} : { path });
 }
@@ -60,7 +69,10 @@ function sendBatches(id, entries, size = 1000) {
 const entryOf = (name, st) => ({ name, type: st.isDirectory() ? 'dir' : 'file', size: st.isDirectory() ? 0 : st.size, mtime: Math.round(st.mtimeMs) });
 
 async function exists(p) {
-  return lstat(p).then(() => true, () => false);
+  return lstat(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function listDir(rel) {
@@ -168,7 +180,12 @@ const methods = {
 
 /** `read`: replies with the size, then streams `body.chunk`s within the host's credit. */
 async function startRead(id, { path, range }) {
-  const early = { cancelled: false, cancel() { early.cancelled = true; } };
+  const early = {
+    cancelled: false,
+    cancel() {
+      early.cancelled = true;
+    },
+  };
   streams.set(id, early);
   const p = abs(path);
   const st = await stat(p);
@@ -179,10 +196,17 @@ async function startRead(id, { path, range }) {
   send({ id, result: { size: st.size } });
   if (end < start) return notify('body.end', { id });
   const rs = createReadStream(p, { start, end, highWaterMark: CHUNK_BYTES });
-  const s = { credit: WINDOW_BYTES, stream: rs, ack(bytes) {
-    s.credit += bytes;
-    if (s.credit > 0 && rs.isPaused()) rs.resume();
-  }, cancel() { rs.destroy(); } };
+  const s = {
+    credit: WINDOW_BYTES,
+    stream: rs,
+    ack(bytes) {
+      s.credit += bytes;
+      if (s.credit > 0 && rs.isPaused()) rs.resume();
+    },
+    cancel() {
+      rs.destroy();
+    },
+  };
   streams.set(id, s);
   rs.on('data', (buf) => {
     s.credit -= buf.length;
@@ -203,7 +227,20 @@ async function startRead(id, { path, range }) {
 /** `write`: receives chunks into a temp file beside the target; on `body.end` renames it into place. */
 async function startWrite(id, { path, overwrite = true }) {
   // Chunks may arrive while the checks below run: hold them until the file is open.
-  const early = { queue: [], ended: false, cancelled: null, chunk(b) { early.queue.push(b); }, end() { early.ended = true; }, cancel(r) { early.cancelled = r ?? 'cancelled'; } };
+  const early = {
+    queue: [],
+    ended: false,
+    cancelled: null,
+    chunk(b) {
+      early.queue.push(b);
+    },
+    end() {
+      early.ended = true;
+    },
+    cancel(r) {
+      early.cancelled = r ?? 'cancelled';
+    },
+  };
   streams.set(id, early);
   const p = abs(path);
   if (!(await stat(dirname(p)).catch(() => null))?.isDirectory()) throw new PluginError('not_found', 'parent folder missing', { path });
@@ -279,14 +316,16 @@ async function handle(msg) {
   }
 }
 
-createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {
-  if (line.trim() === '') return;
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    process.stderr.write('localdir: unreadable line from the service\n');
-    return;
-  }
-  void handle(msg);
-}).on('close', () => process.exit(0));
+createInterface({ input: process.stdin, crlfDelay: Infinity })
+  .on('line', (line) => {
+    if (line.trim() === '') return;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      process.stderr.write('localdir: unreadable line from the service\n');
+      return;
+    }
+    void handle(msg);
+  })
+  .on('close', () => process.exit(0));

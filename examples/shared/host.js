@@ -5,12 +5,17 @@
  */
 
 // pdf-lib waits for a "tick" (setTimeout 0) every N objects while parsing and saving; a microtask is enough here.
-if (typeof globalThis.setTimeout !== 'function') globalThis.setTimeout = (f) => { Promise.resolve().then(f); return 0; };
+if (typeof globalThis.setTimeout !== 'function')
+  globalThis.setTimeout = (f) => {
+    Promise.resolve().then(f);
+    return 0;
+  };
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const DECODE = new Uint8Array(128).fill(255);
 for (let i = 0; i < 64; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
-DECODE[45] = 62; DECODE[95] = 63; // base64url too
+DECODE[45] = 62;
+DECODE[95] = 63; // base64url too
 /** Two characters → 12 bits in one look-up: decoding runs about twice as fast in QuickJS as one character at a time. */
 const PAIR = new Uint16Array(128 * 128);
 const SYMBOLS = ALPHABET + '-_';
@@ -26,10 +31,13 @@ export function fromBase64(s) {
   const n = clean.length;
   if (n % 4 === 1) throw new Error('not base64');
   const out = new Uint8Array(Math.floor((n * 3) / 4));
-  let j = 0, i = 0;
+  let j = 0,
+    i = 0;
   for (; i + 4 <= n; i += 4) {
     const v = (PAIR[clean.charCodeAt(i) * 128 + clean.charCodeAt(i + 1)] << 12) | PAIR[clean.charCodeAt(i + 2) * 128 + clean.charCodeAt(i + 3)];
-    out[j] = v >> 16; out[j + 1] = v >> 8; out[j + 2] = v;
+    out[j] = v >> 16;
+    out[j + 1] = v >> 8;
+    out[j + 2] = v;
     j += 3;
   }
   if (n - i >= 2) {
@@ -48,16 +56,32 @@ export function toBase64(u, start = 0, end = u.length) {
   for (; i + 3 <= end; i += 3) {
     const v = (u[i] << 16) | (u[i + 1] << 8) | u[i + 2];
     chunk.push(PAIRS[v >> 12] + PAIRS[v & 4095]);
-    if (chunk.length === 4096) { parts.push(chunk.join('')); chunk = []; }
+    if (chunk.length === 4096) {
+      parts.push(chunk.join(''));
+      chunk = [];
+    }
   }
   if (end - i === 1) chunk.push(ALPHABET[u[i] >> 2] + ALPHABET[(u[i] & 3) << 4] + '==');
-  else if (end - i === 2) { const v = (u[i] << 8) | u[i + 1]; chunk.push(ALPHABET[v >> 10] + ALPHABET[(v >> 4) & 63] + ALPHABET[(v & 15) << 2] + '='); }
+  else if (end - i === 2) {
+    const v = (u[i] << 8) | u[i + 1];
+    chunk.push(ALPHABET[v >> 10] + ALPHABET[(v >> 4) & 63] + ALPHABET[(v & 15) << 2] + '=');
+  }
   parts.push(chunk.join(''));
   return parts.join('');
 }
 
 /** Time spent waiting for the host, so an app can tell its own CPU time (the sandbox's budget) from the wall clock. */
-export const clock = { hostMs: 0, start: Date.now(), cpuMs() { return Date.now() - this.start - this.hostMs; }, reset() { this.hostMs = 0; this.start = Date.now(); } };
+export const clock = {
+  hostMs: 0,
+  start: Date.now(),
+  cpuMs() {
+    return Date.now() - this.start - this.hostMs;
+  },
+  reset() {
+    this.hostMs = 0;
+    this.start = Date.now();
+  },
+};
 
 export async function call(method, args) {
   const t = Date.now();

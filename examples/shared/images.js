@@ -34,14 +34,19 @@ function simplePng(b) {
     if (start + len > b.length) return null;
     if (type === 'IHDR') head = { w: u32(b, start), h: u32(b, start + 4), depth: b[start + 8], color: b[start + 9], interlace: b[start + 12] };
     else if (type === 'tRNS') return null;
-    else if (type === 'IDAT') { idat.push(b.subarray(start, start + len)); total += len; }
-    else if (type === 'IEND') break;
+    else if (type === 'IDAT') {
+      idat.push(b.subarray(start, start + len));
+      total += len;
+    } else if (type === 'IEND') break;
     i = start + len + 4;
   }
   if (!head || !idat.length || head.depth !== 8 || head.interlace !== 0 || (head.color !== 0 && head.color !== 2)) return null;
   const data = new Uint8Array(total);
   let at = 0;
-  for (const part of idat) { data.set(part, at); at += part.length; }
+  for (const part of idat) {
+    data.set(part, at);
+    at += part.length;
+  }
   return { ...head, data };
 }
 
@@ -55,21 +60,34 @@ export async function addImagePage(doc, bytes) {
   if (fast) {
     const colors = fast.color === 2 ? 3 : 1;
     const stream = doc.context.stream(fast.data, {
-      Type: 'XObject', Subtype: 'Image', Width: fast.w, Height: fast.h, BitsPerComponent: 8,
-      ColorSpace: colors === 3 ? 'DeviceRGB' : 'DeviceGray', Filter: 'FlateDecode',
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: fast.w,
+      Height: fast.h,
+      BitsPerComponent: 8,
+      ColorSpace: colors === 3 ? 'DeviceRGB' : 'DeviceGray',
+      Filter: 'FlateDecode',
       DecodeParms: { Predictor: 15, Colors: colors, BitsPerComponent: 8, Columns: fast.w },
     });
     name = page.node.newXObject('Image', doc.context.register(stream));
-    w = fast.w; h = fast.h;
+    w = fast.w;
+    h = fast.h;
   } else {
     const img = kind === 'jpg' ? await doc.embedJpg(bytes) : await doc.embedPng(bytes);
     name = page.node.newXObject('Image', img.ref);
-    w = img.width; h = img.height;
+    w = img.width;
+    h = img.height;
   }
   if (!(w > 0 && h > 0)) throw new Error('error.not_an_image');
   const scale = Math.min(1, MAX_PT / Math.max(w, h));
-  const pw = w * scale, ph = h * scale;
+  const pw = w * scale,
+    ph = h * scale;
   page.setSize(pw, ph);
-  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(pw, 0, 0, ph, 0, 0), drawObject(name instanceof PDFName ? name : PDFName.of(String(name))), popGraphicsState());
+  page.pushOperators(
+    pushGraphicsState(),
+    concatTransformationMatrix(pw, 0, 0, ph, 0, 0),
+    drawObject(name instanceof PDFName ? name : PDFName.of(String(name))),
+    popGraphicsState(),
+  );
   return { width: pw, height: ph };
 }

@@ -103,11 +103,21 @@ export function App() {
   return (
     <I18nContext.Provider value={i18n}>
       <ToastProvider>
-        {boot.kind === 'loading' && <p className="boot" aria-busy="true">{i18n.t('common.loading')}</p>}
+        {boot.kind === 'loading' && (
+          <p className="boot" aria-busy="true">
+            {i18n.t('common.loading')}
+          </p>
+        )}
         {boot.kind === 'setup' && <SetupPage local={boot.local} suggestedPath={boot.suggestedPath} onDone={adopt} />}
         {boot.kind === 'signed-out' &&
           (path === '/signup' ? (
-            <Suspense fallback={<p className="boot" aria-busy="true">{i18n.t('common.loading')}</p>}>
+            <Suspense
+              fallback={
+                <p className="boot" aria-busy="true">
+                  {i18n.t('common.loading')}
+                </p>
+              }
+            >
               <SignupPage onSignedIn={adopt} />
             </Suspense>
           ) : (

@@ -37,7 +37,16 @@ export function ShellMenu({ section, children }: { section: string; children: Re
 
   return (
     <>
-      <button ref={button} type="button" className="icon-btn phone-only shell-menu-btn" aria-expanded={open} aria-controls="shell-menu" aria-label={t('nav.menu')} title={t('nav.menu')} onClick={() => setOpen((o) => !o)}>
+      <button
+        ref={button}
+        type="button"
+        className="icon-btn phone-only shell-menu-btn"
+        aria-expanded={open}
+        aria-controls="shell-menu"
+        aria-label={t('nav.menu')}
+        title={t('nav.menu')}
+        onClick={() => setOpen((o) => !o)}
+      >
         <ToolIcon name="menu" size={22} />
       </button>
       <div ref={panel} id="shell-menu" className={`shell-menu${open ? ' open' : ''}`} onClick={(e) => (e.target as HTMLElement).closest('a') && setOpen(false)}>

@@ -33,12 +33,39 @@ export function Shell() {
   const isAdmin = user.role === 'admin';
   const loading = <p aria-busy="true">{t('common.loading')}</p>;
   // The editor page takes the window, for a paired phone too (its key reads the descriptor; the document server does the rest).
-  if (path === '/edit') return <Suspense fallback={loading}><EditorPage /></Suspense>;
+  if (path === '/edit')
+    return (
+      <Suspense fallback={loading}>
+        <EditorPage />
+      </Suspense>
+    );
   // Signed in with a paired phone's key: device mode.
-  if (user.key) return <Suspense fallback={loading}><DeviceShell /></Suspense>;
+  if (user.key)
+    return (
+      <Suspense fallback={loading}>
+        <DeviceShell />
+      </Suspense>
+    );
   // The diagram editor takes the whole window (its page has its own way back).
-  if (isDiagramRoute(path)) return <Suspense fallback={loading}><DiagramPage pathname={path} /></Suspense>;
-  const section = path.startsWith('/admin') ? 'admin' : path.startsWith('/links') ? 'links' : path.startsWith('/trash') ? 'trash' : path.startsWith('/account') ? 'account' : path.startsWith('/app/') ? 'app' : isFilesRoute(path) ? 'files' : 'notfound';
+  if (isDiagramRoute(path))
+    return (
+      <Suspense fallback={loading}>
+        <DiagramPage pathname={path} />
+      </Suspense>
+    );
+  const section = path.startsWith('/admin')
+    ? 'admin'
+    : path.startsWith('/links')
+      ? 'links'
+      : path.startsWith('/trash')
+        ? 'trash'
+        : path.startsWith('/account')
+          ? 'account'
+          : path.startsWith('/app/')
+            ? 'app'
+            : isFilesRoute(path)
+              ? 'files'
+              : 'notfound';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
     <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
       {t(key)}
@@ -47,7 +74,9 @@ export function Shell() {
 
   return (
     <div className="shell">
-      <a className="skip" href="#main">{t('app.skip')}</a>
+      <a className="skip" href="#main">
+        {t('app.skip')}
+      </a>
       <header className="topbar">
         <span className="brand">{t('app.name')}</span>
         <ShellMenu section={section}>
@@ -60,8 +89,12 @@ export function Shell() {
           </nav>
           <div className="topbar-end">
             <Preferences />
-            <span className="who" title={user.email}>{user.username}</span>
-            <button type="button" onClick={() => void signOut()}>{t('auth.signout')}</button>
+            <span className="who" title={user.email}>
+              {user.username}
+            </span>
+            <button type="button" onClick={() => void signOut()}>
+              {t('auth.signout')}
+            </button>
           </div>
         </ShellMenu>
       </header>
@@ -70,8 +103,16 @@ export function Shell() {
         {section === 'notfound' && <NotFoundPage path={path} />}
         {section === 'links' && <MyLinks />}
         {section === 'trash' && <TrashPage />}
-        {section === 'account' && <Suspense fallback={loading}><AccountPage /></Suspense>}
-        {section === 'app' && <Suspense fallback={loading}><AppPage /></Suspense>}
+        {section === 'account' && (
+          <Suspense fallback={loading}>
+            <AccountPage />
+          </Suspense>
+        )}
+        {section === 'app' && (
+          <Suspense fallback={loading}>
+            <AppPage />
+          </Suspense>
+        )}
         {section === 'admin' &&
           (isAdmin ? (
             <Suspense fallback={loading}>

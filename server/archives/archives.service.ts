@@ -175,10 +175,12 @@ export class ArchivesService {
         throw new AppError('archive_invalid', { reason: (err as AppError).code }, { entry: e.name, reason: (err as AppError).code });
       }
       // The whole path under the destination, not only each segment (the reader already refused longer names).
-      if (Buffer.byteLength(target) > MAX_PATH_BYTES) throw new AppError('archive_invalid', { reason: 'path_too_long' }, { entry: e.name.slice(0, 256), reason: 'path_too_long', max: MAX_PATH_BYTES });
+      if (Buffer.byteLength(target) > MAX_PATH_BYTES)
+        throw new AppError('archive_invalid', { reason: 'path_too_long' }, { entry: e.name.slice(0, 256), reason: 'path_too_long', max: MAX_PATH_BYTES });
       if (e.encrypted) throw new AppError('archive_encrypted', { entry: e.name }, { entry: e.name });
       if (e.symlink) continue;
-      if (e.size > RATIO_MIN_BYTES && e.size > e.compressed * MAX_RATIO) throw new AppError('archive_invalid', { reason: 'compression_ratio' }, { entry: e.name, reason: 'compression_ratio' });
+      if (e.size > RATIO_MIN_BYTES && e.size > e.compressed * MAX_RATIO)
+        throw new AppError('archive_invalid', { reason: 'compression_ratio' }, { entry: e.name, reason: 'compression_ratio' });
       total += e.size;
       keep.push(e);
       if (!e.is_dir) files.push(target);
@@ -231,7 +233,11 @@ export class ArchivesService {
         }
         await mkdirs(parentRel(target));
         // pipeline carries a failure of the entry's bytes (the reader cuts it at its declared size) into `body`, where the write sees it.
-        const body = pipeline(await zip.open(e), this.counter((n) => (done += n)), () => undefined);
+        const body = pipeline(
+          await zip.open(e),
+          this.counter((n) => (done += n)),
+          () => undefined,
+        );
         await fa.write(at(target), body, { size: e.size, overwrite: overwrite || resumed, signal: ctx.signal, origin: 'extract', version: false });
         ctx.journal.put(`x:${e.name}`);
         files++;
@@ -272,17 +278,28 @@ export class ArchivesService {
       if (size === built.size) return { ...(await this.publish(ctx, fa, temp, built.size)), files: built.files, bytes: built.bytes };
     }
     const plan: Array<{ place: Place; name: string; entry: FileStat; key: string }> = [];
-    for (const s of sources) for (const item of await fa.tree(s, ctx.signal)) {
-      if (item.rel.split('/').some(isInternalName)) continue;
-      const base = baseName(s.rel);
-      const name = item.rel === '' ? base : `${base}/${item.rel}`;
-      const e = item.entry;
-      plan.push({ place: { storage_id: s.storage_id, rel: item.rel === '' ? s.rel : joinRel(s.rel, item.rel) }, name, entry: e, key: entryKey(name, e.type === 'dir' ? 'dir' : 'file', e.type === 'dir' ? 0 : e.size, e.mtime || 0) });
-    }
+    for (const s of sources)
+      for (const item of await fa.tree(s, ctx.signal)) {
+        if (item.rel.split('/').some(isInternalName)) continue;
+        const base = baseName(s.rel);
+        const name = item.rel === '' ? base : `${base}/${item.rel}`;
+        const e = item.entry;
+        plan.push({
+          place: { storage_id: s.storage_id, rel: item.rel === '' ? s.rel : joinRel(s.rel, item.rel) },
+          name,
+          entry: e,
+          key: entryKey(name, e.type === 'dir' ? 'dir' : 'file', e.type === 'dir' ? 0 : e.size, e.mtime || 0),
+        });
+      }
     const total = plan.reduce((n, p) => n + (p.entry.type === 'file' ? p.entry.size : 0), 0);
     this.budget(total);
     await mkdir(this.buildDir, { recursive: true });
-    const build = await ZipFileBuild.open(temp, journalStore(ctx.journal, temp), plan.map((p) => p.key), { signal: ctx.signal, policy: this.policy });
+    const build = await ZipFileBuild.open(
+      temp,
+      journalStore(ctx.journal, temp),
+      plan.map((p) => p.key),
+      { signal: ctx.signal, policy: this.policy },
+    );
     let done = 0;
     let files = 0;
     const first = build.resumed.entries;
@@ -319,7 +336,16 @@ export class ArchivesService {
   private async publish(ctx: JobContext<AddPayload>, fa: ActorFiles, temp: string, size: number): Promise<{ size: number }> {
     try {
       const body = createReadStream(temp, { highWaterMark: 1 << 20 });
-      const node = await fa.write(ctx.payload.dest, body, { size, overwrite: false, signal: ctx.signal, mime: 'application/zip', origin: 'copy', audit: 'file.upload', meta: { archive: true }, version: false });
+      const node = await fa.write(ctx.payload.dest, body, {
+        size,
+        overwrite: false,
+        signal: ctx.signal,
+        mime: 'application/zip',
+        origin: 'copy',
+        audit: 'file.upload',
+        meta: { archive: true },
+        version: false,
+      });
       await rm(temp, { force: true });
       return { size: node.size };
     } catch (e) {

@@ -49,7 +49,11 @@ export class DownloadZip {
       const top = unique(t.rel ? baseName(t.rel) : t.storage.name, taken);
       for (const item of await fa.tree(t.place, signal)) {
         if (item.rel.split('/').some(isInternalName)) continue;
-        items.push({ place: { storage_id: t.storage.id, rel: item.rel === '' ? t.rel : joinRel(t.rel, item.rel) }, name: item.rel === '' ? top : `${top}/${item.rel}`, entry: item.entry });
+        items.push({
+          place: { storage_id: t.storage.id, rel: item.rel === '' ? t.rel : joinRel(t.rel, item.rel) },
+          name: item.rel === '' ? top : `${top}/${item.rel}`,
+          entry: item.entry,
+        });
         if (item.entry.type === 'file') bytes += item.entry.size;
         if (this.maxBytes > 0 && bytes > this.maxBytes) throw new AppError('archive_too_large', { max: this.maxBytes }, { max: this.maxBytes });
       }

@@ -20,7 +20,15 @@ import type { CommitPolicy } from '../lib/zip-build';
  * Builds the archive service (it registers its op kinds on the queue) and
  * deletes ZIP build temp files in `buildDir` that no op will resume.
  */
-export function createArchives(o: { files: FileService; catalogue: Catalogue; queue: JobQueue; actors: ActorRestorer; maxArchiveBytes: number; buildDir: string; zipPolicy?: CommitPolicy | null }): ArchivesService {
+export function createArchives(o: {
+  files: FileService;
+  catalogue: Catalogue;
+  queue: JobQueue;
+  actors: ActorRestorer;
+  maxArchiveBytes: number;
+  buildDir: string;
+  zipPolicy?: CommitPolicy | null;
+}): ArchivesService {
   const svc = new ArchivesService(o.files, o.catalogue, o.queue, o.actors, o.maxArchiveBytes, o.buildDir, o.zipPolicy);
   svc.sweepBuilds();
   return svc;

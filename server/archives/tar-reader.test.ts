@@ -49,8 +49,15 @@ describe('tar listing', { skip }, () => {
       assert.equal(byName.get('sub/')?.is_dir, true);
       assert.equal(byName.get('link')?.symlink, true);
       if (format !== 'ustar') assert.equal(byName.get(long)?.size, 1, `long name read (${format})`);
-      const names = execFileSync('tar', ['-t', '-f', file], { encoding: 'utf8' }).trim().split('\n').map((n) => n.replace(/^\.\//, '')).filter((n) => n !== '' && n !== '.');
-      assert.deepEqual(entries.map((e) => e.name), names);
+      const names = execFileSync('tar', ['-t', '-f', file], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map((n) => n.replace(/^\.\//, ''))
+        .filter((n) => n !== '' && n !== '.');
+      assert.deepEqual(
+        entries.map((e) => e.name),
+        names,
+      );
     });
   }
 

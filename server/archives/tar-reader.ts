@@ -95,14 +95,16 @@ async function parse(r: BlockReader): Promise<TarEntry[]> {
     const mtime = pax.mtime !== undefined ? Number(pax.mtime) : numeric(h, 136, 12);
     const clean = name.replace(/^(\.\/)+/, '');
     // `tar -C dir .` stores the folder itself as `./`: not an entry of the listing.
-    if (clean !== '') out.push({
-      name: clean,
-      size: type === '5' ? 0 : size,
-      is_dir: type === '5' || name.endsWith('/'),
-      modified: new Date((Number.isFinite(mtime) ? mtime : 0) * 1000).toISOString(),
-      symlink: type === '2' || type === '1',
-    });
-    if (out.length > MAX_ENTRIES) throw new AppError('archive_invalid', { reason: `more than ${MAX_ENTRIES} entries` }, { reason: 'too_many_entries', max: MAX_ENTRIES });
+    if (clean !== '')
+      out.push({
+        name: clean,
+        size: type === '5' ? 0 : size,
+        is_dir: type === '5' || name.endsWith('/'),
+        modified: new Date((Number.isFinite(mtime) ? mtime : 0) * 1000).toISOString(),
+        symlink: type === '2' || type === '1',
+      });
+    if (out.length > MAX_ENTRIES)
+      throw new AppError('archive_invalid', { reason: `more than ${MAX_ENTRIES} entries` }, { reason: 'too_many_entries', max: MAX_ENTRIES });
     longName = null;
     pax = {};
     // Links, devices, folders and fifos carry no data whatever their size field says; unknown types are files (POSIX).
@@ -123,7 +125,10 @@ function numeric(h: Buffer, off: number, len: number): number {
     for (let i = 1; i < len; i++) n = n * 256 + h[off + i];
     return n;
   }
-  const s = h.toString('latin1', off, off + len).replace(/[\0 ]+.*$/s, '').trim();
+  const s = h
+    .toString('latin1', off, off + len)
+    .replace(/[\0 ]+.*$/s, '')
+    .trim();
   return s === '' ? 0 : parseInt(s, 8);
 }
 

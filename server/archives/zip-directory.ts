@@ -112,7 +112,8 @@ export async function readZipEnd(source: RangeSource, signal?: AbortSignal): Pro
     const loc = at - Z64_LOCATOR_LEN;
     if (loc >= 0 && tail.readUInt32LE(loc) === Z64_LOCATOR_SIG) end = await zip64End(source, tail, tailStart, Number(tail.readBigUInt64LE(loc + 8)), signal);
   }
-  if (end.entries > MAX_ENTRIES) throw new AppError('archive_invalid', { reason: `more than ${MAX_ENTRIES} entries` }, { reason: 'too_many_entries', max: MAX_ENTRIES });
+  if (end.entries > MAX_ENTRIES)
+    throw new AppError('archive_invalid', { reason: `more than ${MAX_ENTRIES} entries` }, { reason: 'too_many_entries', max: MAX_ENTRIES });
   // Every record is at least 46 bytes: a count the directory cannot hold is a lie, not a reason to wait for more.
   if (end.cdOffset + end.cdSize > eocdAt || end.cdSize < end.entries * CENTRAL_LEN) throw invalid('bad_directory');
   return end;
@@ -221,5 +222,5 @@ function extraTime(id: number, d: Buffer): Date | null {
 
 /** A DOS date and time, read in the server's time zone (as unzip shows it). */
 function dosTime(date: number, time: number): Date {
-  return new Date((date >> 9 & 0x7f) + 1980, (date >> 5 & 0xf) - 1, date & 0x1f, time >> 11 & 0x1f, time >> 5 & 0x3f, (time & 0x1f) * 2);
+  return new Date(((date >> 9) & 0x7f) + 1980, ((date >> 5) & 0xf) - 1, date & 0x1f, (time >> 11) & 0x1f, (time >> 5) & 0x3f, (time & 0x1f) * 2);
 }

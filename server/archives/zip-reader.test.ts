@@ -16,12 +16,16 @@ const skip = needTool('python3', 'python3') ?? false;
 function bigZip(): Buffer {
   const { dir, cleanup } = tempDir('filedock-zipreader-');
   try {
-    execFileSync('python3', ['-c', `
+    execFileSync('python3', [
+      '-c',
+      `
 import zipfile, sys
 with zipfile.ZipFile(sys.argv[1], "w") as z:
     z.writestr("dir/", "")
     for i in range(${ENTRIES}): z.writestr(f"d{i % 50}/f{i}.txt", f"{i}\\n" * 5, zipfile.ZIP_DEFLATED if i % 2 else zipfile.ZIP_STORED)
-`, join(dir, 'big.zip')]);
+`,
+      join(dir, 'big.zip'),
+    ]);
     return readFileSync(join(dir, 'big.zip'));
   } finally {
     cleanup();
@@ -75,7 +79,10 @@ test('an entry written without a size reads back; not a ZIP, a truncated directo
   const zip = await openZip(source(bytes, 7));
   assert.equal(zip.entries[0].size, 14);
   assert.equal(Buffer.concat(await (await zip.open(zip.entries[0])).toArray()).toString(), 'no size given\n');
-  await assert.rejects(openZip(source(Buffer.from('just text, no end record here'))), (e: any) => e.code === 'archive_invalid' && e.details.reason === 'not_a_zip');
+  await assert.rejects(
+    openZip(source(Buffer.from('just text, no end record here'))),
+    (e: any) => e.code === 'archive_invalid' && e.details.reason === 'not_a_zip',
+  );
   const ac = new AbortController();
   ac.abort();
   await assert.rejects(openZip(source(bytes), { signal: ac.signal }), (e: any) => e.code === 'cancelled');

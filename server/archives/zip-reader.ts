@@ -64,7 +64,10 @@ async function entryData(source: RangeSource, blocks: BlockReader, e: ZipEntry):
   if (head.readUInt32LE(0) !== LOCAL_SIG) throw invalid('bad_local_header', e.name);
   const start = e.offset + LOCAL_LEN + head.readUInt16LE(26) + head.readUInt16LE(28);
   if (start + e.compressed > source.size) throw invalid('truncated', e.name);
-  const raw = e.compressed <= BLOCK ? Readable.from([await blocks.bytes(start, e.compressed)]) : await source.read({ start, end: start + e.compressed - 1 }, blocks.signal);
+  const raw =
+    e.compressed <= BLOCK
+      ? Readable.from([await blocks.bytes(start, e.compressed)])
+      : await source.read({ start, end: start + e.compressed - 1 }, blocks.signal);
   return e.method === 8 ? pipeline(raw, createInflateRaw(), () => undefined) : raw;
 }
 

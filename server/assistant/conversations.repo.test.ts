@@ -15,7 +15,8 @@ before(async () => {
 after(() => t?.close());
 
 /** A fresh account (conversations and prefs reference users). */
-const account = async (): Promise<number> => new UsersRepo(t.db).insert({ email: `a${++users}@example.com`, username: `a${users}`, role: 'user', password_hash: null });
+const account = async (): Promise<number> =>
+  new UsersRepo(t.db).insert({ email: `a${++users}@example.com`, username: `a${users}`, role: 'user', password_hash: null });
 
 test('conversations on db.async: per person, history saved whole, deleted one or all, swept by last use', async () => {
   const kai = await account();
@@ -42,12 +43,23 @@ test('conversations on db.async: per person, history saved whole, deleted one or
 test('steps: the waiting one, in order, by id; a decision or an undo raced by several requests is taken once', async () => {
   const kai = await account();
   const c = await repo.create(kai, 'Steps');
-  const done = await repo.addStep({ conversation_id: c.id, tool_call_id: 'c1', tool: 'mkdir', input: { path: '/Files/a' }, status: 'done', undo: { kind: 'trash', path: '/Files/a' }, result: 'ok' });
+  const done = await repo.addStep({
+    conversation_id: c.id,
+    tool_call_id: 'c1',
+    tool: 'mkdir',
+    input: { path: '/Files/a' },
+    status: 'done',
+    undo: { kind: 'trash', path: '/Files/a' },
+    result: 'ok',
+  });
   const waiting = await repo.addStep({ conversation_id: c.id, tool_call_id: 'c2', tool: 'delete', input: { path: '/Files/b' }, status: 'pending' });
   assert.deepEqual(await repo.step(c.id, done.id), done);
   assert.equal(await repo.step('conv_other', done.id), undefined);
   assert.equal((await repo.pending(c.id))?.id, waiting.id);
-  assert.deepEqual((await repo.steps(c.id)).map((s) => s.id), [done.id, waiting.id]);
+  assert.deepEqual(
+    (await repo.steps(c.id)).map((s) => s.id),
+    [done.id, waiting.id],
+  );
 
   // Approve and reject at once (two tabs), twice each: exactly one decision lands.
   const decided = await Promise.all([

@@ -30,13 +30,23 @@ export class ConversationsRepo {
   /** This person's conversations without their messages, last used first (at most 500). */
   list(userId: number): Promise<Array<Omit<ConversationRow, 'messages'>>> {
     return this.db.async.all(
-      this.db.k.selectFrom('assistant_conversations').select(['id', 'user_id', 'title', 'created_at', 'last_used_at']).where('user_id', '=', userId).orderBy('last_used_at', 'desc').limit(500),
+      this.db.k
+        .selectFrom('assistant_conversations')
+        .select(['id', 'user_id', 'title', 'created_at', 'last_used_at'])
+        .where('user_id', '=', userId)
+        .orderBy('last_used_at', 'desc')
+        .limit(500),
     );
   }
 
   /** Replaces the history (the whole of it: the last writer's history stands) and marks the conversation used. */
   async saveMessages(id: string, messages: ChatMessage[]): Promise<void> {
-    await this.db.async.run(this.db.k.updateTable('assistant_conversations').set({ messages: JSON.stringify(messages), last_used_at: now() }).where('id', '=', id));
+    await this.db.async.run(
+      this.db.k
+        .updateTable('assistant_conversations')
+        .set({ messages: JSON.stringify(messages), last_used_at: now() })
+        .where('id', '=', id),
+    );
   }
 
   /** Deletes one conversation of this person, or all of them without `id`; how many went. */
@@ -52,10 +62,25 @@ export class ConversationsRepo {
   }
 
   /** Records a tool step; the stored row. */
-  async addStep(s: { conversation_id: string; tool_call_id: string; tool: string; input: unknown; status: StepRow['status']; undo?: UndoPlan; result?: string }): Promise<StepRow> {
+  async addStep(s: {
+    conversation_id: string;
+    tool_call_id: string;
+    tool: string;
+    input: unknown;
+    status: StepRow['status'];
+    undo?: UndoPlan;
+    result?: string;
+  }): Promise<StepRow> {
     const row: StepRow = {
-      id: newId('step'), conversation_id: s.conversation_id, tool_call_id: s.tool_call_id, tool: s.tool, input: JSON.stringify(s.input),
-      status: s.status, undo: s.undo ? JSON.stringify(s.undo) : null, result: s.result ?? null, created_at: now(),
+      id: newId('step'),
+      conversation_id: s.conversation_id,
+      tool_call_id: s.tool_call_id,
+      tool: s.tool,
+      input: JSON.stringify(s.input),
+      status: s.status,
+      undo: s.undo ? JSON.stringify(s.undo) : null,
+      result: s.result ?? null,
+      created_at: now(),
     };
     await this.db.async.run(this.db.k.insertInto('assistant_steps').values(row));
     return row;
@@ -68,7 +93,9 @@ export class ConversationsRepo {
 
   /** The step waiting for the person's approval, or undefined. */
   pending(conversationId: string): Promise<StepRow | undefined> {
-    return this.db.async.first(this.db.k.selectFrom('assistant_steps').selectAll().where('conversation_id', '=', conversationId).where('status', '=', 'pending'));
+    return this.db.async.first(
+      this.db.k.selectFrom('assistant_steps').selectAll().where('conversation_id', '=', conversationId).where('status', '=', 'pending'),
+    );
   }
 
   /** The conversation's steps, oldest first. */
@@ -95,7 +122,10 @@ export class ConversationsRepo {
   /** Sets the person's choice (one upsert). */
   async setConfirmAll(userId: number, on: boolean): Promise<void> {
     await this.db.async.run(
-      this.db.k.insertInto('assistant_prefs').values({ user_id: userId, confirm_all: on ? 1 : 0 }).onConflict((oc) => oc.column('user_id').doUpdateSet({ confirm_all: on ? 1 : 0 })),
+      this.db.k
+        .insertInto('assistant_prefs')
+        .values({ user_id: userId, confirm_all: on ? 1 : 0 })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet({ confirm_all: on ? 1 : 0 })),
     );
   }
 }

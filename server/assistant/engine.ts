@@ -90,7 +90,13 @@ export class ChatEngine {
     }
     if (!approve) {
       if (!(await this.d.repo.transition(step.id, 'pending', 'rejected'))) throw new AppError('assistant_decided');
-      messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: JSON.stringify({ error: 'rejected', message: 'The person rejected this step.' }), is_error: true });
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        name: call.name,
+        content: JSON.stringify({ error: 'rejected', message: 'The person rejected this step.' }),
+        is_error: true,
+      });
       emit('step', { step_id: step.id, tool: call.name, input: call.input, status: 'rejected' });
     } else {
       const parsed = this.d.toolbox.parse(call.name, call.input);
@@ -108,7 +114,15 @@ export class ChatEngine {
   private async run(actor: Actor, conv: ConversationRow, messages: ChatMessage[], emit: Emit, signal: AbortSignal): Promise<Run> {
     const s = this.d.settings.read();
     return {
-      actor, conv, messages, emit, signal, limits: s.limits, provider: this.d.provider(), model: s.model, providerName: s.provider,
+      actor,
+      conv,
+      messages,
+      emit,
+      signal,
+      limits: s.limits,
+      provider: this.d.provider(),
+      model: s.model,
+      providerName: s.provider,
       confirmAll: actor.kind !== 'system' && (await this.d.repo.confirmAll(actor.principal.id)),
     };
   }
@@ -136,7 +150,13 @@ export class ChatEngine {
         continue;
       }
       if (effect === 'approval' || (effect === 'change' && run.confirmAll)) {
-        const step = await this.d.repo.addStep({ conversation_id: run.conv.id, tool_call_id: call.id, tool: call.name, input: parsed.input, status: 'pending' });
+        const step = await this.d.repo.addStep({
+          conversation_id: run.conv.id,
+          tool_call_id: call.id,
+          tool: call.name,
+          input: parsed.input,
+          status: 'pending',
+        });
         await this.d.repo.saveMessages(run.conv.id, run.messages);
         run.emit('approval', { step_id: step.id, tool: call.name, input: parsed.input, reversible: effect === 'change' });
         run.emit('done', { reason: 'approval', conversation: this.summary(run.conv) });
@@ -149,8 +169,13 @@ export class ChatEngine {
         continue;
       }
       const step = await this.d.repo.addStep({
-        conversation_id: run.conv.id, tool_call_id: call.id, tool: call.name, input: parsed.input,
-        status: out.isError ? 'failed' : 'done', undo: out.undo, result: out.text.slice(0, 4096),
+        conversation_id: run.conv.id,
+        tool_call_id: call.id,
+        tool: call.name,
+        input: parsed.input,
+        status: out.isError ? 'failed' : 'done',
+        undo: out.undo,
+        result: out.text.slice(0, 4096),
       });
       run.emit('step', this.stepEvent(step.id, call, out));
     }
@@ -165,13 +190,23 @@ export class ChatEngine {
 
   audit(run: Pick<Run, 'actor' | 'providerName' | 'model'>, path: string, bytes: number): void {
     void this.d.bus.emit('audit', {
-      action: 'assistant.content_sent', actor: actorRef(run.actor), request: run.actor.kind === 'system' ? undefined : run.actor.request,
-      resource: path, meta: { provider: run.providerName, model: run.model, bytes },
+      action: 'assistant.content_sent',
+      actor: actorRef(run.actor),
+      request: run.actor.kind === 'system' ? undefined : run.actor.request,
+      resource: path,
+      meta: { provider: run.providerName, model: run.model, bytes },
     });
   }
 
   private stepEvent(stepId: string | null, call: ToolCall, out: ToolOutcome): AssistantStreamEvents['step'] {
-    return { step_id: stepId, tool: call.name, input: call.input, status: out.isError ? 'failed' : 'done', result: out.text.slice(0, 2048), undo: !!(stepId && out.undo) };
+    return {
+      step_id: stepId,
+      tool: call.name,
+      input: call.input,
+      status: out.isError ? 'failed' : 'done',
+      result: out.text.slice(0, 2048),
+      undo: !!(stepId && out.undo),
+    };
   }
 
   private summary(conv: ConversationRow) {
@@ -199,7 +234,8 @@ export class ChatEngine {
       }
     } catch (e) {
       await this.d.repo.saveMessages(run.conv.id, run.messages);
-      const err = isAppError(e) && e.code.startsWith('assistant_') ? e : new AppError('assistant_provider', { reason: e instanceof Error ? e.message : String(e) });
+      const err =
+        isAppError(e) && e.code.startsWith('assistant_') ? e : new AppError('assistant_provider', { reason: e instanceof Error ? e.message : String(e) });
       run.emit('error', { error: err.code, message: t('en', err.code, err.params), detail: err.details ?? null });
     }
   }

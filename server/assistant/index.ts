@@ -66,7 +66,8 @@ export function createAssistant(d: AssistantDeps) {
     if (state === 'off') throw new AppError('assistant_off');
     if (state === 'not_configured') throw new AppError('assistant_not_configured');
     personOf(a);
-    if (!can(a, 'ai.assistant')) throw new AppError('permission_denied', { permission: 'ai.assistant', source: 'role' }, { permission: 'ai.assistant', source: 'role' });
+    if (!can(a, 'ai.assistant'))
+      throw new AppError('permission_denied', { permission: 'ai.assistant', source: 'role' }, { permission: 'ai.assistant', source: 'role' });
   };
   const conversation = async (a: Actor, id: string): Promise<ConversationRow> => {
     const c = await repo.get(personOf(a).id, id);
@@ -123,8 +124,12 @@ export function createAssistant(d: AssistantDeps) {
     async state(a: Actor): Promise<AssistantState> {
       const s = settings.read();
       return {
-        ...capability(a), provider: s.provider, model: s.model, retention_days: s.limits.retention_days,
-        confirm_all: a.kind === 'person' ? await repo.confirmAll(a.principal.id) : false, limits: s.limits,
+        ...capability(a),
+        provider: s.provider,
+        model: s.model,
+        retention_days: s.limits.retention_days,
+        confirm_all: a.kind === 'person' ? await repo.confirmAll(a.principal.id) : false,
+        limits: s.limits,
       };
     },
 
@@ -136,7 +141,14 @@ export function createAssistant(d: AssistantDeps) {
     list: async (a: Actor) => ({ conversations: (await repo.list(personOf(a).id)).map(({ user_id: _u, ...c }) => c) }),
     async get(a: Actor, id: string): Promise<AssistantConversation> {
       const c = await conversation(a, id);
-      const steps = (await repo.steps(c.id)).map((s) => ({ id: s.id, tool: s.tool, input: JSON.parse(s.input), status: s.status, undo: !!s.undo && s.status === 'done', created_at: s.created_at }));
+      const steps = (await repo.steps(c.id)).map((s) => ({
+        id: s.id,
+        tool: s.tool,
+        input: JSON.parse(s.input),
+        status: s.status,
+        undo: !!s.undo && s.status === 'done',
+        created_at: s.created_at,
+      }));
       return { id: c.id, title: c.title, created_at: c.created_at, last_used_at: c.last_used_at, messages: JSON.parse(c.messages) as ChatMessage[], steps };
     },
     async delete(a: Actor, id?: string) {
@@ -222,9 +234,16 @@ export function createAssistant(d: AssistantDeps) {
 
     /** Answers one `/api/mcp` request (parsed `body`) with an MCP server over the same tools for this actor; writes `res` itself. */
     async mcp(a: Actor, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-      await (await mcp()).answerMcp(toolbox, a, (out) => {
-        if (out.sent) engine.audit({ actor: a, providerName: 'mcp', model: a.kind === 'key' ? `key:${a.key.id}` : '' }, out.sent.path, out.sent.bytes);
-      }, req, res, body);
+      await (await mcp()).answerMcp(
+        toolbox,
+        a,
+        (out) => {
+          if (out.sent) engine.audit({ actor: a, providerName: 'mcp', model: a.kind === 'key' ? `key:${a.key.id}` : '' }, out.sent.path, out.sent.bytes);
+        },
+        req,
+        res,
+        body,
+      );
     },
   };
 
@@ -249,6 +268,12 @@ export function createAssistant(d: AssistantDeps) {
 /** Gives every call of a turn left open (a step not approved) a result, so the history stays valid for any provider. */
 function closeOpenCalls(messages: ChatMessage[]): void {
   for (const c of openCalls(messages)) {
-    messages.push({ role: 'tool', tool_call_id: c.id, name: c.name, content: JSON.stringify({ error: 'not_approved', message: 'The person wrote again instead of approving this step.' }), is_error: true });
+    messages.push({
+      role: 'tool',
+      tool_call_id: c.id,
+      name: c.name,
+      content: JSON.stringify({ error: 'not_approved', message: 'The person wrote again instead of approving this step.' }),
+      is_error: true,
+    });
   }
 }

@@ -30,7 +30,14 @@ function mcpServerFor(box: Toolbox, actor: Actor, onSent: (o: ToolOutcome) => vo
  * Answers one Streamable HTTP request with `body` (already read and parsed): a stateless server and
  * transport for this request alone, both closed when the response closes. Writes `res` itself.
  */
-export async function answerMcp(box: Toolbox, actor: Actor, onSent: (o: ToolOutcome) => void, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+export async function answerMcp(
+  box: Toolbox,
+  actor: Actor,
+  onSent: (o: ToolOutcome) => void,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
   const server = mcpServerFor(box, actor, onSent);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {

@@ -15,7 +15,10 @@ test('assistant settings: the key is sealed, never shown, needs a secret key; st
   const store = new SettingsStore(db);
 
   const none = new AssistantSettings(store, null);
-  assert.throws(() => none.patch({ api_key: 'sk-1' }), (e: any) => e.code === 'assistant_no_secret_key');
+  assert.throws(
+    () => none.patch({ api_key: 'sk-1' }),
+    (e: any) => e.code === 'assistant_no_secret_key',
+  );
   assert.equal(none.state(), 'off');
   assert.deepEqual(none.view().limits, DEFAULT_LIMITS);
 

@@ -35,16 +35,18 @@ export const limitsSchema = z.strictObject({
   message_max: z.number().int().min(100).max(1_000_000),
 });
 
-export const patchSchema = z.strictObject({
-  enabled: z.boolean(),
-  provider: z.enum(PROVIDERS),
-  address: z.union([z.literal(''), z.url({ protocol: /^https?$/ }).max(2048)]),
-  /** '' clears the stored key. */
-  api_key: z.string().max(4096),
-  model: z.string().max(256),
-  hide_button: z.boolean(),
-  limits: limitsSchema.partial(),
-}).partial();
+export const patchSchema = z
+  .strictObject({
+    enabled: z.boolean(),
+    provider: z.enum(PROVIDERS),
+    address: z.union([z.literal(''), z.url({ protocol: /^https?$/ }).max(2048)]),
+    /** '' clears the stored key. */
+    api_key: z.string().max(4096),
+    model: z.string().max(256),
+    hide_button: z.boolean(),
+    limits: limitsSchema.partial(),
+  })
+  .partial();
 
 interface Stored {
   enabled: boolean;
@@ -61,7 +63,10 @@ const DEFAULTS: Stored = { enabled: false, provider: 'openai', address: '', api_
 export type { AssistantSettingsView };
 
 export class AssistantSettings {
-  constructor(private store: SettingsStore, private secretKey: Buffer | null) {}
+  constructor(
+    private store: SettingsStore,
+    private secretKey: Buffer | null,
+  ) {}
 
   read(): Stored {
     const v = this.store.get('assistant') as Partial<Stored>;

@@ -219,7 +219,11 @@ export const TOOLS: ToolSpec[] = [
     schema: z.object({ path, days: z.number().int().min(1).max(3650).optional() }),
     effect: () => 'approval',
     async run({ actor, d }, i) {
-      const v = await d.shares.service.create(actor, { path: i.path.replace(/^\/([^/]+)\/?/, '$1://'), kind: 'link', ...(i.days ? { ttlMs: i.days * 86_400_000 } : {}) }, d.publicUrl);
+      const v = await d.shares.service.create(
+        actor,
+        { path: i.path.replace(/^\/([^/]+)\/?/, '$1://'), kind: 'link', ...(i.days ? { ttlMs: i.days * 86_400_000 } : {}) },
+        d.publicUrl,
+      );
       return json({ id: v.id, url: v.url, expires_at: v.expires_at });
     },
   }),
@@ -229,7 +233,11 @@ export const TOOLS: ToolSpec[] = [
     schema: z.object({ path, days: z.number().int().min(1).max(3650).optional() }),
     effect: () => 'approval',
     async run({ actor, d }, i) {
-      const v = await d.shares.service.create(actor, { path: i.path.replace(/^\/([^/]+)\/?/, '$1://'), kind: 'drop', ...(i.days ? { ttlMs: i.days * 86_400_000 } : {}) }, d.publicUrl);
+      const v = await d.shares.service.create(
+        actor,
+        { path: i.path.replace(/^\/([^/]+)\/?/, '$1://'), kind: 'drop', ...(i.days ? { ttlMs: i.days * 86_400_000 } : {}) },
+        d.publicUrl,
+      );
       return json({ id: v.id, url: v.url, expires_at: v.expires_at });
     },
   }),
@@ -280,7 +288,8 @@ export const toolSpec = (name: string): ToolSpec | undefined => BY_NAME.get(name
 /** Turns any failure into a tool error result the model can read (never an exception). */
 export function toolError(e: unknown): ToolOutcome {
   if (isAppError(e)) return { text: JSON.stringify({ error: e.code, message: translate('en', e.code, e.params) }), isError: true };
-  if (e instanceof z.ZodError) return { text: JSON.stringify({ error: 'invalid', issues: e.issues.map((x) => `${x.path.join('.')}: ${x.message}`) }), isError: true };
+  if (e instanceof z.ZodError)
+    return { text: JSON.stringify({ error: 'invalid', issues: e.issues.map((x) => `${x.path.join('.')}: ${x.message}`) }), isError: true };
   return { text: JSON.stringify({ error: 'internal' }), isError: true };
 }
 

@@ -12,7 +12,14 @@ before(async () => {
 after(() => t?.close());
 
 const row = (action: string, ts: string, user_id: number | null = null): AuditRow => ({
-  ts, user_id, user_email: null, action, resource: null, ip: '127.0.0.1', ua: null, meta: { n: action },
+  ts,
+  user_id,
+  user_email: null,
+  action,
+  resource: null,
+  ip: '127.0.0.1',
+  ua: null,
+  meta: { n: action },
 });
 
 test('audit rows read back newest first, filtered by user, action prefix and time', async () => {
@@ -21,11 +28,23 @@ test('audit rows read back newest first, filtered by user, action prefix and tim
   repo.insert(row('api_key.revoked', '2026-12-03T00:00:00.000Z', 2));
   repo.insert(row('login', '2026-12-04T00:00:00.000Z', 1));
 
-  assert.deepEqual((await repo.query({})).map((r) => r.action), ['login', 'api_key.revoked', 'api_keyXcreated', 'api_key.created']);
+  assert.deepEqual(
+    (await repo.query({})).map((r) => r.action),
+    ['login', 'api_key.revoked', 'api_keyXcreated', 'api_key.created'],
+  );
   // `_` is no wildcard: `api_keyXcreated` is not under `api_key.`.
-  assert.deepEqual((await repo.query({ action: 'api_key.*' })).map((r) => r.action), ['api_key.revoked', 'api_key.created']);
-  assert.deepEqual((await repo.query({ action: 'login' })).map((r) => r.ts), ['2026-12-04T00:00:00.000Z']);
-  assert.deepEqual((await repo.query({ user_id: 2 })).map((r) => r.action), ['api_key.revoked']);
+  assert.deepEqual(
+    (await repo.query({ action: 'api_key.*' })).map((r) => r.action),
+    ['api_key.revoked', 'api_key.created'],
+  );
+  assert.deepEqual(
+    (await repo.query({ action: 'login' })).map((r) => r.ts),
+    ['2026-12-04T00:00:00.000Z'],
+  );
+  assert.deepEqual(
+    (await repo.query({ user_id: 2 })).map((r) => r.action),
+    ['api_key.revoked'],
+  );
   assert.deepEqual((await repo.query({ from: '2026-12-02T00:00:00.000Z', to: '2026-12-03T00:00:00.000Z' })).length, 2);
   assert.deepEqual((await repo.query({ limit: 1, offset: 1 }))[0].meta, { n: 'api_key.revoked' }, 'meta comes back as an object');
 });

@@ -36,7 +36,12 @@ export class AuditRepo {
     }
     if (q.from) sel = sel.where('ts', '>=', q.from);
     if (q.to) sel = sel.where('ts', '<=', q.to);
-    const rows = await this.db.async.all(sel.orderBy('id', 'desc').limit(q.limit ?? 100).offset(q.offset ?? 0));
+    const rows = await this.db.async.all(
+      sel
+        .orderBy('id', 'desc')
+        .limit(q.limit ?? 100)
+        .offset(q.offset ?? 0),
+    );
     return rows.map((r) => ({ ...r, meta: JSON.parse(r.meta) }));
   }
 }

@@ -17,8 +17,14 @@ export function attachAudit(db: Db, bus: EventBus): void {
     const meta = p.actor?.key_id !== undefined ? { ...p.meta, key_id: p.actor.key_id } : (p.meta ?? {});
     const write = () =>
       repo.insert({
-        ts: m.at, user_id: p.actor?.id ?? null, user_email: p.actor?.email ?? null, action: p.action, resource: p.resource ?? null,
-        ip: p.request?.ip ?? null, ua: p.request?.ua ?? null, meta,
+        ts: m.at,
+        user_id: p.actor?.id ?? null,
+        user_email: p.actor?.email ?? null,
+        action: p.action,
+        resource: p.resource ?? null,
+        ip: p.request?.ip ?? null,
+        ua: p.request?.ua ?? null,
+        meta,
       });
     // Written at once when the database is free; while another program holds it, retried in the
     // background (10 minutes at most) without holding up the other listeners.

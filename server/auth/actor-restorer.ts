@@ -10,16 +10,23 @@ type Recorded = ActorSpec | ActorRef | null;
 
 /** The rows a recorded actor needs: its person's account and, for a key, the key. */
 const needs = (spec: Recorded): { userId?: number; keyId?: number } =>
-  spec === null || ('kind' in spec && spec.kind === 'system') ? {}
-  : !('kind' in spec) ? { userId: spec.id }
-  : spec.kind === 'key' ? { userId: spec.user_id, keyId: spec.key_id }
-  : { userId: spec.user_id };
+  spec === null || ('kind' in spec && spec.kind === 'system')
+    ? {}
+    : !('kind' in spec)
+      ? { userId: spec.id }
+      : spec.kind === 'key'
+        ? { userId: spec.user_id, keyId: spec.key_id }
+        : { userId: spec.user_id };
 
 /** The actor of `spec` from the rows `needs` named, read now. */
 function build(spec: Recorded, request: RequestMeta | undefined, p: Principal | null, row: KeyRow | undefined): Actor {
   if (spec === null) return { kind: 'system', job: 'legacy' };
   if ('kind' in spec && spec.kind === 'system') return { kind: 'system', job: spec.job };
-  if ('kind' in spec && spec.kind === 'key' && (!row || row.user_id !== spec.user_id || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= Date.now())))
+  if (
+    'kind' in spec &&
+    spec.kind === 'key' &&
+    (!row || row.user_id !== spec.user_id || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= Date.now()))
+  )
     throw new AppError('forbidden', { reason: 'the key that started this is revoked or expired' });
   if (!p) throw new AppError('forbidden', { reason: 'the account that started this is gone or disabled' });
   if (!('kind' in spec)) return { kind: 'person', principal: p, request };

@@ -76,7 +76,8 @@ export class AuthService {
    */
   async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
     const u = await this.checkPassword(login, password, req);
-    if (await this.mfa.enrolled(u.id)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
+    if (await this.mfa.enrolled(u.id))
+      throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
     await this.throttle.succeed(login);
     const p = await this.repo.principalAsync(u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
@@ -91,7 +92,8 @@ export class AuthService {
    */
   async gatewayRecheck(login: string, ip: string, userId: number): Promise<void> {
     await this.throttle.check(login, ip, userId);
-    if (await this.mfa.enrolled(userId)) throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
+    if (await this.mfa.enrolled(userId))
+      throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
   }
 
   /**
@@ -108,7 +110,12 @@ export class AuthService {
     const ok = await this.throttle.gate(() => verifyPassword(password, u?.auth_driver === 'oidc' ? null : (u?.password_hash ?? null)));
     if (!u || !ok) {
       const left = await this.throttle.fail(login, req.ip);
-      await this.bus.emit('audit', { action: 'auth.failed', actor: u ? { id: u.id, email: u.email } : null, request: req, meta: { login: login.slice(0, 200), tries_left: left } });
+      await this.bus.emit('audit', {
+        action: 'auth.failed',
+        actor: u ? { id: u.id, email: u.email } : null,
+        request: req,
+        meta: { login: login.slice(0, 200), tries_left: left },
+      });
       if (left === 0) await this.throttle.check(login, req.ip);
       throw new AppError('invalid_credentials', { tries_left: left }, { tries_left: left });
     }
@@ -138,7 +145,11 @@ export class AuthService {
    * Creates the first admin; only while no user exists and only for loopback callers.
    * `prepare` (the first storage's check) runs after those guards and before the account exists.
    */
-  async setup(input: { email: string; username?: string; password: string }, req: RequestMeta & { ip: string; loopback: boolean }, prepare?: () => Promise<void>): Promise<LoginResult> {
+  async setup(
+    input: { email: string; username?: string; password: string },
+    req: RequestMeta & { ip: string; loopback: boolean },
+    prepare?: () => Promise<void>,
+  ): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('setup_local_only');
     if (!(await this.setupNeeded())) throw new AppError('setup_done');
     await prepare?.();
@@ -153,7 +164,10 @@ export class AuthService {
    * budget (`rate_limited` past it), since an answer such as `email_taken`
    * tells whether an account exists.
    */
-  async signup(input: { email: string; username?: string; password: string; language?: string | null }, req: RequestMeta & { ip: string }): Promise<LoginResult> {
+  async signup(
+    input: { email: string; username?: string; password: string; language?: string | null },
+    req: RequestMeta & { ip: string },
+  ): Promise<LoginResult> {
     if (!this.opts.allowSignup()) throw new AppError('forbidden', { reason: 'sign-up is off' }, { reason: 'signup_off' });
     await this.probe(req.ip);
     await this.throttle.gate(() => this.users.create({ ...input, role: 'user' }, { actor: null, request: req }));

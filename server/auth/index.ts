@@ -24,8 +24,20 @@ export { hashPassword, verifyPassword, passwordProblem, setPasswordCost } from '
 export type { Principal, Role, UserView } from './types';
 export { ROLES } from './types';
 export {
-  personActor, systemActor, linkActor, keyActor, actorRef, principalOf, actorSpec,
-  type Actor, type PersonActor, type LinkActor, type KeyActor, type SystemActor, type ActorSpec, type ActorRestorer,
+  personActor,
+  systemActor,
+  linkActor,
+  keyActor,
+  actorRef,
+  principalOf,
+  actorSpec,
+  type Actor,
+  type PersonActor,
+  type LinkActor,
+  type KeyActor,
+  type SystemActor,
+  type ActorSpec,
+  type ActorRestorer,
 } from './actor';
 export { Keys, VERBS, checkVerbs, isKeyToken, keyView, scopeOf, type KeyScope, type KeyRow, type Verb } from './keys';
 export { Roles, checkPermissionMap, type RoleView } from './roles';
@@ -60,7 +72,18 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   // Account checks and sign-ups tell whether an address is taken: per client address no faster than sign-in attempts.
   const probes = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs, ...shared('probe') });
   const mfa = createMfa({ db, users: repo, bus, throttle, secretKey: o.secretKey });
-  const auth = new AuthService(db, repo, users, sessions, throttle, bus, { desktopBootstrap: o.desktopBootstrap, allowSignup: o.allowSignup ?? (() => false) }, mfa.secondStep, keys, probes);
+  const auth = new AuthService(
+    db,
+    repo,
+    users,
+    sessions,
+    throttle,
+    bus,
+    { desktopBootstrap: o.desktopBootstrap, allowSignup: o.allowSignup ?? (() => false) },
+    mfa.secondStep,
+    keys,
+    probes,
+  );
   return { repo, sessions, keys, roles, users, auth, throttle, probes, mfa, actors: actorRestorer(repo, keys) };
 }
 export type Auth = ReturnType<typeof createAuth>;

@@ -13,11 +13,21 @@ before(async () => {
 });
 after(() => t?.close());
 
-const account = async (): Promise<number> => new UsersRepo(t.db).insert({ email: `k${++user}@example.com`, username: `k${user}`, role: 'user', password_hash: null });
+const account = async (): Promise<number> =>
+  new UsersRepo(t.db).insert({ email: `k${++user}@example.com`, username: `k${user}`, role: 'user', password_hash: null });
 
 const key = (user_id: number, name: string, o: Partial<NewKey> = {}): NewKey => ({
-  user_id, name, secret_hash: `h-${name}`, verbs: '["files:read"]', root_storage_id: null, root_rel: null, machine_id: null, created_by: user_id,
-  created_at: '2026-12-05T10:00:00.000Z', expires_at: null, ...o,
+  user_id,
+  name,
+  secret_hash: `h-${name}`,
+  verbs: '["files:read"]',
+  root_storage_id: null,
+  root_rel: null,
+  machine_id: null,
+  created_by: user_id,
+  created_at: '2026-12-05T10:00:00.000Z',
+  expires_at: null,
+  ...o,
 });
 
 test('keys by id and by person, newest first; a use records when and, when given, where', async () => {
@@ -27,7 +37,10 @@ test('keys by id and by person, newest first; a use records when and, when given
   const k2 = await repo.insert(key(a, 'two'));
   const kb = await repo.insert(key(b, 'theirs', { machine_id: 'm1', secret_hash: 'legacy-hash' }));
   assert.equal(typeof k1, 'number');
-  assert.deepEqual((await repo.list(a)).map((k) => k.id), [k2, k1]);
+  assert.deepEqual(
+    (await repo.list(a)).map((k) => k.id),
+    [k2, k1],
+  );
   assert.equal((await repo.list(null)).length >= 3, true);
   assert.equal((await repo.byId(k1))?.name, 'one');
   assert.equal(repo.byIdSync(k2)?.name, 'two');

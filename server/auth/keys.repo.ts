@@ -42,7 +42,9 @@ export class KeysRepo {
 
   /** A desktop key stored before keys had ids: by machine id and the hash of machine id and key. */
   async legacy(machineId: string, hash: string): Promise<KeyRow | undefined> {
-    return (await this.db.async.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hash))) as KeyRow | undefined;
+    return (await this.db.async.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hash))) as
+      | KeyRow
+      | undefined;
   }
 
   /** Revokes the key at `at` unless it is revoked already: the row after, and whether this call revoked it. */
@@ -57,6 +59,11 @@ export class KeysRepo {
 
   /** Records a use: when, and from where when `ip` is given (null: unknown). */
   async used(id: number, at: string, ip?: string | null): Promise<void> {
-    await this.db.async.run(this.db.k.updateTable('api_keys').set(ip === undefined ? { last_used_at: at } : { last_used_at: at, last_used_ip: ip }).where('id', '=', id));
+    await this.db.async.run(
+      this.db.k
+        .updateTable('api_keys')
+        .set(ip === undefined ? { last_used_at: at } : { last_used_at: at, last_used_ip: ip })
+        .where('id', '=', id),
+    );
   }
 }

@@ -60,7 +60,12 @@ export class Keys {
   private repo: KeysRepo;
 
   /** `secretKey`: the install's key; S3 secrets are derived from it (see `s3Credentials`). */
-  constructor(db: Db, private users: UsersRepo, private bus: EventBus, private secretKey: Buffer) {
+  constructor(
+    db: Db,
+    private users: UsersRepo,
+    private bus: EventBus,
+    private secretKey: Buffer,
+  ) {
     this.repo = new KeysRepo(db);
   }
 
@@ -76,15 +81,29 @@ export class Keys {
   ): Promise<{ key: KeyRow; token: string }> {
     const owner = this.users.byId(input.userId);
     if (!owner) throw new AppError('not_found', { id: input.userId });
-    if (input.verbs.includes('admin') && owner.role !== 'admin') throw new AppError('validation_failed', { field: 'verbs', reason: 'only an admin’s key can carry admin' }, { field: 'verbs' });
+    if (input.verbs.includes('admin') && owner.role !== 'admin')
+      throw new AppError('validation_failed', { field: 'verbs', reason: 'only an admin’s key can carry admin' }, { field: 'verbs' });
     const secret = randomBytes(32).toString('base64url');
     const id = await this.repo.insert({
-      user_id: input.userId, name: input.name, secret_hash: hashOf(secret), verbs: JSON.stringify([...new Set(input.verbs)].sort()),
-      root_storage_id: input.root?.storage_id ?? null, root_rel: input.root?.rel ?? null, machine_id: input.machineId ?? null,
-      created_by: by.id, created_at: new Date().toISOString(), expires_at: input.expiresAt,
+      user_id: input.userId,
+      name: input.name,
+      secret_hash: hashOf(secret),
+      verbs: JSON.stringify([...new Set(input.verbs)].sort()),
+      root_storage_id: input.root?.storage_id ?? null,
+      root_rel: input.root?.rel ?? null,
+      machine_id: input.machineId ?? null,
+      created_by: by.id,
+      created_at: new Date().toISOString(),
+      expires_at: input.expiresAt,
     });
     const key = (await this.repo.byId(id))!;
-    await this.bus.emit('audit', { action: 'api_key.create', actor: { id: by.id, email: by.email }, request, resource: `api_key:${id}`, meta: { user_id: input.userId, name: input.name, verbs: input.verbs, root: input.root, expires_at: input.expiresAt } });
+    await this.bus.emit('audit', {
+      action: 'api_key.create',
+      actor: { id: by.id, email: by.email },
+      request,
+      resource: `api_key:${id}`,
+      meta: { user_id: input.userId, name: input.name, verbs: input.verbs, root: input.root, expires_at: input.expiresAt },
+    });
     return { key, token: `fdk_${id}_${secret}` };
   }
 
@@ -109,7 +128,13 @@ export class Keys {
     if (!row) throw new AppError('not_found', { id });
     if (revoked) {
       this.forget(id);
-      await this.bus.emit('audit', { action: 'api_key.revoke', actor: { id: by.id, email: by.email }, request, resource: `api_key:${id}`, meta: { user_id: row.user_id, name: row.name } });
+      await this.bus.emit('audit', {
+        action: 'api_key.revoke',
+        actor: { id: by.id, email: by.email },
+        request,
+        resource: `api_key:${id}`,
+        meta: { user_id: row.user_id, name: row.name },
+      });
     }
     return row;
   }
@@ -184,7 +209,10 @@ export class Keys {
    * once; revoking the key revokes them.
    */
   s3Credentials(row: KeyRow): { access_key_id: string; secret_access_key: string } {
-    return { access_key_id: `fdk_${row.id}`, secret_access_key: createHmac('sha256', this.secretKey).update(`s3:${row.id}:${row.secret_hash}`).digest('base64url') };
+    return {
+      access_key_id: `fdk_${row.id}`,
+      secret_access_key: createHmac('sha256', this.secretKey).update(`s3:${row.id}:${row.secret_hash}`).digest('base64url'),
+    };
   }
 
   /**
@@ -248,9 +276,19 @@ export class Keys {
 export function keyView(row: KeyRow, root: string | null, now = Date.now()): ApiKeyView {
   const state = row.revoked_at ? 'revoked' : row.expires_at && Date.parse(row.expires_at) <= now ? 'expired' : 'active';
   return {
-    id: row.id, user_id: row.user_id, name: row.name, kind: row.machine_id === null ? 'key' : 'desktop', verbs: JSON.parse(row.verbs) as Verb[], root,
-    machine_id: row.machine_id, created_at: row.created_at, expires_at: row.expires_at, last_used_at: row.last_used_at, last_used_ip: row.last_used_ip,
-    revoked_at: row.revoked_at, state,
+    id: row.id,
+    user_id: row.user_id,
+    name: row.name,
+    kind: row.machine_id === null ? 'key' : 'desktop',
+    verbs: JSON.parse(row.verbs) as Verb[],
+    root,
+    machine_id: row.machine_id,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    last_used_at: row.last_used_at,
+    last_used_ip: row.last_used_ip,
+    revoked_at: row.revoked_at,
+    state,
   };
 }
 
@@ -263,6 +301,12 @@ export function scopeOf(row: KeyRow): KeyScope {
 /** Checks a verb list from a request: known verbs only, at least one (`validation_failed` naming the bad one). */
 export function checkVerbs(v: unknown): Verb[] {
   if (!Array.isArray(v) || v.length === 0) throw new AppError('validation_failed', { field: 'verbs', reason: 'at least one verb' }, { field: 'verbs' });
-  for (const x of v) if (typeof x !== 'string' || !(x in VERBS)) throw new AppError('validation_failed', { field: 'verbs', reason: `unknown verb ${String(x).slice(0, 40)}` }, { field: 'verbs', verb: String(x).slice(0, 40) });
+  for (const x of v)
+    if (typeof x !== 'string' || !(x in VERBS))
+      throw new AppError(
+        'validation_failed',
+        { field: 'verbs', reason: `unknown verb ${String(x).slice(0, 40)}` },
+        { field: 'verbs', verb: String(x).slice(0, 40) },
+      );
   return v as Verb[];
 }

@@ -36,6 +36,10 @@ test('one upsert counts each failure, locks at the limit and starts a new window
 
 test('twenty failures of one key at once all count, and the limit locks it once', async () => {
   const got = await Promise.all(Array.from({ length: 20 }, () => repo.bump('login|a:race', 5, WINDOW, LOCK, T0)));
-  assert.deepEqual(got.map((c) => c.failures).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1), 'each bump saw its own count');
+  assert.deepEqual(
+    got.map((c) => c.failures).sort((a, b) => a - b),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+    'each bump saw its own count',
+  );
   assert.deepEqual(await repo.get('login|a:race'), { failures: 20, firstAt: T0, lockedUntil: T0 + LOCK });
 });

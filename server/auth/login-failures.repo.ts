@@ -29,7 +29,8 @@ export class LoginFailuresRepo {
    */
   async bump(key: string, limit: number, windowMs: number, lockMs: number, now = Date.now()): Promise<FailureCounter> {
     // Every SET reads the old row.
-    const reset = '((login_failures.locked_until > 0 AND login_failures.locked_until <= CAST(@now AS BIGINT)) OR login_failures.first_at < CAST(@windowStart AS BIGINT))';
+    const reset =
+      '((login_failures.locked_until > 0 AND login_failures.locked_until <= CAST(@now AS BIGINT)) OR login_failures.first_at < CAST(@windowStart AS BIGINT))';
     const [r] = await this.db.async.sql<Row>(
       `INSERT INTO login_failures (key, failures, first_at, locked_until)
        VALUES (@key, 1, CAST(@now AS BIGINT), CASE WHEN 1 >= CAST(@limit AS BIGINT) THEN CAST(@lockUntil AS BIGINT) ELSE 0 END)
@@ -46,7 +47,12 @@ export class LoginFailuresRepo {
 
   /** Drops the counters whose lock and window have both passed. */
   async prune(now: number, windowMs: number): Promise<void> {
-    await this.db.async.run(this.db.k.deleteFrom('login_failures').where('locked_until', '<', now).where('first_at', '<', now - windowMs));
+    await this.db.async.run(
+      this.db.k
+        .deleteFrom('login_failures')
+        .where('locked_until', '<', now)
+        .where('first_at', '<', now - windowMs),
+    );
   }
 
   /** Forgets `key`'s failures; idempotent. */

@@ -22,11 +22,21 @@ test('roles: a taken name (any case) is refused on create and rename; members ar
   assert.equal(await repo.update(other, { name: 'EDITORS' }, at()), false);
   assert.equal(await repo.update(other, { name: 'Visitors', permissions: { 'shares.write': false } }, at()), true);
   const users = new UsersRepo(t.db);
-  for (const n of ['a', 'b']) users.update(users.insert({ email: `${n}@example.com`, username: n, role: 'user', password_hash: null }), { custom_role_id: id! });
+  for (const n of ['a', 'b'])
+    users.update(users.insert({ email: `${n}@example.com`, username: n, role: 'user', password_hash: null }), { custom_role_id: id! });
   const rows = await repo.list();
-  assert.deepEqual(rows.map((r) => [r.name, r.members, r.permissions]), [['Editors', 2, { 'files.write': true }], ['Visitors', 0, { 'shares.write': false }]]);
+  assert.deepEqual(
+    rows.map((r) => [r.name, r.members, r.permissions]),
+    [
+      ['Editors', 2, { 'files.write': true }],
+      ['Visitors', 0, { 'shares.write': false }],
+    ],
+  );
   await repo.delete(other);
-  assert.deepEqual((await repo.list()).map((r) => r.name), ['Editors']);
+  assert.deepEqual(
+    (await repo.list()).map((r) => r.name),
+    ['Editors'],
+  );
 });
 
 test('exceptions are replaced whole; twenty replacements racing leave exactly one whole set', async () => {
@@ -38,5 +48,8 @@ test('exceptions are replaced whole; twenty replacements racing leave exactly on
   const sets = Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b));
   await Promise.all(sets.map((s) => repo.setExceptions(u, s)));
   const got = await repo.exceptions(u);
-  assert.ok(sets.some((s) => JSON.stringify(Object.entries(s).sort()) === JSON.stringify(Object.entries(got).sort())), JSON.stringify(got));
+  assert.ok(
+    sets.some((s) => JSON.stringify(Object.entries(s).sort()) === JSON.stringify(Object.entries(got).sort())),
+    JSON.stringify(got),
+  );
 });

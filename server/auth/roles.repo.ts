@@ -24,7 +24,14 @@ export class RolesRepo {
       this.db.k
         .selectFrom('roles')
         .leftJoin('users', 'users.custom_role_id', 'roles.id')
-        .select((eb) => ['roles.id', 'roles.name', 'roles.permissions', 'roles.created_at', 'roles.updated_at', eb.fn.count<number | string>('users.id').as('members')])
+        .select((eb) => [
+          'roles.id',
+          'roles.name',
+          'roles.permissions',
+          'roles.created_at',
+          'roles.updated_at',
+          eb.fn.count<number | string>('users.id').as('members'),
+        ])
         .groupBy('roles.id')
         .orderBy('roles.name'),
     );
@@ -34,7 +41,11 @@ export class RolesRepo {
 
   /** The new role's id, or undefined when the name is taken. */
   async create(name: string, permissions: Record<string, boolean>, at: string): Promise<number | undefined> {
-    const q = this.db.k.insertInto('roles').values({ name, permissions: JSON.stringify(permissions), created_at: at, updated_at: at }).onConflict((c) => c.doNothing()).returning('id');
+    const q = this.db.k
+      .insertInto('roles')
+      .values({ name, permissions: JSON.stringify(permissions), created_at: at, updated_at: at })
+      .onConflict((c) => c.doNothing())
+      .returning('id');
     const row = await this.db.async.unit(function* (t) {
       return yield* t.first(q);
     });
@@ -47,7 +58,11 @@ export class RolesRepo {
     const clash = set.name === undefined ? null : k.selectFrom('roles').select('id').where('name', '=', set.name).where('id', '!=', id);
     const write = k
       .updateTable('roles')
-      .set({ updated_at: at, ...(set.name !== undefined && { name: set.name }), ...(set.permissions !== undefined && { permissions: JSON.stringify(set.permissions) }) })
+      .set({
+        updated_at: at,
+        ...(set.name !== undefined && { name: set.name }),
+        ...(set.permissions !== undefined && { permissions: JSON.stringify(set.permissions) }),
+      })
       .where('id', '=', id);
     return this.db.async.unit(
       function* (t) {

@@ -17,9 +17,11 @@ export type { RoleView };
 
 /** Checks a permission map from a request (`validation_failed` naming the bad id). */
 export function checkPermissionMap(v: unknown, field: string): Record<string, boolean> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AppError('validation_failed', { field, reason: 'an object of permission → true/false' }, { field });
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new AppError('validation_failed', { field, reason: 'an object of permission → true/false' }, { field });
   for (const [k, x] of Object.entries(v)) {
-    if (!isPermission(k)) throw new AppError('validation_failed', { field, reason: `unknown permission ${k.slice(0, 60)}` }, { field, permission: k.slice(0, 60) });
+    if (!isPermission(k))
+      throw new AppError('validation_failed', { field, reason: `unknown permission ${k.slice(0, 60)}` }, { field, permission: k.slice(0, 60) });
     if (typeof x !== 'boolean') throw new AppError('validation_failed', { field, reason: `${k} must be true or false` }, { field, permission: k });
   }
   return v as Record<string, boolean>;
@@ -51,7 +53,13 @@ export class Roles {
     const name = roleName(input.name);
     const id = await this.repo.create(name, input.permissions, new Date().toISOString());
     if (id === undefined) throw new AppError('name_taken', { name }, { field: 'name' });
-    await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { created: name, permissions: input.permissions } });
+    await this.bus.emit('audit', {
+      action: 'admin.config_change',
+      actor: by,
+      request,
+      resource: `role:${id}`,
+      meta: { created: name, permissions: input.permissions },
+    });
     return this.get(id);
   }
 
@@ -59,9 +67,16 @@ export class Roles {
   async update(id: number, input: { name?: string; permissions?: Record<string, boolean> }, by: ActorRef | null, request?: RequestMeta): Promise<RoleView> {
     const before = await this.get(id);
     const name = input.name === undefined ? undefined : roleName(input.name);
-    if (!(await this.repo.update(id, { name, permissions: input.permissions }, new Date().toISOString()))) throw new AppError('name_taken', { name }, { field: 'name' });
+    if (!(await this.repo.update(id, { name, permissions: input.permissions }, new Date().toISOString())))
+      throw new AppError('name_taken', { name }, { field: 'name' });
     this.changed();
-    await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { from: { name: before.name, permissions: before.permissions }, to: input } });
+    await this.bus.emit('audit', {
+      action: 'admin.config_change',
+      actor: by,
+      request,
+      resource: `role:${id}`,
+      meta: { from: { name: before.name, permissions: before.permissions }, to: input },
+    });
     return this.get(id);
   }
 
@@ -83,14 +98,21 @@ export class Roles {
     const before = await this.exceptions(userId);
     await this.repo.setExceptions(userId, perms);
     this.changed();
-    await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `user:${userId}`, meta: { permissions: { from: before, to: perms } } });
+    await this.bus.emit('audit', {
+      action: 'admin.config_change',
+      actor: by,
+      request,
+      resource: `user:${userId}`,
+      meta: { permissions: { from: before, to: perms } },
+    });
     return this.exceptions(userId);
   }
 }
 
 function roleName(v: unknown): string {
   const n = typeof v === 'string' ? v.trim() : '';
-  if (!n || n.length > 64 || /[\u0000-\u001f\u007f]/.test(n)) throw new AppError('validation_failed', { field: 'name', reason: '1 to 64 characters' }, { field: 'name' });
+  if (!n || n.length > 64 || /[\u0000-\u001f\u007f]/.test(n))
+    throw new AppError('validation_failed', { field: 'name', reason: '1 to 64 characters' }, { field: 'name' });
   if (['admin', 'user', 'viewer'].includes(n.toLowerCase())) throw new AppError('name_taken', { name: n }, { field: 'name', reason: 'a built-in role' });
   return n;
 }

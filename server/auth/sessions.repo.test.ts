@@ -14,11 +14,22 @@ before(async () => {
 });
 after(() => t?.close());
 
-const account = async (): Promise<number> => new UsersRepo(t.db).insert({ email: `s${++user}@example.com`, username: `s${user}`, role: 'user', password_hash: null });
+const account = async (): Promise<number> =>
+  new UsersRepo(t.db).insert({ email: `s${++user}@example.com`, username: `s${user}`, role: 'user', password_hash: null });
 
 function session(user_id: number, o: Partial<SessionRecord> = {}): string {
   const id = `sid${++sid}`;
-  repo.insert({ id, user_id, kind: 'login', created_at: '2026-12-05T10:00:00.000Z', expires_at: '2099-01-01T00:00:00.000Z', last_seen_at: `2026-12-05T10:00:0${sid % 10}.000Z`, ip: null, ua: null, ...o });
+  repo.insert({
+    id,
+    user_id,
+    kind: 'login',
+    created_at: '2026-12-05T10:00:00.000Z',
+    expires_at: '2099-01-01T00:00:00.000Z',
+    last_seen_at: `2026-12-05T10:00:0${sid % 10}.000Z`,
+    ip: null,
+    ua: null,
+    ...o,
+  });
   return id;
 }
 
@@ -30,7 +41,11 @@ test('live sessions newest seen first; an end is per account and says whether it
   session(a, { expires_at: '2020-01-01T00:00:00.000Z' });
   await repo.touch(s1, '2026-12-05T11:00:00.000Z');
   const now = '2026-12-05T12:00:00.000Z';
-  assert.deepEqual((await repo.live(a, now)).map((s) => s.id), [s1, s2], 'expired ones are not listed');
+  assert.deepEqual(
+    (await repo.live(a, now)).map((s) => s.id),
+    [s1, s2],
+    'expired ones are not listed',
+  );
   assert.deepEqual(await repo.owner(s1), { user_id: a, expires_at: '2099-01-01T00:00:00.000Z' });
   assert.equal(await repo.remove(s1, b), false, "another account's session is not ended");
   assert.equal(await repo.remove(s1, a), true);
@@ -39,7 +54,10 @@ test('live sessions newest seen first; an end is per account and says whether it
   const keep = session(a);
   session(a);
   assert.equal(await repo.removeOfUser(a, keep), 2, 'every other session ended');
-  assert.deepEqual((await repo.live(a, now)).map((s) => s.id), [keep]);
+  assert.deepEqual(
+    (await repo.live(a, now)).map((s) => s.id),
+    [keep],
+  );
   assert.equal(await repo.removeOfUser(a), 1);
 });
 

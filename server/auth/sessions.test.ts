@@ -12,7 +12,9 @@ test('the principal cache is keyed by token, bounded, and forgets a revoked sess
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   try {
     const users = new UsersRepo(db);
-    db.sqlite.prepare("INSERT INTO users (email, username, role, password_hash, created_at, updated_at) VALUES ('a@example.test', 'a', 'user', 'x', '', '')").run();
+    db.sqlite
+      .prepare("INSERT INTO users (email, username, role, password_hash, created_at, updated_at) VALUES ('a@example.test', 'a', 'user', 'x', '', '')")
+      .run();
     const sessions = new Sessions(db, users, randomBytes(32), 3_600_000);
     const rows = db.sqlite.transaction(() => Array.from({ length: CACHE_MAX + 50 }, () => sessions.insert(1, {})))();
     const tokens = await Promise.all(rows.map((r) => sessions.sign(r)));

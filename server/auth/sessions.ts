@@ -35,7 +35,12 @@ export class Sessions {
   private verified = new Map<string, SessionClaims>();
   private repo: SessionsRepo;
 
-  constructor(private db: Db, private users: UsersRepo, private key: Buffer, private ttlMs: number) {
+  constructor(
+    private db: Db,
+    private users: UsersRepo,
+    private key: Buffer,
+    private ttlMs: number,
+  ) {
     this.repo = new SessionsRepo(db);
   }
 
@@ -46,8 +51,14 @@ export class Sessions {
     const exp = now + this.ttlMs;
     const iso = new Date(now).toISOString();
     this.repo.insert({
-      id: sid, user_id: userId, kind: meta.kind ?? 'login', created_at: iso, expires_at: new Date(exp).toISOString(), last_seen_at: iso,
-      ip: meta.ip ?? null, ua: (meta.ua ?? '').slice(0, 300) || null,
+      id: sid,
+      user_id: userId,
+      kind: meta.kind ?? 'login',
+      created_at: iso,
+      expires_at: new Date(exp).toISOString(),
+      last_seen_at: iso,
+      ip: meta.ip ?? null,
+      ua: (meta.ua ?? '').slice(0, 300) || null,
     });
     return { sid, userId, iat: now, exp };
   }

@@ -14,9 +14,17 @@ before(async () => {
 after(() => t?.close());
 
 /** A fresh account (ssh_keys rows reference users). */
-const account = async (): Promise<number> => new UsersRepo(t.db).insert({ email: `u${++user}@example.com`, username: `u${user}`, role: 'user', password_hash: null });
+const account = async (): Promise<number> =>
+  new UsersRepo(t.db).insert({ email: `u${++user}@example.com`, username: `u${user}`, role: 'user', password_hash: null });
 
-const key = (user_id: number, n: number): NewSshKey => ({ user_id, name: `k${n}`, algo: 'ssh-ed25519', public_key: `AAAA${n}`, fingerprint: `SHA256:${n}`, created_at: new Date().toISOString() });
+const key = (user_id: number, n: number): NewSshKey => ({
+  user_id,
+  name: `k${n}`,
+  algo: 'ssh-ed25519',
+  public_key: `AAAA${n}`,
+  fingerprint: `SHA256:${n}`,
+  created_at: new Date().toISOString(),
+});
 
 test('add refuses a duplicate and a full account; remove is per account and says what it removed', async () => {
   const a = await account();
@@ -29,7 +37,10 @@ test('add refuses a duplicate and a full account; remove is per account and says
   assert.equal(await repo.remove(b, id as number), undefined, "another account's key is not removed");
   assert.deepEqual(await repo.remove(a, id as number), { name: 'k1', fingerprint: 'SHA256:1' });
   assert.equal(await repo.remove(a, id as number), undefined);
-  assert.deepEqual((await repo.list(a)).map((k) => k.name), ['k2']);
+  assert.deepEqual(
+    (await repo.list(a)).map((k) => k.name),
+    ['k2'],
+  );
   assert.equal((await repo.byFingerprint(a, 'SHA256:2'))?.public_key, 'AAAA2');
 });
 

@@ -15,7 +15,11 @@ export class SshKeysRepo {
   constructor(private db: Db) {}
 
   private listing(userId: number) {
-    return this.db.k.selectFrom('ssh_keys').select(['id', 'name', 'algo', 'fingerprint', 'created_at', 'last_used_at']).where('user_id', '=', userId).orderBy('id');
+    return this.db.k
+      .selectFrom('ssh_keys')
+      .select(['id', 'name', 'algo', 'fingerprint', 'created_at', 'last_used_at'])
+      .where('user_id', '=', userId)
+      .orderBy('id');
   }
 
   /** The account's keys, oldest first. */
@@ -48,7 +52,9 @@ export class SshKeysRepo {
 
   /** The account's key with this fingerprint (for a sign-in). */
   byFingerprint(userId: number, fingerprint: string): Promise<{ id: number; public_key: string } | undefined> {
-    return this.db.async.first(this.db.k.selectFrom('ssh_keys').select(['id', 'public_key']).where('user_id', '=', userId).where('fingerprint', '=', fingerprint));
+    return this.db.async.first(
+      this.db.k.selectFrom('ssh_keys').select(['id', 'public_key']).where('user_id', '=', userId).where('fingerprint', '=', fingerprint),
+    );
   }
 
   /** Records a signed sign-in with the key. */

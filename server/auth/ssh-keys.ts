@@ -77,10 +77,19 @@ export class SshKeys {
     const k = parseSshPublicKey(input.publicKey);
     const fingerprint = sshFingerprint(k.blob);
     const name = (input.name?.trim() || k.comment.trim() || fingerprint).slice(0, 100);
-    const id = await this.keys.add({ user_id: userId, name, algo: k.algo, public_key: k.blob.toString('base64'), fingerprint, created_at: new Date().toISOString() }, MAX_KEYS);
+    const id = await this.keys.add(
+      { user_id: userId, name, algo: k.algo, public_key: k.blob.toString('base64'), fingerprint, created_at: new Date().toISOString() },
+      MAX_KEYS,
+    );
     if (id === 'duplicate') throw new AppError('conflict', { reason: 'this key is already registered' }, { field: 'public_key' });
     if (id === 'full') throw new AppError('too_many', { max: MAX_KEYS });
-    void this.bus.emit('audit', { action: 'auth.ssh_key.add', actor: this.who(userId), request: req, resource: `user:${userId}`, meta: { id, name, fingerprint } });
+    void this.bus.emit('audit', {
+      action: 'auth.ssh_key.add',
+      actor: this.who(userId),
+      request: req,
+      resource: `user:${userId}`,
+      meta: { id, name, fingerprint },
+    });
     return (await this.list(userId)).find((x) => x.id === id)!;
   }
 
@@ -106,7 +115,12 @@ export class SshKeys {
     if (!p) return null;
     if (signed) {
       await this.keys.touch(row.id, new Date().toISOString());
-      void this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol, method: 'publickey', ssh_key_id: row.id } });
+      void this.bus.emit('audit', {
+        action: 'auth.login',
+        actor: { id: u.id, email: u.email },
+        request: req,
+        meta: { kind: protocol, method: 'publickey', ssh_key_id: row.id },
+      });
     }
     return personActor(p, req);
   }

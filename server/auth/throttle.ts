@@ -49,7 +49,10 @@ class MemoryCounters implements CounterStore {
 class DbCounters implements CounterStore {
   private bumps = 0;
   private repo: LoginFailuresRepo;
-  constructor(db: Db, private scope: string) {
+  constructor(
+    db: Db,
+    private scope: string,
+  ) {
     this.repo = new LoginFailuresRepo(db);
   }
   get(key: string): Promise<Counter | undefined> {
@@ -74,7 +77,9 @@ export class LoginThrottle {
    * `shared`: the database and a scope name when several instances may share it (PostgreSQL); the counters
    * are then rows every instance reads and bumps. Without it they stay in this process's memory.
    */
-  constructor(private opts: { maxAttempts: number; lockMs: number; windowMs?: number; maxConcurrentKdf?: number; maxQueue?: number; shared?: { db: Db; scope: string } }) {
+  constructor(
+    private opts: { maxAttempts: number; lockMs: number; windowMs?: number; maxConcurrentKdf?: number; maxQueue?: number; shared?: { db: Db; scope: string } },
+  ) {
     this.counters = opts.shared ? new DbCounters(opts.shared.db, opts.shared.scope) : new MemoryCounters();
   }
 

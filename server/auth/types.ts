@@ -17,4 +17,3 @@ export interface Principal {
   /** Their own permission exceptions. */
   exceptions?: Record<string, boolean> | null;
 }
-

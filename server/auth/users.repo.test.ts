@@ -40,6 +40,12 @@ test('taken names ignore case and the account itself; groups list their members;
   assert.equal(await repo.exists('username', 'nobody'), false);
   repo.setGroups(id, ['team', 'all']);
   const groups = await repo.groupsWithMembers();
-  assert.deepEqual(groups.filter((g) => g.name === 'team' || g.name === 'all').map((g) => [g.name, g.members.map((m) => m.id)]), [['all', [id]], ['team', [id]]]);
+  assert.deepEqual(
+    groups.filter((g) => g.name === 'team' || g.name === 'all').map((g) => [g.name, g.members.map((m) => m.id)]),
+    [
+      ['all', [id]],
+      ['team', [id]],
+    ],
+  );
   assert.equal(await repo.roleExists(999_999), false);
 });

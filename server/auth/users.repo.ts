@@ -23,7 +23,13 @@ export class UsersRepo {
 
   /** Whether another account (not `exceptId`) has this e-mail or username (case-insensitive). */
   async exists(col: 'email' | 'username', value: string, exceptId?: number): Promise<boolean> {
-    return !!(await this.db.async.first(this.db.k.selectFrom('users').select('id').where(col, '=', value.trim()).where('id', '!=', exceptId ?? -1)));
+    return !!(await this.db.async.first(
+      this.db.k
+        .selectFrom('users')
+        .select('id')
+        .where(col, '=', value.trim())
+        .where('id', '!=', exceptId ?? -1),
+    ));
   }
 
   /** How many accounts there are. */
@@ -32,7 +38,11 @@ export class UsersRepo {
   }
 
   groupsOf(userId: number): string[] {
-    return (this.db.sqlite.prepare('SELECT g.name FROM groups g JOIN user_groups ug ON ug.group_id = g.id WHERE ug.user_id = ? ORDER BY g.name').all(userId) as Array<{ name: string }>).map((r) => r.name);
+    return (
+      this.db.sqlite
+        .prepare('SELECT g.name FROM groups g JOIN user_groups ug ON ug.group_id = g.id WHERE ug.user_id = ? ORDER BY g.name')
+        .all(userId) as Array<{ name: string }>
+    ).map((r) => r.name);
   }
 
   insert(u: { email: string; username: string; role: Role; password_hash: string | null; language?: string | null; auth_driver?: string }): number {
@@ -44,7 +54,10 @@ export class UsersRepo {
     );
   }
 
-  update(id: number, patch: Partial<Pick<UserRow, 'email' | 'username' | 'role' | 'disabled' | 'language' | 'password_hash' | 'quota_bytes' | 'custom_role_id'>>): void {
+  update(
+    id: number,
+    patch: Partial<Pick<UserRow, 'email' | 'username' | 'role' | 'disabled' | 'language' | 'password_hash' | 'quota_bytes' | 'custom_role_id'>>,
+  ): void {
     const keys = Object.keys(patch) as Array<keyof typeof patch>;
     if (keys.length === 0) return;
     const sets = keys.map((k) => `${k} = ?`).join(', ');
@@ -133,7 +146,13 @@ export class UsersRepo {
       k.selectFrom('groups as g').innerJoin('user_groups as ug', 'ug.group_id', 'g.id').select('g.name').where('ug.user_id', '=', id).orderBy('g.name'),
     );
     return {
-      id: u.id, email: u.email, username: u.username, role: u.role as Role, groups: groups.map((g) => g.name), language: u.language, sessionId,
+      id: u.id,
+      email: u.email,
+      username: u.username,
+      role: u.role as Role,
+      groups: groups.map((g) => g.name),
+      language: u.language,
+      sessionId,
       customRole: custom ? (JSON.parse(custom.permissions) as Record<string, boolean>) : null,
       exceptions: exceptions.length ? Object.fromEntries(exceptions.map((e) => [e.permission, !!e.allowed])) : null,
     };

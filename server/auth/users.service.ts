@@ -45,7 +45,11 @@ export interface Ctx {
 export class UsersService {
   private created: Array<(u: UserView) => Promise<unknown>> = [];
 
-  constructor(private repo: UsersRepo, private sessions: Pick<Sessions, 'revokeUser' | 'forgetUser'>, private bus: EventBus) {}
+  constructor(
+    private repo: UsersRepo,
+    private sessions: Pick<Sessions, 'revokeUser' | 'forgetUser'>,
+    private bus: EventBus,
+  ) {}
 
   /** Runs `fn` (awaited) after every account is created, whichever door created it (the home folder). */
   onCreated(fn: (u: UserView) => Promise<unknown>): void {
@@ -69,7 +73,11 @@ export class UsersService {
 
   /** A free username derived from an e-mail's local part. */
   private async deriveUsername(email: string): Promise<string> {
-    const base = email.split('@')[0].replace(/[^\p{L}\p{N}._-]/gu, '').slice(0, 60) || 'user';
+    const base =
+      email
+        .split('@')[0]
+        .replace(/[^\p{L}\p{N}._-]/gu, '')
+        .slice(0, 60) || 'user';
     let name = base.length >= 2 ? base : `${base}_1`;
     for (let i = 2; await this.repo.exists('username', name); i++) name = `${base}${i}`;
     return name;
@@ -130,7 +138,8 @@ export class UsersService {
     if (patch.groups) this.repo.setGroups(id, patch.groups);
     if (patch.disabled === true) {
       await this.sessions.revokeUser(id);
-      if (!u.disabled) await this.bus.emit('audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
+      if (!u.disabled)
+        await this.bus.emit('audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
     } else if (patch.password !== undefined && ctx.actor?.id !== id) {
       await this.sessions.revokeUser(id);
     } else {

@@ -47,7 +47,8 @@ export function currentSchema(): string {
  * service migrates it forward when it opens the restored database.
  */
 export function schemaProblem(m: Manifest): string | null {
-  if (m.format_version > FORMAT_VERSION) return `the backup's format ${m.format_version} is newer than this build reads (${FORMAT_VERSION}); restore it with Filedock ${m.filedock_version} or later`;
+  if (m.format_version > FORMAT_VERSION)
+    return `the backup's format ${m.format_version} is newer than this build reads (${FORMAT_VERSION}); restore it with Filedock ${m.filedock_version} or later`;
   if (MIGRATIONS.some((x) => x.name === m.schema)) return null;
   const newest = currentSchema();
   if (m.schema.localeCompare(newest) > 0) {
@@ -68,13 +69,30 @@ export function parseManifest(text: string): Manifest {
   } catch (e) {
     throw new Error(`manifest.json is not JSON: ${(e as Error).message}`);
   }
-  const ok = !!m && typeof m === 'object' && Number.isInteger(m.format_version) && typeof m.filedock_version === 'string' &&
-    typeof m.schema === 'string' && (m.database === 'sqlite' || m.database === 'postgres') && typeof m.created_at === 'string' && Array.isArray(m.entries);
+  const ok =
+    !!m &&
+    typeof m === 'object' &&
+    Number.isInteger(m.format_version) &&
+    typeof m.filedock_version === 'string' &&
+    typeof m.schema === 'string' &&
+    (m.database === 'sqlite' || m.database === 'postgres') &&
+    typeof m.created_at === 'string' &&
+    Array.isArray(m.entries);
   if (!ok) throw new Error('manifest.json lacks format_version, filedock_version, schema, database, created_at or entries');
   const seen = new Set<string>();
   for (const e of m.entries) {
-    const fine = e && typeof e.name === 'string' && ALLOWED.test(e.name) && !e.name.split('/').some((s) => s === '.' || s === '..') &&
-      Number.isSafeInteger(e.size) && e.size >= 0 && typeof e.sha256 === 'string' && SHA256.test(e.sha256) && Number.isInteger(e.mode) && e.mode >= 0 && e.mode <= 0o777;
+    const fine =
+      e &&
+      typeof e.name === 'string' &&
+      ALLOWED.test(e.name) &&
+      !e.name.split('/').some((s) => s === '.' || s === '..') &&
+      Number.isSafeInteger(e.size) &&
+      e.size >= 0 &&
+      typeof e.sha256 === 'string' &&
+      SHA256.test(e.sha256) &&
+      Number.isInteger(e.mode) &&
+      e.mode >= 0 &&
+      e.mode <= 0o777;
     if (!fine) throw new Error(`manifest.json has a bad entry: ${JSON.stringify(e).slice(0, 200)}`);
     if (seen.has(e.name)) throw new Error(`manifest.json lists ${e.name} twice`);
     seen.add(e.name);

@@ -25,7 +25,12 @@ async function archive(files: Record<string, string>, edit: (m: any) => void = (
   const out = createWriteStream(file);
   const closed = new Promise<void>((r) => out.once('close', () => r()));
   const zip = new ZipWriter(out);
-  const entries = Object.entries(files).map(([name, text]) => ({ name, size: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex'), mode: name === 'secret.key' ? 0o600 : 0o644 }));
+  const entries = Object.entries(files).map(([name, text]) => ({
+    name,
+    size: Buffer.byteLength(text),
+    sha256: createHash('sha256').update(text).digest('hex'),
+    mode: name === 'secret.key' ? 0o600 : 0o644,
+  }));
   const m = { format_version: 1, filedock_version: '9.9.9', schema: currentSchema(), database: 'sqlite', created_at: new Date().toISOString(), entries };
   edit(m);
   for (const [name, text] of [...Object.entries(files), ['manifest.json', JSON.stringify(m)]]) {
@@ -36,7 +41,8 @@ async function archive(files: Record<string, string>, edit: (m: any) => void = (
   return file;
 }
 
-const refused = (reason: RestoreRefused['reason'], message: RegExp) => (e: unknown) => e instanceof RestoreRefused && e.reason === reason && message.test(e.message);
+const refused = (reason: RestoreRefused['reason'], message: RegExp) => (e: unknown) =>
+  e instanceof RestoreRefused && e.reason === reason && message.test(e.message);
 
 describe('restoreBackup', () => {
   const good = { 'database.sqlite': 'db bytes', 'secret.key': 'key', 'state/sftp_host_ed25519_key': 'host key' };
@@ -46,11 +52,23 @@ describe('restoreBackup', () => {
     writeFileSync(junk, 'not a zip at all');
     await assert.rejects(restoreBackup(junk, join(t.dir, 'r0')), refused('invalid', /not a readable backup archive/));
     await assert.rejects(restoreBackup(await archive(good, (m) => delete m.entries), join(t.dir, 'r0')), refused('invalid', /lacks/));
-    await assert.rejects(restoreBackup(await archive(good, (m) => (m.entries[2].name = 'state/../../escape')), join(t.dir, 'r0')), refused('invalid', /bad entry/));
-    await assert.rejects(restoreBackup(await archive(good, (m) => m.entries.pop()), join(t.dir, 'r0')), refused('checksum', /does not list: state\/sftp_host_ed25519_key/));
-    await assert.rejects(restoreBackup(await archive(good, (m) => (m.entries[1].size = 4)), join(t.dir, 'r0')), refused('checksum', /secret\.key does not match/));
+    await assert.rejects(
+      restoreBackup(await archive(good, (m) => (m.entries[2].name = 'state/../../escape')), join(t.dir, 'r0')),
+      refused('invalid', /bad entry/),
+    );
+    await assert.rejects(
+      restoreBackup(await archive(good, (m) => m.entries.pop()), join(t.dir, 'r0')),
+      refused('checksum', /does not list: state\/sftp_host_ed25519_key/),
+    );
+    await assert.rejects(
+      restoreBackup(await archive(good, (m) => (m.entries[1].size = 4)), join(t.dir, 'r0')),
+      refused('checksum', /secret\.key does not match/),
+    );
     await assert.rejects(restoreBackup(await archive(good, (m) => (m.format_version = 2)), join(t.dir, 'r0')), refused('schema_newer', /format 2 is newer/));
-    await assert.rejects(restoreBackup(await archive(good, (m) => (m.schema = '19990101000000-unknown')), join(t.dir, 'r0')), refused('schema_newer', /not one this build knows/));
+    await assert.rejects(
+      restoreBackup(await archive(good, (m) => (m.schema = '19990101000000-unknown')), join(t.dir, 'r0')),
+      refused('schema_newer', /not one this build knows/),
+    );
     assert.equal(existsSync(join(t.dir, 'r0')), false);
   });
 

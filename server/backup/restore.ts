@@ -19,7 +19,10 @@ import { DATABASE_ENTRY, dataPathOf, MANIFEST_NAME, MAX_MANIFEST_BYTES, parseMan
 
 /** Why a restore was refused; `reason` is stable for scripts and tests. Nothing was written. */
 export class RestoreRefused extends Error {
-  constructor(readonly reason: 'not_empty' | 'invalid' | 'schema_newer' | 'checksum' | 'database', message: string) {
+  constructor(
+    readonly reason: 'not_empty' | 'invalid' | 'schema_newer' | 'checksum' | 'database',
+    message: string,
+  ) {
     super(message);
     this.name = 'RestoreRefused';
   }
@@ -74,10 +77,18 @@ export async function restoreBackup(file: string, dataDir: string, o: { database
 /** The backup's database kind must match where the service will look: a file, or an empty PostgreSQL database. */
 async function checkDatabaseTarget(m: Manifest, url: string): Promise<void> {
   if (m.database === 'sqlite') {
-    if (url) throw new RestoreRefused('database', 'this backup holds a SQLite database but SERVICE_DATABASE_URL is set: unset it to restore (then "service db migrate-to" moves it to PostgreSQL)');
+    if (url)
+      throw new RestoreRefused(
+        'database',
+        'this backup holds a SQLite database but SERVICE_DATABASE_URL is set: unset it to restore (then "service db migrate-to" moves it to PostgreSQL)',
+      );
     return;
   }
-  if (!url) throw new RestoreRefused('database', 'this backup holds a PostgreSQL dump (database.pgdump): set SERVICE_DATABASE_URL to an EMPTY database to restore it into');
+  if (!url)
+    throw new RestoreRefused(
+      'database',
+      'this backup holds a PostgreSQL dump (database.pgdump): set SERVICE_DATABASE_URL to an EMPTY database to restore it into',
+    );
   const n = await pgRelationCount(url);
   if (n > 0) throw new RestoreRefused('not_empty', `the database ${redactUrl(url)} is not empty (${n} relations): restore only into a new, empty database`);
 }
@@ -106,7 +117,11 @@ async function mustBeEmpty(dir: string): Promise<void> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw e;
   }
-  if (names.length) throw new RestoreRefused('not_empty', `the data folder ${dir} is not empty (${names.length} entries): restore only into an empty or new folder, so nothing there is overwritten`);
+  if (names.length)
+    throw new RestoreRefused(
+      'not_empty',
+      `the data folder ${dir} is not empty (${names.length} entries): restore only into an empty or new folder, so nothing there is overwritten`,
+    );
 }
 
 type LocalZip = Awaited<ReturnType<typeof openZip>>;
@@ -142,28 +157,35 @@ async function verified(zip: LocalZip): Promise<Manifest> {
     const hash = createHash('sha256');
     let size = 0;
     try {
-      await pipeline(await zip.open(z), new Writable({
-        write(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          size += chunk.length;
-          done();
-        },
-      }));
+      await pipeline(
+        await zip.open(z),
+        new Writable({
+          write(chunk: Buffer, _enc, done) {
+            hash.update(chunk);
+            size += chunk.length;
+            done();
+          },
+        }),
+      );
     } catch (err) {
       throw new RestoreRefused('checksum', `${e.name} is damaged in the archive: ${(err as Error).message}`);
     }
-    if (size !== e.size || hash.digest('hex') !== e.sha256) throw new RestoreRefused('checksum', `${e.name} does not match its checksum in the manifest: the archive is damaged`);
+    if (size !== e.size || hash.digest('hex') !== e.sha256)
+      throw new RestoreRefused('checksum', `${e.name} does not match its checksum in the manifest: the archive is damaged`);
   }
   return m;
 }
 
 async function bytesOf(zip: LocalZip, e: ZipEntry): Promise<Buffer> {
   const parts: Buffer[] = [];
-  await pipeline(await zip.open(e), new Writable({
-    write(chunk: Buffer, _enc, done) {
-      parts.push(chunk);
-      done();
-    },
-  }));
+  await pipeline(
+    await zip.open(e),
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        parts.push(chunk);
+        done();
+      },
+    }),
+  );
   return Buffer.concat(parts);
 }

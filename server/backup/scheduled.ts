@@ -87,7 +87,8 @@ export class BackupService {
 
   /** (Re)arms the schedule from the setting, now and on every change (server only). */
   schedule(scheduler: Scheduler): void {
-    const arm = () => armCron(scheduler, SCHEDULE, this.d.settings.get('backup_cron'), () => void (this.settings().target && this.request('schedule')), this.d.log);
+    const arm = () =>
+      armCron(scheduler, SCHEDULE, this.d.settings.get('backup_cron'), () => void (this.settings().target && this.request('schedule')), this.d.log);
     arm();
     this.d.settings.onChange((k) => {
       if (k === 'backup_cron' || k === 'backup_target') arm();
@@ -115,7 +116,8 @@ export class BackupService {
   private async list(target: string): Promise<BackupFile[]> {
     const out: BackupFile[] = [];
     for await (const e of this.fa.entries(target)) {
-      if (e.type === 'file' && BACKUP_NAME.test(e.name)) out.push({ name: e.name, path: `${target}/${e.name}`, size: e.size, mtime: new Date(e.mtime).toISOString() });
+      if (e.type === 'file' && BACKUP_NAME.test(e.name))
+        out.push({ name: e.name, path: `${target}/${e.name}`, size: e.size, mtime: new Date(e.mtime).toISOString() });
     }
     return out.sort((a, b) => (a.name < b.name ? 1 : -1));
   }
@@ -130,7 +132,13 @@ export class BackupService {
       const name = made.file.slice(scratch.length + 1);
       await this.fa.ensureFolder(target);
       await this.fa.write(`${target}/${name}`, createReadStream(made.file, { highWaterMark: 1 << 20 }), {
-        size: made.bytes, mime: 'application/zip', overwrite: false, version: false, origin: 'backup', audit: 'backup.create', signal: ctx.signal,
+        size: made.bytes,
+        mime: 'application/zip',
+        overwrite: false,
+        version: false,
+        origin: 'backup',
+        audit: 'backup.create',
+        signal: ctx.signal,
       });
       const rec: LastBackup = { at: new Date().toISOString(), file: name, where: target, bytes: made.bytes, trigger: ctx.payload.trigger };
       recordBackup(this.d.sources.db.meta, rec);
@@ -176,4 +184,3 @@ function staleAfterS(cron: string, now = Date.now()): number {
     return UNSCHEDULED_STALE_S;
   }
 }
-

@@ -49,5 +49,8 @@ export function effectiveLevel(p: Principal, s: StorageRow, grants: Grant[], rel
  */
 export function grantedFolders(p: Principal, s: StorageRow, grants: Grant[]): string[] {
   if (!s.enabled || p.role === 'admin' || !s.rbac_enabled) return [];
-  return grants.filter((g) => g.path !== '' && mine(p, g)).map((g) => g.path).sort();
+  return grants
+    .filter((g) => g.path !== '' && mine(p, g))
+    .map((g) => g.path)
+    .sort();
 }

@@ -22,10 +22,14 @@ test('items are stored per node and read for a subtree in one query; none is no 
   repo.setItems(ab, ['sign:awaiting']);
   repo.setItems(sibling, ['sign:done']);
   repo.setItems(a, ['x:y']);
-  assert.deepEqual(repo.within(sid, 'a').sort((x, y) => (x.path < y.path ? -1 : 1)), [
-    { path: 'a', app_state: '["x:y"]' },
-    { path: 'a/b.pdf', app_state: '["sign:awaiting"]' },
-  ], 'not the sibling that only extends its name');
+  assert.deepEqual(
+    repo.within(sid, 'a').sort((x, y) => (x.path < y.path ? -1 : 1)),
+    [
+      { path: 'a', app_state: '["x:y"]' },
+      { path: 'a/b.pdf', app_state: '["sign:awaiting"]' },
+    ],
+    'not the sibling that only extends its name',
+  );
   repo.setItems(a, []);
   assert.equal(repo.within(sid, '').length, 2, 'an empty list is no row');
 });

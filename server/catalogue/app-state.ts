@@ -37,8 +37,10 @@ export class AppStates {
    * an item that is there, or taking one that is not, changes nothing.
    */
   async set(storageId: number, rel: string, plugin: string, key: string, on: boolean): Promise<string[]> {
-    if (typeof plugin !== 'string' || !APP_ID.test(plugin)) throw new AppError('validation_failed', { field: 'plugin', reason: 'an app id' }, { field: 'plugin' });
-    if (typeof key !== 'string' || !WORD.test(key)) throw new AppError('validation_failed', { field: 'key', reason: 'a short word: a-z, 0-9, . _ -' }, { field: 'key' });
+    if (typeof plugin !== 'string' || !APP_ID.test(plugin))
+      throw new AppError('validation_failed', { field: 'plugin', reason: 'an app id' }, { field: 'plugin' });
+    if (typeof key !== 'string' || !WORD.test(key))
+      throw new AppError('validation_failed', { field: 'key', reason: 'a short word: a-z, 0-9, . _ -' }, { field: 'key' });
     const item = `${plugin}:${key}`;
     let items: string[] = [];
     let changed = false;

@@ -12,7 +12,11 @@ export class DriverPool {
   private locks = new Map<number, Promise<unknown>>();
 
   /** `blocked(id)`: why a storage must not be reached now (its volume is gone: catalogue/volumes.ts), or null. */
-  constructor(readonly manager: DriverManager, private repo: StoragesRepo, private blocked: (id: number) => string | null = () => null) {}
+  constructor(
+    readonly manager: DriverManager,
+    private repo: StoragesRepo,
+    private blocked: (id: number) => string | null = () => null,
+  ) {}
 
   /**
    * The driver serving storage `id`, built from its row when none is live. Unknown storage → `not_found`;

@@ -16,7 +16,14 @@ before(async () => {
 after(() => t?.close());
 
 const lock = (plugin: string, until: string | null = null): LockRow => ({
-  plugin, plugin_label: plugin.toUpperCase(), reason: null, reason_text: null, until, token_hash: `h-${plugin}`, locked_by: null, locked_at: '2026-12-01T00:00:00.000Z',
+  plugin,
+  plugin_label: plugin.toUpperCase(),
+  reason: null,
+  reason_text: null,
+  until,
+  token_hash: `h-${plugin}`,
+  locked_by: null,
+  locked_at: '2026-12-01T00:00:00.000Z',
 });
 
 test('a lock is stored per node, replaced, read for a subtree without the expired, swept when due and dropped', async () => {
@@ -32,8 +39,22 @@ test('a lock is stored per node, replaced, read for a subtree without the expire
   assert.equal(repo.at(sid, 'a.txt')?.plugin, 'old', 'expired ones too (the rules decide)');
   assert.equal(repo.at(sid, 'nowhere'), undefined);
   const now = '2026-12-05T00:00:00.000Z';
-  assert.deepEqual(repo.below(sid, 'a', now).map((r) => r.path).sort(), ['a', 'a/b.pdf'], 'not the sibling sharing the name prefix');
-  assert.deepEqual(repo.below(sid, '', now).map((r) => r.path).sort(), ['a', 'a/b.pdf'], 'the expired one is left out');
+  assert.deepEqual(
+    repo
+      .below(sid, 'a', now)
+      .map((r) => r.path)
+      .sort(),
+    ['a', 'a/b.pdf'],
+    'not the sibling sharing the name prefix',
+  );
+  assert.deepEqual(
+    repo
+      .below(sid, '', now)
+      .map((r) => r.path)
+      .sort(),
+    ['a', 'a/b.pdf'],
+    'the expired one is left out',
+  );
   assert.deepEqual(repo.storages(), [sid]);
   assert.equal(repo.nextExpiry(), '2026-01-01T00:00:00.000Z');
   assert.deepEqual(repo.due(now), [{ storage_id: sid, path: 'a.txt', node_id: sib }]);
@@ -45,7 +66,13 @@ test('a lock is stored per node, replaced, read for a subtree without the expire
 test('two apps locking one file at once: exactly one holds it, the other is refused', async () => {
   const sid = testStorage(t.db, 'Race');
   await testNodes(t.db, sid, [{ path: 'contract.pdf' }]);
-  const locks = new FileLocks(t.db, new NodesRepo(t.db), new EventBus(t.db), () => 'Race', () => {});
+  const locks = new FileLocks(
+    t.db,
+    new NodesRepo(t.db),
+    new EventBus(t.db),
+    () => 'Race',
+    () => {},
+  );
   locks.start();
   try {
     const got = await Promise.allSettled(['sign', 'ocr'].map((plugin) => locks.set(sid, 'contract.pdf', { plugin, label: plugin }, null)));

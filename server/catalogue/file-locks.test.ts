@@ -15,15 +15,26 @@ function setup() {
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   db.sqlite.prepare("INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'st1', 'Docs', 'local', '{}', '', '')").run();
   const nodes = new NodesRepo(db);
-  for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt']) nodes.ensureParents(1, p), nodes.upsert(1, p, { name: p, type: 'file', size: 3, mtime: 1 });
+  for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt'])
+    nodes.ensureParents(1, p), nodes.upsert(1, p, { name: p, type: 'file', size: 3, mtime: 1 });
   const bus = new EventBus(db);
   const changed: string[] = [];
   bus.on('folder.changed', (e) => void changed.push(`${e.folder}|${e.path}`));
-  const locks = new FileLocks(db, nodes, bus, () => 'Docs', () => {});
+  const locks = new FileLocks(
+    db,
+    nodes,
+    bus,
+    () => 'Docs',
+    () => {},
+  );
   locks.start();
   const state = new AppStates(db, nodes, bus, () => 'Docs');
   return {
-    db, nodes, locks, state, changed,
+    db,
+    nodes,
+    locks,
+    state,
+    changed,
     async close() {
       locks.stop();
       await db.close();
@@ -55,7 +66,14 @@ test('a lock refuses everyone but its holder, with the spec’s details, and cle
     assert.equal(lock.locked_by, 7);
     const e = refusal(() => s.locks.check(1, 'a.pdf'));
     assert.equal(e.code, 'locked');
-    assert.deepEqual(e.details, { plugin: 'sign', plugin_label: 'Fill and sign', path: '/Docs/a.pdf', reason: 'signing', reason_text: 'Out for signature', until: null });
+    assert.deepEqual(e.details, {
+      plugin: 'sign',
+      plugin_label: 'Fill and sign',
+      path: '/Docs/a.pdf',
+      reason: 'signing',
+      reason_text: 'Out for signature',
+      until: null,
+    });
     s.locks.check(1, 'a.pdf', [lockTokenHash(token)]);
     assert.equal(refusal(() => s.locks.check(1, 'a.pdf', [lockTokenHash('someone-else')])).code, 'locked');
     s.locks.check(1, 'f/b.pdf');

@@ -174,7 +174,14 @@ export class FileLocks {
 
   /** The spec's 423: plugin, plugin_label, path, reason, until (and reason_text). */
   private refusal(storageId: number, rel: string, row: FileLock): AppError {
-    const info = { plugin: row.plugin, plugin_label: row.plugin_label, path: uiPath(this.storageName(storageId), rel), reason: row.reason, reason_text: row.reason_text, until: row.until };
+    const info = {
+      plugin: row.plugin,
+      plugin_label: row.plugin_label,
+      path: uiPath(this.storageName(storageId), rel),
+      reason: row.reason,
+      reason_text: row.reason_text,
+      until: row.until,
+    };
     return new AppError('locked', info, info, `locked by ${row.plugin}`);
   }
 
@@ -213,18 +220,28 @@ export class FileLocks {
 }
 
 function view(r: LockRow): LockView {
-  return { plugin: r.plugin, plugin_label: r.plugin_label, reason: r.reason, reason_text: r.reason_text, until: r.until, locked_by: r.locked_by, locked_at: r.locked_at };
+  return {
+    plugin: r.plugin,
+    plugin_label: r.plugin_label,
+    reason: r.reason,
+    reason_text: r.reason_text,
+    until: r.until,
+    locked_by: r.locked_by,
+    locked_at: r.locked_at,
+  };
 }
 
 /** The stored fields of a valid request; `validation_failed` naming the first bad field otherwise. */
 function checkInput(i: LockInput): FileLock {
   const bad = (field: string, reason: string) => new AppError('validation_failed', { field, reason }, { field, reason });
   if (typeof i.plugin !== 'string' || !APP_ID.test(i.plugin)) throw bad('plugin', 'an app id');
-  if (typeof i.label !== 'string' || i.label.trim() === '' || i.label.length > 128 || CONTROL.test(i.label)) throw bad('label', '1 to 128 characters, no control characters');
+  if (typeof i.label !== 'string' || i.label.trim() === '' || i.label.length > 128 || CONTROL.test(i.label))
+    throw bad('label', '1 to 128 characters, no control characters');
   const reason = i.reason ?? null;
   if (reason !== null && (typeof reason !== 'string' || !WORD.test(reason))) throw bad('reason', 'a short word: a-z, 0-9, . _ -');
   const text = i.reason_text ?? null;
-  if (text !== null && (typeof text !== 'string' || text.length > 500 || CONTROL.test(text))) throw bad('reason_text', 'at most 500 characters, no control characters');
+  if (text !== null && (typeof text !== 'string' || text.length > 500 || CONTROL.test(text)))
+    throw bad('reason_text', 'at most 500 characters, no control characters');
   let until: string | null = null;
   if (i.until !== undefined && i.until !== null) {
     const at = typeof i.until === 'string' ? Date.parse(i.until) : NaN;

@@ -17,7 +17,10 @@ const FIELD = 'storage_path';
 export const suggestedFirstStorage = (): string => join(homedir(), 'Filedock');
 
 export class FirstStorage {
-  constructor(private storages: StoragesService, private name: string) {}
+  constructor(
+    private storages: StoragesService,
+    private name: string,
+  ) {}
 
   /** The set-up page offers a first storage only while none exists (none came from the environment). */
   offered(): boolean {

@@ -8,10 +8,13 @@ test('the tray hears of offline storages once per change, and a failing read sen
   let now: OfflineStorage[] = [];
   let broken = false;
   const sent: StoragesHostMessage[] = [];
-  const t = offlineHostStatus(() => {
-    if (broken) throw new Error('database closed');
-    return now;
-  }, (m) => sent.push(m));
+  const t = offlineHostStatus(
+    () => {
+      if (broken) throw new Error('database closed');
+      return now;
+    },
+    (m) => sent.push(m),
+  );
   t.tick();
   t.tick();
   assert.deepEqual(sent, [{ type: 'storages', offline: [] }], 'the first state is sent, a repeat is not');

@@ -8,5 +8,8 @@ import { hostLine, type HostLine } from '../lib/host-line';
 import type { OfflineStorage } from './volumes';
 
 export function offlineHostStatus(read: () => OfflineStorage[], send: (m: StoragesHostMessage) => void): HostLine {
-  return hostLine<StoragesHostMessage>(() => ({ type: 'storages', offline: read().map((s) => ({ name: s.name, reason: s.reason, volume_state: s.volume_state })) }), send);
+  return hostLine<StoragesHostMessage>(
+    () => ({ type: 'storages', offline: read().map((s) => ({ name: s.name, reason: s.reason, volume_state: s.volume_state })) }),
+    send,
+  );
 }

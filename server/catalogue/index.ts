@@ -27,7 +27,15 @@ import { VolumeWatch } from './volumes';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
-export { StoragesService, summary as storageSummary, clampInterval, SYNC_MODES, type StorageInput, type StorageView, type SaveContext } from './storages.service';
+export {
+  StoragesService,
+  summary as storageSummary,
+  clampInterval,
+  SYNC_MODES,
+  type StorageInput,
+  type StorageView,
+  type SaveContext,
+} from './storages.service';
 export { Syncer, SYNC_JOB, type SyncBudget } from './syncer';
 export { RequestMeter, DEFAULT_PRICES, MAX_BUDGET, utcDay, type MeterView, type PriceTable, type RequestCounts } from './meter';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
@@ -98,9 +106,16 @@ export function createCatalogue(o: CatalogueOptions) {
     beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
     onFoldersChanged(storageId, folders) {
       // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
-      const record = () => o.bus.recordAll('folder.changed', folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })));
+      const record = () =>
+        o.bus.recordAll(
+          'folder.changed',
+          folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
+        );
       // The batch is committed: its events must follow even if another program holds the database now.
-      void untilFree(record, 600_000).then(() => o.bus.flush(), () => undefined);
+      void untilFree(record, 600_000).then(
+        () => o.bus.flush(),
+        () => undefined,
+      );
     },
     onFilesChanged: (storageId, files) => each(o.hooks?.synced, storageId, files),
     onRemoved: (storageId, paths) => each(o.hooks?.syncRemoved, storageId, paths),
@@ -110,7 +125,9 @@ export function createCatalogue(o: CatalogueOptions) {
   const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, { blocked: (id) => volumes?.blocked(id) ?? meter.blocked(id) });
   volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, {
-    demo: o.demo, warn: (m) => o.log.warn(m), checkReplicaLink: o.checkReplicaLink,
+    demo: o.demo,
+    warn: (m) => o.log.warn(m),
+    checkReplicaLink: o.checkReplicaLink,
     // The first storage an installation ever gets is its default storage (where home folders go: files/homes.ts).
     firstStorage: (id) => void o.db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(id)),
   });

@@ -19,7 +19,10 @@ test('counts add to their day, also from two flushes at once (two instances); da
   const id = testStorage(t.db, 'Bucket');
   await repo.add([{ storage_id: id, day: '2026-12-01', ...counts(1, 2, 3, 4) }]);
   await Promise.all([
-    repo.add([{ storage_id: id, day: '2026-12-01', ...counts(10, 0, 0, 1) }, { storage_id: id, day: '2026-12-02', ...counts(0, 0, 5, 0) }]),
+    repo.add([
+      { storage_id: id, day: '2026-12-01', ...counts(10, 0, 0, 1) },
+      { storage_id: id, day: '2026-12-02', ...counts(0, 0, 5, 0) },
+    ]),
     repo.add([{ storage_id: id, day: '2026-12-01', ...counts(100, 0, 0, 0) }]),
   ]);
   assert.deepEqual(repo.dayCounts(id, '2026-12-01'), counts(111, 2, 3, 5));

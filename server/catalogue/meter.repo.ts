@@ -30,7 +30,9 @@ export class MeterRepo {
         .insertInto('storage_requests')
         .values(r)
         .onConflict((oc) =>
-          oc.columns(['storage_id', 'day']).doUpdateSet((eb) => Object.fromEntries(COUNTS.map((c) => [c, eb(`storage_requests.${c}`, '+', eb.ref(`excluded.${c}`))]))),
+          oc
+            .columns(['storage_id', 'day'])
+            .doUpdateSet((eb) => Object.fromEntries(COUNTS.map((c) => [c, eb(`storage_requests.${c}`, '+', eb.ref(`excluded.${c}`))]))),
         ),
     );
     await this.db.async.unit(
@@ -50,7 +52,13 @@ export class MeterRepo {
   /** The stored days of one storage in [`since`, `until`], newest first. */
   async days(storageId: number, since: string, until: string): Promise<Array<{ day: string } & RequestCounts>> {
     const rows = await this.db.async.all(
-      this.db.k.selectFrom('storage_requests').select(['day', ...COUNTS]).where('storage_id', '=', storageId).where('day', '>=', since).where('day', '<=', until).orderBy('day', 'desc'),
+      this.db.k
+        .selectFrom('storage_requests')
+        .select(['day', ...COUNTS])
+        .where('storage_id', '=', storageId)
+        .where('day', '>=', since)
+        .where('day', '<=', until)
+        .orderBy('day', 'desc'),
     );
     return rows.map((r) => ({ day: r.day, ...num(r) }));
   }

@@ -15,7 +15,19 @@ test('a timer flush while the database is held keeps the counts for the next one
     db.sqlite.pragma('busy_timeout = 5');
     const repo = new StoragesRepo(db);
     const uid = newUid();
-    const id = repo.insert({ uid, name: 'Bucket', driver: 's3', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900, enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null });
+    const id = repo.insert({
+      uid,
+      name: 'Bucket',
+      driver: 's3',
+      config: '{}',
+      mount_path: '/',
+      sync_mode: 'poll',
+      sync_interval_s: 900,
+      enabled: 1,
+      read_only: 0,
+      rbac_enabled: 0,
+      replica_target_id: null,
+    });
     const meter = new RequestMeter(db, repo, () => ({}));
     const sink = meter.sink(uid, 's3')!;
     for (let i = 0; i < 3; i++) sink('get');
@@ -43,9 +55,26 @@ test('a timer flush that fails for any other reason is told and kept; the timer 
   try {
     const repo = new StoragesRepo(db);
     const uid = newUid();
-    const id = repo.insert({ uid, name: 'Bucket', driver: 's3', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900, enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null });
+    const id = repo.insert({
+      uid,
+      name: 'Bucket',
+      driver: 's3',
+      config: '{}',
+      mount_path: '/',
+      sync_mode: 'poll',
+      sync_interval_s: 900,
+      enabled: 1,
+      read_only: 0,
+      rbac_enabled: 0,
+      replica_target_id: null,
+    });
     const told: string[] = [];
-    const meter = new RequestMeter(db, repo, () => ({}), (m) => told.push(m));
+    const meter = new RequestMeter(
+      db,
+      repo,
+      () => ({}),
+      (m) => told.push(m),
+    );
     meter.sink(uid, 's3')!('list');
     // The table gone (a failure that is not "busy"): the flush fails inside its transaction.
     db.sqlite.exec('ALTER TABLE storage_requests RENAME TO storage_requests_away');

@@ -113,7 +113,10 @@ export class RequestMeter {
       this.dirty.delete(d);
     }
     try {
-      await this.books.add(sent.map((x) => ({ storage_id: x.storage_id, day: x.d.day, ...x.counts })), waitMs);
+      await this.books.add(
+        sent.map((x) => ({ storage_id: x.storage_id, day: x.d.day, ...x.counts })),
+        waitMs,
+      );
     } catch (e) {
       for (const { d, counts } of sent) {
         for (const c of CLASSES) d.pending[c] += counts[c];
@@ -168,8 +171,14 @@ export class RequestMeter {
     const budget = this.budget(id);
     const used = this.usedToday(id);
     return {
-      storage_id: id, today, used_today: used, budget_per_day: budget, exhausted: budget > 0 && used >= budget,
-      days, prices, estimated_monthly_cost: Math.round(daily * 30 * 10_000) / 10_000,
+      storage_id: id,
+      today,
+      used_today: used,
+      budget_per_day: budget,
+      exhausted: budget > 0 && used >= budget,
+      days,
+      prices,
+      estimated_monthly_cost: Math.round(daily * 30 * 10_000) / 10_000,
     };
   }
 

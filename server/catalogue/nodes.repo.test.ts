@@ -12,15 +12,22 @@ test('a subtree is removed and moved through one range of the path index; siblin
     db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
     const repo = new NodesRepo(db);
     const file = { type: 'file' as const, size: 1, mtime: 0 };
-    for (const p of ['a', 'a/b', 'a/b/c.txt', 'a.txt', 'a-1', 'a0', 'ab', 'z/a/x']) repo.upsert(1, p, { ...file, name: p.split('/').at(-1)!, type: p === 'a' || p === 'a/b' ? 'dir' : 'file' });
+    for (const p of ['a', 'a/b', 'a/b/c.txt', 'a.txt', 'a-1', 'a0', 'ab', 'z/a/x'])
+      repo.upsert(1, p, { ...file, name: p.split('/').at(-1)!, type: p === 'a' || p === 'a/b' ? 'dir' : 'file' });
     const paths = () => db.sqlite.prepare('SELECT path FROM nodes WHERE storage_id = 1 ORDER BY path').pluck().all();
 
     repo.moveTree(1, 'a', 'm');
     assert.deepEqual(paths(), ['a-1', 'a.txt', 'a0', 'ab', 'm', 'm/b', 'm/b/c.txt', 'z/a/x']);
     repo.removeTree(1, 'm');
     assert.deepEqual(paths(), ['a-1', 'a.txt', 'a0', 'ab', 'z/a/x']);
-    const plan = db.sqlite.prepare(`EXPLAIN QUERY PLAN SELECT id FROM nodes WHERE ${SUBTREE}`).all(1, 'a', 'a0', 'a', 'a/').map((r) => (r as { detail: string }).detail);
-    assert.ok(plan.some((d) => /nodes_path \(storage_id=\? AND path>\? AND path<\?\)/.test(d)), plan.join('; '));
+    const plan = db.sqlite
+      .prepare(`EXPLAIN QUERY PLAN SELECT id FROM nodes WHERE ${SUBTREE}`)
+      .all(1, 'a', 'a0', 'a', 'a/')
+      .map((r) => (r as { detail: string }).detail);
+    assert.ok(
+      plan.some((d) => /nodes_path \(storage_id=\? AND path>\? AND path<\?\)/.test(d)),
+      plan.join('; '),
+    );
   } finally {
     void db.close();
     t.cleanup();

@@ -54,7 +54,9 @@ export class NodesRepo {
   constructor(private db: Db) {
     const q = (sql: string) => db.sqlite.prepare(sql);
     this.s = {
-      noteRemoval: q('INSERT INTO node_removals (storage_id, path, removed_at) VALUES (?, ?, ?) ON CONFLICT (storage_id, path) DO UPDATE SET removed_at = excluded.removed_at'),
+      noteRemoval: q(
+        'INSERT INTO node_removals (storage_id, path, removed_at) VALUES (?, ?, ?) ON CONFLICT (storage_id, path) DO UPDATE SET removed_at = excluded.removed_at',
+      ),
       pruneRemovals: q('DELETE FROM node_removals WHERE removed_at < ?'),
       removalsSince: q('SELECT path FROM node_removals WHERE storage_id = ? AND removed_at >= ?').pluck(),
       byPath: q('SELECT * FROM nodes WHERE storage_id = ? AND path = ?'),
@@ -104,11 +106,21 @@ export class NodesRepo {
 
   /** Inserts or refreshes one entry at `path`; returns its id. Call inside a transaction for batches. */
   upsert(storageId: number, path: string, e: Entry, ownerId: number | null = null): number {
-    const mime = e.type === 'dir' ? null : e.mime ?? mimeOf(e.name);
+    const mime = e.type === 'dir' ? null : (e.mime ?? mimeOf(e.name));
     const existing = this.s.byPath.get(storageId, path) as NodeRow | undefined;
     const row = this.s.insert.get({
-      storage_id: storageId, dir: parentRel(path), name: baseName(path), path, type: e.type, size: e.type === 'dir' ? 0 : e.size,
-      mtime: Math.round(e.mtime), etag: e.etag ?? null, mime, sort_key: sortKey(baseName(path)), owner_id: ownerId, updated_at: new Date().toISOString(),
+      storage_id: storageId,
+      dir: parentRel(path),
+      name: baseName(path),
+      path,
+      type: e.type,
+      size: e.type === 'dir' ? 0 : e.size,
+      mtime: Math.round(e.mtime),
+      etag: e.etag ?? null,
+      mime,
+      sort_key: sortKey(baseName(path)),
+      owner_id: ownerId,
+      updated_at: new Date().toISOString(),
     }) as { id: number };
     if (!existing) this.s.ftsInsert.run(row.id, baseName(path), null);
     return row.id;
@@ -132,9 +144,7 @@ export class NodesRepo {
 
   /** Removes a node and everything below it (and their search rows). Returns the removed ids. */
   removeTree(storageId: number, path: string): number[] {
-    const ids = (path === ''
-      ? this.s.deleteAll.all(storageId)
-      : this.s.deleteTree.all(...subtree(storageId, path))) as Array<{ id: number }>;
+    const ids = (path === '' ? this.s.deleteAll.all(storageId) : this.s.deleteTree.all(...subtree(storageId, path))) as Array<{ id: number }>;
     for (const { id } of ids) this.s.ftsDelete.run(id);
     if (ids.length) this.noteRemoved(storageId, path);
     return ids.map((r) => r.id);
@@ -170,9 +180,7 @@ export class NodesRepo {
   moveTree(storageId: number, from: string, to: string): void {
     this.removeTree(storageId, to);
     this.noteRemoved(storageId, from);
-    const rows = this.db.sqlite
-      .prepare(`SELECT id, path FROM nodes WHERE ${SUBTREE}`)
-      .all(...subtree(storageId, from)) as Array<{ id: number; path: string }>;
+    const rows = this.db.sqlite.prepare(`SELECT id, path FROM nodes WHERE ${SUBTREE}`).all(...subtree(storageId, from)) as Array<{ id: number; path: string }>;
     const upd = this.db.sqlite.prepare('UPDATE nodes SET path = ?, dir = ?, name = ?, sort_key = ?, updated_at = ? WHERE id = ?');
     const now = new Date().toISOString();
     for (const r of rows) {

@@ -21,7 +21,10 @@ export class SearchIndexer {
   private stopped = false;
   private repo: SearchIndexRepo;
 
-  constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
+  constructor(
+    db: Db,
+    private log: (msg: string, err?: unknown) => void = () => {},
+  ) {
     this.repo = new SearchIndexRepo(db);
   }
 

@@ -24,13 +24,21 @@ export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesR
   if (driver === 'local' && config.defaultStoragePath) cfg.path ??= config.defaultStoragePath;
   if (driver === 's3') {
     const s3: Record<string, unknown> = {
-      bucket: config.defaultS3Bucket, prefix: config.defaultS3Prefix, endpoint: config.defaultS3Endpoint, region: config.defaultS3Region,
-      access_key: config.defaultS3AccessKey, secret_key: config.defaultS3SecretKey, path_style: config.defaultS3PathStyle,
+      bucket: config.defaultS3Bucket,
+      prefix: config.defaultS3Prefix,
+      endpoint: config.defaultS3Endpoint,
+      region: config.defaultS3Region,
+      access_key: config.defaultS3AccessKey,
+      secret_key: config.defaultS3SecretKey,
+      path_style: config.defaultS3PathStyle,
     };
     cfg = { ...Object.fromEntries(Object.entries(s3).filter(([, v]) => v !== '')), ...cfg };
   }
   try {
-    const s = await storages.create({ name: config.defaultStorageName, driver, config: cfg, rbac_enabled: true }, { request: { ip: 'seed', ua: 'first-boot' } });
+    const s = await storages.create(
+      { name: config.defaultStorageName, driver, config: cfg, rbac_enabled: true },
+      { request: { ip: 'seed', ua: 'first-boot' } },
+    );
     db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(s.id));
     log.info(`seeded storage "${s.name}" (${driver}: ${s.config_summary})`);
   } catch (e) {

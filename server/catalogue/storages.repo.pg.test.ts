@@ -15,8 +15,17 @@ import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/
 import { tempDir } from '../../test/helpers/tools';
 
 const row = (name: string) => ({
-  uid: newUid(), name, driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll' as const, sync_interval_s: 900,
-  enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null,
+  uid: newUid(),
+  name,
+  driver: 'local',
+  config: '{}',
+  mount_path: '/',
+  sync_mode: 'poll' as const,
+  sync_interval_s: 900,
+  enabled: 1,
+  read_only: 0,
+  rbac_enabled: 0,
+  replica_target_id: null,
 });
 const skip = needPostgres();
 let cluster: PgCluster;
@@ -67,7 +76,11 @@ test('storages cache on PostgreSQL: own writes at once, another instanceâ€™s aft
     a.repo.replaceGrants(id, [{ user_id: null, group: 'staff', level: 'editor' }]);
   })();
   const took = await within(1000, () => b.repo.byNameOrUid('pictures')?.id === id);
-  assert.deepEqual(b.repo.grants(id).map((g) => g.group), ['staff'], 'grants follow with the rows');
+  assert.deepEqual(
+    b.repo.grants(id).map((g) => g.group),
+    ['staff'],
+    'grants follow with the rows',
+  );
   assert.ok(took < 1000, `seen after ${took} ms`);
 
   // A rolled-back change is not announced and leaves both copies as they were.
@@ -94,9 +107,27 @@ test('a storage added by a CLI command on PostgreSQL reaches a running instanceâ
   const t = tempDir('filedock-cli-pg-');
   try {
     mkdirSync(join(t.dir, 'archive'));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'storage', 'add', '--name', 'Archive', '--driver', 'local', '--config', JSON.stringify({ path: join(t.dir, 'archive') })], {
-      env: { ...process.env, SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: join(t.dir, 'data'), SERVICE_UPDATE_CHECK: '0' }, encoding: 'utf8', timeout: 60_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'server/cli/main.ts',
+        'storage',
+        'add',
+        '--name',
+        'Archive',
+        '--driver',
+        'local',
+        '--config',
+        JSON.stringify({ path: join(t.dir, 'archive') }),
+      ],
+      {
+        env: { ...process.env, SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: join(t.dir, 'data'), SERVICE_UPDATE_CHECK: '0' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
     await within(1000, () => a.repo.byNameOrUid('archive')?.driver === 'local');
   } finally {

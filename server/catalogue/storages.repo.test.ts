@@ -6,8 +6,17 @@ import { StoragesRepo, newUid } from './storages.repo';
 import { tempDir } from '../../test/helpers/tools';
 
 const row = (name: string) => ({
-  uid: newUid(), name, driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll' as const, sync_interval_s: 900,
-  enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null,
+  uid: newUid(),
+  name,
+  driver: 'local',
+  config: '{}',
+  mount_path: '/',
+  sync_mode: 'poll' as const,
+  sync_interval_s: 900,
+  enabled: 1,
+  read_only: 0,
+  rbac_enabled: 0,
+  replica_target_id: null,
 });
 
 test('the in-memory storage rows follow this process’s writes at once and another process’s commits', async () => {
@@ -30,7 +39,10 @@ test('the in-memory storage rows follow this process’s writes at once and anot
     db.sqlite.prepare('UPDATE storages SET last_sync_at = ? WHERE id = ?').run('2026-11-27T00:00:00.000Z', id);
     assert.equal(repo.byId(id)?.last_sync_at, '2026-11-27T00:00:00.000Z');
     repo.replaceGrants(id, [{ user_id: null, group: 'staff', level: 'editor' }]);
-    assert.deepEqual(repo.grants(id).map((g) => g.group), ['staff']);
+    assert.deepEqual(
+      repo.grants(id).map((g) => g.group),
+      ['staff'],
+    );
 
     const otherRepo = new StoragesRepo(other);
     const id2 = otherRepo.insert(row('Music'));
@@ -40,7 +52,10 @@ test('the in-memory storage rows follow this process’s writes at once and anot
     await new Promise((r) => setTimeout(r, 5));
     assert.equal(repo.byId(id), undefined);
     assert.deepEqual(repo.grants(id), []);
-    assert.deepEqual(repo.all().map((s) => s.name), ['Music']);
+    assert.deepEqual(
+      repo.all().map((s) => s.name),
+      ['Music'],
+    );
   } finally {
     await other.close();
     await db.close();

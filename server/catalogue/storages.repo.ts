@@ -67,7 +67,14 @@ export class StoragesRepo {
       snap.byExact.set(row.name, row);
       snap.byUid.set(row.uid, row);
     }
-    for (const g of this.q.grants.all() as Array<{ id: number; storage_id: number; user_id: number | null; group_name: string | null; level: 'viewer' | 'editor'; path: string }>) {
+    for (const g of this.q.grants.all() as Array<{
+      id: number;
+      storage_id: number;
+      user_id: number | null;
+      group_name: string | null;
+      level: 'viewer' | 'editor';
+      path: string;
+    }>) {
       const list = snap.grants.get(g.storage_id) ?? snap.grants.set(g.storage_id, []).get(g.storage_id)!;
       list.push(Object.freeze({ id: g.id, user_id: g.user_id, group: g.group_name, level: g.level, path: g.path }));
     }
@@ -112,12 +119,16 @@ export class StoragesRepo {
   update(id: number, patch: Partial<StorageRow>): void {
     const keys = Object.keys(patch).filter((k) => k !== 'id' && k !== 'uid');
     if (!keys.length) return;
-    this.db.sqlite.prepare(`UPDATE storages SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`).run({ ...patch, id, updated_at: new Date().toISOString() });
+    this.db.sqlite
+      .prepare(`UPDATE storages SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @updated_at WHERE id = @id`)
+      .run({ ...patch, id, updated_at: new Date().toISOString() });
   }
 
   /** Unlinks every storage from replication target `targetId` (the target was deleted). Returns how many. */
   unlinkReplicaTarget(targetId: number): number {
-    return this.db.sqlite.prepare('UPDATE storages SET replica_target_id = NULL, updated_at = ? WHERE replica_target_id = ?').run(new Date().toISOString(), targetId).changes;
+    return this.db.sqlite
+      .prepare('UPDATE storages SET replica_target_id = NULL, updated_at = ? WHERE replica_target_id = ?')
+      .run(new Date().toISOString(), targetId).changes;
   }
 
   /** A full sync of the storage finished: its catalogue is whole from now on (catalogue/syncer.ts `listed`). */
@@ -126,7 +137,9 @@ export class StoragesRepo {
   }
 
   setStatus(id: number, status: 'online' | 'offline', reason: string | null): void {
-    this.db.sqlite.prepare('UPDATE storages SET status = ?, status_reason = ? WHERE id = ? AND (status != ? OR COALESCE(status_reason, \'\') != COALESCE(?, \'\'))').run(status, reason, id, status, reason);
+    this.db.sqlite
+      .prepare("UPDATE storages SET status = ?, status_reason = ? WHERE id = ? AND (status != ? OR COALESCE(status_reason, '') != COALESCE(?, ''))")
+      .run(status, reason, id, status, reason);
   }
 
   /** Removes the storage, its cache rows and their search rows; backend files are untouched. */

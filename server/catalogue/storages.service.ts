@@ -9,8 +9,16 @@ import { AppError, validation } from '../errors';
 import { checkName } from '../lib/paths';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import {
-  MASK, maskSecrets, mergeForUpdate, openSecrets, resolveConfig, sealSecrets,
-  type DriverRegistry, type ProbeResult, type StorageConfig, type StorageDriver,
+  MASK,
+  maskSecrets,
+  mergeForUpdate,
+  openSecrets,
+  resolveConfig,
+  sealSecrets,
+  type DriverRegistry,
+  type ProbeResult,
+  type StorageConfig,
+  type StorageDriver,
 } from '../storage';
 import type { DriverPool } from './driver-pool';
 import { newUid, type StorageRow, type StoragesRepo } from './storages.repo';
@@ -83,10 +91,25 @@ export class StoragesService {
     const stored = JSON.parse(r.config) as StorageConfig;
     const config = mod ? maskSecrets(mod.descriptor, stored) : stored;
     return {
-      id: r.id, uid: r.uid, name: r.name, driver: r.driver, config, config_summary: summary(r.driver, config),
-      mount_path: r.mount_path, sync_mode: r.sync_mode, sync_interval_s: r.sync_interval_s, enabled: !!r.enabled,
-      read_only: !!r.read_only, readonly: !!r.read_only, rbac_enabled: !!r.rbac_enabled, replica_target_id: r.replica_target_id,
-      status: r.status, status_reason: r.status_reason, last_sync: r.last_sync_at ?? '', created_at: r.created_at, updated_at: r.updated_at,
+      id: r.id,
+      uid: r.uid,
+      name: r.name,
+      driver: r.driver,
+      config,
+      config_summary: summary(r.driver, config),
+      mount_path: r.mount_path,
+      sync_mode: r.sync_mode,
+      sync_interval_s: r.sync_interval_s,
+      enabled: !!r.enabled,
+      read_only: !!r.read_only,
+      readonly: !!r.read_only,
+      rbac_enabled: !!r.rbac_enabled,
+      replica_target_id: r.replica_target_id,
+      status: r.status,
+      status_reason: r.status_reason,
+      last_sync: r.last_sync_at ?? '',
+      created_at: r.created_at,
+      updated_at: r.updated_at,
       volume: r.volume ? (JSON.parse(r.volume) as StorageVolume) : null,
     };
   }
@@ -112,11 +135,18 @@ export class StoragesService {
     const built = await this.buildAndProbe(uid, driver, config, ctx);
     const first = this.repo.all().length === 0;
     const id = this.repo.insert({
-      uid, name, driver, config: JSON.stringify(config), mount_path: input.mount_path ?? '/', sync_mode: syncMode,
-      sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S), enabled: input.enabled === false ? 0 : 1,
+      uid,
+      name,
+      driver,
+      config: JSON.stringify(config),
+      mount_path: input.mount_path ?? '/',
+      sync_mode: syncMode,
+      sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S),
+      enabled: input.enabled === false ? 0 : 1,
       read_only: input.read_only ? 1 : 0,
       // The API's default is the spec's (open); the doors a person uses (admin UI, CLI, seeding, set-up) ask for closed.
-      rbac_enabled: input.rbac_enabled ? 1 : 0, replica_target_id: input.replica_target_id ?? null,
+      rbac_enabled: input.rbac_enabled ? 1 : 0,
+      replica_target_id: input.replica_target_id ?? null,
     });
     if (first) this.opts.firstStorage?.(id);
     if (built) await this.pool.manager.install(id, built);
@@ -150,15 +180,23 @@ export class StoragesService {
       if (input.read_only !== undefined) patch.read_only = input.read_only ? 1 : 0;
       if (input.rbac_enabled !== undefined) patch.rbac_enabled = input.rbac_enabled ? 1 : 0;
       if (input.replica_target_id !== undefined) {
-        if (input.replica_target_id !== null) await this.checkLink(input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
+        if (input.replica_target_id !== null)
+          await this.checkLink(input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
         patch.replica_target_id = input.replica_target_id;
       }
       const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
       this.repo.update(id, patch);
       if (built) await this.pool.manager.install(id, built);
       await this.bus.emit('audit', {
-        action: 'admin.config_change', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`,
-        meta: { fields: Object.keys(patch).filter((k) => k !== 'config').concat(patch.config ? ['config'] : []) },
+        action: 'admin.config_change',
+        actor: ctx.actor,
+        request: ctx.request,
+        resource: `storage:${id}`,
+        meta: {
+          fields: Object.keys(patch)
+            .filter((k) => k !== 'config')
+            .concat(patch.config ? ['config'] : []),
+        },
       });
       await this.syncer.restart(id);
       return this.get(id);
@@ -173,7 +211,13 @@ export class StoragesService {
       await this.syncer.stop(id);
       await this.pool.manager.remove(id);
       this.repo.delete(id);
-      await this.bus.emit('audit', { action: 'storage.delete', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name: r.name, driver: r.driver } });
+      await this.bus.emit('audit', {
+        action: 'storage.delete',
+        actor: ctx.actor,
+        request: ctx.request,
+        resource: `storage:${id}`,
+        meta: { name: r.name, driver: r.driver },
+      });
     });
   }
 
@@ -181,7 +225,7 @@ export class StoragesService {
    * Probes a connection without saving: `input` alone (unsaved), or a saved
    * storage with `input` applied over it (secrets given as `***` keep theirs).
    */
-  async test(input: StorageInput, savedId?: number): Promise<{ ok: true } & ProbeResult | { ok: false; error: string }> {
+  async test(input: StorageInput, savedId?: number): Promise<({ ok: true } & ProbeResult) | { ok: false; error: string }> {
     const saved = savedId !== undefined ? this.repo.byId(savedId) : undefined;
     if (savedId !== undefined && !saved) throw new AppError('not_found');
     const driverName = input.driver ?? saved?.driver;
@@ -304,7 +348,6 @@ export class StoragesService {
     const built = await this.pool.manager.build({ uid, driver, config });
     return ctx.skipProbe ? built : this.probed(built);
   }
-
 }
 
 /** A short human description of where a storage points, without secrets. */
@@ -324,6 +367,10 @@ export function summary(driver: string, c: StorageConfig): string {
     case 'smb':
       return `//${s('host')}/${s('share')}${s('root') ? '/' + s('root').replace(/^\/+/, '') : ''}`;
     default:
-      return Object.entries(c).filter(([, v]) => typeof v === 'string' && v !== MASK).map(([k, v]) => `${k}=${v}`).slice(0, 3).join(' ');
+      return Object.entries(c)
+        .filter(([, v]) => typeof v === 'string' && v !== MASK)
+        .map(([k, v]) => `${k}=${v}`)
+        .slice(0, 3)
+        .join(' ');
   }
 }

@@ -14,7 +14,19 @@ before(async () => {
 after(() => t?.close());
 
 const storage = (): number =>
-  new StoragesRepo(t.db).insert({ uid: `u${++n}`, name: `S${n}`, driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900, enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null });
+  new StoragesRepo(t.db).insert({
+    uid: `u${++n}`,
+    name: `S${n}`,
+    driver: 'local',
+    config: '{}',
+    mount_path: '/',
+    sync_mode: 'poll',
+    sync_interval_s: 900,
+    enabled: 1,
+    read_only: 0,
+    rbac_enabled: 0,
+    replica_target_id: null,
+  });
 
 test('ten callers queueing at once share one live run; a finished run makes room for the next', async () => {
   const s = storage();
@@ -30,7 +42,13 @@ test('ten callers queueing at once share one live run; a finished run makes room
   const next = await repo.queue(s);
   assert.ok(next.made && next.id !== id);
   const runs = await repo.list({ storage_id: s, limit: 10, offset: 0 });
-  assert.deepEqual(runs.map((r) => [r.id, r.status]), [[next.id, 'queued'], [id, 'completed']]);
+  assert.deepEqual(
+    runs.map((r) => [r.id, r.status]),
+    [
+      [next.id, 'queued'],
+      [id, 'completed'],
+    ],
+  );
   assert.deepEqual([runs[1].added, runs[1].seen, runs[1].guard_tripped], [3, 4, false]);
   assert.equal(await repo.lastFullSince(s, '2000-01-01T00:00:00.000Z'), next.id);
   assert.equal(await repo.lastFullSince(s, '2999-01-01T00:00:00.000Z'), null);

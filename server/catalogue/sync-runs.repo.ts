@@ -24,7 +24,13 @@ export class SyncRunsRepo {
   constructor(private db: Db) {}
 
   private activeQuery(storageId: number) {
-    return this.db.k.selectFrom('sync_runs').select('id').where('storage_id', '=', storageId).where('status', 'in', ['queued', 'running']).orderBy('id', 'desc').limit(1);
+    return this.db.k
+      .selectFrom('sync_runs')
+      .select('id')
+      .where('storage_id', '=', storageId)
+      .where('status', 'in', ['queued', 'running'])
+      .orderBy('id', 'desc')
+      .limit(1);
   }
 
   /** The storage's queued or running run, if any. */
@@ -35,7 +41,10 @@ export class SyncRunsRepo {
   /** Queues a full run unless one is live: the run's id, and whether this call made it. */
   queue(storageId: number): Promise<{ id: number; made: boolean }> {
     const active = this.activeQuery(storageId);
-    const insert = this.db.k.insertInto('sync_runs').values({ storage_id: storageId, kind: 'full', status: 'queued', started_at: new Date().toISOString() }).returning('id');
+    const insert = this.db.k
+      .insertInto('sync_runs')
+      .values({ storage_id: storageId, kind: 'full', status: 'queued', started_at: new Date().toISOString() })
+      .returning('id');
     return this.db.async.unit(
       function* (t) {
         const live = yield* t.first(active);
@@ -66,7 +75,14 @@ export class SyncRunsRepo {
 
   /** The newest full run of the storage started after `since` (ISO), if any. */
   async lastFullSince(storageId: number, since: string): Promise<number | null> {
-    const q = this.db.k.selectFrom('sync_runs').select('id').where('storage_id', '=', storageId).where('kind', '=', 'full').where('started_at', '>', since).orderBy('id', 'desc').limit(1);
+    const q = this.db.k
+      .selectFrom('sync_runs')
+      .select('id')
+      .where('storage_id', '=', storageId)
+      .where('kind', '=', 'full')
+      .where('started_at', '>', since)
+      .orderBy('id', 'desc')
+      .limit(1);
     return (await this.db.async.first(q))?.id ?? null;
   }
 
@@ -79,14 +95,26 @@ export class SyncRunsRepo {
     await this.db.async.run(
       this.db.k
         .updateTable('sync_runs')
-        .set((eb) => ({ status, finished_at: new Date().toISOString(), added: c.added, updated: c.updated, removed: c.removed, errors: c.errors, seen: c.seen, message: eb.fn.coalesce('message', eb.val(message)) }))
+        .set((eb) => ({
+          status,
+          finished_at: new Date().toISOString(),
+          added: c.added,
+          updated: c.updated,
+          removed: c.removed,
+          errors: c.errors,
+          seen: c.seen,
+          message: eb.fn.coalesce('message', eb.val(message)),
+        }))
         .where('id', '=', runId),
     );
   }
 
   /** A failed run's cause, unless the walk recorded errors of its own; how many errors the run has now. */
   failure(runId: number, code: string, reason: string): Promise<number> {
-    const count = this.db.k.selectFrom('sync_errors').select((eb) => eb.fn.countAll<number>().as('n')).where('run_id', '=', runId);
+    const count = this.db.k
+      .selectFrom('sync_errors')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('run_id', '=', runId);
     const insert = this.db.k.insertInto('sync_errors').values({ run_id: runId, path: '', code, message: reason.slice(0, 2000) });
     return this.db.async.unit(function* (t) {
       const n = Number((yield* t.first(count))!.n);
@@ -103,7 +131,9 @@ export class SyncRunsRepo {
 
   /** The engine: entries its storage's last completed full run saw. */
   lastSeen(storageId: number): number | undefined {
-    const r = this.db.sqlite.prepare("SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1").get(storageId) as { seen: number } | undefined;
+    const r = this.db.sqlite
+      .prepare("SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1")
+      .get(storageId) as { seen: number } | undefined;
     return r?.seen;
   }
 

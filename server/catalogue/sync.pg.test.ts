@@ -46,7 +46,11 @@ describe('sync on PostgreSQL', { skip: skip ?? false }, () => {
     const counts = await new SyncEngine(db).full(1, driver as never, 1);
     assert.equal(counts.added, FILES - 1, 'all but the file already there');
     assert.equal(counts.removed, 1, 'only the stale row');
-    const rows = db.sqlite.prepare("SELECT path, size, mime FROM nodes WHERE storage_id = 1 AND dir = 'src' ORDER BY id").all() as Array<{ path: string; size: number; mime: string | null }>;
+    const rows = db.sqlite.prepare("SELECT path, size, mime FROM nodes WHERE storage_id = 1 AND dir = 'src' ORDER BY id").all() as Array<{
+      path: string;
+      size: number;
+      mime: string | null;
+    }>;
     assert.equal(rows.length, FILES);
     assert.deepEqual(new Set(rows.map((r) => r.path)), new Set(Array.from({ length: FILES }, (_, i) => `src/f${i}`)));
     const f42 = rows.find((r) => r.path === 'src/f42')!;

@@ -81,7 +81,19 @@ export class SyncNodesRepo {
   /** One new row (SQLite: in-process, cheap); its id, or undefined when the row exists already. */
   insertOne(storageId: number, n: NewNode, now: string): number | undefined {
     const { e } = n;
-    const ins = this.s.insert.run(storageId, parentRel(e.path), n.name, e.path, e.type, e.type === 'dir' ? 0 : e.size, n.mtime, e.etag ?? null, n.mime, sortKey(n.name), now);
+    const ins = this.s.insert.run(
+      storageId,
+      parentRel(e.path),
+      n.name,
+      e.path,
+      e.type,
+      e.type === 'dir' ? 0 : e.size,
+      n.mtime,
+      e.etag ?? null,
+      n.mime,
+      sortKey(n.name),
+      now,
+    );
     return ins.changes === 0 ? undefined : Number(ins.lastInsertRowid);
   }
 
@@ -94,9 +106,17 @@ export class SyncNodesRepo {
     if (!rows.length) return ids;
     const col = <T>(f: (r: NewNode) => T) => rows.map(f);
     const got = this.db.sqlite.prepare(BULK_INSERT).all(
-      storageId, now,
-      col((r) => parentRel(r.e.path)), col((r) => r.name), col((r) => r.e.path), col((r) => r.e.type),
-      col((r) => (r.e.type === 'dir' ? 0 : r.e.size)), col((r) => r.mtime), col((r) => r.e.etag ?? null), col((r) => r.mime), col((r) => sortKey(r.name)),
+      storageId,
+      now,
+      col((r) => parentRel(r.e.path)),
+      col((r) => r.name),
+      col((r) => r.e.path),
+      col((r) => r.e.type),
+      col((r) => (r.e.type === 'dir' ? 0 : r.e.size)),
+      col((r) => r.mtime),
+      col((r) => r.e.etag ?? null),
+      col((r) => r.mime),
+      col((r) => sortKey(r.name)),
     ) as Array<{ id: number; path: string }>;
     for (const r of got) ids.set(r.path, r.id);
     return ids;

@@ -80,7 +80,10 @@ export class SyncEngine {
   private runs: SyncRunsRepo;
   private rows: SyncNodesRepo;
 
-  constructor(private db: Db, private hooks: SyncHooks = {}) {
+  constructor(
+    private db: Db,
+    private hooks: SyncHooks = {},
+  ) {
     this.nodes = new NodesRepo(db);
     this.runs = new SyncRunsRepo(db);
     this.rows = new SyncNodesRepo(db);
@@ -166,7 +169,14 @@ export class SyncEngine {
   }
 
   /** The backend's entries: its flat walk when it has one, else breadth-first listing (errors per folder recorded). */
-  private async *entries(driver: StorageDriver, storageId: number, runId: number, counts: SyncCounts, failedDirs: string[], signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+  private async *entries(
+    driver: StorageDriver,
+    storageId: number,
+    runId: number,
+    counts: SyncCounts,
+    failedDirs: string[],
+    signal?: AbortSignal,
+  ): AsyncGenerator<WalkEntry> {
     if (driver.walk) {
       for await (const e of driver.walk('', signal)) if (!e.path.split('/').some(isInternalName)) yield e;
       return;
@@ -306,5 +316,5 @@ export class SyncEngine {
 /** A walk entry's new row: what it stores besides the entry's own fields. */
 function newRow(e: WalkEntry): NewNode {
   const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-  return { e, name, mime: e.type === 'dir' ? null : e.mime ?? mimeOf(name), mtime: Math.round(e.mtime) };
+  return { e, name, mime: e.type === 'dir' ? null : (e.mime ?? mimeOf(name)), mtime: Math.round(e.mtime) };
 }

@@ -299,7 +299,9 @@ export class Syncer {
         t.unref();
       });
     } catch (e) {
-      this.log.warn(`storage ${s.name}: file watching unavailable, polling every ${s.sync_interval_s}s instead: ${isAppError(e) ? e.params.reason ?? e.message : (e as Error).message}`);
+      this.log.warn(
+        `storage ${s.name}: file watching unavailable, polling every ${s.sync_interval_s}s instead: ${isAppError(e) ? (e.params.reason ?? e.message) : (e as Error).message}`,
+      );
       this.poll(s, live);
     }
   }
@@ -354,7 +356,9 @@ export class Syncer {
       else if (s.driver !== 'local') this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
       this.repo.markSynced(id);
       this.online(id);
-      this.log.info(`sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`);
+      this.log.info(
+        `sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`,
+      );
       return counts;
     } catch (e) {
       const reason = isAppError(e) ? String(e.params.reason ?? e.message) : (e as Error).message;

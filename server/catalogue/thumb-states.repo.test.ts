@@ -14,18 +14,38 @@ before(async () => {
 });
 after(() => t?.close());
 
-interface Seed { path: string; type?: 'file' | 'dir'; state?: ThumbState | null; deleted?: boolean }
+interface Seed {
+  path: string;
+  type?: 'file' | 'dir';
+  state?: ThumbState | null;
+  deleted?: boolean;
+}
 /** Node rows in INSERTs of 500; their ids in the order given. */
 async function nodes(seeds: Seed[]): Promise<number[]> {
   const k = t.db.k;
   const rows = seeds.map((n) => ({
-    storage_id: s, dir: n.path.includes('/') ? n.path.slice(0, n.path.lastIndexOf('/')) : '', name: n.path.slice(n.path.lastIndexOf('/') + 1), path: n.path,
-    type: n.type ?? 'file', size: 10, mtime: 1000, sort_key: n.path, thumb_state: n.state ?? null, deleted_at: n.deleted ? '2026-12-01T00:00:00.000Z' : null,
+    storage_id: s,
+    dir: n.path.includes('/') ? n.path.slice(0, n.path.lastIndexOf('/')) : '',
+    name: n.path.slice(n.path.lastIndexOf('/') + 1),
+    path: n.path,
+    type: n.type ?? 'file',
+    size: 10,
+    mtime: 1000,
+    sort_key: n.path,
+    thumb_state: n.state ?? null,
+    deleted_at: n.deleted ? '2026-12-01T00:00:00.000Z' : null,
     updated_at: '2026-12-01T00:00:00.000Z',
   }));
   return t.db.async.unit(function* (tx) {
     const ids: number[] = [];
-    for (let i = 0; i < rows.length; i += 500) for (const r of yield* tx.all(k.insertInto('nodes').values(rows.slice(i, i + 500)).returning('id'))) ids.push(r.id);
+    for (let i = 0; i < rows.length; i += 500)
+      for (const r of yield* tx.all(
+        k
+          .insertInto('nodes')
+          .values(rows.slice(i, i + 500))
+          .returning('id'),
+      ))
+        ids.push(r.id);
     return ids;
   });
 }
@@ -50,7 +70,11 @@ test('a file moves to pending unless ready; an outcome is recorded only for the 
 test('a finished thumbnail and a write racing for one file: ready is never put back to pending', async () => {
   for (let round = 0; round < 5; round++) {
     const [id] = await nodes([{ path: `race-${round}.jpg`, state: 'pending' }]);
-    const [moved, finished, many] = await Promise.all([repo.markPending(id), repo.finish(id, 'ready', null, { size: 10, mtime: 1000 }), repo.markPendingMany([id])]);
+    const [moved, finished, many] = await Promise.all([
+      repo.markPending(id),
+      repo.finish(id, 'ready', null, { size: 10, mtime: 1000 }),
+      repo.markPendingMany([id]),
+    ]);
     assert.equal(finished, true);
     const after = await state(id);
     if (after === 'pending') assert.fail(`round ${round}: pending after ready (markPending ${moved}, markPendingMany ${many.join()})`);
@@ -65,7 +89,10 @@ test('a sync batch of 1,200 files goes to pending in one call, ready ones and fo
   const ids = await nodes(seeds);
   const moved = await repo.markPendingMany(ids);
   const expected = ids.filter((_, i) => i < 1200 && i % 100 !== 0);
-  assert.deepEqual([...moved].sort((a, b) => a - b), expected);
+  assert.deepEqual(
+    [...moved].sort((a, b) => a - b),
+    expected,
+  );
   assert.deepEqual(await repo.markPendingMany([]), []);
 
   const first = await repo.pendingAfter(ids[0] - 1, 50);
@@ -80,12 +107,27 @@ test('a sync batch of 1,200 files goes to pending in one call, ready ones and fo
 
 test('backfill candidates: live files without a thumbnail, the trash and version folders left out, failed and skipped on request', async () => {
   const [a, b, , , , deleted, failed, skipped] = await nodes([
-    { path: 'cand/a.jpg' }, { path: 'cand/b.jpg', state: 'pending' }, { path: '.service-trash/x/c.jpg' }, { path: 'cand/.versions/d.jpg' },
-    { path: 'cand/ready.jpg', state: 'ready' }, { path: 'cand/gone.jpg', deleted: true }, { path: 'cand/f.jpg', state: 'failed' }, { path: 'cand/s.jpg', state: 'skipped' },
+    { path: 'cand/a.jpg' },
+    { path: 'cand/b.jpg', state: 'pending' },
+    { path: '.service-trash/x/c.jpg' },
+    { path: 'cand/.versions/d.jpg' },
+    { path: 'cand/ready.jpg', state: 'ready' },
+    { path: 'cand/gone.jpg', deleted: true },
+    { path: 'cand/f.jpg', state: 'failed' },
+    { path: 'cand/s.jpg', state: 'skipped' },
   ]);
   const q = { storageId: s, retryFailed: false, retrySkipped: false, afterId: a - 1, limit: 100 };
-  assert.deepEqual((await repo.candidates(q)).map((n) => n.id), [a, b]);
-  assert.deepEqual((await repo.candidates({ ...q, retryFailed: true, retrySkipped: true })).map((n) => n.id), [a, b, failed, skipped]);
-  assert.deepEqual((await repo.candidates({ ...q, afterId: a, limit: 1 })).map((n) => n.id), [b]);
+  assert.deepEqual(
+    (await repo.candidates(q)).map((n) => n.id),
+    [a, b],
+  );
+  assert.deepEqual(
+    (await repo.candidates({ ...q, retryFailed: true, retrySkipped: true })).map((n) => n.id),
+    [a, b, failed, skipped],
+  );
+  assert.deepEqual(
+    (await repo.candidates({ ...q, afterId: a, limit: 1 })).map((n) => n.id),
+    [b],
+  );
   assert.ok(!(await repo.candidates({ ...q, retryFailed: true })).some((n) => n.id === deleted));
 });

@@ -71,12 +71,7 @@ export class ThumbStates {
 
   /** The next batch of files the backfill should dispatch, in id order after `afterId`. Trashed and soft-deleted nodes are excluded. */
   candidates(q: CandidateQuery): Promise<ThumbNode[]> {
-    let query = this.db.k
-      .selectFrom('nodes')
-      .select(COLS)
-      .where('id', '>', q.afterId)
-      .where('type', '=', lit('file'))
-      .where('deleted_at', 'is', null);
+    let query = this.db.k.selectFrom('nodes').select(COLS).where('id', '>', q.afterId).where('type', '=', lit('file')).where('deleted_at', 'is', null);
     if (q.storageId !== undefined) query = query.where('storage_id', '=', q.storageId);
     query = query
       .where('path', 'not like', lit('.service-trash/%'))
@@ -133,7 +128,13 @@ export class ThumbStates {
     return this.db.async.read(function* (t) {
       const found = new Set<number>();
       for (let i = 0; i < ids.length; i += CHUNK) {
-        for (const r of yield* t.all(k.selectFrom('nodes').select('id').where('id', 'in', ids.slice(i, i + CHUNK)))) found.add(r.id);
+        for (const r of yield* t.all(
+          k
+            .selectFrom('nodes')
+            .select('id')
+            .where('id', 'in', ids.slice(i, i + CHUNK)),
+        ))
+          found.add(r.id);
       }
       return found;
     });

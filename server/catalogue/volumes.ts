@@ -48,7 +48,11 @@ export interface VolumeSyncControl {
   requestSync(id: number): Promise<number>;
 }
 
-const isDir = (p: string) => fsp.stat(p).then((s) => s.isDirectory(), () => false);
+const isDir = (p: string) =>
+  fsp.stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 
 /** The nearest folder at or above `p` that exists (what the filesystem at that path is, while the folder is gone). */
 async function nearestExisting(p: string): Promise<string> {
@@ -124,7 +128,8 @@ export class VolumeWatch {
 
   /** Every enabled storage that is offline now, with the volume's side of it when that is the cause. */
   offline(): OfflineStorage[] {
-    return this.repo.all()
+    return this.repo
+      .all()
       .filter((r) => r.enabled && r.status === 'offline')
       .map((r) => {
         const d = this.down.get(r.id);
@@ -181,7 +186,8 @@ export class VolumeWatch {
     if (sameId(at.id, rec.id)) return { state: 'attached' };
     if (at.mount === rec.mount && at.mount !== dirname(at.mount))
       return {
-        state: 'foreign', foreignId: at.id,
+        state: 'foreign',
+        foreignId: at.id,
         reason: `a different volume (${at.id ?? 'without an identity'}, ${at.source}) is mounted at ${rec.mount} where volume ${rec.id} was: not attached, nothing is synced over it`,
       };
     return { state: 'missing', reason: `volume ${rec.id} (${rec.source}) is not mounted at ${rec.mount}; the storage is offline until it comes back` };
@@ -208,7 +214,14 @@ export class VolumeWatch {
     }
     if (v.state === 'foreign' && (was?.state !== 'foreign' || was.foreignId !== v.foreignId)) {
       this.log.warn(`storage ${row.name}: ${v.reason}`);
-      await this.bus.emit('storage.volume_mismatch', { storage_id: row.id, name: row.name, path: pathOf(row), expected: recorded(row)?.id ?? '', found: v.foreignId ?? null, reason: v.reason });
+      await this.bus.emit('storage.volume_mismatch', {
+        storage_id: row.id,
+        name: row.name,
+        path: pathOf(row),
+        expected: recorded(row)?.id ?? '',
+        found: v.foreignId ?? null,
+        reason: v.reason,
+      });
     }
   }
 

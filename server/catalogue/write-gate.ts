@@ -15,7 +15,20 @@ import { NodesRepo, type NodeRow } from './nodes.repo';
 import { mimeOf } from './mime';
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
-export type WriteOrigin = 'upload' | 'drop' | 'save-text' | 'newfile' | 'copy' | 'move' | 'extract' | 'restore' | 'docserver' | 'mkdir' | 'app' | 'backup' | GatewayOrigin;
+export type WriteOrigin =
+  | 'upload'
+  | 'drop'
+  | 'save-text'
+  | 'newfile'
+  | 'copy'
+  | 'move'
+  | 'extract'
+  | 'restore'
+  | 'docserver'
+  | 'mkdir'
+  | 'app'
+  | 'backup'
+  | GatewayOrigin;
 /** The protocol gateways: a write through one carries it as `meta.origin`. */
 export type GatewayOrigin = 'webdav' | 'sftp' | 'ftp' | 's3' | 'nfs';
 // An app's output file is a new file written for a person, like an upload (meta.plugin names the app).
@@ -48,7 +61,10 @@ export interface GateNode extends NodeRow {
 }
 
 /** A post-write hook: runs after commit and is awaited; it should enqueue work, not do it (a failure is logged). */
-export type WriteHook = (node: GateNode, info: { created: boolean; origin: WriteOrigin; actor: ActorRef | null; meta?: Record<string, unknown> }) => void | Promise<void>;
+export type WriteHook = (
+  node: GateNode,
+  info: { created: boolean; origin: WriteOrigin; actor: ActorRef | null; meta?: Record<string, unknown> },
+) => void | Promise<void>;
 /** Runs after nodes left the catalogue for good (purge, permanent delete): drop what hangs off their ids. */
 export type RemoveHook = (storageId: number, nodeIds: number[]) => void | Promise<void>;
 
@@ -80,20 +96,38 @@ export class WriteGate {
     let created = false;
     let id = 0;
     // The bytes are written already: wait (off the event loop) for a database held elsewhere rather than fail at once.
-    await this.record(ctx, () => {
-      const before = this.nodes.get(storageId, path);
-      created = ctx.created ?? (!before || !!before.deleted_at);
-      this.nodes.ensureParents(storageId, path);
-      id = this.nodes.upsert(storageId, path, { ...entry, name: baseName(path) }, ctx.actor?.id ?? null);
-      if (ctx.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) this.nodes.setBody(id, ctx.body);
-      const ref = { storage_id: storageId, storage, path, name: baseName(path), size: entry.size, type: entry.type, id };
-      if (entry.type === 'file') {
-        if (!created) this.bus.record('file.updated', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
-        else if (UPLOAD_SURFACES.has(ctx.origin)) this.bus.record('file.uploaded', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
-      }
-      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: created ? 'created' : 'updated', path, name: baseName(path) });
-      if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: { size: entry.size, ...ctx.meta } });
-    }, `${storage}://${path}`);
+    await this.record(
+      ctx,
+      () => {
+        const before = this.nodes.get(storageId, path);
+        created = ctx.created ?? (!before || !!before.deleted_at);
+        this.nodes.ensureParents(storageId, path);
+        id = this.nodes.upsert(storageId, path, { ...entry, name: baseName(path) }, ctx.actor?.id ?? null);
+        if (ctx.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) this.nodes.setBody(id, ctx.body);
+        const ref = { storage_id: storageId, storage, path, name: baseName(path), size: entry.size, type: entry.type, id };
+        if (entry.type === 'file') {
+          if (!created) this.bus.record('file.updated', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
+          else if (UPLOAD_SURFACES.has(ctx.origin))
+            this.bus.record('file.uploaded', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
+        }
+        this.bus.record('folder.changed', {
+          storage_id: storageId,
+          folder: parentRel(path),
+          kind: created ? 'created' : 'updated',
+          path,
+          name: baseName(path),
+        });
+        if (ctx.audit)
+          this.bus.record('audit', {
+            action: ctx.audit,
+            actor: ctx.actor,
+            request: ctx.request,
+            resource: `${storage}://${path}`,
+            meta: { size: entry.size, ...ctx.meta },
+          });
+      },
+      `${storage}://${path}`,
+    );
     await this.bus.flush();
     const node = { ...this.nodes.byId(id)!, storageName: storage };
     for (const [name, hook] of this.hooks) {
@@ -123,7 +157,8 @@ export class WriteGate {
     await this.db.waits.write(() => {
       ids = this.nodes.removeTree(storageId, path);
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) });
-      if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} });
+      if (ctx.audit)
+        this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} });
     });
     await this.bus.flush();
     for (const [name, hook] of this.removeHooks) {
@@ -149,7 +184,14 @@ export class WriteGate {
       if (!this.nodes.get(storageId, to)) this.nodes.upsert(storageId, to, { ...entry, name: baseName(to) }, ctx.actor?.id ?? null);
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(from), kind: 'deleted', path: from, name: baseName(from) });
       this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(to), kind: 'created', path: to, name: baseName(to) });
-      if (ctx.audit) this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${to}`, meta: { from: `${storage}://${from}`, ...ctx.meta } });
+      if (ctx.audit)
+        this.bus.record('audit', {
+          action: ctx.audit,
+          actor: ctx.actor,
+          request: ctx.request,
+          resource: `${storage}://${to}`,
+          meta: { from: `${storage}://${from}`, ...ctx.meta },
+        });
     });
     await this.bus.flush();
     return { ...this.nodes.get(storageId, to)!, storageName: storage };

@@ -28,7 +28,8 @@ export async function backupCommand(argv: string[], config: Config): Promise<num
   const { positionals, values } = parse(argv, { to: { type: 'string' }, 'data-dir': { type: 'string' } }, USAGE);
   const [sub, ...rest] = positionals;
   if (sub === 'create' && rest.length === 0 && values['data-dir'] === undefined) return create(config, resolve(values.to ?? '.'));
-  if (sub === 'restore' && rest.length === 1 && values.to === undefined) return restore(resolve(rest[0]), resolve(values['data-dir'] ?? config.dataDirResolved), config.databaseUrl);
+  if (sub === 'restore' && rest.length === 1 && values.to === undefined)
+    return restore(resolve(rest[0]), resolve(values['data-dir'] ?? config.dataDirResolved), config.databaseUrl);
   throw new UsageError(USAGE.trim());
 }
 
@@ -46,9 +47,14 @@ async function create(config: Config, to: string): Promise<number> {
   const db = config.databaseUrl ? await openPostgresDatabase(config.databaseUrl) : openDatabase(dirs.db, undefined, { busyTimeoutMs: 5000 });
   try {
     const t0 = Date.now();
-    const { file, bytes, manifest } = await writeBackupFile({ db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version }, to);
+    const { file, bytes, manifest } = await writeBackupFile(
+      { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },
+      to,
+    );
     recordBackup(db.meta, { at: new Date().toISOString(), file: basename(file), where: to, bytes, trigger: 'cli' });
-    console.log(`backed up ${manifest.entries.length} files (${manifest.database}, schema ${manifest.schema}) into ${file}: ${bytes} bytes in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `backed up ${manifest.entries.length} files (${manifest.database}, schema ${manifest.schema}) into ${file}: ${bytes} bytes in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     return 0;
   } finally {
     await db.close();
@@ -59,7 +65,9 @@ async function restore(file: string, dataDir: string, databaseUrl: string): Prom
   try {
     const m = await restoreBackup(file, dataDir, { databaseUrl });
     console.log(`restored ${m.entries.length} files of the backup of ${m.created_at} (Filedock ${m.filedock_version}, schema ${m.schema}) into ${dataDir}`);
-    console.log(`start the service with SERVICE_DATA_DIR=${dataDir}${m.entries.some((e) => e.name.startsWith('config/')) ? ' (its config file is in config/ there: point SERVICE_CONFIG at it)' : ''}`);
+    console.log(
+      `start the service with SERVICE_DATA_DIR=${dataDir}${m.entries.some((e) => e.name.startsWith('config/')) ? ' (its config file is in config/ there: point SERVICE_CONFIG at it)' : ''}`,
+    );
     return 0;
   } catch (e) {
     if (!(e instanceof RestoreRefused)) throw e;

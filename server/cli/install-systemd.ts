@@ -25,8 +25,7 @@ Settings (SERVICE_*) go in ${ENV_FILE}. See docs/operations.md, "systemd".`;
 
 /** The checkout around this module (it holds package.json), for an install that is not a bundle. */
 function checkoutRoot(): string | null {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir))
-    if (existsSync(join(dir, 'package.json'))) return dir;
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'package.json'))) return dir;
   return null;
 }
 
@@ -37,7 +36,9 @@ function execOfThisInstall(): UnitOptions['exec'] {
     if (underHome(bundle)) throw new UsageError(`the bundle ${bundle} is under a home folder, which the unit hides: unpack it to e.g. /opt/filedock/server`);
     // The service may write the folder holding the bundle (a self-update swaps it there): never a shared one like /opt.
     if (!/filedock/i.test(basename(dirname(bundle))))
-      throw new UsageError(`the bundle ${bundle} must sit in a folder of its own named for Filedock (e.g. /opt/filedock/server): the service gets write access to that folder`);
+      throw new UsageError(
+        `the bundle ${bundle} must sit in a folder of its own named for Filedock (e.g. /opt/filedock/server): the service gets write access to that folder`,
+      );
     return { bundleRoot: unitPath(bundle, 'the install folder') };
   }
   const root = checkoutRoot();
@@ -59,12 +60,21 @@ function writeAtomic(file: string, text: string): void {
 }
 
 export async function installSystemdCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    output: { type: 'string' }, user: { type: 'string' }, 'data-dir': { type: 'string' }, storage: { type: 'string', multiple: true }, force: { type: 'boolean' },
-  }, USAGE);
+  const { values, positionals } = parse(
+    argv,
+    {
+      output: { type: 'string' },
+      user: { type: 'string' },
+      'data-dir': { type: 'string' },
+      storage: { type: 'string', multiple: true },
+      force: { type: 'boolean' },
+    },
+    USAGE,
+  );
   if (positionals.length) throw new UsageError(`unexpected "${positionals[0]}"\n${USAGE}`);
   const user = values.user ?? DEFAULT_UNIT.user;
-  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) throw new UsageError(`--user must be a system account name (lower case letters, digits, _ and -; got ${JSON.stringify(user)})`);
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user))
+    throw new UsageError(`--user must be a system account name (lower case letters, digits, _ and -; got ${JSON.stringify(user)})`);
   const opts: UnitOptions = {
     user,
     dataDir: unitPath(values['data-dir'] ?? (config.dataDir ? config.dataDirResolved : DEFAULT_UNIT.dataDir), 'the data folder'),

@@ -82,7 +82,7 @@ main(process.argv.slice(2)).then(
     } else if (isAppError(e)) {
       message = `${e.code}: ${t('en', e.code, e.params)}`;
     } else {
-      message = e instanceof Error ? e.stack ?? e.message : String(e);
+      message = e instanceof Error ? (e.stack ?? e.message) : String(e);
     }
     console.error(message);
     toHost({ type: 'fatal', message, code });

@@ -20,10 +20,13 @@ export async function serveCommand(argv: string[], config: Config): Promise<numb
       if (stopping) return;
       stopping = true;
       console.log(`${why}: draining`);
-      server.close().then(() => resolve(0), (e) => {
-        console.error('shutdown failed', e);
-        resolve(1);
-      });
+      server.close().then(
+        () => resolve(0),
+        (e) => {
+          console.error('shutdown failed', e);
+          resolve(1);
+        },
+      );
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));

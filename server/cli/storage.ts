@@ -17,10 +17,20 @@ signed-in person sees.`;
 export async function storageCommand(argv: string[], config: Config): Promise<number> {
   helpIfAsked(argv, USAGE);
   const [sub, ...rest] = argv;
-  const { values } = parse(rest, {
-    name: { type: 'string' }, driver: { type: 'string' }, config: { type: 'string' }, mount: { type: 'string' },
-    'sync-mode': { type: 'string' }, 'read-only': { type: 'boolean' }, open: { type: 'boolean' }, json: { type: 'boolean' },
-  }, USAGE);
+  const { values } = parse(
+    rest,
+    {
+      name: { type: 'string' },
+      driver: { type: 'string' },
+      config: { type: 'string' },
+      mount: { type: 'string' },
+      'sync-mode': { type: 'string' },
+      'read-only': { type: 'boolean' },
+      open: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    USAGE,
+  );
   const c = await openCliContext(config);
   try {
     if (sub === 'add') {
@@ -35,14 +45,26 @@ export async function storageCommand(argv: string[], config: Config): Promise<nu
         if (!cfg || typeof cfg !== 'object' || Array.isArray(cfg)) throw new UsageError('--config must be a JSON object');
       }
       const s = await c.catalogue.storages.create(
-        { name: values.name, driver: values.driver, config: cfg, mount_path: values.mount, sync_mode: values['sync-mode'], read_only: values['read-only'], rbac_enabled: !values.open },
+        {
+          name: values.name,
+          driver: values.driver,
+          config: cfg,
+          mount_path: values.mount,
+          sync_mode: values['sync-mode'],
+          read_only: values['read-only'],
+          rbac_enabled: !values.open,
+        },
         { request: c.cliRequest, lenient: true, skipProbe: true },
       );
       console.log(`added storage ${s.id} "${s.name}" (${s.driver}: ${s.config_summary}) uid ${s.uid}`);
     } else if (sub === 'list') {
       const all = c.catalogue.storages.list();
       if (values.json) console.log(JSON.stringify(all, null, 2));
-      else for (const s of all) console.log(`${String(s.id).padStart(4)}  ${s.name.padEnd(20)} ${s.driver.padEnd(8)} ${s.enabled ? '' : '(disabled) '}${s.read_only ? '(read-only) ' : ''}${s.config_summary}`);
+      else
+        for (const s of all)
+          console.log(
+            `${String(s.id).padStart(4)}  ${s.name.padEnd(20)} ${s.driver.padEnd(8)} ${s.enabled ? '' : '(disabled) '}${s.read_only ? '(read-only) ' : ''}${s.config_summary}`,
+          );
     } else if (sub === 'remove') {
       if (!values.name) throw new UsageError('--name is required' + USAGE);
       const row = c.catalogue.repo.byNameOrUid(values.name);

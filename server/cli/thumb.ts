@@ -20,10 +20,18 @@ const count = (v: string | undefined, name: string, fallback: number): number =>
 
 export async function thumbCommand(argv: string[], config: Config): Promise<number> {
   const [sub, ...rest] = argv;
-  const { values } = parse(rest, {
-    storage: { type: 'string' }, limit: { type: 'string' }, 'retry-failed': { type: 'boolean' }, 'retry-skipped': { type: 'boolean' },
-    concurrency: { type: 'string' }, 'progress-every': { type: 'string' },
-  }, USAGE);
+  const { values } = parse(
+    rest,
+    {
+      storage: { type: 'string' },
+      limit: { type: 'string' },
+      'retry-failed': { type: 'boolean' },
+      'retry-skipped': { type: 'boolean' },
+      concurrency: { type: 'string' },
+      'progress-every': { type: 'string' },
+    },
+    USAGE,
+  );
   if (sub !== 'backfill') throw new UsageError(USAGE.trim());
   const concurrency = count(values.concurrency, 'concurrency', 4);
   if (concurrency < 1) throw new UsageError('--concurrency must be at least 1');

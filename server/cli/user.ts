@@ -24,9 +24,17 @@ async function readPassword(): Promise<string> {
 export async function userCommand(argv: string[], config: Config): Promise<number> {
   helpIfAsked(argv, USAGE);
   const [sub, ...rest] = argv;
-  const { values } = parse(rest, {
-    email: { type: 'string' }, username: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean' },
-  }, USAGE);
+  const { values } = parse(
+    rest,
+    {
+      email: { type: 'string' },
+      username: { type: 'string' },
+      role: { type: 'string' },
+      password: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    USAGE,
+  );
   const c = await openCliContext(config);
   const a = c.auth;
   try {
@@ -40,7 +48,9 @@ export async function userCommand(argv: string[], config: Config): Promise<numbe
     } else if (sub === 'list') {
       const users = a.users.list({ role: values.role as Role | undefined, limit: 100_000 });
       if (values.json) console.log(JSON.stringify(users, null, 2));
-      else for (const u of users) console.log(`${String(u.id).padStart(4)}  ${u.role.padEnd(6)} ${u.disabled ? 'disabled' : 'active  '} ${u.email}  (${u.username})`);
+      else
+        for (const u of users)
+          console.log(`${String(u.id).padStart(4)}  ${u.role.padEnd(6)} ${u.disabled ? 'disabled' : 'active  '} ${u.email}  (${u.username})`);
     } else if (sub === 'passwd') {
       if (!values.email) throw new UsageError('--email is required' + USAGE);
       const row = await a.repo.byLogin(values.email);

@@ -35,7 +35,10 @@ test('YAML file with nested sections; env wins; unknown keys refused', () => {
     assert.equal(c.updateInterval, 7_200_000);
     assert.deepEqual(c.defaultStorageConfig, { path: '/srv' });
     writeFileSync(f, 'prot: 1\n');
-    assert.throws(() => loadConfig({ SERVICE_CONFIG: f }), (e: ConfigError) => e.problems[0].key.startsWith('prot'));
+    assert.throws(
+      () => loadConfig({ SERVICE_CONFIG: f }),
+      (e: ConfigError) => e.problems[0].key.startsWith('prot'),
+    );
   } finally {
     cleanup();
   }
@@ -46,7 +49,11 @@ test('SFTP listen address: host:port or :port, off when empty', () => {
   assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: ':2022' }).sftpListen, ':2022');
   assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: '[::1]:2022' }).sftpListen, '[::1]:2022');
   for (const bad of ['2022', 'host', 'a b:22']) {
-    assert.throws(() => loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: bad }), (e: ConfigError) => e.problems[0].key === 'SERVICE_SFTP_LISTEN', bad);
+    assert.throws(
+      () => loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_SFTP_LISTEN: bad }),
+      (e: ConfigError) => e.problems[0].key === 'SERVICE_SFTP_LISTEN',
+      bad,
+    );
   }
 });
 
@@ -54,7 +61,10 @@ test('docserver settings: config file keys external_services.docserver.* and the
   const { dir, cleanup } = tempDir();
   try {
     const f = `${dir}/c.yaml`;
-    writeFileSync(f, 'external_services:\n  docserver:\n    url: http://docs.example.test:8080/\n    jwt_secret: s3cret\n    callback_url: http://files.lan:5212\n');
+    writeFileSync(
+      f,
+      'external_services:\n  docserver:\n    url: http://docs.example.test:8080/\n    jwt_secret: s3cret\n    callback_url: http://files.lan:5212\n',
+    );
     const c = loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_CONFIG: f });
     assert.equal(c.docserverUrl, 'http://docs.example.test:8080');
     assert.equal(c.docserverJwt, 's3cret');
@@ -71,6 +81,10 @@ test('volume check interval: 5s by default, 0 turns it off, 1s..300s otherwise',
   assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_VOLUME_CHECK_INTERVAL: '0' }).volumeCheckInterval, 0);
   assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_VOLUME_CHECK_INTERVAL: '2m' }).volumeCheckInterval, 120_000);
   for (const bad of ['500ms', '10m', 'soon']) {
-    assert.throws(() => loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_VOLUME_CHECK_INTERVAL: bad }), (e: unknown) => e instanceof ConfigError && e.problems[0].key === 'SERVICE_VOLUME_CHECK_INTERVAL', bad);
+    assert.throws(
+      () => loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_VOLUME_CHECK_INTERVAL: bad }),
+      (e: unknown) => e instanceof ConfigError && e.problems[0].key === 'SERVICE_VOLUME_CHECK_INTERVAL',
+      bad,
+    );
   }
 });

@@ -81,8 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (out.sessionTtl === 0) out.sessionTtl = 14 * 86_400_000;
   if (out.thumbsUrlTtl === 0) out.thumbsUrlTtl = 86_400_000;
   if (typeof out.updateInterval === 'number' && out.updateInterval < 3_600_000) out.updateInterval = 3_600_000;
-  if (out.adminPassword && String(out.adminPassword).length < 8)
-    problems.push({ key: 'SERVICE_ADMIN_PASSWORD', reason: 'must be at least 8 characters' });
+  if (out.adminPassword && String(out.adminPassword).length < 8) problems.push({ key: 'SERVICE_ADMIN_PASSWORD', reason: 'must be at least 8 characters' });
   if (out.adminPassword && !out.adminEmail) problems.push({ key: 'SERVICE_ADMIN_EMAIL', reason: 'required with SERVICE_ADMIN_PASSWORD' });
   const dataDir = String(out.dataDir || defaultDataDir());
   if (problems.length) throw new ConfigError(problems);

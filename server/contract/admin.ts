@@ -234,16 +234,50 @@ export interface AdminStatus {
   event_loop: { p50_ms: number; p99_ms: number; max_ms: number; window_s: number };
   memory: { rss_mb: number; heap_used_mb: number };
   uptime_s: number;
-  egress: { budget_bps: number; current_bps: number; active_streams: number; waiting_streams: number; bytes_total: number; public_requests: number; suspended_links: number };
+  egress: {
+    budget_bps: number;
+    current_bps: number;
+    active_streams: number;
+    waiting_streams: number;
+    bytes_total: number;
+    public_requests: number;
+    suspended_links: number;
+  };
   request_budgets: Array<{ storage_id: number; name: string; used_today: number; budget_per_day: number; exhausted: boolean }>;
-  offline_storages: Array<{ storage_id: number; name: string; path: string | null; reason: string | null; volume_state: 'missing' | 'foreign' | null; volume_id: string | null }>;
+  offline_storages: Array<{
+    storage_id: number;
+    name: string;
+    path: string | null;
+    reason: string | null;
+    volume_state: 'missing' | 'foreign' | null;
+    volume_id: string | null;
+  }>;
   governor: {
-    lanes: number; max_lanes: number; active: number; waiting: number; cpu_percent: number; window_s: number; budget_percent: number;
-    over_budget: boolean; paused: boolean; pause_reasons: Array<'user' | 'sleep'>;
+    lanes: number;
+    max_lanes: number;
+    active: number;
+    waiting: number;
+    cpu_percent: number;
+    window_s: number;
+    budget_percent: number;
+    over_budget: boolean;
+    paused: boolean;
+    pause_reasons: Array<'user' | 'sleep'>;
     power: { on_battery: boolean; user_idle: boolean; sleeping: boolean; source: string };
   };
   sleep_inhibitor: {
-    active: boolean; since: string | null; reasons: Array<{ kind: string; count: number }>;
-    resumable_ops: Array<{ id: string; kind: string; status: string; progress: number; bytes_done: number | null; bytes_total: number | null; message: string | null; attempts: number }>;
+    active: boolean;
+    since: string | null;
+    reasons: Array<{ kind: string; count: number }>;
+    resumable_ops: Array<{
+      id: string;
+      kind: string;
+      status: string;
+      progress: number;
+      bytes_done: number | null;
+      bytes_total: number | null;
+      message: string | null;
+      attempts: number;
+    }>;
   };
 }

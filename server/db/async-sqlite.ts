@@ -52,7 +52,8 @@ export function sqliteAsync(d: {
     all: async (q) => d.all(q),
     first: async (q) => d.first(q),
     run: (q) => d.waits.write(() => d.run(q), { transaction: false }),
-    sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) => exec({ op: 'sql', text, params, raw: !!o.raw }) as R[],
+    sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) =>
+      exec({ op: 'sql', text, params, raw: !!o.raw }) as R[],
     unit: (body, o = {}) => d.waits.write(() => driveSync(body(tx), exec), { waitMs: o.waitMs }),
     read: async (body) => driveSync(body(tx), exec),
     stats: () => null,

@@ -99,10 +99,7 @@ export function driveSync<T>(body: Unit<T>, exec: (s: Step) => unknown): T {
  * repository whose body is already a generator while some of its callers are still synchronous. It goes
  * with the bridge (docs/architecture.md, "One asynchronous data layer").
  */
-export function readSync<T>(
-  face: { all<R>(q: Compilable<R>): R[]; first<R>(q: Compilable<R>): R | undefined },
-  body: (t: Tx) => Unit<T>,
-): T {
+export function readSync<T>(face: { all<R>(q: Compilable<R>): R[]; first<R>(q: Compilable<R>): R | undefined }, body: (t: Tx) => Unit<T>): T {
   return driveSync(body(tx), (s) => {
     if (s.op === 'all') return face.all(s.q);
     if (s.op === 'first') return face.first(s.q);

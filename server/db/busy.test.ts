@@ -49,10 +49,16 @@ test('a write meets a held database: waits off the event loop, succeeds after a 
     f.hold();
     // An unwrapped statement fails at once (5 ms inside SQLite at most, not the write's 600 ms) and is a BUSY error.
     const t0 = performance.now();
-    assert.throws(() => insert.run('plain'), (e) => isBusy(e));
+    assert.throws(
+      () => insert.run('plain'),
+      (e) => isBusy(e),
+    );
     assert.ok(performance.now() - t0 < 500);
     f.db.waits.sawBusy(); // what the error middleware does
-    assert.throws(() => insert.run('plain2'), (e) => isBusy(e));
+    assert.throws(
+      () => insert.run('plain2'),
+      (e) => isBusy(e),
+    );
     assert.equal(f.db.sqlite.pragma('busy_timeout', { simple: true }), 0, 'while a hold is known, statements do not wait inside SQLite');
 
     // Blocking waits would stall the loop for the whole hold (250 ms, then 600 ms).

@@ -62,7 +62,11 @@ export class DbWaits {
    * `busyTimeoutMs`: the most one statement waits inside SQLite (a command-line
    * tool, which has no event loop to keep free, may pass seconds).
    */
-  constructor(private sqlite: Sqlite, readonly waitMs: number, private busyTimeoutMs = BUSY_TIMEOUT_MS) {
+  constructor(
+    private sqlite: Sqlite,
+    readonly waitMs: number,
+    private busyTimeoutMs = BUSY_TIMEOUT_MS,
+  ) {
     sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   }
 

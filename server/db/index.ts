@@ -25,7 +25,8 @@ export { DatabaseUrlError, redactUrl } from './pg/url-error';
 type PgDatabase = typeof import('./pg/database');
 type PgDump = typeof import('./pg/dump');
 export const openPostgresDatabase = async (...a: Parameters<PgDatabase['openPostgresDatabase']>) => (await import('./pg/database')).openPostgresDatabase(...a);
-export const copySqliteToPostgres = async (...a: Parameters<typeof import('./pg/copy').copySqliteToPostgres>) => (await import('./pg/copy')).copySqliteToPostgres(...a);
+export const copySqliteToPostgres = async (...a: Parameters<typeof import('./pg/copy').copySqliteToPostgres>) =>
+  (await import('./pg/copy')).copySqliteToPostgres(...a);
 export const pgRestore = async (...a: Parameters<PgDump['pgRestore']>) => (await import('./pg/dump')).pgRestore(...a);
 export const pgRelationCount = async (...a: Parameters<PgDump['pgRelationCount']>) => (await import('./pg/dump')).pgRelationCount(...a);
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';

@@ -30,12 +30,22 @@ export class MetaStore {
 
   /** Records `value` under `key` unless a value is there already (another instance may race); returns the value kept. */
   setIfAbsent(key: string, value: string): string {
-    this.db.run(this.db.k.insertInto('meta').values({ key, value }).onConflict((oc) => oc.column('key').doNothing()));
+    this.db.run(
+      this.db.k
+        .insertInto('meta')
+        .values({ key, value })
+        .onConflict((oc) => oc.column('key').doNothing()),
+    );
     return this.get(key) ?? value;
   }
 
   /** Records `value` under `key`, replacing an earlier one. */
   set(key: string, value: string): void {
-    this.db.run(this.db.k.insertInto('meta').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })));
+    this.db.run(
+      this.db.k
+        .insertInto('meta')
+        .values({ key, value })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value })),
+    );
   }
 }

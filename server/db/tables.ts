@@ -4,8 +4,15 @@
  */
 import type { Generated } from 'kysely';
 import type {
-  AppLicenseRevocationsTable, AppPluginKvTable, AppPluginLicensesTable, AppPluginLockTokensTable, AppPluginScheduleRunsTable,
-  AppPluginsTable, AppPluginWakeupsTable, AppPublisherKeysTable, AppStoreKeysTable,
+  AppLicenseRevocationsTable,
+  AppPluginKvTable,
+  AppPluginLicensesTable,
+  AppPluginLockTokensTable,
+  AppPluginScheduleRunsTable,
+  AppPluginsTable,
+  AppPluginWakeupsTable,
+  AppPublisherKeysTable,
+  AppStoreKeysTable,
 } from './tables-apps';
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
 import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';

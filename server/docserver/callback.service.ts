@@ -144,7 +144,9 @@ export class CallbackService {
     const last = await this.saves.last(node);
     const stale = this.stale(node, cb, etag, last);
     if (stale === 'replay') {
-      this.d.log.info(`docserver callback for node ${node}: status ${cb.status} of ${new Date(cb.lastsave).toISOString()} is not newer than the save written; nothing written`);
+      this.d.log.info(
+        `docserver callback for node ${node}: status ${cb.status} of ${new Date(cb.lastsave).toISOString()} is not newer than the save written; nothing written`,
+      );
       return 'replay';
     }
     if (stale) throw refuse('conflict', stale);
@@ -160,7 +162,11 @@ export class CallbackService {
         if (e instanceof AppError && PASS_THROUGH.has(e.code)) throw e;
         // The snapshot or the write failed (nothing was replaced): the document server keeps the revision and retries.
         const why = e instanceof AppError ? `${e.code}${e.params.path ? ` at ${e.params.path}` : ''}` : (e as Error).message;
-        throw new AppError('storage_unavailable', { reason: `version snapshot or write failed (${why})` }, { reason: `version snapshot or write failed (${why})` });
+        throw new AppError(
+          'storage_unavailable',
+          { reason: `version snapshot or write failed (${why})` },
+          { reason: `version snapshot or write failed (${why})` },
+        );
       }
       const after = (await sys.open(place)).etag;
       const now = new Date().toISOString();

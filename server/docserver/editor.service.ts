@@ -157,7 +157,8 @@ export class EditorService {
       };
       return { file };
     } catch (e) {
-      if (isAppError(e) && typeof e.details?.reason === 'string') this.d.log.warn(`docserver fetch refused (${subject ? JSON.stringify(subject) : 'no subject'}): ${e.details.reason}`);
+      if (isAppError(e) && typeof e.details?.reason === 'string')
+        this.d.log.warn(`docserver fetch refused (${subject ? JSON.stringify(subject) : 'no subject'}): ${e.details.reason}`);
       throw e;
     }
   }

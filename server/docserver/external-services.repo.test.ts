@@ -27,7 +27,12 @@ test('a change sees the stored row, writes what it decides, and forgets the heal
   assert.equal(moved.after?.callback_url, 'http://cb.test');
   const none = await repo.change('docserver', () => undefined);
   assert.deepEqual(none.after, none.before, 'deciding nothing writes nothing');
-  await assert.rejects(repo.change('docserver', () => { throw new Error('refused'); }), /refused/);
+  await assert.rejects(
+    repo.change('docserver', () => {
+      throw new Error('refused');
+    }),
+    /refused/,
+  );
   assert.equal(repo.first('docserver')?.url, 'http://b.test');
 });
 

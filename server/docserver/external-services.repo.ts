@@ -54,7 +54,12 @@ export class ExternalServicesRepo {
         const now = new Date().toISOString();
         const health = v.reset ? { healthy: null, last_check: null } : {};
         const set = { url: v.url, jwt_secret: v.jwt_secret, callback_url: v.callback_url, env_managed: v.env_managed, updated_at: now };
-        yield* t.run(k.insertInto('external_services').values({ name, ...set, healthy: null, last_check: null }).onConflict((oc) => oc.column('name').doUpdateSet({ ...set, ...health })));
+        yield* t.run(
+          k
+            .insertInto('external_services')
+            .values({ name, ...set, healthy: null, last_check: null })
+            .onConflict((oc) => oc.column('name').doUpdateSet({ ...set, ...health })),
+        );
         return { before, after: yield* t.first(read) };
       },
       { isolation: 'serializable' },
@@ -63,6 +68,11 @@ export class ExternalServicesRepo {
 
   /** Records a health probe's outcome (nothing when the service has no row). */
   async recordCheck(name: string, healthy: boolean, at: string): Promise<void> {
-    await this.db.async.run(this.db.k.updateTable('external_services').set({ healthy: healthy ? 1 : 0, last_check: at }).where('name', '=', name));
+    await this.db.async.run(
+      this.db.k
+        .updateTable('external_services')
+        .set({ healthy: healthy ? 1 : 0, last_check: at })
+        .where('name', '=', name),
+    );
   }
 }

@@ -68,7 +68,11 @@ export class ExternalServices {
   private repo: ExternalServicesRepo;
 
   /** `ttlMs`: how long a row read is taken as current (tests shorten it). */
-  constructor(db: Db, private secretKey: Buffer, private ttlMs = ROW_TTL_MS) {
+  constructor(
+    db: Db,
+    private secretKey: Buffer,
+    private ttlMs = ROW_TTL_MS,
+  ) {
     this.repo = new ExternalServicesRepo(db);
   }
 
@@ -134,7 +138,10 @@ export class ExternalServices {
    * stored one, '' clears it), `callback_url` (docserver only). A row the
    * environment manages → `conflict`.
    */
-  async put(name: ExternalName, input: { url: string; jwt_secret?: string; callback_url?: string }): Promise<{ before: ExternalService; after: ExternalService }> {
+  async put(
+    name: ExternalName,
+    input: { url: string; jwt_secret?: string; callback_url?: string },
+  ): Promise<{ before: ExternalService; after: ExternalService }> {
     refuseEnvManaged(this.row(name));
     const url = normaliseUrl(input.url, 'url');
     const callback = input.callback_url === undefined ? undefined : normaliseUrl(input.callback_url, 'callback_url');
@@ -143,7 +150,13 @@ export class ExternalServices {
       refuseEnvManaged(cur);
       let secret = cur?.jwt_secret ?? '';
       if (input.jwt_secret !== undefined && input.jwt_secret !== MASK) secret = input.jwt_secret === '' ? '' : encrypt(this.secretKey, input.jwt_secret);
-      return { url, jwt_secret: secret, callback_url: name === 'docserver' ? (callback ?? cur?.callback_url ?? '') : '', env_managed: 0, reset: cur?.url !== url };
+      return {
+        url,
+        jwt_secret: secret,
+        callback_url: name === 'docserver' ? (callback ?? cur?.callback_url ?? '') : '',
+        env_managed: 0,
+        reset: cur?.url !== url,
+      };
     });
     return { before: this.viewOf(name, before), after: this.viewOf(name, after) };
   }

@@ -23,6 +23,11 @@ export class DocserverSavesRepo {
   /** Records a save written (replaces the node's earlier one). */
   async record(s: SaveRow): Promise<void> {
     const { node_id, ...rest } = s;
-    await this.db.async.run(this.db.k.insertInto('docserver_saves').values(s).onConflict((oc) => oc.column('node_id').doUpdateSet(rest)));
+    await this.db.async.run(
+      this.db.k
+        .insertInto('docserver_saves')
+        .values(s)
+        .onConflict((oc) => oc.column('node_id').doUpdateSet(rest)),
+    );
   }
 }

@@ -34,7 +34,9 @@ export type FetchSubject = { node: number } | { probe: string };
 
 const subjectText = (s: FetchSubject) => ('node' in s ? `node:${s.node}` : `probe:${s.probe}`);
 const fetchSig = (secretKey: Buffer, s: FetchSubject, exp: number) =>
-  createHmac('sha256', secretKey).update(`${FETCH_PURPOSE}\n${subjectText(s)}\n${exp}`).digest('base64url');
+  createHmac('sha256', secretKey)
+    .update(`${FETCH_PURPOSE}\n${subjectText(s)}\n${exp}`)
+    .digest('base64url');
 
 /** The query string of a fetch URL for `s`, valid FETCH_TTL_MS from `now`. */
 export function signFetch(secretKey: Buffer, s: FetchSubject, now = Date.now()): string {

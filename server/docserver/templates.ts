@@ -22,9 +22,14 @@ const OD = 'application/vnd.openxmlformats-officedocument';
 
 const types = (overrides: Record<string, string>) =>
   `${XML}<Types xmlns="${CT}"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>` +
-  Object.entries(overrides).map(([part, ct]) => `<Override PartName="${part}" ContentType="${ct}"/>`).join('') + '</Types>';
+  Object.entries(overrides)
+    .map(([part, ct]) => `<Override PartName="${part}" ContentType="${ct}"/>`)
+    .join('') +
+  '</Types>';
 const rels = (list: Array<[string, string, string]>) =>
-  `${XML}<Relationships xmlns="${PKG_REL}">` + list.map(([id, type, target]) => `<Relationship Id="${id}" Type="${REL}/${type}" Target="${target}"/>`).join('') + '</Relationships>';
+  `${XML}<Relationships xmlns="${PKG_REL}">` +
+  list.map(([id, type, target]) => `<Relationship Id="${id}" Type="${REL}/${type}" Target="${target}"/>`).join('') +
+  '</Relationships>';
 
 const DOCX: Record<string, string> = {
   '[Content_Types].xml': types({ '/word/document.xml': `${OD}.wordprocessingml.document.main+xml` }),
@@ -68,11 +73,18 @@ const PPTX: Record<string, string> = {
   'ppt/presentation.xml':
     `${XML}<p:presentation ${P}><p:sldMasterIdLst><p:sldMasterId id="2147483648" r:id="rId1"/></p:sldMasterIdLst><p:sldIdLst><p:sldId id="256" r:id="rId2"/></p:sldIdLst>` +
     '<p:sldSz cx="12192000" cy="6858000"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>',
-  'ppt/_rels/presentation.xml.rels': rels([['rId1', 'slideMaster', 'slideMasters/slideMaster1.xml'], ['rId2', 'slide', 'slides/slide1.xml'], ['rId3', 'theme', 'theme/theme1.xml']]),
+  'ppt/_rels/presentation.xml.rels': rels([
+    ['rId1', 'slideMaster', 'slideMasters/slideMaster1.xml'],
+    ['rId2', 'slide', 'slides/slide1.xml'],
+    ['rId3', 'theme', 'theme/theme1.xml'],
+  ]),
   'ppt/slideMasters/slideMaster1.xml':
     `${XML}<p:sldMaster ${P}>${emptyTree}<p:clrMap bg1="lt1" tx1="dk1" bg2="lt2" tx2="dk2" accent1="accent1" accent2="accent2" accent3="accent3" accent4="accent4" accent5="accent5" accent6="accent6" hlink="hlink" folHlink="folHlink"/>` +
     '<p:sldLayoutIdLst><p:sldLayoutId id="2147483649" r:id="rId1"/></p:sldLayoutIdLst></p:sldMaster>',
-  'ppt/slideMasters/_rels/slideMaster1.xml.rels': rels([['rId1', 'slideLayout', '../slideLayouts/slideLayout1.xml'], ['rId2', 'theme', '../theme/theme1.xml']]),
+  'ppt/slideMasters/_rels/slideMaster1.xml.rels': rels([
+    ['rId1', 'slideLayout', '../slideLayouts/slideLayout1.xml'],
+    ['rId2', 'theme', '../theme/theme1.xml'],
+  ]),
   'ppt/slideLayouts/slideLayout1.xml': `${XML}<p:sldLayout ${P} type="blank" preserve="1">${emptyTree}<p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sldLayout>`,
   'ppt/slideLayouts/_rels/slideLayout1.xml.rels': rels([['rId1', 'slideMaster', '../slideMasters/slideMaster1.xml']]),
   'ppt/slides/slide1.xml': `${XML}<p:sld ${P}>${emptyTree}<p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>`,
@@ -97,7 +109,10 @@ const odf = (kind: string, body: string, styles = ''): Record<string, string> =>
 });
 
 const ODT = odf('text', '<office:text><text:p/></office:text>');
-const ODS = odf('spreadsheet', '<office:spreadsheet><table:table table:name="Sheet1"><table:table-column/><table:table-row><table:table-cell/></table:table-row></table:table></office:spreadsheet>');
+const ODS = odf(
+  'spreadsheet',
+  '<office:spreadsheet><table:table table:name="Sheet1"><table:table-column/><table:table-row><table:table-cell/></table:table-row></table:table></office:spreadsheet>',
+);
 const ODP = odf(
   'presentation',
   '<office:presentation><draw:page draw:name="page1" draw:master-page-name="Default"/></office:presentation>',

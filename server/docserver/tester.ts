@@ -24,7 +24,10 @@ const PROBE_TIMEOUT_MS = 15_000;
 const CONVERT_BAD_TOKEN = -8;
 
 export class ExternalTester {
-  constructor(private external: ExternalServices, private editor: EditorService) {}
+  constructor(
+    private external: ExternalServices,
+    private editor: EditorService,
+  ) {}
 
   async test(name: ExternalName, requestBase: string): Promise<ExternalTestReport> {
     const url = this.external.view(name).url;
@@ -35,7 +38,12 @@ export class ExternalTester {
       const res = await fetch(`${url}/healthcheck`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS), redirect: 'manual' });
       const text = (await res.text()).trim();
       const healthy = res.status === 200 && (name === 'diagram' || text === 'true');
-      report = { healthy, version: null, latency_ms: Math.round(performance.now() - t0), ...(healthy ? {} : { error: `healthcheck answered ${res.status} ${text.slice(0, 80)}` }) };
+      report = {
+        healthy,
+        version: null,
+        latency_ms: Math.round(performance.now() - t0),
+        ...(healthy ? {} : { error: `healthcheck answered ${res.status} ${text.slice(0, 80)}` }),
+      };
     } catch (e) {
       report = { healthy: false, version: null, latency_ms: Math.round(performance.now() - t0), error: `healthcheck failed: ${(e as Error).message}` };
     }

@@ -35,13 +35,23 @@ export const BELL_KEEP_PER_USER = 500;
 
 export class Bell {
   private repo: NotificationsRepo;
-  constructor(db: Db, private onNew: (userId: number, n: Notification) => void = () => {}) {
+  constructor(
+    db: Db,
+    private onNew: (userId: number, n: Notification) => void = () => {},
+  ) {
     this.repo = new NotificationsRepo(db);
   }
 
   /** Adds one notification for each user id (duplicates collapse); returns how many rows were written. */
   notify(userIds: Iterable<number>, n: NewNotification): number {
-    const row = { event: n.event, severity: n.severity, title: n.title, body: n.body, data: JSON.stringify(n.data ?? {}), created_at: new Date().toISOString() };
+    const row = {
+      event: n.event,
+      severity: n.severity,
+      title: n.title,
+      body: n.body,
+      data: JSON.stringify(n.data ?? {}),
+      created_at: new Date().toISOString(),
+    };
     const written = this.repo.insertFor([...new Set(userIds)], row, BELL_KEEP_PER_USER);
     for (const [uid, r] of written) this.onNew(uid, present(r));
     return written.length;
@@ -63,7 +73,16 @@ export class Bell {
 }
 
 function present(r: NotificationRow): Notification {
-  return { id: r.id, event: r.event, severity: r.severity, title: r.title, body: r.body, data: JSON.parse(r.data), read: r.read_at !== null, created_at: r.created_at };
+  return {
+    id: r.id,
+    event: r.event,
+    severity: r.severity,
+    title: r.title,
+    body: r.body,
+    data: JSON.parse(r.data),
+    read: r.read_at !== null,
+    created_at: r.created_at,
+  };
 }
 
 /** Who gets a bell entry: admins for system events, an owner for their own things. */
@@ -83,46 +102,101 @@ type Render<E extends EventName> = (p: EventMap[E], r: BellRecipients) => { to: 
 const RULES: { [E in EventName]?: Render<E> } = {
   'file.updated': (p, r) =>
     p.meta?.origin === 'docserver' && p.meta.status === 2 && !p.actor
-      ? { to: r.admins(), n: { event: 'file.updated', severity: 'info', title: 'Document saved from the editor', body: `${p.node.storage}/${p.node.path}`, data: { node: p.node, meta: p.meta } } }
+      ? {
+          to: r.admins(),
+          n: {
+            event: 'file.updated',
+            severity: 'info',
+            title: 'Document saved from the editor',
+            body: `${p.node.storage}/${p.node.path}`,
+            data: { node: p.node, meta: p.meta },
+          },
+        }
       : { to: [], n: { event: 'file.updated', severity: 'info', title: '', body: '' } },
-  'file.infected': (p, r) => ({ to: r.admins(), n: { event: 'file.infected', severity: 'warning', title: p.title, body: p.body, data: { node: p.node, meta: p.meta } } }),
+  'file.infected': (p, r) => ({
+    to: r.admins(),
+    n: { event: 'file.infected', severity: 'warning', title: p.title, body: p.body, data: { node: p.node, meta: p.meta } },
+  }),
   'drop.received': (p, r) => ({
     to: r.dropOwner(p.owner_id),
-    n: { event: 'drop.received', severity: 'info', title: 'Files received', body: `${p.files.length} file(s) in ${p.folder}`, data: { share_id: p.share_id, folder: p.folder, files: p.files } },
+    n: {
+      event: 'drop.received',
+      severity: 'info',
+      title: 'Files received',
+      body: `${p.files.length} file(s) in ${p.folder}`,
+      data: { share_id: p.share_id, folder: p.folder, files: p.files },
+    },
   }),
   'share.suspended': (p, r) => ({
     to: [...r.dropOwner(p.owner_id), ...r.admins()],
     n: {
-      event: 'share.suspended', severity: 'warning', title: 'Share link suspended',
+      event: 'share.suspended',
+      severity: 'warning',
+      title: 'Share link suspended',
       body: `${p.path}: ${p.reason === 'addresses' ? `${p.addresses ?? 'too many'} different addresses within an hour` : 'a download accelerator opened many parallel ranges'}. Re-enable it under Links.`,
       data: { share_id: p.share_id, path: p.path, reason: p.reason },
     },
   }),
   'storage.offline': (p, r) => ({
     to: r.admins(),
-    n: { event: 'storage.offline', severity: 'warning', title: `Storage ${p.name} is offline`, body: `${p.reason}. Its files stay listed, read-only, until the drive is back.`, data: { storage_id: p.storage_id, path: p.path } },
+    n: {
+      event: 'storage.offline',
+      severity: 'warning',
+      title: `Storage ${p.name} is offline`,
+      body: `${p.reason}. Its files stay listed, read-only, until the drive is back.`,
+      data: { storage_id: p.storage_id, path: p.path },
+    },
   }),
   'storage.online': (p, r) => ({
     to: r.admins(),
     n: {
-      event: 'storage.online', severity: 'info', title: `Storage ${p.name} is back`,
+      event: 'storage.online',
+      severity: 'info',
+      title: `Storage ${p.name} is back`,
       body: p.reattached_from ? `Its drive is now mounted elsewhere: re-attached at ${p.path} (was ${p.reattached_from}).` : `Its drive is back at ${p.path}.`,
       data: { storage_id: p.storage_id, path: p.path, reattached_from: p.reattached_from ?? null },
     },
   }),
   'storage.volume_mismatch': (p, r) => ({
     to: r.admins(),
-    n: { event: 'storage.volume_mismatch', severity: 'error', title: `A different drive is at the place of storage ${p.name}`, body: p.reason, data: { storage_id: p.storage_id, path: p.path, expected: p.expected, found: p.found } },
+    n: {
+      event: 'storage.volume_mismatch',
+      severity: 'error',
+      title: `A different drive is at the place of storage ${p.name}`,
+      body: p.reason,
+      data: { storage_id: p.storage_id, path: p.path, expected: p.expected, found: p.found },
+    },
   }),
   update_available: (p, r) => ({
     to: r.admins(),
-    n: { event: 'update_available', severity: p.severity === 'security' ? 'warning' : 'info', title: `Version ${p.version} is available`, body: p.notes ?? '', data: { version: p.version, notes_url: p.notes_url } },
+    n: {
+      event: 'update_available',
+      severity: p.severity === 'security' ? 'warning' : 'info',
+      title: `Version ${p.version} is available`,
+      body: p.notes ?? '',
+      data: { version: p.version, notes_url: p.notes_url },
+    },
   }),
   'user.mfa_reset': (p) => ({
     to: [p.user_id],
-    n: { event: 'user.mfa_reset', severity: 'warning', title: 'Two-factor sign-in was reset', body: 'An administrator removed your second factors. Set them up again under Account security.', data: { by: p.by } },
+    n: {
+      event: 'user.mfa_reset',
+      severity: 'warning',
+      title: 'Two-factor sign-in was reset',
+      body: 'An administrator removed your second factors. Set them up again under Account security.',
+      data: { by: p.by },
+    },
   }),
-  update_applied: (p, r) => ({ to: r.admins(), n: { event: 'update_applied', severity: 'info', title: `Updated to ${p.to}`, body: p.restart_required ? 'A restart is required.' : '', data: { from: p.from, to: p.to } } }),
+  update_applied: (p, r) => ({
+    to: r.admins(),
+    n: {
+      event: 'update_applied',
+      severity: 'info',
+      title: `Updated to ${p.to}`,
+      body: p.restart_required ? 'A restart is required.' : '',
+      data: { from: p.from, to: p.to },
+    },
+  }),
 };
 
 /** Replication events are announced by name (their module may not exist yet); these are their severities. */
@@ -146,7 +220,13 @@ export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients
       const severity = EXTRA_SEVERITIES[m.event];
       if (!severity) return;
       const body = p as { title?: string; body?: string; message?: string };
-      bell.notify(recipients.admins(), { event: m.event, severity, title: body.title ?? m.event, body: body.body ?? body.message ?? '', data: p as Record<string, unknown> });
+      bell.notify(recipients.admins(), {
+        event: m.event,
+        severity,
+        title: body.title ?? m.event,
+        body: body.body ?? body.message ?? '',
+        data: p as Record<string, unknown>,
+      });
     }),
   );
   return () => offs.forEach((off) => off());

@@ -37,7 +37,10 @@ export class EventBus {
   private again = false;
   private retry: NodeJS.Timeout | null = null;
 
-  constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
+  constructor(
+    db: Db,
+    private log: (msg: string, err?: unknown) => void = () => {},
+  ) {
     this.outbox = new OutboxRepo(db);
   }
 
@@ -79,7 +82,7 @@ export class EventBus {
 
   /** Subscribes to one event, or to all with '*'. Returns an unsubscribe function. */
   on<E extends EventName>(event: E | '*', fn: Listener<E>): () => void {
-    const set = event === '*' ? this.wildcard : this.listeners.get(event) ?? this.listeners.set(event, new Set()).get(event)!;
+    const set = event === '*' ? this.wildcard : (this.listeners.get(event) ?? this.listeners.set(event, new Set()).get(event)!);
     set.add(fn as AnyListener);
     return () => set.delete(fn as AnyListener);
   }
@@ -91,7 +94,11 @@ export class EventBus {
 
   /** Writes a batch of one event in a transaction of its own (a change already committed, told in one go). */
   recordAll<E extends EventName>(event: E, payloads: Array<EventMap[E]>): void {
-    this.outbox.insertAll(event, payloads.map((p) => JSON.stringify(p)), new Date().toISOString());
+    this.outbox.insertAll(
+      event,
+      payloads.map((p) => JSON.stringify(p)),
+      new Date().toISOString(),
+    );
   }
 
   /** Records and publishes at once (for events not tied to a transaction). */

@@ -49,19 +49,22 @@ export function createMailer(s: SmtpSettings, log: (msg: string, err?: unknown) 
   if (!s.host) return { enabled: false, send: async (to) => ({ sent: [], failed: to }), close: () => {} };
   const implicit = s.secure === 'tls' || (s.secure === 'auto' && s.port === 465);
   let pool: Transporter | undefined;
-  const transport = lazy(async () => (pool = (await import('nodemailer')).default.createTransport({
-    host: s.host,
-    port: s.port,
-    secure: implicit,
-    requireTLS: s.secure === 'starttls',
-    ignoreTLS: s.secure === 'none',
-    auth: s.user ? { user: s.user, pass: s.password } : undefined,
-    pool: true,
-    maxConnections: 2,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  })));
+  const transport = lazy(
+    async () =>
+      (pool = (await import('nodemailer')).default.createTransport({
+        host: s.host,
+        port: s.port,
+        secure: implicit,
+        requireTLS: s.secure === 'starttls',
+        ignoreTLS: s.secure === 'none',
+        auth: s.user ? { user: s.user, pass: s.password } : undefined,
+        pool: true,
+        maxConnections: 2,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      })),
+  );
   const from = s.from || `filedock@${hostname()}`;
   return {
     enabled: true,

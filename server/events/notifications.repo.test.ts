@@ -9,26 +9,54 @@ before(async () => {
   t = await openTestDb();
   repo = new NotificationsRepo(t.db);
   const { k } = t.db;
-  for (const [id, name] of [[1, 'a'], [2, 'b']] as const) {
-    await t.db.async.run(k.insertInto('users').values({ id, email: `${name}@x.test`, username: name, role: 'user', disabled: 0, auth_driver: 'local', created_at: 'now', updated_at: 'now' }));
+  for (const [id, name] of [
+    [1, 'a'],
+    [2, 'b'],
+  ] as const) {
+    await t.db.async.run(
+      k
+        .insertInto('users')
+        .values({ id, email: `${name}@x.test`, username: name, role: 'user', disabled: 0, auth_driver: 'local', created_at: 'now', updated_at: 'now' }),
+    );
   }
 });
 after(() => t?.close());
 
-const n = (title: string): NotificationInput => ({ event: 'file.infected', severity: 'warning', title, body: '', data: '{}', created_at: '2026-12-05T00:00:00.000Z' });
+const n = (title: string): NotificationInput => ({
+  event: 'file.infected',
+  severity: 'warning',
+  title,
+  body: '',
+  data: '{}',
+  created_at: '2026-12-05T00:00:00.000Z',
+});
 
 test('rows per recipient, pruned to the newest `keep` per user; paging, unread count and marking read', async () => {
   for (let i = 1; i <= 5; i++) repo.insertFor(i <= 2 ? [1, 2] : [1], n(`n${i}`), 3);
-  assert.deepEqual((await repo.list(1)).map((r) => r.title), ['n5', 'n4', 'n3'], 'user 1 keeps its newest three');
-  assert.deepEqual((await repo.list(2)).map((r) => r.title), ['n2', 'n1'], 'user 2 is not pruned by user 1’s rows');
+  assert.deepEqual(
+    (await repo.list(1)).map((r) => r.title),
+    ['n5', 'n4', 'n3'],
+    'user 1 keeps its newest three',
+  );
+  assert.deepEqual(
+    (await repo.list(2)).map((r) => r.title),
+    ['n2', 'n1'],
+    'user 2 is not pruned by user 1’s rows',
+  );
   const [newest] = await repo.list(1, { limit: 1 });
-  assert.deepEqual((await repo.list(1, { before: newest.id })).map((r) => r.title), ['n4', 'n3']);
+  assert.deepEqual(
+    (await repo.list(1, { before: newest.id })).map((r) => r.title),
+    ['n4', 'n3'],
+  );
 
   assert.equal(await repo.unreadCount(1), 3);
   assert.equal(await repo.markRead(2, [newest.id]), 0, 'another user’s row is untouched');
   assert.equal(await repo.markRead(1, [newest.id]), 1);
   assert.equal(await repo.markRead(1, [newest.id]), 0, 'a read row is not marked again');
-  assert.deepEqual((await repo.list(1, { unreadOnly: true })).map((r) => r.title), ['n4', 'n3']);
+  assert.deepEqual(
+    (await repo.list(1, { unreadOnly: true })).map((r) => r.title),
+    ['n4', 'n3'],
+  );
   assert.equal(await repo.markRead(1, []), 0);
   const [a, b] = await Promise.all([repo.markRead(1), repo.markRead(1)]);
   assert.equal(a + b, 2, 'two racing "mark all read" calls mark each row once');

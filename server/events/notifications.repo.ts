@@ -25,7 +25,12 @@ export class NotificationsRepo {
     const { k } = this.db;
     return this.db.sqlite.transaction(() =>
       userIds.map((uid): [number, NotificationRow] => {
-        const row = this.db.first(k.insertInto('notifications').values({ ...n, user_id: uid }).returningAll()) as NotificationRow;
+        const row = this.db.first(
+          k
+            .insertInto('notifications')
+            .values({ ...n, user_id: uid })
+            .returningAll(),
+        ) as NotificationRow;
         const oldestKept = k.selectFrom('notifications').select('id').where('user_id', '=', uid).orderBy('id', 'desc').limit(1).offset(keep);
         this.db.run(k.deleteFrom('notifications').where('user_id', '=', uid).where('id', '<=', oldestKept));
         return [uid, row];
@@ -43,7 +48,11 @@ export class NotificationsRepo {
 
   async unreadCount(userId: number): Promise<number> {
     const r = await this.db.async.first(
-      this.db.k.selectFrom('notifications').select((e) => e.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('read_at', 'is', null),
+      this.db.k
+        .selectFrom('notifications')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('read_at', 'is', null),
     );
     return Number(r?.n ?? 0);
   }

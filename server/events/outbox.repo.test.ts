@@ -16,21 +16,48 @@ test('pending rows in order; of two instances marking one row, exactly one wins;
   b.insert('file.deleted', '{"n":2}', '2026-12-01T00:00:01.000Z');
   a.insert('file.updated', '{"n":3}', '2026-12-01T00:00:02.000Z');
   const rows = a.pending();
-  assert.deepEqual(rows.map((r) => [r.event, r.payload]), [['file.uploaded', '{"n":1}'], ['file.deleted', '{"n":2}'], ['file.updated', '{"n":3}']]);
+  assert.deepEqual(
+    rows.map((r) => [r.event, r.payload]),
+    [
+      ['file.uploaded', '{"n":1}'],
+      ['file.deleted', '{"n":2}'],
+      ['file.updated', '{"n":3}'],
+    ],
+  );
   const wins = rows.map((r) => [a.markPublished(r.id, '2026-12-02T00:00:00.000Z'), b.markPublished(r.id, '2026-12-02T00:00:00.000Z')]);
-  assert.deepEqual(wins, [[true, false], [true, false], [true, false]], 'a row is published once');
+  assert.deepEqual(
+    wins,
+    [
+      [true, false],
+      [true, false],
+      [true, false],
+    ],
+    'a row is published once',
+  );
   b.insert('late', '{}', '2026-12-03T00:00:00.000Z');
-  assert.deepEqual(b.pending().map((r) => r.event), ['late']);
+  assert.deepEqual(
+    b.pending().map((r) => r.event),
+    ['late'],
+  );
   assert.equal(a.prune('2026-12-03T00:00:00.000Z'), 3, 'the published rows go');
   assert.equal(a.prune('2026-12-09T00:00:00.000Z'), 0, 'an unpublished row is never pruned');
-  assert.deepEqual(a.pending().map((r) => r.event), ['late']);
+  assert.deepEqual(
+    a.pending().map((r) => r.event),
+    ['late'],
+  );
 });
 
 test('a batch is recorded whole or not at all', () => {
   const repo = new OutboxRepo(t.db);
   const before = repo.pending().length;
   repo.insertAll('folder.changed', ['{"folder":"a"}', '{"folder":"b"}'], '2026-12-04T00:00:00.000Z');
-  assert.deepEqual(repo.pending().slice(before).map((r) => r.payload), ['{"folder":"a"}', '{"folder":"b"}']);
+  assert.deepEqual(
+    repo
+      .pending()
+      .slice(before)
+      .map((r) => r.payload),
+    ['{"folder":"a"}', '{"folder":"b"}'],
+  );
   // A row the table refuses (NOT NULL payload) undoes the rows before it in the batch.
   assert.throws(() => repo.insertAll('folder.changed', ['{"folder":"c"}', null as unknown as string], '2026-12-04T00:00:01.000Z'));
   assert.equal(repo.pending().length, before + 2);

@@ -42,7 +42,17 @@ export interface EventMap {
     meta: { signature: string; quarantined: boolean; trash_path: string };
   };
   /** The uplink guard suspended a public link (distinct addresses per hour over the limit, or a download accelerator). */
-  'share.suspended': { share_id: number; owner_id: number; token: string; path: string; reason: 'addresses' | 'accelerator'; suspended_at: string; addresses?: number; ip?: string; ua?: string };
+  'share.suspended': {
+    share_id: number;
+    owner_id: number;
+    token: string;
+    path: string;
+    reason: 'addresses' | 'accelerator';
+    suspended_at: string;
+    addresses?: number;
+    ip?: string;
+    ua?: string;
+  };
   /** A local storage's volume is gone (unplugged, unmounted) or another volume sits at its mount point (catalogue/volumes.ts). */
   'storage.offline': { storage_id: number; name: string; path: string; reason: string };
   /** The storage is back: its volume returned, at the same path or (with `reattached_from`) mounted elsewhere. */
@@ -57,7 +67,7 @@ export interface EventMap {
   update_applied: { from: string; to: string; restart_required: boolean };
   /** An admin removed every second factor of a person (who is told in the bell). */
   'user.mfa_reset': { user_id: number; by: string | null };
-  'audit': { action: string } & AuditPayload;
+  audit: { action: string } & AuditPayload;
 }
 
 export type EventName = keyof EventMap;

@@ -15,8 +15,14 @@ test('deliveries: log newest first, attempts counted, a finished row never reope
   const d = (id: string, target_id: string) => ({ id, target_id, url: 'http://127.0.0.1:1/', event: 'file.uploaded', body: '{}' });
   repo.insert(d('whd_1', 'a'), '2026-12-01T00:00:00.000Z');
   repo.insert(d('whd_2', 'b'), '2026-12-02T00:00:00.000Z');
-  assert.deepEqual((await repo.list()).map((r) => r.id), ['whd_2', 'whd_1']);
-  assert.deepEqual((await repo.list({ targetId: 'a' })).map((r) => [r.id, r.status, r.attempts]), [['whd_1', 'pending', 0]]);
+  assert.deepEqual(
+    (await repo.list()).map((r) => r.id),
+    ['whd_2', 'whd_1'],
+  );
+  assert.deepEqual(
+    (await repo.list({ targetId: 'a' })).map((r) => [r.id, r.status, r.attempts]),
+    [['whd_1', 'pending', 0]],
+  );
 
   assert.equal(await repo.recordAttempt('whd_1', 'pending', 500, 'HTTP 500', '2026-12-01T00:01:00.000Z'), true);
   // Two attempts finishing at once (a retry racing a late answer): one outcome, counted once.
@@ -31,5 +37,9 @@ test('deliveries: log newest first, attempts counted, a finished row never reope
   assert.equal(await repo.get('whd_9'), undefined);
 
   assert.equal(await repo.prune('2026-12-09T00:00:00.000Z'), 1, 'the finished row goes');
-  assert.deepEqual((await repo.list()).map((r) => r.id), ['whd_2'], 'a pending row stays');
+  assert.deepEqual(
+    (await repo.list()).map((r) => r.id),
+    ['whd_2'],
+    'a pending row stays',
+  );
 });

@@ -28,7 +28,12 @@ export class WebhookDeliveriesRepo {
       .selectFrom('webhook_deliveries')
       .select(['id', 'target_id', 'url', 'event', 'status', 'attempts', 'response_code', 'error', 'created_at', 'updated_at']);
     if (o.targetId) q = q.where('target_id', '=', o.targetId);
-    return this.db.async.all(q.orderBy('created_at', 'desc').orderBy('id').limit(o.limit ?? 100));
+    return this.db.async.all(
+      q
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(o.limit ?? 100),
+    );
   }
 
   /**

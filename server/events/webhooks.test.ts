@@ -81,7 +81,10 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     assert.equal(body.event, 'file.uploaded');
     assert.equal(body.id, r.headers['x-service-delivery']);
     assert.deepEqual(body.data.node, node);
-    assert.deepEqual(deliveries().map((d) => [d.target_id, d.status, d.attempts, d.response_code]), [['all', 'delivered', 1, 204]]);
+    assert.deepEqual(
+      deliveries().map((d) => [d.target_id, d.status, d.attempts, d.response_code]),
+      [['all', 'delivered', 1, 204]],
+    );
   });
 
   test('a failing target is retried with backoff through the queue; one that never answers ends failed, nothing lost', async () => {
@@ -105,20 +108,37 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
   });
 
   test('the bell: severities, recipients, unread count, mark read (own rows only)', async () => {
-    db.sqlite.prepare("INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (1, 'a@x.test', 'a', 'admin', 'now', 'now'), (2, 'u@x.test', 'u', 'user', 'now', 'now')").run();
+    db.sqlite
+      .prepare(
+        "INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (1, 'a@x.test', 'a', 'admin', 'now', 'now'), (2, 'u@x.test', 'u', 'user', 'now', 'now')",
+      )
+      .run();
     const pushed: number[] = [];
     const bell = new Bell(db, (uid) => pushed.push(uid));
     attachBell(bus, bell, { admins: () => [1], dropOwner: (id) => [id] });
     await bus.emit('file.infected', {
-      event: 'file.infected', severity: 'warning', title: 'Infected file: a.txt', body: 'x', node: { storage_id: 1, path: '/Docs/a.txt', name: 'a.txt', size: 3 },
+      event: 'file.infected',
+      severity: 'warning',
+      title: 'Infected file: a.txt',
+      body: 'x',
+      node: { storage_id: 1, path: '/Docs/a.txt', name: 'a.txt', size: 3 },
       meta: { signature: 'Eicar', quarantined: true, trash_path: '.service-trash/s/a.txt' },
     });
     await bus.emit('drop.received', { share_id: 5, owner_id: 2, folder: '/Docs/in', files: ['a', 'b'] });
     await bus.emit('replica_fail' as never, { title: 'Backup write failed', body: 'x' } as never);
     assert.deepEqual(pushed, [1, 2, 1]);
     const admin = await bell.list(1);
-    assert.deepEqual(admin.map((n) => [n.event, n.severity]), [['replica_fail', 'warning'], ['file.infected', 'warning']]);
-    assert.deepEqual((await bell.list(2)).map((n) => [n.event, n.severity, n.body]), [['drop.received', 'info', '2 file(s) in /Docs/in']]);
+    assert.deepEqual(
+      admin.map((n) => [n.event, n.severity]),
+      [
+        ['replica_fail', 'warning'],
+        ['file.infected', 'warning'],
+      ],
+    );
+    assert.deepEqual(
+      (await bell.list(2)).map((n) => [n.event, n.severity, n.body]),
+      [['drop.received', 'info', '2 file(s) in /Docs/in']],
+    );
     assert.equal(await bell.unreadCount(1), 2);
     assert.equal(await bell.markRead(2, [admin[0].id]), 0, "another user's row is untouched");
     assert.equal(await bell.markRead(1, [admin[0].id]), 1);

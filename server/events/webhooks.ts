@@ -29,8 +29,20 @@ declare module '../jobs/types' {
 
 /** Events a webhook can carry: the spec's list (internal bus events such as `audit` never leave). */
 export const WEBHOOK_EVENTS = [
-  'file.uploaded', 'file.updated', 'file.infected', 'drop.received', 'share.suspended', 'storage.offline', 'storage.online', 'storage.volume_mismatch', 'replica_fail', 'primary_read_fail',
-  'replica_reconcile_done', 'replica_status_report', 'update_available', 'update_applied',
+  'file.uploaded',
+  'file.updated',
+  'file.infected',
+  'drop.received',
+  'share.suspended',
+  'storage.offline',
+  'storage.online',
+  'storage.volume_mismatch',
+  'replica_fail',
+  'primary_read_fail',
+  'replica_reconcile_done',
+  'replica_status_report',
+  'update_available',
+  'update_applied',
 ] as const;
 
 export interface WebhookTarget {
@@ -55,12 +67,17 @@ export interface WebhookOptions {
 export type { Delivery };
 
 /** The signature header value of `body` sent at `timestamp` (seconds) under `secret`. */
-export const signWebhook = (secret: string, timestamp: number, body: string): string => `sha256=${hmacHex(Buffer.from(secret, 'utf8'), `${timestamp}.${body}`)}`;
+export const signWebhook = (secret: string, timestamp: number, body: string): string =>
+  `sha256=${hmacHex(Buffer.from(secret, 'utf8'), `${timestamp}.${body}`)}`;
 
 export class Webhooks {
   private readonly maxAttempts: number;
   private repo: WebhookDeliveriesRepo;
-  constructor(db: Db, private queue: JobQueue, private o: WebhookOptions) {
+  constructor(
+    db: Db,
+    private queue: JobQueue,
+    private o: WebhookOptions,
+  ) {
     this.maxAttempts = o.maxAttempts ?? 6;
     this.repo = new WebhookDeliveriesRepo(db);
   }

@@ -84,7 +84,11 @@ export interface WriteOptions {
 
 export class ActorFiles {
   /** `held`: token hashes of the app locks this face holds (see `holding`). */
-  constructor(readonly actor: Actor, private svc: FileService, private held: readonly string[] = []) {}
+  constructor(
+    readonly actor: Actor,
+    private svc: FileService,
+    private held: readonly string[] = [],
+  ) {}
 
   /** Resolves a path and checks `need` (access.ts: `not_found`, `forbidden`, `read_only`, `locked`). */
   target(path: Path, need: Level = 'viewer', opts?: TargetOptions): Target {
@@ -248,7 +252,11 @@ export class ActorFiles {
     if (src.storage.id === dst.storage.id && entry.type === 'file' && entry.size <= SYNC_COPY_MAX) {
       const place = { storage_id: dst.storage.id, rel: dstRel };
       await this.svc.ops.copyFile(src.place, dstRel, { size: entry.size, mime: entry.mime, overwrite });
-      await this.svc.ops.written(place, await this.svc.ops.stat(place), this.ctx('copy', { audit: 'file.copy', meta: { from: uiPath(src.storage.name, src.rel) } }));
+      await this.svc.ops.written(
+        place,
+        await this.svc.ops.stat(place),
+        this.ctx('copy', { audit: 'file.copy', meta: { from: uiPath(src.storage.name, src.rel) } }),
+      );
       return { ok: true };
     }
     return { operation_id: this.svc.transfers.enqueue(this.actor, 'copy', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
@@ -306,7 +314,8 @@ export class ActorFiles {
     if (bytes.length > MAX_TEXT_BYTES) throw new AppError('payload_too_large', { max: MAX_TEXT_BYTES }, { max: MAX_TEXT_BYTES });
     if (etag !== undefined) {
       const cur = await this.svc.ops.statOrNull(t.place);
-      if (cur && etagOf(cur.size, cur.mtime, cur.etag) !== etag) throw new AppError('conflict', { path: uiPath(t.storage.name, t.rel), reason: 'changed since it was opened' });
+      if (cur && etagOf(cur.size, cur.mtime, cur.etag) !== etag)
+        throw new AppError('conflict', { path: uiPath(t.storage.name, t.rel), reason: 'changed since it was opened' });
     }
     const node = await this.write(t.place, Readable.from([bytes]), { size: bytes.length, origin: 'save-text', audit: 'file.upload', body: content });
     return this.present(node, t.level);
@@ -329,7 +338,14 @@ export class ActorFiles {
     const bytes = port ? await port.template(kind.ext) : Buffer.alloc(0);
     let node: GateNode;
     try {
-      node = await this.write({ storage_id: dir.storage.id, rel: joinRel(dir.rel, file) }, Readable.from([bytes]), { size: bytes.length, mime: kind.mime, overwrite: false, origin: 'newfile', audit: 'file.upload', version: false });
+      node = await this.write({ storage_id: dir.storage.id, rel: joinRel(dir.rel, file) }, Readable.from([bytes]), {
+        size: bytes.length,
+        mime: kind.mime,
+        overwrite: false,
+        origin: 'newfile',
+        audit: 'file.upload',
+        version: false,
+      });
     } catch (e) {
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: file });
       throw e;
@@ -379,8 +395,10 @@ export class ActorFiles {
     const same = dst.storage.id === src.storage.id && dst.rel === src.rel;
     const dstRel = !o.exact && at?.type === 'dir' && !same ? joinRel(dst.rel, baseName(src.rel)) : dst.rel;
     if (dstRel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be replaced' });
-    if (src.storage.id === dst.storage.id && isWithin(dstRel, src.rel)) throw new AppError('conflict', { path: shownTo, reason: 'a folder cannot go into itself' });
-    if (!overwrite && dstRel !== dst.rel && (await this.svc.ops.statOrNull({ storage_id: dst.storage.id, rel: dstRel }))) throw new AppError('conflict', { path: uiPath(dst.storage.name, dstRel) });
+    if (src.storage.id === dst.storage.id && isWithin(dstRel, src.rel))
+      throw new AppError('conflict', { path: shownTo, reason: 'a folder cannot go into itself' });
+    if (!overwrite && dstRel !== dst.rel && (await this.svc.ops.statOrNull({ storage_id: dst.storage.id, rel: dstRel })))
+      throw new AppError('conflict', { path: uiPath(dst.storage.name, dstRel) });
     if (!overwrite && dstRel === dst.rel && at) throw new AppError('conflict', { path: shownTo });
     // A moved folder takes no locked file with it, and nothing locked is replaced.
     if (needSrc === 'editor') this.checkUnlocked(src.place);

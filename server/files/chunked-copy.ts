@@ -94,7 +94,10 @@ export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: C
     c.onCommitted(end + 1);
   }
   try {
-    return await mp.complete(state.handle, state.etags.map((etag, i) => ({ part: i + 1, etag })));
+    return await mp.complete(
+      state.handle,
+      state.etags.map((etag, i) => ({ part: i + 1, etag })),
+    );
   } catch (e) {
     // A crash between publishing and the caller's record: the session is gone and the whole file is in place.
     if (isAppError(e) && e.code === 'not_found') {
@@ -129,7 +132,15 @@ function readState(raw: string | undefined): ChunkState | null {
   if (!raw) return null;
   try {
     const s = JSON.parse(raw) as ChunkState;
-    if (typeof s.handle === 'string' && Number.isSafeInteger(s.part_size) && s.part_size > 0 && Array.isArray(s.etags) && s.etags.every((e) => typeof e === 'string') && s.source && typeof s.source === 'object')
+    if (
+      typeof s.handle === 'string' &&
+      Number.isSafeInteger(s.part_size) &&
+      s.part_size > 0 &&
+      Array.isArray(s.etags) &&
+      s.etags.every((e) => typeof e === 'string') &&
+      s.source &&
+      typeof s.source === 'object'
+    )
       return s;
   } catch {
     // a damaged record: start the file over

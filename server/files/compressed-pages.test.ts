@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { CompressedPages } from './compressed-pages';
 
-const page = Buffer.from(JSON.stringify({ entries: Array.from({ length: 300 }, (_, i) => ({ name: `file-${i}.txt`, app_state: ['app1:waiting', `app2:step-${i % 7}`] })) }));
+const page = Buffer.from(
+  JSON.stringify({ entries: Array.from({ length: 300 }, (_, i) => ({ name: `file-${i}.txt`, app_state: ['app1:waiting', `app2:step-${i % 7}`] })) }),
+);
 /** Waits until the copy is made (compression runs on the thread pool), at most ~2 s. */
 async function made(c: CompressedPages, key: string, encoding: 'br' | 'gzip'): Promise<Buffer | undefined> {
   for (let i = 0; i < 200; i++) {

@@ -26,7 +26,18 @@ const BROTLI_QUALITY = 6;
 
 function compress(encoding: PageEncoding, body: Buffer, done: (err: Error | null, out: Buffer) => void): void {
   if (encoding === 'gzip') gzip(body, { level: GZIP_LEVEL }, done);
-  else brotliCompress(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }, done);
+  else
+    brotliCompress(
+      body,
+      {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
+      },
+      done,
+    );
 }
 
 export class CompressedPages {

@@ -100,8 +100,18 @@ export const entryJsonSql = (dialect: 'sqlite' | 'postgres', withLocks = false):
 /** The same entry as entryJsonSql, from a node row in memory and its live lock. */
 export function presentNode(n: NodeRow | GateNode, perm: Level, lock: FileLock | null = null): FileEntry {
   const base = {
-    id: n.id, name: n.name, type: n.type, size: n.type === 'dir' ? 0 : n.size, modified: isoOf(n.mtime),
-    is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: parseItems(n.app_state), perm,
+    id: n.id,
+    name: n.name,
+    type: n.type,
+    size: n.type === 'dir' ? 0 : n.size,
+    modified: isoOf(n.mtime),
+    is_image: false,
+    is_video: false,
+    thumb_url: '',
+    locked: false,
+    lock: null,
+    app_state: parseItems(n.app_state),
+    perm,
   } as FileEntry;
   if (n.type === 'file' && lock) {
     base.locked = true;

@@ -88,7 +88,11 @@ export class FileService {
     this.search = new SearchService(d.db, d.thumbUrl, () => d.catalogue.locks.anyAtAll());
     this.transfers = new Transfers(this, d.queue, d.actors);
     // Every instance's page cache follows every instance's writes (several instances: docs/operations.md).
-    d.bus.onEveryInstance('folder.changed', (e) => this.listing.folderChanged(e.storage_id, e.folder, e.kind), () => this.listing.resync());
+    d.bus.onEveryInstance(
+      'folder.changed',
+      (e) => this.listing.folderChanged(e.storage_id, e.folder, e.kind),
+      () => this.listing.resync(),
+    );
   }
 
   /**

@@ -12,8 +12,13 @@ before(async () => {
   repo = new FolderIndexRepo(t.db);
   sid = testStorage(t.db);
   const ids = await testNodes(t.db, sid, [
-    { path: 'd', type: 'dir' }, { path: 'd/file10.txt', size: 5, mtime: 3 }, { path: 'd/file9.txt', size: 5, mtime: 1 }, { path: 'd/big.bin', size: 90, mtime: 2 },
-    { path: 'd/sub', type: 'dir' }, { path: 'd/gone.txt' }, { path: 'e/other.txt' },
+    { path: 'd', type: 'dir' },
+    { path: 'd/file10.txt', size: 5, mtime: 3 },
+    { path: 'd/file9.txt', size: 5, mtime: 1 },
+    { path: 'd/big.bin', size: 90, mtime: 2 },
+    { path: 'd/sub', type: 'dir' },
+    { path: 'd/gone.txt' },
+    { path: 'e/other.txt' },
   ]);
   await t.db.async.run(t.db.k.updateTable('nodes').set({ deleted_at: '2026-12-01T00:00:00.000Z' }).where('id', '=', ids[5]));
 });

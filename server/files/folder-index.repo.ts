@@ -37,8 +37,10 @@ export class FolderIndexRepo {
     let stmt = this.stmts.get(`${sort}:${locks}`);
     if (!stmt) {
       const col = COLUMN[sort];
-      stmt = this.db.sqlite.prepare(`SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
-        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`).raw();
+      stmt = this.db.sqlite
+        .prepare(`SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
+        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`)
+        .raw();
       this.stmts.set(`${sort}:${locks}`, stmt);
     }
     return stmt.all({ s: storageId, d: dir, perm }) as FolderRow[];

@@ -16,10 +16,13 @@ before(() => {
   cleanup = t.cleanup;
   db = openDatabase(join(t.dir, 'db.sqlite'));
   db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-  const ins = db.sqlite.prepare("INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime, thumb_state) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?, ?)");
+  const ins = db.sqlite.prepare(
+    "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime, thumb_state) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?, ?)",
+  );
   db.sqlite.transaction(() => {
     // Equal sizes and times in places, so ties fall to the name and id as in SQL.
-    for (let i = 0; i < 40; i++) ins.run(`f${i}.jpg`, `d/f${i}.jpg`, 'file', (i % 7) * 10, 1_700_000_000_000 + (i % 5), sortKey(`f${i}.jpg`), 'image/jpeg', i % 3 ? 'ready' : 'none');
+    for (let i = 0; i < 40; i++)
+      ins.run(`f${i}.jpg`, `d/f${i}.jpg`, 'file', (i % 7) * 10, 1_700_000_000_000 + (i % 5), sortKey(`f${i}.jpg`), 'image/jpeg', i % 3 ? 'ready' : 'none');
     for (let i = 0; i < 6; i++) ins.run(`sub${i}`, `d/sub${i}`, 'dir', 0, 1_700_000_000_000 + i, sortKey(`sub${i}`), null, 'none');
   })();
   repo = new ListingRepo(db);
@@ -63,24 +66,50 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
 
 test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a stamp epoch is part of the key', async () => {
   const ix = new FolderIndexes(db);
-  const page = (epoch: number) => JSON.parse(Buffer.concat(ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })!.entries).toString()) as Array<{ name: string; thumb_url: string; perm: string }>;
+  const page = (epoch: number) =>
+    JSON.parse(
+      Buffer.concat(
+        ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })!.entries,
+      ).toString(),
+    ) as Array<{ name: string; thumb_url: string; perm: string }>;
   const first = page(1);
   assert.ok(first.some((e) => e.thumb_url.startsWith('/api/files/thumb?token=t')));
   assert.ok(first.every((e) => e.perm === 'viewer'));
   db.sqlite.prepare("UPDATE nodes SET name = 'renamed.jpg' WHERE path = 'd/f1.jpg'").run();
   assert.ok(!page(1).some((e) => e.name === 'renamed.jpg'), 'no change event yet: the index is the cached one');
   ix.changed(1, 'd', false);
-  assert.ok(page(1).some((e) => e.name === 'renamed.jpg'), 'the change event rebuilt it');
+  assert.ok(
+    page(1).some((e) => e.name === 'renamed.jpg'),
+    'the change event rebuilt it',
+  );
   db.sqlite.prepare("UPDATE nodes SET name = 'f1.jpg' WHERE path = 'd/f1.jpg'").run();
-  assert.ok(page(2).some((e) => e.name === 'f1.jpg'), 'a new stamp epoch is a new index');
+  assert.ok(
+    page(2).some((e) => e.name === 'f1.jpg'),
+    'a new stamp epoch is a new index',
+  );
 });
 
 test('a folder above MAX_ENTRIES is left to SQL paging; a cursor the index does not hold too', async () => {
   const ix = new FolderIndexes(db);
-  const ins = db.sqlite.prepare("INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at) VALUES (1, 'big', ?, ?, 'file', 0, 0, ?, '')");
+  const ins = db.sqlite.prepare(
+    "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at) VALUES (1, 'big', ?, ?, 'file', 0, 0, ?, '')",
+  );
   db.sqlite.transaction(() => {
     for (let i = 0; i <= MAX_ENTRIES; i++) ins.run(`x${i}`, `big/x${i}`, sortKey(`x${i}`));
   })();
   assert.equal(ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }), null);
-  assert.equal(ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 10, offset: 0, after: { type: 'file', value: 0, key: 'zz', id: 999_999_999 }, perm: 'editor', stampEpoch: 0 }), null);
+  assert.equal(
+    ix.page({
+      storageId: 1,
+      dir: 'd',
+      sort: 'name',
+      desc: false,
+      limit: 10,
+      offset: 0,
+      after: { type: 'file', value: 0, key: 'zz', id: 999_999_999 },
+      perm: 'editor',
+      stampEpoch: 0,
+    }),
+    null,
+  );
 });

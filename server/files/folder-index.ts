@@ -53,7 +53,10 @@ export class FolderIndexes {
   private repo: FolderIndexRepo;
 
   /** `locked(storage)`: whether the storage may hold app locks (its indexes then join them). */
-  constructor(db: Db, private locked: (storageId: number) => boolean = () => false) {
+  constructor(
+    db: Db,
+    private locked: (storageId: number) => boolean = () => false,
+  ) {
     this.repo = new FolderIndexRepo(db);
   }
 
@@ -73,7 +76,18 @@ export class FolderIndexes {
    * or when `after` names a row the index does not hold. `stampEpoch` is part
    * of the key: signed thumbnail URLs inside the JSON are renewed with it.
    */
-  page(q: { storageId: number; dir: string; sort: SortField; desc: boolean; limit: number; offset: number; after?: Keyset; perm: Level; stamp?: (id: number) => string; stampEpoch: number }): IndexedPage | null {
+  page(q: {
+    storageId: number;
+    dir: string;
+    sort: SortField;
+    desc: boolean;
+    limit: number;
+    offset: number;
+    after?: Keyset;
+    perm: Level;
+    stamp?: (id: number) => string;
+    stampEpoch: number;
+  }): IndexedPage | null {
     const key = `${q.storageId}\u0000${q.dir}\u0000${q.sort}\u0000${q.perm}\u0000${q.stampEpoch}`;
     let ix = this.cache.get(q.storageId, q.dir, key);
     if (!ix) {
@@ -148,7 +162,12 @@ function descending(asc: FolderIndex): FolderIndex {
   });
   starts[n] = at;
   return {
-    body, starts, dirs: asc.dirs,
-    ids: Float64Array.from(order, (p) => asc.ids[p]), values: Float64Array.from(order, (p) => asc.values[p]), keys: order.map((p) => asc.keys[p]), bytes: asc.bytes,
+    body,
+    starts,
+    dirs: asc.dirs,
+    ids: Float64Array.from(order, (p) => asc.ids[p]),
+    values: Float64Array.from(order, (p) => asc.values[p]),
+    keys: order.map((p) => asc.keys[p]),
+    bytes: asc.bytes,
   };
 }

@@ -17,7 +17,6 @@ import { checkName, cleanRel, joinRel, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import type { FileService } from './file-service';
 
-
 export interface HomesView {
   enabled: boolean;
   storage_id: number | null;
@@ -44,8 +43,10 @@ export class Homes {
   view(): HomesView {
     const s = this.storage();
     return {
-      enabled: this.d.settings.get('homes_enabled'), storage_id: this.d.settings.get('home_storage_id'),
-      folder: this.d.settings.get('home_folder'), effective_storage: s ? { id: s.id, name: s.name } : null,
+      enabled: this.d.settings.get('homes_enabled'),
+      storage_id: this.d.settings.get('home_storage_id'),
+      folder: this.d.settings.get('home_folder'),
+      effective_storage: s ? { id: s.id, name: s.name } : null,
     };
   }
 

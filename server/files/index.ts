@@ -8,8 +8,15 @@
  */
 export { FileService, type FilesDeps, type FilePorts, type TrashPort, type VersionsPort, type NewdocPort } from './file-service';
 export {
-  ActorFiles, NEWDOC_TYPES, MAX_DELETE_PATHS, MAX_TEXT_BYTES, SYNC_COPY_MAX,
-  type OpenFile, type Path, type TransferResult, type WriteOptions,
+  ActorFiles,
+  NEWDOC_TYPES,
+  MAX_DELETE_PATHS,
+  MAX_TEXT_BYTES,
+  SYNC_COPY_MAX,
+  type OpenFile,
+  type Path,
+  type TransferResult,
+  type WriteOptions,
 } from './actor-files';
 export type { StagedWrite } from './staged-write';
 export type { Place, Target, TargetOptions } from './access';

@@ -25,7 +25,9 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
 
   const fill = (d: Db) => {
     d.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-    const ins = d.sqlite.prepare("INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?)");
+    const ins = d.sqlite.prepare(
+      "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?)",
+    );
     d.sqlite.transaction(() => {
       for (let i = 0; i < FILES; i++) ins.run(`f${i}.txt`, `d/f${i}.txt`, 'file', (i * 7) % 101, 1_700_000_000_000 + i, sortKey(`f${i}.txt`), 'text/plain');
       for (let i = 0; i < 5; i++) ins.run(`sub${i}`, `d/sub${i}`, 'dir', 0, 1_700_000_000_000, sortKey(`sub${i}`), null);
@@ -67,7 +69,10 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
       }
     }
     const byOffset = await repo.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 3, offset: 5, perm: 'editor' });
-    assert.deepEqual(JSON.parse(byOffset.json).map((e: { name: string; perm: string }) => `${e.name}:${e.perm}`), ['f0.txt:editor', 'f1.txt:editor', 'f2.txt:editor']);
+    assert.deepEqual(
+      JSON.parse(byOffset.json).map((e: { name: string; perm: string }) => `${e.name}:${e.perm}`),
+      ['f0.txt:editor', 'f1.txt:editor', 'f2.txt:editor'],
+    );
   });
 
   test('the event loop runs while the page is read', async () => {

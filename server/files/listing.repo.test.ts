@@ -15,7 +15,9 @@ before(() => {
   cleanup = t.cleanup;
   db = openDatabase(join(t.dir, 'db.sqlite'));
   db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-  const ins = db.sqlite.prepare("INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?)");
+  const ins = db.sqlite.prepare(
+    "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?)",
+  );
   db.sqlite.transaction(() => {
     for (let i = 0; i < 30; i++) ins.run(`f${i}.txt`, `d/f${i}.txt`, 'file', i * 10, 1_700_000_000_000 + i, sortKey(`f${i}.txt`), 'text/plain');
     for (let i = 0; i < 5; i++) ins.run(`sub${i}`, `d/sub${i}`, 'dir', 0, 1_700_000_000_000, sortKey(`sub${i}`), null);
@@ -50,8 +52,20 @@ test('keyset pages walk every sort and direction exactly once, folders first', a
 test('entries are built by SQLite in the File entry shape', async () => {
   const [f] = JSON.parse((await repo.page({ storageId: 1, dir: 'd', sort: 'size', desc: true, limit: 6, offset: 5, perm: 'viewer' })).json);
   assert.deepEqual(f, {
-    id: 30, name: 'f29.txt', type: 'file', size: 290, modified: new Date(1_700_000_000_029).toISOString(), mime: 'text/plain',
-    etag: `"${(290).toString(16)}-${(1_700_000_000_029).toString(16)}"`, is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: [], perm: 'viewer',
+    id: 30,
+    name: 'f29.txt',
+    type: 'file',
+    size: 290,
+    modified: new Date(1_700_000_000_029).toISOString(),
+    mime: 'text/plain',
+    etag: `"${(290).toString(16)}-${(1_700_000_000_029).toString(16)}"`,
+    is_image: false,
+    is_video: false,
+    thumb_url: '',
+    locked: false,
+    lock: null,
+    app_state: [],
+    perm: 'viewer',
   });
 });
 
@@ -71,7 +85,10 @@ test('a folder is known by its own row or a child, filled by a child, through th
   assert.equal((await repo.probe(1, 'd/f0.txt')).type, 'file');
   assert.deepEqual(await repo.probe(1, 'nowhere'), { type: null, known: false, filled: false });
   assert.deepEqual(await repo.probe(2, 'd'), { type: null, known: false, filled: false }, 'another storage');
-  const plan = db.sqlite.prepare('EXPLAIN QUERY PLAN ' + PROBE_SQL).all({ s: 1, p: 'd' }).map((r) => (r as { detail: string }).detail);
+  const plan = db.sqlite
+    .prepare('EXPLAIN QUERY PLAN ' + PROBE_SQL)
+    .all({ s: 1, p: 'd' })
+    .map((r) => (r as { detail: string }).detail);
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_path (storage_id=? AND path=?)'), plan.join('; '));
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=?)'), plan.join('; '));
 });

@@ -72,7 +72,10 @@ export class ListingRepo {
   readonly indexes: FolderIndexes;
 
   /** `locked(storage)`: whether the storage may hold app locks (its pages then join them; FileLocks.any). */
-  constructor(private db: Db, private locked: (storageId: number) => boolean = () => false) {
+  constructor(
+    private db: Db,
+    private locked: (storageId: number) => boolean = () => false,
+  ) {
     this.indexes = new FolderIndexes(db, locked);
   }
 
@@ -81,7 +84,6 @@ export class ListingRepo {
     const [[type, child]] = await this.db.async.sql<[FolderProbe['type'], unknown]>(PROBE_SQL, { s: storageId, p: dir }, { raw: true });
     return { type, known: type !== null || Boolean(child), filled: Boolean(child) };
   }
-
 
   /**
    * One page of a folder: folders first, then by the sort field, ties by natural name and id, all in the

@@ -60,7 +60,11 @@ export class ListingService {
   private compressed = new CompressedPages();
 
   /** `stamp` signs thumbnail URLs (from the thumbnails module); without it `thumb_url` stays a bare path. */
-  constructor(private cat: Catalogue, private repo: ListingRepo, private stamp?: (id: number) => string) {}
+  constructor(
+    private cat: Catalogue,
+    private repo: ListingRepo,
+    private stamp?: (id: number) => string,
+  ) {}
 
   /** Feeds the page cache: call for every `folder.changed` event (removals and moves are structural). */
   folderChanged(storageId: number, folder: string, kind: string): void {
@@ -88,14 +92,46 @@ export class ListingService {
     if (passage !== undefined) return plain(Buffer.from(listingJson(this.passage(storage, rel, passages ?? [passage]))));
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
-    const shown = { path: uiPath(storage.name, rel), storage: { name: storage.name, driver: storage.driver, readonly: !!storage.read_only || storage.status === 'offline', offline: storage.status === 'offline' } };
+    const shown = {
+      path: uiPath(storage.name, rel),
+      storage: {
+        name: storage.name,
+        driver: storage.driver,
+        readonly: !!storage.read_only || storage.status === 'offline',
+        offline: storage.status === 'offline',
+      },
+    };
     const epoch = Math.floor(Date.now() / STAMP_EPOCH_MS);
-    const key = JSON.stringify([storage.id, rel, input.sort, desc, input.limit, after ? input.cursor : input.offset, level, storage.name, storage.driver, storage.read_only, storage.status, epoch]);
+    const key = JSON.stringify([
+      storage.id,
+      rel,
+      input.sort,
+      desc,
+      input.limit,
+      after ? input.cursor : input.offset,
+      level,
+      storage.name,
+      storage.driver,
+      storage.read_only,
+      storage.status,
+      epoch,
+    ]);
     if (encoding) {
       const copy = this.compressed.get(storage.id, rel, key, encoding);
       if (copy) return { body: copy, encoding };
     }
-    const ix = this.repo.indexes.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level, stamp: this.stamp, stampEpoch: epoch });
+    const ix = this.repo.indexes.page({
+      storageId: storage.id,
+      dir: rel,
+      sort: input.sort,
+      desc,
+      limit: input.limit,
+      offset: input.offset,
+      after,
+      perm: level,
+      stamp: this.stamp,
+      stampEpoch: epoch,
+    });
     if (ix) {
       const pieces = listingPieces({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
       if (encoding) this.compressed.offer(storage.id, rel, key, encoding, pieces);
@@ -108,14 +144,25 @@ export class ListingService {
     }
     // A change landing while the page is read leaves it stale: then it is served but neither cached nor compressed.
     const stamp = this.cache.stampOf(storage.id, rel);
-    const page = await this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+    const page = await this.repo.page({
+      storageId: storage.id,
+      dir: rel,
+      sort: input.sort,
+      desc,
+      limit: input.limit,
+      offset: input.offset,
+      after,
+      perm: level,
+    });
     const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
-    const body = Buffer.from(listingJson({
-      ...shown,
-      entriesJson: stampThumbs(page.json, this.stamp),
-      total: page.total,
-      next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
-    }));
+    const body = Buffer.from(
+      listingJson({
+        ...shown,
+        entriesJson: stampThumbs(page.json, this.stamp),
+        total: page.total,
+        next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
+      }),
+    );
     if (this.cache.stampOf(storage.id, rel) !== stamp) return plain(body);
     this.cache.set(storage.id, rel, key, { body, bytes: body.length }, stamp);
     if (encoding) this.compressed.offer(storage.id, rel, key, encoding, body);
@@ -190,8 +237,18 @@ export class ListingService {
   /** The root: one folder entry per storage the caller can open. */
   private storages(fa: ActorFiles, input: ListInput): Listing {
     const rows = fa.visible().map(({ storage: s, level }) => ({
-      id: s.id, name: s.name, type: 'dir' as const, size: 0, modified: isoOf(Date.parse(s.updated_at) || 0),
-      is_image: false, is_video: false, thumb_url: '', locked: false, lock: null, app_state: [], perm: level as Level,
+      id: s.id,
+      name: s.name,
+      type: 'dir' as const,
+      size: 0,
+      modified: isoOf(Date.parse(s.updated_at) || 0),
+      is_image: false,
+      is_video: false,
+      thumb_url: '',
+      locked: false,
+      lock: null,
+      app_state: [],
+      perm: level as Level,
     }));
     const cmp = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
     rows.sort((a, b) => cmp.compare(a.name, b.name) * (input.dir === 'desc' ? -1 : 1));
@@ -203,7 +260,6 @@ export class ListingService {
       next_cursor: null,
     };
   }
-
 }
 
 /** A folder entry from the catalogue: the backend's fields and the node's id. */
@@ -232,7 +288,11 @@ export function listingJson(l: Listing): string {
 
 /** The same body as byte pieces: an indexed page's entries are slices of its folder's index. */
 function listingPieces(l: Omit<Listing, 'entriesJson'>, entries: Buffer[]): Buffer[] {
-  return [Buffer.from(`{"path":${JSON.stringify(l.path)},"entries":`), ...entries, Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`)];
+  return [
+    Buffer.from(`{"path":${JSON.stringify(l.path)},"entries":`),
+    ...entries,
+    Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`),
+  ];
 }
 
 /** Pieces sent as they are (a copy into one buffer per request was the main allocation of a listing under load). */
@@ -261,6 +321,14 @@ function decodeCursor(raw: string, sort: SortField, desc: boolean): Keyset {
   }
   if (!Array.isArray(v) || v.length !== 6) throw bad();
   const [s, d, type, value, key, id] = v;
-  if (s !== sort || d !== (desc ? 1 : 0) || (type !== 'dir' && type !== 'file') || typeof value !== 'number' || typeof key !== 'string' || !Number.isSafeInteger(id)) throw bad();
+  if (
+    s !== sort ||
+    d !== (desc ? 1 : 0) ||
+    (type !== 'dir' && type !== 'file') ||
+    typeof value !== 'number' ||
+    typeof key !== 'string' ||
+    !Number.isSafeInteger(id)
+  )
+    throw bad();
   return { type, value, key, id };
 }

@@ -30,5 +30,8 @@ test('If-Range, conditional requests and the RFC 5987 file name', () => {
   assert.equal(notModified({ ifNoneMatch: 'W/"a-b", "x"' }, '"a-b"', mtime), true);
   assert.equal(notModified({ ifNoneMatch: '"x"', ifModifiedSince: new Date(mtime).toUTCString() }, '"a-b"', mtime), false);
   assert.equal(notModified({ ifModifiedSince: new Date(mtime + 1000).toUTCString() }, '"a-b"', mtime), true);
-  assert.equal(contentDisposition('rapor şubat "v2".pdf', false), `attachment; filename="rapor _ubat _v2_.pdf"; filename*=UTF-8''rapor%20%C5%9Fubat%20%22v2%22.pdf`);
+  assert.equal(
+    contentDisposition('rapor şubat "v2".pdf', false),
+    `attachment; filename="rapor _ubat _v2_.pdf"; filename*=UTF-8''rapor%20%C5%9Fubat%20%22v2%22.pdf`,
+  );
 });

@@ -23,7 +23,10 @@ export function planRange(header: string | undefined, size: number): RangePlan {
   if (!header) return { kind: 'full' };
   const m = /^\s*bytes\s*=\s*(.+)$/i.exec(header);
   if (!m) return { kind: 'full' };
-  const parts = m[1].split(',').map((s) => s.trim()).filter(Boolean);
+  const parts = m[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (parts.length === 0 || parts.length > MAX_SPANS) return { kind: 'full' };
   const spans: Span[] = [];
   for (const part of parts) {

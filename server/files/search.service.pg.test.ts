@@ -18,11 +18,26 @@ const FILES = 1200;
 /** Two storages; `Docs` holds FILES report files, a folder named like them, and a body match. */
 function fill(db: Db): void {
   const s = db.sqlite;
-  for (const name of ['Docs', 'Other']) s.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES (?, ?, 'local', '', '')").run(name, name);
-  const node = s.prepare("INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?)");
+  for (const name of ['Docs', 'Other'])
+    s.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES (?, ?, 'local', '', '')").run(name, name);
+  const node = s.prepare(
+    "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?)",
+  );
   const fts = s.prepare('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)');
   const add = (storage: number, dir: string, name: string, type: 'file' | 'dir', body: string | null = null) => {
-    const id = Number(node.run(storage, dir, name, dir ? `${dir}/${name}` : name, type, type === 'dir' ? 0 : name.length, 1_700_000_000_000 + name.length, sortKey(name), type === 'dir' ? null : 'application/pdf').lastInsertRowid);
+    const id = Number(
+      node.run(
+        storage,
+        dir,
+        name,
+        dir ? `${dir}/${name}` : name,
+        type,
+        type === 'dir' ? 0 : name.length,
+        1_700_000_000_000 + name.length,
+        sortKey(name),
+        type === 'dir' ? null : 'application/pdf',
+      ).lastInsertRowid,
+    );
     fts.run(id, name, body);
   };
   s.transaction(() => {
@@ -62,7 +77,10 @@ describe('search on the pool (PostgreSQL)', { skip: skip ?? false }, () => {
     dir.cleanup();
   });
 
-  const both = actor([[1, 'Docs'], [2, 'Other']]);
+  const both = actor([
+    [1, 'Docs'],
+    [2, 'Other'],
+  ]);
   const cases: Array<[string, ActorFiles, SearchInput]> = [
     ['many hits, total past the limit', both, { q: 'report', limit: 50 }],
     ['a body match', both, { q: 'quarterly', limit: 10 }],
@@ -82,12 +100,18 @@ describe('search on the pool (PostgreSQL)', { skip: skip ?? false }, () => {
     const entries = JSON.parse(many.entriesJson) as Array<{ path: string; type: string }>;
     assert.equal(many.total, FILES + 4, 'every match counted, not just the page');
     assert.equal(entries.length, 50);
-    assert.deepEqual(entries.slice(0, 4).map((e) => `${e.type} ${e.path}`), ['dir /Docs/Report-archive', 'dir /Docs/reports', 'file /Docs/reports/notes.txt', 'file /Docs/report-0.pdf']);
+    assert.deepEqual(
+      entries.slice(0, 4).map((e) => `${e.type} ${e.path}`),
+      ['dir /Docs/Report-archive', 'dir /Docs/reports', 'file /Docs/reports/notes.txt', 'file /Docs/report-0.pdf'],
+    );
   });
 
   test('the event loop runs while PostgreSQL searches', async () => {
     const search = new SearchService(pg);
-    const first = await Promise.race([search.search(both, { q: 'report', limit: 1000 }).then(() => 'search'), new Promise((r) => setImmediate(() => r('event loop')))]);
+    const first = await Promise.race([
+      search.search(both, { q: 'report', limit: 1000 }).then(() => 'search'),
+      new Promise((r) => setImmediate(() => r('event loop'))),
+    ]);
     assert.equal(first, 'event loop');
   });
 });

@@ -35,7 +35,11 @@ export interface SearchResult {
 
 export class SearchService {
   /** `anyLocks()`: whether any storage may hold app locks (results then join them; FileLocks.anyAtAll). */
-  constructor(private db: Db, private stamp?: (id: number) => string, private anyLocks: () => boolean = () => false) {}
+  constructor(
+    private db: Db,
+    private stamp?: (id: number) => string,
+    private anyLocks: () => boolean = () => false,
+  ) {}
 
   /**
    * Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see.
@@ -47,7 +51,8 @@ export class SearchService {
     if (!('from' in plan)) return plan.empty;
     const { empty, from, args } = plan;
     const locks = this.anyLocks();
-    const { rows, total } = this.db.dialect === 'postgres' ? await pagedPg(this.db.async, from, args, s.limit, locks) : await this.paged(from, args, s.limit, locks);
+    const { rows, total } =
+      this.db.dialect === 'postgres' ? await pagedPg(this.db.async, from, args, s.limit, locks) : await this.paged(from, args, s.limit, locks);
     const entriesJson = '[' + rows.map(([json, storage, path]) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}}`).join(',') + ']';
     return { ...empty, entriesJson: stampThumbs(entriesJson, this.stamp), total };
   }
@@ -58,7 +63,9 @@ export class SearchService {
     // A storage passed through on the way to granted folders (a home) is searched only inside them: when it is
     // the one storage in sight with one such folder, or the scope lies inside one (below). Never the rest of it.
     const home = seen.length === 1 && seen[0].through?.length === 1 ? { storage_id: seen[0].storage.id, rel: seen[0].through[0] } : null;
-    let storages = seen.filter((x) => !x.through || home).map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
+    let storages = seen
+      .filter((x) => !x.through || home)
+      .map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
     // A key's root (or a link's item) bounds every search; a scope on the way down to it searches the root.
     const bound = confinement(fa.actor) ?? home;
     let prefix = bound?.rel ?? '';
@@ -74,7 +81,12 @@ export class SearchService {
       if (r.passage === undefined) prefix = r.rel;
     }
     const one = storages.length === 1 && s.path ? storages[0] : null;
-    const empty = { path: s.path || '/', entriesJson: '[]', total: 0, storage: one ? { name: one.name, driver: one.driver, readonly: one.ro } : { name: '', driver: '', readonly: true } };
+    const empty = {
+      path: s.path || '/',
+      entriesJson: '[]',
+      total: 0,
+      storage: one ? { name: one.name, driver: one.driver, readonly: one.ro } : { name: '', driver: '', readonly: true },
+    };
     if (storages.length === 0) return { empty };
 
     const args: Record<string, unknown> = {};
@@ -97,7 +109,7 @@ export class SearchService {
       args.like = `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
     }
     if (prefix) {
-      where.push("(n.path >= @pre1 AND n.path < @pre2)");
+      where.push('(n.path >= @pre1 AND n.path < @pre2)');
       Object.assign(args, { pre1: prefix + '/', pre2: prefix + '0' });
     }
     if (s.type) {
@@ -108,11 +120,12 @@ export class SearchService {
       where.push('(' + s.ext.map((_, i) => `lower(n.name) LIKE @ext${i} ESCAPE '\\'`).join(' OR ') + ')');
       s.ext.forEach((e, i) => (args[`ext${i}`] = `%.${e.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}`));
     }
-    if (s.min_size !== undefined) (where.push('n.size >= @min'), (args.min = s.min_size));
-    if (s.max_size !== undefined) (where.push('n.size <= @max'), (args.max = s.max_size));
-    if (s.after !== undefined) (where.push('n.mtime >= @after'), (args.after = s.after));
-    if (s.before !== undefined) (where.push('n.mtime < @before'), (args.before = s.before));
-    if (where.length === 1 && nodes === 'nodes n') throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
+    if (s.min_size !== undefined) where.push('n.size >= @min'), (args.min = s.min_size);
+    if (s.max_size !== undefined) where.push('n.size <= @max'), (args.max = s.max_size);
+    if (s.after !== undefined) where.push('n.mtime >= @after'), (args.after = s.after);
+    if (s.before !== undefined) where.push('n.mtime < @before'), (args.before = s.before);
+    if (where.length === 1 && nodes === 'nodes n')
+      throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
 
     // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
     // Typed: a VALUES row of bare parameters is text on PostgreSQL.
@@ -125,7 +138,8 @@ export class SearchService {
   /** The page and its total as two statements (SQLite: in-process, each cheap). */
   private async paged(from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
     const entry = entryJsonSql(this.db.dialect, locks).replace(/@perm/g, 'lv.lv_perm');
-    const page = from.replace('%COLS%', `${entry}, lv.lv_name, n.path`).replace('%JOIN%', locks ? lockJoin('n') : '') + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit';
+    const page =
+      from.replace('%COLS%', `${entry}, lv.lv_name, n.path`).replace('%JOIN%', locks ? lockJoin('n') : '') + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit';
     const [rows, [[total]]] = await Promise.all([
       this.db.async.sql<Row>(page, { ...args, limit }, { raw: true }),
       this.db.async.sql<[number]>(from.replace('%COLS%', 'count(*)').replace('%JOIN%', ''), args, { raw: true }),

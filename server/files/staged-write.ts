@@ -14,7 +14,11 @@ import type { Target } from './access';
 import type { FileService } from './file-service';
 
 export class StagedWrite {
-  constructor(readonly target: Target, private actor: Actor, private svc: FileService) {}
+  constructor(
+    readonly target: Target,
+    private actor: Actor,
+    private svc: FileService,
+  ) {}
 
   /** The storage's own multipart capability, or null (the parts are then staged in the data folder). */
   multipart() {

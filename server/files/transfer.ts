@@ -47,7 +47,11 @@ const STARTED = 'started';
 const COPIED = 'copied';
 
 export class Transfers {
-  constructor(private files: FileService, private queue: JobQueue, private actors: ActorRestorer) {
+  constructor(
+    private files: FileService,
+    private queue: JobQueue,
+    private actors: ActorRestorer,
+  ) {
     queue.register(TRANSFER_JOB, (ctx) => this.run(ctx), { concurrency: 2, maxAttempts: 1, keepsAwake: true });
   }
 
@@ -127,7 +131,11 @@ export class Transfers {
       if (!(resumed && (await this.committed(ctx, fa, to, item)))) {
         const from: Place = { storage_id: t.src.storage_id, rel: item.rel === '' ? t.src.rel : joinRel(t.src.rel, item.rel) };
         const report = (bytes: number, resumedAt?: number) =>
-          ctx.progress(total ? (done + bytes) / total : 1, { done: done + bytes, total }, resumedAt === undefined ? undefined : `resumed ${item.entry.name} at byte ${resumedAt}`);
+          ctx.progress(
+            total ? (done + bytes) / total : 1,
+            { done: done + bytes, total },
+            resumedAt === undefined ? undefined : `resumed ${item.entry.name} at byte ${resumedAt}`,
+          );
         const written = await this.copyFile(ctx, from, to, item, report);
         if (item.rel !== '') await ops.written(to, written, fa.ctx(t.op));
         ctx.journal.put(`f:${item.rel}`);
@@ -142,10 +150,17 @@ export class Transfers {
    * stage them and the file spans several (resumes mid-file, chunked-copy.ts),
    * else in one atomic write (a crash restarts that file).
    */
-  private async copyFile(ctx: JobContext<TransferPayload>, from: Place, to: Place, item: TreeItem, report: (bytes: number, resumedAt?: number) => void): Promise<Entry> {
+  private async copyFile(
+    ctx: JobContext<TransferPayload>,
+    from: Place,
+    to: Place,
+    item: TreeItem,
+    report: (bytes: number, resumedAt?: number) => void,
+  ): Promise<Entry> {
     const ops = this.files.ops;
     const mp = await chunkable(ops, to, item.entry.size);
-    if (!mp) return ops.write(to, await ops.read(from, undefined, ctx.signal), { size: item.entry.size, mime: item.entry.mime, overwrite: true, signal: ctx.signal });
+    if (!mp)
+      return ops.write(to, await ops.read(from, undefined, ctx.signal), { size: item.entry.size, mime: item.entry.mime, overwrite: true, signal: ctx.signal });
     const key = `c:${item.rel}`;
     try {
       return await copyInParts(ops, mp, { from, to, source: item.entry, journal: ctx.journal, key, signal: ctx.signal, onCommitted: report });

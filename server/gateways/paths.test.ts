@@ -14,8 +14,15 @@ test('gateway paths: resolved against a working folder without climbing above /,
   const f = (raw: string) => treePath(raw, { dots: 'refuse' });
   assert.equal(f('/Photos/./a'), '/Photos/a');
   for (const bad of ['/Photos/../x', '/..', '../x', 'a\\..\\b', '/a\0b'])
-    assert.throws(() => f(bad), (e: { code?: string }) => e.code === 'bad_path', bad);
-  assert.throws(() => r('a\\b'), (e: { code?: string }) => e.code === 'bad_path');
+    assert.throws(
+      () => f(bad),
+      (e: { code?: string }) => e.code === 'bad_path',
+      bad,
+    );
+  assert.throws(
+    () => r('a\\b'),
+    (e: { code?: string }) => e.code === 'bad_path',
+  );
   assert.deepEqual(splitLast('/Photos/2024/a.jpg'), { parent: '/Photos/2024', name: 'a.jpg' });
   assert.deepEqual(splitLast('/Photos'), { parent: '/', name: 'Photos' });
 });

@@ -66,7 +66,15 @@ export class GatewayTree {
   async write(path: string, body: Readable, o: { size?: number; overwrite?: boolean; signal?: AbortSignal } = {}): Promise<GateNode> {
     // The web upload's rules: max_upload_bytes and the owner's quota.
     const m = await this.uploads.metered(this.actor, path.slice(path.lastIndexOf('/') + 1), body, o.size);
-    return this.files.write(path, m.body, { size: o.size, mime: m.mime, overwrite: o.overwrite, signal: o.signal, origin: this.protocol, audit: 'file.upload', body: m.text });
+    return this.files.write(path, m.body, {
+      size: o.size,
+      mime: m.mime,
+      overwrite: o.overwrite,
+      signal: o.signal,
+      origin: this.protocol,
+      audit: 'file.upload',
+      body: m.text,
+    });
   }
 
   async mkdir(path: string): Promise<void> {

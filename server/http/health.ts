@@ -30,10 +30,21 @@ export function createHealth(o: { db: Db; admission: AdmissionOptions; extra?: S
     ['event_loop', () => loop.snapshot()],
     ['admission', () => admission.stats()],
     ['db', () => ({ ...o.db.waits.snapshot(), write_wait_ms: o.db.waits.waitMs })],
-    ['memory', () => {
-      const m = process.memoryUsage();
-      return { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), send_pool_idle_mb: mb(sendPool.idleBytes), send_held_mb: mb(sendPool.heldBytes), settled_after_load: settle.settled };
-    }],
+    [
+      'memory',
+      () => {
+        const m = process.memoryUsage();
+        return {
+          rss_mb: mb(m.rss),
+          heap_used_mb: mb(m.heapUsed),
+          heap_total_mb: mb(m.heapTotal),
+          external_mb: mb(m.external),
+          send_pool_idle_mb: mb(sendPool.idleBytes),
+          send_held_mb: mb(sendPool.heldBytes),
+          settled_after_load: settle.settled,
+        };
+      },
+    ],
     ['uptime_s', () => Math.round(process.uptime())],
     ...(o.extra ?? []),
   ];

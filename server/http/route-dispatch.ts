@@ -18,7 +18,13 @@ export function routerDispatch(routers: Array<Router<AppState>>): Mw {
     const routes = r.routes() as unknown as Mw;
     const allowed = r.allowedMethods({ throw: false }) as unknown as Mw;
     const p = r.opts.prefix?.replace(/\/+$/, '');
-    return { prefix: p && !p.includes(':') ? p.toLowerCase() : null, mw: (ctx, next) => routes(ctx, async () => { await allowed(ctx, next); }) };
+    return {
+      prefix: p && !p.includes(':') ? p.toLowerCase() : null,
+      mw: (ctx, next) =>
+        routes(ctx, async () => {
+          await allowed(ctx, next);
+        }),
+    };
   });
   return (ctx, next) => {
     // Routers match case-insensitively by default; so does the skip.

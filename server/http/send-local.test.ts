@@ -30,7 +30,10 @@ async function serve(file: string): Promise<{ url: string; server: Server }> {
     const start = Number(u.searchParams.get('start'));
     const end = Number(u.searchParams.get('end'));
     res.writeHead(200, { 'content-length': end - start + 1 });
-    sendLocalRange(res, file, start, end).then(() => res.end(), () => res.destroy());
+    sendLocalRange(res, file, start, end).then(
+      () => res.end(),
+      () => res.destroy(),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, server };
@@ -115,7 +118,10 @@ test('clients that leave while their socket is full: every send ends, its descri
   await until(() => sends.length === 10 && sendPool.heldBytes - heldBefore === 10 * 2 * MiB, 'ten sends holding their buffers');
   for (const s of readers) s.destroy();
   // The writes they waited on never call back: before, these sends (buffers and descriptors) stayed forever.
-  await until(() => sendPool.heldBytes === heldBefore && fds() <= fdsBefore, () => `held ${sendPool.heldBytes - heldBefore} bytes, ${fds() - fdsBefore} descriptors`);
+  await until(
+    () => sendPool.heldBytes === heldBefore && fds() <= fdsBefore,
+    () => `held ${sendPool.heldBytes - heldBefore} bytes, ${fds() - fdsBefore} descriptors`,
+  );
   const sent = await Promise.all(sends);
   for (const n of sent) assert.ok(n < size, `a reader that left got ${n} of ${size} bytes`);
 });

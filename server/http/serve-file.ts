@@ -57,7 +57,10 @@ async function serve(ctx: Ctx, f: OpenFile, o: ServeOptions, settle: (bytes: num
     'Cache-Control': o.cacheControl,
     'X-Content-Type-Options': 'nosniff',
   });
-  if (o.conditional && notModified({ ifNoneMatch: ctx.get('if-none-match') || undefined, ifModifiedSince: ctx.get('if-modified-since') || undefined }, f.etag, f.mtime)) {
+  if (
+    o.conditional &&
+    notModified({ ifNoneMatch: ctx.get('if-none-match') || undefined, ifModifiedSince: ctx.get('if-modified-since') || undefined }, f.etag, f.mtime)
+  ) {
     ctx.status = 304;
     return settle(0);
   }

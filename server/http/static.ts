@@ -76,7 +76,9 @@ export function serveRenderer(root: string, excluded: RegExp, origins: () => App
     const file = join(root, rel);
     const twin = (c: Coding) => `${file}.${SUFFIX[c]}`;
     const fresh = !!t && t.size === size && t.mtimeMs === mtimeMs;
-    const offered = (['br', 'gzip'] as const).filter((c) => fresh && t[SUFFIX[c]] !== undefined && statSync(twin(c), { throwIfNoEntry: false })?.size === t[SUFFIX[c]]);
+    const offered = (['br', 'gzip'] as const).filter(
+      (c) => fresh && t[SUFFIX[c]] !== undefined && statSync(twin(c), { throwIfNoEntry: false })?.size === t[SUFFIX[c]],
+    );
     const coding = offered.length ? pickEncoding(ctx.get('accept-encoding'), offered) : null;
     if (offered.length) ctx.vary('Accept-Encoding');
     if (coding) ctx.set('Content-Encoding', coding);

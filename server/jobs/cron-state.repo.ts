@@ -21,7 +21,10 @@ export class CronStateRepo {
   async lastRun(name: string, now: string): Promise<string> {
     const known = await this.db.async.first(this.read(name));
     if (known) return known.last_run_at;
-    const seed = this.db.k.insertInto('cron_state').values({ name, last_run_at: now }).onConflict((oc) => oc.column('name').doNothing());
+    const seed = this.db.k
+      .insertInto('cron_state')
+      .values({ name, last_run_at: now })
+      .onConflict((oc) => oc.column('name').doNothing());
     const read = this.read(name);
     return this.db.async.unit(function* (t) {
       yield* t.run(seed);
@@ -37,7 +40,10 @@ export class CronStateRepo {
   /** Records a run at `at` whatever was recorded before (a "run now"). */
   async record(name: string, at: string): Promise<void> {
     await this.db.async.run(
-      this.db.k.insertInto('cron_state').values({ name, last_run_at: at }).onConflict((oc) => oc.column('name').doUpdateSet({ last_run_at: at })),
+      this.db.k
+        .insertInto('cron_state')
+        .values({ name, last_run_at: at })
+        .onConflict((oc) => oc.column('name').doUpdateSet({ last_run_at: at })),
     );
   }
 }

@@ -16,8 +16,15 @@ export function governorHostStatus(governor: Governor, send: (m: GovernorHostMes
   const line = hostLine<GovernorHostMessage>(() => {
     const s = governor.status();
     return {
-      type: 'governor', lanes: s.lanes, active: s.active, cpu_percent: Math.round(s.cpu_percent / CPU_STEP) * CPU_STEP, budget_percent: s.budget_percent,
-      paused: s.paused, pause_reasons: s.pause_reasons, on_battery: s.power.on_battery, user_idle: s.power.user_idle,
+      type: 'governor',
+      lanes: s.lanes,
+      active: s.active,
+      cpu_percent: Math.round(s.cpu_percent / CPU_STEP) * CPU_STEP,
+      budget_percent: s.budget_percent,
+      paused: s.paused,
+      pause_reasons: s.pause_reasons,
+      on_battery: s.power.on_battery,
+      user_idle: s.power.user_idle,
     };
   }, send);
   line.tick();

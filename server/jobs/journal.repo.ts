@@ -26,7 +26,14 @@ export class JournalRepo {
 
   /** How many keys the op recorded. */
   size(opId: string): number {
-    return Number(this.db.first(this.db.k.selectFrom('op_journal').select((eb) => eb.fn.countAll().as('n')).where('op_id', '=', opId))!.n);
+    return Number(
+      this.db.first(
+        this.db.k
+          .selectFrom('op_journal')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('op_id', '=', opId),
+      )!.n,
+    );
   }
 
   /** Forgets the op's journal. */

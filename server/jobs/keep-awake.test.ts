@@ -21,14 +21,22 @@ test('asks the host to keep awake while a long op or a transfer runs, not for ba
   const q = new JobQueue(db, { concurrency: 4, pollMs: 20 });
   const gates: Array<() => void> = [];
   const held = () => new Promise<void>((r) => gates.push(r));
-  q.register('awake.long', async (ctx) => {
-    ctx.progress(0.5, { done: 5, total: 10 });
-    await held();
-  }, { keepsAwake: true, concurrency: 2 });
+  q.register(
+    'awake.long',
+    async (ctx) => {
+      ctx.progress(0.5, { done: 5, total: 10 });
+      await held();
+    },
+    { keepsAwake: true, concurrency: 2 },
+  );
   q.register('awake.background', () => held());
   let transfers = 0;
   const sent: InhibitHostMessage[] = [];
-  const k = new KeepAwake(q, () => transfers, (m) => sent.push(m));
+  const k = new KeepAwake(
+    q,
+    () => transfers,
+    (m) => sent.push(m),
+  );
   q.onOpChange(() => k.changed());
   try {
     k.flush();
@@ -45,13 +53,22 @@ test('asks the host to keep awake while a long op or a transfer runs, not for ba
     const st = k.status();
     assert.equal(st.active, true);
     assert.ok(st.since && Date.parse(st.since) <= Date.now());
-    assert.deepEqual(st.resumable_ops.map((o) => [o.kind, o.status]), [['awake.long', 'running'], ['awake.long', 'running']]);
+    assert.deepEqual(
+      st.resumable_ops.map((o) => [o.kind, o.status]),
+      [
+        ['awake.long', 'running'],
+        ['awake.long', 'running'],
+      ],
+    );
     assert.equal(st.resumable_ops.find((o) => o.id === id)?.bytes_done, 5);
 
     transfers = 3;
     k.changed();
     await sleep(400);
-    assert.deepEqual(sent.at(-1)?.reasons, [{ kind: 'transfers', count: 3 }, { kind: 'awake.long', count: 2 }]);
+    assert.deepEqual(sent.at(-1)?.reasons, [
+      { kind: 'transfers', count: 3 },
+      { kind: 'awake.long', count: 2 },
+    ]);
 
     transfers = 0;
     gates.splice(0).forEach((g) => g());

@@ -68,7 +68,16 @@ export class KeepAwake {
       active,
       since: active ? this.since : null,
       reasons,
-      resumable_ops: this.queue.liveKeepingAwake().map(({ id, kind, status, progress, bytes_done, bytes_total, message, attempts }) => ({ id, kind, status, progress, bytes_done, bytes_total, message, attempts })),
+      resumable_ops: this.queue.liveKeepingAwake().map(({ id, kind, status, progress, bytes_done, bytes_total, message, attempts }) => ({
+        id,
+        kind,
+        status,
+        progress,
+        bytes_done,
+        bytes_total,
+        message,
+        attempts,
+      })),
     };
   }
 

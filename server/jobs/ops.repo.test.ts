@@ -13,14 +13,25 @@ before(async () => {
 after(() => t?.close());
 
 const op = (o: Partial<NewOp> = {}): NewOp => ({
-  id: `op_${++n}`, kind: 'test.kind', priority: 0, payload: '{}', owner_id: null, visible: false, dedup_key: null, max_attempts: 3, run_at: '2000-01-01T00:00:00.000Z', ...o,
+  id: `op_${++n}`,
+  kind: 'test.kind',
+  priority: 0,
+  payload: '{}',
+  owner_id: null,
+  visible: false,
+  dedup_key: null,
+  max_attempts: 3,
+  run_at: '2000-01-01T00:00:00.000Z',
+  ...o,
 });
 const soon = () => new Date(Date.now() + 60_000).toISOString();
 
 test('ten claims of one queued op: one wins; only the holder of the lease records its outcome', async () => {
   const o = op();
   assert.ok(repo.insert(o));
-  const got = await Promise.all(Array.from({ length: 10 }, (_, i) => repo.claim(o.id, `inst${i}`, t.db.dialect === 'postgres' ? soon() : null, new Date().toISOString())));
+  const got = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => repo.claim(o.id, `inst${i}`, t.db.dialect === 'postgres' ? soon() : null, new Date().toISOString())),
+  );
   assert.equal(got.filter(Boolean).length, 1);
   const owner = `inst${got.indexOf(true)}`;
   const other = owner === 'inst0' ? 'inst1' : 'inst0';
@@ -40,7 +51,10 @@ test('a live dedup key keeps its one op; due, depth and the expired lease take-o
   assert.equal(repo.insert(op({ dedup_key: 'same', kind: 'test.dedup' })), false, 'the unique index decides');
   assert.equal(repo.liveByDedup('same'), a.id);
   const due = await repo.due(new Date().toISOString(), ['test.dedup'], false);
-  assert.deepEqual(due.map((r) => r.id), [a.id]);
+  assert.deepEqual(
+    due.map((r) => r.id),
+    [a.id],
+  );
   assert.deepEqual(await repo.due(new Date().toISOString(), ['test.other'], false), []);
   assert.ok(repo.depth().some((d) => d.kind === 'test.dedup' && d.status === 'queued' && Number(d.n) === 1));
   // A lease that passed (PostgreSQL), or none (SQLite: claims carry no lease): either is taken over.

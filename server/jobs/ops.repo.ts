@@ -68,7 +68,8 @@ export class OpsRepo {
 
   /** Whether the op holding this dedup key is queued or running; undefined when none is live. */
   liveStatusByDedup(key: string): 'queued' | 'running' | undefined {
-    return (this.q("SELECT status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { status: 'queued' | 'running' } | undefined)?.status;
+    return (this.q("SELECT status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { status: 'queued' | 'running' } | undefined)
+      ?.status;
   }
 
   /**
@@ -93,12 +94,17 @@ export class OpsRepo {
   /** Re-queues running ops whose lease passed or that have none; how many. */
   requeueExpired(): number {
     const t = now();
-    return this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)").run(t, t, t).changes;
+    return this.q(
+      "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)",
+    ).run(t, t, t).changes;
   }
 
   /** Renews the leases `owner` still holds; the ops it holds, with their cancel flag. */
   renewLeases(owner: string, until: string): Array<{ id: string; cancel_requested: number }> {
-    return this.q("UPDATE ops SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, cancel_requested").all(until, owner) as Array<{ id: string; cancel_requested: number }>;
+    return this.q("UPDATE ops SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, cancel_requested").all(until, owner) as Array<{
+      id: string;
+      cancel_requested: number;
+    }>;
   }
 
   row(id: string): OpsTable | undefined {
@@ -121,11 +127,13 @@ export class OpsRepo {
 
   /** Visible ops, newest first: all (ownerId null), one owner's, or those one API key of that owner started. */
   listVisible(ownerId: number | null, limit: number, keyId?: number): OpsTable[] {
-    return (ownerId === null
-      ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
-      : keyId !== undefined
-        ? this.q(`SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND ${this.keyIdOf} = ? ORDER BY created_at DESC LIMIT ?`).all(ownerId, keyId, limit)
-        : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)) as OpsTable[];
+    return (
+      ownerId === null
+        ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
+        : keyId !== undefined
+          ? this.q(`SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND ${this.keyIdOf} = ? ORDER BY created_at DESC LIMIT ?`).all(ownerId, keyId, limit)
+          : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)
+    ) as OpsTable[];
   }
 
   ownerOf(id: string): { owner_id: number | null; key_id: number | null } | undefined {
@@ -143,7 +151,10 @@ export class OpsRepo {
 
   /** Queued and running ops of these kinds, oldest first. */
   liveOfKinds(kinds: string[], limit: number): OpsTable[] {
-    return this.q(`SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`).all(JSON.stringify(kinds), limit) as OpsTable[];
+    return this.q(`SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`).all(
+      JSON.stringify(kinds),
+      limit,
+    ) as OpsTable[];
   }
 
   /** Ops running or due by `soon`. */
@@ -166,9 +177,15 @@ export class OpsRepo {
    */
   async claim(id: string, owner: string, leaseUntil: string | null, t: string): Promise<boolean> {
     const rows = leaseUntil
-      ? await this.async.sql(`UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ?
-                 WHERE id = (SELECT id FROM ops WHERE id = ? AND status = 'queued' FOR UPDATE SKIP LOCKED) RETURNING id`, [owner, leaseUntil, t, t, id])
-      : await this.async.sql("UPDATE ops SET status = 'running', lease_owner = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued' RETURNING id", [owner, t, t, id]);
+      ? await this.async.sql(
+          `UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ?
+                 WHERE id = (SELECT id FROM ops WHERE id = ? AND status = 'queued' FOR UPDATE SKIP LOCKED) RETURNING id`,
+          [owner, leaseUntil, t, t, id],
+        )
+      : await this.async.sql(
+          "UPDATE ops SET status = 'running', lease_owner = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ? WHERE id = ? AND status = 'queued' RETURNING id",
+          [owner, t, t, id],
+        );
     return rows.length > 0;
   }
 
@@ -179,14 +196,16 @@ export class OpsRepo {
   }
 
   progress(id: string, fraction: number, done: number | null, total: number | null, message: string | null): void {
-    this.q('UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?')
-      .run(fraction, done, total, message, now(), id);
+    this.q(
+      'UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?',
+    ).run(fraction, done, total, message, now(), id);
   }
 
   /** A failed attempt: queued again at `runAt` with its error, if `owner` still holds it. */
   retryLater(id: string, owner: string, runAt: string, code: string, params: unknown, text: string): void {
-    this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ? AND lease_owner = ?")
-      .run(runAt, code, JSON.stringify(params ?? {}), text, now(), id, owner);
+    this.q(
+      "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ? AND lease_owner = ?",
+    ).run(runAt, code, JSON.stringify(params ?? {}), text, now(), id, owner);
   }
 
   /**
@@ -194,8 +213,9 @@ export class OpsRepo {
    * old `run_at`). 1 when the row was ours to give back, else 0.
    */
   giveBack(id: string, owner: string, runAt: string | null): number {
-    return this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?")
-      .run(runAt, now(), id, owner).changes;
+    return this.q(
+      "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
+    ).run(runAt, now(), id, owner).changes;
   }
 
   /** Records how an op ended, if `owner` still holds it; false when it was taken over meanwhile. */
@@ -204,7 +224,18 @@ export class OpsRepo {
       this.q(
         `UPDATE ops SET status = ?, finished_at = ?, updated_at = ?, progress = CASE WHEN ? = 'completed' THEN 1 ELSE progress END,
          result = ?, error_code = ?, error_params = ?, error_text = ?, lease_until = NULL WHERE id = ? AND lease_owner = ?`,
-      ).run(o.status, now(), now(), o.status, o.result === undefined ? null : JSON.stringify(o.result), o.code ?? null, o.params ? JSON.stringify(o.params) : null, o.text ?? null, id, owner).changes > 0
+      ).run(
+        o.status,
+        now(),
+        now(),
+        o.status,
+        o.result === undefined ? null : JSON.stringify(o.result),
+        o.code ?? null,
+        o.params ? JSON.stringify(o.params) : null,
+        o.text ?? null,
+        id,
+        owner,
+      ).changes > 0
     );
   }
 

@@ -25,7 +25,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Another instance's queue in its own process (test/helpers/queue-child.ts); `line` waits for its output to match. */
 function spawnChild(url: string, leaseMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../test/helpers/queue-child.ts', import.meta.url)), url, String(leaseMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('../../test/helpers/queue-child.ts', import.meta.url)), url, String(leaseMs)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   const line = (re: RegExp) =>
@@ -65,11 +69,15 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
     try {
       await other.line(/ready (\S+)\n/);
       const q = new JobQueue(db, { concurrency: 4, pollMs: 20 });
-      q.register('pg.count', async (ctx) => {
-        db.sqlite.prepare('INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)').run(ctx.id, q.instanceId);
-        await sleep(ctx.payload.i % 3);
-        return q.instanceId;
-      }, { concurrency: 4 });
+      q.register(
+        'pg.count',
+        async (ctx) => {
+          db.sqlite.prepare('INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)').run(ctx.id, q.instanceId);
+          await sleep(ctx.payload.i % 3);
+          return q.instanceId;
+        },
+        { concurrency: 4 },
+      );
       q.start();
       for (let i = 0; i < 1000; i++) q.enqueue('pg.count', { i });
       const end = Date.now() + 200_000;
@@ -85,7 +93,10 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       assert.equal(per.length, 2, `both instances ran ops: ${JSON.stringify(per)}`);
       // The row says who ran it, and the result (the handler's instance) agrees with the lease owner.
       const rows = db.sqlite.prepare('SELECT lease_owner, result, attempts FROM ops').all() as Array<{ lease_owner: string; result: string; attempts: number }>;
-      assert.ok(rows.every((r) => JSON.parse(r.result) === r.lease_owner && Number(r.attempts) === 1), 'one attempt each, recorded by the instance that ran it');
+      assert.ok(
+        rows.every((r) => JSON.parse(r.result) === r.lease_owner && Number(r.attempts) === 1),
+        'one attempt each, recorded by the instance that ran it',
+      );
     } finally {
       other.child.kill('SIGKILL');
       await db.close();
@@ -117,7 +128,11 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       q.start();
       assert.notEqual(q.instanceId, started.instance);
       await sleep(LEASE * 2);
-      const live = db.sqlite.prepare('SELECT status, lease_owner, lease_until FROM ops WHERE id = ?').get(started.id) as { status: string; lease_owner: string; lease_until: string };
+      const live = db.sqlite.prepare('SELECT status, lease_owner, lease_until FROM ops WHERE id = ?').get(started.id) as {
+        status: string;
+        lease_owner: string;
+        lease_until: string;
+      };
       assert.equal(live.status, 'running');
       assert.equal(live.lease_owner, started.instance, 'the live instance kept its op across two lease lengths (renewed)');
       assert.ok(Date.parse(live.lease_until) > Date.now(), 'its lease is in the future');
@@ -129,11 +144,15 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       const deadline = Date.now() + LEASE * 4;
       while (resumed.length === 0 && Date.now() < deadline) await sleep(50);
       assert.equal(resumed.length, 1, 'the op was taken over');
-      assert.ok(resumed[0].at >= leaseEnd, 'not before the killed instance\'s lease passed');
-      assert.equal(resumed[0].journaled, 'done by the first instance', 'the resumed attempt sees the first one\'s journal');
+      assert.ok(resumed[0].at >= leaseEnd, "not before the killed instance's lease passed");
+      assert.equal(resumed[0].journaled, 'done by the first instance', "the resumed attempt sees the first one's journal");
       assert.equal(resumed[0].attempt, 2);
       while (q.get(started.id)!.status === 'running') await sleep(20);
-      const done = db.sqlite.prepare('SELECT status, lease_owner, result FROM ops WHERE id = ?').get(started.id) as { status: string; lease_owner: string; result: string };
+      const done = db.sqlite.prepare('SELECT status, lease_owner, result FROM ops WHERE id = ?').get(started.id) as {
+        status: string;
+        lease_owner: string;
+        result: string;
+      };
       assert.deepEqual(done, { status: 'completed', lease_owner: q.instanceId, result: JSON.stringify('finished by the second instance') });
       await q.stop();
     } finally {
@@ -152,7 +171,8 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       q.register('pg.hang', async (ctx) => void ran.push(ctx.attempt));
       const id = q.enqueue('pg.hang', { label: 'orphan' });
       // The claim as the database committed it: running under this instance's lease, which the queue never heard of.
-      db.sqlite.prepare("UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = 1 WHERE id = ?")
+      db.sqlite
+        .prepare("UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = 1 WHERE id = ?")
         .run(q.instanceId, new Date(Date.now() + 60_000).toISOString(), id);
       q.start();
       const deadline = Date.now() + LEASE * 10;

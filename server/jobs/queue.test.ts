@@ -59,10 +59,14 @@ test('retries with backoff, then fails with the error code', async () => {
   const db = openDatabase(`${dir}/db.sqlite`);
   const q = new JobQueue(db, { pollMs: 10 });
   let calls = 0;
-  q.register('flaky', async () => {
-    calls++;
-    throw new AppError('storage_unreachable', { reason: 'down' });
-  }, { maxAttempts: 3, backoffMs: 10 });
+  q.register(
+    'flaky',
+    async () => {
+      calls++;
+      throw new AppError('storage_unreachable', { reason: 'down' });
+    },
+    { maxAttempts: 3, backoffMs: 10 },
+  );
   const id = q.enqueue('flaky', {});
   q.start();
   await q.idle(5000);
@@ -81,10 +85,14 @@ test('an op cut short by an unavailable database runs again without spending an 
   const db = openDatabase(`${dir}/db.sqlite`);
   const q = new JobQueue(db, { pollMs: 10 });
   let calls = 0;
-  q.register('away', async () => {
-    if (++calls <= 2) throw busyError();
-    return { ok: true };
-  }, { maxAttempts: 1, backoffMs: 10 });
+  q.register(
+    'away',
+    async () => {
+      if (++calls <= 2) throw busyError();
+      return { ok: true };
+    },
+    { maxAttempts: 1, backoffMs: 10 },
+  );
   const id = q.enqueue('away', {});
   q.start();
   const deadline = Date.now() + 15_000;
@@ -108,7 +116,14 @@ test('an op claimed just before the database went away (its start failed) goes b
     const st = prepare(sql);
     if (sql !== 'SELECT * FROM ops WHERE id = ?') return st;
     const get = st.get.bind(st);
-    return Object.assign(st, { get: (...a: unknown[]) => (failures-- > 0 ? (() => { throw busyError(); })() : get(...a)) });
+    return Object.assign(st, {
+      get: (...a: unknown[]) =>
+        failures-- > 0
+          ? (() => {
+              throw busyError();
+            })()
+          : get(...a),
+    });
   }) as typeof db.sqlite.prepare;
   const q = new JobQueue(db, { pollMs: 10 });
   let calls = 0;
@@ -225,7 +240,10 @@ test('an op interrupted by a restart resumes on the next boot', async () => {
   db = openDatabase(file);
   db.sqlite.prepare("UPDATE ops SET status = 'running' WHERE id = ?").run(id);
   q = new JobQueue(db, { pollMs: 10 });
-  q.register('steps', async (ctx) => { runs.push(ctx.attempt); return 'resumed'; });
+  q.register('steps', async (ctx) => {
+    runs.push(ctx.attempt);
+    return 'resumed';
+  });
   q.start();
   await q.idle();
   assert.equal(q.get(id)!.status, 'completed');
@@ -258,7 +276,9 @@ test('cron expressions and scheduler persistence', async () => {
   const db = openDatabase(`${dir}/db.sqlite`);
   const s = new Scheduler(db);
   let fired = 0;
-  s.every('tick', 50, () => { fired++; });
+  s.every('tick', 50, () => {
+    fired++;
+  });
   await s.runNow('tick');
   assert.equal(fired, 1);
   const row = db.sqlite.prepare("SELECT last_run_at FROM cron_state WHERE name = 'tick'").get() as { last_run_at: string };
@@ -299,7 +319,10 @@ test('governed kinds: one lane on battery across kinds, nothing starts asleep, e
   governor.hostMessage({ type: 'wake' });
   await q.idle(10_000, 0);
   assert.equal(runs.size, 30);
-  assert.ok([...runs.values()].every((n) => n === 1), 'each op ran once');
+  assert.ok(
+    [...runs.values()].every((n) => n === 1),
+    'each op ran once',
+  );
   assert.equal(peak, 1, 'one lane on battery, across both kinds');
   await q.stop();
   db.close();
@@ -323,7 +346,10 @@ test('an io kind runs while the CPU budget holds lane kinds back; those start on
   const copies = Array.from({ length: 10 }, (_, i) => q.enqueue('test', { n: `c${i}` }));
   const t0 = Date.now();
   while (copies.some((id) => q.get(id)!.status !== 'completed') && Date.now() - t0 < 3000) await sleep(5);
-  assert.ok(copies.every((id) => q.get(id)!.status === 'completed'), 'every io op ran over budget');
+  assert.ok(
+    copies.every((id) => q.get(id)!.status === 'completed'),
+    'every io op ran over budget',
+  );
   assert.equal(q.get(held)!.status, 'queued', 'the lane op waits for the budget');
   governor.setBudget(0);
   await q.idle(5000, 0);
@@ -380,7 +406,11 @@ test('depth: queued and running ops per kind and state, none once they finished'
   q.enqueue('slow', {});
   q.enqueue('slow', {});
   q.enqueue('other', {}, { runAt: new Date(Date.now() + 60_000) });
-  const sorted = () => q.depth().map((r) => `${r.kind} ${r.status} ${r.n}`).sort();
+  const sorted = () =>
+    q
+      .depth()
+      .map((r) => `${r.kind} ${r.status} ${r.n}`)
+      .sort();
   assert.deepEqual(sorted(), ['other queued 1', 'slow queued 2']);
   q.start();
   for (let i = 0; i < 500 && !sorted().includes('slow running 1'); i++) await sleep(10);

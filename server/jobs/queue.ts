@@ -93,7 +93,14 @@ export class JobQueue {
   register<K extends JobName>(kind: K, handler: JobHandler<JobPayloads[K]>, opts: JobHandlerOptions = {}): void {
     this.handlers.set(kind, {
       handler,
-      opts: { concurrency: opts.concurrency ?? 1, maxAttempts: opts.maxAttempts ?? 3, backoffMs: opts.backoffMs ?? 5000, timeoutMs: opts.timeoutMs, governed: opts.governed, keepsAwake: opts.keepsAwake },
+      opts: {
+        concurrency: opts.concurrency ?? 1,
+        maxAttempts: opts.maxAttempts ?? 3,
+        backoffMs: opts.backoffMs ?? 5000,
+        timeoutMs: opts.timeoutMs,
+        governed: opts.governed,
+        keepsAwake: opts.keepsAwake,
+      },
       running: 0,
     });
   }
@@ -123,8 +130,15 @@ export class JobQueue {
     if (live) return live;
     const id = 'op_' + randomBytes(10).toString('hex');
     const inserted = this.ops.insert({
-      id, kind, priority: o.priority ?? 0, payload: JSON.stringify(payload ?? {}), owner_id: o.ownerId ?? null, visible: !!o.visible,
-      dedup_key: o.dedupKey ?? null, max_attempts: o.maxAttempts ?? reg.opts.maxAttempts, run_at: (o.runAt ?? new Date()).toISOString(),
+      id,
+      kind,
+      priority: o.priority ?? 0,
+      payload: JSON.stringify(payload ?? {}),
+      owner_id: o.ownerId ?? null,
+      visible: !!o.visible,
+      dedup_key: o.dedupKey ?? null,
+      max_attempts: o.maxAttempts ?? reg.opts.maxAttempts,
+      run_at: (o.runAt ?? new Date()).toISOString(),
     });
     if (!inserted && o.dedupKey) {
       const other = this.ops.liveByDedup(o.dedupKey);
@@ -396,12 +410,15 @@ export class JobQueue {
     // cannot keep scans and copies from ever starting; the grant comes back through a pump pass.
     if (!lane.asking) {
       lane.asking = true;
-      g.acquire(this.laneStop.signal, cls).then((r) => {
-        lane.asking = false;
-        if (this.stopping) return r();
-        lane.held = r;
-        this.kick();
-      }, () => (lane.asking = false));
+      g.acquire(this.laneStop.signal, cls).then(
+        (r) => {
+          lane.asking = false;
+          if (this.stopping) return r();
+          lane.held = r;
+          this.kick();
+        },
+        () => (lane.asking = false),
+      );
     }
     return null;
   }
@@ -412,7 +429,8 @@ export class JobQueue {
     this.controllers.set(id, ac);
     reg.running++;
     let timeout: NodeJS.Timeout | undefined;
-    if (reg.opts.timeoutMs) timeout = setTimeout(() => ac.abort(new AppError('timeout', { seconds: Math.round(reg.opts.timeoutMs! / 1000) })), reg.opts.timeoutMs);
+    if (reg.opts.timeoutMs)
+      timeout = setTimeout(() => ac.abort(new AppError('timeout', { seconds: Math.round(reg.opts.timeoutMs! / 1000) })), reg.opts.timeoutMs);
     let lastWrite = 0;
     const notify = () => this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
     const ctx: JobContext = {
@@ -517,7 +535,8 @@ export class JobQueue {
 export function present(r: OpsTable): Operation {
   const started = r.started_at ? Date.parse(r.started_at) : null;
   let eta: number | null = null;
-  if (r.status === 'running' && started && r.progress > 0.01 && r.progress < 1) eta = Math.round(((Date.now() - started) / r.progress) * (1 - r.progress) / 1000);
+  if (r.status === 'running' && started && r.progress > 0.01 && r.progress < 1)
+    eta = Math.round((((Date.now() - started) / r.progress) * (1 - r.progress)) / 1000);
   return {
     id: r.id,
     kind: r.kind,

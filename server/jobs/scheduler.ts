@@ -31,7 +31,10 @@ export class Scheduler {
   private stopped = false;
   private repo: CronStateRepo;
 
-  constructor(db: Db, private log: (msg: string, err?: unknown) => void = () => {}) {
+  constructor(
+    db: Db,
+    private log: (msg: string, err?: unknown) => void = () => {},
+  ) {
     this.repo = new CronStateRepo(db);
   }
 
@@ -44,10 +47,14 @@ export class Scheduler {
   /** Runs `fn` on a cron expression (see cron.ts), read in `timezone` when given; throws on a bad expression or zone. */
   cron(name: string, expr: string, fn: () => Promise<void> | void, timezone?: string): void {
     const spec: CronSpec = parseCron(expr, timezone);
-    this.add({ name, fn, due: (last) => {
-      const next = nextRun(spec, last ?? new Date());
-      return next.getTime() < Date.now() ? new Date(Date.now() + 1000) : next;
-    } });
+    this.add({
+      name,
+      fn,
+      due: (last) => {
+        const next = nextRun(spec, last ?? new Date());
+        return next.getTime() < Date.now() ? new Date(Date.now() + 1000) : next;
+      },
+    });
   }
 
   remove(name: string): void {

@@ -26,7 +26,9 @@ export function decrypt(key: Buffer, text: string): string {
 
 /** Hex HMAC-SHA256 of `data` under `key` (optionally namespaced so uses never collide). */
 export const hmacHex = (key: Buffer, data: string, purpose = ''): string =>
-  createHmac('sha256', key).update(purpose ? `${purpose}\n${data}` : data).digest('hex');
+  createHmac('sha256', key)
+    .update(purpose ? `${purpose}\n${data}` : data)
+    .digest('hex');
 
 /** Constant-time string equality; false for different lengths without leaking where they differ. */
 export function safeEqual(a: string, b: string): boolean {

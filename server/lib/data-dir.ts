@@ -43,7 +43,10 @@ export function ensureDirs(l: DataDirLayout): void {
 }
 
 export class LockedError extends Error {
-  constructor(readonly pid: number, readonly dir: string) {
+  constructor(
+    readonly pid: number,
+    readonly dir: string,
+  ) {
     super(`another Filedock (pid ${pid}) is already running on the data folder ${dir}; stop it first or use another SERVICE_DATA_DIR`);
   }
 }
@@ -88,7 +91,10 @@ export function acquireLock(l: DataDirLayout): () => void {
  */
 export function loadSecretKey(l: DataDirLayout, file = ''): Buffer {
   if (file) {
-    if (!existsSync(file)) throw new SecretKeyError(`the secret key file ${file} (SERVICE_SECRET_KEY_FILE) does not exist: create it once with "head -c 32 /dev/urandom | base64 > ${file}" and give every instance the same file`);
+    if (!existsSync(file))
+      throw new SecretKeyError(
+        `the secret key file ${file} (SERVICE_SECRET_KEY_FILE) does not exist: create it once with "head -c 32 /dev/urandom | base64 > ${file}" and give every instance the same file`,
+      );
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new SecretKeyError(`${file} (SERVICE_SECRET_KEY_FILE) is not a valid secret key: expected 32 bytes in base64`);
     return key;
@@ -120,6 +126,6 @@ export function checkSecretKey(key: Buffer, stored: string | undefined, source: 
   if (stored === undefined || stored === mine) return;
   throw new SecretKeyError(
     `the secret key (${source}) does not match the one this database was set up with (fingerprint ${stored.slice(0, 12)}…, this key ${mine.slice(0, 12)}…): ` +
-      'every instance on one database needs the same key; give this instance the first one\'s key file with SERVICE_SECRET_KEY_FILE',
+      "every instance on one database needs the same key; give this instance the first one's key file with SERVICE_SECRET_KEY_FILE",
   );
 }

@@ -22,7 +22,12 @@ export function parseDuration(input: string | number): number | null {
 
 /** A compact rendering (`2h`, `45m`, `30s`) for messages and the `ttl` echo. */
 export function formatDuration(ms: number): string {
-  for (const [u, f] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const)
+  for (const [u, f] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
     if (ms >= f && ms % f === 0) return `${ms / f}${u}`;
   return `${Math.round(ms)}ms`;
 }

@@ -4,7 +4,13 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EgressShaper } from './egress';
 
-const sink = (got: { n: number }) => new Writable({ write(c: Buffer, _e, cb) { got.n += c.length; cb(); } });
+const sink = (got: { n: number }) =>
+  new Writable({
+    write(c: Buffer, _e, cb) {
+      got.n += c.length;
+      cb();
+    },
+  });
 
 test('no budget: no stage and no sender (nothing added to the send path)', () => {
   const s = new EgressShaper(0);

@@ -146,7 +146,13 @@ export class EgressShaper {
 
   /** What the admin status shows. */
   stats(): EgressStats {
-    return { budget_bps: this.rate, current_bps: this.currentBps(), active_streams: this.active, waiting_streams: this.waiters.length, bytes_total: this.total };
+    return {
+      budget_bps: this.rate,
+      current_bps: this.currentBps(),
+      active_streams: this.active,
+      waiting_streams: this.waiters.length,
+      bytes_total: this.total,
+    };
   }
 
   /** Average over the last WINDOW_S whole seconds. */

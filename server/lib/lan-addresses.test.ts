@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
 import { reachableUrls } from './lan-addresses';
 
-const v4 = (address: string, internal = false) => ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
+const v4 = (address: string, internal = false) =>
+  ({ address, family: 'IPv4', internal, netmask: '255.255.255.0', mac: '00:00:00:00:00:00', cidr: null }) as NetworkInterfaceInfo;
 const ifaces = {
   lo: [v4('127.0.0.1', true)],
   docker0: [v4('172.17.0.1')],

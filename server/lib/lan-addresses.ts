@@ -34,7 +34,8 @@ export function reachableUrls(boundHost: string, interfaces: NodeJS.Dict<Network
   for (const [name, addrs] of Object.entries(interfaces))
     for (const a of addrs ?? []) {
       const score = rank(name, a);
-      if (score > 0 && (isWildcard(boundHost) || a.address === boundHost) && !found.some((f) => f.address === a.address)) found.push({ address: a.address, score });
+      if (score > 0 && (isWildcard(boundHost) || a.address === boundHost) && !found.some((f) => f.address === a.address))
+        found.push({ address: a.address, score });
     }
   found.sort((x, y) => y.score - x.score);
   return { loopbackOnly: false, urls: found.map((f) => `${proto}://${f.address}:${port}`) };

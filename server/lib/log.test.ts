@@ -25,11 +25,17 @@ test('JSON lines with time, level and message; the level filters', () => {
 
 test('secrets are redacted from detail objects, errors and sentences', () => {
   const { log, lines } = capture('debug');
-  log.warn('storage probe', { password: 'hunter2', config: { secret_access_key: 'AKIAXX', host: 'nas' }, headers: { authorization: 'Bearer abc.def', cookie: 'service_session=xyz' }, deep: { a: { token: 't0k' } } });
+  log.warn('storage probe', {
+    password: 'hunter2',
+    config: { secret_access_key: 'AKIAXX', host: 'nas' },
+    headers: { authorization: 'Bearer abc.def', cookie: 'service_session=xyz' },
+    deep: { a: { token: 't0k' } },
+  });
   log.error('login via https://u:pw@host failed', Object.assign(new Error('GET /api?token=s3cr3t failed'), { password: 'p' }));
   log.info('Bearer eyJhbGciOi.abc.def used; api_key=KEY123&x=1');
   const text = JSON.stringify(lines);
-  for (const secret of ['hunter2', 'AKIAXX', 'abc.def', 'service_session=xyz', 't0k', 's3cr3t', 'eyJhbGciOi', 'KEY123', 'u:pw@']) assert.ok(!text.includes(secret), secret);
+  for (const secret of ['hunter2', 'AKIAXX', 'abc.def', 'service_session=xyz', 't0k', 's3cr3t', 'eyJhbGciOi', 'KEY123', 'u:pw@'])
+    assert.ok(!text.includes(secret), secret);
   assert.equal(lines[0].detail.config.host, 'nas', 'other fields stay');
   assert.equal(lines[0].detail.password, '[redacted]');
   assert.equal(lines[1].err.password, '[redacted]');
@@ -45,7 +51,11 @@ test('a terminal gets pretty lines (pino-pretty, a dev dependency)', () => {
 });
 
 test('not a terminal: JSON lines, info on stdout and warnings on stderr, even with pino-pretty installed', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./server/lib/log.ts').then((m) => { const l = m.createLogger('info'); l.info('hello'); l.warn('careful') })"], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '-e', "import('./server/lib/log.ts').then((m) => { const l = m.createLogger('info'); l.info('hello'); l.warn('careful') })"],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout.trim()).msg, 'hello');
   assert.equal(JSON.parse(r.stderr.trim()).msg, 'careful');

@@ -19,7 +19,27 @@ export interface Logger {
 }
 
 /** Field names whose values never reach a log line, at any of the first three levels of a detail object. */
-export const SECRET_KEYS = ['password', 'pass', 'passwd', 'token', 'access_token', 'refresh_token', 'secret', 'client_secret', 'api_key', 'apikey', 'key', 'pin', 'cookie', 'set-cookie', 'authorization', 'x-service-pin', 'secret_access_key', 'private_key', 'passphrase'];
+export const SECRET_KEYS = [
+  'password',
+  'pass',
+  'passwd',
+  'token',
+  'access_token',
+  'refresh_token',
+  'secret',
+  'client_secret',
+  'api_key',
+  'apikey',
+  'key',
+  'pin',
+  'cookie',
+  'set-cookie',
+  'authorization',
+  'x-service-pin',
+  'secret_access_key',
+  'private_key',
+  'passphrase',
+];
 const REDACT_PATHS = SECRET_KEYS.flatMap((k) => {
   const key = /^[a-z_]+$/.test(k) ? k : `["${k}"]`;
   const at = (prefix: string) => (key.startsWith('[') ? `${prefix}${key}` : `${prefix}.${key}`);
@@ -89,5 +109,11 @@ function defaultDestination(): DestinationStream {
     }
     return pino.destination({ dest: fd, sync: true });
   };
-  return pino.multistream([{ level: 'debug', stream: to(1, process.stdout.isTTY) }, { level: 'warn', stream: to(2, process.stderr.isTTY) }], { dedupe: true });
+  return pino.multistream(
+    [
+      { level: 'debug', stream: to(1, process.stdout.isTTY) },
+      { level: 'warn', stream: to(2, process.stderr.isTTY) },
+    ],
+    { dedupe: true },
+  );
 }

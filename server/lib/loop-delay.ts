@@ -22,7 +22,10 @@ export class LoopDelayMonitor {
   private since = Date.now();
 
   /** Starts sampling at `resolutionMs` (10 ms: finer costs CPU for nothing at this scale). */
-  constructor(private windowMs = 10_000, private resolutionMs = 10) {
+  constructor(
+    private windowMs = 10_000,
+    private resolutionMs = 10,
+  ) {
     this.h = monitorEventLoopDelay({ resolution: resolutionMs });
     this.h.enable();
     this.timer = setInterval(() => {

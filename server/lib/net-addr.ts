@@ -32,7 +32,10 @@ function add(list: BlockList, entry: string): boolean {
  */
 export function parseAddressList(raw: string): { list: BlockList; bad: string | null } {
   const list = new BlockList();
-  for (const entry of raw.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     if (entry === 'none') continue;
     const set = entry === 'loopback' ? LOOPBACK_RANGES : entry === 'private' ? PRIVATE_RANGES : [entry];
     for (const e of set) if (!add(list, e)) return { list, bad: entry };
@@ -59,7 +62,10 @@ export const isLanAddress = (ip: string): boolean => inList(lan, ip);
 export function clientAddress(peer: string, xff: string, trusted: BlockList): string {
   let ip = plainAddress(peer);
   if (!xff || !inList(trusted, ip)) return ip;
-  const hops = xff.split(',').map((h) => plainAddress(h.trim())).filter((h) => isIP(h));
+  const hops = xff
+    .split(',')
+    .map((h) => plainAddress(h.trim()))
+    .filter((h) => isIP(h));
   for (let i = hops.length - 1; i >= 0; i--) {
     ip = hops[i];
     if (!inList(trusted, ip)) break;

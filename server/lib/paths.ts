@@ -102,5 +102,4 @@ export const extOf = (name: string): string => {
   return i > 0 ? name.slice(i + 1).toLowerCase() : '';
 };
 /** True when `rel` equals `ancestor` or lies below it. */
-export const isWithin = (rel: string, ancestor: string): boolean =>
-  ancestor === '' || rel === ancestor || rel.startsWith(ancestor + '/');
+export const isWithin = (rel: string, ancestor: string): boolean => ancestor === '' || rel === ancestor || rel.startsWith(ancestor + '/');

@@ -19,7 +19,11 @@ async function untilUsed(pid: number, seconds: number): Promise<void> {
 
 test('a live background child counts while it runs and after it exits, at low priority', { skip: !linux && 'needs /proc (Linux)' }, async () => {
   // A real process that burns CPU until it has used 1.2 s of it.
-  const child = adoptBackgroundChild(spawn(process.execPath, ['-e', 'const c = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }; while (c() < 1.2);'], { stdio: 'ignore' }));
+  const child = adoptBackgroundChild(
+    spawn(process.execPath, ['-e', 'const c = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }; while (c() < 1.2);'], {
+      stdio: 'ignore',
+    }),
+  );
   const exited = new Promise((r) => child.once('exit', r));
   assert.equal(niceOf(child.pid!), BACKGROUND_NICE);
   await untilUsed(child.pid!, 0.1);
@@ -28,7 +32,10 @@ test('a live background child counts while it runs and after it exits, at low pr
   await untilUsed(child.pid!, 0.6);
   const during = processCpuSeconds();
   const childUsed = procStatCpu(child.pid!)!.own - childBefore;
-  assert.ok(during - before >= childUsed - 0.02, `the child's CPU shows while it runs (${(during - before).toFixed(2)} s counted, the child used ${childUsed.toFixed(2)} s)`);
+  assert.ok(
+    during - before >= childUsed - 0.02,
+    `the child's CPU shows while it runs (${(during - before).toFixed(2)} s counted, the child used ${childUsed.toFixed(2)} s)`,
+  );
   await exited;
   const after = processCpuSeconds();
   assert.ok(after >= during + 0.4, `its remaining CPU counts once it is reaped (${during.toFixed(2)} → ${after.toFixed(2)})`);
@@ -45,9 +52,13 @@ test("our own threads count: the clock moves with this process's CPU as /proc re
   assert.ok(Math.abs(used - procUsed) <= 0.03, `${used.toFixed(3)} s counted, /proc says ${procUsed.toFixed(3)} s`);
 });
 
-test("lowerThreadsNamed: libvips's decoder threads drop to the background priority, the main thread does not", { skip: !linux && 'needs /proc (Linux)' }, async () => {
+test("lowerThreadsNamed: libvips's decoder threads drop to the background priority, the main thread does not", {
+  skip: !linux && 'needs /proc (Linux)',
+}, async () => {
   const { default: sharp } = await import('sharp');
-  await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#567' } }).jpeg().toBuffer();
+  await sharp({ create: { width: 2000, height: 1500, channels: 3, background: '#567' } })
+    .jpeg()
+    .toBuffer();
   const threads = () => readdirSync('/proc/self/task').map((t) => ({ tid: Number(t), comm: readFileSync(`/proc/self/task/${t}/comm`, 'latin1').trim() }));
   const vips = threads().filter((t) => t.comm === 'libvips worker');
   assert.ok(vips.length > 0, 'sharp started libvips worker threads');

@@ -89,7 +89,14 @@ const closeFd = (fd: number) => new Promise<void>((resolve) => close(fd, () => r
  * the send takes over and closes); resolves when done, rejects when the
  * client left or a read failed. `sent.bytes` counts what reached the socket.
  */
-export async function sendLocalRange(res: ServerResponse, file: string | number, start: number, end: number, sent = { bytes: 0 }, pace?: Pacing): Promise<void> {
+export async function sendLocalRange(
+  res: ServerResponse,
+  file: string | number,
+  start: number,
+  end: number,
+  sent = { bytes: 0 },
+  pace?: Pacing,
+): Promise<void> {
   const fd = typeof file === 'number' ? file : await openRead(file);
   const length = end - start + 1;
   const chunk = pace ? Math.min(CHUNK, pace.chunk) : CHUNK;

@@ -7,7 +7,7 @@ import { pipeFrom, takeBytes } from './streams';
 
 const settle = () => new Promise((r) => setTimeout(r, 50));
 
-test('pipeFrom: the source\'s own failure is reported and destroys the destination', async () => {
+test("pipeFrom: the source's own failure is reported and destroys the destination", async () => {
   const source = new PassThrough();
   const dest = new PassThrough();
   dest.resume();
@@ -15,7 +15,10 @@ test('pipeFrom: the source\'s own failure is reported and destroys the destinati
   pipeFrom(source, dest, (e) => seen.push(e));
   source.destroy(new Error('client gone'));
   await settle();
-  assert.deepEqual(seen.map((e) => e.message), ['client gone']);
+  assert.deepEqual(
+    seen.map((e) => e.message),
+    ['client gone'],
+  );
   assert.equal(dest.destroyed, true);
 });
 
@@ -30,11 +33,13 @@ test('pipeFrom: a failing destination destroys the source without blaming it', a
   assert.equal(source.destroyed, true);
 });
 
-test('pipeFrom: a child that stops reading (EPIPE) is not the source\'s failure, and nothing is left unhandled', async () => {
+test("pipeFrom: a child that stops reading (EPIPE) is not the source's failure, and nothing is left unhandled", async () => {
   const child = spawn('sh', ['-c', 'exit 0'], { stdio: ['pipe', 'ignore', 'ignore'] });
-  const source = Readable.from((function* () {
-    for (let i = 0; i < 1000; i++) yield Buffer.alloc(64 * 1024);
-  })());
+  const source = Readable.from(
+    (function* () {
+      for (let i = 0; i < 1000; i++) yield Buffer.alloc(64 * 1024);
+    })(),
+  );
   const seen: Error[] = [];
   pipeFrom(source, child.stdin, (e) => seen.push(e));
   await once(child, 'close');

@@ -27,7 +27,8 @@ const key = (it: Item) => entryKey(it.name, 'file', it.data.length, it.mtime);
 
 /** Adds items[from..to) to the build (deflating the .txt ones). */
 async function add(b: ZipFileBuild, list: Item[], from: number, to = list.length): Promise<void> {
-  for (const it of list.slice(from, to)) await b.addFile(key(it), it.name, Readable.from([it.data]), { size: it.data.length, mtime: it.mtime, compress: it.name.endsWith('.txt') });
+  for (const it of list.slice(from, to))
+    await b.addFile(key(it), it.name, Readable.from([it.data]), { size: it.data.length, mtime: it.mtime, compress: it.name.endsWith('.txt') });
 }
 
 async function fresh(file: string, list: Item[]): Promise<Buffer> {

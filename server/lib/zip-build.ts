@@ -74,7 +74,8 @@ export interface ZipBuildOptions {
 }
 
 /** The key of a plan item: its entry name, type and its source's size and mtime. */
-export const entryKey = (name: string, type: 'file' | 'dir', size: number, mtime: number): string => `${type === 'dir' ? 'd' : 'f'}:${size}:${Math.trunc(mtime)}:${name}`;
+export const entryKey = (name: string, type: 'file' | 'dir', size: number, mtime: number): string =>
+  `${type === 'dir' ? 'd' : 'f'}:${size}:${Math.trunc(mtime)}:${name}`;
 
 export class ZipFileBuild {
   private pending: ZipBuildEntry[] = [];
@@ -135,7 +136,9 @@ export class ZipFileBuild {
     const out = o.wrap ? o.wrap(sink) : sink;
     let build: ZipFileBuild | undefined;
     const onEntry = (e: ZipEntryRecord) => build!.pending.push({ ...e, key: build!.nextKey });
-    const zip = kept.length ? ZipWriter.resume(out, { offset: length, entries: kept }, { signal: o.signal, level: o.level, onEntry }) : new ZipWriter(out, { signal: o.signal, level: o.level, onEntry });
+    const zip = kept.length
+      ? ZipWriter.resume(out, { offset: length, entries: kept }, { signal: o.signal, level: o.level, onEntry })
+      : new ZipWriter(out, { signal: o.signal, level: o.level, onEntry });
     build = new ZipFileBuild(temp, journal, sink, out, zip, { entries: kept.length, bytes: length }, policy);
     return build;
   }
@@ -229,7 +232,10 @@ function flushed(w: Writable): Promise<void> {
  * says every byte before it reached the file; the end makes it durable.
  */
 class FdSink extends Writable {
-  constructor(readonly fd: number, private pos: number) {
+  constructor(
+    readonly fd: number,
+    private pos: number,
+  ) {
     super({ highWaterMark: 1 << 20 });
   }
 
@@ -262,8 +268,14 @@ export function validEntries(v: unknown): v is ZipBuildEntry[] {
     Array.isArray(v) &&
     v.every(
       (e) =>
-        e && typeof e === 'object' && typeof e.key === 'string' && typeof e.name === 'string' && (e.method === 0 || e.method === 8) &&
-        [e.time, e.date, e.crc, e.csize, e.usize, e.offset, e.external].every((n) => Number.isSafeInteger(n) && n >= 0) && typeof e.zip64 === 'boolean' && typeof e.dir === 'boolean',
+        e &&
+        typeof e === 'object' &&
+        typeof e.key === 'string' &&
+        typeof e.name === 'string' &&
+        (e.method === 0 || e.method === 8) &&
+        [e.time, e.date, e.crc, e.csize, e.usize, e.offset, e.external].every((n) => Number.isSafeInteger(n) && n >= 0) &&
+        typeof e.zip64 === 'boolean' &&
+        typeof e.dir === 'boolean',
     )
   );
 }

@@ -11,7 +11,6 @@ import { needTool, tempDir } from '../../test/helpers/tools';
 
 const skip = needTool('unzip', 'unzip') ?? false;
 
-
 test('stored, deflated, folders, unknown sizes (ZIP64 records) and UTF-8 names read back with unzip and yauzl', { skip }, async () => {
   const { dir, cleanup } = tempDir();
   try {
@@ -60,6 +59,7 @@ test('backpressure: a slow output is never overrun; the signal cancels; bad name
   ac.abort();
   await assert.rejects(z2.addFile('a.txt', Readable.from([Buffer.from('a')]), { mtime: 0, compress: true }), (e: { code?: string }) => e.code === 'cancelled');
   const z3 = new ZipWriter(new PassThrough().resume());
-  for (const bad of ['../x', '/abs', 'a\\b', 'a/../b']) await assert.rejects(new ZipWriter(new PassThrough().resume()).addFile(bad, Readable.from([]), { mtime: 0, compress: false }), /not a relative entry name/);
+  for (const bad of ['../x', '/abs', 'a\\b', 'a/../b'])
+    await assert.rejects(new ZipWriter(new PassThrough().resume()).addFile(bad, Readable.from([]), { mtime: 0, compress: false }), /not a relative entry name/);
   await z3.finish();
 });

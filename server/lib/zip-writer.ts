@@ -81,7 +81,10 @@ export class ZipWriter {
   private finished = false;
   private readonly level: number;
 
-  constructor(private out: Writable, private o: ZipWriterOptions = {}) {
+  constructor(
+    private out: Writable,
+    private o: ZipWriterOptions = {},
+  ) {
     this.level = o.level ?? 1;
   }
 
@@ -213,7 +216,15 @@ export class ZipWriter {
     const d = new Date(mtime);
     const year = Math.max(1980, d.getFullYear());
     return {
-      name: Buffer.from(name, 'utf8'), method, crc: 0, csize: 0, usize: 0, offset: this.offset, zip64, external: 0, dir: false,
+      name: Buffer.from(name, 'utf8'),
+      method,
+      crc: 0,
+      csize: 0,
+      usize: 0,
+      offset: this.offset,
+      zip64,
+      external: 0,
+      dir: false,
       time: (d.getHours() << 11) | (d.getMinutes() << 5) | (d.getSeconds() >> 1),
       date: ((year - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate(),
     };

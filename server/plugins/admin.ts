@@ -20,10 +20,23 @@ export function appView(a: InstalledApp, license?: { status: string; valid_until
   const m = a.manifest;
   return {
     ...(license && { license, license_required: !!m.license?.required, license_store: m.license?.store ?? null }),
-    id: a.id, name: m.name, version: a.version, publisher: a.publisher, description: m.description ?? '', digest: a.digest,
-    enabled: a.enabled, permissions: m.permissions, http_hosts: m.http_hosts, approved_hosts: a.approved_hosts, settings: a.settings,
-    actions: m.actions.map((x) => x.id), views: m.views.map((x) => x.id), languages: Object.keys(a.languages),
-    installed_by: a.installed_by, installed_at: a.installed_at, updated_at: a.updated_at,
+    id: a.id,
+    name: m.name,
+    version: a.version,
+    publisher: a.publisher,
+    description: m.description ?? '',
+    digest: a.digest,
+    enabled: a.enabled,
+    permissions: m.permissions,
+    http_hosts: m.http_hosts,
+    approved_hosts: a.approved_hosts,
+    settings: a.settings,
+    actions: m.actions.map((x) => x.id),
+    views: m.views.map((x) => x.id),
+    languages: Object.keys(a.languages),
+    installed_by: a.installed_by,
+    installed_at: a.installed_at,
+    updated_at: a.updated_at,
   };
 }
 
@@ -55,7 +68,12 @@ export class AppAdmin {
   }
 
   private async must(id: string): Promise<InstalledApp> {
-    return (await this.d.repo.get(id)) ?? (() => { throw new AppError('not_found', { path: id }); })();
+    return (
+      (await this.d.repo.get(id)) ??
+      (() => {
+        throw new AppError('not_found', { path: id });
+      })()
+    );
   }
 
   private async verify(bytes: Buffer) {
@@ -73,7 +91,11 @@ export class AppAdmin {
   /** A new app; one already installed is `conflict` (upgrade it instead). Hosts are approved only from the manifest's list. */
   async install(by: Actor, bytes: Buffer, approveHosts: string[]) {
     const pkg = await this.verify(bytes);
-    const app = await this.d.repo.install(pkg, by.kind === 'system' ? null : by.principal.id, pkg.manifest.http_hosts.filter((h) => approveHosts.includes(h)));
+    const app = await this.d.repo.install(
+      pkg,
+      by.kind === 'system' ? null : by.principal.id,
+      pkg.manifest.http_hosts.filter((h) => approveHosts.includes(h)),
+    );
     if (!app) throw new AppError('conflict', { reason: `${pkg.manifest.id} is installed: upgrade it` }, { reason: 'installed', id: pkg.manifest.id });
     this.audit(by, 'app_plugin.install', app.id, { version: app.version, publisher: app.publisher, digest: app.digest });
     return this.view(app);
@@ -84,9 +106,14 @@ export class AppAdmin {
     const cur = await this.must(id);
     const pkg = await this.verify(bytes);
     if (pkg.manifest.id !== id) throw validation('id', `the package is ${pkg.manifest.id}, not ${id}`);
-    if (!(compareVersions(pkg.manifest.version, cur.version) > 0)) throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);
+    if (!(compareVersions(pkg.manifest.version, cur.version) > 0))
+      throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);
     await this.coveredByLicense(cur, pkg.manifest);
-    const app = await this.d.repo.upgrade(pkg, cur.version, pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)));
+    const app = await this.d.repo.upgrade(
+      pkg,
+      cur.version,
+      pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)),
+    );
     if (!app) throw changedMeanwhile(id);
     await this.d.runtime.stop(id);
     this.audit(by, 'app_plugin.upgrade', id, { from: cur.version, to: app.version, digest: app.digest });
@@ -102,7 +129,11 @@ export class AppAdmin {
     if (!until) return;
     if (!m.released) throw validation('released', `the licence covers updates released until ${until}: the package must say when it was released`);
     if (Date.parse(`${m.released}T00:00:00Z`) > Date.parse(until)) {
-      throw new AppError('store_updates', { plugin: cur.id, updates_until: until, released: m.released }, { kind: 'app', reason: 'updates_until', plugin: cur.id, updates_until: until, released: m.released });
+      throw new AppError(
+        'store_updates',
+        { plugin: cur.id, updates_until: until, released: m.released },
+        { kind: 'app', reason: 'updates_until', plugin: cur.id, updates_until: until, released: m.released },
+      );
     }
   }
 
@@ -117,12 +148,17 @@ export class AppAdmin {
 
   async patch(by: Actor, id: string, p: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }) {
     const cur = await this.must(id);
-    if (p.settings !== undefined && Buffer.byteLength(JSON.stringify(p.settings)) > SETTINGS_MAX_BYTES) throw validation('settings', `at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
+    if (p.settings !== undefined && Buffer.byteLength(JSON.stringify(p.settings)) > SETTINGS_MAX_BYTES)
+      throw validation('settings', `at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
     const unknown = p.approved_hosts?.find((h) => !cur.manifest.http_hosts.includes(h));
     if (unknown) throw validation('approved_hosts', `${unknown} is not declared by the app`);
     if (!(await this.d.repo.update(id, cur.version, p))) throw changedMeanwhile(id);
     if (p.enabled === false) await this.d.runtime.stop(id);
-    this.audit(by, 'app_plugin.update', id, { ...(p.enabled !== undefined && { enabled: p.enabled }), ...(p.settings && { settings: 'changed' }), ...(p.approved_hosts && { approved_hosts: p.approved_hosts }) });
+    this.audit(by, 'app_plugin.update', id, {
+      ...(p.enabled !== undefined && { enabled: p.enabled }),
+      ...(p.settings && { settings: 'changed' }),
+      ...(p.approved_hosts && { approved_hosts: p.approved_hosts }),
+    });
     return this.view(await this.must(id));
   }
 

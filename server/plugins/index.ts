@@ -58,11 +58,21 @@ export function createAppPlugins(d: AppPluginsDeps) {
   const hostRepo = new AppHostRepo(d.db);
   const runtime = new AppRuntime({ memoryBytes: d.memoryBytes, log: d.log });
   const host = (): HostDeps => ({
-    files: d.files, repo, hostRepo, findUser: d.findUser,
+    files: d.files,
+    repo,
+    hostRepo,
+    findUser: d.findUser,
     pages: pages ? (app, actor) => pagesHostApi(pages!, app, actor) : undefined,
     enqueue: (app, actor, action, paths, params, lang) => {
       const me = d.files.forActor(actor);
-      return jobs.enqueue(app, actor, action, paths.map((p) => me.target(p).place), params, lang);
+      return jobs.enqueue(
+        app,
+        actor,
+        action,
+        paths.map((p) => me.target(p).place),
+        params,
+        lang,
+      );
     },
   });
   const licenses = new AppLicenses({ repo, hostRepo, bus: d.bus, allowedUsers: (app) => d.people().filter((p) => mayUseApp(p, app)).length });
@@ -82,11 +92,22 @@ export function createAppPlugins(d: AppPluginsDeps) {
     return n;
   };
   const admin = new AppAdmin({ repo, runtime, bus: d.bus, version: d.version, releaseLocks, licenseOf: (app) => licenses.status(app) });
-  const wakeups = new AppWakeups({ repo, hostRepo, runtime, licenses, jobs, files: d.files, host, off, log: d.log }, d.wakeup ?? { intervalMs: 3_600_000, firstDelayMs: 30_000 });
+  const wakeups = new AppWakeups(
+    { repo, hostRepo, runtime, licenses, jobs, files: d.files, host, off, log: d.log },
+    d.wakeup ?? { intervalMs: 3_600_000, firstDelayMs: 30_000 },
+  );
   // Assigned before any call can reach `host()` (calls start from routes and jobs, after this returns).
   const pages: AppPages | null = d.shares ? new AppPages({ repo, runtime, files: d.files, jobs, host, shares: d.shares, licenses, off }) : null;
   return {
-    repo, runtime, jobs, actions, admin, licenses, wakeups, off, pages,
+    repo,
+    runtime,
+    jobs,
+    actions,
+    admin,
+    licenses,
+    wakeups,
+    off,
+    pages,
     /** The capability the web UI reads (`app_plugins.enabled`). */
     capability: () => ({ enabled: off() === null }),
     start: async () => {

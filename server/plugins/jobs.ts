@@ -42,7 +42,11 @@ declare module '../jobs/types' {
 }
 
 /** What a finished plugin job keeps as its result. */
-interface PluginResult { outputs: Array<{ path: string }>; open?: { path: string; view?: string; action?: string }; message?: string }
+interface PluginResult {
+  outputs: Array<{ path: string }>;
+  open?: { path: string; view?: string; action?: string };
+  message?: string;
+}
 
 export interface JobDeps {
   repo: AppsRepo;
@@ -57,17 +61,23 @@ export interface JobDeps {
 /** The selection as an app receives it: UI paths with what the entry says. */
 export async function describe(files: FileService, actor: Actor, places: Place[]) {
   const me = files.forActor(actor);
-  return Promise.all(places.map(async (p) => {
-    const t = me.target(p);
-    const e = await me.stat(p);
-    return { path: uiPath(t.storage.name, t.rel), name: e.name, type: e.type, size: e.size, mime: e.mime ?? null, modified: new Date(e.mtime).toISOString() };
-  }));
+  return Promise.all(
+    places.map(async (p) => {
+      const t = me.target(p);
+      const e = await me.stat(p);
+      return { path: uiPath(t.storage.name, t.rel), name: e.name, type: e.type, size: e.size, mime: e.mime ?? null, modified: new Date(e.mtime).toISOString() };
+    }),
+  );
 }
 
 const openOf = (v: unknown): PluginResult['open'] => {
   const o = v as { path?: unknown; view?: unknown; action?: unknown } | null;
   if (!o || typeof o.path !== 'string' || !o.path.startsWith('/')) return undefined;
-  return { path: o.path.slice(0, 8192), ...(typeof o.view === 'string' && { view: o.view.slice(0, 64) }), ...(typeof o.action === 'string' && { action: o.action.slice(0, 64) }) };
+  return {
+    path: o.path.slice(0, 8192),
+    ...(typeof o.view === 'string' && { view: o.view.slice(0, 64) }),
+    ...(typeof o.action === 'string' && { action: o.action.slice(0, 64) }),
+  };
 };
 
 export class PluginJobs {
@@ -78,11 +88,22 @@ export class PluginJobs {
   /** `opts.page`: the share id of the public page that asked for it. */
   enqueue(app: InstalledApp, actor: Actor, action: string, places: Place[], params: unknown, lang: string, opts: { page?: number } = {}): string {
     if (!app.manifest.actions.some((a) => a.id === action)) throw new AppError('not_found', { path: `${app.id}/${action}` });
-    const payload: PluginJobPayload = { actor: actorSpec(actor), plugin: app.id, action, places, params, lang, ...(opts.page !== undefined && { public: true, page: opts.page }) };
+    const payload: PluginJobPayload = {
+      actor: actorSpec(actor),
+      plugin: app.id,
+      action,
+      places,
+      params,
+      lang,
+      ...(opts.page !== undefined && { public: true, page: opts.page }),
+    };
     return this.d.queue.enqueue(PLUGIN_JOB, payload, { ownerId: actor.kind === 'system' ? null : actor.principal.id, visible: true, maxAttempts: 1 });
   }
 
-  private async run(p: PluginJobPayload, ctx: { progress: (f: number, b?: { done: number; total: number }, m?: string) => void; signal: AbortSignal }): Promise<PluginResult> {
+  private async run(
+    p: PluginJobPayload,
+    ctx: { progress: (f: number, b?: { done: number; total: number }, m?: string) => void; signal: AbortSignal },
+  ): Promise<PluginResult> {
     const actor = await this.d.actors.restore(p.actor);
     const app = await this.d.repo.get(p.plugin);
     if (!app || !app.enabled) throw new AppError('not_found', { path: p.plugin });
@@ -94,11 +115,18 @@ export class PluginJobs {
     const host = buildHostApi(this.d.host(), { app, actor, lang: p.lang, job: { progress: ctx.progress, outputs, signal: ctx.signal }, reach });
     let r: { open?: unknown; message?: unknown } | null;
     try {
-      r = (await this.d.runtime.call(app, 'action', { action: p.action, paths, params: p.params, lang: p.lang, settings: app.settings }, host, ctx.signal)) as typeof r;
+      r = (await this.d.runtime.call(
+        app,
+        'action',
+        { action: p.action, paths, params: p.params, lang: p.lang, settings: app.settings },
+        host,
+        ctx.signal,
+      )) as typeof r;
     } catch (e) {
       // An app that fails with one of its own text keys is reported in the reader's language (see presentPluginOp).
       const detail = isAppError(e) && e.code === 'app_failed' ? String(e.details?.detail ?? '') : '';
-      if (detail && packText(app, detail, app.manifest.default_language) !== undefined) throw new AppError('app_failed', { plugin: app.id, reason: 'app_error', key: detail }, undefined, `app ${app.id}: ${detail}`);
+      if (detail && packText(app, detail, app.manifest.default_language) !== undefined)
+        throw new AppError('app_failed', { plugin: app.id, reason: 'app_error', key: detail }, undefined, `app ${app.id}: ${detail}`);
       throw e;
     }
     const open = p.public ? undefined : openOf(r?.open);
@@ -122,13 +150,16 @@ export class PluginJobs {
     const result = (op.result ?? {}) as Partial<PluginResult>;
     const status: PluginOpStatus = op.status === 'queued' ? 'pending' : op.status === 'completed' ? 'ok' : (op.status as PluginOpStatus);
     const key = op.error_params?.key;
-    const errorText = op.status !== 'failed' || !op.error_code ? null
-      : (app && typeof key === 'string' && packText(app, key, lang)) || t(lang, op.error_code, op.error_params ?? {});
+    const errorText =
+      op.status !== 'failed' || !op.error_code
+        ? null
+        : (app && typeof key === 'string' && packText(app, key, lang)) || t(lang, op.error_code, op.error_params ?? {});
     return {
       ...op,
       status,
-      plugin: p?.plugin, action: p?.action,
-      label: app && action ? packText(app, action.label, lang) ?? action.id : p?.action,
+      plugin: p?.plugin,
+      action: p?.action,
+      label: app && action ? (packText(app, action.label, lang) ?? action.id) : p?.action,
       message: result.message ?? op.message,
       outputs: result.outputs ?? [],
       ...(op.status === 'completed' && result.open && { open: result.open }),

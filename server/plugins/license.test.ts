@@ -22,7 +22,12 @@ const app = (license?: { required: boolean; store: string }) =>
 const paid = app({ required: true, store: 'shop' });
 const now = new Date('2026-11-27T10:00:00Z');
 const ctx = (token: string | null, over: Partial<LicenseContext> = {}): LicenseContext => ({
-  token, storeKeys: (s) => (s === 'shop' ? [pem(store.publicKey)] : []), revoked: () => false, users: () => 3, now, ...over,
+  token,
+  storeKeys: (s) => (s === 'shop' ? [pem(store.publicKey)] : []),
+  revoked: () => false,
+  users: () => 3,
+  now,
+  ...over,
 });
 const day = (n: number) => new Date(now.getTime() + n * 86_400_000).toISOString();
 

@@ -12,7 +12,19 @@
 import { createPublicKey, verify } from 'node:crypto';
 import type { InstalledApp } from './registry/apps.repo';
 
-export const LICENSE_STATUSES = ['free', 'missing', 'valid', 'grace', 'grace_expired', 'expired', 'invalid', 'wrong_app', 'revoked', 'seats_exhausted', 'unverified'] as const;
+export const LICENSE_STATUSES = [
+  'free',
+  'missing',
+  'valid',
+  'grace',
+  'grace_expired',
+  'expired',
+  'invalid',
+  'wrong_app',
+  'revoked',
+  'seats_exhausted',
+  'unverified',
+] as const;
 export type LicenseStatus = (typeof LICENSE_STATUSES)[number];
 /** The statuses that let an app run; any other holds it (stopped, not removed). */
 export const RUNNING: readonly LicenseStatus[] = ['free', 'valid', 'grace'];
@@ -20,11 +32,22 @@ export const RUNNING: readonly LicenseStatus[] = ['free', 'valid', 'grace'];
 export const LICENSE_MAX_CHARS = 8192;
 
 export interface LicensePayload {
-  v: 1; id: string; store: string; app: string; licensee: string;
-  seats?: number; valid_until?: string; updates_until?: string; grace_days?: number;
+  v: 1;
+  id: string;
+  store: string;
+  app: string;
+  licensee: string;
+  seats?: number;
+  valid_until?: string;
+  updates_until?: string;
+  grace_days?: number;
 }
 
-export interface LicenseAnswer { status: LicenseStatus; valid_until?: string; updates_until?: string }
+export interface LicenseAnswer {
+  status: LicenseStatus;
+  valid_until?: string;
+  updates_until?: string;
+}
 
 export interface LicenseContext {
   /** The token the admin set for the app, or null. */
@@ -89,7 +112,10 @@ export function licenseStatus(app: InstalledApp, c: LicenseContext): LicenseAnsw
   const d = decodeLicense(c.token);
   if (!d) return { status: 'invalid' };
   const p = d.payload;
-  const dates = { ...(p.valid_until && { valid_until: new Date(p.valid_until).toISOString() }), ...(p.updates_until && { updates_until: new Date(p.updates_until).toISOString() }) };
+  const dates = {
+    ...(p.valid_until && { valid_until: new Date(p.valid_until).toISOString() }),
+    ...(p.updates_until && { updates_until: new Date(p.updates_until).toISOString() }),
+  };
   const keys = p.store === app.manifest.license.store ? c.storeKeys(p.store) : [];
   if (!keys.length) return { status: 'unverified', ...dates };
   if (!signedBy(keys, d.body, d.sig)) return { status: 'invalid' };

@@ -47,7 +47,12 @@ export class AppLicenses {
     if (hit && hit.digest === app.digest && Date.now() - hit.at < CACHE_MS) return hit.answer;
     // licenseStatus asks for keys of the manifest's store only, and about the token's own licence id only.
     const f = await this.d.hostRepo.licenseFacts(app.id, app.manifest.license?.store ?? null, (token) => decodeLicense(token)?.payload.id ?? null);
-    const answer = licenseStatus(app, { token: f.row?.token ?? null, storeKeys: () => f.storeKeys, revoked: () => f.revoked, users: () => this.d.allowedUsers(app) });
+    const answer = licenseStatus(app, {
+      token: f.row?.token ?? null,
+      storeKeys: () => f.storeKeys,
+      revoked: () => f.revoked,
+      users: () => this.d.allowedUsers(app),
+    });
     this.cache.set(app.id, { at: Date.now(), digest: app.digest, answer });
     await this.note(app, f.row?.held_status ?? null, !!f.row, answer);
     return answer;
@@ -86,7 +91,12 @@ export class AppLicenses {
     await this.d.hostRepo.setLicense(app.id, token.trim(), by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
     this.seenMissing.delete(app.id);
-    this.audit(by, 'app_plugin.license_set', app.id, decoded ? { license_id: decoded.payload.id, store: decoded.payload.store, licensee: decoded.payload.licensee } : { readable: false });
+    this.audit(
+      by,
+      'app_plugin.license_set',
+      app.id,
+      decoded ? { license_id: decoded.payload.id, store: decoded.payload.store, licensee: decoded.payload.licensee } : { readable: false },
+    );
     return this.status(app);
   }
 

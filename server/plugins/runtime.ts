@@ -46,7 +46,12 @@ export class AppRuntime {
     } catch (e) {
       if (e instanceof SandboxError) {
         if (e.code === 'cancelled') throw new AppError('cancelled');
-        throw new AppError('app_failed', { plugin: app.id, reason: e.code }, { plugin: app.id, reason: e.code, detail: e.message.slice(0, 500) }, `app ${app.id}: ${e.code}: ${e.message}`);
+        throw new AppError(
+          'app_failed',
+          { plugin: app.id, reason: e.code },
+          { plugin: app.id, reason: e.code, detail: e.message.slice(0, 500) },
+          `app ${app.id}: ${e.code}: ${e.message}`,
+        );
       }
       throw e;
     }
@@ -56,7 +61,10 @@ export class AppRuntime {
   async stop(id: string) {
     const cur = this.running.get(id);
     this.running.delete(id);
-    await cur?.sandbox.then((s) => s.close(), () => undefined);
+    await cur?.sandbox.then(
+      (s) => s.close(),
+      () => undefined,
+    );
   }
 
   async close() {

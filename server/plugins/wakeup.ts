@@ -51,7 +51,13 @@ export interface WakeupOptions {
 }
 
 /** What a round did with one app (tests and the log). */
-export interface WakeupReport { plugin: string; queued: string[]; skipped: string[]; dropped: number; error?: string }
+export interface WakeupReport {
+  plugin: string;
+  queued: string[];
+  skipped: string[];
+  dropped: number;
+  error?: string;
+}
 
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 
@@ -63,7 +69,10 @@ export class AppWakeups {
   /** Items of the last wake-up due before the next one, by app: each round queues those due by then. */
   private pending = new Map<string, unknown[]>();
 
-  constructor(private d: WakeupDeps, private o: WakeupOptions) {}
+  constructor(
+    private d: WakeupDeps,
+    private o: WakeupOptions,
+  ) {}
 
   start() {
     if (this.o.intervalMs <= 0) return;
@@ -170,7 +179,13 @@ export class AppWakeups {
 
   /** Queues one item when it is due and sound; the reason it was not, else null. */
   private async queue(app: InstalledApp, raw: unknown, now: Date, report: WakeupReport): Promise<string | null> {
-    const it = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as { key?: unknown; due_at?: unknown; action_id?: unknown; paths?: unknown; params?: unknown };
+    const it = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as {
+      key?: unknown;
+      due_at?: unknown;
+      action_id?: unknown;
+      paths?: unknown;
+      params?: unknown;
+    };
     if (typeof it.key !== 'string' || !it.key || it.key.length > WAKEUP_LIMITS.key_chars) return `key must be 1 to ${WAKEUP_LIMITS.key_chars} characters`;
     const due = typeof it.due_at === 'string' ? Date.parse(it.due_at) : NaN;
     if (!Number.isFinite(due)) return 'due_at must be an ISO 8601 time';
@@ -178,15 +193,17 @@ export class AppWakeups {
     const action = app.manifest.actions.find((a) => a.id === it.action_id);
     if (!action) return `no action ${String(it.action_id)}`;
     const paths = it.paths === undefined ? [] : it.paths;
-    if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string') || paths.length > RUN_LIMITS.paths) return `paths must be a list of at most ${RUN_LIMITS.paths} paths`;
+    if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string') || paths.length > RUN_LIMITS.paths)
+      return `paths must be a list of at most ${RUN_LIMITS.paths} paths`;
     if (bytesOf(it.params) > RUN_LIMITS.params_bytes) return `params over ${RUN_LIMITS.params_bytes} bytes`;
     const places: Place[] = [];
     const me = this.d.files.forActor(this.system);
     for (const p of paths as string[]) {
       try {
         const place = me.target(p).place;
-        const own = this.d.files.locks.of(place.storage_id, place.rel)?.plugin === app.id
-          || this.d.files.appState.of(place.storage_id, place.rel).some((s) => s.startsWith(`${app.id}:`));
+        const own =
+          this.d.files.locks.of(place.storage_id, place.rel)?.plugin === app.id ||
+          this.d.files.appState.of(place.storage_id, place.rel).some((s) => s.startsWith(`${app.id}:`));
         if (!own) return `${p} carries no lock or state of this app`;
         places.push(place);
       } catch {

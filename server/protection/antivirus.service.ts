@@ -133,7 +133,13 @@ export class Antivirus {
     } catch (e) {
       // Deleted between the stat and the read: as gone as a file that vanished before its turn. Recording
       // an error would retry a scan of nothing, with a backoff, and leave the op queued for minutes.
-      if (!ctx.signal.aborted && (await this.o.ops.statOrNull(place).then((x) => x === null, () => false))) {
+      if (
+        !ctx.signal.aborted &&
+        (await this.o.ops.statOrNull(place).then(
+          (x) => x === null,
+          () => false,
+        ))
+      ) {
         await this.save(storageId, rel, 'skipped', null, 'gone during the scan', at);
         return { skipped: 'gone' };
       }
@@ -164,7 +170,14 @@ export class Antivirus {
     return { infected: true, signature, quarantined: out.trashed };
   }
 
-  private async save(storageId: number, rel: string, state: AvScanRow['state'], signature: string | null, detail: string | null, writtenAt: string): Promise<void> {
+  private async save(
+    storageId: number,
+    rel: string,
+    state: AvScanRow['state'],
+    signature: string | null,
+    detail: string | null,
+    writtenAt: string,
+  ): Promise<void> {
     await this.scans.record({ storage_id: storageId, path: rel, state, signature, detail, written_at: writtenAt, scanned_at: new Date().toISOString() });
     this.outcomes.set(state, (this.outcomes.get(state) ?? 0) + 1);
   }

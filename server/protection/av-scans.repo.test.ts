@@ -14,22 +14,39 @@ before(async () => {
 after(() => t?.close());
 
 const scan = (path: string, v: Partial<AvScanRow>): AvScanRow => ({
-  storage_id: storage, path, state: 'clean', signature: null, detail: null, written_at: '2026-12-05T10:00:00.000Z', scanned_at: '2026-12-05T10:00:01.000Z', ...v,
+  storage_id: storage,
+  path,
+  state: 'clean',
+  signature: null,
+  detail: null,
+  written_at: '2026-12-05T10:00:00.000Z',
+  scanned_at: '2026-12-05T10:00:01.000Z',
+  ...v,
 });
 
 test('one outcome per path, the newest scan replacing the one before', async () => {
   assert.equal(await repo.outcome(storage, 'a.exe'), undefined);
   await repo.record(scan('a.exe', {}));
   await repo.record(scan('b.exe', { state: 'error', detail: 'timeout' }));
-  await repo.record(scan('a.exe', { state: 'infected', signature: 'Eicar-Test-Signature', detail: 'quarantined at .trash/a.exe', scanned_at: '2026-12-05T10:05:00.000Z' }));
+  await repo.record(
+    scan('a.exe', { state: 'infected', signature: 'Eicar-Test-Signature', detail: 'quarantined at .trash/a.exe', scanned_at: '2026-12-05T10:05:00.000Z' }),
+  );
   assert.deepEqual(await repo.outcome(storage, 'a.exe'), {
-    state: 'infected', signature: 'Eicar-Test-Signature', detail: 'quarantined at .trash/a.exe', written_at: '2026-12-05T10:00:00.000Z', scanned_at: '2026-12-05T10:05:00.000Z',
+    state: 'infected',
+    signature: 'Eicar-Test-Signature',
+    detail: 'quarantined at .trash/a.exe',
+    written_at: '2026-12-05T10:00:00.000Z',
+    scanned_at: '2026-12-05T10:05:00.000Z',
   });
   assert.equal((await repo.outcome(storage, 'b.exe'))?.state, 'error');
 });
 
 test('scans of one new path recorded at once leave one row, none failing on the unique path', async () => {
-  await Promise.all(['clean', 'error', 'skipped', 'clean'].map((state, i) => repo.record(scan('new.bin', { state: state as AvScanRow['state'], scanned_at: `2026-12-05T11:00:0${i}.000Z` }))));
+  await Promise.all(
+    ['clean', 'error', 'skipped', 'clean'].map((state, i) =>
+      repo.record(scan('new.bin', { state: state as AvScanRow['state'], scanned_at: `2026-12-05T11:00:0${i}.000Z` })),
+    ),
+  );
   const [{ n }] = await t.db.async.sql<{ n: number | string }>("SELECT count(*) AS n FROM av_scans WHERE path = 'new.bin'");
   assert.equal(Number(n), 1);
 });

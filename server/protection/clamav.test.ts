@@ -64,6 +64,9 @@ describe('ClamAV scanners against real clamscan and clamd', { skip }, () => {
     assert.ok(Date.now() - t0 < 2000);
     assert.deepEqual(parseAddress('[::1]:3310'), { host: '::1', port: 3310 });
     assert.deepEqual(parseAddress('unix:/run/clamd.ctl'), { path: '/run/clamd.ctl' });
-    assert.throws(() => parseAddress('nonsense'), (e) => isAppError(e) && e.code === 'not_configured');
+    assert.throws(
+      () => parseAddress('nonsense'),
+      (e) => isAppError(e) && e.code === 'not_configured',
+    );
   });
 });

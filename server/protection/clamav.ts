@@ -60,7 +60,9 @@ export class ClamscanScanner implements Scanner {
   async probe(): Promise<Probe> {
     try {
       const { code, out } = await run(this.o.bin, ['--version'], 10_000);
-      return code === 0 ? { reachable: true, version: out.trim(), health: 'ok' } : { reachable: false, version: '', health: `clamscan --version exited with ${code}` };
+      return code === 0
+        ? { reachable: true, version: out.trim(), health: 'ok' }
+        : { reachable: false, version: '', health: `clamscan --version exited with ${code}` };
     } catch (e) {
       return { reachable: false, version: '', health: reasonOf(e) };
     }
@@ -107,7 +109,10 @@ export class ClamdScanner implements Scanner {
         if (err) reject(err);
         else resolve(value);
       };
-      const timer = setTimeout(() => done(new AppError('timeout', { seconds: Math.round(timeoutMs / 1000) }, undefined, 'clamd did not answer in time')), timeoutMs);
+      const timer = setTimeout(
+        () => done(new AppError('timeout', { seconds: Math.round(timeoutMs / 1000) }, undefined, 'clamd did not answer in time')),
+        timeoutMs,
+      );
       const onAbort = () => done(signal?.reason instanceof Error ? signal.reason : new AppError('cancelled'));
       signal?.addEventListener('abort', onAbort, { once: true });
       sock.setNoDelay(true);
@@ -150,13 +155,20 @@ export function parseAddress(addr: string): { host: string; port: number } | { p
 function run(bin: string, args: string[], timeoutMs: number, stdin?: Readable, signal?: AbortSignal): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     // A background scan: low priority, and its CPU counts against the governor's budget.
-    const child = adoptBackgroundChild(spawn(bin, args, { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs, killSignal: 'SIGKILL' }));
+    const child = adoptBackgroundChild(
+      spawn(bin, args, { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs, killSignal: 'SIGKILL' }),
+    );
     let out = '';
     child.stdout!.on('data', (c) => (out = (out + c.toString('utf8')).slice(-8192)));
     child.stderr!.on('data', (c) => (out = (out + c.toString('utf8')).slice(-8192)));
     child.on('error', (e) => reject(scanError(`${bin}: ${e.message}`)));
     child.on('close', (code, sig) => {
-      if (sig) reject(sig === 'SIGKILL' && !signal?.aborted ? new AppError('timeout', { seconds: Math.round(timeoutMs / 1000) }, undefined, `${bin} timed out`) : scanError(`${bin} was stopped (${sig})`));
+      if (sig)
+        reject(
+          sig === 'SIGKILL' && !signal?.aborted
+            ? new AppError('timeout', { seconds: Math.round(timeoutMs / 1000) }, undefined, `${bin} timed out`)
+            : scanError(`${bin} was stopped (${sig})`),
+        );
       else resolve({ code, out });
     });
     if (stdin && child.stdin) {

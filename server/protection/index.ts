@@ -47,7 +47,18 @@ export interface ProtectionDeps {
 export function createProtection(d: ProtectionDeps) {
   const trash = new TrashService(d.catalogue, d.ops, d.settings, new TrashRepo(d.db));
   const versions = new VersionsService(d.db, d.ops, d.settings);
-  const antivirus = new Antivirus({ db: d.db, catalogue: d.catalogue, ops: d.ops, queue: d.queue, policy: d.scans, settings: d.settings, trash, bus: d.bus, log: d.log, ...d.scanRetry });
+  const antivirus = new Antivirus({
+    db: d.db,
+    catalogue: d.catalogue,
+    ops: d.ops,
+    queue: d.queue,
+    policy: d.scans,
+    settings: d.settings,
+    trash,
+    bus: d.bus,
+    log: d.log,
+    ...d.scanRetry,
+  });
   antivirus.register();
   const settings = new ProtectionSettings(d.db, d.settings, antivirus, d.bus);
   const webhooks = new WebhookTargets(d.settings, d.secretKey, d.bus);

@@ -62,11 +62,15 @@ export class ScanPolicy {
   enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): string | null {
     if (!this.active) return null;
     const at = new Date();
-    return this.o.queue.enqueue(SCAN_JOB, { storage_id: storageId, path: rel, at: at.toISOString() }, {
-      priority: o.priority ?? 0,
-      dedupKey: o.key,
-      runAt: o.delayMs ? new Date(at.getTime() + o.delayMs) : undefined,
-    });
+    return this.o.queue.enqueue(
+      SCAN_JOB,
+      { storage_id: storageId, path: rel, at: at.toISOString() },
+      {
+        priority: o.priority ?? 0,
+        dedupKey: o.key,
+        runAt: o.delayMs ? new Date(at.getTime() + o.delayMs) : undefined,
+      },
+    );
   }
 
   /** The write-gate hook. Content-keyed dedup lets a new write queue a new scan even while an older one runs. */

@@ -57,7 +57,12 @@ export const PATCH_FIELDS = Object.keys(FIELDS);
 export class ProtectionSettings {
   private shares: ShareCeilingRepo;
 
-  constructor(db: Db, private settings: SettingsStore, private av: Antivirus, private bus: EventBus) {
+  constructor(
+    db: Db,
+    private settings: SettingsStore,
+    private av: Antivirus,
+    private bus: EventBus,
+  ) {
     this.shares = new ShareCeilingRepo(db);
   }
 

@@ -11,8 +11,21 @@ test('links that outlive the share ceiling: live ones with no expiry or a later 
     const shares = new SharesRepo(db);
     const link = (token: string, expires_at: string | null) =>
       shares.insert({
-        token, kind: 'link', owner_id: 1, storage_id: storage, rel: 'a.txt', is_dir: 0, ttl: null, expires_at, expiry_clamped: 0,
-        max_downloads: null, max_uploads: null, pin_hash: null, comment: null, drop_settings: null, created_at: '2026-12-01T00:00:00.000Z',
+        token,
+        kind: 'link',
+        owner_id: 1,
+        storage_id: storage,
+        rel: 'a.txt',
+        is_dir: 0,
+        ttl: null,
+        expires_at,
+        expiry_clamped: 0,
+        max_downloads: null,
+        max_uploads: null,
+        pin_hash: null,
+        comment: null,
+        drop_settings: null,
+        created_at: '2026-12-01T00:00:00.000Z',
       });
     const ceiling = '2027-01-01T00:00:00.000Z';
     const repo = new ShareCeilingRepo(db);

@@ -22,8 +22,22 @@ export class TrashRepo {
     if (storageIds.length === 0) return { rows: [], total: 0 };
     const k = this.db.k;
     return this.db.async.read(function* (t) {
-      const rows = yield* t.all(k.selectFrom('trash_items').selectAll().where('storage_id', 'in', storageIds).orderBy('deleted_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset));
-      const n = yield* t.first(k.selectFrom('trash_items').select((eb) => eb.fn.countAll().as('n')).where('storage_id', 'in', storageIds));
+      const rows = yield* t.all(
+        k
+          .selectFrom('trash_items')
+          .selectAll()
+          .where('storage_id', 'in', storageIds)
+          .orderBy('deleted_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset(offset),
+      );
+      const n = yield* t.first(
+        k
+          .selectFrom('trash_items')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('storage_id', 'in', storageIds),
+      );
       return { rows: rows as TrashRow[], total: Number(n?.n ?? 0) };
     });
   }
@@ -43,7 +57,9 @@ export class TrashRepo {
 
   /** Items deleted before `iso`, oldest first. */
   async olderThan(iso: string, limit = 500): Promise<TrashRow[]> {
-    return (await this.db.async.all(this.db.k.selectFrom('trash_items').selectAll().where('deleted_at', '<', iso).orderBy('deleted_at').limit(limit))) as TrashRow[];
+    return (await this.db.async.all(
+      this.db.k.selectFrom('trash_items').selectAll().where('deleted_at', '<', iso).orderBy('deleted_at').limit(limit),
+    )) as TrashRow[];
   }
 
   /** Forgets an item (idempotent). */

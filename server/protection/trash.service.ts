@@ -40,7 +40,12 @@ export interface RestoreResult {
 
 export class TrashService implements TrashPort {
   readonly repo: TrashRepo;
-  constructor(private cat: Catalogue, private ops: StorageOps, private settings: SettingsStore, repo: TrashRepo) {
+  constructor(
+    private cat: Catalogue,
+    private ops: StorageOps,
+    private settings: SettingsStore,
+    repo: TrashRepo,
+  ) {
     this.repo = repo;
   }
 
@@ -50,7 +55,11 @@ export class TrashService implements TrashPort {
    * driver without move deletes the item instead (`permanent: true`);
    * without it (quarantine) the item stays where it is.
    */
-  async moveToTrash(p: Place, actor: ActorRef | null, o: { reason?: 'delete' | 'infected'; permanentFallback?: boolean; request?: RequestMeta } = {}): Promise<TrashOutcome> {
+  async moveToTrash(
+    p: Place,
+    actor: ActorRef | null,
+    o: { reason?: 'delete' | 'infected'; permanentFallback?: boolean; request?: RequestMeta } = {},
+  ): Promise<TrashOutcome> {
     const { storage_id: storageId, rel } = p;
     if (rel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be deleted' });
     const entry = await this.ops.stat(p);
@@ -76,8 +85,15 @@ export class TrashService implements TrashPort {
       return { trashed: false, permanent: true, trashRel: '' };
     }
     const row = await this.repo.insert({
-      storage_id: storageId, orig_path: rel, trash_rel: trashRel, type: entry.type, size: entry.type === 'dir' ? 0 : entry.size,
-      reason: o.reason ?? 'delete', deleted_by: actor?.id ?? null, deleted_by_email: actor?.email ?? null, deleted_at: new Date().toISOString(),
+      storage_id: storageId,
+      orig_path: rel,
+      trash_rel: trashRel,
+      type: entry.type,
+      size: entry.type === 'dir' ? 0 : entry.size,
+      reason: o.reason ?? 'delete',
+      deleted_by: actor?.id ?? null,
+      deleted_by_email: actor?.email ?? null,
+      deleted_at: new Date().toISOString(),
     });
     await this.ops.removed(p, { actor, request: o.request, audit, meta: { trash_id: row.id, reason: row.reason } });
     return { trashed: true, permanent: false, item: this.present(row), trashRel };
@@ -190,8 +206,16 @@ export class TrashService implements TrashPort {
   private present(r: TrashRow): TrashItem {
     const storage = this.storageName(r.storage_id);
     return {
-      id: r.id, storage, storage_id: r.storage_id, path: uiPath(storage, r.orig_path), name: baseName(r.orig_path), type: r.type, size: r.size,
-      reason: r.reason, deleted_by: r.deleted_by_email, deleted_at: r.deleted_at,
+      id: r.id,
+      storage,
+      storage_id: r.storage_id,
+      path: uiPath(storage, r.orig_path),
+      name: baseName(r.orig_path),
+      type: r.type,
+      size: r.size,
+      reason: r.reason,
+      deleted_by: r.deleted_by_email,
+      deleted_at: r.deleted_at,
     };
   }
 }

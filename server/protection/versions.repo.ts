@@ -23,7 +23,9 @@ export class VersionsRepo {
 
   /** Snapshot `id` when it belongs to `p`; undefined otherwise (unknown, or another file's). */
   async byId(p: Place, id: number): Promise<VersionRow | undefined> {
-    return (await this.db.async.first(this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', p.storage_id).where('path', '=', p.rel))) as VersionRow | undefined;
+    return (await this.db.async.first(
+      this.db.k.selectFrom('versions').selectAll().where('id', '=', id).where('storage_id', '=', p.storage_id).where('path', '=', p.rel),
+    )) as VersionRow | undefined;
   }
 
   /** The snapshots of `p` beyond the newest `keep`, newest first. */
@@ -35,7 +37,13 @@ export class VersionsRepo {
 
   /** Paths with more than `keep` snapshots. */
   over(keep: number): Promise<Array<{ storage_id: number; path: string }>> {
-    return this.db.async.all(this.db.k.selectFrom('versions').select(['storage_id', 'path']).groupBy(['storage_id', 'path']).having((eb) => eb.fn.countAll(), '>', keep));
+    return this.db.async.all(
+      this.db.k
+        .selectFrom('versions')
+        .select(['storage_id', 'path'])
+        .groupBy(['storage_id', 'path'])
+        .having((eb) => eb.fn.countAll(), '>', keep),
+    );
   }
 
   /** Forgets snapshots by id, in one statement; the rows removed (an id already gone counts 0). */

@@ -27,7 +27,11 @@ export type { VersionView };
 export class VersionsService implements VersionsPort {
   private repo: VersionsRepo;
 
-  constructor(db: Db, private ops: StorageOps, private settings: SettingsStore) {
+  constructor(
+    db: Db,
+    private ops: StorageOps,
+    private settings: SettingsStore,
+  ) {
     this.repo = new VersionsRepo(db);
   }
 
@@ -43,7 +47,15 @@ export class VersionsService implements VersionsPort {
     const versionRel = joinRel(joinRel(VERSIONS_DIR, p.rel), slotName());
     await this.ops.mkdir({ storage_id: p.storage_id, rel: parentRel(versionRel) });
     await this.ops.copyFile(p, versionRel, { size: cur.size, overwrite: true });
-    const row = await this.repo.insert({ storage_id: p.storage_id, path: p.rel, version_rel: versionRel, size: cur.size, mtime: Math.round(cur.mtime), created_by: actor?.id ?? null, created_at: new Date().toISOString() });
+    const row = await this.repo.insert({
+      storage_id: p.storage_id,
+      path: p.rel,
+      version_rel: versionRel,
+      size: cur.size,
+      mtime: Math.round(cur.mtime),
+      created_by: actor?.id ?? null,
+      created_at: new Date().toISOString(),
+    });
     const keep = this.settings.get('versions_keep_n');
     if (keep !== 0) await this.trim(p, keep ?? DEFAULT_KEEP);
     return present(row);
@@ -141,4 +153,10 @@ export class VersionsService implements VersionsPort {
   }
 }
 
-const present = (r: VersionRow): VersionView => ({ id: r.id, size: r.size, modified: new Date(r.mtime).toISOString(), created_at: r.created_at, created_by: r.created_by });
+const present = (r: VersionRow): VersionView => ({
+  id: r.id,
+  size: r.size,
+  modified: new Date(r.mtime).toISOString(),
+  created_at: r.created_at,
+  created_by: r.created_by,
+});

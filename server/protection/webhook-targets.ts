@@ -41,7 +41,11 @@ const checkUrl = (url: string): string => {
 };
 
 export class WebhookTargets {
-  constructor(private settings: SettingsStore, private secretKey: Buffer, private bus: EventBus) {}
+  constructor(
+    private settings: SettingsStore,
+    private secretKey: Buffer,
+    private bus: EventBus,
+  ) {}
 
   list(): TargetView[] {
     const out = this.settings.get('webhook_targets').map((t) => this.present(t));
@@ -53,7 +57,13 @@ export class WebhookTargets {
   /** Adds a target; without `secret` one is generated. The answer carries the plain key once. */
   create(input: TargetInput, actor: ActorRef | null): TargetView {
     const secret = input.secret ?? randomToken(32);
-    const t: WebhookTargetSetting = { id: 'wh_' + randomBytes(6).toString('hex'), url: checkUrl(input.url ?? ''), events: input.events ?? [], enabled: input.enabled ?? true, secret: encrypt(this.secretKey, secret) };
+    const t: WebhookTargetSetting = {
+      id: 'wh_' + randomBytes(6).toString('hex'),
+      url: checkUrl(input.url ?? ''),
+      events: input.events ?? [],
+      enabled: input.enabled ?? true,
+      secret: encrypt(this.secretKey, secret),
+    };
     this.save([...this.settings.get('webhook_targets'), t], actor, { created: t.id });
     return { ...this.present(t), secret };
   }
@@ -77,7 +87,11 @@ export class WebhookTargets {
   remove(id: string, actor: ActorRef | null): void {
     const all = this.settings.get('webhook_targets');
     if (!all.some((t) => t.id === id)) throw new AppError('not_found', { id });
-    this.save(all.filter((t) => t.id !== id), actor, { removed: id });
+    this.save(
+      all.filter((t) => t.id !== id),
+      actor,
+      { removed: id },
+    );
   }
 
   /** Sets or clears (empty url) the older single webhook URL and its optional key. */

@@ -72,9 +72,10 @@ export class ReplicaAudit {
       ctx.signal.throwIfAborted();
       const sides = await this.engine.sides(s.id).catch(() => null);
       if (!sides) continue;
-      const files = ctx.payload.kind === 'full'
-        ? (await tree(sides.primary, '', ctx.signal)).filter((e) => e.type === 'file').map((e) => e.path)
-        : await this.repo.sampleFiles(s.id, ctx.payload.sample ?? this.settings.get('replica_audit_sample_size'));
+      const files =
+        ctx.payload.kind === 'full'
+          ? (await tree(sides.primary, '', ctx.signal)).filter((e) => e.type === 'file').map((e) => e.path)
+          : await this.repo.sampleFiles(s.id, ctx.payload.sample ?? this.settings.get('replica_audit_sample_size'));
       for (const rel of files) {
         if (isInternalPath(rel) || modeOf(s.name, rel) === 'skip') continue;
         ctx.signal.throwIfAborted();
@@ -89,10 +90,27 @@ export class ReplicaAudit {
         if (b === null) out.missing++;
         else out.mismatched++;
         const { row, opened } = await this.repo.recordFailure({
-          storage_id: s.id, rel, op: 'write', to_rel: null, from_rel: null, code: 'REPLICA_AUDIT_MISMATCH',
-          message: b === null ? 'audit: missing on the target' : b === 'error' ? 'audit: the target copy cannot be read' : 'audit: the target copy differs from the primary',
+          storage_id: s.id,
+          rel,
+          op: 'write',
+          to_rel: null,
+          from_rel: null,
+          code: 'REPLICA_AUDIT_MISMATCH',
+          message:
+            b === null
+              ? 'audit: missing on the target'
+              : b === 'error'
+                ? 'audit: the target copy cannot be read'
+                : 'audit: the target copy differs from the primary',
         });
-        if (opened) await this.bus.emit('replica_fail', { title: 'Backup copy differs', body: `${uiPath(s.name, rel)}: ${row.message}`, path: uiPath(s.name, rel), op: 'write', code: row.code });
+        if (opened)
+          await this.bus.emit('replica_fail', {
+            title: 'Backup copy differs',
+            body: `${uiPath(s.name, rel)}: ${row.message}`,
+            path: uiPath(s.name, rel),
+            op: 'write',
+            code: row.code,
+          });
         this.engine.enqueue({ storage_id: s.id, op: 'write', rel });
         if (out.repaired.length < 20) out.repaired.push(uiPath(s.name, rel));
       }

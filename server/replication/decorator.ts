@@ -20,9 +20,35 @@ import { RAW, type ReplicationEngine } from './engine';
 import type { TargetsService } from './targets.service';
 import type { RDriver } from './types';
 
-const METHODS = ['stat', 'list', 'read', 'write', 'mkdir', 'delete', 'close', 'walk', 'move', 'copy', 'presignGet', 'multipart', 'watch', 'localPath', 'statLocal'] as const;
+const METHODS = [
+  'stat',
+  'list',
+  'read',
+  'write',
+  'mkdir',
+  'delete',
+  'close',
+  'walk',
+  'move',
+  'copy',
+  'presignGet',
+  'multipart',
+  'watch',
+  'localPath',
+  'statLocal',
+] as const;
 /** Primary errors that are answers, not outages: never served from the backup. */
-const ANSWERS = new Set(['not_found', 'conflict', 'permission_denied', 'name_not_allowed', 'name_too_long', 'cancelled', 'read_only', 'unsupported', 'bad_path']);
+const ANSWERS = new Set([
+  'not_found',
+  'conflict',
+  'permission_denied',
+  'name_not_allowed',
+  'name_too_long',
+  'cancelled',
+  'read_only',
+  'unsupported',
+  'bad_path',
+]);
 const READ_FAIL_EVENT_MS = 60_000;
 /** Open multipart sessions whose final path the handle alone may not tell. */
 const MAX_HANDLES = 10_000;
@@ -41,7 +67,15 @@ export function replicationDecorator(engine: ReplicationEngine, targets: Targets
     if ((lastReadFail.get(uid) ?? 0) + READ_FAIL_EVENT_MS < t) {
       lastReadFail.set(uid, t);
       const reason = e instanceof Error ? e.message : String(e);
-      void bus.emit('primary_read_fail', { title: 'Served from the backup', body: `Storage "${link.storage}" could not be read (${reason}); the backup answered.`, storage_id: link.storageId, path, reason }).catch(() => undefined);
+      void bus
+        .emit('primary_read_fail', {
+          title: 'Served from the backup',
+          body: `Storage "${link.storage}" could not be read (${reason}); the backup answered.`,
+          storage_id: link.storageId,
+          path,
+          reason,
+        })
+        .catch(() => undefined);
     }
     try {
       return await targets.driver(link.targetId);
@@ -60,7 +94,8 @@ export function replicationDecorator(engine: ReplicationEngine, targets: Targets
         if (v !== undefined) w[k] = typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(driver) : v;
       }
       w[RAW] = driver;
-      const after = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, note: (...a: A) => Parameters<ReplicationEngine['changed']>) =>
+      const after =
+        <A extends unknown[], R>(fn: (...a: A) => Promise<R>, note: (...a: A) => Parameters<ReplicationEngine['changed']>) =>
         async (...a: A): Promise<R> => {
           const r = await fn(...a);
           const [, kind, rel, to] = note(...a);

@@ -36,7 +36,12 @@ export const DRILL_SCHEDULE = 'replica.drill';
 export const DRILL_MAX_FILES = 200;
 
 export class RestoreDrill {
-  constructor(private repo: ReplicationRepo, private engine: ReplicationEngine, private queue: JobQueue, private scratchDir: string) {}
+  constructor(
+    private repo: ReplicationRepo,
+    private engine: ReplicationEngine,
+    private queue: JobQueue,
+    private scratchDir: string,
+  ) {}
 
   register(): void {
     this.queue.register('replica.drill', (ctx) => this.run(ctx), { concurrency: 1, maxAttempts: 1, timeoutMs: 3_600_000, governed: 'lane' });
@@ -47,7 +52,8 @@ export class RestoreDrill {
    * the one given) backed up to an enabled target there is nothing to restore from: `no_backup_target`.
    */
   async request(p: DrillPayload = {}): Promise<string> {
-    if (!(await this.repo.linkedStorageIds(p.storage_id)).length) throw new AppError('no_backup_target', {}, undefined, 'no storage is backed up to an enabled target');
+    if (!(await this.repo.linkedStorageIds(p.storage_id)).length)
+      throw new AppError('no_backup_target', {}, undefined, 'no storage is backed up to an enabled target');
     const key = `replica.drill:${p.storage_id ?? ''}:${p.rel ?? ''}`;
     return this.queue.enqueue('replica.drill', p, { dedupKey: key, behindRunning: true, priority: -2 });
   }
@@ -65,7 +71,16 @@ export class RestoreDrill {
 
   private async run(ctx: JobContext<DrillPayload>): Promise<ReplicaDrill> {
     const pick = ctx.payload.storage_id !== undefined ? { storage_id: ctx.payload.storage_id, rel: ctx.payload.rel ?? '' } : await this.repo.sampleFolder();
-    const out: ReplicaDrill = { ran_at: new Date().toISOString(), folder: null, files: 0, bytes: 0, identical: 0, differing: [], missing_on_replica: [], ok: false };
+    const out: ReplicaDrill = {
+      ran_at: new Date().toISOString(),
+      folder: null,
+      files: 0,
+      bytes: 0,
+      identical: 0,
+      differing: [],
+      missing_on_replica: [],
+      ok: false,
+    };
     if (!pick) return this.save(out);
     const sides = await this.engine.sides(pick.storage_id);
     if (!sides) return this.save(out);

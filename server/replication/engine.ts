@@ -63,7 +63,10 @@ type Outcome = 'done' | 'unlinked' | 'off' | 'missing';
 
 /** A failure to replicate, with its spec code. */
 class ReplicaFailure extends Error {
-  constructor(readonly code: FailureCode, message: string) {
+  constructor(
+    readonly code: FailureCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -82,12 +85,19 @@ export class ReplicationEngine {
   register(): void {
     const opts = { concurrency: 2, maxAttempts: 3, backoffMs: this.d.backoffMs, timeoutMs: this.d.timeoutMs, governed: 'io' as const };
     this.d.queue.register('replica.copy', (ctx) => this.runJob(ctx.payload, ctx), { ...opts, keepsAwake: true });
-    this.d.queue.register('replica_retry', async (ctx) => {
-      const f = await this.d.repo.failure(ctx.payload.failure_id);
-      if (!f || f.resolved_at) return { skipped: true };
-      // Everything the first attempt knew: an append_only file moved away is read from where it went.
-      return this.runJob({ storage_id: f.storage_id, op: f.op, rel: f.rel, ...(f.to_rel ? { to: f.to_rel } : {}), ...(f.from_rel ? { from: f.from_rel } : {}) }, ctx);
-    }, opts);
+    this.d.queue.register(
+      'replica_retry',
+      async (ctx) => {
+        const f = await this.d.repo.failure(ctx.payload.failure_id);
+        if (!f || f.resolved_at) return { skipped: true };
+        // Everything the first attempt knew: an append_only file moved away is read from where it went.
+        return this.runJob(
+          { storage_id: f.storage_id, op: f.op, rel: f.rel, ...(f.to_rel ? { to: f.to_rel } : {}), ...(f.from_rel ? { from: f.from_rel } : {}) },
+          ctx,
+        );
+      },
+      opts,
+    );
   }
 
   /** Whether storage `uid` (or, given a number, that id) has an enabled target right now (cheap: one indexed read). */
@@ -134,7 +144,13 @@ export class ReplicationEngine {
   }
 
   /** Jobs for one primary change under the mode table (spec: Replication semantics 4). */
-  private plan(modes: ModeOf, storage: string, kind: 'write' | 'mkdir' | 'delete' | 'move' | 'copy', rel: string, to?: string): Array<Omit<CopyPayload, 'storage_id'>> {
+  private plan(
+    modes: ModeOf,
+    storage: string,
+    kind: 'write' | 'mkdir' | 'delete' | 'move' | 'copy',
+    rel: string,
+    to?: string,
+  ): Array<Omit<CopyPayload, 'storage_id'>> {
     const mode = (r: string) => modes(storage, r);
     switch (kind) {
       case 'write':
@@ -225,7 +241,11 @@ export class ReplicationEngine {
       else if (outcome === 'missing') {
         // Only an open row is told (one conditional statement: a row resolved meanwhile stays resolved).
         const gone = p.from ? `neither ${p.from} nor ${p.rel} is` : `${p.rel} is not`;
-        await this.d.repo.recordIfOpen({ ...this.rowKey(p), code: 'PRIMARY_READBACK_FAIL', message: `nothing to copy: ${gone} on the primary now (append_only: the target keeps the copy it had)` });
+        await this.d.repo.recordIfOpen({
+          ...this.rowKey(p),
+          code: 'PRIMARY_READBACK_FAIL',
+          message: `nothing to copy: ${gone} on the primary now (append_only: the target keeps the copy it had)`,
+        });
       }
       return outcome;
     } catch (e) {
@@ -271,8 +291,13 @@ export class ReplicationEngine {
   private async announce(f: FailureRow): Promise<void> {
     const name = (await this.d.repo.storage(f.storage_id))?.name ?? String(f.storage_id);
     await this.d.bus.emit('replica_fail', {
-      title: 'Backup copy failed', body: `${f.op} ${uiPath(name, f.rel)}: ${f.message}`,
-      path: uiPath(name, f.rel), op: f.op, code: f.code, message: f.message, attempts: f.attempts,
+      title: 'Backup copy failed',
+      body: `${f.op} ${uiPath(name, f.rel)}: ${f.message}`,
+      path: uiPath(name, f.rel),
+      op: f.op,
+      code: f.code,
+      message: f.message,
+      attempts: f.attempts,
     });
   }
 

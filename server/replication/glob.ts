@@ -33,7 +33,11 @@ export function compileGlob(pattern: string): RegExp {
       re += last ? '.*' : '(?:[^/]+/)*';
       return;
     }
-    re += s.replace(/[.+^$()|]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]') + (last ? '' : '/');
+    re +=
+      s
+        .replace(/[.+^$()|]/g, '\\$&')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]') + (last ? '' : '/');
   });
   return new RegExp(`^${re}$`);
 }

@@ -60,19 +60,48 @@ export function createReplication(d: ReplicationDeps) {
   };
   const targets = new TargetsService(repo, rules, d.unlinkStorages, d.summary);
   const policy = new ReplicaPolicy(repo, d.settings);
-  const engine = new ReplicationEngine({ repo, policy, targets, queue: d.queue, bus: d.bus, primary: d.primary, log: d.log, backoffMs: d.backoffMs, timeoutMs: d.timeoutMs });
+  const engine = new ReplicationEngine({
+    repo,
+    policy,
+    targets,
+    queue: d.queue,
+    bus: d.bus,
+    primary: d.primary,
+    log: d.log,
+    backoffMs: d.backoffMs,
+    timeoutMs: d.timeoutMs,
+  });
   engine.register();
   const audit = new ReplicaAudit(repo, engine, d.queue, d.bus, d.settings);
   audit.register();
   const drill = new RestoreDrill(repo, engine, d.queue, d.scratchDir);
   drill.register();
-  const repair = new RepairService(repo, d.queue, d.bus, d.settings, () => audit.last(), () => drill.last(), d.rpoWarnS);
+  const repair = new RepairService(
+    repo,
+    d.queue,
+    d.bus,
+    d.settings,
+    () => audit.last(),
+    () => drill.last(),
+    d.rpoWarnS,
+  );
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);
   return {
-    targets, policy, repair, engine, decorator, audit, drill,
+    targets,
+    policy,
+    repair,
+    engine,
+    decorator,
+    audit,
+    drill,
     /** The catalogue's sync hooks: files added or changed on the backend, and entries gone from it. */
     synced: {
-      files: (storageId: number, files: Array<{ path: string }>) => void engine.synced(storageId, 'write', files.map((f) => f.path)),
+      files: (storageId: number, files: Array<{ path: string }>) =>
+        void engine.synced(
+          storageId,
+          'write',
+          files.map((f) => f.path),
+        ),
       removed: (storageId: number, paths: string[]) => void engine.synced(storageId, 'delete', paths),
     },
     /** Arms the report, audit and drill schedules, and re-arms them whenever the settings change (server only). */

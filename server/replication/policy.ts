@@ -31,7 +31,10 @@ export class ReplicaPolicy {
   private compiled: Promise<Array<{ re: RegExp; mode: ReplicaMode }>> | null = null;
   private listeners = new Set<() => void>();
 
-  constructor(private repo: ReplicationRepo, private settings: SettingsStore) {}
+  constructor(
+    private repo: ReplicationRepo,
+    private settings: SettingsStore,
+  ) {}
 
   /**
    * The rules as they are now, as a function: the mode for `rel` of the storage named `storage`. The rules
@@ -59,8 +62,11 @@ export class ReplicaPolicy {
     if (input.path_pattern === undefined) throw validation('path_pattern', 'is required');
     if (input.mode === undefined) throw validation('mode', 'is required');
     const row = await this.repo.insertRule({
-      path_pattern: checkGlob(input.path_pattern), mode: checkMode(input.mode, 'mode'), priority: input.priority ?? 100,
-      enabled: input.enabled === false ? 0 : 1, description: input.description ?? null,
+      path_pattern: checkGlob(input.path_pattern),
+      mode: checkMode(input.mode, 'mode'),
+      priority: input.priority ?? 100,
+      enabled: input.enabled === false ? 0 : 1,
+      description: input.description ?? null,
     });
     this.changed();
     return view(row);
@@ -103,7 +109,8 @@ export class ReplicaPolicy {
     const audit = input.audit_cron !== undefined ? checkCron(input.audit_cron, 'audit_cron', true) : undefined;
     const full = input.audit_full_cron !== undefined ? checkCron(input.audit_full_cron, 'audit_full_cron', true) : undefined;
     const sample = input.audit_sample_size;
-    if (sample !== undefined && !(Number.isInteger(sample) && sample >= 1 && sample <= 100_000)) throw validation('audit_sample_size', 'must be a whole number from 1 to 100000');
+    if (sample !== undefined && !(Number.isInteger(sample) && sample >= 1 && sample <= 100_000))
+      throw validation('audit_sample_size', 'must be a whole number from 1 to 100000');
     const mode = input.default_mode !== undefined ? checkMode(input.default_mode, 'default_mode') : undefined;
     if (cron !== undefined) this.settings.set('replica_report_cron', cron);
     if (drill !== undefined) this.settings.set('replica_drill_cron', drill);

@@ -27,7 +27,8 @@ export class ReadbackSample {
 
   /** Windows for a file expected to hold `size` bytes (a file that changes meanwhile is checked where it overlaps). */
   constructor(size: number) {
-    const starts = size <= WHOLE_READBACK_BYTES ? [0] : [...Array.from({ length: RANDOM_WINDOWS }, () => randomInt(0, size - WINDOW_BYTES)), size - WINDOW_BYTES];
+    const starts =
+      size <= WHOLE_READBACK_BYTES ? [0] : [...Array.from({ length: RANDOM_WINDOWS }, () => randomInt(0, size - WINDOW_BYTES)), size - WINDOW_BYTES];
     const len = Math.min(size, size <= WHOLE_READBACK_BYTES ? size : WINDOW_BYTES);
     this.windows = [...new Set(starts)].sort((a, b) => a - b).map((start) => ({ start, bytes: Buffer.allocUnsafe(len), seen: 0 }));
   }

@@ -36,8 +36,17 @@ export class RepairService {
   private view(f: FailureRow, names: Map<number, string>): FailureView {
     const name = names.get(f.storage_id) ?? String(f.storage_id);
     return {
-      id: f.id, path: uiPath(name, f.rel), storage_id: f.storage_id, op: f.op, to: f.to_rel === null ? null : uiPath(name, f.to_rel), code: f.code,
-      message: f.message, attempts: f.attempts, created_at: f.created_at, updated_at: f.updated_at, resolved_at: f.resolved_at,
+      id: f.id,
+      path: uiPath(name, f.rel),
+      storage_id: f.storage_id,
+      op: f.op,
+      to: f.to_rel === null ? null : uiPath(name, f.to_rel),
+      code: f.code,
+      message: f.message,
+      attempts: f.attempts,
+      created_at: f.created_at,
+      updated_at: f.updated_at,
+      resolved_at: f.resolved_at,
     };
   }
 
@@ -55,7 +64,12 @@ export class RepairService {
   async fixAll(): Promise<{ queued: number }> {
     const ids = await this.repo.unresolvedIds();
     for (const id of ids) this.queue.enqueue('replica_retry', { failure_id: id }, { dedupKey: `replica_retry:${id}`, priority: -1 });
-    if (ids.length) await this.bus.emit('replica_reconcile_done', { title: 'Backup repair queued', body: `${ids.length} failed copies queued for another attempt.`, queued: ids.length });
+    if (ids.length)
+      await this.bus.emit('replica_reconcile_done', {
+        title: 'Backup repair queued',
+        body: `${ids.length} failed copies queued for another attempt.`,
+        queued: ids.length,
+      });
     return { queued: ids.length };
   }
 
@@ -70,7 +84,8 @@ export class RepairService {
 
   /** Queues the retry of the unresolved failure of (`path`, `op`); `not_found` when there is none. */
   async fixOne(path: string, op: string): Promise<{ queued: number; op_id: string }> {
-    if (!(REPLICA_OPS as readonly string[]).includes(op)) throw new AppError('validation_failed', { field: 'op' }, { field: 'op', reason: `one of ${REPLICA_OPS.join(', ')}` });
+    if (!(REPLICA_OPS as readonly string[]).includes(op))
+      throw new AppError('validation_failed', { field: 'op' }, { field: 'op', reason: `one of ${REPLICA_OPS.join(', ')}` });
     const { storage_id, rel } = await this.place(path);
     // Resolved between this read and the retry: the retry finds it resolved and skips.
     const f = await this.repo.failureByKey(storage_id, rel, op as ReplicaOp);
@@ -100,22 +115,40 @@ export class RepairService {
   async runReport(): Promise<ReportView> {
     const ranAt = new Date();
     const [unresolved, repaired, storages, live, audit, drill, targets] = await Promise.all([
-      this.repo.unresolvedCount(), this.repo.repairedSince(new Date(ranAt.getTime() - 86_400_000).toISOString()), this.repo.storages(),
-      this.status(ranAt.getTime()), this.lastAudit(), this.lastDrill(), this.repo.targets(),
+      this.repo.unresolvedCount(),
+      this.repo.repairedSince(new Date(ranAt.getTime() - 86_400_000).toISOString()),
+      this.repo.storages(),
+      this.status(ranAt.getTime()),
+      this.lastAudit(),
+      this.lastDrill(),
+      this.repo.targets(),
     ]);
     const actionable = unresolved > 0 || repaired > 0 || !!this.settings.get('webhook_url');
     const view: ReportView = {
-      ran_at: ranAt.toISOString(), unresolved, repaired_24h: repaired, actionable, rpo_s: live.rpo_s, rpo_warn: live.rpo_warn, audit, drill,
+      ran_at: ranAt.toISOString(),
+      unresolved,
+      repaired_24h: repaired,
+      actionable,
+      rpo_s: live.rpo_s,
+      rpo_warn: live.rpo_warn,
+      audit,
+      drill,
       targets: targets.map((t) => ({
-        id: t.id, name: t.name, driver: t.driver, mode: t.mode, enabled: !!t.enabled,
+        id: t.id,
+        name: t.name,
+        driver: t.driver,
+        mode: t.mode,
+        enabled: !!t.enabled,
         storages: storages.filter((s) => s.replica_target_id === t.id).map((s) => s.name),
       })),
     };
     await this.repo.saveReport({ ran_at: view.ran_at, unresolved, repaired_24h: repaired, actionable: actionable ? 1 : 0, body: JSON.stringify(view) });
     if (actionable)
       await this.bus.emit('replica_status_report', {
-        title: 'Backup status', body: `${unresolved} unresolved failed copies; ${repaired} repaired in the last 24 hours.`,
-        unresolved, repaired_24h: repaired,
+        title: 'Backup status',
+        body: `${unresolved} unresolved failed copies; ${repaired} repaired in the last 24 hours.`,
+        unresolved,
+        repaired_24h: repaired,
       });
     return view;
   }

@@ -14,8 +14,15 @@ before(async () => {
 after(() => t?.close());
 
 const target = (name = `nas${++names}`) => ({ uid: newTargetUid(), name, driver: 'local', config: '{}', mode: 'async' as const, enabled: 1 });
-const failure = (storage_id: number, rel: string, message = 'boom') =>
-  ({ storage_id, rel, op: 'write' as const, to_rel: null, from_rel: null, code: 'REPLICA_WRITE_FAIL' as const, message });
+const failure = (storage_id: number, rel: string, message = 'boom') => ({
+  storage_id,
+  rel,
+  op: 'write' as const,
+  to_rel: null,
+  from_rel: null,
+  code: 'REPLICA_WRITE_FAIL' as const,
+  message,
+});
 
 test('targets, a storage linked to one, and the counts come back as numbers on both databases', async () => {
   const id = await repo.insertTarget(target('home-nas'));

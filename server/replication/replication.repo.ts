@@ -108,7 +108,8 @@ export class ReplicationRepo {
     const params = { ...p, id, updated_at: now() };
     return this.db.async.unit(
       function* (x) {
-        if (p.name !== undefined && (yield* x.sql('SELECT 1 FROM replica_targets WHERE name = ? AND id != ?', [p.name, id])).length) return 'name_taken' as const;
+        if (p.name !== undefined && (yield* x.sql('SELECT 1 FROM replica_targets WHERE name = ? AND id != ?', [p.name, id])).length)
+          return 'name_taken' as const;
         return (yield* x.sql(update, params)).length > 0;
       },
       { isolation: 'serializable' },
@@ -140,7 +141,9 @@ export class ReplicationRepo {
     const keys = Object.keys(p);
     if (!keys.length) return this.rule(id);
     const set = keys.map((k) => `${k} = @${k}, `).join('');
-    return (await this.write<RuleRow>(`UPDATE replica_rules SET ${set}updated_at = @updated_at WHERE id = @id RETURNING *`, { ...p, id, updated_at: now() }))[0];
+    return (
+      await this.write<RuleRow>(`UPDATE replica_rules SET ${set}updated_at = @updated_at WHERE id = @id RETURNING *`, { ...p, id, updated_at: now() })
+    )[0];
   }
   async deleteRule(id: number): Promise<boolean> {
     return (await this.write('DELETE FROM replica_rules WHERE id = ? RETURNING id', [id])).length > 0;
@@ -158,7 +161,11 @@ export class ReplicationRepo {
     const params = { ...f, message: f.message.slice(0, 2000), t };
     return this.db.async.unit(
       function* (x) {
-        const [before] = yield* x.sql<{ resolved_at: string | null }>(`SELECT resolved_at FROM replica_failures WHERE ${FAILURE_KEY}`, [f.storage_id, f.rel, f.op]);
+        const [before] = yield* x.sql<{ resolved_at: string | null }>(`SELECT resolved_at FROM replica_failures WHERE ${FAILURE_KEY}`, [
+          f.storage_id,
+          f.rel,
+          f.op,
+        ]);
         const [row] = yield* x.sql<FailureRow>(
           `INSERT INTO replica_failures (storage_id, rel, op, to_rel, from_rel, code, message, attempts, created_at, updated_at)
           VALUES (@storage_id, @rel, @op, @to_rel, @from_rel, @code, @message, 1, @t, @t)
@@ -188,7 +195,17 @@ export class ReplicationRepo {
   /** Marks the unresolved failure of (storage, rel, op) resolved; false when there was none. */
   async resolve(storageId: number, rel: string, op: ReplicaOp): Promise<boolean> {
     const t = now();
-    return (await this.write(`UPDATE replica_failures SET resolved_at = ?, updated_at = ? WHERE ${FAILURE_KEY} AND resolved_at IS NULL RETURNING id`, [t, t, storageId, rel, op])).length > 0;
+    return (
+      (
+        await this.write(`UPDATE replica_failures SET resolved_at = ?, updated_at = ? WHERE ${FAILURE_KEY} AND resolved_at IS NULL RETURNING id`, [
+          t,
+          t,
+          storageId,
+          rel,
+          op,
+        ])
+      ).length > 0
+    );
   }
   /** Forgets the failure of (storage, rel, op): its storage has no target to repair against any more. */
   async dropFailure(storageId: number, rel: string, op: ReplicaOp): Promise<void> {
@@ -196,7 +213,8 @@ export class ReplicationRepo {
   }
   /** Forgets every failure of the storages linked to target `targetId` (the target is being deleted). */
   async dropFailuresOfTarget(targetId: number): Promise<number> {
-    return (await this.write('DELETE FROM replica_failures WHERE storage_id IN (SELECT id FROM storages WHERE replica_target_id = ?) RETURNING id', [targetId])).length;
+    return (await this.write('DELETE FROM replica_failures WHERE storage_id IN (SELECT id FROM storages WHERE replica_target_id = ?) RETURNING id', [targetId]))
+      .length;
   }
   async failure(id: number): Promise<FailureRow | undefined> {
     return (await this.sql<FailureRow>('SELECT * FROM replica_failures WHERE id = ?', [id]))[0];
@@ -226,7 +244,9 @@ export class ReplicationRepo {
    */
   oldestPending(): Promise<{ at: string | null; queued: number }> {
     return this.db.async.read(function* (x) {
-      const [ops] = yield* x.sql<{ at: string | null; n: number | string }>("SELECT min(created_at) AS at, count(*) AS n FROM ops WHERE kind IN ('replica.copy', 'replica_retry') AND status IN ('queued', 'running')");
+      const [ops] = yield* x.sql<{ at: string | null; n: number | string }>(
+        "SELECT min(created_at) AS at, count(*) AS n FROM ops WHERE kind IN ('replica.copy', 'replica_retry') AND status IN ('queued', 'running')",
+      );
       const [fail] = yield* x.sql<{ at: string | null }>('SELECT min(created_at) AS at FROM replica_failures WHERE resolved_at IS NULL');
       const at = [ops?.at, fail?.at].filter((v): v is string => !!v).sort()[0] ?? null;
       return { at, queued: Number(ops?.n ?? 0) };
@@ -238,8 +258,11 @@ export class ReplicationRepo {
     return (await this.sql<ReportRow>('SELECT * FROM replica_report WHERE id = 1'))[0];
   }
   async saveReport(r: Omit<ReportRow, 'id'>): Promise<void> {
-    await this.write(`INSERT INTO replica_report (id, ran_at, unresolved, repaired_24h, actionable, body) VALUES (1, @ran_at, @unresolved, @repaired_24h, @actionable, @body)
-      ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, unresolved = excluded.unresolved, repaired_24h = excluded.repaired_24h, actionable = excluded.actionable, body = excluded.body`, r);
+    await this.write(
+      `INSERT INTO replica_report (id, ran_at, unresolved, repaired_24h, actionable, body) VALUES (1, @ran_at, @unresolved, @repaired_24h, @actionable, @body)
+      ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, unresolved = excluded.unresolved, repaired_24h = excluded.repaired_24h, actionable = excluded.actionable, body = excluded.body`,
+      r,
+    );
   }
 
   /** The last audit result (JSON), or null. */
@@ -247,28 +270,44 @@ export class ReplicationRepo {
     return (await this.sql<{ body: string }>('SELECT body FROM replica_audit WHERE id = 1'))[0]?.body ?? null;
   }
   async saveAudit(body: string): Promise<void> {
-    await this.write('INSERT INTO replica_audit (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body', [now(), body]);
+    await this.write(
+      'INSERT INTO replica_audit (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body',
+      [now(), body],
+    );
   }
   /** The last restore drill (JSON), or null. */
   async drill(): Promise<string | null> {
     return (await this.sql<{ body: string }>('SELECT body FROM replica_drill WHERE id = 1'))[0]?.body ?? null;
   }
   async saveDrill(body: string): Promise<void> {
-    await this.write('INSERT INTO replica_drill (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body', [now(), body]);
+    await this.write(
+      'INSERT INTO replica_drill (id, ran_at, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, body = excluded.body',
+      [now(), body],
+    );
   }
   /** A random live folder (not internal) of a storage linked to an enabled target, from the catalogue; null when none. */
   sampleFolder(): Promise<{ storage_id: number; rel: string } | null> {
     return this.db.async.read(function* (x) {
-      const [r] = yield* x.sql<{ storage_id: number; path: string }>(`SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
+      const [r] = yield* x.sql<{
+        storage_id: number;
+        path: string;
+      }>(`SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
       WHERE t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`);
       if (r) return { storage_id: r.storage_id, rel: r.path };
-      const [s] = yield* x.sql<{ id: number }>('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY random() LIMIT 1');
+      const [s] = yield* x.sql<{ id: number }>(
+        'SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY random() LIMIT 1',
+      );
       return s ? { storage_id: s.id, rel: '' } : null;
     });
   }
   /** Up to `n` random live files of a storage from the catalogue (read of its table). */
   async sampleFiles(storageId: number, n: number): Promise<string[]> {
-    return (await this.sql<{ path: string }>("SELECT path FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?", [storageId, n])).map((r) => r.path);
+    return (
+      await this.sql<{ path: string }>("SELECT path FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?", [
+        storageId,
+        n,
+      ])
+    ).map((r) => r.path);
   }
 
   /**
@@ -292,7 +331,9 @@ export class ReplicationRepo {
   }
   /** The storages backed up to an enabled target (the ones replication, audits and drills act on). */
   async linkedStorageIds(storageId?: number): Promise<number[]> {
-    const rows = await this.sql<{ id: number }>('SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY s.id');
+    const rows = await this.sql<{ id: number }>(
+      'SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY s.id',
+    );
     return rows.map((r) => r.id).filter((id) => storageId === undefined || id === storageId);
   }
   storages(): Promise<Array<{ id: number; name: string; driver: string; config: string; replica_target_id: number | null }>> {

@@ -53,9 +53,17 @@ export class TargetsService {
   private view(r: TargetRow, storages: Array<{ id: number; replica_target_id: number | null }>): TargetView {
     const masked = this.rules.maskedConfig(r.driver, JSON.parse(r.config) as Config);
     return {
-      id: r.id, uid: r.uid, name: r.name, driver: r.driver, config: masked, config_summary: this.summary(r.driver, masked), mode: r.mode,
-      enabled: !!r.enabled, storage_ids: storages.filter((s) => s.replica_target_id === r.id).map((s) => s.id),
-      created_at: r.created_at, updated_at: r.updated_at,
+      id: r.id,
+      uid: r.uid,
+      name: r.name,
+      driver: r.driver,
+      config: masked,
+      config_summary: this.summary(r.driver, masked),
+      mode: r.mode,
+      enabled: !!r.enabled,
+      storage_ids: storages.filter((s) => s.replica_target_id === r.id).map((s) => s.id),
+      created_at: r.created_at,
+      updated_at: r.updated_at,
     };
   }
 
@@ -81,7 +89,14 @@ export class TargetsService {
     const built = await this.rules.buildBackend(uid, input.driver, config);
     await built.close().catch(() => {});
     // The name is checked again with the insert: another create may have taken it during the probe.
-    const id = await this.repo.insertTarget({ uid, name, driver: input.driver, config: JSON.stringify(config), mode: input.mode ?? 'async', enabled: input.enabled === false ? 0 : 1 });
+    const id = await this.repo.insertTarget({
+      uid,
+      name,
+      driver: input.driver,
+      config: JSON.stringify(config),
+      mode: input.mode ?? 'async',
+      enabled: input.enabled === false ? 0 : 1,
+    });
     if (id === 'name_taken') throw nameTaken(name);
     return this.get(id);
   }
@@ -130,9 +145,18 @@ export class TargetsService {
    */
   async checkLink(targetId: number, storage: { driver: string; config: Config }): Promise<void> {
     const t = await this.repo.target(targetId);
-    if (!t) throw new AppError('validation_failed', { field: 'replica_target_id', reason: 'no such replication target' }, { field: 'replica_target_id', reason: 'no such replication target' });
+    if (!t)
+      throw new AppError(
+        'validation_failed',
+        { field: 'replica_target_id', reason: 'no such replication target' },
+        { field: 'replica_target_id', reason: 'no such replication target' },
+      );
     if (this.overlaps(storage.driver, storage.config, t.driver, JSON.parse(t.config) as Config))
-      throw new AppError('validation_failed', { field: 'replica_target_id', reason: 'loop' }, { field: 'replica_target_id', reason: 'the target is at, inside or around this storage\'s root: replication would loop' });
+      throw new AppError(
+        'validation_failed',
+        { field: 'replica_target_id', reason: 'loop' },
+        { field: 'replica_target_id', reason: "the target is at, inside or around this storage's root: replication would loop" },
+      );
   }
 
   /** The live driver of target `id` (built once, undecorated, not probed). */
@@ -140,7 +164,9 @@ export class TargetsService {
     let d = this.live.get(id);
     if (!d) {
       // Kept before the read, so callers at once share one build.
-      d = this.repo.target(id).then((r) => (r ? this.rules.buildBackend(r.uid, r.driver, JSON.parse(r.config) as Config, false) : Promise.reject(new AppError('not_found'))));
+      d = this.repo
+        .target(id)
+        .then((r) => (r ? this.rules.buildBackend(r.uid, r.driver, JSON.parse(r.config) as Config, false) : Promise.reject(new AppError('not_found'))));
       this.live.set(id, d);
       d.catch(() => this.live.get(id) === d && this.live.delete(id));
     }
@@ -151,7 +177,13 @@ export class TargetsService {
   async drop(id: number): Promise<void> {
     const d = this.live.get(id);
     this.live.delete(id);
-    if (d) await d.then((x) => x.close(), () => undefined).catch(() => undefined);
+    if (d)
+      await d
+        .then(
+          (x) => x.close(),
+          () => undefined,
+        )
+        .catch(() => undefined);
   }
 
   async closeAll(): Promise<void> {
@@ -169,13 +201,20 @@ export class TargetsService {
     for (const s of await this.repo.storages()) {
       if (this.overlaps(s.driver, JSON.parse(s.config) as Config, driver, stored)) {
         const field = `config.${this.rootKey(driver) ?? 'root'}`;
-        throw new AppError('validation_failed', { field, reason: 'loop' }, { field, reason: `at, inside or around the root of storage "${s.name}": replication would loop` });
+        throw new AppError(
+          'validation_failed',
+          { field, reason: 'loop' },
+          { field, reason: `at, inside or around the root of storage "${s.name}": replication would loop` },
+        );
       }
     }
   }
 
   private rootKey(driver: string): string | undefined {
-    return this.rules.descriptors().find((d) => d.driver === driver)?.fields.find((f) => f.root)?.key;
+    return this.rules
+      .descriptors()
+      .find((d) => d.driver === driver)
+      ?.fields.find((f) => f.root)?.key;
   }
 
   /** Whether two stored configs address the same backend with nested (or equal) roots. */

@@ -26,6 +26,13 @@ export class SettingsRepo {
 
   /** Stores `value` only when `key` was never stored (one conditional statement); whether it did. */
   seed(key: string, value: string, at: string): boolean {
-    return this.db.run(this.db.k.insertInto('settings').values({ key, value, updated_at: at }).onConflict((oc) => oc.column('key').doNothing())) > 0;
+    return (
+      this.db.run(
+        this.db.k
+          .insertInto('settings')
+          .values({ key, value, updated_at: at })
+          .onConflict((oc) => oc.column('key').doNothing()),
+      ) > 0
+    );
   }
 }

@@ -10,9 +10,15 @@ interface Def<T> {
   rule: string;
 }
 
-const int = (min: number, max: number): Check<number> => (v): v is number => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+const int =
+  (min: number, max: number): Check<number> =>
+  (v): v is number =>
+    Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 const bool: Check<boolean> = (v): v is boolean => typeof v === 'boolean';
-const text = (max: number): Check<string> => (v): v is string => typeof v === 'string' && v.length <= max;
+const text =
+  (max: number): Check<string> =>
+  (v): v is string =>
+    typeof v === 'string' && v.length <= max;
 const def = <T>(d: T, check: Check<T>, rule: string): Def<T> => ({ default: d, check, rule });
 
 export interface WebhookTargetSetting {
@@ -34,26 +40,47 @@ export interface MetricsSetting {
 
 const isMetrics = (v: unknown): v is MetricsSetting => {
   const m = v as MetricsSetting;
-  return !!m && typeof m === 'object' && Object.keys(m).length === 3 && typeof m.enabled === 'boolean' && (m.access === 'token' || m.access === 'lan') && typeof m.token === 'string' && m.token.length <= 1024;
+  return (
+    !!m &&
+    typeof m === 'object' &&
+    Object.keys(m).length === 3 &&
+    typeof m.enabled === 'boolean' &&
+    (m.access === 'token' || m.access === 'lan') &&
+    typeof m.token === 'string' &&
+    m.token.length <= 1024
+  );
 };
 
 /** A flat record of short strings and flags (the OIDC settings: their fields are checked by auth/oidc). */
 const isFlatRecord = (v: unknown): v is Record<string, string | boolean> =>
-  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length <= 32 &&
+  !!v &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  Object.keys(v).length <= 32 &&
   Object.values(v).every((x) => typeof x === 'boolean' || (typeof x === 'string' && x.length <= 4096));
 
 const isTarget = (v: unknown): v is WebhookTargetSetting => {
   const t = v as WebhookTargetSetting;
-  return !!t && typeof t.id === 'string' && typeof t.url === 'string' && Array.isArray(t.events) && typeof t.secret === 'string' && typeof t.enabled === 'boolean';
+  return (
+    !!t && typeof t.id === 'string' && typeof t.url === 'string' && Array.isArray(t.events) && typeof t.secret === 'string' && typeof t.enabled === 'boolean'
+  );
 };
 
 /** Request prices per driver: US dollars per 1,000 requests of each class, 0..1000 each (catalogue/meter.ts). */
 const isPriceTable = (v: unknown): v is Record<string, { list: number; head: number; get: number; put: number }> =>
-  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length <= 32 &&
-  Object.values(v).every((p) => !!p && typeof p === 'object' && ['list', 'head', 'get', 'put'].every((k) => {
-    const n = (p as Record<string, unknown>)[k];
-    return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 1000;
-  }));
+  !!v &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  Object.keys(v).length <= 32 &&
+  Object.values(v).every(
+    (p) =>
+      !!p &&
+      typeof p === 'object' &&
+      ['list', 'head', 'get', 'put'].every((k) => {
+        const n = (p as Record<string, unknown>)[k];
+        return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 1000;
+      }),
+  );
 
 /** Every admin-editable key with its default and range (the spec's Limits). */
 export const SETTINGS = {
@@ -88,9 +115,17 @@ export const SETTINGS = {
   /** Files per linked storage in a sampled audit. */
   replica_audit_sample_size: def(50, int(1, 100_000), '1..100000'),
   /** Replication mode of a path no rule matches. */
-  replica_default_mode: def<'mirror' | 'append_only' | 'skip'>('mirror', (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip', 'mirror, append_only or skip'),
+  replica_default_mode: def<'mirror' | 'append_only' | 'skip'>(
+    'mirror',
+    (v): v is 'mirror' | 'append_only' | 'skip' => v === 'mirror' || v === 'append_only' || v === 'skip',
+    'mirror, append_only or skip',
+  ),
   /** The AI assistant's admin settings (provider, sealed API key, limits); the assistant module checks the fields. */
-  assistant: def<Record<string, unknown>>({}, (v): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && JSON.stringify(v).length <= 16_384, 'an object'),
+  assistant: def<Record<string, unknown>>(
+    {},
+    (v): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && JSON.stringify(v).length <= 16_384,
+    'an object',
+  ),
   /** Uplink protection (docs/desktop.md): null follows the environment (SERVICE_PUBLIC_EGRESS_MBPS and friends). */
   public_egress_mbps: def<number | null>(null, (v): v is number | null => v === null || int(0, 100_000)(v), '0..100000 or null'),
   public_link_max_streams: def<number | null>(null, (v): v is number | null => v === null || int(0, 10_000)(v), '0..10000 or null'),
@@ -98,7 +133,11 @@ export const SETTINGS = {
   /** The governor's CPU budget in percent of one core (docs/desktop.md); null follows SERVICE_BACKGROUND_CPU. */
   background_cpu_percent: def<number | null>(null, (v): v is number | null => v === null || int(0, 6400)(v), '0..6400 or null'),
   /** Overrides of the meter's default prices, by driver name; a driver absent here uses the default. */
-  meter_prices: def<Record<string, { list: number; head: number; get: number; put: number }>>({}, isPriceTable, 'per driver {list, head, get, put}, each 0..1000 dollars per 1,000 requests'),
+  meter_prices: def<Record<string, { list: number; head: number; get: number; put: number }>>(
+    {},
+    isPriceTable,
+    'per driver {list, head, get, put}, each 0..1000 dollars per 1,000 requests',
+  ),
   /** App plugins for users (docs/app-plugins.md); off answers `app_plugins_disabled`, admin routes keep working. */
   app_plugins_enabled: def(true, bool, 'true or false'),
   /** Home folders for new people (files/homes.ts): on, on which storage (null = the default storage), under which folder. */
@@ -112,7 +151,11 @@ export const SETTINGS = {
   backup_keep: def(7, int(1, 1000), '1..1000'),
   /** UI path of the folder the backups go to (`/Files/Backups`); empty = none chosen. */
   backup_target: def('', text(4096), 'a folder path'),
-  webhook_targets: def<WebhookTargetSetting[]>([], (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget), 'at most 50 targets'),
+  webhook_targets: def<WebhookTargetSetting[]>(
+    [],
+    (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget),
+    'at most 50 targets',
+  ),
 } satisfies Record<string, Def<any>>;
 
 export type SettingKey = keyof typeof SETTINGS;

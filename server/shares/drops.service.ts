@@ -68,7 +68,12 @@ export class DropsService {
    * (`storage_unavailable`, the link stays valid) and too many submissions
    * from one address (`rate_limited`).
    */
-  async start(token: string, cred: DropCredential, input: { name?: string; note?: string }, req: RequestMeta): Promise<{ submission_id: string; chunk_size: number }> {
+  async start(
+    token: string,
+    cred: DropCredential,
+    input: { name?: string; note?: string },
+    req: RequestMeta,
+  ): Promise<{ submission_id: string; chunk_size: number }> {
     const ip = req.ip ?? '';
     this.calls.hit(ip);
     const open = await this.o.shares.open(token, 'drop');
@@ -79,11 +84,26 @@ export class DropsService {
     files.target(this.place(open, open.share.rel), 'editor');
     const folder = await this.freshFolder(open, req, submissionFolderName(new Date(), input.name));
     const id = 'sub_' + randomToken(18);
-    await this.o.shares.repo.insertSubmission({ id, share_id: open.share.id, folder, uploader: cleanUploader(input.name) || null, ip: ip || null, has_note: note ? 1 : 0, created_at: new Date().toISOString() });
+    await this.o.shares.repo.insertSubmission({
+      id,
+      share_id: open.share.id,
+      folder,
+      uploader: cleanUploader(input.name) || null,
+      ip: ip || null,
+      has_note: note ? 1 : 0,
+      created_at: new Date().toISOString(),
+    });
     if (note) {
       const body = Buffer.from(note, 'utf8');
       await files
-        .write(this.place(open, joinRel(folder, NOTE_NAME)), Readable.from([body]), { size: body.length, mime: 'text/plain', origin: 'drop', audit: 'file.upload', meta: { share_id: open.share.id }, version: false })
+        .write(this.place(open, joinRel(folder, NOTE_NAME)), Readable.from([body]), {
+          size: body.length,
+          mime: 'text/plain',
+          origin: 'drop',
+          audit: 'file.upload',
+          meta: { share_id: open.share.id },
+          version: false,
+        })
         .catch(unavailable);
     }
     return { submission_id: id, chunk_size: DROP_CHUNK };
@@ -104,7 +124,11 @@ export class DropsService {
     const s = dropSettingsOf(open.share);
     const name = checkName(String(input.name ?? '').normalize('NFC'));
     if (s.allowed_ext.length && !s.allowed_ext.includes(extOf(name)))
-      throw new AppError('validation_failed', { field: 'name', reason: 'ext_not_allowed', allowed: s.allowed_ext.join(', ') }, { field: 'name', reason: 'ext_not_allowed', allowed: s.allowed_ext });
+      throw new AppError(
+        'validation_failed',
+        { field: 'name', reason: 'ext_not_allowed', allowed: s.allowed_ext.join(', ') },
+        { field: 'name', reason: 'ext_not_allowed', allowed: s.allowed_ext },
+      );
     const max = s.max_file_size_mb * 1024 * 1024;
     if (!Number.isSafeInteger(input.size) || input.size < 0) throw new AppError('validation_failed', { field: 'size' }, { field: 'size' });
     if (input.size > max) throw new AppError('payload_too_large', { max }, { max, field: 'size' });
@@ -143,7 +167,13 @@ export class DropsService {
    * Publishes one file. A received-file slot is claimed first, so
    * `max_uploads` is exact; it is given back when publishing fails.
    */
-  async finalize(token: string, sid: string, uploadId: string, etags: Array<{ part: number; etag: string }>, req: RequestMeta): Promise<{ name: string; size: number }> {
+  async finalize(
+    token: string,
+    sid: string,
+    uploadId: string,
+    etags: Array<{ part: number; etag: string }>,
+    req: RequestMeta,
+  ): Promise<{ name: string; size: number }> {
     this.calls.hit(req.ip ?? '');
     const { open, file } = await this.fileOf(token, sid, uploadId);
     if (file.done) return { name: file.name, size: file.size };
@@ -163,7 +193,12 @@ export class DropsService {
     this.calls.hit(req.ip ?? '');
     const { open, sub } = await this.submission(token, sid, true);
     const files = (await this.o.shares.repo.submissionFiles(sub.id)).filter((f) => f.done);
-    if (await this.o.shares.repo.finishSubmission(sub.id, new Date().toISOString())) await this.announce(open.share, sub, files.map((f) => f.name));
+    if (await this.o.shares.repo.finishSubmission(sub.id, new Date().toISOString()))
+      await this.announce(
+        open.share,
+        sub,
+        files.map((f) => f.name),
+      );
     return { received: files.length };
   }
 
@@ -185,7 +220,7 @@ export class DropsService {
     const owner = this.o.shares.ownerPrincipal(share.owner_id);
     if (!owner || !this.o.mailer.enabled) return;
     const lang = isLang(owner.language) ? owner.language : 'en';
-    const name = share.rel === '' ? storage?.name ?? '' : share.rel.slice(share.rel.lastIndexOf('/') + 1);
+    const name = share.rel === '' ? (storage?.name ?? '') : share.rel.slice(share.rel.lastIndexOf('/') + 1);
     const params = { folder, name, n: files.length, files: files.map((f) => `- ${f}`).join('\n'), uploader: sub.uploader ?? pt(lang, 'anon') };
     void this.o.mailer
       .send([owner.email], { subject: pt(lang, 'mail.received.subject', params), text: pt(lang, 'mail.received.body', params) })
@@ -257,8 +292,12 @@ export function cleanUploader(name: unknown): string {
 export function cleanNote(note: unknown): string {
   if (note === undefined || note === null) return '';
   if (typeof note !== 'string') throw new AppError('validation_failed', { field: 'note' }, { field: 'note' });
-  if (note.length > NOTE_MAX_CHARS) throw new AppError('validation_failed', { field: 'note', reason: `at most ${NOTE_MAX_CHARS} characters` }, { field: 'note', max: NOTE_MAX_CHARS });
-  return note.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '').trim();
+  if (note.length > NOTE_MAX_CHARS)
+    throw new AppError('validation_failed', { field: 'note', reason: `at most ${NOTE_MAX_CHARS} characters` }, { field: 'note', max: NOTE_MAX_CHARS });
+  return note
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '')
+    .trim();
 }
 
 /** `name`, or `name (2).ext`, `name (3).ext`… whichever is not in `taken` (lower-cased). */

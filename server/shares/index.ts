@@ -17,8 +17,22 @@ import { SharesRepo } from './shares.repo';
 import { SharesService } from './shares.service';
 
 export {
-  SharesService, dropSettingsOf, DROP_DEFAULTS, PIN_MAX_FAILS, PIN_LOCK_MS, DOWNLOAD_TOKEN_MS, statOrRevoked, unavailable,
-  APP_LINK_MAX_FILES, type ShareView, type OpenShare, type CreateShareInput, type CreateAppLinkInput, type AppLinkFile, type DropSettings, type DownloadSlot,
+  SharesService,
+  dropSettingsOf,
+  DROP_DEFAULTS,
+  PIN_MAX_FAILS,
+  PIN_LOCK_MS,
+  DOWNLOAD_TOKEN_MS,
+  statOrRevoked,
+  unavailable,
+  APP_LINK_MAX_FILES,
+  type ShareView,
+  type OpenShare,
+  type CreateShareInput,
+  type CreateAppLinkInput,
+  type AppLinkFile,
+  type DropSettings,
+  type DownloadSlot,
 } from './shares.service';
 export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
 export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
@@ -56,12 +70,29 @@ export function createShares(d: SharesDeps) {
   let zips: ShareZips | null = null;
   let guard: LinkGuard | null = null;
   const service = new SharesService({
-    repo, auth: d.auth, catalogue: d.catalogue, files: d.files, settings: d.settings, bus: d.bus, secretKey: d.secretKey, publicUrl: d.publicUrl,
-    onEnded: (id) => void zips?.ended(id), onCreated: (row) => void zips?.warmOne(row),
+    repo,
+    auth: d.auth,
+    catalogue: d.catalogue,
+    files: d.files,
+    settings: d.settings,
+    bus: d.bus,
+    secretKey: d.secretKey,
+    publicUrl: d.publicUrl,
+    onEnded: (id) => void zips?.ended(id),
+    onCreated: (row) => void zips?.warmOne(row),
     onResumed: (id) => guard?.forget(id),
   });
   guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease, d.log);
-  zips = new ShareZips({ catalogue: d.catalogue, files: d.files, shares: service, dir: d.zipDir, warmMaxBytes: d.zipWarmMaxBytes, maxAgeMs: d.zipMaxAgeMs, log: d.log, lane: d.warmLane });
+  zips = new ShareZips({
+    catalogue: d.catalogue,
+    files: d.files,
+    shares: service,
+    dir: d.zipDir,
+    warmMaxBytes: d.zipWarmMaxBytes,
+    maxAgeMs: d.zipMaxAgeMs,
+    log: d.log,
+    lane: d.warmLane,
+  });
   const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
   /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
   const sweep = async () => {

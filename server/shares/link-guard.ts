@@ -27,7 +27,8 @@ const STRIKE_WINDOW_MS = 10 * 60_000;
 /** Seconds a refused stream is told to wait. */
 const RETRY_AFTER_S = 5;
 /** User agents of download accelerators and multi-connection download managers. */
-export const ACCELERATOR_UA = /\b(aria2|axel|Internet Download Manager|IDM\/|FDM|Free Download Manager|FlashGet|Thunder|Xunlei|NetTransport|DownThemAll|JDownloader|Download Accelerator|DAP\/|wxDownload|Mass Downloader|GetRight|Orbit|ReGet|lftp|uGet|Motrix|prozilla|mget)\b/i;
+export const ACCELERATOR_UA =
+  /\b(aria2|axel|Internet Download Manager|IDM\/|FDM|Free Download Manager|FlashGet|Thunder|Xunlei|NetTransport|DownThemAll|JDownloader|Download Accelerator|DAP\/|wxDownload|Mass Downloader|GetRight|Orbit|ReGet|lftp|uGet|Motrix|prozilla|mget)\b/i;
 
 export interface GuardLimits {
   /** Concurrent requests per link (0 = no cap). */
@@ -64,7 +65,13 @@ export class LinkGuard {
   private unfreed: Slot[] = [];
   private timer: NodeJS.Timeout;
 
-  constructor(private shares: SharesService, private limits: () => GuardLimits, db: Db, private lease: GuardLease, private log: (msg: string, err?: unknown) => void) {
+  constructor(
+    private shares: SharesService,
+    private limits: () => GuardLimits,
+    db: Db,
+    private lease: GuardLease,
+    private log: (msg: string, err?: unknown) => void,
+  ) {
     this.load = new LinkLoadRepo(db);
     this.timer = setInterval(() => void this.tick(), Math.max(50, Math.floor(lease.leaseMs / 3)));
     this.timer.unref();
@@ -87,7 +94,8 @@ export class LinkGuard {
     const mine = st.perIp.get(v.ip) ?? 0;
     // Another range while this address downloads the link: through this instance, or (capped links record the
     // address of each stream) through any other.
-    if (v.ranged && ACCELERATOR_UA.test(v.ua) && (mine > 0 || (lim.maxStreams > 0 && (await this.load.holds(share.id, v.ip, now))))) await this.strike(share, v, now);
+    if (v.ranged && ACCELERATOR_UA.test(v.ua) && (mine > 0 || (lim.maxStreams > 0 && (await this.load.holds(share.id, v.ip, now)))))
+      await this.strike(share, v, now);
     const slot = lim.maxStreams > 0 ? await this.load.take(share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now, v.ip) : null;
     if (lim.maxStreams > 0 && !slot) {
       if (v.ranged) await this.strike(share, v, now);
@@ -164,7 +172,8 @@ export class LinkGuard {
   }
 
   private async strike(share: ShareRow, v: Visit, now: number): Promise<void> {
-    if ((await this.load.strike(share.id, v.ip, now, now - STRIKE_WINDOW_MS)) >= ACCEL_STRIKES) await this.suspend(share, 'accelerator', { ip: v.ip, ua: v.ua });
+    if ((await this.load.strike(share.id, v.ip, now, now - STRIKE_WINDOW_MS)) >= ACCEL_STRIKES)
+      await this.suspend(share, 'accelerator', { ip: v.ip, ua: v.ua });
   }
 
   private async suspend(share: ShareRow, reason: 'addresses' | 'accelerator', meta: { addresses?: number; ip: string; ua: string }): Promise<never> {

@@ -37,7 +37,10 @@ export class LinkLoadRepo {
       for (let tries = 0; tries < 5; tries++) {
         const [got] = yield* t.sql<{ slot: number }>(TAKE, { share: shareId, cap, holder, until, now, ip });
         if (got) return { shareId, slot: Number(got.slot) };
-        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_streams WHERE share_id = @share AND until >= @now', { share: shareId, now });
+        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_streams WHERE share_id = @share AND until >= @now', {
+          share: shareId,
+          now,
+        });
         if (Number(n) >= cap) return null;
       }
       return null;
@@ -55,11 +58,14 @@ export class LinkLoadRepo {
    * crossed by a burst is seen by one of its callers.
    */
   strike(shareId: number, ip: string, now: number, since: number): Promise<number> {
-    return this.db.async.unit(function* (t) {
-      yield* t.sql('INSERT INTO link_strikes (share_id, ip, at) VALUES (?, ?, ?)', [shareId, ip, now]);
-      const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_strikes WHERE share_id = ? AND ip = ? AND at > ?', [shareId, ip, since]);
-      return Number(n);
-    }, { isolation: 'serializable' });
+    return this.db.async.unit(
+      function* (t) {
+        yield* t.sql('INSERT INTO link_strikes (share_id, ip, at) VALUES (?, ?, ?)', [shareId, ip, now]);
+        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_strikes WHERE share_id = ? AND ip = ? AND at > ?', [shareId, ip, since]);
+        return Number(n);
+      },
+      { isolation: 'serializable' },
+    );
   }
 
   async free(s: Slot, holder: string): Promise<void> {
@@ -73,11 +79,18 @@ export class LinkLoadRepo {
 
   /** Records that `ip` visited `shareId` at `now`; returns how many addresses it saw since `since` (ms). Serializable: see `strike`. */
   see(shareId: number, ip: string, now: number, since: number): Promise<number> {
-    return this.db.async.unit(function* (t) {
-      yield* t.sql('INSERT INTO link_visitors (share_id, ip, seen_at) VALUES (?, ?, ?) ON CONFLICT (share_id, ip) DO UPDATE SET seen_at = excluded.seen_at', [shareId, ip, now]);
-      const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_visitors WHERE share_id = ? AND seen_at > ?', [shareId, since]);
-      return Number(n);
-    }, { isolation: 'serializable' });
+    return this.db.async.unit(
+      function* (t) {
+        yield* t.sql('INSERT INTO link_visitors (share_id, ip, seen_at) VALUES (?, ?, ?) ON CONFLICT (share_id, ip) DO UPDATE SET seen_at = excluded.seen_at', [
+          shareId,
+          ip,
+          now,
+        ]);
+        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_visitors WHERE share_id = ? AND seen_at > ?', [shareId, since]);
+        return Number(n);
+      },
+      { isolation: 'serializable' },
+    );
   }
 
   /** Forgets a link's addresses and strikes (it was re-enabled). */

@@ -20,7 +20,10 @@ async function scenario(a: Db, b: Db) {
   const [ra, rb] = [new LinkLoadRepo(a), new LinkLoadRepo(b)];
   const t = 1_000_000;
   const slots = [await ra.take(1, 3, 'A', t + 1000, t), await rb.take(1, 3, 'B', t + 1000, t), await ra.take(1, 3, 'A', t + 1000, t)];
-  assert.deepEqual(slots.map((s) => s?.slot), [1, 2, 3]);
+  assert.deepEqual(
+    slots.map((s) => s?.slot),
+    [1, 2, 3],
+  );
   assert.equal(await rb.take(1, 3, 'B', t + 1000, t), null, 'the cap holds across both');
   assert.equal(await ra.take(1, 3, 'A', t + 1000, t), null);
   assert.equal((await rb.take(2, 3, 'B', t + 1000, t))?.slot, 1, 'another link has its own slots');
@@ -34,13 +37,22 @@ async function scenario(a: Db, b: Db) {
   await rb.renew('B', t + 5000);
   const later = t + 2000;
   const taken = [await rb.take(1, 3, 'B', later + 1000, later), await rb.take(1, 3, 'B', later + 1000, later), await rb.take(1, 3, 'B', later + 1000, later)];
-  assert.deepEqual(taken.map((s) => s?.slot), [1, 3, undefined]);
+  assert.deepEqual(
+    taken.map((s) => s?.slot),
+    [1, 3, undefined],
+  );
   await ra.prune(t + 4000, t, t);
   assert.equal(await count(a, 'SELECT count(*) AS n FROM link_streams WHERE share_id = 1'), 1, 'the prune drops passed slots (only B’s renewed one stays)');
 
   // Twelve streams of one link racing on both instances for a cap of four: four distinct slots, no more.
   const raced = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? ra : rb).take(4, 4, i % 2 ? 'A' : 'B', t + 1000, t)));
-  assert.deepEqual(raced.filter((x) => x).map((x) => x!.slot).sort(), [1, 2, 3, 4]);
+  assert.deepEqual(
+    raced
+      .filter((x) => x)
+      .map((x) => x!.slot)
+      .sort(),
+    [1, 2, 3, 4],
+  );
   // Visits of new addresses at once: each counted, the last answer sees them all.
   const seen = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? ra : rb).see(5, `192.0.2.${i}`, t, t - HOUR)));
   assert.equal(Math.max(...seen), 6);

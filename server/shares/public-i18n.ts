@@ -44,7 +44,7 @@ const en = {
   'dead.busy': 'The service is busy right now. The link still works; try again in a moment.',
   'dead.suspended': 'This link is temporarily suspended because of unusual traffic. Its owner has been told and can re-enable it.',
   'dead.error': 'Something went wrong. Try again later.',
-  'app.page_unavailable': 'This page cannot be shown right now: the service\'s web pages are not installed. The link still works; try again later.',
+  'app.page_unavailable': "This page cannot be shown right now: the service's web pages are not installed. The link still works; try again later.",
   'drop.title': 'Send files',
   'drop.intro': 'Files you send here go privately to the person who shared this page. You cannot see what others sent.',
   'drop.name': 'Your name (optional)',
@@ -68,7 +68,7 @@ const en = {
   'mail.expiry': 'The link works until {date}.\n',
   'mail.received.subject': 'Files received in "{folder}"',
   'mail.received.body': '{uploader} sent {n} file(s) to your file request "{name}":\n\n{files}\n\nFolder: {folder}',
-  'anon': 'Someone',
+  anon: 'Someone',
 };
 
 type Key = keyof typeof en;
@@ -136,7 +136,7 @@ const tr: Record<Key, string> = {
   'mail.expiry': 'Bağlantı {date} tarihine kadar geçerli.\n',
   'mail.received.subject': '"{folder}" klasörüne dosya geldi',
   'mail.received.body': '{uploader}, "{name}" dosya isteğinize {n} dosya gönderdi:\n\n{files}\n\nKlasör: {folder}',
-  'anon': 'Biri',
+  anon: 'Biri',
 };
 
 const catalogues: Record<Lang, Record<Key, string>> = { en, tr };

@@ -8,7 +8,10 @@ import { AppError } from '../errors';
 export class RateLimiter {
   private hits = new Map<string, { n: number; until: number }>();
 
-  constructor(private max: number, private windowMs: number) {}
+  constructor(
+    private max: number,
+    private windowMs: number,
+  ) {}
 
   /** Counts one hit for `key`; over the limit → `rate_limited` with `retry_after` (seconds). */
   hit(key: string, now = Date.now()): void {

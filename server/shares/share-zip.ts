@@ -102,12 +102,24 @@ export class ShareZips {
    */
   async stream(s: ShareRow, out: Writable, signal: AbortSignal, progress?: (bytes: number) => void): Promise<void> {
     const zip = new ZipWriter(out, { signal });
-    await this.fill(s, this.entries(s), { dir: (e) => zip.addDir(e.path, e.mtime || Date.now()), file: (e, body) => zip.addFile(e.path, body, stored(e)) }, signal, progress);
+    await this.fill(
+      s,
+      this.entries(s),
+      { dir: (e) => zip.addDir(e.path, e.mtime || Date.now()), file: (e, body) => zip.addFile(e.path, body, stored(e)) },
+      signal,
+      progress,
+    );
     await zip.finish();
   }
 
   /** Adds `rows` to an archive as the link reads them; files that vanished are left out. */
-  private async fill(s: ShareRow, rows: ZipEntryRow[], add: { dir(e: ZipEntryRow): Promise<void>; file(e: ZipEntryRow, body: Readable): Promise<void> }, signal: AbortSignal, progress?: (bytes: number) => void): Promise<void> {
+  private async fill(
+    s: ShareRow,
+    rows: ZipEntryRow[],
+    add: { dir(e: ZipEntryRow): Promise<void>; file(e: ZipEntryRow, body: Readable): Promise<void> },
+    signal: AbortSignal,
+    progress?: (bytes: number) => void,
+  ): Promise<void> {
     const owner = this.o.shares.ownerPrincipal(s.owner_id);
     if (!owner) throw new AppError('revoked');
     // Read as the link: its creator's rights, and nothing outside the shared folder.
@@ -160,19 +172,32 @@ export class ShareZips {
     b.promise = (async () => {
       const liveness = setInterval(() => {
         // A database that does not answer ends nothing: the next check asks again.
-        void this.o.shares.repo.byId(s.id).then((row) => {
-          if (!row || this.o.shares.stateOf(row) !== 'active') abort.abort();
-        }, () => undefined);
+        void this.o.shares.repo.byId(s.id).then(
+          (row) => {
+            if (!row || this.o.shares.stateOf(row) !== 'active') abort.abort();
+          },
+          () => undefined,
+        );
       }, LIVENESS_MS);
       liveness.unref();
       let zb: ZipFileBuild | null = null;
       try {
-        zb = await ZipFileBuild.open(temp, store, rows.map(rowKey), { signal: abort.signal, policy: this.o.zipPolicy, wrap: live ? (file) => new Tee(file, live) : undefined });
+        zb = await ZipFileBuild.open(temp, store, rows.map(rowKey), {
+          signal: abort.signal,
+          policy: this.o.zipPolicy,
+          wrap: live ? (file) => new Tee(file, live) : undefined,
+        });
         const resumed = zb.resumed.entries;
         b.done = rows.slice(0, resumed).reduce((n, r) => n + (r.type === 'file' ? r.size : 0), 0);
         if (resumed) this.o.log(`share ${s.id}: ZIP build resumed at entry ${resumed} of ${rows.length} (byte ${zb.resumed.bytes})`);
         const build = zb;
-        await this.fill(s, rows.slice(resumed), { dir: (e) => build.addDir(rowKey(e), e.path, e.mtime || Date.now()), file: (e, body) => build.addFile(rowKey(e), e.path, body, stored(e)) }, abort.signal, (n) => (b.done += n));
+        await this.fill(
+          s,
+          rows.slice(resumed),
+          { dir: (e) => build.addDir(rowKey(e), e.path, e.mtime || Date.now()), file: (e, body) => build.addFile(rowKey(e), e.path, body, stored(e)) },
+          abort.signal,
+          (n) => (b.done += n),
+        );
         await zb.finish();
         await rename(temp, final);
         store.reset();
@@ -260,7 +285,12 @@ export class ShareZips {
 
   private async cached(s: ShareRow, fp: string): Promise<string | null> {
     const file = join(this.o.dir, `${s.id}-${fp}.zip`);
-    return (await stat(file).then(() => true, () => false)) ? file : null;
+    return (await stat(file).then(
+      () => true,
+      () => false,
+    ))
+      ? file
+      : null;
   }
 
   private async dropOthers(shareId: number, keep: string): Promise<void> {
@@ -275,7 +305,10 @@ export class ShareZips {
  * file keeps filling.
  */
 class Tee extends Writable {
-  constructor(private file: Writable, private live: Writable | null) {
+  constructor(
+    private file: Writable,
+    private live: Writable | null,
+  ) {
     super({ highWaterMark: 1 << 20 });
     live?.once('close', () => (this.live = null));
   }

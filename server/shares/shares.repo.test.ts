@@ -23,8 +23,22 @@ after(() => t?.close());
 const NOW = '2026-12-06T00:00:00.000Z';
 const share = (over: Partial<NewShare> = {}): Promise<number> =>
   repo.insert({
-    token: `tok${++n}`.padEnd(24, 'x'), kind: 'link', owner_id: 1, storage_id: storage, rel: `f${n}.txt`, is_dir: 0, ttl: null, expires_at: null,
-    expiry_clamped: 0, max_downloads: null, max_uploads: null, pin_hash: null, comment: null, drop_settings: null, created_at: NOW, ...over,
+    token: `tok${++n}`.padEnd(24, 'x'),
+    kind: 'link',
+    owner_id: 1,
+    storage_id: storage,
+    rel: `f${n}.txt`,
+    is_dir: 0,
+    ttl: null,
+    expires_at: null,
+    expiry_clamped: 0,
+    max_downloads: null,
+    max_uploads: null,
+    pin_hash: null,
+    comment: null,
+    drop_settings: null,
+    created_at: NOW,
+    ...over,
   });
 const times = <T>(k: number, f: () => Promise<T>) => Promise.all(Array.from({ length: k }, f));
 
@@ -37,7 +51,11 @@ test('rows: insert, by id and token, lists, app links with their total, numbers 
   assert.equal(row.is_dir, 0, 'flags as numbers');
   assert.equal((await repo.byToken(row.token))?.id, a);
   assert.equal((await repo.byId(app))?.kind, 'app', 'an app link reads as kind app');
-  assert.deepEqual((await repo.list(1)).slice(0, 2).map((s) => s.id), [app, a], 'newest first');
+  assert.deepEqual(
+    (await repo.list(1)).slice(0, 2).map((s) => s.id),
+    [app, a],
+    'newest first',
+  );
   const links = await repo.appLinks({ plugin: 'notes', active: true, nowIso: NOW, limit: 10, offset: 0 });
   assert.deepEqual([links.total, links.rows.map((r) => r.id)], [1, [app]]);
   assert.equal(typeof links.total, 'number');
@@ -65,7 +83,10 @@ test('wrong PINs at once: each counts once, the fifth locks, the rest meet the l
   const id = await share({ pin_hash: 'h' });
   const until = '2026-12-06T00:10:00.000Z';
   const after = await times(8, () => repo.pinFailed(id, 5, until, NOW));
-  const counted = after.filter((r) => r.locked_until === null).map((r) => r.pin_fails).sort();
+  const counted = after
+    .filter((r) => r.locked_until === null)
+    .map((r) => r.pin_fails)
+    .sort();
   assert.deepEqual(counted, [1, 2, 3, 4], 'four distinct counts before the lock');
   assert.ok(after.filter((r) => r.locked_until === until).length === 4, 'the locking answer and the three after it see the lock');
   await repo.pinPassed(id, NOW);
@@ -77,7 +98,7 @@ test('wrong PINs at once: each counts once, the fifth locks, the rest meet the l
 test('suspend, resume, revoke and sweep: each decided once however many callers race', async () => {
   const id = await share();
   assert.equal((await times(5, () => repo.suspend(id, 'addresses', NOW))).filter(Boolean).length, 1);
-  assert.equal(await repo.suspendedCount() >= 1, true);
+  assert.equal((await repo.suspendedCount()) >= 1, true);
   assert.equal(typeof (await repo.suspendedCount()), 'number');
   assert.equal((await times(5, () => repo.resume(id))).filter(Boolean).length, 1);
   assert.equal((await times(5, () => repo.revoke(id, NOW))).filter(Boolean).length, 1);
@@ -100,7 +121,11 @@ test('a submission: files racing for its last slots and for one name; closed onc
   const files = await repo.submissionFiles(sub);
   assert.equal(files.length, 4);
   assert.equal((await repo.submission(sub))?.files, 4, 'a refused name gives its slot back');
-  assert.deepEqual(files.map((f) => f.position), [1, 2, 3, 4], 'positions follow the slots');
+  assert.deepEqual(
+    files.map((f) => f.position),
+    [1, 2, 3, 4],
+    'positions follow the slots',
+  );
   assert.ok((await repo.namesIn(sub)).has('a.txt'));
   await repo.markFileDone(files[0].upload_id);
   assert.equal((await repo.dropFile(files[0].upload_id))?.done, 1);

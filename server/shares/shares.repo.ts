@@ -19,11 +19,31 @@ const asRows = (rs: SharesTable[]): ShareRow[] => rs.map((r) => asRow(r)!);
 export type SubmissionRow = DropSubmissionsTable;
 export type DropFileRow = DropFilesTable;
 
-export type NewShare = Omit<ShareRow, 'id' | 'downloads' | 'uploads' | 'pin_fails' | 'locked_until' | 'revoked_at' | 'suspended_at' | 'suspended_reason' | 'plugin_name' | 'page_id' | 'title' | 'app_files'>
-  & Partial<Pick<ShareRow, 'plugin_name' | 'page_id' | 'title' | 'app_files'>>;
+export type NewShare = Omit<
+  ShareRow,
+  | 'id'
+  | 'downloads'
+  | 'uploads'
+  | 'pin_fails'
+  | 'locked_until'
+  | 'revoked_at'
+  | 'suspended_at'
+  | 'suspended_reason'
+  | 'plugin_name'
+  | 'page_id'
+  | 'title'
+  | 'app_files'
+> &
+  Partial<Pick<ShareRow, 'plugin_name' | 'page_id' | 'title' | 'app_files'>>;
 
 /** Filters of the admin's list of app links. */
-export interface AppLinkFilter { plugin?: string; active?: boolean; nowIso: string; limit: number; offset: number }
+export interface AppLinkFilter {
+  plugin?: string;
+  active?: boolean;
+  nowIso: string;
+  limit: number;
+  offset: number;
+}
 
 export class SharesRepo {
   constructor(private db: Db) {}
@@ -35,8 +55,12 @@ export class SharesRepo {
        VALUES (@token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)
        RETURNING id`,
       {
-        ...s, kind: s.kind === 'app' ? 'link' : s.kind,
-        plugin_name: s.plugin_name ?? null, page_id: s.page_id ?? null, title: s.title ?? null, app_files: s.app_files ?? null,
+        ...s,
+        kind: s.kind === 'app' ? 'link' : s.kind,
+        plugin_name: s.plugin_name ?? null,
+        page_id: s.page_id ?? null,
+        title: s.title ?? null,
+        app_files: s.app_files ?? null,
       },
     );
     return Number(row.id);
@@ -75,7 +99,13 @@ export class SharesRepo {
     const w = where.join(' AND ');
     return this.db.async.read(function* (t) {
       const [{ n }] = yield* t.sql<{ n: number }>(`SELECT count(*) AS n FROM shares WHERE ${w}`, args);
-      const rows = asRows(yield* t.sql<SharesTable>(`SELECT * FROM shares WHERE ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`, { ...args, limit: f.limit, offset: f.offset }));
+      const rows = asRows(
+        yield* t.sql<SharesTable>(`SELECT * FROM shares WHERE ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`, {
+          ...args,
+          limit: f.limit,
+          offset: f.offset,
+        }),
+      );
       return { rows, total: Number(n) };
     });
   }
@@ -90,12 +120,18 @@ export class SharesRepo {
 
   /** Suspends a link (the uplink guard); false when already suspended or missing. */
   async suspend(id: number, reason: 'addresses' | 'accelerator', nowIso: string): Promise<boolean> {
-    return (await this.write('UPDATE shares SET suspended_at = ?, suspended_reason = ? WHERE id = ? AND suspended_at IS NULL RETURNING id', [nowIso, reason, id])).length === 1;
+    return (
+      (await this.write('UPDATE shares SET suspended_at = ?, suspended_reason = ? WHERE id = ? AND suspended_at IS NULL RETURNING id', [nowIso, reason, id]))
+        .length === 1
+    );
   }
 
   /** Lifts a suspension; false when the link was not suspended. */
   async resume(id: number): Promise<boolean> {
-    return (await this.write('UPDATE shares SET suspended_at = NULL, suspended_reason = NULL WHERE id = ? AND suspended_at IS NOT NULL RETURNING id', [id])).length === 1;
+    return (
+      (await this.write('UPDATE shares SET suspended_at = NULL, suspended_reason = NULL WHERE id = ? AND suspended_at IS NOT NULL RETURNING id', [id]))
+        .length === 1
+    );
   }
 
   /** Live links suspended now (for the admin status). */
@@ -106,7 +142,14 @@ export class SharesRepo {
 
   /** Revokes: expiry set to now and `revoked_at` written. False when already revoked or missing. */
   async revoke(id: number, nowIso: string): Promise<boolean> {
-    return (await this.write('UPDATE shares SET revoked_at = @now, expires_at = CASE WHEN expires_at IS NULL OR expires_at > @now THEN @now ELSE expires_at END WHERE id = @id AND revoked_at IS NULL RETURNING id', { id, now: nowIso })).length === 1;
+    return (
+      (
+        await this.write(
+          'UPDATE shares SET revoked_at = @now, expires_at = CASE WHEN expires_at IS NULL OR expires_at > @now THEN @now ELSE expires_at END WHERE id = @id AND revoked_at IS NULL RETURNING id',
+          { id, now: nowIso },
+        )
+      ).length === 1
+    );
   }
 
   /**
@@ -114,7 +157,8 @@ export class SharesRepo {
    * cap. True when the slot is the caller's; one statement, so exact.
    */
   async claimDownload(id: number, nowIso: string): Promise<boolean> {
-    const q = 'UPDATE shares SET downloads = downloads + 1 WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads) RETURNING id';
+    const q =
+      'UPDATE shares SET downloads = downloads + 1 WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads) RETURNING id';
     return (await this.write(q, [id, nowIso])).length === 1;
   }
 
@@ -125,7 +169,10 @@ export class SharesRepo {
 
   /** Claims one received-file slot against `max_uploads`; exact like downloads. */
   async claimUpload(id: number): Promise<boolean> {
-    return (await this.write('UPDATE shares SET uploads = uploads + 1 WHERE id = ? AND (max_uploads IS NULL OR uploads < max_uploads) RETURNING id', [id])).length === 1;
+    return (
+      (await this.write('UPDATE shares SET uploads = uploads + 1 WHERE id = ? AND (max_uploads IS NULL OR uploads < max_uploads) RETURNING id', [id]))
+        .length === 1
+    );
   }
 
   async releaseUpload(id: number): Promise<void> {
@@ -149,7 +196,10 @@ export class SharesRepo {
 
   /** A right PIN restarts the counter, unless another answer locked the row at `nowIso` meanwhile. */
   async pinPassed(id: number, nowIso: string): Promise<void> {
-    await this.write('UPDATE shares SET pin_fails = 0, locked_until = NULL WHERE id = ? AND (pin_fails != 0 OR locked_until IS NOT NULL) AND (locked_until IS NULL OR locked_until <= ?) RETURNING id', [id, nowIso]);
+    await this.write(
+      'UPDATE shares SET pin_fails = 0, locked_until = NULL WHERE id = ? AND (pin_fails != 0 OR locked_until IS NOT NULL) AND (locked_until IS NULL OR locked_until <= ?) RETURNING id',
+      [id, nowIso],
+    );
   }
 
   /** Whether `token` named a link (of `kind`, when given) whose storage was deleted since. */
@@ -162,7 +212,10 @@ export class SharesRepo {
   /** Deletes links revoked or expired before `beforeIso` (with their submissions) and older tombstones. Returns the ids removed. */
   async sweep(beforeIso: string): Promise<number[]> {
     const rows = await this.db.async.unit(function* (t) {
-      const gone = yield* t.sql<{ id: number }>('DELETE FROM shares WHERE (revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b) RETURNING id', { b: beforeIso });
+      const gone = yield* t.sql<{ id: number }>(
+        'DELETE FROM shares WHERE (revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b) RETURNING id',
+        { b: beforeIso },
+      );
       yield* t.sql('DELETE FROM share_tombstones WHERE created_at < ?', [beforeIso]);
       return gone;
     });
@@ -170,7 +223,10 @@ export class SharesRepo {
   }
 
   async insertSubmission(s: Omit<SubmissionRow, 'files' | 'finished_at'>): Promise<void> {
-    await this.write('INSERT INTO drop_submissions (id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@id, @share_id, @folder, @uploader, @ip, @has_note, @created_at) RETURNING id', s);
+    await this.write(
+      'INSERT INTO drop_submissions (id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@id, @share_id, @folder, @uploader, @ip, @has_note, @created_at) RETURNING id',
+      s,
+    );
   }
 
   /** Per file request of `ownerId`: its submissions that received at least one file (the "Uses" of a file request). */
@@ -196,12 +252,21 @@ export class SharesRepo {
   async addSubmissionFile(submissionId: string, max: number, f: Omit<DropFileRow, 'submission_id' | 'done' | 'position'>): Promise<'added' | 'full' | 'taken'> {
     try {
       return await this.db.async.unit(function* (t) {
-        const [slot] = yield* t.sql<{ files: number }>('UPDATE drop_submissions SET files = files + 1 WHERE id = ? AND files < ? AND finished_at IS NULL RETURNING files', [submissionId, max]);
+        const [slot] = yield* t.sql<{ files: number }>(
+          'UPDATE drop_submissions SET files = files + 1 WHERE id = ? AND files < ? AND finished_at IS NULL RETURNING files',
+          [submissionId, max],
+        );
         if (!slot) return 'full';
         const names = yield* t.sql<{ name: string }>('SELECT name FROM drop_files WHERE submission_id = ?', [submissionId]);
         // Thrown to roll the slot back; answered below.
         if (names.some((r) => r.name.toLowerCase() === f.name.toLowerCase())) throw NAME_TAKEN;
-        yield* t.sql('INSERT INTO drop_files (upload_id, submission_id, name, size, position) VALUES (?, ?, ?, ?, ?) RETURNING upload_id', [f.upload_id, submissionId, f.name, f.size, Number(slot.files)]);
+        yield* t.sql('INSERT INTO drop_files (upload_id, submission_id, name, size, position) VALUES (?, ?, ?, ?, ?) RETURNING upload_id', [
+          f.upload_id,
+          submissionId,
+          f.name,
+          f.size,
+          Number(slot.files),
+        ]);
         return 'added';
       });
     } catch (e) {

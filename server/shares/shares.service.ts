@@ -55,7 +55,10 @@ export interface CreateAppLinkInput {
 }
 
 /** One file an app link exposes: `ref` names it in the public routes, `rel` is on the link's storage. */
-export interface AppLinkFile { ref: string; rel: string }
+export interface AppLinkFile {
+  ref: string;
+  rel: string;
+}
 
 /** At most this many files on one app page. */
 export const APP_LINK_MAX_FILES = 50;
@@ -79,7 +82,6 @@ export interface OpenShare {
 export interface DownloadSlot {
   settle(bytesSent: number, size: number): void;
 }
-
 
 export interface SharesOptions {
   repo: SharesRepo;
@@ -124,7 +126,8 @@ export class SharesService {
     if (kind === 'link') fa.target(path, 'editor', { ignoreReadOnly: true, permission: 'shares:write' });
     requirePermission(a, 'shares:write');
     const entry = await fa.stat(r.place);
-    if (kind === 'drop' && entry.type !== 'dir') throw new AppError('validation_failed', { field: 'path', reason: 'a file request needs a folder' }, { field: 'path' });
+    if (kind === 'drop' && entry.type !== 'dir')
+      throw new AppError('validation_failed', { field: 'path', reason: 'a file request needs a folder' }, { field: 'path' });
 
     const now = Date.now();
     const { expiresAt, clamped } = this.expiry(now, input);
@@ -134,15 +137,30 @@ export class SharesService {
     const drop = kind === 'drop' ? { ...DROP_DEFAULTS, ...stripUndefined(input.drop_settings ?? {}) } : null;
     if (drop) drop.allowed_ext = [...new Set(drop.allowed_ext.map((e) => e.replace(/^\./, '').toLowerCase()).filter(Boolean))];
     const id = await this.o.repo.insert({
-      token, kind, owner_id: a.principal.id, storage_id: r.storage.id, rel: r.rel, is_dir: entry.type === 'dir' ? 1 : 0,
+      token,
+      kind,
+      owner_id: a.principal.id,
+      storage_id: r.storage.id,
+      rel: r.rel,
+      is_dir: entry.type === 'dir' ? 1 : 0,
       ttl: expiresAt === null ? null : formatDuration(Math.max(0, Math.round((expiresAt - now) / 1000) * 1000)),
-      expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), expiry_clamped: clamped ? 1 : 0,
-      max_downloads: kind === 'link' ? input.max_downloads ?? null : null, max_uploads: kind === 'drop' ? input.max_uploads ?? null : null,
-      pin_hash: pin ? this.pinHash(token, pin) : null, comment: input.comment ?? null, drop_settings: drop ? JSON.stringify(drop) : null,
+      expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+      expiry_clamped: clamped ? 1 : 0,
+      max_downloads: kind === 'link' ? (input.max_downloads ?? null) : null,
+      max_uploads: kind === 'drop' ? (input.max_uploads ?? null) : null,
+      pin_hash: pin ? this.pinHash(token, pin) : null,
+      comment: input.comment ?? null,
+      drop_settings: drop ? JSON.stringify(drop) : null,
       created_at: new Date(now).toISOString(),
     });
     const row = (await this.o.repo.byId(id))!;
-    await this.o.bus.emit('audit', { action: 'share.create', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin } });
+    await this.o.bus.emit('audit', {
+      action: 'share.create',
+      actor: actorRef(a),
+      request: a.request,
+      resource: this.sharePath(row),
+      meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin },
+    });
     this.o.onCreated?.(row);
     const view = this.present(row, origin);
     return input.password ? { ...view, pin } : view;
@@ -156,35 +174,68 @@ export class SharesService {
    */
   async createApp(a: Actor, input: CreateAppLinkInput, origin: string): Promise<ShareView> {
     if (a.kind === 'system' || a.kind === 'link') throw new AppError('forbidden');
-    if (!Array.isArray(input.paths) || input.paths.length === 0) throw new AppError('validation_failed', { field: 'paths', reason: 'at least one file' }, { field: 'paths' });
+    if (!Array.isArray(input.paths) || input.paths.length === 0)
+      throw new AppError('validation_failed', { field: 'paths', reason: 'at least one file' }, { field: 'paths' });
     if (input.paths.length > APP_LINK_MAX_FILES) throw new AppError('too_many_paths', { max: APP_LINK_MAX_FILES }, { max: APP_LINK_MAX_FILES });
-    if (input.max_visits !== undefined && (!Number.isInteger(input.max_visits) || input.max_visits < 1)) throw new AppError('validation_failed', { field: 'max_visits', reason: 'a positive whole number' }, { field: 'max_visits' });
-    if (input.pin !== undefined && !/^[0-9A-Za-z]{4,32}$/.test(input.pin)) throw new AppError('validation_failed', { field: 'pin', reason: '4 to 32 letters or digits' }, { field: 'pin' });
+    if (input.max_visits !== undefined && (!Number.isInteger(input.max_visits) || input.max_visits < 1))
+      throw new AppError('validation_failed', { field: 'max_visits', reason: 'a positive whole number' }, { field: 'max_visits' });
+    if (input.pin !== undefined && !/^[0-9A-Za-z]{4,32}$/.test(input.pin))
+      throw new AppError('validation_failed', { field: 'pin', reason: '4 to 32 letters or digits' }, { field: 'pin' });
     const fa = this.o.files.forActor(a);
     const targets = [];
     for (const p of input.paths) {
       if (typeof p !== 'string') throw new AppError('validation_failed', { field: 'paths', reason: 'a list of paths' }, { field: 'paths' });
       const r = fa.target(p, 'viewer');
       fa.target(r.place, 'editor', { ignoreReadOnly: true, permission: 'shares:write' });
-      if ((await fa.stat(r.place)).type !== 'file') throw new AppError('validation_failed', { field: 'paths', reason: 'an app page exposes files, not folders' }, { field: 'paths' });
+      if ((await fa.stat(r.place)).type !== 'file')
+        throw new AppError('validation_failed', { field: 'paths', reason: 'an app page exposes files, not folders' }, { field: 'paths' });
       targets.push(r);
     }
     requirePermission(a, 'shares:write');
-    if (new Set(targets.map((t) => t.storage.id)).size > 1) throw new AppError('validation_failed', { field: 'paths', reason: 'all files on one storage' }, { field: 'paths' });
+    if (new Set(targets.map((t) => t.storage.id)).size > 1)
+      throw new AppError('validation_failed', { field: 'paths', reason: 'all files on one storage' }, { field: 'paths' });
     const files: AppLinkFile[] = targets.map((t, i) => ({ ref: `f${i + 1}`, rel: t.rel }));
     const now = Date.now();
     const { expiresAt, clamped } = this.expiry(now, { path: '', expires_at: input.expires_at });
     const token = randomToken(24);
     const id = await this.o.repo.insert({
-      token, kind: 'app', owner_id: a.principal.id, storage_id: targets[0].storage.id, rel: targets[0].rel, is_dir: 0,
+      token,
+      kind: 'app',
+      owner_id: a.principal.id,
+      storage_id: targets[0].storage.id,
+      rel: targets[0].rel,
+      is_dir: 0,
       ttl: expiresAt === null ? null : formatDuration(Math.max(0, Math.round((expiresAt - now) / 1000) * 1000)),
-      expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), expiry_clamped: clamped ? 1 : 0,
-      max_downloads: input.max_visits ?? null, max_uploads: null, pin_hash: input.pin ? this.pinHash(token, input.pin) : null,
-      comment: null, drop_settings: null, created_at: new Date(now).toISOString(),
-      plugin_name: input.plugin, page_id: input.page, title: input.title ?? null, app_files: JSON.stringify(files),
+      expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+      expiry_clamped: clamped ? 1 : 0,
+      max_downloads: input.max_visits ?? null,
+      max_uploads: null,
+      pin_hash: input.pin ? this.pinHash(token, input.pin) : null,
+      comment: null,
+      drop_settings: null,
+      created_at: new Date(now).toISOString(),
+      plugin_name: input.plugin,
+      page_id: input.page,
+      title: input.title ?? null,
+      app_files: JSON.stringify(files),
     });
     const row = (await this.o.repo.byId(id))!;
-    await this.o.bus.emit('audit', { action: 'share.create', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: id, kind: 'app', plugin: input.plugin, page: input.page, files: files.length, max_visits: row.max_downloads, expires_at: row.expires_at, pin: !!input.pin } });
+    await this.o.bus.emit('audit', {
+      action: 'share.create',
+      actor: actorRef(a),
+      request: a.request,
+      resource: this.sharePath(row),
+      meta: {
+        share_id: id,
+        kind: 'app',
+        plugin: input.plugin,
+        page: input.page,
+        files: files.length,
+        max_visits: row.max_downloads,
+        expires_at: row.expires_at,
+        pin: !!input.pin,
+      },
+    });
     return this.present(row, origin);
   }
 
@@ -249,7 +300,13 @@ export class SharesService {
     const row = await this.byIdOrToken(idOrToken);
     if (!row || !this.manages(a, row)) throw new AppError('not_found');
     if (await this.o.repo.revoke(row.id, new Date().toISOString())) {
-      await this.o.bus.emit('audit', { action: 'share.revoke', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id, kind: row.kind } });
+      await this.o.bus.emit('audit', {
+        action: 'share.revoke',
+        actor: actorRef(a),
+        request: a.request,
+        resource: this.sharePath(row),
+        meta: { share_id: row.id, kind: row.kind },
+      });
       this.o.onEnded?.(row.id);
     }
     return this.present((await this.o.repo.byId(row.id))!, '');
@@ -264,7 +321,12 @@ export class SharesService {
     if (!(await this.o.repo.suspend(row.id, reason, at))) return false;
     const path = this.sharePath(row);
     await this.o.bus.emit('share.suspended', { share_id: row.id, owner_id: row.owner_id, token: row.token, path, reason, suspended_at: at, ...meta });
-    await this.o.bus.emit('audit', { action: 'share.suspend', resource: path, request: { ip: meta.ip ?? null, ua: meta.ua ?? null }, meta: { share_id: row.id, reason } });
+    await this.o.bus.emit('audit', {
+      action: 'share.suspend',
+      resource: path,
+      request: { ip: meta.ip ?? null, ua: meta.ua ?? null },
+      meta: { share_id: row.id, reason },
+    });
     return true;
   }
 
@@ -273,7 +335,13 @@ export class SharesService {
     const row = await this.byIdOrToken(idOrToken);
     if (!row || !this.manages(a, row)) throw new AppError('not_found');
     if (await this.o.repo.resume(row.id)) {
-      await this.o.bus.emit('audit', { action: 'share.resume', actor: actorRef(a), request: a.request, resource: this.sharePath(row), meta: { share_id: row.id } });
+      await this.o.bus.emit('audit', {
+        action: 'share.resume',
+        actor: actorRef(a),
+        request: a.request,
+        resource: this.sharePath(row),
+        meta: { share_id: row.id },
+      });
       await this.o.onResumed?.(row.id);
     }
     return this.present((await this.o.repo.byId(row.id))!, '');
@@ -330,9 +398,9 @@ export class SharesService {
       download_count: share.downloads,
       max_downloads: share.max_downloads,
       downloads_remaining: share.max_downloads === null ? null : Math.max(0, share.max_downloads - share.downloads),
-      filename: share.rel === '' ? this.o.catalogue.repo.byId(share.storage_id)?.name ?? '' : baseName(share.rel),
+      filename: share.rel === '' ? (this.o.catalogue.repo.byId(share.storage_id)?.name ?? '') : baseName(share.rel),
       size,
-      mime: e.type === 'dir' ? 'inode/directory' : e.mime ?? mimeOf(baseName(share.rel)),
+      mime: e.type === 'dir' ? 'inode/directory' : (e.mime ?? mimeOf(baseName(share.rel))),
       is_directory: e.type === 'dir',
       drop_settings: share.kind === 'drop' ? dropSettingsOf(share) : undefined,
     };
@@ -423,10 +491,26 @@ export class SharesService {
   /** `submissions`: a file request's uses (visits that sent files), known to the list; 0 elsewhere. */
   present(s: ShareRow, origin: string, submissions = 0): ShareView {
     return {
-      id: s.id, kind: s.kind, path: this.sharePath(s), token: s.token, url: this.urlOf(s, origin), ttl: s.ttl, expires_at: s.expires_at,
-      expiry_clamped: !!s.expiry_clamped, max_downloads: s.max_downloads, downloads: s.downloads, max_uploads: s.max_uploads, uploads: s.uploads,
-      requires_pin: !!s.pin_hash, comment: s.comment, drop_settings: s.kind === 'drop' ? dropSettingsOf(s) : null, created_at: s.created_at,
-      revoked_at: s.revoked_at, suspended_at: s.suspended_at, suspended_reason: s.suspended_reason, state: this.stateOf(s),
+      id: s.id,
+      kind: s.kind,
+      path: this.sharePath(s),
+      token: s.token,
+      url: this.urlOf(s, origin),
+      ttl: s.ttl,
+      expires_at: s.expires_at,
+      expiry_clamped: !!s.expiry_clamped,
+      max_downloads: s.max_downloads,
+      downloads: s.downloads,
+      max_uploads: s.max_uploads,
+      uploads: s.uploads,
+      requires_pin: !!s.pin_hash,
+      comment: s.comment,
+      drop_settings: s.kind === 'drop' ? dropSettingsOf(s) : null,
+      created_at: s.created_at,
+      revoked_at: s.revoked_at,
+      suspended_at: s.suspended_at,
+      suspended_reason: s.suspended_reason,
+      state: this.stateOf(s),
       ...(s.kind === 'drop' && { submissions }),
       ...(s.kind === 'app' && { plugin_name: s.plugin_name ?? '', page_id: s.page_id ?? '', title: s.title }),
     };
@@ -466,7 +550,8 @@ export class SharesService {
     let wanted: number | null = null;
     if (input.expires_at !== undefined) {
       wanted = Date.parse(input.expires_at);
-      if (Number.isNaN(wanted) || wanted <= now) throw new AppError('validation_failed', { field: 'expires_at', reason: 'a future RFC 3339 time' }, { field: 'expires_at' });
+      if (Number.isNaN(wanted) || wanted <= now)
+        throw new AppError('validation_failed', { field: 'expires_at', reason: 'a future RFC 3339 time' }, { field: 'expires_at' });
     } else if (input.ttlMs !== undefined) {
       if (input.ttlMs <= 0) throw new AppError('validation_failed', { field: 'ttl', reason: 'a positive duration' }, { field: 'ttl' });
       wanted = now + input.ttlMs;
@@ -475,7 +560,6 @@ export class SharesService {
     if (ceiling !== null && wanted > ceiling) return { expiresAt: ceiling, clamped: true };
     return { expiresAt: wanted, clamped: false };
   }
-
 }
 
 export function dropSettingsOf(s: ShareRow): DropSettings {
@@ -494,7 +578,8 @@ function lockedError(untilIso: string, now: number): AppError {
 
 /** A backend that cannot be reached keeps the link valid: 503 `storage_unavailable`. */
 export function unavailable(e: unknown): never {
-  if (isAppError(e) && (e.code === 'storage_unreachable' || e.code === 'storage_unavailable' || e.code === 'timeout')) throw new AppError('storage_unavailable', {}, undefined, e.message);
+  if (isAppError(e) && (e.code === 'storage_unreachable' || e.code === 'storage_unavailable' || e.code === 'timeout'))
+    throw new AppError('storage_unavailable', {}, undefined, e.message);
   throw e;
 }
 

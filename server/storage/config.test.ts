@@ -8,8 +8,22 @@ import type { DriverModule } from './types';
 
 const mod: DriverModule = {
   descriptor: {
-    driver: 'demo', label: 'Demo', i18n_key: 'storage.demo.label',
-    capabilities: { read: true, write: true, presign: false, multipart: false, presigned_multipart: false, move: false, copy: false, walk: false, watch: false, ranges: true, etag: false },
+    driver: 'demo',
+    label: 'Demo',
+    i18n_key: 'storage.demo.label',
+    capabilities: {
+      read: true,
+      write: true,
+      presign: false,
+      multipart: false,
+      presigned_multipart: false,
+      move: false,
+      copy: false,
+      walk: false,
+      watch: false,
+      ranges: true,
+      etag: false,
+    },
     fields: [
       { key: 'host', type: 'string', required: true, label: 'Host', i18n_key: 'storage.demo.host' },
       { key: 'user', type: 'string', aliases: ['username'], label: 'User', i18n_key: 'storage.demo.user' },
@@ -20,7 +34,9 @@ const mod: DriverModule = {
     ],
   },
   validate: (c) => (c.host === 'bad' ? [{ field: 'host', message: 'refused by the driver' }] : []),
-  create: () => { throw new Error('unused'); },
+  create: () => {
+    throw new Error('unused');
+  },
 };
 
 test('aliases map to canonical keys; defaults fill in; unknown keys pass through', () => {
@@ -37,7 +53,13 @@ test('coerces ints from numeric strings and bools from text, and reports bad val
   assert.equal(ok.config.insecure, true);
   assert.equal(resolveConfig(mod, { host: 'h', insecure: 'false', root: '/x' }).config.insecure, false);
   const bad = resolveConfig(mod, { host: 'h', port: '22x', insecure: 'maybe', root: '/x' });
-  assert.deepEqual(bad.problems.map((p) => [p.field, p.kind]), [['port', 'type'], ['insecure', 'type']]);
+  assert.deepEqual(
+    bad.problems.map((p) => [p.field, p.kind]),
+    [
+      ['port', 'type'],
+      ['insecure', 'type'],
+    ],
+  );
 });
 
 test('required fields become problems of kind "required" (the CLI only warns about those)', () => {
@@ -50,12 +72,18 @@ test('the root guard refuses empty, /, ., and any .. segment', () => {
   for (const v of ['', '/', '.', './', '//', '/a/../b', '..', 'a/..']) assert.ok(rootIssue(v), `accepted ${JSON.stringify(v)}`);
   for (const v of ['/srv/files', 'prefix', 'a/b/', '/a..b']) assert.equal(rootIssue(v), null, `refused ${v}`);
   // The default '/' of the demo's root field is itself refused.
-  assert.deepEqual(resolveConfig(mod, { host: 'h' }).problems.map((p) => [p.field, p.kind]), [['root', 'root']]);
+  assert.deepEqual(
+    resolveConfig(mod, { host: 'h' }).problems.map((p) => [p.field, p.kind]),
+    [['root', 'root']],
+  );
 });
 
 test("the module's own validate runs once the descriptor's rules pass", () => {
   assert.deepEqual(resolveConfig(mod, { host: 'bad', root: '/x' }).problems, [{ field: 'host', message: 'refused by the driver', kind: 'driver' }]);
-  assert.deepEqual(resolveConfig(mod, 'nope').problems.map((p) => p.field), ['config']);
+  assert.deepEqual(
+    resolveConfig(mod, 'nope').problems.map((p) => p.field),
+    ['config'],
+  );
 });
 
 test('secrets are sealed at rest, opened for the driver, masked for admins, kept on a *** update', () => {
@@ -77,5 +105,8 @@ test('secrets are sealed at rest, opened for the driver, masked for admins, kept
   assert.equal(mergeForUpdate(mod.descriptor, sealed, { host: 'h2', password: '' }).password, '', 'empty clears');
   assert.equal('password' in mergeForUpdate(mod.descriptor, {}, { password: MASK }), false, 'nothing stored: *** is not a secret');
 
-  assert.throws(() => openSecrets(mod.descriptor, sealed, randomBytes(32)), (e) => isAppError(e) && e.code === 'storage_unavailable');
+  assert.throws(
+    () => openSecrets(mod.descriptor, sealed, randomBytes(32)),
+    (e) => isAppError(e) && e.code === 'storage_unavailable',
+  );
 });

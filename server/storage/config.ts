@@ -71,8 +71,7 @@ export function resolveConfig(mod: DriverModule, raw: unknown): ResolvedConfig {
       if (issue && !problems.some((p) => p.field === f.key)) problems.push({ field: f.key, message: issue, kind: 'root' });
     }
   }
-  if (problems.length === 0 && mod.validate)
-    for (const p of mod.validate(config)) problems.push({ field: p.field, message: p.message, kind: 'driver' });
+  if (problems.length === 0 && mod.validate) for (const p of mod.validate(config)) problems.push({ field: p.field, message: p.message, kind: 'driver' });
   return { config, problems };
 }
 
@@ -101,7 +100,9 @@ function coerce(f: DriverField, v: unknown): { value: unknown } | { problem: str
     case 'select':
       return f.options && !f.options.includes(String(v)) ? { problem: `must be one of ${f.options.join(', ')}` } : { value: String(v) };
     default:
-      return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? { value: typeof v === 'string' ? v : String(v) } : { problem: 'must be text' };
+      return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+        ? { value: typeof v === 'string' ? v : String(v) }
+        : { problem: 'must be text' };
   }
 }
 
@@ -138,8 +139,7 @@ export function openSecrets(desc: DriverDescriptor, cfg: StorageConfig, key: Buf
 /** The config as admins read it: every set secret (under its key or an alias) reads `***`. */
 export function maskSecrets(desc: DriverDescriptor, cfg: StorageConfig): StorageConfig {
   const out = { ...cfg };
-  for (const f of secretFields(desc))
-    for (const k of [f.key, ...(f.aliases ?? [])]) if (!isBlank(out[k])) out[k] = MASK;
+  for (const f of secretFields(desc)) for (const k of [f.key, ...(f.aliases ?? [])]) if (!isBlank(out[k])) out[k] = MASK;
   return out;
 }
 

@@ -56,7 +56,10 @@ export interface ManagerOptions {
 export class DriverManager {
   private readonly drivers = new Map<StorageId, StorageDriver>();
 
-  constructor(private readonly registry: DriverRegistry, private readonly opts: ManagerOptions) {}
+  constructor(
+    private readonly registry: DriverRegistry,
+    private readonly opts: ManagerOptions,
+  ) {}
 
   /**
    * Builds (does not probe, does not install) a driver for `spec`: opens its
@@ -74,8 +77,14 @@ export class DriverManager {
       const p = problems[0];
       throw new AppError('validation_failed', { field: `config.${p.field}`, reason: p.message }, { field: `config.${p.field}`, problems });
     }
-    const sink = o.bare ? null : this.opts.requestSink?.(spec.uid, spec.driver) ?? null;
-    let driver = await mod.create(config, { stateDir: join(this.opts.stateDir, 'storage', spec.uid), stagingDir: this.opts.stagingRoot && join(this.opts.stagingRoot, 'storage', spec.uid), uid: spec.uid, staleBefore: this.opts.staleBefore, countRequest: sink ?? undefined });
+    const sink = o.bare ? null : (this.opts.requestSink?.(spec.uid, spec.driver) ?? null);
+    let driver = await mod.create(config, {
+      stateDir: join(this.opts.stateDir, 'storage', spec.uid),
+      stagingDir: this.opts.stagingRoot && join(this.opts.stagingRoot, 'storage', spec.uid),
+      uid: spec.uid,
+      staleBefore: this.opts.staleBefore,
+      countRequest: sink ?? undefined,
+    });
     driver = heldReadsSafe(driver);
     if (sink) driver = metered(driver, sink);
     if (!o.bare) for (const dec of this.opts.decorators ?? []) driver = dec.wrap(driver, spec.uid);
@@ -108,7 +117,10 @@ export class DriverManager {
       clearTimeout(timer);
     }
     const lastWord = await Promise.race([
-      listing.then(() => null, (e: unknown) => driverMessage(e)),
+      listing.then(
+        () => null,
+        (e: unknown) => driverMessage(e),
+      ),
       new Promise<null>((r) => setTimeout(() => r(null), LAST_WORD_MS)),
     ]);
     throw unreachable(`timed out after ${formatDuration(timeoutMs)}: ${lastWord ?? 'no answer'}`);

@@ -32,9 +32,13 @@ test('metered() counts each call by class and keeps the capabilities', async () 
     await d.move!('a/x.txt', 'a/y.txt', { overwrite: false });
     await d.delete('a/y.txt');
     assert.deepEqual(counts, { list: 2, head: 1, get: 1, put: 4 });
-    for (const k of ['walk', 'move', 'copy', 'multipart', 'watch', 'localPath', 'statLocal', 'presignGet'] as const) assert.equal(k in d, k in raw && raw[k] !== undefined, k);
+    for (const k of ['walk', 'move', 'copy', 'multipart', 'watch', 'localPath', 'statLocal', 'presignGet'] as const)
+      assert.equal(k in d, k in raw && raw[k] !== undefined, k);
     const self: StorageDriver = Object.assign(Object.create(raw), { selfMetered: true });
-    assert.equal(metered(self, () => assert.fail('counted twice')), self);
+    assert.equal(
+      metered(self, () => assert.fail('counted twice')),
+      self,
+    );
     await raw.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

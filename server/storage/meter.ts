@@ -21,10 +21,12 @@ export type RequestSink = (cls: RequestClass) => void;
  */
 export function metered(driver: StorageDriver, sink: RequestSink): StorageDriver {
   if (driver.selfMetered) return driver;
-  const count = <A extends unknown[], R>(cls: RequestClass, fn: (...a: A) => R) => (...a: A): R => {
-    sink(cls);
-    return fn(...a);
-  };
+  const count =
+    <A extends unknown[], R>(cls: RequestClass, fn: (...a: A) => R) =>
+    (...a: A): R => {
+      sink(cls);
+      return fn(...a);
+    };
   const d: StorageDriver = {
     stat: count('head', (p) => driver.stat(p)),
     list: count('list', (p) => driver.list(p)),

@@ -11,10 +11,12 @@ export function readOnlyDecorator(isReadOnly: (uid: string) => boolean): DriverD
   return {
     name: 'read-only',
     wrap(driver: StorageDriver, uid: string): StorageDriver {
-      const guard = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-        if (isReadOnly(uid)) throw new AppError('read_only');
-        return fn(...a);
-      };
+      const guard =
+        <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+        async (...a: A): Promise<R> => {
+          if (isReadOnly(uid)) throw new AppError('read_only');
+          return fn(...a);
+        };
       const d: StorageDriver = {
         stat: (p) => driver.stat(p),
         list: (p) => driver.list(p),
@@ -38,7 +40,10 @@ export function readOnlyDecorator(isReadOnly: (uid: string) => boolean): DriverD
   };
 }
 
-function guardedMultipart(m: MultipartCapability, guard: <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => (...a: A) => Promise<R>): MultipartCapability {
+function guardedMultipart(
+  m: MultipartCapability,
+  guard: <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => (...a: A) => Promise<R>,
+): MultipartCapability {
   const out: MultipartCapability = {
     presigned: m.presigned,
     init: guard((p, o) => m.init(p, o)),

@@ -6,17 +6,37 @@ import type { DriverModule } from './types';
 
 const fake = (driver: string, fields: DriverModule['descriptor']['fields'] = []): DriverModule => ({
   descriptor: {
-    driver, label: driver, i18n_key: `storage.${driver}.label`, fields,
-    capabilities: { read: true, write: true, presign: false, multipart: false, presigned_multipart: false, move: false, copy: false, walk: false, watch: false, ranges: true, etag: false },
+    driver,
+    label: driver,
+    i18n_key: `storage.${driver}.label`,
+    fields,
+    capabilities: {
+      read: true,
+      write: true,
+      presign: false,
+      multipart: false,
+      presigned_multipart: false,
+      move: false,
+      copy: false,
+      walk: false,
+      watch: false,
+      ranges: true,
+      etag: false,
+    },
   },
-  create: () => { throw new Error('not built in this test'); },
+  create: () => {
+    throw new Error('not built in this test');
+  },
 });
 
 test('registers built-ins and plugins alike, lists descriptors in order', () => {
   const r = new DriverRegistry();
   for (const m of builtinDrivers) r.register(m);
   r.register(fake('plugin:demo'));
-  assert.deepEqual(r.list().map((d) => d.driver), [...builtinDrivers.map((m) => m.descriptor.driver), 'plugin:demo']);
+  assert.deepEqual(
+    r.list().map((d) => d.driver),
+    [...builtinDrivers.map((m) => m.descriptor.driver), 'plugin:demo'],
+  );
   assert.equal(r.list()[0].driver, 'local');
   assert.equal(r.get('local')?.descriptor.fields[0].key, 'path');
   assert.equal(r.get('nope'), undefined);

@@ -128,11 +128,16 @@ export class ThumbDispatcher {
     let i = 0;
     const next = (): [number, number] | null => (signal.aborted || Date.now() > until || i >= batch.length ? null : batch[i++]);
     try {
-      await runLanes(THUMB_CONCURRENCY, next, async ([id, timeoutMs]) => {
-        const r = await thumbs.run(id, signal, timeoutMs);
-        result.bytes_read += r.bytes_read;
-        tally(result, r);
-      }, () => this.governor.acquire(signal));
+      await runLanes(
+        THUMB_CONCURRENCY,
+        next,
+        async ([id, timeoutMs]) => {
+          const r = await thumbs.run(id, signal, timeoutMs);
+          result.bytes_read += r.bytes_read;
+          tally(result, r);
+        },
+        () => this.governor.acquire(signal),
+      );
     } finally {
       // Work remains when the batch was full or cut short; an empty page means the backlog is dry.
       if (!signal.aborted && (batch.length === BATCH_FILES || i < batch.length || this.fast.size > 0)) this.request();

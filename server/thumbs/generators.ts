@@ -68,7 +68,11 @@ export async function render(job: RenderJob): Promise<{ file: string } | 'skippe
       return { file: out };
     case 'audio':
       if (!tools.ffmpeg) break;
-      await runTool(tools.ffmpeg, ['-v', 'error', '-y', '-i', inputOf(job), '-filter_complex', `showwavespic=s=${WAVE}:colors=0x3b82f6`, '-frames:v', '1', 'wave.png'], { signal: job.signal, cwd: job.workDir });
+      await runTool(
+        tools.ffmpeg,
+        ['-v', 'error', '-y', '-i', inputOf(job), '-filter_complex', `showwavespic=s=${WAVE}:colors=0x3b82f6`, '-frames:v', '1', 'wave.png'],
+        { signal: job.signal, cwd: job.workDir },
+      );
       await toJpeg(produced(job.workDir, 'wave.png', 'ffmpeg'), out, { noResize: true });
       return { file: out };
     case 'pdf':
@@ -103,7 +107,8 @@ function produced(dir: string, name: string, tool: string): string {
 /** Scales into the 320 box (or to 320 wide), white behind transparency, JPEG q80. */
 async function toJpeg(input: string | Buffer, out: string, o: { width?: number; noResize?: boolean } = {}): Promise<void> {
   let img = sharp(input, { failOn: 'none', limitInputPixels: 268_402_689, sequentialRead: true }).rotate();
-  if (!o.noResize) img = o.width ? img.resize({ width: o.width, withoutEnlargement: true }) : img.resize(THUMB_BOX, THUMB_BOX, { fit: 'inside', withoutEnlargement: true });
+  if (!o.noResize)
+    img = o.width ? img.resize({ width: o.width, withoutEnlargement: true }) : img.resize(THUMB_BOX, THUMB_BOX, { fit: 'inside', withoutEnlargement: true });
   await img.flatten({ background: '#ffffff' }).jpeg({ quality: JPEG_QUALITY }).toFile(out);
 }
 
@@ -118,7 +123,21 @@ async function videoFrame(job: RenderJob, ffmpeg: string): Promise<void> {
   const scale = `scale=${THUMB_BOX}:-2`;
   await runTool(
     ffmpeg,
-    ['-v', 'error', '-y', '-t', String(VIDEO_SCAN_SECONDS), '-i', input, '-vf', `signalstats,metadata=mode=select:key=lavfi.signalstats.YAVG:value=${LUMA_MIN}:function=greater,${scale}`, '-frames:v', '1', '-an', 'frame.png'],
+    [
+      '-v',
+      'error',
+      '-y',
+      '-t',
+      String(VIDEO_SCAN_SECONDS),
+      '-i',
+      input,
+      '-vf',
+      `signalstats,metadata=mode=select:key=lavfi.signalstats.YAVG:value=${LUMA_MIN}:function=greater,${scale}`,
+      '-frames:v',
+      '1',
+      '-an',
+      'frame.png',
+    ],
     { signal: job.signal, cwd: job.workDir },
   );
   if (!existsSync(join(job.workDir, 'frame.png'))) await ffmpegFrame(job, ffmpeg, ['-i', input], scale);
@@ -137,10 +156,24 @@ async function pdfPage(job: RenderJob, pdftoppm: string, pdf: string): Promise<s
  */
 export async function officeToPdf(input: string, workDir: string, soffice: string, signal: AbortSignal): Promise<string> {
   const outDir = join(workDir, 'pdf');
-  await runTool(soffice, [`-env:UserInstallation=file://${join(workDir, 'profile')}`, '--headless', '--norestore', '--nolockcheck', '--convert-to', 'pdf', '--outdir', outDir, input], {
-    signal,
-    env: { ...process.env, HOME: workDir },
-  });
+  await runTool(
+    soffice,
+    [
+      `-env:UserInstallation=file://${join(workDir, 'profile')}`,
+      '--headless',
+      '--norestore',
+      '--nolockcheck',
+      '--convert-to',
+      'pdf',
+      '--outdir',
+      outDir,
+      input,
+    ],
+    {
+      signal,
+      env: { ...process.env, HOME: workDir },
+    },
+  );
   return produced(outDir, basename(input, extname(input)) + '.pdf', 'soffice');
 }
 
@@ -152,7 +185,9 @@ async function placeholder(name: string, out: string, svg: boolean): Promise<voi
   let hash = 0;
   for (const c of ext) hash = (hash * 31 + c.charCodeAt(0)) % 360;
   if (!svg) {
-    await sharp({ create: { width: 240, height: THUMB_BOX, channels: 3, background: `hsl(${hash}, 55%, 88%)` } }).jpeg({ quality: JPEG_QUALITY }).toFile(out);
+    await sharp({ create: { width: 240, height: THUMB_BOX, channels: 3, background: `hsl(${hash}, 55%, 88%)` } })
+      .jpeg({ quality: JPEG_QUALITY })
+      .toFile(out);
     return;
   }
   const card = `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="${THUMB_BOX}">

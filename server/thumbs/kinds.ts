@@ -7,14 +7,26 @@ import { extOf } from '../lib/paths';
 export type ThumbKind = 'image' | 'bmp' | 'heif' | 'svg' | 'video' | 'audio' | 'pdf' | 'office' | 'other';
 
 const IMAGE_MIMES: Record<string, ThumbKind> = {
-  'image/jpeg': 'image', 'image/pjpeg': 'image', 'image/png': 'image', 'image/gif': 'image', 'image/tiff': 'image', 'image/webp': 'image',
-  'image/bmp': 'bmp', 'image/x-ms-bmp': 'bmp', 'image/x-bmp': 'bmp',
-  'image/heic': 'heif', 'image/heif': 'heif', 'image/heic-sequence': 'heif', 'image/heif-sequence': 'heif', 'image/avif': 'heif',
+  'image/jpeg': 'image',
+  'image/pjpeg': 'image',
+  'image/png': 'image',
+  'image/gif': 'image',
+  'image/tiff': 'image',
+  'image/webp': 'image',
+  'image/bmp': 'bmp',
+  'image/x-ms-bmp': 'bmp',
+  'image/x-bmp': 'bmp',
+  'image/heic': 'heif',
+  'image/heif': 'heif',
+  'image/heic-sequence': 'heif',
+  'image/heif-sequence': 'heif',
+  'image/avif': 'heif',
   'image/svg+xml': 'svg',
   'application/pdf': 'pdf',
 };
 
-const OFFICE_MIME = /^application\/(msword|rtf|vnd\.ms-(excel|powerpoint|word)|vnd\.openxmlformats-officedocument\.|vnd\.oasis\.opendocument\.(text|spreadsheet|presentation|graphics))/;
+const OFFICE_MIME =
+  /^application\/(msword|rtf|vnd\.ms-(excel|powerpoint|word)|vnd\.openxmlformats-officedocument\.|vnd\.oasis\.opendocument\.(text|spreadsheet|presentation|graphics))/;
 
 const EXTS: Record<string, ThumbKind> = {};
 const add = (kind: ThumbKind, list: string) => list.split(' ').forEach((e) => (EXTS[e] = kind));

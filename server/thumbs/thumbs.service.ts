@@ -118,7 +118,8 @@ export class ThumbService {
     await this.repo.finish(id, state, error, node);
     this.outcomes[state]++;
     // A ready thumbnail changes what its folder's listing shows: cached pages refresh and open browsers reload the row.
-    if (state === 'ready') await this.bus.emit('folder.changed', { storage_id: node.storage_id, folder: parentRel(node.path), kind: 'updated', path: node.path, name: node.name });
+    if (state === 'ready')
+      await this.bus.emit('folder.changed', { storage_id: node.storage_id, folder: parentRel(node.path), kind: 'updated', path: node.path, name: node.name });
     this.log.debug(`thumbnail ${id} ${state}${error ? `: ${error}` : ''} (${counter.bytes} bytes read)`);
     return { id, state, ...(error ? { error } : {}), bytes_read: counter.bytes };
   }
@@ -131,7 +132,10 @@ export class ThumbService {
     if (kind === 'image' && node.size > MAX_IMAGE_BYTES) throw new Error(`image larger than ${MAX_IMAGE_BYTES / 1048576} MB`);
     if (kind === 'svg' && node.size > MAX_SVG_BYTES) throw new Error(`svg larger than ${MAX_SVG_BYTES / 1048576} MB`);
     const place = { storage_id: node.storage_id, rel: node.path };
-    const reader = { read: (range?: { start: number; end?: number }, s?: AbortSignal) => this.ops.read(place, range, s), localFile: () => this.ops.localFile(place) };
+    const reader = {
+      read: (range?: { start: number; end?: number }, s?: AbortSignal) => this.ops.read(place, range, s),
+      localFile: () => this.ops.localFile(place),
+    };
     // The placeholder needs no bytes at all.
     const needsInput = kind !== 'other';
     const source = needsInput
@@ -178,11 +182,16 @@ export class ThumbService {
         await (paging ??= page().finally(() => (paging = null)));
       }
     };
-    await runLanes(Math.max(1, o.concurrency ?? 4), next, async (n) => {
-      const before = summary.processed;
-      tally(summary, await this.run(n.id, signal, DEFAULT_TIMEOUT_MS));
-      if (every > 0 && summary.processed > before && summary.processed % every === 0) o.onProgress?.({ ...summary });
-    }, o.slot);
+    await runLanes(
+      Math.max(1, o.concurrency ?? 4),
+      next,
+      async (n) => {
+        const before = summary.processed;
+        tally(summary, await this.run(n.id, signal, DEFAULT_TIMEOUT_MS));
+        if (every > 0 && summary.processed > before && summary.processed % every === 0) o.onProgress?.({ ...summary });
+      },
+      o.slot,
+    );
     return summary;
   }
 

@@ -4,8 +4,16 @@ import { assetFor, ManifestError, parseManifest } from './manifest';
 
 const sha = 'AB'.repeat(32);
 const release = (over: Record<string, unknown> = {}) => ({
-  version: '1.0.1', date: '2026-02-01', auto_ok: true, migrations: false, severity: 'security', notes: 'fixes', notes_url: 'https://example.invalid/n',
-  image: 'filedock:1.0.1', assets: [{ os: 'linux', arch: 'x64', url: 'assets/s.tar.gz', sha256: sha }], ...over,
+  version: '1.0.1',
+  date: '2026-02-01',
+  auto_ok: true,
+  migrations: false,
+  severity: 'security',
+  notes: 'fixes',
+  notes_url: 'https://example.invalid/n',
+  image: 'filedock:1.0.1',
+  assets: [{ os: 'linux', arch: 'x64', url: 'assets/s.tar.gz', sha256: sha }],
+  ...over,
 });
 
 test('a valid manifest: sorted, relative URLs resolved, digests lower-cased, unknown fields dropped', () => {
@@ -13,7 +21,10 @@ test('a valid manifest: sorted, relative URLs resolved, digests lower-cased, unk
     { channel: 'stable', extra: 1, releases: [release({ future_field: true }), release({ version: '1.0.0', notes: null })] },
     'http://127.0.0.1:9/feed/manifest.json',
   );
-  assert.deepEqual(m.releases.map((r) => r.version), ['1.0.0', '1.0.1']);
+  assert.deepEqual(
+    m.releases.map((r) => r.version),
+    ['1.0.0', '1.0.1'],
+  );
   assert.equal(m.releases[0].notes, '');
   assert.equal(m.releases[1].assets[0].url, 'http://127.0.0.1:9/feed/assets/s.tar.gz');
   assert.equal(m.releases[1].assets[0].sha256, sha.toLowerCase());
@@ -33,5 +44,9 @@ test('broken manifests name the field at fault', () => {
     [{ channel: 'stable', releases: [release(), release()] }, /twice/],
     [{ channel: 'stable', releases: [release({ assets: [{ os: 'linux', arch: 'x64', url: 'file:///etc/passwd', sha256: sha }] })] }, /http/],
   ];
-  for (const [body, re] of cases) assert.throws(() => parseManifest(body, base), (e) => e instanceof ManifestError && re.test(e.message));
+  for (const [body, re] of cases)
+    assert.throws(
+      () => parseManifest(body, base),
+      (e) => e instanceof ManifestError && re.test(e.message),
+    );
 });

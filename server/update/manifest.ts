@@ -12,7 +12,10 @@ const assetSchema = z.object({
   os: z.string().min(1),
   arch: z.string().min(1),
   url: z.string().min(1),
-  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').transform((s) => s.toLowerCase()),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits')
+    .transform((s) => s.toLowerCase()),
 });
 
 const releaseSchema = z.object({
@@ -21,9 +24,18 @@ const releaseSchema = z.object({
   auto_ok: z.boolean(),
   migrations: z.boolean(),
   severity: z.string().min(1),
-  notes: z.string().nullish().transform((s) => s ?? ''),
-  notes_url: z.string().nullish().transform((s) => s ?? ''),
-  image: z.string().nullish().transform((s) => s ?? ''),
+  notes: z
+    .string()
+    .nullish()
+    .transform((s) => s ?? ''),
+  notes_url: z
+    .string()
+    .nullish()
+    .transform((s) => s ?? ''),
+  image: z
+    .string()
+    .nullish()
+    .transform((s) => s ?? ''),
   min_version: version.optional(),
   assets: z.array(assetSchema),
 });
@@ -71,5 +83,4 @@ export function parseManifest(body: unknown, baseUrl: string): Manifest {
 }
 
 /** The asset built for this OS and CPU (Node's `process.platform` / `process.arch` names), or null. */
-export const assetFor = (release: Release, os: string, arch: string): Asset | null =>
-  release.assets.find((a) => a.os === os && a.arch === arch) ?? null;
+export const assetFor = (release: Release, os: string, arch: string): Asset | null => release.assets.find((a) => a.os === os && a.arch === arch) ?? null;

@@ -19,7 +19,10 @@ export const userAgent = (version: string): string => `Filedock/${version}`;
 
 /** Failures of the network layer, each with a reason the status shows. */
 export class FetchFailure extends Error {
-  constructor(readonly reason: 'network' | 'http_status' | 'too_large' | 'truncated' | 'checksum_mismatch' | 'manifest_invalid', message: string) {
+  constructor(
+    readonly reason: 'network' | 'http_status' | 'too_large' | 'truncated' | 'checksum_mismatch' | 'manifest_invalid',
+    message: string,
+  ) {
     super(message);
     this.name = 'FetchFailure';
   }
@@ -28,7 +31,11 @@ export class FetchFailure extends Error {
 async function get(url: string, version: string, timeoutMs: number): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { 'user-agent': userAgent(version), accept: 'application/json, */*' }, redirect: 'follow', signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, {
+      headers: { 'user-agent': userAgent(version), accept: 'application/json, */*' },
+      redirect: 'follow',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (e) {
     throw new FetchFailure('network', `GET ${url}: ${(e as Error).cause ?? (e as Error).message}`);
   }

@@ -7,11 +7,28 @@ import { isAppError } from '../errors';
 
 const asset = { os: 'linux', arch: 'x64', url: 'http://127.0.0.1/a.tar.gz', sha256: 'a'.repeat(64) };
 const rel = (version: string, over: Partial<Release> = {}): Release => ({
-  version, date: '2026-01-01', auto_ok: true, migrations: false, severity: 'normal', notes: '', notes_url: '', image: '', assets: [asset], ...over,
+  version,
+  date: '2026-01-01',
+  auto_ok: true,
+  migrations: false,
+  severity: 'normal',
+  notes: '',
+  notes_url: '',
+  image: '',
+  assets: [asset],
+  ...over,
 });
 const input = (over: Partial<PlanInput>): PlanInput => ({
-  current: '1.2.0', releases: [], policy: 'patch', os: 'linux', arch: 'x64', needsAsset: true, selfReplaceable: true, window: null,
-  now: new Date(2026, 0, 1, 12, 0), ...over,
+  current: '1.2.0',
+  releases: [],
+  policy: 'patch',
+  os: 'linux',
+  arch: 'x64',
+  needsAsset: true,
+  selfReplaceable: true,
+  window: null,
+  now: new Date(2026, 0, 1, 12, 0),
+  ...over,
 });
 
 describe('versions', () => {
@@ -46,7 +63,10 @@ describe('policy', () => {
     assert.equal(inWindow(night, new Date(2026, 0, 1, 12, 0)), false);
     assert.equal(parseWindow(''), null);
     for (const bad of ['3-5', '25:00-01:00', '03:00-03:00'])
-      assert.throws(() => parseWindow(bad), (e) => isAppError(e) && e.code === 'validation_failed');
+      assert.throws(
+        () => parseWindow(bad),
+        (e) => isAppError(e) && e.code === 'validation_failed',
+      );
   });
 
   test('a patch with auto_ok and no migration applies automatically', () => {

@@ -55,8 +55,6 @@ export interface UpdaterOptions {
   now?: () => Date;
 }
 
-
-
 export interface UpdateResult {
   from: string;
   to: string;

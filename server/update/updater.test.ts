@@ -65,8 +65,16 @@ async function startFeed(): Promise<Feed> {
 }
 
 const release = (version: string, body: Buffer | null, over: Record<string, unknown> = {}) => ({
-  version, date: '2026-03-01', auto_ok: true, migrations: false, severity: 'normal', notes: `notes ${version}`, notes_url: '', image: `filedock:${version}`,
-  assets: body ? [{ os: OS, arch: ARCH, url: `/assets/${version}.tar.gz`, sha256: sha(body) }] : [], ...over,
+  version,
+  date: '2026-03-01',
+  auto_ok: true,
+  migrations: false,
+  severity: 'normal',
+  notes: `notes ${version}`,
+  notes_url: '',
+  image: `filedock:${version}`,
+  assets: body ? [{ os: OS, arch: ARCH, url: `/assets/${version}.tar.gz`, sha256: sha(body) }] : [],
+  ...over,
 });
 
 describe('updater against a loopback release feed', { skip }, () => {
@@ -95,8 +103,17 @@ describe('updater against a loopback release feed', { skip }, () => {
     const events: Array<[keyof UpdateEvents, unknown]> = [];
     const snapshots: string[] = [];
     const updater = createUpdater({
-      version: '0.2.0', dataDir: join(base, 'data'), check: true, channel: 'stable', manifestUrl: feed.url + manifestPath,
-      intervalMs: 86_400_000, policy: 'manual', installMode: 'binary', installRoot: root, os: OS, arch: ARCH,
+      version: '0.2.0',
+      dataDir: join(base, 'data'),
+      check: true,
+      channel: 'stable',
+      manifestUrl: feed.url + manifestPath,
+      intervalMs: 86_400_000,
+      policy: 'manual',
+      installMode: 'binary',
+      installRoot: root,
+      os: OS,
+      arch: ARCH,
       snapshotDb: async (dest) => {
         snapshots.push(dest);
         writeFileSync(dest, 'snapshot');
@@ -132,7 +149,10 @@ describe('updater against a loopback release feed', { skip }, () => {
     assert.equal(versionOf(backupPath(root, '0.2.0')), 'filedock 0.2.0', 'the old one is kept as .bak-<version>');
     assert.equal(snapshots.length, 1);
     assert.match(snapshots[0], /pre-update-0\.2\.0-to-0\.2\.1-/);
-    assert.deepEqual(events.map((e) => e[0]), ['update_available', 'update_applied']);
+    assert.deepEqual(
+      events.map((e) => e[0]),
+      ['update_available', 'update_applied'],
+    );
     assert.deepEqual(events[1][1], { from: '0.2.0', to: '0.2.1', restart_required: true });
     assert.equal(updater.status().last_applied?.to, '0.2.1');
     assert.equal(updater.status().last_error, null);
@@ -208,7 +228,11 @@ describe('updater against a loopback release feed', { skip }, () => {
 
   test('a failing database snapshot aborts too', async () => {
     feed.routes.set('/assets/0.2.1.tar.gz', good);
-    const { updater, root } = setup([release('0.2.1', good)], { snapshotDb: async () => { throw new Error('disk full'); } });
+    const { updater, root } = setup([release('0.2.1', good)], {
+      snapshotDb: async () => {
+        throw new Error('disk full');
+      },
+    });
     await assert.rejects(updater.apply(), refusal('snapshot_failed'));
     assertIntact(root);
   });
@@ -229,7 +253,9 @@ describe('updater against a loopback release feed', { skip }, () => {
     assert.equal(s.latest?.kind, 'major');
     assert.match(s.instructions ?? '', /major release.*example\.invalid\/1\.0/);
     await assert.rejects(updater.apply(), refusal('major_upgrade'));
-    assert.deepEqual(events, [['update_available', { version: '1.0.0', severity: 'info', kind: 'major', notes: 'notes 1.0.0', notes_url: 'https://example.invalid/1.0' }]]);
+    assert.deepEqual(events, [
+      ['update_available', { version: '1.0.0', severity: 'info', kind: 'major', notes: 'notes 1.0.0', notes_url: 'https://example.invalid/1.0' }],
+    ]);
   });
 
   test('update_available fires once per version; a security release is a warning', async () => {
@@ -242,12 +268,26 @@ describe('updater against a loopback release feed', { skip }, () => {
     feed.routes.set(`/m${n}.json`, Buffer.from(JSON.stringify({ channel: 'stable', releases: [release('0.2.1', good), release('0.2.7', good)] })));
     const again: unknown[] = [];
     const second = createUpdater({
-      version: '0.2.0', dataDir: join(base, 'data'), check: true, channel: 'stable', manifestUrl: `${feed.url}/m${n}.json`, intervalMs: 0,
-      policy: 'manual', installMode: 'binary', os: OS, arch: ARCH, snapshotDb: async () => {}, emit: (e, p) => again.push([e, p]), log: { info() {}, warn() {} },
+      version: '0.2.0',
+      dataDir: join(base, 'data'),
+      check: true,
+      channel: 'stable',
+      manifestUrl: `${feed.url}/m${n}.json`,
+      intervalMs: 0,
+      policy: 'manual',
+      installMode: 'binary',
+      os: OS,
+      arch: ARCH,
+      snapshotDb: async () => {},
+      emit: (e, p) => again.push([e, p]),
+      log: { info() {}, warn() {} },
     });
     assert.equal(second.status().latest?.version, '0.2.1', 'status comes from the persisted cache');
     await second.check();
-    assert.deepEqual(again.map((e) => (e as [string, { version: string }])[1].version), ['0.2.7']);
+    assert.deepEqual(
+      again.map((e) => (e as [string, { version: string }])[1].version),
+      ['0.2.7'],
+    );
   });
 
   test('a broken manifest is an error state, not a crash', async () => {
@@ -298,8 +338,20 @@ describe('updater against a loopback release feed', { skip }, () => {
     renameSync(root, backup);
     writeFileSync(`${root}.swap.json`, JSON.stringify({ from: '0.2.0', to: '0.2.1', backup, staged, at: new Date().toISOString() }));
     const updater = createUpdater({
-      version: '0.2.0', dataDir: join(base, 'data'), check: false, channel: 'stable', manifestUrl: '', intervalMs: 0, policy: 'manual',
-      installMode: 'binary', installRoot: root, os: OS, arch: ARCH, snapshotDb: async () => {}, emit: () => {}, log: { info() {}, warn() {} },
+      version: '0.2.0',
+      dataDir: join(base, 'data'),
+      check: false,
+      channel: 'stable',
+      manifestUrl: '',
+      intervalMs: 0,
+      policy: 'manual',
+      installMode: 'binary',
+      installRoot: root,
+      os: OS,
+      arch: ARCH,
+      snapshotDb: async () => {},
+      emit: () => {},
+      log: { info() {}, warn() {} },
     });
     assertIntact(root);
     assert.equal(updater.status().last_error?.reason, 'interrupted');

@@ -34,7 +34,8 @@ export function createUpdater(opts: UpdaterOptions): Updater {
   const now = opts.now ?? (() => new Date());
   const checksOn = opts.check && opts.manifestUrl !== '';
   const port: UpdaterPort | null =
-    opts.port ?? (opts.installMode === 'binary' && opts.installRoot
+    opts.port ??
+    (opts.installMode === 'binary' && opts.installRoot
       ? bundlePort({ root: opts.installRoot, downloadDir: join(opts.dataDir, 'updates'), version: opts.version, restart: opts.restart })
       : null);
 
@@ -82,8 +83,15 @@ export function createUpdater(opts: UpdaterOptions): Updater {
     });
 
   const summary = (r: Release): ReleaseSummary => ({
-    version: r.version, kind: moveKind(opts.version, r.version), date: r.date, severity: r.severity, notes: r.notes,
-    notes_url: r.notes_url, image: r.image, migrations: r.migrations, auto_ok: r.auto_ok,
+    version: r.version,
+    kind: moveKind(opts.version, r.version),
+    date: r.date,
+    severity: r.severity,
+    notes: r.notes,
+    notes_url: r.notes_url,
+    image: r.image,
+    migrations: r.migrations,
+    auto_ok: r.auto_ok,
   });
 
   const instructions = (p: Plan): string | null => {
@@ -122,8 +130,11 @@ export function createUpdater(opts: UpdaterOptions): Updater {
     const r = p.latest;
     persist({ announced: [...state.announced, r.version].slice(-50) });
     opts.emit('update_available', {
-      version: r.version, severity: r.severity === 'security' ? 'warning' : 'info', kind: p.latestKind,
-      ...(r.notes ? { notes: r.notes } : {}), ...(r.notes_url ? { notes_url: r.notes_url } : {}),
+      version: r.version,
+      severity: r.severity === 'security' ? 'warning' : 'info',
+      kind: p.latestKind,
+      ...(r.notes ? { notes: r.notes } : {}),
+      ...(r.notes_url ? { notes_url: r.notes_url } : {}),
     });
   };
 
@@ -177,7 +188,8 @@ export function createUpdater(opts: UpdaterOptions): Updater {
       throw refuse('up_to_date', `${opts.version} is the newest release`);
     }
     if (compareVersions(r.version, opts.version) <= 0) throw refuse('not_newer', `${r.version} is not newer than ${opts.version}`);
-    if (moveKind(opts.version, r.version) === 'major') throw refuse('major_upgrade', instructions({ ...p, latest: r, latestKind: 'major' }) ?? '', { version: r.version });
+    if (moveKind(opts.version, r.version) === 'major')
+      throw refuse('major_upgrade', instructions({ ...p, latest: r, latestKind: 'major' }) ?? '', { version: r.version });
     if (r.min_version && compareVersions(opts.version, r.min_version) < 0)
       throw refuse('min_version', `${r.version} needs at least ${r.min_version}; upgrade to that first`);
     if ((port?.needsAsset ?? true) && !assetFor(r, opts.os, opts.arch)) throw refuse('no_asset', `${r.version} has no asset for ${opts.os}/${opts.arch}`);
@@ -204,7 +216,7 @@ export function createUpdater(opts: UpdaterOptions): Updater {
       return { from: opts.version, to: target.version, restart_required: outcome.restartRequired, status: status() };
     } catch (e) {
       const reason = isAppError(e) ? String(e.params.reason ?? e.code) : 'internal';
-      fail(reason, (isAppError(e) && typeof e.details?.message === 'string' ? e.details.message : (e as Error).message));
+      fail(reason, isAppError(e) && typeof e.details?.message === 'string' ? e.details.message : (e as Error).message);
       throw isAppError(e) ? e : refuse('internal', (e as Error).message);
     } finally {
       phase = null;

@@ -12,6 +12,14 @@ import { UploadsService, type FinalizeLease, type UploadLimits } from './uploads
 
 export { UploadsService, DEFAULT_CHUNK, type UploadLimits, type FinalizeLease, type Published, type SessionView, type UploadOrigin } from './uploads.service';
 
-export function createUploads(d: { db: Db; files: FileService; catalogue: Catalogue; auth: Auth; stagingDir: string; limits: UploadLimits; lease: FinalizeLease }): UploadsService {
+export function createUploads(d: {
+  db: Db;
+  files: FileService;
+  catalogue: Catalogue;
+  auth: Auth;
+  stagingDir: string;
+  limits: UploadLimits;
+  lease: FinalizeLease;
+}): UploadsService {
   return new UploadsService(d.files, d.catalogue, d.auth, new SessionsRepo(d.db), new StagedFiles(d.stagingDir), d.limits, d.lease);
 }

@@ -18,7 +18,19 @@ async function scenario(a: Db, b: Db) {
   const at = new Date().toISOString();
   a.run(a.k.insertInto('storages').values({ uid: 'st-lease', name: 'Lease', driver: 'local', created_at: at, updated_at: at } as never));
   const storage = a.first(a.k.selectFrom('storages').select('id').where('uid', '=', 'st-lease'))!.id;
-  const row = { owner_id: 1, storage_id: storage, path: 'f.bin', size: 10, chunk_size: 10, mime: null, mode: 'staged' as const, handle: null, state: 'open' as const, created_at: at, expires_at: PAST };
+  const row = {
+    owner_id: 1,
+    storage_id: storage,
+    path: 'f.bin',
+    size: 10,
+    chunk_size: 10,
+    mime: null,
+    mode: 'staged' as const,
+    handle: null,
+    state: 'open' as const,
+    created_at: at,
+    expires_at: PAST,
+  };
   await ra.open({ ...row, id: 'up_lease_one' }, null);
   await ra.open({ ...row, id: 'up_lease_two' }, null);
   const t0 = 1_000_000;

@@ -24,8 +24,19 @@ const NOW = new Date().toISOString();
 const LATER = new Date(Date.now() + 3_600_000).toISOString();
 const PAST = '2000-01-01T00:00:00.000Z';
 const session = (o: Partial<SessionRow> = {}): SessionRow => ({
-  id: `up_test_${++n}`, owner_id: 1, storage_id: storage, path: `f${n}.bin`, size: 10, chunk_size: 10, mime: null, mode: 'staged', handle: null,
-  state: 'open', created_at: NOW, expires_at: LATER, ...o,
+  id: `up_test_${++n}`,
+  owner_id: 1,
+  storage_id: storage,
+  path: `f${n}.bin`,
+  size: 10,
+  chunk_size: 10,
+  mime: null,
+  mode: 'staged',
+  handle: null,
+  state: 'open',
+  created_at: NOW,
+  expires_at: LATER,
+  ...o,
 });
 const times = <T>(k: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: k }, (_, i) => f(i)));
 
@@ -62,7 +73,11 @@ test('a part recorded while a finalize claims: the claim sees it, or it is refus
       repo.claim(s.id, 'A', Date.now() + 60_000).then(async (ok) => (ok ? (await repo.parts(s.id)).map((p) => p.part) : null)),
     ]);
     if (put) assert.deepEqual(seen, [1, 2], `round ${round}: a part recorded after the claim read the parts`);
-    else assert.deepEqual((await repo.parts(s.id)).map((p) => p.part), [1]);
+    else
+      assert.deepEqual(
+        (await repo.parts(s.id)).map((p) => p.part),
+        [1],
+      );
   }
 });
 

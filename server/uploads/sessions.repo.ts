@@ -56,7 +56,11 @@ export class SessionsRepo {
     const put = k
       .insertInto('upload_parts')
       .values({ upload_id: id, ...p })
-      .onConflict((oc) => oc.columns(['upload_id', 'part']).doUpdateSet((eb) => ({ size: eb.ref('excluded.size'), etag: eb.ref('excluded.etag'), sha256: eb.ref('excluded.sha256') })));
+      .onConflict((oc) =>
+        oc
+          .columns(['upload_id', 'part'])
+          .doUpdateSet((eb) => ({ size: eb.ref('excluded.size'), etag: eb.ref('excluded.etag'), sha256: eb.ref('excluded.sha256') })),
+      );
     return this.db.async.unit(function* (t) {
       if ((yield* t.run(lock)) === 0) return false;
       yield* t.run(put);
@@ -73,12 +77,29 @@ export class SessionsRepo {
    * finalize (or an abort) got there first.
    */
   async claim(id: string, by: string, until: number): Promise<boolean> {
-    return (await this.db.async.run(this.db.k.updateTable('upload_sessions').set({ state: 'finalizing', finalizing_by: by, finalize_until: until }).where('id', '=', id).where('state', '=', 'open'))) > 0;
+    return (
+      (await this.db.async.run(
+        this.db.k
+          .updateTable('upload_sessions')
+          .set({ state: 'finalizing', finalizing_by: by, finalize_until: until })
+          .where('id', '=', id)
+          .where('state', '=', 'open'),
+      )) > 0
+    );
   }
 
   /** Extends `by`'s finalize lease; false when the session is no longer its own (taken over, or closed). */
   async renew(id: string, by: string, until: number): Promise<boolean> {
-    return (await this.db.async.run(this.db.k.updateTable('upload_sessions').set({ finalize_until: until }).where('id', '=', id).where('state', '=', 'finalizing').where('finalizing_by', '=', by))) > 0;
+    return (
+      (await this.db.async.run(
+        this.db.k
+          .updateTable('upload_sessions')
+          .set({ finalize_until: until })
+          .where('id', '=', id)
+          .where('state', '=', 'finalizing')
+          .where('finalizing_by', '=', by),
+      )) > 0
+    );
   }
 
   /** Takes over a finalize whose lease passed before `now` (its instance died); false when it is live or someone else took it. */
@@ -98,7 +119,11 @@ export class SessionsRepo {
    */
   async release(id: string, by: string, waitMs?: number): Promise<void> {
     await this.write(
-      this.db.k.updateTable('upload_sessions').set({ state: 'open', finalizing_by: null, finalize_until: null }).where('id', '=', id).where('finalizing_by', '=', by),
+      this.db.k
+        .updateTable('upload_sessions')
+        .set({ state: 'open', finalizing_by: null, finalize_until: null })
+        .where('id', '=', id)
+        .where('finalizing_by', '=', by),
       waitMs,
     );
   }
@@ -118,7 +143,12 @@ export class SessionsRepo {
    */
   deleteExpired(now: string, nowMs: number): Promise<SessionRow[]> {
     const k = this.db.k;
-    const due = k.selectFrom('upload_sessions').select('id').where('expires_at', '<', now).where((eb) => this.notLeased(eb, nowMs)).limit(500);
+    const due = k
+      .selectFrom('upload_sessions')
+      .select('id')
+      .where('expires_at', '<', now)
+      .where((eb) => this.notLeased(eb, nowMs))
+      .limit(500);
     // The conditions again outside the subquery: PostgreSQL re-checks those on a row a claim changed meanwhile.
     const del = k
       .deleteFrom('upload_sessions')

@@ -91,8 +91,18 @@ export class UploadsService {
     const expires = new Date(now + this.limits.sessionTtlMs).toISOString();
     const handle = multipart ? (await multipart.init(t.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle : null;
     const row: SessionRow = {
-      id, owner_id: owner, storage_id: t.storage.id, path: t.rel, size: input.size, chunk_size: chunk,
-      mime: input.mime || null, mode: multipart ? 'driver' : 'staged', handle, state: 'open', created_at: new Date(now).toISOString(), expires_at: expires,
+      id,
+      owner_id: owner,
+      storage_id: t.storage.id,
+      path: t.rel,
+      size: input.size,
+      chunk_size: chunk,
+      mime: input.mime || null,
+      mode: multipart ? 'driver' : 'staged',
+      handle,
+      state: 'open',
+      created_at: new Date(now).toISOString(),
+      expires_at: expires,
     };
     // The check above refuses early; this one is exact: another init of the owner may have taken the room since.
     if (!(await this.repo.open(row, quota && quota.quota - quota.files))) {
@@ -113,7 +123,8 @@ export class UploadsService {
       const ttl = Math.min(7 * 86_400, Math.floor(this.limits.sessionTtlMs / 1000));
       const at = new Date(now + ttl * 1000).toISOString();
       presigned_urls = [];
-      for (let part = 1; part <= partCount(input.size, chunk); part++) presigned_urls.push({ part, url: await multipart.presignPart(handle!, part, ttl), expires_at: at });
+      for (let part = 1; part <= partCount(input.size, chunk); part++)
+        presigned_urls.push({ part, url: await multipart.presignPart(handle!, part, ttl), expires_at: at });
     }
     return { upload_id: id, presigned_urls, expires_at: expires, chunk_size: chunk };
   }
@@ -128,11 +139,17 @@ export class UploadsService {
   async chunk(a: Actor, id: string, part: number, body: Readable, sha256?: string, declared?: number): Promise<{ part: number; etag: string; size: number }> {
     const s = await this.session(a, id);
     const count = partCount(s.size, s.chunk_size);
-    if (!Number.isInteger(part) || part < 1 || part > count) throw new AppError('validation_failed', { field: 'part', reason: `1..${count}` }, { field: 'part' });
+    if (!Number.isInteger(part) || part < 1 || part > count)
+      throw new AppError('validation_failed', { field: 'part', reason: `1..${count}` }, { field: 'part' });
     const offset = (part - 1) * s.chunk_size;
     const expected = Math.min(s.chunk_size, s.size - offset);
-    if (declared !== undefined && declared !== expected) throw new AppError('bad_body', { reason: `part ${part} must be ${expected} bytes, the request declares ${declared}` });
-    const meter = Meter.through(body, { max: expected, hash: !!sha256, tooLong: () => new AppError('bad_body', { reason: `part ${part} is longer than ${expected} bytes` }) });
+    if (declared !== undefined && declared !== expected)
+      throw new AppError('bad_body', { reason: `part ${part} must be ${expected} bytes, the request declares ${declared}` });
+    const meter = Meter.through(body, {
+      max: expected,
+      hash: !!sha256,
+      tooLong: () => new AppError('bad_body', { reason: `part ${part} is longer than ${expected} bytes` }),
+    });
     let etag: string;
     try {
       if (s.mode === 'driver') {
@@ -154,7 +171,8 @@ export class UploadsService {
       await this.repo.dropPart(s.id, part);
       throw new AppError('checksum_mismatch', { part }, { part, expected: sha256.toLowerCase(), got: digest });
     }
-    if (!(await this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest }))) throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
+    if (!(await this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })))
+      throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
     return { part, etag, size: expected };
   }
 
@@ -186,7 +204,8 @@ export class UploadsService {
       // Held by a finalize whose instance died (lease passed): resolve it here, then finalize if it reopened.
       const [outcome] = await this.recoverSessions([s.id]);
       if (outcome && outcome !== 'reopened') return outcome;
-      if (outcome !== 'reopened' || !(await this.repo.claim(s.id, me, this.leaseEnd()))) throw new AppError('conflict', { reason: 'the upload is already being finalized' });
+      if (outcome !== 'reopened' || !(await this.repo.claim(s.id, me, this.leaseEnd())))
+        throw new AppError('conflict', { reason: 'the upload is already being finalized' });
     }
     const renewal = this.renewing(s.id);
     try {
@@ -197,7 +216,13 @@ export class UploadsService {
   }
 
   /** The claimed finalize: the bytes to the storage, marked published, then announced. */
-  private async publish(s: SessionRow, w: StagedWrite, fa: ReturnType<FileService['forActor']>, etags: Array<{ part: number; etag: string }>, origin: UploadOrigin): Promise<Published> {
+  private async publish(
+    s: SessionRow,
+    w: StagedWrite,
+    fa: ReturnType<FileService['forActor']>,
+    etags: Array<{ part: number; etag: string }>,
+    origin: UploadOrigin,
+  ): Promise<Published> {
     let entry: FileStat;
     let created: boolean;
     try {
@@ -294,7 +319,8 @@ export class UploadsService {
           // Its storage is gone: reopened, the sweep forgets it when it expires.
         }
         const at = w && (await w.statOrNull().catch(() => null));
-        const whole = at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
+        const whole =
+          at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
         if (w && at && whole) {
           const owner = this.auth.repo.byId(s.owner_id);
           out.push(await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at));
@@ -339,7 +365,10 @@ export class UploadsService {
 
   /** Renews this instance's lease on a session's finalize every third of the lease until cleared. */
   private renewing(id: string): NodeJS.Timeout {
-    const t = setInterval(() => void this.repo.renew(id, this.lease.instanceId, this.leaseEnd()).catch(() => undefined), Math.max(50, Math.floor(this.lease.leaseMs / 3)));
+    const t = setInterval(
+      () => void this.repo.renew(id, this.lease.instanceId, this.leaseEnd()).catch(() => undefined),
+      Math.max(50, Math.floor(this.lease.leaseMs / 3)),
+    );
     t.unref();
     return t;
   }
@@ -410,7 +439,8 @@ function checkParts(s: SessionRow, held: PartRow[], etags: Array<{ part: number;
   const sorted = [...etags].sort((a, b) => a.part - b.part);
   sorted.forEach((e, i) => {
     const h = byPart.get(i + 1);
-    if (e.part !== i + 1 || !h || !safeEqual(bareEtag(h.etag), bareEtag(String(e.etag)))) throw new AppError('conflict', { reason: `part ${i + 1} is missing or its etag does not match` });
+    if (e.part !== i + 1 || !h || !safeEqual(bareEtag(h.etag), bareEtag(String(e.etag))))
+      throw new AppError('conflict', { reason: `part ${i + 1} is missing or its etag does not match` });
   });
   return sorted.map((e) => ({ part: e.part, etag: byPart.get(e.part)!.etag }));
 }
@@ -424,7 +454,8 @@ const bareEtag = (etag: string): string => (etag.length >= 2 && etag.startsWith(
 /** Presigned parts went straight to the backend: the backend checks the etags; here only their shape. */
 function checkPresigned(s: SessionRow, etags: Array<{ part: number; etag: string }>): Array<{ part: number; etag: string }> {
   const sorted = [...etags].sort((a, b) => a.part - b.part);
-  if (sorted.length !== partCount(s.size, s.chunk_size) || sorted.some((e, i) => e.part !== i + 1)) throw new AppError('conflict', { reason: 'every part must be named once' });
+  if (sorted.length !== partCount(s.size, s.chunk_size) || sorted.some((e, i) => e.part !== i + 1))
+    throw new AppError('conflict', { reason: 'every part must be named once' });
   return sorted;
 }
 

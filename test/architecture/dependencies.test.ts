@@ -26,9 +26,20 @@ test('every production dependency is imported by the shipped code, and none is a
   assert.ok(files.length > 300, 'the scan found the sources');
   const imported = new Set<string>();
   for (const f of files) {
-    for (const m of readFileSync(f, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]((?:@[\w.-]+\/)?[\w.-]+)(?:\/[^'"]*)?['"]/g)) imported.add(m[1]);
+    for (const m of readFileSync(f, 'utf8').matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]((?:@[\w.-]+\/)?[\w.-]+)(?:\/[^'"]*)?['"]/g,
+    ))
+      imported.add(m[1]);
   }
   const deps = Object.keys(pkg.dependencies);
-  assert.deepEqual(deps.filter((d) => d.startsWith('@types/')), [], 'type packages belong in devDependencies');
-  assert.deepEqual(deps.filter((d) => !d.startsWith('@types/') && !imported.has(d)), [], 'not imported by server/, electron/ or renderer/src');
+  assert.deepEqual(
+    deps.filter((d) => d.startsWith('@types/')),
+    [],
+    'type packages belong in devDependencies',
+  );
+  assert.deepEqual(
+    deps.filter((d) => !d.startsWith('@types/') && !imported.has(d)),
+    [],
+    'not imported by server/, electron/ or renderer/src',
+  );
 });

@@ -22,9 +22,7 @@ function sources(dir: string): string[] {
 }
 
 test('no door reads the file service’s storage operations or ports (it goes through forActor)', () => {
-  const found = sources(root).flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(READ)].map((m) => `${relative(root, file)}: files.${m[1]}`),
-  );
+  const found = sources(root).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(READ)].map((m) => `${relative(root, file)}: files.${m[1]}`));
   assert.ok(sources(root).length > 100, 'the scan found the server sources');
   assert.deepEqual(found, []);
 });

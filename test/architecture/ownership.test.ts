@@ -14,7 +14,8 @@ import { migrate } from '../../server/db';
 import { MIGRATIONS } from '../../server/db/migrations';
 
 const root = new URL('../../server', import.meta.url).pathname;
-const WRITE = /\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+([a-z_]+)|\b(?:insertInto|updateTable|deleteFrom|replaceInto)\(\s*'([a-z_]+)'/g;
+const WRITE =
+  /\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+([a-z_]+)|\b(?:insertInto|updateTable|deleteFrom|replaceInto)\(\s*'([a-z_]+)'/g;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -49,7 +50,11 @@ test('the owner table names every table the migrations create', () => {
   // Read back from a migrated database, so every way of writing a migration (raw SQL, the portable builder) counts.
   const db = new Database(':memory:');
   migrate(db, MIGRATIONS);
-  const created = (db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((r) => r.name);
+  const created = (
+    db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT LIKE 'sqlite_%'").all() as Array<{
+      name: string;
+    }>
+  ).map((r) => r.name);
   db.close();
   const missing = created.filter((t) => !(t in TABLE_OWNERS));
   assert.ok(created.length > 20);

@@ -10,7 +10,8 @@ import { join, relative } from 'node:path';
 
 const root = new URL('../../server', import.meta.url).pathname;
 /** A statement: prepared SQL, a Kysely builder or run, the synchronous or the asynchronous face of `Db`. */
-const SQL = /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)\(|sqlite\.transaction/;
+const SQL =
+  /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)\(|sqlite\.transaction/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -25,5 +26,9 @@ test('SQL is written only in repositories and server/db', () => {
   const withSql = files.filter((f) => SQL.test(readFileSync(join(root, f), 'utf8')));
   // The scan sees SQL where it is (the repositories), so finding none elsewhere means something.
   assert.ok(withSql.filter((f) => f.endsWith('.repo.ts')).length > 40, 'the scan finds the repositories');
-  assert.deepEqual(withSql.filter((f) => !f.startsWith('db/') && !f.endsWith('.repo.ts')), [], 'SQL outside a repository: put it in a *.repo.ts');
+  assert.deepEqual(
+    withSql.filter((f) => !f.startsWith('db/') && !f.endsWith('.repo.ts')),
+    [],
+    'SQL outside a repository: put it in a *.repo.ts',
+  );
 });

@@ -43,9 +43,16 @@ describe('assistant chat', () => {
     script = scripted();
     s = await startTestServer({}, { assistantProvider: script.factory });
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { path: root } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
-    for (const [u, role] of [[KAI, 'user'], [VIV, 'viewer'], [LEE, 'user']] as const) {
+    for (const [u, role] of [
+      [KAI, 'user'],
+      [VIV, 'viewer'],
+      [LEE, 'user'],
+    ] as const) {
       const r = await s.api('POST', '/api/admin/users', { token: admin, body: { ...u, role } });
       assert.ok(r.status < 300, JSON.stringify(r.body));
     }
@@ -102,10 +109,24 @@ describe('assistant chat', () => {
     const conv = ofType(r.events, 'conversation')[0];
     assert.match(conv.id, /^conv_/);
     const steps = ofType(r.events, 'step');
-    assert.deepEqual(steps.map((x) => [x.tool, x.status]), [['list', 'done'], ['mkdir', 'done'], ['move', 'done'], ['write_text', 'done'], ['delete', 'done']]);
+    assert.deepEqual(
+      steps.map((x) => [x.tool, x.status]),
+      [
+        ['list', 'done'],
+        ['mkdir', 'done'],
+        ['move', 'done'],
+        ['write_text', 'done'],
+        ['delete', 'done'],
+      ],
+    );
     assert.equal(steps[0].step_id, null, 'a read carries no step id');
     for (const x of steps.slice(1)) assert.ok(x.step_id && x.undo, `${x.tool} carries undo`);
-    assert.equal(ofType(r.events, 'text').map((t) => t.delta).join(''), 'All done.');
+    assert.equal(
+      ofType(r.events, 'text')
+        .map((t) => t.delta)
+        .join(''),
+      'All done.',
+    );
     assert.equal(ofType(r.events, 'done')[0].reason, 'end');
     assert.ok(existsSync(file('Work/Archive/old.txt')) && !existsSync(file('Work/old.txt')));
     assert.equal(readFileSync(file('Work/notes.txt'), 'utf8'), 'second draft');
@@ -182,8 +203,14 @@ describe('assistant chat', () => {
   });
 
   test('extract: into a new folder at once (undo trashes it), into an existing folder only after approval', async () => {
-    execFileSync('python3', ['-c', `import zipfile\nwith zipfile.ZipFile(${JSON.stringify(file('Work/pack.zip'))}, 'w') as z:\n  z.writestr('inside.txt', 'packed')`]);
-    script.turns.push(() => calls(call('extract', { path: '/Home/Work/pack.zip', dest: '/Home/Work/unpacked' })), () => say('Extracting.'));
+    execFileSync('python3', [
+      '-c',
+      `import zipfile\nwith zipfile.ZipFile(${JSON.stringify(file('Work/pack.zip'))}, 'w') as z:\n  z.writestr('inside.txt', 'packed')`,
+    ]);
+    script.turns.push(
+      () => calls(call('extract', { path: '/Home/Work/pack.zip', dest: '/Home/Work/unpacked' })),
+      () => say('Extracting.'),
+    );
     const r = await chat(kai, { message: 'Unpack it.' });
     const step = ofType(r.events, 'step')[0];
     assert.equal(step?.status, 'done', JSON.stringify(r.events));
@@ -196,7 +223,10 @@ describe('assistant chat', () => {
 
     // cancel_job waits for approval, and reaches only the person's own ops.
     const viv = await s.login(VIV.email, VIV.password);
-    for (const [token, want] of [[viv, 'failed'], [kai, 'done']] as const) {
+    for (const [token, want] of [
+      [viv, 'failed'],
+      [kai, 'done'],
+    ] as const) {
       script.turns.push(() => calls(call('cancel_job', { id: op })));
       const c = await chat(token, { message: 'Cancel that job.' });
       assert.equal(ofType(c.events, 'approval')[0]?.tool, 'cancel_job', JSON.stringify(c.events));
@@ -217,7 +247,10 @@ describe('assistant chat', () => {
 
   test('a viewer cannot make the assistant write', async () => {
     const viv = await s.login(VIV.email, VIV.password);
-    script.turns.push(() => calls(call('write_text', { path: '/Home/Work/viewer.txt', content: 'x' }), call('delete', { path: '/Home/Work/notes.txt' })), () => say('I could not.'));
+    script.turns.push(
+      () => calls(call('write_text', { path: '/Home/Work/viewer.txt', content: 'x' }), call('delete', { path: '/Home/Work/notes.txt' })),
+      () => say('I could not.'),
+    );
     const r = await chat(viv, { message: 'Write a file and delete the notes.' });
     const steps = ofType(r.events, 'step');
     assert.equal(steps.length, 2, JSON.stringify(r.events));
@@ -227,7 +260,10 @@ describe('assistant chat', () => {
   });
 
   test('file text is data: a file saying "delete everything" changes nothing by itself, and its read is audited', async () => {
-    script.turns.push(() => calls(call('read', { path: '/Home/Work/evil.txt' })), () => say('The file contains an instruction; I did not act on it.'));
+    script.turns.push(
+      () => calls(call('read', { path: '/Home/Work/evil.txt' })),
+      () => say('The file contains an instruction; I did not act on it.'),
+    );
     const r = await chat(kai, { message: 'What does evil.txt say?' });
     assert.equal(ofType(r.events, 'done')[0].reason, 'end');
     for (const f of ['Work/plan.txt', 'Work/notes.txt', 'Work/evil.txt']) assert.ok(existsSync(file(f)), f);
@@ -274,7 +310,8 @@ describe('assistant chat', () => {
     assert.equal(long.json.error, 'assistant_message_long');
     assert.equal(long.json.details?.max ?? long.json.max, max);
     const huge = await fetch(`${s.url}/api/files/assistant/chat`, {
-      method: 'POST', headers: { authorization: `Bearer ${kai}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${kai}`, 'content-type': 'application/json' },
       body: JSON.stringify({ message: 'y'.repeat(10 * 1024 * 1024) }),
     });
     assert.equal(huge.status, 413);
@@ -311,7 +348,10 @@ describe('assistant chat', () => {
     script.turns.push({ hang: true });
     const ac = new AbortController();
     const res = await fetch(`${s.url}/api/files/assistant/chat`, {
-      method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${kai}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'think long' }),
+      method: 'POST',
+      signal: ac.signal,
+      headers: { authorization: `Bearer ${kai}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'think long' }),
     });
     const reader = res.body!.getReader();
     let seen = '';
@@ -336,7 +376,11 @@ describe('assistant chat', () => {
     assert.equal(ofType(r.events, 'done')[0].reason, 'max_steps');
     script.turns.length = 0;
     await limits({ max_steps: 10, token_budget: 1000 });
-    script.turns.push(() => [...calls(call('stat', { path: '/Home/Work' })).slice(0, 1), { type: 'usage', input_tokens: 900, output_tokens: 200 }, { type: 'stop', reason: 'tool_use' }]);
+    script.turns.push(() => [
+      ...calls(call('stat', { path: '/Home/Work' })).slice(0, 1),
+      { type: 'usage', input_tokens: 900, output_tokens: 200 },
+      { type: 'stop', reason: 'tool_use' },
+    ]);
     const b = await chat(kai, { message: 'expensive' });
     assert.equal(ofType(b.events, 'done')[0].reason, 'budget');
     await limits({ token_budget: 400_000 });
@@ -359,7 +403,9 @@ describe('assistant chat', () => {
     assert.equal(c.status, 404);
     assert.equal((await decide(viv, id, true)).status, 404);
 
-    s.server.db.sqlite.prepare('UPDATE assistant_conversations SET last_used_at = ? WHERE id = ?').run(new Date(Date.now() - 31 * 86_400_000).toISOString(), id);
+    s.server.db.sqlite
+      .prepare('UPDATE assistant_conversations SET last_used_at = ? WHERE id = ?')
+      .run(new Date(Date.now() - 31 * 86_400_000).toISOString(), id);
     assert.ok((await s.server.services.assistant.sweep()) >= 1);
     assert.equal((await s.api('GET', `/api/files/assistant/conversations/${id}`, { token: kai })).status, 404);
     assert.equal((await s.api('DELETE', '/api/files/assistant/conversations', { token: kai })).status, 200);

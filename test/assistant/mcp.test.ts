@@ -45,7 +45,10 @@ describe('MCP file tools over streamable HTTP', () => {
     writeFileSync(join(root, 'Work/big.txt'), 'x'.repeat(100_000));
     s = await startTestServer();
     const admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { path: root } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...KAI, role: 'user' } });
   });
@@ -59,7 +62,23 @@ describe('MCP file tools over streamable HTTP', () => {
     const kai = await s.login(KAI.email, KAI.password);
     const c = await connect(await key(kai, { name: 'agent', verbs: ['files:read', 'files:write', 'ai.use'] }));
     const tools = (await c.listTools()).tools.map((t) => t.name);
-    for (const n of ['list', 'search', 'read', 'stat', 'mkdir', 'move', 'rename', 'copy', 'write_text', 'delete', 'create_share_link', 'revoke_link', 'create_drop_link', 'extract', 'cancel_job']) {
+    for (const n of [
+      'list',
+      'search',
+      'read',
+      'stat',
+      'mkdir',
+      'move',
+      'rename',
+      'copy',
+      'write_text',
+      'delete',
+      'create_share_link',
+      'revoke_link',
+      'create_drop_link',
+      'extract',
+      'cancel_job',
+    ]) {
       assert.ok(tools.includes(n), `tool ${n} offered`);
     }
     for (const n of tools) assert.doesNotMatch(n, /upload|ticket|bell|admin|user/, 'no upload ticket, bell or admin tool');

@@ -21,7 +21,6 @@ const TOOLS: ToolDef[] = [
   { name: 'stat', description: 'One item', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
 ];
 
-
 async function collect(it: AsyncIterable<ProviderEvent>, onEvent?: (e: ProviderEvent) => void): Promise<ProviderEvent[]> {
   const out: ProviderEvent[] = [];
   for await (const e of it) {
@@ -89,7 +88,10 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
         const msgs = body.messages as { role: string; content: string }[];
         assert.deepEqual(msgs[0], { role: 'system', content: 'You are a file assistant.' });
         assert.deepEqual(msgs[1], { role: 'user', content: 'hello' });
-        assert.deepEqual(body.tools, TOOLS.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } })));
+        assert.deepEqual(
+          body.tools,
+          TOOLS.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } })),
+        );
         if (kind === 'openai') {
           assert.deepEqual(body.stream_options, { include_usage: true });
           assert.equal(body.max_tokens, 512); // a non-OpenAI address: the field every compatible server knows
@@ -114,14 +116,24 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       assert.deepEqual(texts(ev), ['Let me look.']);
       assert.deepEqual(ev[ev.length - 1], { type: 'stop', reason: 'tool_use' });
       // Text first, then the calls, then usage and stop.
-      assert.deepEqual(ev.map((e) => e.type), ['text', 'tool_call', 'tool_call', 'usage', 'stop']);
+      assert.deepEqual(
+        ev.map((e) => e.type),
+        ['text', 'tool_call', 'tool_call', 'usage', 'stop'],
+      );
     });
 
     test('the tool results go back in the next request in the wire format', { timeout: 20_000 }, async () => {
       fake.play({ text: ['Done: 2 files.'] });
       const history: ChatMessage[] = [
         { role: 'user', content: 'what is in /docs?' },
-        { role: 'assistant', text: 'Let me look.', tool_calls: [{ id: 'call_A', name: 'list_files', input: { path: '/docs' } }, { id: 'call_B', name: 'stat', input: { path: '/x' } }] },
+        {
+          role: 'assistant',
+          text: 'Let me look.',
+          tool_calls: [
+            { id: 'call_A', name: 'list_files', input: { path: '/docs' } },
+            { id: 'call_B', name: 'stat', input: { path: '/x' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_A', name: 'list_files', content: '["a.txt","b.pdf"]' },
         { role: 'tool', tool_call_id: 'call_B', name: 'stat', content: 'not found', is_error: true },
       ];
@@ -203,7 +215,10 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       test(`a ${error} error inside a begun stream becomes ${code}`, { timeout: 20_000 }, async () => {
         fake.play({ error, in_stream: true, text: ['begun'] });
         const got: string[] = [];
-        await rejectsWith(collect(run(hello), (e) => e.type === 'text' && got.push(e.text)), code);
+        await rejectsWith(
+          collect(run(hello), (e) => e.type === 'text' && got.push(e.text)),
+          code,
+        );
         assert.deepEqual(got, ['begun']);
       });
 
@@ -211,7 +226,10 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       fake.play({ hang: 'mid_stream', text: ['partial'] });
       const got: string[] = [];
       const t0 = performance.now();
-      await rejectsWith(collect(run(hello, { timeout_ms: 400 }), (e) => e.type === 'text' && got.push(e.text)), 'assistant_timeout');
+      await rejectsWith(
+        collect(run(hello, { timeout_ms: 400 }), (e) => e.type === 'text' && got.push(e.text)),
+        'assistant_timeout',
+      );
       const took = performance.now() - t0;
       assert.deepEqual(got, ['partial'], 'what came before the stall was forwarded');
       assert.ok(took >= 350 && took < 3_000, `cut after ${took.toFixed(0)} ms (bound 400 ms)`);
@@ -228,7 +246,10 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
     test('broken JSON mid-stream is assistant_provider, after the good part was forwarded', { timeout: 20_000 }, async () => {
       fake.play({ malformed: true, text: ['fine so far'] });
       const got: string[] = [];
-      await rejectsWith(collect(run(hello), (e) => e.type === 'text' && got.push(e.text)), 'assistant_provider');
+      await rejectsWith(
+        collect(run(hello), (e) => e.type === 'text' && got.push(e.text)),
+        'assistant_provider',
+      );
       assert.deepEqual(got, ['fine so far']);
     });
 
@@ -277,7 +298,9 @@ for (const kind of ['anthropic', 'openai', 'ollama'] as const) {
       assert.equal(wrote.length, n);
       const lag = got.map((t, i) => t - wrote[i]).sort((a, b) => a - b);
       const first = got[0] - wrote[0];
-      console.log(`[${kind}] first token forwarded after ${first.toFixed(2)} ms; per-token lag median ${lag[n >> 1].toFixed(2)} ms, max ${lag[n - 1].toFixed(2)} ms`);
+      console.log(
+        `[${kind}] first token forwarded after ${first.toFixed(2)} ms; per-token lag median ${lag[n >> 1].toFixed(2)} ms, max ${lag[n - 1].toFixed(2)} ms`,
+      );
       // Target 50 ms; the bound is generous for a loaded 2-core machine.
       assert.ok(first < 250, `first token took ${first.toFixed(1)} ms`);
     });

@@ -14,7 +14,10 @@ import { tempDir } from '../helpers/tools';
 import { startFakeAnthropic, startFakeOpenAI, type FakeLlm } from '../helpers/fake-llm';
 import { ofType, postSse } from './helpers';
 
-for (const [name, start] of [['openai', startFakeOpenAI], ['anthropic', startFakeAnthropic]] as const) {
+for (const [name, start] of [
+  ['openai', startFakeOpenAI],
+  ['anthropic', startFakeAnthropic],
+] as const) {
   describe(`assistant chat over the ${name} wire`, () => {
     let s: TestServer;
     let fake: FakeLlm;
@@ -33,7 +36,10 @@ for (const [name, start] of [['openai', startFakeOpenAI], ['anthropic', startFak
       admin = await s.login();
       const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Home', driver: 'local', config: { path: root } } });
       assert.equal(st.status, 200, JSON.stringify(st.body));
-      const p = await s.api('PATCH', '/api/admin/assistant', { token: admin, body: { enabled: true, provider: name, address: fake.url, api_key: 'test-key', model: 'fake-1' } });
+      const p = await s.api('PATCH', '/api/admin/assistant', {
+        token: admin,
+        body: { enabled: true, provider: name, address: fake.url, api_key: 'test-key', model: 'fake-1' },
+      });
       assert.equal(p.status, 200, JSON.stringify(p.body));
     });
     after(async () => {
@@ -55,15 +61,33 @@ for (const [name, start] of [['openai', startFakeOpenAI], ['anthropic', startFak
     test('a multi-step task, an approval and an undo', async () => {
       fake.play(
         { text: ['Looking.'], tool_calls: [{ name: 'search', input: { query: 'invoice', path: '/Home' } }], stop: 'tool_use' },
-        { tool_calls: [{ name: 'mkdir', input: { path: '/Home/Invoices' } }, { name: 'move', input: { from: '/Home/Inbox/invoice-oct.txt', to: '/Home/Invoices/invoice-oct.txt' } }], stop: 'tool_use' },
+        {
+          tool_calls: [
+            { name: 'mkdir', input: { path: '/Home/Invoices' } },
+            { name: 'move', input: { from: '/Home/Inbox/invoice-oct.txt', to: '/Home/Invoices/invoice-oct.txt' } },
+          ],
+          stop: 'tool_use',
+        },
         { tool_calls: [{ name: 'create_share_link', input: { path: '/Home/Invoices', days: 7 } }], stop: 'tool_use' },
       );
       const r = await chat({ message: "Put last month's invoices in a folder and share it for a week." });
       assert.equal(r.status, 200, JSON.stringify(r.json));
-      assert.equal(ofType(r.events, 'text').map((e) => e.delta).join(''), 'Looking.');
+      assert.equal(
+        ofType(r.events, 'text')
+          .map((e) => e.delta)
+          .join(''),
+        'Looking.',
+      );
       const steps = ofType(r.events, 'step');
-      assert.deepEqual(steps.map((x) => x.tool), ['search', 'mkdir', 'move'], JSON.stringify(r.events));
-      assert.ok(steps.every((x) => x.status === 'done'), JSON.stringify(steps));
+      assert.deepEqual(
+        steps.map((x) => x.tool),
+        ['search', 'mkdir', 'move'],
+        JSON.stringify(r.events),
+      );
+      assert.ok(
+        steps.every((x) => x.status === 'done'),
+        JSON.stringify(steps),
+      );
       assert.ok(existsSync(join(root, 'Invoices/invoice-oct.txt')));
       const approval = ofType(r.events, 'approval')[0];
       assert.equal(approval?.tool, 'create_share_link', JSON.stringify(r.events));

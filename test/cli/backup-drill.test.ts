@@ -25,13 +25,21 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 /** `service …` as a child process (async: the test's upload loop keeps running meanwhile). */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { cwd: root, env: { ...process.env, SERVICE_UPDATE_CHECK: '0', ...env }, timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'server/cli/main.ts', ...args],
+      { cwd: root, env: { ...process.env, SERVICE_UPDATE_CHECK: '0', ...env }, timeout: 120_000 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
 async function login(base: string, email: string, password: string): Promise<{ status: number; token?: string }> {
-  const r = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const r = await fetch(`${base}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   return { status: r.status, token: r.ok ? (await r.json()).token : undefined };
 }
 
@@ -98,7 +106,11 @@ describe('restore drill: back up a running service under load, restore into a fr
     assert.equal(share.status, 200, JSON.stringify(share.body));
     link = { token: share.body.token, id: share.body.id };
     for (let i = 0; i < 2; i++) {
-      const ok: Response = await fetch(`${srv.url}/api/share/${link.token}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pin: '4321' }) });
+      const ok: Response = await fetch(`${srv.url}/api/share/${link.token}/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pin: '4321' }),
+      });
       assert.equal(ok.status, 200);
       const dl: Response = await fetch(`${srv.url}/api/share/${link.token}/download?dt=${encodeURIComponent((await ok.json()).download_token)}`);
       assert.equal(dl.status, 200);
@@ -138,7 +150,13 @@ describe('restore drill: back up a running service under load, restore into a fr
     assert.equal(manifest.format_version, 1);
     assert.equal(manifest.database, 'sqlite');
     assert.match(manifest.schema, /^\d{14}-/);
-    assert.deepEqual(manifest.entries.map((e: { name: string }) => e.name).sort().slice(0, 2), ['database.sqlite', 'secret.key']);
+    assert.deepEqual(
+      manifest.entries
+        .map((e: { name: string }) => e.name)
+        .sort()
+        .slice(0, 2),
+      ['database.sqlite', 'secret.key'],
+    );
     for (const e of manifest.entries) assert.equal(sha256(entries.get(e.name)!), e.sha256, `${e.name}'s checksum`);
     assert.equal(entries.get('secret.key')!.toString(), readFileSync(join(data, 'secret.key'), 'utf8'));
     const status = await api('GET', '/api/admin/backups');
@@ -159,7 +177,9 @@ describe('restore drill: back up a running service under load, restore into a fr
     const listed = new Set(listing.body.entries.map((i: { name: string }) => i.name));
     for (const [name, digest] of before_) {
       assert.ok(listed.has(name), `${name} is listed`);
-      const raw = await fetch(`${base}/api/files/raw?path=${encodeURIComponent('/Files/' + name)}`, { headers: { authorization: `Bearer ${(await login(base, CHILD_ADMIN.email, CHILD_ADMIN.password)).token}` } });
+      const raw = await fetch(`${base}/api/files/raw?path=${encodeURIComponent('/Files/' + name)}`, {
+        headers: { authorization: `Bearer ${(await login(base, CHILD_ADMIN.email, CHILD_ADMIN.password)).token}` },
+      });
       assert.equal(raw.status, 200);
       assert.equal(sha256(Buffer.from(await raw.arrayBuffer())), digest, `${name}'s bytes`);
     }
@@ -170,12 +190,20 @@ describe('restore drill: back up a running service under load, restore into a fr
     assert.equal(meta.status, 200);
     assert.equal((await meta.json()).requires_pin, true, 'the PIN lock is kept');
     assert.equal((await fetch(`${base}/s/${link.token}`)).status, 401, 'no PIN, no file');
-    const wrong = await fetch(`${base}/api/share/${link.token}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pin: '0000' }) });
+    const wrong = await fetch(`${base}/api/share/${link.token}/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pin: '0000' }),
+    });
     assert.equal(wrong.status, 401);
     const mine = await api('GET', '/api/files/share');
     const kept = mine.body.shares.find((s: { token: string }) => s.token === link.token);
     assert.equal(kept.downloads, 2, 'the download count is kept');
-    const ok = await fetch(`${base}/api/share/${link.token}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pin: '4321' }) });
+    const ok = await fetch(`${base}/api/share/${link.token}/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pin: '4321' }),
+    });
     assert.equal(ok.status, 200);
     const dl = await fetch(`${base}/api/share/${link.token}/download?dt=${encodeURIComponent((await ok.json()).download_token)}`);
     assert.equal(dl.status, 200);
@@ -266,9 +294,11 @@ describe('on PostgreSQL: pg_dump in the archive, pg_restore into an empty databa
     assert.ok(kept.includes('secret.key'), kept.join(', '));
     assert.ok(!kept.some((n) => n.includes('pgdump')), `the dump does not stay behind: ${kept.join(', ')}`);
     ({ srv } = await bootSignedIn(fresh, { ...env, SERVICE_DATABASE_URL: target }));
-    const token = (await login(srv.url, 'pia@example.test', 'pia-password-1'));
+    const token = await login(srv.url, 'pia@example.test', 'pia-password-1');
     assert.equal(token.status, 200, 'accounts sign in');
-    const raw = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/Files/pg.bin')}`, { headers: { authorization: `Bearer ${(await login(srv.url, CHILD_ADMIN.email, CHILD_ADMIN.password)).token}` } });
+    const raw = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/Files/pg.bin')}`, {
+      headers: { authorization: `Bearer ${(await login(srv.url, CHILD_ADMIN.email, CHILD_ADMIN.password)).token}` },
+    });
     assert.equal(sha256(Buffer.from(await raw.arrayBuffer())), sha256(body));
     const meta = await fetch(`${srv.url}/api/files/share/${share.body.token}`);
     assert.equal((await meta.json()).requires_pin, true);

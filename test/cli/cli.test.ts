@@ -62,7 +62,15 @@ describe('service CLI', () => {
   test('serve: a second instance on the same data dir refuses; SIGTERM drains and exits 0', async () => {
     const { dir, cleanup } = tempDir();
     const port = await freePort();
-    const env = { ...process.env, SERVICE_DATA_DIR: dir, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'drain-password' };
+    const env = {
+      ...process.env,
+      SERVICE_DATA_DIR: dir,
+      SERVICE_PORT: String(port),
+      SERVICE_HOST: '127.0.0.1',
+      SERVICE_UPDATE_CHECK: '0',
+      SERVICE_ADMIN_EMAIL: 'a@example.test',
+      SERVICE_ADMIN_PASSWORD: 'drain-password',
+    };
     const p = spawn(process.execPath, [...CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       for (let i = 0; i < 1200; i++) {
@@ -76,7 +84,11 @@ describe('service CLI', () => {
       assert.equal(second.status, 3, second.stderr);
       assert.match(second.stderr, /already running on the data folder/);
       // An in-flight request (a login spends ~100 ms hashing) finishes during the drain.
-      const slow = fetch(`http://127.0.0.1:${port}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.test', password: 'drain-password' }) });
+      const slow = fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'a@example.test', password: 'drain-password' }),
+      });
       await new Promise((r) => setTimeout(r, 30));
       p.kill('SIGTERM');
       assert.equal((await slow).status, 200);

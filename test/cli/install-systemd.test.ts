@@ -16,7 +16,10 @@ const root = new URL('../..', import.meta.url).pathname;
 const skip = needTool('systemd-analyze', 'systemd') ?? undefined;
 const run = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'install-systemd', ...args], {
-    cwd: root, env: { ...process.env, SERVICE_DATA_DIR: '', ...env }, encoding: 'utf8', timeout: 60_000,
+    cwd: root,
+    env: { ...process.env, SERVICE_DATA_DIR: '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
   });
 
 /** `systemd-analyze verify` on a unit file: its exit status and everything it printed. */
@@ -49,8 +52,18 @@ describe('systemd unit', () => {
       const unit = renderUnit({ ...DEFAULT_UNIT, exec: { bundleRoot }, storages: ['/home/alice/Photos', '/mnt/nas/family'] });
       writeFileSync(file, unit);
       assert.deepEqual(verify(file), { status: 0, output: '' });
-      for (const line of ['ProtectSystem=strict', 'ProtectHome=tmpfs', 'NoNewPrivileges=yes', 'PrivateTmp=yes', 'LockPersonality=yes', 'Restart=on-failure',
-        'ReadWritePaths=/var/lib/filedock', `ReadWritePaths=${join(dir, 'filedock')}`, 'BindPaths=-/home/alice/Photos', 'ReadWritePaths=-/mnt/nas/family'])
+      for (const line of [
+        'ProtectSystem=strict',
+        'ProtectHome=tmpfs',
+        'NoNewPrivileges=yes',
+        'PrivateTmp=yes',
+        'LockPersonality=yes',
+        'Restart=on-failure',
+        'ReadWritePaths=/var/lib/filedock',
+        `ReadWritePaths=${join(dir, 'filedock')}`,
+        'BindPaths=-/home/alice/Photos',
+        'ReadWritePaths=-/mnt/nas/family',
+      ])
         assert.ok(unit.split('\n').includes(line), `missing ${line}`);
       assert.doesNotMatch(unit, /^MemoryDenyWriteExecute=/m, 'V8 needs writable-then-executable memory');
       const homeData = renderUnit({ ...DEFAULT_UNIT, exec: { bundleRoot }, dataDir: '/home/alice/filedock-data' });
@@ -69,7 +82,10 @@ describe('systemd unit', () => {
     const { dir, cleanup } = tempDir();
     try {
       const file = join(dir, 'bad.service');
-      writeFileSync(file, renderUnit({ ...DEFAULT_UNIT, exec: { node: process.execPath, cli: join(root, 'dist/server/cli.js') } }).replace('LockPersonality', 'LockPersonalty'));
+      writeFileSync(
+        file,
+        renderUnit({ ...DEFAULT_UNIT, exec: { node: process.execPath, cli: join(root, 'dist/server/cli.js') } }).replace('LockPersonality', 'LockPersonalty'),
+      );
       const r = verify(file);
       assert.equal(r.status, 0, 'verify exits 0 on an unknown key');
       assert.match(r.output, /Unknown key 'LockPersonalty'/);
@@ -132,7 +148,13 @@ describe('service install-systemd', () => {
           copyFileSync(process.execPath, node);
           chmodSync(node, 0o755);
         }
-        return (args: string[]) => spawnSync(node, ['--import', 'tsx', 'server/cli/main.ts', 'install-systemd', ...args], { cwd: root, env: { ...process.env, SERVICE_DATA_DIR: '' }, encoding: 'utf8', timeout: 60_000 });
+        return (args: string[]) =>
+          spawnSync(node, ['--import', 'tsx', 'server/cli/main.ts', 'install-systemd', ...args], {
+            cwd: root,
+            env: { ...process.env, SERVICE_DATA_DIR: '' },
+            encoding: 'utf8',
+            timeout: 60_000,
+          });
       };
       const bundle = join(dir, 'filedock', 'server');
       const file = join(dir, 'filedock.service');
@@ -154,7 +176,14 @@ describe('service install-systemd', () => {
   });
 
   test('bad input is refused with usage errors and writes nothing', () => {
-    for (const args of [['--user', 'Root Admin'], ['--data-dir', 'relative/data'], ['--storage', '/srv/my files'], ['--storage', '/srv/../etc'], ['--data-dir', '/'], ['extra']]) {
+    for (const args of [
+      ['--user', 'Root Admin'],
+      ['--data-dir', 'relative/data'],
+      ['--storage', '/srv/my files'],
+      ['--storage', '/srv/../etc'],
+      ['--data-dir', '/'],
+      ['extra'],
+    ]) {
       const r = run(['--output', '/nonexistent-dir/filedock.service', ...args]);
       assert.equal(r.status, 64, `${args.join(' ')}: ${r.stderr}`);
     }

@@ -38,7 +38,9 @@ const relations = async (url: string) => {
 };
 /** Rows of a table as comparable JSON (pg returns int8 as text; SQLite as numbers). */
 const norm = (rows: Array<Record<string, unknown>>) =>
-  rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'bigint' ? String(v) : v])))).sort();
+  rows
+    .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'bigint' ? String(v) : v]))))
+    .sort();
 
 /** Copies the catalogue file with its WAL, when there is one. */
 const copyCatalogue = (from: string, to: string) => {
@@ -62,7 +64,10 @@ describe('service db migrate-to', { skip: skip ?? false }, () => {
     const token = await s.login();
     const admin = { token };
     assert.equal((await s.api('PATCH', '/api/admin/protection', { ...admin, body: { versions_keep_n: 5 } })).status, 200);
-    for (const [email, role] of [['Bea@Example.test', 'user'], ['carl@example.test', 'viewer']]) {
+    for (const [email, role] of [
+      ['Bea@Example.test', 'user'],
+      ['carl@example.test', 'viewer'],
+    ]) {
       const r = await s.api('POST', '/api/admin/users', { ...admin, body: { email, username: email.split('@')[0], role, password: 'a-long-password-1' } });
       assert.ok(r.status === 200 || r.status === 201, JSON.stringify(r.body));
     }
@@ -99,7 +104,8 @@ describe('service db migrate-to', { skip: skip ?? false }, () => {
     const lite = new Database(file, { readonly: true });
     const count = (t: string) => (lite.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
     // The fixture holds what the copy must carry; otherwise this test would prove little.
-    for (const t of ['users', 'storages', 'shares', 'nodes', 'versions', 'trash_items', 'audit', 'search_fts', 'settings', 'sessions']) assert.ok(count(t) > 0, `fixture has ${t} rows`);
+    for (const t of ['users', 'storages', 'shares', 'nodes', 'versions', 'trash_items', 'audit', 'search_fts', 'settings', 'sessions'])
+      assert.ok(count(t) > 0, `fixture has ${t} rows`);
     const before = sha256(file);
 
     const url = await cluster.createDatabase('target');
@@ -111,7 +117,13 @@ describe('service db migrate-to', { skip: skip ?? false }, () => {
     const c = new pg.Client(url);
     await c.connect();
     try {
-      const tables = (lite.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search_fts_%' AND name <> '_migrations'").all() as Array<{ name: string }>).map((t) => t.name);
+      const tables = (
+        lite
+          .prepare(
+            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search_fts_%' AND name <> '_migrations'",
+          )
+          .all() as Array<{ name: string }>
+      ).map((t) => t.name);
       assert.ok(tables.length > 40);
       for (const t of tables) {
         const want = norm(lite.prepare(`SELECT * FROM ${t}`).all() as Array<Record<string, unknown>>);
@@ -121,11 +133,16 @@ describe('service db migrate-to', { skip: skip ?? false }, () => {
       const fts = norm(lite.prepare('SELECT rowid, name, body FROM search_fts').all() as Array<Record<string, unknown>>);
       assert.deepEqual(norm((await c.query('SELECT rowid, name, body FROM search_fts')).rows), fts);
       const applied = (await c.query('SELECT name FROM _migrations ORDER BY name')).rows.map((x) => x.name);
-      assert.deepEqual(applied, (lite.prepare('SELECT name FROM _migrations ORDER BY name').all() as Array<{ name: string }>).map((x) => x.name));
+      assert.deepEqual(
+        applied,
+        (lite.prepare('SELECT name FROM _migrations ORDER BY name').all() as Array<{ name: string }>).map((x) => x.name),
+      );
 
       // Identities continue after the copied ids instead of colliding with them.
       const maxUser = Number((await c.query('SELECT max(id) AS m FROM users')).rows[0].m);
-      const next = await c.query(`INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('new@example.test', 'new', 'user', 'now', 'now') RETURNING id`);
+      const next = await c.query(
+        `INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('new@example.test', 'new', 'user', 'now', 'now') RETURNING id`,
+      );
       assert.equal(Number(next.rows[0].id), maxUser + 1);
       await c.query(`DELETE FROM users WHERE email = 'new@example.test'`);
       // COLLATE NOCASE carried over as citext: the mixed-case e-mail is found in any case.

@@ -26,14 +26,28 @@ const INSTALL = '/opt/filedock';
 /** Absolute commands outside the bundle, and the Debian package that must be installed for each. */
 const FROM_APT: Record<string, string> = { '/usr/bin/tini': 'tini' };
 
-interface Instruction { op: string; args: string }
-interface Stage { name: string | null; base: string; steps: Instruction[] }
+interface Instruction {
+  op: string;
+  args: string;
+}
+interface Stage {
+  name: string | null;
+  base: string;
+  steps: Instruction[];
+}
 
 /** Dockerfile instructions by stage (comments dropped, continuation lines joined). */
 function parseDockerfile(text: string): Stage[] {
   const stages: Stage[] = [];
-  const joined = text.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n').replace(/\\\n/g, ' ');
-  for (const line of joined.split('\n').map((l) => l.trim()).filter(Boolean)) {
+  const joined = text
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n')
+    .replace(/\\\n/g, ' ');
+  for (const line of joined
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     const [, op, args] = /^(\S+)\s+(.*)$/.exec(line)!;
     if (op.toUpperCase() === 'FROM') {
       const [, base, name] = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args)!;
@@ -66,7 +80,10 @@ function assertSettings(env: Record<string, string>, where: string): void {
 
 /** True when a .dockerignore pattern keeps `path` (a repository path) out of the build context. */
 function ignored(path: string): boolean {
-  const patterns = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const patterns = read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   return patterns.some((p) => {
     const re = new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`);
     return re.test(path) || (!p.includes('/') && path.split('/').some((seg) => re.test(seg)));
@@ -81,7 +98,10 @@ function assertRunnable(path: string, where: string): void {
   }
   const apt = FROM_APT[path];
   assert.ok(apt, `${where}: ${path} is neither in the bundle nor a known package's`);
-  assert.ok(stepsOf(final, 'RUN').some((r) => new RegExp(`apt-get install [^&]*\\b${apt}\\b`).test(r)), `${where}: ${path} needs apt package ${apt}`);
+  assert.ok(
+    stepsOf(final, 'RUN').some((r) => new RegExp(`apt-get install [^&]*\\b${apt}\\b`).test(r)),
+    `${where}: ${path} needs apt package ${apt}`,
+  );
 }
 
 describe('Dockerfile', () => {
@@ -89,7 +109,10 @@ describe('Dockerfile', () => {
     const [build] = dockerfile;
     assert.equal(dockerfile.length, 2);
     for (const copy of stepsOf(build, 'COPY')) {
-      const sources = copy.split(' ').filter((a) => !a.startsWith('--')).slice(0, -1);
+      const sources = copy
+        .split(' ')
+        .filter((a) => !a.startsWith('--'))
+        .slice(0, -1);
       for (const s of sources) assert.ok(existsSync(join(root, s)), `COPY ${s}: not in the repository`);
     }
     const run = stepsOf(build, 'RUN').join(' && ');
@@ -97,7 +120,16 @@ describe('Dockerfile', () => {
     assert.deepEqual(npmRuns, ['dist:server']);
     const script = /node (\S+)/.exec(pkg.scripts['dist:server'])![1];
     // What npm install and the build read, and the build context must carry.
-    for (const input of ['package.json', 'package-lock.json', 'tsconfig.json', script, 'scripts/build.mjs', 'scripts/bundle-layout.json', 'server/cli/main.ts', 'renderer/vite.config.ts']) {
+    for (const input of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      script,
+      'scripts/build.mjs',
+      'scripts/bundle-layout.json',
+      'server/cli/main.ts',
+      'renderer/vite.config.ts',
+    ]) {
       assert.ok(existsSync(join(root, input)), `${input} missing`);
       assert.ok(!ignored(input), `.dockerignore leaves out ${input}`);
     }
@@ -110,7 +142,7 @@ describe('Dockerfile', () => {
 
   test('the final stage runs the bundle as a non-root user with the settings server/config knows', () => {
     const debian = (base: string) => /bookworm|bullseye|trixie/.exec(base)?.[0];
-    assert.ok(debian(final.base) && debian(final.base) === debian(dockerfile[0].base), 'the Debian release the bundle\'s Node and addons were built on');
+    assert.ok(debian(final.base) && debian(final.base) === debian(dockerfile[0].base), "the Debian release the bundle's Node and addons were built on");
     const [entry] = stepsOf(final, 'ENTRYPOINT').map((e) => JSON.parse(e) as string[]);
     assertRunnable(entry[0], 'ENTRYPOINT');
     const service = entry.find((a) => a.startsWith(`${INSTALL}/`))!;
@@ -123,19 +155,39 @@ describe('Dockerfile', () => {
     const env = envOf(final);
     assertSettings(env, 'Dockerfile ENV');
     assert.equal(env.SERVICE_INSTALL_MODE, 'docker', 'a container never replaces itself');
-    assert.deepEqual(stepsOf(final, 'VOLUME').map((v) => JSON.parse(v)), [[env.SERVICE_DATA_DIR]]);
+    assert.deepEqual(
+      stepsOf(final, 'VOLUME').map((v) => JSON.parse(v)),
+      [[env.SERVICE_DATA_DIR]],
+    );
     assert.deepEqual(stepsOf(final, 'EXPOSE'), [env.SERVICE_PORT]);
     const [user] = stepsOf(final, 'USER');
     assert.notEqual(user, 'root');
-    assert.ok(stepsOf(final, 'RUN').some((r) => new RegExp(`useradd [^&]* ${user}( |$)`).test(r)), `USER ${user} is created`);
-    assert.ok(stepsOf(final, 'RUN').some((r) => r.includes(`install -d -o ${user} -g ${user} -m 0750 ${env.SERVICE_DATA_DIR}`)), 'the data folder belongs to the user');
+    assert.ok(
+      stepsOf(final, 'RUN').some((r) => new RegExp(`useradd [^&]* ${user}( |$)`).test(r)),
+      `USER ${user} is created`,
+    );
+    assert.ok(
+      stepsOf(final, 'RUN').some((r) => r.includes(`install -d -o ${user} -g ${user} -m 0750 ${env.SERVICE_DATA_DIR}`)),
+      'the data folder belongs to the user',
+    );
   });
 });
 
 describe('compose file', () => {
   const file = join(root, 'resources/docker/compose.yaml');
   const compose = YAML.parse(readFileSync(file, 'utf8'), { merge: true }) as {
-    services: Record<string, { build?: { context: string; dockerfile: string }; image?: string; environment?: Record<string, string>; volumes?: string[]; secrets?: string[]; healthcheck?: { test: string[] }; command?: string }>;
+    services: Record<
+      string,
+      {
+        build?: { context: string; dockerfile: string };
+        image?: string;
+        environment?: Record<string, string>;
+        volumes?: string[];
+        secrets?: string[];
+        healthcheck?: { test: string[] };
+        command?: string;
+      }
+    >;
     volumes: Record<string, unknown>;
     secrets: Record<string, unknown>;
   };
@@ -149,13 +201,21 @@ describe('compose file', () => {
       assert.ok(existsSync(join(root, s.build!.dockerfile)), `${name}: ${s.build!.dockerfile}`);
       assertSettings(s.environment ?? {}, `compose ${name}`);
       const mounts = (s.volumes ?? []).map((v) => v.split(':'));
-      assert.ok(mounts.some(([, target]) => target === dataDir), `${name}: a volume on ${dataDir}`);
+      assert.ok(
+        mounts.some(([, target]) => target === dataDir),
+        `${name}: a volume on ${dataDir}`,
+      );
       for (const [vol, target] of mounts) {
         assert.ok(vol in compose.volumes, `${name}: volume ${vol} declared`);
-        if (target !== dataDir) assert.ok(stepsOf(final, 'RUN').some((r) => r.includes(`-m 0750 ${target}`)), `${name}: the image makes ${target} for its user`);
+        if (target !== dataDir)
+          assert.ok(
+            stepsOf(final, 'RUN').some((r) => r.includes(`-m 0750 ${target}`)),
+            `${name}: the image makes ${target} for its user`,
+          );
       }
       for (const [key, value] of Object.entries(s.environment ?? {}))
-        for (const m of String(value).matchAll(/\/run\/secrets\/(\w+)/g)) assert.ok(s.secrets?.includes(m[1]) && m[1] in compose.secrets, `${name}: ${key} reads secret ${m[1]}`);
+        for (const m of String(value).matchAll(/\/run\/secrets\/(\w+)/g))
+          assert.ok(s.secrets?.includes(m[1]) && m[1] in compose.secrets, `${name}: ${key} reads secret ${m[1]}`);
       assert.deepEqual(s.healthcheck?.test, ['CMD', ...healthCmd], `${name}: the image's health check`);
     }
     assert.equal(new Set(built.map(([, s]) => s.image)).size, 1, 'one image for every instance');
@@ -181,7 +241,8 @@ describe('the health check command', () => {
     await srv?.stop();
     data.cleanup();
   });
-  const check = (port: string) => spawnSync(process.execPath, healthCmd.slice(1), { env: { ...process.env, SERVICE_PORT: port }, encoding: 'utf8', timeout: 30_000 });
+  const check = (port: string) =>
+    spawnSync(process.execPath, healthCmd.slice(1), { env: { ...process.env, SERVICE_PORT: port }, encoding: 'utf8', timeout: 30_000 });
 
   test('exits 0 while the server answers /api/health with 200, 1 once it is gone', async () => {
     assert.ok(healthCmd.join(' ').includes('/api/health'));

@@ -39,12 +39,17 @@ class NodeExecutor extends HttpExecutor<ClientRequest> {
   }
 }
 
-const OS = { linux: { platform: Platform.LINUX, node: 'linux' }, mac: { platform: Platform.MAC, node: 'darwin' }, win: { platform: Platform.WINDOWS, node: 'win32' } } as const;
+const OS = {
+  linux: { platform: Platform.LINUX, node: 'linux' },
+  mac: { platform: Platform.MAC, node: 'darwin' },
+  win: { platform: Platform.WINDOWS, node: 'win32' },
+} as const;
 
 /** Builds an artifact's file name from the yml's `artifactName` (the target's, else the platform's, else the default shape). */
 function artifactName(os: keyof typeof OS, target: string, arch: string): string {
   const ext = { AppImage: 'AppImage', deb: 'deb', nsis: 'exe', dmg: 'dmg', zip: 'zip' }[target]!;
-  const pattern: string = config[target === 'AppImage' ? 'appImage' : target]?.artifactName ?? config[os]?.artifactName ?? '${productName}-${version}-${arch}.${ext}';
+  const pattern: string =
+    config[target === 'AppImage' ? 'appImage' : target]?.artifactName ?? config[os]?.artifactName ?? '${productName}-${version}-${arch}.${ext}';
   return pattern.replace('${productName}', config.productName).replace('${version}', VERSION).replace('${arch}', arch).replace('${ext}', ext);
 }
 
@@ -96,7 +101,11 @@ test('electron-updater on each platform finds the feed file electron-builder wri
 
   const latest = async (platform: string) => {
     // What app-update.yml holds is the publish block; only the host is the test's.
-    const provider = new GenericProvider({ ...publish, url: feedUrl }, { channel: null, isAddNoCacheQuery: false }, { platform, executor: new NodeExecutor(), isUseMultipleRangeRequest: false });
+    const provider = new GenericProvider(
+      { ...publish, url: feedUrl },
+      { channel: null, isAddNoCacheQuery: false },
+      { platform, executor: new NodeExecutor(), isUseMultipleRangeRequest: false },
+    );
     provider.setRequestHeaders(null);
     const info = await provider.getLatestVersion();
     return { info, files: provider.resolveFiles(info).map((f: { url: URL }) => f.url.pathname.split('/').pop()) as string[] };

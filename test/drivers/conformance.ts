@@ -17,11 +17,14 @@ import { createCipheriv, createHash } from 'node:crypto';
 import { isAppError, type ErrorCode } from '../../server/errors';
 import type { Entry, StorageDriver } from '../../server/storage';
 
-export interface ConformanceTarget { driver: StorageDriver; teardown(): Promise<void> }
+export interface ConformanceTarget {
+  driver: StorageDriver;
+  teardown(): Promise<void>;
+}
 export interface ConformanceOptions {
-  bigFileBytes?: number;        // size of the streamed big-file case; default 64 MiB
-  ranges?: boolean;             // driver honours byte ranges in read(); default true
-  mtimePrecisionMs?: number;    // backend mtime granularity; default 2000
+  bigFileBytes?: number; // size of the streamed big-file case; default 64 MiB
+  ranges?: boolean; // driver honours byte ranges in read(); default true
+  mtimePrecisionMs?: number; // backend mtime granularity; default 2000
   skip?: Record<string, string>; // case name -> reason, for a documented backend limitation
 }
 
@@ -77,7 +80,11 @@ export function driverConformance(name: string, setup: () => Promise<Conformance
       await d().write(`${dir}/x.bin`, body('xyz'), { size: 3 });
       await d().write(`${dir}/y.txt`, body('hello world'), { size: 11 });
       const rows = (await listAll(d(), dir)).map((e) => [e.name, e.type, e.type === 'file' ? e.size : 0]);
-      assert.deepEqual(rows, [['sub', 'dir', 0], ['x.bin', 'file', 3], ['y.txt', 'file', 11]]);
+      assert.deepEqual(rows, [
+        ['sub', 'dir', 0],
+        ['x.bin', 'file', 3],
+        ['y.txt', 'file', 11],
+      ]);
       assert.deepEqual(await listAll(d(), `${dir}/sub`), []);
     });
 
@@ -232,40 +239,51 @@ export function driverConformance(name: string, setup: () => Promise<Conformance
       assert.equal(e.size, 0);
       assert.equal((await d().stat(`${dir}/zero`)).size, 0);
       assert.equal((await readAll(d(), `${dir}/zero`)).length, 0);
-      assert.deepEqual((await listAll(d(), dir)).map((x) => [x.name, x.type, x.size]), [['zero', 'file', 0]]);
+      assert.deepEqual(
+        (await listAll(d(), dir)).map((x) => [x.name, x.type, x.size]),
+        [['zero', 'file', 0]],
+      );
     });
 
-    kase('big file streamed', 'c-big', async (dir) => {
-      const mem = memoryPeak();
-      const src = randomBody(bigFileBytes, 'conformance');
-      const e = await d().write(`${dir}/big.bin`, src.stream, { size: bigFileBytes });
-      assert.equal(e.size, bigFileBytes);
-      assert.equal((await d().stat(`${dir}/big.bin`)).size, bigFileBytes);
-      const hash = createHash('sha256');
-      let read = 0;
-      await pipeline(await d().read(`${dir}/big.bin`), new Writable({
-        write(chunk: Buffer, _enc, cb) {
-          hash.update(chunk);
-          read += chunk.length;
-          cb();
-        },
-      }));
-      assert.equal(read, bigFileBytes);
-      assert.equal(hash.digest('hex'), src.digest(), 'bytes read back equal bytes written');
-      if (ranges && bigFileBytes > 2 * MiB) {
-        // A range near the end crosses the 2^31 offset for multi-GiB files.
-        const start = bigFileBytes - MiB - 7;
-        const tail = await readAll(d(), `${dir}/big.bin`, { start, end: start + 99 });
-        assert.equal(tail.length, 100);
-        assert.deepEqual(tail, randomSlice('conformance', start, 100));
-      }
-      const peak = mem.stop();
-      // Streaming keeps a bounded number of chunks in flight; a driver that buffers
-      // the body grows by the file size. Generous so GC timing never flakes.
-      const ceiling = Math.max(160 * MiB, bigFileBytes / 4);
-      assert.ok(peak < ceiling, `memory grew by ${Math.round(peak / MiB)} MiB (ceiling ${Math.round(ceiling / MiB)} MiB)`);
-      await d().delete(`${dir}/big.bin`);
-    }, Math.max(CASE_TIMEOUT_MS, 60_000 + bigFileBytes / (20 * MiB) * 1000));
+    kase(
+      'big file streamed',
+      'c-big',
+      async (dir) => {
+        const mem = memoryPeak();
+        const src = randomBody(bigFileBytes, 'conformance');
+        const e = await d().write(`${dir}/big.bin`, src.stream, { size: bigFileBytes });
+        assert.equal(e.size, bigFileBytes);
+        assert.equal((await d().stat(`${dir}/big.bin`)).size, bigFileBytes);
+        const hash = createHash('sha256');
+        let read = 0;
+        await pipeline(
+          await d().read(`${dir}/big.bin`),
+          new Writable({
+            write(chunk: Buffer, _enc, cb) {
+              hash.update(chunk);
+              read += chunk.length;
+              cb();
+            },
+          }),
+        );
+        assert.equal(read, bigFileBytes);
+        assert.equal(hash.digest('hex'), src.digest(), 'bytes read back equal bytes written');
+        if (ranges && bigFileBytes > 2 * MiB) {
+          // A range near the end crosses the 2^31 offset for multi-GiB files.
+          const start = bigFileBytes - MiB - 7;
+          const tail = await readAll(d(), `${dir}/big.bin`, { start, end: start + 99 });
+          assert.equal(tail.length, 100);
+          assert.deepEqual(tail, randomSlice('conformance', start, 100));
+        }
+        const peak = mem.stop();
+        // Streaming keeps a bounded number of chunks in flight; a driver that buffers
+        // the body grows by the file size. Generous so GC timing never flakes.
+        const ceiling = Math.max(160 * MiB, bigFileBytes / 4);
+        assert.ok(peak < ceiling, `memory grew by ${Math.round(peak / MiB)} MiB (ceiling ${Math.round(ceiling / MiB)} MiB)`);
+        await d().delete(`${dir}/big.bin`);
+      },
+      Math.max(CASE_TIMEOUT_MS, 60_000 + (bigFileBytes / (20 * MiB)) * 1000),
+    );
 
     kase('missing path', 'c-missing', async (dir) => {
       await expectCode(d().stat(`${dir}/nope.txt`), 'not_found');
@@ -324,8 +342,7 @@ function randomBody(bytes: number, seed: string): { stream: Readable; digest: ()
 }
 
 /** The `length` bytes `randomBody(…, seed)` emits at `offset`. */
-const randomSlice = (seed: string, offset: number, length: number): Buffer =>
-  keystream(seed, offset).update(Buffer.alloc(length));
+const randomSlice = (seed: string, offset: number, length: number): Buffer => keystream(seed, offset).update(Buffer.alloc(length));
 
 /** Tracks the peak growth of resident memory until `stop()`, which returns it in bytes. */
 function memoryPeak(): { stop(): number } {

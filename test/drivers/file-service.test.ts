@@ -45,7 +45,7 @@ function actorDriver(fa: ActorFiles, s: TestServer): StorageDriver {
       let cursor: string | undefined;
       do {
         const { body } = await fa.list({ path: p(dir), sort: 'name', dir: 'asc', limit: 5000, offset: 0, cursor });
-        const page = JSON.parse(Buffer.isBuffer(body) ? body.toString() : (await text(body))) as Listing;
+        const page = JSON.parse(Buffer.isBuffer(body) ? body.toString() : await text(body)) as Listing;
         for (const e of page.entries) yield entryOf(e);
         cursor = page.next_cursor ?? undefined;
       } while (cursor);

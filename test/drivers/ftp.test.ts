@@ -17,13 +17,20 @@ import { startVsftpd, type Vsftpd } from '../helpers/vsftpd';
 import { driverConformance } from './conformance';
 import { expectCode, names, remoteDriverCases, remoteTlsCases, text, type RemoteTarget } from './remote-cases';
 
-const skip = (needTool('vsftpd', 'vsftpd') ?? needTool('openssl', 'openssl')) ?? undefined;
+const skip = needTool('vsftpd', 'vsftpd') ?? needTool('openssl', 'openssl') ?? undefined;
 
 const driverFor = (s: Vsftpd, extra: Record<string, unknown> = {}): Promise<StorageDriver> | StorageDriver =>
   ftpDriver.create(
     {
-      host: s.host, port: s.port, user: s.user, password: s.pass, secure: s.tls,
-      tls_fingerprint: s.fingerprint, root: '/pub/store', timeout_s: 5, ...extra,
+      host: s.host,
+      port: s.port,
+      user: s.user,
+      password: s.pass,
+      secure: s.tls,
+      tls_fingerprint: s.fingerprint,
+      root: '/pub/store',
+      timeout_s: 5,
+      ...extra,
     },
     { stateDir: '/nonexistent', uid: 'test' },
   );
@@ -34,8 +41,7 @@ const target = (server: () => Vsftpd): RemoteTarget => ({
   driver: (extra) => driverFor(server(), extra),
   root: (name) => `/pub/${name}`,
   onDisk: (path) => join(server().rootDir, 'pub', path),
-  silentDriver: (port) =>
-    ftpDriver.create({ host: '127.0.0.1', port, secure: 'off', root: '/x', timeout_s: 1 }, { stateDir: '/nonexistent', uid: 'test' }),
+  silentDriver: (port) => ftpDriver.create({ host: '127.0.0.1', port, secure: 'off', root: '/x', timeout_s: 1 }, { stateDir: '/nonexistent', uid: 'test' }),
   wrongPassword: /login refused: 530/,
 });
 
@@ -43,7 +49,13 @@ if (!skip) {
   driverConformance('ftp (vsftpd, explicit FTPS, pinned certificate)', async () => {
     const server = await startVsftpd({ tls: 'explicit' });
     const driver = await driverFor(server);
-    return { driver, teardown: async () => { await driver.close(); await server.teardown(); } };
+    return {
+      driver,
+      teardown: async () => {
+        await driver.close();
+        await server.teardown();
+      },
+    };
   });
 }
 
@@ -69,7 +81,10 @@ describe('ftp driver', { skip }, () => {
     const problems = ftpDriver.validate!({ host: 'a b', port: 70000, secure: 'sometimes', root: '//', tls_fingerprint: 'xyz' });
     assert.deepEqual(problems.map((p) => p.field).sort(), ['host', 'port', 'root', 'secure', 'tls_fingerprint']);
     assert.deepEqual(ftpDriver.validate!({ host: 'nas.local', username: 'bob', secure: false, base_path: 'files' }), []);
-    assert.deepEqual(ftpDriver.validate!({ host: '10.0.0.2', secure: 'implicit', root: 'x/./y' }).map((p) => p.field), ['root']);
+    assert.deepEqual(
+      ftpDriver.validate!({ host: '10.0.0.2', secure: 'implicit', root: 'x/./y' }).map((p) => p.field),
+      ['root'],
+    );
   });
 
   test('LIST dates: recent ones carry minutes, older ones a year; all UTC', () => {
@@ -98,11 +113,13 @@ describe('ftp driver', { skip }, () => {
   test('parallel calls share at most two sessions and all succeed', async () => {
     const d = await driverFor(server, { root: '/pub/pool' });
     await Promise.all(Array.from({ length: 6 }, (_, i) => d.write(`f${i}.txt`, text(`v${i}`), { size: 2 })));
-    const reads = await Promise.all(Array.from({ length: 6 }, async (_, i) => {
-      const chunks: Buffer[] = [];
-      for await (const c of await d.read(`f${i}.txt`)) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString();
-    }));
+    const reads = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const chunks: Buffer[] = [];
+        for await (const c of await d.read(`f${i}.txt`)) chunks.push(c as Buffer);
+        return Buffer.concat(chunks).toString();
+      }),
+    );
     assert.deepEqual(reads, ['v0', 'v1', 'v2', 'v3', 'v4', 'v5']);
     assert.equal((await names(d, '')).length, 6);
     await d.close();

@@ -8,14 +8,18 @@ import { driverConformance } from './conformance';
 
 const GiB = 1024 ** 3;
 
-driverConformance('local driver', async () => {
-  const tmp = tempDir('filedock-local-conf-');
-  const driver = await localDriver.create({ path: `${tmp.dir}/root` }, { stateDir: tmp.dir, uid: 'conformance' });
-  return {
-    driver,
-    async teardown() {
-      await driver.close();
-      tmp.cleanup();
-    },
-  };
-}, { bigFileBytes: Number(process.env.CONFORMANCE_BIG_BYTES ?? 2.5 * GiB) });
+driverConformance(
+  'local driver',
+  async () => {
+    const tmp = tempDir('filedock-local-conf-');
+    const driver = await localDriver.create({ path: `${tmp.dir}/root` }, { stateDir: tmp.dir, uid: 'conformance' });
+    return {
+      driver,
+      async teardown() {
+        await driver.close();
+        tmp.cleanup();
+      },
+    };
+  },
+  { bigFileBytes: Number(process.env.CONFORMANCE_BIG_BYTES ?? 2.5 * GiB) },
+);

@@ -19,8 +19,7 @@ const EXAMPLE = resolve('examples/plugin-driver/localdir.mjs');
 const VERSION = '0.1.0';
 const fast = { callMs: 3000, startMs: 3000, backoffMs: 50, maxBackoffMs: 400 };
 
-const code = (c: string, reason?: string) => (e: unknown) =>
-  isAppError(e) && e.code === c && (reason === undefined || e.params.reason === reason);
+const code = (c: string, reason?: string) => (e: unknown) => isAppError(e) && e.code === c && (reason === undefined || e.params.reason === reason);
 
 describe('plugin drivers', () => {
   let tmp: { dir: string; cleanup: () => void };
@@ -48,7 +47,10 @@ describe('plugin drivers', () => {
   test('the handshake yields a descriptor: plugin:<name>, fields with root, carried capabilities only', () => {
     const d = mod.descriptor;
     assert.equal(d.driver, 'plugin:localdir');
-    assert.deepEqual(d.fields.map((f) => [f.key, f.type, f.required, f.root]), [['path', 'string', true, true]]);
+    assert.deepEqual(
+      d.fields.map((f) => [f.key, f.type, f.required, f.root]),
+      [['path', 'string', true, true]],
+    );
     assert.equal(d.capabilities.copy, true);
     assert.equal(d.capabilities.ranges, true);
     assert.equal(d.capabilities.presign, false);
@@ -66,13 +68,20 @@ describe('plugin drivers', () => {
 
   test('a program that is not a plugin fails to load with a clear error and no leftover process', async () => {
     const chatty = script('chatty.mjs', "console.log('hello, I am not JSON'); setInterval(() => {}, 1000);");
-    await assert.rejects(loadPluginDriver(chatty, { serviceVersion: VERSION, timeouts: fast }),
-      (e) => code('storage_unreachable')(e) && /not JSON/.test(String((e as { params: { reason: string } }).params.reason)));
+    await assert.rejects(
+      loadPluginDriver(chatty, { serviceVersion: VERSION, timeouts: fast }),
+      (e) => code('storage_unreachable')(e) && /not JSON/.test(String((e as { params: { reason: string } }).params.reason)),
+    );
     const silent = script('silent.mjs', 'setInterval(() => {}, 1000);');
-    await assert.rejects(loadPluginDriver(silent, { serviceVersion: VERSION, timeouts: { ...fast, startMs: 300 } }), code('storage_unreachable', 'plugin call timed out'));
+    await assert.rejects(
+      loadPluginDriver(silent, { serviceVersion: VERSION, timeouts: { ...fast, startMs: 300 } }),
+      code('storage_unreachable', 'plugin call timed out'),
+    );
     const dies = script('dies.mjs', "process.stderr.write('boom'); process.exit(3);");
-    await assert.rejects(loadPluginDriver(dies, { serviceVersion: VERSION, timeouts: fast }),
-      (e) => code('storage_unreachable')(e) && /boom/.test(String((e as { params: { reason: string } }).params.reason)));
+    await assert.rejects(
+      loadPluginDriver(dies, { serviceVersion: VERSION, timeouts: fast }),
+      (e) => code('storage_unreachable')(e) && /boom/.test(String((e as { params: { reason: string } }).params.reason)),
+    );
   });
 
   test('a bad config is refused by the plugin on first use', async () => {
@@ -128,8 +137,10 @@ describe('plugin drivers', () => {
     chmodSync(join(dir, 'broken.sh'), 0o755);
     const found = await discoverPlugins(dir, { serviceVersion: VERSION, timeouts: fast });
     assert.deepEqual(found.modules.map((m) => m.descriptor.driver).sort(), ['plugin:localdir', 'plugin:otherdir']);
-    assert.deepEqual(found.failures.map((f) => [f.program.slice(dir.length + 1), f.error.code]).sort(),
-      [['b-duplicate.mjs', 'conflict'], ['broken.sh', 'storage_unreachable']]);
+    assert.deepEqual(found.failures.map((f) => [f.program.slice(dir.length + 1), f.error.code]).sort(), [
+      ['b-duplicate.mjs', 'conflict'],
+      ['broken.sh', 'storage_unreachable'],
+    ]);
     assert.deepEqual(await discoverPlugins(join(tmp.dir, 'nope'), { serviceVersion: VERSION }), { modules: [], failures: [] });
   });
 
@@ -148,15 +159,19 @@ describe('plugin drivers', () => {
   });
 });
 
-driverConformance('plugin conformance (examples/plugin-driver)', async () => {
-  const tmp = tempDir('filedock-plugin-conf-');
-  const mod = await loadPluginDriver(EXAMPLE, { serviceVersion: VERSION });
-  const driver = await mod.create({ path: join(tmp.dir, 'root') }, { stateDir: tmp.dir, uid: 'conformance' });
-  return {
-    driver,
-    async teardown() {
-      await driver.close();
-      tmp.cleanup();
-    },
-  };
-}, { bigFileBytes: 64 * 1024 * 1024 });
+driverConformance(
+  'plugin conformance (examples/plugin-driver)',
+  async () => {
+    const tmp = tempDir('filedock-plugin-conf-');
+    const mod = await loadPluginDriver(EXAMPLE, { serviceVersion: VERSION });
+    const driver = await mod.create({ path: join(tmp.dir, 'root') }, { stateDir: tmp.dir, uid: 'conformance' });
+    return {
+      driver,
+      async teardown() {
+        await driver.close();
+        tmp.cleanup();
+      },
+    };
+  },
+  { bigFileBytes: 64 * 1024 * 1024 },
+);

@@ -27,17 +27,21 @@ const MiB = 1024 * 1024;
 const FAST: S3Tuning = { connectTimeoutMs: 1_000, requestTimeoutMs: 4_000, idleTimeoutMs: 3_000, callTimeoutMs: 8_000, maxAttempts: 2 };
 const run = promisify(execFile);
 
-driverConformance('s3 conformance (s3rver)', async () => {
-  const server = await startS3rver();
-  const driver = createS3Driver(s3rverConfig(server, 'conformance/root'), FAST);
-  return {
-    driver,
-    async teardown() {
-      await driver.close();
-      await server.close();
-    },
-  };
-}, { bigFileBytes: 40 * MiB });
+driverConformance(
+  's3 conformance (s3rver)',
+  async () => {
+    const server = await startS3rver();
+    const driver = createS3Driver(s3rverConfig(server, 'conformance/root'), FAST);
+    return {
+      driver,
+      async teardown() {
+        await driver.close();
+        await server.close();
+      },
+    };
+  },
+  { bigFileBytes: 40 * MiB },
+);
 
 const body = (b: string | Buffer): Readable => Readable.from([Buffer.from(b)]);
 
@@ -69,8 +73,14 @@ describe('s3 driver: descriptor and config', () => {
     assert.equal(d.driver, 's3');
     const f = Object.fromEntries(d.fields.map((x) => [x.key, x]));
     assert.deepEqual(Object.keys(f).sort(), ['access_key', 'bucket', 'disable_presign', 'endpoint', 'path_style', 'prefix', 'region', 'secret_key']);
-    assert.deepEqual(d.fields.filter((x) => x.root).map((x) => x.key), ['prefix']);
-    assert.deepEqual(d.fields.filter((x) => x.secret).map((x) => x.key), ['secret_key']);
+    assert.deepEqual(
+      d.fields.filter((x) => x.root).map((x) => x.key),
+      ['prefix'],
+    );
+    assert.deepEqual(
+      d.fields.filter((x) => x.secret).map((x) => x.key),
+      ['secret_key'],
+    );
     assert.equal(f.bucket.required, true);
     assert.equal(f.region.default, 'auto');
     assert.equal(f.path_style.default, 'auto');
@@ -81,7 +91,10 @@ describe('s3 driver: descriptor and config', () => {
   });
 
   test('validate: bucket required, prefix non-empty (root guard), endpoint a URL, keys in pairs', () => {
-    const fields = (c: Record<string, unknown>) => s3Driver.validate!(c).map((p) => p.field).sort();
+    const fields = (c: Record<string, unknown>) =>
+      s3Driver.validate!(c)
+        .map((p) => p.field)
+        .sort();
     assert.deepEqual(fields({}), ['bucket', 'prefix']);
     assert.deepEqual(fields({ bucket: 'b', prefix: '/' }), ['prefix']);
     assert.deepEqual(fields({ bucket: 'b', prefix: 'a/../b' }), ['prefix']);
@@ -89,7 +102,10 @@ describe('s3 driver: descriptor and config', () => {
     assert.deepEqual(fields({ bucket: 'b', prefix: 'p', access_key: 'AK' }), ['secret_key']);
     assert.deepEqual(fields({ bucket: 'b', prefix: 'p', path_style: 'maybe' }), ['path_style']);
     assert.deepEqual(fields({ bucket: 'b', prefix: '/team/', endpoint: 'http://127.0.0.1:9', path_style: 'true', disable_presign: 'true' }), []);
-    assert.throws(() => createS3Driver({ bucket: 'b', prefix: '' }), (e: unknown) => isAppError(e) && e.code === 'validation_failed' && e.params.field === 'prefix');
+    assert.throws(
+      () => createS3Driver({ bucket: 'b', prefix: '' }),
+      (e: unknown) => isAppError(e) && e.code === 'validation_failed' && e.params.field === 'prefix',
+    );
   });
 
   test('disable_presign removes presignGet so downloads stream through the service', async () => {
@@ -130,7 +146,7 @@ describe('s3 driver on s3rver', () => {
     await expectCode(driver.mkdir('e/.empty'), 'name_not_allowed');
   });
 
-  test('an object is stored with the catalogue\'s MIME type (one table: .ts is TypeScript, not MPEG)', async () => {
+  test("an object is stored with the catalogue's MIME type (one table: .ts is TypeScript, not MPEG)", async () => {
     await driver.mkdir('types');
     for (const name of ['types/notes.ts', 'types/readme.md', 'types/photo.heic', 'types/x.unknownext']) {
       await driver.write(name, body('x'), { size: 1 });
@@ -150,7 +166,10 @@ describe('s3 driver on s3rver', () => {
 
   test('walk lists the prefix flat: one ListObjectsV2 per 1,000 keys, folders synthesised once', async () => {
     const n = 1_100;
-    seedObjects(server, Array.from({ length: n }, (_, i) => ({ key: `spec/root/w/d${i % 10}/s${i % 3}/f${i}.txt`, body: 'x' })));
+    seedObjects(
+      server,
+      Array.from({ length: n }, (_, i) => ({ key: `spec/root/w/d${i % 10}/s${i % 3}/f${i}.txt`, body: 'x' })),
+    );
     await driver.mkdir('w/empty');
     counts.clear();
     const files: string[] = [];
@@ -210,13 +229,16 @@ describe('s3 driver on s3rver', () => {
     await expectCode(driver.presignGet!('p/missing.txt', { expiresInSeconds: 60 }), 'not_found');
   });
 
-  test('browser multipart: presigned part URLs, complete with the client\'s etags', async () => {
+  test("browser multipart: presigned part URLs, complete with the client's etags", async () => {
     await driver.mkdir('u');
     const data = randomBytes(5 * MiB + 1234);
     const { handle } = await driver.multipart.init('u/browser.bin', { size: data.length, partSize: 5 * MiB });
     assert.deepEqual(Object.keys(JSON.parse(handle)).sort(), ['key', 'rel', 'uploadId']);
     const etags = [];
-    for (const [part, bytes] of [[1, data.subarray(0, 5 * MiB)], [2, data.subarray(5 * MiB)]] as const) {
+    for (const [part, bytes] of [
+      [1, data.subarray(0, 5 * MiB)],
+      [2, data.subarray(5 * MiB)],
+    ] as const) {
       const url = await driver.multipart.presignPart!(handle, part, 300);
       assert.doesNotMatch(url, /x-amz-checksum|x-amz-sdk-checksum/i, 'no checksum a browser cannot send');
       const res = await fetch(url, { method: 'PUT', body: bytes });
@@ -245,15 +267,20 @@ describe('s3 driver on s3rver', () => {
     const skip = needTool('/usr/bin/aws', 'awscli');
     let env: NodeJS.ProcessEnv;
     let tmp: { dir: string; cleanup(): void };
-    const aws = (...args: string[]) =>
-      run('/usr/bin/aws', ['--endpoint-url', server.endpoint, ...args], { env, timeout: 60_000, maxBuffer: 16 * MiB });
+    const aws = (...args: string[]) => run('/usr/bin/aws', ['--endpoint-url', server.endpoint, ...args], { env, timeout: 60_000, maxBuffer: 16 * MiB });
 
     before(() => {
       tmp = tempDir('filedock-aws-');
       writeFileSync(join(tmp.dir, 'config'), '[default]\nregion = us-east-1\ns3 =\n  addressing_style = path\n');
       env = {
-        PATH: process.env.PATH, HOME: tmp.dir, AWS_CONFIG_FILE: join(tmp.dir, 'config'), AWS_SHARED_CREDENTIALS_FILE: join(tmp.dir, 'none'),
-        AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_EC2_METADATA_DISABLED: 'true', AWS_PAGER: '',
+        PATH: process.env.PATH,
+        HOME: tmp.dir,
+        AWS_CONFIG_FILE: join(tmp.dir, 'config'),
+        AWS_SHARED_CREDENTIALS_FILE: join(tmp.dir, 'none'),
+        AWS_ACCESS_KEY_ID: 'S3RVER',
+        AWS_SECRET_ACCESS_KEY: 'S3RVER',
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_PAGER: '',
       };
     });
     after(() => tmp?.cleanup());
@@ -264,7 +291,10 @@ describe('s3 driver on s3rver', () => {
       const big = randomBytes(9 * MiB);
       await driver.write('i/small.bin', body(small));
       await driver.write('i/big file.bin', body(big));
-      for (const [name, bytes] of [['small.bin', small], ['big file.bin', big]] as const) {
+      for (const [name, bytes] of [
+        ['small.bin', small],
+        ['big file.bin', big],
+      ] as const) {
         const out = join(tmp.dir, `got-${name}`);
         await aws('s3', 'cp', `s3://${server.bucket}/spec/root/i/${name}`, out);
         assert.equal(sha(readFileSync(out)), sha(bytes), name);
@@ -319,10 +349,11 @@ async function cuttingProxy(port: number, limits: { up?: number; down?: number }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of open) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -342,7 +373,7 @@ describe('s3 driver failures', () => {
     await server?.close();
   });
 
-  test('an unknown access key and a missing bucket: storage_unreachable with the backend\'s reason', async () => {
+  test("an unknown access key and a missing bucket: storage_unreachable with the backend's reason", async () => {
     // s3rver checks access key ids but not SigV4 signatures, so a wrong secret
     // cannot be shown here; errors.test.ts covers its mapping.
     const cases: Array<[Record<string, unknown>, RegExp]> = [
@@ -352,7 +383,13 @@ describe('s3 driver failures', () => {
     for (const [over, reason] of cases) {
       const bad = createS3Driver(config(over), FAST);
       await expectCode(bad.stat(''), 'storage_unreachable', reason);
-      await expectCode((async () => { for await (const _ of bad.list('')) break; })(), 'storage_unreachable', reason);
+      await expectCode(
+        (async () => {
+          for await (const _ of bad.list('')) break;
+        })(),
+        'storage_unreachable',
+        reason,
+      );
       await bad.close();
     }
   });
@@ -384,7 +421,12 @@ describe('s3 driver failures', () => {
       await expectCode(driver.stat('up.txt'), 'storage_unreachable', /ECONNREFUSED/);
       await expectCode(driver.read('up.txt'), 'storage_unreachable');
       await expectCode(driver.write('down.txt', body('x')), 'storage_unreachable');
-      await expectCode((async () => { for await (const _ of driver.list('')) break; })(), 'storage_unreachable');
+      await expectCode(
+        (async () => {
+          for await (const _ of driver.list('')) break;
+        })(),
+        'storage_unreachable',
+      );
     } finally {
       await server.start();
     }

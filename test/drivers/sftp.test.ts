@@ -50,19 +50,23 @@ const names = async (d: StorageDriver, dir: string): Promise<string[]> => {
 
 if (!skip) {
   let shared: SshdServer | undefined;
-  driverConformance('sftp', async () => {
-    shared = await startSshd();
-    const state = tempDir('filedock-sftp-state-');
-    const driver = await createSftpDriver(configFor(shared), state.dir);
-    return {
-      driver,
-      teardown: async () => {
-        await driver.close();
-        await shared?.dispose();
-        state.cleanup();
-      },
-    };
-  }, { bigFileBytes: 64 * MiB, mtimePrecisionMs: 2000 });
+  driverConformance(
+    'sftp',
+    async () => {
+      shared = await startSshd();
+      const state = tempDir('filedock-sftp-state-');
+      const driver = await createSftpDriver(configFor(shared), state.dir);
+      return {
+        driver,
+        teardown: async () => {
+          await driver.close();
+          await shared?.dispose();
+          state.cleanup();
+        },
+      };
+    },
+    { bigFileBytes: 64 * MiB, mtimePrecisionMs: 2000 },
+  );
 }
 
 describe('sftp descriptor and config', () => {
@@ -74,8 +78,17 @@ describe('sftp descriptor and config', () => {
       assert.ok(byKey.has(k), `field ${k}`);
     assert.deepEqual(byKey.get('user')!.aliases, ['username']);
     assert.deepEqual(byKey.get('root')!.aliases, ['base_path', 'remote_path']);
-    assert.deepEqual(d.fields.filter((f) => f.root).map((f) => f.key), ['root']);
-    assert.deepEqual(d.fields.filter((f) => f.secret).map((f) => f.key).sort(), ['password', 'private_key']);
+    assert.deepEqual(
+      d.fields.filter((f) => f.root).map((f) => f.key),
+      ['root'],
+    );
+    assert.deepEqual(
+      d.fields
+        .filter((f) => f.secret)
+        .map((f) => f.key)
+        .sort(),
+      ['password', 'private_key'],
+    );
     assert.equal(byKey.get('port')!.default, 22);
     assert.equal(d.capabilities.ranges, true);
   });
@@ -127,9 +140,12 @@ describe('sftp against OpenSSH', { skip }, () => {
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, server.connectionCount() - before)), 10);
     const streams = await Promise.all(Array.from({ length: 6 }, () => d.read('f.bin')));
-    await Promise.all([...Array.from({ length: 20 }, () => d.stat('f.bin')), ...streams.map(async (st) => {
-      for await (const _ of st) void _;
-    })]);
+    await Promise.all([
+      ...Array.from({ length: 20 }, () => d.stat('f.bin')),
+      ...streams.map(async (st) => {
+        for await (const _ of st) void _;
+      }),
+    ]);
     clearInterval(sampler);
     assert.ok(peak >= 2 && peak <= 4, `between 2 and 4 sessions under load, saw ${peak}`);
     for (let i = 0; i < 100 && server.connectionCount() > before; i++) await new Promise((r) => setTimeout(r, 50));
@@ -164,7 +180,11 @@ describe('sftp against OpenSSH', { skip }, () => {
     await make(configFor(server, { host_key: server.hostFingerprint() })).then((d) => d.stat(''));
     await make(configFor(server, { host_key: `${server.hostKeyLine()} comment` })).then((d) => d.stat(''));
     const other = 'SHA256:' + 'A'.repeat(43);
-    await expectCode(make(configFor(server, { host_key: other })).then((d) => d.stat('')), 'storage_unreachable', /mismatch.*pinned/);
+    await expectCode(
+      make(configFor(server, { host_key: other })).then((d) => d.stat('')),
+      'storage_unreachable',
+      /mismatch.*pinned/,
+    );
   });
 
   test('strict known_hosts: a listed key passes, an unlisted host is refused', async () => {
@@ -172,7 +192,11 @@ describe('sftp against OpenSSH', { skip }, () => {
     writeFileSync(file, `# comment\nother.example ${server.hostKeyLine()}\n[127.0.0.1]:${server.port} ${server.hostKeyLine()}\n`);
     await make(configFor(server, { known_hosts: file })).then((d) => d.stat(''));
     writeFileSync(file, `other.example ${server.hostKeyLine()}\n`);
-    await expectCode(make(configFor(server, { known_hosts: file })).then((d) => d.stat('')), 'storage_unreachable', /not in known_hosts/);
+    await expectCode(
+      make(configFor(server, { known_hosts: file })).then((d) => d.stat('')),
+      'storage_unreachable',
+      /not in known_hosts/,
+    );
   });
 
   test('the known key type is negotiated when the server holds several', async () => {
@@ -195,17 +219,29 @@ describe('sftp against OpenSSH', { skip }, () => {
   });
 
   test('wrong credentials are a clear storage_unreachable', async () => {
-    await expectCode(make({ ...configFor(server), private_key: undefined, password: 'definitely-wrong' }).then((d) => d.stat('')), 'storage_unreachable', /authentication failed/);
+    await expectCode(
+      make({ ...configFor(server), private_key: undefined, password: 'definitely-wrong' }).then((d) => d.stat('')),
+      'storage_unreachable',
+      /authentication failed/,
+    );
   });
 
   test('a closed port and a silent server fail fast with storage_unreachable', async () => {
     const port = await freePort();
-    await expectCode(make(configFor(server, { port })).then((d) => d.stat('')), 'storage_unreachable', /refused/);
+    await expectCode(
+      make(configFor(server, { port })).then((d) => d.stat('')),
+      'storage_unreachable',
+      /refused/,
+    );
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       const t0 = Date.now();
-      await expectCode(make(configFor(server, { port: (silent.address() as { port: number }).port, timeout: 1 })).then((d) => d.stat('')), 'storage_unreachable', /timed out/);
+      await expectCode(
+        make(configFor(server, { port: (silent.address() as { port: number }).port, timeout: 1 })).then((d) => d.stat('')),
+        'storage_unreachable',
+        /timed out/,
+      );
       assert.ok(Date.now() - t0 < 4000, 'bounded by the timeout');
     } finally {
       silent.close();
@@ -276,7 +312,11 @@ describe('sftp against OpenSSH', { skip }, () => {
     const call = SftpSession.prototype.call;
     let inflight = 0;
     let peak = 0;
-    SftpSession.prototype.call = function <T>(this: SftpSession, what: string, start: (done: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> {
+    SftpSession.prototype.call = function <T>(
+      this: SftpSession,
+      what: string,
+      start: (done: (err: Error | null | undefined, value?: T) => void) => void,
+    ): Promise<T> {
       if (what !== 'write') return call.call(this, what, start) as Promise<T>;
       peak = Math.max(peak, ++inflight);
       return (call.call(this, what, start) as Promise<T>).finally(() => inflight--);

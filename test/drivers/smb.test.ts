@@ -29,8 +29,11 @@ describe('smb driver', { skip }, () => {
   let state: { dir: string; cleanup: () => void };
   let driver: StorageDriver;
   const make = (over: Record<string, unknown> = {}) =>
-    createSmbDriver({ host: smbd.host, port: smbd.port, share: smbd.share, user: smbd.user, password: smbd.password, ...over },
-      { stateDir: state.dir, uid: `u${Math.random().toString(36).slice(2)}` }, { commandMs: 5000, idleMs: 3000 });
+    createSmbDriver(
+      { host: smbd.host, port: smbd.port, share: smbd.share, user: smbd.user, password: smbd.password, ...over },
+      { stateDir: state.dir, uid: `u${Math.random().toString(36).slice(2)}` },
+      { commandMs: 5000, idleMs: 3000 },
+    );
 
   before(async () => {
     smbd = await startSmbd();
@@ -50,7 +53,10 @@ describe('smb driver', { skip }, () => {
     const e = await driver.write('déjà vu/sub folder/hello wörld.txt', Readable.from([Buffer.from('hello '), Buffer.from('world')]));
     assert.deepEqual([e.name, e.type, e.size], ['hello wörld.txt', 'file', 11]);
     assert.equal(readFileSync(join(smbd.shareDir, 'base/déjà vu/sub folder/hello wörld.txt'), 'utf8'), 'hello world');
-    assert.deepEqual((await collect(driver.list('déjà vu'))).map((x) => [x.name, x.type]), [['sub folder', 'dir']]);
+    assert.deepEqual(
+      (await collect(driver.list('déjà vu'))).map((x) => [x.name, x.type]),
+      [['sub folder', 'dir']],
+    );
     assert.equal(await text(await driver.read('déjà vu/sub folder/hello wörld.txt')), 'hello world');
     assert.equal(await text(await driver.read('déjà vu/sub folder/hello wörld.txt', { start: 6, end: 8 })), 'wor');
     assert.equal(await text(await driver.read('déjà vu/sub folder/hello wörld.txt', { start: 6 })), 'world');
@@ -69,12 +75,11 @@ describe('smb driver', { skip }, () => {
     await assert.rejects(driver.delete('déjà vu'), code('not_found'));
   });
 
-  test('the conformance suite\'s special names that SMB allows round-trip', async () => {
+  test("the conformance suite's special names that SMB allows round-trip", async () => {
     await driver.mkdir('dir #% ü 日本');
     const names = ['with space.txt', 'çğüşöı 日本.txt', 'hash#1.txt', 'pct%20.txt', `${'長'.repeat(12)} long.txt`];
     for (const n of names) await driver.write(`dir #% ü 日本/${n}`, Readable.from([n]));
-    assert.deepEqual((await collect(driver.list('dir #% ü 日本'))).map((e) => [e.name, e.size]).sort(),
-      names.map((n) => [n, Buffer.byteLength(n)]).sort());
+    assert.deepEqual((await collect(driver.list('dir #% ü 日本'))).map((e) => [e.name, e.size]).sort(), names.map((n) => [n, Buffer.byteLength(n)]).sort());
     await driver.delete('dir #% ü 日本');
   });
 
@@ -103,12 +108,18 @@ describe('smb driver', { skip }, () => {
     setTimeout(() => failing.destroy(new Error('client went away')), 100);
     await assert.rejects(driver.write('keep.txt', failing));
     assert.equal(readFileSync(join(smbd.shareDir, 'base/keep.txt'), 'utf8'), 'old');
-    assert.deepEqual(readdirSync(join(smbd.shareDir, 'base')).filter((n) => n.startsWith('.~fd-')), []);
+    assert.deepEqual(
+      readdirSync(join(smbd.shareDir, 'base')).filter((n) => n.startsWith('.~fd-')),
+      [],
+    );
   });
 
   test('credentials live in a 0600 auth file, and a wrong password is storage_unreachable', async () => {
     const bad = make({ password: 'wrong' });
-    await assert.rejects(bad.stat(''), (e) => code('storage_unreachable')(e) && /LOGON_FAILURE/.test(String((e as { params: { reason: string } }).params.reason)));
+    await assert.rejects(
+      bad.stat(''),
+      (e) => code('storage_unreachable')(e) && /LOGON_FAILURE/.test(String((e as { params: { reason: string } }).params.reason)),
+    );
     const files = readdirSync(join(state.dir, 'smb'));
     assert.ok(files.length > 0);
     for (const f of files) assert.equal(statSync(join(state.dir, 'smb', f)).mode & 0o777, 0o600);
@@ -162,22 +173,26 @@ describe('smb driver', { skip }, () => {
 
 if (skip) test('smb conformance', { skip }, () => undefined);
 else
-  driverConformance('smb conformance', async () => {
-    const server = await startSmbd();
-    const dir = tempDir('filedock-smb-conf-');
-    const base = { host: server.host, port: server.port, share: server.share, user: server.user, password: server.password };
-    await (await smbDriver.create(base, { stateDir: dir.dir, uid: 'prep' })).mkdir('conformance');
-    const driver = await smbDriver.create({ ...base, root: 'conformance' }, { stateDir: dir.dir, uid: 'conformance' });
-    return {
-      driver,
-      async teardown() {
-        await driver.close();
-        await server.destroy();
-        dir.cleanup();
-      },
-    };
-  }, {
-    mtimePrecisionMs: 2000,
-    bigFileBytes: 64 * 1024 * 1024,
-    skip: { 'special names': '`?` is not a legal SMB name character (the case\'s folder and one file carry it); see docs/drivers/smb.md' },
-  });
+  driverConformance(
+    'smb conformance',
+    async () => {
+      const server = await startSmbd();
+      const dir = tempDir('filedock-smb-conf-');
+      const base = { host: server.host, port: server.port, share: server.share, user: server.user, password: server.password };
+      await (await smbDriver.create(base, { stateDir: dir.dir, uid: 'prep' })).mkdir('conformance');
+      const driver = await smbDriver.create({ ...base, root: 'conformance' }, { stateDir: dir.dir, uid: 'conformance' });
+      return {
+        driver,
+        async teardown() {
+          await driver.close();
+          await server.destroy();
+          dir.cleanup();
+        },
+      };
+    },
+    {
+      mtimePrecisionMs: 2000,
+      bigFileBytes: 64 * 1024 * 1024,
+      skip: { 'special names': "`?` is not a legal SMB name character (the case's folder and one file carry it); see docs/drivers/smb.md" },
+    },
+  );

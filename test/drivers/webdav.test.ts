@@ -18,10 +18,7 @@ import { remoteDriverCases, remoteTlsCases, type RemoteTarget } from './remote-c
 const skip = needTool('rclone', 'rclone') ?? undefined;
 
 const driverFor = (s: RcloneWebdav, extra: Record<string, unknown> = {}): Promise<StorageDriver> | StorageDriver =>
-  webdavDriver.create(
-    { url: s.url, root: '/store', username: s.user, password: s.pass, timeout_s: 5, ...extra },
-    { stateDir: '/nonexistent', uid: 'test' },
-  );
+  webdavDriver.create({ url: s.url, root: '/store', username: s.user, password: s.pass, timeout_s: 5, ...extra }, { stateDir: '/nonexistent', uid: 'test' });
 
 /** The shared network-driver cases on the server `server()` returns. */
 const target = (server: () => RcloneWebdav): RemoteTarget => ({
@@ -29,8 +26,7 @@ const target = (server: () => RcloneWebdav): RemoteTarget => ({
   driver: (extra) => driverFor(server(), extra),
   root: (name) => `/${name}`,
   onDisk: (path) => join(server().dir, path),
-  silentDriver: (port) =>
-    webdavDriver.create({ url: `http://127.0.0.1:${port}`, root: '/x', timeout_s: 1 }, { stateDir: '/nonexistent', uid: 'test' }),
+  silentDriver: (port) => webdavDriver.create({ url: `http://127.0.0.1:${port}`, root: '/x', timeout_s: 1 }, { stateDir: '/nonexistent', uid: 'test' }),
   wrongPassword: /401/,
 });
 
@@ -38,7 +34,13 @@ if (!skip) {
   driverConformance('webdav (rclone serve webdav)', async () => {
     const server = await startRcloneWebdav();
     const driver = await driverFor(server);
-    return { driver, teardown: async () => { await driver.close(); await server.teardown(); } };
+    return {
+      driver,
+      teardown: async () => {
+        await driver.close();
+        await server.teardown();
+      },
+    };
   });
 }
 
@@ -63,7 +65,10 @@ describe('webdav driver', { skip }, () => {
     const problems = webdavDriver.validate!({ url: 'ftp://x', root: '/', tls_fingerprint: 'abc', timeout_s: 0 });
     assert.deepEqual(problems.map((p) => p.field).sort(), ['root', 'timeout_s', 'tls_fingerprint', 'url']);
     assert.deepEqual(webdavDriver.validate!({ endpoint: 'https://nas/dav', base_path: 'team/docs' }), []);
-    assert.deepEqual(webdavDriver.validate!({ url: 'http://h', root: 'a/../..' }).map((p) => p.field), ['root']);
+    assert.deepEqual(
+      webdavDriver.validate!({ url: 'http://h', root: 'a/../..' }).map((p) => p.field),
+      ['root'],
+    );
   });
 
   test('creates the root folder on first use', async () => {

@@ -22,7 +22,19 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { buildAppPackage, publisherKey } from '../helpers/app-package';
-import { ADMIN, bearerApi, desktopContext, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, signedInPage, startServer, type RunningServer } from './ui-harness';
+import {
+  ADMIN,
+  bearerApi,
+  desktopContext,
+  ensureRendererBuilt,
+  launchBrowser,
+  newPage,
+  shot,
+  signIn,
+  signedInPage,
+  startServer,
+  type RunningServer,
+} from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const root = new URL('../..', import.meta.url).pathname;
@@ -55,8 +67,14 @@ app.action = async ({ action, paths, params }) => {
 `;
 
 const formsManifest = {
-  id: 'forms', name: 'Forms', version: '1.0.0', publisher: 'acme', filex_range: '>=0.1.0 <1.0.0', default_language: 'en',
-  permissions: ['files.read', 'files.write'], call_timeout_ms: 5000,
+  id: 'forms',
+  name: 'Forms',
+  version: '1.0.0',
+  publisher: 'acme',
+  filex_range: '>=0.1.0 <1.0.0',
+  default_language: 'en',
+  permissions: ['files.read', 'files.write'],
+  call_timeout_ms: 5000,
   actions: [
     { id: 'fill', label: 'a.fill', applies: { kind: 'file', ext: ['txt'] }, view: 'fill', view_placement: 'dialog' },
     { id: 'make', label: 'a.make', applies: { kind: 'file', ext: ['txt'] }, output_mode: 'new_file' },
@@ -64,7 +82,10 @@ const formsManifest = {
   ],
   views: [{ id: 'fill', label: 'v.fill', placement: 'dialog' }],
 };
-const FORMS_PACKS = { en: { 'a.fill': 'Fill in a copy', 'a.make': 'Make a copy', 'a.side': 'Fill at the side', 'v.fill': 'Fill in' }, tr: { 'a.fill': 'Kopya doldur', 'a.make': 'Kopya yap', 'a.side': 'Yanda doldur', 'v.fill': 'Doldur' } };
+const FORMS_PACKS = {
+  en: { 'a.fill': 'Fill in a copy', 'a.make': 'Make a copy', 'a.side': 'Fill at the side', 'v.fill': 'Fill in' },
+  tr: { 'a.fill': 'Kopya doldur', 'a.make': 'Kopya yap', 'a.side': 'Yanda doldur', 'v.fill': 'Doldur' },
+};
 
 describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => {
   let srv: RunningServer;
@@ -95,7 +116,10 @@ describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => 
       const install = tab.getByRole('region', { name: 'Install an app' });
       await install.getByLabel('Package (.zip)').setInputFiles({ name: 'forms.zip', mimeType: 'application/zip', buffer: pkg });
       await install.getByRole('button', { name: 'Install' }).click();
-      await install.getByRole('alert').getByText(/signature\.json/).waitFor();
+      await install
+        .getByRole('alert')
+        .getByText(/signature\.json/)
+        .waitFor();
 
       const keys = tab.getByRole('region', { name: 'Trusted publisher keys' });
       await keys.getByLabel('Publisher').fill('acme');
@@ -180,16 +204,26 @@ describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => 
       await page.getByRole('heading', { name: 'Fill in the form', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Make it' }).click();
       await page.waitForURL(/\/files\/home$/);
-      await page.getByRole('region', { name: 'Operations' }).getByRole('listitem').filter({ hasText: 'Make a copy' }).filter({ hasText: 'Done' }).nth(1).waitFor({ timeout: 30_000 });
+      await page
+        .getByRole('region', { name: 'Operations' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Make a copy' })
+        .filter({ hasText: 'Done' })
+        .nth(1)
+        .waitFor({ timeout: 30_000 });
       await list.getByRole('option', { name: /notes\.made\.txt/ }).waitFor();
       assert.equal(readFileSync(join(srv.dataDir, 'notes.made.txt'), 'utf8'), 'plain:  / hello notes');
-      assert.deepEqual(errors.filter((e) => !/status of (400|422)/.test(e)), [], errors.join('\n'));
+      assert.deepEqual(
+        errors.filter((e) => !/status of (400|422)/.test(e)),
+        [],
+        errors.join('\n'),
+      );
     } finally {
       await ctx.close();
     }
   });
 
-  test('in Turkish: the app\'s own Turkish labels in the menus, the form\'s hints in Turkish', async () => {
+  test("in Turkish: the app's own Turkish labels in the menus, the form's hints in Turkish", async () => {
     const ctx = await desktopContext(browser, { locale: 'tr-TR' });
     try {
       const { page } = await newPage(ctx);
@@ -205,7 +239,10 @@ describe('apps in the browser (real server)', { skip, timeout: 240_000 }, () => 
       const submitted = page.waitForResponse((r) => r.url().includes('/views/forms/fill/event'));
       await dialog.getByRole('button', { name: 'Make it' }).click();
       assert.equal((await submitted).status(), 422);
-      await dialog.locator('.app-field', { has: page.getByLabel(/^Motto/) }).getByText('Zorunlu').waitFor();
+      await dialog
+        .locator('.app-field', { has: page.getByLabel(/^Motto/) })
+        .getByText('Zorunlu')
+        .waitFor();
       await dialog.getByRole('button', { name: 'Kapat' }).click();
       await page.getByRole('button', { name: /^Uygulamalar/ }).waitFor();
     } finally {
@@ -241,17 +278,30 @@ app.action = async ({ paths, params }) => {
 };
 `;
 const pagesManifest = {
-  id: 'pages', name: 'Pages', version: '1.0.0', publisher: 'acme', filex_range: '>=0.1.0 <1.0.0', default_language: 'en',
-  permissions: ['files.read', 'files.write', 'public_pages'], call_timeout_ms: 5000,
+  id: 'pages',
+  name: 'Pages',
+  version: '1.0.0',
+  publisher: 'acme',
+  filex_range: '>=0.1.0 <1.0.0',
+  default_language: 'en',
+  permissions: ['files.read', 'files.write', 'public_pages'],
+  call_timeout_ms: 5000,
   actions: [{ id: 'stamp', label: 'a.stamp', applies: { kind: 'file' }, output_mode: 'new_file' }],
-  views: [{ id: 'publisher', label: 'v.publisher', placement: 'dialog', applies: { kind: 'file' } }, { id: 'sign', label: 'v.sign', placement: 'page' }],
+  views: [
+    { id: 'publisher', label: 'v.publisher', placement: 'dialog', applies: { kind: 'file' } },
+    { id: 'sign', label: 'v.sign', placement: 'page' },
+  ],
 };
 
 describe('the public app page (real server)', { skip, timeout: 180_000 }, () => {
   let srv: RunningServer;
   let browser: Browser;
   let admin = '';
-  const api = (method: string, path: string, body?: unknown) => bearerApi(() => srv.url, () => admin)(method, path, body);
+  const api = (method: string, path: string, body?: unknown) =>
+    bearerApi(
+      () => srv.url,
+      () => admin,
+    )(method, path, body);
   /** Opens a page over `paths` as the admin, through the app's publisher view (pages.create). */
   const publish = async (paths: string[], pin?: string): Promise<{ token: string; url: string; share_id: number }> => {
     const r = await api('POST', '/api/files/plugins/views/pages/publisher/event', { paths, event: 'action', data: { pin } });
@@ -265,14 +315,27 @@ describe('the public app page (real server)', { skip, timeout: 180_000 }, () => 
     srv = await startServer();
     writeFileSync(join(srv.dataDir, 'contract.txt'), 'the contract text');
     writeFileSync(join(srv.dataDir, 'other.txt'), 'another file');
-    const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) });
+    const login = await fetch(`${srv.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
+    });
     admin = (await login.json()).token;
     assert.ok(admin, 'signed in');
     assert.equal((await api('POST', '/api/files/refresh', { path: '/home' })).status < 300, true);
     const key = publisherKey('acme');
     assert.equal((await api('POST', '/api/admin/app-plugins/keys', key.trusted)).status, 201);
-    const pkg = await buildAppPackage({ key, manifest: pagesManifest, code: PAGES_CODE, languages: { en: { 'a.stamp': 'Stamp', 'v.publisher': 'Publish', 'v.sign': 'Sign' } } });
-    const inst = await fetch(`${srv.url}/api/admin/app-plugins/apps`, { method: 'POST', headers: { 'content-type': 'application/zip', authorization: `Bearer ${admin}` }, body: new Uint8Array(pkg) });
+    const pkg = await buildAppPackage({
+      key,
+      manifest: pagesManifest,
+      code: PAGES_CODE,
+      languages: { en: { 'a.stamp': 'Stamp', 'v.publisher': 'Publish', 'v.sign': 'Sign' } },
+    });
+    const inst = await fetch(`${srv.url}/api/admin/app-plugins/apps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/zip', authorization: `Bearer ${admin}` },
+      body: new Uint8Array(pkg),
+    });
     assert.equal(inst.status, 201, await inst.text());
     browser = await launchBrowser();
   });
@@ -314,7 +377,10 @@ describe('the public app page (real server)', { skip, timeout: 180_000 }, () => 
       const refused = page.waitForResponse((r) => r.url().includes(`/api/public/s/${made.token}/event`) && r.request().method() === 'POST');
       await page.getByRole('button', { name: 'Send' }).click();
       assert.equal((await refused).status(), 422);
-      await page.locator('.app-field', { has: page.getByLabel(/^Your name/) }).getByText('Required').waitFor();
+      await page
+        .locator('.app-field', { has: page.getByLabel(/^Your name/) })
+        .getByText('Required')
+        .waitFor();
       await page.getByLabel(/^Your name/).fill('Ada');
       const pad = page.getByRole('img', { name: 'Signature' });
       const box = (await pad.boundingBox())!;
@@ -351,7 +417,7 @@ describe('the public app page (real server)', { skip, timeout: 180_000 }, () => 
       // page says which ending it was (issue 39, 16).
       assert.equal((await api('DELETE', `/api/files/share/${made.share_id}`)).status, 200);
       const dead = await page.goto(`${srv.url}/s/${made.token}`);
-      assert.equal(dead!.status(), 404, "SPEC: ended links get a styled 404 page");
+      assert.equal(dead!.status(), 404, 'SPEC: ended links get a styled 404 page');
       await page.getByText('This link has been revoked and is no longer available.').waitFor();
       // Expected refusals only: the wrong PIN (401), the empty submit (422), the ended link's page (404), and
       // the gone file's page (410 revoked) when its call went out before the catalogue heard of the removal.

@@ -41,7 +41,9 @@ function apiOf(base: string) {
     let parsed: any = text;
     try {
       parsed = JSON.parse(text);
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
     return { status: res.status, body: parsed, headers: res.headers };
   };
 }
@@ -59,7 +61,9 @@ async function drawOn(page: Page, pad: ReturnType<Page['getByRole']>) {
 
 const imageCount = (page: { node: { Resources(): PDFDict | undefined } }) => {
   const xo = page.node.Resources()?.lookupMaybe(PDFName.of('XObject'), PDFDict);
-  return xo ? xo.entries().filter(([, ref]) => (xo.context.lookup(ref) as { dict?: PDFDict })?.dict?.get(PDFName.of('Subtype')) === PDFName.of('Image')).length : 0;
+  return xo
+    ? xo.entries().filter(([, ref]) => (xo.context.lookup(ref) as { dict?: PDFDict })?.dict?.get(PDFName.of('Subtype')) === PDFName.of('Image')).length
+    : 0;
 };
 
 describe('the example apps in the browser', { skip, timeout: 420_000 }, () => {
@@ -74,7 +78,8 @@ describe('the example apps in the browser', { skip, timeout: 420_000 }, () => {
     api = apiOf(srv.url);
     mkdirSync(join(srv.dataDir, 'batch'));
     for (let i = 0; i < N; i++) {
-      const w = 40 + ((i * 37) % 200), h = 30 + ((i * 53) % 170);
+      const w = 40 + ((i * 37) % 200),
+        h = 30 + ((i * 53) % 170);
       const img = sharp({ create: { width: w, height: h, channels: 3, background: { r: (i * 40) % 256, g: (i * 90) % 256, b: 120 } } });
       writeFileSync(join(srv.dataDir, 'batch', nameOf(i)), await (i % 2 ? img.jpeg() : img.png()).toBuffer());
     }
@@ -89,11 +94,17 @@ describe('the example apps in the browser', { skip, timeout: 420_000 }, () => {
     assert.equal(login.status, 200, JSON.stringify(login.body));
     admin = login.body.token;
     // The second signer, for the people picker.
-    const sam = await api('POST', '/api/admin/users', { token: admin, body: { email: 'sam@example.test', username: 'sam', password: 'sam-password-1', role: 'user' } });
+    const sam = await api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'sam@example.test', username: 'sam', password: 'sam-password-1', role: 'user' },
+    });
     assert.equal(sam.status, 200, JSON.stringify(sam.body));
     // The seeded storage starts closed (issue 39): Sam reaches it through an explicit grant.
     const home = (await api('GET', '/api/admin/storages', { token: admin })).body.storages.find((x: { name: string }) => x.name === 'home');
-    assert.equal((await api('PUT', `/api/admin/storages/${home.id}/grants`, { token: admin, body: { grants: [{ user_id: sam.body.user.id, level: 'editor' }] } })).status, 200);
+    assert.equal(
+      (await api('PUT', `/api/admin/storages/${home.id}/grants`, { token: admin, body: { grants: [{ user_id: sam.body.user.id, level: 'editor' }] } })).status,
+      200,
+    );
     await installExampleApps({ api }, admin);
     browser = await launchBrowser();
   });
@@ -130,7 +141,8 @@ describe('the example apps in the browser', { skip, timeout: 420_000 }, () => {
       await shot(page, 'example-images-to-pdf-done');
       const until = Date.now() + 240_000;
       let pdfs: string[] = [];
-      while ((pdfs = readdirSync(join(srv.dataDir, 'batch')).filter((n) => n.endsWith('.pdf'))).length < N && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+      while ((pdfs = readdirSync(join(srv.dataDir, 'batch')).filter((n) => n.endsWith('.pdf'))).length < N && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 250));
       assert.equal(pdfs.length, N, 'one PDF per image');
       const one = await PDFDocument.load(readFileSync(join(srv.dataDir, 'batch', 'img-007.pdf')));
       assert.equal(one.getPageCount(), 1);
@@ -159,7 +171,10 @@ describe('the example apps in the browser', { skip, timeout: 420_000 }, () => {
       await drawOn(page, dialog.getByRole('img', { name: 'Signature' }));
       await dialog.getByRole('searchbox', { name: /Also ask someone else to sign/ }).fill('sam');
       await dialog.getByRole('button', { name: /^sam/ }).click();
-      await dialog.getByRole('list', { name: /Also ask someone else to sign/ }).getByText('sam').waitFor();
+      await dialog
+        .getByRole('list', { name: /Also ask someone else to sign/ })
+        .getByText('sam')
+        .waitFor();
       const submitted = page.waitForResponse((r) => r.url().includes('/views/fill-and-sign/fill/event'));
       await dialog.locator('button.primary[type=submit]', { hasText: 'Sign' }).click();
       assert.equal((await submitted).status(), 202);

@@ -38,7 +38,11 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
   const errors: string[][] = [];
 
   const api = async (method: string, path: string, body?: unknown, token = fixtureKey) => {
-    const r = await fetch(`${srv.url}${path}`, { method, headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${srv.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: r.status, body: (await r.json().catch(() => null)) as any };
   };
   const context = async (opts: Parameters<Browser['newContext']>[0] = {}): Promise<{ ctx: BrowserContext; page: Page }> => {
@@ -196,7 +200,9 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     for (const link of ['Admin', 'My links', 'Security', 'Trash']) assert.equal(await phone.getByRole('link', { name: link }).count(), 0, link);
     await phone.getByText('This folder is empty').waitFor();
 
-    await phone.locator('input[type=file][multiple]').setInputFiles({ name: 'from-phone.txt', mimeType: 'text/plain', buffer: Buffer.from('written by the phone') });
+    await phone
+      .locator('input[type=file][multiple]')
+      .setInputFiles({ name: 'from-phone.txt', mimeType: 'text/plain', buffer: Buffer.from('written by the phone') });
     const onDisk = join(srv.dataDir, 'Phone', 'from-phone.txt');
     await until('the upload on disk', () => existsSync(onDisk));
     assert.equal(readFileSync(onDisk, 'utf8'), 'written by the phone');
@@ -205,7 +211,9 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     assert.equal((await api('POST', '/api/files/mkdir', { path: '/home/Phone/from-desk' })).status, 200);
     await phone.getByRole('option', { name: /from-desk/ }).waitFor({ timeout: 5000 });
     // Bytes the browser loads by itself (a preview, a download) come with the key too.
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3060c0' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3060c0' } })
+      .png()
+      .toBuffer();
     const form = new FormData();
     form.append('path', '/home/Phone');
     form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'blue.png');
@@ -226,7 +234,10 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     await phone.getByRole('option', { name: /Phone/ }).waitFor();
     assert.deepEqual(await phone.getByRole('listbox').getByRole('option').allInnerTexts(), ['Phone'], 'Other is not listed');
     await phone.goto(`${base}/files/home/Other`);
-    await phone.getByRole('alert').getByText(/Permission denied/).waitFor();
+    await phone
+      .getByRole('alert')
+      .getByText(/Permission denied/)
+      .waitFor();
     await shot(phone, 'ui-access-device-refused');
 
     await phone.getByRole('button', { name: 'Forget this device' }).click();
@@ -252,7 +263,7 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     assert.equal(await phone.evaluate(() => localStorage.getItem('filedock.device_key')), null);
   });
 
-  test('roles: a role without share links, assigned in the Access panel, refuses the person\'s share with the server\'s sentence', async () => {
+  test("roles: a role without share links, assigned in the Access panel, refuses the person's share with the server's sentence", async () => {
     await desk.goto(`${base}/admin/roles`);
     await desk.getByRole('button', { name: 'New role' }).click();
     const dlg = desk.getByRole('dialog', { name: 'New role' });
@@ -261,11 +272,20 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     await dlg.getByRole('button', { name: 'Save' }).click();
     const role = desk.getByRole('row', { name: /No links/ });
     await role.getByText('Share links: denied').waitFor();
-    assert.match(await desk.getByTestId('matrix').getByRole('row', { name: /Change files/ }).innerText(), /allowed\s+allowed\s+denied/);
+    assert.match(
+      await desk
+        .getByTestId('matrix')
+        .getByRole('row', { name: /Change files/ })
+        .innerText(),
+      /allowed\s+allowed\s+denied/,
+    );
     await shot(desk, 'ui-access-roles');
 
     await desk.goto(`${base}/admin/users`);
-    await desk.getByRole('row', { name: new RegExp(UMA.email) }).getByRole('button', { name: 'Access' }).click();
+    await desk
+      .getByRole('row', { name: new RegExp(UMA.email) })
+      .getByRole('button', { name: 'Access' })
+      .click();
     const panel = desk.getByRole('dialog', { name: `Access of ${UMA.email}` });
     await panel.getByText('Groups: design').waitFor();
     await written(`/api/admin/users/${umaId}`, () => panel.getByLabel('Custom role').selectOption({ label: 'No links' }));
@@ -285,7 +305,10 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
 
   test('exceptions editor: inherit / allow / deny round trip, each "inherit" saying where it comes from', async () => {
     await desk.goto(`${base}/admin/users`);
-    await desk.getByRole('row', { name: new RegExp(UMA.email) }).getByRole('button', { name: 'Access' }).click();
+    await desk
+      .getByRole('row', { name: new RegExp(UMA.email) })
+      .getByRole('button', { name: 'Access' })
+      .click();
     let panel = desk.getByRole('dialog', { name: `Access of ${UMA.email}` });
     const write = panel.getByLabel('Change files');
     await write.waitFor();
@@ -298,7 +321,10 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     await shot(desk, 'ui-access-user');
     await panel.getByRole('button', { name: 'Close' }).first().click();
     await desk.reload();
-    await desk.getByRole('row', { name: new RegExp(UMA.email) }).getByRole('button', { name: 'Access' }).click();
+    await desk
+      .getByRole('row', { name: new RegExp(UMA.email) })
+      .getByRole('button', { name: 'Access' })
+      .click();
     panel = desk.getByRole('dialog', { name: `Access of ${UMA.email}` });
     assert.equal(await panel.getByLabel('Change files').inputValue(), 'deny');
     assert.equal(await panel.getByLabel('Share links').inputValue(), 'allow');
@@ -311,7 +337,10 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
 
     // Deleting the role (confirmed) returns its member to the built-in role.
     await desk.goto(`${base}/admin/roles`);
-    await desk.getByRole('row', { name: /No links/ }).getByRole('button', { name: 'Delete' }).click();
+    await desk
+      .getByRole('row', { name: /No links/ })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await desk.getByRole('dialog').getByText('Its member goes back to their built-in role.').waitFor();
     await desk.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await desk.getByText('No custom roles yet.').waitFor();
@@ -361,7 +390,9 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     await lock.waitFor();
     assert.equal(await submit.isDisabled(), true);
     const first = Number(/(\d+) s/.exec(await lock.innerText())?.[1]);
-    await pest.waitForFunction((n) => Number(/(\d+) s/.exec(document.querySelector('[data-testid=lockout]')?.textContent ?? '')?.[1]) < n, first, { timeout: 3000 });
+    await pest.waitForFunction((n) => Number(/(\d+) s/.exec(document.querySelector('[data-testid=lockout]')?.textContent ?? '')?.[1]) < n, first, {
+      timeout: 3000,
+    });
 
     await written('/api/admin/auth/settings', () => desk.getByLabel('Allow anyone to sign up').uncheck());
     const { page: late } = await context();
@@ -376,7 +407,8 @@ describe('web UI: accounts and access', { skip, timeout: 240_000 }, () => {
     await accessPage(desk);
     await desk.getByLabel('Language').selectOption('tr');
     await desk.getByRole('heading', { name: 'Oturumlar ve anahtarlar' }).waitFor();
-    for (const s of ['Yeni anahtar', 'Diğer tüm oturumları kapat', 'Eşleştirme kodunu göster']) assert.equal(await desk.getByRole('button', { name: s }).count(), 1, s);
+    for (const s of ['Yeni anahtar', 'Diğer tüm oturumları kapat', 'Eşleştirme kodunu göster'])
+      assert.equal(await desk.getByRole('button', { name: s }).count(), 1, s);
     await desk.goto(`${base}/admin/roles`);
     await desk.getByRole('heading', { name: 'Yerleşik rollerin izinleri' }).waitFor();
     await desk.getByLabel('Dil').selectOption('en');

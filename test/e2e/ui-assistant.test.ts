@@ -40,7 +40,11 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
     return ((await r.json()) as { token: string }).token;
   };
   const api = async (method: string, path: string, token: string, body?: unknown) => {
-    const r = await fetch(`${srv.url}${path}`, { method, headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${srv.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: r.status, body: (await r.json().catch(() => null)) as any };
   };
   const browserPage = async (who: { email: string; password: string }) => {
@@ -66,7 +70,10 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
     browser = await launchBrowser();
     adminToken = await login(ADMIN);
     const grants: Array<{ user_id: number; level: 'editor' }> = [];
-    for (const [u, role] of [[KAI, 'user'], [VIV, 'viewer']] as const) {
+    for (const [u, role] of [
+      [KAI, 'user'],
+      [VIV, 'viewer'],
+    ] as const) {
       const r = await api('POST', '/api/admin/users', adminToken, { ...u, role });
       assert.ok(r.status < 300, JSON.stringify(r.body));
       grants.push({ user_id: r.body.user.id, level: 'editor' });
@@ -106,7 +113,10 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
     assert.equal(await form.getByLabel('API key').inputValue(), '');
     assert.equal(await form.getByLabel('API key').getAttribute('placeholder'), 'A key is stored (leave empty to keep it)');
     const view = await api('GET', '/api/admin/assistant', adminToken);
-    assert.deepEqual([view.body.address, view.body.model, view.body.api_key_set, view.body.limits.max_steps, 'api_key' in view.body], [fake.url, 'fake-model-a', true, 5, false]);
+    assert.deepEqual(
+      [view.body.address, view.body.model, view.body.api_key_set, view.body.limits.max_steps, 'api_key' in view.body],
+      [fake.url, 'fake-model-a', true, 5, false],
+    );
 
     fake.play({ text: ['OK'] });
     await form.getByRole('button', { name: 'Test' }).click();
@@ -196,7 +206,9 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
     await err.waitFor();
     assert.ok((await err.innerText()).length > 10 && !/[{}]/.test(await err.innerText()), await err.innerText());
 
-    fake.play({ text: ['<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2"> ', '![tracker](https://example.net/t.png) ', '**safe**'] });
+    fake.play({
+      text: ['<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2"> ', '![tracker](https://example.net/t.png) ', '**safe**'],
+    });
     await send(page, 'Show me markup');
     const answer = panel().getByTestId('assistant-answer').last();
     await answer.getByRole('strong').getByText('safe').waitFor();
@@ -252,7 +264,15 @@ describe('web UI: AI assistant', { skip, timeout: 300_000 }, () => {
     const viv = await browserPage(VIV);
     await viv.goto(`${srv.url}/files/home`);
     await viv.getByRole('button', { name: 'Assistant' }).click();
-    fake.play({ tool_calls: [{ name: 'mkdir', input: { path: '/home/ViewerWasHere' } }, { name: 'move', input: { from: '/home/report.txt', to: '/home/Docs/report.txt' } }] }, { text: ['I could not.'] });
+    fake.play(
+      {
+        tool_calls: [
+          { name: 'mkdir', input: { path: '/home/ViewerWasHere' } },
+          { name: 'move', input: { from: '/home/report.txt', to: '/home/Docs/report.txt' } },
+        ],
+      },
+      { text: ['I could not.'] },
+    );
     await send(viv, 'Make a folder and move the report');
     const vpanel = viv.getByRole('complementary', { name: 'AI assistant' });
     await vpanel.getByText('I could not.').waitFor();

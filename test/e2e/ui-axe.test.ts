@@ -22,14 +22,23 @@ async function audit(page: Page, name: string): Promise<string[]> {
   if (minor.length) console.log(`axe ${name}: ${minor.map((v) => `${v.id} (${v.impact}, ${v.nodes.length})`).join(', ')}`);
   return r.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${name}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    .map(
+      (v) =>
+        `${name}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(' | ')}`,
+    );
 }
 
 describe('accessibility of the main pages (axe)', { skip, timeout: 300_000 }, () => {
   let srv: RunningServer;
   let browser: Browser;
   let token = '';
-  const api = bearerApi(() => srv.url, () => token);
+  const api = bearerApi(
+    () => srv.url,
+    () => token,
+  );
 
   before(async () => {
     ensureRendererBuilt();

@@ -77,7 +77,10 @@ describe('backups in the browser', { skip, timeout: 240_000 }, () => {
       const { page: phone } = await newPage(ctx);
       await signIn(phone, srv.url);
       await phone.goto(`${srv.url}/admin/status`);
-      await phone.getByTestId('backup-status').getByText(/^Last backup /).waitFor();
+      await phone
+        .getByTestId('backup-status')
+        .getByText(/^Last backup /)
+        .waitFor();
       await phone.getByTestId('backup-status').scrollIntoViewIfNeeded();
       await shot(phone, 'ui-backup-status-phone');
       await phone.goto(`${srv.url}/admin/settings`);
@@ -98,9 +101,19 @@ describe('backups in the browser', { skip, timeout: 240_000 }, () => {
     await page.goto(`${srv.url}/admin/status`);
     const stale = page.getByTestId('backup-status').getByText(/older than 2 seconds: check the schedule/);
     await stale.waitFor({ timeout: 30_000 });
-    assert.equal(await page.getByTestId('backup-status').getByText(/^Last backup /).getAttribute('class'), 'rpo-warn');
+    assert.equal(
+      await page
+        .getByTestId('backup-status')
+        .getByText(/^Last backup /)
+        .getAttribute('class'),
+      'rpo-warn',
+    );
     await page.getByTestId('backup-status').scrollIntoViewIfNeeded();
     await shot(page, 'ui-backup-status-stale');
-    assert.deepEqual(errors.filter((e) => !/400/.test(e)), [], errors.join('\n'));
+    assert.deepEqual(
+      errors.filter((e) => !/400/.test(e)),
+      [],
+      errors.join('\n'),
+    );
   });
 });

@@ -38,7 +38,12 @@ describe('web UI under its Content-Security-Policy', { skip, timeout: 300_000 },
   before(async () => {
     ensureRendererBuilt();
     srv = await startServer();
-    writeFileSync(join(srv.dataDir, 'photo.png'), await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3a7bd5' } }).png().toBuffer());
+    writeFileSync(
+      join(srv.dataDir, 'photo.png'),
+      await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3a7bd5' } })
+        .png()
+        .toBuffer(),
+    );
     writeFileSync(join(srv.dataDir, 'notes.md'), '# Notes\n\n| left | right |\n|:-----|------:|\n| a | 1 |\n| b | 2 |\n');
     const pdf = await PDFDocument.create();
     pdf.addPage([300, 200]).drawText('Filedock', { x: 40, y: 100, size: 24 });
@@ -70,7 +75,13 @@ describe('web UI under its Content-Security-Policy', { skip, timeout: 300_000 },
     await list.getByRole('option', { name: /photo\.png/ }).dblclick();
     const preview = page.getByTestId('preview');
     await preview.locator('img').first().waitFor();
-    assert.ok(await preview.locator('img').first().evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the image loaded');
+    assert.ok(
+      await preview
+        .locator('img')
+        .first()
+        .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+      'the image loaded',
+    );
     await page.keyboard.press('Escape');
     await list.getByRole('option', { name: /notes\.md/ }).dblclick();
     await preview.getByTestId('markdown').locator('table').waitFor();
@@ -106,7 +117,10 @@ describe('web UI under its Content-Security-Policy', { skip, timeout: 300_000 },
       const { page: ph, errors: phErrors } = await watched(phone);
       await signIn(ph, srv.url);
       await ph.goto(`${srv.url}/files/home`);
-      await ph.getByTestId('file-list').getByRole('option', { name: /photo\.png/ }).waitFor();
+      await ph
+        .getByTestId('file-list')
+        .getByRole('option', { name: /photo\.png/ })
+        .waitFor();
       assert.equal(await ph.evaluate(() => document.documentElement.dataset.theme), 'dark');
       await shot(ph, 'ui-csp-files-phone');
       assert.deepEqual(violations(phErrors), []);

@@ -23,7 +23,8 @@ import { ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer,
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
-const XML0 = '<mxfile host="test"><diagram id="d1" name="Page-1"><mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel></diagram></mxfile>';
+const XML0 =
+  '<mxfile host="test"><diagram id="d1" name="Page-1"><mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel></diagram></mxfile>';
 
 /** Polls `fn` until it returns a truthy value (generous: the machine is shared). */
 async function until<T>(fn: () => T | Promise<T>, what: string, ms = 20_000): Promise<Exclude<T, undefined | null | false | '' | 0>> {
@@ -48,7 +49,12 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
   const api = (method: string, path: string, body?: unknown) =>
     page.evaluate(
       async ([m, p, b]) => {
-        const r = await fetch(p as string, { method: m as string, cache: 'no-store', headers: { 'Content-Type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
+        const r = await fetch(p as string, {
+          method: m as string,
+          cache: 'no-store',
+          headers: { 'Content-Type': 'application/json' },
+          body: b === undefined ? undefined : JSON.stringify(b),
+        });
         return { status: r.status, body: await r.json().catch(() => null) };
       },
       [method, path, body] as const,
@@ -64,7 +70,8 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
       db.close();
     }
   };
-  const versions = async (name: string) => ((await api('GET', `/api/files/versions?path=${encodeURIComponent(`/diagrams/${name}`)}`)).body?.versions ?? []) as unknown[];
+  const versions = async (name: string) =>
+    ((await api('GET', `/api/files/versions?path=${encodeURIComponent(`/diagrams/${name}`)}`)).body?.versions ?? []) as unknown[];
   const row = (name: string) => fileRow(page, name);
   const openFolder = async () => {
     await api('POST', '/api/files/refresh', { path: '/diagrams' });
@@ -191,7 +198,9 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
     writeFileSync(join(dir, 'pic.drawio.png'), pngWithText(TINY_PNG, 'mxfile', XML0));
     const frame = await openDiagram('pic.drawio.png');
     assert.equal(await fakeXml(frame), XML0, 'the editor read the diagram out of the PNG');
-    assert.ok(await frame.evaluate(() => (window as any).fake.received.some((m: any) => m.action === 'load' && m.xmlpng?.startsWith('data:image/png;base64,'))));
+    assert.ok(
+      await frame.evaluate(() => (window as any).fake.received.some((m: any) => m.action === 'load' && m.xmlpng?.startsWith('data:image/png;base64,'))),
+    );
     const edited = await frame.evaluate(() => {
       const f = (window as any).fake;
       f.edit('png edit');
@@ -208,7 +217,8 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
 
   test('a .mmd preview and a mermaid block in Markdown draw SVG in a sandboxed frame; a script in a label never runs', async () => {
     writeFileSync(join(dir, 'chart.mmd'), 'graph TD\n  A[Start] --> B[Done]\n');
-    const evil = 'graph TD\n  A["<img src=x onerror=window.pwned=1;parent.postMessage(`pwned`,`*`)>"] --> B["<script>window.pwned=2;parent.postMessage(`pwned`,`*`)</script>click"]\n';
+    const evil =
+      'graph TD\n  A["<img src=x onerror=window.pwned=1;parent.postMessage(`pwned`,`*`)>"] --> B["<script>window.pwned=2;parent.postMessage(`pwned`,`*`)</script>click"]\n';
     writeFileSync(join(dir, 'evil.mmd'), evil);
     writeFileSync(join(dir, 'notes.md'), `# Notes\n\n\`\`\`mermaid\n${evil}\`\`\`\n\nafter\n`);
     await openFolder();
@@ -220,7 +230,8 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
     // What drawing a flowchart loads (measured for docs/docserver.md).
     const loaded: number[] = [];
     const onResponse = (r: import('playwright-core').Response) => {
-      if (new URL(r.url()).pathname.startsWith('/assets/') && r.frame().url().endsWith('/mermaid-frame.html')) loaded.push(Number(r.headers()['content-length'] ?? 0));
+      if (new URL(r.url()).pathname.startsWith('/assets/') && r.frame().url().endsWith('/mermaid-frame.html'))
+        loaded.push(Number(r.headers()['content-length'] ?? 0));
     };
     page.on('response', onResponse);
     await row('chart.mmd').dblclick();
@@ -256,8 +267,14 @@ describe('web UI: diagram editor and text diagrams', { skip, timeout: 300_000 },
     // mermaid puts a label's markup into its measuring DOM before sanitising it: the frame's policy blocked
     // the handler and the image there (seen here as console errors); the sandbox would have held it anyway.
     const blocked = errors.filter((e) => /violates the following Content Security Policy/.test(e));
-    assert.ok(blocked.some((e) => /inline event handler/.test(e)), 'the label handler was attempted and blocked');
-    assert.deepEqual(errors.filter((e) => !blocked.includes(e)), []);
+    assert.ok(
+      blocked.some((e) => /inline event handler/.test(e)),
+      'the label handler was attempted and blocked',
+    );
+    assert.deepEqual(
+      errors.filter((e) => !blocked.includes(e)),
+      [],
+    );
     errors.length = 0;
   });
 

@@ -41,7 +41,9 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
   const list = () => page.getByTestId('file-list');
   const row = (name: string) => fileRow(page, name);
   const updates = (rel: string) =>
-    (s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>).map((r) => JSON.parse(r.payload)).filter((p) => p.node.path === rel);
+    (s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>)
+      .map((r) => JSON.parse(r.payload))
+      .filter((p) => p.node.path === rel);
   const openFolder = async () => {
     await page.goto(`${s.url}/files/Docs`);
     await list().waitFor();
@@ -121,7 +123,10 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
     // Saving again with the field left empty keeps the secret.
     await card.getByRole('button', { name: 'Save' }).click();
     await card.getByRole('button', { name: 'Test' }).click();
-    await report.getByTestId('ext-probe').getByText(/^Reached/).waitFor();
+    await report
+      .getByTestId('ext-probe')
+      .getByText(/^Reached/)
+      .waitFor();
   });
 
   test('double-click opens the editor; a save from the editor writes new bytes, keeps a version, announces file.updated (origin docserver)', async () => {
@@ -161,7 +166,11 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
     await page.getByRole('button', { name: 'New document' }).click();
     const dialog = page.getByRole('dialog');
     const types = await dialog.locator('option').allInnerTexts();
-    for (const ext of ['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']) assert.ok(types.some((o) => o.includes(`.${ext}`)), `${ext} offered: ${types.join(', ')}`);
+    for (const ext of ['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp'])
+      assert.ok(
+        types.some((o) => o.includes(`.${ext}`)),
+        `${ext} offered: ${types.join(', ')}`,
+      );
     await dialog.getByLabel('Type').selectOption('docx');
     const name = dialog.getByLabel('File name');
     assert.equal(await name.inputValue(), 'New document.docx');
@@ -178,7 +187,11 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
     await row('budget.xlsx').click();
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/edit\?path=%2FDocs%2Fbudget\.xlsx$/);
-    await page.frameLocator('iframe[name="frameEditor"]').locator('#loaded').getByText(/\(xlsx\), editing/).waitFor({ timeout: 30_000 });
+    await page
+      .frameLocator('iframe[name="frameEditor"]')
+      .locator('#loaded')
+      .getByText(/\(xlsx\), editing/)
+      .waitFor({ timeout: 30_000 });
 
     // A type the editor does not take (not in the word/cell/slide lists): the envelope's message, and the back button.
     await page.goto(`${s.url}/edit?path=${encodeURIComponent('/Docs/bundle.zip')}`);
@@ -206,7 +219,10 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
       assert.equal(await card.getByRole('button', { name: 'Save' }).count(), 0);
       // Test still works on an environment-managed row.
       await card.getByRole('button', { name: 'Test' }).click();
-      await card.getByTestId('ext-probe').getByText(/^Reached/).waitFor({ timeout: 30_000 });
+      await card
+        .getByTestId('ext-probe')
+        .getByText(/^Reached/)
+        .waitFor({ timeout: 30_000 });
       assert.deepEqual(realErrors(errs), []);
     } finally {
       await c.close();

@@ -30,7 +30,11 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
   const api = (method: string, path: string, body?: unknown) =>
     page.evaluate(
       async ([m, p, b]) => {
-        const r = await fetch(p as string, { method: m as string, headers: { 'Content-Type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
+        const r = await fetch(p as string, {
+          method: m as string,
+          headers: { 'Content-Type': 'application/json' },
+          body: b === undefined ? undefined : JSON.stringify(b),
+        });
         return { status: r.status, body: await r.json().catch(() => null) };
       },
       [method, path, body] as const,
@@ -78,7 +82,10 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     await table.getByRole('row', { name: /trash-me\.txt/ }).waitFor();
     assert.match(await page.locator('main').innerText(), /2 items in the trash/);
     await shot(page, 'ui-trash');
-    await table.getByRole('row', { name: /trash-me\.txt/ }).getByRole('button', { name: 'Restore' }).click();
+    await table
+      .getByRole('row', { name: /trash-me\.txt/ })
+      .getByRole('button', { name: 'Restore' })
+      .click();
     await table.getByRole('row', { name: /trash-me\.txt/ }).waitFor({ state: 'detached' });
     assert.equal(readFileSync(join(store, 'trash-me.txt'), 'utf8'), 'keep these bytes');
 
@@ -165,7 +172,10 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
   test('dialogs: the name field has focus; rename pre-selects the name without its extension; todo.txt stays todo.txt', async () => {
     await openFolder('/home');
     await page.getByRole('button', { name: 'New folder' }).click();
-    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement).getAttribute('required') !== null && document.activeElement?.tagName), 'INPUT');
+    assert.equal(
+      await page.evaluate(() => (document.activeElement as HTMLElement).getAttribute('required') !== null && document.activeElement?.tagName),
+      'INPUT',
+    );
     assert.equal(await page.evaluate(() => document.activeElement?.closest('label')?.textContent?.trim()), 'Folder name');
     await page.keyboard.type('target');
     await page.keyboard.press('Enter');
@@ -194,7 +204,10 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     assert.ok(!existsSync(join(store, 'todo.txt.txt')));
     await page.keyboard.press('Escape');
     // A typed extension is kept (issue 39, 11); a bare name still gets `.txt`.
-    for (const [typed, made] of [['ideas.md', 'ideas.md'], ['plain', 'plain.txt']]) {
+    for (const [typed, made] of [
+      ['ideas.md', 'ideas.md'],
+      ['plain', 'plain.txt'],
+    ]) {
       await page.getByRole('button', { name: 'New text file' }).click();
       await page.keyboard.type(typed);
       await page.keyboard.press('Enter');
@@ -306,7 +319,10 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
   });
 
   test('Markdown previews render; a script, an onerror image and a javascript: link do not run or survive', async () => {
-    writeFileSync(join(store, 'readme.md'), '# Hello *there*\n\n<script>window.__mdScript = 1</script>\n\n<img src="nope" onerror="window.__mdImg = 1">\n\n[click](javascript:window.__mdLink=1) [site](https://example.test/)\n\n- one\n- two\n');
+    writeFileSync(
+      join(store, 'readme.md'),
+      '# Hello *there*\n\n<script>window.__mdScript = 1</script>\n\n<img src="nope" onerror="window.__mdImg = 1">\n\n[click](javascript:window.__mdLink=1) [site](https://example.test/)\n\n- one\n- two\n',
+    );
     await openFolder('/home');
     await row('readme.md').dblclick();
     const md = page.getByTestId('markdown');
@@ -316,7 +332,10 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
     assert.equal(await md.locator('a[href^="javascript"]').count(), 0);
     assert.equal(await md.getByRole('link', { name: 'site' }).getAttribute('href'), 'https://example.test/');
     await page.waitForTimeout(300);
-    assert.deepEqual(await page.evaluate(() => [(window as never as Record<string, unknown>).__mdScript, (window as never as Record<string, unknown>).__mdImg]), [undefined, undefined]);
+    assert.deepEqual(
+      await page.evaluate(() => [(window as never as Record<string, unknown>).__mdScript, (window as never as Record<string, unknown>).__mdImg]),
+      [undefined, undefined],
+    );
     await page.keyboard.press('Escape');
   });
 

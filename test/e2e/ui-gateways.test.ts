@@ -34,7 +34,10 @@ describe('web UI: gateways', { skip, timeout: 180_000 }, () => {
   });
 
   test('Admin → Gateways: states, settings, a WebDAV client among the sessions, instructions', async () => {
-    const dav = await fetch(`${base}/dav/`, { method: 'PROPFIND', headers: { Depth: '0', Authorization: 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64') } });
+    const dav = await fetch(`${base}/dav/`, {
+      method: 'PROPFIND',
+      headers: { Depth: '0', Authorization: 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64') },
+    });
     assert.equal(dav.status, 207);
     await page.goto(`${base}/admin/gateways`);
     await page.getByRole('heading', { name: 'Protocols' }).waitFor();
@@ -45,7 +48,10 @@ describe('web UI: gateways', { skip, timeout: 180_000 }, () => {
     assert.match(await sessions.innerText(), new RegExp(`WebDAV\\s+${ADMIN.email.replace(/\./g, '\\.')}\\s+127\\.0\\.0\\.1`));
     const instructions = page.getByRole('region', { name: 'Connection instructions' });
     assert.equal(await instructions.getByLabel('Finder / Windows').inputValue(), `${base}/dav/`);
-    assert.match(await instructions.getByLabel('rclone').inputValue(), /rclone config create filedock webdav url=http:\/\/127\.0\.0\.1:\d+\/dav vendor=other user=/);
+    assert.match(
+      await instructions.getByLabel('rclone').inputValue(),
+      /rclone config create filedock webdav url=http:\/\/127\.0\.0\.1:\d+\/dav vendor=other user=/,
+    );
     assert.equal(await instructions.getByTestId('connect-sftp').count(), 0, 'only what listens');
     await shot(page, 'admin-gateways');
   });

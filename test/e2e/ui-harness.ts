@@ -28,7 +28,11 @@ function newest(dir: string): number {
 export function ensureRendererBuilt(): void {
   const index = join(root, 'dist/renderer/index.html');
   if (existsSync(index) && statSync(index).mtimeMs >= newest(join(root, 'renderer'))) return;
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'error'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'renderer/vite.config.ts'), '--logLevel', 'error'],
+    { cwd: root, stdio: 'inherit' },
+  );
   if (r.status !== 0) throw new Error('renderer build failed');
 }
 
@@ -97,7 +101,12 @@ export const desktopContext = (browser: Browser, opts: BrowserContextOptions = {
   browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', ...opts });
 
 /** A fresh desktop context with a page signed in as `who`; `errors` starts empty after the sign-in. */
-export async function signedInPage(browser: Browser, base: string, who = ADMIN, opts: BrowserContextOptions = {}): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+export async function signedInPage(
+  browser: Browser,
+  base: string,
+  who = ADMIN,
+  opts: BrowserContextOptions = {},
+): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
   const ctx = await desktopContext(browser, opts);
   const { page, errors } = await newPage(ctx);
   await signIn(page, base, who);
@@ -106,10 +115,16 @@ export async function signedInPage(browser: Browser, base: string, who = ADMIN, 
 }
 
 /** JSON API calls with a bearer token (read when called, so a suite may sign in later). */
-export const bearerApi = (base: () => string, token: () => string) => async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-  const r = await fetch(base() + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: r.status, body: await r.json() };
-};
+export const bearerApi =
+  (base: () => string, token: () => string) =>
+  async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const r = await fetch(base() + path, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token()}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, body: await r.json() };
+  };
 
 /** Signs in through the form and waits for the shell. */
 export async function signIn(page: Page, base: string, who = ADMIN): Promise<void> {

@@ -15,7 +15,14 @@ import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, startServer, 
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
-const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'en-US', acceptDownloads: true };
+const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+  locale: 'en-US',
+  acceptDownloads: true,
+};
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true };
 const SIZES = { phone: PHONE, desktop: DESKTOP } as const;
 
@@ -27,7 +34,11 @@ describe('file link landing page and dead-link reasons in the browser', { skip, 
   const errors: string[] = [];
 
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${srv.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } });
+    const r = await fetch(`${srv.url}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    });
     return { status: r.status, body: (await r.json()) as any };
   };
   const upload = async (folder: string, name: string, bytes: Buffer) => {
@@ -42,7 +53,8 @@ describe('file link landing page and dead-link reasons in the browser', { skip, 
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body as { id: number; token: string; url: string };
   };
-  const downloads = async (id: number) => ((await api('GET', '/api/files/share')).body.shares as Array<{ id: number; downloads: number }>).find((s) => s.id === id)!.downloads;
+  const downloads = async (id: number) =>
+    ((await api('GET', '/api/files/share')).body.shares as Array<{ id: number; downloads: number }>).find((s) => s.id === id)!.downloads;
   /** A stranger's browser of `size`: its own context, no cookies. */
   const stranger = async (size: keyof typeof SIZES, locale = 'en-US'): Promise<Page> => {
     const ctx = await browser.newContext({ ...SIZES[size], locale });
@@ -59,14 +71,21 @@ describe('file link landing page and dead-link reasons in the browser', { skip, 
     const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ADMIN) });
     ({ token } = (await login.json()) as { token: string });
     photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#2f7ae0' } })
-      .composite([{ input: Buffer.from('<svg width="1200" height="800"><circle cx="850" cy="300" r="160" fill="#ffd35a"/><rect y="560" width="1200" height="240" fill="#2c6e3f"/></svg>') }])
+      .composite([
+        {
+          input: Buffer.from(
+            '<svg width="1200" height="800"><circle cx="850" cy="300" r="160" fill="#ffd35a"/><rect y="560" width="1200" height="240" fill="#2c6e3f"/></svg>',
+          ),
+        },
+      ])
       .jpeg()
       .toBuffer();
     assert.equal((await api('POST', '/api/files/mkdir', { path: '/home/requests' })).status, 200);
     await upload('/home', 'Holiday by the lake.jpg', photo);
     // The landing page shows the thumbnail once the thumbnail job made it: wait (bounded) for it on a probe link.
     const probe = await link({ path: '/home/Holiday by the lake.jpg' });
-    for (let i = 0; i < 400 && !(await (await fetch(probe.url, { headers: { accept: 'text/html' } })).text()).includes('class="pv"'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 400 && !(await (await fetch(probe.url, { headers: { accept: 'text/html' } })).text()).includes('class="pv"'); i++)
+      await new Promise((r) => setTimeout(r, 50));
   });
 
   after(async () => {

@@ -19,7 +19,11 @@ describe('suspended link in the browser', { skip, timeout: 180_000 }, () => {
   let token: string;
 
   const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${srv.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers } });
+    fetch(`${srv.url}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
+    });
 
   before(async () => {
     ensureRendererBuilt();
@@ -45,7 +49,8 @@ describe('suspended link in the browser', { skip, timeout: 180_000 }, () => {
     const link = (await made.json()) as { id: number; token: string };
     const codes: number[] = [];
     // Visitors from four internet addresses through the trusted loopback proxy: over the limit of 3.
-    for (let i = 1; i <= 4; i++) codes.push((await fetch(`${srv.url}/s/${link.token}`, { headers: { 'X-Forwarded-For': `203.0.113.${i}`, Accept: 'application/json' } })).status);
+    for (let i = 1; i <= 4; i++)
+      codes.push((await fetch(`${srv.url}/s/${link.token}`, { headers: { 'X-Forwarded-For': `203.0.113.${i}`, Accept: 'application/json' } })).status);
     assert.deepEqual(codes, [200, 200, 200, 423]);
 
     await page.goto(`${srv.url}/links`);
@@ -60,6 +65,9 @@ describe('suspended link in the browser', { skip, timeout: 180_000 }, () => {
     assert.equal(list.shares.find((s) => s.id === link.id)?.state, 'active');
     assert.equal((await fetch(`${srv.url}/s/${link.token}`, { headers: { 'X-Forwarded-For': '203.0.113.50' } })).status, 200);
     // 401: the sign-in page asking who is signed in before anyone is.
-    assert.deepEqual(errors.filter((e) => !/status of (401|423)/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of (401|423)/.test(e)),
+      [],
+    );
   });
 });

@@ -53,7 +53,9 @@ function unzip(buf: Buffer): Promise<Map<string, Buffer>> {
 
 /** Chromium logs the PIN form's 401, the dead link's 404 and the injected network faults. */
 const realErrors = (errors: string[]) =>
-  errors.filter((e) => !/Failed to load resource: (the server responded with a status of (401|403|404|507)|net::ERR_(CONNECTION_RESET|INTERNET_DISCONNECTED))/.test(e));
+  errors.filter(
+    (e) => !/Failed to load resource: (the server responded with a status of (401|403|404|507)|net::ERR_(CONNECTION_RESET|INTERNET_DISCONNECTED))/.test(e),
+  );
 
 const bytesOf = async (d: Download): Promise<Buffer> => readFileSync((await d.path())!);
 
@@ -102,9 +104,16 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     browser = await launchBrowser();
     const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ADMIN) });
     ({ token } = (await login.json()) as { token: string });
-    for (const dir of ['/home/photos', '/home/photos/raw', '/home/inbox']) assert.equal((await api('POST', '/api/files/mkdir', JSON.stringify({ path: dir }), true)).status, 200);
+    for (const dir of ['/home/photos', '/home/photos/raw', '/home/inbox'])
+      assert.equal((await api('POST', '/api/files/mkdir', JSON.stringify({ path: dir }), true)).status, 200);
     await upload('/home', 'report.bin', report);
-    await upload('/home/photos', 'sunset.png', await sharp({ create: { width: 320, height: 200, channels: 3, background: '#e07a2f' } }).png().toBuffer());
+    await upload(
+      '/home/photos',
+      'sunset.png',
+      await sharp({ create: { width: 320, height: 200, channels: 3, background: '#e07a2f' } })
+        .png()
+        .toBuffer(),
+    );
     await upload('/home/photos', 'notes.txt', Buffer.from('shot at dusk\n'.repeat(50)));
     await upload('/home/photos/raw', 'frame-01.txt', Buffer.from('raw frame'));
     await upload('/home/inbox', 'earlier-secret.txt', Buffer.from('not for visitors'));
@@ -225,7 +234,14 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
 
     const page = await stranger();
     const seen: string[] = [];
-    page.on('response', (r) => void r.text().then((t) => seen.push(`${r.url()} ${t}`), () => undefined));
+    page.on(
+      'response',
+      (r) =>
+        void r.text().then(
+          (t) => seen.push(`${r.url()} ${t}`),
+          () => undefined,
+        ),
+    );
     // Faults, one each: part 2 of the first file loses its connection; at part 3 the browser goes
     // offline for longer than a few quick retries last; the second file's part meets a full disk.
     const parts: string[] = [];
@@ -245,7 +261,11 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
       }
       if (part === 'b1' && !faults.has(part)) {
         faults.add(part);
-        return route.fulfill({ status: 507, contentType: 'application/json', body: JSON.stringify({ error: 'quota_exceeded', message: 'The storage is full.' }) });
+        return route.fulfill({
+          status: 507,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: 'quota_exceeded', message: 'The storage is full.' }),
+        });
       }
       return route.fallback();
     });
@@ -285,7 +305,11 @@ describe('public links in the browser', { skip, timeout: 180_000 }, () => {
     const html = await page.content();
     for (const secret of ['earlier-secret.txt', 'inbox', folders[0]]) {
       assert.ok(!html.includes(secret), `the page shows ${secret}`);
-      assert.deepEqual(seen.filter((s) => s.includes(secret)), [], `a response carries ${secret}`);
+      assert.deepEqual(
+        seen.filter((s) => s.includes(secret)),
+        [],
+        `a response carries ${secret}`,
+      );
     }
   });
 

@@ -110,7 +110,10 @@ describe('web UI: two-factor sign-in', { skip, timeout: 180_000 }, () => {
     await password();
     await page.getByLabel('Code from your authenticator app').fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page.locator('#mfa-status .error').getByText(/Wrong code\. \d tries left\./).waitFor();
+    await page
+      .locator('#mfa-status .error')
+      .getByText(/Wrong code\. \d tries left\./)
+      .waitFor();
     await page.getByRole('button', { name: 'Use a recovery code' }).click();
     await page.getByLabel('Recovery code').fill(codes[0]);
     await page.getByRole('button', { name: 'Verify' }).click();

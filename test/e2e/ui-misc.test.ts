@@ -66,7 +66,10 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
     if (lan.length > 0) {
       assert.match(await note.innerText(), /Link on your network/);
       const offered = await note.locator('input').first().inputValue();
-      assert.ok(lan.some((a) => offered === `http://${a}:${port}${new URL(url).pathname}`), `${offered} is not one of ${lan.join(', ')}`);
+      assert.ok(
+        lan.some((a) => offered === `http://${a}:${port}${new URL(url).pathname}`),
+        `${offered} is not one of ${lan.join(', ')}`,
+      );
     } else {
       assert.match(await note.innerText(), /No network address of this computer was found/);
     }
@@ -77,9 +80,15 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
       const { page: ph } = await newPage(p);
       await signIn(ph, srv.url);
       await ph.goto(`${srv.url}/files/home`);
-      await ph.getByTestId('file-list').getByRole('option', { name: /report\.pdf/ }).waitFor();
+      await ph
+        .getByTestId('file-list')
+        .getByRole('option', { name: /report\.pdf/ })
+        .waitFor();
       // The share dialog of the phone: through the API's answer as the desktop made it, opened from the row menu.
-      await ph.getByTestId('file-list').getByRole('option', { name: /report\.pdf/ }).click({ button: 'right' });
+      await ph
+        .getByTestId('file-list')
+        .getByRole('option', { name: /report\.pdf/ })
+        .click({ button: 'right' });
       await ph.getByRole('menuitem', { name: 'Share link…' }).click();
       await ph.getByRole('dialog').getByRole('button', { name: 'Create link' }).click();
       await ph.getByTestId('loopback-note').waitFor();
@@ -113,7 +122,16 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
 
   test('admin pages say sentences: audit actions, run states, antivirus, the versions box (19)', async () => {
     // Something to show: an upload in the audit log and a sync run.
-    const r = await page.evaluate(async () => (await fetch('/api/files/save-text', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: '/home/audit-me.txt', content: 'x' }) })).status);
+    const r = await page.evaluate(
+      async () =>
+        (
+          await fetch('/api/files/save-text', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ path: '/home/audit-me.txt', content: 'x' }),
+          })
+        ).status,
+    );
     assert.equal(r, 200);
     await page.goto(`${srv.url}/admin/audit`);
     const audit = page.getByTestId('audit');
@@ -163,7 +181,7 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
     const panel = page.getByTestId('uploads');
     // Folded only once every upload has finished.
     await panel.locator('button.panel-head[aria-expanded="false"]').waitFor();
-    assert.equal((await page.evaluate(async () => (await fetch('/api/files/raw?path=/home/fold.txt')).text())), 'folded');
+    assert.equal(await page.evaluate(async () => (await fetch('/api/files/raw?path=/home/fold.txt')).text()), 'folded');
     const box = (await panel.boundingBox())!;
     assert.ok(box.height < 120, `the finished panel is ${box.height}px tall`);
     await panel.getByRole('button', { name: 'Clear finished' }).waitFor();
@@ -178,7 +196,16 @@ describe('web UI: loopback links, not found, admin wording', { skip, timeout: 24
     assert.match((await setup.getAttribute('title')) ?? '', /Admin → Assistant/);
     await setup.click();
     await page.waitForURL(/\/admin\/assistant$/);
-    const made = await page.evaluate(async () => (await fetch('/api/admin/users', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'una@example.com', username: 'una', password: 'una-pass-12345', role: 'user' }) })).status);
+    const made = await page.evaluate(
+      async () =>
+        (
+          await fetch('/api/admin/users', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ email: 'una@example.com', username: 'una', password: 'una-pass-12345', role: 'user' }),
+          })
+        ).status,
+    );
     assert.equal(made, 200);
     const c = await desktopContext(browser);
     try {

@@ -29,18 +29,33 @@ describe('web UI: NFS exports', { skip, timeout: 240_000 }, () => {
   let token: string;
   let port: number;
   let adminId: number;
-  const api = bearerApi(() => srv.url, () => token);
-  const exportsNow = async () => (await api('GET', '/api/admin/gateways/nfs/exports')).body.exports as Array<{ id: number; path: string; clients: string; user_id: number; read_only: boolean }>;
-  const keep = (p: Page, name: string) => shot(p, name).then((file) => {
-    mkdirSync(DOCS, { recursive: true });
-    copyFileSync(file, join(DOCS, `${name}.png`));
-  });
+  const api = bearerApi(
+    () => srv.url,
+    () => token,
+  );
+  const exportsNow = async () =>
+    (await api('GET', '/api/admin/gateways/nfs/exports')).body.exports as Array<{
+      id: number;
+      path: string;
+      clients: string;
+      user_id: number;
+      read_only: boolean;
+    }>;
+  const keep = (p: Page, name: string) =>
+    shot(p, name).then((file) => {
+      mkdirSync(DOCS, { recursive: true });
+      copyFileSync(file, join(DOCS, `${name}.png`));
+    });
   const section = () => page.getByRole('region', { name: 'NFS exports' });
 
   before(async () => {
     ensureRendererBuilt();
     srv = await startServer({ SERVICE_NFS_LISTEN: '127.0.0.1:0' });
-    token = (await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json() as { token: string }).token;
+    token = (
+      (await (
+        await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+      ).json()) as { token: string }
+    ).token;
     const me = (await api('GET', '/api/auth/me')).body;
     adminId = me.user?.id ?? me.id;
     assert.equal((await api('POST', '/api/files/mkdir', { path: '/home/films' })).status, 200);
@@ -83,7 +98,10 @@ describe('web UI: NFS exports', { skip, timeout: 240_000 }, () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await form.waitFor({ state: 'hidden' });
     const [e] = await exportsNow();
-    assert.deepEqual({ path: e.path, clients: e.clients, user_id: e.user_id, read_only: e.read_only }, { path: '/home/films', clients: '127.0.0.1/32, 192.168.1.0/24', user_id: adminId, read_only: false });
+    assert.deepEqual(
+      { path: e.path, clients: e.clients, user_id: e.user_id, read_only: e.read_only },
+      { path: '/home/films', clients: '127.0.0.1/32, 192.168.1.0/24', user_id: adminId, read_only: false },
+    );
     const card = section().getByTestId(`nfs-export-${e.id}`);
     assert.match(await card.innerText(), /\/home\/films\s+Read and write/);
 
@@ -106,7 +124,10 @@ describe('web UI: NFS exports', { skip, timeout: 240_000 }, () => {
       const fh = await mountRoot(c, '/home/films');
       assert.equal((await c.call(NFS, 1, (w) => w.opaque(fh))).accept, 0);
       await page.reload();
-      await section().getByTestId('nfs-connected').getByText(/from 127\.0\.0\.1/).waitFor();
+      await section()
+        .getByTestId('nfs-connected')
+        .getByText(/from 127\.0\.0\.1/)
+        .waitFor();
       assert.match(await section().getByTestId('nfs-connected').innerText(), /\(\/home\/films\) from 127\.0\.0\.1/);
       await section().getByTestId(`nfs-export-${e.id}`).getByText('Mount commands').click();
       await section().scrollIntoViewIfNeeded();
@@ -133,12 +154,23 @@ describe('web UI: NFS exports', { skip, timeout: 240_000 }, () => {
     assert.deepEqual(await exportsNow(), []);
     await section().getByTestId('nfs-warning').waitFor();
     // The one refused save is the only console error (Chromium logs every 4xx response).
-    assert.deepEqual(errors.filter((x) => !/status of 400/.test(x)), []);
+    assert.deepEqual(
+      errors.filter((x) => !/status of 400/.test(x)),
+      [],
+    );
   });
 
   test('phone 390x844: the section fits without sideways scrolling; Turkish', async () => {
-    assert.equal((await api('POST', '/api/admin/gateways/nfs/exports', { path: '/home/films', clients: 'private', user_id: adminId, read_only: true })).status, 201);
-    const { ctx, page: phone } = await signedInPage(browser, srv.url, ADMIN, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+    assert.equal(
+      (await api('POST', '/api/admin/gateways/nfs/exports', { path: '/home/films', clients: 'private', user_id: adminId, read_only: true })).status,
+      201,
+    );
+    const { ctx, page: phone } = await signedInPage(browser, srv.url, ADMIN, {
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      deviceScaleFactor: 2,
+    });
     try {
       await phone.goto(`${srv.url}/admin/gateways`);
       const nfs = phone.getByRole('region', { name: 'NFS exports' });

@@ -19,7 +19,8 @@ const CLIENT = { id: 'filedock-ui', secret: 'ui-client-secret' };
  * Expected console errors: 401s while signed out, the 400 of the refused Test the admin test provokes,
  * and the provider page's web font this test refuses to fetch (ERR_FAILED).
  */
-const realErrors = (errors: string[]) => errors.filter((e) => !/Failed to load resource: (the server responded with a status of 40[01]|net::ERR_FAILED)/.test(e));
+const realErrors = (errors: string[]) =>
+  errors.filter((e) => !/Failed to load resource: (the server responded with a status of 40[01]|net::ERR_FAILED)/.test(e));
 
 describe('web UI: single sign-on', { skip, timeout: 180_000 }, () => {
   let idp: TestIdp;

@@ -39,8 +39,12 @@ describe('first run: a first storage at set-up, helpful empty top levels', { ski
     mkdirSync(home);
     // No admin and no storage variables: the fresh-clone start. HOME decides the suggested folder.
     srv = await spawnServer({
-      HOME: home, SERVICE_DATA_DIR: join(tmp.dir, 'data'), SERVICE_ADMIN_EMAIL: '', SERVICE_ADMIN_PASSWORD: '',
-      SERVICE_DEFAULT_STORAGE_DRIVER: '', SERVICE_DEFAULT_STORAGE_PATH: '',
+      HOME: home,
+      SERVICE_DATA_DIR: join(tmp.dir, 'data'),
+      SERVICE_ADMIN_EMAIL: '',
+      SERVICE_ADMIN_PASSWORD: '',
+      SERVICE_DEFAULT_STORAGE_DRIVER: '',
+      SERVICE_DEFAULT_STORAGE_PATH: '',
     });
     browser = await launchBrowser();
   });
@@ -80,10 +84,17 @@ describe('first run: a first storage at set-up, helpful empty top levels', { ski
     const { page } = await newPage(ctx);
     await signIn(page, srv.url, { email: 'owner@example.com', password: 'owner-pass-1234' });
     const api = (method: string, path: string, body?: unknown) =>
-      page.evaluate(async ([m, u, b]) => {
-        const r = await fetch(u as string, { method: m as string, headers: { 'Content-Type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
-        return { status: r.status, body: await r.json().catch(() => null) };
-      }, [method, path, body] as const);
+      page.evaluate(
+        async ([m, u, b]) => {
+          const r = await fetch(u as string, {
+            method: m as string,
+            headers: { 'Content-Type': 'application/json' },
+            body: b === undefined ? undefined : JSON.stringify(b),
+          });
+          return { status: r.status, body: await r.json().catch(() => null) };
+        },
+        [method, path, body] as const,
+      );
     // Homes off: with one, Bea would pass through to her own folder (issue 39, 2); this is the nothing-at-all case.
     assert.equal((await api('PATCH', '/api/admin/homes', { enabled: false })).status, 200);
     assert.equal((await api('POST', '/api/admin/users', { email: 'bea@example.com', username: 'bea', password: 'bea-pass-12345', role: 'user' })).status, 200);

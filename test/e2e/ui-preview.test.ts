@@ -51,7 +51,8 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
   let root: string;
   let cleanup: () => void;
   const row = (name: string) => fileRow(page, name);
-  const state = (name: string) => (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
+  const state = (name: string) =>
+    (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
   const openFolder = async (p = page) => {
     await p.goto(`${s.url}/files/Docs`);
     await p.getByTestId('file-list').waitFor();
@@ -108,7 +109,9 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
 
     // Thumbnails held back: every tile shows its type icon meanwhile; the PDF's is then refused.
     const held: Route[] = [];
-    const letterThumb = (u: URL) => u.pathname.startsWith('/api/files/thumb/') && u.pathname.endsWith(`/${(s.server.db.sqlite.prepare('SELECT id FROM nodes WHERE name = ?').get('letter.docx') as { id: number }).id}`);
+    const letterThumb = (u: URL) =>
+      u.pathname.startsWith('/api/files/thumb/') &&
+      u.pathname.endsWith(`/${(s.server.db.sqlite.prepare('SELECT id FROM nodes WHERE name = ?').get('letter.docx') as { id: number }).id}`);
     await page.route('**/api/files/thumb/**', (r) => (letterThumb(new URL(r.request().url())) ? held.push(r) : r.abort('failed')));
     await page.evaluate(() => localStorage.setItem('filedock.view', 'grid'));
     await openFolder();
@@ -184,7 +187,10 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
     try {
       const { page: p } = await newPage(phone);
       await openFolder(p);
-      await p.getByTestId('file-list').getByRole('option', { name: /data\.bin/ }).tap();
+      await p
+        .getByTestId('file-list')
+        .getByRole('option', { name: /data\.bin/ })
+        .tap();
       await p.getByTestId('file-info').waitFor();
       const box = (await p.getByRole('dialog').boundingBox())!;
       assert.ok(box.x >= 0 && box.x + box.width <= 390, `the panel fits the phone (${JSON.stringify(box)})`);
@@ -229,7 +235,7 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
     await focusOn('flow.drawio');
   });
 
-  test('an office preview opens its PDF under the document\'s own name, not a blob UUID (item 18)', async (t) => {
+  test("an office preview opens its PDF under the document's own name, not a blob UUID (item 18)", async (t) => {
     if (!hasTool('soffice')) {
       if (process.env.CI) assert.fail('[CI] soffice not found: install libreoffice-writer-nogui');
       return t.skip('soffice not found: install libreoffice-writer-nogui');
@@ -244,7 +250,12 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
     assert.equal(src.searchParams.get('path'), '/Docs/letter.docx');
     const got = await page.evaluate(async (u) => {
       const r = await fetch(u);
-      return { status: r.status, type: r.headers.get('content-type'), disposition: r.headers.get('content-disposition'), head: new TextDecoder().decode((await r.arrayBuffer()).slice(0, 5)) };
+      return {
+        status: r.status,
+        type: r.headers.get('content-type'),
+        disposition: r.headers.get('content-disposition'),
+        head: new TextDecoder().decode((await r.arrayBuffer()).slice(0, 5)),
+      };
     }, src.href);
     assert.deepEqual(got, { status: 200, type: 'application/pdf', disposition: `inline; filename="letter.pdf"; filename*=UTF-8''letter.pdf`, head: '%PDF-' });
     await page.keyboard.press('Escape');

@@ -27,7 +27,10 @@ describe('web UI: a storage whose drive is unplugged', { skip, timeout: 150_000 
   let errors: string[];
   let token: string;
   let id: number;
-  const api = bearerApi(() => srv.url, () => token);
+  const api = bearerApi(
+    () => srv.url,
+    () => token,
+  );
   const waitStatus = async (status: string) => {
     for (let i = 0; i < 150; i++) {
       if ((await api('GET', `/api/admin/storages/${id}`)).body.status === status) return;
@@ -64,12 +67,22 @@ describe('web UI: a storage whose drive is unplugged', { skip, timeout: 150_000 
   test('the Offline badge, the files from the catalogue, no upload; the admin pill with the reason; gone when the drive is back', async () => {
     await page.goto(`${srv.url}/files/USB`);
     await page.getByText('holiday.txt').waitFor();
-    assert.equal(await page.getByRole('status').filter({ hasText: /^Offline$/ }).count(), 0, 'no badge while the drive is in');
+    assert.equal(
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Offline$/ })
+        .count(),
+      0,
+      'no badge while the drive is in',
+    );
 
     v.unmount(m);
     await waitStatus('offline');
     await page.reload();
-    await page.getByRole('status').filter({ hasText: /^Offline$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Offline$/ })
+      .waitFor();
     await page.getByText('holiday.txt').waitFor();
     assert.equal(await page.getByLabel('Upload files', { exact: true }).isDisabled(), true, 'uploading is disabled');
     await shot(page, 'removable-offline');
@@ -84,7 +97,17 @@ describe('web UI: a storage whose drive is unplugged', { skip, timeout: 150_000 
     await waitStatus('online');
     await page.goto(`${srv.url}/files/USB`);
     await page.getByText('holiday.txt').waitFor();
-    assert.equal(await page.getByRole('status').filter({ hasText: /^Offline$/ }).count(), 0, 'the badge is gone');
-    assert.deepEqual(errors.filter((e) => e.startsWith('pageerror')), []);
+    assert.equal(
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Offline$/ })
+        .count(),
+      0,
+      'the badge is gone',
+    );
+    assert.deepEqual(
+      errors.filter((e) => e.startsWith('pageerror')),
+      [],
+    );
   });
 });

@@ -31,7 +31,11 @@ describe('web UI: replication', { skip, timeout: 240_000 }, () => {
   const api = (method: string, path: string, body?: unknown) =>
     page.evaluate(
       async ([m, p, b]) => {
-        const r = await fetch(p as string, { method: m as string, headers: { 'Content-Type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
+        const r = await fetch(p as string, {
+          method: m as string,
+          headers: { 'Content-Type': 'application/json' },
+          body: b === undefined ? undefined : JSON.stringify(b),
+        });
         return { status: r.status, body: await r.json().catch(() => null) };
       },
       [method, path, body] as const,
@@ -181,7 +185,10 @@ describe('web UI: replication', { skip, timeout: 240_000 }, () => {
     await row.waitFor({ timeout: 15_000 });
     assert.match(await row.innerText(), /write[\s\S]*REPLICA_WRITE_FAIL/);
     // The recovery point counts from the first failure (polled every 5 s); amber past SERVICE_REPLICA_RPO_WARN.
-    await page.locator('[data-testid=replica-rpo].rpo-warn').filter({ hasText: /\d+ s behind/ }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('[data-testid=replica-rpo].rpo-warn')
+      .filter({ hasText: /\d+ s behind/ })
+      .waitFor({ timeout: 20_000 });
     assert.equal((await api('GET', '/api/admin/replica/status')).body.rpo_warn_s, 3);
     assert.notEqual(await page.getByTestId('replica-unresolved').innerText(), '0');
     await shot(page, 'admin-replication-failure');
@@ -218,6 +225,9 @@ describe('web UI: replication', { skip, timeout: 240_000 }, () => {
     await until('the settings saved', async () => (await api('GET', '/api/admin/replica/settings')).body.audit_sample_size === 20);
     const saved = (await api('GET', '/api/admin/replica/settings')).body;
     assert.deepEqual([saved.audit_cron, saved.audit_full_cron], ['15 2 * * *', '']);
-    assert.deepEqual(errors.filter((e) => !/400/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/400/.test(e)),
+      [],
+    );
   });
 });

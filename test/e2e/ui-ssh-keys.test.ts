@@ -28,7 +28,29 @@ describe('web UI: SSH keys', { skip, timeout: 120_000 }, () => {
   let keyPath: string;
 
   const sftpWithKey = () =>
-    run('sftp', ['-b', '-', '-P', String(sftpPort), '-i', keyPath, '-o', 'IdentitiesOnly=yes', '-o', 'PasswordAuthentication=no', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', `User=${ADMIN.email}`, '127.0.0.1'], { input: 'ls\n', seconds: 30 });
+    run(
+      'sftp',
+      [
+        '-b',
+        '-',
+        '-P',
+        String(sftpPort),
+        '-i',
+        keyPath,
+        '-o',
+        'IdentitiesOnly=yes',
+        '-o',
+        'PasswordAuthentication=no',
+        '-o',
+        'StrictHostKeyChecking=no',
+        '-o',
+        'UserKnownHostsFile=/dev/null',
+        '-o',
+        `User=${ADMIN.email}`,
+        '127.0.0.1',
+      ],
+      { input: 'ls\n', seconds: 30 },
+    );
 
   before(async () => {
     ensureRendererBuilt();
@@ -70,7 +92,14 @@ describe('web UI: SSH keys', { skip, timeout: 120_000 }, () => {
     assert.equal(ok.code, 0, ok.stderr);
     await page.reload();
     await card.getByTestId('ssh-keys').waitFor();
-    assert.doesNotMatch(await card.getByTestId('ssh-keys').getByRole('row', { name: /Laptop/ }).innerText(), /Never/, 'last used is shown');
+    assert.doesNotMatch(
+      await card
+        .getByTestId('ssh-keys')
+        .getByRole('row', { name: /Laptop/ })
+        .innerText(),
+      /Never/,
+      'last used is shown',
+    );
 
     await card.getByRole('button', { name: 'Remove SSH key Laptop' }).click();
     await page.getByRole('dialog', { name: 'Remove SSH key Laptop' }).getByRole('button', { name: 'Remove' }).click();
@@ -87,7 +116,14 @@ describe('web UI: SSH keys', { skip, timeout: 120_000 }, () => {
     await tr.getByRole('heading', { name: 'SSH anahtarları' }).waitFor();
     await tr.getByRole('button', { name: 'SSH anahtarı ekle' }).waitFor();
     // The signed-out first load asks who is signed in (401) before the form.
-    assert.deepEqual(trErrors.filter((e) => !/status of 401/.test(e)), []);
-    assert.deepEqual(errors.filter((e) => !/status of (400|401)/.test(e)), [], 'no console errors beyond the refused private key');
+    assert.deepEqual(
+      trErrors.filter((e) => !/status of 401/.test(e)),
+      [],
+    );
+    assert.deepEqual(
+      errors.filter((e) => !/status of (400|401)/.test(e)),
+      [],
+      'no console errors beyond the refused private key',
+    );
   });
 });

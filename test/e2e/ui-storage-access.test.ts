@@ -30,20 +30,30 @@ describe('web UI: storage access picker and home folders', { skip, timeout: 240_
   const ids: Record<string, number> = {};
   let storageId: number;
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${srv.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${srv.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: r.status, body: (await r.json().catch(() => null)) as any };
   };
-  const keep = (page: Page, name: string) => shot(page, name).then((p) => {
-    mkdirSync(DOCS, { recursive: true });
-    copyFileSync(p, join(DOCS, `${name}.png`));
-  });
+  const keep = (page: Page, name: string) =>
+    shot(page, name).then((p) => {
+      mkdirSync(DOCS, { recursive: true });
+      copyFileSync(p, join(DOCS, `${name}.png`));
+    });
   /** The dialog fits the viewport and nothing in it scrolls sideways. */
   const fits = async (page: Page) => {
     const dialog = page.getByRole('dialog', { name: 'Access: home' });
     const box = (await dialog.boundingBox())!;
     const vp = page.viewportSize()!;
-    assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width + 0.5 && box.y + box.height <= vp.height + 0.5, `dialog ${JSON.stringify(box)} within ${JSON.stringify(vp)}`);
-    const overflow = await dialog.evaluate((d) => [...d.querySelectorAll('*')].some((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'));
+    assert.ok(
+      box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width + 0.5 && box.y + box.height <= vp.height + 0.5,
+      `dialog ${JSON.stringify(box)} within ${JSON.stringify(vp)}`,
+    );
+    const overflow = await dialog.evaluate((d) =>
+      [...d.querySelectorAll('*')].some((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'),
+    );
     assert.equal(overflow, false, 'nothing inside scrolls sideways');
   };
   const openAccess = async (page: Page) => {
@@ -62,7 +72,11 @@ describe('web UI: storage access picker and home folders', { skip, timeout: 240_
     ensureRendererBuilt();
     srv = await startServer();
     browser = await launchBrowser();
-    token = (await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json() as { token: string }).token;
+    token = (
+      (await (
+        await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+      ).json()) as { token: string }
+    ).token;
     for (const p of PEOPLE) {
       const r = await api('POST', '/api/admin/users', { ...p, password: PASSWORD, role: 'user' });
       assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -102,7 +116,14 @@ describe('web UI: storage access picker and home folders', { skip, timeout: 240_
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
     const g = (await api('GET', `/api/admin/storages/${storageId}/grants`)).body.grants.filter((x: { path: string }) => x.path === '');
-    assert.deepEqual(g.map((x: any) => [x.user_id, x.group, x.level]), [[ids.selin, null, 'editor'], [ids.deniz, null, 'viewer'], [null, 'family', 'viewer']]);
+    assert.deepEqual(
+      g.map((x: any) => [x.user_id, x.group, x.level]),
+      [
+        [ids.selin, null, 'editor'],
+        [ids.deniz, null, 'viewer'],
+        [null, 'family', 'viewer'],
+      ],
+    );
     assert.equal((await api('GET', `/api/admin/storages/${storageId}/grants`)).body.grants.length, 7, 'the four home grants stay');
 
     // Reopened: names and e-mails; remove the group.
@@ -111,7 +132,10 @@ describe('web UI: storage access picker and home folders', { skip, timeout: 240_
     await again.getByRole('button', { name: 'Remove: family' }).click();
     await again.getByRole('button', { name: 'Save' }).click();
     await again.waitFor({ state: 'hidden' });
-    await waitFor('the group removed', async () => (await api('GET', `/api/admin/storages/${storageId}/grants`)).body.grants.filter((x: any) => x.path === '').length === 2);
+    await waitFor(
+      'the group removed',
+      async () => (await api('GET', `/api/admin/storages/${storageId}/grants`)).body.grants.filter((x: any) => x.path === '').length === 2,
+    );
     assert.deepEqual(errors, []);
     await ctx.close();
   });

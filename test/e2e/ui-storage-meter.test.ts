@@ -10,7 +10,19 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { startS3rver, seedObjects, s3rverConfig, type S3rver } from '../helpers/s3rver';
-import { ADMIN, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer, bearerApi, desktopContext, signedInPage } from './ui-harness';
+import {
+  ADMIN,
+  ensureRendererBuilt,
+  launchBrowser,
+  newPage,
+  shot,
+  signIn,
+  startServer,
+  type RunningServer,
+  bearerApi,
+  desktopContext,
+  signedInPage,
+} from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,7 +35,10 @@ describe('web UI: storage request meter', { skip, timeout: 120_000 }, () => {
   let errors: string[];
   let token: string;
   let id: number;
-  const api = bearerApi(() => srv.url, () => token);
+  const api = bearerApi(
+    () => srv.url,
+    () => token,
+  );
 
   before(async () => {
     ensureRendererBuilt();
@@ -61,7 +76,10 @@ describe('web UI: storage request meter', { skip, timeout: 120_000 }, () => {
     assert.equal(await line.getByText('Budget spent').count(), 0);
     assert.equal((await api('GET', `/api/admin/storages/${id}/meter`)).body.budget_per_day, 5000);
     // The signed-out first load asks who is signed in (401) before the form.
-    assert.deepEqual(errors.filter((e) => !/status of 401/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 401/.test(e)),
+      [],
+    );
     const trCtx = await desktopContext(browser, { locale: 'tr-TR' });
     const { page: tr, errors: trErrors } = await newPage(trCtx);
     await signIn(tr, srv.url);
@@ -70,6 +88,9 @@ describe('web UI: storage request meter', { skip, timeout: 120_000 }, () => {
     await trLine.getByText(/Bugünkü istekler: \d+ \/ 5000/).waitFor();
     await trLine.getByLabel('Günlük istek bütçesi (0 = sınırsız)').waitFor();
     // The signed-out first load asks who is signed in (401) before the form.
-    assert.deepEqual(trErrors.filter((e) => !/status of 401/.test(e)), []);
+    assert.deepEqual(
+      trErrors.filter((e) => !/status of 401/.test(e)),
+      [],
+    );
   });
 });

@@ -16,7 +16,15 @@ const N = 100_000;
 function page(offset: number, limit: number) {
   const entries = [];
   for (let i = offset; i < Math.min(N, offset + limit); i++)
-    entries.push({ id: i + 1, name: `file-${String(i).padStart(6, '0')}.txt`, type: 'file', size: i * 10, modified: '2026-11-01T10:00:00Z', mime: 'text/plain', etag: `e${i}` });
+    entries.push({
+      id: i + 1,
+      name: `file-${String(i).padStart(6, '0')}.txt`,
+      type: 'file',
+      size: i * 10,
+      modified: '2026-11-01T10:00:00Z',
+      mime: 'text/plain',
+      etag: `e${i}`,
+    });
   const next = offset + limit < N ? String(offset + limit) : null;
   return { path: '/big', entries, total: N, storage: { name: 'big', driver: 'local', readonly: false }, next_cursor: next };
 }
@@ -76,7 +84,9 @@ describe('virtualised listing', { skip, timeout: 120_000 }, () => {
     frames.sort((a, b) => a - b);
     const p50 = frames[Math.floor(frames.length * 0.5)];
     const p95 = frames[Math.floor(frames.length * 0.95)];
-    console.log(`# 100k listing: first rows ${firstRowsMs} ms, all pages ${allLoadedMs} ms, DOM rows ${rowsInDom}, frame p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
+    console.log(
+      `# 100k listing: first rows ${firstRowsMs} ms, all pages ${allLoadedMs} ms, DOM rows ${rowsInDom}, frame p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`,
+    );
     // A non-virtualised 100k list needs seconds per frame. The bounds leave room for a loaded shared machine:
     // idle, p50 is 16.7 ms (vsync) and p95 about 31 ms; at load average 11 on 2 cores, p50 20-55 ms, p95 75-190 ms.
     assert.ok(p50 < 100, `median frame time ${p50.toFixed(1)} ms`);
@@ -90,6 +100,9 @@ describe('virtualised listing', { skip, timeout: 120_000 }, () => {
     await p.keyboard.press('Shift+ArrowUp');
     await p.locator('.statusbar').getByText('3 selected').waitFor(); // the phone's selection bar (hidden here) says it too
     await shot(p, 'files-100k');
-    assert.deepEqual(errors.filter((e) => !/status of (401|404|501)/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of (401|404|501)/.test(e)),
+      [],
+    );
   });
 });

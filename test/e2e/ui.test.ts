@@ -142,7 +142,10 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await page.getByTestId('uploads').locator('button.panel-head[aria-expanded="false"]').waitFor({ timeout: 60_000 });
     await page.unroute('**/api/files/upload/chunk?*');
     assert.deepEqual(readFileSync(join(srv.dataDir, 'big.bin')), bytes);
-    await page.getByTestId('file-list').getByRole('option', { name: /big\.bin/ }).waitFor();
+    await page
+      .getByTestId('file-list')
+      .getByRole('option', { name: /big\.bin/ })
+      .waitFor();
     assert.equal(await page.evaluate(() => localStorage.getItem('filedock.uploads')), '[]');
   });
 
@@ -152,7 +155,11 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await list.getByRole('option').first().waitFor();
     const login = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ADMIN) });
     const { token } = (await login.json()) as { token: string };
-    const res = await fetch(`${srv.url}/api/files/mkdir`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ path: '/home/from-elsewhere' }) });
+    const res = await fetch(`${srv.url}/api/files/mkdir`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ path: '/home/from-elsewhere' }),
+    });
     assert.equal(res.status, 200);
     await list.getByRole('option', { name: /from-elsewhere/ }).waitFor({ timeout: 10_000 });
   });
@@ -213,7 +220,13 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     const hit = page.getByTestId('file-list').getByRole('option', { name: /hello\.js/ });
     await hit.waitFor();
     assert.match(await hit.innerText(), /\/home/);
-    assert.equal(await page.getByTestId('file-list').getByRole('option', { name: /big\.bin/ }).count(), 0);
+    assert.equal(
+      await page
+        .getByTestId('file-list')
+        .getByRole('option', { name: /big\.bin/ })
+        .count(),
+      0,
+    );
     await shot(page, 'search');
     await page.getByRole('button', { name: 'Clear search' }).click();
   });
@@ -255,7 +268,12 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
   });
 
   test('admin console: users tab creates a user; the admin chunk loads on demand', async () => {
-    const scripts = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('admin-page')));
+    const scripts = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((n) => n.includes('admin-page')),
+    );
     assert.equal(scripts.length, 0, 'admin code is not part of the initial load');
     await page.getByRole('link', { name: 'Admin' }).click();
     await page.getByRole('link', { name: 'Users' }).click();
@@ -292,7 +310,11 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await dlg.getByRole('button', { name: 'Save' }).click();
     const row = page.getByRole('row', { name: /docs/ });
     await row.waitFor();
-    const made = await page.evaluate(async () => ((await (await fetch('/api/admin/storages')).json()) as { storages: Array<{ name: string; rbac_enabled: boolean }> }).storages.find((x) => x.name === 'docs'));
+    const made = await page.evaluate(async () =>
+      ((await (await fetch('/api/admin/storages')).json()) as { storages: Array<{ name: string; rbac_enabled: boolean }> }).storages.find(
+        (x) => x.name === 'docs',
+      ),
+    );
     assert.equal(made?.rbac_enabled, true);
     await row.getByRole('button', { name: 'Sync now' }).click();
     await page.getByText('Sync started.').waitFor();
@@ -316,7 +338,10 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     for (const name of ['Protection', 'Updates']) await page.getByRole('region', { name }).waitFor();
     // No section for a feature this server does not have yet.
     assert.equal(await page.getByRole('region', { name: 'External services' }).count(), 0);
-    await page.getByRole('region', { name: 'Updates' }).getByText(/Running version \d+\.\d+\.\d+/).waitFor();
+    await page
+      .getByRole('region', { name: 'Updates' })
+      .getByText(/Running version \d+\.\d+\.\d+/)
+      .waitFor();
     await shot(page, 'admin-settings');
   });
 
@@ -332,7 +357,10 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     await page.getByText(/Copy started in the background|Copied\./).waitFor();
     const ops = page.getByRole('region', { name: 'Operations' });
     await ops.getByRole('button', { name: /Operations/ }).click();
-    await ops.getByText(/Done|Running|Queued/).first().waitFor();
+    await ops
+      .getByText(/Done|Running|Queued/)
+      .first()
+      .waitFor();
     await shot(page, 'ops-panel');
     await page.goto(`${srv.url}/files/docs`);
     await list.getByRole('option', { name: /big\.bin/ }).waitFor({ timeout: 15_000 });
@@ -376,7 +404,9 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await answered;
       // The form settles: either ready for another try or showing the lock.
-      await page.waitForFunction(() => !!document.querySelector('[data-testid=lockout]') || !document.querySelector<HTMLButtonElement>('button[type=submit]')!.disabled);
+      await page.waitForFunction(
+        () => !!document.querySelector('[data-testid=lockout]') || !document.querySelector<HTMLButtonElement>('button[type=submit]')!.disabled,
+      );
     }
     await lock.waitFor();
     const first = Number((await lock.innerText()).match(/(\d+) s/)![1]);

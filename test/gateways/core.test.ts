@@ -36,7 +36,11 @@ describe('gateway core', () => {
     s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '10s', SERVICE_LIMITS_MAX_UPLOAD_BYTES: '4096' });
     core = s.server.services.gateways;
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...ZED, role: 'user' } });
   });
   after(async () => {
@@ -118,7 +122,10 @@ describe('gateway core', () => {
   test('the tree: / lists storages, folders stream from the catalogue, writes go through the gate with the protocol as origin', async () => {
     const a = await core.auth.signIn(ADMIN.email, ADMIN.password, req(), 'webdav');
     const t = core.tree(a, 'webdav');
-    assert.deepEqual((await all(t.list('/'))).map((e) => e.name), ['Box']);
+    assert.deepEqual(
+      (await all(t.list('/'))).map((e) => e.name),
+      ['Box'],
+    );
     assert.equal((await t.stat('/')).type, 'dir');
     assert.equal((await t.stat('/Box')).type, 'dir');
     const docs = await all(t.files.entries('/Box/docs', 10));
@@ -131,7 +138,12 @@ describe('gateway core', () => {
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(events.at(-1)?.meta.origin, 'webdav');
     // A body that fails mid-way leaves nothing behind.
-    const broken = new Readable({ read() { this.push(Buffer.from('partial')); this.destroy(new Error('client gone')); } });
+    const broken = new Readable({
+      read() {
+        this.push(Buffer.from('partial'));
+        this.destroy(new Error('client gone'));
+      },
+    });
     await assert.rejects(t.write('/Box/docs/broken.txt', broken));
     assert.equal(existsSync(join(root, 'docs/broken.txt')), false);
   });
@@ -144,11 +156,21 @@ describe('gateway core', () => {
       writeFileSync(join(fresh, 'top.txt'), 'top');
       // The first sync waits in the paused queue: only listings catalogue the tree.
       s.server.queue.setPaused(true);
-      assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Fresh', driver: 'local', config: { path: fresh } } })).status, 200);
+      assert.equal(
+        (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Fresh', driver: 'local', config: { path: fresh } } }))
+          .status,
+        200,
+      );
       const t = core.tree(await core.auth.signIn(ADMIN.email, ADMIN.password, req(), 'webdav'), 'webdav');
-      assert.deepEqual((await all(t.files.entries('/Fresh/deep/er'))).map((e) => e.name), []);
+      assert.deepEqual(
+        (await all(t.files.entries('/Fresh/deep/er'))).map((e) => e.name),
+        [],
+      );
       // Checking deep/er put `deep` into the root's rows; the root itself was never listed.
-      assert.deepEqual((await all(t.files.entries('/Fresh'))).map((e) => e.name), ['deep', 'empty', 'top.txt']);
+      assert.deepEqual(
+        (await all(t.files.entries('/Fresh'))).map((e) => e.name),
+        ['deep', 'empty', 'top.txt'],
+      );
     } finally {
       s.server.queue.setPaused(false);
       gone();
@@ -173,9 +195,18 @@ describe('gateway core', () => {
   test('a key confined to a folder, read-only: the way down lists only the next folder; writes and siblings are refused', async () => {
     const made = await s.api('POST', '/api/auth/keys', { token: admin, body: { name: 'ro', verbs: ['files:read'], root: '/Box/docs/sub' } });
     const t = core.tree(await core.auth.signIn('', made.body.token, req(), 'ftp'), 'ftp');
-    assert.deepEqual((await all(t.list('/'))).map((e) => e.name), ['Box']);
-    assert.deepEqual((await all(t.list('/Box'))).map((e) => e.name), ['docs']);
-    assert.deepEqual((await all(t.list('/Box/docs'))).map((e) => e.name), ['sub']);
+    assert.deepEqual(
+      (await all(t.list('/'))).map((e) => e.name),
+      ['Box'],
+    );
+    assert.deepEqual(
+      (await all(t.list('/Box'))).map((e) => e.name),
+      ['docs'],
+    );
+    assert.deepEqual(
+      (await all(t.list('/Box/docs'))).map((e) => e.name),
+      ['sub'],
+    );
     assert.equal((await t.stat('/Box/docs')).type, 'dir');
     const write = await t.write('/Box/docs/sub/x.txt', Readable.from([Buffer.from('x')])).catch((e) => e);
     assert.deepEqual([write.code, write.details?.source], ['permission_denied', 'key']);
@@ -189,10 +220,18 @@ describe('gateway core', () => {
     core.registry.touch('webdav', 'admin@example.test', '127.0.0.1');
     const r = await s.api('GET', '/api/admin/gateways', { token: admin });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.gateways.map((g: any) => [g.protocol, g.enabled]), [['webdav', true], ['sftp', true], ['ftp', false], ['s3', false], ['nfs', false]]);
+    assert.deepEqual(
+      r.body.gateways.map((g: any) => [g.protocol, g.enabled]),
+      [
+        ['webdav', true],
+        ['sftp', true],
+        ['ftp', false],
+        ['s3', false],
+        ['nfs', false],
+      ],
+    );
     assert.deepEqual(r.body.sessions.map((x: any) => x.protocol).sort(), ['sftp', 'webdav']);
     close();
     assert.equal((await s.api('GET', '/api/admin/gateways', { token: admin })).body.sessions.length, 1);
   });
 });
-

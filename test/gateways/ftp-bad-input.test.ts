@@ -20,8 +20,18 @@ import { RawFtp } from '../helpers/ftp-client';
 
 const ZED = { email: 'zed@example.test', username: 'zed', password: 'zed-password-1' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ftpPort = (s: TestServer) => Number(s.server.services.gateways.registry.status().gateways.find((g) => g.protocol === 'ftp')!.listen!.split(':').pop());
-const visible = (dir: string) => readdirSync(dir).filter((n) => !n.startsWith('.')).sort();
+const ftpPort = (s: TestServer) =>
+  Number(
+    s.server.services.gateways.registry
+      .status()
+      .gateways.find((g) => g.protocol === 'ftp')!
+      .listen!.split(':')
+      .pop(),
+  );
+const visible = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => !n.startsWith('.'))
+    .sort();
 
 describe('FTPS gateway: bad input', () => {
   let s: TestServer;
@@ -47,7 +57,11 @@ describe('FTPS gateway: bad input', () => {
     s = await startTestServer({ SERVICE_FTP_LISTEN: '127.0.0.1:0', SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '30s' });
     port = ftpPort(s);
     const admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: { ...ZED, role: 'user' } })).status, 200);
     s.server.bus.on('file.uploaded', (e) => void uploaded.push(e));
   });
@@ -199,7 +213,9 @@ describe('FTPS gateway: bad input', () => {
   });
 });
 
-const outside = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+const outside = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
 describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined : 'no non-loopback IPv4 address on this machine' }, () => {
   let s: TestServer;
@@ -210,12 +226,22 @@ describe('FTPS gateway from a non-loopback address', { skip: outside ? undefined
 
   before(async () => {
     s = await startTestServer({
-      SERVICE_FTP_LISTEN: '0.0.0.0:0', SERVICE_FTP_IDLE_TIMEOUT: '1s',
-      SERVICE_FTP_PASSIVE_PORTS: `${first}-${first + 19}`, SERVICE_FTP_PASV_ADDRESS: '203.0.113.7',
+      SERVICE_FTP_LISTEN: '0.0.0.0:0',
+      SERVICE_FTP_IDLE_TIMEOUT: '1s',
+      SERVICE_FTP_PASSIVE_PORTS: `${first}-${first + 19}`,
+      SERVICE_FTP_PASV_ADDRESS: '203.0.113.7',
     });
     port = ftpPort(s);
     ({ dir, cleanup } = tempDir('filedock-ftpnat-'));
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: await s.login(), body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: dir } } })).status, 200);
+    assert.equal(
+      (
+        await s.api('POST', '/api/admin/storages', {
+          token: await s.login(),
+          body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: dir } },
+        })
+      ).status,
+      200,
+    );
   });
   after(async () => {
     await s?.close();

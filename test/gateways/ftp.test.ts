@@ -34,9 +34,22 @@ describe('FTPS gateway with real clients', { skip: skip ?? undefined }, () => {
     return run('timeout', ['60', 'lftp', '-c', script], { maxBuffer: 64 * 1024 * 1024 });
   };
   const rcloneArgs = async (user = ADMIN.email, pass = ADMIN.password) => [
-    '--ftp-host', '127.0.0.1', '--ftp-port', String(port), '--ftp-user', user,
-    '--ftp-pass', (await run('rclone', ['obscure', pass])).stdout.trim(), '--ftp-explicit-tls', '--ftp-no-check-certificate',
-    '--config', '/dev/null', '--retries', '1', '--low-level-retries', '1',
+    '--ftp-host',
+    '127.0.0.1',
+    '--ftp-port',
+    String(port),
+    '--ftp-user',
+    user,
+    '--ftp-pass',
+    (await run('rclone', ['obscure', pass])).stdout.trim(),
+    '--ftp-explicit-tls',
+    '--ftp-no-check-certificate',
+    '--config',
+    '/dev/null',
+    '--retries',
+    '1',
+    '--low-level-retries',
+    '1',
   ];
   const signedIn = async (user = ADMIN.email, pass = ADMIN.password) => {
     const { ftp } = await RawFtp.connect(port);
@@ -57,8 +70,24 @@ describe('FTPS gateway with real clients', { skip: skip ?? undefined }, () => {
     assert.equal(ftp.enabled, true);
     port = Number(ftp.listen!.split(':').pop());
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: join(root, 'box') } } })).status, 200);
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Ro', driver: 'local', read_only: true, config: { path: roRoot } } })).status, 200);
+    assert.equal(
+      (
+        await s.api('POST', '/api/admin/storages', {
+          token: admin,
+          body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: join(root, 'box') } },
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (
+        await s.api('POST', '/api/admin/storages', {
+          token: admin,
+          body: { rbac_enabled: false, name: 'Ro', driver: 'local', read_only: true, config: { path: roRoot } },
+        })
+      ).status,
+      200,
+    );
     assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: { ...VIEWER, role: 'viewer' } })).status, 200);
   });
   after(async () => {
@@ -72,7 +101,9 @@ describe('FTPS gateway with real clients', { skip: skip ?? undefined }, () => {
     const big = randomBytes(3 * 1024 * 1024 + 17);
     const src = join(root, 'big.bin');
     writeFileSync(src, big);
-    const out = await lftp(`cls -1 /; cd Box/docs; cat hello.txt; put ${src} -o big.bin; mkdir sub; mv big.bin sub/moved.bin; get sub/moved.bin -o ${join(root, 'back.bin')}; cls -1 sub`);
+    const out = await lftp(
+      `cls -1 /; cd Box/docs; cat hello.txt; put ${src} -o big.bin; mkdir sub; mv big.bin sub/moved.bin; get sub/moved.bin -o ${join(root, 'back.bin')}; cls -1 sub`,
+    );
     assert.equal(out.stdout, '/Box/\n/Ro/\nhello world' + 'sub/moved.bin\n');
     assert.ok(readFileSync(join(root, 'back.bin')).equals(big), 'byte-exact round trip');
     assert.ok(readFileSync(join(root, 'box/docs/sub/moved.bin')).equals(big));
@@ -80,13 +111,18 @@ describe('FTPS gateway with real clients', { skip: skip ?? undefined }, () => {
     await lftp('cd Box/docs; rm sub/moved.bin; rmdir sub');
     assert.equal(existsSync(join(root, 'box/docs/sub')), false);
     const audit = await s.api('GET', '/api/admin/audit?action=auth.login', { token: admin });
-    assert.ok(audit.body.events.some((e: any) => e.meta.kind === 'ftp'), 'sign-in audited as ftp');
+    assert.ok(
+      audit.body.events.some((e: any) => e.meta.kind === 'ftp'),
+      'sign-in audited as ftp',
+    );
   });
 
   test('lftp: an empty folder lists and an empty file downloads (the TLS data handshake completes before the data ends)', async () => {
     mkdirSync(join(root, 'box/empty'));
     writeFileSync(join(root, 'box/zero.txt'), '');
-    const out = await lftp(`cls -1 /Box/empty; get /Box/zero.txt -o ${join(root, 'zero-back.txt')}; mirror -R ${join(root, 'box/empty')} /Box/empty-copy; echo done`);
+    const out = await lftp(
+      `cls -1 /Box/empty; get /Box/zero.txt -o ${join(root, 'zero-back.txt')}; mirror -R ${join(root, 'box/empty')} /Box/empty-copy; echo done`,
+    );
     assert.equal(out.stdout, 'done\n');
     assert.equal(readFileSync(join(root, 'zero-back.txt'), 'utf8'), '');
     assert.ok(existsSync(join(root, 'box/empty-copy')));

@@ -29,7 +29,11 @@ describe('app locks on the protocol gateways', () => {
   let sftpPort: number;
   let ftpPort: number;
   const dav = (path: string, method: string, headers: Record<string, string> = {}, body?: string) =>
-    fetch(`${s.url}/dav${path}`, { method, body, headers: { authorization: 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64'), ...headers } });
+    fetch(`${s.url}/dav${path}`, {
+      method,
+      body,
+      headers: { authorization: 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64'), ...headers },
+    });
   const lock = () => s.server.services.files.locks.set(sid, 'a.pdf', sign, null);
   const unlock = () => s.server.services.files.locks.clear(sid, 'a.pdf', 'sign');
   const bytes = () => readFileSync(join(root, 'a.pdf'), 'utf8');
@@ -48,7 +52,10 @@ describe('app locks on the protocol gateways', () => {
     const key = await s.api('POST', '/api/auth/keys', { token: admin, body: { name: 's3', verbs: ['files:read', 'files:write'] } });
     assert.ok(key.status === 200 || key.status === 201, JSON.stringify(key.body));
     s3 = new S3Client({
-      endpoint: gw('s3').url!, region: 'us-east-1', forcePathStyle: true, maxAttempts: 1,
+      endpoint: gw('s3').url!,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      maxAttempts: 1,
       credentials: { accessKeyId: key.body.s3.access_key_id, secretAccessKey: key.body.s3.secret_access_key },
     });
     sftpPort = Number(gw('sftp').listen!.split(':').at(-1));
@@ -92,7 +99,10 @@ describe('app locks on the protocol gateways', () => {
     await lock();
     try {
       const denied = async (call: Promise<unknown>, what: string) => {
-        const e = await call.then(() => null, (err) => err);
+        const e = await call.then(
+          () => null,
+          (err) => err,
+        );
         assert.ok(e, `${what} was refused`);
         assert.equal(e.name, 'AccessDenied', what);
         assert.equal(e.$metadata.httpStatusCode, 403, what);
@@ -120,7 +130,10 @@ describe('app locks on the protocol gateways', () => {
       await lock();
       try {
         const denied = async (x: Promise<unknown>, what: string) => {
-          const e = await x.then(() => null, (err) => err);
+          const e = await x.then(
+            () => null,
+            (err) => err,
+          );
           assert.equal(e?.code, S.PERMISSION_DENIED, `${what}: ${e?.code} ${e?.message}`);
           assert.match(e.message, SENTENCE, what);
         };

@@ -33,8 +33,14 @@ describe('NFS gateway: bad input', () => {
     await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } });
     const me = (await s.api('GET', '/api/auth/me', { token: admin })).body;
     const user_id = me.user?.id ?? me.id;
-    assert.equal((await s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { path: '/Box', clients: '127.0.0.0/8', user_id } })).status, 201);
-    assert.equal((await s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { path: '/Box/far', clients: '10.0.0.0/8, fd00::/8', user_id } })).status, 201);
+    assert.equal(
+      (await s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { path: '/Box', clients: '127.0.0.0/8', user_id } })).status,
+      201,
+    );
+    assert.equal(
+      (await s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { path: '/Box/far', clients: '10.0.0.0/8, fd00::/8', user_id } })).status,
+      201,
+    );
     const bad = await s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { path: '/Box', clients: '10.0.0.0/99', user_id } });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.details.field, 'clients');
@@ -89,11 +95,23 @@ describe('NFS gateway: bad input', () => {
     info.r.u32();
     const wtmax = info.r.u32();
     assert.equal(rtmax, 1 << 20);
-    const read = await c.call(NFS, 6, (w) => w.opaque(file).u64(0).u32(64 << 20));
+    const read = await c.call(NFS, 6, (w) =>
+      w
+        .opaque(file)
+        .u64(0)
+        .u32(64 << 20),
+    );
     assert.equal(read.r.u32(), 0);
     if (read.r.bool()) read.r.fixed(84);
     assert.equal(read.r.u32(), rtmax, 'READ count clamped');
-    const write = await c.call(NFS, 7, (w) => w.opaque(file).u64(0).u32(wtmax + 1).u32(0).opaque(Buffer.alloc(wtmax + 1)));
+    const write = await c.call(NFS, 7, (w) =>
+      w
+        .opaque(file)
+        .u64(0)
+        .u32(wtmax + 1)
+        .u32(0)
+        .opaque(Buffer.alloc(wtmax + 1)),
+    );
     assert.equal(write.r.u32(), 22, 'NFS3ERR_INVAL');
     await alive();
   });
@@ -130,15 +148,21 @@ describe('NFS gateway: bad input', () => {
   test('1,000 connections at once: bounded by the connection cap; the service answers after', async () => {
     const socks: Socket[] = [];
     let closed = 0;
-    await Promise.all(Array.from({ length: 1000 }, () => new Promise<void>((resolve) => {
-      const k = connect({ host: '127.0.0.1', port }, () => resolve());
-      k.on('error', () => resolve());
-      k.on('close', () => {
-        closed++;
-        resolve();
-      });
-      socks.push(k);
-    })));
+    await Promise.all(
+      Array.from(
+        { length: 1000 },
+        () =>
+          new Promise<void>((resolve) => {
+            const k = connect({ host: '127.0.0.1', port }, () => resolve());
+            k.on('error', () => resolve());
+            k.on('close', () => {
+              closed++;
+              resolve();
+            });
+            socks.push(k);
+          }),
+      ),
+    );
     const end = Date.now() + 30_000;
     while (closed < 1000 - MAX_CONNECTIONS - 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     assert.ok(closed >= 1000 - MAX_CONNECTIONS - 2, `the server closed what is over its cap (${closed} closed)`);

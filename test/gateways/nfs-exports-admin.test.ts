@@ -25,7 +25,11 @@ describe('NFS exports admin API: field errors', () => {
     writeFileSync(join(root, 'a.txt'), 'a');
     s = await startTestServer({});
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     const me = (await s.api('GET', '/api/auth/me', { token: admin })).body;
     user_id = me.user?.id ?? me.id;
   });
@@ -34,9 +38,14 @@ describe('NFS exports admin API: field errors', () => {
     cleanup?.();
   });
 
-  const add = (body: Record<string, unknown>) => s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { clients: '192.168.1.0/24', user_id, ...body } });
+  const add = (body: Record<string, unknown>) =>
+    s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { clients: '192.168.1.0/24', user_id, ...body } });
 
-  for (const [what, path] of [['a missing storage', '/Nope'], ['a missing folder', '/Box/none'], ['a file', '/Box/a.txt']] as const) {
+  for (const [what, path] of [
+    ['a missing storage', '/Nope'],
+    ['a missing folder', '/Box/none'],
+    ['a file', '/Box/a.txt'],
+  ] as const) {
     test(`${what} is refused on the path field`, async () => {
       const r = await add({ path });
       assert.equal(r.status, 400, JSON.stringify(r.body));

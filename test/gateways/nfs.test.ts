@@ -26,12 +26,14 @@ const CP_AT_ONCE = Number(process.env.NFS_CP_AT_ONCE ?? 8);
 async function limited<T>(n: number, jobs: Array<() => Promise<T>>): Promise<T[]> {
   const out: T[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      out[i] = await jobs[i]();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]();
+      }
+    }),
+  );
   return out;
 }
 
@@ -50,7 +52,8 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
   let admin: string;
   let port: number;
   const url = (path: string, exp = '/Box') => `nfs://127.0.0.1${exp}${path}?nfsport=${port}&mountport=${port}&version=3`;
-  const names = async (path: string) => ((await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin })).body.entries ?? []).map((e: { name: string }) => e.name);
+  const names = async (path: string) =>
+    ((await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin })).body.entries ?? []).map((e: { name: string }) => e.name);
 
   before(async () => {
     ({ dir: root, cleanup } = tempDir('filedock-gw-nfs-'));
@@ -58,9 +61,16 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
     writeFileSync(join(root, 'docs/a.txt'), 'hello');
     s = await startTestServer({ SERVICE_NFS_LISTEN: '127.0.0.1:0' });
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     const me = (await s.api('GET', '/api/auth/me', { token: admin })).body;
-    const r = await s.api('POST', '/api/admin/gateways/nfs/exports', { token: admin, body: { path: '/Box', clients: '127.0.0.1/32, ::1', user_id: me.user?.id ?? me.id } });
+    const r = await s.api('POST', '/api/admin/gateways/nfs/exports', {
+      token: admin,
+      body: { path: '/Box', clients: '127.0.0.1/32, ::1', user_id: me.user?.id ?? me.id },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const g = s.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 'nfs')!;
     port = Number(g.listen!.split(':').at(-1));
@@ -83,7 +93,10 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
   // mount of its own, per file and direction, and the suite runs on both databases. CI runs 200 (same paths).
   test('a tree of files (200; NFS_TEST_FILES) copied in with nfs-cp and out again, compared by sha256', { timeout: 900_000 }, async () => {
     const { dir: local, cleanup: done } = tempDir('filedock-nfs-local-');
-    const files = Array.from({ length: Number(process.env.NFS_TEST_FILES ?? 200) }, (_, i) => ({ name: `d${i % 10}/f${i}.bin`, body: randomBytes(i % 7 === 0 ? 300_000 : 1 + (i * 37) % 5000) }));
+    const files = Array.from({ length: Number(process.env.NFS_TEST_FILES ?? 200) }, (_, i) => ({
+      name: `d${i % 10}/f${i}.bin`,
+      body: randomBytes(i % 7 === 0 ? 300_000 : 1 + ((i * 37) % 5000)),
+    }));
     for (let i = 0; i < 10; i++) {
       mkdirSync(join(local, 'in', `d${i}`), { recursive: true });
       mkdirSync(join(local, 'out', `d${i}`), { recursive: true });
@@ -96,13 +109,23 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
     const c = await RpcClient.open(port);
     const rootFh = await mountRoot(c, '/Box/tree');
     for (let i = 0; i < 10; i++) assert.equal(await mkdir(c, rootFh, `d${i}`), 0);
-    await limited(CP_AT_ONCE, files.map((f) => () => run('nfs-cp', [join(local, 'in', f.name), url(`/tree/${f.name}`)])));
+    await limited(
+      CP_AT_ONCE,
+      files.map((f) => () => run('nfs-cp', [join(local, 'in', f.name), url(`/tree/${f.name}`)])),
+    );
     const copiedIn = Date.now() - t0;
     // Published at COMMIT or after the quiet period: wait for every file on the disk.
-    await until('every file published', () => files.every((f) => existsSync(join(root, 'tree', f.name)) && readFileSync(join(root, 'tree', f.name)).length === f.body.length), 120_000);
+    await until(
+      'every file published',
+      () => files.every((f) => existsSync(join(root, 'tree', f.name)) && readFileSync(join(root, 'tree', f.name)).length === f.body.length),
+      120_000,
+    );
     for (const f of files) assert.equal(sha(readFileSync(join(root, 'tree', f.name))), sha(f.body), f.name);
     const t1 = Date.now();
-    await limited(CP_AT_ONCE, files.map((f) => () => run('nfs-cp', [url(`/tree/${f.name}`), join(local, 'out', f.name)])));
+    await limited(
+      CP_AT_ONCE,
+      files.map((f) => () => run('nfs-cp', [url(`/tree/${f.name}`), join(local, 'out', f.name)])),
+    );
     console.log(`# ${files.length} files: in ${copiedIn} ms, out ${Date.now() - t1} ms`);
     for (const f of files) assert.equal(sha(readFileSync(join(local, 'out', f.name))), sha(f.body), f.name);
     c.close();
@@ -119,7 +142,14 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
     const fh = Buffer.from(made.r.opaque(64));
     const body = randomBytes(200_000);
     for (let at = 0; at < body.length; at += 65536) {
-      const w = await c.call(NFS, 7, (x) => x.opaque(fh).u64(at).u32(Math.min(65536, body.length - at)).u32(0).opaque(body.subarray(at, at + 65536)));
+      const w = await c.call(NFS, 7, (x) =>
+        x
+          .opaque(fh)
+          .u64(at)
+          .u32(Math.min(65536, body.length - at))
+          .u32(0)
+          .opaque(body.subarray(at, at + 65536)),
+      );
       assert.equal(w.r.u32(), 0, 'WRITE ok');
     }
     assert.ok(!(await names('/Box/docs')).includes('late.bin'), 'not listed before COMMIT');

@@ -12,7 +12,11 @@ import { GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCo
 import { startTestServer } from '../helpers/server';
 import { signed, startS3Env, type S3Env } from './s3-setup';
 
-const err = (p: Promise<unknown>) => p.then(() => assert.fail('expected a refusal'), (e) => e as { name: string; $metadata: { httpStatusCode: number } });
+const err = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('expected a refusal'),
+    (e) => e as { name: string; $metadata: { httpStatusCode: number } },
+  );
 
 describe('S3 gateway access', () => {
   let e: S3Env;
@@ -36,13 +40,18 @@ describe('S3 gateway access', () => {
     // A large body refused before it is read: the answer comes at once and the client's next request is served.
     const big = await err(ro.send(new PutObjectCommand({ Bucket: 'Box', Key: 'docs/big.bin', Body: Buffer.alloc(8 * 1024 * 1024, 'b') })));
     assert.equal(big.name, 'AccessDenied');
-    for (let i = 0; i < 3; i++) assert.equal(await (await ro.send(new GetObjectCommand({ Bucket: 'Box', Key: 'docs/out.txt' }))).Body!.transformToString(), 'outside');
+    for (let i = 0; i < 3; i++)
+      assert.equal(await (await ro.send(new GetObjectCommand({ Bucket: 'Box', Key: 'docs/out.txt' }))).Body!.transformToString(), 'outside');
   });
 
   test('a key confined to a folder: the way down and what is below; AccessDenied outside', async () => {
     const c = e.sdk(await e.key(e.admin, { verbs: ['files:read', 'files:write'], root: '/Box/docs/sub', name: 'confined' }));
     const all = await c.send(new ListObjectsV2Command({ Bucket: 'Box' }));
-    assert.deepEqual(all.Contents?.map((x) => x.Key), ['docs/sub/in.txt'], 'only below the root');
+    assert.deepEqual(
+      all.Contents?.map((x) => x.Key),
+      ['docs/sub/in.txt'],
+      'only below the root',
+    );
     const top = await c.send(new ListObjectsV2Command({ Bucket: 'Box', Prefix: 'docs/', Delimiter: '/' }));
     assert.deepEqual([top.Contents ?? [], top.CommonPrefixes?.map((p) => p.Prefix)], [[], ['docs/sub/']], 'the way down shows only the next folder');
     const out = await err(c.send(new GetObjectCommand({ Bucket: 'Box', Key: 'docs/out.txt' })));
@@ -54,9 +63,14 @@ describe('S3 gateway access', () => {
   });
 
   test('a viewer account may read, not write; a read-only storage refuses everyone', async () => {
-    await e.s.api('POST', '/api/admin/users', { token: e.admin, body: { email: 'v@example.test', username: 'v1', password: 'viewer-password-1', role: 'viewer' } });
+    await e.s.api('POST', '/api/admin/users', {
+      token: e.admin,
+      body: { email: 'v@example.test', username: 'v1', password: 'viewer-password-1', role: 'viewer' },
+    });
     const viewer = await e.s.login('v@example.test', 'viewer-password-1');
-    const v = e.sdk(await e.key(viewer, { verbs: ['files:read', 'files:write'], name: 'viewer' }).catch(async () => e.key(viewer, { verbs: ['files:read'], name: 'viewer' })));
+    const v = e.sdk(
+      await e.key(viewer, { verbs: ['files:read', 'files:write'], name: 'viewer' }).catch(async () => e.key(viewer, { verbs: ['files:read'], name: 'viewer' })),
+    );
     assert.equal(await (await v.send(new GetObjectCommand({ Bucket: 'Box', Key: 'docs/out.txt' }))).Body!.transformToString(), 'outside');
     const put = await err(v.send(new PutObjectCommand({ Bucket: 'Box', Key: 'v.txt', Body: 'x' })));
     assert.equal(put.name, 'AccessDenied');
@@ -75,7 +89,11 @@ describe('S3 gateway access', () => {
     assert.equal(r.status, 0);
     await new Promise((res) => setTimeout(res, 500));
     assert.equal(existsSync(join(e.root, 'gone.bin')), false);
-    assert.deepEqual(readdirSync(e.root).filter((n) => n.includes('gone')), [], 'no temp file left visible');
+    assert.deepEqual(
+      readdirSync(e.root).filter((n) => n.includes('gone')),
+      [],
+      'no temp file left visible',
+    );
     assert.equal(events.length, 0);
   });
 
@@ -88,7 +106,10 @@ describe('S3 gateway access', () => {
     assert.equal(readFileSync(join(e.root, 'by-uid.txt'), 'utf8'), 'uid');
     const renamed = await e.s.api('PUT', `/api/admin/storages/${boxId}`, { token: e.admin, body: { name: 'Crate' } });
     assert.equal(renamed.status, 200);
-    assert.deepEqual((await s3.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name), ['Crate']);
+    assert.deepEqual(
+      (await s3.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name),
+      ['Crate'],
+    );
     assert.equal(await (await s3.send(new GetObjectCommand({ Bucket: 'Crate', Key: 'docs/out.txt' }))).Body!.transformToString(), 'outside');
     const old = await err(s3.send(new GetObjectCommand({ Bucket: 'Box', Key: 'docs/out.txt' })));
     assert.equal(old.name, 'NoSuchBucket');
@@ -121,11 +142,17 @@ describe('S3 gateway idle connections', () => {
 
   test('a client that goes silent mid-upload is closed after the idle timeout; nothing is published', async () => {
     const t0 = Date.now();
-    const r = await signed(e, e.creds, { method: 'PUT', path: '/Box/stalled.bin', payloadHash: 'UNSIGNED-PAYLOAD', body: Buffer.alloc(2 * 1024 * 1024, 's'), cut: 64 * 1024, stall: true });
+    const r = await signed(e, e.creds, {
+      method: 'PUT',
+      path: '/Box/stalled.bin',
+      payloadHash: 'UNSIGNED-PAYLOAD',
+      body: Buffer.alloc(2 * 1024 * 1024, 's'),
+      cut: 64 * 1024,
+      stall: true,
+    });
     assert.equal(r.status, 0, 'the server closed the connection');
     assert.ok(Date.now() - t0 < 5000);
     await new Promise((res) => setTimeout(res, 300));
     assert.equal(existsSync(join(e.root, 'stalled.bin')), false);
   });
 });
-

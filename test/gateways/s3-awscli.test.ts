@@ -96,7 +96,12 @@ describe('S3 gateway with awscli', { skip: skip ?? undefined }, () => {
     await fh.close();
     const up = await aws(e, ['s3', 'cp', big, 's3://Box/big.bin']);
     assert.equal(up.code, 0, up.stderr);
-    assert.equal(createHash('md5').update(readFileSync(join(e.root, 'big.bin'))).digest('hex'), hash.digest('hex'));
+    assert.equal(
+      createHash('md5')
+        .update(readFileSync(join(e.root, 'big.bin')))
+        .digest('hex'),
+      hash.digest('hex'),
+    );
     const head = await aws(e, ['s3api', 'head-object', '--bucket', 'Box', '--key', 'big.bin']);
     assert.equal(JSON.parse(head.stdout).ContentLength, 200 * 1024 * 1024);
     assert.deepEqual(readdirSync(join(e.s.dataDir, 'staging', 's3')), [], 'the parts were cleaned up');

@@ -11,13 +11,30 @@ import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, ListMultipartUploadsCommand, ListPartsCommand, UploadPartCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client,
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
+  ListMultipartUploadsCommand,
+  ListPartsCommand,
+  UploadPartCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { tempDir } from '../helpers/tools';
 import { signed, startS3Env, type S3Env } from './s3-setup';
 
-const err = (p: Promise<unknown>) => p.then(() => assert.fail('expected a refusal'), (e) => e as { name: string; $metadata: { httpStatusCode: number } });
+const err = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('expected a refusal'),
+    (e) => e as { name: string; $metadata: { httpStatusCode: number } },
+  );
 
 /** An aws-chunked body of `chunks`, each signed in the chain from `seed` (or with a bad signature at `bad`). */
 function chunked(chunks: Buffer[], seed: string, key: Buffer, amz: string, bad = -1): Buffer {
@@ -26,7 +43,9 @@ function chunked(chunks: Buffer[], seed: string, key: Buffer, amz: string, bad =
   let prev = seed;
   const out: Buffer[] = [];
   for (const [i, c] of [...chunks, Buffer.alloc(0)].entries()) {
-    let sig = createHmac('sha256', key).update(['AWS4-HMAC-SHA256-PAYLOAD', amz, scope, prev, sha(Buffer.alloc(0)), sha(c)].join('\n')).digest('hex');
+    let sig = createHmac('sha256', key)
+      .update(['AWS4-HMAC-SHA256-PAYLOAD', amz, scope, prev, sha(Buffer.alloc(0)), sha(c)].join('\n'))
+      .digest('hex');
     prev = sig;
     if (i === bad) sig = sig.replace(/^./, (x) => (x === '0' ? '1' : '0'));
     out.push(Buffer.from(`${c.length.toString(16)};chunk-signature=${sig}\r\n`), c, Buffer.from('\r\n'));
@@ -58,7 +77,10 @@ describe('S3 gateway edges with the AWS SDK', () => {
   });
 
   test('wrong secret, unknown key, anonymous, clock skew: refused in S3 words', async () => {
-    assert.deepEqual((await s3.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name), ['Box', 'Other']);
+    assert.deepEqual(
+      (await s3.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name),
+      ['Box', 'Other'],
+    );
     const wrong = await err(e.sdk({ ...e.creds, secret_access_key: 'x' + e.creds.secret_access_key.slice(1) }).send(new ListBucketsCommand({})));
     assert.deepEqual([wrong.name, wrong.$metadata.httpStatusCode], ['SignatureDoesNotMatch', 403]);
     const unknown = await err(e.sdk({ ...e.creds, access_key_id: 'fdk_999' }).send(new ListBucketsCommand({})));
@@ -121,20 +143,36 @@ describe('S3 gateway edges with the AWS SDK', () => {
     assert.deepEqual(keys, [...keys].sort());
     assert.equal(new Set(keys).size, 2500);
     const top = await s3.send(new ListObjectsV2Command({ Bucket: 'Other', Delimiter: '/' }));
-    assert.deepEqual(top.CommonPrefixes?.map((p) => p.Prefix), ['empty/', 'many/']);
+    assert.deepEqual(
+      top.CommonPrefixes?.map((p) => p.Prefix),
+      ['empty/', 'many/'],
+    );
     const flat = await s3.send(new ListObjectsV2Command({ Bucket: 'Other', StartAfter: 'many/k02498.txt' }));
-    assert.deepEqual(flat.Contents?.map((c) => c.Key), ['many/k02499.txt']);
+    assert.deepEqual(
+      flat.Contents?.map((c) => c.Key),
+      ['many/k02499.txt'],
+    );
     const marker = await s3.send(new ListObjectsV2Command({ Bucket: 'Other', Prefix: 'em' }));
-    assert.deepEqual(marker.Contents?.map((c) => c.Key), ['empty/'], 'an empty folder shows as a marker');
+    assert.deepEqual(
+      marker.Contents?.map((c) => c.Key),
+      ['empty/'],
+      'an empty folder shows as a marker',
+    );
   });
 
   test('DeleteObjects: quiet answers only errors; CopyObject across buckets', async () => {
     for (const k of ['d/a.txt', 'd/b.txt', 'd/c.txt']) await s3.send(new PutObjectCommand({ Bucket: 'Box', Key: k, Body: k }));
     const loud = await s3.send(new DeleteObjectsCommand({ Bucket: 'Box', Delete: { Objects: [{ Key: 'd/a.txt' }] } }));
-    assert.deepEqual(loud.Deleted?.map((d) => d.Key), ['d/a.txt']);
+    assert.deepEqual(
+      loud.Deleted?.map((d) => d.Key),
+      ['d/a.txt'],
+    );
     const quiet = await s3.send(new DeleteObjectsCommand({ Bucket: 'Box', Delete: { Quiet: true, Objects: [{ Key: 'd/b.txt' }, { Key: 'd/../x' }] } }));
     assert.equal(quiet.Deleted ?? undefined, undefined);
-    assert.deepEqual(quiet.Errors?.map((x) => [x.Key, x.Code]), [['d/../x', 'InvalidObjectName']]);
+    assert.deepEqual(
+      quiet.Errors?.map((x) => [x.Key, x.Code]),
+      [['d/../x', 'InvalidObjectName']],
+    );
     assert.ok(!existsSync(join(e.root, 'd/a.txt')) && !existsSync(join(e.root, 'd/b.txt')) && existsSync(join(e.root, 'd/c.txt')));
     const copy = await s3.send(new CopyObjectCommand({ Bucket: 'Other', Key: 'copied/c.txt', CopySource: 'Box/d/c.txt' }));
     assert.ok(copy.CopyObjectResult?.ETag);
@@ -145,15 +183,30 @@ describe('S3 gateway edges with the AWS SDK', () => {
     const chunks = [Buffer.alloc(70_000, 'a'), Buffer.alloc(1000, 'b')];
     const headers = { 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': '71000' };
     const before = uploaded.length;
-    const good = await signed(e, e.creds, { method: 'PUT', path: '/Box/chunked.bin', headers, payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', body: (seed, key, amz) => chunked(chunks, seed, key, amz) });
+    const good = await signed(e, e.creds, {
+      method: 'PUT',
+      path: '/Box/chunked.bin',
+      headers,
+      payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+      body: (seed, key, amz) => chunked(chunks, seed, key, amz),
+    });
     assert.equal(good.status, 200, good.text);
     assert.deepEqual(readFileSync(join(e.root, 'chunked.bin')), Buffer.concat(chunks));
-    const bad = await signed(e, e.creds, { method: 'PUT', path: '/Box/chunked-bad.bin', headers, payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', body: (seed, key, amz) => chunked(chunks, seed, key, amz, 1) });
+    const bad = await signed(e, e.creds, {
+      method: 'PUT',
+      path: '/Box/chunked-bad.bin',
+      headers,
+      payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+      body: (seed, key, amz) => chunked(chunks, seed, key, amz, 1),
+    });
     assert.equal(bad.status, 403);
     assert.match(bad.text, /SignatureDoesNotMatch/);
     assert.equal(existsSync(join(e.root, 'chunked-bad.bin')), false);
     await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(uploaded.slice(before).map((x) => x.node.path ?? x.node.name), [uploaded[before].node.path ?? uploaded[before].node.name]);
+    assert.deepEqual(
+      uploaded.slice(before).map((x) => x.node.path ?? x.node.name),
+      [uploaded[before].node.path ?? uploaded[before].node.name],
+    );
   });
 
   test('a signed payload hash that does not match the body: refused, nothing published, nothing announced', async () => {
@@ -177,7 +230,9 @@ describe('S3 gateway edges with the AWS SDK', () => {
   });
 
   test('XML bombs and oversized bodies are MalformedXML', async () => {
-    const bomb = Buffer.from('<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><Delete><Object><Key>&b;</Key></Object></Delete>');
+    const bomb = Buffer.from(
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><Delete><Object><Key>&b;</Key></Object></Delete>',
+    );
     const r = await signed(e, e.creds, { method: 'POST', path: '/Box?delete', payloadHash: 'UNSIGNED-PAYLOAD', body: bomb });
     assert.equal(r.status, 400);
     assert.match(r.text, /MalformedXML/);
@@ -186,7 +241,7 @@ describe('S3 gateway edges with the AWS SDK', () => {
     assert.match(big.text, /MalformedXML/);
   });
 
-  test('multipart: parts listed, completed with S3\'s ETag; wrong ETag, small part, another key and abort refused', async () => {
+  test("multipart: parts listed, completed with S3's ETag; wrong ETag, small part, another key and abort refused", async () => {
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin' }));
     const p1 = Buffer.alloc(5 * 1024 * 1024, 'p');
     const p2 = Buffer.from('tail');
@@ -194,34 +249,99 @@ describe('S3 gateway edges with the AWS SDK', () => {
     const e2 = (await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, PartNumber: 2, Body: p2 }))).ETag!;
     assert.equal(e1, `"${createHash('md5').update(p1).digest('hex')}"`);
     const parts = await s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId }));
-    assert.deepEqual(parts.Parts?.map((p) => [p.PartNumber, p.Size]), [[1, p1.length], [2, 4]]);
+    assert.deepEqual(
+      parts.Parts?.map((p) => [p.PartNumber, p.Size]),
+      [
+        [1, p1.length],
+        [2, 4],
+      ],
+    );
     const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: 'Box' }));
-    assert.deepEqual(uploads.Uploads?.map((u) => u.Key), ['mp/obj.bin']);
+    assert.deepEqual(
+      uploads.Uploads?.map((u) => u.Key),
+      ['mp/obj.bin'],
+    );
     const stranger = e.sdk(await e.key(e.admin, { verbs: ['files:read', 'files:write'], name: 'stranger' }));
     assert.equal((await err(stranger.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId })))).name, 'NoSuchUpload');
-    const wrong = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"00"' }] } })));
+    const wrong = await err(
+      s3.send(
+        new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"00"' }] } }),
+      ),
+    );
     assert.equal(wrong.name, 'InvalidPart');
-    const missing = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: e1 }, { PartNumber: 3, ETag: e2 }] } })));
+    const missing = await err(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'Box',
+          Key: 'mp/obj.bin',
+          UploadId,
+          MultipartUpload: {
+            Parts: [
+              { PartNumber: 1, ETag: e1 },
+              { PartNumber: 3, ETag: e2 },
+            ],
+          },
+        }),
+      ),
+    );
     assert.equal(missing.name, 'InvalidPart', 'a part never uploaded');
     assert.equal(existsSync(join(e.root, 'mp/obj.bin')), false, 'nothing published by a refused completion');
-    const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/obj.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: e1 }, { PartNumber: 2, ETag: e2 }] } }));
+    const done = await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'Box',
+        Key: 'mp/obj.bin',
+        UploadId,
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: e1 },
+            { PartNumber: 2, ETag: e2 },
+          ],
+        },
+      }),
+    );
     const md5s = Buffer.concat([p1, p2].map((b) => createHash('md5').update(b).digest()));
     assert.equal(done.ETag, `"${createHash('md5').update(md5s).digest('hex')}-2"`);
     assert.deepEqual(readFileSync(join(e.root, 'mp/obj.bin')), Buffer.concat([p1, p2]));
     const second = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin' }));
     await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 1, Body: Buffer.from('tiny') }));
     await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 2, Body: Buffer.from('tiny') }));
-    const again = await s3.send(new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 2, Body: Buffer.from('TINY!') }));
+    const again = await s3.send(
+      new UploadPartCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, PartNumber: 2, Body: Buffer.from('TINY!') }),
+    );
     const listed = await s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId }));
-    assert.deepEqual(listed.Parts?.map((p) => [p.PartNumber, p.Size, p.ETag]), [[1, 4, `"${createHash('md5').update('tiny').digest('hex')}"`], [2, 5, again.ETag]], 'a part sent again replaces it');
-    const tooSmall = await err(s3.send(new CompleteMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: `"${createHash('md5').update('tiny').digest('hex')}"` }, { PartNumber: 2, ETag: again.ETag }] } })));
+    assert.deepEqual(
+      listed.Parts?.map((p) => [p.PartNumber, p.Size, p.ETag]),
+      [
+        [1, 4, `"${createHash('md5').update('tiny').digest('hex')}"`],
+        [2, 5, again.ETag],
+      ],
+      'a part sent again replaces it',
+    );
+    const tooSmall = await err(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'Box',
+          Key: 'mp/two.bin',
+          UploadId: second.UploadId,
+          MultipartUpload: {
+            Parts: [
+              { PartNumber: 1, ETag: `"${createHash('md5').update('tiny').digest('hex')}"` },
+              { PartNumber: 2, ETag: again.ETag },
+            ],
+          },
+        }),
+      ),
+    );
     assert.equal(tooSmall.name, 'EntityTooSmall');
     await s3.send(new AbortMultipartUploadCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId }));
     assert.equal((await err(s3.send(new ListPartsCommand({ Bucket: 'Box', Key: 'mp/two.bin', UploadId: second.UploadId })))).name, 'NoSuchUpload');
   });
 
   test('replay: a completed signed write sent again is refused; a failed one may be retried as it was', async () => {
-    const amz = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const amz = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
     const put = () => signed(e, e.creds, { method: 'PUT', path: '/Box/replay.txt', payloadHash: 'UNSIGNED-PAYLOAD', body: Buffer.from('first'), amz });
     assert.equal((await put()).status, 200);
     writeFileSync(join(e.root, 'replay.txt'), 'changed since');
@@ -234,4 +354,3 @@ describe('S3 gateway edges with the AWS SDK', () => {
     assert.equal((await del()).status, 404, 'a refused request is not remembered: the retry gets the real answer');
   });
 });
-

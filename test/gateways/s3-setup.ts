@@ -43,7 +43,10 @@ export async function startS3Env(env: Record<string, string> = {}): Promise<S3En
   const s = await startTestServer({ SERVICE_S3_LISTEN: '127.0.0.1:0', ...env });
   const endpoint = s.server.services.gateways.registry.status().gateways.find((g) => g.protocol === 's3')!.url!;
   const admin = await s.login();
-  const made = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } });
+  const made = await s.api('POST', '/api/admin/storages', {
+    token: admin,
+    body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } },
+  });
   if (made.status !== 200) throw new Error(`storage: ${JSON.stringify(made.body)}`);
   const key: S3Env['key'] = async (token, body) => {
     const r = await s.api('POST', '/api/auth/keys', { token, body: { name: body.name ?? 's3', ...body } });
@@ -52,9 +55,22 @@ export async function startS3Env(env: Record<string, string> = {}): Promise<S3En
   };
   const creds = await key(admin, { verbs: ['files:read', 'files:write'] });
   const sdk = (c = creds) =>
-    new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key }, maxAttempts: 1 });
+    new S3Client({
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key },
+      maxAttempts: 1,
+    });
   return {
-    s, endpoint, root, work, admin, creds, key, sdk,
+    s,
+    endpoint,
+    root,
+    work,
+    admin,
+    creds,
+    key,
+    sdk,
     async close() {
       await s.close();
       cleanup();
@@ -73,9 +89,14 @@ export function run(bin: string, args: string[], o: { env?: Record<string, strin
   return new Promise((ok) => {
     // A CA bundle set for the machine's own tools means nothing on plain-HTTP loopback and trips rclone.
     const { AWS_CA_BUNDLE: _ca, ...inherited } = process.env;
-    execFile('timeout', [String(o.timeoutS ?? 120), bin, ...args], { env: { ...inherited, ...o.env }, cwd: o.cwd, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      'timeout',
+      [String(o.timeoutS ?? 120), bin, ...args],
+      { env: { ...inherited, ...o.env }, cwd: o.cwd, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -88,8 +109,13 @@ export function aws(e: S3Env, args: string[], c: S3Creds = e.creds, timeoutS = 1
   return run('aws', ['--endpoint-url', e.endpoint, '--region', 'us-east-1', ...args], {
     timeoutS,
     env: {
-      HOME: home, AWS_ACCESS_KEY_ID: c.access_key_id, AWS_SECRET_ACCESS_KEY: c.secret_access_key, AWS_CONFIG_FILE: join(home, 'config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(home, 'none'), AWS_EC2_METADATA_DISABLED: 'true', AWS_PAGER: '',
+      HOME: home,
+      AWS_ACCESS_KEY_ID: c.access_key_id,
+      AWS_SECRET_ACCESS_KEY: c.secret_access_key,
+      AWS_CONFIG_FILE: join(home, 'config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'none'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_PAGER: '',
     },
   });
 }
@@ -98,10 +124,21 @@ export function aws(e: S3Env, args: string[], c: S3Creds = e.creds, timeoutS = 1
 export function s3cmd(e: S3Env, args: string[], c: S3Creds = e.creds): Promise<Run> {
   const cfg = join(e.work, '.s3cfg');
   const host = e.endpoint.replace(/^http:\/\//, '');
-  writeFileSync(cfg, [
-    '[default]', `access_key = ${c.access_key_id}`, `secret_key = ${c.secret_access_key}`, `host_base = ${host}`, `host_bucket = ${host}`,
-    'use_https = False', 'signature_v2 = False', 'bucket_location = us-east-1', 'check_ssl_certificate = False', '',
-  ].join('\n'));
+  writeFileSync(
+    cfg,
+    [
+      '[default]',
+      `access_key = ${c.access_key_id}`,
+      `secret_key = ${c.secret_access_key}`,
+      `host_base = ${host}`,
+      `host_bucket = ${host}`,
+      'use_https = False',
+      'signature_v2 = False',
+      'bucket_location = us-east-1',
+      'check_ssl_certificate = False',
+      '',
+    ].join('\n'),
+  );
   return run('s3cmd', ['-c', cfg, ...args], { timeoutS: 180 });
 }
 
@@ -110,8 +147,13 @@ export function rclone(e: S3Env, args: string[], c: S3Creds = e.creds): Promise<
   return run('rclone', ['--config', '/dev/null', ...args], {
     timeoutS: 180,
     env: {
-      RCLONE_CONFIG_FD_TYPE: 's3', RCLONE_CONFIG_FD_PROVIDER: 'Other', RCLONE_CONFIG_FD_ENDPOINT: e.endpoint, RCLONE_CONFIG_FD_ACCESS_KEY_ID: c.access_key_id,
-      RCLONE_CONFIG_FD_SECRET_ACCESS_KEY: c.secret_access_key, RCLONE_CONFIG_FD_FORCE_PATH_STYLE: 'true', RCLONE_CONFIG_FD_REGION: 'us-east-1',
+      RCLONE_CONFIG_FD_TYPE: 's3',
+      RCLONE_CONFIG_FD_PROVIDER: 'Other',
+      RCLONE_CONFIG_FD_ENDPOINT: e.endpoint,
+      RCLONE_CONFIG_FD_ACCESS_KEY_ID: c.access_key_id,
+      RCLONE_CONFIG_FD_SECRET_ACCESS_KEY: c.secret_access_key,
+      RCLONE_CONFIG_FD_FORCE_PATH_STYLE: 'true',
+      RCLONE_CONFIG_FD_REGION: 'us-east-1',
     },
   });
 }
@@ -126,14 +168,41 @@ export function makeTree(dir: string, n: number): void {
 }
 
 /** A request signed by hand (the documented SigV4 algorithm), for what no SDK sends: raw paths, aws-chunked. */
-export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; headers?: Record<string, string>; payloadHash: string; body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer); cut?: number; stall?: boolean; amz?: string }) {
+export function signed(
+  e: S3Env,
+  c: S3Creds,
+  o: {
+    method: string;
+    path: string;
+    headers?: Record<string, string>;
+    payloadHash: string;
+    body?: Buffer | ((seed: string, key: Buffer, amz: string) => Buffer);
+    cut?: number;
+    stall?: boolean;
+    amz?: string;
+  },
+) {
   const url = new URL(e.endpoint);
-  const amz = o.amz ?? new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const amz =
+    o.amz ??
+    new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
   const date = amz.slice(0, 8);
   const headers: Record<string, string> = { host: url.host, 'x-amz-date': amz, 'x-amz-content-sha256': o.payloadHash, ...o.headers };
-  const names = Object.keys(headers).map((n) => n.toLowerCase()).sort();
+  const names = Object.keys(headers)
+    .map((n) => n.toLowerCase())
+    .sort();
   const [path, query = ''] = o.path.split('?');
-  const canonical = [o.method, path, query && !query.includes('=') ? `${query}=` : query, names.map((n) => `${n}:${headers[n]}\n`).join(''), names.join(';'), o.payloadHash].join('\n');
+  const canonical = [
+    o.method,
+    path,
+    query && !query.includes('=') ? `${query}=` : query,
+    names.map((n) => `${n}:${headers[n]}\n`).join(''),
+    names.join(';'),
+    o.payloadHash,
+  ].join('\n');
   const h = (k: string | Buffer, d: string) => createHmac('sha256', k).update(d).digest();
   const key = h(h(h(h(`AWS4${c.secret_access_key}`, date), 'us-east-1'), 's3'), 'aws4_request');
   const scope = `${date}/us-east-1/s3/aws4_request`;
@@ -157,4 +226,3 @@ export function signed(e: S3Env, c: S3Creds, o: { method: string; path: string; 
     req.write(body!.subarray(0, o.cut), () => (o.stall ? undefined : setTimeout(() => req.destroy(), 200)));
   });
 }
-

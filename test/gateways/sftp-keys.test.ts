@@ -35,7 +35,13 @@ describe('SSH keys and public-key sign-in', { skip: skip ?? false }, () => {
     const admin = await s.login();
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...ZED, role: 'user' } });
     zed = await s.login(ZED.email, ZED.password);
-    port = Number(s.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 'sftp')!.listen!.split(':').at(-1));
+    port = Number(
+      s.server.services.gateways.registry
+        .status()
+        .gateways.find((x) => x.protocol === 'sftp')!
+        .listen!.split(':')
+        .at(-1),
+    );
   });
   after(async () => {
     await s.close();
@@ -49,7 +55,12 @@ describe('SSH keys and public-key sign-in', { skip: skip ?? false }, () => {
     const fp = execFileSync('ssh-keygen', ['-lf', `${k.path}.pub`], { encoding: 'utf8' }).split(' ')[1];
     assert.deepEqual([made.body.key.name, made.body.key.algo, made.body.key.fingerprint, made.body.key.last_used_at], ['one@laptop', 'ssh-ed25519', fp, null]);
     assert.equal((await s.api('POST', '/api/auth/ssh-keys', { token: zed, body: { public_key: k.pub, name: 'again' } })).body.error, 'conflict');
-    for (const [public_key, reason] of [[k.priv, 'a private key'], ['ssh-ed25519 AAAAnope', 'not an OpenSSH'], ['hello', 'not an OpenSSH'], [`${k.pub}\n${k.pub}`, 'one key']]) {
+    for (const [public_key, reason] of [
+      [k.priv, 'a private key'],
+      ['ssh-ed25519 AAAAnope', 'not an OpenSSH'],
+      ['hello', 'not an OpenSSH'],
+      [`${k.pub}\n${k.pub}`, 'one key'],
+    ]) {
       const r = await s.api('POST', '/api/auth/ssh-keys', { token: zed, body: { public_key } });
       assert.equal(r.status, 400, public_key);
       assert.equal(r.body.details.field, 'public_key');
@@ -59,7 +70,10 @@ describe('SSH keys and public-key sign-in', { skip: skip ?? false }, () => {
     assert.match((await s.api('POST', '/api/auth/ssh-keys', { token: zed, body: { public_key: weak.pub } })).body.details.reason, /2048/);
     assert.equal((await s.api('POST', '/api/auth/ssh-keys', { token: zed, body: { public_key: k.pub, extra: 1 } })).status, 400);
     const list = await s.api('GET', '/api/auth/ssh-keys', { token: zed });
-    assert.deepEqual(list.body.keys.map((x: any) => x.fingerprint), [fp]);
+    assert.deepEqual(
+      list.body.keys.map((x: any) => x.fingerprint),
+      [fp],
+    );
     const admin = await s.login();
     assert.equal((await s.api('DELETE', `/api/auth/ssh-keys/${made.body.key.id}`, { token: admin })).status, 404, "another person's key");
     assert.equal((await s.api('DELETE', '/api/auth/ssh-keys/abc', { token: zed })).status, 400);
@@ -69,11 +83,33 @@ describe('SSH keys and public-key sign-in', { skip: skip ?? false }, () => {
     assert.deepEqual((await s.api('GET', '/api/auth/ssh-keys', { token: zed })).body.keys, []);
   });
 
-  test('sign-in: OpenSSH sftp -i and ssh2 with a registered key sign in as the account; unknown, removed and other accounts\' keys are refused', async () => {
+  test("sign-in: OpenSSH sftp -i and ssh2 with a registered key sign in as the account; unknown, removed and other accounts' keys are refused", async () => {
     const k = key('laptop');
     const made = (await s.api('POST', '/api/auth/ssh-keys', { token: zed, body: { public_key: k.pub, name: 'Laptop' } })).body.key;
     const sftp = (user: string, identity: string) =>
-      run('sftp', ['-b', '-', '-P', String(port), '-i', identity, '-o', 'IdentitiesOnly=yes', '-o', 'PasswordAuthentication=no', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', `User=${user}`, '127.0.0.1'], { input: 'pwd\nls\n', seconds: 30 });
+      run(
+        'sftp',
+        [
+          '-b',
+          '-',
+          '-P',
+          String(port),
+          '-i',
+          identity,
+          '-o',
+          'IdentitiesOnly=yes',
+          '-o',
+          'PasswordAuthentication=no',
+          '-o',
+          'StrictHostKeyChecking=no',
+          '-o',
+          'UserKnownHostsFile=/dev/null',
+          '-o',
+          `User=${user}`,
+          '127.0.0.1',
+        ],
+        { input: 'pwd\nls\n', seconds: 30 },
+      );
     const ok = await sftp(ZED.username, k.path);
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /Remote working directory: \//);
@@ -92,7 +128,10 @@ describe('SSH keys and public-key sign-in', { skip: skip ?? false }, () => {
     // A client that shows zed's public key but signs with another private key is refused (the signature is checked).
     const real = ssh2.utils.parseKey(k.pub) as ssh2.ParsedKey;
     const forged = Object.create(ssh2.utils.parseKey(stranger.priv) as ssh2.ParsedKey, { getPublicSSH: { value: () => real.getPublicSSH() } });
-    await assert.rejects(sshConnect(port, { username: ZED.email, authHandler: [{ type: 'publickey', username: ZED.email, key: forged } as never] }), /authentication methods failed/);
+    await assert.rejects(
+      sshConnect(port, { username: ZED.email, authHandler: [{ type: 'publickey', username: ZED.email, key: forged } as never] }),
+      /authentication methods failed/,
+    );
     await s.api('DELETE', `/api/auth/ssh-keys/${made.id}`, { token: zed });
     assert.notEqual((await sftp(ZED.username, k.path)).code, 0, 'a removed key');
     const audit = await s.api('GET', '/api/admin/audit?action=auth.login', { token: await s.login() });

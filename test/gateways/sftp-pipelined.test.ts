@@ -35,9 +35,18 @@ describe('SFTP gateway, pipelined transfers', () => {
     ({ dir: root, cleanup } = tempDir('filedock-gw-sftp-pipe-'));
     s = await startTestServer({});
     const admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     // The gateway's own server over the running service's core: its stats are the test's to read.
-    gw = createSftpServer({ core: s.server.services.gateways, hostKey: loadHostKey(join(root, '..', `${root.split('/').pop()}-hostkey`)), log: createLogger('error'), restore: async (a) => a });
+    gw = createSftpServer({
+      core: s.server.services.gateways,
+      hostKey: loadHostKey(join(root, '..', `${root.split('/').pop()}-hostkey`)),
+      log: createLogger('error'),
+      restore: async (a) => a,
+    });
     await new Promise<void>((r) => gw.server.listen(0, '127.0.0.1', r));
     port = (gw.server.address() as AddressInfo).port;
   });
@@ -51,7 +60,11 @@ describe('SFTP gateway, pipelined transfers', () => {
   /** A session whose client counts the SSH data packets it receives. */
   const session = async () => {
     const counted = { packets: 0 };
-    const ssh = await sshConnect(port, { username: ADMIN.email, password: ADMIN.password, debug: (line) => void (line.startsWith('Inbound: CHANNEL_DATA') && counted.packets++) });
+    const ssh = await sshConnect(port, {
+      username: ADMIN.email,
+      password: ADMIN.password,
+      debug: (line) => void (line.startsWith('Inbound: CHANNEL_DATA') && counted.packets++),
+    });
     return { ssh, sftp: await ssh.sftp(), counted };
   };
 
@@ -91,7 +104,11 @@ describe('SFTP gateway, pipelined transfers', () => {
     // The server drops the upload (and its temp file) when it sees the connection close: polled, with a generous bound.
     for (let i = 0; i < 400 && readdirSync(root).some((n) => n.includes('gone')); i++) await new Promise((r) => setTimeout(r, 25));
     assert.equal(existsSync(join(root, 'gone.bin')), false);
-    assert.deepEqual(readdirSync(root).filter((n) => n.includes('gone')), [], 'no temp file beside it');
+    assert.deepEqual(
+      readdirSync(root).filter((n) => n.includes('gone')),
+      [],
+      'no temp file beside it',
+    );
   });
 
   test('a writer that never waits for answers: the session holds at most 32 MiB unstored; each file is whole or absent', async () => {

@@ -32,8 +32,15 @@ describe('SFTP gateway with rclone', { skip: skip ?? false }, () => {
     }
     s = await startTestServer({ SERVICE_SFTP_LISTEN: '127.0.0.1:0' });
     const admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: join(root, 'store') } } })).status, 200);
-    const port = s.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 'sftp')!.listen!.split(':').at(-1)!;
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: join(root, 'store') } } })).status,
+      200,
+    );
+    const port = s.server.services.gateways.registry
+      .status()
+      .gateways.find((x) => x.protocol === 'sftp')!
+      .listen!.split(':')
+      .at(-1)!;
     const pass = (await run('rclone', ['obscure', ADMIN.password])).stdout.trim();
     env = {
       RCLONE_CONFIG: '/dev/null',
@@ -53,7 +60,8 @@ describe('SFTP gateway with rclone', { skip: skip ?? false }, () => {
   });
 
   test('copy a 1,000-file tree up and down; rclone check --download agrees both ways', async () => {
-    const rc = (...args: string[]) => run('rclone', [...args, '--transfers', '8', '--checkers', '8', '--retries', '1', '--low-level-retries', '1'], { env, seconds: 240 });
+    const rc = (...args: string[]) =>
+      run('rclone', [...args, '--transfers', '8', '--checkers', '8', '--retries', '1', '--low-level-retries', '1'], { env, seconds: 240 });
     let r = await rc('copy', local, 'gw:Box/tree');
     assert.equal(r.code, 0, r.stderr);
     r = await rc('check', '--download', local, 'gw:Box/tree');

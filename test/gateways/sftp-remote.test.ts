@@ -32,9 +32,22 @@ describe('SFTP gateway over a remote storage', { skip: skip ?? false }, () => {
     local = tempDir('filedock-gw-remote-');
     s = await startTestServer({ SERVICE_SFTP_LISTEN: '127.0.0.1:0' });
     const admin = await s.login();
-    const made = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Far', driver: 'sftp', config: { host: sshd.host, port: sshd.port, user: sshd.user, private_key: sshd.clientKey, root: remote, host_key: sshd.hostKeyLine() } } });
+    const made = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: {
+        name: 'Far',
+        driver: 'sftp',
+        config: { host: sshd.host, port: sshd.port, user: sshd.user, private_key: sshd.clientKey, root: remote, host_key: sshd.hostKeyLine() },
+      },
+    });
     assert.equal(made.status, 200, JSON.stringify(made.body));
-    port = Number(s.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 'sftp')!.listen!.split(':').at(-1));
+    port = Number(
+      s.server.services.gateways.registry
+        .status()
+        .gateways.find((x) => x.protocol === 'sftp')!
+        .listen!.split(':')
+        .at(-1),
+    );
   });
   after(async () => {
     await s?.close();
@@ -44,7 +57,12 @@ describe('SFTP gateway over a remote storage', { skip: skip ?? false }, () => {
 
   test('get and put byte for byte with OpenSSH sftp; ranges out of order with ssh2', async () => {
     writeFileSync(join(local.dir, 'up.bin'), big.subarray(0, 1_000_001));
-    const r = await sftpBatch(port, ADMIN.email, ADMIN.password, ['cd Far', `get big.bin ${join(local.dir, 'big.bin')}`, `put ${join(local.dir, 'up.bin')} up.bin`, 'ls -l']);
+    const r = await sftpBatch(port, ADMIN.email, ADMIN.password, [
+      'cd Far',
+      `get big.bin ${join(local.dir, 'big.bin')}`,
+      `put ${join(local.dir, 'up.bin')} up.bin`,
+      'ls -l',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(readFileSync(join(local.dir, 'big.bin')).equals(big));
     assert.ok(readFileSync(join(remote, 'up.bin')).equals(big.subarray(0, 1_000_001)), 'the upload reached the remote server whole');

@@ -36,12 +36,17 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     for (let i = 0; i < 300; i++) writeFileSync(join(root, `many/f${String(i).padStart(3, '0')}.txt`), String(i));
     s = await startTestServer({ SERVICE_SFTP_LISTEN: '127.0.0.1:0', SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '10s' });
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...ZED, role: 'user' } });
     await s.api('POST', '/api/admin/users', { token: admin, body: { ...VIEWER, role: 'viewer' } });
     const g = s.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 'sftp')!;
     port = Number(g.listen!.split(':').at(-1));
-    for (const type of ['file.uploaded', 'file.updated'] as const) s.server.bus.on(type, (e: any) => void events.push({ type, meta: e.meta, path: e.path ?? e.node?.path }));
+    for (const type of ['file.uploaded', 'file.updated'] as const)
+      s.server.bus.on(type, (e: any) => void events.push({ type, meta: e.meta, path: e.path ?? e.node?.path }));
   });
   after(async () => {
     await s.close();
@@ -53,9 +58,20 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     const big = randomBytes(3 * 1024 * 1024 + 17);
     writeFileSync(join(local, 'big.bin'), big);
     const r = await sftpBatch(port, ADMIN.email, ADMIN.password, [
-      'pwd', 'ls -l', 'cd Box/docs', 'ls -l', `get a.txt ${join(local, 'a.txt')}`,
-      `put ${join(local, 'big.bin')} big.bin`, `get big.bin ${join(local, 'back.bin')}`,
-      'mkdir made', 'rename big.bin made/moved.bin', 'ls made', 'rm made/moved.bin', 'rmdir made', 'cd ../../..', 'pwd',
+      'pwd',
+      'ls -l',
+      'cd Box/docs',
+      'ls -l',
+      `get a.txt ${join(local, 'a.txt')}`,
+      `put ${join(local, 'big.bin')} big.bin`,
+      `get big.bin ${join(local, 'back.bin')}`,
+      'mkdir made',
+      'rename big.bin made/moved.bin',
+      'ls made',
+      'rm made/moved.bin',
+      'rmdir made',
+      'cd ../../..',
+      'pwd',
     ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Remote working directory: \/\n/);
@@ -102,7 +118,10 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     try {
       assert.equal(await p.code(p.stat(sftp, '/Box/docs/a.txt')), S.NO_SUCH_FILE, 'the old name is gone at once');
       assert.equal((await p.readFile(sftp, '/Crate/docs/a.txt')).toString(), 'hello');
-      assert.deepEqual((await p.readdir(sftp, '/')).map((e) => e.filename), ['Crate']);
+      assert.deepEqual(
+        (await p.readdir(sftp, '/')).map((e) => e.filename),
+        ['Crate'],
+      );
     } finally {
       await s.api('PUT', `/api/admin/storages/${box.id}`, { token: admin, body: { name: 'Box' } });
       ssh.end();
@@ -169,7 +188,8 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     const sftp = await ssh.sftp();
     const chunk = Buffer.alloc(256 * 1024, 7);
     /** Writes `mib` MiB starting 1 MiB in (the first MiB never comes); the status codes of the writes. */
-    const ahead = async (h: Buffer, mib: number) => Promise.all(Array.from({ length: mib * 4 }, (_, i) => p.code(p.write(sftp, h, chunk, (1 << 20) + i * chunk.length))));
+    const ahead = async (h: Buffer, mib: number) =>
+      Promise.all(Array.from({ length: mib * 4 }, (_, i) => p.code(p.write(sftp, h, chunk, (1 << 20) + i * chunk.length))));
     const one = await p.open(sftp, '/Box/docs/far.bin', 'w');
     assert.ok((await ahead(one, 9)).includes(S.OP_UNSUPPORTED), 'one file: 8 MiB ahead at most');
     assert.equal(await p.code(p.close(sftp, one)), S.OP_UNSUPPORTED);
@@ -177,7 +197,11 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     const codes = (await Promise.all(many.map((h) => ahead(h, 7)))).flat();
     assert.ok(codes.includes(S.FAILURE), 'the session: 32 MiB held at most');
     for (const h of many) await p.code(p.close(sftp, h));
-    assert.deepEqual(readdirSync(join(root, 'docs')).filter((n) => /far|held/.test(n)), [], 'nothing published');
+    assert.deepEqual(
+      readdirSync(join(root, 'docs')).filter((n) => /far|held/.test(n)),
+      [],
+      'nothing published',
+    );
     ssh.end();
   });
 
@@ -190,7 +214,11 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     ssh.client.destroy();
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(existsSync(join(root, 'docs/gone.bin')), false);
-    assert.deepEqual(readdirSync(join(root, 'docs')).filter((n) => n.includes('gone')), [], 'no temp file beside it');
+    assert.deepEqual(
+      readdirSync(join(root, 'docs')).filter((n) => n.includes('gone')),
+      [],
+      'no temp file beside it',
+    );
     assert.equal(events.slice(before).filter((e) => JSON.stringify(e).includes('gone.bin')).length, 0);
   });
 
@@ -205,7 +233,8 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
 
     const zed = await s.login(ZED.email, ZED.password);
     const ro = (await s.api('POST', '/api/auth/keys', { token: zed, body: { name: 'ro', verbs: ['files:read'] } })).body.token;
-    const confined = (await s.api('POST', '/api/auth/keys', { token: zed, body: { name: 'sub', verbs: ['files:read', 'files:write'], root: '/Box/docs/sub' } })).body.token;
+    const confined = (await s.api('POST', '/api/auth/keys', { token: zed, body: { name: 'sub', verbs: ['files:read', 'files:write'], root: '/Box/docs/sub' } }))
+      .body.token;
     const key = await sshConnect(port, { username: 'anyone', password: ro });
     sftp = await key.sftp();
     assert.equal((await p.readFile(sftp, '/Box/docs/a.txt')).toString(), 'hello');
@@ -221,7 +250,11 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
     sftp = await inSub.sftp();
     await p.writeFile(sftp, '/Box/docs/sub/in.txt', 'in');
     assert.equal(readFileSync(join(root, 'docs/sub/in.txt'), 'utf8'), 'in');
-    assert.deepEqual((await p.readdir(sftp, '/Box/docs')).map((e) => e.filename), ['sub'], 'the way down shows only the next folder');
+    assert.deepEqual(
+      (await p.readdir(sftp, '/Box/docs')).map((e) => e.filename),
+      ['sub'],
+      'the way down shows only the next folder',
+    );
     assert.equal(await p.code(p.readFile(sftp, '/Box/docs/a.txt')), S.PERMISSION_DENIED);
     assert.equal(await p.code(p.writeFile(sftp, '/Box/docs/out.txt', 'x')), S.PERMISSION_DENIED);
     inSub.end();
@@ -243,7 +276,9 @@ describe('SFTP gateway', { skip: skip ?? false }, () => {
 
   test('a long session follows its account: demoted, writes are refused within a second; disabled, the session ends', async () => {
     // Its own account: a password signed in once is remembered (gateway core), which the throttle test must not meet.
-    const id = (await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'yan@example.test', username: 'yan', password: 'yan-password-1', role: 'user' } })).body.user.id;
+    const id = (
+      await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'yan@example.test', username: 'yan', password: 'yan-password-1', role: 'user' } })
+    ).body.user.id;
     const ssh = await sshConnect(port, { username: 'yan', password: 'yan-password-1' });
     const closed = new Promise<void>((r) => ssh.client.once('close', () => r()));
     const sftp = await ssh.sftp();

@@ -40,7 +40,10 @@ describe('WebDAV with real clients', { skip: skip ?? false }, () => {
     mkdirSync(join(root, 'store'));
     s = await startTestServer();
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: join(root, 'store') } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: join(root, 'store') } } })).status,
+      200,
+    );
   });
   after(async () => {
     await s?.close();

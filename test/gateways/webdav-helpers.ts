@@ -11,7 +11,10 @@ export interface CurlAnswer {
 }
 
 /** Runs curl against `url` with a method, headers and an optional body; never throws on HTTP errors. */
-export function curl(url: string, o: { method?: string; user?: string; headers?: Record<string, string>; body?: string | Buffer; args?: string[] } = {}): Promise<CurlAnswer> {
+export function curl(
+  url: string,
+  o: { method?: string; user?: string; headers?: Record<string, string>; body?: string | Buffer; args?: string[] } = {},
+): Promise<CurlAnswer> {
   const args = ['-s', '-i', '--path-as-is', '-X', o.method ?? 'GET', '--max-time', '20'];
   if (o.user !== undefined) args.push('-u', o.user);
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}: ${v}`);

@@ -40,10 +40,25 @@ describe('WebDAV refusals', { skip: skip ?? false }, () => {
     s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '30s', SERVICE_PUBLIC_LISTEN: `127.0.0.1:${publicPort}` });
     dav = s.url + '/dav';
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: join(root, 'box') } } })).status, 200);
-    const ro = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Ro', driver: 'local', config: { path: join(root, 'ro') } } });
+    assert.equal(
+      (
+        await s.api('POST', '/api/admin/storages', {
+          token: admin,
+          body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: join(root, 'box') } },
+        })
+      ).status,
+      200,
+    );
+    const ro = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Ro', driver: 'local', config: { path: join(root, 'ro') } },
+    });
     assert.equal((await s.api('PUT', `/api/admin/storages/${ro.body.id ?? ro.body.storage?.id}`, { token: admin, body: { read_only: true } })).status, 200);
-    for (const u of [{ ...VIEWER, role: 'viewer' }, { ...MFA, role: 'user' }]) assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: u })).status, 200);
+    for (const u of [
+      { ...VIEWER, role: 'viewer' },
+      { ...MFA, role: 'user' },
+    ])
+      assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: u })).status, 200);
   });
   after(async () => {
     await s?.close();
@@ -51,7 +66,15 @@ describe('WebDAV refusals', { skip: skip ?? false }, () => {
   });
 
   test('traversal in every spelling is refused and touches nothing', async () => {
-    for (const p of ['/Box/../outside/x.txt', '/Box/%2e%2e/outside/x.txt', '/Box/%2E%2E/x.txt', '/Box/docs%2F..%2F..%2Fx.txt', '/Box/a%5C..%5Cx.txt', '/Box/a%00.txt', '/Box/a%ZZ.txt']) {
+    for (const p of [
+      '/Box/../outside/x.txt',
+      '/Box/%2e%2e/outside/x.txt',
+      '/Box/%2E%2E/x.txt',
+      '/Box/docs%2F..%2F..%2Fx.txt',
+      '/Box/a%5C..%5Cx.txt',
+      '/Box/a%00.txt',
+      '/Box/a%ZZ.txt',
+    ]) {
       const r = await req(p, { method: 'PUT', body: 'evil' });
       assert.equal(r.status, 400, `${p}: ${r.status} ${r.body}`);
     }
@@ -64,10 +87,16 @@ describe('WebDAV refusals', { skip: skip ?? false }, () => {
   });
 
   test('XML: no DTD (billion laughs, external entities), bounded size, malformed → 400', async () => {
-    const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
+    const laughs =
+      `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
       `<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><D:propfind xmlns:D="DAV:"><D:prop><x xmlns="urn:x">&lol3;</x></D:prop></D:propfind>`;
     const xxe = `<?xml version="1.0"?><!DOCTYPE d [<!ENTITY e SYSTEM "file:///etc/passwd">]><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="urn:x">&e;</x></D:prop></D:set></D:propertyupdate>`;
-    for (const [method, body] of [['PROPFIND', laughs], ['PROPPATCH', xxe], ['PROPFIND', '<D:propfind xmlns:D="DAV:"><D:prop>'], ['PROPFIND', '<a>&undefined;</a>']] as const) {
+    for (const [method, body] of [
+      ['PROPFIND', laughs],
+      ['PROPPATCH', xxe],
+      ['PROPFIND', '<D:propfind xmlns:D="DAV:"><D:prop>'],
+      ['PROPFIND', '<a>&undefined;</a>'],
+    ] as const) {
       const r = await req('/Box/docs/a.txt', { method, headers: { Depth: '0' }, body });
       assert.equal(r.status, 400, body.slice(0, 40));
       assert.doesNotMatch(r.body, /root:/);
@@ -89,14 +118,20 @@ describe('WebDAV refusals', { skip: skip ?? false }, () => {
         headers: { authorization: 'Basic ' + Buffer.from(AUTH).toString('base64'), 'content-length': String(4 << 20) },
       });
       r.on('error', () => resolve());
-      r.write(Buffer.alloc(1 << 20, 1), () => setTimeout(() => {
-        r.destroy();
-        resolve();
-      }, 300));
+      r.write(Buffer.alloc(1 << 20, 1), () =>
+        setTimeout(() => {
+          r.destroy();
+          resolve();
+        }, 300),
+      );
     });
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(existsSync(join(root, 'box/docs/gone.bin')), false);
-    assert.equal(readdirSync(join(root, 'box/docs')).some((n) => n.includes('gone')), false, 'no temp file left');
+    assert.equal(
+      readdirSync(join(root, 'box/docs')).some((n) => n.includes('gone')),
+      false,
+      'no temp file left',
+    );
     assert.equal(events.length, 0);
     assert.equal((await req('/Box/docs/gone.bin')).status, 404);
   });
@@ -106,26 +141,44 @@ describe('WebDAV refusals', { skip: skip ?? false }, () => {
     assert.equal((await curl(`${dav}/Box/docs/a.txt`, { user: v })).status, 200, 'a viewer reads');
     assert.equal((await curl(`${dav}/Box/docs/v.txt`, { method: 'PUT', user: v, body: 'v' })).status, 403);
     assert.equal((await curl(`${dav}/Box/docs/a.txt`, { method: 'DELETE', user: v })).status, 403);
-    assert.equal((await curl(`${dav}/Box/docs/a.txt`, { method: 'LOCK', user: v, body: '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>' })).status, 403);
+    assert.equal(
+      (
+        await curl(`${dav}/Box/docs/a.txt`, {
+          method: 'LOCK',
+          user: v,
+          body: '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+        })
+      ).status,
+      403,
+    );
     const ro = await req('/Ro/x.txt', { method: 'PUT', body: 'x' });
     assert.equal(ro.status, 403);
     assert.match(ro.body, /read-only/);
     const rkey = (await s.api('POST', '/api/auth/keys', { token: admin, body: { name: 'r', verbs: ['files:read'] } })).body.token;
     assert.equal((await curl(`${dav}/Box/docs/a.txt`, { user: `x:${rkey}` })).status, 200);
     assert.equal((await curl(`${dav}/Box/docs/k.txt`, { method: 'PUT', user: `x:${rkey}`, body: 'k' })).status, 403);
-    const ckey = (await s.api('POST', '/api/auth/keys', { token: admin, body: { name: 'c', verbs: ['files:read', 'files:write'], root: '/Box/docs/sub' } })).body.token;
+    const ckey = (await s.api('POST', '/api/auth/keys', { token: admin, body: { name: 'c', verbs: ['files:read', 'files:write'], root: '/Box/docs/sub' } }))
+      .body.token;
     assert.equal((await curl(`${dav}/Box/docs/sub/in.txt`, { method: 'PUT', user: `x:${ckey}`, body: 'in' })).status, 201);
     assert.equal((await curl(`${dav}/Box/docs/a.txt`, { user: `x:${ckey}` })).status, 403);
-    assert.equal((await curl(`${dav}/Box/docs/sub/in.txt`, { method: 'MOVE', user: `x:${ckey}`, headers: { Destination: `${dav}/Box/docs/out.txt` } })).status, 403);
+    assert.equal(
+      (await curl(`${dav}/Box/docs/sub/in.txt`, { method: 'MOVE', user: `x:${ckey}`, headers: { Destination: `${dav}/Box/docs/out.txt` } })).status,
+      403,
+    );
     const top = await curl(`${dav}/Box/`, { method: 'PROPFIND', user: `x:${ckey}`, headers: { Depth: '1' } });
     assert.equal(top.status, 207);
-    assert.deepEqual([...top.body.matchAll(/<D:href>([^<]+)<\/D:href>/g)].map((m) => m[1]), ['/dav/Box/', '/dav/Box/docs/'], 'only the way down');
+    assert.deepEqual(
+      [...top.body.matchAll(/<D:href>([^<]+)<\/D:href>/g)].map((m) => m[1]),
+      ['/dav/Box/', '/dav/Box/docs/'],
+      'only the way down',
+    );
     assert.equal(existsSync(join(root, 'box/docs/out.txt')), false);
   });
 
   test('brute force: wrong passwords then 429 with Retry-After (the web sign-in throttle); a second-factor account is told to use a key', async () => {
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await curl(`${dav}/`, { method: 'PROPFIND', user: `${VIEWER.email}:wrong-${i}-pass`, headers: { Depth: '0' } })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await curl(`${dav}/`, { method: 'PROPFIND', user: `${VIEWER.email}:wrong-${i}-pass`, headers: { Depth: '0' } })).status);
     assert.deepEqual(statuses, [401, 401, 429, 429], 'the third wrong password locks the account (3 attempts)');
     const locked = await curl(`${dav}/`, { method: 'PROPFIND', user: `${VIEWER.email}:${VIEWER.password}`, headers: { Depth: '0' } });
     assert.equal(locked.status, 429, 'even the right password waits out the lock');

@@ -30,7 +30,11 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
     s = await startTestServer();
     dav = s.url + '/dav';
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Box', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
   });
   after(async () => {
     await s?.close();
@@ -58,8 +62,11 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
     assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: zed })).status, 200);
     const mine = await s.api('GET', '/api/gateways', { token: await s.login(zed.email, zed.password) });
     assert.equal(mine.status, 200);
-    assert.deepEqual(mine.body.gateways.find((g: any) => g.protocol === 'webdav'), { protocol: 'webdav', enabled: true, url: `${s.url}/dav/` });
-    assert.equal(mine.body.sessions, undefined, 'sessions are the admin\'s');
+    assert.deepEqual(
+      mine.body.gateways.find((g: any) => g.protocol === 'webdav'),
+      { protocol: 'webdav', enabled: true, url: `${s.url}/dav/` },
+    );
+    assert.equal(mine.body.sessions, undefined, "sessions are the admin's");
     assert.equal((await s.api('GET', '/api/gateways')).status, 401);
   });
 
@@ -99,7 +106,12 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
       body: '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop><D:getetag>x</D:getetag><Z:size>1</Z:size></D:prop></D:set></D:propertyupdate>',
     });
     assert.match(live.body, /403 Forbidden.*424 Failed Dependency/s);
-    const get = (p: string) => req(p, { method: 'PROPFIND', headers: { Depth: '0' }, body: '<D:propfind xmlns:D="DAV:"><D:prop><color xmlns="urn:z"/><size xmlns="urn:z"/></D:prop></D:propfind>' });
+    const get = (p: string) =>
+      req(p, {
+        method: 'PROPFIND',
+        headers: { Depth: '0' },
+        body: '<D:propfind xmlns:D="DAV:"><D:prop><color xmlns="urn:z"/><size xmlns="urn:z"/></D:prop></D:propfind>',
+      });
     const got = await get('/Box/docs/p.txt');
     assert.match(got.body, /<x:color xmlns:x="urn:z">blue <x:b xmlns:x="urn:z">deep<\/x:b><\/x:color>/);
     assert.match(got.body, /size.*404 Not Found/s, 'the refused update changed nothing');
@@ -109,7 +121,7 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
     assert.match((await get('/Box/docs/r.txt')).body, /blue/);
     assert.equal((await req('/Box/docs/r.txt', { method: 'DELETE' })).status, 204);
     assert.equal((await req('/Box/docs/r.txt', { method: 'PUT', body: 'new' })).status, 201);
-    assert.doesNotMatch((await get('/Box/docs/r.txt')).body, /blue/, 'a new node starts without the old one\'s properties');
+    assert.doesNotMatch((await get('/Box/docs/r.txt')).body, /blue/, "a new node starts without the old one's properties");
   });
 
   test('PUT 201 then 204, GET with ranges and ETag, If-Match / If-None-Match', async () => {
@@ -145,7 +157,10 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
     assert.equal(readFileSync(join(root, 'made2/g.txt'), 'utf8'), 'f');
     assert.equal((await req('/Box/made2', { method: 'DELETE' })).status, 204);
     assert.equal(existsSync(join(root, 'made2')), false);
-    assert.ok(readdirSync(join(root, '.service-trash'), { recursive: true }).some((n) => String(n).endsWith('g.txt')), 'in the trash');
+    assert.ok(
+      readdirSync(join(root, '.service-trash'), { recursive: true }).some((n) => String(n).endsWith('g.txt')),
+      'in the trash',
+    );
     assert.equal((await req('/Box', { method: 'DELETE' })).status, 403, 'a storage is not deleted over WebDAV');
   });
 
@@ -162,7 +177,11 @@ describe('WebDAV gateway', { skip: skip ?? false }, () => {
     const refresh = await req('/Box/docs/l.txt', { method: 'LOCK', headers: { If: `(<${token}>)`, Timeout: 'Second-120' } });
     assert.equal(refresh.status, 200);
     assert.match(refresh.body, /Second-1[12]\d/);
-    const disc = await req('/Box/docs/l.txt', { method: 'PROPFIND', headers: { Depth: '0' }, body: '<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>' });
+    const disc = await req('/Box/docs/l.txt', {
+      method: 'PROPFIND',
+      headers: { Depth: '0' },
+      body: '<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>',
+    });
     assert.match(disc.body, new RegExp(token));
     assert.equal((await req('/Box/docs/l.txt', { method: 'UNLOCK', headers: { 'Lock-Token': '<opaquelocktoken:nope>' } })).status, 409);
     assert.equal((await req('/Box/docs/l.txt', { method: 'UNLOCK', headers: { 'Lock-Token': `<${token}>` } })).status, 204);

@@ -14,7 +14,10 @@ import { startTestServer } from '../helpers/server';
 const skip = needPostgres();
 const script = new URL('../../scripts/test-postgres.ts', import.meta.url).pathname;
 
-test('test servers get copies of the run’s migrated template; the cluster goes when the runner does', { skip: skip ?? undefined, timeout: 240_000 }, async () => {
+test('test servers get copies of the run’s migrated template; the cluster goes when the runner does', {
+  skip: skip ?? undefined,
+  timeout: 240_000,
+}, async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const saved = { ...process.env };
@@ -36,7 +39,7 @@ test('test servers get copies of the run’s migrated template; the cluster goes
       const s = await startTestServer();
       try {
         assert.equal((await s.api('GET', '/api/auth/me', { token: await s.login() })).status, 200);
-        const mine = (await admin.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [`t${process.pid}_%`])).rows.map((r) => r.datname);
+        const mine = (await admin.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [`t${process.pid}_%`])).rows.map((r) => r.datname);
         assert.equal(mine.length, 1, 'the server’s database is on the run’s cluster');
         const db = new pg.Client({ connectionString: info.url.replace(/\/postgres$/, `/${mine[0]}`) });
         await db.connect();
@@ -51,7 +54,10 @@ test('test servers get copies of the run’s migrated template; the cluster goes
     }
     child.stdin!.end();
     assert.equal(await exited, 0);
-    const refused = await new pg.Client({ connectionString: info.url, connectionTimeoutMillis: 5000 }).connect().then(() => false, () => true);
+    const refused = await new pg.Client({ connectionString: info.url, connectionTimeoutMillis: 5000 }).connect().then(
+      () => false,
+      () => true,
+    );
     assert.ok(refused, 'the cluster is stopped once the runner closed its stdin');
   } finally {
     process.env = saved;
@@ -59,4 +65,3 @@ test('test servers get copies of the run’s migrated template; the cluster goes
     await exited;
   }
 });
-

@@ -25,14 +25,21 @@ test('a run writes test-timings.json with every file and prints the slowest', ()
     const timings = JSON.parse(readFileSync(join(dir, 'test-timings.json'), 'utf8'));
     const files = timings.files as Array<{ phase: string; file: string; ms: number; ok: boolean }>;
     assert.deepEqual(files.map((f) => f.file).sort(), ['test/quick.test.ts', 'test/slow.test.ts']);
-    assert.deepEqual(files.map((f) => f.ms), files.map((f) => f.ms).sort((a, b) => b - a), 'slowest first');
+    assert.deepEqual(
+      files.map((f) => f.ms),
+      files.map((f) => f.ms).sort((a, b) => b - a),
+      'slowest first',
+    );
     const slow = files.find((f) => f.file === 'test/slow.test.ts')!;
     assert.deepEqual([slow.phase, slow.ok], ['SQLite', true]);
     assert.ok(slow.ms >= 1500, JSON.stringify(slow));
     // Printed in the same order (which file is slower overall depends on the machine's load, not asserted).
     const printed = [...r.stdout.matchAll(/^# +\d+\.\d s {2}(test\/\w+\.test\.ts)$/gm)].map((m) => m[1]);
     assert.match(r.stdout, /# The ten slowest test files \(of 2; all in test-timings\.json\):/);
-    assert.deepEqual(printed, files.map((f) => f.file));
+    assert.deepEqual(
+      printed,
+      files.map((f) => f.file),
+    );
   } finally {
     cleanup();
   }

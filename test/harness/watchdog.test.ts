@@ -18,7 +18,10 @@ function runFile(body: string, limits: { TEST_EXIT_GRACE_S: string; TEST_FILE_TI
   try {
     const file = join(dir, 'fixture.test.mjs');
     const pidFile = join(dir, 'pid');
-    writeFileSync(file, `import { test } from 'node:test';\nimport { spawn } from 'node:child_process';\nimport { writeFileSync } from 'node:fs';\n${body.replace('PIDFILE', JSON.stringify(pidFile))}\n`);
+    writeFileSync(
+      file,
+      `import { test } from 'node:test';\nimport { spawn } from 'node:child_process';\nimport { writeFileSync } from 'node:fs';\n${body.replace('PIDFILE', JSON.stringify(pidFile))}\n`,
+    );
     // Not this file's own runner context: the fixture runs under a runner of its own, as in `npm test`.
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
     const r = spawnSync(process.execPath, ['--import', WATCHDOG, '--test', '--test-reporter=spec', file], {
@@ -43,10 +46,13 @@ const alive = (pid: number) => {
 };
 
 test('a child process left open after the tests fails the file, is listed and is killed', () => {
-  const r = runFile(`test('leaves cat running', () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); });`, {
-    TEST_EXIT_GRACE_S: '1',
-    TEST_FILE_TIMEOUT_S: '600', // not this limit, however slowly a loaded machine starts the file
-  });
+  const r = runFile(
+    `test('leaves cat running', () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); });`,
+    {
+      TEST_EXIT_GRACE_S: '1',
+      TEST_FILE_TIMEOUT_S: '600', // not this limit, however slowly a loaded machine starts the file
+    },
+  );
   assert.notEqual(r.status, 0, r.out);
   assert.match(r.out, /did not exit within 1 s/);
   assert.match(r.out, new RegExp(`child process ${r.pid}: cat`));
@@ -54,10 +60,13 @@ test('a child process left open after the tests fails the file, is listed and is
 });
 
 test('a test that never finishes fails the file at its time limit', () => {
-  const r = runFile(`test('waits forever', async () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); await new Promise(() => {}); });`, {
-    TEST_EXIT_GRACE_S: '1',
-    TEST_FILE_TIMEOUT_S: '4',
-  });
+  const r = runFile(
+    `test('waits forever', async () => { const c = spawn('cat', [], { stdio: ['pipe', 'pipe', 'inherit'] }); writeFileSync(PIDFILE, String(c.pid)); await new Promise(() => {}); });`,
+    {
+      TEST_EXIT_GRACE_S: '1',
+      TEST_FILE_TIMEOUT_S: '4',
+    },
+  );
   assert.notEqual(r.status, 0, r.out);
   assert.match(r.out, /still running after 4 s/);
   assert.equal(alive(r.pid), false, 'its child was killed');

@@ -8,7 +8,11 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { ZipWriter } from '../../server/lib/zip-writer';
 import { digestText, SIGNATURE_ENTRY, type TrustedKey } from '../../server/plugins/package/package';
 
-export interface PublisherKey { publisher: string; privateKey: KeyObject; trusted: TrustedKey }
+export interface PublisherKey {
+  publisher: string;
+  privateKey: KeyObject;
+  trusted: TrustedKey;
+}
 
 export function publisherKey(publisher = 'acme'): PublisherKey {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -16,8 +20,14 @@ export function publisherKey(publisher = 'acme'): PublisherKey {
 }
 
 export const sampleManifest = (over: Record<string, unknown> = {}) => ({
-  id: 'hello', name: 'Hello', version: '1.0.0', publisher: 'acme', filex_range: '>=0.1.0 <1.0.0', default_language: 'en',
-  permissions: ['files.read'], call_timeout_ms: 2000,
+  id: 'hello',
+  name: 'Hello',
+  version: '1.0.0',
+  publisher: 'acme',
+  filex_range: '>=0.1.0 <1.0.0',
+  default_language: 'en',
+  permissions: ['files.read'],
+  call_timeout_ms: 2000,
   actions: [{ id: 'greet', label: 'action.greet', applies: { kind: 'file', ext: ['txt'] } }],
   ...over,
 });

@@ -59,7 +59,12 @@ export async function asyncCases(t: TestContext, db: Db): Promise<void> {
         function* (tx) {
           const n = Number((yield* tx.first(k.selectFrom('meta').select('value').where('key', '=', 'n')))!.value);
           if (n >= CAP) throw new Error('cap reached');
-          yield* tx.run(k.updateTable('meta').set({ value: String(n + 1) }).where('key', '=', 'n'));
+          yield* tx.run(
+            k
+              .updateTable('meta')
+              .set({ value: String(n + 1) })
+              .where('key', '=', 'n'),
+          );
           return n + 1;
         },
         { isolation: 'serializable' },
@@ -68,8 +73,15 @@ export async function asyncCases(t: TestContext, db: Db): Promise<void> {
     const passed = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value);
     const refused = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
     assert.equal(passed.length, CAP, `passed: ${passed.length}; refused: ${[...new Set(refused)].join('; ')}`);
-    assert.deepEqual([...passed].sort((a, b) => a - b), Array.from({ length: CAP }, (_, i) => i + 1), 'each value handed out once');
-    assert.ok(refused.every((r) => /cap reached/.test(r)), [...new Set(refused)].join('; '));
+    assert.deepEqual(
+      [...passed].sort((a, b) => a - b),
+      Array.from({ length: CAP }, (_, i) => i + 1),
+      'each value handed out once',
+    );
+    assert.ok(
+      refused.every((r) => /cap reached/.test(r)),
+      [...new Set(refused)].join('; '),
+    );
     assert.equal(await value('n'), String(CAP));
   });
 

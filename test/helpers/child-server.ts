@@ -108,16 +108,22 @@ export type ChildApi = (method: string, path: string, body?: unknown, raw?: Buff
 export async function bootSignedIn(data: string, env: Record<string, string> = {}, o: { built?: boolean } = {}): Promise<{ srv: ChildServer; api: ChildApi }> {
   if (o.built && !existsSync(join(root, 'dist/server/cli.js'))) throw new Error('run `node scripts/build.mjs` first: this test starts the built service');
   const srv = await spawnServer({ SERVICE_DATA_DIR: data, SERVICE_ADMIN_EMAIL: CHILD_ADMIN.email, SERVICE_ADMIN_PASSWORD: CHILD_ADMIN.password, ...env }, o);
-  const login = await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHILD_ADMIN) })).json();
+  const login = await (
+    await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHILD_ADMIN) })
+  ).json();
   const api: ChildApi = async (method, path, body, raw) => {
     const headers: Record<string, string> = { authorization: `Bearer ${login.token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (raw) headers['content-type'] = 'application/octet-stream';
-    const res = await fetch(srv.url + path, { method, headers, body: raw ? new Uint8Array(raw) : body === undefined ? undefined : JSON.stringify(body) }).catch((e: Error) => {
-      // A call that fails on the wire says what the server was doing: a crash shows its exit and its last words.
-      const state = srv.child.exitCode !== null || srv.child.signalCode !== null ? `exited (${srv.child.exitCode ?? srv.child.signalCode})` : 'running';
-      throw new Error(`${method} ${path}: ${e.message} (${(e.cause as Error)?.message}); server ${state}, its log ends:\n${srv.log().slice(-4000)}`, { cause: e });
-    });
+    const res = await fetch(srv.url + path, { method, headers, body: raw ? new Uint8Array(raw) : body === undefined ? undefined : JSON.stringify(body) }).catch(
+      (e: Error) => {
+        // A call that fails on the wire says what the server was doing: a crash shows its exit and its last words.
+        const state = srv.child.exitCode !== null || srv.child.signalCode !== null ? `exited (${srv.child.exitCode ?? srv.child.signalCode})` : 'running';
+        throw new Error(`${method} ${path}: ${e.message} (${(e.cause as Error)?.message}); server ${state}, its log ends:\n${srv.log().slice(-4000)}`, {
+          cause: e,
+        });
+      },
+    );
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };

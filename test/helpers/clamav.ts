@@ -37,7 +37,16 @@ export async function startClamd(dir: string, o: { streamMaxLength?: string } = 
   const conf = join(dir, 'clamd.conf');
   writeFileSync(
     conf,
-    [`TCPSocket ${port}`, 'TCPAddr 127.0.0.1', `DatabaseDirectory ${db}`, 'Foreground yes', `PidFile ${join(dir, 'clamd.pid')}`, `StreamMaxLength ${o.streamMaxLength ?? '20M'}`, 'MaxThreads 4', ''].join('\n'),
+    [
+      `TCPSocket ${port}`,
+      'TCPAddr 127.0.0.1',
+      `DatabaseDirectory ${db}`,
+      'Foreground yes',
+      `PidFile ${join(dir, 'clamd.pid')}`,
+      `StreamMaxLength ${o.streamMaxLength ?? '20M'}`,
+      'MaxThreads 4',
+      '',
+    ].join('\n'),
   );
   const proc = spawn('clamd', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

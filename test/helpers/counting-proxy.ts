@@ -55,9 +55,10 @@ export async function startCountingProxy(target: string, o: { hold?: (req: Incom
       waiting = [];
       for (const f of go) f();
     },
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -15,9 +15,17 @@ export const EXAMPLE_PUBLISHER = 'filedock-examples';
 /** Built packages, by app (bundling pdf-lib takes a moment: one build per test process and key). */
 const built = new Map<string, Promise<Buffer>>();
 
-export interface InstalledExamples { publisher: string; public_key_pem: string; sizes: Record<string, number> }
+export interface InstalledExamples {
+  publisher: string;
+  public_key_pem: string;
+  sizes: Record<string, number>;
+}
 
-export async function installExampleApps(s: Pick<TestServer, 'api'>, adminToken: string, apps: readonly ExampleApp[] = EXAMPLE_APPS): Promise<InstalledExamples> {
+export async function installExampleApps(
+  s: Pick<TestServer, 'api'>,
+  adminToken: string,
+  apps: readonly ExampleApp[] = EXAMPLE_APPS,
+): Promise<InstalledExamples> {
   const { privateKey } = generateKeyPairSync('ed25519');
   const pem = publicPem(privateKey);
   const k = await s.api('POST', '/api/admin/app-plugins/keys', { token: adminToken, body: { publisher: EXAMPLE_PUBLISHER, public_key_pem: pem } });
@@ -28,14 +36,23 @@ export async function installExampleApps(s: Pick<TestServer, 'api'>, adminToken:
     if (!built.has(cacheKey)) built.set(cacheKey, buildExampleApp(app, EXAMPLE_PUBLISHER, privateKey));
     const zip = await built.get(cacheKey)!;
     sizes[app] = zip.length;
-    const r = await s.api('POST', '/api/admin/app-plugins/apps', { token: adminToken, raw: new Uint8Array(zip), headers: { 'content-type': 'application/zip' } });
+    const r = await s.api('POST', '/api/admin/app-plugins/apps', {
+      token: adminToken,
+      raw: new Uint8Array(zip),
+      headers: { 'content-type': 'application/zip' },
+    });
     if (r.status !== 201) throw new Error(`installing ${app} failed: ${r.status} ${JSON.stringify(r.body)}`);
   }
   return { publisher: EXAMPLE_PUBLISHER, public_key_pem: pem, sizes };
 }
 
 /** Polls a plugin op (`GET /api/files/ops/{id}`) until it is `ok`, `failed` or `cancelled`; `onRow` sees every row read. */
-export async function waitForPluginOp(s: Pick<TestServer, 'api'>, token: string, id: string, opts: { timeoutMs?: number; everyMs?: number; onRow?: (row: any) => void } = {}): Promise<any> {
+export async function waitForPluginOp(
+  s: Pick<TestServer, 'api'>,
+  token: string,
+  id: string,
+  opts: { timeoutMs?: number; everyMs?: number; onRow?: (row: any) => void } = {},
+): Promise<any> {
   const until = Date.now() + (opts.timeoutMs ?? 120_000);
   while (Date.now() < until) {
     const r = await s.api('GET', `/api/files/ops/${id}`, { token });

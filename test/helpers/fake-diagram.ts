@@ -66,7 +66,14 @@ export const TINY_PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAE
 /** The XML embedded in a .drawio.svg (its root `content` attribute, unescaped). */
 export function svgContent(svg: string): string | null {
   const m = /<svg\b[^>]*\scontent="([^"]*)"/.exec(svg);
-  return m ? m[1].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#10;/g, '\n').replace(/&amp;/g, '&') : null;
+  return m
+    ? m[1]
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&#10;/g, '\n')
+        .replace(/&amp;/g, '&')
+    : null;
 }
 
 /** An SVG image embedding `xml` the way draw.io's "editable SVG" does. */
@@ -143,7 +150,8 @@ export class FakeDiagram {
       const port = (this.server.address() as { port: number }).port;
       if (u.pathname === '/healthcheck') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('OK');
       if (u.pathname === '/foreign') return res.writeHead(200, { 'Content-Type': 'text/html' }).end(FOREIGN);
-      if (u.pathname === '/drawio' || u.pathname.startsWith('/drawio/')) return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(PAGE(`http://localhost:${port}/foreign`));
+      if (u.pathname === '/drawio' || u.pathname.startsWith('/drawio/'))
+        return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(PAGE(`http://localhost:${port}/foreign`));
       res.writeHead(404).end();
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));

@@ -93,10 +93,13 @@ export class FakeDocserver {
   constructor(public secret: string) {}
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res).catch((e) => {
-      res.statusCode = 500;
-      res.end(String(e));
-    }));
+    this.server = createServer(
+      (req, res) =>
+        void this.handle(req, res).catch((e) => {
+          res.statusCode = 500;
+          res.end(String(e));
+        }),
+    );
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
     return this;
@@ -149,7 +152,8 @@ export class FakeDocserver {
         const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const { payload } = await jwtVerify(body.token ?? '', enc(this.secret), { algorithms: ['HS256'] });
         if (payload.url !== body.url) throw new Error('the token does not sign this request');
-        if (bearer && ((await jwtVerify(bearer, enc(this.secret), { algorithms: ['HS256'] })).payload as any).payload?.url !== body.url) throw new Error('header token');
+        if (bearer && ((await jwtVerify(bearer, enc(this.secret), { algorithms: ['HS256'] })).payload as any).payload?.url !== body.url)
+          throw new Error('header token');
       } catch {
         return void res.end(JSON.stringify({ error: -8 }));
       }
@@ -181,10 +185,15 @@ export class FakeDocserver {
     this.sessions.set(id, session);
     const connected = await this.callback(session, 1);
     const edit = session.config.editorConfig?.mode === 'edit';
-    res.end(page(session.config.document.title, `
+    res.end(
+      page(
+        session.config.document.title,
+        `
 <h1>${esc(session.config.document.title)}</h1>
 <p id="loaded">Loaded ${session.bytes.length} bytes (${esc(session.fileType)}), ${edit ? 'editing' : 'view only'}; status 1 answered ${connected.status}</p>
-${edit ? `<form method="post" action="/editor/save?session=${id}"><label>Add text <input name="text"></label> <button>Save</button></form>` : ''}`));
+${edit ? `<form method="post" action="/editor/save?session=${id}"><label>Add text <input name="text"></label> <button>Save</button></form>` : ''}`,
+      ),
+    );
   }
 
   /** Save from the frame: the bytes plus the typed text become the revision, announced with status 2. */
@@ -211,7 +220,13 @@ ${edit ? `<form method="post" action="/editor/save?session=${id}"><label>Add tex
     if ((payload as any).document.key !== config.document.key) throw new Error('the token does not sign this config');
     const r = await fetch(config.document.url);
     if (r.status !== 200) throw new Error(`document fetch answered ${r.status}: ${await r.text()}`);
-    return { key: config.document.key, callbackUrl: config.editorConfig.callbackUrl, fileType: config.document.fileType, bytes: Buffer.from(await r.arrayBuffer()), config };
+    return {
+      key: config.document.key,
+      callbackUrl: config.editorConfig.callbackUrl,
+      fileType: config.document.fileType,
+      bytes: Buffer.from(await r.arrayBuffer()),
+      config,
+    };
   }
 
   /** Serves `bytes` as a revision (`chunked`: without a Content-Length); returns its URL. */
@@ -229,7 +244,11 @@ ${edit ? `<form method="post" action="/editor/save?session=${id}"><label>Add tex
   }
 
   /** A signed callback body (and the headers it travels with). */
-  async callbackRequest(s: EditorSession, status: number, o: CallbackOptions = {}): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }> {
+  async callbackRequest(
+    s: EditorSession,
+    status: number,
+    o: CallbackOptions = {},
+  ): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }> {
     const data: Record<string, unknown> = { key: o.key ?? s.key, status, users: ['1'], actions: [{ type: 0, userid: '1' }] };
     if (status === 2 || status === 3 || status === 6 || status === 7) data.lastsave = (o.lastsave ?? new Date()).toISOString();
     if (o.url) data.url = o.url;

@@ -19,7 +19,10 @@ export class RawFtp {
   private io: Socket | TLSSocket;
   private prot = false;
 
-  private constructor(private raw: Socket, readonly host: string) {
+  private constructor(
+    private raw: Socket,
+    readonly host: string,
+  ) {
     this.io = raw;
     raw.setEncoding('utf8');
     raw.on('data', this.onData);

@@ -46,7 +46,14 @@ export async function startIdp(opts: { claimsInIdToken?: boolean } = {}): Promis
     codeTtl: 60,
     tamper: null,
     addClient: (id, secret, redirectUris) =>
-      provider.Client.adapter.upsert(id, { client_id: id, client_secret: secret, redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }),
+      provider.Client.adapter.upsert(id, {
+        client_id: id,
+        client_secret: secret,
+        redirect_uris: redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
     close: async () => {
       for (const s of [front, inner]) {
         s.closeAllConnections();
@@ -65,7 +72,11 @@ export async function startIdp(opts: { claimsInIdToken?: boolean } = {}): Promis
     },
     ttl: {
       AuthorizationCode: () => idp.codeTtl,
-      Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+      AccessToken: 600,
+      IdToken: 600,
     },
   });
   inner.on('request', provider.callback());
@@ -154,7 +165,11 @@ export class Browser {
           res = await this.fetch(new URL(/href="([^"]*\/abort)"/.exec(html)![1], origin).href);
         } else {
           const form: Record<string, string> = isLogin ? { prompt: 'login', login, password: 'any' } : { prompt: 'consent' };
-          res = await this.fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+          res = await this.fetch(action, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams(form).toString(),
+          });
         }
       }
       const loc = res.headers.get('location');

@@ -24,13 +24,24 @@ q.register('pg.hang', async (ctx) => {
   process.stdout.write(`running ${ctx.id} ${q.instanceId}\n`);
   await new Promise(() => {}); // never ends: only the kill stops it
 });
-q.register('pg.count', async (ctx) => {
-  db.sqlite.prepare('INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)').run(ctx.id, q.instanceId);
-  await new Promise((r) => setTimeout(r, ctx.payload.i % 3));
-  return q.instanceId;
-}, { concurrency: 4 });
+q.register(
+  'pg.count',
+  async (ctx) => {
+    db.sqlite.prepare('INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)').run(ctx.id, q.instanceId);
+    await new Promise((r) => setTimeout(r, ctx.payload.i % 3));
+    return q.instanceId;
+  },
+  { concurrency: 4 },
+);
 q.start();
 process.stdout.write(`ready ${q.instanceId}\n`);
 // The queue's timers are unref'd (they never hold a server open): this one keeps the process alive until the kill.
 setInterval(() => {}, 1000);
-process.on('SIGTERM', () => void q.stop().then(() => db.close()).then(() => process.exit(0)));
+process.on(
+  'SIGTERM',
+  () =>
+    void q
+      .stop()
+      .then(() => db.close())
+      .then(() => process.exit(0)),
+);

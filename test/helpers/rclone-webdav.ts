@@ -32,10 +32,15 @@ export async function startRcloneWebdav(opts: { tls?: boolean } = {}): Promise<R
     user,
     pass,
     fingerprint: cert?.fingerprint,
-    ...childLifecycle(port, () => spawn('rclone', args, {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, RCLONE_CONFIG: join(tmp.dir, 'rclone.conf') },
-    }), tmp.cleanup),
+    ...childLifecycle(
+      port,
+      () =>
+        spawn('rclone', args, {
+          stdio: ['ignore', 'ignore', 'inherit'],
+          env: { ...process.env, RCLONE_CONFIG: join(tmp.dir, 'rclone.conf') },
+        }),
+      tmp.cleanup,
+    ),
   };
   await server.start();
   return server;

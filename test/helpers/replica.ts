@@ -81,7 +81,8 @@ const sorted = (t: Tree) => JSON.stringify(Object.entries(t).sort(([a], [b]) => 
 export async function faultScenario(s: TestServer, token: string, primaryDir: string, target: RemoteTarget, downOps = 60): Promise<void> {
   const storage = await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Home', driver: 'local', config: { path: primaryDir } } }));
   const t = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'backup', driver: target.driver, config: target.config } }));
-  for (const [k, v] of Object.entries(target.config)) if (/secret|password|private_key/.test(k) && v) assert.equal(t.config[k], '***', `${k} reads back masked`);
+  for (const [k, v] of Object.entries(target.config))
+    if (/secret|password|private_key/.test(k) && v) assert.equal(t.config[k], '***', `${k} reads back masked`);
   await ok(s.api('PATCH', `/api/admin/storages/${storage.id}`, { token, body: { replica_target_id: t.id } }));
   await ok(s.api('POST', '/api/admin/replica/rules', { token, body: { path_pattern: 'Home/keep/**', mode: 'append_only', priority: 1 } }));
 
@@ -110,10 +111,11 @@ export async function faultScenario(s: TestServer, token: string, primaryDir: st
   await target.stop();
   for (let i = 0; i < downOps; i++) {
     const n = i % 6;
-    if (n === 0) await putText(s, token, `/Home/down/w${i}.txt`, `down ${i}`).catch(async () => {
-      await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/down' } }));
-      await putText(s, token, `/Home/down/w${i}.txt`, `down ${i}`);
-    });
+    if (n === 0)
+      await putText(s, token, `/Home/down/w${i}.txt`, `down ${i}`).catch(async () => {
+        await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/down' } }));
+        await putText(s, token, `/Home/down/w${i}.txt`, `down ${i}`);
+      });
     else if (n === 1) await putText(s, token, `/Home/down/w${i - 1}.txt`, `rewritten ${i}`);
     else if (n === 2) await move(`/Home/down/w${i - 2}.txt`, `/Home/down/m${i}.txt`);
     else if (n === 3) await putText(s, token, `/Home/keep/d${i}.txt`, `keep ${i}`);
@@ -122,11 +124,18 @@ export async function faultScenario(s: TestServer, token: string, primaryDir: st
   }
   // Copies fail one by one as their attempts run out: wait until a write and a move have both failed.
   let failures: any[] = [];
-  await until('write and move failures logged while the target is down', async () => {
-    failures = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures;
-    return failures.some((f: any) => f.op === 'write') && failures.some((f: any) => f.op === 'move');
-  }, 30_000);
-  assert.ok(failures.every((f: any) => ['REPLICA_WRITE_FAIL', 'REPLICA_NO_WRITER'].includes(f.code)), JSON.stringify(failures.slice(0, 3)));
+  await until(
+    'write and move failures logged while the target is down',
+    async () => {
+      failures = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures;
+      return failures.some((f: any) => f.op === 'write') && failures.some((f: any) => f.op === 'move');
+    },
+    30_000,
+  );
+  assert.ok(
+    failures.every((f: any) => ['REPLICA_WRITE_FAIL', 'REPLICA_NO_WRITER'].includes(f.code)),
+    JSON.stringify(failures.slice(0, 3)),
+  );
 
   // Back: Fix repairs everything.
   await target.start();
@@ -136,14 +145,18 @@ export async function faultScenario(s: TestServer, token: string, primaryDir: st
   // Copies the queue had already given up on are queued again by a later Fix (at most every 5 s).
   const budget = 60_000 + downOps * 300;
   let lastFix = Date.now();
-  await until('every failure resolved', async () => {
-    const c = (await ok(s.api('GET', '/api/admin/replica/failures/count', { token }))).count;
-    if (c > 0 && Date.now() - lastFix > 5000) {
-      lastFix = Date.now();
-      await ok(s.api('POST', '/api/admin/replica/fix', { token }));
-    }
-    return c === 0;
-  }, budget);
+  await until(
+    'every failure resolved',
+    async () => {
+      const c = (await ok(s.api('GET', '/api/admin/replica/failures/count', { token }))).count;
+      if (c > 0 && Date.now() - lastFix > 5000) {
+        lastFix = Date.now();
+        await ok(s.api('POST', '/api/admin/replica/fix', { token }));
+      }
+      return c === 0;
+    },
+    budget,
+  );
   // A file written to keep/ while down and never deleted is replicated too: keep/ holds the union.
   await until('identical trees by sha256', async () => sorted(await target.tree()) === sorted(expected(kept)), budget);
   const final = await target.tree();

@@ -32,4 +32,3 @@ export async function roundRobin(upstreams: () => string[]) {
     close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
   };
 }
-

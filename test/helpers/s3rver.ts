@@ -40,7 +40,20 @@ const START_TIMEOUT_MS = 15_000;
 function launch(dir: string, port: number, bucket: string): Promise<{ child: ChildProcess; port: number }> {
   // s3rver encrypts continuation tokens with DES, which OpenSSL 3 only offers
   // through its legacy provider; without it every truncated listing answers 500.
-  const args = ['--openssl-legacy-provider', BIN, '-d', dir, '-a', '127.0.0.1', '-p', String(port), '--silent', '--no-vhost-buckets', '--configure-bucket', bucket];
+  const args = [
+    '--openssl-legacy-provider',
+    BIN,
+    '-d',
+    dir,
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '--silent',
+    '--no-vhost-buckets',
+    '--configure-bucket',
+    bucket,
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';

@@ -80,7 +80,11 @@ export interface SqliteShape {
 
 export function sqliteShape(db: Database.Database): SqliteShape {
   const tables: Record<string, unknown> = {};
-  const list = db.prepare("SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string; type: string; wr: number }>;
+  const list = db.prepare("SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{
+    name: string;
+    type: string;
+    wr: number;
+  }>;
   const master = (type: string, name: string) =>
     (db.prepare('SELECT sql FROM sqlite_master WHERE type = ? AND name = ?').get(type, name) as { sql: string | null } | undefined)?.sql ?? '';
   for (const t of list) {
@@ -98,13 +102,24 @@ export function sqliteShape(db: Database.Database): SqliteShape {
       hidden: c.hidden,
     }));
     const fks = db.prepare('SELECT "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq').all(t.name);
-    const indexes = (db.prepare('SELECT name, "unique", origin, partial FROM pragma_index_list(?) ORDER BY name').all(t.name) as Array<{ name: string; unique: number; origin: string; partial: number }>).map((ix) => ({
-      ...ix,
-      // Constraint indexes get numbered names from their position; the key columns say which one it is.
-      name: ix.origin === 'c' ? ix.name : ix.origin,
-      keys: (db.prepare('SELECT name, "desc", coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno').all(ix.name) as Array<Record<string, unknown>>).map((k) => `${k.name}${k.desc ? ' desc' : ''} ${String(k.coll).toLowerCase()}`),
-      where: ix.partial ? normSql(master('index', ix.name)).replace(/^.*?\)where /, '') : null,
-    })).sort((a, b) => (a.name + a.keys.join()).localeCompare(b.name + b.keys.join()));
+    const indexes = (
+      db.prepare('SELECT name, "unique", origin, partial FROM pragma_index_list(?) ORDER BY name').all(t.name) as Array<{
+        name: string;
+        unique: number;
+        origin: string;
+        partial: number;
+      }>
+    )
+      .map((ix) => ({
+        ...ix,
+        // Constraint indexes get numbered names from their position; the key columns say which one it is.
+        name: ix.origin === 'c' ? ix.name : ix.origin,
+        keys: (
+          db.prepare('SELECT name, "desc", coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno').all(ix.name) as Array<Record<string, unknown>>
+        ).map((k) => `${k.name}${k.desc ? ' desc' : ''} ${String(k.coll).toLowerCase()}`),
+        where: ix.partial ? normSql(master('index', ix.name)).replace(/^.*?\)where /, '') : null,
+      }))
+      .sort((a, b) => (a.name + a.keys.join()).localeCompare(b.name + b.keys.join()));
     tables[t.name] = { type: t.type, withoutRowid: t.wr, columns, checks: checks(sql), collations: collations(sql), fks, indexes };
   }
   const triggers: Record<string, string> = {};

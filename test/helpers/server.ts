@@ -16,7 +16,11 @@ export interface TestServer {
   dataDir: string;
   /** Signs in and returns the bearer token. */
   login(email?: string, password?: string): Promise<string>;
-  api<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit }): Promise<{ status: number; body: T; headers: Headers }>;
+  api<T = any>(
+    method: string,
+    path: string,
+    opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit },
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   close(): Promise<void>;
 }
 

@@ -38,12 +38,7 @@ export type Lifecycle = Pick<RestartableServer, 'start' | 'stop' | 'crash' | 'te
  * per connection before each stop (some servers keep serving those otherwise);
  * `cleanup` removes its files at teardown. Stopping a stopped server is a no-op.
  */
-export function childLifecycle(
-  port: number,
-  launch: () => ChildProcess,
-  cleanup: () => void,
-  endSessions: (pid: number) => void = () => undefined,
-): Lifecycle {
+export function childLifecycle(port: number, launch: () => ChildProcess, cleanup: () => void, endSessions: (pid: number) => void = () => undefined): Lifecycle {
   let child: ChildProcess | undefined;
   const halt = async (signal: NodeJS.Signals) => {
     if (child?.pid) endSessions(child.pid);
@@ -79,7 +74,8 @@ export function canConnect(port: number): Promise<boolean> {
 export async function waitForPort(port: number, child: ChildProcess, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before listening on ${port}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before listening on ${port}`);
     if (await canConnect(port)) return;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
@@ -143,9 +139,26 @@ export function killQuietly(pid: number): void {
 export function selfSignedCert(dir: string, name = 'server'): { certPath: string; keyPath: string; fingerprint: string } {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { certPath, keyPath, fingerprint: new X509Certificate(readFileSync(certPath)).fingerprint256 };
 }

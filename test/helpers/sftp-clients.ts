@@ -28,10 +28,32 @@ export function run(cmd: string, args: string[], o: { input?: string; env?: Reco
 
 /** OpenSSH `sftp -b -` with a password (sshpass); a failing command ends the batch with exit 1. */
 export function sftpBatch(port: number, user: string, password: string, commands: string[]): Promise<Run> {
-  return run('sshpass', ['-e', 'sftp', '-o', 'BatchMode=no', '-b', '-', '-P', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'PubkeyAuthentication=no', '-o', `User=${user}`, '127.0.0.1'], {
-    input: commands.join('\n') + '\n',
-    env: { SSHPASS: password },
-  });
+  return run(
+    'sshpass',
+    [
+      '-e',
+      'sftp',
+      '-o',
+      'BatchMode=no',
+      '-b',
+      '-',
+      '-P',
+      String(port),
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'PubkeyAuthentication=no',
+      '-o',
+      `User=${user}`,
+      '127.0.0.1',
+    ],
+    {
+      input: commands.join('\n') + '\n',
+      env: { SSHPASS: password },
+    },
+  );
 }
 
 export interface Ssh {
@@ -43,7 +65,10 @@ export interface Ssh {
 }
 
 /** Connects with ssh2's client; rejects with the client's error (e.g. "All configured authentication methods failed"). */
-export function sshConnect(port: number, auth: { username: string; password?: string; privateKey?: string; authHandler?: ssh2.ConnectConfig['authHandler']; debug?: (line: string) => void }): Promise<Ssh> {
+export function sshConnect(
+  port: number,
+  auth: { username: string; password?: string; privateKey?: string; authHandler?: ssh2.ConnectConfig['authHandler']; debug?: (line: string) => void },
+): Promise<Ssh> {
   return new Promise((resolve, reject) => {
     const client = new ssh2.Client();
     let hostKey: Buffer = Buffer.alloc(0);
@@ -73,8 +98,10 @@ export function sshConnect(port: number, auth: { username: string; password?: st
 
 /** Promisified ssh2 SFTP calls; a refusal rejects with the SFTP status as `code`. */
 export const p = {
-  open: (s: SFTPWrapper, path: string, flags: number | string) => new Promise<Buffer>((res, rej) => s.open(path, flags as never, (e, h) => (e ? rej(e) : res(h)))),
-  write: (s: SFTPWrapper, h: Buffer, data: Buffer, pos: number) => new Promise<void>((res, rej) => s.write(h, data, 0, data.length, pos, (e) => (e ? rej(e) : res()))),
+  open: (s: SFTPWrapper, path: string, flags: number | string) =>
+    new Promise<Buffer>((res, rej) => s.open(path, flags as never, (e, h) => (e ? rej(e) : res(h)))),
+  write: (s: SFTPWrapper, h: Buffer, data: Buffer, pos: number) =>
+    new Promise<void>((res, rej) => s.write(h, data, 0, data.length, pos, (e) => (e ? rej(e) : res()))),
   read: (s: SFTPWrapper, h: Buffer, len: number, pos: number) =>
     new Promise<Buffer>((res, rej) => s.read(h, Buffer.alloc(len), 0, len, pos, (e, n, buf) => (e ? rej(e) : res(buf.subarray(0, n))))),
   close: (s: SFTPWrapper, h: Buffer) => new Promise<void>((res, rej) => s.close(h, (e) => (e ? rej(e) : res()))),
@@ -89,7 +116,11 @@ export const p = {
   writeFile: (s: SFTPWrapper, path: string, data: Buffer | string) => new Promise<void>((res, rej) => s.writeFile(path, data, (e) => (e ? rej(e) : res()))),
   readFile: (s: SFTPWrapper, path: string) => new Promise<Buffer>((res, rej) => s.readFile(path, (e, b) => (e ? rej(e) : res(b)))),
   /** The status code of a refusal (NO_SUCH_FILE 2, PERMISSION_DENIED 3, FAILURE 4, BAD_MESSAGE 5, OP_UNSUPPORTED 8). */
-  code: async (x: Promise<unknown>): Promise<number | 'ok'> => x.then(() => 'ok' as const, (e) => e.code),
+  code: async (x: Promise<unknown>): Promise<number | 'ok'> =>
+    x.then(
+      () => 'ok' as const,
+      (e) => e.code,
+    ),
 };
 
 /** Asks the server for a channel of `kind`; resolves to the refusal's message, or 'accepted'. */

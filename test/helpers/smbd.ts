@@ -37,30 +37,33 @@ export async function startSmbd(): Promise<Smbd> {
   const shareDir = join(dir, 'share');
   for (const d of ['state', 'lock', 'cache', 'pid', 'log', 'private', 'ncalrpc', 'share']) mkdirSync(join(dir, d), { recursive: true });
   const conf = join(dir, 'smb.conf');
-  writeFileSync(conf, [
-    '[global]',
-    '  server role = standalone server',
-    `  smb ports = ${port}`,
-    '  bind interfaces only = yes',
-    '  interfaces = lo',
-    `  state directory = ${dir}/state`,
-    `  lock directory = ${dir}/lock`,
-    `  cache directory = ${dir}/cache`,
-    `  pid directory = ${dir}/pid`,
-    `  private dir = ${dir}/private`,
-    `  ncalrpc dir = ${dir}/ncalrpc`,
-    `  log file = ${dir}/log/log.%m`,
-    `  passdb backend = tdbsam:${dir}/private/passdb.tdb`,
-    '  disable netbios = yes',
-    '  load printers = no',
-    '  printcap name = /dev/null',
-    '  disable spoolss = yes',
-    '  map to guest = never',
-    `[${SHARE}]`,
-    `  path = ${shareDir}`,
-    '  read only = no',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    conf,
+    [
+      '[global]',
+      '  server role = standalone server',
+      `  smb ports = ${port}`,
+      '  bind interfaces only = yes',
+      '  interfaces = lo',
+      `  state directory = ${dir}/state`,
+      `  lock directory = ${dir}/lock`,
+      `  cache directory = ${dir}/cache`,
+      `  pid directory = ${dir}/pid`,
+      `  private dir = ${dir}/private`,
+      `  ncalrpc dir = ${dir}/ncalrpc`,
+      `  log file = ${dir}/log/log.%m`,
+      `  passdb backend = tdbsam:${dir}/private/passdb.tdb`,
+      '  disable netbios = yes',
+      '  load printers = no',
+      '  printcap name = /dev/null',
+      '  disable spoolss = yes',
+      '  map to guest = never',
+      `[${SHARE}]`,
+      `  path = ${shareDir}`,
+      '  read only = no',
+      '',
+    ].join('\n'),
+  );
   const added = spawnSync('smbpasswd', ['-c', conf, '-s', '-a', user], { input: `${PASSWORD}\n${PASSWORD}\n`, encoding: 'utf8' });
   if (added.status !== 0) {
     cleanup();
@@ -90,8 +93,14 @@ export async function startSmbd(): Promise<Smbd> {
   };
   await start();
   return {
-    host: '127.0.0.1', port, share: SHARE, user, password: PASSWORD, shareDir,
-    start, stop,
+    host: '127.0.0.1',
+    port,
+    share: SHARE,
+    user,
+    password: PASSWORD,
+    shareDir,
+    start,
+    stop,
     destroy: async () => {
       await stop();
       cleanup();

@@ -74,49 +74,53 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
   keygen(clientKeyPath);
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${clientKeyPath}.pub`), { mode: 0o600 });
   const conf = join(dir, 'sshd_config');
-  writeFileSync(conf, [
-    `Port ${port}`,
-    'ListenAddress 127.0.0.1',
-    ...hostKeyTypes.map((t) => `HostKey ${hostKeyPath(t)}`),
-    `PidFile ${join(dir, 'sshd.pid')}`,
-    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-    // The temp dir lives under world-writable /tmp, which StrictModes refuses.
-    'StrictModes no',
-    'UsePAM no',
-    'PermitRootLogin yes',
-    `PasswordAuthentication ${opts.password ? 'yes' : 'no'}`,
-    'KbdInteractiveAuthentication no',
-    'PubkeyAuthentication yes',
-    `AllowUsers ${user}`,
-    'MaxStartups 50',
-    'MaxSessions 20',
-    'LogLevel INFO',
-    'Subsystem sftp internal-sftp',
-    `ForceCommand internal-sftp -d ${dataDir}`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    conf,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      ...hostKeyTypes.map((t) => `HostKey ${hostKeyPath(t)}`),
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      // The temp dir lives under world-writable /tmp, which StrictModes refuses.
+      'StrictModes no',
+      'UsePAM no',
+      'PermitRootLogin yes',
+      `PasswordAuthentication ${opts.password ? 'yes' : 'no'}`,
+      'KbdInteractiveAuthentication no',
+      'PubkeyAuthentication yes',
+      `AllowUsers ${user}`,
+      'MaxStartups 50',
+      'MaxSessions 20',
+      'LogLevel INFO',
+      'Subsystem sftp internal-sftp',
+      `ForceCommand internal-sftp -d ${dataDir}`,
+      '',
+    ].join('\n'),
+  );
 
   let child: ChildProcess | null = null;
   let log = '';
 
-  const start = (): Promise<void> => new Promise((resolve, reject) => {
-    log = '';
-    const proc = spawn(SSHD, ['-f', conf, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    child = proc;
-    const timer = setTimeout(() => reject(new Error(`sshd did not start in 5s:\n${log}`)), 5000);
-    proc.stderr!.setEncoding('utf8').on('data', (s: string) => {
-      log = (log + s).slice(-8000);
-      if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) {
+  const start = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      log = '';
+      const proc = spawn(SSHD, ['-f', conf, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      child = proc;
+      const timer = setTimeout(() => reject(new Error(`sshd did not start in 5s:\n${log}`)), 5000);
+      proc.stderr!.setEncoding('utf8').on('data', (s: string) => {
+        log = (log + s).slice(-8000);
+        if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      proc.on('exit', (code) => {
         clearTimeout(timer);
-        resolve();
-      }
+        if (child === proc) child = null;
+        reject(new Error(`sshd exited with ${code}:\n${log}`));
+      });
     });
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      if (child === proc) child = null;
-      reject(new Error(`sshd exited with ${code}:\n${log}`));
-    });
-  });
 
   const dropSessions = (): void => {
     if (child?.pid) descendants(child.pid).forEach(killQuietly);
@@ -129,7 +133,12 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
     await stopChild(proc, 'SIGKILL');
   };
 
-  const publicKey = (type = hostKeyTypes[0]): string => readFileSync(`${hostKeyPath(type)}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  const publicKey = (type = hostKeyTypes[0]): string =>
+    readFileSync(`${hostKeyPath(type)}.pub`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .slice(0, 2)
+      .join(' ');
 
   await start();
   return {
@@ -142,7 +151,11 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdServer> {
     clientKeyPath,
     hostKeyLine: publicKey,
     hostFingerprint: (type) =>
-      'SHA256:' + createHash('sha256').update(Buffer.from(publicKey(type).split(' ')[1], 'base64')).digest('base64').replace(/=+$/, ''),
+      'SHA256:' +
+      createHash('sha256')
+        .update(Buffer.from(publicKey(type).split(' ')[1], 'base64'))
+        .digest('base64')
+        .replace(/=+$/, ''),
     start,
     stop,
     dropSessions,

@@ -60,7 +60,16 @@ export async function openTestDb(): Promise<TestDb> {
 /** A local storage row named `name` (the parent most tables reference); returns its id. */
 export function testStorage(db: Db, name = 'Files'): number {
   return new StoragesRepo(db).insert({
-    uid: newUid(), name, driver: 'local', config: '{}', mount_path: '/', sync_mode: 'poll', sync_interval_s: 900,
-    enabled: 1, read_only: 0, rbac_enabled: 0, replica_target_id: null,
+    uid: newUid(),
+    name,
+    driver: 'local',
+    config: '{}',
+    mount_path: '/',
+    sync_mode: 'poll',
+    sync_interval_s: 900,
+    enabled: 1,
+    read_only: 0,
+    rbac_enabled: 0,
+    replica_target_id: null,
   });
 }

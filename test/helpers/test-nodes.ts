@@ -20,8 +20,18 @@ export async function testNodes(db: Db, storageId: number, nodes: TestNode[]): P
     const cut = n.path.lastIndexOf('/');
     const name = n.path.slice(cut + 1);
     return {
-      storage_id: storageId, dir: cut < 0 ? '' : n.path.slice(0, cut), name, path: n.path, type: n.type ?? 'file', size: n.size ?? 0,
-      mtime: n.mtime ?? 1_700_000_000_000, etag: null, mime: null, sort_key: sortKey(name), owner_id: null, app_state: n.app_state ?? null,
+      storage_id: storageId,
+      dir: cut < 0 ? '' : n.path.slice(0, cut),
+      name,
+      path: n.path,
+      type: n.type ?? 'file',
+      size: n.size ?? 0,
+      mtime: n.mtime ?? 1_700_000_000_000,
+      etag: null,
+      mime: null,
+      sort_key: sortKey(name),
+      owner_id: null,
+      app_state: n.app_state ?? null,
       updated_at: new Date().toISOString(),
     };
   });

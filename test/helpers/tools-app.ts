@@ -75,8 +75,22 @@ app.action = async ({ action, paths, params }) => {
 `;
 
 export const TOOLS_PACKS = {
-  en: { 'a.greet': 'Greet', 'a.upper': 'Upper-case', 'a.spin': 'Spin', 'a.hog': 'Hog', 'a.slow': 'Slow', 'a.fails': 'Fails', 'a.admins': 'Admins only', 'a.pdf': 'PDF only',
-    'v.greet': 'Greeting', 'v.huge': 'Huge', 'v.spin': 'Spin', 'v.probe': 'Probe', hello: 'Hello {name}', 'err.broken': 'The tool broke' },
+  en: {
+    'a.greet': 'Greet',
+    'a.upper': 'Upper-case',
+    'a.spin': 'Spin',
+    'a.hog': 'Hog',
+    'a.slow': 'Slow',
+    'a.fails': 'Fails',
+    'a.admins': 'Admins only',
+    'a.pdf': 'PDF only',
+    'v.greet': 'Greeting',
+    'v.huge': 'Huge',
+    'v.spin': 'Spin',
+    'v.probe': 'Probe',
+    hello: 'Hello {name}',
+    'err.broken': 'The tool broke',
+  },
   tr: { 'a.upper': 'Büyük harf', hello: 'Merhaba {name}', 'err.broken': 'Araç bozuldu' },
 };
 
@@ -84,7 +98,10 @@ export function toolsManifest(hosts: string[], over: Record<string, unknown> = {
   const txt = { kind: 'file', ext: ['txt'] };
   const any = { kind: 'file' };
   return sampleManifest({
-    id: 'tools', name: 'Tools', filex_range: '>=0.1.0', call_timeout_ms: 1000,
+    id: 'tools',
+    name: 'Tools',
+    filex_range: '>=0.1.0',
+    call_timeout_ms: 1000,
     permissions: ['files.read', 'files.write', 'storage', 'http', 'users.lookup', 'ops'],
     http_hosts: hosts,
     actions: [

@@ -41,21 +41,48 @@ export async function startVsftpd(opts: { tls?: VsftpdTls; denyFile?: string } =
   const pasv = await freePortRange(PASV_PORTS);
   const cert = tls === 'off' ? undefined : selfSignedCert(tmp.dir);
   const lines = [
-    'listen=YES', 'listen_ipv6=NO', 'listen_address=127.0.0.1', `listen_port=${port}`, 'background=NO',
-    'seccomp_sandbox=NO', 'anonymous_enable=YES', 'local_enable=NO', 'write_enable=YES',
-    'anon_upload_enable=YES', 'anon_mkdir_write_enable=YES', 'anon_other_write_enable=YES',
-    'anon_world_readable_only=NO', 'anon_umask=022', `anon_root=${rootDir}`,
-    'secure_email_list_enable=YES', `email_password_file=${join(tmp.dir, 'passwords')}`,
-    'pasv_enable=YES', 'pasv_address=127.0.0.1', `pasv_min_port=${pasv}`, `pasv_max_port=${pasv + PASV_PORTS - 1}`,
-    'connect_from_port_20=NO', 'dirmessage_enable=NO', 'use_localtime=NO', 'utf8_filesystem=YES',
-    'xferlog_enable=NO', `vsftpd_log_file=${join(tmp.dir, 'vsftpd.log')}`, 'secure_chroot_dir=/var/run/vsftpd/empty',
-    'max_per_ip=0', 'max_clients=0',
+    'listen=YES',
+    'listen_ipv6=NO',
+    'listen_address=127.0.0.1',
+    `listen_port=${port}`,
+    'background=NO',
+    'seccomp_sandbox=NO',
+    'anonymous_enable=YES',
+    'local_enable=NO',
+    'write_enable=YES',
+    'anon_upload_enable=YES',
+    'anon_mkdir_write_enable=YES',
+    'anon_other_write_enable=YES',
+    'anon_world_readable_only=NO',
+    'anon_umask=022',
+    `anon_root=${rootDir}`,
+    'secure_email_list_enable=YES',
+    `email_password_file=${join(tmp.dir, 'passwords')}`,
+    'pasv_enable=YES',
+    'pasv_address=127.0.0.1',
+    `pasv_min_port=${pasv}`,
+    `pasv_max_port=${pasv + PASV_PORTS - 1}`,
+    'connect_from_port_20=NO',
+    'dirmessage_enable=NO',
+    'use_localtime=NO',
+    'utf8_filesystem=YES',
+    'xferlog_enable=NO',
+    `vsftpd_log_file=${join(tmp.dir, 'vsftpd.log')}`,
+    'secure_chroot_dir=/var/run/vsftpd/empty',
+    'max_per_ip=0',
+    'max_clients=0',
   ];
   if (opts.denyFile) lines.push(`deny_file=${opts.denyFile}`);
   if (cert) {
     lines.push(
-      'ssl_enable=YES', `rsa_cert_file=${cert.certPath}`, `rsa_private_key_file=${cert.keyPath}`, 'allow_anon_ssl=YES',
-      'force_anon_logins_ssl=YES', 'force_anon_data_ssl=YES', 'ssl_ciphers=HIGH', 'require_ssl_reuse=YES',
+      'ssl_enable=YES',
+      `rsa_cert_file=${cert.certPath}`,
+      `rsa_private_key_file=${cert.keyPath}`,
+      'allow_anon_ssl=YES',
+      'force_anon_logins_ssl=YES',
+      'force_anon_data_ssl=YES',
+      'ssl_ciphers=HIGH',
+      'require_ssl_reuse=YES',
     );
     if (tls === 'implicit') lines.push('implicit_ssl=YES');
   }
@@ -71,8 +98,12 @@ export async function startVsftpd(opts: { tls?: VsftpdTls; denyFile?: string } =
     tls,
     fingerprint: cert?.fingerprint,
     // vsftpd forks a process (tree) per session; stopping the listener alone leaves them serving.
-    ...childLifecycle(port, () => spawn('vsftpd', [confPath], { stdio: ['ignore', 'ignore', 'inherit'] }), tmp.cleanup,
-      (pid) => descendants(pid).forEach(killQuietly)),
+    ...childLifecycle(
+      port,
+      () => spawn('vsftpd', [confPath], { stdio: ['ignore', 'ignore', 'inherit'] }),
+      tmp.cleanup,
+      (pid) => descendants(pid).forEach(killQuietly),
+    ),
   };
   await server.start();
   return server;

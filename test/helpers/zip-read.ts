@@ -37,16 +37,24 @@ export async function zipEntries<V>(file: string, read: (s: Readable) => Promise
 
 /** name → sha256 hex of the bytes (`dir` for folders), streamed. */
 export const zipDigests = (file: string) =>
-  zipEntries(file, async (s) => {
-    const h = createHash('sha256');
-    for await (const c of s) h.update(c as Buffer);
-    return h.digest('hex');
-  }, 'dir');
+  zipEntries(
+    file,
+    async (s) => {
+      const h = createHash('sha256');
+      for await (const c of s) h.update(c as Buffer);
+      return h.digest('hex');
+    },
+    'dir',
+  );
 
 /** name → the bytes (null for folders). */
 export const zipBytes = (file: string) =>
-  zipEntries<Buffer | null>(file, async (s) => {
-    const parts: Buffer[] = [];
-    for await (const c of s) parts.push(c as Buffer);
-    return Buffer.concat(parts);
-  }, null);
+  zipEntries<Buffer | null>(
+    file,
+    async (s) => {
+      const parts: Buffer[] = [];
+      for await (const c of s) parts.push(c as Buffer);
+      return Buffer.concat(parts);
+    },
+    null,
+  );

@@ -85,12 +85,21 @@ describe('admin backups', () => {
       names.push((await call('GET', '')).body.last.file);
     }
     const view = (await call('GET', '')).body;
-    assert.deepEqual(view.backups.map((b: { name: string }) => b.name), [names[2], names[1]], 'newest first, the oldest deleted');
+    assert.deepEqual(
+      view.backups.map((b: { name: string }) => b.name),
+      [names[2], names[1]],
+      'newest first, the oldest deleted',
+    );
     assert.equal(view.last.trigger, 'manual');
     assert.equal(view.last.where, '/Vault/Backups');
     assert.equal(view.stale, false);
     assert.ok(view.age_s >= 0 && view.age_s < 3600);
-    assert.deepEqual(readdirSync(join(root, 'Backups')).filter((n) => n.endsWith('.zip')).sort(), [names[1], names[2]].sort());
+    assert.deepEqual(
+      readdirSync(join(root, 'Backups'))
+        .filter((n) => n.endsWith('.zip'))
+        .sort(),
+      [names[1], names[2]].sort(),
+    );
     const listing = await s.api('GET', '/api/files/manager?path=/Vault/Backups', { token: admin });
     assert.deepEqual(listing.body.entries.map((e: { name: string }) => e.name).sort(), [names[1], names[2]].sort(), 'catalogued by the write gate');
     const m = await verifyBackup(join(root, 'Backups', names[2]));

@@ -68,22 +68,31 @@ app.tick = async ({ now, settings }) => {
   return items;
 };
 `;
-const KEEPER_PACK = { en: { 'a.lock': 'Lock', 'a.sign': 'Sign', 'a.clear': 'Clear', 'a.many': 'Many', 'a.remind': 'Remind', 'v.status': 'Status', 'o.sign': 'Sign with Keeper' } };
+const KEEPER_PACK = {
+  en: { 'a.lock': 'Lock', 'a.sign': 'Sign', 'a.clear': 'Clear', 'a.many': 'Many', 'a.remind': 'Remind', 'v.status': 'Status', 'o.sign': 'Sign with Keeper' },
+};
 const txt = { kind: 'file', ext: ['txt'] };
-const keeperManifest = (over: Record<string, unknown> = {}) => sampleManifest({
-  id: 'keeper', name: 'Keeper', filex_range: '>=0.1.0', call_timeout_ms: 5000,
-  permissions: ['files.read', 'files.write', 'locks', 'state', 'storage', 'schedule', 'ops'],
-  actions: [
-    { id: 'lock', label: 'a.lock', applies: txt, read_only_ok: true },
-    { id: 'sign', label: 'a.sign', applies: { ...txt, min: 0 }, output_mode: 'replace' },
-    { id: 'clear', label: 'a.clear', applies: txt, read_only_ok: true },
-    { id: 'many', label: 'a.many', applies: txt, read_only_ok: true },
-    { id: 'remind', label: 'a.remind', applies: { min: 0, max: 10, multi: true }, read_only_ok: true },
-  ],
-  views: [{ id: 'status', label: 'v.status', placement: 'panel' }],
-  open: [{ ext: ['txt'], action: 'sign', label: 'o.sign' }, { mime: ['application/pdf'], view: 'status', default: true }],
-  ...over,
-});
+const keeperManifest = (over: Record<string, unknown> = {}) =>
+  sampleManifest({
+    id: 'keeper',
+    name: 'Keeper',
+    filex_range: '>=0.1.0',
+    call_timeout_ms: 5000,
+    permissions: ['files.read', 'files.write', 'locks', 'state', 'storage', 'schedule', 'ops'],
+    actions: [
+      { id: 'lock', label: 'a.lock', applies: txt, read_only_ok: true },
+      { id: 'sign', label: 'a.sign', applies: { ...txt, min: 0 }, output_mode: 'replace' },
+      { id: 'clear', label: 'a.clear', applies: txt, read_only_ok: true },
+      { id: 'many', label: 'a.many', applies: txt, read_only_ok: true },
+      { id: 'remind', label: 'a.remind', applies: { min: 0, max: 10, multi: true }, read_only_ok: true },
+    ],
+    views: [{ id: 'status', label: 'v.status', placement: 'panel' }],
+    open: [
+      { ext: ['txt'], action: 'sign', label: 'o.sign' },
+      { mime: ['application/pdf'], view: 'status', default: true },
+    ],
+    ...over,
+  });
 
 describe('app host: locks, state, wake-up, licences, open rules', () => {
   let s: TestServer;
@@ -99,7 +108,10 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
   };
   const person = async (username: string, role: string) => {
-    const r = await s.api('POST', '/api/admin/users', { token: admin, body: { email: `${username}@example.test`, username, password: `${username}-password-1`, role } });
+    const r = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: `${username}@example.test`, username, password: `${username}-password-1`, role },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return s.login(`${username}@example.test`, `${username}-password-1`);
   };
@@ -122,21 +134,36 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     assert.equal(r.status, 200);
     return r.body.entries.find((e: any) => e.name === name);
   };
-  const read = async (path: string) => (await fetch(`${s.url}/api/files/raw?path=${encodeURIComponent(path)}`, { headers: { authorization: `Bearer ${admin}` } })).text();
+  const read = async (path: string) =>
+    (await fetch(`${s.url}/api/files/raw?path=${encodeURIComponent(path)}`, { headers: { authorization: `Bearer ${admin}` } })).text();
 
   before(async () => {
     const t = tempDir('filedock-apps-host-');
     root = t.dir;
     cleanups.push(t.cleanup);
-    for (const [n, body] of [['contract.txt', 'the contract'], ['notes.txt', 'notes'], ['many.txt', 'many'], ['due.txt', 'due'], ['plain.txt', 'plain'], ['scan.pdf', '%PDF-1.4']]) writeFileSync(join(root, n), body);
+    for (const [n, body] of [
+      ['contract.txt', 'the contract'],
+      ['notes.txt', 'notes'],
+      ['many.txt', 'many'],
+      ['due.txt', 'due'],
+      ['plain.txt', 'plain'],
+      ['scan.pdf', '%PDF-1.4'],
+    ])
+      writeFileSync(join(root, n), body);
     s = await startTestServer({ SERVICE_APP_WAKEUP_INTERVAL: '1500ms', SERVICE_APP_WAKEUP_FIRST: '200ms' });
     admin = await s.login();
     uma = await person('uma', 'user');
     vic = await person('vic', 'viewer');
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     assert.ok(await entry('contract.txt')); // catalogued: a lock needs the file's row
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status, 201);
+    assert.equal(
+      (await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status,
+      201,
+    );
     await install(keeperManifest());
   });
   after(async () => {
@@ -189,7 +216,17 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
       const c = async (m, a) => { try { await host.call(m, a); return 'ok'; } catch (e) { return e.code; } };
       return { message: [await c('locks.set', { path: paths[0].path }), await c('locks.get', { path: paths[0].path }), await c('state.set', { path: paths[0].path, key: 'x', on: true })].join(',') };
     };`;
-    await install(sampleManifest({ id: 'plain', name: 'Plain', filex_range: '>=0.1.0', permissions: ['files.read'], actions: [{ id: 'try', label: 'a.try', applies: txt, read_only_ok: true }] }), code, { en: { 'a.try': 'Try' } });
+    await install(
+      sampleManifest({
+        id: 'plain',
+        name: 'Plain',
+        filex_range: '>=0.1.0',
+        permissions: ['files.read'],
+        actions: [{ id: 'try', label: 'a.try', applies: txt, read_only_ok: true }],
+      }),
+      code,
+      { en: { 'a.try': 'Try' } },
+    );
     const p = await run('plain', 'try', ['/Docs/plain.txt']);
     assert.equal(p.message, 'app_host_refused,app_host_refused,app_host_refused');
     assert.equal((await entry('plain.txt')).locked, false);
@@ -204,11 +241,20 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     ]);
     // A viewer may not run the writing action: only the view's rule.
     r = await s.api('GET', '/api/files/plugins/actions', { token: vic });
-    assert.deepEqual(r.body.open_rules.filter((o: any) => o.plugin === 'keeper').map((o: any) => o.view ?? o.action), ['status']);
+    assert.deepEqual(
+      r.body.open_rules.filter((o: any) => o.plugin === 'keeper').map((o: any) => o.view ?? o.action),
+      ['status'],
+    );
     r = await s.api('GET', '/api/files/plugins/actions?path=/Docs/scan.pdf', { token: uma });
-    assert.deepEqual(r.body.open_rules.filter((o: any) => o.plugin === 'keeper').map((o: any) => o.view ?? o.action), ['status']);
+    assert.deepEqual(
+      r.body.open_rules.filter((o: any) => o.plugin === 'keeper').map((o: any) => o.view ?? o.action),
+      ['status'],
+    );
     r = await s.api('GET', '/api/files/plugins/actions?path=/Docs/notes.txt', { token: uma });
-    assert.deepEqual(r.body.open_rules.filter((o: any) => o.plugin === 'keeper').map((o: any) => o.view ?? o.action), ['sign']);
+    assert.deepEqual(
+      r.body.open_rules.filter((o: any) => o.plugin === 'keeper').map((o: any) => o.view ?? o.action),
+      ['sign'],
+    );
   });
 
   test('wake-up: a due item runs once as a job with no person, reaching only its own files; the read-only scope refuses writes', async () => {
@@ -227,7 +273,9 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     // have read the old settings: wait for three wake-ups after it; the item must have run exactly once.
     const wakeAfter = async (t: string) => {
       for (let i = 0; i < 200; i++) {
-        const w = db.prepare("SELECT last_at, outcome FROM app_plugin_wakeups WHERE plugin = 'keeper'").get() as { last_at: string; outcome: string | null } | undefined;
+        const w = db.prepare("SELECT last_at, outcome FROM app_plugin_wakeups WHERE plugin = 'keeper'").get() as
+          | { last_at: string; outcome: string | null }
+          | undefined;
         if (w && w.last_at > t && w.outcome) return w.last_at;
         await new Promise((res) => setTimeout(res, 50));
       }
@@ -236,7 +284,11 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     let t = new Date().toISOString();
     for (let i = 0; i < 3; i++) t = await wakeAfter(t);
     const rows = runs();
-    assert.deepEqual(rows.map((r) => r.key), ['remind-1'], 'the due item ran once; the unmarked and future ones did not');
+    assert.deepEqual(
+      rows.map((r) => r.key),
+      ['remind-1'],
+      'the due item ran once; the unmarked and future ones did not',
+    );
     const o = await op(rows[0].op_id, admin);
     assert.equal(o.status, 'ok', JSON.stringify(o));
     assert.equal(o.plugin, 'keeper');
@@ -252,19 +304,43 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     // An item due half a second after its wake-up runs once it is due (a round after it), not before.
     assert.equal((await s.api('PATCH', '/api/admin/app-plugins/apps/keeper', { token: admin, body: { settings: { path, soon: true } } })).status, 200);
     for (let i = 0; i < 3; i++) t = await wakeAfter(t);
-    const soon = db.prepare("SELECT due_at, ran_at, op_id FROM app_plugin_schedule_runs WHERE plugin = 'keeper' AND key = 'soon'").all() as Array<{ due_at: string; ran_at: string; op_id: string }>;
+    const soon = db.prepare("SELECT due_at, ran_at, op_id FROM app_plugin_schedule_runs WHERE plugin = 'keeper' AND key = 'soon'").all() as Array<{
+      due_at: string;
+      ran_at: string;
+      op_id: string;
+    }>;
     assert.ok(soon.length >= 1, 'the soon item ran');
     for (const r of soon) assert.ok(r.ran_at >= r.due_at, `${r.ran_at} not before ${r.due_at}`);
     assert.equal((await op(soon[0].op_id, admin)).status, 'ok');
   });
 
   test('wake-up: a looping tick and a crashing tick are stopped and recorded; the round goes on to the other apps', async () => {
-    await install(sampleManifest({ id: 'spinner', name: 'Spinner', filex_range: '>=0.1.0', permissions: ['schedule'], call_timeout_ms: 300,
-      actions: [{ id: 'x', label: 'a.x', read_only_ok: true }] }), 'app.tick = () => { while (true) {} };', { en: { 'a.x': 'X' } });
-    await install(sampleManifest({ id: 'crasher', name: 'Crasher', filex_range: '>=0.1.0', permissions: ['schedule'],
-      actions: [{ id: 'x', label: 'a.x', read_only_ok: true }] }), 'app.tick = () => { throw new Error("broke"); };', { en: { 'a.x': 'X' } });
+    await install(
+      sampleManifest({
+        id: 'spinner',
+        name: 'Spinner',
+        filex_range: '>=0.1.0',
+        permissions: ['schedule'],
+        call_timeout_ms: 300,
+        actions: [{ id: 'x', label: 'a.x', read_only_ok: true }],
+      }),
+      'app.tick = () => { while (true) {} };',
+      { en: { 'a.x': 'X' } },
+    );
+    await install(
+      sampleManifest({
+        id: 'crasher',
+        name: 'Crasher',
+        filex_range: '>=0.1.0',
+        permissions: ['schedule'],
+        actions: [{ id: 'x', label: 'a.x', read_only_ok: true }],
+      }),
+      'app.tick = () => { throw new Error("broke"); };',
+      { en: { 'a.x': 'X' } },
+    );
     const db = s.server.db.sqlite;
-    const outcome = (id: string) => (db.prepare('SELECT last_at, outcome FROM app_plugin_wakeups WHERE plugin = ?').get(id) as { last_at: string; outcome: string | null } | undefined);
+    const outcome = (id: string) =>
+      db.prepare('SELECT last_at, outcome FROM app_plugin_wakeups WHERE plugin = ?').get(id) as { last_at: string; outcome: string | null } | undefined;
     const t0 = new Date().toISOString();
     for (let i = 0; i < 200; i++) {
       const [sp, cr, ke] = [outcome('spinner'), outcome('crasher'), outcome('keeper')];
@@ -279,8 +355,18 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
 
   test('licences: a paid app is held (not listed, runs 403 store_license) until a trusted store signs a valid licence; revoked and removed licences hold it again', async () => {
     const code = 'app.action = async () => ({ message: "paid work" });';
-    await install(sampleManifest({ id: 'paid', name: 'Paid', filex_range: '>=0.1.0', permissions: ['files.read'], license: { required: true, store: 'shop' },
-      actions: [{ id: 'work', label: 'a.work', applies: txt, read_only_ok: true }] }), code, { en: { 'a.work': 'Work' } });
+    await install(
+      sampleManifest({
+        id: 'paid',
+        name: 'Paid',
+        filex_range: '>=0.1.0',
+        permissions: ['files.read'],
+        license: { required: true, store: 'shop' },
+        actions: [{ id: 'work', label: 'a.work', applies: txt, read_only_ok: true }],
+      }),
+      code,
+      { en: { 'a.work': 'Work' } },
+    );
     const status = async () => (await s.api('GET', '/api/files/plugins/license/paid', { token: uma })).body;
     const listed = async () => (await s.api('GET', '/api/files/plugins/actions', { token: uma })).body.actions.some((a: any) => a.plugin === 'paid');
     const held = async (reason: string) => {
@@ -300,7 +386,10 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.status, 'unverified'); // the store's key is not trusted yet
     assert.equal((await s.api('PUT', '/api/admin/app-plugins/apps/paid/license', { token: uma, body: { token } })).status, 403);
-    r = await s.api('POST', '/api/admin/app-plugins/store-keys', { token: admin, body: { store: 'shop', public_key_pem: store.publicKey.export({ type: 'spki', format: 'pem' }).toString() } });
+    r = await s.api('POST', '/api/admin/app-plugins/store-keys', {
+      token: admin,
+      body: { store: 'shop', public_key_pem: store.publicKey.export({ type: 'spki', format: 'pem' }).toString() },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.deepEqual(await status(), { status: 'valid', valid_until: until });
     assert.equal(await listed(), true);
@@ -308,7 +397,10 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     assert.deepEqual([view.body.license, view.body.license_required, view.body.license_store], [{ status: 'valid', valid_until: until }, true, 'shop']);
     assert.equal((await run('paid', 'work', ['/Docs/notes.txt'])).message, 'paid work');
 
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/license-revocations', { token: admin, body: { license_id: 'lic-7', note: 'refunded' } })).status, 201);
+    assert.equal(
+      (await s.api('POST', '/api/admin/app-plugins/license-revocations', { token: admin, body: { license_id: 'lic-7', note: 'refunded' } })).status,
+      201,
+    );
     assert.equal((await status()).status, 'revoked');
     await held('revoked');
     assert.equal((await s.api('DELETE', '/api/admin/app-plugins/license-revocations/lic-7', { token: admin })).status, 200);
@@ -318,34 +410,66 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     await held('missing');
     assert.equal((await s.api('DELETE', '/api/admin/app-plugins/apps/paid/license', { token: admin })).status, 404);
 
-    const actions = (s.server.db.sqlite.prepare("SELECT action FROM audit WHERE action LIKE 'app_plugin.license%' OR action LIKE 'app_store.%'").all() as Array<{ action: string }>).map((a) => a.action);
-    for (const a of ['app_plugin.license_set', 'app_plugin.license_held', 'app_plugin.license_released', 'app_plugin.license_remove', 'app_store.trust']) assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
+    const actions = (
+      s.server.db.sqlite.prepare("SELECT action FROM audit WHERE action LIKE 'app_plugin.license%' OR action LIKE 'app_store.%'").all() as Array<{
+        action: string;
+      }>
+    ).map((a) => a.action);
+    for (const a of ['app_plugin.license_set', 'app_plugin.license_held', 'app_plugin.license_released', 'app_plugin.license_remove', 'app_store.trust'])
+      assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
   });
 
-  test('updates_until: a paid app\'s upgrade released after it is refused (403 store_updates), an undated one too; within it, or without it, passes', async () => {
+  test("updates_until: a paid app's upgrade released after it is refused (403 store_updates), an undated one too; within it, or without it, passes", async () => {
     const shop = generateKeyPairSync('ed25519');
     const code = 'app.action = async () => ({ message: "v" });';
-    const manifest = (version: string, released?: string) => sampleManifest({ id: 'updater', name: 'Updater', version, filex_range: '>=0.1.0', permissions: ['files.read'],
-      license: { required: true, store: 'shop-two' }, ...(released && { released }), actions: [{ id: 'work', label: 'a.work', applies: txt, read_only_ok: true }] });
+    const manifest = (version: string, released?: string) =>
+      sampleManifest({
+        id: 'updater',
+        name: 'Updater',
+        version,
+        filex_range: '>=0.1.0',
+        permissions: ['files.read'],
+        license: { required: true, store: 'shop-two' },
+        ...(released && { released }),
+        actions: [{ id: 'work', label: 'a.work', applies: txt, read_only_ok: true }],
+      });
     const upgrade = async (version: string, released?: string) => {
       const bytes = await buildAppPackage({ key, manifest: manifest(version, released), code, languages: { en: { 'a.work': 'Work' } } });
-      return s.api('PUT', '/api/admin/app-plugins/apps/updater/package', { token: admin, raw: new Uint8Array(bytes), headers: { 'content-type': 'application/zip' } });
+      return s.api('PUT', '/api/admin/app-plugins/apps/updater/package', {
+        token: admin,
+        raw: new Uint8Array(bytes),
+        headers: { 'content-type': 'application/zip' },
+      });
     };
     const license = async (payload: Record<string, unknown>) => {
-      const r = await s.api('PUT', '/api/admin/app-plugins/apps/updater/license', { token: admin, body: { token: issueLicense(shop.privateKey, { store: 'shop-two', app: 'updater', ...payload }) } });
+      const r = await s.api('PUT', '/api/admin/app-plugins/apps/updater/license', {
+        token: admin,
+        body: { token: issueLicense(shop.privateKey, { store: 'shop-two', app: 'updater', ...payload }) },
+      });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return r.body;
     };
     const installed = async () => (await s.api('GET', '/api/admin/app-plugins/apps/updater', { token: admin })).body.version;
     await install(manifest('1.0.0', '2026-01-10'), code, { en: { 'a.work': 'Work' } });
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/store-keys', { token: admin, body: { store: 'shop-two', public_key_pem: shop.publicKey.export({ type: 'spki', format: 'pem' }).toString() } })).status, 201);
+    assert.equal(
+      (
+        await s.api('POST', '/api/admin/app-plugins/store-keys', {
+          token: admin,
+          body: { store: 'shop-two', public_key_pem: shop.publicKey.export({ type: 'spki', format: 'pem' }).toString() },
+        })
+      ).status,
+      201,
+    );
     const until = '2026-06-30T23:59:59.000Z';
     assert.deepEqual(await license({ id: 'lic-u', updates_until: until }), { status: 'valid', updates_until: until });
 
     let r = await upgrade('1.1.0', '2026-06-30');
     assert.equal(r.status, 200, JSON.stringify(r.body));
     r = await upgrade('1.2.0', '2026-07-01');
-    assert.deepEqual([r.status, r.body.error, r.body.details], [403, 'store_updates', { kind: 'app', reason: 'updates_until', plugin: 'updater', updates_until: until, released: '2026-07-01' }]);
+    assert.deepEqual(
+      [r.status, r.body.error, r.body.details],
+      [403, 'store_updates', { kind: 'app', reason: 'updates_until', plugin: 'updater', updates_until: until, released: '2026-07-01' }],
+    );
     r = await upgrade('1.2.0');
     assert.deepEqual([r.status, r.body.error, r.body.details?.field], [400, 'validation_failed', 'released']);
     assert.equal(await installed(), '1.1.0', 'a refused upgrade keeps the installed version');

@@ -57,13 +57,19 @@ describe('app plugins', () => {
       mkdirSync(join(dir, n, '..'), { recursive: true });
       writeFileSync(join(dir, n), text);
     }
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path: dir }, sync_mode: 'poll' } });
+    const r = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name, driver: 'local', config: { path: dir }, sync_mode: 'poll' },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     if (patch) assert.equal((await s.api('PATCH', `/api/admin/storages/${r.body.id}`, { token: admin, body: patch })).status, 200);
     return dir;
   };
   const person = async (username: string, role: string) => {
-    const r = await s.api('POST', '/api/admin/users', { token: admin, body: { email: `${username}@example.test`, username, password: `${username}-password-1`, role } });
+    const r = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: `${username}@example.test`, username, password: `${username}-password-1`, role },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return s.login(`${username}@example.test`, `${username}-password-1`);
   };
@@ -142,7 +148,10 @@ describe('app plugins', () => {
     assert.equal(r.body.version, '1.1.0');
     assert.deepEqual(r.body.approved_hosts, [approvedHost]);
     const list = await s.api('GET', '/api/admin/app-plugins/apps', { token: admin });
-    assert.deepEqual(list.body.apps.map((a: any) => [a.id, a.version, a.enabled]), [['tools', '1.1.0', true]]);
+    assert.deepEqual(
+      list.body.apps.map((a: any) => [a.id, a.version, a.enabled]),
+      [['tools', '1.1.0', true]],
+    );
     const cap = await s.api('GET', '/api/capabilities', { token: uma });
     assert.deepEqual(cap.body.app_plugins, { enabled: true });
   });
@@ -155,11 +164,20 @@ describe('app plugins', () => {
     const upper = r.body.actions.find((a: any) => a.id === 'upper');
     assert.deepEqual(upper.label, { en: 'Upper-case', tr: 'Büyük harf' });
     assert.equal(upper.key, 'plugin:tools/upper');
-    assert.deepEqual(r.body.views.map((v: any) => v.id), ['greet', 'huge', 'spin', 'probe']);
+    assert.deepEqual(
+      r.body.views.map((v: any) => v.id),
+      ['greet', 'huge', 'spin', 'probe'],
+    );
     r = await s.api('GET', `/api/files/plugins/actions?path=${encodeURIComponent('/Docs/b.pdf')}`, { token: uma });
-    assert.deepEqual(r.body.actions.map((a: any) => a.id), ['spin', 'hog', 'slow', 'fails', 'pdf']);
+    assert.deepEqual(
+      r.body.actions.map((a: any) => a.id),
+      ['spin', 'hog', 'slow', 'fails', 'pdf'],
+    );
     r = await s.api('GET', `/api/files/plugins/actions?path=${encodeURIComponent('/Docs/a.txt')}`, { token: vic });
-    assert.deepEqual(r.body.actions.map((a: any) => a.id), ['greet', 'spin', 'hog', 'slow', 'fails']); // a viewer: no writing action
+    assert.deepEqual(
+      r.body.actions.map((a: any) => a.id),
+      ['greet', 'spin', 'hog', 'slow', 'fails'],
+    ); // a viewer: no writing action
     r = await s.api('GET', '/api/files/plugins/actions', { token: admin });
     assert.ok(r.body.actions.some((a: any) => a.id === 'admins'));
   });
@@ -195,7 +213,7 @@ describe('app plugins', () => {
     assert.deepEqual((await s.api('GET', '/api/files/plugins/license/tools', { token: uma })).body, { status: 'free' });
   });
 
-  test('a batch job over 20 files: progress, outputs through the write gate, open, the label in the reader\'s language', async () => {
+  test("a batch job over 20 files: progress, outputs through the write gate, open, the label in the reader's language", async () => {
     const paths = Array.from({ length: 20 }, (_, i) => `/Docs/batch/f${i}.txt`);
     const r = await run('upper', { paths, params: {} }, uma, 'tr');
     assert.equal(r.status, 202, JSON.stringify(r.body));
@@ -209,7 +227,10 @@ describe('app plugins', () => {
     for (let i = 0; i < 20; i++) assert.equal(readFileSync(join(docs, `batch/f${i}.up.out`), 'utf8'), `FILE NUMBER ${i}`);
     // The write gate announced the outputs: they are in the listing at once.
     const list = await s.api('GET', `/api/files/manager?path=${encodeURIComponent('/Docs/batch')}`, { token: uma });
-    assert.ok(list.body.entries.some((e: any) => e.name === 'f7.up.out'), JSON.stringify(list.body).slice(0, 300));
+    assert.ok(
+      list.body.entries.some((e: any) => e.name === 'f7.up.out'),
+      JSON.stringify(list.body).slice(0, 300),
+    );
     // Listed among the person's ops, in the plugin words.
     const mine = await s.api('GET', '/api/files/ops', { token: uma });
     assert.equal(mine.body.ops.find((o: any) => o.id === r.body.op).status, 'ok');
@@ -249,10 +270,13 @@ describe('app plugins', () => {
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type')!, /application\/json/);
     const count = (nodes: any[], depth = 1): { n: number; d: number } =>
-      nodes.reduce((acc, x) => {
-        const sub = x.type === 'row' ? count(x.children, depth + 1) : { n: 0, d: depth };
-        return { n: acc.n + 1 + sub.n, d: Math.max(acc.d, sub.d) };
-      }, { n: 0, d: depth });
+      nodes.reduce(
+        (acc, x) => {
+          const sub = x.type === 'row' ? count(x.children, depth + 1) : { n: 0, d: depth };
+          return { n: acc.n + 1 + sub.n, d: Math.max(acc.d, sub.d) };
+        },
+        { n: 0, d: depth },
+      );
     const m = count(r.body.surface.nodes);
     assert.equal(m.n, 500);
     assert.ok(m.d <= 8, `depth ${m.d}`);
@@ -261,8 +285,13 @@ describe('app plugins', () => {
     assert.equal(r.body.surface.nodes[1].text, '<script>alert(0)</script>'); // text, never markup: the UI escapes it
   });
 
-  test('the host API: only the caller\'s reach, kv, HTTP only to approved hosts, no locks without the permission', async () => {
-    const section = JSON.stringify({ secret: '/Secret/s.txt', own: '/Docs/a.txt', approved: `http://${approvedHost}/x`, unapproved: `http://${unapprovedHost}/x` });
+  test("the host API: only the caller's reach, kv, HTTP only to approved hosts, no locks without the permission", async () => {
+    const section = JSON.stringify({
+      secret: '/Secret/s.txt',
+      own: '/Docs/a.txt',
+      approved: `http://${approvedHost}/x`,
+      unapproved: `http://${unapprovedHost}/x`,
+    });
     const r = await s.api('GET', `/api/files/plugins/views/tools/probe?section=${encodeURIComponent(section)}`, { token: uma });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const out = JSON.parse(r.body.surface.nodes[0].text);
@@ -293,7 +322,9 @@ describe('app plugins', () => {
     const capMs = performance.now() - c0;
     const r = await spinning;
     assert.deepEqual([r.status, r.body.error, r.body.details.reason], [502, 'app_failed', 'timeout']);
-    console.log(`view while(true): stopped after ${(performance.now() - t0).toFixed(0)} ms (budget 1000 ms); capabilities answered in ${capMs.toFixed(1)} ms meanwhile`);
+    console.log(
+      `view while(true): stopped after ${(performance.now() - t0).toFixed(0)} ms (budget 1000 ms); capabilities answered in ${capMs.toFixed(1)} ms meanwhile`,
+    );
     assert.ok(capMs < 500, `capabilities took ${capMs} ms during the loop`);
 
     // In jobs: the ops fail with the reason, in the reader's language.
@@ -317,7 +348,8 @@ describe('app plugins', () => {
   test('cancel: a running plugin job answers 200 {op} and ends cancelled; someone else gets 403', async () => {
     const r = await run('slow', { paths: ['/Docs/a.txt'], params: { url: `http://${approvedHost}/slow` } });
     assert.equal(r.status, 202);
-    for (let i = 0; i < 200 && (await s.api('GET', `/api/files/ops/${r.body.op}`, { token: uma })).body.status !== 'running'; i++) await new Promise((res) => setTimeout(res, 25));
+    for (let i = 0; i < 200 && (await s.api('GET', `/api/files/ops/${r.body.op}`, { token: uma })).body.status !== 'running'; i++)
+      await new Promise((res) => setTimeout(res, 25));
     assert.equal((await s.api('POST', `/api/files/ops/${r.body.op}/cancel`, { token: ulf })).status, 403);
     const c = await s.api('POST', `/api/files/ops/${r.body.op}/cancel`, { token: uma });
     assert.equal(c.status, 200, JSON.stringify(c.body));
@@ -330,15 +362,21 @@ describe('app plugins', () => {
   test('the people picker needs the lookup permission', async () => {
     const r = await s.api('GET', '/api/files/plugins/users?plugin=tools&q=ul', { token: uma });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.users.map((u: any) => u.username), ['ulf']);
+    assert.deepEqual(
+      r.body.users.map((u: any) => u.username),
+      ['ulf'],
+    );
     const v = await s.api('GET', '/api/files/plugins/users?plugin=tools&q=ul', { token: vic });
     assert.deepEqual([v.status, v.body.error, v.body.details.permission], [403, 'permission_denied', 'app.tools.users.lookup']);
   });
 
-  test('users.get: the picker\'s shape for an enabled account by id, under the same lookup permission', async () => {
+  test("users.get: the picker's shape for an enabled account by id, under the same lookup permission", async () => {
     const ulfRow = (await s.api('GET', '/api/files/plugins/users?plugin=tools&q=ulf', { token: uma })).body.users[0];
     assert.equal(ulfRow.username, 'ulf');
-    const gone = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'gus@example.test', username: 'gus', password: 'gus-password-1', role: 'user' } });
+    const gone = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'gus@example.test', username: 'gus', password: 'gus-password-1', role: 'user' },
+    });
     const gusId = gone.body.user?.id ?? gone.body.id;
     assert.equal((await s.api('POST', `/api/admin/users/${gusId}/disable`, { token: admin })).status, 200);
     const look = async (plugin: string, users: unknown[], token = uma) => {
@@ -347,12 +385,27 @@ describe('app plugins', () => {
       return JSON.parse(r.body.surface.nodes[0].text) as any[];
     };
     const out = await look('tools', [ulfRow.id, String(ulfRow.id), 999_999, gusId, -1, 'ulf']);
-    assert.deepEqual(out.slice(0, 4), [{ ok: ulfRow }, { ok: ulfRow }, { ok: null }, { ok: null }], 'by id or its text; unknown and disabled accounts are null');
-    assert.deepEqual(out.slice(4).map((r) => r.code), ['app_host_refused', 'app_host_refused']);
+    assert.deepEqual(
+      out.slice(0, 4),
+      [{ ok: ulfRow }, { ok: ulfRow }, { ok: null }, { ok: null }],
+      'by id or its text; unknown and disabled accounts are null',
+    );
+    assert.deepEqual(
+      out.slice(4).map((r) => r.code),
+      ['app_host_refused', 'app_host_refused'],
+    );
     assert.deepEqual(Object.keys(ulfRow).sort(), ['email', 'id', 'username']);
-    assert.deepEqual((await look('tools', [ulfRow.id], vic)).map((r) => r.code), ['permission_denied'], 'a viewer lacks app.tools.users.lookup');
+    assert.deepEqual(
+      (await look('tools', [ulfRow.id], vic)).map((r) => r.code),
+      ['permission_denied'],
+      'a viewer lacks app.tools.users.lookup',
+    );
     assert.equal((await upload('/api/admin/app-plugins/apps', await pkg({ id: 'nolookup', permissions: ['files.read'], http_hosts: [] }))).status, 201);
-    assert.deepEqual((await look('nolookup', [ulfRow.id])).map((r) => r.code), ['app_host_refused'], 'the app did not declare users.lookup');
+    assert.deepEqual(
+      (await look('nolookup', [ulfRow.id])).map((r) => r.code),
+      ['app_host_refused'],
+      'the app did not declare users.lookup',
+    );
     assert.equal((await s.api('DELETE', '/api/admin/app-plugins/apps/nolookup', { token: admin })).status, 200);
   });
 
@@ -379,7 +432,11 @@ describe('app plugins switched off by the operator', () => {
     const s = await startTestServer({ SERVICE_APP_PLUGINS: '0' });
     try {
       const t = await s.login();
-      for (const [m, p] of [['GET', '/api/files/plugins/actions'], ['GET', '/api/admin/app-plugins/apps'], ['POST', '/api/files/plugins/actions/x/y/run']]) {
+      for (const [m, p] of [
+        ['GET', '/api/files/plugins/actions'],
+        ['GET', '/api/admin/app-plugins/apps'],
+        ['POST', '/api/files/plugins/actions/x/y/run'],
+      ]) {
         const r = await s.api(m, p, { token: t, body: m === 'POST' ? { paths: [] } : undefined });
         assert.deepEqual([r.status, r.body.error], [503, 'plugins_disabled'], `${m} ${p}`);
       }

@@ -64,7 +64,10 @@ describe('app host: files.write in parts', () => {
   before(async () => {
     s = await startTestServer();
     admin = await s.login();
-    for (const [name, patch] of [['Docs', {}], ['Archive', { read_only: true }]] as const) {
+    for (const [name, patch] of [
+      ['Docs', {}],
+      ['Archive', { read_only: true }],
+    ] as const) {
       const { dir, cleanup } = tempDir(`filedock-parts-${name}-`);
       cleanups.push(cleanup);
       writeFileSync(join(dir, 'seed.txt'), 'seed');
@@ -76,11 +79,24 @@ describe('app host: files.write in parts', () => {
       if (name === 'Docs') docs = dir;
     }
     const key = publisherKey('acme');
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status, 201);
-    for (const [id, permissions] of [['parts', ['files.read', 'files.write', 'locks']], ['readonly', ['files.read']]] as const) {
+    assert.equal(
+      (await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status,
+      201,
+    );
+    for (const [id, permissions] of [
+      ['parts', ['files.read', 'files.write', 'locks']],
+      ['readonly', ['files.read']],
+    ] as const) {
       const zip = await buildAppPackage({
-        key, code: CODE, languages: { en: { 'action.w': 'Write' } },
-        manifest: sampleManifest({ id, permissions, call_timeout_ms: 10000, actions: [{ id: 'w', label: 'action.w', applies: { kind: 'file', ext: ['txt'] } }] }),
+        key,
+        code: CODE,
+        languages: { en: { 'action.w': 'Write' } },
+        manifest: sampleManifest({
+          id,
+          permissions,
+          call_timeout_ms: 10000,
+          actions: [{ id: 'w', label: 'action.w', applies: { kind: 'file', ext: ['txt'] } }],
+        }),
       });
       const r = await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(zip), headers: { 'content-type': 'application/zip' } });
       assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -94,7 +110,11 @@ describe('app host: files.write in parts', () => {
   test('parts are committed by the last write as one file and one output; nothing is listed before', async () => {
     const parts = ['alpha-', 'beta-', 'gamma-'];
     const { op, out } = await run({ case: 'parts', path: '/Docs/joined.txt', parts, last: 'omega' });
-    assert.deepEqual(out.slice(0, 3), [{ path: '/Docs/joined.txt', staged: 6 }, { path: '/Docs/joined.txt', staged: 11 }, { path: '/Docs/joined.txt', staged: 17 }]);
+    assert.deepEqual(out.slice(0, 3), [
+      { path: '/Docs/joined.txt', staged: 6 },
+      { path: '/Docs/joined.txt', staged: 11 },
+      { path: '/Docs/joined.txt', staged: 17 },
+    ]);
     assert.deepEqual(out[3], { listed: false }, 'not in the storage while staged');
     assert.deepEqual(out[4], { path: '/Docs/joined.txt', size: 22 });
     assert.deepEqual(out[5], { listed: true });
@@ -133,7 +153,11 @@ describe('app host: files.write in parts', () => {
     assert.equal((await s.api('GET', '/api/files/manager?path=/Docs', { token: admin })).status, 200); // catalogued: a lock needs the file's row
     const { op, out } = await run({ case: 'locked', path: '/Docs/held.txt' });
     assert.equal(out[0], 'parts');
-    assert.deepEqual(out.slice(1, 4).map((r) => r.staged), [1, 2, 3].map((n) => n * 300 * 1024), JSON.stringify(out));
+    assert.deepEqual(
+      out.slice(1, 4).map((r) => r.staged),
+      [1, 2, 3].map((n) => n * 300 * 1024),
+      JSON.stringify(out),
+    );
     assert.deepEqual(out[4], { path: '/Docs/held.txt', size: 900 * 1024 + 3 });
     assert.equal(readFileSync(join(docs, 'held.txt'), 'utf8'), ['0', '1', '2'].map((c) => c.repeat(300 * 1024)).join('') + 'end');
     assert.deepEqual(op.outputs, [{ path: '/Docs/held.txt' }]);

@@ -65,13 +65,20 @@ app.action = async ({ action, paths, params }) => {
 };
 `;
 
-const pagesManifest = (over: Record<string, unknown> = {}) => sampleManifest({
-  id: 'pages', name: 'Pages', filex_range: '>=0.1.0', call_timeout_ms: 2000,
-  permissions: ['files.read', 'files.write', 'public_pages'],
-  actions: [{ id: 'stamp', label: 'a.stamp', applies: { kind: 'file', multi: true }, output_mode: 'new_file' }],
-  views: [{ id: 'publisher', label: 'v.publisher', placement: 'dialog', applies: { multi: true, min: 0 } }, { id: 'sign', label: 'v.sign', placement: 'page' }],
-  ...over,
-});
+const pagesManifest = (over: Record<string, unknown> = {}) =>
+  sampleManifest({
+    id: 'pages',
+    name: 'Pages',
+    filex_range: '>=0.1.0',
+    call_timeout_ms: 2000,
+    permissions: ['files.read', 'files.write', 'public_pages'],
+    actions: [{ id: 'stamp', label: 'a.stamp', applies: { kind: 'file', multi: true }, output_mode: 'new_file' }],
+    views: [
+      { id: 'publisher', label: 'v.publisher', placement: 'dialog', applies: { multi: true, min: 0 } },
+      { id: 'sign', label: 'v.sign', placement: 'page' },
+    ],
+    ...over,
+  });
 const PACKS = { en: { 'a.stamp': 'Stamp', 'v.publisher': 'Publish', 'v.sign': 'Sign' } };
 
 describe('public app pages', () => {
@@ -103,18 +110,32 @@ describe('public app pages', () => {
   };
 
   before(async () => {
-    writeFileSync(join(renderer.dir, 'app-page.html'), '<!doctype html><html><body><div id="app-page-marker"></div><script type="module" src="/assets/app-page.js"></script></body></html>');
+    writeFileSync(
+      join(renderer.dir, 'app-page.html'),
+      '<!doctype html><html><body><div id="app-page-marker"></div><script type="module" src="/assets/app-page.js"></script></body></html>',
+    );
     // An https public address: links are absolute, and the page cookie is Secure even though TLS ends before us.
     // The split public listener too: the page, its API and its assets must be reachable there.
     mkdirSync(join(renderer.dir, 'assets'));
     writeFileSync(join(renderer.dir, 'assets', 'app-page.js'), 'console.log(1)');
     s = await startTestServer({ SERVICE_PUBLIC_URL: 'https://files.example.test', SERVICE_PUBLIC_LISTEN: '127.0.0.1:0' }, { rendererDir: renderer.dir });
     admin = await s.login();
-    const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'uma@example.test', username: 'uma', password: 'uma-password-1', role: 'user' } });
+    const u = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'uma@example.test', username: 'uma', password: 'uma-password-1', role: 'user' },
+    });
     assert.equal(u.status, 200, JSON.stringify(u.body));
     umaId = u.body.user?.id ?? u.body.id;
     uma = await s.login('uma@example.test', 'uma-password-1');
-    assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'vic@example.test', username: 'vic', password: 'vic-password-1', role: 'viewer' } })).status, 200);
+    assert.equal(
+      (
+        await s.api('POST', '/api/admin/users', {
+          token: admin,
+          body: { email: 'vic@example.test', username: 'vic', password: 'vic-password-1', role: 'viewer' },
+        })
+      ).status,
+      200,
+    );
     vic = await s.login('vic@example.test', 'vic-password-1');
     const d = tempDir('filedock-pages-docs-');
     cleanups.push(d.cleanup);
@@ -123,10 +144,16 @@ describe('public app pages', () => {
     writeFileSync(join(docs, 'contract.txt'), 'the contract text');
     writeFileSync(join(docs, 'page.html'), '<script>alert(1)</script>');
     writeFileSync(join(docs, 'private.txt'), 'not exposed');
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: docs }, sync_mode: 'poll' } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: docs }, sync_mode: 'poll' },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     docsId = st.body.id;
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status, 201);
+    assert.equal(
+      (await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } })).status,
+      201,
+    );
     const pkg = await buildAppPackage({ key, manifest: pagesManifest(), code: PAGES_CODE, languages: PACKS });
     const r = await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } });
     assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -154,8 +181,14 @@ describe('public app pages', () => {
     // A viewer may not share the file (editor, as for any link); an app without public_pages is refused.
     assert.equal((await openPage(['/Docs/contract.txt'], {}, vic)).error, 'forbidden');
     const bare = await buildAppPackage({ key, manifest: pagesManifest({ id: 'bare', permissions: ['files.read'] }), code: PAGES_CODE, languages: PACKS });
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(bare), headers: { 'content-type': 'application/zip' } })).status, 201);
-    const refused = await s.api('POST', '/api/files/plugins/views/bare/publisher/event', { token: uma, body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} } });
+    assert.equal(
+      (await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(bare), headers: { 'content-type': 'application/zip' } })).status,
+      201,
+    );
+    const refused = await s.api('POST', '/api/files/plugins/views/bare/publisher/event', {
+      token: uma,
+      body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} },
+    });
     assert.equal(JSON.parse(refused.body.surface.nodes[0].text).error, 'app_host_refused');
     // Not a plain download link: the metadata route and the download routes do not open it.
     assert.equal((await pub('GET', `/api/files/share/${token}`)).status, 404);
@@ -185,7 +218,13 @@ describe('public app pages', () => {
     cookie = set.split(';')[0];
     st = await pub('GET', `/api/public/s/${token}`, { cookie });
     assert.equal(st.body.unlocked, true);
-    assert.deepEqual(st.body.app.files.map((f: any) => [f.ref, f.name, f.size]), [['f1', 'contract.txt', 17], ['f2', 'page.html', 25]]);
+    assert.deepEqual(
+      st.body.app.files.map((f: any) => [f.ref, f.name, f.size]),
+      [
+        ['f1', 'contract.txt', 17],
+        ['f2', 'page.html', 25],
+      ],
+    );
     assert.deepEqual([st.body.app.plugin, st.body.app.page, st.body.app.title], ['pages', 'sign', 'Sign <b>here</b>']);
 
     // Another page locks after five wrong answers: 429 locked, and the right PIN is refused during the lock.
@@ -210,10 +249,20 @@ describe('public app pages', () => {
     // No creator path reaches the visitor: the exposed file is its ref, the other path is gone.
     assert.ok(!JSON.stringify(r.body).includes('/Docs/'), JSON.stringify(r.body));
     const texts = s1.nodes.filter((n: any) => n.type === 'text').map((n: any) => n.text);
-    assert.deepEqual(texts, ['public=true files=2 lang=tr', 'read=the contract text', 'outside=app_host_refused write=app_host_refused pages=app_host_refused']);
-    assert.deepEqual(s1.nodes.filter((n: any) => n.type === 'preview'), [{ type: 'preview', path: 'f1' }]);
+    assert.deepEqual(texts, [
+      'public=true files=2 lang=tr',
+      'read=the contract text',
+      'outside=app_host_refused write=app_host_refused pages=app_host_refused',
+    ]);
+    assert.deepEqual(
+      s1.nodes.filter((n: any) => n.type === 'preview'),
+      [{ type: 'preview', path: 'f1' }],
+    );
     assert.deepEqual(s1.nodes.find((n: any) => n.type === 'list').items, [{ title: 'mine', path: 'f1' }, { title: 'not yours' }]);
-    assert.equal(s1.nodes.some((n: any) => n.type === 'html'), false);
+    assert.equal(
+      s1.nodes.some((n: any) => n.type === 'html'),
+      false,
+    );
     const mine = await s.api('GET', '/api/files/share', { token: uma });
     assert.equal(mine.body.shares.find((x: any) => x.token === token).downloads, 1);
     // An event with a body is not a visit.
@@ -240,10 +289,15 @@ describe('public app pages', () => {
     assert.equal(op.open, undefined);
     assert.equal(readFileSync(join(docs, 'contract.signed-ada.txt'), 'utf8'), 'signed by ada');
     const list = await s.api('GET', `/api/files/manager?path=${encodeURIComponent('/Docs')}`, { token: uma });
-    assert.ok(list.body.entries.some((e: any) => e.name === 'contract.signed-ada.txt'), JSON.stringify(list.body).slice(0, 300));
+    assert.ok(
+      list.body.entries.some((e: any) => e.name === 'contract.signed-ada.txt'),
+      JSON.stringify(list.body).slice(0, 300),
+    );
     let audit: any[] = [];
     for (let i = 0; i < 40 && !audit.length; i++) {
-      audit = (await s.api('GET', '/api/admin/audit?action=file.upload', { token: admin })).body.events.filter((e: any) => String(e.resource).includes('contract.signed-ada.txt'));
+      audit = (await s.api('GET', '/api/admin/audit?action=file.upload', { token: admin })).body.events.filter((e: any) =>
+        String(e.resource).includes('contract.signed-ada.txt'),
+      );
       if (!audit.length) await new Promise((res) => setTimeout(res, 50));
     }
     assert.equal(audit[0]?.user_email, 'uma@example.test', JSON.stringify(audit));
@@ -269,7 +323,7 @@ describe('public app pages', () => {
     assert.equal((await pub('GET', `/api/public/s/${token}/file/f9`, { cookie })).status, 404);
   });
 
-  test('the visitor follows the page\'s job: status, message, outputs as refs only; the PIN, other ops and other pages refused', async () => {
+  test("the visitor follows the page's job: status, message, outputs as refs only; the PIN, other ops and other pages refused", async () => {
     const follow = async (id: string, c = cookie) => {
       for (let i = 0; i < 400; i++) {
         const r = await pub('GET', `/api/public/s/${token}/ops/${id}`, { cookie: c });
@@ -293,9 +347,12 @@ describe('public app pages', () => {
 
     const noPin = await pub('GET', `/api/public/s/${token}/ops/${r.body.job_id}`);
     assert.deepEqual([noPin.status, noPin.body.error], [401, 'unauthorised']);
-    const own = await s.api('POST', '/api/files/plugins/actions/pages/stamp/run', { token: uma, body: { paths: ['/Docs/contract.txt'], params: { name: 'own' } } });
+    const own = await s.api('POST', '/api/files/plugins/actions/pages/stamp/run', {
+      token: uma,
+      body: { paths: ['/Docs/contract.txt'], params: { name: 'own' } },
+    });
     assert.equal(own.status, 202, JSON.stringify(own.body));
-    assert.equal((await pub('GET', `/api/public/s/${token}/ops/${own.body.op}`, { cookie })).status, 404, 'the creator\'s own op is not the page\'s');
+    assert.equal((await pub('GET', `/api/public/s/${token}/ops/${own.body.op}`, { cookie })).status, 404, "the creator's own op is not the page's");
     assert.equal((await pub('GET', `/api/public/s/${token}/ops/nope`, { cookie })).status, 404);
     const other = await openPage(['/Docs/contract.txt']);
     assert.equal((await pub('GET', `/api/public/s/${other.token}/ops/${r.body.job_id}`)).status, 404, 'another page cannot follow it');
@@ -372,7 +429,10 @@ describe('public app pages', () => {
     assert.equal((await pub('GET', `/api/public/s/${token}`, { cookie })).status, 404);
     const other = await openPage(['/Docs/contract.txt']);
     assert.equal((await event(other.token, {})).status, 200);
-    const ended = await s.api('POST', '/api/files/plugins/views/pages/publisher/event', { token: uma, body: { paths: [], event: 'action', data: { revoke: other.token } } });
+    const ended = await s.api('POST', '/api/files/plugins/views/pages/publisher/event', {
+      token: uma,
+      body: { paths: [], event: 'action', data: { revoke: other.token } },
+    });
     assert.equal(JSON.parse(ended.body.surface.nodes[0].text).revoked, true);
     const r = await event(other.token, {});
     assert.deepEqual([r.status, r.body.error], [410, 'expired']);
@@ -397,23 +457,43 @@ describe('public app pages', () => {
       return { nodes: [{ type: 'text', text: 'event ' + event + ' public=' + p }] };
     };`;
     const pkg = await buildAppPackage({ key, manifest: pagesManifest({ id: 'evonly' }), code, languages: PACKS });
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } })).status, 201);
-    const made = await s.api('POST', '/api/files/plugins/views/evonly/publisher/event', { token: uma, body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} } });
+    assert.equal(
+      (await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } })).status,
+      201,
+    );
+    const made = await s.api('POST', '/api/files/plugins/views/evonly/publisher/event', {
+      token: uma,
+      body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} },
+    });
     const page = JSON.parse(made.body.surface.nodes[0].text).token;
     const r = await event(page, {});
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.surface.nodes[0].text, 'event open public=true');
   });
 
-  test('a paid app\'s page: a held licence answers 403 store_license to events and files and queues nothing; a valid one opens it again', async () => {
+  test("a paid app's page: a held licence answers 403 store_license to events and files and queues nothing; a valid one opens it again", async () => {
     const store = generateKeyPairSync('ed25519');
-    const pkg = await buildAppPackage({ key, manifest: pagesManifest({ id: 'paidpages', license: { required: true, store: 'shop' } }), code: PAGES_CODE, languages: PACKS });
-    assert.equal((await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } })).status, 201);
+    const pkg = await buildAppPackage({
+      key,
+      manifest: pagesManifest({ id: 'paidpages', license: { required: true, store: 'shop' } }),
+      code: PAGES_CODE,
+      languages: PACKS,
+    });
+    assert.equal(
+      (await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } })).status,
+      201,
+    );
     const pem = store.publicKey.export({ type: 'spki', format: 'pem' }).toString();
     assert.equal((await s.api('POST', '/api/admin/app-plugins/store-keys', { token: admin, body: { store: 'shop', public_key_pem: pem } })).status, 201);
-    const lic = await s.api('PUT', '/api/admin/app-plugins/apps/paidpages/license', { token: admin, body: { token: issueLicense(store.privateKey, { id: 'lic-page', app: 'paidpages' }) } });
+    const lic = await s.api('PUT', '/api/admin/app-plugins/apps/paidpages/license', {
+      token: admin,
+      body: { token: issueLicense(store.privateKey, { id: 'lic-page', app: 'paidpages' }) },
+    });
     assert.equal(lic.body.status, 'valid', JSON.stringify(lic.body));
-    const made = await s.api('POST', '/api/files/plugins/views/paidpages/publisher/event', { token: uma, body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} } });
+    const made = await s.api('POST', '/api/files/plugins/views/paidpages/publisher/event', {
+      token: uma,
+      body: { paths: ['/Docs/contract.txt'], event: 'action', data: {} },
+    });
     const page = JSON.parse(made.body.surface.nodes[0].text).token;
     assert.equal((await event(page, {})).status, 200);
 

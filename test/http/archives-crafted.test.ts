@@ -117,11 +117,21 @@ describe('crafted archives never take the server down', { skip }, () => {
   test('list answers from the central directory (the declared sizes) and the server lives on', async () => {
     const r = await api('/api/files/archive/list', { path: '/C/longer.zip' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]), [['first.txt', 13], ['liar.bin', 1024]]);
+    assert.deepEqual(
+      r.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]),
+      [
+        ['first.txt', 13],
+        ['liar.bin', 1024],
+      ],
+    );
     await alive();
   });
 
-  for (const [name, liar] of [['longer.zip', 'liar.bin'], ['shorter.zip', 'short.bin'], ['garbage.zip', 'broken.bin']]) {
+  for (const [name, liar] of [
+    ['longer.zip', 'liar.bin'],
+    ['shorter.zip', 'short.bin'],
+    ['garbage.zip', 'broken.bin'],
+  ]) {
     test(`extract ${name}: the op fails with archive_invalid, nothing partial is left, the server lives on`, async () => {
       const dest = `x-${name}`;
       const r = await api('/api/files/archive/extract', { path: `/C/${name}`, dest: `/C/${dest}`, overwrite: false });

@@ -96,7 +96,12 @@ describe('archives: list, extract, add, safety', { skip }, () => {
   });
 
   test('zip slip, absolute paths, drive letters and backslashes are refused before anything is written', async () => {
-    for (const [name, reason] of [['slip', 'traversal'], ['abs', 'absolute'], ['drive', 'drive_letter'], ['backslash', 'backslash']]) {
+    for (const [name, reason] of [
+      ['slip', 'traversal'],
+      ['abs', 'absolute'],
+      ['drive', 'drive_letter'],
+      ['backslash', 'backslash'],
+    ]) {
       const r = await api('/api/files/archive/extract', { path: `/Z/${name}.zip`, dest: `/Z/x-${name}`, overwrite: true });
       assert.equal(r.status, 400, name);
       assert.equal(r.body.error, 'archive_invalid', name);

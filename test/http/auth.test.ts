@@ -69,7 +69,10 @@ describe('accounts and sign-in', () => {
   });
 
   test('logout and disabling a user end both cookie and token at once', async () => {
-    const created = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'bob@example.test', username: 'bob', password: 'bob-password', role: 'user' } });
+    const created = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'bob@example.test', username: 'bob', password: 'bob-password', role: 'user' },
+    });
     assert.equal(created.status, 200);
     const bob = await s.login('bob@example.test', 'bob-password');
     assert.equal((await s.api('GET', '/api/auth/me', { token: bob })).status, 200);
@@ -85,10 +88,16 @@ describe('accounts and sign-in', () => {
   });
 
   test('admin user routes: list with q and role, partial update, delete; non-admins get 403', async () => {
-    const c = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'carol@example.test', username: 'carol', password: 'carol-password', role: 'viewer' } });
+    const c = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'carol@example.test', username: 'carol', password: 'carol-password', role: 'viewer' },
+    });
     const id = c.body.user.id;
     const list = await s.api('GET', '/api/admin/users?q=caro&role=viewer', { token: admin });
-    assert.deepEqual(list.body.users.map((u: { username: string }) => u.username), ['carol']);
+    assert.deepEqual(
+      list.body.users.map((u: { username: string }) => u.username),
+      ['carol'],
+    );
     const up = await s.api('PUT', `/api/admin/users/${id}`, { token: admin, body: { role: 'user', groups: ['office'] } });
     assert.equal(up.body.user.role, 'user');
     assert.deepEqual(up.body.user.groups, ['office']);

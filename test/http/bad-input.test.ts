@@ -133,7 +133,10 @@ describe('first-run setup without SERVICE_ADMIN_*', () => {
     const s = await startTestServer({ SERVICE_ADMIN_EMAIL: '', SERVICE_ADMIN_PASSWORD: '' });
     try {
       assert.equal((await s.api('GET', '/api/auth/setup')).body.needed, true);
-      const proxied = await s.api('POST', '/api/auth/setup', { body: { email: 'owner@example.test', password: 'owner-password' }, headers: { 'x-forwarded-for': '203.0.113.9' } });
+      const proxied = await s.api('POST', '/api/auth/setup', {
+        body: { email: 'owner@example.test', password: 'owner-password' },
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
       assert.equal(proxied.status, 403);
       assert.equal(proxied.body.error, 'setup_local_only');
       const r = await s.api('POST', '/api/auth/setup', { body: { email: 'owner@example.test', password: 'owner-password' } });

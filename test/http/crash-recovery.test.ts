@@ -48,14 +48,18 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** Every entry below `dir` whose name is one of the driver's temp names. */
 function tempsBelow(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.name.startsWith('.~fd-')).map((d) => join(d.parentPath, d.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.name.startsWith('.~fd-'))
+    .map((d) => join(d.parentPath, d.name));
 }
 
 describe('crash recovery', () => {
   const cleanups: Array<() => void> = [];
   after(() => cleanups.forEach((c) => c()));
 
-  test('a cross-storage copy killed mid-way resumes after the restart; nothing is copied twice, nothing is missing, the listing converges', { timeout: 420_000 }, async () => {
+  test('a cross-storage copy killed mid-way resumes after the restart; nothing is copied twice, nothing is missing, the listing converges', {
+    timeout: 420_000,
+  }, async () => {
     const { data, a, b, cleanup } = crashFolders('filedock-crash-copy-');
     cleanups.push(cleanup);
     mkdirSync(join(a, 'src'));
@@ -72,7 +76,8 @@ describe('crash recovery', () => {
       const copy = await api('POST', '/api/files/copy', { from: '/A/src', to: '/B' });
       assert.equal(copy.status, 202, JSON.stringify(copy.body));
       const db = new Database(join(data, 'filedock.sqlite'), { readonly: true });
-      const committed = () => (db.prepare("SELECT count(*) AS n FROM op_journal WHERE op_id = ? AND key LIKE 'f:%'").get(copy.body.operation_id) as { n: number }).n;
+      const committed = () =>
+        (db.prepare("SELECT count(*) AS n FROM op_journal WHERE op_id = ? AND key LIKE 'f:%'").get(copy.body.operation_id) as { n: number }).n;
       await until(() => committed() >= 200, 60_000, 'a few hundred files copied');
       await srv.kill();
       const before = readdirSync(join(b, 'src')).filter((n) => !n.startsWith('.~fd-')).length;
@@ -120,7 +125,10 @@ describe('crash recovery', () => {
   });
 
   const noRclone = needTool('rclone', 'rclone');
-  test('a chunked upload killed inside finalize is opened again at the restart; retrying finalize with the same upload_id succeeds', { skip: noRclone ?? false, timeout: 240_000 }, async () => {
+  test('a chunked upload killed inside finalize is opened again at the restart; retrying finalize with the same upload_id succeeds', {
+    skip: noRclone ?? false,
+    timeout: 240_000,
+  }, async () => {
     const t = tempDir('filedock-crash-upload-');
     cleanups.push(t.cleanup);
     const data = join(t.dir, 'data');
@@ -129,7 +137,12 @@ describe('crash recovery', () => {
     try {
       dav = await startRcloneWebdav();
       // WebDAV has no multipart: the parts stage in the data folder and finalize streams them out, long enough to be killed in.
-      const st = await api('POST', '/api/admin/storages', { name: 'Dav', driver: 'webdav', config: { url: dav.url, root: '/files', username: dav.user, password: dav.pass }, sync_mode: 'poll' });
+      const st = await api('POST', '/api/admin/storages', {
+        name: 'Dav',
+        driver: 'webdav',
+        config: { url: dav.url, root: '/files', username: dav.user, password: dav.pass },
+        sync_mode: 'poll',
+      });
       assert.equal(st.status, 200, JSON.stringify(st.body));
       const body = randomBytes(192 * MiB);
       const init = await api('POST', '/api/files/upload/init', { path: '/Dav/big.bin', size: body.length, chunk_size: 32 * MiB });
@@ -162,7 +175,9 @@ describe('crash recovery', () => {
     }
   });
 
-  test('an upload killed after its bytes were published is finished at the restart: listed, announced once, its session closed', { timeout: 120_000 }, async () => {
+  test('an upload killed after its bytes were published is finished at the restart: listed, announced once, its session closed', {
+    timeout: 120_000,
+  }, async () => {
     const t = tempDir('filedock-crash-published-');
     cleanups.push(t.cleanup);
     const data = join(t.dir, 'data');

@@ -70,7 +70,12 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
   before(async () => {
     root = tempDir('filedock-dblock-');
     writeFileSync(join(root.dir, 'a.txt'), 'x'.repeat(4096));
-    s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_DB_WRITE_WAIT: `${WAIT_MS / 1000}s` });
+    s = await startTestServer({
+      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+      SERVICE_DEFAULT_STORAGE_PATH: root.dir,
+      SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+      SERVICE_DB_WRITE_WAIT: `${WAIT_MS / 1000}s`,
+    });
     admin = await s.login();
     const id = s.server.catalogue.repo.all()[0].id;
     await s.server.catalogue.syncer.requestSync(id);
@@ -96,7 +101,10 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
           const form = new FormData();
           form.append('path', '/Files');
           form.append('file', new Blob(['during the hold']), 'held.txt');
-          return fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+          return fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } }).then(async (r) => ({
+            status: r.status,
+            body: await r.json(),
+          }));
         }),
       ]);
       // Meanwhile the event loop is free: capabilities answer at once, again and again.
@@ -128,7 +136,8 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
       assert.equal(existsSync(join(root.dir, 'held.txt')), false, 'the refused upload left no file');
       // Each waited the configured bound and then gave up instead of waiting out the hold (which lasts until
       // the release below); the request's own overhead on a loaded machine comes on top (up to ~3 s seen at load 16).
-      for (const ms of [loginMs, dlMs, upMs]) assert.ok(ms >= WAIT_MS * 0.8 && ms < WAIT_MS + 10_000, `a write answered after ${ms.toFixed(0)} ms (bound ${WAIT_MS} ms)`);
+      for (const ms of [loginMs, dlMs, upMs])
+        assert.ok(ms >= WAIT_MS * 0.8 && ms < WAIT_MS + 10_000, `a write answered after ${ms.toFixed(0)} ms (bound ${WAIT_MS} ms)`);
       const status = await s.api('GET', '/api/admin/status', { token: admin });
       assert.equal(status.status, 200);
       // The wait itself as the server measured it: the bound, plus at most one backoff step and a late timer.

@@ -42,7 +42,10 @@ describe('a full disk answers 507 insufficient_storage and recovers', () => {
   let token: string;
   let dir: string;
   const filler = () => join(dir, 'filler.bin');
-  const visible = () => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => !n.startsWith('filler')).sort();
+  const visible = () =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((n) => !n.startsWith('filler'))
+      .sort();
 
   before(async () => {
     if (typeof mounted === 'string') return;
@@ -92,7 +95,11 @@ describe('a full disk answers 507 insufficient_storage and recovers', () => {
     const id = init.body.upload_id;
     fill(2.5);
     const put = (part: number) =>
-      s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, { token, raw: new Uint8Array(data.subarray((part - 1) * MiB, part * MiB)), headers: { 'content-type': 'application/octet-stream' } });
+      s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, {
+        token,
+        raw: new Uint8Array(data.subarray((part - 1) * MiB, part * MiB)),
+        headers: { 'content-type': 'application/octet-stream' },
+      });
     const refused: number[] = [];
     for (let part = 1; part <= 6; part++) {
       const r = await put(part);

@@ -37,7 +37,10 @@ describe('docserver: external services and new documents', () => {
     fake = await new FakeDocserver(SECRET).start();
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'u1', password: 'user-password-1', role: 'user' } });
     user = await s.login('u1', 'user-password-1');
@@ -54,13 +57,19 @@ describe('docserver: external services and new documents', () => {
   test('not configured: both services listed empty, office types left out of newdoc_types and refused by newfile', async () => {
     const r = await s.api('GET', '/api/admin/external', { token: admin });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.services.map((x: any) => [x.name, x.url, x.enabled, x.healthy, x.env_managed, x.jwt_secret]), [
-      ['docserver', '', false, null, false, ''],
-      ['diagram', '', false, null, false, ''],
-    ]);
+    assert.deepEqual(
+      r.body.services.map((x: any) => [x.name, x.url, x.enabled, x.healthy, x.env_managed, x.jwt_secret]),
+      [
+        ['docserver', '', false, null, false, ''],
+        ['diagram', '', false, null, false, ''],
+      ],
+    );
     const c = await caps();
     assert.deepEqual(c.external, { docserver_url: '', diagram_url: '', text_diagram: true });
-    assert.deepEqual(c.newdoc_types.map((t: any) => t.ext), ['txt', 'md']);
+    assert.deepEqual(
+      c.newdoc_types.map((t: any) => t.ext),
+      ['txt', 'md'],
+    );
     const bad = await newfile('report', 'docx');
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error, 'validation_failed');
@@ -98,8 +107,16 @@ describe('docserver: external services and new documents', () => {
     assert.equal(JSON.stringify(list.body).includes(SECRET), false);
     const c = await caps();
     assert.equal(c.external.docserver_url, fake.url);
-    assert.deepEqual(c.newdoc_types.map((t: any) => t.ext), [...OFFICE, 'txt', 'md']);
-    assert.deepEqual(c.newdoc_types[0], { ext: 'docx', group: 'word', mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', requires: 'docserver' });
+    assert.deepEqual(
+      c.newdoc_types.map((t: any) => t.ext),
+      [...OFFICE, 'txt', 'md'],
+    );
+    assert.deepEqual(c.newdoc_types[0], {
+      ext: 'docx',
+      group: 'word',
+      mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      requires: 'docserver',
+    });
     const audit = await s.api('GET', '/api/admin/audit?action=admin.config_change', { token: admin });
     assert.equal(audit.status, 200);
     const ev = audit.body.events.find((e: any) => e.resource === 'external:docserver');
@@ -190,17 +207,39 @@ describe('docserver: external services and new documents', () => {
 test('docserver: the environment is applied at every start and marks the row env_managed', async () => {
   const { dir, cleanup } = tempDir('filedock-ds-env-');
   const start = (env: Record<string, string>) =>
-    startServer(loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password, SERVICE_UPDATE_CHECK: '0', ...env }), { logger: createLogger('error') });
+    startServer(
+      loadConfig({
+        SERVICE_DATA_DIR: dir,
+        SERVICE_PORT: '0',
+        SERVICE_HOST: '127.0.0.1',
+        SERVICE_ADMIN_EMAIL: ADMIN.email,
+        SERVICE_ADMIN_PASSWORD: ADMIN.password,
+        SERVICE_UPDATE_CHECK: '0',
+        ...env,
+      }),
+      { logger: createLogger('error') },
+    );
   const call = async (port: number, method: string, path: string, token?: string, body?: unknown) => {
-    const r = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: r.status, body: await r.json() as any };
+    const r = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, body: (await r.json()) as any };
   };
   const login = async (port: number) => (await call(port, 'POST', '/api/auth/login', undefined, ADMIN)).body.token as string;
   try {
-    let srv = await start({ SERVICE_DOCSERVER_URL: 'http://docs-a.example.test', SERVICE_DOCSERVER_JWT: 'env-secret-a', SERVICE_DOCSERVER_CALLBACK_URL: 'http://files.lan:5212' });
+    let srv = await start({
+      SERVICE_DOCSERVER_URL: 'http://docs-a.example.test',
+      SERVICE_DOCSERVER_JWT: 'env-secret-a',
+      SERVICE_DOCSERVER_CALLBACK_URL: 'http://files.lan:5212',
+    });
     let token = await login(srv.port);
     let row = (await call(srv.port, 'GET', '/api/admin/external', token)).body.services[0];
-    assert.deepEqual([row.url, row.env_managed, row.enabled, row.jwt_secret, row.callback_url], ['http://docs-a.example.test', true, true, '***', 'http://files.lan:5212']);
+    assert.deepEqual(
+      [row.url, row.env_managed, row.enabled, row.jwt_secret, row.callback_url],
+      ['http://docs-a.example.test', true, true, '***', 'http://files.lan:5212'],
+    );
     const put = await call(srv.port, 'PUT', '/api/admin/external/docserver', token, { url: 'http://other.example.test', jwt_secret: 'x' });
     assert.equal(put.status, 409, 'an environment-managed row is changed in the environment');
     await srv.close();
@@ -216,7 +255,11 @@ test('docserver: the environment is applied at every start and marks the row env
     srv = await start({ SERVICE_DOCSERVER_CALLBACK_URL: 'http://tunnel.example.test' });
     token = await login(srv.port);
     row = (await call(srv.port, 'GET', '/api/admin/external', token)).body.services[0];
-    assert.deepEqual([row.url, row.env_managed, row.callback_url], ['http://docs-b.example.test', false, 'http://tunnel.example.test'], 'without URL and secret in the environment the row stays and becomes editable');
+    assert.deepEqual(
+      [row.url, row.env_managed, row.callback_url],
+      ['http://docs-b.example.test', false, 'http://tunnel.example.test'],
+      'without URL and secret in the environment the row stays and becomes editable',
+    );
     assert.equal(srv.services.docserver.external.docserver()?.secret, 'env-secret-b');
     assert.equal((await call(srv.port, 'PUT', '/api/admin/external/docserver', token, { url: '', jwt_secret: '' })).status, 200);
     assert.equal((await call(srv.port, 'GET', '/api/capabilities')).body.newdoc_types.length, 2);

@@ -37,9 +37,15 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     fake = await new FakeDocserver(SECRET).start();
     s = await startTestServer({ SERVICE_LIMITS_MAX_UPLOAD_BYTES: String(MAX_UPLOAD) });
     admin = await s.login();
-    for (const [name, path] of [['Docs', root], ['Archive', roRoot]]) {
+    for (const [name, path] of [
+      ['Docs', root],
+      ['Archive', roRoot],
+    ]) {
       // Polled, not watched: a watcher's re-check racing a save could record a node first and turn the gate's event into another kind.
-      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path }, sync_mode: 'poll' } });
+      const st = await s.api('POST', '/api/admin/storages', {
+        token: admin,
+        body: { rbac_enabled: false, name, driver: 'local', config: { path }, sync_mode: 'poll' },
+      });
       assert.equal(st.status, 200, JSON.stringify(st.body));
     }
     const archive = (await s.api('GET', '/api/admin/storages', { token: admin })).body.storages.find((x: any) => x.name === 'Archive');
@@ -57,7 +63,8 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
   });
 
   const configure = () => s.api('PUT', '/api/admin/external/docserver', { token: admin, body: { url: fake.url, jwt_secret: SECRET } });
-  const descriptor = (path: string, token = admin, extra = '') => s.api('GET', `/api/files/docserver/config?path=${encodeURIComponent(path)}${extra}`, { token });
+  const descriptor = (path: string, token = admin, extra = '') =>
+    s.api('GET', `/api/files/docserver/config?path=${encodeURIComponent(path)}${extra}`, { token });
   const newDoc = async (name: string, type = 'docx') => {
     const r = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs', name, type } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -68,9 +75,12 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.equal(d.status, 200, JSON.stringify(d.body));
     return fake.open(d.body);
   };
-  const versions = async (path: string) => (await s.api('GET', `/api/files/versions?path=${encodeURIComponent(path)}`, { token: admin })).body.versions.length as number;
+  const versions = async (path: string) =>
+    (await s.api('GET', `/api/files/versions?path=${encodeURIComponent(path)}`, { token: admin })).body.versions.length as number;
   const updates = (rel: string) =>
-    (s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>).map((r) => JSON.parse(r.payload)).filter((p) => p.node.path === rel);
+    (s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>)
+      .map((r) => JSON.parse(r.payload))
+      .filter((p) => p.node.path === rel);
   const scans = (rel: string) =>
     (s.server.db.sqlite.prepare("SELECT * FROM ops WHERE kind = 'av.scan'").all() as any[]).filter((o) => JSON.parse(o.payload).path === rel);
   const later = (rel: string) => scans(rel).filter((o) => Date.parse(o.run_at) > Date.now() + 60_000);
@@ -143,7 +153,13 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
   });
 
   test('descriptor: groups, 415 for other extensions, view only for viewers and read-only storages, 401/404', async () => {
-    for (const [ext, type] of [['xlsx', 'cell'], ['pptx', 'slide'], ['odt', 'word'], ['ods', 'cell'], ['odp', 'slide']]) {
+    for (const [ext, type] of [
+      ['xlsx', 'cell'],
+      ['pptx', 'slide'],
+      ['odt', 'word'],
+      ['ods', 'cell'],
+      ['odp', 'slide'],
+    ]) {
       await newDoc(`g-${ext}`, ext);
       assert.equal((await descriptor(`/Docs/g-${ext}.${ext}`)).body.config.documentType, type);
     }
@@ -186,7 +202,10 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     longer.searchParams.set('exp', String(Number(url.searchParams.get('exp')) + 3600));
     assert.deepEqual(await refusal(longer), { status: 403, reason: 'signature refused: tampered' });
     const key = s.server.services.secretKey;
-    assert.deepEqual(await refusal(`${s.url}/api/files/docserver/fetch?${signFetch(key, { node: d.node_id }, Date.now() - 2 * 3_600_000)}`), { status: 403, reason: 'signature refused: expired' });
+    assert.deepEqual(await refusal(`${s.url}/api/files/docserver/fetch?${signFetch(key, { node: d.node_id }, Date.now() - 2 * 3_600_000)}`), {
+      status: 403,
+      reason: 'signature refused: expired',
+    });
     assert.deepEqual(await refusal(`${s.url}/api/files/docserver/fetch?${signFetch(key, { node: 999999 })}`), { status: 404, reason: 'no catalogue row' });
     assert.deepEqual(await refusal(`${s.url}/api/files/docserver/fetch?sig=x&exp=1`), { status: 403, reason: 'signature refused: no subject' });
     const gone = await newDoc('gone');
@@ -288,7 +307,15 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
       ['wrong secret', () => fake.callback(session, 2, { url: good, secret: 'not-the-secret' }), 401],
       ['alg none', () => fake.callback(session, 2, { url: good, alg: 'none' }), 401],
       ['expired', () => fake.callback(session, 2, { url: good, expiresIn: -60 }), 401],
-      ['no token', () => fake.post(session.callbackUrl, { body: { key: session.key, status: 2, url: good, lastsave: new Date().toISOString() }, headers: { 'content-type': 'application/json' } }), 401],
+      [
+        'no token',
+        () =>
+          fake.post(session.callbackUrl, {
+            body: { key: session.key, status: 2, url: good, lastsave: new Date().toISOString() },
+            headers: { 'content-type': 'application/json' },
+          }),
+        401,
+      ],
       ['another node', () => fake.callback(session, 2, { url: good, key: other.key }), 403],
       ['another node (header form)', () => fake.callback(session, 2, { url: good, key: other.key, via: 'header' }), 403],
       ['another host', () => fake.callback(session, 2, { url: `http://127.0.0.2:${port}/cache/files/1/output.docx` }), 403],
@@ -297,7 +324,11 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
       ['another scheme', () => fake.callback(session, 2, { url: 'file:///etc/passwd' }), 403],
       ['2 GiB revision', () => fake.callback(session, 2, { url: fake.hugeRevision(2 * 1024 ** 3) }), 413],
       ['just over the limit', () => fake.save(session, 2, Buffer.alloc(MAX_UPLOAD + 1, 1)), 413],
-      ['over the limit, no length declared', () => fake.callback(session, 2, { url: fake.revision(Buffer.alloc(MAX_UPLOAD + 1, 1), 'docx', { chunked: true }) }), 413],
+      [
+        'over the limit, no length declared',
+        () => fake.callback(session, 2, { url: fake.revision(Buffer.alloc(MAX_UPLOAD + 1, 1), 'docx', { chunked: true }) }),
+        413,
+      ],
       ['unknown status', () => fake.callback(session, 5, { url: good }), 400],
       ['no url', () => fake.callback(session, 2), 400],
     ];
@@ -310,7 +341,11 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.deepEqual(disk('target.docx'), before);
     assert.equal(await versions('/Docs/target.docx'), 0);
     assert.equal(updates('target.docx').length, 0);
-    assert.deepEqual(readdirSync(s.server.dirs.staging).filter((n) => n.startsWith('docserver-')), [], 'no download left behind');
+    assert.deepEqual(
+      readdirSync(s.server.dirs.staging).filter((n) => n.startsWith('docserver-')),
+      [],
+      'no download left behind',
+    );
     // The refused session can still save for real afterwards.
     assert.deepEqual((await fake.save(session, 2, Buffer.from('real save'))).body, { error: 0 });
     assert.equal(disk('target.docx').toString(), 'real save');
@@ -331,7 +366,8 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.equal(await versions('/Docs/busy.docx'), 60, 'one snapshot per write');
     assert.equal(updates('busy.docx').length, 60);
     assert.equal(later('busy.docx').length, 1, 'force saves share one scan, a save-scan window later');
-    const bellRows = () => (s.server.db.sqlite.prepare("SELECT count(*) AS n FROM notifications WHERE event = 'file.updated' AND body LIKE '%busy.docx'").get() as { n: number }).n;
+    const bellRows = () =>
+      (s.server.db.sqlite.prepare("SELECT count(*) AS n FROM notifications WHERE event = 'file.updated' AND body LIKE '%busy.docx'").get() as { n: number }).n;
     assert.equal(bellRows(), 0, 'force saves do not ring the bell');
     const immediate = scans('busy.docx').length - 1;
 
@@ -359,7 +395,9 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
 
     // Concurrent force saves of one session: run one at a time; the newest revision wins.
     const third = await open('/Docs/busy.docx');
-    const reqs = await Promise.all([1, 2, 3, 4, 5].map((i) => fake.callbackRequest(third, 6, { url: fake.revision(Buffer.from(`concurrent ${i}`)), lastsave: at(90 + i) })));
+    const reqs = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => fake.callbackRequest(third, 6, { url: fake.revision(Buffer.from(`concurrent ${i}`)), lastsave: at(90 + i) })),
+    );
     const answers = await Promise.all(reqs.reverse().map((q) => fake.post(third.callbackUrl, q)));
     for (const a of answers) assert.deepEqual(a.body, { error: 0 });
     assert.equal(disk('busy.docx').toString(), 'concurrent 5');

@@ -69,7 +69,12 @@ describe('docserver: PDF rendition of office documents (no document server)', ()
     // A spreadsheet converts too (another LibreOffice component).
     const ods = await pdf('/Docs/sheet.ods');
     assert.equal(ods.status, 200);
-    assert.equal(Buffer.from(await ods.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    assert.equal(
+      Buffer.from(await ods.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
 
     // New bytes (another document, re-read by a refresh): a new rendition with another etag.
     writeFileSync(join(root, 'report.docx'), await buildTemplate('odt'));
@@ -90,7 +95,7 @@ describe('docserver: PDF rendition of office documents (no document server)', ()
     assert.equal((await fetch(`${s.url}/api/files/pdf?path=/Docs/report.docx`)).status, 401);
   });
 
-  test('the named form /api/files/pdf/<name>.pdf?path= serves the same rendition under the file\'s own name (issue 39 item 18)', async (t) => {
+  test("the named form /api/files/pdf/<name>.pdf?path= serves the same rendition under the file's own name (issue 39 item 18)", async (t) => {
     if (!hasTool('soffice')) {
       if (process.env.CI) assert.fail('[CI] soffice not found: install libreoffice-writer-nogui');
       return t.skip('soffice not found: install libreoffice-writer-nogui');
@@ -102,7 +107,12 @@ describe('docserver: PDF rendition of office documents (no document server)', ()
     assert.equal(r.status, 200, await r.clone().text());
     assert.equal(r.headers.get('content-type'), 'application/pdf');
     assert.match(r.headers.get('content-disposition') ?? '', /^inline; .*filename\*=UTF-8''A%C4%9Fustos%20raporu\.pdf$/);
-    assert.equal(Buffer.from(await r.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    assert.equal(
+      Buffer.from(await r.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
     // The segment is cosmetic: the path decides what is served and what may be read.
     const other = await fetch(`${s.url}/api/files/pdf/x.pdf?path=${encodeURIComponent('/Docs/notes.txt')}`, { headers: { authorization: `Bearer ${admin}` } });
     assert.equal(other.status, 415);

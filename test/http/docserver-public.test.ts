@@ -20,7 +20,12 @@ test('docserver through the public listener: fetch and header-signed callback; 5
   const fake = await new FakeDocserver(SECRET).start();
   const port = await freePort();
   const publicBase = `http://127.0.0.1:${port}`;
-  const s = await startTestServer({ SERVICE_PUBLIC_LISTEN: `127.0.0.1:${port}`, SERVICE_DOCSERVER_URL: fake.url, SERVICE_DOCSERVER_JWT: SECRET, SERVICE_DOCSERVER_CALLBACK_URL: publicBase });
+  const s = await startTestServer({
+    SERVICE_PUBLIC_LISTEN: `127.0.0.1:${port}`,
+    SERVICE_DOCSERVER_URL: fake.url,
+    SERVICE_DOCSERVER_JWT: SECRET,
+    SERVICE_DOCSERVER_CALLBACK_URL: publicBase,
+  });
   try {
     const admin = await s.login();
     assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } })).status, 200);

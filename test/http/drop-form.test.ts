@@ -51,7 +51,9 @@ describe('file requests as a plain HTML form', () => {
   };
   const submissions = (dir: string) => readdirSync(dir).filter((x) => !x.startsWith('.'));
   const lastEvent = () => {
-    const row = s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC").get() as { payload: string } | undefined;
+    const row = s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC").get() as
+      | { payload: string }
+      | undefined;
     return row && JSON.parse(row.payload);
   };
 
@@ -67,7 +69,10 @@ describe('file requests as a plain HTML form', () => {
     const d = await drop({ drop_settings: { ask_name: true } });
     const a = randomBytes(300 * 1024);
     const b = Buffer.from('second file\n');
-    const r = await post(d.token, { name: 'Ayşe Y', note: 'for the report' }, [['photo.bin', a], ['notes.txt', b]]);
+    const r = await post(d.token, { name: 'Ayşe Y', note: 'for the report' }, [
+      ['photo.bin', a],
+      ['notes.txt', b],
+    ]);
     assert.equal(r.status, 200, r.html);
     assert.match(r.type, /text\/html/);
     assert.match(r.html, /2 file\(s\) received/);
@@ -82,7 +87,7 @@ describe('file requests as a plain HTML form', () => {
     assert.equal(lastEvent().uploader, 'Ayşe_Y');
   });
 
-  test('refusals get a styled page in the visitor\'s language with the right status; nothing refused is written', async () => {
+  test("refusals get a styled page in the visitor's language with the right status; nothing refused is written", async () => {
     const d = await drop({ drop_settings: { allowed_ext: ['txt'], max_files: 2, max_file_size_mb: 1 } });
     const ext = await post(d.token, {}, [['run.exe', Buffer.from('MZ')]], 'tr');
     assert.equal(ext.status, 400);
@@ -90,7 +95,11 @@ describe('file requests as a plain HTML form', () => {
     assert.match(ext.html, /Gönderilemedi/);
     const big = await post(d.token, {}, [['big.txt', Buffer.alloc(MiB + 1)]]);
     assert.equal(big.status, 413, big.html);
-    const three = await post(d.token, {}, [['1.txt', Buffer.from('1')], ['2.txt', Buffer.from('2')], ['3.txt', Buffer.from('3')]]);
+    const three = await post(d.token, {}, [
+      ['1.txt', Buffer.from('1')],
+      ['2.txt', Buffer.from('2')],
+      ['3.txt', Buffer.from('3')],
+    ]);
     assert.equal(three.status, 400, three.html);
     assert.match(three.html, /1\.txt.*2\.txt/s, 'the page lists what arrived before the refusal');
     const files = submissions(d.dir).flatMap((f) => readdirSync(join(d.dir, f)));
@@ -104,7 +113,10 @@ describe('file requests as a plain HTML form', () => {
     const d = await drop({ drop_settings: { max_file_size_mb: 100 } });
     const r = await post(d.token, {}, [['large.bin', Buffer.alloc(16 * MiB + 1)]]);
     assert.equal(r.status, 413);
-    assert.deepEqual(submissions(d.dir).flatMap((f) => readdirSync(join(d.dir, f))), []);
+    assert.deepEqual(
+      submissions(d.dir).flatMap((f) => readdirSync(join(d.dir, f))),
+      [],
+    );
   });
 
   test('PIN, uploads per link and a read-only storage apply', async () => {
@@ -117,7 +129,10 @@ describe('file requests as a plain HTML form', () => {
     assert.deepEqual(submissions(p.dir).length, 1);
 
     const capped = await drop({ max_uploads: 1 });
-    const c = await post(capped.token, {}, [['1.txt', Buffer.from('1')], ['2.txt', Buffer.from('2')]]);
+    const c = await post(capped.token, {}, [
+      ['1.txt', Buffer.from('1')],
+      ['2.txt', Buffer.from('2')],
+    ]);
     assert.match(c.html, /1\.txt/);
     assert.equal(submissions(capped.dir).flatMap((f) => readdirSync(join(capped.dir, f))).length, 1, 'max_uploads is exact');
     const dead = await post(capped.token, {}, [['3.txt', Buffer.from('3')]]);
@@ -134,17 +149,24 @@ describe('file requests as a plain HTML form', () => {
     }
   });
 
-  test('both chunk APIs answer the part\'s ETag header, as S3 UploadPart does', async () => {
+  test("both chunk APIs answer the part's ETag header, as S3 UploadPart does", async () => {
     writeFileSync(join(root.dir, 'seed.txt'), 'x');
     const init = await s.api('POST', '/api/files/upload/init', { token: admin, body: { path: '/Files/etag.bin', size: 4 } });
-    const c = await s.api('POST', `/api/files/upload/chunk?upload_id=${init.body.upload_id}&part=1`, { token: admin, raw: 'abcd', headers: { 'content-type': 'application/octet-stream' } });
+    const c = await s.api('POST', `/api/files/upload/chunk?upload_id=${init.body.upload_id}&part=1`, {
+      token: admin,
+      raw: 'abcd',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     assert.equal(c.status, 200);
     assert.equal(c.headers.get('etag'), `"${c.body.etag}"`);
     const d = await drop();
     const base = `/api/public/drop/${d.token}`;
     const sub = await s.api('POST', `${base}/submissions`, { body: {} });
     const f = await s.api('POST', `${base}/submissions/${sub.body.submission_id}/files`, { body: { name: 'e.txt', size: 2 } });
-    const part = await s.api('PUT', `${base}/submissions/${sub.body.submission_id}/files/${f.body.upload_id}/parts/1`, { raw: 'ok', headers: { 'content-type': 'application/octet-stream' } });
+    const part = await s.api('PUT', `${base}/submissions/${sub.body.submission_id}/files/${f.body.upload_id}/parts/1`, {
+      raw: 'ok',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     assert.equal(part.status, 200, JSON.stringify(part.body));
     assert.equal(part.headers.get('etag'), `"${part.body.etag}"`);
   });
@@ -155,7 +177,18 @@ describe('file requests as a plain HTML form', () => {
     const { dir, cleanup } = tempDir('filedock-dropform-ui-');
     const bytes = randomBytes(2 * MiB + 17);
     writeFileSync(join(dir, 'scan.pdf'), bytes);
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
     try {
       const ctx = await browser.newContext({ javaScriptEnabled: false });
       const page = await ctx.newPage();
@@ -165,7 +198,7 @@ describe('file requests as a plain HTML form', () => {
       await page.fill('#note', 'sent without JavaScript');
       await page.setInputFiles('#files', join(dir, 'scan.pdf'));
       await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-      assert.match(await page.textContent('body') ?? '', /1 file\(s\) received/);
+      assert.match((await page.textContent('body')) ?? '', /1 file\(s\) received/);
       const [folder] = submissions(d.dir);
       assert.match(folder, /_No_Script$/);
       assert.ok(readFileSync(join(d.dir, folder, 'scan.pdf')).equals(bytes), 'byte-exact');

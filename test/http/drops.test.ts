@@ -33,8 +33,13 @@ before(async () => {
   await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
   const port = (smtp.server.address() as { port: number }).port;
   s = await startTestServer({
-    SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files',
-    SERVICE_SMTP_HOST: '127.0.0.1', SERVICE_SMTP_PORT: String(port), SERVICE_SMTP_SECURE: 'none', SERVICE_SMTP_FROM: 'links@example.test',
+    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+    SERVICE_DEFAULT_STORAGE_PATH: root.dir,
+    SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+    SERVICE_SMTP_HOST: '127.0.0.1',
+    SERVICE_SMTP_PORT: String(port),
+    SERVICE_SMTP_SECURE: 'none',
+    SERVICE_SMTP_FROM: 'links@example.test',
   });
   admin = await s.login();
 });
@@ -62,7 +67,8 @@ test('a chunked, resumable drop lands in its own folder with the note; the uploa
   assert.equal(sub.status, 200, JSON.stringify(sub.body));
   assert.equal(JSON.stringify(sub.body).includes('inbox'), false);
   const sb = `${base}/submissions/${sub.body.submission_id}`;
-  for (const bad of ['../x.txt', 'a\u0001.txt', '.service-trash']) assert.equal((await s.api('POST', `${sb}/files`, { body: { name: bad, size: 3 } })).status, 400, bad);
+  for (const bad of ['../x.txt', 'a\u0001.txt', '.service-trash'])
+    assert.equal((await s.api('POST', `${sb}/files`, { body: { name: bad, size: 3 } })).status, 400, bad);
   assert.equal((await s.api('POST', `${sb}/files`, { body: { name: 'x.exe', size: 3 } })).body.details.reason, 'ext_not_allowed');
   assert.equal((await s.api('POST', `${sb}/files`, { body: { name: 'big.bin', size: 501 * 1024 * 1024 } })).status, 413);
   const size = 20 * 1024 * 1024 + 5;
@@ -76,7 +82,10 @@ test('a chunked, resumable drop lands in its own folder with the note; the uploa
   const etags: Array<{ part: number; etag: string }> = [];
   // Send the last part first, then ask what the server holds (a resumed page does that).
   const put = async (i: number) => {
-    const r = await s.api('PUT', `${fb}/parts/${i}`, { raw: data.subarray((i - 1) * cs, Math.min(size, i * cs)), headers: { 'content-type': 'application/octet-stream' } });
+    const r = await s.api('PUT', `${fb}/parts/${i}`, {
+      raw: data.subarray((i - 1) * cs, Math.min(size, i * cs)),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     etags.push({ part: i, etag: r.body.etag });
   };
@@ -101,7 +110,10 @@ test('a chunked, resumable drop lands in its own folder with the note; the uploa
   const ev = s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC").get() as { payload: string };
   assert.deepEqual(JSON.parse(ev.payload).files, ['data.bin']);
   for (let i = 0; i < 50 && !mails.some((m) => m.to.includes('admin@example.test')); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(mails.some((m) => m.to.includes('admin@example.test') && m.body.includes('data.bin')), 'the owner is mailed');
+  assert.ok(
+    mails.some((m) => m.to.includes('admin@example.test') && m.body.includes('data.bin')),
+    'the owner is mailed',
+  );
 });
 
 test('a drop PIN is checked before anything is written', async () => {
@@ -114,7 +126,10 @@ test('a drop PIN is checked before anything is written', async () => {
 
 test('share-mail splits address lists and reports sent and failed', async () => {
   const b = await s.api('POST', '/api/files/share', { token: admin, body: { path: '/Files/inbox' } });
-  const r = await s.api('POST', '/api/files/permissions/share-mail', { token: admin, body: { token: b.body.token, email: 'a@example.test, b@example.test\nc@bad.test not-an-address' } });
+  const r = await s.api('POST', '/api/files/permissions/share-mail', {
+    token: admin,
+    body: { token: b.body.token, email: 'a@example.test, b@example.test\nc@bad.test not-an-address' },
+  });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.emailed, true);
   assert.deepEqual(r.body.sent, ['a@example.test', 'b@example.test']);

@@ -29,7 +29,11 @@ describe('events out: webhook admin API with signed deliveries, legacy URL, the 
     hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}`;
     s = await startTestServer();
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'u1', password: 'user-password-1' } });
     user = await s.login('u@example.test', 'user-password-1');
   });
@@ -49,7 +53,10 @@ describe('events out: webhook admin API with signed deliveries, legacy URL, the 
     const key = created.body.secret as string;
     assert.ok(key.length >= 32);
     const list = await s.api('GET', '/api/admin/webhooks', { token: admin });
-    assert.deepEqual(list.body.targets.map((t: any) => [t.url, t.secret]), [[`${hookUrl}/t1`, '***']]);
+    assert.deepEqual(
+      list.body.targets.map((t: any) => [t.url, t.secret]),
+      [[`${hookUrl}/t1`, '***']],
+    );
     assert.equal((await s.api('POST', '/api/admin/webhooks', { token: admin, body: { url: 'ftp://x' } })).status, 400);
     assert.equal((await s.api('POST', '/api/admin/webhooks', { token: admin, body: { url: `${hookUrl}/x`, events: ['audit'] } })).status, 400);
     assert.equal((await s.api('GET', '/api/admin/webhooks', { token: user })).status, 403);
@@ -62,7 +69,10 @@ describe('events out: webhook admin API with signed deliveries, legacy URL, the 
     assert.equal(JSON.parse(g.body).data.node.path, 'hello.txt');
     await s.server.queue.idle(5000);
     const log = await s.api('GET', '/api/admin/webhooks/deliveries', { token: admin });
-    assert.deepEqual(log.body.deliveries.map((d: any) => [d.event, d.status, d.response_code]), [['file.uploaded', 'delivered', 200]]);
+    assert.deepEqual(
+      log.body.deliveries.map((d: any) => [d.event, d.status, d.response_code]),
+      [['file.uploaded', 'delivered', 200]],
+    );
     await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/hello.txt', content: 'hi again' } });
     await s.server.queue.idle(5000);
     assert.equal(got.length, 1, 'file.updated is not on the allow-list');

@@ -27,7 +27,9 @@ const nameOf = (i: number) => `img-${String(i).padStart(3, '0')}.${kindOf(i) ===
 async function image(i: number): Promise<Buffer> {
   const { w, h } = sizeOf(i);
   const kind = kindOf(i);
-  const base = sharp({ create: { width: w, height: h, channels: kind === 'png-alpha' ? 4 : 3, background: { r: (i * 40) % 256, g: (i * 90) % 256, b: 120, alpha: 0.5 } } });
+  const base = sharp({
+    create: { width: w, height: h, channels: kind === 'png-alpha' ? 4 : 3, background: { r: (i * 40) % 256, g: (i * 90) % 256, b: 120, alpha: 0.5 } },
+  });
   return kind === 'jpg' ? base.jpeg().toBuffer() : base.png().toBuffer();
 }
 
@@ -38,7 +40,9 @@ function hasImage(page: { node: { Resources(): PDFDict | undefined } }): boolean
 }
 const imageCount = (page: { node: { Resources(): PDFDict | undefined } }) => {
   const xo = page.node.Resources()?.lookupMaybe(PDFName.of('XObject'), PDFDict);
-  return xo ? xo.entries().filter(([, ref]) => (xo.context.lookup(ref) as { dict?: PDFDict })?.dict?.get(PDFName.of('Subtype')) === PDFName.of('Image')).length : 0;
+  return xo
+    ? xo.entries().filter(([, ref]) => (xo.context.lookup(ref) as { dict?: PDFDict })?.dict?.get(PDFName.of('Subtype')) === PDFName.of('Image')).length
+    : 0;
 };
 
 describe('example apps', () => {
@@ -53,7 +57,10 @@ describe('example apps', () => {
       mkdirSync(join(dir, n, '..'), { recursive: true });
       writeFileSync(join(dir, n), bytes);
     }
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path: dir }, sync_mode: 'poll' } });
+    const r = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name, driver: 'local', config: { path: dir }, sync_mode: 'poll' },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return dir;
   };
@@ -66,9 +73,15 @@ describe('example apps', () => {
   before(async () => {
     s = await startTestServer();
     admin = await s.login();
-    const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'uma@example.test', username: 'uma', password: 'uma-password-1', role: 'user' } });
+    const u = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'uma@example.test', username: 'uma', password: 'uma-password-1', role: 'user' },
+    });
     assert.equal(u.status, 200, JSON.stringify(u.body));
-    const v = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'sam@example.test', username: 'sam', password: 'sam-password-1', role: 'user' } });
+    const v = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'sam@example.test', username: 'sam', password: 'sam-password-1', role: 'user' },
+    });
     assert.equal(v.status, 200, JSON.stringify(v.body));
     uma = await s.login('uma@example.test', 'uma-password-1');
     const images: Record<string, Buffer> = {};
@@ -76,11 +89,15 @@ describe('example apps', () => {
     // A 1600x1200 noisy JPEG: its PDF is over one write's 700 KiB, so it is written in parts.
     const noise = Buffer.alloc(1600 * 1200 * 3);
     for (let i = 0, x = 7; i < noise.length; i++) noise[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
-    images['big/noise.jpg'] = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    images['big/noise.jpg'] = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     for (let i = 0; i < 12; i++) images[`handoff/${nameOf(i)}`] = images[`batch/${nameOf(i)}`];
     pics = await makeStorage('Pics', images);
     docs = await makeStorage('Docs', {
-      'contract.pdf': await formPdf(), 'plain.pdf': await plainPdf(), 'forsam.pdf': await formPdf(),
+      'contract.pdf': await formPdf(),
+      'plain.pdf': await plainPdf(),
+      'forsam.pdf': await formPdf(),
       'broken.pdf': Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >>\nendobj\ntrailer << /Root 1 0 R >>\n%%EOF'),
     });
     const installed = await installExampleApps(s, admin);
@@ -94,43 +111,79 @@ describe('example apps', () => {
   test('both apps are installed and offer their actions for the right selections', async () => {
     const r = await s.api('GET', '/api/admin/app-plugins/apps', { token: admin });
     assert.deepEqual(r.body.apps.map((a: any) => a.id).sort(), ['fill-and-sign', 'images-to-pdf']);
-    const q = (paths: string[]) => s.api('GET', `/api/files/plugins/actions?${paths.map((p) => `path=${encodeURIComponent(p)}`).join('&')}`, { token: uma, headers: { 'accept-language': 'tr' } });
+    const q = (paths: string[]) =>
+      s.api('GET', `/api/files/plugins/actions?${paths.map((p) => `path=${encodeURIComponent(p)}`).join('&')}`, {
+        token: uma,
+        headers: { 'accept-language': 'tr' },
+      });
     const forImages = await q(['/Pics/batch/img-000.png', '/Pics/batch/img-002.jpg']);
-    assert.deepEqual(forImages.body.actions.map((a: any) => a.key), ['plugin:images-to-pdf/convert']);
+    assert.deepEqual(
+      forImages.body.actions.map((a: any) => a.key),
+      ['plugin:images-to-pdf/convert'],
+    );
     assert.equal(forImages.body.actions[0].label.tr, "PDF'e dönüştür");
     const forPdf = await q(['/Docs/contract.pdf']);
-    assert.deepEqual(forPdf.body.actions.map((a: any) => a.key), ['plugin:fill-and-sign/sign']);
+    assert.deepEqual(
+      forPdf.body.actions.map((a: any) => a.key),
+      ['plugin:fill-and-sign/sign'],
+    );
     // The people picker of Fill and sign (users.lookup declared).
     const people = await s.api('GET', '/api/files/plugins/users?plugin=fill-and-sign&q=sam', { token: uma });
     assert.equal(people.status, 200, JSON.stringify(people.body));
-    assert.deepEqual(people.body.users.map((x: any) => x.username), ['sam']);
+    assert.deepEqual(
+      people.body.users.map((x: any) => x.username),
+      ['sam'],
+    );
     const none = await s.api('GET', '/api/files/plugins/users?plugin=images-to-pdf&q=sam', { token: uma });
     assert.equal(none.status, 403, 'Images to PDF does not declare users.lookup');
   });
 
-  test('Images to PDF: 100 images → 100 one-page PDFs of the images\' aspect ratios, progress reported; then merged into one 100-page PDF', async () => {
+  test("Images to PDF: 100 images → 100 one-page PDFs of the images' aspect ratios, progress reported; then merged into one 100-page PDF", async () => {
     const paths = Array.from({ length: N }, (_, i) => `/Pics/batch/${nameOf(i)}`);
     // The dialog: a select drawn as choice buttons, and the merged file's name shown only for "merge".
     const dlg = await s.api('POST', '/api/files/plugins/actions/images-to-pdf/convert/run', { token: uma, body: { paths } });
     assert.equal(dlg.status, 200, JSON.stringify(dlg.body));
     const form = dlg.body.surface.nodes.find((n: any) => n.type === 'form');
-    assert.deepEqual(form.fields.map((f: any) => [f.key, f.type]), [['mode', 'select'], ['name', 'string']]);
-    assert.deepEqual(form.fields[0].options.map((o: any) => o.value), ['each', 'merge']);
+    assert.deepEqual(
+      form.fields.map((f: any) => [f.key, f.type]),
+      [
+        ['mode', 'select'],
+        ['name', 'string'],
+      ],
+    );
+    assert.deepEqual(
+      form.fields[0].options.map((o: any) => o.value),
+      ['each', 'merge'],
+    );
     assert.equal(dlg.body.surface.title, 'Convert 100 images to PDF');
 
     const t0 = performance.now();
-    const ev = await s.api('POST', '/api/files/plugins/views/images-to-pdf/convert/event', { token: uma, body: { event: 'submit', paths, data: { mode: 'each' } } });
+    const ev = await s.api('POST', '/api/files/plugins/views/images-to-pdf/convert/event', {
+      token: uma,
+      body: { event: 'submit', paths, data: { mode: 'each' } },
+    });
     assert.equal(ev.status, 202, JSON.stringify(ev.body));
     const seen: number[] = [];
     const bytesSeen: number[] = [];
-    const op = await waitForPluginOp(s, uma, ev.body.job_id, { onRow: (row) => { seen.push(row.progress ?? 0); bytesSeen.push(row.bytes_done ?? 0); } });
+    const op = await waitForPluginOp(s, uma, ev.body.job_id, {
+      onRow: (row) => {
+        seen.push(row.progress ?? 0);
+        bytesSeen.push(row.bytes_done ?? 0);
+      },
+    });
     const wall = performance.now() - t0;
     assert.equal(op.status, 'ok', JSON.stringify(op));
     console.log(`Convert to PDF, ${N} images one PDF each: ${wall.toFixed(0)} ms wall (op row polled ${seen.length} times)`);
     assert.equal(op.outputs.length, N);
     assert.equal(op.message, `${N} PDFs written.`);
-    assert.ok(seen.some((p) => p > 0 && p < 1), `progress between 0 and 1 was seen: ${seen.slice(0, 20)}`);
-    assert.ok(bytesSeen.some((b) => b > 0), 'bytes_done moved');
+    assert.ok(
+      seen.some((p) => p > 0 && p < 1),
+      `progress between 0 and 1 was seen: ${seen.slice(0, 20)}`,
+    );
+    assert.ok(
+      bytesSeen.some((b) => b > 0),
+      'bytes_done moved',
+    );
     for (let i = 0; i < N; i++) {
       const file = join(pics, 'batch', nameOf(i).replace(/\.(png|jpg)$/, '.pdf'));
       assert.ok(existsSync(file), `${file} exists`);
@@ -147,7 +200,10 @@ describe('example apps', () => {
 
     // Merge: one PDF, a page per image in the order given, named in the dialog.
     const t1 = performance.now();
-    const m = await s.api('POST', '/api/files/plugins/views/images-to-pdf/convert/event', { token: uma, body: { event: 'submit', paths, data: { mode: 'merge', name: 'album' } } });
+    const m = await s.api('POST', '/api/files/plugins/views/images-to-pdf/convert/event', {
+      token: uma,
+      body: { event: 'submit', paths, data: { mode: 'merge', name: 'album' } },
+    });
     assert.equal(m.status, 202, JSON.stringify(m.body));
     const mop = await waitForPluginOp(s, uma, m.body.job_id);
     console.log(`Convert to PDF, ${N} images merged: ${(performance.now() - t1).toFixed(0)} ms wall`);
@@ -161,13 +217,19 @@ describe('example apps', () => {
       assert.ok(Math.abs(width / height - sizeOf(i).w / sizeOf(i).h) < 1e-6, `page ${i + 1}`);
     });
     // A second merge never replaces the first: the next free name.
-    const again = await s.api('POST', '/api/files/plugins/actions/images-to-pdf/convert/run', { token: uma, body: { paths: paths.slice(0, 3), params: { mode: 'merge', name: 'album' } } });
+    const again = await s.api('POST', '/api/files/plugins/actions/images-to-pdf/convert/run', {
+      token: uma,
+      body: { paths: paths.slice(0, 3), params: { mode: 'merge', name: 'album' } },
+    });
     const aop = await waitForPluginOp(s, uma, again.body.job_id);
     assert.deepEqual(aop.outputs, [{ path: '/Pics/batch/album (2).pdf' }]);
   });
 
   test('Images to PDF: a PDF over one write (700 KiB) is written in parts and committed as one file', async () => {
-    const r = await s.api('POST', '/api/files/plugins/actions/images-to-pdf/convert/run', { token: uma, body: { paths: ['/Pics/big/noise.jpg'], params: { mode: 'each' } } });
+    const r = await s.api('POST', '/api/files/plugins/actions/images-to-pdf/convert/run', {
+      token: uma,
+      body: { paths: ['/Pics/big/noise.jpg'], params: { mode: 'each' } },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const op = await waitForPluginOp(s, uma, r.body.job_id);
     assert.equal(op.status, 'ok', JSON.stringify(op));
@@ -201,7 +263,10 @@ describe('example apps', () => {
         pdfs = readdirSync(join(pics, 'handoff')).filter((n) => n.endsWith('.pdf'));
         const ops = (await s.api('GET', '/api/files/ops', { token: uma })).body.ops.filter((o: any) => o.plugin === 'images-to-pdf');
         if (pdfs.length === 12 && ops.every((o: any) => ['ok', 'failed', 'cancelled'].includes(o.status))) {
-          assert.ok(ops.every((o: any) => o.status === 'ok'), JSON.stringify(ops.filter((o: any) => o.status !== 'ok')));
+          assert.ok(
+            ops.every((o: any) => o.status === 'ok'),
+            JSON.stringify(ops.filter((o: any) => o.status !== 'ok')),
+          );
           break;
         }
         await new Promise((res) => setTimeout(res, 100));
@@ -212,11 +277,17 @@ describe('example apps', () => {
     }
   });
 
-  test('Fill and sign: a file that is not a readable PDF gets an error surface, and a job on it fails with the app\'s words', async () => {
+  test("Fill and sign: a file that is not a readable PDF gets an error surface, and a job on it fails with the app's words", async () => {
     const run = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', { token: uma, body: { paths: ['/Docs/broken.pdf'] } });
     assert.equal(run.status, 200, JSON.stringify(run.body));
-    assert.deepEqual(run.body.surface.nodes.map((n: any) => [n.type, n.style, n.text]), [['text', 'error', 'This file could not be read as a PDF.']]);
-    const r = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', { token: uma, body: { paths: ['/Docs/broken.pdf'], params: { values: {}, signature: await signatureUrl() } } });
+    assert.deepEqual(
+      run.body.surface.nodes.map((n: any) => [n.type, n.style, n.text]),
+      [['text', 'error', 'This file could not be read as a PDF.']],
+    );
+    const r = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', {
+      token: uma,
+      body: { paths: ['/Docs/broken.pdf'], params: { values: {}, signature: await signatureUrl() } },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const op = await waitForPluginOp(s, uma, r.body.job_id);
     assert.equal(op.status, 'failed');
@@ -231,9 +302,15 @@ describe('example apps', () => {
     const nodes = run.body.surface.nodes as any[];
     const fields = nodes.find((n) => n.type === 'pdf-fields');
     assert.equal(fields.path, '/Docs/contract.pdf');
-    assert.deepEqual(fields.fields.map((f: any) => [f.key, f.label, f.kind, f.page]), [
-      ['full_name', 'full_name', 'text', 1], ['agree', 'agree', 'checkbox', 1], ['f2', 'party[0].city', 'text', 2], ['signature', 'Signature', 'signature', 2],
-    ]);
+    assert.deepEqual(
+      fields.fields.map((f: any) => [f.key, f.label, f.kind, f.page]),
+      [
+        ['full_name', 'full_name', 'text', 1],
+        ['agree', 'agree', 'checkbox', 1],
+        ['f2', 'party[0].city', 'text', 2],
+        ['signature', 'Signature', 'signature', 2],
+      ],
+    );
     // The widget's rectangle as pdf-lib placed it (its border adds half a point around the box asked for).
     const [x, y, w, h] = ['x', 'y', 'w', 'h'].map((k) => fields.fields[0][k]);
     assert.ok(Math.abs(x - 50) <= 1 && Math.abs(y - 700) <= 1 && Math.abs(w - 220) <= 2 && Math.abs(h - 20) <= 2, JSON.stringify(fields.fields[0]));
@@ -241,7 +318,8 @@ describe('example apps', () => {
     assert.ok(nodes.some((n) => n.type === 'signature-pad' && n.key === 'signature'));
     assert.ok(nodes.some((n) => n.type === 'people-picker' && n.key === 'signer'));
 
-    const ev = (data: unknown, path = '/Docs/contract.pdf') => s.api('POST', '/api/files/plugins/views/fill-and-sign/fill/event', { token: uma, body: { event: 'submit', paths: [path], data } });
+    const ev = (data: unknown, path = '/Docs/contract.pdf') =>
+      s.api('POST', '/api/files/plugins/views/fill-and-sign/fill/event', { token: uma, body: { event: 'submit', paths: [path], data } });
     let r = await ev({ fields: { full_name: 'Ada' } });
     assert.deepEqual([r.status, r.body.error, r.body.details?.fields], [422, 'required', ['signature']]);
     r = await ev({ fields: { full_name: '' }, signature: await signatureUrl() });
@@ -274,18 +352,28 @@ describe('example apps', () => {
   });
 
   test('Fill and sign: a PDF without fields gets the signature at the bottom of its last page; Turkish values are kept', async () => {
-    const run = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', { token: uma, body: { paths: ['/Docs/plain.pdf'] }, headers: { 'accept-language': 'tr' } });
+    const run = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', {
+      token: uma,
+      body: { paths: ['/Docs/plain.pdf'] },
+      headers: { 'accept-language': 'tr' },
+    });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     const f = run.body.surface.nodes.find((n: any) => n.type === 'pdf-fields');
     assert.deepEqual(f.fields, [{ key: 'signature', label: 'İmza', page: 3, x: 40, y: 40, w: 200, h: 60, kind: 'signature', required: false }]);
-    const r = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', { token: uma, body: { paths: ['/Docs/plain.pdf'], params: { values: {}, signature: await signatureUrl() } } });
+    const r = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', {
+      token: uma,
+      body: { paths: ['/Docs/plain.pdf'], params: { values: {}, signature: await signatureUrl() } },
+    });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const op = await waitForPluginOp(s, uma, r.body.job_id);
     assert.equal(op.status, 'ok', JSON.stringify(op));
     const signed = await PDFDocument.load(readFileSync(join(docs, 'plain-signed.pdf')));
     assert.deepEqual([hasImage(signed.getPage(0)), hasImage(signed.getPage(2))], [false, true]);
     // A value Helvetica cannot draw (ğ, ş, ı) is kept; the viewer is asked to draw the field.
-    const t = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', { token: uma, body: { paths: ['/Docs/contract.pdf'], params: { values: { full_name: 'Ayşe Işığı' }, signature: await signatureUrl() } } });
+    const t = await s.api('POST', '/api/files/plugins/actions/fill-and-sign/sign/run', {
+      token: uma,
+      body: { paths: ['/Docs/contract.pdf'], params: { values: { full_name: 'Ayşe Işığı' }, signature: await signatureUrl() } },
+    });
     const top = await waitForPluginOp(s, uma, t.body.job_id);
     assert.equal(top.status, 'ok', JSON.stringify(top));
     const tr = await PDFDocument.load(readFileSync(join(docs, 'contract-signed.pdf')));
@@ -293,7 +381,8 @@ describe('example apps', () => {
   });
 
   test('Fill and sign: asking someone else locks the original, marks it, shows a PIN once; the signer signs on the public page and that completes the copy and clears both', async () => {
-    const ev = (data: unknown) => s.api('POST', '/api/files/plugins/views/fill-and-sign/fill/event', { token: uma, body: { event: 'submit', paths: ['/Docs/forsam.pdf'], data } });
+    const ev = (data: unknown) =>
+      s.api('POST', '/api/files/plugins/views/fill-and-sign/fill/event', { token: uma, body: { event: 'submit', paths: ['/Docs/forsam.pdf'], data } });
     let r = await ev({ fields: { full_name: 'Ada' }, signature: await signatureUrl(), signer: { id: 3, username: 'sam' } });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const pinText = r.body.surface.nodes.map((n: any) => n.text).join('\n');
@@ -311,7 +400,10 @@ describe('example apps', () => {
     assert.ok(orig.app_state.includes('fill-and-sign:awaiting_signature'));
     // The "Fill and sign" action is not offered while it is out for signature.
     const acts = await s.api('GET', `/api/files/plugins/actions?path=${encodeURIComponent('/Docs/forsam.pdf')}`, { token: uma });
-    assert.deepEqual(acts.body.actions.map((a: any) => a.id), ['countersign']);
+    assert.deepEqual(
+      acts.body.actions.map((a: any) => a.id),
+      ['countersign'],
+    );
 
     // The signer, without a session: the public page's routes.
     const pub = (method: string, sub: string, o: { body?: unknown; dt?: string } = {}) =>
@@ -320,7 +412,10 @@ describe('example apps', () => {
     assert.equal(html.status, 200);
     assert.match(html.headers.get('content-type') ?? '', /text\/html/);
     let st = await pub('GET', '');
-    assert.deepEqual([st.status, st.body.kind, st.body.state, st.body.requires_pin, st.body.unlocked, st.body.app], [200, 'app', 'active', true, false, undefined]);
+    assert.deepEqual(
+      [st.status, st.body.kind, st.body.state, st.body.requires_pin, st.body.unlocked, st.body.app],
+      [200, 'app', 'active', true, false, undefined],
+    );
     assert.equal((await pub('POST', '/event')).status, 401, 'no event before the PIN');
     const wrong = String((Number(pin) + 1) % 1e6).padStart(6, '0');
     r = await pub('POST', '/pin', { body: { pin: wrong } });
@@ -331,7 +426,13 @@ describe('example apps', () => {
     const dt = r.body.download_token as string;
     st = await pub('GET', '', { dt });
     assert.equal(st.body.unlocked, true);
-    assert.deepEqual(st.body.app.files.map((f: any) => [f.ref, f.name]), [['f1', 'forsam.pdf'], ['f2', 'forsam-signed.pdf']]);
+    assert.deepEqual(
+      st.body.app.files.map((f: any) => [f.ref, f.name]),
+      [
+        ['f1', 'forsam.pdf'],
+        ['f2', 'forsam-signed.pdf'],
+      ],
+    );
     assert.equal(st.body.app.title, 'Please sign forsam.pdf');
     const open = await pub('POST', '/event', { dt });
     assert.equal(open.status, 200, JSON.stringify(open.body));

@@ -109,11 +109,18 @@ describe('GET /api/files/zip', { skip }, () => {
   });
 
   test('a user without access to the storage gets not_found', async () => {
-    const r = await s.api('PATCH', `/api/admin/storages/${(await s.api('GET', '/api/admin/storages', { token: admin })).body.storages.find((x: { name: string }) => x.name === 'Z').id}`, { token: admin, body: { rbac_enabled: true } });
+    const r = await s.api(
+      'PATCH',
+      `/api/admin/storages/${(await s.api('GET', '/api/admin/storages', { token: admin })).body.storages.find((x: { name: string }) => x.name === 'Z').id}`,
+      { token: admin, body: { rbac_enabled: true } },
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
     // No home on Z either (issue 39): this person has no access to it at all.
     assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
-    const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'user1', role: 'user', password: 'user-password-1' } });
+    const u = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'u@example.test', username: 'user1', role: 'user', password: 'user-password-1' },
+    });
     assert.ok(u.status === 200 || u.status === 201, JSON.stringify(u.body));
     const user = await s.login('u@example.test', 'user-password-1');
     const res = await s.api('GET', zipUrl('/Z/photos'), { token: user });

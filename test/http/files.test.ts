@@ -34,7 +34,10 @@ describe('Files API', () => {
     utimesSync(join(root, 'data.bin'), new Date('2026-01-02T03:04:05Z'), new Date('2026-01-02T03:04:05Z'));
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     // An open storage shared by all (issue 39 made new storages closed and gives new people a home on the first one).
     assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
@@ -53,10 +56,16 @@ describe('Files API', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.path, '/Docs');
     assert.deepEqual(r.body.storage, { name: 'Docs', driver: 'local', readonly: false, offline: false });
-    assert.deepEqual(r.body.entries.map((e: any) => e.name), ['a-folder', 'b-folder', 'data.bin', 'File1.txt', 'file9.txt', 'file10.txt', 'şubat rapor.txt']);
+    assert.deepEqual(
+      r.body.entries.map((e: any) => e.name),
+      ['a-folder', 'b-folder', 'data.bin', 'File1.txt', 'file9.txt', 'file10.txt', 'şubat rapor.txt'],
+    );
     assert.equal(r.body.total, 7);
     const bin = r.body.entries.find((e: any) => e.name === 'data.bin');
-    assert.deepEqual(Object.keys(bin).sort(), ['app_state', 'etag', 'id', 'is_image', 'is_video', 'lock', 'locked', 'mime', 'modified', 'name', 'perm', 'size', 'thumb_url', 'type'].sort());
+    assert.deepEqual(
+      Object.keys(bin).sort(),
+      ['app_state', 'etag', 'id', 'is_image', 'is_video', 'lock', 'locked', 'mime', 'modified', 'name', 'perm', 'size', 'thumb_url', 'type'].sort(),
+    );
     assert.equal(bin.size, content.length);
     assert.equal(bin.modified, '2026-01-02T03:04:05.000Z');
     assert.equal(bin.perm, 'admin');
@@ -66,9 +75,15 @@ describe('Files API', () => {
     assert.equal(dir.type, 'dir');
     assert.equal(dir.mime, undefined);
     const bySize = await list('/Docs', '&sort=size&dir=desc');
-    assert.deepEqual(bySize.body.entries.slice(2, 4).map((e: any) => e.name), ['data.bin', 'şubat rapor.txt']);
+    assert.deepEqual(
+      bySize.body.entries.slice(2, 4).map((e: any) => e.name),
+      ['data.bin', 'şubat rapor.txt'],
+    );
     const page = await list('/Docs', '&limit=2&offset=2');
-    assert.deepEqual(page.body.entries.map((e: any) => e.name), ['data.bin', 'File1.txt']);
+    assert.deepEqual(
+      page.body.entries.map((e: any) => e.name),
+      ['data.bin', 'File1.txt'],
+    );
     // Walking with the cursor yields every entry once, in order.
     const seen: string[] = [];
     let cursor = '';
@@ -78,7 +93,10 @@ describe('Files API', () => {
       if (!p.body.next_cursor) break;
       cursor = p.body.next_cursor;
     }
-    assert.deepEqual(seen, r.body.entries.map((e: any) => e.name));
+    assert.deepEqual(
+      seen,
+      r.body.entries.map((e: any) => e.name),
+    );
     const bad = await list('/Docs', '&cursor=garbage');
     assert.equal(bad.body.error, 'validation_failed');
   });
@@ -86,7 +104,10 @@ describe('Files API', () => {
   test('listing: the root lists storages; missing paths are 404; files are not folders', async () => {
     const rootList = await list('/', '', user);
     assert.equal(rootList.status, 200);
-    assert.deepEqual(rootList.body.entries.map((e: any) => [e.name, e.type, e.perm]), [['Docs', 'dir', 'editor']]);
+    assert.deepEqual(
+      rootList.body.entries.map((e: any) => [e.name, e.type, e.perm]),
+      [['Docs', 'dir', 'editor']],
+    );
     assert.equal((await list('/Nope')).status, 404);
     assert.equal((await list('/Docs/missing')).status, 404);
     assert.equal((await list('/Docs/data.bin')).status, 404);
@@ -116,7 +137,10 @@ describe('Files API', () => {
     const boundary = /boundary=(\S+)/.exec(multi.headers.get('content-type')!)![1];
     const text = await multi.text();
     assert.equal(Number(multi.headers.get('content-length')), Buffer.byteLength(text));
-    assert.match(text, new RegExp(`--${boundary}\\r\\nContent-Type: application/octet-stream\\r\\nContent-Range: bytes 0-1/36\\r\\n\\r\\n01\\r\\n--${boundary}\\r\\n`));
+    assert.match(
+      text,
+      new RegExp(`--${boundary}\\r\\nContent-Type: application/octet-stream\\r\\nContent-Range: bytes 0-1/36\\r\\n\\r\\n01\\r\\n--${boundary}\\r\\n`),
+    );
     assert.ok(text.endsWith(`ab\r\n--${boundary}--\r\n`));
     const unsat = await fetch(url, h({ range: 'bytes=100-' }));
     assert.equal(unsat.status, 416);
@@ -141,11 +165,18 @@ describe('Files API', () => {
       assert.ok([400, 404].includes(raw.status), `${p} → ${raw.status}`);
       assert.notEqual(raw.body, 'secret');
       for (const [route, body] of [
-        ['/api/files/mkdir', { path: p }], ['/api/files/delete', { paths: [p] }], ['/api/files/move', { from: '/Docs/file9.txt', to: p }],
-        ['/api/files/copy', { from: p, to: '/Docs/a-folder' }], ['/api/files/save-text', { path: p, content: 'x' }], ['/api/files/upload/init', { path: p, size: 1 }],
+        ['/api/files/mkdir', { path: p }],
+        ['/api/files/delete', { paths: [p] }],
+        ['/api/files/move', { from: '/Docs/file9.txt', to: p }],
+        ['/api/files/copy', { from: p, to: '/Docs/a-folder' }],
+        ['/api/files/save-text', { path: p, content: 'x' }],
+        ['/api/files/upload/init', { path: p, size: 1 }],
       ] as const) {
         const r = await s.api('POST', route, { token: admin, body });
-        assert.ok(r.status === 400 || r.status === 404 || (route === '/api/files/delete' && r.body.failed?.length === 1), `${route} ${p} → ${r.status} ${JSON.stringify(r.body)}`);
+        assert.ok(
+          r.status === 400 || r.status === 404 || (route === '/api/files/delete' && r.body.failed?.length === 1),
+          `${route} ${p} → ${r.status} ${JSON.stringify(r.body)}`,
+        );
       }
     }
     // A percent-encoded `..` in a query is decoded once by URL parsing, then refused like `..`.
@@ -183,7 +214,10 @@ describe('Files API', () => {
     assert.equal(readFileSync(join(root, 'work/notes.md'), 'utf8'), '# hello');
     const stale = await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/work/notes.md', content: 'x', etag: '"nope"' } });
     assert.equal(stale.status, 409);
-    const again = await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/work/notes.md', content: '# v2', etag: save.body.entry.etag } });
+    const again = await s.api('POST', '/api/files/save-text', {
+      token: admin,
+      body: { path: '/Docs/work/notes.md', content: '# v2', etag: save.body.entry.etag },
+    });
     assert.equal(again.status, 200);
     const nf = await s.api('POST', '/api/files/manager?action=newfile', { token: admin, body: { path: '/Docs/work', name: 'todo', type: 'txt' } });
     assert.equal(nf.status, 200, JSON.stringify(nf.body));
@@ -216,7 +250,10 @@ describe('Files API', () => {
     assert.ok(existsSync(join(root, 'work/deep/done.txt')));
     const clash = await s.api('POST', '/api/files/move', { token: admin, body: { from: '/Docs/work/notes.md', to: '/Docs/work/deep/done.txt' } });
     assert.equal(clash.status, 409);
-    const over = await s.api('POST', '/api/files/move', { token: admin, body: { from: '/Docs/work/notes.md', to: '/Docs/work/deep/done.txt', overwrite: true } });
+    const over = await s.api('POST', '/api/files/move', {
+      token: admin,
+      body: { from: '/Docs/work/notes.md', to: '/Docs/work/deep/done.txt', overwrite: true },
+    });
     assert.equal(over.status, 200);
     assert.equal(readFileSync(join(root, 'work/deep/done.txt'), 'utf8'), '# v2');
     const into = await s.api('POST', '/api/files/move', { token: admin, body: { from: '/Docs/work', to: '/Docs/work/deep' } });
@@ -225,13 +262,19 @@ describe('Files API', () => {
     assert.deepEqual(cp.body, { ok: true });
     assert.deepEqual(readFileSync(join(root, 'work/copy.bin')), content);
     const listing = await list('/Docs/work');
-    assert.deepEqual(listing.body.entries.map((e: any) => e.name), ['deep', 'copy.bin']);
+    assert.deepEqual(
+      listing.body.entries.map((e: any) => e.name),
+      ['deep', 'copy.bin'],
+    );
   });
 
   test('a folder copy and a cross-storage move run as ops with progress', async () => {
     const { dir: other, cleanup: c2 } = tempDir('filedock-other-');
     try {
-      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Other', driver: 'local', config: { path: other } } });
+      const st = await s.api('POST', '/api/admin/storages', {
+        token: admin,
+        body: { rbac_enabled: false, name: 'Other', driver: 'local', config: { path: other } },
+      });
       assert.equal(st.status, 200);
       const op = await s.api('POST', '/api/files/copy', { token: admin, body: { from: '/Docs/work', to: '/Other' } });
       assert.equal(op.status, 202, JSON.stringify(op.body));
@@ -249,7 +292,10 @@ describe('Files API', () => {
       assert.equal(done.kind, 'files.transfer');
       assert.deepEqual(readFileSync(join(other, 'work/copy.bin')), content);
       assert.equal(readFileSync(join(other, 'work/deep/done.txt'), 'utf8'), '# v2');
-      assert.deepEqual((await list('/Other/work')).body.entries.map((e: any) => e.name), ['deep', 'copy.bin']);
+      assert.deepEqual(
+        (await list('/Other/work')).body.entries.map((e: any) => e.name),
+        ['deep', 'copy.bin'],
+      );
       const mv = await s.api('POST', '/api/files/move', { token: admin, body: { from: '/Other/work/copy.bin', to: '/Docs/moved.bin' } });
       assert.equal(mv.status, 202);
       assert.equal((await wait(mv.body.operation_id)).status, 'completed');
@@ -268,7 +314,13 @@ describe('Files API', () => {
     const r = await s.api('POST', '/api/files/delete', { token: admin, body: { paths: ['/Docs/gone.txt', '/Docs/not-there', '/Docs'] } });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.deleted, ['/Docs/gone.txt']);
-    assert.deepEqual(r.body.failed.map((f: any) => [f.path, f.error]), [['/Docs/not-there', 'not_found'], ['/Docs', 'forbidden']]);
+    assert.deepEqual(
+      r.body.failed.map((f: any) => [f.path, f.error]),
+      [
+        ['/Docs/not-there', 'not_found'],
+        ['/Docs', 'forbidden'],
+      ],
+    );
     assert.ok(!existsSync(join(root, 'gone.txt')));
     assert.equal(s.server.db.sqlite.prepare("SELECT count(*) FROM audit WHERE action = 'file.delete' AND resource = 'Docs://gone.txt'").pluck().get(), 1);
     assert.ok(!(await list('/Docs')).body.entries.some((e: any) => e.name === 'gone.txt'));
@@ -281,18 +333,33 @@ describe('Files API', () => {
     await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/memo.txt', content: 'the quarterly zebra report' } });
     const byName = await s.api('GET', '/api/files/search?q=ubat', { token: admin });
     assert.equal(byName.status, 200, JSON.stringify(byName.body));
-    assert.deepEqual(byName.body.entries.map((e: any) => e.path), ['/Docs/şubat rapor.txt']);
+    assert.deepEqual(
+      byName.body.entries.map((e: any) => e.path),
+      ['/Docs/şubat rapor.txt'],
+    );
     const short = await s.api('GET', '/api/files/search?q=e9', { token: admin });
-    assert.deepEqual(short.body.entries.map((e: any) => e.name), ['file9.txt']);
+    assert.deepEqual(
+      short.body.entries.map((e: any) => e.name),
+      ['file9.txt'],
+    );
     const text = await s.api('GET', '/api/files/search?q=zebra', { token: admin });
-    assert.deepEqual(text.body.entries.map((e: any) => e.name), ['memo.txt']);
+    assert.deepEqual(
+      text.body.entries.map((e: any) => e.name),
+      ['memo.txt'],
+    );
     const dirs = await s.api('GET', '/api/files/search?q=folder&type=dir', { token: admin });
-    assert.deepEqual(dirs.body.entries.map((e: any) => e.name), ['a-folder', 'b-folder']);
+    assert.deepEqual(
+      dirs.body.entries.map((e: any) => e.name),
+      ['a-folder', 'b-folder'],
+    );
     const ext = await s.api('GET', '/api/files/search?ext=bin&min_size=10&path=/Docs', { token: admin });
     assert.ok(ext.body.entries.every((e: any) => e.name.endsWith('.bin') && e.size >= 10));
     assert.ok(ext.body.entries.some((e: any) => e.name === 'data.bin'));
     const old = await s.api('GET', '/api/files/search?q=data&before=2026-02-01T00:00:00Z', { token: admin });
-    assert.deepEqual(old.body.entries.map((e: any) => e.name), ['data.bin']);
+    assert.deepEqual(
+      old.body.entries.map((e: any) => e.name),
+      ['data.bin'],
+    );
     const none = await s.api('GET', '/api/files/search', { token: admin });
     assert.equal(none.body.error, 'validation_failed');
     s.server.db.sqlite.prepare("UPDATE storages SET rbac_enabled = 1 WHERE name = 'Docs'").run();
@@ -326,7 +393,10 @@ describe('Files API', () => {
     const del = s.api('POST', '/api/files/delete', { token: admin, body: { paths: ['/Docs/b-folder'] } });
     const statuses = (await Promise.all(lists)).map((r) => r.status);
     assert.deepEqual((await del).body.deleted, ['/Docs/b-folder']);
-    assert.ok(statuses.every((x) => x === 200 || x === 404), statuses.join(','));
+    assert.ok(
+      statuses.every((x) => x === 200 || x === 404),
+      statuses.join(','),
+    );
     assert.equal((await list('/Docs/b-folder')).status, 404);
   });
 });

@@ -16,7 +16,10 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
     ({ dir: root, cleanup } = tempDir('filedock-gate-'));
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Watched', driver: 'local', config: { path: root }, sync_mode: 'fsnotify' } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { name: 'Watched', driver: 'local', config: { path: root }, sync_mode: 'fsnotify' },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     for (const ev of ['file.uploaded', 'file.updated'] as const) s.server.bus.on(ev, (e: { node: { path: string } }) => void seen.push([ev, e.node.path]));
   });
@@ -31,7 +34,8 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
       assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: `/Watched/${n}`, content: `new ${n}` } })).status, 200);
       await new Promise((r) => setTimeout(r, 15)); // let the watcher run between writes
     }
-    for (const n of names) assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: `/Watched/${n}`, content: `again ${n}` } })).status, 200);
+    for (const n of names)
+      assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: `/Watched/${n}`, content: `again ${n}` } })).status, 200);
     await s.server.queue.idle(10_000);
     await new Promise((r) => setTimeout(r, 500));
     for (const n of names) {
@@ -46,6 +50,9 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
     s.server.catalogue.nodes.upsert(st.id, 'raced.txt', entry, null); // as the watcher's sync would
     await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload', created: true });
     await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload' });
-    assert.deepEqual(seen.filter(([, p]) => p === 'raced.txt').map(([k]) => k), ['file.uploaded', 'file.updated']);
+    assert.deepEqual(
+      seen.filter(([, p]) => p === 'raced.txt').map(([k]) => k),
+      ['file.uploaded', 'file.updated'],
+    );
   });
 });

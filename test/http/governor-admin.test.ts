@@ -26,7 +26,11 @@ test('the budget is an admin setting in range (400 with the field otherwise) and
       assert.equal(r.body.details.field, 'background_cpu_percent');
     }
     assert.equal((await s.api('PATCH', '/api/admin/governor', { token: admin, body: { other: 1 } })).status, 400);
-    assert.equal((await s.api('PATCH', '/api/admin/governor', { token: admin, raw: '{"background_cpu_percent":', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (await s.api('PATCH', '/api/admin/governor', { token: admin, raw: '{"background_cpu_percent":', headers: { 'content-type': 'application/json' } }))
+        .status,
+      400,
+    );
 
     const ok = await s.api('PATCH', '/api/admin/governor', { token: admin, body: { background_cpu_percent: 40 } });
     assert.equal(ok.status, 200);
@@ -41,8 +45,16 @@ test('the budget is an admin setting in range (400 with the field otherwise) and
 });
 
 test('a budget or power state out of range in the environment stops the start naming the variable', () => {
-  for (const [key, value] of [['SERVICE_BACKGROUND_CPU', '6401'], ['SERVICE_BACKGROUND_CPU', 'half'], ['SERVICE_POWER_STATE', 'asleep']]) {
-    assert.throws(() => loadConfig({ SERVICE_DATA_DIR: '/tmp/unused', [key]: value }), (e: Error) => e instanceof ConfigError && e.message.includes(key), `${key}=${value}`);
+  for (const [key, value] of [
+    ['SERVICE_BACKGROUND_CPU', '6401'],
+    ['SERVICE_BACKGROUND_CPU', 'half'],
+    ['SERVICE_POWER_STATE', 'asleep'],
+  ]) {
+    assert.throws(
+      () => loadConfig({ SERVICE_DATA_DIR: '/tmp/unused', [key]: value }),
+      (e: Error) => e instanceof ConfigError && e.message.includes(key),
+      `${key}=${value}`,
+    );
   }
   assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/unused' }).backgroundCpu, 100, 'one core by default');
 });

@@ -33,16 +33,30 @@ describe('hidden service folders', () => {
     admin = await s.login();
     const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'H', driver: 'local', config: { path: root } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    for (let i = 0; i < 100 && !s.server.db.sqlite.prepare("SELECT 1 FROM nodes WHERE path = 'docs/findme.txt'").get(); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !s.server.db.sqlite.prepare("SELECT 1 FROM nodes WHERE path = 'docs/findme.txt'").get(); i++)
+      await new Promise((r) => setTimeout(r, 50));
     // Make a version, a trashed file and a finished chunked upload through the API.
-    for (const c of ['one', 'two']) assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/H/docs/findme-edited.txt', content: c } })).status, 200);
+    for (const c of ['one', 'two'])
+      assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/H/docs/findme-edited.txt', content: c } })).status, 200);
     assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/H/docs/findme-deleted.txt', content: 'x' } })).status, 200);
     assert.equal((await s.api('POST', '/api/files/delete', { token: admin, body: { paths: ['/H/docs/findme-deleted.txt'] } })).status, 200);
     const init = await s.api('POST', '/api/files/upload/init', { token: admin, body: { path: '/H/docs/findme-chunked.bin', size: 3 } });
-    const part = await s.api('POST', `/api/files/upload/chunk?upload_id=${init.body.upload_id}&part=1`, { token: admin, raw: 'abc', headers: { 'content-type': 'application/octet-stream' } });
+    const part = await s.api('POST', `/api/files/upload/chunk?upload_id=${init.body.upload_id}&part=1`, {
+      token: admin,
+      raw: 'abc',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     const open = await s.api('POST', '/api/files/upload/init', { token: admin, body: { path: '/H/docs/findme-open.bin', size: 3 } });
     assert.equal(open.status, 200, 'an upload left open: its session must not show either');
-    assert.equal((await s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: init.body.upload_id, etags: [{ part: 1, etag: part.body.etag }] } })).status, 200);
+    assert.equal(
+      (
+        await s.api('POST', '/api/files/upload/finalize', {
+          token: admin,
+          body: { upload_id: init.body.upload_id, etags: [{ part: 1, etag: part.body.etag }] },
+        })
+      ).status,
+      200,
+    );
   });
   after(async () => {
     await s.close();
@@ -63,7 +77,10 @@ describe('hidden service folders', () => {
     assert.equal(found.status, 200);
     assert.deepEqual(leaks(JSON.stringify(found.body)), []);
     assert.deepEqual(found.body.entries.map((e: { name: string }) => e.name).sort(), names);
-    assert.equal(s.server.db.sqlite.prepare("SELECT count(*) FROM nodes WHERE path LIKE '.service%' OR path LIKE '.versions%' OR path LIKE '%.~fd-%'").pluck().get(), 0);
+    assert.equal(
+      s.server.db.sqlite.prepare("SELECT count(*) FROM nodes WHERE path LIKE '.service%' OR path LIKE '.versions%' OR path LIKE '%.~fd-%'").pluck().get(),
+      0,
+    );
   });
 
   test('share pages and share ZIPs of the storage root show none of them', async () => {
@@ -79,7 +96,7 @@ describe('hidden service folders', () => {
     assert.ok(zip.toString('latin1').includes('docs/findme.txt'));
   });
 
-  test('the Trash view lists what was deleted; the user\'s folder holds no staging', async () => {
+  test("the Trash view lists what was deleted; the user's folder holds no staging", async () => {
     const t = await s.api('GET', '/api/files/trash', { token: admin });
     assert.equal(t.status, 200);
     assert.ok(JSON.stringify(t.body).includes('findme-deleted.txt'), JSON.stringify(t.body));

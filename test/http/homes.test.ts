@@ -97,7 +97,11 @@ describe('home folders and storages that start closed', () => {
     for (const scope of ['', '&path=/Files', '&path=/Files/Users/alice']) {
       const found = await s.api('GET', `/api/files/search?q=family${scope}`, { token: alice.token });
       assert.equal(found.status, 200, scope);
-      assert.deepEqual(found.body.entries.map((e: { path: string }) => e.path), ['/Files/Users/alice/family-notes.txt'], scope);
+      assert.deepEqual(
+        found.body.entries.map((e: { path: string }) => e.path),
+        ['/Files/Users/alice/family-notes.txt'],
+        scope,
+      );
     }
     // The storage is not the person's to count.
     const quota = await s.api('GET', '/api/files/quota/storages', { token: alice.token });
@@ -113,7 +117,7 @@ describe('home folders and storages that start closed', () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const bob = r.body.token as string;
     const me = await s.api('GET', '/api/auth/me', { token: bob });
-    assert.equal(me.body.user.home, '/Files/Users/bob-2', 'the former person\'s folder is not handed over');
+    assert.equal(me.body.user.home, '/Files/Users/bob-2', "the former person's folder is not handed over");
     assert.deepEqual(names(await list(bob, '/Files/Users')), ['bob-2']);
     assert.equal((await s.api('GET', `/api/files/raw?path=${encodeURIComponent('/Files/Users/bob/old.txt')}`, { token: bob })).status, 403);
 
@@ -129,7 +133,10 @@ describe('home folders and storages that start closed', () => {
     // The first frame of the stream says whether the folder was subscribed (realtime.routes.ts).
     const ready = async (folder: string) => {
       const ac = new AbortController();
-      const r = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent(folder)}`, { headers: { authorization: `Bearer ${gus.token}` }, signal: ac.signal });
+      const r = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent(folder)}`, {
+        headers: { authorization: `Bearer ${gus.token}` },
+        signal: ac.signal,
+      });
       try {
         if (r.status !== 200) return { status: r.status, subscribed: undefined };
         const reader = r.body!.getReader();
@@ -156,7 +163,10 @@ describe('home folders and storages that start closed', () => {
       assert.equal(open.status, 200);
       assert.equal(open.body.rbac_enabled, false);
       assert.equal((await s.api('DELETE', `/api/admin/storages/${open.body.id}`, { token: admin })).status, 200);
-      const c = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Second', driver: 'local', config: { path: dir }, rbac_enabled: true } });
+      const c = await s.api('POST', '/api/admin/storages', {
+        token: admin,
+        body: { name: 'Second', driver: 'local', config: { path: dir }, rbac_enabled: true },
+      });
       assert.equal(c.status, 200);
       assert.equal(c.body.rbac_enabled, true);
       const carol = await addUser('carol@example.test', 'carol');
@@ -195,7 +205,11 @@ describe('home folders from the command line', () => {
   test('`service user add` makes the home on the storage added before', () => {
     const { dir, cleanup } = tempDir('filedock-homes-cli-');
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { env: { ...process.env, SERVICE_UPDATE_CHECK: '0', SERVICE_DATA_DIR: dir }, encoding: 'utf8', timeout: 60_000 });
+      spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
+        env: { ...process.env, SERVICE_UPDATE_CHECK: '0', SERVICE_DATA_DIR: dir },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     try {
       const files = join(dir, 'files');
       mkdirSync(files);

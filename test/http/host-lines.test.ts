@@ -14,7 +14,8 @@ test('uplink, governor and storages host messages after ready, not repeated whil
   const srv = await spawnServer({ SERVICE_DATA_DIR: data.dir, SERVICE_PUBLIC_EGRESS_MBPS: '8', SERVICE_POWER_STATE: 'battery' });
   try {
     const of = (type: string) => srv.messages().filter((m) => m.type === type);
-    for (let i = 0; i < 100 && (of('uplink').length === 0 || of('governor').length === 0 || of('storages').length === 0); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (of('uplink').length === 0 || of('governor').length === 0 || of('storages').length === 0); i++)
+      await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(of('uplink')[0], { type: 'uplink', egress_mbps: 0, budget_mbps: 8, suspended_links: 0, budgets: [] });
     assert.equal(of('governor')[0].lanes, 1, 'battery: one lane');
     assert.equal(of('governor')[0].on_battery, true);

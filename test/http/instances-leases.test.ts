@@ -70,7 +70,12 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
     spawnServer(
       instanceEnv(
         { url: dbUrl, keyFile: join(tmp.dir, 'key'), dataDir: join(tmp.dir, name), files },
-        { SERVICE_STAGING_DIR: join(tmp.dir, 'staging'), SERVICE_OP_LEASE: `${LEASE_MS / 1000}s`, SERVICE_PUBLIC_LINK_MAX_STREAMS: String(MAX_STREAMS), SERVICE_PUBLIC_LINK_MAX_ADDRESSES: String(MAX_ADDRESSES) },
+        {
+          SERVICE_STAGING_DIR: join(tmp.dir, 'staging'),
+          SERVICE_OP_LEASE: `${LEASE_MS / 1000}s`,
+          SERVICE_PUBLIC_LINK_MAX_STREAMS: String(MAX_STREAMS),
+          SERVICE_PUBLIC_LINK_MAX_ADDRESSES: String(MAX_ADDRESSES),
+        },
       ),
     );
   const api = (base: string, method: string, path: string, body?: unknown) => callJson(base, method, path, token, body);
@@ -83,7 +88,8 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
       await c.end();
     }
   };
-  const session = async (id: string) => (await query('SELECT state, finalizing_by, finalize_until::float8 AS until FROM upload_sessions WHERE id = $1', [id]))[0];
+  const session = async (id: string) =>
+    (await query('SELECT state, finalizing_by, finalize_until::float8 AS until FROM upload_sessions WHERE id = $1', [id]))[0];
   const linkTo = async (path: string) => {
     let r = await api(proxy.url, 'POST', '/api/files/share', { path });
     await until(`${path} catalogued`, 15_000, async () => (r = await api(proxy.url, 'POST', '/api/files/share', { path })).status === 200);
@@ -95,7 +101,11 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
     const init = await api(base, 'POST', '/api/files/upload/init', { path, size: body.length });
     assert.equal(init.status, 200, JSON.stringify(init.body));
     const id: string = init.body.upload_id;
-    const r = await fetch(`${base}/api/files/upload/chunk?upload_id=${id}&part=1`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: new Uint8Array(body) });
+    const r = await fetch(`${base}/api/files/upload/chunk?upload_id=${id}&part=1`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(body),
+    });
     assert.equal(r.status, 200);
     return { id, body, etags: [{ part: 1, etag: (await r.json()).etag as string }] };
   };
@@ -114,11 +124,18 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
     writeFileSync(join(files, 'small.txt'), 'x'.repeat(4096));
     s3 = await startS3rver();
     // CompleteMultipartUpload (POST ?uploadId=) waits here while `freezing`: a finalize frozen inside the storage call.
-    s3proxy = await startCountingProxy(s3.endpoint, { hold: (req) => freezing && req.method === 'POST' && new URL(req.url ?? '/', 'http://x').searchParams.has('uploadId') });
+    s3proxy = await startCountingProxy(s3.endpoint, {
+      hold: (req) => freezing && req.method === 'POST' && new URL(req.url ?? '/', 'http://x').searchParams.has('uploadId'),
+    });
     instances.push(await start('a'), await start('b'));
     proxy = await roundRobin(() => instances.map((s) => s.url));
     token = (await callJson(proxy.url, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).body.token;
-    const st = await api(proxy.url, 'POST', '/api/admin/storages', { name: 'S', driver: 's3', config: { ...s3rverConfig(s3, 'files'), endpoint: s3proxy.url }, sync_mode: 'poll' });
+    const st = await api(proxy.url, 'POST', '/api/admin/storages', {
+      name: 'S',
+      driver: 's3',
+      config: { ...s3rverConfig(s3, 'files'), endpoint: s3proxy.url },
+      sync_mode: 'poll',
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
   });
   after(async () => {
@@ -142,7 +159,11 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
       assert.equal(codes.filter((c) => c === 200).length, MAX_STREAMS, `round ${round}: ${codes.join(',')}`);
       assert.equal(codes.filter((c) => c === 429).length, 10 - MAX_STREAMS, `round ${round}: ${codes.join(',')}`);
       downloads.forEach((d) => d.close());
-      await until('the slots freed', 10_000, async () => Number((await query('SELECT count(*) AS n FROM link_streams WHERE share_id = $1', [l.id]))[0].n) === 0);
+      await until(
+        'the slots freed',
+        10_000,
+        async () => Number((await query('SELECT count(*) AS n FROM link_streams WHERE share_id = $1', [l.id]))[0].n) === 0,
+      );
     }
   });
 
@@ -169,7 +190,10 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
       await r.body?.cancel();
     }
     first.close();
-    assert.ok(codes.slice(0, 7).every((c) => c === 206 || c === 429), codes.join(','));
+    assert.ok(
+      codes.slice(0, 7).every((c) => c === 206 || c === 429),
+      codes.join(','),
+    );
     assert.equal(codes[7], 423, `the eighth strike suspends: ${codes.join(',')}`);
     const [row] = await query('SELECT suspended_reason FROM shares WHERE id = $1', [l.id]);
     assert.equal(row.suspended_reason, 'accelerator');
@@ -223,7 +247,11 @@ describe('two instances: finalize leases and link limits (PostgreSQL)', { skip: 
     assert.equal(await held(`${b.url}/s/${l.token}`, STREAMER).status, 429, 'A’s slots are held until its lease passes');
     assert.equal((await api(b.url, 'POST', '/api/files/upload/finalize', { upload_id: up.id, etags: up.etags })).status, 409);
     let finalized: { status: number; body: any } | undefined;
-    await until('B takes the finalize over', 20_000, async () => (finalized = await api(b.url, 'POST', '/api/files/upload/finalize', { upload_id: up.id, etags: up.etags })).status !== 409);
+    await until(
+      'B takes the finalize over',
+      20_000,
+      async () => (finalized = await api(b.url, 'POST', '/api/files/upload/finalize', { upload_id: up.id, etags: up.etags })).status !== 409,
+    );
     assert.equal(finalized!.status, 200, JSON.stringify(finalized!.body));
     // A renews its lease every third of it: the last renewal can be up to LEASE_MS / 3 before the kill.
     assert.ok(Date.now() - killedAt >= LEASE_MS - LEASE_MS / 3 - 500, 'not before the lease passed');

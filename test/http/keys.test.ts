@@ -35,7 +35,10 @@ describe('API keys', () => {
   const list = (token: string, path: string) => s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token });
   const names = (r: { body: any }) => r.body.entries.map((e: any) => e.name);
   const nodeId = (storage: string, path: string) =>
-    (s.server.db.sqlite.prepare('SELECT n.id FROM nodes n JOIN storages s ON s.id = n.storage_id WHERE s.name = ? AND n.path = ?').pluck().get(storage, path) as number);
+    s.server.db.sqlite
+      .prepare('SELECT n.id FROM nodes n JOIN storages s ON s.id = n.storage_id WHERE s.name = ? AND n.path = ?')
+      .pluck()
+      .get(storage, path) as number;
 
   before(async () => {
     ({ dir: root, cleanup } = tempDir('filedock-keys-'));
@@ -45,11 +48,18 @@ describe('API keys', () => {
     writeFileSync(join(root, 'Photos/2023/old.txt'), 'older sand');
     writeFileSync(join(root, 'Photos/cover.txt'), 'sand on the cover');
     writeFileSync(join(root, 'Work/plan.txt'), 'sand castle plan');
-    await sharp({ create: { width: 400, height: 300, channels: 3, background: '#3060c0' } }).jpeg().toFile(join(root, 'Photos/2024/in.jpg'));
-    await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c03060' } }).jpeg().toFile(join(root, 'Photos/2023/out.jpg'));
+    await sharp({ create: { width: 400, height: 300, channels: 3, background: '#3060c0' } })
+      .jpeg()
+      .toFile(join(root, 'Photos/2024/in.jpg'));
+    await sharp({ create: { width: 400, height: 300, channels: 3, background: '#c03060' } })
+      .jpeg()
+      .toFile(join(root, 'Photos/2023/out.jpg'));
     s = await startTestServer();
     admin = await s.login();
-    for (const [name, path] of [['Home', root], ['Other', other]]) {
+    for (const [name, path] of [
+      ['Home', root],
+      ['Other', other],
+    ]) {
       const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name, driver: 'local', config: { path } } });
       assert.equal(st.status, 200, JSON.stringify(st.body));
     }
@@ -57,7 +67,10 @@ describe('API keys', () => {
     kai = await s.login(KAI.email, KAI.password);
     // Listings fill the catalogue (and the sync makes thumbnails) before keys look at it.
     for (const p of ['/Home', '/Home/Photos', '/Home/Photos/2024', '/Home/Photos/2023', '/Home/Work']) assert.equal((await list(admin, p)).status, 200);
-    ({ token: photos, key: { id: photosId } } = await key(kai, { name: 'phone', verbs: ['files:read', 'files:write'], root: '/Home/Photos/2024' }));
+    ({
+      token: photos,
+      key: { id: photosId },
+    } = await key(kai, { name: 'phone', verbs: ['files:read', 'files:write'], root: '/Home/Photos/2024' }));
   });
   after(async () => {
     await s.close();
@@ -132,7 +145,10 @@ describe('API keys', () => {
     denied(await s.api('GET', '/api/files/zip?path=' + encodeURIComponent('/Home/Photos'), { token: photos }), 'ZIP of a folder on the way');
     denied(await s.api('POST', '/api/files/mkdir', { token: photos, body: { path: '/Home/Photos/new' } }), 'mkdir on the way');
     denied(await s.api('POST', '/api/files/rename', { token: photos, body: { path: '/Home/Work/plan.txt', new_name: 'x.txt' } }), 'rename elsewhere');
-    denied(await s.api('POST', '/api/files/copy', { token: photos, body: { from: '/Home/Photos/2024/beach.txt', to: '/Home/Work', overwrite: false } }), 'copy out of the root');
+    denied(
+      await s.api('POST', '/api/files/copy', { token: photos, body: { from: '/Home/Photos/2024/beach.txt', to: '/Home/Work', overwrite: false } }),
+      'copy out of the root',
+    );
     denied(await s.api('POST', '/api/files/upload/init', { token: photos, body: { path: '/Home/Work/a.txt', size: 1 } }), 'upload elsewhere');
     const del = await s.api('POST', '/api/files/delete', { token: photos, body: { paths: ['/Home/Work/plan.txt'] } });
     assert.deepEqual(del.body.failed, [{ path: '/Home/Work/plan.txt', error: 'permission_denied' }]);
@@ -158,7 +174,10 @@ describe('API keys', () => {
     assert.ok(person.includes('/Home/Work/plan.txt') && person.includes('/Home/Photos/2023/old.txt'), JSON.stringify(person));
     const all = await paths(photos);
     assert.ok(all.includes('/Home/Photos/2024/beach.txt'), JSON.stringify(all));
-    assert.ok(all.every((p: string) => p.startsWith('/Home/Photos/2024/')), JSON.stringify(all));
+    assert.ok(
+      all.every((p: string) => p.startsWith('/Home/Photos/2024/')),
+      JSON.stringify(all),
+    );
     assert.deepEqual(await paths(photos, '&path=' + encodeURIComponent('/Home/Photos')), all);
     const sibling = await s.api('GET', '/api/files/search?q=.txt&path=' + encodeURIComponent('/Home/Photos/2023'), { token: photos });
     assert.equal(sibling.status, 403);
@@ -184,7 +203,10 @@ describe('API keys', () => {
     const { token: reader } = await key(kai, { name: 'reader', verbs: ['files:read'], root: '/Home/Photos' });
     const inside = await list(reader, '/Home/Photos');
     assert.deepEqual(names(inside), ['2023', '2024', 'cover.txt']);
-    assert.ok(inside.body.entries.every((e: any) => e.perm === 'viewer'), 'entries show what the key may do');
+    assert.ok(
+      inside.body.entries.every((e: any) => e.perm === 'viewer'),
+      'entries show what the key may do',
+    );
     const w = await s.api('POST', '/api/files/mkdir', { token: reader, body: { path: '/Home/Photos/nope' } });
     assert.equal(w.status, 403);
     assert.deepEqual([w.body.error, w.body.details.permission, w.body.details.source], ['permission_denied', 'files:write', 'key']);
@@ -200,12 +222,15 @@ describe('API keys', () => {
     const elsewhere = await s.api('POST', '/api/files/share', { token: kai, body: { path: '/Home/Work/plan.txt' } });
     assert.equal(elsewhere.status, 200);
     const seen = await s.api('GET', '/api/files/share', { token: sharer });
-    assert.deepEqual(seen.body.shares.map((x: any) => x.id), [made.body.id]);
+    assert.deepEqual(
+      seen.body.shares.map((x: any) => x.id),
+      [made.body.id],
+    );
     assert.equal((await s.api('DELETE', `/api/files/share/${elsewhere.body.id}`, { token: sharer })).status, 404);
     assert.equal((await s.api('GET', '/api/files/share', { token: kai })).body.shares.length, 2);
   });
 
-  test('ops: a key sees the ops it started, not its owner\'s others', async () => {
+  test("ops: a key sees the ops it started, not its owner's others", async () => {
     writeFileSync(join(other, 'big.txt'), 'x'.repeat(1000));
     await list(kai, '/Other');
     const { token: wide } = await key(kai, { name: 'wide', verbs: ['files:read', 'files:write'] });
@@ -216,7 +241,10 @@ describe('API keys', () => {
     await waitForOp(s, kai, byKey.body.operation_id);
     await waitForOp(s, kai, byPerson.body.operation_id);
     const ops = await s.api('GET', '/api/files/ops', { token: wide });
-    assert.deepEqual(ops.body.ops.map((o: any) => o.id), [byKey.body.operation_id]);
+    assert.deepEqual(
+      ops.body.ops.map((o: any) => o.id),
+      [byKey.body.operation_id],
+    );
     assert.equal((await s.api('GET', `/api/files/ops/${byPerson.body.operation_id}`, { token: wide })).status, 404);
     assert.equal((await s.api('GET', `/api/files/ops/${byKey.body.operation_id}`, { token: wide })).status, 200);
     assert.equal((await s.api('GET', '/api/files/ops', { token: kai })).body.ops.length, 2);
@@ -225,9 +253,15 @@ describe('API keys', () => {
   test('session-only routes answer 403 session_required to any key', async () => {
     const { token: adminKey } = await key(admin, { name: 'ops', verbs: ['admin', 'files:read'] });
     for (const [method, path, token] of [
-      ['GET', '/api/auth/keys', photos], ['POST', '/api/auth/keys', photos], ['GET', '/api/auth/sessions', photos],
-      ['GET', '/api/auth/mfa', photos], ['POST', '/api/auth/logout', photos], ['POST', '/api/auth/desktop/complete', photos],
-      ['PATCH', '/api/auth/me', photos], ['GET', '/api/admin/plugins', adminKey], ['POST', '/api/admin/app-store/install', adminKey],
+      ['GET', '/api/auth/keys', photos],
+      ['POST', '/api/auth/keys', photos],
+      ['GET', '/api/auth/sessions', photos],
+      ['GET', '/api/auth/mfa', photos],
+      ['POST', '/api/auth/logout', photos],
+      ['POST', '/api/auth/desktop/complete', photos],
+      ['PATCH', '/api/auth/me', photos],
+      ['GET', '/api/admin/plugins', adminKey],
+      ['POST', '/api/admin/app-store/install', adminKey],
       ['GET', '/api/admin/store-connections', adminKey],
     ] as const) {
       const r = await s.api(method, path, { token, body: method === 'GET' ? undefined : {} });
@@ -256,8 +290,13 @@ describe('API keys', () => {
     assert.equal((await s.api('GET', '/api/ai/admin/users', { token: admin })).status, 403, 'a session uses /api/admin');
     assert.equal((await s.api('GET', '/api/ai/admin/users')).status, 401);
     // An admin key whose owner stops being an admin loses admin routes at once.
-    const { body: made } = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'temp-admin@example.test', password: 'temp-password-1', role: 'admin' } });
-    const { token: tempKey } = await s.api('POST', `/api/admin/users/${made.user.id}/keys`, { token: admin, body: { name: 'tmp', verbs: ['admin'] } }).then((r) => r.body);
+    const { body: made } = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'temp-admin@example.test', password: 'temp-password-1', role: 'admin' },
+    });
+    const { token: tempKey } = await s
+      .api('POST', `/api/admin/users/${made.user.id}/keys`, { token: admin, body: { name: 'tmp', verbs: ['admin'] } })
+      .then((r) => r.body);
     assert.equal((await s.api('GET', '/api/admin/users', { token: tempKey })).status, 200);
     await s.api('PATCH', `/api/admin/users/${made.user.id}`, { token: admin, body: { role: 'user' } });
     assert.equal((await s.api('GET', '/api/admin/users', { token: tempKey })).status, 403);
@@ -283,7 +322,10 @@ describe('API keys', () => {
     // Interleaved, so that a busy moment of a shared machine weighs on both sides alike; medians of 60.
     const xs: Record<'u' | 'w', number[]> = { u: [], w: [] };
     for (let i = 0; i < 60; i++) {
-      for (const [side, t] of [['u', unknown], ['w', wrong]] as const) {
+      for (const [side, t] of [
+        ['u', unknown],
+        ['w', wrong],
+      ] as const) {
         const a = performance.now();
         await s.api('GET', '/api/auth/me', { token: t });
         xs[side].push(performance.now() - a);
@@ -317,9 +359,15 @@ describe('API keys', () => {
     assert.deepEqual([elsewhere.status, elsewhere.body.error], [403, 'permission_denied']);
     const noRoot = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { label: 'phone' } });
     assert.deepEqual([noRoot.status, noRoot.body.details?.field], [400, 'root']);
-    const readOnly = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { label: 'viewer phone', root: '/Home/Work', verbs: ['files:read'] } });
+    const readOnly = await s.api('POST', '/api/auth/desktop/complete', {
+      token: kai,
+      body: { label: 'viewer phone', root: '/Home/Work', verbs: ['files:read'] },
+    });
     assert.deepEqual(readOnly.body.key?.verbs, ['files:read'], 'verbs may say less');
-    const more = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { label: 'phone', root: '/Home/Work', verbs: ['files:read', 'shares:write'] } });
+    const more = await s.api('POST', '/api/auth/desktop/complete', {
+      token: kai,
+      body: { label: 'phone', root: '/Home/Work', verbs: ['files:read', 'shares:write'] },
+    });
     assert.deepEqual([more.status, more.body.details?.field], [400, 'verbs'], 'never more than files');
 
     const desk = await s.api('POST', '/api/auth/desktop/complete', { token: kai, body: { machine_id: 'machine-0001', label: 'Laptop' } });
@@ -329,10 +377,13 @@ describe('API keys', () => {
     assert.equal((await s.api('POST', '/api/auth/desktop/login', { body: { key: desk.body.key, machine_id: 'machine-0002' } })).status, 401);
     assert.equal((await s.api('GET', '/api/auth/me', { token: desk.body.key })).status, 401, 'a desktop key is no bearer credential');
     const listed = await s.api('GET', '/api/auth/desktop/keys', { token: kai });
-    assert.deepEqual(listed.body.keys.map((k: any) => k.label), ['Laptop']);
+    assert.deepEqual(
+      listed.body.keys.map((k: any) => k.label),
+      ['Laptop'],
+    );
   });
 
-  test('sessions: listed with the current one marked; sign out the others; an admin ends all of a person\'s', async () => {
+  test("sessions: listed with the current one marked; sign out the others; an admin ends all of a person's", async () => {
     const second = await s.login(KAI.email, KAI.password);
     const mine = await s.api('GET', '/api/auth/sessions', { token: second });
     assert.ok(mine.body.sessions.length >= 2);

@@ -19,8 +19,22 @@ const root = new URL('../..', import.meta.url).pathname;
 const RECORDER = join(root, 'scripts/load-recorder.mjs');
 /** Packages of the optional subsystems: none may load before its subsystem is used. */
 const OPTIONAL = [
-  '@anthropic-ai/sdk', 'openai', '@modelcontextprotocol/sdk', '@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', 'webdav', 'basic-ftp', 'ssh2',
-  'nodemailer', 'openid-client', 'pg', 'quickjs-emscripten', 'markdown-it', 'qrcode', '@simplewebauthn/server', 'yaml',
+  '@anthropic-ai/sdk',
+  'openai',
+  '@modelcontextprotocol/sdk',
+  '@aws-sdk/client-s3',
+  '@aws-sdk/s3-request-presigner',
+  'webdav',
+  'basic-ftp',
+  'ssh2',
+  'nodemailer',
+  'openid-client',
+  'pg',
+  'quickjs-emscripten',
+  'markdown-it',
+  'qrcode',
+  '@simplewebauthn/server',
+  'yaml',
 ];
 /** A fresh OpenSSH `ssh-ed25519` public key line (string type, string key: RFC 8709). */
 function sshKeyLine(): string {
@@ -52,7 +66,11 @@ describe('optional subsystems load on first use (built service)', { timeout: 180
   before(async () => {
     s3 = await startS3rver();
     llm = await startFakeAnthropic({ models: ['scripted-1'] });
-    ({ srv, api } = await bootSignedIn(join(t.dir, 'data'), { LOAD_RECORD_FILE: record, NODE_OPTIONS: `--import ${RECORDER}`, SERVICE_LOG_LEVEL: 'warn' }, { built: true }));
+    ({ srv, api } = await bootSignedIn(
+      join(t.dir, 'data'),
+      { LOAD_RECORD_FILE: record, NODE_OPTIONS: `--import ${RECORDER}`, SERVICE_LOG_LEVEL: 'warn' },
+      { built: true },
+    ));
   });
   after(async () => {
     await srv?.stop();
@@ -63,7 +81,10 @@ describe('optional subsystems load on first use (built service)', { timeout: 180
 
   test('service version loads no optional package', () => {
     const file = join(t.dir, 'version.txt');
-    const r = spawnSync(process.execPath, [join(root, 'dist/server/cli.js'), 'version'], { env: { ...process.env, LOAD_RECORD_FILE: file, NODE_OPTIONS: `--import ${RECORDER}` }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(root, 'dist/server/cli.js'), 'version'], {
+      env: { ...process.env, LOAD_RECORD_FILE: file, NODE_OPTIONS: `--import ${RECORDER}` },
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(loaded(file, OPTIONAL), []);
     assert.ok(!packagesIn(file).has('koa'), 'the server is not loaded for `version`');

@@ -21,7 +21,8 @@ const BOTS = {
   teams: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/51.0.2704.103 Safari/537.36 SkypeUriPreview Preview/0.5',
   discord: 'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
   telegram: 'TelegramBot (like TwitterBot)',
-  imessage: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0',
+  imessage:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0',
   facebook: 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
   x: 'Twitterbot/1.0',
 };
@@ -51,7 +52,9 @@ const unescapeRefs = (v: string) => v.replace(/&#(\d+);/g, (_, n) => String.from
 
 before(async () => {
   root = tempDir('filedock-previews-');
-  png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 30, g: 120, b: 200 } } }).png().toBuffer();
+  png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 30, g: 120, b: 200 } } })
+    .png()
+    .toBuffer();
   mkdirSync(join(root.dir, 'album'));
   writeFileSync(join(root.dir, 'album', 'one.txt'), 'one');
   s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });

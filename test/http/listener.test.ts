@@ -40,9 +40,13 @@ describe('listener timeouts', () => {
     root = tempDir('filedock-listener-');
     publicPort = await freePort();
     s = await startTestServer({
-      SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files',
-      SERVICE_HTTP_HEADERS_TIMEOUT: '1s', SERVICE_HTTP_IDLE_TIMEOUT: '1s',
-      SERVICE_PUBLIC_LISTEN: `127.0.0.1:${publicPort}`, SERVICE_PUBLIC_MAX_CONNECTIONS_PER_IP: '3',
+      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+      SERVICE_DEFAULT_STORAGE_PATH: root.dir,
+      SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+      SERVICE_HTTP_HEADERS_TIMEOUT: '1s',
+      SERVICE_HTTP_IDLE_TIMEOUT: '1s',
+      SERVICE_PUBLIC_LISTEN: `127.0.0.1:${publicPort}`,
+      SERVICE_PUBLIC_MAX_CONNECTIONS_PER_IP: '3',
     });
     admin = await s.login();
   });
@@ -57,7 +61,9 @@ describe('listener timeouts', () => {
     const done = closedAfter(sock, t0);
     sock.write('GET /api/capabilities HTTP/1.1\r\nHost: x\r\n');
     const drip = setInterval(() => sock.writable && sock.write(`X-Drip-${Date.now()}: 1\r\n`), 200);
-    const { ms, got } = await Promise.race([done, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('still open after 5 s')), 5000))]).finally(() => clearInterval(drip));
+    const { ms, got } = await Promise.race([done, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('still open after 5 s')), 5000))]).finally(() =>
+      clearInterval(drip),
+    );
     // 1 s of header time plus at most one check interval (250 ms here; 1 s at the 20 s default).
     assert.ok(ms >= 900 && ms < 2500, `closed after ${ms.toFixed(0)} ms`);
     assert.match(got, /^HTTP\/1\.1 408/);
@@ -67,7 +73,9 @@ describe('listener timeouts', () => {
     const t0 = performance.now();
     const sock = await open(s.server.port);
     const done = closedAfter(sock, t0);
-    sock.write(`POST /api/files/mkdir HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"pa`);
+    sock.write(
+      `POST /api/files/mkdir HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"pa`,
+    );
     const { ms } = await Promise.race([done, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('still open after 5 s')), 5000))]);
     assert.ok(ms >= 900 && ms < 3000, `closed after ${ms.toFixed(0)} ms`);
   });
@@ -76,13 +84,19 @@ describe('listener timeouts', () => {
     const boundary = 'fdtest' + Date.now();
     const chunks = Array.from({ length: 12 }, (_, i) => Buffer.alloc(1024, 97 + i));
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${s.url}/api/files/upload`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': `multipart/form-data; boundary=${boundary}` } }, (r) => {
-        let body = '';
-        r.on('data', (d) => (body += d));
-        r.on('end', () => resolve({ status: r.statusCode!, body }));
-      });
+      const req = request(
+        `${s.url}/api/files/upload`,
+        { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        (r) => {
+          let body = '';
+          r.on('data', (d) => (body += d));
+          r.on('end', () => resolve({ status: r.statusCode!, body }));
+        },
+      );
       req.on('error', reject);
-      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="path"\r\n\r\n/Files\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      req.write(
+        `--${boundary}\r\nContent-Disposition: form-data; name="path"\r\n\r\n/Files\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      );
       let i = 0;
       // 12 chunks, one every 300 ms: 3.6 s in all, over three times the header and inactivity bounds.
       const tick = setInterval(() => {

@@ -15,7 +15,9 @@ test('listings carry signed thumbnail URLs once a thumbnail is ready, and the pa
     const admin = await s.login();
     const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Pics', driver: 'local', config: { path: dir } } });
     assert.equal(st.status, 200);
-    const jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 200, g: 40, b: 40 } } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+      .jpeg()
+      .toBuffer();
     const form = new FormData();
     form.append('path', '/Pics');
     form.append('file', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'red.jpg');

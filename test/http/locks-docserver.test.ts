@@ -26,7 +26,10 @@ describe('docserver: a locked file', () => {
     fake = await new FakeDocserver(SECRET).start();
     s = await startTestServer();
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root }, sync_mode: 'poll' } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root }, sync_mode: 'poll' } })).status,
+      200,
+    );
     assert.equal((await s.api('PUT', '/api/admin/external/docserver', { token: admin, body: { url: fake.url, jwt_secret: SECRET } })).status, 200);
   });
   after(async () => {
@@ -53,7 +56,14 @@ describe('docserver: a locked file', () => {
       const saved = await fake.save(session, 2, Buffer.from('edited while locked'));
       assert.equal(saved.status, 423, JSON.stringify(saved.body));
       assert.equal(saved.body.error, 'locked');
-      assert.deepEqual(saved.body.details, { plugin: 'sign', plugin_label: 'Fill and sign', path: '/Docs/contract.docx', reason: 'signing', reason_text: null, until: null });
+      assert.deepEqual(saved.body.details, {
+        plugin: 'sign',
+        plugin_label: 'Fill and sign',
+        path: '/Docs/contract.docx',
+        reason: 'signing',
+        reason_text: null,
+        until: null,
+      });
       assert.ok(readFileSync(join(root, 'contract.docx')).equals(before), 'nothing was written');
     } finally {
       await locks.clear(sid, 'contract.docx', 'sign');

@@ -27,7 +27,13 @@ describe('app locks on the HTTP doors', () => {
   before(async () => {
     ({ dir: root, cleanup } = tempDir('filedock-locks-http-'));
     mkdirSync(join(root, 'f'));
-    for (const [n, body] of [['a.pdf', 'first'], ['f/b.pdf', 'bee'], ['other.txt', 'other'], ['free.txt', 'free']]) writeFileSync(join(root, n), body);
+    for (const [n, body] of [
+      ['a.pdf', 'first'],
+      ['f/b.pdf', 'bee'],
+      ['other.txt', 'other'],
+      ['free.txt', 'free'],
+    ])
+      writeFileSync(join(root, n), body);
     s = await startTestServer();
     admin = await s.login();
     const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } });
@@ -91,14 +97,22 @@ describe('app locks on the HTTP doors', () => {
     } finally {
       await files().locks.clear(sid, 'a.pdf', 'sign');
     }
-    assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/a.pdf', content: 'after' } })).status, 200, 'cleared: writable again');
+    assert.equal(
+      (await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/a.pdf', content: 'after' } })).status,
+      200,
+      'cleared: writable again',
+    );
   });
 
   test('an upload opened before the lock cannot be finalized while it holds', async () => {
     const init = await s.api('POST', '/api/files/upload/init', { token: admin, body: { path: '/Docs/other.txt', size: 3 } });
     assert.equal(init.status, 200, JSON.stringify(init.body));
     const id = init.body.upload_id;
-    const put = await fetch(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`, { method: 'POST', body: 'abc', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream' } });
+    const put = await fetch(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`, {
+      method: 'POST',
+      body: 'abc',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream' },
+    });
     assert.equal(put.status, 200, await put.clone().text());
     const { etag } = await put.json();
     await files().locks.set(sid, 'other.txt', sign, null);

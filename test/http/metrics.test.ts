@@ -20,7 +20,11 @@ async function serverWithFile(): Promise<{ s: TestServer; admin: string; file: s
   const root = tempDir('filedock-metrics-');
   const s = await startTestServer();
   const admin = await s.login();
-  assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root.dir } } })).status, 200);
+  assert.equal(
+    (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root.dir } } }))
+      .status,
+    200,
+  );
   const file = 'quarterly-secret-plan.txt';
   await uploadFile(s, admin, '/Docs', file, Buffer.alloc(4096, 7));
   return { s, admin, file, done: async () => (await s.close(), root.cleanup()) };
@@ -40,7 +44,12 @@ test('metrics: off by default, then the token, LAN access and a clean exposition
     const user = await s.login('u@example.test', 'user-password-1');
     assert.equal((await s.api('GET', '/api/admin/metrics', { token: user })).status, 403);
     assert.equal((await s.api('PATCH', '/api/admin/metrics', { token: user, body: { enabled: true } })).status, 403);
-    assert.deepEqual((await s.api('GET', '/api/admin/metrics', { token: admin })).body, { enabled: false, access: 'token', token_set: false, path: '/metrics' });
+    assert.deepEqual((await s.api('GET', '/api/admin/metrics', { token: admin })).body, {
+      enabled: false,
+      access: 'token',
+      token_set: false,
+      path: '/metrics',
+    });
     for (const bad of [{ enabled: 'yes' }, { access: 'everyone' }, { token: 'mine' }]) {
       const r = await s.api('PATCH', '/api/admin/metrics', { token: admin, body: bad });
       assert.equal(r.status, 400, JSON.stringify(bad));
@@ -54,7 +63,12 @@ test('metrics: off by default, then the token, LAN access and a clean exposition
     const stored = (s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'metrics'").get() as { value: string }).value;
     assert.ok(!stored.includes(token) && stored.includes('enc:v1:'), 'the token is encrypted at rest');
 
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong' }, { authorization: `Bearer ${token}x` }, { authorization: `Bearer ${admin}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong' },
+      { authorization: `Bearer ${token}x` },
+      { authorization: `Bearer ${admin}` },
+    ]) {
       const r = await scrape(s, headers);
       assert.equal(r.status, 401, JSON.stringify(headers));
       assert.equal((await r.json()).error, 'unauthenticated');
@@ -66,7 +80,9 @@ test('metrics: off by default, then the token, LAN access and a clean exposition
     const link = await s.api('POST', '/api/files/share', { token: admin, body: { path: `Docs://${file}` } });
     assert.equal(link.status, 200, JSON.stringify(link.body));
     await (await fetch(`${s.url}/s/${link.body.token}`)).arrayBuffer();
-    await (await fetch(`${s.url}/api/files/manager?path=${encodeURIComponent('/Docs/no-such-folder')}`, { headers: { authorization: `Bearer ${admin}` } })).arrayBuffer();
+    await (
+      await fetch(`${s.url}/api/files/manager?path=${encodeURIComponent('/Docs/no-such-folder')}`, { headers: { authorization: `Bearer ${admin}` } })
+    ).arrayBuffer();
 
     const ok = await scrape(s, { authorization: `Bearer ${token}` });
     assert.equal(ok.status, 200);
@@ -78,9 +94,21 @@ test('metrics: off by default, then the token, LAN access and a clean exposition
     const sent = Number(/filedock_http_sent_bytes_total\{route="\/api\/files\/raw"\} (\d+)/.exec(text)?.[1]);
     assert.ok(sent > 4096, `the raw response's bytes (${sent})`);
     assert.ok(Number(/filedock_public_link_sent_bytes_total (\d+)/.exec(text)?.[1]) > 0, 'the link page counts as public egress');
-    for (const name of ['filedock_nodejs_eventloop_lag_p99_seconds', 'filedock_process_resident_memory_bytes', 'filedock_process_cpu_seconds_total', 'filedock_db_busy_total',
-      'filedock_ops_queue_depth', 'filedock_sync_runs_total', 'filedock_thumbnails_total', 'filedock_av_scans_total', 'filedock_replication_lag_seconds',
-      'filedock_replication_failures_pending', 'filedock_login_failures_total', 'filedock_gateway_sessions{protocol="sftp"} 0', 'filedock_http_received_bytes_total']) {
+    for (const name of [
+      'filedock_nodejs_eventloop_lag_p99_seconds',
+      'filedock_process_resident_memory_bytes',
+      'filedock_process_cpu_seconds_total',
+      'filedock_db_busy_total',
+      'filedock_ops_queue_depth',
+      'filedock_sync_runs_total',
+      'filedock_thumbnails_total',
+      'filedock_av_scans_total',
+      'filedock_replication_lag_seconds',
+      'filedock_replication_failures_pending',
+      'filedock_login_failures_total',
+      'filedock_gateway_sessions{protocol="sftp"} 0',
+      'filedock_http_received_bytes_total',
+    ]) {
       assert.ok(text.includes(name), name);
     }
     for (const secret of [file, 'no-such-folder', link.body.token, token, admin, 'Docs']) assert.ok(!text.includes(secret), `no ${secret} in the output`);
@@ -128,19 +156,26 @@ test('metrics: a real Prometheus scrapes with the bearer token; request rate and
     const token = (await s.api('GET', '/api/admin/metrics/token', { token: admin })).body.token as string;
     const port = await freePort();
     mkdirSync(join(dir.dir, 'data'));
-    writeFileSync(join(dir.dir, 'prometheus.yml'), [
-      'global: {scrape_interval: 1s, evaluation_interval: 1s}',
-      'scrape_configs:',
-      '  - job_name: filedock',
-      '    scrape_interval: 1s',
-      '    scrape_timeout: 1s',
-      '    metrics_path: /metrics',
-      `    authorization: {credentials: ${JSON.stringify(token)}}`,
-      `    static_configs: [{targets: ['127.0.0.1:${new URL(s.url).port}']}]`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir.dir, 'prometheus.yml'),
+      [
+        'global: {scrape_interval: 1s, evaluation_interval: 1s}',
+        'scrape_configs:',
+        '  - job_name: filedock',
+        '    scrape_interval: 1s',
+        '    scrape_timeout: 1s',
+        '    metrics_path: /metrics',
+        `    authorization: {credentials: ${JSON.stringify(token)}}`,
+        `    static_configs: [{targets: ['127.0.0.1:${new URL(s.url).port}']}]`,
+        '',
+      ].join('\n'),
+    );
     let log = '';
-    prometheus = spawn('/usr/bin/prometheus', [`--config.file=${join(dir.dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir.dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    prometheus = spawn(
+      '/usr/bin/prometheus',
+      [`--config.file=${join(dir.dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir.dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     prometheus.stdout!.on('data', (d) => (log = (log + d).slice(-4000)));
     prometheus.stderr!.on('data', (d) => (log = (log + d).slice(-4000)));
 

@@ -180,7 +180,10 @@ describe('two-factor sign-in', () => {
       await new Promise((r) => setTimeout(r, 1500));
     }
     const ratio = median(unknown) / median(twoFactor);
-    assert.ok(ratio > 0.5 && ratio < 2, `median ${median(unknown).toFixed(1)} ms (unknown) vs ${median(twoFactor).toFixed(1)} ms (two-factor): the KDF runs for both`);
+    assert.ok(
+      ratio > 0.5 && ratio < 2,
+      `median ${median(unknown).toFixed(1)} ms (unknown) vs ${median(twoFactor).toFixed(1)} ms (two-factor): the KDF runs for both`,
+    );
     assert.ok(median(unknown) > 20, 'the unknown account pays for a password hash too');
     // Her names still hold wrong passwords from this test (second-step failures count on the name typed too):
     // let the 5 s window pass so the next test starts clean however fast the machine is.
@@ -203,8 +206,14 @@ describe('two-factor sign-in', () => {
     assert.equal(twice.body.details.field, 'challenge', 'the registration challenge is single use');
     // Made for another origin: refused.
     const opt2 = await s.api('POST', '/api/auth/mfa/passkeys/options', { token: mia, body: { current_password: MIA.password } });
-    assert.deepEqual(opt2.body.options.excludeCredentials.map((c: { id: string }) => c.id), [response.id]);
-    const evil = await s.api('POST', '/api/auth/mfa/passkeys', { token: mia, body: { challenge: opt2.body.challenge, name: 'Evil', response: soft.create(opt2.body.options, { origin: 'http://evil.test' }) } });
+    assert.deepEqual(
+      opt2.body.options.excludeCredentials.map((c: { id: string }) => c.id),
+      [response.id],
+    );
+    const evil = await s.api('POST', '/api/auth/mfa/passkeys', {
+      token: mia,
+      body: { challenge: opt2.body.challenge, name: 'Evil', response: soft.create(opt2.body.options, { origin: 'http://evil.test' }) },
+    });
     assert.equal(evil.status, 400);
     assert.equal(evil.body.details.field, 'response');
     soft.credentials.pop();
@@ -214,8 +223,15 @@ describe('two-factor sign-in', () => {
     assert.deepEqual(r.body.methods, ['totp', 'recovery', 'passkey']);
     const opts = r.body.passkey_options;
     assert.equal(opts.rpId, '127.0.0.1');
-    assert.deepEqual(opts.allowCredentials.map((c: { id: string }) => c.id), [response.id]);
-    assert.equal((await second(r.body.challenge, { passkey: soft.get(opts, { origin: 'http://evil.test' }) }, ip)).body.error, 'mfa_invalid', 'a foreign origin');
+    assert.deepEqual(
+      opts.allowCredentials.map((c: { id: string }) => c.id),
+      [response.id],
+    );
+    assert.equal(
+      (await second(r.body.challenge, { passkey: soft.get(opts, { origin: 'http://evil.test' }) }, ip)).body.error,
+      'mfa_invalid',
+      'a foreign origin',
+    );
     const other = await login(MIA, ip);
     assert.equal((await second(other.body.challenge, { passkey: soft.get(opts) }, ip)).body.error, 'mfa_invalid', 'signed for another challenge');
     const ok = await second(r.body.challenge, { passkey: soft.get(opts) }, ip);
@@ -226,13 +242,20 @@ describe('two-factor sign-in', () => {
     // A counter that did not move on: a cloned authenticator.
     const next = await login(MIA, from('10.6.0.2'));
     const used = soft.credentials[0].counter;
-    assert.equal((await second(next.body.challenge, { passkey: soft.get(next.body.passkey_options, { counter: used }) }, from('10.6.0.2'))).body.error, 'mfa_invalid');
+    assert.equal(
+      (await second(next.body.challenge, { passkey: soft.get(next.body.passkey_options, { counter: used }) }, from('10.6.0.2'))).body.error,
+      'mfa_invalid',
+    );
     assert.equal((await second(next.body.challenge, { passkey: soft.get(next.body.passkey_options, { counter: used + 5 }) }, from('10.6.0.2'))).status, 200);
   });
 
   test('removing a passkey and TOTP needs the password; the last factor takes the recovery codes along', async () => {
     const pk = (await s.api('GET', '/api/auth/mfa', { token: mia })).body.passkeys[0];
-    assert.equal((await s.api('DELETE', `/api/auth/mfa/passkeys/${pk.id}`, { token: mia, body: { current_password: 'nope-nope-nope' }, headers: from('10.7.0.1') })).status, 400);
+    assert.equal(
+      (await s.api('DELETE', `/api/auth/mfa/passkeys/${pk.id}`, { token: mia, body: { current_password: 'nope-nope-nope' }, headers: from('10.7.0.1') }))
+        .status,
+      400,
+    );
     assert.equal((await s.api('DELETE', `/api/auth/mfa/passkeys/${pk.id}`, { token: mia, body: { current_password: MIA.password } })).status, 200);
     assert.equal((await s.api('DELETE', `/api/auth/mfa/passkeys/${pk.id}`, { token: mia, body: { current_password: MIA.password } })).status, 404);
     assert.equal((await s.api('DELETE', '/api/auth/mfa/totp', { token: mia, body: { current_password: MIA.password } })).status, 200);
@@ -246,11 +269,18 @@ describe('two-factor sign-in', () => {
   test('a first passkey without TOTP brings its recovery codes', async () => {
     const ned = await s.login(NED.email, NED.password);
     const opt = await s.api('POST', '/api/auth/mfa/passkeys/options', { token: ned, body: { current_password: NED.password } });
-    const reg = await s.api('POST', '/api/auth/mfa/passkeys', { token: ned, body: { challenge: opt.body.challenge, name: 'Key', response: soft.create(opt.body.options) } });
+    const reg = await s.api('POST', '/api/auth/mfa/passkeys', {
+      token: ned,
+      body: { challenge: opt.body.challenge, name: 'Key', response: soft.create(opt.body.options) },
+    });
     assert.equal(reg.body.recovery_codes.length, 10);
     const r = await login(NED);
     assert.deepEqual(r.body.methods, ['recovery', 'passkey']);
-    assert.equal((await s.api('POST', '/api/auth/mfa/recovery-codes', { token: await s.login(), body: { current_password: ADMIN.password } })).status, 409, 'no second factor, no codes');
+    assert.equal(
+      (await s.api('POST', '/api/auth/mfa/recovery-codes', { token: await s.login(), body: { current_password: ADMIN.password } })).status,
+      409,
+      'no second factor, no codes',
+    );
   });
 
   test('admin reset removes every factor, is audited and rings the person; non-admins are refused', async () => {

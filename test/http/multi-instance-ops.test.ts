@@ -30,7 +30,11 @@ describe('several instances: polls and op frames', { skip: skip ?? false, timeou
   let b: ChildServer;
   let token: string;
   const api = async (base: string, method: string, path: string, body?: unknown) => {
-    const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : null };
   };
@@ -48,8 +52,16 @@ describe('several instances: polls and op frames', { skip: skip ?? false, timeou
     mkdirSync(join(tmp.dir, 'files', 'src'), { recursive: true });
     for (let i = 0; i < 300; i++) writeFileSync(join(tmp.dir, 'files', 'src', `f${i}.bin`), randomBytes(16 * 1024));
     a = await start('a');
-    token = (await (await fetch(`${a.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()).token;
-    const made = await api(a.url, 'POST', '/api/admin/storages', { name: 'Polled', driver: 'local', config: { path: join(tmp.dir, 'polled') }, sync_mode: 'poll', sync_interval_s: INTERVAL_S });
+    token = (
+      await (await fetch(`${a.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()
+    ).token;
+    const made = await api(a.url, 'POST', '/api/admin/storages', {
+      name: 'Polled',
+      driver: 'local',
+      config: { path: join(tmp.dir, 'polled') },
+      sync_mode: 'poll',
+      sync_interval_s: INTERVAL_S,
+    });
     assert.equal(made.status, 200, JSON.stringify(made.body));
     // B starts after the storage exists, so it arms a poll timer for it too.
     b = await start('b');
@@ -66,7 +78,10 @@ describe('several instances: polls and op frames', { skip: skip ?? false, timeou
     try {
       const t0 = new Date().toISOString();
       await new Promise((r) => setTimeout(r, WINDOW_MS));
-      const { rows } = await c.query("SELECT count(*)::int AS n FROM sync_runs s JOIN storages st ON st.id = s.storage_id WHERE st.name = 'Polled' AND s.kind = 'full' AND s.started_at > $1", [t0]);
+      const { rows } = await c.query(
+        "SELECT count(*)::int AS n FROM sync_runs s JOIN storages st ON st.id = s.storage_id WHERE st.name = 'Polled' AND s.kind = 'full' AND s.started_at > $1",
+        [t0],
+      );
       const slots = WINDOW_MS / 1000 / INTERVAL_S;
       // One instance alone: about `slots` runs (fewer when a loaded machine delays timers); two each polling
       // for themselves: about twice that.

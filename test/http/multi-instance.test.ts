@@ -23,7 +23,6 @@ import { sse } from '../helpers/sse';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 const skip = needPostgres();
 describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 300_000 }, () => {
   let cluster: PgCluster;
@@ -81,7 +80,7 @@ describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 
     assert.equal((await api(a.url, 'GET', '/api/files/manager?path=/Files', token)).status, 200, 'a session made on B is good on A (one key, one database)');
   });
 
-  test('a file written through B: A\'s realtime client gets the change frame within 1 s and A\'s listing shows it at once', async () => {
+  test("a file written through B: A's realtime client gets the change frame within 1 s and A's listing shows it at once", async () => {
     const [a, b] = running;
     const token = (await api(a.url, 'POST', '/api/auth/login', undefined, { email: ADMIN.email, password: ADMIN.password })).body.token;
     // A caches the folder's listing page before the write.
@@ -101,9 +100,15 @@ describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 
       const written = Date.now();
       const frame = await stream.waitFor((f) => f.event === 'change' && f.data.name === 'from-b.txt', 1000);
       assert.ok(frame, `A's client got the change frame within 1 s (frames: ${JSON.stringify(stream.frames.map((f) => f.event))})`);
-      assert.deepEqual({ folder: frame.data.folder, path: frame.data.path, kind: frame.data.kind }, { folder: '/Files', path: '/Files/from-b.txt', kind: 'created' });
+      assert.deepEqual(
+        { folder: frame.data.folder, path: frame.data.path, kind: frame.data.kind },
+        { folder: '/Files', path: '/Files/from-b.txt', kind: 'created' },
+      );
       const listed = await api(a.url, 'GET', '/api/files/manager?path=/Files', token);
-      assert.ok(listed.body.entries.some((e: { name: string }) => e.name === 'from-b.txt'), `A lists the new file at once (${Date.now() - written} ms after the write)`);
+      assert.ok(
+        listed.body.entries.some((e: { name: string }) => e.name === 'from-b.txt'),
+        `A lists the new file at once (${Date.now() - written} ms after the write)`,
+      );
     } finally {
       await stream.close();
     }
@@ -137,6 +142,9 @@ describe('several instances on one PostgreSQL', { skip: skip ?? false, timeout: 
       }),
     );
     assert.equal(codes.filter((c) => c === 200).length, 3, `codes: ${codes.join(',')}`);
-    assert.ok(codes.every((c) => c === 200 || c === 404), `codes: ${codes.join(',')}`);
+    assert.ok(
+      codes.every((c) => c === 200 || c === 404),
+      `codes: ${codes.join(',')}`,
+    );
   });
 });

@@ -49,8 +49,12 @@ describe('OIDC sign-in', () => {
     assert.equal(r.status, 302);
     return r.headers.get('location')!;
   };
-  const userByEmail = async (email: string) => (await s.api('GET', `/api/admin/users?q=${encodeURIComponent(email)}`, { token: admin })).body.users.find((u: { email: string }) => u.email === email);
-  const failures = async () => (await s.api('GET', '/api/admin/audit?action=auth.failed&limit=200', { token: admin })).body.events.map((e: { meta: { reason?: string } }) => e.meta?.reason);
+  const userByEmail = async (email: string) =>
+    (await s.api('GET', `/api/admin/users?q=${encodeURIComponent(email)}`, { token: admin })).body.users.find((u: { email: string }) => u.email === email);
+  const failures = async () =>
+    (await s.api('GET', '/api/admin/audit?action=auth.failed&limit=200', { token: admin })).body.events.map(
+      (e: { meta: { reason?: string } }) => e.meta?.reason,
+    );
 
   test('unconfigured: capabilities list only local, start lands on the sign-in page with a reason', async () => {
     assert.deepEqual((await s.api('GET', '/api/capabilities')).body.auth, { drivers: ['local'], allow_signup: false });
@@ -60,7 +64,10 @@ describe('OIDC sign-in', () => {
   });
 
   test('settings: PUT runs discovery first (a dead issuer is refused, nothing saved), the secret reads ***', async () => {
-    const dead = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { issuer: 'http://127.0.0.1:9/', client_id: CLIENT.id, client_secret: CLIENT.secret } });
+    const dead = await s.api('PUT', '/api/admin/auth/oidc', {
+      token: admin,
+      body: { issuer: 'http://127.0.0.1:9/', client_id: CLIENT.id, client_secret: CLIENT.secret },
+    });
     assert.equal(dead.status, 400);
     assert.equal(dead.body.error, 'validation_failed');
     assert.equal(dead.body.details.field, 'issuer');
@@ -78,7 +85,14 @@ describe('OIDC sign-in', () => {
 
     const put = await s.api('PUT', '/api/admin/auth/oidc', {
       token: admin,
-      body: { issuer: idp.issuer, client_id: CLIENT.id, client_secret: CLIENT.secret, scopes: 'openid email profile groups', admin_group: 'fd-admins', label: 'Test IdP' },
+      body: {
+        issuer: idp.issuer,
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        scopes: 'openid email profile groups',
+        admin_group: 'fd-admins',
+        label: 'Test IdP',
+      },
     });
     assert.equal(put.status, 200, JSON.stringify(put.body));
     assert.equal(put.body.client_secret, '***');
@@ -91,7 +105,10 @@ describe('OIDC sign-in', () => {
     // `***` keeps the stored secret.
     const again = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { client_secret: '***', label: 'Test IdP' } });
     assert.equal(again.status, 200);
-    assert.equal(JSON.parse((s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string }).value).client_secret, JSON.parse(stored.value).client_secret);
+    assert.equal(
+      JSON.parse((s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string }).value).client_secret,
+      JSON.parse(stored.value).client_secret,
+    );
 
     assert.deepEqual((await s.api('GET', '/api/capabilities')).body.auth, { drivers: ['local', 'oidc'], allow_signup: false, oidc_label: 'Test IdP' });
     const bob = await s.api('GET', '/api/admin/auth/oidc', {});
@@ -118,7 +135,10 @@ describe('OIDC sign-in', () => {
     assert.match(setCookie, /path=\/api\/auth\/oidc\/callback/i);
     assert.equal(browser.cookie(s.url, 'service_oidc_state'), u.searchParams.get('state'));
     const row = s.server.db.sqlite.prepare('SELECT * FROM oidc_pending').all() as Array<Record<string, string>>;
-    assert.ok(row.every((x) => x.state_hash !== u.searchParams.get('state')), 'the table holds no usable state');
+    assert.ok(
+      row.every((x) => x.state_hash !== u.searchParams.get('state')),
+      'the table holds no usable state',
+    );
   });
 
   test('code flow creates the account: groups from the provider, admin group → admin, signed in with a cookie', async () => {
@@ -139,7 +159,10 @@ describe('OIDC sign-in', () => {
     const link = s.server.db.sqlite.prepare('SELECT user_id FROM oidc_links WHERE issuer = ? AND sub = ?').get(idp.issuer, 'alice') as { user_id: number };
     assert.equal(link.user_id, u.id);
     const logins = (await s.api('GET', '/api/admin/audit?action=auth.login&limit=50', { token: admin })).body.events;
-    assert.ok(logins.some((e: { meta: { kind: string }; actor_email?: string }) => e.meta?.kind === 'oidc'), 'audited as an oidc login');
+    assert.ok(
+      logins.some((e: { meta: { kind: string }; actor_email?: string }) => e.meta?.kind === 'oidc'),
+      'audited as an oidc login',
+    );
     // No password login for an account the provider created, even once an admin gave it a password.
     const pw = await s.api('POST', '/api/auth/login', { body: { email: 'alice@example.test', password: 'anything-at-all' } });
     assert.equal(pw.status, 401);
@@ -157,11 +180,17 @@ describe('OIDC sign-in', () => {
     assert.deepEqual(u.groups, ['design', 'staff']);
     assert.equal((await s.api('GET', '/api/admin/users?q=alice', { token: admin })).body.users.length, 1, 'no second account');
     const groups = s.server.db.sqlite.prepare('SELECT name FROM groups ORDER BY name').all() as Array<{ name: string }>;
-    assert.ok(groups.some((g) => g.name === 'design'), 'missing groups are created');
+    assert.ok(
+      groups.some((g) => g.name === 'design'),
+      'missing groups are created',
+    );
   });
 
   test('an existing local account is linked by e-mail only when the provider says it is verified', async () => {
-    const local = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'carol@example.test', username: 'carol', password: 'carol-password', role: 'user', groups: ['local-only'] } });
+    const local = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'carol@example.test', username: 'carol', password: 'carol-password', role: 'user', groups: ['local-only'] },
+    });
     assert.equal(local.status, 200);
     idp.accounts.set('carol', { email: 'carol@example.test', email_verified: false, preferred_username: 'carol', groups: ['staff'] });
     let t = await throughIdp('carol');
@@ -234,7 +263,9 @@ describe('OIDC sign-in', () => {
     await replay.fetch(`${s.url}/api/auth/oidc/start`);
     assert.equal(await land(replay, callback), '/login?error=oidc_state');
     // Even with the state put back (an attacker holding the cookie and the row), the used code is refused.
-    const ins = s.server.db.sqlite.prepare('INSERT INTO oidc_pending (state_hash, issuer, code_verifier, nonce, next, redirect_uri, created_at) VALUES (@state_hash, @issuer, @code_verifier, @nonce, @next, @redirect_uri, @created_at) ON CONFLICT DO NOTHING');
+    const ins = s.server.db.sqlite.prepare(
+      'INSERT INTO oidc_pending (state_hash, issuer, code_verifier, nonce, next, redirect_uri, created_at) VALUES (@state_hash, @issuer, @code_verifier, @nonce, @next, @redirect_uri, @created_at) ON CONFLICT DO NOTHING',
+    );
     for (const p of pending) ins.run(p);
     assert.equal(state, held);
     const r = await fetch(callback, { headers: { cookie: `service_oidc_state=${held}` }, redirect: 'manual' });
@@ -297,7 +328,15 @@ describe('OIDC sign-in', () => {
   });
 
   test('next is a local path only: //evil, https://evil, /\\evil, /..//evil and tab tricks land on /', async () => {
-    for (const next of ['//evil.example', 'https://evil.example/x', '/\\evil.example', '/\t/evil.example', '/..//evil.example', 'javascript:alert(1)', '\\\\evil.example']) {
+    for (const next of [
+      '//evil.example',
+      'https://evil.example/x',
+      '/\\evil.example',
+      '/\t/evil.example',
+      '/..//evil.example',
+      'javascript:alert(1)',
+      '\\\\evil.example',
+    ]) {
       const { browser, callback } = await throughIdp('erin', next);
       assert.equal(await land(browser, callback), '/', JSON.stringify(next));
     }
@@ -342,7 +381,10 @@ describe('OIDC settings from SERVICE_OIDC_*', () => {
     const secret = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { client_secret: 'another' } });
     assert.equal(secret.body.details?.field, 'client_secret', 'the secret too');
     // Unchanged managed values and free fields are accepted.
-    const ok = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { issuer: idp.issuer, client_secret: '***', username_claim: 'preferred_username' } });
+    const ok = await s.api('PUT', '/api/admin/auth/oidc', {
+      token: admin,
+      body: { issuer: idp.issuer, client_secret: '***', username_claim: 'preferred_username' },
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
   });
 
@@ -362,7 +404,12 @@ describe('OIDC settings from SERVICE_OIDC_*', () => {
     await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { enabled: false } });
     assert.deepEqual((await s.api('GET', '/api/capabilities')).body.auth.drivers, ['local'], 'an admin may switch it off');
     await s.server.close();
-    const again = await startTestServer({ SERVICE_DATA_DIR: s.dataDir, SERVICE_OIDC_ISSUER: idp.issuer, SERVICE_OIDC_CLIENT_ID: CLIENT.id, SERVICE_OIDC_LABEL: 'Renamed' });
+    const again = await startTestServer({
+      SERVICE_DATA_DIR: s.dataDir,
+      SERVICE_OIDC_ISSUER: idp.issuer,
+      SERVICE_OIDC_CLIENT_ID: CLIENT.id,
+      SERVICE_OIDC_LABEL: 'Renamed',
+    });
     try {
       const v = (await again.api('GET', '/api/admin/auth/oidc', { token: await again.login() })).body;
       assert.equal(v.label, 'Renamed', 'the environment wins at start');
@@ -372,7 +419,13 @@ describe('OIDC settings from SERVICE_OIDC_*', () => {
     } finally {
       await again.close();
     }
-    const bad = loadConfig({ SERVICE_DATA_DIR: s.dataDir, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', SERVICE_OIDC_ISSUER: 'http://192.0.2.1/' });
+    const bad = loadConfig({
+      SERVICE_DATA_DIR: s.dataDir,
+      SERVICE_PORT: '0',
+      SERVICE_HOST: '127.0.0.1',
+      SERVICE_UPDATE_CHECK: '0',
+      SERVICE_OIDC_ISSUER: 'http://192.0.2.1/',
+    });
     await assert.rejects(startServer(bad, { logger: createLogger('error') }), /SERVICE_OIDC_ISSUER: must be https/);
   });
 });
@@ -392,7 +445,10 @@ describe('OIDC and the last admin', () => {
 
   test('leaving the admin group does not demote the last enabled admin; the sign-in goes on', async () => {
     const admin = await s.login();
-    const put = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { issuer: idp.issuer, client_id: CLIENT.id, client_secret: CLIENT.secret, scopes: 'openid email profile groups', admin_group: 'boss' } });
+    const put = await s.api('PUT', '/api/admin/auth/oidc', {
+      token: admin,
+      body: { issuer: idp.issuer, client_id: CLIENT.id, client_secret: CLIENT.secret, scopes: 'openid email profile groups', admin_group: 'boss' },
+    });
     assert.equal(put.status, 200);
     idp.accounts.set('hana', { email: 'hana@example.test', email_verified: true, groups: ['boss'] });
     const signIn = async () => {

@@ -32,7 +32,9 @@ describe('the OpenAPI description', () => {
     assert.equal(v.version, '3.1');
     assert.doesNotThrow(() => v.resolveRefs(), 'every $ref resolves');
     assert.equal(doc.info.version, VERSION);
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) =>
+      Object.values(ops).map((o) => o.operationId),
+    );
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   });
 

@@ -74,10 +74,18 @@ describe('ops routes and the realtime channel', () => {
     const open = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent('/RT/docs')}`, { headers: { authorization: `Bearer ${admin}` } });
     const other = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent('/RT')}`, { headers: { authorization: `Bearer ${admin}` } });
     await sleep(100);
-    await s.server.catalogue.gate.written(st.body.id, 'docs/note.txt', { name: 'note.txt', type: 'file', size: 3, mtime: Date.now() }, { origin: 'upload', actor: { id: 1, email: 'x' } });
+    await s.server.catalogue.gate.written(
+      st.body.id,
+      'docs/note.txt',
+      { name: 'note.txt', type: 'file', size: 3, mtime: Date.now() },
+      { origin: 'upload', actor: { id: 1, email: 'x' } },
+    );
     const frames = await collect(open, (f) => f.some((x) => x.event === 'change'));
     const change = frames.find((f) => f.event === 'change')!;
-    assert.deepEqual({ folder: change.data.folder, path: change.data.path, kind: change.data.kind }, { folder: '/RT/docs', path: '/RT/docs/note.txt', kind: 'created' });
+    assert.deepEqual(
+      { folder: change.data.folder, path: change.data.path, kind: change.data.kind },
+      { folder: '/RT/docs', path: '/RT/docs/note.txt', kind: 'created' },
+    );
     const otherFrames = await collect(other, (f) => f.some((x) => x.event === 'change' && x.data.path === '/RT/docs/note.txt'), 500);
     assert.equal(otherFrames.filter((f) => f.event === 'change' && f.data.path === '/RT/docs/note.txt').length, 0);
     assert.equal((await fetch(`${s.url}/api/events/stream?folder=/Nope`, { headers: { authorization: `Bearer ${admin}` } })).status, 404);

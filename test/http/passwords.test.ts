@@ -63,7 +63,10 @@ describe('password hashes', () => {
   test('six concurrent sign-ins run at most two hashes at once, and all succeed', async () => {
     kdfLoad(true);
     const all = await Promise.all(Array.from({ length: 6 }, () => s.api('POST', '/api/auth/login', { body: ADMIN })));
-    assert.deepEqual(all.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+    assert.deepEqual(
+      all.map((r) => r.status),
+      [200, 200, 200, 200, 200, 200],
+    );
     assert.equal(kdfLoad().peak, 2);
     assert.equal(kdfLoad().running, 0);
   });

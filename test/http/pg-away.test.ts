@@ -188,7 +188,11 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
     // Without a restart: a listing, an upload and a copy succeed within RECOVER_MS.
     let ok = { list: false, upload: false, copy: false };
     while (!(ok.list && ok.upload && ok.copy) && Date.now() - back < RECOVER_MS) {
-      ok = { list: ok.list || (await list()).status === 200, upload: ok.upload || (await upload()).status === 200, copy: ok.copy || (await copy()).status === 202 };
+      ok = {
+        list: ok.list || (await list()).status === 200,
+        upload: ok.upload || (await upload()).status === 200,
+        copy: ok.copy || (await copy()).status === 202,
+      };
       if (!(ok.list && ok.upload && ok.copy)) await sleep(200);
     }
     const recoveredMs = Date.now() - back;
@@ -200,7 +204,10 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
     const during = outcomes.filter((o) => o.phase === 'during' && o.kind !== 'status' && o.kind !== 'health');
     const summary = (os: Outcome[]) => os.map((o) => `${o.kind} ${o.status} ${o.error ?? ''} ${o.ms}ms`).join('\n');
     assert.ok(during.length >= 20, `load kept up during the outage: ${during.length} requests`);
-    assert.ok(during.some((o) => o.status === 503), 'the outage was seen');
+    assert.ok(
+      during.some((o) => o.status === 503),
+      'the outage was seen',
+    );
     for (const o of during) {
       assert.ok(o.ms <= BOUND_MS, `${o.kind} answered in ${o.ms} ms (bound ${BOUND_MS}):\n${summary(during)}`);
       if (o.status < 300) continue;
@@ -217,7 +224,10 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
 
     // Every copy accepted finishes: none lost, none stuck running; each target holds every file.
     const accepted = outcomes.filter((o) => o.kind === 'copy' && o.opId);
-    assert.ok(accepted.some((o) => o.phase !== 'after'), 'a copy was queued before or during the outage');
+    assert.ok(
+      accepted.some((o) => o.phase !== 'after'),
+      'a copy was queued before or during the outage',
+    );
     const deadline = Date.now() + 60_000;
     for (const o of accepted) {
       let op: { status: string; error?: unknown } | undefined;
@@ -232,7 +242,9 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
     }
     for (const o of accepted) assert.equal(readdirSync(join(files, o.name!)).length, SRC_FILES, `every file copied to ${o.name}`);
     // Uploads: an answered 200 is listed; a refused one left nothing, on disk or in the listing.
-    const listed = new Set(((await callJson(srv.url, 'GET', '/api/files/manager?path=/Files/up', token)).body.entries as Array<{ name: string }>).map((e) => e.name));
+    const listed = new Set(
+      ((await callJson(srv.url, 'GET', '/api/files/manager?path=/Files/up', token)).body.entries as Array<{ name: string }>).map((e) => e.name),
+    );
     for (const o of outcomes.filter((u) => u.kind === 'upload')) {
       if (o.status === 200) assert.ok(listed.has(o.name!), `${o.name} uploaded and listed`);
       else {
@@ -256,7 +268,10 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
   };
 
   test('stopped (pg_ctl stop -m fast) for the outage: 503s within the bound, then served again, nothing lost', async () => {
-    const r = await outage(() => cluster.stop('fast'), () => cluster.start());
+    const r = await outage(
+      () => cluster.stop('fast'),
+      () => cluster.start(),
+    );
     console.log(`stopped: ${JSON.stringify(r)}`);
   });
 

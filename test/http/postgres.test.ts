@@ -27,7 +27,13 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
   // Each start gets a fresh data folder: the key lives outside it, as with several instances (the database checks it).
   const keyFile = join(files.dir, '..', `filedock-pg-${process.pid}.key`);
   writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
-  const env = () => ({ SERVICE_DATABASE_URL: url, SERVICE_SECRET_KEY_FILE: keyFile, SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: files.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
+  const env = () => ({
+    SERVICE_DATABASE_URL: url,
+    SERVICE_SECRET_KEY_FILE: keyFile,
+    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+    SERVICE_DEFAULT_STORAGE_PATH: files.dir,
+    SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+  });
 
   before(async () => {
     cluster = await startPostgres();
@@ -49,7 +55,11 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
 
     const list = await s.api('GET', '/api/files/manager?path=/Files', { token });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.entries.map((e: { name: string; type: string }) => `${e.type}:${e.name}`), ['dir:Reports', 'file:photo.jpg'], 'folders first');
+    assert.deepEqual(
+      list.body.entries.map((e: { name: string; type: string }) => `${e.type}:${e.name}`),
+      ['dir:Reports', 'file:photo.jpg'],
+      'folders first',
+    );
     const photo = list.body.entries[1];
     assert.equal(photo.size, 4);
     assert.equal(photo.is_image, true, 'a JSON boolean, built by PostgreSQL');
@@ -58,7 +68,11 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
 
     const found = await s.api('GET', '/api/files/search?q=SUMMARY', { token });
     assert.equal(found.status, 200);
-    assert.deepEqual(found.body.entries.map((e: { path: string }) => e.path), ['/Files/Reports/q3-summary.txt'], 'case-free substring search');
+    assert.deepEqual(
+      found.body.entries.map((e: { path: string }) => e.path),
+      ['/Files/Reports/q3-summary.txt'],
+      'case-free substring search',
+    );
 
     const share = await s.api('POST', '/api/files/share', { token, body: { path: '/Files/Reports/q3-summary.txt', max_downloads: 2 } });
     assert.equal(share.status, 200, JSON.stringify(share.body));
@@ -73,7 +87,10 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
     const del = await s.api('POST', '/api/files/delete', { token, body: { paths: ['/Files/photo.jpg'] } });
     assert.deepEqual(del.body.deleted, ['/Files/photo.jpg']);
     const after = await s.api('GET', '/api/files/manager?path=/Files', { token });
-    assert.deepEqual(after.body.entries.map((e: { name: string }) => e.name), ['Reports']);
+    assert.deepEqual(
+      after.body.entries.map((e: { name: string }) => e.name),
+      ['Reports'],
+    );
 
     const c = new pg.Client(url);
     await c.connect();
@@ -90,7 +107,10 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
     s = await startTestServer(env());
     const token = await s.login();
     const list = await s.api('GET', '/api/files/manager?path=/Files/Reports', { token });
-    assert.deepEqual(list.body.entries.map((e: { name: string }) => e.name), ['q3-summary.txt']);
+    assert.deepEqual(
+      list.body.entries.map((e: { name: string }) => e.name),
+      ['q3-summary.txt'],
+    );
   });
 
   test('a database that goes away answers 503 with the envelope; it is used again when it is back', async () => {
@@ -120,7 +140,13 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
     const { dir, cleanup } = tempDir();
     try {
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'serve'], {
-        env: { ...process.env, SERVICE_DATA_DIR: dir, SERVICE_PORT: '0', SERVICE_UPDATE_CHECK: '0', SERVICE_DATABASE_URL: `postgres://x:hidden-pw@127.0.0.1:${await freePort()}/x` },
+        env: {
+          ...process.env,
+          SERVICE_DATA_DIR: dir,
+          SERVICE_PORT: '0',
+          SERVICE_UPDATE_CHECK: '0',
+          SERVICE_DATABASE_URL: `postgres://x:hidden-pw@127.0.0.1:${await freePort()}/x`,
+        },
         encoding: 'utf8',
         timeout: 60_000,
       });

@@ -27,9 +27,15 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     cleanups.push(c);
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
-    const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'v@example.test', username: 'v1', password: 'viewer-password-1', role: 'viewer' } });
+    const u = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'v@example.test', username: 'v1', password: 'viewer-password-1', role: 'viewer' },
+    });
     assert.equal(u.status, 200, JSON.stringify(u.body));
     viewer = await s.login('v@example.test', 'viewer-password-1');
   });
@@ -40,11 +46,13 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
   });
 
   const save = (path: string, content: string) => s.api('POST', '/api/files/save-text', { token: admin, body: { path, content } });
-  const names = async (path: string) => (await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin })).body.entries.map((e: any) => e.name);
+  const names = async (path: string) =>
+    (await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin })).body.entries.map((e: any) => e.name);
   const upload = (folder: string, name: string, bytes: Buffer) => uploadFile(s, admin, folder, name, bytes);
   const patch = (body: unknown, token = admin) => s.api('PATCH', '/api/admin/protection', { token, body });
   const scanRow = (path: string) => s.server.db.sqlite.prepare('SELECT * FROM av_scans WHERE path = ?').get(path) as any;
-  const scanOps = (path: string) => (s.server.db.sqlite.prepare("SELECT * FROM ops WHERE kind = 'av.scan'").all() as any[]).filter((o) => JSON.parse(o.payload).path === path);
+  const scanOps = (path: string) =>
+    (s.server.db.sqlite.prepare("SELECT * FROM ops WHERE kind = 'av.scan'").all() as any[]).filter((o) => JSON.parse(o.payload).path === path);
 
   test('delete moves into .service-trash (hidden), the trash lists it with its deleter, restore brings it back', async () => {
     await s.api('POST', '/api/files/mkdir', { token: admin, body: { path: '/Docs/notes' } });
@@ -78,7 +86,10 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     assert.equal(one.status, 409);
     assert.equal(one.body.error, 'name_taken');
     const bulk = await s.api('POST', '/api/files/manager/restore', { token: admin, body: { ids: [item.id, 999999] } });
-    assert.deepEqual(bulk.body.failed, [{ id: item.id, error: 'name_taken' }, { id: 999999, error: 'not_found' }]);
+    assert.deepEqual(bulk.body.failed, [
+      { id: item.id, error: 'name_taken' },
+      { id: 999999, error: 'not_found' },
+    ]);
     assert.equal(readFileSync(join(root, 'b.txt'), 'utf8'), 'new b');
   });
 
@@ -93,10 +104,16 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     assert.equal(item.type, 'dir');
     const sha = createHash('sha256').update('old b').digest('hex');
     const same = await s.api('POST', '/api/files/manager/trash/same', { token: admin, body: { sha256: sha } });
-    assert.deepEqual(same.body.items.map((i: any) => i.path), ['/Docs/b.txt']);
+    assert.deepEqual(
+      same.body.items.map((i: any) => i.path),
+      ['/Docs/b.txt'],
+    );
     await save('/Docs/copy-of-b.txt', 'old b');
     const byEntry = await s.api('POST', '/api/files/manager/trash/same', { token: admin, body: { entries: ['/Docs/copy-of-b.txt'] } });
-    assert.deepEqual(byEntry.body.items.map((i: any) => i.path), ['/Docs/b.txt']);
+    assert.deepEqual(
+      byEntry.body.items.map((i: any) => i.path),
+      ['/Docs/b.txt'],
+    );
     assert.equal((await s.api('POST', '/api/files/manager/trash/same', { token: admin, body: { sha256: 'ABC' } })).status, 400);
     const res = await s.api('POST', '/api/files/manager/restore', { token: admin, body: { ids: [item.id] } });
     assert.deepEqual(res.body.restored, [{ id: item.id, path: '/Docs/proj' }]);
@@ -119,7 +136,10 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     await save('/Docs/v.txt', 'three');
     const list = await s.api('GET', '/api/files/versions?path=/Docs/v.txt', { token: admin });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.versions.map((v: any) => v.size), [3, 3]);
+    assert.deepEqual(
+      list.body.versions.map((v: any) => v.size),
+      [3, 3],
+    );
     assert.ok(existsSync(join(root, '.versions/v.txt')));
     assert.equal(scanOps('.versions/v.txt').length, 0);
     const oldest = list.body.versions[1].id;
@@ -141,17 +161,52 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     await save('/Docs/v.txt', 'four');
     assert.equal((await s.api('GET', '/api/files/versions?path=/Docs/v.txt', { token: admin })).body.versions.length, 2);
     const unset = await patch({ versions_keep_n: null });
-    assert.deepEqual([unset.body.versions_keep_n, unset.body.versions_keep_n_unset], [20, true], 'unset reports the effective 20 (an int, as the spec types it)');
+    assert.deepEqual(
+      [unset.body.versions_keep_n, unset.body.versions_keep_n_unset],
+      [20, true],
+      'unset reports the effective 20 (an int, as the spec types it)',
+    );
   });
 
   test('admin protection: GET shape, PATCH ranges (400, nothing stored), audit, non-admin refused', async () => {
     const g = await s.api('GET', '/api/admin/protection', { token: admin });
     assert.equal(g.status, 200);
     for (const k of ['trash_retention_days', 'versions_keep_n', 'share_max_ttl_days', 'shares_over_max_ttl', 'antivirus']) assert.ok(k in g.body, k);
-    for (const k of ['enabled', 'binary', 'mode', 'address', 'reachable', 'health', 'version', 'restart_pending', 'scan_enabled', 'scan_mode', 'clamd_addr', 'modes', 'max_scan_mb', 'max_scan_mb_min', 'max_scan_mb_max', 'save_scan_window_minutes', 'save_scan_window_min', 'save_scan_window_max'])
+    for (const k of [
+      'enabled',
+      'binary',
+      'mode',
+      'address',
+      'reachable',
+      'health',
+      'version',
+      'restart_pending',
+      'scan_enabled',
+      'scan_mode',
+      'clamd_addr',
+      'modes',
+      'max_scan_mb',
+      'max_scan_mb_min',
+      'max_scan_mb_max',
+      'save_scan_window_minutes',
+      'save_scan_window_min',
+      'save_scan_window_max',
+    ])
       assert.ok(k in g.body.antivirus, k);
-    assert.deepEqual([g.body.antivirus.max_scan_mb_min, g.body.antivirus.max_scan_mb_max, g.body.antivirus.save_scan_window_min, g.body.antivirus.save_scan_window_max], [1, 10240, 2, 60]);
-    for (const [field, value] of [['trash_retention_days', 0], ['trash_retention_days', 3651], ['versions_keep_n', 1001], ['share_max_ttl_days', -1], ['av_max_scan_mb', 0], ['av_save_scan_window_minutes', 61], ['av_mode', 'cloud'], ['bogus', 1]] as const) {
+    assert.deepEqual(
+      [g.body.antivirus.max_scan_mb_min, g.body.antivirus.max_scan_mb_max, g.body.antivirus.save_scan_window_min, g.body.antivirus.save_scan_window_max],
+      [1, 10240, 2, 60],
+    );
+    for (const [field, value] of [
+      ['trash_retention_days', 0],
+      ['trash_retention_days', 3651],
+      ['versions_keep_n', 1001],
+      ['share_max_ttl_days', -1],
+      ['av_max_scan_mb', 0],
+      ['av_save_scan_window_minutes', 61],
+      ['av_mode', 'cloud'],
+      ['bogus', 1],
+    ] as const) {
       const r = await patch({ trash_retention_days: 9, [field]: value });
       assert.equal(r.status, 400, `${field}=${value}`);
       assert.equal(r.body.details.field, field);
@@ -243,7 +298,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     assert.ok(existsSync(join(root, 'd/eicar3.com')), 'the file stays in place');
     clamd = await startClamd(avDir);
     await patch({ av_clamd_addr: clamd.address });
-    s.server.db.sqlite.prepare("UPDATE ops SET run_at = ? WHERE id = ?").run(new Date().toISOString(), op.id);
+    s.server.db.sqlite.prepare('UPDATE ops SET run_at = ? WHERE id = ?').run(new Date().toISOString(), op.id);
     await s.server.queue.idle(20_000);
     assert.equal(scanRow('d/eicar3.com').state, 'infected', 'the retry finds it once clamd is back');
     await s.server.queue.idle(5000);
@@ -258,7 +313,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     assert.equal(scanRow('d/ghost.txt').state, 'skipped');
   });
 
-  test('a file deleted between the scan\'s stat and its read is skipped, not retried as a scan error', async () => {
+  test("a file deleted between the scan's stat and its read is skipped, not retried as a scan error", async () => {
     // The old flake: the op started before the test removed the file, the read failed, the op was
     // re-queued with a backoff and idle() (rightly) returned with it queued. Fault injection makes
     // that window certain: the real local driver's read runs right after the file is removed.

@@ -25,7 +25,13 @@ let hook: Server;
 let hookUrl: string;
 const hooks: Array<{ event: string; data: any }> = [];
 
-const env = (root: string) => ({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_PUBLIC_EGRESS_MBPS: String(BUDGET_MBPS), SERVICE_PUBLIC_LINK_MAX_STREAMS: '64' });
+const env = (root: string) => ({
+  SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+  SERVICE_DEFAULT_STORAGE_PATH: root,
+  SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+  SERVICE_PUBLIC_EGRESS_MBPS: String(BUDGET_MBPS),
+  SERVICE_PUBLIC_LINK_MAX_STREAMS: '64',
+});
 
 async function synced(srv: TestServer, rel: string): Promise<void> {
   const id = srv.server.catalogue.repo.all()[0].id;
@@ -54,20 +60,32 @@ function download(url: string, headers: Record<string, string>) {
   let answered: (status: number) => void = () => {};
   /** The response's status once its headers arrive (0 when the request failed or was stopped first). */
   const head = new Promise<number>((r) => (answered = r));
-  const status = fetch(url, { headers, signal: ac.signal }).then(async (res) => {
-    answered(res.status);
-    if (!res.body) return res.status;
-    try {
-      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
-        bytes += c.length;
-        marks.push([Date.now(), bytes]);
+  const status = fetch(url, { headers, signal: ac.signal })
+    .then(async (res) => {
+      answered(res.status);
+      if (!res.body) return res.status;
+      try {
+        for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
+          bytes += c.length;
+          marks.push([Date.now(), bytes]);
+        }
+      } catch {
+        /* aborted */
       }
-    } catch {
-      /* aborted */
-    }
-    return res.status;
-  }).catch(() => (answered(0), 0));
-  return { status, head, bytes: () => bytes, bytesAt: (t: number) => { let b = 0; for (const [at, n] of marks) if (at <= t) b = n; return b; }, stop: () => ac.abort() };
+      return res.status;
+    })
+    .catch(() => (answered(0), 0));
+  return {
+    status,
+    head,
+    bytes: () => bytes,
+    bytesAt: (t: number) => {
+      let b = 0;
+      for (const [at, n] of marks) if (at <= t) b = n;
+      return b;
+    },
+    stop: () => ac.abort(),
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -126,7 +144,9 @@ describe('public egress budget', () => {
     await Promise.all(clients.map((c) => c.status));
     const rate = ((to - from) * 1000) / (tTo - tFrom);
     const mean = (to - from) / per.length;
-    console.log(`egress: ${Math.round(rate)} B/s against a budget of ${BUDGET_BPS} B/s over ${tTo - tFrom} ms (${tTo - t0} ms in all); per client min ${Math.min(...per)} max ${Math.max(...per)} mean ${Math.round(mean)}`);
+    console.log(
+      `egress: ${Math.round(rate)} B/s against a budget of ${BUDGET_BPS} B/s over ${tTo - tFrom} ms (${tTo - t0} ms in all); per client min ${Math.min(...per)} max ${Math.max(...per)} mean ${Math.round(mean)}`,
+    );
     assert.ok(Math.abs(rate - BUDGET_BPS) <= BUDGET_BPS * 0.1, `rate ${rate} not within 10 % of ${BUDGET_BPS}`);
     assert.ok(Math.min(...per) >= mean * 0.5, 'every client gets a fair share');
     assert.equal(status.budget_bps, BUDGET_BPS);
@@ -171,7 +191,12 @@ describe('public egress budget', () => {
   });
 
   test('out-of-range settings: 400 with the field; a bad environment value stops the start', async () => {
-    for (const [field, value] of [['public_egress_mbps', -1], ['public_egress_mbps', 100_001], ['public_link_max_streams', 1.5], ['public_link_max_addresses', 'many']] as const) {
+    for (const [field, value] of [
+      ['public_egress_mbps', -1],
+      ['public_egress_mbps', 100_001],
+      ['public_link_max_streams', 1.5],
+      ['public_link_max_addresses', 'many'],
+    ] as const) {
       const r = await s.api('PATCH', '/api/admin/uplink', { token: admin, body: { [field]: value } });
       assert.equal(r.status, 400, `${field}=${value}`);
       assert.equal(r.body.error, 'validation_failed');
@@ -179,8 +204,16 @@ describe('public egress budget', () => {
     }
     const g = await s.api('GET', '/api/admin/uplink', { token: admin });
     assert.equal(g.body.effective.public_egress_mbps, BUDGET_MBPS);
-    for (const [k, v] of [['SERVICE_PUBLIC_EGRESS_MBPS', '-5'], ['SERVICE_PUBLIC_LINK_MAX_STREAMS', 'lots'], ['SERVICE_TRUSTED_PROXIES', '10.0.0.0/99']]) {
-      assert.throws(() => loadConfig({ SERVICE_DATA_DIR: root.dir, [k]: v }), (e: Error) => e.message.includes(k), k);
+    for (const [k, v] of [
+      ['SERVICE_PUBLIC_EGRESS_MBPS', '-5'],
+      ['SERVICE_PUBLIC_LINK_MAX_STREAMS', 'lots'],
+      ['SERVICE_TRUSTED_PROXIES', '10.0.0.0/99'],
+    ]) {
+      assert.throws(
+        () => loadConfig({ SERVICE_DATA_DIR: root.dir, [k]: v }),
+        (e: Error) => e.message.includes(k),
+        k,
+      );
     }
     assert.equal(loadConfig({ SERVICE_DATA_DIR: root.dir, SERVICE_PUBLIC_EGRESS_MBPS: '' }).publicEgressMbps, 0);
   });
@@ -210,10 +243,16 @@ describe('suspension', () => {
     assert.equal(h.data.addresses, 101);
     const bell = await s.api('GET', '/api/notifications', { token: admin });
     const list = bell.body.notifications ?? bell.body.items ?? bell.body;
-    assert.ok(list.some((n: { event: string; data: { share_id: number } }) => n.event === 'share.suspended' && n.data.share_id === l.id), JSON.stringify(bell.body).slice(0, 300));
+    assert.ok(
+      list.some((n: { event: string; data: { share_id: number } }) => n.event === 'share.suspended' && n.data.share_id === l.id),
+      JSON.stringify(bell.body).slice(0, 300),
+    );
     assert.equal((await s.api('GET', '/api/admin/status', { token: admin })).body.egress.suspended_links, 1);
 
-    assert.equal((await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'other@example.test', username: 'other', password: 'user-password-1' } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'other@example.test', username: 'other', password: 'user-password-1' } })).status,
+      200,
+    );
     const other = await s.login('other@example.test', 'user-password-1');
     assert.equal((await s.api('POST', `/api/files/share/${l.id}/resume`, { token: other })).status, 404);
     const re = await s.api('POST', `/api/files/share/${l.id}/resume`, { token: admin });
@@ -227,7 +266,9 @@ describe('suspension', () => {
     const ua = 'aria2/1.36.0';
     const first = download(`${s.url}/s/${l.token}`, { 'x-forwarded-for': pub(500), 'user-agent': ua, range: 'bytes=0-' });
     for (let i = 0; i < 100 && first.bytes() === 0; i++) await sleep(50);
-    const more = Array.from({ length: 8 }, (_, i) => download(`${s.url}/s/${l.token}`, { 'x-forwarded-for': pub(500), 'user-agent': ua, range: `bytes=${(i + 1) * 1_000_000}-` }));
+    const more = Array.from({ length: 8 }, (_, i) =>
+      download(`${s.url}/s/${l.token}`, { 'x-forwarded-for': pub(500), 'user-agent': ua, range: `bytes=${(i + 1) * 1_000_000}-` }),
+    );
     // Each answer's status as its headers arrive (a fixed wait before stopping read 0 from every one on a loaded machine).
     const codes = await Promise.all(more.map((d) => d.head));
     more.forEach((d) => d.stop());

@@ -14,7 +14,11 @@ test('the public listener serves only public routes and ignores sessions', async
       const r = await fetch(pub + path, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(r.status, 404, path);
     }
-    const login = await fetch(pub + '/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a', password: 'b' }) });
+    const login = await fetch(pub + '/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'a', password: 'b' }),
+    });
     assert.equal(login.status, 404);
     // The main listener still serves everything.
     assert.equal((await fetch(`${s.url}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200);

@@ -48,7 +48,8 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     form.append('file', new Blob([new Uint8Array(Buffer.from('new bytes'))]), name);
     return fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } });
   };
-  const bell = async () => (await s.api('GET', '/api/notifications?limit=50', { token: admin })).body.notifications as Array<{ event: string; body: string; data: any }>;
+  const bell = async () =>
+    (await s.api('GET', '/api/notifications?limit=50', { token: admin })).body.notifications as Array<{ event: string; body: string; data: any }>;
 
   before(async () => {
     v = new LoopVolumes();
@@ -57,7 +58,11 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     m1 = v.folder('m1');
     m2 = v.folder('m2');
     v.mount(imgA, m1);
-    for (const [name, bg] of [['red.png', '#c00'], ['green.png', '#0a0'], ['blue.jpg', '#00c']] as const) {
+    for (const [name, bg] of [
+      ['red.png', '#c00'],
+      ['green.png', '#0a0'],
+      ['blue.jpg', '#00c'],
+    ] as const) {
       const img = sharp({ create: { width: 400, height: 300, channels: 3, background: bg } });
       writeFileSync(join(m1, name), await (name.endsWith('.png') ? img.png() : img.jpeg()).toBuffer());
     }
@@ -105,7 +110,13 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     assert.equal(listing.status, 200);
     assert.equal(listing.body.storage.offline, true);
     assert.equal(listing.body.storage.readonly, true, 'an offline storage is listed read-only');
-    assert.deepEqual(listing.body.entries.map((e: { name: string }) => e.name).sort(), rowsBefore.filter((r) => !r.path.includes('/')).map((r) => r.path).sort());
+    assert.deepEqual(
+      listing.body.entries.map((e: { name: string }) => e.name).sort(),
+      rowsBefore
+        .filter((r) => !r.path.includes('/'))
+        .map((r) => r.path)
+        .sort(),
+    );
 
     const up = await upload('new.txt');
     assert.equal(up.status, 503);
@@ -124,10 +135,14 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     // A sync asked for now, and a folder check, remove nothing.
     const sync = await s.api('POST', `/api/admin/storages/${id}/sync`, { token: admin });
     assert.equal(sync.status, 202);
-    const { value: run } = await until('the sync run to end', async () => {
-      const r = (await s.api('GET', `/api/admin/sync/runs/${sync.body.run_id}`, { token: admin })).body;
-      return ['completed', 'failed'].includes(r.status) && r;
-    }, 15_000);
+    const { value: run } = await until(
+      'the sync run to end',
+      async () => {
+        const r = (await s.api('GET', `/api/admin/sync/runs/${sync.body.run_id}`, { token: admin })).body;
+        return ['completed', 'failed'].includes(r.status) && r;
+      },
+      15_000,
+    );
     assert.equal(run.status, 'failed');
     assert.equal(run.removed, 0);
     await s.server.catalogue.syncer.refresh(id, '', 2_000);
@@ -136,20 +151,31 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     const status = await s.api('GET', '/api/admin/status', { token: admin });
     const off = status.body.offline_storages.find((o: { storage_id: number }) => o.storage_id === id);
     assert.equal(off?.volume_state, 'missing');
-    assert.ok((await bell()).some((n) => n.event === 'storage.offline' && n.data.storage_id === id), 'admins are told in the bell');
+    assert.ok(
+      (await bell()).some((n) => n.event === 'storage.offline' && n.data.storage_id === id),
+      'admins are told in the bell',
+    );
   });
 
   test('another drive at the same mount point is not attached: a warning, nothing synced over it', async () => {
     v.mount(imgB, m1);
     writeFileSync(join(m1, 'intruder.txt'), 'not from the USB storage');
-    const { value: st } = await until('the mismatch warning', async () => {
-      const x = await storage();
-      return /different volume/.test(x.status_reason ?? '') && x;
-    }, 10_000);
+    const { value: st } = await until(
+      'the mismatch warning',
+      async () => {
+        const x = await storage();
+        return /different volume/.test(x.status_reason ?? '') && x;
+      },
+      10_000,
+    );
     assert.equal(st.status, 'offline');
     assert.match(st.status_reason, new RegExp(v.uuid(imgB)));
     assert.equal(st.config.path, m1, 'the storage still points where it did');
-    await until('the mismatch in the bell', async () => (await bell()).some((n) => n.event === 'storage.volume_mismatch' && n.data.found === v.uuid(imgB)), 5_000);
+    await until(
+      'the mismatch in the bell',
+      async () => (await bell()).some((n) => n.event === 'storage.volume_mismatch' && n.data.found === v.uuid(imgB)),
+      5_000,
+    );
     const status = await s.api('GET', '/api/admin/status', { token: admin });
     assert.equal(status.body.offline_storages.find((o: { storage_id: number }) => o.storage_id === id)?.volume_state, 'foreign');
 
@@ -164,20 +190,33 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
 
   test('the same drive mounted elsewhere is re-attached within 30 s: rows and thumbnails kept', async () => {
     v.mount(imgA, m2);
-    const { tookMs } = await until('the re-attach', async () => {
-      const x = await storage();
-      return x.status === 'online' && x.config.path === m2;
-    }, 30_000);
+    const { tookMs } = await until(
+      'the re-attach',
+      async () => {
+        const x = await storage();
+        return x.status === 'online' && x.config.path === m2;
+      },
+      30_000,
+    );
     const st = await storage();
     assert.equal(st.volume.mount, m2);
     assert.equal(st.status_reason, null);
     assert.ok(tookMs < 30_000, `re-attached after ${tookMs} ms`);
 
     // The catch-up sync finds nothing new: no row added, removed or changed, no thumbnail made again.
-    await until('the catch-up sync', () => {
-      const r = s.server.db.sqlite.prepare("SELECT status, added, updated, removed FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1").get(id) as { status: string; added: number; updated: number; removed: number };
-      return r.status === 'completed' && r;
-    }, 15_000).then(({ value }) => assert.deepEqual({ ...value }, { status: 'completed', added: 0, updated: 0, removed: 0 }));
+    await until(
+      'the catch-up sync',
+      () => {
+        const r = s.server.db.sqlite.prepare('SELECT status, added, updated, removed FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1').get(id) as {
+          status: string;
+          added: number;
+          updated: number;
+          removed: number;
+        };
+        return r.status === 'completed' && r;
+      },
+      15_000,
+    ).then(({ value }) => assert.deepEqual({ ...value }, { status: 'completed', added: 0, updated: 0, removed: 0 }));
     assert.deepEqual(rows(), rowsBefore);
     for (const [nodeId, before] of thumbStat) {
       const now = statSync(join(s.server.dirs.thumbs, `${nodeId}.jpg`));
@@ -222,7 +261,11 @@ describe('a server started while the drive of a storage is unplugged', { skip, t
     const created = await s.api('POST', '/api/admin/storages', { token, body: { name: 'Photos', driver: 'local', config: { path: photos } } });
     const id = created.body.id as number;
     const rows = () => s.server.db.sqlite.prepare('SELECT id, path FROM nodes WHERE storage_id = ? ORDER BY id').all(id);
-    await until('the volume and the rows', async () => (await s.api('GET', `/api/admin/storages/${id}`, { token })).body.volume?.sub === 'photos' && rows().length === 2, 15_000);
+    await until(
+      'the volume and the rows',
+      async () => (await s.api('GET', `/api/admin/storages/${id}`, { token })).body.volume?.sub === 'photos' && rows().length === 2,
+      15_000,
+    );
     const before = rows();
     await s.close();
     servers.length = 0;
@@ -243,7 +286,13 @@ describe('a server started while the drive of a storage is unplugged', { skip, t
     assert.equal((await s.api('GET', `/api/admin/storages/${id}`, { token })).body.config.path, photos, 'same place');
     const back = (await s.api('GET', '/api/notifications?limit=20', { token })).body.notifications.find((n: { event: string }) => n.event === 'storage.online');
     assert.equal(back?.data.reattached_from, null);
-    await until('a catch-up sync', () => (s.server.db.sqlite.prepare("SELECT status FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1").get(id) as { status: string }).status === 'completed', 15_000);
+    await until(
+      'a catch-up sync',
+      () =>
+        (s.server.db.sqlite.prepare('SELECT status FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1').get(id) as { status: string }).status ===
+        'completed',
+      15_000,
+    );
     assert.deepEqual(rows(), before);
   });
 });

@@ -95,10 +95,17 @@ describe('resumable long ops', () => {
       const id = copy.body.operation_id;
 
       let status = (await api('GET', '/api/admin/status')).body.sleep_inhibitor;
-      for (const stop = Date.now() + 10_000; !status.active && Date.now() < stop; await sleep(50)) status = (await api('GET', '/api/admin/status')).body.sleep_inhibitor;
+      for (const stop = Date.now() + 10_000; !status.active && Date.now() < stop; await sleep(50))
+        status = (await api('GET', '/api/admin/status')).body.sleep_inhibitor;
       assert.equal(status.active, true, JSON.stringify(status));
-      assert.deepEqual(status.reasons.find((r: { kind: string }) => r.kind === 'files.transfer'), { kind: 'files.transfer', count: 1 });
-      assert.deepEqual(status.resumable_ops.map((o: { id: string }) => o.id), [id]);
+      assert.deepEqual(
+        status.reasons.find((r: { kind: string }) => r.kind === 'files.transfer'),
+        { kind: 'files.transfer', count: 1 },
+      );
+      assert.deepEqual(
+        status.resumable_ops.map((o: { id: string }) => o.id),
+        [id],
+      );
       // Kill at about half-way, by the op's own progress.
       const end = Date.now() + 120_000;
       for (;;) {
@@ -108,7 +115,13 @@ describe('resumable long ops', () => {
         if (Date.now() > end) throw new Error(`no half-way in 120 s: ${JSON.stringify(op)}`);
         await sleep(20);
       }
-      assert.deepEqual(srv.messages().filter((m) => m.type === 'inhibit').at(-1), { type: 'inhibit', active: true, reasons: [{ kind: 'files.transfer', count: 1 }] });
+      assert.deepEqual(
+        srv
+          .messages()
+          .filter((m) => m.type === 'inhibit')
+          .at(-1),
+        { type: 'inhibit', active: true, reasons: [{ kind: 'files.transfer', count: 1 }] },
+      );
       await srv.kill();
       const cut = chunkState(data, id);
       assert.ok(cut, 'the journal holds the file being copied');
@@ -132,8 +145,18 @@ describe('resumable long ops', () => {
       }
       assert.equal(op.status, 'completed', JSON.stringify(op));
       const inhibits = srv.messages().filter((m) => m.type === 'inhibit');
-      assert.ok(inhibits.some((m) => m.active), 'the resumed copy kept the computer awake');
-      for (const stop = Date.now() + 5000; srv.messages().filter((m) => m.type === 'inhibit').at(-1)?.active !== false; await sleep(50))
+      assert.ok(
+        inhibits.some((m) => m.active),
+        'the resumed copy kept the computer awake',
+      );
+      for (
+        const stop = Date.now() + 5000;
+        srv
+          .messages()
+          .filter((m) => m.type === 'inhibit')
+          .at(-1)?.active !== false;
+        await sleep(50)
+      )
         if (Date.now() > stop) throw new Error('the inhibitor was not released after the copy');
       const resumedAt = Number(/resumed big\.bin at byte (\d+)/.exec(op.message ?? '')?.[1]);
       assert.ok(resumedAt >= committed, `resumed at ${resumedAt}, at or after the committed ${committed} (message: ${op.message})`);
@@ -149,7 +172,10 @@ describe('resumable long ops', () => {
       const staged = [data, b].flatMap((dir) => readdirSync(dir, { recursive: true, withFileTypes: true })).filter((d) => d.name === session);
       assert.deepEqual(staged, [], 'no staging session left behind');
       const listing = await api('GET', '/api/files/manager?path=/B');
-      assert.deepEqual(listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]), [['big.bin', SIZE]]);
+      assert.deepEqual(
+        listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]),
+        [['big.bin', SIZE]],
+      );
     } finally {
       await srv.stop();
     }
@@ -206,8 +232,18 @@ describe('resumable long ops', () => {
       assert.equal(op.result.files, 300);
       tc.diagnostic(`${done.length} of 300 files recorded at the kill`);
       for (const [name, ino] of inodes) assert.equal(statSync(join(z, 'out', name)).ino, ino, `${name} was not written again`);
-      for (const [name, digest] of digests) assert.equal(createHash('sha256').update(readFileSync(join(z, 'out', name))).digest('hex'), digest, name);
-      const names = () => readdirSync(join(z, 'out'), { recursive: true }).map(String).filter((n) => n.includes('.'));
+      for (const [name, digest] of digests)
+        assert.equal(
+          createHash('sha256')
+            .update(readFileSync(join(z, 'out', name)))
+            .digest('hex'),
+          digest,
+          name,
+        );
+      const names = () =>
+        readdirSync(join(z, 'out'), { recursive: true })
+          .map(String)
+          .filter((n) => n.includes('.'));
       for (const stop = Date.now() + 10_000; names().some((n) => n.includes('.~fd-')); await sleep(50))
         if (Date.now() > stop) throw new Error(`temp files of the killed run left: ${names().filter((n) => n.includes('.~fd-'))}`);
       assert.equal(names().length, 300, 'no duplicate or temp file');
@@ -236,7 +272,8 @@ describe('resumable long ops', () => {
       const copy = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/S/big.bin' });
       assert.equal(copy.status, 202, JSON.stringify(copy.body));
       const id = copy.body.operation_id;
-      for (const stop = Date.now() + 120_000; (chunkState(data, id)?.etags.length ?? 0) < 2; await sleep(20)) if (Date.now() > stop) throw new Error('no two parts in 120 s');
+      for (const stop = Date.now() + 120_000; (chunkState(data, id)?.etags.length ?? 0) < 2; await sleep(20))
+        if (Date.now() > stop) throw new Error('no two parts in 120 s');
       await srv.kill();
       const cut = chunkState(data, id)!;
       assert.ok(cut.etags.length >= 2 && cut.etags.length < 5, `${cut.etags.length} of 5 parts committed`);
@@ -253,13 +290,20 @@ describe('resumable long ops', () => {
       assert.equal(op.status, 'completed', JSON.stringify(op));
       const resumedAt = Number(/resumed big\.bin at byte (\d+)/.exec(op.message ?? '')?.[1]);
       assert.ok(resumedAt >= cut.etags.length * cut.part_size, `resumed at ${resumedAt} (message: ${op.message})`);
-      const res = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/S/big.bin')}`, { headers: { authorization: `Bearer ${(await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHILD_ADMIN) })).json()).token}` } });
+      const res = await fetch(`${srv.url}/api/files/raw?path=${encodeURIComponent('/S/big.bin')}`, {
+        headers: {
+          authorization: `Bearer ${(await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHILD_ADMIN) })).json()).token}`,
+        },
+      });
       assert.equal(res.status, 200);
       const h = createHash('sha256');
       for await (const chunk of Readable.fromWeb(res.body as never)) h.update(chunk as Buffer);
       assert.equal(h.digest('hex'), digest, 'byte-exact on S3');
       const listing = await api('GET', '/api/files/manager?path=/S');
-      assert.deepEqual(listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]), [['big.bin', size]]);
+      assert.deepEqual(
+        listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]),
+        [['big.bin', size]],
+      );
     } finally {
       await srv.stop();
       await s3?.close();
@@ -287,7 +331,8 @@ describe('resumable long ops', () => {
       await addLocalStorages(api, { A: a, B: b });
       const copy = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/B/big.bin' });
       const id = copy.body.operation_id;
-      for (const stop = Date.now() + 120_000; (chunkState(data, id)?.etags.length ?? 0) < 2; await sleep(10)) if (Date.now() > stop) throw new Error('no two parts in 120 s');
+      for (const stop = Date.now() + 120_000; (chunkState(data, id)?.etags.length ?? 0) < 2; await sleep(10))
+        if (Date.now() > stop) throw new Error('no two parts in 120 s');
       await srv.kill();
       const cut = chunkState(data, id);
       assert.ok(cut && cut.etags.length < 5, `killed before the end (${cut?.etags.length} parts recorded)`);
@@ -303,7 +348,8 @@ describe('resumable long ops', () => {
       const again = await api('POST', '/api/files/copy', { from: '/A/big.bin', to: '/B/second.bin' });
       assert.equal(again.status, 202, JSON.stringify(again.body));
       const id2 = again.body.operation_id;
-      for (const stop = Date.now() + 120_000; (chunkState(data, id2)?.etags.length ?? 0) < 1; await sleep(10)) if (Date.now() > stop) throw new Error('no part in 120 s');
+      for (const stop = Date.now() + 120_000; (chunkState(data, id2)?.etags.length ?? 0) < 1; await sleep(10))
+        if (Date.now() > stop) throw new Error('no part in 120 s');
       const open = chunkState(data, id2)!;
       assert.equal(sessionLeft(open.handle), true, 'the session is staged while the copy runs');
       assert.equal((await api('POST', `/api/files/ops/${id2}/cancel`)).status, 200);

@@ -20,7 +20,10 @@ describe('roles, permissions, account checks and sign-up', () => {
   const users: Record<string, { id: number; token: string }> = {};
 
   const make = async (name: string, role: string, groups: string[] = []) => {
-    const r = await s.api('POST', '/api/admin/users', { token: admin, body: { email: `${name}@example.test`, username: name, password: `${name}-password-1`, role, groups } });
+    const r = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: `${name}@example.test`, username: name, password: `${name}-password-1`, role, groups },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     users[name] = { id: r.body.user.id, token: await s.login(`${name}@example.test`, `${name}-password-1`) };
   };
@@ -35,7 +38,11 @@ describe('roles, permissions, account checks and sign-up', () => {
     // The failure window outlasts a password hash (scrypt N=2^17: up to ~1.5 s on a busy machine).
     s = await startTestServer({ SERVICE_LOGIN_MAX_ATTEMPTS: '3', SERVICE_LOGIN_LOCK: '5s' });
     admin = await s.login();
-    assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Shared', driver: 'local', config: { path: root } } })).status, 200);
+    assert.equal(
+      (await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Shared', driver: 'local', config: { path: root } } }))
+        .status,
+      200,
+    );
     await make('vic', 'viewer');
     await make('uma', 'user', ['design']);
     await make('ron', 'user');
@@ -63,7 +70,7 @@ describe('roles, permissions, account checks and sign-up', () => {
     assert.equal((await share('vic', '/Shared/Team/notes.txt')).status, 403);
   });
 
-  test('a custom role turns a permission off for its members; a person\'s exception wins over the role', async () => {
+  test("a custom role turns a permission off for its members; a person's exception wins over the role", async () => {
     const bad = await s.api('POST', '/api/admin/roles', { token: admin, body: { name: 'No links', permissions: { 'shares:fly': false } } });
     assert.deepEqual([bad.status, bad.body.details?.permission], [400, 'shares:fly']);
     const builtIn = await s.api('POST', '/api/admin/roles', { token: admin, body: { name: 'Viewer', permissions: {} } });
@@ -87,7 +94,10 @@ describe('roles, permissions, account checks and sign-up', () => {
     const w = await mkdir('ron', '/Shared/Team/ron');
     assert.deepEqual([w.status, w.body.details?.permission], [403, 'files:write']);
     const listing = await s.api('GET', '/api/files/manager?path=/Shared/Team', { token: users.ron.token });
-    assert.ok(listing.body.entries.every((e: any) => e.perm === 'viewer'), 'his listing shows it');
+    assert.ok(
+      listing.body.entries.every((e: any) => e.perm === 'viewer'),
+      'his listing shows it',
+    );
 
     // The role changes apply at once; deleting it returns its members to their built-in role.
     await s.api('PUT', `/api/admin/users/${users.uma.id}/permissions`, { token: admin, body: { permissions: {} } });
@@ -111,12 +121,18 @@ describe('roles, permissions, account checks and sign-up', () => {
     assert.equal((await s.api('GET', '/api/files/manager?path=/Shared', { token: users.uma.token })).status, 200);
     // Ron is not in the group: he only passes through on the way to his home folder (Shared is the first storage).
     const ron = await s.api('GET', '/api/files/manager?path=/Shared', { token: users.ron.token });
-    assert.deepEqual(ron.body.entries.map((e: { name: string }) => e.name), ['Users']);
-    assert.equal((await s.api('GET', '/api/files/manager?path=/Shared/Users', { token: users.ron.token })).body.entries.map((e: { name: string }) => e.name).join(), 'ron');
+    assert.deepEqual(
+      ron.body.entries.map((e: { name: string }) => e.name),
+      ['Users'],
+    );
+    assert.equal(
+      (await s.api('GET', '/api/files/manager?path=/Shared/Users', { token: users.ron.token })).body.entries.map((e: { name: string }) => e.name).join(),
+      'ron',
+    );
     await s.api('PATCH', `/api/admin/storages/${shared.id}`, { token: admin, body: { rbac_enabled: false } });
   });
 
-  test('account check answers the field codes and spends from the address\'s probe budget; an admin is not counted', async () => {
+  test("account check answers the field codes and spends from the address's probe budget; an admin is not counted", async () => {
     const check = (token: string, body: Record<string, unknown>, ip: string) => s.api('POST', '/api/auth/account/check', { token, body, headers: from(ip) });
     assert.equal((await check(users.ron.token, { email: 'uma@example.test' }, '10.9.0.1')).body.error, 'email_taken');
     assert.equal((await check(users.ron.token, { email: 'not an address' }, '10.9.0.1')).body.error, 'email_invalid');
@@ -152,7 +168,10 @@ describe('roles, permissions, account checks and sign-up', () => {
     const smuggled = await s.api('POST', '/api/auth/signup', { body: { ...body, email: 'boss@example.test', role: 'admin' }, headers: from('10.8.0.1') });
     assert.equal(smuggled.status, 400, 'no role field');
     for (let i = 0; i < 3; i++) await s.api('POST', '/api/auth/signup', { body: { email: 'new@example.test', password: 'x' }, headers: from('10.8.0.1') });
-    assert.equal((await s.api('POST', '/api/auth/signup', { body: { email: 'late@example.test', password: 'late-password-1' }, headers: from('10.8.0.1') })).status, 429);
+    assert.equal(
+      (await s.api('POST', '/api/auth/signup', { body: { email: 'late@example.test', password: 'late-password-1' }, headers: from('10.8.0.1') })).status,
+      429,
+    );
     await s.api('PATCH', '/api/admin/auth/settings', { token: admin, body: { allow_signup: false } });
   });
 });

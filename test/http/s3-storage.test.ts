@@ -32,8 +32,14 @@ test('first boot seeds an S3 storage from SERVICE_DEFAULT_STORAGE_S3_*; secrets 
       entries = (await s.api('GET', '/api/files/manager?path=/Bucket/docs', { token: admin })).body.entries ?? [];
       if (!entries.length) await sleep(100);
     }
-    assert.deepEqual(entries.map((e) => e.name), ['readme.txt']);
-    const dl = await fetch(`${s.url}/api/files/raw?path=${encodeURIComponent('/Bucket/docs/readme.txt')}`, { headers: { authorization: `Bearer ${admin}` }, redirect: 'follow' });
+    assert.deepEqual(
+      entries.map((e) => e.name),
+      ['readme.txt'],
+    );
+    const dl = await fetch(`${s.url}/api/files/raw?path=${encodeURIComponent('/Bucket/docs/readme.txt')}`, {
+      headers: { authorization: `Bearer ${admin}` },
+      redirect: 'follow',
+    });
     assert.equal(await dl.text(), 'hello from s3');
 
     // The backend goes away: the listing is still served from the catalogue, marked offline.
@@ -48,7 +54,10 @@ test('first boot seeds an S3 storage from SERVICE_DEFAULT_STORAGE_S3_*; secrets 
     assert.equal(view.status, 'offline');
     const cached = await s.api('GET', '/api/files/manager?path=/Bucket/docs', { token: admin });
     assert.equal(cached.status, 200, JSON.stringify(cached.body));
-    assert.deepEqual(cached.body.entries.map((e: { name: string }) => e.name), ['readme.txt']);
+    assert.deepEqual(
+      cached.body.entries.map((e: { name: string }) => e.name),
+      ['readme.txt'],
+    );
     assert.equal(cached.body.storage.offline, true);
     // It comes back without a restart.
     await s3.start();

@@ -53,7 +53,10 @@ describe('first-run setup with a first storage', () => {
     assert.ok(existsSync(folder));
     const token = r.body.token as string;
     const list = await s.api('GET', '/api/admin/storages', { token });
-    assert.deepEqual(list.body.storages.map((x: { name: string; driver: string }) => [x.name, x.driver]), [['Files', 'local']]);
+    assert.deepEqual(
+      list.body.storages.map((x: { name: string; driver: string }) => [x.name, x.driver]),
+      [['Files', 'local']],
+    );
     const form = new FormData();
     form.append('path', '/Files');
     form.append('file', new Blob(['first bytes']), 'hello.txt');
@@ -68,7 +71,12 @@ describe('first-run setup with a first storage', () => {
 describe('first-run setup when the environment gave a storage', () => {
   test('no first storage is offered, and one sent anyway is refused', async () => {
     const { dir, cleanup } = tempDir('filedock-first-env-');
-    const s = await startTestServer({ SERVICE_ADMIN_EMAIL: '', SERVICE_ADMIN_PASSWORD: '', SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: join(dir, 'env') });
+    const s = await startTestServer({
+      SERVICE_ADMIN_EMAIL: '',
+      SERVICE_ADMIN_PASSWORD: '',
+      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+      SERVICE_DEFAULT_STORAGE_PATH: join(dir, 'env'),
+    });
     try {
       assert.deepEqual((await s.api('GET', '/api/auth/setup')).body, { needed: true, local: true });
       const r = await s.api('POST', '/api/auth/setup', { body: { ...OWNER, storage_path: join(dir, 'other') } });

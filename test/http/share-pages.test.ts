@@ -34,10 +34,16 @@ before(async () => {
   writeFileSync(join(root.dir, 'report.bin'), bin);
   mkdirSync(join(root.dir, 'album/sub'), { recursive: true });
   // A tiny valid PNG (1x1) so the folder has an image.
-  const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201e2b2e5c30000000049454e44ae426082', 'hex');
+  const png = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201e2b2e5c30000000049454e44ae426082',
+    'hex',
+  );
   writeFileSync(join(root.dir, 'album/a.png'), png);
   writeFileSync(join(root.dir, 'album/b.png'), png);
-  writeFileSync(join(root.dir, 'album/notes.md'), '# Trip notes\n\n<script>alert(1)</script>\n<img src=x onerror=alert(1)>\n\n[bad](javascript:alert(1)) [good](https://example.test/)\n');
+  writeFileSync(
+    join(root.dir, 'album/notes.md'),
+    '# Trip notes\n\n<script>alert(1)</script>\n<img src=x onerror=alert(1)>\n\n[bad](javascript:alert(1)) [good](https://example.test/)\n',
+  );
   writeFileSync(join(root.dir, 'album/plain.txt'), 'a < b & c\n');
   writeFileSync(join(root.dir, 'album/data.bin'), bin);
   s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
@@ -51,7 +57,7 @@ after(async () => {
 });
 
 describe('share pages', () => {
-  test('link URLs carry this server\'s address without SERVICE_PUBLIC_URL, also for clients that send no Origin', async () => {
+  test("link URLs carry this server's address without SERVICE_PUBLIC_URL, also for clients that send no Origin", async () => {
     const sh = await share({ path: 'Files://report.bin' });
     assert.equal((sh as { url?: string }).url, `${s.url}/s/${sh.token}`);
     const list = await s.api('GET', '/api/files/share', { token: admin });
@@ -60,7 +66,12 @@ describe('share pages', () => {
 
   test('PIN file link: the right PIN leads to the file page, which downloads; the page itself counts nothing', async () => {
     const sh = await share({ path: 'Files://report.bin', password: true, max_downloads: 3 });
-    const posted = await fetch(`${s.url}/s/${sh.token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...HTML }, body: `pin=${sh.pin}`, redirect: 'manual' });
+    const posted = await fetch(`${s.url}/s/${sh.token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...HTML },
+      body: `pin=${sh.pin}`,
+      redirect: 'manual',
+    });
     assert.equal(posted.status, 303);
     const next = posted.headers.get('location')!;
     const p = await page(next);

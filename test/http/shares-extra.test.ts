@@ -66,7 +66,12 @@ before(async () => {
   writeFileSync(join(root.dir, 'polled', 'x.txt'), 'x'.repeat(10_000));
   mkdirSync(join(root.dir, 'inbox'));
   // A warm ceiling of one byte keeps the server's own warmer out of the way: every archive below is built on purpose.
-  s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_SHAREZIP_WARM_MAX_BYTES: '1' });
+  s = await startTestServer({
+    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+    SERVICE_DEFAULT_STORAGE_PATH: root.dir,
+    SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+    SERVICE_SHAREZIP_WARM_MAX_BYTES: '1',
+  });
   admin = await s.login();
   storageId = s.server.catalogue.repo.all()[0].id;
   // These suites test links on a storage everyone may use, with no home folders in it (issue 39's defaults are
@@ -75,7 +80,16 @@ before(async () => {
   assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
   await syncUntil(() => inCatalogue('moving/f23.bin') && inCatalogue('polled/x.txt') && inCatalogue('album/pic.jpg'), 'the tree');
   const { db, auth, catalogue, bus, files } = s.server;
-  const shares = new SharesService({ repo: new SharesRepo(db), auth, catalogue, files, settings: s.server.services.settings, bus, secretKey: randomBytes(32), publicUrl: '' });
+  const shares = new SharesService({
+    repo: new SharesRepo(db),
+    auth,
+    catalogue,
+    files,
+    settings: s.server.services.settings,
+    bus,
+    secretKey: randomBytes(32),
+    publicUrl: '',
+  });
   zips = new ShareZips({ catalogue, files, shares, dir: cache.dir, warmMaxBytes: 0, maxAgeMs: 3_600_000, log: () => undefined });
 });
 

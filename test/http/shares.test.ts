@@ -32,7 +32,12 @@ before(async () => {
   writeFileSync(join(root.dir, 'page.html'), '<script>alert(1)</script>');
   mkdirSync(join(root.dir, 'photos'));
   for (const n of ['one.txt', 'two.jpg', '<b>x<i>.txt']) writeFileSync(join(root.dir, 'photos', n), `content of ${n}\n`.repeat(100));
-  s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_SHARE_MAX_TTL: '7' });
+  s = await startTestServer({
+    SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+    SERVICE_DEFAULT_STORAGE_PATH: root.dir,
+    SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+    SERVICE_SHARE_MAX_TTL: '7',
+  });
   admin = await s.login();
   storageId = s.server.catalogue.repo.all()[0].id;
   // These suites test links on a storage everyone may use, with no home folders in it (issue 39's defaults are
@@ -133,7 +138,12 @@ describe('PIN gate', () => {
     const page = await fetch(`${s.url}/s/${b.token}?lang=tr`, { headers: { accept: 'text/html' } });
     assert.equal(page.status, 401);
     assert.match(await page.text(), /PIN/);
-    const post = await fetch(`${s.url}/s/${b.token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'pin=4321', redirect: 'manual' });
+    const post = await fetch(`${s.url}/s/${b.token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'pin=4321',
+      redirect: 'manual',
+    });
     assert.equal(post.status, 303);
     const loc = post.headers.get('location')!;
     const browse = await fetch(s.url + loc, { headers: { accept: 'text/html' } });
@@ -174,7 +184,10 @@ describe('link states and public page safety', () => {
     try {
       writeFileSync(join(extra.dir, 'f.txt'), 'soon gone');
       mkdirSync(join(extra.dir, 'in'));
-      const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Gone', driver: 'local', config: { path: extra.dir } } });
+      const st = await s.api('POST', '/api/admin/storages', {
+        token: admin,
+        body: { rbac_enabled: false, name: 'Gone', driver: 'local', config: { path: extra.dir } },
+      });
       assert.equal(st.status, 200, JSON.stringify(st.body));
       const link = await share({ path: '/Gone/f.txt' });
       const dropLink = await share({ path: '/Gone/in', kind: 'drop' });

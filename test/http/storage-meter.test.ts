@@ -45,7 +45,10 @@ describe('request meter and daily budget (s3rver)', () => {
   });
 
   const create = async (name: string, prefix: string) => {
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name, driver: 's3', config: { ...s3rverConfig(s3, prefix), endpoint: proxy.url }, sync_mode: 'poll', sync_interval_s: 900 } });
+    const r = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { name, driver: 's3', config: { ...s3rverConfig(s3, prefix), endpoint: proxy.url }, sync_mode: 'poll', sync_interval_s: 900 },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body.id as number;
   };
@@ -99,7 +102,9 @@ describe('request meter and daily budget (s3rver)', () => {
     const v = await meter(id);
     const day = v.days.find((d: { day: string }) => d.day === '2030-03-10');
     const used = day.list + day.head + day.get;
-    console.log(`simulated day: ${runs} syncs, delays (min) ${delays.join(',')}; ${day.list} LIST ${day.head} HEAD ${day.get} GET ${day.put} PUT; estimate $${v.estimated_monthly_cost}/month`);
+    console.log(
+      `simulated day: ${runs} syncs, delays (min) ${delays.join(',')}; ${day.list} LIST ${day.head} HEAD ${day.get} GET ${day.put} PUT; estimate $${v.estimated_monthly_cost}/month`,
+    );
     // Backoff: 15, 30, 60 min then 2 h (8× the interval) — far fewer than the 96 polls of a fixed 15 min interval.
     assert.deepEqual(delays.slice(0, 5), [15, 30, 60, 120, 120]);
     assert.ok(runs <= 16, `${runs} syncs`);
@@ -160,7 +165,12 @@ describe('request meter and daily budget (s3rver)', () => {
     assert.equal(v.today, '2030-03-13');
     assert.ok(v.used_today >= 1 && v.used_today < used + 5);
     const t = await booked([id]);
-    assert.deepEqual(t, { list: proxy.counts.list - before.list, head: proxy.counts.head - before.head, get: proxy.counts.get - before.get, put: proxy.counts.put - before.put });
+    assert.deepEqual(t, {
+      list: proxy.counts.list - before.list,
+      head: proxy.counts.head - before.head,
+      get: proxy.counts.get - before.get,
+      put: proxy.counts.put - before.put,
+    });
   });
 
   test('a clock jumping across midnight and back resets the day once and counts each request once; a restart keeps the count', async () => {

@@ -68,7 +68,10 @@ describe('admin storages, sync runs and access', () => {
   let id = 0;
   test('create, first sync, run detail; interval clamp and duration strings; legacy alias', async () => {
     // Polling: these tests count what full syncs find; a watcher (the local default) would apply the changes first.
-    const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { root }, sync_interval: '1h', readonly: false, sync_mode: 'poll' } });
+    const r = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Home', driver: 'local', config: { root }, sync_interval: '1h', readonly: false, sync_mode: 'poll' },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     id = r.body.id;
     assert.match(r.body.uid, /^st[0-9a-f]{16}$/);
@@ -86,7 +89,12 @@ describe('admin storages, sync runs and access', () => {
     assert.equal(clamp.body.sync_interval_s, 900);
     const runs = await s.api('GET', `/api/admin/sync/runs?storage_id=${id}`, { token: admin });
     assert.ok(runs.body.runs.length >= 1);
-    assert.deepEqual(Object.keys(runs.body.runs[0]).filter((k) => ['id', 'storage_id', 'status', 'started_at', 'finished_at', 'added', 'updated', 'removed', 'errors'].includes(k)).length, 9);
+    assert.deepEqual(
+      Object.keys(runs.body.runs[0]).filter((k) =>
+        ['id', 'storage_id', 'status', 'started_at', 'finished_at', 'added', 'updated', 'removed', 'errors'].includes(k),
+      ).length,
+      9,
+    );
   });
 
   test('re-sync picks up adds, changes and deletes', async () => {
@@ -161,7 +169,10 @@ describe('admin storages, sync runs and access', () => {
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'u@example.test', username: 'u1', password: 'user-password' } });
     const user = await s.login('u1', 'user-password');
     let q = await s.api('GET', '/api/files/quota/storages', { token: user });
-    assert.deepEqual(q.body.storages.map((x: { name: string }) => x.name), ['House']);
+    assert.deepEqual(
+      q.body.storages.map((x: { name: string }) => x.name),
+      ['House'],
+    );
     assert.ok(q.body.storages[0].used_bytes > 0);
     await s.api('PATCH', `/api/admin/storages/${id}`, { token: admin, body: { rbac_enabled: true } });
     q = await s.api('GET', '/api/files/quota/storages', { token: user });
@@ -171,7 +182,10 @@ describe('admin storages, sync runs and access', () => {
     const uid = (await s.api('GET', '/api/admin/users?q=u1', { token: admin })).body.users[0].id;
     await s.api('PUT', `/api/admin/users/${uid}`, { token: admin, body: { groups: ['family'] } });
     q = await s.api('GET', '/api/files/quota/storages', { token: user });
-    assert.deepEqual(q.body.storages.map((x: { name: string }) => x.name), ['House']);
+    assert.deepEqual(
+      q.body.storages.map((x: { name: string }) => x.name),
+      ['House'],
+    );
     const bad = await s.api('PUT', `/api/admin/storages/${id}/grants`, { token: admin, body: { grants: [{ level: 'owner' }] } });
     assert.equal(bad.status, 400);
     const me = await s.api('GET', '/api/files/quota/me', { token: user });
@@ -204,7 +218,12 @@ describe('admin storages, sync runs and access', () => {
 describe('first-boot seeding and fsnotify', () => {
   test('SERVICE_DEFAULT_STORAGE_* seeds one local storage once; fsnotify picks up a new file', async () => {
     const { dir, cleanup } = tempDir('filedock-seed-');
-    const s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_NAME: 'Filedock', SERVICE_DEFAULT_STORAGE_PATH: join(dir, 'Filedock'), SERVICE_DEFAULT_STORAGE_CONFIG: '' });
+    const s = await startTestServer({
+      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+      SERVICE_DEFAULT_STORAGE_NAME: 'Filedock',
+      SERVICE_DEFAULT_STORAGE_PATH: join(dir, 'Filedock'),
+      SERVICE_DEFAULT_STORAGE_CONFIG: '',
+    });
     try {
       const admin = await s.login();
       const list = await s.api('GET', '/api/admin/storages', { token: admin });

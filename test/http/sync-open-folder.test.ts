@@ -19,7 +19,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Reads `/api/events/stream` in the background; `waitFor` resolves with the ms until a change frame names `name`. */
 async function openStream(s: TestServer, token: string, folder: string) {
   const ctrl = new AbortController();
-  const res = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent(folder)}`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal });
+  const res = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent(folder)}`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: ctrl.signal,
+  });
   assert.equal(res.status, 200);
   let text = '';
   const reader = res.body!.getReader();
@@ -35,7 +38,15 @@ async function openStream(s: TestServer, token: string, folder: string) {
     async waitFor(name: string, ms: number): Promise<number | null> {
       const t0 = Date.now();
       while (Date.now() - t0 < ms) {
-        if (text.split('\n\n').some((f) => f.startsWith('event: change') && f.includes(`"name":${JSON.stringify(name)}`) || (f.startsWith('event: change') && f.includes('"name":""')))) return Date.now() - t0;
+        if (
+          text
+            .split('\n\n')
+            .some(
+              (f) =>
+                (f.startsWith('event: change') && f.includes(`"name":${JSON.stringify(name)}`)) || (f.startsWith('event: change') && f.includes('"name":""')),
+            )
+        )
+          return Date.now() - t0;
         await sleep(25);
       }
       return null;
@@ -77,7 +88,10 @@ describe('changes on disk reach an open folder', () => {
     const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'W', driver: 'local', config: { path: join(root, 'inbox') } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.sync_mode, 'fsnotify');
-    const explicit = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'P', driver: 'local', config: { path: root }, sync_mode: 'poll' } });
+    const explicit = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { name: 'P', driver: 'local', config: { path: root }, sync_mode: 'poll' },
+    });
     assert.equal(explicit.body.sync_mode, 'poll');
   });
 
@@ -97,7 +111,8 @@ describe('changes on disk reach an open folder', () => {
     cleanups.push(cleanup);
     writeFileSync(join(seeded, 'docs/linked.txt'), 'one');
     linkSync(join(seeded, 'docs/linked.txt'), join(outside, 'alias.txt'));
-    const sizeOf = async () => (await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin })).body.entries.find((e: { name: string }) => e.name === 'linked.txt')?.size;
+    const sizeOf = async () =>
+      (await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin })).body.entries.find((e: { name: string }) => e.name === 'linked.txt')?.size;
     for (let i = 0; i < 200 && (await sizeOf()) !== 3; i++) await sleep(25);
     const stream = await openStream(s, admin, '/home/docs');
     await sleep(1000);
@@ -122,7 +137,10 @@ describe('changes on disk reach an open folder', () => {
     // Refresh: the listing right after it holds a file written a moment before, with no stream open.
     assert.equal((await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).status, 200);
     writeFileSync(join(root, 'inbox/refreshed.txt'), 'y');
-    assert.ok(!names(await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).includes('refreshed.txt'), 'listing is served from the catalogue');
+    assert.ok(
+      !names(await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).includes('refreshed.txt'),
+      'listing is served from the catalogue',
+    );
     const t0 = Date.now();
     const r = await s.api('POST', '/api/files/refresh', { token: admin, body: { path: '/P/inbox' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));

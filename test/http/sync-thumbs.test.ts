@@ -18,7 +18,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test('pictures a sync finds get thumbnails without a backfill; a later one found by a re-sync too; text files do not', async () => {
   const { dir, cleanup } = tempDir('filedock-sync-thumbs-');
   mkdirSync(join(dir, 'album'));
-  for (const [name, r] of [['a.png', 200], ['b.jpg', 20]] as const) {
+  for (const [name, r] of [
+    ['a.png', 200],
+    ['b.jpg', 20],
+  ] as const) {
     const img = sharp({ create: { width: 640, height: 480, channels: 3, background: { r, g: 90, b: 140 } } });
     writeFileSync(join(dir, 'album', name), await (name.endsWith('.png') ? img.png() : img.jpeg()).toBuffer());
   }
@@ -34,7 +37,12 @@ test('pictures a sync finds get thumbnails without a backfill; a later one found
     assert.deepEqual(await ready(['a.png', 'b.jpg']), ['ready', 'ready']);
     assert.equal(state('notes.txt'), null, 'a text file found by sync waits for a backfill');
 
-    writeFileSync(join(dir, 'album', 'c.png'), await sharp({ create: { width: 300, height: 300, channels: 3, background: '#0a0' } }).png().toBuffer());
+    writeFileSync(
+      join(dir, 'album', 'c.png'),
+      await sharp({ create: { width: 300, height: 300, channels: 3, background: '#0a0' } })
+        .png()
+        .toBuffer(),
+    );
     const id = s.server.catalogue.repo.byNameOrUid('Pics')!.id;
     await s.server.catalogue.syncer.requestSync(id);
     assert.deepEqual(await ready(['c.png']), ['ready']);
@@ -53,7 +61,8 @@ test('an office document a sync finds gets its first-page thumbnail like an uplo
   writeFileSync(join(dir, 'found.docx'), await buildTemplate('docx'));
   const s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: dir, SERVICE_DEFAULT_STORAGE_NAME: 'Docs' });
   try {
-    const state = () => (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get('found.docx') as { thumb_state: string | null } | undefined)?.thumb_state;
+    const state = () =>
+      (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get('found.docx') as { thumb_state: string | null } | undefined)?.thumb_state;
     // LibreOffice takes a second or two per document, longer on a loaded machine: a generous bound.
     for (let i = 0; i < 1800 && state() !== 'ready'; i++) await sleep(100);
     assert.equal(state(), 'ready', 'the docx found on disk was thumbnailed without a backfill');

@@ -42,7 +42,9 @@ function withExifThumbnail(main: Buffer, thumb: Buffer): Buffer {
 
 const noise = (w: number, h: number, rgb: { r: number; g: number; b: number }) =>
   sharp({ create: { width: w, height: h, channels: 3, background: rgb, noise: { type: 'gaussian', mean: 128, sigma: 30 } } })
-    .png().toBuffer().then((b) => sharp(b).tint(rgb).jpeg({ quality: 95 }).toBuffer());
+    .png()
+    .toBuffer()
+    .then((b) => sharp(b).tint(rgb).jpeg({ quality: 95 }).toBuffer());
 
 describe('thumbnails on a remote storage (S3 served by s3rver)', () => {
   let s: TestServer;
@@ -71,15 +73,25 @@ describe('thumbnails on a remote storage (S3 served by s3rver)', () => {
   /** Waits for the thumbnail ops and returns the file's row and the bytes the last drain pulled through the driver. */
   const settle = async (name: string) => {
     await s.server.queue.idle(30_000, 0);
-    const node = s.server.db.sqlite.prepare('SELECT id, size, thumb_state, thumb_error FROM nodes WHERE name = ?').get(name) as { id: number; size: number; thumb_state: string; thumb_error: string | null };
-    const op = s.server.db.sqlite.prepare("SELECT status, result FROM ops WHERE kind = 'thumb' ORDER BY finished_at DESC LIMIT 1").get() as { status: string; result: string };
+    const node = s.server.db.sqlite.prepare('SELECT id, size, thumb_state, thumb_error FROM nodes WHERE name = ?').get(name) as {
+      id: number;
+      size: number;
+      thumb_state: string;
+      thumb_error: string | null;
+    };
+    const op = s.server.db.sqlite.prepare("SELECT status, result FROM ops WHERE kind = 'thumb' ORDER BY finished_at DESC LIMIT 1").get() as {
+      status: string;
+      result: string;
+    };
     assert.equal(op.status, 'completed');
     return { node, result: JSON.parse(op.result) as { processed: number; ok: number; bytes_read: number } };
   };
 
   test('a camera JPEG: one ranged read of the head, the embedded EXIF thumbnail is the source, bytes_read recorded', async () => {
     const main = await noise(2400, 1600, { r: 30, g: 60, b: 220 });
-    const embedded = await sharp({ create: { width: 160, height: 120, channels: 3, background: '#e02020' } }).jpeg().toBuffer();
+    const embedded = await sharp({ create: { width: 160, height: 120, channels: 3, background: '#e02020' } })
+      .jpeg()
+      .toBuffer();
     const photo = withExifThumbnail(main, embedded);
     assert.ok(photo.length > 512 * 1024, `the photo is large (${photo.length} bytes)`);
     await upload('camera.jpg', photo);

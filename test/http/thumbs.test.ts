@@ -25,8 +25,12 @@ trailer << /Root 1 0 R >>
 `;
 
 async function makeFixtures(dir: string): Promise<void> {
-  await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#c03030' } }).jpeg().toFile(join(dir, 'photo.jpg'));
-  await sharp({ create: { width: 300, height: 600, channels: 4, background: { r: 0, g: 128, b: 0, alpha: 0.5 } } }).png().toFile(join(dir, 'tall.png'));
+  await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#c03030' } })
+    .jpeg()
+    .toFile(join(dir, 'photo.jpg'));
+  await sharp({ create: { width: 300, height: 600, channels: 4, background: { r: 0, g: 128, b: 0, alpha: 0.5 } } })
+    .png()
+    .toFile(join(dir, 'tall.png'));
   writeFileSync(join(dir, 'broken.png'), 'not a png at all');
   writeFileSync(join(dir, 'camera.heic'), Buffer.alloc(64, 1));
   writeFileSync(join(dir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="#2060ff"/></svg>');
@@ -35,7 +39,23 @@ async function makeFixtures(dir: string): Promise<void> {
   writeFileSync(join(dir, 'data.xyz'), 'whatever');
   const ff = (args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args], { cwd: dir });
   // One dark second, then a bright test pattern: the thumbnail must come from the bright part.
-  ff(['-f', 'lavfi', '-i', 'color=black:s=320x240:d=1:r=10', '-f', 'lavfi', '-i', 'color=white:s=320x240:d=1:r=10', '-filter_complex', '[0][1]concat=n=2:v=1[v]', '-map', '[v]', '-pix_fmt', 'yuv420p', 'clip.mp4']);
+  ff([
+    '-f',
+    'lavfi',
+    '-i',
+    'color=black:s=320x240:d=1:r=10',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=white:s=320x240:d=1:r=10',
+    '-filter_complex',
+    '[0][1]concat=n=2:v=1[v]',
+    '-map',
+    '[v]',
+    '-pix_fmt',
+    'yuv420p',
+    'clip.mp4',
+  ]);
   ff(['-f', 'lavfi', '-i', 'sine=f=440:d=1', 'tone.wav']);
   ff(['-f', 'lavfi', '-i', 'color=blue:s=64x32', '-frames:v', '1', 'old.bmp']);
 }
@@ -47,7 +67,8 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
   let cleanupRoot: () => void;
   let thumbs: ThumbService;
   const ids: Record<string, number> = {};
-  const row = (id: number) => s.server.db.sqlite.prepare('SELECT thumb_state, thumb_error FROM nodes WHERE id = ?').get(id) as { thumb_state: string | null; thumb_error: string | null };
+  const row = (id: number) =>
+    s.server.db.sqlite.prepare('SELECT thumb_state, thumb_error FROM nodes WHERE id = ?').get(id) as { thumb_state: string | null; thumb_error: string | null };
 
   before(async () => {
     // This suite drives generation itself: synced files wait for it instead of getting thumbnails on their own.
@@ -58,7 +79,10 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Pics', driver: 'local', config: { path: root } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     for (let i = 0; i < 200; i++) {
-      const rows = s.server.db.sqlite.prepare("SELECT id, name FROM nodes WHERE storage_id = ? AND type = 'file'").all(r.body.id) as Array<{ id: number; name: string }>;
+      const rows = s.server.db.sqlite.prepare("SELECT id, name FROM nodes WHERE storage_id = ? AND type = 'file'").all(r.body.id) as Array<{
+        id: number;
+        name: string;
+      }>;
       if (rows.length >= 11) {
         for (const x of rows) ids[x.name] = x.id;
         break;
@@ -75,12 +99,23 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
 
   test('capabilities report the tools found', async () => {
     const caps = await s.api('GET', '/api/capabilities');
-    assert.deepEqual(caps.body.thumbs, { enabled: true, image: true, video: true, pdf: true, office: true, audio: true, svg: true, imagemagick: caps.body.thumbs.imagemagick });
+    assert.deepEqual(caps.body.thumbs, {
+      enabled: true,
+      image: true,
+      video: true,
+      pdf: true,
+      office: true,
+      audio: true,
+      svg: true,
+      imagemagick: caps.body.thumbs.imagemagick,
+    });
   });
 
   test('a write through the gate dispatches a background run: none → pending → ready', async () => {
     const file = join(root, 'fresh.png');
-    await sharp({ create: { width: 640, height: 480, channels: 3, background: '#ffff00' } }).png().toFile(file);
+    await sharp({ create: { width: 640, height: 480, channels: 3, background: '#ffff00' } })
+      .png()
+      .toFile(file);
     const st = await s.server.catalogue.driverFor(s.server.catalogue.repo.byNameOrUid('Pics')!.id).then((d) => d.stat('fresh.png'));
     const node = await s.server.catalogue.gate.written(s.server.catalogue.repo.byNameOrUid('Pics')!.id, 'fresh.png', st, { origin: 'upload' });
     assert.equal(row(node.id).thumb_state, 'pending');
@@ -133,7 +168,11 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     const r = await fresh.drain(thumbs, new AbortController().signal);
     assert.deepEqual(r, { processed: 1, ok: 1, failed: 0, skipped: 0, bytes_read: 0 });
     assert.equal(row(id).thumb_state, 'ready');
-    assert.deepEqual(await fresh.drain(thumbs, new AbortController().signal), { processed: 0, ok: 0, failed: 0, skipped: 0, bytes_read: 0 }, 'recovery runs once');
+    assert.deepEqual(
+      await fresh.drain(thumbs, new AbortController().signal),
+      { processed: 0, ok: 0, failed: 0, skipped: 0, bytes_read: 0 },
+      'recovery runs once',
+    );
   });
 
   test('GET /api/files/thumb/{id}: stamp, bearer, 400, 401, 404 and the cache header', async () => {

@@ -86,7 +86,11 @@ describe('two instances behind a round-robin proxy (PostgreSQL, s3rver)', { skip
     assert.equal(st.status, 200, JSON.stringify(st.body));
     if (!noRclone) {
       dav = await startRcloneWebdav();
-      const d = await api('POST', '/api/admin/storages', { name: 'Dav', driver: 'webdav', config: { url: dav.url, root: '/files', username: dav.user, password: dav.pass } });
+      const d = await api('POST', '/api/admin/storages', {
+        name: 'Dav',
+        driver: 'webdav',
+        config: { url: dav.url, root: '/files', username: dav.user, password: dav.pass },
+      });
       assert.equal(d.status, 200, JSON.stringify(d.body));
     }
   });
@@ -115,7 +119,10 @@ describe('two instances behind a round-robin proxy (PostgreSQL, s3rver)', { skip
       etags.push({ part, etag: answer.etag });
     }
     const hops = proxy.served.slice(first).map((s) => s.upstream);
-    assert.ok(hops.every((u, i) => i === 0 || u !== hops[i - 1]), `the parts alternate instances: ${hops.join(',')}`);
+    assert.ok(
+      hops.every((u, i) => i === 0 || u !== hops[i - 1]),
+      `the parts alternate instances: ${hops.join(',')}`,
+    );
     return etags;
   }
 
@@ -145,13 +152,26 @@ describe('two instances behind a round-robin proxy (PostgreSQL, s3rver)', { skip
   test('a chunked upload to the shared local storage: parts staged in SERVICE_STAGING_DIR by both instances, published once, byte-exact', async () => {
     const up = await chunkedUpload('/Files/up/local.bin', 3 * MiB + 12345, MiB);
     const sessions = readdirSync(join(staging, 'storage'), { recursive: true }).map(String);
-    assert.ok(sessions.some((p) => p.endsWith('/data')), `the session is in the shared staging folder: ${sessions.join(' ')}`);
-    for (const name of ['a', 'b']) assert.ok(!existsSync(join(tmp.dir, name, 'state', 'storage')) || !readdirSync(join(tmp.dir, name, 'state', 'storage'), { recursive: true }).map(String).some((p) => p.endsWith('/data')), `nothing staged in ${name}'s data folder`);
+    assert.ok(
+      sessions.some((p) => p.endsWith('/data')),
+      `the session is in the shared staging folder: ${sessions.join(' ')}`,
+    );
+    for (const name of ['a', 'b'])
+      assert.ok(
+        !existsSync(join(tmp.dir, name, 'state', 'storage')) ||
+          !readdirSync(join(tmp.dir, name, 'state', 'storage'), { recursive: true })
+            .map(String)
+            .some((p) => p.endsWith('/data')),
+        `nothing staged in ${name}'s data folder`,
+      );
     const published = await finalizeOnBoth(up.id, up.etags);
     assert.equal(published.size, up.body.length);
     assert.equal(await digestOf(proxy.url, token, '/Files/up/local.bin'), sha256(up.body));
     const listing = await api('GET', '/api/files/manager?path=/Files/up');
-    assert.deepEqual(listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]), [['local.bin', up.body.length]]);
+    assert.deepEqual(
+      listing.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]),
+      [['local.bin', up.body.length]],
+    );
   });
 
   test('a chunked upload to S3: each part through the other instance, the parts completed as one object', async () => {
@@ -161,7 +181,9 @@ describe('two instances behind a round-robin proxy (PostgreSQL, s3rver)', { skip
     assert.equal(await digestOf(proxy.url, token, '/S/up/s3.bin'), sha256(up.body));
   });
 
-  test('a chunked upload to WebDAV (no multipart): one sparse file in the shared staging folder; a restarting instance\'s sweep spares it', { skip: noRclone ?? undefined }, async () => {
+  test("a chunked upload to WebDAV (no multipart): one sparse file in the shared staging folder; a restarting instance's sweep spares it", {
+    skip: noRclone ?? undefined,
+  }, async () => {
     const size = 4 * MiB + 99;
     const body = randomBytes(size);
     const init = await api('POST', '/api/files/upload/init', { path: '/Dav/up/staged.bin', size, chunk_size: MiB });
@@ -177,7 +199,7 @@ describe('two instances behind a round-robin proxy (PostgreSQL, s3rver)', { skip
     await instances[1].stop();
     instances[1] = await start('b');
     for (const end = Date.now() + 15_000; existsSync(orphan); await sleep(100)) if (Date.now() > end) throw new Error('the restarted instance did not sweep');
-    assert.ok(existsSync(stagedFile), 'the live session\'s staged file is kept');
+    assert.ok(existsSync(stagedFile), "the live session's staged file is kept");
     const late = await sendParts(id, body, MiB, [3, 4, 5]);
     await finalizeOnBoth(id, [...early, ...late]);
     assert.equal(await digestOf(proxy.url, token, '/Dav/up/staged.bin'), sha256(body));
@@ -202,7 +224,10 @@ describe('two instances behind a round-robin proxy (PostgreSQL, s3rver)', { skip
     const byUpstream = [0, 1].map((u) => proxy.served.slice(first).filter((s) => s.upstream === u).length);
     assert.deepEqual(byUpstream, [25, 25], 'the proxy spread the downloads over both');
     assert.equal(codes.filter((c) => c === 64 * 1024).length, 5, `results: ${codes.join(',')}`);
-    assert.ok(codes.every((c) => c === 64 * 1024 || c === 404), `the others are refused: ${codes.join(',')}`);
+    assert.ok(
+      codes.every((c) => c === 64 * 1024 || c === 404),
+      `the others are refused: ${codes.join(',')}`,
+    );
     const mine = await api('GET', '/api/files/share');
     assert.equal(mine.body.shares.find((s: { token: string }) => s.token === share.body.token).downloads, 5);
   });

@@ -44,9 +44,14 @@ describe('a chunked upload whose disk goes away and comes back', { skip, timeout
   });
 
   const chunk = (id: string, part: number, data: Buffer) =>
-    s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, { token: admin, raw: new Uint8Array(data.subarray((part - 1) * CHUNK, part * CHUNK)), headers: { 'content-type': 'application/octet-stream' } });
+    s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, {
+      token: admin,
+      raw: new Uint8Array(data.subarray((part - 1) * CHUNK, part * CHUNK)),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
   const status = (id: string) => s.api('GET', `/api/files/upload/status?upload_id=${id}`, { token: admin });
-  const finalize = (id: string, etags: Array<{ part: number; etag: string }>) => s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags } });
+  const finalize = (id: string, etags: Array<{ part: number; etag: string }>) =>
+    s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags } });
 
   /** Opens a 2-part session and sends part 1; the session is staged on the storage's disk. */
   const started = async (name: string, data: Buffer) => {
@@ -65,7 +70,10 @@ describe('a chunked upload whose disk goes away and comes back', { skip, timeout
     assert.equal(r.body.error, 'storage_unavailable');
     const st = await status(id);
     assert.equal(st.status, 200, 'the session is alive');
-    assert.deepEqual(st.body.parts.map((p: any) => p.part), [1]);
+    assert.deepEqual(
+      st.body.parts.map((p: any) => p.part),
+      [1],
+    );
   };
 
   test('root renamed away: 503 storage_unavailable; renamed back: the same session resumes and finalizes', async () => {
@@ -79,7 +87,10 @@ describe('a chunked upload whose disk goes away and comes back', { skip, timeout
     }
     const p2 = await chunk(id, 2, data);
     assert.equal(p2.status, 200, JSON.stringify(p2.body));
-    const done = await finalize(id, [{ part: 1, etag: p1 }, { part: 2, etag: p2.body.etag }]);
+    const done = await finalize(id, [
+      { part: 1, etag: p1 },
+      { part: 2, etag: p2.body.etag },
+    ]);
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.ok(readFileSync(join(root, 'renamed.bin')).equals(data));
   });
@@ -100,7 +111,10 @@ describe('a chunked upload whose disk goes away and comes back', { skip, timeout
       p2 = await chunk(id, 2, data);
     }
     assert.equal(p2.status, 200, JSON.stringify(p2.body));
-    const done = await finalize(id, [{ part: 1, etag: p1 }, { part: 2, etag: p2.body.etag }]);
+    const done = await finalize(id, [
+      { part: 1, etag: p1 },
+      { part: 2, etag: p2.body.etag },
+    ]);
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.ok(readFileSync(join(root, 'unplugged.bin')).equals(data));
   });

@@ -129,7 +129,11 @@ describe('upload interoperability: quoted etags, refusals answered, not reset', 
     const id = i.body.upload_id;
     const parts = [];
     for (const n of [1, 2]) {
-      const r = await fetch(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=${n}`, { method: 'POST', headers: auth(), body: new Uint8Array(data.subarray((n - 1) * CHUNK, n * CHUNK)) });
+      const r = await fetch(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=${n}`, {
+        method: 'POST',
+        headers: auth(),
+        body: new Uint8Array(data.subarray((n - 1) * CHUNK, n * CHUNK)),
+      });
       const body = await r.json();
       assert.equal(r.status, 200, JSON.stringify(body));
       const header = r.headers.get('etag')!;
@@ -137,7 +141,16 @@ describe('upload interoperability: quoted etags, refusals answered, not reset', 
       parts.push({ header, bare: body.etag as string });
     }
     // A standard client names the header's value; one part each way.
-    const done = await s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags: [{ part: 1, etag: parts[0].header }, { part: 2, etag: parts[1].bare }] } });
+    const done = await s.api('POST', '/api/files/upload/finalize', {
+      token: admin,
+      body: {
+        upload_id: id,
+        etags: [
+          { part: 1, etag: parts[0].header },
+          { part: 2, etag: parts[1].bare },
+        ],
+      },
+    });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.ok(readFileSync(join(root, 'etags.bin')).equals(data));
 
@@ -204,7 +217,15 @@ describe('upload interoperability: quoted etags, refusals answered, not reset', 
         const chunk = await curl([...h, '-H', 'content-type: application/octet-stream', '--data-binary', `@${file}`, await abortedSession()]);
         assert.equal(chunk.code, 0, `chunk ${size}: ${chunk.stderr}`);
         envelope(chunk.stdout, 'not_found');
-        const failing = await curl([...h, '--fail-with-body', '-H', 'content-type: application/octet-stream', '--data-binary', `@${file}`, await abortedSession()]);
+        const failing = await curl([
+          ...h,
+          '--fail-with-body',
+          '-H',
+          'content-type: application/octet-stream',
+          '--data-binary',
+          `@${file}`,
+          await abortedSession(),
+        ]);
         assert.equal(failing.code, 22, `chunk ${size} with --fail-with-body: ${failing.stderr}`);
         envelope(failing.stdout, 'not_found');
       }
@@ -228,7 +249,10 @@ describe('upload interoperability: quoted etags, refusals answered, not reset', 
           fd.append('path', '/Up/../../etc');
           fd.append('file', new Blob([bytes]), 'big.bin');
           const headers = { authorization: `Bearer ${token}` };
-          for (const [name, init] of [['form', { body: fd }], ['chunk', { body: new Blob([bytes]) }]] as const) {
+          for (const [name, init] of [
+            ['form', { body: fd }],
+            ['chunk', { body: new Blob([bytes]) }],
+          ] as const) {
             try {
               const r = await fetch(urls[name], { method: 'POST', headers, ...init });
               out[name] = { status: r.status, body: await r.json() };

@@ -11,7 +11,11 @@ const MiB = 1024 * 1024;
 const skip = needTool('rclone', 'rclone');
 
 const chunk = (s: TestServer, token: string, id: string, part: number, data: Buffer) =>
-  s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, { token, raw: new Uint8Array(data), headers: { 'content-type': 'application/octet-stream' } });
+  s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, {
+    token,
+    raw: new Uint8Array(data),
+    headers: { 'content-type': 'application/octet-stream' },
+  });
 
 describe('resumable uploads', () => {
   test('a session survives a server restart and a new login; parts already held are reported', async () => {
@@ -34,7 +38,10 @@ describe('resumable uploads', () => {
       assert.deepEqual(st.body.parts, [{ part: 1, size: MiB, etag: p1.body.etag }]);
       const p2 = await chunk(s, token, id, 2, body.subarray(MiB, 2 * MiB));
       const p3 = await chunk(s, token, id, 3, body.subarray(2 * MiB));
-      const fin = await s.api('POST', '/api/files/upload/finalize', { token, body: { upload_id: id, etags: [p1.body, p2.body, p3.body].map((p) => ({ part: p.part, etag: p.etag })) } });
+      const fin = await s.api('POST', '/api/files/upload/finalize', {
+        token,
+        body: { upload_id: id, etags: [p1.body, p2.body, p3.body].map((p) => ({ part: p.part, etag: p.etag })) },
+      });
       assert.equal(fin.status, 200, JSON.stringify(fin.body));
       assert.ok(readFileSync(join(files.dir, 'resume.bin')).equals(body));
     } finally {
@@ -52,7 +59,10 @@ describe('resumable uploads', () => {
       dav = await startRcloneWebdav();
       s = await startTestServer({ SERVICE_UPLOAD_MAX_CHUNK_BYTES: String(MiB) });
       token = await s.login();
-      const st = await s.api('POST', '/api/admin/storages', { token, body: { name: 'Dav', driver: 'webdav', config: { url: dav.url, root: '/files', username: dav.user, password: dav.pass } } });
+      const st = await s.api('POST', '/api/admin/storages', {
+        token,
+        body: { name: 'Dav', driver: 'webdav', config: { url: dav.url, root: '/files', username: dav.user, password: dav.pass } },
+      });
       assert.equal(st.status, 200, JSON.stringify(st.body));
     });
     after(async () => {
@@ -70,12 +80,18 @@ describe('resumable uploads', () => {
       for (const n of [3, 1, 2]) parts.push((await chunk(s, token, id, n, body.subarray((n - 1) * MiB, Math.min(n * MiB, body.length)))).body);
       assert.ok(!existsSync(join(dav.dir, 'files/in/staged.bin')));
       assert.equal(readdirSync(s.server.dirs.staging).filter((n) => n.startsWith('upload-')).length, 1);
-      const fin = await s.api('POST', '/api/files/upload/finalize', { token, body: { upload_id: id, etags: parts.map((p) => ({ part: p.part, etag: p.etag })) } });
+      const fin = await s.api('POST', '/api/files/upload/finalize', {
+        token,
+        body: { upload_id: id, etags: parts.map((p) => ({ part: p.part, etag: p.etag })) },
+      });
       assert.equal(fin.status, 200, JSON.stringify(fin.body));
       assert.ok(readFileSync(join(dav.dir, 'files/in/staged.bin')).equals(body));
       assert.equal(readdirSync(s.server.dirs.staging).filter((n) => n.startsWith('upload-')).length, 0);
       const list = await s.api('GET', '/api/files/manager?path=/Dav/in', { token });
-      assert.deepEqual(list.body.entries.map((e: any) => [e.name, e.size]), [['staged.bin', body.length]]);
+      assert.deepEqual(
+        list.body.entries.map((e: any) => [e.name, e.size]),
+        [['staged.bin', body.length]],
+      );
     });
 
     test('abort removes the staged file', async () => {

@@ -32,12 +32,17 @@ describe('uploads', () => {
   /** Session folders of the local storage: in the data dir (same filesystem as the storage), never in the user's folder. */
   const staging = () => {
     const uid = s.server.db.sqlite.prepare("SELECT uid FROM storages WHERE name = 'Up'").pluck().get() as string;
-    assert.ok(!existsSync(join(root, '.service-staging')), 'no staging folder in the user\'s folder');
+    assert.ok(!existsSync(join(root, '.service-staging')), "no staging folder in the user's folder");
     return readdirSync(join(s.server.dirs.state, 'storage', uid, 'staging')).filter((n) => !n.startsWith('.~fd-'));
   };
   const chunk = (id: string, part: number, data: Buffer, headers: Record<string, string> = {}) =>
-    s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, { token: admin, raw: new Uint8Array(data), headers: { 'content-type': 'application/octet-stream', ...headers } });
-  const finalize = (id: string, etags: Array<{ part: number; etag: string }>) => s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags } });
+    s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=${part}`, {
+      token: admin,
+      raw: new Uint8Array(data),
+      headers: { 'content-type': 'application/octet-stream', ...headers },
+    });
+  const finalize = (id: string, etags: Array<{ part: number; etag: string }>) =>
+    s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags } });
   const visible = (name: string) => readdirSync(root).includes(name);
 
   test('single multipart/form-data upload: path first, then files; streamed, gated and listed', async () => {
@@ -54,7 +59,10 @@ describe('uploads', () => {
     const audit = s.server.db.sqlite.prepare("SELECT count(*) FROM audit WHERE action = 'file.upload'").pluck().get() as number;
     assert.ok(audit >= 2);
     const found = await s.api('GET', '/api/files/search?q=world', { token: admin });
-    assert.deepEqual(found.body.entries.map((e: any) => e.name), ['hello.txt']);
+    assert.deepEqual(
+      found.body.entries.map((e: any) => e.name),
+      ['hello.txt'],
+    );
     const late = new FormData();
     late.append('file', new Blob(['x']), 'x.txt');
     late.append('path', '/Up');
@@ -67,7 +75,12 @@ describe('uploads', () => {
 
   test('a form refused before its file part is read is answered, and the server lives on', async () => {
     // The refused part is left unread; the parser still meets the body's end and raises on that part.
-    for (const [field, value, size] of [['path', '/no-such-storage', 64 * 1024], ['path', '/no-such-storage', 4 * MiB], ['other', 'x', 64 * 1024], ['other', 'x', 4 * MiB]] as const) {
+    for (const [field, value, size] of [
+      ['path', '/no-such-storage', 64 * 1024],
+      ['path', '/no-such-storage', 4 * MiB],
+      ['other', 'x', 64 * 1024],
+      ['other', 'x', 4 * MiB],
+    ] as const) {
       const form = new FormData();
       form.append(field, value);
       form.append('file', new Blob([randomBytes(size)]), 'big.bin');
@@ -95,15 +108,29 @@ describe('uploads', () => {
     const p1again = await chunk(id, 1, part(1));
     assert.notEqual(p1again.body.etag, p1.body.etag);
     const st = await s.api('GET', `/api/files/upload/status?upload_id=${id}`, { token: admin });
-    assert.deepEqual(st.body.parts.map((p: any) => p.part), [1, 3]);
+    assert.deepEqual(
+      st.body.parts.map((p: any) => p.part),
+      [1, 3],
+    );
     assert.equal(st.body.path, '/Up/big.bin');
-    const missing = await finalize(id, [{ part: 1, etag: p1again.body.etag }, { part: 3, etag: p3.body.etag }]);
+    const missing = await finalize(id, [
+      { part: 1, etag: p1again.body.etag },
+      { part: 3, etag: p3.body.etag },
+    ]);
     assert.equal(missing.status, 409);
     const p2 = await chunk(id, 2, part(2));
-    const stale = await finalize(id, [{ part: 1, etag: p1.body.etag }, { part: 2, etag: p2.body.etag }, { part: 3, etag: p3.body.etag }]);
+    const stale = await finalize(id, [
+      { part: 1, etag: p1.body.etag },
+      { part: 2, etag: p2.body.etag },
+      { part: 3, etag: p3.body.etag },
+    ]);
     assert.equal(stale.status, 409, 'a superseded etag is refused');
     assert.ok(!visible('big.bin'), 'nothing is visible before finalize');
-    const done = await finalize(id, [{ part: 1, etag: p1again.body.etag }, { part: 2, etag: p2.body.etag }, { part: 3, etag: p3.body.etag }]);
+    const done = await finalize(id, [
+      { part: 1, etag: p1again.body.etag },
+      { part: 2, etag: p2.body.etag },
+      { part: 3, etag: p3.body.etag },
+    ]);
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.path, '/Up/big.bin');
     assert.equal(done.body.size, data.length);
@@ -137,7 +164,10 @@ describe('uploads', () => {
     const data = randomBytes(MiB);
     const id = (await init({ path: '/Up/drop.bin', size: data.length })).body.upload_id;
     await new Promise<void>((resolve) => {
-      const req = request(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-length': String(data.length) } });
+      const req = request(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-length': String(data.length) },
+      });
       req.on('error', () => resolve());
       req.write(data.subarray(0, 1000), () => setTimeout(() => (req.destroy(), resolve()), 50));
     });
@@ -153,18 +183,26 @@ describe('uploads', () => {
     const id = (await init({ path: '/Up/aborted.bin', size: data.length })).body.upload_id;
     const before = staging().length;
     const late = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-length': String(data.length) } }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode!, body }));
-      });
+      const req = request(
+        `${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`,
+        { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-length': String(data.length) } },
+        (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        },
+      );
       req.on('error', reject);
       req.write(data.subarray(0, MiB / 2), () => {
         // Give the server time to start writing the part, then abort under it.
-        setTimeout(() => void s.api('POST', '/api/files/upload/abort', { token: admin, body: { upload_id: id } }).then((r) => {
-          aborted = r.body;
-          req.end(data.subarray(MiB / 2));
-        }), 100);
+        setTimeout(
+          () =>
+            void s.api('POST', '/api/files/upload/abort', { token: admin, body: { upload_id: id } }).then((r) => {
+              aborted = r.body;
+              req.end(data.subarray(MiB / 2));
+            }),
+          100,
+        );
       });
     });
     let aborted: unknown;
@@ -213,11 +251,18 @@ describe('uploads', () => {
     const go = async (data: Buffer) => {
       const id = (await init({ path: '/Up/race.bin', size: data.length })).body.upload_id;
       const parts = await Promise.all([1, 2].map((n) => chunk(id, n, data.subarray((n - 1) * 2 * MiB, n * 2 * MiB))));
-      return () => finalize(id, parts.map((p) => ({ part: p.body.part, etag: p.body.etag })));
+      return () =>
+        finalize(
+          id,
+          parts.map((p) => ({ part: p.body.part, etag: p.body.etag })),
+        );
     };
     const [fa, fb] = await Promise.all([go(a), go(b)]);
     const results = await Promise.all([fa(), fb()]);
-    assert.deepEqual(results.map((r) => r.status), [200, 200]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200],
+    );
     const got = readFileSync(join(root, 'race.bin'));
     assert.equal(got.length, a.length);
     assert.ok(got.equals(a) || got.equals(b), 'never a mix');
@@ -229,7 +274,15 @@ describe('uploads', () => {
     assert.equal((await chunk(id, 1, Buffer.from('0123456789'))).status, 410);
     const staged = staging().length;
     // The server sweeps hourly; a second service on the same database runs the same sweep now.
-    const uploads = createUploads({ db: s.server.db, files: s.server.files, catalogue: s.server.catalogue, auth: s.server.auth, stagingDir: s.server.dirs.staging, limits: { maxUploadBytes: 0, maxChunkBytes: MiB, sessionTtlMs: 60_000 }, lease: { instanceId: 'sweeper', leaseMs: 60_000 } });
+    const uploads = createUploads({
+      db: s.server.db,
+      files: s.server.files,
+      catalogue: s.server.catalogue,
+      auth: s.server.auth,
+      stagingDir: s.server.dirs.staging,
+      limits: { maxUploadBytes: 0, maxChunkBytes: MiB, sessionTtlMs: 60_000 },
+      lease: { instanceId: 'sweeper', leaseMs: 60_000 },
+    });
     assert.equal(await uploads.sweep(), 1);
     assert.equal(s.server.db.sqlite.prepare('SELECT count(*) FROM upload_sessions WHERE id = ?').pluck().get(id), 0);
     assert.equal(staging().length, staged - 1);

@@ -24,7 +24,10 @@ describe('GET /api/files/versions/raw', () => {
     admin = await s.login();
     const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
-    const u = await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'v@example.test', username: 'v1', password: 'viewer-password-1', role: 'viewer' } });
+    const u = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'v@example.test', username: 'v1', password: 'viewer-password-1', role: 'viewer' },
+    });
     assert.equal(u.status, 200, JSON.stringify(u.body));
     viewer = await s.login('v@example.test', 'viewer-password-1');
   });
@@ -51,7 +54,9 @@ describe('GET /api/files/versions/raw', () => {
     assert.match(inline.headers.get('content-disposition') ?? '', /^inline/);
     assert.equal(await inline.text(), 'second draft\n');
     assert.match(inline.headers.get('content-security-policy') ?? '', /^sandbox/, 'an old version shown in a tab runs nothing');
-    const ranged = await fetch(`${s.url}/api/files/versions/raw?path=/Docs/notes.md&id=${oldest.id}`, { headers: { authorization: `Bearer ${admin}`, range: 'bytes=0-4' } });
+    const ranged = await fetch(`${s.url}/api/files/versions/raw?path=/Docs/notes.md&id=${oldest.id}`, {
+      headers: { authorization: `Bearer ${admin}`, range: 'bytes=0-4' },
+    });
     assert.equal(ranged.status, 206);
     assert.equal(await ranged.text(), 'first');
     assert.equal(readFileSync(join(root, 'notes.md'), 'utf8'), 'third\n', 'looking changes nothing');

@@ -18,7 +18,11 @@ import { tempDir } from '../helpers/tools';
 const root = new URL('../..', import.meta.url).pathname;
 
 /** A raw GET/HEAD (fetch would decode the body itself): status, headers and the bytes as sent. */
-function raw(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function raw(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -47,7 +51,10 @@ describe('web UI assets and the app page', () => {
     writeFileSync(join(ui.dir, 'assets/small-1.css'), 'body{margin:0}');
     const built = spawnSync(process.execPath, [join(root, 'scripts/precompress.mjs'), ui.dir], { encoding: 'utf8' });
     assert.equal(built.status, 0, built.stderr);
-    s = await startTestServer({ SERVICE_DOCSERVER_URL: 'https://docs.example.test:8443', SERVICE_DOCSERVER_JWT: 'jwt-secret-of-the-test' }, { rendererDir: ui.dir });
+    s = await startTestServer(
+      { SERVICE_DOCSERVER_URL: 'https://docs.example.test:8443', SERVICE_DOCSERVER_JWT: 'jwt-secret-of-the-test' },
+      { rendererDir: ui.dir },
+    );
   });
   after(async () => {
     await s.close();
@@ -131,7 +138,11 @@ describe('web UI assets and the app page', () => {
     for (const path of ['/', '/files/Shared/deep/path?view=grid']) {
       const r = await raw(s.url + path);
       const csp = String(r.headers['content-security-policy']);
-      const directive = (name: string) => csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `));
+      const directive = (name: string) =>
+        csp
+          .split(';')
+          .map((d) => d.trim())
+          .find((d) => d.startsWith(`${name} `));
       assert.equal(directive('script-src'), "script-src 'self' https://docs.example.test:8443", path);
       assert.equal(directive('object-src'), "object-src 'none'");
       assert.equal(directive('base-uri'), "base-uri 'none'");

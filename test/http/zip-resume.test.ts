@@ -35,9 +35,12 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 async function boot(data: string, env: Record<string, string> = {}): Promise<{ srv: ChildServer; api: Api }> {
-  if (!existsSync(new URL('../../dist/server/cli.js', import.meta.url))) throw new Error('run `node scripts/build.mjs` first: this test starts the built service');
+  if (!existsSync(new URL('../../dist/server/cli.js', import.meta.url)))
+    throw new Error('run `node scripts/build.mjs` first: this test starts the built service');
   const srv = await spawnServer({ SERVICE_DATA_DIR: data, SERVICE_ADMIN_EMAIL: ADMIN.email, SERVICE_ADMIN_PASSWORD: ADMIN.password, ...env }, { built: true });
-  const login = await (await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
+  const login = await (
+    await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+  ).json();
   const api: Api = async (method, path, body) => {
     const headers: Record<string, string> = { authorization: `Bearer ${login.token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -101,7 +104,7 @@ async function catalogued(data: string, rel: string, n: number): Promise<void> {
     const db = new Database(join(data, 'filedock.sqlite'), { readonly: true, fileMustExist: true });
     try {
       const folder = db.prepare('SELECT 1 FROM nodes WHERE path = ? AND deleted_at IS NULL').get(rel);
-      const below = (db.prepare("SELECT count(*) AS n FROM nodes WHERE path LIKE ? AND deleted_at IS NULL").get(`${rel}/%`) as { n: number }).n;
+      const below = (db.prepare('SELECT count(*) AS n FROM nodes WHERE path LIKE ? AND deleted_at IS NULL').get(`${rel}/%`) as { n: number }).n;
       if (folder && below === n) return;
     } finally {
       db.close();
@@ -129,7 +132,8 @@ describe('folder ZIP builds resume after kill -9', () => {
       const r = await api('POST', '/api/files/archive/add', { paths: ['/A/big'], dest: '/A/big.zip', compression: 'deflate' });
       assert.equal(r.status, 202, JSON.stringify(r.body));
       const id = r.body.operation_id;
-      for (const stop = Date.now() + 120_000; (journal(data, id).zip?.count ?? 0) < 150; await sleep(5)) if (Date.now() > stop) throw new Error('no 150 committed entries in 120 s');
+      for (const stop = Date.now() + 120_000; (journal(data, id).zip?.count ?? 0) < 150; await sleep(5))
+        if (Date.now() > stop) throw new Error('no 150 committed entries in 120 s');
       await srv.kill();
       const cut = journal(data, id);
       assert.ok(cut.zip && !cut.built, 'killed before the archive was complete');
@@ -165,7 +169,8 @@ describe('folder ZIP builds resume after kill -9', () => {
       const again = await api('POST', '/api/files/archive/add', { paths: ['/A/big'], dest: '/A/again.zip', compression: 'store' });
       assert.equal(again.status, 202, JSON.stringify(again.body));
       const id2 = again.body.operation_id;
-      for (const stop = Date.now() + 120_000; (journal(data, id2).zip?.count ?? 0) < 1; await sleep(5)) if (Date.now() > stop) throw new Error('no checkpoint in 120 s');
+      for (const stop = Date.now() + 120_000; (journal(data, id2).zip?.count ?? 0) < 1; await sleep(5))
+        if (Date.now() > stop) throw new Error('no checkpoint in 120 s');
       assert.ok(existsSync(journal(data, id2).zip!.temp), 'the temp file exists while the build runs');
       assert.equal((await api('POST', `/api/files/ops/${id2}/cancel`)).status, 200);
       const cancelled = await settle(api, id2);
@@ -173,7 +178,9 @@ describe('folder ZIP builds resume after kill -9', () => {
         assert.deepEqual(readdirSync(join(data, 'staging', 'zip-builds')), [], 'a cancelled build removes its temp file');
         assert.deepEqual(readdirSync(a).sort(), ['big', 'big.zip'], 'nothing published for the cancelled build');
       } else tc.diagnostic(`the second build ended ${cancelled.status} before the cancel reached it`);
-      tc.diagnostic(`committed at the kill: ${cut.zip.count} entries, ${cut.zip.length} of ${final.length} bytes; after the restart the op took ${took} ms and the server read ${read} bytes (sources ${sourceBytes})`);
+      tc.diagnostic(
+        `committed at the kill: ${cut.zip.count} entries, ${cut.zip.length} of ${final.length} bytes; after the restart the op took ${took} ms and the server read ${read} bytes (sources ${sourceBytes})`,
+      );
     } finally {
       await srv.stop();
     }
@@ -200,7 +207,10 @@ describe('folder ZIP builds resume after kill -9', () => {
       const committed = () => {
         const f = sidecar();
         if (!f) return { entries: 0, length: 0 };
-        const lines = readFileSync(join(zips, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        const lines = readFileSync(join(zips, f), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
         return { entries: lines.reduce((n, l) => n + l.entries.length, 0), length: lines.at(-1)?.length ?? 0 };
       };
       // The first click: read slowly, so the build (which feeds this client) is still running at the kill.

@@ -28,7 +28,11 @@ async function photos(dir: string, count: number, width: number, height: number)
   mkdirSync(src, { recursive: true });
   const distinct: string[] = [];
   for (let i = 0; i < 8; i++) {
-    const noise = await sharp({ create: { width: 200, height: 150, channels: 3, background: { r: 30 * i, g: 90, b: 160 }, noise: { type: 'gaussian', mean: 120, sigma: 50 } } }).png().toBuffer();
+    const noise = await sharp({
+      create: { width: 200, height: 150, channels: 3, background: { r: 30 * i, g: 90, b: 160 }, noise: { type: 'gaussian', mean: 120, sigma: 50 } },
+    })
+      .png()
+      .toBuffer();
     const file = join(src, `${i}.jpg`);
     await sharp(noise).resize(width, height).jpeg({ quality: 88 }).toFile(file);
     distinct.push(file);
@@ -83,7 +87,10 @@ const serverEnv = (dir: string, extra: Record<string, string>) => ({
 const WINDOW_S = 60;
 const CAP = 50;
 
-test(`battery: a thumbnail backfill runs one at a time and the server's CPU over ${WINDOW_S} s stays at or under the ${CAP} % cap`, { skip, timeout: 240_000 }, async () => {
+test(`battery: a thumbnail backfill runs one at a time and the server's CPU over ${WINDOW_S} s stays at or under the ${CAP} % cap`, {
+  skip,
+  timeout: 240_000,
+}, async () => {
   const { dir, cleanup } = tempDir('filedock-governor-');
   // More work than 60 s at half a core can finish, so the backlog never runs dry inside the window.
   await photos(join(dir, 'photos'), 4000, 2400, 1800);
@@ -109,7 +116,9 @@ test(`battery: a thumbnail backfill runs one at a time and the server's CPU over
     const g = await status();
     const average = ((after.cpu - before.cpu) / ((after.t - before.t) / 1000)) * 100;
     const done = after.done - before.done;
-    console.log(`governor battery: ${average.toFixed(1)} % of one core over ${((after.t - before.t) / 1000).toFixed(1)} s (cap ${CAP} %), ${done} thumbnails, governor says ${g.cpu_percent} % over its last ${g.window_s} s`);
+    console.log(
+      `governor battery: ${average.toFixed(1)} % of one core over ${((after.t - before.t) / 1000).toFixed(1)} s (cap ${CAP} %), ${done} thumbnails, governor says ${g.cpu_percent} % over its last ${g.window_s} s`,
+    );
     assert.equal(g.power.on_battery, true);
     assert.deepEqual([...lanes], [1], 'one lane on battery');
     assert.equal(g.peak_active, 1, 'never two thumbnails at once');
@@ -124,7 +133,10 @@ test(`battery: a thumbnail backfill runs one at a time and the server's CPU over
   }
 });
 
-test('sleep and wake in the middle of 500 thumbnail jobs: nothing starts while asleep, and each job runs exactly once', { skip, timeout: 240_000 }, async () => {
+test('sleep and wake in the middle of 500 thumbnail jobs: nothing starts while asleep, and each job runs exactly once', {
+  skip,
+  timeout: 240_000,
+}, async () => {
   const { dir, cleanup } = tempDir('filedock-governor-sleep-');
   await photos(join(dir, 'photos'), 500, 1600, 1200);
   const srv = await spawnServer(serverEnv(dir, { SERVICE_LOG_LEVEL: 'debug' }));

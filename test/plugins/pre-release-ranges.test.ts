@@ -29,7 +29,9 @@ const CASES: Array<[string, string, boolean]> = [
 ];
 
 let tmp: { dir: string; cleanup: () => void };
-before(() => { tmp = tempDir('filedock-ranges-'); });
+before(() => {
+  tmp = tempDir('filedock-ranges-');
+});
 after(() => tmp?.cleanup());
 
 /** Whether the example plugin, its range replaced by `range`, passes the handshake on `version`. */

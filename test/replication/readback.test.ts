@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/tools';
 
 /** Streams `bytes` past `sample` in chunks of uneven sizes, as a copy would. */
 function streamPast(sample: ReadbackSample, bytes: Buffer): void {
-  for (let at = 0, n = 1; at < bytes.length; n = (n * 7 + 13) % 300_000 + 1) {
+  for (let at = 0, n = 1; at < bytes.length; n = ((n * 7 + 13) % 300_000) + 1) {
     const chunk = bytes.subarray(at, at + n);
     sample.see(chunk, at);
     at += chunk.length;

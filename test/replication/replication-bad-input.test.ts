@@ -70,9 +70,12 @@ test('a target that truncates writes: REPLICA_WRITE_FAIL from the read-back chec
   const proxy = await lyingProxy(dav.port, (body) => body.subarray(0, Math.floor(body.length / 2)));
   try {
     const port = (proxy.address() as AddressInfo).port;
-    const t = await ok(s.api('POST', '/api/admin/replication-targets', {
-      token, body: { name: 'liar', driver: 'webdav', config: { url: `http://127.0.0.1:${port}`, username: dav.user, password: dav.pass, root: '/backup' } },
-    }));
+    const t = await ok(
+      s.api('POST', '/api/admin/replication-targets', {
+        token,
+        body: { name: 'liar', driver: 'webdav', config: { url: `http://127.0.0.1:${port}`, username: dav.user, password: dav.pass, root: '/backup' } },
+      }),
+    );
     assert.equal(t.config.password, '***');
     const storages = (await ok(s.api('GET', '/api/admin/storages', { token }))).storages;
     await ok(s.api('PATCH', `/api/admin/storages/${storages[0].id}`, { token, body: { replica_target_id: t.id } }));
@@ -110,9 +113,12 @@ test('a target that corrupts writes (same size): REPLICA_WRITE_FAIL from the rea
   });
   try {
     const port = (proxy.address() as AddressInfo).port;
-    const t = await ok(s.api('POST', '/api/admin/replication-targets', {
-      token, body: { name: 'corrupter', driver: 'webdav', config: { url: `http://127.0.0.1:${port}`, username: dav.user, password: dav.pass, root: '/corrupt' } },
-    }));
+    const t = await ok(
+      s.api('POST', '/api/admin/replication-targets', {
+        token,
+        body: { name: 'corrupter', driver: 'webdav', config: { url: `http://127.0.0.1:${port}`, username: dav.user, password: dav.pass, root: '/corrupt' } },
+      }),
+    );
     const storages = (await ok(s.api('GET', '/api/admin/storages', { token }))).storages;
     await ok(s.api('PATCH', `/api/admin/storages/${storages[0].id}`, { token, body: { replica_target_id: t.id } }));
     await putText(s, token, '/Home/flipped.txt', 'y'.repeat(10_000));
@@ -138,13 +144,22 @@ test('a target that hangs: each attempt bounded, failures logged, another storag
   try {
     const storages = (await ok(s.api('GET', '/api/admin/storages', { token }))).storages;
     const home = storages.find((x: any) => x.name === 'Home');
-    const t = await ok(s.api('POST', '/api/admin/replication-targets', {
-      token, body: { name: 'slow', driver: 'webdav', config: { url: `http://127.0.0.1:${dav.port}`, username: dav.user, password: dav.pass, root: '/slow', timeout_s: 60 } },
-    }));
+    const t = await ok(
+      s.api('POST', '/api/admin/replication-targets', {
+        token,
+        body: {
+          name: 'slow',
+          driver: 'webdav',
+          config: { url: `http://127.0.0.1:${dav.port}`, username: dav.user, password: dav.pass, root: '/slow', timeout_s: 60 },
+        },
+      }),
+    );
     await ok(s.api('PATCH', `/api/admin/storages/${home.id}`, { token, body: { replica_target_id: t.id } }));
     mkdirSync(join(dir, 'other'));
     const other = await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Other', driver: 'local', config: { path: join(dir, 'other') } } }));
-    const local = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'disk', driver: 'local', config: { path: join(dir, 'other-backup') } } }));
+    const local = await ok(
+      s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'disk', driver: 'local', config: { path: join(dir, 'other-backup') } } }),
+    );
     await ok(s.api('PATCH', `/api/admin/storages/${other.id}`, { token, body: { replica_target_id: local.id } }));
 
     // The WebDAV server is replaced by one that accepts connections and never answers.
@@ -154,15 +169,24 @@ test('a target that hangs: each attempt bounded, failures logged, another storag
     for (let i = 0; i < 3; i++) await putText(s, token, `/Home/hang${i}.txt`, `hang ${i}`);
     await putText(s, token, '/Other/fine.txt', 'fine');
     const started = Date.now();
-    await until('the other storage\'s copy', () => !!localTree(join(dir, 'other-backup'))['fine.txt'], 8000);
+    await until("the other storage's copy", () => !!localTree(join(dir, 'other-backup'))['fine.txt'], 8000);
     assert.ok(Date.now() - started < 8000);
-    await until('the hung copies logged as failures', async () => {
-      const l = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures;
-      return [0, 1, 2].every((i) => l.some((f: any) => f.path === `/Home/hang${i}.txt` && f.code === 'REPLICA_WRITE_FAIL'));
-    }, 10_000);
-    const hung = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures.filter((f: any) => f.path.startsWith('/Home/hang'));
+    await until(
+      'the hung copies logged as failures',
+      async () => {
+        const l = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures;
+        return [0, 1, 2].every((i) => l.some((f: any) => f.path === `/Home/hang${i}.txt` && f.code === 'REPLICA_WRITE_FAIL'));
+      },
+      10_000,
+    );
+    const hung = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures.filter((f: any) =>
+      f.path.startsWith('/Home/hang'),
+    );
     // The first attempts ran into the bound (about 1 s); the retries failed fast while the target was known to hang.
-    assert.ok(hung.every((f: any) => /^aborted: timeout$|did not answer in time/.test(f.message)), JSON.stringify(hung));
+    assert.ok(
+      hung.every((f: any) => /^aborted: timeout$|did not answer in time/.test(f.message)),
+      JSON.stringify(hung),
+    );
     await ok(s.api('DELETE', `/api/admin/replication-targets/${t.id}`, { token }));
   } finally {
     held.forEach((x) => x.destroy());
@@ -203,9 +227,16 @@ test('every replication route answers 503 not_configured when replication is not
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     for (const [method, path] of [
-      ['GET', '/api/admin/replication-targets'], ['POST', '/api/admin/replication-targets'], ['GET', '/api/admin/replication-targets/1'],
-      ['GET', '/api/admin/replica/rules'], ['GET', '/api/admin/replica/settings'], ['GET', '/api/admin/replica/failures'],
-      ['GET', '/api/admin/replica/failures/count'], ['POST', '/api/admin/replica/fix'], ['GET', '/api/admin/replica/report'], ['GET', '/api/admin/replica/status'],
+      ['GET', '/api/admin/replication-targets'],
+      ['POST', '/api/admin/replication-targets'],
+      ['GET', '/api/admin/replication-targets/1'],
+      ['GET', '/api/admin/replica/rules'],
+      ['GET', '/api/admin/replica/settings'],
+      ['GET', '/api/admin/replica/failures'],
+      ['GET', '/api/admin/replica/failures/count'],
+      ['POST', '/api/admin/replica/fix'],
+      ['GET', '/api/admin/replica/report'],
+      ['GET', '/api/admin/replica/status'],
       ['POST', '/api/admin/replica/report/run-now'],
     ]) {
       const r = await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });

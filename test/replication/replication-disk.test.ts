@@ -27,7 +27,11 @@ const mirrored = (primary: string, backup: string, rel: string, ms?: number) =>
 const catalogued = (storageId: number, rel: string) =>
   !!s.server.db.sqlite.prepare('SELECT 1 FROM nodes WHERE storage_id = ? AND path = ?').get(storageId, rel);
 const copyOps = (storageId: number, op: string, rel: string) =>
-  (s.server.db.sqlite.prepare("SELECT count(*) AS n FROM ops WHERE kind = 'replica.copy' AND payload = ?").get(JSON.stringify({ storage_id: storageId, op, rel })) as { n: number }).n;
+  (
+    s.server.db.sqlite
+      .prepare("SELECT count(*) AS n FROM ops WHERE kind = 'replica.copy' AND payload = ?")
+      .get(JSON.stringify({ storage_id: storageId, op, rel })) as { n: number }
+  ).n;
 
 before(async () => {
   const t = tempDir('filedock-repl-disk-');
@@ -41,9 +45,16 @@ before(async () => {
   s = await startTestServer({ SERVICE_REPLICA_RETRY_BACKOFF: '100ms' });
   token = await s.login();
   await ok(s.api('POST', '/api/admin/replica/rules', { token, body: { path_pattern: 'Watched/keep/**', mode: 'append_only', priority: 1 } }));
-  for (const [name, key, sync] of [['Watched', 'watched', { sync_mode: 'fsnotify' }], ['Polled', 'polled', { sync_mode: 'poll', sync_interval_s: 5 }]] as const) {
-    const target = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: `nas-${key}`, driver: 'local', config: { path: dirs[`${key}Backup`] } } }));
-    const storage = await ok(s.api('POST', '/api/admin/storages', { token, body: { name, driver: 'local', config: { path: dirs[key] }, ...sync, replica_target_id: target.id } }));
+  for (const [name, key, sync] of [
+    ['Watched', 'watched', { sync_mode: 'fsnotify' }],
+    ['Polled', 'polled', { sync_mode: 'poll', sync_interval_s: 5 }],
+  ] as const) {
+    const target = await ok(
+      s.api('POST', '/api/admin/replication-targets', { token, body: { name: `nas-${key}`, driver: 'local', config: { path: dirs[`${key}Backup`] } } }),
+    );
+    const storage = await ok(
+      s.api('POST', '/api/admin/storages', { token, body: { name, driver: 'local', config: { path: dirs[key] }, ...sync, replica_target_id: target.id } }),
+    );
     assert.equal(storage.sync_mode, sync.sync_mode);
     ids[key] = storage.id;
   }
@@ -112,11 +123,15 @@ test('polled storage: files added, renamed and deleted on disk reach the target 
   mkdirSync(join(dirs.polled, 'inbox'));
   writeFileSync(join(dirs.polled, 'inbox/a.bin'), randomBytes(64_000));
   writeFileSync(join(dirs.polled, 'b.bin'), randomBytes(1_500_000));
-  await until('the poll to copy both', () => {
-    const p = localTree(dirs.polled);
-    const b = localTree(dirs.polledBackup);
-    return b['inbox/a.bin'] === p['inbox/a.bin'] && b['b.bin'] === p['b.bin'];
-  }, 30_000);
+  await until(
+    'the poll to copy both',
+    () => {
+      const p = localTree(dirs.polled);
+      const b = localTree(dirs.polledBackup);
+      return b['inbox/a.bin'] === p['inbox/a.bin'] && b['b.bin'] === p['b.bin'];
+    },
+    30_000,
+  );
   renameSync(join(dirs.polled, 'inbox/a.bin'), join(dirs.polled, 'a-renamed.bin'));
   rmSync(join(dirs.polled, 'b.bin'));
   await until('the rename and the delete on the target', () => JSON.stringify(localTree(dirs.polledBackup)) === JSON.stringify(localTree(dirs.polled)), 30_000);

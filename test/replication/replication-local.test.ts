@@ -55,7 +55,10 @@ test('targets: create, list, get, loop and root guard refused, link and unlink t
   assert.equal(t.enabled, true);
   assert.equal(t.config.path, backup);
   const list = await ok(s.api('GET', '/api/admin/replication-targets', { token }));
-  assert.deepEqual(list.targets.map((x: any) => x.name), ['nas']);
+  assert.deepEqual(
+    list.targets.map((x: any) => x.name),
+    ['nas'],
+  );
 
   // At the primary's root or inside it: a loop.
   for (const path of [primary, join(primary, 'inside')]) {
@@ -70,7 +73,10 @@ test('targets: create, list, get, loop and root guard refused, link and unlink t
   const unknown = await s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'x', driver: 'nope', config: {} } });
   assert.equal(unknown.status, 400);
   assert.equal(unknown.body.details.field, 'driver');
-  const badMode = await s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'x', driver: 'local', config: { path: join(dir, 'x') }, mode: 'later' } });
+  const badMode = await s.api('POST', '/api/admin/replication-targets', {
+    token,
+    body: { name: 'x', driver: 'local', config: { path: join(dir, 'x') }, mode: 'later' },
+  });
   assert.equal(badMode.status, 400);
   assert.equal(badMode.body.details.field, 'mode');
 
@@ -94,7 +100,10 @@ test('writes, mkdir, copies, moves and deletes reach the target (mirror)', async
   await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/docs/deep' } }));
   await putText(s, token, '/Home/docs/deep/b.txt', 'beta');
   for (let i = 0; i < 10; i++) await putText(s, token, '/Home/burst.txt', `version ${i}`);
-  for (const [verb, from, to] of [['copy', '/Home/docs', '/Home/docs-copy'], ['move', '/Home/a.txt', '/Home/docs/a-moved.txt']]) {
+  for (const [verb, from, to] of [
+    ['copy', '/Home/docs', '/Home/docs-copy'],
+    ['move', '/Home/a.txt', '/Home/docs/a-moved.txt'],
+  ]) {
     const r = await s.api('POST', `/api/files/${verb}`, { token, body: { from, to } });
     assert.ok(r.status === 200 || r.status === 202, `${verb}: ${r.status} ${JSON.stringify(r.body)}`);
   }
@@ -117,7 +126,11 @@ test('a folder removed on the target behind the engine is made again by the next
   await putText(s, token, '/Home/gone/deep/d.txt', 'delta');
   await until('the second copy', () => localTree(backup)['gone/deep/d.txt'] === localTree(primary)['gone/deep/d.txt']);
   const all = await ok(s.api('GET', '/api/admin/replica/failures?limit=500', { token }));
-  assert.deepEqual(all.failures.filter((f: any) => f.path.startsWith('/Home/gone/')), [], 'the write was retried inline, not failed');
+  assert.deepEqual(
+    all.failures.filter((f: any) => f.path.startsWith('/Home/gone/')),
+    [],
+    'the write was retried inline, not failed',
+  );
   await ok(s.api('POST', '/api/files/delete', { token, body: { paths: ['/Home/gone'] } }));
   await until('the delete to reach the target', () => JSON.stringify(localTree(backup)) === JSON.stringify(localTree(primary)));
 });
@@ -128,7 +141,13 @@ test('a chunked upload (the driver multipart path) is replicated once it is publ
   const etags: Array<{ part: number; etag: string }> = [];
   for (let part = 1; part * init.chunk_size < data.length + init.chunk_size; part++) {
     const bytes = data.subarray((part - 1) * init.chunk_size, part * init.chunk_size);
-    const r = await ok(s.api('POST', `/api/files/upload/chunk?upload_id=${init.upload_id}&part=${part}`, { token, raw: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } }));
+    const r = await ok(
+      s.api('POST', `/api/files/upload/chunk?upload_id=${init.upload_id}&part=${part}`, {
+        token,
+        raw: new Uint8Array(bytes),
+        headers: { 'content-type': 'application/octet-stream' },
+      }),
+    );
     etags.push({ part, etag: r.etag });
   }
   await ok(s.api('POST', '/api/files/upload/finalize', { token, body: { upload_id: init.upload_id, etags } }));
@@ -151,7 +170,10 @@ test('rules: append_only keeps deleted files on the target, skip never copies; b
   }
   const keep = await ok(s.api('POST', '/api/admin/replica/rules', { token, body: { path_pattern: 'Home/keep/**', mode: 'append_only', priority: 10 } }));
   await ok(s.api('POST', '/api/admin/replica/rules', { token, body: { path_pattern: '**/*.tmp', mode: 'skip', priority: 5 } }));
-  assert.deepEqual((await ok(s.api('GET', '/api/admin/replica/rules', { token }))).rules.map((r: any) => r.priority), [5, 10]);
+  assert.deepEqual(
+    (await ok(s.api('GET', '/api/admin/replica/rules', { token }))).rules.map((r: any) => r.priority),
+    [5, 10],
+  );
 
   await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/keep' } }));
   await putText(s, token, '/Home/keep/photo.txt', 'precious');
@@ -174,14 +196,24 @@ test('rules: append_only keeps deleted files on the target, skip never copies; b
 
 test('settings: report_cron checked with croner, default_mode checked, changes apply', async () => {
   const now = await ok(s.api('GET', '/api/admin/replica/settings', { token }));
-  assert.deepEqual(Object.keys(now).sort(), ['audit_cron', 'audit_full_cron', 'audit_sample_size', 'default_mode', 'drill_cron', 'report_cron', 'report_enabled']);
+  assert.deepEqual(Object.keys(now).sort(), [
+    'audit_cron',
+    'audit_full_cron',
+    'audit_sample_size',
+    'default_mode',
+    'drill_cron',
+    'report_cron',
+    'report_enabled',
+  ]);
   const bad = await s.api('PATCH', '/api/admin/replica/settings', { token, body: { report_cron: 'every tuesday' } });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.details.field, 'report_cron');
   const badMode = await s.api('PATCH', '/api/admin/replica/settings', { token, body: { default_mode: 'often' } });
   assert.equal(badMode.status, 400);
   assert.equal(badMode.body.details.field, 'default_mode');
-  const set = await ok(s.api('PATCH', '/api/admin/replica/settings', { token, body: { report_cron: '0 3 * * MON', report_enabled: true, default_mode: 'append_only' } }));
+  const set = await ok(
+    s.api('PATCH', '/api/admin/replica/settings', { token, body: { report_cron: '0 3 * * MON', report_enabled: true, default_mode: 'append_only' } }),
+  );
   assert.equal(set.report_cron, '0 3 * * MON');
   assert.equal(set.default_mode, 'append_only');
   await putText(s, token, '/Home/ao.txt', 'x');
@@ -198,7 +230,10 @@ test('report: 204 before the first run, then one row per run', async () => {
   assert.equal(first.status, 204);
   const run = await ok(s.api('POST', '/api/admin/replica/report/run-now', { token }));
   assert.equal(typeof run.unresolved, 'number');
-  assert.deepEqual(run.targets.map((t: any) => t.storages), [['Home']]);
+  assert.deepEqual(
+    run.targets.map((t: any) => t.storages),
+    [['Home']],
+  );
   const got = await ok(s.api('GET', '/api/admin/replica/report', { token }));
   assert.equal(got.ran_at, run.ran_at);
 });
@@ -231,10 +266,11 @@ test('target gone: failures logged with their code, the same failure counts atte
   // The target's folder replaced by a file: every write to it fails, as a dead disk would.
   renameSync(backup, backup + '.away');
   writeFileSync(backup, 'not a folder');
-  for (let i = 0; i < 5; i++) await putText(s, token, `/Home/down/f${i}.txt`, `while down ${i}`).catch(async () => {
-    await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/down' } }));
-    await putText(s, token, `/Home/down/f${i}.txt`, `while down ${i}`);
-  });
+  for (let i = 0; i < 5; i++)
+    await putText(s, token, `/Home/down/f${i}.txt`, `while down ${i}`).catch(async () => {
+      await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/down' } }));
+      await putText(s, token, `/Home/down/f${i}.txt`, `while down ${i}`);
+    });
   await until('failures logged', async () => (await ok(s.api('GET', '/api/admin/replica/failures/count', { token }))).count >= 5);
   const list = await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=50', { token }));
   const f0 = list.failures.find((f: any) => f.path === '/Home/down/f0.txt');

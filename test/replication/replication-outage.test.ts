@@ -87,14 +87,18 @@ test('target down during writes, rewrites and deletes (mirror and append_only), 
   renameSync(backup + '.away', backup);
   await ok(s.api('POST', '/api/admin/replica/fix', { token }));
   let lastFix = Date.now();
-  await until('every failure resolved', async () => {
-    const c = await count();
-    if (c > 0 && Date.now() - lastFix > 5000) {
-      lastFix = Date.now();
-      await ok(s.api('POST', '/api/admin/replica/fix', { token }));
-    }
-    return c === 0;
-  }, 60_000).catch(async (e) => {
+  await until(
+    'every failure resolved',
+    async () => {
+      const c = await count();
+      if (c > 0 && Date.now() - lastFix > 5000) {
+        lastFix = Date.now();
+        await ok(s.api('POST', '/api/admin/replica/fix', { token }));
+      }
+      return c === 0;
+    },
+    60_000,
+  ).catch(async (e) => {
     const left = (await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures as any[];
     throw new Error(`${(e as Error).message}: ${JSON.stringify(left.map((f) => [f.path, f.op, f.message]))}`);
   });
@@ -111,7 +115,9 @@ test('a retry that finds nothing to copy for an append_only path does not resolv
   await putText(s, token, '/Home/keep/lost.txt', 'never reached the target');
   await del('/Home/keep/lost.txt');
   await until('the queue to give up', async () => (await ok(s.api('GET', '/api/admin/replica/status', { token }))).queued_copies === 0);
-  const row = ((await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures as any[]).find((f) => f.path === '/Home/keep/lost.txt' && f.op === 'copy');
+  const row = ((await ok(s.api('GET', '/api/admin/replica/failures?unresolved=true&limit=500', { token }))).failures as any[]).find(
+    (f) => f.path === '/Home/keep/lost.txt' && f.op === 'copy',
+  );
   assert.ok(row, 'the copy from the trash failed and is logged');
   rmSync(join(primary, '.service-trash'), { recursive: true, force: true });
   rmSync(backup);

@@ -29,13 +29,19 @@ test('local → SFTP (OpenSSH): stopped mid-run, Fix, identical trees', { skip: 
     mkdirSync(root);
     mkdirSync(join(dir, 'primary'));
     const token = await s.login();
-    await faultScenario(s, token, join(dir, 'primary'), {
-      driver: 'sftp',
-      config: { host: sshd.host, port: sshd.port, user: sshd.user, private_key: sshd.clientKey, root, timeout: 5 },
-      stop: () => sshd.stop(),
-      start: () => sshd.start(),
-      tree: async () => localTree(root),
-    }, DOWN_OPS);
+    await faultScenario(
+      s,
+      token,
+      join(dir, 'primary'),
+      {
+        driver: 'sftp',
+        config: { host: sshd.host, port: sshd.port, user: sshd.user, private_key: sshd.clientKey, root, timeout: 5 },
+        stop: () => sshd.stop(),
+        start: () => sshd.start(),
+        tree: async () => localTree(root),
+      },
+      DOWN_OPS,
+    );
   } finally {
     await s.close();
     await sshd.dispose();
@@ -51,27 +57,35 @@ test('local → S3 (s3rver): stopped mid-run, Fix, identical trees', { timeout: 
   try {
     mkdirSync(join(dir, 'primary'));
     const token = await s.login();
-    await faultScenario(s, token, join(dir, 'primary'), {
-      driver: 's3',
-      config: s3rverConfig(s3, 'backup'),
-      stop: () => s3.stop(),
-      start: () => s3.start(),
-      tree: async () => {
-        const out: Tree = {};
-        let token: string | undefined;
-        do {
-          const page = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'backup/', ContinuationToken: token }));
-          for (const o of page.Contents ?? []) {
-            const rel = o.Key!.slice('backup/'.length);
-            if (!rel || rel.endsWith('/') || rel.split('/').pop() === '.empty' || INTERNAL.test(rel)) continue;
-            const body = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key! }));
-            out[rel] = createHash('sha256').update(Buffer.from(await body.Body!.transformToByteArray())).digest('hex');
-          }
-          token = page.NextContinuationToken;
-        } while (token);
-        return out;
+    await faultScenario(
+      s,
+      token,
+      join(dir, 'primary'),
+      {
+        driver: 's3',
+        config: s3rverConfig(s3, 'backup'),
+        stop: () => s3.stop(),
+        start: () => s3.start(),
+        tree: async () => {
+          const out: Tree = {};
+          let token: string | undefined;
+          do {
+            const page = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'backup/', ContinuationToken: token }));
+            for (const o of page.Contents ?? []) {
+              const rel = o.Key!.slice('backup/'.length);
+              if (!rel || rel.endsWith('/') || rel.split('/').pop() === '.empty' || INTERNAL.test(rel)) continue;
+              const body = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key! }));
+              out[rel] = createHash('sha256')
+                .update(Buffer.from(await body.Body!.transformToByteArray()))
+                .digest('hex');
+            }
+            token = page.NextContinuationToken;
+          } while (token);
+          return out;
+        },
       },
-    }, DOWN_OPS);
+      DOWN_OPS,
+    );
   } finally {
     client.destroy();
     await s.close();

@@ -24,7 +24,9 @@ before(async () => {
   s = await startTestServer();
   token = await s.login();
   const storage = await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Home', driver: 'local', config: { path: join(dir, 'primary') } } }));
-  const target = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'nas', driver: 'local', config: { path: join(dir, 'backup') }, mode: 'sync' } }));
+  const target = await ok(
+    s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'nas', driver: 'local', config: { path: join(dir, 'backup') }, mode: 'sync' } }),
+  );
   await ok(s.api('PATCH', `/api/admin/storages/${storage.id}`, { token, body: { replica_target_id: target.id } }));
   await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/photos' } }));
   await putText(s, token, '/Home/photos/a.txt', 'alpha');
@@ -69,7 +71,14 @@ test('audit schedules: daily sample and monthly full by default, croner and the 
   assert.equal(now.audit_cron, '30 4 * * *');
   assert.equal(now.audit_full_cron, '0 5 1 * *');
   assert.equal(now.audit_sample_size, 50);
-  for (const [field, value] of [['audit_cron', 'daily'], ['audit_full_cron', '61 * * * *'], ['audit_sample_size', 0], ['audit_sample_size', 1.5], ['audit_sample_size', '10'], ['audit_sample_size', 100_001]] as const) {
+  for (const [field, value] of [
+    ['audit_cron', 'daily'],
+    ['audit_full_cron', '61 * * * *'],
+    ['audit_sample_size', 0],
+    ['audit_sample_size', 1.5],
+    ['audit_sample_size', '10'],
+    ['audit_sample_size', 100_001],
+  ] as const) {
     const bad = await s.api('PATCH', '/api/admin/replica/settings', { token, body: { [field]: value, report_enabled: false } });
     assert.equal(bad.status, 400, `${field}: ${String(value)}`);
     assert.equal(bad.body.error, 'validation_failed');

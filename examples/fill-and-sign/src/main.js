@@ -75,8 +75,16 @@ function fieldsOf(doc) {
     const widget = f.acroField.getWidgets()[0];
     const r = widget ? widget.getRectangle() : { x: 0, y: 0, width: 0, height: 0 };
     out.push({
-      key: KEY.test(name) && !RESERVED.has(name) ? name : `f${i}`, name, kind, field: f,
-      page: widget ? pageOfWidget(doc, widget) : 0, x: r.x, y: r.y, w: r.width, h: r.height, required: f.isRequired(),
+      key: KEY.test(name) && !RESERVED.has(name) ? name : `f${i}`,
+      name,
+      kind,
+      field: f,
+      page: widget ? pageOfWidget(doc, widget) : 0,
+      x: r.x,
+      y: r.y,
+      w: r.width,
+      h: r.height,
+      required: f.isRequired(),
     });
   });
   return out;
@@ -99,7 +107,8 @@ async function surfaceFor(input, publicPage) {
   const lang = input.lang;
   const p = (input.paths || [])[0];
   if (!p) return { nodes: [{ type: 'text', style: 'error', text: t(lang, 'error.no_file') }] };
-  let doc, path = p.path;
+  let doc,
+    path = p.path;
   try {
     // The other signer signs the copy the owner prepared: the page exposes it as its second file
     // (a page's app reads only the files it exposes); an older page exposing only the original shows that.
@@ -129,7 +138,9 @@ async function surfaceFor(input, publicPage) {
       footer: [{ id: 'submit', label: t(lang, 'page.sign'), primary: true }],
     };
   }
-  const listed = fields.filter((f) => f.kind !== 'signature').map((f) => ({ key: f.key, label: f.name, page: f.page + 1, x: f.x, y: f.y, w: f.w, h: f.h, kind: f.kind, required: f.required }));
+  const listed = fields
+    .filter((f) => f.kind !== 'signature')
+    .map((f) => ({ key: f.key, label: f.name, page: f.page + 1, x: f.x, y: f.y, w: f.w, h: f.h, kind: f.kind, required: f.required }));
   const box = signatureBox(doc, fields, 0);
   return {
     title: t(lang, 'dialog.title', { name: p.name }),
@@ -207,7 +218,10 @@ app.event = async (input) => {
     if (!signature) errors.push({ key: 'signature', code: 'required', reason: t(lang, 'error.signature_required') });
     if (!name) errors.push({ key: 'signer_name', code: 'required', reason: t(lang, 'error.name_required') });
     if (errors.length) return { errors };
-    return { job: { action: 'countersign', params: { signature, signer_name: name } }, surface: { nodes: [{ type: 'text', style: 'success', text: t(lang, 'page.thanks') }] } };
+    return {
+      job: { action: 'countersign', params: { signature, signer_name: name } },
+      surface: { nodes: [{ type: 'text', style: 'success', text: t(lang, 'page.thanks') }] },
+    };
   }
   const p = (input.paths || [])[0];
   if (!p) return { nodes: [{ type: 'text', style: 'error', text: t(lang, 'error.no_file') }] };
@@ -216,11 +230,14 @@ app.event = async (input) => {
   // Required form fields are checked against the PDF itself (the surface's pdf-fields are not form fields for the host).
   const doc = await load(await readFile(p.path));
   const fields = fieldsOf(doc);
-  const errors = fields.filter((f) => f.required && f.kind === 'text' && !String(values[f.key] ?? '').trim()).map((f) => ({ key: f.key, code: 'required', reason: t(lang, 'error.field_required', { name: f.name }) }));
+  const errors = fields
+    .filter((f) => f.required && f.kind === 'text' && !String(values[f.key] ?? '').trim())
+    .map((f) => ({ key: f.key, code: 'required', reason: t(lang, 'error.field_required', { name: f.name }) }));
   for (const f of fields) {
     if (f.kind !== 'text' || typeof values[f.key] !== 'string') continue;
     const max = f.field.getMaxLength();
-    if (max !== undefined && values[f.key].length > max) errors.push({ key: f.key, code: 'invalid', reason: t(lang, 'error.field_too_long', { name: f.name, max }) });
+    if (max !== undefined && values[f.key].length > max)
+      errors.push({ key: f.key, code: 'invalid', reason: t(lang, 'error.field_too_long', { name: f.name, max }) });
   }
   if (!signature && !signer) errors.push({ key: 'signature', code: 'required', reason: t(lang, 'error.signature_required') });
   if (errors.length) return { errors };
@@ -246,7 +263,8 @@ async function drawSignature(doc, box, dataUrl, caption) {
   const img = dataUrl.startsWith('data:image/png') ? await doc.embedPng(bytes) : await doc.embedJpg(bytes);
   const page = doc.getPage(box.page);
   const scale = Math.min(box.w / img.width, box.h / img.height);
-  const w = img.width * scale, h = img.height * scale;
+  const w = img.width * scale,
+    h = img.height * scale;
   page.drawImage(img, { x: box.x + (box.w - w) / 2, y: box.y + (box.h - h) / 2, width: w, height: h });
   const font = await doc.embedFont(StandardFonts.Helvetica);
   // WinAnsi only: characters Helvetica cannot show become '?'.
@@ -296,7 +314,12 @@ app.action = async (input) => {
       doc = await load(await readFile(p.path));
     }
     await call('ops.progress', { fraction: 0.3, message: t(lang, 'progress.signing') });
-    await drawSignature(doc, signatureBox(doc, fieldsOf(doc), 1), signature, `${t('en', 'caption.signed')} ${today()} ${String(params.signer_name || '')}`.trim());
+    await drawSignature(
+      doc,
+      signatureBox(doc, fieldsOf(doc), 1),
+      signature,
+      `${t('en', 'caption.signed')} ${today()} ${String(params.signer_name || '')}`.trim(),
+    );
     const w = await writeFile(out, await save(doc), true);
     await optional('state.set', { path: w.path, key: 'signed', on: true });
     await optional('locks.clear', { path: p.path });
@@ -338,7 +361,10 @@ app.action = async (input) => {
   await call('state.set', { path: p.path, key: 'awaiting_signature', on: true });
   // The page exposes the original (f1: the job's first path) and the copy to sign (f2).
   const page = await call('pages.create', {
-    paths: [p.path, w.path], page: 'sign', pin: String(params.pin || newPin()), title: t(lang, 'page.title', { name: p.name }),
+    paths: [p.path, w.path],
+    page: 'sign',
+    pin: String(params.pin || newPin()),
+    title: t(lang, 'page.title', { name: p.name }),
   });
   const url = page && page.url ? page.url : '';
   const message = signer.name ? t(lang, 'done.requested', { who: String(signer.name), url }) : t(lang, 'done.requested_someone', { url });

@@ -30,22 +30,45 @@ function dialog(input) {
   const count = (input.paths || []).length;
   return {
     title: t(lang, 'dialog.title', { count }),
-    nodes: [{
-      type: 'form',
-      fields: [
-        { key: 'mode', type: 'select', label: t(lang, 'dialog.mode'), required: true, default: 'each',
-          options: [{ value: 'each', label: t(lang, 'dialog.mode.each') }, { value: 'merge', label: t(lang, 'dialog.mode.merge') }] },
-        { key: 'name', type: 'string', label: t(lang, 'dialog.name'), default: 'images', max_length: 200,
-          show_when: { key: 'mode', equals: ['merge'] }, required_when: { key: 'mode', equals: ['merge'] } },
-      ],
-    }],
+    nodes: [
+      {
+        type: 'form',
+        fields: [
+          {
+            key: 'mode',
+            type: 'select',
+            label: t(lang, 'dialog.mode'),
+            required: true,
+            default: 'each',
+            options: [
+              { value: 'each', label: t(lang, 'dialog.mode.each') },
+              { value: 'merge', label: t(lang, 'dialog.mode.merge') },
+            ],
+          },
+          {
+            key: 'name',
+            type: 'string',
+            label: t(lang, 'dialog.name'),
+            default: 'images',
+            max_length: 200,
+            show_when: { key: 'mode', equals: ['merge'] },
+            required_when: { key: 'mode', equals: ['merge'] },
+          },
+        ],
+      },
+    ],
     footer: [{ id: 'convert', label: t(lang, 'dialog.convert'), primary: true }],
   };
 }
 
 /** A file name the user typed, made safe: no slashes or control characters, no leading dots, not empty. */
 function cleanName(s) {
-  const n = String(s || '').replace(/[\u0000-\u001f/\\]+/g, ' ').replace(/^[.\s]+/, '').trim().slice(0, 200).replace(/\.pdf$/i, '');
+  const n = String(s || '')
+    .replace(/[\u0000-\u001f/\\]+/g, ' ')
+    .replace(/^[.\s]+/, '')
+    .trim()
+    .slice(0, 200)
+    .replace(/\.pdf$/i, '');
   return n || 'images';
 }
 
@@ -72,10 +95,13 @@ app.action = async (input) => {
   // The admin may hand off sooner (settings.handoff_after_ms), never later than CPU_SHARE of the budget.
   const asked = Number(input.settings && input.settings.handoff_after_ms);
   const handoffMs = asked > 0 ? Math.min(asked, BUDGET_MS * CPU_SHARE) : BUDGET_MS * CPU_SHARE;
-  const progress = (i, name) => call('ops.progress', {
-    fraction: total ? i / total : 1, message: t(lang, 'progress.file', { done: before + i, total: before + total, name }),
-    bytes_done: bytesDone, bytes_total: bytesTotal,
-  });
+  const progress = (i, name) =>
+    call('ops.progress', {
+      fraction: total ? i / total : 1,
+      message: t(lang, 'progress.file', { done: before + i, total: before + total, name }),
+      bytes_done: bytesDone,
+      bytes_total: bytesTotal,
+    });
 
   if (params.mode === 'merge') {
     // Everything is held in memory until saved (the sandbox has 64 MiB by default): refuse at once, not after the work.

@@ -33,7 +33,11 @@ export function AccessPage({ pair }: { pair: boolean }) {
   const close = () => setOpen(null);
 
   /** Runs a change, then says what it did (its answer) and re-reads the lists; a refusal becomes a toast. */
-  const run = (change: () => Promise<string>) => change().then((done) => { toast.info(done); load(); }, toast.error);
+  const run = (change: () => Promise<string>) =>
+    change().then((done) => {
+      toast.info(done);
+      load();
+    }, toast.error);
   const revokeSession = (s: SessionView) =>
     // Signing this browser out ends the page's session too.
     s.current ? access.revokeSession(s.id).then(signOut, toast.error) : run(async () => (await access.revokeSession(s.id), t('access.sessions.revoked_one')));
@@ -44,14 +48,20 @@ export function AccessPage({ pair }: { pair: boolean }) {
   return (
     <section className="access" aria-labelledby="access-title">
       <h1 id="access-title">{t('account.access')}</h1>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {/* Opened for pairing (the tray's "Pair a phone…"): that section comes first. */}
       {pair && <PairPhone onPaired={load} />}
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">{t('access.sessions')}</h2>
         {sessions && <SessionsTable sessions={sessions} onRevoke={(s) => void revokeSession(s)} />}
         <div className="actions">
-          <button type="button" className="danger" disabled={!others} onClick={() => setOpen({ kind: 'others' })}>{t('access.sessions.others')}</button>
+          <button type="button" className="danger" disabled={!others} onClick={() => setOpen({ kind: 'others' })}>
+            {t('access.sessions.others')}
+          </button>
         </div>
       </section>
       <section className="card" aria-labelledby="keys-title">
@@ -59,19 +69,35 @@ export function AccessPage({ pair }: { pair: boolean }) {
         <p className="hint">{t('keys.intro')}</p>
         {keys && <KeysTable keys={keys} onRevoke={(key) => setOpen({ kind: 'revoke-key', key })} />}
         <div className="actions">
-          <button type="button" className="primary" onClick={() => setOpen({ kind: 'new-key' })}>{t('keys.new')}</button>
+          <button type="button" className="primary" onClick={() => setOpen({ kind: 'new-key' })}>
+            {t('keys.new')}
+          </button>
         </div>
       </section>
       <SshKeysCard />
       {!pair && <PairPhone onPaired={load} />}
-      {open?.kind === 'new-key' && <NewKeyDialog title={t('keys.new')} allowAdmin={user.role === 'admin'} create={access.createKey} onCreated={load} onClose={close} />}
+      {open?.kind === 'new-key' && (
+        <NewKeyDialog title={t('keys.new')} allowAdmin={user.role === 'admin'} create={access.createKey} onCreated={load} onClose={close} />
+      )}
       {open?.kind === 'revoke-key' && (
-        <ConfirmDialog title={t('keys.revoke_named', { name: open.key.name })} text={t('keys.revoke_text')} confirmLabel={t('keys.revoke')} danger
-          onConfirm={() => void revokeKey(open.key)} onClose={close} />
+        <ConfirmDialog
+          title={t('keys.revoke_named', { name: open.key.name })}
+          text={t('keys.revoke_text')}
+          confirmLabel={t('keys.revoke')}
+          danger
+          onConfirm={() => void revokeKey(open.key)}
+          onClose={close}
+        />
       )}
       {open?.kind === 'others' && (
-        <ConfirmDialog title={t('access.sessions.others')} text={t('access.sessions.others_text', { n: others })} confirmLabel={t('access.sessions.others')} danger
-          onConfirm={() => void revokeOthers()} onClose={close} />
+        <ConfirmDialog
+          title={t('access.sessions.others')}
+          text={t('access.sessions.others_text', { n: others })}
+          confirmLabel={t('access.sessions.others')}
+          danger
+          onConfirm={() => void revokeOthers()}
+          onClose={close}
+        />
       )}
     </section>
   );

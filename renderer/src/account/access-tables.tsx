@@ -32,7 +32,12 @@ export function SessionsTable({ sessions, onRevoke }: { sessions: SessionView[];
             <tr key={s.id}>
               <td title={s.ua ?? undefined}>
                 {agentText(s.ua, t)}
-                {s.current && <> <span className="pill active">{t('access.this_device')}</span></>}
+                {s.current && (
+                  <>
+                    {' '}
+                    <span className="pill active">{t('access.this_device')}</span>
+                  </>
+                )}
                 <div className="hint">{KIND[s.kind] ? t(KIND[s.kind]) : s.kind}</div>
               </td>
               <td>{s.ip ?? ''}</td>
@@ -57,20 +62,29 @@ export function KeysTable({ keys, onRevoke }: { keys: ApiKeyView[]; onRevoke: (k
   return (
     <div className="table-wrap">
       <table className="table" data-testid="keys">
-        <ActionsTableHead columns={[t('keys.name'), t('keys.may'), t('keys.folder'), t('keys.created'), t('keys.expires'), t('keys.last_used'), t('users.status')]} />
+        <ActionsTableHead
+          columns={[t('keys.name'), t('keys.may'), t('keys.folder'), t('keys.created'), t('keys.expires'), t('keys.last_used'), t('users.status')]}
+        />
         <tbody>
           {keys.map((k) => (
             <tr key={k.id}>
               <td>
                 {k.name}
-                {k.kind === 'desktop' && <> <span className="pill">{t('keys.desktop')}</span></>}
+                {k.kind === 'desktop' && (
+                  <>
+                    {' '}
+                    <span className="pill">{t('keys.desktop')}</span>
+                  </>
+                )}
               </td>
               <td>{k.kind === 'desktop' ? t('keys.desktop_may') : verbsInWords(k.verbs, t)}</td>
               <td className="wrap">{k.root ?? t('keys.everywhere')}</td>
               <td>{formatDate(k.created_at, lang)}</td>
               <td>{k.expires_at ? formatDate(k.expires_at, lang) : t('common.never')}</td>
               <td>{k.last_used_at ? t('keys.used_from', { date: formatDate(k.last_used_at, lang), ip: k.last_used_ip ?? '?' }) : t('common.never')}</td>
-              <td><span className={`pill ${k.state}`}>{t(`keys.state.${k.state}`)}</span></td>
+              <td>
+                <span className={`pill ${k.state}`}>{t(`keys.state.${k.state}`)}</span>
+              </td>
               <td>
                 {k.state === 'active' && (
                   <button type="button" className="small danger" aria-label={t('keys.revoke_named', { name: k.name })} onClick={() => onRevoke(k)}>

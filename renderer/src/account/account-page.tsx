@@ -20,8 +20,12 @@ export default function AccountPage() {
   return (
     <div className="page settings account">
       <nav className="tabs" aria-label={t('account.title')}>
-        <a href="/account" onClick={linkClick} aria-current={tab === 'security' ? 'page' : undefined}>{t('account.mfa')}</a>
-        <a href="/account/access" onClick={linkClick} aria-current={tab === 'access' ? 'page' : undefined}>{t('account.access')}</a>
+        <a href="/account" onClick={linkClick} aria-current={tab === 'security' ? 'page' : undefined}>
+          {t('account.mfa')}
+        </a>
+        <a href="/account/access" onClick={linkClick} aria-current={tab === 'access' ? 'page' : undefined}>
+          {t('account.access')}
+        </a>
       </nav>
       {tab === 'security' ? <SecurityPage /> : <AccessPage pair={pair} />}
       {tab === 'access' && <ConnectApps user={user.username} />}

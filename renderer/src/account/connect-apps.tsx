@@ -30,14 +30,22 @@ export function reachable(url: string, page: Location = location): string {
 }
 
 /** The copyable examples for one protocol, or null when it has no address. */
-export function examples(protocol: GatewayProtocol, url: string | null, user: string, page: Location = location): Array<{ label: string; value: string }> | null {
+export function examples(
+  protocol: GatewayProtocol,
+  url: string | null,
+  user: string,
+  page: Location = location,
+): Array<{ label: string; value: string }> | null {
   if (protocol === 'webdav') {
     const dav = `${page.origin}/dav/`;
     const gnome = `${page.protocol === 'https:' ? 'davs' : 'dav'}://${page.host}/dav/`;
     return [
       { label: 'Finder / Windows', value: dav },
       { label: 'GNOME Files', value: gnome },
-      { label: 'rclone', value: `rclone config create filedock webdav url=${page.origin}/dav vendor=other user=${user} pass=$(rclone obscure 'PASSWORD_OR_KEY')` },
+      {
+        label: 'rclone',
+        value: `rclone config create filedock webdav url=${page.origin}/dav vendor=other user=${user} pass=$(rclone obscure 'PASSWORD_OR_KEY')`,
+      },
     ];
   }
   if (!url) return null;
@@ -49,13 +57,19 @@ export function examples(protocol: GatewayProtocol, url: string | null, user: st
   if (protocol === 'sftp') {
     return [
       { label: 'sftp', value: `sftp -P ${u.port || 22} ${user}@${u.hostname}` },
-      { label: 'rclone', value: `rclone config create filedock-sftp sftp host=${u.hostname} port=${u.port || 22} user=${user} pass=$(rclone obscure 'PASSWORD_OR_KEY')` },
+      {
+        label: 'rclone',
+        value: `rclone config create filedock-sftp sftp host=${u.hostname} port=${u.port || 22} user=${user} pass=$(rclone obscure 'PASSWORD_OR_KEY')`,
+      },
     ];
   }
   if (protocol === 'ftp') {
     return [
       { label: 'lftp', value: `lftp -e 'set ftp:ssl-force true' -u ${user} ftp://${u.host}` },
-      { label: 'rclone', value: `rclone config create filedock-ftp ftp host=${u.hostname} port=${u.port || 21} explicit_tls=true user=${user} pass=$(rclone obscure 'PASSWORD_OR_KEY')` },
+      {
+        label: 'rclone',
+        value: `rclone config create filedock-ftp ftp host=${u.hostname} port=${u.port || 21} explicit_tls=true user=${user} pass=$(rclone obscure 'PASSWORD_OR_KEY')`,
+      },
     ];
   }
   const endpoint = u.toString().replace(/\/$/, '');
@@ -79,7 +93,9 @@ export function ConnectInstructions({ addresses, user }: { addresses: Addresses;
         <div key={g.protocol} className="connect-protocol" data-testid={`connect-${g.protocol}`}>
           <h3>{PROTOCOL_NAMES[g.protocol]}</h3>
           <p className="hint">{t(`connect.${g.protocol}.hint`)}</p>
-          {examples(g.protocol, g.url, user)!.map((x) => <CopyField key={x.label} label={x.label} value={x.value} />)}
+          {examples(g.protocol, g.url, user)!.map((x) => (
+            <CopyField key={x.label} label={x.label} value={x.value} />
+          ))}
         </div>
       ))}
     </>
@@ -96,7 +112,13 @@ export function ConnectApps({ user }: { user: string }) {
     <section className="card" aria-label={t('connect.title')}>
       <h2>{t('connect.title')}</h2>
       <p>{t('connect.credentials')}</p>
-      {error ? <p className="muted">{t('settings.not_available')}</p> : addresses ? <ConnectInstructions addresses={addresses} user={user} /> : <p className="muted">{t('common.loading')}</p>}
+      {error ? (
+        <p className="muted">{t('settings.not_available')}</p>
+      ) : addresses ? (
+        <ConnectInstructions addresses={addresses} user={user} />
+      ) : (
+        <p className="muted">{t('common.loading')}</p>
+      )}
     </section>
   );
 }

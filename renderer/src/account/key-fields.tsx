@@ -20,7 +20,11 @@ export function ExpirySelect({ value, onChange, allowNever }: { value: number; o
       {t('keys.expiry')}
       <select value={value} onChange={(e) => onChange(Number(e.target.value))}>
         {allowNever && <option value={0}>{t('keys.expiry.never')}</option>}
-        {DAYS.map((d) => <option key={d} value={d}>{t('keys.expiry.days', { n: d })}</option>)}
+        {DAYS.map((d) => (
+          <option key={d} value={d}>
+            {t('keys.expiry.days', { n: d })}
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -35,8 +39,14 @@ export function FolderField({ value, onChange, required }: { value: string | nul
       <span>{t('keys.folder')}</span>
       <span className="row-input">
         <output data-testid="key-folder">{value ?? (required ? t('keys.folder.none') : t('keys.everywhere'))}</output>
-        <button type="button" onClick={() => setPicking(true)}>{t('keys.folder.choose')}</button>
-        {value && !required && <button type="button" onClick={() => onChange(null)}>{t('keys.folder.clear')}</button>}
+        <button type="button" onClick={() => setPicking(true)}>
+          {t('keys.folder.choose')}
+        </button>
+        {value && !required && (
+          <button type="button" onClick={() => onChange(null)}>
+            {t('keys.folder.clear')}
+          </button>
+        )}
       </span>
       {picking && <FolderPicker title={t('keys.folder.choose')} start={value ?? '/'} onPick={onChange} onClose={() => setPicking(false)} />}
     </div>
@@ -60,7 +70,9 @@ export function TokenOnce({ token }: { token: string }) {
   const { t } = useI18n();
   return (
     <>
-      <p className="warn" role="alert">{t('keys.once')}</p>
+      <p className="warn" role="alert">
+        {t('keys.once')}
+      </p>
       <CopyField label={t('keys.token')} value={token} testId="new-token" />
       <p className="hint">{t('keys.how')}</p>
     </>

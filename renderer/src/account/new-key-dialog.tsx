@@ -40,19 +40,22 @@ export function NewKeyDialog({ title, allowAdmin, create, onCreated, onClose }: 
     }
     onCreated();
   });
-  const toggle = (v: KeyVerb, on: boolean) => setVerbs((s) => {
-    const n = new Set(s);
-    if (on) n.add(v);
-    else n.delete(v);
-    return n;
-  });
+  const toggle = (v: KeyVerb, on: boolean) =>
+    setVerbs((s) => {
+      const n = new Set(s);
+      if (on) n.add(v);
+      else n.delete(v);
+      return n;
+    });
 
   if (token)
     return (
       <Dialog title={title} onClose={onClose}>
         <TokenOnce token={token} />
         <div className="actions">
-          <button type="button" className="primary" data-autofocus onClick={onClose}>{t('keys.done')}</button>
+          <button type="button" className="primary" data-autofocus onClick={onClose}>
+            {t('keys.done')}
+          </button>
         </div>
       </Dialog>
     );
@@ -69,7 +72,9 @@ export function NewKeyDialog({ title, allowAdmin, create, onCreated, onClose }: 
           {KEY_VERBS.filter((v) => v !== 'admin' || allowAdmin).map((v) => (
             <label key={v} className="check">
               <input type="checkbox" checked={verbs.has(v)} onChange={(e) => toggle(v, e.target.checked)} />
-              <span>{permissionName(v, t)} <span className="hint">— {permissionHint(v, t)}</span></span>
+              <span>
+                {permissionName(v, t)} <span className="hint">— {permissionHint(v, t)}</span>
+              </span>
             </label>
           ))}
         </fieldset>

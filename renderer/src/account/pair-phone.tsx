@@ -30,7 +30,9 @@ export function PairPhone({ onPaired }: { onPaired: () => void }) {
 
   const { submit, busy, error } = useSubmit(async () => {
     try {
-      setMade(await access.pairPhone({ label: label.trim(), root: root!, verbs: writes ? ['files:read', 'files:write'] : ['files:read'], expires_in_days: days }));
+      setMade(
+        await access.pairPhone({ label: label.trim(), root: root!, verbs: writes ? ['files:read', 'files:write'] : ['files:read'], expires_in_days: days }),
+      );
     } catch (e) {
       throw keyError(e, t);
     }
@@ -41,7 +43,11 @@ export function PairPhone({ onPaired }: { onPaired: () => void }) {
     <section className="card" aria-labelledby="pair-title" data-testid="pair">
       <h2 id="pair-title">{t('pair.title')}</h2>
       <p>{t('pair.intro')}</p>
-      {isLoopback(base) && <p className="warn" data-testid="pair-loopback">{t('pair.loopback', { base })}</p>}
+      {isLoopback(base) && (
+        <p className="warn" data-testid="pair-loopback">
+          {t('pair.loopback', { base })}
+        </p>
+      )}
       {!made ? (
         <form className="form" onSubmit={submit}>
           <FolderField value={root} onChange={setRoot} required />
@@ -55,9 +61,15 @@ export function PairPhone({ onPaired }: { onPaired: () => void }) {
           </label>
           <ExpirySelect value={days} onChange={setDays} />
           <p className="hint">{t('pair.opens', { base })}</p>
-          {error && <p className="error" role="alert">{error}</p>}
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
           <div className="actions">
-            <button type="submit" className="primary" disabled={busy || !root || !label.trim()}>{t('pair.create')}</button>
+            <button type="submit" className="primary" disabled={busy || !root || !label.trim()}>
+              {t('pair.create')}
+            </button>
           </div>
         </form>
       ) : (
@@ -67,7 +79,9 @@ export function PairPhone({ onPaired }: { onPaired: () => void }) {
           <CopyField label={t('pair.link')} value={link!} testId="pair-link" />
           <p className="hint">{t('pair.until', { folder: made.key.root ?? '', date: formatDate(made.key.expires_at, lang) })}</p>
           <div className="actions">
-            <button type="button" onClick={() => setMade(null)}>{t('pair.again')}</button>
+            <button type="button" onClick={() => setMade(null)}>
+              {t('pair.again')}
+            </button>
           </div>
         </div>
       )}

@@ -13,7 +13,9 @@ function localNetwork(host: string): boolean {
   const m = V4.exec(host);
   if (m) {
     const [a, b] = [Number(m[1]), Number(m[2])];
-    return a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127)
+    );
   }
   if (host.startsWith('[')) return /^\[(::1|f[cd][0-9a-f]{0,2}:|fe[89ab][0-9a-f]?:)/i.test(host);
   return host === 'localhost' || host.endsWith('.local') || /^[a-z0-9-]+$/i.test(host);

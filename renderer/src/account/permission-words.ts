@@ -23,7 +23,7 @@ const WORDS: Record<string, [MessageKey, MessageKey]> = {
 export const permissionName = (id: string, t: Translate, fallback?: string): string => (WORDS[id] ? t(WORDS[id][0]) : fallback || id);
 
 /** What it allows, one phrase ("browse, search, preview and download"); '' when unknown and no fallback. */
-export const permissionHint = (id: string, t: Translate, fallback?: string): string => (WORDS[id] ? t(WORDS[id][1]) : fallback ?? '');
+export const permissionHint = (id: string, t: Translate, fallback?: string): string => (WORDS[id] ? t(WORDS[id][1]) : (fallback ?? ''));
 
 /** A key's verbs as one line ("Read files, Change files"). */
 export const verbsInWords = (verbs: readonly string[], t: Translate): string => verbs.map((v) => permissionName(v, t)).join(', ');

@@ -84,11 +84,22 @@ export function TotpDialog({ onCodes, onClose }: { onCodes: (codes: string[]) =>
           <p>{t('security.totp.scan')}</p>
           <img className="qr" src={setup.qr} width={240} height={240} alt={t('security.totp.qr')} />
           <p>
-            {t('security.totp.manual')} <code className="secret" data-testid="totp-secret">{setup.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
+            {t('security.totp.manual')}{' '}
+            <code className="secret" data-testid="totp-secret">
+              {setup.secret.replace(/(.{4})/g, '$1 ').trim()}
+            </code>
           </p>
           <label>
             {t('security.totp.code')}
-            <input data-autofocus required inputMode="numeric" autoComplete="one-time-code" maxLength={7} value={code} onChange={(e) => setCode(e.target.value)} />
+            <input
+              data-autofocus
+              required
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={7}
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+            />
           </label>
           <FormFooter error={confirm.error} disabled={confirm.busy || !code.trim()} submitLabel={t('security.totp.activate')} onCancel={onClose} />
         </form>
@@ -143,12 +154,22 @@ export function CodesDialog({ codes, onClose }: { codes: string[]; onClose: () =
     <Dialog title={t('security.codes.title')} onClose={onClose}>
       <p role="alert">{t('security.codes.once')}</p>
       <ol className="codes" id="recovery-codes" data-testid="recovery-codes">
-        {codes.map((c) => <li key={c}><code>{c}</code></li>)}
+        {codes.map((c) => (
+          <li key={c}>
+            <code>{c}</code>
+          </li>
+        ))}
       </ol>
       <div className="actions">
-        <button type="button" onClick={() => void copy()}>{copied ? t('common.copied') : t('common.copy')}</button>
-        <button type="button" onClick={download}>{t('files.download')}</button>
-        <button type="button" className="primary" data-autofocus onClick={onClose}>{t('security.codes.saved')}</button>
+        <button type="button" onClick={() => void copy()}>
+          {copied ? t('common.copied') : t('common.copy')}
+        </button>
+        <button type="button" onClick={download}>
+          {t('files.download')}
+        </button>
+        <button type="button" className="primary" data-autofocus onClick={onClose}>
+          {t('security.codes.saved')}
+        </button>
       </div>
     </Dialog>
   );

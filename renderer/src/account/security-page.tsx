@@ -13,7 +13,9 @@ import * as mfa from '../auth/mfa-api';
 import { CodesDialog, PasskeyDialog, PasswordDialog, TotpDialog } from './security-dialogs';
 
 type Open =
-  | { kind: 'totp' } | { kind: 'passkey' } | { kind: 'codes'; codes: string[] }
+  | { kind: 'totp' }
+  | { kind: 'passkey' }
+  | { kind: 'codes'; codes: string[] }
   | { kind: 'password'; title: string; text: string; submit: string; run: (pw: string) => Promise<void> }
   | null;
 
@@ -23,7 +25,14 @@ export function SecurityPage() {
   const [st, setSt] = useState<MfaStatus | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [open, setOpen] = useState<Open>(null);
-  const load = useCallback(() => void mfa.status().then((s) => { setSt(s); setError(null); }, setError), []);
+  const load = useCallback(
+    () =>
+      void mfa.status().then((s) => {
+        setSt(s);
+        setError(null);
+      }, setError),
+    [],
+  );
   useEffect(load, [load]);
   const close = () => setOpen(null);
   const showCodes = (codes?: string[]) => {
@@ -36,10 +45,16 @@ export function SecurityPage() {
   return (
     <section className="security" aria-labelledby="security-title">
       <h1 id="security-title">{t('security.title')}</h1>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {st && (
         <>
-          <p className="hint" data-testid="mfa-state">{t(st.enabled ? 'security.on' : 'security.off')}</p>
+          <p className="hint" data-testid="mfa-state">
+            {t(st.enabled ? 'security.on' : 'security.off')}
+          </p>
 
           <section className="card" aria-labelledby="sec-totp">
             <h2 id="sec-totp">{t('security.totp')}</h2>
@@ -49,12 +64,20 @@ export function SecurityPage() {
                 {t(st.totp.enabled ? 'security.totp.again' : 'security.totp.setup')}
               </button>
               {st.totp.enabled && (
-                <button type="button" className="danger" onClick={() => ask(t('security.totp.remove'), t('security.totp.remove_text'), t('common.remove'), async (pw) => {
-                  await mfa.totpRemove(pw);
-                  toast.info(t('security.removed'));
-                  close();
-                  load();
-                })}>{t('security.totp.remove')}</button>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() =>
+                    ask(t('security.totp.remove'), t('security.totp.remove_text'), t('common.remove'), async (pw) => {
+                      await mfa.totpRemove(pw);
+                      toast.info(t('security.removed'));
+                      close();
+                      load();
+                    })
+                  }
+                >
+                  {t('security.totp.remove')}
+                </button>
               )}
             </div>
           </section>
@@ -63,9 +86,17 @@ export function SecurityPage() {
             <h2 id="sec-codes">{t('security.codes')}</h2>
             <p data-testid="codes-left">{st.enabled ? t('security.codes.left', { n: st.recovery_codes.remaining }) : t('security.codes.none')}</p>
             <div className="actions">
-              <button type="button" disabled={!st.enabled} onClick={() => ask(t('security.codes.new'), t('security.codes.new_text'), t('security.codes.new'), async (pw) => {
-                showCodes((await mfa.regenerateCodes(pw)).recovery_codes);
-              })}>{t('security.codes.new')}</button>
+              <button
+                type="button"
+                disabled={!st.enabled}
+                onClick={() =>
+                  ask(t('security.codes.new'), t('security.codes.new_text'), t('security.codes.new'), async (pw) => {
+                    showCodes((await mfa.regenerateCodes(pw)).recovery_codes);
+                  })
+                }
+              >
+                {t('security.codes.new')}
+              </button>
             </div>
           </section>
 
@@ -81,7 +112,9 @@ export function SecurityPage() {
                       <th scope="col">{t('security.passkey.name')}</th>
                       <th scope="col">{t('security.passkey.created')}</th>
                       <th scope="col">{t('security.passkey.used')}</th>
-                      <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
+                      <th scope="col">
+                        <span className="sr-only">{t('files.actions', { name: '' })}</span>
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
@@ -94,13 +127,21 @@ export function SecurityPage() {
                         <td>{formatDate(p.created_at, lang)}</td>
                         <td>{p.last_used_at ? formatDate(p.last_used_at, lang) : t('common.never')}</td>
                         <td>
-                          <button type="button" className="small danger" aria-label={t('security.passkey.remove', { name: p.name })}
-                            onClick={() => ask(t('security.passkey.remove', { name: p.name }), t('security.passkey.remove_text'), t('common.remove'), async (pw) => {
-                              await mfa.passkeyRemove(p.id, pw);
-                              toast.info(t('security.removed'));
-                              close();
-                              load();
-                            })}>{t('common.remove')}</button>
+                          <button
+                            type="button"
+                            className="small danger"
+                            aria-label={t('security.passkey.remove', { name: p.name })}
+                            onClick={() =>
+                              ask(t('security.passkey.remove', { name: p.name }), t('security.passkey.remove_text'), t('common.remove'), async (pw) => {
+                                await mfa.passkeyRemove(p.id, pw);
+                                toast.info(t('security.removed'));
+                                close();
+                                load();
+                              })
+                            }
+                          >
+                            {t('common.remove')}
+                          </button>
                         </td>
                       </tr>
                     ))}
@@ -110,13 +151,31 @@ export function SecurityPage() {
             )}
             {!passkeysOk && <p className="hint">{t('mfa.passkey_not_here')}</p>}
             <div className="actions">
-              <button type="button" disabled={!passkeysOk} onClick={() => setOpen({ kind: 'passkey' })}>{t('security.passkey.add')}</button>
+              <button type="button" disabled={!passkeysOk} onClick={() => setOpen({ kind: 'passkey' })}>
+                {t('security.passkey.add')}
+              </button>
             </div>
           </section>
         </>
       )}
-      {open?.kind === 'totp' && <TotpDialog onCodes={showCodes} onClose={() => { close(); load(); }} />}
-      {open?.kind === 'passkey' && <PasskeyDialog onAdded={(codes) => { toast.info(t('security.passkey.added')); showCodes(codes); }} onClose={close} />}
+      {open?.kind === 'totp' && (
+        <TotpDialog
+          onCodes={showCodes}
+          onClose={() => {
+            close();
+            load();
+          }}
+        />
+      )}
+      {open?.kind === 'passkey' && (
+        <PasskeyDialog
+          onAdded={(codes) => {
+            toast.info(t('security.passkey.added'));
+            showCodes(codes);
+          }}
+          onClose={close}
+        />
+      )}
       {open?.kind === 'codes' && <CodesDialog codes={open.codes} onClose={close} />}
       {open?.kind === 'password' && <PasswordDialog title={open.title} text={open.text} submitLabel={open.submit} onSubmit={open.run} onClose={close} />}
     </section>

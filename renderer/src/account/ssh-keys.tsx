@@ -45,7 +45,15 @@ function AddKeyDialog({ onAdded, onClose }: { onAdded: (k: SshKeyView) => void; 
       <form className="form" onSubmit={submit}>
         <label>
           {t('sshkeys.key')}
-          <textarea data-autofocus required rows={4} spellCheck={false} placeholder="ssh-ed25519 AAAA… you@laptop" value={text} onChange={(e) => setText(e.target.value)} />
+          <textarea
+            data-autofocus
+            required
+            rows={4}
+            spellCheck={false}
+            placeholder="ssh-ed25519 AAAA… you@laptop"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
         </label>
         <p className="hint">{t('sshkeys.key.hint')}</p>
         <label>
@@ -84,8 +92,13 @@ export function SshKeysCard() {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id}>
-                  <td>{k.name}<div className="hint">{k.algo}</div></td>
-                  <td className="wrap"><code>{k.fingerprint}</code></td>
+                  <td>
+                    {k.name}
+                    <div className="hint">{k.algo}</div>
+                  </td>
+                  <td className="wrap">
+                    <code>{k.fingerprint}</code>
+                  </td>
                   <td>{formatDate(k.created_at, lang)}</td>
                   <td>{k.last_used_at ? formatDate(k.last_used_at, lang) : t('common.never')}</td>
                   <td>
@@ -100,7 +113,9 @@ export function SshKeysCard() {
         </div>
       )}
       <div className="actions">
-        <button type="button" className="primary" onClick={() => setAdding(true)}>{t('sshkeys.add')}</button>
+        <button type="button" className="primary" onClick={() => setAdding(true)}>
+          {t('sshkeys.add')}
+        </button>
       </div>
       {adding && (
         <AddKeyDialog
@@ -113,8 +128,14 @@ export function SshKeysCard() {
         />
       )}
       {removing && (
-        <ConfirmDialog title={t('sshkeys.remove_named', { name: removing.name })} text={t('sshkeys.remove_text')} confirmLabel={t('sshkeys.remove')} danger
-          onConfirm={() => void remove(removing)} onClose={() => setRemoving(null)} />
+        <ConfirmDialog
+          title={t('sshkeys.remove_named', { name: removing.name })}
+          text={t('sshkeys.remove_text')}
+          confirmLabel={t('sshkeys.remove')}
+          danger
+          onConfirm={() => void remove(removing)}
+          onClose={() => setRemoving(null)}
+        />
       )}
     </section>
   );

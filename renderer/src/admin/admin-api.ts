@@ -1,12 +1,37 @@
 /** Admin routes, typed. Every call rejects with ApiError carrying the server's message. */
 import { api } from '../api/client';
 import type {
-  AdminStorage, ApiKeyCreated, ApiKeyView, AuditEvent, DriverDescriptor, Grant, GroupView, MfaEnrolledUser, OidcSettingsView, OidcTestResult,
-  PermissionCatalogue, RoleView, SessionView, StorageMeter, SyncRun, UpdateStatus, User, ExternalService, ExternalTestReport,
+  AdminStorage,
+  ApiKeyCreated,
+  ApiKeyView,
+  AuditEvent,
+  DriverDescriptor,
+  Grant,
+  GroupView,
+  MfaEnrolledUser,
+  OidcSettingsView,
+  OidcTestResult,
+  PermissionCatalogue,
+  RoleView,
+  SessionView,
+  StorageMeter,
+  SyncRun,
+  UpdateStatus,
+  User,
+  ExternalService,
+  ExternalTestReport,
 } from '../api/types';
 import type { NewKey } from '../account/access-api';
 import type {
-  ReplicaAudit, ReplicaDrill, ReplicaFailure, ReplicaMode, ReplicaReport, ReplicaRule, ReplicaSettings, ReplicaStatus, ReplicaTarget,
+  ReplicaAudit,
+  ReplicaDrill,
+  ReplicaFailure,
+  ReplicaMode,
+  ReplicaReport,
+  ReplicaRule,
+  ReplicaSettings,
+  ReplicaStatus,
+  ReplicaTarget,
 } from '../../../server/contract';
 import type { AdminStatus, AssistantSettingsView, BackupSettings, BackupsView, HomesSetting, MetricsSettingsView } from '../../../server/contract';
 
@@ -19,9 +44,13 @@ export const saveStorage = (id: number | null, body: Record<string, unknown>) =>
   id === null ? api<AdminStorage>('/api/admin/storages', { body }) : api<AdminStorage>(`/api/admin/storages/${id}`, { method: 'PATCH', body });
 export const deleteStorage = (id: number) => api(`/api/admin/storages/${id}`, { method: 'DELETE' });
 export const testStorage = (id: number | null, body: Record<string, unknown>) =>
-  api<{ ok: boolean; error?: string; object_count?: number; sample_listing?: unknown }>(id === null ? '/api/admin/storages/test' : `/api/admin/storages/${id}/test`, { body });
+  api<{ ok: boolean; error?: string; object_count?: number; sample_listing?: unknown }>(
+    id === null ? '/api/admin/storages/test' : `/api/admin/storages/${id}/test`,
+    { body },
+  );
 export const syncNow = (id: number) => api<{ run_id: number }>(`/api/admin/storages/${id}/sync`, { method: 'POST' });
-export const syncRuns = async (storageId: number) => (await api<{ runs: SyncRun[] }>('/api/admin/sync/runs', { query: { storage_id: storageId, limit: 20 } })).runs;
+export const syncRuns = async (storageId: number) =>
+  (await api<{ runs: SyncRun[] }>('/api/admin/sync/runs', { query: { storage_id: storageId, limit: 20 } })).runs;
 export const storageMeter = (id: number) => api<StorageMeter>(`/api/admin/storages/${id}/meter`);
 export const setStorageBudget = (id: number, perDay: number) =>
   api<StorageMeter>(`/api/admin/storages/${id}/meter`, { method: 'PUT', body: { request_budget_per_day: perDay } });
@@ -34,7 +63,8 @@ export const users = async (q: string) => {
   return Array.isArray(r) ? r : r.users;
 };
 export const createUser = (body: { email: string; username: string; role: string; password: string }) => api('/api/admin/users', { body });
-export const updateUser = (id: number, body: Partial<{ role: string; password: string; disabled: boolean }>) => api(`/api/admin/users/${id}`, { method: 'PUT', body });
+export const updateUser = (id: number, body: Partial<{ role: string; password: string; disabled: boolean }>) =>
+  api(`/api/admin/users/${id}`, { method: 'PUT', body });
 export const setDisabled = (id: number, disabled: boolean) => api(`/api/admin/users/${id}/${disabled ? 'disable' : 'enable'}`, { method: 'POST' });
 /** `ok` when the e-mail or username is free; rejects with the field's code (`email_taken`, `username_invalid`, …) otherwise. */
 export const checkAccount = (body: { email?: string; username?: string }) => api<{ ok: true }>('/api/auth/account/check', { body });
@@ -73,7 +103,8 @@ export const roles = async () => (await api<{ roles: RoleView[] }>('/api/admin/r
 export const saveRole = (id: number | null, body: { name: string; permissions: Record<string, boolean> }) =>
   id === null ? api<{ role: RoleView }>('/api/admin/roles', { body }) : api<{ role: RoleView }>(`/api/admin/roles/${id}`, { method: 'PATCH', body });
 export const deleteRole = (id: number) => api(`/api/admin/roles/${id}`, { method: 'DELETE' });
-export const setCustomRole = (userId: number, roleId: number | null) => api<{ user: User }>(`/api/admin/users/${userId}`, { method: 'PATCH', body: { custom_role_id: roleId } });
+export const setCustomRole = (userId: number, roleId: number | null) =>
+  api<{ user: User }>(`/api/admin/users/${userId}`, { method: 'PATCH', body: { custom_role_id: roleId } });
 export const exceptions = async (userId: number) => (await api<{ permissions: Record<string, boolean> }>(`/api/admin/users/${userId}/permissions`)).permissions;
 /** Replaces the person's exceptions; a permission left out inherits again. */
 export const putExceptions = async (userId: number, p: Record<string, boolean>) =>
@@ -82,32 +113,39 @@ export const groups = async () => (await api<{ groups: GroupView[] }>('/api/admi
 
 /** Whether anyone may create an account on the sign-in page. */
 export const homes = () => api<HomesSetting>('/api/admin/homes');
-export const patchHomes = (body: Partial<Pick<HomesSetting, 'enabled' | 'storage_id' | 'folder'>>) => api<HomesSetting>('/api/admin/homes', { method: 'PATCH', body });
+export const patchHomes = (body: Partial<Pick<HomesSetting, 'enabled' | 'storage_id' | 'folder'>>) =>
+  api<HomesSetting>('/api/admin/homes', { method: 'PATCH', body });
 export const setRbac = (id: number, on: boolean) => api<AdminStorage>(`/api/admin/storages/${id}`, { method: 'PATCH', body: { rbac_enabled: on } });
 export const user = async (id: number) => (await api<{ user: User }>(`/api/admin/users/${id}`)).user;
 export const metrics = () => api<MetricsSettingsView>('/api/admin/metrics');
-export const patchMetrics = (body: Partial<Pick<MetricsSettingsView, 'enabled' | 'access'>>) => api<MetricsSettingsView>('/api/admin/metrics', { method: 'PATCH', body });
+export const patchMetrics = (body: Partial<Pick<MetricsSettingsView, 'enabled' | 'access'>>) =>
+  api<MetricsSettingsView>('/api/admin/metrics', { method: 'PATCH', body });
 export const metricsToken = async (renew = false) => (await api<{ token: string }>('/api/admin/metrics/token', renew ? { method: 'POST' } : {})).token;
 export const authSettings = () => api<{ allow_signup: boolean }>('/api/admin/auth/settings');
 export const patchAuthSettings = (body: { allow_signup: boolean }) => api<{ allow_signup: boolean }>('/api/admin/auth/settings', { method: 'PATCH', body });
 
 export const externalServices = async () => (await api<{ services: ExternalService[] }>('/api/admin/external')).services;
-export const saveExternal = (name: string, body: Record<string, string>) => api<ExternalService>(`/api/admin/external/${encodeURIComponent(name)}`, { method: 'PUT', body });
+export const saveExternal = (name: string, body: Record<string, string>) =>
+  api<ExternalService>(`/api/admin/external/${encodeURIComponent(name)}`, { method: 'PUT', body });
 export const testExternal = (name: string) => api<ExternalTestReport>(`/api/admin/external/${encodeURIComponent(name)}/test`, { method: 'POST' });
 /** Replication (docs/replication.md): targets, rules, settings, the failure log, live status, report, audit and drill. */
 export const replicaTargets = async () => (await api<{ targets: ReplicaTarget[] }>('/api/admin/replication-targets')).targets;
 export const saveReplicaTarget = (id: number | null, body: Record<string, unknown>) =>
-  id === null ? api<ReplicaTarget>('/api/admin/replication-targets', { body }) : api<ReplicaTarget>(`/api/admin/replication-targets/${id}`, { method: 'PATCH', body });
+  id === null
+    ? api<ReplicaTarget>('/api/admin/replication-targets', { body })
+    : api<ReplicaTarget>(`/api/admin/replication-targets/${id}`, { method: 'PATCH', body });
 export const deleteReplicaTarget = (id: number) => api<{ ok: true; unlinked: number }>(`/api/admin/replication-targets/${id}`, { method: 'DELETE' });
 /** Links a storage to a target (`null` unlinks). */
-export const linkReplica = (storageId: number, targetId: number | null) => api<AdminStorage>(`/api/admin/storages/${storageId}`, { method: 'PATCH', body: { replica_target_id: targetId } });
+export const linkReplica = (storageId: number, targetId: number | null) =>
+  api<AdminStorage>(`/api/admin/storages/${storageId}`, { method: 'PATCH', body: { replica_target_id: targetId } });
 export const replicaRules = () => api<{ rules: ReplicaRule[]; modes: ReplicaMode[] }>('/api/admin/replica/rules');
 export const saveReplicaRule = (id: number | null, body: Partial<Pick<ReplicaRule, 'path_pattern' | 'mode' | 'priority' | 'enabled' | 'description'>>) =>
   id === null ? api<ReplicaRule>('/api/admin/replica/rules', { body }) : api<ReplicaRule>(`/api/admin/replica/rules/${id}`, { method: 'PATCH', body });
 export const deleteReplicaRule = (id: number) => api(`/api/admin/replica/rules/${id}`, { method: 'DELETE' });
 export const replicaSettings = () => api<ReplicaSettings>('/api/admin/replica/settings');
 export const patchReplicaSettings = (body: Partial<ReplicaSettings>) => api<ReplicaSettings>('/api/admin/replica/settings', { method: 'PATCH', body });
-export const replicaFailures = async (unresolved: boolean) => (await api<{ failures: ReplicaFailure[] }>('/api/admin/replica/failures', { query: { unresolved, limit: 200 } })).failures;
+export const replicaFailures = async (unresolved: boolean) =>
+  (await api<{ failures: ReplicaFailure[] }>('/api/admin/replica/failures', { query: { unresolved, limit: 200 } })).failures;
 export const replicaFixAll = () => api<{ queued: number }>('/api/admin/replica/fix', { method: 'POST' });
 export const replicaFixOne = (path: string, op: string) => api<{ queued: number; op_id: string }>('/api/admin/replica/fix-one', { body: { path, op } });
 export const replicaStatus = () => api<ReplicaStatus>('/api/admin/replica/status');
@@ -119,7 +157,11 @@ export const replicaDrill = async () => (await api<ReplicaDrill | undefined>('/a
 export const runReplicaDrill = () => api<{ op_id: string }>('/api/admin/replica/drill/run-now', { method: 'POST' });
 /** The assistant's settings (the API key never comes back: `api_key_set` says whether one is stored). */
 export type { AssistantSettingsView as AssistantSettings } from '../../../server/contract';
-export interface AssistantTest { ok: boolean; models: string[]; reply: string }
+export interface AssistantTest {
+  ok: boolean;
+  models: string[];
+  reply: string;
+}
 export const assistant = () => api<AssistantSettingsView>('/api/admin/assistant');
 export const saveAssistant = (body: Record<string, unknown>) => api<AssistantSettingsView>('/api/admin/assistant', { method: 'PATCH', body });
 export const testAssistant = () => api<AssistantTest>('/api/admin/assistant/test', { method: 'POST' });

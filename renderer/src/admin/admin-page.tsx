@@ -13,7 +13,19 @@ import { ReplicationTab } from './replication-tab';
 import { StatusTab } from './status-tab';
 import { AppsTab } from './apps-tab';
 
-const TABS: [string, MessageKey][] = [['storages', 'admin.storages'], ['users', 'admin.users'], ['roles', 'admin.roles'], ['audit', 'admin.audit'], ['gateways', 'admin.gateways'], ['replication', 'admin.replication'], ['external', 'admin.external'], ['assistant', 'admin.assistant'], ['apps', 'apps.admin.tab'], ['status', 'admin.status'], ['settings', 'admin.settings']];
+const TABS: [string, MessageKey][] = [
+  ['storages', 'admin.storages'],
+  ['users', 'admin.users'],
+  ['roles', 'admin.roles'],
+  ['audit', 'admin.audit'],
+  ['gateways', 'admin.gateways'],
+  ['replication', 'admin.replication'],
+  ['external', 'admin.external'],
+  ['assistant', 'admin.assistant'],
+  ['apps', 'apps.admin.tab'],
+  ['status', 'admin.status'],
+  ['settings', 'admin.settings'],
+];
 
 export default function AdminPage() {
   const { t } = useI18n();
@@ -23,7 +35,9 @@ export default function AdminPage() {
       <h1>{t('admin.title')}</h1>
       <nav className="tabs" aria-label={t('admin.title')}>
         {TABS.map(([id, key]) => (
-          <a key={id} href={`/admin/${id}`} onClick={linkClick} aria-current={tab === id ? 'page' : undefined}>{t(key)}</a>
+          <a key={id} href={`/admin/${id}`} onClick={linkClick} aria-current={tab === id ? 'page' : undefined}>
+            {t(key)}
+          </a>
         ))}
       </nav>
       {tab === 'storages' && <StoragesTab />}

@@ -14,4 +14,6 @@ export const auditWords = (action: string, t: Translate): string => words('audit
 export const statusWords = (status: string, t: Translate): string => words('ops.status.', status, t);
 
 /** Every action that has words, for the filter's suggestions. */
-export const KNOWN_ACTIONS: string[] = Object.keys(en).filter((k) => k.startsWith('audit.a.')).map((k) => k.slice('audit.a.'.length));
+export const KNOWN_ACTIONS: string[] = Object.keys(en)
+  .filter((k) => k.startsWith('audit.a.'))
+  .map((k) => k.slice('audit.a.'.length));

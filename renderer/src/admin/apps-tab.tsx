@@ -14,17 +14,40 @@ import { forgetActions } from '../apps/apps-api';
 import { forgetCapabilities } from '../api/capabilities';
 
 interface AppRow {
-  id: string; name: string; version: string; publisher: string; description?: string | null; digest: string; enabled: boolean;
-  permissions: string[]; http_hosts: string[]; approved_hosts: string[]; settings: Record<string, unknown>;
-  actions: string[]; views: string[]; languages: string[]; installed_at: string; updated_at: string;
+  id: string;
+  name: string;
+  version: string;
+  publisher: string;
+  description?: string | null;
+  digest: string;
+  enabled: boolean;
+  permissions: string[];
+  http_hosts: string[];
+  approved_hosts: string[];
+  settings: Record<string, unknown>;
+  actions: string[];
+  views: string[];
+  languages: string[];
+  installed_at: string;
+  updated_at: string;
 }
-interface KeyRow { id: number; publisher: string; public_key_pem: string; added_at?: string }
+interface KeyRow {
+  id: number;
+  publisher: string;
+  public_key_pem: string;
+  added_at?: string;
+}
 
 const BASE = '/api/admin/app-plugins';
 
 /** Sends a package ZIP as it is (not JSON); rejects with the envelope's ApiError. */
 async function sendPackage(method: 'POST' | 'PUT', url: string, file: File): Promise<AppRow> {
-  const res = await fetch(url, { method, credentials: 'same-origin', headers: { 'Content-Type': 'application/zip', Accept: 'application/json', ...authHeaders() }, body: file });
+  const res = await fetch(url, {
+    method,
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/zip', Accept: 'application/json', ...authHeaders() },
+    body: file,
+  });
   if (!res.ok) throw await toApiError(res);
   return (await res.json()) as AppRow;
 }
@@ -55,10 +78,16 @@ export function AppsTab() {
       <InstallCard onInstalled={(a) => setApps((l) => [...(l ?? []).filter((x) => x.id !== a.id), a])} />
       <section className="card" aria-label={t('apps.admin.installed')}>
         <h2>{t('apps.admin.installed')}</h2>
-        {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+        {error ? (
+          <p className="error" role="alert">
+            {errorText(error, t)}
+          </p>
+        ) : null}
         {apps === null && !error && <p className="muted">{t('common.loading')}</p>}
         {apps?.length === 0 && <p className="muted">{t('apps.admin.none')}</p>}
-        {apps?.map((a) => <AppCard key={a.id} app={a} onChange={put} onRemoved={() => setApps((l) => (l ?? []).filter((x) => x.id !== a.id))} />)}
+        {apps?.map((a) => (
+          <AppCard key={a.id} app={a} onChange={put} onRemoved={() => setApps((l) => (l ?? []).filter((x) => x.id !== a.id))} />
+        ))}
       </section>
     </div>
   );
@@ -73,18 +102,27 @@ function GlobalSwitch() {
   return (
     <section className="card" aria-label={t('apps.admin.global')}>
       <h2>{t('apps.admin.global')}</h2>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {on !== null && (
         <label className="check">
-          <input type="checkbox" checked={on} onChange={async (e) => {
-            const next = e.target.checked;
-            try {
-              setOn((await api<{ enabled: boolean }>(`${BASE}/config`, { method: 'PATCH', body: { enabled: next } })).enabled);
-              changed();
-            } catch (err) {
-              toast.error(err);
-            }
-          }} /> {t('apps.admin.global_toggle')}
+          <input
+            type="checkbox"
+            checked={on}
+            onChange={async (e) => {
+              const next = e.target.checked;
+              try {
+                setOn((await api<{ enabled: boolean }>(`${BASE}/config`, { method: 'PATCH', body: { enabled: next } })).enabled);
+                changed();
+              } catch (err) {
+                toast.error(err);
+              }
+            }}
+          />{' '}
+          {t('apps.admin.global_toggle')}
         </label>
       )}
     </section>
@@ -105,40 +143,68 @@ function KeysCard() {
   return (
     <section className="card" aria-label={t('apps.admin.keys')}>
       <h2>{t('apps.admin.keys')}</h2>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {keys?.length === 0 && <p className="muted">{t('apps.admin.keys_none')}</p>}
       {!!keys?.length && (
         <ul className="key-list">
           {keys.map((k) => (
             <li key={k.id} className="line">
               <strong>{k.publisher}</strong> <code className="muted">{k.public_key_pem.replace(/-----[^-]+-----|\s/g, '').slice(0, 24)}…</code>{' '}
-              <button type="button" className="danger" aria-label={t('apps.admin.key_remove', { publisher: k.publisher })} onClick={() => setRemoving(k)}>{t('common.delete')}</button>
+              <button type="button" className="danger" aria-label={t('apps.admin.key_remove', { publisher: k.publisher })} onClick={() => setRemoving(k)}>
+                {t('common.delete')}
+              </button>
             </li>
           ))}
         </ul>
       )}
-      <form className="form" onSubmit={async (e) => {
-        e.preventDefault();
-        setFormError(null);
-        try {
-          await api(`${BASE}/keys`, { body: { publisher: publisher.trim(), public_key_pem: pem.trim() } });
-          toast.info(t('apps.admin.key_added', { publisher: publisher.trim() }));
-          setPublisher('');
-          setPem('');
-          void load();
-        } catch (err) {
-          setFormError(refusalText(err, t));
-        }
-      }}>
-        <label>{t('apps.admin.key_publisher')}<input value={publisher} required onChange={(e) => setPublisher(e.target.value)} /></label>
-        <label>{t('apps.admin.key_pem')}<textarea rows={4} value={pem} required spellCheck={false} onChange={(e) => setPem(e.target.value)} /></label>
-        {formError && <p className="error" role="alert">{formError}</p>}
-        <div className="actions"><button type="submit" className="primary" disabled={!publisher.trim() || !pem.trim()}>{t('apps.admin.key_add')}</button></div>
+      <form
+        className="form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setFormError(null);
+          try {
+            await api(`${BASE}/keys`, { body: { publisher: publisher.trim(), public_key_pem: pem.trim() } });
+            toast.info(t('apps.admin.key_added', { publisher: publisher.trim() }));
+            setPublisher('');
+            setPem('');
+            void load();
+          } catch (err) {
+            setFormError(refusalText(err, t));
+          }
+        }}
+      >
+        <label>
+          {t('apps.admin.key_publisher')}
+          <input value={publisher} required onChange={(e) => setPublisher(e.target.value)} />
+        </label>
+        <label>
+          {t('apps.admin.key_pem')}
+          <textarea rows={4} value={pem} required spellCheck={false} onChange={(e) => setPem(e.target.value)} />
+        </label>
+        {formError && (
+          <p className="error" role="alert">
+            {formError}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={!publisher.trim() || !pem.trim()}>
+            {t('apps.admin.key_add')}
+          </button>
+        </div>
       </form>
       {removing && (
-        <ConfirmDialog title={t('apps.admin.key_remove', { publisher: removing.publisher })} text={t('apps.admin.key_remove_confirm', { publisher: removing.publisher })} confirmLabel={t('common.delete')} danger
+        <ConfirmDialog
+          title={t('apps.admin.key_remove', { publisher: removing.publisher })}
+          text={t('apps.admin.key_remove_confirm', { publisher: removing.publisher })}
+          confirmLabel={t('common.delete')}
+          danger
           onClose={() => setRemoving(null)}
-          onConfirm={() => void api(`${BASE}/keys/${removing.id}`, { method: 'DELETE' }).then(load, toast.error)} />
+          onConfirm={() => void api(`${BASE}/keys/${removing.id}`, { method: 'DELETE' }).then(load, toast.error)}
+        />
       )}
     </section>
   );
@@ -155,30 +221,47 @@ function InstallCard({ onInstalled }: { onInstalled: (a: AppRow) => void }) {
   return (
     <section className="card" aria-label={t('apps.admin.install')}>
       <h2>{t('apps.admin.install')}</h2>
-      <form className="form" onSubmit={async (e) => {
-        e.preventDefault();
-        if (!file) return;
-        setBusy(true);
-        setError(null);
-        try {
-          const list = hosts.split(/[\s,]+/).filter(Boolean);
-          const a = await sendPackage('POST', `${BASE}/apps${list.length ? `?approve_hosts=${encodeURIComponent(list.join(','))}` : ''}`, file);
-          toast.info(t('apps.admin.installed_ok', { name: a.name, version: a.version }));
-          onInstalled(a);
-          changed();
-          setFile(null);
-          setHosts('');
-          setInputKey((k) => k + 1);
-        } catch (err) {
-          setError(refusalText(err, t));
-        } finally {
-          setBusy(false);
-        }
-      }}>
-        <label>{t('apps.admin.package')}<input key={inputKey} type="file" accept=".zip,application/zip" onChange={(e) => setFile(e.target.files?.[0] ?? null)} /></label>
-        <label>{t('apps.admin.approve_hosts')}<input value={hosts} onChange={(e) => setHosts(e.target.value)} /></label>
-        {error && <p className="error" role="alert">{error}</p>}
-        <div className="actions"><button type="submit" className="primary" disabled={!file || busy}>{t('apps.admin.install_btn')}</button></div>
+      <form
+        className="form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!file) return;
+          setBusy(true);
+          setError(null);
+          try {
+            const list = hosts.split(/[\s,]+/).filter(Boolean);
+            const a = await sendPackage('POST', `${BASE}/apps${list.length ? `?approve_hosts=${encodeURIComponent(list.join(','))}` : ''}`, file);
+            toast.info(t('apps.admin.installed_ok', { name: a.name, version: a.version }));
+            onInstalled(a);
+            changed();
+            setFile(null);
+            setHosts('');
+            setInputKey((k) => k + 1);
+          } catch (err) {
+            setError(refusalText(err, t));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <label>
+          {t('apps.admin.package')}
+          <input key={inputKey} type="file" accept=".zip,application/zip" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+        </label>
+        <label>
+          {t('apps.admin.approve_hosts')}
+          <input value={hosts} onChange={(e) => setHosts(e.target.value)} />
+        </label>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={!file || busy}>
+            {t('apps.admin.install_btn')}
+          </button>
+        </div>
       </form>
     </section>
   );
@@ -221,60 +304,124 @@ function AppCard({ app, onChange, onRemoved }: { app: AppRow; onChange: (a: AppR
   const settingsId = `app-settings-${app.id}`;
   return (
     <article className="card app-card" aria-label={t('apps.admin.details', { name: app.name })} data-testid={`app-${app.id}`}>
-      <h3>{app.name} <span className="muted">{app.version}</span></h3>
+      <h3>
+        {app.name} <span className="muted">{app.version}</span>
+      </h3>
       {app.description && <p>{app.description}</p>}
-      <p className="muted">{t('apps.admin.publisher')}: {app.publisher} · <code title={app.digest}>{app.digest.slice(0, 12)}</code></p>
+      <p className="muted">
+        {t('apps.admin.publisher')}: {app.publisher} · <code title={app.digest}>{app.digest.slice(0, 12)}</code>
+      </p>
       <label className="check">
-        <input type="checkbox" checked={app.enabled} onChange={(e) => void patch({ enabled: e.target.checked }).catch(toast.error)} /> {t('apps.admin.enabled_for', { name: app.name })}
+        <input type="checkbox" checked={app.enabled} onChange={(e) => void patch({ enabled: e.target.checked }).catch(toast.error)} />{' '}
+        {t('apps.admin.enabled_for', { name: app.name })}
       </label>
-      <p>{t('apps.admin.permissions')}: {app.permissions.length ? app.permissions.map((p) => <code key={p} className="chip">{p}</code>) : t('apps.admin.permissions_none')}</p>
+      <p>
+        {t('apps.admin.permissions')}:{' '}
+        {app.permissions.length
+          ? app.permissions.map((p) => (
+              <code key={p} className="chip">
+                {p}
+              </code>
+            ))
+          : t('apps.admin.permissions_none')}
+      </p>
       <fieldset>
         <legend>{t('apps.admin.hosts')}</legend>
-        {app.http_hosts.length === 0 ? <p className="muted">{t('apps.admin.hosts_none')}</p> : (
+        {app.http_hosts.length === 0 ? (
+          <p className="muted">{t('apps.admin.hosts_none')}</p>
+        ) : (
           <>
             {app.http_hosts.map((h) => (
               <label key={h} className="check">
-                <input type="checkbox" checked={hosts.includes(h)} onChange={(e) => setHosts((l) => (e.target.checked ? [...l, h] : l.filter((x) => x !== h)))} /> <code>{h}</code>
+                <input
+                  type="checkbox"
+                  checked={hosts.includes(h)}
+                  onChange={(e) => setHosts((l) => (e.target.checked ? [...l, h] : l.filter((x) => x !== h)))}
+                />{' '}
+                <code>{h}</code>
               </label>
             ))}
-            <button type="button" onClick={() => void patch({ approved_hosts: hosts }).then(() => toast.info(t('apps.admin.saved')), toast.error)}>{t('apps.admin.hosts_save')}</button>
+            <button type="button" onClick={() => void patch({ approved_hosts: hosts }).then(() => toast.info(t('apps.admin.saved')), toast.error)}>
+              {t('apps.admin.hosts_save')}
+            </button>
           </>
         )}
       </fieldset>
       <div className="app-field">
         <label htmlFor={settingsId}>{t('apps.admin.settings')}</label>
-        <textarea id={settingsId} rows={5} spellCheck={false} className="mono" value={settings} aria-invalid={!!settingsError || undefined} aria-describedby={settingsError ? `${settingsId}-err` : undefined}
-          onChange={(e) => setSettings(e.target.value)} />
-        {settingsError && <p className="error" id={`${settingsId}-err`} role="alert">{settingsError}</p>}
-        <div><button type="button" onClick={() => void saveSettings()}>{t('apps.admin.settings_save')}</button></div>
+        <textarea
+          id={settingsId}
+          rows={5}
+          spellCheck={false}
+          className="mono"
+          value={settings}
+          aria-invalid={!!settingsError || undefined}
+          aria-describedby={settingsError ? `${settingsId}-err` : undefined}
+          onChange={(e) => setSettings(e.target.value)}
+        />
+        {settingsError && (
+          <p className="error" id={`${settingsId}-err`} role="alert">
+            {settingsError}
+          </p>
+        )}
+        <div>
+          <button type="button" onClick={() => void saveSettings()}>
+            {t('apps.admin.settings_save')}
+          </button>
+        </div>
       </div>
       <div className="app-field">
-        <label>{t('apps.admin.upgrade')}<input type="file" accept=".zip,application/zip" onChange={(e) => setUpgrade(e.target.files?.[0] ?? null)} /></label>
-        {upgradeError && <p className="error" role="alert">{upgradeError}</p>}
+        <label>
+          {t('apps.admin.upgrade')}
+          <input type="file" accept=".zip,application/zip" onChange={(e) => setUpgrade(e.target.files?.[0] ?? null)} />
+        </label>
+        {upgradeError && (
+          <p className="error" role="alert">
+            {upgradeError}
+          </p>
+        )}
         <div>
-          <button type="button" disabled={!upgrade || busy} onClick={async () => {
-            setBusy(true);
-            setUpgradeError(null);
-            try {
-              const a = await sendPackage('PUT', `${BASE}/apps/${encodeURIComponent(app.id)}/package`, upgrade!);
-              onChange(a);
-              changed();
-              toast.info(t('apps.admin.upgraded', { name: a.name, version: a.version }));
-            } catch (e) {
-              setUpgradeError(refusalText(e, t));
-            } finally {
-              setBusy(false);
-            }
-          }}>{t('apps.admin.upgrade_btn')}</button>
+          <button
+            type="button"
+            disabled={!upgrade || busy}
+            onClick={async () => {
+              setBusy(true);
+              setUpgradeError(null);
+              try {
+                const a = await sendPackage('PUT', `${BASE}/apps/${encodeURIComponent(app.id)}/package`, upgrade!);
+                onChange(a);
+                changed();
+                toast.info(t('apps.admin.upgraded', { name: a.name, version: a.version }));
+              } catch (e) {
+                setUpgradeError(refusalText(e, t));
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            {t('apps.admin.upgrade_btn')}
+          </button>
         </div>
       </div>
       <div className="actions">
-        <button type="button" className="danger" onClick={() => setConfirm(true)}>{t('apps.admin.uninstall')}</button>
+        <button type="button" className="danger" onClick={() => setConfirm(true)}>
+          {t('apps.admin.uninstall')}
+        </button>
       </div>
       {confirm && (
-        <ConfirmDialog title={t('apps.admin.uninstall')} text={t('apps.admin.uninstall_confirm', { name: app.name })} confirmLabel={t('apps.admin.uninstall')} danger
+        <ConfirmDialog
+          title={t('apps.admin.uninstall')}
+          text={t('apps.admin.uninstall_confirm', { name: app.name })}
+          confirmLabel={t('apps.admin.uninstall')}
+          danger
           onClose={() => setConfirm(false)}
-          onConfirm={() => void api(`${BASE}/apps/${encodeURIComponent(app.id)}`, { method: 'DELETE' }).then(() => { changed(); onRemoved(); }, toast.error)} />
+          onConfirm={() =>
+            void api(`${BASE}/apps/${encodeURIComponent(app.id)}`, { method: 'DELETE' }).then(() => {
+              changed();
+              onRemoved();
+            }, toast.error)
+          }
+        />
       )}
     </article>
   );

@@ -34,7 +34,14 @@ export function AssistantTab() {
   const [f, setF] = useState<Form | null>(null);
   const [tested, setTested] = useState<admin.AssistantTest | null>(null);
   const [noSecret, setNoSecret] = useState(false);
-  useEffect(() => void (v && setF({ enabled: v.enabled, provider: v.provider, address: v.address, model: v.model, hide_button: v.hide_button, limits: { ...v.limits }, api_key: '' })), [v]);
+  useEffect(
+    () =>
+      void (
+        v &&
+        setF({ enabled: v.enabled, provider: v.provider, address: v.address, model: v.model, hide_button: v.hide_button, limits: { ...v.limits }, api_key: '' })
+      ),
+    [v],
+  );
 
   const save = async (body: Record<string, unknown>) => {
     setTested(null);
@@ -65,7 +72,9 @@ export function AssistantTab() {
         {v && f && (
           <form className="form two-col" onSubmit={saving.submit} aria-label={t('aiadmin.title')}>
             <p className="hint full">{t('aiadmin.intro')}</p>
-            <p className="full" data-testid="assistant-state">{t(v.enabled ? (v.configured ? 'aiadmin.state_ready' : 'aiadmin.state_unset') : 'aiadmin.state_off')}</p>
+            <p className="full" data-testid="assistant-state">
+              {t(v.enabled ? (v.configured ? 'aiadmin.state_ready' : 'aiadmin.state_unset') : 'aiadmin.state_off')}
+            </p>
             <label className="check full">
               <input type="checkbox" checked={f.enabled} onChange={(e) => setF({ ...f, enabled: e.target.checked })} />
               {t('aiadmin.enabled')}
@@ -77,23 +86,47 @@ export function AssistantTab() {
             <label>
               {t('aiadmin.provider')}
               <select value={f.provider} onChange={(e) => setF({ ...f, provider: e.target.value as Form['provider'] })}>
-                {PROVIDERS.map((p) => <option key={p} value={p}>{t(`aiadmin.provider.${p}`)}</option>)}
+                {PROVIDERS.map((p) => (
+                  <option key={p} value={p}>
+                    {t(`aiadmin.provider.${p}`)}
+                  </option>
+                ))}
               </select>
             </label>
             <label>
               {t('aiadmin.model')}
               <input type="text" autoComplete="off" list="assistant-models" value={f.model} onChange={(e) => setF({ ...f, model: e.target.value })} />
-              <datalist id="assistant-models">{tested?.models.map((m) => <option key={m} value={m} />)}</datalist>
+              <datalist id="assistant-models">
+                {tested?.models.map((m) => (
+                  <option key={m} value={m} />
+                ))}
+              </datalist>
             </label>
             <label className="full">
               {t('aiadmin.address')}
-              <input type="url" autoComplete="off" value={f.address} placeholder={t('aiadmin.address_default')} onChange={(e) => setF({ ...f, address: e.target.value })} />
+              <input
+                type="url"
+                autoComplete="off"
+                value={f.address}
+                placeholder={t('aiadmin.address_default')}
+                onChange={(e) => setF({ ...f, address: e.target.value })}
+              />
             </label>
             <label className="full">
               {t('aiadmin.api_key')}
-              <input type="password" autoComplete="new-password" value={f.api_key} placeholder={v.api_key_set ? t('aiadmin.key_kept') : t('aiadmin.key_none')} onChange={(e) => setF({ ...f, api_key: e.target.value })} />
+              <input
+                type="password"
+                autoComplete="new-password"
+                value={f.api_key}
+                placeholder={v.api_key_set ? t('aiadmin.key_kept') : t('aiadmin.key_none')}
+                onChange={(e) => setF({ ...f, api_key: e.target.value })}
+              />
             </label>
-            {noSecret && <p className="hint full" role="note" data-testid="assistant-no-secret">{t('aiadmin.no_secret_help')}</p>}
+            {noSecret && (
+              <p className="hint full" role="note" data-testid="assistant-no-secret">
+                {t('aiadmin.no_secret_help')}
+              </p>
+            )}
             <fieldset className="full">
               <legend>{t('aiadmin.limits')}</legend>
               <div className="form two-col">
@@ -107,7 +140,14 @@ export function AssistantTab() {
             </fieldset>
             <p className="hint full">{t('aiadmin.test_hint')}</p>
             <div className="full" aria-live="polite">
-              {[saving.error, forgetting.error, testing.error].map((e, i) => e && <p key={i} className="error" role="alert">{e}</p>)}
+              {[saving.error, forgetting.error, testing.error].map(
+                (e, i) =>
+                  e && (
+                    <p key={i} className="error" role="alert">
+                      {e}
+                    </p>
+                  ),
+              )}
               {tested && (
                 <div className="ok" data-testid="assistant-tested">
                   <p>{t('aiadmin.models', { models: tested.models.join(', ') || '—' })}</p>
@@ -116,9 +156,17 @@ export function AssistantTab() {
               )}
             </div>
             <div className="actions full">
-              {v.api_key_set && <button type="button" disabled={busy} onClick={() => void forgetting.submit()}>{t('aiadmin.forget_key')}</button>}
-              <button type="button" disabled={busy} onClick={() => void testing.submit()}>{t('aiadmin.test')}</button>
-              <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>
+              {v.api_key_set && (
+                <button type="button" disabled={busy} onClick={() => void forgetting.submit()}>
+                  {t('aiadmin.forget_key')}
+                </button>
+              )}
+              <button type="button" disabled={busy} onClick={() => void testing.submit()}>
+                {t('aiadmin.test')}
+              </button>
+              <button type="submit" className="primary" disabled={busy}>
+                {t('common.save')}
+              </button>
             </div>
           </form>
         )}
@@ -126,4 +174,3 @@ export function AssistantTab() {
     </div>
   );
 }
-

@@ -7,7 +7,6 @@ import { errorText } from '../ui/toast';
 import * as admin from './admin-api';
 import { auditWords, KNOWN_ACTIONS } from './admin-words';
 
-
 export function AuditTab() {
   const { t, lang } = useI18n();
   const [f, setF] = useState({ user_id: '', action: '', from: '', to: '' });
@@ -19,7 +18,10 @@ export function AuditTab() {
     if (f.action) q.action = f.action;
     if (f.from) q.from = new Date(f.from).toISOString();
     if (f.to) q.to = new Date(`${f.to}T23:59:59`).toISOString();
-    admin.audit(q).then((r) => { setRows(r); setError(null); }, setError);
+    admin.audit(q).then((r) => {
+      setRows(r);
+      setError(null);
+    }, setError);
   };
   useEffect(load, []);
   const submit = (e: FormEvent) => {
@@ -29,16 +31,36 @@ export function AuditTab() {
   return (
     <div>
       <form className="filters inline-form" onSubmit={submit} aria-label={t('audit.filter')}>
-        <label>{t('audit.user')}<input type="number" min={1} value={f.user_id} onChange={(e) => setF({ ...f, user_id: e.target.value })} /></label>
-        <label>{t('audit.action')}
-          <input list="audit-actions" value={f.action} onChange={(e) => setF({ ...f, action: e.target.value })} />
-          <datalist id="audit-actions">{KNOWN_ACTIONS.map((a) => <option key={a} value={a} label={auditWords(a, t)} />)}</datalist>
+        <label>
+          {t('audit.user')}
+          <input type="number" min={1} value={f.user_id} onChange={(e) => setF({ ...f, user_id: e.target.value })} />
         </label>
-        <label>{t('audit.from')}<input type="date" value={f.from} onChange={(e) => setF({ ...f, from: e.target.value })} /></label>
-        <label>{t('audit.to')}<input type="date" value={f.to} onChange={(e) => setF({ ...f, to: e.target.value })} /></label>
-        <button type="submit" className="primary">{t('audit.filter')}</button>
+        <label>
+          {t('audit.action')}
+          <input list="audit-actions" value={f.action} onChange={(e) => setF({ ...f, action: e.target.value })} />
+          <datalist id="audit-actions">
+            {KNOWN_ACTIONS.map((a) => (
+              <option key={a} value={a} label={auditWords(a, t)} />
+            ))}
+          </datalist>
+        </label>
+        <label>
+          {t('audit.from')}
+          <input type="date" value={f.from} onChange={(e) => setF({ ...f, from: e.target.value })} />
+        </label>
+        <label>
+          {t('audit.to')}
+          <input type="date" value={f.to} onChange={(e) => setF({ ...f, to: e.target.value })} />
+        </label>
+        <button type="submit" className="primary">
+          {t('audit.filter')}
+        </button>
       </form>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {rows?.length === 0 && <p className="empty">{t('audit.empty')}</p>}
       {rows && rows.length > 0 && (
         <div className="table-wrap">

@@ -9,7 +9,12 @@ import { formatBytes, formatDate, formatRelative } from '../lib/format';
 import { useI18n } from '../i18n';
 import * as admin from './admin-api';
 
-const UNITS = [['day', 86_400], ['hour', 3600], ['minute', 60], ['second', 1]] as const;
+const UNITS = [
+  ['day', 86_400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+] as const;
 
 /** "8 days", "2 hours", "30 minutes": the largest unit the span fills. */
 function span(seconds: number, lang: string): string {
@@ -32,7 +37,9 @@ export function BackupStatus({ tick }: { tick: number }) {
           {t('status.backup_last', { when: formatDate(last.at, lang), ago: formatRelative(last.at, lang), size: formatBytes(last.bytes), where: last.where })}
           {v.stale && <> · {t('status.backup_stale', { limit: span(v.stale_after_s, lang) })}</>}
         </p>
-      ) : <p className="rpo-warn">{t('status.backup_none')}</p>}
+      ) : (
+        <p className="rpo-warn">{t('status.backup_none')}</p>
+      )}
     </section>
   );
 }

@@ -46,19 +46,40 @@ export function BackupsSection() {
       {v && (
         <form className="form two-col" onSubmit={submit} data-testid="backups-settings">
           <p className="hint full">{t('backups.hint')}</p>
-          <label>{t('backups.cron')}<input value={f.cron} placeholder="0 3 * * *" onChange={(e) => setF({ ...f, cron: e.target.value })} /></label>
-          <label>{t('backups.keep')}<input type="number" min={1} max={1000} value={f.keep} onChange={(e) => setF({ ...f, keep: e.target.value })} /></label>
-          <label className="full">{t('backups.target')}<input value={f.target} placeholder="/Files/Backups" onChange={(e) => setF({ ...f, target: e.target.value })} /></label>
+          <label>
+            {t('backups.cron')}
+            <input value={f.cron} placeholder="0 3 * * *" onChange={(e) => setF({ ...f, cron: e.target.value })} />
+          </label>
+          <label>
+            {t('backups.keep')}
+            <input type="number" min={1} max={1000} value={f.keep} onChange={(e) => setF({ ...f, keep: e.target.value })} />
+          </label>
+          <label className="full">
+            {t('backups.target')}
+            <input value={f.target} placeholder="/Files/Backups" onChange={(e) => setF({ ...f, target: e.target.value })} />
+          </label>
           <div className="actions full">
-            <button type="submit" className="primary">{t('common.save')}</button>
-            <button type="button" disabled={!v.settings.target} onClick={() => void now()}>{t('backups.now')}</button>
+            <button type="submit" className="primary">
+              {t('common.save')}
+            </button>
+            <button type="button" disabled={!v.settings.target} onClick={() => void now()}>
+              {t('backups.now')}
+            </button>
           </div>
           {v.list_error && <p className="error full">{t('backups.list_error', { reason: v.list_error })}</p>}
-          {v.settings.target && !v.list_error && (v.backups.length === 0 ? <p className="muted full">{t('backups.none')}</p> : (
-            <ul className="full" aria-label={t('backups.title')}>
-              {v.backups.map((b) => <li key={b.name}>{b.name} · {formatBytes(b.size)} · {formatDate(b.mtime, lang)}</li>)}
-            </ul>
-          ))}
+          {v.settings.target &&
+            !v.list_error &&
+            (v.backups.length === 0 ? (
+              <p className="muted full">{t('backups.none')}</p>
+            ) : (
+              <ul className="full" aria-label={t('backups.title')}>
+                {v.backups.map((b) => (
+                  <li key={b.name}>
+                    {b.name} · {formatBytes(b.size)} · {formatDate(b.mtime, lang)}
+                  </li>
+                ))}
+              </ul>
+            ))}
           <p className="hint full">{t('backups.restore_hint')}</p>
         </form>
       )}

@@ -4,7 +4,9 @@ import type { DriverDescriptor } from '../api/types';
 import { initialValues, toConfig, missingRequired, optionsOf } from './driver-form';
 
 const sftp: DriverDescriptor = {
-  driver: 'sftp', label: 'SFTP', capabilities: { read: true },
+  driver: 'sftp',
+  label: 'SFTP',
+  capabilities: { read: true },
   fields: [
     { key: 'host', type: 'string', required: true, label: 'Host' },
     { key: 'user', type: 'string', required: true, label: 'User', aliases: ['username'] },
@@ -28,5 +30,8 @@ test('config is typed by field and drops empty optional values', () => {
 
 test('required fields left empty are reported; select options normalise', () => {
   assert.deepEqual(missingRequired(sftp, initialValues(sftp)), ['host', 'user', 'root']);
-  assert.deepEqual(optionsOf(sftp.fields[6]), [{ value: 'a', label: 'a' }, { value: 'b', label: 'Bee' }]);
+  assert.deepEqual(optionsOf(sftp.fields[6]), [
+    { value: 'a', label: 'a' },
+    { value: 'b', label: 'Bee' },
+  ]);
 });

@@ -21,7 +21,9 @@ import { Section, useSection } from './section';
 const TITLES: Record<string, MessageKey> = { docserver: 'ext.docserver', diagram: 'ext.diagram' };
 const ENV: Record<string, string> = { docserver: 'SERVICE_DOCSERVER_URL, SERVICE_DOCSERVER_JWT, SERVICE_DOCSERVER_CALLBACK_URL' };
 const PROBE: Record<NonNullable<ExternalTestReport['fetch_probe']>, MessageKey> = {
-  reached: 'ext.reached', not_reached: 'ext.not_reached', unmeasured: 'ext.unmeasured',
+  reached: 'ext.reached',
+  not_reached: 'ext.not_reached',
+  unmeasured: 'ext.unmeasured',
 };
 
 export function ExternalTab() {
@@ -31,8 +33,14 @@ export function ExternalTab() {
   return (
     <div className="settings">
       <p className="hint">{t('ext.intro')}</p>
-      {(missing || !!error) && <Section title={t('admin.external')} missing={missing} error={error}>{null}</Section>}
-      {list?.map((s) => <ServiceForm key={s.name} service={s} onSaved={replace} />)}
+      {(missing || !!error) && (
+        <Section title={t('admin.external')} missing={missing} error={error}>
+          {null}
+        </Section>
+      )}
+      {list?.map((s) => (
+        <ServiceForm key={s.name} service={s} onSaved={replace} />
+      ))}
     </div>
   );
 }
@@ -78,7 +86,11 @@ function ServiceForm({ service: s, onSaved }: { service: ExternalService; onSave
         {s.enabled ? t('ext.active') : t('ext.inactive')}
         {s.last_check && ` · ${t(s.healthy ? 'ext.healthy' : 'ext.unhealthy')} (${formatDate(s.last_check, lang)})`}
       </p>
-      {ro && <p className="hint" data-testid={`ext-${s.name}-env`}>{t('ext.env', { names: ENV[s.name] ?? '' })}</p>}
+      {ro && (
+        <p className="hint" data-testid={`ext-${s.name}-env`}>
+          {t('ext.env', { names: ENV[s.name] ?? '' })}
+        </p>
+      )}
       <form className="form two-col" onSubmit={saving.submit}>
         <label className="full">
           {t('ext.url')}
@@ -88,24 +100,48 @@ function ServiceForm({ service: s, onSaved }: { service: ExternalService; onSave
           <>
             <label>
               {t('ext.jwt')}
-              <input type="password" autoComplete="new-password" value={secret} readOnly={ro}
-                placeholder={s.jwt_secret ? s.jwt_secret : ''} aria-describedby="ext-jwt-hint" onChange={(e) => setSecret(e.target.value)} />
-              <span className="hint" id="ext-jwt-hint">{s.jwt_secret ? t('ext.secret_kept') : t('ext.secret_none')}</span>
+              <input
+                type="password"
+                autoComplete="new-password"
+                value={secret}
+                readOnly={ro}
+                placeholder={s.jwt_secret ? s.jwt_secret : ''}
+                aria-describedby="ext-jwt-hint"
+                onChange={(e) => setSecret(e.target.value)}
+              />
+              <span className="hint" id="ext-jwt-hint">
+                {s.jwt_secret ? t('ext.secret_kept') : t('ext.secret_none')}
+              </span>
             </label>
             <label>
               {t('ext.callback')}
               <input type="url" value={callback} readOnly={ro} onChange={(e) => setCallback(e.target.value)} aria-describedby="ext-cb-hint" />
-              <span className="hint" id="ext-cb-hint">{t('ext.callback_hint')}</span>
+              <span className="hint" id="ext-cb-hint">
+                {t('ext.callback_hint')}
+              </span>
             </label>
           </>
         )}
         <div className="full" aria-live="polite">
-          {[testing.error, saving.error].map((e, i) => e && <p key={i} className="error" role="alert">{e}</p>)}
+          {[testing.error, saving.error].map(
+            (e, i) =>
+              e && (
+                <p key={i} className="error" role="alert">
+                  {e}
+                </p>
+              ),
+          )}
           {report && <Report report={report} docserver={docserver} />}
         </div>
         <div className="actions full">
-          <button type="button" disabled={busy || !s.url} onClick={() => void testing.submit()}>{t('ext.test')}</button>
-          {!ro && <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>}
+          <button type="button" disabled={busy || !s.url} onClick={() => void testing.submit()}>
+            {t('ext.test')}
+          </button>
+          {!ro && (
+            <button type="submit" className="primary" disabled={busy}>
+              {t('common.save')}
+            </button>
+          )}
         </div>
       </form>
     </section>
@@ -117,7 +153,10 @@ function Report({ report: r, docserver }: { report: ExternalTestReport; docserve
   return (
     <dl className="ext-report" data-testid="ext-report">
       <dt>{t('ext.leg1')}</dt>
-      <dd className={r.healthy ? 'ok' : 'error'} data-testid="ext-healthy">{t(r.healthy ? 'ext.healthy' : 'ext.unhealthy')}{r.error ? `: ${r.error}` : ''}</dd>
+      <dd className={r.healthy ? 'ok' : 'error'} data-testid="ext-healthy">
+        {t(r.healthy ? 'ext.healthy' : 'ext.unhealthy')}
+        {r.error ? `: ${r.error}` : ''}
+      </dd>
       <dt>{t('ext.version')}</dt>
       <dd data-testid="ext-version">{r.version ?? '—'}</dd>
       <dt>{t('ext.latency')}</dt>

@@ -29,27 +29,43 @@ export function GatewaysTab() {
   const [status, setStatus] = useState<GatewaysStatus | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => void api<GatewaysStatus>('/api/admin/gateways').then(setStatus, setError), []);
-  if (error) return <p className="error" role="alert">{errorText(error, t)}</p>;
+  if (error)
+    return (
+      <p className="error" role="alert">
+        {errorText(error, t)}
+      </p>
+    );
   if (!status) return <p className="muted">{t('common.loading')}</p>;
   return (
     <div className="settings">
       <section className="card" aria-label={t('gateways.status')}>
         <h2>{t('gateways.status')}</h2>
-        <div className="table-wrap"><table className="table">
-          <thead>
-            <tr><th>{t('gateways.protocol')}</th><th>{t('gateways.state')}</th><th>{t('gateways.address')}</th><th>{t('gateways.settings')}</th></tr>
-          </thead>
-          <tbody>
-            {status.gateways.map((g) => (
-              <tr key={g.protocol} data-testid={`gateway-${g.protocol}`}>
-                <td>{PROTOCOL_NAMES[g.protocol]}</td>
-                <td>{g.error ? <span className="error">{t('gateways.failed', { error: g.error })}</span> : g.enabled ? t('gateways.on') : t('gateways.off')}</td>
-                <td>{g.url ?? g.listen ?? '—'}</td>
-                <td><code>{SETTINGS[g.protocol].join(', ')}</code></td>
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th>{t('gateways.protocol')}</th>
+                <th>{t('gateways.state')}</th>
+                <th>{t('gateways.address')}</th>
+                <th>{t('gateways.settings')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table></div>
+            </thead>
+            <tbody>
+              {status.gateways.map((g) => (
+                <tr key={g.protocol} data-testid={`gateway-${g.protocol}`}>
+                  <td>{PROTOCOL_NAMES[g.protocol]}</td>
+                  <td>
+                    {g.error ? <span className="error">{t('gateways.failed', { error: g.error })}</span> : g.enabled ? t('gateways.on') : t('gateways.off')}
+                  </td>
+                  <td>{g.url ?? g.listen ?? '—'}</td>
+                  <td>
+                    <code>{SETTINGS[g.protocol].join(', ')}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         <p className="hint">{t('gateways.settings_hint')}</p>
       </section>
       <section className="card" aria-label={t('gateways.sessions')}>
@@ -57,21 +73,28 @@ export function GatewaysTab() {
         {status.sessions.length === 0 ? (
           <p className="muted">{t('gateways.no_sessions')}</p>
         ) : (
-          <div className="table-wrap"><table className="table">
-            <thead>
-              <tr><th>{t('gateways.protocol')}</th><th>{t('gateways.user')}</th><th>{t('gateways.ip')}</th><th>{t('gateways.last_active')}</th></tr>
-            </thead>
-            <tbody>
-              {status.sessions.map((s) => (
-                <tr key={`${s.protocol}-${s.user}-${s.ip}-${s.since}`}>
-                  <td>{PROTOCOL_NAMES[s.protocol]}</td>
-                  <td>{s.user}</td>
-                  <td>{s.ip}</td>
-                  <td>{new Date(s.last_active).toLocaleString()}</td>
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>{t('gateways.protocol')}</th>
+                  <th>{t('gateways.user')}</th>
+                  <th>{t('gateways.ip')}</th>
+                  <th>{t('gateways.last_active')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table></div>
+              </thead>
+              <tbody>
+                {status.sessions.map((s) => (
+                  <tr key={`${s.protocol}-${s.user}-${s.ip}-${s.since}`}>
+                    <td>{PROTOCOL_NAMES[s.protocol]}</td>
+                    <td>{s.user}</td>
+                    <td>{s.ip}</td>
+                    <td>{new Date(s.last_active).toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
       <NfsExports gateway={status.gateways.find((g) => g.protocol === 'nfs')} sessions={status.sessions} />

@@ -39,9 +39,17 @@ export function HomesSection() {
           </label>
           <label>
             {t('settings.homes_storage')}
-            <select value={h.storage_id ?? ''} disabled={!h.enabled} onChange={(e) => void patch({ storage_id: e.target.value ? Number(e.target.value) : null })}>
+            <select
+              value={h.storage_id ?? ''}
+              disabled={!h.enabled}
+              onChange={(e) => void patch({ storage_id: e.target.value ? Number(e.target.value) : null })}
+            >
               <option value="">{t('settings.homes_default', { name: h.storage_id === null ? fallback : '…' })}</option>
-              {storages.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+              {storages.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
             </select>
           </label>
           <label>
@@ -49,7 +57,11 @@ export function HomesSection() {
             <input value={folder} disabled={!h.enabled} onChange={(e) => setFolder(e.target.value)} />
           </label>
           <p className="hint full">{h.effective_storage ? t('settings.homes_hint', { folder: h.folder }) : t('settings.homes_none')}</p>
-          <div className="actions full"><button type="submit" className="primary" disabled={!h.enabled || folder === h.folder}>{t('common.save')}</button></div>
+          <div className="actions full">
+            <button type="submit" className="primary" disabled={!h.enabled || folder === h.folder}>
+              {t('common.save')}
+            </button>
+          </div>
         </form>
       )}
     </Section>

@@ -52,17 +52,41 @@ export function MetricsSection() {
           <p className="hint full">{t(m.access === 'lan' ? 'metrics.access.lan_hint' : 'metrics.access.token_hint')}</p>
           {m.enabled && (
             <>
-              <p className="full">{t('metrics.url')} <code className="secret" data-testid="metrics-url">{url}</code></p>
-              {token !== null && <p className="full">{t('metrics.token')} <code className="secret" data-testid="metrics-token">{token}</code></p>}
+              <p className="full">
+                {t('metrics.url')}{' '}
+                <code className="secret" data-testid="metrics-url">
+                  {url}
+                </code>
+              </p>
+              {token !== null && (
+                <p className="full">
+                  {t('metrics.token')}{' '}
+                  <code className="secret" data-testid="metrics-token">
+                    {token}
+                  </code>
+                </p>
+              )}
               <div className="actions full">
-                {token === null && m.token_set && <button type="button" onClick={() => void show(false)}>{t('metrics.token_show')}</button>}
-                <button type="button" onClick={() => setRenewing(true)}>{t('metrics.token_renew')}</button>
+                {token === null && m.token_set && (
+                  <button type="button" onClick={() => void show(false)}>
+                    {t('metrics.token_show')}
+                  </button>
+                )}
+                <button type="button" onClick={() => setRenewing(true)}>
+                  {t('metrics.token_renew')}
+                </button>
               </div>
             </>
           )}
           {renewing && (
-            <ConfirmDialog title={t('metrics.token_renew')} text={t('metrics.token_renew_confirm')} confirmLabel={t('metrics.token_renew')} danger
-              onClose={() => setRenewing(false)} onConfirm={() => void show(true)} />
+            <ConfirmDialog
+              title={t('metrics.token_renew')}
+              text={t('metrics.token_renew_confirm')}
+              confirmLabel={t('metrics.token_renew')}
+              danger
+              onClose={() => setRenewing(false)}
+              onConfirm={() => void show(true)}
+            />
           )}
         </div>
       )}

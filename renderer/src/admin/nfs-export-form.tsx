@@ -34,7 +34,17 @@ export function exportError(err: unknown, t: Translate): { field?: Field; text: 
 }
 
 /** A labelled control with its hint and its refusal (linked for screen readers). */
-function Labelled({ label, hint, error, children }: { label: string; hint?: string; error?: string; children: (a: { 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode }) {
+function Labelled({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  error?: string;
+  children: (a: { 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = useId();
   const described = [hint && `${id}-hint`, error && `${id}-err`].filter(Boolean).join(' ') || undefined;
   return (
@@ -43,8 +53,16 @@ function Labelled({ label, hint, error, children }: { label: string; hint?: stri
         {label}
         {children({ 'aria-invalid': error ? true : undefined, 'aria-describedby': described })}
       </label>
-      {hint && <p className="hint" id={`${id}-hint`}>{hint}</p>}
-      {error && <p className="error" id={`${id}-err`} role="alert">{error}</p>}
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p className="error" id={`${id}-err`} role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
@@ -66,7 +84,10 @@ export function NfsExportForm({ initial, onSaved, onClose }: { initial: NfsExpor
   useEffect(() => void listUsers('').then(setPeople, (e) => setFault({ text: errorText(e, t) })), [t]);
   useEffect(() => {
     if (!v.user_id) return setKeys([]);
-    void userKeys(v.user_id).then((k) => setKeys(k.filter((x) => x.kind === 'key')), () => setKeys([]));
+    void userKeys(v.user_id).then(
+      (k) => setKeys(k.filter((x) => x.kind === 'key')),
+      () => setKeys([]),
+    );
   }, [v.user_id]);
 
   const submit = async (e: FormEvent) => {
@@ -91,7 +112,9 @@ export function NfsExportForm({ initial, onSaved, onClose }: { initial: NfsExpor
           {(a) => (
             <span className="row-input">
               <input {...a} value={v.path} placeholder="/Media" onChange={(e) => set({ path: e.target.value })} />
-              <button type="button" onClick={() => setPicking(true)}>{t('nfs.choose')}</button>
+              <button type="button" onClick={() => setPicking(true)}>
+                {t('nfs.choose')}
+              </button>
             </span>
           )}
         </Labelled>
@@ -101,8 +124,14 @@ export function NfsExportForm({ initial, onSaved, onClose }: { initial: NfsExpor
         <Labelled label={t('nfs.account')} error={errorOf('user_id')}>
           {(a) => (
             <select {...a} value={v.user_id || ''} onChange={(e) => set({ user_id: Number(e.target.value), key_id: null })}>
-              <option value="" disabled>{t('nfs.account_pick')}</option>
-              {people.map((u) => <option key={u.id} value={u.id}>{u.username} ({u.email})</option>)}
+              <option value="" disabled>
+                {t('nfs.account_pick')}
+              </option>
+              {people.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.username} ({u.email})
+                </option>
+              ))}
             </select>
           )}
         </Labelled>
@@ -110,7 +139,12 @@ export function NfsExportForm({ initial, onSaved, onClose }: { initial: NfsExpor
           {(a) => (
             <select {...a} value={v.key_id ?? ''} onChange={(e) => set({ key_id: e.target.value ? Number(e.target.value) : null })}>
               <option value="">{t('nfs.key_none')}</option>
-              {keys.map((k) => <option key={k.id} value={k.id}>{k.name}{k.root ? ` (${k.root})` : ''}</option>)}
+              {keys.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name}
+                  {k.root ? ` (${k.root})` : ''}
+                </option>
+              ))}
             </select>
           )}
         </Labelled>
@@ -120,7 +154,9 @@ export function NfsExportForm({ initial, onSaved, onClose }: { initial: NfsExpor
         </label>
         <FormFooter error={fault && !fault.field ? fault.text : null} disabled={busy} submitLabel={t('nfs.save')} onCancel={onClose} />
       </form>
-      {picking && <FolderPicker title={t('nfs.path')} start={v.path.startsWith('/') ? v.path : '/'} onPick={(path) => set({ path })} onClose={() => setPicking(false)} />}
+      {picking && (
+        <FolderPicker title={t('nfs.path')} start={v.path.startsWith('/') ? v.path : '/'} onPick={(path) => set({ path })} onClose={() => setPicking(false)} />
+      )}
     </Dialog>
   );
 }

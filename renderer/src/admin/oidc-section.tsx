@@ -13,7 +13,17 @@ import { useSubmit } from '../ui/use-submit';
 import * as admin from './admin-api';
 import { Section, useSection } from './section';
 
-type TextField = 'issuer' | 'client_id' | 'client_secret' | 'scopes' | 'email_claim' | 'username_claim' | 'groups_claim' | 'admin_group' | 'label' | 'redirect_url';
+type TextField =
+  | 'issuer'
+  | 'client_id'
+  | 'client_secret'
+  | 'scopes'
+  | 'email_claim'
+  | 'username_claim'
+  | 'groups_claim'
+  | 'admin_group'
+  | 'label'
+  | 'redirect_url';
 const FIELDS: Array<[TextField, MessageKey]> = [
   ['issuer', 'sso.issuer'],
   ['client_id', 'sso.client_id'],
@@ -61,7 +71,9 @@ export function OidcSection() {
       {v && f && (
         <form className="form two-col sso-form" onSubmit={saving.submit} aria-label={t('sso.title')}>
           <p className="hint full">{t('sso.intro')}</p>
-          <p className="full" data-testid="sso-state">{v.active ? t('sso.state_on') : v.configured ? t('sso.state_off') : t('sso.state_unset')}</p>
+          <p className="full" data-testid="sso-state">
+            {v.active ? t('sso.state_on') : v.configured ? t('sso.state_off') : t('sso.state_unset')}
+          </p>
           <label className="check full">
             <input type="checkbox" checked={f.enabled} onChange={(e) => setF({ ...f, enabled: e.target.checked })} />
             {t('sso.enabled')}
@@ -80,18 +92,37 @@ export function OidcSection() {
                   aria-describedby={fromEnv ? `sso-env-${k}` : undefined}
                   onChange={(e) => setF({ ...f, [k]: e.target.value })}
                 />
-                {fromEnv && <span className="hint" id={`sso-env-${k}`}>{t('sso.from_env', { name: `SERVICE_OIDC_${k.toUpperCase()}` })}</span>}
+                {fromEnv && (
+                  <span className="hint" id={`sso-env-${k}`}>
+                    {t('sso.from_env', { name: `SERVICE_OIDC_${k.toUpperCase()}` })}
+                  </span>
+                )}
               </label>
             );
           })}
           <p className="hint full">{t('sso.register', { url: v.effective_redirect_url })}</p>
           <div className="full" aria-live="polite">
-            {[testing.error, saving.error].map((e, i) => e && <p key={i} className="error" role="alert">{e}</p>)}
-            {found && <p className="ok" data-testid="sso-found">{t('sso.found', { issuer: found.issuer })}</p>}
+            {[testing.error, saving.error].map(
+              (e, i) =>
+                e && (
+                  <p key={i} className="error" role="alert">
+                    {e}
+                  </p>
+                ),
+            )}
+            {found && (
+              <p className="ok" data-testid="sso-found">
+                {t('sso.found', { issuer: found.issuer })}
+              </p>
+            )}
           </div>
           <div className="actions full">
-            <button type="button" disabled={busy} onClick={() => void testing.submit()}>{t('sso.test')}</button>
-            <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>
+            <button type="button" disabled={busy} onClick={() => void testing.submit()}>
+              {t('sso.test')}
+            </button>
+            <button type="submit" className="primary" disabled={busy}>
+              {t('common.save')}
+            </button>
           </div>
         </form>
       )}

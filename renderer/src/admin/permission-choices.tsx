@@ -31,13 +31,22 @@ export function PermissionChoices({ catalogue, value, onChange, unset, legend }:
         {catalogue.permissions.map((p) => {
           const name = permissionName(p.id, t, p.description);
           return [
-            <label key={p.id} htmlFor={`perm-${p.id}`}>{name}</label>,
-            <select key={`${p.id}-select`} id={`perm-${p.id}`} value={value[p.id] === undefined ? '' : value[p.id] ? 'allow' : 'deny'} onChange={(e) => set(p.id, e.target.value)}>
+            <label key={p.id} htmlFor={`perm-${p.id}`}>
+              {name}
+            </label>,
+            <select
+              key={`${p.id}-select`}
+              id={`perm-${p.id}`}
+              value={value[p.id] === undefined ? '' : value[p.id] ? 'allow' : 'deny'}
+              onChange={(e) => set(p.id, e.target.value)}
+            >
               <option value="">{unset(p.id)}</option>
               <option value="allow">{t('perm.allow')}</option>
               <option value="deny">{t('perm.deny')}</option>
             </select>,
-            <p key={`${p.id}-hint`} className="hint">{permissionHint(p.id, t, p.description)}</p>,
+            <p key={`${p.id}-hint`} className="hint">
+              {permissionHint(p.id, t, p.description)}
+            </p>,
           ];
         })}
       </div>

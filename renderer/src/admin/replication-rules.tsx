@@ -51,48 +51,122 @@ export function RulesCard({ rules, modes, reload }: Props) {
     <section className="card" aria-label={t('replica.rules')}>
       <h2>{t('replica.rules')}</h2>
       <p className="hint">{t('replica.rules_hint')}</p>
-      <div className="toolbar"><button type="button" className="primary" onClick={() => setEditing('new')}>{t('replica.rule_add')}</button></div>
-      {rules.length === 0 ? <p className="muted">{t('replica.no_rules')}</p> : (
+      <div className="toolbar">
+        <button type="button" className="primary" onClick={() => setEditing('new')}>
+          {t('replica.rule_add')}
+        </button>
+      </div>
+      {rules.length === 0 ? (
+        <p className="muted">{t('replica.no_rules')}</p>
+      ) : (
         <ol className="rule-list" aria-label={t('replica.rules')}>
           {rules.map((r, i) => (
-            <li key={r.id} data-testid={`rule-${r.path_pattern}`} draggable className={over === i ? 'drag-over' : undefined}
-              onDragStart={(e) => { setDragFrom(i); e.dataTransfer.effectAllowed = 'move'; e.dataTransfer.setData('text/plain', String(i)); }}
-              onDragOver={(e) => { e.preventDefault(); setOver(i); }} onDragLeave={() => setOver(null)} onDrop={drop(i)} onDragEnd={() => { setDragFrom(null); setOver(null); }}>
-              <span className="drag-handle" aria-hidden="true">⋮⋮</span>
+            <li
+              key={r.id}
+              data-testid={`rule-${r.path_pattern}`}
+              draggable
+              className={over === i ? 'drag-over' : undefined}
+              onDragStart={(e) => {
+                setDragFrom(i);
+                e.dataTransfer.effectAllowed = 'move';
+                e.dataTransfer.setData('text/plain', String(i));
+              }}
+              onDragOver={(e) => {
+                e.preventDefault();
+                setOver(i);
+              }}
+              onDragLeave={() => setOver(null)}
+              onDrop={drop(i)}
+              onDragEnd={() => {
+                setDragFrom(null);
+                setOver(null);
+              }}
+            >
+              <span className="drag-handle" aria-hidden="true">
+                ⋮⋮
+              </span>
               <code>{r.path_pattern}</code>
               <span className="pill">{t(`replica.mode.${r.mode}`)}</span>
               {!r.enabled && <span className="pill">{t('replica.disabled')}</span>}
               {r.description && <span className="muted">{r.description}</span>}
               <span className="row-actions">
-                <button type="button" className="small" aria-label={t('replica.move_up', { pattern: r.path_pattern })} disabled={i === 0} onClick={() => void move(i, i - 1)}>↑</button>
-                <button type="button" className="small" aria-label={t('replica.move_down', { pattern: r.path_pattern })} disabled={i === rules.length - 1} onClick={() => void move(i, i + 1)}>↓</button>
-                <button type="button" className="small" onClick={() => setEditing(r)}>{t('common.edit')}</button>
-                <button type="button" className="small danger" onClick={() => setRemoving(r)}>{t('common.delete')}</button>
+                <button
+                  type="button"
+                  className="small"
+                  aria-label={t('replica.move_up', { pattern: r.path_pattern })}
+                  disabled={i === 0}
+                  onClick={() => void move(i, i - 1)}
+                >
+                  ↑
+                </button>
+                <button
+                  type="button"
+                  className="small"
+                  aria-label={t('replica.move_down', { pattern: r.path_pattern })}
+                  disabled={i === rules.length - 1}
+                  onClick={() => void move(i, i + 1)}
+                >
+                  ↓
+                </button>
+                <button type="button" className="small" onClick={() => setEditing(r)}>
+                  {t('common.edit')}
+                </button>
+                <button type="button" className="small danger" onClick={() => setRemoving(r)}>
+                  {t('common.delete')}
+                </button>
               </span>
             </li>
           ))}
         </ol>
       )}
-      {editing && <RuleForm rule={editing === 'new' ? null : editing} modes={modes} next={(rules.length + 1) * 10} onSaved={reload} onClose={() => setEditing(null)} />}
+      {editing && (
+        <RuleForm rule={editing === 'new' ? null : editing} modes={modes} next={(rules.length + 1) * 10} onSaved={reload} onClose={() => setEditing(null)} />
+      )}
       {removing && (
-        <ConfirmDialog title={t('common.delete')} text={t('replica.rule_confirm_delete', { pattern: removing.path_pattern })} confirmLabel={t('common.delete')} danger
-          onConfirm={() => void admin.deleteReplicaRule(removing.id).then(reload, toast.error)} onClose={() => setRemoving(null)} />
+        <ConfirmDialog
+          title={t('common.delete')}
+          text={t('replica.rule_confirm_delete', { pattern: removing.path_pattern })}
+          confirmLabel={t('common.delete')}
+          danger
+          onConfirm={() => void admin.deleteReplicaRule(removing.id).then(reload, toast.error)}
+          onClose={() => setRemoving(null)}
+        />
       )}
     </section>
   );
 }
 
-function RuleForm({ rule, modes, next, onSaved, onClose }: { rule: ReplicaRule | null; modes: ReplicaMode[]; next: number; onSaved: () => Promise<void>; onClose: () => void }) {
+function RuleForm({
+  rule,
+  modes,
+  next,
+  onSaved,
+  onClose,
+}: {
+  rule: ReplicaRule | null;
+  modes: ReplicaMode[];
+  next: number;
+  onSaved: () => Promise<void>;
+  onClose: () => void;
+}) {
   const { t } = useI18n();
   const [v, setV] = useState({
-    path_pattern: rule?.path_pattern ?? '', mode: rule?.mode ?? modes[0] ?? 'mirror', priority: String(rule?.priority ?? next),
-    enabled: rule?.enabled ?? true, description: rule?.description ?? '',
+    path_pattern: rule?.path_pattern ?? '',
+    mode: rule?.mode ?? modes[0] ?? 'mirror',
+    priority: String(rule?.priority ?? next),
+    enabled: rule?.enabled ?? true,
+    description: rule?.description ?? '',
   });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   // A 400 names its field: shown under that input, anything else above the buttons.
   const field = error instanceof ApiError ? String(error.details.field ?? '') : '';
-  const at = (f: string) => (field === f ? <small className="error" role="alert">{errorText(error, t)}</small> : null);
+  const at = (f: string) =>
+    field === f ? (
+      <small className="error" role="alert">
+        {errorText(error, t)}
+      </small>
+    ) : null;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
@@ -112,24 +186,54 @@ function RuleForm({ rule, modes, next, onSaved, onClose }: { rule: ReplicaRule |
   return (
     <Dialog title={rule ? t('replica.rule_edit') : t('replica.rule_add')} onClose={onClose}>
       <form className="form" onSubmit={submit}>
-        <label>{t('replica.pattern')} *
-          <input required value={v.path_pattern} aria-invalid={field === 'path_pattern'} placeholder="Home/photos/**" onChange={(e) => setV({ ...v, path_pattern: e.target.value })} />
+        <label>
+          {t('replica.pattern')} *
+          <input
+            required
+            value={v.path_pattern}
+            aria-invalid={field === 'path_pattern'}
+            placeholder="Home/photos/**"
+            onChange={(e) => setV({ ...v, path_pattern: e.target.value })}
+          />
           <small className="hint">{t('replica.pattern_hint')}</small>
           {at('path_pattern')}
         </label>
-        <label>{t('replica.mode')}
+        <label>
+          {t('replica.mode')}
           <select value={v.mode} aria-invalid={field === 'mode'} onChange={(e) => setV({ ...v, mode: e.target.value as ReplicaMode })}>
-            {modes.map((m) => <option key={m} value={m}>{t(`replica.mode.${m}`)}</option>)}
+            {modes.map((m) => (
+              <option key={m} value={m}>
+                {t(`replica.mode.${m}`)}
+              </option>
+            ))}
           </select>
           {at('mode')}
         </label>
-        <label>{t('replica.priority')}<input type="number" value={v.priority} onChange={(e) => setV({ ...v, priority: e.target.value })} />{at('priority')}</label>
-        <label>{t('replica.description')}<input value={v.description} onChange={(e) => setV({ ...v, description: e.target.value })} /></label>
-        <label className="check"><input type="checkbox" checked={v.enabled} onChange={(e) => setV({ ...v, enabled: e.target.checked })} />{t('storage.enabled')}</label>
-        {error && !['path_pattern', 'mode', 'priority'].includes(field) ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+        <label>
+          {t('replica.priority')}
+          <input type="number" value={v.priority} onChange={(e) => setV({ ...v, priority: e.target.value })} />
+          {at('priority')}
+        </label>
+        <label>
+          {t('replica.description')}
+          <input value={v.description} onChange={(e) => setV({ ...v, description: e.target.value })} />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={v.enabled} onChange={(e) => setV({ ...v, enabled: e.target.checked })} />
+          {t('storage.enabled')}
+        </label>
+        {error && !['path_pattern', 'mode', 'priority'].includes(field) ? (
+          <p className="error" role="alert">
+            {errorText(error, t)}
+          </p>
+        ) : null}
         <div className="actions">
-          <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            {t('common.save')}
+          </button>
         </div>
       </form>
     </Dialog>

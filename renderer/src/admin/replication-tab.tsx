@@ -27,7 +27,12 @@ export function ReplicationTab() {
   const [error, setError] = useState<unknown>(null);
   const refresh = () => setTick((n) => n + 1);
   // A target or link change changes the status too ("No backups set up" or not): read it again at once.
-  const loadTargets = () => void Promise.all([admin.replicaTargets(), admin.storages()]).then(([tg, st]) => { setTargets(tg); setStorages(st); refresh(); }, setError);
+  const loadTargets = () =>
+    void Promise.all([admin.replicaTargets(), admin.storages()]).then(([tg, st]) => {
+      setTargets(tg);
+      setStorages(st);
+      refresh();
+    }, setError);
   const loadRules = () => admin.replicaRules().then(setRules, setError);
   useEffect(() => {
     loadTargets();
@@ -38,7 +43,12 @@ export function ReplicationTab() {
   }, []);
   useEffect(() => void admin.replicaStatus().then(setStatus, setError), [tick]);
 
-  if (error) return <p className="error" role="alert">{errorText(error, t)}</p>;
+  if (error)
+    return (
+      <p className="error" role="alert">
+        {errorText(error, t)}
+      </p>
+    );
   if (!targets) return <p className="muted">{t('common.loading')}</p>;
   return (
     <div className="settings replication">

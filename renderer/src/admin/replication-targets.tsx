@@ -35,29 +35,51 @@ export function TargetsCard({ targets, storages, descriptors, reload }: Props) {
     <section className="card" id="replica-targets" aria-label={t('replica.targets')}>
       <h2>{t('replica.targets')}</h2>
       <div className="toolbar">
-        <button type="button" className="primary" disabled={!descriptors.length} onClick={() => setEditing('new')}>{t('replica.target_add')}</button>
+        <button type="button" className="primary" disabled={!descriptors.length} onClick={() => setEditing('new')}>
+          {t('replica.target_add')}
+        </button>
       </div>
-      {targets.length === 0 ? <p className="muted">{t('replica.no_targets')}</p> : (
-        <div className="table-wrap"><table className="table">
-          <thead><tr>
-            <th scope="col">{t('storage.name')}</th><th scope="col">{t('storage.driver')}</th><th scope="col">{t('replica.target_mode')}</th>
-            <th scope="col">{t('replica.linked')}</th><th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
-          </tr></thead>
-          <tbody>
-            {targets.map((x) => (
-              <tr key={x.id} data-testid={`target-${x.name}`}>
-                <td><strong>{x.name}</strong> {!x.enabled && <span className="pill">{t('replica.disabled')}</span>}{x.config_summary && <div className="muted">{x.config_summary}</div>}</td>
-                <td>{x.driver}</td>
-                <td>{t(`replica.target_mode.${x.mode}`)}</td>
-                <td>{x.storage_ids.map(nameOf).join(', ') || '—'}</td>
-                <td><div className="row-actions">
-                  <button type="button" className="small" onClick={() => setEditing(x)}>{t('common.edit')}</button>
-                  <button type="button" className="small danger" onClick={() => setRemoving(x)}>{t('common.delete')}</button>
-                </div></td>
+      {targets.length === 0 ? (
+        <p className="muted">{t('replica.no_targets')}</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">{t('storage.name')}</th>
+                <th scope="col">{t('storage.driver')}</th>
+                <th scope="col">{t('replica.target_mode')}</th>
+                <th scope="col">{t('replica.linked')}</th>
+                <th scope="col">
+                  <span className="sr-only">{t('files.actions', { name: '' })}</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table></div>
+            </thead>
+            <tbody>
+              {targets.map((x) => (
+                <tr key={x.id} data-testid={`target-${x.name}`}>
+                  <td>
+                    <strong>{x.name}</strong> {!x.enabled && <span className="pill">{t('replica.disabled')}</span>}
+                    {x.config_summary && <div className="muted">{x.config_summary}</div>}
+                  </td>
+                  <td>{x.driver}</td>
+                  <td>{t(`replica.target_mode.${x.mode}`)}</td>
+                  <td>{x.storage_ids.map(nameOf).join(', ') || '—'}</td>
+                  <td>
+                    <div className="row-actions">
+                      <button type="button" className="small" onClick={() => setEditing(x)}>
+                        {t('common.edit')}
+                      </button>
+                      <button type="button" className="small danger" onClick={() => setRemoving(x)}>
+                        {t('common.delete')}
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <h3>{t('replica.links')}</h3>
       <p className="hint">{t('replica.links_hint')}</p>
@@ -67,21 +89,41 @@ export function TargetsCard({ targets, storages, descriptors, reload }: Props) {
             {t('replica.link_of', { name: s.name })}
             <select value={s.replica_target_id ?? ''} onChange={(e) => link(s, e.target.value)}>
               <option value="">{t('replica.not_linked')}</option>
-              {targets.map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
+              {targets.map((x) => (
+                <option key={x.id} value={x.id}>
+                  {x.name}
+                </option>
+              ))}
             </select>
           </label>
         ))}
       </div>
       {editing && <TargetForm descriptors={descriptors} target={editing === 'new' ? null : editing} onSaved={reload} onClose={() => setEditing(null)} />}
       {removing && (
-        <ConfirmDialog title={t('common.delete')} text={t('replica.target_confirm_delete', { name: removing.name })} confirmLabel={t('common.delete')} danger
-          onConfirm={() => void admin.deleteReplicaTarget(removing.id).then(reload, toast.error)} onClose={() => setRemoving(null)} />
+        <ConfirmDialog
+          title={t('common.delete')}
+          text={t('replica.target_confirm_delete', { name: removing.name })}
+          confirmLabel={t('common.delete')}
+          danger
+          onConfirm={() => void admin.deleteReplicaTarget(removing.id).then(reload, toast.error)}
+          onClose={() => setRemoving(null)}
+        />
       )}
     </section>
   );
 }
 
-function TargetForm({ descriptors, target, onSaved, onClose }: { descriptors: DriverDescriptor[]; target: ReplicaTarget | null; onSaved: () => void; onClose: () => void }) {
+function TargetForm({
+  descriptors,
+  target,
+  onSaved,
+  onClose,
+}: {
+  descriptors: DriverDescriptor[];
+  target: ReplicaTarget | null;
+  onSaved: () => void;
+  onClose: () => void;
+}) {
   const { t } = useI18n();
   const [driver, setDriver] = useState(target?.driver ?? descriptors[0]?.driver ?? '');
   const d = descriptors.find((x) => x.driver === driver);
@@ -96,18 +138,30 @@ function TargetForm({ descriptors, target, onSaved, onClose }: { descriptors: Dr
   };
   const { submit, busy, error } = useSubmit(async () => {
     if (d && missingRequired(d, values).length) return;
-    await admin.saveReplicaTarget(target?.id ?? null, { name: name.trim(), ...(target ? {} : { driver }), config: d ? toConfig(d, values) : {}, mode, enabled });
+    await admin.saveReplicaTarget(target?.id ?? null, {
+      name: name.trim(),
+      ...(target ? {} : { driver }),
+      config: d ? toConfig(d, values) : {},
+      mode,
+      enabled,
+    });
     onSaved();
     onClose();
   });
   return (
     <Dialog title={target ? t('replica.target_edit', { name: target.name }) : t('replica.target_add')} onClose={onClose} wide>
       <form className="form two-col" onSubmit={submit}>
-        <label>{t('storage.name')} *<input required value={name} onChange={(e) => setName(e.target.value)} /></label>
+        <label>
+          {t('storage.name')} *<input required value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
         <label>
           {t('storage.driver')}
           <select value={driver} onChange={(e) => pickDriver(e.target.value)} disabled={!!target}>
-            {descriptors.map((x) => <option key={x.driver} value={x.driver}>{x.label || x.driver}</option>)}
+            {descriptors.map((x) => (
+              <option key={x.driver} value={x.driver}>
+                {x.label || x.driver}
+              </option>
+            ))}
           </select>
         </label>
         <DriverFields descriptor={d} values={values} onChange={setValues} editing={!!target} />
@@ -118,12 +172,25 @@ function TargetForm({ descriptors, target, onSaved, onClose }: { descriptors: Dr
             <option value="sync">{t('replica.target_mode.sync')}</option>
           </select>
         </label>
-        <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />{t('storage.enabled')}</label>
+        <label className="check">
+          <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+          {t('storage.enabled')}
+        </label>
         <p className="hint full">{t('replica.target_probe_hint')}</p>
-        <div className="full" aria-live="polite">{error && <p className="error" role="alert">{error}</p>}</div>
+        <div className="full" aria-live="polite">
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+        </div>
         <div className="actions full">
-          <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="primary" disabled={busy}>{t('common.save')}</button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            {t('common.save')}
+          </button>
         </div>
       </form>
     </Dialog>

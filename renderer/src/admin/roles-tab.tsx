@@ -19,7 +19,10 @@ import { PermissionChoices } from './permission-choices';
 
 /** A role's settings in words: "Share links: denied · Change files: allowed". */
 const settingsText = (p: Record<string, boolean>, cat: PermissionCatalogue, t: Translate) =>
-  cat.permissions.filter((x) => p[x.id] !== undefined).map((x) => `${permissionName(x.id, t, x.description)}: ${t(p[x.id] ? 'perm.allowed' : 'perm.denied')}`).join(' · ') || t('roles.no_settings');
+  cat.permissions
+    .filter((x) => p[x.id] !== undefined)
+    .map((x) => `${permissionName(x.id, t, x.description)}: ${t(p[x.id] ? 'perm.allowed' : 'perm.denied')}`)
+    .join(' · ') || t('roles.no_settings');
 
 export function RolesTab() {
   const { t } = useI18n();
@@ -35,43 +38,69 @@ export function RolesTab() {
     load();
   }, [load]);
 
-  const remove = (r: RoleView) => admin.deleteRole(r.id).then(() => { toast.info(t('roles.deleted', { name: r.name })); load(); }, toast.error);
+  const remove = (r: RoleView) =>
+    admin.deleteRole(r.id).then(() => {
+      toast.info(t('roles.deleted', { name: r.name }));
+      load();
+    }, toast.error);
 
   return (
     <div className="settings roles">
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       <section className="card" aria-labelledby="roles-title">
         <h2 id="roles-title">{t('roles.title')}</h2>
         <p className="hint">{t('roles.intro')}</p>
-        {rows && cat && (rows.length === 0 ? <p className="muted">{t('roles.none')}</p> : (
-          <div className="table-wrap">
-            <table className="table" data-testid="roles">
-              <ActionsTableHead columns={[t('roles.name'), t('roles.members'), t('roles.settings')]} />
-              <tbody>
-                {rows.map((r) => (
-                  <tr key={r.id}>
-                    <td>{r.name}</td>
-                    <td>{r.members}</td>
-                    <td>{settingsText(r.permissions, cat, t)}</td>
-                    <td><div className="row-actions">
-                      <button type="button" className="small" onClick={() => setEditing(r)}>{t('common.edit')}</button>
-                      <button type="button" className="small danger" onClick={() => setRemoving(r)}>{t('common.delete')}</button>
-                    </div></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ))}
+        {rows &&
+          cat &&
+          (rows.length === 0 ? (
+            <p className="muted">{t('roles.none')}</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="table" data-testid="roles">
+                <ActionsTableHead columns={[t('roles.name'), t('roles.members'), t('roles.settings')]} />
+                <tbody>
+                  {rows.map((r) => (
+                    <tr key={r.id}>
+                      <td>{r.name}</td>
+                      <td>{r.members}</td>
+                      <td>{settingsText(r.permissions, cat, t)}</td>
+                      <td>
+                        <div className="row-actions">
+                          <button type="button" className="small" onClick={() => setEditing(r)}>
+                            {t('common.edit')}
+                          </button>
+                          <button type="button" className="small danger" onClick={() => setRemoving(r)}>
+                            {t('common.delete')}
+                          </button>
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ))}
         <div className="actions">
-          <button type="button" className="primary" disabled={!cat} onClick={() => setEditing('new')}>{t('roles.new')}</button>
+          <button type="button" className="primary" disabled={!cat} onClick={() => setEditing('new')}>
+            {t('roles.new')}
+          </button>
         </div>
       </section>
       {cat && <BuiltIn cat={cat} />}
       {editing && cat && <RoleDialog role={editing === 'new' ? null : editing} cat={cat} onSaved={load} onClose={() => setEditing(null)} />}
       {removing && (
-        <ConfirmDialog title={t('common.delete')} text={t('roles.confirm_delete', { name: removing.name, n: removing.members })} confirmLabel={t('common.delete')} danger
-          onConfirm={() => void remove(removing)} onClose={() => setRemoving(null)} />
+        <ConfirmDialog
+          title={t('common.delete')}
+          text={t('roles.confirm_delete', { name: removing.name, n: removing.members })}
+          confirmLabel={t('common.delete')}
+          danger
+          onConfirm={() => void remove(removing)}
+          onClose={() => setRemoving(null)}
+        />
       )}
     </div>
   );
@@ -98,7 +127,9 @@ function BuiltIn({ cat }: { cat: PermissionCatalogue }) {
           <tbody>
             {cat.permissions.map((p) => (
               <tr key={p.id}>
-                <th scope="row">{permissionName(p.id, t, p.description)} <code className="hint">{p.id}</code></th>
+                <th scope="row">
+                  {permissionName(p.id, t, p.description)} <code className="hint">{p.id}</code>
+                </th>
                 {mark(true)}
                 {mark(cat.matrix.user[p.id] === true)}
                 {mark(cat.matrix.viewer[p.id] === true)}

@@ -18,7 +18,15 @@ export function Section({ title, missing, error, children }: { title: string; mi
   return (
     <section className="card" aria-label={title}>
       <h2>{title}</h2>
-      {missing ? <p className="muted">{t('settings.not_available')}</p> : error ? <p className="error" role="alert">{errorText(error, t)}</p> : children}
+      {missing ? (
+        <p className="muted">{t('settings.not_available')}</p>
+      ) : error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : (
+        children
+      )}
     </section>
   );
 }

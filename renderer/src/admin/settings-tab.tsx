@@ -66,7 +66,17 @@ function Protection() {
   };
   const av = p?.antivirus ?? {};
   const num = (k: string, label: string, min?: unknown, max?: unknown, placeholder?: string) => (
-    <label>{label}<input type="number" min={min as number | undefined} max={max as number | undefined} placeholder={placeholder} value={String(f[k] ?? '')} onChange={(e) => setF({ ...f, [k]: e.target.value })} /></label>
+    <label>
+      {label}
+      <input
+        type="number"
+        min={min as number | undefined}
+        max={max as number | undefined}
+        placeholder={placeholder}
+        value={String(f[k] ?? '')}
+        onChange={(e) => setF({ ...f, [k]: e.target.value })}
+      />
+    </label>
   );
   return (
     <Section title={t('settings.protection')} missing={missing} error={error}>
@@ -79,18 +89,39 @@ function Protection() {
           {Number(p.shares_over_max_ttl) > 0 && <p className="hint full">{t('settings.over_ttl', { n: Number(p.shares_over_max_ttl) })}</p>}
           <h3 className="full">{t('settings.av')}</h3>
           <p className="muted full" data-testid="av-status">
-            {!av.enabled ? t('settings.av_off') : av.reachable ? t('settings.av_on_ok') : t('settings.av_on_down', { reason: String(av.health ?? t('settings.av_unreachable')) })}
+            {!av.enabled
+              ? t('settings.av_off')
+              : av.reachable
+                ? t('settings.av_on_ok')
+                : t('settings.av_on_down', { reason: String(av.health ?? t('settings.av_unreachable')) })}
           </p>
-          <label className="check"><input type="checkbox" checked={f.av_enabled === true} onChange={(e) => setF({ ...f, av_enabled: e.target.checked })} />{t('settings.av_enabled')}</label>
-          <label>{t('settings.av_mode')}
+          <label className="check">
+            <input type="checkbox" checked={f.av_enabled === true} onChange={(e) => setF({ ...f, av_enabled: e.target.checked })} />
+            {t('settings.av_enabled')}
+          </label>
+          <label>
+            {t('settings.av_mode')}
             <select value={String(f.av_mode ?? 'binary')} onChange={(e) => setF({ ...f, av_mode: e.target.value })}>
-              {((av.modes as string[] | undefined) ?? ['binary', 'daemon']).map((m) => <option key={m} value={m}>{m === 'binary' || m === 'daemon' ? t(`settings.av_mode.${m}`) : m}</option>)}
+              {((av.modes as string[] | undefined) ?? ['binary', 'daemon']).map((m) => (
+                <option key={m} value={m}>
+                  {m === 'binary' || m === 'daemon' ? t(`settings.av_mode.${m}`) : m}
+                </option>
+              ))}
             </select>
           </label>
-          {f.av_mode === 'daemon' && <label>{t('settings.av_addr')}<input value={String(f.av_clamd_addr ?? '')} onChange={(e) => setF({ ...f, av_clamd_addr: e.target.value })} /></label>}
+          {f.av_mode === 'daemon' && (
+            <label>
+              {t('settings.av_addr')}
+              <input value={String(f.av_clamd_addr ?? '')} onChange={(e) => setF({ ...f, av_clamd_addr: e.target.value })} />
+            </label>
+          )}
           {num('av_max_scan_mb', t('settings.av_max'), av.max_scan_mb_min ?? 1, av.max_scan_mb_max ?? 10240)}
           {num('av_save_scan_window_minutes', t('settings.av_window'), av.save_scan_window_min ?? 2, av.save_scan_window_max ?? 60)}
-          <div className="actions full"><button type="submit" className="primary">{t('common.save')}</button></div>
+          <div className="actions full">
+            <button type="submit" className="primary">
+              {t('common.save')}
+            </button>
+          </div>
         </form>
       )}
     </Section>
@@ -105,20 +136,28 @@ function Updates() {
     <Section title={t('settings.updates')} missing={missing} error={error}>
       {st && (
         <>
-          <p>{t('settings.update_current', { version: st.current_version })} · {st.channel} · {st.policy}</p>
+          <p>
+            {t('settings.update_current', { version: st.current_version })} · {st.channel} · {st.policy}
+          </p>
           <p className="muted">{t('settings.update_checked', { date: st.checked_at ? formatDate(st.checked_at, lang) : t('common.never') })}</p>
           {st.last_error && <p className="error">{st.last_error.message || st.last_error.reason}</p>}
           {st.latest && (
             <p>
               {t('settings.update_latest', { version: st.latest.version })}{' '}
-              {st.latest.notes_url && <a href={st.latest.notes_url} target="_blank" rel="noreferrer">{st.latest.notes || st.latest.notes_url}</a>}
+              {st.latest.notes_url && (
+                <a href={st.latest.notes_url} target="_blank" rel="noreferrer">
+                  {st.latest.notes || st.latest.notes_url}
+                </a>
+              )}
             </p>
           )}
           {st.instructions && <pre className="code small">{st.instructions}</pre>}
           {st.apply_refusal && st.update_available && <p className="hint">{st.apply_refusal}</p>}
           {st.last_applied?.restart_required && <p className="hint">{t('settings.update_restart', { version: st.last_applied.to })}</p>}
           <div className="actions">
-            <button type="button" onClick={() => admin.updateCheck().then(setSt, toast.error)}>{t('settings.update_check')}</button>
+            <button type="button" onClick={() => admin.updateCheck().then(setSt, toast.error)}>
+              {t('settings.update_check')}
+            </button>
             {st.candidate && !st.apply_refusal && (
               <button type="button" className="primary" disabled={!!st.in_progress} onClick={() => admin.updateApply().then(setSt, toast.error)}>
                 {t('settings.update_apply')} {st.candidate}

@@ -23,7 +23,11 @@ export function StatusTab() {
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    const load = () => admin.status().then((v) => live && (setS(v), setError(null), setTick((n) => n + 1)), (e) => live && setError(e));
+    const load = () =>
+      admin.status().then(
+        (v) => live && (setS(v), setError(null), setTick((n) => n + 1)),
+        (e) => live && setError(e),
+      );
     void load();
     const timer = setInterval(() => void load(), REFRESH_MS);
     return () => {
@@ -31,36 +35,69 @@ export function StatusTab() {
       clearInterval(timer);
     };
   }, []);
-  if (error && !s) return <p className="error" role="alert">{errorText(error, t)}</p>;
+  if (error && !s)
+    return (
+      <p className="error" role="alert">
+        {errorText(error, t)}
+      </p>
+    );
   if (!s) return <p className="muted">{t('common.loading')}</p>;
   const g = s.governor;
   const e = s.egress;
   const awake = s.sleep_inhibitor;
   const why = g.paused
     ? t(g.pause_reasons.includes('sleep') ? 'status.paused_sleep' : 'status.paused')
-    : g.power.on_battery ? t('status.on_battery') : !g.power.user_idle ? t('status.user_busy') : null;
+    : g.power.on_battery
+      ? t('status.on_battery')
+      : !g.power.user_idle
+        ? t('status.user_busy')
+        : null;
   return (
     <div className="settings" data-testid="admin-status">
       <section className="card" aria-label={t('status.background')}>
         <h2>{t('status.background')}</h2>
         <p>{t('status.lanes', { active: g.active, lanes: g.lanes, waiting: g.waiting })}</p>
-        <p>{g.budget_percent > 0 ? t('status.cpu_of', { cpu: g.cpu_percent, budget: g.budget_percent }) : t('status.cpu', { cpu: g.cpu_percent })}
-          {g.over_budget && <> <span className="pill">{t('status.over_budget')}</span></>}</p>
-        {why && <p><span className="pill">{why}</span></p>}
+        <p>
+          {g.budget_percent > 0 ? t('status.cpu_of', { cpu: g.cpu_percent, budget: g.budget_percent }) : t('status.cpu', { cpu: g.cpu_percent })}
+          {g.over_budget && (
+            <>
+              {' '}
+              <span className="pill">{t('status.over_budget')}</span>
+            </>
+          )}
+        </p>
+        {why && (
+          <p>
+            <span className="pill">{why}</span>
+          </p>
+        )}
       </section>
       <section className="card" aria-label={t('status.uplink')}>
         <h2>{t('status.uplink')}</h2>
-        <p>{e.budget_bps > 0 ? t('status.egress_of', { now: mbps(e.current_bps), budget: mbps(e.budget_bps) }) : t('status.egress', { now: mbps(e.current_bps) })}</p>
+        <p>
+          {e.budget_bps > 0
+            ? t('status.egress_of', { now: mbps(e.current_bps), budget: mbps(e.budget_bps) })
+            : t('status.egress', { now: mbps(e.current_bps) })}
+        </p>
         <p>{t('status.streams', { active: e.active_streams, waiting: e.waiting_streams })}</p>
-        {e.suspended_links > 0 && <p><span className="pill">{t('status.suspended', { n: e.suspended_links })}</span></p>}
+        {e.suspended_links > 0 && (
+          <p>
+            <span className="pill">{t('status.suspended', { n: e.suspended_links })}</span>
+          </p>
+        )}
       </section>
       <section className="card" aria-label={t('status.storages')}>
         <h2>{t('status.storages')}</h2>
-        {s.offline_storages.length === 0 ? <p>{t('status.all_online')}</p> : (
+        {s.offline_storages.length === 0 ? (
+          <p>{t('status.all_online')}</p>
+        ) : (
           <ul>
             {s.offline_storages.map((o) => (
               <li key={o.storage_id}>
-                <strong>{o.name}</strong> <span className="pill">{t(o.volume_state === 'foreign' ? 'status.foreign' : o.volume_state === 'missing' ? 'status.unplugged' : 'status.unreachable')}</span>
+                <strong>{o.name}</strong>{' '}
+                <span className="pill">
+                  {t(o.volume_state === 'foreign' ? 'status.foreign' : o.volume_state === 'missing' ? 'status.unplugged' : 'status.unreachable')}
+                </span>
                 {o.reason && <span className="muted"> {o.reason}</span>}
               </li>
             ))}
@@ -71,7 +108,12 @@ export function StatusTab() {
             {s.request_budgets.map((b) => (
               <li key={b.storage_id}>
                 {b.name}: {b.budget_per_day > 0 ? t('meter.used_of', { n: b.used_today, budget: b.budget_per_day }) : t('meter.used', { n: b.used_today })}
-                {b.exhausted && <> <span className="pill">{t('meter.exhausted')}</span></>}
+                {b.exhausted && (
+                  <>
+                    {' '}
+                    <span className="pill">{t('meter.exhausted')}</span>
+                  </>
+                )}
               </li>
             ))}
           </ul>
@@ -83,7 +125,9 @@ export function StatusTab() {
         {awake.resumable_ops.length > 0 && (
           <ul aria-label={t('status.resumable')}>
             {awake.resumable_ops.map((o) => (
-              <li key={o.id}>{o.kind} · {Math.round(o.progress * 100)} %{o.message ? ` · ${o.message}` : ''}</li>
+              <li key={o.id}>
+                {o.kind} · {Math.round(o.progress * 100)} %{o.message ? ` · ${o.message}` : ''}
+              </li>
             ))}
           </ul>
         )}

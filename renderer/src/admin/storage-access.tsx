@@ -43,7 +43,9 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
         const all = (await admin.grants(storage.id)) as Array<Grant & { path?: string }>;
         const whole = all.filter((g) => !g.path);
         setHomes(all.length - whole.length);
-        const people = await Promise.all(whole.map((g) => (g.user_id ? admin.user(g.user_id).catch(() => ({ id: g.user_id!, email: '', username: `#${g.user_id}` })) : null)));
+        const people = await Promise.all(
+          whole.map((g) => (g.user_id ? admin.user(g.user_id).catch(() => ({ id: g.user_id!, email: '', username: `#${g.user_id}` })) : null)),
+        );
         setRows(whole.map((g, i) => (g.user_id ? { user: people[i]!, level: g.level } : { group: g.group ?? '', level: g.level })));
       } catch (e) {
         setError(e);
@@ -57,7 +59,14 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
     const term = q.trim();
     if (!term) return setFound([]);
     let live = true;
-    const timer = setTimeout(() => admin.users(term).then((u) => live && setFound(u), () => live && setFound([])), 150);
+    const timer = setTimeout(
+      () =>
+        admin.users(term).then(
+          (u) => live && setFound(u),
+          () => live && setFound([]),
+        ),
+      150,
+    );
     return () => {
       live = false;
       clearTimeout(timer);
@@ -68,8 +77,14 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
   const term = q.trim().toLowerCase();
   const picks: Pick_[] = term
     ? [
-        ...found.filter((u) => u.role !== 'admin' && !taken.has(`u${u.id}`)).slice(0, 8).map((user) => ({ kind: 'user' as const, user })),
-        ...groups.filter((g) => g.name.toLowerCase().includes(term) && !taken.has(`g${g.name}`)).slice(0, 5).map((group) => ({ kind: 'group' as const, group })),
+        ...found
+          .filter((u) => u.role !== 'admin' && !taken.has(`u${u.id}`))
+          .slice(0, 8)
+          .map((user) => ({ kind: 'user' as const, user })),
+        ...groups
+          .filter((g) => g.name.toLowerCase().includes(term) && !taken.has(`g${g.name}`))
+          .slice(0, 5)
+          .map((group) => ({ kind: 'group' as const, group })),
       ]
     : [];
 
@@ -79,7 +94,10 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
   };
   const save = async () => {
     try {
-      await admin.putGrants(storage.id, rows!.map((r) => (r.user ? { user_id: r.user.id, level: r.level } : { group: r.group, level: r.level })));
+      await admin.putGrants(
+        storage.id,
+        rows!.map((r) => (r.user ? { user_id: r.user.id, level: r.level } : { group: r.group, level: r.level })),
+      );
       if (rbac !== storage.rbac_enabled) onChanged?.(await admin.setRbac(storage.id, rbac));
       toast.info(t('settings.saved'));
       onClose();
@@ -91,7 +109,11 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
   return (
     <Dialog title={`${t('storage.grants')}: ${storage.name}`} onClose={onClose}>
       <div className="access-dialog">
-        {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+        {error ? (
+          <p className="error" role="alert">
+            {errorText(error, t)}
+          </p>
+        ) : null}
         <label className="check">
           <input type="checkbox" checked={rbac} onChange={(e) => setRbac(e.target.checked)} />
           {t('storage.access.restricted')}
@@ -103,8 +125,15 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
               <label className="access-search">
                 {t('storage.access.add_label')}
                 <input
-                  type="search" role="combobox" aria-expanded={picks.length > 0} aria-controls="access-picks" aria-autocomplete="list"
-                  placeholder={t('storage.access.search_placeholder')} value={q} onChange={(e) => setQ(e.target.value)} autoComplete="off"
+                  type="search"
+                  role="combobox"
+                  aria-expanded={picks.length > 0}
+                  aria-controls="access-picks"
+                  aria-autocomplete="list"
+                  placeholder={t('storage.access.search_placeholder')}
+                  value={q}
+                  onChange={(e) => setQ(e.target.value)}
+                  autoComplete="off"
                 />
               </label>
               <label>
@@ -121,9 +150,15 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
                 {picks.map((p) => (
                   <li key={p.kind === 'user' ? `u${p.user.id}` : `g${p.group.name}`} role="option" aria-selected={false}>
                     <button type="button" onClick={() => add(p)}>
-                      {p.kind === 'user'
-                        ? <><strong>{p.user.username}</strong> <span className="muted">{p.user.email}</span></>
-                        : <><strong>{p.group.name}</strong> <span className="muted">{t('storage.access.group_members', { n: p.group.members.length })}</span></>}
+                      {p.kind === 'user' ? (
+                        <>
+                          <strong>{p.user.username}</strong> <span className="muted">{p.user.email}</span>
+                        </>
+                      ) : (
+                        <>
+                          <strong>{p.group.name}</strong> <span className="muted">{t('storage.access.group_members', { n: p.group.members.length })}</span>
+                        </>
+                      )}
                     </button>
                   </li>
                 ))}
@@ -134,15 +169,30 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
               {rows.map((r, i) => (
                 <li key={keyOf(r)} className="access-row">
                   <span className="access-who">
-                    {r.user
-                      ? <><strong>{r.user.username}</strong> <span className="muted">{r.user.email}</span></>
-                      : <><strong>{r.group}</strong> <span className="muted">{t('storage.access.group')}</span></>}
+                    {r.user ? (
+                      <>
+                        <strong>{r.user.username}</strong> <span className="muted">{r.user.email}</span>
+                      </>
+                    ) : (
+                      <>
+                        <strong>{r.group}</strong> <span className="muted">{t('storage.access.group')}</span>
+                      </>
+                    )}
                   </span>
-                  <select aria-label={`${t('storage.grant.level')}: ${r.user?.username ?? r.group}`} value={r.level} onChange={(e) => setRows(rows.map((x, j) => (j === i ? { ...x, level: e.target.value as Level } : x)))}>
+                  <select
+                    aria-label={`${t('storage.grant.level')}: ${r.user?.username ?? r.group}`}
+                    value={r.level}
+                    onChange={(e) => setRows(rows.map((x, j) => (j === i ? { ...x, level: e.target.value as Level } : x)))}
+                  >
                     <option value="viewer">{t('storage.grant.viewer')}</option>
                     <option value="editor">{t('storage.grant.editor')}</option>
                   </select>
-                  <button type="button" className="small" aria-label={`${t('common.remove')}: ${r.user?.username ?? r.group}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+                  <button
+                    type="button"
+                    className="small"
+                    aria-label={`${t('common.remove')}: ${r.user?.username ?? r.group}`}
+                    onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                  >
                     {t('common.remove')}
                   </button>
                 </li>
@@ -150,8 +200,12 @@ export function StorageAccess({ storage, onClose, onChanged }: { storage: AdminS
             </ul>
             {homes > 0 && <p className="hint">{t('storage.access.homes', { n: homes })}</p>}
             <div className="actions">
-              <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-              <button type="button" className="primary" onClick={() => void save()}>{t('common.save')}</button>
+              <button type="button" onClick={onClose}>
+                {t('common.cancel')}
+              </button>
+              <button type="button" className="primary" onClick={() => void save()}>
+                {t('common.save')}
+              </button>
             </div>
           </>
         )}

@@ -56,7 +56,9 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     setResult(null);
     try {
       const r = await testStorage(storage?.id ?? null, body());
-      setResult(r.ok ? { ok: true, text: t('storage.test_ok', { n: r.object_count ?? 0 }) } : { ok: false, text: t('storage.test_fail', { error: r.error ?? '' }) });
+      setResult(
+        r.ok ? { ok: true, text: t('storage.test_ok', { n: r.object_count ?? 0 }) } : { ok: false, text: t('storage.test_fail', { error: r.error ?? '' }) },
+      );
     } catch (e) {
       setResult({ ok: false, text: errorText(e, t) });
     } finally {
@@ -74,34 +76,71 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
   return (
     <Dialog title={storage ? t('storage.edit', { name: storage.name }) : t('storage.add')} onClose={onClose} wide>
       <form className="form two-col" onSubmit={submit}>
-        <label>{t('storage.name')} *<input required value={common.name} onChange={(e) => setCommon({ ...common, name: e.target.value })} /></label>
+        <label>
+          {t('storage.name')} *<input required value={common.name} onChange={(e) => setCommon({ ...common, name: e.target.value })} />
+        </label>
         <label>
           {t('storage.driver')}
           <select value={driver} onChange={(e) => pickDriver(e.target.value)} disabled={!!storage}>
-            {descriptors.map((x) => <option key={x.driver} value={x.driver}>{x.label || x.driver}</option>)}
+            {descriptors.map((x) => (
+              <option key={x.driver} value={x.driver}>
+                {x.label || x.driver}
+              </option>
+            ))}
           </select>
         </label>
         <DriverFields descriptor={d} values={values} onChange={setValues} editing={!!storage} />
         <label>
           {t('storage.sync_mode')}
-          <select value={common.sync_mode || (d?.capabilities?.watch ? 'fsnotify' : 'poll')} onChange={(e) => setCommon({ ...common, sync_mode: e.target.value })}>
+          <select
+            value={common.sync_mode || (d?.capabilities?.watch ? 'fsnotify' : 'poll')}
+            onChange={(e) => setCommon({ ...common, sync_mode: e.target.value })}
+          >
             {(d?.capabilities?.watch ? ['fsnotify', 'poll', 'ondemand'] : ['poll', 'ondemand']).map((m) => (
-              <option key={m} value={m}>{t(`storage.sync_mode.${m as 'fsnotify' | 'poll' | 'ondemand'}`)}</option>
+              <option key={m} value={m}>
+                {t(`storage.sync_mode.${m as 'fsnotify' | 'poll' | 'ondemand'}`)}
+              </option>
             ))}
           </select>
         </label>
-        <label>{t('storage.interval')}<input type="number" min={5} value={common.sync_interval_s} onChange={(e) => setCommon({ ...common, sync_interval_s: e.target.value })} /></label>
-        <label className="check"><input type="checkbox" checked={common.read_only} onChange={(e) => setCommon({ ...common, read_only: e.target.checked })} />{t('storage.readonly')}</label>
-        <label className="check"><input type="checkbox" checked={common.enabled} onChange={(e) => setCommon({ ...common, enabled: e.target.checked })} />{t('storage.enabled')}</label>
-        <label className="check"><input type="checkbox" checked={common.rbac_enabled} onChange={(e) => setCommon({ ...common, rbac_enabled: e.target.checked })} />{t('storage.rbac')}</label>
+        <label>
+          {t('storage.interval')}
+          <input type="number" min={5} value={common.sync_interval_s} onChange={(e) => setCommon({ ...common, sync_interval_s: e.target.value })} />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={common.read_only} onChange={(e) => setCommon({ ...common, read_only: e.target.checked })} />
+          {t('storage.readonly')}
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={common.enabled} onChange={(e) => setCommon({ ...common, enabled: e.target.checked })} />
+          {t('storage.enabled')}
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={common.rbac_enabled} onChange={(e) => setCommon({ ...common, rbac_enabled: e.target.checked })} />
+          {t('storage.rbac')}
+        </label>
         <div className="full" aria-live="polite">
-          {result && <p className={result.ok ? 'ok' : 'error'} data-testid="test-result">{result.text}</p>}
-          {error && <p className="error" role="alert">{error}</p>}
+          {result && (
+            <p className={result.ok ? 'ok' : 'error'} data-testid="test-result">
+              {result.text}
+            </p>
+          )}
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
         </div>
         <div className="actions full">
-          <button type="button" onClick={() => void test()} disabled={busy || testing}>{t('storage.test')}</button>
-          <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-          <button type="submit" className="primary" disabled={busy || testing}>{t('common.save')}</button>
+          <button type="button" onClick={() => void test()} disabled={busy || testing}>
+            {t('storage.test')}
+          </button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="primary" disabled={busy || testing}>
+            {t('common.save')}
+          </button>
         </div>
       </form>
     </Dialog>

@@ -33,12 +33,19 @@ export function MeterLine({ storageId }: { storageId: number }) {
   return (
     <form className="muted" data-testid="storage-meter" onSubmit={(e) => void save(e)}>
       {used} · {t('meter.estimate', { cost: m.estimated_monthly_cost.toFixed(m.estimated_monthly_cost < 1 ? 4 : 2) })}
-      {m.exhausted && <> <span className="pill">{t('meter.exhausted')}</span></>}{' '}
+      {m.exhausted && (
+        <>
+          {' '}
+          <span className="pill">{t('meter.exhausted')}</span>
+        </>
+      )}{' '}
       <label>
         {t('meter.budget')}{' '}
         <input type="number" min={0} step={1} className="small" style={{ width: '8em' }} value={budget} onChange={(e) => setBudget(e.target.value)} />
       </label>{' '}
-      <button type="submit" className="small">{t('common.save')}</button>
+      <button type="submit" className="small">
+        {t('common.save')}
+      </button>
     </form>
   );
 }

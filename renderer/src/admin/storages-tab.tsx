@@ -47,9 +47,15 @@ export function StoragesTab() {
   return (
     <div>
       <div className="toolbar">
-        <button type="button" className="primary" disabled={!descs.length} onClick={() => setEditing('new')}>{t('storage.add')}</button>
+        <button type="button" className="primary" disabled={!descs.length} onClick={() => setEditing('new')}>
+          {t('storage.add')}
+        </button>
       </div>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {rows && (
         <div className="table-wrap">
           <table className="table">
@@ -58,7 +64,9 @@ export function StoragesTab() {
                 <th scope="col">{t('storage.name')}</th>
                 <th scope="col">{t('storage.driver')}</th>
                 <th scope="col">{t('storage.last_sync')}</th>
-                <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
+                <th scope="col">
+                  <span className="sr-only">{t('files.actions', { name: '' })}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -66,20 +74,48 @@ export function StoragesTab() {
                 <tr key={s.id}>
                   <td>
                     <strong>{s.name}</strong> {(s.readonly || s.read_only) && <span className="pill">{t('storage.readonly')}</span>}
-                    {s.status === 'offline' && <span className="pill offline" title={s.status_reason ?? ''}>{t('storage.offline')}</span>}
+                    {s.status === 'offline' && (
+                      <span className="pill offline" title={s.status_reason ?? ''}>
+                        {t('storage.offline')}
+                      </span>
+                    )}
                     {s.config_summary && <div className="muted">{s.config_summary}</div>}
-                    {s.status === 'offline' && s.status_reason && <div className="muted" role="status">⚠ {s.status_reason}</div>}
+                    {s.status === 'offline' && s.status_reason && (
+                      <div className="muted" role="status">
+                        ⚠ {s.status_reason}
+                      </div>
+                    )}
                     {s.driver !== 'local' && <MeterLine storageId={s.id} />}
                   </td>
                   <td>{s.driver}</td>
-                  <td>{s.last_sync ? <time dateTime={s.last_sync} title={s.last_sync}>{formatDate(s.last_sync, lang)}</time> : t('common.never')}</td>
-                  <td><div className="row-actions">
-                    <button type="button" className="small" onClick={() => setEditing(s)}>{t('common.edit')}</button>
-                    <button type="button" className="small" onClick={() => void syncNow(s)}>{t('storage.sync')}</button>
-                    <button type="button" className="small" onClick={() => setRunsOf(s)}>{t('storage.runs')}</button>
-                    <button type="button" className="small" onClick={() => setGrantsOf(s)}>{t('storage.grants')}</button>
-                    <button type="button" className="small danger" onClick={() => setRemoving(s)}>{t('common.remove')}</button>
-                  </div></td>
+                  <td>
+                    {s.last_sync ? (
+                      <time dateTime={s.last_sync} title={s.last_sync}>
+                        {formatDate(s.last_sync, lang)}
+                      </time>
+                    ) : (
+                      t('common.never')
+                    )}
+                  </td>
+                  <td>
+                    <div className="row-actions">
+                      <button type="button" className="small" onClick={() => setEditing(s)}>
+                        {t('common.edit')}
+                      </button>
+                      <button type="button" className="small" onClick={() => void syncNow(s)}>
+                        {t('storage.sync')}
+                      </button>
+                      <button type="button" className="small" onClick={() => setRunsOf(s)}>
+                        {t('storage.runs')}
+                      </button>
+                      <button type="button" className="small" onClick={() => setGrantsOf(s)}>
+                        {t('storage.grants')}
+                      </button>
+                      <button type="button" className="small danger" onClick={() => setRemoving(s)}>
+                        {t('common.remove')}
+                      </button>
+                    </div>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -88,10 +124,18 @@ export function StoragesTab() {
       )}
       {editing && <StorageForm descriptors={descs} storage={editing === 'new' ? null : editing} onSaved={load} onClose={() => setEditing(null)} />}
       {runsOf && <SyncRuns storage={runsOf} onClose={() => setRunsOf(null)} />}
-      {grantsOf && <StorageAccess storage={grantsOf} onClose={() => setGrantsOf(null)} onChanged={(u) => setRows((rows ?? []).map((r) => (r.id === u.id ? u : r)))} />}
+      {grantsOf && (
+        <StorageAccess storage={grantsOf} onClose={() => setGrantsOf(null)} onChanged={(u) => setRows((rows ?? []).map((r) => (r.id === u.id ? u : r)))} />
+      )}
       {removing && (
-        <ConfirmDialog title={t('common.remove')} text={t('storage.confirm_delete', { name: removing.name })} confirmLabel={t('common.remove')} danger
-          onConfirm={() => void admin.deleteStorage(removing.id).then(load, toast.error)} onClose={() => setRemoving(null)} />
+        <ConfirmDialog
+          title={t('common.remove')}
+          text={t('storage.confirm_delete', { name: removing.name })}
+          confirmLabel={t('common.remove')}
+          danger
+          onConfirm={() => void admin.deleteStorage(removing.id).then(load, toast.error)}
+          onClose={() => setRemoving(null)}
+        />
       )}
     </div>
   );
@@ -124,20 +168,42 @@ function SyncRuns({ storage, onClose }: { storage: AdminStorage; onClose: () => 
   };
   return (
     <Dialog title={`${t('storage.runs')}: ${storage.name}`} onClose={onClose} wide>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {runs?.length === 0 && <p className="empty">{t('runs.empty')}</p>}
       {runs && runs.length > 0 && (
         <div className="table-wrap">
           <table className="table">
-            <thead><tr>{(['runs.status', 'runs.started', 'runs.finished', 'runs.added', 'runs.updated', 'runs.removed', 'runs.errors'] as const).map((k) => <th key={k} scope="col">{t(k)}</th>)}</tr></thead>
+            <thead>
+              <tr>
+                {(['runs.status', 'runs.started', 'runs.finished', 'runs.added', 'runs.updated', 'runs.removed', 'runs.errors'] as const).map((k) => (
+                  <th key={k} scope="col">
+                    {t(k)}
+                  </th>
+                ))}
+              </tr>
+            </thead>
             <tbody>
               {runs.map((r) => (
                 <tr key={r.id}>
                   <td title={r.status}>{statusWords(r.status, t)}</td>
                   <td>{formatDate(r.started_at, lang)}</td>
                   <td>{formatDate(r.finished_at, lang)}</td>
-                  <td>{r.added}</td><td>{r.updated}</td><td>{r.removed}</td>
-                  <td>{r.errors ? <button type="button" className="link" onClick={() => void openDetail(r.id)}>{String(r.errors)}</button> : 0}</td>
+                  <td>{r.added}</td>
+                  <td>{r.updated}</td>
+                  <td>{r.removed}</td>
+                  <td>
+                    {r.errors ? (
+                      <button type="button" className="link" onClick={() => void openDetail(r.id)}>
+                        {String(r.errors)}
+                      </button>
+                    ) : (
+                      0
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -150,7 +216,11 @@ function SyncRuns({ storage, onClose }: { storage: AdminStorage; onClose: () => 
           <ul className="errors">
             {detail.errors.map((e, i) => {
               const o = (e ?? {}) as Record<string, unknown>;
-              return <li key={i}><code>{String(o.path ?? '')}</code> {String(o.message ?? o.error ?? JSON.stringify(e))}</li>;
+              return (
+                <li key={i}>
+                  <code>{String(o.path ?? '')}</code> {String(o.message ?? o.error ?? JSON.stringify(e))}
+                </li>
+              );
             })}
           </ul>
         </section>

@@ -29,7 +29,8 @@ export function UserPermissions({ user, onChanged }: { user: User; onChanged: ()
   const inherited = (id: string) => {
     const state = (on: boolean) => t(on ? 'perm.allowed' : 'perm.denied');
     if (user.role === 'admin') return t('perm.inherit', { what: t('perm.from_admin') });
-    if (custom && custom.permissions[id] !== undefined) return t('perm.inherit', { what: t('perm.from_custom', { name: custom.name, state: state(custom.permissions[id]) }) });
+    if (custom && custom.permissions[id] !== undefined)
+      return t('perm.inherit', { what: t('perm.from_custom', { name: custom.name, state: state(custom.permissions[id]) }) });
     const builtIn = cat?.matrix[user.role as 'user' | 'viewer']?.[id] === true;
     return t('perm.inherit', { what: t('perm.from_builtin', { name: t(`users.role.${user.role}`), state: state(builtIn) }) });
   };
@@ -56,13 +57,21 @@ export function UserPermissions({ user, onChanged }: { user: User; onChanged: ()
   return (
     <section aria-labelledby="user-perms-title">
       <h3 id="user-perms-title">{t('users.perms')}</h3>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       <p>{t('users.builtin_role', { role: t(`users.role.${user.role}`) })}</p>
       <label>
         {t('users.custom_role')}{' '}
         <select value={roleId ?? ''} onChange={(e) => void chooseRole(e.target.value === '' ? null : Number(e.target.value))}>
           <option value="">{t('users.custom_role.none')}</option>
-          {roles.map((r) => <option key={r.id} value={r.id}>{r.name}</option>)}
+          {roles.map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.name}
+            </option>
+          ))}
         </select>
       </label>
       <p className="hint">{t('roles.order')}</p>
@@ -70,7 +79,9 @@ export function UserPermissions({ user, onChanged }: { user: User; onChanged: ()
         <>
           <PermissionChoices catalogue={cat} value={own} onChange={setOwn} unset={inherited} legend={t('users.exceptions')} />
           <div className="actions">
-            <button type="button" className="primary" onClick={() => void saveExceptions()}>{t('users.exceptions.save')}</button>
+            <button type="button" className="primary" onClick={() => void saveExceptions()}>
+              {t('users.exceptions.save')}
+            </button>
           </div>
         </>
       )}

@@ -6,17 +6,51 @@ import type * as W from '../../../server/contract';
 import type { FileEntry, Me, UserView } from '../../../server/contract';
 
 export type {
-  AdminStorage, AuditEvent, DropSettings, ExternalService, Operation, ShareCreated, SortDir, SortKey, StorageQuota,
-  SyncRunDetail as SyncRun, UpdateStatus, UploadSession, UploadStatus, ApiErrorBody as ErrorEnvelope, Capabilities,
-  OidcSettingsView, OidcTestResult,
-  MfaChallenge, MfaEnrolledUser, MfaStatus, PasskeyView, TotpSetup,
-  ApiKeyCreated, ApiKeyView, GroupView, KeyVerb, PermissionCatalogue, RoleView, SessionView, SshKeyView,
-  TrashItem, VersionView, DocserverEditor, ExternalTestReport, NewdocType, StorageMeter,
+  AdminStorage,
+  AuditEvent,
+  DropSettings,
+  ExternalService,
+  Operation,
+  ShareCreated,
+  SortDir,
+  SortKey,
+  StorageQuota,
+  SyncRunDetail as SyncRun,
+  UpdateStatus,
+  UploadSession,
+  UploadStatus,
+  ApiErrorBody as ErrorEnvelope,
+  Capabilities,
+  OidcSettingsView,
+  OidcTestResult,
+  MfaChallenge,
+  MfaEnrolledUser,
+  MfaStatus,
+  PasskeyView,
+  TotpSetup,
+  ApiKeyCreated,
+  ApiKeyView,
+  GroupView,
+  KeyVerb,
+  PermissionCatalogue,
+  RoleView,
+  SessionView,
+  SshKeyView,
+  TrashItem,
+  VersionView,
+  DocserverEditor,
+  ExternalTestReport,
+  NewdocType,
+  StorageMeter,
 } from '../../../server/contract';
 
 /** A storage plugin may describe select options as objects, and forms build fields before the server names them. */
 export type DriverField = Omit<W.DriverField, 'i18n_key' | 'options'> & { i18n_key?: string; options?: Array<string | { value: string; label?: string }> };
-export type DriverDescriptor = Omit<W.DriverDescriptor, 'capabilities' | 'fields' | 'i18n_key'> & { i18n_key?: string; capabilities: Partial<W.DriverCapabilities>; fields: DriverField[] };
+export type DriverDescriptor = Omit<W.DriverDescriptor, 'capabilities' | 'fields' | 'i18n_key'> & {
+  i18n_key?: string;
+  capabilities: Partial<W.DriverCapabilities>;
+  fields: DriverField[];
+};
 
 /** A grant as the form edits it (no id until saved). */
 export type Grant = Pick<W.Grant, 'level'> & Partial<W.Grant>;

@@ -23,11 +23,14 @@ export default function AppPage() {
     let live = true;
     setV(null);
     setError(null);
-    Promise.all([openView(route.plugin, route.view, route.paths[0]), actionsFor([]).catch(() => null)]).then(([r, all]) => {
-      if (!live) return;
-      const row = all?.views.find((x) => x.plugin === route.plugin && x.id === route.view);
-      setV({ ...route, surface: r.surface, placement: 'page', title: pickLabel(row?.label, lang) || route.view });
-    }, (e) => live && setError(e));
+    Promise.all([openView(route.plugin, route.view, route.paths[0]), actionsFor([]).catch(() => null)]).then(
+      ([r, all]) => {
+        if (!live) return;
+        const row = all?.views.find((x) => x.plugin === route.plugin && x.id === route.view);
+        setV({ ...route, surface: r.surface, placement: 'page', title: pickLabel(row?.label, lang) || route.view });
+      },
+      (e) => live && setError(e),
+    );
     return () => {
       live = false;
     };
@@ -35,14 +38,31 @@ export default function AppPage() {
   const [shown, setShown] = useState<SurfaceData | null>(null);
   const back = route?.paths[0] ? routeOf(parentPath(route.paths[0])) : '/files';
   // A job started without a new surface: back to the folder, where the ops panel (opened for it) follows it.
-  const onJob = useCallback((_op: string, next?: unknown) => {
-    if (!next) navigate(back);
-  }, [back]);
+  const onJob = useCallback(
+    (_op: string, next?: unknown) => {
+      if (!next) navigate(back);
+    },
+    [back],
+  );
   return (
     <section className="page app-page">
-      <p><a href={back} onClick={(e) => { e.preventDefault(); navigate(back); }}>← {t('apps.back')}</a></p>
+      <p>
+        <a
+          href={back}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate(back);
+          }}
+        >
+          ← {t('apps.back')}
+        </a>
+      </p>
       {v && <h1>{shown?.title || v.surface.title || v.title}</h1>}
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {!v && !error && <p aria-busy="true">{t('common.loading')}</p>}
       {v && <ViewBody key={key} v={v} onJob={onJob} onSurface={setShown} />}
     </section>

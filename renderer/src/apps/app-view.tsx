@@ -42,7 +42,10 @@ export function useViewEvents(v: Pick<OpenView, 'plugin' | 'view' | 'paths'>, fi
         const r = await sendEvent(v.plugin, v.view, { paths: v.paths, state, event, action_id: actionId, data });
         setErrors({});
         if ('op' in r && r.op) {
-          listOps().then((l) => setOps(l.ops ?? []), () => {});
+          listOps().then(
+            (l) => setOps(l.ops ?? []),
+            () => {},
+          );
           showOpsPanel();
           onJob(r.op, r.surface);
           if (r.surface) setSurface(r.surface);
@@ -70,17 +73,28 @@ export function ViewBody({ v, onJob, onSurface }: { v: OpenView; onJob: (op: str
   useEffect(() => onSurface?.(s.surface), [s.surface, onSurface]);
   const search = useMemo(() => people(v.plugin), [v.plugin]);
   return (
-    <Surface surface={s.surface} busy={s.busy} errors={s.errors} error={s.error} onEvent={s.onEvent}
-      fileUrl={(p) => rawUrl(p)} searchPeople={search} FileChooser={AppFileChooser} />
+    <Surface
+      surface={s.surface}
+      busy={s.busy}
+      errors={s.errors}
+      error={s.error}
+      onEvent={s.onEvent}
+      fileUrl={(p) => rawUrl(p)}
+      searchPeople={search}
+      FileChooser={AppFileChooser}
+    />
   );
 }
 
 /** A view in a modal dialog or a side panel; it closes when the app starts a job without a new surface. */
 export function AppViewFrame({ v, onClose }: { v: OpenView; onClose: () => void }) {
   const { t } = useI18n();
-  const onJob = useCallback((_op: string, next?: SurfaceData) => {
-    if (!next) onClose();
-  }, [onClose]);
+  const onJob = useCallback(
+    (_op: string, next?: SurfaceData) => {
+      if (!next) onClose();
+    },
+    [onClose],
+  );
   const [shown, setShown] = useState(v.surface);
   const title = shown.title || v.title;
   const body: ReactNode = <ViewBody v={v} onJob={onJob} onSurface={setShown} />;
@@ -89,10 +103,16 @@ export function AppViewFrame({ v, onClose }: { v: OpenView; onClose: () => void 
       <aside className="panel app-panel" aria-label={title}>
         <header className="dialog-head">
           <h2>{title}</h2>
-          <button type="button" className="icon-btn" aria-label={t('apps.close_panel')} onClick={onClose}>✕</button>
+          <button type="button" className="icon-btn" aria-label={t('apps.close_panel')} onClick={onClose}>
+            ✕
+          </button>
         </header>
         {body}
       </aside>
     );
-  return <Dialog title={title} wide onClose={onClose}>{body}</Dialog>;
+  return (
+    <Dialog title={title} wide onClose={onClose}>
+      {body}
+    </Dialog>
+  );
 }

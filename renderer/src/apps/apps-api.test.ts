@@ -37,8 +37,14 @@ describe('app actions on the client', () => {
       { plugin: 'img', mime: ['image/*'], action: 'resize', label: 'Resize' },
       { plugin: 'none', label: 'Never' },
     ];
-    assert.deepEqual(matchingRules(rules, 'Contract.PDF').map((r) => r.plugin), ['sign']);
-    assert.deepEqual(matchingRules(rules, 'photo.jpg', 'image/jpeg').map((r) => r.plugin), ['img']);
+    assert.deepEqual(
+      matchingRules(rules, 'Contract.PDF').map((r) => r.plugin),
+      ['sign'],
+    );
+    assert.deepEqual(
+      matchingRules(rules, 'photo.jpg', 'image/jpeg').map((r) => r.plugin),
+      ['img'],
+    );
     assert.deepEqual(matchingRules(rules, 'notes.txt', 'text/plain'), []);
     assert.deepEqual(matchingRules(undefined, 'a.pdf'), []);
   });

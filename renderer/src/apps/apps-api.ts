@@ -24,12 +24,29 @@ export interface AppAction {
   read_only_ok?: boolean;
 }
 
-export interface AppViewRow { plugin: string; id: string; placement: 'dialog' | 'panel' | 'page'; label: Labels | string; icon?: string | null }
+export interface AppViewRow {
+  plugin: string;
+  id: string;
+  placement: 'dialog' | 'panel' | 'page';
+  label: Labels | string;
+  icon?: string | null;
+}
 
 /** "Open with": a file matching `ext`/`mime` opens in the app's view or action (rows added by the open-rules work). */
-export interface OpenRule { plugin: string; ext?: string[] | string; mime?: string[] | string; view?: string; action?: string; label: Labels | string }
+export interface OpenRule {
+  plugin: string;
+  ext?: string[] | string;
+  mime?: string[] | string;
+  view?: string;
+  action?: string;
+  label: Labels | string;
+}
 
-export interface ActionsAnswer { actions: AppAction[]; views: AppViewRow[]; open_rules?: OpenRule[] }
+export interface ActionsAnswer {
+  actions: AppAction[];
+  views: AppViewRow[];
+  open_rules?: OpenRule[];
+}
 
 const TTL = 5 * 60 * 1000;
 const cache = new Map<string, { at: number; answer: Promise<ActionsAnswer> }>();
@@ -62,12 +79,20 @@ export function forgetActions(): void {
 export type RunAnswer = { surface: SurfaceData } | { op: string; job_id: string };
 
 export const runAction = (plugin: string, action: string, paths: string[], params?: Record<string, unknown>) =>
-  api<RunAnswer>(`/api/files/plugins/actions/${encodeURIComponent(plugin)}/${encodeURIComponent(action)}/run`, { body: { paths, ...(params ? { params } : {}) } });
+  api<RunAnswer>(`/api/files/plugins/actions/${encodeURIComponent(plugin)}/${encodeURIComponent(action)}/run`, {
+    body: { paths, ...(params ? { params } : {}) },
+  });
 
 export const openView = (plugin: string, view: string, path?: string | null) =>
   api<{ surface: SurfaceData }>(`/api/files/plugins/views/${encodeURIComponent(plugin)}/${encodeURIComponent(view)}`, { query: { path: path ?? undefined } });
 
-export interface EventBody { paths?: string[]; state?: unknown; event: SurfaceEvent; action_id?: string; data?: Record<string, unknown> }
+export interface EventBody {
+  paths?: string[];
+  state?: unknown;
+  event: SurfaceEvent;
+  action_id?: string;
+  data?: Record<string, unknown>;
+}
 export type EventAnswer = { surface: SurfaceData } | { op: string; job_id: string; surface?: SurfaceData };
 
 export const sendEvent = (plugin: string, view: string, body: EventBody) =>

@@ -30,7 +30,9 @@ function FilePicker({ title, multi, ext, onPick, onClose }: FileChooserProps) {
     setEntries(null);
     setError(null);
     listFolder({ path: dir, sort: 'name', dir: 'asc', limit: 1000 }, ctrl.signal)
-      .then((l) => setEntries(l.entries.filter((e) => e.type === 'dir' || !ext?.length || ext.includes(e.name.slice(e.name.lastIndexOf('.') + 1).toLowerCase()))))
+      .then((l) =>
+        setEntries(l.entries.filter((e) => e.type === 'dir' || !ext?.length || ext.includes(e.name.slice(e.name.lastIndexOf('.') + 1).toLowerCase()))),
+      )
       .catch((e) => !ctrl.signal.aborted && setError(errorText(e, t)));
     return () => ctrl.abort();
   }, [dir, ext, t]);
@@ -38,28 +40,65 @@ function FilePicker({ title, multi, ext, onPick, onClose }: FileChooserProps) {
   return (
     <Dialog title={title} onClose={onClose}>
       <p className="picker-path">
-        <button type="button" className="link" onClick={() => setDir('/')}>{t('files.root')}</button>
-        {crumbs(dir).map((c) => <span key={c.path}> / <button type="button" className="link" onClick={() => setDir(c.path)}>{c.name}</button></span>)}
+        <button type="button" className="link" onClick={() => setDir('/')}>
+          {t('files.root')}
+        </button>
+        {crumbs(dir).map((c) => (
+          <span key={c.path}>
+            {' '}
+            /{' '}
+            <button type="button" className="link" onClick={() => setDir(c.path)}>
+              {c.name}
+            </button>
+          </span>
+        ))}
       </p>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       <ul className="picker" aria-busy={entries === null}>
-        {dir !== '/' && <li><button type="button" onClick={() => setDir(parentPath(dir))}>..</button></li>}
+        {dir !== '/' && (
+          <li>
+            <button type="button" onClick={() => setDir(parentPath(dir))}>
+              ..
+            </button>
+          </li>
+        )}
         {entries?.map((e) => {
           const p = joinPath(dir, e.name);
           return (
             <li key={e.name}>
               {e.type === 'dir' ? (
-                <button type="button" onClick={() => setDir(p)}><FileIcon entry={e} /> {e.name}</button>
+                <button type="button" onClick={() => setDir(p)}>
+                  <FileIcon entry={e} /> {e.name}
+                </button>
               ) : (
-                <label className="check"><input type={multi ? 'checkbox' : 'radio'} name="app-file" checked={chosen.includes(p)} onChange={() => toggle(p)} /> <FileIcon entry={e} /> {e.name}</label>
+                <label className="check">
+                  <input type={multi ? 'checkbox' : 'radio'} name="app-file" checked={chosen.includes(p)} onChange={() => toggle(p)} /> <FileIcon entry={e} />{' '}
+                  {e.name}
+                </label>
               )}
             </li>
           );
         })}
       </ul>
       <div className="actions">
-        <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-        <button type="button" className="primary" disabled={!chosen.length} onClick={() => { onPick(chosen); onClose(); }}>{t('apps.files.pick')}</button>
+        <button type="button" onClick={onClose}>
+          {t('common.cancel')}
+        </button>
+        <button
+          type="button"
+          className="primary"
+          disabled={!chosen.length}
+          onClick={() => {
+            onPick(chosen);
+            onClose();
+          }}
+        >
+          {t('apps.files.pick')}
+        </button>
       </div>
     </Dialog>
   );

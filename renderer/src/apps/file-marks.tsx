@@ -14,9 +14,21 @@ export function FileMarks({ e }: { e: Entry }) {
   if (lock?.until) title += ` (${t('apps.locked_until', { time: formatDate(lock.until, lang) })})`;
   return (
     <span className="marks">
-      {e.locked && <span className="lock-badge" role="img" aria-label={title} title={title}>🔒</span>}
-      {items.slice(0, 3).map((s) => <span key={s} className="chip small" title={s}>{s.slice(s.indexOf(':') + 1)}</span>)}
-      {items.length > 3 && <span className="chip small" title={items.slice(3).join(', ')} aria-label={t('apps.state')}>+{items.length - 3}</span>}
+      {e.locked && (
+        <span className="lock-badge" role="img" aria-label={title} title={title}>
+          🔒
+        </span>
+      )}
+      {items.slice(0, 3).map((s) => (
+        <span key={s} className="chip small" title={s}>
+          {s.slice(s.indexOf(':') + 1)}
+        </span>
+      ))}
+      {items.length > 3 && (
+        <span className="chip small" title={items.slice(3).join(', ')} aria-label={t('apps.state')}>
+          +{items.length - 3}
+        </span>
+      )}
     </span>
   );
 }

@@ -10,7 +10,14 @@ export function useAppActions(paths: string[], enabled: boolean): ActionsAnswer 
     if (!enabled || !paths.length) return setAnswer(null);
     let live = true;
     // A short pause: dragging a selection with Shift+arrows asks only for where it stops.
-    const h = setTimeout(() => actionsFor(paths).then((a) => live && setAnswer({ key, a }), () => live && setAnswer(null)), 120);
+    const h = setTimeout(
+      () =>
+        actionsFor(paths).then(
+          (a) => live && setAnswer({ key, a }),
+          () => live && setAnswer(null),
+        ),
+      120,
+    );
     return () => {
       live = false;
       clearTimeout(h);
@@ -25,7 +32,10 @@ export function useHasAppActions(enabled: boolean): boolean {
   useEffect(() => {
     if (!enabled) return setHas(false);
     let live = true;
-    actionsFor([]).then((a) => live && setHas(a.actions.length > 0), () => live && setHas(false));
+    actionsFor([]).then(
+      (a) => live && setHas(a.actions.length > 0),
+      () => live && setHas(false),
+    );
     return () => {
       live = false;
     };

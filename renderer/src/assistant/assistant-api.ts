@@ -15,13 +15,19 @@ export const setConfirmAll = (confirm_all: boolean) => api<{ confirm_all: boolea
 export const conversations = async () => (await api<{ conversations: AssistantConversationSummary[] }>(`${P}/conversations`)).conversations;
 export const conversation = (id: string) => api<AssistantConversation>(`${P}/conversations/${encodeURIComponent(id)}`);
 export const remove = (id?: string) => api(id ? `${P}/conversations/${encodeURIComponent(id)}` : `${P}/conversations`, { method: 'DELETE' });
-export const undo = (id: string, step_id: string) => api<{ ok: boolean; status: string }>(`${P}/conversations/${encodeURIComponent(id)}/undo`, { body: { step_id } });
+export const undo = (id: string, step_id: string) =>
+  api<{ ok: boolean; status: string }>(`${P}/conversations/${encodeURIComponent(id)}/undo`, { body: { step_id } });
 
 /** POSTs and hands each event over as it arrives; a refusal before the stream starts rejects with ApiError. */
 async function stream(path: string, body: unknown, onEvent: (e: ChatEvent) => void, signal: AbortSignal): Promise<void> {
   let res: Response;
   try {
-    res = await fetchSigned(path, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(body), signal });
+    res = await fetchSigned(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify(body),
+      signal,
+    });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiError(0, { error: 'network', message: '' }, null);

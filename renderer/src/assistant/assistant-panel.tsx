@@ -38,7 +38,10 @@ export default function AssistantPanel({ paths, onChanged, onClose }: Props) {
 
   useEffect(() => {
     input.current?.focus();
-    api.state().then((s) => setConfirmAll(s.confirm_all), () => {});
+    api.state().then(
+      (s) => setConfirmAll(s.confirm_all),
+      () => {},
+    );
     return () => abort.current?.abort();
   }, []);
   useEffect(() => {
@@ -79,8 +82,13 @@ export default function AssistantPanel({ paths, onChanged, onClose }: Props) {
     const attached = attach ? paths : [];
     setText('');
     // The server turns down a step still waiting when the person writes again.
-    setItems((l) => [...l.map((it) => (it.kind === 'approval' && !it.decided ? { ...it, decided: 'rejected' as const } : it)), { kind: 'user', text: message, paths: attached }]);
-    void run((onEvent, signal) => api.chat({ conversation_id: convId ?? undefined, message, ...(attached.length ? { paths: attached } : {}) }, onEvent, signal));
+    setItems((l) => [
+      ...l.map((it) => (it.kind === 'approval' && !it.decided ? { ...it, decided: 'rejected' as const } : it)),
+      { kind: 'user', text: message, paths: attached },
+    ]);
+    void run((onEvent, signal) =>
+      api.chat({ conversation_id: convId ?? undefined, message, ...(attached.length ? { paths: attached } : {}) }, onEvent, signal),
+    );
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -159,23 +167,45 @@ export default function AssistantPanel({ paths, onChanged, onClose }: Props) {
     <aside className="assistant" aria-label={t('assistant.title')}>
       <div className="assistant-head">
         <h2>{t('assistant.title')}</h2>
-        <button type="button" onClick={startNew}>{t('assistant.new')}</button>
-        <button type="button" aria-expanded={!!list} onClick={() => (list ? setList(null) : void refreshList())}>{t('assistant.conversations')}</button>
-        <button type="button" className="icon-btn" aria-label={t('common.close')} title={t('common.close')} onClick={onClose}>×</button>
+        <button type="button" onClick={startNew}>
+          {t('assistant.new')}
+        </button>
+        <button type="button" aria-expanded={!!list} onClick={() => (list ? setList(null) : void refreshList())}>
+          {t('assistant.conversations')}
+        </button>
+        <button type="button" className="icon-btn" aria-label={t('common.close')} title={t('common.close')} onClick={onClose}>
+          ×
+        </button>
       </div>
       {list && (
         <section className="assistant-list" aria-label={t('assistant.conversations')}>
-          {list.length === 0 ? <p className="muted">{t('assistant.no_conversations')}</p> : (
+          {list.length === 0 ? (
+            <p className="muted">{t('assistant.no_conversations')}</p>
+          ) : (
             <ul>
               {list.map((c) => (
                 <li key={c.id} className="line">
-                  <button type="button" className="link name-text" aria-current={c.id === convId ? 'true' : undefined} onClick={() => void open(c.id)}>{c.title || t('assistant.untitled')}</button>
-                  <button type="button" className="icon-btn" aria-label={t('assistant.delete_one', { title: c.title })} title={t('common.delete')} onClick={() => void removeOne(c.id)}>🗑</button>
+                  <button type="button" className="link name-text" aria-current={c.id === convId ? 'true' : undefined} onClick={() => void open(c.id)}>
+                    {c.title || t('assistant.untitled')}
+                  </button>
+                  <button
+                    type="button"
+                    className="icon-btn"
+                    aria-label={t('assistant.delete_one', { title: c.title })}
+                    title={t('common.delete')}
+                    onClick={() => void removeOne(c.id)}
+                  >
+                    🗑
+                  </button>
                 </li>
               ))}
             </ul>
           )}
-          {list.length > 0 && <button type="button" className="danger" onClick={() => setAskDeleteAll(true)}>{t('assistant.delete_all')}</button>}
+          {list.length > 0 && (
+            <button type="button" className="danger" onClick={() => setAskDeleteAll(true)}>
+              {t('assistant.delete_all')}
+            </button>
+          )}
         </section>
       )}
       <div className="assistant-log" ref={log} role="log" aria-label={t('assistant.log')} aria-busy={busy}>
@@ -189,33 +219,67 @@ export default function AssistantPanel({ paths, onChanged, onClose }: Props) {
               </div>
             );
           }
-          if (it.kind === 'answer') return <div key={i} className="msg answer" data-testid="assistant-answer"><MarkdownView text={it.text} images="ours" /></div>;
-          if (it.kind === 'stopped') return <p key={i} className="muted" data-testid="assistant-stopped">{t(`assistant.stopped.${it.reason}`)}</p>;
-          if (it.kind === 'error') return <p key={i} className="error" role="alert" data-testid="assistant-error">{it.text}</p>;
+          if (it.kind === 'answer')
+            return (
+              <div key={i} className="msg answer" data-testid="assistant-answer">
+                <MarkdownView text={it.text} images="ours" />
+              </div>
+            );
+          if (it.kind === 'stopped')
+            return (
+              <p key={i} className="muted" data-testid="assistant-stopped">
+                {t(`assistant.stopped.${it.reason}`)}
+              </p>
+            );
+          if (it.kind === 'error')
+            return (
+              <p key={i} className="error" role="alert" data-testid="assistant-error">
+                {it.text}
+              </p>
+            );
           if (it.kind === 'step') {
             return (
               <div key={i} className={`card step ${it.status}`} data-testid="assistant-step">
-                <p><code>{it.tool}</code> <span>{summary(it.input)}</span></p>
-                <p className="line"><span className="muted grow">{status(it.status)}</span>
-                  {it.undo && it.id && <button type="button" disabled={busy} onClick={() => void undo(it.id!)}>{t('assistant.undo')}</button>}
+                <p>
+                  <code>{it.tool}</code> <span>{summary(it.input)}</span>
+                </p>
+                <p className="line">
+                  <span className="muted grow">{status(it.status)}</span>
+                  {it.undo && it.id && (
+                    <button type="button" disabled={busy} onClick={() => void undo(it.id!)}>
+                      {t('assistant.undo')}
+                    </button>
+                  )}
                 </p>
               </div>
             );
           }
           return (
             <div key={i} className="card approval" data-testid="assistant-approval" role="group" aria-label={t('assistant.approval', { tool: it.tool })}>
-              <p>{t('assistant.approval', { tool: it.tool })}: <code>{summary(it.input)}</code></p>
+              <p>
+                {t('assistant.approval', { tool: it.tool })}: <code>{summary(it.input)}</code>
+              </p>
               {!it.reversible && <p className="muted">{t('assistant.irreversible')}</p>}
-              {it.decided ? <p className="muted">{t(it.decided === 'approved' ? 'assistant.approved' : 'assistant.rejected')}</p> : (
+              {it.decided ? (
+                <p className="muted">{t(it.decided === 'approved' ? 'assistant.approved' : 'assistant.rejected')}</p>
+              ) : (
                 <p className="actions">
-                  <button type="button" className="primary" disabled={busy} onClick={() => decide(true)}>{t('assistant.approve')}</button>
-                  <button type="button" disabled={busy} onClick={() => decide(false)}>{t('assistant.reject')}</button>
+                  <button type="button" className="primary" disabled={busy} onClick={() => decide(true)}>
+                    {t('assistant.approve')}
+                  </button>
+                  <button type="button" disabled={busy} onClick={() => decide(false)}>
+                    {t('assistant.reject')}
+                  </button>
                 </p>
               )}
             </div>
           );
         })}
-        {busy && <p className="muted" aria-live="polite">{t('assistant.working')}</p>}
+        {busy && (
+          <p className="muted" aria-live="polite">
+            {t('assistant.working')}
+          </p>
+        )}
       </div>
       <form className="assistant-form" onSubmit={send}>
         {paths.length > 0 && (
@@ -224,20 +288,42 @@ export default function AssistantPanel({ paths, onChanged, onClose }: Props) {
             {t('assistant.attach', { n: paths.length })}
           </label>
         )}
-        <label className="sr-only" htmlFor="assistant-message">{t('assistant.message')}</label>
-        <textarea id="assistant-message" ref={input} rows={3} value={text} placeholder={t('assistant.placeholder')} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} />
+        <label className="sr-only" htmlFor="assistant-message">
+          {t('assistant.message')}
+        </label>
+        <textarea
+          id="assistant-message"
+          ref={input}
+          rows={3}
+          value={text}
+          placeholder={t('assistant.placeholder')}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+        />
         <div className="line">
           <label className="check grow">
             <input type="checkbox" checked={confirmAll} onChange={(e) => void toggleConfirmAll(e.target.checked)} />
             {t('assistant.confirm_all')}
           </label>
-          {busy && <button type="button" onClick={() => abort.current?.abort()}>{t('assistant.stop')}</button>}
-          <button type="submit" className="primary" disabled={busy || !text.trim()}>{t('assistant.send')}</button>
+          {busy && (
+            <button type="button" onClick={() => abort.current?.abort()}>
+              {t('assistant.stop')}
+            </button>
+          )}
+          <button type="submit" className="primary" disabled={busy || !text.trim()}>
+            {t('assistant.send')}
+          </button>
         </div>
       </form>
       {askDeleteAll && (
-        <ConfirmDialog title={t('assistant.delete_all')} text={t('assistant.delete_all_confirm')} confirmLabel={t('common.delete')} danger
-          onConfirm={() => void removeAll()} onClose={() => setAskDeleteAll(false)} />
+        <ConfirmDialog
+          title={t('assistant.delete_all')}
+          text={t('assistant.delete_all_confirm')}
+          confirmLabel={t('common.delete')}
+          danger
+          onConfirm={() => void removeAll()}
+          onClose={() => setAskDeleteAll(false)}
+        />
       )}
     </aside>
   );

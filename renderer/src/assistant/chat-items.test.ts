@@ -14,7 +14,10 @@ test('text deltas join into one answer until a step comes between', () => {
     { type: 'text', delta: 'Done.' },
     { type: 'done', reason: 'end', conversation: { id: 'c', title: 't' } },
   ]);
-  assert.deepEqual(items.map((i) => i.kind), ['answer', 'step', 'answer']);
+  assert.deepEqual(
+    items.map((i) => i.kind),
+    ['answer', 'step', 'answer'],
+  );
   assert.equal((items[0] as { text: string }).text, 'Moving.');
   const undone = markUndone(items, 's1')[1];
   assert.deepEqual([undone.kind === 'step' && undone.status, undone.kind === 'step' && undone.undo], ['undone', false]);
@@ -35,16 +38,25 @@ test('an approval card is marked by the step that decides it', () => {
 test('a stored conversation: messages, then steps; a pending one waits as an approval', () => {
   const at = '2026-11-27T00:00:00Z';
   const items = fromConversation({
-    id: 'c', title: 't', created_at: at, last_used_at: at,
+    id: 'c',
+    title: 't',
+    created_at: at,
+    last_used_at: at,
     messages: [
       { role: 'user', content: 'hi' },
       { role: 'assistant', text: '', tool_calls: [{ id: 'x', name: 'list', input: {} }] },
       { role: 'tool', tool_call_id: 'x', name: 'list', content: '{}' },
       { role: 'assistant', text: 'ok', tool_calls: [] },
     ],
-    steps: [{ id: 's1', tool: 'move', input: {}, status: 'done', undo: true, created_at: at }, { id: 's2', tool: 'delete', input: { path: '/x' }, status: 'pending', undo: false, created_at: at }],
+    steps: [
+      { id: 's1', tool: 'move', input: {}, status: 'done', undo: true, created_at: at },
+      { id: 's2', tool: 'delete', input: { path: '/x' }, status: 'pending', undo: false, created_at: at },
+    ],
   });
-  assert.deepEqual(items.map((i) => i.kind), ['user', 'answer', 'step', 'approval']);
+  assert.deepEqual(
+    items.map((i) => i.kind),
+    ['user', 'answer', 'step', 'approval'],
+  );
   assert.equal(summary({ from: '/a', to: '/b' }), '/a → /b');
   assert.equal(summary({ path: '/x' }), '/x');
 });

@@ -25,7 +25,7 @@ export function applyEvent(items: Item[], ev: ChatEvent): Item[] {
     case 'step': {
       // A decided approval card says how it was decided; the step card shows what happened.
       const decided = ev.status === 'rejected' ? 'rejected' : 'approved';
-      const marked = items.map((it) => (it.kind === 'approval' && it.id === ev.step_id && !it.decided ? { ...it, decided } as Item : it));
+      const marked = items.map((it) => (it.kind === 'approval' && it.id === ev.step_id && !it.decided ? ({ ...it, decided } as Item) : it));
       return [...marked, { kind: 'step', id: ev.step_id, tool: ev.tool, input: ev.input ?? {}, status: ev.status, undo: !!ev.undo }];
     }
     case 'approval':

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readSse, sseParser, type SseEvent } from './sse';
 
-const frames = 'event: conversation\ndata: {"id":"c1"}\n\n: keep-alive\n\nevent: text\ndata: {"delta":"Grüße "}\n\nevent: done\r\ndata: {"reason":"end"}\r\n\r\n';
+const frames =
+  'event: conversation\ndata: {"id":"c1"}\n\n: keep-alive\n\nevent: text\ndata: {"delta":"Grüße "}\n\nevent: done\r\ndata: {"reason":"end"}\r\n\r\n';
 const want: SseEvent[] = [
   { event: 'conversation', data: '{"id":"c1"}' },
   { event: 'text', data: '{"delta":"Grüße "}' },

@@ -17,7 +17,8 @@ export function sseParser(onEvent: (e: SseEvent) => void): { push: (text: string
       if (data.length) onEvent({ event: event || 'message', data: data.join('\n') });
       event = '';
       data = [];
-    } else if (l.startsWith(':')) return; // a comment (keep-alive)
+    } else if (l.startsWith(':'))
+      return; // a comment (keep-alive)
     else {
       const i = l.indexOf(':');
       const field = i < 0 ? l : l.slice(0, i);

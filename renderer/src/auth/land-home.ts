@@ -21,6 +21,9 @@ export function useLandHome(user: Pick<User, 'role' | 'home'>): void {
     if (!atTop()) return;
     const go = (home: string | null | undefined) => home && atTop() && navigate(routeOf(home), true);
     if (user.home !== undefined) return void go(user.home);
-    api<{ user: User }>('/api/auth/me', { quiet401: true }).then((r) => go(r.user.home), () => undefined);
+    api<{ user: User }>('/api/auth/me', { quiet401: true }).then(
+      (r) => go(r.user.home),
+      () => undefined,
+    );
   }, []);
 }

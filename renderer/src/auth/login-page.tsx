@@ -50,7 +50,14 @@ export function LoginPage({ onSignedIn, notice }: { onSignedIn: (u: User) => voi
   if (challenge)
     return (
       <PublicFrame title={t('mfa.title')}>
-        <SecondStep challenge={challenge} onSignedIn={onSignedIn} onRestart={(why) => { setChallenge(null); setError(why); }} />
+        <SecondStep
+          challenge={challenge}
+          onSignedIn={onSignedIn}
+          onRestart={(why) => {
+            setChallenge(null);
+            setError(why);
+          }}
+        />
       </PublicFrame>
     );
 
@@ -67,7 +74,11 @@ export function LoginPage({ onSignedIn, notice }: { onSignedIn: (u: User) => voi
         </label>
         <div id="login-status" aria-live="assertive">
           {error && <p className="error">{error}</p>}
-          {locked && <p className="error" data-testid="lockout">{t('auth.locked', { s: left })}</p>}
+          {locked && (
+            <p className="error" data-testid="lockout">
+              {t('auth.locked', { s: left })}
+            </p>
+          )}
         </div>
         <button type="submit" className="primary" disabled={busy || locked}>
           {t('auth.submit')}
@@ -76,7 +87,10 @@ export function LoginPage({ onSignedIn, notice }: { onSignedIn: (u: User) => voi
       <SsoButton options={options} />
       {options?.allow_signup && (
         <p className="signup-link">
-          {t('signup.prompt')} <a href="/signup" onClick={linkClick}>{t('signup.title')}</a>
+          {t('signup.prompt')}{' '}
+          <a href="/signup" onClick={linkClick}>
+            {t('signup.title')}
+          </a>
         </p>
       )}
     </PublicFrame>

@@ -61,21 +61,54 @@ export function SecondStep({ challenge, onSignedIn, onRestart }: Props) {
           <label>
             {t(mode === 'totp' ? 'mfa.code' : 'mfa.recovery_code')}
             {mode === 'totp' ? (
-              <input key="totp" autoFocus required inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} value={code} onChange={(e) => setCode(e.target.value)} />
+              <input
+                key="totp"
+                autoFocus
+                required
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                pattern="[0-9 ]{6,7}"
+                maxLength={7}
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+              />
             ) : (
-              <input key="recovery" autoFocus required autoComplete="off" spellCheck={false} maxLength={40} value={code} onChange={(e) => setCode(e.target.value)} />
+              <input
+                key="recovery"
+                autoFocus
+                required
+                autoComplete="off"
+                spellCheck={false}
+                maxLength={40}
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+              />
             )}
           </label>
-          <button type="submit" className="primary" disabled={busy || locked}>{t('mfa.verify')}</button>
+          <button type="submit" className="primary" disabled={busy || locked}>
+            {t('mfa.verify')}
+          </button>
         </form>
       )}
       <div id="mfa-status" aria-live="assertive">
         {error && <p className="error">{error}</p>}
-        {locked && <p className="error" data-testid="lockout">{t('auth.locked', { s: left })}</p>}
+        {locked && (
+          <p className="error" data-testid="lockout">
+            {t('auth.locked', { s: left })}
+          </p>
+        )}
       </div>
       <div className="alt-methods">
         {has(other) && (
-          <button type="button" className="link" onClick={() => { setMode(other); setCode(''); setError(null); }}>
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setMode(other);
+              setCode('');
+              setError(null);
+            }}
+          >
             {t(other === 'recovery' ? 'mfa.use_recovery' : 'mfa.use_app')}
           </button>
         )}
@@ -85,7 +118,9 @@ export function SecondStep({ challenge, onSignedIn, onRestart }: Props) {
           </button>
         )}
         {has('passkey') && !canPasskey && <p className="hint">{t('mfa.passkey_not_here')}</p>}
-        <button type="button" className="link" onClick={() => onRestart(null)}>{t('mfa.start_over')}</button>
+        <button type="button" className="link" onClick={() => onRestart(null)}>
+          {t('mfa.start_over')}
+        </button>
       </div>
     </div>
   );

@@ -24,7 +24,10 @@ export function SetupPage({ local, suggestedPath, onDone }: { local: boolean; su
     setBusy(true);
     setError(null);
     try {
-      const r = await api<{ user: User }>('/api/auth/setup', { body: { email: f.email, username: f.username, password: f.password, ...(suggestedPath !== undefined && { storage_path: f.storage }) }, quiet401: true });
+      const r = await api<{ user: User }>('/api/auth/setup', {
+        body: { email: f.email, username: f.username, password: f.password, ...(suggestedPath !== undefined && { storage_path: f.storage }) },
+        quiet401: true,
+      });
       onDone(r.user);
     } catch (err) {
       setError(errorText(err, t));
@@ -40,19 +43,42 @@ export function SetupPage({ local, suggestedPath, onDone }: { local: boolean; su
       ) : (
         <form className="form" onSubmit={submit}>
           <p>{t('setup.intro')}</p>
-          <label>{t('setup.email')}<input type="email" autoComplete="email" required autoFocus value={f.email} onChange={set('email')} /></label>
-          <label>{t('setup.username')}<input autoComplete="username" required value={f.username} onChange={set('username')} /></label>
-          <label>{t('setup.password')}<input type="password" autoComplete="new-password" required minLength={8} value={f.password} onChange={set('password')} /></label>
-          <label>{t('setup.password2')}<input type="password" autoComplete="new-password" required value={f.password2} onChange={set('password2')} /></label>
+          <label>
+            {t('setup.email')}
+            <input type="email" autoComplete="email" required autoFocus value={f.email} onChange={set('email')} />
+          </label>
+          <label>
+            {t('setup.username')}
+            <input autoComplete="username" required value={f.username} onChange={set('username')} />
+          </label>
+          <label>
+            {t('setup.password')}
+            <input type="password" autoComplete="new-password" required minLength={8} value={f.password} onChange={set('password')} />
+          </label>
+          <label>
+            {t('setup.password2')}
+            <input type="password" autoComplete="new-password" required value={f.password2} onChange={set('password2')} />
+          </label>
           {suggestedPath !== undefined && (
             <fieldset className="first-storage">
               <legend>{t('setup.storage')}</legend>
-              <label>{t('setup.storage_path')}<input value={f.storage} onChange={set('storage')} spellCheck={false} autoCapitalize="off" aria-describedby="setup-storage-hint" /></label>
-              <p className="hint" id="setup-storage-hint">{t('setup.storage_hint')}</p>
+              <label>
+                {t('setup.storage_path')}
+                <input value={f.storage} onChange={set('storage')} spellCheck={false} autoCapitalize="off" aria-describedby="setup-storage-hint" />
+              </label>
+              <p className="hint" id="setup-storage-hint">
+                {t('setup.storage_hint')}
+              </p>
             </fieldset>
           )}
-          {error && <p className="error" role="alert">{error}</p>}
-          <button type="submit" className="primary" disabled={busy}>{t('setup.submit')}</button>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" className="primary" disabled={busy}>
+            {t('setup.submit')}
+          </button>
         </form>
       )}
     </PublicFrame>

@@ -59,9 +59,17 @@ export default function SignupPage({ onSignedIn }: { onSignedIn: (u: User) => vo
   const field = (k: Field, label: string, input: React.InputHTMLAttributes<HTMLInputElement>, hint?: string) => (
     <div className="field">
       <label htmlFor={`signup-${k}`}>{label}</label>
-      <input id={`signup-${k}`} {...input} value={f[k]} onChange={(e) => setF({ ...f, [k]: e.target.value })}
-        aria-invalid={problems[k] ? true : undefined} aria-describedby={`signup-${k}-note`} />
-      <span id={`signup-${k}-note`} className={problems[k] ? 'error' : 'hint'} data-testid={`signup-${k}-note`}>{problems[k] ?? hint}</span>
+      <input
+        id={`signup-${k}`}
+        {...input}
+        value={f[k]}
+        onChange={(e) => setF({ ...f, [k]: e.target.value })}
+        aria-invalid={problems[k] ? true : undefined}
+        aria-describedby={`signup-${k}-note`}
+      />
+      <span id={`signup-${k}-note`} className={problems[k] ? 'error' : 'hint'} data-testid={`signup-${k}-note`}>
+        {problems[k] ?? hint}
+      </span>
     </div>
   );
 
@@ -76,13 +84,22 @@ export default function SignupPage({ onSignedIn }: { onSignedIn: (u: User) => vo
           {field('password', t('setup.password'), { type: 'password', autoComplete: 'new-password', required: true }, t('signup.password_rule'))}
           <div aria-live="assertive">
             {problems.form && <p className="error">{problems.form}</p>}
-            {locked && <p className="error" data-testid="lockout">{t('auth.locked', { s: left })}</p>}
+            {locked && (
+              <p className="error" data-testid="lockout">
+                {t('auth.locked', { s: left })}
+              </p>
+            )}
           </div>
-          <button type="submit" className="primary" disabled={busy || locked}>{t('signup.submit')}</button>
+          <button type="submit" className="primary" disabled={busy || locked}>
+            {t('signup.submit')}
+          </button>
         </form>
       )}
       <p className="signup-link">
-        {t('signup.have_account')} <a href="/" onClick={linkClick}>{t('auth.submit')}</a>
+        {t('signup.have_account')}{' '}
+        <a href="/" onClick={linkClick}>
+          {t('auth.submit')}
+        </a>
       </p>
     </PublicFrame>
   );

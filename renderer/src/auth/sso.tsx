@@ -42,7 +42,9 @@ export function SsoButton({ options }: { options: Capabilities['auth'] | null })
   return (
     <div className="sso">
       <p className="muted or">{t('sso.or')}</p>
-      <a className="button sso-button" href={`/api/auth/oidc/start?next=${encodeURIComponent(next)}`}>{t('sso.button', { label })}</a>
+      <a className="button sso-button" href={`/api/auth/oidc/start?next=${encodeURIComponent(next)}`}>
+        {t('sso.button', { label })}
+      </a>
     </div>
   );
 }

@@ -27,7 +27,8 @@ test('a pairing link stores its token and leaves nothing of it in the address ba
 test('a pairing link without a usable token stores nothing; other pages are left alone', () => {
   const replaced: unknown[] = [];
   const hist = { replaceState: (...a: unknown[]) => void replaced.push(a[2]) };
-  for (const hash of ['', '#', '#not-a-key', '#fdk_1_short', `#${TOKEN}<script>`]) assert.equal(adoptPairingLink({ pathname: '/pair', hash }, hist), 'bad', hash);
+  for (const hash of ['', '#', '#not-a-key', '#fdk_1_short', `#${TOKEN}<script>`])
+    assert.equal(adoptPairingLink({ pathname: '/pair', hash }, hist), 'bad', hash);
   assert.equal(deviceKey(), null);
   assert.equal(replaced.length, 5, 'every pairing link leaves the address bar');
   assert.equal(adoptPairingLink({ pathname: '/files', hash: `#${TOKEN}` }, hist), null);

@@ -32,7 +32,9 @@ export default function DeviceShell() {
 
   return (
     <div className="shell device">
-      <a className="skip" href="#main">{t('app.skip')}</a>
+      <a className="skip" href="#main">
+        {t('app.skip')}
+      </a>
       <header className="topbar">
         <span className="brand">{t('app.name')}</span>
         <p className="device-strip" data-testid="device-strip">
@@ -40,14 +42,23 @@ export default function DeviceShell() {
         </p>
         <div className="topbar-end">
           <Preferences />
-          <button type="button" onClick={() => setForgetting(true)}>{t('device.forget')}</button>
+          <button type="button" onClick={() => setForgetting(true)}>
+            {t('device.forget')}
+          </button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
         <FilesPage />
       </main>
       {forgetting && (
-        <ConfirmDialog title={t('device.forget')} text={t('device.forget_text')} confirmLabel={t('device.forget')} danger onConfirm={forget} onClose={() => setForgetting(false)} />
+        <ConfirmDialog
+          title={t('device.forget')}
+          text={t('device.forget_text')}
+          confirmLabel={t('device.forget')}
+          danger
+          onConfirm={forget}
+          onClose={() => setForgetting(false)}
+        />
       )}
     </div>
   );

@@ -8,7 +8,12 @@ import type { Entry } from '../api/types';
 import * as sel from './selection';
 import { keyOf } from './file-list';
 
-export function useBackToRow(listRef: RefObject<HTMLElement | null>, dialogOpen: boolean, keys: readonly string[], setSelection: Dispatch<SetStateAction<sel.Selection>>) {
+export function useBackToRow(
+  listRef: RefObject<HTMLElement | null>,
+  dialogOpen: boolean,
+  keys: readonly string[],
+  setSelection: Dispatch<SetStateAction<sel.Selection>>,
+) {
   const [backTo, setBackTo] = useState<string | null>(null);
   useEffect(() => {
     // Only once the dialog has left: a modal <dialog> makes the rest of the page inert while it is open.

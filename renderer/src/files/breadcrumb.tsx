@@ -10,11 +10,15 @@ export function Breadcrumb({ path }: { path: string }) {
     <nav aria-label={t('files.breadcrumb')} className="crumbs">
       <ol>
         <li>
-          <a href="/files" onClick={linkClick} aria-current={list.length === 0 ? 'page' : undefined}>{t('files.root')}</a>
+          <a href="/files" onClick={linkClick} aria-current={list.length === 0 ? 'page' : undefined}>
+            {t('files.root')}
+          </a>
         </li>
         {list.map((c, i) => (
           <li key={c.path}>
-            <a href={routeOf(c.path)} onClick={linkClick} aria-current={i === list.length - 1 ? 'page' : undefined}>{c.name}</a>
+            <a href={routeOf(c.path)} onClick={linkClick} aria-current={i === list.length - 1 ? 'page' : undefined}>
+              {c.name}
+            </a>
           </li>
         ))}
       </ol>

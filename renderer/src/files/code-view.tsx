@@ -9,7 +9,15 @@ export const Code = memo(function Code({ text, name }: { text: string; name: str
   if (text.length > COLOUR_MAX) return <>{text}</>;
   return (
     <>
-      {tokenize(text, name).map((tk, i) => (tk.kind === 'plain' ? tk.text : <span key={i} className={`tk-${tk.kind}`}>{tk.text}</span>))}
+      {tokenize(text, name).map((tk, i) =>
+        tk.kind === 'plain' ? (
+          tk.text
+        ) : (
+          <span key={i} className={`tk-${tk.kind}`}>
+            {tk.text}
+          </span>
+        ),
+      )}
     </>
   );
 });

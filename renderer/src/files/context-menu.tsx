@@ -82,7 +82,10 @@ export function ContextMenu({ x, y, items, label, onClose }: { x: number; y: num
             }
           }}
         >
-          <span>{it.icon && <img className="menu-icon" src={it.icon} alt="" width={16} height={16} />}{it.label}</span>
+          <span>
+            {it.icon && <img className="menu-icon" src={it.icon} alt="" width={16} height={16} />}
+            {it.label}
+          </span>
           {it.shortcut && <kbd>{it.shortcut}</kbd>}
         </li>
       ))}

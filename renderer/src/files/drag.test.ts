@@ -5,7 +5,11 @@ import { droppedPaths, startRowDrag, ROWS_MIME } from './drag';
 /** The part of DataTransfer the helpers use. */
 function transfer(): DataTransfer {
   const data = new Map<string, string>();
-  return { setData: (k: string, v: string) => void data.set(k, v), getData: (k: string) => data.get(k) ?? '', effectAllowed: 'none' } as unknown as DataTransfer;
+  return {
+    setData: (k: string, v: string) => void data.set(k, v),
+    getData: (k: string) => data.get(k) ?? '',
+    effectAllowed: 'none',
+  } as unknown as DataTransfer;
 }
 
 test('row drags carry their paths under our own type; foreign drops carry none', () => {

@@ -9,11 +9,18 @@ import { linkClick } from '../lib/router';
 export function EmptyState({ root, admin }: { root: boolean; admin: boolean }) {
   const { t } = useI18n();
   if (!root) return <p className="empty">{t('files.empty')}</p>;
-  if (!admin) return <p className="empty" role="status">{t('files.empty_root_user')}</p>;
+  if (!admin)
+    return (
+      <p className="empty" role="status">
+        {t('files.empty_root_user')}
+      </p>
+    );
   return (
     <div className="empty empty-root" role="status">
       <p>{t('files.empty_root_admin')}</p>
-      <a className="button primary" href="/admin/storages" onClick={linkClick}>{t('files.add_storage')}</a>
+      <a className="button primary" href="/admin/storages" onClick={linkClick}>
+        {t('files.add_storage')}
+      </a>
     </div>
   );
 }

@@ -38,7 +38,11 @@ export function FileInfo({ entry, path, onDownload, onAsText, onOpenWith }: Prop
         <FileIcon entry={entry} size={48} />
         <p>{t('info.no_preview')}</p>
       </div>
-      {diagramWithoutEditor && <p className="hint" role="note">{t('diagram.not_configured')}</p>}
+      {diagramWithoutEditor && (
+        <p className="hint" role="note">
+          {t('diagram.not_configured')}
+        </p>
+      )}
       <dl className="file-info-facts">
         <dt>{t('files.name')}</dt>
         <dd>{entry.name}</dd>
@@ -60,7 +64,9 @@ export function FileInfo({ entry, path, onDownload, onAsText, onOpenWith }: Prop
         </button>
         <div role="group" aria-label={t('info.open_with')}>
           <span className="muted">{t('info.open_with')}</span>
-          <button type="button" onClick={onAsText}>{t('info.as_text')}</button>
+          <button type="button" onClick={onAsText}>
+            {t('info.as_text')}
+          </button>
           {rules.map((r) => (
             <button key={`${r.plugin}/${r.view ?? r.action}`} type="button" onClick={() => onOpenWith?.(r)}>
               {t('apps.open_with', { label: pickLabel(r.label, lang) })}

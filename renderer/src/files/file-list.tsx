@@ -73,7 +73,10 @@ export function FileList(p: Props) {
   const layout: Layout = { count: p.total, rowHeight: p.view === 'grid' ? TILE_H : ROW, columns };
   const win = visibleWindow(layout, top, size.h);
   // Scrolling re-renders every frame: the O(n) lookup runs only when the focus or the rows change.
-  const focusIndex = useMemo(() => (p.selection.focus === null ? -1 : p.entries.findIndex((e) => keyOf(e) === p.selection.focus)), [p.entries, p.selection.focus]);
+  const focusIndex = useMemo(
+    () => (p.selection.focus === null ? -1 : p.entries.findIndex((e) => keyOf(e) === p.selection.focus)),
+    [p.entries, p.selection.focus],
+  );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: Only a focus move should scroll, never a resize or a page arriving
   useEffect(() => {
@@ -153,10 +156,21 @@ export function FileList(p: Props) {
         {p.view === 'grid' ? (
           <>
             <TileThumb e={e} />
-            <span className="tile-name">{e.name}<FileMarks e={e} /></span>
+            <span className="tile-name">
+              {e.name}
+              <FileMarks e={e} />
+            </span>
             {p.onRowMore && (
-              <span className="button row-more phone-only icon-btn" aria-hidden="true" aria-label={t('files.row_actions', { name: e.name })}
-                onTouchStart={(ev) => ev.stopPropagation()} onClick={(ev) => { ev.stopPropagation(); p.onRowMore!(e); }}>
+              <span
+                className="button row-more phone-only icon-btn"
+                aria-hidden="true"
+                aria-label={t('files.row_actions', { name: e.name })}
+                onTouchStart={(ev) => ev.stopPropagation()}
+                onClick={(ev) => {
+                  ev.stopPropagation();
+                  p.onRowMore!(e);
+                }}
+              >
                 <ToolIcon name="more" />
               </span>
             )}
@@ -164,7 +178,11 @@ export function FileList(p: Props) {
         ) : (
           <>
             <span className="c-name">
-              {e.thumb_url && e.is_image ? <SignedImg className="mini" src={e.thumb_url} alt="" loading="lazy" onError={(ev) => (ev.currentTarget.style.display = 'none')} /> : <FileIcon entry={e} />}
+              {e.thumb_url && e.is_image ? (
+                <SignedImg className="mini" src={e.thumb_url} alt="" loading="lazy" onError={(ev) => (ev.currentTarget.style.display = 'none')} />
+              ) : (
+                <FileIcon entry={e} />
+              )}
               <span className="name-text">{e.name}</span>
               <FileMarks e={e} />
             </span>
@@ -172,8 +190,16 @@ export function FileList(p: Props) {
             <span className="c-size">{e.type === 'dir' ? '' : formatBytes(e.size)}</span>
             <span className="c-date">{formatDate(e.modified, lang)}</span>
             {p.onRowMore && (
-              <span className="button row-more phone-only icon-btn" aria-hidden="true" aria-label={t('files.row_actions', { name: e.name })}
-                onTouchStart={(ev) => ev.stopPropagation()} onClick={(ev) => { ev.stopPropagation(); p.onRowMore!(e); }}>
+              <span
+                className="button row-more phone-only icon-btn"
+                aria-hidden="true"
+                aria-label={t('files.row_actions', { name: e.name })}
+                onTouchStart={(ev) => ev.stopPropagation()}
+                onClick={(ev) => {
+                  ev.stopPropagation();
+                  p.onRowMore!(e);
+                }}
+              >
                 <ToolIcon name="more" />
               </span>
             )}
@@ -212,7 +238,10 @@ export function FileList(p: Props) {
         data-testid="file-list"
       >
         <div style={{ height: win.total, position: 'relative' }}>
-          <div className={p.view === 'grid' ? 'grid-window' : 'list-window'} style={{ transform: `translateY(${win.offset}px)`, gridTemplateColumns: p.view === 'grid' ? `repeat(${columns}, 1fr)` : undefined }}>
+          <div
+            className={p.view === 'grid' ? 'grid-window' : 'list-window'}
+            style={{ transform: `translateY(${win.offset}px)`, gridTemplateColumns: p.view === 'grid' ? `repeat(${columns}, 1fr)` : undefined }}
+          >
             {rows}
           </div>
         </div>

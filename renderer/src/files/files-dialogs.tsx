@@ -51,77 +51,148 @@ export interface FilesDialogsProps {
   runApp(a: AppAction, paths: string[]): Promise<void>;
 }
 
-export function FilesDialogs({ dialog, setDialog, path, searching, docTypes, canWrite, upsert, afterWrite, selectOnly, doDelete, doTransfer, previewNav, onPreviewClosed, openWith, runApp }: FilesDialogsProps) {
+export function FilesDialogs({
+  dialog,
+  setDialog,
+  path,
+  searching,
+  docTypes,
+  canWrite,
+  upsert,
+  afterWrite,
+  selectOnly,
+  doDelete,
+  doTransfer,
+  previewNav,
+  onPreviewClosed,
+  openWith,
+  runApp,
+}: FilesDialogsProps) {
   const { t, lang } = useI18n();
   const caps = useCapabilities();
   return (
     <>
-    {dialog?.kind === 'mkdir' && (
-      <NameDialog title={t('files.new_folder')} label={t('files.folder_name')} submitLabel={t('common.create')} onClose={() => setDialog(null)}
-        onSubmit={async (name) => {
-          await files.mkdir(path, name);
-          upsert({ id: 0, name, type: 'dir', size: 0, modified: new Date().toISOString() });
-          afterWrite();
-        }} />
-    )}
-    {dialog?.kind === 'newtext' && (
-      <NameDialog title={t('files.new_text')} label={t('files.file_name')} initial="new.txt" submitLabel={t('common.create')} onClose={() => setDialog(null)}
-        onSubmit={async (name) => {
-          // The server adds `.txt` only when the name has no extension; its answer names the file it made.
-          const r = await files.newFile(path, name, 'txt');
-          afterWrite();
-          const made = r?.entry?.name ?? name;
-          setTimeout(() => setDialog({ kind: 'edit', path: joinPath(path, made) }));
-        }} />
-    )}
-    {dialog?.kind === 'newdoc' && docTypes.length > 0 && (
-      <NewDocDialog types={docTypes} onClose={() => setDialog(null)}
-        onSubmit={async (name, type: NewdocType) => {
-          const r = await files.newFile(path, name, type.ext);
-          afterWrite();
-          const made = joinPath(path, r?.entry?.name ?? name);
-          // Office documents and diagrams open in their editors; text opens in ours; anything else stays in the list.
-          if (type.requires === 'docserver' && caps?.external.docserver_url && isEditorType(made)) navigate(editorRoute(made));
-          else if (isDiagramName(made) && caps?.external.diagram_url) navigate(diagramRoute(made));
-          else if (type.group === 'text') setTimeout(() => setDialog({ kind: 'edit', path: made }));
-        }} />
-    )}
-    {dialog?.kind === 'rename' && dialog.entry && (
-      <NameDialog title={t('files.rename')} label={t('files.new_name')} initial={dialog.entry.name} keepExtension={dialog.entry.type === 'file'} submitLabel={t('files.rename')} onClose={() => setDialog(null)}
-        onSubmit={async (name) => {
-          if (name === dialog.entry!.name) return;
-          await files.rename(dialog.path, name);
-          if (!searching) upsert({ ...dialog.entry!, name }, dialog.entry!.name);
-          selectOnly(name);
-          afterWrite();
-        }} />
-    )}
-    {dialog?.kind === 'delete' && (
-      <ConfirmDialog title={t('files.delete')} text={t('files.confirm_delete', { n: dialog.paths.length, name: baseName(dialog.paths[0] ?? '') })} confirmLabel={t('common.delete')} danger
-        onConfirm={() => void doDelete(dialog.paths)} onClose={() => setDialog(null)} />
-    )}
-    {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
-      <FolderPicker title={t(dialog.kind === 'move' ? 'files.move' : 'files.copy')} start={path} onClose={() => setDialog(null)}
-        onPick={(dest) => void doTransfer(dialog.kind as 'move' | 'copy', dialog.paths, dest)} />
-    )}
-    {dialog?.kind === 'preview' && dialog.entry && (
-      <Preview entry={dialog.entry} path={dialog.path} onClose={() => { onPreviewClosed(dialog.entry!); setDialog(null); }}
-        onOpenWith={(r) => { setDialog(null); void openWith(r, dialog.path); }}
-        onPrev={previewNav.prev}
-        onNext={previewNav.next}
-        onEdit={isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry }) : undefined} />
-    )}
-    {dialog?.kind === 'edit' && <TextEditor path={dialog.path} etag={dialog.entry?.etag} onSaved={afterWrite} onClose={() => setDialog(null)} />}
-    {dialog?.kind === 'versions' && <VersionsDialog path={dialog.path} onRestored={afterWrite} onClose={() => setDialog(null)} />}
-    {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
-    {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
-    {dialog?.kind === 'app-confirm' && (
-      <ConfirmDialog title={t('apps.confirm_title', { label: pickLabel(dialog.action.label, lang) })} text={pickLabel(dialog.action.confirm, lang)} confirmLabel={t('apps.run')} danger={dialog.action.danger}
-        onConfirm={() => void runApp(dialog.action, dialog.paths)} onClose={() => setDialog(null)} />
-    )}
-    {dialog?.kind === 'shortcuts' && (
-      <ConfirmDialog title={t('files.shortcuts')} text={t('files.shortcuts.help')} confirmLabel={t('common.ok')} onConfirm={() => {}} onClose={() => setDialog(null)} />
-    )}
+      {dialog?.kind === 'mkdir' && (
+        <NameDialog
+          title={t('files.new_folder')}
+          label={t('files.folder_name')}
+          submitLabel={t('common.create')}
+          onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            await files.mkdir(path, name);
+            upsert({ id: 0, name, type: 'dir', size: 0, modified: new Date().toISOString() });
+            afterWrite();
+          }}
+        />
+      )}
+      {dialog?.kind === 'newtext' && (
+        <NameDialog
+          title={t('files.new_text')}
+          label={t('files.file_name')}
+          initial="new.txt"
+          submitLabel={t('common.create')}
+          onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            // The server adds `.txt` only when the name has no extension; its answer names the file it made.
+            const r = await files.newFile(path, name, 'txt');
+            afterWrite();
+            const made = r?.entry?.name ?? name;
+            setTimeout(() => setDialog({ kind: 'edit', path: joinPath(path, made) }));
+          }}
+        />
+      )}
+      {dialog?.kind === 'newdoc' && docTypes.length > 0 && (
+        <NewDocDialog
+          types={docTypes}
+          onClose={() => setDialog(null)}
+          onSubmit={async (name, type: NewdocType) => {
+            const r = await files.newFile(path, name, type.ext);
+            afterWrite();
+            const made = joinPath(path, r?.entry?.name ?? name);
+            // Office documents and diagrams open in their editors; text opens in ours; anything else stays in the list.
+            if (type.requires === 'docserver' && caps?.external.docserver_url && isEditorType(made)) navigate(editorRoute(made));
+            else if (isDiagramName(made) && caps?.external.diagram_url) navigate(diagramRoute(made));
+            else if (type.group === 'text') setTimeout(() => setDialog({ kind: 'edit', path: made }));
+          }}
+        />
+      )}
+      {dialog?.kind === 'rename' && dialog.entry && (
+        <NameDialog
+          title={t('files.rename')}
+          label={t('files.new_name')}
+          initial={dialog.entry.name}
+          keepExtension={dialog.entry.type === 'file'}
+          submitLabel={t('files.rename')}
+          onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            if (name === dialog.entry!.name) return;
+            await files.rename(dialog.path, name);
+            if (!searching) upsert({ ...dialog.entry!, name }, dialog.entry!.name);
+            selectOnly(name);
+            afterWrite();
+          }}
+        />
+      )}
+      {dialog?.kind === 'delete' && (
+        <ConfirmDialog
+          title={t('files.delete')}
+          text={t('files.confirm_delete', { n: dialog.paths.length, name: baseName(dialog.paths[0] ?? '') })}
+          confirmLabel={t('common.delete')}
+          danger
+          onConfirm={() => void doDelete(dialog.paths)}
+          onClose={() => setDialog(null)}
+        />
+      )}
+      {(dialog?.kind === 'move' || dialog?.kind === 'copy') && (
+        <FolderPicker
+          title={t(dialog.kind === 'move' ? 'files.move' : 'files.copy')}
+          start={path}
+          onClose={() => setDialog(null)}
+          onPick={(dest) => void doTransfer(dialog.kind as 'move' | 'copy', dialog.paths, dest)}
+        />
+      )}
+      {dialog?.kind === 'preview' && dialog.entry && (
+        <Preview
+          entry={dialog.entry}
+          path={dialog.path}
+          onClose={() => {
+            onPreviewClosed(dialog.entry!);
+            setDialog(null);
+          }}
+          onOpenWith={(r) => {
+            setDialog(null);
+            void openWith(r, dialog.path);
+          }}
+          onPrev={previewNav.prev}
+          onNext={previewNav.next}
+          onEdit={
+            isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry }) : undefined
+          }
+        />
+      )}
+      {dialog?.kind === 'edit' && <TextEditor path={dialog.path} etag={dialog.entry?.etag} onSaved={afterWrite} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'versions' && <VersionsDialog path={dialog.path} onRestored={afterWrite} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'app-confirm' && (
+        <ConfirmDialog
+          title={t('apps.confirm_title', { label: pickLabel(dialog.action.label, lang) })}
+          text={pickLabel(dialog.action.confirm, lang)}
+          confirmLabel={t('apps.run')}
+          danger={dialog.action.danger}
+          onConfirm={() => void runApp(dialog.action, dialog.paths)}
+          onClose={() => setDialog(null)}
+        />
+      )}
+      {dialog?.kind === 'shortcuts' && (
+        <ConfirmDialog
+          title={t('files.shortcuts')}
+          text={t('files.shortcuts.help')}
+          confirmLabel={t('common.ok')}
+          onConfirm={() => {}}
+          onClose={() => setDialog(null)}
+        />
+      )}
     </>
   );
 }

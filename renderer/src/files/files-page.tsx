@@ -93,7 +93,10 @@ export function FilesPage() {
   const canShare = !verbs || verbs.includes('shares:write');
   const keyWrites = !verbs || verbs.includes('files:write');
   const readOnly = path === '/' || !!listing.storage?.readonly || !keyWrites;
-  const chosen = sel.ordered(selection, keys).map((k) => byKey.get(k)!).filter(Boolean);
+  const chosen = sel
+    .ordered(selection, keys)
+    .map((k) => byKey.get(k)!)
+    .filter(Boolean);
 
   useEffect(() => setSelection((s) => sel.prune(s, keys)), [keys]);
   useEffect(() => {
@@ -128,7 +131,11 @@ export function FilesPage() {
     const p = pathOf(e);
     if (e.type === 'dir') navigate(routeOf(p));
     // Diagram files open in the configured diagram editor; without one, like any other file.
-    else if (!plain && isDiagramName(e.name)) void diagramEditorUrl().then((u) => (u ? navigate(diagramRoute(p)) : open(e, true)), () => open(e, true));
+    else if (!plain && isDiagramName(e.name))
+      void diagramEditorUrl().then(
+        (u) => (u ? navigate(diagramRoute(p)) : open(e, true)),
+        () => open(e, true),
+      );
     else if (officeOpenTarget(e, caps) === 'editor') navigate(editorRoute(p));
     // A preview, or the info panel for a file that has none (never a silent download).
     else setDialog({ kind: 'preview', path: p, entry: e });
@@ -190,7 +197,10 @@ export function FilesPage() {
     }
     if (queued) {
       toast.info(t('files.copy_queued'));
-      files.listOps().then((r) => setOps(r.ops ?? []), () => {});
+      files.listOps().then(
+        (r) => setOps(r.ops ?? []),
+        () => {},
+      );
     } else if (moved) toast.info(verb === 'copy' ? t('files.copied') : t('files.moved_to', { path: dest }));
     afterWrite();
   };
@@ -261,10 +271,14 @@ export function FilesPage() {
     try {
       if (a.view && a.view_placement === 'page') return navigate(appRoute(a.plugin, a.view, on));
       const r = await runAction(a.plugin, a.id, on);
-      if ('surface' in r) setAppView({ plugin: a.plugin, view: a.view ?? a.id, paths: on, surface: r.surface, placement: a.view_placement ?? 'dialog', title: label });
+      if ('surface' in r)
+        setAppView({ plugin: a.plugin, view: a.view ?? a.id, paths: on, surface: r.surface, placement: a.view_placement ?? 'dialog', title: label });
       else {
         toast.info(t('apps.started', { label }));
-        files.listOps().then((l) => setOps(l.ops ?? []), () => {});
+        files.listOps().then(
+          (l) => setOps(l.ops ?? []),
+          () => {},
+        );
         showOpsPanel();
       }
     } catch (e) {
@@ -301,10 +315,23 @@ export function FilesPage() {
         ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(pathOf(one), one.name) }] : []),
         ...(path !== '/' || search ? (one?.type === 'file' ? [] : [{ label: t('files.download_zip'), onSelect: () => downloadChosen(chosen) }]) : []),
         ...(one?.type === 'file' ? [{ label: t('files.versions'), onSelect: () => setDialog({ kind: 'versions', path: pathOf(one), entry: one }) }] : []),
-        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite && !one.locked ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }] : []),
+        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite && !one.locked
+          ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }]
+          : []),
         ...(one && path !== '/' && canShare ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
-        ...(one?.type === 'dir' && path !== '/' && canWrite && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }] : []),
-        ...(one ? [{ label: t('files.rename'), onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }), disabled: !canWrite || holdsLocked, shortcut: 'F2' }] : []),
+        ...(one?.type === 'dir' && path !== '/' && canWrite && canShare
+          ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }]
+          : []),
+        ...(one
+          ? [
+              {
+                label: t('files.rename'),
+                onSelect: () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }),
+                disabled: !canWrite || holdsLocked,
+                shortcut: 'F2',
+              },
+            ]
+          : []),
         { label: t('files.move'), onSelect: () => setDialog({ kind: 'move', paths }), disabled: !canWrite || holdsLocked },
         { label: t('files.copy'), onSelect: () => setDialog({ kind: 'copy', paths }), disabled: path === '/' && !search },
         { label: t('files.delete'), onSelect: () => setDialog({ kind: 'delete', paths }), danger: true, disabled: !canWrite || holdsLocked, shortcut: 'Del' },
@@ -322,7 +349,9 @@ export function FilesPage() {
   /** The folder's own actions, first in the phone's "More" menu (its toolbar shows only upload and this menu). */
   const folderExtras: MenuItem[] = [
     { label: t('files.upload'), onSelect: () => uploadInput.current?.click(), disabled: readOnly },
-    view === 'list' ? { label: t('files.view.grid'), onSelect: () => setViewMode('grid') } : { label: t('files.view.list'), onSelect: () => setViewMode('list') },
+    view === 'list'
+      ? { label: t('files.view.grid'), onSelect: () => setViewMode('grid') }
+      : { label: t('files.view.list'), onSelect: () => setViewMode('list') },
   ];
 
   /** The selection's actions, for the wide toolbar and the phone's selection bar alike (absent when they do not apply). */
@@ -415,19 +444,52 @@ export function FilesPage() {
         <div className={`toolbars${searchOpen || search ? ' searching' : ''}`}>
           <div className="toolbar" role="toolbar" aria-label={t('files.actions', { name: path })}>
             <Breadcrumb path={path} />
-            {path !== '/' && !search && listing.storage?.offline && <span className="pill offline" role="status" title={t('files.offline_hint')}>{t('files.offline')}</span>}
+            {path !== '/' && !search && listing.storage?.offline && (
+              <span className="pill offline" role="status" title={t('files.offline_hint')}>
+                {t('files.offline')}
+              </span>
+            )}
             {/* Phones: the search field folds behind this button, so the toolbar stays one row. */}
-            <button type="button" className="icon-btn phone-only" aria-expanded={searchOpen || !!search} aria-label={t('search.label')} title={t('search.label')}
-              onClick={() => { setSearchOpen(!searchOpen); if (!searchOpen) setTimeout(() => searchInput.current?.focus()); }}><ToolIcon name="search" /></button>
+            <button
+              type="button"
+              className="icon-btn phone-only"
+              aria-expanded={searchOpen || !!search}
+              aria-label={t('search.label')}
+              title={t('search.label')}
+              onClick={() => {
+                setSearchOpen(!searchOpen);
+                if (!searchOpen) setTimeout(() => searchInput.current?.focus());
+              }}
+            >
+              <ToolIcon name="search" />
+            </button>
             <SearchBar folder={path} inputRef={searchInput} onSearch={runSearch} active={!!search} onClear={() => setSearch(null)} />
           </div>
-          <ActionsBar readOnly={readOnly} uploadInput={uploadInput} onUpload={(p) => void startUpload(p)} onDialog={(kind) => setDialog({ kind })} hasNewDoc={docTypes.length > 0}
-            act={act} oneFile={one?.type === 'file'} apps={{ shown: hasApps, count: appItems.length, open: (x, y) => setMenu({ x, y, apps: true }) }} onMore={(x, y) => setMenu({ x, y, more: true })}
-            onRefresh={() => void refresh()} sort={sort} dir={dir} onSort={setSortOrder} view={view} onView={setViewMode}
-            assistant={{ button: assistant.button, setup: assistant.setup, open: assistantOpen, toggle: () => setAssistantOpen((o) => !o), ref: assistantBtn }} />
+          <ActionsBar
+            readOnly={readOnly}
+            uploadInput={uploadInput}
+            onUpload={(p) => void startUpload(p)}
+            onDialog={(kind) => setDialog({ kind })}
+            hasNewDoc={docTypes.length > 0}
+            act={act}
+            oneFile={one?.type === 'file'}
+            apps={{ shown: hasApps, count: appItems.length, open: (x, y) => setMenu({ x, y, apps: true }) }}
+            onMore={(x, y) => setMenu({ x, y, more: true })}
+            onRefresh={() => void refresh()}
+            sort={sort}
+            dir={dir}
+            onSort={setSortOrder}
+            view={view}
+            onView={setViewMode}
+            assistant={{ button: assistant.button, setup: assistant.setup, open: assistantOpen, toggle: () => setAssistantOpen((o) => !o), ref: assistantBtn }}
+          />
         </div>
         {search && <h2 className="results-title">{t('search.results', { q: search.q })}</h2>}
-        {err ? <p className="error" role="alert">{errorText(err, t)}</p> : null}
+        {err ? (
+          <p className="error" role="alert">
+            {errorText(err, t)}
+          </p>
+        ) : null}
         {!err && !listing.loading && !search && entries.length === 0 && <EmptyState root={path === '/'} admin={session.user.role === 'admin'} />}
         <FileList
           entries={entries}
@@ -458,12 +520,23 @@ export function FilesPage() {
           {path !== '/' && !search && listing.storage?.readonly && ` · ${t('files.readonly')}`}
           {listing.loading && !search && ` · ${t('common.loading')}`}
         </p>
-        {dragging && <div className="dropzone" aria-hidden="true">{t('files.drop_here', { path })}</div>}
+        {dragging && (
+          <div className="dropzone" aria-hidden="true">
+            {t('files.drop_here', { path })}
+          </div>
+        )}
         {chosen.length > 0 && <SelectionBar count={chosen.length} actions={act} onClear={() => setSelection(sel.emptySelection)} />}
       </section>
       {assistantOpen && (
         <Suspense fallback={null}>
-          <AssistantPanel paths={paths} onChanged={afterWrite} onClose={() => { setAssistantOpen(false); assistantBtn.current?.focus(); }} />
+          <AssistantPanel
+            paths={paths}
+            onChanged={afterWrite}
+            onClose={() => {
+              setAssistantOpen(false);
+              assistantBtn.current?.focus();
+            }}
+          />
         </Suspense>
       )}
       <div className="panels">
@@ -471,11 +544,35 @@ export function FilesPage() {
         <OpsPanel />
       </div>
       {appView && <AppViewFrame key={`${appView.plugin}/${appView.view}`} v={appView} onClose={() => setAppView(null)} />}
-      {menu && <ContextMenu x={menu.x} y={menu.y} items={menu.apps ? appItems.map((it) => ({ ...it, separator: false })) : menu.more && !chosen.length ? [...folderExtras, ...menuItems] : menuItems} label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })} onClose={() => setMenu(null)} />}
-      <FilesDialogs dialog={dialog} setDialog={setDialog} path={path} searching={!!search} docTypes={docTypes} canWrite={canWrite} upsert={listing.upsert} afterWrite={afterWrite}
-        selectOnly={(name) => setSelection(sel.click(sel.emptySelection, [], name))} doDelete={doDelete} doTransfer={doTransfer}
-        previewNav={{ prev: previewAt > 0 ? () => showPreview(previewAt - 1) : undefined, next: previewAt >= 0 && previewAt < previewable.length - 1 ? () => showPreview(previewAt + 1) : undefined }}
-        onPreviewClosed={backToRow} openWith={openWith} runApp={runApp} />
+      {menu && (
+        <ContextMenu
+          x={menu.x}
+          y={menu.y}
+          items={menu.apps ? appItems.map((it) => ({ ...it, separator: false })) : menu.more && !chosen.length ? [...folderExtras, ...menuItems] : menuItems}
+          label={one ? t('files.actions', { name: one.name }) : t('files.actions', { name: path })}
+          onClose={() => setMenu(null)}
+        />
+      )}
+      <FilesDialogs
+        dialog={dialog}
+        setDialog={setDialog}
+        path={path}
+        searching={!!search}
+        docTypes={docTypes}
+        canWrite={canWrite}
+        upsert={listing.upsert}
+        afterWrite={afterWrite}
+        selectOnly={(name) => setSelection(sel.click(sel.emptySelection, [], name))}
+        doDelete={doDelete}
+        doTransfer={doTransfer}
+        previewNav={{
+          prev: previewAt > 0 ? () => showPreview(previewAt - 1) : undefined,
+          next: previewAt >= 0 && previewAt < previewable.length - 1 ? () => showPreview(previewAt + 1) : undefined,
+        }}
+        onPreviewClosed={backToRow}
+        openWith={openWith}
+        runApp={runApp}
+      />
     </div>
   );
 }

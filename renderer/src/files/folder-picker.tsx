@@ -27,15 +27,31 @@ export function FolderPicker({ title, start, onPick, onClose }: { title: string;
   return (
     <Dialog title={title} onClose={onClose}>
       <p className="picker-path">
-        <button type="button" className="link" onClick={() => setDir('/')}>{t('files.root')}</button>
+        <button type="button" className="link" onClick={() => setDir('/')}>
+          {t('files.root')}
+        </button>
         {crumbs(dir).map((c) => (
-          <span key={c.path}> / <button type="button" className="link" onClick={() => setDir(c.path)}>{c.name}</button></span>
+          <span key={c.path}>
+            {' '}
+            /{' '}
+            <button type="button" className="link" onClick={() => setDir(c.path)}>
+              {c.name}
+            </button>
+          </span>
         ))}
       </p>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       <ul className="picker" aria-busy={dirs === null}>
         {dir !== '/' && (
-          <li><button type="button" onClick={() => setDir(parentPath(dir))}>..</button></li>
+          <li>
+            <button type="button" onClick={() => setDir(parentPath(dir))}>
+              ..
+            </button>
+          </li>
         )}
         {dirs?.map((d) => (
           <li key={d.name}>
@@ -46,8 +62,18 @@ export function FolderPicker({ title, start, onPick, onClose }: { title: string;
         ))}
       </ul>
       <div className="actions">
-        <button type="button" onClick={onClose}>{t('common.cancel')}</button>
-        <button type="button" className="primary" disabled={dir === '/'} onClick={() => { onPick(dir); onClose(); }}>
+        <button type="button" onClick={onClose}>
+          {t('common.cancel')}
+        </button>
+        <button
+          type="button"
+          className="primary"
+          disabled={dir === '/'}
+          onClick={() => {
+            onPick(dir);
+            onClose();
+          }}
+        >
           {t('files.pick_here')}
         </button>
       </div>

@@ -30,7 +30,11 @@ export function FolderTree({ path, tick, onDropInto }: Props) {
   const [open, setOpen] = useState<Set<string>>(new Set(['/']));
   const [over, setOver] = useState<string | null>(null);
 
-  const load = (p: string) => dirsOf(p).then((d) => setChildren((m) => new Map(m).set(p, d)), () => setChildren((m) => new Map(m).set(p, [])));
+  const load = (p: string) =>
+    dirsOf(p).then(
+      (d) => setChildren((m) => new Map(m).set(p, d)),
+      () => setChildren((m) => new Map(m).set(p, [])),
+    );
 
   // Open every branch down to and including the open folder, and re-read the open branches when something changed.
   useEffect(() => {
@@ -71,11 +75,25 @@ export function FolderTree({ path, tick, onDropInto }: Props) {
           const name = baseName(k);
           return (
             <li key={k}>
-              <div className={`tree-row${over === k ? ' drop-target' : ''}`} style={{ paddingLeft: `${depth * 0.9}rem` }} onDragOver={drop.over(k)} onDragLeave={drop.leave} onDrop={drop.drop(k)}>
-                <button type="button" className="icon-btn tree-toggle" aria-expanded={isOpen} aria-label={t(isOpen ? 'files.tree.collapse' : 'files.tree.expand', { name })} onClick={() => toggle(k)}>
+              <div
+                className={`tree-row${over === k ? ' drop-target' : ''}`}
+                style={{ paddingLeft: `${depth * 0.9}rem` }}
+                onDragOver={drop.over(k)}
+                onDragLeave={drop.leave}
+                onDrop={drop.drop(k)}
+              >
+                <button
+                  type="button"
+                  className="icon-btn tree-toggle"
+                  aria-expanded={isOpen}
+                  aria-label={t(isOpen ? 'files.tree.collapse' : 'files.tree.expand', { name })}
+                  onClick={() => toggle(k)}
+                >
                   {isOpen ? '▾' : '▸'}
                 </button>
-                <a href={routeOf(k)} onClick={linkClick} aria-current={k === path ? 'location' : undefined} title={k}>{name}</a>
+                <a href={routeOf(k)} onClick={linkClick} aria-current={k === path ? 'location' : undefined} title={k}>
+                  {name}
+                </a>
               </div>
               {isOpen && branch(k, depth + 1)}
             </li>
@@ -85,5 +103,9 @@ export function FolderTree({ path, tick, onDropInto }: Props) {
     );
   };
 
-  return <nav className="folder-tree" aria-label={t('files.tree')}>{branch('/', 0)}</nav>;
+  return (
+    <nav className="folder-tree" aria-label={t('files.tree')}>
+      {branch('/', 0)}
+    </nav>
+  );
 }

@@ -2,11 +2,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tokenize, isTextName } from './highlight';
 
-const kinds = (src: string, name: string) => tokenize(src, name).filter((t) => t.kind !== 'plain' && t.kind !== 'punct').map((t) => `${t.kind}:${t.text}`);
+const kinds = (src: string, name: string) =>
+  tokenize(src, name)
+    .filter((t) => t.kind !== 'plain' && t.kind !== 'punct')
+    .map((t) => `${t.kind}:${t.text}`);
 
 test('tokens always concatenate back to the input', () => {
-  for (const [src, name] of [['const a = "x\\"y"; // hi\n/* c */ 42', 'a.ts'], ['# c\nx: "v" 3', 'a.yml'], ['<a href="x">t<!-- c --></a>', 'a.html'], ["SELECT 'it''s' -- c", 'q.sql'], ['"unterminated', 'a.js']] as const)
-    assert.equal(tokenize(src, name).map((t) => t.text).join(''), src);
+  for (const [src, name] of [
+    ['const a = "x\\"y"; // hi\n/* c */ 42', 'a.ts'],
+    ['# c\nx: "v" 3', 'a.yml'],
+    ['<a href="x">t<!-- c --></a>', 'a.html'],
+    ["SELECT 'it''s' -- c", 'q.sql'],
+    ['"unterminated', 'a.js'],
+  ] as const)
+    assert.equal(
+      tokenize(src, name)
+        .map((t) => t.text)
+        .join(''),
+      src,
+    );
 });
 
 test('classifies comments, strings, numbers and keywords per language', () => {

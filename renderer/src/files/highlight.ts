@@ -13,20 +13,60 @@ export interface Token {
 type Family = 'c' | 'hash' | 'markup' | 'css' | 'sql' | 'none';
 
 const FAMILY: Record<string, Family> = {
-  js: 'c', mjs: 'c', cjs: 'c', ts: 'c', tsx: 'c', jsx: 'c', json: 'c', java: 'c', c: 'c', h: 'c', cpp: 'c', hpp: 'c',
-  cs: 'c', go: 'c', rs: 'c', kt: 'c', swift: 'c', php: 'c', dart: 'c', scala: 'c',
-  py: 'hash', sh: 'hash', bash: 'hash', zsh: 'hash', rb: 'hash', yml: 'hash', yaml: 'hash', toml: 'hash', ini: 'hash',
-  conf: 'hash', env: 'hash', r: 'hash', pl: 'hash', dockerfile: 'hash', makefile: 'hash',
-  html: 'markup', htm: 'markup', xml: 'markup', svg: 'markup', vue: 'markup',
-  css: 'css', scss: 'css', less: 'css', sql: 'sql',
+  js: 'c',
+  mjs: 'c',
+  cjs: 'c',
+  ts: 'c',
+  tsx: 'c',
+  jsx: 'c',
+  json: 'c',
+  java: 'c',
+  c: 'c',
+  h: 'c',
+  cpp: 'c',
+  hpp: 'c',
+  cs: 'c',
+  go: 'c',
+  rs: 'c',
+  kt: 'c',
+  swift: 'c',
+  php: 'c',
+  dart: 'c',
+  scala: 'c',
+  py: 'hash',
+  sh: 'hash',
+  bash: 'hash',
+  zsh: 'hash',
+  rb: 'hash',
+  yml: 'hash',
+  yaml: 'hash',
+  toml: 'hash',
+  ini: 'hash',
+  conf: 'hash',
+  env: 'hash',
+  r: 'hash',
+  pl: 'hash',
+  dockerfile: 'hash',
+  makefile: 'hash',
+  html: 'markup',
+  htm: 'markup',
+  xml: 'markup',
+  svg: 'markup',
+  vue: 'markup',
+  css: 'css',
+  scss: 'css',
+  less: 'css',
+  sql: 'sql',
 };
 
 const KEYWORDS = new Set(
-  ('abstract as async await break case catch class const continue def default del do elif else enum export extends false final finally ' +
+  (
+    'abstract as async await break case catch class const continue def default del do elif else enum export extends false final finally ' +
     'fn for from func function if impl import in interface is lambda let match mod module mut new nil none null package pass private ' +
     'protected pub public raise return self static struct super switch this throw true try type typeof undefined use var void where while with yield ' +
     'select insert update delete into values create table drop alter and or not join left right inner outer on group by order having limit ' +
-    'then fi esac done echo local export true false yes no None True False').split(' '),
+    'then fi esac done echo local export true false yes no None True False'
+  ).split(' '),
 );
 
 /** Extensions the text preview opens (and colours when a family is known). */
@@ -42,10 +82,22 @@ function familyOf(name: string): Family {
 }
 
 const RULES: Record<Exclude<Family, 'markup' | 'none'>, [TokenKind, RegExp][]> = {
-  c: [['comment', /\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/y], ['string', /"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|`(?:\\.|[^`\\])*`?/y]],
-  hash: [['comment', /#[^\n]*/y], ['string', /"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?/y]],
-  css: [['comment', /\/\*[\s\S]*?(?:\*\/|$)/y], ['string', /"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?/y]],
-  sql: [['comment', /--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/y], ['string', /'(?:''|[^'])*'?/y]],
+  c: [
+    ['comment', /\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/y],
+    ['string', /"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|`(?:\\.|[^`\\])*`?/y],
+  ],
+  hash: [
+    ['comment', /#[^\n]*/y],
+    ['string', /"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?/y],
+  ],
+  css: [
+    ['comment', /\/\*[\s\S]*?(?:\*\/|$)/y],
+    ['string', /"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?/y],
+  ],
+  sql: [
+    ['comment', /--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/y],
+    ['string', /'(?:''|[^'])*'?/y],
+  ],
 };
 const COMMON: [TokenKind, RegExp][] = [
   ['number', /\b(?:0x[\da-f]+|\d+(?:\.\d+)?(?:e[+-]?\d+)?)\b/iy],

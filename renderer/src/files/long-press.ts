@@ -13,7 +13,12 @@ export const isCoarsePointer = (): boolean => matchMedia('(pointer: coarse)').ma
 const SLOP = 10;
 
 export function useLongPress<T>(onLong: (item: T) => void) {
-  const s = useRef<{ timer?: ReturnType<typeof setTimeout>; x: number; y: number; item?: T; touching: boolean; fired: boolean }>({ x: 0, y: 0, touching: false, fired: false });
+  const s = useRef<{ timer?: ReturnType<typeof setTimeout>; x: number; y: number; item?: T; touching: boolean; fired: boolean }>({
+    x: 0,
+    y: 0,
+    touching: false,
+    fired: false,
+  });
   const cb = useRef(onLong);
   cb.current = onLong;
   const stop = () => clearTimeout(s.current.timer);

@@ -24,12 +24,22 @@ export function OpsPanel() {
   const running = ops.filter((o) => RUNNING.has(o.status)).length;
 
   useEffect(() => {
-    listOps().then((r) => setOps(r.ops ?? []), () => {});
+    listOps().then(
+      (r) => setOps(r.ops ?? []),
+      () => {},
+    );
   }, []);
   // The stream carries op frames; polling while something runs covers a server without them.
   useEffect(() => {
     if (!running) return;
-    const h = setInterval(() => listOps().then((r) => setOps(r.ops ?? []), () => {}), 3000);
+    const h = setInterval(
+      () =>
+        listOps().then(
+          (r) => setOps(r.ops ?? []),
+          () => {},
+        ),
+      3000,
+    );
     return () => clearInterval(h);
   }, [running]);
 
@@ -49,9 +59,14 @@ export function OpsPanel() {
             <li key={o.id}>
               <div className="line">
                 <span>{o.label ?? o.kind}</span>
-                <span className="muted">{status(o)}{o.eta_seconds ? ` · ${t('ops.eta', { s: Math.round(o.eta_seconds) })}` : ''}</span>
+                <span className="muted">
+                  {status(o)}
+                  {o.eta_seconds ? ` · ${t('ops.eta', { s: Math.round(o.eta_seconds) })}` : ''}
+                </span>
                 {RUNNING.has(o.status) && (
-                  <button type="button" className="icon-btn" aria-label={t('ops.cancel')} onClick={() => cancelOp(o.id).catch(toast.error)}>✕</button>
+                  <button type="button" className="icon-btn" aria-label={t('ops.cancel')} onClick={() => cancelOp(o.id).catch(toast.error)}>
+                    ✕
+                  </button>
                 )}
               </div>
               <progress max={1} value={o.progress ?? 0} aria-label={o.label ?? o.kind} />
@@ -63,13 +78,27 @@ export function OpsPanel() {
                   {o.outputs.slice(0, 20).map((x, i) => (
                     <span key={x.path}>
                       {i > 0 && ', '}
-                      <a href={routeOf(parentPath(x.path))} title={x.path} onClick={(e) => { e.preventDefault(); navigate(routeOf(parentPath(x.path))); }}>{baseName(x.path)}</a>
+                      <a
+                        href={routeOf(parentPath(x.path))}
+                        title={x.path}
+                        onClick={(e) => {
+                          e.preventDefault();
+                          navigate(routeOf(parentPath(x.path)));
+                        }}
+                      >
+                        {baseName(x.path)}
+                      </a>
                     </span>
                   ))}
                 </p>
               )}
               {o.status === 'ok' && o.open && (
-                <button type="button" onClick={() => navigate(o.open!.view && o.plugin ? appRoute(o.plugin, o.open!.view, [o.open!.path]) : routeOf(parentPath(o.open!.path)))}>{t('ops.open')}</button>
+                <button
+                  type="button"
+                  onClick={() => navigate(o.open!.view && o.plugin ? appRoute(o.plugin, o.open!.view, [o.open!.path]) : routeOf(parentPath(o.open!.path)))}
+                >
+                  {t('ops.open')}
+                </button>
               )}
             </li>
           ))}

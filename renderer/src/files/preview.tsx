@@ -88,13 +88,35 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onOpenWith, onClo
       {!info && (
         <div className="actions spread">
           <span>
-            {onPrev && <button type="button" onClick={onPrev}>← {t('preview.prev')}</button>}
-            {onNext && <button type="button" onClick={onNext}>{t('preview.next')} →</button>}
+            {onPrev && (
+              <button type="button" onClick={onPrev}>
+                ← {t('preview.prev')}
+              </button>
+            )}
+            {onNext && (
+              <button type="button" onClick={onNext}>
+                {t('preview.next')} →
+              </button>
+            )}
           </span>
           <span>
             <span className="muted">{formatBytes(entry.size)} </span>
-            {onEdit && <button type="button" onClick={onEdit}>{t('files.edit')}</button>}
-            <a className="button" href={rawUrl(path, false)} download={entry.name} onClick={(e) => { e.preventDefault(); download(); }}>{t('files.download')}</a>
+            {onEdit && (
+              <button type="button" onClick={onEdit}>
+                {t('files.edit')}
+              </button>
+            )}
+            <a
+              className="button"
+              href={rawUrl(path, false)}
+              download={entry.name}
+              onClick={(e) => {
+                e.preventDefault();
+                download();
+              }}
+            >
+              {t('files.download')}
+            </a>
           </span>
         </div>
       )}
@@ -117,7 +139,12 @@ function TextPreview({ entry, path }: { entry: Entry; path: string }) {
       .catch((e) => !ctrl.signal.aborted && setError(errorText(e, t)));
     return () => ctrl.abort();
   }, [path, t]);
-  if (error) return <p className="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p className="error" role="alert">
+        {error}
+      </p>
+    );
   if (text === null) return <p aria-busy="true">{t('common.loading')}</p>;
   return (
     <>
@@ -127,7 +154,11 @@ function TextPreview({ entry, path }: { entry: Entry; path: string }) {
           {isMermaidName(entry.name) ? <MermaidView text={text} /> : <MarkdownView text={text} />}
         </Suspense>
       ) : (
-        <pre className="code" tabIndex={0}><code><Code text={text} name={entry.name} /></code></pre>
+        <pre className="code" tabIndex={0}>
+          <code>
+            <Code text={text} name={entry.name} />
+          </code>
+        </pre>
       )}
     </>
   );

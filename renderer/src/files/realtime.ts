@@ -32,7 +32,7 @@ export function useFolderEvents(folder: string, handlers: Handlers): void {
     // A paired device has no cookie: its stream goes over fetch with the key.
     const es = deviceKey() ? signedEventSource(url) : new EventSource(url);
     let opened = false;
-    const parse = <T,>(ev: Event): T | null => {
+    const parse = <T>(ev: Event): T | null => {
       try {
         return JSON.parse((ev as MessageEvent<string>).data) as T;
       } catch {

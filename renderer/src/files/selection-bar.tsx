@@ -17,7 +17,11 @@ export interface SelectionActions {
   download?: () => void;
 }
 
-const ORDER: Array<{ key: keyof SelectionActions; icon: ToolIconName; label: 'files.rename' | 'files.share' | 'files.move' | 'files.copy' | 'files.delete' | 'files.download' }> = [
+const ORDER: Array<{
+  key: keyof SelectionActions;
+  icon: ToolIconName;
+  label: 'files.rename' | 'files.share' | 'files.move' | 'files.copy' | 'files.delete' | 'files.download';
+}> = [
   { key: 'rename', icon: 'rename', label: 'files.rename' },
   { key: 'share', icon: 'share', label: 'files.share' },
   { key: 'move', icon: 'move', label: 'files.move' },

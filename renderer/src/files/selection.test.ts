@@ -52,7 +52,13 @@ describe('selection model', () => {
     const p = prune(all, ['a', 'c', 'e']);
     assert.deepEqual(sel(p), ['a', 'c', 'e']);
     assert.equal(prune(p, ['a', 'c', 'e', 'x']), p, 'unchanged state keeps its identity');
-    assert.equal(prune(click(emptySelection, keys, 'b'), keys.filter((k) => k !== 'b')).focus, null);
+    assert.equal(
+      prune(
+        click(emptySelection, keys, 'b'),
+        keys.filter((k) => k !== 'b'),
+      ).focus,
+      null,
+    );
     assert.deepEqual(ordered(click(click(emptySelection, keys, 'e'), keys, 'a', { toggle: true }), keys), ['a', 'e']);
   });
 });

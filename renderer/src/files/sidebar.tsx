@@ -16,7 +16,10 @@ export function Sidebar({ path, tick, onDropInto }: { path: string; tick: number
   const [rows, setRows] = useState<StorageQuota[] | null>(null);
   useEffect(() => {
     let live = true;
-    quotas().then((r) => live && setRows(r), () => live && setRows([]));
+    quotas().then(
+      (r) => live && setRows(r),
+      () => live && setRows([]),
+    );
     return () => {
       live = false;
     };
@@ -28,19 +31,33 @@ export function Sidebar({ path, tick, onDropInto }: { path: string; tick: number
       <h2 className="side-title">{t('files.tree')}</h2>
       <FolderTree path={path} tick={tick} onDropInto={onDropInto} />
       <section aria-labelledby="quota-title" className="quota" data-testid="quota">
-        <h2 className="side-title" id="quota-title">{t('quota.title')}</h2>
+        <h2 className="side-title" id="quota-title">
+          {t('quota.title')}
+        </h2>
         <ul>
           {rows?.map((r) => (
             <li key={r.name}>
-              <a href={routeOf(`/${r.name}`)} onClick={linkClick} aria-current={current === r.name ? 'location' : undefined}>{r.name}</a>
-              <div className="meter" role="meter" aria-valuemin={0} aria-valuemax={max} aria-valuenow={r.used_bytes} aria-label={r.name} aria-describedby="quota-hint">
+              <a href={routeOf(`/${r.name}`)} onClick={linkClick} aria-current={current === r.name ? 'location' : undefined}>
+                {r.name}
+              </a>
+              <div
+                className="meter"
+                role="meter"
+                aria-valuemin={0}
+                aria-valuemax={max}
+                aria-valuenow={r.used_bytes}
+                aria-label={r.name}
+                aria-describedby="quota-hint"
+              >
                 <span style={{ width: `${(100 * r.used_bytes) / max}%` }} />
               </div>
               <small>{t('quota.used', { used: formatBytes(r.used_bytes), n: r.file_count })}</small>
             </li>
           ))}
         </ul>
-        <p className="hint" id="quota-hint">{t('quota.bar_hint')}</p>
+        <p className="hint" id="quota-hint">
+          {t('quota.bar_hint')}
+        </p>
       </section>
     </aside>
   );

@@ -54,12 +54,20 @@ export function TextEditor({ path, etag: openedAt, onSaved, onClose }: { path: s
 
   return (
     <Dialog title={t('editor.title', { name })} onClose={onClose} wide canClose={() => !dirty || confirm(t('editor.discard'))}>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       {text === null ? (
         !error && <p aria-busy="true">{t('common.loading')}</p>
       ) : (
         <div className="editor">
-          <pre ref={under} className="code" aria-hidden="true"><code><Code text={text + '\n'} name={name} /></code></pre>
+          <pre ref={under} className="code" aria-hidden="true">
+            <code>
+              <Code text={text + '\n'} name={name} />
+            </code>
+          </pre>
           <textarea
             aria-label={t('editor.title', { name })}
             spellCheck={false}
@@ -80,10 +88,16 @@ export function TextEditor({ path, etag: openedAt, onSaved, onClose }: { path: s
         </div>
       )}
       <div className="actions spread">
-        <span className="muted" aria-live="polite">{dirty ? t('editor.unsaved') : ''}</span>
+        <span className="muted" aria-live="polite">
+          {dirty ? t('editor.unsaved') : ''}
+        </span>
         <span>
-          <button type="button" onClick={() => (!dirty || confirm(t('editor.discard'))) && onClose()}>{t('common.close')}</button>
-          <button type="button" className="primary" disabled={!dirty || busy} onClick={() => void save()}>{t('common.save')}</button>
+          <button type="button" onClick={() => (!dirty || confirm(t('editor.discard'))) && onClose()}>
+            {t('common.close')}
+          </button>
+          <button type="button" className="primary" disabled={!dirty || busy} onClick={() => void save()}>
+            {t('common.save')}
+          </button>
         </span>
       </div>
     </Dialog>

@@ -27,7 +27,15 @@ export function TileThumb({ e }: { e: Entry }) {
   return (
     <div className={`thumb${page ? ' page' : ''}`} data-thumb={e.thumb_url ? load : 'none'}>
       {e.thumb_url && load !== 'failed' ? (
-        <SignedImg src={e.thumb_url} alt="" loading="lazy" decoding="async" className={shown ? 'shown' : undefined} onLoad={() => setLoad('loaded')} onError={() => setLoad('failed')} />
+        <SignedImg
+          src={e.thumb_url}
+          alt=""
+          loading="lazy"
+          decoding="async"
+          className={shown ? 'shown' : undefined}
+          onLoad={() => setLoad('loaded')}
+          onError={() => setLoad('failed')}
+        />
       ) : null}
       {!shown && <FileIcon entry={e} size={56} />}
       {shown && page && (

@@ -23,13 +23,10 @@ export function TrashPage() {
   const [busy, setBusy] = useState(false);
 
   const load = useCallback(() => {
-    listTrash().then(
-      (r) => {
-        setItems(r.items);
-        setChosen((c) => new Set([...c].filter((id) => r.items.some((i) => i.id === id))));
-      },
-      setError,
-    );
+    listTrash().then((r) => {
+      setItems(r.items);
+      setChosen((c) => new Set([...c].filter((id) => r.items.some((i) => i.id === id))));
+    }, setError);
   }, []);
   useEffect(load, [load]);
 
@@ -68,13 +65,25 @@ export function TrashPage() {
     <section className="page" aria-labelledby="trash-title">
       <h1 id="trash-title">{t('trash.title')}</h1>
       <p className="hint">{t('trash.retention')}</p>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       <div className="toolbar trash-bar">
-        <button type="button" disabled={!ids.length || busy} onClick={() => void restore(ids)}>{t('trash.restore')}</button>
-        <button type="button" className="danger" disabled={!ids.length || busy} onClick={() => setConfirm({ kind: 'purge', ids })}>{t('trash.purge')}</button>
+        <button type="button" disabled={!ids.length || busy} onClick={() => void restore(ids)}>
+          {t('trash.restore')}
+        </button>
+        <button type="button" className="danger" disabled={!ids.length || busy} onClick={() => setConfirm({ kind: 'purge', ids })}>
+          {t('trash.purge')}
+        </button>
         <span className="grow" />
-        <span className="muted" aria-live="polite">{t('trash.count', { n: all.length })}</span>
-        <button type="button" className="danger" disabled={!all.length || busy} onClick={() => setConfirm({ kind: 'empty' })}>{t('trash.empty_all')}</button>
+        <span className="muted" aria-live="polite">
+          {t('trash.count', { n: all.length })}
+        </span>
+        <button type="button" className="danger" disabled={!all.length || busy} onClick={() => setConfirm({ kind: 'empty' })}>
+          {t('trash.empty_all')}
+        </button>
       </div>
       {items && all.length === 0 && <p className="empty">{t('trash.empty')}</p>}
       {all.length > 0 && (
@@ -83,29 +92,44 @@ export function TrashPage() {
             <thead>
               <tr>
                 <th scope="col">
-                  <input type="checkbox" aria-label={t('trash.select_all')} checked={chosen.size === all.length} onChange={(e) => setChosen(new Set(e.target.checked ? all.map((i) => i.id) : []))} />
+                  <input
+                    type="checkbox"
+                    aria-label={t('trash.select_all')}
+                    checked={chosen.size === all.length}
+                    onChange={(e) => setChosen(new Set(e.target.checked ? all.map((i) => i.id) : []))}
+                  />
                 </th>
                 <th scope="col">{t('trash.name')}</th>
                 <th scope="col">{t('trash.from')}</th>
                 <th scope="col">{t('trash.size')}</th>
                 <th scope="col">{t('trash.when')}</th>
                 <th scope="col">{t('trash.by')}</th>
-                <th scope="col"><span className="sr-only">{t('trash.restore')}</span></th>
+                <th scope="col">
+                  <span className="sr-only">{t('trash.restore')}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {all.map((i) => (
                 <tr key={i.id} className={chosen.has(i.id) ? 'selected' : undefined}>
-                  <td><input type="checkbox" aria-label={t('trash.select', { name: i.name })} checked={chosen.has(i.id)} onChange={() => toggle(i.id)} /></td>
+                  <td>
+                    <input type="checkbox" aria-label={t('trash.select', { name: i.name })} checked={chosen.has(i.id)} onChange={() => toggle(i.id)} />
+                  </td>
                   <td className="wrap">
-                    <span className="c-name"><FileIcon entry={{ name: i.name, type: i.type }} /> {i.name}</span>
+                    <span className="c-name">
+                      <FileIcon entry={{ name: i.name, type: i.type }} /> {i.name}
+                    </span>
                     {i.reason === 'infected' && <span className="pill expired">{t('trash.reason.infected')}</span>}
                   </td>
                   <td className="wrap muted">{i.path.slice(0, i.path.lastIndexOf('/')) || '/'}</td>
                   <td>{i.type === 'dir' ? '' : formatBytes(i.size)}</td>
                   <td>{formatDate(i.deleted_at, lang)}</td>
                   <td className="muted">{i.deleted_by ?? ''}</td>
-                  <td><button type="button" className="small" disabled={busy} onClick={() => void restore([i.id])}>{t('trash.restore')}</button></td>
+                  <td>
+                    <button type="button" className="small" disabled={busy} onClick={() => void restore([i.id])}>
+                      {t('trash.restore')}
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -57,7 +57,14 @@ export function useListing(path: string, sort: SortKey, dir: SortDir): ListingAp
           const now = Date.now();
           if (done || (!soft && (shownAt === 0 || now - shownAt >= PUBLISH_MS))) {
             shownAt = now;
-            setState({ entries: done ? rows : rows.slice(), total: Math.max(page.total, rows.length), storage: page.storage ?? null, loading: !done, complete: done, error: null });
+            setState({
+              entries: done ? rows : rows.slice(),
+              total: Math.max(page.total, rows.length),
+              storage: page.storage ?? null,
+              loading: !done,
+              complete: done,
+              error: null,
+            });
           }
           if (done || ctrl.signal.aborted) return;
           cursor = page.next_cursor;

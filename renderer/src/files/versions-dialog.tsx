@@ -44,7 +44,11 @@ export function VersionsDialog({ path, onRestored, onClose }: { path: string; on
   return (
     <Dialog title={t('versions.title', { name })} onClose={onClose} wide>
       <p className="hint">{t('versions.intro')}</p>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {rows && rows.length === 0 && <p className="empty">{t('versions.empty')}</p>}
       {rows && rows.length > 0 && (
         <div className="table-wrap">
@@ -53,7 +57,9 @@ export function VersionsDialog({ path, onRestored, onClose }: { path: string; on
               <tr>
                 <th scope="col">{t('versions.when')}</th>
                 <th scope="col">{t('versions.size')}</th>
-                <th scope="col"><span className="sr-only">{t('versions.restore')}</span></th>
+                <th scope="col">
+                  <span className="sr-only">{t('versions.restore')}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -64,11 +70,17 @@ export function VersionsDialog({ path, onRestored, onClose }: { path: string; on
                     <span className="muted versions-ago"> · {formatRelative(v.created_at, lang)}</span>
                   </td>
                   <td>{formatBytes(v.size)}</td>
-                  <td><div className="row-actions">
-                    <ViewLink url={versionUrl(path, v.id, true)} label={t('versions.view')} />
-                    <button type="button" className="small" onClick={() => saveSigned(versionUrl(path, v.id, false), name).catch(toast.error)}>{t('versions.download')}</button>
-                    <button type="button" className="small" data-autofocus={i === 0 || undefined} disabled={busy} onClick={() => setAsking(v)}>{t('versions.restore')}</button>
-                  </div></td>
+                  <td>
+                    <div className="row-actions">
+                      <ViewLink url={versionUrl(path, v.id, true)} label={t('versions.view')} />
+                      <button type="button" className="small" onClick={() => saveSigned(versionUrl(path, v.id, false), name).catch(toast.error)}>
+                        {t('versions.download')}
+                      </button>
+                      <button type="button" className="small" data-autofocus={i === 0 || undefined} disabled={busy} onClick={() => setAsking(v)}>
+                        {t('versions.restore')}
+                      </button>
+                    </div>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -76,9 +88,13 @@ export function VersionsDialog({ path, onRestored, onClose }: { path: string; on
         </div>
       )}
       {asking && (
-        <ConfirmDialog title={t('versions.confirm_title')}
+        <ConfirmDialog
+          title={t('versions.confirm_title')}
           text={t('versions.confirm_text', { name, when: formatDateSeconds(asking.created_at, lang), size: formatBytes(asking.size) })}
-          confirmLabel={t('versions.restore')} onConfirm={() => void restore(asking)} onClose={() => setAsking(null)} />
+          confirmLabel={t('versions.restore')}
+          onConfirm={() => void restore(asking)}
+          onClose={() => setAsking(null)}
+        />
       )}
     </Dialog>
   );
@@ -101,5 +117,9 @@ function ViewLink({ url, label }: { url: string; label: string }) {
         toast.error(err);
       });
   };
-  return <a className="button small" href={url} target="_blank" rel="noopener" onClick={open}>{label}</a>;
+  return (
+    <a className="button small" href={url} target="_blank" rel="noopener" onClick={open}>
+      {label}
+    </a>
+  );
 }

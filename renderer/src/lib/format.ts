@@ -31,7 +31,14 @@ export function formatDateSeconds(iso: string | null | undefined, lang: string):
   return d.toLocaleString(lang, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
-const SPANS: Array<[Intl.RelativeTimeFormatUnit, number]> = [['second', 60], ['minute', 60], ['hour', 24], ['day', 30], ['month', 12], ['year', Infinity]];
+const SPANS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 30],
+  ['month', 12],
+  ['year', Infinity],
+];
 
 /** "2 minutes ago", "yesterday", "now" in the reader's language; empty for an unreadable value. */
 export function formatRelative(iso: string | null | undefined, lang: string, now = Date.now()): string {

@@ -13,10 +13,19 @@ test('names sort naturally and case-insensitively', () => {
 
 test('folders come first in both directions; size and date sort with name as tie-break', () => {
   const rows = [e('b', 'file', 5), e('z', 'dir'), e('a', 'file', 5), e('c', 'file', 1)];
-  assert.deepEqual([...rows].sort(entryComparator('size', 'asc')).map((r) => r.name), ['z', 'c', 'a', 'b']);
-  assert.deepEqual([...rows].sort(entryComparator('size', 'desc')).map((r) => r.name), ['z', 'b', 'a', 'c']);
+  assert.deepEqual(
+    [...rows].sort(entryComparator('size', 'asc')).map((r) => r.name),
+    ['z', 'c', 'a', 'b'],
+  );
+  assert.deepEqual(
+    [...rows].sort(entryComparator('size', 'desc')).map((r) => r.name),
+    ['z', 'b', 'a', 'c'],
+  );
   const dated = [e('x', 'file', 0, '2026-03-01T00:00:00Z'), e('y', 'file', 0, '2025-03-01T00:00:00Z')];
-  assert.deepEqual(dated.sort(entryComparator('modified', 'asc')).map((r) => r.name), ['y', 'x']);
+  assert.deepEqual(
+    dated.sort(entryComparator('modified', 'asc')).map((r) => r.name),
+    ['y', 'x'],
+  );
 });
 
 test('insertion index keeps the list sorted', () => {

@@ -12,7 +12,10 @@ test('NFS mount commands: Linux, libnfs URL and macOS with one port for MOUNT an
 
 test('NFS mount commands: spaces, quotes and IPv6 stay one argument', () => {
   const [linux, url, mac] = nfsMountCommands('fd00::5', '2050', "/Box/Tom's Films");
-  assert.equal(linux.value, `sudo mkdir -p /mnt/Tom-s-Films && sudo mount -t nfs -o vers=3,tcp,port=2050,mountport=2050 '[fd00::5]:/Box/Tom'\\''s Films' /mnt/Tom-s-Films`);
+  assert.equal(
+    linux.value,
+    `sudo mkdir -p /mnt/Tom-s-Films && sudo mount -t nfs -o vers=3,tcp,port=2050,mountport=2050 '[fd00::5]:/Box/Tom'\\''s Films' /mnt/Tom-s-Films`,
+  );
   assert.equal(url.value, "nfs://[fd00::5]/Box/Tom's%20Films?nfsport=2050&mountport=2050&version=3");
   assert.match(mac.value, /^mkdir -p ~\/Tom-s-Films && /);
 });

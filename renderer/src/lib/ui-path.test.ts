@@ -9,7 +9,10 @@ test('UI paths join, split and round-trip through routes', () => {
   assert.equal(parentPath('/home/a/b'), '/home/a');
   assert.equal(parentPath('/home'), '/');
   assert.equal(baseName('/home/a b.txt'), 'a b.txt');
-  assert.deepEqual(crumbs('/s/x'), [{ name: 's', path: '/s' }, { name: 'x', path: '/s/x' }]);
+  assert.deepEqual(crumbs('/s/x'), [
+    { name: 's', path: '/s' },
+    { name: 'x', path: '/s/x' },
+  ]);
   assert.ok(isInside('/s/a/b', '/s/a'));
   assert.ok(!isInside('/s/ab', '/s/a'));
   assert.equal(storageOf('/s/a'), 's');

@@ -43,13 +43,18 @@ export function storageOf(p: string): string | null {
 
 /** The browser route of a folder: `/files` + UI path, each segment URL-encoded. */
 export function routeOf(uiPath: string): string {
-  return `/files${crumbs(uiPath).map((c) => `/${encodeURIComponent(c.name)}`).join('')}`;
+  return `/files${crumbs(uiPath)
+    .map((c) => `/${encodeURIComponent(c.name)}`)
+    .join('')}`;
 }
 
 /** Inverse of routeOf for the current location. */
 export function uiPathOfRoute(pathname: string): string {
   const rest = pathname.replace(/^\/files/, '');
-  const segs = rest.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  const segs = rest
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
   return segs.length ? `/${segs.join('/')}` : '/';
 }
 

@@ -90,12 +90,26 @@ export default function EditorPage() {
   return (
     <div className="office-page">
       <header className="office-bar">
-        <button type="button" onClick={back}>← {t('office.back')}</button>
+        <button type="button" onClick={back}>
+          ← {t('office.back')}
+        </button>
         <h1>{baseName(path) || t('office.title')}</h1>
-        {mode === 'view' && <span className="muted" data-testid="office-view-only">{t('office.view_only')}</span>}
+        {mode === 'view' && (
+          <span className="muted" data-testid="office-view-only">
+            {t('office.view_only')}
+          </span>
+        )}
       </header>
-      {error && <p className="error office-error" role="alert">{error}</p>}
-      {!error && mode === 'loading' && <p aria-busy="true" className="office-error">{t('common.loading')}</p>}
+      {error && (
+        <p className="error office-error" role="alert">
+          {error}
+        </p>
+      )}
+      {!error && mode === 'loading' && (
+        <p aria-busy="true" className="office-error">
+          {t('common.loading')}
+        </p>
+      )}
       <div className="office-frame" ref={host} data-testid="office-frame" hidden={!!error} />
     </div>
   );

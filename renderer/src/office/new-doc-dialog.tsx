@@ -11,7 +11,11 @@ import { FormFooter } from '../ui/forms';
 import { useSubmit } from '../ui/use-submit';
 
 const GROUP: Record<string, MessageKey> = {
-  word: 'newdoc.word', cell: 'newdoc.cell', slide: 'newdoc.slide', text: 'newdoc.text', diagram: 'newdoc.diagram',
+  word: 'newdoc.word',
+  cell: 'newdoc.cell',
+  slide: 'newdoc.slide',
+  text: 'newdoc.text',
+  diagram: 'newdoc.diagram',
 };
 
 const stem = (name: string) => (name.lastIndexOf('.') > 0 ? name.slice(0, name.lastIndexOf('.')) : name);
@@ -43,7 +47,9 @@ export function NewDocDialog({ types, onSubmit, onClose }: Props) {
           {t('newdoc.type')}
           <select value={type.ext} onChange={(e) => pick(e.target.value)}>
             {types.map((x) => (
-              <option key={x.ext} value={x.ext}>{GROUP[x.group] ? t(GROUP[x.group]) : x.group} (.{x.ext})</option>
+              <option key={x.ext} value={x.ext}>
+                {GROUP[x.group] ? t(GROUP[x.group]) : x.group} (.{x.ext})
+              </option>
             ))}
           </select>
         </label>

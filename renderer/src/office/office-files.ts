@@ -19,7 +19,9 @@ const EDITOR_EXTS = new Set(
     'doc docx docm dot dotx dotm odt ott rtf epub fodt mht xps wps',
     'xls xlsx xlsm xlt xltx xltm xlsb ods ots fods et ett',
     'ppt pptx pptm pot potx potm pps ppsx ppsm odp otp fodp dps dpt',
-  ].join(' ').split(' '),
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /** What LibreOffice turns into a PDF rendition (server/thumbs kinds' office list, csv left to the text preview). */

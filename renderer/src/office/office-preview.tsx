@@ -32,7 +32,12 @@ export function OfficePdfPreview({ path, name }: { path: string; name: string })
     return () => ctrl.abort();
   }, [url, t]);
   const src = useSignedSrc(ready ? url : undefined);
-  if (error) return <p className="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p className="error" role="alert">
+        {error}
+      </p>
+    );
   if (!src) return <p aria-busy="true">{t('office.converting')}</p>;
   return <iframe src={src} title={name} data-testid="office-pdf" />;
 }

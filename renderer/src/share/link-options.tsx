@@ -12,7 +12,13 @@ export interface LinkOptionsState {
 
 export const defaultOptions: LinkOptionsState = { ttl: '168h', pinMode: 'none', pin: '', max: '', comment: '' };
 
-const TTLS = [['1h', 'share.expiry.1h'], ['24h', 'share.expiry.1d'], ['168h', 'share.expiry.7d'], ['720h', 'share.expiry.30d'], ['', 'share.expiry.never']] as const;
+const TTLS = [
+  ['1h', 'share.expiry.1h'],
+  ['24h', 'share.expiry.1d'],
+  ['168h', 'share.expiry.7d'],
+  ['720h', 'share.expiry.30d'],
+  ['', 'share.expiry.never'],
+] as const;
 
 /** The request fields of the chosen options (an empty TTL asks for no expiry; the server may clamp it). */
 export function optionsToInput(o: LinkOptionsState): ShareInput {
@@ -32,7 +38,11 @@ export function LinkOptions({ value: o, onChange, downloads }: { value: LinkOpti
       <label>
         {t('share.expiry')}
         <select value={o.ttl} onChange={(e) => set({ ttl: e.target.value })}>
-          {TTLS.map(([v, k]) => <option key={v} value={v}>{t(k)}</option>)}
+          {TTLS.map(([v, k]) => (
+            <option key={v} value={v}>
+              {t(k)}
+            </option>
+          ))}
         </select>
       </label>
       <fieldset className="radios">

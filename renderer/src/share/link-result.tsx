@@ -25,17 +25,25 @@ export function LinkResult({ link, asked, downloads }: { link: ShareCreated; ask
         <div className="warn" role="status" data-testid="loopback-note">
           <p>{t('share.loopback', { host: new URL(link.url).host })}</p>
           {others.length > 0 && <p>{t('share.loopback.offer')}</p>}
-          {others.map((u, i) => <CopyField key={u} label={i === 0 ? t('share.loopback.network') : t('share.loopback.other')} value={u} />)}
+          {others.map((u, i) => (
+            <CopyField key={u} label={i === 0 ? t('share.loopback.network') : t('share.loopback.other')} value={u} />
+          ))}
           {others.length === 0 && <p>{t(reach.loopback_only ? 'share.loopback.local_only' : 'share.loopback.none')}</p>}
         </div>
       )}
       <ul className="link-facts" data-testid="link-facts">
-        {link.pin && <li className="pin" role="alert">{t('share.pin_once', { pin: link.pin })}</li>}
+        {link.pin && (
+          <li className="pin" role="alert">
+            {t('share.pin_once', { pin: link.pin })}
+          </li>
+        )}
         {!link.pin && asked.pin && <li>{t('share.confirm.pin_own')}</li>}
         {downloads && <li>{link.max_downloads ? t('share.confirm.cap', { n: link.max_downloads }) : t('share.confirm.no_cap')}</li>}
         <li>{link.expires_at ? t('share.expires', { date: formatDate(link.expires_at, lang) }) : t('share.confirm.never')}</li>
         {link.expires_at && !asked.ttl && (
-          <li className="hint">{t('share.clamped_never', { n: ceilingDays(link.expires_at), days: ceilingDays(link.expires_at), date: formatDate(link.expires_at, lang) })}</li>
+          <li className="hint">
+            {t('share.clamped_never', { n: ceilingDays(link.expires_at), days: ceilingDays(link.expires_at), date: formatDate(link.expires_at, lang) })}
+          </li>
         )}
         {link.expiry_clamped && asked.ttl && <li className="hint">{t('share.clamped')}</li>}
       </ul>

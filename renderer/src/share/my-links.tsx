@@ -36,7 +36,11 @@ export function MyLinks() {
   return (
     <section className="page">
       <h1>{t('links.title')}</h1>
-      {error ? <p className="error" role="alert">{errorText(error, t)}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      ) : null}
       {rows && rows.length === 0 && <p className="empty">{t('links.empty')}</p>}
       {rows && rows.length > 0 && (
         <div className="table-wrap">
@@ -48,7 +52,9 @@ export function MyLinks() {
                 <th scope="col">{t('links.downloads')}</th>
                 <th scope="col">{t('links.expires')}</th>
                 <th scope="col">{t('links.status')}</th>
-                <th scope="col"><span className="sr-only">{t('links.revoke')}</span></th>
+                <th scope="col">
+                  <span className="sr-only">{t('links.revoke')}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -57,24 +63,58 @@ export function MyLinks() {
                 return (
                   <tr key={s.id}>
                     <td>
-                      <a href={s.url} target="_blank" rel="noreferrer">{fromSharePath(s.path)}</a>
-                      {s.requires_pin && <> <span className="pill">{t('share.pin.value')}</span></>}
+                      <a href={s.url} target="_blank" rel="noreferrer">
+                        {fromSharePath(s.path)}
+                      </a>
+                      {s.requires_pin && (
+                        <>
+                          {' '}
+                          <span className="pill">{t('share.pin.value')}</span>
+                        </>
+                      )}
                       {s.comment && <div className="muted">{s.comment}</div>}
                     </td>
                     <td>{t(s.kind === 'drop' ? 'links.kind.drop' : 'links.kind.share')}</td>
-                    <td>{s.kind === 'drop' ? <DropUses s={s} /> : <>{s.downloads ?? 0}{s.max_downloads ? ` / ${s.max_downloads}` : ''}</>}</td>
+                    <td>
+                      {s.kind === 'drop' ? (
+                        <DropUses s={s} />
+                      ) : (
+                        <>
+                          {s.downloads ?? 0}
+                          {s.max_downloads ? ` / ${s.max_downloads}` : ''}
+                        </>
+                      )}
+                    </td>
                     <td>{s.expires_at ? formatDate(s.expires_at, lang) : t('common.never')}</td>
                     <td>
                       <span className={`pill ${st}`}>{t(`links.status.${st}`)}</span>
-                      {st === 'suspended' && <div className="muted">{t(s.suspended_reason === 'accelerator' ? 'links.suspended.accelerator' : 'links.suspended.addresses')}</div>}
-                    </td>
-                    <td><div className="row-actions">
-                      {st === 'active' && <button type="button" className="small" onClick={() => void copy(s.url)}>{t('links.copy')}</button>}
                       {st === 'suspended' && (
-                        <button type="button" className="small" onClick={() => void resumeShare(s.id).then(() => (toast.info(t('links.resumed')), load()), toast.error)}>{t('links.resume')}</button>
+                        <div className="muted">{t(s.suspended_reason === 'accelerator' ? 'links.suspended.accelerator' : 'links.suspended.addresses')}</div>
                       )}
-                      {(st === 'active' || st === 'suspended') && <button type="button" className="danger small" onClick={() => setRevoking(s)}>{t('links.revoke')}</button>}
-                    </div></td>
+                    </td>
+                    <td>
+                      <div className="row-actions">
+                        {st === 'active' && (
+                          <button type="button" className="small" onClick={() => void copy(s.url)}>
+                            {t('links.copy')}
+                          </button>
+                        )}
+                        {st === 'suspended' && (
+                          <button
+                            type="button"
+                            className="small"
+                            onClick={() => void resumeShare(s.id).then(() => (toast.info(t('links.resumed')), load()), toast.error)}
+                          >
+                            {t('links.resume')}
+                          </button>
+                        )}
+                        {(st === 'active' || st === 'suspended') && (
+                          <button type="button" className="danger small" onClick={() => setRevoking(s)}>
+                            {t('links.revoke')}
+                          </button>
+                        )}
+                      </div>
+                    </td>
                   </tr>
                 );
               })}
@@ -83,8 +123,14 @@ export function MyLinks() {
         </div>
       )}
       {revoking && (
-        <ConfirmDialog title={t('links.revoke')} text={t('links.confirm_revoke')} confirmLabel={t('links.revoke')} danger onClose={() => setRevoking(null)}
-          onConfirm={() => void revokeShare(revoking.id).then(load, toast.error)} />
+        <ConfirmDialog
+          title={t('links.revoke')}
+          text={t('links.confirm_revoke')}
+          confirmLabel={t('links.revoke')}
+          danger
+          onClose={() => setRevoking(null)}
+          onConfirm={() => void revokeShare(revoking.id).then(load, toast.error)}
+        />
       )}
     </section>
   );

@@ -22,7 +22,10 @@ export function RequestDialog({ path, onClose }: { path: string; onClose: () => 
         drop_settings: {
           max_files: Number(drop.max_files),
           max_file_size_mb: Number(drop.max_file_size_mb),
-          allowed_ext: drop.allowed_ext.split(/[\s,]+/).map((x) => x.replace(/^\./, '').toLowerCase()).filter(Boolean),
+          allowed_ext: drop.allowed_ext
+            .split(/[\s,]+/)
+            .map((x) => x.replace(/^\./, '').toLowerCase())
+            .filter(Boolean),
           ask_name: drop.ask_name,
         },
         ...(drop.max_uploads ? { max_uploads: Number(drop.max_uploads) } : {}),
@@ -37,11 +40,26 @@ export function RequestDialog({ path, onClose }: { path: string; onClose: () => 
       ) : (
         <form className="form" onSubmit={submit}>
           <LinkOptions value={opts} onChange={setOpts} />
-          <label>{t('request.max_files')}<input type="number" min={1} required value={drop.max_files} onChange={(e) => setDrop({ ...drop, max_files: e.target.value })} /></label>
-          <label>{t('request.max_file_size_mb')}<input type="number" min={1} required value={drop.max_file_size_mb} onChange={(e) => setDrop({ ...drop, max_file_size_mb: e.target.value })} /></label>
-          <label>{t('request.allowed_ext')}<input value={drop.allowed_ext} placeholder="pdf, jpg" onChange={(e) => setDrop({ ...drop, allowed_ext: e.target.value })} /></label>
-          <label>{t('request.max_uploads')}<input type="number" min={1} value={drop.max_uploads} onChange={(e) => setDrop({ ...drop, max_uploads: e.target.value })} /></label>
-          <label className="check"><input type="checkbox" checked={drop.ask_name} onChange={(e) => setDrop({ ...drop, ask_name: e.target.checked })} />{t('request.ask_name')}</label>
+          <label>
+            {t('request.max_files')}
+            <input type="number" min={1} required value={drop.max_files} onChange={(e) => setDrop({ ...drop, max_files: e.target.value })} />
+          </label>
+          <label>
+            {t('request.max_file_size_mb')}
+            <input type="number" min={1} required value={drop.max_file_size_mb} onChange={(e) => setDrop({ ...drop, max_file_size_mb: e.target.value })} />
+          </label>
+          <label>
+            {t('request.allowed_ext')}
+            <input value={drop.allowed_ext} placeholder="pdf, jpg" onChange={(e) => setDrop({ ...drop, allowed_ext: e.target.value })} />
+          </label>
+          <label>
+            {t('request.max_uploads')}
+            <input type="number" min={1} value={drop.max_uploads} onChange={(e) => setDrop({ ...drop, max_uploads: e.target.value })} />
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={drop.ask_name} onChange={(e) => setDrop({ ...drop, ask_name: e.target.checked })} />
+            {t('request.ask_name')}
+          </label>
           <FormFooter error={error} disabled={busy} submitLabel={t('share.create')} onCancel={onClose} />
         </form>
       )}

@@ -23,7 +23,9 @@ export function CopyField({ label, value, testId }: { label: string; value: stri
       {label}
       <span className="row-input">
         <input id={id} readOnly value={value} data-testid={testId} onFocus={(e) => e.target.select()} />
-        <button type="button" onClick={() => void copy()}>{copied ? t('common.copied') : t('common.copy')}</button>
+        <button type="button" onClick={() => void copy()}>
+          {copied ? t('common.copied') : t('common.copy')}
+        </button>
       </span>
     </label>
   );

@@ -24,7 +24,9 @@ export function Dialog({ title, onClose, children, wide, canClose }: Props) {
   useEffect(() => {
     const d = ref.current!;
     if (!d.open) d.showModal();
-    const first = d.querySelector<HTMLElement>('[data-autofocus]') ?? d.querySelector<HTMLElement>('.dialog-body :is(input:not([type=hidden]):not([readonly]), select, textarea)');
+    const first =
+      d.querySelector<HTMLElement>('[data-autofocus]') ??
+      d.querySelector<HTMLElement>('.dialog-body :is(input:not([type=hidden]):not([readonly]), select, textarea)');
     first?.focus();
     return () => d.close();
   }, []);

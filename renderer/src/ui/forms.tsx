@@ -60,8 +60,17 @@ export function ConfirmDialog({ title, text, confirmLabel, danger, onConfirm, on
     <Dialog title={title} onClose={onClose}>
       <p>{text}</p>
       <div className="actions">
-        <button type="button" data-autofocus onClick={onClose}>{t('common.cancel')}</button>
-        <button type="button" className={danger ? 'danger' : 'primary'} onClick={() => { onConfirm(); onClose(); }}>
+        <button type="button" data-autofocus onClick={onClose}>
+          {t('common.cancel')}
+        </button>
+        <button
+          type="button"
+          className={danger ? 'danger' : 'primary'}
+          onClick={() => {
+            onConfirm();
+            onClose();
+          }}
+        >
           {confirmLabel}
         </button>
       </div>
@@ -70,14 +79,32 @@ export function ConfirmDialog({ title, text, confirmLabel, danger, onConfirm, on
 }
 
 /** The end of every dialog form: the envelope's message when the last submit failed, then Cancel and the submit button. */
-export function FormFooter({ error, disabled, submitLabel, onCancel }: { error: string | null; disabled?: boolean; submitLabel: string; onCancel: () => void }) {
+export function FormFooter({
+  error,
+  disabled,
+  submitLabel,
+  onCancel,
+}: {
+  error: string | null;
+  disabled?: boolean;
+  submitLabel: string;
+  onCancel: () => void;
+}) {
   const { t } = useI18n();
   return (
     <>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       <div className="actions">
-        <button type="button" onClick={onCancel}>{t('common.cancel')}</button>
-        <button type="submit" className="primary" disabled={disabled}>{submitLabel}</button>
+        <button type="button" onClick={onCancel}>
+          {t('common.cancel')}
+        </button>
+        <button type="submit" className="primary" disabled={disabled}>
+          {submitLabel}
+        </button>
       </div>
     </>
   );

@@ -8,7 +8,11 @@ export function NotFoundPage({ path }: { path: string }) {
     <section className="not-found" aria-labelledby="not-found-title" data-testid="not-found">
       <h1 id="not-found-title">{t('notfound.title')}</h1>
       <p>{t('notfound.text', { path })}</p>
-      <p><a className="button primary" href="/files" onClick={linkClick}>{t('notfound.back')}</a></p>
+      <p>
+        <a className="button primary" href="/files" onClick={linkClick}>
+          {t('notfound.back')}
+        </a>
+      </p>
     </section>
   );
 }

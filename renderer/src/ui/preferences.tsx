@@ -17,11 +17,20 @@ export function Preferences() {
         <span className="sr-only">{t('nav.language')}</span>
         <select value={lang} onChange={(e) => isLang(e.target.value) && setLang(e.target.value)} aria-label={t('nav.language')}>
           {Object.entries(LANGS).map(([k, v]) => (
-            <option key={k} value={k}>{v}</option>
+            <option key={k} value={k}>
+              {v}
+            </option>
           ))}
         </select>
       </label>
-      <button type="button" className="icon-btn" onClick={toggle} aria-pressed={theme === 'dark'} aria-label={t('nav.theme')} title={theme === 'dark' ? t('nav.theme.light') : t('nav.theme.dark')}>
+      <button
+        type="button"
+        className="icon-btn"
+        onClick={toggle}
+        aria-pressed={theme === 'dark'}
+        aria-label={t('nav.theme')}
+        title={theme === 'dark' ? t('nav.theme.light') : t('nav.theme.dark')}
+      >
         {theme === 'dark' ? '☀' : '☾'}
       </button>
     </div>

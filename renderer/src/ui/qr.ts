@@ -10,7 +10,10 @@ export function useQrCode(text: string | null, width: number): string | null {
     if (text)
       import('qrcode')
         .then((m) => (m.default ?? m).toDataURL(text, { margin: 1, width }))
-        .then((d) => live && setQr(d), () => {});
+        .then(
+          (d) => live && setQr(d),
+          () => {},
+        );
     return () => {
       live = false;
     };

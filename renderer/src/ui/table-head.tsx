@@ -7,8 +7,14 @@ export function ActionsTableHead({ columns }: { columns: ReactNode[] }) {
   return (
     <thead>
       <tr>
-        {columns.map((c, i) => <th key={i} scope="col">{c}</th>)}
-        <th scope="col"><span className="sr-only">{t('files.actions', { name: '' })}</span></th>
+        {columns.map((c, i) => (
+          <th key={i} scope="col">
+            {c}
+          </th>
+        ))}
+        <th scope="col">
+          <span className="sr-only">{t('files.actions', { name: '' })}</span>
+        </th>
       </tr>
     </thead>
   );

@@ -9,7 +9,15 @@ import type { PendingRecord, PendingStore, Transport } from './upload-queue';
 import { authHeaders } from '../device/device-key';
 
 /** One XHR as a promise: resolves with the response, rejects with ApiError / AbortError. */
-function send(method: string, url: string, body: XMLHttpRequestBodyInit, headers: Record<string, string>, onProgress: (n: number) => void, signal: AbortSignal, sameOrigin = true): Promise<XMLHttpRequest> {
+function send(
+  method: string,
+  url: string,
+  body: XMLHttpRequestBodyInit,
+  headers: Record<string, string>,
+  onProgress: (n: number) => void,
+  signal: AbortSignal,
+  sameOrigin = true,
+): Promise<XMLHttpRequest> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new DOMException('aborted', 'AbortError'));
     const x = new XMLHttpRequest();
@@ -25,7 +33,11 @@ function send(method: string, url: string, body: XMLHttpRequestBodyInit, headers
     x.onload = async () => {
       signal.removeEventListener('abort', abort);
       if (x.status >= 200 && x.status < 300) return resolve(x);
-      const res = new Response(x.responseText || null, { status: x.status, statusText: x.statusText, headers: { 'Content-Type': 'application/json', 'Retry-After': x.getResponseHeader('Retry-After') ?? '' } });
+      const res = new Response(x.responseText || null, {
+        status: x.status,
+        statusText: x.statusText,
+        headers: { 'Content-Type': 'application/json', 'Retry-After': x.getResponseHeader('Retry-After') ?? '' },
+      });
       reject(await toApiError(res));
     };
     x.send(body);
@@ -52,8 +64,14 @@ export const httpTransport: Transport = {
       return x.getResponseHeader('ETag') ?? '';
     }
     const sum = await sha256Hex(body);
-    const x = await send('POST', withQuery('/api/files/upload/chunk', { upload_id: uploadId, part }), body,
-      { 'Content-Type': 'application/octet-stream', ...(sum ? { 'X-Chunk-SHA256': sum } : {}) }, onProgress, signal);
+    const x = await send(
+      'POST',
+      withQuery('/api/files/upload/chunk', { upload_id: uploadId, part }),
+      body,
+      { 'Content-Type': 'application/octet-stream', ...(sum ? { 'X-Chunk-SHA256': sum } : {}) },
+      onProgress,
+      signal,
+    );
     return (JSON.parse(x.responseText) as { etag: string }).etag;
   },
   status: (uploadId, signal) => api<UploadStatus>('/api/files/upload/status', { query: { upload_id: uploadId }, signal }),

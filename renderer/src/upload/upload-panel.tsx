@@ -26,13 +26,19 @@ export function UploadPanel() {
             {list.map((u) => (
               <li key={u.key} data-state={u.state}>
                 <div className="line">
-                  <span className="name-text" title={u.path}>{u.name}</span>
+                  <span className="name-text" title={u.path}>
+                    {u.name}
+                  </span>
                   <span className="muted">{t(`upload.state.${u.state}` as MessageKey)}</span>
                   {['uploading', 'queued', 'offline'].includes(u.state) && (
-                    <button type="button" className="icon-btn" aria-label={`${t('upload.pause')} ${u.name}`} onClick={() => uploads.pause(u.key)}><Glyph d="M6 5h4v14H6zM14 5h4v14h-4z" /></button>
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.pause')} ${u.name}`} onClick={() => uploads.pause(u.key)}>
+                      <Glyph d="M6 5h4v14H6zM14 5h4v14h-4z" />
+                    </button>
                   )}
                   {['paused', 'error'].includes(u.state) && (
-                    <button type="button" className="icon-btn" aria-label={`${t('upload.resume')} ${u.name}`} onClick={() => uploads.resume(u.key)}><Glyph d="M7 5l12 7-12 7z" /></button>
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.resume')} ${u.name}`} onClick={() => uploads.resume(u.key)}>
+                      <Glyph d="M7 5l12 7-12 7z" />
+                    </button>
                   )}
                   {u.state === 'needs_file' && (
                     <label className="button small">
@@ -41,7 +47,9 @@ export function UploadPanel() {
                     </label>
                   )}
                   {!['done', 'cancelled'].includes(u.state) && (
-                    <button type="button" className="icon-btn" aria-label={`${t('upload.cancel')} ${u.name}`} onClick={() => uploads.cancel(u.key)}>✕</button>
+                    <button type="button" className="icon-btn" aria-label={`${t('upload.cancel')} ${u.name}`} onClick={() => uploads.cancel(u.key)}>
+                      ✕
+                    </button>
                   )}
                 </div>
                 <progress max={Math.max(1, u.size)} value={u.sent} aria-label={u.name} />
@@ -51,7 +59,9 @@ export function UploadPanel() {
           </ul>
         </>
       )}
-      <button type="button" className="small" onClick={() => uploads.clearFinished()}>{t('upload.clear')}</button>
+      <button type="button" className="small" onClick={() => uploads.clearFinished()}>
+        {t('upload.clear')}
+      </button>
     </section>
   );
 }

@@ -44,11 +44,21 @@ class FakeServer implements Transport {
   async status(id: string): Promise<UploadStatus> {
     const s = this.sessions.get(id);
     if (!s) throw new ApiError(404, { error: 'not_found', message: 'gone' }, null);
-    return { upload_id: id, path: s.path, size: s.size, chunk_size: CHUNK, expires_at: '', parts: [...s.parts].map(([part, p]) => ({ part, size: p.size, etag: p.etag })) };
+    return {
+      upload_id: id,
+      path: s.path,
+      size: s.size,
+      chunk_size: CHUNK,
+      expires_at: '',
+      parts: [...s.parts].map(([part, p]) => ({ part, size: p.size, etag: p.etag })),
+    };
   }
   async finalize(id: string, etags: { part: number; etag: string }[]) {
     const s = this.sessions.get(id)!;
-    assert.deepEqual(etags.map((e) => e.part), [...s.parts.keys()].sort((a, b) => a - b));
+    assert.deepEqual(
+      etags.map((e) => e.part),
+      [...s.parts.keys()].sort((a, b) => a - b),
+    );
     const out = new Uint8Array(s.size);
     for (const { part } of etags) out.set(s.parts.get(part)!.bytes, (part - 1) * CHUNK);
     this.files.set(s.path, out);
@@ -62,17 +72,33 @@ class FakeServer implements Transport {
 
 class MemStore implements PendingStore {
   rows = new Map<string, PendingRecord>();
-  list() { return [...this.rows.values()]; }
-  save(r: PendingRecord) { this.rows.set(r.key, r); }
-  remove(k: string) { this.rows.delete(k); }
+  list() {
+    return [...this.rows.values()];
+  }
+  save(r: PendingRecord) {
+    this.rows.set(r.key, r);
+  }
+  remove(k: string) {
+    this.rows.delete(k);
+  }
 }
 
 /** Timers fired by hand, so backoff never makes a test wait. */
 class ManualTimers implements Timers {
   pending: { fn: () => void; ms: number }[] = [];
-  setTimeout(fn: () => void, ms: number) { const h = { fn, ms }; this.pending.push(h); return h; }
-  clearTimeout(h: unknown) { this.pending = this.pending.filter((p) => p !== h); }
-  fireAll() { const p = this.pending; this.pending = []; p.forEach((x) => x.fn()); }
+  setTimeout(fn: () => void, ms: number) {
+    const h = { fn, ms };
+    this.pending.push(h);
+    return h;
+  }
+  clearTimeout(h: unknown) {
+    this.pending = this.pending.filter((p) => p !== h);
+  }
+  fireAll() {
+    const p = this.pending;
+    this.pending = [];
+    p.forEach((x) => x.fn());
+  }
 }
 
 function bytes(n: number, seed = 1): File {

@@ -117,8 +117,7 @@ export class UploadQueue {
     private readonly chunkSize = DEFAULT_CHUNK,
   ) {
     // Uploads of an earlier session wait for their file to be picked again.
-    for (const r of store.list())
-      this.items.push(this.newItem(r.key, null, folderOf(r.path), r.path, r.size, 'needs_file', r.upload_id));
+    for (const r of store.list()) this.items.push(this.newItem(r.key, null, folderOf(r.path), r.path, r.size, 'needs_file', r.upload_id));
   }
 
   /** Subscribes to any change; returns the unsubscribe function. */
@@ -228,8 +227,22 @@ export class UploadQueue {
 
   private newItem(key: string, file: FileLike | null, folder: string, path: string, size: number, state: UploadState, uploadId: string | null): Item {
     return {
-      key, file, folder, path, size, state, error: null, uploadId, chunkSize: this.chunkSize, urls: null,
-      parts: new Map(), inflight: new Map(), resync: uploadId !== null, attempt: 0, ctrl: null, timer: null,
+      key,
+      file,
+      folder,
+      path,
+      size,
+      state,
+      error: null,
+      uploadId,
+      chunkSize: this.chunkSize,
+      urls: null,
+      parts: new Map(),
+      inflight: new Map(),
+      resync: uploadId !== null,
+      attempt: 0,
+      ctrl: null,
+      timer: null,
     };
   }
 
@@ -301,10 +314,15 @@ export class UploadQueue {
 
   private async runSimple(i: Item, signal: AbortSignal): Promise<void> {
     const file = i.file!;
-    await this.transport.simple(i.folder, file, (loaded) => {
-      i.inflight.set(1, loaded);
-      this.changed();
-    }, signal);
+    await this.transport.simple(
+      i.folder,
+      file,
+      (loaded) => {
+        i.inflight.set(1, loaded);
+        this.changed();
+      },
+      signal,
+    );
     i.inflight.clear();
     i.parts.set(1, { etag: '', size: i.size });
   }
@@ -337,10 +355,17 @@ export class UploadQueue {
     await pool(missing, PARALLEL_PARTS, async (p) => {
       const start = (p - 1) * i.chunkSize;
       const body = i.file!.slice(start, Math.min(i.size, start + i.chunkSize));
-      const etag = await this.transport.part(i.uploadId!, p, body, i.urls?.get(p) ?? null, (loaded) => {
-        i.inflight.set(p, loaded);
-        this.changed();
-      }, signal);
+      const etag = await this.transport.part(
+        i.uploadId!,
+        p,
+        body,
+        i.urls?.get(p) ?? null,
+        (loaded) => {
+          i.inflight.set(p, loaded);
+          this.changed();
+        },
+        signal,
+      );
       i.inflight.delete(p);
       i.parts.set(p, { etag, size: body.size });
       i.attempt = 0;

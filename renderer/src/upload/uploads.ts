@@ -12,10 +12,11 @@ export function useUploads(): number {
   useEffect(() => {
     let raf = 0;
     const off = uploads.subscribe(() => {
-      if (!raf) raf = requestAnimationFrame(() => {
-        raf = 0;
-        setV(uploads.getVersion());
-      });
+      if (!raf)
+        raf = requestAnimationFrame(() => {
+          raf = 0;
+          setV(uploads.getVersion());
+        });
     });
     return () => {
       off();

@@ -30,8 +30,7 @@ function mapError(e: unknown) {
 }
 
 /** The SDK adds `/v1/...` itself: an address typed with `/v1` loses it. */
-export const anthropicBase = (address: string): string | undefined =>
-  address ? address.replace(/\/+$/, '').replace(/\/v1$/, '') : undefined;
+export const anthropicBase = (address: string): string | undefined => (address ? address.replace(/\/+$/, '').replace(/\/v1$/, '') : undefined);
 
 /** Neutral history to Messages turns: tool results become `tool_result` blocks of one user turn. */
 export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageParam[] {
@@ -64,7 +63,10 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
 }
 
 const STOP: Record<string, 'end' | 'tool_use' | 'max_tokens'> = {
-  end_turn: 'end', stop_sequence: 'end', tool_use: 'tool_use', max_tokens: 'max_tokens',
+  end_turn: 'end',
+  stop_sequence: 'end',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
   model_context_window_exceeded: 'max_tokens',
 };
 

@@ -52,8 +52,7 @@ class Deadline {
   }
   /** The error to throw: the deadline's own outcome wins over whatever the aborted SDK threw. */
   error(e?: unknown): AppError {
-    if (this.outcome === 'timeout')
-      return providerError('assistant_timeout', this.b.provider, `no answer within ${timeoutOf(this.b.timeoutMs)} ms`);
+    if (this.outcome === 'timeout') return providerError('assistant_timeout', this.b.provider, `no answer within ${timeoutOf(this.b.timeoutMs)} ms`);
     if (this.outcome === 'cancelled') return new AppError('cancelled');
     return isAppError(e) ? e : this.b.mapError(e);
   }
@@ -86,10 +85,7 @@ export async function boundCall<T>(b: Bound, fn: (signal: AbortSignal) => Promis
  * One bounded model turn. The timer runs only while waiting on the provider,
  * never while the consumer holds an event (a slow reader is not a stalled provider).
  */
-export async function* boundStream(
-  b: Bound,
-  run: (signal: AbortSignal) => AsyncIterable<ProviderEvent>,
-): AsyncGenerator<ProviderEvent> {
+export async function* boundStream(b: Bound, run: (signal: AbortSignal) => AsyncIterable<ProviderEvent>): AsyncGenerator<ProviderEvent> {
   const d = new Deadline(b);
   let it: AsyncIterator<ProviderEvent> | undefined;
   try {

@@ -6,8 +6,7 @@
  */
 import { AppError, type ErrorCode } from '../../errors';
 
-export type ProviderErrorCode =
-  | 'assistant_provider' | 'assistant_provider_key' | 'assistant_no_tools' | 'assistant_timeout' | 'assistant_too_long';
+export type ProviderErrorCode = 'assistant_provider' | 'assistant_provider_key' | 'assistant_no_tools' | 'assistant_timeout' | 'assistant_too_long';
 
 /**
  * An AppError with a provider code. `detail` (the provider's own words) goes to
@@ -22,7 +21,8 @@ export function providerError(code: ProviderErrorCode, provider: string, detail:
 // Real bodies: Ollama "<model> does not support tools" (native and /v1), OpenAI "tools is not supported
 // in this model", Azure "Unrecognized request argument supplied: tools", vLLM/Qwen "Unsupported param: tools",
 // vLLM "auto" tool choice requires --enable-auto-tool-choice.
-const NO_TOOLS = /does not support tools|doesn't support tools|tools? (is|are) not supported|not support(ed)? tool|unrecognized request argument supplied: tools|unsupported param(eter)?:? '?tools|tool choice requires/i;
+const NO_TOOLS =
+  /does not support tools|doesn't support tools|tools? (is|are) not supported|not support(ed)? tool|unrecognized request argument supplied: tools|unsupported param(eter)?:? '?tools|tool choice requires/i;
 // Anthropic "prompt is too long: N tokens > M maximum", OpenAI "maximum context length is N tokens"
 // (code context_length_exceeded), Ollama "the input length exceeds the context length".
 const TOO_LONG = /prompt is too long|maximum context length|context_length_exceeded|exceeds the context|context window|too many tokens|request_too_large/i;

@@ -44,9 +44,7 @@ export function toOllamaMessages(system: string, messages: ChatMessage[]): Recor
       out.push({
         role: 'assistant',
         content: m.text,
-        ...(m.tool_calls.length > 0
-          ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: c.input } })) }
-          : {}),
+        ...(m.tool_calls.length > 0 ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: c.input } })) } : {}),
       });
   }
   return out;

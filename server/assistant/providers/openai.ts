@@ -69,7 +69,11 @@ export function toOpenAIMessages(system: string, messages: ChatMessage[]): OpenA
 }
 
 const STOP: Record<string, 'end' | 'tool_use' | 'max_tokens'> = {
-  stop: 'end', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'end',
+  stop: 'end',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'end',
 };
 
 async function* turn(client: OpenAI, s: ProviderSettings, req: StreamRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
@@ -119,7 +123,7 @@ async function* turn(client: OpenAI, s: ProviderSettings, req: StreamRequest, si
   // A server that ignores include_usage sends none: nothing is reported rather than a made-up zero.
   if (usage) yield { type: 'usage', ...usage };
   // Some servers say "stop" after tool calls.
-  yield { type: 'stop', reason: calls.size > 0 ? 'tool_use' : STOP[finish] ?? 'end' };
+  yield { type: 'stop', reason: calls.size > 0 ? 'tool_use' : (STOP[finish] ?? 'end') };
 }
 
 export function openaiProvider(s: ProviderSettings): ChatProvider {

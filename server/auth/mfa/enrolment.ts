@@ -81,7 +81,8 @@ export class MfaEnrolment {
     const t = this.d.throttle;
     await t.check(null, who.request.ip, who.id);
     // A missing password is a form not filled in, not a guess: refused without spending a try.
-    if (!password) throw new AppError('validation_failed', { field: 'current_password', reason: 'required' }, { field: 'current_password', reason: 'required' });
+    if (!password)
+      throw new AppError('validation_failed', { field: 'current_password', reason: 'required' }, { field: 'current_password', reason: 'required' });
     const hash = this.d.users.byId(who.id)?.password_hash ?? null;
     if (await t.gate(() => verifyPassword(password, hash))) return;
     const left = await t.fail(null, who.request.ip, who.id);
@@ -111,7 +112,8 @@ export class MfaEnrolment {
     const step = matchTotp(decrypt(this.d.secretKey, row.pending_secret), code, this.d.clock(), 0);
     if (step === null) throw validation('code', 'wrong code');
     // Only the secret the code was checked against: a setup restarted meanwhile, or a second confirm, loses.
-    if (!(await this.d.repo.activate(who.id, row.pending_secret, step, this.now()))) throw new AppError('conflict', { reason: 'no_pending_setup' }, { reason: 'no_pending_setup' });
+    if (!(await this.d.repo.activate(who.id, row.pending_secret, step, this.now())))
+      throw new AppError('conflict', { reason: 'no_pending_setup' }, { reason: 'no_pending_setup' });
     const recovery_codes = await this.issueCodes(who.id);
     await this.audit('auth.mfa_enrolled', who, { method: 'totp', replaced: !!row.secret });
     return { recovery_codes };
@@ -147,10 +149,17 @@ export class MfaEnrolment {
    * `conflict` for a credential already stored. Answers recovery codes when
    * this made the first codes of the enrolment.
    */
-  async passkeyRegister(who: Who, rp: RelyingParty, token: string, name: string, response: RegistrationResponseJSON): Promise<{ passkey: PasskeyView; recovery_codes?: string[] }> {
+  async passkeyRegister(
+    who: Who,
+    rp: RelyingParty,
+    token: string,
+    name: string,
+    response: RegistrationResponseJSON,
+  ): Promise<{ passkey: PasskeyView; recovery_codes?: string[] }> {
     const id = sha256Hex(token);
     const c = await this.d.repo.challenge(id, this.now());
-    if (!c || c.user_id !== who.id || c.purpose !== 'register' || c.rp_id !== rp.id || !c.webauthn_challenge) throw validation('challenge', 'unknown or expired');
+    if (!c || c.user_id !== who.id || c.purpose !== 'register' || c.rp_id !== rp.id || !c.webauthn_challenge)
+      throw validation('challenge', 'unknown or expired');
     const cred = await verifyRegistration(rp, c.webauthn_challenge, response);
     if (!(await this.d.repo.consumeChallenge(id))) throw validation('challenge', 'already used');
     const codes = newRecoveryCodes();
@@ -182,7 +191,13 @@ export class MfaEnrolment {
     const u = this.d.users.byId(userId);
     if (!u) throw new AppError('not_found');
     const removed = await this.d.repo.reset(userId);
-    await this.d.bus.emit('audit', { action: 'user.mfa_reset', actor: by.actor, request: by.request, resource: `user:${userId}`, meta: { email: u.email, ...removed } });
+    await this.d.bus.emit('audit', {
+      action: 'user.mfa_reset',
+      actor: by.actor,
+      request: by.request,
+      resource: `user:${userId}`,
+      meta: { email: u.email, ...removed },
+    });
     await this.d.bus.emit('user.mfa_reset', { user_id: userId, by: by.actor?.email ?? null });
     return removed;
   }
@@ -202,18 +217,31 @@ export class MfaEnrolment {
    * the token and its expiry. Expired challenges are swept here, so the table
    * holds only what is still open.
    */
-  async newChallenge(userId: number, purpose: 'login' | 'register', login: string, webauthn: string | null, rpId: string | null): Promise<{ token: string; expires_at: string }> {
+  async newChallenge(
+    userId: number,
+    purpose: 'login' | 'register',
+    login: string,
+    webauthn: string | null,
+    rpId: string | null,
+  ): Promise<{ token: string; expires_at: string }> {
     const token = randomBytes(32).toString('base64url');
     const at = this.d.clock();
     const created_at = new Date(at).toISOString();
     const expires_at = new Date(at + CHALLENGE_MS).toISOString();
-    await this.d.repo.insertChallenge({ id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId, created_at, expires_at }, created_at);
+    await this.d.repo.insertChallenge(
+      { id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId, created_at, expires_at },
+      created_at,
+    );
     return { token, expires_at };
   }
 
   private async issueCodes(userId: number): Promise<string[]> {
     const codes = newRecoveryCodes();
-    await this.d.repo.replaceCodes(userId, codes.map((c) => hashRecoveryCode(this.d.secretKey, userId, c)), this.now());
+    await this.d.repo.replaceCodes(
+      userId,
+      codes.map((c) => hashRecoveryCode(this.d.secretKey, userId, c)),
+      this.now(),
+    );
     return codes;
   }
 

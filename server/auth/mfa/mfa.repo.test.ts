@@ -19,10 +19,18 @@ before(async () => {
 after(() => t?.close());
 
 const AT = '2026-12-06T10:00:00.000Z';
-const account = async (): Promise<number> => new UsersRepo(t.db).insert({ email: `m${++user}@example.com`, username: `m${user}`, role: 'user', password_hash: null });
+const account = async (): Promise<number> =>
+  new UsersRepo(t.db).insert({ email: `m${++user}@example.com`, username: `m${user}`, role: 'user', password_hash: null });
 const hashes = (set: string) => Array.from({ length: 10 }, (_, i) => `${set}-${i}`);
 const passkey = (user_id: number, credential_id: string): Omit<PasskeyRow, 'id' | 'last_used_at'> => ({
-  user_id, credential_id, public_key: 'pk', counter: 0, transports: '[]', rp_id: 'localhost', name: credential_id, created_at: AT,
+  user_id,
+  credential_id,
+  public_key: 'pk',
+  counter: 0,
+  transports: '[]',
+  rp_id: 'localhost',
+  name: credential_id,
+  created_at: AT,
 });
 const times = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 const trues = (xs: boolean[]) => xs.filter(Boolean).length;
@@ -74,7 +82,16 @@ test('two replacements of the codes racing leave one whole set', async () => {
 
 test('a challenge is consumed by one caller; a new one sweeps the expired', async () => {
   const u = await account();
-  const c = { id: 'c1', user_id: u, purpose: 'login' as const, login: 'm', webauthn_challenge: null, rp_id: null, created_at: AT, expires_at: '2026-12-06T10:05:00.000Z' };
+  const c = {
+    id: 'c1',
+    user_id: u,
+    purpose: 'login' as const,
+    login: 'm',
+    webauthn_challenge: null,
+    rp_id: null,
+    created_at: AT,
+    expires_at: '2026-12-06T10:05:00.000Z',
+  };
   await repo.insertChallenge(c, AT);
   assert.equal((await repo.challenge('c1', AT))?.user_id, u);
   assert.equal(await repo.challenge('c1', '2026-12-06T10:05:00.000Z'), undefined, 'expired');
@@ -102,10 +119,7 @@ test('two first passkeys racing store one set of codes; a credential is stored o
 test('removing the TOTP while a passkey is added keeps the codes; removing the last factor drops them', async () => {
   for (let round = 0; round < 3; round++) {
     const u = await enrolledTotp();
-    await Promise.all([
-      repo.removeTotp(u).then(() => repo.removeCodesIfBare(u)),
-      repo.addPasskey(passkey(u, `cred-r${round}`), hashes('p'), AT),
-    ]);
+    await Promise.all([repo.removeTotp(u).then(() => repo.removeCodesIfBare(u)), repo.addPasskey(passkey(u, `cred-r${round}`), hashes('p'), AT)]);
     assert.equal(await repo.enrolled(u), true);
     assert.equal((await repo.unusedCodes(u)).length, 10, `round ${round}: a passkey without codes`);
     const [pk] = await repo.passkeys(u);

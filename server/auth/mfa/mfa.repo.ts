@@ -50,7 +50,9 @@ export class MfaRepo {
 
   /** Records `step` as accepted; false when it (or a later one) already was: a replay. */
   async acceptStep(userId: number, step: number): Promise<boolean> {
-    return (await this.db.async.run(this.db.k.updateTable('mfa_totp').set({ last_step: step }).where('user_id', '=', userId).where('last_step', '<', step))) === 1;
+    return (
+      (await this.db.async.run(this.db.k.updateTable('mfa_totp').set({ last_step: step }).where('user_id', '=', userId).where('last_step', '<', step))) === 1
+    );
   }
 
   /** Drops the person's TOTP (active and pending); whether an active one existed (true for one caller only). */
@@ -106,7 +108,14 @@ export class MfaRepo {
   }
 
   unusedCodes(userId: number): Promise<Array<{ id: number; code_hash: string; created_at: string }>> {
-    return this.db.async.all(this.db.k.selectFrom('mfa_recovery_codes').select(['id', 'code_hash', 'created_at']).where('user_id', '=', userId).where('used_at', 'is', null).orderBy('id'));
+    return this.db.async.all(
+      this.db.k
+        .selectFrom('mfa_recovery_codes')
+        .select(['id', 'code_hash', 'created_at'])
+        .where('user_id', '=', userId)
+        .where('used_at', 'is', null)
+        .orderBy('id'),
+    );
   }
 
   /** Marks a code used; false when it already was (two requests raced with the same code). */
@@ -160,7 +169,11 @@ export class MfaRepo {
    */
   addPasskey(p: Omit<PasskeyRow, 'id' | 'last_used_at'>, codeHashes: string[], at: string): Promise<{ passkey: PasskeyRow; codes: boolean } | undefined> {
     const k = this.db.k;
-    const ins = k.insertInto('mfa_passkeys').values(p).onConflict((oc) => oc.column('credential_id').doNothing()).returningAll();
+    const ins = k
+      .insertInto('mfa_passkeys')
+      .values(p)
+      .onConflict((oc) => oc.column('credential_id').doNothing())
+      .returningAll();
     const unused = k.selectFrom('mfa_recovery_codes').select('id').where('user_id', '=', p.user_id).where('used_at', 'is', null).limit(1);
     const codes = this.insertCodes(p.user_id, codeHashes, at);
     return this.db.async.unit(

@@ -80,7 +80,11 @@ describe('enrolment and second step (real database, fake clock)', () => {
 
   const begin = async () => (await mfa.secondStep.begin(users.byId(who.id)!, 'ann', null))!;
   const finish = async (answer: { totp?: string; recovery_code?: string }) => mfa.secondStep.finish((await begin()).challenge, answer, null, req);
-  const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: { code: string }) => e.code);
+  const code = async (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: { code: string }) => e.code,
+    );
 
   test('no second factor: begin answers null', async () => {
     assert.equal(await mfa.secondStep.begin(users.byId(who.id)!, 'ann', null), null);
@@ -153,7 +157,11 @@ describe('enrolment and second step (real database, fake clock)', () => {
     assert.equal(await code(finish({ totp: '111111' })), 'rate_limited');
     now += 30_000;
     const other = await mfa.secondStep.begin(users.byId(who.id)!, 'ann@example.test', null);
-    assert.equal(await code(mfa.secondStep.finish(other!.challenge, { totp: codeAt(secret, now) }, null, req)), 'rate_limited', 'locked for the person, whatever the login');
+    assert.equal(
+      await code(mfa.secondStep.finish(other!.challenge, { totp: codeAt(secret, now) }, null, req)),
+      'rate_limited',
+      'locked for the person, whatever the login',
+    );
   });
 
   test('removing the last factor drops the recovery codes', async () => {

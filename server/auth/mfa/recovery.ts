@@ -24,8 +24,11 @@ export function newRecoveryCodes(count = RECOVERY_CODE_COUNT): string[] {
 
 /** What people type, made comparable: case, spaces and dashes do not matter; o, i and l are 0, 1 and 1. */
 export const normalizeRecoveryCode = (code: string): string =>
-  code.toLowerCase().replace(/[\s-]+/g, '').replace(/o/g, '0').replace(/[il]/g, '1');
+  code
+    .toLowerCase()
+    .replace(/[\s-]+/g, '')
+    .replace(/o/g, '0')
+    .replace(/[il]/g, '1');
 
 /** The stored form of `code` for `userId`. */
-export const hashRecoveryCode = (key: Buffer, userId: number, code: string): string =>
-  hmacHex(key, `${userId}:${normalizeRecoveryCode(code)}`, 'mfa-recovery');
+export const hashRecoveryCode = (key: Buffer, userId: number, code: string): string => hmacHex(key, `${userId}:${normalizeRecoveryCode(code)}`, 'mfa-recovery');

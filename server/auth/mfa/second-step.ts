@@ -24,7 +24,10 @@ export interface SecondStepAnswer {
 }
 
 export class SecondStep {
-  constructor(private d: MfaDeps, private enrolment: MfaEnrolment) {}
+  constructor(
+    private d: MfaDeps,
+    private enrolment: MfaEnrolment,
+  ) {}
 
   /**
    * The challenge for `user` when they have a second factor, else null (the
@@ -46,7 +49,13 @@ export class SecondStep {
     const options = rp && passkeys.length > 0 ? await authenticationOptions(rp, passkeys) : null;
     if (options) methods.push('passkey');
     const { token, expires_at } = await this.enrolment.newChallenge(user.id, 'login', login, options?.challenge ?? null, rp?.id ?? null);
-    return { mfa_required: true, challenge: token, methods, expires_at, ...(options ? { passkey_options: options as unknown as Record<string, unknown> } : {}) };
+    return {
+      mfa_required: true,
+      challenge: token,
+      methods,
+      expires_at,
+      ...(options ? { passkey_options: options as unknown as Record<string, unknown> } : {}),
+    };
   }
 
   /**
@@ -57,20 +66,32 @@ export class SecondStep {
    * answer, which is audited `auth.mfa_failed`; `account_disabled` when the
    * account was disabled in between.
    */
-  async finish(token: string, answer: SecondStepAnswer, rp: RelyingParty | null, request: { ip: string; ua?: string | null }): Promise<{ user: UserRow; method: MfaMethod }> {
+  async finish(
+    token: string,
+    answer: SecondStepAnswer,
+    rp: RelyingParty | null,
+    request: { ip: string; ua?: string | null },
+  ): Promise<{ user: UserRow; method: MfaMethod }> {
     const id = sha256Hex(token);
     const c = await this.d.repo.challenge(id, new Date(this.d.clock()).toISOString());
     if (!c || c.purpose !== 'login') throw new AppError('mfa_expired');
     await this.d.throttle.check(c.login, request.ip, c.user_id);
     const method: MfaMethod = answer.passkey ? 'passkey' : answer.recovery_code !== undefined ? 'recovery' : 'totp';
     const ok =
-      method === 'totp' ? await this.totpOk(c.user_id, answer.totp ?? '')
-      : method === 'recovery' ? await this.recoveryOk(c.user_id, answer.recovery_code ?? '')
-      : await this.passkeyOk(c.user_id, c.webauthn_challenge, c.rp_id, rp, answer.passkey!);
+      method === 'totp'
+        ? await this.totpOk(c.user_id, answer.totp ?? '')
+        : method === 'recovery'
+          ? await this.recoveryOk(c.user_id, answer.recovery_code ?? '')
+          : await this.passkeyOk(c.user_id, c.webauthn_challenge, c.rp_id, rp, answer.passkey!);
     const user = this.d.users.byId(c.user_id);
     if (!ok || !user) {
       const left = await this.d.throttle.fail(c.login, request.ip, c.user_id);
-      await this.d.bus.emit('audit', { action: 'auth.mfa_failed', actor: user ? { id: user.id, email: user.email } : null, request, meta: { method, tries_left: left } });
+      await this.d.bus.emit('audit', {
+        action: 'auth.mfa_failed',
+        actor: user ? { id: user.id, email: user.email } : null,
+        request,
+        meta: { method, tries_left: left },
+      });
       if (left === 0) await this.d.throttle.check(c.login, request.ip, c.user_id);
       throw new AppError('mfa_invalid', { tries_left: left }, { tries_left: left });
     }
@@ -97,7 +118,13 @@ export class SecondStep {
   }
 
   /** An assertion by one of the person's passkeys for this address, over this challenge; its counter is stored. */
-  private async passkeyOk(userId: number, expected: string | null, challengeRp: string | null, rp: RelyingParty | null, response: AuthenticationResponseJSON): Promise<boolean> {
+  private async passkeyOk(
+    userId: number,
+    expected: string | null,
+    challengeRp: string | null,
+    rp: RelyingParty | null,
+    response: AuthenticationResponseJSON,
+  ): Promise<boolean> {
     if (!expected || !rp || challengeRp !== rp.id || typeof response?.id !== 'string') return false;
     const pk = await this.d.repo.passkeyByCredential(response.id);
     if (!pk || pk.user_id !== userId || pk.rp_id !== rp.id) return false;

@@ -34,7 +34,15 @@ export const totpStep = (now: number): number => Math.floor(now / 1000 / TOTP_PE
 export function matchTotp(secret: string, code: string, now: number, lastStep: number): number | null {
   const token = code.replace(/\s+/g, '');
   if (!/^\d+$/.test(token) || token.length !== TOTP_DIGITS) return null;
-  const delta = TOTP.validate({ token, secret: Secret.fromBase32(secret), period: TOTP_PERIOD_S, digits: TOTP_DIGITS, algorithm: 'SHA1', timestamp: now, window: TOTP_WINDOW });
+  const delta = TOTP.validate({
+    token,
+    secret: Secret.fromBase32(secret),
+    period: TOTP_PERIOD_S,
+    digits: TOTP_DIGITS,
+    algorithm: 'SHA1',
+    timestamp: now,
+    window: TOTP_WINDOW,
+  });
   if (delta === null) return null;
   const step = totpStep(now) + delta;
   return step > lastStep ? step : null;

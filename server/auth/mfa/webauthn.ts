@@ -61,7 +61,13 @@ export async function verifyRegistration(rp: RelyingParty, expectedChallenge: st
   let verified;
   try {
     const { verifyRegistrationResponse } = await webauthn();
-    verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: false,
+    });
   } catch (e) {
     throw passkeyRefused(e);
   }
@@ -87,7 +93,12 @@ export async function authenticationOptions(rp: RelyingParty, passkeys: PasskeyR
  * hold: a wrong challenge, origin or RP, a bad signature, a counter that went
  * backwards (a cloned authenticator).
  */
-export async function verifyAuthentication(rp: RelyingParty, expectedChallenge: string, passkey: PasskeyRow, response: AuthenticationResponseJSON): Promise<number | false> {
+export async function verifyAuthentication(
+  rp: RelyingParty,
+  expectedChallenge: string,
+  passkey: PasskeyRow,
+  response: AuthenticationResponseJSON,
+): Promise<number | false> {
   const { verifyAuthenticationResponse } = await webauthn();
   try {
     const r = await verifyAuthenticationResponse({
@@ -95,7 +106,12 @@ export async function verifyAuthentication(rp: RelyingParty, expectedChallenge: 
       expectedChallenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      credential: { id: passkey.credential_id, publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')), counter: passkey.counter, transports: JSON.parse(passkey.transports) },
+      credential: {
+        id: passkey.credential_id,
+        publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')),
+        counter: passkey.counter,
+        transports: JSON.parse(passkey.transports),
+      },
       requireUserVerification: false,
     });
     return r.verified ? r.authenticationInfo.newCounter : false;

@@ -60,7 +60,9 @@ export class OidcAccounts {
     const role = s.admin_group !== '' && (who.groups ?? []).includes(s.admin_group) ? 'admin' : 'user';
     let created: number;
     try {
-      created = (await this.d.users.create({ email: who.email, username: await this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })).id;
+      created = (
+        await this.d.users.create({ email: who.email, username: await this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })
+      ).id;
     } catch (e) {
       // A first sign-in of the same person in another tab won the race: use its account.
       const raced = await this.links.linkedUser(issuer, who.sub);
@@ -85,7 +87,8 @@ export class OidcAccounts {
   private async sync(user: UserRow, who: Identity, s: OidcSettings): Promise<void> {
     const managed = user.auth_driver === 'oidc';
     const patch: UpdateUser = {};
-    if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !(await this.d.repo.exists('email', who.email, user.id))) patch.email = who.email;
+    if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !(await this.d.repo.exists('email', who.email, user.id)))
+      patch.email = who.email;
     if (who.groups) {
       const current = this.d.repo.groupsOf(user.id);
       const want = managed ? who.groups : [...new Set([...current, ...who.groups])];
@@ -107,6 +110,12 @@ export class OidcAccounts {
       if (Object.keys(rest).length) await this.d.users.update(user.id, rest);
       return;
     }
-    if (patch.role) await this.d.bus.emit('audit', { action: 'user.update', actor: null, resource: `user:${user.id}`, meta: { via: 'oidc', role: { from: user.role, to: patch.role } } });
+    if (patch.role)
+      await this.d.bus.emit('audit', {
+        action: 'user.update',
+        actor: null,
+        resource: `user:${user.id}`,
+        meta: { via: 'oidc', role: { from: user.role, to: patch.role } },
+      });
   }
 }

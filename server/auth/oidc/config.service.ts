@@ -10,10 +10,7 @@ import type { ActorRef, EventBus, RequestMeta } from '../../events';
 import type { OidcSettingsView, OidcTestResult } from '../../contract';
 import { Discovery, describe } from './discovery';
 import { OidcError } from './errors';
-import {
-  CALLBACK_PATH, check, isActive, merge, normalize, openSecret, overlayEnv, view,
-  type OidcEnv, type OidcPatch, type OidcSettings,
-} from './settings';
+import { CALLBACK_PATH, check, isActive, merge, normalize, openSecret, overlayEnv, view, type OidcEnv, type OidcPatch, type OidcSettings } from './settings';
 
 /** Where the settings live (the settings store's `oidc` key; wired by the composition root). */
 export interface OidcStore {
@@ -100,7 +97,12 @@ export class OidcConfig {
   /** Runs discovery for the stored settings with `patch` over them (nothing saved); `validation_failed` on `issuer` when it fails. */
   async test(patch: OidcPatch): Promise<OidcTestResult> {
     const next = merge(this.current(), { ...patch, enabled: true }, this.d.env, this.d.secretKey);
-    if (!isActive(next)) throw new AppError('validation_failed', { field: 'issuer', reason: 'issuer and client id are required' }, { field: 'issuer', reason: 'issuer and client id are required' });
+    if (!isActive(next))
+      throw new AppError(
+        'validation_failed',
+        { field: 'issuer', reason: 'issuer and client id are required' },
+        { field: 'issuer', reason: 'issuer and client id are required' },
+      );
     const meta = (await this.probe(next)).serverMetadata();
     return {
       ok: true,

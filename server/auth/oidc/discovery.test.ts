@@ -11,7 +11,15 @@ test('discovery: a failure is kept briefly (a burst of clicks is one request), f
     hits++;
     if (!up) return void res.writeHead(503).end();
     const issuer = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'] }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        issuer,
+        authorization_endpoint: `${issuer}/auth`,
+        token_endpoint: `${issuer}/token`,
+        jwks_uri: `${issuer}/jwks`,
+        code_challenge_methods_supported: ['S256'],
+      }),
+    );
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   try {
@@ -34,10 +42,17 @@ test('discovery: a failure is kept briefly (a burst of clicks is one request), f
 
 test('discovery: plain http only on loopback; a provider without S256 is refused', async () => {
   const d = new Discovery({ timeoutS: 2 });
-  await assert.rejects(d.get({ issuer: 'http://192.0.2.1/', client_id: 'c', client_secret: '' }), (e) => e instanceof OidcError && /discovery failed/.test(e.reason));
+  await assert.rejects(
+    d.get({ issuer: 'http://192.0.2.1/', client_id: 'c', client_secret: '' }),
+    (e) => e instanceof OidcError && /discovery failed/.test(e.reason),
+  );
   const srv = createServer((req, res) => {
     const issuer = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, code_challenge_methods_supported: ['plain'] }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(
+        JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, code_challenge_methods_supported: ['plain'] }),
+      );
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   try {

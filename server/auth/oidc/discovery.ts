@@ -83,11 +83,12 @@ export class Discovery {
       throw new OidcError('oidc_unavailable', 'the provider does not support PKCE with S256');
     // client_secret_basic is OpenID's default method; some providers only take the secret in the body.
     const methods = meta.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    const auth = spec.client_secret === ''
-      ? client.None()
-      : !methods.includes('client_secret_basic') && methods.includes('client_secret_post')
-        ? client.ClientSecretPost(spec.client_secret)
-        : client.ClientSecretBasic(spec.client_secret);
+    const auth =
+      spec.client_secret === ''
+        ? client.None()
+        : !methods.includes('client_secret_basic') && methods.includes('client_secret_post')
+          ? client.ClientSecretPost(spec.client_secret)
+          : client.ClientSecretBasic(spec.client_secret);
     const config = new client.Configuration(meta, spec.client_id, spec.client_secret ? { client_secret: spec.client_secret } : {}, auth);
     config.timeout = timeout;
     if (insecure) client.allowInsecureRequests(config);
@@ -101,6 +102,8 @@ export class Discovery {
 /** One line for logs, audit rows and the admin's error: openid-client's message and the provider's `error` when it sent one. */
 export function describe(e: unknown): string {
   const err = e as { message?: string; error?: string; error_description?: string; cause?: { message?: string; code?: string } };
-  const parts = [err?.error, err?.error_description, err?.message, err?.cause?.code ?? err?.cause?.message].filter((x): x is string => typeof x === 'string' && x !== '');
+  const parts = [err?.error, err?.error_description, err?.message, err?.cause?.code ?? err?.cause?.message].filter(
+    (x): x is string => typeof x === 'string' && x !== '',
+  );
   return [...new Set(parts)].join(': ').slice(0, 300) || 'unknown error';
 }

@@ -21,7 +21,10 @@ export type OidcFailure =
   | 'account_disabled';
 
 export class OidcError extends Error {
-  constructor(readonly code: OidcFailure, readonly reason: string) {
+  constructor(
+    readonly code: OidcFailure,
+    readonly reason: string,
+  ) {
     super(`${code}: ${reason}`);
     this.name = 'OidcError';
   }

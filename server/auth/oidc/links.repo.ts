@@ -12,7 +12,12 @@ export class OidcLinksRepo {
 
   /** The account linked to the issuer's subject. */
   async linkedUser(issuer: string, sub: string): Promise<UserRow | undefined> {
-    const q = this.db.k.selectFrom('oidc_links').innerJoin('users', 'users.id', 'oidc_links.user_id').selectAll('users').where('oidc_links.issuer', '=', issuer).where('oidc_links.sub', '=', sub);
+    const q = this.db.k
+      .selectFrom('oidc_links')
+      .innerJoin('users', 'users.id', 'oidc_links.user_id')
+      .selectAll('users')
+      .where('oidc_links.issuer', '=', issuer)
+      .where('oidc_links.sub', '=', sub);
     return (await this.db.async.first(q)) as UserRow | undefined;
   }
 
@@ -30,7 +35,10 @@ export class OidcLinksRepo {
   link(issuer: string, sub: string, userId: number, at: string): Promise<boolean> {
     const k = this.db.k;
     const held = k.selectFrom('oidc_links').select('sub').where('issuer', '=', issuer).where('user_id', '=', userId);
-    const insert = k.insertInto('oidc_links').values({ issuer, sub, user_id: userId, created_at: at, last_login_at: at }).onConflict((oc) => oc.doNothing());
+    const insert = k
+      .insertInto('oidc_links')
+      .values({ issuer, sub, user_id: userId, created_at: at, last_login_at: at })
+      .onConflict((oc) => oc.doNothing());
     return this.db.async.unit(
       function* (t) {
         const subs = yield* t.all(held);

@@ -17,7 +17,10 @@ export type PendingLogin = Omit<OidcPendingTable, 'state_hash'>;
 
 export class PendingLogins {
   /** `max`: the cap on waiting rows (a test lowers it). */
-  constructor(private db: Db, private max = PENDING_MAX) {}
+  constructor(
+    private db: Db,
+    private max = PENDING_MAX,
+  ) {}
 
   /**
    * Records a started sign-in. Sweeps expired rows first; false (nothing

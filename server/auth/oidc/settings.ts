@@ -137,7 +137,11 @@ export function merge(current: OidcSettings, patch: OidcPatch, env: OidcEnv, key
 }
 
 const envRefusal = (f: string) =>
-  new AppError('validation_failed', { field: f, reason: `set by SERVICE_OIDC_${f.toUpperCase()}` }, { field: f, reason: 'set_by_environment', env: `SERVICE_OIDC_${f.toUpperCase()}` });
+  new AppError(
+    'validation_failed',
+    { field: f, reason: `set by SERVICE_OIDC_${f.toUpperCase()}` },
+    { field: f, reason: 'set_by_environment', env: `SERVICE_OIDC_${f.toUpperCase()}` },
+  );
 
 /** The admin view: the secret as `***` (or '' when none), the fields the environment holds, the callback URL to register. */
 export function view(s: OidcSettings, env: OidcEnv, redirectUrl: string): OidcSettingsView {

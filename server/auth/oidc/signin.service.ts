@@ -85,7 +85,12 @@ export class OidcSignIn {
       here.search = query.toString();
       const client = await openid();
       const tokens = await client
-        .authorizationCodeGrant(provider, here, { pkceCodeVerifier: pending.code_verifier, expectedState: state, expectedNonce: pending.nonce, idTokenExpected: true })
+        .authorizationCodeGrant(provider, here, {
+          pkceCodeVerifier: pending.code_verifier,
+          expectedState: state,
+          expectedNonce: pending.nonce,
+          idTokenExpected: true,
+        })
         .catch((e: unknown) => {
           throw classify(e, client);
         });
@@ -101,7 +106,11 @@ export class OidcSignIn {
   }
 
   /** The ID token's claims, completed from userinfo when a mapped claim is missing from the token. */
-  private async claims(provider: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers, s: OidcSettings): Promise<Record<string, unknown>> {
+  private async claims(
+    provider: client.Configuration,
+    tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers,
+    s: OidcSettings,
+  ): Promise<Record<string, unknown>> {
     const idClaims = tokens.claims()! as Record<string, unknown>;
     if (!missingMapped(idClaims, s) || !provider.serverMetadata().userinfo_endpoint) return idClaims;
     try {
@@ -131,7 +140,13 @@ function classify(e: unknown, client: typeof import('openid-client')): OidcError
   if (e instanceof client.ResponseBodyError) return new OidcError(e.error === 'invalid_grant' ? 'oidc_code' : 'oidc_unavailable', describe(e));
   const code = (e as { code?: string }).code ?? '';
   const name = (e as { name?: string }).name ?? '';
-  if (e instanceof TypeError || name === 'TimeoutError' || name === 'AbortError' || code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_RESPONSE_IS_NOT_JSON')
+  if (
+    e instanceof TypeError ||
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' ||
+    code === 'OAUTH_RESPONSE_IS_NOT_JSON'
+  )
     return new OidcError('oidc_unavailable', describe(e));
   return new OidcError('oidc_token', describe(e));
 }

@@ -8,7 +8,8 @@ import { portable } from './kit';
  * search) and a full-text index on the body.
  */
 export const catalogue = portable('20261121100000-catalogue', ({ schema: s, int, ciText, serial, per }) => [
-  s.createTable('storages')
+  s
+    .createTable('storages')
     .addColumn('id', int, serial)
     .addColumn('uid', 'text', (c) => c.notNull().unique())
     .addColumn('name', ciText, (c) => c.notNull().unique())
@@ -26,7 +27,8 @@ export const catalogue = portable('20261121100000-catalogue', ({ schema: s, int,
     .addColumn('last_sync_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull()),
-  s.createTable('storage_grants')
+  s
+    .createTable('storage_grants')
     .addColumn('id', int, serial)
     .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
     .addColumn('user_id', int, (c) => c.references('users.id').onDelete('cascade'))
@@ -34,7 +36,8 @@ export const catalogue = portable('20261121100000-catalogue', ({ schema: s, int,
     .addColumn('level', 'text', (c) => c.notNull().check(sql`level IN ('viewer','editor')`))
     .addCheckConstraint('storage_grants_one_grantee', sql`(user_id IS NULL) != (group_name IS NULL)`),
   s.createIndex('storage_grants_storage').on('storage_grants').column('storage_id'),
-  s.createTable('nodes')
+  s
+    .createTable('nodes')
     .addColumn('id', int, serial)
     .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
     .addColumn('dir', 'text', (c) => c.notNull())
@@ -66,7 +69,8 @@ CREATE INDEX search_fts_name_trgm ON search_fts USING gin (name gin_trgm_ops);
 CREATE INDEX search_fts_body_trgm ON search_fts USING gin (body gin_trgm_ops);
 CREATE INDEX search_fts_body_words ON search_fts USING gin (to_tsvector('simple', coalesce(body, '')))`,
   }),
-  s.createTable('sync_runs')
+  s
+    .createTable('sync_runs')
     .addColumn('id', int, serial)
     .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
     .addColumn('kind', 'text', (c) => c.notNull().defaultTo('full'))
@@ -81,7 +85,8 @@ CREATE INDEX search_fts_body_words ON search_fts USING gin (to_tsvector('simple'
     .addColumn('guard_tripped', int, (c) => c.notNull().defaultTo(0))
     .addColumn('message', 'text'),
   s.createIndex('sync_runs_storage').on('sync_runs').columns(['storage_id', 'id']),
-  s.createTable('sync_errors')
+  s
+    .createTable('sync_errors')
     .addColumn('id', int, serial)
     .addColumn('run_id', int, (c) => c.notNull().references('sync_runs.id').onDelete('cascade'))
     .addColumn('path', 'text', (c) => c.notNull())

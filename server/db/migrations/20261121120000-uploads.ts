@@ -7,7 +7,8 @@ import { portable } from './kit';
  * survives token expiry, a closed tab and a restart.
  */
 export const uploads = portable('20261121120000-uploads', ({ schema: s, int, withoutRowid }) => [
-  s.createTable('upload_sessions')
+  s
+    .createTable('upload_sessions')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('owner_id', int, (c) => c.notNull())
     .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
@@ -23,7 +24,8 @@ export const uploads = portable('20261121120000-uploads', ({ schema: s, int, wit
   s.createIndex('upload_sessions_owner').on('upload_sessions').column('owner_id'),
   s.createIndex('upload_sessions_expiry').on('upload_sessions').column('expires_at'),
   withoutRowid(
-    s.createTable('upload_parts')
+    s
+      .createTable('upload_parts')
       .addColumn('upload_id', 'text', (c) => c.notNull().references('upload_sessions.id').onDelete('cascade'))
       .addColumn('part', int, (c) => c.notNull())
       .addColumn('size', int, (c) => c.notNull())

@@ -10,7 +10,8 @@ import { portable } from './kit';
  * slots claimed with one conditional UPDATE each, which keeps caps exact.
  */
 export const shares = portable('20261121130000-shares', ({ schema: s, int, serial }) => [
-  s.createTable('shares')
+  s
+    .createTable('shares')
     .addColumn('id', int, serial)
     .addColumn('token', 'text', (c) => c.notNull().unique())
     .addColumn('kind', 'text', (c) => c.notNull().defaultTo('link').check(sql`kind IN ('link','drop')`))
@@ -34,7 +35,8 @@ export const shares = portable('20261121130000-shares', ({ schema: s, int, seria
     .addColumn('created_at', 'text', (c) => c.notNull()),
   s.createIndex('shares_owner').on('shares').column('owner_id'),
   s.createIndex('shares_expiry').on('shares').column('expires_at'),
-  s.createTable('drop_submissions')
+  s
+    .createTable('drop_submissions')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('share_id', int, (c) => c.notNull().references('shares.id').onDelete('cascade'))
     .addColumn('folder', 'text', (c) => c.notNull())
@@ -45,7 +47,8 @@ export const shares = portable('20261121130000-shares', ({ schema: s, int, seria
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('finished_at', 'text'),
   s.createIndex('drop_submissions_share').on('drop_submissions').column('share_id'),
-  s.createTable('drop_files')
+  s
+    .createTable('drop_files')
     .addColumn('upload_id', 'text', (c) => c.primaryKey())
     .addColumn('submission_id', 'text', (c) => c.notNull().references('drop_submissions.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())

@@ -10,7 +10,8 @@ import { portable } from './kit';
  * delivery log) belong to the event module.
  */
 export const protection = portable('20261121140000-protection', ({ schema: s, int, serial }) => [
-  s.createTable('trash_items')
+  s
+    .createTable('trash_items')
     .addColumn('id', int, serial)
     .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
     .addColumn('orig_path', 'text', (c) => c.notNull())
@@ -24,7 +25,8 @@ export const protection = portable('20261121140000-protection', ({ schema: s, in
     .addColumn('deleted_at', 'text', (c) => c.notNull()),
   s.createIndex('trash_items_storage').on('trash_items').columns(['storage_id', 'deleted_at']),
   s.createIndex('trash_items_sha').on('trash_items').column('sha256'),
-  s.createTable('versions')
+  s
+    .createTable('versions')
     .addColumn('id', int, serial)
     .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
     .addColumn('path', 'text', (c) => c.notNull())
@@ -34,7 +36,8 @@ export const protection = portable('20261121140000-protection', ({ schema: s, in
     .addColumn('created_by', int)
     .addColumn('created_at', 'text', (c) => c.notNull()),
   s.createIndex('versions_path').on('versions').columns(['storage_id', 'path', 'id']),
-  s.createTable('av_scans')
+  s
+    .createTable('av_scans')
     .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
@@ -43,7 +46,8 @@ export const protection = portable('20261121140000-protection', ({ schema: s, in
     .addColumn('written_at', 'text')
     .addColumn('scanned_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('av_scans_pk', ['storage_id', 'path']),
-  s.createTable('notifications')
+  s
+    .createTable('notifications')
     .addColumn('id', int, serial)
     .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('event', 'text', (c) => c.notNull())
@@ -55,7 +59,8 @@ export const protection = portable('20261121140000-protection', ({ schema: s, in
     .addColumn('created_at', 'text', (c) => c.notNull()),
   s.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']),
   s.createIndex('notifications_unread').on('notifications').column('user_id').where(sql.raw<boolean>('read_at IS NULL')),
-  s.createTable('webhook_deliveries')
+  s
+    .createTable('webhook_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('target_id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())

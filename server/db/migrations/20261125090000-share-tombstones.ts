@@ -8,7 +8,8 @@ import { portable } from './kit';
  * deletion path can forget it. Swept with the revoked links (7 days).
  */
 export const shareTombstones = portable('20261125090000-share-tombstones', ({ schema: s, per }) => [
-  s.createTable('share_tombstones')
+  s
+    .createTable('share_tombstones')
     .addColumn('token', 'text', (c) => c.primaryKey())
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('reason', 'text', (c) => c.notNull())

@@ -7,7 +7,8 @@ import { portable } from './kit';
  */
 export const opJournal = portable('20261125093000-op-journal', ({ schema: s, withoutRowid }) => [
   withoutRowid(
-    s.createTable('op_journal')
+    s
+      .createTable('op_journal')
       .addColumn('op_id', 'text', (c) => c.notNull().references('ops.id').onDelete('cascade'))
       .addColumn('key', 'text', (c) => c.notNull())
       .addColumn('value', 'text', (c) => c.notNull().defaultTo(''))

@@ -8,7 +8,8 @@ import { portable } from './kit';
  * person's own exceptions. Both feed the decision order of auth/permissions.
  */
 export const keysRoles = portable('20261125110000-keys-roles', ({ schema: s, int, ciText, serial, withoutRowid }) => [
-  s.createTable('api_keys')
+  s
+    .createTable('api_keys')
     .addColumn('id', int, serial)
     .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -24,7 +25,8 @@ export const keysRoles = portable('20261125110000-keys-roles', ({ schema: s, int
     .addColumn('last_used_ip', 'text')
     .addColumn('revoked_at', 'text'),
   s.createIndex('api_keys_user').on('api_keys').column('user_id'),
-  s.createTable('roles')
+  s
+    .createTable('roles')
     .addColumn('id', int, serial)
     .addColumn('name', ciText, (c) => c.notNull().unique())
     .addColumn('permissions', 'text', (c) => c.notNull().defaultTo('{}'))
@@ -32,7 +34,8 @@ export const keysRoles = portable('20261125110000-keys-roles', ({ schema: s, int
     .addColumn('updated_at', 'text', (c) => c.notNull()),
   s.alterTable('users').addColumn('custom_role_id', int, (c) => c.references('roles.id').onDelete('set null')),
   withoutRowid(
-    s.createTable('user_permissions')
+    s
+      .createTable('user_permissions')
       .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
       .addColumn('permission', 'text', (c) => c.notNull())
       .addColumn('allowed', int, (c) => c.notNull())

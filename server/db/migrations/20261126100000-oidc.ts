@@ -11,7 +11,8 @@ import { portable } from './kit';
  */
 export const oidc = portable('20261126100000-oidc', ({ schema: s, int, withoutRowid }) => [
   withoutRowid(
-    s.createTable('oidc_pending')
+    s
+      .createTable('oidc_pending')
       .addColumn('state_hash', 'text', (c) => c.primaryKey())
       .addColumn('issuer', 'text', (c) => c.notNull())
       .addColumn('code_verifier', 'text', (c) => c.notNull())
@@ -22,7 +23,8 @@ export const oidc = portable('20261126100000-oidc', ({ schema: s, int, withoutRo
   ),
   s.createIndex('oidc_pending_created').on('oidc_pending').column('created_at'),
   withoutRowid(
-    s.createTable('oidc_links')
+    s
+      .createTable('oidc_links')
       .addColumn('issuer', 'text', (c) => c.notNull())
       .addColumn('sub', 'text', (c) => c.notNull())
       .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))

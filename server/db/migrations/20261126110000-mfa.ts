@@ -9,21 +9,24 @@ import { portable } from './kit';
  * the hash of their token. Everything goes with its person.
  */
 export const mfa = portable('20261126110000-mfa', ({ schema: s, int, serial }) => [
-  s.createTable('mfa_totp')
+  s
+    .createTable('mfa_totp')
     .addColumn('user_id', int, (c) => c.primaryKey().references('users.id').onDelete('cascade'))
     .addColumn('secret', 'text')
     .addColumn('pending_secret', 'text')
     .addColumn('pending_at', 'text')
     .addColumn('last_step', int, (c) => c.notNull().defaultTo(0))
     .addColumn('confirmed_at', 'text'),
-  s.createTable('mfa_recovery_codes')
+  s
+    .createTable('mfa_recovery_codes')
     .addColumn('id', int, serial)
     .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('code_hash', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('used_at', 'text'),
   s.createIndex('mfa_recovery_codes_user').on('mfa_recovery_codes').column('user_id'),
-  s.createTable('mfa_passkeys')
+  s
+    .createTable('mfa_passkeys')
     .addColumn('id', int, serial)
     .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('credential_id', 'text', (c) => c.notNull().unique())
@@ -35,7 +38,8 @@ export const mfa = portable('20261126110000-mfa', ({ schema: s, int, serial }) =
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('last_used_at', 'text'),
   s.createIndex('mfa_passkeys_user').on('mfa_passkeys').column('user_id'),
-  s.createTable('mfa_challenges')
+  s
+    .createTable('mfa_challenges')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('purpose', 'text', (c) => c.notNull())

@@ -7,7 +7,8 @@ import { portable } from './kit';
  */
 export const davProps = portable('20261126130000-dav-props', ({ schema: s, int, withoutRowid }) => [
   withoutRowid(
-    s.createTable('dav_props')
+    s
+      .createTable('dav_props')
       .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
       .addColumn('path', 'text', (c) => c.notNull())
       .addColumn('dir', 'text', (c) => c.notNull())

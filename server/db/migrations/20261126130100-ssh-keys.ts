@@ -7,7 +7,8 @@ import { portable } from './kit';
  * key once per account. Keys go with their person.
  */
 export const sshKeys = portable('20261126130100-ssh-keys', ({ schema: s, int, serial }) => [
-  s.createTable('ssh_keys')
+  s
+    .createTable('ssh_keys')
     .addColumn('id', int, serial)
     .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())

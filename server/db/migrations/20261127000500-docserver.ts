@@ -9,7 +9,8 @@ import { portable } from './kit';
  * etag the write produced), so a replayed older callback cannot overwrite it.
  */
 export const docserver = portable('20261127000500-docserver', ({ schema: s, int }) => [
-  s.createTable('external_services')
+  s
+    .createTable('external_services')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('url', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('jwt_secret', 'text', (c) => c.notNull().defaultTo(''))
@@ -18,7 +19,8 @@ export const docserver = portable('20261127000500-docserver', ({ schema: s, int 
     .addColumn('last_check', 'text')
     .addColumn('env_managed', int, (c) => c.notNull().defaultTo(0))
     .addColumn('updated_at', 'text', (c) => c.notNull()),
-  s.createTable('docserver_saves')
+  s
+    .createTable('docserver_saves')
     .addColumn('node_id', int, (c) => c.primaryKey().references('nodes.id').onDelete('cascade'))
     .addColumn('doc_key', 'text', (c) => c.notNull())
     .addColumn('lastsave', int, (c) => c.notNull())

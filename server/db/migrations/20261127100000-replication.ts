@@ -10,11 +10,13 @@ import { portable } from './kit';
 export const replication = portable('20261127100000-replication', ({ schema: s, int, serial }) => {
   /** A table of one row (id 1) holding the latest run of something. */
   const singleton = (name: string) =>
-    s.createTable(name)
+    s
+      .createTable(name)
       .addColumn('id', int, (c) => c.primaryKey().check(sql`id = 1`))
       .addColumn('ran_at', 'text', (c) => c.notNull());
   return [
-    s.createTable('replica_targets')
+    s
+      .createTable('replica_targets')
       .addColumn('id', int, serial)
       .addColumn('uid', 'text', (c) => c.notNull().unique())
       .addColumn('name', 'text', (c) => c.notNull().unique())
@@ -24,7 +26,8 @@ export const replication = portable('20261127100000-replication', ({ schema: s, 
       .addColumn('enabled', int, (c) => c.notNull().defaultTo(1))
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull()),
-    s.createTable('replica_rules')
+    s
+      .createTable('replica_rules')
       .addColumn('id', int, serial)
       .addColumn('path_pattern', 'text', (c) => c.notNull())
       .addColumn('mode', 'text', (c) => c.notNull().check(sql`mode IN ('mirror', 'append_only', 'skip')`))
@@ -33,7 +36,8 @@ export const replication = portable('20261127100000-replication', ({ schema: s, 
       .addColumn('description', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull()),
-    s.createTable('replica_failures')
+    s
+      .createTable('replica_failures')
       .addColumn('id', int, serial)
       .addColumn('storage_id', int, (c) => c.notNull().references('storages.id').onDelete('cascade'))
       .addColumn('rel', 'text', (c) => c.notNull())

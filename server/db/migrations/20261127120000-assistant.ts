@@ -8,7 +8,8 @@ import { portable } from './kit';
  * `confirm_all` choice.
  */
 export const assistant = portable('20261127120000-assistant', ({ schema: s, int }) => [
-  s.createTable('assistant_conversations')
+  s
+    .createTable('assistant_conversations')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('user_id', int, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('title', 'text', (c) => c.notNull())
@@ -16,7 +17,8 @@ export const assistant = portable('20261127120000-assistant', ({ schema: s, int 
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('last_used_at', 'text', (c) => c.notNull()),
   s.createIndex('assistant_conversations_user').on('assistant_conversations').columns(['user_id', 'last_used_at']),
-  s.createTable('assistant_steps')
+  s
+    .createTable('assistant_steps')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('conversation_id', 'text', (c) => c.notNull().references('assistant_conversations.id').onDelete('cascade'))
     .addColumn('tool_call_id', 'text', (c) => c.notNull())
@@ -27,7 +29,8 @@ export const assistant = portable('20261127120000-assistant', ({ schema: s, int 
     .addColumn('result', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull()),
   s.createIndex('assistant_steps_conversation').on('assistant_steps').column('conversation_id'),
-  s.createTable('assistant_prefs')
+  s
+    .createTable('assistant_prefs')
     .addColumn('user_id', int, (c) => c.primaryKey().references('users.id').onDelete('cascade'))
     .addColumn('confirm_all', int, (c) => c.notNull().defaultTo(0)),
 ]);

@@ -8,7 +8,8 @@ import { portable } from './kit';
  * columns. App state needs no table: it is the `nodes.app_state` column.
  */
 export const fileLocks = portable('20261127131500-file-locks', ({ schema: s, int }) => [
-  s.createTable('file_locks')
+  s
+    .createTable('file_locks')
     .addColumn('node_id', int, (c) => c.primaryKey().references('nodes.id').onDelete('cascade'))
     .addColumn('plugin', 'text', (c) => c.notNull())
     .addColumn('plugin_label', 'text', (c) => c.notNull())

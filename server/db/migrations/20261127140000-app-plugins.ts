@@ -7,7 +7,8 @@ import { portable } from './kit';
  * and the publisher keys the admin trusts.
  */
 export const appPlugins = portable('20261127140000-app-plugins', ({ schema: s, int, serial }) => [
-  s.createTable('app_plugins')
+  s
+    .createTable('app_plugins')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('version', 'text', (c) => c.notNull())
     .addColumn('publisher', 'text', (c) => c.notNull())
@@ -22,13 +23,15 @@ export const appPlugins = portable('20261127140000-app-plugins', ({ schema: s, i
     .addColumn('installed_by', int, (c) => c.references('users.id').onDelete('set null'))
     .addColumn('installed_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull()),
-  s.createTable('app_plugin_kv')
+  s
+    .createTable('app_plugin_kv')
     .addColumn('plugin', 'text', (c) => c.notNull().references('app_plugins.id').onDelete('cascade'))
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('app_plugin_kv_pk', ['plugin', 'key']),
-  s.createTable('app_publisher_keys')
+  s
+    .createTable('app_publisher_keys')
     .addColumn('id', int, serial)
     .addColumn('publisher', 'text', (c) => c.notNull())
     .addColumn('public_key_pem', 'text', (c) => c.notNull())

@@ -6,7 +6,8 @@ import { portable } from './kit';
  * `key` is `<scope>|<a:login | i:address | u:person>`; times in ms.
  */
 export const loginFailures = portable('20261127151000-login-failures', ({ schema: s, int }) => [
-  s.createTable('login_failures')
+  s
+    .createTable('login_failures')
     .addColumn('key', 'text', (c) => c.primaryKey())
     .addColumn('failures', int, (c) => c.notNull())
     .addColumn('first_at', int, (c) => c.notNull())

@@ -9,14 +9,16 @@ import { portable } from './kit';
  * client addresses a link saw, with when (ms).
  */
 export const linkStreams = portable('20261127160100-link-streams', ({ schema: s, int }) => [
-  s.createTable('link_streams')
+  s
+    .createTable('link_streams')
     .addColumn('share_id', int, (c) => c.notNull())
     .addColumn('slot', int, (c) => c.notNull())
     .addColumn('holder', 'text', (c) => c.notNull())
     .addColumn('until', int, (c) => c.notNull())
     .addPrimaryKeyConstraint('link_streams_pk', ['share_id', 'slot']),
   s.createIndex('link_streams_holder').on('link_streams').column('holder'),
-  s.createTable('link_visitors')
+  s
+    .createTable('link_visitors')
     .addColumn('share_id', int, (c) => c.notNull())
     .addColumn('ip', 'text', (c) => c.notNull())
     .addColumn('seen_at', int, (c) => c.notNull())

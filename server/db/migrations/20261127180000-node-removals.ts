@@ -6,7 +6,8 @@ import { portable } from './kit';
  * back after it, whichever instance removed them. Rows live ten minutes (a listing is seconds old).
  */
 export const nodeRemovals = portable('20261127180000-node-removals', ({ schema: s, int }) => [
-  s.createTable('node_removals')
+  s
+    .createTable('node_removals')
     .addColumn('storage_id', int, (c) => c.notNull())
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('removed_at', 'text', (c) => c.notNull())

@@ -6,7 +6,8 @@ import { portable } from './kit';
  * also records its address, so "this address already holds a stream of the link" holds across instances.
  */
 export const linkStrikes = portable('20261127180100-link-strikes', ({ schema: s, int }) => [
-  s.createTable('link_strikes')
+  s
+    .createTable('link_strikes')
     .addColumn('share_id', int, (c) => c.notNull())
     .addColumn('ip', 'text', (c) => c.notNull())
     .addColumn('at', int, (c) => c.notNull()),

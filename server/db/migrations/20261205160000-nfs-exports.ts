@@ -7,7 +7,8 @@ import { portable } from './kit';
  * its API keys (NFS has no passwords). An export goes with its account or key.
  */
 export const nfsExports = portable('20261205160000-nfs-exports', ({ schema: s, int, serial }) => [
-  s.createTable('nfs_exports')
+  s
+    .createTable('nfs_exports')
     .addColumn('id', int, serial)
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('clients', 'text', (c) => c.notNull())

@@ -26,7 +26,10 @@ describe('migrations on SQLite', () => {
   test('the ported migrations build exactly the schema the raw-SQL ones built', () => {
     const db = new Database(':memory:');
     const names = new Set(snapshot.migrations);
-    const applied = migrate(db, MIGRATIONS.filter((m) => names.has(m.name)));
+    const applied = migrate(
+      db,
+      MIGRATIONS.filter((m) => names.has(m.name)),
+    );
     assert.deepEqual(applied, snapshot.migrations, 'every migration of the snapshot still exists under its name (existing databases apply nothing again)');
     assert.deepEqual(JSON.parse(JSON.stringify(sqliteShape(db))), snapshot.shape);
     db.close();
@@ -86,7 +89,10 @@ describe('migrations on PostgreSQL', { skip: skip ?? false }, () => {
 
   test('dialect-specific parts behave: case-free names, identities, the tombstone trigger, trigram search', async () => {
     const now = new Date().toISOString();
-    const u = await c.query(`INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('Ann@Example.com', 'ann', 'admin', $1, $1) RETURNING id`, [now]);
+    const u = await c.query(
+      `INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('Ann@Example.com', 'ann', 'admin', $1, $1) RETURNING id`,
+      [now],
+    );
     assert.equal(u.rows[0].id, '1', 'identity starts at 1 (bigint comes back as text from pg)');
     await assert.rejects(
       c.query(`INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('ann@example.COM', 'ann2', 'user', $1, $1)`, [now]),
@@ -117,7 +123,10 @@ describe('migrations on PostgreSQL', { skip: skip ?? false }, () => {
     await c.query('RESET enable_seqscan');
     assert.match(plan, /nodes_name_trgm/, 'a substring search on names can use the trigram index');
     const hits = await c.query(`SELECT name FROM nodes WHERE name ILIKE '%RT-1999%'`);
-    assert.deepEqual(hits.rows.map((r) => r.name), ['report-1999.pdf']);
+    assert.deepEqual(
+      hits.rows.map((r) => r.name),
+      ['report-1999.pdf'],
+    );
   });
 
   test('a migration without a PostgreSQL form stops before any statement runs', async () => {
@@ -126,7 +135,10 @@ describe('migrations on PostgreSQL', { skip: skip ?? false }, () => {
     await c2.connect();
     try {
       const legacy = { name: '29990101000000-legacy', sql: 'CREATE TABLE legacy (id INTEGER PRIMARY KEY)' };
-      await assert.rejects(migratePostgres(c2, [...MIGRATIONS, legacy]), (e: unknown) => e instanceof UnportedMigrationError && /29990101000000-legacy/.test(e.message));
+      await assert.rejects(
+        migratePostgres(c2, [...MIGRATIONS, legacy]),
+        (e: unknown) => e instanceof UnportedMigrationError && /29990101000000-legacy/.test(e.message),
+      );
       const n = await c2.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> '_migrations'`);
       assert.equal(n.rows[0].n, 0, 'nothing half-created');
     } finally {

@@ -40,6 +40,43 @@ import { replicaFailureFrom } from './20261205090000-replica-failure-from';
 import { grantPaths } from './20261205090100-grant-paths';
 import { nfsExports } from './20261205160000-nfs-exports';
 
-export const MIGRATIONS: Migration[] = [foundation, catalogue, uploads, shares, protection, shareTombstones, thumbPending, opJournal, uploadPublished, keysRoles, oidc, mfa, deviceKeys, davProps, sshKeys, docserver, replication, meter, assistant, shareSuspension, storageVolume, fileLocks, appPlugins, appPluginHost, dropFileOrder, opsLease, shareAppPages, loginFailures, uploadFinalizeLease, linkStreams, searchNameTrgm, nodeRemovals, linkStrikes, replicaFailureFrom, grantPaths, nfsExports];
+export const MIGRATIONS: Migration[] = [
+  foundation,
+  catalogue,
+  uploads,
+  shares,
+  protection,
+  shareTombstones,
+  thumbPending,
+  opJournal,
+  uploadPublished,
+  keysRoles,
+  oidc,
+  mfa,
+  deviceKeys,
+  davProps,
+  sshKeys,
+  docserver,
+  replication,
+  meter,
+  assistant,
+  shareSuspension,
+  storageVolume,
+  fileLocks,
+  appPlugins,
+  appPluginHost,
+  dropFileOrder,
+  opsLease,
+  shareAppPages,
+  loginFailures,
+  uploadFinalizeLease,
+  linkStreams,
+  searchNameTrgm,
+  nodeRemovals,
+  linkStrikes,
+  replicaFailureFrom,
+  grantPaths,
+  nfsExports,
+];
 
 export type { Migration } from './types';

@@ -84,16 +84,18 @@ export type Step = Compilable<unknown> | string;
 
 /** Compiles `build` for one dialect into a script of statements. */
 export function render(build: (k: Kit) => Step[], dialect: Dialect): string {
-  return build(kits[dialect])
-    .map((s) => {
-      if (typeof s === 'string') return s.trim().replace(/;$/, '');
-      const c = s.compile();
-      // DDL inlines its values; a parameter here would be silently lost in a script.
-      if (c.parameters.length) throw new Error(`migration step has parameters: ${c.sql}`);
-      return c.sql;
-    })
-    .filter((s) => s !== '')
-    .join(';\n') + ';\n';
+  return (
+    build(kits[dialect])
+      .map((s) => {
+        if (typeof s === 'string') return s.trim().replace(/;$/, '');
+        const c = s.compile();
+        // DDL inlines its values; a parameter here would be silently lost in a script.
+        if (c.parameters.length) throw new Error(`migration step has parameters: ${c.sql}`);
+        return c.sql;
+      })
+      .filter((s) => s !== '')
+      .join(';\n') + ';\n'
+  );
 }
 
 /** A migration written once, compiled for SQLite and PostgreSQL. */

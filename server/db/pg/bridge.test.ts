@@ -52,7 +52,11 @@ describe('PgBridge', { skip: skip ?? false }, () => {
     assert.deepEqual(rows, [{ id: 1, name: 'a', size: 5_000_000_000, ratio: 0.5 }], 'int8 comes back as a number');
     assert.deepEqual(b.query(`SELECT '?' AS q, ?::text AS p`, ['x']).rows, [{ q: '?', p: 'x' }]);
     assert.deepEqual(b.query(`SELECT 1 < 2 AS yes, 1 > 2 AS no`).rows, [{ yes: 1, no: 0 }], 'booleans as 1/0, as SQLite answers them');
-    assert.deepEqual(b.query(`SELECT sum(size) AS total, count(*) AS n FROM t`).rows, [{ total: 5_000_000_000, n: 1 }], 'sum() of bigint (numeric) and count(*) as numbers');
+    assert.deepEqual(
+      b.query(`SELECT sum(size) AS total, count(*) AS n FROM t`).rows,
+      [{ total: 5_000_000_000, n: 1 }],
+      'sum() of bigint (numeric) and count(*) as numbers',
+    );
     assert.equal(b.query('UPDATE t SET size = size + 1 WHERE size > ?', [0]).rowCount, 1);
 
     b.query('BEGIN');
@@ -63,15 +67,24 @@ describe('PgBridge', { skip: skip ?? false }, () => {
   });
 
   test('a refused statement throws its SQLSTATE and the bridge goes on', () => {
-    assert.throws(() => b.query('INSERT INTO t (name) VALUES (?)', ['a']), (e: unknown) => e instanceof PgStatementError && e.code === '23505' && e.constraint === 't_name_key');
-    assert.throws(() => b.query('SELEC 1'), (e: unknown) => e instanceof PgStatementError && e.code === '42601');
+    assert.throws(
+      () => b.query('INSERT INTO t (name) VALUES (?)', ['a']),
+      (e: unknown) => e instanceof PgStatementError && e.code === '23505' && e.constraint === 't_name_key',
+    );
+    assert.throws(
+      () => b.query('SELEC 1'),
+      (e: unknown) => e instanceof PgStatementError && e.code === '42601',
+    );
     assert.equal(b.query('SELECT 1 AS one').rows[0].one, 1);
   });
 
   test('a slow statement is cancelled at the statement timeout; the connection stays', () => {
     const pid = b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid').rows[0].pid;
     const t0 = Date.now();
-    assert.throws(() => b.query('SELECT pg_sleep(5)'), (e: unknown) => e instanceof PgStatementError && e.code === '57014');
+    assert.throws(
+      () => b.query('SELECT pg_sleep(5)'),
+      (e: unknown) => e instanceof PgStatementError && e.code === '57014',
+    );
     const took = Date.now() - t0;
     assert.ok(took >= 350 && took < 3000, `cancelled after ${took} ms (timeout 400 ms)`);
     assert.equal(b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid').rows[0].pid, pid, 'same connection');
@@ -103,7 +116,10 @@ describe('PgBridge', { skip: skip ?? false }, () => {
     try {
       await cluster.stop('immediate');
       const t0 = Date.now();
-      assert.throws(() => b.query('SELECT 1'), (e: unknown) => isBusy503(e) || (e instanceof PgStatementError && e.code === '57P01'));
+      assert.throws(
+        () => b.query('SELECT 1'),
+        (e: unknown) => isBusy503(e) || (e instanceof PgStatementError && e.code === '57P01'),
+      );
       for (let i = 0; i < 20; i++) {
         assert.throws(() => b.query('SELECT 1'), isBusy503);
         await new Promise((r) => setTimeout(r, 20));
@@ -123,9 +139,14 @@ describe('PgBridge', { skip: skip ?? false }, () => {
     const port = await freePort();
     const t0 = Date.now();
     // Refused is answered at once, not after the connect timeout (generous: a loaded machine starts the worker slowly).
-    await assert.rejects(PgBridge.open({ url: `postgres://x:hidden-pw@127.0.0.1:${port}/x`, connectTimeoutMs: 30_000 }), (e: unknown) =>
-      e instanceof DatabaseUrlError && /connection refused/.test(e.message) && !/hidden-pw/.test(e.message));
+    await assert.rejects(
+      PgBridge.open({ url: `postgres://x:hidden-pw@127.0.0.1:${port}/x`, connectTimeoutMs: 30_000 }),
+      (e: unknown) => e instanceof DatabaseUrlError && /connection refused/.test(e.message) && !/hidden-pw/.test(e.message),
+    );
     assert.ok(Date.now() - t0 < 20_000);
-    await assert.rejects(PgBridge.open({ url: cluster.url('missing'), connectTimeoutMs: 30_000 }), (e: unknown) => e instanceof DatabaseUrlError && /does not exist/.test(e.message));
+    await assert.rejects(
+      PgBridge.open({ url: cluster.url('missing'), connectTimeoutMs: 30_000 }),
+      (e: unknown) => e instanceof DatabaseUrlError && /does not exist/.test(e.message),
+    );
   });
 });

@@ -34,7 +34,11 @@ export interface BridgeResult<R = Record<string, unknown>> {
 
 /** A statement PostgreSQL refused; `code` is its SQLSTATE (23505 unique violation, 57014 cancelled...). */
 export class PgStatementError extends Error {
-  constructor(message: string, readonly code: string | undefined, readonly constraint: string | undefined) {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly constraint: string | undefined,
+  ) {
     super(message);
   }
 }
@@ -48,7 +52,12 @@ export class PgBridge {
   private reason = '';
   private closed = false;
 
-  private constructor(private worker: Worker, private answers: MessagePort, private flag: Int32Array, private waitMs: number) {
+  private constructor(
+    private worker: Worker,
+    private answers: MessagePort,
+    private flag: Int32Array,
+    private waitMs: number,
+  ) {
     worker.on('message', (m: { type: 'up' | 'down'; reason?: string }) => {
       this.up = m.type === 'up';
       if (m.reason) this.reason = m.reason;
@@ -140,7 +149,9 @@ export class PgBridge {
   }
 }
 
-type Answer = { seq: number; rows: unknown[]; rowCount: number; error?: undefined } | { seq: number; error: { message: string; code?: string; constraint?: string; lost: boolean } };
+type Answer =
+  | { seq: number; rows: unknown[]; rowCount: number; error?: undefined }
+  | { seq: number; error: { message: string; code?: string; constraint?: string; lost: boolean } };
 
 const positional = new Map<string, string>();
 

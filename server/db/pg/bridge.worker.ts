@@ -59,7 +59,12 @@ async function connect(): Promise<void> {
   if (connecting) return;
   connecting = true;
   for (;;) {
-    const c = new pg.Client({ connectionString: d.url, connectionTimeoutMillis: d.connectTimeoutMs, statement_timeout: d.statementTimeoutMs, types: sqliteLikeTypes });
+    const c = new pg.Client({
+      connectionString: d.url,
+      connectionTimeoutMillis: d.connectTimeoutMs,
+      statement_timeout: d.statementTimeoutMs,
+      types: sqliteLikeTypes,
+    });
     c.on('error', () => {
       if (client === c) drop();
     });

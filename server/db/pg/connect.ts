@@ -65,6 +65,6 @@ export function explain(e: unknown): string {
     case '3D000':
       return `${err.message} (create it first: createdb, or CREATE DATABASE)`;
     default:
-      return /timeout/i.test(err.message ?? '') ? 'no answer (timed out)' : err.message ?? String(e);
+      return /timeout/i.test(err.message ?? '') ? 'no answer (timed out)' : (err.message ?? String(e));
   }
 }

@@ -55,7 +55,9 @@ export async function copySqliteToPostgres(sqliteFile: string, url: string, o: C
         for (const want of copied) {
           const got = await digestPostgres(c, tables.find((t) => t.name === want.table)!);
           if (got.rows !== want.rows || got.checksum !== want.checksum) {
-            throw new CopyMismatch(`${want.table}: SQLite has ${want.rows} rows (checksum ${want.checksum.slice(0, 16)}…), PostgreSQL ${got.rows} (${got.checksum.slice(0, 16)}…)`);
+            throw new CopyMismatch(
+              `${want.table}: SQLite has ${want.rows} rows (checksum ${want.checksum.slice(0, 16)}…), PostgreSQL ${got.rows} (${got.checksum.slice(0, 16)}…)`,
+            );
           }
         }
         await c.query('COMMIT');
@@ -84,25 +86,45 @@ function assertFullyMigrated(lite: Database.Database, migrations: Migration[]): 
   const known = new Set(migrations.map((m) => m.name));
   const pending = [...known].filter((n) => !applied.has(n));
   const unknown = [...applied].filter((n) => !known.has(n));
-  if (pending.length) throw new CopyRefused(`the SQLite catalogue is not up to date (${pending.length} migration(s) pending, first ${pending[0]}): start this version of the service on it once, then copy`);
+  if (pending.length)
+    throw new CopyRefused(
+      `the SQLite catalogue is not up to date (${pending.length} migration(s) pending, first ${pending[0]}): start this version of the service on it once, then copy`,
+    );
   if (unknown.length) throw new CopyRefused(`the SQLite catalogue was written by a newer Filedock (${unknown[0]}): copy it with that version`);
 }
 
 /** The tables to copy, parents before children; a virtual (search) table is copied with its rowid. */
 function sourceTables(lite: Database.Database): SourceTable[] {
   const rows = lite
-    .prepare("SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT LIKE 'sqlite_%' AND name <> '_migrations' ORDER BY name")
+    .prepare(
+      "SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT LIKE 'sqlite_%' AND name <> '_migrations' ORDER BY name",
+    )
     .all() as Array<{ name: string; type: string }>;
   const tables = rows.map((r) => {
     const cols = (lite.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').all(r.name) as Array<{ name: string }>).map((c) => c.name);
     return { name: r.name, columns: r.type === 'virtual' ? ['rowid', ...cols] : cols };
   });
-  const parents = new Map(tables.map((t) => [t.name, new Set((lite.prepare('SELECT "table" FROM pragma_foreign_key_list(?)').all(t.name) as Array<{ table: string }>).map((f) => f.table).filter((p) => p !== t.name))]));
+  const parents = new Map(
+    tables.map((t) => [
+      t.name,
+      new Set(
+        (lite.prepare('SELECT "table" FROM pragma_foreign_key_list(?)').all(t.name) as Array<{ table: string }>)
+          .map((f) => f.table)
+          .filter((p) => p !== t.name),
+      ),
+    ]),
+  );
   const ordered: SourceTable[] = [];
   const placed = new Set<string>();
   while (ordered.length < tables.length) {
     const next = tables.filter((t) => !placed.has(t.name) && [...parents.get(t.name)!].every((p) => placed.has(p) || !parents.has(p)));
-    if (!next.length) throw new CopyRefused(`foreign keys form a cycle among ${tables.filter((t) => !placed.has(t.name)).map((t) => t.name).join(', ')}`);
+    if (!next.length)
+      throw new CopyRefused(
+        `foreign keys form a cycle among ${tables
+          .filter((t) => !placed.has(t.name))
+          .map((t) => t.name)
+          .join(', ')}`,
+      );
     for (const t of next) {
       ordered.push(t);
       placed.add(t.name);
@@ -114,7 +136,9 @@ function sourceTables(lite: Database.Database): SourceTable[] {
 async function assertEmpty(c: pg.Client, url: string): Promise<void> {
   const n = await relationCount(c);
   if (n > 0) {
-    throw new CopyRefused(`the target database is not empty (${n} relations in schema ${(await c.query('SELECT current_schema() AS s')).rows[0].s}): migrate-to only fills an empty database; create a new one (${new URL(url).pathname.slice(1) || 'its name'} is taken)`);
+    throw new CopyRefused(
+      `the target database is not empty (${n} relations in schema ${(await c.query('SELECT current_schema() AS s')).rows[0].s}): migrate-to only fills an empty database; create a new one (${new URL(url).pathname.slice(1) || 'its name'} is taken)`,
+    );
   }
 }
 
@@ -142,7 +166,10 @@ async function copyTable(lite: Database.Database, c: pg.Client, t: SourceTable, 
     Array.from({ length: n }, (_, i) => `(${t.columns.map((_, j) => `$${i * t.columns.length + j + 1}`).join(', ')})`).join(', ');
   const digest = new RowDigest();
   // safeIntegers: 64-bit integers copied exactly, and told apart from REALs in the digest.
-  const select = lite.prepare(`SELECT ${t.columns.map((n) => `"${n}"`).join(', ')} FROM "${t.name}"`).raw(true).safeIntegers(true);
+  const select = lite
+    .prepare(`SELECT ${t.columns.map((n) => `"${n}"`).join(', ')} FROM "${t.name}"`)
+    .raw(true)
+    .safeIntegers(true);
   let batch: unknown[][] = [];
   const flush = async () => {
     if (!batch.length) return;
@@ -172,7 +199,9 @@ async function resetIdentities(c: pg.Client): Promise<void> {
 async function digestPostgres(c: pg.Client, t: SourceTable): Promise<Omit<TableCopy, 'table'>> {
   const digest = new RowDigest();
   const cursor = `copy_check_${t.name}`;
-  await c.query(`DECLARE ${pg.escapeIdentifier(cursor)} NO SCROLL CURSOR FOR SELECT ${t.columns.map((n) => pg.escapeIdentifier(n)).join(', ')} FROM ${pg.escapeIdentifier(t.name)}`);
+  await c.query(
+    `DECLARE ${pg.escapeIdentifier(cursor)} NO SCROLL CURSOR FOR SELECT ${t.columns.map((n) => pg.escapeIdentifier(n)).join(', ')} FROM ${pg.escapeIdentifier(t.name)}`,
+  );
   for (;;) {
     const r = await c.query({ text: `FETCH 5000 FROM ${pg.escapeIdentifier(cursor)}`, rowMode: 'array' });
     for (const row of r.rows as unknown[][]) digest.add(row);
@@ -197,11 +226,7 @@ class RowDigest {
     const h = createHash('sha256');
     for (const v of row) {
       const enc =
-        v === null ? 'n'
-        : typeof v === 'bigint' ? `i${v}`
-        : typeof v === 'number' ? `r${v}`
-        : Buffer.isBuffer(v) ? `b${v.toString('hex')}`
-        : `s${String(v)}`;
+        v === null ? 'n' : typeof v === 'bigint' ? `i${v}` : typeof v === 'number' ? `r${v}` : Buffer.isBuffer(v) ? `b${v.toString('hex')}` : `s${String(v)}`;
       h.update(`${enc.length}:${enc}`);
     }
     this.sum = (this.sum + BigInt(`0x${h.digest('hex')}`)) % RowDigest.MOD;

@@ -6,7 +6,16 @@
  * compiler. Values come back as better-sqlite3 gives them (int8 and booleans
  * as numbers: bridge.worker.ts).
  */
-import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Compilable, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type Compilable,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
 import type Database from 'better-sqlite3';
 import type { DB } from '../tables';
 import type { Db, OpenOptions } from '../index';
@@ -105,7 +114,12 @@ type Row = Record<string, unknown>;
 class BridgeStatement {
   private named: { sql: string; names: string[] } | null;
   private touches: boolean;
-  constructor(private handle: BridgeHandle, private sql: string, private mode: { pluck: boolean; raw: boolean } = { pluck: false, raw: false }, private bound: unknown[] | null = null) {
+  constructor(
+    private handle: BridgeHandle,
+    private sql: string,
+    private mode: { pluck: boolean; raw: boolean } = { pluck: false, raw: false },
+    private bound: unknown[] | null = null,
+  ) {
     this.named = namedToPositional(sql);
     this.touches = ChangeCounters.touches(sql);
   }

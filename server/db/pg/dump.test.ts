@@ -21,7 +21,12 @@ after(async () => {
 
 test('libpq environment from a database URL: escapes undone, IPv6 unbracketed, sslmode kept', () => {
   assert.deepEqual(libpqEnv('postgres://fd%40x:p%3Aw%2Fd@[::1]:5433/file%20dock?sslmode=require'), {
-    PGHOST: '::1', PGPORT: '5433', PGUSER: 'fd@x', PGPASSWORD: 'p:w/d', PGDATABASE: 'file dock', PGSSLMODE: 'require',
+    PGHOST: '::1',
+    PGPORT: '5433',
+    PGUSER: 'fd@x',
+    PGPASSWORD: 'p:w/d',
+    PGDATABASE: 'file dock',
+    PGSSLMODE: 'require',
   });
   assert.deepEqual(libpqEnv('postgres://127.0.0.1/db'), { PGHOST: '127.0.0.1', PGDATABASE: 'db' });
 });

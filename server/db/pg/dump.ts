@@ -24,11 +24,20 @@ export function libpqEnv(url: string): Record<string, string> {
 /** Dumps the database at `url` to `file`; rejects with pg_dump's own words (or how to get it). */
 export function pgDump(url: string, file: string, bin = 'pg_dump'): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(bin, ['--format=custom', '--no-owner', '--file', file], { env: { ...process.env, ...libpqEnv(url) }, timeout: 30 * 60_000, maxBuffer: 1 << 20 }, (err, _out, stderr) => {
-      if (!err) return resolve();
-      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-      reject(new Error(missing ? `${bin} was not found: install the PostgreSQL client tools (or set SERVICE_UPDATE_PRE_COMMAND)` : String(stderr).trim() || err.message));
-    });
+    execFile(
+      bin,
+      ['--format=custom', '--no-owner', '--file', file],
+      { env: { ...process.env, ...libpqEnv(url) }, timeout: 30 * 60_000, maxBuffer: 1 << 20 },
+      (err, _out, stderr) => {
+        if (!err) return resolve();
+        const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+        reject(
+          new Error(
+            missing ? `${bin} was not found: install the PostgreSQL client tools (or set SERVICE_UPDATE_PRE_COMMAND)` : String(stderr).trim() || err.message,
+          ),
+        );
+      },
+    );
   });
 }
 

@@ -13,7 +13,9 @@ const MIGRATION_LOCK = 0x66696c65646f636bn;
 
 export class UnportedMigrationError extends Error {
   constructor(readonly names: string[]) {
-    super(`migration${names.length > 1 ? 's' : ''} ${names.join(', ')} ha${names.length > 1 ? 've' : 's'} no PostgreSQL form: write ${names.length > 1 ? 'them' : 'it'} with portable() (docs/postgresql.md, "Writing a migration")`);
+    super(
+      `migration${names.length > 1 ? 's' : ''} ${names.join(', ')} ha${names.length > 1 ? 've' : 's'} no PostgreSQL form: write ${names.length > 1 ? 'them' : 'it'} with portable() (docs/postgresql.md, "Writing a migration")`,
+    );
   }
 }
 

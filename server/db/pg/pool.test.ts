@@ -53,7 +53,7 @@ describe('db.async on PostgreSQL', { skip: skip ?? false }, () => {
       })
       .catch((x: unknown) => x);
     assert.ok(busy(e), `database_busy, got ${String(e)}`);
-    assert.equal((await db.async.first(k.selectFrom('meta').select('value').where('key', '=', 'cut'))), undefined, 'nothing half-written');
+    assert.equal(await db.async.first(k.selectFrom('meta').select('value').where('key', '=', 'cut')), undefined, 'nothing half-written');
   });
 
   test('a full pool queue answers database_busy at once instead of queueing without bound', async () => {
@@ -75,9 +75,12 @@ describe('db.async on PostgreSQL', { skip: skip ?? false }, () => {
     await cluster.stop('immediate');
     try {
       await assert.rejects(db.async.sql('SELECT 1'), busy);
-      await assert.rejects(db.async.unit(function* (tx) {
-        yield* tx.sql('SELECT 1');
-      }), busy);
+      await assert.rejects(
+        db.async.unit(function* (tx) {
+          yield* tx.sql('SELECT 1');
+        }),
+        busy,
+      );
     } finally {
       await cluster.start();
     }

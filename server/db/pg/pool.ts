@@ -129,9 +129,10 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
       }
       // Statement errors become PgStatementError or database_busy here; what the body throws passes as it is.
       const touched = { cached: false };
-      const run = (s: Step | string) => (typeof s === 'string' ? client.query(s) : exec(client, s, touched)).catch((e: unknown) => {
-        throw mapError(e);
-      });
+      const run = (s: Step | string) =>
+        (typeof s === 'string' ? client.query(s) : exec(client, s, touched)).catch((e: unknown) => {
+          throw mapError(e);
+        });
       try {
         await run(uo.isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
         const out = await driveAsync(body(tx), run);
@@ -139,7 +140,10 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
         if (touched.cached) o.wroteCached?.();
         return out;
       } catch (e) {
-        const gone = await client.query('ROLLBACK').then(() => false, () => true); // gone: the server rolled it back
+        const gone = await client.query('ROLLBACK').then(
+          () => false,
+          () => true,
+        ); // gone: the server rolled it back
         client.release(gone);
         client = null as never;
         const code = (e as { code?: unknown }).code;

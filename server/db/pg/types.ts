@@ -8,7 +8,9 @@ import pg from 'pg';
 
 export const sqliteLikeTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? (v: string) => Number(v)
-    : oid === pg.types.builtins.BOOL ? (v: string) => (v === 't' ? 1 : 0)
-    : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC
+      ? (v: string) => Number(v)
+      : oid === pg.types.builtins.BOOL
+        ? (v: string) => (v === 't' ? 1 : 0)
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };

@@ -48,15 +48,36 @@ async function makeSelfSigned(dir: string, certPath: string, keyPath: string): P
   const [c, k] = [certPath + tmp, keyPath + tmp];
   const name = hostname().replace(/[^\w.-]/g, '') || 'filedock';
   try {
-    await promisify(execFile)('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', k, '-out', c, '-days', '3650',
-      '-subj', `/CN=${name}`, '-addext', `subjectAltName=DNS:${name},DNS:localhost,IP:127.0.0.1,IP:::1`,
-    ], { timeout: 30_000 });
+    await promisify(execFile)(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        k,
+        '-out',
+        c,
+        '-days',
+        '3650',
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        `subjectAltName=DNS:${name},DNS:localhost,IP:127.0.0.1,IP:::1`,
+      ],
+      { timeout: 30_000 },
+    );
   } catch (e) {
     rmSync(c, { force: true });
     rmSync(k, { force: true });
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new Error(missing ? 'no TLS certificate: install openssl or set SERVICE_FTP_TLS_CERT and SERVICE_FTP_TLS_KEY' : `openssl failed: ${(e as Error).message}`);
+    throw new Error(
+      missing ? 'no TLS certificate: install openssl or set SERVICE_FTP_TLS_CERT and SERVICE_FTP_TLS_KEY' : `openssl failed: ${(e as Error).message}`,
+    );
   }
   chmodSync(k, 0o600);
   renameSync(k, keyPath);

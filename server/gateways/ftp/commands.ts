@@ -44,18 +44,21 @@ async function send(sock: Socket, body: Readable): Promise<void> {
 
 /** Lines of a listing as a stream, in batches, from an async iterable of entries. */
 function lines(entries: AsyncIterable<GatewayEntry>, line: (e: GatewayEntry) => string): Readable {
-  return Readable.from((async function* () {
-    let batch = '';
-    for await (const e of entries) {
-      if (!listable(e.name)) continue;
-      batch += line(e) + '\r\n';
-      if (batch.length > 64 * 1024) {
-        yield Buffer.from(batch);
-        batch = '';
+  return Readable.from(
+    (async function* () {
+      let batch = '';
+      for await (const e of entries) {
+        if (!listable(e.name)) continue;
+        batch += line(e) + '\r\n';
+        if (batch.length > 64 * 1024) {
+          yield Buffer.from(batch);
+          batch = '';
+        }
       }
-    }
-    if (batch) yield Buffer.from(batch);
-  })(), { objectMode: false });
+      if (batch) yield Buffer.from(batch);
+    })(),
+    { objectMode: false },
+  );
 }
 
 /** `LIST -la path` → `path` (clients pass ls options; a name starting with '-' is then unreachable by LIST, as on most servers). */
@@ -142,15 +145,30 @@ export const COMMANDS: Record<string, Command> = {
   MLSD: async (s, arg) => {
     const { path, entry } = await dirOf(s, arg);
     if (entry.type !== 'dir') return s.reply(501, 'Not a directory');
-    await s.transfer('MLSD', (sock) => send(sock, lines(tree(s).list(path), (e) => factsLine(e))));
+    await s.transfer('MLSD', (sock) =>
+      send(
+        sock,
+        lines(tree(s).list(path), (e) => factsLine(e)),
+      ),
+    );
   },
   LIST: async (s, arg) => {
     const { path, entry } = await dirOf(s, withoutOptions(arg));
-    await s.transfer('LIST', (sock) => send(sock, lines(entry.type === 'dir' ? tree(s).list(path) : one(entry), (e) => listLine(e))));
+    await s.transfer('LIST', (sock) =>
+      send(
+        sock,
+        lines(entry.type === 'dir' ? tree(s).list(path) : one(entry), (e) => listLine(e)),
+      ),
+    );
   },
   NLST: async (s, arg) => {
     const { path, entry } = await dirOf(s, withoutOptions(arg));
-    await s.transfer('NLST', (sock) => send(sock, lines(entry.type === 'dir' ? tree(s).list(path) : one(entry), (e) => e.name)));
+    await s.transfer('NLST', (sock) =>
+      send(
+        sock,
+        lines(entry.type === 'dir' ? tree(s).list(path) : one(entry), (e) => e.name),
+      ),
+    );
   },
   RETR: async (s, arg) => {
     const start = s.rest;
@@ -161,7 +179,9 @@ export const COMMANDS: Record<string, Command> = {
       const local = await f.localFile();
       const body = local
         ? createReadStream(local, { start, highWaterMark: CHUNK })
-        : start >= f.size ? Readable.from([]) : await f.read(start > 0 ? { start, end: f.size - 1 } : undefined, signal);
+        : start >= f.size
+          ? Readable.from([])
+          : await f.read(start > 0 ? { start, end: f.size - 1 } : undefined, signal);
       await send(sock, body);
     });
   },
@@ -211,4 +231,11 @@ export const COMMANDS: Record<string, Command> = {
   },
 };
 
-for (const [alias, name] of [['XPWD', 'PWD'], ['XCWD', 'CWD'], ['XCUP', 'CDUP'], ['XMKD', 'MKD'], ['XRMD', 'RMD']]) COMMANDS[alias] = COMMANDS[name];
+for (const [alias, name] of [
+  ['XPWD', 'PWD'],
+  ['XCWD', 'CWD'],
+  ['XCUP', 'CDUP'],
+  ['XMKD', 'MKD'],
+  ['XRMD', 'RMD'],
+])
+  COMMANDS[alias] = COMMANDS[name];

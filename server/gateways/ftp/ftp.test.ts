@@ -18,7 +18,27 @@ test('ftp certificate: self-signed once into the data dir (key 0600), kept acros
     const b = await loadCert({ certPath: '', keyPath: '', stateDir: dir });
     assert.equal(b.fingerprint, a.fingerprint, 'made once, then reused');
     assert.equal(new X509Certificate(a.cert).checkIP('127.0.0.1'), '127.0.0.1');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '1', '-subj', '/CN=mine'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=mine',
+      ],
+      { stdio: 'ignore' },
+    );
     const mine = await loadCert({ certPath: join(dir, 'c.pem'), keyPath: join(dir, 'k.pem'), stateDir: dir });
     assert.equal(mine.fingerprint, new X509Certificate(readFileSync(join(dir, 'c.pem'))).fingerprint256);
     await assert.rejects(loadCert({ certPath: join(dir, 'c.pem'), keyPath: '', stateDir: dir }), /SERVICE_FTP_TLS_KEY/);

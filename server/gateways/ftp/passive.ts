@@ -64,7 +64,11 @@ export class DataChannel {
   private timer: NodeJS.Timeout;
 
   /** `tls()` is asked at accept time: PROT may be given after PASV. */
-  constructor(private server: Server, peerIp: string, tls: () => SecureContext | null) {
+  constructor(
+    private server: Server,
+    peerIp: string,
+    tls: () => SecureContext | null,
+  ) {
     this.accepted = new Promise((resolve, reject) => {
       server.on('connection', (raw: Socket) => {
         if (raw.remoteAddress !== peerIp || this.socket) return void raw.destroy();

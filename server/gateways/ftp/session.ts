@@ -37,8 +37,7 @@ export interface FtpContext {
   signedInOrGone(ip: string): void;
 }
 
-export const isLoopback = (ip: string | undefined): boolean =>
-  !!ip && (ip === '::1' || /^(::ffff:)?127\./.test(ip));
+export const isLoopback = (ip: string | undefined): boolean => !!ip && (ip === '::1' || /^(::ffff:)?127\./.test(ip));
 
 /** How long the control connection must outlive an upload's data connection for the upload to count. */
 const UPLOAD_GRACE_MS = 50;
@@ -64,7 +63,10 @@ export class FtpSession {
   private release: (() => void) | null = null;
   private counted = true;
 
-  constructor(private raw: Socket, readonly ctx: FtpContext) {
+  constructor(
+    private raw: Socket,
+    readonly ctx: FtpContext,
+  ) {
     this.io = raw;
     this.ip = raw.remoteAddress ?? '';
     this.loopback = isLoopback(this.ip);
@@ -174,11 +176,14 @@ export class FtpSession {
    */
   uploadBody(sock: Socket): Readable {
     const session = this;
-    return Readable.from((async function* () {
-      for await (const chunk of sock) yield chunk as Buffer;
-      await new Promise((r) => setTimeout(r, UPLOAD_GRACE_MS));
-      if (session.gone || session.transferring?.signal.aborted) throw new AppError('cancelled');
-    })(), { objectMode: false });
+    return Readable.from(
+      (async function* () {
+        for await (const chunk of sock) yield chunk as Buffer;
+        await new Promise((r) => setTimeout(r, UPLOAD_GRACE_MS));
+        if (session.gone || session.transferring?.signal.aborted) throw new AppError('cancelled');
+      })(),
+      { objectMode: false },
+    );
   }
 
   /** Closes after the reply is written (QUIT). */

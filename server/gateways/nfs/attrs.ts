@@ -27,7 +27,11 @@ export function fattr3(w: XdrWriter, a: Attrs): XdrWriter {
   const dir = a.entry.type === 'dir';
   const mode = dir ? (a.readOnly ? 0o555 : 0o755) : a.readOnly ? 0o444 : 0o644;
   const size = dir ? 4096 : a.entry.size;
-  w.u32(dir ? NF3DIR : NF3REG).u32(mode).u32(dir ? 2 : 1).u32(a.uid).u32(a.gid);
+  w.u32(dir ? NF3DIR : NF3REG)
+    .u32(mode)
+    .u32(dir ? 2 : 1)
+    .u32(a.uid)
+    .u32(a.gid);
   w.u64(size).u64(size); // size, used
   w.u32(0).u32(0); // rdev
   w.u64(a.fsid).u64(a.fileid);

@@ -132,7 +132,7 @@ export class ExportBook {
 
   /** The id NFS shows for an item (fileid): its node id; a storage root gets one above every node id. */
   fileid(at: { storageId: number; rel: string }): number {
-    return at.rel === '' ? 2 ** 52 + at.storageId : this.core.nodes.idAt(at.storageId, at.rel) ?? 0;
+    return at.rel === '' ? 2 ** 52 + at.storageId : (this.core.nodes.idAt(at.storageId, at.rel) ?? 0);
   }
 
   /**
@@ -172,7 +172,15 @@ export class ExportBook {
     }
     const inside = at.storageId === root.storageId && (root.rel === '' || at.rel === root.rel || at.rel.startsWith(root.rel + '/'));
     if (!inside) throw new NfsError(Nfs3.STALE, 'outside its export');
-    return { exp, tree, path: at.rel === '' ? `/${at.storage}` : `/${at.storage}/${at.rel}`, storageId: at.storageId, rel: at.rel, storage: at.storage, pending };
+    return {
+      exp,
+      tree,
+      path: at.rel === '' ? `/${at.storage}` : `/${at.storage}/${at.rel}`,
+      storageId: at.storageId,
+      rel: at.rel,
+      storage: at.storage,
+      pending,
+    };
   }
 }
 

@@ -34,7 +34,10 @@ export enum Nfs3 {
 
 /** A refusal that is already an NFS status (a bad handle, a stale cookie). */
 export class NfsError extends Error {
-  constructor(readonly status: Nfs3, message = Nfs3[status]) {
+  constructor(
+    readonly status: Nfs3,
+    message = Nfs3[status],
+  ) {
     super(message);
   }
 }

@@ -15,7 +15,14 @@ before(async () => {
 });
 after(() => t?.close());
 
-const input = (path: string, v: Partial<NfsExportInput> = {}): NfsExportInput => ({ path, clients: '127.0.0.1', user_id: user, key_id: null, read_only: false, ...v });
+const input = (path: string, v: Partial<NfsExportInput> = {}): NfsExportInput => ({
+  path,
+  clients: '127.0.0.1',
+  user_id: user,
+  key_id: null,
+  read_only: false,
+  ...v,
+});
 
 test('exports on db.async: added with their id, read back with read_only a boolean on both databases, changed field by field, removed once', async () => {
   assert.deepEqual(await repo.list(), []);
@@ -28,7 +35,11 @@ test('exports on db.async: added with their id, read back with read_only a boole
   assert.ok(repo.version > v0, 'a change moves the version');
   assert.deepEqual(await repo.get(b.id), b);
   assert.equal(await repo.get(999_999), null);
-  assert.deepEqual((await repo.list()).map((e) => e.path), ['/Files/a', '/Files/b'], 'oldest first');
+  assert.deepEqual(
+    (await repo.list()).map((e) => e.path),
+    ['/Files/a', '/Files/b'],
+    'oldest first',
+  );
 
   assert.equal(await repo.update(a.id, { read_only: true }), true);
   assert.equal(await repo.update(a.id, {}), true, 'an empty change of an export that exists');
@@ -40,5 +51,8 @@ test('exports on db.async: added with their id, read back with read_only a boole
 
   const removed = await Promise.all([repo.remove(b.id), repo.remove(b.id)]);
   assert.deepEqual(removed.filter(Boolean).length, 1, 'of two removals racing, one removes it');
-  assert.deepEqual((await repo.list()).map((e) => e.id), [a.id]);
+  assert.deepEqual(
+    (await repo.list()).map((e) => e.id),
+    [a.id],
+  );
 });

@@ -33,7 +33,10 @@ export class NfsExportsRepo {
   /** Stores a new export; the stored export. */
   async add(e: NfsExportInput): Promise<NfsExport> {
     const row = await this.db.async.first(
-      this.db.k.insertInto('nfs_exports').values({ ...e, read_only: e.read_only ? 1 : 0, created_at: new Date().toISOString() }).returningAll(),
+      this.db.k
+        .insertInto('nfs_exports')
+        .values({ ...e, read_only: e.read_only ? 1 : 0, created_at: new Date().toISOString() })
+        .returningAll(),
     );
     this.version++;
     return present(row!);

@@ -15,7 +15,8 @@ import type { NfsExport, NfsExportInput, NfsExportsRepo } from './exports.repo';
 const PATH_FAULTS = new Set(['not_found', 'forbidden', 'permission_denied', 'bad_path', 'bad_name', 'name_not_allowed', 'reserved_name', 'name_too_long']);
 
 /** `details.value` names the part at fault (one entry of a list), for the form to quote. */
-const bad = (field: string, reason: string, value?: string) => new AppError('validation_failed', { field, reason }, { field, reason, ...(value === undefined ? {} : { value }) });
+const bad = (field: string, reason: string, value?: string) =>
+  new AppError('validation_failed', { field, reason }, { field, reason, ...(value === undefined ? {} : { value }) });
 
 export class NfsExports {
   constructor(
@@ -59,7 +60,11 @@ export class NfsExports {
   }
 
   private async checked(e: NfsExportInput): Promise<NfsExportInput> {
-    const clients = e.clients.split(',').map((c) => c.trim()).filter(Boolean).join(', ');
+    const clients = e.clients
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean)
+      .join(', ');
     if (!clients) throw bad('clients', 'at least one address or range');
     const parsed = parseAddressList(clients);
     if (parsed.bad) throw bad('clients', `not an address or range: ${parsed.bad}`, parsed.bad);
@@ -87,6 +92,12 @@ export class NfsExports {
 
   private audit(action: string, by: Actor, e: NfsExport): void {
     const who = by.kind === 'system' ? undefined : { id: by.principal.id, email: by.principal.email };
-    void this.bus.emit('audit', { action, actor: who, request: by.kind === 'system' ? undefined : by.request, resource: `nfs_export:${e.id}`, meta: { path: e.path, clients: e.clients, user_id: e.user_id, key_id: e.key_id, read_only: e.read_only } });
+    void this.bus.emit('audit', {
+      action,
+      actor: who,
+      request: by.kind === 'system' ? undefined : by.request,
+      resource: `nfs_export:${e.id}`,
+      meta: { path: e.path, clients: e.clients, user_id: e.user_id, key_id: e.key_id, read_only: e.read_only },
+    });
   }
 }

@@ -94,7 +94,9 @@ export async function startNfsGateway(d: NfsDeps): Promise<NfsGateway | null> {
         conn.closeSession = d.core.registry.open('nfs', `${loc.tree.who} (${loc.exp.path})`, ip);
       },
     });
-    const mount = mountProgram(book, (from, path, ok) => (ok ? d.log.info : d.log.warn).call(d.log, `nfs: mount of ${path} from ${from} ${ok ? 'allowed' : 'refused'}`));
+    const mount = mountProgram(book, (from, path, ok) =>
+      (ok ? d.log.info : d.log.warn).call(d.log, `nfs: mount of ${path} from ${from} ${ok ? 'allowed' : 'refused'}`),
+    );
     serveConnection(socket, [nfs, mount, portmap], ip, (why) => d.log.warn(`nfs: closed the connection from ${ip}: ${why}`), pool);
   });
   server.maxConnections = MAX_CONNECTIONS;

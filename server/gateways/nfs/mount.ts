@@ -41,7 +41,11 @@ export function mountProgram(book: ExportBook, onMount: (ip: string, path: strin
           fh = await book.rootHandle(exp, book.tree(exp, ctx.ip), found.sub);
         } catch (e) {
           onMount(ctx.ip, path, false);
-          return [w.u32(isAppError(e) && e.code === 'not_found' ? MNT3ERR_NOENT : e instanceof NfsError && e.status === Nfs3.NOTDIR ? MNT3ERR_NOTDIR : MNT3ERR_ACCES).done()];
+          return [
+            w
+              .u32(isAppError(e) && e.code === 'not_found' ? MNT3ERR_NOENT : e instanceof NfsError && e.status === Nfs3.NOTDIR ? MNT3ERR_NOTDIR : MNT3ERR_ACCES)
+              .done(),
+          ];
         }
         onMount(ctx.ip, path, true);
         return [w.u32(MNT3_OK).opaque(fh).u32(1).u32(AUTH_SYS).done()];
@@ -60,7 +64,11 @@ export function mountProgram(book: ExportBook, onMount: (ip: string, path: strin
         const w = new XdrWriter(256);
         for (const exp of await book.mountable(ctx.ip)) {
           w.bool(true).string(exp.path);
-          for (const g of exp.clients.split(',').map((c) => c.trim()).filter(Boolean)) w.bool(true).string(g);
+          for (const g of exp.clients
+            .split(',')
+            .map((c) => c.trim())
+            .filter(Boolean))
+            w.bool(true).string(g);
           w.bool(false);
         }
         return [w.bool(false).done()];

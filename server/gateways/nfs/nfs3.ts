@@ -93,24 +93,27 @@ export function nfs3Program(d: Nfs3Deps): Program {
   };
 
   /** Runs a procedure body; a refusal answers with its status and `fail`. */
-  const call = (body: (r: XdrReader, ctx: CallContext, w: XdrWriter) => Promise<Buffer[] | void>, fail: FailBody): Procedure => async (r, ctx) => {
-    try {
-      const w = new XdrWriter(256).u32(Nfs3.OK);
-      return (await body(r, ctx, w)) ?? [w.done()];
-    } catch (e) {
-      if (e instanceof XdrError) throw e;
-      const status = nfsStatus(e);
-      if (status === Nfs3.SERVERFAULT) d.stages.log.warn(`nfs: ${e instanceof Error ? e.message : String(e)}`);
-      const w = new XdrWriter(128).u32(status);
-      fail(w);
-      return [w.done()];
-    }
-  };
+  const call =
+    (body: (r: XdrReader, ctx: CallContext, w: XdrWriter) => Promise<Buffer[] | void>, fail: FailBody): Procedure =>
+    async (r, ctx) => {
+      try {
+        const w = new XdrWriter(256).u32(Nfs3.OK);
+        return (await body(r, ctx, w)) ?? [w.done()];
+      } catch (e) {
+        if (e instanceof XdrError) throw e;
+        const status = nfsStatus(e);
+        if (status === Nfs3.SERVERFAULT) d.stages.log.warn(`nfs: ${e instanceof Error ? e.message : String(e)}`);
+        const w = new XdrWriter(128).u32(status);
+        fail(w);
+        return [w.done()];
+      }
+    };
 
   /** A procedure this gateway does not offer: NOTSUPP with the procedure's failure body. */
-  const notSupported = (fail: FailBody): Procedure => call(async () => {
-    throw new NfsError(Nfs3.NOTSUPP);
-  }, fail);
+  const notSupported = (fail: FailBody): Procedure =>
+    call(async () => {
+      throw new NfsError(Nfs3.NOTSUPP);
+    }, fail);
 
   const lookup = async (dir: Located, name: string): Promise<Located> => {
     if (name === '.') return dir;
@@ -124,10 +127,13 @@ export function nfs3Program(d: Nfs3Deps): Program {
   const procs: Record<number, Procedure> = {
     0: () => [],
     // GETATTR
-    1: call(async (r, ctx, w) => {
-      const loc = await locate(r, ctx);
-      fattr3(w, attrs(loc, await entryOf(loc), ctx));
-    }, () => undefined),
+    1: call(
+      async (r, ctx, w) => {
+        const loc = await locate(r, ctx);
+        fattr3(w, attrs(loc, await entryOf(loc), ctx));
+      },
+      () => undefined,
+    ),
     // SETATTR: size (truncate or extend); times and modes are taken and not kept.
     2: call(async (r, ctx, w) => {
       const loc = await locate(r, ctx);
@@ -158,7 +164,11 @@ export function nfs3Program(d: Nfs3Deps): Program {
         const fail = new XdrWriter(96).u32(nfsStatus(e));
         return [postOpAttr(fail, await attrsOf(dir, ctx)).done()];
       }
-      w.opaque(child.pending ? d.book.handles.make({ exportId: child.exp.id, kind: 'pending', id: child.pending.pendingId! }) : await d.book.handleOf(child.exp, child));
+      w.opaque(
+        child.pending
+          ? d.book.handles.make({ exportId: child.exp.id, kind: 'pending', id: child.pending.pendingId! })
+          : await d.book.handleOf(child.exp, child),
+      );
       postOpAttr(w, await attrsOf(child, ctx));
       postOpAttr(w, await attrsOf(dir, ctx));
     }, noAttr),
@@ -224,7 +234,9 @@ export function nfs3Program(d: Nfs3Deps): Program {
       }
       const stage = loc.pending ?? d.stages.at(loc);
       wcc(w, attrs(loc, { name: '', type: 'file', size: stage?.size ?? offset + count, mtime: Date.now() }, ctx));
-      w.u32(count).u32(sync ? FILE_SYNC : UNSTABLE).fixed(WRITE_VERF);
+      w.u32(count)
+        .u32(sync ? FILE_SYNC : UNSTABLE)
+        .fixed(WRITE_VERF);
     }, noWcc),
     // CREATE: a new file is pending (invisible to other doors) until published.
     8: call(async (r, ctx, w) => {
@@ -252,7 +264,9 @@ export function nfs3Program(d: Nfs3Deps): Program {
       } else {
         made = { ...child, pending: await d.stages.create(child.tree, child) };
       }
-      w.bool(true).opaque(made.pending ? d.book.handles.make({ exportId: made.exp.id, kind: 'pending', id: made.pending.pendingId! }) : await d.book.handleOf(made.exp, made));
+      w.bool(true).opaque(
+        made.pending ? d.book.handles.make({ exportId: made.exp.id, kind: 'pending', id: made.pending.pendingId! }) : await d.book.handleOf(made.exp, made),
+      );
       postOpAttr(w, await attrsOf(made, ctx));
       wcc(w, await attrsOf(dir, ctx));
     }, noWcc),
@@ -327,14 +341,28 @@ export function nfs3Program(d: Nfs3Deps): Program {
       const loc = await locate(r, ctx);
       postOpAttr(w, await attrsOf(loc, ctx));
       const big = 2 ** 50;
-      w.u64(big).u64(big).u64(big).u64(2 ** 32).u64(2 ** 32).u64(2 ** 32).u32(0);
+      w.u64(big)
+        .u64(big)
+        .u64(big)
+        .u64(2 ** 32)
+        .u64(2 ** 32)
+        .u64(2 ** 32)
+        .u32(0);
     }, noAttr),
     // FSINFO
     19: call(async (r, ctx, w) => {
       const loc = await locate(r, ctx);
       postOpAttr(w, await attrsOf(loc, ctx));
-      w.u32(RTMAX).u32(RTMAX).u32(4096).u32(WTMAX).u32(WTMAX).u32(4096).u32(64 * 1024);
-      w.u64(2 ** 53 - 1).u32(0).u32(1_000_000);
+      w.u32(RTMAX)
+        .u32(RTMAX)
+        .u32(4096)
+        .u32(WTMAX)
+        .u32(WTMAX)
+        .u32(4096)
+        .u32(64 * 1024);
+      w.u64(2 ** 53 - 1)
+        .u32(0)
+        .u32(1_000_000);
       w.u32(0x0008 | 0x0010); // FSF3_HOMOGENEOUS | FSF3_CANSETTIME
     }, noAttr),
     // PATHCONF

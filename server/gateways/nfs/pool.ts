@@ -11,7 +11,10 @@ export class BufferPool {
   private mine = new WeakMap<ArrayBuffer, Buffer>();
 
   /** `size`: bytes of each buffer; `keep`: how many idle ones are kept at most. */
-  constructor(readonly size: number, private keep: number) {}
+  constructor(
+    readonly size: number,
+    private keep: number,
+  ) {}
 
   /** A buffer of `size` bytes (contents undefined). */
   take(): Buffer {

@@ -82,7 +82,12 @@ export async function answer(record: Buffer, programs: Program[], peer: { ip: st
     const program = versions.find((p) => p.vers === vers);
     if (!program) {
       const vs = versions.map((p) => p.vers);
-      return [replyHead(xid, Accept.PROG_MISMATCH).u32(Math.min(...vs)).u32(Math.max(...vs)).done()];
+      return [
+        replyHead(xid, Accept.PROG_MISMATCH)
+          .u32(Math.min(...vs))
+          .u32(Math.max(...vs))
+          .done(),
+      ];
     }
     const fn = program.procs[proc];
     if (!fn) return [replyHead(xid, Accept.PROC_UNAVAIL).done()];

@@ -45,7 +45,14 @@ export class Staged {
   private timer: NodeJS.Timeout | null = null;
   private published: Promise<void> | null = null;
 
-  constructor(readonly place: Place, readonly file: string, readonly fd: FileHandle, readonly tree: GatewayTree, readonly pendingId: number | null, private owner: StagedFiles) {}
+  constructor(
+    readonly place: Place,
+    readonly file: string,
+    readonly fd: FileHandle,
+    readonly tree: GatewayTree,
+    readonly pendingId: number | null,
+    private owner: StagedFiles,
+  ) {}
 
   get path(): string {
     return uiPath(this.place);
@@ -81,7 +88,10 @@ export class Staged {
 
   private later(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.publish().catch((e) => this.owner.log.warn(`nfs: ${this.path} was not published: ${e?.code ?? e?.message ?? e}`)), ms);
+    this.timer = setTimeout(
+      () => void this.publish().catch((e) => this.owner.log.warn(`nfs: ${this.path} was not published: ${e?.code ?? e?.message ?? e}`)),
+      ms,
+    );
     this.timer.unref();
   }
 
@@ -121,9 +131,15 @@ export class StagedFiles {
   private ready: Promise<void>;
 
   /** `idAt`: the catalogue node at a place now (a published file's). */
-  constructor(private dir: string, readonly log: Logger, private idAt: (storageId: number, rel: string) => number | null) {
+  constructor(
+    private dir: string,
+    readonly log: Logger,
+    private idAt: (storageId: number, rel: string) => number | null,
+  ) {
     // Stages left by a crash are of no use: their clients resend after the write verifier changes.
-    this.ready = rm(dir, { recursive: true, force: true }).then(() => mkdir(dir, { recursive: true })).then(() => undefined);
+    this.ready = rm(dir, { recursive: true, force: true })
+      .then(() => mkdir(dir, { recursive: true }))
+      .then(() => undefined);
   }
 
   /** The stage of the file at `p`, if one is being written. */

@@ -6,7 +6,13 @@ import { Handles } from './handles';
 import { Nfs3, NfsError } from './errors';
 
 test('XDR round trip: words, hypers, padded opaque and strings', () => {
-  const b = new XdrWriter(4).u32(7).u64(2 ** 40 + 5).opaque(Buffer.from('abcde')).string('ü').bool(true).done();
+  const b = new XdrWriter(4)
+    .u32(7)
+    .u64(2 ** 40 + 5)
+    .opaque(Buffer.from('abcde'))
+    .string('ü')
+    .bool(true)
+    .done();
   assert.equal(b.length, 4 + 8 + 4 + 8 + 4 + 4 + 4);
   const r = new XdrReader(b);
   assert.equal(r.u32(), 7);
@@ -59,7 +65,11 @@ test('file handles: made and read back; altered, forged, another key or a wrong 
   const fh = h.make({ exportId: 3, kind: 'node', id: 123456 });
   assert.ok(fh.length <= 64);
   assert.deepEqual(h.read(fh), { exportId: 3, kind: 'node', id: 123456 });
-  const bad = (b: Buffer) => assert.throws(() => h.read(b), (e: unknown) => e instanceof NfsError && e.status === Nfs3.BADHANDLE);
+  const bad = (b: Buffer) =>
+    assert.throws(
+      () => h.read(b),
+      (e: unknown) => e instanceof NfsError && e.status === Nfs3.BADHANDLE,
+    );
   for (let i = 0; i < fh.length; i++) {
     const x = Buffer.from(fh);
     x[i] ^= 1;

@@ -11,7 +11,10 @@ export class XdrError extends Error {}
 const pad4 = (n: number) => (4 - (n & 3)) & 3;
 
 export class XdrReader {
-  constructor(private buf: Buffer, public pos = 0) {}
+  constructor(
+    private buf: Buffer,
+    public pos = 0,
+  ) {}
 
   /** Bytes not read yet. */
   get left(): number {

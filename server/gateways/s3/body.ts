@@ -31,7 +31,8 @@ export function requestBody(req: IncomingMessage, claim: SignedClaim, key: Buffe
   if (streaming && !/^STREAMING-(AWS4-HMAC-SHA256-PAYLOAD|UNSIGNED-PAYLOAD-TRAILER|AWS4-HMAC-SHA256-PAYLOAD-TRAILER)$/.test(mode)) {
     throw new S3Error('NotImplemented', `Payload mode ${mode} is not supported.`);
   }
-  if (mode !== UNSIGNED && !streaming && !/^[0-9a-f]{64}$/.test(mode)) throw new S3Error('InvalidArgument', 'x-amz-content-sha256 must be UNSIGNED-PAYLOAD, a STREAMING-* mode or a hex SHA-256.');
+  if (mode !== UNSIGNED && !streaming && !/^[0-9a-f]{64}$/.test(mode))
+    throw new S3Error('InvalidArgument', 'x-amz-content-sha256 must be UNSIGNED-PAYLOAD, a STREAMING-* mode or a hex SHA-256.');
   const declared = streaming ? req.headers['x-amz-decoded-content-length'] : req.headers['content-length'];
   const size = declared === undefined ? undefined : Number(declared);
   if (size !== undefined && (!Number.isSafeInteger(size) || size < 0)) throw new S3Error('InvalidArgument', 'The content length is not valid.');

@@ -28,7 +28,7 @@ const S3_CODES = {
   InvalidPartOrder: [400, 'The list of parts was not in ascending order.'],
   InvalidRange: [416, 'The requested range is not satisfiable'],
   InvalidRequest: [400, 'Invalid Request'],
-  InvalidURI: [400, 'Couldn\'t parse the specified URI.'],
+  InvalidURI: [400, "Couldn't parse the specified URI."],
   KeyTooLongError: [400, 'Your key is too long.'],
   MalformedXML: [400, 'The XML you provided was not well-formed or did not validate against our published schema.'],
   MethodNotAllowed: [405, 'The specified method is not allowed against this resource.'],
@@ -39,11 +39,11 @@ const S3_CODES = {
   NotImplemented: [501, 'A header or query you provided implies functionality that is not implemented.'],
   OperationAborted: [409, 'A conflicting operation is in progress against this resource.'],
   PreconditionFailed: [412, 'At least one of the preconditions you specified did not hold.'],
-  RequestTimeTooSkewed: [403, 'The difference between the request time and the server\'s time is too large.'],
+  RequestTimeTooSkewed: [403, "The difference between the request time and the server's time is too large."],
   ServiceUnavailable: [503, 'Reduce your request rate.'],
   SignatureDoesNotMatch: [403, 'The request signature we calculated does not match the signature you provided. Check your key and signing method.'],
   SlowDown: [503, 'Please reduce your request rate.'],
-  XAmzContentSHA256Mismatch: [400, 'The provided \'x-amz-content-sha256\' header does not match what was computed.'],
+  XAmzContentSHA256Mismatch: [400, "The provided 'x-amz-content-sha256' header does not match what was computed."],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type S3Code = keyof typeof S3_CODES;
@@ -82,7 +82,11 @@ const FROM_APP: Partial<Record<ErrorCode, S3Code>> = {
 
 /** An S3 refusal: `code` from the table, an optional sentence, and the resource it concerns. */
 export class S3Error extends Error {
-  constructor(readonly code: S3Code, message?: string, readonly extra: Record<string, string> = {}) {
+  constructor(
+    readonly code: S3Code,
+    message?: string,
+    readonly extra: Record<string, string> = {},
+  ) {
     super(message ?? S3_CODES[code][1]);
   }
 
@@ -110,6 +114,11 @@ export function sendError(res: ServerResponse, err: S3Error, resource: string, r
     return;
   }
   const body = head ? '' : xmlDoc('Error', { Code: err.code, Message: err.message, Resource: resource, RequestId: requestId, ...err.extra });
-  res.writeHead(err.status, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body), 'x-amz-request-id': requestId, ...(err.code === 'SlowDown' || err.code === 'ServiceUnavailable' ? { 'Retry-After': '1' } : {}) });
+  res.writeHead(err.status, {
+    'Content-Type': 'application/xml',
+    'Content-Length': Buffer.byteLength(body),
+    'x-amz-request-id': requestId,
+    ...(err.code === 'SlowDown' || err.code === 'ServiceUnavailable' ? { 'Retry-After': '1' } : {}),
+  });
   res.end(body);
 }

@@ -76,7 +76,7 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
     try {
       const query = new URLSearchParams(rawQuery);
       const claim = readClaim({ method: req.method ?? 'GET', rawPath, rawQuery, headers: req.headers }, query);
-      if (!claim) throw new S3Error('AccessDenied', 'Anonymous requests are not accepted: sign with an API key\'s S3 credentials.');
+      if (!claim) throw new S3Error('AccessDenied', "Anonymous requests are not accepted: sign with an API key's S3 credentials.");
       const ip = req.socket.remoteAddress ?? '';
       const key = await d.core.auth.s3Key(claim.accessKeyId, { ip, ua: String(req.headers['user-agent'] ?? 's3') });
       if (!key) throw new S3Error('InvalidAccessKeyId');
@@ -91,7 +91,14 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
       const abort = new AbortController();
       res.once('close', () => abort.abort());
       const r: S3Req = {
-        req, res, query, tree, claim, signingKey, requestId, signal: abort.signal,
+        req,
+        res,
+        query,
+        tree,
+        claim,
+        signingKey,
+        requestId,
+        signal: abort.signal,
         method: req.method ?? 'GET',
         bucket: slash < 0 ? path.slice(1) : path.slice(1, slash),
         key: slash < 0 ? '' : path.slice(slash + 1),
@@ -122,7 +129,8 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
         case 'GET':
           if (has('location')) return mustHaveBucket(r).then(() => sendXml(r, 'LocationConstraint', {}));
           if (has('uploads')) return multipart.listUploads(r);
-          if (['versioning', 'acl', 'policy', 'lifecycle', 'cors', 'tagging', 'website', 'encryption', 'object-lock'].some(has)) throw new S3Error('NotImplemented');
+          if (['versioning', 'acl', 'policy', 'lifecycle', 'cors', 'tagging', 'website', 'encryption', 'object-lock'].some(has))
+            throw new S3Error('NotImplemented');
           return listObjects(r);
         case 'POST':
           if (has('delete')) return deleteObjects(r);
@@ -169,18 +177,32 @@ export async function startS3Gateway(d: S3GatewayDeps): Promise<S3Gateway | null
     const url = r.query.get('encoding-type') === 'url';
     const enc = (s: string) => (url ? uriEncode(s, true) : s);
     const common = {
-      Name: r.bucket, Prefix: enc(prefix), Delimiter: delimiter ? enc(delimiter) : undefined, MaxKeys: max, EncodingType: url ? 'url' : undefined, IsTruncated: page.truncated,
+      Name: r.bucket,
+      Prefix: enc(prefix),
+      Delimiter: delimiter ? enc(delimiter) : undefined,
+      MaxKeys: max,
+      EncodingType: url ? 'url' : undefined,
+      IsTruncated: page.truncated,
     };
     const contents = page.objects.map((o) => ({ Key: enc(o.key), LastModified: iso(o.mtime), ETag: o.etag, Size: o.size, StorageClass: 'STANDARD' }));
     const prefixes = page.prefixes.map((p) => ({ Prefix: enc(p) }));
     if (v2) {
       return sendXml(r, 'ListBucketResult', {
-        ...common, KeyCount: contents.length + prefixes.length, ContinuationToken: token ?? undefined, StartAfter: startAfter ? enc(startAfter) : undefined,
-        NextContinuationToken: page.truncated && page.last ? encodeToken(page.last) : undefined, Contents: contents, CommonPrefixes: prefixes,
+        ...common,
+        KeyCount: contents.length + prefixes.length,
+        ContinuationToken: token ?? undefined,
+        StartAfter: startAfter ? enc(startAfter) : undefined,
+        NextContinuationToken: page.truncated && page.last ? encodeToken(page.last) : undefined,
+        Contents: contents,
+        CommonPrefixes: prefixes,
       });
     }
     return sendXml(r, 'ListBucketResult', {
-      ...common, Marker: enc(after), NextMarker: page.truncated && page.last ? enc(page.last) : undefined, Contents: contents, CommonPrefixes: prefixes,
+      ...common,
+      Marker: enc(after),
+      NextMarker: page.truncated && page.last ? enc(page.last) : undefined,
+      Contents: contents,
+      CommonPrefixes: prefixes,
     });
   }
 

@@ -13,8 +13,14 @@ before(async () => {
   repo = new S3ListingRepo(t.db);
   sid = testStorage(t.db);
   await testNodes(t.db, sid, [
-    { path: 'a', type: 'dir' }, { path: 'a/x.txt', size: 3 }, { path: 'a-b.txt' }, { path: 'empty', type: 'dir' },
-    { path: 'a/deep', type: 'dir' }, { path: 'a/deep/y.txt' }, { path: 'é.txt' }, { path: 'Z.txt' },
+    { path: 'a', type: 'dir' },
+    { path: 'a/x.txt', size: 3 },
+    { path: 'a-b.txt' },
+    { path: 'empty', type: 'dir' },
+    { path: 'a/deep', type: 'dir' },
+    { path: 'a/deep/y.txt' },
+    { path: 'é.txt' },
+    { path: 'Z.txt' },
   ]);
 });
 after(() => t?.close());

@@ -67,7 +67,13 @@ export class S3Listing {
     const page: ListPage = { objects: [], prefixes: [], truncated: rows.length > q.max, last: null };
     for (const r of rows.slice(0, q.max)) {
       if (r.type === 'dir' && q.delimiter === '/') page.prefixes.push(r.k);
-      else page.objects.push({ key: r.k, size: r.type === 'dir' ? 0 : r.size, mtime: r.mtime, etag: r.type === 'dir' ? EMPTY_ETAG : etagOf(r.size, r.mtime, r.etag) });
+      else
+        page.objects.push({
+          key: r.k,
+          size: r.type === 'dir' ? 0 : r.size,
+          mtime: r.mtime,
+          etag: r.type === 'dir' ? EMPTY_ETAG : etagOf(r.size, r.mtime, r.etag),
+        });
       page.last = r.k;
     }
     return page;

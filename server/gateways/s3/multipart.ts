@@ -93,7 +93,10 @@ export class Multipart {
     const id = await this.mine(r);
     const doc = parseXml(await smallBody(r, MAX_XML_BYTES));
     if (!doc || doc.name !== 'CompleteMultipartUpload') throw new S3Error('MalformedXML');
-    const wanted = childrenNamed(doc, 'Part').map((p) => ({ number: Number(childText(p, 'PartNumber')), etag: (childText(p, 'ETag') ?? '').replace(/"/g, '') }));
+    const wanted = childrenNamed(doc, 'Part').map((p) => ({
+      number: Number(childText(p, 'PartNumber')),
+      etag: (childText(p, 'ETag') ?? '').replace(/"/g, ''),
+    }));
     if (wanted.length === 0) throw new S3Error('MalformedXML', 'At least one part is needed.');
     const have = new Map((await this.parts(id)).map((p) => [p.number, p]));
     const parts: PartInfo[] = [];
@@ -110,7 +113,9 @@ export class Multipart {
     const size = parts.reduce((s, p) => s + p.size, 0);
     await r.tree.write(path, Readable.from(concat(dir, parts)), { size, overwrite: true, signal: r.signal });
     await rm(dir, { recursive: true, force: true });
-    const etag = `"${createHash('md5').update(Buffer.concat(parts.map((p) => Buffer.from(p.md5, 'hex')))).digest('hex')}-${parts.length}"`;
+    const etag = `"${createHash('md5')
+      .update(Buffer.concat(parts.map((p) => Buffer.from(p.md5, 'hex'))))
+      .digest('hex')}-${parts.length}"`;
     sendXml(r, 'CompleteMultipartUploadResult', { Location: `/${r.bucket}/${r.key}`, Bucket: r.bucket, Key: r.key, ETag: etag });
   }
 
@@ -127,8 +132,14 @@ export class Multipart {
     const all = (await this.parts(id)).filter((p) => p.number > after);
     const page = all.slice(0, max);
     sendXml(r, 'ListPartsResult', {
-      Bucket: r.bucket, Key: r.key, UploadId: id, PartNumberMarker: after, NextPartNumberMarker: page.at(-1)?.number ?? after,
-      MaxParts: max, IsTruncated: all.length > max, StorageClass: 'STANDARD',
+      Bucket: r.bucket,
+      Key: r.key,
+      UploadId: id,
+      PartNumberMarker: after,
+      NextPartNumberMarker: page.at(-1)?.number ?? after,
+      MaxParts: max,
+      IsTruncated: all.length > max,
+      StorageClass: 'STANDARD',
       Part: page.map((p) => ({ PartNumber: p.number, LastModified: iso(p.mtime), ETag: `"${p.md5}"`, Size: p.size })),
     });
   }
@@ -139,7 +150,8 @@ export class Multipart {
     const uploads: Array<{ Key: string; UploadId: string; Initiated: string; StorageClass: string }> = [];
     for (const id of await readdir(this.root).catch(() => [] as string[])) {
       const m = await this.meta(id).catch(() => null);
-      if (m && m.bucket === r.bucket && m.owner === r.tree.who && m.key.startsWith(prefix)) uploads.push({ Key: m.key, UploadId: id, Initiated: iso(m.created), StorageClass: 'STANDARD' });
+      if (m && m.bucket === r.bucket && m.owner === r.tree.who && m.key.startsWith(prefix))
+        uploads.push({ Key: m.key, UploadId: id, Initiated: iso(m.created), StorageClass: 'STANDARD' });
     }
     uploads.sort((a, b) => (a.Key < b.Key ? -1 : a.Key > b.Key ? 1 : a.Initiated < b.Initiated ? -1 : 1));
     sendXml(r, 'ListMultipartUploadsResult', { Bucket: r.bucket, Prefix: prefix, MaxUploads: 1000, IsTruncated: false, Upload: uploads });

@@ -33,8 +33,14 @@ export async function getObject(r: S3Req): Promise<void> {
   if (r.key.endsWith('/')) return folderMarker(r, path);
   const f = await r.tree.open(path).catch(noSuchKey);
   const h = r.req.headers;
-  const base: Record<string, string | number> = { ETag: f.etag, 'Last-Modified': new Date(f.mtime).toUTCString(), 'Accept-Ranges': 'bytes', 'x-amz-request-id': r.requestId };
-  if (failsPrecondition(h['if-match'], h['if-unmodified-since'], f)) throw new S3Error('PreconditionFailed', undefined, { Condition: h['if-match'] ? 'If-Match' : 'If-Unmodified-Since' });
+  const base: Record<string, string | number> = {
+    ETag: f.etag,
+    'Last-Modified': new Date(f.mtime).toUTCString(),
+    'Accept-Ranges': 'bytes',
+    'x-amz-request-id': r.requestId,
+  };
+  if (failsPrecondition(h['if-match'], h['if-unmodified-since'], f))
+    throw new S3Error('PreconditionFailed', undefined, { Condition: h['if-match'] ? 'If-Match' : 'If-Unmodified-Since' });
   if (notModified({ ifNoneMatch: h['if-none-match'], ifModifiedSince: h['if-modified-since'] }, f.etag, f.mtime)) {
     r.res.writeHead(304, base);
     r.res.end();
@@ -142,7 +148,8 @@ async function copyObject(r: S3Req, to: string): Promise<void> {
   const from = objectPath(srcBucket, raw.slice(slash + 1));
   if (r.key.endsWith('/') || raw.endsWith('/')) throw new S3Error('InvalidRequest', 'Folders are not copied as objects.');
   const src = await r.tree.open(from).catch(noSuchKey);
-  if (failsPrecondition(one(r.req.headers['x-amz-copy-source-if-match']), r.req.headers['x-amz-copy-source-if-unmodified-since'] as string | undefined, src)) throw new S3Error('PreconditionFailed');
+  if (failsPrecondition(one(r.req.headers['x-amz-copy-source-if-match']), r.req.headers['x-amz-copy-source-if-unmodified-since'] as string | undefined, src))
+    throw new S3Error('PreconditionFailed');
   // Copying onto itself (a metadata change on S3) leaves the bytes as they are.
   if (from !== to) {
     await ensureParent(r, to);

@@ -10,7 +10,15 @@ test('chunk signatures chain as in the documented streaming example', () => {
   const scope = '20130524/us-east-1/s3/aws4_request';
   const h = (k: string | Buffer, d: string) => createHmac('sha256', k).update(d).digest();
   const key = h(h(h(h(`AWS4${secret}`, '20130524'), 'us-east-1'), 's3'), 'aws4_request');
-  const claim = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', amzDate: '20130524T000000Z', scope, signedHeaders: [], signature: '4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9', payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', presigned: false };
+  const claim = {
+    accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+    amzDate: '20130524T000000Z',
+    scope,
+    signedHeaders: [],
+    signature: '4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9',
+    payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+    presigned: false,
+  };
   const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
   const s1 = chunkSignature(key, claim, claim.signature, sha(Buffer.alloc(65536, 'a')));
   assert.equal(s1, 'ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648');
@@ -22,9 +30,21 @@ test('chunk signatures chain as in the documented streaming example', () => {
 test('a header claim is checked against the clock and the signature', () => {
   const now = Date.UTC(2026, 10, 25, 12, 0, 0);
   const amz = '20261125T120000Z';
-  const parts: RequestParts = { method: 'GET', rawPath: '/Box/a%20b.txt', rawQuery: 'x=1', headers: { host: 'h:1', 'x-amz-date': amz, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } };
+  const parts: RequestParts = {
+    method: 'GET',
+    rawPath: '/Box/a%20b.txt',
+    rawQuery: 'x=1',
+    headers: { host: 'h:1', 'x-amz-date': amz, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+  };
   const sign = (secret: string) => {
-    const canonical = ['GET', '/Box/a%20b.txt', 'x=1', 'host:h:1\nx-amz-content-sha256:UNSIGNED-PAYLOAD\nx-amz-date:' + amz + '\n', 'host;x-amz-content-sha256;x-amz-date', 'UNSIGNED-PAYLOAD'].join('\n');
+    const canonical = [
+      'GET',
+      '/Box/a%20b.txt',
+      'x=1',
+      'host:h:1\nx-amz-content-sha256:UNSIGNED-PAYLOAD\nx-amz-date:' + amz + '\n',
+      'host;x-amz-content-sha256;x-amz-date',
+      'UNSIGNED-PAYLOAD',
+    ].join('\n');
     const scope = '20261125/us-east-1/s3/aws4_request';
     const h = (k: string | Buffer, d: string) => createHmac('sha256', k).update(d).digest();
     const key = h(h(h(h(`AWS4${secret}`, '20261125'), 'us-east-1'), 's3'), 'aws4_request');
@@ -54,7 +74,9 @@ test('the XML reader refuses DTDs, entities and broken nesting; reads plain docu
 });
 
 test('S3 bodies go through the shared reader (as WebDAV): comments, CDATA, prefixes read; unbound prefixes and deep nesting refused', () => {
-  const doc = parseXml('\uFEFF<?xml version="1.0"?><!-- sent by a tool --><s3:Delete xmlns:s3="http://s3.amazonaws.com/doc/2006-03-01/"><s3:Object><s3:Key><![CDATA[a&b <c>]]></s3:Key></s3:Object></s3:Delete>');
+  const doc = parseXml(
+    '\uFEFF<?xml version="1.0"?><!-- sent by a tool --><s3:Delete xmlns:s3="http://s3.amazonaws.com/doc/2006-03-01/"><s3:Object><s3:Key><![CDATA[a&b <c>]]></s3:Key></s3:Object></s3:Delete>',
+  );
   assert.ok(doc);
   assert.equal(childText(childrenNamed(doc, 'Object')[0], 'Key'), 'a&b <c>');
   assert.equal(parseXml('<p:Delete><p:Object/></p:Delete>'), null);

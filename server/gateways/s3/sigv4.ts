@@ -51,7 +51,13 @@ export function readClaim(r: RequestParts, query: URLSearchParams, now = Date.no
     if (!m) throw new S3Error('AccessDenied', 'Only AWS Signature Version 4 (AWS4-HMAC-SHA256) is supported.');
     const amzDate = header(r.headers, 'x-amz-date') ?? '';
     checkTime(amzDate, now);
-    return { ...credential(m[1], amzDate), signedHeaders: m[2].split(';'), signature: m[3], payloadHash: header(r.headers, 'x-amz-content-sha256') ?? UNSIGNED, presigned: false };
+    return {
+      ...credential(m[1], amzDate),
+      signedHeaders: m[2].split(';'),
+      signature: m[3],
+      payloadHash: header(r.headers, 'x-amz-content-sha256') ?? UNSIGNED,
+      presigned: false,
+    };
   }
   if (!query.has('X-Amz-Signature')) return null;
   if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256.');
@@ -81,7 +87,14 @@ export function verify(r: RequestParts, claim: SignedClaim, secret: string): Buf
   // Clients encode the path by one of two rules (as sent, or S3's own re-encoding of the decoded path): accept either.
   const paths = new Set([r.rawPath, encodePath(safeDecode(r.rawPath))]);
   for (const path of paths) {
-    const canonical = [r.method, path, canonicalQuery(r.rawQuery, claim.presigned), canonicalHeaders(r.headers, claim.signedHeaders), claim.signedHeaders.join(';'), claim.payloadHash].join('\n');
+    const canonical = [
+      r.method,
+      path,
+      canonicalQuery(r.rawQuery, claim.presigned),
+      canonicalHeaders(r.headers, claim.signedHeaders),
+      claim.signedHeaders.join(';'),
+      claim.payloadHash,
+    ].join('\n');
     const toSign = ['AWS4-HMAC-SHA256', claim.amzDate, claim.scope, sha256hex(canonical)].join('\n');
     if (sameHex(hmac(key, toSign).toString('hex'), claim.signature)) return key;
   }
@@ -111,7 +124,7 @@ export function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw new S3Error('InvalidURI', 'Couldn\'t parse the specified URI.');
+    throw new S3Error('InvalidURI', "Couldn't parse the specified URI.");
   }
 }
 

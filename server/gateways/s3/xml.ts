@@ -23,7 +23,8 @@ function children(node: XmlNode): string {
   let out = '';
   for (const [name, v] of Object.entries(node)) {
     if (v === undefined || v === null) continue;
-    for (const item of Array.isArray(v) ? v : [v]) out += typeof item === 'object' ? `<${name}>${children(item)}</${name}>` : `<${name}>${escapeXml(String(item))}</${name}>`;
+    for (const item of Array.isArray(v) ? v : [v])
+      out += typeof item === 'object' ? `<${name}>${children(item)}</${name}>` : `<${name}>${escapeXml(String(item))}</${name}>`;
   }
   return out;
 }

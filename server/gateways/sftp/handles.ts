@@ -121,7 +121,12 @@ export class WriteHandle {
    * client that sends without waiting for answers fills its uploads' buffers
    * faster than storage drains them; past the session's budget it is refused).
    */
-  constructor(readonly tree: GatewayTree, readonly path: string, overwrite: boolean, private roomFor: (bytes: number) => boolean) {
+  constructor(
+    readonly tree: GatewayTree,
+    readonly path: string,
+    overwrite: boolean,
+    private roomFor: (bytes: number) => boolean,
+  ) {
     this.result = tree.write(path, this.body, { overwrite, signal: this.abort.signal }).catch((e) => {
       this.failed ??= e;
       // Wakes the writes waiting for 'drain'.

@@ -25,7 +25,14 @@ export interface SftpGateway {
 }
 
 /** Starts the SFTP listener; null when it could not (the reason is in the registry and the log). */
-export async function startSftpGateway(d: { listen: string; hostKeyPath: string; core: GatewayCore; log: Logger; publicKey?: PublicKeyLookup; restore: (a: Actor) => Promise<Actor> }): Promise<SftpGateway | null> {
+export async function startSftpGateway(d: {
+  listen: string;
+  hostKeyPath: string;
+  core: GatewayCore;
+  log: Logger;
+  publicKey?: PublicKeyLookup;
+  restore: (a: Actor) => Promise<Actor>;
+}): Promise<SftpGateway | null> {
   const report = (v: { listen: string | null; url: string | null; error: string | null; fingerprint?: string }) =>
     d.core.registry.listener({ protocol: 'sftp', enabled: true, ...v });
   try {

@@ -175,7 +175,13 @@ export function serveSftp(sftp: SFTPWrapper, treeNow: () => Promise<GatewayTree>
       const batch = await h.next(READDIR_BATCH);
       const now = Date.now();
       if (!batch) send(() => sftp.status(reqid, S.EOF));
-      else send(() => sftp.name(reqid, batch.map((e) => nameOf(e, owner, now))));
+      else
+        send(() =>
+          sftp.name(
+            reqid,
+            batch.map((e) => nameOf(e, owner, now)),
+          ),
+        );
     }),
   );
 

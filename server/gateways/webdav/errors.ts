@@ -19,7 +19,11 @@ export interface DavAnswer {
 
 /** A WebDAV-specific refusal raised by the handlers. */
 export class DavError extends Error {
-  constructor(readonly status: number, message: string, readonly condition?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly condition?: string,
+  ) {
     super(message);
   }
 }

@@ -40,7 +40,10 @@ export function webdav(o: WebdavOptions): (ctx: DavCtx, next: Next) => Promise<v
       const method = METHODS[ctx.method];
       if (!method) throw new DavError(405, `${ctx.method} is not supported here.`);
       if (!secure(ctx) && !o.allowHttp) {
-        throw new DavError(403, 'WebDAV over plain HTTP from the network would send your password in clear: use the https address, or ask the admin to set SERVICE_WEBDAV_ALLOW_HTTP=1.');
+        throw new DavError(
+          403,
+          'WebDAV over plain HTTP from the network would send your password in clear: use the https address, or ask the admin to set SERVICE_WEBDAV_ALLOW_HTTP=1.',
+        );
       }
       const actor = await signIn(o.core, ctx);
       const tree = o.core.tree(actor, 'webdav');

@@ -53,7 +53,8 @@ export class LockTable {
   /** Takes a new lock; `locked` (423) when it conflicts with one held. */
   take(l: Omit<Lock, 'token' | 'expires'>): Lock {
     const held = l.depth === 'infinity' ? [...this.covering(l.key), ...this.below(l.key)] : this.covering(l.key);
-    if (held.some((h) => h.scope === 'exclusive' || l.scope === 'exclusive')) throw new DavError(423, 'The item is locked by someone else.', 'no-conflicting-lock');
+    if (held.some((h) => h.scope === 'exclusive' || l.scope === 'exclusive'))
+      throw new DavError(423, 'The item is locked by someone else.', 'no-conflicting-lock');
     if (this.locks.size >= MAX_LOCKS) throw new DavError(503, 'Too many locks are held; try again later.');
     const lock: Lock = { ...l, token: `opaquelocktoken:${randomUUID()}`, expires: Date.now() + l.timeoutS * 1000 };
     this.locks.set(lock.token, lock);

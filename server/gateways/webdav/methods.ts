@@ -49,7 +49,14 @@ const propfind: Method = async (r, d) => {
   const selfKey = r.key();
   const selfPlace = r.path === '/' ? null : place(r);
   const lockHref = (p: string) => (l: { root: string }) => l.root || p;
-  const selfXml = responseXml(hrefOf(r.path, self.type === 'dir'), { ...self, name: r.path === '/' ? '' : self.name }, req, selfPlace ? await d.props.of(selfPlace) : [], r.locks.covering(selfKey), lockHref(hrefOf(r.path, self.type === 'dir')));
+  const selfXml = responseXml(
+    hrefOf(r.path, self.type === 'dir'),
+    { ...self, name: r.path === '/' ? '' : self.name },
+    req,
+    selfPlace ? await d.props.of(selfPlace) : [],
+    r.locks.covering(selfKey),
+    lockHref(hrefOf(r.path, self.type === 'dir')),
+  );
   const children = depth === '1' && self.type === 'dir' ? r.tree.list(r.path) : null;
   const dead = children && selfPlace ? await d.props.children(selfPlace) : new Map();
   const anyLocks = r.locks.size > 0;
@@ -129,8 +136,26 @@ const put: Method = async (r, d) => {
   const etag = existing && etagOf(existing.size, existing.mtime, existing.etag);
   const ifMatch = r.ctx.get('if-match');
   const ifNone = r.ctx.get('if-none-match');
-  if (ifMatch && (!etag || (ifMatch.trim() !== '*' && !ifMatch.split(',').map((s) => s.trim()).includes(etag)))) throw new DavError(412, 'If-Match does not match.');
-  if (ifNone && existing && (ifNone.trim() === '*' || ifNone.split(',').map((s) => s.trim()).includes(etag!))) throw new DavError(412, 'If-None-Match: the file exists.');
+  if (
+    ifMatch &&
+    (!etag ||
+      (ifMatch.trim() !== '*' &&
+        !ifMatch
+          .split(',')
+          .map((s) => s.trim())
+          .includes(etag)))
+  )
+    throw new DavError(412, 'If-Match does not match.');
+  if (
+    ifNone &&
+    existing &&
+    (ifNone.trim() === '*' ||
+      ifNone
+        .split(',')
+        .map((s) => s.trim())
+        .includes(etag!))
+  )
+    throw new DavError(412, 'If-None-Match: the file exists.');
   await r.checkIf();
   r.locks.check(r.key(), r.tokens(), false);
   const abort = new AbortController();
@@ -222,7 +247,15 @@ const lock: Method = async (r, d) => {
   await r.checkIf();
   const owner = child(body, 'owner');
   const userId = (r.tree.actor as { principal?: { id: number } }).principal?.id ?? 0;
-  const held = r.locks.take({ key, root: hrefOf(r.path, existing?.type === 'dir'), scope, depth: depth as '0' | 'infinity', owner: owner ? inner(owner) : '', timeoutS, userId });
+  const held = r.locks.take({
+    key,
+    root: hrefOf(r.path, existing?.type === 'dir'),
+    scope,
+    depth: depth as '0' | 'infinity',
+    owner: owner ? inner(owner) : '',
+    timeoutS,
+    userId,
+  });
   if (!existing) {
     try {
       await r.tree.write(r.path, Readable.from([]), { size: 0, overwrite: false });

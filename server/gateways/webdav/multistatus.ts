@@ -14,7 +14,17 @@ import { DAV, child } from './xml';
 export type PropRequest = { kind: 'all' } | { kind: 'names' } | { kind: 'some'; props: Array<{ ns: string; name: string }> };
 
 /** Live properties this server computes (never stored; PROPPATCH on them is refused). */
-export const LIVE = ['resourcetype', 'displayname', 'getlastmodified', 'creationdate', 'getcontentlength', 'getcontenttype', 'getetag', 'supportedlock', 'lockdiscovery'];
+export const LIVE = [
+  'resourcetype',
+  'displayname',
+  'getlastmodified',
+  'creationdate',
+  'getcontentlength',
+  'getcontenttype',
+  'getetag',
+  'supportedlock',
+  'lockdiscovery',
+];
 
 /** What a PROPFIND body asks for (an empty body is `allprop`). */
 export function propRequest(body: XmlElement | null): PropRequest {

@@ -30,13 +30,17 @@ export class DeadProps {
 
   /** The properties of one node ([] when it has none). */
   of(p: Place): Promise<DeadProp[]> {
-    return this.db.async.all(this.db.k.selectFrom('dav_props').select(['ns', 'name', 'value']).where('storage_id', '=', p.storage_id).where('path', '=', p.rel));
+    return this.db.async.all(
+      this.db.k.selectFrom('dav_props').select(['ns', 'name', 'value']).where('storage_id', '=', p.storage_id).where('path', '=', p.rel),
+    );
   }
 
   /** The properties of every child of a folder, by child path (one query per listing). */
   async children(folder: Place): Promise<Map<string, DeadProp[]>> {
     const out = new Map<string, DeadProp[]>();
-    const rows = await this.db.async.all(this.db.k.selectFrom('dav_props').select(['path', 'ns', 'name', 'value']).where('storage_id', '=', folder.storage_id).where('dir', '=', folder.rel));
+    const rows = await this.db.async.all(
+      this.db.k.selectFrom('dav_props').select(['path', 'ns', 'name', 'value']).where('storage_id', '=', folder.storage_id).where('dir', '=', folder.rel),
+    );
     for (const r of rows) {
       const list = out.get(r.path) ?? [];
       list.push({ ns: r.ns, name: r.name, value: r.value });
@@ -51,11 +55,18 @@ export class DeadProps {
     await this.db.async.unit(function* (t) {
       for (const o of ops) {
         if (o.value === null) {
-          yield* t.run(k.deleteFrom('dav_props').where('storage_id', '=', p.storage_id).where('path', '=', p.rel).where('ns', '=', o.ns).where('name', '=', o.name));
+          yield* t.run(
+            k.deleteFrom('dav_props').where('storage_id', '=', p.storage_id).where('path', '=', p.rel).where('ns', '=', o.ns).where('name', '=', o.name),
+          );
         } else {
           const value = o.value;
           const row = { storage_id: p.storage_id, path: p.rel, dir: parentOf(p.rel), ns: o.ns, name: o.name, value };
-          yield* t.run(k.insertInto('dav_props').values(row).onConflict((c) => c.columns(['storage_id', 'path', 'ns', 'name']).doUpdateSet({ value })));
+          yield* t.run(
+            k
+              .insertInto('dav_props')
+              .values(row)
+              .onConflict((c) => c.columns(['storage_id', 'path', 'ns', 'name']).doUpdateSet({ value })),
+          );
         }
       }
     });
@@ -73,7 +84,11 @@ export class DeadProps {
     await this.db.async.unit(function* (t) {
       yield* t.run(dropping(to));
       const rows = yield* t.all(
-        k.selectFrom('dav_props').selectAll().where('storage_id', '=', from.storage_id).where((w) => w.or([w('path', '=', from.rel), w('path', 'like', sql<string>`${under(from.rel)} ESCAPE '\\'`)])),
+        k
+          .selectFrom('dav_props')
+          .selectAll()
+          .where('storage_id', '=', from.storage_id)
+          .where((w) => w.or([w('path', '=', from.rel), w('path', 'like', sql<string>`${under(from.rel)} ESCAPE '\\'`)])),
       );
       if (move) yield* t.run(dropping(from));
       const moved = rows.map((r) => {
@@ -81,11 +96,20 @@ export class DeadProps {
         const rel = to.rel === '' ? path.replace(/^\//, '') : path;
         return { ...r, storage_id: to.storage_id, path: rel, dir: parentOf(rel) };
       });
-      for (let i = 0; i < moved.length; i += BATCH) yield* t.run(k.insertInto('dav_props').values(moved.slice(i, i + BATCH)).onConflict((c) => c.doNothing()));
+      for (let i = 0; i < moved.length; i += BATCH)
+        yield* t.run(
+          k
+            .insertInto('dav_props')
+            .values(moved.slice(i, i + BATCH))
+            .onConflict((c) => c.doNothing()),
+        );
     });
   }
 
   private dropping(p: Place) {
-    return this.db.k.deleteFrom('dav_props').where('storage_id', '=', p.storage_id).where((w) => w.or([w('path', '=', p.rel), w('path', 'like', sql<string>`${under(p.rel)} ESCAPE '\\'`)]));
+    return this.db.k
+      .deleteFrom('dav_props')
+      .where('storage_id', '=', p.storage_id)
+      .where((w) => w.or([w('path', '=', p.rel), w('path', 'like', sql<string>`${under(p.rel)} ESCAPE '\\'`)]));
   }
 }

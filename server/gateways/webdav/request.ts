@@ -21,16 +21,19 @@ export type DavCtx = ParameterizedContext<{ ip: string; loopback: boolean; ua: s
 /** A `/dav/...` URL path (still percent-encoded) → tree path. */
 export function pathOf(urlPath: string): string {
   if (urlPath !== PREFIX && !urlPath.startsWith(PREFIX + '/')) throw new DavError(502, 'The destination is not on this WebDAV server.');
-  const segs = urlPath.slice(PREFIX.length).split('/').map((s) => {
-    let d: string;
-    try {
-      d = decodeURIComponent(s);
-    } catch {
-      throw new AppError('bad_path', {}, { reason: 'encoding' });
-    }
-    if (d.includes('/')) throw new AppError('bad_path', {}, { reason: 'encoded_slash' });
-    return d;
-  });
+  const segs = urlPath
+    .slice(PREFIX.length)
+    .split('/')
+    .map((s) => {
+      let d: string;
+      try {
+        d = decodeURIComponent(s);
+      } catch {
+        throw new AppError('bad_path', {}, { reason: 'encoding' });
+      }
+      if (d.includes('/')) throw new AppError('bad_path', {}, { reason: 'encoded_slash' });
+      return d;
+    });
   return treePath(segs.join('/') || '/', { dots: 'refuse' });
 }
 
@@ -41,14 +44,22 @@ export function pathOf(urlPath: string): string {
  */
 export function pathOfUrl(raw: string, host: string): string {
   const m = /^(?:https?:\/\/([^/?#]+))?(\/[^?#]*)?/i.exec(raw.trim());
-  if (!m || !m[2] || (m[1] !== undefined && m[1].toLowerCase() !== host.toLowerCase())) throw new DavError(502, 'The destination is not on this WebDAV server.');
+  if (!m || !m[2] || (m[1] !== undefined && m[1].toLowerCase() !== host.toLowerCase()))
+    throw new DavError(502, 'The destination is not on this WebDAV server.');
   return pathOf(m[2]);
 }
 
 /** The href of a tree path (folders end with `/`). */
 export function hrefOf(path: string, dir: boolean): string {
   if (path === '/') return PREFIX + '/';
-  return PREFIX + path.split('/').map((s) => encodeURIComponent(s).replace(/%40/g, '@').replace(/'/g, '%27')).join('/') + (dir ? '/' : '');
+  return (
+    PREFIX +
+    path
+      .split('/')
+      .map((s) => encodeURIComponent(s).replace(/%40/g, '@').replace(/'/g, '%27'))
+      .join('/') +
+    (dir ? '/' : '')
+  );
 }
 
 /** The parent tree path ('/' for a storage root). */
@@ -132,7 +143,10 @@ export class DavRequest {
       const node = await this.statOrNull(path).catch(() => null);
       const key = node || path !== '/' ? this.key(path) : '/';
       const holds = list.conditions.every((c) => {
-        const v = c.token !== undefined ? this.locks.covering(key).some((l) => l.token === c.token) : !!node && node.type === 'file' && etagOf(node.size, node.mtime, node.etag) === c.etag;
+        const v =
+          c.token !== undefined
+            ? this.locks.covering(key).some((l) => l.token === c.token)
+            : !!node && node.type === 'file' && etagOf(node.size, node.mtime, node.etag) === c.etag;
         return v !== c.not;
       });
       if (holds) return;

@@ -5,7 +5,9 @@ import { inner } from './xml';
 import { LockTable, lockTimeout, parseIf, submittedTokens } from './locks';
 
 test('xml: namespaces resolved, entities and CDATA read, values serialized self-contained; DTDs and bad prefixes refused', () => {
-  const doc = parseXml('<?xml version="1.0"?><D:prop xmlns:D="DAV:" xmlns="urn:z"><a>x &amp; &#x1F600;<![CDATA[<raw>]]><b xmlns="">in</b></a><!-- c --></D:prop>');
+  const doc = parseXml(
+    '<?xml version="1.0"?><D:prop xmlns:D="DAV:" xmlns="urn:z"><a>x &amp; &#x1F600;<![CDATA[<raw>]]><b xmlns="">in</b></a><!-- c --></D:prop>',
+  );
   assert.deepEqual([doc.ns, doc.name], ['DAV:', 'prop']);
   const a = doc.children[0];
   assert.deepEqual([a.ns, a.name, a.text], ['urn:z', 'a', 'x & 😀<raw>']);
@@ -18,7 +20,13 @@ test('xml: namespaces resolved, entities and CDATA read, values serialized self-
 test('If header: tagged and untagged lists, Not, entity tags; malformed refused; submitted tokens', () => {
   const lists = parseIf('</dav/Box/a> (<opaquelocktoken:1> ["e1"]) (Not <DAV:no-lock>)');
   assert.deepEqual(lists, [
-    { resource: '/dav/Box/a', conditions: [{ not: false, token: 'opaquelocktoken:1', etag: undefined }, { not: false, token: undefined, etag: '"e1"' }] },
+    {
+      resource: '/dav/Box/a',
+      conditions: [
+        { not: false, token: 'opaquelocktoken:1', etag: undefined },
+        { not: false, token: undefined, etag: '"e1"' },
+      ],
+    },
     { resource: '/dav/Box/a', conditions: [{ not: true, token: 'DAV:no-lock', etag: undefined }] },
   ]);
   assert.deepEqual([...submittedTokens(lists)], ['opaquelocktoken:1']);

@@ -7,8 +7,7 @@ import { escapeXml, type XmlElement } from '../../lib/xml';
 export const DAV = 'DAV:';
 
 /** The first child named `name` in `ns` (DAV: by default). */
-export const child = (el: XmlElement | undefined, name: string, ns = DAV): XmlElement | undefined =>
-  el?.children.find((c) => c.name === name && c.ns === ns);
+export const child = (el: XmlElement | undefined, name: string, ns = DAV): XmlElement | undefined => el?.children.find((c) => c.name === name && c.ns === ns);
 
 /**
  * An element and its content as a self-contained string: every element

@@ -43,10 +43,31 @@ export class HttpRecorder {
   private seen = new WeakMap<Socket, { read: number; written: number }>();
 
   constructor(registers: Registry[]) {
-    this.requests = new Counter({ name: 'filedock_http_requests_total', help: 'HTTP requests answered, by method, route template and status code.', labelNames: ['method', 'route', 'code'], registers });
-    this.seconds = new Histogram({ name: 'filedock_http_request_duration_seconds', help: 'Time from a request\'s arrival to the end of its response, by method and route template.', labelNames: ['method', 'route'], buckets: BUCKETS, registers });
-    this.received = new Counter({ name: 'filedock_http_received_bytes_total', help: 'Bytes received on HTTP connections (headers and bodies), by route template.', labelNames: ['route'], registers });
-    this.sent = new Counter({ name: 'filedock_http_sent_bytes_total', help: 'Bytes sent on HTTP connections (headers and bodies), by route template.', labelNames: ['route'], registers });
+    this.requests = new Counter({
+      name: 'filedock_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status code.',
+      labelNames: ['method', 'route', 'code'],
+      registers,
+    });
+    this.seconds = new Histogram({
+      name: 'filedock_http_request_duration_seconds',
+      help: "Time from a request's arrival to the end of its response, by method and route template.",
+      labelNames: ['method', 'route'],
+      buckets: BUCKETS,
+      registers,
+    });
+    this.received = new Counter({
+      name: 'filedock_http_received_bytes_total',
+      help: 'Bytes received on HTTP connections (headers and bodies), by route template.',
+      labelNames: ['route'],
+      registers,
+    });
+    this.sent = new Counter({
+      name: 'filedock_http_sent_bytes_total',
+      help: 'Bytes sent on HTTP connections (headers and bodies), by route template.',
+      labelNames: ['route'],
+      registers,
+    });
     this.publicSent = new Counter({ name: 'filedock_public_link_sent_bytes_total', help: 'Bytes sent to visitors of public links and drops.', registers });
   }
 
@@ -62,7 +83,12 @@ export class HttpRecorder {
     const key = `${ctx.method} ${route} ${code}`;
     let b = this.bound.get(key);
     if (!b) {
-      b = { count: this.requests.labels(ctx.method, route, code), seconds: this.seconds.labels(ctx.method, route), received: this.received.labels(route), sent: this.sent.labels(route) };
+      b = {
+        count: this.requests.labels(ctx.method, route, code),
+        seconds: this.seconds.labels(ctx.method, route),
+        received: this.received.labels(route),
+        sent: this.sent.labels(route),
+      };
       this.bound.set(key, b);
     }
     b.count.inc();

@@ -25,7 +25,15 @@ export class Metrics {
   private on = false;
   private failedLogins = 0;
 
-  constructor(private o: { settings: SettingsStore; secretKey: Buffer; bus: EventBus; sources: Omit<MetricSources, 'failedLogins'>; log: (msg: string, err?: unknown) => void }) {
+  constructor(
+    private o: {
+      settings: SettingsStore;
+      secretKey: Buffer;
+      bus: EventBus;
+      sources: Omit<MetricSources, 'failedLogins'>;
+      log: (msg: string, err?: unknown) => void;
+    },
+  ) {
     o.bus.on('audit', (e) => {
       if (FAILED_SIGN_INS.has(e.action)) this.failedLogins++;
     });
@@ -92,12 +100,14 @@ export class Metrics {
   }
 
   private load(): Promise<Loaded> {
-    return (this.loading ??= import('./registry').then(({ buildRegistry }) => {
-      this.loaded = buildRegistry({ ...this.o.sources, failedLogins: () => this.failedLogins });
-      return this.loaded;
-    }).catch((e) => {
-      this.loading = null; // the next scrape or switch-on tries again
-      throw e;
-    }));
+    return (this.loading ??= import('./registry')
+      .then(({ buildRegistry }) => {
+        this.loaded = buildRegistry({ ...this.o.sources, failedLogins: () => this.failedLogins });
+        return this.loaded;
+      })
+      .catch((e) => {
+        this.loading = null; // the next scrape or switch-on tries again
+        throw e;
+      }));
   }
 }

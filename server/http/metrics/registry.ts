@@ -40,25 +40,47 @@ export function buildRegistry(src: MetricSources): { registry: Registry; http: H
   // A running total kept elsewhere, exposed as a counter: reset and set to the source's value at each scrape.
   const total = <L extends string>(name: string, help: string, labelNames: L[], read: () => Iterable<[Record<L, string>, number]>) =>
     new Counter({
-      name, help, labelNames, registers,
+      name,
+      help,
+      labelNames,
+      registers,
       collect() {
         this.reset();
         for (const [labels, n] of read()) this.inc(labels as never, n);
       },
     });
   const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
-    new Gauge({ name, help, registers, async collect() { this.set(await read()); } });
-  const byState = (r: Record<string, number> | ReadonlyMap<string, number>) => [...(r instanceof Map ? r : Object.entries(r))].map(([state, n]): [{ state: string }, number] => [{ state }, n]);
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        this.set(await read());
+      },
+    });
+  const byState = (r: Record<string, number> | ReadonlyMap<string, number>) =>
+    [...(r instanceof Map ? r : Object.entries(r))].map(([state, n]): [{ state: string }, number] => [{ state }, n]);
 
   total('filedock_db_busy_total', 'Database BUSY answers seen (a lock held by another connection or program).', [], () => [[{}, src.dbWaits().busy]]);
-  total('filedock_db_write_waits_total', 'Writes that met a held database lock, by outcome (recovered after waiting, gave_up with database_busy).', ['outcome'], () => {
-    const w = src.dbWaits();
-    return [[{ outcome: 'recovered' }, w.recovered], [{ outcome: 'gave_up' }, w.gave_up]];
-  });
+  total(
+    'filedock_db_write_waits_total',
+    'Writes that met a held database lock, by outcome (recovered after waiting, gave_up with database_busy).',
+    ['outcome'],
+    () => {
+      const w = src.dbWaits();
+      return [
+        [{ outcome: 'recovered' }, w.recovered],
+        [{ outcome: 'gave_up' }, w.gave_up],
+      ];
+    },
+  );
   gauge('filedock_db_lock_held', '1 while a database lock held elsewhere is known.', () => Number(src.dbWaits().held));
   gauge('filedock_db_write_wait_max_seconds', 'The longest a write waited for a held lock since start.', () => src.dbWaits().max_wait_ms / 1000);
   new Gauge({
-    name: 'filedock_ops_queue_depth', help: 'Ops queued or running, by kind and state.', labelNames: ['kind', 'state'], registers,
+    name: 'filedock_ops_queue_depth',
+    help: 'Ops queued or running, by kind and state.',
+    labelNames: ['kind', 'state'],
+    registers,
     collect() {
       this.reset();
       for (const r of src.queueDepth()) this.set({ kind: r.kind, state: r.status }, Number(r.n));
@@ -72,7 +94,10 @@ export function buildRegistry(src: MetricSources): { registry: Registry; http: H
   gauge('filedock_replication_failures_pending', 'Replication failures not yet resolved.', async () => (await src.replication()).unresolved);
   total('filedock_login_failures_total', 'Failed sign-ins (password, OIDC, second step).', [], () => [[{}, src.failedLogins()]]);
   new Gauge({
-    name: 'filedock_gateway_sessions', help: 'Gateway sessions open, by protocol (WebDAV and S3: clients active in the last 5 minutes).', labelNames: ['protocol'], registers,
+    name: 'filedock_gateway_sessions',
+    help: 'Gateway sessions open, by protocol (WebDAV and S3: clients active in the last 5 minutes).',
+    labelNames: ['protocol'],
+    registers,
     collect() {
       const n = new Map(PROTOCOLS.map((p) => [p, 0]));
       for (const s of src.gatewaySessions()) n.set(s.protocol, (n.get(s.protocol) ?? 0) + 1);

@@ -44,7 +44,8 @@ export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: un
     log(`unhandled error on ${ctx.method} ${ctx.path}`, err);
   }
   ctx.status = statusFor(code, ctx.state.door);
-  if (code === 'rate_limited' || ((code === 'locked' || ctx.status === 503) && params.retry_after !== undefined)) ctx.set('Retry-After', String(params.retry_after ?? 1));
+  if (code === 'rate_limited' || ((code === 'locked' || ctx.status === 503) && params.retry_after !== undefined))
+    ctx.set('Retry-After', String(params.retry_after ?? 1));
   const body: Record<string, unknown> = { error: code, message: t(ctx.state.lang ?? 'en', code, params), ...topLevel(code, params, details) };
   if (details) body.details = details;
   if (Object.keys(params).length) body.params = params;

@@ -69,7 +69,15 @@ function parameters(seen: Schemas, where: 'path' | 'query', s: z.ZodType | undef
   return all.map((name) => ({ name, in: where, required: where === 'path' || required.has(name), schema: props[name] ?? { type: 'string' } }));
 }
 
-const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 301: 'Moved permanently', 302: 'Found (redirect)', 303: 'See other (redirect)' };
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No content',
+  301: 'Moved permanently',
+  302: 'Found (redirect)',
+  303: 'See other (redirect)',
+};
 
 function operation(e: RouteEntry & { doc: FullDoc }, seen: Schemas): Json {
   const d = e.doc;
@@ -130,16 +138,24 @@ export function buildOpenApi(routers: ReadonlyArray<Router<AppState>>, version: 
     info: {
       title: 'Filedock',
       version,
-      description: 'The HTTP API of a Filedock server, generated from the schemas the routes validate with. Errors share one envelope (`Error`). Routes marked admin need an admin account; `x-api-key` names what an API key needs on a route (`session`: keys are refused there).',
+      description:
+        'The HTTP API of a Filedock server, generated from the schemas the routes validate with. Errors share one envelope (`Error`). Routes marked admin need an admin account; `x-api-key` names what an API key needs on a route (`session`: keys are refused there).',
     },
     servers: [{ url: '/' }],
     tags: [...tags].sort().map((name) => ({ name })),
     paths,
     components: {
       schemas: { Error: ERROR_SCHEMA },
-      responses: { Error: { description: 'A refusal, in the error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      responses: {
+        Error: { description: 'A refusal, in the error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
       securitySchemes: {
-        session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The browser session (set by POST /api/auth/login); writes need a same-origin `Origin`.' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: 'The browser session (set by POST /api/auth/login); writes need a same-origin `Origin`.',
+        },
         bearer: { type: 'http', scheme: 'bearer', description: 'A sign-in token (from POST /api/auth/login) or an API key.' },
       },
     },

@@ -38,7 +38,19 @@ export function humanSize(n: number): string {
   return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${u[i]}`;
 }
 
-export function browsePage(ctx: Ctx, o: { lang: Lang; title: string; rows: BrowseRow[]; total: number; zipHref: string; upHref: string | null; expiresAt: string | null; remaining: number | null }): void {
+export function browsePage(
+  ctx: Ctx,
+  o: {
+    lang: Lang;
+    title: string;
+    rows: BrowseRow[];
+    total: number;
+    zipHref: string;
+    upHref: string | null;
+    expiresAt: string | null;
+    remaining: number | null;
+  },
+): void {
   const { lang } = o;
   const meta = [ptn(lang, 'page.items', o.total)];
   if (o.expiresAt) meta.push(pt(lang, 'page.expires', { date: publicDate(lang, o.expiresAt) }));
@@ -115,7 +127,7 @@ const DEAD_STATUS: Partial<Record<DeadKey, number>> = { unavailable: 503, busy: 
 export function deadPage(ctx: Ctx, code: string, params: Record<string, unknown> = {}): void {
   const lang = ctx.state.lang;
   const reason = deadReason(code, params, ctx.path.startsWith('/d/'));
-  const status = code === 'rate_limited' ? 429 : reason === 'error' ? ctx.status || 500 : DEAD_STATUS[reason] ?? 404;
+  const status = code === 'rate_limited' ? 429 : reason === 'error' ? ctx.status || 500 : (DEAD_STATUS[reason] ?? 404);
   const title = pt(lang, DEAD_TITLE[reason] ?? 'dead.title');
   const body = `<div class="card"><h1>${esc(title)}</h1><p data-reason="${reason}">${esc(pt(lang, `dead.${reason}`))}</p></div>`;
   sendPage(ctx, { lang, title, body, status });
@@ -143,7 +155,9 @@ export function dropPage(ctx: Ctx, o: { lang: Lang; token: string; settings: Dro
     `<noscript><p class="mut">${esc(pt(lang, 'drop.noscript', { size: Math.min(s.max_file_size_mb, DROP_CHUNK / 1024 / 1024) }))}</p></noscript>` +
     // Without the script the browser posts the form itself (server/http/public/drop-form.ts); the script takes it over.
     `<form id="drop" method="post" enctype="multipart/form-data" data-token="${esc(o.token)}" data-max="${s.max_files}" data-strings="${esc(JSON.stringify(strings))}">` +
-    (o.needsPin ? `<label for="pin">${esc(pt(lang, 'pin.label'))}</label><input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required maxlength="64">` : '') +
+    (o.needsPin
+      ? `<label for="pin">${esc(pt(lang, 'pin.label'))}</label><input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required maxlength="64">`
+      : '') +
     (s.ask_name ? `<label for="name">${esc(pt(lang, 'drop.name'))}</label><input id="name" name="name" maxlength="64" autocomplete="name">` : '') +
     `<label for="note">${esc(pt(lang, 'drop.note'))}</label><textarea id="note" name="note" rows="3" maxlength="10000"></textarea>` +
     `<label for="files">${esc(pt(lang, 'drop.files'))}</label><input id="files" name="files" type="file" multiple required${s.allowed_ext.length ? ` accept="${esc(s.allowed_ext.map((e) => '.' + e).join(','))}"` : ''}>` +
@@ -157,8 +171,12 @@ export function dropPage(ctx: Ctx, o: { lang: Lang; token: string; settings: Dro
  */
 export function dropResultPage(ctx: Ctx, o: { lang: Lang; token: string; received: string[]; error: { message: string; status: number } | null }): void {
   const { lang } = o;
-  const list = o.received.length ? `<p>${esc(pt(lang, 'drop.received'))}</p><ul class="l">${o.received.map((n) => `<li class="f">${esc(n)}</li>`).join('')}</ul>` : '';
-  const head = o.error ? `<p class="err">${esc(pt(lang, 'drop.failed', { reason: o.error.message }))}</p>` : `<p>${esc(pt(lang, 'drop.done', { n: o.received.length }))}</p>`;
+  const list = o.received.length
+    ? `<p>${esc(pt(lang, 'drop.received'))}</p><ul class="l">${o.received.map((n) => `<li class="f">${esc(n)}</li>`).join('')}</ul>`
+    : '';
+  const head = o.error
+    ? `<p class="err">${esc(pt(lang, 'drop.failed', { reason: o.error.message }))}</p>`
+    : `<p>${esc(pt(lang, 'drop.done', { n: o.received.length }))}</p>`;
   const again = `<p><a class="btn" href="/d/${encodeURIComponent(o.token)}?lang=${lang}">${esc(pt(lang, o.error ? 'drop.back' : 'drop.again'))}</a></p>`;
   const body = `<div class="card"><h1>${esc(pt(lang, 'drop.title'))}</h1>${head}${list}${again}</div>`;
   sendPage(ctx, { lang, title: pt(lang, 'drop.title'), body, status: o.error?.status ?? 200 });

@@ -78,5 +78,7 @@ function sandboxHeaders(ctx: Ctx, type: string): void {
 
 /** Active or unknown types go out as a download of opaque bytes. */
 function attachmentType(mime: string): string {
-  return /^(text\/html|application\/xhtml|image\/svg|text\/xml|application\/xml|text\/javascript|application\/javascript)/.test(mime) ? 'application/octet-stream' : mime;
+  return /^(text\/html|application\/xhtml|image\/svg|text\/xml|application\/xml|text\/javascript|application\/javascript)/.test(mime)
+    ? 'application/octet-stream'
+    : mime;
 }

@@ -23,7 +23,25 @@ import { humanSize } from './pages';
 /** Text previews read at most this much of a file. */
 const TEXT_MAX = 1024 * 1024;
 const IMAGE = /^image\/(png|jpeg|gif|webp|bmp|avif)$/;
-const TEXT_EXT = new Set(['.txt', '.md', '.markdown', '.csv', '.log', '.json', '.yml', '.yaml', '.ini', '.conf', '.xml', '.html', '.css', '.js', '.ts', '.py', '.sh']);
+const TEXT_EXT = new Set([
+  '.txt',
+  '.md',
+  '.markdown',
+  '.csv',
+  '.log',
+  '.json',
+  '.yml',
+  '.yaml',
+  '.ini',
+  '.conf',
+  '.xml',
+  '.html',
+  '.css',
+  '.js',
+  '.ts',
+  '.py',
+  '.sh',
+]);
 
 export type ViewKind = 'image' | 'markdown' | 'text';
 
@@ -62,7 +80,10 @@ const buttons = (lang: Lang, l: Links) =>
  * ready, a Download button; `og` adds the card tags (links without a PIN
  * only). Counts nothing: the count happens on the download itself.
  */
-export function filePage(ctx: Ctx, o: { lang: Lang; share: ShareRow; name: string; size: number; mime: string; thumb: string | null; download: string; og?: OpenGraph }): void {
+export function filePage(
+  ctx: Ctx,
+  o: { lang: Lang; share: ShareRow; name: string; size: number; mime: string; thumb: string | null; download: string; og?: OpenGraph },
+): void {
   const body =
     `<div class="card"><h1>${esc(o.name)}</h1>${facts(o.lang, o.size, o.mime, o.share)}` +
     (o.thumb ? `<p><img class="pv" alt="${esc(o.name)}" src="${esc(o.thumb)}"></p>` : '') +

@@ -79,7 +79,8 @@ function tools(d: AccessRoutesDeps) {
     const fa = d.files.forActor(personActor(owner));
     try {
       const t = fa.target(root, 'viewer');
-      if ((await fa.stat(t.place)).type !== 'dir') throw new AppError('validation_failed', { field: 'root', reason: 'not a folder' }, { field: 'root', reason: 'not a folder' });
+      if ((await fa.stat(t.place)).type !== 'dir')
+        throw new AppError('validation_failed', { field: 'root', reason: 'not a folder' }, { field: 'root', reason: 'not a folder' });
       return t.place;
     } catch (e) {
       if (isAppError(e) && e.code === 'validation_failed') throw e;
@@ -89,11 +90,13 @@ function tools(d: AccessRoutesDeps) {
   };
 
   const expiryOf = (b: { expires_at?: string | null; expires_in_days?: number }, fallbackDays: number | null): string | null => {
-    if (b.expires_at && b.expires_in_days !== undefined) throw new AppError('validation_failed', { field: 'expires_at', reason: 'give expires_at or expires_in_days' }, { field: 'expires_at' });
+    if (b.expires_at && b.expires_in_days !== undefined)
+      throw new AppError('validation_failed', { field: 'expires_at', reason: 'give expires_at or expires_in_days' }, { field: 'expires_at' });
     if (b.expires_at) {
       const at = Date.parse(b.expires_at);
       if (at <= Date.now()) throw new AppError('validation_failed', { field: 'expires_at', reason: 'in the past' }, { field: 'expires_at' });
-      if (at > Date.now() + MAX_DAYS * 86_400_000) throw new AppError('validation_failed', { field: 'expires_at', reason: `at most ${MAX_DAYS} days ahead` }, { field: 'expires_at' });
+      if (at > Date.now() + MAX_DAYS * 86_400_000)
+        throw new AppError('validation_failed', { field: 'expires_at', reason: `at most ${MAX_DAYS} days ahead` }, { field: 'expires_at' });
       return new Date(at).toISOString();
     }
     const days = b.expires_in_days ?? fallbackDays;
@@ -103,16 +106,26 @@ function tools(d: AccessRoutesDeps) {
   const view = keyViewer(d.catalogue);
 
   /** Makes a key for `ownerId` from a checked request: verbs known, root a folder the owner can open, admin never with a root. */
-  const mint = async (ctx: Ctx, ownerId: number, input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null }): Promise<ApiKeyCreated> => {
+  const mint = async (
+    ctx: Ctx,
+    ownerId: number,
+    input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null },
+  ): Promise<ApiKeyCreated> => {
     const owner = await d.auth.repo.principalAsync(ownerId);
     if (!owner) throw new AppError('not_found', { id: ownerId });
-    if (input.verbs.includes('admin') && input.root) throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
+    if (input.verbs.includes('admin') && input.root)
+      throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
     const root = input.root ? await rootOf(owner, input.root) : null;
-    const { key, token } = await d.auth.keys.create(me(ctx), { userId: ownerId, name: input.name, verbs: input.verbs, root, expiresAt: input.expiresAt }, reqMeta(ctx));
+    const { key, token } = await d.auth.keys.create(
+      me(ctx),
+      { userId: ownerId, name: input.name, verbs: input.verbs, root, expiresAt: input.expiresAt },
+      reqMeta(ctx),
+    );
     return { key: view(key), token, s3: d.auth.keys.s3Credentials(key) };
   };
 
-  const sessionsOf = async (userId: number, current: string): Promise<SessionView[]> => (await d.auth.sessions.list(userId)).map((s) => ({ ...s, current: s.id === current }));
+  const sessionsOf = async (userId: number, current: string): Promise<SessionView[]> =>
+    (await d.auth.sessions.list(userId)).map((s) => ({ ...s, current: s.id === current }));
 
   const audit = (ctx: Ctx, action: string, userId: number, meta: Record<string, unknown>) => {
     const p = me(ctx);
@@ -131,12 +144,17 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
     ctx.body = { keys: (await d.auth.keys.list(me(ctx).id)).map(view) };
   });
 
-  r.post('/api/auth/keys', doc({ summary: 'Create an API key (verbs, optional folder root and expiry); the secret is shown once', body: newKey }), requireUser, async (ctx) => {
-    const b = validate(newKey, await body(ctx));
-    ctx.set('Cache-Control', 'no-store');
-    ctx.status = 201;
-    ctx.body = await mint(ctx, me(ctx).id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
-  });
+  r.post(
+    '/api/auth/keys',
+    doc({ summary: 'Create an API key (verbs, optional folder root and expiry); the secret is shown once', body: newKey }),
+    requireUser,
+    async (ctx) => {
+      const b = validate(newKey, await body(ctx));
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = 201;
+      ctx.body = await mint(ctx, me(ctx).id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
+    },
+  );
 
   r.delete('/api/auth/keys/:id', doc({ summary: 'Revoke one of my API keys' }), requireUser, async (ctx) => {
     const id = idParam(ctx.params.id);
@@ -177,7 +195,8 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
   r.post('/api/auth/desktop/complete', doc({ summary: 'Mint the key a desktop client pairs with', body: pairing }), requireUser, async (ctx) => {
     const b = validate(pairing, await body(ctx));
     if (b.machine_id !== undefined) {
-      if (b.root !== undefined || b.verbs !== undefined) throw new AppError('validation_failed', { field: 'root', reason: 'a desktop key has no root or verbs' }, { field: 'root' });
+      if (b.root !== undefined || b.verbs !== undefined)
+        throw new AppError('validation_failed', { field: 'root', reason: 'a desktop key has no root or verbs' }, { field: 'root' });
       ctx.body = await d.auth.auth.desktopComplete(me(ctx), b.machine_id, b.label, reqMeta(ctx));
       return;
     }

@@ -19,7 +19,9 @@ const doc = routeDoc('Admin: settings', 'admin');
 
 const KEY = 'background_cpu_percent';
 /** The value is checked by the settings store (its range, or null to follow the environment). */
-const patch = z.strictObject({ [KEY]: z.unknown().optional().describe('null (follow SERVICE_BACKGROUND_CPU) or an integer 0..6400, percent of one core; 0 = no limit') });
+const patch = z.strictObject({
+  [KEY]: z.unknown().optional().describe('null (follow SERVICE_BACKGROUND_CPU) or an integer 0..6400, percent of one core; 0 = no limit'),
+});
 
 export function adminGovernorRoutes(d: { settings: SettingsStore; governor: Governor; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
@@ -37,7 +39,13 @@ export function adminGovernorRoutes(d: { settings: SettingsStore; governor: Gove
       const from = d.settings.get(KEY);
       if (from !== to) {
         d.settings.set(KEY, to);
-        await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'governor', meta: { changes: { [KEY]: { from, to } } } });
+        await d.bus.emit('audit', {
+          action: 'admin.config_change',
+          actor: actorOf(ctx),
+          request: reqMeta(ctx),
+          resource: 'governor',
+          meta: { changes: { [KEY]: { from, to } } },
+        });
       }
     }
     ctx.body = view();

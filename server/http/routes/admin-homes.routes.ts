@@ -31,7 +31,8 @@ export function adminHomesRoutes(d: { homes: Homes; settings: SettingsStore; bus
   });
   r.patch('/homes', doc({ summary: 'Change where home folders go', body: patch }), async (ctx) => {
     const b = validate(patch, await readObject(ctx, d.maxJsonBytes));
-    if (b.storage_id != null && !d.homes.storageExists(b.storage_id)) throw new AppError('validation_failed', { field: 'storage_id' }, { field: 'storage_id', reason: 'no such storage' });
+    if (b.storage_id != null && !d.homes.storageExists(b.storage_id))
+      throw new AppError('validation_failed', { field: 'storage_id' }, { field: 'storage_id', reason: 'no such storage' });
     let folder: string | undefined;
     if (b.folder !== undefined) {
       try {
@@ -45,8 +46,11 @@ export function adminHomesRoutes(d: { homes: Homes; settings: SettingsStore; bus
     if (b.storage_id !== undefined) d.settings.set('home_storage_id', b.storage_id);
     if (folder !== undefined) d.settings.set('home_folder', folder);
     const after = d.homes.view();
-    const changes = Object.fromEntries((['enabled', 'storage_id', 'folder'] as const).filter((k) => before[k] !== after[k]).map((k) => [k, { from: before[k], to: after[k] }]));
-    if (Object.keys(changes).length) await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'homes', meta: { changes } });
+    const changes = Object.fromEntries(
+      (['enabled', 'storage_id', 'folder'] as const).filter((k) => before[k] !== after[k]).map((k) => [k, { from: before[k], to: after[k] }]),
+    );
+    if (Object.keys(changes).length)
+      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'homes', meta: { changes } });
     ctx.body = after;
   });
   return r;

@@ -18,7 +18,9 @@ const budgetBody = z.object({ request_budget_per_day: z.number().int().min(0).ma
 const price = z.number().min(0).max(1000);
 const pricesBody = z
   .object({
-    prices: z.record(z.string().regex(/^[a-z0-9_-]{1,64}$/), z.object({ list: price, head: price, get: price, put: price }).strict()).refine((r) => Object.keys(r).length <= 32, 'at most 32 drivers'),
+    prices: z
+      .record(z.string().regex(/^[a-z0-9_-]{1,64}$/), z.object({ list: price, head: price, get: price, put: price }).strict())
+      .refine((r) => Object.keys(r).length <= 32, 'at most 32 drivers'),
   })
   .strict();
 

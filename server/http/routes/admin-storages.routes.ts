@@ -18,7 +18,11 @@ const storageBody = z
     config: z.unknown(),
     mount_path: z.string().max(1024),
     sync_mode: z.string().max(32),
-    sync_interval_s: z.number().int().min(0).max(365 * 86400),
+    sync_interval_s: z
+      .number()
+      .int()
+      .min(0)
+      .max(365 * 86400),
     sync_interval: z.union([z.string().max(32), z.number()]),
     enabled: z.boolean(),
     read_only: z.boolean(),
@@ -50,8 +54,16 @@ function toInput(b: z.infer<typeof storageBody>): StorageInput {
     interval = Math.floor(ms / 1000);
   }
   return {
-    name: b.name, driver: b.driver, config: b.config, mount_path: b.mount_path, sync_mode: b.sync_mode, sync_interval_s: interval,
-    enabled: b.enabled, read_only: b.read_only ?? b.readonly, rbac_enabled: b.rbac_enabled, replica_target_id: b.replica_target_id,
+    name: b.name,
+    driver: b.driver,
+    config: b.config,
+    mount_path: b.mount_path,
+    sync_mode: b.sync_mode,
+    sync_interval_s: interval,
+    enabled: b.enabled,
+    read_only: b.read_only ?? b.readonly,
+    rbac_enabled: b.rbac_enabled,
+    replica_target_id: b.replica_target_id,
   };
 }
 
@@ -112,7 +124,10 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: numb
     const id = idOf(ctx);
     s.get(id);
     const b = validate(grantsBody, await readObject(ctx, d.maxJsonBytes));
-    d.catalogue.repo.replaceGrants(id, b.grants.map((g) => ({ user_id: g.user_id ?? null, group: g.group ?? null, level: g.level })));
+    d.catalogue.repo.replaceGrants(
+      id,
+      b.grants.map((g) => ({ user_id: g.user_id ?? null, group: g.group ?? null, level: g.level })),
+    );
     ctx.body = { grants: d.catalogue.repo.grants(id) };
   });
   r.get('/sync/runs', doc({ summary: 'Sync runs (filter by storage, paging)', query: runsQuery }), async (ctx) => {

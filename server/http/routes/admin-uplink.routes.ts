@@ -18,9 +18,16 @@ const doc = routeDoc('Admin: settings', 'admin');
 export const UPLINK_KEYS = ['public_egress_mbps', 'public_link_max_streams', 'public_link_max_addresses'] as const;
 type UplinkKey = (typeof UPLINK_KEYS)[number];
 /** Each value is checked by the settings store (its range, or null to follow the environment). */
-const patch = z.strictObject(Object.fromEntries(UPLINK_KEYS.map((k) => [k, z.unknown().optional().describe('null (follow the environment) or a number in its range')])));
+const patch = z.strictObject(
+  Object.fromEntries(UPLINK_KEYS.map((k) => [k, z.unknown().optional().describe('null (follow the environment) or a number in its range')])),
+);
 
-export function adminUplinkRoutes(d: { settings: SettingsStore; bus: EventBus; effective: () => Record<UplinkKey, number>; maxJsonBytes: number }): Router<AppState> {
+export function adminUplinkRoutes(d: {
+  settings: SettingsStore;
+  bus: EventBus;
+  effective: () => Record<UplinkKey, number>;
+  maxJsonBytes: number;
+}): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
   const view = () => ({ settings: Object.fromEntries(UPLINK_KEYS.map((k) => [k, d.settings.get(k)])), effective: d.effective() });
@@ -40,7 +47,8 @@ export function adminUplinkRoutes(d: { settings: SettingsStore; bus: EventBus; e
       d.settings.set(k, v);
       changes[k] = { from, to: v };
     }
-    if (Object.keys(changes).length) await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'uplink', meta: { changes } });
+    if (Object.keys(changes).length)
+      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'uplink', meta: { changes } });
     ctx.body = view();
   });
   return r;

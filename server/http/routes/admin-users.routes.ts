@@ -96,7 +96,13 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore
     const from = d.settings.get('allow_signup');
     if (from !== b.allow_signup) {
       d.settings.set('allow_signup', b.allow_signup);
-      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'auth', meta: { changes: { allow_signup: { from, to: b.allow_signup } } } });
+      await d.bus.emit('audit', {
+        action: 'admin.config_change',
+        actor: actorOf(ctx),
+        request: reqMeta(ctx),
+        resource: 'auth',
+        meta: { changes: { allow_signup: { from, to: b.allow_signup } } },
+      });
     }
     ctx.body = { allow_signup: b.allow_signup };
   });

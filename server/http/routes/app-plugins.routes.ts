@@ -47,7 +47,13 @@ const usersQuery = z.object({ plugin: paths, q: paths });
 const installQuery = z.object({ approve_hosts: paths });
 /** The action service checks these (paths, params size) with its own codes; every key passes here. */
 const runBody = z.looseObject({ paths: z.unknown().optional().describe('adapter-qualified paths, one storage'), params: z.unknown().optional() });
-const eventBody = z.looseObject({ paths: z.unknown().optional(), state: z.unknown().optional(), event: z.unknown().optional().describe('open, change, action or submit'), action_id: z.unknown().optional(), data: z.unknown().optional() });
+const eventBody = z.looseObject({
+  paths: z.unknown().optional(),
+  state: z.unknown().optional(),
+  event: z.unknown().optional().describe('open, change, action or submit'),
+  action_id: z.unknown().optional(),
+  data: z.unknown().optional(),
+});
 const patchBody = z.strictObject({
   enabled: z.boolean().optional(),
   settings: z.record(z.string(), z.unknown()).optional(),
@@ -73,27 +79,45 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     ctx.set('Cache-Control', 'private, max-age=300');
     ctx.body = await p.actions.list(actor(ctx), asList(validate(actionsQuery, ctx.query).path));
   });
-  r.post(`${U}/actions/:plugin/:action/run`, doc({ summary: 'Run an app action on paths (202 with the op; 200 with a surface when the action opens a view)', body: runBody, status: 202 }), door, requireUser, async (ctx) => {
-    const b = validate(runBody, await readObject(ctx, Math.max(RUN_BODY_BYTES, RUN_LIMITS.params_bytes)));
-    const out = await p.actions.run(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.action, b);
-    ctx.status = out.status;
-    ctx.body = out.body;
-  });
+  r.post(
+    `${U}/actions/:plugin/:action/run`,
+    doc({ summary: 'Run an app action on paths (202 with the op; 200 with a surface when the action opens a view)', body: runBody, status: 202 }),
+    door,
+    requireUser,
+    async (ctx) => {
+      const b = validate(runBody, await readObject(ctx, Math.max(RUN_BODY_BYTES, RUN_LIMITS.params_bytes)));
+      const out = await p.actions.run(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.action, b);
+      ctx.status = out.status;
+      ctx.body = out.body;
+    },
+  );
   r.get(`${U}/views/:plugin/:view`, doc({ summary: 'Open an app view: its first surface', query: viewQuery }), door, requireUser, async (ctx) => {
     const qy = validate(viewQuery, ctx.query);
     const section = qy.section?.slice(0, 128);
     ctx.body = await p.actions.view(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.view, { path: asList(qy.path), section });
   });
-  r.post(`${U}/views/:plugin/:view/event`, doc({ summary: 'Send a view event (open, change, action, submit); answers the next surface', body: eventBody }), door, requireUser, async (ctx) => {
-    const b = validate(eventBody, await readObject(ctx, RUN_BODY_BYTES));
-    const out = await p.actions.event(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.view, b);
-    ctx.status = out.status;
-    ctx.body = out.body;
-  });
-  r.get(`${U}/users`, doc({ summary: 'People search for an app’s people picker (needs the lookup permission)', query: usersQuery }), door, requireUser, async (ctx) => {
-    const qy = validate(usersQuery, ctx.query);
-    ctx.body = await p.actions.users(actor(ctx), String(qy.plugin ?? ''), String(qy.q ?? ''));
-  });
+  r.post(
+    `${U}/views/:plugin/:view/event`,
+    doc({ summary: 'Send a view event (open, change, action, submit); answers the next surface', body: eventBody }),
+    door,
+    requireUser,
+    async (ctx) => {
+      const b = validate(eventBody, await readObject(ctx, RUN_BODY_BYTES));
+      const out = await p.actions.event(actor(ctx), ctx.state.lang, ctx.params.plugin, ctx.params.view, b);
+      ctx.status = out.status;
+      ctx.body = out.body;
+    },
+  );
+  r.get(
+    `${U}/users`,
+    doc({ summary: 'People search for an app’s people picker (needs the lookup permission)', query: usersQuery }),
+    door,
+    requireUser,
+    async (ctx) => {
+      const qy = validate(usersQuery, ctx.query);
+      ctx.body = await p.actions.users(actor(ctx), String(qy.plugin ?? ''), String(qy.q ?? ''));
+    },
+  );
   r.get(`${U}/license/:plugin`, doc({ summary: 'An app’s licence status' }), door, requireUser, async (ctx) => {
     ctx.body = await p.actions.license(ctx.params.plugin);
   });
@@ -102,7 +126,11 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     ctx.body = await p.actions.icon(ctx.params.plugin, name);
     // SVG icons are shown as images only: no script runs from them.
     ctx.type = name.endsWith('.svg') ? 'image/svg+xml' : 'image/png';
-    ctx.set({ 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox", 'Cache-Control': 'private, max-age=3600', 'X-Content-Type-Options': 'nosniff' });
+    ctx.set({
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+      'Cache-Control': 'private, max-age=3600',
+      'X-Content-Type-Options': 'nosniff',
+    });
   });
 
   // The admin side (session-only: key-scope answers `session_required` to a key before these run).
@@ -118,17 +146,37 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
   r.get(`${A}/apps`, doc({ summary: 'Installed apps', auth: 'admin' }), admin, async (ctx) => {
     ctx.body = await p.admin.list();
   });
-  r.post(`${A}/apps`, doc({ summary: 'Install an app package (ZIP body); `approve_hosts` approves the hosts it asks to reach', query: installQuery, consumes: 'application/zip', status: 201, auth: 'admin' }), admin, async (ctx) => {
-    const approve = asList(validate(installQuery, ctx.query).approve_hosts)?.flatMap((h) => h.split(',')).map((h) => h.trim()).filter(Boolean) ?? [];
-    ctx.status = 201;
-    ctx.body = await p.admin.install(actor(ctx), await readPackage(ctx), approve);
-  });
+  r.post(
+    `${A}/apps`,
+    doc({
+      summary: 'Install an app package (ZIP body); `approve_hosts` approves the hosts it asks to reach',
+      query: installQuery,
+      consumes: 'application/zip',
+      status: 201,
+      auth: 'admin',
+    }),
+    admin,
+    async (ctx) => {
+      const approve =
+        asList(validate(installQuery, ctx.query).approve_hosts)
+          ?.flatMap((h) => h.split(','))
+          .map((h) => h.trim())
+          .filter(Boolean) ?? [];
+      ctx.status = 201;
+      ctx.body = await p.admin.install(actor(ctx), await readPackage(ctx), approve);
+    },
+  );
   r.get(`${A}/apps/:id`, doc({ summary: 'One installed app', auth: 'admin' }), admin, async (ctx) => {
     ctx.body = await p.admin.get(ctx.params.id);
   });
-  r.put(`${A}/apps/:id/package`, doc({ summary: 'Upgrade an app with a new package (ZIP body)', consumes: 'application/zip', auth: 'admin' }), admin, async (ctx) => {
-    ctx.body = await p.admin.upgrade(actor(ctx), ctx.params.id, await readPackage(ctx));
-  });
+  r.put(
+    `${A}/apps/:id/package`,
+    doc({ summary: 'Upgrade an app with a new package (ZIP body)', consumes: 'application/zip', auth: 'admin' }),
+    admin,
+    async (ctx) => {
+      ctx.body = await p.admin.upgrade(actor(ctx), ctx.params.id, await readPackage(ctx));
+    },
+  );
   r.patch(`${A}/apps/:id`, doc({ summary: 'Enable, disable or configure an app', body: patchBody, auth: 'admin' }), admin, async (ctx) => {
     ctx.body = await p.admin.patch(actor(ctx), ctx.params.id, await body(ctx, patchBody));
   });
@@ -136,7 +184,11 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     ctx.body = await p.admin.uninstall(actor(ctx), ctx.params.id);
   });
   // Licences (docs/app-plugins.md, "Licences").
-  const installed = async (id: string) => (await p.repo.get(id)) ?? (() => { throw new AppError('not_found', { path: id }); })();
+  const installed = async (id: string) =>
+    (await p.repo.get(id)) ??
+    (() => {
+      throw new AppError('not_found', { path: id });
+    })();
   r.put(`${A}/apps/:id/license`, doc({ summary: 'Install a licence token for an app', body: licenseBody, auth: 'admin' }), admin, async (ctx) => {
     const app = await installed(ctx.params.id);
     ctx.body = await p.licenses.set(actor(ctx), app, (await body(ctx, licenseBody)).token);
@@ -187,7 +239,13 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
   r.patch(`${A}/config`, doc({ summary: 'Turn app plugins on or off', body: configBody, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, configBody);
     d.settings.set('app_plugins_enabled', b.enabled);
-    await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'app_plugins', meta: { enabled: b.enabled } });
+    await d.bus.emit('audit', {
+      action: 'admin.config_change',
+      actor: actorOf(ctx),
+      request: reqMeta(ctx),
+      resource: 'app_plugins',
+      meta: { enabled: b.enabled },
+    });
     ctx.body = { enabled: b.enabled };
   });
   return r;

@@ -33,7 +33,8 @@ const APP_PAGE_FILE = 'app-page.html';
 /** A missing page file is looked for again after this long. */
 const MISSING_RECHECK_MS = 30_000;
 /** The page's own code and styles from this origin; nothing framed, no plugin, no base or form elsewhere. */
-const APP_PAGE_CSP = "default-src 'self'; script-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const APP_PAGE_CSP =
+  "default-src 'self'; script-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 /** An event body: a surface's values are small; the 64 KiB data cap itself is the service's (413). */
 const EVENT_BODY_BYTES = 256 * 1024;
 
@@ -49,7 +50,12 @@ export interface AppsPublicDeps {
 
 const pinBody = z.object({ pin: z.string().max(64) });
 /** The page service checks an event (its kind, the 64 KiB data cap) with its own codes; every key passes here. */
-const eventBody = z.looseObject({ state: z.unknown().optional(), event: z.unknown().optional().describe('open (the default), change, action or submit'), action_id: z.unknown().optional(), data: z.unknown().optional() });
+const eventBody = z.looseObject({
+  state: z.unknown().optional(),
+  event: z.unknown().optional().describe('open (the default), change, action or submit'),
+  action_id: z.unknown().optional(),
+  data: z.unknown().optional(),
+});
 
 export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
   const r = new Router<AppState>();
@@ -82,27 +88,44 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     ctx.body = await pages().state(ctx.params.token, credOf(ctx), reqMeta(ctx));
   });
 
-  r.post('/api/public/s/:token/pin', doc({ summary: 'Unlock a link with its PIN (sets the page’s download-token cookie)', body: pinBody }), publicDoor, noStore, async (ctx) => {
-    pins.hit(ctx.state.ip);
-    const b = validate(pinBody, await readObject(ctx, 4096));
-    const out = await pages().pin(ctx.params.token, b.pin);
-    // TLS usually ends at the tunnel: the cookie must still be Secure there (as the session cookie is).
-    if (d.secureCookies) (ctx.cookies as unknown as { secure: boolean }).secure = true;
-    ctx.cookies.set(PAGE_COOKIE, out.download_token, {
-      httpOnly: true, sameSite: 'strict', secure: d.secureCookies, expires: new Date(out.expires_at), path: api(ctx.params.token), overwrite: true,
-    });
-    ctx.body = { unlocked: true, ...out };
-  });
+  r.post(
+    '/api/public/s/:token/pin',
+    doc({ summary: 'Unlock a link with its PIN (sets the page’s download-token cookie)', body: pinBody }),
+    publicDoor,
+    noStore,
+    async (ctx) => {
+      pins.hit(ctx.state.ip);
+      const b = validate(pinBody, await readObject(ctx, 4096));
+      const out = await pages().pin(ctx.params.token, b.pin);
+      // TLS usually ends at the tunnel: the cookie must still be Secure there (as the session cookie is).
+      if (d.secureCookies) (ctx.cookies as unknown as { secure: boolean }).secure = true;
+      ctx.cookies.set(PAGE_COOKIE, out.download_token, {
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: d.secureCookies,
+        expires: new Date(out.expires_at),
+        path: api(ctx.params.token),
+        overwrite: true,
+      });
+      ctx.body = { unlocked: true, ...out };
+    },
+  );
 
-  r.post('/api/public/s/:token/event', doc({ summary: 'An app page’s event: the next surface, or 202 with the queued job (an empty body opens the page)', body: eventBody }), publicDoor, noStore, async (ctx) => {
-    calls.hit(ctx.state.ip);
-    await admitLink(ctx);
-    const hasBody = Number(ctx.get('content-length') || 0) > 0 || !!ctx.get('transfer-encoding');
-    const body = hasBody ? validate(eventBody, await readObject(ctx, EVENT_BODY_BYTES)) : null;
-    const out = await pages().event(ctx.params.token, credOf(ctx), body, ctx.state.lang, { ip: ctx.state.ip, request: reqMeta(ctx) });
-    ctx.status = out.status;
-    ctx.body = out.body;
-  });
+  r.post(
+    '/api/public/s/:token/event',
+    doc({ summary: 'An app page’s event: the next surface, or 202 with the queued job (an empty body opens the page)', body: eventBody }),
+    publicDoor,
+    noStore,
+    async (ctx) => {
+      calls.hit(ctx.state.ip);
+      await admitLink(ctx);
+      const hasBody = Number(ctx.get('content-length') || 0) > 0 || !!ctx.get('transfer-encoding');
+      const body = hasBody ? validate(eventBody, await readObject(ctx, EVENT_BODY_BYTES)) : null;
+      const out = await pages().event(ctx.params.token, credOf(ctx), body, ctx.state.lang, { ip: ctx.state.ip, request: reqMeta(ctx) });
+      ctx.status = out.status;
+      ctx.body = out.body;
+    },
+  );
 
   // A job the page queued, followed by its visitor (docs/app-plugins.md, "Following a page's job").
   r.get('/api/public/s/:token/ops/:id', doc({ summary: 'A job an app page queued, followed by its visitor' }), publicDoor, noStore, async (ctx) => {
@@ -111,11 +134,16 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     ctx.body = await pages().op(ctx.params.token, credOf(ctx), ctx.params.id, ctx.state.lang);
   });
 
-  r.get('/api/public/s/:token/file/:ref', doc({ summary: 'One file an app page exposes (ranges honoured, inline)', produces: ['application/octet-stream'] }), publicDoor, async (ctx) => {
-    await admitLink(ctx);
-    const f = await pages().file(ctx.params.token, credOf(ctx), ctx.params.ref, reqMeta(ctx));
-    await sendExposedFile(ctx, f);
-  });
+  r.get(
+    '/api/public/s/:token/file/:ref',
+    doc({ summary: 'One file an app page exposes (ranges honoured, inline)', produces: ['application/octet-stream'] }),
+    publicDoor,
+    async (ctx) => {
+      await admitLink(ctx);
+      const f = await pages().file(ctx.params.token, credOf(ctx), ctx.params.ref, reqMeta(ctx));
+      await sendExposedFile(ctx, f);
+    },
+  );
 
   // The HTML page of an app link; any other token falls through to the share routes.
   let page: { html: Buffer | null; at: number } | null = null;
@@ -136,7 +164,12 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
       const html = await pageHtml();
       if (!html) {
         const lang = ctx.state.lang;
-        sendPage(ctx, { lang, title: pt(lang, 'dead.title'), body: `<div class="card"><h1>${esc(pt(lang, 'dead.title'))}</h1><p>${esc(pt(lang, 'app.page_unavailable'))}</p></div>`, status: 503 });
+        sendPage(ctx, {
+          lang,
+          title: pt(lang, 'dead.title'),
+          body: `<div class="card"><h1>${esc(pt(lang, 'dead.title'))}</h1><p>${esc(pt(lang, 'app.page_unavailable'))}</p></div>`,
+          status: 503,
+        });
         return;
       }
       publicHeaders(ctx);
@@ -148,13 +181,23 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
   });
 
   // The retired /p/ addresses (SPEC Versioning 10).
-  const moved = (to: (path: string) => string): Mw => async (ctx) => {
-    ctx.status = 301;
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.redirect(to(ctx.path) + (ctx.querystring ? `?${ctx.querystring}` : ''));
-  };
-  r.all('/p/*rest', doc({ summary: 'Retired address: 301 to /s/…', status: 301, produces: [], deprecated: true }), moved((p) => `/s/${p.slice('/p/'.length)}`));
-  r.all('/api/p/*rest', doc({ summary: 'Retired address: 301 to /api/public/s/…', status: 301, produces: [], deprecated: true }), moved((p) => `/api/public/s/${p.slice('/api/p/'.length)}`));
+  const moved =
+    (to: (path: string) => string): Mw =>
+    async (ctx) => {
+      ctx.status = 301;
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.redirect(to(ctx.path) + (ctx.querystring ? `?${ctx.querystring}` : ''));
+    };
+  r.all(
+    '/p/*rest',
+    doc({ summary: 'Retired address: 301 to /s/…', status: 301, produces: [], deprecated: true }),
+    moved((p) => `/s/${p.slice('/p/'.length)}`),
+  );
+  r.all(
+    '/api/p/*rest',
+    doc({ summary: 'Retired address: 301 to /api/public/s/…', status: 301, produces: [], deprecated: true }),
+    moved((p) => `/api/public/s/${p.slice('/api/p/'.length)}`),
+  );
 
   // The admin's list of app links (session only: key-scope refuses API keys on /api/admin/app-plugins).
   const admin: Mw = async (ctx, next) => {
@@ -167,10 +210,18 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     offset: z.coerce.number().int().min(0).default(0),
   });
-  r.get('/api/admin/app-plugins/shares', doc({ summary: 'App links (filter by app, active; paging)', query: listQuery, auth: 'admin', tag: 'App plugins' }), admin, async (ctx) => {
-    const q = validate(listQuery, ctx.query);
-    const origin = ctx.origin;
-    ctx.body = await pages().list({ plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset }, origin);
-  });
+  r.get(
+    '/api/admin/app-plugins/shares',
+    doc({ summary: 'App links (filter by app, active; paging)', query: listQuery, auth: 'admin', tag: 'App plugins' }),
+    admin,
+    async (ctx) => {
+      const q = validate(listQuery, ctx.query);
+      const origin = ctx.origin;
+      ctx.body = await pages().list(
+        { plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset },
+        origin,
+      );
+    },
+  );
   return r;
 }

@@ -87,23 +87,35 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
   r.delete(`${P}/conversations/:id`, doc({ summary: 'Delete one assistant conversation' }), files, requireUser, async (ctx) => {
     ctx.body = await a.delete(actor(ctx), ctx.params.id);
   });
-  r.post(`${P}/chat`, doc({ summary: 'Ask the assistant: a Server-Sent Events stream of the turn', body: chatBody, produces: ['text/event-stream'] }), files, requireUser, async (ctx) => {
-    // The body may hold the message plus paths; anything larger is refused while streaming, never buffered whole.
-    const max = a.max();
-    let raw: unknown;
-    try {
-      raw = await readJson(ctx, max * 4 + 256 * 1024);
-    } catch (e) {
-      if (isAppError(e) && e.code === 'payload_too_large') throw new AppError('assistant_message_long', { max }, { max });
-      throw e;
-    }
-    const b = validate(chatBody, raw);
-    sse(ctx, (await a.chat(actor(ctx), b)).go);
-  });
-  r.post(`${P}/conversations/:id/decide`, doc({ summary: 'Approve or refuse a waiting step: an event stream of what follows', body: decideBody, produces: ['text/event-stream'] }), files, requireUser, async (ctx) => {
-    const b = await body(ctx, decideBody);
-    sse(ctx, (await a.decide(actor(ctx), ctx.params.id, b.approve)).go);
-  });
+  r.post(
+    `${P}/chat`,
+    doc({ summary: 'Ask the assistant: a Server-Sent Events stream of the turn', body: chatBody, produces: ['text/event-stream'] }),
+    files,
+    requireUser,
+    async (ctx) => {
+      // The body may hold the message plus paths; anything larger is refused while streaming, never buffered whole.
+      const max = a.max();
+      let raw: unknown;
+      try {
+        raw = await readJson(ctx, max * 4 + 256 * 1024);
+      } catch (e) {
+        if (isAppError(e) && e.code === 'payload_too_large') throw new AppError('assistant_message_long', { max }, { max });
+        throw e;
+      }
+      const b = validate(chatBody, raw);
+      sse(ctx, (await a.chat(actor(ctx), b)).go);
+    },
+  );
+  r.post(
+    `${P}/conversations/:id/decide`,
+    doc({ summary: 'Approve or refuse a waiting step: an event stream of what follows', body: decideBody, produces: ['text/event-stream'] }),
+    files,
+    requireUser,
+    async (ctx) => {
+      const b = await body(ctx, decideBody);
+      sse(ctx, (await a.decide(actor(ctx), ctx.params.id, b.approve)).go);
+    },
+  );
   r.post(`${P}/conversations/:id/undo`, doc({ summary: 'Undo a reversible step', body: undoBody }), files, requireUser, async (ctx) => {
     const b = await body(ctx, undoBody);
     ctx.body = await a.undo(actor(ctx), ctx.params.id, b.step_id);
@@ -121,20 +133,36 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
     const b = await body(ctx, assistantPatchSchema);
     ctx.body = a.settings.patch(b);
     const { api_key: key, ...shown } = b;
-    await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'assistant', meta: { ...shown, ...(key !== undefined ? { api_key: key ? 'set' : 'cleared' } : {}) } });
+    await d.bus.emit('audit', {
+      action: 'admin.config_change',
+      actor: actorOf(ctx),
+      request: reqMeta(ctx),
+      resource: 'assistant',
+      meta: { ...shown, ...(key !== undefined ? { api_key: key ? 'set' : 'cleared' } : {}) },
+    });
   });
-  r.post('/api/admin/assistant/test', doc({ summary: 'Test the provider: list models and ask for a one-word reply with a tool on offer', auth: 'admin' }), admin, async (ctx) => {
-    ctx.body = await a.test();
-  });
+  r.post(
+    '/api/admin/assistant/test',
+    doc({ summary: 'Test the provider: list models and ask for a one-word reply with a tool on offer', auth: 'admin' }),
+    admin,
+    async (ctx) => {
+      ctx.body = await a.test();
+    },
+  );
 
   // MCP for agents: one stateless server and transport per request, as the caller.
-  r.all('/api/mcp', doc({ summary: 'MCP file tools for agents (Streamable HTTP: JSON-RPC in a POST; other methods answer 405)', consumes: 'application/json', tag: 'MCP' }), requireUser, async (ctx) => {
-    const who = actor(ctx);
-    requirePermission(who, 'ai.use');
-    if (ctx.method !== 'POST') throw new AppError('method_not_allowed');
-    const parsed = await readJson(ctx, d.maxJsonBytes);
-    ctx.respond = false;
-    await a.mcp(who, ctx.req, ctx.res, parsed);
-  });
+  r.all(
+    '/api/mcp',
+    doc({ summary: 'MCP file tools for agents (Streamable HTTP: JSON-RPC in a POST; other methods answer 405)', consumes: 'application/json', tag: 'MCP' }),
+    requireUser,
+    async (ctx) => {
+      const who = actor(ctx);
+      requirePermission(who, 'ai.use');
+      if (ctx.method !== 'POST') throw new AppError('method_not_allowed');
+      const parsed = await readJson(ctx, d.maxJsonBytes);
+      ctx.respond = false;
+      await a.mcp(who, ctx.req, ctx.res, parsed);
+    },
+  );
   return r;
 }

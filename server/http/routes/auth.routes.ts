@@ -29,18 +29,29 @@ export interface AuthRoutesDeps {
 }
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
-const setup = z.object({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024), storage_path: z.string().max(4096).optional() });
-const signup = z.strictObject({ email: z.string().max(320), username: z.string().max(64).optional(), password: z.string().max(1024), language: z.enum(['en', 'tr']).nullable().optional() });
+const setup = z.object({
+  email: z.string().max(320),
+  username: z.string().max(64).optional(),
+  password: z.string().max(1024),
+  storage_path: z.string().max(4096).optional(),
+});
+const signup = z.strictObject({
+  email: z.string().max(320),
+  username: z.string().max(64).optional(),
+  password: z.string().max(1024),
+  language: z.enum(['en', 'tr']).nullable().optional(),
+});
 const accountCheck = z.object({ email: z.string().max(320).optional(), username: z.string().max(128).optional(), user_id: z.number().int().optional() });
-const mePatch = z.object({ language: z.string().nullable().optional(), password: z.string().max(1024).optional(), current_password: z.string().max(1024).optional() }).strict();
+const mePatch = z
+  .object({ language: z.string().nullable().optional(), password: z.string().max(1024).optional(), current_password: z.string().max(1024).optional() })
+  .strict();
 const desktopLogin = z.object({ key: z.string().min(10).max(200), machine_id: z.string().min(8).max(200) });
 const bootstrap = z.object({ secret: z.string().min(1).max(200) });
 
 export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/auth' });
   const body = (ctx: Ctx) => readObject(ctx, d.maxJsonBytes);
-  const signIn = (ctx: Ctx, res: { token: string; expires_at: string }) =>
-    setSessionCookie(ctx, res.token, res.expires_at, d.secureCookies);
+  const signIn = (ctx: Ctx, res: { token: string; expires_at: string }) => setSessionCookie(ctx, res.token, res.expires_at, d.secureCookies);
 
   r.post('/login', doc({ summary: 'Sign in with e-mail and password (sets the session cookie, returns a token)', body: login }), async (ctx) => {
     const b = validate(login, await body(ctx));
@@ -60,13 +71,25 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     const p = me(ctx);
     const key = ctx.state.key;
     const home = d.homeOf?.(p.id) ?? null;
-    ctx.body = { user: { id: p.id, email: p.email, username: p.username, role: p.role, groups: p.groups, language: p.language, home, ...(key && { key: d.keyIdentity(key) }) } };
+    ctx.body = {
+      user: {
+        id: p.id,
+        email: p.email,
+        username: p.username,
+        role: p.role,
+        groups: p.groups,
+        language: p.language,
+        home,
+        ...(key && { key: d.keyIdentity(key) }),
+      },
+    };
   });
 
   r.patch('/me', doc({ summary: 'Change my language or password', body: mePatch, auth: 'user' }), requireUser, async (ctx) => {
     const b = validate(mePatch, await body(ctx));
     const p = me(ctx);
-    if (b.language !== undefined && b.language !== null && !isLang(b.language)) throw new AppError('validation_failed', { field: 'language' }, { field: 'language' });
+    if (b.language !== undefined && b.language !== null && !isLang(b.language))
+      throw new AppError('validation_failed', { field: 'language' }, { field: 'language' });
     if (b.password !== undefined) {
       const row = d.auth.repo.byId(p.id)!;
       if (row.password_hash && !(await verifyPassword(b.current_password ?? '', row.password_hash)))
@@ -103,15 +126,24 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = { needed, local: ctx.state.loopback, ...(offer && { storage: { suggested_path: suggestedFirstStorage() } }) };
   });
 
-  r.post('/setup', doc({ summary: 'First run: create the first admin (and optionally the first storage)', body: setup, description: 'Only before any account exists, and only from the local machine.' }), async (ctx) => {
-    const b = validate(setup, await body(ctx));
-    // Optional: without a folder the service starts with the storages the environment gave it (maybe none).
-    const path = b.storage_path?.trim() || undefined;
-    const res = await d.auth.auth.setup(b, reqMeta(ctx), path === undefined ? undefined : () => d.firstStorage.check(path));
-    const storage = path === undefined ? undefined : await d.firstStorage.create(path, { actor: { id: res.user.id, email: res.user.email }, request: reqMeta(ctx) });
-    signIn(ctx, res);
-    ctx.body = { ...res, ...(storage && { storage: { id: storage.id, name: storage.name } }) };
-  });
+  r.post(
+    '/setup',
+    doc({
+      summary: 'First run: create the first admin (and optionally the first storage)',
+      body: setup,
+      description: 'Only before any account exists, and only from the local machine.',
+    }),
+    async (ctx) => {
+      const b = validate(setup, await body(ctx));
+      // Optional: without a folder the service starts with the storages the environment gave it (maybe none).
+      const path = b.storage_path?.trim() || undefined;
+      const res = await d.auth.auth.setup(b, reqMeta(ctx), path === undefined ? undefined : () => d.firstStorage.check(path));
+      const storage =
+        path === undefined ? undefined : await d.firstStorage.create(path, { actor: { id: res.user.id, email: res.user.email }, request: reqMeta(ctx) });
+      signIn(ctx, res);
+      ctx.body = { ...res, ...(storage && { storage: { id: storage.id, name: storage.name } }) };
+    },
+  );
 
   r.post('/desktop/bootstrap', doc({ summary: 'The desktop shell signs its owner in with the secret it was started with', body: bootstrap }), async (ctx) => {
     const b = validate(bootstrap, await body(ctx));

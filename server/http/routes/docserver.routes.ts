@@ -31,13 +31,21 @@ const configQuery = z.object({ path: q.str().min(1) });
 // Lenient on purpose: a malformed signature is refused (and logged) by the service with its reason.
 const fetchQuery = z.object({
   node: q.int(1).optional(),
-  probe: z.string().regex(/^[a-f0-9]{32}$/).optional(),
+  probe: z
+    .string()
+    .regex(/^[a-f0-9]{32}$/)
+    .optional(),
   exp: z.coerce.number().int().catch(0),
   sig: z.string().max(200).catch(''),
 });
 const callbackQuery = z.object({ node: q.int(1) });
 /** The document server's save report; the callback service checks it (and its JWT) and refuses with its own codes, so every key passes here. */
-const callbackBody = z.looseObject({ status: z.unknown().optional().describe('2 and 6 save; others are acknowledged'), url: z.unknown().optional(), key: z.unknown().optional(), token: z.unknown().optional() });
+const callbackBody = z.looseObject({
+  status: z.unknown().optional().describe('2 and 6 save; others are acknowledged'),
+  url: z.unknown().optional(),
+  key: z.unknown().optional(),
+  token: z.unknown().optional(),
+});
 
 const nameOf = (ctx: Ctx) => {
   const name = ctx.params.name ?? '';
@@ -63,7 +71,8 @@ export function adminExternalRoutes(d: { docserver: Docserver; bus: EventBus; ma
     if (before.url !== after.url) changes.url = { from: before.url, to: after.url };
     if (b.jwt_secret !== undefined && b.jwt_secret !== '***') changes.jwt_secret = { changed: true };
     if (before.callback_url !== after.callback_url) changes.callback_url = { from: before.callback_url, to: after.callback_url };
-    if (Object.keys(changes).length) await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: `external:${name}`, meta: { changes } });
+    if (Object.keys(changes).length)
+      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: `external:${name}`, meta: { changes } });
     ctx.body = after;
   });
   r.post('/:name/test', doc({ summary: 'Probe an external service from here and report what the browser and it can reach' }), async (ctx) => {
@@ -85,22 +94,40 @@ export function docserverRoutes(d: { docserver: Docserver; maxJsonBytes: number 
     ctx.body = await d.docserver.editor.descriptor(actor(ctx), path, { lang: ctx.state.lang, requestBase: selfUrl(ctx) });
   });
 
-  r.get('/fetch', doc({ summary: 'The document server fetches a file’s bytes (signed URL, valid an hour)', query: fetchQuery, auth: 'signed', produces: ['application/octet-stream'] }), async (ctx) => {
-    const got = await d.docserver.editor.fetch(validate(fetchQuery, ctx.query));
-    if ('probe' in got) {
-      ctx.set('Cache-Control', 'no-store');
-      ctx.type = 'text/plain';
-      ctx.body = got.probe;
-      return;
-    }
-    await serveFile(ctx, got.file, { inline: false, cacheControl: 'no-store', conditional: false, ranges: 'single' });
-  });
+  r.get(
+    '/fetch',
+    doc({
+      summary: 'The document server fetches a file’s bytes (signed URL, valid an hour)',
+      query: fetchQuery,
+      auth: 'signed',
+      produces: ['application/octet-stream'],
+    }),
+    async (ctx) => {
+      const got = await d.docserver.editor.fetch(validate(fetchQuery, ctx.query));
+      if ('probe' in got) {
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'text/plain';
+        ctx.body = got.probe;
+        return;
+      }
+      await serveFile(ctx, got.file, { inline: false, cacheControl: 'no-store', conditional: false, ranges: 'single' });
+    },
+  );
 
-  r.post('/callback', doc({ summary: 'The document server reports a save (JWT in Authorization; statuses 2 and 6 write)', query: callbackQuery, body: callbackBody, auth: 'signed' }), async (ctx) => {
-    const { node } = validate(callbackQuery, ctx.query);
-    const body = validate(callbackBody, await readObject(ctx, d.maxJsonBytes));
-    await d.docserver.callbacks.handle(node, body, ctx.get('authorization') || ctx.state.docserverAuthorization || '');
-    ctx.body = { error: 0 };
-  });
+  r.post(
+    '/callback',
+    doc({
+      summary: 'The document server reports a save (JWT in Authorization; statuses 2 and 6 write)',
+      query: callbackQuery,
+      body: callbackBody,
+      auth: 'signed',
+    }),
+    async (ctx) => {
+      const { node } = validate(callbackQuery, ctx.query);
+      const body = validate(callbackBody, await readObject(ctx, d.maxJsonBytes));
+      await d.docserver.callbacks.handle(node, body, ctx.get('authorization') || ctx.state.docserverAuthorization || '');
+      ctx.body = { error: 0 };
+    },
+  );
   return r;
 }

@@ -31,24 +31,32 @@ export function filesPdfRoutes(d: { files: FileService; pdfs: PdfRenditions }): 
   const r = new Router<AppState>({ prefix: '/api/files/pdf' });
   r.use(filesDoor, requireUser);
 
-  r.get(['/', '/:name'], doc({ summary: 'An office document’s PDF rendition (ranges honoured); `/{name}` is the same under the file’s own name', query: pdfQuery, produces: ['application/pdf'] }), async (ctx) => {
-    const { path } = validate(pdfQuery, ctx.query);
-    const source = await d.files.forActor(actor(ctx)).open(path);
-    const pdf = await d.pdfs.pdf(source);
-    const st = await stat(pdf);
-    const rendition: OpenFile = {
-      place: source.place,
-      name: source.name.replace(/\.[^.]*$/, '') + '.pdf',
-      size: st.size,
-      mtime: source.mtime,
-      // The rendition changes exactly when the source's bytes do.
-      etag: `"pdf-${source.etag.replace(/^W\/|"/g, '')}"`,
-      mime: 'application/pdf',
-      read: async (span) => createReadStream(pdf, span ? { start: span.start, end: span.end } : {}),
-      localFile: async () => pdf,
-      presign: async () => null,
-    };
-    await serveFile(ctx, rendition, { inline: true, cacheControl: 'private, no-cache', conditional: true, ranges: 'single' });
-  });
+  r.get(
+    ['/', '/:name'],
+    doc({
+      summary: 'An office document’s PDF rendition (ranges honoured); `/{name}` is the same under the file’s own name',
+      query: pdfQuery,
+      produces: ['application/pdf'],
+    }),
+    async (ctx) => {
+      const { path } = validate(pdfQuery, ctx.query);
+      const source = await d.files.forActor(actor(ctx)).open(path);
+      const pdf = await d.pdfs.pdf(source);
+      const st = await stat(pdf);
+      const rendition: OpenFile = {
+        place: source.place,
+        name: source.name.replace(/\.[^.]*$/, '') + '.pdf',
+        size: st.size,
+        mtime: source.mtime,
+        // The rendition changes exactly when the source's bytes do.
+        etag: `"pdf-${source.etag.replace(/^W\/|"/g, '')}"`,
+        mime: 'application/pdf',
+        read: async (span) => createReadStream(pdf, span ? { start: span.start, end: span.end } : {}),
+        localFile: async () => pdf,
+        presign: async () => null,
+      };
+      await serveFile(ctx, rendition, { inline: true, cacheControl: 'private, no-cache', conditional: true, ranges: 'single' });
+    },
+  );
   return r;
 }

@@ -60,10 +60,14 @@ export function filesVerbRoutes(d: { files: FileService; maxJsonBytes: number })
     const b = await body(ctx, schemas.saveText, Math.max(d.maxJsonBytes, 2 * MAX_TEXT_BYTES + 65536));
     ctx.body = { ok: true, entry: await v(ctx).saveText(b.path, b.content, b.etag) };
   });
-  r.post('/manager', doc({ summary: 'Create an empty document (`?action=newfile`; `type` is a key of newdoc_types)', query: schemas.action, body: schemas.newfile }), async (ctx) => {
-    validate(schemas.action, ctx.query);
-    const b = await body(ctx, schemas.newfile);
-    ctx.body = { ok: true, entry: await v(ctx).newFile(b.path, b.name, b.type) };
-  });
+  r.post(
+    '/manager',
+    doc({ summary: 'Create an empty document (`?action=newfile`; `type` is a key of newdoc_types)', query: schemas.action, body: schemas.newfile }),
+    async (ctx) => {
+      validate(schemas.action, ctx.query);
+      const b = await body(ctx, schemas.newfile);
+      ctx.body = { ok: true, entry: await v(ctx).newFile(b.path, b.name, b.type) };
+    },
+  );
   return r;
 }

@@ -22,16 +22,24 @@ const listQuery = z.object({
   cursor: q.str(512).optional(),
 });
 
-const isoMs = z.string().max(64).transform((v, c) => {
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) c.addIssue({ code: 'custom', message: 'must be an ISO 8601 date' });
-  return t;
-});
+const isoMs = z
+  .string()
+  .max(64)
+  .transform((v, c) => {
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) c.addIssue({ code: 'custom', message: 'must be an ISO 8601 date' });
+    return t;
+  });
 
 const searchQuery = z.object({
   q: q.str(256).default(''),
   type: z.enum(['file', 'dir']).optional(),
-  ext: z.string().max(512).regex(/^[A-Za-z0-9]+(,[A-Za-z0-9]+)*$/).transform((v) => v.split(',')).optional(),
+  ext: z
+    .string()
+    .max(512)
+    .regex(/^[A-Za-z0-9]+(,[A-Za-z0-9]+)*$/)
+    .transform((v) => v.split(','))
+    .optional(),
   min_size: q.int(0).optional(),
   max_size: q.int(0).optional(),
   after: isoMs.optional(),
@@ -78,12 +86,16 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
     ctx.body = `{"path":${JSON.stringify(res.path)},"entries":${res.entriesJson},"total":${res.total},"storage":${JSON.stringify(res.storage)}}`;
   });
 
-  r.get('/raw', doc({ summary: 'A file’s bytes (Range, conditional requests and multipart/byteranges honoured)', query: rawQuery, produces: ['application/octet-stream'] }), async (ctx) => {
-    const input = validate(rawQuery, ctx.query);
-    // A plain GET sends the bytes; a HEAD or a revalidation (mostly 304) needs no open file.
-    const send = ctx.method === 'GET' && !ctx.get('if-none-match') && !ctx.get('if-modified-since');
-    const f = await d.files.forActor(actor(ctx)).open(input.path, { send });
-    await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
-  });
+  r.get(
+    '/raw',
+    doc({ summary: 'A file’s bytes (Range, conditional requests and multipart/byteranges honoured)', query: rawQuery, produces: ['application/octet-stream'] }),
+    async (ctx) => {
+      const input = validate(rawQuery, ctx.query);
+      // A plain GET sends the bytes; a HEAD or a revalidation (mostly 304) needs no open file.
+      const send = ctx.method === 'GET' && !ctx.get('if-none-match') && !ctx.get('if-modified-since');
+      const f = await d.files.forActor(actor(ctx)).open(input.path, { send });
+      await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
+    },
+  );
   return r;
 }

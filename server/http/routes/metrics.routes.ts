@@ -26,12 +26,22 @@ export function metricsRoutes(d: { metrics: Metrics; bus: EventBus; maxJsonBytes
   const audit = (ctx: Ctx, changes: Record<string, unknown>) =>
     d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'metrics', meta: { changes } });
 
-  scrape.get('/', doc({ summary: 'Prometheus metrics (text exposition; 404 while off)', tag: 'Operations', auth: 'signed', description: 'Bearer metrics token, or no token from the LAN when access is `lan` (docs/operations.md, "Metrics").', produces: ['text/plain'] }), async (ctx) => {
-    const out = await d.metrics.scrape(ctx);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = out.contentType;
-    ctx.body = out.body;
-  });
+  scrape.get(
+    '/',
+    doc({
+      summary: 'Prometheus metrics (text exposition; 404 while off)',
+      tag: 'Operations',
+      auth: 'signed',
+      description: 'Bearer metrics token, or no token from the LAN when access is `lan` (docs/operations.md, "Metrics").',
+      produces: ['text/plain'],
+    }),
+    async (ctx) => {
+      const out = await d.metrics.scrape(ctx);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = out.contentType;
+      ctx.body = out.body;
+    },
+  );
 
   r.get('/', doc({ summary: 'Metrics export: on or off, who may scrape' }), (ctx) => {
     ctx.body = d.metrics.view();

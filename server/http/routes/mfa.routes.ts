@@ -33,7 +33,12 @@ const credential = z.looseObject({
   clientExtensionResults: z.looseObject({}).default({}),
 });
 const secondStep = z
-  .object({ challenge: z.string().min(16).max(200), totp: z.string().max(20).optional(), recovery_code: z.string().max(64).optional(), passkey: credential.optional() })
+  .object({
+    challenge: z.string().min(16).max(200),
+    totp: z.string().max(20).optional(),
+    recovery_code: z.string().max(64).optional(),
+    passkey: credential.optional(),
+  })
   .strict();
 const password = { current_password: z.string().max(1024) };
 const withPassword = z.object(password);
@@ -93,12 +98,17 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
     ctx.body = await enrolment.regenerateCodes(who(ctx));
   });
 
-  r.post('/mfa/passkeys/options', doc({ summary: 'Options for registering a passkey (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
-    await reauthed(ctx);
-    const here = rp(ctx);
-    if (!here) throw validation('host', 'no Host header');
-    ctx.body = await enrolment.passkeyOptions(who(ctx), here);
-  });
+  r.post(
+    '/mfa/passkeys/options',
+    doc({ summary: 'Options for registering a passkey (needs the current password)', body: withPassword }),
+    requireUser,
+    async (ctx) => {
+      await reauthed(ctx);
+      const here = rp(ctx);
+      if (!here) throw validation('host', 'no Host header');
+      ctx.body = await enrolment.passkeyOptions(who(ctx), here);
+    },
+  );
 
   // Finishes the registration the password-checked options call started (5 minutes, same address).
   r.post('/mfa/passkeys', doc({ summary: 'Register a passkey', body: register }), requireUser, async (ctx) => {

@@ -38,15 +38,19 @@ export function oidcRoutes(d: { oidc: Oidc; secureCookies: boolean }): Router<Ap
     });
   });
 
-  r.get('/callback', doc({ summary: 'Single sign-on callback: sign in, then redirect to where the sign-in started', query: callbackQuery, status: 302, produces: [] }), async (ctx) => {
-    const browserState = ctx.cookies.get(OIDC_STATE_COOKIE);
-    stateCookie(ctx, '', d.secureCookies);
-    await toLoginOnFailure(ctx, async () => {
-      const { login, next } = await d.oidc.signIn.callback(new URLSearchParams(ctx.querystring), browserState, reqMeta(ctx));
-      setSessionCookie(ctx, login.token, login.expires_at, d.secureCookies);
-      ctx.redirect(next);
-    });
-  });
+  r.get(
+    '/callback',
+    doc({ summary: 'Single sign-on callback: sign in, then redirect to where the sign-in started', query: callbackQuery, status: 302, produces: [] }),
+    async (ctx) => {
+      const browserState = ctx.cookies.get(OIDC_STATE_COOKIE);
+      stateCookie(ctx, '', d.secureCookies);
+      await toLoginOnFailure(ctx, async () => {
+        const { login, next } = await d.oidc.signIn.callback(new URLSearchParams(ctx.querystring), browserState, reqMeta(ctx));
+        setSessionCookie(ctx, login.token, login.expires_at, d.secureCookies);
+        ctx.redirect(next);
+      });
+    },
+  );
   return r;
 }
 

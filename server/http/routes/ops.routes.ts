@@ -56,7 +56,7 @@ export function opsRoutes(d: { queue: JobQueue; present?: (op: Operation, lang: 
     const id = checkId(ctx);
     const op = d.queue.get(id);
     if (op?.kind === PLUGIN_KIND) {
-      if (!sees(ctx, d.queue.ownerOf(id)!)) throw new AppError('forbidden', { reason: 'someone else\'s op' });
+      if (!sees(ctx, d.queue.ownerOf(id)!)) throw new AppError('forbidden', { reason: "someone else's op" });
       if (FINISHED.has(op.status)) throw new AppError('conflict', { reason: 'the op has finished' }, { status: show(op, ctx.state.lang).status });
       d.queue.cancel(id);
       ctx.body = { op: show(d.queue.get(id)!, ctx.state.lang) };

@@ -26,11 +26,15 @@ export function protectionRoutes(d: { protection: Protection; maxJsonBytes: numb
   r.get('/', doc({ summary: 'Protection settings (trash, versions, link limits, antivirus)' }), async (ctx) => {
     ctx.body = await d.protection.settings.view();
   });
-  r.patch('/', doc({ summary: 'Change protection settings (any subset; an unknown field or a value out of range changes nothing)', body: patch }), async (ctx) => {
-    const b = await readObject(ctx, d.maxJsonBytes);
-    // Never refuses; the service gets the body itself, whose field order decides which bad field it names first.
-    validate(patch, b);
-    ctx.body = await d.protection.settings.patch(b, actorOf(ctx), reqMeta(ctx));
-  });
+  r.patch(
+    '/',
+    doc({ summary: 'Change protection settings (any subset; an unknown field or a value out of range changes nothing)', body: patch }),
+    async (ctx) => {
+      const b = await readObject(ctx, d.maxJsonBytes);
+      // Never refuses; the service gets the body itself, whose field order decides which bad field it names first.
+      validate(patch, b);
+      ctx.body = await d.protection.settings.patch(b, actorOf(ctx), reqMeta(ctx));
+    },
+  );
   return r;
 }

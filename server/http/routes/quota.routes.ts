@@ -22,7 +22,11 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
   r.use(requireUser);
   const cache = new Map<number, { at: number; used_bytes: number; file_count: number }>();
   // The reuse saves a count per page view; a write must still show at once (the sidebar re-reads after an upload).
-  d.bus?.onEveryInstance('folder.changed', (e) => void cache.delete(e.storage_id), () => cache.clear());
+  d.bus?.onEveryInstance(
+    'folder.changed',
+    (e) => void cache.delete(e.storage_id),
+    () => cache.clear(),
+  );
   const usage = (id: number) => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < REUSE_MS) return hit;
@@ -34,17 +38,26 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
   r.get('/storages', doc({ summary: 'Usage per storage I can open (a count is reused for 15 s)' }), (ctx) => {
     ctx.body = {
       // A storage only passed through on the way to a home folder is not the caller's to count.
-      storages: d.files.forActor(actor(ctx)).visible().filter((x) => !x.through).map(({ storage }) => {
-        const u = usage(storage.id);
-        return { name: storage.name, uid: storage.uid, used_bytes: u.used_bytes, file_count: u.file_count };
-      }),
+      storages: d.files
+        .forActor(actor(ctx))
+        .visible()
+        .filter((x) => !x.through)
+        .map(({ storage }) => {
+          const u = usage(storage.id);
+          return { name: storage.name, uid: storage.uid, used_bytes: u.used_bytes, file_count: u.file_count };
+        }),
     };
   });
   r.get('/me', doc({ summary: 'My usage and quota' }), (ctx) => {
     const p = me(ctx);
     const used = d.catalogue.nodes.usage({ ownerId: p.id });
     const quota = d.auth.repo.byId(p.id)?.quota_bytes ?? null;
-    ctx.body = { used_bytes: used.used_bytes, file_count: used.file_count, quota_bytes: quota, remaining_bytes: quota === null ? null : Math.max(0, quota - used.used_bytes) };
+    ctx.body = {
+      used_bytes: used.used_bytes,
+      file_count: used.file_count,
+      quota_bytes: quota,
+      remaining_bytes: quota === null ? null : Math.max(0, quota - used.used_bytes),
+    };
   });
   return r;
 }

@@ -30,31 +30,36 @@ const streamQuery = z.object({ folder: z.string().optional().catch(undefined) })
 
 export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/events' });
-  r.get('/stream', doc({ summary: 'Server-Sent Events: changes in the open folder, my operations and notifications', query: streamQuery, produces: ['text/event-stream'] }), requireUser, async (ctx) => {
-    const folder = validate(streamQuery, ctx.query).folder ?? '/';
-    const a = actor(ctx);
-    const key = await d.resolveFolder(a, folder);
-    const stream = new PassThrough();
-    const send = (f: RealtimeFrame) => {
-      if (!stream.writableEnded) stream.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);
-    };
-    const p = me(ctx);
-    const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
-    const closeFolder = key !== null ? d.folderOpened?.(a, folder) : undefined;
-    const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
-    const close = () => {
-      clearInterval(ping);
-      closeFolder?.();
-      off();
-      stream.end();
-    };
-    ctx.req.on('close', close);
-    ctx.req.socket.setTimeout(0);
-    ctx.set({ 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' });
-    ctx.type = 'text/event-stream';
-    ctx.status = 200;
-    ctx.body = stream;
-    stream.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ folder, subscribed: key !== null })}\n\n`);
-  });
+  r.get(
+    '/stream',
+    doc({ summary: 'Server-Sent Events: changes in the open folder, my operations and notifications', query: streamQuery, produces: ['text/event-stream'] }),
+    requireUser,
+    async (ctx) => {
+      const folder = validate(streamQuery, ctx.query).folder ?? '/';
+      const a = actor(ctx);
+      const key = await d.resolveFolder(a, folder);
+      const stream = new PassThrough();
+      const send = (f: RealtimeFrame) => {
+        if (!stream.writableEnded) stream.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);
+      };
+      const p = me(ctx);
+      const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
+      const closeFolder = key !== null ? d.folderOpened?.(a, folder) : undefined;
+      const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
+      const close = () => {
+        clearInterval(ping);
+        closeFolder?.();
+        off();
+        stream.end();
+      };
+      ctx.req.on('close', close);
+      ctx.req.socket.setTimeout(0);
+      ctx.set({ 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' });
+      ctx.type = 'text/event-stream';
+      ctx.status = 200;
+      ctx.body = stream;
+      stream.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ folder, subscribed: key !== null })}\n\n`);
+    },
+  );
   return r;
 }

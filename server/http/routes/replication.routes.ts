@@ -54,7 +54,10 @@ const settingsBody = z
 
 const failuresQuery = z.object({ unresolved: q.bool().optional(), limit: q.int(1, 500).default(50), offset: q.int().default(0) });
 const auditBody = z.object({ kind: z.enum(['sample', 'full']).default('sample'), sample: z.number().int().min(1).max(100_000).optional() }).strict();
-const drillBody = z.object({ path: z.string().min(1).max(8192) }).partial().strict();
+const drillBody = z
+  .object({ path: z.string().min(1).max(8192) })
+  .partial()
+  .strict();
 const fixOneBody = z.object({ path: z.string().min(1).max(8192), op: z.enum(REPLICA_OPS as [string, ...string[]]) });
 
 const idOf = (ctx: Ctx): number => {

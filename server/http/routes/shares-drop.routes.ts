@@ -34,9 +34,17 @@ const DEAD_LINK = new Set(['not_found', 'expired', 'revoked', 'gone', 'storage_u
 
 const startBody = z.object({ name: z.string().max(256).optional(), note: z.string().max(20_000).optional(), pin: z.string().max(64).optional() });
 const fileBody = z.object({ name: z.string().min(1).max(1024), size: z.number().int().min(0), mime: z.string().max(255).optional() });
-const finalizeBody = z.object({ etags: z.array(z.object({ part: z.number().int().min(1), etag: z.string().max(512) })).min(1).max(10_000) });
+const finalizeBody = z.object({
+  etags: z
+    .array(z.object({ part: z.number().int().min(1), etag: z.string().max(512) }))
+    .min(1)
+    .max(10_000),
+});
 const partParam = z.coerce.number().int().min(1).max(10_000);
-const sha = z.string().regex(/^[0-9a-fA-F]{64}$/).optional();
+const sha = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/)
+  .optional();
 const partParams = z.object({ part: partParam });
 /** `dt`: a download token from the PIN check; a repeated one is none (never a refusal). */
 const startQuery = z.object({ dt: z.string().optional().catch(undefined) });
@@ -53,18 +61,26 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
   });
 
   // The same form, posted by a browser without JavaScript (or curl): files up to one chunk each.
-  r.post('/d/:token', doc({ summary: 'The upload page’s form without JavaScript: files up to one chunk each', consumes: 'multipart/form-data', produces: ['text/html'] }), dropDoor, async (ctx) => {
-    const lang = ctx.state.lang;
-    const shown = (e: AppError) => ({ message: e.code === 'unauthorised' ? pt(lang, 'pin.prompt') : t(lang, e.code, e.params), status: statusFor(e.code, 'drop') });
-    try {
-      const r = await receiveDropForm(ctx, drops, ctx.params.token);
-      dropResultPage(ctx, { lang, token: ctx.params.token, received: r.received, error: r.error && shown(r.error) });
-    } catch (e) {
-      // A dead or unreachable link gets the dead-link page; any other refusal is told on the result page.
-      if (!isAppError(e) || DEAD_LINK.has(e.code)) throw e;
-      dropResultPage(ctx, { lang, token: ctx.params.token, received: [], error: shown(e) });
-    }
-  });
+  r.post(
+    '/d/:token',
+    doc({ summary: 'The upload page’s form without JavaScript: files up to one chunk each', consumes: 'multipart/form-data', produces: ['text/html'] }),
+    dropDoor,
+    async (ctx) => {
+      const lang = ctx.state.lang;
+      const shown = (e: AppError) => ({
+        message: e.code === 'unauthorised' ? pt(lang, 'pin.prompt') : t(lang, e.code, e.params),
+        status: statusFor(e.code, 'drop'),
+      });
+      try {
+        const r = await receiveDropForm(ctx, drops, ctx.params.token);
+        dropResultPage(ctx, { lang, token: ctx.params.token, received: r.received, error: r.error && shown(r.error) });
+      } catch (e) {
+        // A dead or unreachable link gets the dead-link page; any other refusal is told on the result page.
+        if (!isAppError(e) || DEAD_LINK.has(e.code)) throw e;
+        dropResultPage(ctx, { lang, token: ctx.params.token, received: [], error: shown(e) });
+      }
+    },
+  );
 
   r.post(`${base}/submissions`, doc({ summary: 'Start a submission (name, note, PIN)', query: startQuery, body: startBody }), dropDoor, async (ctx) => {
     const b = await json(ctx, startBody);
@@ -80,18 +96,28 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
     ctx.body = await drops.status(ctx.params.token, ctx.params.sid, ctx.params.upload);
   });
 
-  r.put(`${base}/submissions/:sid/files/:upload/parts/:part`, doc({ summary: 'Send one part of a file (the body is the bytes; optional X-Chunk-SHA256)', params: partParams, consumes: 'application/octet-stream' }), dropDoor, async (ctx) => {
-    const part = validate(partParams, ctx.params).part;
-    const digest = validate(z.object({ sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
-    const stored = await drops.chunk(ctx.params.token, ctx.params.sid, ctx.params.upload, part, ctx.req, reqMeta(ctx), digest);
-    setPartEtag(ctx, stored.etag);
-    ctx.body = stored;
-  });
+  r.put(
+    `${base}/submissions/:sid/files/:upload/parts/:part`,
+    doc({ summary: 'Send one part of a file (the body is the bytes; optional X-Chunk-SHA256)', params: partParams, consumes: 'application/octet-stream' }),
+    dropDoor,
+    async (ctx) => {
+      const part = validate(partParams, ctx.params).part;
+      const digest = validate(z.object({ sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
+      const stored = await drops.chunk(ctx.params.token, ctx.params.sid, ctx.params.upload, part, ctx.req, reqMeta(ctx), digest);
+      setPartEtag(ctx, stored.etag);
+      ctx.body = stored;
+    },
+  );
 
-  r.post(`${base}/submissions/:sid/files/:upload/finalize`, doc({ summary: 'Complete one file of a submission', body: finalizeBody }), dropDoor, async (ctx) => {
-    const b = await json(ctx, finalizeBody);
-    ctx.body = await drops.finalize(ctx.params.token, ctx.params.sid, ctx.params.upload, b.etags, reqMeta(ctx));
-  });
+  r.post(
+    `${base}/submissions/:sid/files/:upload/finalize`,
+    doc({ summary: 'Complete one file of a submission', body: finalizeBody }),
+    dropDoor,
+    async (ctx) => {
+      const b = await json(ctx, finalizeBody);
+      ctx.body = await drops.finalize(ctx.params.token, ctx.params.sid, ctx.params.upload, b.etags, reqMeta(ctx));
+    },
+  );
 
   r.post(`${base}/submissions/:sid/finish`, doc({ summary: 'Finish a submission (the owner is told)' }), dropDoor, async (ctx) => {
     ctx.body = await drops.finish(ctx.params.token, ctx.params.sid, reqMeta(ctx));

@@ -49,9 +49,15 @@ const wantsPage = (ctx: Ctx): boolean => wantsHtml(ctx) || unfurler(ctx);
 
 const verifyBody = z.object({ pin: z.string().max(64).optional() });
 /** What the link routes read from the query (each optional; an unknown value is ignored): said in words, as the handlers read them one by one. */
-const LINK_QUERY = 'Query: `pin` (or header X-Service-Pin), `dt` (a download token from verify), `inline=1` (show, not download), `dl=1` (the bytes, not the page), `thumb=1` (a thumbnail), `zip=wait|status` (a folder’s archive), `lang` (`en`, `tr`). Browsers get HTML pages; other clients get the bytes.';
+const LINK_QUERY =
+  'Query: `pin` (or header X-Service-Pin), `dt` (a download token from verify), `inline=1` (show, not download), `dl=1` (the bytes, not the page), `thumb=1` (a thumbnail), `zip=wait|status` (a folder’s archive), `lang` (`en`, `tr`). Browsers get HTML pages; other clients get the bytes.';
 
-export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; admit?: AdmitPublic; log: (msg: string, err?: unknown) => void }): Router<AppState> {
+export function sharePublicRoutes(d: {
+  shares: Shares;
+  maxJsonBytes: number;
+  admit?: AdmitPublic;
+  log: (msg: string, err?: unknown) => void;
+}): Router<AppState> {
   const r = new Router<AppState>();
   const { service, zips } = d.shares;
 
@@ -95,73 +101,109 @@ export function sharePublicRoutes(d: { shares: Shares; maxJsonBytes: number; adm
     ctx.body = await service.verify(o.share, b.pin ?? ctx.get('x-service-pin'));
   });
 
-  r.get('/api/share/:token/download', doc({ summary: 'Download a link’s file (counts one download; refused past the cap)', description: LINK_QUERY, produces: ['application/octet-stream'] }), publicDoor, async (ctx) => {
-    const o = await openLink(ctx);
-    await service.checkPin(o.share, credOf(ctx));
-    await sendRoot(ctx, o);
-  });
-
-  r.get('/s/:token', doc({ summary: 'A link: a file’s page or bytes, a folder’s page or ZIP, the PIN form; an app link’s page', description: LINK_QUERY, produces: ['text/html', 'application/octet-stream', 'application/zip'] }), publicDoor, async (ctx) => {
-    const o = await openLink(ctx);
-    const zip = typeof ctx.query.zip === 'string' ? ctx.query.zip : undefined;
-    if (zip === 'status') {
+  r.get(
+    '/api/share/:token/download',
+    doc({ summary: 'Download a link’s file (counts one download; refused past the cap)', description: LINK_QUERY, produces: ['application/octet-stream'] }),
+    publicDoor,
+    async (ctx) => {
+      const o = await openLink(ctx);
       await service.checkPin(o.share, credOf(ctx));
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = await zips.status(o.share);
-      return;
-    }
-    // The same address answers a page or the bytes by who asks (Accept, User-Agent).
-    ctx.vary('Accept');
-    ctx.vary('User-Agent');
-    const dt = await gate(ctx, o);
-    if (dt === 'page') return;
-    if (o.share.is_dir && (unfurler(ctx) || (!zip && wantsHtml(ctx)))) return browse(ctx, o, '', dt);
-    if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, o.share.rel));
-    // A browser lands on the file's page and downloads from its button (`dl=1`), so a preview never spends a
-    // capped link; a preview bot gets the page whatever it asks for; other clients (curl, wget) get the bytes.
-    if (!o.share.is_dir && (unfurler(ctx) || (wantsHtml(ctx) && ctx.query.dl !== '1' && ctx.query.inline !== '1'))) return landing(ctx, o, '', dt);
-    await sendRoot(ctx, o, dt);
-  });
+      await sendRoot(ctx, o);
+    },
+  );
 
-  r.post('/s/:token', doc({ summary: 'The PIN form of a link page (303 to the link with a download token)', consumes: 'application/x-www-form-urlencoded', status: 303, produces: [] }), publicDoor, async (ctx) => {
-    const o = await service.open(ctx.params.token, 'link');
-    const pin = await readPinForm(ctx);
-    const action = `/s/${encodeURIComponent(o.share.token)}`;
-    try {
-      const { download_token } = await service.verify(o.share, pin);
-      publicHeaders(ctx);
-      ctx.status = 303;
-      ctx.redirect(`${action}?dt=${encodeURIComponent(download_token)}`);
-    } catch (e) {
-      if (!(isAppError(e) && PIN_CODES.has(e.code))) throw e;
-      pinPage(ctx, { lang: ctx.state.lang, action, error: t(ctx.state.lang, e.code, e.params), status: e.code === 'locked' ? 429 : 401 });
-    }
-  });
+  r.get(
+    '/s/:token',
+    doc({
+      summary: 'A link: a file’s page or bytes, a folder’s page or ZIP, the PIN form; an app link’s page',
+      description: LINK_QUERY,
+      produces: ['text/html', 'application/octet-stream', 'application/zip'],
+    }),
+    publicDoor,
+    async (ctx) => {
+      const o = await openLink(ctx);
+      const zip = typeof ctx.query.zip === 'string' ? ctx.query.zip : undefined;
+      if (zip === 'status') {
+        await service.checkPin(o.share, credOf(ctx));
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = await zips.status(o.share);
+        return;
+      }
+      // The same address answers a page or the bytes by who asks (Accept, User-Agent).
+      ctx.vary('Accept');
+      ctx.vary('User-Agent');
+      const dt = await gate(ctx, o);
+      if (dt === 'page') return;
+      if (o.share.is_dir && (unfurler(ctx) || (!zip && wantsHtml(ctx)))) return browse(ctx, o, '', dt);
+      if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, o.share.rel));
+      // A browser lands on the file's page and downloads from its button (`dl=1`), so a preview never spends a
+      // capped link; a preview bot gets the page whatever it asks for; other clients (curl, wget) get the bytes.
+      if (!o.share.is_dir && (unfurler(ctx) || (wantsHtml(ctx) && ctx.query.dl !== '1' && ctx.query.inline !== '1'))) return landing(ctx, o, '', dt);
+      await sendRoot(ctx, o, dt);
+    },
+  );
 
-  r.get('/s/:token/f/*path', doc({ summary: 'One file, thumbnail or subfolder page inside a shared folder', description: LINK_QUERY + ' `view=1` shows a viewer page.', produces: ['text/html', 'application/octet-stream'] }), publicDoor, async (ctx) => {
-    const o = await openLink(ctx);
-    if (!o.share.is_dir) throw new AppError('not_found');
-    const sub = cleanRel(ctx.params.path);
-    const dt = await gate(ctx, o);
-    if (dt === 'page') return;
-    const rel = joinRel(o.share.rel, sub);
-    if (ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, rel));
-    const place = { storage_id: o.share.storage_id, rel };
-    const entry = await o.files.stat(place).catch(statOrRevokedChild);
-    if (entry.type === 'dir') return browse(ctx, o, sub, dt);
-    ctx.vary('User-Agent');
-    if (unfurler(ctx)) return landing(ctx, o, sub, dt);
-    const file = await o.files.open(place).catch(statOrRevokedChild);
-    const kind = viewKind(file.name, file.mime);
-    if (ctx.query.view === '1' && kind && wantsHtml(ctx)) {
-      return viewPage(ctx, service, {
-        lang: ctx.state.lang, share: o.share, file, kind,
-        inline: shareHref(o.share.token, sub, dt, 'inline=1'),
-        links: { download: shareHref(o.share.token, sub, dt), back: shareHref(o.share.token, parentRel(sub), dt), ...neighbours(o, sub, dt) },
-      });
-    }
-    await sendSharedFile(ctx, service, o.share, file, ctx.query.inline === '1');
-  });
+  r.post(
+    '/s/:token',
+    doc({
+      summary: 'The PIN form of a link page (303 to the link with a download token)',
+      consumes: 'application/x-www-form-urlencoded',
+      status: 303,
+      produces: [],
+    }),
+    publicDoor,
+    async (ctx) => {
+      const o = await service.open(ctx.params.token, 'link');
+      const pin = await readPinForm(ctx);
+      const action = `/s/${encodeURIComponent(o.share.token)}`;
+      try {
+        const { download_token } = await service.verify(o.share, pin);
+        publicHeaders(ctx);
+        ctx.status = 303;
+        ctx.redirect(`${action}?dt=${encodeURIComponent(download_token)}`);
+      } catch (e) {
+        if (!(isAppError(e) && PIN_CODES.has(e.code))) throw e;
+        pinPage(ctx, { lang: ctx.state.lang, action, error: t(ctx.state.lang, e.code, e.params), status: e.code === 'locked' ? 429 : 401 });
+      }
+    },
+  );
+
+  r.get(
+    '/s/:token/f/*path',
+    doc({
+      summary: 'One file, thumbnail or subfolder page inside a shared folder',
+      description: LINK_QUERY + ' `view=1` shows a viewer page.',
+      produces: ['text/html', 'application/octet-stream'],
+    }),
+    publicDoor,
+    async (ctx) => {
+      const o = await openLink(ctx);
+      if (!o.share.is_dir) throw new AppError('not_found');
+      const sub = cleanRel(ctx.params.path);
+      const dt = await gate(ctx, o);
+      if (dt === 'page') return;
+      const rel = joinRel(o.share.rel, sub);
+      if (ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, rel));
+      const place = { storage_id: o.share.storage_id, rel };
+      const entry = await o.files.stat(place).catch(statOrRevokedChild);
+      if (entry.type === 'dir') return browse(ctx, o, sub, dt);
+      ctx.vary('User-Agent');
+      if (unfurler(ctx)) return landing(ctx, o, sub, dt);
+      const file = await o.files.open(place).catch(statOrRevokedChild);
+      const kind = viewKind(file.name, file.mime);
+      if (ctx.query.view === '1' && kind && wantsHtml(ctx)) {
+        return viewPage(ctx, service, {
+          lang: ctx.state.lang,
+          share: o.share,
+          file,
+          kind,
+          inline: shareHref(o.share.token, sub, dt, 'inline=1'),
+          links: { download: shareHref(o.share.token, sub, dt), back: shareHref(o.share.token, parentRel(sub), dt), ...neighbours(o, sub, dt) },
+        });
+      }
+      await sendSharedFile(ctx, service, o.share, file, ctx.query.inline === '1');
+    },
+  );
 
   /** The shared item itself: a file, or a folder's ZIP (cached, built with `zip=wait`, or streamed while it builds). */
   async function sendRoot(ctx: Ctx, o: OpenShare, dt?: string): Promise<void> {

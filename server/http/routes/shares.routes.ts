@@ -20,8 +20,16 @@ const doc = routeDoc('Sharing', 'user');
 const dropSettings = z
   .object({
     max_files: z.number().int().min(1).max(1000).optional(),
-    max_file_size_mb: z.number().int().min(1).max(1024 * 1024).optional(),
-    allowed_ext: z.array(z.string().regex(/^\.?[A-Za-z0-9]{1,16}$/)).max(100).optional(),
+    max_file_size_mb: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024 * 1024)
+      .optional(),
+    allowed_ext: z
+      .array(z.string().regex(/^\.?[A-Za-z0-9]{1,16}$/))
+      .max(100)
+      .optional(),
     ask_name: z.boolean().optional(),
   })
   .strict();
@@ -33,7 +41,12 @@ const createBody = z
     ttl: z.union([z.string().max(32), z.number().positive()]).optional(),
     expires_at: z.string().max(64).optional(),
     max_downloads: z.number().int().min(1).max(1_000_000_000).optional(),
-    pin: z.string().min(4).max(64).regex(/^[\x21-\x7e]+$/).optional(),
+    pin: z
+      .string()
+      .min(4)
+      .max(64)
+      .regex(/^[\x21-\x7e]+$/)
+      .optional(),
     password: z.boolean().optional(),
     comment: z.string().max(1000).optional(),
     drop_settings: dropSettings.optional(),
@@ -97,7 +110,12 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
     const drop = (b.mode ?? row.kind) === 'drop' && row.kind === 'drop';
     const params = {
       sender: p.username || p.email,
-      name: service.sharePath(row).replace(/^.*:\/\//, '').split('/').pop() || service.sharePath(row),
+      name:
+        service
+          .sharePath(row)
+          .replace(/^.*:\/\//, '')
+          .split('/')
+          .pop() || service.sharePath(row),
       url: service.urlOf(row, selfUrl(ctx)),
       expiry: row.expires_at ? pt(lang, 'mail.expiry', { date: publicDate(lang, row.expires_at) }) : '',
       message: b.message ? `\n${b.message}\n` : '',

@@ -23,11 +23,16 @@ export function statusRoutes(sections: StatusSection[], probeDatabase: () => Pro
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'ok' };
   });
-  r.get('/admin/status', doc({ summary: 'How the service is holding up: event loop, admission, database waits, memory and more', auth: 'admin', tag: 'Admin: status' }), requireAdmin, async (ctx) => {
-    const body: Record<string, unknown> = {};
-    for (const [name, read] of sections) body[name] = await read();
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = body;
-  });
+  r.get(
+    '/admin/status',
+    doc({ summary: 'How the service is holding up: event loop, admission, database waits, memory and more', auth: 'admin', tag: 'Admin: status' }),
+    requireAdmin,
+    async (ctx) => {
+      const body: Record<string, unknown> = {};
+      for (const [name, read] of sections) body[name] = await read();
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = body;
+    },
+  );
   return r;
 }

@@ -20,7 +20,10 @@ const CACHE_CONTROL = 'private, max-age=86400';
 const CACHED_EDGE = 320;
 /** A live stamp (`exp`, `sig`) from a listing; a repeated or missing one is no stamp (never a refusal). */
 const stampQuery = z.object({ exp: z.string().optional().catch(undefined), sig: z.string().optional().catch(undefined) });
-const sizeQuery = z.object({ token: q.str(200).optional(), size: z.coerce.number().refine((n) => (THUMB_SIZES as readonly number[]).includes(n), 'one of 64, 128, 256, 512') });
+const sizeQuery = z.object({
+  token: q.str(200).optional(),
+  size: z.coerce.number().refine((n) => (THUMB_SIZES as readonly number[]).includes(n), 'one of 64, 128, 256, 512'),
+});
 
 export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/thumb' });
@@ -51,24 +54,32 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
     await send(ctx, await readyFile(id), size);
   });
 
-  r.get('/:id', doc({ summary: 'A file’s thumbnail by a live stamp from a listing, or for a signed-in caller with read access', query: stampQuery, produces: ['image/jpeg'] }), async (ctx) => {
-    if (!/^\d{1,12}$/.test(ctx.params.id ?? '')) throw new AppError('bad_id');
-    const id = Number(ctx.params.id);
-    const { exp, sig } = validate(stampQuery, ctx.query);
-    const stamped = verifyStamp(id, exp, sig);
-    if (!stamped) {
-      if (!ctx.state.principal) throw new AppError('unauthenticated');
-      const node = await d.thumbs.repo.byId(id);
-      if (!node || node.deleted_at) throw new AppError('not_found');
-      // Same rules as the file itself: invisible (outside a key's root too) is 404, as if missing; visible but not readable is 403.
-      try {
-        d.files.forActor(actor(ctx)).target({ storage_id: node.storage_id, rel: node.path }, 'viewer');
-      } catch (e) {
-        if (isAppError(e) && e.code === 'permission_denied' && e.details?.source === 'key_root') throw new AppError('not_found');
-        throw e;
+  r.get(
+    '/:id',
+    doc({
+      summary: 'A file’s thumbnail by a live stamp from a listing, or for a signed-in caller with read access',
+      query: stampQuery,
+      produces: ['image/jpeg'],
+    }),
+    async (ctx) => {
+      if (!/^\d{1,12}$/.test(ctx.params.id ?? '')) throw new AppError('bad_id');
+      const id = Number(ctx.params.id);
+      const { exp, sig } = validate(stampQuery, ctx.query);
+      const stamped = verifyStamp(id, exp, sig);
+      if (!stamped) {
+        if (!ctx.state.principal) throw new AppError('unauthenticated');
+        const node = await d.thumbs.repo.byId(id);
+        if (!node || node.deleted_at) throw new AppError('not_found');
+        // Same rules as the file itself: invisible (outside a key's root too) is 404, as if missing; visible but not readable is 403.
+        try {
+          d.files.forActor(actor(ctx)).target({ storage_id: node.storage_id, rel: node.path }, 'viewer');
+        } catch (e) {
+          if (isAppError(e) && e.code === 'permission_denied' && e.details?.source === 'key_root') throw new AppError('not_found');
+          throw e;
+        }
       }
-    }
-    await send(ctx, await readyFile(id));
-  });
+      await send(ctx, await readyFile(id));
+    },
+  );
   return r;
 }

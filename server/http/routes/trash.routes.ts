@@ -37,7 +37,11 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
 
   /** Storages whose trash the caller may see and change: editor level on a writable storage. */
   const editable = (ctx: Ctx): number[] =>
-    d.files.forActor(actor(ctx)).visible().filter((s) => s.level !== 'viewer' && !s.storage.read_only).map((s) => s.storage.id);
+    d.files
+      .forActor(actor(ctx))
+      .visible()
+      .filter((s) => s.level !== 'viewer' && !s.storage.read_only)
+      .map((s) => s.storage.id);
   /** The item, when the caller may act on it; otherwise `not_found` (as if it did not exist). */
   const own = async (ctx: Ctx, id: number) => {
     const row = await trash.byId(id);
@@ -94,7 +98,8 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
 
   r.post('/manager/trash/same', doc({ summary: 'Trash items whose content equals given files or a sha256', body: schemas.same }), async (ctx) => {
     const b = await body(ctx, schemas.same);
-    const files = 'entries' in b ? b.entries.map((path) => d.files.forActor(actor(ctx)).target(path)).map((x) => ({ storageId: x.storage.id, rel: x.rel })) : undefined;
+    const files =
+      'entries' in b ? b.entries.map((path) => d.files.forActor(actor(ctx)).target(path)).map((x) => ({ storageId: x.storage.id, rel: x.rel })) : undefined;
     ctx.body = { items: await trash.same(editable(ctx), { sha256: 'sha256' in b ? b.sha256 : undefined, files }) };
   });
   return r;

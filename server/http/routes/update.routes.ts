@@ -10,7 +10,14 @@ import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: updates', 'admin');
 
-const applyBody = z.object({ version: z.string().regex(/^\d+\.\d+\.\d+$/).optional() }).strict();
+const applyBody = z
+  .object({
+    version: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/)
+      .optional(),
+  })
+  .strict();
 
 export function updateRoutes(d: { updater: Updater; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin/update' });
@@ -23,7 +30,13 @@ export function updateRoutes(d: { updater: Updater; bus: EventBus; maxJsonBytes:
   });
   r.post('/apply', doc({ summary: 'Install the pending release (409 when refused, e.g. in a container)', body: applyBody }), async (ctx) => {
     const b = validate(applyBody, await readObject(ctx, d.maxJsonBytes));
-    await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'update', meta: { apply: b.version ?? 'latest' } });
+    await d.bus.emit('audit', {
+      action: 'admin.config_change',
+      actor: actorOf(ctx),
+      request: reqMeta(ctx),
+      resource: 'update',
+      meta: { apply: b.version ?? 'latest' },
+    });
     ctx.body = await d.updater.apply(b.version);
   });
   return r;

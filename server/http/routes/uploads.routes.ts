@@ -29,9 +29,15 @@ const schemas = {
   }),
   chunk: z.object({ upload_id: uploadId, part: q.int(1, 100_000) }),
   status: z.object({ upload_id: uploadId }),
-  finalize: z.strictObject({ upload_id: uploadId, etags: z.array(z.strictObject({ part: z.number().int().min(1), etag: z.string().min(1).max(512) })).max(100_000) }),
+  finalize: z.strictObject({
+    upload_id: uploadId,
+    etags: z.array(z.strictObject({ part: z.number().int().min(1), etag: z.string().min(1).max(512) })).max(100_000),
+  }),
   abort: z.strictObject({ upload_id: uploadId }),
-  sha: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+  sha: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/)
+    .optional(),
 };
 
 /** Files one form may carry. */
@@ -60,21 +66,29 @@ export function uploadRoutes(d: { uploads: UploadsService; maxJsonBytes: number;
     ctx.body = await d.uploads.init(actor(ctx), await json(ctx, schemas.init));
   });
 
-  r.post('/chunk', doc({ summary: 'Send one part of a resumable upload (the body is the bytes; optional X-Chunk-SHA256)', query: schemas.chunk, consumes: 'application/octet-stream' }), async (ctx) => {
-    try {
-      const qy = validate(schemas.chunk, ctx.query);
-      const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
-      // A stated length is checked before reading: a body too long is then refused before it streams (and read away).
-      const declared = ctx.get('content-length') && !ctx.get('transfer-encoding') ? Number(ctx.get('content-length')) : undefined;
-      const stored = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha, declared);
-      setPartEtag(ctx, stored.etag);
-      ctx.body = stored;
-    } catch (e) {
-      // A refused body may be half read: its rest is read away (or the connection closed), or its tail would parse as the next request.
-      await drainRefused(ctx, d.refusedBodyBytes);
-      throw e;
-    }
-  });
+  r.post(
+    '/chunk',
+    doc({
+      summary: 'Send one part of a resumable upload (the body is the bytes; optional X-Chunk-SHA256)',
+      query: schemas.chunk,
+      consumes: 'application/octet-stream',
+    }),
+    async (ctx) => {
+      try {
+        const qy = validate(schemas.chunk, ctx.query);
+        const sha = validate(z.object({ sha: schemas.sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
+        // A stated length is checked before reading: a body too long is then refused before it streams (and read away).
+        const declared = ctx.get('content-length') && !ctx.get('transfer-encoding') ? Number(ctx.get('content-length')) : undefined;
+        const stored = await d.uploads.chunk(actor(ctx), qy.upload_id, qy.part, ctx.req, sha, declared);
+        setPartEtag(ctx, stored.etag);
+        ctx.body = stored;
+      } catch (e) {
+        // A refused body may be half read: its rest is read away (or the connection closed), or its tail would parse as the next request.
+        await drainRefused(ctx, d.refusedBodyBytes);
+        throw e;
+      }
+    },
+  );
 
   r.get('/status', doc({ summary: 'The parts a resumable upload already holds', query: schemas.status }), async (ctx) => {
     ctx.body = await d.uploads.status(actor(ctx), validate(schemas.status, ctx.query).upload_id);

@@ -35,15 +35,19 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
     ctx.body = { path, versions: await d.protection.versions.list(res.storage.id, res.rel) };
   });
 
-  r.get('/raw', doc({ summary: 'An old version’s bytes, to look at before restoring', query: rawQuery, produces: ['application/octet-stream'] }), async (ctx) => {
-    const input = validate(rawQuery, ctx.query);
-    const res = d.files.forActor(actor(ctx)).target(input.path);
-    if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
-    const f = await d.protection.versions.open(res.storage.id, res.rel, input.id);
-    // Shown in a tab of its own: an old HTML or SVG version must not run as this origin.
-    if (input.inline && f.mime !== 'application/pdf') ctx.set('Content-Security-Policy', VIEW_SANDBOX);
-    await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
-  });
+  r.get(
+    '/raw',
+    doc({ summary: 'An old version’s bytes, to look at before restoring', query: rawQuery, produces: ['application/octet-stream'] }),
+    async (ctx) => {
+      const input = validate(rawQuery, ctx.query);
+      const res = d.files.forActor(actor(ctx)).target(input.path);
+      if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
+      const f = await d.protection.versions.open(res.storage.id, res.rel, input.id);
+      // Shown in a tab of its own: an old HTML or SVG version must not run as this origin.
+      if (input.inline && f.mime !== 'application/pdf') ctx.set('Content-Security-Policy', VIEW_SANDBOX);
+      await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
+    },
+  );
 
   r.post('/restore', doc({ summary: 'Restore a version (needs editor access)', body: restoreBody }), async (ctx) => {
     const b = validate(restoreBody, await readObject(ctx, d.maxJsonBytes));

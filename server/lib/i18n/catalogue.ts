@@ -64,7 +64,8 @@ export const en: Catalogue = {
   app_failed: 'The app "{plugin}" failed ({reason}).',
   app_host_refused: 'The app "{plugin}" may not do this: {reason}',
   store_license: 'The app "{plugin}" is stopped: its licence is {reason}. An administrator can set a new licence.',
-  store_updates: 'The licence of "{plugin}" covers versions released until {updates_until}; this one was released on {released}. The installed version keeps running.',
+  store_updates:
+    'The licence of "{plugin}" covers versions released until {updates_until}; this one was released on {released}. The installed version keeps running.',
   no_backup_target: 'No storage is backed up to an enabled target yet: add a backup target under Admin → Replication and link a storage to it first.',
   too_many: 'Too many items (at most {max}).',
   pin_wrong: 'Wrong PIN. {tries_left} tries left.',
@@ -162,8 +163,10 @@ export const tr: Catalogue = {
   app_failed: '"{plugin}" uygulaması başarısız oldu ({reason}).',
   app_host_refused: '"{plugin}" uygulaması bunu yapamaz: {reason}',
   store_license: '"{plugin}" uygulaması durduruldu: lisansı {reason}. Bir yönetici yeni bir lisans girebilir.',
-  store_updates: '"{plugin}" lisansı {updates_until} tarihine kadar yayımlanan sürümleri kapsıyor; bu sürüm {released} tarihinde yayımlandı. Kurulu sürüm çalışmaya devam ediyor.',
-  no_backup_target: 'Henüz hiçbir depolama etkin bir yedek hedefine yedeklenmiyor: önce Yönetim → Yedekleme altında bir yedek hedefi ekleyip bir depolamayı ona bağlayın.',
+  store_updates:
+    '"{plugin}" lisansı {updates_until} tarihine kadar yayımlanan sürümleri kapsıyor; bu sürüm {released} tarihinde yayımlandı. Kurulu sürüm çalışmaya devam ediyor.',
+  no_backup_target:
+    'Henüz hiçbir depolama etkin bir yedek hedefine yedeklenmiyor: önce Yönetim → Yedekleme altında bir yedek hedefi ekleyip bir depolamayı ona bağlayın.',
   too_many: 'Çok fazla öğe (en fazla {max}).',
   pin_wrong: 'Yanlış PIN. {tries_left} deneme hakkı kaldı.',
   email_required: 'Bir e-posta adresi gerekli.',

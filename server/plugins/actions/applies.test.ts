@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { misfit, type SelectedItem } from './applies';
 
-const file = (name: string, o: Partial<SelectedItem> = {}): SelectedItem => ({ type: 'file', name, mime: name.endsWith('.pdf') ? 'application/pdf' : 'text/plain', state: [], writable: true, ...o });
+const file = (name: string, o: Partial<SelectedItem> = {}): SelectedItem => ({
+  type: 'file',
+  name,
+  mime: name.endsWith('.pdf') ? 'application/pdf' : 'text/plain',
+  state: [],
+  writable: true,
+  ...o,
+});
 
 test('each condition of the applies rule refuses what does not fit, and lets the rest through', () => {
   assert.equal(misfit(undefined, 'p', [file('a.txt')]), null);

@@ -20,8 +20,7 @@ export interface SelectedItem {
 }
 
 const extOf = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '');
-const mimeFits = (mime: string, patterns: string[]) =>
-  patterns.some((p) => (p.endsWith('/*') ? mime.startsWith(p.slice(0, -1)) : mime === p));
+const mimeFits = (mime: string, patterns: string[]) => patterns.some((p) => (p.endsWith('/*') ? mime.startsWith(p.slice(0, -1)) : mime === p));
 
 /** Why the rule does not fit (an English reason for `details`), or null when it fits. */
 export function misfit(rule: AppliesRule | undefined, plugin: string, items: SelectedItem[]): string | null {

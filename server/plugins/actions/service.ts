@@ -52,8 +52,8 @@ export const writes = (a: ManifestAction) => !a.read_only_ok && (a.output_mode =
 export const actionDefault = (a: ManifestAction): Role => (a.min_role ? ROLE_DEFAULT[a.min_role] : writes(a) ? 'user' : 'viewer');
 /** Whether a person may use at least one action or view of the app (a licence's seat count). */
 export const mayUseApp = (s: PermissionSubject, app: InstalledApp): boolean =>
-  app.manifest.actions.some((a) => decide(s, `app.${app.id}.${a.id}`, actionDefault(a)))
-  || app.manifest.views.some((v) => decide(s, `app.${app.id}.${v.id}`, 'viewer'));
+  app.manifest.actions.some((a) => decide(s, `app.${app.id}.${a.id}`, actionDefault(a))) ||
+  app.manifest.views.some((v) => decide(s, `app.${app.id}.${v.id}`, 'viewer'));
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 
 export class AppActions {
@@ -89,7 +89,7 @@ export class AppActions {
    */
   private async lockHolder(actor: Actor, place: Place): Promise<string | null> {
     const lock = this.d.files.locks.of(place.storage_id, place.rel);
-    const token = lock && await this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel);
+    const token = lock && (await this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel));
     if (!lock || !token) return null;
     try {
       this.d.files.forActor(actor).holding(token).target(place, 'editor');
@@ -121,18 +121,27 @@ export class AppActions {
       targets.push(t);
     }
     if (new Set(targets.map((t) => t.storage.id)).size > 1) throw validation('paths', 'all paths must be on one storage');
-    const items: SelectedItem[] = await Promise.all(targets.map(async (t) => {
-      const e = await me.stat(t.place);
-      let writable = true;
-      let lockedBy: string | null = null;
-      try {
-        me.target(t.place, 'editor');
-      } catch (err) {
-        writable = false;
-        if (isAppError(err) && err.code === 'locked') lockedBy = await this.lockHolder(actor, t.place);
-      }
-      return { type: e.type === 'dir' ? 'dir' : 'file', name: e.name || t.rel, mime: e.mime ?? mimeOf(e.name), state: this.d.stateOf(t.place), writable, lockedBy };
-    }));
+    const items: SelectedItem[] = await Promise.all(
+      targets.map(async (t) => {
+        const e = await me.stat(t.place);
+        let writable = true;
+        let lockedBy: string | null = null;
+        try {
+          me.target(t.place, 'editor');
+        } catch (err) {
+          writable = false;
+          if (isAppError(err) && err.code === 'locked') lockedBy = await this.lockHolder(actor, t.place);
+        }
+        return {
+          type: e.type === 'dir' ? 'dir' : 'file',
+          name: e.name || t.rel,
+          mime: e.mime ?? mimeOf(e.name),
+          state: this.d.stateOf(t.place),
+          writable,
+          lockedBy,
+        };
+      }),
+    );
     // For the app holding a lock, its file stays writable (the applies rule's `writable`).
     return { places: targets.map((t) => t.place), items: items.map((i) => (app && i.lockedBy === app.id ? { ...i, writable: true } : i)) };
   }
@@ -149,7 +158,12 @@ export class AppActions {
   async list(actor: Actor, paths?: string[]) {
     this.gate();
     // The selection is resolved once (an unreachable one fits nothing); each rule is then judged on it.
-    const sel = paths?.length ? await this.resolve(actor, paths, false).then((r) => r.items, () => null) : undefined;
+    const sel = paths?.length
+      ? await this.resolve(actor, paths, false).then(
+          (r) => r.items,
+          () => null,
+        )
+      : undefined;
     const fits = (app: InstalledApp, rule: AppliesRule | undefined, needWrite = false) => {
       if (sel === undefined) return true;
       if (sel === null) return false;
@@ -166,14 +180,31 @@ export class AppActions {
       for (const a of app.manifest.actions) {
         if (!this.may(actor, app, a.id, actionDefault(a)) || !fits(app, a.applies, writes(a))) continue;
         actions.push({
-          plugin: app.id, id: a.id, key: `plugin:${app.id}/${a.id}`, label: labelMap(app, a.label), icon: icon(a.icon) ?? null, applies: a.applies ?? {},
-          view: a.view ?? null, view_placement: a.view_placement ?? 'dialog', confirm: a.confirm ? labelMap(app, a.confirm) : null,
-          min_role: a.min_role ?? (writes(a) ? 'editor' : 'viewer'), danger: !!a.danger, output_mode: a.output_mode ?? 'none', read_only_ok: !!a.read_only_ok,
+          plugin: app.id,
+          id: a.id,
+          key: `plugin:${app.id}/${a.id}`,
+          label: labelMap(app, a.label),
+          icon: icon(a.icon) ?? null,
+          applies: a.applies ?? {},
+          view: a.view ?? null,
+          view_placement: a.view_placement ?? 'dialog',
+          confirm: a.confirm ? labelMap(app, a.confirm) : null,
+          min_role: a.min_role ?? (writes(a) ? 'editor' : 'viewer'),
+          danger: !!a.danger,
+          output_mode: a.output_mode ?? 'none',
+          read_only_ok: !!a.read_only_ok,
         });
       }
       for (const v of app.manifest.views) {
         if (!this.may(actor, app, v.id, 'viewer') || !fits(app, v.applies)) continue;
-        views.push({ plugin: app.id, id: v.id, placement: v.placement, label: labelMap(app, v.label), ...(v.icon && { icon: icon(v.icon) }), ...(v.applies && { applies: v.applies }) });
+        views.push({
+          plugin: app.id,
+          id: v.id,
+          placement: v.placement,
+          label: labelMap(app, v.label),
+          ...(v.icon && { icon: icon(v.icon) }),
+          ...(v.applies && { applies: v.applies }),
+        });
       }
       // "Open with": a rule is listed when the caller may use its view or action (and, with paths, it fits them).
       for (const o of app.manifest.open ?? []) {
@@ -183,16 +214,30 @@ export class AppActions {
         if (!this.may(actor, app, target.id, def)) continue;
         // A file fits by its extension or by its type (either list).
         const needWrite = !o.view && writes(target as ManifestAction);
-        if (!(o.ext?.length && fits(app, { kind: 'file', ext: o.ext }, needWrite)) && !(o.mime?.length && fits(app, { kind: 'file', mime: o.mime }, needWrite))) continue;
+        if (!(o.ext?.length && fits(app, { kind: 'file', ext: o.ext }, needWrite)) && !(o.mime?.length && fits(app, { kind: 'file', mime: o.mime }, needWrite)))
+          continue;
         const label = o.label ?? target.label;
-        openRules.push({ plugin: app.id, ext: o.ext ?? [], mime: o.mime ?? [], view: o.view ?? null, action: o.action ?? null, label: labelMap(app, label), default: !!o.default });
+        openRules.push({
+          plugin: app.id,
+          ext: o.ext ?? [],
+          mime: o.mime ?? [],
+          view: o.view ?? null,
+          action: o.action ?? null,
+          label: labelMap(app, label),
+          default: !!o.default,
+        });
       }
     }
     return { actions, views, open_rules: openRules };
   }
 
   private viewOf(app: InstalledApp, id: string): ManifestView {
-    return app.manifest.views.find((v) => v.id === id) ?? (() => { throw new AppError('not_found', { path: `${app.id}/${id}` }); })();
+    return (
+      app.manifest.views.find((v) => v.id === id) ??
+      (() => {
+        throw new AppError('not_found', { path: `${app.id}/${id}` });
+      })()
+    );
   }
 
   private async surface(actor: Actor, app: InstalledApp, view: string, fn: 'view' | 'event', input: Record<string, unknown>, lang: string) {
@@ -208,9 +253,14 @@ export class AppActions {
   /** `POST /actions/{plugin}/{action}/run`: 202 with the op, or 200 with the view's opening surface when the action has a view and no params. */
   async run(actor: Actor, lang: string, plugin: string, actionId: string, body: { paths?: unknown; params?: unknown }) {
     const app = await this.app(plugin);
-    const action = app.manifest.actions.find((a) => a.id === actionId) ?? (() => { throw new AppError('not_found', { path: `${plugin}/${actionId}` }); })();
+    const action =
+      app.manifest.actions.find((a) => a.id === actionId) ??
+      (() => {
+        throw new AppError('not_found', { path: `${plugin}/${actionId}` });
+      })();
     this.require(actor, app, action.id, actionDefault(action));
-    if (body.params !== undefined && bytesOf(body.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
+    if (body.params !== undefined && bytesOf(body.params) > RUN_LIMITS.params_bytes)
+      throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
     const places = await this.select(actor, app, body.paths, action.applies, writes(action));
     if (action.view && body.params === undefined) {
       const paths = await describe(this.d.files, actor, places);
@@ -234,27 +284,46 @@ export class AppActions {
   }
 
   /** `POST /views/{plugin}/{view}/event`: 200 `{surface}`, or 202 `{op, job_id}` when the app answers with a job. */
-  async event(actor: Actor, lang: string, plugin: string, viewId: string, b: { paths?: unknown; state?: unknown; event?: unknown; action_id?: unknown; data?: unknown }) {
+  async event(
+    actor: Actor,
+    lang: string,
+    plugin: string,
+    viewId: string,
+    b: { paths?: unknown; state?: unknown; event?: unknown; action_id?: unknown; data?: unknown },
+  ) {
     const app = await this.app(plugin);
     const view = this.viewOf(app, viewId);
     this.require(actor, app, view.id, 'viewer');
     if (!EVENTS.includes(b.event as never)) throw validation('event', `one of ${EVENTS.join(', ')}`);
     const data = b.data === undefined ? {} : b.data;
     if (!data || typeof data !== 'object' || Array.isArray(data)) throw validation('data', 'an object');
-    if (bytesOf(data) + bytesOf(b.state) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'data', max: RUN_LIMITS.params_bytes });
+    if (bytesOf(data) + bytesOf(b.state) > RUN_LIMITS.params_bytes)
+      throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'data', max: RUN_LIMITS.params_bytes });
     if (b.action_id !== undefined && (typeof b.action_id !== 'string' || b.action_id.length > 128)) throw validation('action_id', 'a footer action id');
     if (b.event === 'submit') checkSubmission(this.memory.get(actor, app.id, view.id), data as Record<string, unknown>);
     const places = b.paths === undefined ? [] : await this.select(actor, app, b.paths, view.applies, false);
     const paths = await describe(this.d.files, actor, places);
-    const r = (await this.surface(actor, app, view.id, 'event', { paths, state: b.state ?? null, event: b.event, action_id: b.action_id ?? null, data }, lang)) as Record<string, unknown> | null;
-    const answer = (r && typeof r === 'object' && !('nodes' in r) ? r : { surface: r }) as { surface?: unknown; job?: { action?: unknown; params?: unknown }; errors?: unknown };
+    const r = (await this.surface(
+      actor,
+      app,
+      view.id,
+      'event',
+      { paths, state: b.state ?? null, event: b.event, action_id: b.action_id ?? null, data },
+      lang,
+    )) as Record<string, unknown> | null;
+    const answer = (r && typeof r === 'object' && !('nodes' in r) ? r : { surface: r }) as {
+      surface?: unknown;
+      job?: { action?: unknown; params?: unknown };
+      errors?: unknown;
+    };
     if (Array.isArray(answer.errors) && answer.errors.length) throw appFieldErrors(answer.errors);
     const surface = answer.surface === undefined ? undefined : this.remember(actor, app, view.id, sanitiseSurface(answer.surface));
     if (answer.job) {
       const action = app.manifest.actions.find((a) => a.id === answer.job!.action);
       if (!action) throw new AppError('app_failed', { plugin: app.id, reason: 'unknown_action' }, { plugin: app.id, reason: 'unknown_action' });
       this.require(actor, app, action.id, actionDefault(action));
-      if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
+      if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes)
+        throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
       const jobPlaces = await this.select(actor, app, b.paths ?? [], action.applies, writes(action));
       const id = this.d.jobs.enqueue(app, actor, action.id, jobPlaces, answer.job.params ?? {}, lang);
       return { status: 202, body: { op: id, job_id: id, ...(surface && { surface }) } };
@@ -289,10 +358,15 @@ export class AppActions {
 
 /** An app's own verdict on submitted values (`errors: [{key, code: 'required'|'invalid', reason?}]`) as the spec's 422. */
 export function appFieldErrors(list: unknown[]): AppError {
-  const items = list.slice(0, 64).map((e) => e as { key?: unknown; code?: unknown; reason?: unknown }).filter((e) => typeof e.key === 'string');
+  const items = list
+    .slice(0, 64)
+    .map((e) => e as { key?: unknown; code?: unknown; reason?: unknown })
+    .filter((e) => typeof e.key === 'string');
   const required = items.filter((e) => e.code === 'required').map((e) => String(e.key).slice(0, 128));
   const invalid = items.filter((e) => e.code !== 'required').map((e) => String(e.key).slice(0, 128));
-  const reasons = Object.fromEntries(items.map((e) => [String(e.key).slice(0, 128), typeof e.reason === 'string' ? e.reason.slice(0, 300) : String(e.code ?? 'invalid')]));
+  const reasons = Object.fromEntries(
+    items.map((e) => [String(e.key).slice(0, 128), typeof e.reason === 'string' ? e.reason.slice(0, 300) : String(e.code ?? 'invalid')]),
+  );
   const fields = [...required, ...invalid];
   return new AppError(required.length ? 'required' : 'invalid', { fields: fields.join(', ') }, { fields, invalid, required, reasons });
 }

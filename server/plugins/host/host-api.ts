@@ -39,7 +39,11 @@ export interface JobScope {
 }
 
 /** A person as the people picker shows them (`GET /api/files/plugins/users`, host `users.get`). */
-export interface PublicUser { id: number; username: string; email: string }
+export interface PublicUser {
+  id: number;
+  username: string;
+  email: string;
+}
 
 /**
  * The people look-up rule (the picker route and host `users.get`): the app declares `users.lookup` and the
@@ -91,7 +95,11 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     if (!app.manifest.permissions.includes(p)) throw refuse(app.id, `the app did not declare the ${p} permission`);
   };
   /** The file service face of this call; a wake-up has none. */
-  const files = (): ActorFiles => me ?? (() => { throw refuse(app.id, 'a wake-up (tick) has no files: it only reads its storage and plans jobs'); })();
+  const files = (): ActorFiles =>
+    me ??
+    (() => {
+      throw refuse(app.id, 'a wake-up (tick) has no files: it only reads its storage and plans jobs');
+    })();
   const notWakeup = (what: string) => {
     if (!actor) throw refuse(app.id, `a wake-up (tick) is read-only: no ${what}`);
   };
@@ -118,11 +126,18 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     return { p, place };
   };
   const kvKey = (v: unknown) => {
-    if (typeof v !== 'string' || v.length === 0 || v.length > HOST_LIMITS.kv_key_chars) throw refuse(app.id, `keys are 1 to ${HOST_LIMITS.kv_key_chars} characters`);
+    if (typeof v !== 'string' || v.length === 0 || v.length > HOST_LIMITS.kv_key_chars)
+      throw refuse(app.id, `keys are 1 to ${HOST_LIMITS.kv_key_chars} characters`);
     return v;
   };
-  const entry = (p: string, e: { name: string; type: string; size: number; mtime: number; mime?: string }) =>
-    ({ path: p, name: e.name, type: e.type, size: e.size, modified: new Date(e.mtime).toISOString(), mime: e.mime ?? null });
+  const entry = (p: string, e: { name: string; type: string; size: number; mtime: number; mime?: string }) => ({
+    path: p,
+    name: e.name,
+    type: e.type,
+    size: e.size,
+    modified: new Date(e.mtime).toISOString(),
+    mime: e.mime ?? null,
+  });
 
   const api: HostApi = {
     'files.stat': async (a) => {
@@ -162,7 +177,14 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       if (typeof o.data !== 'string') throw refuse(app.id, 'data must be a string (utf8 text, or base64 with encoding: "base64")');
       const bytes = Buffer.from(o.data, o.encoding === 'base64' ? 'base64' : 'utf8');
       if (bytes.length > HOST_LIMITS.write_bytes) throw refuse(app.id, `one write holds at most ${HOST_LIMITS.write_bytes} bytes`);
-      const node = await (await holder(files().target(p).place)).write(p, Readable.from([bytes]), { size: bytes.length, origin: 'app', overwrite: o.overwrite === true, signal: c.job?.signal, audit: 'file.upload', meta: { plugin: app.id } });
+      const node = await (await holder(files().target(p).place)).write(p, Readable.from([bytes]), {
+        size: bytes.length,
+        origin: 'app',
+        overwrite: o.overwrite === true,
+        signal: c.job?.signal,
+        audit: 'file.upload',
+        meta: { plugin: app.id },
+      });
       const written = uiPath(node.storageName, node.path);
       c.job?.outputs.push(written);
       return { path: written, size: bytes.length };
@@ -179,7 +201,8 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       const key = kvKey(o.key);
       const text = JSON.stringify(o.value ?? null);
       if (Buffer.byteLength(text) > HOST_LIMITS.kv_value_bytes) throw refuse(app.id, `a value holds at most ${HOST_LIMITS.kv_value_bytes} bytes of JSON`);
-      if (!(await d.repo.kvSet(app.id, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes }))) throw refuse(app.id, 'the app\'s storage is full');
+      if (!(await d.repo.kvSet(app.id, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes })))
+        throw refuse(app.id, "the app's storage is full");
       return true;
     },
     'kv.delete': async (a) => {
@@ -234,10 +257,18 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       const o = obj(a);
       const { place } = await marked(o.path, 'editor');
       const str = (v: unknown) => (v === undefined || v === null ? null : v);
-      const { token, lock } = await d.files.locks.set(place.storage_id, place.rel, {
-        plugin: app.id, label: typeof o.label === 'string' && o.label.trim() ? o.label : app.manifest.name,
-        reason: str(o.reason) as string | null, reason_text: str(o.reason_text) as string | null, until: str(o.until) as string | null,
-      }, actorRef(actor!));
+      const { token, lock } = await d.files.locks.set(
+        place.storage_id,
+        place.rel,
+        {
+          plugin: app.id,
+          label: typeof o.label === 'string' && o.label.trim() ? o.label : app.manifest.name,
+          reason: str(o.reason) as string | null,
+          reason_text: str(o.reason_text) as string | null,
+          until: str(o.until) as string | null,
+        },
+        actorRef(actor!),
+      );
       await d.hostRepo.putToken(app.id, place.storage_id, place.rel, token);
       return { lock };
     },

@@ -14,13 +14,21 @@ const host = `127.0.0.1:${(srv.address() as { port: number }).port}`;
 after(() => srv.close());
 
 const refused = async (p: Promise<unknown>, reason: RegExp) => {
-  const e = await p.then(() => null, (x) => x);
+  const e = await p.then(
+    () => null,
+    (x) => x,
+  );
   assert.ok(e instanceof AppError && e.code === 'app_host_refused', String(e));
   assert.match(String(e.details?.reason), reason);
 };
 
-test('only approved hosts; redirects are handed back, not followed; the response is capped; hop headers are not the app\'s to set', async () => {
-  const ok = await appFetch('p', [host], { url: `http://${host}/x`, method: 'post', headers: { 'x-app': 'yes', cookie: 'stolen=1', 'bad header': 'x' }, body: 'b' });
+test("only approved hosts; redirects are handed back, not followed; the response is capped; hop headers are not the app's to set", async () => {
+  const ok = await appFetch('p', [host], {
+    url: `http://${host}/x`,
+    method: 'post',
+    headers: { 'x-app': 'yes', cookie: 'stolen=1', 'bad header': 'x' },
+    body: 'b',
+  });
   assert.deepEqual([ok.status, ok.body], [200, 'POST yes no-cookie']);
   await refused(appFetch('p', [], { url: `http://${host}/x` }), /not an approved host/);
   await refused(appFetch('p', ['127.0.0.1'], { url: `http://${host}/x` }), /not an approved host/); // the port counts

@@ -10,7 +10,12 @@ export const HTTP_OUT = { timeout_ms: 10_000, max_response_bytes: 512 * 1024, ma
 
 const refuse = (plugin: string, reason: string) => new AppError('app_host_refused', { plugin, reason }, { reason });
 
-export interface FetchArgs { url?: unknown; method?: unknown; headers?: unknown; body?: unknown }
+export interface FetchArgs {
+  url?: unknown;
+  method?: unknown;
+  headers?: unknown;
+  body?: unknown;
+}
 
 export async function appFetch(plugin: string, allowed: string[], a: FetchArgs, signal?: AbortSignal) {
   let u: URL;
@@ -29,7 +34,8 @@ export async function appFetch(plugin: string, allowed: string[], a: FetchArgs, 
   const headers: Record<string, string> = {};
   if (a.headers && typeof a.headers === 'object')
     for (const [k, v] of Object.entries(a.headers).slice(0, 32))
-      if (typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(k) && !/^(host|cookie|connection|content-length|transfer-encoding)$/i.test(k)) headers[k] = v.slice(0, 4096);
+      if (typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(k) && !/^(host|cookie|connection|content-length|transfer-encoding)$/i.test(k))
+        headers[k] = v.slice(0, 4096);
   const body = typeof a.body === 'string' ? a.body : undefined;
   if (body && Buffer.byteLength(body) > HTTP_OUT.max_request_bytes) throw refuse(plugin, 'request body too large');
   const timeout = AbortSignal.timeout(HTTP_OUT.timeout_ms);

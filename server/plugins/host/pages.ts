@@ -19,7 +19,11 @@ const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (
 export function pagesHostApi(pages: AppPages, app: InstalledApp, actor: Actor): HostApi {
   const needs = () => {
     if (!app.manifest.permissions.includes('public_pages'))
-      throw new AppError('app_host_refused', { plugin: app.id, reason: 'the app did not declare the public_pages permission' }, { reason: 'the app did not declare the public_pages permission' });
+      throw new AppError(
+        'app_host_refused',
+        { plugin: app.id, reason: 'the app did not declare the public_pages permission' },
+        { reason: 'the app did not declare the public_pages permission' },
+      );
   };
   return {
     'pages.create': async (a) => {

@@ -38,7 +38,13 @@ export const STAGED_LIMITS = {
 type HostFn = (args: unknown) => unknown;
 type Face = ReturnType<FileService['forActor']>;
 
-interface Staging { dir: string; file: string; size: number; chain: Promise<unknown>; timer: NodeJS.Timeout }
+interface Staging {
+  dir: string;
+  file: string;
+  size: number;
+  chain: Promise<unknown>;
+  timer: NodeJS.Timeout;
+}
 
 /** Staging folders alive now: removed at exit too, so a stopped service leaves none behind. */
 const live = new Set<string>();
@@ -98,7 +104,7 @@ export function withStagedWrites(write: HostFn, s: { hold: (path: string) => Pro
     const c = cur;
     // Parts sent without waiting for each other are still added in the order they were called.
     const step = c.chain.then(async () => {
-      if (staged.get(p) !== c) throw refuse('this file\'s parts were dropped (idle too long or cancelled); start again');
+      if (staged.get(p) !== c) throw refuse("this file's parts were dropped (idle too long or cancelled); start again");
       if (c.size + bytes.length > STAGED_LIMITS.file_bytes) {
         await drop(p);
         throw refuse(`a file written in parts holds at most ${STAGED_LIMITS.file_bytes} bytes`);
@@ -111,7 +117,12 @@ export function withStagedWrites(write: HostFn, s: { hold: (path: string) => Pro
       try {
         const size = (await stat(c.file)).size;
         const node = await (await s.hold(p)).write(p, createReadStream(c.file), {
-          size, origin: 'app', overwrite: o.overwrite === true, signal: s.job?.signal, audit: 'file.upload', meta: { plugin: s.app.id },
+          size,
+          origin: 'app',
+          overwrite: o.overwrite === true,
+          signal: s.job?.signal,
+          audit: 'file.upload',
+          meta: { plugin: s.app.id },
         });
         const written = uiPath(node.storageName, node.path);
         s.job?.outputs.push(written);

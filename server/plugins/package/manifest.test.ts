@@ -15,7 +15,17 @@ const refused = (over: Record<string, unknown>) => {
 const views = [{ id: 'viewer', label: 'action.greet', placement: 'panel' }];
 
 test('open rules: one of view/action that exists, at least one ext or mime, closed shape', () => {
-  const m = parseManifest(JSON.stringify(sampleManifest({ views, open: [{ ext: ['md'], view: 'viewer', default: true }, { mime: ['text/*'], action: 'greet', label: 'action.greet' }] })));
+  const m = parseManifest(
+    JSON.stringify(
+      sampleManifest({
+        views,
+        open: [
+          { ext: ['md'], view: 'viewer', default: true },
+          { mime: ['text/*'], action: 'greet', label: 'action.greet' },
+        ],
+      }),
+    ),
+  );
   assert.equal(m.open.length, 2);
   assert.deepEqual(parseManifest(JSON.stringify(sampleManifest())).open, []);
   assert.deepEqual(refused({ views, open: [{ ext: ['md'] }] }), { field: 'open[0]', reason: 'names exactly one of view or action' });
@@ -37,5 +47,6 @@ test('license: {required, store}, both needed, nothing else', () => {
 test('released: a real day YYYY-MM-DD, optional', () => {
   assert.equal(parseManifest(JSON.stringify(sampleManifest({ released: '2026-02-28' }))).released, '2026-02-28');
   assert.equal(parseManifest(JSON.stringify(sampleManifest())).released, undefined);
-  for (const released of ['2026-02-30', '2026-2-28', '2026-02-28T00:00:00Z', 20260228]) assert.equal(refused({ released })?.field, 'released', String(released));
+  for (const released of ['2026-02-30', '2026-2-28', '2026-02-28T00:00:00Z', 20260228])
+    assert.equal(refused({ released })?.field, 'released', String(released));
 });

@@ -11,7 +11,10 @@ const VERSION = '0.1.0';
 
 /** The package is refused with validation_failed naming `field`, and a reason matching `reason`. */
 async function refused(bytes: Buffer, field: string | RegExp, reason: RegExp, version = VERSION) {
-  const e = await readAppPackage(bytes, { trusted, version }).then(() => null, (x) => x);
+  const e = await readAppPackage(bytes, { trusted, version }).then(
+    () => null,
+    (x) => x,
+  );
   assert.ok(e instanceof AppError, `expected a refusal, got ${e}`);
   assert.equal(e.code, 'validation_failed', e.message);
   const d = e.details as { field: string; reason: string };
@@ -21,7 +24,14 @@ async function refused(bytes: Buffer, field: string | RegExp, reason: RegExp, ve
 }
 
 test('a good package verifies, and its code runs in the sandbox', async () => {
-  const pkg = await readAppPackage(await buildAppPackage({ key, extra: { 'icons/app.svg': '<svg/>', 'i18n/tr.json': JSON.stringify({ 'action.greet': 'Merhaba de' }) }, manifest: sampleManifest({ icons: { '32': 'icons/app.svg' } }) }), { trusted, version: VERSION });
+  const pkg = await readAppPackage(
+    await buildAppPackage({
+      key,
+      extra: { 'icons/app.svg': '<svg/>', 'i18n/tr.json': JSON.stringify({ 'action.greet': 'Merhaba de' }) },
+      manifest: sampleManifest({ icons: { '32': 'icons/app.svg' } }),
+    }),
+    { trusted, version: VERSION },
+  );
   assert.equal(pkg.manifest.id, 'hello');
   assert.deepEqual(pkg.manifest.permissions, ['files.read']);
   assert.equal(pkg.languages.tr['action.greet'], 'Merhaba de');
@@ -59,7 +69,10 @@ test('language-pack limits: 1 MiB per language, 4 KiB per string, 128-byte keys'
   await refused(await buildAppPackage({ key, languages: { en: { 'action.greet': 'x'.repeat(5 * 1024) } } }), 'i18n/en.json: action.greet', /4096 bytes/);
   await refused(await buildAppPackage({ key, languages: { en: { 'action.greet': 'hi', ['k'.repeat(129)]: 'x' } } }), /^i18n\/en\.json: k+…$/, /128 bytes/);
   // Exactly at the limits is fine.
-  await readAppPackage(await buildAppPackage({ key, languages: { en: { 'action.greet': 'x'.repeat(4096), ['k'.repeat(128)]: 'y' } } }), { trusted, version: VERSION });
+  await readAppPackage(await buildAppPackage({ key, languages: { en: { 'action.greet': 'x'.repeat(4096), ['k'.repeat(128)]: 'y' } } }), {
+    trusted,
+    version: VERSION,
+  });
   // 4 MiB across languages: five packs of ~900 KiB each.
   const packs: Record<string, Record<string, string>> = {};
   for (const lang of ['en', 'tr', 'de', 'fr', 'es']) {

@@ -33,7 +33,10 @@ export const SIGNATURE_ENTRY = 'signature.json';
 const DIGEST_HEADER = 'filedock-app-package/1\n';
 
 /** A publisher key the admin trusts: PEM (SPKI) of an Ed25519 public key. */
-export interface TrustedKey { publisher: string; public_key_pem: string }
+export interface TrustedKey {
+  publisher: string;
+  public_key_pem: string;
+}
 
 export interface AppPackage {
   manifest: Manifest;
@@ -63,7 +66,14 @@ export function requireEd25519Pem(pem: string): void {
 
 export function digestText(files: { name: string; bytes: Buffer }[]): string {
   const lines = files.map((f) => `${sha256Hex(f.bytes)} ${f.name}\n`);
-  return DIGEST_HEADER + [...files].map((f, i) => [f.name, lines[i]] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, l]) => l).join('');
+  return (
+    DIGEST_HEADER +
+    [...files]
+      .map((f, i) => [f.name, lines[i]] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, l]) => l)
+      .join('')
+  );
 }
 
 /** Which cap applies to an entry name, or null when the name has no place in a package. */
@@ -184,11 +194,16 @@ export async function readAppPackage(bytes: Buffer, opts: { trusted: TrustedKey[
     languages[name.slice(5, -5)] = parsePack(name, b);
   }
   const main = languages[manifest.default_language] ?? bad('default_language', `no pack i18n/${manifest.default_language}.json`);
-  const labels = [...manifest.actions.map((a, i) => [`actions[${i}].label`, a.label]), ...manifest.views.map((v, i) => [`views[${i}].label`, v.label]),
-    ...manifest.open.flatMap((o, i) => (o.label ? [[`open[${i}].label`, o.label]] : []))];
+  const labels = [
+    ...manifest.actions.map((a, i) => [`actions[${i}].label`, a.label]),
+    ...manifest.views.map((v, i) => [`views[${i}].label`, v.label]),
+    ...manifest.open.flatMap((o, i) => (o.label ? [[`open[${i}].label`, o.label]] : [])),
+  ];
   for (const [field, key] of labels) if (!(key in main)) bad(field, `no text for ${key} in the ${manifest.default_language} pack`);
   const icons: Record<string, Buffer> = {};
-  const named = [...Object.values(manifest.icons), ...manifest.actions.map((a) => a.icon), ...manifest.views.map((v) => v.icon)].filter((x): x is string => !!x);
+  const named = [...Object.values(manifest.icons), ...manifest.actions.map((a) => a.icon), ...manifest.views.map((v) => v.icon)].filter(
+    (x): x is string => !!x,
+  );
   for (const n of named) icons[n] = entries.get(n) ?? bad(n, 'named in the manifest but missing from the package');
   return { manifest, code: codeText, languages, icons, digest };
 }

@@ -51,12 +51,21 @@ export interface PagesDeps {
 
 /** A page's job as its visitor follows it (`op`). */
 export interface PageOp {
-  job_id: string; status: Operation['status']; progress: number; message: string | null;
-  outputs: Array<{ ref: string }>; output_count: number; error_code?: string | null; error_text?: string | null;
+  job_id: string;
+  status: Operation['status'];
+  progress: number;
+  message: string | null;
+  outputs: Array<{ ref: string }>;
+  output_count: number;
+  error_code?: string | null;
+  error_text?: string | null;
 }
 
 /** A visitor's credentials: a download token from the PIN route (cookie or `dt`), or the PIN itself. */
-export interface PageCred { pin?: string; dt?: string }
+export interface PageCred {
+  pin?: string;
+  dt?: string;
+}
 
 /** `GET /api/public/s/{token}`. */
 export interface PageState {
@@ -105,10 +114,19 @@ export class AppPages {
     if (a.expires_at !== undefined && typeof a.expires_at !== 'string') throw validation('expires_at', 'an RFC 3339 time');
     if (a.max_visits !== undefined && typeof a.max_visits !== 'number') throw validation('max_visits', 'a positive whole number');
     if (!Array.isArray(a.paths)) throw validation('paths', 'a list of paths');
-    const v = await this.d.shares.createApp(actor, {
-      plugin: app.id, page, title: a.title as string | undefined, paths: a.paths as string[], pin: a.pin as string | undefined,
-      expires_at: a.expires_at as string | undefined, max_visits: a.max_visits as number | undefined,
-    }, '');
+    const v = await this.d.shares.createApp(
+      actor,
+      {
+        plugin: app.id,
+        page,
+        title: a.title as string | undefined,
+        paths: a.paths as string[],
+        pin: a.pin as string | undefined,
+        expires_at: a.expires_at as string | undefined,
+        max_visits: a.max_visits as number | undefined,
+      },
+      '',
+    );
     return { token: v.token, url: v.url, share_id: v.id };
   }
 
@@ -144,8 +162,13 @@ export class AppPages {
   async state(token: string, cred: PageCred, request?: RequestMeta): Promise<PageState> {
     const { share, state } = await this.d.shares.peek(token, 'app');
     const base: PageState = {
-      token, kind: 'app', state, revoked: state === 'revoked', expires_at: share?.expires_at ?? null,
-      requires_pin: !!share?.pin_hash, unlocked: false,
+      token,
+      kind: 'app',
+      state,
+      revoked: state === 'revoked',
+      expires_at: share?.expires_at ?? null,
+      requires_pin: !!share?.pin_hash,
+      unlocked: false,
     };
     if (!share) return { ...base, reason: 'storage' };
     if (state === 'revoked') return { ...base, reason: this.d.shares.ownerPrincipal(share.owner_id) ? 'storage' : 'creator' };
@@ -156,10 +179,12 @@ export class AppPages {
     if (!app) return { ...base, state: 'revoked', revoked: true, reason: 'app_unavailable' };
     if (!this.d.shares.unlocked(share, cred.dt)) return base;
     const o = await this.d.shares.open(token, 'app');
-    const files = await Promise.all(this.d.shares.appFiles(share).map(async (f) => {
-      const e = await this.fileActor(o, f, request).stat({ storage_id: share.storage_id, rel: f.rel }).catch(statOrRevoked);
-      return { ref: f.ref, name: e.name, size: e.size, mime: e.mime ?? null };
-    })).catch((e) => {
+    const files = await Promise.all(
+      this.d.shares.appFiles(share).map(async (f) => {
+        const e = await this.fileActor(o, f, request).stat({ storage_id: share.storage_id, rel: f.rel }).catch(statOrRevoked);
+        return { ref: f.ref, name: e.name, size: e.size, mime: e.mime ?? null };
+      }),
+    ).catch((e) => {
       if (isAppError(e) && e.code === 'revoked') return null;
       throw e;
     });
@@ -219,8 +244,10 @@ export class AppPages {
     if (!EVENTS.includes(b.event as never)) throw validation('event', `one of ${EVENTS.join(', ')}`);
     const data = b.data === undefined || b.data === null ? {} : b.data;
     if (typeof data !== 'object' || Array.isArray(data)) throw validation('data', 'an object');
-    if (bytesOf(data) + bytesOf(b.state) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'data', max: RUN_LIMITS.params_bytes });
-    if (b.action_id !== undefined && b.action_id !== null && (typeof b.action_id !== 'string' || b.action_id.length > 128)) throw validation('action_id', 'a footer action id');
+    if (bytesOf(data) + bytesOf(b.state) > RUN_LIMITS.params_bytes)
+      throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'data', max: RUN_LIMITS.params_bytes });
+    if (b.action_id !== undefined && b.action_id !== null && (typeof b.action_id !== 'string' || b.action_id.length > 128))
+      throw validation('action_id', 'a footer action id');
     // Rule 1: the creator acts, with their rights as they are now (never the visitor's).
     const creator = personActor(o.owner, visitor.request);
     this.creatorReaches(creator, places, 'viewer');
@@ -233,14 +260,19 @@ export class AppPages {
     const input = { view: o.share.page_id, paths, lang, settings: app.settings, public: true };
     const viaEvent = () => this.d.runtime.call(app, 'event', { ...input, state: b.state ?? null, event: b.event, action_id: b.action_id ?? null, data }, host);
     // Opening asks the `view` export; an app that has only `event` gets the `open` event there.
-    const raw = b.event === 'open'
-      ? await this.d.runtime.call(app, 'view', { ...input, section: null }, host).catch((e) => {
-          if (isAppError(e) && e.code === 'app_failed' && e.params.reason === 'unknown_function') return viaEvent();
-          throw e;
-        })
-      : await viaEvent();
+    const raw =
+      b.event === 'open'
+        ? await this.d.runtime.call(app, 'view', { ...input, section: null }, host).catch((e) => {
+            if (isAppError(e) && e.code === 'app_failed' && e.params.reason === 'unknown_function') return viaEvent();
+            throw e;
+          })
+        : await viaEvent();
     const r = raw as Record<string, unknown> | null;
-    const answer = (r && typeof r === 'object' && !('nodes' in r) ? r : { surface: r }) as { surface?: unknown; job?: { action?: unknown; params?: unknown }; errors?: unknown };
+    const answer = (r && typeof r === 'object' && !('nodes' in r) ? r : { surface: r }) as {
+      surface?: unknown;
+      job?: { action?: unknown; params?: unknown };
+      errors?: unknown;
+    };
     if (Array.isArray(answer.errors) && answer.errors.length) throw appFieldErrors(answer.errors);
     let surface: Surface | undefined;
     if (answer.surface !== undefined) {
@@ -250,7 +282,8 @@ export class AppPages {
     if (answer.job) {
       const action = app.manifest.actions.find((x) => x.id === answer.job!.action);
       if (!action) throw new AppError('link_unavailable', { reason: 'action' }, { reason: 'action' });
-      if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes) throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
+      if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes)
+        throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
       if (!decide(o.owner, `app.${app.id}.${action.id}`, actionDefault(action))) throw new AppError('no_access');
       this.creatorReaches(creator, places, writes(action) ? 'editor' : 'viewer');
       const id = this.d.jobs.enqueue(app, creator, action.id, places, answer.job.params ?? {}, lang, { page: o.share.id });
@@ -270,16 +303,23 @@ export class AppPages {
     const op = this.d.jobs.ofPage(id, o.share.id, lang);
     if (!op) throw new AppError('not_found');
     const me = this.d.files.forActor(personActor(o.owner));
-    const refOf = new Map(this.d.shares.appFiles(o.share).flatMap((f) => {
-      try {
-        return [[uiPath(me.target({ storage_id: o.share.storage_id, rel: f.rel }).storage.name, f.rel), f.ref] as const];
-      } catch {
-        return []; // the creator lost the storage: no output is theirs to show
-      }
-    }));
+    const refOf = new Map(
+      this.d.shares.appFiles(o.share).flatMap((f) => {
+        try {
+          return [[uiPath(me.target({ storage_id: o.share.storage_id, rel: f.rel }).storage.name, f.rel), f.ref] as const];
+        } catch {
+          return []; // the creator lost the storage: no output is theirs to show
+        }
+      }),
+    );
     const outputs = (op.outputs ?? []).flatMap((x) => (refOf.has(x.path) ? [{ ref: refOf.get(x.path)! }] : []));
     return {
-      job_id: op.id, status: op.status, progress: op.progress, message: op.message, outputs, output_count: op.outputs?.length ?? 0,
+      job_id: op.id,
+      status: op.status,
+      progress: op.progress,
+      message: op.message,
+      outputs,
+      output_count: op.outputs?.length ?? 0,
       ...(op.status === 'failed' && { error_code: op.error_code, error_text: op.error_text }),
     };
   }
@@ -303,13 +343,25 @@ export class AppPages {
       out[name] = name.startsWith('files.')
         ? (a) => {
             const p = (a as { path?: unknown } | null)?.path;
-            if (typeof p !== 'string' || !exposed.has(p)) throw new AppError('app_host_refused', { plugin: app.id, reason: 'a public page reads only the files it exposes' }, { reason: 'a public page reads only the files it exposes' });
+            if (typeof p !== 'string' || !exposed.has(p))
+              throw new AppError(
+                'app_host_refused',
+                { plugin: app.id, reason: 'a public page reads only the files it exposes' },
+                { reason: 'a public page reads only the files it exposes' },
+              );
             return fn(a);
           }
         : fn;
     }
     for (const name of Object.keys(full)) {
-      if (!out[name]) out[name] = () => { throw new AppError('app_host_refused', { plugin: app.id, reason: `${name} is not offered on a public page` }, { reason: `${name} is not offered on a public page` }); };
+      if (!out[name])
+        out[name] = () => {
+          throw new AppError(
+            'app_host_refused',
+            { plugin: app.id, reason: `${name} is not offered on a public page` },
+            { reason: `${name} is not offered on a public page` },
+          );
+        };
     }
     return out;
   }
@@ -322,7 +374,13 @@ export class AppPages {
     const apps = new Map((await this.d.repo.list()).map((a) => [a.id, a]));
     const shares = rows.map((row) => {
       const creator: Principal | null = this.d.shares.ownerPrincipal(row.owner_id);
-      return { ...this.d.shares.present(row, origin), owner_id: row.owner_id, owner_email: creator?.email ?? null, app_available: this.usable(row, apps.get(row.plugin_name ?? '') ?? null) !== null, files: this.d.shares.appFiles(row).length };
+      return {
+        ...this.d.shares.present(row, origin),
+        owner_id: row.owner_id,
+        owner_email: creator?.email ?? null,
+        app_available: this.usable(row, apps.get(row.plugin_name ?? '') ?? null) !== null,
+        files: this.d.shares.appFiles(row).length,
+      };
     });
     return { shares, total, limit: q.limit, offset: q.offset };
   }
@@ -334,22 +392,23 @@ export class AppPages {
  * without one is dropped). No `open` instruction exists in a sanitised surface (rule 3).
  */
 export function publicSurface(s: Surface, refOf: Map<string, string>): Surface {
-  const walk = (nodes: SurfaceNode[]): SurfaceNode[] => nodes.flatMap((n): SurfaceNode[] => {
-    if (n.type === 'row') return [{ ...n, children: walk(n.children as SurfaceNode[]) }];
-    if (n.type === 'preview' || n.type === 'pdf-fields') {
-      const ref = refOf.get(String(n.path));
-      return ref ? [{ ...n, path: ref }] : [];
-    }
-    if (n.type === 'list') {
-      const items = (n.items as Array<Record<string, unknown>>).map((it) => {
-        if (it.path === undefined) return it;
-        const { path, ...rest } = it;
-        const ref = refOf.get(String(path));
-        return ref ? { ...rest, path: ref } : rest;
-      });
-      return [{ ...n, items }];
-    }
-    return [n];
-  });
+  const walk = (nodes: SurfaceNode[]): SurfaceNode[] =>
+    nodes.flatMap((n): SurfaceNode[] => {
+      if (n.type === 'row') return [{ ...n, children: walk(n.children as SurfaceNode[]) }];
+      if (n.type === 'preview' || n.type === 'pdf-fields') {
+        const ref = refOf.get(String(n.path));
+        return ref ? [{ ...n, path: ref }] : [];
+      }
+      if (n.type === 'list') {
+        const items = (n.items as Array<Record<string, unknown>>).map((it) => {
+          if (it.path === undefined) return it;
+          const { path, ...rest } = it;
+          const ref = refOf.get(String(path));
+          return ref ? { ...rest, path: ref } : rest;
+        });
+        return [{ ...n, items }];
+      }
+      return [n];
+    });
   return { ...s, nodes: walk(s.nodes) };
 }

@@ -15,7 +15,10 @@ after(() => t?.close());
 
 const pkg = (id: string, version = '1.0.0', code = 'export {}'): AppPackage => ({
   manifest: { id, version, publisher: 'acme', name: id, permissions: ['storage'], http_hosts: [], actions: [], views: [] } as unknown as Manifest,
-  code, languages: { en: { hello: 'Hello' } }, icons: { 'icons/a.png': Buffer.from('png') }, digest: `digest-${id}-${version}`,
+  code,
+  languages: { en: { hello: 'Hello' } },
+  icons: { 'icons/a.png': Buffer.from('png') },
+  digest: `digest-${id}-${version}`,
 });
 
 test('an app installs once (racing installs: exactly one wins), reads back parsed and is listed, changed and removed', async () => {
@@ -30,7 +33,10 @@ test('an app installs once (racing installs: exactly one wins), reads back parse
   assert.equal(repo.known('notes'), app, 'the synchronous presenters see the app read');
   assert.equal(await repo.get('nothing'), null);
   await repo.install(pkg('atlas'), null, []);
-  assert.deepEqual((await repo.list()).map((a) => a.id), ['atlas', 'notes']);
+  assert.deepEqual(
+    (await repo.list()).map((a) => a.id),
+    ['atlas', 'notes'],
+  );
   assert.equal(await repo.update('notes', '1.0.0', { enabled: false, settings: { a: 1 } }), true);
   assert.equal(await repo.update('notes', '0.9.0', { enabled: true }), false, 'checked against another version: refused');
   const off = (await repo.get('notes'))!;
@@ -38,7 +44,10 @@ test('an app installs once (racing installs: exactly one wins), reads back parse
   assert.deepEqual(off.settings, { a: 1 });
   assert.equal(await repo.remove('atlas'), true);
   assert.equal(await repo.remove('atlas'), false);
-  assert.deepEqual((await repo.list()).map((a) => a.id), ['notes']);
+  assert.deepEqual(
+    (await repo.list()).map((a) => a.id),
+    ['notes'],
+  );
 });
 
 test('racing upgrades from one version: exactly one replaces the package; settings and the enabled state stay', async () => {
@@ -100,7 +109,10 @@ test('kv caps hold under racing writers: of new keys past the key cap exactly on
 test('trusted publisher keys are added (their id back), listed and removed', async () => {
   const id = await repo.addKey({ publisher: 'acme', public_key_pem: 'PEM' }, null);
   assert.ok(Number.isInteger(id) && id > 0);
-  assert.deepEqual((await repo.trustedKeys()).map((k) => [k.id, k.publisher]), [[id, 'acme']]);
+  assert.deepEqual(
+    (await repo.trustedKeys()).map((k) => [k.id, k.publisher]),
+    [[id, 'acme']],
+  );
   assert.equal(await repo.removeKey(id), true);
   assert.equal(await repo.removeKey(id), false);
 });

@@ -30,7 +30,10 @@ export interface InstalledApp {
 }
 
 /** An app's key-value storage caps (host API `kv.set`). */
-export interface KvCaps { keys: number; bytes: number }
+export interface KvCaps {
+  keys: number;
+  bytes: number;
+}
 
 const now = () => new Date().toISOString();
 
@@ -38,18 +41,28 @@ const now = () => new Date().toISOString();
 function parse(r: AppPluginsTable): InstalledApp {
   return {
     ...r,
-    manifest: { open: [], ...JSON.parse(r.manifest) }, languages: JSON.parse(r.languages), icons: JSON.parse(r.icons), enabled: !!r.enabled,
-    settings: JSON.parse(r.settings), approved_hosts: JSON.parse(r.approved_hosts),
+    manifest: { open: [], ...JSON.parse(r.manifest) },
+    languages: JSON.parse(r.languages),
+    icons: JSON.parse(r.icons),
+    enabled: !!r.enabled,
+    settings: JSON.parse(r.settings),
+    approved_hosts: JSON.parse(r.approved_hosts),
   };
 }
 
 /** The package's columns, written by an install and an upgrade alike. */
 function packageRow(pkg: AppPackage, approvedHosts: string[], t: string) {
   return {
-    id: pkg.manifest.id, version: pkg.manifest.version, publisher: pkg.manifest.publisher, digest: pkg.digest,
-    manifest: JSON.stringify(pkg.manifest), code: pkg.code, languages: JSON.stringify(pkg.languages),
+    id: pkg.manifest.id,
+    version: pkg.manifest.version,
+    publisher: pkg.manifest.publisher,
+    digest: pkg.digest,
+    manifest: JSON.stringify(pkg.manifest),
+    code: pkg.code,
+    languages: JSON.stringify(pkg.languages),
     icons: JSON.stringify(Object.fromEntries(Object.entries(pkg.icons).map(([n, b]) => [n, b.toString('base64')]))),
-    approved_hosts: JSON.stringify(approvedHosts), updated_at: t,
+    approved_hosts: JSON.stringify(approvedHosts),
+    updated_at: t,
   };
 }
 
@@ -108,7 +121,10 @@ export class AppsRepo {
     const t = now();
     const row = packageRow(pkg, approvedHosts, t);
     const n = await this.db.async.run(
-      this.db.k.insertInto('app_plugins').values({ ...row, enabled: 1, settings: '{}', installed_by: by, installed_at: t }).onConflict((oc) => oc.column('id').doNothing()),
+      this.db.k
+        .insertInto('app_plugins')
+        .values({ ...row, enabled: 1, settings: '{}', installed_by: by, installed_at: t })
+        .onConflict((oc) => oc.column('id').doNothing()),
     );
     this.forget(row.id);
     return n > 0 ? this.get(row.id) : null;
@@ -128,12 +144,16 @@ export class AppsRepo {
   /** Changes an app's admin fields when its version is still `version` (checked against that package); false otherwise. */
   async update(id: string, version: string, patch: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }): Promise<boolean> {
     const n = await this.db.async.run(
-      this.db.k.updateTable('app_plugins').set({
-        ...(patch.enabled !== undefined && { enabled: patch.enabled ? 1 : 0 }),
-        ...(patch.settings !== undefined && { settings: JSON.stringify(patch.settings) }),
-        ...(patch.approved_hosts !== undefined && { approved_hosts: JSON.stringify(patch.approved_hosts) }),
-        updated_at: now(),
-      }).where('id', '=', id).where('version', '=', version),
+      this.db.k
+        .updateTable('app_plugins')
+        .set({
+          ...(patch.enabled !== undefined && { enabled: patch.enabled ? 1 : 0 }),
+          ...(patch.settings !== undefined && { settings: JSON.stringify(patch.settings) }),
+          ...(patch.approved_hosts !== undefined && { approved_hosts: JSON.stringify(patch.approved_hosts) }),
+          updated_at: now(),
+        })
+        .where('id', '=', id)
+        .where('version', '=', version),
     );
     this.forget(id);
     return n > 0;
@@ -148,10 +168,19 @@ export class AppsRepo {
 
   // Per-app key-value storage (host API `kv.*`).
   async kvGet(plugin: string, key: string): Promise<string | null> {
-    return (await this.db.async.first(this.db.k.selectFrom('app_plugin_kv').select('value').where('plugin', '=', plugin).where('key', '=', key)))?.value ?? null;
+    return (
+      (await this.db.async.first(this.db.k.selectFrom('app_plugin_kv').select('value').where('plugin', '=', plugin).where('key', '=', key)))?.value ?? null
+    );
   }
   async kvKeys(plugin: string, prefix: string, limit: number): Promise<string[]> {
-    const q = this.db.k.selectFrom('app_plugin_kv').select('key').where('plugin', '=', plugin).where('key', '>=', prefix).where('key', '<', prefix + '\uffff').orderBy('key').limit(limit);
+    const q = this.db.k
+      .selectFrom('app_plugin_kv')
+      .select('key')
+      .where('plugin', '=', plugin)
+      .where('key', '>=', prefix)
+      .where('key', '<', prefix + '\uffff')
+      .orderBy('key')
+      .limit(limit);
     return (await this.db.async.all(q)).map((r) => r.key);
   }
   /**
@@ -160,16 +189,26 @@ export class AppsRepo {
    */
   kvSet(plugin: string, key: string, value: string, caps: KvCaps): Promise<boolean> {
     const k = this.db.k;
-    return this.db.async.unit(function* (t) {
-      const [st] = yield* t.sql<{ count: number | string; bytes: number | string }>(
-        'SELECT count(*) AS count, coalesce(sum(length(key) + length(value)), 0) AS bytes FROM app_plugin_kv WHERE plugin = ?', [plugin]);
-      const isNew = !(yield* t.first(k.selectFrom('app_plugin_kv').select('key').where('plugin', '=', plugin).where('key', '=', key)));
-      // PostgreSQL answers count(*) and sum() of integers as text.
-      if ((isNew && Number(st.count) >= caps.keys) || Number(st.bytes) + value.length > caps.bytes) return false;
-      const at = now();
-      yield* t.run(k.insertInto('app_plugin_kv').values({ plugin, key, value, updated_at: at }).onConflict((oc) => oc.columns(['plugin', 'key']).doUpdateSet({ value, updated_at: at })));
-      return true;
-    }, { isolation: 'serializable' });
+    return this.db.async.unit(
+      function* (t) {
+        const [st] = yield* t.sql<{ count: number | string; bytes: number | string }>(
+          'SELECT count(*) AS count, coalesce(sum(length(key) + length(value)), 0) AS bytes FROM app_plugin_kv WHERE plugin = ?',
+          [plugin],
+        );
+        const isNew = !(yield* t.first(k.selectFrom('app_plugin_kv').select('key').where('plugin', '=', plugin).where('key', '=', key)));
+        // PostgreSQL answers count(*) and sum() of integers as text.
+        if ((isNew && Number(st.count) >= caps.keys) || Number(st.bytes) + value.length > caps.bytes) return false;
+        const at = now();
+        yield* t.run(
+          k
+            .insertInto('app_plugin_kv')
+            .values({ plugin, key, value, updated_at: at })
+            .onConflict((oc) => oc.columns(['plugin', 'key']).doUpdateSet({ value, updated_at: at })),
+        );
+        return true;
+      },
+      { isolation: 'serializable' },
+    );
   }
   async kvDelete(plugin: string, key: string): Promise<boolean> {
     return (await this.db.async.run(this.db.k.deleteFrom('app_plugin_kv').where('plugin', '=', plugin).where('key', '=', key))) > 0;
@@ -180,7 +219,12 @@ export class AppsRepo {
     return this.db.async.all(this.db.k.selectFrom('app_publisher_keys').select(['id', 'publisher', 'public_key_pem', 'added_at']).orderBy('id'));
   }
   async addKey(k: TrustedKey, by: number | null): Promise<number> {
-    return (await this.db.async.first(this.db.k.insertInto('app_publisher_keys').values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() }).returning('id')))!.id;
+    return (await this.db.async.first(
+      this.db.k
+        .insertInto('app_publisher_keys')
+        .values({ publisher: k.publisher, public_key_pem: k.public_key_pem, added_by: by, added_at: now() })
+        .returning('id'),
+    ))!.id;
   }
   async removeKey(id: number): Promise<boolean> {
     return (await this.db.async.run(this.db.k.deleteFrom('app_publisher_keys').where('id', '=', id))) > 0;

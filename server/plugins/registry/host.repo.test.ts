@@ -14,10 +14,24 @@ after(() => t?.close());
 /** An installed app's row (the parent of every table here). */
 async function app(id: string) {
   const at = '2026-12-05T00:00:00.000Z';
-  await t.db.async.run(t.db.k.insertInto('app_plugins').values({
-    id, version: '1.0.0', publisher: 'acme', digest: 'd', manifest: '{}', code: '', languages: '{}', icons: '{}', enabled: 1,
-    settings: '{}', approved_hosts: '[]', installed_by: null, installed_at: at, updated_at: at,
-  }));
+  await t.db.async.run(
+    t.db.k.insertInto('app_plugins').values({
+      id,
+      version: '1.0.0',
+      publisher: 'acme',
+      digest: 'd',
+      manifest: '{}',
+      code: '',
+      languages: '{}',
+      icons: '{}',
+      enabled: 1,
+      settings: '{}',
+      approved_hosts: '[]',
+      installed_by: null,
+      installed_at: at,
+      updated_at: at,
+    }),
+  );
 }
 
 test('lock tokens are kept per app and place, replaced, listed and dropped', async () => {
@@ -30,7 +44,10 @@ test('lock tokens are kept per app and place, replaced, listed and dropped', asy
   assert.equal(await repo.tokenOf('sign', sid, 'a.pdf'), 'tok2', 'the second token replaced the first');
   assert.deepEqual((await repo.tokensOf('sign')).map((r) => r.rel).sort(), ['a.pdf', 'b.pdf']);
   await repo.dropToken('sign', sid, 'a.pdf');
-  assert.deepEqual((await repo.tokensOf('sign')).map((r) => r.rel), ['b.pdf']);
+  assert.deepEqual(
+    (await repo.tokensOf('sign')).map((r) => r.rel),
+    ['b.pdf'],
+  );
 });
 
 test('of callers racing for a wake-up exactly one wins; the next is claimed only after the interval', async () => {
@@ -58,7 +75,7 @@ test('a scheduled item is claimed once across racing callers, remembers its op a
   assert.equal(await repo.claimScheduled('sched', 'k1', '2026-12-05T10:00:00.000Z'), true, 'pruned: claimable again');
 });
 
-test('licence facts: the row, the keys of the store asked for and the revocation of the token\'s id, read together', async () => {
+test("licence facts: the row, the keys of the store asked for and the revocation of the token's id, read together", async () => {
   await app('paid');
   const none = await repo.licenseFacts('paid', 'shop', () => 'L1');
   assert.deepEqual(none, { row: null, storeKeys: [], revoked: false });
@@ -73,12 +90,18 @@ test('licence facts: the row, the keys of the store asked for and the revocation
   assert.equal(f.revoked, false);
   await repo.revoke('L1', 'refunded', null);
   await repo.revoke('L1', 'twice', null);
-  assert.deepEqual((await repo.revocations()).map((r) => [r.license_id, r.note]), [['L1', 'refunded']]);
+  assert.deepEqual(
+    (await repo.revocations()).map((r) => [r.license_id, r.note]),
+    [['L1', 'refunded']],
+  );
   f = await repo.licenseFacts('paid', 'shop', () => 'L1');
   assert.equal(f.revoked, true);
   assert.equal(await repo.unrevoke('L1'), true);
   assert.equal(await repo.unrevoke('L1'), false);
-  assert.deepEqual((await repo.storeKeys('other')).map((k) => k.public_key_pem), ['PEM-2']);
+  assert.deepEqual(
+    (await repo.storeKeys('other')).map((k) => k.public_key_pem),
+    ['PEM-2'],
+  );
   assert.equal((await repo.storeKeys()).length, 2);
   assert.equal(await repo.removeStoreKey(k1), true);
   assert.equal(await repo.removeStoreKey(k1), false);

@@ -10,29 +10,61 @@ import type { Db } from '../../db';
 
 const now = () => new Date().toISOString();
 
-export interface StoreKey { id: number; store: string; public_key_pem: string; added_at: string }
-export interface LicenseRow { plugin: string; token: string; held_status: string | null; set_by: number | null; set_at: string }
+export interface StoreKey {
+  id: number;
+  store: string;
+  public_key_pem: string;
+  added_at: string;
+}
+export interface LicenseRow {
+  plugin: string;
+  token: string;
+  held_status: string | null;
+  set_by: number | null;
+  set_at: string;
+}
 /** What an app's licence status is computed from (licenses.ts), read together. */
-export interface LicenseFacts { row: LicenseRow | null; storeKeys: string[]; revoked: boolean }
+export interface LicenseFacts {
+  row: LicenseRow | null;
+  storeKeys: string[];
+  revoked: boolean;
+}
 
 export class AppHostRepo {
   constructor(private db: Db) {}
 
   // Lock tokens (host `locks.*`): keyed by app and the file's place when it was locked.
   async tokenOf(plugin: string, storageId: number, rel: string): Promise<string | null> {
-    return (await this.db.async.first(this.db.k.selectFrom('app_plugin_lock_tokens').select('token').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel)))?.token ?? null;
+    return (
+      (
+        await this.db.async.first(
+          this.db.k
+            .selectFrom('app_plugin_lock_tokens')
+            .select('token')
+            .where('plugin', '=', plugin)
+            .where('storage_id', '=', storageId)
+            .where('rel', '=', rel),
+        )
+      )?.token ?? null
+    );
   }
   async putToken(plugin: string, storageId: number, rel: string, token: string): Promise<void> {
     const t = now();
-    await this.db.async.run(this.db.k.insertInto('app_plugin_lock_tokens').values({ plugin, storage_id: storageId, rel, token, locked_at: t })
-      .onConflict((oc) => oc.columns(['plugin', 'storage_id', 'rel']).doUpdateSet({ token, locked_at: t })));
+    await this.db.async.run(
+      this.db.k
+        .insertInto('app_plugin_lock_tokens')
+        .values({ plugin, storage_id: storageId, rel, token, locked_at: t })
+        .onConflict((oc) => oc.columns(['plugin', 'storage_id', 'rel']).doUpdateSet({ token, locked_at: t })),
+    );
   }
   /** The files an app holds locks on through the host (uninstall lets go of them). */
   tokensOf(plugin: string): Promise<Array<{ storage_id: number; rel: string }>> {
     return this.db.async.all(this.db.k.selectFrom('app_plugin_lock_tokens').select(['storage_id', 'rel']).where('plugin', '=', plugin));
   }
   async dropToken(plugin: string, storageId: number, rel: string): Promise<void> {
-    await this.db.async.run(this.db.k.deleteFrom('app_plugin_lock_tokens').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel));
+    await this.db.async.run(
+      this.db.k.deleteFrom('app_plugin_lock_tokens').where('plugin', '=', plugin).where('storage_id', '=', storageId).where('rel', '=', rel),
+    );
   }
 
   // Wake-ups.
@@ -44,18 +76,38 @@ export class AppHostRepo {
   async claimWakeup(plugin: string, intervalMs: number, at = new Date()): Promise<boolean> {
     const t = at.toISOString();
     const before = new Date(at.getTime() - intervalMs).toISOString();
-    return (await this.db.async.run(this.db.k.insertInto('app_plugin_wakeups').values({ plugin, last_at: t, outcome: null })
-      .onConflict((oc) => oc.column('plugin').doUpdateSet({ last_at: t, outcome: null }).where('app_plugin_wakeups.last_at', '<=', before)))) > 0;
+    return (
+      (await this.db.async.run(
+        this.db.k
+          .insertInto('app_plugin_wakeups')
+          .values({ plugin, last_at: t, outcome: null })
+          .onConflict((oc) => oc.column('plugin').doUpdateSet({ last_at: t, outcome: null }).where('app_plugin_wakeups.last_at', '<=', before)),
+      )) > 0
+    );
   }
   async wakeupOutcome(plugin: string, outcome: string): Promise<void> {
-    await this.db.async.run(this.db.k.updateTable('app_plugin_wakeups').set({ outcome: outcome.slice(0, 1000) }).where('plugin', '=', plugin));
+    await this.db.async.run(
+      this.db.k
+        .updateTable('app_plugin_wakeups')
+        .set({ outcome: outcome.slice(0, 1000) })
+        .where('plugin', '=', plugin),
+    );
   }
   /** Records a scheduled item as run; false when this key and due_at ran before (here or on another instance). */
   async claimScheduled(plugin: string, key: string, dueAt: string): Promise<boolean> {
-    return (await this.db.async.run(this.db.k.insertInto('app_plugin_schedule_runs').values({ plugin, key, due_at: dueAt, op_id: null, ran_at: now() }).onConflict((oc) => oc.doNothing()))) > 0;
+    return (
+      (await this.db.async.run(
+        this.db.k
+          .insertInto('app_plugin_schedule_runs')
+          .values({ plugin, key, due_at: dueAt, op_id: null, ran_at: now() })
+          .onConflict((oc) => oc.doNothing()),
+      )) > 0
+    );
   }
   async scheduledOp(plugin: string, key: string, dueAt: string, opId: string): Promise<void> {
-    await this.db.async.run(this.db.k.updateTable('app_plugin_schedule_runs').set({ op_id: opId }).where('plugin', '=', plugin).where('key', '=', key).where('due_at', '=', dueAt));
+    await this.db.async.run(
+      this.db.k.updateTable('app_plugin_schedule_runs').set({ op_id: opId }).where('plugin', '=', plugin).where('key', '=', key).where('due_at', '=', dueAt),
+    );
   }
   async pruneScheduled(olderThan: string): Promise<void> {
     await this.db.async.run(this.db.k.deleteFrom('app_plugin_schedule_runs').where('ran_at', '<', olderThan));
@@ -81,8 +133,12 @@ export class AppHostRepo {
   }
   async setLicense(plugin: string, token: string, by: number | null): Promise<void> {
     const t = now();
-    await this.db.async.run(this.db.k.insertInto('app_plugin_licenses').values({ plugin, token, held_status: null, set_by: by, set_at: t })
-      .onConflict((oc) => oc.column('plugin').doUpdateSet({ token, held_status: null, set_by: by, set_at: t })));
+    await this.db.async.run(
+      this.db.k
+        .insertInto('app_plugin_licenses')
+        .values({ plugin, token, held_status: null, set_by: by, set_at: t })
+        .onConflict((oc) => oc.column('plugin').doUpdateSet({ token, held_status: null, set_by: by, set_at: t })),
+    );
   }
   async removeLicense(plugin: string): Promise<boolean> {
     return (await this.db.async.run(this.db.k.deleteFrom('app_plugin_licenses').where('plugin', '=', plugin))) > 0;
@@ -101,7 +157,9 @@ export class AppHostRepo {
     return this.db.async.all(q);
   }
   async addStoreKey(store: string, pem: string, by: number | null): Promise<number> {
-    return (await this.db.async.first(this.db.k.insertInto('app_store_keys').values({ store, public_key_pem: pem, added_by: by, added_at: now() }).returning('id')))!.id;
+    return (await this.db.async.first(
+      this.db.k.insertInto('app_store_keys').values({ store, public_key_pem: pem, added_by: by, added_at: now() }).returning('id'),
+    ))!.id;
   }
   async removeStoreKey(id: number): Promise<boolean> {
     return (await this.db.async.run(this.db.k.deleteFrom('app_store_keys').where('id', '=', id))) > 0;
@@ -110,7 +168,12 @@ export class AppHostRepo {
     return this.db.async.all(this.db.k.selectFrom('app_license_revocations').select(['license_id', 'note', 'added_at']).orderBy('added_at'));
   }
   async revoke(id: string, note: string | null, by: number | null): Promise<void> {
-    await this.db.async.run(this.db.k.insertInto('app_license_revocations').values({ license_id: id, note, added_by: by, added_at: now() }).onConflict((oc) => oc.column('license_id').doNothing()));
+    await this.db.async.run(
+      this.db.k
+        .insertInto('app_license_revocations')
+        .values({ license_id: id, note, added_by: by, added_at: now() })
+        .onConflict((oc) => oc.column('license_id').doNothing()),
+    );
   }
   async unrevoke(id: string): Promise<boolean> {
     return (await this.db.async.run(this.db.k.deleteFrom('app_license_revocations').where('license_id', '=', id))) > 0;

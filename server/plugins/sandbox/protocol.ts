@@ -77,5 +77,4 @@ export function boundedJson(v: unknown): string | null {
   return byteLength(s) <= MAX_MESSAGE_BYTES ? s : null;
 }
 
-export const clampTimeout = (ms: number | undefined) =>
-  Math.max(1, Math.min(MAX_CALL_TIMEOUT_MS, Math.floor(ms ?? DEFAULT_CALL_TIMEOUT_MS)));
+export const clampTimeout = (ms: number | undefined) => Math.max(1, Math.min(MAX_CALL_TIMEOUT_MS, Math.floor(ms ?? DEFAULT_CALL_TIMEOUT_MS)));

@@ -6,7 +6,10 @@ import { AppSandbox, SandboxError, stopSpare, warmSandboxes } from './sandbox';
 after(() => stopSpare());
 
 const rejectsWith = async (p: Promise<unknown>, code: string, message?: RegExp) => {
-  const e = await p.then(() => null, (x) => x);
+  const e = await p.then(
+    () => null,
+    (x) => x,
+  );
   assert.ok(e instanceof SandboxError, `expected a SandboxError, got ${e}`);
   assert.equal(e.code, code, e.message);
   if (message) assert.match(e.message, message);
@@ -33,7 +36,9 @@ test('a call returns a value, and a host API round trip reaches the caller-scope
 });
 
 test('while(true) is stopped by its CPU budget (before the watchdog), and the app keeps serving', async () => {
-  const sb = await AppSandbox.start({ code: `app.spin = () => { while (true) {} }; app.spinLater = async () => { await host.call('wait', null); while (true) {} }; app.ok = () => 'ok';` });
+  const sb = await AppSandbox.start({
+    code: `app.spin = () => { while (true) {} }; app.spinLater = async () => { await host.call('wait', null); while (true) {} }; app.ok = () => 'ok';`,
+  });
   try {
     const t0 = performance.now();
     await rejectsWith(sb.call('spin', null, { timeoutMs: 500 }), 'timeout');
@@ -91,7 +96,15 @@ test('a thrown error is reported with its message; no ambient I/O exists', async
     await rejectsWith(sb.call('deep', null), 'app_error', /stack/i); // runaway recursion: the stack cap, not a crash
     assert.equal(await sb.call('ambient', null), 'undefined,undefined,undefined,undefined,undefined,undefined');
     // A host failure that is not a spec error reaches the app without its internals.
-    const e = (await sb.call('later', null, { host: { n: () => { throw new Error('/secret/path missing'); } } }).catch((x) => x)) as SandboxError;
+    const e = (await sb
+      .call('later', null, {
+        host: {
+          n: () => {
+            throw new Error('/secret/path missing');
+          },
+        },
+      })
+      .catch((x) => x)) as SandboxError;
     assert.equal(e.code, 'host_error');
     assert.doesNotMatch(e.message, /secret/);
   } finally {
@@ -116,7 +129,9 @@ test('a worker killed mid-call fails that call and is replaced', async () => {
 });
 
 test('oversized payloads are refused both ways', async () => {
-  const sb = await AppSandbox.start({ code: `app.echo = (x) => x; app.huge = () => 'x'.repeat(2 * 1024 * 1024); app.ask = () => host.call('m', 'y'.repeat(2 * 1024 * 1024));` });
+  const sb = await AppSandbox.start({
+    code: `app.echo = (x) => x; app.huge = () => 'x'.repeat(2 * 1024 * 1024); app.ask = () => host.call('m', 'y'.repeat(2 * 1024 * 1024));`,
+  });
   try {
     await rejectsWith(sb.call('echo', 'x'.repeat(2 * 1024 * 1024)), 'too_large');
     await rejectsWith(sb.call('huge', null), 'too_large');

@@ -11,15 +11,26 @@ import { performance } from 'node:perf_hooks';
 import { startWorker } from '../../lib/worker';
 import { isAppError } from '../../errors';
 import {
-  boundedJson, clampTimeout, DEFAULT_MEMORY_BYTES, DEFAULT_STACK_BYTES,
-  type FromWorker, type SandboxErrorCode, type SandboxLimits, type ToWorker, type WireError, type WorkerSetup,
+  boundedJson,
+  clampTimeout,
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_STACK_BYTES,
+  type FromWorker,
+  type SandboxErrorCode,
+  type SandboxLimits,
+  type ToWorker,
+  type WireError,
+  type WorkerSetup,
 } from './protocol';
 
 /** What the app may call through `host.call(method, args)`, scoped to one call's caller. */
 export type HostApi = Record<string, (args: unknown) => unknown>;
 
 export class SandboxError extends Error {
-  constructor(readonly code: SandboxErrorCode | string, message: string) {
+  constructor(
+    readonly code: SandboxErrorCode | string,
+    message: string,
+  ) {
     super(message);
     this.name = 'SandboxError';
   }
@@ -171,7 +182,16 @@ export class AppSandbox {
     if (signal?.aborted) throw cancelled();
     const w = this.worker!;
     return new Promise((resolve, reject) => {
-      const p: Pending = { id: this.nextId++, resolve, reject, host: options.host ?? {}, timeoutMs: clampTimeout(options.timeoutMs), spent: 0, since: performance.now(), hostWaits: 0 };
+      const p: Pending = {
+        id: this.nextId++,
+        resolve,
+        reject,
+        host: options.host ?? {},
+        timeoutMs: clampTimeout(options.timeoutMs),
+        spent: 0,
+        since: performance.now(),
+        hostWaits: 0,
+      };
       this.pending = p;
       this.arm(p);
       if (signal) {
@@ -193,11 +213,14 @@ export class AppSandbox {
   private arm(p: Pending) {
     clearTimeout(p.timer);
     const left = p.timeoutMs + WATCHDOG_GRACE_MS - p.spent;
-    p.timer = setTimeout(() => {
-      if (this.pending !== p) return;
-      this.fail(new SandboxError('timeout', 'the call ran out of time'));
-      this.replace();
-    }, Math.max(0, left));
+    p.timer = setTimeout(
+      () => {
+        if (this.pending !== p) return;
+        this.fail(new SandboxError('timeout', 'the call ran out of time'));
+        this.replace();
+      },
+      Math.max(0, left),
+    );
     p.timer.unref();
   }
 
@@ -230,7 +253,14 @@ export class AppSandbox {
       reply = text === null ? { error: { error: 'too_large', message: 'the host result is too large' } } : { result: text };
     } catch (e) {
       // Host failures reach the app by code; only spec errors and our own carry their message (no internals leak).
-      reply = { error: e instanceof SandboxError ? { error: e.code, message: e.message } : isAppError(e) ? { error: e.code, message: e.code } : { error: 'host_error', message: 'the host call failed' } };
+      reply = {
+        error:
+          e instanceof SandboxError
+            ? { error: e.code, message: e.message }
+            : isAppError(e)
+              ? { error: e.code, message: e.code }
+              : { error: 'host_error', message: 'the host call failed' },
+      };
     }
     if (this.pending !== p || this.worker !== w) return;
     if (--p.hostWaits === 0) {

@@ -7,8 +7,26 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
-import { byteLength, MAX_LOG_LINE, MAX_MESSAGE_BYTES, WASM_BASE_BYTES, type FromWorker, type SandboxLimits, type ToWorker, type WireError, type WorkerSetup } from './protocol';
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+} from 'quickjs-emscripten';
+import {
+  byteLength,
+  MAX_LOG_LINE,
+  MAX_MESSAGE_BYTES,
+  WASM_BASE_BYTES,
+  type FromWorker,
+  type SandboxLimits,
+  type ToWorker,
+  type WireError,
+  type WorkerSetup,
+} from './protocol';
 
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
@@ -48,7 +66,12 @@ let interrupted = false;
 const hostWaits = new Map<number, QuickJSDeferredPromise>();
 let nextHostId = 1;
 
-interface Call { id: number; promise: QuickJSHandle; budget: number; used: number }
+interface Call {
+  id: number;
+  promise: QuickJSHandle;
+  budget: number;
+  used: number;
+}
 let current: Call | null = null;
 
 /** Runs QuickJS against the call's remaining CPU budget; only time inside QuickJS counts. */
@@ -91,24 +114,29 @@ const prepared = quickjs.then((qjs) => {
   rt = qjs.newRuntime();
   rt.setInterruptHandler(() => (performance.now() > deadline ? (interrupted = true) : false));
   ctx = rt.newContext();
-  ctx.newFunction('__host', (mh, ah) => {
-    const method = ctx.getString(mh), args = ctx.getString(ah);
-    const d = ctx.newPromise();
-    if (!current || byteLength(args) > MAX_MESSAGE_BYTES) {
-      const e = ctx.newError(current ? 'host call arguments too large' : 'host calls only during a call');
-      ctx.newString(current ? 'too_large' : 'host_error').consume((c) => ctx.setProp(e, 'code', c));
-      d.reject(e);
-      e.dispose();
+  ctx
+    .newFunction('__host', (mh, ah) => {
+      const method = ctx.getString(mh),
+        args = ctx.getString(ah);
+      const d = ctx.newPromise();
+      if (!current || byteLength(args) > MAX_MESSAGE_BYTES) {
+        const e = ctx.newError(current ? 'host call arguments too large' : 'host calls only during a call');
+        ctx.newString(current ? 'too_large' : 'host_error').consume((c) => ctx.setProp(e, 'code', c));
+        d.reject(e);
+        e.dispose();
+        return d.handle;
+      }
+      const id = nextHostId++;
+      hostWaits.set(id, d);
+      send({ kind: 'host', id, call: current.id, method, args });
       return d.handle;
-    }
-    const id = nextHostId++;
-    hostWaits.set(id, d);
-    send({ kind: 'host', id, call: current.id, method, args });
-    return d.handle;
-  }).consume((f) => ctx.setProp(ctx.global, '__host', f));
-  ctx.newFunction('__log', (lh) => {
-    send({ kind: 'log', line: ctx.getString(lh).slice(0, MAX_LOG_LINE) });
-  }).consume((f) => ctx.setProp(ctx.global, '__log', f));
+    })
+    .consume((f) => ctx.setProp(ctx.global, '__host', f));
+  ctx
+    .newFunction('__log', (lh) => {
+      send({ kind: 'log', line: ctx.getString(lh).slice(0, MAX_LOG_LINE) });
+    })
+    .consume((f) => ctx.setProp(ctx.global, '__log', f));
   ctx.unwrapResult(ctx.evalCode(PRELUDE, 'prelude.js')).dispose();
 });
 prepared.catch(() => undefined); // reported by load(), which awaits it
@@ -142,8 +170,7 @@ function settle(jobsFailed?: WireError) {
   if (state.type === 'rejected') return finish({ error: errorOf(state.error) });
   const text = ctx.dump(state.value);
   state.value.dispose();
-  if (typeof text !== 'string' || byteLength(text) > MAX_MESSAGE_BYTES)
-    return finish({ error: { error: 'too_large', message: 'the result is too large' } });
+  if (typeof text !== 'string' || byteLength(text) > MAX_MESSAGE_BYTES) return finish({ error: { error: 'too_large', message: 'the result is too large' } });
   finish({ result: text });
 }
 
@@ -163,7 +190,8 @@ function call(id: number, fn: string, input: string, timeoutMs: number) {
   current = c;
   const r = timed(c.budget, () => {
     const dispatch = ctx.getProp(ctx.global, '__dispatch');
-    const fnH = ctx.newString(fn), inH = ctx.newString(input);
+    const fnH = ctx.newString(fn),
+      inH = ctx.newString(input);
     try {
       return ctx.callFunction(dispatch, ctx.undefined, fnH, inH);
     } finally {
@@ -199,7 +227,8 @@ function hostResult(id: number, result?: string, error?: WireError) {
 
 port.on('message', (m: ToWorker) => {
   try {
-    if (m.kind === 'load') void load(m.code, m.limits).catch((e) => send({ kind: 'load-failed', error: { error: 'load_failed', message: String(e?.message ?? e) } }));
+    if (m.kind === 'load')
+      void load(m.code, m.limits).catch((e) => send({ kind: 'load-failed', error: { error: 'load_failed', message: String(e?.message ?? e) } }));
     else if (m.kind === 'call') call(m.id, m.fn, m.input, m.timeout_ms);
     else if (m.kind === 'host-result') hostResult(m.id, m.result, m.error);
   } catch (e) {
@@ -207,7 +236,9 @@ port.on('message', (m: ToWorker) => {
     const c = current;
     current = null;
     const msg = String((e as Error)?.message ?? e);
-    const error: WireError = /out of memory|memory/i.test(msg) ? { error: 'out_of_memory', message: 'the app exceeded its memory limit' } : { error: 'crashed', message: msg.slice(0, 4096) };
+    const error: WireError = /out of memory|memory/i.test(msg)
+      ? { error: 'out_of_memory', message: 'the app exceeded its memory limit' }
+      : { error: 'crashed', message: msg.slice(0, 4096) };
     if (c) send({ kind: 'result', id: c.id, error });
     else if (m.kind === 'load') send({ kind: 'load-failed', error: { error: 'load_failed', message: error.message } });
   }

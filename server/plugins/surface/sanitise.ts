@@ -20,12 +20,36 @@ export const SURFACE_LIMITS = {
   state_bytes: 64 * 1024,
 };
 
-export const NODE_TYPES = ['text', 'form', 'steps', 'list', 'progress', 'people-picker', 'pin-input', 'file-chooser', 'pdf-fields', 'signature-pad', 'preview', 'divider', 'row'] as const;
+export const NODE_TYPES = [
+  'text',
+  'form',
+  'steps',
+  'list',
+  'progress',
+  'people-picker',
+  'pin-input',
+  'file-chooser',
+  'pdf-fields',
+  'signature-pad',
+  'preview',
+  'divider',
+  'row',
+] as const;
 export const FIELD_TYPES = ['string', 'password', 'int', 'bool', 'select', 'text', 'date'] as const;
 
 export type SurfaceNode = { type: (typeof NODE_TYPES)[number]; [prop: string]: unknown };
-export interface FooterAction { id: string; label: string; primary?: boolean; danger?: boolean }
-export interface Surface { title?: string; nodes: SurfaceNode[]; footer: FooterAction[]; state?: unknown }
+export interface FooterAction {
+  id: string;
+  label: string;
+  primary?: boolean;
+  danger?: boolean;
+}
+export interface Surface {
+  title?: string;
+  nodes: SurfaceNode[];
+  footer: FooterAction[];
+  state?: unknown;
+}
 
 /** A property's cleaner: the clean value, or undefined to drop it. */
 type Clean = (v: unknown) => unknown;
@@ -36,37 +60,69 @@ export function plain(v: unknown, maxBytes = SURFACE_LIMITS.text_bytes): string 
   if (typeof v !== 'string' && typeof v !== 'number') return undefined;
   let s = String(v).replace(CONTROL, '');
   if (Buffer.byteLength(s) > maxBytes) {
-    s = Buffer.from(s).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');
+    s = Buffer.from(s)
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '');
   }
   return s;
 }
 const text: Clean = (v) => plain(v);
 const key: Clean = (v) => (typeof v === 'string' && /^[A-Za-z0-9_.:-]{1,128}$/.test(v) ? v : undefined);
 const bool: Clean = (v) => (typeof v === 'boolean' ? v : undefined);
-const num = (min: number, max: number): Clean => (v) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, v)) : undefined);
-const int = (min: number, max: number): Clean => (v) => (Number.isInteger(v) ? Math.min(max, Math.max(min, v as number)) : undefined);
-const oneOf = (...values: string[]): Clean => (v) => (typeof v === 'string' && values.includes(v) ? v : undefined);
-const list = (item: Clean, max = SURFACE_LIMITS.items): Clean => (v) =>
-  Array.isArray(v) ? v.slice(0, max).map(item).filter((x) => x !== undefined) : undefined;
+const num =
+  (min: number, max: number): Clean =>
+  (v) =>
+    typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, v)) : undefined;
+const int =
+  (min: number, max: number): Clean =>
+  (v) =>
+    Number.isInteger(v) ? Math.min(max, Math.max(min, v as number)) : undefined;
+const oneOf =
+  (...values: string[]): Clean =>
+  (v) =>
+    typeof v === 'string' && values.includes(v) ? v : undefined;
+const list =
+  (item: Clean, max = SURFACE_LIMITS.items): Clean =>
+  (v) =>
+    Array.isArray(v)
+      ? v
+          .slice(0, max)
+          .map(item)
+          .filter((x) => x !== undefined)
+      : undefined;
 /** A closed object: only the named properties survive, each cleaned; `required` ones must survive or the object is dropped. */
-const shape = (props: Record<string, Clean>, required: string[] = []): Clean => (v) => {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const [k, clean] of Object.entries(props)) {
-    const c = clean((v as Record<string, unknown>)[k]);
-    if (c !== undefined) out[k] = c;
-  }
-  return required.every((k) => k in out) ? out : undefined;
-};
+const shape =
+  (props: Record<string, Clean>, required: string[] = []): Clean =>
+  (v) => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const [k, clean] of Object.entries(props)) {
+      const c = clean((v as Record<string, unknown>)[k]);
+      if (c !== undefined) out[k] = c;
+    }
+    return required.every((k) => k in out) ? out : undefined;
+  };
 
 const condition = shape({ key, equals: list((x) => plain(x, 256), 32) }, ['key', 'equals']);
-const field = shape({
-  key, type: oneOf(...FIELD_TYPES), label: text, help: text, placeholder: text, required: bool,
-  default: (v) => (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? v : plain(v)),
-  min: num(-1e15, 1e15), max: num(-1e15, 1e15), max_length: int(1, 65536),
-  options: list(shape({ value: (x) => plain(x, 256), label: text }, ['value']), 64),
-  show_when: condition, required_when: condition,
-}, ['key', 'type']);
+const field = shape(
+  {
+    key,
+    type: oneOf(...FIELD_TYPES),
+    label: text,
+    help: text,
+    placeholder: text,
+    required: bool,
+    default: (v) => (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? v : plain(v)),
+    min: num(-1e15, 1e15),
+    max: num(-1e15, 1e15),
+    max_length: int(1, 65536),
+    options: list(shape({ value: (x) => plain(x, 256), label: text }, ['value']), 64),
+    show_when: condition,
+    required_when: condition,
+  },
+  ['key', 'type'],
+);
 
 /** Each node type's properties (besides `type`, and `children` of a row). */
 const NODE_PROPS: Record<Exclude<SurfaceNode['type'], 'row'>, Clean> = {
@@ -77,11 +133,42 @@ const NODE_PROPS: Record<Exclude<SurfaceNode['type'], 'row'>, Clean> = {
   progress: shape({ id: key, value: num(0, 1), label: text }),
   'people-picker': shape({ id: key, key, label: text, multi: bool, required: bool }, ['key']),
   'pin-input': shape({ id: key, key, label: text, length: int(4, 12), required: bool }, ['key']),
-  'file-chooser': shape({ id: key, key, label: text, multi: bool, kind: oneOf('file', 'dir'), ext: list((x) => (typeof x === 'string' && /^[a-z0-9]{1,16}$/.test(x) ? x : undefined), 64), required: bool }, ['key']),
-  'pdf-fields': shape({
-    id: key, key, path: text,
-    fields: list(shape({ key, label: text, page: int(1, 100_000), x: num(0, 1e6), y: num(0, 1e6), w: num(0, 1e6), h: num(0, 1e6), kind: oneOf('text', 'signature', 'date', 'checkbox'), required: bool }, ['key', 'page', 'kind'])),
-  }, ['path']),
+  'file-chooser': shape(
+    {
+      id: key,
+      key,
+      label: text,
+      multi: bool,
+      kind: oneOf('file', 'dir'),
+      ext: list((x) => (typeof x === 'string' && /^[a-z0-9]{1,16}$/.test(x) ? x : undefined), 64),
+      required: bool,
+    },
+    ['key'],
+  ),
+  'pdf-fields': shape(
+    {
+      id: key,
+      key,
+      path: text,
+      fields: list(
+        shape(
+          {
+            key,
+            label: text,
+            page: int(1, 100_000),
+            x: num(0, 1e6),
+            y: num(0, 1e6),
+            w: num(0, 1e6),
+            h: num(0, 1e6),
+            kind: oneOf('text', 'signature', 'date', 'checkbox'),
+            required: bool,
+          },
+          ['key', 'page', 'kind'],
+        ),
+      ),
+    },
+    ['path'],
+  ),
   'signature-pad': shape({ id: key, key, label: text, required: bool }, ['key']),
   preview: shape({ id: key, path: text, page: int(1, 100_000) }, ['path']),
   divider: shape({ id: key }),

@@ -30,8 +30,13 @@ export const anthropicDialect: Dialect = {
       sse('message_start', {
         type: 'message_start',
         message: {
-          id: 'msg_01FakeFakeFakeFakeFake', type: 'message', role: 'assistant', model, content: [],
-          stop_reason: null, stop_sequence: null,
+          id: 'msg_01FakeFakeFakeFakeFake',
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
           usage: { input_tokens: turn.usage?.input ?? 25, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
         },
       }),
@@ -54,7 +59,9 @@ export const anthropicDialect: Dialect = {
       index++;
     });
     const stop = { end: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens' }[turn.stop ?? (calls.length > 0 ? 'tool_use' : 'end')];
-    out.push(sse('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: turn.usage?.output ?? 15 } }));
+    out.push(
+      sse('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: turn.usage?.output ?? 15 } }),
+    );
     out.push(sse('message_stop', { type: 'message_stop' }));
     return out;
   },

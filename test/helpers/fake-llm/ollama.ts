@@ -31,13 +31,19 @@ export const ollamaDialect: Dialect = {
       out.push(line({ content: '', tool_calls: [{ id: c.id ?? `call_fake${i}`, function: { index: i, name: c.name, arguments: c.input } }] }, { done: false })),
     );
     out.push(
-      line({ content: '' }, {
-        done: true,
-        done_reason: turn.stop === 'max_tokens' ? 'length' : 'stop',
-        total_duration: 885095291, load_duration: 3753500,
-        prompt_eval_count: turn.usage?.input ?? 25, prompt_eval_duration: 328493000,
-        eval_count: turn.usage?.output ?? 15, eval_duration: 552222000,
-      }),
+      line(
+        { content: '' },
+        {
+          done: true,
+          done_reason: turn.stop === 'max_tokens' ? 'length' : 'stop',
+          total_duration: 885095291,
+          load_duration: 3753500,
+          prompt_eval_count: turn.usage?.input ?? 25,
+          prompt_eval_duration: 328493000,
+          eval_count: turn.usage?.output ?? 15,
+          eval_duration: 552222000,
+        },
+      ),
     );
     return out;
   },
@@ -49,7 +55,10 @@ export const ollamaDialect: Dialect = {
   streamError: (kind) => `${JSON.stringify({ error: ERRORS[kind].error })}\n`,
   models: (names) => ({
     models: names.map((name) => ({
-      name, model: name, modified_at: '2025-05-27T22:54:57.641643Z', size: 2019393189,
+      name,
+      model: name,
+      modified_at: '2025-05-27T22:54:57.641643Z',
+      size: 2019393189,
       digest: 'a80c4f17acd55265feec403c7aef86be0c25983ab279d83f3bcd3abbcb5b8b72',
       details: { parent_model: '', format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '3.2B', quantization_level: 'Q4_K_M' },
     })),

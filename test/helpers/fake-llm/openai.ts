@@ -12,15 +12,29 @@ import { cut, startFake, type Dialect, type Frame, type Turn } from './script';
 const ERRORS = {
   unauthorized: {
     status: 401,
-    error: { message: 'Incorrect API key provided: sk-fake***************1234. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+    error: {
+      message: 'Incorrect API key provided: sk-fake***************1234. You can find your API key at https://platform.openai.com/account/api-keys.',
+      type: 'invalid_request_error',
+      param: null,
+      code: 'invalid_api_key',
+    },
   },
   // What Ollama's OpenAI-compatible endpoint answers for a model whose template has no tools.
   no_tools: { status: 400, error: { message: 'registry.ollama.ai/library/gemma3:4b does not support tools', type: 'api_error', param: null, code: null } },
   too_long: {
     status: 400,
-    error: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' },
+    error: {
+      message:
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
   },
-  server: { status: 500, error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } },
+  server: {
+    status: 500,
+    error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null },
+  },
 } as const;
 
 export const openaiDialect: Dialect = {
@@ -48,7 +62,9 @@ export const openaiDialect: Dialect = {
     const opts = req.stream_options as { include_usage?: boolean } | undefined;
     if (opts?.include_usage) {
       const u = { prompt_tokens: turn.usage?.input ?? 25, completion_tokens: turn.usage?.output ?? 15 };
-      out.push({ data: `data: ${JSON.stringify({ id: 'chatcmpl-Fake123', object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: { ...u, total_tokens: u.prompt_tokens + u.completion_tokens } })}\n\n` });
+      out.push({
+        data: `data: ${JSON.stringify({ id: 'chatcmpl-Fake123', object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: { ...u, total_tokens: u.prompt_tokens + u.completion_tokens } })}\n\n`,
+      });
     }
     out.push({ data: 'data: [DONE]\n\n' });
     return out;

@@ -36,7 +36,6 @@ export type Turn =
   /** Starts a reply, then sends a frame whose JSON breaks off, and ends the response. */
   | { malformed: true; text?: string[] };
 
-
 export type ErrorKind = 'unauthorized' | 'no_tools' | 'too_long' | 'server';
 
 /** One frame on the wire; `token` marks the frame that carries a text token. */

@@ -8,15 +8,18 @@ import '../../styles.css';
 
 function Root() {
   const [lang, setLang] = useState<Lang>(initialLang);
-  const i18n = useMemo<I18n>(() => ({
-    lang,
-    t: translator(lang),
-    setLang: (l) => {
-      setLang(l);
-      localStorage.setItem('filedock.lang', l);
-      document.documentElement.lang = l;
-    },
-  }), [lang]);
+  const i18n = useMemo<I18n>(
+    () => ({
+      lang,
+      t: translator(lang),
+      setLang: (l) => {
+        setLang(l);
+        localStorage.setItem('filedock.lang', l);
+        document.documentElement.lang = l;
+      },
+    }),
+    [lang],
+  );
   return (
     <I18nContext.Provider value={i18n}>
       <ToastProvider>
@@ -33,4 +36,8 @@ try {
   // No storage: the light theme.
 }
 document.documentElement.lang = initialLang();
-createRoot(document.getElementById('root')!).render(<StrictMode><Root /></StrictMode>);
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <Root />
+  </StrictMode>,
+);

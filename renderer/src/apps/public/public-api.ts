@@ -6,7 +6,12 @@
 import { api } from '../../api/client';
 import type { SurfaceData } from '../surface/types';
 
-export interface PublicFile { ref: string; name: string; size?: number; mime?: string }
+export interface PublicFile {
+  ref: string;
+  name: string;
+  size?: number;
+  mime?: string;
+}
 export interface LinkState {
   /** `active`, `expired`, `revoked` or `suspended`. */
   state?: string;
@@ -47,7 +52,12 @@ export class PublicLink {
   }
   /** No body opens the page (and counts a visit); later events carry the surface's state. */
   event(body?: { state?: unknown; event: string; action_id?: string; data?: Record<string, unknown> }) {
-    return api<{ surface: SurfaceData } | { accepted: boolean; job_id: string }>(this.url('/event'), { method: 'POST', body: body ?? {}, query: this.q(), quiet401: true });
+    return api<{ surface: SurfaceData } | { accepted: boolean; job_id: string }>(this.url('/event'), {
+      method: 'POST',
+      body: body ?? {},
+      query: this.q(),
+      quiet401: true,
+    });
   }
   job(id: string) {
     return api<PageJob>(this.url(`/ops/${encodeURIComponent(id)}`), { query: this.q(), quiet401: true, cache: 'no-store' });

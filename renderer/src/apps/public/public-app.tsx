@@ -35,13 +35,16 @@ export function PublicApp() {
   const [error, setError] = useState<string | null>(null);
 
   /** A failure of any call: 410 revoked, 401 PIN needed, 404 gone, else a message on the current screen. */
-  const failed = useCallback((e: unknown) => {
-    // 410: `expired` (the clock, or the creator revoking it: SPEC "Share link public state") or `revoked`.
-    if (e instanceof ApiError && e.status === 410) return setScreen({ kind: e.code === 'expired' ? 'expired' : 'revoked' });
-    if (e instanceof ApiError && e.status === 401) return setScreen({ kind: 'pin' });
-    if (e instanceof ApiError && e.status === 404) return setScreen({ kind: 'gone', message: e.message });
-    setError(errorText(e, t));
-  }, [t]);
+  const failed = useCallback(
+    (e: unknown) => {
+      // 410: `expired` (the clock, or the creator revoking it: SPEC "Share link public state") or `revoked`.
+      if (e instanceof ApiError && e.status === 410) return setScreen({ kind: e.code === 'expired' ? 'expired' : 'revoked' });
+      if (e instanceof ApiError && e.status === 401) return setScreen({ kind: 'pin' });
+      if (e instanceof ApiError && e.status === 404) return setScreen({ kind: 'gone', message: e.message });
+      setError(errorText(e, t));
+    },
+    [t],
+  );
 
   const open = useCallback(async () => {
     if (!link) return;
@@ -57,7 +60,8 @@ export function PublicApp() {
       else setScreen({ kind: 'submitted' });
     } catch (e) {
       failed(e);
-      if (!(e instanceof ApiError) || ![401, 404, 410].includes(e.status)) setScreen((s) => (s.kind === 'loading' ? { kind: 'gone', message: errorText(e, t) } : s));
+      if (!(e instanceof ApiError) || ![401, 404, 410].includes(e.status))
+        setScreen((s) => (s.kind === 'loading' ? { kind: 'gone', message: errorText(e, t) } : s));
     }
   }, [link, failed, t]);
 
@@ -92,23 +96,55 @@ export function PublicApp() {
     <PublicFrame title={screen.kind === 'submitted' ? t('apps.public.submitted_title') : title}>
       <div className="app-public" data-testid="app-public">
         {screen.kind === 'loading' && <p aria-busy="true">{t('common.loading')}</p>}
-        {screen.kind === 'pin' && link && <PinForm link={link} onOpen={() => { setScreen({ kind: 'loading' }); void open(); }} />}
+        {screen.kind === 'pin' && link && (
+          <PinForm
+            link={link}
+            onOpen={() => {
+              setScreen({ kind: 'loading' });
+              void open();
+            }}
+          />
+        )}
         {screen.kind === 'surface' && (
           <>
             <Surface surface={screen.surface} busy={busy} errors={errors} error={error} onEvent={onEvent} fileUrl={fileUrl} />
             {files.length > 0 && (
               <section aria-label={t('apps.public.files')}>
                 <h2>{t('apps.public.files')}</h2>
-                <ul>{files.map((f) => <li key={f.ref}><a href={link!.fileUrl(f.ref)} target="_blank" rel="noopener noreferrer">{f.name}</a></li>)}</ul>
+                <ul>
+                  {files.map((f) => (
+                    <li key={f.ref}>
+                      <a href={link!.fileUrl(f.ref)} target="_blank" rel="noopener noreferrer">
+                        {f.name}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
               </section>
             )}
           </>
         )}
-        {screen.kind === 'submitted' && <p className="ok" role="status">{t('apps.public.submitted')}</p>}
+        {screen.kind === 'submitted' && (
+          <p className="ok" role="status">
+            {t('apps.public.submitted')}
+          </p>
+        )}
         {screen.kind === 'submitted' && screen.jobId && link && <JobStatus link={link} id={screen.jobId} files={files} />}
-        {screen.kind === 'revoked' && <p className="error" role="alert">{t('apps.public.revoked')}</p>}
-        {screen.kind === 'expired' && <p className="error" role="alert">{t('apps.public.expired')}</p>}
-        {screen.kind === 'gone' && <p className="error" role="alert">{screen.message || t('apps.public.gone')}</p>}
+        {screen.kind === 'revoked' && (
+          <p className="error" role="alert">
+            {t('apps.public.revoked')}
+          </p>
+        )}
+        {screen.kind === 'expired' && (
+          <p className="error" role="alert">
+            {t('apps.public.expired')}
+          </p>
+        )}
+        {screen.kind === 'gone' && (
+          <p className="error" role="alert">
+            {screen.message || t('apps.public.gone')}
+          </p>
+        )}
       </div>
     </PublicFrame>
   );
@@ -135,15 +171,31 @@ function JobStatus({ link, id, files }: { link: PublicLink; id: string; files: P
     };
   }, [link, id]);
   if (!job) return null;
-  const text = job.status === 'ok' ? t('apps.public.job_ok')
-    : job.status === 'failed' ? t('apps.public.job_failed', { reason: job.error_text ?? '' })
-    : job.status === 'cancelled' ? t('apps.public.job_cancelled')
-    : t('apps.public.job_running', { n: Math.round(job.progress * 100) });
+  const text =
+    job.status === 'ok'
+      ? t('apps.public.job_ok')
+      : job.status === 'failed'
+        ? t('apps.public.job_failed', { reason: job.error_text ?? '' })
+        : job.status === 'cancelled'
+          ? t('apps.public.job_cancelled')
+          : t('apps.public.job_running', { n: Math.round(job.progress * 100) });
   return (
     <div data-testid="app-public-job">
-      <p className={job.status === 'failed' || job.status === 'cancelled' ? 'error' : 'ok'} role="status" aria-live="polite">{text}</p>
+      <p className={job.status === 'failed' || job.status === 'cancelled' ? 'error' : 'ok'} role="status" aria-live="polite">
+        {text}
+      </p>
       {job.status === 'ok' && job.message && <p>{job.message}</p>}
-      {job.outputs.length > 0 && <ul>{job.outputs.map((o) => <li key={o.ref}><a href={link.fileUrl(o.ref)} target="_blank" rel="noopener noreferrer">{files.find((f) => f.ref === o.ref)?.name ?? o.ref}</a></li>)}</ul>}
+      {job.outputs.length > 0 && (
+        <ul>
+          {job.outputs.map((o) => (
+            <li key={o.ref}>
+              <a href={link.fileUrl(o.ref)} target="_blank" rel="noopener noreferrer">
+                {files.find((f) => f.ref === o.ref)?.name ?? o.ref}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
@@ -156,30 +208,48 @@ function PinForm({ link, onOpen }: { link: PublicLink; onOpen: () => void }) {
   const left = useCountdown(until);
   const [busy, setBusy] = useState(false);
   return (
-    <form className="form" onSubmit={async (e) => {
-      e.preventDefault();
-      setBusy(true);
-      setError(null);
-      try {
-        await link.pin(pin);
-        onOpen();
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'pin_wrong') {
-          const n = Number(err.details.tries_left ?? err.params.tries_left);
-          setError(Number.isFinite(n) ? t('apps.public.pin_wrong', { n }) : t('apps.public.pin_wrong_plain'));
-        } else if (err instanceof ApiError && err.status === 429) {
-          const s = Number(err.details.retry_after ?? err.params.retry_after ?? err.retryAfter ?? 60);
-          setUntil(Date.now() + s * 1000);
-        } else setError(errorText(err, t));
-      } finally {
-        setBusy(false);
-      }
-    }}>
+    <form
+      className="form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(null);
+        try {
+          await link.pin(pin);
+          onOpen();
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'pin_wrong') {
+            const n = Number(err.details.tries_left ?? err.params.tries_left);
+            setError(Number.isFinite(n) ? t('apps.public.pin_wrong', { n }) : t('apps.public.pin_wrong_plain'));
+          } else if (err instanceof ApiError && err.status === 429) {
+            const s = Number(err.details.retry_after ?? err.params.retry_after ?? err.retryAfter ?? 60);
+            setUntil(Date.now() + s * 1000);
+          } else setError(errorText(err, t));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
       <p>{t('apps.public.pin_title')}</p>
-      <label>{t('apps.public.pin')}<input data-autofocus inputMode="numeric" autoComplete="one-time-code" className="pin" value={pin} onChange={(e) => setPin(e.target.value)} /></label>
-      {left > 0 && <p className="error" role="alert">{t('apps.public.locked', { s: left })}</p>}
-      {error && left === 0 && <p className="error" role="alert">{error}</p>}
-      <div className="actions"><button type="submit" className="primary" disabled={busy || !pin || left > 0}>{t('apps.public.pin_submit')}</button></div>
+      <label>
+        {t('apps.public.pin')}
+        <input data-autofocus inputMode="numeric" autoComplete="one-time-code" className="pin" value={pin} onChange={(e) => setPin(e.target.value)} />
+      </label>
+      {left > 0 && (
+        <p className="error" role="alert">
+          {t('apps.public.locked', { s: left })}
+        </p>
+      )}
+      {error && left === 0 && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy || !pin || left > 0}>
+          {t('apps.public.pin_submit')}
+        </button>
+      </div>
     </form>
   );
 }

@@ -41,7 +41,10 @@ describe('surface logic', () => {
     assert.equal(nodes.length, 3);
     const row = nodes[2] as { children: unknown[] };
     assert.equal(row.children.length, 1);
-    assert.deepEqual(inputs(nodes).map((i) => i.key), ['mode', 'email', 'note', 'copies', 'urgent', 'sig']);
+    assert.deepEqual(
+      inputs(nodes).map((i) => i.key),
+      ['mode', 'email', 'note', 'copies', 'urgent', 'sig'],
+    );
   });
 
   test('initial values come from defaults; a flag starts false', () => {
@@ -51,23 +54,38 @@ describe('surface logic', () => {
   test('a submit sends shown, non-empty values, whole numbers as numbers', () => {
     const values = { mode: 'link', email: 'a@b.c', note: '', copies: '2', urgent: true, sig: 'data:image/png;base64,xx' };
     assert.deepEqual(collectValues(surface, values), { mode: 'link', copies: 2, urgent: true, sig: 'data:image/png;base64,xx' });
-    assert.deepEqual(collectValues(surface, { ...values, mode: 'mail', copies: '2.5' }), { mode: 'mail', email: 'a@b.c', copies: '2.5', urgent: true, sig: 'data:image/png;base64,xx' });
+    assert.deepEqual(collectValues(surface, { ...values, mode: 'mail', copies: '2.5' }), {
+      mode: 'mail',
+      email: 'a@b.c',
+      copies: '2.5',
+      urgent: true,
+      sig: 'data:image/png;base64,xx',
+    });
   });
 
   test('hints: required (also by required_when and for widgets), min, max, whole numbers, length', () => {
     assert.deepEqual(hints(surface, { mode: 'link', copies: '0' }), { note: { code: 'required' }, copies: { code: 'min', n: 1 }, sig: { code: 'required' } });
-    assert.deepEqual(hints(surface, { mode: 'mail', copies: 9, note: 'toolong', sig: 'x' }), { email: { code: 'required' }, note: { code: 'max_length', n: 5 }, copies: { code: 'max', n: 3 } });
+    assert.deepEqual(hints(surface, { mode: 'mail', copies: 9, note: 'toolong', sig: 'x' }), {
+      email: { code: 'required' },
+      note: { code: 'max_length', n: 5 },
+      copies: { code: 'max', n: 3 },
+    });
     assert.deepEqual(hints(surface, { mode: 'mail', email: 'x', copies: 'two', sig: 'x' }), { copies: { code: 'int' } });
   });
 
   test('the server refusal maps to fields; other failures map to none', () => {
-    assert.deepEqual(fieldErrorsOf({ status: 422, code: 'required', details: { fields: ['a', 'b'], reasons: { a: 'required' } } }), { a: 'required', b: 'required' });
-    assert.deepEqual(fieldErrorsOf({ status: 422, code: 'invalid', details: { fields: ['n'], reasons: { n: 'must be at most 5' } } }), { n: 'must be at most 5' });
+    assert.deepEqual(fieldErrorsOf({ status: 422, code: 'required', details: { fields: ['a', 'b'], reasons: { a: 'required' } } }), {
+      a: 'required',
+      b: 'required',
+    });
+    assert.deepEqual(fieldErrorsOf({ status: 422, code: 'invalid', details: { fields: ['n'], reasons: { n: 'must be at most 5' } } }), {
+      n: 'must be at most 5',
+    });
     assert.deepEqual(fieldErrorsOf({ status: 400, code: 'validation_failed', details: { fields: ['a'] } }), {});
     assert.deepEqual(fieldErrorsOf(null), {});
   });
 
-  test('labels in the reader\'s language, then English, then any', () => {
+  test("labels in the reader's language, then English, then any", () => {
     assert.equal(pickLabel({ en: 'Sign', tr: 'İmzala' }, 'tr'), 'İmzala');
     assert.equal(pickLabel({ en: 'Sign' }, 'tr'), 'Sign');
     assert.equal(pickLabel({ de: 'Zeichnen' }, 'tr'), 'Zeichnen');

@@ -7,7 +7,21 @@
  */
 import type { Condition, FieldErrors, FormField, SurfaceData, SurfaceNode, Value, Values } from './types';
 
-export const NODE_TYPES = new Set(['text', 'form', 'steps', 'list', 'progress', 'people-picker', 'pin-input', 'file-chooser', 'pdf-fields', 'signature-pad', 'preview', 'divider', 'row']);
+export const NODE_TYPES = new Set([
+  'text',
+  'form',
+  'steps',
+  'list',
+  'progress',
+  'people-picker',
+  'pin-input',
+  'file-chooser',
+  'pdf-fields',
+  'signature-pad',
+  'preview',
+  'divider',
+  'row',
+]);
 const FIELD_TYPES = new Set(['string', 'password', 'int', 'bool', 'select', 'text', 'date']);
 
 /** The nodes the UI knows how to draw (unknown types dropped, also inside rows; fields of unknown types dropped). */
@@ -18,7 +32,14 @@ export function knownNodes(nodes: unknown): SurfaceNode[] {
     const type = (n as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || !NODE_TYPES.has(type)) continue;
     if (type === 'row') out.push({ ...(n as object), type: 'row', children: knownNodes((n as { children?: unknown }).children) } as SurfaceNode);
-    else if (type === 'form') out.push({ ...(n as object), type: 'form', fields: (Array.isArray((n as { fields?: unknown }).fields) ? (n as { fields: FormField[] }).fields : []).filter((f) => f && FIELD_TYPES.has(f.type) && typeof f.key === 'string') } as SurfaceNode);
+    else if (type === 'form')
+      out.push({
+        ...(n as object),
+        type: 'form',
+        fields: (Array.isArray((n as { fields?: unknown }).fields) ? (n as { fields: FormField[] }).fields : []).filter(
+          (f) => f && FIELD_TYPES.has(f.type) && typeof f.key === 'string',
+        ),
+      } as SurfaceNode);
     else out.push(n as SurfaceNode);
   }
   return out;
@@ -40,7 +61,11 @@ export const isShown = (f: FormField, values: Values): boolean => !f.show_when |
 export const isRequired = (f: FormField, values: Values): boolean => isShown(f, values) && (!!f.required || holds(f.required_when, values));
 
 /** An input of the surface: a form field, or a node that collects a value under its `key`. */
-export interface Input { key: string; node: SurfaceNode; field?: FormField }
+export interface Input {
+  key: string;
+  node: SurfaceNode;
+  field?: FormField;
+}
 
 /** Every input of the surface, rows walked, in order. */
 export function inputs(nodes: SurfaceNode[]): Input[] {
@@ -119,7 +144,8 @@ export function fieldErrorsOf(e: { status?: number; code?: string; details?: Rec
   if (!e || e.status !== 422 || (e.code !== 'required' && e.code !== 'invalid')) return {};
   const out: FieldErrors = {};
   const reasons = e.details?.reasons;
-  if (reasons && typeof reasons === 'object') for (const [k, r] of Object.entries(reasons as Record<string, unknown>)) out[k] = typeof r === 'string' ? r : e.code;
+  if (reasons && typeof reasons === 'object')
+    for (const [k, r] of Object.entries(reasons as Record<string, unknown>)) out[k] = typeof r === 'string' ? r : e.code;
   const fields = e.details?.fields;
   if (Array.isArray(fields)) for (const k of fields) if (typeof k === 'string' && !out[k]) out[k] = e.code;
   return out;

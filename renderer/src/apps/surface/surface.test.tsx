@@ -27,14 +27,26 @@ const surface: SurfaceData = {
     {
       type: 'form',
       fields: [
-        { key: 'mode', type: 'select', label: 'Mode', default: 'a', options: [{ value: 'a', label: 'Alpha' }, { value: 'b', label: 'Beta' }] },
+        {
+          key: 'mode',
+          type: 'select',
+          label: 'Mode',
+          default: 'a',
+          options: [
+            { value: 'a', label: 'Alpha' },
+            { value: 'b', label: 'Beta' },
+          ],
+        },
         { key: 'extra', type: 'string', label: 'Extra', show_when: { key: 'mode', equals: ['b'] } },
         { key: 'n', type: 'int', label: 'Count', required: true, min: 1 },
       ],
     },
     { type: 'row', children: [{ type: 'steps', steps: ['One', 'Two'], current: 1 }, { type: 'divider' }, { type: 'frame', src: 'x' } as never] },
   ],
-  footer: [{ id: 'ok', label: 'OK', primary: true }, { id: 'drop', label: 'Drop', danger: true }],
+  footer: [
+    { id: 'ok', label: 'OK', primary: true },
+    { id: 'drop', label: 'Drop', danger: true },
+  ],
 };
 
 describe('surface markup', () => {
@@ -49,13 +61,16 @@ describe('surface markup', () => {
   test('a select is choice buttons, the default checked; a hidden show_when field is not drawn; required is marked', () => {
     const out = html(surface);
     assert.match(out, /role="radiogroup"/);
-    assert.match(out, /<button type="button" role="radio" aria-checked="true">Alpha<\/button><button type="button" role="radio" aria-checked="false">Beta<\/button>/);
+    assert.match(
+      out,
+      /<button type="button" role="radio" aria-checked="true">Alpha<\/button><button type="button" role="radio" aria-checked="false">Beta<\/button>/,
+    );
     assert.doesNotMatch(out, /Extra/);
     assert.match(out, /Count<span class="req" aria-hidden="true"> \*<\/span>/);
     assert.match(out, /type="number"[^>]*aria-required="true"|aria-required="true"[^>]*type="number"/);
   });
 
-  test('the server refusal is shown at its field, in the reader\'s language', () => {
+  test("the server refusal is shown at its field, in the reader's language", () => {
     const out = html(surface, { errors: { n: 'required' }, error: 'Please fill in: n.' }, 'tr');
     assert.match(out, /<div class="app-field invalid">.*Count.*aria-invalid="true".*<p class="error" id="[^"]+-n-msg">Zorunlu<\/p>/);
     assert.match(out, /<p class="error" role="alert">Please fill in: n.<\/p>/);
@@ -71,7 +86,18 @@ describe('surface markup', () => {
   test('a locked row shows the app and the reason; app_state items as chips', () => {
     const out = renderToStaticMarkup(
       <I18nContext.Provider value={{ lang: 'en', t: translator('en'), setLang: () => {} }}>
-        <FileMarks e={{ id: 1, name: 'c.pdf', type: 'file', size: 1, modified: '2026-01-01T00:00:00Z', locked: true, lock: { plugin: 'sign', plugin_label: 'Fill and sign', reason: 'signing', reason_text: 'Out for signature', until: null }, app_state: ['sign:sent', 'sign:<x>', 'a:b', 'a:c'] }} />
+        <FileMarks
+          e={{
+            id: 1,
+            name: 'c.pdf',
+            type: 'file',
+            size: 1,
+            modified: '2026-01-01T00:00:00Z',
+            locked: true,
+            lock: { plugin: 'sign', plugin_label: 'Fill and sign', reason: 'signing', reason_text: 'Out for signature', until: null },
+            app_state: ['sign:sent', 'sign:<x>', 'a:b', 'a:c'],
+          }}
+        />
       </I18nContext.Provider>,
     );
     assert.match(out, /aria-label="Locked by Fill and sign: Out for signature"/);

@@ -52,7 +52,8 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
   };
   const errorOf = (key: string): string | null => {
     const server = errors[key];
-    if (server) return server === 'required' ? t('apps.hint.required') : server === 'invalid' ? t('apps.invalid') : t('apps.invalid_reason', { reason: server });
+    if (server)
+      return server === 'required' ? t('apps.hint.required') : server === 'invalid' ? t('apps.invalid') : t('apps.invalid_reason', { reason: server });
     const h = clientHints[key];
     return h && touched.has(key) ? hintText(h, t) : null;
   };
@@ -65,10 +66,22 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
     const err = errorOf(key);
     return (
       <div className={`app-field${err ? ' invalid' : ''}`} key={key}>
-        <label htmlFor={ids(key).input}>{label}{required && <span className="req" aria-hidden="true"> *</span>}</label>
+        <label htmlFor={ids(key).input}>
+          {label}
+          {required && (
+            <span className="req" aria-hidden="true">
+              {' '}
+              *
+            </span>
+          )}
+        </label>
         {control}
         {help && <p className="hint">{help}</p>}
-        {err && <p className="error" id={ids(key).msg}>{err}</p>}
+        {err && (
+          <p className="error" id={ids(key).msg}>
+            {err}
+          </p>
+        )}
       </div>
     );
   };
@@ -85,9 +98,15 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
       const e = errorOf(f.key);
       return (
         <div className={`app-field${e ? ' invalid' : ''}`} key={f.key}>
-          <label className="check"><input type="checkbox" {...common} checked={v === true} onChange={(ev) => set(f.key, ev.target.checked)} /> {label}</label>
+          <label className="check">
+            <input type="checkbox" {...common} checked={v === true} onChange={(ev) => set(f.key, ev.target.checked)} /> {label}
+          </label>
           {f.help && <p className="hint">{f.help}</p>}
-          {e && <p className="error" id={msg}>{e}</p>}
+          {e && (
+            <p className="error" id={msg}>
+              {e}
+            </p>
+          )}
         </div>
       );
     }
@@ -95,14 +114,35 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
       const e = errorOf(f.key);
       return (
         <div className={`app-field${e ? ' invalid' : ''}`} key={f.key}>
-          <span id={`${input}-label`}>{label}{required && <span className="req" aria-hidden="true"> *</span>}</span>
-          <div className="choices" role="radiogroup" aria-labelledby={`${input}-label`} aria-required={required || undefined} aria-invalid={!!e || undefined} aria-describedby={e ? msg : undefined}>
+          <span id={`${input}-label`}>
+            {label}
+            {required && (
+              <span className="req" aria-hidden="true">
+                {' '}
+                *
+              </span>
+            )}
+          </span>
+          <div
+            className="choices"
+            role="radiogroup"
+            aria-labelledby={`${input}-label`}
+            aria-required={required || undefined}
+            aria-invalid={!!e || undefined}
+            aria-describedby={e ? msg : undefined}
+          >
             {(f.options ?? []).map((o) => (
-              <button key={o.value} type="button" role="radio" aria-checked={v === o.value} onClick={() => set(f.key, o.value)}>{o.label ?? o.value}</button>
+              <button key={o.value} type="button" role="radio" aria-checked={v === o.value} onClick={() => set(f.key, o.value)}>
+                {o.label ?? o.value}
+              </button>
             ))}
           </div>
           {f.help && <p className="hint">{f.help}</p>}
-          {e && <p className="error" id={msg}>{e}</p>}
+          {e && (
+            <p className="error" id={msg}>
+              {e}
+            </p>
+          )}
         </div>
       );
     }
@@ -111,9 +151,27 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
       f.type === 'text' ? (
         <textarea {...common} rows={4} placeholder={f.placeholder} maxLength={f.max_length} value={text} onChange={(e) => set(f.key, e.target.value)} />
       ) : f.type === 'int' ? (
-        <input {...common} type="number" inputMode="numeric" step={1} min={f.min} max={f.max} placeholder={f.placeholder} value={text} onChange={(e) => set(f.key, e.target.value)} />
+        <input
+          {...common}
+          type="number"
+          inputMode="numeric"
+          step={1}
+          min={f.min}
+          max={f.max}
+          placeholder={f.placeholder}
+          value={text}
+          onChange={(e) => set(f.key, e.target.value)}
+        />
       ) : (
-        <input {...common} type={f.type === 'password' ? 'password' : f.type === 'date' ? 'date' : 'text'} autoComplete={f.type === 'password' ? 'off' : undefined} placeholder={f.placeholder} maxLength={f.max_length} value={text} onChange={(e) => set(f.key, e.target.value)} />
+        <input
+          {...common}
+          type={f.type === 'password' ? 'password' : f.type === 'date' ? 'date' : 'text'}
+          autoComplete={f.type === 'password' ? 'off' : undefined}
+          placeholder={f.placeholder}
+          maxLength={f.max_length}
+          value={text}
+          onChange={(e) => set(f.key, e.target.value)}
+        />
       );
     return labelled(f.key, label, required, control, f.help);
   };
@@ -122,13 +180,29 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
     const k = n.id ?? `${n.type}-${i}`;
     switch (n.type) {
       case 'text':
-        return n.style === 'title' ? <h3 key={k} className="app-text title">{n.text}</h3> : <p key={k} className={`app-text ${n.style ?? 'body'}`}>{n.text}</p>;
+        return n.style === 'title' ? (
+          <h3 key={k} className="app-text title">
+            {n.text}
+          </h3>
+        ) : (
+          <p key={k} className={`app-text ${n.style ?? 'body'}`}>
+            {n.text}
+          </p>
+        );
       case 'form':
-        return <div key={k} className="app-form">{n.fields.map(field)}</div>;
+        return (
+          <div key={k} className="app-form">
+            {n.fields.map(field)}
+          </div>
+        );
       case 'steps':
         return (
           <ol key={k} className="app-steps">
-            {n.steps.map((s, j) => <li key={j} aria-current={j === (n.current ?? 0) ? 'step' : undefined} className={j < (n.current ?? 0) ? 'done' : undefined}>{s}</li>)}
+            {n.steps.map((s, j) => (
+              <li key={j} aria-current={j === (n.current ?? 0) ? 'step' : undefined} className={j < (n.current ?? 0) ? 'done' : undefined}>
+                {s}
+              </li>
+            ))}
           </ol>
         );
       case 'list':
@@ -150,25 +224,86 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
           </div>
         );
       case 'people-picker':
-        return labelled(n.key, n.label ?? n.key, !!n.required, <PeoplePicker label={n.label ?? n.key} multi={n.multi} value={values[n.key]} onChange={(v) => set(n.key, v)} search={searchPeople} describedBy={errorOf(n.key) ? ids(n.key).msg : undefined} />);
+        return labelled(
+          n.key,
+          n.label ?? n.key,
+          !!n.required,
+          <PeoplePicker
+            label={n.label ?? n.key}
+            multi={n.multi}
+            value={values[n.key]}
+            onChange={(v) => set(n.key, v)}
+            search={searchPeople}
+            describedBy={errorOf(n.key) ? ids(n.key).msg : undefined}
+          />,
+        );
       case 'pin-input':
-        return labelled(n.key, n.label ?? n.key, !!n.required, (
-          <input id={ids(n.key).input} className="pin" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={n.length ?? 12} size={n.length ?? 6}
-            aria-required={n.required || undefined} aria-invalid={!!errorOf(n.key) || undefined}
-            value={typeof values[n.key] === 'string' ? (values[n.key] as string) : ''} onChange={(e) => set(n.key, e.target.value.replace(/\D/g, ''))} />
-        ));
+        return labelled(
+          n.key,
+          n.label ?? n.key,
+          !!n.required,
+          <input
+            id={ids(n.key).input}
+            className="pin"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="[0-9]*"
+            maxLength={n.length ?? 12}
+            size={n.length ?? 6}
+            aria-required={n.required || undefined}
+            aria-invalid={!!errorOf(n.key) || undefined}
+            value={typeof values[n.key] === 'string' ? (values[n.key] as string) : ''}
+            onChange={(e) => set(n.key, e.target.value.replace(/\D/g, ''))}
+          />,
+        );
       case 'file-chooser':
-        return labelled(n.key, n.label ?? n.key, !!n.required, <FileChooserInput label={n.label ?? n.key} multi={n.multi} kind={n.kind} ext={n.ext} value={values[n.key]} onChange={(v) => set(n.key, v)} Chooser={FileChooser} />);
+        return labelled(
+          n.key,
+          n.label ?? n.key,
+          !!n.required,
+          <FileChooserInput
+            label={n.label ?? n.key}
+            multi={n.multi}
+            kind={n.kind}
+            ext={n.ext}
+            value={values[n.key]}
+            onChange={(v) => set(n.key, v)}
+            Chooser={FileChooser}
+          />,
+        );
       case 'pdf-fields':
-        return <PdfFields key={k} fields={n.fields ?? []} value={values[n.key ?? 'pdf_fields']} onChange={(v) => set(n.key ?? 'pdf_fields', v)} docUrl={fileUrl?.(n.path)} errorOf={(fk) => errorOf(fk)} />;
+        return (
+          <PdfFields
+            key={k}
+            fields={n.fields ?? []}
+            value={values[n.key ?? 'pdf_fields']}
+            onChange={(v) => set(n.key ?? 'pdf_fields', v)}
+            docUrl={fileUrl?.(n.path)}
+            errorOf={(fk) => errorOf(fk)}
+          />
+        );
       case 'signature-pad':
-        return labelled(n.key, n.label ?? n.key, !!n.required, <SignaturePad label={n.label ?? n.key} value={values[n.key]} onChange={(v) => set(n.key, v)} describedBy={errorOf(n.key) ? ids(n.key).msg : undefined} />);
+        return labelled(
+          n.key,
+          n.label ?? n.key,
+          !!n.required,
+          <SignaturePad
+            label={n.label ?? n.key}
+            value={values[n.key]}
+            onChange={(v) => set(n.key, v)}
+            describedBy={errorOf(n.key) ? ids(n.key).msg : undefined}
+          />,
+        );
       case 'preview':
         return fileUrl ? <PreviewNode key={k} url={fileUrl(n.path)} name={n.path.slice(n.path.lastIndexOf('/') + 1)} /> : null;
       case 'divider':
         return <hr key={k} />;
       case 'row':
-        return <div key={k} className="app-row">{n.children.map(node)}</div>;
+        return (
+          <div key={k} className="app-row">
+            {n.children.map(node)}
+          </div>
+        );
       default:
         return null;
     }
@@ -185,12 +320,23 @@ export function Surface({ surface, busy, errors = {}, error, onEvent, fileUrl, s
       }}
     >
       {nodes.map(node)}
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       {surface.footer.length > 0 && (
         <div className="actions">
           {surface.footer.map((b) => (
-            <button key={b.id} type={b.primary ? 'submit' : 'button'} disabled={busy} className={b.danger ? 'danger' : b.primary ? 'primary' : undefined}
-              onClick={b.primary ? undefined : () => send('action', b.id)}>{b.label}</button>
+            <button
+              key={b.id}
+              type={b.primary ? 'submit' : 'button'}
+              disabled={busy}
+              className={b.danger ? 'danger' : b.primary ? 'primary' : undefined}
+              onClick={b.primary ? undefined : () => send('action', b.id)}
+            >
+              {b.label}
+            </button>
           ))}
         </div>
       )}
@@ -203,7 +349,11 @@ function PreviewNode({ url, name }: { url: string; name: string }) {
   const { t } = useI18n();
   const [broken, setBroken] = useState(false);
   return broken ? (
-    <p><a href={url} target="_blank" rel="noopener noreferrer">{t('apps.preview.open', { name })}</a></p>
+    <p>
+      <a href={url} target="_blank" rel="noopener noreferrer">
+        {t('apps.preview.open', { name })}
+      </a>
+    </p>
   ) : (
     <img className="app-preview" src={url} alt={name} onError={() => setBroken(true)} />
   );

@@ -3,7 +3,10 @@
  * SPEC App plugin rows). Everything in it is plain text written by an app: the
  * UI shows it only as React text, never as markup.
  */
-export interface Condition { key: string; equals: string[] }
+export interface Condition {
+  key: string;
+  equals: string[];
+}
 
 export type FieldType = 'string' | 'password' | 'int' | 'bool' | 'select' | 'text' | 'date';
 
@@ -23,7 +26,17 @@ export interface FormField {
   required_when?: Condition;
 }
 
-export interface PdfField { key: string; label?: string; page: number; x: number; y: number; w: number; h: number; kind: 'text' | 'signature' | 'date' | 'checkbox'; required?: boolean }
+export interface PdfField {
+  key: string;
+  label?: string;
+  page: number;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  kind: 'text' | 'signature' | 'date' | 'checkbox';
+  required?: boolean;
+}
 
 export type SurfaceNode =
   | { type: 'text'; id?: string; text: string; style?: 'body' | 'title' | 'muted' | 'error' | 'success' }
@@ -40,9 +53,19 @@ export type SurfaceNode =
   | { type: 'divider'; id?: string }
   | { type: 'row'; id?: string; children: SurfaceNode[] };
 
-export interface FooterAction { id: string; label: string; primary?: boolean; danger?: boolean }
+export interface FooterAction {
+  id: string;
+  label: string;
+  primary?: boolean;
+  danger?: boolean;
+}
 
-export interface SurfaceData { title?: string; nodes: SurfaceNode[]; footer: FooterAction[]; state?: unknown }
+export interface SurfaceData {
+  title?: string;
+  nodes: SurfaceNode[];
+  footer: FooterAction[];
+  state?: unknown;
+}
 
 export type SurfaceEvent = 'open' | 'change' | 'action' | 'submit';
 

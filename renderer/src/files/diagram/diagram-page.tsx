@@ -118,11 +118,19 @@ export default function DiagramPage({ pathname }: { pathname: string }) {
   return (
     <div className="diagram-page" data-testid="diagram-page">
       <div className="diagram-bar">
-        <button type="button" onClick={() => void (session.current?.flush() ?? Promise.resolve()).finally(back)}>← {t('diagram.back')}</button>
+        <button type="button" onClick={() => void (session.current?.flush() ?? Promise.resolve()).finally(back)}>
+          ← {t('diagram.back')}
+        </button>
         <h1>{t('diagram.title', { name })}</h1>
-        <span className="muted" role="status" aria-live="polite">{status === 'saving' ? t('diagram.saving') : status === 'saved' ? t('diagram.saved') : ''}</span>
+        <span className="muted" role="status" aria-live="polite">
+          {status === 'saving' ? t('diagram.saving') : status === 'saved' ? t('diagram.saved') : ''}
+        </span>
       </div>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       {opened && <iframe ref={frame} title={t('diagram.editor')} src={editorUrl(opened.url, lang)} allow="clipboard-read; clipboard-write" />}
       {!opened && !error && <p aria-busy="true">{t('common.loading')}</p>}
     </div>

@@ -12,7 +12,11 @@ function session(format: 'xml' | 'xmlsvg' | 'xmlpng', content = '<mxfile/>', aut
   const statuses: unknown[] = [];
   let exited = 0;
   const s = new DrawioSession({
-    origin: ORIGIN, format, title: 'a.drawio', content, autosaveMs,
+    origin: ORIGIN,
+    format,
+    title: 'a.drawio',
+    content,
+    autosaveMs,
     io: { post: (m) => posted.push(m), write: async (w) => void writes.push(w), exit: () => exited++, status: (x) => statuses.push(x) },
   });
   const send = (msg: unknown, origin = ORIGIN, source: unknown = frame) => s.handle({ origin, source, data: JSON.stringify(msg) }, frame);

@@ -36,8 +36,19 @@ export default function MermaidView({ text }: { text: string }) {
 
   return (
     <div className="mermaid-view" data-testid="mermaid">
-      {error && <p className="error" role="alert">{t('mermaid.error', { message: error })}</p>}
-      <iframe ref={frame} className="mermaid-frame" sandbox="allow-scripts" src={MERMAID_FRAME} title={t('mermaid.frame')} style={height ? { height } : undefined} />
+      {error && (
+        <p className="error" role="alert">
+          {t('mermaid.error', { message: error })}
+        </p>
+      )}
+      <iframe
+        ref={frame}
+        className="mermaid-frame"
+        sandbox="allow-scripts"
+        src={MERMAID_FRAME}
+        title={t('mermaid.frame')}
+        style={height ? { height } : undefined}
+      />
     </div>
   );
 }

@@ -63,7 +63,8 @@ export const admin = {
   'metrics.token_renew_confirm': 'The current token stops working at once; scrapers need the new one.',
   'metrics.token_renewed': 'New token made',
   'backups.title': 'Backups of Filedock',
-  'backups.hint': 'One archive of the database, the secret key and the settings, written into a folder of a storage. Keep it on another disk than this computer\'s data folder. Off until you choose a target and a schedule.',
+  'backups.hint':
+    "One archive of the database, the secret key and the settings, written into a folder of a storage. Keep it on another disk than this computer's data folder. Off until you choose a target and a schedule.",
   'backups.cron': 'Schedule (cron, empty = off)',
   'backups.keep': 'Backups to keep',
   'backups.target': 'Target folder',
@@ -157,7 +158,8 @@ export const admin = {
   'gateways.on': 'On',
   'gateways.off': 'Off',
   'gateways.failed': 'Not listening: {error}',
-  'gateways.settings_hint': "These settings are read from the environment (or the service's environment file) at start: change them there and restart the service.",
+  'gateways.settings_hint':
+    "These settings are read from the environment (or the service's environment file) at start: change them there and restart the service.",
   'gateways.sessions': 'Signed-in clients',
   'gateways.no_sessions': 'No client is signed in.',
   'gateways.user': 'Account',
@@ -165,7 +167,8 @@ export const admin = {
   'gateways.last_active': 'Last active',
   'gateways.instructions': 'Connection instructions',
   'admin.external': 'External services',
-  'ext.intro': 'Office documents open in a document server (ONLYOFFICE Docs protocol) once its address and shared secret are set; without one they preview as PDF. Diagrams open in the diagram editor.',
+  'ext.intro':
+    'Office documents open in a document server (ONLYOFFICE Docs protocol) once its address and shared secret are set; without one they preview as PDF. Diagrams open in the diagram editor.',
   'ext.docserver': 'Document server',
   'ext.diagram': 'Diagram editor',
   'ext.active': 'Active',

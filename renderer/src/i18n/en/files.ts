@@ -48,7 +48,8 @@ export const files = {
   'files.list_label': 'Files in {path}',
   'files.drop_here': 'Drop files or folders to upload into {path}',
   'files.shortcuts': 'Keyboard shortcuts',
-  'files.shortcuts.help': 'Enter open · Backspace up · F2 rename · Delete delete · Ctrl+A select all · Ctrl+C / Ctrl+X then Ctrl+V copy / move · / search · Shift+arrows extend · Space toggle',
+  'files.shortcuts.help':
+    'Enter open · Backspace up · F2 rename · Delete delete · Ctrl+A select all · Ctrl+C / Ctrl+X then Ctrl+V copy / move · / search · Shift+arrows extend · Space toggle',
   'search.label': 'Search',
   'search.placeholder': 'Search files…',
   'search.filters': 'Filters',
@@ -167,7 +168,8 @@ export const files = {
   'versions.view': 'View',
   'versions.download': 'Download',
   'versions.confirm_title': 'Restore this version?',
-  'versions.confirm_text': '“{name}” will get the content saved {when} ({size}). Its current content is not lost: it is kept as a new version in this history, so you can go back to it.',
+  'versions.confirm_text':
+    '“{name}” will get the content saved {when} ({size}). Its current content is not lost: it is kept as a new version in this history, so you can go back to it.',
   'versions.intro': 'A version is kept each time the file is overwritten. Restoring one keeps the current content as a version too.',
   'office.title': 'Document',
   'office.back': 'Back to the folder',

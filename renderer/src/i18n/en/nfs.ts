@@ -1,7 +1,8 @@
 /** English strings: Admin → Gateways → NFS exports. */
 export const nfs = {
   'nfs.title': 'NFS exports',
-  'nfs.warning': 'NFSv3 has no passwords. Anyone at an allowed address can mount an export and act with its account’s rights. Use it only on a LAN you trust, and allow only the addresses of the devices that need it.',
+  'nfs.warning':
+    'NFSv3 has no passwords. Anyone at an allowed address can mount an export and act with its account’s rights. Use it only on a LAN you trust, and allow only the addresses of the devices that need it.',
   'nfs.off': 'The NFS gateway is off. Exports are kept and served once SERVICE_NFS_LISTEN is set and the service restarted.',
   'nfs.none': 'No export yet: NFS clients can mount nothing.',
   'nfs.add': 'Add export',

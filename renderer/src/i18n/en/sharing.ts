@@ -23,7 +23,8 @@ export const sharing = {
   'share.loopback.offer': 'Send the same link at this computer’s network address instead (the QR code uses it):',
   'share.loopback.network': 'Link on your network',
   'share.loopback.other': 'Another address of this computer',
-  'share.loopback.local_only': 'Filedock listens on this computer only. To share with others, the administrator sets SERVICE_HOST to 0.0.0.0 (your network) or SERVICE_PUBLIC_URL to a public address.',
+  'share.loopback.local_only':
+    'Filedock listens on this computer only. To share with others, the administrator sets SERVICE_HOST to 0.0.0.0 (your network) or SERVICE_PUBLIC_URL to a public address.',
   'share.loopback.none': 'No network address of this computer was found. The administrator can set SERVICE_PUBLIC_URL to the address others use.',
   'share.qr': 'QR code of the link',
   'links.title': 'My links',
@@ -59,8 +60,10 @@ export const sharing = {
   'links.copy': 'Copy link',
   'links.copied': 'Link copied.',
   'pair.title': 'Pair a phone',
-  'pair.intro': 'A phone that scans the code gets its own key: it reaches one folder only, for the time you choose. It appears under API keys, where you can revoke it.',
-  'pair.loopback': 'This page was opened at {base}, which means “this computer”: a phone cannot reach it. Open Filedock from its address on your network (the tray menu shows it under “On your network”, or use its “Pair a phone…” item) and pair from there.',
+  'pair.intro':
+    'A phone that scans the code gets its own key: it reaches one folder only, for the time you choose. It appears under API keys, where you can revoke it.',
+  'pair.loopback':
+    'This page was opened at {base}, which means “this computer”: a phone cannot reach it. Open Filedock from its address on your network (the tray menu shows it under “On your network”, or use its “Pair a phone…” item) and pair from there.',
   'pair.label': 'Name of the device',
   'pair.label.default': 'Phone',
   'pair.writes': 'Allow uploads and changes in the folder',
@@ -74,15 +77,18 @@ export const sharing = {
   'device.strip': 'Paired device: {folder}, until {date}',
   'device.strip_forever': 'Paired device: {folder}',
   'device.forget': 'Forget this device',
-  'device.forget_text': 'This browser will no longer open the folder. The key stays valid until its owner revokes it under Sessions & keys; to come back, scan a new pairing code.',
+  'device.forget_text':
+    'This browser will no longer open the folder. The key stays valid until its owner revokes it under Sessions & keys; to come back, scan a new pairing code.',
   'device.key_gone': 'This device’s key no longer works (it was revoked or has expired). Sign in, or scan a new pairing code.',
   'device.bad_link': 'This pairing link is incomplete. Scan the code again, or copy the whole link.',
   'connect.title': 'Connect with a desktop app',
-  'connect.credentials': "Sign in with your user name and password, or with an API key as the password (make one under API keys). An account with two-step sign-in must use a key; S3 always uses a key's S3 credentials, shown once when the key is made.",
+  'connect.credentials':
+    "Sign in with your user name and password, or with an API key as the password (make one under API keys). An account with two-step sign-in must use a key; S3 always uses a key's S3 credentials, shown once when the key is made.",
   'connect.none': 'No protocol gateway is on. An administrator can turn them on.',
   'connect.webdav.hint': 'Mount the whole tree in Finder (Go → Connect to Server), Windows (Map network drive) or GNOME Files (Other Locations).',
   'connect.sftp.hint': 'For SFTP apps and sync tools.',
   'connect.ftp.hint': 'FTP with explicit TLS (FTPS).',
   'connect.s3.hint': 'For backup and sync tools that speak S3: buckets are storages.',
-  'connect.nfs.hint': 'For TVs, media players and Unix machines on your LAN: an admin exports a storage or folder to their addresses. NFSv3 trusts the network.',
+  'connect.nfs.hint':
+    'For TVs, media players and Unix machines on your LAN: an admin exports a storage or folder to their addresses. NFSv3 trusts the network.',
 } as const;

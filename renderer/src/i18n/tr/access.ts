@@ -14,7 +14,8 @@ export const access: Record<keyof typeof en, string> = {
   'sso.err.disabled': 'Bu hesap devre dışı. Bir yöneticiye başvurun.',
   'sso.err.other': 'Oturum açılamadı. Lütfen tekrar deneyin.',
   'sso.title': 'Tek oturum açma (OIDC)',
-  'sso.intro': 'Kişiler kimlik sağlayıcınızla (Authentik, Keycloak, Google, Microsoft, ...) oturum açar. Filedock\'u orada aşağıdaki geri dönüş adresiyle bir web istemcisi olarak kaydedin.',
+  'sso.intro':
+    "Kişiler kimlik sağlayıcınızla (Authentik, Keycloak, Google, Microsoft, ...) oturum açar. Filedock'u orada aşağıdaki geri dönüş adresiyle bir web istemcisi olarak kaydedin.",
   'sso.state_on': 'Durum: açık (oturum açma sayfası düğmeyi gösteriyor).',
   'sso.state_off': 'Durum: ayarlı ama kapalı.',
   'sso.state_unset': 'Durum: ayarlanmadı.',
@@ -97,7 +98,8 @@ export const access: Record<keyof typeof en, string> = {
   'security.codes.new': 'Yeni kodlar oluştur',
   'security.codes.new_text': 'Yeni kodlar önceki kodların hepsinin yerini alır.',
   'security.codes.title': 'Kurtarma kodlarınız',
-  'security.codes.once': 'Telefonunuz veya geçiş anahtarınız yanınızda değilken her kod bir kez oturum açtırır. Güvenli bir yerde saklayın: bir daha gösterilmezler.',
+  'security.codes.once':
+    'Telefonunuz veya geçiş anahtarınız yanınızda değilken her kod bir kez oturum açtırır. Güvenli bir yerde saklayın: bir daha gösterilmezler.',
   'security.codes.saved': 'Kaydettim',
   'security.passkeys': 'Geçiş anahtarları',
   'security.passkeys.none': 'Henüz geçiş anahtarı yok.',
@@ -114,7 +116,8 @@ export const access: Record<keyof typeof en, string> = {
   'security.passkey.added': 'Geçiş anahtarı eklendi.',
   'users.mfa': 'İki adımlı',
   'users.mfa_reset': 'İki adımlı doğrulamayı sıfırla',
-  'users.mfa_reset_confirm': '{email} kullanıcısının tüm ikinci doğrulama yöntemleri kaldırılsın mı? Yalnızca parolayla oturum açacak ve bildirimlerinden haberdar edilecek.',
+  'users.mfa_reset_confirm':
+    '{email} kullanıcısının tüm ikinci doğrulama yöntemleri kaldırılsın mı? Yalnızca parolayla oturum açacak ve bildirimlerinden haberdar edilecek.',
   'users.mfa_reset_done': '{email} için iki adımlı oturum açma sıfırlandı.',
   'access.sessions': 'Oturum açtığınız yerler',
   'access.sessions.none': 'Oturum yok.',
@@ -132,11 +135,13 @@ export const access: Record<keyof typeof en, string> = {
   'access.sessions.revoke': 'Oturumu kapat',
   'access.sessions.revoked_one': 'O oturum kapatıldı.',
   'access.sessions.others': 'Diğer tüm oturumları kapat',
-  'access.sessions.others_text': 'Hesabınızda oturum açmış diğer tüm tarayıcılar ve masaüstü uygulamaları ({n}) yeniden oturum açmak zorunda kalacak. Bu oturum açık kalır.',
+  'access.sessions.others_text':
+    'Hesabınızda oturum açmış diğer tüm tarayıcılar ve masaüstü uygulamaları ({n}) yeniden oturum açmak zorunda kalacak. Bu oturum açık kalır.',
   'access.sessions.revoked': '{n} diğer oturum kapatıldı.',
   'access.sessions.revoked.one': '{n} diğer oturum kapatıldı.',
   'keys.title': 'API anahtarları ve eşleştirilmiş cihazlar',
-  'keys.intro': 'Bir anahtar, bir programın veya telefonun parolanız olmadan dosyalarınıza erişmesini sağlar. Yalnızca izin verdiklerinizi yapabilir; isterseniz yalnızca tek bir klasörde.',
+  'keys.intro':
+    'Bir anahtar, bir programın veya telefonun parolanız olmadan dosyalarınıza erişmesini sağlar. Yalnızca izin verdiklerinizi yapabilir; isterseniz yalnızca tek bir klasörde.',
   'keys.none': 'Henüz anahtar yok.',
   'keys.name': 'Ad',
   'keys.name.hint': 'Örneğin: Yedekleme betiği',
@@ -160,7 +165,8 @@ export const access: Record<keyof typeof en, string> = {
   'keys.revoke_text': 'Bu anahtarı kullanan programlar ve cihazlar erişimi hemen kaybeder. Bu işlem geri alınamaz.',
   'keys.revoked': '“{name}” anahtarı iptal edildi.',
   'sshkeys.title': 'SSH anahtarları',
-  'sshkeys.intro': 'Buraya eklediğiniz bir açık anahtar, parolanız olmadan SFTP geçidine (sftp, rclone, WinSCP, FileZilla) hesabınızın izinleriyle giriş yapar.',
+  'sshkeys.intro':
+    'Buraya eklediğiniz bir açık anahtar, parolanız olmadan SFTP geçidine (sftp, rclone, WinSCP, FileZilla) hesabınızın izinleriyle giriş yapar.',
   'sshkeys.none': 'Henüz SSH anahtarı yok.',
   'sshkeys.add': 'SSH anahtarı ekle',
   'sshkeys.key': 'Açık anahtar',
@@ -211,7 +217,8 @@ export const access: Record<keyof typeof en, string> = {
   'perm.from_custom': '“{name}” rolü: {state}',
   'perm.from_builtin': 'yerleşik rol {name}: {state}',
   'roles.title': 'Özel roller',
-  'roles.intro': 'Özel rol, verildiği kişilerin bazı izinlerini değiştirir; belirlemediği her şey kişinin yerleşik rolünden (Yönetici, Kullanıcı veya İzleyici) gelir.',
+  'roles.intro':
+    'Özel rol, verildiği kişilerin bazı izinlerini değiştirir; belirlemediği her şey kişinin yerleşik rolünden (Yönetici, Kullanıcı veya İzleyici) gelir.',
   'roles.none': 'Henüz özel rol yok.',
   'roles.name': 'Ad',
   'roles.members': 'Üyeler',
@@ -239,7 +246,8 @@ export const access: Record<keyof typeof en, string> = {
   'users.groups.none': 'Hiçbir grupta değil.',
   'users.new_key': 'Bu kişi için yeni anahtar',
   'users.sessions.all': 'Her yerden oturumu kapat',
-  'users.sessions.all_text': '{email} olarak oturum açmış tüm tarayıcılar ve masaüstü uygulamaları yeniden oturum açmak zorunda kalacak. API anahtarları çalışmaya devam eder.',
+  'users.sessions.all_text':
+    '{email} olarak oturum açmış tüm tarayıcılar ve masaüstü uygulamaları yeniden oturum açmak zorunda kalacak. API anahtarları çalışmaya devam eder.',
   'users.sessions.all_done': '{email} her yerden çıkış yaptı.',
   'users.sessions': 'Oturumlar',
 };

@@ -65,7 +65,8 @@ export const admin: Record<keyof typeof en, string> = {
   'metrics.token_renew_confirm': 'Geçerli belirteç hemen çalışmaz olur; kazıyıcıların yenisine ihtiyacı olur.',
   'metrics.token_renewed': 'Yeni belirteç oluşturuldu',
   'backups.title': 'Filedock yedekleri',
-  'backups.hint': 'Veritabanı, gizli anahtar ve ayarlar tek bir arşivde, bir depolamanın klasörüne yazılır. Bu bilgisayarın veri klasöründen başka bir diskte tutun. Hedef ve zamanlama seçilene kadar kapalıdır.',
+  'backups.hint':
+    'Veritabanı, gizli anahtar ve ayarlar tek bir arşivde, bir depolamanın klasörüne yazılır. Bu bilgisayarın veri klasöründen başka bir diskte tutun. Hedef ve zamanlama seçilene kadar kapalıdır.',
   'backups.cron': 'Zamanlama (cron, boş = kapalı)',
   'backups.keep': 'Saklanacak yedek sayısı',
   'backups.target': 'Hedef klasör',
@@ -167,7 +168,8 @@ export const admin: Record<keyof typeof en, string> = {
   'gateways.last_active': 'Son etkinlik',
   'gateways.instructions': 'Bağlantı talimatları',
   'admin.external': 'Dış hizmetler',
-  'ext.intro': 'Ofis belgeleri, adresi ve paylaşılan gizli anahtarı girildiğinde bir belge sunucusunda (ONLYOFFICE Docs protokolü) açılır; yoksa PDF olarak önizlenir. Diyagramlar diyagram düzenleyicide açılır.',
+  'ext.intro':
+    'Ofis belgeleri, adresi ve paylaşılan gizli anahtarı girildiğinde bir belge sunucusunda (ONLYOFFICE Docs protokolü) açılır; yoksa PDF olarak önizlenir. Diyagramlar diyagram düzenleyicide açılır.',
   'ext.docserver': 'Belge sunucusu',
   'ext.diagram': 'Diyagram düzenleyici',
   'ext.active': 'Etkin',

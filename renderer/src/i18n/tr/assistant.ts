@@ -14,7 +14,8 @@ export const assistant: Record<keyof typeof en, string> = {
   'assistant.delete_all': 'Tüm sohbetleri sil',
   'assistant.delete_all_confirm': 'Tüm asistan sohbetleriniz silinsin mi? Bu geri alınamaz.',
   'assistant.log': 'Sohbet',
-  'assistant.intro': 'Dosyalarınız hakkında soru sorun ya da bir değişiklik isteyin. Asistan sizin izinlerinizle çalışır; değişikliklerini geri alabilirsiniz ve geri alınamayan her işlemden önce onay ister.',
+  'assistant.intro':
+    'Dosyalarınız hakkında soru sorun ya da bir değişiklik isteyin. Asistan sizin izinlerinizle çalışır; değişikliklerini geri alabilirsiniz ve geri alınamayan her işlemden önce onay ister.',
   'assistant.attached': 'Eklenenler: {names}',
   'assistant.attach': 'Seçili öğeleri ekle ({n})',
   'assistant.undo': 'Geri al',
@@ -35,7 +36,8 @@ export const assistant: Record<keyof typeof en, string> = {
   'assistant.status.rejected': 'Reddedildi',
   'assistant.status.undone': 'Geri alındı',
   'aiadmin.title': 'Yapay zekâ asistanı',
-  'aiadmin.intro': 'Asistan web arayüzünde kişilere yanıt verir ve dosyaları üzerinde onların kendi izinleriyle işlem yapar. Bir sağlayıcı (OpenAI ya da onun Chat Completions API’sini konuşan herhangi bir sunucu, Anthropic veya Ollama) ve araç destekleyen bir model seçin.',
+  'aiadmin.intro':
+    'Asistan web arayüzünde kişilere yanıt verir ve dosyaları üzerinde onların kendi izinleriyle işlem yapar. Bir sağlayıcı (OpenAI ya da onun Chat Completions API’sini konuşan herhangi bir sunucu, Anthropic veya Ollama) ve araç destekleyen bir model seçin.',
   'aiadmin.state_off': 'Durum: kapalı.',
   'aiadmin.state_unset': 'Durum: açık ama yapılandırılmamış (bir model ve bir anahtar ya da adres gerekli).',
   'aiadmin.state_ready': 'Durum: hazır.',
@@ -52,7 +54,8 @@ export const assistant: Record<keyof typeof en, string> = {
   'aiadmin.key_kept': 'Bir anahtar kayıtlı (korumak için boş bırakın)',
   'aiadmin.key_none': 'Kayıtlı anahtar yok',
   'aiadmin.forget_key': 'API anahtarını unut',
-  'aiadmin.no_secret_help': 'API anahtarları bu kurulumun gizli anahtarıyla (veri klasöründeki secret.key) şifrelenerek saklanır ve bu sunucuda bu anahtar yok. Sunucuyu yazılabilir bir veri klasörüyle yeniden başlatın ki bir tane oluşturabilsin ya da anahtar gerektirmeyen bir sağlayıcı kullanın (Ollama veya kendi adresinizdeki bir sunucu).',
+  'aiadmin.no_secret_help':
+    'API anahtarları bu kurulumun gizli anahtarıyla (veri klasöründeki secret.key) şifrelenerek saklanır ve bu sunucuda bu anahtar yok. Sunucuyu yazılabilir bir veri klasörüyle yeniden başlatın ki bir tane oluşturabilsin ya da anahtar gerektirmeyen bir sağlayıcı kullanın (Ollama veya kendi adresinizdeki bir sunucu).',
   'aiadmin.limits': 'Sınırlar',
   'aiadmin.max_steps': 'İstek başına araç adımı',
   'aiadmin.max_tokens': 'Yanıt başına token',

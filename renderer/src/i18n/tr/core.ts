@@ -73,5 +73,6 @@ export const core: Record<keyof typeof en, string> = {
   'signup.have_account': 'Zaten hesabınız var mı?',
   'signup.settings': 'Kayıt',
   'signup.allow': 'Herkesin kayıt olmasına izin ver',
-  'signup.allow_hint': 'Oturum açma sayfası bu durumda “Hesap oluştur” seçeneğini sunar. Yeni hesaplar Kullanıcı rolünü alır; bir adresten yapılan denemeler oturum açma gibi sınırlanır.',
+  'signup.allow_hint':
+    'Oturum açma sayfası bu durumda “Hesap oluştur” seçeneğini sunar. Yeni hesaplar Kullanıcı rolünü alır; bir adresten yapılan denemeler oturum açma gibi sınırlanır.',
 };

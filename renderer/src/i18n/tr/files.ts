@@ -50,7 +50,8 @@ export const files: Record<keyof typeof en, string> = {
   'files.list_label': '{path} içindeki dosyalar',
   'files.drop_here': '{path} içine yüklemek için dosya veya klasör bırakın',
   'files.shortcuts': 'Klavye kısayolları',
-  'files.shortcuts.help': 'Enter aç · Backspace üst klasör · F2 yeniden adlandır · Delete sil · Ctrl+A tümünü seç · Ctrl+C / Ctrl+X ardından Ctrl+V kopyala / taşı · / ara · Shift+oklar seçimi genişletir · Boşluk seçimi değiştirir',
+  'files.shortcuts.help':
+    'Enter aç · Backspace üst klasör · F2 yeniden adlandır · Delete sil · Ctrl+A tümünü seç · Ctrl+C / Ctrl+X ardından Ctrl+V kopyala / taşı · / ara · Shift+oklar seçimi genişletir · Boşluk seçimi değiştirir',
   'search.label': 'Ara',
   'search.placeholder': 'Dosyalarda ara…',
   'search.filters': 'Süzgeçler',
@@ -169,7 +170,8 @@ export const files: Record<keyof typeof en, string> = {
   'versions.view': 'Görüntüle',
   'versions.download': 'İndir',
   'versions.confirm_title': 'Bu sürüm geri yüklensin mi?',
-  'versions.confirm_text': '“{name}”, {when} kaydedilen içeriğe ({size}) döner. Mevcut içeriği kaybolmaz: bu geçmişte yeni bir sürüm olarak saklanır, ona geri dönebilirsiniz.',
+  'versions.confirm_text':
+    '“{name}”, {when} kaydedilen içeriğe ({size}) döner. Mevcut içeriği kaybolmaz: bu geçmişte yeni bir sürüm olarak saklanır, ona geri dönebilirsiniz.',
   'versions.intro': 'Dosyanın üzerine her yazıldığında bir sürüm saklanır. Bir sürümü geri yüklemek mevcut içeriği de sürüm olarak saklar.',
   'office.title': 'Belge',
   'office.back': 'Klasöre dön',

@@ -3,7 +3,8 @@ import type { nfs as en } from '../en/nfs';
 
 export const nfs: Record<keyof typeof en, string> = {
   'nfs.title': 'NFS paylaşımları',
-  'nfs.warning': 'NFSv3’te parola yoktur. İzin verilen bir adresteki herkes bir paylaşımı bağlayabilir ve onun hesabının yetkileriyle işlem yapar. Yalnızca güvendiğiniz bir yerel ağda kullanın ve yalnızca ona ihtiyaç duyan cihazların adreslerine izin verin.',
+  'nfs.warning':
+    'NFSv3’te parola yoktur. İzin verilen bir adresteki herkes bir paylaşımı bağlayabilir ve onun hesabının yetkileriyle işlem yapar. Yalnızca güvendiğiniz bir yerel ağda kullanın ve yalnızca ona ihtiyaç duyan cihazların adreslerine izin verin.',
   'nfs.off': 'NFS ağ geçidi kapalı. Paylaşımlar saklanır; SERVICE_NFS_LISTEN ayarlanıp hizmet yeniden başlatıldığında sunulur.',
   'nfs.none': 'Henüz paylaşım yok: NFS istemcileri hiçbir şey bağlayamaz.',
   'nfs.add': 'Paylaşım ekle',

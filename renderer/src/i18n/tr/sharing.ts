@@ -25,7 +25,8 @@ export const sharing: Record<keyof typeof en, string> = {
   'share.loopback.offer': 'Bunun yerine aynı bağlantıyı bu bilgisayarın ağ adresiyle gönderin (QR kodu bunu kullanır):',
   'share.loopback.network': 'Ağınızdaki bağlantı',
   'share.loopback.other': 'Bu bilgisayarın başka bir adresi',
-  'share.loopback.local_only': 'Filedock yalnızca bu bilgisayarda dinliyor. Başkalarıyla paylaşmak için yönetici SERVICE_HOST değerini 0.0.0.0 (ağınız) ya da SERVICE_PUBLIC_URL değerini genel bir adres yapar.',
+  'share.loopback.local_only':
+    'Filedock yalnızca bu bilgisayarda dinliyor. Başkalarıyla paylaşmak için yönetici SERVICE_HOST değerini 0.0.0.0 (ağınız) ya da SERVICE_PUBLIC_URL değerini genel bir adres yapar.',
   'share.loopback.none': 'Bu bilgisayarın bir ağ adresi bulunamadı. Yönetici SERVICE_PUBLIC_URL değerini başkalarının kullandığı adrese ayarlayabilir.',
   'share.qr': 'Bağlantının QR kodu',
   'links.title': 'Bağlantılarım',
@@ -61,8 +62,10 @@ export const sharing: Record<keyof typeof en, string> = {
   'links.copy': 'Bağlantıyı kopyala',
   'links.copied': 'Bağlantı kopyalandı.',
   'pair.title': 'Telefon eşleştir',
-  'pair.intro': 'Kodu tarayan telefon kendi anahtarını alır: yalnızca tek bir klasöre, seçtiğiniz süre boyunca erişir. API anahtarları altında görünür; oradan iptal edebilirsiniz.',
-  'pair.loopback': 'Bu sayfa {base} adresinde açıldı; bu adres “bu bilgisayar” demektir ve bir telefon ona ulaşamaz. Filedock’u ağınızdaki adresinden açın (tepsi menüsünde “Ağınızda” altında görünür ya da “Telefon eşleştir…” öğesini kullanın) ve oradan eşleştirin.',
+  'pair.intro':
+    'Kodu tarayan telefon kendi anahtarını alır: yalnızca tek bir klasöre, seçtiğiniz süre boyunca erişir. API anahtarları altında görünür; oradan iptal edebilirsiniz.',
+  'pair.loopback':
+    'Bu sayfa {base} adresinde açıldı; bu adres “bu bilgisayar” demektir ve bir telefon ona ulaşamaz. Filedock’u ağınızdaki adresinden açın (tepsi menüsünde “Ağınızda” altında görünür ya da “Telefon eşleştir…” öğesini kullanın) ve oradan eşleştirin.',
   'pair.label': 'Cihazın adı',
   'pair.label.default': 'Telefon',
   'pair.writes': 'Klasörde yükleme ve değişikliğe izin ver',
@@ -76,15 +79,18 @@ export const sharing: Record<keyof typeof en, string> = {
   'device.strip': 'Eşleştirilmiş cihaz: {folder}, {date} tarihine kadar',
   'device.strip_forever': 'Eşleştirilmiş cihaz: {folder}',
   'device.forget': 'Bu cihazı unut',
-  'device.forget_text': 'Bu tarayıcı klasörü artık açmayacak. Anahtar, sahibi Oturumlar ve anahtarlar sayfasında iptal edene kadar geçerli kalır; geri dönmek için yeni bir eşleştirme kodu tarayın.',
+  'device.forget_text':
+    'Bu tarayıcı klasörü artık açmayacak. Anahtar, sahibi Oturumlar ve anahtarlar sayfasında iptal edene kadar geçerli kalır; geri dönmek için yeni bir eşleştirme kodu tarayın.',
   'device.key_gone': 'Bu cihazın anahtarı artık çalışmıyor (iptal edildi veya süresi doldu). Oturum açın ya da yeni bir eşleştirme kodu tarayın.',
   'device.bad_link': 'Bu eşleştirme bağlantısı eksik. Kodu yeniden tarayın ya da bağlantının tamamını kopyalayın.',
   'connect.title': 'Masaüstü uygulamasıyla bağlan',
-  'connect.credentials': 'Kullanıcı adınız ve parolanızla ya da parola yerine bir API anahtarıyla oturum açın (API anahtarları bölümünden oluşturun). İki adımlı oturum açma kullanan bir hesap anahtar kullanmalıdır; S3 her zaman bir anahtarın S3 kimlik bilgilerini kullanır, bunlar anahtar oluşturulduğunda bir kez gösterilir.',
+  'connect.credentials':
+    'Kullanıcı adınız ve parolanızla ya da parola yerine bir API anahtarıyla oturum açın (API anahtarları bölümünden oluşturun). İki adımlı oturum açma kullanan bir hesap anahtar kullanmalıdır; S3 her zaman bir anahtarın S3 kimlik bilgilerini kullanır, bunlar anahtar oluşturulduğunda bir kez gösterilir.',
   'connect.none': 'Açık bir protokol ağ geçidi yok. Bir yönetici bunları açabilir.',
   'connect.webdav.hint': 'Tüm ağacı Finder (Git → Sunucuya Bağlan), Windows (Ağ sürücüsüne bağlan) veya GNOME Dosyalar (Diğer Konumlar) ile bağlayın.',
   'connect.sftp.hint': 'SFTP uygulamaları ve eşitleme araçları için.',
   'connect.ftp.hint': 'Açık TLS ile FTP (FTPS).',
   'connect.s3.hint': 'S3 konuşan yedekleme ve eşitleme araçları için: kovalar depolama alanlarıdır.',
-  'connect.nfs.hint': 'Yerel ağınızdaki televizyonlar, medya oynatıcılar ve Unix makineleri için: yönetici bir depolama alanını veya klasörü onların adreslerine açar. NFSv3 ağa güvenir.',
+  'connect.nfs.hint':
+    'Yerel ağınızdaki televizyonlar, medya oynatıcılar ve Unix makineleri için: yönetici bir depolama alanını veya klasörü onların adreslerine açar. NFSv3 ağa güvenir.',
 };

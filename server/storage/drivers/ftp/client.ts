@@ -84,9 +84,13 @@ export class FtpStorage implements StorageDriver {
       await this.cd(c, parentRel(path), path);
       // FTP has no atomic no-clobber rename: this check is the best it offers.
       if (opts.overwrite === false && (await this.exists(c, path))) throw new AppError('conflict', { path });
-      const counted = countBytes(opts.size, () => undefined, (e) => {
-        sourceError ??= e;
-      });
+      const counted = countBytes(
+        opts.size,
+        () => undefined,
+        (e) => {
+          sourceError ??= e;
+        },
+      );
       const source = this.cfg.secure === 'off' ? counted : pipeFrom(counted, delayEmptyEnd());
       // Only the body's own failure is recorded; a broken upload destroys the chain back to it.
       pipeFrom(body, counted, (e) => (sourceError ??= e));
@@ -332,13 +336,15 @@ export class FtpStorage implements StorageDriver {
         c.close();
       }
     });
-    c.downloadTo(sink, this.abs(path), start).then(
-      () => finish(got === length ? undefined : unreachable(`transfer ended after ${got} of ${length} bytes`)),
-      (e: unknown) => finish(signal?.aborted ? new AppError('cancelled') : ftpError(e, path)),
-    ).finally(() => {
-      signal?.removeEventListener('abort', abort);
-      lease.release();
-    });
+    c.downloadTo(sink, this.abs(path), start)
+      .then(
+        () => finish(got === length ? undefined : unreachable(`transfer ended after ${got} of ${length} bytes`)),
+        (e: unknown) => finish(signal?.aborted ? new AppError('cancelled') : ftpError(e, path)),
+      )
+      .finally(() => {
+        signal?.removeEventListener('abort', abort);
+        lease.release();
+      });
     return out;
   }
 }

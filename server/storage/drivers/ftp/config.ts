@@ -13,19 +13,24 @@ const SECURE_MODES: FtpSecure[] = ['explicit', 'implicit', 'off'];
 export const FTP_FIELDS: DriverField[] = [
   { key: 'host', type: 'string', required: true, label: 'Host', i18n_key: 'storage.ftp.host', placeholder: 'nas.local' },
   {
-    key: 'port', type: 'int', label: 'Port', i18n_key: 'storage.ftp.port',
+    key: 'port',
+    type: 'int',
+    label: 'Port',
+    i18n_key: 'storage.ftp.port',
     help: 'Default 21, or 990 with implicit TLS.',
   },
   { key: 'user', type: 'string', default: 'anonymous', label: 'User name', i18n_key: 'storage.ftp.user', aliases: ['username'] },
   { key: 'password', type: 'password', secret: true, label: 'Password', i18n_key: 'storage.ftp.password', aliases: ['pass'] },
   {
-    key: 'secure', type: 'select', options: SECURE_MODES, default: 'explicit', label: 'Encryption', i18n_key: 'storage.ftp.secure',
+    key: 'secure',
+    type: 'select',
+    options: SECURE_MODES,
+    default: 'explicit',
+    label: 'Encryption',
+    i18n_key: 'storage.ftp.secure',
     help: 'explicit: AUTH TLS on the normal port (FTPES); implicit: TLS from the first byte (FTPS, port 990); off: plain FTP.',
   },
-  rootField(
-    'ftp', '/shared/team',
-    'Sub-folder that becomes the storage root; a relative path starts at the login folder. Created when missing.',
-  ),
+  rootField('ftp', '/shared/team', 'Sub-folder that becomes the storage root; a relative path starts at the login folder. Created when missing.'),
   ...trustFields('ftp'),
 ];
 

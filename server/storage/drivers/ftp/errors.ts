@@ -21,7 +21,9 @@ export function ftpError(e: unknown, path: string, on550: 'not_found' | 'permiss
     case 332:
       return unreachable(`login refused: ${messageOf(e)}`);
     case 550:
-      return on550 === 'not_found' ? new AppError('not_found', { path }) : new AppError('permission_denied', { path, permission: 'backend', source: 'backend' });
+      return on550 === 'not_found'
+        ? new AppError('not_found', { path })
+        : new AppError('permission_denied', { path, permission: 'backend', source: 'backend' });
     case 553:
       return new AppError('name_not_allowed', { reason: 'backend' }, { code: 'NAME_NOT_ALLOWED', reason: 'backend' });
     case 452:

@@ -29,8 +29,7 @@ const MIN_READ_CHUNK = 64 * 1024;
  * buffer, so a 4 KiB file read with 1 MiB buffers churned 2 MiB of memory that only a full GC gives back
  * (a backlog of small replication copies spent most of its time in GC).
  */
-const readChunk = (size: number, range?: ByteRange) =>
-  Math.max(MIN_READ_CHUNK, Math.min(READ_CHUNK, (range?.end ?? size - 1) - (range?.start ?? 0) + 1));
+const readChunk = (size: number, range?: ByteRange) => Math.max(MIN_READ_CHUNK, Math.min(READ_CHUNK, (range?.end ?? size - 1) - (range?.start ?? 0) + 1));
 /** How many entries of one folder are stat'ed concurrently while listing. */
 const LIST_STAT_BATCH = 64;
 
@@ -42,7 +41,11 @@ export class LocalDriver implements StorageDriver {
    * `stagingBase`: the data-dir folder for multipart sessions (see LocalMultipart).
    * `temps`: where the folders that receive temp files are noted (see local.temps).
    */
-  constructor(private readonly root: LocalRoot, stagingBase: string | null = null, private readonly temps: TempJournal | null = null) {
+  constructor(
+    private readonly root: LocalRoot,
+    stagingBase: string | null = null,
+    private readonly temps: TempJournal | null = null,
+  ) {
     this.multipart = new LocalMultipart(root, stagingBase);
   }
 
@@ -75,16 +78,18 @@ export class LocalDriver implements StorageDriver {
     const dirents = await mapFs(dir, () => fsp.readdir(abs, { withFileTypes: true }));
     const visible = dirents.filter((d) => !d.name.startsWith(TEMP_PREFIX) && !(d.name === STAGING_DIR && dir === ''));
     for (let i = 0; i < visible.length; i += LIST_STAT_BATCH) {
-      const batch = await Promise.all(visible.slice(i, i + LIST_STAT_BATCH).map(async (d) => {
-        const p = join(abs, d.name);
-        if (d.isSymbolicLink()) {
-          const real = await fsp.realpath(p).catch(() => null);
-          if (real === null || !this.root.contains(real)) return null;
-        }
-        // A child that vanished between readdir and stat is simply not listed.
-        const st = await fsp.stat(p).catch(() => null);
-        return st && entryOf(d.name, st);
-      }));
+      const batch = await Promise.all(
+        visible.slice(i, i + LIST_STAT_BATCH).map(async (d) => {
+          const p = join(abs, d.name);
+          if (d.isSymbolicLink()) {
+            const real = await fsp.realpath(p).catch(() => null);
+            if (real === null || !this.root.contains(real)) return null;
+          }
+          // A child that vanished between readdir and stat is simply not listed.
+          const st = await fsp.stat(p).catch(() => null);
+          return st && entryOf(d.name, st);
+        }),
+      );
       for (const e of batch) if (e) yield e;
     }
   }
@@ -241,7 +246,14 @@ export class LocalDriver implements StorageDriver {
       throw fsError(e, rel);
     });
     if (!parent.isDirectory()) throw new AppError('not_found', { path: rel });
-    if (!overwrite && (await fsp.lstat(dst).then(() => true, () => false))) throw new AppError('conflict', { path: rel });
+    if (
+      !overwrite &&
+      (await fsp.lstat(dst).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw new AppError('conflict', { path: rel });
   }
 
   /**

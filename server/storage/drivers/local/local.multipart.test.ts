@@ -57,11 +57,21 @@ test('a 100 MiB upload in 8 MiB parts sent out of order publishes in place', asy
   // Re-sending a part is idempotent for the bytes and yields a new etag.
   const again = await mp.putPart(handle, 3, Readable.from([partBytes(3, partSize)]), partSize);
   assert.notEqual(again.etag, etags[2]);
-  await assert.rejects(mp.complete(handle, etags.map((etag, i) => ({ part: i + 1, etag }))), code('conflict'), 'superseded etag refused');
+  await assert.rejects(
+    mp.complete(
+      handle,
+      etags.map((etag, i) => ({ part: i + 1, etag })),
+    ),
+    code('conflict'),
+    'superseded etag refused',
+  );
   etags[2] = again.etag;
 
   const t0 = performance.now();
-  const entry = await mp.complete(handle, etags.map((etag, i) => ({ part: i + 1, etag })));
+  const entry = await mp.complete(
+    handle,
+    etags.map((etag, i) => ({ part: i + 1, etag })),
+  );
   const ms = performance.now() - t0;
   assert.ok(ms < 500, `complete took ${ms.toFixed(0)} ms`);
   assert.equal(entry.size, size);
@@ -78,11 +88,37 @@ test('wrong etags, wrong part sizes and missing parts are refused', async () => 
   const e2 = (await mp.putPart(handle, 2, Readable.from([Buffer.from('efgh')]), 4)).etag;
   await assert.rejects(mp.putPart(handle, 3, Readable.from([Buffer.from('ijk')]), 3), code('bad_body'), 'last part is 2 bytes');
   await assert.rejects(mp.putPart(handle, 3, Readable.from([Buffer.from('ijk')]), 2), code('bad_body'), 'body longer than declared');
-  await assert.rejects(mp.complete(handle, [{ part: 1, etag: e1 }, { part: 2, etag: e2 }]), code('conflict'), 'part 3 missing');
+  await assert.rejects(
+    mp.complete(handle, [
+      { part: 1, etag: e1 },
+      { part: 2, etag: e2 },
+    ]),
+    code('conflict'),
+    'part 3 missing',
+  );
   const e3 = (await mp.putPart(handle, 3, Readable.from([Buffer.from('ij')]), 2)).etag;
-  await assert.rejects(mp.complete(handle, [{ part: 1, etag: e1 }, { part: 2, etag: 'forged' }, { part: 3, etag: e3 }]), code('conflict'));
-  await assert.rejects(mp.complete(handle, [{ part: 2, etag: e2 }, { part: 1, etag: e1 }, { part: 3, etag: e3 }]), code('conflict'), 'out of order');
-  await mp.complete(handle, [{ part: 1, etag: e1 }, { part: 2, etag: e2 }, { part: 3, etag: e3 }]);
+  await assert.rejects(
+    mp.complete(handle, [
+      { part: 1, etag: e1 },
+      { part: 2, etag: 'forged' },
+      { part: 3, etag: e3 },
+    ]),
+    code('conflict'),
+  );
+  await assert.rejects(
+    mp.complete(handle, [
+      { part: 2, etag: e2 },
+      { part: 1, etag: e1 },
+      { part: 3, etag: e3 },
+    ]),
+    code('conflict'),
+    'out of order',
+  );
+  await mp.complete(handle, [
+    { part: 1, etag: e1 },
+    { part: 2, etag: e2 },
+    { part: 3, etag: e3 },
+  ]);
   const chunks: Buffer[] = [];
   for await (const c of await d.read('up/small.bin')) chunks.push(c as Buffer);
   assert.equal(Buffer.concat(chunks).toString(), 'abcdefghij');
@@ -103,7 +139,7 @@ test('abort cleans the staged data and is idempotent; a handle survives as JSON'
   await assert.rejects(mp.complete('{"id":"../../etc","path":"x","size":1,"partSize":1}', []), code('bad_id'));
 });
 
-test('sessions stage in the data dir, never in the user\'s folder, when the storage shares its filesystem', async () => {
+test("sessions stage in the data dir, never in the user's folder, when the storage shares its filesystem", async () => {
   const { handle } = await mp.init('up/where.bin', { size: 4, partSize: 4 });
   assert.equal(JSON.parse(handle).place, 'data');
   assert.ok(staging().includes(JSON.parse(handle).id));

@@ -191,9 +191,19 @@ export class LocalMultipart implements MultipartCapability {
    */
   private async sessionDir(s: Session): Promise<string> {
     const dir = this.dirOf(s);
-    const ok = await fsp.stat(join(dir, DATA)).then(() => true, () => false);
+    const ok = await fsp.stat(join(dir, DATA)).then(
+      () => true,
+      () => false,
+    );
     if (ok) return dir;
-    if (this.inRoot(s) && !(await fsp.stat(dirname(dir)).then(() => true, () => false))) throw this.root.gone();
+    if (
+      this.inRoot(s) &&
+      !(await fsp.stat(dirname(dir)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw this.root.gone();
     throw new AppError('not_found', { path: s.path, reason: 'no such upload session' });
   }
 
@@ -218,8 +228,15 @@ function parseHandle(handle: string): Session {
   }
   const s = v as Session;
   if (
-    !s || typeof s !== 'object' || typeof s.id !== 'string' || !ID_RE.test(s.id) || typeof s.path !== 'string' ||
-    !Number.isSafeInteger(s.size) || s.size < 0 || !Number.isSafeInteger(s.partSize) || s.partSize < 1
+    !s ||
+    typeof s !== 'object' ||
+    typeof s.id !== 'string' ||
+    !ID_RE.test(s.id) ||
+    typeof s.path !== 'string' ||
+    !Number.isSafeInteger(s.size) ||
+    s.size < 0 ||
+    !Number.isSafeInteger(s.partSize) ||
+    s.partSize < 1
   )
     throw new AppError('bad_id', { reason: 'malformed upload handle' });
   // Handles written before sessions could live in the data dir have no place: theirs is the root.

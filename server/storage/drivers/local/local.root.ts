@@ -35,10 +35,13 @@ export class LocalRoot {
     const issue = rootPathIssue(path);
     if (issue) throw new AppError('validation_failed', { field: 'path', reason: issue }, { field: 'path', reason: issue });
     const abs = normalize(path).replace(/[\\/]+$/, '');
-    const existed = await fsp.stat(abs).then((s) => {
-      if (!s.isDirectory()) throw new AppError('validation_failed', { field: 'path', reason: 'not a folder' }, { field: 'path', reason: 'not a folder' });
-      return true;
-    }, () => false);
+    const existed = await fsp.stat(abs).then(
+      (s) => {
+        if (!s.isDirectory()) throw new AppError('validation_failed', { field: 'path', reason: 'not a folder' }, { field: 'path', reason: 'not a folder' });
+        return true;
+      },
+      () => false,
+    );
     if (!existed) {
       await fsp.mkdir(abs, { recursive: true, mode: 0o755 }).catch((e) => {
         throw fsError(e, '');
@@ -108,4 +111,8 @@ export class LocalRoot {
 
 const outside = (rel: string) => new AppError('permission_denied', { path: rel, reason: 'symlink leads outside the storage' });
 
-const isSymlink = (abs: string): Promise<boolean> => fsp.lstat(abs).then((s) => s.isSymbolicLink(), () => false);
+const isSymlink = (abs: string): Promise<boolean> =>
+  fsp.lstat(abs).then(
+    (s) => s.isSymbolicLink(),
+    () => false,
+  );

@@ -56,13 +56,22 @@ test('root guard: relative, /, .. and a symlink to / are refused', async () => {
   for (const path of ['/', 'relative/dir', '/srv/../etc', '', '//']) {
     const problems = resolveConfig(localDriver, { path }).problems;
     assert.ok(problems.length > 0, `accepted ${JSON.stringify(path)}`);
-    await assert.rejects(Promise.resolve().then(() => localDriver.create({ path }, ctx)), code('validation_failed'));
+    await assert.rejects(
+      Promise.resolve().then(() => localDriver.create({ path }, ctx)),
+      code('validation_failed'),
+    );
   }
   assert.deepEqual(resolveConfig(localDriver, { root: `${tmp.dir}/x` }).problems, []);
   symlinkSync('/', `${tmp.dir}/to-slash`);
-  await assert.rejects(Promise.resolve().then(() => localDriver.create({ path: `${tmp.dir}/to-slash` }, ctx)), code('validation_failed'));
+  await assert.rejects(
+    Promise.resolve().then(() => localDriver.create({ path: `${tmp.dir}/to-slash` }, ctx)),
+    code('validation_failed'),
+  );
   writeFileSync(`${tmp.dir}/a-file`, '');
-  await assert.rejects(Promise.resolve().then(() => localDriver.create({ path: `${tmp.dir}/a-file` }, ctx)), code('validation_failed'));
+  await assert.rejects(
+    Promise.resolve().then(() => localDriver.create({ path: `${tmp.dir}/a-file` }, ctx)),
+    code('validation_failed'),
+  );
 });
 
 test('a symlink leading outside can be neither listed, read, written, nor deleted through', async () => {
@@ -133,7 +142,9 @@ test('a read buffers what the file or range needs, at most 1 MiB at a time (smal
   assert.deepEqual(await hwm('big.bin', { start: 10, end: 200_009 }), { hwm: 200_000, n: 200_000 });
 });
 
-test('statLocal with open: a file inside comes opened (no second lookup to send it); outside, a folder, a FIFO or a missing file leave nothing open', { skip: process.platform !== 'linux' && 'needs /proc/self/fd' }, async () => {
+test('statLocal with open: a file inside comes opened (no second lookup to send it); outside, a folder, a FIFO or a missing file leave nothing open', {
+  skip: process.platform !== 'linux' && 'needs /proc/self/fd',
+}, async () => {
   const fds = () => readdirSync('/proc/self/fd').length;
   const before = fds();
   const got = await d.statLocal!('inner/ok.txt', { open: true });

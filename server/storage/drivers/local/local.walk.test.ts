@@ -46,7 +46,10 @@ test('walk of 20,000 generated files yields exactly those files', async () => {
   }
   const ms = performance.now() - t0;
   assert.equal(files.size, FILES);
-  assert.deepEqual([...files].filter((p) => !expected.has(p)), []);
+  assert.deepEqual(
+    [...files].filter((p) => !expected.has(p)),
+    [],
+  );
   assert.ok(dirs.every((e) => e.name !== STAGING_DIR && !e.path.includes('escape')));
   console.log(`walked ${FILES} files in ${ms.toFixed(0)} ms`);
 });
@@ -56,9 +59,12 @@ test('walk of a prefix gives paths relative to it; a missing prefix is not_found
   for await (const e of d.walk!('d3')) paths.push(e.path);
   assert.deepEqual(paths.sort().slice(0, 2), ['sub', 'sub/f1500.txt']);
   assert.equal(paths.length, PER_DIR + 1);
-  await assert.rejects(async () => {
-    for await (const _ of d.walk!('nope')) void _;
-  }, (e: unknown) => (e as { code?: string }).code === 'not_found');
+  await assert.rejects(
+    async () => {
+      for await (const _ of d.walk!('nope')) void _;
+    },
+    (e: unknown) => (e as { code?: string }).code === 'not_found',
+  );
 });
 
 test('stopping early terminates the worker', async () => {

@@ -29,7 +29,10 @@ test('watch reports a change as relative paths, ignoring temp files', async () =
 test('a tree with more folders than the limit is refused with unsupported', async () => {
   const tmp = tempDir('filedock-local-watch-');
   for (let i = 0; i < 12; i++) mkdirSync(`${tmp.dir}/d${i}`);
-  await assert.rejects(watchLocal(tmp.dir, () => undefined, { maxFolders: 10 }), (e) => isAppError(e) && e.code === 'unsupported' && /more than 10 folders/.test(String(e.params.reason)));
+  await assert.rejects(
+    watchLocal(tmp.dir, () => undefined, { maxFolders: 10 }),
+    (e) => isAppError(e) && e.code === 'unsupported' && /more than 10 folders/.test(String(e.params.reason)),
+  );
   tmp.cleanup();
 });
 
@@ -66,7 +69,10 @@ test('a folder made or moved in is watched and its contents reported; a removal 
     writeFileSync(`${tmp.dir}/away/deep/after.txt`, 'a');
     writeFileSync(`${root}/made/a/tick.txt`, 't');
     await until('made/a/tick.txt');
-    assert.deepEqual([...seen].filter((p) => p.includes('after')), []);
+    assert.deepEqual(
+      [...seen].filter((p) => p.includes('after')),
+      [],
+    );
   } finally {
     stop();
     tmp.cleanup();

@@ -64,10 +64,12 @@ export async function watchLocal(rootReal: string, listener: WatchListener, opts
     const child = dir ? `${dir}/${name}` : name;
     if (isInternalPath(child)) return;
     report(child);
-    lstat(abs(child)).then(
-      (st) => (st.isDirectory() && !watchers.has(child) ? scan(child, true) : undefined),
-      () => forget(child),
-    ).catch(() => undefined);
+    lstat(abs(child))
+      .then(
+        (st) => (st.isDirectory() && !watchers.has(child) ? scan(child, true) : undefined),
+        () => forget(child),
+      )
+      .catch(() => undefined);
   };
 
   /** Watches one folder; false when it is gone already or no more watches may be taken. */

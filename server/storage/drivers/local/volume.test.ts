@@ -17,7 +17,8 @@ test('findmnt output: the nested --target form and the flat -l form; a filesyste
 });
 
 test('diskutil plist: the string values by key', () => {
-  const xml = '<plist><dict><key>VolumeUUID</key>\n<string>6A3F-11</string><key>MountPoint</key><string>/Volumes/Stick</string><key>Ejectable</key><true/></dict></plist>';
+  const xml =
+    '<plist><dict><key>VolumeUUID</key>\n<string>6A3F-11</string><key>MountPoint</key><string>/Volumes/Stick</string><key>Ejectable</key><true/></dict></plist>';
   assert.deepEqual(plistStrings(xml), { VolumeUUID: '6A3F-11', MountPoint: '/Volumes/Stick' });
 });
 
@@ -38,7 +39,9 @@ test('one probe per OS; none where volumes are not tracked', () => {
   assert.equal(volumeProbe('freebsd'), null);
 });
 
-test('Linux: findmnt names the mount holding a real folder', { skip: process.platform !== 'linux' || !hasTool('findmnt') ? 'needs Linux with util-linux (findmnt)' : undefined }, async () => {
+test('Linux: findmnt names the mount holding a real folder', {
+  skip: process.platform !== 'linux' || !hasTool('findmnt') ? 'needs Linux with util-linux (findmnt)' : undefined,
+}, async () => {
   const at = await linuxProbe.at(process.cwd());
   assert.ok(process.cwd().startsWith(at.mount), `${at.mount} holds ${process.cwd()}`);
   assert.ok(at.source.length > 0);

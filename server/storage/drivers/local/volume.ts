@@ -82,7 +82,7 @@ export const macProbe: VolumeProbe = {
   },
   async mountsOf(id) {
     // An unplugged volume is unknown to diskutil (non-zero exit); a known but unmounted one has no mount point.
-    const p = await run('diskutil', ['info', '-plist', id]).then(plistStrings, () => ({} as Record<string, string>));
+    const p = await run('diskutil', ['info', '-plist', id]).then(plistStrings, () => ({}) as Record<string, string>);
     return p.MountPoint && sameId(p.VolumeUUID ?? null, id) ? [{ id: p.VolumeUUID, mount: p.MountPoint, source: p.DeviceIdentifier ?? '' }] : [];
   },
   relative: (mount, path) => posix.relative(mount, path),
@@ -118,11 +118,20 @@ export const windowsProbe: VolumeProbe = {
 };
 
 async function windowsVolumes(): Promise<MountedVolume[]> {
-  const out = await run('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', 'Get-CimInstance Win32_Volume | Select-Object Name,SerialNumber,DeviceID | ConvertTo-Json -Compress']);
+  const out = await run('powershell.exe', [
+    '-NoProfile',
+    '-NonInteractive',
+    '-Command',
+    'Get-CimInstance Win32_Volume | Select-Object Name,SerialNumber,DeviceID | ConvertTo-Json -Compress',
+  ]);
   const rows = JSON.parse(out || '[]') as Array<{ Name?: string; SerialNumber?: number | null; DeviceID?: string }> | { Name?: string };
   return (Array.isArray(rows) ? rows : [rows])
     .filter((r): r is { Name: string; SerialNumber?: number | null; DeviceID?: string } => typeof r.Name === 'string' && r.Name !== '')
-    .map((r) => ({ id: r.SerialNumber == null ? null : (r.SerialNumber >>> 0).toString(16).toUpperCase().padStart(8, '0'), mount: r.Name, source: r.DeviceID ?? '' }));
+    .map((r) => ({
+      id: r.SerialNumber == null ? null : (r.SerialNumber >>> 0).toString(16).toUpperCase().padStart(8, '0'),
+      mount: r.Name,
+      source: r.DeviceID ?? '',
+    }));
 }
 
 /** The probe of this OS, or null where volumes are not tracked. */

@@ -53,7 +53,10 @@ export function fromRpcError(e: RpcError): AppError {
   if (e.code === METHOD_NOT_FOUND) return new AppError('unsupported', { reason: e.message });
   const code = e.data?.code as ErrorCode | undefined;
   if (code && PLUGIN_ERROR_CODES.has(code)) {
-    const params = Object.fromEntries(Object.entries(e.data?.params ?? {}).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v))) as Record<string, string>;
+    const params = Object.fromEntries(Object.entries(e.data?.params ?? {}).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v))) as Record<
+      string,
+      string
+    >;
     return new AppError(code, params, undefined, e.message);
   }
   return unreachable(e.message || 'plugin error');
@@ -328,8 +331,7 @@ export class PluginConnection {
         this.settle(id);
         p.incoming.push(null);
         return;
-      case 'body.error':
-      {
+      case 'body.error': {
         const e = (params.error ?? {}) as { code?: string; message?: string; params?: Record<string, unknown> };
         return this.fail(id, fromRpcError({ code: -32000, message: e.message ?? 'plugin body error', data: e }));
       }

@@ -66,7 +66,12 @@ export class PluginDriver implements StorageDriver {
   /** Atomic in the plugin (the protocol requires temp + rename); a body error makes it discard its temp file. */
   async write(path: string, body: Readable, opts: WriteOptions = {}): Promise<Entry> {
     const conn = await this.connection();
-    const params = { path, overwrite: opts.overwrite ?? true, ...(opts.size !== undefined ? { size: opts.size } : {}), ...(opts.mime ? { mime: opts.mime } : {}) };
+    const params = {
+      path,
+      overwrite: opts.overwrite ?? true,
+      ...(opts.size !== undefined ? { size: opts.size } : {}),
+      ...(opts.mime ? { mime: opts.mime } : {}),
+    };
     return conn.write<Entry>(params, body, { idleMs: this.t.timeouts.callMs, signal: opts.signal });
   }
 

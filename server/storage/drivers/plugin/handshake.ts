@@ -69,8 +69,17 @@ export async function handshake(conn: PluginConnection, serviceVersion: string, 
   if (fields.filter((f) => f.root).length > 1) throw refuse('more than one root field');
   const declared = (r.capabilities ?? {}) as Record<string, unknown>;
   const capabilities: DriverCapabilities = {
-    read: true, write: true, presign: false, multipart: false, presigned_multipart: false, watch: false,
-    move: false, copy: false, walk: false, ranges: false, etag: false,
+    read: true,
+    write: true,
+    presign: false,
+    multipart: false,
+    presigned_multipart: false,
+    watch: false,
+    move: false,
+    copy: false,
+    walk: false,
+    ranges: false,
+    etag: false,
   };
   for (const c of CARRIED) capabilities[c] = declared[c] === true;
   const maxName = Number(r.max_name_bytes);

@@ -15,8 +15,17 @@ export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 /** Codes a plugin may put in `error.data.code`; any other becomes `storage_unreachable`. */
 export const PLUGIN_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'not_found', 'conflict', 'storage_unreachable', 'permission_denied', 'name_not_allowed', 'name_too_long',
-  'unsupported', 'cancelled', 'validation_failed', 'bad_path', 'quota_exceeded',
+  'not_found',
+  'conflict',
+  'storage_unreachable',
+  'permission_denied',
+  'name_not_allowed',
+  'name_too_long',
+  'unsupported',
+  'cancelled',
+  'validation_failed',
+  'bad_path',
+  'quota_exceeded',
 ]);
 
 /** JSON-RPC's own code for an unknown method; mapped to `unsupported`. */

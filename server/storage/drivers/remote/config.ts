@@ -20,8 +20,15 @@ export interface RemoteCommon {
  */
 export function rootField(driver: string, placeholder: string, help: string): DriverField {
   return {
-    key: 'root', type: 'string', required: true, root: true, label: 'Folder', i18n_key: `storage.${driver}.root`,
-    placeholder, aliases: ['base_path', 'remote_path'], help,
+    key: 'root',
+    type: 'string',
+    required: true,
+    root: true,
+    label: 'Folder',
+    i18n_key: `storage.${driver}.root`,
+    placeholder,
+    aliases: ['base_path', 'remote_path'],
+    help,
   };
 }
 
@@ -29,12 +36,20 @@ export function rootField(driver: string, placeholder: string, help: string): Dr
 export function trustFields(driver: string): DriverField[] {
   return [
     {
-      key: 'tls_fingerprint', type: 'string', label: 'Pinned certificate (SHA-256)', i18n_key: `storage.${driver}.tls_fingerprint`,
-      placeholder: 'AB:CD:…', help: 'Trust exactly this certificate instead of the system authorities.',
+      key: 'tls_fingerprint',
+      type: 'string',
+      label: 'Pinned certificate (SHA-256)',
+      i18n_key: `storage.${driver}.tls_fingerprint`,
+      placeholder: 'AB:CD:…',
+      help: 'Trust exactly this certificate instead of the system authorities.',
     },
     {
-      key: 'allow_self_signed', type: 'bool', default: false, label: 'Accept any self-signed certificate',
-      i18n_key: `storage.${driver}.allow_self_signed`, help: 'Insecure: prefer pinning the fingerprint.',
+      key: 'allow_self_signed',
+      type: 'bool',
+      default: false,
+      label: 'Accept any self-signed certificate',
+      i18n_key: `storage.${driver}.allow_self_signed`,
+      help: 'Insecure: prefer pinning the fingerprint.',
     },
     { key: 'timeout_s', type: 'int', default: DEFAULT_TIMEOUT_S, label: 'Timeout (seconds)', i18n_key: `storage.${driver}.timeout_s` },
   ];
@@ -60,7 +75,6 @@ export function parseRemoteConfig<T>(
   if ('problem' in timeout) problems.push({ field: 'timeout_s', message: timeout.problem });
   const trust = tlsTrust(c);
   if ('problem' in trust) problems.push(trust.problem);
-  if (problems.length > 0 || mine === undefined || 'problem' in root || 'problem' in timeout || 'problem' in trust)
-    return { problems };
+  if (problems.length > 0 || mine === undefined || 'problem' in root || 'problem' in timeout || 'problem' in trust) return { problems };
   return { config: { ...mine, root: root.root, trust: trust.trust, timeoutMs: timeout.ms } };
 }

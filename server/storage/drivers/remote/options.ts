@@ -87,9 +87,11 @@ export function tlsTrust(config: Config): { trust: TlsTrust } | { problem: Probl
   const raw = str(config, 'tls_fingerprint');
   const allowSelfSigned = bool(config, 'allow_self_signed', false);
   if (raw === undefined) return { trust: { allowSelfSigned } };
-  const hex = raw.replace(/^sha256:/i, '').replace(/[\s:]/g, '').toUpperCase();
-  if (!/^[0-9A-F]{64}$/.test(hex))
-    return { problem: { field: 'tls_fingerprint', message: 'must be the 64 hex digits of the certificate SHA-256' } };
+  const hex = raw
+    .replace(/^sha256:/i, '')
+    .replace(/[\s:]/g, '')
+    .toUpperCase();
+  if (!/^[0-9A-F]{64}$/.test(hex)) return { problem: { field: 'tls_fingerprint', message: 'must be the 64 hex digits of the certificate SHA-256' } };
   return { trust: { fingerprint: hex, allowSelfSigned } };
 }
 

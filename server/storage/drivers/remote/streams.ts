@@ -8,8 +8,12 @@ import { AppError } from '../../../errors';
 export function countBytes(size: number | undefined, onProgress: () => void, onMismatch: (e: AppError) => void): Transform {
   let seen = 0;
   const mismatch = () => {
-    const e = new AppError('bad_body', { reason: 'size_mismatch', expected: size, received: seen }, undefined,
-      `body size ${seen} differs from the declared ${size}`);
+    const e = new AppError(
+      'bad_body',
+      { reason: 'size_mismatch', expected: size, received: seen },
+      undefined,
+      `body size ${seen} differs from the declared ${size}`,
+    );
     onMismatch(e);
     return e;
   };

@@ -18,13 +18,29 @@ const MISSING = new Set(['NoSuchKey', 'NotFound', 'NoSuchUpload']);
 
 /** Answers that mean the whole storage is unusable, not one path. */
 const SESSION_REFUSED = new Set([
-  'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'NoSuchBucket', 'InvalidToken', 'ExpiredToken',
-  'AuthorizationHeaderMalformed', 'PermanentRedirect', 'CredentialsProviderError', 'InvalidBucketName',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'NoSuchBucket',
+  'InvalidToken',
+  'ExpiredToken',
+  'AuthorizationHeaderMalformed',
+  'PermanentRedirect',
+  'CredentialsProviderError',
+  'InvalidBucketName',
 ]);
 
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
-  'ENETUNREACH', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'UND_ERR_SOCKET',
 ]);
 
 /** The innermost error that names a system code (the SDK wraps some socket errors). */
@@ -34,8 +50,7 @@ function systemCode(err: SdkError, depth = 0): string | undefined {
   return cause && depth < 5 ? systemCode(cause, depth + 1) : undefined;
 }
 
-const unreachable = (reason: string, detail?: string) =>
-  new AppError('storage_unreachable', { reason }, undefined, detail ?? `s3: ${reason}`);
+const unreachable = (reason: string, detail?: string) => new AppError('storage_unreachable', { reason }, undefined, detail ?? `s3: ${reason}`);
 
 /**
  * Maps any error from an S3 call on `path` to an AppError. `deadlineMs` is the

@@ -16,4 +16,3 @@ export function createS3Driver(config: Record<string, unknown>, tuning: S3Tuning
   const api = new S3Api(client, settings.bucket, tuning);
   return new S3Driver(api, new KeyMap(settings.prefix), { presign: !settings.disablePresign, selfMetered: !!countRequest });
 }
-

@@ -18,8 +18,12 @@ export class KeyMap {
   file(rel: string): string {
     const key = `${this.prefix}/${rel}`;
     if (rel.split('/').includes(FOLDER_MARKER))
-      throw new AppError('name_not_allowed', { reason: 'backend' }, { code: 'NAME_NOT_ALLOWED', reason: 'backend' },
-        `s3: "${FOLDER_MARKER}" marks empty folders and cannot be a name`);
+      throw new AppError(
+        'name_not_allowed',
+        { reason: 'backend' },
+        { code: 'NAME_NOT_ALLOWED', reason: 'backend' },
+        `s3: "${FOLDER_MARKER}" marks empty folders and cannot be a name`,
+      );
     if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) throw new AppError('name_too_long', { max: MAX_KEY_BYTES }, { max: MAX_KEY_BYTES });
     return key;
   }
@@ -44,8 +48,7 @@ export class KeyMap {
 export const isFolderKey = (key: string): boolean => key.endsWith('/') || key === FOLDER_MARKER || key.endsWith(`/${FOLDER_MARKER}`);
 
 /** The key in the form CopyObject's CopySource wants: bucket and each segment URL-encoded. */
-export const copySource = (bucket: string, key: string): string =>
-  `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+export const copySource = (bucket: string, key: string): string => `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
 
 /** An ETag without the quotes S3 wraps it in. */
 export const bareEtag = (etag: string | undefined): string => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');

@@ -4,9 +4,7 @@
  * as the streaming path of `write` for bodies over the buffering limit.
  * Nothing is visible at the key until CompleteMultipartUpload.
  */
-import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../../errors';
@@ -41,17 +39,20 @@ const parseHandle = (handle: string): Handle => {
 };
 
 /** The part size a streamed body of `size` bytes needs to fit in 10,000 parts. */
-export const partSizeFor = (size: number | undefined, min: number): number =>
-  Math.max(min, Math.ceil((size ?? 0) / MAX_PARTS));
+export const partSizeFor = (size: number | undefined, min: number): number => Math.max(min, Math.ceil((size ?? 0) / MAX_PARTS));
 
 export class S3Multipart implements MultipartCapability {
   readonly presigned = true;
 
-  constructor(private readonly api: S3Api, private readonly keys: KeyMap) {}
+  constructor(
+    private readonly api: S3Api,
+    private readonly keys: KeyMap,
+  ) {}
 
   /** Starts an upload to `path`; its parent must exist (`not_found`). Handle: JSON `{key, uploadId, rel}`. */
   async init(path: string, opts: { size: number; partSize: number; mime?: string }): Promise<{ handle: string }> {
-    if (Math.ceil(opts.size / opts.partSize) > MAX_PARTS) throw new AppError('validation_failed', { field: 'chunk_size', reason: `more than ${MAX_PARTS} parts` }, { field: 'chunk_size' });
+    if (Math.ceil(opts.size / opts.partSize) > MAX_PARTS)
+      throw new AppError('validation_failed', { field: 'chunk_size', reason: `more than ${MAX_PARTS} parts` }, { field: 'chunk_size' });
     await checkWritable(this.api, this.keys, path, true);
     return { handle: JSON.stringify(await this.create(path, opts.mime)) };
   }
@@ -69,7 +70,9 @@ export class S3Multipart implements MultipartCapability {
   /** A presigned UploadPart URL; the browser reads the part's ETag from the response header. */
   async presignPart(handle: string, part: number, expiresInSeconds: number): Promise<string> {
     const h = parseHandle(handle);
-    return getSignedUrl(this.api.client, new UploadPartCommand({ Bucket: this.api.bucket, Key: h.key, UploadId: h.uploadId, PartNumber: part }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.api.client, new UploadPartCommand({ Bucket: this.api.bucket, Key: h.key, UploadId: h.uploadId, PartNumber: part }), {
+      expiresIn: expiresInSeconds,
+    });
   }
 
   /** Publishes the object from the listed parts (etags as the client saw them, quotes optional). */
@@ -116,7 +119,11 @@ export class S3Multipart implements MultipartCapability {
       await Promise.all(inFlight);
       if (failure) throw failure;
       if (opts.signal?.aborted) throw new AppError('cancelled', { path: rel });
-      await this.completeUpload(h, etags.sort((a, b) => a.part - b.part), opts.signal);
+      await this.completeUpload(
+        h,
+        etags.sort((a, b) => a.part - b.part),
+        opts.signal,
+      );
     } catch (e) {
       ctrl.abort();
       await Promise.allSettled(inFlight);
@@ -130,30 +137,49 @@ export class S3Multipart implements MultipartCapability {
 
   private async create(rel: string, mime: string | undefined, signal?: AbortSignal): Promise<Handle> {
     const key = this.keys.file(rel);
-    const r = await this.api.call(rel, signal, (abortSignal) => this.api.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.api.bucket, Key: key, ContentType: mime }), { abortSignal }));
+    const r = await this.api.call(rel, signal, (abortSignal) =>
+      this.api.client.send(new CreateMultipartUploadCommand({ Bucket: this.api.bucket, Key: key, ContentType: mime }), { abortSignal }),
+    );
     if (!r.UploadId) throw new AppError('internal', {}, undefined, 's3: CreateMultipartUpload returned no UploadId');
     return { key, uploadId: r.UploadId, rel };
   }
 
   private async uploadPart(h: Handle, part: number, bytes: Buffer, signal?: AbortSignal): Promise<string> {
-    const r = await this.api.call(h.rel, signal, (abortSignal) => this.api.client.send(new UploadPartCommand({
-      Bucket: this.api.bucket, Key: h.key, UploadId: h.uploadId, PartNumber: part, Body: bytes, ContentLength: bytes.length,
-    }), { abortSignal }));
+    const r = await this.api.call(h.rel, signal, (abortSignal) =>
+      this.api.client.send(
+        new UploadPartCommand({
+          Bucket: this.api.bucket,
+          Key: h.key,
+          UploadId: h.uploadId,
+          PartNumber: part,
+          Body: bytes,
+          ContentLength: bytes.length,
+        }),
+        { abortSignal },
+      ),
+    );
     return bareEtag(r.ETag);
   }
 
   private async completeUpload(h: Handle, parts: PartEtag[], signal?: AbortSignal): Promise<void> {
-    await this.api.call(h.rel, signal, (abortSignal) => this.api.client.send(new CompleteMultipartUploadCommand({
-      Bucket: this.api.bucket, Key: h.key, UploadId: h.uploadId,
-      MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.part, ETag: `"${bareEtag(p.etag)}"` })) },
-    }), { abortSignal }));
+    await this.api.call(h.rel, signal, (abortSignal) =>
+      this.api.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.api.bucket,
+          Key: h.key,
+          UploadId: h.uploadId,
+          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.part, ETag: `"${bareEtag(p.etag)}"` })) },
+        }),
+        { abortSignal },
+      ),
+    );
   }
 
   private async abortUpload(h: Handle): Promise<void> {
     try {
-      await this.api.call(h.rel, undefined, (abortSignal) => this.api.client.send(
-        new AbortMultipartUploadCommand({ Bucket: this.api.bucket, Key: h.key, UploadId: h.uploadId }), { abortSignal }));
+      await this.api.call(h.rel, undefined, (abortSignal) =>
+        this.api.client.send(new AbortMultipartUploadCommand({ Bucket: this.api.bucket, Key: h.key, UploadId: h.uploadId }), { abortSignal }),
+      );
     } catch (e) {
       // Unpublished parts are invisible; a store that refuses the abort (s3rver: 405)
       // only keeps them until its lifecycle rules expire incomplete uploads.

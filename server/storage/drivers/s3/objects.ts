@@ -14,8 +14,7 @@ export const PAGE_KEYS = 1000;
 
 /** The entry of the object `key` (shown as `rel`). Missing → `not_found`. */
 export async function headEntry(api: S3Api, key: string, rel: string, signal?: AbortSignal): Promise<Entry> {
-  const h = await api.call(rel, signal, (abortSignal) =>
-    api.client.send(new HeadObjectCommand({ Bucket: api.bucket, Key: key }), { abortSignal }));
+  const h = await api.call(rel, signal, (abortSignal) => api.client.send(new HeadObjectCommand({ Bucket: api.bucket, Key: key }), { abortSignal }));
   return {
     name: baseName(rel),
     type: 'file',
@@ -50,13 +49,25 @@ export const objectEntry = (name: string, o: _Object): Entry => ({
  * into common prefixes when `delimiter` is set. One request per page.
  */
 export async function* listPages(
-  api: S3Api, prefix: string, rel: string, opts: { delimiter?: string; maxKeys?: number; signal?: AbortSignal } = {},
+  api: S3Api,
+  prefix: string,
+  rel: string,
+  opts: { delimiter?: string; maxKeys?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<ListObjectsV2CommandOutput> {
   let token: string | undefined;
   do {
-    const page = await api.call(rel, opts.signal, (abortSignal) => api.client.send(new ListObjectsV2Command({
-      Bucket: api.bucket, Prefix: prefix, Delimiter: opts.delimiter, MaxKeys: opts.maxKeys ?? PAGE_KEYS, ContinuationToken: token,
-    }), { abortSignal }));
+    const page = await api.call(rel, opts.signal, (abortSignal) =>
+      api.client.send(
+        new ListObjectsV2Command({
+          Bucket: api.bucket,
+          Prefix: prefix,
+          Delimiter: opts.delimiter,
+          MaxKeys: opts.maxKeys ?? PAGE_KEYS,
+          ContinuationToken: token,
+        }),
+        { abortSignal },
+      ),
+    );
     yield page;
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);

@@ -4,9 +4,7 @@
  * marker); folder move, copy and delete recurse the prefix; sync walks the
  * prefix flat, 1,000 keys per request.
  */
-import {
-  CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, type S3Client,
-} from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { mimeOf } from '../../../lib/mime';
 import type { Readable } from 'node:stream';
@@ -44,7 +42,11 @@ export class S3Driver implements StorageDriver {
   /** True when the client counts its wire requests for the meter (storage/meter.ts). */
   readonly selfMetered: boolean;
 
-  constructor(private readonly api: S3Api, private readonly keys: KeyMap, opts: { presign: boolean; selfMetered?: boolean }) {
+  constructor(
+    private readonly api: S3Api,
+    private readonly keys: KeyMap,
+    opts: { presign: boolean; selfMetered?: boolean },
+  ) {
     this.multipart = new S3Multipart(api, keys);
     this.selfMetered = !!opts.selfMetered;
     if (opts.presign) this.presignGet = (path, o) => this.presign(path, o);
@@ -92,7 +94,8 @@ export class S3Driver implements StorageDriver {
     const key = this.keys.file(path);
     const Range = range ? `bytes=${range.start}-${range.end ?? ''}` : undefined;
     const r = await this.api.call(path, signal, (abortSignal) =>
-      this.api.client.send(new GetObjectCommand({ Bucket: this.api.bucket, Key: key, Range }), { abortSignal }));
+      this.api.client.send(new GetObjectCommand({ Bucket: this.api.bucket, Key: key, Range }), { abortSignal }),
+    );
     const body = range ? fitRange(r.Body as Readable, range, r.ContentRange) : (r.Body as Readable);
     // The call's deadline ended with the headers; the caller's signal still cancels the stream.
     if (signal) {
@@ -119,9 +122,18 @@ export class S3Driver implements StorageDriver {
       if (!(await chunker.atEnd())) {
         await this.multipart.stream(path, first, chunker, { size: opts.size, mime, signal: opts.signal });
       } else {
-        await this.api.call(path, opts.signal, (abortSignal) => this.api.client.send(new PutObjectCommand({
-          Bucket: this.api.bucket, Key: key, Body: first, ContentLength: first.length, ContentType: mime,
-        }), { abortSignal }));
+        await this.api.call(path, opts.signal, (abortSignal) =>
+          this.api.client.send(
+            new PutObjectCommand({
+              Bucket: this.api.bucket,
+              Key: key,
+              Body: first,
+              ContentLength: first.length,
+              ContentType: mime,
+            }),
+            { abortSignal },
+          ),
+        );
       }
     } catch (e) {
       await chunker.close().catch(() => undefined);
@@ -195,11 +207,16 @@ export class S3Driver implements StorageDriver {
     const key = this.keys.file(path);
     await headEntry(this.api, key, path);
     const filename = opts.filename ?? baseName(path);
-    return getSignedUrl(this.api.client, new GetObjectCommand({
-      Bucket: this.api.bucket, Key: key,
-      ResponseContentDisposition: contentDisposition(filename, opts.inline ?? false),
-      ResponseContentType: opts.mime,
-    }), { expiresIn: opts.expiresInSeconds });
+    return getSignedUrl(
+      this.api.client,
+      new GetObjectCommand({
+        Bucket: this.api.bucket,
+        Key: key,
+        ResponseContentDisposition: contentDisposition(filename, opts.inline ?? false),
+        ResponseContentType: opts.mime,
+      }),
+      { expiresIn: opts.expiresInSeconds },
+    );
   }
 
   private async kindOf(path: string, signal?: AbortSignal): Promise<Kind> {
@@ -211,7 +228,9 @@ export class S3Driver implements StorageDriver {
   private async transfer(from: string, to: string, overwrite: boolean, signal?: AbortSignal): Promise<'file' | 'dir'> {
     if (from === '' || isWithin(to, from)) throw new AppError('conflict', { path: to, reason: 'a folder cannot go inside itself' });
     const [kind, target, parentOk] = await Promise.all([
-      this.kindOf(from, signal), this.kindOf(to, signal), folderExists(this.api, this.keys, parentRel(to), signal),
+      this.kindOf(from, signal),
+      this.kindOf(to, signal),
+      folderExists(this.api, this.keys, parentRel(to), signal),
     ]);
     if (!kind) throw new AppError('not_found', { path: from });
     if (!parentOk) throw new AppError('not_found', { path: parentRel(to) });
@@ -225,14 +244,22 @@ export class S3Driver implements StorageDriver {
     const src = this.keys.folder(from);
     const dst = this.keys.folder(to);
     await this.forEachBatch(src, from, COPY_CONCURRENCY, signal, (batch) =>
-      Promise.all(batch.map((key) => this.copyKey(key, dst + KeyMap.below(src, key), from, signal))));
+      Promise.all(batch.map((key) => this.copyKey(key, dst + KeyMap.below(src, key), from, signal))),
+    );
     return kind;
   }
 
   private async copyKey(srcKey: string, dstKey: string, rel: string, signal?: AbortSignal): Promise<void> {
-    await this.api.call(rel, signal, (abortSignal) => this.api.client.send(new CopyObjectCommand({
-      Bucket: this.api.bucket, Key: dstKey, CopySource: copySource(this.api.bucket, srcKey),
-    }), { abortSignal }));
+    await this.api.call(rel, signal, (abortSignal) =>
+      this.api.client.send(
+        new CopyObjectCommand({
+          Bucket: this.api.bucket,
+          Key: dstKey,
+          CopySource: copySource(this.api.bucket, srcKey),
+        }),
+        { abortSignal },
+      ),
+    );
   }
 
   /** Deletes the object at `path`, or every key below the folder with DeleteObjects batches of 1,000. */
@@ -240,13 +267,20 @@ export class S3Driver implements StorageDriver {
     if (kind === 'file') {
       const key = this.keys.file(path);
       await this.api.call(path, undefined, (abortSignal) =>
-        this.api.client.send(new DeleteObjectCommand({ Bucket: this.api.bucket, Key: key }), { abortSignal }));
+        this.api.client.send(new DeleteObjectCommand({ Bucket: this.api.bucket, Key: key }), { abortSignal }),
+      );
       return;
     }
     await this.forEachBatch(this.keys.folder(path), path, PAGE_KEYS, undefined, async (batch) => {
-      const r = await this.api.call(path, undefined, (abortSignal) => this.api.client.send(new DeleteObjectsCommand({
-        Bucket: this.api.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-      }), { abortSignal }));
+      const r = await this.api.call(path, undefined, (abortSignal) =>
+        this.api.client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.api.bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+          { abortSignal },
+        ),
+      );
       const failed = r.Errors?.[0];
       if (failed) throw new AppError('storage_unreachable', { reason: `${failed.Code}: ${failed.Message}` }, undefined, `s3: could not delete ${failed.Key}`);
     });
@@ -257,7 +291,13 @@ export class S3Driver implements StorageDriver {
    * after the other. Continuation tokens are key positions, so deleting the
    * keys of a page before fetching the next one skips nothing.
    */
-  private async forEachBatch(prefix: string, rel: string, size: number, signal: AbortSignal | undefined, fn: (keys: string[]) => Promise<unknown>): Promise<void> {
+  private async forEachBatch(
+    prefix: string,
+    rel: string,
+    size: number,
+    signal: AbortSignal | undefined,
+    fn: (keys: string[]) => Promise<unknown>,
+  ): Promise<void> {
     for await (const page of listPages(this.api, prefix, rel, { signal })) {
       const keys = (page.Contents ?? []).map((o) => o.Key ?? '');
       for (let i = 0; i < keys.length; i += size) await fn(keys.slice(i, i + size));
@@ -271,8 +311,16 @@ export class S3Driver implements StorageDriver {
 
   private async putMarker(rel: string): Promise<void> {
     const key = this.keys.marker(rel);
-    await this.api.call(rel, undefined, (abortSignal) => this.api.client.send(new PutObjectCommand({
-      Bucket: this.api.bucket, Key: key, Body: Buffer.alloc(0), ContentLength: 0,
-    }), { abortSignal }));
+    await this.api.call(rel, undefined, (abortSignal) =>
+      this.api.client.send(
+        new PutObjectCommand({
+          Bucket: this.api.bucket,
+          Key: key,
+          Body: Buffer.alloc(0),
+          ContentLength: 0,
+        }),
+        { abortSignal },
+      ),
+    );
   }
 }

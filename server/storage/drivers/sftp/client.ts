@@ -25,7 +25,11 @@ export class SftpSession {
   closed = false;
   idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly client: Client, readonly sftp: SFTPWrapper, readonly timeoutMs: number) {
+  constructor(
+    private readonly client: Client,
+    readonly sftp: SFTPWrapper,
+    readonly timeoutMs: number,
+  ) {
     const markClosed = (): void => {
       this.closed = true;
     };

@@ -62,16 +62,21 @@ export class SftpDriver implements StorageDriver {
   private readonly pool: SessionPool;
   private readonly tuning: SftpTuning;
 
-  constructor(private readonly cfg: SftpConfig, tuning: Partial<SftpTuning> = {}) {
+  constructor(
+    private readonly cfg: SftpConfig,
+    tuning: Partial<SftpTuning> = {},
+  ) {
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
     this.pool = new SessionPool(() => openSession(cfg), { max: this.tuning.poolSize, idleMs: this.tuning.idleMs });
   }
 
   /** Metadata of one path (symlinks followed). Missing → `not_found`. */
   async stat(path: string): Promise<Entry> {
-    const attrs = await this.pool.use((s) => s.stat(this.abs(path)), true).catch((e) => {
-      throw fromSftp(e, path);
-    });
+    const attrs = await this.pool
+      .use((s) => s.stat(this.abs(path)), true)
+      .catch((e) => {
+        throw fromSftp(e, path);
+      });
     return entryOf(baseName(path), attrs);
   }
 
@@ -81,9 +86,11 @@ export class SftpDriver implements StorageDriver {
    * dangling ones are skipped. Missing folder or a file → `not_found`.
    */
   async *list(dir: string): AsyncIterable<Entry> {
-    const { session, value: handle } = await this.pool.hold((s) => s.opendir(this.abs(dir)), true).catch((e) => {
-      throw fromSftp(e, dir);
-    });
+    const { session, value: handle } = await this.pool
+      .hold((s) => s.opendir(this.abs(dir)), true)
+      .catch((e) => {
+        throw fromSftp(e, dir);
+      });
     try {
       for (;;) {
         const batch = await session.readdir(handle).catch((e) => {
@@ -115,17 +122,19 @@ export class SftpDriver implements StorageDriver {
    */
   async read(path: string, range?: ByteRange, signal?: AbortSignal): Promise<Readable> {
     const target = this.abs(path);
-    const { session, value: opened } = await this.pool.hold(async (s) => {
-      const handle = await s.open(target, 'r');
-      try {
-        return { handle, attrs: await s.fstat(handle) };
-      } catch (e) {
-        s.close(handle).catch(noop);
-        throw e;
-      }
-    }, true).catch((e) => {
-      throw fromSftp(e, path);
-    });
+    const { session, value: opened } = await this.pool
+      .hold(async (s) => {
+        const handle = await s.open(target, 'r');
+        try {
+          return { handle, attrs: await s.fstat(handle) };
+        } catch (e) {
+          s.close(handle).catch(noop);
+          throw e;
+        }
+      }, true)
+      .catch((e) => {
+        throw fromSftp(e, path);
+      });
     if ((opened.attrs.mode & S_IFMT) === S_IFDIR) {
       session.close(opened.handle).catch(noop);
       this.pool.release(session);
@@ -166,11 +175,13 @@ export class SftpDriver implements StorageDriver {
       body.destroy();
       throw new AppError('conflict', { path }, { path });
     }
-    const opened = await this.pool.hold((s) => s.open(temp, 'w'), true).catch((e) => {
-      // Nobody will read the body now; let its producer (an HTTP upload) stop.
-      body.destroy();
-      throw fromSftp(e, path);
-    });
+    const opened = await this.pool
+      .hold((s) => s.open(temp, 'w'), true)
+      .catch((e) => {
+        // Nobody will read the body now; let its producer (an HTTP upload) stop.
+        body.destroy();
+        throw fromSftp(e, path);
+      });
     const session = opened.session;
     let handle: Buffer | undefined = opened.value;
     try {
@@ -201,13 +212,15 @@ export class SftpDriver implements StorageDriver {
   /** Deletes a file, or a folder with everything in it (symlinks are removed, never followed). Missing → `not_found`. */
   async delete(path: string): Promise<void> {
     if (path === '') throw new AppError('permission_denied', { path }, { reason: 'the storage root cannot be deleted' });
-    await this.pool.use(async (s) => {
-      const attrs = await s.lstat(this.abs(path));
-      if ((attrs.mode & S_IFMT) === S_IFDIR) await this.removeTree(s, this.abs(path));
-      else await s.unlink(this.abs(path));
-    }).catch((e) => {
-      throw fromSftp(e, path);
-    });
+    await this.pool
+      .use(async (s) => {
+        const attrs = await s.lstat(this.abs(path));
+        if ((attrs.mode & S_IFMT) === S_IFDIR) await this.removeTree(s, this.abs(path));
+        else await s.unlink(this.abs(path));
+      })
+      .catch((e) => {
+        throw fromSftp(e, path);
+      });
   }
 
   /** Server-side rename. Target exists and !overwrite → `conflict`; missing source or target folder → `not_found`. */
@@ -248,9 +261,11 @@ export class SftpDriver implements StorageDriver {
   }
 
   private async exists(path: string): Promise<boolean> {
-    return this.pool.use((s) => this.existsOn(s, path), true).catch((e) => {
-      throw fromSftp(e, path);
-    });
+    return this.pool
+      .use((s) => this.existsOn(s, path), true)
+      .catch((e) => {
+        throw fromSftp(e, path);
+      });
   }
 
   private async existsOn(s: SftpSession, path: string): Promise<boolean> {

@@ -81,10 +81,16 @@ export function fromConnect(err: unknown, where: string, user: string, hostKeyRe
   if (e?.level === 'client-authentication') return unreachable(`authentication failed for user "${user}" on ${where} (${message})`);
   if (e?.level === 'client-timeout') return unreachable(`timed out after ${timeoutMs / 1000}s connecting to ${where}`, 'timeout');
   switch (e?.code) {
-    case 'ECONNREFUSED': return unreachable(`connection refused by ${where}`);
-    case 'ENOTFOUND': case 'EAI_AGAIN': return unreachable(`host not found: ${where}`);
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return unreachable(`host unreachable: ${where}`);
-    case 'ECONNRESET': return unreachable(`connection reset by ${where}`);
+    case 'ECONNREFUSED':
+      return unreachable(`connection refused by ${where}`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return unreachable(`host not found: ${where}`);
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return unreachable(`host unreachable: ${where}`);
+    case 'ECONNRESET':
+      return unreachable(`connection reset by ${where}`);
   }
   return unreachable(`cannot connect to ${where}: ${message}`);
 }

@@ -25,8 +25,7 @@ export interface HostKeyVerifier {
 }
 
 /** OpenSSH's fingerprint of a raw public key blob: `SHA256:` + unpadded base64. */
-export const fingerprintOf = (blob: Buffer): string =>
-  'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+export const fingerprintOf = (blob: Buffer): string => 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
 
 /** The key type embedded at the start of a public key blob (`ssh-ed25519`, `ecdsa-sha2-nistp256`, ...). */
 export function keyTypeOf(blob: Buffer): string {
@@ -60,7 +59,15 @@ export function parsePin(text: string): { fingerprint: string; keyType?: string 
 }
 
 /** ssh2's host-key algorithms in its default order of preference. */
-const HOST_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
+const HOST_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
 const algorithmsOf = (keyType: string): string[] => (keyType === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [keyType]);
 
 /**
@@ -74,7 +81,9 @@ export function hostKeyAlgorithms(policy: HostKeyPolicy, host: string, port: num
   if (policy.mode === 'pinned') types = policy.keyType ? [policy.keyType] : [];
   else if (policy.mode !== 'insecure') {
     try {
-      types = knownKeysFor(readIfExists(policy.file) ?? '', knownHostsName(host, port)).filter((k) => !k.revoked).map((k) => k.type);
+      types = knownKeysFor(readIfExists(policy.file) ?? '', knownHostsName(host, port))
+        .filter((k) => !k.revoked)
+        .map((k) => k.type);
     } catch {
       // The verifier reports an unreadable file with its own reason.
     }
@@ -89,7 +98,15 @@ export const knownHostsName = (host: string, port: number): string => (port === 
 
 /** OpenSSH host patterns: `*` and `?` wildcards. */
 const globMatches = (pattern: string, name: string): boolean =>
-  new RegExp('^' + pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$', 'i').test(name);
+  new RegExp(
+    '^' +
+      pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.') +
+      '$',
+    'i',
+  ).test(name);
 
 /** Whether a known_hosts host field (comma list, negations, or one hashed `|1|salt|hash`) names `name`. */
 function hostFieldMatches(field: string, name: string): boolean {
@@ -154,8 +171,10 @@ export function hostKeyVerifier(policy: HostKeyPolicy, host: string, port: numbe
       case 'insecure':
         return true;
       case 'pinned':
-        return offered === policy.fingerprint ||
-          refuse(`host key mismatch for ${name}: the server offered ${type} ${offered} but the pinned key is ${policy.fingerprint}`);
+        return (
+          offered === policy.fingerprint ||
+          refuse(`host key mismatch for ${name}: the server offered ${type} ${offered} but the pinned key is ${policy.fingerprint}`)
+        );
       case 'strict': {
         let text: string | null;
         try {
@@ -164,8 +183,10 @@ export function hostKeyVerifier(policy: HostKeyPolicy, host: string, port: numbe
           return refuse(`cannot read known_hosts file ${policy.file}: ${(e as Error).message}`);
         }
         if (text === null) return refuse(`known_hosts file ${policy.file} does not exist (strict host key checking)`);
-        return judge(knownKeysFor(text, name), offered, type, `known_hosts file ${policy.file}`) ??
-          refuse(`host ${name} is not in known_hosts file ${policy.file} (strict host key checking); the server offered ${type} ${offered}`);
+        return (
+          judge(knownKeysFor(text, name), offered, type, `known_hosts file ${policy.file}`) ??
+          refuse(`host ${name} is not in known_hosts file ${policy.file} (strict host key checking); the server offered ${type} ${offered}`)
+        );
       }
       case 'tofu': {
         const text = readIfExists(policy.file) ?? '';
@@ -187,7 +208,7 @@ export function hostKeyVerifier(policy: HostKeyPolicy, host: string, port: numbe
     if (valid.some((k) => k.fingerprint === offered)) return true;
     return refuse(
       `host key mismatch for ${name}: the server now offers ${type} ${offered}, which differs from ${source}` +
-      ` (${valid.map((k) => k.fingerprint).join(', ')}); if the change is expected, remove the old line for ${name} from that file`,
+        ` (${valid.map((k) => k.fingerprint).join(', ')}); if the change is expected, remove the old line for ${name} from that file`,
     );
   };
 

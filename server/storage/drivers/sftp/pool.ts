@@ -20,7 +20,10 @@ export class SessionPool {
   /** Sessions being opened; counted against `max` so a burst of calls does not open a burst of connections. */
   private opening: Array<Promise<SftpSession>> = [];
 
-  constructor(private readonly open: () => Promise<SftpSession>, private readonly opts: PoolOptions) {}
+  constructor(
+    private readonly open: () => Promise<SftpSession>,
+    private readonly opts: PoolOptions,
+  ) {}
 
   /** A live session marked busy; hand it back with `release`. Fails `storage_unreachable` when none can be opened. */
   async acquire(): Promise<SftpSession> {

@@ -44,7 +44,11 @@ export class ParallelReader extends Readable {
   private ended = false;
   private readonly inflight: number[];
 
-  constructor(private readonly lanes: ReadLane[], private readonly path: string, private readonly opts: ReaderOptions) {
+  constructor(
+    private readonly lanes: ReadLane[],
+    private readonly path: string,
+    private readonly opts: ReaderOptions,
+  ) {
     super({ highWaterMark: opts.chunkBytes * 2 });
     this.next = opts.start;
     this.inflight = lanes.map(() => 0);
@@ -85,11 +89,14 @@ export class ParallelReader extends Readable {
     this.inflight[lane]++;
     session
       .call<Buffer>('read', (done) => session.sftp.read(handle, buf, 0, req.len, req.pos, (err, nb) => done(err, buf.subarray(0, nb ?? 0))))
-      .then((data) => {
-        this.inflight[lane]--;
-        req.data = data;
-        this.flush();
-      }, (err) => this.destroy(fromSftp(err, this.path)));
+      .then(
+        (data) => {
+          this.inflight[lane]--;
+          req.data = data;
+          this.flush();
+        },
+        (err) => this.destroy(fromSftp(err, this.path)),
+      );
   }
 
   /** Pushes the finished requests at the head of the queue, in file order. */
@@ -134,7 +141,12 @@ export class PipelinedWriter extends Writable {
   private finishing: ((err?: Error) => void) | undefined;
   private readonly pieceBytes: number;
 
-  constructor(private readonly session: SftpSession, private readonly handle: Buffer, private readonly path: string, private readonly windowBytes: number) {
+  constructor(
+    private readonly session: SftpSession,
+    private readonly handle: Buffer,
+    private readonly path: string,
+    private readonly windowBytes: number,
+  ) {
     super();
     this.pieceBytes = session.maxWriteBytes;
   }
@@ -158,7 +170,10 @@ export class PipelinedWriter extends Writable {
     this.inflightBytes += piece.length;
     this.session
       .call<void>('write', (done) => this.session.sftp.write(this.handle, piece, 0, piece.length, pos, done))
-      .then(() => this.settle(piece.length), (err) => this.settle(piece.length, fromSftp(err, this.path)));
+      .then(
+        () => this.settle(piece.length),
+        (err) => this.settle(piece.length, fromSftp(err, this.path)),
+      );
   }
 
   private settle(bytes: number, err?: Error): void {

@@ -226,10 +226,14 @@ export class SmbClient {
       ...(messagesToStderr ? ['-E'] : []),
       `//${ipv6 ? 'server' : t.host}/${t.share}`,
       ...(ipv6 ? ['-I', t.host] : []),
-      '-p', String(t.port),
-      '-A', this.authFile,
-      '-t', String(Math.max(1, Math.ceil(this.timeouts.commandMs / 1000))),
-      '-c', commands,
+      '-p',
+      String(t.port),
+      '-A',
+      this.authFile,
+      '-t',
+      String(Math.max(1, Math.ceil(this.timeouts.commandMs / 1000))),
+      '-c',
+      commands,
     ];
     // TZ=UTC: listing times are printed in the process's local zone.
     return spawn('smbclient', args, {
@@ -280,9 +284,12 @@ class IdleTimer {
   private readonly timer: NodeJS.Timeout;
 
   constructor(ms: number, onIdle: () => void) {
-    this.timer = setInterval(() => {
-      if (Date.now() - this.last >= ms) onIdle();
-    }, Math.min(ms, 1000));
+    this.timer = setInterval(
+      () => {
+        if (Date.now() - this.last >= ms) onIdle();
+      },
+      Math.min(ms, 1000),
+    );
     this.timer.unref();
   }
 
@@ -295,7 +302,6 @@ class IdleTimer {
   }
 }
 
-const spawnFailure = (e: Error): string =>
-  (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'smbclient is not installed' : e.message;
+const spawnFailure = (e: Error): string => ((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'smbclient is not installed' : e.message);
 
 const lastLine = (s: string): string => s.trim().split('\n').pop()?.trim() ?? '';

@@ -11,7 +11,10 @@ const row = (name: string, attrs: string, size: number, when = 'Sat Nov 21 09:38
 
 test('a row with spaces and accents in the name keeps the name whole', () => {
   assert.deepEqual(parseRow(row('x é  b.txt', 'A', 12)), {
-    name: 'x é  b.txt', type: 'file', size: 12, mtime: Date.UTC(2026, 10, 21, 9, 38, 14),
+    name: 'x é  b.txt',
+    type: 'file',
+    size: 12,
+    mtime: Date.UTC(2026, 10, 21, 9, 38, 14),
   });
 });
 
@@ -22,9 +25,21 @@ test('a long name ending in letters is not confused with the attribute column', 
 });
 
 test('folders have size 0; dot entries, totals and blank lines are skipped', () => {
-  const out = [row('.', 'D', 0), row('..', 'D', 0), row('sub dir', 'D', 4096), row('big', 'AH', 123456789012),
-    '', '\t\t264212084 blocks of size 1024. 81928352 blocks available'].join('\n');
-  assert.deepEqual(parseListing(out).map((e) => [e.name, e.type, e.size]), [['sub dir', 'dir', 0], ['big', 'file', 123456789012]]);
+  const out = [
+    row('.', 'D', 0),
+    row('..', 'D', 0),
+    row('sub dir', 'D', 4096),
+    row('big', 'AH', 123456789012),
+    '',
+    '\t\t264212084 blocks of size 1024. 81928352 blocks available',
+  ].join('\n');
+  assert.deepEqual(
+    parseListing(out).map((e) => [e.name, e.type, e.size]),
+    [
+      ['sub dir', 'dir', 0],
+      ['big', 'file', 123456789012],
+    ],
+  );
 });
 
 test('a single-digit day of month parses', () => {
@@ -33,7 +48,10 @@ test('a single-digit day of month parses', () => {
 
 test('recursive listings attach each row to its folder header', () => {
   const out = [row('a b', 'D', 0), '', '\\a b', row('x.txt', 'A', 1), '', '\\a b\\c', row('y', 'A', 2)].join('\n');
-  assert.deepEqual(parseRecursive(out).map((r) => `${r.dir}|${r.entry.name}`), ['|a b', 'a b|x.txt', 'a b/c|y']);
+  assert.deepEqual(
+    parseRecursive(out).map((r) => `${r.dir}|${r.entry.name}`),
+    ['|a b', 'a b|x.txt', 'a b/c|y'],
+  );
 });
 
 test('statuses are read from message lines only, never from listing rows or headers', () => {

@@ -24,7 +24,10 @@ export function parseRow(line: string): Entry | null {
   // What precedes the size is "  " + name (padded to 30 bytes) + attributes (right-aligned in 7).
   const head = Buffer.from(line.slice(0, t.index), 'utf8');
   if (head.length < 2 + 7) return null;
-  const attrs = head.subarray(head.length - 7).toString('latin1').trim();
+  const attrs = head
+    .subarray(head.length - 7)
+    .toString('latin1')
+    .trim();
   if (!/^[A-Z]+$/.test(attrs)) return null;
   let nameBytes = head.subarray(2, head.length - 7);
   // Names shorter than 30 bytes were padded with spaces; SMB names never end with a space.

@@ -14,8 +14,7 @@ export function checkSmbName(name: string): void {
   const bad = FORBIDDEN.exec(name);
   if (bad) throw new AppError('name_not_allowed', { reason: `character ${bad[0]}` }, { code: 'NAME_NOT_ALLOWED', reason: 'smb_character' });
   // A trailing space would also be lost in smbclient's padded `ls` columns.
-  if (/[. ]$/.test(name))
-    throw new AppError('name_not_allowed', { reason: 'trailing dot or space' }, { code: 'NAME_NOT_ALLOWED', reason: 'smb_trailing' });
+  if (/[. ]$/.test(name)) throw new AppError('name_not_allowed', { reason: 'trailing dot or space' }, { code: 'NAME_NOT_ALLOWED', reason: 'smb_trailing' });
 }
 
 /** Checks every segment of a clean relative path; '' (the root) passes. */

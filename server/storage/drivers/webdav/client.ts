@@ -51,15 +51,10 @@ export class WebdavStorage implements StorageDriver {
   async *list(dir: string): AsyncIterable<Entry> {
     await this.ready();
     const target = this.abs(dir);
-    const items = (await this.call(
-      dir,
-      (signal) => this.client.getDirectoryContents(target, { includeSelf: true, signal }),
-      { safe: true },
-    )) as FileStat[];
+    const items = (await this.call(dir, (signal) => this.client.getDirectoryContents(target, { includeSelf: true, signal }), { safe: true })) as FileStat[];
     const self = items.find((i) => i.filename === target);
     // PROPFIND on a file answers with the file alone.
-    if (self?.type === 'file' || (!self && items.length === 1 && items[0].type === 'file'))
-      throw new AppError('not_found', { path: dir });
+    if (self?.type === 'file' || (!self && items.length === 1 && items[0].type === 'file')) throw new AppError('not_found', { path: dir });
     for (const item of items) {
       if (item === self || item.basename === '' || item.basename.startsWith(TEMP_PREFIX)) continue;
       yield toEntry(item, item.basename);
@@ -71,8 +66,7 @@ export class WebdavStorage implements StorageDriver {
     const out = new PassThrough({ highWaterMark: READ_HIGH_WATER_MARK });
     // A full `out` means our reader is slow, not the server: that is no stall.
     const stall = stallTimer(this.cfg.timeoutMs, () => out.writableNeedDrain);
-    const failure = (e: unknown) =>
-      davError(e, { path, timedOut: stall.fired, cancelled: signal?.aborted, timeoutMs: this.cfg.timeoutMs });
+    const failure = (e: unknown) => davError(e, { path, timedOut: stall.fired, cancelled: signal?.aborted, timeoutMs: this.cfg.timeoutMs });
     let body: Readable;
     let partial: boolean;
     try {
@@ -114,9 +108,7 @@ export class WebdavStorage implements StorageDriver {
     const temp = `${this.abs(parentRel(path))}/${TEMP_PREFIX}${randomToken(9)}`;
     await this.upload(temp, path, body, opts);
     try {
-      await this.call(path, (signal) =>
-        this.client.moveFile(temp, this.abs(path), { overwrite: opts.overwrite !== false, signal }),
-      );
+      await this.call(path, (signal) => this.client.moveFile(temp, this.abs(path), { overwrite: opts.overwrite !== false, signal }));
     } catch (e) {
       await this.discard(temp);
       throw e;
@@ -136,20 +128,15 @@ export class WebdavStorage implements StorageDriver {
 
   async move(from: string, to: string, opts: { overwrite: boolean }): Promise<void> {
     await this.ready();
-    await this.call(
-      from,
-      (signal) => this.client.moveFile(this.abs(from), this.abs(to), { overwrite: opts.overwrite, signal }),
-      { long: true },
-    );
+    await this.call(from, (signal) => this.client.moveFile(this.abs(from), this.abs(to), { overwrite: opts.overwrite, signal }), { long: true });
   }
 
   async copy(from: string, to: string, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<void> {
     await this.ready();
-    await this.call(
-      from,
-      (signal) => this.client.copyFile(this.abs(from), this.abs(to), { overwrite: opts.overwrite, signal }),
-      { long: true, signal: opts.signal },
-    );
+    await this.call(from, (signal) => this.client.copyFile(this.abs(from), this.abs(to), { overwrite: opts.overwrite, signal }), {
+      long: true,
+      signal: opts.signal,
+    });
   }
 
   async close(): Promise<void> {

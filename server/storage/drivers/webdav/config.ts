@@ -8,8 +8,13 @@ import { str, type Config, type Problem } from '../remote/options';
 
 export const WEBDAV_FIELDS: DriverField[] = [
   {
-    key: 'url', type: 'string', required: true, label: 'Server URL', i18n_key: 'storage.webdav.url',
-    placeholder: 'https://nas.local/dav', aliases: ['endpoint'],
+    key: 'url',
+    type: 'string',
+    required: true,
+    label: 'Server URL',
+    i18n_key: 'storage.webdav.url',
+    placeholder: 'https://nas.local/dav',
+    aliases: ['endpoint'],
     help: 'http:// or https:// address of the WebDAV server, with its path prefix if any.',
   },
   rootField('webdav', '/files/team', 'Sub-folder below the URL that becomes the storage root; created when missing.'),
