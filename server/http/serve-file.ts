@@ -28,26 +28,27 @@ export interface ServeOptions {
   /** Whole-file GETs redirect to a presigned backend URL valid this long, where the storage has one. */
   presignSeconds?: number;
   /** Called once with the bytes that reached the client (0 when the serve failed or was refused before any). */
-  onSettled?: (bytesSent: number) => void;
+  onSettled?: (bytesSent: number) => void | Promise<void>;
 }
 
 /** Serves `f` as the whole response. Throws (before any byte) `range_not_satisfiable` or the storage's error. */
 export async function serveFile(ctx: Ctx, f: OpenFile, o: ServeOptions): Promise<void> {
   let settled = false;
-  const settle = (bytes: number) => {
+  const settle = async (bytes: number) => {
     if (settled) return;
     settled = true;
-    o.onSettled?.(bytes);
+    await o.onSettled?.(bytes);
   };
   try {
     await serve(ctx, f, o, settle);
   } catch (e) {
-    settle(0);
+    // A refusal is answered after what it gives back is written (a capped link's slot).
+    await settle(0);
     throw e;
   }
 }
 
-async function serve(ctx: Ctx, f: OpenFile, o: ServeOptions, settle: (bytes: number) => void): Promise<void> {
+async function serve(ctx: Ctx, f: OpenFile, o: ServeOptions, settle: (bytes: number) => Promise<void>): Promise<void> {
   const type = o.type ?? f.mime;
   ctx.set({
     ETag: f.etag,
@@ -98,7 +99,7 @@ async function serve(ctx: Ctx, f: OpenFile, o: ServeOptions, settle: (bytes: num
 }
 
 /** Several ranges as one multipart/byteranges body with its exact length. */
-async function sendMulti(ctx: Ctx, f: OpenFile, spans: Span[], type: string, head: boolean, settle: (bytes: number) => void): Promise<void> {
+async function sendMulti(ctx: Ctx, f: OpenFile, spans: Span[], type: string, head: boolean, settle: (bytes: number) => Promise<void>): Promise<void> {
   const boundary = 'fd' + randomToken(12);
   const part = (s: Span) => `\r\n--${boundary}\r\nContent-Type: ${type}\r\nContent-Range: bytes ${s.start}-${s.end}/${f.size}\r\n\r\n`;
   const tail = `\r\n--${boundary}--\r\n`;
@@ -125,7 +126,7 @@ async function sendMulti(ctx: Ctx, f: OpenFile, spans: Span[], type: string, hea
  * reports the bytes that left to `settle`. Never throws: a source that fails
  * midway or a client that leaves ends the response.
  */
-export async function streamBody(ctx: Ctx, body: Readable, settle: (bytes: number) => void): Promise<void> {
+export async function streamBody(ctx: Ctx, body: Readable, settle: (bytes: number) => void | Promise<void>): Promise<void> {
   ctx.respond = false;
   ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
   const count = byteCounter();
@@ -137,5 +138,5 @@ export async function streamBody(ctx: Ctx, body: Readable, settle: (bytes: numbe
   } catch {
     ctx.res.destroy();
   }
-  settle(count.bytes());
+  await settle(count.bytes());
 }

@@ -80,7 +80,8 @@ export interface OpenShare {
  * slot back (spec: Download counting); anything else keeps it spent.
  */
 export interface DownloadSlot {
-  settle(bytesSent: number, size: number): void;
+  /** Resolves once a slot given back is written, so a refusal answered after it leaves the slot free for the next request. */
+  settle(bytesSent: number, size: number): Promise<void>;
 }
 
 export interface SharesOptions {
@@ -436,9 +437,9 @@ export class SharesService {
    * Claims a download slot before anything is sent, so `max_downloads` is
    * exact under concurrency; `not_found` (capped) or the clock refusal when
    * none is left; `database_busy` when the database stayed held past the wait.
-   * See DownloadSlot for when it is given back: a release while another
-   * program holds the database is retried in the background for up to 10
-   * minutes, so a cap stays exact.
+   * See DownloadSlot for when it is given back: a release that meets a
+   * database held by another program is retried in the background for up to
+   * 10 minutes, so a cap stays exact without holding the response that long.
    */
   async claimDownload(share: ShareRow): Promise<DownloadSlot> {
     if (!(await this.o.repo.claimDownload(share.id, new Date().toISOString()))) {
@@ -448,10 +449,11 @@ export class SharesService {
     }
     let settled = false;
     return {
-      settle: (bytesSent, size) => {
+      settle: async (bytesSent, size) => {
         if (settled) return;
         settled = true;
-        if (bytesSent === 0 && size > 0) void this.o.repo.releaseDownload(share.id, 600_000).catch(() => undefined);
+        if (bytesSent === 0 && size > 0)
+          await this.o.repo.releaseDownload(share.id).catch(() => void this.o.repo.releaseDownload(share.id, 600_000).catch(() => undefined));
       },
     };
   }

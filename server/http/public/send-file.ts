@@ -60,7 +60,7 @@ export async function sendZipFile(ctx: Ctx, shares: SharesService, share: ShareR
   ctx.status = 200;
   ctx.length = size;
   fileHeaders(ctx, name, 'application/zip', false);
-  slot.settle(await sendLocal(ctx, file, 0, size - 1), size);
+  await slot.settle(await sendLocal(ctx, file, 0, size - 1), size);
 }
 
 /** Headers of a file response: disposition, type, no caching by shared caches, the sandbox CSP (not on PDF, which browsers refuse to show sandboxed). */

@@ -115,10 +115,10 @@ export async function viewPage(
     try {
       text = await readHead(f);
     } catch (e) {
-      slot.settle(0, f.size);
+      await slot.settle(0, f.size);
       throw e;
     }
-    slot.settle(Buffer.byteLength(text), f.size);
+    void slot.settle(Buffer.byteLength(text), f.size);
     const cut = f.size > TEXT_MAX ? `<p class="mut">${esc(pt(o.lang, 'page.preview_cut'))}</p>` : '';
     content = cut + (o.kind === 'markdown' ? `<article class="md">${await renderMarkdown(text)}</article>` : `<pre class="tx">${esc(text)}</pre>`);
   }
