@@ -121,6 +121,11 @@ test('a folder removed on the target behind the engine is made again by the next
   await ok(s.api('POST', '/api/files/mkdir', { token, body: { path: '/Home/gone/deep' } }));
   await putText(s, token, '/Home/gone/deep/c.txt', 'gamma');
   await until('the first copy', () => !!localTree(backup)['gone/deep/c.txt']);
+  // The file can appear before its copy's last step (the read-back) ran: removing the folder then fails that copy.
+  await until('the first copy to finish', async () => {
+    const st = await ok(s.api('GET', '/api/admin/replica/status', { token }));
+    return st.queued_copies === 0 && st.oldest_pending_at === null;
+  });
   // The engine made gone/deep and remembers it (no mkdir before the next copy): removed under it now.
   rmSync(join(backup, 'gone'), { recursive: true });
   await putText(s, token, '/Home/gone/deep/d.txt', 'delta');
