@@ -16,6 +16,7 @@
  */
 import { isBusy, type ChangeChannel, type Db } from '../db';
 import { OutboxRepo, type OutboxRow } from './outbox.repo';
+import type { Tx } from '../db/async';
 
 /** How soon publishing resumes after the database was held by another program. */
 const BUSY_RETRY_MS = 250;
@@ -90,6 +91,14 @@ export class EventBus {
   /** Writes the event to the outbox; call inside the transaction of the change it describes. */
   record<E extends EventName>(event: E, payload: EventMap[E]): void {
     this.outbox.insert(event, JSON.stringify(payload), new Date().toISOString());
+  }
+
+  /**
+   * Writes the event to the outbox as a statement of the caller's unit of work (`db.async.unit`):
+   * `yield* bus.recordIn(t, 'file.updated', {...})`. `record` goes once no synchronous transaction is left.
+   */
+  *recordIn<E extends EventName>(t: Tx, event: E, payload: EventMap[E]) {
+    yield* this.outbox.insertIn(t, event, JSON.stringify(payload), new Date().toISOString());
   }
 
   /** Writes a batch of one event in a transaction of its own (a change already committed, told in one go). */

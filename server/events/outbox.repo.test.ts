@@ -62,3 +62,25 @@ test('a batch is recorded whole or not at all', () => {
   assert.throws(() => repo.insertAll('folder.changed', ['{"folder":"c"}', null as unknown as string], '2026-12-04T00:00:01.000Z'));
   assert.equal(repo.pending().length, before + 2);
 });
+
+test("a row recorded in a unit of work commits with the unit's other statements, or not at all", async () => {
+  const repo = new OutboxRepo(t.db);
+  const before = repo.pending().length;
+  await t.db.async.unit(function* (x) {
+    yield* repo.insertIn(x, 'audit', '{"kept":true}', '2026-12-05T00:00:00.000Z');
+  });
+  await assert.rejects(
+    t.db.async.unit(function* (x) {
+      yield* repo.insertIn(x, 'audit', '{"kept":false}', '2026-12-05T00:00:01.000Z');
+      throw new Error('the change it describes failed');
+    }),
+    /the change it describes failed/,
+  );
+  assert.deepEqual(
+    repo
+      .pending()
+      .slice(before)
+      .map((r) => r.payload),
+    ['{"kept":true}'],
+  );
+});

@@ -5,6 +5,7 @@
  * every write records and every event publishes through them.
  */
 import type { Db } from '../db';
+import type { Tx } from '../db/async';
 
 export interface OutboxRow {
   id: number;
@@ -27,6 +28,11 @@ export class OutboxRepo {
 
   insert(event: string, payload: string, at: string): void {
     this.s.insert.run(event, payload, at);
+  }
+
+  /** The same row as a statement of the caller's unit of work (`db.async.unit`). */
+  *insertIn(t: Tx, event: string, payload: string, at: string) {
+    yield* t.sql('INSERT INTO outbox (event, payload, created_at) VALUES (?, ?, ?)', [event, payload, at]);
   }
 
   /** Several rows of one event in one transaction of their own. */
