@@ -1,9 +1,9 @@
 /**
  * The `nodes` table (the cached tree) and its search index. Every statement
- * is small and synchronous; bulk changes come in batches wrapped by the
- * caller in one short transaction.
+ * is small; bulk changes come in batches inside the caller's one short unit of work.
  */
-import type { Db } from '../db';
+import { runSync, type Db } from '../db';
+import type { Tx, Unit } from '../db/async';
 import type { NodesTable } from '../db/tables';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
@@ -48,46 +48,54 @@ const REMOVALS_MS = 10 * 60_000;
 /** How often one repository prunes the removals older than REMOVALS_MS. */
 const PRUNE_EVERY_MS = 60_000;
 
-export class NodesRepo {
-  private s;
-  private prunedAt = 0;
-  constructor(private db: Db) {
-    const q = (sql: string) => db.sqlite.prepare(sql);
-    this.s = {
-      noteRemoval: q(
-        'INSERT INTO node_removals (storage_id, path, removed_at) VALUES (?, ?, ?) ON CONFLICT (storage_id, path) DO UPDATE SET removed_at = excluded.removed_at',
-      ),
-      pruneRemovals: q('DELETE FROM node_removals WHERE removed_at < ?'),
-      removalsSince: q('SELECT path FROM node_removals WHERE storage_id = ? AND removed_at >= ?').pluck(),
-      byPath: q('SELECT * FROM nodes WHERE storage_id = ? AND path = ?'),
-      byId: q('SELECT * FROM nodes WHERE id = ?'),
-      count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL'),
-      insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, owner_id, updated_at)
+const Q = {
+  noteRemoval:
+    'INSERT INTO node_removals (storage_id, path, removed_at) VALUES (?, ?, ?) ON CONFLICT (storage_id, path) DO UPDATE SET removed_at = excluded.removed_at',
+  pruneRemovals: 'DELETE FROM node_removals WHERE removed_at < ?',
+  removalsSince: 'SELECT path FROM node_removals WHERE storage_id = ? AND removed_at >= ?',
+  byPath: 'SELECT * FROM nodes WHERE storage_id = ? AND path = ?',
+  byId: 'SELECT * FROM nodes WHERE id = ?',
+  count: 'SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL',
+  insert: `INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, owner_id, updated_at)
                  VALUES (@storage_id, @dir, @name, @path, @type, @size, @mtime, @etag, @mime, @sort_key, @owner_id, @updated_at)
                  ON CONFLICT(storage_id, path) DO UPDATE SET type = excluded.type, size = excluded.size, mtime = excluded.mtime,
                    etag = excluded.etag, mime = excluded.mime, deleted_at = NULL, updated_at = excluded.updated_at,
                    owner_id = COALESCE(excluded.owner_id, nodes.owner_id),
                    thumb_state = CASE WHEN nodes.size != excluded.size OR nodes.mtime != excluded.mtime OR COALESCE(nodes.etag,'') != COALESCE(excluded.etag,'') THEN NULL ELSE nodes.thumb_state END
-                 RETURNING id`),
-      ftsInsert: q('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)'),
-      ftsDelete: q('DELETE FROM search_fts WHERE rowid = ?'),
-      ftsBody: q('UPDATE search_fts SET body = ? WHERE rowid = ?'),
-      update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
-      deleteTree: q(`DELETE FROM nodes WHERE ${SUBTREE} RETURNING id`),
-      deleteAll: q('DELETE FROM nodes WHERE storage_id = ? RETURNING id'),
-    };
+                 RETURNING id`,
+  ftsInsert: 'INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)',
+  ftsDelete: 'DELETE FROM search_fts WHERE rowid = ?',
+  ftsBody: 'UPDATE search_fts SET body = ? WHERE rowid = ?',
+  ftsName: 'UPDATE search_fts SET name = ? WHERE rowid = ?',
+  deleteTree: `DELETE FROM nodes WHERE ${SUBTREE} RETURNING id`,
+  deleteAll: 'DELETE FROM nodes WHERE storage_id = ? RETURNING id',
+  subtreeRows: `SELECT id, path FROM nodes WHERE ${SUBTREE}`,
+  rekey: 'UPDATE nodes SET path = ?, dir = ?, name = ?, sort_key = ?, updated_at = ? WHERE id = ?',
+};
+
+/**
+ * Statements come as generators (`*getIn(t, …)`): the write gate and the sync engine run them inside their
+ * own unit of work (`db.async.unit`), with the outbox rows that describe the change. The plain-named methods
+ * are their synchronous form for the callers not yet awaiting (issue 30); they go with the bridge.
+ */
+export class NodesRepo {
+  private prunedAt = 0;
+  constructor(private db: Db) {}
+
+  private sync<T>(body: (t: Tx) => Unit<T>): T {
+    return runSync(this.db, body);
   }
 
-  get(storageId: number, path: string): NodeRow | undefined {
-    return this.s.byPath.get(storageId, path) as NodeRow | undefined;
+  *getIn(t: Tx, storageId: number, path: string) {
+    return (yield* t.sql<NodeRow>(Q.byPath, [storageId, path]))[0] as NodeRow | undefined;
   }
 
-  byId(id: number): NodeRow | undefined {
-    return this.s.byId.get(id) as NodeRow | undefined;
+  *byIdIn(t: Tx, id: number) {
+    return (yield* t.sql<NodeRow>(Q.byId, [id]))[0] as NodeRow | undefined;
   }
 
   /** Rows of one folder, folders first, in the requested order; plus the folder's total. */
-  list(storageId: number, dir: string, o: ListOptions): { rows: NodeRow[]; total: number } {
+  *listIn(t: Tx, storageId: number, dir: string, o: ListOptions) {
     const d = o.desc ? 'DESC' : 'ASC';
     const order = ORDER[o.sort].replace(/\{d\}/g, d);
     let keyset = '';
@@ -97,18 +105,19 @@ export class NodesRepo {
       keyset = ` AND (type, sort_key, id) ${cmp} (?, ?, ?)`;
       args.push(o.after.type, o.after.key, o.after.id);
     }
-    const rows = this.db.sqlite
-      .prepare(`SELECT * FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL${keyset} ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .all(...args, o.limit, o.after ? 0 : o.offset) as NodeRow[];
-    const total = (this.s.count.get(storageId, dir) as { n: number }).n;
-    return { rows, total };
+    const rows = yield* t.sql<NodeRow>(
+      `SELECT * FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL${keyset} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      [...args, o.limit, o.after ? 0 : o.offset],
+    );
+    const [{ n }] = yield* t.sql<{ n: number }>(Q.count, [storageId, dir]);
+    return { rows, total: Number(n) };
   }
 
-  /** Inserts or refreshes one entry at `path`; returns its id. Call inside a transaction for batches. */
-  upsert(storageId: number, path: string, e: Entry, ownerId: number | null = null): number {
+  /** Inserts or refreshes one entry at `path`; returns its id. */
+  *upsertIn(t: Tx, storageId: number, path: string, e: Entry, ownerId: number | null = null) {
     const mime = e.type === 'dir' ? null : (e.mime ?? mimeOf(e.name));
-    const existing = this.s.byPath.get(storageId, path) as NodeRow | undefined;
-    const row = this.s.insert.get({
+    const existing = yield* this.getIn(t, storageId, path);
+    const [row] = yield* t.sql<{ id: number }>(Q.insert, {
       storage_id: storageId,
       dir: parentRel(path),
       name: baseName(path),
@@ -121,52 +130,55 @@ export class NodesRepo {
       sort_key: sortKey(baseName(path)),
       owner_id: ownerId,
       updated_at: new Date().toISOString(),
-    }) as { id: number };
-    if (!existing) this.s.ftsInsert.run(row.id, baseName(path), null);
-    return row.id;
+    });
+    const id = Number(row.id);
+    if (!existing) yield* t.sql(Q.ftsInsert, [id, baseName(path), null]);
+    return id;
   }
 
   /** Stores the extracted text of a small text file for full-text search. */
-  setBody(id: number, body: string | null): void {
-    this.s.ftsBody.run(body, id);
+  *setBodyIn(t: Tx, id: number, body: string | null) {
+    yield* t.sql(Q.ftsBody, [body, id]);
   }
 
   /** Makes sure every ancestor folder of `path` has a row (writes can create parents). */
-  ensureParents(storageId: number, path: string): void {
+  *ensureParentsIn(t: Tx, storageId: number, path: string) {
     let dir = parentRel(path);
     const missing: string[] = [];
-    while (dir !== '' && !this.s.byPath.get(storageId, dir)) {
+    while (dir !== '' && !(yield* this.getIn(t, storageId, dir))) {
       missing.push(dir);
       dir = parentRel(dir);
     }
-    for (const p of missing.reverse()) this.upsert(storageId, p, { name: baseName(p), type: 'dir', size: 0, mtime: Date.now() });
+    for (const p of missing.reverse()) yield* this.upsertIn(t, storageId, p, { name: baseName(p), type: 'dir', size: 0, mtime: Date.now() });
   }
 
   /** Removes a node and everything below it (and their search rows). Returns the removed ids. */
-  removeTree(storageId: number, path: string): number[] {
-    const ids = (path === '' ? this.s.deleteAll.all(storageId) : this.s.deleteTree.all(...subtree(storageId, path))) as Array<{ id: number }>;
-    for (const { id } of ids) this.s.ftsDelete.run(id);
-    if (ids.length) this.noteRemoved(storageId, path);
-    return ids.map((r) => r.id);
+  *removeTreeIn(t: Tx, storageId: number, path: string) {
+    const ids = (yield* t.sql<{ id: number }>(path === '' ? Q.deleteAll : Q.deleteTree, path === '' ? [storageId] : subtree(storageId, path))).map((r) =>
+      Number(r.id),
+    );
+    for (const id of ids) yield* t.sql(Q.ftsDelete, [id]);
+    if (ids.length) yield* this.noteRemovedIn(t, storageId, path);
+    return ids;
   }
 
   /** Remembered in the database, so a sync on any instance sees it (`removalsSince`). */
-  private noteRemoved(storageId: number, path: string): void {
+  private *noteRemovedIn(t: Tx, storageId: number, path: string) {
     const now = Date.now();
-    this.s.noteRemoval.run(storageId, path, new Date(now).toISOString());
+    yield* t.sql(Q.noteRemoval, [storageId, path, new Date(now).toISOString()]);
     if (now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;
-    this.s.pruneRemovals.run(new Date(now - REMOVALS_MS).toISOString());
+    yield* t.sql(Q.pruneRemovals, [new Date(now - REMOVALS_MS).toISOString()]);
   }
 
   /**
    * Whether a path left the catalogue at or after `since` (an ISO time), itself or a folder above it:
    * one query per call, then a predicate over the removals it found (usually none).
    */
-  removalsSince(storageId: number, since: string): (path: string) => boolean {
-    const gone = new Set(this.s.removalsSince.all(storageId, since) as string[]);
+  *removalsSinceIn(t: Tx, storageId: number, since: string) {
+    const gone = new Set((yield* t.sql<{ path: string }>(Q.removalsSince, [storageId, since])).map((r) => r.path));
     if (gone.size === 0) return () => false;
-    return (path) => {
+    return (path: string) => {
       if (gone.has('') || gone.has(path)) return true;
       for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) if (gone.has(path.slice(0, i))) return true;
       return false;
@@ -177,17 +189,53 @@ export class NodesRepo {
    * Re-keys a subtree after a move or rename within one storage (the ids, and
    * with them thumbnails and shares, survive). Target rows are replaced.
    */
-  moveTree(storageId: number, from: string, to: string): void {
-    this.removeTree(storageId, to);
-    this.noteRemoved(storageId, from);
-    const rows = this.db.sqlite.prepare(`SELECT id, path FROM nodes WHERE ${SUBTREE}`).all(...subtree(storageId, from)) as Array<{ id: number; path: string }>;
-    const upd = this.db.sqlite.prepare('UPDATE nodes SET path = ?, dir = ?, name = ?, sort_key = ?, updated_at = ? WHERE id = ?');
+  *moveTreeIn(t: Tx, storageId: number, from: string, to: string) {
+    yield* this.removeTreeIn(t, storageId, to);
+    yield* this.noteRemovedIn(t, storageId, from);
+    const rows = yield* t.sql<{ id: number; path: string }>(Q.subtreeRows, subtree(storageId, from));
     const now = new Date().toISOString();
     for (const r of rows) {
       const p = to + r.path.slice(from.length);
-      upd.run(p, parentRel(p), baseName(p), sortKey(baseName(p)), now, r.id);
-      if (r.path === from) this.db.sqlite.prepare('UPDATE search_fts SET name = ? WHERE rowid = ?').run(baseName(p), r.id);
+      yield* t.sql(Q.rekey, [p, parentRel(p), baseName(p), sortKey(baseName(p)), now, r.id]);
+      if (r.path === from) yield* t.sql(Q.ftsName, [baseName(p), r.id]);
     }
+  }
+
+  get(storageId: number, path: string): NodeRow | undefined {
+    return this.sync((t) => this.getIn(t, storageId, path));
+  }
+
+  byId(id: number): NodeRow | undefined {
+    return this.sync((t) => this.byIdIn(t, id));
+  }
+
+  list(storageId: number, dir: string, o: ListOptions): { rows: NodeRow[]; total: number } {
+    return this.sync((t) => this.listIn(t, storageId, dir, o));
+  }
+
+  /** Call inside a transaction for batches. */
+  upsert(storageId: number, path: string, e: Entry, ownerId: number | null = null): number {
+    return this.sync((t) => this.upsertIn(t, storageId, path, e, ownerId));
+  }
+
+  setBody(id: number, body: string | null): void {
+    this.sync((t) => this.setBodyIn(t, id, body));
+  }
+
+  ensureParents(storageId: number, path: string): void {
+    this.sync((t) => this.ensureParentsIn(t, storageId, path));
+  }
+
+  removeTree(storageId: number, path: string): number[] {
+    return this.sync((t) => this.removeTreeIn(t, storageId, path));
+  }
+
+  removalsSince(storageId: number, since: string): (path: string) => boolean {
+    return this.sync((t) => this.removalsSinceIn(t, storageId, since));
+  }
+
+  moveTree(storageId: number, from: string, to: string): void {
+    this.sync((t) => this.moveTreeIn(t, storageId, from, to));
   }
 
   /** Bytes and count of the live files of a storage (`owner` narrows to one uploader). */

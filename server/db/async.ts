@@ -94,16 +94,44 @@ export function driveSync<T>(body: Unit<T>, exec: (s: Step) => unknown): T {
   return r.value;
 }
 
+/** The synchronous face of `Db` (better-sqlite3, or the PostgreSQL bridge) that `readSync`/`runSync` drive. */
+interface SyncFace {
+  sqlite: { prepare(text: string): { all(...a: unknown[]): unknown[]; run(...a: unknown[]): unknown; raw(on?: boolean): unknown; reader?: boolean } };
+  all<R>(q: Compilable<R>): R[];
+  first<R>(q: Compilable<R>): R | undefined;
+  run(q: Compilable<unknown>): number;
+}
+
 /**
- * Drives a body of reads on the synchronous face of `Db` (better-sqlite3, or the PostgreSQL bridge): for a
- * repository whose body is already a generator while some of its callers are still synchronous. It goes
- * with the bridge (docs/architecture.md, "One asynchronous data layer").
+ * Drives a body of reads on the synchronous face of `Db`: for a repository whose body is already a
+ * generator while some of its callers are still synchronous. It goes with the bridge (docs/architecture.md,
+ * "One asynchronous data layer").
  */
-export function readSync<T>(face: { all<R>(q: Compilable<R>): R[]; first<R>(q: Compilable<R>): R | undefined }, body: (t: Tx) => Unit<T>): T {
+export function readSync<T>(face: Pick<SyncFace, 'all' | 'first'>, body: (t: Tx) => Unit<T>): T {
   return driveSync(body(tx), (s) => {
     if (s.op === 'all') return face.all(s.q);
     if (s.op === 'first') return face.first(s.q);
     throw new Error(`readSync drives Kysely reads only, not ${s.op}`);
+  });
+}
+
+/**
+ * Drives any body (reads, writes, SQL text) on the synchronous face, inside the caller's synchronous
+ * transaction if there is one: the old synchronous methods of a repository whose statements are already
+ * generators, until their last caller awaits. It goes with the bridge.
+ */
+export function runSync<T>(face: SyncFace, body: (t: Tx) => Unit<T>): T {
+  return driveSync(body(tx), (s) => {
+    if (s.op !== 'sql') return s.op === 'all' ? face.all(s.q) : s.op === 'first' ? face.first(s.q) : face.run(s.q);
+    const st = face.sqlite.prepare(s.text);
+    if (s.raw) st.raw(true);
+    const args = Array.isArray(s.params) ? s.params : [s.params];
+    // better-sqlite3 refuses all() on a statement that returns no rows; the bridge's statements answer both.
+    if (st.reader === false) {
+      st.run(...args);
+      return [];
+    }
+    return st.all(...args);
   });
 }
 
