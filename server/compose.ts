@@ -79,7 +79,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // One key for every instance on the database: the first records its fingerprint, a different key stops the start (exit 2).
     checkSecretKey(
       secretKey,
-      db.meta.setIfAbsent('secret_key_fingerprint', secretKeyFingerprint(secretKey)),
+      await db.meta.setIfAbsent('secret_key_fingerprint', secretKeyFingerprint(secretKey)),
       config.secretKeyFile || 'secret.key in the data folder',
     );
     // Random per process start: op leases and change notices name this instance by it (docs/operations.md).

@@ -187,12 +187,12 @@ export class AuthService {
   async desktopBootstrap(secret: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
     const want = this.opts.desktopBootstrap;
-    const used = this.db.meta.get(BOOTSTRAP_USED);
+    const used = await this.db.meta.get(BOOTSTRAP_USED);
     if (!want || typeof secret !== 'string' || !safeEqual(sha256Hex(secret), sha256Hex(want)) || used === sha256Hex(want))
       throw new AppError('unauthenticated');
     const owner = this.repo.list({ role: 'admin', limit: 1 })[0];
     if (!owner) throw new AppError('not_found');
-    this.db.meta.set(BOOTSTRAP_USED, sha256Hex(want));
+    await this.db.meta.set(BOOTSTRAP_USED, sha256Hex(want));
     return this.issue(owner, req, 'desktop');
   }
 

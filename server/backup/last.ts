@@ -8,13 +8,13 @@ import type { LastBackup } from '../contract';
 
 const KEY = 'last_backup';
 
-export function recordBackup(meta: MetaStore, b: LastBackup): void {
-  meta.set(KEY, JSON.stringify(b));
+export async function recordBackup(meta: MetaStore, b: LastBackup): Promise<void> {
+  await meta.set(KEY, JSON.stringify(b));
 }
 
 /** The last backup recorded, or null (none yet, or an unreadable record). */
-export function lastBackup(meta: MetaStore): LastBackup | null {
-  const raw = meta.get(KEY);
+export async function lastBackup(meta: MetaStore): Promise<LastBackup | null> {
+  const raw = await meta.get(KEY);
   if (!raw) return null;
   try {
     const v = JSON.parse(raw) as LastBackup;

@@ -107,7 +107,7 @@ export class BackupService {
         listError = e instanceof AppError ? e.code : (e as Error).message;
       }
     }
-    const last = lastBackup(this.d.sources.db.meta);
+    const last = await lastBackup(this.d.sources.db.meta);
     const age = last ? Math.max(0, Math.round((now - Date.parse(last.at)) / 1000)) : null;
     const staleAfter = staleAfterS(settings.cron, now);
     return { settings, backups, last, age_s: age, stale_after_s: staleAfter, stale: age === null || age > staleAfter, list_error: listError };
@@ -141,7 +141,7 @@ export class BackupService {
         signal: ctx.signal,
       });
       const rec: LastBackup = { at: new Date().toISOString(), file: name, where: target, bytes: made.bytes, trigger: ctx.payload.trigger };
-      recordBackup(this.d.sources.db.meta, rec);
+      await recordBackup(this.d.sources.db.meta, rec);
       await this.prune(target);
       return rec;
     } finally {

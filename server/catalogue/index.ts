@@ -129,7 +129,7 @@ export function createCatalogue(o: CatalogueOptions) {
     warn: (m) => o.log.warn(m),
     checkReplicaLink: o.checkReplicaLink,
     // The first storage an installation ever gets is its default storage (where home folders go: files/homes.ts).
-    firstStorage: (id) => void o.db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(id)),
+    firstStorage: (id) => o.db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(id)),
   });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);

@@ -17,7 +17,7 @@ export const DEFAULT_STORAGE_META = 'default_storage_id';
 
 export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesRepo, storages: StoragesService, log: Logger): Promise<void> {
   if (!config.defaultStorageDriver) return;
-  if (db.meta.get(SEEDED)) return;
+  if (await db.meta.get(SEEDED)) return;
   if (repo.all().length > 0) return;
   const driver = config.defaultStorageDriver;
   let cfg: Record<string, unknown> = { ...(config.defaultStorageConfig ?? {}) };
@@ -39,11 +39,11 @@ export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesR
       { name: config.defaultStorageName, driver, config: cfg, rbac_enabled: true },
       { request: { ip: 'seed', ua: 'first-boot' } },
     );
-    db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(s.id));
+    await db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(s.id));
     log.info(`seeded storage "${s.name}" (${driver}: ${s.config_summary})`);
   } catch (e) {
     log.error(`could not seed the default storage (${driver})`, e);
     return;
   }
-  db.meta.set(SEEDED, new Date().toISOString());
+  await db.meta.set(SEEDED, new Date().toISOString());
 }

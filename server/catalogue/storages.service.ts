@@ -77,7 +77,7 @@ export class StoragesService {
        */
       checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => Promise<void>;
       /** Told the id of the first storage this installation ever gets (none existed before it). */
-      firstStorage?: (id: number) => void;
+      firstStorage?: (id: number) => Promise<unknown>;
     },
   ) {}
 
@@ -148,7 +148,7 @@ export class StoragesService {
       rbac_enabled: input.rbac_enabled ? 1 : 0,
       replica_target_id: input.replica_target_id ?? null,
     });
-    if (first) this.opts.firstStorage?.(id);
+    if (first) await this.opts.firstStorage?.(id);
     if (built) await this.pool.manager.install(id, built);
     await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
     await this.syncer.restart(id);

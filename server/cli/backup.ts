@@ -51,7 +51,7 @@ async function create(config: Config, to: string): Promise<number> {
       { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },
       to,
     );
-    recordBackup(db.meta, { at: new Date().toISOString(), file: basename(file), where: to, bytes, trigger: 'cli' });
+    await recordBackup(db.meta, { at: new Date().toISOString(), file: basename(file), where: to, bytes, trigger: 'cli' });
     console.log(
       `backed up ${manifest.entries.length} files (${manifest.database}, schema ${manifest.schema}) into ${file}: ${bytes} bytes in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );

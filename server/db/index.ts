@@ -142,7 +142,8 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
       if (sqlite.open) sqlite.close();
     },
   };
-  return { ...base, async: sqliteAsync(base), meta: new MetaStore(base) };
+  const async = sqliteAsync(base);
+  return { ...base, async, meta: new MetaStore({ k, async }) };
 }
 
 /** Applies migrations not yet recorded in `_migrations`; returns the names applied. */

@@ -8,11 +8,11 @@ import type { Db } from './index';
 export class MetaStore {
   private known = new Map<string, string>();
 
-  constructor(private db: Pick<Db, 'k' | 'first' | 'run'>) {}
+  constructor(private db: Pick<Db, 'k' | 'async'>) {}
 
   /** The value recorded under `key`, or undefined. */
-  get(key: string): string | undefined {
-    return this.db.first(this.db.k.selectFrom('meta').select('value').where('key', '=', key))?.value;
+  async get(key: string): Promise<string | undefined> {
+    return (await this.db.async.first(this.db.k.selectFrom('meta').select('value').where('key', '=', key)))?.value;
   }
 
   /**
@@ -20,28 +20,31 @@ export class MetaStore {
    * request paths (`/api/auth/me` asks for it), where a statement per request cost a round trip to a
    * PostgreSQL server each time. Not yet recorded: asked again next time (another instance may record it).
    */
-  fact(key: string): string | undefined {
+  async fact(key: string): Promise<string | undefined> {
     const hit = this.known.get(key);
     if (hit !== undefined) return hit;
-    const value = this.get(key);
+    const value = await this.get(key);
     if (value !== undefined) this.known.set(key, value);
     return value;
   }
 
   /** Records `value` under `key` unless a value is there already (another instance may race); returns the value kept. */
-  setIfAbsent(key: string, value: string): string {
-    this.db.run(
-      this.db.k
-        .insertInto('meta')
-        .values({ key, value })
-        .onConflict((oc) => oc.column('key').doNothing()),
-    );
-    return this.get(key) ?? value;
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    const { k } = this.db;
+    return this.db.async.unit(function* (t) {
+      yield* t.run(
+        k
+          .insertInto('meta')
+          .values({ key, value })
+          .onConflict((oc) => oc.column('key').doNothing()),
+      );
+      return (yield* t.first(k.selectFrom('meta').select('value').where('key', '=', key)))?.value ?? value;
+    });
   }
 
   /** Records `value` under `key`, replacing an earlier one. */
-  set(key: string, value: string): void {
-    this.db.run(
+  async set(key: string, value: string): Promise<void> {
+    await this.db.async.run(
       this.db.k
         .insertInto('meta')
         .values({ key, value })

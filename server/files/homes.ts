@@ -29,10 +29,10 @@ export class Homes {
   constructor(private d: { files: FileService; settings: SettingsStore; db: Db; log: (level: 'warn', msg: string, e?: unknown) => void }) {}
 
   /** The storage new homes go on, or null (homes off, no storage picked and no default storage). */
-  storage(): StorageRow | null {
+  async storage(): Promise<StorageRow | null> {
     if (!this.d.settings.get('homes_enabled')) return null;
     const repo = this.d.files.catalogue.repo;
-    const id = this.d.settings.get('home_storage_id') ?? Number(this.d.db.meta.fact(DEFAULT_STORAGE_META) ?? NaN);
+    const id = this.d.settings.get('home_storage_id') ?? Number((await this.d.db.meta.fact(DEFAULT_STORAGE_META)) ?? NaN);
     return (Number.isInteger(id) ? repo.byId(id) : undefined) ?? null;
   }
 
@@ -40,8 +40,8 @@ export class Homes {
     return !!this.d.files.catalogue.repo.byId(id);
   }
 
-  view(): HomesView {
-    const s = this.storage();
+  async view(): Promise<HomesView> {
+    const s = await this.storage();
     return {
       enabled: this.d.settings.get('homes_enabled'),
       storage_id: this.d.settings.get('home_storage_id'),
@@ -51,17 +51,17 @@ export class Homes {
   }
 
   /** The UI path of the person's home (their first folder grant on the home storage), or null. */
-  homeOf(userId: number): string | null {
-    const s = this.storage();
+  async homeOf(userId: number): Promise<string | null> {
+    const s = await this.storage();
     const g = s && this.d.files.catalogue.repo.grants(s.id).find((x) => x.user_id === userId && x.path !== '');
     return s && g ? uiPath(s.name, g.path) : null;
   }
 
   /** Makes the person's home folder and its grant; returns its UI path (null: no home storage). Never throws. */
   async provision(user: { id: number; username: string }): Promise<string | null> {
-    const s = this.storage();
+    const s = await this.storage();
     if (!s) return null;
-    const existing = this.homeOf(user.id);
+    const existing = await this.homeOf(user.id);
     if (existing) return existing;
     try {
       const files = this.d.files.forActor(systemActor('homes'));

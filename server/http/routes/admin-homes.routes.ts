@@ -26,8 +26,8 @@ const patch = z.strictObject({
 export function adminHomesRoutes(d: { homes: Homes; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
-  r.get('/homes', doc({ summary: 'Where new people’s home folders go' }), (ctx) => {
-    ctx.body = d.homes.view();
+  r.get('/homes', doc({ summary: 'Where new people’s home folders go' }), async (ctx) => {
+    ctx.body = await d.homes.view();
   });
   r.patch('/homes', doc({ summary: 'Change where home folders go', body: patch }), async (ctx) => {
     const b = validate(patch, await readObject(ctx, d.maxJsonBytes));
@@ -41,11 +41,11 @@ export function adminHomesRoutes(d: { homes: Homes; settings: SettingsStore; bus
         throw new AppError('validation_failed', { field: 'folder' }, { field: 'folder', reason: (e as AppError).code ?? 'bad_path' });
       }
     }
-    const before = d.homes.view();
+    const before = await d.homes.view();
     if (b.enabled !== undefined) d.settings.set('homes_enabled', b.enabled);
     if (b.storage_id !== undefined) d.settings.set('home_storage_id', b.storage_id);
     if (folder !== undefined) d.settings.set('home_folder', folder);
-    const after = d.homes.view();
+    const after = await d.homes.view();
     const changes = Object.fromEntries(
       (['enabled', 'storage_id', 'folder'] as const).filter((k) => before[k] !== after[k]).map((k) => [k, { from: before[k], to: after[k] }]),
     );

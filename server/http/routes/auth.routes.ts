@@ -25,7 +25,7 @@ export interface AuthRoutesDeps {
   /** The set-up page's first storage (docs/ui.md, "First run"). */
   firstStorage: FirstStorage;
   /** The UI path of a person's home folder (files/homes.ts), or null: where the files page opens. */
-  homeOf?: (userId: number) => string | null;
+  homeOf?: (userId: number) => Promise<string | null>;
 }
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
@@ -67,10 +67,10 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     ctx.body = { ok: true };
   });
 
-  r.get('/me', doc({ summary: 'The signed-in account', auth: 'user' }), requireUser, (ctx) => {
+  r.get('/me', doc({ summary: 'The signed-in account', auth: 'user' }), requireUser, async (ctx) => {
     const p = me(ctx);
     const key = ctx.state.key;
-    const home = d.homeOf?.(p.id) ?? null;
+    const home = (await d.homeOf?.(p.id)) ?? null;
     ctx.body = {
       user: {
         id: p.id,
