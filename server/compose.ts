@@ -322,7 +322,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       enabled: config.appPlugins,
       memoryBytes: config.appPluginMemory * 1024 * 1024,
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
-      stateOf: (p) => parseItems(catalogue.nodes.get(p.storage_id, p.rel)?.app_state ?? null),
+      stateOf: async (p) => parseItems((await catalogue.nodes.get(p.storage_id, p.rel))?.app_state ?? null),
       findUsers: (q, limit) =>
         auth.repo
           .list({ q, limit: limit * 2 })

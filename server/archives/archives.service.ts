@@ -127,9 +127,10 @@ export class ArchivesService {
     });
     const dest = fa.target(b.dest, 'editor');
     if (dest.rel === '') throw new AppError('bad_path', {}, { field: 'dest' });
-    const existing = this.catalogue.nodes.get(dest.storage.id, dest.rel);
+    const existing = await this.catalogue.nodes.get(dest.storage.id, dest.rel);
     if (existing && !existing.deleted_at) throw new AppError('conflict', { path: b.dest }, { path: b.dest });
-    const declared = sources.reduce((n, s) => n + this.treeBytes(s), 0);
+    let declared = 0;
+    for (const s of sources) declared += await this.treeBytes(s);
     this.budget(declared);
     const payload: AddPayload = { sources, dest: dest.place, compression: b.compression, actor: actorSpec(a), request: a.request };
     return this.queue.enqueue(ADD_JOB, payload, { visible: true, ownerId: ownerOf(a) });
@@ -148,8 +149,8 @@ export class ArchivesService {
   }
 
   /** Sum of file sizes at and below a place, from the catalogue (the job checks the real sizes again). */
-  private treeBytes(s: Place): number {
-    const row = this.catalogue.nodes.get(s.storage_id, s.rel);
+  private async treeBytes(s: Place): Promise<number> {
+    const row = await this.catalogue.nodes.get(s.storage_id, s.rel);
     if (!row || row.deleted_at) throw new AppError('not_found', { path: s.rel });
     return row.type === 'file' ? row.size : this.catalogue.nodes.treeBytes(s.storage_id, s.rel);
   }
@@ -188,10 +189,13 @@ export class ArchivesService {
     this.budget(total);
     if (!overwrite) {
       const clashes: string[] = [];
-      for (let i = 0; i < files.length && clashes.length < 50; i++) {
-        if (i % VET_SLICE === VET_SLICE - 1) await pause(signal);
-        const n = this.catalogue.nodes.get(dest.storage_id, files[i]);
-        if (n && !n.deleted_at) clashes.push(files[i]);
+      // A slice of paths per read, and a pause between slices.
+      for (let i = 0; i < files.length && clashes.length < 50; i += VET_SLICE) {
+        if (i > 0) await pause(signal);
+        const slice = files.slice(i, i + VET_SLICE);
+        (await this.catalogue.nodes.getMany(dest.storage_id, slice)).forEach((n, j) => {
+          if (n && !n.deleted_at && clashes.length < 50) clashes.push(slice[j]);
+        });
       }
       if (clashes.length) throw new AppError('conflict', { path: clashes[0] }, { paths: clashes });
     }

@@ -12,31 +12,32 @@ let repo: AppStateRepo;
 let sid = 0;
 before(async () => {
   t = await openTestDb();
-  repo = new AppStateRepo(t.db);
+  repo = new AppStateRepo(t.db, new EventBus(t.db));
   sid = testStorage(t.db);
 });
 after(() => t?.close());
 
 test('items are stored per node and read for a subtree in one query; none is no row', async () => {
   const [a, ab, sibling] = await testNodes(t.db, sid, [{ path: 'a', type: 'dir' }, { path: 'a/b.pdf' }, { path: 'a.txt' }, { path: 'a/c.txt' }]);
-  repo.setItems(ab, ['sign:awaiting']);
-  repo.setItems(sibling, ['sign:done']);
-  repo.setItems(a, ['x:y']);
+  const set = (id: number, items: string[]) => t.db.async.unit((x) => repo.setItemsIn(x, id, items));
+  await set(ab, ['sign:awaiting']);
+  await set(sibling, ['sign:done']);
+  await set(a, ['x:y']);
   assert.deepEqual(
-    repo.within(sid, 'a').sort((x, y) => (x.path < y.path ? -1 : 1)),
+    (await repo.within(sid, 'a')).sort((x, y) => (x.path < y.path ? -1 : 1)),
     [
       { path: 'a', app_state: '["x:y"]' },
       { path: 'a/b.pdf', app_state: '["sign:awaiting"]' },
     ],
     'not the sibling that only extends its name',
   );
-  repo.setItems(a, []);
-  assert.equal(repo.within(sid, '').length, 2, 'an empty list is no row');
+  await set(a, []);
+  assert.equal((await repo.within(sid, '')).length, 2, 'an empty list is no row');
 });
 
 test('two apps putting items on one file at once keep both (the read-decide-write is one transaction)', async () => {
   await testNodes(t.db, sid, [{ path: 'race.pdf' }]);
   const states = new AppStates(t.db, new NodesRepo(t.db), new EventBus(t.db), () => 'Files');
   await Promise.all([states.set(sid, 'race.pdf', 'sign', 'awaiting', true), states.set(sid, 'race.pdf', 'ocr', 'queued', true)]);
-  assert.deepEqual(states.of(sid, 'race.pdf').sort(), ['ocr:queued', 'sign:awaiting']);
+  assert.deepEqual((await states.of(sid, 'race.pdf')).sort(), ['ocr:queued', 'sign:awaiting']);
 });

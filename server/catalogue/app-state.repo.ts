@@ -1,29 +1,60 @@
 /**
- * The `app_state` column of `nodes` (the catalogue owns the table): the items
- * apps put on files (app-state.ts holds the rules). Synchronous for now (issue
- * 30 continues): `setItems` runs inside the service's write transaction with
- * the outbox record of the change, which is synchronous.
+ * The `app_state` column of `nodes` (the catalogue owns the table): the items apps put on files
+ * (app-state.ts holds the rules). On `db.async`: a change is one unit of work with the outbox record of
+ * it; the rules decide through a callback inside it.
  */
 import type { Db } from '../db';
-import { SUBTREE, subtree } from './nodes.repo';
+import type { Tx } from '../db/async';
+import type { EventBus } from '../events';
+import { NodesRepo, SUBTREE, subtree, type NodeRow } from './nodes.repo';
+import type { GateEvent } from './gate.repo';
+
+const Q = {
+  set: 'UPDATE nodes SET app_state = ? WHERE id = ?',
+  below: `SELECT path, app_state FROM nodes WHERE ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`,
+};
 
 export class AppStateRepo {
-  private s;
-
-  constructor(db: Db) {
-    this.s = {
-      set: db.sqlite.prepare('UPDATE nodes SET app_state = ? WHERE id = ?'),
-      below: db.sqlite.prepare(`SELECT path, app_state FROM nodes WHERE ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`),
-    };
+  private nodes: NodesRepo;
+  constructor(
+    private db: Db,
+    private bus: EventBus,
+  ) {
+    this.nodes = new NodesRepo(db);
   }
 
-  /** Stores the node's items (the column's JSON array; none is NULL). Call inside a write transaction. */
-  setItems(nodeId: number, items: string[]): void {
-    this.s.set.run(items.length ? JSON.stringify(items) : null, nodeId);
+  /**
+   * Changes the items of the item at `rel` in one serializable unit (two apps putting items on one file
+   * at once each read the list; both items must stay). `change` sees the node and returns its items and
+   * whether they changed (then they are written with `events`), or throws to refuse.
+   */
+  change(
+    storageId: number,
+    rel: string,
+    change: (node: NodeRow | undefined) => { items: string[]; changed: boolean },
+    events: GateEvent[],
+  ): Promise<{ items: string[]; changed: boolean }> {
+    const self = this;
+    return this.db.async.unit(
+      function* (t) {
+        const node = yield* self.nodes.getIn(t, storageId, rel);
+        const out = change(node);
+        if (!out.changed || !node) return out;
+        yield* self.setItemsIn(t, node.id, out.items);
+        for (const [event, payload] of events) yield* self.bus.recordIn(t, event, payload as never);
+        return out;
+      },
+      { isolation: 'serializable' },
+    );
+  }
+
+  /** Stores the node's items (the column's JSON array; none is NULL). */
+  *setItemsIn(t: Tx, nodeId: number, items: string[]) {
+    yield* t.sql(Q.set, [items.length ? JSON.stringify(items) : null, nodeId]);
   }
 
   /** The raw items of the live nodes at `rel` and below it that have any ('' is the whole storage): one query. */
-  within(storageId: number, rel: string): Array<{ path: string; app_state: string }> {
-    return this.s.below.all(...subtree(storageId, rel)) as Array<{ path: string; app_state: string }>;
+  within(storageId: number, rel: string): Promise<Array<{ path: string; app_state: string }>> {
+    return this.db.async.sql(Q.below, subtree(storageId, rel));
   }
 }

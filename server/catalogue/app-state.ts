@@ -12,7 +12,7 @@ import type { Db } from '../db';
 import type { EventBus } from '../events';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
-import { APP_ID, WORD, recordMarkChange } from './file-locks';
+import { APP_ID, WORD, markChange } from './file-locks';
 import type { NodesRepo } from './nodes.repo';
 import { AppStateRepo } from './app-state.repo';
 
@@ -23,12 +23,12 @@ export class AppStates {
   private repo: AppStateRepo;
 
   constructor(
-    private db: Db,
+    db: Db,
     private nodes: NodesRepo,
     private bus: EventBus,
     private storageName: (id: number) => string,
   ) {
-    this.repo = new AppStateRepo(db);
+    this.repo = new AppStateRepo(db, bus);
   }
 
   /**
@@ -42,33 +42,31 @@ export class AppStates {
     if (typeof key !== 'string' || !WORD.test(key))
       throw new AppError('validation_failed', { field: 'key', reason: 'a short word: a-z, 0-9, . _ -' }, { field: 'key' });
     const item = `${plugin}:${key}`;
-    let items: string[] = [];
-    let changed = false;
-    await this.db.waits.write(() => {
-      const node = this.nodes.get(storageId, rel);
-      if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
-      items = parseItems(node.app_state);
-      const has = items.includes(item);
-      if (has === on) return;
-      if (on && items.length >= MAX_APP_STATE) throw new AppError('too_many', { max: MAX_APP_STATE }, { max: MAX_APP_STATE, field: 'app_state' });
-      items = on ? [...items, item] : items.filter((x) => x !== item);
-      this.repo.setItems(node.id, items);
-      recordMarkChange(this.bus, storageId, rel);
-      changed = true;
-    });
+    const { items, changed } = await this.repo.change(
+      storageId,
+      rel,
+      (node) => {
+        if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
+        const items = parseItems(node.app_state);
+        if (items.includes(item) === on) return { items, changed: false };
+        if (on && items.length >= MAX_APP_STATE) throw new AppError('too_many', { max: MAX_APP_STATE }, { max: MAX_APP_STATE, field: 'app_state' });
+        return { items: on ? [...items, item] : items.filter((x) => x !== item), changed: true };
+      },
+      [markChange(storageId, rel)],
+    );
     if (changed) await this.bus.flush();
     return items;
   }
 
   /** The items of the item at `rel` ([] when none or not catalogued). */
-  of(storageId: number, rel: string): string[] {
-    const node = this.nodes.get(storageId, rel);
+  async of(storageId: number, rel: string): Promise<string[]> {
+    const node = await this.nodes.get(storageId, rel);
     return node && !node.deleted_at ? parseItems(node.app_state) : [];
   }
 
   /** Items at `rel` and below it, by path, for those that have any ('' is the whole storage): one query. */
-  within(storageId: number, rel: string): Map<string, string[]> {
-    return new Map(this.repo.within(storageId, rel).map((r) => [r.path, parseItems(r.app_state)]));
+  async within(storageId: number, rel: string): Promise<Map<string, string[]>> {
+    return new Map((await this.repo.within(storageId, rel)).map((r) => [r.path, parseItems(r.app_state)]));
   }
 }
 

@@ -1,14 +1,16 @@
 /**
- * `file_locks` (the catalogue owns it; file-locks.ts holds the rules): apps'
- * locks on files, keyed by node id. Synchronous for now (issue 30 continues):
- * the file service's access check reads a lock on every write target
- * synchronously, and setting or clearing a lock runs in the service's write
- * transaction with the outbox record of the change, which is synchronous.
- * The statements are prepared once (the check is on the write path).
+ * `file_locks` (the catalogue owns it; file-locks.ts holds the rules): apps' locks on files, keyed by node
+ * id. On `db.async`: setting, clearing and sweeping locks are units of work with the outbox record of each
+ * change; the rules decide through callbacks inside them. `atSync`/`belowSync` stay synchronous for the
+ * file service's access check (`FileAccess.target` is synchronous and runs on every write target); they
+ * go with the bridge.
  */
-import type { Db } from '../db';
+import { runSync, type Db } from '../db';
+import type { Tx } from '../db/async';
+import type { EventBus } from '../events';
 import type { FileLock } from '../contract';
-import { subtree, subtreeWhere } from './nodes.repo';
+import { NodesRepo, subtree, subtreeWhere, type NodeRow } from './nodes.repo';
+import type { GateEvent } from './gate.repo';
 
 /** A stored lock. */
 export interface LockRow extends FileLock {
@@ -19,58 +21,131 @@ export interface LockRow extends FileLock {
 
 const COLS = 'l.plugin, l.plugin_label, l.reason, l.reason_text, l.until, l.token_hash, l.locked_by, l.locked_at';
 
-export class FileLocksRepo {
-  private s;
-
-  constructor(db: Db) {
-    const q = (sql: string) => db.sqlite.prepare(sql);
-    this.s = {
-      at: q(`SELECT ${COLS} FROM nodes n JOIN file_locks l ON l.node_id = n.id WHERE n.storage_id = ? AND n.path = ? AND n.deleted_at IS NULL`),
-      below: q(`SELECT ${COLS}, n.path FROM file_locks l JOIN nodes n ON n.id = l.node_id
-                WHERE ${subtreeWhere('n.')} AND (l.until IS NULL OR l.until > ?)`),
-      put: q(`INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at)
+const Q = {
+  at: `SELECT ${COLS} FROM nodes n JOIN file_locks l ON l.node_id = n.id WHERE n.storage_id = ? AND n.path = ? AND n.deleted_at IS NULL`,
+  below: `SELECT ${COLS}, n.path FROM file_locks l JOIN nodes n ON n.id = l.node_id
+                WHERE ${subtreeWhere('n.')} AND (l.until IS NULL OR l.until > ?)`,
+  put: `INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at)
               VALUES (@node_id, @plugin, @plugin_label, @reason, @reason_text, @until, @token_hash, @locked_by, @locked_at)
               ON CONFLICT(node_id) DO UPDATE SET plugin = excluded.plugin, plugin_label = excluded.plugin_label, reason = excluded.reason,
-                reason_text = excluded.reason_text, until = excluded.until, token_hash = excluded.token_hash, locked_by = excluded.locked_by, locked_at = excluded.locked_at`),
-      drop: q('DELETE FROM file_locks WHERE node_id = ?'),
-      due: q('SELECT n.storage_id, n.path, l.node_id FROM file_locks l JOIN nodes n ON n.id = l.node_id WHERE l.until IS NOT NULL AND l.until <= ?'),
-      next: q('SELECT min(until) FROM file_locks WHERE until IS NOT NULL').pluck(),
-      storages: q('SELECT DISTINCT n.storage_id FROM file_locks l JOIN nodes n ON n.id = l.node_id').pluck(),
-    };
+                reason_text = excluded.reason_text, until = excluded.until, token_hash = excluded.token_hash, locked_by = excluded.locked_by, locked_at = excluded.locked_at`,
+  drop: 'DELETE FROM file_locks WHERE node_id = ? RETURNING node_id',
+  due: 'SELECT n.storage_id, n.path, l.node_id FROM file_locks l JOIN nodes n ON n.id = l.node_id WHERE l.until IS NOT NULL AND l.until <= ?',
+  next: 'SELECT min(until) AS until FROM file_locks WHERE until IS NOT NULL',
+  storages: 'SELECT DISTINCT n.storage_id FROM file_locks l JOIN nodes n ON n.id = l.node_id',
+};
+
+type Due = { storage_id: number; path: string; node_id: number };
+
+export class FileLocksRepo {
+  private nodes: NodesRepo;
+  constructor(
+    private db: Db,
+    private bus: EventBus,
+  ) {
+    this.nodes = new NodesRepo(db);
+  }
+
+  private *recordIn(t: Tx, events: GateEvent[]) {
+    for (const [event, payload] of events) yield* this.bus.recordIn(t, event, payload as never);
+  }
+
+  /**
+   * Stores `lock` on the file at `rel` with `events`, in one serializable unit (two apps locking one file
+   * at once both read "no lock": one of them must be refused). `decide` sees the node and its current lock
+   * and returns the node id to lock, or throws to refuse.
+   */
+  set(
+    storageId: number,
+    rel: string,
+    lock: LockRow,
+    decide: (node: NodeRow | undefined, held: LockRow | undefined) => number,
+    events: GateEvent[],
+  ): Promise<void> {
+    const self = this;
+    return this.db.async.unit(
+      function* (t) {
+        const nodeId = decide(yield* self.nodes.getIn(t, storageId, rel), yield* self.atIn(t, storageId, rel));
+        yield* self.putIn(t, nodeId, lock);
+        yield* self.recordIn(t, events);
+      },
+      { isolation: 'serializable' },
+    );
+  }
+
+  /**
+   * Removes the lock on the file at `rel` when `decide` (seeing the lock) says so, with `events`, in one
+   * unit; whether a lock went (the delete is conditional: two clears racing clear once). `decide` may throw to refuse.
+   */
+  clear(storageId: number, rel: string, decide: (held: LockRow | undefined) => boolean, events: GateEvent[]): Promise<boolean> {
+    const self = this;
+    return this.db.async.unit(function* (t) {
+      if (!decide(yield* self.atIn(t, storageId, rel))) return false;
+      const node = yield* self.nodes.getIn(t, storageId, rel);
+      const gone = !!node && (yield* self.dropIn(t, node.id));
+      if (gone) yield* self.recordIn(t, events);
+      return gone;
+    });
+  }
+
+  /** Removes the locks expired at `now` (ISO), recording `eventsOf` each, in one unit; how many went. */
+  sweep(now: string, eventsOf: (r: Due) => GateEvent[]): Promise<number> {
+    const self = this;
+    return this.db.async.unit(function* (t) {
+      let n = 0;
+      for (const r of yield* self.dueIn(t, now)) {
+        // Conditional: of two instances sweeping at once, one tells each folder.
+        if (!(yield* self.dropIn(t, r.node_id))) continue;
+        yield* self.recordIn(t, eventsOf(r));
+        n++;
+      }
+      return n;
+    });
   }
 
   /** The lock on the live node at `rel` (expired ones too), or undefined. */
-  at(storageId: number, rel: string): LockRow | undefined {
-    return this.s.at.get(storageId, rel) as LockRow | undefined;
+  *atIn(t: Tx, storageId: number, rel: string) {
+    return (yield* t.sql<LockRow>(Q.at, [storageId, rel]))[0] as LockRow | undefined;
   }
 
   /** The locks at `rel` and below it not expired at `now` (ISO), with their paths ('' is the whole storage): one query. */
-  below(storageId: number, rel: string, now: string): Array<LockRow & { path: string }> {
-    return this.s.below.all(...subtree(storageId, rel), now) as Array<LockRow & { path: string }>;
+  *belowIn(t: Tx, storageId: number, rel: string, now: string) {
+    return yield* t.sql<LockRow & { path: string }>(Q.below, [...subtree(storageId, rel), now]);
   }
 
-  /** Stores the node's lock, replacing the one it has. Call inside a write transaction. */
-  put(nodeId: number, lock: LockRow): void {
-    this.s.put.run({ node_id: nodeId, ...lock });
+  /** `atIn` for the synchronous access check (see the module comment). */
+  atSync(storageId: number, rel: string): LockRow | undefined {
+    return runSync(this.db, (t) => this.atIn(t, storageId, rel));
+  }
+
+  /** `belowIn` for the synchronous access check (see the module comment). */
+  belowSync(storageId: number, rel: string, now: string): Array<LockRow & { path: string }> {
+    return runSync(this.db, (t) => this.belowIn(t, storageId, rel, now));
+  }
+
+  /** Stores the node's lock, replacing the one it has. */
+  *putIn(t: Tx, nodeId: number, lock: LockRow) {
+    yield* t.sql(Q.put, { node_id: nodeId, ...lock });
   }
 
   /** Removes the node's lock; false when it had none. */
-  drop(nodeId: number): boolean {
-    return this.s.drop.run(nodeId).changes > 0;
+  *dropIn(t: Tx, nodeId: number) {
+    return (yield* t.sql(Q.drop, [nodeId])).length > 0;
   }
 
   /** The locks expired at `now` (ISO), with where they are. */
-  due(now: string): Array<{ storage_id: number; path: string; node_id: number }> {
-    return this.s.due.all(now) as Array<{ storage_id: number; path: string; node_id: number }>;
+  *dueIn(t: Tx, now: string) {
+    return (yield* t.sql<Due>(Q.due, [now])).map((r) => ({ storage_id: Number(r.storage_id), path: r.path, node_id: Number(r.node_id) }));
   }
 
   /** The earliest expiry (ISO) of any lock, or null when none expires. */
-  nextExpiry(): string | null {
-    return (this.s.next.get() as string | null) ?? null;
+  async nextExpiry(): Promise<string | null> {
+    const [row] = await this.db.async.sql<{ until: string | null }>(Q.next);
+    return row?.until ?? null;
   }
 
   /** The storages that hold any lock. */
-  storages(): number[] {
-    return (this.s.storages.all() as Array<number | string>).map(Number);
+  async storages(): Promise<number[]> {
+    return (await this.db.async.sql<{ storage_id: number | string }>(Q.storages)).map((r) => Number(r.storage_id));
   }
 }

@@ -10,24 +10,25 @@ import { FileLocks, lockTokenHash } from './file-locks';
 import { AppStates, MAX_APP_STATE } from './app-state';
 
 /** A real database with one storage and a few catalogued files. */
-function setup() {
+async function setup() {
   const t = tempDir('filedock-locks-');
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   db.sqlite.prepare("INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'st1', 'Docs', 'local', '{}', '', '')").run();
   const nodes = new NodesRepo(db);
-  for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt'])
-    nodes.ensureParents(1, p), nodes.upsert(1, p, { name: p, type: 'file', size: 3, mtime: 1 });
+  await db.async.unit(function* (t) {
+    for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt'])
+      yield* nodes.ensureParentsIn(t, 1, p), yield* nodes.upsertIn(t, 1, p, { name: p, type: 'file', size: 3, mtime: 1 });
+  });
   const bus = new EventBus(db);
   const changed: string[] = [];
   bus.on('folder.changed', (e) => void changed.push(`${e.folder}|${e.path}`));
   const locks = new FileLocks(
     db,
-    nodes,
     bus,
     () => 'Docs',
     () => {},
   );
-  locks.start();
+  await locks.start();
   const state = new AppStates(db, nodes, bus, () => 'Docs');
   return {
     db,
@@ -56,7 +57,7 @@ const refusal = (fn: () => unknown): AppError => {
 const sign = { plugin: 'sign', label: 'Fill and sign', reason: 'signing', reason_text: 'Out for signature' };
 
 test('a lock refuses everyone but its holder, with the spec’s details, and clears', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     assert.equal(s.locks.any(1), false, 'no lock: listings skip the join');
     s.locks.check(1, 'a.pdf');
@@ -96,7 +97,7 @@ test('a lock refuses everyone but its holder, with the spec’s details, and cle
 });
 
 test('a folder holding a locked file refuses as a whole; a rename keeps the lock; a delete drops it', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     const { token } = await s.locks.set(1, 'f/b.pdf', sign, null);
     const e = refusal(() => s.locks.checkTree(1, 'f'));
@@ -110,14 +111,14 @@ test('a folder holding a locked file refuses as a whole; a rename keeps the lock
     assert.equal(s.locks.within(1, 'f').size, 1);
 
     // The catalogue's rename re-keys the subtree and keeps node ids: the lock follows.
-    s.nodes.moveTree(1, 'f', 'h');
+    await s.db.async.unit((t) => s.nodes.moveTreeIn(t, 1, 'f', 'h'));
     assert.equal(s.locks.of(1, 'f/b.pdf'), null);
     assert.equal(s.locks.of(1, 'h/b.pdf')?.plugin, 'sign');
     assert.equal(refusal(() => s.locks.check(1, 'h/b.pdf')).details?.path, '/Docs/h/b.pdf');
 
     // A file gone from the catalogue takes its lock with it (and a new file there is free).
     s.nodes.removeTree(1, 'h/b.pdf');
-    s.nodes.upsert(1, 'h/b.pdf', { name: 'b.pdf', type: 'file', size: 1, mtime: 2 });
+    await s.db.async.unit((t) => s.nodes.upsertIn(t, 1, 'h/b.pdf', { name: 'b.pdf', type: 'file', size: 1, mtime: 2 }));
     s.locks.check(1, 'h/b.pdf');
     assert.equal(s.db.sqlite.prepare('SELECT count(*) FROM file_locks').pluck().get(), 0);
   } finally {
@@ -126,7 +127,7 @@ test('a folder holding a locked file refuses as a whole; a rename keeps the lock
 });
 
 test('an expired lock is ignored at once and removed by its timer, which tells the folder', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     const until = new Date(Date.now() + 400).toISOString();
     await s.locks.set(1, 'g/d.txt', { ...sign, until }, null);
@@ -144,7 +145,7 @@ test('an expired lock is ignored at once and removed by its timer, which tells t
 });
 
 test('lock requests are checked field by field; only catalogued files can be locked', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     const bad = async (input: object, field: string) =>
       assert.rejects(s.locks.set(1, 'a.pdf', { ...sign, ...input }, null), (e: AppError) => e.code === 'validation_failed' && e.params.field === field);
@@ -164,10 +165,10 @@ test('lock requests are checked field by field; only catalogued files can be loc
 });
 
 test('app state: items per file up to 32, the 33rd refused, following a rename', async () => {
-  const s = setup();
+  const s = await setup();
   try {
     for (let i = 0; i < MAX_APP_STATE; i++) await s.state.set(1, 'a.pdf', i % 2 ? 'sign' : 'convert', `k${i}`, true);
-    assert.equal(s.state.of(1, 'a.pdf').length, 32);
+    assert.equal((await s.state.of(1, 'a.pdf')).length, 32);
     await assert.rejects(s.state.set(1, 'a.pdf', 'sign', 'one-more', true), (e: AppError) => e.code === 'too_many' && e.params.max === 32);
     assert.equal((await s.state.set(1, 'a.pdf', 'sign', 'k1', true)).length, 32, 'an item already there is no new one');
     assert.equal((await s.state.set(1, 'a.pdf', 'sign', 'k1', false)).length, 31);
@@ -176,11 +177,11 @@ test('app state: items per file up to 32, the 33rd refused, following a rename',
     await assert.rejects(s.state.set(1, 'zzz', 'sign', 'k', true), (e: AppError) => e.code === 'not_found');
 
     await s.state.set(1, 'f/b.pdf', 'sign', 'awaiting', true);
-    s.nodes.moveTree(1, 'f/b.pdf', 'g/b.pdf');
-    assert.deepEqual(s.state.of(1, 'g/b.pdf'), ['sign:awaiting']);
-    assert.deepEqual([...s.state.within(1, 'g')], [['g/b.pdf', ['sign:awaiting']]]);
+    await s.db.async.unit((t) => s.nodes.moveTreeIn(t, 1, 'f/b.pdf', 'g/b.pdf'));
+    assert.deepEqual(await s.state.of(1, 'g/b.pdf'), ['sign:awaiting']);
+    assert.deepEqual([...(await s.state.within(1, 'g'))], [['g/b.pdf', ['sign:awaiting']]]);
     await s.state.set(1, '😀.txt', 'sign', 'awaiting', true);
-    assert.equal(s.state.within(1, '').size, 3, 'the whole storage, names beyond the basic plane too');
+    assert.equal((await s.state.within(1, '')).size, 3, 'the whole storage, names beyond the basic plane too');
   } finally {
     await s.close();
   }

@@ -16,8 +16,8 @@ import type { FileLock } from '../contract';
 import { AppError } from '../errors';
 import { randomToken, sha256Hex } from '../lib/crypto';
 import { baseName, parentRel, uiPath } from '../lib/paths';
-import type { NodesRepo } from './nodes.repo';
 import { FileLocksRepo, type LockRow } from './file-locks.repo';
+import type { GateEvent } from './gate.repo';
 
 export type { FileLock };
 
@@ -46,31 +46,39 @@ const MAX_TIMER_MS = 3_600_000;
 /** The hash a holder's token is known by (ActorFiles.holding keeps it, `check` compares it). */
 export const lockTokenHash = (token: string): string => sha256Hex(`file-lock\n${token}`);
 
-/** Records the change of a file's marks (lock, app state): page caches drop the folder, browsers with it open hear of it. */
-export function recordMarkChange(bus: EventBus, storageId: number, rel: string): void {
-  bus.record('folder.changed', { storage_id: storageId, folder: parentRel(rel), kind: 'updated', path: rel, name: baseName(rel) });
+/** The event of a change of a file's marks (lock, app state): page caches drop the folder, browsers with it open hear of it. */
+export function markChange(storageId: number, rel: string): GateEvent {
+  return ['folder.changed', { storage_id: storageId, folder: parentRel(rel), kind: 'updated', path: rel, name: baseName(rel) }];
 }
 
 export class FileLocks {
   private repo: FileLocksRepo;
-  private holders = new Set<number>();
+  /** The storages holding any lock; null until read at start (every storage may hold one then). */
+  private holders: Set<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
   constructor(
-    private db: Db,
-    private nodes: NodesRepo,
+    db: Db,
     private bus: EventBus,
     private storageName: (id: number) => string,
     private log: (msg: string, err?: unknown) => void,
   ) {
-    this.repo = new FileLocksRepo(db);
+    this.repo = new FileLocksRepo(db, bus);
   }
 
-  /** Reads which storages hold locks and arms the expiry timer (once, at start). */
-  start(): void {
-    this.refreshHolders();
-    this.arm();
+  /**
+   * Reads which storages hold locks and arms the expiry timer (once, at start; never rejects). Until it
+   * has read them, every storage counts as holding one (checks ask the database).
+   */
+  async start(): Promise<void> {
+    try {
+      await this.refreshHolders();
+      await this.arm();
+    } catch (e) {
+      this.log('file locks could not be read at start; the expiry sweep tries again', e);
+      if (!this.stopped) this.timer = setTimeout(() => void this.sweep(), 1000).unref();
+    }
   }
 
   stop(): void {
@@ -80,12 +88,12 @@ export class FileLocks {
 
   /** Whether any file of the storage may be locked (false: no lock for sure; listings skip the join). */
   any(storageId: number): boolean {
-    return this.holders.has(storageId);
+    return this.holders?.has(storageId) ?? true;
   }
 
   /** Whether any storage may hold a lock (search spans storages). */
   anyAtAll(): boolean {
-    return this.holders.size > 0;
+    return this.holders === null || this.holders.size > 0;
   }
 
   /**
@@ -98,19 +106,23 @@ export class FileLocks {
     const row = checkInput(input);
     const token = randomToken(24);
     const lock: LockRow = { ...row, token_hash: lockTokenHash(token), locked_by: by?.id ?? null, locked_at: new Date().toISOString() };
-    await this.db.waits.write(() => {
-      const node = this.nodes.get(storageId, rel);
-      if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
-      if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
-      const held = this.live(this.repo.at(storageId, rel));
-      if (held && held.plugin !== input.plugin) throw this.refusal(storageId, rel, held);
-      // Marked before the commit: no check may see the lock's row while the storage still reads as lock-free.
-      this.holders.add(storageId);
-      this.repo.put(node.id, lock);
-      recordMarkChange(this.bus, storageId, rel);
-    });
+    await this.repo.set(
+      storageId,
+      rel,
+      lock,
+      (node, current) => {
+        if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
+        if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
+        const held = this.live(current);
+        if (held && held.plugin !== input.plugin) throw this.refusal(storageId, rel, held);
+        // Marked before the commit: no check may see the lock's row while the storage still reads as lock-free.
+        this.holders?.add(storageId);
+        return node.id;
+      },
+      [markChange(storageId, rel)],
+    );
     await this.bus.flush();
-    this.arm();
+    await this.arm();
     return { token, lock: view(lock) };
   }
 
@@ -119,23 +131,25 @@ export class FileLocks {
    * (or it had expired). Another app's live lock → `locked`.
    */
   async clear(storageId: number, rel: string, plugin: string): Promise<boolean> {
-    let cleared = false;
-    await this.db.waits.write(() => {
-      const held = this.live(this.repo.at(storageId, rel));
-      if (held && held.plugin !== plugin) throw this.refusal(storageId, rel, held);
-      const node = this.nodes.get(storageId, rel);
-      cleared = !!held && !!node && this.repo.drop(node.id);
-      if (cleared) recordMarkChange(this.bus, storageId, rel);
-    });
+    const cleared = await this.repo.clear(
+      storageId,
+      rel,
+      (current) => {
+        const held = this.live(current);
+        if (held && held.plugin !== plugin) throw this.refusal(storageId, rel, held);
+        return !!held;
+      },
+      [markChange(storageId, rel)],
+    );
     await this.bus.flush();
-    if (cleared) this.refreshHolders();
+    if (cleared) await this.refreshHolders();
     return cleared;
   }
 
   /** The live lock on the file at `rel`, or null. */
   of(storageId: number, rel: string): LockView | null {
     if (!this.any(storageId)) return null;
-    const row = this.live(this.repo.at(storageId, rel));
+    const row = this.live(this.repo.atSync(storageId, rel));
     return row ? view(row) : null;
   }
 
@@ -153,7 +167,7 @@ export class FileLocks {
    */
   check(storageId: number, rel: string, held: readonly string[] = []): void {
     if (!this.any(storageId)) return;
-    const row = this.live(this.repo.at(storageId, rel));
+    const row = this.live(this.repo.atSync(storageId, rel));
     if (row && !held.includes(row.token_hash)) throw this.refusal(storageId, rel, row);
   }
 
@@ -165,7 +179,7 @@ export class FileLocks {
   }
 
   private below(storageId: number, rel: string): Array<LockRow & { path: string }> {
-    return this.repo.below(storageId, rel, new Date().toISOString());
+    return this.repo.belowSync(storageId, rel, new Date().toISOString());
   }
 
   private live(row: LockRow | undefined): LockRow | undefined {
@@ -185,15 +199,15 @@ export class FileLocks {
     return new AppError('locked', info, info, `locked by ${row.plugin}`);
   }
 
-  private refreshHolders(): void {
-    this.holders = new Set(this.repo.storages());
+  private async refreshHolders(): Promise<void> {
+    this.holders = new Set(await this.repo.storages());
   }
 
   /** Sets the timer to the next expiry (or clears it when no lock expires). */
-  private arm(): void {
+  private async arm(): Promise<void> {
+    const next = await this.repo.nextExpiry();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const next = this.repo.nextExpiry();
     if (next === null || this.stopped) return;
     const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - Date.now()));
     this.timer = setTimeout(() => void this.sweep(), wait).unref();
@@ -203,15 +217,10 @@ export class FileLocks {
   private async sweep(): Promise<void> {
     this.timer = null;
     try {
-      await this.db.waits.write(() => {
-        for (const r of this.repo.due(new Date().toISOString())) {
-          this.repo.drop(r.node_id);
-          recordMarkChange(this.bus, r.storage_id, r.path);
-        }
-      });
+      await this.repo.sweep(new Date().toISOString(), (r) => [markChange(r.storage_id, r.path)]);
       await this.bus.flush();
-      this.refreshHolders();
-      this.arm();
+      await this.refreshHolders();
+      await this.arm();
     } catch (e) {
       this.log('expired file locks could not be removed now; trying again', e);
       if (!this.stopped) this.timer = setTimeout(() => void this.sweep(), 1000).unref();

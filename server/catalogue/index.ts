@@ -4,7 +4,7 @@
  * returns two faces: `catalogue` for every module, and `io` (the live drivers
  * and the write gate) for the file service alone.
  */
-import { untilFree, type Db } from '../db';
+import type { Db } from '../db';
 import type { EventBus } from '../events';
 import { DEFAULT_STORAGE_META } from './seed';
 import type { JobQueue } from '../jobs';
@@ -105,17 +105,18 @@ export function createCatalogue(o: CatalogueOptions) {
     onNodesAdded: (minId) => indexer.kick(minId),
     beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
     onFoldersChanged(storageId, folders) {
-      // One transaction and one publish for the whole batch (a first sync touches thousands of folders).
-      const record = () =>
-        o.bus.recordAll(
+      // One unit of work and one publish for the whole batch (a first sync touches thousands of folders).
+      // The batch is committed: its events must follow even if another program holds the database now.
+      void o.bus
+        .recordAll(
           'folder.changed',
           folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
+          { waitMs: 600_000 },
+        )
+        .then(
+          () => o.bus.flush(),
+          () => undefined,
         );
-      // The batch is committed: its events must follow even if another program holds the database now.
-      void untilFree(record, 600_000).then(
-        () => o.bus.flush(),
-        () => undefined,
-      );
     },
     onFilesChanged: (storageId, files) => each(o.hooks?.synced, storageId, files),
     onRemoved: (storageId, paths) => each(o.hooks?.syncRemoved, storageId, paths),
@@ -133,8 +134,8 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
-  const locks = new FileLocks(o.db, nodes, o.bus, nameOf, (m, e) => o.log.warn(m, e));
-  locks.start();
+  const locks = new FileLocks(o.db, o.bus, nameOf, (m, e) => o.log.warn(m, e));
+  void locks.start();
   const appState = new AppStates(o.db, nodes, o.bus, nameOf);
   const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState };
   const io: CatalogueIo = { drivers, gate };

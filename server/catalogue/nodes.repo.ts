@@ -75,8 +75,9 @@ const Q = {
 
 /**
  * Statements come as generators (`*getIn(t, …)`): the write gate and the sync engine run them inside their
- * own unit of work (`db.async.unit`), with the outbox rows that describe the change. The plain-named methods
- * are their synchronous form for the callers not yet awaiting (issue 30); they go with the bridge.
+ * own unit of work (`db.async.unit`), with the outbox rows that describe the change. The plain-named reads
+ * are the same statements on `db.async.read`; `removeTree` and `removalsSince` are synchronous for the sync
+ * engine only (issue 30); they go with the bridge.
  */
 export class NodesRepo {
   private prunedAt = 0;
@@ -201,45 +202,53 @@ export class NodesRepo {
     }
   }
 
-  get(storageId: number, path: string): NodeRow | undefined {
-    return this.sync((t) => this.getIn(t, storageId, path));
+  /** The row at `path` (deleted ones too), or undefined. */
+  get(storageId: number, path: string): Promise<NodeRow | undefined> {
+    return this.db.async.read((t) => this.getIn(t, storageId, path));
   }
 
-  byId(id: number): NodeRow | undefined {
-    return this.sync((t) => this.byIdIn(t, id));
+  /** The rows at `paths` (undefined where none), in their order: one read, however many paths. */
+  getMany(storageId: number, paths: readonly string[]): Promise<Array<NodeRow | undefined>> {
+    const getIn = this.getIn.bind(this);
+    return this.db.async.read(function* (t) {
+      const out: Array<NodeRow | undefined> = [];
+      for (const p of paths) out.push(yield* getIn(t, storageId, p));
+      return out;
+    });
   }
 
-  list(storageId: number, dir: string, o: ListOptions): { rows: NodeRow[]; total: number } {
-    return this.sync((t) => this.listIn(t, storageId, dir, o));
+  /** The row with `id`, or undefined. */
+  byId(id: number): Promise<NodeRow | undefined> {
+    return this.db.async.read((t) => this.byIdIn(t, id));
   }
 
-  /** Call inside a transaction for batches. */
+  /** See `listIn`. */
+  list(storageId: number, dir: string, o: ListOptions): Promise<{ rows: NodeRow[]; total: number }> {
+    return this.db.async.read((t) => this.listIn(t, storageId, dir, o));
+  }
+
+  /** Synchronous: only the sync engine's tests (sync.test.ts, sync.pg.test.ts) still call it; it goes with the bridge. */
   upsert(storageId: number, path: string, e: Entry, ownerId: number | null = null): number {
     return this.sync((t) => this.upsertIn(t, storageId, path, e, ownerId));
   }
 
-  setBody(id: number, body: string | null): void {
-    this.sync((t) => this.setBodyIn(t, id, body));
-  }
-
-  ensureParents(storageId: number, path: string): void {
-    this.sync((t) => this.ensureParentsIn(t, storageId, path));
-  }
-
-  removeTree(storageId: number, path: string): number[] {
-    return this.sync((t) => this.removeTreeIn(t, storageId, path));
-  }
-
-  removalsSince(storageId: number, since: string): (path: string) => boolean {
-    return this.sync((t) => this.removalsSinceIn(t, storageId, since));
-  }
-
+  /** Synchronous: only the sync engine's tests still call it; it goes with the bridge. */
   moveTree(storageId: number, from: string, to: string): void {
     this.sync((t) => this.moveTreeIn(t, storageId, from, to));
   }
 
+  /** Synchronous: only for the sync engine, until it runs `removeTreeIn` in its own unit; it goes with the bridge. */
+  removeTree(storageId: number, path: string): number[] {
+    return this.sync((t) => this.removeTreeIn(t, storageId, path));
+  }
+
+  /** Synchronous: only for the sync engine, until it runs `removalsSinceIn`; it goes with the bridge. */
+  removalsSince(storageId: number, since: string): (path: string) => boolean {
+    return this.sync((t) => this.removalsSinceIn(t, storageId, since));
+  }
+
   /** Bytes and count of the live files of a storage (`owner` narrows to one uploader). */
-  usage(q: { storageId?: number; ownerId?: number }): { used_bytes: number; file_count: number } {
+  async usage(q: { storageId?: number; ownerId?: number }): Promise<{ used_bytes: number; file_count: number }> {
     let sel = this.db.k
       .selectFrom('nodes')
       .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('used_bytes'), eb.fn.countAll<number>().as('file_count')])
@@ -247,22 +256,22 @@ export class NodesRepo {
       .where('deleted_at', 'is', null);
     if (q.storageId !== undefined) sel = sel.where('storage_id', '=', q.storageId);
     if (q.ownerId !== undefined) sel = sel.where('owner_id', '=', q.ownerId);
-    return this.db.first(sel)!;
+    return (await this.db.async.first(sel))!;
   }
 
   /**
    * Live rows at and below `rel` (the whole storage for ''), in path order:
    * what a folder ZIP or an archive job will read. `rel` itself comes first.
    */
-  subtree(storageId: number, rel: string): Array<Pick<NodeRow, 'path' | 'type' | 'size' | 'mtime'>> {
+  subtree(storageId: number, rel: string): Promise<Array<Pick<NodeRow, 'path' | 'type' | 'size' | 'mtime'>>> {
     let sel = this.db.k.selectFrom('nodes').select(['path', 'type', 'size', 'mtime']).where('storage_id', '=', storageId).where('deleted_at', 'is', null);
     // '0' is the code point after '/': the range is exactly the paths below `rel/`.
     if (rel !== '') sel = sel.where((eb) => eb.or([eb('path', '=', rel), eb.and([eb('path', '>=', `${rel}/`), eb('path', '<', `${rel}0`)])]));
-    return this.db.all(sel.orderBy('path'));
+    return this.db.async.all(sel.orderBy('path'));
   }
 
   /** Sum of the file sizes at and below `rel`, from the catalogue. */
-  treeBytes(storageId: number, rel: string): number {
+  async treeBytes(storageId: number, rel: string): Promise<number> {
     let sel = this.db.k
       .selectFrom('nodes')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('n'))
@@ -270,7 +279,7 @@ export class NodesRepo {
       .where('type', '=', 'file')
       .where('deleted_at', 'is', null);
     if (rel !== '') sel = sel.where((eb) => eb.or([eb('path', '=', rel), eb.and([eb('path', '>=', `${rel}/`), eb('path', '<', `${rel}0`)])]));
-    return this.db.first(sel)!.n;
+    return (await this.db.async.first(sel))!.n;
   }
 
   /** Whether a mime/size qualifies for full-text indexing. */

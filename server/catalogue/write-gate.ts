@@ -11,8 +11,8 @@ import { isBusy, type Db } from '../db';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
-import { NodesRepo, type NodeRow } from './nodes.repo';
-import { mimeOf } from './mime';
+import type { NodesRepo, NodeRow } from './nodes.repo';
+import { GateRepo, type GateEvent } from './gate.repo';
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
 export type WriteOrigin =
@@ -77,62 +77,57 @@ export interface GateHooks {
 export class WriteGate {
   private hooks: Array<[string, WriteHook]>;
   private removeHooks: Array<[string, RemoveHook]>;
+  private repo: GateRepo;
 
   constructor(
-    private db: Db,
+    db: Db,
     private nodes: NodesRepo,
     private bus: EventBus,
     private storageName: (id: number) => string,
     private log: (msg: string, err?: unknown) => void,
     hooks: GateHooks = {},
   ) {
+    this.repo = new GateRepo(db, nodes, bus);
     this.hooks = Object.entries(hooks.written ?? {});
     this.removeHooks = Object.entries(hooks.removed ?? {});
   }
 
-  /** A file or folder was written at `path` and `entry` is its fresh stat. Returns its node row. */
+  /**
+   * A file or folder was written at `path` and `entry` is its fresh stat. Returns its node row. Two writes
+   * of one new path at once: one is announced as the upload, the other as its update (GateRepo.written).
+   */
   async written(storageId: number, path: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
     const storage = this.storageName(storageId);
-    let created = false;
-    let id = 0;
-    // The bytes are written already: wait (off the event loop) for a database held elsewhere rather than fail at once.
-    await this.record(
-      ctx,
-      () => {
-        const before = this.nodes.get(storageId, path);
-        created = ctx.created ?? (!before || !!before.deleted_at);
-        this.nodes.ensureParents(storageId, path);
-        id = this.nodes.upsert(storageId, path, { ...entry, name: baseName(path) }, ctx.actor?.id ?? null);
-        if (ctx.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) this.nodes.setBody(id, ctx.body);
-        const ref = { storage_id: storageId, storage, path, name: baseName(path), size: entry.size, type: entry.type, id };
-        if (entry.type === 'file') {
-          if (!created) this.bus.record('file.updated', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
-          else if (UPLOAD_SURFACES.has(ctx.origin))
-            this.bus.record('file.uploaded', { node: ref, actor: ctx.actor ?? null, meta: { origin: ctx.origin, ...ctx.meta } });
-        }
-        this.bus.record('folder.changed', {
-          storage_id: storageId,
-          folder: parentRel(path),
-          kind: created ? 'created' : 'updated',
-          path,
-          name: baseName(path),
-        });
-        if (ctx.audit)
-          this.bus.record('audit', {
-            action: ctx.audit,
-            actor: ctx.actor,
-            request: ctx.request,
-            resource: `${storage}://${path}`,
-            meta: { size: entry.size, ...ctx.meta },
-          });
-      },
-      `${storage}://${path}`,
-    );
+    const events = (id: number, created: boolean): GateEvent[] => {
+      const ref = { storage_id: storageId, storage, path, name: baseName(path), size: entry.size, type: entry.type, id };
+      const meta = { origin: ctx.origin, ...ctx.meta };
+      const out: GateEvent[] = [];
+      if (entry.type === 'file') {
+        if (!created) out.push(['file.updated', { node: ref, actor: ctx.actor ?? null, meta }]);
+        else if (UPLOAD_SURFACES.has(ctx.origin)) out.push(['file.uploaded', { node: ref, actor: ctx.actor ?? null, meta }]);
+      }
+      out.push(['folder.changed', { storage_id: storageId, folder: parentRel(path), kind: created ? 'created' : 'updated', path, name: baseName(path) }]);
+      if (ctx.audit)
+        out.push([
+          'audit',
+          { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: { size: entry.size, ...ctx.meta } },
+        ]);
+      return out;
+    };
+    let done: { id: number; created: boolean };
+    try {
+      // The bytes are written already: the unit waits (off the event loop) for a database held elsewhere rather than fail at once.
+      done = await this.repo.written(storageId, path, entry, { ownerId: ctx.actor?.id ?? null, body: ctx.body, created: ctx.created, events });
+    } catch (e) {
+      // The database is away: the writer answers an error, so its bytes go too (WriteContext.undo).
+      if (ctx.undo && isBusy(e)) await ctx.undo().catch((u) => this.log(`taking back ${storage}://${path} after the database went away failed`, u));
+      throw e;
+    }
     await this.bus.flush();
-    const node = { ...this.nodes.byId(id)!, storageName: storage };
+    const node = { ...(await this.nodes.byId(done.id))!, storageName: storage };
     for (const [name, hook] of this.hooks) {
       try {
-        await hook(node, { created, origin: ctx.origin, actor: ctx.actor ?? null, meta: ctx.meta });
+        await hook(node, { created: done.created, origin: ctx.origin, actor: ctx.actor ?? null, meta: ctx.meta });
       } catch (e) {
         this.log(`write hook ${name} failed for ${storage}://${path}`, e);
       }
@@ -140,26 +135,13 @@ export class WriteGate {
     return node;
   }
 
-  /** Runs the announcement's transaction; when the database is away, the writer's `undo` first (see WriteContext). */
-  private async record(ctx: WriteContext, tx: () => void, what: string): Promise<void> {
-    try {
-      await this.db.waits.write(tx);
-    } catch (e) {
-      if (ctx.undo && isBusy(e)) await ctx.undo().catch((u) => this.log(`taking back ${what} after the database went away failed`, u));
-      throw e;
-    }
-  }
-
   /** A file or folder at `path` is gone from the backend for good (permanent delete, purge). */
   async removed(storageId: number, path: string, ctx: Omit<WriteContext, 'origin'> & { origin?: WriteOrigin }): Promise<void> {
     const storage = this.storageName(storageId);
-    let ids: number[] = [];
-    await this.db.waits.write(() => {
-      ids = this.nodes.removeTree(storageId, path);
-      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) });
-      if (ctx.audit)
-        this.bus.record('audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} });
-    });
+    const events: GateEvent[] = [['folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) }]];
+    if (ctx.audit)
+      events.push(['audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} }]);
+    const ids = await this.repo.removed(storageId, path, events);
     await this.bus.flush();
     for (const [name, hook] of this.removeHooks) {
       try {
@@ -177,23 +159,17 @@ export class WriteGate {
    */
   async moved(storageId: number, from: string, to: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
     const storage = this.storageName(storageId);
-    await this.db.waits.write(() => {
-      this.nodes.ensureParents(storageId, to);
-      this.nodes.moveTree(storageId, from, to);
-      // An item the catalogue had not seen yet still gets its row.
-      if (!this.nodes.get(storageId, to)) this.nodes.upsert(storageId, to, { ...entry, name: baseName(to) }, ctx.actor?.id ?? null);
-      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(from), kind: 'deleted', path: from, name: baseName(from) });
-      this.bus.record('folder.changed', { storage_id: storageId, folder: parentRel(to), kind: 'created', path: to, name: baseName(to) });
-      if (ctx.audit)
-        this.bus.record('audit', {
-          action: ctx.audit,
-          actor: ctx.actor,
-          request: ctx.request,
-          resource: `${storage}://${to}`,
-          meta: { from: `${storage}://${from}`, ...ctx.meta },
-        });
-    });
+    const events: GateEvent[] = [
+      ['folder.changed', { storage_id: storageId, folder: parentRel(from), kind: 'deleted', path: from, name: baseName(from) }],
+      ['folder.changed', { storage_id: storageId, folder: parentRel(to), kind: 'created', path: to, name: baseName(to) }],
+    ];
+    if (ctx.audit)
+      events.push([
+        'audit',
+        { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${to}`, meta: { from: `${storage}://${from}`, ...ctx.meta } },
+      ]);
+    const row = await this.repo.moved(storageId, from, to, entry, ctx.actor?.id ?? null, events);
     await this.bus.flush();
-    return { ...this.nodes.get(storageId, to)!, storageName: storage };
+    return { ...row!, storageName: storage };
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Typed in-process event bus with a transactional outbox: `record()` writes the
- * event row inside the caller's transaction; `flush()` (called after commit)
+ * Typed in-process event bus with a transactional outbox: `recordIn()` writes the
+ * event row inside the caller's unit of work; `flush()` (called after commit)
  * publishes pending rows to subscribers in order and marks them published.
  * Subscribers (audit, bell, webhooks, realtime, host notifications) never run
  * inside a database transaction, and a crash between commit and publish is
@@ -88,31 +88,38 @@ export class EventBus {
     return () => set.delete(fn as AnyListener);
   }
 
-  /** Writes the event to the outbox; call inside the transaction of the change it describes. */
+  /**
+   * Writes the event to the outbox inside the caller's synchronous transaction. Only the sign-in's transaction
+   * (auth.service.ts) still needs it; every other change records with `recordIn`. It goes with the bridge.
+   */
   record<E extends EventName>(event: E, payload: EventMap[E]): void {
     this.outbox.insert(event, JSON.stringify(payload), new Date().toISOString());
   }
 
   /**
    * Writes the event to the outbox as a statement of the caller's unit of work (`db.async.unit`):
-   * `yield* bus.recordIn(t, 'file.updated', {...})`. `record` goes once no synchronous transaction is left.
+   * `yield* bus.recordIn(t, 'file.updated', {...})`.
    */
   *recordIn<E extends EventName>(t: Tx, event: E, payload: EventMap[E]) {
     yield* this.outbox.insertIn(t, event, JSON.stringify(payload), new Date().toISOString());
   }
 
-  /** Writes a batch of one event in a transaction of its own (a change already committed, told in one go). */
-  recordAll<E extends EventName>(event: E, payloads: Array<EventMap[E]>): void {
-    this.outbox.insertAll(
+  /**
+   * Writes a batch of one event in a unit of its own (a change already committed, told in one go); `waitMs`:
+   * how long to wait out a database held elsewhere before `database_busy`.
+   */
+  recordAll<E extends EventName>(event: E, payloads: Array<EventMap[E]>, o: { waitMs?: number } = {}): Promise<void> {
+    return this.outbox.insertAll(
       event,
       payloads.map((p) => JSON.stringify(p)),
       new Date().toISOString(),
+      o,
     );
   }
 
   /** Records and publishes at once (for events not tied to a transaction). */
-  emit<E extends EventName>(event: E, payload: EventMap[E]): Promise<void> {
-    this.record(event, payload);
+  async emit<E extends EventName>(event: E, payload: EventMap[E]): Promise<void> {
+    await this.outbox.insertOne(event, JSON.stringify(payload), new Date().toISOString());
     return this.flush();
   }
 
@@ -128,7 +135,7 @@ export class EventBus {
         for (;;) {
           let rows: OutboxRow[];
           try {
-            rows = this.outbox.pending();
+            rows = await this.outbox.pending();
           } catch (e) {
             // The database is away or held: the rows stay pending and a later pass publishes them, in order.
             if (!isBusy(e)) throw e;
@@ -140,7 +147,7 @@ export class EventBus {
             // Mark first: a listener that throws must not make the row publish twice.
             try {
               // Another instance published it meanwhile (several instances on one database).
-              if (!this.outbox.markPublished(row.id, new Date().toISOString())) continue;
+              if (!(await this.outbox.markPublished(row.id, new Date().toISOString()))) continue;
             } catch (e) {
               // Held by another program: the row stays pending and this pass resumes shortly, in order.
               if (!isBusy(e)) throw e;
@@ -176,7 +183,7 @@ export class EventBus {
   }
 
   /** Deletes published rows older than `ms`. */
-  prune(ms: number): number {
+  prune(ms: number): Promise<number> {
     return this.outbox.prune(new Date(Date.now() - ms).toISOString());
   }
 }

@@ -9,13 +9,13 @@ before(async () => {
 });
 after(() => t?.close());
 
-test('pending rows in order; of two instances marking one row, exactly one wins; prune keeps the unpublished', () => {
+test('pending rows in order; of two instances marking one row, exactly one wins; prune keeps the unpublished', async () => {
   // Two repositories on one database stand for two instances' buses.
   const [a, b] = [new OutboxRepo(t.db), new OutboxRepo(t.db)];
-  a.insert('file.uploaded', '{"n":1}', '2026-12-01T00:00:00.000Z');
-  b.insert('file.deleted', '{"n":2}', '2026-12-01T00:00:01.000Z');
-  a.insert('file.updated', '{"n":3}', '2026-12-01T00:00:02.000Z');
-  const rows = a.pending();
+  await a.insertOne('file.uploaded', '{"n":1}', '2026-12-01T00:00:00.000Z');
+  await b.insertOne('file.deleted', '{"n":2}', '2026-12-01T00:00:01.000Z');
+  await a.insertOne('file.updated', '{"n":3}', '2026-12-01T00:00:02.000Z');
+  const rows = await a.pending();
   assert.deepEqual(
     rows.map((r) => [r.event, r.payload]),
     [
@@ -24,48 +24,44 @@ test('pending rows in order; of two instances marking one row, exactly one wins;
       ['file.updated', '{"n":3}'],
     ],
   );
-  const wins = rows.map((r) => [a.markPublished(r.id, '2026-12-02T00:00:00.000Z'), b.markPublished(r.id, '2026-12-02T00:00:00.000Z')]);
-  assert.deepEqual(
-    wins,
-    [
-      [true, false],
-      [true, false],
-      [true, false],
-    ],
-    'a row is published once',
+  // Both instances race for every row at once.
+  const wins = await Promise.all(
+    rows.map((r) => Promise.all([a.markPublished(r.id, '2026-12-02T00:00:00.000Z'), b.markPublished(r.id, '2026-12-02T00:00:00.000Z')])),
   );
-  b.insert('late', '{}', '2026-12-03T00:00:00.000Z');
   assert.deepEqual(
-    b.pending().map((r) => r.event),
+    wins.map(([x, y]) => Number(x) + Number(y)),
+    [1, 1, 1],
+    'a row is published once, by either',
+  );
+  await b.insertOne('late', '{}', '2026-12-03T00:00:00.000Z');
+  assert.deepEqual(
+    (await b.pending()).map((r) => r.event),
     ['late'],
   );
-  assert.equal(a.prune('2026-12-03T00:00:00.000Z'), 3, 'the published rows go');
-  assert.equal(a.prune('2026-12-09T00:00:00.000Z'), 0, 'an unpublished row is never pruned');
+  assert.equal(await a.prune('2026-12-03T00:00:00.000Z'), 3, 'the published rows go');
+  assert.equal(await a.prune('2026-12-09T00:00:00.000Z'), 0, 'an unpublished row is never pruned');
   assert.deepEqual(
-    a.pending().map((r) => r.event),
+    (await a.pending()).map((r) => r.event),
     ['late'],
   );
 });
 
-test('a batch is recorded whole or not at all', () => {
+test('a batch is recorded whole or not at all', async () => {
   const repo = new OutboxRepo(t.db);
-  const before = repo.pending().length;
-  repo.insertAll('folder.changed', ['{"folder":"a"}', '{"folder":"b"}'], '2026-12-04T00:00:00.000Z');
+  const before = (await repo.pending()).length;
+  await repo.insertAll('folder.changed', ['{"folder":"a"}', '{"folder":"b"}'], '2026-12-04T00:00:00.000Z');
   assert.deepEqual(
-    repo
-      .pending()
-      .slice(before)
-      .map((r) => r.payload),
+    (await repo.pending()).slice(before).map((r) => r.payload),
     ['{"folder":"a"}', '{"folder":"b"}'],
   );
   // A row the table refuses (NOT NULL payload) undoes the rows before it in the batch.
-  assert.throws(() => repo.insertAll('folder.changed', ['{"folder":"c"}', null as unknown as string], '2026-12-04T00:00:01.000Z'));
-  assert.equal(repo.pending().length, before + 2);
+  await assert.rejects(repo.insertAll('folder.changed', ['{"folder":"c"}', null as unknown as string], '2026-12-04T00:00:01.000Z'));
+  assert.equal((await repo.pending()).length, before + 2);
 });
 
 test("a row recorded in a unit of work commits with the unit's other statements, or not at all", async () => {
   const repo = new OutboxRepo(t.db);
-  const before = repo.pending().length;
+  const before = (await repo.pending()).length;
   await t.db.async.unit(function* (x) {
     yield* repo.insertIn(x, 'audit', '{"kept":true}', '2026-12-05T00:00:00.000Z');
   });
@@ -77,10 +73,7 @@ test("a row recorded in a unit of work commits with the unit's other statements,
     /the change it describes failed/,
   );
   assert.deepEqual(
-    repo
-      .pending()
-      .slice(before)
-      .map((r) => r.payload),
+    (await repo.pending()).slice(before).map((r) => r.payload),
     ['{"kept":true}'],
   );
 });

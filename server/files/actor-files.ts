@@ -185,7 +185,7 @@ export class ActorFiles {
   async write(path: Path, bytes: Readable, o: WriteOptions): Promise<GateNode> {
     const t = this.writable(path);
     if (o.version !== false) await this.svc.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(this.actor));
-    const created = !this.svc.catalogued(t.place);
+    const created = !(await this.svc.catalogued(t.place));
     const entry = await this.svc.ops.write(t.place, bytes, { size: o.size, mime: o.mime ?? mimeOf(t.rel), overwrite: o.overwrite, signal: o.signal });
     const body = typeof o.body === 'function' ? o.body() : o.body;
     const undo = created ? () => this.svc.ops.delete(t.place) : undefined;
@@ -202,7 +202,7 @@ export class ActorFiles {
   /** Makes sure folder `path` exists (a folder upload's parents): announced only when it had to be made. */
   async ensureFolder(path: Path): Promise<void> {
     const t = this.target(path, 'editor');
-    if (t.rel === '' || this.svc.catalogue.nodes.get(t.storage.id, t.rel)?.type === 'dir') return;
+    if (t.rel === '' || (await this.svc.catalogue.nodes.get(t.storage.id, t.rel))?.type === 'dir') return;
     const st = await this.svc.ops.statOrNull(t.place);
     if (st?.type === 'dir') return;
     if (st) throw new AppError('conflict', { path: t.rel, reason: 'a file is in the way' });

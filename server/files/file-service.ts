@@ -99,8 +99,8 @@ export class FileService {
    * Whether the catalogue holds a live item at `p` (no backend call), asked before a write lands: the
    * write gate's `created` (see WriteContext.created).
    */
-  catalogued(p: Place): boolean {
-    const n = this.catalogue.nodes.get(p.storage_id, p.rel);
+  async catalogued(p: Place): Promise<boolean> {
+    const n = await this.catalogue.nodes.get(p.storage_id, p.rel);
     return !!n && !n.deleted_at;
   }
 

@@ -89,7 +89,7 @@ export class ListingService {
     const plain = (body: Buffer | Readable): ListingBody => ({ body });
     if (input.path.replace(/^\/+/, '') === '') return plain(Buffer.from(listingJson(this.storages(fa, input))));
     const { storage, rel, level, passage, passages } = await this.folder(fa, input.path);
-    if (passage !== undefined) return plain(Buffer.from(listingJson(this.passage(storage, rel, passages ?? [passage]))));
+    if (passage !== undefined) return plain(Buffer.from(listingJson(await this.passage(storage, rel, passages ?? [passage]))));
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
     const shown = {
@@ -180,15 +180,16 @@ export class ListingService {
   async *entries(fa: ActorFiles, path: string | Place, pageSize = 1000): AsyncGenerator<ListedEntry> {
     const { storage, rel, passage, passages } = await this.folder(fa, path, true);
     if (passage !== undefined) {
-      for (const name of passages ?? [passage]) {
-        const child = this.cat.nodes.get(storage.id, joinRel(rel, name));
+      for (const child of await this.cat.nodes.getMany(
+        storage.id,
+        (passages ?? [passage]).map((name) => joinRel(rel, name)),
+      ))
         if (child && !child.deleted_at && child.type === 'dir') yield entryOf(child);
-      }
       return;
     }
     let after: { type: string; key: string; id: number } | undefined;
     for (;;) {
-      const { rows } = this.cat.nodes.list(storage.id, rel, { sort: 'name', desc: false, limit: pageSize, offset: 0, after });
+      const { rows } = await this.cat.nodes.list(storage.id, rel, { sort: 'name', desc: false, limit: pageSize, offset: 0, after });
       for (const r of rows) yield entryOf(r);
       if (rows.length < pageSize) return;
       const last = rows[rows.length - 1];
@@ -220,11 +221,12 @@ export class ListingService {
   }
 
   /** A folder on the way down to a key's root or granted folders: only the next folders on the way (that exist). */
-  private passage(storage: StorageRow, rel: string, next: string[]): Listing {
-    const rows = next.flatMap((name) => {
-      const child = this.cat.nodes.get(storage.id, joinRel(rel, name));
-      return child && !child.deleted_at && child.type === 'dir' ? [presentNode(child, 'viewer')] : [];
-    });
+  private async passage(storage: StorageRow, rel: string, next: string[]): Promise<Listing> {
+    const children = await this.cat.nodes.getMany(
+      storage.id,
+      next.map((name) => joinRel(rel, name)),
+    );
+    const rows = children.flatMap((child) => (child && !child.deleted_at && child.type === 'dir' ? [presentNode(child, 'viewer')] : []));
     return {
       path: uiPath(storage.name, rel),
       entriesJson: JSON.stringify(rows),

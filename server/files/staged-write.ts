@@ -36,7 +36,7 @@ export class StagedWrite {
   }
 
   /** Whether the catalogue knows an item at the target now: asked before publishing (WriteContext.created). */
-  catalogued(): boolean {
+  catalogued(): Promise<boolean> {
     return this.svc.catalogued(this.target.place);
   }
 

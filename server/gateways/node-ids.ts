@@ -18,8 +18,8 @@ export class NodeIds {
   constructor(private catalogue: Catalogue) {}
 
   /** The live node at `rel` of a storage, or null when the catalogue holds none. */
-  idAt(storageId: number, rel: string): number | null {
-    const n = this.catalogue.nodes.get(storageId, rel);
+  async idAt(storageId: number, rel: string): Promise<number | null> {
+    const n = await this.catalogue.nodes.get(storageId, rel);
     return n && !n.deleted_at ? n.id : null;
   }
 
@@ -29,16 +29,16 @@ export class NodeIds {
    * item is not there after all, or the look took longer than `waitMs`.
    */
   async idFor(storageId: number, rel: string, waitMs = 5000): Promise<number | null> {
-    const known = this.idAt(storageId, rel);
+    const known = await this.idAt(storageId, rel);
     if (known !== null || rel === '') return known;
     const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
     await this.catalogue.syncer.revalidate(storageId, parent, waitMs, 0).catch(() => undefined);
-    return this.idAt(storageId, rel);
+    return await this.idAt(storageId, rel);
   }
 
   /** Where node `id` is now; null when it is unknown or deleted. */
-  where(id: number): NodePlace | null {
-    const n = this.catalogue.nodes.byId(id);
+  async where(id: number): Promise<NodePlace | null> {
+    const n = await this.catalogue.nodes.byId(id);
     if (!n || n.deleted_at) return null;
     const storage = this.storageName(n.storage_id);
     return storage === null ? null : { storageId: n.storage_id, storage, rel: n.path, type: n.type === 'dir' ? 'dir' : 'file' };

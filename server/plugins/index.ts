@@ -38,7 +38,7 @@ export interface AppPluginsDeps {
   /** SERVICE_APP_PLUGINS: off means no app code runs and every app route answers `plugins_disabled`. */
   enabled: boolean;
   memoryBytes: number;
-  stateOf: (place: Place) => string[];
+  stateOf: (place: Place) => Promise<string[]>;
   findUsers: (q: string, limit: number) => PublicUser[];
   /** One enabled account by id, in the picker's shape (host `users.get`), or null. */
   findUser: (id: number) => PublicUser | null;

@@ -203,7 +203,7 @@ export class AppWakeups {
         const place = me.target(p).place;
         const own =
           this.d.files.locks.of(place.storage_id, place.rel)?.plugin === app.id ||
-          this.d.files.appState.of(place.storage_id, place.rel).some((s) => s.startsWith(`${app.id}:`));
+          (await this.d.files.appState.of(place.storage_id, place.rel)).some((s) => s.startsWith(`${app.id}:`));
         if (!own) return `${p} carries no lock or state of this app`;
         places.push(place);
       } catch {

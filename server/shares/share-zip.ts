@@ -71,10 +71,9 @@ export class ShareZips {
   constructor(private o: ShareZipOptions) {}
 
   /** Files and folders under the shared folder, from the catalogue, parents before children. */
-  entries(s: ShareRow): ZipEntryRow[] {
+  async entries(s: ShareRow): Promise<ZipEntryRow[]> {
     const prefix = s.rel === '' ? '' : `${s.rel}/`;
-    return this.o.catalogue.nodes
-      .subtree(s.storage_id, s.rel)
+    return (await this.o.catalogue.nodes.subtree(s.storage_id, s.rel))
       .filter((r) => r.path !== s.rel)
       .map((r) => ({ ...r, path: r.path.slice(prefix.length) }));
   }
@@ -83,7 +82,7 @@ export class ShareZips {
   async status(s: ShareRow): Promise<ZipStatus> {
     const b = this.builds.get(s.id);
     if (b) return { state: 'building', bytes_done: b.done, bytes_total: b.total };
-    const rows = this.entries(s);
+    const rows = await this.entries(s);
     const file = await this.cached(s, fingerprint(rows));
     const total = rows.reduce((n, r) => n + r.size, 0);
     return file ? { state: 'ready', bytes_done: total, bytes_total: total } : { state: 'none', bytes_done: 0, bytes_total: total };
@@ -91,7 +90,7 @@ export class ShareZips {
 
   /** The cached archive of the folder as it is now, or null. */
   async ready(s: ShareRow): Promise<{ file: string; size: number } | null> {
-    const file = await this.cached(s, fingerprint(this.entries(s)));
+    const file = await this.cached(s, fingerprint(await this.entries(s)));
     if (!file) return null;
     return { file, size: (await stat(file)).size };
   }
@@ -104,7 +103,7 @@ export class ShareZips {
     const zip = new ZipWriter(out, { signal });
     await this.fill(
       s,
-      this.entries(s),
+      await this.entries(s),
       { dir: (e) => zip.addDir(e.path, e.mtime || Date.now()), file: (e, body) => zip.addFile(e.path, body, stored(e)) },
       signal,
       progress,
@@ -158,10 +157,16 @@ export class ShareZips {
    * fingerprint); such a build feeds no live output (`attached` false: the
    * caller streams the archive itself).
    */
-  build(s: ShareRow, live?: Writable): { promise: Promise<string>; attached: boolean } {
-    const running = this.builds.get(s.id);
-    if (running) return { promise: running.promise, attached: false };
-    const rows = this.entries(s);
+  async build(s: ShareRow, live?: Writable): Promise<{ promise: Promise<string>; attached: boolean }> {
+    if (!this.builds.has(s.id)) {
+      const rows = await this.entries(s);
+      // Another build of this link may have started while the rows were read: one build per link.
+      if (!this.builds.has(s.id)) return this.start(s, rows, live);
+    }
+    return { promise: this.builds.get(s.id)!.promise, attached: false };
+  }
+
+  private start(s: ShareRow, rows: ZipEntryRow[], live?: Writable): { promise: Promise<string>; attached: boolean } {
     const fp = fingerprint(rows);
     const abort = new AbortController();
     const b: Build = { fp, done: 0, total: rows.reduce((n, r) => n + r.size, 0), abort, promise: Promise.resolve('') };
@@ -238,13 +243,13 @@ export class ShareZips {
   /** Pre-builds one link's archive when it fits under the warm ceiling. */
   async warmOne(s: ShareRow): Promise<void> {
     if (!s.is_dir || s.kind !== 'link') return;
-    const total = this.entries(s).reduce((n, r) => n + r.size, 0);
+    const total = (await this.entries(s)).reduce((n, r) => n + r.size, 0);
     if (this.o.warmMaxBytes > 0 && total > this.o.warmMaxBytes) return;
     if (await this.ready(s)) return;
     const release = await this.o.lane?.(this.stopping.signal).catch(() => null);
     if (release === null) return; // shutting down
     try {
-      await this.build(s).promise.catch((e) => this.o.log(`share ${s.id}: ZIP warm-up failed`, e));
+      await (await this.build(s)).promise.catch((e) => this.o.log(`share ${s.id}: ZIP warm-up failed`, e));
     } finally {
       release?.();
     }
@@ -260,7 +265,7 @@ export class ShareZips {
       if (m[3] && this.builds.has(id)) continue;
       const row = await this.o.shares.repo.byId(id);
       const file = join(this.o.dir, name);
-      let drop = !row || this.o.shares.stateOf(row) !== 'active' || m[2] !== fingerprint(this.entries(row));
+      let drop = !row || this.o.shares.stateOf(row) !== 'active' || m[2] !== fingerprint(await this.entries(row));
       // A build a crash or stop cut short stays while it can resume: its checkpoints sit beside it.
       if (!drop && m[3]) drop = !existsSync(m[4] ? file.slice(0, -4) : `${file}.idx`);
       if (!drop && this.o.maxAgeMs > 0) drop = now - (await stat(file).catch(() => ({ mtimeMs: now }))).mtimeMs > this.o.maxAgeMs;

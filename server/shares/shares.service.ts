@@ -391,7 +391,7 @@ export class SharesService {
     // An app page says what it shows through its own state route (GET /api/public/s/{token}), after its PIN.
     if (share.kind === 'app') throw new AppError('not_found');
     const e = await files.stat({ storage_id: share.storage_id, rel: share.rel }).catch(statOrRevoked);
-    const size = e.type === 'dir' ? this.folderBytes(share) : e.size;
+    const size = e.type === 'dir' ? await this.folderBytes(share) : e.size;
     return {
       kind: share.kind,
       requires_pin: !!share.pin_hash,
@@ -486,7 +486,7 @@ export class SharesService {
   }
 
   /** Sum of the file sizes under a shared folder, from the catalogue. */
-  folderBytes(s: ShareRow): number {
+  folderBytes(s: ShareRow): Promise<number> {
     return this.o.catalogue.nodes.treeBytes(s.storage_id, s.rel);
   }
 

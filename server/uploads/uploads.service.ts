@@ -79,7 +79,7 @@ export class UploadsService {
     if (t.rel === '') throw new AppError('validation_failed', { field: 'path', reason: 'a file path is required' }, { field: 'path' });
     const owner = ownerOf(a);
     this.checkSize(input.size);
-    const quota = this.quotaOf(owner);
+    const quota = await this.quotaOf(owner);
     await this.checkQuota(owner, input.size, quota);
     const staged = fa.staged(t.place); // a locked file is refused before its folder is made
     await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
@@ -230,7 +230,7 @@ export class UploadsService {
       const multipart = s.mode === 'driver' ? await w.multipart() : null;
       const parts = multipart?.presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
       await w.keepVersion();
-      created = !w.catalogued();
+      created = !(await w.catalogued());
       if (s.mode === 'driver') {
         if (!multipart) throw new AppError('storage_unavailable', {}, undefined, 'the storage no longer takes multipart uploads');
         entry = await multipart.complete(s.handle!, parts);
@@ -278,7 +278,7 @@ export class UploadsService {
   async metered(a: Actor, name: string, body: Readable, declaredSize?: number): Promise<{ body: Readable; mime: string; text: () => string | undefined }> {
     if (declaredSize !== undefined) this.checkSize(declaredSize);
     const owner = ownerOf(a);
-    const room = await this.checkQuota(owner, declaredSize ?? 0, this.quotaOf(owner));
+    const room = await this.checkQuota(owner, declaredSize ?? 0, await this.quotaOf(owner));
     const mime = mimeOf(name);
     const max = this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER;
     // Whichever limit is nearer stops the stream: the size limit or what is left of the quota.
@@ -397,10 +397,10 @@ export class UploadsService {
   }
 
   /** The owner's quota and the bytes their files take; null without a quota. */
-  private quotaOf(userId: number): { quota: number; files: number } | null {
+  private async quotaOf(userId: number): Promise<{ quota: number; files: number } | null> {
     const quota = this.auth.repo.byId(userId)?.quota_bytes;
     if (quota === null || quota === undefined || quota <= 0) return null;
-    return { quota, files: this.cat.nodes.usage({ ownerId: userId }).used_bytes };
+    return { quota, files: (await this.cat.nodes.usage({ ownerId: userId })).used_bytes };
   }
 
   /** Refuses `adding` bytes over the owner's quota (files and live sessions); returns the bytes still free (unbounded without a quota). */

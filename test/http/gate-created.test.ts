@@ -47,12 +47,31 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
   test('the gate takes the writer’s word over a row the watcher already made', async () => {
     const st = s.server.catalogue.repo.byNameOrUid('Watched')!;
     const entry = { name: 'raced.txt', type: 'file' as const, size: 3, mtime: Date.now(), mime: 'text/plain' };
-    s.server.catalogue.nodes.upsert(st.id, 'raced.txt', entry, null); // as the watcher's sync would
+    const { db, catalogue } = s.server;
+    await db.async.unit((t) => catalogue.nodes.upsertIn(t, st.id, 'raced.txt', entry, null)); // as the watcher's sync would
     await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload', created: true });
     await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload' });
     assert.deepEqual(
       seen.filter(([, p]) => p === 'raced.txt').map(([k]) => k),
       ['file.uploaded', 'file.updated'],
     );
+  });
+
+  test('two announcements of one new path at once: one row, one upload and one update, its new folder made once', async () => {
+    const st = s.server.catalogue.repo.byNameOrUid('Watched')!;
+    const entry = { name: 'twice.txt', type: 'file' as const, size: 3, mtime: Date.now(), mime: 'text/plain' };
+    // Nothing on the disk: the watcher stays out of it, the two units of work decide alone.
+    const [a, b] = await Promise.all([0, 1].map(() => s.server.catalogue.gate.written(st.id, 'fresh/twice.txt', entry, { origin: 'upload', body: 'abc' })));
+    assert.equal(a.id, b.id, 'one row');
+    assert.deepEqual(
+      seen
+        .filter(([, p]) => p === 'fresh/twice.txt')
+        .map(([k]) => k)
+        .sort(),
+      ['file.updated', 'file.uploaded'],
+    );
+    const { db } = s.server;
+    const rows = await db.async.all(db.k.selectFrom('nodes').select('path').where('storage_id', '=', st.id).where('path', 'in', ['fresh', 'fresh/twice.txt']));
+    assert.equal(rows.length, 2, 'the file and its folder, once each');
   });
 });

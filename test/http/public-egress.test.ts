@@ -37,7 +37,7 @@ async function synced(srv: TestServer, rel: string): Promise<void> {
   const id = srv.server.catalogue.repo.all()[0].id;
   await srv.server.catalogue.syncer.requestSync(id);
   for (let i = 0; i < 200; i++) {
-    if (srv.server.catalogue.nodes.get(id, rel)) return;
+    if (await srv.server.catalogue.nodes.get(id, rel)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${rel} never reached the catalogue`);

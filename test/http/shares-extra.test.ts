@@ -27,15 +27,15 @@ let zips: ShareZips;
 const unzipSkip = needTool('unzip', 'unzip');
 
 /** Resyncs the storage until `done()` holds (the catalogue is what links and archives read). */
-async function syncUntil(done: () => boolean, what: string): Promise<void> {
+async function syncUntil(done: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     if (i % 10 === 0) await s.server.catalogue.syncer.requestSync(storageId);
-    if (done()) return;
+    if (await done()) return;
     await sleep(50);
   }
   throw new Error(`${what} never reached the catalogue`);
 }
-const inCatalogue = (rel: string) => !!s.server.catalogue.nodes.get(storageId, rel);
+const inCatalogue = async (rel: string) => !!(await s.server.catalogue.nodes.get(storageId, rel));
 
 const share = async (body: Record<string, unknown>, token = admin) => {
   const r = await s.api('POST', '/api/files/share', { token, body });
@@ -78,7 +78,7 @@ before(async () => {
   // a closed seeded storage with homes: test/http/homes.test.ts).
   assert.equal((await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { rbac_enabled: false } })).status, 200);
   assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
-  await syncUntil(() => inCatalogue('moving/f23.bin') && inCatalogue('polled/x.txt') && inCatalogue('album/pic.jpg'), 'the tree');
+  await syncUntil(async () => (await inCatalogue('moving/f23.bin')) && (await inCatalogue('polled/x.txt')) && (await inCatalogue('album/pic.jpg')), 'the tree');
   const { db, auth, catalogue, bus, files } = s.server;
   const shares = new SharesService({
     repo: new SharesRepo(db),
@@ -198,7 +198,7 @@ describe('folder ZIP cache', () => {
     assert.equal(archivesOf(cache.dir, fresh.id).length, 1, 'a young archive of an active link stays');
 
     const moving = await share({ path: '/Files/moving' });
-    const build = zips.build(row(moving.id)).promise;
+    const build = (await zips.build(row(moving.id))).promise;
     await zips.ended(moving.id);
     await assert.rejects(build, (e: { code?: string }) => e.code === 'cancelled');
     assert.deepEqual(archivesOf(cache.dir, moving.id), [], 'neither the archive nor its .part remains');

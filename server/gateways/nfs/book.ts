@@ -131,8 +131,8 @@ export class ExportBook {
   }
 
   /** The id NFS shows for an item (fileid): its node id; a storage root gets one above every node id. */
-  fileid(at: { storageId: number; rel: string }): number {
-    return at.rel === '' ? 2 ** 52 + at.storageId : (this.core.nodes.idAt(at.storageId, at.rel) ?? 0);
+  async fileid(at: { storageId: number; rel: string }): Promise<number> {
+    return at.rel === '' ? 2 ** 52 + at.storageId : ((await this.core.nodes.idAt(at.storageId, at.rel)) ?? 0);
   }
 
   /**
@@ -157,7 +157,7 @@ export class ExportBook {
     let pending: Staged | undefined;
     if (ref.kind === 'pending') {
       const p = this.stages.pendingById(ref.id);
-      const now = p && 'node' in p ? this.core.nodes.where(p.node) : null;
+      const now = p && 'node' in p ? await this.core.nodes.where(p.node) : null;
       if (!p || ('node' in p && !now)) throw new NfsError(Nfs3.STALE);
       if ('stage' in p) pending = p.stage;
       at = 'stage' in p ? p.stage.place : now!;
@@ -166,7 +166,7 @@ export class ExportBook {
       if (storage === null) throw new NfsError(Nfs3.STALE);
       at = { storageId: ref.id, rel: '', storage };
     } else {
-      const p = this.core.nodes.where(ref.id);
+      const p = await this.core.nodes.where(ref.id);
       if (!p) throw new NfsError(Nfs3.STALE);
       at = p;
     }

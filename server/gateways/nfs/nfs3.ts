@@ -62,19 +62,22 @@ export function nfs3Program(d: Nfs3Deps): Program {
     return stage ? { ...e, size: stage.size } : e;
   };
 
-  /** `fileid`: the item's id when the caller knows it already (a listing's node id). */
-  const attrs = (loc: Pick<Located, 'exp' | 'storageId' | 'rel' | 'pending'>, entry: GatewayEntry, ctx: CallContext, fileid?: number): Attrs => ({
+  /** `fileid`: the item's id (a listing's node id, or the catalogue's: `attrs`). */
+  const attrsWith = (loc: Pick<Located, 'exp'>, entry: GatewayEntry, ctx: CallContext, fileid: number): Attrs => ({
     entry,
-    fileid: fileid ?? (loc.pending ? 2 ** 51 + (loc.pending.pendingId ?? 0) : d.book.fileid(loc)),
+    fileid,
     fsid: loc.exp.id,
     readOnly: loc.exp.read_only,
     uid: ctx.uid ?? 0,
     gid: ctx.gid ?? 0,
   });
 
+  const attrs = async (loc: Pick<Located, 'exp' | 'storageId' | 'rel' | 'pending'>, entry: GatewayEntry, ctx: CallContext): Promise<Attrs> =>
+    attrsWith(loc, entry, ctx, loc.pending ? 2 ** 51 + (loc.pending.pendingId ?? 0) : await d.book.fileid(loc));
+
   const attrsOf = async (loc: Located, ctx: CallContext): Promise<Attrs | null> => {
     try {
-      return attrs(loc, await entryOf(loc), ctx);
+      return await attrs(loc, await entryOf(loc), ctx);
     } catch {
       return null;
     }
@@ -130,7 +133,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     1: call(
       async (r, ctx, w) => {
         const loc = await locate(r, ctx);
-        fattr3(w, attrs(loc, await entryOf(loc), ctx));
+        fattr3(w, await attrs(loc, await entryOf(loc), ctx));
       },
       () => undefined,
     ),
@@ -206,7 +209,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
         data = await d.reads.read(file, offset, count);
       }
       const eof = offset + data.length >= size;
-      const a = attrs(loc, { name: '', type: 'file', size, mtime: Date.now() }, ctx);
+      const a = await attrs(loc, { name: '', type: 'file', size, mtime: Date.now() }, ctx);
       postOpAttr(w, a).u32(data.length).bool(eof).u32(data.length);
       const pad = (4 - (data.length & 3)) & 3;
       return pad ? [w.done(), data, Buffer.alloc(pad)] : [w.done(), data];
@@ -233,7 +236,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
         if (loc.pending) throw new NfsError(Nfs3.STALE);
       }
       const stage = loc.pending ?? d.stages.at(loc);
-      wcc(w, attrs(loc, { name: '', type: 'file', size: stage?.size ?? offset + count, mtime: Date.now() }, ctx));
+      wcc(w, await attrs(loc, { name: '', type: 'file', size: stage?.size ?? offset + count, mtime: Date.now() }, ctx));
       w.u32(count)
         .u32(sync ? FILE_SYNC : UNSTABLE)
         .fixed(WRITE_VERF);
@@ -405,7 +408,9 @@ export function nfs3Program(d: Nfs3Deps): Program {
       }
       // Written in place and taken back when it does not fit (no buffer per entry).
       const start = w.pos;
-      entry(w, dir, n.entry, n.cookie, ctx, plus);
+      const place = { exp: dir.exp, storageId: dir.storageId, rel: dir.rel === '' ? n.entry.name : `${dir.rel}/${n.entry.name}`, pending: undefined };
+      // The listing carries the node id: no catalogue look-up per entry.
+      entry(w, dir, n.entry, n.entry.id ?? (await d.book.fileid(place)), n.cookie, ctx, plus);
       const size = w.pos - start;
       if (size > room) {
         w.pos = start;
@@ -419,13 +424,10 @@ export function nfs3Program(d: Nfs3Deps): Program {
     }
   }
 
-  function entry(w: XdrWriter, dir: Located, e: ListedEntry, cookie: number, ctx: CallContext, plus: boolean): XdrWriter {
-    const place = { exp: dir.exp, storageId: dir.storageId, rel: dir.rel === '' ? e.name : `${dir.rel}/${e.name}`, pending: undefined };
-    // The listing carries the node id: no catalogue look-up per entry.
-    const fileid = e.id ?? d.book.fileid(place);
+  function entry(w: XdrWriter, dir: Located, e: ListedEntry, fileid: number, cookie: number, ctx: CallContext, plus: boolean): XdrWriter {
     w.bool(true).u64(fileid).string(e.name).u64(cookie);
     if (!plus) return w;
-    postOpAttr(w, attrs(place, e, ctx, fileid));
+    postOpAttr(w, attrsWith(dir, e, ctx, fileid));
     if (fileid === 0) return w.bool(false);
     return w.bool(true).opaque(d.book.handles.make({ exportId: dir.exp.id, kind: 'node', id: fileid }));
   }

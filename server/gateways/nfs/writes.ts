@@ -104,7 +104,7 @@ export class Staged {
       try {
         await this.tree.write(this.path, createReadStream(this.file, { highWaterMark: 1 << 20 }), { size: this.size, overwrite: true });
       } finally {
-        this.owner.done(this, true);
+        await this.owner.done(this, true);
         await this.fd.close().catch(() => undefined);
         await rm(this.file, { force: true });
       }
@@ -116,7 +116,7 @@ export class Staged {
   async discard(): Promise<void> {
     this.sealed = true;
     if (this.timer) clearTimeout(this.timer);
-    this.owner.done(this, false);
+    await this.owner.done(this, false);
     await this.fd.close().catch(() => undefined);
     await rm(this.file, { force: true });
   }
@@ -134,7 +134,7 @@ export class StagedFiles {
   constructor(
     private dir: string,
     readonly log: Logger,
-    private idAt: (storageId: number, rel: string) => number | null,
+    private idAt: (storageId: number, rel: string) => Promise<number | null>,
   ) {
     // Stages left by a crash are of no use: their clients resend after the write verifier changes.
     this.ready = rm(dir, { recursive: true, force: true })
@@ -188,11 +188,11 @@ export class StagedFiles {
   }
 
   /** A stage is finished: published (its pending handle now names the file) or dropped. */
-  done(s: Staged, published: boolean): void {
+  async done(s: Staged, published: boolean): Promise<void> {
     if (this.byPlace.get(keyOf(s.place)) === s) this.byPlace.delete(keyOf(s.place));
     if (s.pendingId !== null && this.pending.get(s.pendingId) === s) {
       this.pending.delete(s.pendingId);
-      const node = published ? this.idAt(s.place.storageId, s.place.rel) : null;
+      const node = published ? await this.idAt(s.place.storageId, s.place.rel) : null;
       if (node !== null) this.publishedPending.set(s.pendingId, node);
       if (this.publishedPending.size > PUBLISHED_MEMORY) this.publishedPending.delete(this.publishedPending.keys().next().value!);
     }

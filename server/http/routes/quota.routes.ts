@@ -27,30 +27,32 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
     (e) => void cache.delete(e.storage_id),
     () => cache.clear(),
   );
-  const usage = (id: number) => {
+  const usage = async (id: number) => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < REUSE_MS) return hit;
     if (cache.size >= MAX_CACHED) cache.clear();
-    const v = { at: Date.now(), ...d.catalogue.nodes.usage({ storageId: id }) };
+    const v = { at: Date.now(), ...(await d.catalogue.nodes.usage({ storageId: id })) };
     cache.set(id, v);
     return v;
   };
-  r.get('/storages', doc({ summary: 'Usage per storage I can open (a count is reused for 15 s)' }), (ctx) => {
+  r.get('/storages', doc({ summary: 'Usage per storage I can open (a count is reused for 15 s)' }), async (ctx) => {
     ctx.body = {
       // A storage only passed through on the way to a home folder is not the caller's to count.
-      storages: d.files
-        .forActor(actor(ctx))
-        .visible()
-        .filter((x) => !x.through)
-        .map(({ storage }) => {
-          const u = usage(storage.id);
-          return { name: storage.name, uid: storage.uid, used_bytes: u.used_bytes, file_count: u.file_count };
-        }),
+      storages: await Promise.all(
+        d.files
+          .forActor(actor(ctx))
+          .visible()
+          .filter((x) => !x.through)
+          .map(async ({ storage }) => {
+            const u = await usage(storage.id);
+            return { name: storage.name, uid: storage.uid, used_bytes: u.used_bytes, file_count: u.file_count };
+          }),
+      ),
     };
   });
-  r.get('/me', doc({ summary: 'My usage and quota' }), (ctx) => {
+  r.get('/me', doc({ summary: 'My usage and quota' }), async (ctx) => {
     const p = me(ctx);
-    const used = d.catalogue.nodes.usage({ ownerId: p.id });
+    const used = await d.catalogue.nodes.usage({ ownerId: p.id });
     const quota = d.auth.repo.byId(p.id)?.quota_bytes ?? null;
     ctx.body = {
       used_bytes: used.used_bytes,

@@ -134,8 +134,8 @@ export function sharePublicRoutes(d: {
       ctx.vary('User-Agent');
       const dt = await gate(ctx, o);
       if (dt === 'page') return;
-      if (o.share.is_dir && (unfurler(ctx) || (!zip && wantsHtml(ctx)))) return browse(ctx, o, '', dt);
-      if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, o.share.rel));
+      if (o.share.is_dir && (unfurler(ctx) || (!zip && wantsHtml(ctx)))) return await browse(ctx, o, '', dt);
+      if (!o.share.is_dir && ctx.query.thumb === '1') return sendThumb(ctx, await thumbNode(o, o.share.rel));
       // A browser lands on the file's page and downloads from its button (`dl=1`), so a preview never spends a
       // capped link; a preview bot gets the page whatever it asks for; other clients (curl, wget) get the bytes.
       if (!o.share.is_dir && (unfurler(ctx) || (wantsHtml(ctx) && ctx.query.dl !== '1' && ctx.query.inline !== '1'))) return landing(ctx, o, '', dt);
@@ -183,10 +183,10 @@ export function sharePublicRoutes(d: {
       const dt = await gate(ctx, o);
       if (dt === 'page') return;
       const rel = joinRel(o.share.rel, sub);
-      if (ctx.query.thumb === '1') return sendThumb(ctx, thumbNode(o, rel));
+      if (ctx.query.thumb === '1') return sendThumb(ctx, await thumbNode(o, rel));
       const place = { storage_id: o.share.storage_id, rel };
       const entry = await o.files.stat(place).catch(statOrRevokedChild);
-      if (entry.type === 'dir') return browse(ctx, o, sub, dt);
+      if (entry.type === 'dir') return await browse(ctx, o, sub, dt);
       ctx.vary('User-Agent');
       if (unfurler(ctx)) return landing(ctx, o, sub, dt);
       const file = await o.files.open(place).catch(statOrRevokedChild);
@@ -198,7 +198,7 @@ export function sharePublicRoutes(d: {
           file,
           kind,
           inline: shareHref(o.share.token, sub, dt, 'inline=1'),
-          links: { download: shareHref(o.share.token, sub, dt), back: shareHref(o.share.token, parentRel(sub), dt), ...neighbours(o, sub, dt) },
+          links: { download: shareHref(o.share.token, sub, dt), back: shareHref(o.share.token, parentRel(sub), dt), ...(await neighbours(o, sub, dt)) },
         });
       }
       await sendSharedFile(ctx, service, o.share, file, ctx.query.inline === '1');
@@ -211,7 +211,7 @@ export function sharePublicRoutes(d: {
     const name = `${baseName(o.share.rel) || o.storage.name}.zip`;
     let cached = await zips.ready(o.share);
     if (!cached && ctx.query.zip === 'wait') {
-      const build = zips.build(o.share).promise;
+      const build = (await zips.build(o.share)).promise;
       const waited = await Promise.race([build.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), ZIP_WAIT_MS).unref())]);
       if (!waited) {
         if (wantsHtml(ctx)) return preparingPage(ctx, { lang: ctx.state.lang, title: name, waitHref: shareHref(o.share.token, '', dt, 'zip=wait') });
@@ -224,7 +224,7 @@ export function sharePublicRoutes(d: {
     if (cached) return sendZipFile(ctx, service, o.share, cached.file, cached.size, name);
     const slot = await service.claimDownload(o.share);
     const out = new PassThrough({ highWaterMark: 1 << 20 });
-    const { attached } = zips.build(o.share, out);
+    const { attached } = await zips.build(o.share, out);
     if (!attached) {
       const abort = new AbortController();
       ctx.res.once('close', () => abort.abort());
@@ -239,9 +239,9 @@ export function sharePublicRoutes(d: {
     await streamBody(ctx, out, (bytes) => slot.settle(bytes, 1));
   }
 
-  function browse(ctx: Ctx, o: OpenShare, sub: string, dt: string | undefined): void {
+  async function browse(ctx: Ctx, o: OpenShare, sub: string, dt: string | undefined): Promise<void> {
     const dir = sub ? joinRel(o.share.rel, sub) : o.share.rel;
-    const { rows, total } = d.shares.browse(o.share.storage_id, dir, PAGE_ROWS);
+    const { rows, total } = await d.shares.browse(o.share.storage_id, dir, PAGE_ROWS);
     const token = o.share.token;
     const list: BrowseRow[] = rows.map((n) => {
       const childRel = joinRel(sub, n.name);
@@ -276,7 +276,7 @@ export function sharePublicRoutes(d: {
     const size = f.size;
     const mime = f.mime || mimeOf(f.name);
     const token = o.share.token;
-    const thumb = thumbNode(o, rel) ? shareHref(token, sub, dt, 'thumb=1') : null;
+    const thumb = (await thumbNode(o, rel)) ? shareHref(token, sub, dt, 'thumb=1') : null;
     const self = selfUrl(ctx);
     const og = o.share.pin_hash
       ? undefined
@@ -290,10 +290,10 @@ export function sharePublicRoutes(d: {
   }
 
   /** The previous and next images of a gallery image (the folder's browse order). */
-  function neighbours(o: OpenShare, sub: string, dt: string | undefined): { prev: string | null; next: string | null } {
+  async function neighbours(o: OpenShare, sub: string, dt: string | undefined): Promise<{ prev: string | null; next: string | null }> {
     if (viewKind(baseName(sub)) !== 'image') return { prev: null, next: null };
     const parent = parentRel(sub);
-    const { rows } = d.shares.browse(o.share.storage_id, parent ? joinRel(o.share.rel, parent) : o.share.rel, PAGE_ROWS);
+    const { rows } = await d.shares.browse(o.share.storage_id, parent ? joinRel(o.share.rel, parent) : o.share.rel, PAGE_ROWS);
     const images = rows.filter((n) => n.type === 'file' && viewKind(n.name, n.mime) === 'image').map((n) => n.name);
     const i = images.indexOf(baseName(sub));
     const href = (name: string | undefined) => (name === undefined ? null : shareHref(o.share.token, joinRel(parent, name), dt, 'view=1'));
@@ -307,8 +307,8 @@ export function sharePublicRoutes(d: {
     ctx.redirect(thumbUrl(node));
   }
 
-  function thumbNode(o: OpenShare, rel: string): number | null {
-    const n = d.shares.node(o.share.storage_id, rel);
+  async function thumbNode(o: OpenShare, rel: string): Promise<number | null> {
+    const n = await d.shares.node(o.share.storage_id, rel);
     return n && n.type === 'file' && n.thumb_state === 'ready' ? n.id : null;
   }
 

@@ -36,7 +36,7 @@ export interface ActionsDeps {
   jobs: PluginJobs;
   host: () => HostDeps;
   /** The `app_state` items of an item (`<plugin>:<key>`), as the catalogue holds them. */
-  stateOf: (place: Place) => string[];
+  stateOf: (place: Place) => Promise<string[]>;
   /** `plugins_disabled` / `app_plugins_disabled` when the feature is off, else null. */
   off: () => 'plugins_disabled' | 'app_plugins_disabled' | null;
   /** The app's licence status (`licenses.ts`); a held app is stopped. */
@@ -136,7 +136,7 @@ export class AppActions {
           type: e.type === 'dir' ? 'dir' : 'file',
           name: e.name || t.rel,
           mime: e.mime ?? mimeOf(e.name),
-          state: this.d.stateOf(t.place),
+          state: await this.d.stateOf(t.place),
           writable,
           lockedBy,
         };

@@ -296,7 +296,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     'state.get': async (a) => {
       needs('state');
       const { place } = await marked(obj(a).path, 'viewer');
-      return { items: d.files.appState.of(place.storage_id, place.rel) };
+      return { items: await d.files.appState.of(place.storage_id, place.rel) };
     },
     // Public pages need a person to be their creator: a wake-up (no actor) has none.
     ...(d.pages && actor ? d.pages(app, actor) : {}),

@@ -1,0 +1,92 @@
+/**
+ * The write gate's units of work (write-gate.ts holds the rules): the node rows of a write, a removal or a
+ * move, and the outbox rows that announce it, committed together. The gate says which events to record;
+ * a unit decides nothing else.
+ */
+import type { Db } from '../db';
+import type { Tx } from '../db/async';
+import type { EventBus, EventMap, EventName } from '../events';
+import type { Entry } from '../storage';
+import { baseName } from '../lib/paths';
+import { mimeOf } from './mime';
+import { NodesRepo, type NodeRow } from './nodes.repo';
+
+/** An outbox row to record: an event and its payload. */
+export type GateEvent = { [E in EventName]: [E, EventMap[E]] }[EventName];
+
+export interface WrittenInput {
+  ownerId: number | null;
+  /** Extracted text of a small text file, for full-text search. */
+  body?: string;
+  /** The writer's word on whether the item is new; absent: decided from the row before. */
+  created?: boolean;
+  /** The events to record, once the node's id and newness are known (no I/O). */
+  events: (id: number, created: boolean) => GateEvent[];
+}
+
+export class GateRepo {
+  constructor(
+    private db: Db,
+    private nodes: NodesRepo,
+    private bus: EventBus,
+  ) {}
+
+  private *recordIn(t: Tx, events: GateEvent[]) {
+    for (const [event, payload] of events) yield* this.bus.recordIn(t, event, payload as never);
+  }
+
+  /**
+   * Refreshes the row of a written item (and makes its missing parents) with its events, in one unit;
+   * `created`: whether it was new (a row deleted before counts as new). Serializable on PostgreSQL: it
+   * reads (is the path new? are its parents there?) and decides, and two writes of one new path, or of
+   * two new files in one new folder, must not both decide "new" (the second one is run again and sees
+   * the first). `waitMs` as the unit's.
+   */
+  written(storageId: number, path: string, entry: Entry, o: WrittenInput): Promise<{ id: number; created: boolean }> {
+    const { nodes } = this;
+    const self = this;
+    return this.db.async.unit(
+      function* (t) {
+        const before = yield* nodes.getIn(t, storageId, path);
+        const created = o.created ?? (!before || !!before.deleted_at);
+        yield* nodes.ensureParentsIn(t, storageId, path);
+        const id = yield* nodes.upsertIn(t, storageId, path, { ...entry, name: baseName(path) }, o.ownerId);
+        if (o.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) yield* nodes.setBodyIn(t, id, o.body);
+        yield* self.recordIn(t, o.events(id, created));
+        return { id, created };
+      },
+      { isolation: 'serializable' },
+    );
+  }
+
+  /** Removes the rows at and below `path` with their events, in one unit; the removed ids. */
+  removed(storageId: number, path: string, events: GateEvent[]): Promise<number[]> {
+    const { nodes } = this;
+    const self = this;
+    // Read committed is enough: the delete decides nothing from a read, and a second removal finds no rows.
+    return this.db.async.unit(function* (t) {
+      const ids = yield* nodes.removeTreeIn(t, storageId, path);
+      yield* self.recordIn(t, events);
+      return ids;
+    });
+  }
+
+  /**
+   * Re-keys the rows of a move within one storage (ids follow), makes the target's missing parents and a
+   * row for an item never catalogued, with the events, in one unit; the target's row. Serializable, as `written`.
+   */
+  moved(storageId: number, from: string, to: string, entry: Entry, ownerId: number | null, events: GateEvent[]): Promise<NodeRow | undefined> {
+    const { nodes } = this;
+    const self = this;
+    return this.db.async.unit(
+      function* (t) {
+        yield* nodes.ensureParentsIn(t, storageId, to);
+        yield* nodes.moveTreeIn(t, storageId, from, to);
+        if (!(yield* nodes.getIn(t, storageId, to))) yield* nodes.upsertIn(t, storageId, to, { ...entry, name: baseName(to) }, ownerId);
+        yield* self.recordIn(t, events);
+        return yield* nodes.getIn(t, storageId, to);
+      },
+      { isolation: 'serializable' },
+    );
+  }
+}
