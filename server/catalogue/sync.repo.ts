@@ -8,7 +8,7 @@
  * pooled client between BEGIN and COMMIT. Reads outside a batch are async and
  * read a batch's folders in one call.
  */
-import type { Db, Tx, Unit } from '../db';
+import type { Db, Tx, Unit, UnitOptions } from '../db';
 import type { WalkEntry } from '../storage';
 import { parentRel } from '../lib/paths';
 import { sortKey } from './natural';
@@ -48,9 +48,10 @@ export class SyncNodesRepo {
   /**
    * One unit of work (SQLite: BEGIN IMMEDIATE, so a lock held elsewhere is met before `body` runs),
    * retried off the event loop for up to `waitMs` while another program holds the database.
+   * `isolation`: PostgreSQL's, for a unit that decides on rows the write gate may change meanwhile.
    */
-  write<T>(body: (t: Tx) => Unit<T>, waitMs: number): Promise<T> {
-    return this.db.async.unit(body, { waitMs });
+  write<T>(body: (t: Tx) => Unit<T>, waitMs: number, isolation?: UnitOptions['isolation']): Promise<T> {
+    return this.db.async.unit(body, { waitMs, isolation });
   }
 
   async count(storageId: number): Promise<number> {

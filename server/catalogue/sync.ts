@@ -4,7 +4,7 @@
  * records a sync run with counts and per-error detail, and applies the
  * tombstone guard (no delete pass when a run sees under 70 % of the last one).
  */
-import type { Db, Tx, Unit } from '../db';
+import type { Db, Tx, Unit, UnitOptions } from '../db';
 import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
@@ -148,7 +148,7 @@ export class SyncEngine {
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
-      const { removed, paths } = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt));
+      const { removed, paths } = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt), 'serializable');
       counts.removed += removed;
       this.hooks.onFoldersChanged?.(storageId, [dir]);
       if (paths.length) this.hooks.onRemoved?.(storageId, paths);
@@ -203,8 +203,8 @@ export class SyncEngine {
   }
 
   /** One unit of work, retried off the event loop while another program holds the database. */
-  private write<T>(body: (t: Tx) => Unit<T>): Promise<T> {
-    return this.rows.write(body, BUSY_WAIT_MS);
+  private write<T>(body: (t: Tx) => Unit<T>, isolation?: UnitOptions['isolation']): Promise<T> {
+    return this.rows.write(body, BUSY_WAIT_MS, isolation);
   }
 
   /** Diffs one batch against the catalogue and writes the differences in one unit of work. */
@@ -286,7 +286,7 @@ export class SyncEngine {
       after = rows[rows.length - 1].path;
       const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
       if (gone.length) {
-        const out = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt));
+        const out = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt), 'serializable');
         removed += out.removed;
         for (const r of out.done) folders.add(r.dir);
         if (out.paths.length) this.hooks.onRemoved?.(storageId, out.paths);
@@ -299,7 +299,8 @@ export class SyncEngine {
 
   /**
    * Removes each of `gone` and what is below it, unless written since `since` (checked inside the unit: the
-   * gate may have written it since the rows were read). `removed`: rows gone; `paths`: the tops that lost
+   * gate may have written it since the rows were read; on PostgreSQL the unit is serializable, so a gate
+   * write landing between the check and the delete makes it run again and see it). `removed`: rows gone; `paths`: the tops that lost
    * rows (a child of a subtree removed before has none left); `done`: the entries not spared.
    */
   private *removeGoneIn<R extends { path: string; type: string }>(t: Tx, storageId: number, gone: R[], since: string) {
