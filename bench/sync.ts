@@ -3,13 +3,15 @@
  * folders; `--files N --dirs M`). Anchor in the same run: `find <root>
  * -printf '%s %T@ %p\n'`. Reports the first full sync and a no-change re-sync
  * as ratios to find, peak RSS of the service, and listing latency (p50/p99)
- * of a folder while the full sync runs.
+ * of a folder while the full sync runs. `BENCH_DATABASE=postgres`: the service on
+ * a throwaway PostgreSQL cluster instead of SQLite.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt, fileTree, median, sleep, startService, table } from './lib';
+import { startPostgres } from '../test/helpers/postgres';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,7 +30,9 @@ for (let i = 0; i < 3; i++) {
 const find = median(findMs);
 
 ensureBuilt();
-const svc = await startService({ SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'bench-password' });
+const cluster = process.env.BENCH_DATABASE === 'postgres' ? await startPostgres() : null;
+const dbEnv: Record<string, string> = cluster ? { SERVICE_DATABASE_URL: await cluster.createDatabase('bench_sync') } : {};
+const svc = await startService({ SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'bench-password', ...dbEnv });
 const j = async (method: string, path: string, token: string, body?: unknown) => {
   const r = await fetch(svc.url + path, {
     method,
@@ -83,9 +87,10 @@ for (;;) {
 const reMs = Date.parse(re.finished_at) - Date.parse(re.started_at);
 clearInterval(rssTimer);
 await svc.stop();
+await cluster?.destroy();
 lat.sort((a, b) => a - b);
 const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((lat.length * p) / 100))]?.toFixed(1);
-table(`sync of ${files} files in ${dirs} folders (${readdirSync(root).length} top folders)`, [
+table(`sync of ${files} files in ${dirs} folders on ${cluster ? 'PostgreSQL' : 'SQLite'} (${readdirSync(root).length} top folders)`, [
   { what: 'anchor: find -printf', ms: find.toFixed(0), ratio: '1.00', note: '' },
   { what: 'first full sync', ms: firstMs, ratio: (firstMs / find).toFixed(2), note: `${first.added} added, status ${first.status} (target ≤ 5x)` },
   { what: 're-sync, nothing changed', ms: reMs, ratio: (reMs / find).toFixed(2), note: `${re.updated} updated, ${re.removed} removed (target ≤ 3x)` },

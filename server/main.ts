@@ -418,10 +418,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         () => undefined,
       );
     const uplinkTray = hasHost()
-      ? hostLine<UplinkHostMessage>(() => {
+      ? hostLine<UplinkHostMessage>(async () => {
           const e = shaper.stats();
-          const budgets = catalogue.meter
-            .status()
+          const budgets = (await catalogue.meter.status())
             .filter((b) => b.budget_per_day > 0)
             .map(({ name, used_today, budget_per_day, exhausted }) => ({ name, used_today, budget_per_day, exhausted }));
           return { type: 'uplink', egress_mbps: mbps(e.current_bps), budget_mbps: mbps(e.budget_bps), suspended_links: suspendedLinks, budgets };

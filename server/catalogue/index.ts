@@ -123,7 +123,9 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   const meter = o.meter ?? new RequestMeter(o.db, repo, () => ({}));
   // Background sync waits while a storage's volume is gone, as it does while its request budget is spent.
-  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, { blocked: (id) => volumes?.blocked(id) ?? meter.blocked(id) });
+  const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, {
+    blocked: async (id) => volumes?.blocked(id) ?? (await meter.blocked(id)),
+  });
   volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, {
     demo: o.demo,

@@ -2,9 +2,7 @@
  * The request meter's tables (`storage_requests`, `storage_budgets`; the
  * catalogue owns them; meter.ts holds the books). Adding counts is one upsert
  * per storage and day that adds to the stored numbers, so instances flushing
- * at once never lose each other's counts. The day's counts and the budget are
- * read synchronously for now (issue 30 continues): the drivers' request sink
- * and the syncer's "may background sync run" check are synchronous.
+ * at once never lose each other's counts.
  */
 import type { Db } from '../db';
 import type { RequestCounts } from '../contract';
@@ -44,8 +42,8 @@ export class MeterRepo {
   }
 
   /** The stored counts of one storage's day, or undefined. */
-  dayCounts(storageId: number, day: string): RequestCounts | undefined {
-    const r = this.db.first(this.db.k.selectFrom('storage_requests').select(COUNTS).where('storage_id', '=', storageId).where('day', '=', day));
+  async dayCounts(storageId: number, day: string): Promise<RequestCounts | undefined> {
+    const r = await this.db.async.first(this.db.k.selectFrom('storage_requests').select(COUNTS).where('storage_id', '=', storageId).where('day', '=', day));
     return r && num(r);
   }
 
@@ -64,8 +62,15 @@ export class MeterRepo {
   }
 
   /** The storage's daily budget (0: none). */
-  budget(storageId: number): number {
-    return Number(this.db.first(this.db.k.selectFrom('storage_budgets').select('requests_per_day').where('storage_id', '=', storageId))?.requests_per_day ?? 0);
+  async budget(storageId: number): Promise<number> {
+    const r = await this.db.async.first(this.db.k.selectFrom('storage_budgets').select('requests_per_day').where('storage_id', '=', storageId));
+    return Number(r?.requests_per_day ?? 0);
+  }
+
+  /** Every stored budget by storage id. */
+  async budgets(): Promise<Map<number, number>> {
+    const rows = await this.db.async.all(this.db.k.selectFrom('storage_budgets').select(['storage_id', 'requests_per_day']));
+    return new Map(rows.map((r) => [Number(r.storage_id), Number(r.requests_per_day)]));
   }
 
   /** Stores the storage's daily budget (0: none). */

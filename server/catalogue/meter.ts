@@ -34,9 +34,13 @@ const budgeted = (c: RequestCounts) => c.list + c.head + c.get;
 interface Day {
   uid: string;
   day: string;
+  /** The stored count (once `loaded`) plus what this process counted. */
   total: RequestCounts;
   /** Not yet added to the table. */
   pending: RequestCounts;
+  /** The stored count is in `total`; `loading` while it is read. */
+  loaded: boolean;
+  loading?: Promise<void>;
 }
 
 export type MeterView = StorageMeter;
@@ -102,9 +106,13 @@ export class RequestMeter {
    * (PostgreSQL: during its round trips) stay pending for the next flush, never lost or counted twice.
    */
   async flush(waitMs?: number): Promise<void> {
+    // A day's stored count is read before its first flush: that read must not see this process's own counts.
+    for (const d of this.dirty) if (!d.loaded) d.loading ??= this.load(d);
+    await Promise.all([...this.dirty].map((d) => d.loading));
     const today = utcDay(this.now());
     const sent: Array<{ d: Day; counts: RequestCounts; storage_id: number }> = [];
     for (const d of this.dirty) {
+      if (!d.loaded) continue; // the database is away: the next flush tries again
       const id = this.repo.byUid(d.uid)?.id;
       // A storage still being created has no row yet: its probe's requests wait for the next flush.
       if (id === undefined) continue;
@@ -128,12 +136,15 @@ export class RequestMeter {
   }
 
   /** Today's budgeted requests of storage `id` (persisted and pending). */
-  usedToday(id: number): number {
+  async usedToday(id: number): Promise<number> {
     const s = this.repo.byId(id);
-    return s ? budgeted(this.day(s.uid, utcDay(this.now())).total) : 0;
+    if (!s) return 0;
+    const d = this.day(s.uid, utcDay(this.now()));
+    await d.loading;
+    return budgeted(d.total);
   }
 
-  budget(id: number): number {
+  budget(id: number): Promise<number> {
     return this.books.budget(id);
   }
 
@@ -141,17 +152,17 @@ export class RequestMeter {
   async setBudget(id: number, perDay: number): Promise<void> {
     await this.books.setBudget(id, perDay);
     const s = this.repo.byId(id);
-    if (s && s.status !== 'offline') this.repo.setStatus(id, 'online', this.blocked(id));
+    if (s && s.status !== 'offline') this.repo.setStatus(id, 'online', await this.blocked(id));
   }
 
   /**
    * Why background sync of `id` must wait (null when it may run): the day's
    * budget is spent. User-initiated requests are never refused.
    */
-  blocked(id: number): string | null {
-    const budget = this.budget(id);
+  async blocked(id: number): Promise<string | null> {
+    const budget = await this.budget(id);
     if (budget <= 0) return null;
-    const used = this.usedToday(id);
+    const used = await this.usedToday(id);
     if (used < budget) return null;
     const next = utcDay(Date.parse(`${utcDay(this.now())}T00:00:00Z`) + DAY_MS);
     return `request budget spent (${used} of ${budget} LIST/HEAD/GET today); background sync waits until ${next} 00:00 UTC`;
@@ -168,8 +179,8 @@ export class RequestMeter {
     const recent = days.filter((d) => d.day >= week);
     const cost = (c: RequestCounts) => (c.list * prices.list + c.head * prices.head + c.get * prices.get + c.put * prices.put) / 1000;
     const daily = recent.length ? recent.reduce((a, d) => a + cost(d), 0) / recent.length : 0;
-    const budget = this.budget(id);
-    const used = this.usedToday(id);
+    const budget = await this.budget(id);
+    const used = await this.usedToday(id);
     return {
       storage_id: id,
       today,
@@ -183,27 +194,44 @@ export class RequestMeter {
   }
 
   /** One line per metered storage for GET /api/admin/status. */
-  status(): Array<{ storage_id: number; name: string; used_today: number; budget_per_day: number; exhausted: boolean }> {
-    return this.repo
-      .all()
-      .filter((s) => s.driver !== 'local')
-      .map((s) => {
-        const used = this.usedToday(s.id);
-        const budget = this.budget(s.id);
+  async status(): Promise<Array<{ storage_id: number; name: string; used_today: number; budget_per_day: number; exhausted: boolean }>> {
+    const metered = this.repo.all().filter((s) => s.driver !== 'local');
+    const budgets = await this.books.budgets();
+    return Promise.all(
+      metered.map(async (s) => {
+        const used = await this.usedToday(s.id);
+        const budget = budgets.get(s.id) ?? 0;
         return { storage_id: s.id, name: s.name, used_today: used, budget_per_day: budget, exhausted: budget > 0 && used >= budget };
-      });
+      }),
+    );
   }
 
+  /**
+   * The day's books. The first request of a storage on a day in this process starts them at zero (the
+   * drivers' sink is synchronous) and reads what earlier runs and other instances stored, added to the
+   * total when it comes; a failed read is tried again at the next use.
+   */
   private day(uid: string, day: string): Day {
     const key = `${uid}|${day}`;
     let d = this.days.get(key);
     if (!d) {
-      // First request of this storage on this day in this process: start from what earlier runs stored.
-      const id = this.repo.byUid(uid)?.id;
-      const row = id === undefined ? undefined : this.books.dayCounts(id, day);
-      d = { uid, day, total: row ?? zero(), pending: zero() };
+      d = { uid, day, total: zero(), pending: zero(), loaded: false };
       this.days.set(key, d);
     }
+    if (!d.loaded && !d.loading) d.loading = this.load(d);
     return d;
+  }
+
+  private async load(d: Day): Promise<void> {
+    try {
+      const id = this.repo.byUid(d.uid)?.id;
+      const row = id === undefined ? undefined : await this.books.dayCounts(id, d.day);
+      if (row) for (const c of CLASSES) d.total[c] += row[c];
+      d.loaded = true;
+    } catch {
+      // The database is away: the total lacks the stored count until a later use reads it.
+    } finally {
+      d.loading = undefined;
+    }
   }
 }

@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { SyncRunsRepo } from './sync-runs.repo';
 import { StoragesRepo } from './storages.repo';
 import { openTestDb, type TestDb } from '../../test/helpers/test-database';
+import { asyncOnly } from '../../test/helpers/async-only';
 
 let t: TestDb;
 let repo: SyncRunsRepo;
 let n = 0;
 before(async () => {
   t = await openTestDb();
-  repo = new SyncRunsRepo(t.db);
+  repo = new SyncRunsRepo(asyncOnly(t.db)); // every statement on db.async
 });
 after(() => t?.close());
 
@@ -61,14 +62,14 @@ test('a failure is recorded once unless the walk recorded its own; the guard kee
   assert.equal(await repo.failure(a, 'storage_unavailable', 'root gone'), 1, 'not twice');
   await repo.finish(a, 'failed', { added: 0, updated: 0, removed: 0, errors: 1, seen: 0 }, 'root gone');
   const b = (await repo.queue(s)).id;
-  repo.recordError(b, 'x/y', 'permission_denied', 'EACCES');
-  repo.recordError(b, 'x/z', 'permission_denied', 'EACCES');
+  await repo.recordError(b, 'x/y', 'permission_denied', 'EACCES');
+  await repo.recordError(b, 'x/z', 'permission_denied', 'EACCES');
   assert.equal(await repo.failure(b, 'internal', 'walk broke'), 2);
-  repo.tripGuard(b, 'saw 1 of 100 entries: delete pass skipped');
+  await repo.tripGuard(b, 'saw 1 of 100 entries: delete pass skipped');
   await repo.finish(b, 'completed', { added: 0, updated: 0, removed: 0, errors: 2, seen: 1 }, null);
   const d = (await repo.detail(b))!;
   assert.deepEqual([d.guard_tripped, d.message, d.error_details.map((e) => e.path)], [true, 'saw 1 of 100 entries: delete pass skipped', ['x/y', 'x/z']]);
   assert.equal((await repo.detail(a))!.error_details[0].message, 'root gone');
   assert.equal(await repo.detail(999_999), null);
-  assert.equal(repo.lastSeen(s), 1);
+  assert.equal(await repo.lastSeen(s), 1);
 });

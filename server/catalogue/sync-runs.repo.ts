@@ -3,7 +3,7 @@
  * both tables). Queueing a run is one serializable unit, so two callers at
  * once (a poll timer and "Sync now", or two instances) share one live run.
  * The sync engine's own statements (its errors while it walks, the tombstone
- * guard) stay synchronous: the engine writes them between its batches.
+ * guard) are single statements it awaits between its batches.
  */
 import type { Db } from '../db';
 import type { SyncRun, SyncRunDetail } from '../contract';
@@ -124,21 +124,22 @@ export class SyncRunsRepo {
     });
   }
 
-  /** The engine, while it walks: one folder or the whole run failed (synchronous between its batches). */
-  recordError(runId: number, path: string, code: string, reason: string): void {
-    this.db.sqlite.prepare('INSERT INTO sync_errors (run_id, path, code, message) VALUES (?, ?, ?, ?)').run(runId, path, code, reason.slice(0, 2000));
+  /** The engine, while it walks: one folder or the whole run failed. */
+  async recordError(runId: number, path: string, code: string, reason: string): Promise<void> {
+    await this.db.async.sql('INSERT INTO sync_errors (run_id, path, code, message) VALUES (?, ?, ?, ?)', [runId, path, code, reason.slice(0, 2000)]);
   }
 
   /** The engine: entries its storage's last completed full run saw. */
-  lastSeen(storageId: number): number | undefined {
-    const r = this.db.sqlite
-      .prepare("SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1")
-      .get(storageId) as { seen: number } | undefined;
-    return r?.seen;
+  async lastSeen(storageId: number): Promise<number | undefined> {
+    const [r] = await this.db.async.sql<{ seen: number | string | null }>(
+      "SELECT seen FROM sync_runs WHERE storage_id = ? AND kind = 'full' AND status = 'completed' ORDER BY id DESC LIMIT 1",
+      [storageId],
+    );
+    return r?.seen == null ? undefined : Number(r.seen);
   }
 
   /** The engine: the tombstone guard skipped the delete pass, and why. */
-  tripGuard(runId: number, message: string): void {
-    this.db.sqlite.prepare('UPDATE sync_runs SET guard_tripped = 1, message = ? WHERE id = ?').run(message, runId);
+  async tripGuard(runId: number, message: string): Promise<void> {
+    await this.db.async.sql('UPDATE sync_runs SET guard_tripped = 1, message = ? WHERE id = ?', [message, runId]);
   }
 }

@@ -20,7 +20,7 @@ describe('sync on PostgreSQL', { skip: skip ?? false }, () => {
   before(async () => {
     cluster = await startPostgres();
     db = await openPostgresDatabase(await cluster.createDatabase('sync'));
-    db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
+    await db.async.sql("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')");
   });
   after(async () => {
     await db?.close();
@@ -29,9 +29,11 @@ describe('sync on PostgreSQL', { skip: skip ?? false }, () => {
 
   test('a full sync inserts each batch in one statement and keeps every new row', async () => {
     const nodes = new NodesRepo(db);
-    nodes.upsert(1, 'src', { name: 'src', type: 'dir', size: 0, mtime: 1_700_000_000_000 }, null);
-    nodes.upsert(1, 'src/f7', file('f7'), null);
-    nodes.upsert(1, 'src/stale', file('stale'), null);
+    await db.async.unit(function* (t) {
+      yield* nodes.upsertIn(t, 1, 'src', { name: 'src', type: 'dir', size: 0, mtime: 1_700_000_000_000 });
+      yield* nodes.upsertIn(t, 1, 'src/f7', file('f7'));
+      yield* nodes.upsertIn(t, 1, 'src/stale', file('stale'));
+    });
     await new Promise((r) => setTimeout(r, 5)); // the rows above are older than the run
     const driver = {
       async stat() {
@@ -42,15 +44,13 @@ describe('sync on PostgreSQL', { skip: skip ?? false }, () => {
         else for (let i = 0; i < FILES; i++) yield file(`f${i}`, i);
       },
     };
-    db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
+    await db.async.sql("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')");
     const counts = await new SyncEngine(db).full(1, driver as never, 1);
     assert.equal(counts.added, FILES - 1, 'all but the file already there');
     assert.equal(counts.removed, 1, 'only the stale row');
-    const rows = db.sqlite.prepare("SELECT path, size, mime FROM nodes WHERE storage_id = 1 AND dir = 'src' ORDER BY id").all() as Array<{
-      path: string;
-      size: number;
-      mime: string | null;
-    }>;
+    const rows = await db.async.sql<{ path: string; size: number; mime: string | null }>(
+      "SELECT path, size, mime FROM nodes WHERE storage_id = 1 AND dir = 'src' ORDER BY id",
+    );
     assert.equal(rows.length, FILES);
     assert.deepEqual(new Set(rows.map((r) => r.path)), new Set(Array.from({ length: FILES }, (_, i) => `src/f${i}`)));
     const f42 = rows.find((r) => r.path === 'src/f42')!;

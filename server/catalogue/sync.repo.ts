@@ -1,12 +1,14 @@
 /**
  * The sync engine's reads and writes of `nodes` (the catalogue owns the
- * table; `sync.ts` holds the diffing). Synchronous for now and prepared once:
- * a batch of 1,000 entries is diffed and written inside one short
- * transaction (`write`), which on SQLite stays one synchronous block so
- * nothing interleaves with it, and a first sync of a million entries runs
- * these statements a million times.
+ * table; `sync.ts` holds the diffing). A batch of 1,000 entries is diffed and
+ * written inside one unit of work (`write`), so its statements are generators
+ * (`*…In(t, …)`): on SQLite the unit is one synchronous IMMEDIATE transaction
+ * (nothing interleaves with it, and a statement costs no promise: a first
+ * sync of a million entries runs them a million times), on PostgreSQL one
+ * pooled client between BEGIN and COMMIT. Reads outside a batch are async and
+ * read a batch's folders in one call.
  */
-import { untilFree, type Db } from '../db';
+import type { Db, Tx, Unit, UnitOptions } from '../db';
 import type { WalkEntry } from '../storage';
 import { parentRel } from '../lib/paths';
 import { sortKey } from './natural';
@@ -29,59 +31,60 @@ const BULK_INSERT = `INSERT INTO nodes (storage_id, dir, name, path, type, size,
     AS u(d, n, p, t, sz, mt, et, mi, sk)
   ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`;
 
-export class SyncNodesRepo {
-  private s;
+const Q = {
+  insert: `INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (storage_id, path) DO NOTHING RETURNING id`,
+  update: 'UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?',
+  count: 'SELECT count(*) AS n FROM nodes WHERE storage_id = ?',
+  ids: 'SELECT id, path, dir, type FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000',
+  dirRows: 'SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?',
+  row: 'SELECT id, updated_at FROM nodes WHERE storage_id = ? AND path = ?',
+  freshBelow: 'SELECT 1 FROM nodes WHERE storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1',
+};
 
-  constructor(private db: Db) {
-    const q = (sql: string) => db.sqlite.prepare(sql);
-    this.s = {
-      insert: q(`INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (storage_id, path) DO NOTHING`),
-      update: q('UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?'),
-      count: q('SELECT count(*) AS n FROM nodes WHERE storage_id = ?'),
-      ids: q('SELECT id, path, dir, type FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000'),
-      dirRows: q('SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?'),
-      row: q('SELECT id, updated_at FROM nodes WHERE storage_id = ? AND path = ?'),
-      freshBelow: q('SELECT 1 FROM nodes WHERE storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1'),
-    };
-  }
+export class SyncNodesRepo {
+  constructor(private db: Db) {}
 
   /**
-   * One write transaction, BEGIN IMMEDIATE (a lock held elsewhere is met before `fn` runs, so a retry
-   * never counts twice), retried off the event loop for up to `waitMs` while another program holds the database.
+   * One unit of work (SQLite: BEGIN IMMEDIATE, so a lock held elsewhere is met before `body` runs),
+   * retried off the event loop for up to `waitMs` while another program holds the database.
+   * `isolation`: PostgreSQL's, for a unit that decides on rows the write gate may change meanwhile.
    */
-  write(fn: () => void, waitMs: number): Promise<void> {
-    const tx = this.db.sqlite.transaction(fn);
-    return untilFree(() => tx.immediate(), waitMs);
+  write<T>(body: (t: Tx) => Unit<T>, waitMs: number, isolation?: UnitOptions['isolation']): Promise<T> {
+    return this.db.async.unit(body, { waitMs, isolation });
   }
 
-  count(storageId: number): number {
-    return Number((this.s.count.get(storageId) as { n: number }).n);
+  async count(storageId: number): Promise<number> {
+    return Number((await this.db.async.sql<{ n: number | string }>(Q.count, [storageId]))[0].n);
   }
 
-  /** The rows of one folder. */
-  dirRows(storageId: number, dir: string): Existing[] {
-    return this.s.dirRows.all(storageId, dir) as Existing[];
+  /** The rows of the folders `dirs`, in one read (one index range scan per folder). */
+  dirRows(storageId: number, dirs: Iterable<string>): Promise<Existing[]> {
+    return this.db.async.read(function* (t) {
+      const out: Existing[] = [];
+      for (const dir of dirs) for (const r of yield* t.sql<Existing>(Q.dirRows, [storageId, dir])) out.push(r);
+      return out;
+    });
   }
 
-  row(storageId: number, path: string): { id: number; updated_at: string | null } | undefined {
-    return this.s.row.get(storageId, path) as { id: number; updated_at: string | null } | undefined;
+  *rowIn(t: Tx, storageId: number, path: string): Unit<{ id: number; updated_at: string | null } | undefined> {
+    return (yield* t.sql<{ id: number; updated_at: string | null }>(Q.row, [storageId, path]))[0];
   }
 
   /** Whether anything below folder `path` was written at or after `since`. */
-  freshBelow(storageId: number, path: string, since: string): boolean {
-    return this.s.freshBelow.get(storageId, path + '/', path + '0', since) !== undefined; // '0' follows '/'
+  *freshBelowIn(t: Tx, storageId: number, path: string, since: string): Unit<boolean> {
+    return (yield* t.sql(Q.freshBelow, [storageId, path + '/', path + '0', since])).length > 0; // '0' follows '/'
   }
 
   /** The next 5,000 rows of the storage in path order after `after`. */
-  idsAfter(storageId: number, after: string): Array<{ id: number; path: string; dir: string; type: string }> {
-    return this.s.ids.all(storageId, after) as Array<{ id: number; path: string; dir: string; type: string }>;
+  idsAfter(storageId: number, after: string): Promise<Array<{ id: number; path: string; dir: string; type: string }>> {
+    return this.db.async.sql(Q.ids, [storageId, after]);
   }
 
   /** One new row (SQLite: in-process, cheap); its id, or undefined when the row exists already. */
-  insertOne(storageId: number, n: NewNode, now: string): number | undefined {
+  *insertOneIn(t: Tx, storageId: number, n: NewNode, now: string): Unit<number | undefined> {
     const { e } = n;
-    const ins = this.s.insert.run(
+    const got = yield* t.sql<{ id: number }>(Q.insert, [
       storageId,
       parentRel(e.path),
       n.name,
@@ -93,19 +96,19 @@ export class SyncNodesRepo {
       n.mime,
       sortKey(n.name),
       now,
-    );
-    return ins.changes === 0 ? undefined : Number(ins.lastInsertRowid);
+    ]);
+    return got.length ? Number(got[0].id) : undefined;
   }
 
   /**
    * PostgreSQL: a batch's new rows in one statement, ids by path (rows that exist already are absent).
-   * Row by row each costs two bridge round trips (the INSERT and `lastval()`): 2.9x SQLite's first sync.
+   * Row by row each costs a round trip to the server: 2.9x SQLite's first sync.
    */
-  insertMany(storageId: number, rows: NewNode[], now: string): Map<string, number> {
+  *insertManyIn(t: Tx, storageId: number, rows: NewNode[], now: string): Unit<Map<string, number>> {
     const ids = new Map<string, number>();
     if (!rows.length) return ids;
     const col = <T>(f: (r: NewNode) => T) => rows.map(f);
-    const got = this.db.sqlite.prepare(BULK_INSERT).all(
+    const got = yield* t.sql<{ id: number; path: string }>(BULK_INSERT, [
       storageId,
       now,
       col((r) => parentRel(r.e.path)),
@@ -117,14 +120,14 @@ export class SyncNodesRepo {
       col((r) => r.e.etag ?? null),
       col((r) => r.mime),
       col((r) => sortKey(r.name)),
-    ) as Array<{ id: number; path: string }>;
-    for (const r of got) ids.set(r.path, r.id);
+    ]);
+    for (const r of got) ids.set(r.path, Number(r.id));
     return ids;
   }
 
   /** A row whose entry changed on the backend. */
-  update(id: number, n: NewNode, now: string): void {
+  *updateIn(t: Tx, id: number, n: NewNode, now: string): Unit<void> {
     const { e } = n;
-    this.s.update.run(e.type, e.type === 'dir' ? 0 : e.size, n.mtime, e.etag ?? null, n.mime, now, id);
+    yield* t.sql(Q.update, [e.type, e.type === 'dir' ? 0 : e.size, n.mtime, e.etag ?? null, n.mime, now, id]);
   }
 }

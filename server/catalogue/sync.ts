@@ -4,7 +4,7 @@
  * records a sync run with counts and per-error detail, and applies the
  * tombstone guard (no delete pass when a run sees under 70 % of the last one).
  */
-import type { Db } from '../db';
+import type { Db, Tx, Unit, UnitOptions } from '../db';
 import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
@@ -96,8 +96,8 @@ export class SyncEngine {
   async full(storageId: number, driver: StorageDriver, runId: number, signal?: AbortSignal): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const seen = new IdSet();
-    const prevCount = this.rows.count(storageId);
-    const lastSeen = this.runs.lastSeen(storageId) ?? prevCount;
+    const prevCount = await this.rows.count(storageId);
+    const lastSeen = (await this.runs.lastSeen(storageId)) ?? prevCount;
     const failedDirs: string[] = [];
     const startedAt = new Date().toISOString();
     try {
@@ -115,7 +115,7 @@ export class SyncEngine {
       }
       await this.apply(storageId, batch, seen, counts, startedAt, prevCount === 0);
     } catch (e) {
-      this.recordError(runId, '', e);
+      await this.recordError(runId, '', e);
       counts.errors++;
       throw e;
     }
@@ -123,7 +123,7 @@ export class SyncEngine {
     // Tombstone guard: a run that saw far fewer entries than the last one is suspect.
     const base = Math.max(lastSeen, 0);
     if (base > 0 && seen.size < TOMBSTONE_RATIO * base) {
-      this.runs.tripGuard(runId, `saw ${seen.size} of ${base} entries: delete pass skipped`);
+      await this.runs.tripGuard(runId, `saw ${seen.size} of ${base} entries: delete pass skipped`);
       return counts;
     }
     // A first sync of an empty catalogue has nothing to tombstone.
@@ -140,19 +140,18 @@ export class SyncEngine {
     const listed: WalkEntry[] = [];
     const startedAt = new Date().toISOString();
     for await (const e of driver.list(dir)) if (!isInternalName(e.name)) listed.push({ ...e, path: joinRel(dir, e.name) });
-    const rows = this.rows.dirRows(storageId, dir);
+    const rows = await this.rows.dirRows(storageId, [dir]);
     const names = new Set(listed.map((e) => e.path));
     const seen = new IdSet();
-    await this.apply(storageId, [...this.uncataloguedFolders(storageId, dir), ...listed], seen, counts, startedAt);
+    const above = await this.db.async.read((t) => this.uncataloguedFoldersIn(t, storageId, dir));
+    await this.apply(storageId, [...above, ...listed], seen, counts, startedAt);
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
-      const removed: string[] = [];
-      await this.write(() => {
-        for (const r of gone) if (!this.writtenSince(storageId, r, startedAt)) counts.removed += this.removeTree(storageId, r.path, removed);
-      });
+      const { removed, paths } = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt), 'serializable');
+      counts.removed += removed;
       this.hooks.onFoldersChanged?.(storageId, [dir]);
-      if (removed.length) this.hooks.onRemoved?.(storageId, removed);
+      if (paths.length) this.hooks.onRemoved?.(storageId, paths);
     }
     counts.seen = listed.length;
     return counts;
@@ -162,9 +161,10 @@ export class SyncEngine {
    * `dir` and the folders above it that the catalogue lacks, top first: the listing just proved they exist
    * (an object store's folder opened before the first sync has no row of its own until a walk yields it).
    */
-  private uncataloguedFolders(storageId: number, dir: string): WalkEntry[] {
+  private *uncataloguedFoldersIn(t: Tx, storageId: number, dir: string): Unit<WalkEntry[]> {
     const out: WalkEntry[] = [];
-    for (let d = dir; d !== '' && !this.rows.row(storageId, d); d = parentRel(d)) out.unshift({ name: baseName(d), path: d, type: 'dir', size: 0, mtime: 0 });
+    for (let d = dir; d !== '' && !(yield* this.rows.rowIn(t, storageId, d)); d = parentRel(d))
+      out.unshift({ name: baseName(d), path: d, type: 'dir', size: 0, mtime: 0 });
     return out;
   }
 
@@ -195,68 +195,72 @@ export class SyncEngine {
         if (dir === '') throw err;
         failedDirs.push(dir);
         counts.errors++;
-        this.recordError(runId, dir, err);
+        await this.recordError(runId, dir, err);
       }
       signal?.throwIfAborted();
     }
     void storageId;
   }
 
-  /** One write transaction, retried off the event loop while another program holds the database. */
-  private write(fn: () => void): Promise<void> {
-    return this.rows.write(fn, BUSY_WAIT_MS);
+  /** One unit of work, retried off the event loop while another program holds the database. */
+  private write<T>(body: (t: Tx) => Unit<T>, isolation?: UnitOptions['isolation']): Promise<T> {
+    return this.rows.write(body, BUSY_WAIT_MS, isolation);
   }
 
-  /** Diffs one batch against the catalogue and writes the differences in one transaction. */
+  /** Diffs one batch against the catalogue and writes the differences in one unit of work. */
   private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, emptyBefore = false): Promise<void> {
     if (batch.length === 0) return;
     // Walks yield a folder's entries together: one index range scan per folder beats a point lookup per entry.
     const existing = new Map<string, Existing>();
-    if (!emptyBefore) {
-      const dirs = new Set(batch.map((e) => parentRel(e.path)));
-      for (const dir of dirs) for (const r of this.rows.dirRows(storageId, dir)) existing.set(r.path, r);
-    }
-    const folders = new Set<string>();
-    const files: SyncedFile[] = [];
+    if (!emptyBefore) for (const r of await this.rows.dirRows(storageId, new Set(batch.map((e) => parentRel(e.path))))) existing.set(r.path, r);
+    // The unit's results are applied once it commits (PostgreSQL may run its body again after a conflict).
+    const out = await this.write((t) => this.diffIn(t, storageId, batch, existing, listedAt));
+    for (const id of out.seen) seen.add(id);
+    counts.added += out.added;
+    counts.updated += out.updated;
+    if (out.folders.size) this.hooks.onFoldersChanged?.(storageId, [...out.folders]);
+    if (Number.isFinite(out.minNew)) this.hooks.onNodesAdded?.(out.minNew);
+    if (out.files.length) this.hooks.onFilesChanged?.(storageId, out.files);
+  }
+
+  /** The body of `apply`'s unit: inserts new entries, updates changed ones; what it did. */
+  private *diffIn(t: Tx, storageId: number, batch: WalkEntry[], existing: Map<string, Existing>, listedAt: string) {
+    const out = { seen: [] as number[], added: 0, updated: 0, folders: new Set<string>(), files: [] as SyncedFile[], minNew: Number.POSITIVE_INFINITY };
     const now = new Date().toISOString();
-    let minNew = Number.POSITIVE_INFINITY;
-    await this.write(() => {
-      // Decided inside the write: an entry the write gate removed (or moved away) after the listing saw it stays gone.
-      const removed = this.nodes.removalsSince(storageId, listedAt);
-      const fresh = batch.filter((e) => existing.has(e.path) || !removed(e.path));
-      const inserted = this.db.dialect === 'postgres' ? this.rows.insertMany(storageId, fresh.filter((e) => !existing.has(e.path)).map(newRow), now) : null;
-      for (const e of fresh) {
-        const row = existing.get(e.path);
-        if (!row) {
+    // Decided inside the unit: an entry the write gate removed (or moved away) after the listing saw it stays gone.
+    const removed = yield* this.nodes.removalsSinceIn(t, storageId, listedAt);
+    const fresh = batch.filter((e) => existing.has(e.path) || !removed(e.path));
+    const inserted =
+      this.db.dialect === 'postgres' ? yield* this.rows.insertManyIn(t, storageId, fresh.filter((e) => !existing.has(e.path)).map(newRow), now) : null;
+    for (const e of fresh) {
+      const row = existing.get(e.path);
+      if (!row) {
+        const n = newRow(e);
+        const { mime, mtime } = n;
+        const id = inserted ? inserted.get(e.path) : yield* this.rows.insertOneIn(t, storageId, n, now);
+        if (id === undefined) {
+          // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
+          out.seen.push((yield* this.rows.rowIn(t, storageId, e.path))!.id);
+          continue;
+        }
+        if (id < out.minNew) out.minNew = id;
+        out.seen.push(id);
+        out.added++;
+        out.folders.add(parentRel(e.path));
+        if (e.type === 'file') out.files.push({ id, kind: 'added', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
+      } else {
+        out.seen.push(row.id);
+        if (changed(row, e)) {
           const n = newRow(e);
           const { mime, mtime } = n;
-          const id = inserted ? inserted.get(e.path) : this.rows.insertOne(storageId, n, now);
-          if (id === undefined) {
-            // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
-            seen.add(this.rows.row(storageId, e.path)!.id);
-            continue;
-          }
-          if (id < minNew) minNew = id;
-          seen.add(id);
-          counts.added++;
-          folders.add(parentRel(e.path));
-          if (e.type === 'file') files.push({ id, kind: 'added', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
-        } else {
-          seen.add(row.id);
-          if (changed(row, e)) {
-            const n = newRow(e);
-            const { mime, mtime } = n;
-            this.rows.update(row.id, n, now);
-            counts.updated++;
-            folders.add(parentRel(e.path));
-            if (e.type === 'file') files.push({ id: row.id, kind: 'drifted', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
-          }
+          yield* this.rows.updateIn(t, row.id, n, now);
+          out.updated++;
+          out.folders.add(parentRel(e.path));
+          if (e.type === 'file') out.files.push({ id: row.id, kind: 'drifted', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
         }
       }
-    });
-    if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
-    if (Number.isFinite(minNew)) this.hooks.onNodesAdded?.(minNew);
-    if (files.length) this.hooks.onFilesChanged?.(storageId, files);
+    }
+    return out;
   }
 
   /**
@@ -265,10 +269,10 @@ export class SyncEngine {
    * it, so its absence from the walk says nothing (a copy writing while the
    * sync runs).
    */
-  private writtenSince(storageId: number, row: { path: string; type: string }, since: string): boolean {
-    const now = this.rows.row(storageId, row.path);
+  private *writtenSinceIn(t: Tx, storageId: number, row: { path: string; type: string }, since: string): Unit<boolean> {
+    const now = yield* this.rows.rowIn(t, storageId, row.path);
     if (!now || (now.updated_at ?? '') >= since) return true;
-    return row.type === 'dir' && this.rows.freshBelow(storageId, row.path, since);
+    return row.type === 'dir' && (yield* this.rows.freshBelowIn(t, storageId, row.path, since));
   }
 
   /** Deletes rows the run did not see, except below folders that failed to list and rows written since the run began. */
@@ -277,21 +281,15 @@ export class SyncEngine {
     let after = '';
     const folders = new Set<string>();
     for (;;) {
-      const rows = this.rows.idsAfter(storageId, after);
+      const rows = await this.rows.idsAfter(storageId, after);
       if (rows.length === 0) break;
       after = rows[rows.length - 1].path;
       const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
       if (gone.length) {
-        const paths: string[] = [];
-        await this.write(() => {
-          for (const r of gone) {
-            // Checked inside the transaction: the gate may have written it since the batch was read.
-            if (this.writtenSince(storageId, r, startedAt)) continue;
-            removed += this.removeTree(storageId, r.path, paths);
-            folders.add(r.dir);
-          }
-        });
-        if (paths.length) this.hooks.onRemoved?.(storageId, paths);
+        const out = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt), 'serializable');
+        removed += out.removed;
+        for (const r of out.done) folders.add(r.dir);
+        if (out.paths.length) this.hooks.onRemoved?.(storageId, out.paths);
         await yieldLoop();
       }
     }
@@ -299,17 +297,28 @@ export class SyncEngine {
     return removed;
   }
 
-  /** Removes `path` and what is below it; notes `path` in `removed` when a row went (a child of a subtree removed before has none left). */
-  private removeTree(storageId: number, path: string, removed: string[]): number {
-    const n = this.nodes.removeTree(storageId, path).length;
-    if (n) removed.push(path);
-    return n;
+  /**
+   * Removes each of `gone` and what is below it, unless written since `since` (checked inside the unit: the
+   * gate may have written it since the rows were read; on PostgreSQL the unit is serializable, so a gate
+   * write landing between the check and the delete makes it run again and see it). `removed`: rows gone; `paths`: the tops that lost
+   * rows (a child of a subtree removed before has none left); `done`: the entries not spared.
+   */
+  private *removeGoneIn<R extends { path: string; type: string }>(t: Tx, storageId: number, gone: R[], since: string) {
+    const out = { removed: 0, paths: [] as string[], done: [] as R[] };
+    for (const r of gone) {
+      if (yield* this.writtenSinceIn(t, storageId, r, since)) continue;
+      const n = (yield* this.nodes.removeTreeIn(t, storageId, r.path)).length;
+      if (n) out.paths.push(r.path);
+      out.removed += n;
+      out.done.push(r);
+    }
+    return out;
   }
 
-  private recordError(runId: number, path: string, e: unknown): void {
+  private recordError(runId: number, path: string, e: unknown): Promise<void> {
     const code = isAppError(e) ? e.code : 'internal';
     const reason = isAppError(e) ? String(e.params.reason ?? e.message) : e instanceof Error ? e.message : String(e);
-    this.runs.recordError(runId, path, code, reason);
+    return this.runs.recordError(runId, path, code, reason);
   }
 }
 

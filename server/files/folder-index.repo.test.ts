@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { FolderIndexRepo } from './folder-index.repo';
 import { openTestDb, testStorage, type TestDb } from '../../test/helpers/test-database';
 import { testNodes } from '../../test/helpers/test-nodes';
+import { asyncOnly } from '../../test/helpers/async-only';
 
 let t: TestDb;
 let repo: FolderIndexRepo;
 let sid = 0;
 before(async () => {
   t = await openTestDb();
-  repo = new FolderIndexRepo(t.db);
+  repo = new FolderIndexRepo(asyncOnly(t.db)); // every statement on db.async
   sid = testStorage(t.db);
   const ids = await testNodes(t.db, sid, [
     { path: 'd', type: 'dir' },
@@ -27,12 +28,12 @@ after(() => t?.close());
 const names = (rows: Array<[string, ...unknown[]]>) => rows.map((r) => (JSON.parse(r[0]) as { name: string }).name);
 
 test('a folder’s live entries: counted, and read whole in each sort, folders first, natural names, ties by id', async () => {
-  assert.equal(repo.size(sid, 'd'), 4, 'not the deleted one, nor another folder’s');
-  assert.equal(repo.size(sid, 'nowhere'), 0);
-  assert.deepEqual(names(repo.rows(sid, 'd', 'name', false, 'viewer')), ['sub', 'big.bin', 'file9.txt', 'file10.txt']);
-  assert.deepEqual(names(repo.rows(sid, 'd', 'size', false, 'viewer')), ['sub', 'file9.txt', 'file10.txt', 'big.bin'], 'equal sizes by natural name');
-  assert.deepEqual(names(repo.rows(sid, 'd', 'modified', true, 'viewer')), ['sub', 'file9.txt', 'big.bin', 'file10.txt']);
-  const [, big] = repo.rows(sid, 'd', 'size', false, 'editor').slice(2);
+  assert.equal(await repo.size(sid, 'd'), 4, 'not the deleted one, nor another folder’s');
+  assert.equal(await repo.size(sid, 'nowhere'), 0);
+  assert.deepEqual(names(await repo.rows(sid, 'd', 'name', false, 'viewer')), ['sub', 'big.bin', 'file9.txt', 'file10.txt']);
+  assert.deepEqual(names(await repo.rows(sid, 'd', 'size', false, 'viewer')), ['sub', 'file9.txt', 'file10.txt', 'big.bin'], 'equal sizes by natural name');
+  assert.deepEqual(names(await repo.rows(sid, 'd', 'modified', true, 'viewer')), ['sub', 'file9.txt', 'big.bin', 'file10.txt']);
+  const [, big] = (await repo.rows(sid, 'd', 'size', false, 'editor')).slice(2);
   assert.deepEqual([big[1], Number(big[2])], ['file', 90], 'the keyset: type and sort value');
   assert.equal((JSON.parse(big[0]) as { perm: string }).perm, 'editor');
 });

@@ -1,12 +1,11 @@
 /**
  * The whole-folder reads behind the in-memory listing indexes
  * (folder-index.ts) over the catalogue's `nodes` (read only; the catalogue
- * owns the table). Synchronous for now (issue 30 continues): a page served
- * from an index is built on the listing's hot path without a promise, and the
- * statements are prepared once (the count's text is snapshotted in
- * test/architecture/hot-queries.sql).
+ * owns the table). Read once per folder generation, so SQL text (the count's
+ * is snapshotted in test/architecture/hot-queries.sql) through `db.async`,
+ * which prepares it once on SQLite.
  */
-import type { Db, Statement } from '../db';
+import type { Db } from '../db';
 import type { Level } from '../catalogue';
 import { entryJsonSql, lockJoin } from './entry';
 import type { SortField } from './listing.types';
@@ -17,32 +16,34 @@ const COLUMN: Record<SortField, string | null> = { name: null, size: 'size', mod
 export type FolderRow = [string, 'dir' | 'file', number, string, number];
 
 export class FolderIndexRepo {
-  private count: Statement;
-  private stmts = new Map<string, Statement>();
+  private texts = new Map<string, string>();
 
-  constructor(private db: Db) {
-    this.count = db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL').pluck();
-  }
+  constructor(private db: Db) {}
 
   /** How many live entries the folder has. */
-  size(storageId: number, dir: string): number {
-    return Number(this.count.get(storageId, dir));
+  async size(storageId: number, dir: string): Promise<number> {
+    const [[n]] = await this.db.async.sql<[number | string]>(
+      'SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL',
+      [storageId, dir],
+      {
+        raw: true,
+      },
+    );
+    return Number(n);
   }
 
   /**
    * Every live entry of the folder in ascending order: folders first, then the sort value, natural name,
    * id. `locks`: the storage may hold app locks (the entries then carry them).
    */
-  rows(storageId: number, dir: string, sort: SortField, locks: boolean, perm: Level): FolderRow[] {
-    let stmt = this.stmts.get(`${sort}:${locks}`);
-    if (!stmt) {
+  rows(storageId: number, dir: string, sort: SortField, locks: boolean, perm: Level): Promise<FolderRow[]> {
+    let text = this.texts.get(`${sort}:${locks}`);
+    if (!text) {
       const col = COLUMN[sort];
-      stmt = this.db.sqlite
-        .prepare(`SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
-        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`)
-        .raw();
-      this.stmts.set(`${sort}:${locks}`, stmt);
+      text = `SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
+        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`;
+      this.texts.set(`${sort}:${locks}`, text);
     }
-    return stmt.all({ s: storageId, d: dir, perm }) as FolderRow[];
+    return this.db.async.sql<FolderRow>(text, { s: storageId, d: dir, perm }, { raw: true });
   }
 }

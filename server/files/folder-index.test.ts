@@ -41,7 +41,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
       for (const limit of [1, 4, 7, 46, 100]) {
         for (const offset of [0, 1, 5, 6, 13, 45, 46, 60]) {
           const want = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor' });
-          const got = ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 })!;
+          const got = (await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 }))!;
           assert.deepEqual(JSON.parse(Buffer.concat(got.entries).toString()), JSON.parse(want.json), `${sort} ${desc} ${limit} ${offset}`);
           assert.equal(got.total, 46);
           assert.equal(got.next !== null, offset + limit < 46, 'a cursor exactly when rows follow');
@@ -50,7 +50,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
         const walked: unknown[] = [];
         let cursor: Keyset | undefined;
         for (let i = 0; i < 100; i++) {
-          const p = ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 })!;
+          const p = (await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 }))!;
           const sql = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor' });
           assert.deepEqual(JSON.parse(Buffer.concat(p.entries).toString()), JSON.parse(sql.json));
           walked.push(...JSON.parse(Buffer.concat(p.entries).toString()));
@@ -66,25 +66,25 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
 
 test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a stamp epoch is part of the key', async () => {
   const ix = new FolderIndexes(db);
-  const page = (epoch: number) =>
+  const page = async (epoch: number) =>
     JSON.parse(
       Buffer.concat(
-        ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })!.entries,
+        (await ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch }))!.entries,
       ).toString(),
     ) as Array<{ name: string; thumb_url: string; perm: string }>;
-  const first = page(1);
+  const first = await page(1);
   assert.ok(first.some((e) => e.thumb_url.startsWith('/api/files/thumb?token=t')));
   assert.ok(first.every((e) => e.perm === 'viewer'));
   db.sqlite.prepare("UPDATE nodes SET name = 'renamed.jpg' WHERE path = 'd/f1.jpg'").run();
-  assert.ok(!page(1).some((e) => e.name === 'renamed.jpg'), 'no change event yet: the index is the cached one');
+  assert.ok(!(await page(1)).some((e) => e.name === 'renamed.jpg'), 'no change event yet: the index is the cached one');
   ix.changed(1, 'd', false);
   assert.ok(
-    page(1).some((e) => e.name === 'renamed.jpg'),
+    (await page(1)).some((e) => e.name === 'renamed.jpg'),
     'the change event rebuilt it',
   );
   db.sqlite.prepare("UPDATE nodes SET name = 'f1.jpg' WHERE path = 'd/f1.jpg'").run();
   assert.ok(
-    page(2).some((e) => e.name === 'f1.jpg'),
+    (await page(2)).some((e) => e.name === 'f1.jpg'),
     'a new stamp epoch is a new index',
   );
 });
@@ -97,9 +97,9 @@ test('a folder above MAX_ENTRIES is left to SQL paging; a cursor the index does 
   db.sqlite.transaction(() => {
     for (let i = 0; i <= MAX_ENTRIES; i++) ins.run(`x${i}`, `big/x${i}`, sortKey(`x${i}`));
   })();
-  assert.equal(ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }), null);
+  assert.equal(await ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }), null);
   assert.equal(
-    ix.page({
+    await ix.page({
       storageId: 1,
       dir: 'd',
       sort: 'name',

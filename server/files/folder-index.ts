@@ -76,7 +76,7 @@ export class FolderIndexes {
    * or when `after` names a row the index does not hold. `stampEpoch` is part
    * of the key: signed thumbnail URLs inside the JSON are renewed with it.
    */
-  page(q: {
+  async page(q: {
     storageId: number;
     dir: string;
     sort: SortField;
@@ -87,19 +87,21 @@ export class FolderIndexes {
     perm: Level;
     stamp?: (id: number) => string;
     stampEpoch: number;
-  }): IndexedPage | null {
+  }): Promise<IndexedPage | null> {
     const key = `${q.storageId}\u0000${q.dir}\u0000${q.sort}\u0000${q.perm}\u0000${q.stampEpoch}`;
+    // The generation the index is of: a change landing while it is read leaves it stale, never served.
+    const gen = this.cache.stampOf(q.storageId, q.dir);
     let ix = this.cache.get(q.storageId, q.dir, key);
     if (!ix) {
-      ix = this.build(q.storageId, q.dir, q.sort, q.perm, q.stamp);
-      this.cache.set(q.storageId, q.dir, key, ix);
+      ix = await this.build(q.storageId, q.dir, q.sort, q.perm, q.stamp);
+      this.cache.set(q.storageId, q.dir, key, ix, gen);
     }
     if ('tooBig' in ix) return null;
     if (q.desc) {
       // Descending is its own index (the ascending one reordered, no query): every page stays one slice.
       const asc = ix;
       ix = this.cache.get(q.storageId, q.dir, key + '\u0000desc') as FolderIndex | undefined;
-      if (!ix) this.cache.set(q.storageId, q.dir, key + '\u0000desc', (ix = descending(asc)));
+      if (!ix) this.cache.set(q.storageId, q.dir, key + '\u0000desc', (ix = descending(asc)), gen);
     }
     const n = ix.ids.length;
     let from = q.offset;
@@ -117,9 +119,15 @@ export class FolderIndexes {
     };
   }
 
-  private build(storageId: number, dir: string, sort: SortField, perm: Level, stamp?: (id: number) => string): FolderIndex | { tooBig: true; bytes: number } {
-    if (this.repo.size(storageId, dir) > MAX_ENTRIES) return { tooBig: true, bytes: 64 };
-    const rows = this.repo.rows(storageId, dir, sort, this.locked(storageId), perm);
+  private async build(
+    storageId: number,
+    dir: string,
+    sort: SortField,
+    perm: Level,
+    stamp?: (id: number) => string,
+  ): Promise<FolderIndex | { tooBig: true; bytes: number }> {
+    if ((await this.repo.size(storageId, dir)) > MAX_ENTRIES) return { tooBig: true, bytes: 64 };
+    const rows = await this.repo.rows(storageId, dir, sort, this.locked(storageId), perm);
     const n = rows.length;
     const texts = rows.map((r) => Buffer.from(stampThumbs(r[0], stamp)));
     const starts = new Uint32Array(n + 1);

@@ -120,7 +120,7 @@ export class ListingService {
       const copy = this.compressed.get(storage.id, rel, key, encoding);
       if (copy) return { body: copy, encoding };
     }
-    const ix = this.repo.indexes.page({
+    const ix = await this.repo.indexes.page({
       storageId: storage.id,
       dir: rel,
       sort: input.sort,

@@ -184,13 +184,13 @@ describe('request meter and daily budget (s3rver)', () => {
     await s.api('PUT', `/api/admin/storages/${id}/meter`, { token: admin, body: { request_budget_per_day: base + 2 } });
     await driver.stat('a.txt');
     await driver.stat('b.txt');
-    assert.match(cat.meter.blocked(id) ?? '', /budget spent/);
+    assert.match((await cat.meter.blocked(id)) ?? '', /budget spent/);
     clock = midnight + 1000; // midnight passes: a new day, a fresh budget
-    assert.equal(cat.meter.blocked(id), null);
+    assert.equal(await cat.meter.blocked(id), null);
     await driver.stat('a.txt');
     await cat.meter.flush();
     clock = midnight - 2000; // the clock is corrected backwards: yesterday is not reset a second time
-    assert.match(cat.meter.blocked(id) ?? '', /budget spent/);
+    assert.match((await cat.meter.blocked(id)) ?? '', /budget spent/);
     await driver.stat('a.txt');
     clock = midnight + 5000;
     await driver.stat('b.txt');
@@ -202,9 +202,9 @@ describe('request meter and daily budget (s3rver)', () => {
     // What a restart does: a new meter on the same database starts from the stored count.
     const fresh = new RequestMeter(s.server.db, cat.repo, () => ({}));
     fresh.now = () => clock;
-    assert.equal(fresh.usedToday(id), 2);
+    assert.equal(await fresh.usedToday(id), 2);
     fresh.now = () => midnight - 1;
-    assert.equal(fresh.usedToday(id), base + 3);
+    assert.equal(await fresh.usedToday(id), base + 3);
   });
 
   test('out-of-range budget and prices answer 400 with the field; edited prices change the estimate', async () => {
