@@ -1,14 +1,16 @@
 // Runs every *.test.ts (unit tests beside the code, suites under test/) with
 // Node's own test runner through tsx. Arguments filter files by substring:
 //   npm test -- server/auth test/drivers
-// A whole run (no filter) on CI, or with TEST_BOTH_DATABASES=1, then runs
-// every suite that starts its servers through test/helpers/server once more
-// on PostgreSQL (TEST_DATABASE=postgres; docs/postgresql.md).
+// A whole run (no filter) on CI, or with TEST_BOTH_DATABASES=1, then runs on
+// PostgreSQL (TEST_DATABASE=postgres) what needs it: the repository suites, the
+// `*.pg.test.ts` files and the suites in scripts/test-phases.mjs; with
+// TEST_POSTGRES_ALL=1 every server suite (docs/postgresql.md, "Suites on PostgreSQL").
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
+import { isPostgresOnly, postgresPhase } from './test-phases.mjs';
 
 const roots = ['server', 'electron', 'test', 'renderer/src', 'bench'];
 const files = [];
@@ -74,13 +76,6 @@ const run = (list, label, env = {}) =>
     });
   });
 
-/** Suites about SQLite itself (its locks; its file as the source of `db migrate-to`): no PostgreSQL form. */
-const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts'];
-/**
- * Server suites that do not pass on PostgreSQL yet (docs/postgresql.md, "Suites on PostgreSQL"): each a
- * known gap to close, not a skip of SQLite's run. None today.
- */
-const POSTGRES_NOT_YET = [];
 const both =
   filters.length === 0 &&
   process.env.TEST_DATABASE !== 'postgres' &&
@@ -156,15 +151,19 @@ async function runOnPostgres(list) {
   }
 }
 
-const first = process.env.TEST_DATABASE === 'postgres' ? await runOnPostgres(selected) : await run(selected, 'SQLite');
+const onPostgres = both ? postgresPhase(selected, process.env.TEST_POSTGRES_ALL === '1') : [];
+// In a whole run the PostgreSQL-only files run once, in the PostgreSQL phase.
+const onSqlite = both ? selected.filter((f) => !isPostgresOnly(f)) : selected;
+const first = process.env.TEST_DATABASE === 'postgres' ? await runOnPostgres(selected) : await run(onSqlite, 'SQLite');
 if (!both) {
   recordTimings();
   process.exit(first);
 }
-// Server suites, and repository suites (`*.repo.test.ts` on test/helpers/test-database), run on both.
-const servers = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '(\.\.\/)+(test\/)?helpers\/(server|test-database)'/.test(readFileSync(f, 'utf8')));
-const onPostgres = servers.filter((f) => !POSTGRES_NOT_YET.some((x) => f.startsWith(x)));
-console.log(`\n# ${onPostgres.length} of ${servers.length} server suites again on PostgreSQL (TEST_DATABASE=postgres; the others: POSTGRES_NOT_YET)\n`);
+console.log(
+  `\n# ${onPostgres.length} suites on PostgreSQL (TEST_DATABASE=postgres): ${
+    process.env.TEST_POSTGRES_ALL === '1' ? 'every server suite (TEST_POSTGRES_ALL=1)' : 'repository suites, *.pg.test.ts, POSTGRES_SUITES'
+  }\n`,
+);
 const second = await runOnPostgres(onPostgres);
 recordTimings();
 if (failures.length) console.log(`\n# The failures of this run again, with their errors:\n${failures.join('\n')}`);
