@@ -37,6 +37,20 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+/** The newest modification time of a file under `dir` (0 for none). */
+const newest = (dir) => {
+  let t = 0;
+  for (const d of readdirSync(dir, { recursive: true, withFileTypes: true })) if (d.isFile()) t = Math.max(t, statSync(join(d.parentPath, d.name)).mtimeMs);
+  return t;
+};
+/**
+ * Child servers and CLI runs start from the build (TEST_BUILT=1, test/helpers/child-server.ts) when it is newer
+ * than every server source and package.json: CI builds first. Else from the sources through tsx. TEST_BUILT=0|1 decides.
+ */
+const stamp = 'dist/.build-stamp';
+const built =
+  process.env.TEST_BUILT ?? (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(newest('server'), statSync('package.json').mtimeMs) ? '1' : '0');
+console.log(`# child servers and the CLI run from ${built === '1' ? 'the build (dist/server/cli.js)' : 'the sources (no fresh build in dist/)'}`);
 /** Fails a file that runs too long or does not exit after its tests, listing what it left open. */
 const WATCHDOG = new URL('./test-watchdog.mjs', import.meta.url).href;
 /** Each file's process appends its wall time here (scripts/test-timing.mjs); summed up in test-timings.json. */
@@ -55,9 +69,10 @@ const run = (list, label, env = {}) =>
       ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list],
       {
         stdio: ['inherit', 'pipe', 'inherit'],
-        // Password cost 15 (the former default) unless asked otherwise: every test server creates and signs people
-        // in, and 17's ~0.7 s per hash would add minutes and time out throttle windows; passwords.test.ts checks 17.
-        env: { SERVICE_PASSWORD_COST: '15', ...process.env, NODE_ENV: 'test', TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
+        // Password cost 14 (the lowest the config takes) unless asked otherwise: every test server hashes its
+        // admin's password at start and at each sign-in, 17's ~0.7 s per hash would add minutes and time out
+        // throttle windows, 15's ~0.2 s still ~1 s of CPU per file; passwords.test.ts checks 17.
+        env: { SERVICE_PASSWORD_COST: '14', ...process.env, NODE_ENV: 'test', TEST_BUILT: built, TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
       },
     );
     let tail = '';
