@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 11 tests that each start the server process the desktop shell runs, several twice.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';

@@ -1,14 +1,16 @@
 // Runs every *.test.ts (unit tests beside the code, suites under test/) with
 // Node's own test runner through tsx. Arguments filter files by substring:
 //   npm test -- server/auth test/drivers
-// A whole run (no filter) on CI, or with TEST_BOTH_DATABASES=1, then runs
-// every suite that starts its servers through test/helpers/server once more
-// on PostgreSQL (TEST_DATABASE=postgres; docs/postgresql.md).
+// A whole run (no filter) on CI, or with TEST_BOTH_DATABASES=1, then runs on
+// PostgreSQL (TEST_DATABASE=postgres) what needs it: the repository suites, the
+// `*.pg.test.ts` files and the suites in scripts/test-phases.mjs; with
+// TEST_POSTGRES_ALL=1 every server suite (docs/postgresql.md, "Suites on PostgreSQL").
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
+import { isPostgresOnly, postgresPhase } from './test-phases.mjs';
 
 const roots = ['server', 'electron', 'test', 'renderer/src', 'bench'];
 const files = [];
@@ -35,6 +37,20 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+/** The newest modification time of a file under `dir` (0 for none). */
+const newest = (dir) => {
+  let t = 0;
+  for (const d of readdirSync(dir, { recursive: true, withFileTypes: true })) if (d.isFile()) t = Math.max(t, statSync(join(d.parentPath, d.name)).mtimeMs);
+  return t;
+};
+/**
+ * Child servers and CLI runs start from the build (TEST_BUILT=1, test/helpers/child-server.ts) when it is newer
+ * than every server source and package.json: CI builds first. Else from the sources through tsx. TEST_BUILT=0|1 decides.
+ */
+const stamp = 'dist/.build-stamp';
+const built =
+  process.env.TEST_BUILT ?? (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(newest('server'), statSync('package.json').mtimeMs) ? '1' : '0');
+console.log(`# child servers and the CLI run from ${built === '1' ? 'the build (dist/server/cli.js)' : 'the sources (no fresh build in dist/)'}`);
 /** Fails a file that runs too long or does not exit after its tests, listing what it left open. */
 const WATCHDOG = new URL('./test-watchdog.mjs', import.meta.url).href;
 /** Each file's process appends its wall time here (scripts/test-timing.mjs); summed up in test-timings.json. */
@@ -53,9 +69,10 @@ const run = (list, label, env = {}) =>
       ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list],
       {
         stdio: ['inherit', 'pipe', 'inherit'],
-        // Password cost 15 (the former default) unless asked otherwise: every test server creates and signs people
-        // in, and 17's ~0.7 s per hash would add minutes and time out throttle windows; passwords.test.ts checks 17.
-        env: { SERVICE_PASSWORD_COST: '15', ...process.env, NODE_ENV: 'test', TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
+        // Password cost 14 (the lowest the config takes) unless asked otherwise: every test server hashes its
+        // admin's password at start and at each sign-in, 17's ~0.7 s per hash would add minutes and time out
+        // throttle windows, 15's ~0.2 s still ~1 s of CPU per file; passwords.test.ts checks 17.
+        env: { SERVICE_PASSWORD_COST: '14', ...process.env, NODE_ENV: 'test', TEST_BUILT: built, TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
       },
     );
     let tail = '';
@@ -74,13 +91,6 @@ const run = (list, label, env = {}) =>
     });
   });
 
-/** Suites about SQLite itself (its locks; its file as the source of `db migrate-to`): no PostgreSQL form. */
-const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.test.ts'];
-/**
- * Server suites that do not pass on PostgreSQL yet (docs/postgresql.md, "Suites on PostgreSQL"): each a
- * known gap to close, not a skip of SQLite's run. None today.
- */
-const POSTGRES_NOT_YET = [];
 const both =
   filters.length === 0 &&
   process.env.TEST_DATABASE !== 'postgres' &&
@@ -156,15 +166,19 @@ async function runOnPostgres(list) {
   }
 }
 
-const first = process.env.TEST_DATABASE === 'postgres' ? await runOnPostgres(selected) : await run(selected, 'SQLite');
+const onPostgres = both ? postgresPhase(selected, process.env.TEST_POSTGRES_ALL === '1') : [];
+// In a whole run the PostgreSQL-only files run once, in the PostgreSQL phase.
+const onSqlite = both ? selected.filter((f) => !isPostgresOnly(f)) : selected;
+const first = process.env.TEST_DATABASE === 'postgres' ? await runOnPostgres(selected) : await run(onSqlite, 'SQLite');
 if (!both) {
   recordTimings();
   process.exit(first);
 }
-// Server suites, and repository suites (`*.repo.test.ts` on test/helpers/test-database), run on both.
-const servers = selected.filter((f) => !SQLITE_ONLY.includes(f) && /from '(\.\.\/)+(test\/)?helpers\/(server|test-database)'/.test(readFileSync(f, 'utf8')));
-const onPostgres = servers.filter((f) => !POSTGRES_NOT_YET.some((x) => f.startsWith(x)));
-console.log(`\n# ${onPostgres.length} of ${servers.length} server suites again on PostgreSQL (TEST_DATABASE=postgres; the others: POSTGRES_NOT_YET)\n`);
+console.log(
+  `\n# ${onPostgres.length} suites on PostgreSQL (TEST_DATABASE=postgres): ${
+    process.env.TEST_POSTGRES_ALL === '1' ? 'every server suite (TEST_POSTGRES_ALL=1)' : 'repository suites, *.pg.test.ts, POSTGRES_SUITES'
+  }\n`,
+);
 const second = await runOnPostgres(onPostgres);
 recordTimings();
 if (failures.length) console.log(`\n# The failures of this run again, with their errors:\n${failures.join('\n')}`);

@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): a service under load backed up, restored and started again, on SQLite and PostgreSQL.
 /**
  * The restore drill (issue 36): a running service under load (uploads in
  * flight) is backed up with `service backup create`, the archive is restored
@@ -13,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { bootSignedIn, CHILD_ADMIN, type ChildApi, type ChildServer } from '../helpers/child-server';
+import { bootSignedIn, CHILD_ADMIN, SERVICE_CLI, type ChildApi, type ChildServer } from '../helpers/child-server';
 import { zipEntries } from '../helpers/zip-read';
 import { tempDir } from '../helpers/tools';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
@@ -27,7 +28,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'server/cli/main.ts', ...args],
+      [...SERVICE_CLI, ...args],
       { cwd: root, env: { ...process.env, SERVICE_UPDATE_CHECK: '0', ...env }, timeout: 120_000 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );

@@ -1,11 +1,13 @@
+// Over 60 s in CI (test-timings.json; issue 37): about twenty `service` processes, each a Node start, and a serve that drains on SIGTERM.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, freePort } from '../helpers/tools';
+import { SERVICE_CLI } from '../helpers/child-server';
 
-const CLI = ['--import', 'tsx', 'server/cli/main.ts'];
+const CLI = SERVICE_CLI;
 const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
   spawnSync(process.execPath, [...CLI, ...args], { env: { ...process.env, SERVICE_UPDATE_CHECK: '0', ...env }, input, encoding: 'utf8', timeout: 60_000 });
 

@@ -18,8 +18,9 @@ import pg from 'pg';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
 import { freePort, tempDir } from '../helpers/tools';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
+import { SERVICE_CLI } from '../helpers/child-server';
 
-const CLI = ['--import', 'tsx', 'server/cli/main.ts'];
+const CLI = SERVICE_CLI;
 const migrateTo = (dataDir: string, url: string) =>
   spawnSync(process.execPath, [...CLI, 'db', 'migrate-to', url], {
     env: { ...process.env, SERVICE_DATA_DIR: dataDir, SERVICE_UPDATE_CHECK: '0' },

@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): every driver call runs an smbclient process (RECIPES.md), and smbd is stopped and started.
 /**
  * The smb driver against a real smbd on a loopback port (test/helpers/smbd).
  * Needs apt packages samba and smbclient.

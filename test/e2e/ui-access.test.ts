@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 11 scenarios in Chromium, several with a second browser (another session, a paired phone).
 /**
  * Accounts and access in Debian's Chromium against a real server: an API key
  * made on the Sessions & keys page (token shown once, then revoked), signing

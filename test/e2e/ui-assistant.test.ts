@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 9 scenarios in Chromium against the fake OpenAI server, streaming replies turn by turn.
 /**
  * The AI assistant in Debian's Chromium against a real server and the fake
  * OpenAI server (its real SSE wire, scripted turns): the admin configures it

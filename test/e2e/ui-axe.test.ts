@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): axe-core audits 17 pages in Chromium, each loaded afresh until its network is idle.
 /**
  * Accessibility of the main pages (issue 37): axe-core in the real Chromium on
  * the sign-in page, the file list (desktop and phone), links, trash, account,

@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 9 scenarios in Chromium with the fake diagram editor's save and autosave.
 /**
  * The diagram editor and text diagrams in Debian's Chromium against a real
  * server and the fake diagram editor (test/helpers/fake-diagram.ts, draw.io's

@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 6 scenarios in Chromium with the fake document server's editor frame and its callbacks.
 /**
  * Office documents in the web UI, in Debian's Chromium against a real server
  * (in process, so the test reads its outbox) and the protocol-faithful fake

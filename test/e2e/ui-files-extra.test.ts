@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 13 scenarios in Chromium whose effects are read back (ZIPs with unzip, files on disk).
 /**
  * The file manager parts a newcomer trips over (issue 15, items 10, 11, 14, 15),
  * against a real server (from source, port 0, seeded local storage `home`) in

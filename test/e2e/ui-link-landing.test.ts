@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 5 scenarios in Chromium in fresh contexts, thumbnails included.
 /**
  * What a stranger's browser shows for a file link without a PIN (issue 39,
  * item 1): the landing page (name, size, thumbnail, Download button) that

@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 8 scenarios in Chromium with fresh browser contexts per stranger and chunked uploads.
 /**
  * Public links end to end: links made in the file manager's dialogs, opened by
  * strangers in fresh browser contexts (no cookies) against a real server from

@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 8 scenarios in Chromium on several servers (set-up page, phone gestures through CDP).
 /**
  * The first screen and the phone (issue 39, items 9, 10 and 20), against real
  * servers from source in Debian's Chromium: the set-up page's first storage

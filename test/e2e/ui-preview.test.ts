@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 5 scenarios in Chromium waiting for thumbnails of synced files.
 /**
  * Opening files (issue 39 items 12, 13, 14, 18), in Debian's Chromium against
  * a real server (in process, port 0) with a storage whose files were put on

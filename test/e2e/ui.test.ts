@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): 19 scenarios in Chromium, with screenshots.
 /**
  * The web UI against a real server (from source, port 0) in Debian's Chromium:
  * sign-in, language and theme, the file manager, the admin console, phone width,

@@ -10,6 +10,14 @@ import { join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
 
+/**
+ * Node arguments that run `service …`: the build (dist/server/cli.js) when the runner found it newer than
+ * the sources (TEST_BUILT=1, scripts/test.mjs: a boot then costs ~2 s of CPU instead of ~5 through tsx),
+ * else the sources through tsx. Relative to the repository root (the children's cwd).
+ */
+const fromBuild = process.env.TEST_BUILT === '1';
+export const SERVICE_CLI: readonly string[] = fromBuild ? ['dist/server/cli.js'] : ['--import', 'tsx', 'server/cli/main.ts'];
+
 export interface ChildServer {
   url: string;
   child: ChildProcess;
@@ -25,11 +33,12 @@ export interface ChildServer {
 
 /**
  * Starts the server with `env` over a quiet default (loopback, port 0, no update check); resolves once it listens.
- * `built`: the bundle `node scripts/build.mjs` wrote (dist/server/cli.js), as installed, instead of the sources.
+ * `built`: the bundle `node scripts/build.mjs` wrote (dist/server/cli.js), as installed, whatever SERVICE_CLI says.
  */
 export async function spawnServer(env: Record<string, string>, o: { built?: boolean } = {}): Promise<ChildServer> {
-  const child = fork(join(root, o.built ? 'dist/server/cli.js' : 'server/cli/main.ts'), ['serve'], {
-    execArgv: o.built ? [] : ['--import', 'tsx'],
+  const built = o.built || fromBuild;
+  const child = fork(join(root, built ? 'dist/server/cli.js' : 'server/cli/main.ts'), ['serve'], {
+    execArgv: built ? [] : ['--import', 'tsx'],
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', ...env },

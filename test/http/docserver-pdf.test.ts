@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): LibreOffice converts office documents to PDF, once per version.
 /**
  * The read-only office preview: `GET /api/files/pdf?path=` converts an office
  * document with LibreOffice headless once per etag (cached), serves it with

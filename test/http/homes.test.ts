@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { SERVICE_CLI } from '../helpers/child-server';
 
 describe('home folders and storages that start closed', () => {
   let s: TestServer;
@@ -205,7 +206,7 @@ describe('home folders from the command line', () => {
   test('`service user add` makes the home on the storage added before', () => {
     const { dir, cleanup } = tempDir('filedock-homes-cli-');
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
+      spawnSync(process.execPath, [...SERVICE_CLI, ...args], {
         env: { ...process.env, SERVICE_UPDATE_CHECK: '0', SERVICE_DATA_DIR: dir },
         encoding: 'utf8',
         timeout: 60_000,

@@ -1,3 +1,4 @@
+// Over 60 s in CI (test-timings.json; issue 37): two built services on one PostgreSQL and s3rver behind a round-robin proxy.
 /**
  * Two `service serve` processes on one PostgreSQL, one S3 storage (s3rver),
  * one shared local storage folder and one shared staging folder
