@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SyncEngine } from './sync';
 import { SyncRunsRepo } from './sync-runs.repo';
+import { NodesRepo } from './nodes.repo';
 import { openTestDb, testStorage, type TestDb } from '../../test/helpers/test-database';
 import { asyncOnly } from '../../test/helpers/async-only';
 
@@ -86,4 +87,20 @@ test('a folder opened before any sync gets its row and its parents’ rows, read
   const c = await engine.folder(sid, d, 'x/y/z');
   assert.equal(c.added, 5, 'x, x/y, x/y/z and the two files');
   assert.equal(await count(" AND path IN ('x', 'x/y', 'x/y/z', 'x/y/z/f0', 'x/y/z/f1')"), 5);
+});
+
+test('a folder revalidation racing the write gate on a file it did not list keeps the gate’s row', async () => {
+  // Whichever commits first, the row must stay: written after the revalidation began, or inserted again after
+  // it was removed. Checked and removed in two units (or a read committed one on PostgreSQL), it went.
+  const nodes = new NodesRepo(t.db);
+  const engine = new SyncEngine(asyncOnly(t.db));
+  const empty = driver(new Map([['r', []]]));
+  const gate = (path: string) => t.db.async.unit((u) => nodes.upsertIn(u, sid, path, { name: path.slice(2), type: 'file', size: 7, mtime: 1 }));
+  await t.db.async.unit((u) => nodes.upsertIn(u, sid, 'r', { name: 'r', type: 'dir', size: 0, mtime: 1 }));
+  for (let i = 0; i < 8; i++) {
+    await gate(`r/x${i}`);
+    await sleep(3); // the row above is older than the revalidation
+    await Promise.all([engine.folder(sid, empty, 'r'), gate(`r/x${i}`)]);
+    assert.equal(await count(` AND path = 'r/x${i}'`), 1, `round ${i}`);
+  }
 });

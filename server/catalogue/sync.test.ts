@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../db';
+import { openDatabase, type Db } from '../db';
+import type { Entry } from '../storage';
 import { NodesRepo } from './nodes.repo';
 import { SyncEngine } from './sync';
 import { tempDir } from '../../test/helpers/tools';
@@ -15,19 +16,29 @@ import { tempDir } from '../../test/helpers/tools';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const file = (name: string) => ({ name, type: 'file' as const, size: 1, mtime: 1_700_000_000_000 });
 
-function fixture() {
+/** The write gate's catalogue writes of storage 1, each one unit as the gate runs them. */
+function gateOf(db: Db) {
+  const nodes = new NodesRepo(db);
+  return {
+    upsert: (path: string, e: Entry) => db.async.unit((t) => nodes.upsertIn(t, 1, path, e)),
+    removeTree: (path: string) => db.async.unit((t) => nodes.removeTreeIn(t, 1, path)),
+    moveTree: (from: string, to: string) => db.async.unit((t) => nodes.moveTreeIn(t, 1, from, to)),
+  };
+}
+
+async function fixture() {
   const t = tempDir('filedock-sync-');
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-  const nodes = new NodesRepo(db);
-  for (let i = 0; i < 10; i++) nodes.upsert(1, `src/f${i}`, file(`f${i}`), null);
-  nodes.upsert(1, 'src', { name: 'src', type: 'dir', size: 0, mtime: 1_700_000_000_000 }, null);
-  nodes.upsert(1, 'src/stale', file('stale'), null); // catalogued, no longer on disk
+  const nodes = gateOf(db);
+  for (let i = 0; i < 10; i++) await nodes.upsert(`src/f${i}`, file(`f${i}`));
+  await nodes.upsert('src', { name: 'src', type: 'dir', size: 0, mtime: 1_700_000_000_000 });
+  await nodes.upsert('src/stale', file('stale')); // catalogued, no longer on disk
   return { db, nodes, close: async () => (await db.close(), t.cleanup()) };
 }
 
 /** A backend holding src/f0..f9; `during` runs while the walk is inside src. */
-function driver(during: () => void) {
+function driver(during: () => Promise<unknown>) {
   return {
     async stat() {
       return { name: '', type: 'dir' as const, size: 0, mtime: 0 };
@@ -39,7 +50,7 @@ function driver(during: () => void) {
       }
       for (let i = 0; i < 10; i++) yield file(`f${i}`);
       await sleep(5);
-      during();
+      await during();
     },
   };
 }
@@ -47,16 +58,16 @@ function driver(during: () => void) {
 const paths = (db: ReturnType<typeof openDatabase>) => db.sqlite.prepare('SELECT path FROM nodes WHERE storage_id = 1 ORDER BY path').pluck().all() as string[];
 
 test('a full sync keeps what the gate wrote while it walked and removes what was stale before', async () => {
-  const f = fixture();
+  const f = await fixture();
   try {
     // A folder deleted on disk with its file.
-    f.nodes.upsert(1, 'src/gone', { name: 'gone', type: 'dir', size: 0, mtime: 1_700_000_000_000 }, null);
-    f.nodes.upsert(1, 'src/gone/x', file('x'), null);
+    await f.nodes.upsert('src/gone', { name: 'gone', type: 'dir', size: 0, mtime: 1_700_000_000_000 });
+    await f.nodes.upsert('src/gone/x', file('x'));
     await sleep(2); // the fixture's rows are older than the run
     const removed: string[] = [];
     const engine = new SyncEngine(f.db, { onRemoved: (id, p) => removed.push(...p.map((x) => `${id}:${x}`)) });
     f.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
-    const counts = await engine.full(1, driver(() => f.nodes.upsert(1, 'src/copied', file('copied'), null)) as never, 1);
+    const counts = await engine.full(1, driver(() => f.nodes.upsert('src/copied', file('copied'))) as never, 1);
     assert.deepEqual(paths(f.db), ['src', 'src/copied', ...Array.from({ length: 10 }, (_, i) => `src/f${i}`)]);
     assert.equal(counts.removed, 3, 'only the stale row and the gone folder with its file');
     assert.deepEqual(removed, ['1:src/gone', '1:src/stale'], 'the removal hook names the top of each removed subtree once');
@@ -66,12 +77,12 @@ test('a full sync keeps what the gate wrote while it walked and removes what was
 });
 
 test('a folder revalidation keeps a file the gate wrote after the listing, and a folder with a fresh child', async () => {
-  const f = fixture();
+  const f = await fixture();
   try {
     await sleep(2);
     const removed: string[] = [];
     const engine = new SyncEngine(f.db, { onRemoved: (_id, p) => removed.push(...p) });
-    const counts = await engine.folder(1, driver(() => f.nodes.upsert(1, 'src/copied', file('copied'), null)) as never, 'src');
+    const counts = await engine.folder(1, driver(() => f.nodes.upsert('src/copied', file('copied'))) as never, 'src');
     assert.ok(paths(f.db).includes('src/copied'));
     assert.ok(!paths(f.db).includes('src/stale'));
     assert.equal(counts.removed, 1);
@@ -83,10 +94,10 @@ test('a folder revalidation keeps a file the gate wrote after the listing, and a
       async *list() {
         yield { name: 'src', type: 'dir' as const, size: 0, mtime: 0 };
         while (Date.now() - since < 5) await sleep(1);
-        f.nodes.upsert(1, 'out/new', file('new'), null);
+        await f.nodes.upsert('out/new', file('new'));
       },
     };
-    f.nodes.upsert(1, 'out', { name: 'out', type: 'dir', size: 0, mtime: 0 }, null);
+    await f.nodes.upsert('out', { name: 'out', type: 'dir', size: 0, mtime: 0 });
     f.db.sqlite.prepare("UPDATE nodes SET updated_at = '2000-01-01T00:00:00.000Z' WHERE path = 'out'").run();
     await engine.folder(1, root as never, '');
     assert.ok(paths(f.db).includes('out/new') && paths(f.db).includes('out'));
@@ -101,13 +112,13 @@ test('a first sync of an empty catalogue meets a row the gate wrote meanwhile: t
   try {
     db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
     db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
-    const nodes = new NodesRepo(db);
+    const nodes = gateOf(db);
     const backend = {
       async stat() {
         return { name: '', type: 'dir' as const, size: 0, mtime: 0 };
       },
       async *list() {
-        nodes.upsert(1, 'f3', { ...file('f3'), size: 9 }, null); // an upload lands while the walk lists
+        await nodes.upsert('f3', { ...file('f3'), size: 9 }); // an upload lands while the walk lists
         for (let i = 0; i < 10; i++) yield file(`f${i}`);
       },
     };
@@ -128,9 +139,9 @@ for (const where of ['this instance', 'another instance (its own connection)'] a
     const gateDb = where === 'this instance' ? db : openDatabase(join(t.dir, 'db.sqlite'));
     try {
       db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-      const gate = new NodesRepo(gateDb); // the write gate's own repository, as in the service
+      const gate = gateOf(gateDb); // the write gate's own repository, as in the service
       const dir = { type: 'dir' as const, size: 0, mtime: 1_700_000_000_000 };
-      gate.upsert(1, 'x', { name: 'x', ...dir }, null);
+      await gate.upsert('x', { name: 'x', ...dir });
       // The backend listed `x` with `tree` and `kept` in it; the gate then deleted `tree` (and moved `old` away).
       const listing = {
         async *list() {
@@ -138,13 +149,13 @@ for (const where of ['this instance', 'another instance (its own connection)'] a
           yield file('kept');
           yield file('old');
           await sleep(5);
-          gate.removeTree(1, 'x/tree');
-          gate.upsert(1, 'x/old', file('old'), null);
-          gate.moveTree(1, 'x/old', 'x/new');
+          await gate.removeTree('x/tree');
+          await gate.upsert('x/old', file('old'));
+          await gate.moveTree('x/old', 'x/new');
         },
       };
-      gate.upsert(1, 'x/tree', { name: 'tree', ...dir }, null);
-      gate.upsert(1, 'x/tree/a.txt', file('a.txt'), null);
+      await gate.upsert('x/tree', { name: 'tree', ...dir });
+      await gate.upsert('x/tree/a.txt', file('a.txt'));
       await sleep(2);
       await new SyncEngine(db).folder(1, listing as never, 'x');
       assert.deepEqual(paths(db), ['x', 'x/kept', 'x/new'], 'neither the removed folder nor the moved file came back');
@@ -161,7 +172,7 @@ test('a folder opened before the first sync (an object store prefix) gets its ow
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   try {
     db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 's3', '', '')").run();
-    new NodesRepo(db).upsert(1, 'a', { name: 'a', type: 'dir', size: 0, mtime: 1_700_000_000_000 }, null);
+    await gateOf(db).upsert('a', { name: 'a', type: 'dir', size: 0, mtime: 1_700_000_000_000 });
     const prefix = {
       async *list() {
         yield file('readme.txt');
