@@ -79,7 +79,7 @@ export class UploadsService {
     if (t.rel === '') throw new AppError('validation_failed', { field: 'path', reason: 'a file path is required' }, { field: 'path' });
     const owner = ownerOf(a);
     this.checkSize(input.size);
-    const quota = this.quotaOf(owner);
+    const quota = await this.quotaOf(owner);
     await this.checkQuota(owner, input.size, quota);
     const staged = fa.staged(t.place); // a locked file is refused before its folder is made
     await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
@@ -278,7 +278,7 @@ export class UploadsService {
   async metered(a: Actor, name: string, body: Readable, declaredSize?: number): Promise<{ body: Readable; mime: string; text: () => string | undefined }> {
     if (declaredSize !== undefined) this.checkSize(declaredSize);
     const owner = ownerOf(a);
-    const room = await this.checkQuota(owner, declaredSize ?? 0, this.quotaOf(owner));
+    const room = await this.checkQuota(owner, declaredSize ?? 0, await this.quotaOf(owner));
     const mime = mimeOf(name);
     const max = this.limits.maxUploadBytes || Number.MAX_SAFE_INTEGER;
     // Whichever limit is nearer stops the stream: the size limit or what is left of the quota.
@@ -322,7 +322,7 @@ export class UploadsService {
         const whole =
           at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
         if (w && at && whole) {
-          const owner = this.auth.repo.byId(s.owner_id);
+          const owner = await this.auth.repo.byId(s.owner_id);
           out.push(await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at));
         } else {
           await this.repo.release(s.id, me);
@@ -397,8 +397,8 @@ export class UploadsService {
   }
 
   /** The owner's quota and the bytes their files take; null without a quota. */
-  private quotaOf(userId: number): { quota: number; files: number } | null {
-    const quota = this.auth.repo.byId(userId)?.quota_bytes;
+  private async quotaOf(userId: number): Promise<{ quota: number; files: number } | null> {
+    const quota = (await this.auth.repo.byId(userId))?.quota_bytes;
     if (quota === null || quota === undefined || quota <= 0) return null;
     return { quota, files: this.cat.nodes.usage({ ownerId: userId }).used_bytes };
   }
