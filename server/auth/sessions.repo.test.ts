@@ -70,7 +70,16 @@ test('two ends of one session racing: exactly one ends it', async () => {
 
 test("a session and the caller's statements commit together, or neither does", async () => {
   const a = await account();
-  const rec = (id: string): SessionRecord => ({ id, user_id: a, kind: 'login', created_at: '', expires_at: '2099-01-01T00:00:00.000Z', last_seen_at: '', ip: null, ua: null });
+  const rec = (id: string): SessionRecord => ({
+    id,
+    user_id: a,
+    kind: 'login',
+    created_at: '',
+    expires_at: '2099-01-01T00:00:00.000Z',
+    last_seen_at: '',
+    ip: null,
+    ua: null,
+  });
   const audit = (action: string) =>
     t.db.k.insertInto('audit').values({ ts: '2026-12-05T10:00:00.000Z', user_id: a, user_email: null, action, resource: null, ip: null, ua: null, meta: '{}' });
   await assert.rejects(

@@ -97,7 +97,13 @@ export class SshKeys {
   async remove(userId: number, id: number, req: RequestMeta): Promise<void> {
     const row = await this.keys.remove(userId, id);
     if (!row) throw new AppError('not_found', { id });
-    void this.bus.emit('audit', { action: 'auth.ssh_key.remove', actor: await this.who(userId), request: req, resource: `user:${userId}`, meta: { id, ...row } });
+    void this.bus.emit('audit', {
+      action: 'auth.ssh_key.remove',
+      actor: await this.who(userId),
+      request: req,
+      resource: `user:${userId}`,
+      meta: { id, ...row },
+    });
   }
 
   /**

@@ -81,7 +81,16 @@ export class UsersRepo {
   /** Stores an account with its groups (one unit); its id. */
   insert(u: NewUser, groups: string[] = []): Promise<number> {
     const t0 = nowIso();
-    const row = { ...u, email: u.email.trim(), username: u.username.trim(), disabled: 0, language: u.language ?? null, auth_driver: u.auth_driver ?? 'local', created_at: t0, updated_at: t0 };
+    const row = {
+      ...u,
+      email: u.email.trim(),
+      username: u.username.trim(),
+      disabled: 0,
+      language: u.language ?? null,
+      auth_driver: u.auth_driver ?? 'local',
+      created_at: t0,
+      updated_at: t0,
+    };
     const insert = this.db.k.insertInto('users').values(row).returning('id');
     return this.db.async.unit((t) => this.insertIn(t, insert, groups));
   }
@@ -110,7 +119,13 @@ export class UsersRepo {
     if (after.role !== 'admin' || after.disabled) {
       if (yield* this.lastAdminIn(t, before)) return 'last_admin';
     }
-    if (Object.keys(patch).length) yield* t.run(k.updateTable('users').set({ ...patch, updated_at: nowIso() }).where('id', '=', id));
+    if (Object.keys(patch).length)
+      yield* t.run(
+        k
+          .updateTable('users')
+          .set({ ...patch, updated_at: nowIso() })
+          .where('id', '=', id),
+      );
     if (groups) yield* this.setGroupsIn(t, id, groups);
     return before;
   }
@@ -270,9 +285,7 @@ export class UsersRepo {
     const groups = byUser(
       yield* t.all(k.selectFrom('groups as g').innerJoin('user_groups as ug', 'ug.group_id', 'g.id').select(['ug.user_id', 'g.name']).orderBy('g.name')),
     );
-    return users.map((u) =>
-      principalOf(u, u.custom_role_id ? roles.get(u.custom_role_id) : undefined, exceptions.get(u.id) ?? [], groups.get(u.id) ?? [], ''),
-    );
+    return users.map((u) => principalOf(u, u.custom_role_id ? roles.get(u.custom_role_id) : undefined, exceptions.get(u.id) ?? [], groups.get(u.id) ?? [], ''));
   }
 }
 

@@ -37,7 +37,7 @@ describe('password hashes', () => {
   const stored = async (id: number) => (await s.server.auth.repo.byId(id))!.password_hash!;
 
   test('new hashes use N=2^17, r=8, p=1', async () => {
-    assert.match((await stored((await s.server.auth.repo.byLogin(ADMIN.email))!.id)), /^scrypt\$131072\$8\$1\$/);
+    assert.match(await stored((await s.server.auth.repo.byLogin(ADMIN.email))!.id), /^scrypt\$131072\$8\$1\$/);
   });
 
   test('a right password over an old hash signs in and leaves a N=2^17 hash that still verifies', async () => {
