@@ -297,11 +297,11 @@ export async function compose(config: Config, opts: ComposeOptions) {
     cleanups.unshift(() => shares.zips.stopAll());
     cleanups.unshift(() => shares.guard.stop());
     const bell = new Bell(db, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
-    const admins = () => auth.repo.list({ role: 'admin', limit: 1000 }).filter((u) => !u.disabled);
-    attachBell(bus, bell, { admins: () => admins().map((u) => u.id), dropOwner: (id) => [id] });
+    const admins = async () => (await auth.repo.list({ role: 'admin', limit: 1000 })).filter((u) => !u.disabled);
+    attachBell(bus, bell, { admins: async () => (await admins()).map((u) => u.id), dropOwner: (id) => [id] });
     const webhooks = new Webhooks(db, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
     webhooks.attach(bus);
-    attachInfectionMail(bus, mailer, () => admins().map((u) => u.email), logFn);
+    attachInfectionMail(bus, mailer, async () => (await admins()).map((u) => u.email), logFn);
     const updater = createUpdater({
       ...updaterOptionsFromConfig(config),
       snapshotDb: (base) => db.snapshot(base),
@@ -323,21 +323,16 @@ export async function compose(config: Config, opts: ComposeOptions) {
       memoryBytes: config.appPluginMemory * 1024 * 1024,
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
       stateOf: async (p) => parseItems((await catalogue.nodes.get(p.storage_id, p.rel))?.app_state ?? null),
-      findUsers: (q, limit) =>
-        auth.repo
-          .list({ q, limit: limit * 2 })
+      findUsers: async (q, limit) =>
+        (await auth.repo.list({ q, limit: limit * 2 }))
           .filter((u) => !u.disabled)
           .slice(0, limit)
           .map((u) => ({ id: u.id, username: u.username, email: u.email })),
-      findUser: (id) => {
-        const u = auth.repo.byId(id);
+      findUser: async (id) => {
+        const u = await auth.repo.byId(id);
         return u && !u.disabled ? { id: u.id, username: u.username, email: u.email } : null;
       },
-      people: () =>
-        auth.repo
-          .list({ limit: 100_000 })
-          .filter((u) => !u.disabled)
-          .flatMap((u) => auth.repo.principal(u.id) ?? []),
+      people: () => auth.repo.principals(),
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());

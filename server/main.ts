@@ -396,7 +396,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           secretKey: sv.secretKey,
           stagingDir: dirs.staging,
           log,
-          restore: (spec, request) => auth.actors.restoreSync(spec, request),
+          restore: (spec, request) => auth.actors.restore(spec, request),
         })
       : null;
     toHost({ type: 'ready', port, url });

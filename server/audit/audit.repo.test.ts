@@ -23,10 +23,10 @@ const row = (action: string, ts: string, user_id: number | null = null): AuditRo
 });
 
 test('audit rows read back newest first, filtered by user, action prefix and time', async () => {
-  repo.insert(row('api_key.created', '2026-12-01T00:00:00.000Z', 1));
-  repo.insert(row('api_keyXcreated', '2026-12-02T00:00:00.000Z', 1));
-  repo.insert(row('api_key.revoked', '2026-12-03T00:00:00.000Z', 2));
-  repo.insert(row('login', '2026-12-04T00:00:00.000Z', 1));
+  await repo.insert(row('api_key.created', '2026-12-01T00:00:00.000Z', 1));
+  await repo.insert(row('api_keyXcreated', '2026-12-02T00:00:00.000Z', 1));
+  await repo.insert(row('api_key.revoked', '2026-12-03T00:00:00.000Z', 2));
+  await repo.insert(row('login', '2026-12-04T00:00:00.000Z', 1));
 
   assert.deepEqual(
     (await repo.query({})).map((r) => r.action),

@@ -17,12 +17,9 @@ export type AuditRow = Omit<AuditEvent, 'id'>;
 export class AuditRepo {
   constructor(private db: Db) {}
 
-  /**
-   * Appends one row. Synchronous for now (issue 30 continues): the bus listener retries it with `untilFree`,
-   * which takes a synchronous attempt.
-   */
-  insert(r: AuditRow): void {
-    this.db.run(this.db.k.insertInto('audit').values({ ...r, meta: JSON.stringify(r.meta) }));
+  /** Appends one row. */
+  async insert(r: AuditRow): Promise<void> {
+    await this.db.async.run(this.db.k.insertInto('audit').values({ ...r, meta: JSON.stringify(r.meta) }));
   }
 
   /** Newest first. `action` matches exactly, or as a prefix when it ends with `.` or `*`. */

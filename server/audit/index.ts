@@ -2,7 +2,7 @@
  * Append-only audit log. It is a subscriber of the event bus (`audit` events),
  * so domain modules announce what happened and never write this table.
  */
-import { untilFree, type Db } from '../db';
+import { isBusy, untilFree, type Db } from '../db';
 import type { AuditEvent } from '../contract';
 import type { EventBus, AuditPayload } from '../events';
 import { AuditRepo, type AuditQuery } from './audit.repo';
@@ -12,7 +12,7 @@ export type { AuditEvent, AuditQuery };
 /** Subscribes the audit writer to the bus. */
 export function attachAudit(db: Db, bus: EventBus): void {
   const repo = new AuditRepo(db);
-  bus.on('audit', (p, m) => {
+  bus.on('audit', async (p, m) => {
     // Work done through an API key names the key in `meta.key_id`.
     const meta = p.actor?.key_id !== undefined ? { ...p.meta, key_id: p.actor.key_id } : (p.meta ?? {});
     const write = () =>
@@ -26,9 +26,12 @@ export function attachAudit(db: Db, bus: EventBus): void {
         ua: p.request?.ua ?? null,
         meta,
       });
-    // Written at once when the database is free; while another program holds it, retried in the
-    // background (10 minutes at most) without holding up the other listeners.
-    void untilFree(write, 600_000).catch(() => undefined);
+    // Written before the event's publication ends; while another program holds the database past a write's
+    // usual wait, retried in the background (10 minutes at most) without holding up the other listeners.
+    await write().catch((e: unknown) => {
+      if (!isBusy(e)) throw e;
+      void untilFree(write, 600_000).catch(() => undefined);
+    });
   });
 }
 

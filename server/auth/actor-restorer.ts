@@ -42,9 +42,5 @@ export function actorRestorer(users: UsersRepo, keys: Keys): ActorRestorer {
       const [row, p] = await Promise.all([keyId === undefined ? undefined : keys.byId(keyId), userId === undefined ? null : users.principalAsync(userId)]);
       return build(spec, request, p, row);
     },
-    restoreSync(spec, request) {
-      const { userId, keyId } = needs(spec);
-      return build(spec, request, userId === undefined ? null : users.principal(userId), keyId === undefined ? undefined : keys.byIdSync(keyId));
-    },
   };
 }

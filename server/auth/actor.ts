@@ -86,6 +86,4 @@ export interface ActorRestorer {
    * recorded carry `{id, email}` and come back as that person.
    */
   restore(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Promise<Actor>;
-  /** The same, synchronously: only for the NFS book's synchronous `locate` (it goes when that awaits). */
-  restoreSync(spec: ActorSpec | ActorRef | null, request?: RequestMeta): Actor;
 }

@@ -187,12 +187,11 @@ export class AuthService {
   async desktopBootstrap(secret: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
     const want = this.opts.desktopBootstrap;
-    const used = await this.db.meta.get(BOOTSTRAP_USED);
-    if (!want || typeof secret !== 'string' || !safeEqual(sha256Hex(secret), sha256Hex(want)) || used === sha256Hex(want))
-      throw new AppError('unauthenticated');
-    const owner = this.repo.list({ role: 'admin', limit: 1 })[0];
+    if (!want || typeof secret !== 'string' || !safeEqual(sha256Hex(secret), sha256Hex(want))) throw new AppError('unauthenticated');
+    const owner = (await this.repo.list({ role: 'admin', limit: 1 }))[0];
     if (!owner) throw new AppError('not_found');
-    await this.db.meta.set(BOOTSTRAP_USED, sha256Hex(want));
+    // One conditional write checks and marks the secret used: two requests with it cannot both pass.
+    if (!(await this.db.meta.claim(BOOTSTRAP_USED, sha256Hex(want)))) throw new AppError('unauthenticated');
     return this.issue(owner, req, 'desktop');
   }
 
@@ -205,7 +204,7 @@ export class AuthService {
   async desktopLogin(key: string, machineId: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
     const owner = await this.keys.desktopOwner(key, machineId);
-    const u = owner === null ? undefined : this.repo.byId(owner);
+    const u = owner === null ? undefined : await this.repo.byId(owner);
     if (!u || u.disabled) throw new AppError('unauthenticated');
     return this.issue(u, req, 'desktop');
   }
@@ -232,12 +231,9 @@ export class AuthService {
    * account is enabled.
    */
   async issue(u: UserRow, req: RequestMeta, kind: string, meta: Record<string, unknown> = {}): Promise<LoginResult> {
-    // Session and audit row in one transaction that waits off the event loop for a database held elsewhere.
-    const row = await this.db.waits.write(() => {
-      const created = this.sessions.insert(u.id, { ...req, kind });
-      this.bus.record('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind, ...meta } });
-      return created;
-    });
+    // Session and audit record in one unit of work: both commit or neither.
+    const audit = { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind, ...meta } };
+    const row = await this.sessions.insert(u.id, { ...req, kind }, (t) => this.bus.recordIn(t, 'audit', audit));
     await this.bus.flush();
     const s = await this.sessions.sign(row);
     // The spec's login shape names only admin and user; a viewer signs in as a user-level account.

@@ -43,7 +43,7 @@ test('keys by id and by person, newest first; a use records when and, when given
   );
   assert.equal((await repo.list(null)).length >= 3, true);
   assert.equal((await repo.byId(k1))?.name, 'one');
-  assert.equal(repo.byIdSync(k2)?.name, 'two');
+  assert.equal((await repo.byId(k2))?.name, 'two');
   assert.equal((await repo.legacy('m1', 'legacy-hash'))?.id, kb);
   assert.equal(await repo.legacy('m2', 'legacy-hash'), undefined);
   await repo.used(k1, '2026-12-05T11:00:00.000Z', '10.0.0.1');

@@ -28,11 +28,6 @@ export class KeysRepo {
     return (await this.db.async.first(this.byIdQuery(id))) as KeyRow | undefined;
   }
 
-  /** The same, synchronously: only for the NFS book's synchronous actor restore (`ActorRestorer.restoreSync`). */
-  byIdSync(id: number): KeyRow | undefined {
-    return this.db.first(this.byIdQuery(id)) as KeyRow | undefined;
-  }
-
   /** A person's keys (every key when `userId` is null), newest first. */
   async list(userId: number | null): Promise<KeyRow[]> {
     let q = this.db.k.selectFrom('api_keys').selectAll();

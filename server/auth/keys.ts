@@ -79,7 +79,7 @@ export class Keys {
     input: { userId: number; name: string; verbs: Verb[]; root: KeyScope['root']; expiresAt: string | null; machineId?: string | null },
     request?: RequestMeta,
   ): Promise<{ key: KeyRow; token: string }> {
-    const owner = this.users.byId(input.userId);
+    const owner = await this.users.byId(input.userId);
     if (!owner) throw new AppError('not_found', { id: input.userId });
     if (input.verbs.includes('admin') && owner.role !== 'admin')
       throw new AppError('validation_failed', { field: 'verbs', reason: 'only an admin’s key can carry admin' }, { field: 'verbs' });
@@ -110,11 +110,6 @@ export class Keys {
   /** The key, or undefined. */
   byId(id: number): Promise<KeyRow | undefined> {
     return this.repo.byId(id);
-  }
-
-  /** The same, synchronously: only for `ActorRestorer.restoreSync` (the NFS book's synchronous locate). */
-  byIdSync(id: number): KeyRow | undefined {
-    return this.repo.byIdSync(id);
   }
 
   /** A person's keys (every key when `userId` is null), newest first. */

@@ -23,7 +23,7 @@ test('roles: a taken name (any case) is refused on create and rename; members ar
   assert.equal(await repo.update(other, { name: 'Visitors', permissions: { 'shares.write': false } }, at()), true);
   const users = new UsersRepo(t.db);
   for (const n of ['a', 'b'])
-    users.update(users.insert({ email: `${n}@example.com`, username: n, role: 'user', password_hash: null }), { custom_role_id: id! });
+    await users.update(await users.insert({ email: `${n}@example.com`, username: n, role: 'user', password_hash: null }), { custom_role_id: id! });
   const rows = await repo.list();
   assert.deepEqual(
     rows.map((r) => [r.name, r.members, r.permissions]),
@@ -40,7 +40,7 @@ test('roles: a taken name (any case) is refused on create and rename; members ar
 });
 
 test('exceptions are replaced whole; twenty replacements racing leave exactly one whole set', async () => {
-  const u = new UsersRepo(t.db).insert({ email: 'x@example.com', username: 'x', role: 'user', password_hash: null });
+  const u = await new UsersRepo(t.db).insert({ email: 'x@example.com', username: 'x', role: 'user', password_hash: null });
   await repo.setExceptions(u, { 'files.write': false, 'shares.write': true });
   assert.deepEqual(await repo.exceptions(u), { 'files.write': false, 'shares.write': true });
   const a: Record<string, boolean> = { 'files.write': true };

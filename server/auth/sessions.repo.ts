@@ -4,7 +4,7 @@
  * one conditional DELETE, so "is it theirs" and "end it" cannot be split by
  * another request.
  */
-import type { Db } from '../db';
+import type { Db, Tx, Unit } from '../db';
 import type { SessionsTable } from '../db/tables';
 
 export type SessionRecord = SessionsTable;
@@ -13,11 +13,15 @@ export class SessionsRepo {
   constructor(private db: Db) {}
 
   /**
-   * Writes a session row. Synchronous for now: a sign-in writes it in one synchronous transaction with
-   * its audit row (auth.service `issue`; issue 30 continues).
+   * Writes a session row and, in the same unit of work, the caller's other statements `also` (a sign-in's
+   * audit record in the outbox): both commit or neither.
    */
-  insert(s: SessionRecord): void {
-    this.db.run(this.db.k.insertInto('sessions').values(s));
+  insert(s: SessionRecord, also?: (t: Tx) => Unit<void>): Promise<void> {
+    const q = this.db.k.insertInto('sessions').values(s);
+    return this.db.async.unit(function* (t) {
+      yield* t.run(q);
+      if (also) yield* also(t);
+    });
   }
 
   /** The session's owner and expiry (every request with a token not cached reads it), or undefined. */

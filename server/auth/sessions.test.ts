@@ -12,11 +12,10 @@ test('the principal cache is keyed by token, bounded, and forgets a revoked sess
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   try {
     const users = new UsersRepo(db);
-    db.sqlite
-      .prepare("INSERT INTO users (email, username, role, password_hash, created_at, updated_at) VALUES ('a@example.test', 'a', 'user', 'x', '', '')")
-      .run();
+    await users.insert({ email: 'a@example.test', username: 'a', role: 'user', password_hash: 'x' });
     const sessions = new Sessions(db, users, randomBytes(32), 3_600_000);
-    const rows = db.sqlite.transaction(() => Array.from({ length: CACHE_MAX + 50 }, () => sessions.insert(1, {})))();
+    const rows = [];
+    for (let i = 0; i < CACHE_MAX + 50; i++) rows.push(await sessions.insert(1, {}));
     const tokens = await Promise.all(rows.map((r) => sessions.sign(r)));
     for (const s of tokens) assert.equal((await sessions.resolve(s.token))?.id, 1);
     assert.equal(sessions.cached, CACHE_MAX, 'the oldest entries went');

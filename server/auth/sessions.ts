@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import { isBusy } from '../db';
+import { isBusy, type Tx, type Unit } from '../db';
 import { SessionsRepo, type SessionRecord } from './sessions.repo';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
@@ -44,22 +44,25 @@ export class Sessions {
     this.repo = new SessionsRepo(db);
   }
 
-  /** Writes a session row (synchronous: it may run inside a transaction); `sign` makes its token. */
-  insert(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }): NewSession {
+  /** Writes a session row, with the caller's statements `also` in the same unit of work; `sign` makes its token. */
+  async insert(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }, also?: (t: Tx) => Unit<void>): Promise<NewSession> {
     const sid = randomBytes(18).toString('base64url');
     const now = Date.now();
     const exp = now + this.ttlMs;
     const iso = new Date(now).toISOString();
-    this.repo.insert({
-      id: sid,
-      user_id: userId,
-      kind: meta.kind ?? 'login',
-      created_at: iso,
-      expires_at: new Date(exp).toISOString(),
-      last_seen_at: iso,
-      ip: meta.ip ?? null,
-      ua: (meta.ua ?? '').slice(0, 300) || null,
-    });
+    await this.repo.insert(
+      {
+        id: sid,
+        user_id: userId,
+        kind: meta.kind ?? 'login',
+        created_at: iso,
+        expires_at: new Date(exp).toISOString(),
+        last_seen_at: iso,
+        ip: meta.ip ?? null,
+        ua: (meta.ua ?? '').slice(0, 300) || null,
+      },
+      also,
+    );
     return { sid, userId, iat: now, exp };
   }
 

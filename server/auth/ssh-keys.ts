@@ -85,7 +85,7 @@ export class SshKeys {
     if (id === 'full') throw new AppError('too_many', { max: MAX_KEYS });
     void this.bus.emit('audit', {
       action: 'auth.ssh_key.add',
-      actor: this.who(userId),
+      actor: await this.who(userId),
       request: req,
       resource: `user:${userId}`,
       meta: { id, name, fingerprint },
@@ -97,7 +97,13 @@ export class SshKeys {
   async remove(userId: number, id: number, req: RequestMeta): Promise<void> {
     const row = await this.keys.remove(userId, id);
     if (!row) throw new AppError('not_found', { id });
-    void this.bus.emit('audit', { action: 'auth.ssh_key.remove', actor: this.who(userId), request: req, resource: `user:${userId}`, meta: { id, ...row } });
+    void this.bus.emit('audit', {
+      action: 'auth.ssh_key.remove',
+      actor: await this.who(userId),
+      request: req,
+      resource: `user:${userId}`,
+      meta: { id, ...row },
+    });
   }
 
   /**
@@ -125,8 +131,8 @@ export class SshKeys {
     return personActor(p, req);
   }
 
-  private who(userId: number) {
-    const u = this.repo.byId(userId);
+  private async who(userId: number) {
+    const u = await this.repo.byId(userId);
     return u ? { id: u.id, email: u.email } : null;
   }
 }

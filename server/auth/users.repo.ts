@@ -1,18 +1,34 @@
 /** The users, groups and user_groups tables (owned by auth). */
 import type { Principal } from './types';
 import type { Db } from '../db';
+import type { Compilable } from 'kysely';
 import { nowIso, readSync, type Tx, type Unit } from '../db';
 import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
 import type { GroupView } from '../contract';
 
 export type UserRow = Omit<UsersTable, 'id'> & { id: number };
+/** A new account's row. */
+export type NewUser = Pick<UserRow, 'email' | 'username' | 'role' | 'password_hash'> & { language?: string | null; auth_driver?: string };
+/** The columns an account change may set. */
+export type UserPatch = Partial<Pick<UserRow, 'email' | 'username' | 'role' | 'disabled' | 'language' | 'password_hash' | 'quota_bytes' | 'custom_role_id'>>;
+/** An account search: a substring of e-mail or username, a role, a page. */
+export interface UserQuery {
+  q?: string;
+  role?: Role;
+  limit?: number;
+  offset?: number;
+}
+
+/** Why a change to an account was refused: the account is gone, or it is the last enabled admin. */
+export type Refused = 'not_found' | 'last_admin';
 
 export class UsersRepo {
   constructor(private db: Db) {}
 
-  byId(id: number): UserRow | undefined {
-    return this.db.sqlite.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  /** The account, or undefined. */
+  byId(id: number): Promise<UserRow | undefined> {
+    return this.db.async.read((t) => this.rowIn(t, id));
   }
 
   /** By e-mail, or by username when `login` has no `@`. Case-insensitive. */
@@ -35,33 +51,6 @@ export class UsersRepo {
   /** How many accounts there are. */
   async count(): Promise<number> {
     return Number((await this.db.async.first(this.db.k.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n'))))!.n);
-  }
-
-  groupsOf(userId: number): string[] {
-    return (
-      this.db.sqlite
-        .prepare('SELECT g.name FROM groups g JOIN user_groups ug ON ug.group_id = g.id WHERE ug.user_id = ? ORDER BY g.name')
-        .all(userId) as Array<{ name: string }>
-    ).map((r) => r.name);
-  }
-
-  insert(u: { email: string; username: string; role: Role; password_hash: string | null; language?: string | null; auth_driver?: string }): number {
-    const t = nowIso();
-    return Number(
-      this.db.sqlite
-        .prepare('INSERT INTO users (email, username, role, password_hash, language, auth_driver, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(u.email.trim(), u.username.trim(), u.role, u.password_hash, u.language ?? null, u.auth_driver ?? 'local', t, t).lastInsertRowid,
-    );
-  }
-
-  update(
-    id: number,
-    patch: Partial<Pick<UserRow, 'email' | 'username' | 'role' | 'disabled' | 'language' | 'password_hash' | 'quota_bytes' | 'custom_role_id'>>,
-  ): void {
-    const keys = Object.keys(patch) as Array<keyof typeof patch>;
-    if (keys.length === 0) return;
-    const sets = keys.map((k) => `${k} = ?`).join(', ');
-    this.db.sqlite.prepare(`UPDATE users SET ${sets}, updated_at = ? WHERE id = ?`).run(...keys.map((k) => patch[k] as unknown), nowIso(), id);
   }
 
   /**
@@ -89,24 +78,129 @@ export class UsersRepo {
     return (await this.db.async.first(this.db.k.selectFrom('roles').select('id').where('id', '=', id))) !== undefined;
   }
 
+  /** Stores an account with its groups (one unit); its id. */
+  insert(u: NewUser, groups: string[] = []): Promise<number> {
+    const t0 = nowIso();
+    const row = {
+      ...u,
+      email: u.email.trim(),
+      username: u.username.trim(),
+      disabled: 0,
+      language: u.language ?? null,
+      auth_driver: u.auth_driver ?? 'local',
+      created_at: t0,
+      updated_at: t0,
+    };
+    const insert = this.db.k.insertInto('users').values(row).returning('id');
+    return this.db.async.unit((t) => this.insertIn(t, insert, groups));
+  }
+
+  private *insertIn(t: Tx, insert: Compilable<{ id: number }>, groups: string[]): Unit<number> {
+    const id = Number((yield* t.first(insert))!.id);
+    if (groups.length) yield* this.setGroupsIn(t, id, groups);
+    return id;
+  }
+
+  /**
+   * Changes an account (and replaces its groups when `groups` is given) in one unit; the row as it was
+   * before. Refuses (`last_admin`, nothing written) a change that would leave no enabled admin: two
+   * admins demoting or disabling each other at once cannot both pass (serializable on PostgreSQL).
+   */
+  update(id: number, patch: UserPatch, groups?: string[]): Promise<UserRow | Refused> {
+    const mayDropAdmin = (patch.role !== undefined && patch.role !== 'admin') || !!patch.disabled;
+    return this.db.async.unit((t) => this.updateIn(t, id, patch, groups), mayDropAdmin ? { isolation: 'serializable' } : {});
+  }
+
+  private *updateIn(t: Tx, id: number, patch: UserPatch, groups?: string[]): Unit<UserRow | Refused> {
+    const { k } = this.db;
+    const before = yield* this.rowIn(t, id);
+    if (!before) return 'not_found';
+    const after = { ...before, ...patch };
+    if (after.role !== 'admin' || after.disabled) {
+      if (yield* this.lastAdminIn(t, before)) return 'last_admin';
+    }
+    if (Object.keys(patch).length)
+      yield* t.run(
+        k
+          .updateTable('users')
+          .set({ ...patch, updated_at: nowIso() })
+          .where('id', '=', id),
+      );
+    if (groups) yield* this.setGroupsIn(t, id, groups);
+    return before;
+  }
+
+  /** Deletes an account in one serializable unit, refused for the last enabled admin; the row deleted. */
+  delete(id: number): Promise<UserRow | Refused> {
+    return this.db.async.unit((t) => this.deleteIn(t, id), { isolation: 'serializable' });
+  }
+
+  private *deleteIn(t: Tx, id: number): Unit<UserRow | Refused> {
+    const before = yield* this.rowIn(t, id);
+    if (!before) return 'not_found';
+    if (yield* this.lastAdminIn(t, before)) return 'last_admin';
+    yield* t.run(this.db.k.deleteFrom('users').where('id', '=', id));
+    return before;
+  }
+
+  private *rowIn(t: Tx, id: number): Unit<UserRow | undefined> {
+    return (yield* t.first(this.db.k.selectFrom('users').selectAll().where('id', '=', id))) as UserRow | undefined;
+  }
+
+  /** Whether `u` is an enabled admin and no other enabled admin exists. */
+  private *lastAdminIn(t: Tx, u: UserRow): Unit<boolean> {
+    if (u.role !== 'admin' || u.disabled) return false;
+    const other = yield* t.first(
+      this.db.k.selectFrom('users').select('id').where('role', '=', 'admin').where('disabled', '=', 0).where('id', '!=', u.id).limit(1),
+    );
+    return other === undefined;
+  }
+
   /** Replaces the user's groups, creating missing group rows. */
-  setGroups(userId: number, groups: string[]): void {
-    const s = this.db.sqlite;
-    s.transaction(() => {
-      s.prepare('DELETE FROM user_groups WHERE user_id = ?').run(userId);
-      for (const name of [...new Set(groups.map((g) => g.trim()).filter(Boolean))]) {
-        s.prepare('INSERT INTO groups (name) VALUES (?) ON CONFLICT(name) DO NOTHING').run(name);
-        const g = s.prepare('SELECT id FROM groups WHERE name = ?').get(name) as { id: number };
-        s.prepare('INSERT INTO user_groups (user_id, group_id) VALUES (?, ?)').run(userId, g.id);
-      }
-    })();
+  setGroups(userId: number, groups: string[]): Promise<void> {
+    return this.db.async.unit((t) => this.setGroupsIn(t, userId, groups));
   }
 
-  delete(id: number): void {
-    this.db.sqlite.prepare('DELETE FROM users WHERE id = ?').run(id);
+  private *setGroupsIn(t: Tx, userId: number, groups: string[]): Unit<void> {
+    const { k } = this.db;
+    yield* t.run(k.deleteFrom('user_groups').where('user_id', '=', userId));
+    const names = [...new Set(groups.map((g) => g.trim()).filter(Boolean))];
+    if (!names.length) return;
+    yield* t.run(
+      k
+        .insertInto('groups')
+        .values(names.map((name) => ({ name })))
+        .onConflict((oc) => oc.column('name').doNothing()),
+    );
+    const ids = yield* t.all(k.selectFrom('groups').select('id').where('name', 'in', names));
+    yield* t.run(k.insertInto('user_groups').values(ids.map((g) => ({ user_id: userId, group_id: g.id }))));
   }
 
-  list(q: { q?: string; role?: Role; limit?: number; offset?: number }): UserRow[] {
+  /** Accounts matching `q` (a substring of e-mail or username), by id. */
+  list(q: UserQuery): Promise<UserRow[]> {
+    return this.db.async.read((t) => this.listIn(t, q));
+  }
+
+  /** The same as the admin pages show them (with their groups). */
+  listViews(q: UserQuery): Promise<UserView[]> {
+    return this.db.async.read((t) => this.listViewsIn(t, q));
+  }
+
+  private *listViewsIn(t: Tx, q: UserQuery): Unit<UserView[]> {
+    return yield* this.viewsIn(t, yield* this.listIn(t, q));
+  }
+
+  /** The account as the admin pages show it (with its groups), or undefined. */
+  view(id: number): Promise<UserView | undefined> {
+    return this.db.async.read((t) => this.viewIn(t, id));
+  }
+
+  private *viewIn(t: Tx, id: number): Unit<UserView | undefined> {
+    const u = yield* this.rowIn(t, id);
+    return u ? (yield* this.viewsIn(t, [u]))[0] : undefined;
+  }
+
+  private *listIn(t: Tx, q: UserQuery): Unit<UserRow[]> {
     const where: string[] = [];
     const args: unknown[] = [];
     if (q.q) {
@@ -118,14 +212,44 @@ export class UsersRepo {
       where.push('role = ?');
       args.push(q.role);
     }
-    const sql = `SELECT * FROM users ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ? OFFSET ?`;
-    return this.db.sqlite.prepare(sql).all(...args, q.limit ?? 500, q.offset ?? 0) as UserRow[];
+    const text = `SELECT * FROM users ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ? OFFSET ?`;
+    return yield* t.sql<UserRow>(text, [...args, q.limit ?? 500, q.offset ?? 0]);
+  }
+
+  private *viewsIn(t: Tx, rows: UserRow[]): Unit<UserView[]> {
+    const groups = new Map<number, string[]>();
+    // Pages of ids keep each statement under both databases' bound on parameters.
+    for (let i = 0; i < rows.length; i += 1000) {
+      const ids = rows.slice(i, i + 1000).map((u) => u.id);
+      const page = yield* t.all(
+        this.db.k
+          .selectFrom('groups as g')
+          .innerJoin('user_groups as ug', 'ug.group_id', 'g.id')
+          .select(['ug.user_id', 'g.name'])
+          .where('ug.user_id', 'in', ids)
+          .orderBy('g.name'),
+      );
+      for (const r of page) (groups.get(r.user_id) ?? groups.set(r.user_id, []).get(r.user_id)!).push(r.name);
+    }
+    return rows.map((u) => ({
+      id: u.id,
+      email: u.email,
+      username: u.username,
+      role: u.role,
+      disabled: !!u.disabled,
+      language: u.language,
+      groups: groups.get(u.id) ?? [],
+      quota_bytes: u.quota_bytes === null ? null : Number(u.quota_bytes),
+      custom_role_id: u.custom_role_id ?? null,
+      auth_driver: u.auth_driver,
+      created_at: u.created_at,
+      updated_at: u.updated_at,
+    }));
   }
 
   /**
-   * A live account as a principal (no session), or null when it is missing or disabled. Synchronous, for the
-   * callers that cannot await yet: the NFS book's `locate`, shares' `ownerPrincipal` and the apps' `people`
-   * (their modules move them); every other caller awaits `principalAsync`.
+   * A live account as a principal (no session), or null when it is missing or disabled. Synchronous only for
+   * shares' `ownerPrincipal`, which their synchronous `stateOf` calls; it goes with the bridge.
    */
   principal(id: number, sessionId = ''): Principal | null {
     return readSync(this.db, (t) => this.principalRead(t, id, sessionId));
@@ -145,33 +269,50 @@ export class UsersRepo {
     const groups = yield* t.all(
       k.selectFrom('groups as g').innerJoin('user_groups as ug', 'ug.group_id', 'g.id').select('g.name').where('ug.user_id', '=', id).orderBy('g.name'),
     );
-    return {
-      id: u.id,
-      email: u.email,
-      username: u.username,
-      role: u.role as Role,
-      groups: groups.map((g) => g.name),
-      language: u.language,
-      sessionId,
-      customRole: custom ? (JSON.parse(custom.permissions) as Record<string, boolean>) : null,
-      exceptions: exceptions.length ? Object.fromEntries(exceptions.map((e) => [e.permission, !!e.allowed])) : null,
-    };
+    return principalOf(u, custom?.permissions, exceptions, groups, sessionId);
   }
 
-  view(u: UserRow): UserView {
-    return {
-      id: u.id,
-      email: u.email,
-      username: u.username,
-      role: u.role,
-      disabled: !!u.disabled,
-      language: u.language,
-      groups: this.groupsOf(u.id),
-      quota_bytes: u.quota_bytes,
-      custom_role_id: u.custom_role_id ?? null,
-      auth_driver: u.auth_driver,
-      created_at: u.created_at,
-      updated_at: u.updated_at,
-    };
+  /** Every enabled account as a principal (no session), in four statements whatever their number (an app's seat count). */
+  principals(): Promise<Principal[]> {
+    return this.db.async.read((t) => this.principalsIn(t));
   }
+
+  private *principalsIn(t: Tx): Unit<Principal[]> {
+    const { k } = this.db;
+    const users = yield* t.all(k.selectFrom('users').selectAll().where('disabled', '=', 0).orderBy('id'));
+    const roles = new Map((yield* t.all(k.selectFrom('roles').select(['id', 'permissions']))).map((r) => [r.id, r.permissions]));
+    const exceptions = byUser(yield* t.all(k.selectFrom('user_permissions').select(['user_id', 'permission', 'allowed'])));
+    const groups = byUser(
+      yield* t.all(k.selectFrom('groups as g').innerJoin('user_groups as ug', 'ug.group_id', 'g.id').select(['ug.user_id', 'g.name']).orderBy('g.name')),
+    );
+    return users.map((u) => principalOf(u, u.custom_role_id ? roles.get(u.custom_role_id) : undefined, exceptions.get(u.id) ?? [], groups.get(u.id) ?? [], ''));
+  }
+}
+
+/** Rows grouped by their `user_id`, in order. */
+function byUser<R extends { user_id: number }>(rows: R[]): Map<number, R[]> {
+  const out = new Map<number, R[]>();
+  for (const r of rows) (out.get(r.user_id) ?? out.set(r.user_id, []).get(r.user_id)!).push(r);
+  return out;
+}
+
+/** A live account's principal from its rows: its custom role's permissions (JSON), its exceptions and its groups by name. */
+function principalOf(
+  u: Pick<UserRow, 'id' | 'email' | 'username' | 'role' | 'language'>,
+  customRole: string | undefined,
+  exceptions: Array<{ permission: string; allowed: number | boolean }>,
+  groups: Array<{ name: string }>,
+  sessionId: string,
+): Principal {
+  return {
+    id: u.id,
+    email: u.email,
+    username: u.username,
+    role: u.role as Role,
+    groups: groups.map((g) => g.name),
+    language: u.language,
+    sessionId,
+    customRole: customRole ? (JSON.parse(customRole) as Record<string, boolean>) : null,
+    exceptions: exceptions.length ? Object.fromEntries(exceptions.map((e) => [e.permission, !!e.allowed])) : null,
+  };
 }

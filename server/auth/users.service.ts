@@ -7,7 +7,7 @@ import { AppError, validation } from '../errors';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import { hashPassword, passwordProblem } from './passwords';
 import type { Sessions } from './sessions';
-import type { UsersRepo } from './users.repo';
+import type { Refused, UserPatch, UserQuery, UserRow, UsersRepo } from './users.repo';
 import { ROLES, type Role, type UserView } from './types';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
@@ -94,29 +94,29 @@ export class UsersService {
       if (p) throw validation('password', p);
       hash = await hashPassword(input.password);
     }
-    const id = this.repo.insert({ email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: input.auth_driver ?? 'local' });
-    if (input.groups) this.repo.setGroups(id, input.groups);
-    const view = this.repo.view(this.repo.byId(id)!);
+    const id = await this.repo.insert(
+      { email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: input.auth_driver ?? 'local' },
+      input.groups,
+    );
+    const view = await this.get(id);
     await this.bus.emit('audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });
     for (const fn of this.created) await fn(view);
     return view;
   }
 
-  get(id: number): UserView {
-    const u = this.repo.byId(id);
+  async get(id: number): Promise<UserView> {
+    const u = await this.repo.view(id);
     if (!u) throw new AppError('not_found');
-    return this.repo.view(u);
+    return u;
   }
 
   async update(id: number, patch: UpdateUser, ctx: Ctx = {}): Promise<UserView> {
-    const u = this.repo.byId(id);
-    if (!u) throw new AppError('not_found');
-    const row: Parameters<UsersRepo['update']>[1] = {};
+    if (!(await this.repo.byId(id))) throw new AppError('not_found');
+    const row: UserPatch = {};
     if (patch.email !== undefined) row.email = await this.checkEmail(patch.email, id);
     if (patch.username !== undefined) row.username = await this.checkUsername(patch.username, id);
     if (patch.role !== undefined) {
       if (!ROLES.includes(patch.role)) throw validation('role');
-      if (u.role === 'admin' && patch.role !== 'admin') this.assertAnotherAdmin(id);
       row.role = patch.role;
     }
     if (patch.language !== undefined) row.language = patch.language;
@@ -130,12 +130,9 @@ export class UsersService {
       if (p) throw validation('password', p);
       row.password_hash = await hashPassword(patch.password);
     }
-    if (patch.disabled !== undefined) {
-      if (patch.disabled && u.role === 'admin') this.assertAnotherAdmin(id);
-      row.disabled = patch.disabled ? 1 : 0;
-    }
-    this.repo.update(id, row);
-    if (patch.groups) this.repo.setGroups(id, patch.groups);
+    if (patch.disabled !== undefined) row.disabled = patch.disabled ? 1 : 0;
+    // The last-admin rule is decided in the write's own unit, on the rows as they are then.
+    const u = accepted(await this.repo.update(id, row, patch.groups));
     if (patch.disabled === true) {
       await this.sessions.revokeUser(id);
       if (!u.disabled)
@@ -151,21 +148,20 @@ export class UsersService {
   }
 
   async delete(id: number, ctx: Ctx = {}): Promise<void> {
-    const u = this.repo.byId(id);
-    if (!u) throw new AppError('not_found');
-    if (u.role === 'admin') this.assertAnotherAdmin(id);
+    const u = accepted(await this.repo.delete(id));
+    // Its session rows went with it (cascade); this drops the cached principals and keys.
     await this.sessions.revokeUser(id);
-    this.repo.delete(id);
     await this.bus.emit('audit', { action: 'user.delete', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
   }
 
-  list(q: { q?: string; role?: Role; limit?: number; offset?: number }): UserView[] {
-    return this.repo.list(q).map((u) => this.repo.view(u));
+  list(q: UserQuery): Promise<UserView[]> {
+    return this.repo.listViews(q);
   }
+}
 
-  /** The last enabled admin can be neither demoted, disabled nor deleted. */
-  private assertAnotherAdmin(id: number): void {
-    const others = this.repo.list({ role: 'admin', limit: 10_000 }).filter((a) => a.id !== id && !a.disabled);
-    if (others.length === 0) throw new AppError('conflict', { reason: 'last_admin' }, { reason: 'last_admin' }, 'the last admin must stay');
-  }
+/** The row a repository change answered, or its refusal as the error: the last enabled admin must stay. */
+function accepted(r: UserRow | Refused): UserRow {
+  if (r === 'not_found') throw new AppError('not_found');
+  if (r === 'last_admin') throw new AppError('conflict', { reason: 'last_admin' }, { reason: 'last_admin' }, 'the last admin must stay');
+  return r;
 }

@@ -46,7 +46,7 @@ export async function userCommand(argv: string[], config: Config): Promise<numbe
       const u = await a.users.create({ email: values.email, username: values.username, role, password }, { request: c.cliRequest });
       console.log(`created user ${u.id} ${u.email} (${u.username}, ${u.role})`);
     } else if (sub === 'list') {
-      const users = a.users.list({ role: values.role as Role | undefined, limit: 100_000 });
+      const users = await a.users.list({ role: values.role as Role | undefined, limit: 100_000 });
       if (values.json) console.log(JSON.stringify(users, null, 2));
       else
         for (const u of users)

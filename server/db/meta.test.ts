@@ -19,3 +19,11 @@ test('of instances recording one fact at once, every one keeps the first value; 
   assert.equal(await t.db.meta.fact('race'), kept[0], 'a fact, once seen, is kept in memory');
   assert.equal(await t.db.meta.get('never'), undefined);
 });
+
+test('of requests claiming one value at once exactly one wins, once more after it changed', async () => {
+  await t.db.meta.set('used', 'old-secret');
+  const wins = await Promise.all([1, 2, 3, 4].map(() => t.db.meta.claim('used', 'new-secret')));
+  assert.deepEqual(wins.filter(Boolean).length, 1, `${wins}`);
+  assert.equal(await t.db.meta.claim('used', 'new-secret'), false);
+  assert.equal(await t.db.meta.claim('fresh', 'x'), true, 'a key never recorded is claimed');
+});

@@ -42,6 +42,25 @@ export class MetaStore {
     });
   }
 
+  /**
+   * Records `value` under `key` unless it is there already; whether this call changed it. One conditional
+   * statement, so of callers claiming one value at once exactly one gets true (a one-time secret's use).
+   */
+  async claim(key: string, value: string): Promise<boolean> {
+    const changed = await this.db.async.run(
+      this.db.k
+        .insertInto('meta')
+        .values({ key, value })
+        .onConflict((oc) =>
+          oc
+            .column('key')
+            .doUpdateSet({ value })
+            .where('meta.value', '<>', value),
+        ),
+    );
+    return changed > 0;
+  }
+
   /** Records `value` under `key`, replacing an earlier one. */
   async set(key: string, value: string): Promise<void> {
     await this.db.async.run(

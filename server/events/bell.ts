@@ -43,7 +43,7 @@ export class Bell {
   }
 
   /** Adds one notification for each user id (duplicates collapse); returns how many rows were written. */
-  notify(userIds: Iterable<number>, n: NewNotification): number {
+  async notify(userIds: Iterable<number>, n: NewNotification): Promise<number> {
     const row = {
       event: n.event,
       severity: n.severity,
@@ -52,7 +52,7 @@ export class Bell {
       data: JSON.stringify(n.data ?? {}),
       created_at: new Date().toISOString(),
     };
-    const written = this.repo.insertFor([...new Set(userIds)], row, BELL_KEEP_PER_USER);
+    const written = await this.repo.insertFor([...new Set(userIds)], row, BELL_KEEP_PER_USER);
     for (const [uid, r] of written) this.onNew(uid, present(r));
     return written.length;
   }
@@ -87,12 +87,13 @@ function present(r: NotificationRow): Notification {
 
 /** Who gets a bell entry: admins for system events, an owner for their own things. */
 export interface BellRecipients {
-  admins(): number[];
+  admins(): Promise<number[]>;
   /** The user a link (drop or share) belongs to. */
   dropOwner(ownerId: number): number[];
 }
 
-type Render<E extends EventName> = (p: EventMap[E], r: BellRecipients) => { to: number[]; n: NewNotification };
+/** The rendered entry: its recipients (`admins`: every admin too, read only when an event rings for them) and text. */
+type Render<E extends EventName> = (p: EventMap[E], r: Pick<BellRecipients, 'dropOwner'>) => { to: number[]; admins?: boolean; n: NewNotification };
 
 /**
  * The events that ring the bell, with their severities (spec: Events). Uploads and updates go to webhooks
@@ -100,10 +101,11 @@ type Render<E extends EventName> = (p: EventMap[E], r: BellRecipients) => { to: 
  * (spec: Document editor integration, rule 2); its force saves (status 6) would ring every minute and do not.
  */
 const RULES: { [E in EventName]?: Render<E> } = {
-  'file.updated': (p, r) =>
+  'file.updated': (p) =>
     p.meta?.origin === 'docserver' && p.meta.status === 2 && !p.actor
       ? {
-          to: r.admins(),
+          to: [],
+          admins: true,
           n: {
             event: 'file.updated',
             severity: 'info',
@@ -113,8 +115,9 @@ const RULES: { [E in EventName]?: Render<E> } = {
           },
         }
       : { to: [], n: { event: 'file.updated', severity: 'info', title: '', body: '' } },
-  'file.infected': (p, r) => ({
-    to: r.admins(),
+  'file.infected': (p) => ({
+    to: [],
+    admins: true,
     n: { event: 'file.infected', severity: 'warning', title: p.title, body: p.body, data: { node: p.node, meta: p.meta } },
   }),
   'drop.received': (p, r) => ({
@@ -128,7 +131,8 @@ const RULES: { [E in EventName]?: Render<E> } = {
     },
   }),
   'share.suspended': (p, r) => ({
-    to: [...r.dropOwner(p.owner_id), ...r.admins()],
+    to: r.dropOwner(p.owner_id),
+    admins: true,
     n: {
       event: 'share.suspended',
       severity: 'warning',
@@ -137,8 +141,9 @@ const RULES: { [E in EventName]?: Render<E> } = {
       data: { share_id: p.share_id, path: p.path, reason: p.reason },
     },
   }),
-  'storage.offline': (p, r) => ({
-    to: r.admins(),
+  'storage.offline': (p) => ({
+    to: [],
+    admins: true,
     n: {
       event: 'storage.offline',
       severity: 'warning',
@@ -147,8 +152,9 @@ const RULES: { [E in EventName]?: Render<E> } = {
       data: { storage_id: p.storage_id, path: p.path },
     },
   }),
-  'storage.online': (p, r) => ({
-    to: r.admins(),
+  'storage.online': (p) => ({
+    to: [],
+    admins: true,
     n: {
       event: 'storage.online',
       severity: 'info',
@@ -157,8 +163,9 @@ const RULES: { [E in EventName]?: Render<E> } = {
       data: { storage_id: p.storage_id, path: p.path, reattached_from: p.reattached_from ?? null },
     },
   }),
-  'storage.volume_mismatch': (p, r) => ({
-    to: r.admins(),
+  'storage.volume_mismatch': (p) => ({
+    to: [],
+    admins: true,
     n: {
       event: 'storage.volume_mismatch',
       severity: 'error',
@@ -167,8 +174,9 @@ const RULES: { [E in EventName]?: Render<E> } = {
       data: { storage_id: p.storage_id, path: p.path, expected: p.expected, found: p.found },
     },
   }),
-  update_available: (p, r) => ({
-    to: r.admins(),
+  update_available: (p) => ({
+    to: [],
+    admins: true,
     n: {
       event: 'update_available',
       severity: p.severity === 'security' ? 'warning' : 'info',
@@ -187,8 +195,9 @@ const RULES: { [E in EventName]?: Render<E> } = {
       data: { by: p.by },
     },
   }),
-  update_applied: (p, r) => ({
-    to: r.admins(),
+  update_applied: (p) => ({
+    to: [],
+    admins: true,
     n: {
       event: 'update_applied',
       severity: 'info',
@@ -210,17 +219,18 @@ export const EXTRA_SEVERITIES: Record<string, Severity> = {
 /** Subscribes the bell to the bus. Returns the unsubscribe. */
 export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients): () => void {
   const offs = Object.entries(RULES).map(([event, render]) =>
-    bus.on(event as EventName, (p) => {
-      const { to, n } = (render as Render<EventName>)(p as never, recipients);
-      if (to.length) bell.notify(to, n);
+    bus.on(event as EventName, async (p) => {
+      const { to, admins, n } = (render as Render<EventName>)(p as never, recipients);
+      const all = admins ? [...to, ...(await recipients.admins())] : to;
+      if (all.length) await bell.notify(all, n);
     }),
   );
   offs.push(
-    bus.on('*', (p, m) => {
+    bus.on('*', async (p, m) => {
       const severity = EXTRA_SEVERITIES[m.event];
       if (!severity) return;
       const body = p as { title?: string; body?: string; message?: string };
-      bell.notify(recipients.admins(), {
+      await bell.notify(await recipients.admins(), {
         event: m.event,
         severity,
         title: body.title ?? m.event,

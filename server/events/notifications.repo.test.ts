@@ -32,7 +32,7 @@ const n = (title: string): NotificationInput => ({
 });
 
 test('rows per recipient, pruned to the newest `keep` per user; paging, unread count and marking read', async () => {
-  for (let i = 1; i <= 5; i++) repo.insertFor(i <= 2 ? [1, 2] : [1], n(`n${i}`), 3);
+  for (let i = 1; i <= 5; i++) await repo.insertFor(i <= 2 ? [1, 2] : [1], n(`n${i}`), 3);
   assert.deepEqual(
     (await repo.list(1)).map((r) => r.title),
     ['n5', 'n4', 'n3'],

@@ -17,25 +17,24 @@ export interface NotificationInput {
 export class NotificationsRepo {
   constructor(private db: Db) {}
 
-  /**
-   * One row per user id in one transaction, each user's oldest rows past `keep` pruned; the rows written.
-   * Synchronous for now (issue 30 continues): the bell rings from the event bus's synchronous listeners.
-   */
-  insertFor(userIds: number[], n: NotificationInput, keep: number): Array<[number, NotificationRow]> {
+  /** One row per user id in one unit of work, each user's oldest rows past `keep` pruned; the rows written. */
+  insertFor(userIds: number[], n: NotificationInput, keep: number): Promise<Array<[number, NotificationRow]>> {
     const { k } = this.db;
-    return this.db.sqlite.transaction(() =>
-      userIds.map((uid): [number, NotificationRow] => {
-        const row = this.db.first(
+    return this.db.async.unit(function* (t) {
+      const out: Array<[number, NotificationRow]> = [];
+      for (const uid of userIds) {
+        const row = (yield* t.first(
           k
             .insertInto('notifications')
             .values({ ...n, user_id: uid })
             .returningAll(),
-        ) as NotificationRow;
+        )) as NotificationRow;
         const oldestKept = k.selectFrom('notifications').select('id').where('user_id', '=', uid).orderBy('id', 'desc').limit(1).offset(keep);
-        this.db.run(k.deleteFrom('notifications').where('user_id', '=', uid).where('id', '<=', oldestKept));
-        return [uid, row];
-      }),
-    )();
+        yield* t.run(k.deleteFrom('notifications').where('user_id', '=', uid).where('id', '<=', oldestKept));
+        out.push([uid, row]);
+      }
+      return out;
+    });
   }
 
   /** Newest first; `before` pages by id; `unreadOnly` filters. */

@@ -13,8 +13,8 @@ after(() => t?.close());
 
 test('deliveries: log newest first, attempts counted, a finished row never reopened, prune keeps pending', async () => {
   const d = (id: string, target_id: string) => ({ id, target_id, url: 'http://127.0.0.1:1/', event: 'file.uploaded', body: '{}' });
-  repo.insert(d('whd_1', 'a'), '2026-12-01T00:00:00.000Z');
-  repo.insert(d('whd_2', 'b'), '2026-12-02T00:00:00.000Z');
+  await repo.insert(d('whd_1', 'a'), '2026-12-01T00:00:00.000Z');
+  await repo.insert(d('whd_2', 'b'), '2026-12-02T00:00:00.000Z');
   assert.deepEqual(
     (await repo.list()).map((r) => r.id),
     ['whd_2', 'whd_1'],

@@ -9,12 +9,9 @@ export type DeliveryRow = WebhookDeliveriesTable;
 export class WebhookDeliveriesRepo {
   constructor(private db: Db) {}
 
-  /**
-   * A new pending delivery. Synchronous for now (issue 30 continues): the bus's listener publishes inside
-   * the synchronous fan-out, and the job queue's enqueue beside it is synchronous too.
-   */
-  insert(d: Pick<WebhookDeliveriesTable, 'id' | 'target_id' | 'url' | 'event' | 'body'>, now: string): void {
-    this.db.run(this.db.k.insertInto('webhook_deliveries').values({ ...d, status: 'pending', attempts: 0, created_at: now, updated_at: now }));
+  /** A new pending delivery. */
+  async insert(d: Pick<WebhookDeliveriesTable, 'id' | 'target_id' | 'url' | 'event' | 'body'>, now: string): Promise<void> {
+    await this.db.async.run(this.db.k.insertInto('webhook_deliveries').values({ ...d, status: 'pending', attempts: 0, created_at: now, updated_at: now }));
   }
 
   /** One delivery, or undefined. */

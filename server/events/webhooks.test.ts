@@ -115,7 +115,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
       .run();
     const pushed: number[] = [];
     const bell = new Bell(db, (uid) => pushed.push(uid));
-    attachBell(bus, bell, { admins: () => [1], dropOwner: (id) => [id] });
+    attachBell(bus, bell, { admins: async () => [1], dropOwner: (id) => [id] });
     await bus.emit('file.infected', {
       event: 'file.infected',
       severity: 'warning',

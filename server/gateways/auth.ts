@@ -48,14 +48,14 @@ export class GatewayAuth {
     if (hit && Date.now() - hit.at < CACHE_MS) {
       // A lock the web sign-in would honour holds here too, remembered or not.
       await this.auth.auth.gatewayRecheck(login, req.ip, hit.userId);
-      const row = this.auth.repo.byId(hit.userId);
+      const row = await this.auth.repo.byId(hit.userId);
       const p = row && row.password_hash === hit.hash ? await this.auth.repo.principalAsync(row.id, `${protocol}:${row.id}`) : null;
       if (p) return personActor(p, request);
       this.remembered.delete(id);
     }
     const p: Principal = await this.auth.auth.gatewayLogin(login, password, request, protocol);
     this.remembered.delete(id);
-    this.remembered.set(id, { userId: p.id, hash: this.auth.repo.byId(p.id)?.password_hash ?? null, at: Date.now() });
+    this.remembered.set(id, { userId: p.id, hash: (await this.auth.repo.byId(p.id))?.password_hash ?? null, at: Date.now() });
     for (const k of this.remembered.keys()) {
       if (this.remembered.size <= CACHE_MAX) break;
       this.remembered.delete(k);

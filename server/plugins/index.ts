@@ -39,13 +39,13 @@ export interface AppPluginsDeps {
   enabled: boolean;
   memoryBytes: number;
   stateOf: (place: Place) => Promise<string[]>;
-  findUsers: (q: string, limit: number) => PublicUser[];
+  findUsers: (q: string, limit: number) => Promise<PublicUser[]>;
   /** One enabled account by id, in the picker's shape (host `users.get`), or null. */
-  findUser: (id: number) => PublicUser | null;
+  findUser: (id: number) => Promise<PublicUser | null>;
   /** Public app pages are share rows (host `pages.*`, the /api/public/s routes); without it `pages.*` is not offered. */
   shares?: SharesService;
   /** Every enabled account's permission subject (a licence's seat count). */
-  people: () => PermissionSubject[];
+  people: () => Promise<PermissionSubject[]>;
   log: (msg: string) => void;
   /** Wake-up timing (config SERVICE_APP_WAKEUP_INTERVAL / _FIRST); tests shorten it. */
   wakeup?: WakeupOptions;
@@ -75,7 +75,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
       );
     },
   });
-  const licenses = new AppLicenses({ repo, hostRepo, bus: d.bus, allowedUsers: (app) => d.people().filter((p) => mayUseApp(p, app)).length });
+  const licenses = new AppLicenses({ repo, hostRepo, bus: d.bus, allowedUsers: async (app) => (await d.people()).filter((p) => mayUseApp(p, app)).length });
   const jobs = new PluginJobs({ repo, runtime, files: d.files, queue: d.queue, actors: d.actors, host, licenses });
   /** Why apps are off for users right now, or null. */
   const off = () => (!d.enabled ? 'plugins_disabled' : !d.settings.get('app_plugins_enabled') ? 'app_plugins_disabled' : null);

@@ -24,7 +24,7 @@ export interface LicensesDeps {
   hostRepo: AppHostRepo;
   bus: EventBus;
   /** Enabled people allowed to use at least one of the app's actions or views. */
-  allowedUsers: (app: InstalledApp) => number;
+  allowedUsers: (app: InstalledApp) => Promise<number>;
 }
 
 export class AppLicenses {
@@ -47,11 +47,13 @@ export class AppLicenses {
     if (hit && hit.digest === app.digest && Date.now() - hit.at < CACHE_MS) return hit.answer;
     // licenseStatus asks for keys of the manifest's store only, and about the token's own licence id only.
     const f = await this.d.hostRepo.licenseFacts(app.id, app.manifest.license?.store ?? null, (token) => decodeLicense(token)?.payload.id ?? null);
+    // Seats are counted only for a licence token (licenseStatus asks only then): it reads every account.
+    const users = f.row?.token ? await this.d.allowedUsers(app) : 0;
     const answer = licenseStatus(app, {
       token: f.row?.token ?? null,
       storeKeys: () => f.storeKeys,
       revoked: () => f.revoked,
-      users: () => this.d.allowedUsers(app),
+      users: () => users,
     });
     this.cache.set(app.id, { at: Date.now(), digest: app.digest, answer });
     await this.note(app, f.row?.held_status ?? null, !!f.row, answer);

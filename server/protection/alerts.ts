@@ -6,10 +6,15 @@
 import type { EventBus, Mailer } from '../events';
 
 /** Subscribes the infection alert; `adminEmails` is read at send time so new admins are included. */
-export function attachInfectionMail(bus: EventBus, mailer: Mailer, adminEmails: () => string[], log: (m: string, e?: unknown) => void = () => {}): () => void {
+export function attachInfectionMail(
+  bus: EventBus,
+  mailer: Mailer,
+  adminEmails: () => Promise<string[]>,
+  log: (m: string, e?: unknown) => void = () => {},
+): () => void {
   return bus.on('file.infected', async (e) => {
     if (!mailer.enabled) return;
-    const to = adminEmails();
+    const to = await adminEmails();
     if (to.length === 0) return;
     const { failed } = await mailer.send(to, {
       subject: `[Filedock] ${e.title}`,

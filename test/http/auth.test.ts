@@ -122,4 +122,24 @@ describe('accounts and sign-in', () => {
     const r = await s.api('POST', '/api/admin/users/1/disable', { token: admin });
     assert.equal(r.status, 409);
   });
+
+  test('the last two admins demoted at once: exactly one demotion passes, one admin is left', async () => {
+    const b = await s.api('POST', '/api/admin/users', {
+      token: admin,
+      body: { email: 'second-admin@example.test', password: 'second-password-1', role: 'admin' },
+    });
+    const ids = [1, b.body.user.id];
+    // Through the account service (a request's own admin check could refuse the later one once its caller is demoted).
+    const got = await Promise.all(
+      ids.map((id) =>
+        s.server.auth.users.update(id, { role: 'user' }).then(
+          () => 'ok',
+          (e: { details?: { reason?: string } }) => e.details?.reason,
+        ),
+      ),
+    );
+    assert.deepEqual(got.sort(), ['last_admin', 'ok']);
+    const admins = await Promise.all(ids.map(async (id) => (await s.server.auth.repo.byId(id))!.role));
+    assert.deepEqual(admins.filter((r) => r === 'admin').length, 1);
+  });
 });

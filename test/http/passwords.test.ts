@@ -31,33 +31,33 @@ describe('password hashes', () => {
     const r = await s.api('POST', '/api/admin/users', { token: admin, body: { email, password, role: 'user' } });
     assert.equal(r.status, 200);
     const hash = oldHash(password);
-    s.server.auth.repo.update(r.body.user.id, { password_hash: hash });
+    await s.server.auth.repo.update(r.body.user.id, { password_hash: hash });
     return { id: r.body.user.id, hash };
   }
-  const stored = (id: number) => s.server.auth.repo.byId(id)!.password_hash!;
+  const stored = async (id: number) => (await s.server.auth.repo.byId(id))!.password_hash!;
 
   test('new hashes use N=2^17, r=8, p=1', async () => {
-    assert.match(stored((await s.server.auth.repo.byLogin(ADMIN.email))!.id), /^scrypt\$131072\$8\$1\$/);
+    assert.match(await stored((await s.server.auth.repo.byLogin(ADMIN.email))!.id), /^scrypt\$131072\$8\$1\$/);
   });
 
   test('a right password over an old hash signs in and leaves a N=2^17 hash that still verifies', async () => {
     const u = await legacyUser('old@example.test', 'old-password-1');
     const r = await s.api('POST', '/api/auth/login', { body: { email: 'old@example.test', password: 'old-password-1' } });
     assert.equal(r.status, 200);
-    const now = stored(u.id);
+    const now = await stored(u.id);
     assert.notEqual(now, u.hash);
     assert.match(now, /^scrypt\$131072\$8\$1\$/);
     assert.equal(await verifyPassword('old-password-1', now), true);
     assert.equal(await verifyPassword('old-password-2', now), false);
     assert.equal((await s.api('POST', '/api/auth/login', { body: { email: 'old@example.test', password: 'old-password-1' } })).status, 200);
-    assert.equal(stored(u.id), now, 'a current hash is not replaced again');
+    assert.equal(await stored(u.id), now, 'a current hash is not replaced again');
   });
 
   test('a wrong password does not rehash', async () => {
     const u = await legacyUser('old2@example.test', 'old-password-2');
     const r = await s.api('POST', '/api/auth/login', { body: { email: 'old2@example.test', password: 'not-the-password' } });
     assert.equal(r.status, 401);
-    assert.equal(stored(u.id), u.hash);
+    assert.equal(await stored(u.id), u.hash);
   });
 
   test('six concurrent sign-ins run at most two hashes at once, and all succeed', async () => {

@@ -63,12 +63,12 @@ describe('enrolment and second step (real database, fake clock)', () => {
   let codes: string[];
   const req = { ip: '10.0.0.9', ua: 'test' };
 
-  before(() => {
+  before(async () => {
     const t = tempDir('filedock-mfa-');
     cleanup = t.cleanup;
     db = openDatabase(join(t.dir, 'db.sqlite'));
     users = new UsersRepo(db);
-    const id = users.insert({ email: 'ann@example.test', username: 'ann', role: 'user', password_hash: null });
+    const id = await users.insert({ email: 'ann@example.test', username: 'ann', role: 'user', password_hash: null });
     who = { id, email: 'ann@example.test', username: 'ann', request: req };
     const throttle = new LoginThrottle({ maxAttempts: 3, lockMs: 60_000 });
     mfa = createMfa({ db, users, bus: new EventBus(db), throttle, secretKey: randomBytes(32), clock: () => now });
@@ -78,7 +78,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     cleanup();
   });
 
-  const begin = async () => (await mfa.secondStep.begin(users.byId(who.id)!, 'ann', null))!;
+  const begin = async () => (await mfa.secondStep.begin((await users.byId(who.id))!, 'ann', null))!;
   const finish = async (answer: { totp?: string; recovery_code?: string }) => mfa.secondStep.finish((await begin()).challenge, answer, null, req);
   const code = async (p: Promise<unknown>) =>
     p.then(
@@ -87,7 +87,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     );
 
   test('no second factor: begin answers null', async () => {
-    assert.equal(await mfa.secondStep.begin(users.byId(who.id)!, 'ann', null), null);
+    assert.equal(await mfa.secondStep.begin((await users.byId(who.id))!, 'ann', null), null);
   });
 
   test('setup is pending until a right code confirms it; the secret is stored sealed', async () => {
@@ -156,7 +156,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     await finish({ recovery_code: 'zzzzz-zzzzz' }).catch(() => {});
     assert.equal(await code(finish({ totp: '111111' })), 'rate_limited');
     now += 30_000;
-    const other = await mfa.secondStep.begin(users.byId(who.id)!, 'ann@example.test', null);
+    const other = await mfa.secondStep.begin((await users.byId(who.id))!, 'ann@example.test', null);
     assert.equal(
       await code(mfa.secondStep.finish(other!.challenge, { totp: codeAt(secret, now) }, null, req)),
       'rate_limited',

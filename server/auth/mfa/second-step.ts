@@ -83,7 +83,7 @@ export class SecondStep {
         : method === 'recovery'
           ? await this.recoveryOk(c.user_id, answer.recovery_code ?? '')
           : await this.passkeyOk(c.user_id, c.webauthn_challenge, c.rp_id, rp, answer.passkey!);
-    const user = this.d.users.byId(c.user_id);
+    const user = await this.d.users.byId(c.user_id);
     if (!ok || !user) {
       const left = await this.d.throttle.fail(c.login, request.ip, c.user_id);
       await this.d.bus.emit('audit', {

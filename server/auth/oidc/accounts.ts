@@ -43,7 +43,7 @@ export class OidcAccounts {
     if (user.disabled) throw new OidcError('account_disabled', `account ${user.id} is disabled`);
     await this.sync(user, who, s);
     await this.links.touch(issuer, who.sub, nowIso());
-    return this.d.repo.byId(user.id)!;
+    return (await this.d.repo.byId(user.id))!;
   }
 
   private async firstSignIn(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
@@ -71,7 +71,7 @@ export class OidcAccounts {
       throw e;
     }
     await this.links.link(issuer, who.sub, created, nowIso());
-    return this.d.repo.byId(created)!;
+    return (await this.d.repo.byId(created))!;
   }
 
   /** The provider's username when it is valid and free; undefined lets the account service derive one from the e-mail. */
@@ -90,7 +90,7 @@ export class OidcAccounts {
     if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !(await this.d.repo.exists('email', who.email, user.id)))
       patch.email = who.email;
     if (who.groups) {
-      const current = this.d.repo.groupsOf(user.id);
+      const current = (await this.d.repo.view(user.id))?.groups ?? [];
       const want = managed ? who.groups : [...new Set([...current, ...who.groups])];
       if (want.length !== current.length || want.some((g) => !current.includes(g))) patch.groups = want;
       if (s.admin_group !== '') {

@@ -15,7 +15,7 @@ after(() => t?.close());
 const at = () => new Date().toISOString();
 
 test('a subject links once, finds its account, and the e-mail lookup ignores case', async () => {
-  const id = new UsersRepo(t.db).insert({ email: 'Ann@example.com', username: 'ann', role: 'user', password_hash: null });
+  const id = await new UsersRepo(t.db).insert({ email: 'Ann@example.com', username: 'ann', role: 'user', password_hash: null });
   assert.equal((await repo.userByEmail('ann@example.com'))?.id, id);
   assert.equal(await repo.hasSubject('https://idp', id), false);
   assert.equal(await repo.link('https://idp', 'sub-1', id, at()), true);
@@ -30,7 +30,7 @@ test('a subject links once, finds its account, and the e-mail lookup ignores cas
 });
 
 test('eight subjects racing to link one account: exactly one wins', async () => {
-  const id = new UsersRepo(t.db).insert({ email: 'bo@example.com', username: 'bo', role: 'user', password_hash: null });
+  const id = await new UsersRepo(t.db).insert({ email: 'bo@example.com', username: 'bo', role: 'user', password_hash: null });
   const got = await Promise.all(Array.from({ length: 8 }, (_, i) => repo.link('https://idp', `race-${i}`, id, at())));
   assert.equal(got.filter(Boolean).length, 1, JSON.stringify(got));
   const rows = await t.db.async.all(t.db.k.selectFrom('oidc_links').select('sub').where('user_id', '=', id));

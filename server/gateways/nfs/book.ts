@@ -40,7 +40,7 @@ export class ExportBook {
     private core: GatewayCore,
     readonly handles: Handles,
     private stages: StagedFiles,
-    private restore: (spec: ActorSpec, request: { ip: string; ua: string }) => Actor,
+    private restore: (spec: ActorSpec, request: { ip: string; ua: string }) => Promise<Actor>,
   ) {}
 
   /** The exports with their parsed client lists, read again only after a change (a microtask on SQLite otherwise). */
@@ -84,14 +84,14 @@ export class ExportBook {
   }
 
   /** The tree with the export's account's rights now; a gone account or key → ACCES. */
-  tree(exp: NfsExport, ip: string): GatewayTree {
+  async tree(exp: NfsExport, ip: string): Promise<GatewayTree> {
     const key = `${exp.id}\0${ip}`;
     const hit = this.trees.get(key);
     if (hit && Date.now() - hit.at < FRESH_MS) return hit.tree;
     const spec: ActorSpec = exp.key_id === null ? { kind: 'person', user_id: exp.user_id } : { kind: 'key', user_id: exp.user_id, key_id: exp.key_id };
     let actor: Actor;
     try {
-      actor = this.restore(spec, { ip, ua: 'nfs' });
+      actor = await this.restore(spec, { ip, ua: 'nfs' });
     } catch {
       throw new NfsError(Nfs3.ACCES, 'the export account is disabled or its key revoked');
     }
@@ -146,7 +146,7 @@ export class ExportBook {
     if (!known) throw new NfsError(Nfs3.STALE, 'the export is gone');
     const exp = known.exp;
     if (!inList(known.clients, ip)) throw new NfsError(Nfs3.ACCES, 'this address may not use the export');
-    const tree = this.tree(exp, ip);
+    const tree = await this.tree(exp, ip);
     let root: { storageId: number; rel: string };
     try {
       root = this.root(exp, tree);

@@ -44,7 +44,7 @@ export interface NfsDeps {
   secretKey: Buffer;
   stagingDir: string;
   log: Logger;
-  restore: (spec: ActorSpec, request: { ip: string; ua: string }) => Actor;
+  restore: (spec: ActorSpec, request: { ip: string; ua: string }) => Promise<Actor>;
 }
 
 /** Starts the NFS listener; null when it could not (the reason is in the registry and the log). */

@@ -38,7 +38,7 @@ export function mountProgram(book: ExportBook, onMount: (ip: string, path: strin
         }
         let fh: Buffer;
         try {
-          fh = await book.rootHandle(exp, book.tree(exp, ctx.ip), found.sub);
+          fh = await book.rootHandle(exp, await book.tree(exp, ctx.ip), found.sub);
         } catch (e) {
           onMount(ctx.ip, path, false);
           return [

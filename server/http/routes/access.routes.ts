@@ -220,32 +220,32 @@ export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
   const admin = new Router<AppState>({ prefix: '/api/admin/users/:id' });
   admin.use(requireAdmin);
   const { body, expiryOf, view, mint, sessionsOf, audit } = tools(d);
-  const userOf = (ctx: Ctx) => {
+  const userOf = async (ctx: Ctx) => {
     const id = idParam(ctx.params.id);
-    if (!d.auth.repo.byId(id)) throw new AppError('not_found', { id });
+    if (!(await d.auth.repo.byId(id))) throw new AppError('not_found', { id });
     return id;
   };
   admin.get('/keys', doc({ summary: 'An account’s API keys', auth: 'admin' }), async (ctx) => {
-    ctx.body = { keys: (await d.auth.keys.list(userOf(ctx))).map(view) };
+    ctx.body = { keys: (await d.auth.keys.list(await userOf(ctx))).map(view) };
   });
   admin.post('/keys', doc({ summary: 'Create an API key for an account', body: newKey, auth: 'admin' }), async (ctx) => {
-    const id = userOf(ctx);
+    const id = await userOf(ctx);
     const b = validate(newKey, await body(ctx));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 201;
     ctx.body = await mint(ctx, id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
   });
   admin.get('/sessions', doc({ summary: 'An account’s sessions', auth: 'admin' }), async (ctx) => {
-    ctx.body = { sessions: await sessionsOf(userOf(ctx), me(ctx).sessionId) };
+    ctx.body = { sessions: await sessionsOf(await userOf(ctx), me(ctx).sessionId) };
   });
   admin.delete('/sessions/:sid', doc({ summary: 'Sign out one session of an account', auth: 'admin' }), async (ctx) => {
-    const id = userOf(ctx);
+    const id = await userOf(ctx);
     if (!(await d.auth.sessions.revokeOf(id, String(ctx.params.sid ?? '')))) throw new AppError('not_found');
     await audit(ctx, 'auth.session_revoke', id, { sessions: 1 });
     ctx.body = { ok: true };
   });
   admin.delete('/sessions', doc({ summary: 'Sign out every session of an account', auth: 'admin' }), async (ctx) => {
-    const id = userOf(ctx);
+    const id = await userOf(ctx);
     const ended = (await d.auth.sessions.list(id)).length;
     await d.auth.sessions.revokeUser(id);
     await audit(ctx, 'auth.session_revoke', id, { sessions: ended, all: true });

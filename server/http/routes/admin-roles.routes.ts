@@ -63,16 +63,16 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
     ctx.body = { ok: true };
   });
 
-  const userOf = (ctx: Ctx) => {
+  const userOf = async (ctx: Ctx) => {
     const id = idOf(ctx.params.id);
-    if (!d.auth.repo.byId(id)) throw new AppError('not_found', { id });
+    if (!(await d.auth.repo.byId(id))) throw new AppError('not_found', { id });
     return id;
   };
   r.get('/users/:id/permissions', doc({ summary: 'A person’s permission exceptions and effective permissions' }), async (ctx) => {
-    ctx.body = { permissions: await roles.exceptions(userOf(ctx)) };
+    ctx.body = { permissions: await roles.exceptions(await userOf(ctx)) };
   });
   r.put('/users/:id/permissions', doc({ summary: 'Set a person’s permission exceptions', body: exceptionsBody }), async (ctx) => {
-    const id = userOf(ctx);
+    const id = await userOf(ctx);
     const b = validate(exceptionsBody, await body(ctx));
     ctx.body = { permissions: await roles.setExceptions(id, checkPermissionMap(b.permissions, 'permissions'), ...by(ctx)) };
   });

@@ -59,16 +59,16 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore
   r.use(requireAdmin);
   const ctxOf = (ctx: Ctx) => ({ actor: actorOf(ctx), request: reqMeta(ctx) });
 
-  r.get('/users', doc({ summary: 'List accounts (search, role filter, paging)', query: listQuery }), (ctx) => {
+  r.get('/users', doc({ summary: 'List accounts (search, role filter, paging)', query: listQuery }), async (ctx) => {
     const f = validate(listQuery, ctx.query);
-    ctx.body = { users: d.auth.users.list(f as never) };
+    ctx.body = { users: await d.auth.users.list(f as never) };
   });
   r.post('/users', doc({ summary: 'Create an account (omit password for single sign-on accounts)', body: createUser }), async (ctx) => {
     const b = validate(createUser, await readObject(ctx, d.maxJsonBytes));
     ctx.body = { user: await d.auth.users.create(b as never, ctxOf(ctx)) };
   });
-  r.get('/users/:id', doc({ summary: 'One account' }), (ctx) => {
-    ctx.body = { user: d.auth.users.get(idParam(ctx)) };
+  r.get('/users/:id', doc({ summary: 'One account' }), async (ctx) => {
+    ctx.body = { user: await d.auth.users.get(idParam(ctx)) };
   });
   const update = async (ctx: Ctx) => {
     const b = validate(updateUser, await readObject(ctx, d.maxJsonBytes));

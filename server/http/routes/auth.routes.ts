@@ -91,7 +91,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     if (b.language !== undefined && b.language !== null && !isLang(b.language))
       throw new AppError('validation_failed', { field: 'language' }, { field: 'language' });
     if (b.password !== undefined) {
-      const row = d.auth.repo.byId(p.id)!;
+      const row = (await d.auth.repo.byId(p.id))!;
       if (row.password_hash && !(await verifyPassword(b.current_password ?? '', row.password_hash)))
         throw new AppError('validation_failed', { field: 'current_password' }, { field: 'current_password' });
     }

@@ -42,7 +42,7 @@ export interface ActionsDeps {
   /** The app's licence status (`licenses.ts`); a held app is stopped. */
   licenses: AppLicenses;
   /** Enabled people matching `q` (the people picker). */
-  findUsers: (q: string, limit: number) => PublicUser[];
+  findUsers: (q: string, limit: number) => Promise<PublicUser[]>;
 }
 
 const ROLE_DEFAULT: Record<string, Role> = { viewer: 'viewer', editor: 'user', admin: 'admin' };
@@ -336,7 +336,7 @@ export class AppActions {
     const app = await this.app(plugin);
     requireUserLookup(actor, app);
     const term = q.trim().slice(0, 100);
-    return { users: term ? this.d.findUsers(term, 20) : [] };
+    return { users: term ? await this.d.findUsers(term, 20) : [] };
   }
 
   /** `GET /license/{plugin}`: `{status, valid_until?, updates_until?}`, computed offline (licenses.ts); a held app answers too. */

@@ -58,7 +58,7 @@ export function requireUserLookup(a: Actor, app: InstalledApp) {
 export interface HostDeps {
   files: FileService;
   /** One enabled account by id, or null (`users.get`). */
-  findUser: (id: number) => PublicUser | null;
+  findUser: (id: number) => Promise<PublicUser | null>;
   repo: AppsRepo;
   /** `pages.create` / `pages.revoke` (host/pages.ts): public app pages. */
   pages?: (app: InstalledApp, actor: Actor) => HostApi;
