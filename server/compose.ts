@@ -150,6 +150,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
     const storagesRepo = new StoragesRepo(db);
+    storagesRepo.attachChannel(channel);
+    await storagesRepo.load();
     // Requests to metered backends are counted at the driver boundary; the books flush every few seconds and at close.
     const meter = new RequestMeter(
       db,

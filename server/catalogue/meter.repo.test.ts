@@ -16,7 +16,7 @@ after(() => t?.close());
 const counts = (list: number, head: number, get: number, put: number) => ({ list, head, get, put });
 
 test('counts add to their day, also from two flushes at once (two instances); days read newest first', async () => {
-  const id = testStorage(t.db, 'Bucket');
+  const id = await testStorage(t.db, 'Bucket');
   await repo.add([{ storage_id: id, day: '2026-12-01', ...counts(1, 2, 3, 4) }]);
   await Promise.all([
     repo.add([
@@ -35,7 +35,7 @@ test('counts add to their day, also from two flushes at once (two instances); da
 });
 
 test('a budget is stored, replaced and 0 without a row', async () => {
-  const id = testStorage(t.db, 'Budgeted');
+  const id = await testStorage(t.db, 'Budgeted');
   assert.equal(repo.budget(id), 0);
   await repo.setBudget(id, 500);
   await repo.setBudget(id, 700);
@@ -43,8 +43,9 @@ test('a budget is stored, replaced and 0 without a row', async () => {
 });
 
 test('requests counted while a flush is in flight are neither lost nor stored twice', async () => {
+  const id = await testStorage(t.db, 'Busy');
   const storages = new StoragesRepo(t.db);
-  const id = testStorage(t.db, 'Busy');
+  await storages.load();
   const meter = new RequestMeter(t.db, storages, () => ({}));
   const sink = meter.sink(storages.byId(id)!.uid, 's3')!;
   for (let i = 0; i < 5; i++) sink('get');

@@ -141,7 +141,7 @@ export class RequestMeter {
   async setBudget(id: number, perDay: number): Promise<void> {
     await this.books.setBudget(id, perDay);
     const s = this.repo.byId(id);
-    if (s && s.status !== 'offline') this.repo.setStatus(id, 'online', this.blocked(id));
+    if (s && s.status !== 'offline') await this.repo.setStatus(id, 'online', this.blocked(id));
   }
 
   /**

@@ -114,7 +114,7 @@ export class Syncer {
     if (!s || !s.enabled) return;
     const live: Live = {};
     this.live.set(id, live);
-    if (!s.last_sync_at && !this.overBudget(id)) await this.requestSync(id);
+    if (!s.last_sync_at && !(await this.overBudget(id))) await this.requestSync(id);
     if (s.sync_mode === 'poll') this.poll(s, live);
     else if (s.sync_mode === 'fsnotify') await this.watch(s, live);
   }
@@ -235,7 +235,7 @@ export class Syncer {
    * reason goes to the storage's status and nothing is requested.
    */
   async pollNow(id: number): Promise<number | null> {
-    if (this.paused || this.overBudget(id) || (await this.polledElsewhere(id))) return null;
+    if (this.paused || (await this.overBudget(id)) || (await this.polledElsewhere(id))) return null;
     return this.requestSync(id);
   }
 
@@ -252,9 +252,9 @@ export class Syncer {
   }
 
   /** True when today's request budget is spent; the reason then shows in the storage's status. */
-  private overBudget(id: number): boolean {
+  private async overBudget(id: number): Promise<boolean> {
     const reason = this.budget?.blocked(id) ?? null;
-    if (reason && this.repo.byId(id)?.status !== 'offline') this.repo.setStatus(id, 'online', reason);
+    if (reason && this.repo.byId(id)?.status !== 'offline') await this.repo.setStatus(id, 'online', reason);
     return reason !== null;
   }
 
@@ -318,7 +318,7 @@ export class Syncer {
     try {
       const driver = await this.driverFor(id);
       const counts = await this.engine.folder(id, driver, dir);
-      this.online(id);
+      await this.online(id);
       return counts.seen;
     } catch (e) {
       // A database held by another program is no outage of the storage: the next check catches up.
@@ -329,7 +329,7 @@ export class Syncer {
         if (dir !== '') void this.revalidateNow(id, parent);
         return 0;
       }
-      this.offline(id, e);
+      await this.offline(id, e);
       return 0;
     }
   }
@@ -354,8 +354,8 @@ export class Syncer {
       if (counts.added + counts.updated + counts.removed > 0) this.resetBackoff(id);
       // Only metered backends back off: a local poll costs nothing, and files added on disk must show up on time.
       else if (s.driver !== 'local') this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
-      this.repo.markSynced(id);
-      this.online(id);
+      await this.repo.markSynced(id);
+      await this.online(id);
       this.log.info(
         `sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`,
       );
@@ -364,15 +364,15 @@ export class Syncer {
       const reason = isAppError(e) ? String(e.params.reason ?? e.message) : (e as Error).message;
       const errs = await this.runs.failure(runId, isAppError(e) ? e.code : 'internal', reason);
       await finish('failed', { added: 0, updated: 0, removed: 0, errors: errs, seen: 0 }, reason);
-      this.offline(id, e);
+      await this.offline(id, e);
       this.log.warn(`sync of ${s.name} failed: ${reason}`);
       return null;
     }
   }
 
-  private online(id: number): void {
+  private async online(id: number): Promise<void> {
     // Online, but a spent budget stays visible until the next day.
-    this.repo.setStatus(id, 'online', this.budget?.blocked(id) ?? null);
+    await this.repo.setStatus(id, 'online', this.budget?.blocked(id) ?? null);
     const l = this.live.get(id);
     if (l?.retry) {
       clearInterval(l.retry);
@@ -380,9 +380,9 @@ export class Syncer {
     }
   }
 
-  private offline(id: number, e: unknown): void {
+  private async offline(id: number, e: unknown): Promise<void> {
     if (!isAppError(e) || !offlineCodes.has(e.code)) return;
-    this.repo.setStatus(id, 'offline', String(e.params.reason ?? e.message));
+    await this.repo.setStatus(id, 'offline', String(e.params.reason ?? e.message));
     const l = this.live.get(id);
     if (l && !l.retry) {
       l.retry = setInterval(() => void this.checkFolder(id, ''), OFFLINE_RETRY_MS);
