@@ -77,6 +77,19 @@ test('renames racing to one name: one wins, the other is refused and keeps its n
   assert.deepEqual([repo.byId(a)!.name, repo.byId(b)!.name].sort(), done[0] ? ['Middle', 'Right'] : ['Left', 'middle']);
 });
 
+test('status reports racing for one storage: the last one called is the one stored and kept', async () => {
+  const id = (await repo.insert(row('Flappy')))!.id;
+  await Promise.all([
+    repo.setStatus(id, 'online', null),
+    repo.setStatus(id, 'offline', 'gone'),
+    repo.setStatus(id, 'online', null),
+    repo.setStatus(id, 'offline', 'gone again'),
+  ]);
+  assert.deepEqual([repo.byId(id)?.status, repo.byId(id)?.status_reason], ['offline', 'gone again']);
+  const [stored] = await t.db.async.sql<{ status: string; status_reason: string }>('SELECT status, status_reason FROM storages WHERE id = ?', [id]);
+  assert.deepEqual([stored.status, stored.status_reason], ['offline', 'gone again']);
+});
+
 test('a home folder granted by callers racing is granted once', async () => {
   const sid = (await repo.insert(row('Homes')))!.id;
   const user = Number((await t.db.async.sql<{ id: number }>("INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('h@example.test', 'h', 'user', ?, ?) RETURNING id", [new Date().toISOString(), new Date().toISOString()]))[0].id);

@@ -90,6 +90,7 @@ export class StoragesRepo {
   /** SQLite only: the statements and the connection's counters at the last re-read. */
   private lite?: { changes: Statement; version: Statement; reads: Map<string, Statement> };
   private seen = { changes: -1, version: -1, at: -Infinity };
+  private statusQueue = new Map<number, Promise<void>>();
 
   constructor(private db: Db) {}
 
@@ -245,7 +246,17 @@ export class StoragesRepo {
   }
 
   /** Sets the status; a conditional statement, so nothing is written (nor re-read) when it is already so. */
-  async setStatus(id: number, status: 'online' | 'offline', reason: string | null): Promise<void> {
+  setStatus(id: number, status: 'online' | 'offline', reason: string | null): Promise<void> {
+    // One storage's status changes one after another, in call order: the copy read below is then never
+    // older than a change still on its way (PostgreSQL), and the last caller's status is the one stored.
+    const done = (this.statusQueue.get(id) ?? Promise.resolve()).then(() => this.writeStatus(id, status, reason));
+    const tail = done.catch(() => {});
+    this.statusQueue.set(id, tail);
+    void tail.then(() => this.statusQueue.get(id) === tail && this.statusQueue.delete(id));
+    return done;
+  }
+
+  private async writeStatus(id: number, status: 'online' | 'offline', reason: string | null): Promise<void> {
     // Every folder check reports the status: the usual "as it was" costs no statement.
     const cur = this.byId(id);
     if (cur && cur.status === status && (cur.status_reason ?? '') === (reason ?? '')) return;

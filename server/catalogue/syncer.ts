@@ -350,12 +350,13 @@ export class Syncer {
     try {
       const driver = await this.driverFor(id);
       const counts = await this.engine.full(id, driver, runId, ctx.signal);
+      // The storage's state first: whoever sees the run finished sees the storage as it left it.
+      await this.repo.markSynced(id);
+      await this.online(id);
       await finish('completed', counts, null);
       if (counts.added + counts.updated + counts.removed > 0) this.resetBackoff(id);
       // Only metered backends back off: a local poll costs nothing, and files added on disk must show up on time.
       else if (s.driver !== 'local') this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
-      await this.repo.markSynced(id);
-      await this.online(id);
       this.log.info(
         `sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`,
       );
@@ -363,8 +364,11 @@ export class Syncer {
     } catch (e) {
       const reason = isAppError(e) ? String(e.params.reason ?? e.message) : (e as Error).message;
       const errs = await this.runs.failure(runId, isAppError(e) ? e.code : 'internal', reason);
-      await finish('failed', { added: 0, updated: 0, removed: 0, errors: errs, seen: 0 }, reason);
-      await this.offline(id, e);
+      try {
+        await this.offline(id, e);
+      } finally {
+        await finish('failed', { added: 0, updated: 0, removed: 0, errors: errs, seen: 0 }, reason);
+      }
       this.log.warn(`sync of ${s.name} failed: ${reason}`);
       return null;
     }
