@@ -92,7 +92,14 @@ test('status reports racing for one storage: the last one called is the one stor
 
 test('a home folder granted by callers racing is granted once', async () => {
   const sid = (await repo.insert(row('Homes')))!.id;
-  const user = Number((await t.db.async.sql<{ id: number }>("INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('h@example.test', 'h', 'user', ?, ?) RETURNING id", [new Date().toISOString(), new Date().toISOString()]))[0].id);
+  const user = Number(
+    (
+      await t.db.async.sql<{ id: number }>(
+        "INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('h@example.test', 'h', 'user', ?, ?) RETURNING id",
+        [new Date().toISOString(), new Date().toISOString()],
+      )
+    )[0].id,
+  );
   const added = await Promise.all([1, 2, 3].map(() => repo.grantFolder(sid, user, 'Users/h', 'editor')));
   assert.equal(added.filter(Boolean).length, 1);
   assert.deepEqual(
@@ -102,7 +109,9 @@ test('a home folder granted by callers racing is granted once', async () => {
   assert.equal(await repo.unlinkReplicaTarget(999), 0);
 });
 
-test('SQLite: another connection’s commits and writes beside the repository are seen by the next read', { skip: process.env.TEST_DATABASE === 'postgres' ? 'SQLite only (its data_version)' : false }, async () => {
+test('SQLite: another connection’s commits and writes beside the repository are seen by the next read', {
+  skip: process.env.TEST_DATABASE === 'postgres' ? 'SQLite only (its data_version)' : false,
+}, async () => {
   const dir = tempDir();
   const file = join(dir.dir, 'db.sqlite');
   const db = openDatabase(file);

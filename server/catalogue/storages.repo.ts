@@ -294,7 +294,12 @@ export class StoragesRepo {
     await this.db.async.unit(function* (t) {
       yield* t.sql("DELETE FROM storage_grants WHERE storage_id = ? AND path = ''", [storageId]);
       for (const g of grants)
-        yield* t.sql("INSERT INTO storage_grants (storage_id, user_id, group_name, level, path) VALUES (?, ?, ?, ?, '')", [storageId, g.user_id, g.group, g.level]);
+        yield* t.sql("INSERT INTO storage_grants (storage_id, user_id, group_name, level, path) VALUES (?, ?, ?, ?, '')", [
+          storageId,
+          g.user_id,
+          g.group,
+          g.level,
+        ]);
     });
     await this.changed();
   }

@@ -44,13 +44,24 @@ test('updates of one value racing from two stores each start from the value the 
   const ids = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
   await Promise.all(ids.map((id, i) => (i % 2 ? a : b).update('webhook_targets', (all) => [...all, target(id)])));
   await a.load();
-  assert.deepEqual(a.get('webhook_targets').map((x) => x.id).sort(), ids, 'no target lost');
+  assert.deepEqual(
+    a
+      .get('webhook_targets')
+      .map((x) => x.id)
+      .sort(),
+    ids,
+    'no target lost',
+  );
   await assert.rejects(
     a.update('webhook_targets', () => {
       throw new Error('refused');
     }),
     /refused/,
   );
-  await assert.rejects(a.update('backup_keep', () => 0), (e: any) => e.code === 'validation_failed', 'the new value is checked');
+  await assert.rejects(
+    a.update('backup_keep', () => 0),
+    (e: any) => e.code === 'validation_failed',
+    'the new value is checked',
+  );
   assert.equal(a.get('webhook_targets').length, 6);
 });
