@@ -95,6 +95,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const hub = new RealtimeHub();
     const settings = new SettingsStore(db);
     settings.attachChannel(channel);
+    await settings.load();
     // One CPU budget for every kind of background work (docs/desktop.md, "Governor"); the admin setting wins.
     const governor = new Governor({
       budgetPercent: settings.get('background_cpu_percent') ?? config.backgroundCpu,
@@ -107,8 +108,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const queue = new JobQueue(db, { concurrency: 4, log: logFn, governor, instanceId, leaseMs: config.opLease });
     if (opts.role === 'server') log.info(`instance ${instanceId} on ${db.dialect === 'postgres' ? 'PostgreSQL (op leases, change notices)' : 'SQLite'}`);
     const scheduler = new Scheduler(db, logFn);
-    settings.seed('share_max_ttl_days', config.shareMaxTtl);
-    settings.seed('allow_signup', config.allowSignup);
+    await settings.seed('share_max_ttl_days', config.shareMaxTtl);
+    await settings.seed('allow_signup', config.allowSignup);
     const auth = createAuth(db, bus, {
       secretKey,
       sessionTtlMs: config.sessionTtl,
@@ -136,7 +137,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
         label: config.oidcLabel,
       },
     });
-    oidc.config.applyEnvironment();
+    await oidc.config.applyEnvironment();
 
     const registry = new DriverRegistry();
     for (const d of builtinDrivers) registry.register(d);
@@ -149,6 +150,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
     const storagesRepo = new StoragesRepo(db);
+    storagesRepo.attachChannel(channel);
+    await storagesRepo.load();
     // Requests to metered backends are counted at the driver boundary; the books flush every few seconds and at close.
     const meter = new RequestMeter(
       db,

@@ -68,8 +68,8 @@ export class AssistantSettings {
     private secretKey: Buffer | null,
   ) {}
 
-  read(): Stored {
-    const v = this.store.get('assistant') as Partial<Stored>;
+  read(stored: Record<string, unknown> = this.store.get('assistant')): Stored {
+    const v = stored as Partial<Stored>;
     return { ...DEFAULTS, ...v, limits: { ...DEFAULT_LIMITS, ...(v.limits ?? {}) } };
   }
 
@@ -83,15 +83,15 @@ export class AssistantSettings {
     return { ...rest, api_key_set: !!api_key_sealed, configured: this.configured() };
   }
 
-  patch(p: z.infer<typeof patchSchema>): AssistantSettingsView {
-    const cur = this.read();
+  async patch(p: z.infer<typeof patchSchema>): Promise<AssistantSettingsView> {
     const { api_key, limits, ...rest } = p;
-    const next: Stored = { ...cur, ...rest, limits: { ...cur.limits, ...(limits ?? {}) } };
-    if (api_key !== undefined) {
-      if (api_key !== '' && !this.secretKey?.length) throw new AppError('assistant_no_secret_key');
-      next.api_key_sealed = api_key === '' ? '' : encrypt(this.secretKey!, api_key);
-    }
-    this.store.set('assistant', next as unknown as Record<string, unknown>);
+    if (api_key !== undefined && api_key !== '' && !this.secretKey?.length) throw new AppError('assistant_no_secret_key');
+    await this.store.update('assistant', (stored) => {
+      const cur = this.read(stored);
+      const next: Stored = { ...cur, ...rest, limits: { ...cur.limits, ...(limits ?? {}) } };
+      if (api_key !== undefined) next.api_key_sealed = api_key === '' ? '' : encrypt(this.secretKey!, api_key);
+      return next as unknown as Record<string, unknown>;
+    });
     return this.view();
   }
 

@@ -63,7 +63,7 @@ export class BackupService {
    * Checks every given field (`validation_failed` naming it: a cron croner refuses, keep out of 1..1000,
    * a target that is no folder path) before storing any; returns the changes made.
    */
-  update(input: Partial<BackupSettings>): Record<string, { from: unknown; to: unknown }> {
+  async update(input: Partial<BackupSettings>): Promise<Record<string, { from: unknown; to: unknown }>> {
     const next: Partial<BackupSettings> = {};
     if (input.cron !== undefined) next.cron = checkCron(input.cron, 'cron', true);
     if (input.keep !== undefined) next.keep = this.d.settings.check('backup_keep', input.keep);
@@ -73,7 +73,7 @@ export class BackupService {
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const k of ['cron', 'keep', 'target'] as const) {
       if (next[k] === undefined || next[k] === now[k]) continue;
-      this.d.settings.set(`backup_${k}`, next[k] as never);
+      await this.d.settings.set(`backup_${k}`, next[k] as never);
       changes[k] = { from: now[k], to: next[k] };
     }
     return changes;

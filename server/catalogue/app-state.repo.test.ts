@@ -13,7 +13,7 @@ let sid = 0;
 before(async () => {
   t = await openTestDb();
   repo = new AppStateRepo(t.db, new EventBus(t.db));
-  sid = testStorage(t.db);
+  sid = await testStorage(t.db);
 });
 after(() => t?.close());
 

@@ -27,7 +27,7 @@ const lock = (plugin: string, until: string | null = null): LockRow => ({
 });
 
 test('a lock is stored per node, replaced, read for a subtree without the expired, swept when due and dropped', async () => {
-  const sid = testStorage(t.db, 'Locks');
+  const sid = await testStorage(t.db, 'Locks');
   const [a, ab, sib] = await testNodes(t.db, sid, [{ path: 'a', type: 'dir' }, { path: 'a/b.pdf' }, { path: 'a.txt' }]);
   const unit = <T>(body: (x: Tx) => Unit<T>) => t.db.async.unit(body);
   assert.deepEqual(await repo.storages(), []);
@@ -62,7 +62,7 @@ test('a lock is stored per node, replaced, read for a subtree without the expire
 });
 
 test('two apps locking one file at once: exactly one holds it, the other is refused', async () => {
-  const sid = testStorage(t.db, 'Race');
+  const sid = await testStorage(t.db, 'Race');
   await testNodes(t.db, sid, [{ path: 'contract.pdf' }]);
   const locks = new FileLocks(
     t.db,

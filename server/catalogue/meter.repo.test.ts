@@ -17,7 +17,7 @@ after(() => t?.close());
 const counts = (list: number, head: number, get: number, put: number) => ({ list, head, get, put });
 
 test('counts add to their day, also from two flushes at once (two instances); days read newest first', async () => {
-  const id = testStorage(t.db, 'Bucket');
+  const id = await testStorage(t.db, 'Bucket');
   await repo.add([{ storage_id: id, day: '2026-12-01', ...counts(1, 2, 3, 4) }]);
   await Promise.all([
     repo.add([
@@ -36,7 +36,7 @@ test('counts add to their day, also from two flushes at once (two instances); da
 });
 
 test('a budget is stored, replaced and 0 without a row', async () => {
-  const id = testStorage(t.db, 'Budgeted');
+  const id = await testStorage(t.db, 'Budgeted');
   assert.equal(await repo.budget(id), 0);
   await repo.setBudget(id, 500);
   await repo.setBudget(id, 700);
@@ -44,8 +44,9 @@ test('a budget is stored, replaced and 0 without a row', async () => {
 });
 
 test('requests counted while a flush is in flight are neither lost nor stored twice', async () => {
+  const id = await testStorage(t.db, 'Busy');
   const storages = new StoragesRepo(t.db);
-  const id = testStorage(t.db, 'Busy');
+  await storages.load();
   const meter = new RequestMeter(asyncOnly(t.db), storages, () => ({}));
   const sink = meter.sink(storages.byId(id)!.uid, 's3')!;
   for (let i = 0; i < 5; i++) sink('get');
@@ -59,8 +60,9 @@ test('requests counted while a flush is in flight are neither lost nor stored tw
 });
 
 test('a meter new to the day adds the stored count once: requests counted before it is read are neither lost nor counted twice', async () => {
+  const id = await testStorage(t.db, 'Restarted');
   const storages = new StoragesRepo(t.db);
-  const id = testStorage(t.db, 'Restarted');
+  await storages.load();
   const day = new Date().toISOString().slice(0, 10);
   await repo.add([{ storage_id: id, day, ...counts(0, 0, 5, 0) }]); // what the run before stored
   const meter = new RequestMeter(asyncOnly(t.db), storages, () => ({}));

@@ -15,7 +15,7 @@ test('a timer flush while the database is held keeps the counts for the next one
     db.sqlite.pragma('busy_timeout = 5');
     const repo = new StoragesRepo(db);
     const uid = newUid();
-    const id = repo.insert({
+    const { id } = (await repo.insert({
       uid,
       name: 'Bucket',
       driver: 's3',
@@ -27,7 +27,7 @@ test('a timer flush while the database is held keeps the counts for the next one
       read_only: 0,
       rbac_enabled: 0,
       replica_target_id: null,
-    });
+    }))!;
     const meter = new RequestMeter(db, repo, () => ({}));
     const sink = meter.sink(uid, 's3')!;
     for (let i = 0; i < 3; i++) sink('get');
@@ -55,7 +55,7 @@ test('a timer flush that fails for any other reason is told and kept; the timer 
   try {
     const repo = new StoragesRepo(db);
     const uid = newUid();
-    const id = repo.insert({
+    const { id } = (await repo.insert({
       uid,
       name: 'Bucket',
       driver: 's3',
@@ -67,7 +67,7 @@ test('a timer flush that fails for any other reason is told and kept; the timer 
       read_only: 0,
       rbac_enabled: 0,
       replica_target_id: null,
-    });
+    }))!;
     const told: string[] = [];
     const meter = new RequestMeter(
       db,

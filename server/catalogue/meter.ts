@@ -152,7 +152,7 @@ export class RequestMeter {
   async setBudget(id: number, perDay: number): Promise<void> {
     await this.books.setBudget(id, perDay);
     const s = this.repo.byId(id);
-    if (s && s.status !== 'offline') this.repo.setStatus(id, 'online', await this.blocked(id));
+    if (s && s.status !== 'offline') await this.repo.setStatus(id, 'online', await this.blocked(id));
   }
 
   /**

@@ -16,7 +16,7 @@ const indexed = async (): Promise<string[]> => (await t.db.async.all(t.db.k.sele
 
 test('a slice indexes the names it lacks once, also when two passes over it race', async () => {
   assert.equal(await repo.maxNodeId(), 0, 'no node yet');
-  const sid = testStorage(t.db);
+  const sid = await testStorage(t.db);
   const ids = await testNodes(
     t.db,
     sid,

@@ -59,6 +59,8 @@ export interface SyncControl {
   stop(id: number): Promise<void> | void;
 }
 
+const nameTaken = (name: string) => new AppError('name_taken', { name }, { field: 'name' });
+
 export class StoragesService {
   constructor(
     private repo: StoragesRepo,
@@ -133,8 +135,7 @@ export class StoragesService {
     if (input.replica_target_id != null) await this.checkLink(input.replica_target_id, driver, config);
     const uid = newUid();
     const built = await this.buildAndProbe(uid, driver, config, ctx);
-    const first = this.repo.all().length === 0;
-    const id = this.repo.insert({
+    const made = await this.repo.insert({
       uid,
       name,
       driver,
@@ -148,6 +149,12 @@ export class StoragesService {
       rbac_enabled: input.rbac_enabled ? 1 : 0,
       replica_target_id: input.replica_target_id ?? null,
     });
+    if (!made) {
+      // Taken by another save while this one probed its backend.
+      await built?.close().catch(() => {});
+      throw nameTaken(name);
+    }
+    const { id, first } = made;
     if (first) await this.opts.firstStorage?.(id);
     if (built) await this.pool.manager.install(id, built);
     await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
@@ -185,7 +192,10 @@ export class StoragesService {
         patch.replica_target_id = input.replica_target_id;
       }
       const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
-      this.repo.update(id, patch);
+      if (!(await this.repo.update(id, patch))) {
+        await built?.close().catch(() => {});
+        throw nameTaken(patch.name!);
+      }
       if (built) await this.pool.manager.install(id, built);
       await this.bus.emit('audit', {
         action: 'admin.config_change',
@@ -210,7 +220,7 @@ export class StoragesService {
       if (!r) throw new AppError('not_found');
       await this.syncer.stop(id);
       await this.pool.manager.remove(id);
-      this.repo.delete(id);
+      await this.repo.delete(id);
       await this.bus.emit('audit', {
         action: 'storage.delete',
         actor: ctx.actor,
@@ -304,7 +314,7 @@ export class StoragesService {
     } catch (e) {
       throw new AppError('validation_failed', { field: 'name', reason: (e as AppError).code }, { field: 'name', reason: (e as AppError).code });
     }
-    if (this.repo.nameTaken(n, exceptId)) throw new AppError('name_taken', { name: n }, { field: 'name' });
+    if (this.repo.nameTaken(n, exceptId)) throw nameTaken(n);
     return n;
   }
 

@@ -14,8 +14,8 @@ before(async () => {
 });
 after(() => t?.close());
 
-const storage = (): number =>
-  new StoragesRepo(t.db).insert({
+const storage = async (): Promise<number> =>
+  (await new StoragesRepo(t.db).insert({
     uid: `u${++n}`,
     name: `S${n}`,
     driver: 'local',
@@ -27,10 +27,10 @@ const storage = (): number =>
     read_only: 0,
     rbac_enabled: 0,
     replica_target_id: null,
-  });
+  }))!.id;
 
 test('ten callers queueing at once share one live run; a finished run makes room for the next', async () => {
-  const s = storage();
+  const s = await storage();
   const got = await Promise.all(Array.from({ length: 10 }, () => repo.queue(s)));
   assert.equal(new Set(got.map((g) => g.id)).size, 1, 'one run');
   assert.equal(got.filter((g) => g.made).length, 1, 'made once');
@@ -56,7 +56,7 @@ test('ten callers queueing at once share one live run; a finished run makes room
 });
 
 test('a failure is recorded once unless the walk recorded its own; the guard keeps its message through finish', async () => {
-  const s = storage();
+  const s = await storage();
   const a = (await repo.queue(s)).id;
   assert.equal(await repo.failure(a, 'storage_unavailable', 'root gone'), 1);
   assert.equal(await repo.failure(a, 'storage_unavailable', 'root gone'), 1, 'not twice');

@@ -16,7 +16,7 @@ let t: TestDb;
 let sid = 0;
 before(async () => {
   t = await openTestDb();
-  sid = testStorage(t.db);
+  sid = await testStorage(t.db);
 });
 after(() => t?.close());
 

@@ -254,7 +254,7 @@ export class Syncer {
   /** True when today's request budget is spent; the reason then shows in the storage's status. */
   private async overBudget(id: number): Promise<boolean> {
     const reason = (await this.budget?.blocked(id)) ?? null;
-    if (reason && this.repo.byId(id)?.status !== 'offline') this.repo.setStatus(id, 'online', reason);
+    if (reason && this.repo.byId(id)?.status !== 'offline') await this.repo.setStatus(id, 'online', reason);
     return reason !== null;
   }
 
@@ -329,7 +329,7 @@ export class Syncer {
         if (dir !== '') void this.revalidateNow(id, parent);
         return 0;
       }
-      this.offline(id, e);
+      await this.offline(id, e);
       return 0;
     }
   }
@@ -350,12 +350,13 @@ export class Syncer {
     try {
       const driver = await this.driverFor(id);
       const counts = await this.engine.full(id, driver, runId, ctx.signal);
+      // The storage's state first: whoever sees the run finished sees the storage as it left it.
+      await this.repo.markSynced(id);
+      await this.online(id);
       await finish('completed', counts, null);
       if (counts.added + counts.updated + counts.removed > 0) this.resetBackoff(id);
       // Only metered backends back off: a local poll costs nothing, and files added on disk must show up on time.
       else if (s.driver !== 'local') this.unchanged.set(id, (this.unchanged.get(id) ?? 0) + 1);
-      this.repo.markSynced(id);
-      await this.online(id);
       this.log.info(
         `sync of ${s.name}: +${counts.added} ~${counts.updated} -${counts.removed}, ${counts.errors} errors, ${counts.seen} entries in ${Date.now() - t0} ms`,
       );
@@ -363,8 +364,11 @@ export class Syncer {
     } catch (e) {
       const reason = isAppError(e) ? String(e.params.reason ?? e.message) : (e as Error).message;
       const errs = await this.runs.failure(runId, isAppError(e) ? e.code : 'internal', reason);
-      await finish('failed', { added: 0, updated: 0, removed: 0, errors: errs, seen: 0 }, reason);
-      this.offline(id, e);
+      try {
+        await this.offline(id, e);
+      } finally {
+        await finish('failed', { added: 0, updated: 0, removed: 0, errors: errs, seen: 0 }, reason);
+      }
       this.log.warn(`sync of ${s.name} failed: ${reason}`);
       return null;
     }
@@ -372,7 +376,7 @@ export class Syncer {
 
   private async online(id: number): Promise<void> {
     // Online, but a spent budget stays visible until the next day.
-    this.repo.setStatus(id, 'online', (await this.budget?.blocked(id)) ?? null);
+    await this.repo.setStatus(id, 'online', (await this.budget?.blocked(id)) ?? null);
     const l = this.live.get(id);
     if (l?.retry) {
       clearInterval(l.retry);
@@ -380,9 +384,9 @@ export class Syncer {
     }
   }
 
-  private offline(id: number, e: unknown): void {
+  private async offline(id: number, e: unknown): Promise<void> {
     if (!isAppError(e) || !offlineCodes.has(e.code)) return;
-    this.repo.setStatus(id, 'offline', String(e.params.reason ?? e.message));
+    await this.repo.setStatus(id, 'offline', String(e.params.reason ?? e.message));
     const l = this.live.get(id);
     if (l && !l.retry) {
       l.retry = setInterval(() => void this.checkFolder(id, ''), OFFLINE_RETRY_MS);

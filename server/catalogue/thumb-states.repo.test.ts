@@ -10,7 +10,7 @@ let s = 0;
 before(async () => {
   t = await openTestDb();
   repo = new ThumbStates(asyncOnly(t.db));
-  s = testStorage(t.db);
+  s = await testStorage(t.db);
 });
 after(() => t?.close());
 

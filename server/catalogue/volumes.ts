@@ -152,7 +152,7 @@ export class VolumeWatch {
     try {
       if (!rec) {
         // Pointed elsewhere by an admin (the save cleared the record): whatever held it applied to the old place.
-        if (this.down.delete(id)) this.repo.setStatus(id, 'online', null);
+        if (this.down.delete(id)) await this.repo.setStatus(id, 'online', null);
         return await this.record(row);
       }
       if (rec.id === null) return;
@@ -176,7 +176,7 @@ export class VolumeWatch {
     if (!(await isDir(path))) return;
     const at = await this.probe!.at(path);
     const rec: RecordedVolume = { kind: this.probe!.kind, id: at.id, mount: at.mount, sub: this.probe!.relative(at.mount, path), source: at.source };
-    this.repo.update(row.id, { volume: JSON.stringify(rec) });
+    await this.repo.update(row.id, { volume: JSON.stringify(rec) });
     if (at.id) this.log.info(`storage ${row.name} lives on volume ${at.id} (${at.source} at ${at.mount})`);
   }
 
@@ -199,14 +199,14 @@ export class VolumeWatch {
       await this.back(row, null);
     } else if (!this.checked.has(row.id) && row.status === 'offline') {
       // Left offline by the previous run; the syncer marks it again if the backend itself fails.
-      this.repo.setStatus(row.id, 'online', null);
+      await this.repo.setStatus(row.id, 'online', null);
     }
   }
 
   private async detached(row: StorageRow, v: Exclude<Verdict, { state: 'attached' }>): Promise<void> {
     const was = this.down.get(row.id);
     this.down.set(row.id, { reason: v.reason, state: v.state, foreignId: v.foreignId });
-    this.repo.setStatus(row.id, 'offline', v.reason);
+    await this.repo.setStatus(row.id, 'offline', v.reason);
     if (!was) {
       this.log.warn(`storage ${row.name} is offline: ${v.reason}`);
       await this.sync.stop(row.id);
@@ -243,7 +243,7 @@ export class VolumeWatch {
       if (!fresh) return;
       const config = { ...(JSON.parse(fresh.config) as Record<string, unknown>), path };
       const driver = await this.pool.manager.build({ uid: fresh.uid, driver: fresh.driver, config });
-      this.repo.update(row.id, { config: JSON.stringify(config), volume: JSON.stringify({ ...rec, mount: m.mount, source: m.source }) });
+      await this.repo.update(row.id, { config: JSON.stringify(config), volume: JSON.stringify({ ...rec, mount: m.mount, source: m.source }) });
       await this.pool.manager.install(row.id, driver);
     });
     this.log.info(`storage ${row.name} re-attached: volume ${rec.id} is now mounted at ${m.mount} (was ${rec.mount})`);
@@ -254,7 +254,7 @@ export class VolumeWatch {
   /** Online again (same place, or re-attached from `from`): background work restarts and a catch-up sync is queued. */
   private async back(row: StorageRow, from: string | null): Promise<void> {
     this.down.delete(row.id);
-    this.repo.setStatus(row.id, 'online', null);
+    await this.repo.setStatus(row.id, 'online', null);
     // The notice goes out with the status, before the watcher restarts (slow on a big tree): whoever sees
     // the storage online also finds its notice in the bell.
     const now = this.repo.byId(row.id) ?? row;

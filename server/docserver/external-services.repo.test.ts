@@ -14,7 +14,7 @@ after(() => t?.close());
 const values = (v: Partial<ExternalValues>): ExternalValues => ({ url: '', jwt_secret: '', callback_url: '', env_managed: 0, reset: false, ...v });
 
 test('a change sees the stored row, writes what it decides, and forgets the health check only on reset', async () => {
-  assert.equal(repo.first('docserver'), undefined);
+  assert.equal(await repo.read('docserver'), undefined);
   const r = await repo.change('docserver', (cur) => (assert.equal(cur, undefined), values({ url: 'http://a.test', jwt_secret: 'enc' })));
   assert.equal(r.before, undefined);
   assert.equal(r.after?.url, 'http://a.test');
@@ -33,7 +33,7 @@ test('a change sees the stored row, writes what it decides, and forgets the heal
     }),
     /refused/,
   );
-  assert.equal(repo.first('docserver')?.url, 'http://b.test');
+  assert.equal((await repo.read('docserver'))?.url, 'http://b.test');
 });
 
 test('changes racing each decide from the row the one before stored (no lost update)', async () => {

@@ -26,14 +26,6 @@ export class ExternalServicesRepo {
     return this.db.k.selectFrom('external_services').selectAll().where('name', '=', name);
   }
 
-  /**
-   * The service's row, or undefined. Synchronous: the first ask of a process (capabilities, the app
-   * page's policy) answers synchronously; later asks are served from memory and refreshed by `read`.
-   */
-  first(name: string): ExternalRow | undefined {
-    return this.db.first(this.query(name));
-  }
-
   /** The service's row, or undefined. */
   read(name: string): Promise<ExternalRow | undefined> {
     return this.db.async.first(this.query(name));

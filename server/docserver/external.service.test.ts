@@ -14,19 +14,20 @@ test('rows kept in memory: own writes at once, another writer after the keep tim
   const db = openDatabase(`${dir.dir}/db.sqlite`);
   try {
     const ext = new ExternalServices(db, randomBytes(32), 50);
+    await ext.load();
     assert.equal(ext.diagramUrl(), '');
     await ext.put('diagram', { url: 'https://draw.example.test' });
     assert.equal(ext.diagramUrl(), 'https://draw.example.test', 'this instance’s write shows at once');
 
     let reads = 0;
-    const first = db.first.bind(db);
-    db.first = ((q) => (reads++, first(q))) as typeof db.first;
+    const first = db.async.first.bind(db.async);
+    db.async.first = ((q) => (reads++, first(q))) as typeof db.async.first;
     for (let i = 0; i < 100; i++) ext.diagramUrl();
     assert.equal(reads, 0, 'a kept row costs no statement');
-    db.first = first;
+    db.async.first = first;
 
     // Another instance changes the row behind this one.
-    db.sqlite.prepare("UPDATE external_services SET url = 'https://other.example.test' WHERE name = 'diagram'").run();
+    await db.async.sql("UPDATE external_services SET url = 'https://other.example.test' WHERE name = 'diagram'");
     assert.equal(ext.diagramUrl(), 'https://draw.example.test', 'the kept row answers meanwhile');
     let seen = '';
     for (let i = 0; i < 200 && seen !== 'https://other.example.test'; i++) {

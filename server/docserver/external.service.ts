@@ -76,13 +76,14 @@ export class ExternalServices {
     this.repo = new ExternalServicesRepo(db);
   }
 
+  /** Reads every service's row (awaited where the service is built): every later ask is answered from memory. */
+  async load(): Promise<void> {
+    for (const name of EXTERNAL_NAMES) this.rows.set(name, { row: await this.repo.read(name), at: Date.now() });
+  }
+
   private row(name: ExternalName): ExternalRow | undefined {
-    const hit = this.rows.get(name);
-    if (!hit) {
-      const row = this.repo.first(name);
-      this.rows.set(name, { row, at: Date.now() });
-      return row;
-    }
+    // Before `load()` a service reads as unset while its row is fetched.
+    const hit = this.rows.get(name) ?? this.rows.set(name, { row: undefined, at: -Infinity }).get(name)!;
     if (Date.now() - hit.at >= this.ttlMs && !hit.refreshing) {
       hit.refreshing = true;
       this.repo.read(name).then(
@@ -191,7 +192,7 @@ export class ExternalServices {
   /** Records a health probe's outcome. */
   async recordCheck(name: ExternalName, healthy: boolean): Promise<void> {
     await this.repo.recordCheck(name, healthy, new Date().toISOString());
-    this.rows.delete(name);
+    this.rows.set(name, { row: await this.repo.read(name), at: Date.now() });
   }
 
   /** One change of a row (external-services.repo.ts); the row stored is kept as current at once. */

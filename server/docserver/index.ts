@@ -27,6 +27,7 @@ export { docKey, keyNode, signFetch, checkFetch, FETCH_TTL_MS } from './signing'
  */
 export async function createExternal(d: { db: Db; secretKey: Buffer; env: ExternalEnv }) {
   const external = new ExternalServices(d.db, d.secretKey);
+  await external.load();
   await external.applyEnvironment(d.env);
   const newdocs = new NewDocuments({ docserver: () => external.docserver() !== null, diagram: () => external.diagramUrl() !== '' });
   return { external, newdocs };

@@ -9,7 +9,7 @@ let storage = 0;
 before(async () => {
   t = await openTestDb();
   repo = new DocserverSavesRepo(t.db);
-  storage = testStorage(t.db);
+  storage = await testStorage(t.db);
 });
 after(() => t?.close());
 

@@ -11,7 +11,7 @@ let sid = 0;
 before(async () => {
   t = await openTestDb();
   repo = new FolderIndexRepo(asyncOnly(t.db)); // every statement on db.async
-  sid = testStorage(t.db);
+  sid = await testStorage(t.db);
   const ids = await testNodes(t.db, sid, [
     { path: 'd', type: 'dir' },
     { path: 'd/file10.txt', size: 5, mtime: 3 },

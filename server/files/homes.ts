@@ -68,7 +68,7 @@ export class Homes {
       const parent = cleanRel(this.d.settings.get('home_folder'));
       const rel = await this.freeFolder(s, parent, user);
       await files.mkdir({ storage_id: s.id, rel });
-      this.d.files.catalogue.repo.grantFolder(s.id, user.id, rel, 'editor');
+      await this.d.files.catalogue.repo.grantFolder(s.id, user.id, rel, 'editor');
       return uiPath(s.name, rel);
     } catch (e) {
       this.d.log('warn', `could not make a home folder for ${user.username} on ${s.name}`, e);

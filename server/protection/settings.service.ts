@@ -106,7 +106,7 @@ export class ProtectionSettings {
     }
     for (const [field, c] of Object.entries(changes)) {
       if (JSON.stringify(c.from) === JSON.stringify(c.to)) delete changes[field];
-      else this.settings.set(FIELDS[field], c.to as never);
+      else await this.settings.set(FIELDS[field], c.to as never);
     }
     if (Object.keys(changes).length) await this.bus.emit('audit', { action: 'admin.config_change', actor, request, resource: 'protection', meta: { changes } });
     return this.view();

@@ -7,7 +7,7 @@ import { openTestDb, testStorage } from '../../test/helpers/test-database';
 test('links that outlive the share ceiling: live ones with no expiry or a later one, on this run’s database', async () => {
   const { db, close } = await openTestDb();
   try {
-    const storage = testStorage(db);
+    const storage = await testStorage(db);
     const shares = new SharesRepo(db);
     const link = (token: string, expires_at: string | null) =>
       shares.insert({

@@ -11,8 +11,8 @@ let b = 0;
 before(async () => {
   t = await openTestDb();
   repo = new TrashRepo(asyncOnly(t.db));
-  a = testStorage(t.db, 'A');
-  b = testStorage(t.db, 'B');
+  a = await testStorage(t.db, 'A');
+  b = await testStorage(t.db, 'B');
 });
 after(() => t?.close());
 

@@ -6,7 +6,7 @@ import { openTestDb, testStorage } from '../../test/helpers/test-database';
 test('version rows: newest first, the ones beyond a keep count, paths over it, removal by id, on this run’s database', async () => {
   const { db, close } = await openTestDb();
   try {
-    const s = testStorage(db);
+    const s = await testStorage(db);
     const repo = new VersionsRepo(db);
     const doc = { storage_id: s, rel: 'docs/a.txt' };
     const snap = (rel: string, i: number) =>

@@ -55,7 +55,7 @@ export class WebhookTargets {
   }
 
   /** Adds a target; without `secret` one is generated. The answer carries the plain key once. */
-  create(input: TargetInput, actor: ActorRef | null): TargetView {
+  async create(input: TargetInput, actor: ActorRef | null): Promise<TargetView> {
     const secret = input.secret ?? randomToken(32);
     const t: WebhookTargetSetting = {
       id: 'wh_' + randomBytes(6).toString('hex'),
@@ -64,40 +64,46 @@ export class WebhookTargets {
       enabled: input.enabled ?? true,
       secret: encrypt(this.secretKey, secret),
     };
-    this.save([...this.settings.get('webhook_targets'), t], actor, { created: t.id });
+    await this.save((all) => [...all, t], actor, { created: t.id });
     return { ...this.present(t), secret };
   }
 
   /** Changes a target; unknown id → `not_found`. */
-  update(id: string, input: TargetInput, actor: ActorRef | null): TargetView {
-    const all = this.settings.get('webhook_targets');
-    const i = all.findIndex((t) => t.id === id);
-    if (i < 0) throw new AppError('not_found', { id });
-    const t = { ...all[i] };
-    if (input.url !== undefined) t.url = checkUrl(input.url);
-    if (input.events !== undefined) t.events = input.events;
-    if (input.enabled !== undefined) t.enabled = input.enabled;
-    if (input.secret !== undefined) t.secret = encrypt(this.secretKey, input.secret);
-    all[i] = t;
-    this.save(all, actor, { updated: id });
+  async update(id: string, input: TargetInput, actor: ActorRef | null): Promise<TargetView> {
+    let t!: WebhookTargetSetting;
+    await this.save(
+      (all) => {
+        const i = all.findIndex((x) => x.id === id);
+        if (i < 0) throw new AppError('not_found', { id });
+        t = { ...all[i] };
+        if (input.url !== undefined) t.url = checkUrl(input.url);
+        if (input.events !== undefined) t.events = input.events;
+        if (input.enabled !== undefined) t.enabled = input.enabled;
+        if (input.secret !== undefined) t.secret = encrypt(this.secretKey, input.secret);
+        return all.map((x, j) => (j === i ? t : x));
+      },
+      actor,
+      { updated: id },
+    );
     return this.present(t);
   }
 
   /** Removes a target; unknown id → `not_found`. Its pending deliveries then fail as "target removed". */
-  remove(id: string, actor: ActorRef | null): void {
-    const all = this.settings.get('webhook_targets');
-    if (!all.some((t) => t.id === id)) throw new AppError('not_found', { id });
-    this.save(
-      all.filter((t) => t.id !== id),
+  async remove(id: string, actor: ActorRef | null): Promise<void> {
+    await this.save(
+      (all) => {
+        if (!all.some((t) => t.id === id)) throw new AppError('not_found', { id });
+        return all.filter((t) => t.id !== id);
+      },
       actor,
       { removed: id },
     );
   }
 
   /** Sets or clears (empty url) the older single webhook URL and its optional key. */
-  setLegacy(url: string, secret: string | undefined, actor: ActorRef | null): void {
-    this.settings.set('webhook_url', url === '' ? '' : checkUrl(url));
-    if (secret !== undefined) this.settings.set('webhook_secret', secret === '' ? '' : encrypt(this.secretKey, secret));
+  async setLegacy(url: string, secret: string | undefined, actor: ActorRef | null): Promise<void> {
+    await this.settings.set('webhook_url', url === '' ? '' : checkUrl(url));
+    if (secret !== undefined) await this.settings.set('webhook_secret', secret === '' ? '' : encrypt(this.secretKey, secret));
     void this.bus.emit('audit', { action: 'admin.config_change', actor, resource: 'webhooks', meta: { legacy_url: url !== '' } });
   }
 
@@ -113,8 +119,9 @@ export class WebhookTargets {
     return out;
   }
 
-  private save(all: WebhookTargetSetting[], actor: ActorRef | null, meta: Record<string, unknown>): void {
-    this.settings.set('webhook_targets', all);
+  /** Changes the list as one unit of work (two admins adding at once both keep their target). */
+  private async save(change: (all: WebhookTargetSetting[]) => WebhookTargetSetting[], actor: ActorRef | null, meta: Record<string, unknown>): Promise<void> {
+    await this.settings.update('webhook_targets', change);
     void this.bus.emit('audit', { action: 'admin.config_change', actor, resource: 'webhooks', meta });
   }
 

@@ -35,7 +35,7 @@ export interface ReplicationDeps {
   /** The catalogue's storage config rules (asked at call time: the catalogue is built after the decorator). */
   backends: () => BackendRules;
   /** Unlinks every storage from a deleted target (the catalogue owns `storages`). */
-  unlinkStorages: (targetId: number) => number;
+  unlinkStorages: (targetId: number) => Promise<number>;
   /** A storage's short "where it points" line, reused for targets. */
   summary: (driver: string, config: Record<string, unknown>) => string;
   /** The live driver of a storage (the file service's pool). */

@@ -103,7 +103,7 @@ export class ReplicaPolicy {
   }
 
   /** Applies any subset; every value is checked before anything is stored. Listeners (the schedules) run after. */
-  patchSettings(input: SettingsInput): ReplicaSettings {
+  async patchSettings(input: SettingsInput): Promise<ReplicaSettings> {
     const cron = input.report_cron !== undefined ? checkCron(input.report_cron, 'report_cron', false) : undefined;
     const drill = input.drill_cron !== undefined ? checkCron(input.drill_cron, 'drill_cron', true) : undefined;
     const audit = input.audit_cron !== undefined ? checkCron(input.audit_cron, 'audit_cron', true) : undefined;
@@ -112,13 +112,13 @@ export class ReplicaPolicy {
     if (sample !== undefined && !(Number.isInteger(sample) && sample >= 1 && sample <= 100_000))
       throw validation('audit_sample_size', 'must be a whole number from 1 to 100000');
     const mode = input.default_mode !== undefined ? checkMode(input.default_mode, 'default_mode') : undefined;
-    if (cron !== undefined) this.settings.set('replica_report_cron', cron);
-    if (drill !== undefined) this.settings.set('replica_drill_cron', drill);
-    if (audit !== undefined) this.settings.set('replica_audit_cron', audit);
-    if (full !== undefined) this.settings.set('replica_audit_full_cron', full);
-    if (sample !== undefined) this.settings.set('replica_audit_sample_size', sample);
-    if (input.report_enabled !== undefined) this.settings.set('replica_report_enabled', input.report_enabled);
-    if (mode !== undefined) this.settings.set('replica_default_mode', mode);
+    if (cron !== undefined) await this.settings.set('replica_report_cron', cron);
+    if (drill !== undefined) await this.settings.set('replica_drill_cron', drill);
+    if (audit !== undefined) await this.settings.set('replica_audit_cron', audit);
+    if (full !== undefined) await this.settings.set('replica_audit_full_cron', full);
+    if (sample !== undefined) await this.settings.set('replica_audit_sample_size', sample);
+    if (input.report_enabled !== undefined) await this.settings.set('replica_report_enabled', input.report_enabled);
+    if (mode !== undefined) await this.settings.set('replica_default_mode', mode);
     this.changed();
     return this.settingsView();
   }

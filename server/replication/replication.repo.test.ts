@@ -28,8 +28,8 @@ test('targets, a storage linked to one, and the counts come back as numbers on b
   const id = await repo.insertTarget(target('home-nas'));
   assert.equal(typeof id, 'number');
   assert.equal(await repo.insertTarget(target('home-nas')), 'name_taken');
-  const sid = testStorage(t.db, 'Linked');
-  new StoragesRepo(t.db).update(sid, { replica_target_id: id as number });
+  const sid = await testStorage(t.db, 'Linked');
+  await new StoragesRepo(t.db).update(sid, { replica_target_id: id as number });
   const uid = (await repo.storage(sid))!.uid;
   assert.deepEqual(await repo.linkOf(uid), { storage_id: sid, storage: 'Linked', target_id: id, mode: 'async' });
   assert.deepEqual(await repo.linkOf(sid), await repo.linkOf(uid));
@@ -52,7 +52,7 @@ test('targets, a storage linked to one, and the counts come back as numbers on b
   assert.deepEqual(await repo.unresolvedIds(), [(await repo.failureByKey(sid, 'b.txt', 'write'))!.id]);
 
   assert.equal(await repo.dropFailuresOfTarget(id as number), 2);
-  new StoragesRepo(t.db).update(sid, { replica_target_id: null });
+  await new StoragesRepo(t.db).update(sid, { replica_target_id: null });
   assert.equal(await repo.deleteTarget(id as number), true);
   assert.equal(await repo.deleteTarget(id as number), false);
 });
@@ -68,7 +68,7 @@ test('a rule changed or deleted answers with the row as it is now, or nothing wh
 });
 
 test('a failure recorded again only while open: a resolved row is not reopened by a late attempt', async () => {
-  const sid = testStorage(t.db, 'Late');
+  const sid = await testStorage(t.db, 'Late');
   assert.equal(await repo.recordIfOpen(failure(sid, 'x')), false, 'no row: nothing recorded');
   await repo.recordFailure(failure(sid, 'x'));
   assert.equal(await repo.recordIfOpen(failure(sid, 'x', 'again')), true);
@@ -81,7 +81,7 @@ test('a failure recorded again only while open: a resolved row is not reopened b
 });
 
 test('sixteen failures of one path recorded at once: one opens it (one announcement), every attempt counts', async () => {
-  const sid = testStorage(t.db, 'Racing');
+  const sid = await testStorage(t.db, 'Racing');
   for (const round of [1, 2, 3]) {
     const got = await Promise.all(Array.from({ length: 16 }, (_, i) => repo.recordFailure(failure(sid, 'same.bin', `attempt ${i}`))));
     assert.equal(got.filter((g) => g.opened).length, 1, `round ${round}: opened once`);

@@ -45,7 +45,7 @@ export class TargetsService {
   constructor(
     private repo: ReplicationRepo,
     private rules: BackendRules,
-    private unlinkStorages: (targetId: number) => number,
+    private unlinkStorages: (targetId: number) => Promise<number>,
     private summary: (driver: string, config: Config) => string,
   ) {}
 
@@ -132,7 +132,7 @@ export class TargetsService {
   async delete(id: number): Promise<{ unlinked: number }> {
     if (!(await this.repo.target(id))) throw new AppError('not_found');
     await this.repo.dropFailuresOfTarget(id);
-    const unlinked = this.unlinkStorages(id);
+    const unlinked = await this.unlinkStorages(id);
     // Two deletes racing: the second finds nothing left to delete.
     if (!(await this.repo.deleteTarget(id))) throw new AppError('not_found');
     await this.drop(id);

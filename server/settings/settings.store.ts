@@ -164,25 +164,41 @@ export type SettingValues = { [K in SettingKey]: (typeof SETTINGS)[K]['default']
 export class SettingsStore {
   private repo: SettingsRepo;
   private listeners = new Set<(key: SettingKey) => void>();
-  /** This module is the only writer of its rows, so reads are served from memory after the first. */
+  /**
+   * Every stored key, parsed and checked; a key absent here has its default. Read whole by `load()` at
+   * start and kept by this module's writes (it is the only writer of its rows) and other instances' notices,
+   * so `get` stays synchronous without a statement.
+   */
   private cache = new Map<SettingKey, unknown>();
   private channel: ChangeChannel | null = null;
+  /** Re-reads after notices run one after another, so an older read never lands after a newer one. */
+  private reloads: Promise<void> = Promise.resolve();
 
   constructor(db: Db) {
     this.repo = new SettingsRepo(db);
   }
 
-  /** The stored value, or the default when the row is missing or no longer passes its check. */
-  get<K extends SettingKey>(key: K): SettingValues[K] {
-    if (this.cache.has(key)) return this.cache.get(key) as SettingValues[K];
-    const v = this.load(key);
-    this.cache.set(key, v);
-    return v;
+  /** Reads every stored key (one statement); awaited where the store is built, before the first `get`. */
+  async load(): Promise<void> {
+    // In line with the notices' re-reads, so a notice that came meanwhile is applied after it.
+    const done = this.reloads.then(() => this.readAll());
+    this.reloads = done.catch(() => {});
+    await done;
   }
 
-  private load<K extends SettingKey>(key: K): SettingValues[K] {
+  private async readAll(): Promise<void> {
+    const rows = await this.repo.all();
+    this.cache.clear();
+    for (const r of rows) if (r.key in SETTINGS) this.cache.set(r.key as SettingKey, this.parse(r.key as SettingKey, r.value));
+  }
+
+  /** The stored value, or the default when the row is missing or no longer passes its check. */
+  get<K extends SettingKey>(key: K): SettingValues[K] {
+    return (this.cache.has(key) ? this.cache.get(key) : SETTINGS[key].default) as SettingValues[K];
+  }
+
+  private parse<K extends SettingKey>(key: K, stored: string | undefined): SettingValues[K] {
     const d = SETTINGS[key] as Def<SettingValues[K]>;
-    const stored = this.repo.value(key);
     if (stored === undefined) return d.default;
     try {
       const v = JSON.parse(stored);
@@ -192,36 +208,72 @@ export class SettingsStore {
     }
   }
 
-  /** Stores `value` after its check (`validation_failed` with `field` = key otherwise); tells listeners. */
-  set<K extends SettingKey>(key: K, value: SettingValues[K]): void {
+  /** Stores `value` after its check (`validation_failed` with `field` = key otherwise); tells listeners and the other instances. */
+  async set<K extends SettingKey>(key: K, value: SettingValues[K]): Promise<void> {
     this.check(key, value);
-    this.repo.put(key, JSON.stringify(value), new Date().toISOString());
-    this.cache.delete(key);
+    const text = JSON.stringify(value);
+    await this.repo.put(key, text, new Date().toISOString());
+    this.stored(key, text);
+  }
+
+  /**
+   * Read-decide-write of one value (a list of targets, an object of fields): `next` gets the stored value and
+   * answers the new one (checked; it may throw to refuse), in one unit of work, so two changes at once (two
+   * requests, two instances) never both start from the same old value. `next` may run more than once.
+   */
+  async update<K extends SettingKey>(key: K, next: (cur: SettingValues[K]) => SettingValues[K]): Promise<{ from: SettingValues[K]; to: SettingValues[K] }> {
+    const r = await this.repo.change(key, (cur) => JSON.stringify(this.check(key, next(this.parse(key, cur)))), new Date().toISOString());
+    this.stored(key, r.after);
+    return { from: this.parse(key, r.before), to: this.get(key) };
+  }
+
+  /** After a write committed: the copy (parsed back, never the caller's object), the listeners, the other instances. */
+  private stored(key: SettingKey, text: string): void {
+    this.cache.set(key, JSON.parse(text));
     for (const fn of this.listeners) fn(key);
     this.channel?.publish('settings', { key });
   }
 
   /**
-   * Follows settings changed through other instances (several instances on one database): their `set` is
-   * re-read here and this instance's listeners run, as after a local `set`.
+   * Follows settings changed through other instances (several instances on one database): the key is
+   * re-read and this instance's listeners run, as after a local `set`; after `resync` (notices may have been
+   * lost) every key is re-read and the listeners run for those that changed.
    */
   attachChannel(channel: ChangeChannel): void {
     this.channel = channel;
     channel.subscribe((event, data) => {
-      if (event === 'resync') return this.cache.clear();
+      if (event === 'resync') return this.queue(() => this.resync());
       if (event !== 'settings') return;
       const key = (data as { key?: SettingKey } | null)?.key;
       if (!key || !(key in SETTINGS)) return;
-      this.cache.delete(key);
-      for (const fn of this.listeners) fn(key);
+      this.queue(async () => {
+        this.cache.set(key, this.parse(key, await this.repo.value(key)));
+        for (const fn of this.listeners) fn(key);
+      });
     });
   }
 
+  private queue(fn: () => Promise<void>): void {
+    // A failed re-read (database away) keeps the last copy; the next notice or resync reads again.
+    this.reloads = this.reloads.then(fn).catch(() => {});
+  }
+
+  private async resync(): Promise<void> {
+    const before = new Map(this.cache);
+    await this.readAll();
+    for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+      if (JSON.stringify(before.get(key)) === JSON.stringify(this.cache.get(key))) continue;
+      for (const fn of this.listeners) fn(key);
+    }
+  }
+
   /** Stores `value` only when `key` has never been stored (first-boot seeding from the environment). */
-  seed<K extends SettingKey>(key: K, value: SettingValues[K]): void {
+  async seed<K extends SettingKey>(key: K, value: SettingValues[K]): Promise<void> {
     this.check(key, value);
-    this.repo.seed(key, JSON.stringify(value), new Date().toISOString());
-    this.cache.delete(key);
+    const text = JSON.stringify(value);
+    const stored = (await this.repo.seed(key, text, new Date().toISOString())) ? text : await this.repo.value(key);
+    // Another instance starting beside this one may have seeded it since `load()`.
+    this.cache.set(key, this.parse(key, stored));
   }
 
   /** Throws `validation_failed` when `value` does not fit `key`; returns it typed otherwise. */

@@ -16,7 +16,7 @@ let n = 0;
 before(async () => {
   t = await openTestDb();
   repo = new SessionsRepo(t.db);
-  storage = testStorage(t.db);
+  storage = await testStorage(t.db);
 });
 after(() => t?.close());
 

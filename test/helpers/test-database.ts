@@ -58,8 +58,8 @@ export async function openTestDb(): Promise<TestDb> {
 }
 
 /** A local storage row named `name` (the parent most tables reference); returns its id. */
-export function testStorage(db: Db, name = 'Files'): number {
-  return new StoragesRepo(db).insert({
+export async function testStorage(db: Db, name = 'Files'): Promise<number> {
+  const made = await new StoragesRepo(db).insert({
     uid: newUid(),
     name,
     driver: 'local',
@@ -72,4 +72,6 @@ export function testStorage(db: Db, name = 'Files'): number {
     rbac_enabled: 0,
     replica_target_id: null,
   });
+  if (!made) throw new Error(`storage name ${name} taken`);
+  return made.id;
 }

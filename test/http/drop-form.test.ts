@@ -139,13 +139,13 @@ describe('file requests as a plain HTML form', () => {
     assert.equal(dead.status, 404, 'a used-up link answers the dead-link page');
 
     const ro = await drop();
-    s.server.catalogue.repo.update(storageId, { read_only: 1 } as never);
+    await s.server.catalogue.repo.update(storageId, { read_only: 1 } as never);
     try {
       const r = await post(ro.token, {}, [['a.txt', Buffer.from('a')]]);
       assert.equal(r.status, 409, r.html);
       assert.deepEqual(submissions(ro.dir), []);
     } finally {
-      s.server.catalogue.repo.update(storageId, { read_only: 0 } as never);
+      await s.server.catalogue.repo.update(storageId, { read_only: 0 } as never);
     }
   });
 

@@ -60,7 +60,7 @@ describe('share API', () => {
     assert.match(b.url, /\/s\/[A-Za-z0-9_-]{20,}$/);
     const list = await s.api('GET', '/api/files/share', { token: admin });
     assert.ok(list.body.shares.some((x: { id: number }) => x.id === b.id));
-    s.server.catalogue.repo.update(storageId, { name: 'Renamed' });
+    await s.server.catalogue.repo.update(storageId, { name: 'Renamed' });
     try {
       const meta = await s.api('GET', `/api/files/share/${b.token}`);
       assert.equal(meta.status, 200);
@@ -70,7 +70,7 @@ describe('share API', () => {
       const list2 = await s.api('GET', '/api/files/share', { token: admin });
       assert.equal(list2.body.shares.find((x: { id: number }) => x.id === b.id).path, 'Renamed://a.txt');
     } finally {
-      s.server.catalogue.repo.update(storageId, { name: 'Files' });
+      await s.server.catalogue.repo.update(storageId, { name: 'Files' });
     }
   });
 

@@ -213,6 +213,15 @@ describe('admin storages, sync runs and access', () => {
     assert.equal(b.status, 200);
     assert.equal((await s.api('GET', `/api/admin/storages/${st.body.id}`, { token: admin })).body.name, 'Twice B');
   });
+
+  test('three creates of one name at once: one is created, the others answer 409 name_taken', async () => {
+    const create = () => s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Raced', driver: 'local', config: { path: root } } });
+    const got = await Promise.all([create(), create(), create()]);
+    assert.deepEqual(got.map((r) => r.status).sort(), [200, 409, 409], JSON.stringify(got.map((r) => r.body)));
+    assert.ok(got.filter((r) => r.status === 409).every((r) => r.body.error === 'name_taken'));
+    const list = (await s.api('GET', '/api/admin/storages', { token: admin })).body.storages;
+    assert.equal(list.filter((x: { name: string }) => x.name === 'Raced').length, 1);
+  });
 });
 
 describe('first-boot seeding and fsnotify', () => {

@@ -15,7 +15,7 @@ import { CALLBACK_PATH, check, isActive, merge, normalize, openSecret, overlayEn
 /** Where the settings live (the settings store's `oidc` key; wired by the composition root). */
 export interface OidcStore {
   load(): Record<string, unknown> | null;
-  save(value: Record<string, string | boolean>): void;
+  save(value: Record<string, string | boolean>): Promise<void>;
 }
 
 export interface OidcConfigDeps {
@@ -56,7 +56,7 @@ export class OidcConfig {
    * does not pass the settings' checks, so a misconfigured server says so at
    * start instead of at the first sign-in.
    */
-  applyEnvironment(): void {
+  async applyEnvironment(): Promise<void> {
     const now = this.current();
     const next = overlayEnv(now, this.d.env, this.d.secretKey);
     if (next === now) return;
@@ -66,7 +66,7 @@ export class OidcConfig {
       const field = e instanceof AppError ? String(e.params.field) : '?';
       throw new Error(`SERVICE_OIDC_${field.toUpperCase()}: ${e instanceof AppError ? e.params.reason : (e as Error).message}`);
     }
-    this.save(next);
+    await this.save(next);
   }
 
   /** The callback URL the provider must know: the configured one, else the public URL's or this request's origin. */
@@ -88,7 +88,7 @@ export class OidcConfig {
   async update(patch: OidcPatch, origin: string, who: { actor: ActorRef | null; request?: RequestMeta }): Promise<OidcSettingsView> {
     const next = merge(this.current(), patch, this.d.env, this.d.secretKey);
     if (isActive(next)) await this.probe(next);
-    this.save(next);
+    await this.save(next);
     const changed = Object.keys(patch).filter((k) => k !== 'client_secret' || patch.client_secret !== '***');
     await this.d.bus.emit('audit', { action: 'admin.config_change', actor: who.actor, request: who.request, resource: 'auth.oidc', meta: { fields: changed } });
     return this.view(origin);
@@ -129,8 +129,8 @@ export class OidcConfig {
     }
   }
 
-  private save(s: OidcSettings): void {
-    this.d.store.save({ ...s });
+  private async save(s: OidcSettings): Promise<void> {
+    await this.d.store.save({ ...s });
     this.discovery.clear();
   }
 }

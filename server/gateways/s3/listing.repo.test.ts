@@ -11,7 +11,7 @@ let sid = 0;
 before(async () => {
   t = await openTestDb();
   repo = new S3ListingRepo(t.db);
-  sid = testStorage(t.db);
+  sid = await testStorage(t.db);
   await testNodes(t.db, sid, [
     { path: 'a', type: 'dir' },
     { path: 'a/x.txt', size: 3 },

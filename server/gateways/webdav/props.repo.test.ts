@@ -9,7 +9,7 @@ const set = (name: string, value: string) => ({ ns: NS, name, value });
 test('dead properties: patch, children, copy, move and drop as units of work, on this run’s database', async () => {
   const { db, close } = await openTestDb();
   try {
-    const s = testStorage(db);
+    const s = await testStorage(db);
     const at = (rel: string) => ({ storage_id: s, rel });
     const props = new DeadProps(db);
     const names = async (rel: string) => (await props.of(at(rel))).map((p) => `${p.name}=${p.value}`).sort();
@@ -44,7 +44,7 @@ test('dead properties: patch, children, copy, move and drop as units of work, on
 test('racing patches and a move: every unit is whole, no row is lost or doubled', async () => {
   const { db, close } = await openTestDb();
   try {
-    const s = testStorage(db);
+    const s = await testStorage(db);
     const at = (rel: string) => ({ storage_id: s, rel });
     const props = new DeadProps(db);
     await props.patch(at('src/f.txt'), [set('keep', 'me')]);

@@ -57,10 +57,11 @@ export class Metrics {
 
   /** Saves a change of `enabled` / `access`; switching on without a token makes one, and resolves once counting runs. */
   async update(patch: Partial<Pick<MetricsSetting, 'enabled' | 'access'>>): Promise<{ from: MetricsSetting; to: MetricsSetting }> {
-    const from = this.o.settings.get('metrics');
-    const to = { ...from, ...patch };
-    if (to.enabled && !to.token) to.token = encrypt(this.o.secretKey, randomToken(32));
-    this.o.settings.set('metrics', to);
+    const { from, to } = await this.o.settings.update('metrics', (cur) => {
+      const next = { ...cur, ...patch };
+      if (next.enabled && !next.token) next.token = encrypt(this.o.secretKey, randomToken(32));
+      return next;
+    });
     if (to.enabled) await this.load();
     return { from, to };
   }
@@ -72,9 +73,9 @@ export class Metrics {
   }
 
   /** Replaces the token (the old one stops working at once) and returns the new one. */
-  regenerate(): string {
+  async regenerate(): Promise<string> {
     const token = randomToken(32);
-    this.o.settings.set('metrics', { ...this.o.settings.get('metrics'), token: encrypt(this.o.secretKey, token) });
+    await this.o.settings.update('metrics', (cur) => ({ ...cur, token: encrypt(this.o.secretKey, token) }));
     return token;
   }
 

@@ -32,7 +32,7 @@ export function adminBackupRoutes(d: { backups: BackupService; bus: EventBus; ma
 
   r.patch('/settings', doc({ summary: 'Backup schedule, how many to keep, the target folder', body: settingsBody }), async (ctx) => {
     const b = validate(settingsBody, await readObject(ctx, d.maxJsonBytes));
-    const changes = d.backups.update(b);
+    const changes = await d.backups.update(b);
     if (Object.keys(changes).length)
       await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'backups', meta: { changes } });
     ctx.body = await d.backups.view();

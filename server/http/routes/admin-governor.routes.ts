@@ -38,7 +38,7 @@ export function adminGovernorRoutes(d: { settings: SettingsStore; governor: Gove
       const to = d.settings.check(KEY, b[KEY]);
       const from = d.settings.get(KEY);
       if (from !== to) {
-        d.settings.set(KEY, to);
+        await d.settings.set(KEY, to);
         await d.bus.emit('audit', {
           action: 'admin.config_change',
           actor: actorOf(ctx),

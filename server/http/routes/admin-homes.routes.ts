@@ -42,9 +42,9 @@ export function adminHomesRoutes(d: { homes: Homes; settings: SettingsStore; bus
       }
     }
     const before = await d.homes.view();
-    if (b.enabled !== undefined) d.settings.set('homes_enabled', b.enabled);
-    if (b.storage_id !== undefined) d.settings.set('home_storage_id', b.storage_id);
-    if (folder !== undefined) d.settings.set('home_folder', folder);
+    if (b.enabled !== undefined) await d.settings.set('homes_enabled', b.enabled);
+    if (b.storage_id !== undefined) await d.settings.set('home_storage_id', b.storage_id);
+    if (folder !== undefined) await d.settings.set('home_folder', folder);
     const after = await d.homes.view();
     const changes = Object.fromEntries(
       (['enabled', 'storage_id', 'folder'] as const).filter((k) => before[k] !== after[k]).map((k) => [k, { from: before[k], to: after[k] }]),

@@ -53,7 +53,7 @@ export function adminMeterRoutes(d: { catalogue: Catalogue; settings: SettingsSt
   // The stored table holds only what the admin set; drivers absent from it fall back to the defaults.
   r.put('/meter/prices', doc({ summary: 'Change the request price table', body: pricesBody }), async (ctx) => {
     const b = validate(pricesBody, await readObject(ctx, d.maxJsonBytes));
-    d.settings.set('meter_prices', b.prices);
+    await d.settings.set('meter_prices', b.prices);
     ctx.body = { prices: prices(), defaults: DEFAULT_PRICES };
   });
   return r;

@@ -124,7 +124,7 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: numb
     const id = idOf(ctx);
     s.get(id);
     const b = validate(grantsBody, await readObject(ctx, d.maxJsonBytes));
-    d.catalogue.repo.replaceGrants(
+    await d.catalogue.repo.replaceGrants(
       id,
       b.grants.map((g) => ({ user_id: g.user_id ?? null, group: g.group ?? null, level: g.level })),
     );

@@ -44,7 +44,7 @@ export function adminUplinkRoutes(d: {
     for (const [k, v] of next) {
       const from = d.settings.get(k);
       if (from === v) continue;
-      d.settings.set(k, v);
+      await d.settings.set(k, v);
       changes[k] = { from, to: v };
     }
     if (Object.keys(changes).length)

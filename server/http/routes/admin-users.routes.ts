@@ -95,7 +95,7 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore
     const b = validate(signupSettings, await readObject(ctx, d.maxJsonBytes));
     const from = d.settings.get('allow_signup');
     if (from !== b.allow_signup) {
-      d.settings.set('allow_signup', b.allow_signup);
+      await d.settings.set('allow_signup', b.allow_signup);
       await d.bus.emit('audit', {
         action: 'admin.config_change',
         actor: actorOf(ctx),

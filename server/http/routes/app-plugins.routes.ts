@@ -238,7 +238,7 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
   });
   r.patch(`${A}/config`, doc({ summary: 'Turn app plugins on or off', body: configBody, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, configBody);
-    d.settings.set('app_plugins_enabled', b.enabled);
+    await d.settings.set('app_plugins_enabled', b.enabled);
     await d.bus.emit('audit', {
       action: 'admin.config_change',
       actor: actorOf(ctx),

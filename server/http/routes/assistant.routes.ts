@@ -131,7 +131,7 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
   });
   r.patch('/api/admin/assistant', doc({ summary: 'Change assistant settings', body: assistantPatchSchema, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, assistantPatchSchema);
-    ctx.body = a.settings.patch(b);
+    ctx.body = await a.settings.patch(b);
     const { api_key: key, ...shown } = b;
     await d.bus.emit('audit', {
       action: 'admin.config_change',

@@ -59,7 +59,7 @@ export function metricsRoutes(d: { metrics: Metrics; bus: EventBus; maxJsonBytes
     ctx.body = { token: d.metrics.token() };
   });
   r.post('/token', doc({ summary: 'A new metrics token (the old one stops working)' }), async (ctx) => {
-    const token = d.metrics.regenerate();
+    const token = await d.metrics.regenerate();
     await audit(ctx, { token: 'regenerated' });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { token };

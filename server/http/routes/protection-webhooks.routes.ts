@@ -46,19 +46,19 @@ export function webhookRoutes(d: { protection: Protection; webhooks: Webhooks; m
   });
   r.put('/legacy', doc({ summary: 'Set the older single webhook URL (empty clears it)', body: legacy }), async (ctx) => {
     const b = validate(legacy, await readObject(ctx, d.maxJsonBytes));
-    t.setLegacy(b.url, b.secret, actorOf(ctx));
+    await t.setLegacy(b.url, b.secret, actorOf(ctx));
     ctx.body = { targets: t.list() };
   });
   r.post('/', doc({ summary: 'Add a webhook target (its signing key is shown once)', body: created }), async (ctx) => {
     const b = validate(created, await readObject(ctx, d.maxJsonBytes));
-    ctx.body = t.create(b, actorOf(ctx));
+    ctx.body = await t.create(b, actorOf(ctx));
   });
   r.patch('/:id', doc({ summary: 'Change a webhook target', body: changed }), async (ctx) => {
     const b = validate(changed, await readObject(ctx, d.maxJsonBytes));
-    ctx.body = t.update(ctx.params.id, b, actorOf(ctx));
+    ctx.body = await t.update(ctx.params.id, b, actorOf(ctx));
   });
-  r.delete('/:id', doc({ summary: 'Remove a webhook target' }), (ctx) => {
-    t.remove(ctx.params.id, actorOf(ctx));
+  r.delete('/:id', doc({ summary: 'Remove a webhook target' }), async (ctx) => {
+    await t.remove(ctx.params.id, actorOf(ctx));
     ctx.body = { ok: true };
   });
   return r;

@@ -136,7 +136,7 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   });
   r.patch('/replica/settings', doc({ summary: 'Change replication settings (reloads the schedule and rules)', body: settingsBody }), async (ctx) => {
     const b = await body(ctx, settingsBody);
-    ctx.body = wired().policy.patchSettings(b);
+    ctx.body = await wired().policy.patchSettings(b);
     await audit(ctx, 'replica-settings', { fields: Object.keys(b) });
   });
 

@@ -36,7 +36,7 @@ async function app(id: string) {
 
 test('lock tokens are kept per app and place, replaced, listed and dropped', async () => {
   await app('sign');
-  const sid = testStorage(t.db, 'Tokens');
+  const sid = await testStorage(t.db, 'Tokens');
   assert.equal(await repo.tokenOf('sign', sid, 'a.pdf'), null);
   await repo.putToken('sign', sid, 'a.pdf', 'tok1');
   await repo.putToken('sign', sid, 'a.pdf', 'tok2');
