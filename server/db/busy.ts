@@ -144,12 +144,12 @@ export class DbWaits {
  * BUSY error is thrown (Infinity: until the database is free, for background
  * work that must not lose what it records). Other errors pass through at once.
  */
-export async function untilFree<T>(attempt: () => T, waitMs: number, onBusy?: () => void): Promise<T> {
+export async function untilFree<T>(attempt: () => T | Promise<T>, waitMs: number, onBusy?: () => void): Promise<T> {
   const deadline = Date.now() + waitMs;
   let backoff = FIRST_BACKOFF_MS;
   for (;;) {
     try {
-      return attempt();
+      return await attempt();
     } catch (e) {
       if (!isBusy(e)) throw e;
       onBusy?.();

@@ -90,19 +90,20 @@ export class Webhooks {
       backoffMs: this.o.backoffMs ?? 30_000,
     });
     return bus.on('*', (payload, meta) => {
-      if ((WEBHOOK_EVENTS as readonly string[]).includes(meta.event)) this.publish(meta.event, payload, meta.at);
+      if ((WEBHOOK_EVENTS as readonly string[]).includes(meta.event))
+        this.publish(meta.event, payload, meta.at).catch((e) => this.o.log?.(`webhooks: ${meta.event} could not be queued`, e));
     });
   }
 
   /** Queues one delivery per target that admits `event`; returns the delivery ids. */
-  publish(event: string, data: unknown, at = new Date().toISOString()): string[] {
+  async publish(event: string, data: unknown, at = new Date().toISOString()): Promise<string[]> {
     const ids: string[] = [];
     for (const t of this.o.targets()) {
       if (t.events.length && !t.events.includes(event)) continue;
       const id = 'whd_' + randomBytes(8).toString('hex');
       const body = JSON.stringify({ id, event, created_at: at, data });
       this.repo.insert({ id, target_id: t.id, url: t.url, event, body }, new Date().toISOString());
-      this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { maxAttempts: this.maxAttempts });
+      await this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { maxAttempts: this.maxAttempts });
       ids.push(id);
     }
     return ids;
