@@ -87,8 +87,7 @@ export class BackupService {
 
   /** (Re)arms the schedule from the setting, now and on every change (server only). */
   schedule(scheduler: Scheduler): void {
-    const arm = () =>
-      armCron(scheduler, SCHEDULE, this.d.settings.get('backup_cron'), () => this.settings().target && this.request('schedule'), this.d.log);
+    const arm = () => armCron(scheduler, SCHEDULE, this.d.settings.get('backup_cron'), () => this.settings().target && this.request('schedule'), this.d.log);
     arm();
     this.d.settings.onChange((k) => {
       if (k === 'backup_cron' || k === 'backup_target') arm();

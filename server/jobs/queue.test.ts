@@ -347,10 +347,7 @@ test('an io kind runs while the CPU budget holds lane kinds back; those start on
   const t0 = Date.now();
   const all = async () => (await Promise.all(copies.map((id) => q.get(id)))).every((op) => op!.status === 'completed');
   while (!(await all()) && Date.now() - t0 < 3000) await sleep(5);
-  assert.ok(
-    await all(),
-    'every io op ran over budget',
-  );
+  assert.ok(await all(), 'every io op ran over budget');
   assert.equal((await q.get(held))!.status, 'queued', 'the lane op waits for the budget');
   governor.setBudget(0);
   await q.idle(5000, 0);

@@ -86,7 +86,15 @@ export class PluginJobs {
   }
 
   /** `opts.page`: the share id of the public page that asked for it. */
-  async enqueue(app: InstalledApp, actor: Actor, action: string, places: Place[], params: unknown, lang: string, opts: { page?: number } = {}): Promise<string> {
+  async enqueue(
+    app: InstalledApp,
+    actor: Actor,
+    action: string,
+    places: Place[],
+    params: unknown,
+    lang: string,
+    opts: { page?: number } = {},
+  ): Promise<string> {
     if (!app.manifest.actions.some((a) => a.id === action)) throw new AppError('not_found', { path: `${app.id}/${action}` });
     const payload: PluginJobPayload = {
       actor: actorSpec(actor),

@@ -35,7 +35,9 @@ after(async () => {
 
 test(`a first sync of ${FILES} files queues a copy of every one`, async () => {
   const primary = join(dir, 'primary');
-  const target = await ok(s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'nas', driver: 'local', config: { path: join(dir, 'backup') } } }));
+  const target = await ok(
+    s.api('POST', '/api/admin/replication-targets', { token, body: { name: 'nas', driver: 'local', config: { path: join(dir, 'backup') } } }),
+  );
   const storage = await ok(s.api('POST', '/api/admin/storages', { token, body: { name: 'Photos', driver: 'local', config: { path: primary } } }));
   await ok(s.api('PATCH', `/api/admin/storages/${storage.id}`, { token, body: { replica_target_id: target.id } }));
   // The copies wait (background work paused): what counts here is that each was queued.
@@ -45,11 +47,7 @@ test(`a first sync of ${FILES} files queues a copy of every one`, async () => {
     for (let i = 0; i < FILES / 30; i++) writeFileSync(join(primary, `d${d}`, `f${i}.txt`), `${d}/${i}`);
   }
   const sync = await ok(s.api('POST', `/api/admin/storages/${storage.id}/sync`, { token }), 202);
-  await until(
-    'the first sync finished',
-    async () => (await ok(s.api('GET', `/api/admin/sync/runs/${sync.run_id}`, { token }))).status !== 'running',
-    120_000,
-  );
+  await until('the first sync finished', async () => (await ok(s.api('GET', `/api/admin/sync/runs/${sync.run_id}`, { token }))).status !== 'running', 120_000);
   const queued = async () =>
     Number(
       (
