@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     queue.register('archive.add' as never, async () => undefined);
     const journals = new Journals(db);
     // A real op row for the journal's foreign key (the queue is never started).
-    const opJournal = () => journals.of(queue.enqueue('archive.add' as never, {} as never, { visible: false }));
+    const opJournal = async () => journals.of(await queue.enqueue('archive.add' as never, {} as never, { visible: false }));
 
     const small = makeFolder(join(t.dir, 'small'), SMALL, 4096);
     // The files just written are dirty in the page cache: flush them, or the first fdatasyncs pay for them.
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     const out = join(t.dir, 'out.zip.part');
     const variants: Array<[string, () => Promise<Run>]> = [
       ['none (no journal, no fdatasync)', () => build(out, small, null, null)],
-      ['op journal (SQLite), default policy', () => build(out, small, journalStore(opJournal(), out), DEFAULT_POLICY)],
+      ['op journal (SQLite), default policy', async () => build(out, small, journalStore(await opJournal(), out), DEFAULT_POLICY)],
       [
         'sidecar, default policy',
         async () => {
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     const perEntry = small.slice(0, 1000);
     const every: CommitPolicy = { entries: 1, bytes: 2 ** 40, ms: 1e9 };
     const peBase = (await build(out, perEntry, null, null)).ms;
-    const pe = await build(out, perEntry, journalStore(opJournal(), out), every);
+    const pe = await build(out, perEntry, journalStore(await opJournal(), out), every);
     const row = (k: string, v: Run[], n: number, b: number) => {
       const m = median(v.map((x) => x.ms));
       const mid = v.find((x) => x.ms === m)!;

@@ -253,7 +253,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       maxUploadBytes: config.maxUploadBytes,
       log,
     });
-    const archives = createArchives({
+    const archives = await createArchives({
       files,
       catalogue,
       queue,

@@ -168,17 +168,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const keepAwake = new KeepAwake(queue, activity.transfers, toHost);
     // Op frames reach the owner's browsers on every instance: the running one names the op on the change
     // channel (state changes and progress, at most every PROGRESS_WRITE_MS), the others read its row.
-    const opFrame = (op: { id: string; owner_id: number | null; visible: boolean }) => {
-      const row = op.visible && op.owner_id !== null ? queue.get(op.id) : null;
-      if (row) hub.toUser(op.owner_id!, { event: 'op', data: { op: sv.appPlugins.jobs.present(row, config.locale) } });
+    const opFrame = async (op: { id: string; owner_id: number | null; visible: boolean }) => {
+      const row = op.visible && op.owner_id !== null ? await queue.get(op.id) : null;
+      if (row) hub.toUser(op.owner_id!, { event: 'op', data: { op: await sv.appPlugins.jobs.present(row, config.locale) } });
     };
+    // A frame is a hint (the ops list is read again on reconnect): a database busy meanwhile skips it.
+    const frame = (op: { id: string; owner_id: number | null; visible: boolean }) => void opFrame(op).catch(() => {});
     queue.onOpChange((op) => {
-      opFrame(op);
+      frame(op);
       if (op.visible && op.owner_id !== null) sv.channel.publish(OP_NOTICE, op);
       activity.changed();
     });
     sv.channel.subscribe((event, data) => {
-      if (event === OP_NOTICE && isOpNotice(data) && hub.hasUser(data.owner_id)) opFrame(data);
+      if (event === OP_NOTICE && isOpNotice(data) && hub.hasUser(data.owner_id)) frame(data);
     });
 
     const secureCookies = config.publicUrl.startsWith('https:');
@@ -331,7 +333,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     scheduler.every('sessions.sweep', 3_600_000, async () => void (await auth.sessions.sweepExpired()));
     scheduler.every('oidc.sweep', 3_600_000, async () => void (await sv.oidc.signIn.sweep()));
-    scheduler.every('ops.prune', 86_400_000, () => void queue.prune(30 * 86_400_000));
+    scheduler.every('ops.prune', 86_400_000, async () => void (await queue.prune(30 * 86_400_000)));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());
     scheduler.every('pdf.sweep', 3_600_000, () => void pdfs.sweep());
@@ -344,7 +346,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sv.replication.schedule(scheduler);
     sv.backups.schedule(scheduler);
     sv.governor.start();
-    queue.start();
+    await queue.start();
     await sv.appPlugins.start();
     await catalogue.syncer.startAll();
     updater.start();

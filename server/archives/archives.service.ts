@@ -209,9 +209,9 @@ export class ArchivesService {
     try {
       // Resuming after a crash: the first attempt checked for clashes, and its own output is not one. Files it
       // recorded are skipped; one it wrote but had not recorded is written again (replaced).
-      const resumed = ctx.journal.has(STARTED);
+      const resumed = await ctx.journal.has(STARTED);
       const entries = await this.vet(zip.entries, dest, overwrite || resumed, ctx.signal);
-      if (!resumed) ctx.journal.put(STARTED);
+      if (!resumed) await ctx.journal.put(STARTED);
       const total = entries.reduce((n, e) => n + e.size, 0);
       const made = new Set<string>();
       const at = (rel: string): Place => ({ storage_id: dest.storage_id, rel });
@@ -230,7 +230,7 @@ export class ArchivesService {
           await mkdirs(target);
           continue;
         }
-        if (resumed && ctx.journal.has(`x:${e.name}`)) {
+        if (resumed && (await ctx.journal.has(`x:${e.name}`))) {
           done += e.size;
           files++;
           continue;
@@ -243,7 +243,7 @@ export class ArchivesService {
           () => undefined,
         );
         await fa.write(at(target), body, { size: e.size, overwrite: overwrite || resumed, signal: ctx.signal, origin: 'extract', version: false });
-        ctx.journal.put(`x:${e.name}`);
+        await ctx.journal.put(`x:${e.name}`);
         files++;
         ctx.progress(total ? done / total : 1, { done, total });
       }
@@ -267,7 +267,7 @@ export class ArchivesService {
     const { sources, dest, compression } = ctx.payload;
     const fa = this.files.forActor(await this.actors.restore(ctx.payload.actor, ctx.payload.request));
     const temp = this.buildFile(ctx.id);
-    const built = readBuilt(ctx.journal.get(BUILT));
+    const built = readBuilt(await ctx.journal.get(BUILT));
     if (built) {
       // The archive was complete before the crash: it was published (announce it, the crash may have come
       // before that), or it is published now from the temp file.
@@ -331,7 +331,7 @@ export class ArchivesService {
       else await build.discard();
       throw e;
     }
-    ctx.journal.put(BUILT, JSON.stringify({ size, files, bytes: done } satisfies Built));
+    await ctx.journal.put(BUILT, JSON.stringify({ size, files, bytes: done } satisfies Built));
     const out = await this.publish(ctx, fa, temp, size);
     return { files, bytes: done, size: out.size };
   }
@@ -367,7 +367,7 @@ export class ArchivesService {
    * Deletes temp files of builds no op will resume (the op ended, or is gone):
    * a crash can leave one whose op a later start cancelled or pruned. Runs once at start.
    */
-  sweepBuilds(): number {
+  async sweepBuilds(): Promise<number> {
     let removed = 0;
     for (const name of (() => {
       try {
@@ -378,7 +378,7 @@ export class ArchivesService {
     })()) {
       const m = /^(op_[A-Za-z0-9_-]+)\.zip\.part$/.exec(name);
       if (!m) continue;
-      const status = this.queue.get(m[1])?.status;
+      const status = (await this.queue.get(m[1]))?.status;
       if (status === 'queued' || status === 'running') continue;
       rmSync(join(this.buildDir, name), { force: true });
       removed++;
@@ -416,13 +416,13 @@ function readBuilt(raw: string | undefined): Built | null {
  */
 export function journalStore(journal: OpJournal, temp: string): ZipBuildStore {
   return {
-    load() {
+    async load() {
       try {
-        const head = JSON.parse(journal.get(ZIP_KEY) || 'null') as { temp: string; length: number; count: number } | null;
+        const head = JSON.parse((await journal.get(ZIP_KEY)) || 'null') as { temp: string; length: number; count: number } | null;
         if (!head || head.temp !== temp || !Number.isSafeInteger(head.length) || !Number.isSafeInteger(head.count)) return null;
         const entries: ZipBuildEntry[] = [];
         while (entries.length < head.count) {
-          const batch = JSON.parse(journal.get(`z:${entries.length}`) || 'null') as unknown;
+          const batch = JSON.parse((await journal.get(`z:${entries.length}`)) || 'null') as unknown;
           if (!validEntries(batch) || batch.length === 0) return null;
           for (const e of batch) entries.push(e);
         }
@@ -431,18 +431,18 @@ export function journalStore(journal: OpJournal, temp: string): ZipBuildStore {
         return null;
       }
     },
-    commit(length, before, added) {
+    async commit(length, before, added) {
       try {
-        if (added.length) journal.put(`z:${before}`, JSON.stringify(added));
-        journal.put(ZIP_KEY, JSON.stringify({ temp, length, count: before + added.length }));
+        if (added.length) await journal.put(`z:${before}`, JSON.stringify(added));
+        await journal.put(ZIP_KEY, JSON.stringify({ temp, length, count: before + added.length }));
         return true;
       } catch (e) {
         if (isBusy(e)) return false;
         throw e;
       }
     },
-    reset() {
-      journal.put(ZIP_KEY, '');
+    async reset() {
+      await journal.put(ZIP_KEY, '');
     },
   };
 }

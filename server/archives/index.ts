@@ -20,7 +20,7 @@ import type { CommitPolicy } from '../lib/zip-build';
  * Builds the archive service (it registers its op kinds on the queue) and
  * deletes ZIP build temp files in `buildDir` that no op will resume.
  */
-export function createArchives(o: {
+export async function createArchives(o: {
   files: FileService;
   catalogue: Catalogue;
   queue: JobQueue;
@@ -28,8 +28,8 @@ export function createArchives(o: {
   maxArchiveBytes: number;
   buildDir: string;
   zipPolicy?: CommitPolicy | null;
-}): ArchivesService {
+}): Promise<ArchivesService> {
   const svc = new ArchivesService(o.files, o.catalogue, o.queue, o.actors, o.maxArchiveBytes, o.buildDir, o.zipPolicy);
-  svc.sweepBuilds();
+  await svc.sweepBuilds();
   return svc;
 }

@@ -80,15 +80,14 @@ export class BackupService {
   }
 
   /** Queues a backup (one at a time: a queued one absorbs the request); `validation_failed` on `target` when none is set. */
-  request(trigger: BackupPayload['trigger'], ownerId: number | null = null): string {
+  async request(trigger: BackupPayload['trigger'], ownerId: number | null = null): Promise<string> {
     if (!this.settings().target) throw validation('target', 'choose a target folder first');
     return this.d.queue.enqueue(BACKUP_JOB, { trigger }, { dedupKey: BACKUP_JOB, ownerId, visible: ownerId !== null });
   }
 
   /** (Re)arms the schedule from the setting, now and on every change (server only). */
   schedule(scheduler: Scheduler): void {
-    const arm = () =>
-      armCron(scheduler, SCHEDULE, this.d.settings.get('backup_cron'), () => void (this.settings().target && this.request('schedule')), this.d.log);
+    const arm = () => armCron(scheduler, SCHEDULE, this.d.settings.get('backup_cron'), () => this.settings().target && this.request('schedule'), this.d.log);
     arm();
     this.d.settings.onChange((k) => {
       if (k === 'backup_cron' || k === 'backup_target') arm();

@@ -140,7 +140,7 @@ export class Syncer {
     const run = await this.runs.queue(id);
     if (!run.made) return run.id;
     this.queuedHere.set(id, run.id);
-    this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: run.id }, { dedupKey: `sync:${id}` });
+    await this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: run.id }, { dedupKey: `sync:${id}` });
     return run.id;
   }
 

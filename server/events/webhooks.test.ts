@@ -48,7 +48,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     new Webhooks(db, queue, { targets: () => targets, backoffMs: 20, timeoutMs: 1500, maxAttempts: 3 }).attach(bus);
-    queue.start();
+    await queue.start();
   });
   after(async () => {
     await queue.stop(100);

@@ -102,7 +102,7 @@ export class Webhooks {
       const id = 'whd_' + randomBytes(8).toString('hex');
       const body = JSON.stringify({ id, event, created_at: at, data });
       await this.repo.insert({ id, target_id: t.id, url: t.url, event, body }, new Date().toISOString());
-      this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { maxAttempts: this.maxAttempts });
+      await this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { maxAttempts: this.maxAttempts });
       ids.push(id);
     }
     return ids;

@@ -243,7 +243,7 @@ export class ActorFiles {
       await this.svc.ops.moved(src.place, dstRel, entry, this.ctx('move', { audit: 'file.move' }));
       return { ok: true };
     }
-    return { operation_id: this.svc.transfers.enqueue(this.actor, 'move', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
+    return { operation_id: await this.svc.transfers.enqueue(this.actor, 'move', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
   }
 
   /** Copies like `move` places; a single file up to SYNC_COPY_MAX within one storage answers at once. */
@@ -259,7 +259,7 @@ export class ActorFiles {
       );
       return { ok: true };
     }
-    return { operation_id: this.svc.transfers.enqueue(this.actor, 'copy', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
+    return { operation_id: await this.svc.transfers.enqueue(this.actor, 'copy', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
   }
 
   /**

@@ -62,7 +62,7 @@ const partSizeFor = (size: number): number => Math.max(CHUNK_BYTES, Math.ceil(si
  */
 export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: ChunkedCopy): Promise<Entry> {
   const size = c.source.size;
-  let state = readState(c.journal.get(c.key));
+  let state = readState(await c.journal.get(c.key));
   const same = state && state.source.size === size && state.source.mtime === c.source.mtime && state.source.etag === (c.source.etag ?? null);
   if (state && !same) {
     await mp.abort(state.handle).catch(() => undefined);
@@ -73,7 +73,7 @@ export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: C
     const { handle } = await mp.init(c.to.rel, { size, partSize: part_size, mime: c.source.mime });
     state = { handle, part_size, source: { size, mtime: c.source.mtime, etag: c.source.etag ?? null }, etags: [] };
     try {
-      c.journal.put(c.key, JSON.stringify(state));
+      await c.journal.put(c.key, JSON.stringify(state));
     } catch (e) {
       // Unrecorded, the session would be nobody's to discard.
       await mp.abort(handle).catch(() => undefined);
@@ -90,7 +90,7 @@ export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: C
     const body = await ops.read(c.from, { start, end }, c.signal);
     const { etag } = await mp.putPart(state.handle, part, body, end - start + 1, c.signal);
     state.etags.push(etag);
-    record(c, state);
+    await record(c, state);
     c.onCommitted(end + 1);
   }
   try {
@@ -113,9 +113,9 @@ export async function copyInParts(ops: StorageOps, mp: MultipartCapability, c: C
  * write rather than failing a copy: the journal may lag the staging (a crash
  * then writes those parts again), and the next part's record catches up.
  */
-function record(c: ChunkedCopy, state: ChunkState): void {
+async function record(c: ChunkedCopy, state: ChunkState): Promise<void> {
   try {
-    c.journal.put(c.key, JSON.stringify(state));
+    await c.journal.put(c.key, JSON.stringify(state));
   } catch (e) {
     if (!isBusy(e)) throw e;
   }
@@ -123,7 +123,7 @@ function record(c: ChunkedCopy, state: ChunkState): void {
 
 /** Discards the staged parts of a file the journal holds (the op failed or was cancelled). Best effort. */
 export async function abandonParts(mp: MultipartCapability | null, journal: OpJournal, key: string): Promise<void> {
-  const state = readState(journal.get(key));
+  const state = readState(await journal.get(key));
   if (mp && state) await mp.abort(state.handle).catch(() => undefined);
 }
 

@@ -56,7 +56,7 @@ export class Transfers {
   }
 
   /** Queues a transfer the actor was allowed to start; returns the op id (shown in the actor's ops list). */
-  enqueue(actor: Actor, op: 'copy' | 'move', src: Place, dst: Place, overwrite: boolean): string {
+  enqueue(actor: Actor, op: 'copy' | 'move', src: Place, dst: Place, overwrite: boolean): Promise<string> {
     const payload: TransferPayload = { op, src, dst, overwrite, actor: actorSpec(actor), request: actor.request };
     const owner = actor.kind === 'system' ? null : actor.principal.id;
     return this.queue.enqueue(TRANSFER_JOB, payload, { ownerId: owner, visible: true, maxAttempts: 1 });
@@ -75,22 +75,22 @@ export class Transfers {
     const ops = this.files.ops;
     const audit = t.op === 'move' ? 'file.move' : 'file.copy';
     const same = t.src.storage_id === t.dst.storage_id;
-    const resumed = ctx.journal.has(STARTED);
+    const resumed = await ctx.journal.has(STARTED);
     if (same && t.op === 'move' && (await ops.canMove(t.src.storage_id))) {
       if (!(resumed && (await ops.statOrNull(t.dst)) && !(await ops.statOrNull(t.src)))) await ops.move(t.src, t.dst.rel, { overwrite: t.overwrite });
       await ops.moved(t.src, t.dst.rel, await ops.stat(t.dst), fa.ctx('move', { audit }));
       ctx.progress(1);
       return { path: t.dst.rel };
     }
-    if (!ctx.journal.has(COPIED)) {
+    if (!(await ctx.journal.has(COPIED))) {
       if (!resumed) {
         if (!t.overwrite && (await ops.statOrNull(t.dst))) throw new AppError('conflict', { path: t.dst.rel });
-        ctx.journal.put(STARTED);
+        await ctx.journal.put(STARTED);
       }
       if (same && (await ops.canCopy(t.src.storage_id))) await this.serverCopy(ctx, fa, resumed);
       else await this.stream(ctx, fa, resumed);
       await ops.written(t.dst, await ops.stat(t.dst), fa.ctx(t.op, { audit, meta: { from: t.src.rel } }));
-      ctx.journal.put(COPIED);
+      await ctx.journal.put(COPIED);
     }
     if (t.op === 'move') {
       await ops.delete(t.src).catch((e) => {
@@ -138,7 +138,7 @@ export class Transfers {
           );
         const written = await this.copyFile(ctx, from, to, item, report);
         if (item.rel !== '') await ops.written(to, written, fa.ctx(t.op));
-        ctx.journal.put(`f:${item.rel}`);
+        await ctx.journal.put(`f:${item.rel}`);
       }
       done += item.entry.size;
       ctx.progress(total ? done / total : 1, { done, total });
@@ -179,11 +179,11 @@ export class Transfers {
    */
   private async committed(ctx: JobContext<TransferPayload>, fa: ActorFiles, to: Place, item: TreeItem): Promise<boolean> {
     const key = `f:${item.rel}`;
-    if (ctx.journal.has(key)) return true;
+    if (await ctx.journal.has(key)) return true;
     const at = await this.files.ops.statOrNull(to);
     if (!at || at.type !== 'file' || at.size !== item.entry.size || ctx.payload.overwrite) return false;
     if (item.rel !== '') await this.files.ops.written(to, at, fa.ctx(ctx.payload.op));
-    ctx.journal.put(key);
+    await ctx.journal.put(key);
     return true;
   }
 }

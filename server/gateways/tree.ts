@@ -107,7 +107,7 @@ export class GatewayTree {
     if (!('operation_id' in r)) return;
     const end = Date.now() + TRANSFER_WAIT_MS;
     for (;;) {
-      const op = this.queue.get(r.operation_id);
+      const op = await this.queue.get(r.operation_id);
       if (!op) throw new AppError('internal', {}, undefined, 'the transfer vanished');
       if (op.status === 'completed') return;
       if (op.status === 'failed' || op.status === 'cancelled') {

@@ -10,13 +10,13 @@ import { JournalRepo } from './journal.repo';
 
 export interface OpJournal {
   /** Whether `key` was recorded by this op (in any earlier attempt). */
-  has(key: string): boolean;
+  has(key: string): Promise<boolean>;
   /** The value recorded under `key`, or undefined. */
-  get(key: string): string | undefined;
+  get(key: string): Promise<string | undefined>;
   /** Records `key` (idempotent; a later value replaces the earlier one). */
-  put(key: string, value?: string): void;
+  put(key: string, value?: string): Promise<void>;
   /** How many keys the op recorded. */
-  size(): number;
+  size(): Promise<number>;
 }
 
 export class Journals {
@@ -30,7 +30,7 @@ export class Journals {
   of(opId: string): OpJournal {
     const { repo } = this;
     return {
-      has: (key) => repo.get(opId, key) !== undefined,
+      has: async (key) => (await repo.get(opId, key)) !== undefined,
       get: (key) => repo.get(opId, key),
       put: (key, value = '') => repo.put(opId, key, value),
       size: () => repo.size(opId),
@@ -38,7 +38,7 @@ export class Journals {
   }
 
   /** Forgets an op's journal (it finished). */
-  clear(opId: string): void {
-    this.repo.clear(opId);
+  clear(opId: string): Promise<void> {
+    return this.repo.clear(opId);
   }
 }

@@ -41,16 +41,16 @@ test('asks the host to keep awake while a long op or a transfer runs, not for ba
   try {
     k.flush();
     assert.deepEqual(sent, [{ type: 'inhibit', active: false, reasons: [] }], 'the first message after ready says where things stand');
-    q.start();
-    q.enqueue('awake.background', {});
+    await q.start();
+    await q.enqueue('awake.background', {});
     await sleep(400);
     assert.equal(sent.length, 1, 'background work does not keep the computer awake');
 
-    const id = q.enqueue('awake.long', {});
-    q.enqueue('awake.long', {});
+    const id = await q.enqueue('awake.long', {});
+    await q.enqueue('awake.long', {});
     await sleep(400);
     assert.deepEqual(sent.at(-1), { type: 'inhibit', active: true, reasons: [{ kind: 'awake.long', count: 2 }] });
-    const st = k.status();
+    const st = await k.status();
     assert.equal(st.active, true);
     assert.ok(st.since && Date.parse(st.since) <= Date.now());
     assert.deepEqual(
@@ -74,7 +74,7 @@ test('asks the host to keep awake while a long op or a transfer runs, not for ba
     gates.splice(0).forEach((g) => g());
     await sleep(600);
     assert.deepEqual(sent.at(-1), { type: 'inhibit', active: false, reasons: [] });
-    assert.deepEqual(k.status(), { active: false, since: null, reasons: [], resumable_ops: [] });
+    assert.deepEqual(await k.status(), { active: false, since: null, reasons: [], resumable_ops: [] });
     const n = sent.length;
     k.changed();
     await sleep(400);

@@ -61,14 +61,14 @@ export class KeepAwake {
     this.send(msg);
   }
 
-  status(): KeepAwakeStatus {
+  async status(): Promise<KeepAwakeStatus> {
     const reasons = this.reasons();
     const active = reasons.length > 0;
     return {
       active,
       since: active ? this.since : null,
       reasons,
-      resumable_ops: this.queue.liveKeepingAwake().map(({ id, kind, status, progress, bytes_done, bytes_total, message, attempts }) => ({
+      resumable_ops: (await this.queue.liveKeepingAwake()).map(({ id, kind, status, progress, bytes_done, bytes_total, message, attempts }) => ({
         id,
         kind,
         status,

@@ -1,18 +1,20 @@
 /**
  * `ops`: the op queue's rows (the jobs module owns the table; `queue.ts`
- * holds the rules). Raw SQL, each statement prepared once: the pump runs
- * often. The pump's reads and its claim are on `db.async`, so a database on
- * another machine holds no other request meanwhile; the rest is synchronous
- * for now (its callers are: enqueue, cancel and the outcome of a run).
- * Writes that decide between instances are conditional statements: a claim
- * moves only a `queued` row (PostgreSQL: `FOR UPDATE SKIP LOCKED`), and every
- * outcome is written only while this instance holds the lease.
+ * holds the rules). Raw SQL on `db.async` (on SQLite each text is prepared
+ * once by the async face: the pump runs often), so a database on another
+ * machine holds no other request meanwhile. Writes that decide between
+ * callers or instances are one conditional statement or one unit: a claim
+ * moves only a `queued` row (PostgreSQL: `FOR UPDATE SKIP LOCKED`), every
+ * outcome is written only while this instance holds the lease, an enqueue
+ * with a dedup key is one unit (`enqueueIn`), a cancel one unit of
+ * conditional updates.
  */
-import type { AsyncDb, Db, Sqlite } from '../db';
+import type { AsyncDb, Db, Tx, Unit } from '../db';
 import type { OpsTable } from '../db/tables';
 
-type Stmt = { run(...a: unknown[]): { changes: number }; get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[] };
 const now = () => new Date().toISOString();
+/** How many times an enqueue looks again when the live op it collided with ended meanwhile. */
+const ENQUEUE_TRIES = 8;
 
 /** A new op's row (`enqueue`). */
 export interface NewOp {
@@ -36,9 +38,33 @@ export interface OpOutcome {
   text?: string;
 }
 
+/** What a cancel found: the op's status before it, with what a change frame needs; undefined for an unknown id. */
+export interface Cancelled {
+  was: OpsTable['status'];
+  owner_id: number | null;
+  visible: boolean;
+}
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** PostgreSQL's int8 columns arrive as strings from the pool: a row as SQLite gives it. */
+function toRow(r: Record<string, unknown>): OpsTable {
+  return {
+    ...(r as unknown as OpsTable),
+    priority: num(r.priority),
+    owner_id: numOrNull(r.owner_id),
+    visible: num(r.visible),
+    attempts: num(r.attempts),
+    max_attempts: num(r.max_attempts),
+    progress: num(r.progress),
+    bytes_done: num(r.bytes_done),
+    bytes_total: num(r.bytes_total),
+    cancel_requested: num(r.cancel_requested),
+  };
+}
+
 export class OpsRepo {
-  private statements = new Map<string, Stmt>();
-  private sqlite: Sqlite;
   private async: AsyncDb;
   private postgres: boolean;
   /** The kinds a pump may claim arrive as one JSON array parameter. */
@@ -47,128 +73,184 @@ export class OpsRepo {
   private keyIdOf: string;
 
   constructor(db: Db) {
-    this.sqlite = db.sqlite;
     this.async = db.async;
     this.postgres = db.dialect === 'postgres';
     this.kindsIn = this.postgres ? 'SELECT json_array_elements_text(?::json)' : 'SELECT value FROM json_each(?)';
     this.keyIdOf = this.postgres ? "CAST(payload::json #>> '{actor,key_id}' AS BIGINT)" : "json_extract(payload, '$.actor.key_id')";
   }
 
-  /** A prepared statement, compiled once per SQL text. */
-  private q(sql: string): Stmt {
-    let st = this.statements.get(sql);
-    if (!st) this.statements.set(sql, (st = this.sqlite.prepare(sql)));
-    return st;
+  /** Queues an op as one unit (`enqueueIn`): its id, or the live op's that absorbed it. */
+  async enqueue(o: NewOp, behindRunning = false): Promise<{ id: string; inserted: boolean }> {
+    return this.async.unit((t) => this.enqueueIn(t, o, behindRunning));
   }
 
-  /** The queued or running op holding this dedup key. */
-  liveByDedup(key: string): string | undefined {
-    return (this.q("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { id: string } | undefined)?.id;
-  }
-
-  /** Whether the op holding this dedup key is queued or running; undefined when none is live. */
-  liveStatusByDedup(key: string): 'queued' | 'running' | undefined {
-    return (this.q("SELECT status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')").get(key) as { status: 'queued' | 'running' } | undefined)
-      ?.status;
+  /** Queues several ops in one unit (one commit for a tick's copies), each as `enqueueIn`. */
+  async enqueueAll(ops: Array<{ op: NewOp; behindRunning: boolean }>): Promise<Array<{ id: string; inserted: boolean }>> {
+    const self = this;
+    return this.async.unit(function* (t) {
+      const out: Array<{ id: string; inserted: boolean }> = [];
+      for (const o of ops) out.push(yield* self.enqueueIn(t, o.op, o.behindRunning));
+      return out;
+    });
   }
 
   /**
-   * Inserts a queued op; false when another instance queued the same dedup key between the caller's read
-   * and this insert (the unique index `ops_dedup` decides; its op is then the one).
+   * Inserts a queued op unless a live (queued or running) op holds its dedup key; then that op's id. With
+   * `behindRunning`, only a queued op absorbs it: when the live one is running, the op goes under `<key>#next`.
+   * The unique index `ops_dedup` decides: the insert is tried first (`ON CONFLICT DO NOTHING`, which waits for
+   * a racing insert of the same key on PostgreSQL) and the live op is read only after a collision, so many
+   * callers at once make one op under read committed too; a live op that ended between the two is retried.
    */
-  insert(o: NewOp): boolean {
-    const t = now();
-    return (
-      this.q(
+  *enqueueIn(t: Tx, o: NewOp, behindRunning = false): Unit<{ id: string; inserted: boolean }> {
+    let key = o.dedup_key;
+    for (let i = 0; i < ENQUEUE_TRIES; i++) {
+      const stamp = now();
+      const made = yield* t.sql(
         `INSERT INTO ops (id, kind, status, priority, payload, owner_id, visible, dedup_key, max_attempts, run_at, created_at, updated_at)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ).run(o.id, o.kind, o.priority, o.payload, o.owner_id, o.visible ? 1 : 0, o.dedup_key, o.max_attempts, o.run_at, t, t).changes > 0
-    );
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+        [o.id, o.kind, o.priority, o.payload, o.owner_id, o.visible ? 1 : 0, key, o.max_attempts, o.run_at, stamp, stamp],
+      );
+      if (made.length > 0 || key === null) return { id: o.id, inserted: made.length > 0 };
+      const [live] = yield* t.sql<{ id: string; status: 'queued' | 'running' }>(
+        "SELECT id, status FROM ops WHERE dedup_key = ? AND status IN ('queued','running')",
+        [key],
+      );
+      if (!live) continue;
+      if (live.status === 'running' && behindRunning && key === o.dedup_key) {
+        key = `${o.dedup_key}#next`;
+        continue;
+      }
+      return { id: live.id, inserted: false };
+    }
+    throw new Error(`ops: could not queue under dedup key ${o.dedup_key}`);
+  }
+
+  /** The queued or running op holding this dedup key. */
+  async liveByDedup(key: string): Promise<string | undefined> {
+    const [r] = await this.async.sql<{ id: string }>("SELECT id FROM ops WHERE dedup_key = ? AND status IN ('queued','running')", [key]);
+    return r?.id;
   }
 
   /** SQLite's boot: this process is the database's only instance, so every running op was cut short. */
-  requeueAllRunning(): void {
-    this.q("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'").run(now(), now());
+  async requeueAllRunning(): Promise<void> {
+    await this.async.sql("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'", [
+      now(),
+      now(),
+    ]);
   }
 
   /** Re-queues running ops whose lease passed or that have none; how many. */
-  requeueExpired(): number {
+  async requeueExpired(): Promise<number> {
     const t = now();
-    return this.q(
-      "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)",
-    ).run(t, t, t).changes;
+    const rows = await this.async.sql(
+      "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) RETURNING id",
+      [t, t, t],
+    );
+    return rows.length;
   }
 
   /** Renews the leases `owner` still holds; the ops it holds, with their cancel flag. */
-  renewLeases(owner: string, until: string): Array<{ id: string; cancel_requested: number }> {
-    return this.q("UPDATE ops SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, cancel_requested").all(until, owner) as Array<{
-      id: string;
-      cancel_requested: number;
-    }>;
+  async renewLeases(owner: string, until: string): Promise<Array<{ id: string; cancel_requested: number }>> {
+    const rows = await this.async.sql<{ id: string; cancel_requested: unknown }>(
+      "UPDATE ops SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, cancel_requested",
+      [until, owner],
+    );
+    return rows.map((r) => ({ id: r.id, cancel_requested: num(r.cancel_requested) }));
   }
 
-  row(id: string): OpsTable | undefined {
-    return this.q('SELECT * FROM ops WHERE id = ?').get(id) as OpsTable | undefined;
+  /** The op's row, or undefined for an unknown id. */
+  async row(id: string): Promise<OpsTable | undefined> {
+    const [r] = await this.async.sql<Record<string, unknown>>('SELECT * FROM ops WHERE id = ?', [id]);
+    return r && toRow(r);
   }
 
-  /** Cancels a queued op (a running one is left alone). */
-  cancelQueued(id: string): void {
-    this.q("UPDATE ops SET status = 'cancelled', finished_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now(), now(), id);
+  /**
+   * Cancels a queued op, or flags a running one for whichever instance runs it; a finished op is left alone.
+   * One unit of conditional updates, so a claim racing the cancel either loses to it or sees the flag.
+   */
+  async cancel(id: string): Promise<Cancelled | undefined> {
+    return this.async.unit(function* (t) {
+      const at = now();
+      type R = { owner_id: unknown; visible: unknown; status: OpsTable['status'] };
+      const pick = (r: R, was: OpsTable['status']): Cancelled => ({ was, owner_id: numOrNull(r.owner_id), visible: num(r.visible) === 1 });
+      const [queued] = yield* t.sql<R>(
+        "UPDATE ops SET status = 'cancelled', finished_at = ?, updated_at = ? WHERE id = ? AND status = 'queued' RETURNING owner_id, visible, status",
+        [at, at, id],
+      );
+      if (queued) return pick(queued, 'queued');
+      const [running] = yield* t.sql<R>(
+        "UPDATE ops SET cancel_requested = 1, updated_at = ? WHERE id = ? AND status = 'running' RETURNING owner_id, visible, status",
+        [at, id],
+      );
+      if (running) return pick(running, 'running');
+      const [other] = yield* t.sql<R>('SELECT owner_id, visible, status FROM ops WHERE id = ?', [id]);
+      return other && pick(other, other.status);
+    });
   }
 
-  /** Marks a running op cancelled for whichever instance runs it. */
-  requestCancel(id: string): void {
-    this.q('UPDATE ops SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now(), id);
-  }
-
-  cancelRequested(id: string): boolean {
-    return (this.q('SELECT cancel_requested FROM ops WHERE id = ?').get(id) as { cancel_requested: number } | undefined)?.cancel_requested === 1;
+  async cancelRequested(id: string): Promise<boolean> {
+    const [r] = await this.async.sql<{ cancel_requested: unknown }>('SELECT cancel_requested FROM ops WHERE id = ?', [id]);
+    return r !== undefined && num(r.cancel_requested) === 1;
   }
 
   /** Visible ops, newest first: all (ownerId null), one owner's, or those one API key of that owner started. */
-  listVisible(ownerId: number | null, limit: number, keyId?: number): OpsTable[] {
-    return (
+  async listVisible(ownerId: number | null, limit: number, keyId?: number): Promise<OpsTable[]> {
+    const rows =
       ownerId === null
-        ? this.q('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?').all(limit)
+        ? await this.async.sql<Record<string, unknown>>('SELECT * FROM ops WHERE visible = 1 ORDER BY created_at DESC LIMIT ?', [limit])
         : keyId !== undefined
-          ? this.q(`SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND ${this.keyIdOf} = ? ORDER BY created_at DESC LIMIT ?`).all(ownerId, keyId, limit)
-          : this.q('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?').all(ownerId, limit)
-    ) as OpsTable[];
+          ? await this.async.sql<Record<string, unknown>>(
+              `SELECT * FROM ops WHERE visible = 1 AND owner_id = ? AND ${this.keyIdOf} = ? ORDER BY created_at DESC LIMIT ?`,
+              [ownerId, keyId, limit],
+            )
+          : await this.async.sql<Record<string, unknown>>('SELECT * FROM ops WHERE visible = 1 AND owner_id = ? ORDER BY created_at DESC LIMIT ?', [
+              ownerId,
+              limit,
+            ]);
+    return rows.map(toRow);
   }
 
-  ownerOf(id: string): { owner_id: number | null; key_id: number | null } | undefined {
-    return this.q(`SELECT owner_id, ${this.keyIdOf} AS key_id FROM ops WHERE id = ?`).get(id) as { owner_id: number | null; key_id: number | null } | undefined;
+  async ownerOf(id: string): Promise<{ owner_id: number | null; key_id: number | null } | undefined> {
+    const [r] = await this.async.sql<{ owner_id: unknown; key_id: unknown }>(`SELECT owner_id, ${this.keyIdOf} AS key_id FROM ops WHERE id = ?`, [id]);
+    return r && { owner_id: numOrNull(r.owner_id), key_id: numOrNull(r.key_id) };
   }
 
-  payloadOf(id: string): string | undefined {
-    return (this.q('SELECT payload FROM ops WHERE id = ?').get(id) as { payload: string } | undefined)?.payload;
+  async payloadOf(id: string): Promise<string | undefined> {
+    const [r] = await this.async.sql<{ payload: string }>('SELECT payload FROM ops WHERE id = ?', [id]);
+    return r?.payload;
   }
 
   /** Queued and running ops per kind and status, across every instance. */
-  depth(): Array<{ kind: string; status: 'queued' | 'running'; n: number }> {
-    return this.q("SELECT kind, status, count(*) AS n FROM ops WHERE status IN ('queued','running') GROUP BY kind, status").all() as never;
+  async depth(): Promise<Array<{ kind: string; status: 'queued' | 'running'; n: number }>> {
+    const rows = await this.async.sql<{ kind: string; status: 'queued' | 'running'; n: unknown }>(
+      "SELECT kind, status, count(*) AS n FROM ops WHERE status IN ('queued','running') GROUP BY kind, status",
+    );
+    return rows.map((r) => ({ kind: r.kind, status: r.status, n: num(r.n) }));
   }
 
   /** Queued and running ops of these kinds, oldest first. */
-  liveOfKinds(kinds: string[], limit: number): OpsTable[] {
-    return this.q(`SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`).all(
-      JSON.stringify(kinds),
-      limit,
-    ) as OpsTable[];
+  async liveOfKinds(kinds: string[], limit: number): Promise<OpsTable[]> {
+    const rows = await this.async.sql<Record<string, unknown>>(
+      `SELECT * FROM ops WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`,
+      [JSON.stringify(kinds), limit],
+    );
+    return rows.map(toRow);
   }
 
   /** Ops running or due by `soon`. */
-  busy(soon: string): number {
-    return Number((this.q("SELECT count(*) AS n FROM ops WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)").get(soon) as { n: number }).n);
+  async busy(soon: string): Promise<number> {
+    const [r] = await this.async.sql<{ n: unknown }>("SELECT count(*) AS n FROM ops WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)", [soon]);
+    return num(r!.n);
   }
 
   /** Up to 50 queued ops of these kinds due by `t`, the pump's order; `paused`: background ones (priority < 0) wait. */
-  due(t: string, kinds: string[], paused: boolean): Promise<Array<{ id: string; kind: string; priority: number }>> {
-    return this.async.sql(
+  async due(t: string, kinds: string[], paused: boolean): Promise<Array<{ id: string; kind: string; priority: number }>> {
+    const rows = await this.async.sql<{ id: string; kind: string; priority: unknown }>(
       `SELECT id, kind, priority FROM ops WHERE status = 'queued' AND run_at <= ? AND kind IN (${this.kindsIn}) AND (? = 0 OR priority >= 0)
          ORDER BY priority DESC, run_at, created_at LIMIT 50`,
       [t, JSON.stringify(kinds), paused ? 1 : 0],
     );
+    return rows.map((r) => ({ id: r.id, kind: r.kind, priority: num(r.priority) }));
   }
 
   /**
@@ -195,36 +277,40 @@ export class OpsRepo {
     return next?.t ?? null;
   }
 
-  progress(id: string, fraction: number, done: number | null, total: number | null, message: string | null): void {
-    this.q(
+  /** A progress hint (the caller skips it when the database is busy). */
+  async progress(id: string, fraction: number, done: number | null, total: number | null, message: string | null): Promise<void> {
+    await this.async.sql(
       'UPDATE ops SET progress = ?, bytes_done = COALESCE(?, bytes_done), bytes_total = COALESCE(?, bytes_total), message = COALESCE(?, message), updated_at = ? WHERE id = ?',
-    ).run(fraction, done, total, message, now(), id);
+      [fraction, done, total, message, now(), id],
+    );
   }
 
   /** A failed attempt: queued again at `runAt` with its error, if `owner` still holds it. */
-  retryLater(id: string, owner: string, runAt: string, code: string, params: unknown, text: string): void {
-    this.q(
+  async retryLater(id: string, owner: string, runAt: string, code: string, params: unknown, text: string): Promise<void> {
+    await this.async.sql(
       "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, error_code = ?, error_params = ?, error_text = ?, updated_at = ? WHERE id = ? AND lease_owner = ?",
-    ).run(runAt, code, JSON.stringify(params ?? {}), text, now(), id, owner);
+      [runAt, code, JSON.stringify(params ?? {}), text, now(), id, owner],
+    );
   }
 
   /**
    * Puts a running op `owner` holds back in the queue without spending its attempt, due at `runAt` (null: its
    * old `run_at`). 1 when the row was ours to give back, else 0.
    */
-  giveBack(id: string, owner: string, runAt: string | null): number {
-    return this.q(
-      "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
-    ).run(runAt, now(), id, owner).changes;
+  async giveBack(id: string, owner: string, runAt: string | null): Promise<number> {
+    const rows = await this.async.sql(
+      "UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = COALESCE(?, run_at), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ? RETURNING id",
+      [runAt, now(), id, owner],
+    );
+    return rows.length;
   }
 
   /** Records how an op ended, if `owner` still holds it; false when it was taken over meanwhile. */
-  finish(id: string, owner: string, o: OpOutcome): boolean {
-    return (
-      this.q(
-        `UPDATE ops SET status = ?, finished_at = ?, updated_at = ?, progress = CASE WHEN ? = 'completed' THEN 1 ELSE progress END,
-         result = ?, error_code = ?, error_params = ?, error_text = ?, lease_until = NULL WHERE id = ? AND lease_owner = ?`,
-      ).run(
+  async finish(id: string, owner: string, o: OpOutcome): Promise<boolean> {
+    const rows = await this.async.sql(
+      `UPDATE ops SET status = ?, finished_at = ?, updated_at = ?, progress = CASE WHEN ? = 'completed' THEN 1 ELSE progress END,
+         result = ?, error_code = ?, error_params = ?, error_text = ?, lease_until = NULL WHERE id = ? AND lease_owner = ? RETURNING id`,
+      [
         o.status,
         now(),
         now(),
@@ -235,12 +321,14 @@ export class OpsRepo {
         o.text ?? null,
         id,
         owner,
-      ).changes > 0
+      ],
     );
+    return rows.length > 0;
   }
 
   /** Deletes finished ops that ended before `before`; how many. */
-  prune(before: string): number {
-    return this.q("DELETE FROM ops WHERE status IN ('completed','failed','cancelled') AND finished_at < ?").run(before).changes;
+  async prune(before: string): Promise<number> {
+    const rows = await this.async.sql("DELETE FROM ops WHERE status IN ('completed','failed','cancelled') AND finished_at < ? RETURNING id", [before]);
+    return rows.length;
   }
 }

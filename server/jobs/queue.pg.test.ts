@@ -78,8 +78,8 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
         },
         { concurrency: 4 },
       );
-      q.start();
-      for (let i = 0; i < 1000; i++) q.enqueue('pg.count', { i });
+      await q.start();
+      for (let i = 0; i < 1000; i++) await q.enqueue('pg.count', { i });
       const end = Date.now() + 200_000;
       const count = (status: string) => Number((db.sqlite.prepare('SELECT count(*) AS n FROM ops WHERE status = ?').get(status) as { n: number }).n);
       while (count('completed') < 1000 && Date.now() < end) await sleep(100);
@@ -114,7 +114,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       // Enqueued once the child's queue is up: it is the only instance, so it claims the op.
       const q0 = new JobQueue(db);
       q0.register('pg.hang', async () => {});
-      q0.enqueue('pg.hang', { label: 'copy' });
+      await q0.enqueue('pg.hang', { label: 'copy' });
       const m = await other.line(/running (\S+) (\S+)\n/);
       const started = { id: m[1], instance: m[2] };
 
@@ -122,10 +122,10 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       const resumed: Array<{ attempt: number; journaled: string | undefined; at: number }> = [];
       const q = new JobQueue(db, { pollMs: 20, leaseMs: LEASE });
       q.register('pg.hang', async (ctx) => {
-        resumed.push({ attempt: ctx.attempt, journaled: ctx.journal.get('step-1'), at: Date.now() });
+        resumed.push({ attempt: ctx.attempt, journaled: await ctx.journal.get('step-1'), at: Date.now() });
         return 'finished by the second instance';
       });
-      q.start();
+      await q.start();
       assert.notEqual(q.instanceId, started.instance);
       await sleep(LEASE * 2);
       const live = db.sqlite.prepare('SELECT status, lease_owner, lease_until FROM ops WHERE id = ?').get(started.id) as {
@@ -147,7 +147,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       assert.ok(resumed[0].at >= leaseEnd, "not before the killed instance's lease passed");
       assert.equal(resumed[0].journaled, 'done by the first instance', "the resumed attempt sees the first one's journal");
       assert.equal(resumed[0].attempt, 2);
-      while (q.get(started.id)!.status === 'running') await sleep(20);
+      while ((await q.get(started.id))!.status === 'running') await sleep(20);
       const done = db.sqlite.prepare('SELECT status, lease_owner, result FROM ops WHERE id = ?').get(started.id) as {
         status: string;
         lease_owner: string;
@@ -169,15 +169,15 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
     try {
       const ran: number[] = [];
       q.register('pg.hang', async (ctx) => void ran.push(ctx.attempt));
-      const id = q.enqueue('pg.hang', { label: 'orphan' });
+      const id = await q.enqueue('pg.hang', { label: 'orphan' });
       // The claim as the database committed it: running under this instance's lease, which the queue never heard of.
       db.sqlite
         .prepare("UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = 1 WHERE id = ?")
         .run(q.instanceId, new Date(Date.now() + 60_000).toISOString(), id);
-      q.start();
+      await q.start();
       const deadline = Date.now() + LEASE * 10;
-      while (q.get(id)!.status !== 'completed' && Date.now() < deadline) await sleep(50);
-      const op = q.get(id)!;
+      while ((await q.get(id))!.status !== 'completed' && Date.now() < deadline) await sleep(50);
+      const op = (await q.get(id))!;
       assert.equal(op.status, 'completed', JSON.stringify(op));
       assert.deepEqual(ran, [1], 'run once, its lost claim not counted as an attempt');
     } finally {

@@ -1,6 +1,7 @@
 /**
- * Persistent op queue. Ops survive restarts. Picking, leasing and finishing
- * are short synchronous statements; handlers run outside any transaction.
+ * Persistent op queue. Ops survive restarts. Queueing, picking, leasing and
+ * finishing are short statements on `db.async` (ops.repo.ts); handlers run
+ * outside any transaction.
  *
  * SQLite (one instance per database): a row left `running` by a crash is
  * re-queued at boot. PostgreSQL (several instances may share the database):
@@ -17,7 +18,7 @@ import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
 import { Journals } from './journal';
-import { OpsRepo } from './ops.repo';
+import { OpsRepo, type NewOp } from './ops.repo';
 import type { Governor, Release, UnitClass } from './governor';
 
 interface Registered {
@@ -66,6 +67,10 @@ export class JobQueue {
    * start, or a claim's answer was lost while it committed): given back to the queue as soon as it answers.
    */
   private orphans = new Set<string>();
+  /** Ops claimed by a pump pass and not started yet: a lease renewal meanwhile must not take them for orphans. */
+  private starting = new Set<string>();
+  /** A lease renewal in flight (the next tick waits for it). */
+  private ticking = false;
 
   constructor(
     db: Db,
@@ -122,15 +127,25 @@ export class JobQueue {
   }
 
   /** Queues an op and returns its id (an existing op's id when the dedup key is live). */
-  enqueue<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions = {}): string {
+  async enqueue<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions = {}): Promise<string> {
+    const { id, inserted } = await this.ops.enqueue(this.newOp(kind, payload, o), !!o.behindRunning);
+    if (inserted) this.queued([{ id, o }]);
+    return id;
+  }
+
+  /** Queues several ops of one kind in one unit (one commit for a batch); their ids, in order, as `enqueue`. */
+  async enqueueAll<K extends JobName>(kind: K, items: Array<{ payload: JobPayloads[K]; o?: EnqueueOptions }>): Promise<string[]> {
+    if (!items.length) return [];
+    const made = await this.ops.enqueueAll(items.map((it) => ({ op: this.newOp(kind, it.payload, it.o ?? {}), behindRunning: !!it.o?.behindRunning })));
+    this.queued(made.flatMap((m, i) => (m.inserted ? [{ id: m.id, o: items[i]!.o ?? {} }] : [])));
+    return made.map((m) => m.id);
+  }
+
+  private newOp<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions): NewOp {
     const reg = this.handlers.get(kind);
     if (!reg) throw new Error(`no handler for job kind "${kind}"`);
-    if (o.dedupKey && o.behindRunning && this.ops.liveStatusByDedup(o.dedupKey) === 'running') o = { ...o, dedupKey: `${o.dedupKey}#next` };
-    const live = o.dedupKey ? this.ops.liveByDedup(o.dedupKey) : undefined;
-    if (live) return live;
-    const id = 'op_' + randomBytes(10).toString('hex');
-    const inserted = this.ops.insert({
-      id,
+    return {
+      id: 'op_' + randomBytes(10).toString('hex'),
       kind,
       priority: o.priority ?? 0,
       payload: JSON.stringify(payload ?? {}),
@@ -139,28 +154,28 @@ export class JobQueue {
       dedup_key: o.dedupKey ?? null,
       max_attempts: o.maxAttempts ?? reg.opts.maxAttempts,
       run_at: (o.runAt ?? new Date()).toISOString(),
-    });
-    if (!inserted && o.dedupKey) {
-      const other = this.ops.liveByDedup(o.dedupKey);
-      if (other) return other;
-    }
-    if (o.visible) this.onChange({ id, owner_id: o.ownerId ?? null, visible: true });
+    };
+  }
+
+  /** New rows are in: a visible one is announced (its owner's ops list), the pump looks. */
+  private queued(made: Array<{ id: string; o: EnqueueOptions }>): void {
+    if (!made.length) return;
+    for (const { id, o } of made) if (o.visible) this.onChange({ id, owner_id: o.ownerId ?? null, visible: true });
     this.kick();
-    return id;
   }
 
   /**
    * Starts workers and re-queues ops a crash left running: on SQLite every running op (this process is the
    * database's only instance); on PostgreSQL only those whose lease passed (another live instance's are its own).
    */
-  start(): void {
+  async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     if (!this.leased) {
-      this.ops.requeueAllRunning();
+      await this.ops.requeueAllRunning();
     } else {
-      this.takeOver();
-      this.leaseTimer = setInterval(() => this.leaseTick(), Math.max(50, Math.floor(this.leaseMs / 3)));
+      await this.takeOver();
+      this.leaseTimer = setInterval(() => void this.leaseTick(), Math.max(50, Math.floor(this.leaseMs / 3)));
       this.leaseTimer.unref();
     }
     this.schedule(0);
@@ -170,21 +185,26 @@ export class JobQueue {
    * Re-queues running ops whose lease passed (their instance stopped renewing: killed, frozen or cut off);
    * a running op with no lease at all was claimed by a version without leases and is treated as expired.
    */
-  private takeOver(): number {
-    const n = this.ops.requeueExpired();
+  private async takeOver(): Promise<number> {
+    const n = await this.ops.requeueExpired();
     if (n) this.opts.log?.(`ops: ${n} running op(s) whose lease passed re-queued by instance ${this.instanceId}`);
     return n;
   }
 
   /** Renews the leases of this instance's running ops, aborts the ones it lost, takes over expired ones. */
-  private leaseTick(): void {
-    if (this.stopping) return;
+  private async leaseTick(): Promise<void> {
+    if (this.stopping || this.ticking) return;
+    this.ticking = true;
     try {
-      const held = this.ops.renewLeases(this.instanceId, new Date(Date.now() + this.leaseMs).toISOString());
+      // Only ops running before the renewal are judged by it: one started during its round trip is not lost.
+      const judged = [...this.controllers.keys()];
+      const held = await this.ops.renewLeases(this.instanceId, new Date(Date.now() + this.leaseMs).toISOString());
       const ours = new Map(held.map((r) => [r.id, r.cancel_requested]));
-      for (const id of ours.keys()) if (!this.controllers.has(id)) this.orphans.add(id);
-      this.releaseOrphans();
-      for (const [id, ac] of this.controllers) {
+      for (const id of ours.keys()) if (!this.controllers.has(id) && !this.starting.has(id)) this.orphans.add(id);
+      await this.releaseOrphans();
+      for (const id of judged) {
+        const ac = this.controllers.get(id);
+        if (!ac) continue;
         if (!ours.has(id)) {
           // Another instance re-queued it after our lease passed (this process stalled): it is theirs now.
           this.lost.add(id);
@@ -192,17 +212,19 @@ export class JobQueue {
           ac.abort(new AppError('cancelled', {}, undefined, 'lease lost'));
         } else if (ours.get(id) === 1) ac.abort(new AppError('cancelled')); // cancelled through another instance
       }
-      if (this.takeOver()) this.kick();
+      if (await this.takeOver()) this.kick();
     } catch (e) {
       if (!isBusy(e)) this.opts.log?.('ops: lease renewal failed', e);
+    } finally {
+      this.ticking = false;
     }
   }
 
   /** Gives the orphans back to the queue, their attempt refunded (their handler never ran here). */
-  private releaseOrphans(): void {
+  private async releaseOrphans(): Promise<void> {
     let n = 0;
-    for (const id of this.orphans) {
-      n += this.giveBack(id, now());
+    for (const id of [...this.orphans]) {
+      n += await this.giveBack(id, now());
       this.orphans.delete(id);
     }
     if (n) {
@@ -239,20 +261,15 @@ export class JobQueue {
   }
 
   /** Best-effort cancel: a queued op is cancelled at once, a running one is signalled. */
-  cancel(id: string): void {
-    const row = this.ops.row(id);
-    if (!row) return;
-    if (row.status === 'queued') {
-      this.ops.cancelQueued(id);
-    } else if (row.status === 'running') {
-      this.ops.requestCancel(id);
-      this.controllers.get(id)?.abort(new AppError('cancelled'));
-    }
-    this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
+  async cancel(id: string): Promise<void> {
+    const c = await this.ops.cancel(id);
+    if (!c) return;
+    if (c.was === 'running') this.controllers.get(id)?.abort(new AppError('cancelled'));
+    this.onChange({ id, owner_id: c.owner_id, visible: c.visible });
   }
 
-  get(id: string): Operation | null {
-    const row = this.ops.row(id);
+  async get(id: string): Promise<Operation | null> {
+    const row = await this.ops.row(id);
     return row ? present(row) : null;
   }
 
@@ -260,18 +277,18 @@ export class JobQueue {
    * The visible ops of one owner (all visible ops when ownerId is null), newest
    * first; with `keyId` only those an API key started (their payload's actor).
    */
-  listVisible(ownerId: number | null, limit = 100, keyId?: number): Operation[] {
-    return this.ops.listVisible(ownerId, limit, keyId).map(present);
+  async listVisible(ownerId: number | null, limit = 100, keyId?: number): Promise<Operation[]> {
+    return (await this.ops.listVisible(ownerId, limit, keyId)).map(present);
   }
 
   /** The owner of an op and the API key that started it (null: a person or system work), or undefined for an unknown id. */
-  ownerOf(id: string): { owner_id: number | null; key_id: number | null } | undefined {
+  ownerOf(id: string): Promise<{ owner_id: number | null; key_id: number | null } | undefined> {
     return this.ops.ownerOf(id);
   }
 
   /** An op's payload as queued (a kind's presenter reads what it recorded there), or undefined for an unknown id. */
-  payloadOf(id: string): unknown {
-    const payload = this.ops.payloadOf(id);
+  async payloadOf(id: string): Promise<unknown> {
+    const payload = await this.ops.payloadOf(id);
     return payload === undefined ? undefined : JSON.parse(payload);
   }
 
@@ -286,21 +303,21 @@ export class JobQueue {
   }
 
   /** Queued and running ops counted per kind and status, across every instance (the metrics' queue depth). */
-  depth(): Array<{ kind: string; status: 'queued' | 'running'; n: number }> {
+  depth(): Promise<Array<{ kind: string; status: 'queued' | 'running'; n: number }>> {
     return this.ops.depth();
   }
 
   /** Queued and running ops of the `keepsAwake` kinds, oldest first (at most `limit`): the work a restart resumes. */
-  liveKeepingAwake(limit = 50): Operation[] {
+  async liveKeepingAwake(limit = 50): Promise<Operation[]> {
     const kinds = [...this.handlers].filter(([, r]) => r.opts.keepsAwake).map(([kind]) => kind);
-    return this.ops.liveOfKinds(kinds, limit).map(present);
+    return (await this.ops.liveOfKinds(kinds, limit)).map(present);
   }
 
   /** Resolves when no op is running or due within `horizonMs` (tests, CLI one-shots). */
   async idle(timeoutMs = 30_000, horizonMs = 2000): Promise<void> {
     const end = Date.now() + timeoutMs;
     for (;;) {
-      const busy = this.ops.busy(new Date(Date.now() + horizonMs).toISOString());
+      const busy = await this.ops.busy(new Date(Date.now() + horizonMs).toISOString());
       if (busy === 0 && this.active.size === 0) return;
       if (Date.now() > end) throw new Error('queue did not become idle');
       await new Promise((r) => setTimeout(r, 20));
@@ -330,7 +347,7 @@ export class JobQueue {
     this.pumping = true;
     this.kickedMeanwhile = false;
     try {
-      this.releaseOrphans();
+      await this.releaseOrphans();
       const limit = this.opts.concurrency ?? 4;
       const t = now();
       // Only kinds with a free slot are read: a backlog of one kind at its own limit (a thousand copies to a
@@ -344,31 +361,13 @@ export class JobQueue {
         const lane = this.governedStart(reg);
         if (lane === null) continue;
         // Claim: only one worker moves it from queued to running (on PostgreSQL with a lease).
-        const claimed = await this.ops.claim(r.id, this.instanceId, this.leased ? new Date(Date.now() + this.leaseMs).toISOString() : null, t);
-        if (this.stopping) {
-          // Stopped while the claim was on its way: the op goes back to the queue for the next start.
-          lane();
-          if (claimed) {
-            try {
-              this.giveBack(r.id, now());
-            } catch {
-              /* re-queued at the next start (SQLite) or when its lease passes (PostgreSQL) */
-            }
-          }
-          break;
-        }
-        if (!claimed) {
-          lane();
-          continue;
-        }
+        this.starting.add(r.id);
         try {
-          this.run(r.id, reg, lane);
-        } catch (e) {
-          // The database went away between the claim and the start: the op goes back once it answers.
-          lane();
-          this.orphans.add(r.id);
-          throw e;
+          await this.claimAndRun(r.id, reg, lane, t);
+        } finally {
+          this.starting.delete(r.id);
         }
+        if (this.stopping) break;
       }
       // A lane granted for ops that are no longer due goes back at once.
       this.returnHeldLanes();
@@ -385,6 +384,26 @@ export class JobQueue {
       if (!this.stopping) this.schedule(BUSY_RETRY_MS);
     } finally {
       this.pumping = false;
+    }
+  }
+
+  /** Claims one due op and starts it; a claim lost to another worker gives its lane back. */
+  private async claimAndRun(id: string, reg: Registered, lane: Release, t: string): Promise<void> {
+    const claimed = await this.ops.claim(id, this.instanceId, this.leased ? new Date(Date.now() + this.leaseMs).toISOString() : null, t);
+    if (this.stopping) {
+      // Stopped while the claim was on its way: the op goes back to the queue for the next start.
+      lane();
+      if (claimed) await this.giveBack(id, now()).catch(() => 0); // else re-queued at the next start (SQLite) or when its lease passes (PostgreSQL)
+      return;
+    }
+    if (!claimed) return lane();
+    try {
+      await this.run(id, reg, lane);
+    } catch (e) {
+      // The database went away between the claim and the start: the op goes back once it answers.
+      lane();
+      this.orphans.add(id);
+      throw e;
     }
   }
 
@@ -423,8 +442,9 @@ export class JobQueue {
     return null;
   }
 
-  private run(id: string, reg: Registered, lane: Release): void {
-    const row = this.ops.row(id)!;
+  /** Starts a claimed op's handler (resolves once it is running; its outcome is recorded when it ends). */
+  private async run(id: string, reg: Registered, lane: Release): Promise<void> {
+    const row = (await this.ops.row(id))!;
     const ac = new AbortController();
     this.controllers.set(id, ac);
     reg.running++;
@@ -432,6 +452,8 @@ export class JobQueue {
     if (reg.opts.timeoutMs)
       timeout = setTimeout(() => ac.abort(new AppError('timeout', { seconds: Math.round(reg.opts.timeoutMs! / 1000) })), reg.opts.timeoutMs);
     let lastWrite = 0;
+    // Progress is written in order and before the outcome (a late hint must not land on a finished row).
+    let written: Promise<void> = Promise.resolve();
     const notify = () => this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
     const ctx: JobContext = {
       id,
@@ -445,20 +467,19 @@ export class JobQueue {
       progress: (fraction, bytes, message) => {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;
-        try {
-          this.ops.progress(id, Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null);
-        } catch (e) {
-          if (!isBusy(e)) throw e;
-          return; // progress is a hint: the next report writes it
-        }
         lastWrite = t;
-        notify();
+        written = written
+          .then(() => this.ops.progress(id, Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null))
+          .then(notify, (e) => {
+            // progress is a hint: the next report writes it
+            if (!isBusy(e)) this.opts.log?.(`op ${id}: a progress write failed`, e);
+          });
       },
     };
     if (row.cancel_requested) ac.abort(new AppError('cancelled'));
     notify();
     const p = (async () => {
-      let outcome: () => void;
+      let outcome: () => Promise<void>;
       try {
         const result = await reg.handler(ctx);
         if (ac.signal.aborted) throw ac.signal.reason;
@@ -468,7 +489,8 @@ export class JobQueue {
       }
       try {
         // A lost lease: the instance that took the op over records its outcome.
-        if (this.lost.delete(id)) outcome = () => {};
+        if (this.lost.delete(id)) outcome = async () => {};
+        await written;
         // The outcome of an op is never lost to a database held by another program: wait until it is free.
         await untilFree(outcome, Infinity);
       } catch (e) {
@@ -486,14 +508,14 @@ export class JobQueue {
     p.finally(() => this.active.delete(p));
   }
 
-  private fail(id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): void {
+  private async fail(id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): Promise<void> {
     const app = isAppError(err) ? err : isAppError(signal.reason) && signal.aborted ? signal.reason : null;
-    const cancelled = (app?.code === 'cancelled' && !this.stopping) || this.ops.cancelRequested(id);
+    const cancelled = (app?.code === 'cancelled' && !this.stopping) || (await this.ops.cancelRequested(id));
     const dbAway = isBusy(err) && !this.stopping;
     if ((this.stopping || dbAway) && !cancelled) {
       // Interrupted by shutdown (resume on next boot), or the database went away under it (run again once it is
       // back: the journal skips finished steps): neither is the op's fault, so no attempt is spent.
-      this.giveBack(id, dbAway ? new Date(Date.now() + DB_AWAY_RETRY_MS).toISOString() : null);
+      await this.giveBack(id, dbAway ? new Date(Date.now() + DB_AWAY_RETRY_MS).toISOString() : null);
       if (dbAway) this.opts.log?.(`op ${id} (${row.kind}): the database was away, runs again in ${DB_AWAY_RETRY_MS} ms`);
       return;
     }
@@ -503,30 +525,30 @@ export class JobQueue {
     const text = err instanceof Error ? err.message : String(err);
     if (attempts < row.max_attempts) {
       const delay = Math.min(reg.opts.backoffMs * 2 ** (attempts - 1), 3_600_000);
-      this.ops.retryLater(id, this.instanceId, new Date(Date.now() + delay).toISOString(), code, app?.params ?? {}, text);
+      await this.ops.retryLater(id, this.instanceId, new Date(Date.now() + delay).toISOString(), code, app?.params ?? {}, text);
       this.opts.log?.(`op ${id} (${row.kind}) attempt ${attempts} failed, retry in ${delay} ms: ${text}`);
       return;
     }
     this.opts.log?.(`op ${id} (${row.kind}) failed: ${text}`, app ? undefined : err);
-    this.finish(id, 'failed', { code, params: app?.params ?? {}, text });
+    await this.finish(id, 'failed', { code, params: app?.params ?? {}, text });
   }
 
   /**
    * Puts this instance's running op back in the queue without spending its attempt (it was not the op's
    * fault), due at `runAt` (null: its old `run_at`). Returns 1 when the row was ours to give back, else 0.
    */
-  private giveBack(id: string, runAt: string | null): number {
+  private giveBack(id: string, runAt: string | null): Promise<number> {
     return this.ops.giveBack(id, this.instanceId, runAt);
   }
 
-  private finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): void {
-    const changed = this.ops.finish(id, this.instanceId, { status, ...o });
+  private async finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): Promise<void> {
+    const changed = await this.ops.finish(id, this.instanceId, { status, ...o });
     // Not ours any more (taken over meanwhile): the journal belongs to the attempt that runs now.
-    if (changed) this.journals.clear(id);
+    if (changed) await this.journals.clear(id);
   }
 
   /** Deletes finished ops older than `ms` (a cron keeps the table small). */
-  prune(ms: number): number {
+  prune(ms: number): Promise<number> {
     return this.ops.prune(new Date(Date.now() - ms).toISOString());
   }
 }

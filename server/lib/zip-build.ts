@@ -45,15 +45,15 @@ export interface ZipCheckpoint {
 /** Where a build keeps its checkpoints (an op's journal, or a sidecar file beside the temp). */
 export interface ZipBuildStore {
   /** The last checkpoint recorded, or null. */
-  load(): ZipCheckpoint | null;
+  load(): ZipCheckpoint | null | Promise<ZipCheckpoint | null>;
   /**
    * Records that the first `length` bytes are durable and hold `before + added.length` entries,
    * `added` being those after the first `before`. False when it cannot be recorded right now
    * (a busy database): the build keeps the entries and records them with the next checkpoint.
    */
-  commit(length: number, before: number, added: ZipBuildEntry[]): boolean;
+  commit(length: number, before: number, added: ZipBuildEntry[]): boolean | Promise<boolean>;
   /** Forgets every checkpoint (the file starts over). Throws when it cannot. */
-  reset(): void;
+  reset(): void | Promise<void>;
 }
 
 export interface CommitPolicy {
@@ -109,7 +109,7 @@ export class ZipFileBuild {
   static async open(temp: string, store: ZipBuildStore | null, keys: readonly string[], o: ZipBuildOptions = {}): Promise<ZipFileBuild> {
     const policy = o.policy === undefined ? DEFAULT_POLICY : o.policy;
     const journal = policy ? store : null;
-    const cp = journal?.load() ?? null;
+    const cp = (await journal?.load()) ?? null;
     let kept: ZipBuildEntry[] = [];
     let length = 0;
     if (cp && cp.length > 0) {
@@ -124,11 +124,11 @@ export class ZipFileBuild {
     let fd: number;
     if (kept.length === 0) {
       // The store must stop claiming the old bytes before any new byte is written over them.
-      if (cp) journal!.reset();
+      if (cp) await journal!.reset();
       fd = await openP(temp, 'w');
       length = 0;
     } else {
-      if (kept.length < cp!.entries.length && !journal!.commit(length, 0, kept)) throw new Error('the ZIP build journal cannot be written now');
+      if (kept.length < cp!.entries.length && !(await journal!.commit(length, 0, kept))) throw new Error('the ZIP build journal cannot be written now');
       fd = await openP(temp, 'r+');
       await truncP(fd, length);
     }
@@ -188,7 +188,7 @@ export class ZipFileBuild {
     await this.close();
     await rm(this.temp, { force: true });
     try {
-      this.store?.reset();
+      await this.store?.reset();
     } catch {
       // the op's journal goes with the op anyway
     }
@@ -203,9 +203,10 @@ export class ZipFileBuild {
     await syncP(this.sink.fd);
     const t1 = performance.now();
     const length = this.zip.bytesWritten;
-    if (this.store.commit(length, this.committed, this.pending)) {
-      this.committed += this.pending.length;
-      this.pending = [];
+    const added = this.pending;
+    if (await this.store.commit(length, this.committed, added)) {
+      this.committed += added.length;
+      this.pending = this.pending.slice(added.length);
     }
     this.stats.checkpoints++;
     this.stats.syncMs += t1 - t0;

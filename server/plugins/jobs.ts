@@ -86,7 +86,15 @@ export class PluginJobs {
   }
 
   /** `opts.page`: the share id of the public page that asked for it. */
-  enqueue(app: InstalledApp, actor: Actor, action: string, places: Place[], params: unknown, lang: string, opts: { page?: number } = {}): string {
+  async enqueue(
+    app: InstalledApp,
+    actor: Actor,
+    action: string,
+    places: Place[],
+    params: unknown,
+    lang: string,
+    opts: { page?: number } = {},
+  ): Promise<string> {
     if (!app.manifest.actions.some((a) => a.id === action)) throw new AppError('not_found', { path: `${app.id}/${action}` });
     const payload: PluginJobPayload = {
       actor: actorSpec(actor),
@@ -134,17 +142,17 @@ export class PluginJobs {
   }
 
   /** A plugin op queued by the public page `shareId`, as `present` shows it; null for any other op. */
-  ofPage(id: string, shareId: number, lang: Lang): Operation | null {
-    const p = this.d.queue.payloadOf(id) as PluginJobPayload | undefined;
-    const op = p?.page === shareId ? this.d.queue.get(id) : null;
+  async ofPage(id: string, shareId: number, lang: Lang): Promise<Operation | null> {
+    const p = (await this.d.queue.payloadOf(id)) as PluginJobPayload | undefined;
+    const op = p?.page === shareId ? await this.d.queue.get(id) : null;
     return op && op.kind === PLUGIN_JOB ? this.present(op, lang) : null;
   }
 
   /** A plugin op as the spec shows it, in the reader's language; other kinds pass unchanged. */
-  present(op: Operation, lang: Lang): Operation {
+  async present(op: Operation, lang: Lang): Promise<Operation> {
     if (op.kind !== PLUGIN_JOB) return op;
-    const p = this.d.queue.payloadOf(op.id) as PluginJobPayload | undefined;
-    // Synchronous (the op frame and the ops routes present ops without awaiting): the app as last read here.
+    const p = (await this.d.queue.payloadOf(op.id)) as PluginJobPayload | undefined;
+    // The app as last read here (no read per op of a list).
     const app = p ? this.d.repo.known(p.plugin) : null;
     const action = app?.manifest.actions.find((a) => a.id === p!.action);
     const result = (op.result ?? {}) as Partial<PluginResult>;

@@ -212,7 +212,7 @@ export class AppWakeups {
     }
     const dueAt = new Date(due).toISOString();
     if (!(await this.d.hostRepo.claimScheduled(app.id, it.key, dueAt))) return 'already run';
-    const op = this.d.jobs.enqueue(app, this.system, action.id, places, it.params ?? {}, app.manifest.default_language);
+    const op = await this.d.jobs.enqueue(app, this.system, action.id, places, it.params ?? {}, app.manifest.default_language);
     await this.d.hostRepo.scheduledOp(app.id, it.key, dueAt, op);
     report.queued.push(op);
     return null;

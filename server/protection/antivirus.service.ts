@@ -77,7 +77,7 @@ export class Antivirus {
   }
 
   /** Queues a scan of one file (see ScanPolicy.enqueue). */
-  enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): string | null {
+  enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): Promise<string | null> {
     return this.o.policy.enqueue(storageId, rel, o);
   }
 

@@ -59,7 +59,7 @@ export class ScanPolicy {
    * window); `key` collapses requests while one is queued. Returns the op id,
    * or null when scanning is off.
    */
-  enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): string | null {
+  async enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): Promise<string | null> {
     if (!this.active) return null;
     const at = new Date();
     return this.o.queue.enqueue(
@@ -75,26 +75,31 @@ export class ScanPolicy {
 
   /** The write-gate hook. Content-keyed dedup lets a new write queue a new scan even while an older one runs. */
   writeHook(): WriteHook {
-    return (node, info) => {
+    return async (node, info) => {
       if (!this.eligible(node.path, node.type, node.size)) return;
       // A document-editor force save (status 6) is interim, like a text-editor save; its final save (2) scans at once.
       const interim = (info.origin === 'save-text' || (info.origin === 'docserver' && info.meta?.status === 6)) && !info.created;
       if (interim) {
         const delayMs = this.o.settings.get('av_save_scan_window_minutes') * 60_000;
-        this.enqueue(node.storage_id, node.path, { delayMs, key: `av:window:${node.storage_id}:${node.path}` });
+        await this.enqueue(node.storage_id, node.path, { delayMs, key: `av:window:${node.storage_id}:${node.path}` });
         return;
       }
-      this.enqueue(node.storage_id, node.path, { key: contentKey(node.storage_id, node) });
+      await this.enqueue(node.storage_id, node.path, { key: contentKey(node.storage_id, node) });
     };
   }
 
   /** The sync engine's hook: newly catalogued or drifted files, at priority -1. */
   syncHook(): SyncFilesHook {
-    return (storageId, files) => {
+    return async (storageId, files) => {
       if (!this.active) return; // a sync of 200,000 files must cost nothing while scanning is off
-      for (const f of files) {
-        if (this.eligible(f.path, 'file', f.size)) this.enqueue(storageId, f.path, { priority: SYNC_SCAN_PRIORITY, key: contentKey(storageId, f) });
-      }
+      const at = new Date().toISOString();
+      // One unit for the batch's scans, not one awaited enqueue per file.
+      await this.o.queue.enqueueAll(
+        SCAN_JOB,
+        files
+          .filter((f) => this.eligible(f.path, 'file', f.size))
+          .map((f) => ({ payload: { storage_id: storageId, path: f.path, at }, o: { priority: SYNC_SCAN_PRIORITY, dedupKey: contentKey(storageId, f) } })),
+      );
     };
   }
 

@@ -48,7 +48,7 @@ export class ReplicaAudit {
   }
 
   /** Queues an audit (one runs at a time); the same request still queued absorbs it. */
-  request(kind: 'sample' | 'full', sample = this.settings.get('replica_audit_sample_size')): string {
+  request(kind: 'sample' | 'full', sample = this.settings.get('replica_audit_sample_size')): Promise<string> {
     const key = `replica.audit:${kind}:${kind === 'sample' ? sample : ''}`;
     return this.queue.enqueue('replica.audit', { kind, sample }, { dedupKey: key, behindRunning: true, priority: -2 });
   }
@@ -60,8 +60,8 @@ export class ReplicaAudit {
 
   /** (Re)arms both schedules from the settings (by default a daily sample at 04:30, a full audit on the 1st at 05:00, server time). */
   schedule(scheduler: Scheduler, log: (msg: string, err?: unknown) => void): void {
-    armCron(scheduler, AUDIT_DAILY, this.settings.get('replica_audit_cron'), () => void this.request('sample'), log);
-    armCron(scheduler, AUDIT_MONTHLY, this.settings.get('replica_audit_full_cron'), () => void this.request('full'), log);
+    armCron(scheduler, AUDIT_DAILY, this.settings.get('replica_audit_cron'), () => this.request('sample'), log);
+    armCron(scheduler, AUDIT_MONTHLY, this.settings.get('replica_audit_full_cron'), () => this.request('full'), log);
   }
 
   private async run(ctx: JobContext<AuditPayload>): Promise<AuditResult> {

@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
+import { untilFree } from '../db';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { JobContext, JobQueue } from '../jobs';
@@ -31,6 +32,12 @@ export const RAW = Symbol('replication.raw');
 const TRASH = '.service-trash';
 /** After an attempt on a target times out, its other jobs fail at once for this long instead of hanging too. */
 export const HUNG_PAUSE_MS = 60_000;
+/**
+ * How long queueing the copies of a sync batch or a tick rides out a busy database (`database_busy`: a pool
+ * checkout or a lock that waited past its bound while a first sync keeps the database busy). Off any request's
+ * path, so longer than a request's wait; past it the content audit finds the copies.
+ */
+const QUEUE_WAIT_MS = 60_000;
 
 export interface EngineDeps {
   repo: ReplicationRepo;
@@ -134,7 +141,7 @@ export class ReplicationEngine {
    */
   async synced(storageId: number, kind: 'write' | 'delete', rels: string[]): Promise<void> {
     try {
-      const link = await this.linkedTarget(storageId);
+      const link = await untilFree(() => this.linkedTarget(storageId), QUEUE_WAIT_MS);
       if (!link) return;
       const modes = await this.modes();
       for (const rel of rels) for (const p of this.plan(modes, link.storage, kind, rel)) this.enqueue({ storage_id: link.storageId, ...p });
@@ -195,9 +202,9 @@ export class ReplicationEngine {
     const batch = [...this.pending];
     this.pending.clear();
     try {
-      await this.d.repo.atomically(() => {
-        for (const [base, p] of batch) this.d.queue.enqueue('replica.copy', p, { dedupKey: base, behindRunning: true, priority: -1 });
-      });
+      // One unit for the tick's copies.
+      const items = batch.map(([base, p]) => ({ payload: p, o: { dedupKey: base, behindRunning: true, priority: -1 } }));
+      await untilFree(() => this.d.queue.enqueueAll('replica.copy', items), QUEUE_WAIT_MS);
     } catch (e) {
       // The database held by another program past its wait: the content audit finds these copies later.
       this.d.log(`replication: ${batch.length} copies could not be queued`, e);

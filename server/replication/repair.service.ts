@@ -63,7 +63,10 @@ export class RepairService {
   /** Queues one `replica_retry` op per unresolved failure (a retry already queued absorbs its twin); announces `replica_reconcile_done` when it queued any. */
   async fixAll(): Promise<{ queued: number }> {
     const ids = await this.repo.unresolvedIds();
-    for (const id of ids) this.queue.enqueue('replica_retry', { failure_id: id }, { dedupKey: `replica_retry:${id}`, priority: -1 });
+    await this.queue.enqueueAll(
+      'replica_retry',
+      ids.map((id) => ({ payload: { failure_id: id }, o: { dedupKey: `replica_retry:${id}`, priority: -1 } })),
+    );
     if (ids.length)
       await this.bus.emit('replica_reconcile_done', {
         title: 'Backup repair queued',
@@ -90,7 +93,7 @@ export class RepairService {
     // Resolved between this read and the retry: the retry finds it resolved and skips.
     const f = await this.repo.failureByKey(storage_id, rel, op as ReplicaOp);
     if (!f || f.resolved_at) throw new AppError('not_found');
-    return { queued: 1, op_id: this.queue.enqueue('replica_retry', { failure_id: f.id }, { dedupKey: `replica_retry:${f.id}`, priority: -1 }) };
+    return { queued: 1, op_id: await this.queue.enqueue('replica_retry', { failure_id: f.id }, { dedupKey: `replica_retry:${f.id}`, priority: -1 }) };
   }
 
   /** Live figures: the recovery point (age of the oldest change not yet replicated), queued copies, unresolved failures. */

@@ -339,12 +339,4 @@ export class ReplicationRepo {
   storages(): Promise<Array<{ id: number; name: string; driver: string; config: string; replica_target_id: number | null }>> {
     return this.sql('SELECT id, name, driver, config, replica_target_id FROM storages ORDER BY id');
   }
-
-  /**
-   * Runs `fn` in one transaction (one commit for a tick's copies). Synchronous inside: `fn` queues ops, and
-   * the op queue's enqueue (jobs/ops.repo.ts) is still on the synchronous face; it goes when that moves.
-   */
-  atomically(fn: () => void): Promise<void> {
-    return this.db.waits.write(fn);
-  }
 }

@@ -76,7 +76,7 @@ export class ThumbDispatcher {
       if (node.type !== 'file' || node.thumb_state === 'ready') return;
       if (!(await this.states.markPending(node.id))) return;
       if (BROWSER_ORIGINS.has(info.origin) && this.fast.size < FAST_LANE_MAX) this.fast.add(node.id);
-      this.request();
+      await this.request();
     };
   }
 
@@ -87,7 +87,7 @@ export class ThumbDispatcher {
   syncHook(): SyncFilesHook {
     return async (_storageId, files) => {
       const wanted = files.filter((f) => SYNC_KINDS.has(kindOf(f.mime, f.path.slice(f.path.lastIndexOf('/') + 1)))).map((f) => f.id);
-      if (wanted.length && (await this.states.markPendingMany(wanted)).length) this.request();
+      if (wanted.length && (await this.states.markPendingMany(wanted)).length) await this.request();
     };
   }
 
@@ -96,10 +96,15 @@ export class ThumbDispatcher {
     return this.fast.size;
   }
 
-  private request(): void {
+  private async request(): Promise<void> {
     if (this.opQueued) return;
     this.opQueued = true;
-    this.queue.enqueue(THUMB_JOB, {}, { priority: THUMB_PRIORITY });
+    try {
+      await this.queue.enqueue(THUMB_JOB, {}, { priority: THUMB_PRIORITY });
+    } catch (e) {
+      this.opQueued = false; // not queued: the next write asks again
+      throw e;
+    }
   }
 
   /**
@@ -140,7 +145,7 @@ export class ThumbDispatcher {
       );
     } finally {
       // Work remains when the batch was full or cut short; an empty page means the backlog is dry.
-      if (!signal.aborted && (batch.length === BATCH_FILES || i < batch.length || this.fast.size > 0)) this.request();
+      if (!signal.aborted && (batch.length === BATCH_FILES || i < batch.length || this.fast.size > 0)) await this.request();
     }
     return result;
   }

@@ -20,7 +20,7 @@ declare module '../../server/jobs/types' {
 const db = await openPostgresDatabase(process.argv[2]);
 const q = new JobQueue(db, { pollMs: 20, concurrency: 4, leaseMs: Number(process.argv[3] ?? 1500) });
 q.register('pg.hang', async (ctx) => {
-  ctx.journal.put('step-1', 'done by the first instance');
+  await ctx.journal.put('step-1', 'done by the first instance');
   process.stdout.write(`running ${ctx.id} ${q.instanceId}\n`);
   await new Promise(() => {}); // never ends: only the kill stops it
 });
@@ -33,7 +33,7 @@ q.register(
   },
   { concurrency: 4 },
 );
-q.start();
+await q.start();
 process.stdout.write(`ready ${q.instanceId}\n`);
 // The queue's timers are unref'd (they never hold a server open): this one keeps the process alive until the kill.
 setInterval(() => {}, 1000);

@@ -38,7 +38,7 @@ describe('ops routes and the realtime channel', () => {
   test('list, detail, progress frames and cancel (always 200)', async () => {
     const stream = await fetch(`${s.url}/api/events/stream`, { headers: { authorization: `Bearer ${admin}` } });
     assert.match(stream.headers.get('content-type')!, /^text\/event-stream/);
-    const id = s.server.queue.enqueue('test.steps', { steps: 200 }, { visible: true, ownerId: 1 });
+    const id = await s.server.queue.enqueue('test.steps', { steps: 200 }, { visible: true, ownerId: 1 });
     const frames = await collect(stream, (f) => f.some((x) => x.event === 'op' && x.data.op.status === 'running'));
     assert.ok(frames.some((f) => f.event === 'op' && f.data.op.id === id));
     const list = await s.api('GET', '/api/files/ops', { token: admin });
@@ -61,7 +61,7 @@ describe('ops routes and the realtime channel', () => {
   test("another user's ops are invisible", async () => {
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'o@example.test', username: 'other', password: 'other-password' } });
     const other = await s.login('other', 'other-password');
-    const id = s.server.queue.enqueue('test.steps', { steps: 1 }, { visible: true, ownerId: 1 });
+    const id = await s.server.queue.enqueue('test.steps', { steps: 1 }, { visible: true, ownerId: 1 });
     assert.equal((await s.api('GET', `/api/files/ops/${id}`, { token: other })).status, 404);
     assert.deepEqual((await s.api('GET', '/api/files/ops', { token: other })).body.ops, []);
   });

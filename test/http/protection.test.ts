@@ -305,7 +305,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     // A file that vanishes before its scan is recorded as skipped, not as an error.
     s.server.queue.setPaused(false);
     writeFileSync(join(root, 'd/ghost.txt'), 'boo');
-    s.server.protection.antivirus.enqueue(1, 'd/ghost.txt', { key: 'ghost' });
+    await s.server.protection.antivirus.enqueue(1, 'd/ghost.txt', { key: 'ghost' });
     rmSync(join(root, 'd/ghost.txt'));
     await s.server.queue.idle(10_000);
     const ghostOp = scanOps('d/ghost.txt')[0];
@@ -326,7 +326,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
       return realRead.call(this, rel, range, signal);
     };
     try {
-      s.server.protection.antivirus.enqueue(storageId, 'd/racer.txt', { key: 'racer' });
+      await s.server.protection.antivirus.enqueue(storageId, 'd/racer.txt', { key: 'racer' });
       await s.server.queue.idle(10_000);
     } finally {
       driver.read = realRead;

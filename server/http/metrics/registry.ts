@@ -14,7 +14,7 @@ import { HttpRecorder } from './http-recorder';
 export interface MetricSources {
   dbWaits: () => BusyStats;
   /** Queued and running ops per kind (every instance's: they share the queue). */
-  queueDepth: () => Array<{ kind: string; status: 'queued' | 'running'; n: number }>;
+  queueDepth: () => Promise<Array<{ kind: string; status: 'queued' | 'running'; n: number }>>;
   /** Full sync runs finished by this process, per outcome. */
   syncRuns: () => Record<string, number>;
   /** Thumbnails finished by this process, per outcome. */
@@ -81,9 +81,10 @@ export function buildRegistry(src: MetricSources): { registry: Registry; http: H
     help: 'Ops queued or running, by kind and state.',
     labelNames: ['kind', 'state'],
     registers,
-    collect() {
+    async collect() {
+      const depth = await src.queueDepth();
       this.reset();
-      for (const r of src.queueDepth()) this.set({ kind: r.kind, state: r.status }, Number(r.n));
+      for (const r of depth) this.set({ kind: r.kind, state: r.status }, r.n);
     },
   });
   total('filedock_sync_runs_total', 'Full catalogue sync runs finished, by outcome.', ['state'], () => byState(src.syncRuns()));

@@ -38,9 +38,9 @@ export function adminBackupRoutes(d: { backups: BackupService; bus: EventBus; ma
     ctx.body = await d.backups.view();
   });
 
-  r.post('/run', doc({ summary: 'Back up now (an op)', status: 202 }), (ctx) => {
+  r.post('/run', doc({ summary: 'Back up now (an op)', status: 202 }), async (ctx) => {
     ctx.status = 202;
-    ctx.body = { op_id: d.backups.request('manual', me(ctx).id) };
+    ctx.body = { op_id: await d.backups.request('manual', me(ctx).id) };
   });
   return r;
 }

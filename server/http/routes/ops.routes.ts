@@ -20,11 +20,11 @@ const PLUGIN_KIND = 'plugin-action';
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
 /** `present` lets a kind speak its own words (plugin jobs: `pending`/`ok`, labels, outputs); the default adds `error_text`. */
-export function opsRoutes(d: { queue: JobQueue; present?: (op: Operation, lang: Lang) => Operation }): Router<AppState> {
+export function opsRoutes(d: { queue: JobQueue; present?: (op: Operation, lang: Lang) => Promise<Operation> }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/ops' });
   r.use(requireUser);
-  const show = (op: Operation, lang: Lang) => {
-    const own = d.present?.(op, lang) ?? op;
+  const show = async (op: Operation, lang: Lang) => {
+    const own = (await d.present?.(op, lang)) ?? op;
     return own === op ? presentOp(op, lang) : own;
   };
   const checkId = (ctx: Ctx) => {
@@ -38,32 +38,35 @@ export function opsRoutes(d: { queue: JobQueue; present?: (op: Operation, lang: 
     const key = ctx.state.key;
     return !((o.owner_id !== p.id && (p.role !== 'admin' || key)) || (key && o.key_id !== key.id));
   };
-  const mine = (ctx: Ctx): Operation => {
+  const mine = async (ctx: Ctx): Promise<Operation> => {
     const id = checkId(ctx);
-    const o = d.queue.ownerOf(id);
+    const o = await d.queue.ownerOf(id);
     // Someone else's op is reported as missing, not forbidden, so ids cannot be probed; a key sees only its own ops.
     if (!o || !sees(ctx, o)) throw new AppError('not_found');
-    return d.queue.get(id)!;
+    const op = await d.queue.get(id);
+    if (!op) throw new AppError('not_found'); // pruned meanwhile
+    return op;
   };
-  r.get('/', doc({ summary: 'My long-running operations' }), (ctx) => {
-    ctx.body = { ops: d.queue.listVisible(me(ctx).id, 100, ctx.state.key?.id).map((op) => show(op, ctx.state.lang)) };
+  r.get('/', doc({ summary: 'My long-running operations' }), async (ctx) => {
+    const ops = await d.queue.listVisible(me(ctx).id, 100, ctx.state.key?.id);
+    ctx.body = { ops: await Promise.all(ops.map((op) => show(op, ctx.state.lang))) };
   });
-  r.get('/:id', doc({ summary: 'One operation, with its final error when it failed' }), (ctx) => {
-    ctx.body = show(mine(ctx), ctx.state.lang);
+  r.get('/:id', doc({ summary: 'One operation, with its final error when it failed' }), async (ctx) => {
+    ctx.body = await show(await mine(ctx), ctx.state.lang);
   });
   // Best effort and always 200 (spec): the status must be read afterwards. Plugin ops follow their own rule.
-  r.post('/:id/cancel', doc({ summary: 'Cancel an operation (best effort; read its status afterwards)' }), (ctx) => {
+  r.post('/:id/cancel', doc({ summary: 'Cancel an operation (best effort; read its status afterwards)' }), async (ctx) => {
     const id = checkId(ctx);
-    const op = d.queue.get(id);
+    const op = await d.queue.get(id);
     if (op?.kind === PLUGIN_KIND) {
-      if (!sees(ctx, d.queue.ownerOf(id)!)) throw new AppError('forbidden', { reason: "someone else's op" });
-      if (FINISHED.has(op.status)) throw new AppError('conflict', { reason: 'the op has finished' }, { status: show(op, ctx.state.lang).status });
-      d.queue.cancel(id);
-      ctx.body = { op: show(d.queue.get(id)!, ctx.state.lang) };
+      if (!sees(ctx, (await d.queue.ownerOf(id))!)) throw new AppError('forbidden', { reason: "someone else's op" });
+      if (FINISHED.has(op.status)) throw new AppError('conflict', { reason: 'the op has finished' }, { status: (await show(op, ctx.state.lang)).status });
+      await d.queue.cancel(id);
+      ctx.body = { op: await show((await d.queue.get(id))!, ctx.state.lang) };
       return;
     }
     try {
-      d.queue.cancel(mine(ctx).id);
+      await d.queue.cancel((await mine(ctx)).id);
     } catch {
       /* unknown or foreign ids are ignored */
     }

@@ -167,7 +167,7 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   r.post('/replica/audit/run-now', doc({ summary: 'Run a replica audit now (sample or full)', body: auditBody, status: 202 }), async (ctx) => {
     const b = await body(ctx, auditBody);
     ctx.status = 202;
-    ctx.body = { op_id: wired().audit.request(b.kind, b.sample) };
+    ctx.body = { op_id: await wired().audit.request(b.kind, b.sample) };
   });
 
   // Restore drill

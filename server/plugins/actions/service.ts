@@ -267,7 +267,7 @@ export class AppActions {
       const s = sanitiseSurface(await this.surface(actor, app, action.view, 'view', { paths, action: action.id }, lang));
       return { status: 200, body: { surface: this.remember(actor, app, action.view, s) } };
     }
-    const id = this.d.jobs.enqueue(app, actor, action.id, places, body.params ?? {}, lang);
+    const id = await this.d.jobs.enqueue(app, actor, action.id, places, body.params ?? {}, lang);
     return { status: 202, body: { op: id, job_id: id } };
   }
 
@@ -325,7 +325,7 @@ export class AppActions {
       if (bytesOf(answer.job.params) > RUN_LIMITS.params_bytes)
         throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
       const jobPlaces = await this.select(actor, app, b.paths ?? [], action.applies, writes(action));
-      const id = this.d.jobs.enqueue(app, actor, action.id, jobPlaces, answer.job.params ?? {}, lang);
+      const id = await this.d.jobs.enqueue(app, actor, action.id, jobPlaces, answer.job.params ?? {}, lang);
       return { status: 202, body: { op: id, job_id: id, ...(surface && { surface }) } };
     }
     return { status: 200, body: { surface: surface ?? sanitiseSurface(null) } };

@@ -65,7 +65,7 @@ export interface HostDeps {
   /** Lock tokens the host keeps for an app's own later writes (`locks.*`). */
   hostRepo: AppHostRepo;
   /** Queues a plugin-action job of this app as the same actor (`ops.create`). */
-  enqueue(app: InstalledApp, actor: Actor, action: string, paths: string[], params: unknown, lang: string): string;
+  enqueue(app: InstalledApp, actor: Actor, action: string, paths: string[], params: unknown, lang: string): Promise<string>;
 }
 
 export interface HostCall {
@@ -222,12 +222,12 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       c.job.progress(Math.max(0, Math.min(1, Number(o.fraction) || 0)), bytes, typeof o.message === 'string' ? o.message.slice(0, 500) : undefined);
       return true;
     },
-    'ops.create': (a) => {
+    'ops.create': async (a) => {
       needs('ops');
       notWakeup('jobs (answer scheduled items instead)');
       const o = obj(a);
       const paths = Array.isArray(o.paths) ? o.paths.map(path) : [];
-      return { op_id: d.enqueue(app, actor!, String(o.action ?? ''), paths, o.params ?? {}, c.lang) };
+      return { op_id: await d.enqueue(app, actor!, String(o.action ?? ''), paths, o.params ?? {}, c.lang) };
     },
     'http.fetch': async (a) => {
       needs('http');

@@ -286,7 +286,7 @@ export class AppPages {
         throw new AppError('payload_too_large', { max: RUN_LIMITS.params_bytes }, { field: 'params', max: RUN_LIMITS.params_bytes });
       if (!decide(o.owner, `app.${app.id}.${action.id}`, actionDefault(action))) throw new AppError('no_access');
       this.creatorReaches(creator, places, writes(action) ? 'editor' : 'viewer');
-      const id = this.d.jobs.enqueue(app, creator, action.id, places, answer.job.params ?? {}, lang, { page: o.share.id });
+      const id = await this.d.jobs.enqueue(app, creator, action.id, places, answer.job.params ?? {}, lang, { page: o.share.id });
       return { status: 202, body: { accepted: true, job_id: id, ...(surface && { surface }) } };
     }
     return { status: 200, body: { surface: surface ?? sanitiseSurface(null) } };
@@ -300,7 +300,7 @@ export class AppPages {
   async op(token: string, cred: PageCred, id: string, lang: Lang): Promise<PageOp> {
     const o = await this.d.shares.open(token, 'app');
     await this.d.shares.checkPin(o.share, cred);
-    const op = this.d.jobs.ofPage(id, o.share.id, lang);
+    const op = await this.d.jobs.ofPage(id, o.share.id, lang);
     if (!op) throw new AppError('not_found');
     const me = this.d.files.forActor(personActor(o.owner));
     const refOf = new Map(
