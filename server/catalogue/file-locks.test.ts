@@ -117,7 +117,7 @@ test('a folder holding a locked file refuses as a whole; a rename keeps the lock
     assert.equal(refusal(() => s.locks.check(1, 'h/b.pdf')).details?.path, '/Docs/h/b.pdf');
 
     // A file gone from the catalogue takes its lock with it (and a new file there is free).
-    s.nodes.removeTree(1, 'h/b.pdf');
+    await s.db.async.unit((t) => s.nodes.removeTreeIn(t, 1, 'h/b.pdf'));
     await s.db.async.unit((t) => s.nodes.upsertIn(t, 1, 'h/b.pdf', { name: 'b.pdf', type: 'file', size: 1, mtime: 2 }));
     s.locks.check(1, 'h/b.pdf');
     assert.equal(s.db.sqlite.prepare('SELECT count(*) FROM file_locks').pluck().get(), 0);

@@ -2,8 +2,8 @@
  * The `nodes` table (the cached tree) and its search index. Every statement
  * is small; bulk changes come in batches inside the caller's one short unit of work.
  */
-import { runSync, type Db } from '../db';
-import type { Tx, Unit } from '../db/async';
+import type { Db } from '../db';
+import type { Tx } from '../db/async';
 import type { NodesTable } from '../db/tables';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
@@ -76,16 +76,11 @@ const Q = {
 /**
  * Statements come as generators (`*getIn(t, …)`): the write gate and the sync engine run them inside their
  * own unit of work (`db.async.unit`), with the outbox rows that describe the change. The plain-named reads
- * are the same statements on `db.async.read`; `removeTree` and `removalsSince` are synchronous for the sync
- * engine only (issue 30); they go with the bridge.
+ * are the same statements on `db.async.read`.
  */
 export class NodesRepo {
   private prunedAt = 0;
   constructor(private db: Db) {}
-
-  private sync<T>(body: (t: Tx) => Unit<T>): T {
-    return runSync(this.db, body);
-  }
 
   *getIn(t: Tx, storageId: number, path: string) {
     return (yield* t.sql<NodeRow>(Q.byPath, [storageId, path]))[0] as NodeRow | undefined;
@@ -225,26 +220,6 @@ export class NodesRepo {
   /** See `listIn`. */
   list(storageId: number, dir: string, o: ListOptions): Promise<{ rows: NodeRow[]; total: number }> {
     return this.db.async.read((t) => this.listIn(t, storageId, dir, o));
-  }
-
-  /** Synchronous: only the sync engine's tests (sync.test.ts, sync.pg.test.ts) still call it; it goes with the bridge. */
-  upsert(storageId: number, path: string, e: Entry, ownerId: number | null = null): number {
-    return this.sync((t) => this.upsertIn(t, storageId, path, e, ownerId));
-  }
-
-  /** Synchronous: only the sync engine's tests still call it; it goes with the bridge. */
-  moveTree(storageId: number, from: string, to: string): void {
-    this.sync((t) => this.moveTreeIn(t, storageId, from, to));
-  }
-
-  /** Synchronous: only for the sync engine, until it runs `removeTreeIn` in its own unit; it goes with the bridge. */
-  removeTree(storageId: number, path: string): number[] {
-    return this.sync((t) => this.removeTreeIn(t, storageId, path));
-  }
-
-  /** Synchronous: only for the sync engine, until it runs `removalsSinceIn`; it goes with the bridge. */
-  removalsSince(storageId: number, since: string): (path: string) => boolean {
-    return this.sync((t) => this.removalsSinceIn(t, storageId, since));
   }
 
   /** Bytes and count of the live files of a storage (`owner` narrows to one uploader). */

@@ -89,14 +89,6 @@ export class EventBus {
   }
 
   /**
-   * Writes the event to the outbox inside the caller's synchronous transaction. Only the sign-in's transaction
-   * (auth.service.ts) still needs it; every other change records with `recordIn`. It goes with the bridge.
-   */
-  record<E extends EventName>(event: E, payload: EventMap[E]): void {
-    this.outbox.insert(event, JSON.stringify(payload), new Date().toISOString());
-  }
-
-  /**
    * Writes the event to the outbox as a statement of the caller's unit of work (`db.async.unit`):
    * `yield* bus.recordIn(t, 'file.updated', {...})`.
    */

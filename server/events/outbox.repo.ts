@@ -24,11 +24,6 @@ const Q = {
 export class OutboxRepo {
   constructor(private db: Db) {}
 
-  /** Synchronous: only for a caller inside a synchronous transaction (the sign-in's, auth.service.ts). */
-  insert(event: string, payload: string, at: string): void {
-    this.db.sqlite.prepare(Q.insert).run(event, payload, at);
-  }
-
   /** One row in a statement of its own (an event tied to no other change). */
   async insertOne(event: string, payload: string, at: string): Promise<void> {
     await this.db.async.sql(Q.insert, [event, payload, at]);
