@@ -20,7 +20,7 @@ test('a subtree is removed and moved through one range of the path index; siblin
 
     await db.async.unit((t) => repo.moveTreeIn(t, 1, 'a', 'm'));
     assert.deepEqual(paths(), ['a-1', 'a.txt', 'a0', 'ab', 'm', 'm/b', 'm/b/c.txt', 'z/a/x']);
-    repo.removeTree(1, 'm');
+    await db.async.unit((t) => repo.removeTreeIn(t, 1, 'm'));
     assert.deepEqual(paths(), ['a-1', 'a.txt', 'a0', 'ab', 'z/a/x']);
     const plan = db.sqlite
       .prepare(`EXPLAIN QUERY PLAN SELECT id FROM nodes WHERE ${SUBTREE}`)
