@@ -51,12 +51,7 @@ export class MetaStore {
       this.db.k
         .insertInto('meta')
         .values({ key, value })
-        .onConflict((oc) =>
-          oc
-            .column('key')
-            .doUpdateSet({ value })
-            .where('meta.value', '<>', value),
-        ),
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value }).where('meta.value', '<>', value)),
     );
     return changed > 0;
   }
