@@ -178,12 +178,10 @@ export class ShareZips {
     b.promise = (async () => {
       const liveness = setInterval(() => {
         // A database that does not answer ends nothing: the next check asks again.
-        void this.o.shares.repo.byId(s.id).then(
-          async (row) => {
-            if (!row || (await this.o.shares.stateOf(row)) !== 'active') abort.abort();
-          },
-          () => undefined,
-        );
+        void (async () => {
+          const row = await this.o.shares.repo.byId(s.id);
+          if (!row || (await this.o.shares.stateOf(row)) !== 'active') abort.abort();
+        })().catch(() => undefined);
       }, LIVENESS_MS);
       liveness.unref();
       let zb: ZipFileBuild | null = null;
