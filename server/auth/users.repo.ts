@@ -2,7 +2,7 @@
 import type { Principal } from './types';
 import type { Db } from '../db';
 import type { Compilable } from 'kysely';
-import { nowIso, readSync, type Tx, type Unit } from '../db';
+import { nowIso, type Tx, type Unit } from '../db';
 import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
 import type { GroupView } from '../contract';
@@ -248,14 +248,9 @@ export class UsersRepo {
   }
 
   /**
-   * A live account as a principal (no session), or null when it is missing or disabled. Synchronous only for
-   * shares' `ownerPrincipal`, which their synchronous `stateOf` calls; it goes with the bridge.
+   * A live account as a principal, or null when it is missing or disabled: a session's or a key's first
+   * request, a job's restored actor, a share's creator (read fresh: disabling it revokes its links at once).
    */
-  principal(id: number, sessionId = ''): Principal | null {
-    return readSync(this.db, (t) => this.principalRead(t, id, sessionId));
-  }
-
-  /** The same without waiting on the database (a session's or a key's first request). */
   principalAsync(id: number, sessionId = ''): Promise<Principal | null> {
     return this.db.async.read((t) => this.principalRead(t, id, sessionId));
   }

@@ -9,6 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Readable as ReadableT } from 'node:stream';
+import type { Principal } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { EventBus, Mailer, RequestMeta } from '../events';
 import type { FileService, Place } from '../files';
@@ -20,7 +21,8 @@ import type { UploadsService } from '../uploads';
 import { pt } from './public-i18n';
 import { RateLimiter } from './rate-limit';
 import type { ShareRow, SubmissionRow } from './shares.repo';
-import { dropSettingsOf, unavailable, type OpenShare, type SharesService } from './shares.service';
+import { dropSettingsOf } from './share-views';
+import { unavailable, type OpenShare, type SharesService } from './shares.service';
 
 export const NOTE_NAME = 'NOT.txt';
 export const NOTE_MAX_CHARS = 10_000;
@@ -196,6 +198,7 @@ export class DropsService {
     if (await this.o.shares.repo.finishSubmission(sub.id, new Date().toISOString()))
       await this.announce(
         open.share,
+        open.owner,
         sub,
         files.map((f) => f.name),
       );
@@ -208,16 +211,16 @@ export class DropsService {
       if (!(await this.o.shares.repo.finishSubmission(sub.id, new Date(now).toISOString()))) continue;
       const share = await this.o.shares.repo.byId(sub.share_id);
       const files = (await this.o.shares.repo.submissionFiles(sub.id)).filter((f) => f.done).map((f) => f.name);
-      if (share && files.length) await this.announce(share, sub, files);
+      if (share && files.length) await this.announce(share, await this.o.shares.ownerPrincipal(share.owner_id), sub, files);
     }
   }
 
-  private async announce(share: ShareRow, sub: SubmissionRow, files: string[]): Promise<void> {
+  /** `owner`: the link's creator as already read (null: deleted or disabled, no mail). */
+  private async announce(share: ShareRow, owner: Principal | null, sub: SubmissionRow, files: string[]): Promise<void> {
     if (!files.length && !sub.has_note) return;
     const storage = this.o.catalogue.repo.byId(share.storage_id);
     const folder = uiPath(storage?.name ?? String(share.storage_id), sub.folder);
     await this.o.bus.emit('drop.received', { share_id: share.id, owner_id: share.owner_id, folder, files, uploader: sub.uploader ?? undefined });
-    const owner = this.o.shares.ownerPrincipal(share.owner_id);
     if (!owner || !this.o.mailer.enabled) return;
     const lang = isLang(owner.language) ? owner.language : 'en';
     const name = share.rel === '' ? (storage?.name ?? '') : share.rel.slice(share.rel.lastIndexOf('/') + 1);

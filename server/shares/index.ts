@@ -18,8 +18,6 @@ import { SharesService } from './shares.service';
 
 export {
   SharesService,
-  dropSettingsOf,
-  DROP_DEFAULTS,
   PIN_MAX_FAILS,
   PIN_LOCK_MS,
   DOWNLOAD_TOKEN_MS,
@@ -34,6 +32,7 @@ export {
   type DropSettings,
   type DownloadSlot,
 } from './shares.service';
+export { dropSettingsOf, DROP_DEFAULTS } from './share-views';
 export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
 export { ShareZips, fingerprint, type ZipStatus } from './share-zip';
 export { SharesRepo, type ShareRow } from './shares.repo';

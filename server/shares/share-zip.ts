@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import { ZipWriter } from '../lib/zip-writer';
 import { SidecarStore, ZipFileBuild, entryKey, type CommitPolicy } from '../lib/zip-build';
-import { linkActor } from '../auth';
+import { linkActor, type Principal } from '../auth';
 import type { Catalogue } from '../catalogue';
 import { AppError, isAppError } from '../errors';
 import type { FileService } from '../files';
@@ -99,10 +99,11 @@ export class ShareZips {
    * Writes the folder's archive to `out` straight from the storage (first
    * byte at once). Files that vanish meanwhile are skipped; `signal` stops it.
    */
-  async stream(s: ShareRow, out: Writable, signal: AbortSignal, progress?: (bytes: number) => void): Promise<void> {
+  async stream(s: ShareRow, owner: Principal, out: Writable, signal: AbortSignal, progress?: (bytes: number) => void): Promise<void> {
     const zip = new ZipWriter(out, { signal });
     await this.fill(
       s,
+      owner,
       await this.entries(s),
       { dir: (e) => zip.addDir(e.path, e.mtime || Date.now()), file: (e, body) => zip.addFile(e.path, body, stored(e)) },
       signal,
@@ -111,15 +112,15 @@ export class ShareZips {
     await zip.finish();
   }
 
-  /** Adds `rows` to an archive as the link reads them; files that vanished are left out. */
+  /** Adds `rows` to an archive as the link reads them (`owner`: its creator, null when gone); files that vanished are left out. */
   private async fill(
     s: ShareRow,
+    owner: Principal | null,
     rows: ZipEntryRow[],
     add: { dir(e: ZipEntryRow): Promise<void>; file(e: ZipEntryRow, body: Readable): Promise<void> },
     signal: AbortSignal,
     progress?: (bytes: number) => void,
   ): Promise<void> {
-    const owner = this.o.shares.ownerPrincipal(s.owner_id);
     if (!owner) throw new AppError('revoked');
     // Read as the link: its creator's rights, and nothing outside the shared folder.
     const fa = this.o.files.forActor(linkActor(owner, { id: s.id, storage_id: s.storage_id, rel: s.rel }));
@@ -177,12 +178,10 @@ export class ShareZips {
     b.promise = (async () => {
       const liveness = setInterval(() => {
         // A database that does not answer ends nothing: the next check asks again.
-        void this.o.shares.repo.byId(s.id).then(
-          (row) => {
-            if (!row || this.o.shares.stateOf(row) !== 'active') abort.abort();
-          },
-          () => undefined,
-        );
+        void (async () => {
+          const row = await this.o.shares.repo.byId(s.id);
+          if (!row || (await this.o.shares.stateOf(row)) !== 'active') abort.abort();
+        })().catch(() => undefined);
       }, LIVENESS_MS);
       liveness.unref();
       let zb: ZipFileBuild | null = null;
@@ -198,6 +197,7 @@ export class ShareZips {
         const build = zb;
         await this.fill(
           s,
+          await this.o.shares.ownerPrincipal(s.owner_id),
           rows.slice(resumed),
           { dir: (e) => build.addDir(rowKey(e), e.path, e.mtime || Date.now()), file: (e, body) => build.addFile(rowKey(e), e.path, body, stored(e)) },
           abort.signal,
@@ -234,7 +234,7 @@ export class ShareZips {
    */
   async warm(): Promise<void> {
     for (const s of await this.o.shares.repo.activeFolderLinks(new Date().toISOString())) {
-      if (this.o.shares.stateOf(s) !== 'active') continue;
+      if ((await this.o.shares.stateOf(s)) !== 'active') continue;
       await this.warmOne(s);
     }
     await this.sweep();
@@ -265,7 +265,7 @@ export class ShareZips {
       if (m[3] && this.builds.has(id)) continue;
       const row = await this.o.shares.repo.byId(id);
       const file = join(this.o.dir, name);
-      let drop = !row || this.o.shares.stateOf(row) !== 'active' || m[2] !== fingerprint(await this.entries(row));
+      let drop = !row || (await this.o.shares.stateOf(row)) !== 'active' || m[2] !== fingerprint(await this.entries(row));
       // A build a crash or stop cut short stays while it can resume: its checkpoints sit beside it.
       if (!drop && m[3]) drop = !existsSync(m[4] ? file.slice(0, -4) : `${file}.idx`);
       if (!drop && this.o.maxAgeMs > 0) drop = now - (await stat(file).catch(() => ({ mtimeMs: now }))).mtimeMs > this.o.maxAgeMs;

@@ -15,6 +15,7 @@ import { hmacHex, randomDigits, randomToken, safeEqual } from '../lib/crypto';
 import { formatDuration } from '../lib/duration';
 import { baseName, isWithin, parseSharePath, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
+import { DROP_DEFAULTS, dropSettingsOf, shareState, shareView } from './share-views';
 import { SharesRepo, type ShareRow } from './shares.repo';
 
 export const PIN_MAX_FAILS = 5;
@@ -25,7 +26,6 @@ const DAY = 86_400_000;
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
 export type { DropSettings, ShareView };
-export const DROP_DEFAULTS: DropSettings = { max_files: 20, max_file_size_mb: 500, allowed_ext: [], ask_name: true };
 
 export interface CreateShareInput {
   path: string;
@@ -163,7 +163,7 @@ export class SharesService {
       meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin },
     });
     this.o.onCreated?.(row);
-    const view = this.present(row, origin);
+    const view = await this.present(row, origin);
     return input.password ? { ...view, pin } : view;
   }
 
@@ -255,14 +255,20 @@ export class SharesService {
    * The row and public state of a token without opening it (the app page's state route reports expired,
    * revoked and suspended links instead of refusing them): `not_found` for an unknown or malformed token,
    * another kind than `kind`, or a capped link; a token whose storage was deleted is `revoked` with no row.
+   * `owner`: its creator as read for the state (null: deleted or disabled, or no row).
    */
-  async peek(token: string, kind: ShareRow['kind']): Promise<{ share: ShareRow | null; state: Exclude<ShareView['state'], 'capped'> }> {
+  async peek(
+    token: string,
+    kind: ShareRow['kind'],
+  ): Promise<{ share: ShareRow | null; state: Exclude<ShareView['state'], 'capped'>; owner: Principal | null }> {
     const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(token) : undefined;
-    if (!share && typeof token === 'string' && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(token, kind))) return { share: null, state: 'revoked' };
+    if (!share && typeof token === 'string' && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(token, kind)))
+      return { share: null, state: 'revoked', owner: null };
     if (!share || share.kind !== kind) throw new AppError('not_found');
-    const state = this.stateOf(share);
+    const owner = await this.ownerPrincipal(share.owner_id);
+    const state = this.stateWith(share, owner);
     if (state === 'capped') throw new AppError('not_found', { reason: 'capped' });
-    return { share, state };
+    return { share, state, owner };
   }
 
   /** Whether the row's PIN gate is locked now (five wrong answers), and until when. */
@@ -278,8 +284,12 @@ export class SharesService {
   /** The caller's shares, newest first (a key sees those inside its root only). */
   async list(a: Actor, origin: string): Promise<ShareView[]> {
     if (a.kind === 'system') return [];
-    const [uses, rows] = await Promise.all([this.o.repo.submissionCounts(a.principal.id), this.o.repo.list(a.principal.id)]);
-    return rows.filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin, uses.get(s.id) ?? 0));
+    const [uses, rows, owner] = await Promise.all([
+      this.o.repo.submissionCounts(a.principal.id),
+      this.o.repo.list(a.principal.id),
+      this.ownerPrincipal(a.principal.id),
+    ]);
+    return Promise.all(rows.filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin, { owner, submissions: uses.get(s.id) ?? 0 })));
   }
 
   /** Whether a key's root holds the share's item (other actors: always). */
@@ -371,18 +381,20 @@ export class SharesService {
     const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(token) : undefined;
     if (!share && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(token, kind))) throw new AppError('revoked', { reason: 'storage_removed' });
     if (!share || (kind && share.kind !== kind)) throw new AppError('not_found');
-    const state = this.stateOf(share);
+    // The creator is read once: for the state and as the link's actor.
+    const owner = await this.ownerPrincipal(share.owner_id);
+    const state = this.stateWith(share, owner);
     if (state === 'expired') throw expiredError(share);
     if (state === 'revoked') throw new AppError('revoked');
     if (state === 'suspended') throw new AppError('link_suspended', {}, { reason: share.suspended_reason });
     // The drive behind the link is unplugged: 503, the link stays valid (no reason: it names local paths).
     if (this.o.catalogue.volumes.blocked(share.storage_id)) throw new AppError('storage_unavailable');
     if (state === 'capped' && !opts.allowCapped) throw new AppError('not_found', { reason: 'capped' });
-    const owner = this.ownerPrincipal(share.owner_id)!;
+    const live = owner!; // an active or capped state has its creator
     const storage = this.o.catalogue.repo.byId(share.storage_id)!;
     const ref = { id: share.id, storage_id: share.storage_id, rel: share.rel };
-    const actor = (request?: RequestMeta) => linkActor(owner, ref, request);
-    return { share, owner, storage, files: this.o.files.forActor(actor()), actor };
+    const actor = (request?: RequestMeta) => linkActor(live, ref, request);
+    return { share, owner: live, storage, files: this.o.files.forActor(actor()), actor };
   }
 
   /** Link metadata without a PIN (`GET /api/files/share/{token}`). */
@@ -444,7 +456,7 @@ export class SharesService {
   async claimDownload(share: ShareRow): Promise<DownloadSlot> {
     if (!(await this.o.repo.claimDownload(share.id, new Date().toISOString()))) {
       const fresh = await this.o.repo.byId(share.id);
-      if (fresh && this.stateOf(fresh) === 'expired') throw expiredError(fresh);
+      if (fresh && (await this.stateOf(fresh)) === 'expired') throw expiredError(fresh);
       throw new AppError('not_found', { reason: 'capped' });
     }
     let settled = false;
@@ -463,16 +475,14 @@ export class SharesService {
     return this.o.repo.sweep(new Date(now - SWEEP_AFTER_MS).toISOString());
   }
 
-  /** Public state of a row now: active, expired (clock or revoke), revoked (creator or storage gone), capped. */
-  stateOf(s: ShareRow): ShareView['state'] {
-    if (s.revoked_at || (s.expires_at !== null && Date.parse(s.expires_at) <= Date.now())) return 'expired';
-    if (!this.ownerPrincipal(s.owner_id)) return 'revoked';
-    const storage = this.o.catalogue.repo.byId(s.storage_id);
-    if (!storage || !storage.enabled) return 'revoked';
-    if (s.suspended_at) return 'suspended';
-    if ((s.kind === 'link' || s.kind === 'app') && s.max_downloads !== null && s.downloads >= s.max_downloads) return 'capped';
-    if (s.kind === 'drop' && s.max_uploads !== null && s.uploads >= s.max_uploads) return 'capped';
-    return 'active';
+  /** Public state of a row now (`shareState`): reads its creator. */
+  async stateOf(s: ShareRow): Promise<ShareView['state']> {
+    return this.stateWith(s, await this.ownerPrincipal(s.owner_id));
+  }
+
+  /** The same with its creator already read (null: deleted or disabled). */
+  private stateWith(s: ShareRow, owner: Principal | null): ShareView['state'] {
+    return shareState(s, owner, this.o.catalogue.repo.byId(s.storage_id));
   }
 
   /** `<storage name>://<rel>`; the name is read now, so a renamed storage shows its new name. */
@@ -490,37 +500,18 @@ export class SharesService {
     return this.o.catalogue.nodes.treeBytes(s.storage_id, s.rel);
   }
 
-  /** `submissions`: a file request's uses (visits that sent files), known to the list; 0 elsewhere. */
-  present(s: ShareRow, origin: string, submissions = 0): ShareView {
-    return {
-      id: s.id,
-      kind: s.kind,
-      path: this.sharePath(s),
-      token: s.token,
-      url: this.urlOf(s, origin),
-      ttl: s.ttl,
-      expires_at: s.expires_at,
-      expiry_clamped: !!s.expiry_clamped,
-      max_downloads: s.max_downloads,
-      downloads: s.downloads,
-      max_uploads: s.max_uploads,
-      uploads: s.uploads,
-      requires_pin: !!s.pin_hash,
-      comment: s.comment,
-      drop_settings: s.kind === 'drop' ? dropSettingsOf(s) : null,
-      created_at: s.created_at,
-      revoked_at: s.revoked_at,
-      suspended_at: s.suspended_at,
-      suspended_reason: s.suspended_reason,
-      state: this.stateOf(s),
-      ...(s.kind === 'drop' && { submissions }),
-      ...(s.kind === 'app' && { plugin_name: s.plugin_name ?? '', page_id: s.page_id ?? '', title: s.title }),
-    };
+  /**
+   * The owner's view of a share. `owner`: its creator when the caller has read it already (else read here);
+   * `submissions`: a file request's uses (visits that sent files), known to the list; 0 elsewhere.
+   */
+  async present(s: ShareRow, origin: string, known: { owner?: Principal | null; submissions?: number } = {}): Promise<ShareView> {
+    const owner = known.owner !== undefined ? known.owner : await this.ownerPrincipal(s.owner_id);
+    return shareView(s, { path: this.sharePath(s), url: this.urlOf(s, origin), state: this.stateWith(s, owner), submissions: known.submissions ?? 0 });
   }
 
   /** The creator as a principal, or null when deleted or disabled (the link then reads as `revoked`). */
-  ownerPrincipal(id: number): Principal | null {
-    return this.o.auth.repo.principal(id);
+  ownerPrincipal(id: number): Promise<Principal | null> {
+    return this.o.auth.repo.principalAsync(id);
   }
 
   private async verifyPin(share: ShareRow, pin: string): Promise<void> {
@@ -562,10 +553,6 @@ export class SharesService {
     if (ceiling !== null && wanted > ceiling) return { expiresAt: ceiling, clamped: true };
     return { expiresAt: wanted, clamped: false };
   }
-}
-
-export function dropSettingsOf(s: ShareRow): DropSettings {
-  return { ...DROP_DEFAULTS, ...(s.drop_settings ? (JSON.parse(s.drop_settings) as Partial<DropSettings>) : {}) };
 }
 
 /** The spec's `expired` (clock, or revoked by its owner); `reason: revoked` lets the dead-link page say which. */

@@ -228,7 +228,7 @@ export function sharePublicRoutes(d: {
     if (!attached) {
       const abort = new AbortController();
       ctx.res.once('close', () => abort.abort());
-      zips.stream(o.share, out, abort.signal).catch((e) => out.destroy(e));
+      zips.stream(o.share, o.owner, out, abort.signal).catch((e) => out.destroy(e));
     }
     ctx.status = 200;
     ctx.type = 'application/zip';

@@ -102,7 +102,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
     if (!b.token && !b.id) throw new AppError('validation_failed', { field: 'token' }, { field: 'token' });
     const p = me(ctx);
     if (!row || !service.manages(actor(ctx), row)) throw new AppError('not_found');
-    if (service.stateOf(row) !== 'active') throw new AppError('link_unavailable');
+    if ((await service.stateOf(row)) !== 'active') throw new AppError('link_unavailable');
     const to = splitAddresses(b.email, b.emails);
     if (to.length === 0) throw new AppError('email_required');
     if (to.length > MAX_RECIPIENTS) throw new AppError('too_many', { max: MAX_RECIPIENTS }, { max: MAX_RECIPIENTS });

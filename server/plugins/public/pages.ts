@@ -160,7 +160,7 @@ export class AppPages {
 
   /** `GET /api/public/s/{token}`: the state; once unlocked (or with no PIN) the app block. */
   async state(token: string, cred: PageCred, request?: RequestMeta): Promise<PageState> {
-    const { share, state } = await this.d.shares.peek(token, 'app');
+    const { share, state, owner } = await this.d.shares.peek(token, 'app');
     const base: PageState = {
       token,
       kind: 'app',
@@ -171,7 +171,7 @@ export class AppPages {
       unlocked: false,
     };
     if (!share) return { ...base, reason: 'storage' };
-    if (state === 'revoked') return { ...base, reason: this.d.shares.ownerPrincipal(share.owner_id) ? 'storage' : 'creator' };
+    if (state === 'revoked') return { ...base, reason: owner ? 'storage' : 'creator' };
     if (state !== 'active') return base;
     const lockedUntil = this.d.shares.pinLockedUntil(share);
     if (lockedUntil) Object.assign(base, { locked_until: lockedUntil, retry_after: Math.max(1, Math.ceil((Date.parse(lockedUntil) - Date.now()) / 1000)) });
@@ -372,16 +372,21 @@ export class AppPages {
   async list(q: { plugin?: string; active?: boolean; limit: number; offset: number }, origin: string) {
     const { rows, total } = await this.d.shares.repo.appLinks({ ...q, nowIso: new Date().toISOString() });
     const apps = new Map((await this.d.repo.list()).map((a) => [a.id, a]));
-    const shares = rows.map((row) => {
-      const creator: Principal | null = this.d.shares.ownerPrincipal(row.owner_id);
-      return {
-        ...this.d.shares.present(row, origin),
-        owner_id: row.owner_id,
-        owner_email: creator?.email ?? null,
-        app_available: this.usable(row, apps.get(row.plugin_name ?? '') ?? null) !== null,
-        files: this.d.shares.appFiles(row).length,
-      };
-    });
+    // Each creator is read once for the page, however many of its links it lists.
+    const ids = [...new Set(rows.map((r) => r.owner_id))];
+    const creators = new Map<number, Principal | null>(await Promise.all(ids.map(async (id) => [id, await this.d.shares.ownerPrincipal(id)] as const)));
+    const shares = await Promise.all(
+      rows.map(async (row) => {
+        const creator = creators.get(row.owner_id) ?? null;
+        return {
+          ...(await this.d.shares.present(row, origin, { owner: creator })),
+          owner_id: row.owner_id,
+          owner_email: creator?.email ?? null,
+          app_available: this.usable(row, apps.get(row.plugin_name ?? '') ?? null) !== null,
+          files: this.d.shares.appFiles(row).length,
+        };
+      }),
+    );
     return { shares, total, limit: q.limit, offset: q.offset };
   }
 }
