@@ -39,7 +39,7 @@ export function actorRestorer(users: UsersRepo, keys: Keys): ActorRestorer {
   return {
     async restore(spec, request) {
       const { userId, keyId } = needs(spec);
-      const [row, p] = await Promise.all([keyId === undefined ? undefined : keys.byId(keyId), userId === undefined ? null : users.principalAsync(userId)]);
+      const [row, p] = await Promise.all([keyId === undefined ? undefined : keys.byId(keyId), userId === undefined ? null : users.principal(userId)]);
       return build(spec, request, p, row);
     },
   };

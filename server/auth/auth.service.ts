@@ -79,7 +79,7 @@ export class AuthService {
     if (await this.mfa.enrolled(u.id))
       throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
     await this.throttle.succeed(login);
-    const p = await this.repo.principalAsync(u.id, `${protocol}:${u.id}`);
+    const p = await this.repo.principal(u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
     await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
     return p;

@@ -148,7 +148,7 @@ export class Keys {
     const row = await this.check(token, now);
     // A machine-bound key only signs its desktop in (desktopLogin): it is no bearer credential.
     if (!row || row.machine_id !== null) return null;
-    const principal = await this.users.principalAsync(row.user_id, `key:${row.id}`);
+    const principal = await this.users.principal(row.user_id, `key:${row.id}`);
     if (!principal) return null;
     const scope = scopeOf(row);
     this.cache.delete(token);
@@ -221,7 +221,7 @@ export class Keys {
     const row = m ? await this.repo.byId(Number(m[1])) : undefined;
     const now = Date.now();
     if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
-    const principal = await this.users.principalAsync(row.user_id, `key:${row.id}`);
+    const principal = await this.users.principal(row.user_id, `key:${row.id}`);
     if (!principal) return null;
     // Recorded only once the caller has checked the signature: an access key id alone is guessable.
     const used = () => this.touch(row.id, principal, request, Date.now());

@@ -81,7 +81,7 @@ export class Sessions {
     if (!claims) return null;
     const row = await this.repo.owner(claims.sid);
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
-    const p = await this.users.principalAsync(row.user_id, claims.sid);
+    const p = await this.users.principal(row.user_id, claims.sid);
     if (!p) return null;
     this.cache.delete(token);
     this.cache.set(token, { p, at: now, exp: Math.min(Date.parse(row.expires_at), claims.exp * 1000) });

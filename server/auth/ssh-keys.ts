@@ -117,7 +117,7 @@ export class SshKeys {
     if (!u || u.disabled) return null;
     const row = await this.keys.byFingerprint(u.id, sshFingerprint(blob));
     if (!row || row.public_key !== blob.toString('base64')) return null;
-    const p = await this.repo.principalAsync(u.id, `${protocol}:${u.id}`);
+    const p = await this.repo.principal(u.id, `${protocol}:${u.id}`);
     if (!p) return null;
     if (signed) {
       await this.keys.touch(row.id, new Date().toISOString());

@@ -19,9 +19,9 @@ test('by login (e-mail or username, any case), the count as a number, the princi
   assert.equal((await repo.byLogin(' ann@EXAMPLE.com '))?.id, id);
   assert.equal((await repo.byLogin('ann'))?.id, id);
   assert.equal(await repo.byLogin('nobody@example.com'), undefined);
-  assert.deepEqual(await repo.principalAsync(id, 's1').then((p) => [p?.email, p?.sessionId, p?.groups]), ['Ann@example.com', 's1', []]);
+  assert.deepEqual(await repo.principal(id, 's1').then((p) => [p?.email, p?.sessionId, p?.groups]), ['Ann@example.com', 's1', []]);
   await repo.update(id, { disabled: 1 });
-  assert.equal(await repo.principalAsync(id), null, 'a disabled account is no principal');
+  assert.equal(await repo.principal(id), null, 'a disabled account is no principal');
 });
 
 test('rehashes racing from one hash: exactly one replaces it, a password changed meanwhile wins', async () => {

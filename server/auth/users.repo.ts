@@ -251,7 +251,7 @@ export class UsersRepo {
    * A live account as a principal, or null when it is missing or disabled: a session's or a key's first
    * request, a job's restored actor, a share's creator (read fresh: disabling it revokes its links at once).
    */
-  principalAsync(id: number, sessionId = ''): Promise<Principal | null> {
+  principal(id: number, sessionId = ''): Promise<Principal | null> {
     return this.db.async.read((t) => this.principalRead(t, id, sessionId));
   }
 

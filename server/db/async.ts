@@ -94,25 +94,12 @@ export function driveSync<T>(body: Unit<T>, exec: (s: Step) => unknown): T {
   return r.value;
 }
 
-/** The synchronous face of `Db` (better-sqlite3, or the PostgreSQL bridge) that `readSync`/`runSync` drive. */
+/** The synchronous face of `Db` (better-sqlite3, or the PostgreSQL bridge) that `runSync` drives. */
 interface SyncFace {
   sqlite: { prepare(text: string): { all(...a: unknown[]): unknown[]; run(...a: unknown[]): unknown; raw(on?: boolean): unknown; reader?: boolean } };
   all<R>(q: Compilable<R>): R[];
   first<R>(q: Compilable<R>): R | undefined;
   run(q: Compilable<unknown>): number;
-}
-
-/**
- * Drives a body of reads on the synchronous face of `Db`: for a repository whose body is already a
- * generator while some of its callers are still synchronous. It goes with the bridge (docs/architecture.md,
- * "One asynchronous data layer").
- */
-export function readSync<T>(face: Pick<SyncFace, 'all' | 'first'>, body: (t: Tx) => Unit<T>): T {
-  return driveSync(body(tx), (s) => {
-    if (s.op === 'all') return face.all(s.q);
-    if (s.op === 'first') return face.first(s.q);
-    throw new Error(`readSync drives Kysely reads only, not ${s.op}`);
-  });
 }
 
 /**

@@ -49,7 +49,7 @@ export class GatewayAuth {
       // A lock the web sign-in would honour holds here too, remembered or not.
       await this.auth.auth.gatewayRecheck(login, req.ip, hit.userId);
       const row = await this.auth.repo.byId(hit.userId);
-      const p = row && row.password_hash === hit.hash ? await this.auth.repo.principalAsync(row.id, `${protocol}:${row.id}`) : null;
+      const p = row && row.password_hash === hit.hash ? await this.auth.repo.principal(row.id, `${protocol}:${row.id}`) : null;
       if (p) return personActor(p, request);
       this.remembered.delete(id);
     }

@@ -511,7 +511,7 @@ export class SharesService {
 
   /** The creator as a principal, or null when deleted or disabled (the link then reads as `revoked`). */
   ownerPrincipal(id: number): Promise<Principal | null> {
-    return this.o.auth.repo.principalAsync(id);
+    return this.o.auth.repo.principal(id);
   }
 
   private async verifyPin(share: ShareRow, pin: string): Promise<void> {

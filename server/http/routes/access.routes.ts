@@ -111,7 +111,7 @@ function tools(d: AccessRoutesDeps) {
     ownerId: number,
     input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null },
   ): Promise<ApiKeyCreated> => {
-    const owner = await d.auth.repo.principalAsync(ownerId);
+    const owner = await d.auth.repo.principal(ownerId);
     if (!owner) throw new AppError('not_found', { id: ownerId });
     if (input.verbs.includes('admin') && input.root)
       throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
