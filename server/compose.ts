@@ -88,7 +88,6 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // A CLI command opens it too, so the running instances hear what it changed (settings, storages).
     const channel = config.databaseUrl ? await openPgChannel(config.databaseUrl, instanceId, logFn) : localChannel(instanceId);
     cleanups.unshift(() => channel.close());
-    db.attachChannel?.(channel);
     const bus = new EventBus(db, logFn);
     bus.attachChannel(channel);
     attachAudit(db, bus);

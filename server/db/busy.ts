@@ -24,7 +24,7 @@ const MAX_BACKOFF_MS = 100;
 
 /**
  * True for SQLite's "another connection holds the lock" errors (SQLITE_BUSY*, SQLITE_LOCKED*) and for
- * `database_busy`, which the PostgreSQL bridge throws while the database is away (pg/bridge.ts): both
+ * `database_busy`, which the PostgreSQL pool throws while the database is away (pg/pool.ts): both
  * mean "not now, try again", and everything that rides out a held SQLite rides out an outage the same way.
  */
 export function isBusy(e: unknown): boolean {
@@ -60,14 +60,15 @@ export class DbWaits {
   /**
    * `waitMs`: how long `write()` retries by default before `database_busy`;
    * `busyTimeoutMs`: the most one statement waits inside SQLite (a command-line
-   * tool, which has no event loop to keep free, may pass seconds).
+   * tool, which has no event loop to keep free, may pass seconds). `sqlite` null: PostgreSQL, whose pool
+   * retries on its own (pg/pool.ts); only the counters are kept, for the health route.
    */
   constructor(
-    private sqlite: Sqlite,
+    private sqlite: Sqlite | null,
     readonly waitMs: number,
     private busyTimeoutMs = BUSY_TIMEOUT_MS,
   ) {
-    sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    sqlite?.pragma(`busy_timeout = ${busyTimeoutMs}`);
   }
 
   /**
@@ -80,6 +81,7 @@ export class DbWaits {
    */
   async write<T>(fn: () => T, o: WriteOptions = {}): Promise<T> {
     const t0 = Date.now();
+    if (!this.sqlite) throw new Error('a synchronous transaction needs SQLite: on PostgreSQL statements run on db.async');
     const tx = o.transaction === false ? fn : this.sqlite.transaction(fn).immediate;
     let waited = false;
     let out: T;
@@ -109,14 +111,14 @@ export class DbWaits {
     this.stats.busy++;
     if (!this.stats.held) {
       this.stats.held = true;
-      this.sqlite.pragma('busy_timeout = 0');
+      this.sqlite?.pragma('busy_timeout = 0');
     }
     if (this.quietTimer) this.quietTimer.refresh();
     else {
       this.quietTimer = setTimeout(() => {
         this.quietTimer = null;
         this.stats.held = false;
-        if (this.sqlite.open) this.sqlite.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+        if (this.sqlite?.open) this.sqlite.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       }, QUIET_MS);
       this.quietTimer.unref();
     }

@@ -14,7 +14,6 @@ import { MetaStore } from './meta';
 import type { AsyncDb } from './async';
 import { sqliteAsync } from './async-sqlite';
 import { DbWaits } from './busy';
-import type { ChangeChannel } from './channel';
 
 export { MetaStore } from './meta';
 export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
@@ -39,29 +38,21 @@ export type Statement = Database.Statement;
 export interface Db {
   /** Which database: SQL that is not portable picks its form by this (docs/postgresql.md). */
   dialect: 'sqlite' | 'postgres';
-  /** Raw handle for hot paths and synchronous batched writes. */
-  sqlite: Sqlite;
-  /** Typed query builder over the same connection. */
+  /**
+   * SQLite only (undefined on PostgreSQL): the in-process better-sqlite3 handle, for SQLite's own checks
+   * (the storages cache's `data_version`, the lock tests) and tools. Statements of the service go through `async`.
+   */
+  sqlite?: Sqlite;
+  /** Typed query builder: it builds the SQL that `async` runs. */
   k: Kysely<DB>;
-  /** Rows of a Kysely-built query, run synchronously (statements prepared once per SQL text). */
-  all<R>(q: Compilable<R>): R[];
-  /** The first row of a Kysely-built query, or undefined. */
-  first<R>(q: Compilable<R>): R | undefined;
-  /** Runs a Kysely-built write; returns the changed row count. */
-  run(q: Compilable<unknown>): number;
   /** One-time instance facts (the `meta` table's only writer). */
   meta: MetaStore;
-  /**
-   * PostgreSQL: tells the other instances when this one changed the rows kept in process (the storages cache),
-   * and hears when they did. SQLite needs none (one database file, `PRAGMA data_version` sees other processes).
-   */
-  attachChannel?(channel: ChangeChannel): void;
   /**
    * Writes a consistent copy of the whole database beside `base` (the path without an extension) and
    * returns the file: SQLite's online backup (`.sqlite`), or `pg_dump`'s custom format (`.pgdump`).
    */
   snapshot(base: string): Promise<string>;
-  /** Lock waits: `waits.write(fn)` retries a write transaction off the event loop (busy.ts). */
+  /** Lock waits (SQLite: `waits.write(fn)` retries a write transaction off the event loop, busy.ts) and their counters. */
   waits: DbWaits;
   /**
    * The asynchronous data layer (async.ts): promises on both databases, units of work as generators.
@@ -86,7 +77,10 @@ export interface OpenOptions {
 }
 
 /** Opens (and creates) the database file, applies pending migrations. */
-export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS, o: OpenOptions = {}): Db {
+/** A SQLite `Db`, whose in-process handle is always there. */
+export type SqliteDb = Db & { dialect: 'sqlite'; sqlite: Sqlite };
+
+export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS, o: OpenOptions = {}): SqliteDb {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   // Migrations run before anything serves: they may wait for a lock like any tool.
@@ -98,8 +92,8 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
   migrate(sqlite, migrations);
   const waits = new DbWaits(sqlite, o.writeWaitMs ?? 2000, o.busyTimeoutMs);
   const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  // Kysely builds the SQL (portable across dialects); better-sqlite3 runs it synchronously, so a
-  // repository call can sit inside a synchronous transaction and costs no promise on hot paths.
+  // Kysely builds the SQL (portable across dialects); better-sqlite3 runs it in-process for `db.async`
+  // (async-sqlite.ts), each text prepared once.
   const prepared = new Map<string, Database.Statement>();
   const stmt = (q: Compilable<unknown>) => {
     const c = q.compile();
@@ -111,10 +105,8 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
     return { st, params: c.parameters as unknown[] };
   };
   let closed = false;
-  const base = {
-    dialect: 'sqlite' as const,
+  const async = sqliteAsync({
     sqlite,
-    k,
     waits,
     all: <R>(q: Compilable<R>) => {
       const { st, params } = stmt(q);
@@ -128,6 +120,14 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
       const { st, params } = stmt(q);
       return st.run(...params).changes;
     },
+  });
+  return {
+    dialect: 'sqlite' as const,
+    sqlite,
+    k,
+    waits,
+    async,
+    meta: new MetaStore({ k, async }),
     async snapshot(base: string) {
       await sqlite.backup(`${base}.sqlite`);
       return `${base}.sqlite`;
@@ -142,8 +142,6 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
       if (sqlite.open) sqlite.close();
     },
   };
-  const async = sqliteAsync(base);
-  return { ...base, async, meta: new MetaStore({ k, async }) };
 }
 
 /** Applies migrations not yet recorded in `_migrations`; returns the names applied. */

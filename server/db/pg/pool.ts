@@ -3,7 +3,7 @@
  * Single statements take any free client; a unit of work takes one client
  * for BEGIN … COMMIT and is run again from the start on a serialization
  * failure or a deadlock. While PostgreSQL works the event loop serves other
- * requests (the bridge blocks it for every round trip). Requests past the
+ * requests. Requests past the
  * pool queue's bound, a checkout that waits past its timeout, and a lost or
  * unreachable server are `database_busy` (503 with Retry-After), never a wait
  * on the event loop; a unit whose connection is cut is rolled back by the
@@ -12,7 +12,7 @@
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { busyError } from '../busy';
-import { PgStatementError, namedToPositional, toPositional } from './bridge';
+import { PgStatementError, namedToPositional, toPositional } from './params';
 import { sqliteLikeTypes } from './types';
 import { driveAsync, tx, type AsyncDb, type Step, type UnitOptions } from '../async';
 
@@ -38,10 +38,6 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   /** How long a statement waits for a free client before 503 (default 2 s). */
   checkoutMs?: number;
-  /** Whether a statement writes rows other instances keep in memory (the storages cache: pg/database.ts). */
-  touchesCached?(sql: string): boolean;
-  /** Such a write took effect (after its statement, or its unit's COMMIT): counted and announced. */
-  wroteCached?(): void;
 }
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -90,28 +86,23 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
     return new PgStatementError(err.message ?? String(e), err.code, err.constraint);
   };
 
-  /** Runs one step on `c` and shapes its answer as better-sqlite3 would; `touched.cached` notes a cached table written. */
-  const exec = async (c: Queryable, s: Step, touched: { cached: boolean }): Promise<unknown> => {
+  /** Runs one step on `c` and shapes its answer as better-sqlite3 would. */
+  const exec = async (c: Queryable, s: Step): Promise<unknown> => {
     if (s.op === 'sql') {
       const sh = shape(s.text);
       const values = Array.isArray(s.params) ? s.params : sh.names.map((n) => (s.params as Record<string, unknown>)[n]);
-      if (o.touchesCached?.(s.text)) touched.cached = true;
       const r = await c.query({ text: sh.text, values, ...(s.raw ? { rowMode: 'array' as const } : {}) });
       return r.rows;
     }
     const compiled = s.q.compile();
-    if (o.touchesCached?.(compiled.sql)) touched.cached = true;
     const r = await c.query(compiled.sql, compiled.parameters as unknown[]);
     return s.op === 'all' ? r.rows : s.op === 'first' ? r.rows[0] : (r.rowCount ?? 0);
   };
   const single = async <T>(s: Step): Promise<T> => {
     refuseWhenFull();
-    const touched = { cached: false };
     try {
       // On any error pool.query discards the client (a timed-out one may still carry the statement).
-      const out = (await exec(pool, s, touched)) as T;
-      if (touched.cached) o.wroteCached?.();
-      return out;
+      return (await exec(pool, s)) as T;
     } catch (e) {
       throw mapError(e);
     }
@@ -128,16 +119,14 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
         throw mapError(e);
       }
       // Statement errors become PgStatementError or database_busy here; what the body throws passes as it is.
-      const touched = { cached: false };
       const run = (s: Step | string) =>
-        (typeof s === 'string' ? client.query(s) : exec(client, s, touched)).catch((e: unknown) => {
+        (typeof s === 'string' ? client.query(s) : exec(client, s)).catch((e: unknown) => {
           throw mapError(e);
         });
       try {
         await run(uo.isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
         const out = await driveAsync(body(tx), run);
         await run('COMMIT');
-        if (touched.cached) o.wroteCached?.();
         return out;
       } catch (e) {
         const gone = await client.query('ROLLBACK').then(
