@@ -98,20 +98,25 @@ export class FileLocks {
   /** Hears the other instances' lock changes (PostgreSQL) and tells them of this one's. */
   attachChannel(channel: ChangeChannel): void {
     this.channel = channel;
-    channel.subscribe((event) => {
-      if (event === NOTICE || event === 'resync') this.reload().catch((e) => this.log('file locks could not be read again now; the next change reads them', e));
+    channel.subscribe((event, data) => {
+      if (event !== NOTICE && event !== 'resync') return;
+      // A move or removal elsewhere names its storage: only a copy holding a lock there may have a stale path.
+      const storageId = (data as { storage_id?: number } | null)?.storage_id;
+      if (event === NOTICE && storageId !== undefined && this.copy?.has(storageId) === false) return;
+      this.reload().catch((e) => this.log('file locks could not be read again now; the next change reads them', e));
     });
   }
 
   /**
    * Nodes of the storage moved or left the catalogue (write gate, sync): when it holds a lock, the copy is
-   * read again (a locked node's path may have changed) and the other instances are told. Never rejects.
+   * read again (a locked node's path may have changed). The other instances are told either way: one of them
+   * may hold a lock there this copy has not heard of yet (set while the move ran). Never rejects.
    */
   async treeChanged(storageId: number): Promise<void> {
+    this.channel?.publish(NOTICE, { storage_id: storageId });
     if (!this.copy?.has(storageId)) return;
     try {
       await this.reload();
-      this.channel?.publish(NOTICE, null);
     } catch (e) {
       this.log('file locks could not be read again after a move or removal; the next change reads them', e);
     }
