@@ -5,13 +5,15 @@
  * cleared or expired through one instance must reach the other through the
  * change channel. A write through B is refused with 423 `locked` within a
  * short bounded poll after the lock was set through A, accepted again once
- * A cleared it, and a lock that expired stops refusing through B.
+ * A cleared it; the holder's rename through A moves the refusal to the new
+ * name on B; and a lock that expired stops refusing through B at once.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { systemActor } from '../../server/auth';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
 import { tempDir } from '../helpers/tools';
@@ -74,6 +76,15 @@ describe('app locks across two instances on one PostgreSQL', { skip: skip ?? fal
     assert.equal(b.server.services.files.locks.of(sid, 'a.pdf')?.plugin, 'sign', 'B shows the lock too');
     assert.equal(await a.server.services.files.locks.clear(sid, 'a.pdf', 'sign'), true);
     await saveThroughB('a.pdf', 200);
+  });
+
+  test('the holder renaming its locked file through A: B refuses the new name and frees the old one', async () => {
+    const { token } = await a.server.services.files.locks.set(sid, 'a.pdf', sign, null);
+    await saveThroughB('a.pdf', 423);
+    await a.server.services.files.forActor(systemActor('sign-job')).holding(token).rename('/Docs/a.pdf', 'a-signed.pdf');
+    assert.equal((await saveThroughB('a-signed.pdf', 423)).body.details.path, '/Docs/a-signed.pdf');
+    await saveThroughB('a.pdf', 200);
+    assert.equal(await a.server.services.files.locks.clear(sid, 'a-signed.pdf', 'sign'), true);
   });
 
   test('a lock that expired no longer refuses a write through B', async () => {
