@@ -37,7 +37,7 @@ test('a lock is stored per node, replaced, read with where it is, swept when due
   await unit((x) => repo.putIn(x, sib, lock('old', '2026-01-01T00:00:00.000Z')));
   await unit((x) => repo.putIn(x, a, lock('later', '2099-01-01T00:00:00.000Z')));
   assert.equal((await t.db.async.read((x) => repo.atIn(x, sid, 'a/b.pdf')))?.plugin, 'ocr', 'the second lock replaced the first');
-  assert.equal((await t.db.async.read((x) => repo.atIn(x, sid, 'nowhere'))), undefined);
+  assert.equal(await t.db.async.read((x) => repo.atIn(x, sid, 'nowhere')), undefined);
   assert.deepEqual(
     (await mine()).map((r) => [r.path, r.node_id, r.plugin]).sort(),
     [

@@ -129,6 +129,11 @@ export class FileLocksRepo {
   /** Every lock on a live node (expired ones too: the rules decide), with where it is; one statement. */
   async all(): Promise<PlacedLock[]> {
     const rows = await this.db.async.sql<PlacedLock>(Q.all);
-    return rows.map((r) => ({ ...r, node_id: Number(r.node_id), storage_id: Number(r.storage_id), locked_by: r.locked_by === null ? null : Number(r.locked_by) }));
+    return rows.map((r) => ({
+      ...r,
+      node_id: Number(r.node_id),
+      storage_id: Number(r.storage_id),
+      locked_by: r.locked_by === null ? null : Number(r.locked_by),
+    }));
   }
 }

@@ -32,7 +32,14 @@ async function setup() {
   await locks.start();
   // Wired as createCatalogue wires it: moves and removals in a storage holding a lock re-read the locks.
   const follow = (sid: number) => locks.treeChanged(sid);
-  const gate = new WriteGate(db, nodes, bus, () => 'Docs', () => {}, { moved: { locks: follow }, removed: { locks: follow } });
+  const gate = new WriteGate(
+    db,
+    nodes,
+    bus,
+    () => 'Docs',
+    () => {},
+    { moved: { locks: follow }, removed: { locks: follow } },
+  );
   const state = new AppStates(db, nodes, bus, () => 'Docs');
   return {
     db,

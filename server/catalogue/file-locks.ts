@@ -272,7 +272,8 @@ export class FileLocks {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     let next: string | null = null;
-    for (const inStorage of this.copy?.values() ?? []) for (const l of inStorage.values()) if (l.until !== null && (next === null || l.until < next)) next = l.until;
+    for (const inStorage of this.copy?.values() ?? [])
+      for (const l of inStorage.values()) if (l.until !== null && (next === null || l.until < next)) next = l.until;
     if (next === null || this.stopped) return;
     const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - Date.now()));
     this.timer = setTimeout(() => void this.sweep(), wait).unref();

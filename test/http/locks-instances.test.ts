@@ -72,7 +72,14 @@ describe('app locks across two instances on one PostgreSQL', { skip: skip ?? fal
     await a.server.services.files.locks.set(sid, 'a.pdf', sign, null);
     const r = await saveThroughB('a.pdf', 423);
     assert.equal(r.body.error, 'locked');
-    assert.deepEqual(r.body.details, { plugin: 'sign', plugin_label: 'Fill and sign', path: '/Docs/a.pdf', reason: 'signing', reason_text: 'Out for signature', until: null });
+    assert.deepEqual(r.body.details, {
+      plugin: 'sign',
+      plugin_label: 'Fill and sign',
+      path: '/Docs/a.pdf',
+      reason: 'signing',
+      reason_text: 'Out for signature',
+      until: null,
+    });
     assert.equal(b.server.services.files.locks.of(sid, 'a.pdf')?.plugin, 'sign', 'B shows the lock too');
     assert.equal(await a.server.services.files.locks.clear(sid, 'a.pdf', 'sign'), true);
     await saveThroughB('a.pdf', 200);
