@@ -217,6 +217,9 @@ export async function compose(config: Config, opts: ComposeOptions) {
       },
     });
     cleanups.unshift(stopCatalogue);
+    // App locks are checked from memory on every write: read before the first request, followed across instances.
+    catalogue.locks.attachChannel(channel);
+    await catalogue.locks.start();
 
     const ops = new StorageOps(io);
     // The external services' settings exist before the file service: they decide which new-document types it offers.

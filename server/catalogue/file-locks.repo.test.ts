@@ -26,39 +26,32 @@ const lock = (plugin: string, until: string | null = null): LockRow => ({
   locked_at: '2026-12-01T00:00:00.000Z',
 });
 
-test('a lock is stored per node, replaced, read for a subtree without the expired, swept when due and dropped', async () => {
+test('a lock is stored per node, replaced, read with where it is, swept when due and dropped', async () => {
   const sid = await testStorage(t.db, 'Locks');
   const [a, ab, sib] = await testNodes(t.db, sid, [{ path: 'a', type: 'dir' }, { path: 'a/b.pdf' }, { path: 'a.txt' }]);
   const unit = <T>(body: (x: Tx) => Unit<T>) => t.db.async.unit(body);
-  assert.deepEqual(await repo.storages(), []);
-  assert.equal(await repo.nextExpiry(), null);
+  const mine = async () => (await repo.all()).filter((r) => r.storage_id === sid);
+  assert.deepEqual(await mine(), []);
   await unit((x) => repo.putIn(x, ab, lock('sign')));
   await unit((x) => repo.putIn(x, ab, lock('ocr')));
   await unit((x) => repo.putIn(x, sib, lock('old', '2026-01-01T00:00:00.000Z')));
   await unit((x) => repo.putIn(x, a, lock('later', '2099-01-01T00:00:00.000Z')));
   assert.equal((await t.db.async.read((x) => repo.atIn(x, sid, 'a/b.pdf')))?.plugin, 'ocr', 'the second lock replaced the first');
-  assert.equal(repo.atSync(sid, 'a.txt')?.plugin, 'old', 'expired ones too (the rules decide)');
-  assert.equal(repo.atSync(sid, 'nowhere'), undefined);
+  assert.equal(await t.db.async.read((x) => repo.atIn(x, sid, 'nowhere')), undefined);
+  assert.deepEqual(
+    (await mine()).map((r) => [r.path, r.node_id, r.plugin]).sort(),
+    [
+      ['a', a, 'later'],
+      ['a.txt', sib, 'old'],
+      ['a/b.pdf', ab, 'ocr'],
+    ],
+    'every lock, expired ones too (the rules decide), with its node and path',
+  );
   const now = '2026-12-05T00:00:00.000Z';
-  assert.deepEqual(
-    (await t.db.async.read((x) => repo.belowIn(x, sid, 'a', now))).map((r) => r.path).sort(),
-    ['a', 'a/b.pdf'],
-    'not the sibling sharing the name prefix',
-  );
-  assert.deepEqual(
-    repo
-      .belowSync(sid, '', now)
-      .map((r) => r.path)
-      .sort(),
-    ['a', 'a/b.pdf'],
-    'the expired one is left out',
-  );
-  assert.deepEqual(await repo.storages(), [sid]);
-  assert.equal(await repo.nextExpiry(), '2026-01-01T00:00:00.000Z');
   assert.deepEqual(await t.db.async.read((x) => repo.dueIn(x, now)), [{ storage_id: sid, path: 'a.txt', node_id: sib }]);
   assert.equal(await unit((x) => repo.dropIn(x, sib)), true);
   assert.equal(await unit((x) => repo.dropIn(x, sib)), false, 'gone already');
-  assert.equal(await repo.nextExpiry(), '2099-01-01T00:00:00.000Z');
+  assert.deepEqual((await mine()).map((r) => r.path).sort(), ['a', 'a/b.pdf']);
 });
 
 test('two apps locking one file at once: exactly one holds it, the other is refused', async () => {

@@ -1,15 +1,14 @@
 /**
  * `file_locks` (the catalogue owns it; file-locks.ts holds the rules): apps' locks on files, keyed by node
  * id. On `db.async`: setting, clearing and sweeping locks are units of work with the outbox record of each
- * change; the rules decide through callbacks inside them. `atSync`/`belowSync` stay synchronous for the
- * file service's access check (`FileAccess.target` is synchronous and runs on every write target); they
- * go with the bridge.
+ * change; the rules decide through callbacks inside them. The access check reads no statement: FileLocks
+ * keeps every lock in memory (`all` reads them) and checks from there.
  */
-import { runSync, type Db } from '../db';
+import type { Db } from '../db';
 import type { Tx } from '../db/async';
 import type { EventBus } from '../events';
 import type { FileLock } from '../contract';
-import { NodesRepo, subtree, subtreeWhere, type NodeRow } from './nodes.repo';
+import { NodesRepo, type NodeRow } from './nodes.repo';
 import type { GateEvent } from './gate.repo';
 
 /** A stored lock. */
@@ -19,20 +18,24 @@ export interface LockRow extends FileLock {
   locked_at: string;
 }
 
+/** A stored lock with the live node it is on. */
+export interface PlacedLock extends LockRow {
+  node_id: number;
+  storage_id: number;
+  path: string;
+}
+
 const COLS = 'l.plugin, l.plugin_label, l.reason, l.reason_text, l.until, l.token_hash, l.locked_by, l.locked_at';
 
 const Q = {
   at: `SELECT ${COLS} FROM nodes n JOIN file_locks l ON l.node_id = n.id WHERE n.storage_id = ? AND n.path = ? AND n.deleted_at IS NULL`,
-  below: `SELECT ${COLS}, n.path FROM file_locks l JOIN nodes n ON n.id = l.node_id
-                WHERE ${subtreeWhere('n.')} AND (l.until IS NULL OR l.until > ?)`,
+  all: `SELECT ${COLS}, l.node_id, n.storage_id, n.path FROM file_locks l JOIN nodes n ON n.id = l.node_id WHERE n.deleted_at IS NULL`,
   put: `INSERT INTO file_locks (node_id, plugin, plugin_label, reason, reason_text, until, token_hash, locked_by, locked_at)
               VALUES (@node_id, @plugin, @plugin_label, @reason, @reason_text, @until, @token_hash, @locked_by, @locked_at)
               ON CONFLICT(node_id) DO UPDATE SET plugin = excluded.plugin, plugin_label = excluded.plugin_label, reason = excluded.reason,
                 reason_text = excluded.reason_text, until = excluded.until, token_hash = excluded.token_hash, locked_by = excluded.locked_by, locked_at = excluded.locked_at`,
   drop: 'DELETE FROM file_locks WHERE node_id = ? RETURNING node_id',
   due: 'SELECT n.storage_id, n.path, l.node_id FROM file_locks l JOIN nodes n ON n.id = l.node_id WHERE l.until IS NOT NULL AND l.until <= ?',
-  next: 'SELECT min(until) AS until FROM file_locks WHERE until IS NOT NULL',
-  storages: 'SELECT DISTINCT n.storage_id FROM file_locks l JOIN nodes n ON n.id = l.node_id',
 };
 
 type Due = { storage_id: number; path: string; node_id: number };
@@ -108,21 +111,6 @@ export class FileLocksRepo {
     return (yield* t.sql<LockRow>(Q.at, [storageId, rel]))[0] as LockRow | undefined;
   }
 
-  /** The locks at `rel` and below it not expired at `now` (ISO), with their paths ('' is the whole storage): one query. */
-  *belowIn(t: Tx, storageId: number, rel: string, now: string) {
-    return yield* t.sql<LockRow & { path: string }>(Q.below, [...subtree(storageId, rel), now]);
-  }
-
-  /** `atIn` for the synchronous access check (see the module comment). */
-  atSync(storageId: number, rel: string): LockRow | undefined {
-    return runSync(this.db, (t) => this.atIn(t, storageId, rel));
-  }
-
-  /** `belowIn` for the synchronous access check (see the module comment). */
-  belowSync(storageId: number, rel: string, now: string): Array<LockRow & { path: string }> {
-    return runSync(this.db, (t) => this.belowIn(t, storageId, rel, now));
-  }
-
   /** Stores the node's lock, replacing the one it has. */
   *putIn(t: Tx, nodeId: number, lock: LockRow) {
     yield* t.sql(Q.put, { node_id: nodeId, ...lock });
@@ -138,14 +126,14 @@ export class FileLocksRepo {
     return (yield* t.sql<Due>(Q.due, [now])).map((r) => ({ storage_id: Number(r.storage_id), path: r.path, node_id: Number(r.node_id) }));
   }
 
-  /** The earliest expiry (ISO) of any lock, or null when none expires. */
-  async nextExpiry(): Promise<string | null> {
-    const [row] = await this.db.async.sql<{ until: string | null }>(Q.next);
-    return row?.until ?? null;
-  }
-
-  /** The storages that hold any lock. */
-  async storages(): Promise<number[]> {
-    return (await this.db.async.sql<{ storage_id: number | string }>(Q.storages)).map((r) => Number(r.storage_id));
+  /** Every lock on a live node (expired ones too: the rules decide), with where it is; one statement. */
+  async all(): Promise<PlacedLock[]> {
+    const rows = await this.db.async.sql<PlacedLock>(Q.all);
+    return rows.map((r) => ({
+      ...r,
+      node_id: Number(r.node_id),
+      storage_id: Number(r.storage_id),
+      locked_by: r.locked_by === null ? null : Number(r.locked_by),
+    }));
   }
 }

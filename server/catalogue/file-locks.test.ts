@@ -6,6 +6,7 @@ import { EventBus } from '../events';
 import { AppError } from '../errors';
 import { tempDir } from '../../test/helpers/tools';
 import { NodesRepo } from './nodes.repo';
+import { WriteGate } from './write-gate';
 import { FileLocks, lockTokenHash } from './file-locks';
 import { AppStates, MAX_APP_STATE } from './app-state';
 
@@ -29,10 +30,21 @@ async function setup() {
     () => {},
   );
   await locks.start();
+  // Wired as createCatalogue wires it: moves and removals in a storage holding a lock re-read the locks.
+  const follow = (sid: number) => locks.treeChanged(sid);
+  const gate = new WriteGate(
+    db,
+    nodes,
+    bus,
+    () => 'Docs',
+    () => {},
+    { moved: { locks: follow }, removed: { locks: follow } },
+  );
   const state = new AppStates(db, nodes, bus, () => 'Docs');
   return {
     db,
     nodes,
+    gate,
     locks,
     state,
     changed,
@@ -110,16 +122,18 @@ test('a folder holding a locked file refuses as a whole; a rename keeps the lock
     await s.locks.clear(1, '😀.txt', 'sign');
     assert.equal(s.locks.within(1, 'f').size, 1);
 
-    // The catalogue's rename re-keys the subtree and keeps node ids: the lock follows.
-    await s.db.async.unit((t) => s.nodes.moveTreeIn(t, 1, 'f', 'h'));
+    // The write gate's rename re-keys the subtree and keeps node ids: the lock follows, checked from memory.
+    await s.gate.moved(1, 'f', 'h', { name: 'h', type: 'dir', size: 0, mtime: 3 }, { origin: 'move' });
     assert.equal(s.locks.of(1, 'f/b.pdf'), null);
+    s.locks.check(1, 'f/b.pdf');
     assert.equal(s.locks.of(1, 'h/b.pdf')?.plugin, 'sign');
     assert.equal(refusal(() => s.locks.check(1, 'h/b.pdf')).details?.path, '/Docs/h/b.pdf');
 
     // A file gone from the catalogue takes its lock with it (and a new file there is free).
-    await s.db.async.unit((t) => s.nodes.removeTreeIn(t, 1, 'h/b.pdf'));
+    await s.gate.removed(1, 'h/b.pdf', {});
     await s.db.async.unit((t) => s.nodes.upsertIn(t, 1, 'h/b.pdf', { name: 'b.pdf', type: 'file', size: 1, mtime: 2 }));
     s.locks.check(1, 'h/b.pdf');
+    assert.equal(s.locks.any(1), false, 'the last lock gone with its file');
     assert.equal(s.db.sqlite.prepare('SELECT count(*) FROM file_locks').pluck().get(), 0);
   } finally {
     await s.close();

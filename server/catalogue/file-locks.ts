@@ -6,17 +6,26 @@
  * before a folder is moved or deleted; the holder writes with the token `set`
  * returned (only its sha256 is stored). Locks are keyed by node id: they
  * follow a rename or move within the storage and go with a deleted file.
- * An expired lock is ignored at once and removed by a timer set to the next
- * expiry (listings drop it then). Which storages hold any lock is kept in
- * memory, so the listing of a storage without locks costs nothing more.
+ *
+ * Live locks are few, so every lock is kept in memory with its node's path and
+ * the checks never read the database (they are synchronous, on every write):
+ * `start()` reads them all before the first request; this instance's own
+ * writes (set, clear, the expiry sweep) change the copy once committed; a move
+ * or removal in a storage holding a lock (the write gate, a sync) re-reads it
+ * before the write answers, since the path of a locked node may have changed;
+ * and other instances on the database (PostgreSQL) are told through the
+ * change channel and re-read. An expired lock stops counting at its expiry
+ * (compared in memory) and a timer set to the next expiry removes it (listings
+ * drop it then). Which storages hold any lock follows from the copy, so the
+ * listing of a storage without locks costs nothing more.
  */
-import type { Db } from '../db';
+import type { ChangeChannel, Db } from '../db';
 import type { ActorRef, EventBus } from '../events';
 import type { FileLock } from '../contract';
 import { AppError } from '../errors';
 import { randomToken, sha256Hex } from '../lib/crypto';
 import { baseName, parentRel, uiPath } from '../lib/paths';
-import { FileLocksRepo, type LockRow } from './file-locks.repo';
+import { FileLocksRepo, type LockRow, type PlacedLock } from './file-locks.repo';
 import type { GateEvent } from './gate.repo';
 
 export type { FileLock };
@@ -42,6 +51,8 @@ export const WORD = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** The longest a timer waits before it looks again (setTimeout's range, and clock changes). */
 const MAX_TIMER_MS = 3_600_000;
+/** The change notice between instances: "the locks changed, read them again". */
+const NOTICE = 'file-locks';
 
 /** The hash a holder's token is known by (ActorFiles.holding keeps it, `check` compares it). */
 export const lockTokenHash = (token: string): string => sha256Hex(`file-lock\n${token}`);
@@ -53,8 +64,12 @@ export function markChange(storageId: number, rel: string): GateEvent {
 
 export class FileLocks {
   private repo: FileLocksRepo;
-  /** The storages holding any lock; null until read at start (every storage may hold one then). */
-  private holders: Set<number> | null = null;
+  /** Every lock, by storage then path (a storage's map exists only while it holds one); null until `start`. */
+  private copy: Map<number, Map<string, PlacedLock>> | null = null;
+  private channel: ChangeChannel | null = null;
+  /** Changes of the copy are numbered: a re-read that answers after a newer change never replaces it. */
+  private started = 0;
+  private applied = 0;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -68,17 +83,11 @@ export class FileLocks {
   }
 
   /**
-   * Reads which storages hold locks and arms the expiry timer (once, at start; never rejects). Until it
-   * has read them, every storage counts as holding one (checks ask the database).
+   * Reads every lock and arms the expiry timer; awaited before the first request. Rejects when the locks
+   * cannot be read: serving without them would let anyone write a locked file.
    */
   async start(): Promise<void> {
-    try {
-      await this.refreshHolders();
-      await this.arm();
-    } catch (e) {
-      this.log('file locks could not be read at start; the expiry sweep tries again', e);
-      if (!this.stopped) this.timer = setTimeout(() => void this.sweep(), 1000).unref();
-    }
+    await this.reload();
   }
 
   stop(): void {
@@ -86,14 +95,41 @@ export class FileLocks {
     if (this.timer) clearTimeout(this.timer);
   }
 
+  /** Hears the other instances' lock changes (PostgreSQL) and tells them of this one's. */
+  attachChannel(channel: ChangeChannel): void {
+    this.channel = channel;
+    channel.subscribe((event, data) => {
+      if (event !== NOTICE && event !== 'resync') return;
+      // A move or removal elsewhere names its storage: only a copy holding a lock there may have a stale path.
+      const storageId = (data as { storage_id?: number } | null)?.storage_id;
+      if (event === NOTICE && storageId !== undefined && this.copy?.has(storageId) === false) return;
+      this.reload().catch((e) => this.log('file locks could not be read again now; the next change reads them', e));
+    });
+  }
+
+  /**
+   * Nodes of the storage moved or left the catalogue (write gate, sync): when it holds a lock, the copy is
+   * read again (a locked node's path may have changed). The other instances are told either way: one of them
+   * may hold a lock there this copy has not heard of yet (set while the move ran). Never rejects.
+   */
+  async treeChanged(storageId: number): Promise<void> {
+    this.channel?.publish(NOTICE, { storage_id: storageId });
+    if (!this.copy?.has(storageId)) return;
+    try {
+      await this.reload();
+    } catch (e) {
+      this.log('file locks could not be read again after a move or removal; the next change reads them', e);
+    }
+  }
+
   /** Whether any file of the storage may be locked (false: no lock for sure; listings skip the join). */
   any(storageId: number): boolean {
-    return this.holders?.has(storageId) ?? true;
+    return this.copy?.has(storageId) ?? true;
   }
 
   /** Whether any storage may hold a lock (search spans storages). */
   anyAtAll(): boolean {
-    return this.holders === null || this.holders.size > 0;
+    return this.copy === null || this.copy.size > 0;
   }
 
   /**
@@ -106,6 +142,7 @@ export class FileLocks {
     const row = checkInput(input);
     const token = randomToken(24);
     const lock: LockRow = { ...row, token_hash: lockTokenHash(token), locked_by: by?.id ?? null, locked_at: new Date().toISOString() };
+    let nodeId = 0;
     await this.repo.set(
       storageId,
       rel,
@@ -115,14 +152,17 @@ export class FileLocks {
         if (node.type !== 'file') throw new AppError('validation_failed', { field: 'path', reason: 'only files can be locked' }, { field: 'path' });
         const held = this.live(current);
         if (held && held.plugin !== input.plugin) throw this.refusal(storageId, rel, held);
-        // Marked before the commit: no check may see the lock's row while the storage still reads as lock-free.
-        this.holders?.add(storageId);
-        return node.id;
+        return (nodeId = node.id);
       },
       [markChange(storageId, rel)],
     );
+    // Into the copy as soon as it committed: the next check here refuses.
+    this.change((c) => {
+      const inStorage = c.get(storageId) ?? c.set(storageId, new Map()).get(storageId)!;
+      for (const [p, l] of inStorage) if (l.node_id === nodeId) inStorage.delete(p);
+      inStorage.set(rel, { ...lock, node_id: nodeId, storage_id: storageId, path: rel });
+    });
     await this.bus.flush();
-    await this.arm();
     return { token, lock: view(lock) };
   }
 
@@ -141,22 +181,24 @@ export class FileLocks {
       },
       [markChange(storageId, rel)],
     );
+    if (cleared)
+      this.change((c) => {
+        c.get(storageId)?.delete(rel);
+        if (c.get(storageId)?.size === 0) c.delete(storageId);
+      });
     await this.bus.flush();
-    if (cleared) await this.refreshHolders();
     return cleared;
   }
 
   /** The live lock on the file at `rel`, or null. */
   of(storageId: number, rel: string): LockView | null {
-    if (!this.any(storageId)) return null;
-    const row = this.live(this.repo.atSync(storageId, rel));
+    const row = this.live(this.copy?.get(storageId)?.get(rel));
     return row ? view(row) : null;
   }
 
-  /** The live locks at `rel` and below it, by path ('' is the whole storage): one query (an app's batch, a folder). */
+  /** The live locks at `rel` and below it, by path ('' is the whole storage): an app's batch, a folder. */
   within(storageId: number, rel: string): Map<string, LockView> {
     const out = new Map<string, LockView>();
-    if (!this.any(storageId)) return out;
     for (const r of this.below(storageId, rel)) out.set(r.path, view(r));
     return out;
   }
@@ -166,23 +208,26 @@ export class FileLocks {
    * `rel` while an app holds it, unless `held` has the lock's token hash.
    */
   check(storageId: number, rel: string, held: readonly string[] = []): void {
-    if (!this.any(storageId)) return;
-    const row = this.live(this.repo.atSync(storageId, rel));
+    const row = this.live(this.copy?.get(storageId)?.get(rel));
     if (row && !held.includes(row.token_hash)) throw this.refusal(storageId, rel, row);
   }
 
   /** As `check`, for `rel` and everything below it: a folder holding a locked file is not moved or deleted. */
   checkTree(storageId: number, rel: string, held: readonly string[] = []): void {
-    if (!this.any(storageId)) return;
     const row = this.below(storageId, rel).find((r) => !held.includes(r.token_hash));
     if (row) throw this.refusal(storageId, row.path, row);
   }
 
-  private below(storageId: number, rel: string): Array<LockRow & { path: string }> {
-    return this.repo.belowSync(storageId, rel, new Date().toISOString());
+  /** The live locks at `rel` and below it. */
+  private below(storageId: number, rel: string): PlacedLock[] {
+    const out: PlacedLock[] = [];
+    for (const [path, l] of this.copy?.get(storageId) ?? []) {
+      if ((rel === '' || path === rel || path.startsWith(`${rel}/`)) && this.live(l)) out.push(l);
+    }
+    return out;
   }
 
-  private live(row: LockRow | undefined): LockRow | undefined {
+  private live<T extends LockRow>(row: T | undefined): T | undefined {
     return row && (row.until === null || row.until > new Date().toISOString()) ? row : undefined;
   }
 
@@ -199,28 +244,49 @@ export class FileLocks {
     return new AppError('locked', info, info, `locked by ${row.plugin}`);
   }
 
-  private async refreshHolders(): Promise<void> {
-    this.holders = new Set(await this.repo.storages());
+  /** Reads every lock into the copy and re-arms the timer. A read overtaken by a change here may have missed it: it reads again. */
+  private async reload(): Promise<void> {
+    let n: number;
+    let rows: PlacedLock[];
+    do {
+      n = ++this.started;
+      rows = await this.repo.all();
+    } while (n < this.applied);
+    this.applied = n;
+    const c = new Map<number, Map<string, PlacedLock>>();
+    for (const r of rows) (c.get(r.storage_id) ?? c.set(r.storage_id, new Map()).get(r.storage_id)!).set(r.path, r);
+    this.copy = c;
+    this.arm();
   }
 
-  /** Sets the timer to the next expiry (or clears it when no lock expires). */
-  private async arm(): Promise<void> {
-    const next = await this.repo.nextExpiry();
+  /** Applies this instance's committed write to the copy (newer than any re-read under way), re-arms, tells the others. */
+  private change(edit: (c: Map<number, Map<string, PlacedLock>>) => void): void {
+    this.applied = ++this.started;
+    edit((this.copy ??= new Map()));
+    this.arm();
+    this.channel?.publish(NOTICE, null);
+  }
+
+  /** Sets the timer to the copy's next expiry (or clears it when no lock expires). */
+  private arm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    let next: string | null = null;
+    for (const inStorage of this.copy?.values() ?? [])
+      for (const l of inStorage.values()) if (l.until !== null && (next === null || l.until < next)) next = l.until;
     if (next === null || this.stopped) return;
     const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(next) - Date.now()));
     this.timer = setTimeout(() => void this.sweep(), wait).unref();
   }
 
-  /** Removes expired locks and tells their folders; a database held elsewhere is waited out. */
+  /** Removes expired locks and tells their folders (and the other instances); a database held elsewhere is waited out. */
   private async sweep(): Promise<void> {
     this.timer = null;
     try {
-      await this.repo.sweep(new Date().toISOString(), (r) => [markChange(r.storage_id, r.path)]);
+      const gone = await this.repo.sweep(new Date().toISOString(), (r) => [markChange(r.storage_id, r.path)]);
       await this.bus.flush();
-      await this.refreshHolders();
-      await this.arm();
+      await this.reload();
+      if (gone > 0) this.channel?.publish(NOTICE, null);
     } catch (e) {
       this.log('expired file locks could not be removed now; trying again', e);
       if (!this.stopped) this.timer = setTimeout(() => void this.sweep(), 1000).unref();

@@ -42,7 +42,7 @@ export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes';
 export { offlineHostStatus } from './host-status';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
-export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, GateNode, GateHooks } from './write-gate';
+export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, MoveHook, GateNode, GateHooks } from './write-gate';
 export { effectiveLevel, grantedFolders, atLeast, type Level } from './access';
 export { DEFAULT_STORAGE_META } from './seed';
 export { FileLocks, lockTokenHash, type FileLock, type LockInput, type LockView } from './file-locks';
@@ -101,6 +101,9 @@ export function createCatalogue(o: CatalogueOptions) {
       }
     }
   };
+  const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
+  // Started (awaited) by the composition root before the first request: the access check reads only its copy.
+  const locks = new FileLocks(o.db, o.bus, nameOf, (m, e) => o.log.warn(m, e));
   const engine = new SyncEngine(o.db, {
     onNodesAdded: (minId) => indexer.kick(minId),
     beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
@@ -119,7 +122,10 @@ export function createCatalogue(o: CatalogueOptions) {
         );
     },
     onFilesChanged: (storageId, files) => each(o.hooks?.synced, storageId, files),
-    onRemoved: (storageId, paths) => each(o.hooks?.syncRemoved, storageId, paths),
+    onRemoved: (storageId, paths) => {
+      each(o.hooks?.syncRemoved, storageId, paths);
+      void locks.treeChanged(storageId);
+    },
   });
   const meter = o.meter ?? new RequestMeter(o.db, repo, () => ({}));
   // Background sync waits while a storage's volume is gone, as it does while its request budget is spent.
@@ -134,10 +140,13 @@ export function createCatalogue(o: CatalogueOptions) {
     // The first storage an installation ever gets is its default storage (where home folders go: files/homes.ts).
     firstStorage: (id) => o.db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(id)),
   });
-  const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
-  const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), o.hooks);
-  const locks = new FileLocks(o.db, o.bus, nameOf, (m, e) => o.log.warn(m, e));
-  void locks.start();
+  // A lock follows its node: a move or removal in a storage holding one re-reads the locks before the write answers.
+  const followLocks = (storageId: number) => locks.treeChanged(storageId);
+  const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), {
+    ...o.hooks,
+    removed: { ...o.hooks?.removed, locks: followLocks },
+    moved: { ...o.hooks?.moved, locks: followLocks },
+  });
   const appState = new AppStates(o.db, nodes, o.bus, nameOf);
   const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState };
   const io: CatalogueIo = { drivers, gate };

@@ -68,15 +68,20 @@ export type WriteHook = (
 /** Runs after nodes left the catalogue for good (purge, permanent delete): drop what hangs off their ids. */
 export type RemoveHook = (storageId: number, nodeIds: number[]) => void | Promise<void>;
 
+/** Runs after a move inside one storage committed (node ids kept, paths changed) and is awaited. */
+export type MoveHook = (storageId: number, from: string, to: string) => void | Promise<void>;
+
 /** The post-write work other modules declare at construction, by name (for logs). */
 export interface GateHooks {
   written?: Record<string, WriteHook>;
   removed?: Record<string, RemoveHook>;
+  moved?: Record<string, MoveHook>;
 }
 
 export class WriteGate {
   private hooks: Array<[string, WriteHook]>;
   private removeHooks: Array<[string, RemoveHook]>;
+  private moveHooks: Array<[string, MoveHook]>;
   private repo: GateRepo;
 
   constructor(
@@ -90,6 +95,7 @@ export class WriteGate {
     this.repo = new GateRepo(db, nodes, bus);
     this.hooks = Object.entries(hooks.written ?? {});
     this.removeHooks = Object.entries(hooks.removed ?? {});
+    this.moveHooks = Object.entries(hooks.moved ?? {});
   }
 
   /**
@@ -170,6 +176,13 @@ export class WriteGate {
       ]);
     const row = await this.repo.moved(storageId, from, to, entry, ctx.actor?.id ?? null, events);
     await this.bus.flush();
+    for (const [name, hook] of this.moveHooks) {
+      try {
+        await hook(storageId, from, to);
+      } catch (e) {
+        this.log(`move hook ${name} failed for ${storage}://${from}`, e);
+      }
+    }
     return { ...row!, storageName: storage };
   }
 }

@@ -8,7 +8,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemActor } from '../../server/auth';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -32,6 +32,7 @@ describe('app locks on the HTTP doors', () => {
       ['f/b.pdf', 'bee'],
       ['other.txt', 'other'],
       ['free.txt', 'free'],
+      ['gone.txt', 'gone'],
     ])
       writeFileSync(join(root, n), body);
     s = await startTestServer();
@@ -172,6 +173,21 @@ describe('app locks on the HTTP doors', () => {
       await files().locks.clear(sid, 'a-signed.pdf', 'sign');
     }
     assert.equal((await entry('/Docs', 'a-signed.pdf')).locked, false, 'cleared: the listing says so at once');
+  });
+
+  test('a locked file a sync finds gone from the backend takes its lock with it: the name is writable again', async () => {
+    await files().locks.set(sid, 'gone.txt', sign, null);
+    refused(await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/gone.txt', content: 'x' } }), '/Docs/gone.txt');
+    rmSync(join(root, 'gone.txt'));
+    await s.server.catalogue.syncer.requestSync(sid);
+    let r = { status: 0, body: null as any };
+    for (let i = 0; i < 100 && r.status !== 200; i++) {
+      if (i) await new Promise((res) => setTimeout(res, 100));
+      r = await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/gone.txt', content: 'new' } });
+    }
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(readFileSync(join(root, 'gone.txt'), 'utf8'), 'new');
+    assert.equal(files().locks.of(sid, 'gone.txt'), null);
   });
 
   test('a lock past its `until` stops refusing, and the listing drops it', async () => {
