@@ -54,7 +54,7 @@ try {
     await s.api('PATCH', '/api/admin/protection', { token: admin, body: { av_enabled: true, av_mode: 'daemon', av_clamd_addr: clamd.address } });
     on.push(await run(`on-${round}`));
     await s.server.queue.idle(120_000, 0);
-    const rows = s.server.db.sqlite.prepare('SELECT state, written_at, scanned_at FROM av_scans WHERE path LIKE ?').all(`on-${round}/%`) as Array<{
+    const rows = s.server.db.sqlite!.prepare('SELECT state, written_at, scanned_at FROM av_scans WHERE path LIKE ?').all(`on-${round}/%`) as Array<{
       state: string;
       written_at: string;
       scanned_at: string;

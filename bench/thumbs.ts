@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     const token = await s.login();
     const r = await s.api('POST', '/api/admin/storages', { token, body: { name: 'Bench', driver: 'local', config: { path: root } } });
     const storageId = r.body.id as number;
-    const db = s.server.db.sqlite;
+    const db = s.server.db.sqlite!;
     while ((db.prepare("SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND type = 'file'").get(storageId) as { n: number }).n < IMAGES) await sleep(20);
     const driver = await s.server.catalogue.driverFor(storageId);
     const entries = await Promise.all(files.map((f) => driver.stat(basename(f)).then((e) => [basename(f), e] as const)));

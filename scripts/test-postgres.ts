@@ -10,7 +10,7 @@ import { migratePostgres } from '../server/db/pg/migrate';
 import { MIGRATIONS } from '../server/db/migrations';
 
 const TEMPLATE = 'filedock_template';
-/** Three test files at once, each with a few servers of a bridge and a reader pool each. */
+/** Three test files at once, each with a few servers of a pool each. */
 const MAX_CONNECTIONS = 300;
 
 const t0 = performance.now();

@@ -79,7 +79,7 @@ const TAKEN = 'SELECT 1 FROM storages WHERE (name = ? OR uid = ?) AND id != ?';
  *   with the person by cascade) and `PRAGMA data_version` (another process committed, e.g. a CLI command;
  *   asked at most once a millisecond) move; the copy is re-read there and then, synchronously.
  * - PostgreSQL: a notice from another instance (or `resync` after the channel came back) re-reads it
- *   asynchronously; nothing here touches `db.sqlite` (the bridge) on PostgreSQL.
+ *   asynchronously (PostgreSQL has no `db.sqlite`).
  */
 export class StoragesRepo {
   private snap = build({ rows: [], grants: [] });
@@ -131,11 +131,11 @@ export class StoragesRepo {
   }
 
   /**
-   * SQLite only: `db.sqlite` is the in-process better-sqlite3 handle there (no bridge, no round trip), so
+   * SQLite only: `db.sqlite` is the in-process better-sqlite3 handle there (no round trip), so
    * asking its counters and re-reading at once keeps every read synchronous and current.
    */
   private followSqlite(): void {
-    const s = this.db.sqlite;
+    const s = this.db.sqlite!; // called on SQLite only
     const q = (this.lite ??= { changes: s.prepare('SELECT total_changes()').pluck(), version: s.prepare('PRAGMA data_version').pluck(), reads: new Map() });
     const changes = q.changes.get() as number;
     const now = performance.now();

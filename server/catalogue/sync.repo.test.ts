@@ -1,7 +1,7 @@
 /**
  * The sync engine on `db.async` alone (SyncNodesRepo's units and reads, SyncRunsRepo's engine
  * statements), on SQLite and with TEST_DATABASE=postgres on PostgreSQL: the database handed to the
- * engine has no synchronous face, so a statement through it (on PostgreSQL, the blocking bridge) fails
+ * engine has no synchronous face, so a statement left on it (`db.sqlite`) fails
  * the test. Batches of 1,000 are crossed; a change, a removal and a folder revalidation follow.
  */
 import { after, before, test } from 'node:test';

@@ -94,34 +94,6 @@ export function driveSync<T>(body: Unit<T>, exec: (s: Step) => unknown): T {
   return r.value;
 }
 
-/** The synchronous face of `Db` (better-sqlite3, or the PostgreSQL bridge) that `runSync` drives. */
-interface SyncFace {
-  sqlite: { prepare(text: string): { all(...a: unknown[]): unknown[]; run(...a: unknown[]): unknown; raw(on?: boolean): unknown; reader?: boolean } };
-  all<R>(q: Compilable<R>): R[];
-  first<R>(q: Compilable<R>): R | undefined;
-  run(q: Compilable<unknown>): number;
-}
-
-/**
- * Drives any body (reads, writes, SQL text) on the synchronous face, inside the caller's synchronous
- * transaction if there is one: the old synchronous methods of a repository whose statements are already
- * generators, until their last caller awaits. It goes with the bridge.
- */
-export function runSync<T>(face: SyncFace, body: (t: Tx) => Unit<T>): T {
-  return driveSync(body(tx), (s) => {
-    if (s.op !== 'sql') return s.op === 'all' ? face.all(s.q) : s.op === 'first' ? face.first(s.q) : face.run(s.q);
-    const st = face.sqlite.prepare(s.text);
-    if (s.raw) st.raw(true);
-    const args = Array.isArray(s.params) ? s.params : [s.params];
-    // better-sqlite3 refuses all() on a statement that returns no rows; the bridge's statements answer both.
-    if (st.reader === false) {
-      st.run(...args);
-      return [];
-    }
-    return st.all(...args);
-  });
-}
-
 /** The same with `exec` answering asynchronously (PostgreSQL). */
 export async function driveAsync<T>(body: Unit<T>, exec: (s: Step) => Promise<unknown>): Promise<T> {
   let r = body.next();

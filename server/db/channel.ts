@@ -1,8 +1,8 @@
 /**
  * Change notices between instances sharing one database (docs/operations.md,
  * "Several instances"). On PostgreSQL: `LISTEN/NOTIFY` on one channel over a
- * dedicated connection of its own (never the bridge's: notices arrive while
- * the bridge is blocked or busy), small JSON payloads
+ * dedicated connection of its own (never a pooled one: notices arrive while
+ * every pooled client is busy), small JSON payloads
  * `{instance, event, data}`; an instance ignores its own. On SQLite there is
  * one instance per database: publishing does nothing.
  *

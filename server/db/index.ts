@@ -30,7 +30,7 @@ export const pgRestore = async (...a: Parameters<PgDump['pgRestore']>) => (await
 export const pgRelationCount = async (...a: Parameters<PgDump['pgRelationCount']>) => (await import('./pg/dump')).pgRelationCount(...a);
 export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelListener } from './channel';
 export type { DB } from './tables';
-export { tx, runSync, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
+export { tx, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
 export { pingDatabase } from './ping';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;

@@ -8,7 +8,7 @@ test('the health probe answers, and on PostgreSQL the event loop runs while it w
   try {
     assert.equal(await pingDatabase(db), undefined);
     const first = await Promise.race([pingDatabase(db).then(() => 'ping'), new Promise((r) => setImmediate(() => r('event loop')))]);
-    // SQLite answers in the same tick; a PostgreSQL round trip must leave the loop free (the bridge did not).
+    // SQLite answers in the same tick; a PostgreSQL round trip leaves the loop free.
     assert.equal(first, testDialect() === 'postgres' ? 'event loop' : 'ping');
   } finally {
     await close();

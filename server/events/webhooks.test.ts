@@ -58,7 +58,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     cleanup();
   });
 
-  const deliveries = () => db.sqlite.prepare('SELECT * FROM webhook_deliveries ORDER BY created_at').all() as any[];
+  const deliveries = () => db.sqlite!.prepare('SELECT * FROM webhook_deliveries ORDER BY created_at').all() as any[];
   const node = { storage_id: 1, storage: 'Docs', path: 'a.txt', name: 'a.txt', size: 3, type: 'file' as const };
 
   test('a delivery is signed over "<timestamp>.<body>" and carries the event; the allow-list filters; internal events never leave', async () => {
@@ -89,7 +89,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
 
   test('a failing target is retried with backoff through the queue; one that never answers ends failed, nothing lost', async () => {
     got.length = 0;
-    db.sqlite.prepare('DELETE FROM webhook_deliveries').run();
+    db.sqlite!.prepare('DELETE FROM webhook_deliveries').run();
     targets = [
       { id: 'flaky', url: `${base}/flaky`, events: [], secret: '' },
       { id: 'silent', url: `${base}/silent`, events: [], secret: '' },
@@ -108,11 +108,9 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
   });
 
   test('the bell: severities, recipients, unread count, mark read (own rows only)', async () => {
-    db.sqlite
-      .prepare(
-        "INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (1, 'a@x.test', 'a', 'admin', 'now', 'now'), (2, 'u@x.test', 'u', 'user', 'now', 'now')",
-      )
-      .run();
+    db.sqlite!.prepare(
+      "INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (1, 'a@x.test', 'a', 'admin', 'now', 'now'), (2, 'u@x.test', 'u', 'user', 'now', 'now')",
+    ).run();
     const pushed: number[] = [];
     const bell = new Bell(db, (uid) => pushed.push(uid));
     attachBell(bus, bell, { admins: async () => [1], dropOwner: (id) => [id] });

@@ -15,11 +15,11 @@ before(() => {
   const t = tempDir('filedock-folder-index-');
   cleanup = t.cleanup;
   db = openDatabase(join(t.dir, 'db.sqlite'));
-  db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-  const ins = db.sqlite.prepare(
+  db.sqlite!.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
+  const ins = db.sqlite!.prepare(
     "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime, thumb_state) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?, ?)",
   );
-  db.sqlite.transaction(() => {
+  db.sqlite!.transaction(() => {
     // Equal sizes and times in places, so ties fall to the name and id as in SQL.
     for (let i = 0; i < 40; i++)
       ins.run(`f${i}.jpg`, `d/f${i}.jpg`, 'file', (i % 7) * 10, 1_700_000_000_000 + (i % 5), sortKey(`f${i}.jpg`), 'image/jpeg', i % 3 ? 'ready' : 'none');
@@ -75,14 +75,14 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
   const first = await page(1);
   assert.ok(first.some((e) => e.thumb_url.startsWith('/api/files/thumb?token=t')));
   assert.ok(first.every((e) => e.perm === 'viewer'));
-  db.sqlite.prepare("UPDATE nodes SET name = 'renamed.jpg' WHERE path = 'd/f1.jpg'").run();
+  db.sqlite!.prepare("UPDATE nodes SET name = 'renamed.jpg' WHERE path = 'd/f1.jpg'").run();
   assert.ok(!(await page(1)).some((e) => e.name === 'renamed.jpg'), 'no change event yet: the index is the cached one');
   ix.changed(1, 'd', false);
   assert.ok(
     (await page(1)).some((e) => e.name === 'renamed.jpg'),
     'the change event rebuilt it',
   );
-  db.sqlite.prepare("UPDATE nodes SET name = 'f1.jpg' WHERE path = 'd/f1.jpg'").run();
+  db.sqlite!.prepare("UPDATE nodes SET name = 'f1.jpg' WHERE path = 'd/f1.jpg'").run();
   assert.ok(
     (await page(2)).some((e) => e.name === 'f1.jpg'),
     'a new stamp epoch is a new index',
@@ -91,10 +91,10 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
 
 test('a folder above MAX_ENTRIES is left to SQL paging; a cursor the index does not hold too', async () => {
   const ix = new FolderIndexes(db);
-  const ins = db.sqlite.prepare(
+  const ins = db.sqlite!.prepare(
     "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at) VALUES (1, 'big', ?, ?, 'file', 0, 0, ?, '')",
   );
-  db.sqlite.transaction(() => {
+  db.sqlite!.transaction(() => {
     for (let i = 0; i <= MAX_ENTRIES; i++) ins.run(`x${i}`, `big/x${i}`, sortKey(`x${i}`));
   })();
   assert.equal(await ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }), null);

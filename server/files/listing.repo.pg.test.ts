@@ -23,23 +23,21 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
   const FILES = 3000;
   const dir = tempDir('filedock-listing-pg-');
 
-  const fill = (d: Db) => {
-    d.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-    const ins = d.sqlite.prepare(
-      "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?)",
-    );
-    d.sqlite.transaction(() => {
-      for (let i = 0; i < FILES; i++) ins.run(`f${i}.txt`, `d/f${i}.txt`, 'file', (i * 7) % 101, 1_700_000_000_000 + i, sortKey(`f${i}.txt`), 'text/plain');
-      for (let i = 0; i < 5; i++) ins.run(`sub${i}`, `d/sub${i}`, 'dir', 0, 1_700_000_000_000, sortKey(`sub${i}`), null);
-    })();
-  };
+  const fill = (d: Db) =>
+    d.async.unit(function* (t) {
+      yield* t.sql("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')");
+      const ins = "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?)";
+      for (let i = 0; i < FILES; i++)
+        yield* t.sql(ins, [`f${i}.txt`, `d/f${i}.txt`, 'file', (i * 7) % 101, 1_700_000_000_000 + i, sortKey(`f${i}.txt`), 'text/plain']);
+      for (let i = 0; i < 5; i++) yield* t.sql(ins, [`sub${i}`, `d/sub${i}`, 'dir', 0, 1_700_000_000_000, sortKey(`sub${i}`), null]);
+    });
 
   before(async () => {
     cluster = await startPostgres();
     db = await openPostgresDatabase(await cluster.createDatabase('listing'));
     lite = openDatabase(`${dir.dir}/lite.sqlite`);
-    fill(db);
-    fill(lite);
+    await fill(db);
+    await fill(lite);
     repo = new ListingRepo(db);
     liteRepo = new ListingRepo(lite);
   });

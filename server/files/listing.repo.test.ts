@@ -14,11 +14,11 @@ before(() => {
   const t = tempDir('filedock-listing-');
   cleanup = t.cleanup;
   db = openDatabase(join(t.dir, 'db.sqlite'));
-  db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
-  const ins = db.sqlite.prepare(
+  db.sqlite!.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
+  const ins = db.sqlite!.prepare(
     "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (1, 'd', ?, ?, ?, ?, ?, ?, '', ?)",
   );
-  db.sqlite.transaction(() => {
+  db.sqlite!.transaction(() => {
     for (let i = 0; i < 30; i++) ins.run(`f${i}.txt`, `d/f${i}.txt`, 'file', i * 10, 1_700_000_000_000 + i, sortKey(`f${i}.txt`), 'text/plain');
     for (let i = 0; i < 5; i++) ins.run(`sub${i}`, `d/sub${i}`, 'dir', 0, 1_700_000_000_000, sortKey(`sub${i}`), null);
   })();
@@ -71,8 +71,8 @@ test('entries are built by SQLite in the File entry shape', async () => {
 
 test('hot listing queries stay index ranges (query plan snapshot)', async () => {
   const plan = (sort: 'name' | 'size', keyset?: 'dir' | 'file') =>
-    db.sqlite
-      .prepare('EXPLAIN QUERY PLAN ' + pageSql(sort, false, keyset))
+    db
+      .sqlite!.prepare('EXPLAIN QUERY PLAN ' + pageSql(sort, false, keyset))
       .all({ s: 1, d: 'd', perm: 'viewer', limit: 1000, offset: 0, av: 0, ak: 'a', ai: 0 })
       .map((r) => (r as { detail: string }).detail);
   assert.deepEqual(plan('name'), ['SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=?)']);
@@ -85,8 +85,8 @@ test('a folder is known by its own row or a child, filled by a child, through th
   assert.equal((await repo.probe(1, 'd/f0.txt')).type, 'file');
   assert.deepEqual(await repo.probe(1, 'nowhere'), { type: null, known: false, filled: false });
   assert.deepEqual(await repo.probe(2, 'd'), { type: null, known: false, filled: false }, 'another storage');
-  const plan = db.sqlite
-    .prepare('EXPLAIN QUERY PLAN ' + PROBE_SQL)
+  const plan = db
+    .sqlite!.prepare('EXPLAIN QUERY PLAN ' + PROBE_SQL)
     .all({ s: 1, p: 'd' })
     .map((r) => (r as { detail: string }).detail);
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_path (storage_id=? AND path=?)'), plan.join('; '));

@@ -16,38 +16,34 @@ const skip = needPostgres();
 const FILES = 1200;
 
 /** Two storages; `Docs` holds FILES report files, a folder named like them, and a body match. */
-function fill(db: Db): void {
-  const s = db.sqlite;
-  for (const name of ['Docs', 'Other'])
-    s.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES (?, ?, 'local', '', '')").run(name, name);
-  const node = s.prepare(
-    "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?)",
-  );
-  const fts = s.prepare('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)');
-  const add = (storage: number, dir: string, name: string, type: 'file' | 'dir', body: string | null = null) => {
-    const id = Number(
-      node.run(
-        storage,
-        dir,
-        name,
-        dir ? `${dir}/${name}` : name,
-        type,
-        type === 'dir' ? 0 : name.length,
-        1_700_000_000_000 + name.length,
-        sortKey(name),
-        type === 'dir' ? null : 'application/pdf',
-      ).lastInsertRowid,
-    );
-    fts.run(id, name, body);
-  };
-  s.transaction(() => {
-    add(1, '', 'reports', 'dir');
-    add(1, '', 'Report-archive', 'dir');
-    for (let i = 0; i < FILES; i++) add(1, i % 2 ? 'reports' : '', `report-${i}.pdf`, 'file');
-    add(1, 'reports', 'notes.txt', 'file', 'the quarterly REPORT is late');
-    add(2, '', 'report-other.pdf', 'file');
-    add(2, '', 'unrelated.pdf', 'file');
-  })();
+function fill(db: Db): Promise<void> {
+  return db.async.unit(function* (t) {
+    for (const name of ['Docs', 'Other'])
+      yield* t.sql("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES (?, ?, 'local', '', '')", [name, name]);
+    function* add(storage: number, dir: string, name: string, type: 'file' | 'dir', body: string | null = null) {
+      const [row] = yield* t.sql<{ id: number }>(
+        "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?) RETURNING id",
+        [
+          storage,
+          dir,
+          name,
+          dir ? `${dir}/${name}` : name,
+          type,
+          type === 'dir' ? 0 : name.length,
+          1_700_000_000_000 + name.length,
+          sortKey(name),
+          type === 'dir' ? null : 'application/pdf',
+        ],
+      );
+      yield* t.sql('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)', [Number(row.id), name, body]);
+    }
+    yield* add(1, '', 'reports', 'dir');
+    yield* add(1, '', 'Report-archive', 'dir');
+    for (let i = 0; i < FILES; i++) yield* add(1, i % 2 ? 'reports' : '', `report-${i}.pdf`, 'file');
+    yield* add(1, 'reports', 'notes.txt', 'file', 'the quarterly REPORT is late');
+    yield* add(2, '', 'report-other.pdf', 'file');
+    yield* add(2, '', 'unrelated.pdf', 'file');
+  });
 }
 
 const actor = (storages: Array<[number, string]>, scoped?: number) =>
@@ -67,8 +63,8 @@ describe('search on the pool (PostgreSQL)', { skip: skip ?? false }, () => {
     cluster = await startPostgres();
     pg = await openPostgresDatabase(await cluster.createDatabase('search'));
     lite = openDatabase(`${dir.dir}/db.sqlite`);
-    fill(pg);
-    fill(lite);
+    await fill(pg);
+    await fill(lite);
   });
   after(async () => {
     await pg?.close();

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { openPostgresDatabase } from '../db';
 import { JobQueue } from './queue';
 import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
+import { sqlRow, sqlRows } from '../../test/helpers/sql';
 
 declare module './types' {
   interface JobPayloads {
@@ -63,8 +64,8 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
   test('two instances (two processes) pumping 1,000 ops run each exactly once', { timeout: 240_000 }, async () => {
     const url = await cluster.createDatabase('pump');
     const db = await openPostgresDatabase(url);
-    db.sqlite.exec('CREATE TABLE pg_runs (op_id text NOT NULL, instance text NOT NULL)');
-    // Instance B in its own process: in one process the two pumps could never interleave (the bridge is synchronous).
+    await sqlRows(db, 'CREATE TABLE pg_runs (op_id text NOT NULL, instance text NOT NULL)');
+    // Instance B in its own process, as a second instance runs: its own pool, its own event loop.
     const other = spawnChild(url, 60_000);
     try {
       await other.line(/ready (\S+)\n/);
@@ -72,7 +73,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       q.register(
         'pg.count',
         async (ctx) => {
-          db.sqlite.prepare('INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)').run(ctx.id, q.instanceId);
+          await sqlRows(db, 'INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)', ctx.id, q.instanceId);
           await sleep(ctx.payload.i % 3);
           return q.instanceId;
         },
@@ -81,18 +82,18 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       await q.start();
       for (let i = 0; i < 1000; i++) await q.enqueue('pg.count', { i });
       const end = Date.now() + 200_000;
-      const count = (status: string) => Number((db.sqlite.prepare('SELECT count(*) AS n FROM ops WHERE status = ?').get(status) as { n: number }).n);
-      while (count('completed') < 1000 && Date.now() < end) await sleep(100);
+      const count = async (status: string) => Number(((await sqlRow(db, 'SELECT count(*) AS n FROM ops WHERE status = ?', status)) as { n: number }).n);
+      while ((await count('completed')) < 1000 && Date.now() < end) await sleep(100);
       await q.stop();
 
-      assert.equal(count('completed'), 1000, 'every op completed');
-      const twice = db.sqlite.prepare('SELECT op_id, count(*) AS n FROM pg_runs GROUP BY op_id HAVING count(*) > 1').all();
+      assert.equal(await count('completed'), 1000, 'every op completed');
+      const twice = await sqlRows(db, 'SELECT op_id, count(*) AS n FROM pg_runs GROUP BY op_id HAVING count(*) > 1');
       assert.deepEqual(twice, [], 'no op ran twice');
-      assert.equal(Number((db.sqlite.prepare('SELECT count(DISTINCT op_id) AS n FROM pg_runs').get() as { n: number }).n), 1000);
-      const per = db.sqlite.prepare('SELECT instance, count(*) AS n FROM pg_runs GROUP BY instance').all() as Array<{ instance: string; n: number }>;
+      assert.equal(Number(((await sqlRow(db, 'SELECT count(DISTINCT op_id) AS n FROM pg_runs')) as { n: number }).n), 1000);
+      const per = (await sqlRows(db, 'SELECT instance, count(*) AS n FROM pg_runs GROUP BY instance')) as Array<{ instance: string; n: number }>;
       assert.equal(per.length, 2, `both instances ran ops: ${JSON.stringify(per)}`);
       // The row says who ran it, and the result (the handler's instance) agrees with the lease owner.
-      const rows = db.sqlite.prepare('SELECT lease_owner, result, attempts FROM ops').all() as Array<{ lease_owner: string; result: string; attempts: number }>;
+      const rows = (await sqlRows(db, 'SELECT lease_owner, result, attempts FROM ops')) as Array<{ lease_owner: string; result: string; attempts: number }>;
       assert.ok(
         rows.every((r) => JSON.parse(r.result) === r.lease_owner && Number(r.attempts) === 1),
         'one attempt each, recorded by the instance that ran it',
@@ -128,7 +129,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       await q.start();
       assert.notEqual(q.instanceId, started.instance);
       await sleep(LEASE * 2);
-      const live = db.sqlite.prepare('SELECT status, lease_owner, lease_until FROM ops WHERE id = ?').get(started.id) as {
+      const live = (await sqlRow(db, 'SELECT status, lease_owner, lease_until FROM ops WHERE id = ?', started.id)) as {
         status: string;
         lease_owner: string;
         lease_until: string;
@@ -140,7 +141,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
 
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
-      const leaseEnd = Date.parse((db.sqlite.prepare('SELECT lease_until FROM ops WHERE id = ?').get(started.id) as { lease_until: string }).lease_until);
+      const leaseEnd = Date.parse(((await sqlRow(db, 'SELECT lease_until FROM ops WHERE id = ?', started.id)) as { lease_until: string }).lease_until);
       const deadline = Date.now() + LEASE * 4;
       while (resumed.length === 0 && Date.now() < deadline) await sleep(50);
       assert.equal(resumed.length, 1, 'the op was taken over');
@@ -148,7 +149,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       assert.equal(resumed[0].journaled, 'done by the first instance', "the resumed attempt sees the first one's journal");
       assert.equal(resumed[0].attempt, 2);
       while ((await q.get(started.id))!.status === 'running') await sleep(20);
-      const done = db.sqlite.prepare('SELECT status, lease_owner, result FROM ops WHERE id = ?').get(started.id) as {
+      const done = (await sqlRow(db, 'SELECT status, lease_owner, result FROM ops WHERE id = ?', started.id)) as {
         status: string;
         lease_owner: string;
         result: string;
@@ -171,9 +172,13 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       q.register('pg.hang', async (ctx) => void ran.push(ctx.attempt));
       const id = await q.enqueue('pg.hang', { label: 'orphan' });
       // The claim as the database committed it: running under this instance's lease, which the queue never heard of.
-      db.sqlite
-        .prepare("UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = 1 WHERE id = ?")
-        .run(q.instanceId, new Date(Date.now() + 60_000).toISOString(), id);
+      await sqlRows(
+        db,
+        "UPDATE ops SET status = 'running', lease_owner = ?, lease_until = ?, attempts = 1 WHERE id = ?",
+        q.instanceId,
+        new Date(Date.now() + 60_000).toISOString(),
+        id,
+      );
       await q.start();
       const deadline = Date.now() + LEASE * 10;
       while ((await q.get(id))!.status !== 'completed' && Date.now() < deadline) await sleep(50);

@@ -79,7 +79,7 @@ describe('assistant chat', () => {
     const g = await s.api('GET', '/api/admin/assistant', { token: admin });
     assert.equal(g.body.api_key_set, true);
     assert.doesNotMatch(JSON.stringify(g.body), /sk-very-secret/);
-    const stored = s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'assistant'").pluck().get() as string;
+    const stored = s.server.db.sqlite!.prepare("SELECT value FROM settings WHERE key = 'assistant'").pluck().get() as string;
     assert.doesNotMatch(stored, /sk-very-secret/, 'sealed at rest');
     assert.equal((await s.api('GET', '/api/admin/assistant', { token: kai })).status, 403);
 
@@ -403,8 +403,8 @@ describe('assistant chat', () => {
     assert.equal(c.status, 404);
     assert.equal((await decide(viv, id, true)).status, 404);
 
-    s.server.db.sqlite
-      .prepare('UPDATE assistant_conversations SET last_used_at = ? WHERE id = ?')
+    s.server.db
+      .sqlite!.prepare('UPDATE assistant_conversations SET last_used_at = ? WHERE id = ?')
       .run(new Date(Date.now() - 31 * 86_400_000).toISOString(), id);
     assert.ok((await s.server.services.assistant.sweep()) >= 1);
     assert.equal((await s.api('GET', `/api/files/assistant/conversations/${id}`, { token: kai })).status, 404);

@@ -42,7 +42,7 @@ describe('web UI: office documents and the document server', { skip, timeout: 30
   const list = () => page.getByTestId('file-list');
   const row = (name: string) => fileRow(page, name);
   const updates = (rel: string) =>
-    (s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>)
+    (s.server.db.sqlite!.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>)
       .map((r) => JSON.parse(r.payload))
       .filter((p) => p.node.path === rel);
   const openFolder = async () => {

@@ -53,7 +53,7 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
   let cleanup: () => void;
   const row = (name: string) => fileRow(page, name);
   const state = (name: string) =>
-    (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
+    (s.server.db.sqlite!.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
   const openFolder = async (p = page) => {
     await p.goto(`${s.url}/files/Docs`);
     await p.getByTestId('file-list').waitFor();
@@ -112,7 +112,7 @@ describe('web UI: opening files (tiles, info panel, focus, office PDF name)', { 
     const held: Route[] = [];
     const letterThumb = (u: URL) =>
       u.pathname.startsWith('/api/files/thumb/') &&
-      u.pathname.endsWith(`/${(s.server.db.sqlite.prepare('SELECT id FROM nodes WHERE name = ?').get('letter.docx') as { id: number }).id}`);
+      u.pathname.endsWith(`/${(s.server.db.sqlite!.prepare('SELECT id FROM nodes WHERE name = ?').get('letter.docx') as { id: number }).id}`);
     await page.route('**/api/files/thumb/**', (r) => (letterThumb(new URL(r.request().url())) ? held.push(r) : r.abort('failed')));
     await page.evaluate(() => localStorage.setItem('filedock.view', 'grid'));
     await openFolder();

@@ -105,7 +105,7 @@ describe('WebDAV refusals', { skip: skip ?? false }, () => {
     assert.equal((await req('/Box/docs/a.txt', { method: 'PROPFIND', headers: { Depth: '0' }, body: deep })).status, 400);
     const big = `<D:propfind xmlns:D="DAV:"><!--${'x'.repeat(2 << 20)}--><D:allprop/></D:propfind>`;
     assert.equal((await req('/Box/docs/a.txt', { method: 'PROPFIND', headers: { Depth: '0' }, body: big })).status, 413);
-    const props = s.server.db.sqlite.prepare('SELECT count(*) AS n FROM dav_props').get() as { n: number };
+    const props = s.server.db.sqlite!.prepare('SELECT count(*) AS n FROM dav_props').get() as { n: number };
     assert.equal(props.n, 0);
   });
 

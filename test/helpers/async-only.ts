@@ -1,11 +1,11 @@
 /**
  * The real database with its synchronous face closed: a repository test passes its repository this `Db`,
- * so a statement left on `db.sqlite` or `db.all/first/run` (on PostgreSQL the blocking bridge, issue 30)
- * fails the test instead of passing unnoticed.
+ * so a statement left on SQLite's in-process handle `db.sqlite` (which PostgreSQL does not have) fails the
+ * test on SQLite too, instead of passing there unnoticed.
  */
 import type { Db } from '../../server/db';
 
-const SYNC_FACE = new Set<PropertyKey>(['sqlite', 'all', 'first', 'run']);
+const SYNC_FACE = new Set<PropertyKey>(['sqlite']);
 
 export function asyncOnly(db: Db): Db {
   return new Proxy(db, {

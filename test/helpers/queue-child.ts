@@ -9,6 +9,7 @@
  */
 import { openPostgresDatabase } from '../../server/db';
 import { JobQueue } from '../../server/jobs';
+import { sqlRows } from './sql';
 
 declare module '../../server/jobs/types' {
   interface JobPayloads {
@@ -27,7 +28,7 @@ q.register('pg.hang', async (ctx) => {
 q.register(
   'pg.count',
   async (ctx) => {
-    db.sqlite.prepare('INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)').run(ctx.id, q.instanceId);
+    await sqlRows(db, 'INSERT INTO pg_runs (op_id, instance) VALUES (?, ?)', ctx.id, q.instanceId);
     await new Promise((r) => setTimeout(r, ctx.payload.i % 3));
     return q.instanceId;
   },

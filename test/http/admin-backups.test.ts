@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { verifyBackup } from '../../server/backup';
+import { sqlRow } from '../helpers/sql';
 
 describe('admin backups', () => {
   let s: TestServer;
@@ -105,7 +106,7 @@ describe('admin backups', () => {
     const m = await verifyBackup(join(root, 'Backups', names[2]));
     assert.equal(m.database, s.server.db.dialect);
     assert.ok(m.entries.some((e) => e.name === 'secret.key'));
-    const audits = s.server.db.sqlite.prepare("SELECT count(*) AS n FROM audit WHERE action = 'backup.create'").get() as { n: number };
+    const audits = (await sqlRow(s.server.db, "SELECT count(*) AS n FROM audit WHERE action = 'backup.create'")) as { n: number };
     assert.equal(audits.n, 3);
   });
 

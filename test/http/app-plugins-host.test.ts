@@ -267,7 +267,7 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     ];
     const patch = await s.api('PATCH', '/api/admin/app-plugins/apps/keeper', { token: admin, body: { settings: { items, path, extra: 70 } } });
     assert.equal(patch.status, 200, JSON.stringify(patch.body));
-    const db = s.server.db.sqlite;
+    const db = s.server.db.sqlite!;
     const runs = () => db.prepare("SELECT key, op_id FROM app_plugin_schedule_runs WHERE plugin = 'keeper'").all() as Array<{ key: string; op_id: string }>;
     // Rounds run on their own (first 200 ms after start, interval 1.5 s). A wake-up under way at the PATCH may
     // have read the old settings: wait for three wake-ups after it; the item must have run exactly once.
@@ -338,7 +338,7 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
       'app.tick = () => { throw new Error("broke"); };',
       { en: { 'a.x': 'X' } },
     );
-    const db = s.server.db.sqlite;
+    const db = s.server.db.sqlite!;
     const outcome = (id: string) =>
       db.prepare('SELECT last_at, outcome FROM app_plugin_wakeups WHERE plugin = ?').get(id) as { last_at: string; outcome: string | null } | undefined;
     const t0 = new Date().toISOString();
@@ -411,7 +411,7 @@ describe('app host: locks, state, wake-up, licences, open rules', () => {
     assert.equal((await s.api('DELETE', '/api/admin/app-plugins/apps/paid/license', { token: admin })).status, 404);
 
     const actions = (
-      s.server.db.sqlite.prepare("SELECT action FROM audit WHERE action LIKE 'app_plugin.license%' OR action LIKE 'app_store.%'").all() as Array<{
+      s.server.db.sqlite!.prepare("SELECT action FROM audit WHERE action LIKE 'app_plugin.license%' OR action LIKE 'app_store.%'").all() as Array<{
         action: string;
       }>
     ).map((a) => a.action);

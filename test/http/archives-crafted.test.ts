@@ -176,9 +176,9 @@ describe('crafted archives never take the server down', { skip }, () => {
     await s.server.queue.idle(60_000);
     await alive();
     for (const name of ['report.docx', 'broken.xlsx']) {
-      const node = s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE path = ?').get(`docs/${name}`) as { thumb_state: string | null };
+      const node = s.server.db.sqlite!.prepare('SELECT thumb_state FROM nodes WHERE path = ?').get(`docs/${name}`) as { thumb_state: string | null };
       assert.ok(node && ['failed', 'ready', 'none'].includes(node.thumb_state ?? ''), `${name}: ${JSON.stringify(node)}`);
-      const scan = s.server.db.sqlite.prepare('SELECT state FROM av_scans WHERE path = ?').get(`docs/${name}`) as { state: string } | undefined;
+      const scan = s.server.db.sqlite!.prepare('SELECT state FROM av_scans WHERE path = ?').get(`docs/${name}`) as { state: string } | undefined;
       assert.ok(scan && scan.state !== 'infected', `${name}: ${JSON.stringify(scan)}`);
     }
   });

@@ -45,7 +45,7 @@ describe('archives: SERVICE_LIMITS_MAX_ARCHIVE_BYTES and tar listing', { skip },
     execFileSync('tar', ['-czf', 'dense.tar.gz', 'src'], { cwd: root });
     const r = await api('/api/admin/storages', { name: 'L', driver: 'local', config: { path: root } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    for (let i = 0; i < 200 && !s.server.db.sqlite.prepare("SELECT 1 FROM nodes WHERE path = 'src/zeros.bin'").get(); i++) await sleep(25);
+    for (let i = 0; i < 200 && !s.server.db.sqlite!.prepare("SELECT 1 FROM nodes WHERE path = 'src/zeros.bin'").get(); i++) await sleep(25);
   });
   after(async () => {
     await s.close();

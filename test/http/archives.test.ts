@@ -32,7 +32,7 @@ describe('archives: list, extract, add, safety', { skip }, () => {
   const waitOp = (id: string) => waitForOp(s, admin, id);
   const waitNode = async (path: string) => {
     for (let i = 0; i < 200; i++) {
-      if (s.server.db.sqlite.prepare('SELECT 1 FROM nodes WHERE path = ?').get(path)) return;
+      if (s.server.db.sqlite!.prepare('SELECT 1 FROM nodes WHERE path = ?').get(path)) return;
       await sleep(25);
     }
     throw new Error(`${path} never catalogued`);
@@ -82,7 +82,7 @@ describe('archives: list, extract, add, safety', { skip }, () => {
     assert.equal(op.result.files, 3);
     assert.equal(readFileSync(join(root, 'out/src/a.txt'), 'utf8'), 'alpha\n'.repeat(1000));
     assert.equal(readFileSync(join(root, 'out/src/sub/b.json'), 'utf8'), '{"b": 1}');
-    const node = s.server.db.sqlite.prepare("SELECT thumb_state FROM nodes WHERE path = 'out/src/pic.jpg'").get() as { thumb_state: string | null };
+    const node = s.server.db.sqlite!.prepare("SELECT thumb_state FROM nodes WHERE path = 'out/src/pic.jpg'").get() as { thumb_state: string | null };
     assert.ok(node, 'the gate catalogued the extracted file');
     assert.equal(node.thumb_state === null, false, 'and dispatched its thumbnail');
     const again = await api('/api/files/archive/extract', { path: '/Z/good.zip', dest: '/Z/out', overwrite: false });

@@ -152,7 +152,7 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
     assert.equal((await fetch(`${s.url}/s/${cap.body.token}`)).status, 200); // 2 of 3
     assert.equal((await fetch(`${s.url}/s/${cap.body.token}`)).status, 200); // 3 of 3
     assert.equal((await fetch(`${s.url}/s/${cap.body.token}`)).status, 404); // capped, exactly
-    assert.equal(s.server.db.sqlite.prepare("SELECT count(*) FROM meta WHERE key = 'lock-test'").pluck().get(), 0, 'the holder rolled back');
+    assert.equal(s.server.db.sqlite!.prepare("SELECT count(*) FROM meta WHERE key = 'lock-test'").pluck().get(), 0, 'the holder rolled back');
   });
 
   test('a write that meets a short hold waits for it and succeeds', async () => {

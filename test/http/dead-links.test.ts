@@ -78,7 +78,7 @@ describe('dead links', () => {
     const revoked = await share({ path: '/Files/secret-plan.txt' });
     assert.equal((await s.api('DELETE', `/api/files/share/${revoked.id}`, { token: admin })).status, 200);
     const expired = await share({ path: '/Files/secret-plan.txt' });
-    s.server.db.sqlite.prepare('UPDATE shares SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), expired.id);
+    s.server.db.sqlite!.prepare('UPDATE shares SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), expired.id);
     const used = await share({ path: '/Files/secret-plan.txt', max_downloads: 1 });
     const dl = await get(`/s/${used.token}`, { 'user-agent': 'curl/8.5.0', accept: '*/*' });
     assert.deepEqual([dl.status, dl.text], [200, 'plan']);

@@ -98,7 +98,7 @@ describe('docserver: external services and new documents', () => {
     assert.equal(put.body.url, fake.url, 'trailing slash dropped');
     assert.equal(put.body.jwt_secret, '***');
     assert.equal(put.body.enabled, true);
-    const row = s.server.db.sqlite.prepare("SELECT jwt_secret FROM external_services WHERE name = 'docserver'").get() as { jwt_secret: string };
+    const row = s.server.db.sqlite!.prepare("SELECT jwt_secret FROM external_services WHERE name = 'docserver'").get() as { jwt_secret: string };
     assert.match(row.jwt_secret, /^enc:v1:/);
     assert.ok(!row.jwt_secret.includes(SECRET));
     const keep = await s.api('PUT', '/api/admin/external/docserver', { token: admin, body: { url: fake.url, jwt_secret: '***' } });

@@ -78,11 +78,11 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
   const versions = async (path: string) =>
     (await s.api('GET', `/api/files/versions?path=${encodeURIComponent(path)}`, { token: admin })).body.versions.length as number;
   const updates = (rel: string) =>
-    (s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>)
+    (s.server.db.sqlite!.prepare("SELECT payload FROM outbox WHERE event = 'file.updated'").all() as Array<{ payload: string }>)
       .map((r) => JSON.parse(r.payload))
       .filter((p) => p.node.path === rel);
   const scans = (rel: string) =>
-    (s.server.db.sqlite.prepare("SELECT * FROM ops WHERE kind = 'av.scan'").all() as any[]).filter((o) => JSON.parse(o.payload).path === rel);
+    (s.server.db.sqlite!.prepare("SELECT * FROM ops WHERE kind = 'av.scan'").all() as any[]).filter((o) => JSON.parse(o.payload).path === rel);
   const later = (rel: string) => scans(rel).filter((o) => Date.parse(o.run_at) > Date.now() + 60_000);
   const disk = (rel: string) => readFileSync(join(root, rel));
 
@@ -367,7 +367,7 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.equal(updates('busy.docx').length, 60);
     assert.equal(later('busy.docx').length, 1, 'force saves share one scan, a save-scan window later');
     const bellRows = () =>
-      (s.server.db.sqlite.prepare("SELECT count(*) AS n FROM notifications WHERE event = 'file.updated' AND body LIKE '%busy.docx'").get() as { n: number }).n;
+      (s.server.db.sqlite!.prepare("SELECT count(*) AS n FROM notifications WHERE event = 'file.updated' AND body LIKE '%busy.docx'").get() as { n: number }).n;
     assert.equal(bellRows(), 0, 'force saves do not ring the bell');
     const immediate = scans('busy.docx').length - 1;
 

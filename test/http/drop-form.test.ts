@@ -51,7 +51,7 @@ describe('file requests as a plain HTML form', () => {
   };
   const submissions = (dir: string) => readdirSync(dir).filter((x) => !x.startsWith('.'));
   const lastEvent = () => {
-    const row = s.server.db.sqlite.prepare("SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC").get() as
+    const row = s.server.db.sqlite!.prepare("SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC").get() as
       | { payload: string }
       | undefined;
     return row && JSON.parse(row.payload);

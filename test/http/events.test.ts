@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { sqlValue } from '../helpers/sql';
 
 describe('events out: webhook admin API with signed deliveries, legacy URL, the bell routes', () => {
   let s: TestServer;
@@ -88,7 +89,7 @@ describe('events out: webhook admin API with signed deliveries, legacy URL, the 
     assert.equal(got[0].headers['x-service-event'], 'file.updated');
     assert.equal(got[0].headers['x-service-signature'], undefined);
     await s.api('PUT', '/api/admin/webhooks/legacy', { token: admin, body: { url: '' } });
-    const n = s.server.db.sqlite.prepare("SELECT count(*) FROM audit WHERE action = 'admin.config_change' AND resource = 'webhooks'").pluck().get() as number;
+    const n = (await sqlValue(s.server.db, "SELECT count(*) FROM audit WHERE action = 'admin.config_change' AND resource = 'webhooks'")) as number;
     assert.ok(n >= 3, String(n));
   });
 

@@ -53,7 +53,7 @@ describe('GET /api/files/zip', { skip }, () => {
     writeFileSync(join(root, 'docs/huge.bin'), Buffer.alloc(LIMIT + 1));
     const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Z', driver: 'local', config: { path: root } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    for (let i = 0; i < 200 && !s.server.db.sqlite.prepare("SELECT 1 FROM nodes WHERE path = 'docs/huge.bin'").get(); i++) await sleep(25);
+    for (let i = 0; i < 200 && !s.server.db.sqlite!.prepare("SELECT 1 FROM nodes WHERE path = 'docs/huge.bin'").get(); i++) await sleep(25);
   });
   after(async () => {
     await s.close();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { readSse } from '../helpers/sse';
+import { sqlColumn, sqlRows, sqlValue } from '../helpers/sql';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -301,7 +302,7 @@ describe('Files API', () => {
       assert.equal((await wait(mv.body.operation_id)).status, 'completed');
       assert.ok(!existsSync(join(other, 'work/copy.bin')));
       assert.deepEqual(readFileSync(join(root, 'moved.bin')), content);
-      const audit = s.server.db.sqlite.prepare("SELECT action FROM audit WHERE action IN ('file.copy','file.move')").pluck().all();
+      const audit = await sqlColumn(s.server.db, "SELECT action FROM audit WHERE action IN ('file.copy','file.move')");
       assert.ok(audit.includes('file.copy') && audit.includes('file.move'), JSON.stringify(audit));
     } finally {
       c2();
@@ -322,7 +323,7 @@ describe('Files API', () => {
       ],
     );
     assert.ok(!existsSync(join(root, 'gone.txt')));
-    assert.equal(s.server.db.sqlite.prepare("SELECT count(*) FROM audit WHERE action = 'file.delete' AND resource = 'Docs://gone.txt'").pluck().get(), 1);
+    assert.equal(await sqlValue(s.server.db, "SELECT count(*) FROM audit WHERE action = 'file.delete' AND resource = 'Docs://gone.txt'"), 1);
     assert.ok(!(await list('/Docs')).body.entries.some((e: any) => e.name === 'gone.txt'));
     const many = await s.api('POST', '/api/files/delete', { token: admin, body: { paths: Array.from({ length: 501 }, (_, i) => `/Docs/x${i}`) } });
     assert.equal(many.body.error, 'too_many_paths');
@@ -362,13 +363,13 @@ describe('Files API', () => {
     );
     const none = await s.api('GET', '/api/files/search', { token: admin });
     assert.equal(none.body.error, 'validation_failed');
-    s.server.db.sqlite.prepare("UPDATE storages SET rbac_enabled = 1 WHERE name = 'Docs'").run();
+    await sqlRows(s.server.db, "UPDATE storages SET rbac_enabled = 1 WHERE name = 'Docs'");
     try {
       const hidden = await s.api('GET', '/api/files/search?q=zebra', { token: user });
       assert.deepEqual(hidden.body.entries, []);
       assert.equal((await list('/Docs', '', user)).status, 404);
     } finally {
-      s.server.db.sqlite.prepare("UPDATE storages SET rbac_enabled = 0 WHERE name = 'Docs'").run();
+      await sqlRows(s.server.db, "UPDATE storages SET rbac_enabled = 0 WHERE name = 'Docs'");
     }
   });
 
@@ -382,7 +383,7 @@ describe('Files API', () => {
     assert.ok(f, 'no change frame arrived');
     assert.equal(f.folder, '/Docs/a-folder');
     assert.equal(f.path, '/Docs/a-folder/hello.txt');
-    const events = s.server.db.sqlite.prepare("SELECT event FROM outbox WHERE payload LIKE '%hello.txt%'").pluck().all();
+    const events = await sqlColumn(s.server.db, "SELECT event FROM outbox WHERE payload LIKE '%hello.txt%'");
     assert.ok(events.includes('file.uploaded'), JSON.stringify(events));
   });
 

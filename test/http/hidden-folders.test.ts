@@ -33,7 +33,7 @@ describe('hidden service folders', () => {
     admin = await s.login();
     const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'H', driver: 'local', config: { path: root } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    for (let i = 0; i < 100 && !s.server.db.sqlite.prepare("SELECT 1 FROM nodes WHERE path = 'docs/findme.txt'").get(); i++)
+    for (let i = 0; i < 100 && !s.server.db.sqlite!.prepare("SELECT 1 FROM nodes WHERE path = 'docs/findme.txt'").get(); i++)
       await new Promise((r) => setTimeout(r, 50));
     // Make a version, a trashed file and a finished chunked upload through the API.
     for (const c of ['one', 'two'])
@@ -78,7 +78,7 @@ describe('hidden service folders', () => {
     assert.deepEqual(leaks(JSON.stringify(found.body)), []);
     assert.deepEqual(found.body.entries.map((e: { name: string }) => e.name).sort(), names);
     assert.equal(
-      s.server.db.sqlite.prepare("SELECT count(*) FROM nodes WHERE path LIKE '.service%' OR path LIKE '.versions%' OR path LIKE '%.~fd-%'").pluck().get(),
+      s.server.db.sqlite!.prepare("SELECT count(*) FROM nodes WHERE path LIKE '.service%' OR path LIKE '.versions%' OR path LIKE '%.~fd-%'").pluck().get(),
       0,
     );
   });

@@ -35,8 +35,8 @@ describe('API keys', () => {
   const list = (token: string, path: string) => s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token });
   const names = (r: { body: any }) => r.body.entries.map((e: any) => e.name);
   const nodeId = (storage: string, path: string) =>
-    s.server.db.sqlite
-      .prepare('SELECT n.id FROM nodes n JOIN storages s ON s.id = n.storage_id WHERE s.name = ? AND n.path = ?')
+    s.server.db
+      .sqlite!.prepare('SELECT n.id FROM nodes n JOIN storages s ON s.id = n.storage_id WHERE s.name = ? AND n.path = ?')
       .pluck()
       .get(storage, path) as number;
 
@@ -93,7 +93,7 @@ describe('API keys', () => {
     assert.ok(k.last_used_at, 'last use recorded');
     assert.equal(k.last_used_ip, '127.0.0.1');
     assert.ok(!JSON.stringify(mine.body).includes(photos.replace(/^fdk_\d+_/, '')), 'the secret never comes back');
-    const stored = s.server.db.sqlite.prepare('SELECT secret_hash FROM api_keys WHERE id = ?').pluck().get(photosId) as string;
+    const stored = s.server.db.sqlite!.prepare('SELECT secret_hash FROM api_keys WHERE id = ?').pluck().get(photosId) as string;
     assert.ok(!stored.includes(photos.replace(/^fdk_\d+_/, '')) && /^[0-9a-f]{64}$/.test(stored), 'only a hash is stored');
   });
 
@@ -187,7 +187,7 @@ describe('API keys', () => {
     const inId = nodeId('Home', 'Photos/2024/in.jpg');
     const outId = nodeId('Home', 'Photos/2023/out.jpg');
     for (let i = 0; i < 200; i++) {
-      const states = s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE id IN (?, ?)').pluck().all(inId, outId);
+      const states = s.server.db.sqlite!.prepare('SELECT thumb_state FROM nodes WHERE id IN (?, ?)').pluck().all(inId, outId);
       if (states.every((x) => x === 'ready')) break;
       await sleep(50);
     }
@@ -307,7 +307,7 @@ describe('API keys', () => {
     assert.equal((await s.api('GET', '/api/auth/me', { token: doomed })).status, 200);
     assert.equal((await s.api('DELETE', `/api/auth/keys/${k.id}`, { token: kai })).body.key.state, 'revoked');
     const { token: stale, key: sk } = await key(kai, { name: 'stale', verbs: ['files:read'], expires_in_days: 1 });
-    s.server.db.sqlite.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), sk.id);
+    s.server.db.sqlite!.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), sk.id);
     s.server.auth.keys.forgetAll();
     const [, id, secret] = /^fdk_(\d+)_(.+)$/.exec(photos)!; // the secret may itself hold an underscore
     const wrong = `fdk_${id}_${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;

@@ -41,7 +41,7 @@ const share = async (body: Record<string, unknown>) => {
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body as { id: number; token: string; url: string; pin?: string };
 };
-const downloads = (id: number) => (s.server.db.sqlite.prepare('SELECT downloads FROM shares WHERE id = ?').get(id) as { downloads: number }).downloads;
+const downloads = (id: number) => (s.server.db.sqlite!.prepare('SELECT downloads FROM shares WHERE id = ?').get(id) as { downloads: number }).downloads;
 const get = async (path: string, headers: Record<string, string>, method = 'GET') => {
   const r = await fetch(path.startsWith('http') ? path : s.url + path, { method, headers });
   const body = Buffer.from(await r.arrayBuffer());

@@ -60,7 +60,7 @@ test('metrics: off by default, then the token, LAN access and a clean exposition
     assert.deepEqual(on.body, { enabled: true, access: 'token', token_set: true, path: '/metrics' }, 'switching on makes a token');
     const token = (await s.api('GET', '/api/admin/metrics/token', { token: admin })).body.token as string;
     assert.match(token, /^[A-Za-z0-9_-]{40,}$/);
-    const stored = (s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'metrics'").get() as { value: string }).value;
+    const stored = (s.server.db.sqlite!.prepare("SELECT value FROM settings WHERE key = 'metrics'").get() as { value: string }).value;
     assert.ok(!stored.includes(token) && stored.includes('enc:v1:'), 'the token is encrypted at rest');
 
     for (const headers of [

@@ -99,14 +99,14 @@ describe('OIDC sign-in', () => {
     assert.equal(put.body.active, true);
     assert.equal(put.body.effective_redirect_url, `${s.url}/api/auth/oidc/callback`);
     assert.deepEqual(put.body.env_managed, []);
-    const stored = s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string };
+    const stored = s.server.db.sqlite!.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string };
     assert.doesNotMatch(stored.value, new RegExp(CLIENT.secret), 'the secret is stored encrypted');
     assert.match(JSON.parse(stored.value).client_secret, /^enc:v1:/);
     // `***` keeps the stored secret.
     const again = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { client_secret: '***', label: 'Test IdP' } });
     assert.equal(again.status, 200);
     assert.equal(
-      JSON.parse((s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string }).value).client_secret,
+      JSON.parse((s.server.db.sqlite!.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string }).value).client_secret,
       JSON.parse(stored.value).client_secret,
     );
 
@@ -134,7 +134,7 @@ describe('OIDC sign-in', () => {
     assert.match(setCookie, /samesite=lax/i);
     assert.match(setCookie, /path=\/api\/auth\/oidc\/callback/i);
     assert.equal(browser.cookie(s.url, 'service_oidc_state'), u.searchParams.get('state'));
-    const row = s.server.db.sqlite.prepare('SELECT * FROM oidc_pending').all() as Array<Record<string, string>>;
+    const row = s.server.db.sqlite!.prepare('SELECT * FROM oidc_pending').all() as Array<Record<string, string>>;
     assert.ok(
       row.every((x) => x.state_hash !== u.searchParams.get('state')),
       'the table holds no usable state',
@@ -156,7 +156,7 @@ describe('OIDC sign-in', () => {
     assert.deepEqual(me.body.user.groups, ['fd-admins', 'staff']);
     const u = await userByEmail('alice@example.test');
     assert.equal(u.auth_driver, 'oidc');
-    const link = s.server.db.sqlite.prepare('SELECT user_id FROM oidc_links WHERE issuer = ? AND sub = ?').get(idp.issuer, 'alice') as { user_id: number };
+    const link = s.server.db.sqlite!.prepare('SELECT user_id FROM oidc_links WHERE issuer = ? AND sub = ?').get(idp.issuer, 'alice') as { user_id: number };
     assert.equal(link.user_id, u.id);
     const logins = (await s.api('GET', '/api/admin/audit?action=auth.login&limit=50', { token: admin })).body.events;
     assert.ok(
@@ -179,7 +179,7 @@ describe('OIDC sign-in', () => {
     assert.equal(u.role, 'user');
     assert.deepEqual(u.groups, ['design', 'staff']);
     assert.equal((await s.api('GET', '/api/admin/users?q=alice', { token: admin })).body.users.length, 1, 'no second account');
-    const groups = s.server.db.sqlite.prepare('SELECT name FROM groups ORDER BY name').all() as Array<{ name: string }>;
+    const groups = s.server.db.sqlite!.prepare('SELECT name FROM groups ORDER BY name').all() as Array<{ name: string }>;
     assert.ok(
       groups.some((g) => g.name === 'design'),
       'missing groups are created',
@@ -196,7 +196,7 @@ describe('OIDC sign-in', () => {
     let t = await throughIdp('carol');
     assert.equal(await land(t.browser, t.callback), '/login?error=oidc_unverified');
     assert.equal(t.browser.cookie(s.url, 'service_session'), undefined);
-    assert.equal((s.server.db.sqlite.prepare("SELECT count(*) AS n FROM oidc_links WHERE sub = 'carol'").get() as { n: number }).n, 0);
+    assert.equal((s.server.db.sqlite!.prepare("SELECT count(*) AS n FROM oidc_links WHERE sub = 'carol'").get() as { n: number }).n, 0);
 
     idp.accounts.set('carol', { email: 'carol@example.test', email_verified: true, preferred_username: 'carol', groups: ['staff', 'fd-admins'] });
     t = await throughIdp('carol');
@@ -256,14 +256,14 @@ describe('OIDC sign-in', () => {
     const { browser, callback } = await throughIdp('erin');
     const state = new URL(callback).searchParams.get('state')!;
     const held = browser.cookie(s.url, 'service_oidc_state')!;
-    const pending = s.server.db.sqlite.prepare('SELECT * FROM oidc_pending').all() as Array<Record<string, string>>;
+    const pending = s.server.db.sqlite!.prepare('SELECT * FROM oidc_pending').all() as Array<Record<string, string>>;
     assert.equal(await land(browser, callback), '/files');
     // Replayed as is: the state is gone.
     const replay = new Browser();
     await replay.fetch(`${s.url}/api/auth/oidc/start`);
     assert.equal(await land(replay, callback), '/login?error=oidc_state');
     // Even with the state put back (an attacker holding the cookie and the row), the used code is refused.
-    const ins = s.server.db.sqlite.prepare(
+    const ins = s.server.db.sqlite!.prepare(
       'INSERT INTO oidc_pending (state_hash, issuer, code_verifier, nonce, next, redirect_uri, created_at) VALUES (@state_hash, @issuer, @code_verifier, @nonce, @next, @redirect_uri, @created_at) ON CONFLICT DO NOTHING',
     );
     for (const p of pending) ins.run(p);
@@ -275,7 +275,7 @@ describe('OIDC sign-in', () => {
 
   test('a pending sign-in older than 10 minutes is refused', async () => {
     const { browser, callback } = await throughIdp('erin');
-    s.server.db.sqlite.prepare('UPDATE oidc_pending SET created_at = ?').run(new Date(Date.now() - 11 * 60_000).toISOString());
+    s.server.db.sqlite!.prepare('UPDATE oidc_pending SET created_at = ?').run(new Date(Date.now() - 11 * 60_000).toISOString());
     assert.equal(await land(browser, callback), '/login?error=oidc_state');
   });
 
@@ -371,7 +371,7 @@ describe('OIDC settings from SERVICE_OIDC_*', () => {
     assert.deepEqual(v.env_managed, ['issuer', 'client_id', 'client_secret', 'scopes', 'admin_group', 'label']);
     assert.equal(v.client_secret, '***');
     assert.equal(v.issuer, idp.issuer);
-    const stored = (s.server.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string }).value;
+    const stored = (s.server.db.sqlite!.prepare("SELECT value FROM settings WHERE key = 'oidc'").get() as { value: string }).value;
     assert.doesNotMatch(stored, new RegExp(CLIENT.secret));
 
     const change = await s.api('PUT', '/api/admin/auth/oidc', { token: admin, body: { issuer: 'https://other.example/' } });

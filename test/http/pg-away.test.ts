@@ -27,9 +27,8 @@ import { tempDir } from '../helpers/tools';
 const skip = needPostgres();
 const OUTAGE_MS = Number(process.env.PG_AWAY_SECONDS ?? 30) * 1000;
 /**
- * The longest any request may take while the database is away. The bridge and the async reader each give up a
- * hung statement after 6 s (statement timeout 5 s + 1 s); at worst back to back (a read's timer held by a bridge
- * statement blocking the event loop), plus 1 s.
+ * The longest any request may take while the database is away. The pool gives up a hung statement after 6 s
+ * (statement timeout 5 s + 1 s); at worst two back to back (a request's read, then its write), plus 1 s.
  */
 const BOUND_MS = 13_000;
 const RECOVER_MS = 10_000;

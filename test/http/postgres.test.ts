@@ -1,6 +1,5 @@
 /**
- * The server on PostgreSQL (SERVICE_DATABASE_URL) through the synchronous
- * bridge: the same HTTP behaviour as on SQLite for sign-in, folders, uploads,
+ * The server on PostgreSQL (SERVICE_DATABASE_URL) through its pool: the same HTTP behaviour as on SQLite for sign-in, folders, uploads,
  * the listing JSON built in the database, trigram search, an exact download
  * cap and the trash; the catalogue survives a restart; a database that goes
  * away answers 503 with the envelope and is used again when it is back,

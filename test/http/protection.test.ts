@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
 import { EICAR, EICAR_SIGNATURE, eicarDatabase, startClamd, type Clamd } from '../helpers/clamav';
+import { sqlRow, sqlRows, sqlValue } from '../helpers/sql';
 
 const skip = needTool('clamscan', 'clamav') ?? needTool('clamd', 'clamav-daemon') ?? undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,9 +51,9 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     (await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin })).body.entries.map((e: any) => e.name);
   const upload = (folder: string, name: string, bytes: Buffer) => uploadFile(s, admin, folder, name, bytes);
   const patch = (body: unknown, token = admin) => s.api('PATCH', '/api/admin/protection', { token, body });
-  const scanRow = (path: string) => s.server.db.sqlite.prepare('SELECT * FROM av_scans WHERE path = ?').get(path) as any;
-  const scanOps = (path: string) =>
-    (s.server.db.sqlite.prepare("SELECT * FROM ops WHERE kind = 'av.scan'").all() as any[]).filter((o) => JSON.parse(o.payload).path === path);
+  const scanRow = async (path: string) => (await sqlRow(s.server.db, 'SELECT * FROM av_scans WHERE path = ?', path)) as any;
+  const scanOps = async (path: string) =>
+    ((await sqlRows(s.server.db, "SELECT * FROM ops WHERE kind = 'av.scan'")) as any[]).filter((o) => JSON.parse(o.payload).path === path);
 
   test('delete moves into .service-trash (hidden), the trash lists it with its deleter, restore brings it back', async () => {
     await s.api('POST', '/api/files/mkdir', { token: admin, body: { path: '/Docs/notes' } });
@@ -141,7 +142,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
       [3, 3],
     );
     assert.ok(existsSync(join(root, '.versions/v.txt')));
-    assert.equal(scanOps('.versions/v.txt').length, 0);
+    assert.equal((await scanOps('.versions/v.txt')).length, 0);
     const oldest = list.body.versions[1].id;
     const denied = await s.api('POST', '/api/files/versions/restore', { token: viewer, body: { path: '/Docs/v.txt', id: oldest } });
     assert.ok(denied.status === 403 || denied.status === 404, String(denied.status));
@@ -219,7 +220,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     await patch({ trash_retention_days: 30, share_max_ttl_days: 7 });
     const audit = await s.api('GET', '/api/admin/audit?action=admin.config_change', { token: admin });
     if (audit.status === 200) assert.ok(audit.body.events.length >= 2);
-    else assert.ok((s.server.db.sqlite.prepare("SELECT count(*) FROM audit WHERE action = 'admin.config_change'").pluck().get() as number) >= 2);
+    else assert.ok(((await sqlValue(s.server.db, "SELECT count(*) FROM audit WHERE action = 'admin.config_change'")) as number) >= 2);
     assert.equal((await patch({ trash_retention_days: 5 }, viewer)).status, 403);
     assert.equal((await s.api('GET', '/api/capabilities', { token: admin })).body.antivirus, false);
   });
@@ -237,9 +238,9 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     await upload('/Docs/in', 'empty.txt', Buffer.alloc(0));
     await upload('/Docs/in', 'big.bin', Buffer.alloc(1024 * 1024 + 1, 1));
     await s.server.queue.idle(20_000);
-    assert.equal(scanRow('in/clean.txt').state, 'clean');
-    assert.equal(scanRow('in/eicar.com').state, 'infected');
-    assert.equal(scanOps('in/empty.txt').length + scanOps('in/big.bin').length, 0);
+    assert.equal((await scanRow('in/clean.txt')).state, 'clean');
+    assert.equal((await scanRow('in/eicar.com')).state, 'infected');
+    assert.equal((await scanOps('in/empty.txt')).length + (await scanOps('in/big.bin')).length, 0);
     assert.ok(!existsSync(join(root, 'in/eicar.com')));
     assert.deepEqual((await names('/Docs/in')).sort(), ['big.bin', 'clean.txt', 'empty.txt']);
     const bell = await s.api('GET', '/api/notifications', { token: admin });
@@ -259,21 +260,21 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     await patch({ av_save_scan_window_minutes: 2 });
     await save('/Docs/edit.txt', 'v1');
     await s.server.queue.idle(20_000);
-    assert.equal(scanRow('edit.txt').state, 'clean');
+    assert.equal((await scanRow('edit.txt')).state, 'clean');
     const t0 = Date.now();
     await save('/Docs/edit.txt', 'v2');
     await save('/Docs/edit.txt', 'v3');
-    const pending = scanOps('edit.txt').filter((o) => o.status === 'queued');
+    const pending = (await scanOps('edit.txt')).filter((o) => o.status === 'queued');
     assert.equal(pending.length, 1, 'further saves within the window are dropped');
     assert.ok(Date.parse(pending[0].run_at) >= t0 + 110_000, pending[0].run_at);
     writeFileSync(join(root, 'dropped-in.txt'), 'arrived behind our back');
     const sid = (await s.api('GET', '/api/admin/storages', { token: admin })).body.storages[0].id;
     await s.api('POST', `/api/admin/storages/${sid}/sync`, { token: admin });
     await s.server.queue.idle(20_000);
-    const ops = scanOps('dropped-in.txt');
+    const ops = await scanOps('dropped-in.txt');
     assert.equal(ops.length, 1);
     assert.equal(ops[0].priority, -1);
-    assert.equal(scanRow('dropped-in.txt').state, 'clean');
+    assert.equal((await scanRow('dropped-in.txt')).state, 'clean');
   });
 
   test('antivirus daemon mode: EICAR quarantined through clamd; clamd down → the op retries, the file stays, never clean; a vanished file is not an error', async () => {
@@ -283,7 +284,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     assert.equal(p.body.antivirus.address, clamd.address);
     await upload('/Docs/d', 'eicar2.com', EICAR);
     await s.server.queue.idle(20_000);
-    assert.equal(scanRow('d/eicar2.com').state, 'infected');
+    assert.equal((await scanRow('d/eicar2.com')).state, 'infected');
     assert.ok(!existsSync(join(root, 'd/eicar2.com')));
     await clamd.stop();
     const down = await s.api('GET', '/api/admin/protection', { token: admin });
@@ -291,16 +292,16 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     assert.match(down.body.antivirus.health, /ECONNREFUSED|clamd/);
     await upload('/Docs/d', 'eicar3.com', EICAR);
     let op: any;
-    for (let i = 0; i < 100 && !(op = scanOps('d/eicar3.com').find((o) => o.attempts >= 1 && o.status === 'queued')); i++) await sleep(50);
+    for (let i = 0; i < 100 && !(op = (await scanOps('d/eicar3.com')).find((o) => o.attempts >= 1 && o.status === 'queued')); i++) await sleep(50);
     assert.ok(op, 'the failed scan is queued again');
     assert.ok(op.error_code);
-    assert.equal(scanRow('d/eicar3.com').state, 'error');
+    assert.equal((await scanRow('d/eicar3.com')).state, 'error');
     assert.ok(existsSync(join(root, 'd/eicar3.com')), 'the file stays in place');
     clamd = await startClamd(avDir);
     await patch({ av_clamd_addr: clamd.address });
-    s.server.db.sqlite.prepare('UPDATE ops SET run_at = ? WHERE id = ?').run(new Date().toISOString(), op.id);
+    await sqlRows(s.server.db, 'UPDATE ops SET run_at = ? WHERE id = ?', new Date().toISOString(), op.id);
     await s.server.queue.idle(20_000);
-    assert.equal(scanRow('d/eicar3.com').state, 'infected', 'the retry finds it once clamd is back');
+    assert.equal((await scanRow('d/eicar3.com')).state, 'infected', 'the retry finds it once clamd is back');
     await s.server.queue.idle(5000);
     // A file that vanishes before its scan is recorded as skipped, not as an error.
     s.server.queue.setPaused(false);
@@ -308,9 +309,9 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     await s.server.protection.antivirus.enqueue(1, 'd/ghost.txt', { key: 'ghost' });
     rmSync(join(root, 'd/ghost.txt'));
     await s.server.queue.idle(10_000);
-    const ghostOp = scanOps('d/ghost.txt')[0];
+    const ghostOp = (await scanOps('d/ghost.txt'))[0];
     assert.equal(ghostOp.status, 'completed');
-    assert.equal(scanRow('d/ghost.txt').state, 'skipped');
+    assert.equal((await scanRow('d/ghost.txt')).state, 'skipped');
   });
 
   test("a file deleted between the scan's stat and its read is skipped, not retried as a scan error", async () => {
@@ -318,7 +319,7 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     // re-queued with a backoff and idle() (rightly) returned with it queued. Fault injection makes
     // that window certain: the real local driver's read runs right after the file is removed.
     writeFileSync(join(root, 'd/racer.txt'), 'here, then not');
-    const storageId = (s.server.db.sqlite.prepare("SELECT id FROM storages WHERE name = 'Docs'").get() as { id: number }).id;
+    const storageId = ((await sqlRow(s.server.db, "SELECT id FROM storages WHERE name = 'Docs'")) as { id: number }).id;
     const driver = await s.server.catalogue.driverFor(storageId);
     const realRead = driver.read;
     driver.read = async function (this: typeof driver, rel, range, signal) {
@@ -331,9 +332,9 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     } finally {
       driver.read = realRead;
     }
-    const op = scanOps('d/racer.txt').find((o) => o.dedup_key === 'racer');
+    const op = (await scanOps('d/racer.txt')).find((o) => o.dedup_key === 'racer');
     assert.equal(op.status, 'completed', JSON.stringify(op));
     assert.equal(op.attempts, 1);
-    assert.deepEqual([scanRow('d/racer.txt').state, scanRow('d/racer.txt').detail], ['skipped', 'gone during the scan']);
+    assert.deepEqual([(await scanRow('d/racer.txt')).state, (await scanRow('d/racer.txt')).detail], ['skipped', 'gone during the scan']);
   });
 });

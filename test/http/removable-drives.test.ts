@@ -40,7 +40,7 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
   let rowsBefore: Array<{ id: number; path: string; thumb_state: string | null }>;
   const thumbStat = new Map<number, { ino: number; mtimeMs: number }>();
 
-  const rows = () => s.server.db.sqlite.prepare('SELECT id, path, thumb_state FROM nodes WHERE storage_id = ? ORDER BY id').all(id) as typeof rowsBefore;
+  const rows = () => s.server.db.sqlite!.prepare('SELECT id, path, thumb_state FROM nodes WHERE storage_id = ? ORDER BY id').all(id) as typeof rowsBefore;
   const storage = async () => (await s.api('GET', `/api/admin/storages/${id}`, { token: admin })).body;
   const upload = (name: string) => {
     const form = new FormData();
@@ -207,7 +207,9 @@ describe('a local storage on a removable drive', { skip, timeout: 180_000 }, () 
     await until(
       'the catch-up sync',
       () => {
-        const r = s.server.db.sqlite.prepare('SELECT status, added, updated, removed FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1').get(id) as {
+        const r = s.server.db
+          .sqlite!.prepare('SELECT status, added, updated, removed FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1')
+          .get(id) as {
           status: string;
           added: number;
           updated: number;
@@ -260,7 +262,7 @@ describe('a server started while the drive of a storage is unplugged', { skip, t
     let { x: s, token } = await start();
     const created = await s.api('POST', '/api/admin/storages', { token, body: { name: 'Photos', driver: 'local', config: { path: photos } } });
     const id = created.body.id as number;
-    const rows = () => s.server.db.sqlite.prepare('SELECT id, path FROM nodes WHERE storage_id = ? ORDER BY id').all(id);
+    const rows = () => s.server.db.sqlite!.prepare('SELECT id, path FROM nodes WHERE storage_id = ? ORDER BY id').all(id);
     await until(
       'the volume and the rows',
       async () => (await s.api('GET', `/api/admin/storages/${id}`, { token })).body.volume?.sub === 'photos' && rows().length === 2,
@@ -289,7 +291,7 @@ describe('a server started while the drive of a storage is unplugged', { skip, t
     await until(
       'a catch-up sync',
       () =>
-        (s.server.db.sqlite.prepare('SELECT status FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1').get(id) as { status: string }).status ===
+        (s.server.db.sqlite!.prepare('SELECT status FROM sync_runs WHERE storage_id = ? ORDER BY id DESC LIMIT 1').get(id) as { status: string }).status ===
         'completed',
       15_000,
     );

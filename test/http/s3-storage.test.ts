@@ -25,7 +25,7 @@ test('first boot seeds an S3 storage from SERVICE_DEFAULT_STORAGE_S3_*; secrets 
     const st = list.body.storages[0];
     assert.equal(st.driver, 's3');
     assert.equal(st.config.secret_key, '***', 'secrets read back masked');
-    const raw = s.server.db.sqlite.prepare('SELECT config FROM storages WHERE id = ?').get(st.id) as { config: string };
+    const raw = s.server.db.sqlite!.prepare('SELECT config FROM storages WHERE id = ?').get(st.id) as { config: string };
     assert.doesNotMatch(raw.config, new RegExp(`"secret_key":"${S3RVER_KEY}"`), 'encrypted at rest');
     let entries: Array<{ name: string }> = [];
     for (let i = 0; i < 100 && entries.length === 0; i++) {

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { ShareZips, SharesRepo, SharesService, type ShareRow } from '../../server/shares';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
+import { sqlRow, sqlRows } from '../helpers/sql';
 
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,8 +43,8 @@ const share = async (body: Record<string, unknown>, token = admin) => {
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body as { id: number; token: string; url: string };
 };
-const row = (id: number) => s.server.db.sqlite.prepare('SELECT * FROM shares WHERE id = ?').get(id) as ShareRow;
-const downloads = (id: number) => row(id).downloads;
+const row = async (id: number) => (await sqlRow(s.server.db, 'SELECT * FROM shares WHERE id = ?', id)) as ShareRow;
+const downloads = async (id: number) => (await row(id)).downloads;
 const archivesOf = (dir: string, id: number) => readdirSync(dir).filter((n) => n.startsWith(`${id}-`));
 
 /** Lists an archive's entries with unzip after testing its integrity (CRCs, sizes, central directory). */
@@ -108,14 +109,14 @@ describe('download slots', () => {
       const gone = await fetch(`${s.url}/s/${b.token}`);
       assert.notEqual(gone.status, 200);
       await gone.arrayBuffer();
-      assert.equal(downloads(b.id), 0, 'a missing file costs no slot');
+      assert.equal(await downloads(b.id), 0, 'a missing file costs no slot');
     } finally {
       renameSync(join(root.dir, 'a.away'), join(root.dir, 'a.txt'));
     }
     const ok = await fetch(`${s.url}/s/${b.token}`);
     assert.equal(ok.status, 200);
     assert.equal((await ok.arrayBuffer()).byteLength, 4096);
-    assert.equal(downloads(b.id), 1);
+    assert.equal(await downloads(b.id), 1);
     assert.equal((await fetch(`${s.url}/s/${b.token}`)).status, 404, 'the one slot is now spent');
   });
 
@@ -124,11 +125,11 @@ describe('download slots', () => {
     const r = await fetch(`${s.url}/s/${b.token}`, { headers: { range: 'bytes=999999-' } });
     assert.equal(r.status, 416);
     await r.arrayBuffer();
-    assert.equal(downloads(b.id), 0);
+    assert.equal(await downloads(b.id), 0);
     const part = await fetch(`${s.url}/s/${b.token}`, { headers: { range: 'bytes=0-9' } });
     assert.equal(part.status, 206);
     assert.equal((await part.arrayBuffer()).byteLength, 10);
-    assert.equal(downloads(b.id), 1);
+    assert.equal(await downloads(b.id), 1);
   });
 
   test('a transfer abandoned midway keeps its slot spent', async () => {
@@ -144,13 +145,13 @@ describe('download slots', () => {
     // The server sees the close a moment later; the count must not fall back in that time.
     for (let i = 0; i < 10; i++) {
       await sleep(50);
-      assert.equal(downloads(b.id), 1);
+      assert.equal(await downloads(b.id), 1);
     }
     const second = await fetch(`${s.url}/s/${b.token}`);
     assert.equal(second.status, 200);
     assert.equal((await second.arrayBuffer()).byteLength, 64 * MiB);
     assert.equal((await fetch(`${s.url}/s/${b.token}`)).status, 404);
-    assert.equal(downloads(b.id), 2);
+    assert.equal(await downloads(b.id), 2);
   });
 });
 
@@ -182,15 +183,15 @@ describe('folder ZIP cache', () => {
     const aged = await share({ path: '/Files/album' });
     const expired = await share({ path: '/Files/polled' });
     const capped = await share({ path: '/Files/polled', max_downloads: 1 });
-    for (const id of [aged.id, expired.id, capped.id]) await zips.warmOne(row(id));
+    for (const id of [aged.id, expired.id, capped.id]) await zips.warmOne(await row(id));
     for (const id of [aged.id, expired.id, capped.id]) assert.equal(archivesOf(cache.dir, id).length, 1, `archive of ${id}`);
 
     const old = (Date.now() - 2 * 3_600_000) / 1000;
     utimesSync(join(cache.dir, archivesOf(cache.dir, aged.id)[0]), old, old);
-    s.server.db.sqlite.prepare('UPDATE shares SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), expired.id);
-    s.server.db.sqlite.prepare('UPDATE shares SET downloads = 1 WHERE id = ?').run(capped.id);
+    await sqlRows(s.server.db, 'UPDATE shares SET expires_at = ? WHERE id = ?', new Date(Date.now() - 1000).toISOString(), expired.id);
+    await sqlRows(s.server.db, 'UPDATE shares SET downloads = 1 WHERE id = ?', capped.id);
     const fresh = await share({ path: '/Files/polled' });
-    await zips.warmOne(row(fresh.id));
+    await zips.warmOne(await row(fresh.id));
     await zips.sweep();
     assert.deepEqual(archivesOf(cache.dir, aged.id), [], 'older than the maximum age');
     assert.deepEqual(archivesOf(cache.dir, expired.id), [], 'the link expired');
@@ -198,7 +199,7 @@ describe('folder ZIP cache', () => {
     assert.equal(archivesOf(cache.dir, fresh.id).length, 1, 'a young archive of an active link stays');
 
     const moving = await share({ path: '/Files/moving' });
-    const build = (await zips.build(row(moving.id))).promise;
+    const build = (await zips.build(await row(moving.id))).promise;
     await zips.ended(moving.id);
     await assert.rejects(build, (e: { code?: string }) => e.code === 'cancelled');
     assert.deepEqual(archivesOf(cache.dir, moving.id), [], 'neither the archive nor its .part remains');
@@ -267,7 +268,7 @@ describe('folder ZIP cache', () => {
     assert.deepEqual(archivesOf(dir, b.id), [], 'polling alone built nothing');
     // Its time is reported, not asserted: on CI's loaded PostgreSQL phase 200 polls took 6 s (bench/ measures speed).
     t.diagnostic(`200 polls took ${ms.toFixed(0)} ms`);
-    assert.equal(downloads(b.id), 0, 'polls are not downloads');
+    assert.equal(await downloads(b.id), 0, 'polls are not downloads');
 
     const built = await fetch(`${s.url}/s/${b.token}?zip=wait`);
     assert.equal(built.status, 200);
@@ -279,7 +280,7 @@ describe('folder ZIP cache', () => {
     assert.deepEqual(new Set(await poll()), new Set(['ready']));
     assert.deepEqual(archivesOf(dir, b.id), [file]);
     assert.equal(statSync(join(dir, file)).ino, ino, 'the archive was not rebuilt');
-    assert.equal(downloads(b.id), 1);
+    assert.equal(await downloads(b.id), 1);
   });
 });
 
@@ -323,12 +324,12 @@ describe('file requests', () => {
     assert.equal(r.status, 200);
     const url = `/api/public/drop/${r.body.token}/submissions`;
     // Every submission of this file comes from 127.0.0.1, so the window already holds the earlier ones.
-    const held = () => (s.server.db.sqlite.prepare('SELECT count(*) AS n FROM drop_submissions').get() as { n: number }).n;
-    for (let i = held(); i < 20; i++) assert.equal((await s.api('POST', url, { body: { name: `v${i}` } })).status, 200, `submission ${i + 1}`);
-    assert.equal(held(), 20);
+    const held = async () => ((await sqlRow(s.server.db, 'SELECT count(*) AS n FROM drop_submissions')) as { n: number }).n;
+    for (let i = await held(); i < 20; i++) assert.equal((await s.api('POST', url, { body: { name: `v${i}` } })).status, 200, `submission ${i + 1}`);
+    assert.equal(await held(), 20);
     const refused = await s.api('POST', url, { body: { name: 'one too many' } });
     assert.equal(refused.status, 429);
-    assert.equal(held(), 20);
+    assert.equal(await held(), 20);
     assert.equal(refused.body.error, 'rate_limited');
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
     assert.equal(readdirSync(join(root.dir, 'inbox')).filter((n) => n.includes('one_too_many')).length, 0, 'no folder for the refused one');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir, needTool } from '../helpers/tools';
+import { sqlRow, sqlRows } from '../helpers/sql';
 
 let s: TestServer;
 let admin: string;
@@ -121,10 +122,10 @@ describe('PIN gate', () => {
     const right = await s.api('POST', `/api/share/${b.token}/verify`, { body: { pin: b.pin } });
     assert.equal(right.status, 429);
     assert.equal((await fetch(`${s.url}/s/${b.token}`, { headers: { 'x-service-pin': b.pin } })).status, 429);
-    const row = s.server.db.sqlite.prepare('SELECT locked_until FROM shares WHERE id = ?').get(b.id) as { locked_until: string };
+    const row = (await sqlRow(s.server.db, 'SELECT locked_until FROM shares WHERE id = ?', b.id)) as { locked_until: string };
     assert.ok(Date.parse(row.locked_until) - Date.now() > 9 * 60_000);
     // The lock lapses: the right PIN then opens the link and yields a working download token.
-    s.server.db.sqlite.prepare('UPDATE shares SET locked_until = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), b.id);
+    await sqlRows(s.server.db, 'UPDATE shares SET locked_until = ? WHERE id = ?', new Date(Date.now() - 1000).toISOString(), b.id);
     const ok = await s.api('POST', `/api/share/${b.token}/verify`, { body: { pin: b.pin } });
     assert.equal(ok.status, 200);
     const dl = await fetch(`${s.url}/api/share/${b.token}/download?dt=${encodeURIComponent(ok.body.download_token)}`);
@@ -165,7 +166,7 @@ describe('link states and public page safety', () => {
     assert.equal(html.headers.get('referrer-policy'), 'no-referrer');
     const api = await s.api('GET', `/api/files/share/${b.token}`);
     assert.equal(api.body.error, 'expired');
-    const audit = s.server.db.sqlite.prepare("SELECT count(*) AS n FROM audit WHERE action IN ('share.create','share.revoke')").get() as { n: number };
+    const audit = (await sqlRow(s.server.db, "SELECT count(*) AS n FROM audit WHERE action IN ('share.create','share.revoke')")) as { n: number };
     assert.ok(audit.n >= 2);
   });
 

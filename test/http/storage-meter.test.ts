@@ -86,7 +86,7 @@ describe('request meter and daily budget (s3rver)', () => {
     const id = await create('Static', 'static');
     assert.equal((await s.api('PUT', `/api/admin/storages/${id}/meter`, { token: admin, body: { request_budget_per_day: 400 } })).status, 200);
     await waitIdle(id);
-    const nodes = s.server.db.sqlite.prepare("SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND type = 'file'").get(id) as { n: number };
+    const nodes = s.server.db.sqlite!.prepare("SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND type = 'file'").get(id) as { n: number };
     assert.equal(nodes.n, 10_000);
     let runs = 1;
     const delays: number[] = [];

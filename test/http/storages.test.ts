@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync, rmSync, existsSync, readdirSync, unlinkSync }
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { sqlRow } from '../helpers/sql';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -81,7 +82,7 @@ describe('admin storages, sync runs and access', () => {
     // The first sync starts by itself; a manual one returns the live run or a new one.
     const run = await sync(id);
     assert.equal(run.status, 'completed');
-    const nodes = s.server.db.sqlite.prepare('SELECT count(*) AS n FROM nodes WHERE storage_id = ?').get(id) as { n: number };
+    const nodes = (await sqlRow(s.server.db, 'SELECT count(*) AS n FROM nodes WHERE storage_id = ?', id)) as { n: number };
     assert.equal(nodes.n, 105);
     const list = await s.api('GET', '/api/admin/storages', { token: admin });
     assert.ok(list.body.storages[0].last_sync);
@@ -117,7 +118,7 @@ describe('admin storages, sync runs and access', () => {
     assert.equal(run.status, 'completed');
     assert.equal(run.guard_tripped, true);
     assert.equal(run.removed, 0);
-    const n = (s.server.db.sqlite.prepare('SELECT count(*) AS n FROM nodes WHERE storage_id = ?').get(id) as { n: number }).n;
+    const n = ((await sqlRow(s.server.db, 'SELECT count(*) AS n FROM nodes WHERE storage_id = ?', id)) as { n: number }).n;
     assert.ok(n > 100, `rows kept (${n})`);
     rmSync(moved, { recursive: true });
   });
@@ -134,7 +135,7 @@ describe('admin storages, sync runs and access', () => {
     assert.equal(run.status, 'failed');
     assert.ok(run.error_details.length >= 1);
     assert.match(run.error_details[0].message, /./);
-    const n = (s.server.db.sqlite.prepare('SELECT count(*) AS n FROM nodes WHERE storage_id = ?').get(st.body.id) as { n: number }).n;
+    const n = ((await sqlRow(s.server.db, 'SELECT count(*) AS n FROM nodes WHERE storage_id = ?', st.body.id)) as { n: number }).n;
     assert.equal(n, 1, 'cache rows kept');
     const view = await s.api('GET', `/api/admin/storages/${st.body.id}`, { token: admin });
     assert.equal(view.body.status, 'offline');
@@ -195,7 +196,7 @@ describe('admin storages, sync runs and access', () => {
   test('secrets are never read back; delete removes cache rows, never files; audited', async () => {
     const del = await s.api('DELETE', `/api/admin/storages/${id}`, { token: admin });
     assert.equal(del.status, 200);
-    assert.equal((s.server.db.sqlite.prepare('SELECT count(*) AS n FROM nodes WHERE storage_id = ?').get(id) as { n: number }).n, 0);
+    assert.equal(((await sqlRow(s.server.db, 'SELECT count(*) AS n FROM nodes WHERE storage_id = ?', id)) as { n: number }).n, 0);
     assert.ok(existsSync(join(root, 'dir 0', 'new.txt')));
     const actions = (await s.api('GET', '/api/admin/audit?action=storage.', { token: admin })).body.events.map((e: { action: string }) => e.action);
     assert.ok(actions.includes('storage.add'));

@@ -29,7 +29,7 @@ test('pictures a sync finds get thumbnails without a backfill; a later one found
   const s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: dir, SERVICE_DEFAULT_STORAGE_NAME: 'Pics' });
   try {
     const state = (name: string) =>
-      (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
+      (s.server.db.sqlite!.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get(name) as { thumb_state: string | null } | undefined)?.thumb_state;
     const ready = async (names: string[]) => {
       for (let i = 0; i < 400 && !names.every((n) => state(n) === 'ready'); i++) await sleep(50);
       return names.map(state);
@@ -62,7 +62,8 @@ test('an office document a sync finds gets its first-page thumbnail like an uplo
   const s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: dir, SERVICE_DEFAULT_STORAGE_NAME: 'Docs' });
   try {
     const state = () =>
-      (s.server.db.sqlite.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get('found.docx') as { thumb_state: string | null } | undefined)?.thumb_state;
+      (s.server.db.sqlite!.prepare('SELECT thumb_state FROM nodes WHERE name = ?').get('found.docx') as { thumb_state: string | null } | undefined)
+        ?.thumb_state;
     // LibreOffice takes a second or two per document, longer on a loaded machine: a generous bound.
     for (let i = 0; i < 1800 && state() !== 'ready'; i++) await sleep(100);
     assert.equal(state(), 'ready', 'the docx found on disk was thumbnailed without a backfill');

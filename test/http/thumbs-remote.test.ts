@@ -73,13 +73,13 @@ describe('thumbnails on a remote storage (S3 served by s3rver)', () => {
   /** Waits for the thumbnail ops and returns the file's row and the bytes the last drain pulled through the driver. */
   const settle = async (name: string) => {
     await s.server.queue.idle(30_000, 0);
-    const node = s.server.db.sqlite.prepare('SELECT id, size, thumb_state, thumb_error FROM nodes WHERE name = ?').get(name) as {
+    const node = s.server.db.sqlite!.prepare('SELECT id, size, thumb_state, thumb_error FROM nodes WHERE name = ?').get(name) as {
       id: number;
       size: number;
       thumb_state: string;
       thumb_error: string | null;
     };
-    const op = s.server.db.sqlite.prepare("SELECT status, result FROM ops WHERE kind = 'thumb' ORDER BY finished_at DESC LIMIT 1").get() as {
+    const op = s.server.db.sqlite!.prepare("SELECT status, result FROM ops WHERE kind = 'thumb' ORDER BY finished_at DESC LIMIT 1").get() as {
       status: string;
       result: string;
     };

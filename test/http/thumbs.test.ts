@@ -68,7 +68,10 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
   let thumbs: ThumbService;
   const ids: Record<string, number> = {};
   const row = (id: number) =>
-    s.server.db.sqlite.prepare('SELECT thumb_state, thumb_error FROM nodes WHERE id = ?').get(id) as { thumb_state: string | null; thumb_error: string | null };
+    s.server.db.sqlite!.prepare('SELECT thumb_state, thumb_error FROM nodes WHERE id = ?').get(id) as {
+      thumb_state: string | null;
+      thumb_error: string | null;
+    };
 
   before(async () => {
     // This suite drives generation itself: synced files wait for it instead of getting thumbnails on their own.
@@ -79,7 +82,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     const r = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Pics', driver: 'local', config: { path: root } } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     for (let i = 0; i < 200; i++) {
-      const rows = s.server.db.sqlite.prepare("SELECT id, name FROM nodes WHERE storage_id = ? AND type = 'file'").all(r.body.id) as Array<{
+      const rows = s.server.db.sqlite!.prepare("SELECT id, name FROM nodes WHERE storage_id = ? AND type = 'file'").all(r.body.id) as Array<{
         id: number;
         name: string;
       }>;
@@ -162,7 +165,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
 
   test('dispatch after a restart: the first drain recovers files left pending, and reports the batch', async () => {
     const id = ids['data.xyz'];
-    s.server.db.sqlite.prepare("UPDATE nodes SET thumb_state = 'pending' WHERE id = ?").run(id);
+    s.server.db.sqlite!.prepare("UPDATE nodes SET thumb_state = 'pending' WHERE id = ?").run(id);
     const fresh = new ThumbDispatcher(thumbs.repo, s.server.queue, s.server.services.governor);
     assert.equal(fresh.waiting, 0, 'a new process starts with an empty backlog');
     const r = await fresh.drain(thumbs, new AbortController().signal);

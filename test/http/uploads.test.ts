@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { createUploads } from '../../server/uploads';
+import { sqlRows, sqlValue } from '../helpers/sql';
 
 const MiB = 1024 * 1024;
 
@@ -30,8 +31,8 @@ describe('uploads', () => {
 
   const init = (body: object, token = admin) => s.api('POST', '/api/files/upload/init', { token, body });
   /** Session folders of the local storage: in the data dir (same filesystem as the storage), never in the user's folder. */
-  const staging = () => {
-    const uid = s.server.db.sqlite.prepare("SELECT uid FROM storages WHERE name = 'Up'").pluck().get() as string;
+  const staging = async () => {
+    const uid = (await sqlValue(s.server.db, "SELECT uid FROM storages WHERE name = 'Up'")) as string;
     assert.ok(!existsSync(join(root, '.service-staging')), "no staging folder in the user's folder");
     return readdirSync(join(s.server.dirs.state, 'storage', uid, 'staging')).filter((n) => !n.startsWith('.~fd-'));
   };
@@ -56,7 +57,7 @@ describe('uploads', () => {
     assert.equal(body.path, '/Up/inbox/hello.txt');
     assert.equal(body.files.length, 2);
     assert.equal(readFileSync(join(root, 'inbox/hello.txt'), 'utf8'), 'hello world');
-    const audit = s.server.db.sqlite.prepare("SELECT count(*) FROM audit WHERE action = 'file.upload'").pluck().get() as number;
+    const audit = (await sqlValue(s.server.db, "SELECT count(*) FROM audit WHERE action = 'file.upload'")) as number;
     assert.ok(audit >= 2);
     const found = await s.api('GET', '/api/files/search?q=world', { token: admin });
     assert.deepEqual(
@@ -157,7 +158,7 @@ describe('uploads', () => {
     assert.deepEqual(ab.body, { ok: true });
     assert.equal((await finalize(id, [{ part: 1, etag: ok.body.etag }])).status, 404);
     assert.ok(!visible('c.bin'));
-    assert.deepEqual(staging(), []);
+    assert.deepEqual(await staging(), []);
   });
 
   test('a connection dropped mid-chunk leaves nothing held, and the part can be re-sent', async () => {
@@ -181,7 +182,7 @@ describe('uploads', () => {
   test('an abort during a chunk: the late part is refused and nothing is left behind', async () => {
     const data = randomBytes(MiB);
     const id = (await init({ path: '/Up/aborted.bin', size: data.length })).body.upload_id;
-    const before = staging().length;
+    const before = (await staging()).length;
     const late = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
         `${s.url}/api/files/upload/chunk?upload_id=${id}&part=1`,
@@ -210,7 +211,7 @@ describe('uploads', () => {
     assert.deepEqual(aborted, { ok: true });
     assert.equal(r.status, 404, r.body);
     assert.ok(!visible('aborted.bin'));
-    assert.equal(staging().length, before - 1);
+    assert.equal((await staging()).length, before - 1);
   });
 
   test('limits: max_upload_bytes at init and while streaming, quota_exceeded, sessions belong to their owner', async () => {
@@ -225,8 +226,8 @@ describe('uploads', () => {
     assert.ok(!readdirSync(root).some((n) => n.startsWith('.~fd-')), 'no temp file left behind');
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'q@example.test', username: 'q1', password: 'user-password-1' } });
     const user = await s.login('q@example.test', 'user-password-1');
-    const uid = s.server.db.sqlite.prepare("SELECT id FROM users WHERE email = 'q@example.test'").pluck().get();
-    s.server.db.sqlite.prepare('UPDATE users SET quota_bytes = ? WHERE id = ?').run(1000, uid);
+    const uid = await sqlValue(s.server.db, "SELECT id FROM users WHERE email = 'q@example.test'");
+    await sqlRows(s.server.db, 'UPDATE users SET quota_bytes = ? WHERE id = ?', 1000, uid);
     const over = await init({ path: '/Up/q.bin', size: 2000 }, user);
     assert.equal(over.status, 413);
     assert.equal(over.body.error, 'quota_exceeded');
@@ -270,9 +271,9 @@ describe('uploads', () => {
 
   test('expired sessions are refused and swept with their staged parts', async () => {
     const id = (await init({ path: '/Up/old.bin', size: 10 })).body.upload_id;
-    s.server.db.sqlite.prepare("UPDATE upload_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").run(id);
+    await sqlRows(s.server.db, "UPDATE upload_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?", id);
     assert.equal((await chunk(id, 1, Buffer.from('0123456789'))).status, 410);
-    const staged = staging().length;
+    const staged = (await staging()).length;
     // The server sweeps hourly; a second service on the same database runs the same sweep now.
     const uploads = createUploads({
       db: s.server.db,
@@ -284,7 +285,7 @@ describe('uploads', () => {
       lease: { instanceId: 'sweeper', leaseMs: 60_000 },
     });
     assert.equal(await uploads.sweep(), 1);
-    assert.equal(s.server.db.sqlite.prepare('SELECT count(*) FROM upload_sessions WHERE id = ?').pluck().get(id), 0);
-    assert.equal(staging().length, staged - 1);
+    assert.equal(await sqlValue(s.server.db, 'SELECT count(*) FROM upload_sessions WHERE id = ?', id), 0);
+    assert.equal((await staging()).length, staged - 1);
   });
 });

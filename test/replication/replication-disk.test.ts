@@ -25,11 +25,11 @@ const ids = { watched: 0, polled: 0 };
 const mirrored = (primary: string, backup: string, rel: string, ms?: number) =>
   until(`${rel} on the target to match the primary`, () => localTree(backup)[rel] === localTree(primary)[rel], ms);
 const catalogued = (storageId: number, rel: string) =>
-  !!s.server.db.sqlite.prepare('SELECT 1 FROM nodes WHERE storage_id = ? AND path = ?').get(storageId, rel);
+  !!s.server.db.sqlite!.prepare('SELECT 1 FROM nodes WHERE storage_id = ? AND path = ?').get(storageId, rel);
 const copyOps = (storageId: number, op: string, rel: string) =>
   (
-    s.server.db.sqlite
-      .prepare("SELECT count(*) AS n FROM ops WHERE kind = 'replica.copy' AND payload = ?")
+    s.server.db
+      .sqlite!.prepare("SELECT count(*) AS n FROM ops WHERE kind = 'replica.copy' AND payload = ?")
       .get(JSON.stringify({ storage_id: storageId, op, rel })) as { n: number }
   ).n;
 

@@ -95,7 +95,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     secret = s.secret;
     assert.match(s.uri, /^otpauth:\/\/totp\/Filedock:ann%40example\.test\?/);
     assert.match(s.qr, /^data:image\/png;base64,/);
-    const row = db.sqlite.prepare('SELECT * FROM mfa_totp').get() as { secret: string | null; pending_secret: string };
+    const row = db.sqlite!.prepare('SELECT * FROM mfa_totp').get() as { secret: string | null; pending_secret: string };
     assert.equal(row.secret, null);
     assert.ok(row.pending_secret.startsWith('enc:v1:') && !row.pending_secret.includes(secret));
     assert.equal((await mfa.enrolment.status(who.id, '')).totp.pending, true);
@@ -105,7 +105,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     const st = await mfa.enrolment.status(who.id, '');
     assert.deepEqual([st.enabled, st.totp.enabled, st.totp.pending, st.recovery_codes.remaining], [true, true, false, 10]);
     // Only keyed hashes are stored.
-    const stored = (db.sqlite.prepare('SELECT code_hash FROM mfa_recovery_codes').all() as Array<{ code_hash: string }>).map((r) => r.code_hash);
+    const stored = (db.sqlite!.prepare('SELECT code_hash FROM mfa_recovery_codes').all() as Array<{ code_hash: string }>).map((r) => r.code_hash);
     for (const c of recovery_codes) assert.ok(!stored.some((h) => h.includes(normalizeRecoveryCode(c))));
     codes = recovery_codes;
   });
@@ -136,7 +136,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     assert.equal(await code(mfa.secondStep.finish(old.challenge, { totp: codeAt(secret, now) }, null, req)), 'mfa_expired');
     // A new challenge sweeps the expired ones.
     await begin();
-    const stale = db.sqlite.prepare('SELECT count(*) AS n FROM mfa_challenges WHERE expires_at <= ?').get(new Date(now).toISOString()) as { n: number };
+    const stale = db.sqlite!.prepare('SELECT count(*) AS n FROM mfa_challenges WHERE expires_at <= ?').get(new Date(now).toISOString()) as { n: number };
     assert.equal(stale.n, 0);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Values as better-sqlite3 gives them, for every PostgreSQL connection the
- * runtime reads through (the bridge's worker, the async reader): int8 and
+ * runtime reads through (the pool): int8 and
  * numeric (sum() of bigints) as numbers (ids, sizes and ms times are below
  * 2^53), booleans as 1/0.
  */
