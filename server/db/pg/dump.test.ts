@@ -36,7 +36,7 @@ test('Db.snapshot on PostgreSQL writes a pg_dump archive that restores to the sa
   const db = await openPostgresDatabase(url);
   const t = tempDir('filedock-snap-');
   try {
-    db.sqlite!.prepare("INSERT INTO settings (key, value, updated_at) VALUES ('snapshot_probe', '\"kept\"', '2026-11-27T00:00:00Z')").run();
+    await db.async.sql("INSERT INTO settings (key, value, updated_at) VALUES ('snapshot_probe', '\"kept\"', '2026-11-27T00:00:00Z')");
     const file = await db.snapshot(join(t.dir, 'pre-update-1-to-2'));
     assert.equal(file, join(t.dir, 'pre-update-1-to-2.pgdump'));
     assert.ok(existsSync(file));
