@@ -99,8 +99,8 @@ export class StoragesRepo {
     await this.reload();
   }
 
-  /** Re-reads the copy; also for writes to these tables made elsewhere (a person deleted, their grants gone by cascade). */
-  async reload(): Promise<void> {
+  /** Re-reads the copy (at start, after a write here, on another instance's notice). */
+  private async reload(): Promise<void> {
     if (this.db.dialect === 'sqlite') {
       this.seen.changes = -1;
       this.followSqlite();
