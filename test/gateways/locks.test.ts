@@ -58,6 +58,7 @@ describe('app locks on the protocol gateways', () => {
       maxAttempts: 1,
       credentials: { accessKeyId: key.body.s3.access_key_id, secretAccessKey: key.body.s3.secret_access_key },
     });
+    for (const g of ['s3', 'sftp', 'ftp']) assert.equal(gw(g).error, null, `${g} gateway started`);
     sftpPort = Number(gw('sftp').listen!.split(':').at(-1));
     ftpPort = Number(gw('ftp').listen!.split(':').at(-1));
   });
