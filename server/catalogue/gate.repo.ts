@@ -72,6 +72,22 @@ export class GateRepo {
   }
 
   /**
+   * Removes the row a taken-back write may have left (its COMMIT was in doubt, and the bytes are gone):
+   * only a row with that write's size and mtime, so a later write of the path keeps its own. Whether one went.
+   */
+  takenBack(storageId: number, path: string, entry: Entry, events: GateEvent[]): Promise<boolean> {
+    const { nodes } = this;
+    const self = this;
+    return this.db.async.unit(function* (t) {
+      const row = yield* nodes.getIn(t, storageId, path);
+      if (!row || row.deleted_at || row.size !== entry.size || row.mtime !== Math.round(entry.mtime)) return false;
+      yield* nodes.removeTreeIn(t, storageId, path);
+      yield* self.recordIn(t, events);
+      return true;
+    });
+  }
+
+  /**
    * Re-keys the rows of a move within one storage (ids follow), makes the target's missing parents and a
    * row for an item never catalogued, with the events, in one unit; the target's row. Serializable, as `written`.
    */

@@ -7,7 +7,7 @@
  * post-write hooks (thumbnail, antivirus scan, later replication) that other
  * modules registered by name. Nothing else announces a write.
  */
-import { isBusy, type Db } from '../db';
+import { commitInDoubt, isBusy, type Db, type InDoubt } from '../db';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
@@ -33,6 +33,10 @@ export type WriteOrigin =
 export type GatewayOrigin = 'webdav' | 'sftp' | 'ftp' | 's3' | 'nfs';
 // An app's output file is a new file written for a person, like an upload (meta.plugin names the app).
 const UPLOAD_SURFACES = new Set<WriteOrigin>(['upload', 'drop', 'save-text', 'newfile', 'app', 'webdav', 'sftp', 'ftp', 's3', 'nfs']);
+
+/** The first pause before settling a write taken back in doubt, and the longest: settled soon after the database is back. */
+const SETTLE_FIRST_PAUSE_MS = 500;
+const SETTLE_MAX_PAUSE_MS = 2000;
 
 export interface WriteContext {
   actor?: ActorRef | null;
@@ -126,7 +130,14 @@ export class WriteGate {
       done = await this.repo.written(storageId, path, entry, { ownerId: ctx.actor?.id ?? null, body: ctx.body, created: ctx.created, events });
     } catch (e) {
       // The database is away: the writer answers an error, so its bytes go too (WriteContext.undo).
-      if (ctx.undo && isBusy(e)) await ctx.undo().catch((u) => this.log(`taking back ${storage}://${path} after the database went away failed`, u));
+      if (ctx.undo && isBusy(e)) {
+        const undone = await ctx.undo().then(
+          () => true,
+          (u) => (this.log(`taking back ${storage}://${path} after the database went away failed`, u), false),
+        );
+        const doubt = commitInDoubt(e);
+        if (undone && doubt) this.settleTakenBack(storageId, path, entry, doubt);
+      }
       throw e;
     }
     await this.bus.flush();
@@ -139,6 +150,28 @@ export class WriteGate {
       }
     }
     return node;
+  }
+
+  /**
+   * A write taken back after its COMMIT went unanswered may still commit when the database wakes: its row
+   * would list a file that is gone. Once the unit's fate is decided, that row (if any) goes; until the
+   * database answers, tried again with growing pauses.
+   */
+  private settleTakenBack(storageId: number, path: string, entry: Entry, doubt: InDoubt): void {
+    const storage = this.storageName(storageId);
+    const events: GateEvent[] = [['folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) }]];
+    const attempt = (pauseMs: number) =>
+      setTimeout(() => {
+        const again = () => attempt(Math.min(pauseMs * 2, SETTLE_MAX_PAUSE_MS));
+        doubt
+          .decided()
+          .then(async (decided) => {
+            if (!decided) return again();
+            if (await this.repo.takenBack(storageId, path, entry, events)) await this.bus.flush();
+          })
+          .catch((e) => (isBusy(e) ? again() : this.log(`settling ${storage}://${path} after a commit in doubt failed`, e)));
+      }, pauseMs).unref();
+    attempt(SETTLE_FIRST_PAUSE_MS);
   }
 
   /** A file or folder at `path` is gone from the backend for good (permanent delete, purge). */

@@ -165,3 +165,16 @@ export async function untilFree<T>(attempt: () => T | Promise<T>, waitMs: number
 
 /** The error a request gets when the database stayed held past the wait (503 with Retry-After). */
 export const busyError = (): AppError => new AppError('database_busy', { retry_after: 2 });
+
+/**
+ * A unit whose COMMIT was sent but never answered (PostgreSQL hung or cut at that moment): it is
+ * `database_busy` like any other, but it may still commit when the server reads it. A writer that takes
+ * its bytes back on `database_busy` settles the row once the unit's fate is known (WriteGate.written).
+ */
+export interface InDoubt {
+  inDoubt: true;
+  /** Whether the unit's fate is decided now: its connection's server process has ended. */
+  decided(): Promise<boolean>;
+}
+
+export const commitInDoubt = (e: unknown): InDoubt | null => (isBusy(e) && (e as Partial<InDoubt>).inDoubt === true ? (e as InDoubt) : null);

@@ -16,7 +16,7 @@ import { sqliteAsync } from './async-sqlite';
 import { DbWaits } from './busy';
 
 export { MetaStore } from './meta';
-export { DbWaits, isBusy, busyError, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type WriteOptions } from './busy';
+export { DbWaits, isBusy, busyError, commitInDoubt, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type InDoubt, type WriteOptions } from './busy';
 
 // PostgreSQL's modules (and the pg driver) load on first use: a SQLite install never loads them.
 export type { TableCopy } from './pg/copy';

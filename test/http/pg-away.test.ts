@@ -241,11 +241,16 @@ describe('a PostgreSQL that goes away under load', { skip: skip ?? false, timeou
       assert.equal(op?.status, 'completed', `op ${o.opId} (${o.phase}): ${JSON.stringify(op)}`);
     }
     for (const o of accepted) assert.equal(readdirSync(join(files, o.name!)).length, SRC_FILES, `every file copied to ${o.name}`);
-    // Uploads: an answered 200 is listed; a refused one left nothing, on disk or in the listing.
-    const listed = new Set(
-      ((await callJson(srv.url, 'GET', '/api/files/manager?path=/Files/up', token)).body.entries as Array<{ name: string }>).map((e) => e.name),
-    );
-    for (const o of outcomes.filter((u) => u.kind === 'upload')) {
+    // Uploads: an answered 200 is listed; a refused one left nothing, on disk or in the listing. A refusal
+    // whose COMMIT was in doubt may have landed when the database woke; the gate settles it within seconds.
+    const uploads = outcomes.filter((u) => u.kind === 'upload');
+    let listed = new Set<string>();
+    for (const until = Date.now() + 10_000; ; await sleep(300)) {
+      const r = await callJson(srv.url, 'GET', '/api/files/manager?path=/Files/up', token);
+      listed = new Set((r.body.entries as Array<{ name: string }>).map((e) => e.name));
+      if (Date.now() > until || !uploads.some((o) => o.status !== 200 && listed.has(o.name!))) break;
+    }
+    for (const o of uploads) {
       if (o.status === 200) assert.ok(listed.has(o.name!), `${o.name} uploaded and listed`);
       else {
         assert.ok(!listed.has(o.name!), `${o.name} (${o.status} ${o.error}) not listed`);

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPostgresDatabase, type Db } from '../index';
+import { commitInDoubt, openPostgresDatabase, type Db } from '../index';
 import { isAppError } from '../../errors';
 import { openPool } from './pool';
 import { asyncCases } from '../../../test/helpers/async-db-cases';
@@ -69,6 +69,41 @@ describe('db.async on PostgreSQL', { skip: skip ?? false }, () => {
     } finally {
       await small.close();
     }
+  });
+
+  test('a server that hangs: before COMMIT the unit is rolled back; at COMMIT it is database_busy and in doubt, and lands on waking', async () => {
+    const small = openPool(url, { max: 2, statementTimeoutMs: 200 });
+    const k = db.k;
+    const stopped: number[] = [];
+    // The body stops its own backend (SIGSTOP, as a hung machine) after its last statement, or before one more.
+    const hangs = (key: string, atCommit: boolean) =>
+      small.unit(function* (tx) {
+        yield* tx.run(k.insertInto('meta').values({ key, value: 'x' }));
+        const [{ pid }] = yield* tx.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        process.kill(pid, 'SIGSTOP');
+        stopped.push(pid);
+        if (!atCommit) yield* tx.sql('SELECT 1');
+      });
+    const value = (key: string) => db.async.first(k.selectFrom('meta').select('value').where('key', '=', key));
+    try {
+      const before = await hangs('hung-before', false).catch((x: unknown) => x);
+      const atCommit = await hangs('hung-commit', true).catch((x: unknown) => x);
+      assert.ok(busy(before) && !commitInDoubt(before), `busy, not in doubt: ${String(before)}`);
+      assert.ok(busy(atCommit) && commitInDoubt(atCommit), `busy and in doubt: ${String(atCommit)}`);
+      assert.equal(await commitInDoubt(atCommit)!.decided(), false, 'undecided while its server process sleeps');
+    } finally {
+      for (const pid of stopped) process.kill(pid, 'SIGCONT');
+    }
+    let landed: unknown;
+    for (let i = 0; i < 50 && !landed; i++) landed = (await value('hung-commit')) ?? (await new Promise((r) => setTimeout(r, 100)));
+    assert.ok(landed, 'the COMMIT the hung server had read landed when it woke');
+    const e = await hangs('probe', true).catch((x: unknown) => x);
+    process.kill(stopped.at(-1)!, 'SIGCONT');
+    let decided = false;
+    for (let i = 0; i < 50 && !decided; i++) decided = (await commitInDoubt(e)!.decided()) || (await new Promise((r) => setTimeout(() => r(false), 100)));
+    assert.ok(decided, 'decided once the woken process saw its client gone');
+    assert.equal(await value('hung-before'), undefined, 'the unit cut before its COMMIT left nothing');
+    await small.close();
   });
 
   test('a stopped server is database_busy, and statements run again once it is back', async () => {

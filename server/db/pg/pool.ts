@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
-import { busyError } from '../busy';
+import { busyError, isBusy } from '../busy';
 import { PgStatementError, namedToPositional, toPositional } from './params';
 import { sqliteLikeTypes } from './types';
 import { driveAsync, tx, type AsyncDb, type Step, type UnitOptions } from '../async';
@@ -24,6 +24,9 @@ const lost = (e: unknown): boolean => {
 /** serialization_failure, deadlock_detected: the unit is run again, with a growing random pause, for up to its wait. */
 const RETRY = new Set(['40001', '40P01']);
 const DEFAULT_RETRY_MS = 2000;
+
+/** A server process that still runs may yet commit what it read before its client went. */
+const BACKEND_ALIVE = 'SELECT 1 FROM pg_stat_activity WHERE pid = $1';
 
 /** How much longer than the statement timeout a statement waits for a server that sends nothing at all. */
 const QUERY_SLACK_MS = 1000;
@@ -123,12 +126,24 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
         (typeof s === 'string' ? client.query(s) : exec(client, s)).catch((e: unknown) => {
           throw mapError(e);
         });
+      let committing = false;
       try {
         await run(uo.isolation === 'serializable' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
         const out = await driveAsync(body(tx), run);
+        committing = true;
         await run('COMMIT');
         return out;
       } catch (e) {
+        if (isBusy(e)) {
+          // Lost or silent: a ROLLBACK would wait for the same server again. Closing the connection rolls
+          // back what it had not committed; a COMMIT already sent may still land when a hung server wakes.
+          const pid = (client as unknown as { processID: number }).processID;
+          client.release(true);
+          client = null as never;
+          if (!committing) throw e;
+          const decided = async () => (await single<unknown[]>({ op: 'sql', text: BACKEND_ALIVE, params: [pid], raw: false })).length === 0;
+          throw Object.assign(e as object, { inDoubt: true, decided });
+        }
         const gone = await client.query('ROLLBACK').then(
           () => false,
           () => true,
