@@ -1,22 +1,24 @@
 /**
  * Two builds side by side (a regression check across commits): both services
  * run at once on the same machine and the same workloads alternate between
- * them, so load from elsewhere hits both alike. Workloads: a 1 GiB chunked
- * upload (8 MiB parts, 4 in flight, finalize included) and a 1 GiB download of
- * the raw route. Each tree must be built (`node scripts/build.mjs --server-only`).
+ * them, so load from elsewhere hits both alike. Workloads: a chunked upload
+ * (8 MiB parts, 4 in flight, finalize included) and a download of the raw
+ * route, AB_MIB each (default 1,024); 4 KiB raw downloads and first pages of a
+ * 1,000-entry listing, 16 clients for 5 s each. Each tree must be built
+ * (`node scripts/build.mjs --server-only`).
  *
- *   node --import tsx bench/ab.ts <tree A> <tree B>      (ROUNDS=6)
+ *   node --import tsx bench/ab.ts <tree A> <tree B>      (ROUNDS=6, AB_MIB=1024)
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdirSync, rmSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, rmSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pipeline } from 'node:stream/promises';
-import { freePort, median, noise, sleep, table } from './lib';
+import { cannon, freePort, median, noise, sleep, table } from './lib';
 
 const MiB = 1 << 20,
-  BYTES = 1024 * MiB,
+  BYTES = Number(process.env.AB_MIB ?? 1024) * MiB,
   PART = 8 * MiB,
   PAR = 4;
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
@@ -134,10 +136,14 @@ const A = await start(a, prof && join(prof, 'a')),
 const src = join(mkdtempSync(join(tmpdir(), 'ab-src-')), 'src.bin');
 await pipeline(noise(BYTES), createWriteStream(src));
 execFileSync('sh', ['-c', 'cat "$1" > /dev/null', 'sh', src]);
+type Big = 'upload' | 'download';
 const runs = { upload: [[], []] as number[][], download: [[], []] as number[][] };
 const cpu = { upload: [[], []] as number[][], download: [[], []] as number[][] };
+const SMALL = { '4 KiB raw': '/api/files/raw?path=/Bench/small.bin', '1,000-row page': '/api/files/manager?path=/Bench/many&limit=1000' };
+type Small = keyof typeof SMALL;
+const rates = { '4 KiB raw': [[], []], '1,000-row page': [[], []] } as Record<Small, number[][]>;
 /** Runs `fn` on service `k`, recording its wall time and the service's CPU seconds. */
-const timed = async (w: 'upload' | 'download', k: number, fn: () => Promise<number>) => {
+const timed = async (w: Big, k: number, fn: () => Promise<number>) => {
   const c0 = both[k].cpu();
   runs[w][k].push(await fn());
   cpu[w][k].push(both[k].cpu() - c0);
@@ -145,16 +151,29 @@ const timed = async (w: 'upload' | 'download', k: number, fn: () => Promise<numb
 const both = [A, B];
 await upload(A, src, 'w');
 await upload(B, src, 'w');
-for (const s of both) execFileSync('cp', [src, join(s.store, 'dl.bin')]);
+for (const s of both) {
+  execFileSync('cp', [src, join(s.store, 'dl.bin')]);
+  writeFileSync(join(s.store, 'small.bin'), Buffer.alloc(4096, 7));
+  mkdirSync(join(s.store, 'many'));
+  for (let i = 0; i < 1000; i++) writeFileSync(join(s.store, 'many', `f${i}.txt`), `${i}`);
+  // Catalogued before the rounds: the first listing of a new folder syncs it.
+  await fetch(`${s.url}/api/files/manager?path=/Bench/many&limit=1000`, { headers: { authorization: `Bearer ${s.token}` } });
+}
 for (let i = 0; i < ROUNDS; i++) {
   // Alternate who goes first, so a slow moment falls on both.
   const order = i % 2 ? [1, 0] : [0, 1];
   for (const k of order) await timed('upload', k, () => upload(both[k], src, 'x'));
   for (const k of order) await timed('download', k, () => download(both[k], 'dl.bin'));
+  for (const [w, path] of Object.entries(SMALL) as Array<[Small, string]>)
+    for (const k of order) {
+      const r = await cannon(`${both[k].url}${path}`, { connections: 16, seconds: 5, headers: { authorization: `Bearer ${both[k].token}` } });
+      if (r.errors || r.non2xx) throw new Error(`${w}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+      rates[w][k].push(r.rps);
+    }
 }
 const gbps = (s: number) => (BYTES / s / 1e9).toFixed(2);
 table(
-  `1 GiB, ${ROUNDS} alternating rounds, medians`,
+  `${BYTES / MiB} MiB, ${ROUNDS} alternating rounds, medians`,
   (['upload', 'download'] as const).flatMap((w) =>
     [0, 1].map((k) => ({
       workload: w,
@@ -167,8 +186,15 @@ table(
     })),
   ),
 );
+table(
+  `16 clients, 5 s each, ${ROUNDS} alternating rounds, medians`,
+  (Object.keys(SMALL) as Small[]).flatMap((w) =>
+    [0, 1].map((k) => ({ workload: w, build: k ? `B ${b}` : `A ${a}`, 'median req/s': median(rates[w][k]), runs: rates[w][k].join(' ') })),
+  ),
+);
 const more = (xs: number[][]) => ((median(xs[1]) / median(xs[0]) - 1) * 100).toFixed(1);
 for (const w of ['upload', 'download'] as const) console.log(`${w}: B takes ${more(runs[w])} % more time and ${more(cpu[w])} % more service CPU than A`);
+for (const w of Object.keys(SMALL) as Small[]) console.log(`${w}: B serves ${more(rates[w])} % more requests per second than A`);
 await A.stop();
 await B.stop();
 rmSync(src);
