@@ -43,6 +43,8 @@ export const POSTGRES_SUITES = [
   'test/gateways/nfs-bad-input.test.ts',
   // WebDAV paths and dead properties resolved through node ids (props.repo).
   'test/gateways/webdav.test.ts',
+  // Ops resumed and uploads finished or released after a SIGKILL: the queue's and sessions' recovery at start.
+  'test/http/crash-recovery.test.ts',
 ];
 
 /** A file whose suites open their databases through test/helpers/test-database: a repository suite. */

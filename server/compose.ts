@@ -11,7 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config';
-import { localChannel, openDatabase, openPgChannel, openPostgresDatabase } from './db';
+import { InstancesRepo, cliAppName, localChannel, openDatabase, openPgChannel, openPostgresDatabase, serverAppName } from './db';
 import { randomBytes } from 'node:crypto';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
@@ -70,9 +70,13 @@ export async function compose(config: Config, opts: ComposeOptions) {
     setPasswordCost(config.passwordCost);
     const secretKey = loadSecretKey(dirs, config.secretKeyFile);
     // A server waits for a lock held elsewhere only off the event loop; a CLI command may simply block a while.
+    // Random per process start: op leases and change notices name this instance by it (docs/operations.md).
+    const instanceId = randomBytes(6).toString('hex');
+    const applicationName = opts.role === 'server' ? serverAppName(instanceId) : cliAppName(instanceId);
     const dbOptions = {
       ...(opts.role === 'server' ? { writeWaitMs: config.dbWriteWait } : { busyTimeoutMs: 5000 }),
       poolSize: config.databasePool || undefined,
+      applicationName,
     };
     const db = config.databaseUrl ? await openPostgresDatabase(config.databaseUrl, undefined, dbOptions) : openDatabase(dirs.db, undefined, dbOptions);
     cleanups.unshift(() => db.close());
@@ -82,11 +86,11 @@ export async function compose(config: Config, opts: ComposeOptions) {
       await db.meta.setIfAbsent('secret_key_fingerprint', secretKeyFingerprint(secretKey)),
       config.secretKeyFile || 'secret.key in the data folder',
     );
-    // Random per process start: op leases and change notices name this instance by it (docs/operations.md).
-    const instanceId = randomBytes(6).toString('hex');
     // Change notices between instances on one PostgreSQL (LISTEN/NOTIFY); nothing to tell on SQLite.
     // A CLI command opens it too, so the running instances hear what it changed (settings, storages).
-    const channel = config.databaseUrl ? await openPgChannel(config.databaseUrl, instanceId, logFn) : localChannel(instanceId);
+    const channel = config.databaseUrl ? await openPgChannel(config.databaseUrl, instanceId, logFn, applicationName) : localChannel(instanceId);
+    // No other server on this database: what a predecessor left (ops, finalizes, temp files) is a crash's, taken at once.
+    const alone = opts.role === 'server' && !(await new InstancesRepo(db).othersRunning(instanceId));
     cleanups.unshift(() => channel.close());
     const bus = new EventBus(db, logFn);
     bus.attachChannel(channel);
@@ -183,9 +187,9 @@ export async function compose(config: Config, opts: ComposeOptions) {
       secretKey,
       stateDir: dirs.state,
       decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only), replication.decorator],
-      // Leftovers older than this start are a killed predecessor's. With several instances (PostgreSQL) another
-      // one may be writing into the same folder: only files untouched for SHARED_TEMP_GRACE_MS are taken as left.
-      staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) - (config.databaseUrl ? SHARED_TEMP_GRACE_MS : 0) : undefined,
+      // Leftovers older than this start are a killed predecessor's. With another server running (PostgreSQL) it
+      // may be writing into the same folder: only files untouched for SHARED_TEMP_GRACE_MS are taken as left.
+      staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) - (alone ? 0 : SHARED_TEMP_GRACE_MS) : undefined,
       stagingRoot: config.stagingDir || undefined,
       requestSink: (uid, driver) => meter.sink(uid, driver),
       onCloseError: (id, e) => log.warn(`closing the driver of storage ${id} failed`, e),
@@ -385,6 +389,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
 
     return {
       config,
+      /** No other server ran on the database at this start (always on SQLite). */
+      alone,
       log,
       logFn,
       dirs,

@@ -157,7 +157,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Volumes before anything reaches a driver (upload recovery, sync): a storage whose drive is unplugged is held first.
     await catalogue.volumes.start(config.volumeCheckInterval);
     await bus.flush(); // events a crash left unpublished
-    const recovered = await uploads.recover({ everyone: db.dialect === 'sqlite' });
+    const recovered = await uploads.recover({ everyone: sv.alone });
     if (recovered.finished || recovered.reopened) log.info(`uploads interrupted by a restart: ${recovered.finished} finished, ${recovered.reopened} reopened`);
 
     // The desktop's sleep inhibitor follows transfers and long ops (jobs/keep-awake.ts).
@@ -346,7 +346,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sv.replication.schedule(scheduler);
     sv.backups.schedule(scheduler);
     sv.governor.start();
-    await queue.start();
+    await queue.start({ alone: sv.alone });
     await sv.appPlugins.start();
     await catalogue.syncer.startAll();
     updater.start();

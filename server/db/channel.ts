@@ -40,7 +40,12 @@ export function localChannel(instanceId: string): ChangeChannel {
 }
 
 /** PostgreSQL: LISTEN on a connection of its own, reconnecting every second while the database is away. */
-export async function openPgChannel(url: string, instanceId: string, log: (msg: string, err?: unknown) => void = () => {}): Promise<ChangeChannel> {
+export async function openPgChannel(
+  url: string,
+  instanceId: string,
+  log: (msg: string, err?: unknown) => void = () => {},
+  applicationName?: string,
+): Promise<ChangeChannel> {
   const listeners = new Set<ChannelListener>();
   let client: pg.Client | null = null;
   let closed = false;
@@ -61,7 +66,7 @@ export async function openPgChannel(url: string, instanceId: string, log: (msg: 
     }
   };
   const connect = async (again: boolean) => {
-    const c = await (await import('./pg/connect')).connectPostgres(url);
+    const c = await (await import('./pg/connect')).connectPostgres(url, { applicationName });
     c.on('notification', (n) => {
       if (n.channel !== CHANNEL || !n.payload) return;
       let m: { instance?: string; event?: string; data?: unknown };

@@ -16,6 +16,7 @@ import { sqliteAsync } from './async-sqlite';
 import { DbWaits } from './busy';
 
 export { MetaStore } from './meta';
+export { InstancesRepo, cliAppName, serverAppName } from './instances.repo';
 export { DbWaits, isBusy, busyError, commitInDoubt, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type InDoubt, type WriteOptions } from './busy';
 
 // PostgreSQL's modules (and the pg driver) load on first use: a SQLite install never loads them.
@@ -74,6 +75,8 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** PostgreSQL: the most connections `db.async` opens (default: pg/pool.ts, sized for the machine). */
   poolSize?: number;
+  /** PostgreSQL: the connections' `application_name`, naming this process (db/instances.repo.ts). */
+  applicationName?: string;
 }
 
 /** Opens (and creates) the database file, applies pending migrations. */

@@ -131,7 +131,7 @@ export class OpsRepo {
     return r?.id;
   }
 
-  /** SQLite's boot: this process is the database's only instance, so every running op was cut short. */
+  /** A boot with no other server on the database (always on SQLite): every running op was cut short. */
   async requeueAllRunning(): Promise<void> {
     await this.async.sql("UPDATE ops SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'", [
       now(),

@@ -168,13 +168,13 @@ export class JobQueue {
    * Starts workers and re-queues ops a crash left running: on SQLite every running op (this process is the
    * database's only instance); on PostgreSQL only those whose lease passed (another live instance's are its own).
    */
-  async start(): Promise<void> {
+  async start(o: { alone?: boolean } = {}): Promise<void> {
     if (this.started) return;
     this.started = true;
-    if (!this.leased) {
-      await this.ops.requeueAllRunning();
-    } else {
-      await this.takeOver();
+    // Alone (SQLite, or no other server on the PostgreSQL: db/instances.repo.ts): every running op was cut short.
+    if (!this.leased || o.alone) await this.ops.requeueAllRunning();
+    if (this.leased) {
+      if (!o.alone) await this.takeOver();
       this.leaseTimer = setInterval(() => void this.leaseTick(), Math.max(50, Math.floor(this.leaseMs / 3)));
       this.leaseTimer.unref();
     }

@@ -290,8 +290,8 @@ export class UploadsService {
   /**
    * Resolves finalizes cut short whose lease passed (their instance died): sessions whose bytes were
    * published are announced and closed; the others are closed when their target is whole, else opened
-   * again. `everyone`: at start on SQLite, where the data-dir lock makes this the database's only
-   * instance, every `finalizing` session is a crash's.
+   * again. `everyone`: at a start with no other server on the database (always on SQLite, where the
+   * data-dir lock says so; db/instances.repo.ts on PostgreSQL), every `finalizing` session is a crash's.
    */
   async recover(o: { everyone?: boolean } = {}): Promise<{ finished: number; reopened: number }> {
     const stale = (await this.repo.finalizing(o.everyone ? Infinity : Date.now())).map((s) => s.id);
@@ -305,7 +305,7 @@ export class UploadsService {
     const fa = this.files.forActor(systemActor('uploads.recover'));
     const out: Array<Published | 'reopened' | null> = [];
     for (const id of ids) {
-      const s = (await this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Infinity : Date.now())) ? await this.repo.get(id) : undefined;
+      const s = (await this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Number.MAX_SAFE_INTEGER : Date.now())) ? await this.repo.get(id) : undefined;
       if (!s) {
         out.push(null);
         continue;

@@ -6,6 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tempDir } from './tools';
+import { databaseUrl } from './test-database';
 import { join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -116,7 +117,18 @@ export type ChildApi = (method: string, path: string, body?: unknown, raw?: Buff
  */
 export async function bootSignedIn(data: string, env: Record<string, string> = {}, o: { built?: boolean } = {}): Promise<{ srv: ChildServer; api: ChildApi }> {
   if (o.built && !existsSync(join(root, 'dist/server/cli.js'))) throw new Error('run `node scripts/build.mjs` first: this test starts the built service');
-  const srv = await spawnServer({ SERVICE_DATA_DIR: data, SERVICE_ADMIN_EMAIL: CHILD_ADMIN.email, SERVICE_ADMIN_PASSWORD: CHILD_ADMIN.password, ...env }, o);
+  // Under TEST_DATABASE=postgres the data folder's own database (the same one again on a restart), unless the test names one.
+  const pg = env.SERVICE_DATABASE_URL ? undefined : await databaseUrl(data);
+  const srv = await spawnServer(
+    {
+      SERVICE_DATA_DIR: data,
+      SERVICE_ADMIN_EMAIL: CHILD_ADMIN.email,
+      SERVICE_ADMIN_PASSWORD: CHILD_ADMIN.password,
+      ...(pg && { SERVICE_DATABASE_URL: pg }),
+      ...env,
+    },
+    o,
+  );
   const login = await (
     await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHILD_ADMIN) })
   ).json();

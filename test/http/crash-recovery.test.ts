@@ -8,14 +8,15 @@
  *   - a same-storage copy's staged folder does not stay behind;
  *   - a chunked upload killed inside finalize is released, and the client's
  *     retry of the same upload_id finishes it.
+ * In the PostgreSQL phase too (scripts/test-phases.mjs): the children then run on a database of their own.
  */
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { addLocalStorages, bootSignedIn, crashFolders, type ChildApi } from '../helpers/child-server';
+import { openDataProbe } from '../helpers/data-probe';
 import { needTool, tempDir } from '../helpers/tools';
 import { startRcloneWebdav, type RcloneWebdav } from '../helpers/rclone-webdav';
 
@@ -26,9 +27,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const boot = (data: string) => bootSignedIn(data, { SERVICE_UPLOAD_MAX_CHUNK_BYTES: String(32 * MiB) });
 
 /** Polls `probe` every 5 ms until it returns true (or fails after `ms`). */
-async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
+async function until(probe: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
-  while (!probe()) {
+  while (!(await probe())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(5);
   }
@@ -76,13 +77,12 @@ describe('crash recovery', () => {
       await addLocalStorages(api, { A: a, B: b });
       const copy = await api('POST', '/api/files/copy', { from: '/A/src', to: '/B' });
       assert.equal(copy.status, 202, JSON.stringify(copy.body));
-      const db = new Database(join(data, 'filedock.sqlite'), { readonly: true });
-      const committed = () =>
-        (db.prepare("SELECT count(*) AS n FROM op_journal WHERE op_id = ? AND key LIKE 'f:%'").get(copy.body.operation_id) as { n: number }).n;
-      await until(() => committed() >= 200, 60_000, 'a few hundred files copied');
+      const db = await openDataProbe(data);
+      const committed = async () => Number(await db.value("SELECT count(*) AS n FROM op_journal WHERE op_id = ? AND key LIKE 'f:%'", copy.body.operation_id));
+      await until(async () => (await committed()) >= 200, 60_000, 'a few hundred files copied');
       await srv.kill();
       const before = readdirSync(join(b, 'src')).filter((n) => !n.startsWith('.~fd-')).length;
-      db.close();
+      await db.close();
       assert.ok(before > 0 && before < 1500, `the copy was cut mid-way (${before} files)`);
 
       ({ srv, api } = await boot(data));
@@ -154,13 +154,13 @@ describe('crash recovery', () => {
         assert.equal(r.status, 200, JSON.stringify(r.body));
         etags.push({ part, etag: r.body.etag });
       }
-      const db = new Database(join(data, 'filedock.sqlite'), { readonly: true });
-      const state = () => (db.prepare('SELECT state FROM upload_sessions WHERE id = ?').get(id) as { state: string } | undefined)?.state;
+      const db = await openDataProbe(data);
+      const state = () => db.value<string>('SELECT state FROM upload_sessions WHERE id = ?', id);
       void api('POST', '/api/files/upload/finalize', { upload_id: id, etags }).catch(() => undefined);
-      await until(() => state() === 'finalizing', 30_000, 'finalize to start');
+      await until(async () => (await state()) === 'finalizing', 30_000, 'finalize to start');
       await srv.kill();
-      assert.equal(state(), 'finalizing', 'the crash left the session inside finalize');
-      db.close();
+      assert.equal(await state(), 'finalizing', 'the crash left the session inside finalize');
+      await db.close();
 
       ({ srv, api } = await boot(data));
       const status = await api('GET', `/api/files/upload/status?upload_id=${id}`);
@@ -199,9 +199,9 @@ describe('crash recovery', () => {
       await srv.kill();
       // The crash came after finalize had published the whole file and recorded it, before it announced it.
       writeFileSync(join(files, 'done.bin'), body);
-      const db = new Database(join(data, 'filedock.sqlite'));
-      db.prepare("UPDATE upload_sessions SET state = 'finalizing', published_at = ? WHERE id = ?").run(new Date().toISOString(), id);
-      db.close();
+      const db = await openDataProbe(data);
+      await db.run("UPDATE upload_sessions SET state = 'finalizing', published_at = ? WHERE id = ?", new Date().toISOString(), id);
+      await db.close();
 
       ({ srv, api } = await boot(data));
       const status = await api('GET', `/api/files/upload/status?upload_id=${id}`);

@@ -18,7 +18,7 @@ const exactTypes = {
 };
 
 /** Connects, or throws DatabaseUrlError saying what is wrong. */
-export async function connectPostgres(url: string, o: { timeoutMs?: number } = {}): Promise<pg.Client> {
+export async function connectPostgres(url: string, o: { timeoutMs?: number; applicationName?: string } = {}): Promise<pg.Client> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -28,7 +28,12 @@ export async function connectPostgres(url: string, o: { timeoutMs?: number } = {
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new DatabaseUrlError(`the database URL must start with postgres:// (got ${parsed.protocol}//)`);
   }
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: o.timeoutMs ?? CONNECT_TIMEOUT_MS, types: exactTypes });
+  const c = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: o.timeoutMs ?? CONNECT_TIMEOUT_MS,
+    types: exactTypes,
+    application_name: o.applicationName,
+  });
   // A connection lost later surfaces as the failing query's error; this keeps it from being an uncaught 'error' event.
   c.on('error', () => {});
   try {

@@ -31,7 +31,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
   });
-  const pool = openPool(url, { max: o.poolSize });
+  const pool = openPool(url, { max: o.poolSize, applicationName: o.applicationName });
   const waits = new DbWaits(null, o.writeWaitMs ?? 2000);
   let closed = false;
   const base = {

@@ -41,6 +41,8 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   /** How long a statement waits for a free client before 503 (default 2 s). */
   checkoutMs?: number;
+  /** Shown in pg_stat_activity: which process holds a connection. */
+  applicationName?: string;
 }
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -51,6 +53,7 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
   const statementTimeoutMs = o.statementTimeoutMs ?? 5000;
   const pool = new pg.Pool({
     connectionString: url,
+    application_name: o.applicationName,
     max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: o.checkoutMs ?? 2000,
