@@ -65,7 +65,8 @@ export type ToWorker =
 export type FromWorker =
   | { kind: 'ready' }
   | { kind: 'load-failed'; error: WireError }
-  | { kind: 'host'; id: number; call: number; method: string; args: string }
+  /** `used`: the call's time inside QuickJS so far, by the worker's count (the budget the sandbox enforces). */
+  | { kind: 'host'; id: number; call: number; method: string; args: string; used: number }
   | { kind: 'result'; id: number; result?: string; error?: WireError }
   | { kind: 'log'; line: string };
 

@@ -35,6 +35,22 @@ test('a call returns a value, and a host API round trip reaches the caller-scope
   }
 });
 
+test('a busy host between its answer and the next call is not counted against the app (the watchdog takes the worker’s count)', async () => {
+  const sb = await AppSandbox.start({ code: `app.chatty = async () => { for (let i = 0; i < 30; i++) await host.call('ping', i); return 'done'; };` });
+  try {
+    // After each answer the host's thread is busy 100 ms (a loaded machine), while the app has long asked again:
+    // 3 s of wall time in all against a 500 ms budget; the app's own time is a few milliseconds.
+    const busy = () =>
+      setImmediate(() => {
+        for (const end = performance.now() + 100; performance.now() < end; );
+      });
+    const ping = async () => (busy(), null);
+    assert.equal(await sb.call('chatty', null, { timeoutMs: 500, host: { ping } }), 'done');
+  } finally {
+    await sb.close();
+  }
+});
+
 test('while(true) is stopped by its CPU budget (before the watchdog), and the app keeps serving', async () => {
   const sb = await AppSandbox.start({
     code: `app.spin = () => { while (true) {} }; app.spinLater = async () => { await host.call('wait', null); while (true) {} }; app.ok = () => 'ok';`,

@@ -87,7 +87,11 @@ interface Pending {
   reject: (e: SandboxError) => void;
   host: HostApi;
   timeoutMs: number;
-  /** Time outside host waits so far, and when the current stretch began (null while waiting for the host). */
+  /**
+   * Time outside host waits so far, and when the current stretch began (null while waiting for the host).
+   * At each host call the worker's own count replaces the wall-clock sum: on a loaded machine the
+   * messages' transit added seconds the app never ran, and the watchdog stopped calls within budget.
+   */
   spent: number;
   since: number | null;
   hostWaits: number;
@@ -237,12 +241,12 @@ export class AppSandbox {
       } else p.resolve(JSON.parse(m.result ?? 'null'));
       return;
     }
-    if (m.kind === 'host' && p && p.id === m.call) void this.answerHost(w, p, m.id, m.method, m.args);
+    if (m.kind === 'host' && p && p.id === m.call) void this.answerHost(w, p, m.id, m.method, m.args, m.used);
   }
 
-  private async answerHost(w: Worker, p: Pending, id: number, method: string, args: string) {
+  private async answerHost(w: Worker, p: Pending, id: number, method: string, args: string, used: number) {
     if (p.hostWaits++ === 0 && p.since !== null) {
-      p.spent += performance.now() - p.since;
+      p.spent = used;
       p.since = null;
       clearTimeout(p.timer);
     }

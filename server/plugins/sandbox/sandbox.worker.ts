@@ -128,7 +128,9 @@ const prepared = quickjs.then((qjs) => {
       }
       const id = nextHostId++;
       hostWaits.set(id, d);
-      send({ kind: 'host', id, call: current.id, method, args });
+      // Inside a timed stretch (always, as QuickJS runs only there): the budget less what it has left now.
+      const used = Number.isFinite(deadline) ? current.budget - (deadline - performance.now()) : current.used;
+      send({ kind: 'host', id, call: current.id, method, args, used });
       return d.handle;
     })
     .consume((f) => ctx.setProp(ctx.global, '__host', f));
