@@ -40,9 +40,10 @@ export class GateRepo {
    * `created`: whether it was new (a row deleted before counts as new). Serializable on PostgreSQL: it
    * reads (is the path new? are its parents there?) and decides, and two writes of one new path, or of
    * two new files in one new folder, must not both decide "new" (the second one is run again and sees
-   * the first). `waitMs` as the unit's.
+   * the first). `waitMs` as the unit's. The row is read inside the unit: once it commits the write is done,
+   * and a read after it that met a database going away would answer an error for a write that happened.
    */
-  written(storageId: number, path: string, entry: Entry, o: WrittenInput): Promise<{ id: number; created: boolean }> {
+  written(storageId: number, path: string, entry: Entry, o: WrittenInput): Promise<{ row: NodeRow; created: boolean }> {
     const { nodes } = this;
     const self = this;
     return this.db.async.unit(
@@ -53,7 +54,7 @@ export class GateRepo {
         const id = yield* nodes.upsertIn(t, storageId, path, { ...entry, name: baseName(path) }, o.ownerId);
         if (o.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) yield* nodes.setBodyIn(t, id, o.body);
         yield* self.recordIn(t, o.events(id, created));
-        return { id, created };
+        return { row: (yield* nodes.getIn(t, storageId, path))!, created };
       },
       { isolation: 'serializable' },
     );

@@ -35,7 +35,7 @@ describe('the write gate on PostgreSQL', { skip: skip ?? false }, () => {
 
   test('an upload taken back while its COMMIT was in doubt leaves no row once the database wakes', async () => {
     // One client, so the unit's server process is the one whose pid is read here; its COMMIT is cut off by a SIGSTOP.
-    const pool = openPool(cluster.url('gate'), { max: 1, statementTimeoutMs: 200 });
+    const pool = openPool(cluster.url('gate'), { max: 1, statementTimeoutMs: 1000 });
     const [{ pid }] = await pool.sql<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     let hang = true;
     const db: Db = {
@@ -71,7 +71,7 @@ describe('the write gate on PostgreSQL', { skip: skip ?? false }, () => {
         .catch((x: unknown) => x);
       assert.ok(isBusy(e), `database_busy, got ${String(e)}`);
       assert.equal(existsSync(file), false, 'the bytes were taken back');
-      await sleep(1500); // the gate asks meanwhile; the hung process has not committed, so nothing is settled yet
+      await sleep(2500); // the gate asks meanwhile; the hung process has not committed, so nothing is settled yet
     } finally {
       process.kill(pid, 'SIGCONT');
     }

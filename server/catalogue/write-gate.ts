@@ -90,7 +90,7 @@ export class WriteGate {
 
   constructor(
     db: Db,
-    private nodes: NodesRepo,
+    nodes: NodesRepo,
     private bus: EventBus,
     private storageName: (id: number) => string,
     private log: (msg: string, err?: unknown) => void,
@@ -124,7 +124,7 @@ export class WriteGate {
         ]);
       return out;
     };
-    let done: { id: number; created: boolean };
+    let done: { row: NodeRow; created: boolean };
     try {
       // The bytes are written already: the unit waits (off the event loop) for a database held elsewhere rather than fail at once.
       done = await this.repo.written(storageId, path, entry, { ownerId: ctx.actor?.id ?? null, body: ctx.body, created: ctx.created, events });
@@ -141,7 +141,7 @@ export class WriteGate {
       throw e;
     }
     await this.bus.flush();
-    const node = { ...(await this.nodes.byId(done.id))!, storageName: storage };
+    const node = { ...done.row, storageName: storage };
     for (const [name, hook] of this.hooks) {
       try {
         await hook(node, { created: done.created, origin: ctx.origin, actor: ctx.actor ?? null, meta: ctx.meta });

@@ -72,7 +72,7 @@ describe('db.async on PostgreSQL', { skip: skip ?? false }, () => {
   });
 
   test('a server that hangs: before COMMIT the unit is rolled back; at COMMIT it is database_busy and in doubt, and lands on waking', async () => {
-    const small = openPool(url, { max: 2, statementTimeoutMs: 200 });
+    const small = openPool(url, { max: 2, statementTimeoutMs: 1000 });
     const k = db.k;
     const stopped: number[] = [];
     // The body stops its own backend (SIGSTOP, as a hung machine) after its last statement, or before one more.
