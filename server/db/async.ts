@@ -63,6 +63,12 @@ export interface UnitOptions {
   isolation?: 'read committed' | 'serializable';
   /** How long to keep retrying a database that is busy or away before `database_busy` (default: the connection's). */
   waitMs?: number;
+  /**
+   * PostgreSQL: run again on a unique violation too, as on a serialization failure. For a unit that makes or
+   * re-keys rows a concurrent writer may have just made (the sync cataloguing the file a write put on disk):
+   * run again, it sees them. Serializable isolation does not turn every such collision into 40001.
+   */
+  retryUnique?: boolean;
 }
 
 /** The asynchronous face of the database both dialects share. */

@@ -106,6 +106,26 @@ describe('db.async on PostgreSQL', { skip: skip ?? false }, () => {
     await small.close();
   });
 
+  test('retryUnique: a unit that meets a row a concurrent writer just made runs again and sees it; without, the violation stands', async () => {
+    const k = db.k;
+    const race = (key: string, retryUnique: boolean) => {
+      const unit = db.async.unit(
+        function* (t) {
+          const seen = yield* t.first(k.selectFrom('meta').select('value').where('key', '=', key));
+          yield* t.sql('SELECT pg_sleep(0.3)'); // the other writer inserts meanwhile
+          if (!seen) yield* t.run(k.insertInto('meta').values({ key, value: 'unit' }));
+          return seen ? `saw ${seen.value}` : 'inserted';
+        },
+        { retryUnique },
+      );
+      const other = new Promise((r) => setTimeout(r, 100)).then(() => db.async.run(k.insertInto('meta').values({ key, value: 'other' })));
+      return Promise.all([unit.catch((e: unknown) => e), other]);
+    };
+    assert.deepEqual((await race('unique-retry', true))[0], 'saw other');
+    const [e] = await race('unique-plain', false);
+    assert.ok(e instanceof Error && (e as { code?: string }).code === '23505', `the violation stands: ${String(e)}`);
+  });
+
   test('a stopped server is database_busy, and statements run again once it is back', async () => {
     await cluster.stop('immediate');
     try {

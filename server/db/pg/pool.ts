@@ -24,6 +24,7 @@ const lost = (e: unknown): boolean => {
 /** serialization_failure, deadlock_detected: the unit is run again, with a growing random pause, for up to its wait. */
 const RETRY = new Set(['40001', '40P01']);
 const DEFAULT_RETRY_MS = 2000;
+const UNIQUE_VIOLATION = '23505';
 
 /** A server process that still runs may yet commit what it read before its client went. */
 const BACKEND_ALIVE = 'SELECT 1 FROM pg_stat_activity WHERE pid = $1';
@@ -154,7 +155,7 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
         client.release(gone);
         client = null as never;
         const code = (e as { code?: unknown }).code;
-        if (e instanceof PgStatementError && typeof code === 'string' && RETRY.has(code)) {
+        if (e instanceof PgStatementError && typeof code === 'string' && (RETRY.has(code) || (uo.retryUnique && code === UNIQUE_VIOLATION))) {
           if (Date.now() >= deadline) throw busyError(); // contended past the wait: as busy as a held SQLite
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
           continue;
