@@ -236,8 +236,11 @@ export class UploadsService {
         entry = await multipart.complete(s.handle!, parts);
       } else entry = await w.put(this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
-      // The session must reopen even when the database is held for long: retry for up to 10 minutes.
-      void this.repo.release(s.id, this.lease.instanceId, 600_000).catch(() => undefined);
+      // Reopened before the refusal answers, so the client's corrected retry can claim it (on PostgreSQL a release
+      // left to the background lost that race: 409 "already being finalized"). A database held for long gets the
+      // release in the background, for up to 10 minutes.
+      const me = this.lease.instanceId;
+      await this.repo.release(s.id, me).catch(() => void this.repo.release(s.id, me, 600_000).catch(() => undefined));
       throw e;
     }
     await this.repo.markPublished(s.id, new Date().toISOString(), 600_000);
