@@ -187,9 +187,13 @@ export class StagedFiles {
     return s;
   }
 
+  /** Told when a stage is finished (published or dropped): what was kept of its place is out of date. */
+  onDone: (p: Place) => void = () => undefined;
+
   /** A stage is finished: published (its pending handle now names the file) or dropped. */
   async done(s: Staged, published: boolean): Promise<void> {
     if (this.byPlace.get(keyOf(s.place)) === s) this.byPlace.delete(keyOf(s.place));
+    this.onDone(s.place);
     if (s.pendingId !== null && this.pending.get(s.pendingId) === s) {
       this.pending.delete(s.pendingId);
       const node = published ? await this.idAt(s.place.storageId, s.place.rel) : null;
