@@ -11,7 +11,7 @@
  * An existing file written again is first copied into the stage, so a write
  * to its middle keeps the rest.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -23,6 +23,13 @@ import type { GatewayTree } from '../index';
 export const QUIET_MS = 5000;
 /** Publish this long after the last FILE_SYNC write (the data is already on disk in the stage). */
 export const SYNC_QUIET_MS = 500;
+/**
+ * A stage at least this big is given to the storage to move into place
+ * (a local storage on the same filesystem renames it: no second copy).
+ * Smaller ones are streamed: cheap, and a small text file's bytes feed the
+ * search index on the way.
+ */
+const MOVE_MIN = 1 << 20;
 /** Pending files remembered after publishing, so their handles keep working. */
 const PUBLISHED_MEMORY = 10_000;
 
@@ -102,7 +109,10 @@ export class Staged {
       if (this.timer) clearTimeout(this.timer);
       if (this.inflight > 0) await new Promise<void>((r) => (this.idle = r));
       try {
-        await this.tree.write(this.path, createReadStream(this.file, { highWaterMark: 1 << 20 }), { size: this.size, overwrite: true });
+        const size = (await this.fd.stat()).size;
+        // Read through the stage's own descriptor (the file itself may be moved into place meanwhile).
+        const body = this.fd.createReadStream({ start: 0, highWaterMark: 1 << 20, autoClose: false });
+        await this.tree.write(this.path, body, { size, overwrite: true, fromFile: size >= MOVE_MIN ? this.file : undefined });
       } finally {
         await this.owner.done(this, true);
         await this.fd.close().catch(() => undefined);
