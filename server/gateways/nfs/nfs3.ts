@@ -232,7 +232,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
           if (e.type === 'dir') throw new NfsError(Nfs3.ISDIR);
           stage = await d.stages.forWrite(loc.tree, loc, e.size);
         }
-        if (await stage.write(offset, data.subarray(0, count), sync)) break;
+        if (await stage.write(offset, data.subarray(0, count), sync, ctx.keep)) break;
         if (loc.pending) throw new NfsError(Nfs3.STALE);
       }
       const stage = loc.pending ?? d.stages.at(loc);

@@ -30,6 +30,8 @@ export const SYNC_QUIET_MS = 500;
  * search index on the way.
  */
 const MOVE_MIN = 1 << 20;
+/** UNSTABLE writes per stage still being written after their answer (1 MiB each at most). */
+const BEHIND_MAX = 8;
 /** Pending files remembered after publishing, so their handles keep working. */
 const PUBLISHED_MEMORY = 10_000;
 
@@ -48,6 +50,10 @@ export class Staged {
   /** Set when publishing starts: later writes go to a new stage. */
   sealed = false;
   private inflight = 0;
+  /** UNSTABLE writes answered and still being written. */
+  private behind = new Set<Promise<void>>();
+  /** The first error of such a write: publishing fails with it. */
+  private failed: unknown = null;
   private idle: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private published: Promise<void> | null = null;
@@ -65,22 +71,51 @@ export class Staged {
     return uiPath(this.place);
   }
 
-  /** Writes `data` at `offset`; false when the stage was sealed meanwhile (write to the next one). */
-  async write(offset: number, data: Buffer, sync: boolean): Promise<boolean> {
+  /**
+   * Writes `data` at `offset`; false when the stage was sealed meanwhile (write to the next one).
+   * An UNSTABLE write (`sync` false) is answered as soon as it is started, while its bytes go to the
+   * stage (a sequential client sends the next WRITE only once answered: the two overlap); `keep`
+   * holds the caller's buffer until then (rpc.ts CallContext.keep). At most BEHIND_MAX such writes
+   * run per stage; READ, SETATTR and publishing wait for them, and publishing fails if one failed.
+   * A FILE_SYNC write is answered once its bytes are on disk.
+   */
+  async write(offset: number, data: Buffer, sync: boolean, keep: () => () => void): Promise<boolean> {
     if (this.sealed) return false;
     this.inflight++;
-    try {
-      await this.fd.write(data, 0, data.length, offset);
-      if (sync) await this.fd.datasync();
-    } finally {
-      if (--this.inflight === 0) this.idle?.();
+    if (!sync) {
+      while (this.behind.size >= BEHIND_MAX) await Promise.race(this.behind);
+      const release = keep();
+      const done: Promise<void> = this.fd
+        .write(data, 0, data.length, offset)
+        .then(
+          () => undefined,
+          (e) => void (this.failed ??= e),
+        )
+        .finally(() => {
+          release();
+          this.behind.delete(done);
+          this.settle();
+        });
+      this.behind.add(done);
+    } else {
+      try {
+        await this.fd.write(data, 0, data.length, offset);
+        await this.fd.datasync();
+      } finally {
+        this.settle();
+      }
     }
     this.size = Math.max(this.size, offset + data.length);
     this.later(sync ? SYNC_QUIET_MS : QUIET_MS);
     return true;
   }
 
+  private settle(): void {
+    if (--this.inflight === 0) this.idle?.();
+  }
+
   async truncate(size: number): Promise<void> {
+    await Promise.all(this.behind);
     await this.fd.truncate(size);
     this.size = size;
     this.later(QUIET_MS);
@@ -88,6 +123,7 @@ export class Staged {
 
   /** Up to `len` bytes at `offset` of what was written so far. */
   async read(offset: number, len: number): Promise<Buffer> {
+    await Promise.all(this.behind);
     const n = Math.max(0, Math.min(len, this.size - offset));
     const { buffer, bytesRead } = await this.fd.read(Buffer.allocUnsafe(n), 0, n, offset);
     return buffer.subarray(0, bytesRead);
@@ -109,6 +145,7 @@ export class Staged {
       if (this.timer) clearTimeout(this.timer);
       if (this.inflight > 0) await new Promise<void>((r) => (this.idle = r));
       try {
+        if (this.failed) throw this.failed;
         const size = (await this.fd.stat()).size;
         // Read through the stage's own descriptor (the file itself may be moved into place meanwhile).
         const body = this.fd.createReadStream({ start: 0, highWaterMark: 1 << 20, autoClose: false });
