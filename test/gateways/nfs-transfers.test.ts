@@ -148,6 +148,29 @@ describe('NFS gateway: READ and publish paths', () => {
     assert.ok(fresh.data.equals(third.subarray(MiB)), 'the replaced file is read');
   });
 
+  test('UNSTABLE WRITEs, 8 in flight, answered before their bytes are on the stage, land byte-exact; READ before COMMIT sees them', async () => {
+    const made = await c.call(NFS, 8, (w) => dirop(w, box, 'piped.bin').u32(0).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0));
+    assert.equal(made.r.u32(), 0, 'CREATE ok');
+    made.r.u32();
+    const fh = Buffer.from(made.r.opaque(64));
+    // 24 distinct MiB: a record buffer reused before its bytes were written would show as another MiB's bytes.
+    const body = randomBytes(24 * MiB);
+    const order = Array.from({ length: 24 }, (_, i) => (i * 7) % 24);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < order.length) {
+          const at = order[next++] * MiB;
+          const w = await c.call(NFS, 7, (x) => x.opaque(fh).u64(at).u32(MiB).u32(0), 3, body.subarray(at, at + MiB));
+          assert.equal(w.r.u32(), 0, 'WRITE ok');
+        }
+      }),
+    );
+    for (const at of [0, 5 * MiB + 3, 23 * MiB]) assert.ok((await read(c, fh, at, MiB)).data.equals(body.subarray(at, at + MiB)), `pending bytes at ${at}`);
+    assert.equal((await c.call(NFS, 21, (x) => x.opaque(fh).u64(0).u32(0))).r.u32(), 0, 'COMMIT ok');
+    assert.ok(readFileSync(join(root, 'io/piped.bin')).equals(body), 'published byte-exact');
+  });
+
   test('a big stage is published by moving it into place; a small one is copied', async () => {
     const body = randomBytes(2 * MiB + 3);
     const ino = await writeFile('moved.bin', body);
