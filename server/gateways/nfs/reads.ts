@@ -22,7 +22,7 @@ import { ReadHandle } from '../sftp/handles';
 import type { BufferPool } from './pool';
 
 const IDLE_MS = 10_000;
-export const FRESH_MS = 1000;
+const FRESH_MS = 1000;
 const MAX_OPEN = 64;
 
 interface Ahead {

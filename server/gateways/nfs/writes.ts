@@ -30,8 +30,9 @@ export const SYNC_QUIET_MS = 500;
  * search index on the way.
  */
 const MOVE_MIN = 1 << 20;
-/** UNSTABLE writes per stage still being written after their answer (1 MiB each at most). */
+/** UNSTABLE writes still being written after their answer (1 MiB each at most): per stage, in all. */
 const BEHIND_MAX = 8;
+const BEHIND_TOTAL = 64;
 /** Pending files remembered after publishing, so their handles keep working. */
 const PUBLISHED_MEMORY = 10_000;
 
@@ -50,8 +51,8 @@ export class Staged {
   /** Set when publishing starts: later writes go to a new stage. */
   sealed = false;
   private inflight = 0;
-  /** UNSTABLE writes answered and still being written. */
-  private behind = new Set<Promise<void>>();
+  /** UNSTABLE writes answered and still being written, with the bytes each covers. */
+  private behind = new Map<Promise<void>, [number, number]>();
   /** The first error of such a write: publishing fails with it. */
   private failed: unknown = null;
   private idle: (() => void) | null = null;
@@ -76,15 +77,19 @@ export class Staged {
    * An UNSTABLE write (`sync` false) is answered as soon as it is started, while its bytes go to the
    * stage (a sequential client sends the next WRITE only once answered: the two overlap); `keep`
    * holds the caller's buffer until then (rpc.ts CallContext.keep). At most BEHIND_MAX such writes
-   * run per stage; READ, SETATTR and publishing wait for them, and publishing fails if one failed.
-   * A FILE_SYNC write is answered once its bytes are on disk.
+   * run per stage and BEHIND_TOTAL in all (past them a write is answered once written); READ,
+   * SETATTR and publishing wait for them, and publishing fails if one failed. A FILE_SYNC write is
+   * answered once its bytes are on disk.
    */
   async write(offset: number, data: Buffer, sync: boolean, keep: () => () => void): Promise<boolean> {
+    // A write over bytes still on their way waits for them: the later WRITE's bytes must win.
+    const end = offset + data.length;
+    for (const [done, [from, to]] of this.behind) if (from < end && offset < to) await done;
     if (this.sealed) return false;
     this.inflight++;
-    if (!sync) {
-      while (this.behind.size >= BEHIND_MAX) await Promise.race(this.behind);
+    if (!sync && this.behind.size < BEHIND_MAX && this.owner.writesBehind < BEHIND_TOTAL) {
       const release = keep();
+      this.owner.writesBehind++;
       const done: Promise<void> = this.fd
         .write(data, 0, data.length, offset)
         .then(
@@ -93,14 +98,16 @@ export class Staged {
         )
         .finally(() => {
           release();
+          this.owner.writesBehind--;
           this.behind.delete(done);
           this.settle();
         });
-      this.behind.add(done);
+      this.behind.set(done, [offset, end]);
     } else {
+      // FILE_SYNC, or too many bytes still on their way to the disk: answered once written.
       try {
         await this.fd.write(data, 0, data.length, offset);
-        await this.fd.datasync();
+        if (sync) await this.fd.datasync();
       } finally {
         this.settle();
       }
@@ -115,7 +122,7 @@ export class Staged {
   }
 
   async truncate(size: number): Promise<void> {
-    await Promise.all(this.behind);
+    await Promise.all(this.behind.keys());
     await this.fd.truncate(size);
     this.size = size;
     this.later(QUIET_MS);
@@ -123,7 +130,7 @@ export class Staged {
 
   /** Up to `len` bytes at `offset` of what was written so far. */
   async read(offset: number, len: number): Promise<Buffer> {
-    await Promise.all(this.behind);
+    await Promise.all(this.behind.keys());
     const n = Math.max(0, Math.min(len, this.size - offset));
     const { buffer, bytesRead } = await this.fd.read(Buffer.allocUnsafe(n), 0, n, offset);
     return buffer.subarray(0, bytesRead);
@@ -233,6 +240,9 @@ export class StagedFiles {
     if (pendingId !== null) this.pending.set(pendingId, s);
     return s;
   }
+
+  /** UNSTABLE writes of every stage answered and still being written (Staged.write). */
+  writesBehind = 0;
 
   /** Told when a stage is finished (published or dropped): what was kept of its place is out of date. */
   onDone: (p: Place) => void = () => undefined;
