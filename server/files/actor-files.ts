@@ -80,6 +80,8 @@ export interface WriteOptions {
   body?: string | (() => string | undefined);
   /** Keep the replaced bytes as a version first (default true; bulk jobs turn it off). */
   version?: boolean;
+  /** The body is this staged file's bytes, given up to the storage (see the storage WriteOptions). */
+  fromFile?: string;
 }
 
 export class ActorFiles {
@@ -186,7 +188,13 @@ export class ActorFiles {
     const t = this.writable(path);
     if (o.version !== false) await this.svc.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(this.actor));
     const created = !(await this.svc.catalogued(t.place));
-    const entry = await this.svc.ops.write(t.place, bytes, { size: o.size, mime: o.mime ?? mimeOf(t.rel), overwrite: o.overwrite, signal: o.signal });
+    const entry = await this.svc.ops.write(t.place, bytes, {
+      size: o.size,
+      mime: o.mime ?? mimeOf(t.rel),
+      overwrite: o.overwrite,
+      signal: o.signal,
+      fromFile: o.fromFile,
+    });
     const body = typeof o.body === 'function' ? o.body() : o.body;
     const undo = created ? () => this.svc.ops.delete(t.place) : undefined;
     return this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body, created, undo }));

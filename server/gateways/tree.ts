@@ -63,7 +63,7 @@ export class GatewayTree {
    * complete; a client gone mid-way leaves nothing and announces nothing).
    * `overwrite: false` and an existing file → `conflict`.
    */
-  async write(path: string, body: Readable, o: { size?: number; overwrite?: boolean; signal?: AbortSignal } = {}): Promise<GateNode> {
+  async write(path: string, body: Readable, o: { size?: number; overwrite?: boolean; signal?: AbortSignal; fromFile?: string } = {}): Promise<GateNode> {
     // The web upload's rules: max_upload_bytes and the owner's quota.
     const m = await this.uploads.metered(this.actor, path.slice(path.lastIndexOf('/') + 1), body, o.size);
     return this.files.write(path, m.body, {
@@ -73,7 +73,9 @@ export class GatewayTree {
       signal: o.signal,
       origin: this.protocol,
       audit: 'file.upload',
-      body: m.text,
+      // A file moved into place (`fromFile`) was not read: no text is kept for the search index.
+      body: o.fromFile === undefined ? m.text : undefined,
+      fromFile: o.fromFile,
     });
   }
 

@@ -48,6 +48,13 @@ export interface WriteOptions {
   /** When false and the target exists, throw `conflict`. Default true (replace). */
   overwrite?: boolean;
   signal?: AbortSignal;
+  /**
+   * The body is exactly this file's bytes, a staged file in the data folder
+   * that the caller gives up (the NFS gateway's stage): a driver that can
+   * move it into place (local, same filesystem) renames it instead of
+   * reading `body`. Others stream `body` as always, so it must stay readable.
+   */
+  fromFile?: string;
 }
 
 export interface PresignOptions {

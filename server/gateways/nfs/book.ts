@@ -29,6 +29,8 @@ export interface Located {
   storage: string;
   /** The stage of a pending file (made by CREATE, not published yet). */
   pending?: Staged;
+  /** The catalogue node the handle named (its fileid without a look-up); absent for roots, pending files and children made from a path. */
+  nodeId?: number;
 }
 
 export class ExportBook {
@@ -180,6 +182,7 @@ export class ExportBook {
       rel: at.rel,
       storage: at.storage,
       pending,
+      nodeId: ref.kind === 'node' ? ref.id : undefined,
     };
   }
 }

@@ -55,6 +55,7 @@ export async function startNfsGateway(d: NfsDeps): Promise<NfsGateway | null> {
   // Big WRITE records and READ replies reuse these (a few per connection in flight, 32 MiB kept at most).
   const pool = new BufferPool(MAX_RECORD, 32);
   const reads = new OpenReads(pool);
+  stages.onDone = (p) => reads.forget(p);
   const sessions = new WeakMap<object, boolean>();
   const sockets = new Set<Socket>();
   let port = 0;

@@ -72,8 +72,8 @@ export function nfs3Program(d: Nfs3Deps): Program {
     gid: ctx.gid ?? 0,
   });
 
-  const attrs = async (loc: Pick<Located, 'exp' | 'storageId' | 'rel' | 'pending'>, entry: GatewayEntry, ctx: CallContext): Promise<Attrs> =>
-    attrsWith(loc, entry, ctx, loc.pending ? 2 ** 51 + (loc.pending.pendingId ?? 0) : await d.book.fileid(loc));
+  const attrs = async (loc: Pick<Located, 'exp' | 'storageId' | 'rel' | 'pending' | 'nodeId'>, entry: GatewayEntry, ctx: CallContext): Promise<Attrs> =>
+    attrsWith(loc, entry, ctx, loc.pending ? 2 ** 51 + (loc.pending.pendingId ?? 0) : (loc.nodeId ?? (await d.book.fileid(loc))));
 
   const attrsOf = async (loc: Located, ctx: CallContext): Promise<Attrs | null> => {
     try {
@@ -88,7 +88,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
     if (name.length === 0 || name.includes('/') || name.includes('\0') || name === '.' || name === '..') throw new NfsError(Nfs3.INVAL);
     if (Buffer.byteLength(name) > NAME_MAX) throw new NfsError(Nfs3.NAMETOOLONG);
     const rel = dir.rel === '' ? name : `${dir.rel}/${name}`;
-    return { ...dir, rel, path: `${dir.path}/${name}`, pending: undefined };
+    return { ...dir, rel, path: `${dir.path}/${name}`, pending: undefined, nodeId: undefined };
   };
 
   const writable = (loc: Located) => {
@@ -161,7 +161,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
         child = await lookup(dir, name === '..' ? '.' : name);
         if (name === '..' && dir.rel !== d.book.root(dir.exp, dir.tree).rel) {
           const up = dir.rel.slice(0, Math.max(0, dir.rel.lastIndexOf('/')));
-          child = { ...dir, rel: up, path: dir.path.slice(0, dir.path.lastIndexOf('/')), pending: undefined };
+          child = { ...dir, rel: up, path: dir.path.slice(0, dir.path.lastIndexOf('/')), pending: undefined, nodeId: undefined };
         }
       } catch (e) {
         const fail = new XdrWriter(96).u32(nfsStatus(e));
@@ -204,9 +204,9 @@ export function nfs3Program(d: Nfs3Deps): Program {
         data = await stage.read(offset, count);
         size = stage.size;
       } else {
-        const file = await loc.tree.open(loc.path);
-        size = file.size;
-        data = await d.reads.read(file, offset, count);
+        // Access on every call; the file itself is opened through the tree at most every FRESH_MS (reads.ts).
+        loc.tree.files.target(loc.path);
+        ({ data, size } = await d.reads.read(loc, () => loc.tree.open(loc.path), offset, count));
       }
       const eof = offset + data.length >= size;
       const a = await attrs(loc, { name: '', type: 'file', size, mtime: Date.now() }, ctx);
@@ -232,7 +232,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
           if (e.type === 'dir') throw new NfsError(Nfs3.ISDIR);
           stage = await d.stages.forWrite(loc.tree, loc, e.size);
         }
-        if (await stage.write(offset, data.subarray(0, count), sync)) break;
+        if (await stage.write(offset, data.subarray(0, count), sync, ctx.keep)) break;
         if (loc.pending) throw new NfsError(Nfs3.STALE);
       }
       const stage = loc.pending ?? d.stages.at(loc);
@@ -300,6 +300,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
         child.tree.files.target(child.path, 'editor');
         await stage?.discard();
         await child.tree.delete(child.path);
+        d.reads.forget(child);
       }
       wcc(w, await attrsOf(dir, ctx));
     }, noWcc),
@@ -329,6 +330,8 @@ export function nfs3Program(d: Nfs3Deps): Program {
         await d.stages.at(from)?.publish();
         await d.stages.at(to)?.discard();
         await from.tree.move(from.path, to.path, true);
+        d.reads.forget(from);
+        d.reads.forget(to);
       }
       wcc(w, await attrsOf(fromDir, ctx));
       wcc(w, await attrsOf(toDir, ctx));

@@ -18,6 +18,8 @@ const MAX_IN_FLIGHT = 32;
 const SEND_HIGH_WATER = 8 << 20;
 const LAST_FRAGMENT = 0x8000_0000;
 
+const noop = () => undefined;
+
 export const AUTH_NONE = 0;
 export const AUTH_SYS = 1;
 
@@ -38,6 +40,12 @@ export interface CallContext {
   uid: number | null;
   gid: number | null;
   machine: string | null;
+  /**
+   * Keeps the call's record (its arguments' buffer) past the answer, until
+   * the function returned is called (a WRITE whose bytes are written after
+   * it is answered); otherwise it is reused once the call is answered.
+   */
+  keep: () => () => void;
 }
 
 /** A procedure: reads its arguments, returns its result's XDR (parts are sent in order). */
@@ -57,7 +65,7 @@ export function replyHead(xid: number, stat: Accept): XdrWriter {
 }
 
 /** Parses one call record and runs it; null when there is nothing to answer (not a CALL). */
-export async function answer(record: Buffer, programs: Program[], peer: { ip: string }): Promise<Buffer[] | null> {
+export async function answer(record: Buffer, programs: Program[], peer: { ip: string }, keep: () => () => void = () => noop): Promise<Buffer[] | null> {
   const r = new XdrReader(record);
   let xid: number;
   try {
@@ -74,7 +82,7 @@ export async function answer(record: Buffer, programs: Program[], peer: { ip: st
     const prog = r.u32();
     const vers = r.u32();
     const proc = r.u32();
-    const ctx = credentials(r, peer.ip);
+    const ctx = credentials(r, peer.ip, keep);
     r.u32(); // verifier flavour
     r.opaque(400);
     const versions = programs.filter((p) => p.prog === prog);
@@ -100,10 +108,10 @@ export async function answer(record: Buffer, programs: Program[], peer: { ip: st
 }
 
 /** AUTH_SYS's ids (RFC 5531 appendix A); other flavours are taken as anonymous. */
-function credentials(r: XdrReader, ip: string): CallContext {
+function credentials(r: XdrReader, ip: string, keep: () => () => void): CallContext {
   const flavour = r.u32();
   const body = r.opaque(400);
-  const ctx: CallContext = { ip, uid: null, gid: null, machine: null };
+  const ctx: CallContext = { ip, uid: null, gid: null, machine: null, keep };
   if (flavour !== AUTH_SYS) return ctx;
   const c = new XdrReader(body);
   c.u32(); // stamp
@@ -117,8 +125,8 @@ function credentials(r: XdrReader, ip: string): CallContext {
  * Serves RPC on one connection until it closes. `onBad` hears why a
  * connection was closed by us (an oversized record). `pool`: big
  * one-fragment records (WRITEs) are received into its buffers, given back
- * once answered (a procedure keeps no view of its arguments past its
- * answer), and reply parts from it are given back once sent.
+ * once answered (or, when the procedure kept its record with `ctx.keep`,
+ * once it lets go), and reply parts from it are given back once sent.
  */
 export function serveConnection(socket: Socket, programs: Program[], ip: string, onBad: (why: string) => void, pool?: BufferPool): void {
   const head = Buffer.alloc(4);
@@ -140,9 +148,14 @@ export function serveConnection(socket: Socket, programs: Program[], ip: string,
   const run = (record: Buffer, pooled: Buffer | null) => {
     inFlight++;
     if (inFlight >= MAX_IN_FLIGHT) socket.pause();
-    answer(record, programs, peer)
+    let kept = false;
+    const keep = () => {
+      kept = true;
+      return pooled ? () => pool!.give(pooled) : noop;
+    };
+    answer(record, programs, peer, keep)
       .then((out) => {
-        if (pooled) pool!.give(pooled);
+        if (pooled && !kept) pool!.give(pooled);
         if (!out || socket.destroyed) return;
         const len = out.reduce((n, b) => n + b.length, 0);
         const mark = Buffer.allocUnsafe(4);

@@ -11,7 +11,7 @@
  * An existing file written again is first copied into the stage, so a write
  * to its middle keeps the rest.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -23,6 +23,16 @@ import type { GatewayTree } from '../index';
 export const QUIET_MS = 5000;
 /** Publish this long after the last FILE_SYNC write (the data is already on disk in the stage). */
 export const SYNC_QUIET_MS = 500;
+/**
+ * A stage at least this big is given to the storage to move into place
+ * (a local storage on the same filesystem renames it: no second copy).
+ * Smaller ones are streamed: cheap, and a small text file's bytes feed the
+ * search index on the way.
+ */
+const MOVE_MIN = 1 << 20;
+/** UNSTABLE writes still being written after their answer (1 MiB each at most): per stage, in all. */
+const BEHIND_MAX = 8;
+const BEHIND_TOTAL = 64;
 /** Pending files remembered after publishing, so their handles keep working. */
 const PUBLISHED_MEMORY = 10_000;
 
@@ -41,6 +51,10 @@ export class Staged {
   /** Set when publishing starts: later writes go to a new stage. */
   sealed = false;
   private inflight = 0;
+  /** UNSTABLE writes answered and still being written, with the bytes each covers. */
+  private behind = new Map<Promise<void>, [number, number]>();
+  /** The first error of such a write: publishing fails with it. */
+  private failed: unknown = null;
   private idle: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private published: Promise<void> | null = null;
@@ -58,22 +72,57 @@ export class Staged {
     return uiPath(this.place);
   }
 
-  /** Writes `data` at `offset`; false when the stage was sealed meanwhile (write to the next one). */
-  async write(offset: number, data: Buffer, sync: boolean): Promise<boolean> {
+  /**
+   * Writes `data` at `offset`; false when the stage was sealed meanwhile (write to the next one).
+   * An UNSTABLE write (`sync` false) is answered as soon as it is started, while its bytes go to the
+   * stage (a sequential client sends the next WRITE only once answered: the two overlap); `keep`
+   * holds the caller's buffer until then (rpc.ts CallContext.keep). At most BEHIND_MAX such writes
+   * run per stage and BEHIND_TOTAL in all (past them a write is answered once written); READ,
+   * SETATTR and publishing wait for them, and publishing fails if one failed. A FILE_SYNC write is
+   * answered once its bytes are on disk.
+   */
+  async write(offset: number, data: Buffer, sync: boolean, keep: () => () => void): Promise<boolean> {
+    // A write over bytes still on their way waits for them: the later WRITE's bytes must win.
+    const end = offset + data.length;
+    for (const [done, [from, to]] of this.behind) if (from < end && offset < to) await done;
     if (this.sealed) return false;
     this.inflight++;
-    try {
-      await this.fd.write(data, 0, data.length, offset);
-      if (sync) await this.fd.datasync();
-    } finally {
-      if (--this.inflight === 0) this.idle?.();
+    if (!sync && this.behind.size < BEHIND_MAX && this.owner.writesBehind < BEHIND_TOTAL) {
+      const release = keep();
+      this.owner.writesBehind++;
+      const done: Promise<void> = this.fd
+        .write(data, 0, data.length, offset)
+        .then(
+          () => undefined,
+          (e) => void (this.failed ??= e),
+        )
+        .finally(() => {
+          release();
+          this.owner.writesBehind--;
+          this.behind.delete(done);
+          this.settle();
+        });
+      this.behind.set(done, [offset, end]);
+    } else {
+      // FILE_SYNC, or too many bytes still on their way to the disk: answered once written.
+      try {
+        await this.fd.write(data, 0, data.length, offset);
+        if (sync) await this.fd.datasync();
+      } finally {
+        this.settle();
+      }
     }
     this.size = Math.max(this.size, offset + data.length);
     this.later(sync ? SYNC_QUIET_MS : QUIET_MS);
     return true;
   }
 
+  private settle(): void {
+    if (--this.inflight === 0) this.idle?.();
+  }
+
   async truncate(size: number): Promise<void> {
+    await Promise.all(this.behind.keys());
     await this.fd.truncate(size);
     this.size = size;
     this.later(QUIET_MS);
@@ -81,6 +130,7 @@ export class Staged {
 
   /** Up to `len` bytes at `offset` of what was written so far. */
   async read(offset: number, len: number): Promise<Buffer> {
+    await Promise.all(this.behind.keys());
     const n = Math.max(0, Math.min(len, this.size - offset));
     const { buffer, bytesRead } = await this.fd.read(Buffer.allocUnsafe(n), 0, n, offset);
     return buffer.subarray(0, bytesRead);
@@ -102,7 +152,11 @@ export class Staged {
       if (this.timer) clearTimeout(this.timer);
       if (this.inflight > 0) await new Promise<void>((r) => (this.idle = r));
       try {
-        await this.tree.write(this.path, createReadStream(this.file, { highWaterMark: 1 << 20 }), { size: this.size, overwrite: true });
+        if (this.failed) throw this.failed;
+        const size = (await this.fd.stat()).size;
+        // Read through the stage's own descriptor (the file itself may be moved into place meanwhile).
+        const body = this.fd.createReadStream({ start: 0, highWaterMark: 1 << 20, autoClose: false });
+        await this.tree.write(this.path, body, { size, overwrite: true, fromFile: size >= MOVE_MIN ? this.file : undefined });
       } finally {
         await this.owner.done(this, true);
         await this.fd.close().catch(() => undefined);
@@ -187,9 +241,16 @@ export class StagedFiles {
     return s;
   }
 
+  /** UNSTABLE writes of every stage answered and still being written (Staged.write). */
+  writesBehind = 0;
+
+  /** Told when a stage is finished (published or dropped): what was kept of its place is out of date. */
+  onDone: (p: Place) => void = () => undefined;
+
   /** A stage is finished: published (its pending handle now names the file) or dropped. */
   async done(s: Staged, published: boolean): Promise<void> {
     if (this.byPlace.get(keyOf(s.place)) === s) this.byPlace.delete(keyOf(s.place));
+    this.onDone(s.place);
     if (s.pendingId !== null && this.pending.get(s.pendingId) === s) {
       this.pending.delete(s.pendingId);
       const node = published ? await this.idAt(s.place.storageId, s.place.rel) : null;

@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../../errors';
+import { discard } from '../../../lib/streams';
 import { randomToken } from '../../../lib/crypto';
 import { STAGING_DIR, TEMP_PREFIX, cleanRel } from '../../../lib/paths';
 import type { ByteRange, Entry, StorageDriver, WalkEntry, WatchListener, WriteOptions } from '../../types';
@@ -132,9 +133,13 @@ export class LocalDriver implements StorageDriver {
     if (!parent.isDirectory()) throw new AppError('not_found', { path: rel });
     const tmp = this.tempIn(dir);
     try {
-      const fh = await fsp.open(tmp, 'wx', 0o644);
+      // A staged file on this filesystem becomes the temp file by a rename: no copy of its bytes.
+      const moved = opts.fromFile !== undefined && (await adopt(opts.fromFile, tmp));
+      if (moved) discard(body);
+      const fh = moved ? await fsp.open(tmp, 'r+') : await fsp.open(tmp, 'wx', 0o644);
       try {
-        await pipeline(body, fileSink(fh), { signal: opts.signal });
+        if (moved) await fh.chmod(0o644);
+        else await pipeline(body, fileSink(fh), { signal: opts.signal });
         await fh.sync();
       } finally {
         await fh.close();
@@ -279,6 +284,16 @@ export class LocalDriver implements StorageDriver {
       await fsp.rm(aside, { recursive: true, force: true });
     }
     await syncDir(dir);
+  }
+}
+
+/** Renames the staged file `from` to `tmp`; false when it cannot (another filesystem): the body is streamed instead. */
+async function adopt(from: string, tmp: string): Promise<boolean> {
+  try {
+    await fsp.rename(from, tmp);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -169,3 +169,23 @@ test('statLocal with open: a file inside comes opened (no second lookup to send 
   assert.equal(dir.fd, undefined);
   assert.equal(fds(), before, 'no descriptor left open');
 });
+
+test('a write given fromFile moves that file into place (same inode, no copy); when it cannot, the body is written', async () => {
+  const staged = `${tmp.dir}/staged.part`;
+  writeFileSync(staged, 'moved bytes');
+  const ino = statSync(staged).ino;
+  const e = await d.write('inner/moved.txt', body('moved bytes'), { fromFile: staged });
+  assert.equal(e.size, 11);
+  const st = statSync(`${tmp.dir}/root/inner/moved.txt`);
+  assert.equal(st.ino, ino, 'renamed into place');
+  assert.equal(st.mode & 0o777, 0o644);
+  assert.ok(!existsSync(staged), 'the staged file is given up');
+  // A staged file that is not there (or on another filesystem): the body is streamed as always.
+  await d.write('inner/streamed.txt', body('from the body'), { fromFile: `${tmp.dir}/gone.part` });
+  assert.equal(readFileSync(`${tmp.dir}/root/inner/streamed.txt`, 'utf8'), 'from the body');
+  assert.deepEqual(
+    readdirSync(`${tmp.dir}/root/inner`).filter((n) => n.startsWith('.')),
+    [],
+    'no temp file left',
+  );
+});
