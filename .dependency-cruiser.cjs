@@ -75,7 +75,14 @@ forbidden.push(
     comment: 'features meet through the file service and the bus, not through each other',
     severity: 'error',
     from: { path: '^server/(uploads|archives|thumbs|protection|replication|docserver)/' },
-    to: { path: '^server/(uploads|archives|shares|thumbs|protection|replication|docserver)/', pathNot: '^server/$1/' },
+    to: { path: '^server/(uploads|archives|shares|thumbs|fulltext|protection|replication|docserver)/', pathNot: '^server/$1/' },
+  },
+  {
+    name: 'fulltext-peers-only-archives',
+    comment: "office documents are ZIPs: text extraction reads them with the archives module's guarded reader, and meets no other feature",
+    severity: 'error',
+    from: { path: '^server/fulltext/' },
+    to: { path: '^server/(uploads|shares|thumbs|protection|replication|docserver)/' },
   },
   {
     name: 'shares-peers-only-uploads',
