@@ -45,7 +45,7 @@ describe('search inside documents', () => {
   const upload = async (name: string, bytes: Buffer) => {
     const form = new FormData();
     form.append('path', '/Docs');
-    form.append('file', new Blob([bytes]), name);
+    form.append('file', new Blob([new Uint8Array(bytes)]), name);
     const r = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } });
     assert.equal(r.status, 200, await r.text());
   };
