@@ -14,6 +14,7 @@ import { docxWith, lyingSizes, odtWith, pdfWith, xlsxWith } from '../helpers/doc
 import { TextExtractsRepo } from '../../server/catalogue';
 import { SNIPPET_MARK_END as END, SNIPPET_MARK_START as START } from '../../server/files/snippet';
 import { TEXT_CAP } from '../../server/fulltext';
+import { sqlRows, sqlValue } from '../helpers/sql';
 
 describe('search inside documents', () => {
   let s: TestServer;
@@ -156,5 +157,53 @@ describe('search inside documents', () => {
     assert.deepEqual(await names('dingo'), [], 'past the cap: not indexed');
     assert.deepEqual(await names('wearing a PDF'), [], 'a failed extraction stores no text');
     assert.equal((await s.api('GET', '/api/capabilities')).status, 200, 'still serving');
+  });
+
+  test('files waiting when the server stops are extracted after a restart, even with no op left for them', async () => {
+    const data = tempDir('filedock-fulltext-restart-');
+    const store = tempDir('filedock-fulltext-store-');
+    try {
+      const a = await startTestServer({ SERVICE_DATA_DIR: data.dir });
+      let id = 0;
+      try {
+        const token = await a.login();
+        const st = await a.api('POST', '/api/admin/storages', {
+          token,
+          body: { rbac_enabled: false, name: 'Later', driver: 'local', config: { path: store.dir } },
+        });
+        assert.equal(st.status, 200, JSON.stringify(st.body));
+        a.server.pause(true);
+        const form = new FormData();
+        form.append('path', '/Later');
+        form.append('file', new Blob([new Uint8Array(pdfWith(['a tapir crossed the road']))]), 'tapir.pdf');
+        assert.equal((await fetch(`${a.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } })).status, 200);
+        id = (await a.server.catalogue.nodes.get(a.server.catalogue.repo.byNameOrUid('Later')!.id, 'tapir.pdf'))!.id;
+        assert.equal((await new TextExtractsRepo(a.server.db).byId(id))?.state, 'pending');
+        // A crash between the hook's commit and the op's: the op is gone, the row still waits.
+        assert.equal(await sqlValue(a.server.db, "SELECT count(*) FROM ops WHERE kind = 'text.extract' AND status = 'queued'"), 1);
+        await sqlRows(a.server.db, "DELETE FROM ops WHERE kind = 'text.extract'");
+      } finally {
+        await a.close();
+      }
+      const b = await startTestServer({ SERVICE_DATA_DIR: data.dir });
+      try {
+        const repo = new TextExtractsRepo(b.server.db);
+        const until = Date.now() + 15_000;
+        while ((await repo.byId(id))?.state !== 'done') {
+          assert.ok(Date.now() < until, 'extracted after the restart');
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const found = await b.api('GET', '/api/files/search?q=crossed%20the', { token: await b.login() });
+        assert.deepEqual(
+          found.body.entries.map((e: any) => [e.path, e.match]),
+          [['/Later/tapir.pdf', 'content']],
+        );
+      } finally {
+        await b.close();
+      }
+    } finally {
+      data.cleanup();
+      store.cleanup();
+    }
   });
 });
