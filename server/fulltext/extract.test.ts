@@ -64,6 +64,10 @@ test('bad office input fails with a reason: lying sizes, not a ZIP, no text part
   await assert.rejects(run(inMemory('bad.docx', lying)), (e: Error) => e instanceof ExtractError && /size_mismatch/.test(e.message));
   await assert.rejects(run(inMemory('bad.docx', Buffer.from('not a zip at all'))), (e: Error) => e instanceof ExtractError && /ZIP|archive/i.test(e.message));
   await assert.rejects(run(inMemory('empty.docx', await zipOf({ 'other.txt': 'x' }))), /no text part/);
+  // A bomb: 64 MiB of one letter inflated from a few hundred KiB.
+  const bomb = await zipOf({ 'word/document.xml': 'a'.repeat(64 * 1024 * 1024) });
+  assert.ok(bomb.length < (64 * 1024 * 1024) / 200, `the bomb is ${bomb.length} bytes`);
+  await assert.rejects(run(inMemory('bomb.docx', bomb)), /compressed more than 200:1/);
 });
 
 test('plain text: the first bytes up to the cap, capped beyond it; binary content is skipped', async () => {
