@@ -1,7 +1,7 @@
 /**
  * PDF text through poppler's `pdftotext` in a child process at low priority
  * (lib/run-tool.ts): bounded in pages (`-l`), in time (the caller's signal),
- * in output (the tool is killed once MAX_OUTPUT_BYTES came) and, where
+ * in output (the tool is killed once the caller's byte bound came) and, where
  * util-linux's `prlimit` exists, in address space (MAX_MEMORY_BYTES), so a
  * decompression bomb ends in a failure with a reason, not in the service.
  */
@@ -12,8 +12,6 @@ import { ExtractError } from './errors';
 
 /** Pages read at most. */
 export const MAX_PAGES = 2000;
-/** What pdftotext may write before it is stopped (UTF-8; the stored text is capped again in characters). */
-export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** The tool's address space at most (Linux, with prlimit). */
 export const MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
 
@@ -35,16 +33,16 @@ export function onPath(bin: string): string | null {
   return found.get(bin)!;
 }
 
-/** The text of the PDF at `file` (a local path) and whether the output was cut. */
-export async function pdfText(file: string, signal: AbortSignal): Promise<{ text: string; capped: boolean }> {
+/** The text of the PDF at `file` (a local path), at most `maxBytes` of it, and whether the output was cut. */
+export async function pdfText(file: string, signal: AbortSignal, maxBytes: number): Promise<{ text: string; capped: boolean }> {
   const tool = onPath('pdftotext');
   if (!tool) throw new ExtractError('pdftotext is not installed (Debian: poppler-utils)');
   const args = ['-enc', 'UTF-8', '-l', String(MAX_PAGES), file, '-'];
   const limit = process.platform === 'linux' ? onPath('prlimit') : null;
   try {
     const { stdout, capped } = limit
-      ? await runToolOutput(limit, [`--as=${MAX_MEMORY_BYTES}`, '--', tool, ...args], { signal, maxBytes: MAX_OUTPUT_BYTES })
-      : await runToolOutput(tool, args, { signal, maxBytes: MAX_OUTPUT_BYTES });
+      ? await runToolOutput(limit, [`--as=${MAX_MEMORY_BYTES}`, '--', tool, ...args], { signal, maxBytes })
+      : await runToolOutput(tool, args, { signal, maxBytes });
     // Form feeds end pages: line breaks for the stored text.
     return { text: stdout.toString('utf8').replace(/\f/g, '\n'), capped };
   } catch (e) {
