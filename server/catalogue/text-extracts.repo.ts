@@ -148,25 +148,21 @@ export class TextExtractsRepo {
   }
 
   /**
-   * A window of each body around its first hit of `q` (`around` characters before it, `span` in all), for
-   * search snippets: only the window leaves the database, however long the body. The hit is looked for
-   * as typed, lower-cased, upper-cased and capitalised (both databases' lower() may fold ASCII only); a
-   * body where none is found gives its start.
+   * A window of each body around a hit of `q` (`around` characters before it, `span` in all), for search
+   * snippets: only the window leaves the database, however long the body. The hit is looked for as typed,
+   * then lower-case, capitalised and upper-case (both databases' lower() may fold ASCII only); the first
+   * form found wins, and its search stops at its first occurrence (coalesce() is lazy), so a hit near the
+   * start costs little whatever the body's length. A body where no form is found gives its start.
    */
   async windows(ids: number[], q: string, around: number, span: number): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const forms = [...new Set([q, q.toLowerCase(), q.toUpperCase(), q.charAt(0).toUpperCase() + q.slice(1).toLowerCase()])];
+    const forms = [...new Set([q, q.toLowerCase(), q.charAt(0).toUpperCase() + q.slice(1).toLowerCase(), q.toUpperCase()])];
     const pg = this.db.dialect === 'postgres';
-    // The first hit among the forms, 1 when none is found. PostgreSQL's least() skips NULLs; SQLite's
-    // min() of several arguments is NULL when any is, so a miss counts as "past the end" there.
-    const FAR = 1e15;
-    const at = pg
-      ? sql<number>`coalesce(least(${sql.join(forms.map((f) => sql`nullif(strpos(body, ${f}), 0)`))}), 1)`
-      : sql<number>`(SELECT CASE WHEN m >= ${FAR} THEN 1 ELSE m END FROM (SELECT min(${sql.join([...forms.map((f) => sql`coalesce(nullif(instr(body, ${f}), 0), ${FAR})`), sql`${FAR}`])}) AS m))`;
+    const at = sql<number>`coalesce(${sql.join(forms.map((f) => (pg ? sql`nullif(strpos(body, ${f}), 0)` : sql`nullif(instr(body, ${f}), 0)`)))}, 1)`;
     const rows = await this.db.async.all(
       this.db.k
         .selectFrom('search_fts')
-        .select(['rowid', sql<string>`substr(body, ${pg ? sql`greatest(1, ${at} - ${around})` : sql`max(1, ${at} - ${around})`}, ${span})`.as('w')])
+        .select(['rowid', sql<string>`substr(body, ${pg ? sql`greatest` : sql`max`}(1, ${at} - ${around}), ${span})`.as('w')])
         .where('rowid', 'in', ids.slice(0, 1000))
         .where('body', 'is not', null),
     );
