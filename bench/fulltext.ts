@@ -2,7 +2,8 @@
  * Text extraction throughput, end to end (issue 34, first slice): a local storage holding N generated
  * one-page PDFs (or N .docx files) is added to a real server; the clock runs from the storage's creation
  * (its first sync queues the files) until every file's `text_extracts` row is `done`, under the governor's
- * default budget. Anchor for PDFs: `pdftotext` over the same files in a shell loop (one process after
+ * default budget (100 % of one core), thumbnails on sync off (they would share that budget: LibreOffice
+ * renders a .docx tile in 1–2 s). Anchor for PDFs: `pdftotext` over the same files in a shell loop (one process after
  * another, as the drain runs them), alternating with ours, medians. No anchor for .docx (reported alone).
  *
  *   npm run bench -- fulltext        (BENCH_RUNS=3, BENCH_DOCS=200)
@@ -55,7 +56,7 @@ function anchor(src: string): number {
 }
 
 const t = tempDir('filedock-bench-fulltext-');
-const s = await startTestServer();
+const s = await startTestServer({ SERVICE_THUMBS_ON_SYNC: '0', ...(process.env.BENCH_CPU ? { SERVICE_BACKGROUND_CPU: process.env.BENCH_CPU } : {}) });
 try {
   const token = await s.login();
   const pdfs = join(t.dir, 'pdf');

@@ -3,7 +3,7 @@
  * file the sync walk found new or changed) send an eligible file's version to
  * `pending` (catalogue/text-extracts.repo.ts: the same version twice changes
  * nothing) and make sure one low-priority `text.extract` op is queued; the op
- * drains a batch, one file at a time under a lane of the governor, and queues
+ * drains a batch, two files at a time, each under a lane of the governor, and queues
  * its successor while work remains. The backlog is the `pending` rows, so a
  * restart loses nothing: an interrupted op resumes, and `resume()` queues one
  * at start for rows a crash left without an op.
@@ -27,6 +27,8 @@ const TEXT_PRIORITY = -2;
 /** A drain op stops taking files after this many, or after BATCH_MS, and hands over to a successor op. */
 const BATCH_FILES = 32;
 const BATCH_MS = 30_000;
+/** Files extracted at once (a PDF's is mostly pdftotext's process: two keep both cores of a small machine in use). */
+const TEXT_LANES = 2;
 
 export interface TextDrainResult {
   done: number;
@@ -90,21 +92,29 @@ export class TextIndexer {
     const until = Date.now() + BATCH_MS;
     let page = await this.repo.pendingAfter(this.cursor, BATCH_FILES);
     if (page.length === 0 && this.cursor > 0) page = await this.repo.pendingAfter((this.cursor = 0), BATCH_FILES);
-    let i = 0;
-    try {
-      for (; i < page.length && !signal.aborted && Date.now() < until; i++) {
+    let taken = 0;
+    let finished = 0;
+    // TEXT_LANES files at once, each under a governor lane: the budget, not this loop, bounds the CPU.
+    const lane = async () => {
+      while (taken < page.length && !signal.aborted && Date.now() < until) {
+        const row = page[taken++];
         const release = await this.governor.acquire(signal);
         try {
-          const state = await this.one(ops, page[i], signal);
-          result[state]++;
+          result[await this.one(ops, row, signal)]++;
+          finished++;
         } finally {
           release();
         }
-        this.cursor = page[i].id;
       }
+    };
+    try {
+      // Both lanes end before the op does (a failure in one must not leave the other running unowned).
+      const ends = await Promise.allSettled(Array.from({ length: TEXT_LANES }, lane));
+      for (const e of ends) if (e.status === 'rejected') throw e.reason;
+      if (finished === page.length && page.length) this.cursor = page[page.length - 1].id;
     } finally {
       // Work remains when the page was full or cut short.
-      if (!signal.aborted && (page.length === BATCH_FILES || i < page.length)) await this.request();
+      if (!signal.aborted && (page.length === BATCH_FILES || finished < page.length)) await this.request();
     }
     return result;
   }
