@@ -12,7 +12,6 @@ export const JOB_NAMES = [
   'archive.add',
   'av.scan',
   'thumb',
-  'text.extract',
   'storage.sync',
   'webhook.deliver',
   'replica.copy',
