@@ -102,15 +102,13 @@ export class SessionsRepo {
     );
   }
 
-  /** Takes over a finalize whose lease passed before `now` (its instance died); false when it is live or someone else took it. */
+  /**
+   * Takes over a finalize whose lease passed before `now` (its instance died; any lease with `Infinity`, as
+   * `finalizing`); false when it is live or someone else took it.
+   */
   async takeOver(id: string, by: string, until: number, now: number): Promise<boolean> {
-    const q = this.db.k
-      .updateTable('upload_sessions')
-      .set({ finalizing_by: by, finalize_until: until })
-      .where('id', '=', id)
-      .where('state', '=', 'finalizing')
-      .where((eb) => eb.or([eb('finalize_until', 'is', null), eb('finalize_until', '<', now)]));
-    return (await this.db.async.run(q)) > 0;
+    const q = this.db.k.updateTable('upload_sessions').set({ finalizing_by: by, finalize_until: until }).where('id', '=', id).where('state', '=', 'finalizing');
+    return (await this.db.async.run(now === Infinity ? q : q.where((eb) => eb.or([eb('finalize_until', 'is', null), eb('finalize_until', '<', now)])))) > 0;
   }
 
   /**

@@ -308,7 +308,7 @@ export class UploadsService {
     const fa = this.files.forActor(systemActor('uploads.recover'));
     const out: Array<Published | 'reopened' | null> = [];
     for (const id of ids) {
-      const s = (await this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Number.MAX_SAFE_INTEGER : Date.now())) ? await this.repo.get(id) : undefined;
+      const s = (await this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Infinity : Date.now())) ? await this.repo.get(id) : undefined;
       if (!s) {
         out.push(null);
         continue;
