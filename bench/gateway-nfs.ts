@@ -246,39 +246,20 @@ async function main(): Promise<void> {
   const mbps = (s: number) => (BYTES / MiB / s).toFixed(0);
   const ratio = (nfs: number[], dav: number[]) => (median(dav) / median(nfs)).toFixed(2);
   const cpuOf = (xs: number[]) => `${median(xs).toFixed(2)} s`;
+  /** One transfer row: NFS against WebDAV, the ratio, the issue's target and the services' CPU where measured. */
+  const row = (what: string, nfs: number[], dav: number[], target = '', serviceCpu = '') => ({
+    what,
+    'NFS MB/s': mbps(median(nfs)),
+    'WebDAV MB/s': mbps(median(dav)),
+    ratio: ratio(nfs, dav),
+    target,
+    'service CPU NFS / WebDAV': serviceCpu,
+  });
   table(`NFS gateway vs WebDAV gateway, ${BYTES / MiB} MiB, medians of ${RUNS} (load ${loads.join(' | ')})`, [
-    {
-      what: 'read, nfs-cp vs curl (to tmpfs)',
-      'NFS MB/s': mbps(median(rows.nfsRead)),
-      'WebDAV MB/s': mbps(median(rows.davGet)),
-      ratio: ratio(rows.nfsRead, rows.davGet),
-      target: '>= 0.8',
-      'service CPU NFS / WebDAV': `${cpuOf(cpu.nfsRead)} / ${cpuOf(cpu.davGet)}`,
-    },
-    {
-      what: 'write, nfs-cp vs curl -T (COMMIT = published)',
-      'NFS MB/s': mbps(median(rows.nfsWrite)),
-      'WebDAV MB/s': mbps(median(rows.davPut)),
-      ratio: ratio(rows.nfsWrite, rows.davPut),
-      target: '>= 0.6',
-      'service CPU NFS / WebDAV': `${cpuOf(cpu.nfsWrite)} / ${cpuOf(cpu.davPut)}`,
-    },
-    {
-      what: 'read, TS client (8 in flight) vs curl to /dev/null',
-      'NFS MB/s': mbps(median(rows.jsRead)),
-      'WebDAV MB/s': mbps(median(rows.davGetNull)),
-      ratio: ratio(rows.jsRead, rows.davGetNull),
-      target: '',
-      'service CPU NFS / WebDAV': '',
-    },
-    {
-      what: 'write, TS client (8 in flight) vs curl -T',
-      'NFS MB/s': mbps(median(rows.jsWrite)),
-      'WebDAV MB/s': mbps(median(rows.davPut)),
-      ratio: ratio(rows.jsWrite, rows.davPut),
-      target: '',
-      'service CPU NFS / WebDAV': '',
-    },
+    row('read, nfs-cp vs curl (to tmpfs)', rows.nfsRead, rows.davGet, '>= 0.8', `${cpuOf(cpu.nfsRead)} / ${cpuOf(cpu.davGet)}`),
+    row('write, nfs-cp vs curl -T (COMMIT = published)', rows.nfsWrite, rows.davPut, '>= 0.6', `${cpuOf(cpu.nfsWrite)} / ${cpuOf(cpu.davPut)}`),
+    row('read, TS client (8 in flight) vs curl to /dev/null', rows.jsRead, rows.davGetNull),
+    row('write, TS client (8 in flight) vs curl -T', rows.jsWrite, rows.davPut),
     {
       what: `READDIRPLUS ${entries} entries`,
       'NFS MB/s': `${median(rows.readdir).toFixed(0)} ms`,

@@ -41,8 +41,9 @@ export class GateRepo {
    * reads (is the path new? are its parents there?) and decides, and two writes of one new path, or of
    * two new files in one new folder, must not both decide "new" (the second one is run again and sees
    * the first); a unique violation (the sync made the row meanwhile, which serializable does not always
-   * report as 40001: CI saw it on a rename) runs it again too. `waitMs` as the unit's. The row is read inside the unit: once it commits the write is done,
-   * and a read after it that met a database going away would answer an error for a write that happened.
+   * report as 40001: CI saw it on a rename) runs it again too. The row is read inside the unit: once it
+   * commits the write is done, and a read after it that met a database going away would answer an error
+   * for a write that happened.
    */
   written(storageId: number, path: string, entry: Entry, o: WrittenInput): Promise<{ row: NodeRow; created: boolean }> {
     const { nodes } = this;
