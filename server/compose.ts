@@ -214,14 +214,14 @@ export async function compose(config: Config, opts: ComposeOptions) {
       meter,
       checkReplicaLink: (targetId, storage) => replication.targets.checkLink(targetId, storage),
       hooks: {
-        written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook(), text: textIndex.writeHook() },
+        written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook(), ...(config.textIndex ? { text: textIndex.writeHook() } : {}) },
         // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).
         removed: { thumbnail: (_storageId, ids) => removeThumbFiles(dirs.thumbs, ids) },
         // Changes made outside the service (found by a sync or the watcher) are replicated like the decorator's.
         synced: {
           antivirus: scans.syncHook(),
           replication: replication.synced.files,
-          text: textIndex.syncHook(),
+          ...(config.textIndex ? { text: textIndex.syncHook() } : {}),
           ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}),
         },
         syncRemoved: { replication: replication.synced.removed },

@@ -111,3 +111,19 @@ test('windows: the body around the first hit in any letter case, only the window
   assert.equal(w.get(g), 'Quokka at the start');
   assert.equal(w.get(h), 'nothing to see');
 });
+
+test('a file whose node was deleted before it was asked for is left out, quietly', async () => {
+  const [live, gone] = await testNodes(t.db, s, [
+    { path: 'live.docx', size: 5, mtime: 5000 },
+    { path: 'gone.docx', size: 6, mtime: 6000 },
+  ]);
+  await t.db.async.run(t.db.k.deleteFrom('nodes').where('id', '=', gone));
+  assert.deepEqual(
+    await repo.markPending([
+      { id: live, size: 5, mtime: 5000 },
+      { id: gone, size: 6, mtime: 6000 },
+    ]),
+    [live],
+  );
+  assert.equal(await repo.byId(gone), undefined);
+});

@@ -6,7 +6,7 @@
  * rename or move keeps the row (its key is the node id).
  */
 import { sql } from 'kysely';
-import type { Db } from '../db';
+import { isForeignKeyViolation, type Db } from '../db';
 import type { Selectable } from 'kysely';
 import type { TextExtractsTable } from '../db/tables';
 
@@ -41,16 +41,30 @@ export class TextExtractsRepo {
 
   /**
    * Sends each file version to `pending` unless its row already describes that size and mtime (whatever
-   * its state). One unit, 500 files a statement; resolves with the ids that moved.
+   * its state). One unit, 500 files a statement; resolves with the ids that moved. A file whose node is gone
+   * by then (deleted after the write or sync that named it) is left out: there is nothing to extract.
    */
-  markPending(files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
+  async markPending(files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
+    try {
+      return await this.markPendingOnce(files);
+    } catch (e) {
+      // A node deleted between the unit's look and its insert (PostgreSQL, another connection): once more without it.
+      if (isForeignKeyViolation(e)) return this.markPendingOnce(files);
+      throw e;
+    }
+  }
+
+  private markPendingOnce(files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
     const k = this.db.k;
     const now = new Date().toISOString();
     const parts: (typeof files)[] = [];
     for (let i = 0; i < files.length; i += CHUNK) parts.push(files.slice(i, i + CHUNK));
     return this.db.async.unit(function* (t) {
       const moved: number[] = [];
-      for (const part of parts) {
+      for (const all of parts) {
+        const live = new Set((yield* t.all(k.selectFrom('nodes').select('id').where('id', 'in', all.map((f) => f.id)))).map((r) => Number(r.id)));
+        const part = all.filter((f) => live.has(f.id));
+        if (part.length === 0) continue;
         const q = k
           .insertInto('text_extracts')
           .values(part.map((f) => ({ node_id: f.id, state: 'pending' as const, size: f.size, mtime: Math.round(f.mtime), updated_at: now })))
