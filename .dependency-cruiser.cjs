@@ -8,7 +8,7 @@ const L = {
   2: ['storage'],
   3: ['auth', 'settings', 'catalogue'],
   4: ['files'],
-  5: ['uploads', 'archives', 'shares', 'thumbs', 'protection', 'replication', 'docserver'],
+  5: ['uploads', 'archives', 'shares', 'thumbs', 'fulltext', 'protection', 'replication', 'docserver'],
   6: ['plugins', 'assistant', 'update', 'gateways', 'backup'],
   7: ['http'],
   8: ['compose\\.ts', 'jobs-registry\\.ts', 'main\\.ts'],
@@ -65,9 +65,9 @@ forbidden.push(
   },
   {
     name: 'storage-ops-only-for-trusted-modules',
-    comment: 'place-addressed storage operations skip access checks: protection and thumbnails (part of writing) and the root only',
+    comment: 'place-addressed storage operations skip access checks: protection, thumbnails and text extraction (part of writing) and the root only',
     severity: 'error',
-    from: { path: '^server/', pathNot: '^server/(files|protection|thumbs)/|^server/compose\\.ts$' },
+    from: { path: '^server/', pathNot: '^server/(files|protection|thumbs|fulltext)/|^server/compose\\.ts$' },
     to: { path: '^server/files/(internal|storage-ops)\\.ts$' },
   },
   {
@@ -75,7 +75,14 @@ forbidden.push(
     comment: 'features meet through the file service and the bus, not through each other',
     severity: 'error',
     from: { path: '^server/(uploads|archives|thumbs|protection|replication|docserver)/' },
-    to: { path: '^server/(uploads|archives|shares|thumbs|protection|replication|docserver)/', pathNot: '^server/$1/' },
+    to: { path: '^server/(uploads|archives|shares|thumbs|fulltext|protection|replication|docserver)/', pathNot: '^server/$1/' },
+  },
+  {
+    name: 'fulltext-peers-only-archives',
+    comment: "office documents are ZIPs: text extraction reads them with the archives module's guarded reader, and meets no other feature",
+    severity: 'error',
+    from: { path: '^server/fulltext/' },
+    to: { path: '^server/(uploads|shares|thumbs|protection|replication|docserver)/' },
   },
   {
     name: 'shares-peers-only-uploads',

@@ -25,6 +25,8 @@ export const POSTGRES_SUITES = [
   'test/http/uploads.test.ts',
   // Interrupted uploads recovered at start: only this instance's on PostgreSQL (main.ts, uploads.recover).
   'test/http/uploads-resume.test.ts',
+  // Search inside documents: text_extracts upserts, search_fts body upserts and snippet windows per dialect.
+  'test/http/fulltext-search.test.ts',
   // The op queue's leases and the ops repository's PostgreSQL statements (queue.ts, ops.repo).
   'test/http/ops-realtime.test.ts',
   // Sign-in throttles shared through the database on PostgreSQL (auth/index.ts, shared scope).

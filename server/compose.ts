@@ -19,11 +19,12 @@ import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
-import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, ThumbStates } from './catalogue';
+import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, TextExtractsRepo, ThumbStates } from './catalogue';
 import { FileService, Homes } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
 import { createArchives } from './archives';
+import { TextIndexer } from './fulltext';
 import { createUploads } from './uploads';
 import { createShares } from './shares';
 import { SettingsStore } from './settings';
@@ -152,6 +153,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
+    const textIndex = new TextIndexer(new TextExtractsRepo(db), queue, governor, dirs.staging);
     const storagesRepo = new StoragesRepo(db);
     storagesRepo.attachChannel(channel);
     await storagesRepo.load();
@@ -212,11 +214,16 @@ export async function compose(config: Config, opts: ComposeOptions) {
       meter,
       checkReplicaLink: (targetId, storage) => replication.targets.checkLink(targetId, storage),
       hooks: {
-        written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook() },
+        written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook(), ...(config.textIndex ? { text: textIndex.writeHook() } : {}) },
         // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).
         removed: { thumbnail: (_storageId, ids) => removeThumbFiles(dirs.thumbs, ids) },
         // Changes made outside the service (found by a sync or the watcher) are replicated like the decorator's.
-        synced: { antivirus: scans.syncHook(), replication: replication.synced.files, ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}) },
+        synced: {
+          antivirus: scans.syncHook(),
+          replication: replication.synced.files,
+          ...(config.textIndex ? { text: textIndex.syncHook() } : {}),
+          ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}),
+        },
         syncRemoved: { replication: replication.synced.removed },
       },
     });
@@ -248,6 +255,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     auth.users.onCreated((u) => homes.provision(u));
     const thumbs = createThumbs({ db, ops, bus, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
     thumbDispatch.register(thumbs);
+    textIndex.register(ops);
     const docserver = createDocserver({
       db,
       files,
@@ -416,6 +424,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       docserver,
       thumbs,
       thumbDispatch,
+      textIndex,
       archives,
       uploads,
       shares,

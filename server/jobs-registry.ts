@@ -12,6 +12,7 @@ export const JOB_NAMES = [
   'archive.add',
   'av.scan',
   'thumb',
+  'text.extract',
   'storage.sync',
   'webhook.deliver',
   'replica.copy',

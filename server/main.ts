@@ -347,6 +347,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sv.backups.schedule(scheduler);
     sv.governor.start();
     await queue.start({ alone: sv.alone });
+    // Files a crash left waiting for text extraction with no op queued for them.
+    if (config.textIndex) sv.textIndex.resume().catch((e) => log.warn('queueing text extraction at start failed', e));
     await sv.appPlugins.start();
     await catalogue.syncer.startAll();
     updater.start();

@@ -335,6 +335,12 @@ export const SETTINGS = {
     'true',
     'Pictures, films, sound and PDFs that a sync finds get thumbnails on their own, at low priority (false: only after writes and `service thumb backfill`).',
   ),
+  textIndex: s(
+    'SERVICE_TEXT_INDEX',
+    bool,
+    'true',
+    'Search inside documents: the text of PDFs, office documents and long text files is extracted in the background, at low priority (false: search finds names and the text of small uploads only; docs/fulltext.md).',
+  ),
   oidcIssuer: s(
     'SERVICE_OIDC_ISSUER',
     exactUrl,

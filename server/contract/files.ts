@@ -32,6 +32,10 @@ export interface FileEntry {
   perm: Perm;
   /** Search results only: the entry's full UI path. */
   path?: string;
+  /** Search results only: what matched (`metadata`: a search by filters alone). */
+  match?: 'name' | 'content' | 'metadata';
+  /** Content matches only: text around the first hit, the hit between U+E000 and U+E001 (docs/files-api.md). */
+  snippet?: string;
 }
 
 export type SortKey = 'name' | 'size' | 'modified';

@@ -33,6 +33,7 @@ export { localChannel, openPgChannel, CHANNEL, type ChangeChannel, type ChannelL
 export type { DB } from './tables';
 export { tx, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
 export { pingDatabase } from './ping';
+export { isForeignKeyViolation } from './constraint';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 

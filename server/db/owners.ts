@@ -36,6 +36,7 @@ export const TABLE_OWNERS = {
   node_removals: 'catalogue',
   file_locks: 'catalogue',
   search_fts: 'catalogue',
+  text_extracts: 'catalogue',
   sync_runs: 'catalogue',
   storage_requests: 'catalogue',
   storage_budgets: 'catalogue',

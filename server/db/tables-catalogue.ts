@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Row types of catalogue tables written outside the node rows' repository (see tables.ts). */
 
 /**
@@ -8,6 +10,21 @@ export interface SearchFtsTable {
   rowid: number;
   name: string | null;
   body: string | null;
+}
+
+/** catalogue: a file's text extraction for search (catalogue/text-extracts.repo.ts). */
+export interface TextExtractsTable {
+  node_id: number;
+  state: 'pending' | 'done' | 'failed' | 'skipped';
+  /** The version of the file the row describes. */
+  size: number;
+  mtime: number;
+  reason: string | null;
+  /** Characters stored in `search_fts.body`. */
+  chars: Generated<number>;
+  /** 1 when the text was cut at the stored-text cap. */
+  capped: Generated<number>;
+  updated_at: string;
 }
 
 /** catalogue: requests per metered storage and UTC day, by class (catalogue/meter.ts). */

@@ -17,7 +17,7 @@ import type {
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
 import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';
 import type { DavPropsTable, NfsExportsTable } from './tables-gateways';
-import type { SearchFtsTable, StorageBudgetsTable, StorageRequestsTable } from './tables-catalogue';
+import type { SearchFtsTable, StorageBudgetsTable, StorageRequestsTable, TextExtractsTable } from './tables-catalogue';
 
 export type * from './tables-apps';
 export type * from './tables-assistant';
@@ -271,6 +271,7 @@ export interface DB {
   node_removals: NodeRemovalsTable;
   file_locks: FileLocksTable;
   search_fts: SearchFtsTable;
+  text_extracts: TextExtractsTable;
   storage_requests: StorageRequestsTable;
   storage_budgets: StorageBudgetsTable;
   sync_runs: SyncRunsTable;

@@ -1,8 +1,12 @@
 /**
- * Search over the catalogue: substring match on names and on the text of
- * small text files (FTS5 trigram; queries under 3 characters fall back to a
- * name scan), metadata filters, and only storages the caller may read.
- * Answers in the listing shape, each entry with its full `path`.
+ * Search over the catalogue: substring match on names and on the stored text
+ * of files (small text files from the write gate, documents from the text
+ * extraction: server/fulltext; FTS5 trigram on SQLite, pg_trgm on
+ * PostgreSQL; queries under 3 characters fall back to a name scan), metadata
+ * filters, and only storages the caller may read. Answers in the listing
+ * shape, each entry with its full `path`, `match` (`name`, `content`, or
+ * `metadata` for a filter-only search) and, for a content match, a `snippet`
+ * of the text around the hit (snippet.ts).
  */
 import type { AsyncDb, Db } from '../db';
 import type { ActorFiles } from './actor-files';
@@ -10,6 +14,8 @@ import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { entryJsonSql, lockJoin, stampThumbs } from './entry';
 import { confinement } from './access';
+import { TextExtractsRepo } from '../catalogue';
+import { queryPattern, snippetOf, WINDOW_BEFORE, WINDOW_SPAN } from './snippet';
 
 export interface SearchInput {
   q: string;
@@ -34,12 +40,16 @@ export interface SearchResult {
 }
 
 export class SearchService {
+  private texts: TextExtractsRepo;
+
   /** `anyLocks()`: whether any storage may hold app locks (results then join them; FileLocks.anyAtAll). */
   constructor(
     private db: Db,
     private stamp?: (id: number) => string,
     private anyLocks: () => boolean = () => false,
-  ) {}
+  ) {
+    this.texts = new TextExtractsRepo(db);
+  }
 
   /**
    * Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see.
@@ -53,8 +63,29 @@ export class SearchService {
     const locks = this.anyLocks();
     const { rows, total } =
       this.db.dialect === 'postgres' ? await pagedPg(this.db.async, from, args, s.limit, locks) : await this.paged(from, args, s.limit, locks);
-    const entriesJson = '[' + rows.map(([json, storage, path]) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}}`).join(',') + ']';
+    const extra = await this.matches(rows, s.q.trim());
+    const entriesJson =
+      '[' + rows.map(([json, storage, path], i) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}${extra[i]}}`).join(',') + ']';
     return { ...empty, entriesJson: stampThumbs(entriesJson, this.stamp), total };
+  }
+
+  /**
+   * Each row's `match` and, for content matches, `snippet` (as JSON members to append). A row whose name
+   * holds the query matched by name (the databases' case folding is close to JavaScript's `iu`); the others
+   * by their text, whose windows around the hit come in one read for the page.
+   */
+  private async matches(rows: Row[], q: string): Promise<string[]> {
+    if (q === '') return rows.map(() => ',"match":"metadata"');
+    const inName = queryPattern(q);
+    const byContent = q.length >= 3 ? rows.filter(([, , path]) => !inName.test(path.slice(path.lastIndexOf('/') + 1))).map((r) => Number(r[3])) : [];
+    const windows = await this.texts.windows(byContent, q, WINDOW_BEFORE, WINDOW_SPAN);
+    const content = new Set(byContent);
+    return rows.map((r) => {
+      const id = Number(r[3]);
+      if (!content.has(id)) return ',"match":"name"';
+      const w = windows.get(id);
+      return w === undefined ? ',"match":"content"' : `,"match":"content","snippet":${JSON.stringify(snippetOf(w, q))}`;
+    });
   }
 
   /** The caller's scope and the match as SQL (`%COLS%` and `%JOIN%` left open), or the empty answer. */
@@ -139,7 +170,8 @@ export class SearchService {
   private async paged(from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
     const entry = entryJsonSql(this.db.dialect, locks).replace(/@perm/g, 'lv.lv_perm');
     const page =
-      from.replace('%COLS%', `${entry}, lv.lv_name, n.path`).replace('%JOIN%', locks ? lockJoin('n') : '') + ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit';
+      from.replace('%COLS%', `${entry}, lv.lv_name, n.path, n.id`).replace('%JOIN%', locks ? lockJoin('n') : '') +
+      ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit';
     const [rows, [[total]]] = await Promise.all([
       this.db.async.sql<Row>(page, { ...args, limit }, { raw: true }),
       this.db.async.sql<[number]>(from.replace('%COLS%', 'count(*)').replace('%JOIN%', ''), args, { raw: true }),
@@ -148,8 +180,8 @@ export class SearchService {
   }
 }
 
-/** A result row: the entry's JSON, the storage's name, the path in it. */
-type Row = [string, string, string];
+/** A result row: the entry's JSON, the storage's name, the path in it, the node's id. */
+type Row = [string, string, string, number];
 
 /**
  * PostgreSQL's statement: the match runs once; the window count is taken over every hit before the LIMIT,
@@ -158,12 +190,12 @@ type Row = [string, string, string];
 export function pgSearchSql(from: string, locks: boolean): string {
   const hits = from.replace('%COLS%', 'n.*, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total').replace('%JOIN%', '');
   const entry = entryJsonSql('postgres', locks).replace(/@perm/g, 'n.h_perm');
-  return `SELECT ${entry}, n.h_storage, n.path, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
+  return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
   ORDER BY n.type, n.sort_key, n.id`;
 }
 
 async function pagedPg(db: AsyncDb, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
-  const got = await db.sql<[string, string, string, number]>(pgSearchSql(from, locks), { ...args, limit }, { raw: true });
+  const got = await db.sql<[string, string, string, number, number]>(pgSearchSql(from, locks), { ...args, limit }, { raw: true });
   // A page of at least one row holds the total; no row means no hit (the limit is at least 1).
-  return { rows: got.map(([json, storage, path]) => [json, storage, path]), total: got[0]?.[3] ?? 0 };
+  return { rows: got.map(([json, storage, path, id]) => [json, storage, path, id]), total: Number(got[0]?.[4] ?? 0) };
 }

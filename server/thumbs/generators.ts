@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import sharp from 'sharp';
 import { extOf } from '../lib/paths';
-import { runTool } from './run-tool';
+import { runTool } from '../lib/run-tool';
 import type { ThumbKind } from './kinds';
 import type { Source } from './source';
 import type { ThumbTools } from './tools';

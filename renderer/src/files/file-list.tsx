@@ -17,6 +17,7 @@ import { FileMarks } from '../apps/file-marks';
 import { TileThumb } from './tile-thumb';
 import { ToolIcon } from '../ui/tool-icons';
 import { isCoarsePointer, useLongPress } from './long-press';
+import { snippetParts } from './snippet';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -183,7 +184,14 @@ export function FileList(p: Props) {
               ) : (
                 <FileIcon entry={e} />
               )}
-              <span className="name-text">{e.name}</span>
+              {e.snippet ? (
+                <span className="name-stack">
+                  <span className="name-text">{e.name}</span>
+                  <Snippet text={e.snippet} />
+                </span>
+              ) : (
+                <span className="name-text">{e.name}</span>
+              )}
               <FileMarks e={e} />
             </span>
             {p.showLocation && <span className="c-loc">{e.path ? e.path.slice(0, e.path.lastIndexOf('/')) || '/' : ''}</span>}
@@ -247,5 +255,17 @@ export function FileList(p: Props) {
         </div>
       </div>
     </div>
+  );
+}
+
+/** A content match's text under its name, the hit highlighted (all of it rendered as text). */
+function Snippet({ text }: { text: string }) {
+  const { before, hit, after } = snippetParts(text);
+  return (
+    <span className="snippet">
+      {before}
+      {hit && <mark>{hit}</mark>}
+      {after}
+    </span>
   );
 }

@@ -39,6 +39,7 @@ import { linkStrikes } from './20261127180100-link-strikes';
 import { replicaFailureFrom } from './20261205090000-replica-failure-from';
 import { grantPaths } from './20261205090100-grant-paths';
 import { nfsExports } from './20261205160000-nfs-exports';
+import { textExtracts } from './20261206100000-text-extracts';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -77,6 +78,7 @@ export const MIGRATIONS: Migration[] = [
   replicaFailureFrom,
   grantPaths,
   nfsExports,
+  textExtracts,
 ];
 
 export type { Migration } from './types';

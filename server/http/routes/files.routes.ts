@@ -79,7 +79,7 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
     ctx.body = body;
   });
 
-  r.get('/search', doc({ summary: 'Search names and metadata', query: searchQuery }), async (ctx) => {
+  r.get('/search', doc({ summary: 'Search names, file text (with a snippet of it) and metadata', query: searchQuery }), async (ctx) => {
     const input = validate(searchQuery, ctx.query);
     const res = await d.files.forActor(actor(ctx)).search(input);
     ctx.type = 'application/json';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTool } from './run-tool';
+import { runTool, runToolOutput } from './run-tool';
 import { tempDir } from '../../test/helpers/tools';
 
 test('an aborted tool is killed with the processes it started (a launcher like soffice)', async () => {
@@ -21,4 +21,16 @@ test('an aborted tool is killed with the processes it started (a launcher like s
   } finally {
     t.cleanup();
   }
+});
+
+test('a tool writing past the output cap is stopped there, its output kept; a normal exit keeps all', async () => {
+  const started = Date.now();
+  const endless = await runToolOutput('yes', ['abc'], { signal: new AbortController().signal, maxBytes: 10_000 });
+  assert.equal(endless.capped, true);
+  assert.equal(endless.stdout.length, 10_000);
+  assert.ok(endless.stdout.toString().startsWith('abc\nabc\n'));
+  assert.ok(Date.now() - started < 5_000);
+  const short = await runToolOutput('echo', ['hello'], { signal: new AbortController().signal, maxBytes: 10_000 });
+  assert.deepEqual(short, { stdout: Buffer.from('hello\n'), capped: false });
+  await assert.rejects(runToolOutput('false', [], { signal: new AbortController().signal, maxBytes: 10 }), /false exited with 1/);
 });

@@ -1,0 +1,129 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TextExtractsRepo } from './text-extracts.repo';
+import { openTestDb, testStorage, type TestDb } from '../../test/helpers/test-database';
+import { testNodes } from '../../test/helpers/test-nodes';
+import { asyncOnly } from '../../test/helpers/async-only';
+
+let t: TestDb;
+let repo: TextExtractsRepo;
+let s = 0;
+before(async () => {
+  t = await openTestDb();
+  repo = new TextExtractsRepo(asyncOnly(t.db));
+  s = await testStorage(t.db);
+});
+after(() => t?.close());
+
+const body = async (id: number) => (await t.db.async.first(t.db.k.selectFrom('search_fts').select('body').where('rowid', '=', id)))?.body;
+const setNode = (id: number, size: number, mtime: number) => t.db.async.run(t.db.k.updateTable('nodes').set({ size, mtime }).where('id', '=', id));
+
+test('a version is asked for once: the same size and mtime again changes nothing, a new one waits again', async () => {
+  const [a, b] = await testNodes(t.db, s, [
+    { path: 'a.pdf', size: 10, mtime: 1000 },
+    { path: 'b.pdf', size: 20, mtime: 2000 },
+  ]);
+  assert.deepEqual(
+    (
+      await repo.markPending([
+        { id: a, size: 10, mtime: 1000 },
+        { id: b, size: 20, mtime: 2000 },
+      ])
+    ).sort(),
+    [a, b].sort(),
+  );
+  assert.deepEqual(await repo.markPending([{ id: a, size: 10, mtime: 1000 }]), []);
+  const waiting = await repo.pendingAfter(0, 10);
+  assert.deepEqual(
+    waiting.map((w) => [w.id, w.path, w.size]),
+    [
+      [a, 'a.pdf', 10],
+      [b, 'b.pdf', 20],
+    ],
+  );
+  assert.deepEqual(
+    (await repo.pendingAfter(a, 10)).map((w) => w.id),
+    [b],
+  );
+  // Done: asking for the same version again is a no-op; a changed one goes back to pending.
+  assert.equal(await repo.finish(a, { size: 10, mtime: 1000 }, { state: 'done', reason: null, text: 'the wombat text', capped: false }), true);
+  assert.deepEqual(await repo.markPending([{ id: a, size: 10, mtime: 1000 }]), []);
+  assert.equal((await repo.byId(a))?.state, 'done');
+  assert.deepEqual(await repo.markPending([{ id: a, size: 11, mtime: 1000 }]), [a]);
+  assert.equal((await repo.byId(a))?.state, 'pending');
+  assert.equal(await body(a), 'the wombat text', 'the older text stays searchable until the new one is in');
+});
+
+test('finish stores the text, also for a node the name indexer has not reached, and never over a newer version', async () => {
+  const [c] = await testNodes(t.db, s, [{ path: 'docs/c.docx', size: 5, mtime: 50 }]);
+  await repo.markPending([{ id: c, size: 5, mtime: 50 }]);
+  // testNodes writes no search_fts row (as the sync leaves them): finish makes it, with the name.
+  assert.equal(await repo.finish(c, { size: 5, mtime: 50 }, { state: 'done', reason: 'cut', text: 'numbat', capped: true }), true);
+  assert.equal(await body(c), 'numbat');
+  const row = await repo.byId(c);
+  assert.deepEqual([row?.state, row?.chars, row?.capped, row?.reason], ['done', 6, 1, 'cut']);
+  // A write during the extraction: the node changed, the outcome of the older read is dropped.
+  await setNode(c, 6, 60);
+  await repo.markPending([{ id: c, size: 6, mtime: 60 }]);
+  assert.equal(await repo.finish(c, { size: 5, mtime: 50 }, { state: 'done', reason: null, text: 'stale', capped: false }), false);
+  assert.equal(await body(c), 'numbat');
+  assert.equal((await repo.byId(c))?.state, 'pending');
+  // A failure clears the text of the older version.
+  assert.equal(await repo.finish(c, { size: 6, mtime: 60 }, { state: 'failed', reason: 'pdftotext failed: broken', text: null, capped: false }), true);
+  assert.equal(await body(c), null);
+  assert.deepEqual([(await repo.byId(c))?.state, (await repo.byId(c))?.reason], ['failed', 'pdftotext failed: broken']);
+  const counts = await repo.counts();
+  assert.ok(counts.failed === 1 && counts.pending === 2, JSON.stringify(counts));
+});
+
+test('rows go with their node; drop forgets a waiting row', async () => {
+  const [d, e] = await testNodes(t.db, s, [
+    { path: 'd.txt', size: 1, mtime: 1 },
+    { path: 'e.txt', size: 1, mtime: 1 },
+  ]);
+  await repo.markPending([
+    { id: d, size: 1, mtime: 1 },
+    { id: e, size: 1, mtime: 1 },
+  ]);
+  await t.db.async.run(t.db.k.deleteFrom('nodes').where('id', '=', d));
+  assert.equal(await repo.byId(d), undefined);
+  await repo.drop(e);
+  assert.equal(await repo.byId(e), undefined);
+});
+
+test('windows: the body around the first hit in any letter case, only the window, the start when there is no hit', async () => {
+  const [f, g, h] = await testNodes(t.db, s, [
+    { path: 'f.txt', size: 1, mtime: 1 },
+    { path: 'g.txt', size: 1, mtime: 1 },
+    { path: 'h.txt', size: 1, mtime: 1 },
+  ]);
+  const long = `${'x'.repeat(5000)} the Quokka lives here ${'y'.repeat(5000)}`;
+  for (const [id, text] of [
+    [f, long],
+    [g, 'Quokka at the start'],
+    [h, 'nothing to see'],
+  ] as const) {
+    await repo.markPending([{ id, size: 1, mtime: 1 }]);
+    await repo.finish(id, { size: 1, mtime: 1 }, { state: 'done', reason: null, text, capped: false });
+  }
+  const w = await repo.windows([f, g, h], 'quokka', 20, 60);
+  assert.equal(w.get(f), long.slice(long.indexOf('Quokka') - 20, long.indexOf('Quokka') + 40));
+  assert.equal(w.get(g), 'Quokka at the start');
+  assert.equal(w.get(h), 'nothing to see');
+});
+
+test('a file whose node was deleted before it was asked for is left out, quietly', async () => {
+  const [live, gone] = await testNodes(t.db, s, [
+    { path: 'live.docx', size: 5, mtime: 5000 },
+    { path: 'gone.docx', size: 6, mtime: 6000 },
+  ]);
+  await t.db.async.run(t.db.k.deleteFrom('nodes').where('id', '=', gone));
+  assert.deepEqual(
+    await repo.markPending([
+      { id: live, size: 5, mtime: 5000 },
+      { id: gone, size: 6, mtime: 6000 },
+    ]),
+    [live],
+  );
+  assert.equal(await repo.byId(gone), undefined);
+});

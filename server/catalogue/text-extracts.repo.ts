@@ -1,0 +1,185 @@
+/**
+ * Text extraction for search (`text_extracts`, and the text in `search_fts.body`): which file version was
+ * extracted, is waiting, or failed and why. The extraction module (server/fulltext) drives it; this
+ * repository is the only writer of both. A row describes one size/mtime of its node: asking again for the
+ * same version changes nothing (nothing is extracted twice), a new version goes back to `pending`, and a
+ * rename or move keeps the row (its key is the node id).
+ */
+import { sql } from 'kysely';
+import { isForeignKeyViolation, type Db } from '../db';
+import type { Selectable } from 'kysely';
+import type { TextExtractsTable } from '../db/tables';
+
+export type ExtractState = TextExtractsTable['state'];
+
+/** A waiting file with what the extractor needs of its node (`deleted_at` set, or no path: the node is gone). */
+export interface PendingText {
+  id: number;
+  storage_id: number;
+  path: string;
+  name: string;
+  size: number;
+  mtime: number;
+  mime: string | null;
+  deleted_at: string | null;
+}
+
+export interface ExtractOutcome {
+  state: Exclude<ExtractState, 'pending'>;
+  reason: string | null;
+  /** The text to store (null: none; a failure clears the text of an older version). */
+  text: string | null;
+  capped: boolean;
+}
+
+/** Ids per statement: far below either database's bound on parameters. */
+const CHUNK = 500;
+const lit = <T extends string>(v: T) => sql.lit(v);
+
+export class TextExtractsRepo {
+  constructor(private db: Db) {}
+
+  /**
+   * Sends each file version to `pending` unless its row already describes that size and mtime (whatever
+   * its state). One unit, 500 files a statement; resolves with the ids that moved. A file whose node is gone
+   * by then (deleted after the write or sync that named it) is left out: there is nothing to extract.
+   */
+  async markPending(files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
+    try {
+      return await this.markPendingOnce(files);
+    } catch (e) {
+      // A node deleted between the unit's look and its insert (PostgreSQL, another connection): once more without it.
+      if (isForeignKeyViolation(e)) return this.markPendingOnce(files);
+      throw e;
+    }
+  }
+
+  private markPendingOnce(files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
+    const k = this.db.k;
+    const now = new Date().toISOString();
+    const parts: (typeof files)[] = [];
+    for (let i = 0; i < files.length; i += CHUNK) parts.push(files.slice(i, i + CHUNK));
+    return this.db.async.unit(function* (t) {
+      const moved: number[] = [];
+      for (const all of parts) {
+        const live = new Set((yield* t.all(k.selectFrom('nodes').select('id').where('id', 'in', all.map((f) => f.id)))).map((r) => Number(r.id)));
+        const part = all.filter((f) => live.has(f.id));
+        if (part.length === 0) continue;
+        const q = k
+          .insertInto('text_extracts')
+          .values(part.map((f) => ({ node_id: f.id, state: 'pending' as const, size: f.size, mtime: Math.round(f.mtime), updated_at: now })))
+          .onConflict((oc) =>
+            oc
+              .column('node_id')
+              .doUpdateSet({ state: 'pending', reason: null, size: (eb) => eb.ref('excluded.size'), mtime: (eb) => eb.ref('excluded.mtime'), updated_at: now })
+              .where((eb) => eb.or([eb('text_extracts.size', '!=', eb.ref('excluded.size')), eb('text_extracts.mtime', '!=', eb.ref('excluded.mtime'))])),
+          )
+          .returning('node_id');
+        for (const r of yield* t.all(q)) moved.push(Number(r.node_id));
+      }
+      return moved;
+    });
+  }
+
+  /** Up to `limit` waiting files with an id above `afterId`, in id order, with their node's facts. */
+  async pendingAfter(afterId: number, limit: number): Promise<PendingText[]> {
+    const rows = await this.db.async.all(
+      this.db.k
+        .selectFrom('text_extracts as x')
+        .leftJoin('nodes as n', 'n.id', 'x.node_id')
+        .select(['x.node_id as id', 'n.storage_id', 'n.path', 'n.name', 'n.size', 'n.mtime', 'n.mime', 'n.deleted_at'])
+        .where('x.state', '=', lit('pending'))
+        .where('x.node_id', '>', afterId)
+        .orderBy('x.node_id')
+        .limit(limit),
+    );
+    return rows.map((r) => ({ ...r, id: Number(r.id), size: Number(r.size), mtime: Number(r.mtime) })) as PendingText[];
+  }
+
+  /**
+   * Records an extraction of the version `seen` (the node's size and mtime when it was read) and stores its
+   * text, in one unit, only while the node still is that version: a write during the extraction has sent it
+   * back to `pending` (or will), and its text must not be replaced by the older one. Whether it was recorded.
+   */
+  finish(id: number, seen: { size: number; mtime: number }, o: ExtractOutcome): Promise<boolean> {
+    const k = this.db.k;
+    const pg = this.db.dialect === 'postgres';
+    const now = new Date().toISOString();
+    return this.db.async.unit(function* (t) {
+      const node = yield* t.first(k.selectFrom('nodes').select(['name', 'size', 'mtime']).where('id', '=', id));
+      if (!node || Number(node.size) !== seen.size || Number(node.mtime) !== seen.mtime) return false;
+      const changed = yield* t.run(
+        k
+          .updateTable('text_extracts')
+          .set({
+            state: o.state,
+            size: seen.size,
+            mtime: seen.mtime,
+            reason: o.reason?.slice(0, 1000) ?? null,
+            chars: o.text?.length ?? 0,
+            capped: o.capped ? 1 : 0,
+            updated_at: now,
+          })
+          .where('node_id', '=', id),
+      );
+      if (changed !== 1) return false;
+      // The name row may not exist yet: a synced node is indexed by name in the background (search-index.ts).
+      if (pg)
+        yield* t.run(
+          k
+            .insertInto('search_fts')
+            .values({ rowid: id, name: node.name, body: o.text })
+            .onConflict((oc) => oc.column('rowid').doUpdateSet({ body: o.text })),
+        );
+      else if ((yield* t.run(k.updateTable('search_fts').set({ body: o.text }).where('rowid', '=', id))) === 0)
+        yield* t.run(k.insertInto('search_fts').values({ rowid: id, name: node.name, body: o.text }));
+      return true;
+    });
+  }
+
+  /** Forgets a waiting row whose node is gone or no longer a live file. */
+  async drop(id: number): Promise<void> {
+    await this.db.async.run(this.db.k.deleteFrom('text_extracts').where('node_id', '=', id));
+  }
+
+  /** A file's extraction row (tests, status). */
+  async byId(id: number): Promise<Selectable<TextExtractsTable> | undefined> {
+    const r = await this.db.async.first(this.db.k.selectFrom('text_extracts').selectAll().where('node_id', '=', id));
+    return r && { ...r, node_id: Number(r.node_id), size: Number(r.size), mtime: Number(r.mtime), chars: Number(r.chars), capped: Number(r.capped) };
+  }
+
+  /** How many rows are in each state. */
+  async counts(): Promise<Record<ExtractState, number>> {
+    const rows = await this.db.async.all(
+      this.db.k
+        .selectFrom('text_extracts')
+        .select((eb) => ['state', eb.fn.countAll<number>().as('n')])
+        .groupBy('state'),
+    );
+    const out: Record<ExtractState, number> = { pending: 0, done: 0, failed: 0, skipped: 0 };
+    for (const r of rows) out[r.state] = Number(r.n);
+    return out;
+  }
+
+  /**
+   * A window of each body around a hit of `q` (`around` characters before it, `span` in all), for search
+   * snippets: only the window leaves the database, however long the body. The hit is looked for as typed,
+   * then lower-case, capitalised and upper-case (both databases' lower() may fold ASCII only); the first
+   * form found wins, and its search stops at its first occurrence (coalesce() is lazy), so a hit near the
+   * start costs little whatever the body's length. A body where no form is found gives its start.
+   */
+  async windows(ids: number[], q: string, around: number, span: number): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const forms = [...new Set([q, q.toLowerCase(), q.charAt(0).toUpperCase() + q.slice(1).toLowerCase(), q.toUpperCase()])];
+    const pg = this.db.dialect === 'postgres';
+    const at = sql<number>`coalesce(${sql.join(forms.map((f) => (pg ? sql`nullif(strpos(body, ${f}), 0)` : sql`nullif(instr(body, ${f}), 0)`)))}, 1)`;
+    const rows = await this.db.async.all(
+      this.db.k
+        .selectFrom('search_fts')
+        .select(['rowid', sql<string>`substr(body, ${pg ? sql`greatest` : sql`max`}(1, ${at} - ${around}), ${span})`.as('w')])
+        .where('rowid', 'in', ids.slice(0, 1000))
+        .where('body', 'is not', null),
+    );
+    return new Map(rows.map((r) => [Number(r.rowid), r.w]));
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Which files have text worth indexing, and getting it: one call per file,
+ * bounded in time (EXTRACT_TIMEOUT_MS), in what it reads and in what it
+ * returns (TEXT_CAP characters). Failures are ExtractError with a reason.
+ *
+ * | format | how | bounds |
+ * |---|---|---|
+ * | PDF | `pdftotext` child process (pdf.ts) | MAX_PAGES, output, memory, time; a remote file is copied first, up to MAX_PDF_BYTES |
+ * | docx/xlsx/pptx, odt/ods/odp | XML parts by ranged reads (office.ts) | part size, ratio, inflated bytes |
+ * | HTML | tags stripped, scripts and styles dropped | the first MAX_MARKUP_BYTES |
+ * | Markdown, CSV, plain text, other text/* | as is | the first MAX_TEXT_BYTES |
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { isText } from '../catalogue';
+import { extOf, isInternalPath } from '../lib/paths';
+import { ExtractError } from './errors';
+import { HTML_RULES, MarkupText, TextSink } from './markup';
+import { officeText, type OfficeFormat } from './office';
+import { pdfText } from './pdf';
+
+export type TextFormat = 'pdf' | OfficeFormat | 'html' | 'text';
+
+/**
+ * Characters of text stored per file at most (`search_fts.body`); the rest of a longer document is not
+ * searchable. Bounded by what one write of the body costs: SQLite indexes it inside the unit, on the
+ * event loop (measured on a loaded 2-core machine: 256 Ki characters ~40 ms, 1 Mi ~200 ms).
+ */
+export const TEXT_CAP = 256 * 1024;
+/** One file's extraction at most, whatever the format. */
+export const EXTRACT_TIMEOUT_MS = 60_000;
+/** A PDF on a storage with no local path is copied to the work folder first: up to this size. */
+export const MAX_PDF_BYTES = 512 * 1024 * 1024;
+/** Plain text: the first bytes read; PDF: what pdftotext may write (TEXT_CAP characters are at most 4 bytes each). */
+export const MAX_TEXT_BYTES = 4 * TEXT_CAP;
+/** HTML: the first bytes read (tags make up much of it). */
+export const MAX_MARKUP_BYTES = 16 * 1024 * 1024;
+
+const EXTS: Record<string, TextFormat> = {};
+const add = (f: TextFormat, list: string) => list.split(' ').forEach((e) => (EXTS[e] = f));
+add('pdf', 'pdf');
+add('docx', 'docx docm dotx dotm');
+add('xlsx', 'xlsx xlsm xltx xltm');
+add('pptx', 'pptx pptm ppsx ppsm potx');
+add('odf', 'odt ods odp ott ots otp');
+add('html', 'html htm xhtml');
+add('text', 'txt text md markdown csv tsv log');
+
+/** The format a file's text is read as, or null when it has none worth indexing. By extension first, then MIME type. */
+export function textFormatOf(name: string, mime: string | null): TextFormat | null {
+  const byExt = EXTS[extOf(name)];
+  if (byExt) return byExt;
+  const m = (mime ?? '').toLowerCase().split(';')[0].trim();
+  if (m === 'application/pdf') return 'pdf';
+  if (m === 'text/html' || m === 'application/xhtml+xml') return 'html';
+  return isText(m) ? 'text' : null;
+}
+
+/**
+ * Whether a file is queued for extraction: a non-empty file of a known format outside the service folders.
+ * (No storage area is encrypted today; an encrypted one must answer false here: its text never leaves it.)
+ */
+export function wantsText(path: string, size: number, mime: string | null): boolean {
+  return size > 0 && !isInternalPath(path) && textFormatOf(path.slice(path.lastIndexOf('/') + 1), mime) !== null;
+}
+
+/** Where a file's bytes come from (the file service's storage operations for one place). */
+export interface FileSource {
+  name: string;
+  size: number;
+  mime: string | null;
+  /** The file's real path on a local disk, or null. */
+  localFile(): Promise<string | null>;
+  read(range: { start: number; end: number }, signal?: AbortSignal): Promise<Readable>;
+}
+
+export interface Extracted {
+  text: string;
+  /** Cut at TEXT_CAP or at a reading bound. */
+  capped: boolean;
+}
+
+/**
+ * The text of one file. `signal` is the job's (shutdown, cancel): its abort propagates as is, so the file
+ * stays waiting; running past EXTRACT_TIMEOUT_MS is a failure. `workDir` holds copies of remote PDFs.
+ */
+export async function extractText(src: FileSource, signal: AbortSignal, workDir: string): Promise<Extracted> {
+  const format = textFormatOf(src.name, src.mime);
+  if (!format) throw new ExtractError('not a format whose text is indexed');
+  const timeout = AbortSignal.timeout(EXTRACT_TIMEOUT_MS);
+  const both = AbortSignal.any([signal, timeout]);
+  try {
+    return await byFormat(format, src, both, workDir);
+  } catch (e) {
+    if (signal.aborted) throw signal.reason ?? e;
+    if (timeout.aborted) throw new ExtractError(`extraction took longer than ${EXTRACT_TIMEOUT_MS / 1000} s`);
+    throw ExtractError.from(e, 'extraction failed');
+  }
+}
+
+async function byFormat(format: TextFormat, src: FileSource, signal: AbortSignal, workDir: string): Promise<Extracted> {
+  const sink = new TextSink(TEXT_CAP);
+  if (format === 'pdf') {
+    const r = await withLocalCopy(src, signal, workDir, (file) => pdfText(file, signal, MAX_TEXT_BYTES));
+    sink.add(r.text);
+    return { text: sink.text(), capped: r.capped || sink.capped };
+  }
+  if (format === 'html' || format === 'text') {
+    const max = format === 'html' ? MAX_MARKUP_BYTES : MAX_TEXT_BYTES;
+    const end = Math.min(src.size, max);
+    const markup = format === 'html' ? new MarkupText(HTML_RULES, sink) : null;
+    const feed = (s: string) => (markup ? markup.push(s) : sink.add(s));
+    const decoder = new StringDecoder('utf8');
+    let first = true;
+    for await (const chunk of await src.read({ start: 0, end: end - 1 }, signal)) {
+      const buf = chunk as Buffer;
+      if (first && buf.subarray(0, 8192).includes(0)) throw new ExtractError('binary content (a NUL byte near the start)', { skip: true });
+      let s = decoder.write(buf);
+      if (first) s = s.replace(/^\uFEFF/, '');
+      first = false;
+      feed(s);
+      if (sink.full) break;
+    }
+    feed(decoder.end());
+    return { text: sink.text(), capped: sink.capped || src.size > max };
+  }
+  await officeText(format, { size: src.size, read: (span, s) => src.read(span, s ?? signal) }, sink, signal);
+  return { text: sink.text(), capped: sink.capped };
+}
+
+/** Runs `use` on a local path of the file: its own on a local disk, else a bounded copy in `workDir`. */
+async function withLocalCopy<T>(src: FileSource, signal: AbortSignal, workDir: string, use: (file: string) => Promise<T>): Promise<T> {
+  const local = await src.localFile();
+  if (local) return use(local);
+  if (src.size > MAX_PDF_BYTES) throw new ExtractError(`too large to copy for extraction (${src.size} bytes, limit ${MAX_PDF_BYTES})`, { skip: true });
+  const dir = await mkdtemp(join(workDir, 'text-'));
+  try {
+    const file = join(dir, 'input');
+    await pipeline(await src.read({ start: 0, end: src.size - 1 }, signal), createWriteStream(file), { signal });
+    return await use(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Text extraction as background work. The hooks (a write through the gate, a
+ * file the sync walk found new or changed) send an eligible file's version to
+ * `pending` (catalogue/text-extracts.repo.ts: the same version twice changes
+ * nothing) and make sure one low-priority `text.extract` op is queued; the op
+ * drains a batch, two files at a time, each under a lane of the governor, and queues
+ * its successor while work remains. The backlog is the `pending` rows, so a
+ * restart loses nothing: an interrupted op resumes, and `resume()` queues one
+ * at start for rows a crash left without an op.
+ */
+import type { ExtractOutcome, PendingText, SyncFilesHook, TextExtractsRepo, WriteHook } from '../catalogue';
+import type { StorageOps } from '../files/internal';
+import type { Governor, JobQueue } from '../jobs';
+import { ExtractError } from './errors';
+import { extractText, TEXT_CAP, wantsText, type FileSource } from './extract';
+
+export const TEXT_JOB = 'text.extract';
+
+declare module '../jobs/types' {
+  interface JobPayloads {
+    [TEXT_JOB]: Record<string, never>;
+  }
+}
+
+/** Below thumbnails (-1): a picture's tile is seen at once, a document's text only when searched for. */
+const TEXT_PRIORITY = -2;
+/** A drain op stops taking files after this many, or after BATCH_MS, and hands over to a successor op. */
+const BATCH_FILES = 32;
+const BATCH_MS = 30_000;
+/** Files extracted at once (a PDF's is mostly pdftotext's process: two keep both cores of a small machine in use). */
+const TEXT_LANES = 2;
+
+export interface TextDrainResult {
+  done: number;
+  failed: number;
+  skipped: number;
+  /** Files whose node was gone or changed meanwhile (a changed one is waiting again). */
+  stale: number;
+}
+
+export class TextIndexer {
+  /** Where paging of the backlog goes on (it restarts from 0 when it runs dry). */
+  private cursor = 0;
+  /** Files this process extracted (tests: a rename must not add one). */
+  extracted = 0;
+
+  constructor(
+    private repo: TextExtractsRepo,
+    private queue: JobQueue,
+    private governor: Governor,
+    /** Where copies of remote PDFs are made (the data dir's staging folder). */
+    private workDir: string,
+  ) {}
+
+  /**
+   * Registers the drain op (one at a time, one attempt; it takes a governor lane per file, not per op) with
+   * the storage operations it reads through, which exist only after the catalogue that calls the hooks.
+   */
+  register(ops: StorageOps): void {
+    this.queue.register(TEXT_JOB, (ctx) => this.drain(ops, ctx.signal), { concurrency: 1, maxAttempts: 1, governed: 'inside' });
+  }
+
+  /** The write-gate hook: a written eligible file's new version waits for extraction. */
+  writeHook(): WriteHook {
+    return async (node) => {
+      if (node.type !== 'file' || !wantsText(node.path, node.size, node.mime)) return;
+      if ((await this.repo.markPending([node])).length) await this.request();
+    };
+  }
+
+  /** The sync engine's hook: new or changed eligible files of the batch wait for extraction, in one unit. */
+  syncHook(): SyncFilesHook {
+    return async (_storageId, files) => {
+      const wanted = files.filter((f) => wantsText(f.path, f.size, f.mime));
+      if (wanted.length && (await this.repo.markPending(wanted)).length) await this.request();
+    };
+  }
+
+  /** Queues a drain when files wait (at start: rows a crash left between their hook and the op's queueing). */
+  async resume(): Promise<void> {
+    if ((await this.repo.pendingAfter(0, 1)).length) await this.request();
+  }
+
+  /** One drain op queued, or one more behind a running one (which may have paged past the new file). */
+  private async request(): Promise<void> {
+    await this.queue.enqueue(TEXT_JOB, {}, { priority: TEXT_PRIORITY, dedupKey: TEXT_JOB, behindRunning: true });
+  }
+
+  /** Runs one batch. A cancelled or interrupted run leaves its unfinished files `pending` and rejects. */
+  async drain(ops: StorageOps, signal: AbortSignal): Promise<TextDrainResult> {
+    const result: TextDrainResult = { done: 0, failed: 0, skipped: 0, stale: 0 };
+    const until = Date.now() + BATCH_MS;
+    let page = await this.repo.pendingAfter(this.cursor, BATCH_FILES);
+    if (page.length === 0 && this.cursor > 0) page = await this.repo.pendingAfter((this.cursor = 0), BATCH_FILES);
+    let taken = 0;
+    let finished = 0;
+    // TEXT_LANES files at once, each under a governor lane: the budget, not this loop, bounds the CPU.
+    const lane = async () => {
+      while (taken < page.length && !signal.aborted && Date.now() < until) {
+        const row = page[taken++];
+        const release = await this.governor.acquire(signal);
+        try {
+          result[await this.one(ops, row, signal)]++;
+          finished++;
+        } finally {
+          release();
+        }
+      }
+    };
+    try {
+      // Both lanes end before the op does (a failure in one must not leave the other running unowned).
+      const ends = await Promise.allSettled(Array.from({ length: TEXT_LANES }, lane));
+      for (const e of ends) if (e.status === 'rejected') throw e.reason;
+      if (finished === page.length && page.length) this.cursor = page[page.length - 1].id;
+    } finally {
+      // Work remains when the page was full or cut short.
+      if (!signal.aborted && (page.length === BATCH_FILES || finished < page.length)) await this.request();
+    }
+    return result;
+  }
+
+  /** Extracts one waiting file and records the outcome. */
+  private async one(ops: StorageOps, row: PendingText, signal: AbortSignal): Promise<keyof TextDrainResult> {
+    if (row.path === null || row.deleted_at !== null) {
+      await this.repo.drop(row.id);
+      return 'stale';
+    }
+    const place = { storage_id: row.storage_id, rel: row.path };
+    const src: FileSource = {
+      name: row.name,
+      size: row.size,
+      mime: row.mime,
+      localFile: () => ops.localFile(place),
+      read: (range, s) => ops.read(place, range, s),
+    };
+    let outcome: ExtractOutcome;
+    try {
+      const got = await extractText(src, signal, this.workDir);
+      outcome = {
+        state: 'done',
+        reason: got.capped ? `only the first ${TEXT_CAP} characters (or readable bytes) are indexed` : null,
+        text: got.text,
+        capped: got.capped,
+      };
+    } catch (e) {
+      if (signal.aborted) throw e;
+      const x = ExtractError.from(e, 'extraction failed');
+      outcome = { state: x.skip ? 'skipped' : 'failed', reason: x.message, text: null, capped: false };
+    }
+    this.extracted++;
+    const recorded = await this.repo.finish(row.id, { size: row.size, mtime: row.mtime }, outcome);
+    return recorded ? outcome.state : 'stale';
+  }
+}
