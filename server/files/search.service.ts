@@ -16,6 +16,7 @@ import { entryJsonSql, lockJoin, stampThumbs } from './entry';
 import { confinement } from './access';
 import { TextExtractsRepo } from '../catalogue';
 import { queryPattern, snippetOf, WINDOW_BEFORE, WINDOW_SPAN } from './snippet';
+import { MAX_TERMS, parseQuery, type SearchQuery } from './search-query';
 
 export interface SearchInput {
   q: string;
@@ -71,20 +72,31 @@ export class SearchService {
 
   /**
    * Each row's `match` and, for content matches, `snippet` (as JSON members to append). A row whose name
-   * holds the query matched by name (the databases' case folding is close to JavaScript's `iu`); the others
-   * by their text, whose windows around the hit come in one read for the page.
+   * holds every term matched by name (the databases' case folding is close to JavaScript's `iu`); the others
+   * by their text, the snippet around the first (longest) term their name lacks. The windows around the hits
+   * come in one read per such term for the page.
    */
   private async matches(rows: Row[], q: string): Promise<string[]> {
-    if (q === '') return rows.map(() => ',"match":"metadata"');
-    const inName = queryPattern(q);
-    const byContent = q.length >= 3 ? rows.filter(([, , path]) => !inName.test(path.slice(path.lastIndexOf('/') + 1))).map((r) => Number(r[3])) : [];
-    const windows = await this.texts.windows(byContent, q, WINDOW_BEFORE, WINDOW_SPAN);
-    const content = new Set(byContent);
+    const terms = parseQuery(q).all;
+    if (terms.length === 0) return rows.map(() => ',"match":"metadata"');
+    const patterns = terms.map((t) => [t, queryPattern(t)] as const);
+    const byTerm = new Map<string, number[]>();
+    const termOf = new Map<number, string>();
+    for (const [, , path, id] of rows) {
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      const missing = patterns.find(([t, re]) => t.length >= 3 && !re.test(name));
+      if (!missing) continue;
+      termOf.set(Number(id), missing[0]);
+      byTerm.set(missing[0], [...(byTerm.get(missing[0]) ?? []), Number(id)]);
+    }
+    const windows = new Map<number, string>();
+    for (const [t, ids] of byTerm) for (const [id, w] of await this.texts.windows(ids, t, WINDOW_BEFORE, WINDOW_SPAN)) windows.set(id, w);
     return rows.map((r) => {
       const id = Number(r[3]);
-      if (!content.has(id)) return ',"match":"name"';
+      const term = termOf.get(id);
+      if (term === undefined) return ',"match":"name"';
       const w = windows.get(id);
-      return w === undefined ? ',"match":"content"' : `,"match":"content","snippet":${JSON.stringify(snippetOf(w, q))}`;
+      return w === undefined ? ',"match":"content"' : `,"match":"content","snippet":${JSON.stringify(snippetOf(w, term, terms))}`;
     });
   }
 
@@ -122,23 +134,11 @@ export class SearchService {
 
     const args: Record<string, unknown> = {};
     const where: string[] = ['n.deleted_at IS NULL'];
-    const q = s.q.trim();
-    let nodes = 'nodes n';
-    if (q.length >= 3 && this.db.dialect === 'postgres') {
-      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. Names match on
-      // `nodes` itself (nodes_name_trgm): the recheck reads the row the answer needs anyway. Text matches
-      // come from search_fts, each node by its key (the OFFSET 0 fence keeps the lateral lookup: on a
-      // misestimate the planner hashed the hits against a scan of all of `nodes`), minus name hits.
-      const like = "ILIKE @like ESCAPE '\\'";
-      nodes = `(SELECT * FROM nodes WHERE name ${like} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE f.body ${like} AND b.name NOT ${like}) n`;
-      args.like = `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-    } else if (q.length >= 3) {
-      where.push('n.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @q)');
-      args.q = `"${q.replace(/"/g, '""')}"`;
-    } else if (q.length > 0) {
-      where.push("n.name LIKE @like ESCAPE '\\'");
-      args.like = `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-    }
+    const query = parseQuery(s.q);
+    if (query.all.length + query.none.length > MAX_TERMS)
+      throw new AppError('validation_failed', { field: 'q', reason: `at most ${MAX_TERMS} words and phrases` }, { field: 'q' });
+    const nodes = this.matchTerms(query, where, args);
+    const terms = where.length;
     if (prefix) {
       where.push('(n.path >= @pre1 AND n.path < @pre2)');
       Object.assign(args, { pre1: prefix + '/', pre2: prefix + '0' });
@@ -155,7 +155,8 @@ export class SearchService {
     if (s.max_size !== undefined) where.push('n.size <= @max'), (args.max = s.max_size);
     if (s.after !== undefined) where.push('n.mtime >= @after'), (args.after = s.after);
     if (s.before !== undefined) where.push('n.mtime < @before'), (args.before = s.before);
-    if (where.length === 1 && nodes === 'nodes n')
+    // Exclusions alone do not make a search: they narrow one.
+    if (query.all.length === 0 && where.length === terms)
       throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
 
     // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
@@ -164,6 +165,54 @@ export class SearchService {
     storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
     const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes} JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
     return { empty, from, args };
+  }
+
+  /**
+   * The query's terms as SQL: pushes their clauses on `where` and answers the row source. Terms of 3 characters or more are matched in
+   * the name or the stored text on the trigram indexes; shorter ones in names only (no index serves them).
+   */
+  private matchTerms(query: SearchQuery, where: string[], args: Record<string, unknown>): string {
+    const pg = this.db.dialect === 'postgres';
+    const like = (t: string) => `%${t.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    const op = pg ? 'ILIKE' : 'LIKE';
+    const long = query.all.filter((t) => t.length >= 3);
+    const longNot = query.none.filter((t) => t.length >= 3);
+    query.all.forEach((t, i) => {
+      if (t.length < 3) where.push(`n.name ${op} @s${i} ESCAPE '\\'`), (args[`s${i}`] = like(t));
+    });
+    let nodes = 'nodes n';
+    if (pg) {
+      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. The first (longest)
+      // term picks the rows: names on `nodes` itself (nodes_name_trgm), texts from search_fts, each node by its
+      // key (the OFFSET 0 fence keeps the lateral lookup: on a misestimate the planner hashed the hits against
+      // a scan of all of `nodes`), minus name hits. Further terms and exclusions are checked on those rows.
+      const m = "ILIKE @like ESCAPE '\\'";
+      if (long.length)
+        nodes = `(SELECT * FROM nodes WHERE name ${m} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE f.body ${m} AND b.name NOT ${m}) n`;
+      long.forEach((t, i) => {
+        args[i === 0 ? 'like' : `l${i}`] = like(t);
+        if (i > 0) where.push(`(${inNameOrText(`@l${i}`)})`);
+      });
+      query.none.forEach((t, i) => {
+        args[`x${i}`] = like(t);
+        where.push(t.length >= 3 ? `NOT (${inNameOrText(`@x${i}`)})` : `n.name NOT ILIKE @x${i} ESCAPE '\\'`);
+      });
+      return nodes;
+    }
+    // FTS5 over both columns: every term in the name or the body, no excluded one in either.
+    const phrase = (t: string) => `"${t.replace(/"/g, '""')}"`;
+    const none = longNot.length ? `(${longNot.map(phrase).join(' OR ')})` : '';
+    if (long.length) {
+      where.push('n.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @q)');
+      args.q = `(${long.map(phrase).join(' AND ')})${none && ` NOT ${none}`}`;
+    } else if (none) {
+      where.push('n.id NOT IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @qx)');
+      args.qx = none;
+    }
+    query.none.forEach((t, i) => {
+      if (t.length < 3) where.push(`n.name NOT LIKE @x${i} ESCAPE '\\'`), (args[`x${i}`] = like(t));
+    });
+    return nodes;
   }
 
   /** The page and its total as two statements (SQLite: in-process, each cheap). */
@@ -193,6 +242,10 @@ export function pgSearchSql(from: string, locks: boolean): string {
   return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
   ORDER BY n.type, n.sort_key, n.id`;
 }
+
+/** PostgreSQL: the term (a parameter) in the row's name or in its stored text. */
+const inNameOrText = (p: string) =>
+  `n.name ILIKE ${p} ESCAPE '\\' OR EXISTS (SELECT 1 FROM search_fts t WHERE t.rowid = n.id AND t.body ILIKE ${p} ESCAPE '\\')`;
 
 async function pagedPg(db: AsyncDb, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
   const got = await db.sql<[string, string, string, number, number]>(pgSearchSql(from, locks), { ...args, limit }, { raw: true });

@@ -1,10 +1,10 @@
 /**
  * Search snippets (docs/files-api.md, "Search"): a short piece of a file's
- * stored text around the first hit of the query, as plain text, the hit
- * between SNIPPET_MARK_START and SNIPPET_MARK_END (two private-use
- * characters, removed from the text first, so exactly one pair is there and
- * nothing in a document can fake one). A client escapes the text and turns
- * the pair into its highlight.
+ * stored text around the first hit of one of the query's terms, as plain
+ * text, each hit of any term in it between SNIPPET_MARK_START and
+ * SNIPPET_MARK_END (two private-use characters, removed from the text first,
+ * so nothing in a document can fake one). A client escapes the text and turns
+ * each pair into a highlight.
  */
 
 export const SNIPPET_MARK_START = '\uE000';
@@ -27,11 +27,11 @@ export const queryPattern = (q: string) =>
   );
 
 /**
- * The snippet of `window` (a piece of the body starting WINDOW_BEFORE characters before its first hit, or
- * at the body's start) for query `q`. No hit in the window (a case the database folds differently): its
- * start, unmarked.
+ * The snippet of `window` (a piece of the body starting WINDOW_BEFORE characters before the first hit of
+ * `q`, or at the body's start): cut around that hit, then every hit of `q` and of the `also` terms in it
+ * marked. No hit in the window (a case the database folds differently): its start, unmarked.
  */
-export function snippetOf(window: string, q: string): string {
+export function snippetOf(window: string, q: string, also: string[] = []): string {
   const text = window.replace(/[\uE000\uE001]/g, '').replace(/\s+/g, ' ');
   const hit = queryPattern(q).exec(text);
   if (!hit) return text.length > KEEP_BEFORE + KEEP_AFTER ? `${cutEnd(text, KEEP_BEFORE + KEEP_AFTER)}…` : text;
@@ -47,7 +47,13 @@ export function snippetOf(window: string, q: string): string {
   // The window started WINDOW_BEFORE characters before the hit when the body had that many: more text before.
   const lead = start > 0 || at >= WINDOW_BEFORE ? '…' : '';
   const tail = end + after.length < text.length || window.length >= WINDOW_SPAN ? '…' : '';
-  return `${lead}${text.slice(start, at)}${SNIPPET_MARK_START}${hit[0]}${SNIPPET_MARK_END}${after}${tail}`;
+  return `${lead}${markAll(text.slice(start, end) + after, [q, ...also])}${tail}`;
+}
+
+/** Every hit of any of `terms` in `text` between the markers (the longest term first where hits overlap). */
+function markAll(text: string, terms: string[]): string {
+  const sources = [...new Set(terms)].sort((a, b) => b.length - a.length).map((t) => queryPattern(t).source);
+  return text.replace(new RegExp(sources.join('|'), 'giu'), (m) => `${SNIPPET_MARK_START}${m}${SNIPPET_MARK_END}`);
 }
 
 /** The first `n` characters of `s`, cut back to the last word boundary when one is near. */

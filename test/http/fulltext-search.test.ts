@@ -82,7 +82,7 @@ describe('search inside documents', () => {
     );
     assert.equal(pdf.body.entries[0].snippet, `Quarterly figures the ${START}platypus${END} invoice is due`);
     assert.equal(pdf.body.total, 1);
-    const docx = (await search('WOMBAT MEETING')).body.entries;
+    const docx = (await search('"WOMBAT MEETING"')).body.entries;
     assert.deepEqual(
       docx.map((e: any) => [e.name, e.match]),
       [['memo.docx', 'content']],
@@ -121,7 +121,8 @@ describe('search inside documents', () => {
     assert.deepEqual(await texts.byId(id), before);
 
     await upload('minutes.docx', await docxWith(['The kangaroo agenda replaces it all.']));
-    assert.equal((await extracted('minutes.docx')).state, 'done');
+    const redone = await extracted('minutes.docx');
+    assert.equal(redone.state, 'done', JSON.stringify(redone));
     assert.equal(await nodeId('minutes.docx'), id, 'the same node');
     assert.deepEqual(await names('wombat'), []);
     assert.deepEqual(await names('kangaroo'), ['minutes.docx']);
@@ -159,6 +160,43 @@ describe('search inside documents', () => {
     assert.deepEqual(await names('dingo'), [], 'past the cap: not indexed');
     assert.deepEqual(await names('wearing a PDF'), [], 'a failed extraction stores no text');
     assert.equal((await s.api('GET', '/api/capabilities')).status, 200, 'still serving');
+  });
+
+  test('words must all be found (name or text), a "phrase" as typed, a -word or -"phrase" excludes; bad queries are 400', async () => {
+    await upload('invoice-march.pdf', pdfWith(['Kestrel Supplies Ltd', 'total due in fourteen days']));
+    await upload('invoice-april.docx', await docxWith(['Osprey Traders', 'total due at once']));
+    await upload('letter.docx', await docxWith(['Kestrel Supplies wrote again', 'nothing is due']));
+    for (const f of ['invoice-march.pdf', 'invoice-april.docx', 'letter.docx']) assert.equal((await extracted(f)).state, 'done', f);
+
+    // Each word anywhere: one in the name, the other in the text.
+    const both = await search('invoice kestrel');
+    assert.deepEqual(
+      both.body.entries.map((e: any) => [e.name, e.match]),
+      [['invoice-march.pdf', 'content']],
+    );
+    assert.ok(both.body.entries[0].snippet.includes(`${START}Kestrel${END}`), both.body.entries[0].snippet);
+    // Words of the text each marked where the snippet shows them.
+    assert.equal((await search('kestrel ltd')).body.entries[0].snippet, `${START}Kestrel${END} Supplies ${START}Ltd${END} total due in fourteen days`);
+    // A word found only in names is a name match.
+    assert.deepEqual(
+      (await search('invoice march')).body.entries.map((e: any) => [e.name, e.match]),
+      [['invoice-march.pdf', 'name']],
+    );
+    // A phrase keeps its words together and in order; the same words apart do not match it.
+    assert.deepEqual(await names('"total due in"'), ['invoice-march.pdf']);
+    assert.deepEqual(await names('"due total"'), []);
+    assert.deepEqual((await names('total due')).sort(), ['invoice-april.docx', 'invoice-march.pdf']);
+    // Exclusions: a word of the text, a word of the name, a phrase, a short word (names only).
+    assert.deepEqual(await names('kestrel -fourteen'), ['letter.docx']);
+    assert.deepEqual(await names('kestrel -invoice'), ['letter.docx']);
+    assert.deepEqual(await names('total -"at once"'), ['invoice-march.pdf']);
+    assert.deepEqual((await names('supplies -ap')).sort(), ['invoice-march.pdf', 'letter.docx']);
+    assert.deepEqual(await names('supplies -in'), ['letter.docx']);
+    // Exclusions alone narrow nothing; more than 16 terms is too many.
+    for (const q of ['-kestrel', '-"total due"']) assert.deepEqual([(await search(q)).status, (await search(q)).body.error], [400, 'validation_failed'], q);
+    const many = await search(Array.from({ length: 17 }, (_, i) => `word${i}`).join(' '));
+    assert.deepEqual([many.status, many.body.error], [400, 'validation_failed']);
+    assert.deepEqual((await search(Array.from({ length: 16 }, (_, i) => `word${i}`).join(' '))).status, 200);
   });
 
   test('files waiting when the server stops are extracted after a restart, even with no op left for them', async () => {

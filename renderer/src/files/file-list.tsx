@@ -258,14 +258,15 @@ export function FileList(p: Props) {
   );
 }
 
-/** A content match's text under its name, the hit highlighted (all of it rendered as text). */
+/** A content match's text under its name, the hits highlighted (all of it rendered as text). */
 function Snippet({ text }: { text: string }) {
-  const { before, hit, after } = snippetParts(text);
   return (
     <span className="snippet">
-      {before}
-      {hit && <mark>{hit}</mark>}
-      {after}
+      {snippetParts(text).map((p, i) =>
+        // The runs never move: their index is their identity.
+        // biome-ignore lint/suspicious/noArrayIndexKey: a fixed list of text runs
+        p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>,
+      )}
     </span>
   );
 }

@@ -1,22 +1,35 @@
 /**
  * A search result's snippet (docs/files-api.md, "Search"): plain text with
- * the hit between U+E000 and U+E001. Split here into the text around the hit
- * and the hit itself; the view renders each as text (React escapes it) and
- * the hit in a `<mark>`.
+ * each hit between U+E000 and U+E001. Split here into runs of text and hits;
+ * the view renders each as text (React escapes it), the hits in `<mark>`.
  */
 const START = '\uE000';
 const END = '\uE001';
 
-export interface SnippetParts {
-  before: string;
-  hit: string;
-  after: string;
+export interface SnippetPart {
+  text: string;
+  hit: boolean;
 }
 
-/** The parts of a snippet; a snippet without a whole marker pair is all `before`. */
-export function snippetParts(snippet: string): SnippetParts {
-  const a = snippet.indexOf(START);
-  const b = a < 0 ? -1 : snippet.indexOf(END, a + 1);
-  if (b < 0) return { before: snippet.replace(/[\uE000\uE001]/g, ''), hit: '', after: '' };
-  return { before: snippet.slice(0, a), hit: snippet.slice(a + 1, b), after: snippet.slice(b + 1) };
+/** The runs of a snippet in order; a marker without its pair is dropped, its text kept unmarked. */
+export function snippetParts(snippet: string): SnippetPart[] {
+  const parts: SnippetPart[] = [];
+  const push = (text: string, hit: boolean) => {
+    const clean = text.replace(/[\uE000\uE001]/g, '');
+    if (clean === '') return;
+    const last = parts[parts.length - 1];
+    if (last && last.hit === hit) last.text += clean;
+    else parts.push({ text: clean, hit });
+  };
+  let at = 0;
+  for (;;) {
+    const a = snippet.indexOf(START, at);
+    const b = a < 0 ? -1 : snippet.indexOf(END, a + 1);
+    if (b < 0) break;
+    push(snippet.slice(at, a), false);
+    push(snippet.slice(a + 1, b), true);
+    at = b + 1;
+  }
+  push(snippet.slice(at), false);
+  return parts;
 }
