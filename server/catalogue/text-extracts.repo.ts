@@ -62,7 +62,18 @@ export class TextExtractsRepo {
     return this.db.async.unit(function* (t) {
       const moved: number[] = [];
       for (const all of parts) {
-        const live = new Set((yield* t.all(k.selectFrom('nodes').select('id').where('id', 'in', all.map((f) => f.id)))).map((r) => Number(r.id)));
+        const live = new Set(
+          (yield* t.all(
+            k
+              .selectFrom('nodes')
+              .select('id')
+              .where(
+                'id',
+                'in',
+                all.map((f) => f.id),
+              ),
+          )).map((r) => Number(r.id)),
+        );
         const part = all.filter((f) => live.has(f.id));
         if (part.length === 0) continue;
         const q = k
