@@ -39,6 +39,7 @@ import { linkStrikes } from './20261127180100-link-strikes';
 import { replicaFailureFrom } from './20261205090000-replica-failure-from';
 import { grantPaths } from './20261205090100-grant-paths';
 import { nfsExports } from './20261205160000-nfs-exports';
+import { appStoreConnections } from './20261206130000-app-store-connections';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -77,6 +78,7 @@ export const MIGRATIONS: Migration[] = [
   replicaFailureFrom,
   grantPaths,
   nfsExports,
+  appStoreConnections,
 ];
 
 export type { Migration } from './types';
