@@ -5,7 +5,7 @@
  * compatibility range, permissions from its manifest), and signs it with the
  * store's Ed25519 key into index.json.sig. The packages stay where they are.
  */
-import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { peekAppManifest } from '../plugins';
@@ -66,6 +66,3 @@ export async function buildStore(dir: string, key: KeyObject, o: { name?: string
   await writeFile(join(dir, SIGNATURE_FILE), sig);
   return { index, fingerprint: JSON.parse(sig).key };
 }
-
-/** The public key (SPKI PEM) to give the admins who connect the store. */
-export const storePublicPem = (key: KeyObject) => createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();

@@ -89,7 +89,10 @@ describe('app store', () => {
     storeUrl = await serveFolder(site);
     s = await startTestServer({ SERVICE_APP_STORE_TIMEOUT: `${TIMEOUT_S}s` });
     admin = await s.login();
-    const k = await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: EXAMPLE_PUBLISHER, public_key_pem: publicPem(publisher) } });
+    const k = await s.api('POST', '/api/admin/app-plugins/keys', {
+      token: admin,
+      body: { publisher: EXAMPLE_PUBLISHER, public_key_pem: publicPem(publisher) },
+    });
     assert.equal(k.status, 201, JSON.stringify(k.body));
   });
   after(async () => {
@@ -122,7 +125,10 @@ describe('app store', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const byId = Object.fromEntries(r.body.entries.map((e: any) => [e.id, e]));
     assert.deepEqual(Object.keys(byId).sort(), ['fill-and-sign', 'images-to-pdf']);
-    assert.deepEqual([byId['images-to-pdf'].latest.version, byId['images-to-pdf'].installed_version, byId['images-to-pdf'].update_available], ['1.0.0', null, false]);
+    assert.deepEqual(
+      [byId['images-to-pdf'].latest.version, byId['images-to-pdf'].installed_version, byId['images-to-pdf'].update_available],
+      ['1.0.0', null, false],
+    );
     assert.deepEqual(byId['images-to-pdf'].latest.permissions, ['files.read', 'files.write', 'ops']);
 
     seen.length = 0;
