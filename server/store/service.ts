@@ -26,8 +26,24 @@ import {
   verifyIndex,
   type StoreEntry,
   type StoreIndex,
+  type StoreKind,
   type StoreVersion,
 } from './format';
+
+/** The default page of the catalogue. */
+export const CATALOGUE_PAGE = 100;
+
+export interface CatalogueQuery {
+  q?: string;
+  kind?: StoreKind;
+  updates?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+/** A search word in the entry's id, name or one of its descriptions. */
+const matches = (e: StoreEntry, q: string) =>
+  e.id.includes(q) || e.name.toLowerCase().includes(q) || Object.values(e.description).some((d) => d.toLowerCase().includes(q));
 
 /** The spec's "catalogue kept 10 minutes". */
 export const CATALOGUE_TTL_MS = 10 * 60_000;
@@ -188,11 +204,24 @@ export class AppStore {
     return this.view((await this.d.repo.get(id))!);
   }
 
-  /** Every enabled store's entries, with the newest version that runs here, the installed one and whether it is newer. */
-  async catalogue() {
+  /**
+   * One page of every enabled store's entries (filtered by `q` on id, name and description, and by `kind`),
+   * each with the newest version that runs here, the installed one and whether it is newer; `total` counts
+   * the filtered entries. `updates` keeps only entries with an update available.
+   */
+  async catalogue(o: CatalogueQuery = {}) {
     const installed = await this.d.apps.installed();
+    const latestOf = (e: StoreEntry) => newestFirst(e).find((v) => satisfies(this.d.version, v.filedock_range));
+    const mineOf = (e: StoreEntry) => (e.kind === 'app' ? installed.get(e.id)?.version : undefined);
+    const newer = (mine: string | undefined, latest: StoreVersion | undefined) => !!(mine && latest && compareVersions(latest.version, mine) > 0);
+    // Installed first: reading every version range of 10,000 entries for the few installed ones costs a browse its budget.
+    const updatable = (e: StoreEntry) => {
+      const mine = mineOf(e);
+      return !!mine && newer(mine, latestOf(e));
+    };
     const stores = [];
-    const entries = [];
+    const found: Array<{ store: number; e: StoreEntry }> = [];
+    const q = o.q?.trim().toLowerCase();
     for (const c of (await this.d.repo.list()).filter((x) => x.enabled)) {
       let index: StoreIndex;
       try {
@@ -202,30 +231,31 @@ export class AppStore {
         continue;
       }
       stores.push(this.view(c));
-      for (const e of index.entries) {
-        const latest = newestFirst(e).find((v) => satisfies(this.d.version, v.filedock_range));
-        const mine = e.kind === 'app' ? installed.get(e.id)?.version : undefined;
-        entries.push({
-          store: c.id,
-          id: e.id,
-          kind: e.kind,
-          name: e.name,
-          publisher: e.publisher,
-          publisher_key: e.publisher_key ?? null,
-          description: e.description,
-          license: e.license,
-          latest: latest ? { version: latest.version, size: latest.size, permissions: latest.permissions } : null,
-          versions: newestFirst(e).map((v) => ({
-            version: v.version,
-            compatible: satisfies(this.d.version, v.filedock_range),
-            filedock_range: v.filedock_range,
-          })),
-          installed_version: mine ?? null,
-          update_available: !!(mine && latest && compareVersions(latest.version, mine) > 0),
-        });
-      }
+      for (const e of index.entries)
+        if ((!o.kind || e.kind === o.kind) && (!q || matches(e, q)) && (!o.updates || updatable(e))) found.push({ store: c.id, e });
     }
-    return { stores, entries };
+    const offset = o.offset ?? 0;
+    // Only the page is presented: sorting versions and reading ranges for 10,000 entries is the cost of a browse.
+    const entries = found.slice(offset, offset + (o.limit ?? CATALOGUE_PAGE)).map(({ store, e }) => {
+      const versions = newestFirst(e);
+      const latest = latestOf(e);
+      const mine = mineOf(e);
+      return {
+        store,
+        id: e.id,
+        kind: e.kind,
+        name: e.name,
+        publisher: e.publisher,
+        publisher_key: e.publisher_key ?? null,
+        description: e.description,
+        license: e.license,
+        latest: latest ? { version: latest.version, size: latest.size, permissions: latest.permissions } : null,
+        versions: versions.map((v) => ({ version: v.version, compatible: satisfies(this.d.version, v.filedock_range), filedock_range: v.filedock_range })),
+        installed_version: mine ?? null,
+        update_available: newer(mine, latest),
+      };
+    });
+    return { stores, total: found.length, entries };
   }
 
   /** The entry and version an install or upgrade asks for; refusals that need nothing downloaded. */

@@ -152,6 +152,12 @@ describe('app store', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const entry = (await api('GET', '/catalogue')).body.entries.find((e: any) => e.id === 'images-to-pdf');
     assert.deepEqual([entry.installed_version, entry.latest.version, entry.update_available], ['1.0.0', '1.1.0', true]);
+    const updates = (await api('GET', '/catalogue?updates=true')).body;
+    assert.deepEqual([updates.total, updates.entries.map((e: any) => e.id)], [1, ['images-to-pdf']]);
+    const found = (await api('GET', '/catalogue?q=SIGN&limit=1')).body;
+    assert.deepEqual([found.total, found.entries.map((e: any) => e.id)], [1, ['fill-and-sign']], 'search in names and descriptions');
+    assert.deepEqual((await api('GET', '/catalogue?limit=1&offset=1')).body.entries.map((e: any) => e.id), ['images-to-pdf']);
+    assert.equal((await api('GET', '/catalogue?kind=storage')).body.total, 0);
     r = await api('POST', '/apps/images-to-pdf/upgrade', { store: storeId });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(await installedVersion('images-to-pdf'), '1.1.0');

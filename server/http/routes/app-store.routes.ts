@@ -27,6 +27,13 @@ const installBody = z.strictObject({
   approve_permissions: z.boolean().optional(),
 });
 const configBody = z.strictObject({ enabled: z.boolean() });
+const catalogueQuery = z.object({
+  q: z.string().max(200).optional(),
+  kind: z.enum(['app', 'language-pack', 'storage']).optional(),
+  updates: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
 
 export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>();
@@ -92,11 +99,16 @@ export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bu
   });
   r.get(
     `${A}/catalogue`,
-    doc({ summary: 'The entries of every enabled store, with the installed version and whether an update is available', auth: 'admin' }),
+    doc({
+      summary: 'A page of the entries of every enabled store, with the installed version and whether an update is available',
+      query: catalogueQuery,
+      auth: 'admin',
+    }),
     admin,
     on,
     async (ctx) => {
-      ctx.body = await s.catalogue();
+      const qy = validate(catalogueQuery, ctx.query);
+      ctx.body = await s.catalogue({ ...qy, updates: qy.updates === 'true' });
     },
   );
   r.post(`${A}/apps/:app/install`, doc({ summary: 'Install an app from a store', body: installBody, status: 201, auth: 'admin' }), admin, on, async (ctx) => {
