@@ -156,7 +156,10 @@ describe('app store', () => {
     assert.deepEqual([updates.total, updates.entries.map((e: any) => e.id)], [1, ['images-to-pdf']]);
     const found = (await api('GET', '/catalogue?q=SIGN&limit=1')).body;
     assert.deepEqual([found.total, found.entries.map((e: any) => e.id)], [1, ['fill-and-sign']], 'search in names and descriptions');
-    assert.deepEqual((await api('GET', '/catalogue?limit=1&offset=1')).body.entries.map((e: any) => e.id), ['images-to-pdf']);
+    assert.deepEqual(
+      (await api('GET', '/catalogue?limit=1&offset=1')).body.entries.map((e: any) => e.id),
+      ['images-to-pdf'],
+    );
     assert.equal((await api('GET', '/catalogue?kind=storage')).body.total, 0);
     r = await api('POST', '/apps/images-to-pdf/upgrade', { store: storeId });
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -237,7 +240,7 @@ describe('app store', () => {
     assert.equal(r.body.last_error, null);
   });
 
-  test('a store that accepts and never answers is bounded by the timeout', async () => {
+  test('a store that accepts and never answers is bounded by the timeout; a closed port is unreachable', async () => {
     const held: ServerResponse[] = [];
     const url = await listen((_req, res) => void held.push(res));
     const t0 = Date.now();
@@ -246,6 +249,8 @@ describe('app store', () => {
     assert.deepEqual(refusal(r), [502, 'store_unreachable', 'app', 'timeout']);
     assert.ok(took >= TIMEOUT_S * 1000 - 100 && took < TIMEOUT_S * 1000 + 3000, `answered after ${took} ms`);
     assert.equal(held.length, 1, 'the store was reached');
+    const closed = await api('POST', '/stores', { url: 'http://127.0.0.1:1/', public_key_pem: publicPem(storeKey) });
+    assert.deepEqual(refusal(closed), [502, 'store_unreachable', 'app', 'unreachable']);
   });
 
   test('an oversized index is refused without reading it all (declared and streamed)', async () => {
