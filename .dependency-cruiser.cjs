@@ -9,7 +9,7 @@ const L = {
   3: ['auth', 'settings', 'catalogue'],
   4: ['files'],
   5: ['uploads', 'archives', 'shares', 'thumbs', 'fulltext', 'protection', 'replication', 'docserver'],
-  6: ['plugins', 'assistant', 'update', 'gateways', 'backup'],
+  6: ['plugins', 'store', 'assistant', 'update', 'gateways', 'backup'],
   7: ['http'],
   8: ['compose\\.ts', 'jobs-registry\\.ts', 'main\\.ts'],
   9: ['cli'],

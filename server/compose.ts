@@ -41,6 +41,7 @@ import { createDocserver, createExternal } from './docserver';
 import { createAssistant } from './assistant';
 import { createProvider, type ProviderFactory } from './assistant/providers';
 import { createAppPlugins } from './plugins';
+import { createAppStore } from './store';
 import { BackupService } from './backup';
 
 /** A temp file another instance is writing is touched as bytes arrive; one untouched this long is abandoned. */
@@ -353,6 +354,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());
+    const appStore = createAppStore({ db, bus, plugins: appPlugins, settings, version: config.version, timeoutMs: config.appStoreTimeout });
     const backups = new BackupService({
       sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },
       settings,
@@ -436,6 +438,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       replication,
       assistant,
       appPlugins,
+      appStore,
       backups,
       capabilities,
       close,

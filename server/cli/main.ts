@@ -27,6 +27,7 @@ Commands:
   self-update [--check] [--to <version>]
                             check for and install a new release (docs/updates.md)
   install-systemd           write a hardened systemd unit for this install (docs/operations.md)
+  store keygen|build|verify make, sign or check an app store (docs/app-store.md)
   version                   print the version
 Run "service <command> --help" for the options of a command.`;
 
@@ -40,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(VERSION);
     return 0;
   }
+  // A store is files and keys: no configuration or database needed.
+  if (cmd === 'store') return (await import('./store')).storeCommand(rest);
   const config = loadConfig();
   // Each command loads on first use: `version`, `--help` and a bad configuration answer without the server's
   // modules and SDKs (issue 37: `service version` took 2-3.5 s and ~140 MB when every command loaded up front).

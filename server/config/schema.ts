@@ -508,6 +508,12 @@ export const SETTINGS = {
     'App plugins: how often each app holding the `schedule` permission is woken (its `tick`); 0 = never (docs/app-plugins.md, "Wake-up").',
   ),
   appWakeupFirst: s('SERVICE_APP_WAKEUP_FIRST', duration, '30s', 'App plugins: the first wake-up round after the server starts.'),
+  appStoreTimeout: s(
+    'SERVICE_APP_STORE_TIMEOUT',
+    duration,
+    '15s',
+    'App store: the bound on each request to a store (index, signature, package; docs/app-store.md).',
+  ),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

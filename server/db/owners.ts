@@ -75,6 +75,7 @@ export const TABLE_OWNERS = {
   app_plugin_licenses: 'plugins',
   app_store_keys: 'plugins',
   app_license_revocations: 'plugins',
+  app_store_connections: 'store',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

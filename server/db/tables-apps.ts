@@ -83,3 +83,17 @@ export interface AppLicenseRevocationsTable {
   added_by: number | null;
   added_at: string;
 }
+/** store: a store connection (docs/app-store.md): URL, the trusted index key, on/off, the last refresh. */
+export interface AppStoreConnectionsTable {
+  id: Generated<number>;
+  url: string;
+  public_key_pem: string;
+  fingerprint: string;
+  name: string | null;
+  enabled: number;
+  etag: string | null;
+  refreshed_at: string | null;
+  last_error: string | null;
+  added_by: number | null;
+  added_at: string;
+}

@@ -12,6 +12,7 @@ import type {
   AppPluginsTable,
   AppPluginWakeupsTable,
   AppPublisherKeysTable,
+  AppStoreConnectionsTable,
   AppStoreKeysTable,
 } from './tables-apps';
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
@@ -308,6 +309,7 @@ export interface DB {
   app_plugin_schedule_runs: AppPluginScheduleRunsTable;
   app_plugin_licenses: AppPluginLicensesTable;
   app_store_keys: AppStoreKeysTable;
+  app_store_connections: AppStoreConnectionsTable;
   app_license_revocations: AppLicenseRevocationsTable;
 }
 

@@ -92,6 +92,16 @@ export type ErrorCode =
   | 'app_host_refused'
   | 'store_license'
   | 'store_updates'
+  | 'app_store_disabled'
+  | 'store_unreachable'
+  | 'store_signature'
+  | 'store_invalid'
+  | 'store_sha_mismatch'
+  | 'intent_incompatible'
+  | 'intent_installed'
+  | 'intent_newer_installed'
+  | 'intent_permission'
+  | 'intent_unsupported'
   | 'no_backup_target';
 
 export type Params = Record<string, string | number | boolean | null | undefined>;

@@ -86,6 +86,18 @@ const BASE: Record<string, number> = {
   store_license: 403,
   // An upgrade released after the licence's `updates_until` (the installed version keeps running).
   store_updates: 403,
+  // The app store (docs/app-store.md): off is 503; a store that cannot be reached or serves what does not
+  // verify is the upstream's failure (502); an intent refused for this install's state is 409.
+  app_store_disabled: 503,
+  store_unreachable: 502,
+  store_signature: 502,
+  store_invalid: 502,
+  store_sha_mismatch: 502,
+  intent_incompatible: 409,
+  intent_installed: 409,
+  intent_newer_installed: 409,
+  intent_permission: 409,
+  intent_unsupported: 409,
   // A restore drill asked for with no storage backed up to an enabled target: nothing to drill (docs/replication.md).
   no_backup_target: 409,
 };

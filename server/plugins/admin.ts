@@ -88,9 +88,13 @@ export class AppAdmin {
     return this.view(await this.must(id));
   }
 
-  /** A new app; one already installed is `conflict` (upgrade it instead). Hosts are approved only from the manifest's list. */
-  async install(by: Actor, bytes: Buffer, approveHosts: string[]) {
+  /**
+   * A new app; one already installed is `conflict` (upgrade it instead). Hosts are approved only from the manifest's list.
+   * `expect` sees the verified manifest before anything is written (the app store checks it is the entry it chose).
+   */
+  async install(by: Actor, bytes: Buffer, approveHosts: string[], expect?: (m: Manifest) => void) {
     const pkg = await this.verify(bytes);
+    expect?.(pkg.manifest);
     const app = await this.d.repo.install(
       pkg,
       by.kind === 'system' ? null : by.principal.id,
@@ -102,9 +106,10 @@ export class AppAdmin {
   }
 
   /** Replaces an installed app's package by a higher version of the same app; approvals of hosts it still declares are kept. */
-  async upgrade(by: Actor, id: string, bytes: Buffer) {
+  async upgrade(by: Actor, id: string, bytes: Buffer, expect?: (m: Manifest) => void) {
     const cur = await this.must(id);
     const pkg = await this.verify(bytes);
+    expect?.(pkg.manifest);
     if (pkg.manifest.id !== id) throw validation('id', `the package is ${pkg.manifest.id}, not ${id}`);
     if (!(compareVersions(pkg.manifest.version, cur.version) > 0))
       throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);

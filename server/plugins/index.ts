@@ -25,7 +25,8 @@ import { AppWakeups, type WakeupOptions } from './wakeup';
 
 export { PLUGIN_JOB } from './jobs';
 export { RUN_LIMITS } from './actions/service';
-export { PACKAGE_LIMITS } from './package/package';
+export { PACKAGE_LIMITS, peekAppManifest } from './package/package';
+export type { Manifest } from './package/manifest';
 
 export interface AppPluginsDeps {
   db: Db;

@@ -140,6 +140,8 @@ export const SETTINGS = {
   ),
   /** App plugins for users (docs/app-plugins.md); off answers `app_plugins_disabled`, admin routes keep working. */
   app_plugins_enabled: def(true, bool, 'true or false'),
+  /** The app store (docs/app-store.md): off answers `app_store_disabled` on every store route. */
+  app_store_enabled: def(true, bool, 'true or false'),
   /** Home folders for new people (files/homes.ts): on, on which storage (null = the default storage), under which folder. */
   homes_enabled: def(true, bool, 'true or false'),
   home_storage_id: def<number | null>(null, (v): v is number | null => v === null || int(1, 2 ** 31)(v), 'a storage id or null'),

@@ -40,6 +40,7 @@ import { replicaFailureFrom } from './20261205090000-replica-failure-from';
 import { grantPaths } from './20261205090100-grant-paths';
 import { nfsExports } from './20261205160000-nfs-exports';
 import { textExtracts } from './20261206100000-text-extracts';
+import { appStoreConnections } from './20261206130000-app-store-connections';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -79,6 +80,7 @@ export const MIGRATIONS: Migration[] = [
   grantPaths,
   nfsExports,
   textExtracts,
+  appStoreConnections,
 ];
 
 export type { Migration } from './types';

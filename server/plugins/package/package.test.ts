@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { PassThrough, Readable } from 'node:stream';
 import { AppError } from '../../errors';
-import { readAppPackage } from './package';
+import { ZipWriter } from '../../lib/zip-writer';
+import { peekAppManifest, readAppPackage } from './package';
 import { buildAppPackage, publisherKey, sampleManifest } from '../../../test/helpers/app-package';
 import { AppSandbox } from '../sandbox/sandbox';
 
@@ -98,4 +100,19 @@ test('traversal and unknown entry names are refused', async () => {
   await refused(await buildAppPackage({ key, extra: { 'node_modules/x.js': 'x' } }), 'node_modules/x.js', /unknown entry/);
   await refused(await buildAppPackage({ key, extra: { 'code.js2': 'x' } }), 'code.js2', /unknown entry/);
   await refused(await buildAppPackage({ key, code: 'x'.repeat(2 * 1024 * 1024 + 1) }), 'code.js', /larger than/);
+});
+
+test('peekAppManifest reads a signed package without its key (a store build), and refuses an unsigned one', async () => {
+  const other = publisherKey('someone');
+  const m = await peekAppManifest(await buildAppPackage({ key: other, manifest: sampleManifest({ publisher: 'someone', version: '2.0.0' }) }));
+  assert.deepEqual([m.id, m.version, m.publisher], ['hello', '2.0.0', 'someone']);
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on('data', (c: Buffer) => chunks.push(c));
+  const zip = new ZipWriter(sink);
+  const manifest = Buffer.from(JSON.stringify(sampleManifest()));
+  await zip.addFile('manifest.json', Readable.from([manifest]), { size: manifest.length, mtime: Date.UTC(2026, 0, 1), compress: false });
+  await zip.finish();
+  sink.end();
+  await assert.rejects(peekAppManifest(Buffer.concat(chunks)), (e: AppError) => (e.details as { field: string }).field === 'signature.json');
 });

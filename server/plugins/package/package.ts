@@ -207,3 +207,14 @@ export async function readAppPackage(bytes: Buffer, opts: { trusted: TrustedKey[
   for (const n of named) icons[n] = entries.get(n) ?? bad(n, 'named in the manifest but missing from the package');
   return { manifest, code: codeText, languages, icons, digest };
 }
+
+/**
+ * A package's manifest, read without verifying the signature (it must be
+ * there): a store's build lists packages whose publisher keys it need not hold;
+ * every install still verifies them with `readAppPackage`.
+ */
+export async function peekAppManifest(bytes: Buffer): Promise<Manifest> {
+  const entries = await readEntries(bytes);
+  if (!entries.has(SIGNATURE_ENTRY)) bad(SIGNATURE_ENTRY, 'missing: the package is not signed');
+  return parseManifest((entries.get('manifest.json') ?? bad('manifest.json', 'missing')).toString('utf8'));
+}

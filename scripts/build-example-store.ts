@@ -1,0 +1,61 @@
+/**
+ * Builds the example store (examples/store/README.md, docs/app-store.md): the
+ * two example apps of examples/ built and signed by scripts/build-example-apps.ts,
+ * written as `<id>-<version>.zip` into the store folder, then listed and signed
+ * by the store's key (the same code as `service store build`).
+ *
+ *   npx tsx scripts/build-example-store.ts --publisher-key publisher.pem --store-key store.pem [--out examples/store/site]
+ *
+ * Keys are Ed25519 private keys in PEM (make them with `service store keygen FILE`).
+ */
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildStore } from '../server/store';
+import { EXAMPLE_APPS, EXAMPLES_DIR, exampleAppFiles, publicPem, signedPackage, type ExampleApp } from './build-example-apps';
+
+export const EXAMPLE_PUBLISHER = 'filedock-examples';
+
+/**
+ * One example app as a signed package, its manifest changed by `patch` (a new
+ * version, another permission): how a publisher's next release looks.
+ */
+export async function exampleRelease(app: ExampleApp, publisherKey: KeyObject, patch: Record<string, unknown> = {}): Promise<{ file: string; bytes: Buffer }> {
+  const files = await exampleAppFiles(app, EXAMPLE_PUBLISHER);
+  const manifest = { ...JSON.parse(files.get('manifest.json')!.toString('utf8')), ...patch };
+  files.set('manifest.json', Buffer.from(JSON.stringify(manifest, null, 2)));
+  return { file: `${app}-${manifest.version}.zip`, bytes: await signedPackage(files, EXAMPLE_PUBLISHER, publisherKey) };
+}
+
+/** Writes both example apps into `dir` and signs the store index with `storeKey`. */
+export async function buildExampleStore(dir: string, publisherKey: KeyObject, storeKey: KeyObject) {
+  mkdirSync(dir, { recursive: true });
+  for (const app of EXAMPLE_APPS) {
+    const { file, bytes } = await exampleRelease(app, publisherKey);
+    writeFileSync(join(dir, file), bytes);
+  }
+  return buildStore(dir, storeKey, { name: 'Filedock example store', publisherKeys: { [EXAMPLE_PUBLISHER]: publicPem(publisherKey) } });
+}
+
+async function main(argv: string[]) {
+  const arg = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const pk = arg('--publisher-key');
+  const sk = arg('--store-key');
+  if (!pk || !sk) throw new Error('usage: build-example-store.ts --publisher-key <pem> --store-key <pem> [--out dir]');
+  const out = resolve(arg('--out') ?? join(EXAMPLES_DIR, 'store/site'));
+  const built = await buildExampleStore(out, createPrivateKey(readFileSync(pk)), createPrivateKey(readFileSync(sk)));
+  process.stdout.write(
+    `${out}: ${built.index.entries.map((e) => `${e.id} ${e.versions.map((v) => v.version).join(', ')}`).join('; ')}\nstore key fingerprint ${built.fingerprint}\n`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).catch((e) => {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exit(1);
+  });
+}

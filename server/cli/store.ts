@@ -1,0 +1,63 @@
+/**
+ * `service store keygen|build|verify` (docs/app-store.md, "Running a store"):
+ * make a store key, sign a folder of app packages as a store, check a store.
+ * Nothing here opens the database or needs the configuration.
+ */
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { buildStore, fingerprint, verifyStore } from '../store';
+import { parse, UsageError } from './args';
+
+const USAGE = `
+Usage:
+  service store keygen FILE                  write a new Ed25519 store key (private, mode 0600) and print its public key
+  service store build DIR --key FILE [--name NAME] [--publisher-key NAME=PEMFILE ...]
+                                             write DIR/index.json and DIR/index.json.sig for the packages (*.zip) in DIR
+  service store verify URL --key FILE        check a store: its signature against the key (public or private PEM)
+                                             and every package's size and sha256`;
+
+const publicPem = (file: string) => createPublicKey(readFileSync(file)).export({ type: 'spki', format: 'pem' }).toString();
+
+export async function storeCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parse(
+    rest,
+    { key: { type: 'string' }, name: { type: 'string' }, 'publisher-key': { type: 'string', multiple: true } },
+    USAGE,
+  );
+  const target = positionals[0];
+  if (!target) throw new UsageError(USAGE.trim());
+  switch (sub) {
+    case 'keygen': {
+      if (existsSync(target)) throw new UsageError(`${target} exists; not replacing a key`);
+      const { privateKey } = generateKeyPairSync('ed25519');
+      writeFileSync(target, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      const pem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+      console.log(`store key written to ${target} (keep it secret)\nfingerprint ${fingerprint(pem)}\n${pem.trim()}`);
+      return 0;
+    }
+    case 'build': {
+      if (!values.key) throw new UsageError(`--key is required\n${USAGE}`);
+      const publisherKeys: Record<string, string> = {};
+      for (const pk of values['publisher-key'] ?? []) {
+        const [name, file] = pk.split('=');
+        if (!name || !file) throw new UsageError(`--publisher-key NAME=PEMFILE, not ${pk}`);
+        publisherKeys[name] = publicPem(file);
+      }
+      const built = await buildStore(target, createPrivateKey(readFileSync(values.key)), { name: values.name, publisherKeys });
+      const versions = built.index.entries.reduce((n, e) => n + e.versions.length, 0);
+      console.log(`${target}: index.json with ${built.index.entries.length} entries (${versions} packages), signed by ${built.fingerprint}`);
+      return 0;
+    }
+    case 'verify': {
+      if (!values.key) throw new UsageError(`--key is required\n${USAGE}`);
+      const r = await verifyStore(target, publicPem(values.key));
+      console.log(`${r.name}: signature good (${r.fingerprint}); ${r.entries} entries, ${r.packages} packages`);
+      for (const p of r.problems) console.log(`${p.file}: ${p.reason}`);
+      if (r.problems.length) console.log(`${r.problems.length} of ${r.packages} packages do not match the index`);
+      return r.problems.length ? 1 : 0;
+    }
+    default:
+      throw new UsageError(USAGE.trim());
+  }
+}

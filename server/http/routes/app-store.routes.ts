@@ -1,0 +1,133 @@
+/**
+ * The app store over HTTP (docs/app-store.md, "Routes"): store connections,
+ * the catalogue, and installs, upgrades and uninstalls from it, under
+ * /api/admin/app-store. Admin only and session only (key-scope answers an API
+ * key `session_required` before these run); every route answers 503
+ * `app_store_disabled` while the store is off, except its own switch.
+ */
+import Router from '@koa/router';
+import { AppError } from '../../errors';
+import type { EventBus } from '../../events';
+import type { SettingsStore } from '../../settings';
+import type { AppStore } from '../../store';
+import { requireAdmin } from '../middlewares/auth';
+import { readObject } from '../middlewares/body';
+import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
+import { validate, z } from '../validate';
+import { routeDoc } from '../openapi/route-doc';
+
+const doc = routeDoc('App store', 'admin');
+
+const connectBody = z.strictObject({ url: z.string().min(1).max(2048), public_key_pem: z.string().min(1).max(4096) });
+const patchBody = z.strictObject({ enabled: z.boolean() });
+const installBody = z.strictObject({
+  store: z.number().int().min(1),
+  version: z.string().max(64).optional(),
+  approve_hosts: z.array(z.string().max(260)).max(32).optional(),
+  approve_permissions: z.boolean().optional(),
+});
+const configBody = z.strictObject({ enabled: z.boolean() });
+const catalogueQuery = z.object({
+  q: z.string().max(200).optional(),
+  kind: z.enum(['app', 'language-pack', 'storage']).optional(),
+  updates: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+
+export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
+  const r = new Router<AppState>();
+  const s = d.store;
+  const A = '/api/admin/app-store';
+  const admin: Mw = async (ctx, next) => {
+    ctx.state.door = 'admin';
+    await requireAdmin(ctx, next);
+  };
+  const on: Mw = async (ctx, next) => {
+    s.requireOn();
+    await next();
+  };
+  const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
+  const id = (ctx: Ctx) => {
+    const n = Number(ctx.params.id);
+    if (!Number.isInteger(n) || n < 1) throw new AppError('bad_id');
+    return n;
+  };
+
+  r.get(`${A}/config`, doc({ summary: 'App store settings (enabled)', auth: 'admin' }), admin, (ctx) => {
+    ctx.body = { enabled: d.settings.get('app_store_enabled') };
+  });
+  r.patch(`${A}/config`, doc({ summary: 'Turn the app store on or off', body: configBody, auth: 'admin' }), admin, async (ctx) => {
+    const b = await body(ctx, configBody);
+    await d.settings.set('app_store_enabled', b.enabled);
+    await d.bus.emit('audit', {
+      action: 'admin.config_change',
+      actor: actorOf(ctx),
+      request: reqMeta(ctx),
+      resource: 'app_store',
+      meta: { enabled: b.enabled },
+    });
+    ctx.body = { enabled: b.enabled };
+  });
+  r.get(`${A}/stores`, doc({ summary: 'Store connections', auth: 'admin' }), admin, on, async (ctx) => {
+    ctx.body = await s.list();
+  });
+  r.post(
+    `${A}/stores`,
+    doc({
+      summary: 'Connect a store by URL and the Ed25519 key trusted for its index (answers the key’s fingerprint)',
+      body: connectBody,
+      status: 201,
+      auth: 'admin',
+    }),
+    admin,
+    on,
+    async (ctx) => {
+      const b = await body(ctx, connectBody);
+      ctx.status = 201;
+      ctx.body = await s.connect(actor(ctx), b.url, b.public_key_pem);
+    },
+  );
+  r.patch(`${A}/stores/:id`, doc({ summary: 'Enable or disable a store', body: patchBody, auth: 'admin' }), admin, on, async (ctx) => {
+    ctx.body = await s.setEnabled(actor(ctx), id(ctx), (await body(ctx, patchBody)).enabled);
+  });
+  r.delete(`${A}/stores/:id`, doc({ summary: 'Disconnect a store', auth: 'admin' }), admin, on, async (ctx) => {
+    ctx.body = await s.disconnect(actor(ctx), id(ctx));
+  });
+  r.post(`${A}/stores/:id/refresh`, doc({ summary: 'Fetch a store’s index again now (conditional GET)', auth: 'admin' }), admin, on, async (ctx) => {
+    ctx.body = await s.refresh(id(ctx));
+  });
+  r.get(
+    `${A}/catalogue`,
+    doc({
+      summary: 'A page of the entries of every enabled store, with the installed version and whether an update is available',
+      query: catalogueQuery,
+      auth: 'admin',
+    }),
+    admin,
+    on,
+    async (ctx) => {
+      const qy = validate(catalogueQuery, ctx.query);
+      ctx.body = await s.catalogue({ ...qy, updates: qy.updates === 'true' });
+    },
+  );
+  r.post(`${A}/apps/:app/install`, doc({ summary: 'Install an app from a store', body: installBody, status: 201, auth: 'admin' }), admin, on, async (ctx) => {
+    const b = await body(ctx, installBody);
+    ctx.status = 201;
+    ctx.body = await s.install(actor(ctx), { ...b, id: ctx.params.app });
+  });
+  r.post(
+    `${A}/apps/:app/upgrade`,
+    doc({ summary: 'Upgrade an installed app from a store (a new permission needs approve_permissions)', body: installBody, auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      const b = await body(ctx, installBody);
+      ctx.body = await s.upgrade(actor(ctx), { ...b, id: ctx.params.app });
+    },
+  );
+  r.delete(`${A}/apps/:app`, doc({ summary: 'Uninstall an app', auth: 'admin' }), admin, on, async (ctx) => {
+    ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
+  });
+  return r;
+}

@@ -1,0 +1,35 @@
+/**
+ * The app store (issue 33, first slice; docs/app-store.md): the signed static
+ * store format, store connections and their catalogue, and installs,
+ * upgrades and uninstalls of apps from a store through the app plugins'
+ * install path.
+ */
+import type { Db } from '../db';
+import type { EventBus } from '../events';
+import type { AppPlugins } from '../plugins';
+import type { SettingsStore } from '../settings';
+import { StoreConnectionsRepo } from './connections.repo';
+import { AppStore } from './service';
+
+export { AppStore, CATALOGUE_TTL_MS, type InstallRequest } from './service';
+export { buildStore } from './build';
+export { verifyStore } from './verify';
+export { fingerprint } from './format';
+
+export function createAppStore(d: { db: Db; bus: EventBus; plugins: AppPlugins; settings: SettingsStore; version: string; timeoutMs: number }): AppStore {
+  const p = d.plugins;
+  return new AppStore({
+    repo: new StoreConnectionsRepo(d.db),
+    bus: d.bus,
+    version: d.version,
+    timeoutMs: d.timeoutMs,
+    // The store installs apps: with app plugins off for the whole server it is off too.
+    off: () => (p.off() === 'plugins_disabled' ? 'plugins_disabled' : !d.settings.get('app_store_enabled') ? 'app_store_disabled' : null),
+    apps: {
+      installed: async () => new Map((await p.repo.list()).map((a) => [a.id, { version: a.version, permissions: [...a.manifest.permissions] }])),
+      install: (by, bytes, hosts, expect) => p.admin.install(by, bytes, hosts, expect),
+      upgrade: (by, id, bytes, expect) => p.admin.upgrade(by, id, bytes, expect),
+      uninstall: (by, id) => p.admin.uninstall(by, id),
+    },
+  });
+}
