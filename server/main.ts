@@ -310,6 +310,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         ['governor', () => sv.governor.status()],
         // The sleep inhibitor asked of the host and the long ops a restart resumes (docs/desktop.md).
         ['sleep_inhibitor', () => keepAwake.status()],
+        // Search inside documents: per storage, indexed, waiting and failed files (fulltext/indexer.ts).
+        [
+          'text_index',
+          async () => ({
+            enabled: config.textIndex,
+            storages: (await sv.textIndex.status()).map((x) => ({ ...x, name: catalogue.repo.byId(x.storage_id)?.name ?? String(x.storage_id) })),
+          }),
+        ],
       ],
     });
     routers.push(

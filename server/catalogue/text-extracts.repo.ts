@@ -32,6 +32,17 @@ export interface ExtractOutcome {
   capped: boolean;
 }
 
+/** One storage's extraction state (Admin → Status). */
+export interface StorageTextStatus {
+  storage_id: number;
+  pending: number;
+  done: number;
+  failed: number;
+  skipped: number;
+  /** The newest failures, newest first. */
+  failures: Array<{ path: string; reason: string; at: string }>;
+}
+
 /** Ids per statement: far below either database's bound on parameters. */
 const CHUNK = 500;
 const lit = <T extends string>(v: T) => sql.lit(v);
@@ -157,6 +168,49 @@ export class TextExtractsRepo {
   async byId(id: number): Promise<Selectable<TextExtractsTable> | undefined> {
     const r = await this.db.async.first(this.db.k.selectFrom('text_extracts').selectAll().where('node_id', '=', id));
     return r && { ...r, node_id: Number(r.node_id), size: Number(r.size), mtime: Number(r.mtime), chars: Number(r.chars), capped: Number(r.capped) };
+  }
+
+  /**
+   * Per storage: how many files are in each state, and its newest failures with their reasons (at most
+   * `failures` each), for Admin → Status. Storages with no row are left out.
+   */
+  async byStorage(failures: number): Promise<StorageTextStatus[]> {
+    const k = this.db.k;
+    const [counts, failed] = await Promise.all([
+      this.db.async.all(
+        k
+          .selectFrom('text_extracts as x')
+          .innerJoin('nodes as n', 'n.id', 'x.node_id')
+          .select((eb) => ['n.storage_id', 'x.state', eb.fn.countAll<number>().as('c')])
+          .groupBy(['n.storage_id', 'x.state']),
+      ),
+      // The newest failures of each storage: a window over the failed rows only.
+      this.db.async.all(
+        k
+          .selectFrom((eb) =>
+            eb
+              .selectFrom('text_extracts as x')
+              .innerJoin('nodes as n', 'n.id', 'x.node_id')
+              .select(['n.storage_id', 'n.path', 'x.reason', 'x.updated_at'])
+              .select(sql<number>`row_number() OVER (PARTITION BY n.storage_id ORDER BY x.updated_at DESC, x.node_id DESC)`.as('nth'))
+              .where('x.state', '=', lit('failed'))
+              .as('f'),
+          )
+          .select(['f.storage_id', 'f.path', 'f.reason', 'f.updated_at'])
+          .where('f.nth', '<=', failures)
+          .orderBy('f.storage_id')
+          .orderBy('f.nth'),
+      ),
+    ]);
+    const out = new Map<number, StorageTextStatus>();
+    const of = (id: number) => {
+      let s = out.get(id);
+      if (!s) out.set(id, (s = { storage_id: id, pending: 0, done: 0, failed: 0, skipped: 0, failures: [] }));
+      return s;
+    };
+    for (const r of counts) of(Number(r.storage_id))[r.state] = Number(r.c);
+    for (const r of failed) of(Number(r.storage_id)).failures.push({ path: r.path, reason: r.reason ?? '', at: r.updated_at });
+    return [...out.values()];
   }
 
   /** How many rows are in each state. */

@@ -265,6 +265,19 @@ export interface AdminStatus {
     pause_reasons: Array<'user' | 'sleep'>;
     power: { on_battery: boolean; user_idle: boolean; sleeping: boolean; source: string };
   };
+  /** Search inside documents (docs/fulltext.md): off with SERVICE_TEXT_INDEX=false; storages with no document left out. */
+  text_index: {
+    enabled: boolean;
+    storages: Array<{
+      storage_id: number;
+      name: string;
+      done: number;
+      pending: number;
+      failed: number;
+      skipped: number;
+      failures: Array<{ path: string; reason: string; at: string }>;
+    }>;
+  };
   sleep_inhibitor: {
     active: boolean;
     since: string | null;

@@ -8,7 +8,7 @@
  * restart loses nothing: an interrupted op resumes, and `resume()` queues one
  * at start for rows a crash left without an op.
  */
-import type { ExtractOutcome, PendingText, SyncFilesHook, TextExtractsRepo, WriteHook } from '../catalogue';
+import type { ExtractOutcome, PendingText, StorageTextStatus, SyncFilesHook, TextExtractsRepo, WriteHook } from '../catalogue';
 import type { StorageOps } from '../files/internal';
 import type { Governor, JobQueue } from '../jobs';
 import { ExtractError } from './errors';
@@ -29,6 +29,8 @@ const BATCH_FILES = 32;
 const BATCH_MS = 30_000;
 /** Files extracted at once (a PDF's is mostly pdftotext's process: two keep both cores of a small machine in use). */
 const TEXT_LANES = 2;
+/** Failures listed per storage in the status. */
+const STATUS_FAILURES = 5;
 
 export interface TextDrainResult {
   done: number;
@@ -74,6 +76,11 @@ export class TextIndexer {
       const wanted = files.filter((f) => wantsText(f.path, f.size, f.mime));
       if (wanted.length && (await this.repo.markPending(wanted)).length) await this.request();
     };
+  }
+
+  /** Per storage, files indexed, waiting, failed (the newest five with their reasons) and skipped: Admin → Status. */
+  status(): Promise<StorageTextStatus[]> {
+    return this.repo.byStorage(STATUS_FAILURES);
   }
 
   /** Queues a drain when files wait (at start: rows a crash left between their hook and the op's queueing). */

@@ -39,6 +39,7 @@ describe('admin status in the browser', { skip, timeout: 180_000 }, () => {
     await status.getByRole('region', { name: 'Public links' }).getByText('Sending 0 of 8 Mbit/s to visitors').waitFor();
     await status.getByRole('region', { name: 'Storages' }).getByText('All storages are online.').waitFor();
     await status.getByRole('region', { name: 'Keeping the computer awake' }).getByText('No: nothing long is running.').waitFor();
+    await status.getByRole('region', { name: 'Search inside documents' }).getByText('No documents to index yet.').waitFor();
     await status
       .getByRole('region', { name: 'Service health' })
       .getByText(/^Event loop p99 [\d.]+ ms · memory \d+ MB/)

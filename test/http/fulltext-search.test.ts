@@ -160,6 +160,19 @@ describe('search inside documents', () => {
     assert.deepEqual(await names('dingo'), [], 'past the cap: not indexed');
     assert.deepEqual(await names('wearing a PDF'), [], 'a failed extraction stores no text');
     assert.equal((await s.api('GET', '/api/capabilities')).status, 200, 'still serving');
+
+    // Admin → Status: the storage's counts, its failures newest first with their reasons.
+    const st = await s.api('GET', '/api/admin/status', { token: admin });
+    assert.equal(st.status, 200);
+    assert.equal(st.body.text_index.enabled, true);
+    const docs = st.body.text_index.storages.find((x: any) => x.name === 'Docs');
+    const rows = await sqlRows<{ state: string; n: number }>(s.server.db, 'SELECT state, count(*) AS n FROM text_extracts GROUP BY state');
+    for (const state of ['done', 'failed', 'pending', 'skipped'])
+      assert.equal(docs[state], Number(rows.find((r) => r.state === state)?.n ?? 0), `${state} counted`);
+    // Both failed in the same drain, two at a time: either may be the newer.
+    assert.deepEqual(docs.failures.map((f: any) => f.path).sort(), ['corrupt.docx', 'fake.pdf']);
+    assert.ok(docs.failures[0].at >= docs.failures[1].at, 'newest first');
+    assert.match(docs.failures.find((f: any) => f.path === 'corrupt.docx').reason, /size_mismatch/);
   });
 
   test('words must all be found (name or text), a "phrase" as typed, a -word or -"phrase" excludes; bad queries are 400', async () => {

@@ -2,8 +2,8 @@
  * Admin → Status: what the desktop service is doing right now, from
  * GET /api/admin/status (refreshed every 5 s): background work under the
  * governor, public uplink use, offline storages, request budgets of metered
- * storages, and whether the computer is kept awake (with the long ops a
- * restart resumes). The tray shows the same words in short.
+ * storages, search inside documents per storage, and whether the computer
+ * is kept awake (with the long ops a restart resumes). The tray shows the same words in short.
  */
 import { useEffect, useState } from 'react';
 import type { AdminStatus } from '../../../server/contract';
@@ -132,11 +132,40 @@ export function StatusTab() {
           </ul>
         )}
       </section>
+      <TextIndexStatus status={s.text_index} />
       <BackupStatus tick={tick} />
       <section className="card" aria-label={t('status.health')}>
         <h2>{t('status.health')}</h2>
         <p>{t('status.health_line', { p99: s.event_loop.p99_ms, rss: s.memory.rss_mb, up: Math.round(s.uptime_s / 60) })}</p>
       </section>
     </div>
+  );
+}
+
+/** Search inside documents: per storage, files indexed, waiting, failed (the newest with their reasons) and skipped. */
+function TextIndexStatus({ status }: { status: AdminStatus['text_index'] }) {
+  const { t } = useI18n();
+  return (
+    <section className="card" aria-label={t('status.text_index')} data-testid="status-text-index">
+      <h2>{t('status.text_index')}</h2>
+      {!status.enabled && <p>{t('status.text_off')}</p>}
+      {status.enabled && status.storages.length === 0 && <p>{t('status.text_none')}</p>}
+      {status.storages.map((x) => (
+        <div key={x.storage_id}>
+          <p>
+            <strong>{x.name}</strong>: {t('status.text_line', { done: x.done, pending: x.pending, failed: x.failed, skipped: x.skipped })}
+          </p>
+          {x.failures.length > 0 && (
+            <ul aria-label={t('status.text_failures', { name: x.name })}>
+              {x.failures.map((f) => (
+                <li key={f.path}>
+                  {f.path} <span className="muted">{f.reason}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      ))}
+    </section>
   );
 }

@@ -221,5 +221,10 @@ export const admin = {
   'status.awake_off': 'No: nothing long is running.',
   'status.resumable': 'Work that resumes after a restart',
   'status.health': 'Service health',
+  'status.text_index': 'Search inside documents',
+  'status.text_off': 'Off (SERVICE_TEXT_INDEX=false): search finds names and small text files only.',
+  'status.text_none': 'No documents to index yet.',
+  'status.text_line': '{done} indexed · {pending} waiting · {failed} failed · {skipped} skipped',
+  'status.text_failures': 'Latest failures in {name}',
   'status.health_line': 'Event loop p99 {p99} ms · memory {rss} MB · up {up} min',
 } as const;

@@ -222,5 +222,10 @@ export const admin: Record<keyof typeof en, string> = {
   'status.awake_off': 'Hayır: uzun süren bir iş yok.',
   'status.resumable': 'Yeniden başlatmadan sonra süren işler',
   'status.health': 'Hizmet sağlığı',
+  'status.text_index': 'Belge içinde arama',
+  'status.text_off': 'Kapalı (SERVICE_TEXT_INDEX=false): arama yalnızca adları ve küçük metin dosyalarını bulur.',
+  'status.text_none': 'Henüz dizinlenecek belge yok.',
+  'status.text_line': '{done} dizinlendi · {pending} bekliyor · {failed} başarısız · {skipped} atlandı',
+  'status.text_failures': '{name} içindeki son hatalar',
   'status.health_line': 'Olay döngüsü p99 {p99} ms · bellek {rss} MB · {up} dakikadır açık',
 };
