@@ -154,7 +154,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
-    const textIndex = new TextIndexer(new TextExtractsRepo(db), queue, governor, dirs.staging);
+    const textIndex = new TextIndexer(new TextExtractsRepo(db), queue, governor, dirs.staging, {
+      ocrOn: (id) => !!storagesRepo.byId(id)?.ocr,
+      ocrLangs: config.ocrLangs,
+    });
     const storagesRepo = new StoragesRepo(db);
     storagesRepo.attachChannel(channel);
     await storagesRepo.load();
@@ -214,6 +217,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       demo: config.demo,
       meter,
       checkReplicaLink: (targetId, storage) => replication.targets.checkLink(targetId, storage),
+      ocrTurnedOn: (id) => textIndex.ocrTurnedOn(id),
       hooks: {
         written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook(), ...(config.textIndex ? { text: textIndex.writeHook() } : {}) },
         // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).

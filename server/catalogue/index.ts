@@ -81,6 +81,8 @@ export interface CatalogueOptions {
   volumeProbe?: VolumeProbe | null;
   /** See StoragesService: checks a storage's link to a replication target before it is saved. */
   checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => Promise<void>;
+  /** Told a storage's OCR was turned on (StoragesService). */
+  ocrTurnedOn?: (id: number) => Promise<unknown>;
 }
 
 export function createCatalogue(o: CatalogueOptions) {
@@ -138,6 +140,7 @@ export function createCatalogue(o: CatalogueOptions) {
     demo: o.demo,
     warn: (m) => o.log.warn(m),
     checkReplicaLink: o.checkReplicaLink,
+    ocrTurnedOn: o.ocrTurnedOn,
     // The first storage an installation ever gets is its default storage (where home folders go: files/homes.ts).
     firstStorage: (id) => o.db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(id)),
   });

@@ -14,7 +14,9 @@ export interface Grant {
   path: string;
 }
 /** What a new storage row takes; the rest has its default. */
-export type NewStorage = Omit<StorageRow, 'id' | 'created_at' | 'updated_at' | 'status' | 'status_reason' | 'last_sync_at' | 'volume'>;
+export type NewStorage = Omit<StorageRow, 'id' | 'created_at' | 'updated_at' | 'status' | 'status_reason' | 'last_sync_at' | 'volume' | 'ocr'> & {
+  ocr?: number;
+};
 
 export const newUid = (): string => 'st' + randomBytes(8).toString('hex');
 
@@ -195,10 +197,10 @@ export class StoragesRepo {
         if ((yield* t.sql(TAKEN, [r.name, r.name, -1])).length) return undefined;
         const [{ n }] = yield* t.sql<{ n: number | string }>('SELECT count(*) AS n FROM storages');
         const ids = yield* t.sql<{ id: number | string }>(
-          `INSERT INTO storages (uid, name, driver, config, mount_path, sync_mode, sync_interval_s, enabled, read_only, rbac_enabled, replica_target_id, created_at, updated_at)
-           VALUES (@uid, @name, @driver, @config, @mount_path, @sync_mode, @sync_interval_s, @enabled, @read_only, @rbac_enabled, @replica_target_id, @now, @now)
+          `INSERT INTO storages (uid, name, driver, config, mount_path, sync_mode, sync_interval_s, enabled, read_only, rbac_enabled, ocr, replica_target_id, created_at, updated_at)
+           VALUES (@uid, @name, @driver, @config, @mount_path, @sync_mode, @sync_interval_s, @enabled, @read_only, @rbac_enabled, @ocr, @replica_target_id, @now, @now)
            ON CONFLICT DO NOTHING RETURNING id`,
-          { ...r, now },
+          { ...r, ocr: r.ocr ?? 0, now },
         );
         return ids.length ? { id: Number(ids[0].id), first: Number(n) === 0 } : undefined;
       },

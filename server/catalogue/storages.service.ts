@@ -37,6 +37,7 @@ export interface StorageInput {
   enabled?: boolean;
   read_only?: boolean;
   rbac_enabled?: boolean;
+  ocr?: boolean;
   replica_target_id?: number | null;
 }
 
@@ -80,6 +81,8 @@ export class StoragesService {
       checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => Promise<void>;
       /** Told the id of the first storage this installation ever gets (none existed before it). */
       firstStorage?: (id: number) => Promise<unknown>;
+      /** Told a storage's OCR was turned on: its scans already catalogued wait for reading (fulltext/indexer.ts). */
+      ocrTurnedOn?: (id: number) => Promise<unknown>;
     },
   ) {}
 
@@ -106,6 +109,7 @@ export class StoragesService {
       read_only: !!r.read_only,
       readonly: !!r.read_only,
       rbac_enabled: !!r.rbac_enabled,
+      ocr: !!r.ocr,
       replica_target_id: r.replica_target_id,
       status: r.status,
       status_reason: r.status_reason,
@@ -147,6 +151,7 @@ export class StoragesService {
       read_only: input.read_only ? 1 : 0,
       // The API's default is the spec's (open); the doors a person uses (admin UI, CLI, seeding, set-up) ask for closed.
       rbac_enabled: input.rbac_enabled ? 1 : 0,
+      ocr: input.ocr ? 1 : 0,
       replica_target_id: input.replica_target_id ?? null,
     });
     if (!made) {
@@ -186,6 +191,7 @@ export class StoragesService {
       if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
       if (input.read_only !== undefined) patch.read_only = input.read_only ? 1 : 0;
       if (input.rbac_enabled !== undefined) patch.rbac_enabled = input.rbac_enabled ? 1 : 0;
+      if (input.ocr !== undefined) patch.ocr = input.ocr ? 1 : 0;
       if (input.replica_target_id !== undefined) {
         if (input.replica_target_id !== null)
           await this.checkLink(input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
@@ -209,6 +215,8 @@ export class StoragesService {
         },
       });
       await this.syncer.restart(id);
+      if (patch.ocr === 1 && !r.ocr)
+        await this.opts.ocrTurnedOn?.(id).catch((e) => this.opts.warn?.(`queueing the scans of storage ${id} for OCR failed: ${e}`));
       return this.get(id);
     });
   }

@@ -103,6 +103,54 @@ export class TextExtractsRepo {
     });
   }
 
+  /**
+   * OCR was turned on for storage `storageId`: its pictures (by extension, `exts`) wait for reading unless
+   * their current version was read already, and its PDFs whose text layer gave fewer than `belowChars`
+   * characters wait again. One unit; resolves with how many files now wait.
+   */
+  markScansPending(storageId: number, exts: string[], belowChars: number): Promise<number> {
+    const k = this.db.k;
+    const now = new Date().toISOString();
+    return this.db.async.unit(function* (t) {
+      const pictures = k
+        .selectFrom('nodes as n')
+        .select((eb) => ['n.id as node_id', eb.val('pending').as('state'), 'n.size', 'n.mtime', eb.val(now).as('updated_at')])
+        .where('n.storage_id', '=', storageId)
+        .where('n.type', '=', lit('file'))
+        .where('n.deleted_at', 'is', null)
+        .where('n.size', '>', 0)
+        .where((eb) => eb.or(exts.map((e) => eb(eb.fn('lower', ['n.name']), 'like', `%.${e}`))));
+      const a = yield* t.run(
+        k
+          .insertInto('text_extracts')
+          .columns(['node_id', 'state', 'size', 'mtime', 'updated_at'])
+          .expression(pictures)
+          .onConflict((oc) =>
+            oc
+              .column('node_id')
+              .doUpdateSet({ state: 'pending', reason: null, updated_at: now })
+              .where((eb) => eb.or([eb('text_extracts.state', '=', lit('skipped')), eb('text_extracts.state', '=', lit('failed'))])),
+          ),
+      );
+      const b = yield* t.run(
+        k
+          .updateTable('text_extracts')
+          .set({ state: 'pending', reason: null, updated_at: now })
+          .where('state', '=', lit('done'))
+          .where('chars', '<', belowChars)
+          .where('node_id', 'in', (eb) =>
+            eb
+              .selectFrom('nodes as n')
+              .select('n.id')
+              .where('n.storage_id', '=', storageId)
+              .where('n.deleted_at', 'is', null)
+              .where(sql`lower(n.name)`, 'like', '%.pdf'),
+          ),
+      );
+      return a + b;
+    });
+  }
+
   /** Up to `limit` waiting files with an id above `afterId`, in id order, with their node's facts. */
   async pendingAfter(afterId: number, limit: number): Promise<PendingText[]> {
     const rows = await this.db.async.all(

@@ -341,6 +341,12 @@ export const SETTINGS = {
     'true',
     'Search inside documents: the text of PDFs, office documents and long text files is extracted in the background, at low priority (false: search finds names and the text of small uploads only; docs/fulltext.md).',
   ),
+  ocrLangs: s(
+    'SERVICE_OCR_LANGS',
+    str,
+    'eng',
+    'Tesseract languages for storages whose OCR is on (Admin → Storages), joined by \'+\', e.g. `eng+tur` (Debian: tesseract-ocr-eng, tesseract-ocr-tur); docs/fulltext.md, "OCR".',
+  ),
   oidcIssuer: s(
     'SERVICE_OIDC_ISSUER',
     exactUrl,

@@ -64,6 +64,8 @@ export interface AdminStorage extends ConfiguredBackend {
   read_only: boolean;
   readonly: boolean;
   rbac_enabled: boolean;
+  /** Scans read by OCR for search (docs/fulltext.md, "OCR"); off by default. */
+  ocr: boolean;
   replica_target_id: number | null;
   status: string;
   status_reason: string | null;

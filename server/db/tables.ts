@@ -326,6 +326,8 @@ export interface StoragesTable {
   enabled: number;
   read_only: number;
   rbac_enabled: number;
+  /** Scans (images, PDFs without a text layer) read by OCR for search. */
+  ocr: number;
   replica_target_id: number | null;
   status: string;
   status_reason: string | null;

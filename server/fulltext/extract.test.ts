@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { needTool, tempDir } from '../../test/helpers/tools';
-import { docxWith, lyingSizes, odtWith, pdfWith, xlsxWith, zipOf } from '../../test/helpers/documents';
+import { docxWith, lyingSizes, odtWith, pdfWith, scannedPdfOf, scanOf, xlsxWith, zipOf } from '../../test/helpers/documents';
 import { extractText, textFormatOf, wantsText, TEXT_CAP, type FileSource } from './extract';
 import { ExtractError } from './errors';
 import { HTML_RULES, MarkupText, TextSink } from './markup';
@@ -26,7 +26,10 @@ test('formats by extension, then MIME type; service folders and empty files are 
   assert.equal(textFormatOf('a.ods', null), 'odf');
   assert.equal(textFormatOf('page', 'text/html; charset=utf-8'), 'html');
   assert.equal(textFormatOf('notes', 'text/plain'), 'text');
-  assert.equal(textFormatOf('photo.jpg', 'image/jpeg'), null);
+  assert.equal(textFormatOf('photo.jpg', 'image/jpeg'), 'image');
+  assert.equal(textFormatOf('clip.mp4', 'video/mp4'), null);
+  // A picture is wanted only where OCR is on.
+  assert.deepEqual([wantsText('scan.png', 10, null), wantsText('scan.png', 10, null, true)], [false, true]);
   assert.equal(wantsText('docs/a.pdf', 10, null), true);
   assert.equal(wantsText('.service-trash/x/a.pdf', 10, null), false);
   assert.equal(wantsText('docs/a.pdf', 0, null), false);
@@ -97,6 +100,34 @@ test('PDF through pdftotext: a local file and a remote one (copied), and a PDF t
       run(inMemory('fake.pdf', Buffer.from('just some text, no PDF here')), d.dir),
       (e: Error) => e instanceof ExtractError && /pdftotext/.test(e.message),
     );
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('OCR: a picture and a PDF without a text layer are read by Tesseract where OCR is on; skipped or empty where off', async (t) => {
+  const skip = needTool('tesseract', 'tesseract-ocr') ?? needTool('pdftoppm', 'poppler-utils');
+  if (skip) return t.skip(skip);
+  const d = tempDir();
+  const ocr = (src: FileSource, langs: string | null) => extractText(src, new AbortController().signal, d.dir, langs);
+  try {
+    const png = await scanOf(['The quokka receipt', 'paid on 3 March 2026']);
+    const read = await ocr(inMemory('receipt.png', png), 'eng');
+    assert.match(read.text, /quokka receipt/);
+    assert.match(read.text, /3 March 2026/);
+    await assert.rejects(ocr(inMemory('receipt.png', png), null), (e: Error) => e instanceof ExtractError && e.skip && /OCR is off/.test(e.message));
+
+    const pdf = await scannedPdfOf(['Letter from the echidna club', 'membership renewal']);
+    assert.equal((await ocr(inMemory('letter.pdf', pdf), null)).text.trim(), '', 'no text layer, OCR off: nothing');
+    assert.match((await ocr(inMemory('letter.pdf', pdf), 'eng')).text, /echidna club/);
+    // A PDF with a text layer keeps it: no OCR.
+    assert.match((await ocr(inMemory('a.pdf', pdfWith(['Hello platypus world and more words to pass the bound'])), 'eng')).text, /platypus/);
+    // Not a picture, bad languages: a failure with a reason.
+    await assert.rejects(
+      ocr(inMemory('fake.png', Buffer.from('not a picture at all')), 'eng'),
+      (e: Error) => e instanceof ExtractError && /tesseract/.test(e.message),
+    );
+    await assert.rejects(ocr(inMemory('receipt.png', png), 'eng; rm -rf /'), (e: Error) => e instanceof ExtractError && /SERVICE_OCR_LANGS/.test(e.message));
   } finally {
     d.cleanup();
   }

@@ -9,6 +9,7 @@
  * | docx/xlsx/pptx, odt/ods/odp | XML parts by ranged reads (office.ts) | part size, ratio, inflated bytes |
  * | HTML | tags stripped, scripts and styles dropped | the first MAX_MARKUP_BYTES |
  * | Markdown, CSV, plain text, other text/* | as is | the first MAX_TEXT_BYTES |
+ * | pictures, PDFs without a text layer (OCR on) | Tesseract, pages rendered by pdftoppm (ocr.ts) | OCR_MAX_PAGES, memory, OCR_TIMEOUT_MS |
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,8 +23,9 @@ import { ExtractError } from './errors';
 import { HTML_RULES, MarkupText, TextSink } from './markup';
 import { officeText, type OfficeFormat } from './office';
 import { pdfText } from './pdf';
+import { OCR_BELOW_CHARS, OCR_IMAGE_EXTS, ocrImage, ocrPdf } from './ocr';
 
-export type TextFormat = 'pdf' | OfficeFormat | 'html' | 'text';
+export type TextFormat = 'pdf' | OfficeFormat | 'html' | 'text' | 'image';
 
 /**
  * Characters of text stored per file at most (`search_fts.body`); the rest of a longer document is not
@@ -33,6 +35,8 @@ export type TextFormat = 'pdf' | OfficeFormat | 'html' | 'text';
 export const TEXT_CAP = 256 * 1024;
 /** One file's extraction at most, whatever the format. */
 export const EXTRACT_TIMEOUT_MS = 60_000;
+/** One file's extraction at most when it is read by OCR (a scanned PDF: up to 20 pages at 300 dpi). */
+export const OCR_TIMEOUT_MS = 10 * 60_000;
 /** A PDF on a storage with no local path is copied to the work folder first: up to this size. */
 export const MAX_PDF_BYTES = 512 * 1024 * 1024;
 /** Plain text: the first bytes read; PDF: what pdftotext may write (TEXT_CAP characters are at most 4 bytes each). */
@@ -49,6 +53,7 @@ add('pptx', 'pptx pptm ppsx ppsm potx');
 add('odf', 'odt ods odp ott ots otp');
 add('html', 'html htm xhtml');
 add('text', 'txt text md markdown csv tsv log');
+add('image', OCR_IMAGE_EXTS.join(' '));
 
 /** The format a file's text is read as, or null when it has none worth indexing. By extension first, then MIME type. */
 export function textFormatOf(name: string, mime: string | null): TextFormat | null {
@@ -64,8 +69,11 @@ export function textFormatOf(name: string, mime: string | null): TextFormat | nu
  * Whether a file is queued for extraction: a non-empty file of a known format outside the service folders.
  * (No storage area is encrypted today; an encrypted one must answer false here: its text never leaves it.)
  */
-export function wantsText(path: string, size: number, mime: string | null): boolean {
-  return size > 0 && !isInternalPath(path) && textFormatOf(path.slice(path.lastIndexOf('/') + 1), mime) !== null;
+export function wantsText(path: string, size: number, mime: string | null, ocr = false): boolean {
+  if (size === 0 || isInternalPath(path)) return false;
+  const format = textFormatOf(path.slice(path.lastIndexOf('/') + 1), mime);
+  // A picture has text only for OCR, on the storages where it is on.
+  return format !== null && (format !== 'image' || ocr);
 }
 
 /** Where a file's bytes come from (the file service's storage operations for one place). */
@@ -86,28 +94,43 @@ export interface Extracted {
 
 /**
  * The text of one file. `signal` is the job's (shutdown, cancel): its abort propagates as is, so the file
- * stays waiting; running past EXTRACT_TIMEOUT_MS is a failure. `workDir` holds copies of remote PDFs.
+ * stays waiting; running past EXTRACT_TIMEOUT_MS (OCR_TIMEOUT_MS when read by OCR) is a failure. `workDir`
+ * holds copies of remote PDFs and pictures and rendered pages. `ocrLangs`: the storage's OCR is on, in these
+ * Tesseract languages (null: off).
  */
-export async function extractText(src: FileSource, signal: AbortSignal, workDir: string): Promise<Extracted> {
+export async function extractText(src: FileSource, signal: AbortSignal, workDir: string, ocrLangs: string | null = null): Promise<Extracted> {
   const format = textFormatOf(src.name, src.mime);
   if (!format) throw new ExtractError('not a format whose text is indexed');
-  const timeout = AbortSignal.timeout(EXTRACT_TIMEOUT_MS);
+  if (format === 'image' && !ocrLangs) throw new ExtractError('OCR is off for this storage', { skip: true });
+  const ms = ocrLangs && (format === 'image' || format === 'pdf') ? OCR_TIMEOUT_MS : EXTRACT_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(ms);
   const both = AbortSignal.any([signal, timeout]);
   try {
-    return await byFormat(format, src, both, workDir);
+    return await byFormat(format, src, both, workDir, ocrLangs);
   } catch (e) {
     if (signal.aborted) throw signal.reason ?? e;
-    if (timeout.aborted) throw new ExtractError(`extraction took longer than ${EXTRACT_TIMEOUT_MS / 1000} s`);
+    if (timeout.aborted) throw new ExtractError(`extraction took longer than ${ms / 1000} s`);
     throw ExtractError.from(e, 'extraction failed');
   }
 }
 
-async function byFormat(format: TextFormat, src: FileSource, signal: AbortSignal, workDir: string): Promise<Extracted> {
+async function byFormat(format: TextFormat, src: FileSource, signal: AbortSignal, workDir: string, ocrLangs: string | null): Promise<Extracted> {
   const sink = new TextSink(TEXT_CAP);
+  if (format === 'image') {
+    sink.add(await withLocalCopy(src, signal, workDir, (file) => ocrImage(file, ocrLangs!, signal)));
+    return { text: sink.text(), capped: sink.capped };
+  }
   if (format === 'pdf') {
-    const r = await withLocalCopy(src, signal, workDir, (file) => pdfText(file, signal, MAX_TEXT_BYTES));
-    sink.add(r.text);
-    return { text: sink.text(), capped: r.capped || sink.capped };
+    return withLocalCopy(src, signal, workDir, async (file) => {
+      const r = await pdfText(file, signal, MAX_TEXT_BYTES);
+      // No text layer to speak of: a scan, read by OCR where it is on.
+      if (ocrLangs && r.text.trim().length < OCR_BELOW_CHARS) {
+        await ocrPdf(file, ocrLangs, signal, workDir, sink);
+        return { text: sink.text(), capped: sink.capped };
+      }
+      sink.add(r.text);
+      return { text: sink.text(), capped: r.capped || sink.capped };
+    });
   }
   if (format === 'html' || format === 'text') {
     const max = format === 'html' ? MAX_MARKUP_BYTES : MAX_TEXT_BYTES;

@@ -13,6 +13,7 @@ import type { StorageOps } from '../files/internal';
 import type { Governor, JobQueue } from '../jobs';
 import { ExtractError } from './errors';
 import { extractText, TEXT_CAP, wantsText, type FileSource } from './extract';
+import { OCR_BELOW_CHARS, OCR_IMAGE_EXTS } from './ocr';
 
 export const TEXT_JOB = 'text.extract';
 
@@ -52,6 +53,8 @@ export class TextIndexer {
     private governor: Governor,
     /** Where copies of remote PDFs are made (the data dir's staging folder). */
     private workDir: string,
+    /** Whether a storage's scans are read by OCR, and in which Tesseract languages. */
+    private ocr: { ocrOn: (storageId: number) => boolean; ocrLangs: string } = { ocrOn: () => false, ocrLangs: 'eng' },
   ) {}
 
   /**
@@ -65,15 +68,16 @@ export class TextIndexer {
   /** The write-gate hook: a written eligible file's new version waits for extraction. */
   writeHook(): WriteHook {
     return async (node) => {
-      if (node.type !== 'file' || !wantsText(node.path, node.size, node.mime)) return;
+      if (node.type !== 'file' || !wantsText(node.path, node.size, node.mime, this.ocr.ocrOn(node.storage_id))) return;
       if ((await this.repo.markPending([node])).length) await this.request();
     };
   }
 
   /** The sync engine's hook: new or changed eligible files of the batch wait for extraction, in one unit. */
   syncHook(): SyncFilesHook {
-    return async (_storageId, files) => {
-      const wanted = files.filter((f) => wantsText(f.path, f.size, f.mime));
+    return async (storageId, files) => {
+      const ocr = this.ocr.ocrOn(storageId);
+      const wanted = files.filter((f) => wantsText(f.path, f.size, f.mime, ocr));
       if (wanted.length && (await this.repo.markPending(wanted)).length) await this.request();
     };
   }
@@ -81,6 +85,14 @@ export class TextIndexer {
   /** Per storage, files indexed, waiting, failed (the newest five with their reasons) and skipped: Admin → Status. */
   status(): Promise<StorageTextStatus[]> {
     return this.repo.byStorage(STATUS_FAILURES);
+  }
+
+  /**
+   * OCR was turned on for a storage: its pictures and its PDFs that gave (almost) no text wait for reading,
+   * those the drain finds through the catalogue, not only those written from now on.
+   */
+  async ocrTurnedOn(storageId: number): Promise<void> {
+    if ((await this.repo.markScansPending(storageId, OCR_IMAGE_EXTS, OCR_BELOW_CHARS)) > 0) await this.request();
   }
 
   /** Queues a drain when files wait (at start: rows a crash left between their hook and the op's queueing). */
@@ -142,7 +154,7 @@ export class TextIndexer {
     };
     let outcome: ExtractOutcome;
     try {
-      const got = await extractText(src, signal, this.workDir);
+      const got = await extractText(src, signal, this.workDir, this.ocr.ocrOn(row.storage_id) ? this.ocr.ocrLangs : null);
       outcome = {
         state: 'done',
         reason: got.capped ? `only the first ${TEXT_CAP} characters (or readable bytes) are indexed` : null,

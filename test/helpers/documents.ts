@@ -5,6 +5,8 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+import sharp from 'sharp';
+import { PDFDocument } from 'pdf-lib';
 import { ZipWriter } from '../../server/lib/zip-writer';
 
 /** A one-page PDF showing `lines` (ASCII) in Helvetica, one line each. */
@@ -91,4 +93,22 @@ export function lyingSizes(zip: Buffer, size: number): Buffer {
     if (out.readUInt32LE(i) === 0x02014b50) out.writeUInt32LE(size, i + 24);
   }
   return out;
+}
+
+/** A picture of black text lines on white, as a page scanned at about 300 dpi would hold them (PNG). */
+export async function scanOf(lines: string[]): Promise<Buffer> {
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const h = 120 + lines.length * 90;
+  const text = lines.map((l, i) => `<text x="80" y="${140 + i * 90}" font-family="DejaVu Sans" font-size="56" fill="#000">${esc(l)}</text>`).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="${h}"><rect width="100%" height="100%" fill="#fff"/>${text}</svg>`;
+  return sharp(Buffer.from(svg)).grayscale().png().toBuffer();
+}
+
+/** A PDF of one page holding only the picture of `lines` (a scan: no text layer). */
+export async function scannedPdfOf(lines: string[]): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const png = await doc.embedPng(await scanOf(lines));
+  const page = doc.addPage([png.width * 0.24, png.height * 0.24]);
+  page.drawImage(png, { x: 0, y: 0, width: page.getWidth(), height: page.getHeight() });
+  return Buffer.from(await doc.save());
 }

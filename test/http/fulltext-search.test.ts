@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
-import { docxWith, lyingSizes, odtWith, pdfWith, xlsxWith } from '../helpers/documents';
+import { docxWith, lyingSizes, odtWith, pdfWith, scannedPdfOf, scanOf, xlsxWith } from '../helpers/documents';
 import { TextExtractsRepo } from '../../server/catalogue';
 import { SNIPPET_MARK_END as END, SNIPPET_MARK_START as START } from '../../server/files/snippet';
 import { TEXT_CAP } from '../../server/fulltext';
@@ -45,9 +45,9 @@ describe('search inside documents', () => {
     cleanup?.();
   });
 
-  const upload = async (name: string, bytes: Buffer) => {
+  const upload = async (name: string, bytes: Buffer, folder = '/Docs') => {
     const form = new FormData();
-    form.append('path', '/Docs');
+    form.append('path', folder);
     form.append('file', new Blob([new Uint8Array(bytes)]), name);
     const r = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${admin}` } });
     assert.equal(r.status, 200, await r.text());
@@ -55,11 +55,11 @@ describe('search inside documents', () => {
   const search = (q: string) => s.api('GET', `/api/files/search?q=${encodeURIComponent(q)}`, { token: admin });
   const names = async (q: string) => (await search(q)).body.entries.map((e: any) => e.name);
   const nodeId = async (rel: string) => (await s.server.catalogue.nodes.get(storageId, rel))!.id;
-  /** The file's extraction row once it left `pending` for its current version (15 s). */
-  const extracted = async (rel: string) => {
-    const until = Date.now() + 15_000;
+  /** The file's extraction row once it left `pending` for its current version (15 s; 60 s when read by OCR). */
+  const extracted = async (rel: string, storage = storageId, ms = 15_000) => {
+    const until = Date.now() + ms;
     for (;;) {
-      const node = await s.server.catalogue.nodes.get(storageId, rel);
+      const node = await s.server.catalogue.nodes.get(storage, rel);
       const row = node && (await texts.byId(node.id));
       if (row && row.state !== 'pending' && row.size === node.size && row.mtime === node.mtime) return row;
       if (Date.now() > until) throw new Error(`${rel} not extracted: ${JSON.stringify(row)}`);
@@ -210,6 +210,44 @@ describe('search inside documents', () => {
     const many = await search(Array.from({ length: 17 }, (_, i) => `word${i}`).join(' '));
     assert.deepEqual([many.status, many.body.error], [400, 'validation_failed']);
     assert.deepEqual((await search(Array.from({ length: 16 }, (_, i) => `word${i}`).join(' '))).status, 200);
+  });
+
+  test('OCR: off by default; turned on for a storage, its scans already there are read, and new ones as they come', async () => {
+    const missing = needTool('tesseract', 'tesseract-ocr');
+    if (missing) throw new Error(missing);
+    const scans = tempDir('filedock-scans-');
+    try {
+      const add = await s.api('POST', '/api/admin/storages', {
+        token: admin,
+        body: { rbac_enabled: false, name: 'Scans', driver: 'local', config: { path: scans.dir }, sync_mode: 'poll' },
+      });
+      assert.deepEqual([add.status, add.body.ocr], [200, false], JSON.stringify(add.body));
+      const id = add.body.id;
+      await upload('receipt.png', await scanOf(['The quokka receipt', 'paid on 3 March 2026']), '/Scans');
+      await upload('letter.pdf', await scannedPdfOf(['Letter from the echidna club', 'membership renewal']), '/Scans');
+      const letter = await extracted('letter.pdf', id);
+      assert.deepEqual([letter.state, letter.chars < 32], ['done', true], 'no text layer, OCR off: (almost) nothing');
+      assert.equal(await texts.byId((await s.server.catalogue.nodes.get(id, 'receipt.png'))!.id), undefined, 'a picture is not queued with OCR off');
+      assert.deepEqual(await names('quokka'), []);
+
+      const on = await s.api('PATCH', `/api/admin/storages/${id}`, { token: admin, body: { ocr: true } });
+      assert.deepEqual([on.status, on.body.ocr], [200, true], JSON.stringify(on.body));
+      assert.equal((await extracted('receipt.png', id, 60_000)).state, 'done');
+      assert.equal((await extracted('letter.pdf', id, 60_000)).state, 'done');
+      const receipt = (await search('quokka receipt')).body.entries;
+      assert.deepEqual(
+        receipt.map((e: any) => [e.path, e.match]),
+        [['/Scans/receipt.png', 'content']],
+      );
+      assert.ok(receipt[0].snippet.includes(`${START}quokka${END} ${START}receipt${END}`), receipt[0].snippet);
+      assert.deepEqual(await names('echidna club'), ['letter.pdf']);
+      // A scan written later is read as it comes.
+      await upload('note.jpg', await scanOf(['A wallaby left this note']), '/Scans');
+      assert.equal((await extracted('note.jpg', id, 60_000)).state, 'done');
+      assert.deepEqual(await names('wallaby'), ['note.jpg']);
+    } finally {
+      scans.cleanup();
+    }
   });
 
   test('files waiting when the server stops are extracted after a restart, even with no op left for them', async () => {

@@ -27,6 +27,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     enabled: storage?.enabled ?? true,
     // A new storage starts closed (issue 39): the admin alone until Access opens it.
     rbac_enabled: storage ? !!storage.rbac_enabled : true,
+    ocr: !!storage?.ocr,
     sync_interval_s: String(storage?.sync_interval_s ?? 900),
     // Empty on a new storage: the server picks (watching for drivers that can, else polling).
     sync_mode: storage?.sync_mode ?? '',
@@ -47,6 +48,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     read_only: common.read_only,
     enabled: common.enabled,
     rbac_enabled: common.rbac_enabled,
+    ocr: common.ocr,
     sync_interval_s: Number(common.sync_interval_s),
     ...(common.sync_mode ? { sync_mode: common.sync_mode } : {}),
   });
@@ -118,6 +120,10 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
         <label className="check">
           <input type="checkbox" checked={common.rbac_enabled} onChange={(e) => setCommon({ ...common, rbac_enabled: e.target.checked })} />
           {t('storage.rbac')}
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={common.ocr} onChange={(e) => setCommon({ ...common, ocr: e.target.checked })} />
+          {t('storage.ocr')}
         </label>
         <div className="full" aria-live="polite">
           {result && (

@@ -28,6 +28,7 @@ const storageBody = z
     read_only: z.boolean(),
     readonly: z.boolean(),
     rbac_enabled: z.boolean(),
+    ocr: z.boolean(),
     replica_target_id: z.number().int().positive().nullable(),
     skip_probe: z.boolean(),
   })
@@ -63,6 +64,7 @@ function toInput(b: z.infer<typeof storageBody>): StorageInput {
     enabled: b.enabled,
     read_only: b.read_only ?? b.readonly,
     rbac_enabled: b.rbac_enabled,
+    ocr: b.ocr,
     replica_target_id: b.replica_target_id,
   };
 }

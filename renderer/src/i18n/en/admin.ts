@@ -13,6 +13,7 @@ export const admin = {
   'storage.readonly': 'Read-only',
   'storage.enabled': 'Enabled',
   'storage.rbac': 'Restrict access to granted users',
+  'storage.ocr': 'Read scans for search (OCR: slower, uses more CPU)',
   'storage.interval': 'Sync every (seconds)',
   'storage.last_sync': 'Last sync',
   'storage.test': 'Test connection',

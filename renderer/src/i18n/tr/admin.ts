@@ -15,6 +15,7 @@ export const admin: Record<keyof typeof en, string> = {
   'storage.readonly': 'Salt okunur',
   'storage.enabled': 'Etkin',
   'storage.rbac': 'Erişimi izin verilen kullanıcılarla sınırla',
+  'storage.ocr': 'Taranmış belgeleri arama için oku (OCR: daha yavaş, daha çok işlemci kullanır)',
   'storage.interval': 'Eşitleme aralığı (saniye)',
   'storage.last_sync': 'Son eşitleme',
   'storage.test': 'Bağlantıyı sına',
