@@ -185,7 +185,7 @@ function Entry({ entry: e, onChanged }: { entry: CatalogueEntry; onChanged: () =
     <li className="card store-entry" aria-label={e.name} data-testid={`entry-${e.id}`}>
       <div className="store-entry-head">
         <h3>{e.name}</h3>
-        <span className="chip small">{t(`store.cat.kind_${e.kind}`)}</span>
+        <span className="chip small">{t(`store.cat.one_${e.kind}`)}</span>
         {e.license.model === 'paid' && <span className="chip small">{t('store.cat.paid')}</span>}
         {e.update_available && (
           <span className="badge" data-testid="update-badge">
