@@ -50,8 +50,11 @@ export const storeApi = {
   refresh: (id: number) => api<StoreRow>(`${BASE}/stores/${id}/refresh`, { method: 'POST' }),
   remove: (id: number) => api(`${BASE}/stores/${id}`, { method: 'DELETE' }),
   catalogue: (q: CatalogueQuery) => api<Catalogue>(`${BASE}/catalogue`, { query: { ...q, updates: q.updates ? 'true' : undefined } }),
-  /** How many installed apps have a newer compatible version in an enabled store. */
-  updates: () => api<Catalogue>(`${BASE}/catalogue`, { query: { updates: 'true', limit: 1 } }).then((r) => r.total),
+  /** How many installed apps have a newer compatible version in an enabled store (0 while the store is switched off, without asking it). */
+  updates: async () =>
+    (await api<{ enabled: boolean }>(`${BASE}/config`)).enabled
+      ? (await api<Catalogue>(`${BASE}/catalogue`, { query: { updates: 'true', limit: 1 } })).total
+      : 0,
   install: (e: CatalogueEntry) => api<{ name: string; version: string }>(`${app(e.id)}/install`, { body: { store: e.store } }),
   upgrade: (e: CatalogueEntry, approve: boolean) =>
     api<{ name: string; version: string }>(`${app(e.id)}/upgrade`, { body: approve ? { store: e.store, approve_permissions: true } : { store: e.store } }),
