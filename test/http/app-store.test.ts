@@ -10,12 +10,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { closeAll, listenLoopback, serveStoreFolder } from '../helpers/static-store';
 import { buildExampleStore, EXAMPLE_PUBLISHER, exampleRelease } from '../../scripts/build-example-store';
 import { publicPem } from '../../scripts/build-example-apps';
 import { buildStore, fingerprint } from '../../server/store';
@@ -35,32 +36,8 @@ describe('app store', () => {
   /** Requests the static store saw: path and status. */
   const seen: Array<{ path: string; status: number }> = [];
 
-  const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
-    const srv = createServer(handler);
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-    servers.push(srv);
-    return `http://127.0.0.1:${(srv.address() as { port: number }).port}/`;
-  };
-  /** A static folder with strong ETags and If-None-Match (what any web server does). */
-  const serveFolder = (dir: string) =>
-    listen((req, res) => {
-      const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname).slice(1);
-      let bytes: Buffer;
-      try {
-        if (path.includes('/') || path.startsWith('.')) throw new Error('no');
-        bytes = readFileSync(join(dir, path));
-      } catch {
-        seen.push({ path, status: 404 });
-        res.statusCode = 404;
-        return void res.end();
-      }
-      const etag = `"${createHash('sha1').update(bytes).digest('hex')}"`;
-      res.setHeader('etag', etag);
-      const status = req.headers['if-none-match'] === etag ? 304 : 200;
-      seen.push({ path, status });
-      res.statusCode = status;
-      res.end(status === 304 ? undefined : bytes);
-    });
+  const listen = (handler: (req: IncomingMessage, res: ServerResponse) => void) => listenLoopback(servers, handler);
+  const serveFolder = (dir: string) => serveStoreFolder(servers, dir, seen);
   const api = (method: string, path: string, body?: unknown, token = admin) => s.api(method, `/api/admin/app-store${path}`, { token, body });
   const refusal = (r: { status: number; body: any }) => [r.status, r.body.error, r.body.details?.kind, r.body.details?.reason];
   const publish = async (patch: Record<string, unknown>) => {
@@ -97,7 +74,7 @@ describe('app store', () => {
   });
   after(async () => {
     await s?.close();
-    for (const srv of servers) srv.closeAllConnections(), srv.close();
+    closeAll(servers);
     for (const c of cleanups) c();
   });
 

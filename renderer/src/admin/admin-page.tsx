@@ -11,7 +11,8 @@ import { AssistantTab } from './assistant-tab';
 import { ExternalTab } from './external-tab';
 import { ReplicationTab } from './replication-tab';
 import { StatusTab } from './status-tab';
-import { AppsTab } from './apps-tab';
+import { AppsArea } from './apps-area';
+import { useStoreUpdates } from './store-updates';
 
 const TABS: [string, MessageKey][] = [
   ['storages', 'admin.storages'],
@@ -30,6 +31,7 @@ const TABS: [string, MessageKey][] = [
 export default function AdminPage() {
   const { t } = useI18n();
   const tab = usePathname().split('/')[2] || 'storages';
+  const updates = useStoreUpdates();
   return (
     <section className="page admin">
       <h1>{t('admin.title')}</h1>
@@ -37,6 +39,15 @@ export default function AdminPage() {
         {TABS.map(([id, key]) => (
           <a key={id} href={`/admin/${id}`} onClick={linkClick} aria-current={tab === id ? 'page' : undefined}>
             {t(key)}
+            {id === 'apps' && updates > 0 && (
+              <>
+                {' '}
+                <span className="badge" aria-hidden="true" data-testid="apps-updates">
+                  {updates}
+                </span>
+                <span className="sr-only">{t('store.updates_badge', { n: updates })}</span>
+              </>
+            )}
           </a>
         ))}
       </nav>
@@ -48,7 +59,7 @@ export default function AdminPage() {
       {tab === 'external' && <ExternalTab />}
       {tab === 'replication' && <ReplicationTab />}
       {tab === 'assistant' && <AssistantTab />}
-      {tab === 'apps' && <AppsTab />}
+      {tab === 'apps' && <AppsArea />}
       {tab === 'status' && <StatusTab />}
       {tab === 'settings' && <SettingsTab />}
     </section>

@@ -11,7 +11,8 @@ import { replication } from './en/replication';
 import { assistant } from './en/assistant';
 import { apps } from './en/apps';
 import { nfs } from './en/nfs';
+import { store } from './en/store';
 
-export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs };
+export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store };
 
 export type MessageKey = keyof typeof en;

@@ -9,5 +9,6 @@ import { replication } from './tr/replication';
 import { assistant } from './tr/assistant';
 import { apps } from './tr/apps';
 import { nfs } from './tr/nfs';
+import { store } from './tr/store';
 
-export const tr: Record<MessageKey, string> = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs };
+export const tr: Record<MessageKey, string> = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store };

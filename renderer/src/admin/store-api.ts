@@ -1,0 +1,62 @@
+/** The app store routes (docs/app-store.md "Routes") as the admin pages use them. */
+import { api } from '../api/client';
+
+export interface StoreRow {
+  id: number;
+  url: string;
+  name: string | null;
+  fingerprint: string;
+  enabled: boolean;
+  refreshed_at: string | null;
+  last_error: string | null;
+  entries: number | null;
+  added_at: string;
+}
+export type StoreKind = 'app' | 'language-pack' | 'storage';
+export interface CatalogueEntry {
+  store: number;
+  id: string;
+  kind: StoreKind;
+  name: string;
+  publisher: string;
+  publisher_key: string | null;
+  description: Record<string, string>;
+  license: { model: 'free' | 'paid'; store?: string };
+  latest: { version: string; size: number; permissions: string[] } | null;
+  versions: Array<{ version: string; compatible: boolean; filedock_range: string }>;
+  installed_version: string | null;
+  update_available: boolean;
+}
+export interface Catalogue {
+  stores: Array<StoreRow & { error?: { error: string; details?: Record<string, unknown> } }>;
+  total: number;
+  entries: CatalogueEntry[];
+}
+export interface CatalogueQuery {
+  q?: string;
+  kind?: StoreKind;
+  updates?: boolean;
+  limit: number;
+  offset: number;
+}
+
+const BASE = '/api/admin/app-store';
+const app = (id: string) => `${BASE}/apps/${encodeURIComponent(id)}`;
+
+export const storeApi = {
+  stores: () => api<{ stores: StoreRow[] }>(`${BASE}/stores`).then((r) => r.stores),
+  connect: (url: string, pem: string) => api<StoreRow>(`${BASE}/stores`, { body: { url, public_key_pem: pem } }),
+  setEnabled: (id: number, enabled: boolean) => api<StoreRow>(`${BASE}/stores/${id}`, { method: 'PATCH', body: { enabled } }),
+  refresh: (id: number) => api<StoreRow>(`${BASE}/stores/${id}/refresh`, { method: 'POST' }),
+  remove: (id: number) => api(`${BASE}/stores/${id}`, { method: 'DELETE' }),
+  catalogue: (q: CatalogueQuery) => api<Catalogue>(`${BASE}/catalogue`, { query: { ...q, updates: q.updates ? 'true' : undefined } }),
+  /** How many installed apps have a newer compatible version in an enabled store (0 while the store is switched off, without asking it). */
+  updates: async () =>
+    (await api<{ enabled: boolean }>(`${BASE}/config`)).enabled
+      ? (await api<Catalogue>(`${BASE}/catalogue`, { query: { updates: 'true', limit: 1 } })).total
+      : 0,
+  install: (e: CatalogueEntry) => api<{ name: string; version: string }>(`${app(e.id)}/install`, { body: { store: e.store } }),
+  upgrade: (e: CatalogueEntry, approve: boolean) =>
+    api<{ name: string; version: string }>(`${app(e.id)}/upgrade`, { body: approve ? { store: e.store, approve_permissions: true } : { store: e.store } }),
+  uninstall: (id: string) => api(app(id), { method: 'DELETE' }),
+};
