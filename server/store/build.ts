@@ -11,6 +11,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { peekAppManifest } from '../plugins';
 import { compareVersions } from '../lib/versions';
+import { isAppError } from '../errors';
 import { INDEX_FILE, SIGNATURE_FILE, signIndex, STORE_FORMAT, type StoreEntry, type StoreIndex } from './format';
 import { readPack } from './language-pack';
 
@@ -59,7 +60,7 @@ export async function buildStore(dir: string, key: KeyObject, o: { name?: string
     try {
       m = await readFacts(file, bytes);
     } catch (e) {
-      throw new Error(`${file}: ${(e as Error).message}`);
+      throw new Error(`${file}: ${isAppError(e) ? `${e.code} ${JSON.stringify(e.details)}` : (e as Error).message}`);
     }
     const e = entries.get(m.id) ?? {
       id: m.id,
