@@ -10,11 +10,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { serveStoreFolder } from '../helpers/static-store';
 import { buildExampleStore, GERMAN_PACK_DIR, languagePack } from '../../scripts/build-example-store';
 import { publicPem } from '../../scripts/build-example-apps';
 import { buildStore } from '../../server/store';
@@ -26,7 +26,7 @@ describe('language packs from the store', () => {
   let person: string;
   let site: string;
   let storeId: number;
-  let srv: Server;
+  let srv: Awaited<ReturnType<typeof serveStoreFolder>>;
   let cleanup: () => void;
   const storeKey = generateKeyPairSync('ed25519').privateKey;
   const store = (method: string, path: string, body?: unknown) => s.api(method, `/api/admin/app-store${path}`, { token: admin, body });
@@ -45,20 +45,10 @@ describe('language packs from the store', () => {
     cleanup = t.cleanup;
     site = t.dir;
     await buildExampleStore(site, generateKeyPairSync('ed25519').privateKey, storeKey);
-    srv = createServer((req, res) => {
-      const name = decodeURIComponent(new URL(req.url!, 'http://x').pathname).slice(1);
-      try {
-        if (name.includes('/') || name.startsWith('.')) throw new Error('outside');
-        res.end(readFileSync(join(site, name)));
-      } catch {
-        res.statusCode = 404;
-        res.end();
-      }
-    });
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    srv = await serveStoreFolder(site);
     s = await startTestServer();
     admin = await s.login();
-    const r = await store('POST', '/stores', { url: `http://127.0.0.1:${(srv.address() as { port: number }).port}/`, public_key_pem: publicPem(storeKey) });
+    const r = await store('POST', '/stores', { url: srv.url, public_key_pem: publicPem(storeKey) });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     storeId = r.body.id;
     const u = await s.api('POST', '/api/admin/users', {
@@ -70,7 +60,6 @@ describe('language packs from the store', () => {
   });
   after(async () => {
     await s?.close();
-    srv?.closeAllConnections();
     srv?.close();
     cleanup?.();
   });
