@@ -91,7 +91,7 @@ describe('language packs from the store', () => {
     assert.equal(cat.entries[0].installed_version, '1.0.0');
   });
 
-  test('an account set to `de` gets server sentences in German; `?lang=de` too, signed out', async () => {
+  test('an account set to `de` gets server sentences in German; `?lang=de` too, signed out, and on a public page', async () => {
     let r = await s.api('PATCH', '/api/auth/me', { token: person, body: { language: 'de' } });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.user.language, 'de');
@@ -103,6 +103,12 @@ describe('language packs from the store', () => {
     r = await s.api('POST', '/api/auth/login?lang=de', { body: { email: 'greta@example.test', password: 'wrong' } });
     assert.equal(r.status, 401);
     assert.match(r.body.message, /^E-Mail oder Passwort falsch\. Noch \d+ Versuche\.$/);
+    // A public page (a link that does not exist) for a visitor who asks for German.
+    const page = await fetch(`${s.url}/s/no-such-link-token?lang=de`);
+    const html = await page.text();
+    assert.equal(page.status, 404);
+    assert.match(html, /<html lang="de"/);
+    assert.match(html, /Unter dieser Adresse gibt es nichts\./);
   });
 
   test('a pack whose placeholders differ from English is refused; the installed one stays; a good upgrade replaces it', async () => {
