@@ -83,8 +83,7 @@ export async function buildStore(dir: string, key: KeyObject, o: { name?: string
       ...(m.released && { released: m.released }),
     });
     // The entry's name and description follow its newest version.
-    if (e.versions.every((v) => compareVersions(m.version, v.version) >= 0))
-      Object.assign(e, { name: m.name, description: m.description });
+    if (e.versions.every((v) => compareVersions(m.version, v.version) >= 0)) Object.assign(e, { name: m.name, description: m.description });
     entries.set(m.id, e);
   }
   const index: StoreIndex = {

@@ -83,7 +83,11 @@ export function comparePack(p: PackStrings): PackProblem[] {
 
 /** The keys of English a pack does not translate (they show in English). */
 export function missingKeys(p: PackStrings): Array<{ part: keyof PackStrings; key: string }> {
-  return (['ui', 'errors', 'public'] as const).flatMap((part) => Object.keys(ENGLISH[part]).filter((k) => !(k in p[part])).map((key) => ({ part, key })));
+  return (['ui', 'errors', 'public'] as const).flatMap((part) =>
+    Object.keys(ENGLISH[part])
+      .filter((k) => !(k in p[part]))
+      .map((key) => ({ part, key })),
+  );
 }
 
 const refuse = (reason: string, extra: Record<string, string | number> = {}) => storeError('store_invalid', reason, extra, 'language-pack');

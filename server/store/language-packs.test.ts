@@ -20,12 +20,23 @@ before(async () => {
 });
 after(() => db?.close());
 
-const row = (bytes: Buffer, version: string) => ({ id: 'de', name: 'Deutsch', version, store_id: null, sha256: '0'.repeat(64), pack: bytes.toString('utf8'), installed_at: new Date().toISOString() });
+const row = (bytes: Buffer, version: string) => ({
+  id: 'de',
+  name: 'Deutsch',
+  version,
+  store_id: null,
+  sha256: '0'.repeat(64),
+  pack: bytes.toString('utf8'),
+  installed_at: new Date().toISOString(),
+});
 
 test('a stored pack is loaded at start; an upgrade replaces the row; a broken row is skipped', async () => {
   await repo.put(row(languagePack(GERMAN_PACK_DIR).bytes, '1.0.0'));
   await repo.put(row(languagePack(GERMAN_PACK_DIR, { version: '1.0.3' }).bytes, '1.0.3'));
-  assert.deepEqual((await repo.list()).map((r) => [r.id, r.version]), [['de', '1.0.3']]);
+  assert.deepEqual(
+    (await repo.list()).map((r) => [r.id, r.version]),
+    [['de', '1.0.3']],
+  );
   languagePacks.delete('de');
   assert.equal(isLang('de'), false);
   await new LanguagePackStore({ repo, bus: new EventBus(db.db) }).load();

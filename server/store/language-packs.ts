@@ -45,7 +45,15 @@ export class LanguagePackStore {
     const p = readPack(bytes);
     if (p.id !== entry.id || p.version !== v.version)
       throw storeError('store_invalid', 'index_mismatch', { file: v.file, id: p.id, version: p.version }, 'language-pack');
-    await this.d.repo.put({ id: p.id, name: p.name, version: p.version, store_id: store, sha256, pack: bytes.toString('utf8'), installed_at: new Date().toISOString() });
+    await this.d.repo.put({
+      id: p.id,
+      name: p.name,
+      version: p.version,
+      store_id: store,
+      sha256,
+      pack: bytes.toString('utf8'),
+      installed_at: new Date().toISOString(),
+    });
     languagePacks.set({ id: p.id, name: p.name, version: p.version, strings: p.strings });
     this.audit(by, 'app_store.install', p.id, { store, version: v.version, sha256, ...(from && { from }) });
     return { id: p.id, kind: 'language-pack', name: p.name, version: p.version };

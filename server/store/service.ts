@@ -284,12 +284,17 @@ export class AppStore {
       v = entry.versions.find((x) => x.version === req.version);
       if (!v) throw new AppError('not_found', { path: `${req.id} ${req.version} in store ${c.id}` });
       if (!compatible.includes(v))
-        throw intent('intent_incompatible', 'incompatible_version', {
-          id: entry.id,
-          version: v.version,
-          filedock_range: v.filedock_range,
-          running: this.d.version,
-        }, entry.kind);
+        throw intent(
+          'intent_incompatible',
+          'incompatible_version',
+          {
+            id: entry.id,
+            version: v.version,
+            filedock_range: v.filedock_range,
+            running: this.d.version,
+          },
+          entry.kind,
+        );
     } else {
       v = compatible[0];
       if (!v) throw intent('intent_incompatible', 'incompatible_version', { id: entry.id, running: this.d.version }, entry.kind);
