@@ -35,18 +35,18 @@ const pack = z.strictObject({
     public: strings,
   }),
 });
-export type LanguagePack = z.infer<typeof pack>;
+type LanguagePack = z.infer<typeof pack>;
 
 /** The English catalogues a pack translates, by part. */
-export const ENGLISH: { [P in keyof PackStrings]: Record<string, string | readonly string[]> } = { ui: uiEn, errors: errorsEn, public: publicEn };
+const ENGLISH: { [P in keyof PackStrings]: Record<string, string | readonly string[]> } = { ui: uiEn, errors: errorsEn, public: publicEn };
 
 /** The `{marks}` of a sentence, sorted and without repeats. */
-export const marks = (s: string): string[] => [...new Set([...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
+const marks = (s: string): string[] => [...new Set([...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
 
 /** The reference of `key` in English: the key itself, or for `<key>.one` the key's other form. */
 const reference = (part: Record<string, string | readonly string[]>, key: string) => part[key] ?? (key.endsWith('.one') ? part[key.slice(0, -4)] : undefined);
 
-export interface PackProblem {
+interface PackProblem {
   part: keyof PackStrings;
   key: string;
   reason: 'placeholder_mismatch' | 'unknown_key' | 'forms_mismatch';

@@ -1,7 +1,7 @@
 import { catalogues, LANGS, type Catalogue, type Lang } from './catalogue';
 import { languagePacks } from './packs';
 export { LANGS, type Lang } from './catalogue';
-export { languagePacks, type InstalledLanguage, type PackStrings } from './packs';
+export { languagePacks, type PackStrings } from './packs';
 
 const builtIn = (v: string): v is (typeof LANGS)[number] => (LANGS as readonly string[]).includes(v);
 

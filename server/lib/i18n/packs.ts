@@ -15,7 +15,7 @@ export interface PackStrings {
   public: Record<string, string>;
 }
 
-export interface InstalledLanguage {
+interface InstalledLanguage {
   id: string;
   name: string;
   version: string;
