@@ -1,5 +1,5 @@
 /**
- * Installed language packs (migration 20261206140000-language-packs): the only
+ * Installed language packs (migration 20261206141000-language-packs): the only
  * writer of `language_packs`. One statement per change, so an upgrade replaces
  * a pack whole or not at all.
  */

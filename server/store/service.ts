@@ -372,8 +372,12 @@ export class AppStore {
     return app;
   }
 
-  /** Removes an app through the app plugins' uninstall (audited there as `app_plugin.uninstall`). */
+  /**
+   * Removes an app through the app plugins' uninstall (audited there as `app_plugin.uninstall`); an id that
+   * names no installed app but an installed language pack removes the pack (a catalogue row's Uninstall).
+   */
   async uninstall(by: Actor, id: string) {
+    if (!(await this.d.apps.installed()).has(id) && this.d.packs.installed().has(id)) return this.d.packs.uninstall(by, id);
     return this.d.apps.uninstall(by, id);
   }
 

@@ -10,10 +10,11 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { statSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { needTool, tempDir } from '../helpers/tools';
-import { serveStoreFolder } from '../helpers/static-store';
+import { closeAll, serveStoreFolder } from '../helpers/static-store';
 import { buildExampleStore } from '../../scripts/build-example-store';
 import { publicPem } from '../../scripts/build-example-apps';
 import { ADMIN, bearerApi, ensureRendererBuilt, launchBrowser, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
@@ -22,7 +23,7 @@ const skip = needTool('chromium', 'chromium') ?? undefined;
 
 describe('web UI: a language pack from the store', { skip, timeout: 240_000 }, () => {
   let srv: RunningServer;
-  let store: Awaited<ReturnType<typeof serveStoreFolder>>;
+  const servers: Server[] = [];
   let browser: Browser;
   let page: Page;
   let errors: string[];
@@ -37,7 +38,7 @@ describe('web UI: a language pack from the store', { skip, timeout: 240_000 }, (
     ensureRendererBuilt();
     const storeKey = generateKeyPairSync('ed25519').privateKey;
     await buildExampleStore(join(tmp.dir, 'site'), generateKeyPairSync('ed25519').privateKey, storeKey);
-    store = await serveStoreFolder(join(tmp.dir, 'site'));
+    const storeUrl = await serveStoreFolder(servers, join(tmp.dir, 'site'));
     srv = await startServer();
     const login = await fetch(`${srv.url}/api/auth/login`, {
       method: 'POST',
@@ -45,7 +46,7 @@ describe('web UI: a language pack from the store', { skip, timeout: 240_000 }, (
       body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
     });
     token = (await login.json()).token;
-    const connected = await api('POST', '/api/admin/app-store/stores', { url: store.url, public_key_pem: publicPem(storeKey) });
+    const connected = await api('POST', '/api/admin/app-store/stores', { url: storeUrl, public_key_pem: publicPem(storeKey) });
     assert.equal(connected.status, 201, JSON.stringify(connected.body));
     browser = await launchBrowser();
     ({ page, errors } = await signedInPage(browser, srv.url));
@@ -57,7 +58,7 @@ describe('web UI: a language pack from the store', { skip, timeout: 240_000 }, (
   after(async () => {
     await browser?.close();
     await srv?.stop();
-    store?.close();
+    closeAll(servers);
     tmp.cleanup();
   });
 

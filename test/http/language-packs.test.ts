@@ -10,11 +10,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
+import type { Server } from 'node:http';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
-import { serveStoreFolder } from '../helpers/static-store';
+import { closeAll, serveStoreFolder } from '../helpers/static-store';
 import { buildExampleStore, GERMAN_PACK_DIR, languagePack } from '../../scripts/build-example-store';
 import { publicPem } from '../../scripts/build-example-apps';
 import { buildStore } from '../../server/store';
@@ -26,7 +27,7 @@ describe('language packs from the store', () => {
   let person: string;
   let site: string;
   let storeId: number;
-  let srv: Awaited<ReturnType<typeof serveStoreFolder>>;
+  const servers: Server[] = [];
   let cleanup: () => void;
   const storeKey = generateKeyPairSync('ed25519').privateKey;
   const store = (method: string, path: string, body?: unknown) => s.api(method, `/api/admin/app-store${path}`, { token: admin, body });
@@ -45,10 +46,10 @@ describe('language packs from the store', () => {
     cleanup = t.cleanup;
     site = t.dir;
     await buildExampleStore(site, generateKeyPairSync('ed25519').privateKey, storeKey);
-    srv = await serveStoreFolder(site);
+    const url = await serveStoreFolder(servers, site);
     s = await startTestServer();
     admin = await s.login();
-    const r = await store('POST', '/stores', { url: srv.url, public_key_pem: publicPem(storeKey) });
+    const r = await store('POST', '/stores', { url, public_key_pem: publicPem(storeKey) });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     storeId = r.body.id;
     const u = await s.api('POST', '/api/admin/users', {
@@ -60,7 +61,7 @@ describe('language packs from the store', () => {
   });
   after(async () => {
     await s?.close();
-    srv?.close();
+    closeAll(servers);
     cleanup?.();
   });
 
@@ -150,6 +151,10 @@ describe('language packs from the store', () => {
     r = await s.api('GET', '/api/admin/app-store/stores', { token: person });
     assert.equal(r.body.message, 'You do not have permission for this.');
     assert.equal((await store('DELETE', '/language-packs/de')).status, 404);
+    // The catalogue's Uninstall (DELETE /apps/{id}) removes a pack too.
+    assert.equal((await store('POST', '/apps/de/install', { store: storeId })).status, 201);
+    assert.equal((await store('DELETE', '/apps/de')).status, 200);
+    assert.deepEqual(await languages(), ['en:English:', 'tr:Türkçe:']);
     const audit = (await s.api('GET', '/api/admin/audit?action=app_store.uninstall', { token: admin })).body.events;
     assert.equal(audit[0]?.resource, 'language:de');
   });

@@ -41,7 +41,7 @@ import { grantPaths } from './20261205090100-grant-paths';
 import { nfsExports } from './20261205160000-nfs-exports';
 import { textExtracts } from './20261206100000-text-extracts';
 import { appStoreConnections } from './20261206130000-app-store-connections';
-import { languagePacks } from './20261206140000-language-packs';
+import { languagePacks } from './20261206141000-language-packs';
 
 export const MIGRATIONS: Migration[] = [
   foundation,

@@ -6,7 +6,7 @@ import { portable } from './kit';
  * (`strings`), and where it came from. An install, upgrade or uninstall is one
  * statement, so a language is either wholly the old pack or wholly the new one.
  */
-export const languagePacks = portable('20261206140000-language-packs', ({ schema: s, int }) => [
+export const languagePacks = portable('20261206141000-language-packs', ({ schema: s, int }) => [
   s
     .createTable('language_packs')
     .addColumn('id', 'text', (c) => c.primaryKey())
