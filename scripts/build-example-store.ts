@@ -1,18 +1,19 @@
 /**
  * Builds the example store (examples/store/README.md, docs/app-store.md): the
  * two example apps of examples/ built and signed by scripts/build-example-apps.ts,
- * written as `<id>-<version>.zip` into the store folder, then listed and signed
- * by the store's key (the same code as `service store build`).
+ * written as `<id>-<version>.zip` into the store folder, and the German
+ * language pack assembled from examples/store/packs/de/ as `de-<version>.json`,
+ * then listed and signed by the store's key (the same code as `service store build`).
  *
  *   npx tsx scripts/build-example-store.ts --publisher-key publisher.pem --store-key store.pem [--out examples/store/site]
  *
  * Keys are Ed25519 private keys in PEM (make them with `service store keygen FILE`).
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildStore } from '../server/store';
+import { buildStore, PACK_FORMAT, packFile } from '../server/store';
 import { EXAMPLE_APPS, EXAMPLES_DIR, exampleAppFiles, publicPem, signedPackage, type ExampleApp } from './build-example-apps';
 
 export const EXAMPLE_PUBLISHER = 'filedock-examples';
@@ -28,13 +29,41 @@ export async function exampleRelease(app: ExampleApp, publisherKey: KeyObject, p
   return { file: `${app}-${manifest.version}.zip`, bytes: await signedPackage(files, EXAMPLE_PUBLISHER, publisherKey) };
 }
 
-/** Writes both example apps into `dir` and signs the store index with `storeKey`. */
+/** The German pack's source: `pack.json`, `ui/<file>.json` per renderer/src/i18n/en/<file>.ts, `server/{errors,public}.json`. */
+export const GERMAN_PACK_DIR = join(EXAMPLES_DIR, 'store/packs/de');
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** A language pack file (docs/app-store.md, "Language packs") from its source folder; `patch` changes its facts (a new version). */
+export function languagePack(src: string, patch: Record<string, unknown> = {}): { file: string; bytes: Buffer } {
+  const ui = Object.assign(
+    {},
+    ...readdirSync(join(src, 'ui'))
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => readJson(join(src, 'ui', f))),
+  );
+  const strings = { ui, errors: readJson(join(src, 'server/errors.json')), public: readJson(join(src, 'server/public.json')) };
+  const pack = { format: PACK_FORMAT, ...readJson(join(src, 'pack.json')), ...patch, strings };
+  return { file: packFile(pack.id, pack.version), bytes: Buffer.from(`${JSON.stringify(pack, null, 1)}\n`) };
+}
+
+/** The UI source files of a pack, by the English catalogue file each mirrors (`core` for ui/core.json). */
+export const packUiFiles = (src: string): string[] =>
+  readdirSync(join(src, 'ui'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => basename(f, '.json'))
+    .sort();
+
+/** Writes both example apps and the German pack into `dir` and signs the store index with `storeKey`. */
 export async function buildExampleStore(dir: string, publisherKey: KeyObject, storeKey: KeyObject) {
   mkdirSync(dir, { recursive: true });
   for (const app of EXAMPLE_APPS) {
     const { file, bytes } = await exampleRelease(app, publisherKey);
     writeFileSync(join(dir, file), bytes);
   }
+  const de = languagePack(GERMAN_PACK_DIR);
+  writeFileSync(join(dir, de.file), de.bytes);
   return buildStore(dir, storeKey, { name: 'Filedock example store', publisherKeys: { [EXAMPLE_PUBLISHER]: publicPem(publisherKey) } });
 }
 

@@ -359,6 +359,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     cleanups.unshift(() => appPlugins.close());
     const appStore = createAppStore({ db, bus, plugins: appPlugins, settings, version: config.version, timeoutMs: config.appStoreTimeout });
+    await appStore.loadLanguages();
     const backups = new BackupService({
       sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },
       settings,

@@ -73,6 +73,7 @@ import { adminExternalRoutes, docserverRoutes } from './http/routes/docserver.ro
 import { actor, type AppState, type Ctx } from './http/context';
 import { assistantRoutes } from './http/routes/assistant.routes';
 import { appPluginRoutes } from './http/routes/app-plugins.routes';
+import { languagesRoutes } from './http/routes/languages.routes';
 import { appStoreRoutes } from './http/routes/app-store.routes';
 import { appsPublicRoutes } from './http/routes/apps-public.routes';
 import { openapiRoutes } from './http/routes/openapi.routes';
@@ -242,6 +243,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       opsRoutes({ queue, present: (op, lang) => sv.appPlugins.jobs.present(op, lang) }),
       appPluginRoutes({ plugins: sv.appPlugins, settings: sv.settings, bus, maxJsonBytes: json }),
       appStoreRoutes({ store: sv.appStore, settings: sv.settings, bus, maxJsonBytes: json }),
+      languagesRoutes(),
       realtimeRoutes({
         hub,
         resolveFolder: (a, path) => {

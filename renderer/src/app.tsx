@@ -8,7 +8,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { api, ApiError, setUnauthenticatedHandler } from './api/client';
 import type { User } from './api/types';
-import { I18nContext, initialLang, isLang, translator, type I18n, type Lang, type MessageKey } from './i18n';
+import { I18nContext, initialLang, isLang, loadLang, translator, type I18n, type Lang, type MessageKey } from './i18n';
 import { ToastProvider } from './ui/toast';
 import { LoginPage } from './auth/login-page';
 import { SetupPage } from './auth/setup-page';
@@ -24,13 +24,14 @@ const SIGNED_OUT_ONLY = new Set(['/login', '/signup', '/pair']);
 type Boot = { kind: 'loading' } | { kind: 'setup'; local: boolean; suggestedPath?: string } | { kind: 'signed-out' } | { kind: 'signed-in'; user: User };
 
 export function App() {
-  const [lang, setLangState] = useState<Lang>(initialLang);
+  // A language pack's strings arrive after the first paint: English until then.
+  const [lang, setLangState] = useState<Lang>(() => (isLang(initialLang()) ? initialLang() : 'en'));
   const [boot, setBoot] = useState<Boot>({ kind: 'loading' });
   const [notice, setNotice] = useState<MessageKey | null>(null);
   const path = usePathname();
 
   const adopt = useCallback((user: User) => {
-    if (isLang(user.language)) setLangState(user.language);
+    if (user.language) void loadLang(user.language).then((ok) => ok && setLangState(user.language!));
     // A refused single sign-on lands on /login, a new account on /signup: no screens of the signed-in shell.
     if (SIGNED_OUT_ONLY.has(location.pathname)) navigate('/', true);
     setBoot({ kind: 'signed-in', user });
@@ -68,6 +69,11 @@ export function App() {
   }, [adopt]);
 
   useEffect(() => {
+    const wanted = initialLang();
+    if (!isLang(wanted)) void loadLang(wanted).then((ok) => ok && setLangState(wanted));
+  }, []);
+
+  useEffect(() => {
     document.documentElement.lang = lang;
   }, [lang]);
 
@@ -77,10 +83,14 @@ export function App() {
       lang,
       t: translator(lang),
       setLang: (l) => {
-        setLangState(l);
-        localStorage.setItem('filedock.lang', l);
-        // The account keeps the choice so server sentences (errors, mails) follow it; a paired device's key may not change the account.
-        if (signedIn && !deviceKey()) void api('/api/auth/me', { method: 'PATCH', body: { language: l } }).catch(() => {});
+        // A pack's strings are fetched first; one the server no longer has leaves the language as it was.
+        void loadLang(l).then((ok) => {
+          if (!ok) return;
+          setLangState(l);
+          localStorage.setItem('filedock.lang', l);
+          // The account keeps the choice so server sentences (errors, mails) follow it; a paired device's key may not change the account.
+          if (signedIn && !deviceKey()) void api('/api/auth/me', { method: 'PATCH', body: { language: l } }).catch(() => {});
+        });
       },
     }),
     [lang, signedIn],

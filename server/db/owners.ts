@@ -76,6 +76,7 @@ export const TABLE_OWNERS = {
   app_store_keys: 'plugins',
   app_license_revocations: 'plugins',
   app_store_connections: 'store',
+  language_packs: 'store',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -97,3 +97,13 @@ export interface AppStoreConnectionsTable {
   added_by: number | null;
   added_at: string;
 }
+
+export interface LanguagePacksTable {
+  id: string;
+  name: string;
+  version: string;
+  store_id: number | null;
+  sha256: string;
+  pack: string;
+  installed_at: string;
+}

@@ -14,6 +14,7 @@ import type {
   AppPublisherKeysTable,
   AppStoreConnectionsTable,
   AppStoreKeysTable,
+  LanguagePacksTable,
 } from './tables-apps';
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
 import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';
@@ -310,6 +311,7 @@ export interface DB {
   app_plugin_licenses: AppPluginLicensesTable;
   app_store_keys: AppStoreKeysTable;
   app_store_connections: AppStoreConnectionsTable;
+  language_packs: LanguagePacksTable;
   app_license_revocations: AppLicenseRevocationsTable;
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { isLang } from '../lib/i18n';
 
 export function validate<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
   const r = schema.safeParse(input ?? {});
@@ -19,4 +20,7 @@ export const q = {
   str: (max = 4096) => z.string().max(max),
   bool: () => z.enum(['1', '0', 'true', 'false']).transform((v) => v === '1' || v === 'true'),
 };
+
+/** An account's language: a built-in one or an installed language pack's id, read when the request comes. */
+export const languageId = () => z.string().max(35).refine(isLang, 'not an available language');
 export { z };

@@ -3,9 +3,9 @@
  * e-mails, in English and Turkish. Kept apart from the API catalogue: these
  * are what strangers read, and the pages ship only the keys they use.
  */
-import { format, type Lang } from '../lib/i18n';
+import { format, languagePacks, type Lang } from '../lib/i18n';
 
-const en = {
+export const publicEn = {
   'page.title.file': 'Shared file',
   'page.title.folder': 'Shared folder',
   'page.download': 'Download',
@@ -71,7 +71,7 @@ const en = {
   anon: 'Someone',
 };
 
-type Key = keyof typeof en;
+type Key = keyof typeof publicEn;
 
 const tr: Record<Key, string> = {
   'page.title.file': 'Paylaşılan dosya',
@@ -139,13 +139,13 @@ const tr: Record<Key, string> = {
   anon: 'Biri',
 };
 
-const catalogues: Record<Lang, Record<Key, string>> = { en, tr };
+const catalogues: Record<string, Record<Key, string>> = { en: publicEn, tr };
 
 export type PublicKey = Key;
 
 /** The public-page sentence for `key` in `lang` (English when missing), with `{marks}` filled. */
 export function pt(lang: Lang, key: Key, params?: Record<string, unknown>): string {
-  return format(catalogues[lang]?.[key] ?? en[key], params);
+  return format(catalogues[lang]?.[key] ?? languagePacks.get(lang)?.strings.public[key] ?? publicEn[key], params);
 }
 
 /**
@@ -159,5 +159,5 @@ export function ptn(lang: Lang, key: 'page.items' | 'page.downloads_left', n: nu
 
 /** A date as visitors of `lang` read it, in the server's time zone. */
 export function publicDate(lang: Lang, iso: string): string {
-  return new Date(iso).toLocaleString(lang === 'tr' ? 'tr-TR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(lang === 'en' ? 'en-GB' : lang, { dateStyle: 'medium', timeStyle: 'short' });
 }

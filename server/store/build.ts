@@ -1,16 +1,49 @@
 /**
  * `service store build DIR --key KEYFILE` (docs/app-store.md, "Running a
- * store"): lists every signed app package (`*.zip`) in DIR in a new
- * index.json, one entry per app id with a version per package (size, sha256,
- * compatibility range, permissions from its manifest), and signs it with the
- * store's Ed25519 key into index.json.sig. The packages stay where they are.
+ * store"): lists every signed app package (`*.zip`) and language pack
+ * (`*.json` beside index.json) in DIR in a new index.json, one entry per id
+ * with a version per package (size, sha256, compatibility range, permissions
+ * from its manifest), and signs it with the store's Ed25519 key into
+ * index.json.sig. The packages stay where they are.
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { peekAppManifest } from '../plugins';
 import { compareVersions } from '../lib/versions';
+import { isAppError } from '../errors';
 import { INDEX_FILE, SIGNATURE_FILE, signIndex, STORE_FORMAT, type StoreEntry, type StoreIndex } from './format';
+import { readPack } from './language-pack';
+
+/** What the index says of a package: its app manifest's facts, or a language pack's. */
+interface PackageFacts {
+  id: string;
+  kind: StoreEntry['kind'];
+  name: string;
+  publisher: string;
+  version: string;
+  filex_range: string;
+  description: Record<string, string>;
+  license: StoreEntry['license'];
+  permissions: string[];
+  released?: string;
+}
+
+async function readFacts(file: string, bytes: Buffer): Promise<PackageFacts> {
+  if (file.endsWith('.json')) {
+    const p = readPack(bytes);
+    const description = { en: p.description ?? `${p.name} for the web UI, public pages and e-mails` };
+    return { ...p, kind: 'language-pack', filex_range: p.filedock_range, description, license: { model: 'free' }, permissions: [] };
+  }
+  const m = await peekAppManifest(bytes);
+  return {
+    ...m,
+    kind: 'app',
+    description: m.description ? { [m.default_language]: m.description } : {},
+    license: m.license?.required ? { model: 'paid', store: m.license.store } : { model: 'free' },
+    permissions: [...m.permissions],
+  };
+}
 
 export interface BuiltStore {
   index: StoreIndex;
@@ -20,23 +53,23 @@ export interface BuiltStore {
 export async function buildStore(dir: string, key: KeyObject, o: { name?: string; publisherKeys?: Record<string, string> } = {}): Promise<BuiltStore> {
   if (key.asymmetricKeyType !== 'ed25519') throw new Error('the store key must be an Ed25519 private key');
   const entries = new Map<string, StoreEntry>();
-  const files = (await readdir(dir)).filter((n) => n.endsWith('.zip')).sort();
+  const files = (await readdir(dir)).filter((n) => n.endsWith('.zip') || (n.endsWith('.json') && n !== INDEX_FILE)).sort();
   for (const file of files) {
     const bytes = await readFile(join(dir, file));
-    let m: Awaited<ReturnType<typeof peekAppManifest>>;
+    let m: PackageFacts;
     try {
-      m = await peekAppManifest(bytes);
+      m = await readFacts(file, bytes);
     } catch (e) {
-      throw new Error(`${file}: ${(e as Error).message}`);
+      throw new Error(`${file}: ${isAppError(e) ? `${e.code} ${JSON.stringify(e.details)}` : (e as Error).message}`);
     }
     const e = entries.get(m.id) ?? {
       id: m.id,
-      kind: 'app' as const,
+      kind: m.kind,
       name: m.name,
       publisher: m.publisher,
       ...(o.publisherKeys?.[m.publisher] && { publisher_key: o.publisherKeys[m.publisher] }),
-      description: m.description ? { [m.default_language]: m.description } : {},
-      license: m.license?.required ? { model: 'paid' as const, store: m.license.store } : { model: 'free' as const },
+      description: m.description,
+      license: m.license,
       versions: [],
     };
     if (e.versions.some((v) => v.version === m.version)) throw new Error(`${file}: ${m.id} ${m.version} is in the folder twice`);
@@ -46,12 +79,11 @@ export async function buildStore(dir: string, key: KeyObject, o: { name?: string
       file,
       size: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
-      permissions: [...m.permissions],
+      permissions: m.permissions,
       ...(m.released && { released: m.released }),
     });
     // The entry's name and description follow its newest version.
-    if (e.versions.every((v) => compareVersions(m.version, v.version) >= 0))
-      Object.assign(e, { name: m.name, description: m.description ? { [m.default_language]: m.description } : {} });
+    if (e.versions.every((v) => compareVersions(m.version, v.version) >= 0)) Object.assign(e, { name: m.name, description: m.description });
     entries.set(m.id, e);
   }
   const index: StoreIndex = {

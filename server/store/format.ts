@@ -27,8 +27,8 @@ const range = z
   .string()
   .max(256)
   .refine((r) => parseRange(r) !== null, 'not a version range');
-/** A package file beside index.json: a plain name, no folders, nothing that leaves the store. */
-const fileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.zip$/);
+/** A package file beside index.json (an app ZIP, a language pack JSON): a plain name, no folders, nothing that leaves the store. */
+const fileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.(zip|json)$/);
 
 const version = z.strictObject({
   version: semverText,

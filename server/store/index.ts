@@ -9,17 +9,22 @@ import type { EventBus } from '../events';
 import type { AppPlugins } from '../plugins';
 import type { SettingsStore } from '../settings';
 import { StoreConnectionsRepo } from './connections.repo';
+import { LanguagePacksRepo } from './language-packs.repo';
+import { LanguagePackStore } from './language-packs';
 import { AppStore } from './service';
 
 export { AppStore, CATALOGUE_TTL_MS, type InstallRequest } from './service';
 export { buildStore } from './build';
 export { verifyStore } from './verify';
 export { fingerprint } from './format';
+export { PACK_FORMAT, packFile } from './language-pack';
 
+/** The store and its language packs; `await store.loadLanguages()` before serving puts the installed packs in memory. */
 export function createAppStore(d: { db: Db; bus: EventBus; plugins: AppPlugins; settings: SettingsStore; version: string; timeoutMs: number }): AppStore {
   const p = d.plugins;
   return new AppStore({
     repo: new StoreConnectionsRepo(d.db),
+    packs: new LanguagePackStore({ repo: new LanguagePacksRepo(d.db), bus: d.bus }),
     bus: d.bus,
     version: d.version,
     timeoutMs: d.timeoutMs,

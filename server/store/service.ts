@@ -16,6 +16,7 @@ import type { EventBus } from '../events';
 import { compareVersions, satisfies } from '../lib/versions';
 import type { StoreConnection, StoreConnectionsRepo } from './connections.repo';
 import { fetchStoreFile } from './fetch';
+import type { LanguagePackStore } from './language-packs';
 import {
   fingerprint,
   INDEX_FILE,
@@ -67,6 +68,7 @@ export interface StoreDeps {
   repo: StoreConnectionsRepo;
   bus: EventBus;
   apps: StoreApps;
+  packs: LanguagePackStore;
   version: string;
   /** Why the store is off right now (`plugins_disabled`, `app_store_disabled`), or null. */
   off: () => 'plugins_disabled' | 'app_store_disabled' | null;
@@ -105,6 +107,11 @@ const newestFirst = (e: StoreEntry) => [...e.versions].sort((a, b) => compareVer
 export class AppStore {
   private cache = new Map<number, { at: number; etag: string | null; index: StoreIndex }>();
   constructor(private d: StoreDeps) {}
+
+  /** Puts the installed language packs in memory (at start, before requests). */
+  loadLanguages(): Promise<void> {
+    return this.d.packs.load();
+  }
 
   requireOn(): void {
     const why = this.d.off();
@@ -211,8 +218,9 @@ export class AppStore {
    */
   async catalogue(o: CatalogueQuery = {}) {
     const installed = await this.d.apps.installed();
+    const packs = this.d.packs.installed();
     const latestOf = (e: StoreEntry) => newestFirst(e).find((v) => satisfies(this.d.version, v.filedock_range));
-    const mineOf = (e: StoreEntry) => (e.kind === 'app' ? installed.get(e.id)?.version : undefined);
+    const mineOf = (e: StoreEntry) => (e.kind === 'app' ? installed : e.kind === 'language-pack' ? packs : undefined)?.get(e.id)?.version;
     const newer = (mine: string | undefined, latest: StoreVersion | undefined) => !!(mine && latest && compareVersions(latest.version, mine) > 0);
     // Installed first: reading every version range of 10,000 entries for the few installed ones costs a browse its budget.
     const updatable = (e: StoreEntry) => {
@@ -268,40 +276,46 @@ export class AppStore {
       (() => {
         throw new AppError('not_found', { path: `${req.id} in store ${c.id}` });
       })();
-    if (entry.kind !== 'app') throw intent('intent_unsupported', 'kind_not_supported', { id: entry.id }, entry.kind);
+    if (entry.kind === 'storage') throw intent('intent_unsupported', 'kind_not_supported', { id: entry.id }, entry.kind);
+    if (entry.kind === 'language-pack') this.d.packs.refuseBuiltIn(entry.id);
     const compatible = newestFirst(entry).filter((v) => satisfies(this.d.version, v.filedock_range));
     let v: StoreVersion | undefined;
     if (req.version) {
       v = entry.versions.find((x) => x.version === req.version);
       if (!v) throw new AppError('not_found', { path: `${req.id} ${req.version} in store ${c.id}` });
       if (!compatible.includes(v))
-        throw intent('intent_incompatible', 'incompatible_version', {
-          id: entry.id,
-          version: v.version,
-          filedock_range: v.filedock_range,
-          running: this.d.version,
-        });
+        throw intent(
+          'intent_incompatible',
+          'incompatible_version',
+          {
+            id: entry.id,
+            version: v.version,
+            filedock_range: v.filedock_range,
+            running: this.d.version,
+          },
+          entry.kind,
+        );
     } else {
       v = compatible[0];
-      if (!v) throw intent('intent_incompatible', 'incompatible_version', { id: entry.id, running: this.d.version });
+      if (!v) throw intent('intent_incompatible', 'incompatible_version', { id: entry.id, running: this.d.version }, entry.kind);
     }
     return { c, entry, v };
   }
 
   /** Downloads the package the index names and checks it is the one the index describes (size, then sha256). */
-  private async download(c: StoreConnection, v: StoreVersion): Promise<Buffer> {
+  private async download(c: StoreConnection, v: StoreVersion, kind: StoreKind): Promise<Buffer> {
     const url = new URL(v.file, c.url).href;
     let bytes: Buffer;
     try {
       const r = await fetchStoreFile(url, { timeoutMs: this.d.timeoutMs, maxBytes: v.size });
       bytes = (r as { bytes: Buffer }).bytes;
     } catch (e) {
-      if (isAppError(e) && e.params.reason === 'too_large') throw storeError('store_sha_mismatch', 'size_mismatch', { file: v.file, size: v.size });
+      if (isAppError(e) && e.params.reason === 'too_large') throw storeError('store_sha_mismatch', 'size_mismatch', { file: v.file, size: v.size }, kind);
       throw e;
     }
-    if (bytes.length !== v.size) throw storeError('store_sha_mismatch', 'size_mismatch', { file: v.file, size: v.size, got: bytes.length });
+    if (bytes.length !== v.size) throw storeError('store_sha_mismatch', 'size_mismatch', { file: v.file, size: v.size, got: bytes.length }, kind);
     const got = sha256(bytes);
-    if (got !== v.sha256) throw storeError('store_sha_mismatch', 'sha_mismatch', { file: v.file, sha256: v.sha256, got });
+    if (got !== v.sha256) throw storeError('store_sha_mismatch', 'sha_mismatch', { file: v.file, sha256: v.sha256, got }, kind);
     return bytes;
   }
 
@@ -314,15 +328,21 @@ export class AppStore {
     };
   }
 
+  /** What is installed of this entry's kind: apps, or language packs. */
+  private async installedOf(entry: StoreEntry) {
+    return (entry.kind === 'language-pack' ? this.d.packs.installed() : await this.d.apps.installed()).get(entry.id);
+  }
+
   async install(by: Actor, req: InstallRequest) {
     const { c, entry, v } = await this.pick(req);
-    const cur = (await this.d.apps.installed()).get(entry.id);
+    const cur = await this.installedOf(entry);
     if (cur) {
       const order = compareVersions(cur.version, v.version);
-      if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version });
-      throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version });
+      if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
+      throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
     }
-    const bytes = await this.download(c, v);
+    const bytes = await this.download(c, v, entry.kind);
+    if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, bytes);
     const app = await this.d.apps.install(by, bytes, req.approve_hosts ?? [], this.expect(entry, v));
     this.audit(by, 'app_store.install', `app:${entry.id}`, { store: c.id, version: v.version, sha256: v.sha256 });
     return app;
@@ -331,15 +351,16 @@ export class AppStore {
   /** An upgrade to a higher version only; one that asks a permission the app did not hold needs `approve_permissions`. */
   async upgrade(by: Actor, req: InstallRequest) {
     const { c, entry, v } = await this.pick(req);
-    const cur = (await this.d.apps.installed()).get(entry.id);
+    const cur = await this.installedOf(entry);
     if (!cur) throw new AppError('not_found', { path: entry.id });
     const order = compareVersions(cur.version, v.version);
-    if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version });
-    if (order === 0) throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version });
+    if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
+    if (order === 0) throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
+    if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, await this.download(c, v, entry.kind), cur.version);
     const added = v.permissions.filter((p) => !cur.permissions.includes(p));
     if (added.length && !req.approve_permissions)
       throw intent('intent_permission', 'permission_not_approved', { id: entry.id, version: v.version, permissions: added });
-    const bytes = await this.download(c, v);
+    const bytes = await this.download(c, v, entry.kind);
     const app = await this.d.apps.upgrade(by, entry.id, bytes, this.expect(entry, v));
     this.audit(by, 'app_store.install', `app:${entry.id}`, {
       store: c.id,
@@ -351,9 +372,18 @@ export class AppStore {
     return app;
   }
 
-  /** Removes an app through the app plugins' uninstall (audited there as `app_plugin.uninstall`). */
+  /**
+   * Removes an app through the app plugins' uninstall (audited there as `app_plugin.uninstall`); an id that
+   * names no installed app but an installed language pack removes the pack (a catalogue row's Uninstall).
+   */
   async uninstall(by: Actor, id: string) {
+    if (!(await this.d.apps.installed()).has(id) && this.d.packs.installed().has(id)) return this.d.packs.uninstall(by, id);
     return this.d.apps.uninstall(by, id);
+  }
+
+  /** Removes an installed language pack; its readers fall back to English. */
+  async uninstallLanguage(by: Actor, id: string) {
+    return this.d.packs.uninstall(by, id);
   }
 }
 

@@ -101,7 +101,7 @@ describe('app store', () => {
     let r = await api('GET', '/catalogue');
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const byId = Object.fromEntries(r.body.entries.map((e: any) => [e.id, e]));
-    assert.deepEqual(Object.keys(byId).sort(), ['fill-and-sign', 'images-to-pdf']);
+    assert.deepEqual(Object.keys(byId).sort(), ['de', 'fill-and-sign', 'images-to-pdf'], 'the apps and the German pack (test/http/language-packs.test.ts)');
     assert.deepEqual(
       [byId['images-to-pdf'].latest.version, byId['images-to-pdf'].installed_version, byId['images-to-pdf'].update_available],
       ['1.0.0', null, false],
@@ -134,7 +134,7 @@ describe('app store', () => {
     const found = (await api('GET', '/catalogue?q=SIGN&limit=1')).body;
     assert.deepEqual([found.total, found.entries.map((e: any) => e.id)], [1, ['fill-and-sign']], 'search in names and descriptions');
     assert.deepEqual(
-      (await api('GET', '/catalogue?limit=1&offset=1')).body.entries.map((e: any) => e.id),
+      (await api('GET', '/catalogue?limit=1&offset=2')).body.entries.map((e: any) => e.id),
       ['images-to-pdf'],
     );
     assert.equal((await api('GET', '/catalogue?kind=storage')).body.total, 0);

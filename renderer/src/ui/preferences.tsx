@@ -1,10 +1,12 @@
 /** Language and theme switches (header and signed-out pages). */
 import { useState } from 'react';
-import { LANGS, isLang, useI18n } from '../i18n';
+import { useI18n } from '../i18n';
+import { useLanguages } from './languages';
 import { currentTheme, setTheme, type Theme } from '../lib/theme';
 
 export function Preferences() {
   const { t, lang, setLang } = useI18n();
+  const { languages, refresh } = useLanguages();
   const [theme, setThemeState] = useState<Theme>(currentTheme);
   const toggle = () => {
     const next = theme === 'dark' ? 'light' : 'dark';
@@ -15,10 +17,10 @@ export function Preferences() {
     <div className="prefs">
       <label className="inline">
         <span className="sr-only">{t('nav.language')}</span>
-        <select value={lang} onChange={(e) => isLang(e.target.value) && setLang(e.target.value)} aria-label={t('nav.language')}>
-          {Object.entries(LANGS).map(([k, v]) => (
-            <option key={k} value={k}>
-              {v}
+        <select value={lang} onChange={(e) => setLang(e.target.value)} onFocus={refresh} onPointerDown={refresh} aria-label={t('nav.language')}>
+          {languages.map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.name}
             </option>
           ))}
         </select>

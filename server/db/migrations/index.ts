@@ -42,6 +42,7 @@ import { nfsExports } from './20261205160000-nfs-exports';
 import { textExtracts } from './20261206100000-text-extracts';
 import { appStoreConnections } from './20261206130000-app-store-connections';
 import { storageOcr } from './20261206140000-storage-ocr';
+import { languagePacks } from './20261206141000-language-packs';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -83,6 +84,7 @@ export const MIGRATIONS: Migration[] = [
   textExtracts,
   appStoreConnections,
   storageOcr,
+  languagePacks,
 ];
 
 export type { Migration } from './types';

@@ -8,7 +8,7 @@ import type { EventBus } from '../../events';
 import type { SettingsStore } from '../../settings';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
-import { q, validate, z } from '../validate';
+import { languageId, q, validate, z } from '../validate';
 import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -20,7 +20,7 @@ const createUser = z.object({
   username: z.string().max(64).optional(),
   role: role.default('user'),
   password: z.string().max(1024).optional(),
-  language: z.enum(['en', 'tr']).nullable().optional(),
+  language: languageId().nullable().optional(),
   groups: z.array(z.string().min(1).max(64)).max(100).optional(),
 });
 const updateUser = z
@@ -30,7 +30,7 @@ const updateUser = z
     role,
     disabled: z.boolean(),
     password: z.string().max(1024),
-    language: z.enum(['en', 'tr']).nullable(),
+    language: languageId().nullable(),
     groups: z.array(z.string().min(1).max(64)).max(100),
     quota_bytes: z.number().int().min(0).nullable(),
     custom_role_id: z.number().int().positive().nullable(),

@@ -129,5 +129,15 @@ export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bu
   r.delete(`${A}/apps/:app`, doc({ summary: 'Uninstall an app', auth: 'admin' }), admin, on, async (ctx) => {
     ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
   });
+  // Language packs install and upgrade through the routes above (the entry's kind decides); removing one is its own route.
+  r.delete(
+    `${A}/language-packs/:lang`,
+    doc({ summary: 'Uninstall a language pack (its readers fall back to English)', auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      ctx.body = await s.uninstallLanguage(actor(ctx), ctx.params.lang);
+    },
+  );
   return r;
 }

@@ -7,7 +7,7 @@ import { suggestedFirstStorage, type FirstStorage } from '../../catalogue';
 import { isLang } from '../../lib/i18n';
 import { readObject } from '../middlewares/body';
 import { clearSessionCookie, requireUser, setSessionCookie } from '../middlewares/auth';
-import { validate, z } from '../validate';
+import { languageId, validate, z } from '../validate';
 import { relyingParty } from '../relying-party';
 import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
@@ -39,7 +39,7 @@ const signup = z.strictObject({
   email: z.string().max(320),
   username: z.string().max(64).optional(),
   password: z.string().max(1024),
-  language: z.enum(['en', 'tr']).nullable().optional(),
+  language: languageId().nullable().optional(),
 });
 const accountCheck = z.object({ email: z.string().max(320).optional(), username: z.string().max(128).optional(), user_id: z.number().int().optional() });
 const mePatch = z

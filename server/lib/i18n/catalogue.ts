@@ -5,9 +5,10 @@
  * given is used. Keep both languages complete; a test checks it.
  */
 export const LANGS = ['en', 'tr'] as const;
-export type Lang = (typeof LANGS)[number];
+/** A built-in language, or the id of an installed language pack (./packs.ts). */
+export type Lang = string;
 
-type Catalogue = Record<string, string | readonly string[]>;
+export type Catalogue = Record<string, string | readonly string[]>;
 
 export const en: Catalogue = {
   unauthorised: 'You are not allowed to do this.',
@@ -235,4 +236,4 @@ export const tr: Catalogue = {
   method_not_allowed: 'Bu yöntem burada kullanılamaz.',
 };
 
-export const catalogues: Record<Lang, Catalogue> = { en, tr };
+export const catalogues: Record<(typeof LANGS)[number], Catalogue> = { en, tr };

@@ -1,7 +1,15 @@
-import { catalogues, LANGS, type Lang } from './catalogue';
+import { catalogues, LANGS, type Catalogue, type Lang } from './catalogue';
+import { languagePacks } from './packs';
 export { LANGS, type Lang } from './catalogue';
+export { languagePacks, type PackStrings } from './packs';
 
-export const isLang = (v: unknown): v is Lang => typeof v === 'string' && (LANGS as readonly string[]).includes(v);
+const builtIn = (v: string): v is (typeof LANGS)[number] => (LANGS as readonly string[]).includes(v);
+
+/** A built-in language or an installed language pack's id. */
+export const isLang = (v: unknown): v is Lang => typeof v === 'string' && (builtIn(v) || languagePacks.get(v) !== undefined);
+
+/** The error sentences of `lang`: built in, or an installed pack's (empty when neither, so English answers). */
+const errorsOf = (lang: Lang): Catalogue => (builtIn(lang) ? catalogues[lang] : (languagePacks.get(lang)?.strings.errors ?? {}));
 
 /** Fills `{name}` marks; unknown marks stay visible so a missing param is noticed. */
 export function format(template: string, params: Record<string, unknown> = {}): string {
@@ -13,7 +21,7 @@ export function format(template: string, params: Record<string, unknown> = {}): 
  * itself. Of a key's several forms, the first whose marks `params` all fill.
  */
 export function t(lang: Lang, key: string, params: Record<string, unknown> = {}): string {
-  const forms = catalogues[lang][key] ?? catalogues.en[key] ?? key;
+  const forms = errorsOf(lang)[key] ?? catalogues.en[key] ?? key;
   if (typeof forms === 'string') return format(forms, params);
   const filled = (f: string) => [...f.matchAll(/\{(\w+)\}/g)].every((m) => params[m[1]] !== undefined && params[m[1]] !== null);
   return format(forms.find(filled) ?? forms[forms.length - 1], params);

@@ -88,7 +88,7 @@ export const store = {
   'store.reason.already_installed': 'This version is installed already.',
   'store.reason.newer_installed': 'A newer version is installed: going back is not allowed.',
   'store.reason.permission_not_approved': 'The new version asks for permissions that were not approved.',
-  'store.reason.kind_not_supported': 'Language packs and storage drivers cannot be installed from a store yet.',
+  'store.reason.kind_not_supported': 'Storage drivers cannot be installed from a store yet.',
   'store.reason.store_disabled': 'This store is disabled.',
   'store.reason.connected': 'This store is connected already.',
   'store.reason.app_store_disabled': 'The app store is turned off on this server.',

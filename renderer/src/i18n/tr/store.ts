@@ -90,7 +90,7 @@ export const store: Record<keyof typeof en, string> = {
   'store.reason.already_installed': 'Bu sürüm zaten kurulu.',
   'store.reason.newer_installed': 'Daha yeni bir sürüm kurulu: geri dönmeye izin verilmez.',
   'store.reason.permission_not_approved': 'Yeni sürüm onaylanmamış izinler istiyor.',
-  'store.reason.kind_not_supported': 'Dil paketleri ve depolama sürücüleri henüz mağazadan kurulamaz.',
+  'store.reason.kind_not_supported': 'Depolama sürücüleri henüz mağazadan kurulamaz.',
   'store.reason.store_disabled': 'Bu mağaza devre dışı.',
   'store.reason.connected': 'Bu mağaza zaten bağlı.',
   'store.reason.app_store_disabled': 'Uygulama mağazası bu sunucuda kapalı.',
