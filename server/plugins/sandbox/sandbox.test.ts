@@ -59,8 +59,8 @@ test('while(true) is stopped by its CPU budget (before the watchdog), and the ap
     const t0 = performance.now();
     await rejectsWith(sb.call('spin', null, { timeoutMs: 500 }), 'timeout');
     const took = performance.now() - t0;
-    // The target is the budget + 20 % (reported); the gate is the watchdog's 1.5 s, which a loaded machine's
-    // message latency stays under: what stopped it was the interrupt handler, not the thread being killed.
+    // The target is the budget + 20 % (reported); the gate is under the watchdog's 3.5 s, which a loaded
+    // machine's message latency stays under: what stopped it was the interrupt handler, not the thread being killed.
     console.log(`while(true) with a 500 ms budget stopped after ${took.toFixed(0)} ms`);
     assert.ok(took < 1400, `took ${took} ms`);
     // Time the host spends answering is not the app's CPU: a 300 ms host wait then a loop still gets its full budget.

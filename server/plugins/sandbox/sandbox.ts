@@ -50,8 +50,13 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** Wall-clock slack over the CPU budget before the worker itself is stopped (host waits excluded). */
-const WATCHDOG_GRACE_MS = 1000;
+/**
+ * Wall-clock slack over the CPU budget before the worker itself is stopped (host waits excluded). Only a
+ * worker that its interrupt handler could not stop meets it, so it can be generous: a loaded 2-core machine
+ * (load 10, CI) starved a worker's next host call for over a second, and 1 s killed a call that had used
+ * a few milliseconds of its 500.
+ */
+const WATCHDOG_GRACE_MS = 3000;
 /** Errors after which the runtime is not trusted again: the worker is replaced. */
 const POISONING = new Set(['timeout', 'out_of_memory', 'crashed']);
 
