@@ -42,7 +42,13 @@ describe('app locks across two instances on one PostgreSQL', { skip: skip ?? fal
     b = await startTestServer({ SERVICE_DATABASE_URL: url, SERVICE_SECRET_KEY_FILE: keyFile });
     const tokenA = await a.login();
     tokenB = await b.login();
-    const st = await a.api('POST', '/api/admin/storages', { token: tokenA, body: { name: 'Docs', driver: 'local', config: { path: root.dir } } });
+    // Polling, not watched: both instances would watch the one folder, and a watcher's folder check between the
+    // rename on disk and A's move of the row catalogues the new name as a new node, dropping the lock with the old
+    // one (seen once in CI at load 8; a race of the catalogue's, docs/operations.md "Known races", not of the locks).
+    const st = await a.api('POST', '/api/admin/storages', {
+      token: tokenA,
+      body: { name: 'Docs', driver: 'local', config: { path: root.dir }, sync_mode: 'poll' },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     sid = a.server.services.catalogue.repo.byNameOrUid('Docs')!.id;
     assert.equal((await a.api('GET', '/api/files/manager?path=/Docs', { token: tokenA })).status, 200, 'the files catalogued');
