@@ -149,7 +149,7 @@ export class SearchService {
     }
     if (s.ext?.length) {
       where.push('(' + s.ext.map((_, i) => `lower(n.name) LIKE @ext${i} ESCAPE '\\'`).join(' OR ') + ')');
-      s.ext.forEach((e, i) => (args[`ext${i}`] = `%.${e.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}`));
+      s.ext.forEach((e, i) => (args[`ext${i}`] = `%.${escapeLike(e.toLowerCase())}`));
     }
     if (s.min_size !== undefined) where.push('n.size >= @min'), (args.min = s.min_size);
     if (s.max_size !== undefined) where.push('n.size <= @max'), (args.max = s.max_size);
@@ -173,7 +173,7 @@ export class SearchService {
    */
   private matchTerms(query: SearchQuery, where: string[], args: Record<string, unknown>): string {
     const pg = this.db.dialect === 'postgres';
-    const like = (t: string) => `%${t.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    const like = (t: string) => `%${escapeLike(t)}%`;
     const op = pg ? 'ILIKE' : 'LIKE';
     const long = query.all.filter((t) => t.length >= 3);
     const longNot = query.none.filter((t) => t.length >= 3);
@@ -242,6 +242,9 @@ export function pgSearchSql(from: string, locks: boolean): string {
   return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
   ORDER BY n.type, n.sort_key, n.id`;
 }
+
+/** `s` matched literally by LIKE … ESCAPE '\\' (its `\\`, `%` and `_` escaped). */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c);
 
 /** PostgreSQL: the term (a parameter) in the row's name or in its stored text. */
 const inNameOrText = (p: string) =>

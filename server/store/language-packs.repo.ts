@@ -3,18 +3,12 @@
  * writer of `language_packs`. One statement per change, so an upgrade replaces
  * a pack whole or not at all.
  */
+import type { Selectable } from 'kysely';
 import type { Db } from '../db';
+import type { LanguagePacksTable } from '../db/tables';
 
-export interface LanguagePackRow {
-  id: string;
-  name: string;
-  version: string;
-  store_id: number | null;
-  sha256: string;
-  /** The verified pack file's JSON. */
-  pack: string;
-  installed_at: string;
-}
+/** A row as stored; `pack` is the verified pack file's JSON. */
+export type LanguagePackRow = Selectable<LanguagePacksTable>;
 
 export class LanguagePacksRepo {
   constructor(private db: Db) {}

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { pdfWith } from '../helpers/documents';
-import { desktopContext, ensureRendererBuilt, launchBrowser, newPage, shot, signIn, startServer, type RunningServer } from './ui-harness';
+import { ensureRendererBuilt, launchBrowser, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? needTool('pdftotext', 'poppler-utils') ?? undefined;
 
@@ -25,8 +25,7 @@ describe('web UI: search inside documents', { skip, timeout: 120_000 }, () => {
     ensureRendererBuilt();
     srv = await startServer();
     browser = await launchBrowser();
-    ({ page, errors } = await newPage(await desktopContext(browser)));
-    await signIn(page, srv.url);
+    ({ page, errors } = await signedInPage(browser, srv.url));
   });
   after(async () => {
     await browser?.close();
