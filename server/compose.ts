@@ -18,7 +18,7 @@ import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc, setPasswordCost } from './auth';
-import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins } from './storage';
+import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, type VolumeProbe } from './storage';
 import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, TextExtractsRepo, ThumbStates } from './catalogue';
 import { FileService, Homes } from './files';
 import { StorageOps } from './files/internal';
@@ -53,6 +53,8 @@ export interface ComposeOptions {
   role: 'server' | 'cli';
   /** The assistant's provider adapters (tests pass a scripted one). */
   assistantProvider?: ProviderFactory;
+  /** How local storages' volumes are identified (default: this OS's probe). */
+  volumeProbe?: VolumeProbe | null;
 }
 
 /** Builds every service; on failure, whatever was opened is closed again before the error propagates. */
@@ -218,6 +220,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       meter,
       checkReplicaLink: (targetId, storage) => replication.targets.checkLink(targetId, storage),
       ocrTurnedOn: (id) => textIndex.ocrTurnedOn(id),
+      volumeProbe: opts.volumeProbe,
       hooks: {
         written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook(), ...(config.textIndex ? { text: textIndex.writeHook() } : {}) },
         // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).

@@ -14,6 +14,7 @@ import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
 import type { Auth } from './auth';
 import { seedDefaultStorage } from './catalogue/seed';
 import type { FileService } from './files';
+import type { VolumeProbe } from './storage';
 import { scheduleProtection, type Protection } from './protection';
 import type { DataDirLayout } from './lib/data-dir';
 import type { Logger } from './lib/log';
@@ -124,6 +125,8 @@ export interface StartOptions {
   rendererDir?: string;
   /** The assistant's provider adapters (tests pass a scripted one). */
   assistantProvider?: ProviderFactory;
+  /** How local storages' volumes are identified (default: this OS's probe; tests wrap it to hold an answer back). */
+  volumeProbe?: VolumeProbe | null;
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -132,7 +135,7 @@ const defaultRendererDir = () => join(here, /dist[\\/]server[\\/]?$/.test(here) 
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const t0 = Date.now();
-  const sv = await compose(config, { role: 'server', logger: opts.logger, assistantProvider: opts.assistantProvider });
+  const sv = await compose(config, { role: 'server', logger: opts.logger, assistantProvider: opts.assistantProvider, volumeProbe: opts.volumeProbe });
   const { log, logFn, db, bus, hub, queue, scheduler, auth, catalogue, io, files, protection, thumbs, uploads, shares, bell, webhooks, updater, dirs } = sv;
   try {
     await seedFirstRun(config, auth, log);

@@ -121,6 +121,9 @@ export class VolumeWatch {
   async verify(id: number): Promise<void> {
     const row = this.repo.byId(id);
     if (!this.probe || !row || row.driver !== 'local') return;
+    // A check already running may have looked before the listing that asks: its verdict is stale. The one
+    // joined after it started after this call, so it sees the volume as the listing did or later.
+    await this.inflight.get(id);
     await this.check(id);
     const why = this.blocked(id);
     if (why) throw new AppError('storage_unavailable', { reason: why });
