@@ -2,7 +2,7 @@
 import type { Principal } from './types';
 import type { Db } from '../db';
 import type { Compilable } from 'kysely';
-import { nowIso, type Tx, type Unit } from '../db';
+import { escapeLike, nowIso, type Tx, type Unit } from '../db';
 import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
 import type { GroupView } from '../contract';
@@ -205,7 +205,7 @@ export class UsersRepo {
     const args: unknown[] = [];
     if (q.q) {
       where.push("(email LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')");
-      const like = `%${q.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      const like = `%${escapeLike(q.q)}%`;
       args.push(like, like);
     }
     if (q.role) {

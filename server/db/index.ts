@@ -34,6 +34,7 @@ export type { DB } from './tables';
 export { tx, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async';
 export { pingDatabase } from './ping';
 export { isForeignKeyViolation } from './constraint';
+export { escapeLike } from './like';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 

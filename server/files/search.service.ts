@@ -8,7 +8,7 @@
  * `metadata` for a filter-only search) and, for a content match, a `snippet`
  * of the text around the hit (snippet.ts).
  */
-import type { AsyncDb, Db } from '../db';
+import { escapeLike, type AsyncDb, type Db } from '../db';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
@@ -242,9 +242,6 @@ export function pgSearchSql(from: string, locks: boolean): string {
   return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
   ORDER BY n.type, n.sort_key, n.id`;
 }
-
-/** `s` matched literally by LIKE … ESCAPE '\\' (its `\\`, `%` and `_` escaped). */
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c);
 
 /** PostgreSQL: the term (a parameter) in the row's name or in its stored text. */
 const inNameOrText = (p: string) =>

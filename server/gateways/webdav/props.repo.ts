@@ -8,7 +8,7 @@
  * catalogue keys its rows by path too, so nothing better is on offer.
  */
 import { sql } from 'kysely';
-import type { Db } from '../../db';
+import { escapeLike, type Db } from '../../db';
 import type { Place } from '../../files';
 
 export interface DeadProp {
@@ -20,7 +20,7 @@ export interface DeadProp {
 
 const parentOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
 /** A LIKE pattern for everything below `rel` ('' is the root: everything). */
-const under = (rel: string): string => (rel === '' ? '%' : rel.replace(/[\\%_]/g, (c) => '\\' + c) + '/%');
+const under = (rel: string): string => (rel === '' ? '%' : escapeLike(rel) + '/%');
 
 /** Rows per INSERT when a transfer writes them back (well under either database's parameter limit). */
 const BATCH = 500;
