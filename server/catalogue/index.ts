@@ -24,6 +24,7 @@ import { RequestMeter } from './meter';
 import { FileLocks } from './file-locks';
 import { AppStates } from './app-state';
 import { VolumeWatch } from './volumes';
+import { FolderTurns } from './folder-turns';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
@@ -107,29 +108,34 @@ export function createCatalogue(o: CatalogueOptions) {
   const nameOf = (id: number) => repo.byId(id)?.name ?? String(id);
   // Started (awaited) by the composition root before the first request: the access check reads only its copy.
   const locks = new FileLocks(o.db, o.bus, nameOf, (m, e) => o.log.warn(m, e));
-  const engine = new SyncEngine(o.db, {
-    onNodesAdded: (minId) => indexer.kick(minId),
-    beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
-    onFoldersChanged(storageId, folders) {
-      // One unit of work and one publish for the whole batch (a first sync touches thousands of folders).
-      // The batch is committed: its events must follow even if another program holds the database now.
-      void o.bus
-        .recordAll(
-          'folder.changed',
-          folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
-          { waitMs: 600_000 },
-        )
-        .then(
-          () => o.bus.flush(),
-          () => undefined,
-        );
+  const turns = new FolderTurns();
+  const engine = new SyncEngine(
+    o.db,
+    {
+      onNodesAdded: (minId) => indexer.kick(minId),
+      beforeRemove: (id) => volumes?.verify(id) ?? Promise.resolve(),
+      onFoldersChanged(storageId, folders) {
+        // One unit of work and one publish for the whole batch (a first sync touches thousands of folders).
+        // The batch is committed: its events must follow even if another program holds the database now.
+        void o.bus
+          .recordAll(
+            'folder.changed',
+            folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
+            { waitMs: 600_000 },
+          )
+          .then(
+            () => o.bus.flush(),
+            () => undefined,
+          );
+      },
+      onFilesChanged: (storageId, files) => each(o.hooks?.synced, storageId, files),
+      onRemoved: (storageId, paths) => {
+        each(o.hooks?.syncRemoved, storageId, paths);
+        void locks.treeChanged(storageId);
+      },
     },
-    onFilesChanged: (storageId, files) => each(o.hooks?.synced, storageId, files),
-    onRemoved: (storageId, paths) => {
-      each(o.hooks?.syncRemoved, storageId, paths);
-      void locks.treeChanged(storageId);
-    },
-  });
+    turns,
+  );
   const meter = o.meter ?? new RequestMeter(o.db, repo, () => ({}));
   // Background sync waits while a storage's volume is gone, as it does while its request budget is spent.
   const syncer = new Syncer(o.db, repo, (id) => drivers.driverFor(id), engine, o.queue, o.log, {
@@ -153,7 +159,7 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   const appState = new AppStates(o.db, nodes, o.bus, nameOf);
   const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState };
-  const io: CatalogueIo = { drivers, gate };
+  const io: CatalogueIo = { drivers, gate, turns };
   return {
     catalogue,
     io,

@@ -5,11 +5,14 @@
  * through the file service.
  */
 import type { DriverPool } from './driver-pool';
+import type { FolderTurns } from './folder-turns';
 import type { WriteGate } from './write-gate';
 
 export interface CatalogueIo {
   drivers: DriverPool;
   gate: WriteGate;
+  /** Shared with the sync engine's folder checks: a move holds the folders it touches until the gate recorded it. */
+  turns: FolderTurns;
 }
 
 export type { DriverPool } from './driver-pool';

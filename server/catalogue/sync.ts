@@ -12,6 +12,7 @@ import { NodesRepo } from './nodes.repo';
 import { SyncRunsRepo } from './sync-runs.repo';
 import { SyncNodesRepo, type Existing, type NewNode } from './sync.repo';
 import { mimeOf } from './mime';
+import { FolderTurns } from './folder-turns';
 
 const BATCH = 1000;
 /** How long a batch waits (off the event loop) for a database held by another program before the run fails. */
@@ -83,6 +84,8 @@ export class SyncEngine {
   constructor(
     private db: Db,
     private hooks: SyncHooks = {},
+    /** Shared with the file service's moves (catalogue/folder-turns.ts). */
+    private turns = new FolderTurns(),
   ) {
     this.nodes = new NodesRepo(db);
     this.runs = new SyncRunsRepo(db);
@@ -135,10 +138,15 @@ export class SyncEngine {
   }
 
   /** Revalidates one folder against the backend (opened folder, ondemand, watcher). Returns whether anything changed. */
-  async folder(storageId: number, driver: StorageDriver, dir: string): Promise<SyncCounts> {
+  folder(storageId: number, driver: StorageDriver, dir: string): Promise<SyncCounts> {
+    // Rows written from here on are kept whatever the listing says: taken before waiting for the folder's turn.
+    const startedAt = new Date().toISOString();
+    return this.turns.run(storageId, [dir], () => this.folderNow(storageId, driver, dir, startedAt));
+  }
+
+  private async folderNow(storageId: number, driver: StorageDriver, dir: string, startedAt: string): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const listed: WalkEntry[] = [];
-    const startedAt = new Date().toISOString();
     for await (const e of driver.list(dir)) if (!isInternalName(e.name)) listed.push({ ...e, path: joinRel(dir, e.name) });
     const rows = await this.rows.dirRows(storageId, [dir]);
     const names = new Set(listed.map((e) => e.path));

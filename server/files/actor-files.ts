@@ -228,14 +228,12 @@ export class ActorFiles {
     const caseOnly = to.toLowerCase() === t.rel.toLowerCase();
     if (!caseOnly && (await this.svc.ops.statOrNull({ storage_id: t.storage.id, rel: to }))) throw new AppError('name_taken', { name: newName });
     try {
-      await this.svc.ops.move(t.place, to, { overwrite: false });
+      return this.present(await this.svc.ops.moveRecorded(t.place, to, { overwrite: false }, this.ctx('move', { audit: 'file.move' })), t.level);
     } catch (e) {
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: newName });
       if (isAppError(e) && e.code === 'unsupported') throw new AppError('unsupported', { reason: 'this storage cannot rename' });
       throw e;
     }
-    const entry = await this.svc.ops.stat({ storage_id: t.storage.id, rel: to });
-    return this.present(await this.svc.ops.moved(t.place, to, entry, this.ctx('move', { audit: 'file.move' })), t.level);
   }
 
   /**
@@ -246,9 +244,7 @@ export class ActorFiles {
   async move(from: Path, to: Path, overwrite: boolean, o: PlanOptions = {}): Promise<TransferResult> {
     const { src, dst, dstRel } = await this.plan(from, to, 'editor', overwrite, o);
     if (src.storage.id === dst.storage.id && (await this.svc.ops.canMove(src.storage.id))) {
-      await this.svc.ops.move(src.place, dstRel, { overwrite });
-      const entry = await this.svc.ops.stat({ storage_id: dst.storage.id, rel: dstRel });
-      await this.svc.ops.moved(src.place, dstRel, entry, this.ctx('move', { audit: 'file.move' }));
+      await this.svc.ops.moveRecorded(src.place, dstRel, { overwrite }, this.ctx('move', { audit: 'file.move' }));
       return { ok: true };
     }
     return { operation_id: await this.svc.transfers.enqueue(this.actor, 'move', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };

@@ -10,7 +10,7 @@ import { close } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { CatalogueIo, GateNode, WriteContext } from '../catalogue/io';
 import { AppError, isAppError } from '../errors';
-import { joinRel } from '../lib/paths';
+import { joinRel, parentRel } from '../lib/paths';
 import type { ByteRange, Entry, PresignOptions, StorageDriver, WriteOptions } from '../storage';
 import type { Place } from './access';
 
@@ -174,9 +174,17 @@ export class StorageOps {
     return this.io.gate.removed(p.storage_id, p.rel, ctx);
   }
 
-  /** The write gate: a move within one storage (node ids follow the item). */
-  moved(from: Place, toRel: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
-    return this.io.gate.moved(from.storage_id, from.rel, toRel, entry, ctx);
+  /**
+   * Server-side move within one storage, then the gate's record of it (node ids follow the item). A folder
+   * check of either parent waits until both are done (catalogue/folder-turns.ts). `done`: the bytes were
+   * already moved (an op resumed after a crash), only the record is owed.
+   */
+  async moveRecorded(from: Place, toRel: string, o: { overwrite: boolean; done?: boolean }, ctx: WriteContext): Promise<GateNode> {
+    return this.io.turns.run(from.storage_id, [parentRel(from.rel), parentRel(toRel)], async () => {
+      if (!o.done) await this.move(from, toRel, o);
+      const entry = await this.stat({ storage_id: from.storage_id, rel: toRel });
+      return this.io.gate.moved(from.storage_id, from.rel, toRel, entry, ctx);
+    });
   }
 
   /** Driver multipart capability of a storage, or null (uploads stage elsewhere then). */

@@ -77,8 +77,8 @@ export class Transfers {
     const same = t.src.storage_id === t.dst.storage_id;
     const resumed = await ctx.journal.has(STARTED);
     if (same && t.op === 'move' && (await ops.canMove(t.src.storage_id))) {
-      if (!(resumed && (await ops.statOrNull(t.dst)) && !(await ops.statOrNull(t.src)))) await ops.move(t.src, t.dst.rel, { overwrite: t.overwrite });
-      await ops.moved(t.src, t.dst.rel, await ops.stat(t.dst), fa.ctx('move', { audit }));
+      const done = resumed && !!(await ops.statOrNull(t.dst)) && !(await ops.statOrNull(t.src));
+      await ops.moveRecorded(t.src, t.dst.rel, { overwrite: t.overwrite, done }, fa.ctx('move', { audit }));
       ctx.progress(1);
       return { path: t.dst.rel };
     }

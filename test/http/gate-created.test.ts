@@ -74,4 +74,37 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
     const rows = await db.async.all(db.k.selectFrom('nodes').select('path').where('storage_id', '=', st.id).where('path', 'in', ['fresh', 'fresh/twice.txt']));
     assert.equal(rows.length, 2, 'the file and its folder, once each');
   });
+
+  test('a folder check that lands between a rename on disk and its record waits for the record: the node keeps its id', async () => {
+    const st = s.server.catalogue.repo.byNameOrUid('Watched')!;
+    assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Watched/ping.txt', content: 'kept' } })).status, 200);
+    const { db } = s.server;
+    const idOf = async (p: string) => (await db.async.all(db.k.selectFrom('nodes').select('id').where('storage_id', '=', st.id).where('path', '=', p)))[0]?.id;
+    const id = await idOf('ping.txt');
+    assert.ok(id);
+    // The real driver's rename, then a folder check of the same folder started at once, as the watcher's
+    // would be; the rename answers 100 ms later, before the gate records it.
+    const driver = await s.server.catalogue.driverFor(st.id);
+    const move = driver.move!.bind(driver);
+    const checks: Promise<void>[] = [];
+    driver.move = async (from, to, o) => {
+      await move(from, to, o);
+      checks.push(s.server.catalogue.syncer.refresh(st.id, '', 5_000));
+      await new Promise((r) => setTimeout(r, 100));
+    };
+    try {
+      let name = 'ping.txt';
+      for (let i = 0; i < 6; i++) {
+        const next = name === 'ping.txt' ? 'pong.txt' : 'ping.txt';
+        const r = await s.api('POST', '/api/files/rename', { token: admin, body: { path: `/Watched/${name}`, new_name: next } });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        await Promise.all(checks);
+        name = next;
+        assert.equal(await idOf(name), id, `rename ${i + 1}: the node kept its id`);
+        assert.equal(await idOf(name === 'ping.txt' ? 'pong.txt' : 'ping.txt'), undefined, 'no row left at the old name');
+      }
+    } finally {
+      driver.move = move;
+    }
+  });
 });
