@@ -14,7 +14,6 @@ import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
 import type { Auth } from './auth';
 import { seedDefaultStorage } from './catalogue/seed';
 import type { FileService } from './files';
-import type { VolumeProbe } from './storage';
 import { scheduleProtection, type Protection } from './protection';
 import type { DataDirLayout } from './lib/data-dir';
 import type { Logger } from './lib/log';
@@ -23,7 +22,7 @@ import { hasHost, toHost } from './lib/host-port';
 import { HOST_STATUS_EVERY_MS, replicaHostStatus } from './replication';
 import { FirstStorage, offlineHostStatus } from './catalogue';
 import { uiPath } from './lib/paths';
-import { compose, type Services } from './compose';
+import { compose, type ComposeOptions, type Services } from './compose';
 import { buildApp } from './http/app';
 import { authRoutes } from './http/routes/auth.routes';
 import { adminUserRoutes } from './http/routes/admin-users.routes';
@@ -126,7 +125,7 @@ export interface StartOptions {
   /** The assistant's provider adapters (tests pass a scripted one). */
   assistantProvider?: ProviderFactory;
   /** How local storages' volumes are identified (default: this OS's probe; tests wrap it to hold an answer back). */
-  volumeProbe?: VolumeProbe | null;
+  volumeProbe?: ComposeOptions['volumeProbe'];
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
