@@ -21,6 +21,8 @@ import { ContextMenu, type MenuItem } from './context-menu';
 import { canPreview } from './preview';
 import { useBackToRow } from './back-to-row';
 import { SearchBar } from './search-bar';
+import { SearchChips } from './search-chips';
+import { NO_FILTERS, recentSearches, rememberSearch, toQuery, without, type Filters } from './search-filters';
 import { ActionsBar } from './files-toolbar';
 import { FilesDialogs, type DialogState } from './files-dialogs';
 import { Sidebar } from './sidebar';
@@ -59,7 +61,10 @@ export function FilesPage() {
   const [dir, setDir] = useState<SortDir>(() => pref('dir', 'asc'));
   const [view, setView] = useState<ViewMode>(() => pref('view', 'list'));
   const listing = useListing(path, sort, dir);
-  const [search, setSearch] = useState<{ q: string; result: Listing | null; error: unknown } | null>(null);
+  /** The search shown (`folder`: where it was made from, which a scoped search keeps). */
+  const [search, setSearch] = useState<{ q: string; folder: string; result: Listing | null; error: unknown } | null>(null);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [recent, setRecent] = useState<string[]>(() => recentSearches());
   const [selection, setSelection] = useState<sel.Selection>(sel.emptySelection);
   const [dialog, setDialog] = useState<DialogState>(null);
   const [menu, setMenu] = useState<{ x: number; y: number; more?: boolean; apps?: boolean } | null>(null);
@@ -231,13 +236,16 @@ export function FilesPage() {
     if (picked.dirs.length) softReload();
   };
 
-  const runSearch = async (q: files.SearchQuery) => {
-    setSearch({ q: q.q, result: null, error: null });
+  const runSearch = async (text: string, f: Filters) => {
+    const q = toQuery(text, f, path);
+    setFilters(f);
+    setRecent(rememberSearch(q.q));
+    setSearch({ q: q.q, folder: path, result: null, error: null });
     setSelection(sel.emptySelection);
     try {
-      setSearch({ q: q.q, result: await files.search(q), error: null });
+      setSearch({ q: q.q, folder: path, result: await files.search(q), error: null });
     } catch (error) {
-      setSearch({ q: q.q, result: null, error });
+      setSearch({ q: q.q, folder: path, result: null, error });
     }
   };
 
@@ -463,7 +471,15 @@ export function FilesPage() {
             >
               <ToolIcon name="search" />
             </button>
-            <SearchBar folder={path} inputRef={searchInput} onSearch={runSearch} active={!!search} onClear={() => setSearch(null)} />
+            <SearchBar
+              folder={path}
+              inputRef={searchInput}
+              filters={filters}
+              recent={recent}
+              onSearch={runSearch}
+              active={!!search}
+              onClear={() => setSearch(null)}
+            />
           </div>
           <ActionsBar
             readOnly={readOnly}
@@ -485,6 +501,7 @@ export function FilesPage() {
           />
         </div>
         {search && <h2 className="results-title">{t('search.results', { q: search.q })}</h2>}
+        {search && <SearchChips filters={filters} folder={search.folder} onRemove={(key) => runSearch(search.q, without(filters, key))} />}
         {err ? (
           <p className="error" role="alert">
             {errorText(err, t)}

@@ -1,42 +1,40 @@
-/** The search box and its filters (type, extensions, size range, date range, this folder only). */
-import { useState, type FormEvent, type RefObject } from 'react';
+/**
+ * The search box and its filters (kind, type, extensions, size range, date range, this folder only), with
+ * the recent searches of this browser offered as the box's suggestions. The filters in effect belong to
+ * the page (its chips remove them one by one); the panel edits a copy until Apply.
+ */
+import { useEffect, useState, type FormEvent, type RefObject } from 'react';
 import { useI18n } from '../i18n';
-import type { SearchQuery } from './file-api';
-
-const MB = 1024 * 1024;
+import { KINDS, type Filters, type Kind } from './search-filters';
 
 export function SearchBar({
   folder,
   inputRef,
+  filters,
+  recent,
   onSearch,
   active,
   onClear,
 }: {
   folder: string;
   inputRef: RefObject<HTMLInputElement | null>;
-  onSearch: (q: SearchQuery) => void;
+  filters: Filters;
+  recent: string[];
+  onSearch: (q: string, f: Filters) => void;
   active: boolean;
   onClear: () => void;
 }) {
   const { t } = useI18n();
   const [q, setQ] = useState('');
   const [open, setOpen] = useState(false);
-  const [f, setF] = useState({ type: '' as SearchQuery['type'], ext: '', min: '', max: '', after: '', before: '', scope: false });
+  const [f, setF] = useState(filters);
+  useEffect(() => setF(filters), [filters]);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setOpen(false);
     if (!q.trim()) return onClear();
-    onSearch({
-      q: q.trim(),
-      type: f.type,
-      ext: f.ext.replace(/\s+/g, '').replace(/^\./, ''),
-      min_size: f.min === '' ? '' : Math.round(Number(f.min) * MB),
-      max_size: f.max === '' ? '' : Math.round(Number(f.max) * MB),
-      after: f.after ? new Date(f.after).toISOString() : '',
-      before: f.before ? new Date(`${f.before}T23:59:59`).toISOString() : '',
-      path: f.scope && folder !== '/' ? folder : '',
-    });
+    onSearch(q, f);
   };
 
   return (
@@ -50,9 +48,16 @@ export function SearchBar({
         type="search"
         placeholder={t('search.placeholder')}
         value={q}
+        list="search-recent"
+        autoComplete="off"
         onChange={(e) => setQ(e.target.value)}
         onKeyDown={(e) => e.key === 'Escape' && (setQ(''), onClear())}
       />
+      <datalist id="search-recent">
+        {recent.map((r) => (
+          <option key={r} value={r} />
+        ))}
+      </datalist>
       <button
         type="button"
         className="icon-btn"
@@ -79,8 +84,19 @@ export function SearchBar({
         <fieldset id="search-filters" className="filters">
           <legend className="sr-only">{t('search.filters')}</legend>
           <label>
+            {t('search.kind')}
+            <select value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value as Kind | '' })}>
+              <option value="">{t('search.kind.any')}</option>
+              {(Object.keys(KINDS) as Kind[]).map((k) => (
+                <option key={k} value={k}>
+                  {t(`search.kind.${k}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
             {t('search.type')}
-            <select value={f.type} onChange={(e) => setF({ ...f, type: e.target.value as SearchQuery['type'] })}>
+            <select value={f.type} onChange={(e) => setF({ ...f, type: e.target.value as Filters['type'] })}>
               <option value="">{t('search.type.any')}</option>
               <option value="file">{t('search.type.file')}</option>
               <option value="dir">{t('search.type.dir')}</option>
@@ -88,7 +104,12 @@ export function SearchBar({
           </label>
           <label>
             {t('search.ext')}
-            <input value={f.ext} onChange={(e) => setF({ ...f, ext: e.target.value })} />
+            <input
+              value={f.kind ? '' : f.ext}
+              disabled={!!f.kind}
+              placeholder={f.kind ? KINDS[f.kind].replaceAll(' ', ',') : ''}
+              onChange={(e) => setF({ ...f, ext: e.target.value })}
+            />
           </label>
           <label>
             {t('search.min_size')}
