@@ -131,6 +131,21 @@ test('malformed messages give what they hold: no closing boundary, no blank line
   assert.equal((await run(src(Buffer.from('Subject: lf\nContent-Type: text/plain\n\nunix line ends')))).text, 'Subject: lf\nunix line ends');
   assert.equal((await run(src(message(['Subject: lost', 'Content-Type: multipart/mixed', '', 'no boundary to split at'])))).text, 'Subject: lost');
   assert.equal((await run(src(message(['Content-Type: text/plain; charset=x-unheard-of', '', 'plain ascii survives'])))).text, 'plain ascii survives');
+  // Alternatives without a plain one: the first (here HTML), not both.
+  const htmlOnly = [
+    'Content-Type: multipart/alternative; boundary=a',
+    '',
+    '--a',
+    'Content-Type: text/html',
+    '',
+    '<b>first</b> serval',
+    '--a',
+    'Content-Type: text/enriched',
+    '',
+    'second serval',
+    '--a--',
+  ];
+  assert.equal((await run(src(message(htmlOnly)))).text, 'first serval');
 });
 
 test(`bounds: a 10 MB base64 line, nesting past ${MAX_DEPTH} levels, more than ${MAX_PARTS} parts`, async () => {

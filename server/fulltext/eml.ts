@@ -110,18 +110,14 @@ function splitPart(raw: string): Part {
   return { headers, body };
 }
 
-/** A part that starts with a blank line has no headers; one without a blank line is all headers. */
+/** Split at the first empty line: a part that starts with one has no headers; one without any is all headers. */
 function headAndBody(raw: string): { head: string; body: string } {
-  if (/^\r?\n/.test(raw)) return { head: '', body: raw.slice(raw.indexOf('\n') + 1) };
-  const blank = firstOf(raw, ['\n\n', '\n\r\n']);
-  if (blank < 0) return { head: raw, body: '' };
-  return { head: raw.slice(0, blank), body: raw.slice(raw.indexOf('\n', blank + 1) + 1) };
-}
-
-/** The earliest index of any of `needles` in `s`, or -1. */
-function firstOf(s: string, needles: string[]): number {
-  const found = needles.map((n) => s.indexOf(n)).filter((i) => i >= 0);
-  return found.length ? Math.min(...found) : -1;
+  for (let line = 0; ; ) {
+    const nl = raw.indexOf('\n', line);
+    if (nl < 0) return { head: raw, body: '' };
+    if (nl === line || (nl === line + 1 && raw[line] === '\r')) return { head: raw.slice(0, line), body: raw.slice(nl + 1) };
+    line = nl + 1;
+  }
 }
 
 /** The parts between `--boundary` lines, up to the closing `--boundary--` or the end (a missing close is common). */
