@@ -7,6 +7,8 @@
  * |---|---|---|
  * | PDF | `pdftotext` child process (pdf.ts) | MAX_PAGES, output, memory, time; a remote file is copied first, up to MAX_PDF_BYTES |
  * | docx/xlsx/pptx, odt/ods/odp | XML parts by ranged reads (office.ts) | part size, ratio, inflated bytes |
+ * | doc/xls/ppt (97–2003), rtf | catdoc, xls2csv; LibreOffice to odp for ppt (legacy.ts) | output, memory, time; a remote file is copied first, up to MAX_LEGACY_BYTES |
+ * | EML | a bounded MIME reader (eml.ts) | MAX_EML_BYTES, parts, depth |
  * | HTML | tags stripped, scripts and styles dropped | the first MAX_MARKUP_BYTES |
  * | Markdown, CSV, plain text, other text/* | as is | the first MAX_TEXT_BYTES |
  * | pictures, PDFs without a text layer (OCR on) | Tesseract, pages rendered by pdftoppm (ocr.ts) | OCR_MAX_PAGES, memory, OCR_TIMEOUT_MS |
@@ -22,10 +24,12 @@ import { extOf, isInternalPath } from '../lib/paths';
 import { ExtractError } from './errors';
 import { HTML_RULES, MarkupText, TextSink } from './markup';
 import { officeText, type OfficeFormat } from './office';
+import { legacyText, type LegacyFormat } from './legacy';
+import { emlText } from './eml';
 import { pdfText } from './pdf';
 import { OCR_BELOW_CHARS, OCR_IMAGE_EXTS, ocrImage, ocrPdf } from './ocr';
 
-export type TextFormat = 'pdf' | OfficeFormat | 'html' | 'text' | 'image';
+export type TextFormat = 'pdf' | OfficeFormat | LegacyFormat | 'eml' | 'html' | 'text' | 'image';
 
 /**
  * Characters of text stored per file at most (`search_fts.body`); the rest of a longer document is not
@@ -39,6 +43,8 @@ export const EXTRACT_TIMEOUT_MS = 60_000;
 export const OCR_TIMEOUT_MS = 10 * 60_000;
 /** A PDF on a storage with no local path is copied to the work folder first: up to this size. */
 export const MAX_PDF_BYTES = 512 * 1024 * 1024;
+/** A legacy office file on a storage with no local path is copied first: up to this size. */
+export const MAX_LEGACY_BYTES = 128 * 1024 * 1024;
 /** Plain text: the first bytes read; PDF: what pdftotext may write (TEXT_CAP characters are at most 4 bytes each). */
 export const MAX_TEXT_BYTES = 4 * TEXT_CAP;
 /** HTML: the first bytes read (tags make up much of it). */
@@ -51,9 +57,22 @@ add('docx', 'docx docm dotx dotm');
 add('xlsx', 'xlsx xlsm xltx xltm');
 add('pptx', 'pptx pptm ppsx ppsm potx');
 add('odf', 'odt ods odp ott ots otp');
+add('doc', 'doc dot rtf');
+add('xls', 'xls xlt');
+add('ppt', 'ppt pps pot');
+add('eml', 'eml');
 add('html', 'html htm xhtml');
 add('text', 'txt text md markdown csv tsv log');
 add('image', OCR_IMAGE_EXTS.join(' '));
+
+const MIMES: Record<string, TextFormat> = {
+  'application/msword': 'doc',
+  'application/rtf': 'doc',
+  'text/rtf': 'doc',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.ms-powerpoint': 'ppt',
+  'message/rfc822': 'eml',
+};
 
 /** The format a file's text is read as, or null when it has none worth indexing. By extension first, then MIME type. */
 export function textFormatOf(name: string, mime: string | null): TextFormat | null {
@@ -61,6 +80,7 @@ export function textFormatOf(name: string, mime: string | null): TextFormat | nu
   if (byExt) return byExt;
   const m = (mime ?? '').toLowerCase().split(';')[0].trim();
   if (m === 'application/pdf') return 'pdf';
+  if (MIMES[m]) return MIMES[m];
   if (m === 'text/html' || m === 'application/xhtml+xml') return 'html';
   return isText(m) ? 'text' : null;
 }
@@ -132,6 +152,14 @@ async function byFormat(format: TextFormat, src: FileSource, signal: AbortSignal
       return { text: sink.text(), capped: r.capped || sink.capped };
     });
   }
+  if (format === 'doc' || format === 'xls' || format === 'ppt') {
+    const capped = await withLocalCopy(src, signal, workDir, (file) => legacyText(format, file, signal, workDir, sink), MAX_LEGACY_BYTES);
+    return { text: sink.text(), capped: capped || sink.capped };
+  }
+  if (format === 'eml') {
+    const capped = await emlText(src, signal, sink);
+    return { text: sink.text(), capped: capped || sink.capped };
+  }
   if (format === 'html' || format === 'text') {
     const max = format === 'html' ? MAX_MARKUP_BYTES : MAX_TEXT_BYTES;
     const end = Math.min(src.size, max);
@@ -155,11 +183,11 @@ async function byFormat(format: TextFormat, src: FileSource, signal: AbortSignal
   return { text: sink.text(), capped: sink.capped };
 }
 
-/** Runs `use` on a local path of the file: its own on a local disk, else a bounded copy in `workDir`. */
-async function withLocalCopy<T>(src: FileSource, signal: AbortSignal, workDir: string, use: (file: string) => Promise<T>): Promise<T> {
+/** Runs `use` on a local path of the file: its own on a local disk, else a copy in `workDir` of at most `max` bytes. */
+async function withLocalCopy<T>(src: FileSource, signal: AbortSignal, workDir: string, use: (file: string) => Promise<T>, max = MAX_PDF_BYTES): Promise<T> {
   const local = await src.localFile();
   if (local) return use(local);
-  if (src.size > MAX_PDF_BYTES) throw new ExtractError(`too large to copy for extraction (${src.size} bytes, limit ${MAX_PDF_BYTES})`, { skip: true });
+  if (src.size > max) throw new ExtractError(`too large to copy for extraction (${src.size} bytes, limit ${max})`, { skip: true });
   const dir = await mkdtemp(join(workDir, 'text-'));
   try {
     const file = join(dir, 'input');

@@ -1,6 +1,6 @@
 /**
  * Full text of documents for search: which files have text (PDF, office
- * documents, HTML, Markdown, CSV, plain text), its extraction in bounded
+ * documents old and new, e-mail, HTML, Markdown, CSV, plain text), its extraction in bounded
  * background work, and the hooks that queue it after writes and syncs. The
  * text lands in the catalogue's search index (catalogue/text-extracts.repo.ts);
  * search itself is the file service's (files/search.service.ts).

@@ -31,6 +31,9 @@ test('a tool writing past the output cap is stopped there, its output kept; a no
   assert.ok(endless.stdout.toString().startsWith('abc\nabc\n'));
   assert.ok(Date.now() - started < 5_000);
   const short = await runToolOutput('echo', ['hello'], { signal: new AbortController().signal, maxBytes: 10_000 });
-  assert.deepEqual(short, { stdout: Buffer.from('hello\n'), capped: false });
+  assert.deepEqual(short, { stdout: Buffer.from('hello\n'), capped: false, stderr: '' });
+  // A tool that exits 0 after a complaint: the complaint comes back.
+  const warned = await runToolOutput('sh', ['-c', 'echo out; echo "is not OLE file or Error" >&2'], { signal: new AbortController().signal, maxBytes: 100 });
+  assert.deepEqual([warned.stdout.toString(), warned.stderr], ['out\n', 'is not OLE file or Error']);
   await assert.rejects(runToolOutput('false', [], { signal: new AbortController().signal, maxBytes: 10 }), /false exited with 1/);
 });

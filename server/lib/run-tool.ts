@@ -26,13 +26,20 @@ export async function runTool(bin: string, args: string[], o: ToolOptions): Prom
 /**
  * As `runTool`, keeping what the tool writes to stdout, at most `maxBytes`:
  * a tool that writes more is killed there and its output so far comes back
- * with `capped` (whatever its exit status would have been).
+ * with `capped` (whatever its exit status would have been). `stderr`: its
+ * tail, for tools that exit 0 after a complaint.
  */
-export function runToolOutput(bin: string, args: string[], o: ToolOptions & { maxBytes: number }): Promise<{ stdout: Buffer; capped: boolean }> {
+export function runToolOutput(bin: string, args: string[], o: ToolOptions & { maxBytes: number }): Promise<ToolOutput> {
   return run(bin, args, o, o.maxBytes);
 }
 
-function run(bin: string, args: string[], o: ToolOptions, maxStdout: number): Promise<{ stdout: Buffer; capped: boolean }> {
+interface ToolOutput {
+  stdout: Buffer;
+  capped: boolean;
+  stderr: string;
+}
+
+function run(bin: string, args: string[], o: ToolOptions, maxStdout: number): Promise<ToolOutput> {
   return new Promise((resolve, reject) => {
     if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
     // Its own process group: soffice is a launcher whose office process inherits stderr, so killing the
@@ -71,7 +78,7 @@ function run(bin: string, args: string[], o: ToolOptions, maxStdout: number): Pr
     child.once('close', (code, sig) => {
       o.signal.removeEventListener('abort', kill);
       if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
-      if (code === 0 || capped) return resolve({ stdout: Buffer.concat(out), capped });
+      if (code === 0 || capped) return resolve({ stdout: Buffer.concat(out), capped, stderr: stderr.trim() });
       const name = bin.slice(bin.lastIndexOf('/') + 1);
       reject(new Error(`${name} exited with ${code ?? sig}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
     });
