@@ -27,6 +27,8 @@ export const POSTGRES_SUITES = [
   'test/http/uploads-resume.test.ts',
   // Search inside documents: text_extracts upserts, search_fts body upserts and snippet windows per dialect.
   'test/http/fulltext-search.test.ts',
+  // Photo, audio and video metadata: search_fts.meta upserts and windows, the taken filter per dialect.
+  'test/http/search-metadata.test.ts',
   // The op queue's leases and the ops repository's PostgreSQL statements (queue.ts, ops.repo).
   'test/http/ops-realtime.test.ts',
   // Sign-in throttles shared through the database on PostgreSQL (auth/index.ts, shared scope).
