@@ -88,7 +88,12 @@ describe('search by photo, audio and video metadata', () => {
       }),
     );
     await upload('DSC_1234.jpg', await photoWith({ make: 'NIKON CORPORATION', model: 'D70', taken: '2005:03:10 09:00:00' }));
-    await upload('plain.png', await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123' } }).png().toBuffer());
+    await upload(
+      'plain.png',
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123' } })
+        .png()
+        .toBuffer(),
+    );
     await upload('track01.mp3', recordingWith(media.dir, 'track01.mp3', { title: 'Kalamış', artist: 'Zeki Müren', album: 'Nostalji', genre: 'Classical' }));
     await upload('VID_0001.mp4', recordingWith(media.dir, 'VID_0001.mp4', { title: 'Bosphorus crossing', creation_time: '2020-05-04T10:00:00Z' }));
     await upload('canon-manual.txt', Buffer.from('a manual for a camera'));
@@ -96,13 +101,10 @@ describe('search by photo, audio and video metadata', () => {
     assert.equal((await extracted('IMG_0001.jpg')).taken, Date.parse('2019-06-01T11:22:00Z'));
 
     const canon = await search('q=canon');
-    assert.deepEqual(
-      canon.body.entries.map((e: any) => [e.name, e.match]).sort(),
-      [
-        ['IMG_0001.jpg', 'metadata'],
-        ['canon-manual.txt', 'name'],
-      ],
-    );
+    assert.deepEqual(canon.body.entries.map((e: any) => [e.name, e.match]).sort(), [
+      ['IMG_0001.jpg', 'metadata'],
+      ['canon-manual.txt', 'name'],
+    ]);
     const photo = canon.body.entries.find((e: any) => e.name === 'IMG_0001.jpg');
     assert.ok(photo.snippet.includes(`${START}Canon${END} EOS 5D`), photo.snippet);
     assert.deepEqual(await hits('q=istanbul'), [['IMG_0001.jpg', 'metadata']], 'XMP photoshop:City');
