@@ -39,6 +39,7 @@ const TYPE_SIZE: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 
 
 const clean = (s: string) =>
   s
+    .slice(0, 4 * MAX_VALUE)
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
@@ -169,8 +170,9 @@ const XMP_TEXT = [
   'lr:hierarchicalSubject',
 ];
 const XMP_DATES = ['exif:DateTimeOriginal', 'photoshop:DateCreated', 'xmp:CreateDate'];
+const XMP_WANTED = new Set([...XMP_TEXT, ...XMP_DATES]);
 /** Characters of an XMP packet read at most (the regular expressions run over it). */
-const MAX_XMP = 256 * 1024;
+const MAX_XMP = 128 * 1024;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const unescapeXml = (s: string) =>
@@ -180,27 +182,47 @@ const unescapeXml = (s: string) =>
     return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : all;
   });
 
-/** A property's values: the attribute form, or the element's text (each `rdf:li` of a list on its own). */
-function xmpValues(x: string, name: string): string[] {
-  const out: string[] = [];
-  const q = name.replace(':', '\\:');
-  for (const m of x.matchAll(new RegExp(`\\b${q}="([^"]*)"`, 'g'))) out.push(m[1]);
-  for (const m of x.matchAll(new RegExp(`<${q}(?:\\s[^>]*)?>([^]*?)</${q}>`, 'g'))) {
-    const items = [...m[1].matchAll(/<rdf:li(?:\s[^>]*)?>([^<]*)<\/rdf:li>/g)].map((li) => li[1]);
-    out.push(...(items.length ? items : [m[1].replace(/<[^>]*>/g, ' ')]));
+/**
+ * The wanted properties' values in one pass over the packet (linear: no pattern looks past the next `<`, so
+ * a crafted packet costs what its length does): the attribute form (`photoshop:City="…"`) and every text
+ * inside the element form, each `rdf:li` of a list on its own.
+ */
+function xmpValues(x: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const push = (name: string, v: string) => {
+    const c = clean(unescapeXml(v));
+    if (!c) return;
+    const list = out.get(name);
+    if (list) list.push(c);
+    else out.set(name, [c]);
+  };
+  let open: string | null = null;
+  let depth = 0;
+  for (const m of x.matchAll(/<([/?!]?)([^\s>/<]*)([^<>]*)>|([^<]+)/g)) {
+    if (m[4] !== undefined) {
+      if (open) push(open, m[4]);
+      continue;
+    }
+    const [, kind, name, rest] = m;
+    if (kind === '?' || kind === '!') continue;
+    if (kind === '/') {
+      if (open && depth-- === 0) open = null;
+      continue;
+    }
+    for (const a of rest.matchAll(/([\w.-]+:[\w.-]+)\s*=\s*"([^"]*)"/g)) if (XMP_WANTED.has(a[1])) push(a[1], a[2]);
+    if (rest.endsWith('/')) continue;
+    if (open) depth++;
+    else if (XMP_WANTED.has(name)) (open = name), (depth = 0);
   }
-  return out.map((v) => clean(unescapeXml(v))).filter(Boolean);
+  return out;
 }
 
 /** The XMP packet (sharp's `xmp`, UTF-8 XML): text values and the date taken. */
 export function parseXmp(block: Buffer | undefined): PhotoFacts {
   if (!block || block.length > MAX_BLOCK) return { values: [], taken: null };
   const x = block.toString('utf8', 0, Math.min(block.length, MAX_XMP * 4)).slice(0, MAX_XMP);
+  const found = xmpValues(x);
   let taken: number | null = null;
-  for (const d of XMP_DATES)
-    taken ??=
-      xmpValues(x, d)
-        .map(isoDate)
-        .find((t) => t !== null) ?? null;
-  return { values: XMP_TEXT.flatMap((p) => xmpValues(x, p)), taken };
+  for (const d of XMP_DATES) taken ??= (found.get(d) ?? []).map(isoDate).find((t) => t !== null) ?? null;
+  return { values: XMP_TEXT.flatMap((p) => found.get(p) ?? []), taken };
 }
