@@ -28,7 +28,8 @@ test('formats by extension, then MIME type; service folders and empty files are 
   assert.equal(textFormatOf('notes', 'text/plain'), 'text');
   assert.equal(textFormatOf('photo.jpg', 'image/jpeg'), 'image');
   assert.equal(textFormatOf('clip.mp4', null), 'media');
-  assert.equal(textFormatOf('clip', 'audio/mpeg'), 'media');
+  // Audio and video by extension only: `.ts` sources are `video/mp2t` to MIME tables.
+  assert.equal(textFormatOf('main.ts', 'video/mp2t'), null);
   assert.equal(textFormatOf('data.bin', 'application/octet-stream'), null);
   // A photo is wanted for its metadata; a picture format without any (BMP) only where OCR is on.
   assert.deepEqual([wantsText('scan.bmp', 10, null), wantsText('scan.bmp', 10, null, true)], [false, true]);

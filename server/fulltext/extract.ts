@@ -65,7 +65,6 @@ export function textFormatOf(name: string, mime: string | null): TextFormat | nu
   const m = (mime ?? '').toLowerCase().split(';')[0].trim();
   if (m === 'application/pdf') return 'pdf';
   if (m === 'text/html' || m === 'application/xhtml+xml') return 'html';
-  if (m.startsWith('audio/') || m.startsWith('video/')) return 'media';
   return isText(m) ? 'text' : null;
 }
 
