@@ -29,6 +29,8 @@ export const POSTGRES_SUITES = [
   'test/http/fulltext-search.test.ts',
   // The same for legacy office files and e-mail (their formats' extractors feed the same upserts).
   'test/http/search-legacy.test.ts',
+  // Photo, audio and video metadata: search_fts.meta upserts and windows, the taken filter per dialect.
+  'test/http/search-metadata.test.ts',
   // The op queue's leases and the ops repository's PostgreSQL statements (queue.ts, ops.repo).
   'test/http/ops-realtime.test.ts',
   // Sign-in throttles shared through the database on PostgreSQL (auth/index.ts, shared scope).

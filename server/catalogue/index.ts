@@ -43,7 +43,7 @@ export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes';
 export { offlineHostStatus } from './host-status';
 export { ThumbStates, type ThumbState, type ThumbNode, type CandidateQuery } from './thumb-states.repo';
-export { TextExtractsRepo, type ExtractOutcome, type ExtractState, type PendingText, type StorageTextStatus } from './text-extracts.repo';
+export { TextExtractsRepo, type ExtractOutcome, type ExtractState, type PendingText, type StorageTextStatus, type TextWindow } from './text-extracts.repo';
 export type { WriteContext, WriteOrigin, GatewayOrigin, WriteHook, RemoveHook, MoveHook, GateNode, GateHooks } from './write-gate';
 export { effectiveLevel, grantedFolders, atLeast, type Level } from './access';
 export { DEFAULT_STORAGE_META } from './seed';

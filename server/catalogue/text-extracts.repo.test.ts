@@ -107,9 +107,29 @@ test('windows: the body around the first hit in any letter case, only the window
     await repo.finish(id, { size: 1, mtime: 1 }, { state: 'done', reason: null, text, capped: false });
   }
   const w = await repo.windows([f, g, h], 'quokka', 20, 60);
-  assert.equal(w.get(f), long.slice(long.indexOf('Quokka') - 20, long.indexOf('Quokka') + 40));
-  assert.equal(w.get(g), 'Quokka at the start');
-  assert.equal(w.get(h), 'nothing to see');
+  assert.deepEqual(w.get(f), { in: 'body', text: long.slice(long.indexOf('Quokka') - 20, long.indexOf('Quokka') + 40) });
+  assert.deepEqual(w.get(g), { in: 'body', text: 'Quokka at the start' });
+  assert.deepEqual(w.get(h), { in: 'body', text: 'nothing to see' });
+});
+
+test('metadata: stored beside the body with the date taken, its window when the body lacks the term; a failure clears both', async () => {
+  const [p, q] = await testNodes(t.db, s, [
+    { path: 'p.jpg', size: 1, mtime: 1 },
+    { path: 'q.jpg', size: 1, mtime: 1 },
+  ]);
+  for (const id of [p, q]) await repo.markPending([{ id, size: 1, mtime: 1 }]);
+  await repo.finish(p, { size: 1, mtime: 1 }, { state: 'done', reason: null, text: '', capped: false, meta: 'Canon\nIstanbul', taken: 1559398920000 });
+  await repo.finish(q, { size: 1, mtime: 1 }, { state: 'done', reason: null, text: 'a sign reading Istanbul', capped: false, meta: 'Istanbul' });
+  const w = await repo.windows([p, q], 'istanbul', 20, 60);
+  assert.deepEqual(w.get(p), { in: 'meta', text: 'Canon\nIstanbul' });
+  assert.deepEqual(w.get(q), { in: 'body', text: 'a sign reading Istanbul' }, 'the body first');
+  assert.equal((await repo.byId(p))?.taken, 1559398920000);
+  await setNode(p, 2, 2);
+  await repo.markPending([{ id: p, size: 2, mtime: 2 }]);
+  await repo.finish(p, { size: 2, mtime: 2 }, { state: 'failed', reason: 'broken', text: null, capped: false });
+  const row = await t.db.async.first(t.db.k.selectFrom('search_fts').select(['body', 'meta']).where('rowid', '=', p));
+  assert.deepEqual(row, { body: null, meta: null });
+  assert.equal((await repo.byId(p))?.taken, null);
 });
 
 test('a file whose node was deleted before it was asked for is left out, quietly', async () => {

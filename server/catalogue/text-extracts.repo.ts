@@ -1,5 +1,6 @@
 /**
- * Text extraction for search (`text_extracts`, and the text in `search_fts.body`): which file version was
+ * Text extraction for search (`text_extracts`, the text in `search_fts.body` and a photo's or a recording's
+ * metadata in `search_fts.meta`, its date taken in `text_extracts.taken`): which file version was
  * extracted, is waiting, or failed and why. The extraction module (server/fulltext) drives it; this
  * repository is the only writer of both. A row describes one size/mtime of its node: asking again for the
  * same version changes nothing (nothing is extracted twice), a new version goes back to `pending`, and a
@@ -30,6 +31,16 @@ export interface ExtractOutcome {
   /** The text to store (null: none; a failure clears the text of an older version). */
   text: string | null;
   capped: boolean;
+  /** The metadata text to store beside it (none: cleared like the text). */
+  meta?: string | null;
+  /** The date taken (epoch ms; none: cleared). */
+  taken?: number | null;
+}
+
+/** Where a search term was found in a file's stored text: a window of the body, else of the metadata. */
+export interface TextWindow {
+  in: 'body' | 'meta';
+  text: string;
 }
 
 /** One storage's extraction state (Admin → Status). */
@@ -105,7 +116,7 @@ export class TextExtractsRepo {
 
   /**
    * OCR was turned on for storage `storageId`: its pictures (by extension, `exts`) wait for reading unless
-   * their current version was read already, and its PDFs whose text layer gave fewer than `belowChars`
+   * their current version was read already with some text (a photo read for its metadata gave none), and its PDFs whose text layer gave fewer than `belowChars`
    * characters wait again. One unit; resolves with how many files now wait.
    */
   markScansPending(storageId: number, exts: string[], belowChars: number): Promise<number> {
@@ -129,7 +140,14 @@ export class TextExtractsRepo {
             oc
               .column('node_id')
               .doUpdateSet({ state: 'pending', reason: null, updated_at: now })
-              .where((eb) => eb.or([eb('text_extracts.state', '=', lit('skipped')), eb('text_extracts.state', '=', lit('failed'))])),
+              // Read for its metadata only, or not at all: read again, by OCR this time.
+              .where((eb) =>
+                eb.or([
+                  eb('text_extracts.state', '=', lit('skipped')),
+                  eb('text_extracts.state', '=', lit('failed')),
+                  eb.and([eb('text_extracts.state', '=', lit('done')), eb('text_extracts.chars', '<', belowChars)]),
+                ]),
+              ),
           ),
       );
       const b = yield* t.run(
@@ -188,21 +206,23 @@ export class TextExtractsRepo {
             reason: o.reason?.slice(0, 1000) ?? null,
             chars: o.text?.length ?? 0,
             capped: o.capped ? 1 : 0,
+            taken: o.taken ?? null,
             updated_at: now,
           })
           .where('node_id', '=', id),
       );
       if (changed !== 1) return false;
       // The name row may not exist yet: a synced node is indexed by name in the background (search-index.ts).
+      const stored = { body: o.text, meta: o.meta || null };
       if (pg)
         yield* t.run(
           k
             .insertInto('search_fts')
-            .values({ rowid: id, name: node.name, body: o.text })
-            .onConflict((oc) => oc.column('rowid').doUpdateSet({ body: o.text })),
+            .values({ rowid: id, name: node.name, ...stored })
+            .onConflict((oc) => oc.column('rowid').doUpdateSet(stored)),
         );
-      else if ((yield* t.run(k.updateTable('search_fts').set({ body: o.text }).where('rowid', '=', id))) === 0)
-        yield* t.run(k.insertInto('search_fts').values({ rowid: id, name: node.name, body: o.text }));
+      else if ((yield* t.run(k.updateTable('search_fts').set(stored).where('rowid', '=', id))) === 0)
+        yield* t.run(k.insertInto('search_fts').values({ rowid: id, name: node.name, ...stored }));
       return true;
     });
   }
@@ -215,7 +235,17 @@ export class TextExtractsRepo {
   /** A file's extraction row (tests, status). */
   async byId(id: number): Promise<Selectable<TextExtractsTable> | undefined> {
     const r = await this.db.async.first(this.db.k.selectFrom('text_extracts').selectAll().where('node_id', '=', id));
-    return r && { ...r, node_id: Number(r.node_id), size: Number(r.size), mtime: Number(r.mtime), chars: Number(r.chars), capped: Number(r.capped) };
+    return (
+      r && {
+        ...r,
+        node_id: Number(r.node_id),
+        size: Number(r.size),
+        mtime: Number(r.mtime),
+        chars: Number(r.chars),
+        capped: Number(r.capped),
+        taken: r.taken === null ? null : Number(r.taken),
+      }
+    );
   }
 
   /**
@@ -275,24 +305,36 @@ export class TextExtractsRepo {
   }
 
   /**
-   * A window of each body around a hit of `q` (`around` characters before it, `span` in all), for search
-   * snippets: only the window leaves the database, however long the body. The hit is looked for as typed,
-   * then lower-case, capitalised and upper-case (both databases' lower() may fold ASCII only); the first
-   * form found wins, and its search stops at its first occurrence (coalesce() is lazy), so a hit near the
-   * start costs little whatever the body's length. A body where no form is found gives its start.
+   * A window of each file's stored text around a hit of `q` (`around` characters before it, `span` in all),
+   * for search snippets: only the window leaves the database, however long the body. The hit is looked for
+   * as typed, then lower-case, capitalised and upper-case (both databases' lower() may fold ASCII only); the
+   * first form found wins, and its search stops at its first occurrence (coalesce() is lazy), so a hit near
+   * the start costs little whatever the body's length. The body is looked in first, then the metadata
+   * (`in` says which held it); where no form is found in either, the start of the body (else of the
+   * metadata) stands for it.
    */
-  async windows(ids: number[], q: string, around: number, span: number): Promise<Map<number, string>> {
+  async windows(ids: number[], q: string, around: number, span: number): Promise<Map<number, TextWindow>> {
     if (ids.length === 0) return new Map();
     const forms = [...new Set([q, q.toLowerCase(), q.charAt(0).toUpperCase() + q.slice(1).toLowerCase(), q.toUpperCase()])];
     const pg = this.db.dialect === 'postgres';
-    const at = sql<number>`coalesce(${sql.join(forms.map((f) => (pg ? sql`nullif(strpos(body, ${f}), 0)` : sql`nullif(instr(body, ${f}), 0)`)))}, 1)`;
+    // One window per column, each from its first hit (or its start); the hit is in a window when a form is.
+    const cut = (col: 'body' | 'meta') => {
+      const at = sql`coalesce(${sql.join(forms.map((f) => (pg ? sql`nullif(strpos(${sql.ref(col)}, ${f}), 0)` : sql`nullif(instr(${sql.ref(col)}, ${f}), 0)`)))}, 1)`;
+      return sql<string | null>`substr(${sql.ref(col)}, ${pg ? sql`greatest` : sql`max`}(1, ${at} - ${around}), ${span})`;
+    };
     const rows = await this.db.async.all(
       this.db.k
         .selectFrom('search_fts')
-        .select(['rowid', sql<string>`substr(body, ${pg ? sql`greatest` : sql`max`}(1, ${at} - ${around}), ${span})`.as('w')])
+        .select(['rowid', cut('body').as('b'), cut('meta').as('m')])
         .where('rowid', 'in', ids.slice(0, 1000))
-        .where('body', 'is not', null),
+        .where((eb) => eb.or([eb('body', 'is not', null), eb('meta', 'is not', null)])),
     );
-    return new Map(rows.map((r) => [Number(r.rowid), r.w]));
+    const has = (w: string | null) => !!w && forms.some((f) => w.includes(f));
+    const out = new Map<number, TextWindow>();
+    for (const { rowid, b, m } of rows) {
+      const w: TextWindow | null = has(b) || (b && !has(m)) ? { in: 'body', text: b! } : m ? { in: 'meta', text: m } : null;
+      if (w) out.set(Number(rowid), w);
+    }
+    return out;
   }
 }

@@ -10,6 +10,8 @@ export interface SearchFtsTable {
   rowid: number;
   name: string | null;
   body: string | null;
+  /** A photo's, a song's or a video's metadata as text (fulltext/media-meta.ts), searched with the body. */
+  meta: string | null;
 }
 
 /** catalogue: a file's text extraction for search (catalogue/text-extracts.repo.ts). */
@@ -24,6 +26,8 @@ export interface TextExtractsTable {
   chars: Generated<number>;
   /** 1 when the text was cut at the stored-text cap. */
   capped: Generated<number>;
+  /** When the photo was taken or the recording made (epoch ms), from its metadata. */
+  taken: number | null;
   updated_at: string;
 }
 

@@ -20,7 +20,7 @@ function fill(db: Db): Promise<void> {
   return db.async.unit(function* (t) {
     for (const name of ['Docs', 'Other'])
       yield* t.sql("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES (?, ?, 'local', '', '')", [name, name]);
-    function* add(storage: number, dir: string, name: string, type: 'file' | 'dir', body: string | null = null) {
+    function* add(storage: number, dir: string, name: string, type: 'file' | 'dir', body: string | null = null, meta: string | null = null, taken?: number) {
       const [row] = yield* t.sql<{ id: number }>(
         "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at, mime) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?) RETURNING id",
         [
@@ -35,7 +35,9 @@ function fill(db: Db): Promise<void> {
           type === 'dir' ? null : 'application/pdf',
         ],
       );
-      yield* t.sql('INSERT INTO search_fts (rowid, name, body) VALUES (?, ?, ?)', [Number(row.id), name, body]);
+      yield* t.sql('INSERT INTO search_fts (rowid, name, body, meta) VALUES (?, ?, ?, ?)', [Number(row.id), name, body, meta]);
+      if (taken !== undefined)
+        yield* t.sql("INSERT INTO text_extracts (node_id, state, size, mtime, taken, updated_at) VALUES (?, 'done', 1, 1, ?, '')", [Number(row.id), taken]);
     }
     yield* add(1, '', 'reports', 'dir');
     yield* add(1, '', 'Report-archive', 'dir');
@@ -43,6 +45,9 @@ function fill(db: Db): Promise<void> {
     yield* add(1, 'reports', 'notes.txt', 'file', 'the quarterly REPORT is late');
     yield* add(2, '', 'report-other.pdf', 'file');
     yield* add(2, '', 'unrelated.pdf', 'file');
+    yield* add(1, 'photos', 'IMG_0001.jpg', 'file', '', '2019-06-01\nCanon\nEOS 5D\nIstanbul', Date.parse('2019-06-01T11:22:00Z'));
+    yield* add(1, 'photos', 'IMG_0002.jpg', 'file', 'a sign: Istanbul ferry', '2005-03-10\nNIKON', Date.parse('2005-03-10T09:00:00Z'));
+    yield* add(2, '', 'song.mp3', 'file', null, 'Zeki Müren\nKalamış');
   });
 }
 
@@ -83,6 +88,12 @@ describe('search on the pool (PostgreSQL)', { skip: skip ?? false }, () => {
     ['no hit', both, { q: 'nothing-like-it', limit: 10 }],
     ['files under a folder', actor([[1, 'Docs']], 1), { q: 'port-1', type: 'file', path: '/Docs/reports', limit: 20 }],
     ['a short query and filters', both, { q: 'un', ext: ['pdf'], min_size: 1, limit: 5 }],
+    ['metadata hits beside a body hit', both, { q: 'istanbul', limit: 10 }],
+    ['a term in the metadata, one in the name', both, { q: 'nikon img_', limit: 10 }],
+    ['a metadata exclusion', both, { q: 'istanbul -canon', limit: 10 }],
+    ['an artist', both, { q: 'Müren', limit: 10 }],
+    ['taken from, alone', both, { q: '', taken_from: Date.parse('2010-01-01'), limit: 10 }],
+    ['taken between, with a query', both, { q: 'img', taken_from: Date.parse('2000-01-01'), taken_to: Date.parse('2019-06-01T11:22:00Z'), limit: 10 }],
   ];
 
   test('one statement answers what SQLite answers: entries, order, total', async () => {
@@ -92,6 +103,19 @@ describe('search on the pool (PostgreSQL)', { skip: skip ?? false }, () => {
       const [r, l] = [await onReader.search(fa, input), await onSqlite.search(fa, input)];
       assert.deepEqual({ ...r, entriesJson: JSON.parse(r.entriesJson) }, { ...l, entriesJson: JSON.parse(l.entriesJson) }, `${what}: PostgreSQL = SQLite`);
     }
+    const meta = JSON.parse((await onReader.search(both, { q: 'istanbul', limit: 10 })).entriesJson) as Array<{ name: string; match: string }>;
+    assert.deepEqual(
+      meta.map((e) => [e.name, e.match]),
+      [
+        ['IMG_0001.jpg', 'metadata'],
+        ['IMG_0002.jpg', 'content'],
+      ],
+    );
+    const taken = JSON.parse((await onReader.search(both, { q: '', taken_from: Date.parse('2010-01-01'), limit: 10 })).entriesJson) as Array<{ name: string }>;
+    assert.deepEqual(
+      taken.map((e) => e.name),
+      ['IMG_0001.jpg'],
+    );
     const many = await onReader.search(both, { q: 'report', limit: 50 });
     const entries = JSON.parse(many.entriesJson) as Array<{ path: string; type: string }>;
     assert.equal(many.total, FILES + 4, 'every match counted, not just the page');

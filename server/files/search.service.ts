@@ -2,11 +2,12 @@
  * Search over the catalogue: substring match on names and on the stored text
  * of files (small text files from the write gate, documents from the text
  * extraction: server/fulltext; FTS5 trigram on SQLite, pg_trgm on
- * PostgreSQL; queries under 3 characters fall back to a name scan), metadata
- * filters, and only storages the caller may read. Answers in the listing
- * shape, each entry with its full `path`, `match` (`name`, `content`, or
- * `metadata` for a filter-only search) and, for a content match, a `snippet`
- * of the text around the hit (snippet.ts).
+ * PostgreSQL; queries under 3 characters fall back to a name scan), on the
+ * metadata text of photos, audio and video (`search_fts.meta`), filters, and
+ * only storages the caller may read. Answers in the listing shape, each entry
+ * with its full `path`, `match` (`name`, `content`, or `metadata`: a hit in
+ * the metadata text, or a filter-only search) and, for a content or metadata
+ * hit, a `snippet` of the text around it (snippet.ts).
  */
 import { escapeLike, type AsyncDb, type Db } from '../db';
 import type { ActorFiles } from './actor-files';
@@ -14,7 +15,7 @@ import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { entryJsonSql, lockJoin, stampThumbs } from './entry';
 import { confinement } from './access';
-import { TextExtractsRepo } from '../catalogue';
+import { TextExtractsRepo, type TextWindow } from '../catalogue';
 import { queryPattern, snippetOf, WINDOW_BEFORE, WINDOW_SPAN } from './snippet';
 import { MAX_TERMS, parseQuery, type SearchQuery } from './search-query';
 
@@ -28,6 +29,9 @@ export interface SearchInput {
   after?: number;
   /** Modified before (epoch ms). */
   before?: number;
+  /** Taken (a photo) or recorded (audio, video) at or after, at or before (epoch ms): files without the date are left out. */
+  taken_from?: number;
+  taken_to?: number;
   /** UI path that scopes the search (a storage or a folder). */
   path?: string;
   limit: number;
@@ -73,8 +77,9 @@ export class SearchService {
   /**
    * Each row's `match` and, for content matches, `snippet` (as JSON members to append). A row whose name
    * holds every term matched by name (the databases' case folding is close to JavaScript's `iu`); the others
-   * by their text, the snippet around the first (longest) term their name lacks. The windows around the hits
-   * come in one read per such term for the page.
+   * by their text, the snippet around the first (longest) term their name lacks: `content` when the body holds
+   * it, `metadata` when only the metadata text does. The windows around the hits come in one read per such
+   * term for the page.
    */
   private async matches(rows: Row[], q: string): Promise<string[]> {
     const terms = parseQuery(q).all;
@@ -89,14 +94,15 @@ export class SearchService {
       termOf.set(Number(id), missing[0]);
       byTerm.set(missing[0], [...(byTerm.get(missing[0]) ?? []), Number(id)]);
     }
-    const windows = new Map<number, string>();
+    const windows = new Map<number, TextWindow>();
     for (const [t, ids] of byTerm) for (const [id, w] of await this.texts.windows(ids, t, WINDOW_BEFORE, WINDOW_SPAN)) windows.set(id, w);
     return rows.map((r) => {
       const id = Number(r[3]);
       const term = termOf.get(id);
       if (term === undefined) return ',"match":"name"';
       const w = windows.get(id);
-      return w === undefined ? ',"match":"content"' : `,"match":"content","snippet":${JSON.stringify(snippetOf(w, term, terms))}`;
+      if (w === undefined) return ',"match":"content"';
+      return `,"match":${w.in === 'meta' ? '"metadata"' : '"content"'},"snippet":${JSON.stringify(snippetOf(w.text, term, terms))}`;
     });
   }
 
@@ -155,6 +161,12 @@ export class SearchService {
     if (s.max_size !== undefined) where.push('n.size <= @max'), (args.max = s.max_size);
     if (s.after !== undefined) where.push('n.mtime >= @after'), (args.after = s.after);
     if (s.before !== undefined) where.push('n.mtime < @before'), (args.before = s.before);
+    if (s.taken_from !== undefined || s.taken_to !== undefined) {
+      const taken = ['taken IS NOT NULL'];
+      if (s.taken_from !== undefined) taken.push('taken >= @taken_from'), (args.taken_from = s.taken_from);
+      if (s.taken_to !== undefined) taken.push('taken <= @taken_to'), (args.taken_to = s.taken_to);
+      where.push(`n.id IN (SELECT node_id FROM text_extracts WHERE ${taken.join(' AND ')})`);
+    }
     // Exclusions alone do not make a search: they narrow one.
     if (query.all.length === 0 && where.length === terms)
       throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
@@ -183,12 +195,12 @@ export class SearchService {
     let nodes = 'nodes n';
     if (pg) {
       // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. The first (longest)
-      // term picks the rows: names on `nodes` itself (nodes_name_trgm), texts from search_fts, each node by its
+      // term picks the rows: names on `nodes` itself (nodes_name_trgm), texts and metadata from search_fts, each node by its
       // key (the OFFSET 0 fence keeps the lateral lookup: on a misestimate the planner hashed the hits against
       // a scan of all of `nodes`), minus name hits. Further terms and exclusions are checked on those rows.
       const m = "ILIKE @like ESCAPE '\\'";
       if (long.length)
-        nodes = `(SELECT * FROM nodes WHERE name ${m} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE f.body ${m} AND b.name NOT ${m}) n`;
+        nodes = `(SELECT * FROM nodes WHERE name ${m} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE (f.body ${m} OR f.meta ${m}) AND b.name NOT ${m}) n`;
       long.forEach((t, i) => {
         args[i === 0 ? 'like' : `l${i}`] = like(t);
         if (i > 0) where.push(`(${inNameOrText(`@l${i}`)})`);
@@ -243,9 +255,9 @@ export function pgSearchSql(from: string, locks: boolean): string {
   ORDER BY n.type, n.sort_key, n.id`;
 }
 
-/** PostgreSQL: the term (a parameter) in the row's name or in its stored text. */
+/** PostgreSQL: the term (a parameter) in the row's name or in its stored text or metadata. */
 const inNameOrText = (p: string) =>
-  `n.name ILIKE ${p} ESCAPE '\\' OR EXISTS (SELECT 1 FROM search_fts t WHERE t.rowid = n.id AND t.body ILIKE ${p} ESCAPE '\\')`;
+  `n.name ILIKE ${p} ESCAPE '\\' OR EXISTS (SELECT 1 FROM search_fts t WHERE t.rowid = n.id AND (t.body ILIKE ${p} ESCAPE '\\' OR t.meta ILIKE ${p} ESCAPE '\\'))`;
 
 async function pagedPg(db: AsyncDb, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
   const got = await db.sql<[string, string, string, number, number]>(pgSearchSql(from, locks), { ...args, limit }, { raw: true });

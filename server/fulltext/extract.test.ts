@@ -27,9 +27,13 @@ test('formats by extension, then MIME type; service folders and empty files are 
   assert.equal(textFormatOf('page', 'text/html; charset=utf-8'), 'html');
   assert.equal(textFormatOf('notes', 'text/plain'), 'text');
   assert.equal(textFormatOf('photo.jpg', 'image/jpeg'), 'image');
-  assert.equal(textFormatOf('clip.mp4', 'video/mp4'), null);
-  // A picture is wanted only where OCR is on.
-  assert.deepEqual([wantsText('scan.png', 10, null), wantsText('scan.png', 10, null, true)], [false, true]);
+  assert.equal(textFormatOf('clip.mp4', null), 'media');
+  // Audio and video by extension only: `.ts` sources are `video/mp2t` to MIME tables.
+  assert.equal(textFormatOf('main.ts', 'video/mp2t'), null);
+  assert.equal(textFormatOf('data.bin', 'application/octet-stream'), null);
+  // A photo is wanted for its metadata; a picture format without any (BMP) only where OCR is on.
+  assert.deepEqual([wantsText('scan.bmp', 10, null), wantsText('scan.bmp', 10, null, true)], [false, true]);
+  assert.deepEqual([wantsText('a/photo.JPG', 10, null), wantsText('song.mp3', 10, null)], [true, true]);
   assert.equal(wantsText('docs/a.pdf', 10, null), true);
   assert.equal(wantsText('.service-trash/x/a.pdf', 10, null), false);
   assert.equal(wantsText('docs/a.pdf', 0, null), false);
@@ -105,7 +109,7 @@ test('PDF through pdftotext: a local file and a remote one (copied), and a PDF t
   }
 });
 
-test('OCR: a picture and a PDF without a text layer are read by Tesseract where OCR is on; skipped or empty where off', async (t) => {
+test('OCR: a picture and a PDF without a text layer are read by Tesseract where OCR is on; empty where off', async (t) => {
   const skip = needTool('tesseract', 'tesseract-ocr') ?? needTool('pdftoppm', 'poppler-utils');
   if (skip) return t.skip(skip);
   const d = tempDir();
@@ -115,7 +119,7 @@ test('OCR: a picture and a PDF without a text layer are read by Tesseract where 
     const read = await ocr(inMemory('receipt.png', png), 'eng');
     assert.match(read.text, /quokka receipt/);
     assert.match(read.text, /3 March 2026/);
-    await assert.rejects(ocr(inMemory('receipt.png', png), null), (e: Error) => e instanceof ExtractError && e.skip && /OCR is off/.test(e.message));
+    assert.equal((await ocr(inMemory('receipt.png', png), null)).text, '', 'OCR off: the metadata only');
 
     const pdf = await scannedPdfOf(['Letter from the echidna club', 'membership renewal']);
     assert.equal((await ocr(inMemory('letter.pdf', pdf), null)).text.trim(), '', 'no text layer, OCR off: nothing');

@@ -12,6 +12,7 @@
  * | HTML | tags stripped, scripts and styles dropped | the first MAX_MARKUP_BYTES |
  * | Markdown, CSV, plain text, other text/* | as is | the first MAX_TEXT_BYTES |
  * | pictures, PDFs without a text layer (OCR on) | Tesseract, pages rendered by pdftoppm (ocr.ts) | OCR_MAX_PAGES, memory, OCR_TIMEOUT_MS |
+ * | photos' EXIF/IPTC/XMP, audio and video tags (as metadata, not text) | sharp's header read, ffprobe (media-meta.ts) | META_CAP, header or head and tail only |
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,9 +28,10 @@ import { officeText, type OfficeFormat } from './office';
 import { legacyText, type LegacyFormat } from './legacy';
 import { emlText } from './eml';
 import { pdfText } from './pdf';
+import { MEDIA_EXTS, mediaMeta, PHOTO_EXTS } from './media-meta';
 import { OCR_BELOW_CHARS, OCR_IMAGE_EXTS, ocrImage, ocrPdf } from './ocr';
 
-export type TextFormat = 'pdf' | OfficeFormat | LegacyFormat | 'eml' | 'html' | 'text' | 'image';
+export type TextFormat = 'pdf' | OfficeFormat | LegacyFormat | 'eml' | 'html' | 'text' | 'image' | 'media';
 
 /**
  * Characters of text stored per file at most (`search_fts.body`); the rest of a longer document is not
@@ -64,6 +66,7 @@ add('eml', 'eml');
 add('html', 'html htm xhtml');
 add('text', 'txt text md markdown csv tsv log');
 add('image', OCR_IMAGE_EXTS.join(' '));
+add('media', MEDIA_EXTS.join(' '));
 
 const MIMES: Record<string, TextFormat> = {
   'application/msword': 'doc',
@@ -91,9 +94,10 @@ export function textFormatOf(name: string, mime: string | null): TextFormat | nu
  */
 export function wantsText(path: string, size: number, mime: string | null, ocr = false): boolean {
   if (size === 0 || isInternalPath(path)) return false;
-  const format = textFormatOf(path.slice(path.lastIndexOf('/') + 1), mime);
-  // A picture has text only for OCR, on the storages where it is on.
-  return format !== null && (format !== 'image' || ocr);
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const format = textFormatOf(name, mime);
+  // A picture without metadata has text only for OCR, on the storages where it is on.
+  return format !== null && (format !== 'image' || ocr || PHOTO_EXTS.includes(extOf(name)));
 }
 
 /** Where a file's bytes come from (the file service's storage operations for one place). */
@@ -110,6 +114,9 @@ export interface Extracted {
   text: string;
   /** Cut at TEXT_CAP or at a reading bound. */
   capped: boolean;
+  /** A photo's, a song's or a video's metadata as text (media-meta.ts), and its date taken (epoch ms). */
+  meta?: string;
+  taken?: number | null;
 }
 
 /**
@@ -121,7 +128,6 @@ export interface Extracted {
 export async function extractText(src: FileSource, signal: AbortSignal, workDir: string, ocrLangs: string | null = null): Promise<Extracted> {
   const format = textFormatOf(src.name, src.mime);
   if (!format) throw new ExtractError('not a format whose text is indexed');
-  if (format === 'image' && !ocrLangs) throw new ExtractError('OCR is off for this storage', { skip: true });
   const ms = ocrLangs && (format === 'image' || format === 'pdf') ? OCR_TIMEOUT_MS : EXTRACT_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(ms);
   const both = AbortSignal.any([signal, timeout]);
@@ -136,9 +142,11 @@ export async function extractText(src: FileSource, signal: AbortSignal, workDir:
 
 async function byFormat(format: TextFormat, src: FileSource, signal: AbortSignal, workDir: string, ocrLangs: string | null): Promise<Extracted> {
   const sink = new TextSink(TEXT_CAP);
-  if (format === 'image') {
-    sink.add(await withLocalCopy(src, signal, workDir, (file) => ocrImage(file, ocrLangs!, signal)));
-    return { text: sink.text(), capped: sink.capped };
+  if (format === 'image' || format === 'media') {
+    const ocr = format === 'image' ? ocrLangs : null;
+    const meta = await mediaMeta(format, src, signal, workDir, !!ocr);
+    if (ocr) sink.add(await withLocalCopy(src, signal, workDir, (file) => ocrImage(file, ocr, signal)));
+    return { text: sink.text(), capped: sink.capped, meta: meta.text, taken: meta.taken };
   }
   if (format === 'pdf') {
     return withLocalCopy(src, signal, workDir, async (file) => {

@@ -160,6 +160,8 @@ export class TextIndexer {
         reason: got.capped ? `only the first ${TEXT_CAP} characters (or readable bytes) are indexed` : null,
         text: got.text,
         capped: got.capped,
+        meta: got.meta,
+        taken: got.taken,
       };
     } catch (e) {
       if (signal.aborted) throw e;

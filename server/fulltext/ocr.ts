@@ -27,10 +27,13 @@ const MAX_PAGE_BYTES = 1024 * 1024;
 /** `SERVICE_OCR_LANGS`: Tesseract language names joined by '+'. */
 const LANGS = /^[A-Za-z_]+(\+[A-Za-z_]+)*$/;
 
-/** Runs `tool` under the memory bound (Linux with prlimit), keeping its stdout. */
-async function bounded(tool: string, args: string[], signal: AbortSignal): Promise<string> {
+/** The Debian package of each tool run here (the others are poppler-utils'). */
+const PACKAGES: Record<string, string> = { tesseract: 'tesseract-ocr', ffprobe: 'ffmpeg' };
+
+/** Runs `tool` under the memory bound (Linux with prlimit), keeping its stdout (OCR, and ffprobe for media-meta.ts). */
+export async function bounded(tool: string, args: string[], signal: AbortSignal): Promise<string> {
   const bin = onPath(tool);
-  if (!bin) throw new ExtractError(`${tool} is not installed (Debian: ${tool === 'tesseract' ? 'tesseract-ocr' : 'poppler-utils'})`, { skip: true });
+  if (!bin) throw new ExtractError(`${tool} is not installed (Debian: ${PACKAGES[tool] ?? 'poppler-utils'})`, { skip: true });
   const limit = process.platform === 'linux' ? onPath('prlimit') : null;
   try {
     const { stdout } = limit

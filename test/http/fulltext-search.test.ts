@@ -227,7 +227,8 @@ describe('search inside documents', () => {
       await upload('letter.pdf', await scannedPdfOf(['Letter from the echidna club', 'membership renewal']), '/Scans');
       const letter = await extracted('letter.pdf', id);
       assert.deepEqual([letter.state, letter.chars < 32], ['done', true], 'no text layer, OCR off: (almost) nothing');
-      assert.equal(await texts.byId((await s.server.catalogue.nodes.get(id, 'receipt.png'))!.id), undefined, 'a picture is not queued with OCR off');
+      const meta = await extracted('receipt.png', id);
+      assert.deepEqual([meta.state, meta.chars], ['done', 0], 'OCR off: a picture is read for its metadata only');
       assert.deepEqual(await names('quokka'), []);
 
       const on = await s.api('PATCH', `/api/admin/storages/${id}`, { token: admin, body: { ocr: true } });

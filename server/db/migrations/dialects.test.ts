@@ -77,10 +77,15 @@ describe('migrations on PostgreSQL', { skip: skip ?? false }, () => {
     // The one designed difference: search is FTS5 on SQLite; on PostgreSQL a table under trigram and word
     // indexes for text, and a trigram index on node names.
     const search = got.tables.search_fts;
-    assert.deepEqual(search, { columns: ['rowid not null pk1', 'name', 'body'], fks: [] });
+    assert.deepEqual(search, { columns: ['rowid not null pk1', 'name', 'body', 'meta'], fks: [] });
     delete got.tables.search_fts;
     const pgOnly = (i: string) => i.startsWith('search_fts.') || i === 'nodes.nodes_name_trgm';
-    assert.deepEqual(got.indexes.filter(pgOnly), ['nodes.nodes_name_trgm', 'search_fts.search_fts_body_trgm', 'search_fts.search_fts_body_words']);
+    assert.deepEqual(got.indexes.filter(pgOnly), [
+      'nodes.nodes_name_trgm',
+      'search_fts.search_fts_body_trgm',
+      'search_fts.search_fts_body_words',
+      'search_fts.search_fts_meta_trgm',
+    ]);
     got.indexes = got.indexes.filter((i) => !pgOnly(i));
     assert.deepEqual(Object.keys(got.tables).sort(), Object.keys(want.tables).sort());
     for (const t of Object.keys(want.tables)) assert.deepEqual(got.tables[t], want.tables[t], `table ${t}`);

@@ -44,6 +44,8 @@ const searchQuery = z.object({
   max_size: q.int(0).optional(),
   after: isoMs.optional(),
   before: isoMs.optional(),
+  taken_from: isoMs.optional(),
+  taken_to: isoMs.optional(),
   path: q.str().optional(),
   limit: q.int(1, 1000).default(200),
 });
