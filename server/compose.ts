@@ -177,7 +177,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
       { ocrOn: (id) => !!storagesRepo.byId(id)?.ocr, ocrLangs: config.ocrLangs },
       meter,
     );
-    if (config.textIndex) meter.onBudgetChange(() => void textIndex.budgetChanged().catch((e) => log.warn('queueing text extraction after a budget change failed', e)));
+    if (config.textIndex)
+      meter.onBudgetChange(() => void textIndex.budgetChanged().catch((e) => log.warn('queueing text extraction after a budget change failed', e)));
     // Replication is the decorator after read-only. Its engine reads the primary through the pool and the
     // catalogue's config rules, both built after the manager: it reaches them at call time, never at build.
     const replication = createReplication({

@@ -47,8 +47,8 @@ export type MeterView = StorageMeter;
 
 /** A storage's budget today by the meter's clock (what background work other than sync checks before spending). */
 export interface BudgetDay {
-  /** LIST+HEAD+GET today, persisted and pending. */
-  used: number;
+  /** LIST+HEAD+GET of that day, persisted and pending, as counted at the moment it is read (a live count). */
+  readonly used: number;
   budget: number;
   /** The UTC date on which a fresh budget starts, and how long until then by the meter's clock. */
   next_day: string;
@@ -178,15 +178,25 @@ export class RequestMeter {
   }
 
   /**
-   * Storage `id`'s budget today, or null when it has none. `used` is read after the last await, so a caller
-   * that checks it before its own next await sees every request counted until then.
+   * Storage `id`'s budget today, or null when it has none. `used` reads the day's count when it is read, so
+   * a caller comparing it with requests of its own in flight sees both at one moment.
    */
   async today(id: number): Promise<BudgetDay | null> {
     const budget = await this.budget(id);
-    if (budget <= 0) return null;
+    const s = this.repo.byId(id);
+    if (budget <= 0 || !s) return null;
     const now = this.now();
     const next = Date.parse(`${utcDay(now)}T00:00:00Z`) + DAY_MS;
-    return { budget, next_day: utcDay(next), resets_in_ms: next - now, used: await this.usedToday(id) };
+    const d = this.day(s.uid, utcDay(now));
+    await d.loading;
+    return {
+      budget,
+      next_day: utcDay(next),
+      resets_in_ms: next - now,
+      get used() {
+        return budgeted(d.total);
+      },
+    };
   }
 
   /**

@@ -58,15 +58,14 @@ export class TextBudget {
   /** Why extraction on `storageId` must wait before spending `cost` more requests, or null. */
   async wait(storageId: number, cost: number): Promise<BudgetWait | null> {
     const day = await this.books?.today(storageId);
-    // Synchronous from here: no request is counted between the meter's `used` and the in-flight reads read here.
     return day ? this.over(storageId, day, cost) : null;
   }
 
   /**
    * `read` taking one request of the share each time: refused with BudgetSpent, before anything is sent,
-   * when none is left. A read is held as in flight until a turn after it resolved (the meter has counted it
-   * by then: drivers count when the answer comes, before they resolve), so two lanes never take the last
-   * request twice.
+   * when none is left. A read is in flight until it resolves (drivers count a request when its answer comes,
+   * before they resolve), and the check reads the meter's live count and the reads in flight in one
+   * synchronous step, so two lanes never take the last request twice.
    */
   guard<A extends unknown[], R>(storageId: number, read: Read<A, R>): Read<A, R> {
     return async (...a: A) => {
@@ -78,18 +77,17 @@ export class TextBudget {
       try {
         return await read(...a);
       } finally {
-        setImmediate(() => {
-          const n = (this.inFlight.get(storageId) ?? 1) - 1;
-          if (n > 0) this.inFlight.set(storageId, n);
-          else this.inFlight.delete(storageId);
-        });
+        const n = (this.inFlight.get(storageId) ?? 1) - 1;
+        if (n > 0) this.inFlight.set(storageId, n);
+        else this.inFlight.delete(storageId);
       }
     };
   }
 
   private over(storageId: number, day: BudgetDay, cost: number): BudgetWait | null {
     const limit = Math.floor(day.budget * TEXT_BUDGET_SHARE);
-    if (day.used + (this.inFlight.get(storageId) ?? 0) + cost <= limit) return null;
-    return { used: day.used, limit, budget: day.budget, until: day.next_day, retry_ms: day.resets_in_ms };
+    const used = day.used;
+    if (used + (this.inFlight.get(storageId) ?? 0) + cost <= limit) return null;
+    return { used, limit, budget: day.budget, until: day.next_day, retry_ms: day.resets_in_ms };
   }
 }

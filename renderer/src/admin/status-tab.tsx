@@ -161,7 +161,12 @@ function TextIndexStatus({ status }: { status: AdminStatus['text_index'] }) {
           {x.waiting_budget && (
             <p data-testid="status-text-budget">
               <span className="pill">{t('status.text_budget_pill')}</span>{' '}
-              {t('status.text_budget', { used: x.waiting_budget.used, limit: x.waiting_budget.limit, budget: x.waiting_budget.budget, until: x.waiting_budget.until })}
+              {t('status.text_budget', {
+                used: x.waiting_budget.used,
+                limit: x.waiting_budget.limit,
+                budget: x.waiting_budget.budget,
+                until: x.waiting_budget.until,
+              })}
             </p>
           )}
           {x.failures.length > 0 && (
