@@ -19,9 +19,10 @@ export const TEXT_BUDGET_SHARE = 0.5;
  * (copied whole); an office document reads the ZIP's end records, its directory and a 1 MiB block holding
  * the text parts (one GET more per text part past that block or larger than 1 MiB).
  */
-const USUAL_COST: Record<TextFormat, number> = { pdf: 1, html: 1, text: 1, image: 1, docx: 3, xlsx: 3, pptx: 3, odf: 3 };
+const USUAL_COST: Partial<Record<TextFormat, number>> = { docx: 3, xlsx: 3, pptx: 3, odf: 3 };
 
-export const usualCost = (format: TextFormat | null): number => (format ? (USUAL_COST[format] ?? 1) : 1);
+/** One request unless the format is known to need more (a format read by one ranged read or one copy costs one). */
+export const usualCost = (format: TextFormat | null): number => (format && USUAL_COST[format]) || 1;
 
 /** Where the day's count and budget come from (the request meter). */
 export interface BudgetBooks {
