@@ -75,12 +75,12 @@ describe('request meter and daily budget (s3rver)', () => {
     throw new Error('sync did not settle');
   };
   const meter = async (id: number) => (await s.api('GET', `/api/admin/storages/${id}/meter`, { token: admin })).body;
-  /** Until no file of the storage waits for text extraction (it reads them unless its budget holds it back). */
-  const extracted = async (id: number) => {
-    const left = () =>
-      sqlValue<number>(s.server.db, "SELECT count(*) FROM text_extracts x JOIN nodes n ON n.id = x.node_id WHERE n.storage_id = ? AND x.state = 'pending'", id);
-    for (let i = 0; i < 1200 && Number(await left()) > 0; i++) await sleep(50);
-    assert.equal(Number(await left()), 0, 'text extraction did not settle');
+  /** Until the storage's `files` text files are extracted (the sync's hooks queue them after its run is recorded). */
+  const extracted = async (id: number, files: number) => {
+    const done = () =>
+      sqlValue<number>(s.server.db, "SELECT count(*) FROM text_extracts x JOIN nodes n ON n.id = x.node_id WHERE n.storage_id = ? AND x.state = 'done'", id);
+    for (let i = 0; i < 1200 && Number(await done()) < files; i++) await sleep(50);
+    assert.equal(Number(await done()), files, 'text extraction did not settle');
   };
   const sum = (days: Array<Record<string, number | string>>, k: string) => days.reduce((a, d) => a + (d[k] as number), 0);
   /** Every request of every storage the meter booked, summed over the days shown. */
@@ -157,7 +157,7 @@ describe('request meter and daily budget (s3rver)', () => {
     clock = D + 2 * DAY + 3_600_000;
     const id = await create('Small', 'small');
     await waitIdle(id);
-    await extracted(id);
+    await extracted(id, 2);
     const used = (await meter(id)).used_today;
     assert.ok(used >= 1);
     const put = await s.api('PUT', `/api/admin/storages/${id}/meter`, { token: admin, body: { request_budget_per_day: used } });
@@ -200,7 +200,7 @@ describe('request meter and daily budget (s3rver)', () => {
     clock = midnight - 1000;
     const id = await create('Jumpy', 'small');
     await waitIdle(id);
-    await extracted(id);
+    await extracted(id, 2);
     const driver = await s.server.catalogue.driverFor(id);
     const base = (await meter(id)).used_today;
     await s.api('PUT', `/api/admin/storages/${id}/meter`, { token: admin, body: { request_budget_per_day: base + 2 } });

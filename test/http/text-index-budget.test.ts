@@ -76,7 +76,17 @@ describe('text extraction within a request budget (s3rver)', () => {
     );
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Record<string, number>;
   };
-  /** No drain op running or due now (a wake-up op queued for later does not count). */
+  const until = async (what: string, ok: () => Promise<boolean>) => {
+    for (let i = 0; i < 600; i++) {
+      if (await ok()) return;
+      await sleep(50);
+    }
+    throw new Error(`${what}: not within 30 s`);
+  };
+  /**
+   * No drain op running or due now (a wake-up op queued for later does not count). The sync's hooks run after
+   * its run is recorded: callers first wait for the rows the sync sends to `pending`.
+   */
   const drained = async (ms = 30_000) => {
     const until = Date.now() + ms;
     for (;;) {
@@ -114,6 +124,7 @@ describe('text extraction within a request budget (s3rver)', () => {
     const objs = Array.from({ length: FILES }, (_, n) => ({ key: `docs/t${String(n).padStart(2, '0')}.txt`, body: `note ${n}: the ${word(n)} is here` }));
     seedObjects(s3, objs);
     await sync();
+    await until('extraction reaches its share and queues its wake-up', async () => !!(await wakeUp()));
     await drained();
     const used = (await meter()).used_today;
     const st = await states();
@@ -138,6 +149,7 @@ describe('text extraction within a request budget (s3rver)', () => {
     // New files of the storage ask for a drain: it finds nothing it may read.
     seedObjects(s3, [{ key: 'docs/later.txt', body: 'the lateword arrives' }]);
     await sync();
+    await until('the new file waits', async () => (await states()).pending === st.pending + 1);
     await drained();
     await sleep(2_000);
     assert.equal(proxy.counts.get, gets, 'no GET while waiting');
@@ -157,7 +169,7 @@ describe('text extraction within a request budget (s3rver)', () => {
     clock = D + DAY + 3_600_000;
     // The wake-up op's hour passes.
     await sqlRows(s.server.db, "UPDATE ops SET run_at = ? WHERE dedup_key = 'text.extract:budget' AND status = 'queued'", new Date().toISOString());
-    for (let i = 0; i < 300 && (await states()).pending; i++) await sleep(100);
+    await until('the rest is read', async () => !(await states()).pending);
     await drained();
     const st = await states();
     assert.equal(st.pending ?? 0, 0, JSON.stringify(st));
@@ -181,12 +193,12 @@ describe('text extraction within a request budget (s3rver)', () => {
       { key: 'docs/more.txt', body: 'a dingo appears' },
     ]);
     await sync();
+    await until('the new files wait', async () => (await states()).pending === 2);
     await drained();
     const gets = proxy.counts.get;
-    assert.equal((await states()).pending, 2);
     assert.ok((await textStatus()).waiting_budget);
     assert.equal((await s.api('PUT', `/api/admin/storages/${id}/meter`, { token: admin, body: { request_budget_per_day: 1000 } })).status, 200);
-    for (let i = 0; i < 300 && (await states()).pending; i++) await sleep(100);
+    await until('the rest is read', async () => !(await states()).pending);
     await drained();
     assert.equal((await states()).pending ?? 0, 0);
     assert.equal(proxy.counts.get - gets, 1 + 3, 'the text file one GET, the docx its end records, directory and one block');
