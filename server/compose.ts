@@ -156,10 +156,6 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
-    const textIndex = new TextIndexer(new TextExtractsRepo(db), queue, governor, dirs.staging, {
-      ocrOn: (id) => !!storagesRepo.byId(id)?.ocr,
-      ocrLangs: config.ocrLangs,
-    });
     const storagesRepo = new StoragesRepo(db);
     storagesRepo.attachChannel(channel);
     await storagesRepo.load();
@@ -172,6 +168,17 @@ export async function compose(config: Config, opts: ComposeOptions) {
     );
     meter.start();
     cleanups.unshift(() => meter.stop());
+    // Extraction reads a metered storage only within its share of the daily budget (fulltext/budget.ts).
+    const textIndex = new TextIndexer(
+      new TextExtractsRepo(db),
+      queue,
+      governor,
+      dirs.staging,
+      { ocrOn: (id) => !!storagesRepo.byId(id)?.ocr, ocrLangs: config.ocrLangs },
+      meter,
+    );
+    if (config.textIndex)
+      meter.onBudgetChange(() => void textIndex.budgetChanged().catch((e) => log.warn('queueing text extraction after a budget change failed', e)));
     // Replication is the decorator after read-only. Its engine reads the primary through the pool and the
     // catalogue's config rules, both built after the manager: it reaches them at call time, never at build.
     const replication = createReplication({

@@ -38,7 +38,7 @@ export {
   type SaveContext,
 } from './storages.service';
 export { Syncer, SYNC_JOB, type SyncBudget } from './syncer';
-export { RequestMeter, DEFAULT_PRICES, MAX_BUDGET, utcDay, type MeterView, type PriceTable, type RequestCounts } from './meter';
+export { RequestMeter, DEFAULT_PRICES, MAX_BUDGET, utcDay, type BudgetDay, type MeterView, type PriceTable, type RequestCounts } from './meter';
 export { SyncEngine, TOMBSTONE_RATIO, type SyncedFile } from './sync';
 export { VolumeWatch, type OfflineStorage, type RecordedVolume } from './volumes';
 export { offlineHostStatus } from './host-status';

@@ -45,6 +45,16 @@ interface Day {
 
 export type MeterView = StorageMeter;
 
+/** A storage's budget today by the meter's clock (what background work other than sync checks before spending). */
+export interface BudgetDay {
+  /** LIST+HEAD+GET of that day, persisted and pending, as counted at the moment it is read (a live count). */
+  readonly used: number;
+  budget: number;
+  /** The UTC date on which a fresh budget starts, and how long until then by the meter's clock. */
+  next_day: string;
+  resets_in_ms: number;
+}
+
 export class RequestMeter {
   /** The clock (tests inject one). */
   now: () => number = Date.now;
@@ -52,6 +62,7 @@ export class RequestMeter {
   private dirty = new Set<Day>();
   private timer?: NodeJS.Timeout;
   private books: MeterRepo;
+  private budgetListeners: Array<(id: number) => void> = [];
 
   constructor(
     db: Db,
@@ -148,11 +159,44 @@ export class RequestMeter {
     return this.books.budget(id);
   }
 
-  /** Stores the budget (0 = unlimited) and shows or clears the "budget spent" reason at once. */
+  /** Every stored budget by storage id (0: none). */
+  budgets(): Promise<Map<number, number>> {
+    return this.books.budgets();
+  }
+
+  /** Stores the budget (0 = unlimited), shows or clears the "budget spent" reason at once and tells the listeners. */
   async setBudget(id: number, perDay: number): Promise<void> {
     await this.books.setBudget(id, perDay);
     const s = this.repo.byId(id);
     if (s && s.status !== 'offline') await this.repo.setStatus(id, 'online', await this.blocked(id));
+    for (const f of this.budgetListeners) f(id);
+  }
+
+  /** Calls `f` after each change of a storage's budget in this process (work waiting on a spent budget may go on). */
+  onBudgetChange(f: (id: number) => void): void {
+    this.budgetListeners.push(f);
+  }
+
+  /**
+   * Storage `id`'s budget today, or null when it has none. `used` reads the day's count when it is read, so
+   * a caller comparing it with requests of its own in flight sees both at one moment.
+   */
+  async today(id: number): Promise<BudgetDay | null> {
+    const budget = await this.budget(id);
+    const s = this.repo.byId(id);
+    if (budget <= 0 || !s) return null;
+    const now = this.now();
+    const next = Date.parse(`${utcDay(now)}T00:00:00Z`) + DAY_MS;
+    const d = this.day(s.uid, utcDay(now));
+    await d.loading;
+    return {
+      budget,
+      next_day: utcDay(next),
+      resets_in_ms: next - now,
+      get used() {
+        return budgeted(d.total);
+      },
+    };
   }
 
   /**

@@ -147,3 +147,18 @@ test('a file whose node was deleted before it was asked for is left out, quietly
   );
   assert.equal(await repo.byId(gone), undefined);
 });
+
+test('paging leaves out the storages waiting on their request budget', async () => {
+  const other = await testStorage(t.db, 'Metered');
+  const [m1, m2] = await testNodes(t.db, other, [
+    { path: 'm1.txt', size: 1, mtime: 1 },
+    { path: 'm2.txt', size: 1, mtime: 1 },
+  ]);
+  const [f] = await testNodes(t.db, s, [{ path: 'own.txt', size: 1, mtime: 1 }]);
+  await repo.markPending([m1, m2, f].map((id) => ({ id, size: 1, mtime: 1 })));
+  const ids = async (except?: number[]) => (await repo.pendingAfter(m1 - 1, 10, except)).map((w) => w.id);
+  assert.deepEqual(await ids(), [m1, m2, f]);
+  assert.deepEqual(await ids([other]), [f]);
+  assert.deepEqual(await ids([other, s]), []);
+  assert.deepEqual(await ids([s]), [m1, m2]);
+});

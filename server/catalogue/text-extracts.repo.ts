@@ -169,18 +169,19 @@ export class TextExtractsRepo {
     });
   }
 
-  /** Up to `limit` waiting files with an id above `afterId`, in id order, with their node's facts. */
-  async pendingAfter(afterId: number, limit: number): Promise<PendingText[]> {
-    const rows = await this.db.async.all(
-      this.db.k
-        .selectFrom('text_extracts as x')
-        .leftJoin('nodes as n', 'n.id', 'x.node_id')
-        .select(['x.node_id as id', 'n.storage_id', 'n.path', 'n.name', 'n.size', 'n.mtime', 'n.mime', 'n.deleted_at'])
-        .where('x.state', '=', lit('pending'))
-        .where('x.node_id', '>', afterId)
-        .orderBy('x.node_id')
-        .limit(limit),
-    );
+  /**
+   * Up to `limit` waiting files with an id above `afterId`, in id order, with their node's facts; none of the
+   * storages in `except` (those waiting on their request budget), though rows whose node is gone still come.
+   */
+  async pendingAfter(afterId: number, limit: number, except: number[] = []): Promise<PendingText[]> {
+    let q = this.db.k
+      .selectFrom('text_extracts as x')
+      .leftJoin('nodes as n', 'n.id', 'x.node_id')
+      .select(['x.node_id as id', 'n.storage_id', 'n.path', 'n.name', 'n.size', 'n.mtime', 'n.mime', 'n.deleted_at'])
+      .where('x.state', '=', lit('pending'))
+      .where('x.node_id', '>', afterId);
+    if (except.length) q = q.where((eb) => eb.or([eb('n.storage_id', 'is', null), eb('n.storage_id', 'not in', except)]));
+    const rows = await this.db.async.all(q.orderBy('x.node_id').limit(limit));
     return rows.map((r) => ({ ...r, id: Number(r.id), size: Number(r.size), mtime: Number(r.mtime) })) as PendingText[];
   }
 

@@ -278,6 +278,12 @@ export interface AdminStatus {
       failed: number;
       skipped: number;
       failures: Array<{ path: string; reason: string; at: string }>;
+      /**
+       * Set while files wait because extraction's share of the storage's daily request budget is spent
+       * (docs/fulltext.md, "Request budgets"): the day's LIST+HEAD+GET count, the share it stops at, the
+       * budget, and the UTC date extraction goes on (or sooner, when the budget is raised).
+       */
+      waiting_budget: { used: number; limit: number; budget: number; until: string } | null;
     }>;
   };
   sleep_inhibitor: {

@@ -6,13 +6,17 @@
  * drains a batch, two files at a time, each under a lane of the governor, and queues
  * its successor while work remains. The backlog is the `pending` rows, so a
  * restart loses nothing: an interrupted op resumes, and `resume()` queues one
- * at start for rows a crash left without an op.
+ * at start for rows a crash left without an op. A metered storage whose
+ * budget has no room left for extraction (budget.ts) is left out of the
+ * drain, its files still waiting, and a wake-up op is queued for when the
+ * budget may allow again (the next day, at most an hour ahead).
  */
 import type { ExtractOutcome, PendingText, StorageTextStatus, SyncFilesHook, TextExtractsRepo, WriteHook } from '../catalogue';
 import type { StorageOps } from '../files/internal';
 import type { Governor, JobQueue } from '../jobs';
+import { BudgetSpent, TextBudget, usualCost, type BudgetBooks, type BudgetWait } from './budget';
 import { ExtractError } from './errors';
-import { extractText, TEXT_CAP, wantsText, type FileSource } from './extract';
+import { extractText, TEXT_CAP, textFormatOf, wantsText, type FileSource } from './extract';
 import { OCR_BELOW_CHARS, OCR_IMAGE_EXTS } from './ocr';
 
 export const TEXT_JOB = 'text.extract';
@@ -32,6 +36,11 @@ const BATCH_MS = 30_000;
 const TEXT_LANES = 2;
 /** Failures listed per storage in the status. */
 const STATUS_FAILURES = 5;
+/** The wake-up op of storages waiting on their budget: its own key, so it never absorbs a request to drain now. */
+const WAKE_KEY = `${TEXT_JOB}:budget`;
+/** The wake-up comes a little after the meter's new day, and at least once an hour (a budget changed elsewhere). */
+const WAKE_AFTER_MS = 1_000;
+const WAKE_MAX_MS = 3_600_000;
 
 export interface TextDrainResult {
   done: number;
@@ -39,13 +48,19 @@ export interface TextDrainResult {
   skipped: number;
   /** Files whose node was gone or changed meanwhile (a changed one is waiting again). */
   stale: number;
+  /** Files left waiting because their storage's request budget has no room for them today. */
+  waiting: number;
 }
+
+/** One storage's extraction state with, while it waits on its request budget, the day's count and its next day. */
+export type TextIndexStatus = StorageTextStatus & { waiting_budget: Omit<BudgetWait, 'retry_ms'> | null };
 
 export class TextIndexer {
   /** Where paging of the backlog goes on (it restarts from 0 when it runs dry). */
   private cursor = 0;
   /** Files this process extracted (tests: a rename must not add one). */
   extracted = 0;
+  private budget: TextBudget;
 
   constructor(
     private repo: TextExtractsRepo,
@@ -55,7 +70,11 @@ export class TextIndexer {
     private workDir: string,
     /** Whether a storage's scans are read by OCR, and in which Tesseract languages. */
     private ocr: { ocrOn: (storageId: number) => boolean; ocrLangs: string } = { ocrOn: () => false, ocrLangs: 'eng' },
-  ) {}
+    /** The request meter's day per storage (null: no storage is metered, as in unit tests). */
+    private books: (BudgetBooks & { budgets(): Promise<Map<number, number>> }) | null = null,
+  ) {
+    this.budget = new TextBudget(books);
+  }
 
   /**
    * Registers the drain op (one at a time, one attempt; it takes a governor lane per file, not per op) with
@@ -82,9 +101,23 @@ export class TextIndexer {
     };
   }
 
-  /** Per storage, files indexed, waiting, failed (the newest five with their reasons) and skipped: Admin → Status. */
-  status(): Promise<StorageTextStatus[]> {
-    return this.repo.byStorage(STATUS_FAILURES);
+  /**
+   * Per storage, files indexed, waiting (and whether on the request budget), failed (the newest five with
+   * their reasons) and skipped: Admin → Status.
+   */
+  async status(): Promise<TextIndexStatus[]> {
+    const rows = await this.repo.byStorage(STATUS_FAILURES);
+    return Promise.all(
+      rows.map(async (r) => {
+        const w = r.pending ? await this.budget.wait(r.storage_id, 1) : null;
+        return { ...r, waiting_budget: w && { used: w.used, limit: w.limit, budget: w.budget, until: w.until } };
+      }),
+    );
+  }
+
+  /** A storage's budget changed: files waiting on it may go on (the drain looks again). */
+  async budgetChanged(): Promise<void> {
+    if ((await this.repo.pendingAfter(0, 1)).length) await this.request();
   }
 
   /**
@@ -105,21 +138,50 @@ export class TextIndexer {
     await this.queue.enqueue(TEXT_JOB, {}, { priority: TEXT_PRIORITY, dedupKey: TEXT_JOB, behindRunning: true });
   }
 
-  /** Runs one batch. A cancelled or interrupted run leaves its unfinished files `pending` and rejects. */
+  /** Queues the wake-up op of storages waiting on their budget (one, however many drains ask). */
+  private async wakeLater(waits: Iterable<BudgetWait>): Promise<void> {
+    const ms = Math.min(WAKE_MAX_MS, ...[...waits].map((w) => w.retry_ms + WAKE_AFTER_MS));
+    await this.queue.enqueue(TEXT_JOB, {}, { priority: TEXT_PRIORITY, dedupKey: WAKE_KEY, runAt: new Date(Date.now() + Math.max(WAKE_AFTER_MS, ms)) });
+  }
+
+  /** The storages with a budget that has no room for one more extraction request now. */
+  private async waitingStorages(): Promise<Map<number, BudgetWait>> {
+    const out = new Map<number, BudgetWait>();
+    for (const [id, perDay] of (await this.books?.budgets()) ?? []) {
+      const w = perDay > 0 ? await this.budget.wait(id, 1) : null;
+      if (w) out.set(id, w);
+    }
+    return out;
+  }
+
+  /**
+   * Runs one batch. A cancelled or interrupted run leaves its unfinished files `pending` and rejects. Files of
+   * storages waiting on their budget are not paged at all; a file whose usual cost (or whose next read) would
+   * pass its storage's share stays `pending` and leaves its storage's other files alone for this batch.
+   */
   async drain(ops: StorageOps, signal: AbortSignal): Promise<TextDrainResult> {
-    const result: TextDrainResult = { done: 0, failed: 0, skipped: 0, stale: 0 };
+    const result: TextDrainResult = { done: 0, failed: 0, skipped: 0, stale: 0, waiting: 0 };
     const until = Date.now() + BATCH_MS;
-    let page = await this.repo.pendingAfter(this.cursor, BATCH_FILES);
-    if (page.length === 0 && this.cursor > 0) page = await this.repo.pendingAfter((this.cursor = 0), BATCH_FILES);
+    const waits = await this.waitingStorages();
+    const except = [...waits.keys()];
+    let page = await this.repo.pendingAfter(this.cursor, BATCH_FILES, except);
+    if (page.length === 0 && this.cursor > 0) page = await this.repo.pendingAfter((this.cursor = 0), BATCH_FILES, except);
     let taken = 0;
     let finished = 0;
     // TEXT_LANES files at once, each under a governor lane: the budget, not this loop, bounds the CPU.
     const lane = async () => {
       while (taken < page.length && !signal.aborted && Date.now() < until) {
         const row = page[taken++];
+        const wait = waits.get(row.storage_id) ?? (await this.budget.wait(row.storage_id, usualCost(textFormatOf(row.name, row.mime))));
+        if (wait) {
+          waits.set(row.storage_id, wait);
+          result.waiting++;
+          finished++;
+          continue;
+        }
         const release = await this.governor.acquire(signal);
         try {
-          result[await this.one(ops, row, signal)]++;
+          result[await this.one(ops, row, signal, waits)]++;
           finished++;
         } finally {
           release();
@@ -132,25 +194,35 @@ export class TextIndexer {
       for (const e of ends) if (e.status === 'rejected') throw e.reason;
       if (finished === page.length && page.length) this.cursor = page[page.length - 1].id;
     } finally {
-      // Work remains when the page was full or cut short.
+      // Work remains when the page was full or cut short; files waiting on a budget get the wake-up op.
       if (!signal.aborted && (page.length === BATCH_FILES || finished < page.length)) await this.request();
+      if (!signal.aborted && waits.size) await this.wakeLater(waits.values());
     }
     return result;
   }
 
-  /** Extracts one waiting file and records the outcome. */
-  private async one(ops: StorageOps, row: PendingText, signal: AbortSignal): Promise<keyof TextDrainResult> {
+  /**
+   * Extracts one waiting file and records the outcome. A read refused by the budget leaves the file `pending`
+   * (whatever the extractor made of the refusal) and its storage in `waits`.
+   */
+  private async one(ops: StorageOps, row: PendingText, signal: AbortSignal, waits: Map<number, BudgetWait>): Promise<keyof TextDrainResult> {
     if (row.path === null || row.deleted_at !== null) {
       await this.repo.drop(row.id);
       return 'stale';
     }
     const place = { storage_id: row.storage_id, rel: row.path };
+    const guarded = this.budget.guard(row.storage_id, (range: { start: number; end: number }, s?: AbortSignal) => ops.read(place, range, s));
+    let refused: BudgetWait | null = null;
     const src: FileSource = {
       name: row.name,
       size: row.size,
       mime: row.mime,
       localFile: () => ops.localFile(place),
-      read: (range, s) => ops.read(place, range, s),
+      read: (range, s) =>
+        guarded(range, s).catch((e: unknown) => {
+          if (e instanceof BudgetSpent) refused = e.wait;
+          throw e;
+        }),
     };
     let outcome: ExtractOutcome;
     try {
@@ -165,6 +237,10 @@ export class TextIndexer {
       };
     } catch (e) {
       if (signal.aborted) throw e;
+      if (refused) {
+        waits.set(row.storage_id, refused);
+        return 'waiting';
+      }
       const x = ExtractError.from(e, 'extraction failed');
       outcome = { state: x.skip ? 'skipped' : 'failed', reason: x.message, text: null, capped: false };
     }

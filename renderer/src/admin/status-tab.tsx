@@ -142,7 +142,10 @@ export function StatusTab() {
   );
 }
 
-/** Search inside documents: per storage, files indexed, waiting, failed (the newest with their reasons) and skipped. */
+/**
+ * Search inside documents: per storage, files indexed, waiting (and whether on the request budget), failed (the
+ * newest with their reasons) and skipped.
+ */
 function TextIndexStatus({ status }: { status: AdminStatus['text_index'] }) {
   const { t } = useI18n();
   return (
@@ -155,6 +158,17 @@ function TextIndexStatus({ status }: { status: AdminStatus['text_index'] }) {
           <p>
             <strong>{x.name}</strong>: {t('status.text_line', { done: x.done, pending: x.pending, failed: x.failed, skipped: x.skipped })}
           </p>
+          {x.waiting_budget && (
+            <p data-testid="status-text-budget">
+              <span className="pill">{t('status.text_budget_pill')}</span>{' '}
+              {t('status.text_budget', {
+                used: x.waiting_budget.used,
+                limit: x.waiting_budget.limit,
+                budget: x.waiting_budget.budget,
+                until: x.waiting_budget.until,
+              })}
+            </p>
+          )}
           {x.failures.length > 0 && (
             <ul aria-label={t('status.text_failures', { name: x.name })}>
               {x.failures.map((f) => (

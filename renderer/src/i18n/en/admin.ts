@@ -227,5 +227,8 @@ export const admin = {
   'status.text_none': 'No documents to index yet.',
   'status.text_line': '{done} indexed · {pending} waiting · {failed} failed · {skipped} skipped',
   'status.text_failures': 'Latest failures in {name}',
+  'status.text_budget_pill': 'waiting for the request budget',
+  'status.text_budget':
+    'Reading for search stops at half the daily request budget ({used} of {limit}, budget {budget}); it goes on {until} (UTC) or when the budget is raised.',
   'status.health_line': 'Event loop p99 {p99} ms · memory {rss} MB · up {up} min',
 } as const;

@@ -228,5 +228,8 @@ export const admin: Record<keyof typeof en, string> = {
   'status.text_none': 'Henüz dizinlenecek belge yok.',
   'status.text_line': '{done} dizinlendi · {pending} bekliyor · {failed} başarısız · {skipped} atlandı',
   'status.text_failures': '{name} içindeki son hatalar',
+  'status.text_budget_pill': 'istek bütçesini bekliyor',
+  'status.text_budget':
+    'Arama için okuma, günlük istek bütçesinin yarısında durur ({used} / {limit}, bütçe {budget}); {until} (UTC) tarihinde ya da bütçe artırılınca sürer.',
   'status.health_line': 'Olay döngüsü p99 {p99} ms · bellek {rss} MB · {up} dakikadır açık',
 };
