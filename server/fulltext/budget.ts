@@ -17,9 +17,10 @@ export const TEXT_BUDGET_SHARE = 0.5;
 /**
  * Requests one file usually costs on a remote storage: one ranged GET for text, HTML, a PDF or a picture
  * (copied whole); an office document reads the ZIP's end records, its directory and a 1 MiB block holding
- * the text parts (one GET more per text part past that block or larger than 1 MiB).
+ * the text parts (one GET more per text part past that block or larger than 1 MiB); a song or a video is
+ * read by its head and its tail (media-meta.ts); a legacy office file or a mail is copied whole (one).
  */
-const USUAL_COST: Partial<Record<TextFormat, number>> = { docx: 3, xlsx: 3, pptx: 3, odf: 3 };
+const USUAL_COST: Partial<Record<TextFormat, number>> = { docx: 3, xlsx: 3, pptx: 3, odf: 3, media: 2 };
 
 /** One request unless the format is known to need more (a format read by one ranged read or one copy costs one). */
 export const usualCost = (format: TextFormat | null): number => (format && USUAL_COST[format]) || 1;
