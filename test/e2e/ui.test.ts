@@ -123,25 +123,35 @@ describe('web UI', { skip, timeout: 180_000 }, () => {
     const bytes = Buffer.alloc(24 * 1024 * 1024 + 123);
     for (let i = 0; i < bytes.length; i += 4096) bytes[i] = (i / 4096) & 0xff;
     writeFileSync(big, bytes);
-    // Slow every part a little so the drop and the pause land mid-upload.
+    // The first parts are held until the network is cut, so the drop lands mid-upload however slow the machine
+    // is; later parts are slowed a little so the pause does too.
+    let held: Array<() => void> | null = [];
     await page.route('**/api/files/upload/chunk?*', async (route) => {
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise<void>((r) => (held ? held.push(r) : setTimeout(r, 300)));
       await route.fallback();
     });
-    await page.locator('input[type=file][multiple]').setInputFiles(big);
-    const row = page.getByTestId('uploads').locator('li', { hasText: 'big.bin' });
-    await row.and(page.locator('[data-state=uploading]')).waitFor();
-    await ctx.setOffline(true);
-    await row.and(page.locator('[data-state=offline]')).waitFor();
-    await shot(page, 'upload-offline');
-    await ctx.setOffline(false);
-    await row.and(page.locator('[data-state=uploading]')).waitFor();
-    await row.getByRole('button', { name: /Pause/ }).click();
-    await row.and(page.locator('[data-state=paused]')).waitFor();
-    await row.getByRole('button', { name: /Resume/ }).click();
-    // Once every upload has finished the panel folds to one line (issue 39, 19); the bytes below prove it was done.
-    await page.getByTestId('uploads').locator('button.panel-head[aria-expanded="false"]').waitFor({ timeout: 60_000 });
-    await page.unroute('**/api/files/upload/chunk?*');
+    try {
+      await page.locator('input[type=file][multiple]').setInputFiles(big);
+      const row = page.getByTestId('uploads').locator('li', { hasText: 'big.bin' });
+      await row.and(page.locator('[data-state=uploading]')).waitFor();
+      await ctx.setOffline(true);
+      const release = held;
+      held = null;
+      release.forEach((r) => r());
+      await row.and(page.locator('[data-state=offline]')).waitFor();
+      await shot(page, 'upload-offline');
+      await ctx.setOffline(false);
+      await row.and(page.locator('[data-state=uploading]')).waitFor();
+      await row.getByRole('button', { name: /Pause/ }).click();
+      await row.and(page.locator('[data-state=paused]')).waitFor();
+      await row.getByRole('button', { name: /Resume/ }).click();
+      // Once every upload has finished the panel folds to one line (issue 39, 19); the bytes below prove it was done.
+      await page.getByTestId('uploads').locator('button.panel-head[aria-expanded="false"]').waitFor({ timeout: 60_000 });
+    } finally {
+      // A failure above must not leave the browser offline for the tests after it.
+      await ctx.setOffline(false);
+      await page.unroute('**/api/files/upload/chunk?*');
+    }
     assert.deepEqual(readFileSync(join(srv.dataDir, 'big.bin')), bytes);
     await page
       .getByTestId('file-list')
