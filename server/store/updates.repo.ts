@@ -44,4 +44,9 @@ export class StoreUpdatesRepo {
     );
     return n > 0;
   }
+
+  /** Forgets an uninstalled app's choice: installed again, it starts with automatic updates off. */
+  async remove(appId: string): Promise<void> {
+    await this.db.async.run(this.db.k.deleteFrom('app_store_updates').where('app_id', '=', appId));
+  }
 }

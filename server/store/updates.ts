@@ -51,6 +51,11 @@ export class StoreUpdates {
     return { id, auto_update: enabled };
   }
 
+  /** After an uninstall: a later install starts with automatic updates off and is notified afresh. */
+  forget(id: string): Promise<void> {
+    return this.d.repo.remove(id);
+  }
+
   /** One check at a time: a check asked while one runs gets that one's report. Does nothing while the store is off. */
   check(): Promise<UpdateReport> {
     try {

@@ -5,7 +5,8 @@
  * index: the check rings the bell once for admins (not again on the next check)
  * and the updates count is 1. With automatic updates on, the check upgrades the
  * app itself (audited); a version asking for a new permission and a new major
- * version only ring the bell, saying why, and install nothing.
+ * version only ring the bell, saying why, and install nothing; an uninstall
+ * forgets the choice.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -150,7 +151,7 @@ describe('app store updates', () => {
     assert.match(rows[0].body, /new major version/);
   });
 
-  test('automatic updates off again; while the store is off the check does nothing', async () => {
+  test('automatic updates off again; while the store is off the check is refused', async () => {
     let r = await api('PUT', `/apps/${APP}/auto-update`, { enabled: false });
     assert.deepEqual(r.body, { id: APP, auto_update: false });
     assert.deepEqual((await api('GET', '/auto-updates')).body, { apps: [] });
@@ -159,5 +160,11 @@ describe('app store updates', () => {
     r = await api('POST', '/updates/check');
     assert.deepEqual([r.status, r.body.error], [503, 'app_store_disabled']);
     await api('PATCH', '/config', { enabled: true });
+  });
+
+  test('an uninstall forgets the choice: installed again, the app starts with automatic updates off', async () => {
+    await api('PUT', `/apps/${APP}/auto-update`, { enabled: true });
+    assert.equal((await api('DELETE', `/apps/${APP}`)).status, 200);
+    assert.deepEqual((await api('GET', '/auto-updates')).body, { apps: [] });
   });
 });
