@@ -38,7 +38,12 @@ export function createAppStore(d: { db: Db; bus: EventBus; plugins: AppPlugins; 
 
 /** The update check over the store (docs/app-store.md, "Updates"): `check()` daily and after a refresh. */
 export function createStoreUpdates(d: { db: Db; bus: EventBus; plugins: AppPlugins; store: AppStore }): StoreUpdates {
-  return new StoreUpdates({ store: d.store, apps: storeApps(d.plugins), repo: new StoreUpdatesRepo(d.db), bus: d.bus });
+  const updates = new StoreUpdates({ store: d.store, apps: storeApps(d.plugins), repo: new StoreUpdatesRepo(d.db), bus: d.bus });
+  // Every uninstall (the store's or Admin → Apps → Installed) goes through the app plugins, which audit it.
+  d.bus.on('audit', async (p) => {
+    if (p.action === 'app_plugin.uninstall' && p.resource?.startsWith('app:')) await updates.forget(p.resource.slice('app:'.length));
+  });
+  return updates;
 }
 
 /** The app plugins' admin side as the store sees it. */

@@ -5,8 +5,8 @@
  * index: the check rings the bell once for admins (not again on the next check)
  * and the updates count is 1. With automatic updates on, the check upgrades the
  * app itself (audited); a version asking for a new permission and a new major
- * version only ring the bell, saying why, and install nothing; an uninstall
- * forgets the choice.
+ * version only ring the bell, saying why, and install nothing; an uninstall (either
+ * route) forgets the choice.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -162,9 +162,20 @@ describe('app store updates', () => {
     await api('PATCH', '/config', { enabled: true });
   });
 
-  test('an uninstall forgets the choice: installed again, the app starts with automatic updates off', async () => {
-    await api('PUT', `/apps/${APP}/auto-update`, { enabled: true });
-    assert.equal((await api('DELETE', `/apps/${APP}`)).status, 200);
-    assert.deepEqual((await api('GET', '/auto-updates')).body, { apps: [] });
+  test('an uninstall, from the store or from the installed apps, forgets the choice', async () => {
+    const autoAfter = async (uninstall: () => Promise<{ status: number }>) => {
+      assert.equal((await api('PUT', `/apps/${APP}/auto-update`, { enabled: true })).status, 200);
+      assert.equal((await uninstall()).status, 200);
+      // The choice goes with the uninstall's audit event, just after the answer.
+      const until = Date.now() + 5000;
+      for (;;) {
+        const apps = (await api('GET', '/auto-updates')).body.apps;
+        if (apps.length === 0 || Date.now() > until) return apps;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    assert.deepEqual(await autoAfter(() => api('DELETE', `/apps/${APP}`)), []);
+    assert.equal((await api('POST', `/apps/${APP}/install`, { store: storeId, version: '1.1.0' })).status, 201);
+    assert.deepEqual(await autoAfter(() => s.api('DELETE', `/api/admin/app-plugins/apps/${APP}`, { token: admin })), []);
   });
 });

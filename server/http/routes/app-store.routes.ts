@@ -137,7 +137,6 @@ export function appStoreRoutes(d: {
   );
   r.delete(`${A}/apps/:app`, doc({ summary: 'Uninstall an app', auth: 'admin' }), admin, on, async (ctx) => {
     ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
-    await d.updates.forget(ctx.params.app);
   });
   r.get(`${A}/auto-updates`, doc({ summary: 'The installed apps that update themselves', auth: 'admin' }), admin, on, async (ctx) => {
     ctx.body = { apps: await d.updates.autoUpdating() };
