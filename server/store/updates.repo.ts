@@ -1,5 +1,5 @@
 /**
- * Per-app update choices and notices (migration 20261206150000-app-store-updates):
+ * Per-app update choices and notices (migration 20261206162000-app-store-updates):
  * the only writer of `app_store_updates`. Asynchronous on `db.async`.
  */
 import type { Db } from '../db';

@@ -43,7 +43,7 @@ import { textExtracts } from './20261206100000-text-extracts';
 import { appStoreConnections } from './20261206130000-app-store-connections';
 import { storageOcr } from './20261206140000-storage-ocr';
 import { languagePacks } from './20261206141000-language-packs';
-import { appStoreUpdates } from './20261206150000-app-store-updates';
+import { appStoreUpdates } from './20261206162000-app-store-updates';
 
 export const MIGRATIONS: Migration[] = [
   foundation,

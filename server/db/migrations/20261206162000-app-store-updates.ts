@@ -7,7 +7,7 @@ import { portable } from './kit';
  * for (`notified_version`), so a check that runs again, or on another
  * instance, rings once per app version.
  */
-export const appStoreUpdates = portable('20261206150000-app-store-updates', ({ schema: s, int }) => [
+export const appStoreUpdates = portable('20261206162000-app-store-updates', ({ schema: s, int }) => [
   s
     .createTable('app_store_updates')
     .addColumn('app_id', 'text', (c) => c.primaryKey())
