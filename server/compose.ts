@@ -41,7 +41,7 @@ import { createDocserver, createExternal } from './docserver';
 import { createAssistant } from './assistant';
 import { createProvider, type ProviderFactory } from './assistant/providers';
 import { createAppPlugins } from './plugins';
-import { createAppStore } from './store';
+import { createAppStore, createStoreUpdates } from './store';
 import { BackupService } from './backup';
 
 /** A temp file another instance is writing is touched as bytes arrive; one untouched this long is abandoned. */
@@ -370,6 +370,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     cleanups.unshift(() => appPlugins.close());
     const appStore = createAppStore({ db, bus, plugins: appPlugins, settings, version: config.version, timeoutMs: config.appStoreTimeout });
     await appStore.loadLanguages();
+    const appStoreUpdates = createStoreUpdates({ db, bus, plugins: appPlugins, store: appStore });
     const backups = new BackupService({
       sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },
       settings,
@@ -454,6 +455,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       assistant,
       appPlugins,
       appStore,
+      appStoreUpdates,
       backups,
       capabilities,
       close,

@@ -77,6 +77,7 @@ export const TABLE_OWNERS = {
   app_license_revocations: 'plugins',
   app_store_connections: 'store',
   language_packs: 'store',
+  app_store_updates: 'store',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -107,3 +107,10 @@ export interface LanguagePacksTable {
   pack: string;
   installed_at: string;
 }
+
+export interface AppStoreUpdatesTable {
+  app_id: string;
+  auto_update: number;
+  notified_version: string | null;
+  changed_at: string;
+}

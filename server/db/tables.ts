@@ -15,6 +15,7 @@ import type {
   AppStoreConnectionsTable,
   AppStoreKeysTable,
   LanguagePacksTable,
+  AppStoreUpdatesTable,
 } from './tables-apps';
 import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTable } from './tables-assistant';
 import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';
@@ -312,6 +313,7 @@ export interface DB {
   app_store_keys: AppStoreKeysTable;
   app_store_connections: AppStoreConnectionsTable;
   language_packs: LanguagePacksTable;
+  app_store_updates: AppStoreUpdatesTable;
   app_license_revocations: AppLicenseRevocationsTable;
 }
 

@@ -95,6 +95,15 @@ export interface BellRecipients {
 /** The rendered entry: its recipients (`admins`: every admin too, read only when an event rings for them) and text. */
 type Render<E extends EventName> = (p: EventMap[E], r: Pick<BellRecipients, 'dropOwner'>) => { to: number[]; admins?: boolean; n: NewNotification };
 
+/** Why an app update waits for the admin, in words. */
+const HELD: Record<EventMap['app_store.update_available']['held'], (p: EventMap['app_store.update_available']) => string> = {
+  manual: () => 'Upgrade it under Admin → Apps → Store.',
+  major: () => 'It is a new major version, so it is not installed automatically: upgrade it under Admin → Apps → Store.',
+  permissions: (p) =>
+    `It asks for new permissions (${(p.permissions ?? []).join(', ')}), so it is not installed automatically: approve them under Admin → Apps → Store.`,
+  failed: (p) => `The automatic update failed (${p.error ?? 'unknown'}): upgrade it under Admin → Apps → Store.`,
+};
+
 /**
  * The events that ring the bell, with their severities (spec: Events). Uploads and updates go to webhooks
  * only, except a document editor's final save (callback status 2): it carries no actor, so admins see it
@@ -183,6 +192,17 @@ const RULES: { [E in EventName]?: Render<E> } = {
       title: `Version ${p.version} is available`,
       body: p.notes ?? '',
       data: { version: p.version, notes_url: p.notes_url },
+    },
+  }),
+  'app_store.update_available': (p) => ({
+    to: [],
+    admins: true,
+    n: {
+      event: 'app_store.update_available',
+      severity: p.held === 'failed' ? 'warning' : 'info',
+      title: `${p.name} ${p.version} is available`,
+      body: `${p.installed} is installed. ${HELD[p.held](p)}`,
+      data: { app_id: p.app_id, store: p.store, installed: p.installed, version: p.version, held: p.held, permissions: p.permissions ?? [] },
     },
   }),
   'user.mfa_reset': (p) => ({

@@ -65,6 +65,21 @@ export interface EventMap {
   'op.changed': { op_id: string; owner_id: number | null };
   update_available: { version: string; severity: string; notes?: string; notes_url?: string; kind: string };
   update_applied: { from: string; to: string; restart_required: boolean };
+  /**
+   * A store offers a newer compatible version of an installed app (once per app version; docs/app-store.md, "Updates"):
+   * `held` says why it was not installed by itself: `manual` (automatic updates off), `major`, `permissions` (those
+   * in `permissions` are new) or `failed` (the automatic upgrade was refused: `error`).
+   */
+  'app_store.update_available': {
+    app_id: string;
+    name: string;
+    store: number;
+    installed: string;
+    version: string;
+    held: 'manual' | 'major' | 'permissions' | 'failed';
+    permissions?: string[];
+    error?: string;
+  };
   /** An admin removed every second factor of a person (who is told in the bell). */
   'user.mfa_reset': { user_id: number; by: string | null };
   audit: { action: string } & AuditPayload;

@@ -43,6 +43,7 @@ export const WEBHOOK_EVENTS = [
   'replica_status_report',
   'update_available',
   'update_applied',
+  'app_store.update_available',
 ] as const;
 
 export interface WebhookTarget {

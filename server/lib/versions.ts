@@ -28,3 +28,6 @@ export const satisfies = (version: string, range: string): boolean => parseRange
 export function compareVersions(a: string, b: string): number {
   return semver.valid(a) && semver.valid(b) ? semver.compare(a, b) : NaN;
 }
+
+/** True when `to` has another major version than `from` (an update that may break what the app did). */
+export const crossesMajor = (from: string, to: string): boolean => semver.major(from) !== semver.major(to);

@@ -11,9 +11,12 @@ import type { SettingsStore } from '../settings';
 import { StoreConnectionsRepo } from './connections.repo';
 import { LanguagePacksRepo } from './language-packs.repo';
 import { LanguagePackStore } from './language-packs';
-import { AppStore } from './service';
+import { AppStore, type StoreApps } from './service';
+import { StoreUpdates } from './updates';
+import { StoreUpdatesRepo } from './updates.repo';
 
 export { AppStore, CATALOGUE_TTL_MS, type InstallRequest } from './service';
+export { StoreUpdates, type UpdateReport } from './updates';
 export { buildStore } from './build';
 export { verifyStore } from './verify';
 export { fingerprint } from './format';
@@ -21,7 +24,6 @@ export { PACK_FORMAT, packFile } from './language-pack';
 
 /** The store and its language packs; `await store.loadLanguages()` before serving puts the installed packs in memory. */
 export function createAppStore(d: { db: Db; bus: EventBus; plugins: AppPlugins; settings: SettingsStore; version: string; timeoutMs: number }): AppStore {
-  const p = d.plugins;
   return new AppStore({
     repo: new StoreConnectionsRepo(d.db),
     packs: new LanguagePackStore({ repo: new LanguagePacksRepo(d.db), bus: d.bus }),
@@ -29,12 +31,25 @@ export function createAppStore(d: { db: Db; bus: EventBus; plugins: AppPlugins; 
     version: d.version,
     timeoutMs: d.timeoutMs,
     // The store installs apps: with app plugins off for the whole server it is off too.
-    off: () => (p.off() === 'plugins_disabled' ? 'plugins_disabled' : !d.settings.get('app_store_enabled') ? 'app_store_disabled' : null),
-    apps: {
-      installed: async () => new Map((await p.repo.list()).map((a) => [a.id, { version: a.version, permissions: [...a.manifest.permissions] }])),
-      install: (by, bytes, hosts, expect) => p.admin.install(by, bytes, hosts, expect),
-      upgrade: (by, id, bytes, expect) => p.admin.upgrade(by, id, bytes, expect),
-      uninstall: (by, id) => p.admin.uninstall(by, id),
-    },
+    off: () => (d.plugins.off() === 'plugins_disabled' ? 'plugins_disabled' : !d.settings.get('app_store_enabled') ? 'app_store_disabled' : null),
+    apps: storeApps(d.plugins),
   });
 }
+
+/** The update check over the store (docs/app-store.md, "Updates"): `check()` daily and after a refresh. */
+export function createStoreUpdates(d: { db: Db; bus: EventBus; plugins: AppPlugins; store: AppStore }): StoreUpdates {
+  const updates = new StoreUpdates({ store: d.store, apps: storeApps(d.plugins), repo: new StoreUpdatesRepo(d.db), bus: d.bus });
+  // Every uninstall (the store's or Admin → Apps → Installed) goes through the app plugins, which audit it.
+  d.bus.on('audit', async (p) => {
+    if (p.action === 'app_plugin.uninstall' && p.resource?.startsWith('app:')) await updates.forget(p.resource.slice('app:'.length));
+  });
+  return updates;
+}
+
+/** The app plugins' admin side as the store sees it. */
+const storeApps = (p: AppPlugins): StoreApps => ({
+  installed: async () => new Map((await p.repo.list()).map((a) => [a.id, { version: a.version, permissions: [...a.manifest.permissions] }])),
+  install: (by, bytes, hosts, expect) => p.admin.install(by, bytes, hosts, expect),
+  upgrade: (by, id, bytes, expect) => p.admin.upgrade(by, id, bytes, expect),
+  uninstall: (by, id) => p.admin.uninstall(by, id),
+});

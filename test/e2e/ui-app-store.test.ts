@@ -143,6 +143,16 @@ describe('the app store in the browser', { skip, timeout: 120_000 }, () => {
       const app = (await api('GET', '/api/admin/app-plugins/apps/images-to-pdf')).body;
       assert.deepEqual([app.version, app.permissions.includes('state')], ['1.2.0', true]);
 
+      // "Update automatically" on the installed app: off by default; the admin's click is the server's choice.
+      const auto = entry.getByRole('checkbox', { name: 'Update Images to PDF automatically' });
+      assert.equal(await auto.isChecked(), false);
+      await auto.click();
+      await page.waitForFunction(
+        () => (document.querySelector('[data-testid="entry-images-to-pdf"] [data-testid="auto-update"]') as HTMLInputElement | null)?.checked,
+      );
+      assert.deepEqual((await api('GET', '/api/admin/app-store/auto-updates')).body, { apps: ['images-to-pdf'] });
+      found.push(...(await serious(page, 'auto-update toggle')));
+
       // A tampered index: the refresh is refused in words, and the catalogue says why the store is missing.
       const index = join(site, 'index.json');
       writeFileSync(index, readFileSync(index, 'utf8').replace('"Fill and sign"', '"Fill and sign!"'));

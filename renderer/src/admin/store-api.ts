@@ -59,4 +59,7 @@ export const storeApi = {
   upgrade: (e: CatalogueEntry, approve: boolean) =>
     api<{ name: string; version: string }>(`${app(e.id)}/upgrade`, { body: approve ? { store: e.store, approve_permissions: true } : { store: e.store } }),
   uninstall: (id: string) => api(app(id), { method: 'DELETE' }),
+  /** The installed apps that update themselves. */
+  autoUpdates: () => api<{ apps: string[] }>(`${BASE}/auto-updates`).then((r) => r.apps),
+  setAutoUpdate: (id: string, enabled: boolean) => api(`${app(id)}/auto-update`, { method: 'PUT', body: { enabled } }),
 };

@@ -4,7 +4,8 @@
  * entry with its description in the UI language, the version that runs here,
  * the installed one and an "Update available" badge; details with the
  * permissions it asks for and its versions; Install, Upgrade (an upgrade that
- * adds permissions asks the admin to approve them first) and Uninstall.
+ * adds permissions asks the admin to approve them first), Uninstall, and
+ * "Update automatically" on an installed app.
  * Refusals are sentences from their `details.reason`.
  */
 import { useEffect, useState } from 'react';
@@ -16,6 +17,7 @@ import { formatBytes } from '../lib/format';
 import { Dialog } from '../ui/dialog';
 import { ConfirmDialog } from '../ui/forms';
 import { useToast } from '../ui/toast';
+import { AutoUpdateToggle } from './store-auto-update';
 import { storeApi, type Catalogue, type CatalogueEntry, type StoreKind } from './store-api';
 import { storeChanged } from './store-updates';
 import { describeIn, lastErrorText, pageOf, storeRefusalText } from './store-words';
@@ -48,6 +50,18 @@ export function StoreCatalogue() {
       clearTimeout(timer);
     };
   }, [q, kind, updates, offset, tick]);
+  const [auto, setAuto] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    let live = true;
+    // Without it the toggles read off; the catalogue above says why the store cannot be read.
+    storeApi.autoUpdates().then(
+      (ids) => live && setAuto(new Set(ids)),
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [tick]);
   const reload = () => {
     setTick((n) => n + 1);
     storeChanged();
@@ -120,7 +134,7 @@ export function StoreCatalogue() {
         {cat && cat.stores.length > 0 && cat.total === 0 && <p className="muted">{t('store.cat.none')}</p>}
         <ul className="store-entries">
           {cat?.entries.map((e) => (
-            <Entry key={`${e.store}/${e.id}`} entry={e} onChanged={reload} />
+            <Entry key={`${e.store}/${e.id}`} entry={e} auto={auto.has(e.id)} onChanged={reload} />
           ))}
         </ul>
         {cat && cat.total > PAGE && (
@@ -139,7 +153,7 @@ export function StoreCatalogue() {
   );
 }
 
-function Entry({ entry: e, onChanged }: { entry: CatalogueEntry; onChanged: () => void }) {
+function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boolean; onChanged: () => void }) {
   const { t, lang } = useI18n();
   const toast = useToast();
   const [open, setOpen] = useState(false);
@@ -248,6 +262,9 @@ function Entry({ entry: e, onChanged }: { entry: CatalogueEntry; onChanged: () =
           </button>
         )}
       </div>
+      {e.kind === 'app' && e.installed_version && (
+        <AutoUpdateToggle name={e.name} on={auto} busy={busy} onChange={(on) => void run(() => storeApi.setAutoUpdate(e.id, on).then(() => {}))} />
+      )}
       {open && (
         <div id={detailsId} className="store-details">
           <h4>{t('store.cat.permissions')}</h4>

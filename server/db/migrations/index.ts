@@ -44,6 +44,7 @@ import { appStoreConnections } from './20261206130000-app-store-connections';
 import { storageOcr } from './20261206140000-storage-ocr';
 import { languagePacks } from './20261206141000-language-packs';
 import { searchMeta } from './20261206150000-search-meta';
+import { appStoreUpdates } from './20261206162000-app-store-updates';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -87,6 +88,7 @@ export const MIGRATIONS: Migration[] = [
   storageOcr,
   languagePacks,
   searchMeta,
+  appStoreUpdates,
 ];
 
 export type { Migration } from './types';

@@ -9,7 +9,7 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import type { EventBus } from '../../events';
 import type { SettingsStore } from '../../settings';
-import type { AppStore } from '../../store';
+import type { AppStore, StoreUpdates } from '../../store';
 import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
@@ -35,7 +35,14 @@ const catalogueQuery = z.object({
   offset: z.coerce.number().int().min(0).optional(),
 });
 
-export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bus: EventBus; maxJsonBytes: number }): Router<AppState> {
+export function appStoreRoutes(d: {
+  store: AppStore;
+  updates: StoreUpdates;
+  settings: SettingsStore;
+  bus: EventBus;
+  maxJsonBytes: number;
+  log: (msg: string, err?: unknown) => void;
+}): Router<AppState> {
   const r = new Router<AppState>();
   const s = d.store;
   const A = '/api/admin/app-store';
@@ -96,6 +103,8 @@ export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bu
   });
   r.post(`${A}/stores/:id/refresh`, doc({ summary: 'Fetch a store’s index again now (conditional GET)', auth: 'admin' }), admin, on, async (ctx) => {
     ctx.body = await s.refresh(id(ctx));
+    // A fresh index may offer updates: the check rings the bell (or upgrades) after the answer, not within it.
+    d.updates.check().catch((e) => d.log('app store update check failed', e));
   });
   r.get(
     `${A}/catalogue`,
@@ -129,6 +138,27 @@ export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bu
   r.delete(`${A}/apps/:app`, doc({ summary: 'Uninstall an app', auth: 'admin' }), admin, on, async (ctx) => {
     ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
   });
+  r.get(`${A}/auto-updates`, doc({ summary: 'The installed apps that update themselves', auth: 'admin' }), admin, on, async (ctx) => {
+    ctx.body = { apps: await d.updates.autoUpdating() };
+  });
+  r.put(
+    `${A}/apps/:app/auto-update`,
+    doc({ summary: 'Let an installed app update itself (never across a major version or to a new permission), or not', body: patchBody, auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      ctx.body = await d.updates.setAuto(actor(ctx), ctx.params.app, (await body(ctx, patchBody)).enabled);
+    },
+  );
+  r.post(
+    `${A}/updates/check`,
+    doc({ summary: 'Compare the installed apps with the stores now (as the daily check does)', auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      ctx.body = await d.updates.check();
+    },
+  );
   // Language packs install and upgrade through the routes above (the entry's kind decides); removing one is its own route.
   r.delete(
     `${A}/language-packs/:lang`,
