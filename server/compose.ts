@@ -361,7 +361,23 @@ export async function compose(config: Config, opts: ComposeOptions) {
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());
-    const appStore = createAppStore({ db, bus, plugins: appPlugins, settings, version: config.version, timeoutMs: config.appStoreTimeout });
+    const appStore = createAppStore({
+      db,
+      bus,
+      plugins: appPlugins,
+      settings,
+      version: config.version,
+      timeoutMs: config.appStoreTimeout,
+      drivers: {
+        registry,
+        dir: dirs.plugins,
+        usedBy: (driver) =>
+          storagesRepo
+            .all()
+            .filter((s) => s.driver === driver)
+            .map((s) => s.name),
+      },
+    });
     await appStore.loadLanguages();
     const backups = new BackupService({
       sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },

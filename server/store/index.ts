@@ -11,6 +11,8 @@ import type { SettingsStore } from '../settings';
 import { StoreConnectionsRepo } from './connections.repo';
 import { LanguagePacksRepo } from './language-packs.repo';
 import { LanguagePackStore } from './language-packs';
+import { StoreDrivers } from './driver-install';
+import type { DriverRegistry } from '../storage';
 import { AppStore } from './service';
 
 export { AppStore, CATALOGUE_TTL_MS, type InstallRequest } from './service';
@@ -18,13 +20,24 @@ export { buildStore } from './build';
 export { verifyStore } from './verify';
 export { fingerprint } from './format';
 export { PACK_FORMAT, packFile } from './language-pack';
+export { DRIVER_FORMAT, DRIVER_MANIFEST, DRIVER_PROGRAM } from './driver-package';
 
 /** The store and its language packs; `await store.loadLanguages()` before serving puts the installed packs in memory. */
-export function createAppStore(d: { db: Db; bus: EventBus; plugins: AppPlugins; settings: SettingsStore; version: string; timeoutMs: number }): AppStore {
+export function createAppStore(d: {
+  db: Db;
+  bus: EventBus;
+  plugins: AppPlugins;
+  settings: SettingsStore;
+  version: string;
+  timeoutMs: number;
+  /** Storage drivers: the registry they join, the plugin folder they live in, and which storages use a driver. */
+  drivers: { registry: DriverRegistry; dir: string; usedBy: (driver: string) => string[] };
+}): AppStore {
   const p = d.plugins;
   return new AppStore({
     repo: new StoreConnectionsRepo(d.db),
     packs: new LanguagePackStore({ repo: new LanguagePacksRepo(d.db), bus: d.bus }),
+    drivers: new StoreDrivers({ ...d.drivers, version: d.version, bus: d.bus, trusted: () => p.repo.trustedKeys() }),
     bus: d.bus,
     version: d.version,
     timeoutMs: d.timeoutMs,
