@@ -17,17 +17,26 @@ import { actorRef, type Actor } from '../auth';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { TrustedKey } from '../plugins/package/package';
-import { loadPluginDriver, type DriverModule, type DriverRegistry } from '../storage';
 import { DRIVER_MANIFEST, DRIVER_PROGRAM, readDriverPackage } from './driver-package';
 import { storeError, type StoreEntry, type StoreVersion } from './format';
 
 const MARK = '.store.json';
 
+/**
+ * The storage side, wired by the composition root (only it and the file service reach drivers): the plugin
+ * loader and the DriverRegistry that Admin → Storages → Add reads.
+ */
+export interface PluginDrivers {
+  /** Starts `program`, checks its handshake and pings it (then stops it); throws when it does not answer. */
+  probe(program: string): Promise<{ driver: string; register(): void }>;
+  has(driver: string): boolean;
+  remove(driver: string): void;
+}
+
 export interface StoreDriversDeps {
   /** `<data dir>/plugins`, the folder `discoverPlugins` reads at start. */
   dir: string;
-  registry: DriverRegistry;
-  version: string;
+  plugins: PluginDrivers;
   bus: EventBus;
   /** The publisher keys the admin trusts (Admin → Apps → Publisher keys). */
   trusted: () => Promise<TrustedKey[]>;
@@ -65,7 +74,7 @@ export class StoreDrivers {
     const driver = `plugin:${entry.id}`;
     const final = join(this.d.dir, entry.id);
     // A plugin of that name put there by hand is not the store's to replace.
-    if (!from && (this.d.registry.get(driver) || existsSync(final)))
+    if (!from && (this.d.plugins.has(driver) || existsSync(final)))
       throw new AppError(
         'intent_installed',
         { reason: 'already_installed', id: entry.id, installed: '(a plugin added by hand)' },
@@ -80,11 +89,10 @@ export class StoreDrivers {
     await writeFile(join(stage, MARK), JSON.stringify({ store, version: v.version, sha256: v.sha256, installed_at: new Date().toISOString() }));
     if (from) await rename(final, old);
     await rename(stage, final);
-    let mod: DriverModule;
+    let probed: Awaited<ReturnType<PluginDrivers['probe']>>;
     try {
-      mod = await loadPluginDriver(join(final, DRIVER_PROGRAM), { serviceVersion: this.d.version });
-      if (mod.descriptor.driver !== driver)
-        throw storeError('store_invalid', 'index_mismatch', { file: v.file, id: mod.descriptor.driver.slice('plugin:'.length) }, 'storage');
+      probed = await this.d.plugins.probe(join(final, DRIVER_PROGRAM));
+      if (probed.driver !== driver) throw storeError('store_invalid', 'index_mismatch', { file: v.file, id: probed.driver.slice('plugin:'.length) }, 'storage');
     } catch (e) {
       await rm(final, { recursive: true, force: true });
       if (from) await rename(old, final);
@@ -93,8 +101,8 @@ export class StoreDrivers {
       throw storeError('store_invalid', 'driver_refused', { file: v.file, detail: detail.slice(0, 500) }, 'storage');
     }
     if (from) await rm(old, { recursive: true, force: true });
-    this.d.registry.unregister(driver);
-    this.d.registry.register(mod);
+    this.d.plugins.remove(driver);
+    probed.register();
     this.audit(by, 'app_store.install', entry.id, { store, version: v.version, sha256: v.sha256, ...(from && { from }) });
     return { id: entry.id, kind: 'storage', name: manifest.name, version: v.version, driver };
   }
@@ -110,7 +118,7 @@ export class StoreDrivers {
         { reason: 'driver_in_use', id, storages: storages.join(', ') },
         { kind: 'storage', reason: 'driver_in_use', id, storages },
       );
-    this.d.registry.unregister(driver);
+    this.d.plugins.remove(driver);
     await rm(join(this.d.dir, id), { recursive: true, force: true });
     this.audit(by, 'app_store.uninstall', id, {});
     return { ok: true };

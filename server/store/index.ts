@@ -11,8 +11,7 @@ import type { SettingsStore } from '../settings';
 import { StoreConnectionsRepo } from './connections.repo';
 import { LanguagePacksRepo } from './language-packs.repo';
 import { LanguagePackStore } from './language-packs';
-import { StoreDrivers } from './driver-install';
-import type { DriverRegistry } from '../storage';
+import { StoreDrivers, type PluginDrivers } from './driver-install';
 import { AppStore } from './service';
 
 export { AppStore, CATALOGUE_TTL_MS, type InstallRequest } from './service';
@@ -30,14 +29,14 @@ export function createAppStore(d: {
   settings: SettingsStore;
   version: string;
   timeoutMs: number;
-  /** Storage drivers: the registry they join, the plugin folder they live in, and which storages use a driver. */
-  drivers: { registry: DriverRegistry; dir: string; usedBy: (driver: string) => string[] };
+  /** Storage drivers: the loader and registry (from compose.ts), the plugin folder they live in, which storages use a driver. */
+  drivers: { plugins: PluginDrivers; dir: string; usedBy: (driver: string) => string[] };
 }): AppStore {
   const p = d.plugins;
   return new AppStore({
     repo: new StoreConnectionsRepo(d.db),
     packs: new LanguagePackStore({ repo: new LanguagePacksRepo(d.db), bus: d.bus }),
-    drivers: new StoreDrivers({ ...d.drivers, version: d.version, bus: d.bus, trusted: () => p.repo.trustedKeys() }),
+    drivers: new StoreDrivers({ ...d.drivers, bus: d.bus, trusted: () => p.repo.trustedKeys() }),
     bus: d.bus,
     version: d.version,
     timeoutMs: d.timeoutMs,
