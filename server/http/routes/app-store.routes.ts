@@ -111,14 +111,24 @@ export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bu
       ctx.body = await s.catalogue({ ...qy, updates: qy.updates === 'true' });
     },
   );
-  r.post(`${A}/apps/:app/install`, doc({ summary: 'Install an app from a store', body: installBody, status: 201, auth: 'admin' }), admin, on, async (ctx) => {
-    const b = await body(ctx, installBody);
-    ctx.status = 201;
-    ctx.body = await s.install(actor(ctx), { ...b, id: ctx.params.app });
-  });
+  r.post(
+    `${A}/apps/:app/install`,
+    doc({ summary: 'Install an app, language pack or storage driver from a store', body: installBody, status: 201, auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      const b = await body(ctx, installBody);
+      ctx.status = 201;
+      ctx.body = await s.install(actor(ctx), { ...b, id: ctx.params.app });
+    },
+  );
   r.post(
     `${A}/apps/:app/upgrade`,
-    doc({ summary: 'Upgrade an installed app from a store (a new permission needs approve_permissions)', body: installBody, auth: 'admin' }),
+    doc({
+      summary: 'Upgrade an installed app, language pack or storage driver from a store (a new app permission needs approve_permissions)',
+      body: installBody,
+      auth: 'admin',
+    }),
     admin,
     on,
     async (ctx) => {
@@ -126,9 +136,15 @@ export function appStoreRoutes(d: { store: AppStore; settings: SettingsStore; bu
       ctx.body = await s.upgrade(actor(ctx), { ...b, id: ctx.params.app });
     },
   );
-  r.delete(`${A}/apps/:app`, doc({ summary: 'Uninstall an app', auth: 'admin' }), admin, on, async (ctx) => {
-    ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
-  });
+  r.delete(
+    `${A}/apps/:app`,
+    doc({ summary: 'Uninstall an app, language pack or storage driver (a driver storages use is refused: intent_in_use)', auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
+    },
+  );
   // Language packs install and upgrade through the routes above (the entry's kind decides); removing one is its own route.
   r.delete(
     `${A}/language-packs/:lang`,
