@@ -5,14 +5,14 @@
  * verified, unpacked into the data dir's plugin folder, probed and offered
  * without a restart; a storage on it lists and downloads files a second
  * loopback web server lists (nginx's JSON autoindex, and an HTML index page).
- * Then an upgrade, an uninstall refused while a storage uses the driver, and
+ * Then an upgrade, a restart (the driver found again by discovery), an uninstall refused while a storage uses the driver, and
  * refusals that leave nothing behind: an untrusted signature, a package whose
  * sha differs from the index, a driver that does not speak the protocol.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -68,7 +68,9 @@ describe('storage drivers from the app store', () => {
   const api = (method: string, path: string, body?: unknown) => s.api(method, `/api/admin/app-store${path}`, { token: admin, body });
   const refusal = (r: { status: number; body: any }) => [r.status, r.body.error, r.body.details?.kind, r.body.details?.reason];
   const drivers = async () => (await s.api('GET', '/api/admin/storage-drivers', { token: admin })).body.map((d: any) => d.driver);
-  const pluginDir = () => join(s.dataDir, 'plugins');
+  /** The data dir the server runs on (kept across the restart). */
+  let dataDir: string;
+  const pluginDir = () => join(dataDir, 'plugins');
   /** Publishes a driver package into the served store and re-signs its index. */
   const publish = async (pkg: { file: string; bytes: Buffer }) => {
     writeFileSync(join(site, pkg.file), pkg.bytes);
@@ -97,6 +99,7 @@ describe('storage drivers from the app store', () => {
     const storeUrl = await serveStoreFolder(servers, site);
     web = await listenLoopback(servers, webFolder(files));
     s = await startTestServer();
+    dataDir = s.dataDir;
     admin = await s.login();
     const k = await s.api('POST', '/api/admin/app-plugins/keys', {
       token: admin,
@@ -185,6 +188,17 @@ describe('storage drivers from the app store', () => {
     assert.equal(JSON.parse(readFileSync(join(pluginDir(), 'http-index', '.store.json'), 'utf8')).version, '1.1.0');
     assert.deepEqual(readdirSync(pluginDir()), ['http-index']);
     assert.ok((await drivers()).includes('plugin:http-index'));
+    assert.equal((await list('/Web')).body.entries.length, 3);
+  });
+
+  test('a restart finds the installed driver in the plugin folder (discovery); its storage still lists', async () => {
+    // Stop without removing the data dir, then start on it again.
+    await s.server.close();
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    s = await startTestServer({ SERVICE_DATA_DIR: dataDir });
+    admin = await s.login();
+    assert.ok((await drivers()).includes('plugin:http-index'));
+    assert.equal((await api('GET', '/catalogue?kind=storage')).body.entries[0].installed_version, '1.1.0');
     assert.equal((await list('/Web')).body.entries.length, 3);
   });
 
