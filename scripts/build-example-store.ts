@@ -3,7 +3,8 @@
  * two example apps of examples/ built and signed by scripts/build-example-apps.ts,
  * written as `<id>-<version>.zip` into the store folder, and the German
  * language pack assembled from examples/store/packs/de/ as `de-<version>.json`,
- * then listed and signed by the store's key (the same code as `service store build`).
+ * the example storage driver of examples/store/drivers/http-index/ as a signed
+ * `http-index-<version>.zip`, then listed and signed by the store's key (the same code as `service store build`).
  *
  *   npx tsx scripts/build-example-store.ts --publisher-key publisher.pem --store-key store.pem [--out examples/store/site]
  *
@@ -13,7 +14,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildStore, PACK_FORMAT, packFile } from '../server/store';
+import { buildStore, DRIVER_MANIFEST, DRIVER_PROGRAM, PACK_FORMAT, packFile } from '../server/store';
 import { EXAMPLE_APPS, EXAMPLES_DIR, exampleAppFiles, publicPem, signedPackage, type ExampleApp } from './build-example-apps';
 
 export const EXAMPLE_PUBLISHER = 'filedock-examples';
@@ -55,7 +56,20 @@ export const packUiFiles = (src: string): string[] =>
     .map((f) => basename(f, '.json'))
     .sort();
 
-/** Writes both example apps and the German pack into `dir` and signs the store index with `storeKey`. */
+/** The example storage driver's source: `driver.json` and `index.mjs` (docs/app-store.md, "Storage drivers"). */
+export const EXAMPLE_DRIVER_DIR = join(EXAMPLES_DIR, 'store/drivers/http-index');
+
+/** The example driver as a signed package; `patch` changes its driver.json (a new version), `program` replaces index.mjs. */
+export async function exampleDriver(publisherKey: KeyObject, patch: Record<string, unknown> = {}, program?: Buffer): Promise<{ file: string; bytes: Buffer }> {
+  const manifest = { ...readJson(join(EXAMPLE_DRIVER_DIR, DRIVER_MANIFEST)), ...patch };
+  const files = new Map([
+    [DRIVER_MANIFEST, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)],
+    [DRIVER_PROGRAM, program ?? readFileSync(join(EXAMPLE_DRIVER_DIR, DRIVER_PROGRAM))],
+  ]);
+  return { file: `${manifest.id}-${manifest.version}.zip`, bytes: await signedPackage(files, EXAMPLE_PUBLISHER, publisherKey) };
+}
+
+/** Writes both example apps, the German pack and the example driver into `dir` and signs the store index with `storeKey`. */
 export async function buildExampleStore(dir: string, publisherKey: KeyObject, storeKey: KeyObject) {
   mkdirSync(dir, { recursive: true });
   for (const app of EXAMPLE_APPS) {
@@ -64,6 +78,8 @@ export async function buildExampleStore(dir: string, publisherKey: KeyObject, st
   }
   const de = languagePack(GERMAN_PACK_DIR);
   writeFileSync(join(dir, de.file), de.bytes);
+  const driver = await exampleDriver(publisherKey);
+  writeFileSync(join(dir, driver.file), driver.bytes);
   return buildStore(dir, storeKey, { name: 'Filedock example store', publisherKeys: { [EXAMPLE_PUBLISHER]: publicPem(publisherKey) } });
 }
 

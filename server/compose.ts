@@ -18,7 +18,7 @@ import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc, setPasswordCost } from './auth';
-import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, type VolumeProbe } from './storage';
+import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, TextExtractsRepo, ThumbStates } from './catalogue';
 import { FileService, Homes } from './files';
 import { StorageOps } from './files/internal';
@@ -368,7 +368,31 @@ export async function compose(config: Config, opts: ComposeOptions) {
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());
-    const appStore = createAppStore({ db, bus, plugins: appPlugins, settings, version: config.version, timeoutMs: config.appStoreTimeout });
+    const appStore = createAppStore({
+      db,
+      bus,
+      plugins: appPlugins,
+      settings,
+      version: config.version,
+      timeoutMs: config.appStoreTimeout,
+      drivers: {
+        // Drivers installed from a store join the registry live, probed first as discovery does at start.
+        plugins: {
+          probe: async (program) => {
+            const m = await loadPluginDriver(program, { serviceVersion: config.version });
+            return { driver: m.descriptor.driver, register: () => registry.register(m) };
+          },
+          has: (driver) => !!registry.get(driver),
+          remove: (driver) => registry.unregister(driver),
+        },
+        dir: dirs.plugins,
+        usedBy: (driver) =>
+          storagesRepo
+            .all()
+            .filter((s) => s.driver === driver)
+            .map((s) => s.name),
+      },
+    });
     await appStore.loadLanguages();
     const appStoreUpdates = createStoreUpdates({ db, bus, plugins: appPlugins, store: appStore });
     const backups = new BackupService({

@@ -99,6 +99,7 @@ export type ErrorCode =
   | 'store_sha_mismatch'
   | 'intent_incompatible'
   | 'intent_installed'
+  | 'intent_in_use'
   | 'intent_newer_installed'
   | 'intent_permission'
   | 'intent_unsupported'

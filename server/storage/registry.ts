@@ -21,6 +21,11 @@ export class DriverRegistry {
     this.mods.set(d.driver, mod);
   }
 
+  /** Removes a driver (a plugin uninstalled or replaced from the app store); true when it was registered. */
+  unregister(name: string): boolean {
+    return this.mods.delete(name);
+  }
+
   /** The module registered as `name`, or undefined for an unknown driver. */
   get(name: string): DriverModule | undefined {
     return this.mods.get(name);

@@ -1,6 +1,6 @@
 /**
  * `service store build DIR --key KEYFILE` (docs/app-store.md, "Running a
- * store"): lists every signed app package (`*.zip`) and language pack
+ * store"): lists every signed app or storage driver package (`*.zip`) and language pack
  * (`*.json` beside index.json) in DIR in a new index.json, one entry per id
  * with a version per package (size, sha256, compatibility range, permissions
  * from its manifest), and signs it with the store's Ed25519 key into
@@ -14,6 +14,7 @@ import { compareVersions } from '../lib/versions';
 import { isAppError } from '../errors';
 import { INDEX_FILE, SIGNATURE_FILE, signIndex, STORE_FORMAT, type StoreEntry, type StoreIndex } from './format';
 import { readPack } from './language-pack';
+import { peekDriverManifest } from './driver-package';
 
 /** What the index says of a package: its app manifest's facts, or a language pack's. */
 interface PackageFacts {
@@ -34,6 +35,11 @@ async function readFacts(file: string, bytes: Buffer): Promise<PackageFacts> {
     const p = readPack(bytes);
     const description = { en: p.description ?? `${p.name} for the web UI, public pages and e-mails` };
     return { ...p, kind: 'language-pack', filex_range: p.filedock_range, description, license: { model: 'free' }, permissions: [] };
+  }
+  const driver = await peekDriverManifest(bytes);
+  if (driver) {
+    const description = { en: driver.description ?? `${driver.name}: a storage driver (plugin:${driver.id})` };
+    return { ...driver, kind: 'storage', filex_range: driver.filedock_range, description, license: { model: 'free' }, permissions: [] };
   }
   const m = await peekAppManifest(bytes);
   return {

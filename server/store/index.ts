@@ -11,6 +11,7 @@ import type { SettingsStore } from '../settings';
 import { StoreConnectionsRepo } from './connections.repo';
 import { LanguagePacksRepo } from './language-packs.repo';
 import { LanguagePackStore } from './language-packs';
+import { StoreDrivers, type PluginDrivers } from './driver-install';
 import { AppStore, type StoreApps } from './service';
 import { StoreUpdates } from './updates';
 import { StoreUpdatesRepo } from './updates.repo';
@@ -21,18 +22,30 @@ export { buildStore } from './build';
 export { verifyStore } from './verify';
 export { fingerprint } from './format';
 export { PACK_FORMAT, packFile } from './language-pack';
+export { DRIVER_FORMAT, DRIVER_MANIFEST, DRIVER_PROGRAM } from './driver-package';
 
 /** The store and its language packs; `await store.loadLanguages()` before serving puts the installed packs in memory. */
-export function createAppStore(d: { db: Db; bus: EventBus; plugins: AppPlugins; settings: SettingsStore; version: string; timeoutMs: number }): AppStore {
+export function createAppStore(d: {
+  db: Db;
+  bus: EventBus;
+  plugins: AppPlugins;
+  settings: SettingsStore;
+  version: string;
+  timeoutMs: number;
+  /** Storage drivers: the loader and registry (from compose.ts), the plugin folder they live in, which storages use a driver. */
+  drivers: { plugins: PluginDrivers; dir: string; usedBy: (driver: string) => string[] };
+}): AppStore {
+  const p = d.plugins;
   return new AppStore({
     repo: new StoreConnectionsRepo(d.db),
     packs: new LanguagePackStore({ repo: new LanguagePacksRepo(d.db), bus: d.bus }),
+    drivers: new StoreDrivers({ ...d.drivers, bus: d.bus, trusted: () => p.repo.trustedKeys() }),
     bus: d.bus,
     version: d.version,
     timeoutMs: d.timeoutMs,
     // The store installs apps: with app plugins off for the whole server it is off too.
-    off: () => (d.plugins.off() === 'plugins_disabled' ? 'plugins_disabled' : !d.settings.get('app_store_enabled') ? 'app_store_disabled' : null),
-    apps: storeApps(d.plugins),
+    off: () => (p.off() === 'plugins_disabled' ? 'plugins_disabled' : !d.settings.get('app_store_enabled') ? 'app_store_disabled' : null),
+    apps: storeApps(p),
   });
 }
 

@@ -16,6 +16,7 @@ import type { EventBus } from '../events';
 import { compareVersions, satisfies } from '../lib/versions';
 import type { StoreConnection, StoreConnectionsRepo } from './connections.repo';
 import { fetchStoreFile } from './fetch';
+import type { StoreDrivers } from './driver-install';
 import type { LanguagePackStore } from './language-packs';
 import {
   fingerprint,
@@ -69,6 +70,8 @@ export interface StoreDeps {
   bus: EventBus;
   apps: StoreApps;
   packs: LanguagePackStore;
+  /** Storage drivers installed from a store (driver-install.ts). */
+  drivers: StoreDrivers;
   version: string;
   /** Why the store is off right now (`plugins_disabled`, `app_store_disabled`), or null. */
   off: () => 'plugins_disabled' | 'app_store_disabled' | null;
@@ -220,7 +223,8 @@ export class AppStore {
     const installed = await this.d.apps.installed();
     const packs = this.d.packs.installed();
     const latestOf = (e: StoreEntry) => newestFirst(e).find((v) => satisfies(this.d.version, v.filedock_range));
-    const mineOf = (e: StoreEntry) => (e.kind === 'app' ? installed : e.kind === 'language-pack' ? packs : undefined)?.get(e.id)?.version;
+    const drivers = this.d.drivers.installed();
+    const mineOf = (e: StoreEntry) => ({ app: installed, 'language-pack': packs, storage: drivers })[e.kind].get(e.id)?.version;
     const newer = (mine: string | undefined, latest: StoreVersion | undefined) => !!(mine && latest && compareVersions(latest.version, mine) > 0);
     // Installed first: reading every version range of 10,000 entries for the few installed ones costs a browse its budget.
     const updatable = (e: StoreEntry) => {
@@ -276,7 +280,6 @@ export class AppStore {
       (() => {
         throw new AppError('not_found', { path: `${req.id} in store ${c.id}` });
       })();
-    if (entry.kind === 'storage') throw intent('intent_unsupported', 'kind_not_supported', { id: entry.id }, entry.kind);
     if (entry.kind === 'language-pack') this.d.packs.refuseBuiltIn(entry.id);
     const compatible = newestFirst(entry).filter((v) => satisfies(this.d.version, v.filedock_range));
     let v: StoreVersion | undefined;
@@ -328,8 +331,9 @@ export class AppStore {
     };
   }
 
-  /** What is installed of this entry's kind: apps, or language packs. */
+  /** What is installed of this entry's kind: apps, language packs or storage drivers. */
   private async installedOf(entry: StoreEntry) {
+    if (entry.kind === 'storage') return this.d.drivers.installed().get(entry.id);
     return (entry.kind === 'language-pack' ? this.d.packs.installed() : await this.d.apps.installed()).get(entry.id);
   }
 
@@ -343,6 +347,7 @@ export class AppStore {
     }
     const bytes = await this.download(c, v, entry.kind);
     if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, bytes);
+    if (entry.kind === 'storage') return this.d.drivers.install(by, c.id, entry, v, bytes);
     const app = await this.d.apps.install(by, bytes, req.approve_hosts ?? [], this.expect(entry, v));
     this.audit(by, 'app_store.install', `app:${entry.id}`, { store: c.id, version: v.version, sha256: v.sha256 });
     return app;
@@ -357,6 +362,7 @@ export class AppStore {
     if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
     if (order === 0) throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
     if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, await this.download(c, v, entry.kind), cur.version);
+    if (entry.kind === 'storage') return this.d.drivers.install(by, c.id, entry, v, await this.download(c, v, entry.kind), cur.version);
     const added = v.permissions.filter((p) => !cur.permissions.includes(p));
     if (added.length && !req.approve_permissions)
       throw intent('intent_permission', 'permission_not_approved', { id: entry.id, version: v.version, permissions: added });
@@ -374,10 +380,11 @@ export class AppStore {
 
   /**
    * Removes an app through the app plugins' uninstall (audited there as `app_plugin.uninstall`); an id that
-   * names no installed app but an installed language pack removes the pack (a catalogue row's Uninstall).
+   * names no installed app but an installed language pack or storage driver removes that (a catalogue row's Uninstall).
    */
   async uninstall(by: Actor, id: string) {
     if (!(await this.d.apps.installed()).has(id) && this.d.packs.installed().has(id)) return this.d.packs.uninstall(by, id);
+    if (!(await this.d.apps.installed()).has(id) && this.d.drivers.installed().has(id)) return this.d.drivers.uninstall(by, id);
     return this.d.apps.uninstall(by, id);
   }
 

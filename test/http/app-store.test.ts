@@ -101,7 +101,11 @@ describe('app store', () => {
     let r = await api('GET', '/catalogue');
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const byId = Object.fromEntries(r.body.entries.map((e: any) => [e.id, e]));
-    assert.deepEqual(Object.keys(byId).sort(), ['de', 'fill-and-sign', 'images-to-pdf'], 'the apps and the German pack (test/http/language-packs.test.ts)');
+    assert.deepEqual(
+      Object.keys(byId).sort(),
+      ['de', 'fill-and-sign', 'http-index', 'images-to-pdf'],
+      'the apps, the German pack (test/http/language-packs.test.ts) and the example driver (test/http/store-drivers.test.ts)',
+    );
     assert.deepEqual(
       [byId['images-to-pdf'].latest.version, byId['images-to-pdf'].installed_version, byId['images-to-pdf'].update_available],
       ['1.0.0', null, false],
@@ -134,10 +138,13 @@ describe('app store', () => {
     const found = (await api('GET', '/catalogue?q=SIGN&limit=1')).body;
     assert.deepEqual([found.total, found.entries.map((e: any) => e.id)], [1, ['fill-and-sign']], 'search in names and descriptions');
     assert.deepEqual(
-      (await api('GET', '/catalogue?limit=1&offset=2')).body.entries.map((e: any) => e.id),
+      (await api('GET', '/catalogue?limit=1&offset=3')).body.entries.map((e: any) => e.id),
       ['images-to-pdf'],
     );
-    assert.equal((await api('GET', '/catalogue?kind=storage')).body.total, 0);
+    assert.deepEqual(
+      (await api('GET', '/catalogue?kind=storage')).body.entries.map((e: any) => e.id),
+      ['http-index'],
+    );
     r = await api('POST', '/apps/images-to-pdf/upgrade', { store: storeId });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(await installedVersion('images-to-pdf'), '1.1.0');

@@ -234,7 +234,7 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
         >
           {t('store.cat.details')}
         </button>
-        {e.kind === 'app' && !e.installed_version && latest && (
+        {(e.kind === 'app' || e.kind === 'storage') && !e.installed_version && latest && (
           <button type="button" className="primary" disabled={busy} aria-label={t('store.cat.install_of', { name: e.name })} onClick={() => void install()}>
             {busy ? t('store.cat.working') : t('store.cat.install')}
           </button>

@@ -120,14 +120,24 @@ export function appStoreRoutes(d: {
       ctx.body = await s.catalogue({ ...qy, updates: qy.updates === 'true' });
     },
   );
-  r.post(`${A}/apps/:app/install`, doc({ summary: 'Install an app from a store', body: installBody, status: 201, auth: 'admin' }), admin, on, async (ctx) => {
-    const b = await body(ctx, installBody);
-    ctx.status = 201;
-    ctx.body = await s.install(actor(ctx), { ...b, id: ctx.params.app });
-  });
+  r.post(
+    `${A}/apps/:app/install`,
+    doc({ summary: 'Install an app, language pack or storage driver from a store', body: installBody, status: 201, auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      const b = await body(ctx, installBody);
+      ctx.status = 201;
+      ctx.body = await s.install(actor(ctx), { ...b, id: ctx.params.app });
+    },
+  );
   r.post(
     `${A}/apps/:app/upgrade`,
-    doc({ summary: 'Upgrade an installed app from a store (a new permission needs approve_permissions)', body: installBody, auth: 'admin' }),
+    doc({
+      summary: 'Upgrade an installed app, language pack or storage driver from a store (a new app permission needs approve_permissions)',
+      body: installBody,
+      auth: 'admin',
+    }),
     admin,
     on,
     async (ctx) => {
@@ -135,9 +145,15 @@ export function appStoreRoutes(d: {
       ctx.body = await s.upgrade(actor(ctx), { ...b, id: ctx.params.app });
     },
   );
-  r.delete(`${A}/apps/:app`, doc({ summary: 'Uninstall an app', auth: 'admin' }), admin, on, async (ctx) => {
-    ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
-  });
+  r.delete(
+    `${A}/apps/:app`,
+    doc({ summary: 'Uninstall an app, language pack or storage driver (a driver storages use is refused: intent_in_use)', auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      ctx.body = await s.uninstall(actor(ctx), ctx.params.app);
+    },
+  );
   r.get(`${A}/auto-updates`, doc({ summary: 'The installed apps that update themselves', auth: 'admin' }), admin, on, async (ctx) => {
     ctx.body = { apps: await d.updates.autoUpdating() };
   });

@@ -93,8 +93,11 @@ async function readEntry(open: (e: ZipEntry) => Promise<Readable>, e: ZipEntry):
   return Buffer.concat(chunks);
 }
 
-/** Reads every entry of the package ZIP, refusing unsafe names, unknown entries and oversized ones. */
-async function readEntries(bytes: Buffer): Promise<Map<string, Buffer>> {
+/**
+ * Reads every entry of a signed package ZIP, refusing unsafe names, unknown entries and oversized ones. `cap` says
+ * which names belong (an app's by default; a storage driver package has its own, server/store/driver-package.ts).
+ */
+export async function readEntries(bytes: Buffer, cap: (name: string) => number | null = capFor): Promise<Map<string, Buffer>> {
   if (bytes.length > PACKAGE_LIMITS.package_bytes)
     throw new AppError('payload_too_large', { max: PACKAGE_LIMITS.package_bytes }, { max: PACKAGE_LIMITS.package_bytes });
   const zip = await openZip({ size: bytes.length, read: async ({ start, end }) => Readable.from([bytes.subarray(start, end + 1)]) });
@@ -107,11 +110,11 @@ async function readEntries(bytes: Buffer): Promise<Map<string, Buffer>> {
       if (problem) bad(e.name, `unsafe entry name (${problem})`);
     }
     for (const e of files) {
-      const cap = capFor(e.name);
-      if (cap === null) bad(e.name, 'unknown entry');
+      const max = cap(e.name);
+      if (max === null) bad(e.name, 'unknown entry');
       if (e.encrypted || e.symlink) bad(e.name, 'encrypted entries and links are refused');
       if (out.has(e.name)) bad(e.name, 'duplicate entry');
-      if (e.size > cap!) bad(e.name, `larger than ${cap} bytes`);
+      if (e.size > max!) bad(e.name, `larger than ${max} bytes`);
       out.set(e.name, await readEntry(zip.open, e));
     }
     return out;
@@ -120,7 +123,8 @@ async function readEntries(bytes: Buffer): Promise<Map<string, Buffer>> {
   }
 }
 
-function verifySignature(entries: Map<string, Buffer>, trusted: TrustedKey[]): { publisher: string; digest: string } {
+/** The publisher signature over every other entry, by a key the admin trusts for the publisher it names. */
+export function verifySignature(entries: Map<string, Buffer>, trusted: TrustedKey[]): { publisher: string; digest: string } {
   const raw = entries.get(SIGNATURE_ENTRY) ?? bad(SIGNATURE_ENTRY, 'missing: the package is not signed');
   let sig: { publisher?: unknown; alg?: unknown; signature?: unknown };
   try {
