@@ -329,7 +329,9 @@ export class Syncer {
         if (dir !== '') void this.revalidateNow(id, parent);
         return 0;
       }
-      await this.offline(id, e);
+      // Recording the outage can fail too (the database closed under a stopping server): never a rejection,
+      // as the watcher, the open folders and the offline retry start checks they do not wait for.
+      await this.offline(id, e).catch((err) => isBusy(err) || this.log.warn(`storage ${id}: its status could not be recorded`, err));
       return 0;
     }
   }
