@@ -25,6 +25,9 @@ export interface SearchQuery {
   max_size?: number | '';
   after?: string;
   before?: string;
+  /** Photos and media by the date taken (inclusive; files without one are left out). */
+  taken_from?: string;
+  taken_to?: string;
   path?: string;
 }
 

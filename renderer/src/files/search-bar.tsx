@@ -1,5 +1,5 @@
 /**
- * The search box and its filters (kind, type, extensions, size range, date range, this folder only), with
+ * The search box and its filters (kind, type, extensions, size range, dates modified and taken, this folder only), with
  * the recent searches of this browser offered as the box's suggestions. The filters in effect belong to
  * the page (its chips remove them one by one); the panel edits a copy until Apply.
  */
@@ -126,6 +126,14 @@ export function SearchBar({
           <label>
             {t('search.before')}
             <input type="date" value={f.before} onChange={(e) => setF({ ...f, before: e.target.value })} />
+          </label>
+          <label>
+            {t('search.taken_from')}
+            <input type="date" value={f.takenFrom} onChange={(e) => setF({ ...f, takenFrom: e.target.value })} />
+          </label>
+          <label>
+            {t('search.taken_to')}
+            <input type="date" value={f.takenTo} onChange={(e) => setF({ ...f, takenTo: e.target.value })} />
           </label>
           <label className="check">
             <input type="checkbox" checked={f.scope} disabled={folder === '/'} onChange={(e) => setF({ ...f, scope: e.target.checked })} />

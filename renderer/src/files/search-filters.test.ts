@@ -16,10 +16,19 @@ test('a kind stands for its extensions; typed extensions are cleaned; scope only
   assert.equal(toQuery('x', { ...NO_FILTERS, min: '1.5' }, '/').min_size, 1_572_864);
   assert.equal(toQuery('x', { ...NO_FILTERS, scope: true }, '/').path, '');
   assert.equal(toQuery('x', { ...NO_FILTERS, scope: true }, '/Docs/a').path, '/Docs/a');
+  // The date taken: whole local days, both ends included.
+  const taken = toQuery('x', { ...NO_FILTERS, takenFrom: '2024-07-14', takenTo: '2024-07-14' }, '/');
+  assert.equal(new Date(taken.taken_from!).getTime(), new Date(2024, 6, 14).getTime());
+  assert.equal(new Date(taken.taken_to!).getTime(), new Date(2024, 6, 15).getTime() - 1);
+  assert.equal(toQuery('x', NO_FILTERS, '/').taken_from, '');
 });
 
 test('one chip per filter in effect; removing one leaves the others', () => {
   const f = { ...NO_FILTERS, kind: 'pdf' as const, ext: 'docx', after: '2026-01-01', scope: true };
+  assert.deepEqual(
+    chipsOf({ ...f, takenTo: '2024-12-31' }, '/Docs').map((c) => c.key),
+    ['kind', 'after', 'takenTo', 'scope'],
+  );
   assert.deepEqual(
     chipsOf(f, '/Docs').map((c) => c.key),
     ['kind', 'after', 'scope'],

@@ -26,11 +26,14 @@ export interface Filters {
   /** Dates as `YYYY-MM-DD`. */
   after: string;
   before: string;
+  /** Date taken (photos, media), as `YYYY-MM-DD`, both ends included. */
+  takenFrom: string;
+  takenTo: string;
   /** Only the folder open when searching. */
   scope: boolean;
 }
 
-export const NO_FILTERS: Filters = { kind: '', type: '', ext: '', min: '', max: '', after: '', before: '', scope: false };
+export const NO_FILTERS: Filters = { kind: '', type: '', ext: '', min: '', max: '', after: '', before: '', takenFrom: '', takenTo: '', scope: false };
 
 const MB = 1024 * 1024;
 const exts = (typed: string) =>
@@ -49,6 +52,8 @@ export function toQuery(q: string, f: Filters, folder: string): SearchQuery {
     max_size: f.max === '' ? '' : Math.round(Number(f.max) * MB),
     after: f.after ? new Date(f.after).toISOString() : '',
     before: f.before ? new Date(`${f.before}T23:59:59`).toISOString() : '',
+    taken_from: f.takenFrom ? new Date(`${f.takenFrom}T00:00:00`).toISOString() : '',
+    taken_to: f.takenTo ? new Date(`${f.takenTo}T23:59:59.999`).toISOString() : '',
     path: f.scope && folder !== '/' ? folder : '',
   };
 }
@@ -70,6 +75,8 @@ export function chipsOf(f: Filters, folder: string): Chip[] {
   if (f.max !== '') out.push({ key: 'max', label: 'search.chip.max', values: { mb: f.max } });
   if (f.after) out.push({ key: 'after', label: 'search.chip.after', values: { date: f.after } });
   if (f.before) out.push({ key: 'before', label: 'search.chip.before', values: { date: f.before } });
+  if (f.takenFrom) out.push({ key: 'takenFrom', label: 'search.chip.taken_from', values: { date: f.takenFrom } });
+  if (f.takenTo) out.push({ key: 'takenTo', label: 'search.chip.taken_to', values: { date: f.takenTo } });
   if (f.scope && folder !== '/') out.push({ key: 'scope', label: 'search.chip.scope', values: { folder } });
   return out;
 }
