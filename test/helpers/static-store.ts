@@ -2,9 +2,10 @@
  * A store folder served on loopback the way any static web server serves it:
  * files by plain name, strong ETags and `If-None-Match` (what the app store's
  * conditional refresh relies on). `seen` records each request's path and status.
+ * And a folder listed the way web servers list one (the example storage driver's backend).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 
@@ -40,4 +41,34 @@ export function serveStoreFolder(servers: Server[], dir: string, seen: Array<{ p
 /** Closes every server `listenLoopback` opened, with their open connections. */
 export function closeAll(servers: Server[]): void {
   for (const srv of servers) srv.closeAllConnections(), srv.close();
+}
+
+/** A web server listing `root`: `/json/<path>/` as nginx's `autoindex_format json`, `/html/<path>/` as an HTML page; files with Range. */
+export function webFolder(root: string) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url!, 'http://x');
+    const [, style, ...rest] = decodeURIComponent(url.pathname).split('/');
+    const rel = rest.join('/');
+    if (!['json', 'html'].includes(style) || rel.split('/').includes('..')) return void res.writeHead(404).end();
+    const path = join(root, rel);
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st || st.isDirectory() !== (rel === '' || rel.endsWith('/'))) return void res.writeHead(404).end();
+    if (st.isDirectory()) {
+      const rows = readdirSync(path).map((name) => {
+        const s = statSync(join(path, name));
+        return { name, type: s.isDirectory() ? 'directory' : 'file', mtime: s.mtime.toUTCString(), ...(s.isFile() && { size: s.size }) };
+      });
+      if (style === 'json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(rows));
+      const links = rows.map((r) => `<a href="${encodeURIComponent(r.name)}${r.type === 'directory' ? '/' : ''}">${r.name}</a>`);
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><a href="../">../</a>\n${links.join('\n')}</body></html>`);
+    }
+    const bytes = readFileSync(path);
+    const head = { 'last-modified': st.mtime.toUTCString(), 'accept-ranges': 'bytes' };
+    const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+    if (!m) return void res.writeHead(200, { ...head, 'content-length': bytes.length }).end(req.method === 'HEAD' ? undefined : bytes);
+    const start = Number(m[1]);
+    const end = Math.min(m[2] ? Number(m[2]) : bytes.length - 1, bytes.length - 1);
+    res.writeHead(206, { ...head, 'content-range': `bytes ${start}-${end}/${bytes.length}`, 'content-length': end - start + 1 });
+    res.end(bytes.subarray(start, end + 1));
+  };
 }

@@ -12,45 +12,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
-import { closeAll, listenLoopback, serveStoreFolder } from '../helpers/static-store';
+import { closeAll, listenLoopback, serveStoreFolder, webFolder } from '../helpers/static-store';
 import { buildExampleStore, EXAMPLE_PUBLISHER, exampleDriver } from '../../scripts/build-example-store';
 import { publicPem } from '../../scripts/build-example-apps';
 import { buildStore } from '../../server/store';
-
-/** A web server listing `root`: `/json/<path>/` as nginx's `autoindex_format json`, `/html/<path>/` as an HTML page; files with Range. */
-function webFolder(root: string) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url!, 'http://x');
-    const [, style, ...rest] = decodeURIComponent(url.pathname).split('/');
-    const rel = rest.join('/');
-    if (!['json', 'html'].includes(style) || rel.split('/').includes('..')) return void res.writeHead(404).end();
-    const path = join(root, rel);
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (!st || st.isDirectory() !== (rel === '' || rel.endsWith('/'))) return void res.writeHead(404).end();
-    if (st.isDirectory()) {
-      const rows = readdirSync(path).map((name) => {
-        const s = statSync(join(path, name));
-        return { name, type: s.isDirectory() ? 'directory' : 'file', mtime: s.mtime.toUTCString(), ...(s.isFile() && { size: s.size }) };
-      });
-      if (style === 'json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(rows));
-      const links = rows.map((r) => `<a href="${encodeURIComponent(r.name)}${r.type === 'directory' ? '/' : ''}">${r.name}</a>`);
-      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><a href="../">../</a>\n${links.join('\n')}</body></html>`);
-    }
-    const bytes = readFileSync(path);
-    const head = { 'last-modified': st.mtime.toUTCString(), 'accept-ranges': 'bytes' };
-    const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-    if (!m) return void res.writeHead(200, { ...head, 'content-length': bytes.length }).end(req.method === 'HEAD' ? undefined : bytes);
-    const start = Number(m[1]);
-    const end = Math.min(m[2] ? Number(m[2]) : bytes.length - 1, bytes.length - 1);
-    res.writeHead(206, { ...head, 'content-range': `bytes ${start}-${end}/${bytes.length}`, 'content-length': end - start + 1 });
-    res.end(bytes.subarray(start, end + 1));
-  };
-}
 
 describe('storage drivers from the app store', () => {
   let s: TestServer;
