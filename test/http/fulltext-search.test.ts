@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { extractedRow } from '../helpers/extracted';
 import { needTool, tempDir } from '../helpers/tools';
 import { docxWith, lyingSizes, odtWith, pdfWith, scannedPdfOf, scanOf, xlsxWith } from '../helpers/documents';
 import { TextExtractsRepo } from '../../server/catalogue';
@@ -56,16 +57,7 @@ describe('search inside documents', () => {
   const names = async (q: string) => (await search(q)).body.entries.map((e: any) => e.name);
   const nodeId = async (rel: string) => (await s.server.catalogue.nodes.get(storageId, rel))!.id;
   /** The file's extraction row once it left `pending` for its current version (15 s; 60 s when read by OCR). */
-  const extracted = async (rel: string, storage = storageId, ms = 15_000) => {
-    const until = Date.now() + ms;
-    for (;;) {
-      const node = await s.server.catalogue.nodes.get(storage, rel);
-      const row = node && (await texts.byId(node.id));
-      if (row && row.state !== 'pending' && row.size === node.size && row.mtime === node.mtime) return row;
-      if (Date.now() > until) throw new Error(`${rel} not extracted: ${JSON.stringify(row)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const extracted = (rel: string, storage = storageId, ms = 15_000) => extractedRow(s, texts, storage, rel, ms);
 
   test('a word inside a PDF, a docx, an xlsx and an odt is found by content, with a snippet; a name by name', async () => {
     await upload('report.pdf', pdfWith(['Quarterly figures', 'the platypus invoice is due']));

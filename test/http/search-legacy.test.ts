@@ -7,6 +7,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { extractedRow } from '../helpers/extracted';
 import { needTool, tempDir } from '../helpers/tools';
 import { legacyDocuments } from '../helpers/legacy-documents';
 import { TextExtractsRepo } from '../../server/catalogue';
@@ -57,16 +58,7 @@ describe('search inside legacy office files and e-mail', () => {
     return r.body.entries.map((e: any) => [e.path, e.match, e.snippet]);
   };
   /** The file's extraction row once it left `pending` (LibreOffice takes seconds a presentation on a loaded machine). */
-  const extracted = async (rel: string, ms = 120_000) => {
-    const until = Date.now() + ms;
-    for (;;) {
-      const node = await s.server.catalogue.nodes.get(storageId, rel);
-      const row = node && (await texts.byId(node.id));
-      if (row && row.state !== 'pending') return row;
-      if (Date.now() > until) throw new Error(`${rel} not extracted: ${JSON.stringify(row)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const extracted = (rel: string, ms = 120_000) => extractedRow(s, texts, storageId, rel, ms);
 
   test('a word inside a .doc, .xls, .ppt and .eml is found by content with a snippet; garbage named .doc fails with a reason', async () => {
     const files = await legacyDocuments({

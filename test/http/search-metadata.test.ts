@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { extractedRow } from '../helpers/extracted';
 import { needTool, tempDir } from '../helpers/tools';
 import { hugeHeader, photoWith, recordingWith, withSegment } from '../helpers/media';
 import { scanOf } from '../helpers/documents';
@@ -61,17 +62,7 @@ describe('search by photo, audio and video metadata', () => {
     return r.body.entries.map((e: any) => [e.name, e.match]).sort();
   };
   /** The file's extraction row once it left `pending` for its current version. */
-  const extracted = async (rel: string, storage = 'Media', ms = 30_000) => {
-    const sid = s.server.catalogue.repo.byNameOrUid(storage)!.id;
-    const until = Date.now() + ms;
-    for (;;) {
-      const node = await s.server.catalogue.nodes.get(sid, rel);
-      const row = node && (await texts.byId(node.id));
-      if (row && row.state !== 'pending' && row.size === node.size && row.mtime === node.mtime) return row;
-      if (Date.now() > until) throw new Error(`${rel} not extracted: ${JSON.stringify(row)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const extracted = (rel: string, storage = 'Media', ms = 30_000) => extractedRow(s, texts, s.server.catalogue.repo.byNameOrUid(storage)!.id, rel, ms);
 
   test('a camera, a place, a keyword or an artist finds the file with match "metadata" and a snippet; a name match stays "name"', async () => {
     await upload(
