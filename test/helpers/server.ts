@@ -94,3 +94,13 @@ export async function uploadFile(s: TestServer, token: string, folder: string, n
   const r = await fetch(`${s.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
   if (r.status !== 200) throw new Error(`upload of ${name} failed: ${r.status} ${await r.text()}`);
 }
+
+/** The audit rows of `action`, once there are at least `want` of them (audit is written after the answer) or after 5 s. */
+export async function auditRows(s: TestServer, token: string, action: string, want: number): Promise<any[]> {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const rows = (await s.api('GET', `/api/admin/audit?action=${action}`, { token })).body.events;
+    if (rows.length >= want || Date.now() > until) return rows;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -14,7 +14,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { auditRows, startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { closeAll, serveStoreFolder } from '../helpers/static-store';
 import { buildExampleStore, EXAMPLE_PUBLISHER, exampleRelease } from '../../scripts/build-example-store';
@@ -55,14 +55,6 @@ describe('app store updates', () => {
     const until = Date.now() + 5000;
     for (;;) {
       const rows = await notices();
-      if (rows.length >= want || Date.now() > until) return rows;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  const auditRows = async (action: string, want: number) => {
-    const until = Date.now() + 5000;
-    for (;;) {
-      const rows = (await s.api('GET', `/api/admin/audit?action=${action}`, { token: admin })).body.events;
       if (rows.length >= want || Date.now() > until) return rows;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -118,12 +110,12 @@ describe('app store updates', () => {
     r = await api('PUT', `/apps/${APP}/auto-update`, { enabled: true });
     assert.deepEqual([r.status, r.body], [200, { id: APP, auto_update: true }]);
     assert.deepEqual((await api('GET', '/auto-updates')).body, { apps: [APP] });
-    assert.equal((await auditRows('app_store.auto_update', 1))[0].meta.enabled, true);
+    assert.equal((await auditRows(s, admin, 'app_store.auto_update', 1))[0].meta.enabled, true);
 
     const report = await check();
     assert.deepEqual(report.upgraded, [{ id: APP, from: '1.0.0', version: '1.1.0' }]);
     assert.equal(await installedVersion(), '1.1.0');
-    const audit = (await auditRows('app_store.auto_upgrade', 1))[0];
+    const audit = (await auditRows(s, admin, 'app_store.auto_upgrade', 1))[0];
     assert.deepEqual([audit.resource, audit.meta.from, audit.meta.version, audit.meta.store], [`app:${APP}`, '1.0.0', '1.1.0', storeId]);
     assert.equal((await api('GET', '/catalogue?updates=true&limit=1')).body.total, 0);
     assert.equal((await notices()).length, 1, 'an automatic upgrade rings no notice of its own');

@@ -14,7 +14,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { auditRows, startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { closeAll, listenLoopback, serveStoreFolder } from '../helpers/static-store';
 import { buildExampleStore, EXAMPLE_PUBLISHER, exampleRelease } from '../../scripts/build-example-store';
@@ -48,14 +48,6 @@ describe('app store', () => {
   const installedVersion = async (id: string) => {
     const r = await s.api('GET', `/api/admin/app-plugins/apps/${id}`, { token: admin });
     return r.status === 200 ? r.body.version : null;
-  };
-  const auditRows = async (action: string, want: number) => {
-    const until = Date.now() + 5000;
-    for (;;) {
-      const rows = (await s.api('GET', `/api/admin/audit?action=${action}`, { token: admin })).body.events;
-      if (rows.length >= want || Date.now() > until) return rows;
-      await new Promise((r) => setTimeout(r, 20));
-    }
   };
 
   before(async () => {
@@ -93,7 +85,7 @@ describe('app store', () => {
     storeId = r.body.id;
     r = await api('POST', '/stores', { url: storeUrl, public_key_pem: publicPem(storeKey) });
     assert.deepEqual([r.status, r.body.error], [409, 'conflict']);
-    const audit = await auditRows('app_store.connect', 1);
+    const audit = await auditRows(s, admin, 'app_store.connect', 1);
     assert.equal(audit[0].meta.fingerprint, fingerprint(publicPem(storeKey)));
   });
 
@@ -122,7 +114,7 @@ describe('app store', () => {
     assert.equal(await installedVersion('images-to-pdf'), '1.0.0');
     r = await api('POST', '/apps/images-to-pdf/install', { store: storeId });
     assert.deepEqual(refusal(r), [409, 'intent_installed', 'app', 'already_installed']);
-    assert.equal((await auditRows('app_store.install', 1))[0].meta.version, '1.0.0');
+    assert.equal((await auditRows(s, admin, 'app_store.install', 1))[0].meta.version, '1.0.0');
     r = await api('GET', '/catalogue');
     assert.equal(r.body.entries.find((e: any) => e.id === 'images-to-pdf').installed_version, '1.0.0');
   });
@@ -292,6 +284,6 @@ describe('app store', () => {
     r = await api('DELETE', `/stores/${storeId}`);
     assert.equal(r.status, 200);
     assert.deepEqual((await api('GET', '/stores')).body.stores, []);
-    assert.equal((await auditRows('app_store.disconnect', 1)).length, 1);
+    assert.equal((await auditRows(s, admin, 'app_store.disconnect', 1)).length, 1);
   });
 });
