@@ -10,11 +10,10 @@
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { runToolOutput } from '../lib/run-tool';
 import { ExtractError } from './errors';
 import type { TextSink } from './markup';
 import { officeText } from './office';
-import { MAX_MEMORY_BYTES, onPath } from './pdf';
+import { runBounded } from './tools';
 
 export type LegacyFormat = 'doc' | 'xls' | 'ppt';
 
@@ -34,8 +33,8 @@ export async function legacyText(format: LegacyFormat, file: string, signal: Abo
   // Text is at most 4 bytes a character: the sink's cap bounds what the tool may write.
   const { stdout, capped, stderr } =
     format === 'doc'
-      ? await bounded('catdoc', ['-w', '-d', 'utf-8', file], signal, sink.cap * 4)
-      : await bounded('xls2csv', ['-q0', '-c\t', '-b\n', '-d', 'utf-8', file], signal, sink.cap * 4);
+      ? await runBounded('catdoc', ['-w', '-d', 'utf-8', file], { signal, maxBytes: sink.cap * 4 })
+      : await runBounded('xls2csv', ['-q0', '-c\t', '-b\n', '-d', 'utf-8', file], { signal, maxBytes: sink.cap * 4 });
   // Both exit 0 on some broken files, saying so on stderr only.
   if (stdout.length === 0 && stderr) throw new ExtractError(`${format === 'doc' ? 'catdoc' : 'xls2csv'}: ${stderr.split('\n')[0]}`);
   sink.add(stdout.toString('utf8'));
@@ -49,21 +48,6 @@ async function firstBytes(file: string, n: number): Promise<Buffer> {
     return buffer.subarray(0, bytesRead);
   } finally {
     await fh.close();
-  }
-}
-
-/** Runs a tool under the memory bound (and `limits` beyond it) where prlimit exists, keeping `maxBytes` of its stdout. */
-async function bounded(tool: string, args: string[], signal: AbortSignal, maxBytes: number, o: { limits?: string[]; env?: NodeJS.ProcessEnv } = {}) {
-  const bin = onPath(tool);
-  if (!bin) throw new ExtractError(`${tool} is not installed (Debian: ${tool === 'soffice' ? 'libreoffice-impress-nogui' : 'catdoc'})`);
-  const prlimit = process.platform === 'linux' ? onPath('prlimit') : null;
-  try {
-    return prlimit
-      ? await runToolOutput(prlimit, [`--as=${MAX_MEMORY_BYTES}`, ...(o.limits ?? []), '--', bin, ...args], { signal, maxBytes, env: o.env })
-      : await runToolOutput(bin, args, { signal, maxBytes, env: o.env });
-  } catch (e) {
-    if (signal.aborted) throw e;
-    throw ExtractError.from(e, `${tool} failed`);
   }
 }
 
@@ -87,7 +71,7 @@ async function presentationText(file: string, signal: AbortSignal, workDir: stri
       outDir,
       file,
     ];
-    await bounded('soffice', args, signal, 64 * 1024, { limits: [`--fsize=${MAX_CONVERTED_BYTES}`], env: { ...process.env, HOME: dir } });
+    await runBounded('soffice', args, { signal, maxBytes: 64 * 1024, limits: [`--fsize=${MAX_CONVERTED_BYTES}`], env: { ...process.env, HOME: dir } });
     const odp = join(outDir, `${basename(file, extname(file))}.odp`);
     const size = await stat(odp).then(
       (s) => s.size,

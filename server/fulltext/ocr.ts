@@ -6,9 +6,8 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runToolOutput } from '../lib/run-tool';
 import { ExtractError } from './errors';
-import { onPath } from './pdf';
+import { runBounded } from './tools';
 import type { TextSink } from './markup';
 
 /** Pictures read by OCR (by extension). */
@@ -19,31 +18,15 @@ export const OCR_BELOW_CHARS = 32;
 export const OCR_MAX_PAGES = 20;
 /** Rendering resolution of a scanned page: Tesseract's best range (300 dpi). */
 const DPI = 300;
-/** Address space of a tool (Tesseract on a huge picture, pdftoppm on a huge page). */
-const MEMORY_BYTES = 1024 * 1024 * 1024;
 /** Text one page or picture may give (the stored text is capped anyway). */
 const MAX_PAGE_BYTES = 1024 * 1024;
 
 /** `SERVICE_OCR_LANGS`: Tesseract language names joined by '+'. */
 const LANGS = /^[A-Za-z_]+(\+[A-Za-z_]+)*$/;
 
-/** The Debian package of each tool run here (the others are poppler-utils'). */
-const PACKAGES: Record<string, string> = { tesseract: 'tesseract-ocr', ffprobe: 'ffmpeg' };
-
-/** Runs `tool` under the memory bound (Linux with prlimit), keeping its stdout (OCR, and ffprobe for media-meta.ts). */
+/** Runs `tool` under the memory bound (tools.ts), keeping its stdout (OCR, and ffprobe for media-meta.ts); a missing tool skips the file. */
 export async function bounded(tool: string, args: string[], signal: AbortSignal): Promise<string> {
-  const bin = onPath(tool);
-  if (!bin) throw new ExtractError(`${tool} is not installed (Debian: ${PACKAGES[tool] ?? 'poppler-utils'})`, { skip: true });
-  const limit = process.platform === 'linux' ? onPath('prlimit') : null;
-  try {
-    const { stdout } = limit
-      ? await runToolOutput(limit, [`--as=${MEMORY_BYTES}`, '--', bin, ...args], { signal, maxBytes: MAX_PAGE_BYTES })
-      : await runToolOutput(bin, args, { signal, maxBytes: MAX_PAGE_BYTES });
-    return stdout.toString('utf8');
-  } catch (e) {
-    if (signal.aborted) throw e;
-    throw ExtractError.from(e, `${tool} failed`);
-  }
+  return (await runBounded(tool, args, { signal, maxBytes: MAX_PAGE_BYTES, skipWhenMissing: true })).stdout.toString('utf8');
 }
 
 /** The text Tesseract reads in the picture at `file`. */
