@@ -86,6 +86,13 @@ export class StoragesService {
     },
   ) {}
 
+  /** A driver that cannot write (a plugin's `write: false`) makes its storages read-only; asking otherwise is refused. */
+  private readOnly(driver: string, asked: boolean | undefined): 0 | 1 {
+    if (this.registry.get(driver)?.descriptor.capabilities.write !== false) return asked ? 1 : 0;
+    if (asked === false) throw validation('read_only', `the ${driver} driver cannot write: its storages are read-only`);
+    return 1;
+  }
+
   /** The registered drivers' descriptors (admin form, `GET /api/admin/storage-drivers`). */
   descriptors(): DriverDescriptor[] {
     return this.registry.list();
@@ -148,7 +155,7 @@ export class StoragesService {
       sync_mode: syncMode,
       sync_interval_s: clampInterval(input.sync_interval_s ?? DEFAULT_INTERVAL_S),
       enabled: input.enabled === false ? 0 : 1,
-      read_only: input.read_only ? 1 : 0,
+      read_only: this.readOnly(driver, input.read_only),
       // The API's default is the spec's (open); the doors a person uses (admin UI, CLI, seeding, set-up) ask for closed.
       rbac_enabled: input.rbac_enabled ? 1 : 0,
       ocr: input.ocr ? 1 : 0,
@@ -189,7 +196,7 @@ export class StoragesService {
       if (input.sync_interval_s !== undefined) patch.sync_interval_s = clampInterval(input.sync_interval_s);
       if (input.mount_path !== undefined) patch.mount_path = input.mount_path;
       if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
-      if (input.read_only !== undefined) patch.read_only = input.read_only ? 1 : 0;
+      if (input.read_only !== undefined || patch.driver !== undefined) patch.read_only = this.readOnly(driverName, input.read_only ?? !!r.read_only);
       if (input.rbac_enabled !== undefined) patch.rbac_enabled = input.rbac_enabled ? 1 : 0;
       if (input.ocr !== undefined) patch.ocr = input.ocr ? 1 : 0;
       if (input.replica_target_id !== undefined) {

@@ -77,6 +77,9 @@ describe('a storage driver installed from the store, in the browser', { skip, ti
       await dlg.getByLabel('Name *').fill('Web');
       await dlg.getByLabel('Driver').selectOption('plugin:http-index');
       await dlg.getByLabel(/Listing address/).fill(`${web}json/`);
+      // The driver declares `write: false`: the storage can only be read-only.
+      const readOnly = dlg.getByRole('checkbox', { name: 'Read-only' });
+      assert.ok((await readOnly.isChecked()) && (await readOnly.isDisabled()), 'Read-only is ticked and cannot be unticked');
       await dlg.getByRole('button', { name: 'Test connection' }).click();
       await dlg
         .getByTestId('test-result')
@@ -92,8 +95,9 @@ describe('a storage driver installed from the store, in the browser', { skip, ti
         .getByRole('option', { name: /holiday-plan\.txt/ })
         .waitFor();
       await shot(page, 'ui-store-driver-files');
+      assert.ok(await page.locator('input[type=file]').first().isDisabled(), 'no upload into a storage that cannot be written');
       const st = (await api('GET', '/api/admin/storages')).body.storages.find((x: { name: string }) => x.name === 'Web');
-      assert.equal(st?.driver, 'plugin:http-index');
+      assert.deepEqual([st?.driver, st?.read_only], ['plugin:http-index', true]);
     } finally {
       await ctx.close();
     }

@@ -107,7 +107,10 @@ describe('storage drivers from the app store', () => {
       body: { name: 'Web', driver: 'plugin:http-index', rbac_enabled: false, config: { url: `${web}json/` } },
     });
     assert.equal(st.status, 200, JSON.stringify(st.body));
+    assert.equal(st.body.read_only, true, 'a driver without `write` makes its storage read-only by itself');
     storageId = st.body.id;
+    const writable = await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { read_only: false } });
+    assert.deepEqual([writable.status, writable.body.error, writable.body.details?.field], [400, 'validation_failed', 'read_only']);
     const r = await list('/Web');
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(
@@ -133,7 +136,7 @@ describe('storage drivers from the app store', () => {
     );
     assert.equal(await (await raw('/Web/sub dir/ä b.txt')).text(), 'umlaut');
     const save = await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Web/new.txt', content: 'x' } });
-    assert.equal(save.status, 403, JSON.stringify(save.body));
+    assert.deepEqual([save.status, save.body.error], [403, 'read_only'], JSON.stringify(save.body));
   });
 
   test('an HTML index page: the links are the entries, sizes from a HEAD', async () => {

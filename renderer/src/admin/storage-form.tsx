@@ -45,7 +45,7 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
     name: common.name.trim(),
     driver,
     config: d ? toConfig(d, values) : {},
-    read_only: common.read_only,
+    read_only: common.read_only || d?.capabilities?.write === false,
     enabled: common.enabled,
     rbac_enabled: common.rbac_enabled,
     ocr: common.ocr,
@@ -110,7 +110,13 @@ export function StorageForm({ descriptors, storage, onSaved, onClose }: Props) {
           <input type="number" min={5} value={common.sync_interval_s} onChange={(e) => setCommon({ ...common, sync_interval_s: e.target.value })} />
         </label>
         <label className="check">
-          <input type="checkbox" checked={common.read_only} onChange={(e) => setCommon({ ...common, read_only: e.target.checked })} />
+          {/* A driver that cannot write (a plugin's `write: false`) makes every storage of it read-only. */}
+          <input
+            type="checkbox"
+            checked={common.read_only || d?.capabilities?.write === false}
+            disabled={d?.capabilities?.write === false}
+            onChange={(e) => setCommon({ ...common, read_only: e.target.checked })}
+          />
           {t('storage.readonly')}
         </label>
         <label className="check">

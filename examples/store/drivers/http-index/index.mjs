@@ -138,7 +138,7 @@ const methods = {
           help: 'A folder a web server lists (nginx autoindex, JSON or HTML; Apache)',
         },
       ],
-      capabilities: { move: false, copy: false, walk: false, ranges: true, etag: false },
+      capabilities: { write: false, move: false, copy: false, walk: false, ranges: true, etag: false },
       max_name_bytes: 255,
     };
   },

@@ -70,7 +70,8 @@ export async function handshake(conn: PluginConnection, serviceVersion: string, 
   const declared = (r.capabilities ?? {}) as Record<string, unknown>;
   const capabilities: DriverCapabilities = {
     read: true,
-    write: true,
+    // A plugin that cannot write says so (`write: false`): its storages are read-only by themselves.
+    write: declared.write !== false,
     presign: false,
     multipart: false,
     presigned_multipart: false,
