@@ -73,3 +73,12 @@ test('a failure is recorded once unless the walk recorded its own; the guard kee
   assert.equal(await repo.detail(999_999), null);
   assert.equal(await repo.lastSeen(s), 1);
 });
+
+test('a storage deleted while it synced: its failure records nothing (its runs went with it)', async () => {
+  const s = await storage();
+  const run = (await repo.queue(s)).id;
+  await repo.start(run);
+  await new StoragesRepo(t.db).delete(s);
+  assert.equal(await repo.failure(run, 'internal', 'walk broke'), 0);
+  assert.equal(await repo.detail(run), null);
+});

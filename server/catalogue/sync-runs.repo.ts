@@ -109,14 +109,19 @@ export class SyncRunsRepo {
     );
   }
 
-  /** A failed run's cause, unless the walk recorded errors of its own; how many errors the run has now. */
+  /**
+   * A failed run's cause, unless the walk recorded errors of its own; how many errors the run has now.
+   * A storage deleted while it synced took its runs along: nothing to record then.
+   */
   failure(runId: number, code: string, reason: string): Promise<number> {
+    const run = this.db.k.selectFrom('sync_runs').select('id').where('id', '=', runId);
     const count = this.db.k
       .selectFrom('sync_errors')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('run_id', '=', runId);
     const insert = this.db.k.insertInto('sync_errors').values({ run_id: runId, path: '', code, message: reason.slice(0, 2000) });
     return this.db.async.unit(function* (t) {
+      if (!(yield* t.first(run))) return 0;
       const n = Number((yield* t.first(count))!.n);
       if (n > 0) return n;
       yield* t.run(insert);
