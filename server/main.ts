@@ -244,7 +244,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue, present: (op, lang) => sv.appPlugins.jobs.present(op, lang) }),
       appPluginRoutes({ plugins: sv.appPlugins, settings: sv.settings, bus, maxJsonBytes: json }),
-      appStoreRoutes({ store: sv.appStore, updates: sv.appStoreUpdates, settings: sv.settings, bus, maxJsonBytes: json, log: logFn }),
+      appStoreRoutes({ store: sv.appStore, updates: sv.appStoreUpdates, licences: sv.appStoreLicences, settings: sv.settings, bus, maxJsonBytes: json, log: logFn }),
       languagesRoutes(),
       realtimeRoutes({
         hub,
@@ -357,6 +357,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('assistant.sweep', 3_600_000, async () => void (await sv.assistant.sweep()));
     scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
     scheduler.every('app_store.updates', 86_400_000, async () => void (await sv.appStoreUpdates.check()));
+    scheduler.every('app_store.revocations', 86_400_000, async () => void (await sv.appStoreLicences.refreshAll()));
     scheduleProtection(protection, scheduler, logFn);
     sv.replication.schedule(scheduler);
     sv.backups.schedule(scheduler);

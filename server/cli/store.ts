@@ -1,11 +1,12 @@
 /**
- * `service store keygen|build|verify` (docs/app-store.md, "Running a store"):
- * make a store key, sign a folder of app packages as a store, check a store.
+ * `service store keygen|build|verify|license|revoke` (docs/app-store.md, "Running a store"):
+ * make a store key, sign a folder of app packages as a store, check a store, sell and revoke licences.
  * Nothing here opens the database or needs the configuration.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { buildStore, fingerprint, verifyStore } from '../store';
+import { randomUUID } from 'node:crypto';
+import { buildStore, fingerprint, issueLicence, revokeLicences, verifyStore } from '../store';
 import { parse, UsageError } from './args';
 
 const USAGE = `
@@ -14,7 +15,11 @@ Usage:
   service store build DIR --key FILE [--name NAME] [--publisher-key NAME=PEMFILE ...]
                                              write DIR/index.json and DIR/index.json.sig for the packages (*.zip) in DIR
   service store verify URL --key FILE        check a store: its signature against the key (public or private PEM)
-                                             and every package's size and sha256`;
+                                             and every package's size and sha256
+  service store license DIR --key FILE --store NAME --app ID --licensee NAME [--seats N] [--valid-until ISO] [--updates-until ISO]
+                                             issue a licence into DIR/licenses/ and print its purchase code (give it to the buyer)
+  service store revoke DIR --key FILE LICENCE_ID ...
+                                             add licence ids to DIR/revocations.json and sign it`;
 
 const publicPem = (file: string) => createPublicKey(readFileSync(file)).export({ type: 'spki', format: 'pem' }).toString();
 
@@ -22,7 +27,17 @@ export async function storeCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = parse(
     rest,
-    { key: { type: 'string' }, name: { type: 'string' }, 'publisher-key': { type: 'string', multiple: true } },
+    {
+      key: { type: 'string' },
+      name: { type: 'string' },
+      'publisher-key': { type: 'string', multiple: true },
+      store: { type: 'string' },
+      app: { type: 'string' },
+      licensee: { type: 'string' },
+      seats: { type: 'string' },
+      'valid-until': { type: 'string' },
+      'updates-until': { type: 'string' },
+    },
     USAGE,
   );
   const target = positionals[0];
@@ -56,6 +71,29 @@ export async function storeCommand(argv: string[]): Promise<number> {
       for (const p of r.problems) console.log(`${p.file}: ${p.reason}`);
       if (r.problems.length) console.log(`${r.problems.length} of ${r.packages} packages do not match the index`);
       return r.problems.length ? 1 : 0;
+    }
+    case 'license': {
+      if (!values.key || !values.store || !values.app || !values.licensee) throw new UsageError(`--key, --store, --app and --licensee are required\n${USAGE}`);
+      const seats = values.seats === undefined ? undefined : Number(values.seats);
+      if (seats !== undefined && (!Number.isInteger(seats) || seats < 1)) throw new UsageError('--seats is a whole number of at least 1');
+      const payload = {
+        id: randomUUID(),
+        store: values.store,
+        app: values.app,
+        licensee: values.licensee,
+        ...(seats && { seats }),
+        ...(values['valid-until'] && { valid_until: values['valid-until'] }),
+        ...(values['updates-until'] && { updates_until: values['updates-until'] }),
+      };
+      const r = await issueLicence(target, createPrivateKey(readFileSync(values.key)), payload);
+      console.log(`licence ${payload.id} for ${payload.app} (${payload.licensee}) written to ${r.file}\npurchase code ${r.code}`);
+      return 0;
+    }
+    case 'revoke': {
+      if (!values.key || positionals.length < 2) throw new UsageError(`--key and at least one licence id are required\n${USAGE}`);
+      const list = await revokeLicences(target, createPrivateKey(readFileSync(values.key)), positionals.slice(1));
+      console.log(`${target}/revocations.json lists ${list.revoked.length} revoked licences, signed`);
+      return 0;
     }
     default:
       throw new UsageError(USAGE.trim());

@@ -82,6 +82,8 @@ export interface AppLicenseRevocationsTable {
   note: string | null;
   added_by: number | null;
   added_at: string;
+  /** Null: the admin's own; `store:<connection id>`: read from that store's signed revocation list. */
+  source: string | null;
 }
 /** store: a store connection (docs/app-store.md): URL, the trusted index key, on/off, the last refresh. */
 export interface AppStoreConnectionsTable {
@@ -96,6 +98,10 @@ export interface AppStoreConnectionsTable {
   last_error: string | null;
   added_by: number | null;
   added_at: string;
+  /** The store's revocation list (docs/app-store.md, "Licences online"): its ETag, last read, the 30-day warning rung. */
+  revocations_etag: string | null;
+  revocations_at: string | null;
+  revocations_warned_at: string | null;
 }
 
 export interface LanguagePacksTable {

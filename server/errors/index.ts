@@ -100,6 +100,7 @@ export type ErrorCode =
   | 'intent_incompatible'
   | 'intent_installed'
   | 'intent_in_use'
+  | 'intent_license'
   | 'intent_newer_installed'
   | 'intent_permission'
   | 'intent_unsupported'

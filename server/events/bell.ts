@@ -205,6 +205,17 @@ const RULES: { [E in EventName]?: Render<E> } = {
       data: { app_id: p.app_id, store: p.store, installed: p.installed, version: p.version, held: p.held, permissions: p.permissions ?? [] },
     },
   }),
+  'app_store.licences_unchecked': (p) => ({
+    to: [],
+    admins: true,
+    n: {
+      event: 'app_store.licences_unchecked',
+      severity: 'warning',
+      title: `Licences from ${p.name ?? p.url} have not been checked for 30 days`,
+      body: `Its revocation list could not be read since ${p.since ?? 'it was connected'} (${p.error}). Apps keep running on the licences they have.`,
+      data: { store: p.store, url: p.url, since: p.since },
+    },
+  }),
   'user.mfa_reset': (p) => ({
     to: [p.user_id],
     n: {

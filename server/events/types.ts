@@ -80,6 +80,11 @@ export interface EventMap {
     permissions?: string[];
     error?: string;
   };
+  /**
+   * A store's licence revocation list went unread for 30 days (once per unread stretch; docs/app-store.md,
+   * "Licences online"): licences keep being verified offline, revocations the store made since are not known.
+   */
+  'app_store.licences_unchecked': { store: number; url: string; name: string | null; since: string | null; error: string };
   /** An admin removed every second factor of a person (who is told in the bell). */
   'user.mfa_reset': { user_id: number; by: string | null };
   audit: { action: string } & AuditPayload;

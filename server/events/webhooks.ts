@@ -44,6 +44,7 @@ export const WEBHOOK_EVENTS = [
   'update_available',
   'update_applied',
   'app_store.update_available',
+  'app_store.licences_unchecked',
 ] as const;
 
 export interface WebhookTarget {

@@ -139,6 +139,15 @@ export class AppLicenses {
     return { ok: true };
   }
 
+  /** A store's revocation list read again (`source` `store:<id>`; docs/app-store.md, "Licences online"). */
+  async syncStoreRevocations(by: Actor, source: string, ids: readonly string[]) {
+    const r = await this.d.hostRepo.syncRevocations(source, ids);
+    if (r.added + r.lifted === 0) return r;
+    this.invalidate();
+    void this.d.bus.emit('audit', { action: 'app_plugin.license_revocations', actor: actorRef(by), resource: source, meta: r });
+    return r;
+  }
+
   async unrevoke(by: Actor, id: string) {
     if (!(await this.d.hostRepo.unrevoke(id))) throw new AppError('not_found');
     this.invalidate();

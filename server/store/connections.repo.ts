@@ -15,9 +15,27 @@ export interface StoreConnection {
   refreshed_at: string | null;
   last_error: string | null;
   added_at: string;
+  /** The store's revocation list (licences.ts): its ETag, when it was last read, when the 30-day warning rang. */
+  revocations_etag: string | null;
+  revocations_at: string | null;
+  revocations_warned_at: string | null;
 }
 
-const COLUMNS = ['id', 'url', 'public_key_pem', 'fingerprint', 'name', 'enabled', 'etag', 'refreshed_at', 'last_error', 'added_at'] as const;
+const COLUMNS = [
+  'id',
+  'url',
+  'public_key_pem',
+  'fingerprint',
+  'name',
+  'enabled',
+  'etag',
+  'refreshed_at',
+  'last_error',
+  'added_at',
+  'revocations_etag',
+  'revocations_at',
+  'revocations_warned_at',
+] as const;
 const row = (r: Omit<StoreConnection, 'enabled'> & { enabled: number | boolean }): StoreConnection => ({ ...r, enabled: !!r.enabled });
 
 export class StoreConnectionsRepo {
@@ -60,6 +78,19 @@ export class StoreConnectionsRepo {
     const at = new Date().toISOString();
     const set = 'error' in outcome ? { last_error: outcome.error.slice(0, 500), refreshed_at: at } : { ...outcome, last_error: null, refreshed_at: at };
     await this.db.async.run(this.db.k.updateTable('app_store_connections').set(set).where('id', '=', id));
+  }
+
+  /** The revocation list was read (or had not changed): its ETag and when; a later 30 days unread may warn again. */
+  async revocationsRead(id: number, etag: string | null, at: string): Promise<void> {
+    await this.db.async.run(
+      this.db.k.updateTable('app_store_connections').set({ revocations_etag: etag, revocations_at: at, revocations_warned_at: null }).where('id', '=', id),
+    );
+  }
+
+  /** Takes the 30-day warning for this unread stretch: true for one caller (of several instances). */
+  async claimRevocationsWarning(id: number, at: string): Promise<boolean> {
+    const q = this.db.k.updateTable('app_store_connections').set({ revocations_warned_at: at }).where('id', '=', id).where('revocations_warned_at', 'is', null);
+    return (await this.db.async.run(q)) > 0;
   }
 
   async remove(id: number): Promise<boolean> {

@@ -95,23 +95,27 @@ export function signIndex(bytes: Buffer, privateKey: KeyObject): string {
 }
 
 /**
- * Checks index.json's bytes against its signature and the trusted key, then
- * reads it. `key_changed` when another key signed it, `signature_bad` when the
- * bytes do not verify, `bad_index` when the verified text is not a store index.
+ * Checks a store file's bytes (index.json, revocations.json) against its detached signature (`<file>.sig`) and
+ * the trusted key: `key_changed` when another key signed it, `signature_bad` when the bytes do not verify.
  */
-export function verifyIndex(bytes: Buffer, sigBytes: Buffer, trustedPem: string): StoreIndex {
+export function verifySigned(bytes: Buffer, sigBytes: Buffer, trustedPem: string, file = INDEX_FILE): void {
   let sig: { alg?: unknown; key?: unknown; signature?: unknown };
   try {
     sig = JSON.parse(sigBytes.toString('utf8'));
   } catch {
-    throw storeError('store_signature', 'signature_bad', { detail: `${SIGNATURE_FILE} is not JSON` });
+    throw storeError('store_signature', 'signature_bad', { detail: `${file}.sig is not JSON` });
   }
   if (sig?.alg !== 'ed25519' || typeof sig.key !== 'string' || typeof sig.signature !== 'string')
-    throw storeError('store_signature', 'signature_bad', { detail: `${SIGNATURE_FILE} needs alg ed25519, key and signature` });
+    throw storeError('store_signature', 'signature_bad', { detail: `${file}.sig needs alg ed25519, key and signature` });
   const trusted = fingerprint(trustedPem);
   if (sig.key !== trusted) throw storeError('store_signature', 'key_changed', { fingerprint: sig.key.slice(0, 64), trusted });
   if (!verify(null, bytes, createPublicKey(trustedPem), Buffer.from(sig.signature, 'base64')))
-    throw storeError('store_signature', 'signature_bad', { detail: 'index.json does not verify against the trusted key' });
+    throw storeError('store_signature', 'signature_bad', { detail: `${file} does not verify against the trusted key` });
+}
+
+/** index.json verified (`verifySigned`) and read; `bad_index` when the verified text is not a store index. */
+export function verifyIndex(bytes: Buffer, sigBytes: Buffer, trustedPem: string): StoreIndex {
+  verifySigned(bytes, sigBytes, trustedPem);
   return parseIndex(bytes);
 }
 

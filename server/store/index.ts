@@ -5,6 +5,7 @@
  * install path.
  */
 import type { Db } from '../db';
+import { AppError } from '../errors';
 import type { EventBus } from '../events';
 import type { AppPlugins } from '../plugins';
 import type { SettingsStore } from '../settings';
@@ -15,9 +16,12 @@ import { StoreDrivers, type PluginDrivers } from './driver-install';
 import { AppStore, type StoreApps } from './service';
 import { StoreUpdates } from './updates';
 import { StoreUpdatesRepo } from './updates.repo';
+import { StoreLicences } from './licences';
 
 export { AppStore, CATALOGUE_TTL_MS, type InstallRequest } from './service';
 export { StoreUpdates, type UpdateReport } from './updates';
+export { StoreLicences, STALE_MS } from './licences';
+export { issueLicence, revokeLicences, signLicence } from './licence-files';
 export { buildStore } from './build';
 export { verifyStore } from './verify';
 export { fingerprint } from './format';
@@ -59,10 +63,27 @@ export function createStoreUpdates(d: { db: Db; bus: EventBus; plugins: AppPlugi
   return updates;
 }
 
+/** Licences online over the store's connections (docs/app-store.md, "Licences online"): `refreshAll()` daily. */
+export function createStoreLicences(d: { db: Db; bus: EventBus; plugins: AppPlugins; store: AppStore; timeoutMs: number }): StoreLicences {
+  return new StoreLicences({
+    repo: new StoreConnectionsRepo(d.db),
+    apps: storeApps(d.plugins),
+    bus: d.bus,
+    timeoutMs: d.timeoutMs,
+    requireOn: () => d.store.requireOn(),
+  });
+}
+
 /** The app plugins' admin side as the store sees it. */
 const storeApps = (p: AppPlugins): StoreApps => ({
   installed: async () => new Map((await p.repo.list()).map((a) => [a.id, { version: a.version, permissions: [...a.manifest.permissions] }])),
   install: (by, bytes, hosts, expect) => p.admin.install(by, bytes, hosts, expect),
   upgrade: (by, id, bytes, expect) => p.admin.upgrade(by, id, bytes, expect),
   uninstall: (by, id) => p.admin.uninstall(by, id),
+  setLicense: async (by, id, token) => {
+    const app = await p.repo.get(id);
+    if (!app) throw new AppError('not_found', { path: id });
+    return p.licenses.set(by, app, token);
+  },
+  syncRevocations: (by, source, ids) => p.licenses.syncStoreRevocations(by, source, ids),
 });

@@ -58,6 +58,10 @@ export interface StoreApps {
   install(by: Actor, bytes: Buffer, approveHosts: string[], expect: (m: PackageFacts) => void): Promise<unknown>;
   upgrade(by: Actor, id: string, bytes: Buffer, expect: (m: PackageFacts) => void): Promise<unknown>;
   uninstall(by: Actor, id: string): Promise<unknown>;
+  /** Sets a licence token for an installed app (the admin's licence path): its status. */
+  setLicense(by: Actor, id: string, token: string): Promise<{ status: string; valid_until?: string; updates_until?: string }>;
+  /** Makes `source`'s licence revocations exactly `ids` (a store's list). */
+  syncRevocations(by: Actor, source: string, ids: readonly string[]): Promise<{ added: number; lifted: number }>;
 }
 export interface PackageFacts {
   id: string;
@@ -141,6 +145,9 @@ export class AppStore {
       enabled: c.enabled,
       refreshed_at: c.refreshed_at,
       last_error: c.last_error,
+      revocations_at: c.revocations_at,
+      // The revocation list has gone unread for 30 days (docs/app-store.md, "Licences online").
+      licences_unchecked: !!c.revocations_warned_at,
       entries: cached ? cached.index.entries.length : null,
       added_at: c.added_at,
     };

@@ -7,6 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { ZipWriter } from '../../server/lib/zip-writer';
 import { digestText, SIGNATURE_ENTRY, type TrustedKey } from '../../server/plugins/package/package';
+import { signLicence } from '../../server/store/licence-files';
 
 export interface PublisherKey {
   publisher: string;
@@ -81,6 +82,5 @@ export async function buildAppPackage(spec: PackageSpec): Promise<Buffer> {
  * base64url(Ed25519 signature of that text), payload defaults filled in.
  */
 export function issueLicense(key: KeyObject, payload: Record<string, unknown>): string {
-  const body = Buffer.from(JSON.stringify({ v: 1, id: 'lic-1', store: 'shop', app: 'paid', licensee: 'Acme Ltd', ...payload })).toString('base64url');
-  return `${body}.${sign(null, Buffer.from(body, 'ascii'), key).toString('base64url')}`;
+  return signLicence(key, { id: 'lic-1', store: 'shop', app: 'paid', licensee: 'Acme Ltd', ...payload });
 }

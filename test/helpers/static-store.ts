@@ -22,7 +22,8 @@ export function serveStoreFolder(servers: Server[], dir: string, seen: Array<{ p
     const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname).slice(1);
     let bytes: Buffer;
     try {
-      if (path.includes('/') || path.startsWith('.')) throw new Error('no');
+      // Files and plain folders (a store's `licenses/`), nothing hidden, no way up.
+      if (path.split('/').some((seg) => seg === '' || seg.startsWith('.'))) throw new Error('no');
       bytes = readFileSync(join(dir, path));
     } catch {
       seen.push({ path, status: 404 });

@@ -9,6 +9,8 @@ export interface StoreRow {
   enabled: boolean;
   refreshed_at: string | null;
   last_error: string | null;
+  /** Its licence revocation list has gone unread for 30 days. */
+  licences_unchecked?: boolean;
   entries: number | null;
   added_at: string;
 }
@@ -59,6 +61,8 @@ export const storeApi = {
   upgrade: (e: CatalogueEntry, approve: boolean) =>
     api<{ name: string; version: string }>(`${app(e.id)}/upgrade`, { body: approve ? { store: e.store, approve_permissions: true } : { store: e.store } }),
   uninstall: (id: string) => api(app(id), { method: 'DELETE' }),
+  /** Fetches a paid app's licence from its store by purchase code and sets it: the licence's status. */
+  fetchLicence: (e: CatalogueEntry, code: string) => api<{ status: string }>(`${app(e.id)}/license`, { body: { store: e.store, code } }),
   /** The installed apps that update themselves. */
   autoUpdates: () => api<{ apps: string[] }>(`${BASE}/auto-updates`).then((r) => r.apps),
   setAutoUpdate: (id: string, enabled: boolean) => api(`${app(id)}/auto-update`, { method: 'PUT', body: { enabled } }),

@@ -21,6 +21,7 @@ import { AutoUpdateToggle } from './store-auto-update';
 import { storeApi, type Catalogue, type CatalogueEntry, type StoreKind } from './store-api';
 import { storeChanged } from './store-updates';
 import { describeIn, lastErrorText, pageOf, storeRefusalText } from './store-words';
+import { StoreLicence } from './store-licence';
 
 const PAGE = 20;
 const KINDS: StoreKind[] = ['app', 'language-pack', 'storage'];
@@ -224,6 +225,7 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
           {refusal}
         </p>
       )}
+      {e.kind === 'app' && e.license.model === 'paid' && e.installed_version && <StoreLicence entry={e} />}
       <div className="actions">
         <button
           type="button"

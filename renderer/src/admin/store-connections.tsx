@@ -106,6 +106,7 @@ function StoreCard({ store: s, onChange, onRemoved }: { store: StoreRow; onChang
         )}
       </dl>
       {s.last_error && !refusal && <p className="error">{t('store.stores.last_error', { reason: lastErrorText(s.last_error, t) })}</p>}
+      {s.licences_unchecked && <p className="error">{t('store.lic.unchecked')}</p>}
       {refusal && (
         <p className="error" role="alert">
           {refusal}

@@ -9,7 +9,7 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import type { EventBus } from '../../events';
 import type { SettingsStore } from '../../settings';
-import type { AppStore, StoreUpdates } from '../../store';
+import type { AppStore, StoreLicences, StoreUpdates } from '../../store';
 import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
@@ -27,6 +27,7 @@ const installBody = z.strictObject({
   approve_permissions: z.boolean().optional(),
 });
 const configBody = z.strictObject({ enabled: z.boolean() });
+const licenceBody = z.strictObject({ store: z.number().int().min(1), code: z.string().min(1).max(200) });
 const catalogueQuery = z.object({
   q: z.string().max(200).optional(),
   kind: z.enum(['app', 'language-pack', 'storage']).optional(),
@@ -38,6 +39,7 @@ const catalogueQuery = z.object({
 export function appStoreRoutes(d: {
   store: AppStore;
   updates: StoreUpdates;
+  licences: StoreLicences;
   settings: SettingsStore;
   bus: EventBus;
   maxJsonBytes: number;
@@ -173,6 +175,26 @@ export function appStoreRoutes(d: {
     on,
     async (ctx) => {
       ctx.body = await d.updates.check();
+    },
+  );
+  // Licences online (docs/app-store.md, "Licences online").
+  r.post(
+    `${A}/apps/:app/license`,
+    doc({ summary: 'Fetch a paid app’s licence from its store by purchase code, and set it', body: licenceBody, auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      const b = await body(ctx, licenceBody);
+      ctx.body = await d.licences.fetch(actor(ctx), ctx.params.app, b.store, b.code);
+    },
+  );
+  r.post(
+    `${A}/revocations/refresh`,
+    doc({ summary: 'Read every store’s licence revocation list now (as the daily refresh does)', auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      ctx.body = { stores: await d.licences.refreshAll() };
     },
   );
   // Language packs install and upgrade through the routes above (the entry's kind decides); removing one is its own route.

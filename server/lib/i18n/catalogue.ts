@@ -81,6 +81,7 @@ export const en: Catalogue = {
   intent_permission: 'Version {version} of "{id}" asks for new permissions ({permissions}): approve them to upgrade.',
   intent_unsupported: 'Installing this kind of store entry is not supported yet.',
   intent_in_use: 'The storage driver "{id}" is in use by {storages}: remove those storages first.',
+  intent_license: 'The app store knows no licence of "{id}" for this purchase code.',
   no_backup_target: 'No storage is backed up to an enabled target yet: add a backup target under Admin → Replication and link a storage to it first.',
   too_many: 'Too many items (at most {max}).',
   pin_wrong: 'Wrong PIN. {tries_left} tries left.',
@@ -194,6 +195,7 @@ export const tr: Catalogue = {
   intent_permission: '"{id}" uygulamasının {version} sürümü yeni izinler istiyor ({permissions}): yükseltmek için onaylayın.',
   intent_unsupported: 'Bu tür bir mağaza öğesinin kurulması henüz desteklenmiyor.',
   intent_in_use: '"{id}" depolama sürücüsü {storages} tarafından kullanılıyor: önce bu depolamaları kaldırın.',
+  intent_license: 'Uygulama mağazası bu satın alma kodu için "{id}" lisansı bilmiyor.',
   no_backup_target:
     'Henüz hiçbir depolama etkin bir yedek hedefine yedeklenmiyor: önce Yönetim → Yedekleme altında bir yedek hedefi ekleyip bir depolamayı ona bağlayın.',
   too_many: 'Çok fazla öğe (en fazla {max}).',

@@ -164,8 +164,41 @@ export class AppHostRepo {
   async removeStoreKey(id: number): Promise<boolean> {
     return (await this.db.async.run(this.db.k.deleteFrom('app_store_keys').where('id', '=', id))) > 0;
   }
-  revocations(): Promise<Array<{ license_id: string; note: string | null; added_at: string }>> {
-    return this.db.async.all(this.db.k.selectFrom('app_license_revocations').select(['license_id', 'note', 'added_at']).orderBy('added_at'));
+  revocations(): Promise<Array<{ license_id: string; note: string | null; added_at: string; source: string | null }>> {
+    return this.db.async.all(this.db.k.selectFrom('app_license_revocations').select(['license_id', 'note', 'added_at', 'source']).orderBy('added_at'));
+  }
+  /**
+   * Makes `source`'s revocations exactly `ids` (a store's list, read again): adds the new ones, lifts those it
+   * no longer lists. An id the admin revoked by hand stays theirs. How many were added and lifted.
+   */
+  syncRevocations(source: string, ids: readonly string[]): Promise<{ added: number; lifted: number }> {
+    const k = this.db.k;
+    const at = now();
+    return this.db.async.unit(function* (t) {
+      const had = new Set((yield* t.all(k.selectFrom('app_license_revocations').select('license_id').where('source', '=', source))).map((r) => r.license_id));
+      const want = new Set(ids);
+      const gone = [...had].filter((id) => !want.has(id));
+      let lifted = 0;
+      for (let i = 0; i < gone.length; i += 500)
+        lifted += yield* t.run(
+          k
+            .deleteFrom('app_license_revocations')
+            .where('source', '=', source)
+            .where('license_id', 'in', gone.slice(i, i + 500)),
+        );
+      const fresh = [...want].filter((id) => !had.has(id));
+      let added = 0;
+      for (let i = 0; i < fresh.length; i += 500) {
+        const values = fresh.slice(i, i + 500).map((license_id) => ({ license_id, note: null, added_by: null, added_at: at, source }));
+        added += yield* t.run(
+          k
+            .insertInto('app_license_revocations')
+            .values(values)
+            .onConflict((oc) => oc.column('license_id').doNothing()),
+        );
+      }
+      return { added, lifted };
+    });
   }
   async revoke(id: string, note: string | null, by: number | null): Promise<void> {
     await this.db.async.run(
