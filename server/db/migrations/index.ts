@@ -45,7 +45,7 @@ import { storageOcr } from './20261206140000-storage-ocr';
 import { languagePacks } from './20261206141000-language-packs';
 import { searchMeta } from './20261206150000-search-meta';
 import { appStoreUpdates } from './20261206162000-app-store-updates';
-import { storeLicences } from './20261206190000-store-licences';
+import { storeLicences } from './20261206185500-store-licences';
 
 export const MIGRATIONS: Migration[] = [
   foundation,

@@ -7,7 +7,7 @@ import { portable } from './kit';
  * lifts only its own. Per connection: the list's ETag, when it was last read
  * (a store unreachable for 30 days warns) and when that warning was rung.
  */
-export const storeLicences = portable('20261206190000-store-licences', ({ schema: s }) => [
+export const storeLicences = portable('20261206185500-store-licences', ({ schema: s }) => [
   s.alterTable('app_license_revocations').addColumn('source', 'text'),
   s.alterTable('app_store_connections').addColumn('revocations_etag', 'text'),
   s.alterTable('app_store_connections').addColumn('revocations_at', 'text'),
