@@ -9,7 +9,7 @@
  * with nothing started.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Config } from './config';
 import { InstancesRepo, cliAppName, localChannel, openDatabase, openPgChannel, openPostgresDatabase, serverAppName } from './db';
 import { randomBytes } from 'node:crypto';
@@ -375,6 +375,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       settings,
       version: config.version,
       timeoutMs: config.appStoreTimeout,
+      dbDir: db.dialect === 'sqlite' ? dirname(dirs.db) : null,
       drivers: {
         // Drivers installed from a store join the registry live, probed first as discovery does at start.
         plugins: {

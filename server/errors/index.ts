@@ -101,6 +101,7 @@ export type ErrorCode =
   | 'intent_installed'
   | 'intent_in_use'
   | 'intent_license'
+  | 'intent_disk_full'
   | 'intent_newer_installed'
   | 'intent_permission'
   | 'intent_unsupported'

@@ -99,6 +99,7 @@ const BASE: Record<string, number> = {
   intent_permission: 409,
   intent_in_use: 409,
   intent_license: 409,
+  intent_disk_full: 507,
   intent_unsupported: 409,
   // A restore drill asked for with no storage backed up to an enabled target: nothing to drill (docs/replication.md).
   no_backup_target: 409,

@@ -4,6 +4,7 @@
  * upgrades and uninstalls of apps from a store through the app plugins'
  * install path.
  */
+import { statfs } from 'node:fs/promises';
 import type { Db } from '../db';
 import { AppError } from '../errors';
 import type { EventBus } from '../events';
@@ -38,6 +39,8 @@ export function createAppStore(d: {
   timeoutMs: number;
   /** Storage drivers: the loader and registry (from compose.ts), the plugin folder they live in, which storages use a driver. */
   drivers: { plugins: PluginDrivers; dir: string; usedBy: (driver: string) => string[] };
+  /** Where apps and language packs are kept on this machine: the SQLite file's folder; null on PostgreSQL (another machine's disk). */
+  dbDir: string | null;
 }): AppStore {
   const p = d.plugins;
   return new AppStore({
@@ -50,7 +53,19 @@ export function createAppStore(d: {
     // The store installs apps: with app plugins off for the whole server it is off too.
     off: () => (p.off() === 'plugins_disabled' ? 'plugins_disabled' : !d.settings.get('app_store_enabled') ? 'app_store_disabled' : null),
     apps: storeApps(p),
+    freeBytes: (kind) => freeBytes(kind === 'storage' ? d.drivers.dir : d.dbDir),
   });
+}
+
+/** Free bytes for an unprivileged writer on the disk holding `dir` (null: not on this machine, or unreadable). */
+async function freeBytes(dir: string | null): Promise<number | null> {
+  if (!dir) return null;
+  try {
+    const s = await statfs(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return null;
+  }
 }
 
 /** The update check over the store (docs/app-store.md, "Updates"): `check()` daily and after a refresh. */

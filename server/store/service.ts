@@ -83,7 +83,12 @@ export interface StoreDeps {
   timeoutMs: number;
   /** Overrides the 16 MiB index cap (tests). */
   indexMaxBytes?: number;
+  /** Free bytes where an entry of this kind is kept (the plugin folder, the SQLite file's disk), or null when unknown. */
+  freeBytes?: (kind: StoreKind) => Promise<number | null>;
 }
+
+/** Room an install needs beyond the package: unpacked and written, with a margin the rest of the service keeps. */
+export const roomNeeded = (size: number) => 3 * size + 64 * 1024 * 1024;
 
 export interface InstallRequest {
   store: number;
@@ -95,7 +100,7 @@ export interface InstallRequest {
 }
 
 const intent = (
-  code: 'intent_incompatible' | 'intent_installed' | 'intent_newer_installed' | 'intent_permission' | 'intent_unsupported',
+  code: 'intent_incompatible' | 'intent_installed' | 'intent_newer_installed' | 'intent_permission' | 'intent_unsupported' | 'intent_disk_full',
   reason: string,
   extra: Record<string, unknown>,
   kind = 'app',
@@ -338,6 +343,13 @@ export class AppStore {
     };
   }
 
+  /** Refuses an install the disk it lands on has no room for (`intent_disk_full`), before anything is downloaded. */
+  private async room(entry: StoreEntry, v: StoreVersion) {
+    const free = await this.d.freeBytes?.(entry.kind);
+    const need = roomNeeded(v.size);
+    if (free != null && free < need) throw intent('intent_disk_full', 'disk_full', { id: entry.id, version: v.version, need, free }, entry.kind);
+  }
+
   /** What is installed of this entry's kind: apps, language packs or storage drivers. */
   private async installedOf(entry: StoreEntry) {
     if (entry.kind === 'storage') return this.d.drivers.installed().get(entry.id);
@@ -352,6 +364,7 @@ export class AppStore {
       if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
       throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
     }
+    await this.room(entry, v);
     const bytes = await this.download(c, v, entry.kind);
     if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, bytes);
     if (entry.kind === 'storage') return this.d.drivers.install(by, c.id, entry, v, bytes);
@@ -368,6 +381,7 @@ export class AppStore {
     const order = compareVersions(cur.version, v.version);
     if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
     if (order === 0) throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
+    await this.room(entry, v);
     if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, await this.download(c, v, entry.kind), cur.version);
     if (entry.kind === 'storage') return this.d.drivers.install(by, c.id, entry, v, await this.download(c, v, entry.kind), cur.version);
     const added = v.permissions.filter((p) => !cur.permissions.includes(p));

@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
@@ -36,6 +37,8 @@ describe('storage drivers from the app store', () => {
   const big = randomBytes(700 * 1024);
 
   const api = (method: string, path: string, body?: unknown) => s.api(method, `/api/admin/app-store${path}`, { token: admin, body });
+  /** Requests the static store saw. */
+  const seen: Array<{ path: string; status: number }> = [];
   const refusal = (r: { status: number; body: any }) => [r.status, r.body.error, r.body.details?.kind, r.body.details?.reason];
   const drivers = async () => (await s.api('GET', '/api/admin/storage-drivers', { token: admin })).body.map((d: any) => d.driver);
   /** The data dir the server runs on (kept across the restart). */
@@ -66,7 +69,7 @@ describe('storage drivers from the app store', () => {
     writeFileSync(join(files, 'big.bin'), big);
     writeFileSync(join(files, 'sub dir', 'ä b.txt'), 'umlaut');
     await buildExampleStore(site, publisher, storeKey);
-    const storeUrl = await serveStoreFolder(servers, site);
+    const storeUrl = await serveStoreFolder(servers, site, seen);
     web = await listenLoopback(servers, webFolder(files));
     s = await startTestServer();
     dataDir = s.dataDir;
@@ -85,6 +88,24 @@ describe('storage drivers from the app store', () => {
     await s?.close();
     closeAll(servers);
     for (const c of cleanups) c();
+  });
+
+  test('a plugin folder without room refuses the install before anything is downloaded (intent_disk_full)', async (t) => {
+    if (process.getuid?.() !== 0) {
+      if (process.env.CI === 'true' || process.env.CI === '1') throw new Error('[CI] mounting a small tmpfs needs root');
+      return t.skip('mounting a small tmpfs over the plugin folder needs root');
+    }
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', pluginDir()]);
+    try {
+      const before = seen.length;
+      const r = await api('POST', '/apps/http-index/install', { store: storeId });
+      assert.deepEqual(refusal(r), [507, 'intent_disk_full', 'storage', 'disk_full'], JSON.stringify(r.body));
+      assert.ok(r.body.details.free < r.body.details.need, JSON.stringify(r.body.details));
+      assert.ok(!seen.slice(before).some((x) => x.path.endsWith('.zip')), 'the package was not fetched');
+      assert.deepEqual(readdirSync(pluginDir()), []);
+    } finally {
+      execFileSync('umount', [pluginDir()]);
+    }
   });
 
   test('install: verified, unpacked into the plugin folder, probed and offered under Storages → Add without a restart', async () => {

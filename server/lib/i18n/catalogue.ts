@@ -82,6 +82,7 @@ export const en: Catalogue = {
   intent_unsupported: 'Installing this kind of store entry is not supported yet.',
   intent_in_use: 'The storage driver "{id}" is in use by {storages}: remove those storages first.',
   intent_license: 'The app store knows no licence of "{id}" for this purchase code.',
+  intent_disk_full: 'There is not enough free disk space to install "{id}" {version}: {need} bytes are needed, {free} are free.',
   no_backup_target: 'No storage is backed up to an enabled target yet: add a backup target under Admin → Replication and link a storage to it first.',
   too_many: 'Too many items (at most {max}).',
   pin_wrong: 'Wrong PIN. {tries_left} tries left.',
@@ -196,6 +197,7 @@ export const tr: Catalogue = {
   intent_unsupported: 'Bu tür bir mağaza öğesinin kurulması henüz desteklenmiyor.',
   intent_in_use: '"{id}" depolama sürücüsü {storages} tarafından kullanılıyor: önce bu depolamaları kaldırın.',
   intent_license: 'Uygulama mağazası bu satın alma kodu için "{id}" lisansı bilmiyor.',
+  intent_disk_full: '"{id}" {version} kurmak için yeterli boş disk alanı yok: {need} bayt gerekiyor, {free} bayt boş.',
   no_backup_target:
     'Henüz hiçbir depolama etkin bir yedek hedefine yedeklenmiyor: önce Yönetim → Yedekleme altında bir yedek hedefi ekleyip bir depolamayı ona bağlayın.',
   too_many: 'Çok fazla öğe (en fazla {max}).',
