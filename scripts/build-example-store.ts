@@ -14,6 +14,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import sharp from 'sharp';
 import { buildStore, DRIVER_MANIFEST, DRIVER_PROGRAM, PACK_FORMAT, packFile } from '../server/store';
 import { EXAMPLE_APPS, EXAMPLES_DIR, exampleAppFiles, publicPem, signedPackage, type ExampleApp } from './build-example-apps';
 
@@ -69,6 +70,29 @@ export async function exampleDriver(publisherKey: KeyObject, patch: Record<strin
   return { file: `${manifest.id}-${manifest.version}.zip`, bytes: await signedPackage(files, EXAMPLE_PUBLISHER, publisherKey) };
 }
 
+/** The catalogue's categories of each example entry (docs/app-store.md, "Categories and pictures"). */
+const EXAMPLE_CATEGORIES: Record<string, string[]> = {
+  'images-to-pdf': ['documents', 'media'],
+  'fill-and-sign': ['documents', 'productivity'],
+  'http-index': ['storage'],
+  de: ['language'],
+};
+
+/**
+ * Each example's store-only details: `meta/<id>.json` with its categories and, for an app, its icon
+ * (the package's SVG drawn as a 128-pixel PNG: a store serves no SVG, which could carry script).
+ */
+async function exampleMeta(dir: string) {
+  mkdirSync(join(dir, 'meta'), { recursive: true });
+  mkdirSync(join(dir, 'media'), { recursive: true });
+  for (const [id, categories] of Object.entries(EXAMPLE_CATEGORIES)) {
+    const svg = join(EXAMPLES_DIR, id, 'icons/icon.svg');
+    const icon = (EXAMPLE_APPS as readonly string[]).includes(id) ? `media/${id}-icon.png` : undefined;
+    if (icon) writeFileSync(join(dir, icon), await sharp(readFileSync(svg), { density: 300 }).resize(128, 128).png().toBuffer());
+    writeFileSync(join(dir, 'meta', `${id}.json`), `${JSON.stringify({ categories, ...(icon && { icon }) })}\n`);
+  }
+}
+
 /** Writes both example apps, the German pack and the example driver into `dir` and signs the store index with `storeKey`. */
 export async function buildExampleStore(dir: string, publisherKey: KeyObject, storeKey: KeyObject) {
   mkdirSync(dir, { recursive: true });
@@ -76,6 +100,7 @@ export async function buildExampleStore(dir: string, publisherKey: KeyObject, st
     const { file, bytes } = await exampleRelease(app, publisherKey);
     writeFileSync(join(dir, file), bytes);
   }
+  await exampleMeta(dir);
   const de = languagePack(GERMAN_PACK_DIR);
   writeFileSync(join(dir, de.file), de.bytes);
   const driver = await exampleDriver(publisherKey);

@@ -244,7 +244,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue, present: (op, lang) => sv.appPlugins.jobs.present(op, lang) }),
       appPluginRoutes({ plugins: sv.appPlugins, settings: sv.settings, bus, maxJsonBytes: json }),
-      appStoreRoutes({ store: sv.appStore, updates: sv.appStoreUpdates, licences: sv.appStoreLicences, settings: sv.settings, bus, maxJsonBytes: json, log: logFn }),
+      appStoreRoutes({
+        store: sv.appStore,
+        updates: sv.appStoreUpdates,
+        licences: sv.appStoreLicences,
+        settings: sv.settings,
+        bus,
+        maxJsonBytes: json,
+        log: logFn,
+      }),
       languagesRoutes(),
       realtimeRoutes({
         hub,

@@ -15,7 +15,7 @@ Usage:
   service store build DIR --key FILE [--name NAME] [--publisher-key NAME=PEMFILE ...]
                                              write DIR/index.json and DIR/index.json.sig for the packages (*.zip) in DIR
   service store verify URL --key FILE        check a store: its signature against the key (public or private PEM)
-                                             and every package's size and sha256
+                                             and every package's and picture's size and sha256
   service store license DIR --key FILE --store NAME --app ID --licensee NAME [--seats N] [--valid-until ISO] [--updates-until ISO]
                                              issue a licence into DIR/licenses/ and print its purchase code (give it to the buyer)
   service store revoke DIR --key FILE LICENCE_ID ...
@@ -67,9 +67,9 @@ export async function storeCommand(argv: string[]): Promise<number> {
     case 'verify': {
       if (!values.key) throw new UsageError(`--key is required\n${USAGE}`);
       const r = await verifyStore(target, publicPem(values.key));
-      console.log(`${r.name}: signature good (${r.fingerprint}); ${r.entries} entries, ${r.packages} packages`);
+      console.log(`${r.name}: signature good (${r.fingerprint}); ${r.entries} entries, ${r.files} files`);
       for (const p of r.problems) console.log(`${p.file}: ${p.reason}`);
-      if (r.problems.length) console.log(`${r.problems.length} of ${r.packages} packages do not match the index`);
+      if (r.problems.length) console.log(`${r.problems.length} of ${r.files} files do not match the index`);
       return r.problems.length ? 1 : 0;
     }
     case 'license': {

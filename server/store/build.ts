@@ -4,7 +4,10 @@
  * (`*.json` beside index.json) in DIR in a new index.json, one entry per id
  * with a version per package (size, sha256, compatibility range, permissions
  * from its manifest), and signs it with the store's Ed25519 key into
- * index.json.sig. The packages stay where they are.
+ * index.json.sig. The packages stay where they are. An entry's store-only
+ * details come from `meta/<id>.json` when there is one: `{categories?,
+ * icon?: "media/…", screenshots?: [{file: "media/…", caption: {en: …}}]}`,
+ * each picture listed with its size and sha256.
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -12,7 +15,7 @@ import { join } from 'node:path';
 import { peekAppManifest } from '../plugins';
 import { compareVersions } from '../lib/versions';
 import { isAppError } from '../errors';
-import { INDEX_FILE, SIGNATURE_FILE, signIndex, STORE_FORMAT, type StoreEntry, type StoreIndex } from './format';
+import { INDEX_FILE, parseIndex, SIGNATURE_FILE, signIndex, STORE_FORMAT, type StoreEntry, type StoreIndex } from './format';
 import { readPack } from './language-pack';
 import { peekDriverManifest } from './driver-package';
 
@@ -48,6 +51,31 @@ async function readFacts(file: string, bytes: Buffer): Promise<PackageFacts> {
     description: m.description ? { [m.default_language]: m.description } : {},
     license: m.license?.required ? { model: 'paid', store: m.license.store } : { model: 'free' },
     permissions: [...m.permissions],
+  };
+}
+
+/** The size and sha256 of a picture the index lists. */
+async function picture(dir: string, file: unknown) {
+  if (typeof file !== 'string') throw new Error(`a picture is a file name under media/, not ${JSON.stringify(file)}`);
+  const bytes = await readFile(join(dir, file));
+  return { file, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** `meta/<id>.json`: categories, icon and screenshots of an entry ({} without one); the index's schema checks them. */
+async function readMeta(dir: string, id: string): Promise<Pick<StoreEntry, 'categories' | 'icon' | 'screenshots'>> {
+  let meta: { categories?: StoreEntry['categories']; icon?: unknown; screenshots?: Array<{ file?: unknown; caption?: Record<string, string> }> };
+  try {
+    meta = JSON.parse(await readFile(join(dir, 'meta', `${id}.json`), 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new Error(`meta/${id}.json: ${(e as Error).message}`);
+  }
+  return {
+    ...(meta.categories && { categories: meta.categories }),
+    ...(meta.icon !== undefined && { icon: await picture(dir, meta.icon) }),
+    ...(meta.screenshots && {
+      screenshots: await Promise.all(meta.screenshots.map(async (s) => ({ ...(await picture(dir, s.file)), caption: s.caption ?? {} }))),
+    }),
   };
 }
 
@@ -92,6 +120,7 @@ export async function buildStore(dir: string, key: KeyObject, o: { name?: string
     if (e.versions.every((v) => compareVersions(m.version, v.version) >= 0)) Object.assign(e, { name: m.name, description: m.description });
     entries.set(m.id, e);
   }
+  for (const e of entries.values()) Object.assign(e, await readMeta(dir, e.id));
   const index: StoreIndex = {
     format: STORE_FORMAT,
     name: o.name ?? 'Filedock store',
@@ -99,6 +128,12 @@ export async function buildStore(dir: string, key: KeyObject, o: { name?: string
     entries: [...entries.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
   };
   const bytes = Buffer.from(`${JSON.stringify(index, null, 2)}\n`);
+  // What a reader would refuse (a category not on the list, a picture too big) is refused here, naming the field.
+  try {
+    parseIndex(bytes);
+  } catch (e) {
+    throw new Error(`the index would not be read: ${isAppError(e) ? String(e.params.detail) : (e as Error).message}`);
+  }
   const sig = signIndex(bytes, key);
   await writeFile(join(dir, INDEX_FILE), bytes);
   await writeFile(join(dir, SIGNATURE_FILE), sig);

@@ -30,6 +30,16 @@ const range = z
 /** A package file beside index.json (an app ZIP, a language pack JSON): a plain name, no folders, nothing that leaves the store. */
 const fileName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.(zip|json)$/);
 
+/** Pictures beside the packages (an entry's icon and screenshots): under `media/`, PNG, JPEG or WebP. */
+const mediaFile = z.string().regex(/^media\/[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.(png|jpe?g|webp)$/);
+/** The spec's icon limit (Limits: "icon 5 MiB"); screenshots share it. */
+export const MEDIA_MAX_BYTES = 5 * 1024 * 1024;
+const media = z.strictObject({ file: mediaFile, size: z.number().int().min(1).max(MEDIA_MAX_BYTES), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+/** The catalogue's categories (a fixed list, so every store files the same things under the same word). */
+export const CATEGORIES = ['files', 'documents', 'media', 'productivity', 'security', 'integration', 'developer', 'language', 'storage'] as const;
+export type StoreCategory = (typeof CATEGORIES)[number];
+const langKey = z.string().regex(/^[a-z]{2,3}(-[A-Z]{2})?$/);
+
 const version = z.strictObject({
   version: semverText,
   /** The Filedock versions the package runs on (the manifest's `filex_range`). */
@@ -49,9 +59,16 @@ const entry = z.strictObject({
   /** The publisher's Ed25519 public key (SPKI PEM), shown to compare; the admin still trusts it themselves. */
   publisher_key: z.string().max(4096).optional(),
   /** Description by language (`en`, `tr`, ...). */
-  description: z.record(z.string().regex(/^[a-z]{2,3}(-[A-Z]{2})?$/), z.string().max(4000)),
+  description: z.record(langKey, z.string().max(4000)),
   license: z.strictObject({ model: z.enum(['free', 'paid']), store: id.optional() }),
   versions: z.array(version).min(1).max(200),
+  categories: z.array(z.enum(CATEGORIES)).max(4).optional(),
+  icon: media.optional(),
+  /** Pictures of the app at work, with a caption by language. */
+  screenshots: z
+    .array(media.extend({ caption: z.record(langKey, z.string().max(300)) }))
+    .max(8)
+    .optional(),
 });
 
 const index = z.strictObject({

@@ -25,7 +25,7 @@ export { StoreLicences, STALE_MS } from './licences';
 export { issueLicence, revokeLicences, signLicence } from './licence-files';
 export { buildStore } from './build';
 export { verifyStore } from './verify';
-export { fingerprint } from './format';
+export { CATEGORIES, fingerprint, type StoreCategory } from './format';
 export { PACK_FORMAT, packFile } from './language-pack';
 export { DRIVER_FORMAT, DRIVER_MANIFEST, DRIVER_PROGRAM } from './driver-package';
 

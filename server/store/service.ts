@@ -16,6 +16,7 @@ import type { EventBus } from '../events';
 import { compareVersions, satisfies } from '../lib/versions';
 import type { StoreConnection, StoreConnectionsRepo } from './connections.repo';
 import { fetchStoreFile } from './fetch';
+import { StoreMedia } from './media';
 import type { StoreDrivers } from './driver-install';
 import type { LanguagePackStore } from './language-packs';
 import {
@@ -28,6 +29,7 @@ import {
   verifyIndex,
   type StoreEntry,
   type StoreIndex,
+  type StoreCategory,
   type StoreKind,
   type StoreVersion,
 } from './format';
@@ -38,6 +40,7 @@ export const CATALOGUE_PAGE = 100;
 export interface CatalogueQuery {
   q?: string;
   kind?: StoreKind;
+  category?: StoreCategory;
   updates?: boolean;
   limit?: number;
   offset?: number;
@@ -46,6 +49,9 @@ export interface CatalogueQuery {
 /** A search word in the entry's id, name or one of its descriptions. */
 const matches = (e: StoreEntry, q: string) =>
   e.id.includes(q) || e.name.toLowerCase().includes(q) || Object.values(e.description).some((d) => d.toLowerCase().includes(q));
+
+/** Where the web UI reads a picture of store `store` (the media route). */
+const mediaUrl = (store: number, file: string) => `/api/admin/app-store/stores/${store}/media?file=${encodeURIComponent(file)}`;
 
 /** The spec's "catalogue kept 10 minutes". */
 export const CATALOGUE_TTL_MS = 10 * 60_000;
@@ -118,7 +124,11 @@ const newestFirst = (e: StoreEntry) => [...e.versions].sort((a, b) => compareVer
 
 export class AppStore {
   private cache = new Map<number, { at: number; etag: string | null; index: StoreIndex }>();
-  constructor(private d: StoreDeps) {}
+  /** The catalogue's pictures, read through the service (media.ts). */
+  readonly media: StoreMedia;
+  constructor(private d: StoreDeps) {
+    this.media = new StoreMedia({ repo: d.repo, index: (c) => this.index(c), timeoutMs: d.timeoutMs });
+  }
 
   /** Puts the installed language packs in memory (at start, before requests). */
   loadLanguages(): Promise<void> {
@@ -256,7 +266,8 @@ export class AppStore {
       }
       stores.push(this.view(c));
       for (const e of index.entries)
-        if ((!o.kind || e.kind === o.kind) && (!q || matches(e, q)) && (!o.updates || updatable(e))) found.push({ store: c.id, e });
+        if ((!o.kind || e.kind === o.kind) && (!o.category || e.categories?.includes(o.category)) && (!q || matches(e, q)) && (!o.updates || updatable(e)))
+          found.push({ store: c.id, e });
     }
     const offset = o.offset ?? 0;
     // Only the page is presented: sorting versions and reading ranges for 10,000 entries is the cost of a browse.
@@ -277,6 +288,10 @@ export class AppStore {
         versions: versions.map((v) => ({ version: v.version, compatible: satisfies(this.d.version, v.filedock_range), filedock_range: v.filedock_range })),
         installed_version: mine ?? null,
         update_available: newer(mine, latest),
+        categories: e.categories ?? [],
+        // Pictures through the service (media.ts): the browser never asks a store itself.
+        icon: e.icon ? mediaUrl(store, e.icon.file) : null,
+        screenshots: (e.screenshots ?? []).map((s) => ({ url: mediaUrl(store, s.file), caption: s.caption })),
       };
     });
     return { stores, total: found.length, entries };

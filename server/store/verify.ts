@@ -1,8 +1,8 @@
 /**
  * `service store verify URL --key PUBLIC_KEY` (docs/app-store.md): fetches a
  * store's index.json and signature, verifies them against the key, then
- * fetches every package the index names and checks its size and sha256.
- * Problems with packages are listed, not thrown, so one run shows them all.
+ * fetches every file the index names (packages and pictures) and checks its size and sha256.
+ * Problems with files are listed, not thrown, so one run shows them all.
  */
 import { createHash } from 'node:crypto';
 import { isAppError } from '../errors';
@@ -13,7 +13,8 @@ export interface StoreReport {
   name: string;
   fingerprint: string;
   entries: number;
-  packages: number;
+  /** Packages and pictures checked. */
+  files: number;
   problems: { file: string; reason: string }[];
 }
 
@@ -24,10 +25,11 @@ export async function verifyStore(url: string, publicPem: string, timeoutMs = 15
   };
   const index = verifyIndex(await get(INDEX_FILE, INDEX_MAX_BYTES), await get(SIGNATURE_FILE, SIGNATURE_MAX_BYTES), publicPem);
   const problems: StoreReport['problems'] = [];
-  let packages = 0;
+  let files = 0;
+  // Packages, and the pictures the catalogue shows (an icon, screenshots): each as the index describes it.
   for (const e of index.entries) {
-    for (const v of e.versions) {
-      packages++;
+    for (const v of [...e.versions, ...(e.icon ? [e.icon] : []), ...(e.screenshots ?? [])]) {
+      files++;
       try {
         const bytes = await get(v.file, v.size);
         if (bytes.length !== v.size) problems.push({ file: v.file, reason: `size ${bytes.length}, the index says ${v.size}` });
@@ -37,5 +39,5 @@ export async function verifyStore(url: string, publicPem: string, timeoutMs = 15
       }
     }
   }
-  return { name: index.name, fingerprint: fingerprint(publicPem), entries: index.entries.length, packages, problems };
+  return { name: index.name, fingerprint: fingerprint(publicPem), entries: index.entries.length, files, problems };
 }

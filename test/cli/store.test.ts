@@ -1,8 +1,9 @@
 /**
- * `service store keygen|build|verify` (docs/app-store.md, "Running a store"):
+ * `service store keygen|build|verify|license|revoke` (docs/app-store.md, "Running a store"):
  * a folder of real signed packages (two versions of one app, one of another)
  * made into a store by the CLI, served on loopback, verified by the CLI; a
- * package changed after the build and a wrong key are reported with exit 1.
+ * package changed after the build and a wrong key are reported with exit 1;
+ * a licence sold and revoked by the CLI as the files the service reads.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,10 @@ import { join } from 'node:path';
 import { SERVICE_CLI } from '../helpers/child-server';
 import { tempDir } from '../helpers/tools';
 import { buildAppPackage, publisherKey, sampleManifest } from '../helpers/app-package';
+import { createPrivateKey, createPublicKey, verify } from 'node:crypto';
+import { decodeLicense } from '../../server/plugins/license';
+import { licenceFile } from '../../server/store/licence-files';
+import { verifySigned } from '../../server/store/format';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -81,7 +86,7 @@ describe('service store', () => {
 
     r = await cli(['store', 'verify', url, '--key', storeKey]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /Acme apps: signature good .*; 2 entries, 3 packages/);
+    assert.match(r.stdout, /Acme apps: signature good .*; 2 entries, 3 files/);
 
     const other = join(site, 'other.zip');
     const bytes = readFileSync(other);
@@ -90,12 +95,37 @@ describe('service store', () => {
     r = await cli(['store', 'verify', url, '--key', storeKey]);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /other\.zip: sha256 differs from the index/);
-    assert.match(r.stdout, /1 of 3 packages do not match the index/);
+    assert.match(r.stdout, /1 of 3 files do not match the index/);
 
     const wrong = join(dir, 'wrong.pem');
     assert.equal((await cli(['store', 'keygen', wrong])).code, 0);
     r = await cli(['store', 'verify', url, '--key', wrong]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /store_signature/);
+  });
+
+  test('license writes a sold licence under its purchase code; revoke signs the revocation list', async () => {
+    const storeKey = join(dir, 'store.pem');
+    let r = await cli(['store', 'license', site, '--key', storeKey, '--store', 'shop', '--app', 'hello', '--licensee', 'Acme Ltd', '--seats', '3']);
+    assert.equal(r.code, 0, r.stderr);
+    const code = /purchase code ([0-9A-Z-]+)/.exec(r.stdout)?.[1];
+    assert.match(code ?? '', /^[0-9A-Z]{5}(-[0-9A-Z]{5}){3}$/);
+    const token = readFileSync(join(site, licenceFile(code!)), 'utf8').trim();
+    const decoded = decodeLicense(token)!;
+    assert.deepEqual([decoded.payload.app, decoded.payload.store, decoded.payload.licensee, decoded.payload.seats], ['hello', 'shop', 'Acme Ltd', 3]);
+    const pub = createPublicKey(createPrivateKey(readFileSync(storeKey)));
+    assert.ok(verify(null, Buffer.from(decoded.body, 'ascii'), pub, decoded.sig), 'signed by the store key');
+    assert.equal((await cli(['store', 'license', site, '--key', storeKey, '--app', 'hello'])).code, 64, 'the store and licensee are required');
+
+    r = await cli(['store', 'revoke', site, '--key', storeKey, decoded.payload.id, 'lic-old']);
+    assert.equal(r.code, 0, r.stderr);
+    const list = readFileSync(join(site, 'revocations.json'));
+    verifySigned(list, readFileSync(join(site, 'revocations.json.sig')), pub.export({ type: 'spki', format: 'pem' }).toString(), 'revocations.json');
+    assert.deepEqual(
+      JSON.parse(list.toString()).revoked.map((x: any) => x.id),
+      [decoded.payload.id, 'lic-old'],
+    );
+    assert.equal((await cli(['store', 'revoke', site, '--key', storeKey, 'lic-old'])).code, 0);
+    assert.equal(JSON.parse(readFileSync(join(site, 'revocations.json'), 'utf8')).revoked.length, 2, 'an id already listed is not listed twice');
   });
 });

@@ -107,6 +107,17 @@ describe('the app store in the browser', { skip, timeout: 120_000 }, () => {
       const entry = page.getByTestId('entry-images-to-pdf');
       await entry.getByText('Version 1.0.0').waitFor();
       await page.getByTestId('entry-fill-and-sign').waitFor();
+      // Its icon came through the service (the store's PNG, drawn), its categories as chips; a category filters.
+      await page.waitForFunction(() => {
+        const img = document.querySelector<HTMLImageElement>('[data-testid="entry-images-to-pdf"] img.store-icon');
+        return !!img && img.complete && img.naturalWidth === 128;
+      });
+      await entry.getByRole('list', { name: 'Categories of Images to PDF' }).getByText('Documents').waitFor();
+      await page.getByLabel('Category').selectOption('storage');
+      await page.getByTestId('entry-http-index').waitFor();
+      await entry.waitFor({ state: 'detached' });
+      await page.getByLabel('Category').selectOption('');
+      await entry.getByText('Version 1.0.0').waitFor();
       await entry.getByRole('button', { name: 'Details of Images to PDF' }).click();
       await entry.getByText('files.write').waitFor();
       await entry.getByRole('button', { name: 'Install Images to PDF' }).click();

@@ -28,7 +28,14 @@ export interface CatalogueEntry {
   versions: Array<{ version: string; compatible: boolean; filedock_range: string }>;
   installed_version: string | null;
   update_available: boolean;
+  categories: StoreCategory[];
+  /** The icon's address through the service, or null. */
+  icon: string | null;
+  screenshots: Array<{ url: string; caption: Record<string, string> }>;
 }
+/** The catalogue's fixed categories (docs/app-store.md, "Categories and pictures"). */
+export const CATEGORIES = ['files', 'documents', 'media', 'productivity', 'security', 'integration', 'developer', 'language', 'storage'] as const;
+export type StoreCategory = (typeof CATEGORIES)[number];
 export interface Catalogue {
   stores: Array<StoreRow & { error?: { error: string; details?: Record<string, unknown> } }>;
   total: number;
@@ -37,6 +44,7 @@ export interface Catalogue {
 export interface CatalogueQuery {
   q?: string;
   kind?: StoreKind;
+  category?: StoreCategory;
   updates?: boolean;
   limit: number;
   offset: number;

@@ -18,7 +18,7 @@ import { Dialog } from '../ui/dialog';
 import { ConfirmDialog } from '../ui/forms';
 import { useToast } from '../ui/toast';
 import { AutoUpdateToggle } from './store-auto-update';
-import { storeApi, type Catalogue, type CatalogueEntry, type StoreKind } from './store-api';
+import { CATEGORIES, storeApi, type Catalogue, type CatalogueEntry, type StoreCategory, type StoreKind } from './store-api';
 import { storeChanged } from './store-updates';
 import { describeIn, lastErrorText, pageOf, storeRefusalText } from './store-words';
 import { StoreLicence } from './store-licence';
@@ -30,6 +30,7 @@ export function StoreCatalogue() {
   const { t } = useI18n();
   const [q, setQ] = useState('');
   const [kind, setKind] = useState<StoreKind | ''>('');
+  const [category, setCategory] = useState<StoreCategory | ''>('');
   const [updates, setUpdates] = useState(false);
   const [offset, setOffset] = useState(0);
   const [cat, setCat] = useState<Catalogue | null>(null);
@@ -40,7 +41,7 @@ export function StoreCatalogue() {
     // A typed search waits for a pause; every other change loads at once.
     const timer = setTimeout(
       () =>
-        void storeApi.catalogue({ q: q.trim() || undefined, kind: kind || undefined, updates, limit: PAGE, offset }).then(
+        void storeApi.catalogue({ q: q.trim() || undefined, kind: kind || undefined, category: category || undefined, updates, limit: PAGE, offset }).then(
           (c) => live && (setCat(c), setError(null)),
           (e) => live && setError(e),
         ),
@@ -50,7 +51,7 @@ export function StoreCatalogue() {
       live = false;
       clearTimeout(timer);
     };
-  }, [q, kind, updates, offset, tick]);
+  }, [q, kind, category, updates, offset, tick]);
   const [auto, setAuto] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => {
     let live = true;
@@ -99,6 +100,23 @@ export function StoreCatalogue() {
               {KINDS.map((k) => (
                 <option key={k} value={k}>
                   {t(`store.cat.kind_${k}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {t('store.cat.category')}
+            <select
+              value={category}
+              onChange={(e) => {
+                setCategory(e.target.value as StoreCategory | '');
+                setOffset(0);
+              }}
+            >
+              <option value="">{t('store.cat.category_all')}</option>
+              {CATEGORIES.map((c) => (
+                <option key={c} value={c}>
+                  {t(`store.cat.cat_${c}`)}
                 </option>
               ))}
             </select>
@@ -199,6 +217,7 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
   return (
     <li className="card store-entry" aria-label={e.name} data-testid={`entry-${e.id}`}>
       <div className="store-entry-head">
+        {e.icon && <img className="store-icon" src={e.icon} alt="" width={32} height={32} />}
         <h3>{e.name}</h3>
         <span className="chip small">{t(`store.cat.one_${e.kind}`)}</span>
         {e.license.model === 'paid' && <span className="chip small">{t('store.cat.paid')}</span>}
@@ -209,6 +228,15 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
         )}
       </div>
       <p>{describeIn(e.description, lang)}</p>
+      {e.categories.length > 0 && (
+        <ul className="chips" aria-label={t('store.cat.categories_of', { name: e.name })}>
+          {e.categories.map((c) => (
+            <li key={c} className="chip small">
+              {t(`store.cat.cat_${c}`)}
+            </li>
+          ))}
+        </ul>
+      )}
       <p className="muted">
         {latest ? t('store.cat.version', { version: latest.version }) : t('store.cat.incompatible')}
         {e.installed_version && (
@@ -269,6 +297,16 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
       )}
       {open && (
         <div id={detailsId} className="store-details">
+          {e.screenshots.length > 0 && (
+            <div className="store-screenshots">
+              {e.screenshots.map((s) => (
+                <figure key={s.url}>
+                  <img src={s.url} alt={describeIn(s.caption, lang)} loading="lazy" />
+                  <figcaption>{describeIn(s.caption, lang)}</figcaption>
+                </figure>
+              ))}
+            </div>
+          )}
           <h4>{t('store.cat.permissions')}</h4>
           {latest?.permissions.length ? (
             <ul className="chips">

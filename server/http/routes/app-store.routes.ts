@@ -9,10 +9,10 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import type { EventBus } from '../../events';
 import type { SettingsStore } from '../../settings';
-import type { AppStore, StoreLicences, StoreUpdates } from '../../store';
+import { CATEGORIES, type AppStore, type StoreLicences, type StoreUpdates } from '../../store';
 import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
+import { actor, actorOf, me, reqMeta, type AppState, type Ctx, type Mw } from '../context';
 import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -31,6 +31,7 @@ const licenceBody = z.strictObject({ store: z.number().int().min(1), code: z.str
 const catalogueQuery = z.object({
   q: z.string().max(200).optional(),
   kind: z.enum(['app', 'language-pack', 'storage']).optional(),
+  category: z.enum(CATEGORIES).optional(),
   updates: z.enum(['true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
@@ -108,6 +109,21 @@ export function appStoreRoutes(d: {
     // A fresh index may offer updates: the check rings the bell (or upgrades) after the answer, not within it.
     d.updates.check().catch((e) => d.log('app store update check failed', e));
   });
+  const mediaQuery = z.object({ file: z.string().min(1).max(220) });
+  r.get(
+    `${A}/stores/:id/media`,
+    doc({ summary: 'A picture the store’s index names (an icon or a screenshot), checked against its sha256', query: mediaQuery, auth: 'admin' }),
+    admin,
+    on,
+    async (ctx) => {
+      const pic = await s.media.get(me(ctx).id, id(ctx), validate(mediaQuery, ctx.query).file);
+      ctx.set('content-type', pic.type);
+      ctx.set('cache-control', 'private, max-age=3600');
+      ctx.set('x-content-type-options', 'nosniff');
+      ctx.set('content-security-policy', "default-src 'none'");
+      ctx.body = pic.bytes;
+    },
+  );
   r.get(
     `${A}/catalogue`,
     doc({
