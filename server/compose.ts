@@ -41,7 +41,7 @@ import { createDocserver, createExternal } from './docserver';
 import { createAssistant } from './assistant';
 import { createProvider, type ProviderFactory } from './assistant/providers';
 import { createAppPlugins } from './plugins';
-import { createAppStore, createStoreLicences, createStoreUpdates } from './store';
+import { createAppStore, createStoreLicences, createStoreUpdates, StoreInstallOps } from './store';
 import { BackupService } from './backup';
 
 /** A temp file another instance is writing is touched as bytes arrive; one untouched this long is abandoned. */
@@ -397,6 +397,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     await appStore.loadLanguages();
     const appStoreUpdates = createStoreUpdates({ db, bus, plugins: appPlugins, store: appStore });
     const appStoreLicences = createStoreLicences({ db, bus, plugins: appPlugins, store: appStore, timeoutMs: config.appStoreTimeout });
+    const appStoreInstalls = new StoreInstallOps({ store: appStore, queue, actors: auth.actors });
+    appStoreInstalls.register();
     const backups = new BackupService({
       sources: { db, dirs, secretKeyFile: config.secretKeyFile, configFile: config.config, version: config.version },
       settings,
@@ -483,6 +485,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       appStore,
       appStoreUpdates,
       appStoreLicences,
+      appStoreInstalls,
       backups,
       capabilities,
       close,

@@ -21,6 +21,7 @@ export const JOB_NAMES = [
   'replica.drill',
   'plugin-action',
   'backup.run',
+  'app_store.install',
 ] as const satisfies readonly JobName[];
 
 /** Throws (boot fails) naming every job kind that has no handler on `queue`. */

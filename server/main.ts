@@ -248,6 +248,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         store: sv.appStore,
         updates: sv.appStoreUpdates,
         licences: sv.appStoreLicences,
+        installs: sv.appStoreInstalls,
         settings: sv.settings,
         bus,
         maxJsonBytes: json,

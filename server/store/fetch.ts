@@ -12,13 +12,18 @@ export interface StoreFetchOptions {
   timeoutMs: number;
   maxBytes: number;
   etag?: string | null;
+  /** Hears the bytes read so far as they arrive (an install's progress). */
+  onBytes?: (done: number) => void;
+  /** Stops the request (an install's operation cancelled): the caller's abort reason is thrown. */
+  signal?: AbortSignal;
 }
 
 export type StoreFetchResult = { not_modified: true } | { not_modified: false; bytes: Buffer; etag: string | null };
 
 export async function fetchStoreFile(url: string, o: StoreFetchOptions): Promise<StoreFetchResult> {
-  const signal = AbortSignal.timeout(o.timeoutMs);
-  const timedOut = () => storeError('store_unreachable', 'timeout', { url, timeout_ms: o.timeoutMs });
+  const timer = AbortSignal.timeout(o.timeoutMs);
+  const signal = o.signal ? AbortSignal.any([timer, o.signal]) : timer;
+  const timedOut = () => (o.signal?.aborted ? o.signal.reason : storeError('store_unreachable', 'timeout', { url, timeout_ms: o.timeoutMs }));
   let res: Response;
   try {
     res = await fetch(url, { signal, redirect: 'follow', headers: o.etag ? { 'if-none-match': o.etag } : {} });
@@ -50,6 +55,7 @@ export async function fetchStoreFile(url: string, o: StoreFetchOptions): Promise
         throw storeError('store_invalid', 'too_large', { url, max: o.maxBytes });
       }
       chunks.push(Buffer.from(r.value));
+      o.onBytes?.(size);
     }
   } catch (e) {
     if (signal.aborted) throw timedOut();

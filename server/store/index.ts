@@ -22,6 +22,7 @@ import { StoreLicences } from './licences';
 export { AppStore, CATALOGUE_TTL_MS, type InstallRequest } from './service';
 export { StoreUpdates, type UpdateReport } from './updates';
 export { StoreLicences, STALE_MS } from './licences';
+export { StoreInstallOps, INSTALL_JOB } from './install-ops';
 export { issueLicence, revokeLicences, signLicence } from './licence-files';
 export { buildStore } from './build';
 export { verifyStore } from './verify';

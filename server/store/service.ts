@@ -96,6 +96,13 @@ export interface StoreDeps {
 /** Room an install needs beyond the package: unpacked and written, with a margin the rest of the service keeps. */
 export const roomNeeded = (size: number) => 3 * size + 64 * 1024 * 1024;
 
+export type StoreAction = 'install' | 'upgrade';
+/** How an operation follows a download: the bytes so far of the package's size, and its cancel. */
+export interface DownloadWatch {
+  progress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
 export interface InstallRequest {
   store: number;
   id: string;
@@ -333,11 +340,12 @@ export class AppStore {
   }
 
   /** Downloads the package the index names and checks it is the one the index describes (size, then sha256). */
-  private async download(c: StoreConnection, v: StoreVersion, kind: StoreKind): Promise<Buffer> {
+  private async download(c: StoreConnection, v: StoreVersion, kind: StoreKind, watch: DownloadWatch = {}): Promise<Buffer> {
     const url = new URL(v.file, c.url).href;
     let bytes: Buffer;
     try {
-      const r = await fetchStoreFile(url, { timeoutMs: this.d.timeoutMs, maxBytes: v.size });
+      const { progress, signal } = watch;
+      const r = await fetchStoreFile(url, { timeoutMs: this.d.timeoutMs, maxBytes: v.size, signal, onBytes: progress && ((done) => progress(done, v.size)) });
       bytes = (r as { bytes: Buffer }).bytes;
     } catch (e) {
       if (isAppError(e) && e.params.reason === 'too_large') throw storeError('store_sha_mismatch', 'size_mismatch', { file: v.file, size: v.size }, kind);
@@ -371,42 +379,47 @@ export class AppStore {
     return (entry.kind === 'language-pack' ? this.d.packs.installed() : await this.d.apps.installed()).get(entry.id);
   }
 
-  async install(by: Actor, req: InstallRequest) {
+  /**
+   * What an install or upgrade will do, refused now when it would be (nothing downloaded): the store, entry
+   * and version, what is installed, the permissions an app's upgrade adds. An upgrade goes to a higher version
+   * only; one that asks a permission the app did not hold needs `approve_permissions`.
+   */
+  async plan(action: StoreAction, req: InstallRequest) {
     const { c, entry, v } = await this.pick(req);
     const cur = await this.installedOf(entry);
-    if (cur) {
-      const order = compareVersions(cur.version, v.version);
-      if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
-      throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
-    }
-    await this.room(entry, v);
-    const bytes = await this.download(c, v, entry.kind);
-    if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, bytes);
-    if (entry.kind === 'storage') return this.d.drivers.install(by, c.id, entry, v, bytes);
-    const app = await this.d.apps.install(by, bytes, req.approve_hosts ?? [], this.expect(entry, v));
-    this.audit(by, 'app_store.install', `app:${entry.id}`, { store: c.id, version: v.version, sha256: v.sha256 });
-    return app;
-  }
-
-  /** An upgrade to a higher version only; one that asks a permission the app did not hold needs `approve_permissions`. */
-  async upgrade(by: Actor, req: InstallRequest) {
-    const { c, entry, v } = await this.pick(req);
-    const cur = await this.installedOf(entry);
-    if (!cur) throw new AppError('not_found', { path: entry.id });
-    const order = compareVersions(cur.version, v.version);
-    if (order > 0) throw intent('intent_newer_installed', 'newer_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
-    if (order === 0) throw intent('intent_installed', 'already_installed', { id: entry.id, installed: cur.version, version: v.version }, entry.kind);
-    await this.room(entry, v);
-    if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, await this.download(c, v, entry.kind), cur.version);
-    if (entry.kind === 'storage') return this.d.drivers.install(by, c.id, entry, v, await this.download(c, v, entry.kind), cur.version);
-    const added = v.permissions.filter((p) => !cur.permissions.includes(p));
+    const facts = { id: entry.id, installed: cur?.version, version: v.version };
+    if (action === 'upgrade' && !cur) throw new AppError('not_found', { path: entry.id });
+    const order = cur ? compareVersions(cur.version, v.version) : -1;
+    if (order > 0) throw intent('intent_newer_installed', 'newer_installed', facts, entry.kind);
+    if (cur && (order === 0 || action === 'install')) throw intent('intent_installed', 'already_installed', facts, entry.kind);
+    const added = cur && entry.kind === 'app' ? v.permissions.filter((p) => !(cur as { permissions: string[] }).permissions.includes(p)) : [];
     if (added.length && !req.approve_permissions)
       throw intent('intent_permission', 'permission_not_approved', { id: entry.id, version: v.version, permissions: added });
-    const bytes = await this.download(c, v, entry.kind);
-    const app = await this.d.apps.upgrade(by, entry.id, bytes, this.expect(entry, v));
+    await this.room(entry, v);
+    return { c, entry, v, from: cur?.version ?? null, added };
+  }
+
+  /** Installs an entry (`progress` hears the download's bytes); refusals as `plan`. */
+  install(by: Actor, req: InstallRequest, watch: DownloadWatch = {}) {
+    return this.run(by, 'install', req, watch);
+  }
+
+  upgrade(by: Actor, req: InstallRequest, watch: DownloadWatch = {}) {
+    return this.run(by, 'upgrade', req, watch);
+  }
+
+  private async run(by: Actor, action: StoreAction, req: InstallRequest, watch: DownloadWatch = {}) {
+    const { c, entry, v, from, added } = await this.plan(action, req);
+    const bytes = await this.download(c, v, entry.kind, watch);
+    const was = from ?? undefined;
+    if (entry.kind === 'language-pack') return this.d.packs.install(by, c.id, entry, v, v.sha256, bytes, was);
+    if (entry.kind === 'storage') return this.d.drivers.install(by, c.id, entry, v, bytes, was);
+    const app = from
+      ? await this.d.apps.upgrade(by, entry.id, bytes, this.expect(entry, v))
+      : await this.d.apps.install(by, bytes, req.approve_hosts ?? [], this.expect(entry, v));
     this.audit(by, 'app_store.install', `app:${entry.id}`, {
       store: c.id,
-      from: cur.version,
+      ...(from && { from }),
       version: v.version,
       sha256: v.sha256,
       ...(added.length && { permissions_approved: added }),

@@ -1,5 +1,6 @@
 /** The app store routes (docs/app-store.md "Routes") as the admin pages use them. */
-import { api } from '../api/client';
+import { api, ApiError } from '../api/client';
+import type { Operation } from '../api/types';
 
 export interface StoreRow {
   id: number;
@@ -51,6 +52,22 @@ export interface CatalogueQuery {
 }
 
 const BASE = '/api/admin/app-store';
+
+/**
+ * Follows an install's operation until it ends: its progress as it goes, then its result, or its failure as
+ * the refusal the synchronous route would have answered (code and details).
+ */
+async function asOperation(started: Promise<{ operation_id: string }>, progress: (fraction: number) => void) {
+  const { operation_id: id } = await started;
+  for (;;) {
+    const op = await api<Operation>(`/api/files/ops/${encodeURIComponent(id)}`, { cache: 'no-store' });
+    progress(op.progress);
+    if (op.status === 'completed') return op.result as { name: string; version: string };
+    if (op.status === 'failed' || op.status === 'cancelled')
+      throw new ApiError(409, { error: op.error_code ?? op.status, message: op.error_text ?? op.error ?? op.status, details: op.error_params ?? {} }, null);
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}
 const app = (id: string) => `${BASE}/apps/${encodeURIComponent(id)}`;
 
 export const storeApi = {
@@ -65,9 +82,17 @@ export const storeApi = {
     (await api<{ enabled: boolean }>(`${BASE}/config`)).enabled
       ? (await api<Catalogue>(`${BASE}/catalogue`, { query: { updates: 'true', limit: 1 } })).total
       : 0,
-  install: (e: CatalogueEntry) => api<{ name: string; version: string }>(`${app(e.id)}/install`, { body: { store: e.store } }),
-  upgrade: (e: CatalogueEntry, approve: boolean) =>
-    api<{ name: string; version: string }>(`${app(e.id)}/upgrade`, { body: approve ? { store: e.store, approve_permissions: true } : { store: e.store } }),
+  /** Installs as an operation (docs/app-store.md, "Installs as operations"): refusals at once, then the op's progress. */
+  install: (e: CatalogueEntry, progress: (fraction: number) => void) =>
+    asOperation(api<{ operation_id: string }>(`${app(e.id)}/install`, { body: { store: e.store }, prefer: 'respond-async' }), progress),
+  upgrade: (e: CatalogueEntry, approve: boolean, progress: (fraction: number) => void) =>
+    asOperation(
+      api<{ operation_id: string }>(`${app(e.id)}/upgrade`, {
+        body: approve ? { store: e.store, approve_permissions: true } : { store: e.store },
+        prefer: 'respond-async',
+      }),
+      progress,
+    ),
   uninstall: (id: string) => api(app(id), { method: 'DELETE' }),
   /** Fetches a paid app's licence from its store by purchase code and sets it: the licence's status. */
   fetchLicence: (e: CatalogueEntry, code: string) => api<{ status: string }>(`${app(e.id)}/license`, { body: { store: e.store, code } }),

@@ -180,6 +180,8 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
   const [refusal, setRefusal] = useState<string | null>(null);
   const [asks, setAsks] = useState<string[] | null>(null);
   const [uninstall, setUninstall] = useState(false);
+  /** An install's or upgrade's operation, 0..1, while it runs. */
+  const [progress, setProgress] = useState<number | null>(null);
   const latest = e.latest;
   const run = async (work: () => Promise<void>) => {
     setBusy(true);
@@ -191,12 +193,13 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
       setRefusal(storeRefusalText(err, t));
     } finally {
       setBusy(false);
+      setProgress(null);
     }
   };
   const upgrade = (approve: boolean) =>
     run(async () => {
       try {
-        const a = await storeApi.upgrade(e, approve);
+        const a = await storeApi.upgrade(e, approve, setProgress);
         toast.info(t('store.cat.upgraded_ok', { name: a.name, version: a.version }));
       } catch (err) {
         // The server names the permissions the upgrade adds; the admin approves them, then it is sent again.
@@ -210,7 +213,7 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
     });
   const install = () =>
     run(async () => {
-      const a = await storeApi.install(e);
+      const a = await storeApi.install(e, setProgress);
       toast.info(t('store.cat.installed_ok', { name: a.name, version: a.version }));
     });
   const detailsId = `store-entry-${e.store}-${e.id}`;
@@ -251,6 +254,11 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
       {refusal && (
         <p className="error" role="alert">
           {refusal}
+        </p>
+      )}
+      {progress !== null && (
+        <p className="muted" data-testid="install-progress">
+          <progress max={1} value={progress} aria-label={t('store.cat.progress_of', { name: e.name })} /> {Math.round(progress * 100)} %
         </p>
       )}
       {e.kind === 'app' && e.license.model === 'paid' && e.installed_version && <StoreLicence entry={e} />}

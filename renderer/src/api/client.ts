@@ -70,6 +70,8 @@ interface Options {
   quiet401?: boolean;
   /** The browser cache mode (`no-cache` revalidates an answer the server lets clients keep). */
   cache?: RequestCache;
+  /** `Prefer` (RFC 7240), e.g. `respond-async` for a route that can answer 202 with an operation. */
+  prefer?: string;
 }
 
 /** JSON request; resolves with the parsed body (undefined for 204) or rejects with ApiError. */
@@ -77,6 +79,7 @@ export async function api<T>(path: string, opts: Options = {}): Promise<T> {
   const method = opts.method ?? (opts.body === undefined ? 'GET' : 'POST');
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   if (method !== 'GET' && method !== 'HEAD') headers['Content-Type'] = 'application/json';
+  if (opts.prefer) headers.Prefer = opts.prefer;
   let res: Response;
   try {
     res = await fetch(withQuery(path, opts.query), {

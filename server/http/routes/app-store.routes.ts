@@ -9,7 +9,7 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import type { EventBus } from '../../events';
 import type { SettingsStore } from '../../settings';
-import { CATEGORIES, type AppStore, type StoreLicences, type StoreUpdates } from '../../store';
+import { CATEGORIES, type AppStore, type InstallRequest, type StoreInstallOps, type StoreLicences, type StoreUpdates } from '../../store';
 import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { actor, actorOf, me, reqMeta, type AppState, type Ctx, type Mw } from '../context';
@@ -41,6 +41,7 @@ export function appStoreRoutes(d: {
   store: AppStore;
   updates: StoreUpdates;
   licences: StoreLicences;
+  installs: StoreInstallOps;
   settings: SettingsStore;
   bus: EventBus;
   maxJsonBytes: number;
@@ -58,6 +59,17 @@ export function appStoreRoutes(d: {
     await next();
   };
   const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
+  /**
+   * `Prefer: respond-async` (RFC 7240): the install or upgrade runs as an operation with its download's progress
+   * (docs/app-store.md, "Installs as operations"); refusals that need nothing downloaded still answer at once.
+   */
+  const queued = async (ctx: Ctx, action: 'install' | 'upgrade', req: InstallRequest) => {
+    if (!/\brespond-async\b/i.test(ctx.get('prefer'))) return false;
+    ctx.status = 202;
+    ctx.body = { operation_id: await d.installs.request(actor(ctx), action, req) };
+    ctx.set('preference-applied', 'respond-async');
+    return true;
+  };
   const id = (ctx: Ctx) => {
     const n = Number(ctx.params.id);
     if (!Number.isInteger(n) || n < 1) throw new AppError('bad_id');
@@ -140,13 +152,19 @@ export function appStoreRoutes(d: {
   );
   r.post(
     `${A}/apps/:app/install`,
-    doc({ summary: 'Install an app, language pack or storage driver from a store', body: installBody, status: 201, auth: 'admin' }),
+    doc({
+      summary: 'Install an app, language pack or storage driver from a store (with Prefer: respond-async, 202 and an operation)',
+      body: installBody,
+      status: 201,
+      auth: 'admin',
+    }),
     admin,
     on,
     async (ctx) => {
-      const b = await body(ctx, installBody);
+      const b = { ...(await body(ctx, installBody)), id: ctx.params.app };
+      if (await queued(ctx, 'install', b)) return;
       ctx.status = 201;
-      ctx.body = await s.install(actor(ctx), { ...b, id: ctx.params.app });
+      ctx.body = await s.install(actor(ctx), b);
     },
   );
   r.post(
@@ -159,8 +177,9 @@ export function appStoreRoutes(d: {
     admin,
     on,
     async (ctx) => {
-      const b = await body(ctx, installBody);
-      ctx.body = await s.upgrade(actor(ctx), { ...b, id: ctx.params.app });
+      const b = { ...(await body(ctx, installBody)), id: ctx.params.app };
+      if (await queued(ctx, 'upgrade', b)) return;
+      ctx.body = await s.upgrade(actor(ctx), b);
     },
   );
   r.delete(

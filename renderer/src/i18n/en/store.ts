@@ -61,6 +61,7 @@ export const store = {
   'store.cat.paid': 'Paid',
   'store.cat.category': 'Category',
   'store.cat.category_all': 'All categories',
+  'store.cat.progress_of': 'Installing {name}',
   'store.cat.categories_of': 'Categories of {name}',
   'store.cat.cat_files': 'Files',
   'store.cat.cat_documents': 'Documents',

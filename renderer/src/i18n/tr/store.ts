@@ -63,6 +63,7 @@ export const store: Record<keyof typeof en, string> = {
   'store.cat.paid': 'Ücretli',
   'store.cat.category': 'Kategori',
   'store.cat.category_all': 'Tüm kategoriler',
+  'store.cat.progress_of': '{name} kuruluyor',
   'store.cat.categories_of': '{name} kategorileri',
   'store.cat.cat_files': 'Dosyalar',
   'store.cat.cat_documents': 'Belgeler',
