@@ -123,10 +123,21 @@ export class ListingService {
     ]);
     // Pages holding encrypted rows are marked per request, never cached (membership may change; such folders are few).
     if (marks) {
-      const page = await this.repo.page({ storageId: storage.id, dir: rel, sort: input.sort, desc, limit: input.limit, offset: input.offset, after, perm: level });
+      const page = await this.repo.page({
+        storageId: storage.id,
+        dir: rel,
+        sort: input.sort,
+        desc,
+        limit: input.limit,
+        offset: input.offset,
+        after,
+        perm: level,
+      });
       const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
       const entriesJson = marks(stampThumbs(page.json, this.stamp));
-      return plain(Buffer.from(listingJson({ ...shown, entriesJson, total: page.total, next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null })));
+      return plain(
+        Buffer.from(listingJson({ ...shown, entriesJson, total: page.total, next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null })),
+      );
     }
     if (encoding) {
       const copy = this.compressed.get(storage.id, rel, key, encoding);

@@ -45,7 +45,11 @@ export class VaultRepo {
 
   /** Creates the person's vault; false when they have one. */
   async create(row: VaultRow): Promise<boolean> {
-    const ins = this.db.k.insertInto('vaults').values(row).onConflict((c) => c.column('user_id').doNothing()).returning('user_id');
+    const ins = this.db.k
+      .insertInto('vaults')
+      .values(row)
+      .onConflict((c) => c.column('user_id').doNothing())
+      .returning('user_id');
     return !!(await this.db.async.first(ins));
   }
 
@@ -66,9 +70,7 @@ export class VaultRepo {
       .limit(limit);
     if (q) {
       const like = `%${q.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      query = query.where((eb) =>
-        eb.or([eb(eb.fn('lower', ['u.username']), 'like', eb.val(like)), eb(eb.fn('lower', ['u.email']), 'like', eb.val(like))]),
-      );
+      query = query.where((eb) => eb.or([eb(eb.fn('lower', ['u.username']), 'like', eb.val(like)), eb(eb.fn('lower', ['u.email']), 'like', eb.val(like))]));
     }
     return (await this.db.async.all(query)).map((r) => ({ ...r, id: Number(r.id) }));
   }
@@ -116,7 +118,9 @@ export class VaultRepo {
     const k = this.db.k;
     const read = k.selectFrom('encrypted_folders').select('key_version').where('id', '=', folderId);
     const ids = members.map((m) => m.user_id);
-    const insert = k.insertInto('encrypted_folder_keys').values(members.map((m) => ({ folder_id: folderId, user_id: m.user_id, version, wrapped_key: m.wrapped_key })));
+    const insert = k
+      .insertInto('encrypted_folder_keys')
+      .values(members.map((m) => ({ folder_id: folderId, user_id: m.user_id, version, wrapped_key: m.wrapped_key })));
     const drop = k.deleteFrom('encrypted_folder_keys').where('folder_id', '=', folderId).where('user_id', 'not in', ids);
     const bump = k.updateTable('encrypted_folders').set({ key_version: version }).where('id', '=', folderId);
     return this.db.async.unit(
@@ -124,7 +128,11 @@ export class VaultRepo {
         const cur = yield* t.first(read);
         if (!cur) throw new AppError('not_found');
         if (version !== Number(cur.key_version) + 1)
-          throw new AppError('conflict', { reason: `key_version must be ${Number(cur.key_version) + 1}` }, { field: 'key_version', expected: Number(cur.key_version) + 1 });
+          throw new AppError(
+            'conflict',
+            { reason: `key_version must be ${Number(cur.key_version) + 1}` },
+            { field: 'key_version', expected: Number(cur.key_version) + 1 },
+          );
         yield* t.run(drop);
         yield* t.run(insert);
         yield* t.run(bump);

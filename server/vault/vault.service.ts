@@ -103,7 +103,12 @@ export class VaultService {
       throw new AppError('vault_auth_failed');
     }
     await this.d.throttle.succeed(null, userId);
-    await this.d.repo.rewrap(userId, { kdf: JSON.stringify(b.kdf), wrapped_private_key: b.wrapped_private_key, auth_hash: proof(b.new_auth), updated_at: now() });
+    await this.d.repo.rewrap(userId, {
+      kdf: JSON.stringify(b.kdf),
+      wrapped_private_key: b.wrapped_private_key,
+      auth_hash: proof(b.new_auth),
+      updated_at: now(),
+    });
   }
 
   async people(callerId: number, q: string): Promise<Array<{ id: number; name: string; display_name: string; public_key: string }>> {
@@ -157,7 +162,8 @@ export class VaultService {
     if (!r || !r.members.has(userId)) throw new AppError('not_found');
     if (r.owner_id !== userId) throw new AppError('forbidden', { reason: 'only the owner changes the members' });
     const ids = b.members.map((m) => m.user_id);
-    if (new Set(ids).size !== ids.length) throw new AppError('validation_failed', { field: 'members', reason: 'a person is named twice' }, { field: 'members' });
+    if (new Set(ids).size !== ids.length)
+      throw new AppError('validation_failed', { field: 'members', reason: 'a person is named twice' }, { field: 'members' });
     if (!ids.includes(userId)) throw new AppError('validation_failed', { field: 'members', reason: 'the set must include you' }, { field: 'members' });
     const keys = await this.d.repo.publicKeys(ids);
     const without = ids.filter((x) => !keys.has(x));

@@ -35,7 +35,10 @@ const wrappedFolderKey = b64u(125);
 const kdf = z
   .strictObject({
     alg: z.literal('argon2id'),
-    m: z.number().int().max(4 * 1024 * 1024),
+    m: z
+      .number()
+      .int()
+      .max(4 * 1024 * 1024),
     t: z.number().int().min(1).max(64),
     p: z.number().int().min(1).max(16),
     salt: b64u(8, 64),
