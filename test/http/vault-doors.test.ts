@@ -16,6 +16,8 @@ import { needTool, tempDir } from '../helpers/tools';
 import { sqlRow } from '../helpers/sql';
 import { eicarDatabase } from '../helpers/clamav';
 import { curl, PROPFIND_ALL } from '../gateways/webdav-helpers';
+import { buildAppPackage, publisherKey } from '../helpers/app-package';
+import { TOOLS_CODE, TOOLS_PACKS, toolsManifest } from '../helpers/tools-app';
 import { encName, fdv1, makeEncryptedFolder, makeVault } from '../helpers/vault';
 
 const missingClam = needTool('clamscan', 'clamav');
@@ -247,6 +249,21 @@ describe('encrypted folders at every door', () => {
     } finally {
       await c.close();
     }
+  });
+
+  test('an app action on an encrypted file answers 403 encrypted, for a member too', async () => {
+    const key = publisherKey('acme');
+    const trust = await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } });
+    assert.equal(trust.status, 201, JSON.stringify(trust.body));
+    const zip = await buildAppPackage({ key, manifest: toolsManifest([]), code: TOOLS_CODE, languages: TOOLS_PACKS });
+    const inst = await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(zip), headers: { 'content-type': 'application/zip' } });
+    assert.equal(inst.status, 201, JSON.stringify(inst.body));
+    const dir = await theDir();
+    const [file] = (await list(alice, `${V}/${dir}`)).body.entries.map((e: { name: string }) => e.name);
+    const r = await s.api('POST', '/api/files/plugins/actions/tools/spin/run', { token: alice, body: { paths: [`${V}/${dir}/${file}`] } });
+    assert.deepEqual([r.status, r.body.error], [403, 'encrypted']);
+    const ok = await s.api('POST', '/api/files/plugins/actions/tools/greet/run', { token: alice, body: { paths: ['/Files/Users/alice/plain.txt'] } });
+    assert.notEqual(ok.status, 403, 'the same app reaches a plain file');
   });
 
   test('WebDAV hides encrypted folders by default; with ciphertext set, members read them and nobody writes', async () => {
