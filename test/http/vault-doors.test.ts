@@ -147,6 +147,10 @@ describe('encrypted folders at every door', () => {
       const r = await list(token, V);
       assert.deepEqual([r.status, r.body.error], [403, 'encrypted']);
     }
+    // API keys act as their owner: alice's key lists the folder, bob's and the admin's do not.
+    const keyOf = async (token: string) => (await s.api('POST', '/api/auth/keys', { token, body: { name: 'k', verbs: ['files:read'] } })).body.token as string;
+    assert.equal((await list(await keyOf(alice), V)).status, 200);
+    for (const token of [bob, admin]) assert.equal((await list(await keyOf(token), V)).body.error, 'encrypted');
     const raw = await s.api('GET', `/api/files/raw?path=${encodeURIComponent(`${V}/x`)}`, { token: admin });
     assert.equal(raw.body.error, 'encrypted');
     const dir = await theDir();
