@@ -5,6 +5,8 @@ import { VaultRepo, type VaultRow } from './vault.repo';
 import { EncryptedRoots } from '../catalogue/encrypted-roots';
 import { UsersRepo } from '../auth/users.repo';
 import { openTestDb, testStorage, type TestDb } from '../../test/helpers/test-database';
+import { testNodes } from '../../test/helpers/test-nodes';
+import { sqlRows } from '../../test/helpers/sql';
 
 let t: TestDb;
 let repo: VaultRepo;
@@ -78,4 +80,13 @@ test('five rotations racing to the same next version: exactly one commits', asyn
     (await repo.keysOf(id, a)).map((k) => k.version),
     [1, 2],
   );
+});
+
+test('an encrypted thumbnail is replaced in place and goes with its node', async () => {
+  const [node] = await testNodes(t.db, storage, [{ path: `Thumbs/${b64u(6)}` }]);
+  await repo.putThumb(node, 'first', 'now');
+  await repo.putThumb(node, 'second', 'now');
+  assert.equal(await repo.thumb(node), 'second');
+  await sqlRows(t.db, 'DELETE FROM nodes WHERE id = ?', node);
+  assert.equal(await repo.thumb(node), undefined);
 });
