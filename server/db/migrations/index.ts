@@ -46,6 +46,7 @@ import { languagePacks } from './20261206141000-language-packs';
 import { searchMeta } from './20261206150000-search-meta';
 import { appStoreUpdates } from './20261206162000-app-store-updates';
 import { storeLicences } from './20261206185500-store-licences';
+import { vault } from './20261206190000-vault';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -91,6 +92,7 @@ export const MIGRATIONS: Migration[] = [
   searchMeta,
   appStoreUpdates,
   storeLicences,
+  vault,
 ];
 
 export type { Migration } from './types';
