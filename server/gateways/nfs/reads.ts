@@ -32,7 +32,7 @@ const MAX_OPEN = 64;
  * Spans read ahead of a sequential client. On the loaded 2-core machine the
  * thread pool's reads wait for a core too: with one span ahead a fifth of the
  * READs found theirs still being read (0.1–0.4 ms a READ on average), with
- * two 3–9 %, with four almost none (0–2 in 1,000).
+ * two 3–10 %, with four almost none (0–2 in 1,000).
  */
 const AHEAD = 4;
 /** Spans read ahead for all files together (each holds a pooled 1 MiB buffer). */
