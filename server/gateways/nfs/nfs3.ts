@@ -206,7 +206,7 @@ export function nfs3Program(d: Nfs3Deps): Program {
       } else {
         // Access on every call; the file itself is opened through the tree at most every FRESH_MS (reads.ts).
         loc.tree.files.target(loc.path);
-        ({ data, size } = await d.reads.read(loc, () => loc.tree.open(loc.path), offset, count, ctx.afterReply));
+        ({ data, size } = await d.reads.read(loc, () => loc.tree.open(loc.path), offset, count));
       }
       const eof = offset + data.length >= size;
       const a = await attrs(loc, { name: '', type: 'file', size, mtime: Date.now() }, ctx);

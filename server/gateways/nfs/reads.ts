@@ -13,11 +13,12 @@
  * A file on a local disk is read positionally into a pooled buffer (given
  * back once the reply is sent) with the callback `fs.read` (the FileHandle
  * machinery cost more than the read itself here). While one READ is alone
- * on its file, the next span is read ahead, started once this READ's reply
- * is handed to the socket: the read then runs while the client takes in
- * the reply, not on the 2-core machine's cores beside the reply's copy, and
- * the next sequential READ finds its bytes ready. Other storages go through
- * the SFTP gateway's read handle (one sequential stream, reopened on a seek).
+ * on its file, the spans after it are read ahead, so the next sequential
+ * READs find their bytes ready. They are started before this READ's reply
+ * is written: started after it (to keep the thread pool's submission off
+ * the reply's path), `nfs-cp` copied slower side by side on the loaded
+ * machine. Other storages go through the SFTP gateway's read handle (one
+ * sequential stream, reopened on a seek).
  */
 import { close } from 'node:fs';
 import type { OpenFile } from '../../files';
@@ -30,9 +31,9 @@ const FRESH_MS = 1000;
 const MAX_OPEN = 64;
 /**
  * Spans read ahead of a sequential client. On the loaded 2-core machine the
- * thread pool's reads wait for a core too: with one span ahead a fifth of the
- * READs found theirs still being read (0.1–0.4 ms a READ on average), with
- * two 3–10 %, with four almost none (0–2 in 1,000).
+ * thread pool's reads wait for a core too: counted with the reads started
+ * after the reply, one span ahead left a fifth of the READs waiting for
+ * theirs (0.1–0.4 ms a READ on average), two 3–10 %, four 0–2 in 1,000.
  */
 const AHEAD = 4;
 /** Spans read ahead for all files together (each holds a pooled 1 MiB buffer). */
@@ -79,16 +80,9 @@ export class OpenReads {
   /**
    * Up to `len` bytes (at most the pool's buffer size) at `offset` of the
    * file at `place`, and its size; `openFile` opens it through the tree
-   * when what is kept is older than FRESH_MS. `afterReply` takes what to do
-   * once the reply carrying these bytes is handed to the socket.
+   * when what is kept is older than FRESH_MS.
    */
-  async read(
-    place: ReadPlace,
-    openFile: () => Promise<OpenFile>,
-    offset: number,
-    len: number,
-    afterReply: (fn: () => void) => void,
-  ): Promise<{ data: Buffer; size: number }> {
+  async read(place: ReadPlace, openFile: () => Promise<OpenFile>, offset: number, len: number): Promise<{ data: Buffer; size: number }> {
     const key = keyOf(place);
     const hit = await this.current(key, openFile);
     hit.timer.refresh();
@@ -106,7 +100,7 @@ export class OpenReads {
       let data = span ? await span.data : null;
       data ??= await this.pread(fd, offset, len);
       const next = offset + len;
-      if (hit.active === 1 && next < size) afterReply(() => this.readAhead(key, hit, fd, next, len));
+      if (hit.active === 1 && next < size) this.readAhead(key, hit, fd, next, len);
       return { data: data.subarray(0, len), size };
     } finally {
       hit.active--;
@@ -120,11 +114,11 @@ export class OpenReads {
 
   /**
    * Reads up to AHEAD spans of `len` bytes from `offset` on for the next
-   * READs (those already under way are kept), unless another READ of the
-   * file runs or the file was dropped meanwhile.
+   * READs (those already under way are kept), unless the file was dropped
+   * meanwhile.
    */
   private readAhead(key: string, hit: Open, fd: number, offset: number, len: number): void {
-    if (hit.active > 0 || this.open.get(key) !== hit) return;
+    if (this.open.get(key) !== hit) return;
     if (hit.ahead.length > 0 && hit.ahead[0].offset !== offset) this.giveBack(hit.ahead.splice(0));
     const size = hit.file.size;
     let at = hit.ahead.length > 0 ? hit.ahead[hit.ahead.length - 1].offset + hit.ahead[hit.ahead.length - 1].len : offset;

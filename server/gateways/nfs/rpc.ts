@@ -46,18 +46,7 @@ export interface CallContext {
    * it is answered); otherwise it is reused once the call is answered.
    */
   keep: () => () => void;
-  /**
-   * Runs `fn` once the call's reply is handed to the socket (a READ's
-   * read-ahead starts then: not on the cores while the reply is copied out).
-   * Not run when there is no reply to send.
-   */
-  afterReply: (fn: () => void) => void;
 }
-
-/** What the connection gives each call beside its arguments. */
-export type CallHooks = Pick<CallContext, 'keep' | 'afterReply'>;
-
-const noHooks: CallHooks = { keep: () => noop, afterReply: noop };
 
 /** A procedure: reads its arguments, returns its result's XDR (parts are sent in order). */
 export type Procedure = (args: XdrReader, ctx: CallContext) => Promise<Buffer[]> | Buffer[];
@@ -76,7 +65,7 @@ export function replyHead(xid: number, stat: Accept): XdrWriter {
 }
 
 /** Parses one call record and runs it; null when there is nothing to answer (not a CALL). */
-export async function answer(record: Buffer, programs: Program[], peer: { ip: string }, hooks: CallHooks = noHooks): Promise<Buffer[] | null> {
+export async function answer(record: Buffer, programs: Program[], peer: { ip: string }, keep: () => () => void = () => noop): Promise<Buffer[] | null> {
   const r = new XdrReader(record);
   let xid: number;
   try {
@@ -93,7 +82,7 @@ export async function answer(record: Buffer, programs: Program[], peer: { ip: st
     const prog = r.u32();
     const vers = r.u32();
     const proc = r.u32();
-    const ctx = credentials(r, peer.ip, hooks);
+    const ctx = credentials(r, peer.ip, keep);
     r.u32(); // verifier flavour
     r.opaque(400);
     const versions = programs.filter((p) => p.prog === prog);
@@ -119,10 +108,10 @@ export async function answer(record: Buffer, programs: Program[], peer: { ip: st
 }
 
 /** AUTH_SYS's ids (RFC 5531 appendix A); other flavours are taken as anonymous. */
-function credentials(r: XdrReader, ip: string, hooks: CallHooks): CallContext {
+function credentials(r: XdrReader, ip: string, keep: () => () => void): CallContext {
   const flavour = r.u32();
   const body = r.opaque(400);
-  const ctx: CallContext = { ip, uid: null, gid: null, machine: null, keep: hooks.keep, afterReply: hooks.afterReply };
+  const ctx: CallContext = { ip, uid: null, gid: null, machine: null, keep };
   if (flavour !== AUTH_SYS) return ctx;
   const c = new XdrReader(body);
   c.u32(); // stamp
@@ -160,15 +149,11 @@ export function serveConnection(socket: Socket, programs: Program[], ip: string,
     inFlight++;
     if (inFlight >= MAX_IN_FLIGHT) socket.pause();
     let kept = false;
-    let after: Array<() => void> | null = null;
-    const hooks: CallHooks = {
-      keep: () => {
-        kept = true;
-        return pooled ? () => pool!.give(pooled) : noop;
-      },
-      afterReply: (fn) => (after ??= []).push(fn),
+    const keep = () => {
+      kept = true;
+      return pooled ? () => pool!.give(pooled) : noop;
     };
-    answer(record, programs, peer, hooks)
+    answer(record, programs, peer, keep)
       .then((out) => {
         if (pooled && !kept) pool!.give(pooled);
         if (!out || socket.destroyed) return;
@@ -182,7 +167,6 @@ export function serveConnection(socket: Socket, programs: Program[], ip: string,
           if (pool) for (const b of out) pool.give(b);
         });
         socket.uncork();
-        if (after) for (const fn of after) fn();
         if (socket.writableLength >= SEND_HIGH_WATER) socket.pause();
       })
       .catch(() => socket.destroy())
