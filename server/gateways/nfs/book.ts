@@ -12,7 +12,7 @@ import { parseAddressList, inList } from '../../lib/net-addr';
 import type { GatewayCore, GatewayTree } from '../index';
 import { Nfs3, NfsError } from './errors';
 import type { NfsExport, NfsExportsRepo } from './exports.repo';
-import type { HandleRef, Handles } from './handles';
+import type { Handles } from './handles';
 import type { Staged, StagedFiles } from './writes';
 
 const FRESH_MS = 1000;
@@ -33,9 +33,23 @@ export interface Located {
   nodeId?: number;
 }
 
+interface Known {
+  exp: NfsExport;
+  clients: BlockList;
+  /** Whether an address may use the export, by address (checking a BlockList costs more than a READ's other checks). */
+  allowed: Map<string, boolean>;
+}
+
+/** The export's account's tree as of `at`, and the export's root in it (looked up once per tree). */
+interface Session {
+  tree: GatewayTree;
+  at: number;
+  root?: { storageId: number; rel: string };
+}
+
 export class ExportBook {
-  private cache: { version: number; list: Array<{ exp: NfsExport; clients: BlockList }> } | null = null;
-  private trees = new Map<string, { tree: GatewayTree; at: number }>();
+  private cache: { version: number; list: Known[] } | null = null;
+  private trees = new Map<string, Session>();
 
   constructor(
     private repo: NfsExportsRepo,
@@ -50,7 +64,7 @@ export class ExportBook {
     if (this.cache?.version !== this.repo.version) {
       // The version as of before the read: a change committed during it leaves the cache stale, read again next call.
       const version = this.repo.version;
-      const list = (await this.repo.list()).map((exp) => ({ exp, clients: parseAddressList(exp.clients).list }));
+      const list = (await this.repo.list()).map((exp) => ({ exp, clients: parseAddressList(exp.clients).list, allowed: new Map<string, boolean>() }));
       this.cache = { version, list };
       this.trees.clear();
       return list;
@@ -87,9 +101,14 @@ export class ExportBook {
 
   /** The tree with the export's account's rights now; a gone account or key → ACCES. */
   async tree(exp: NfsExport, ip: string): Promise<GatewayTree> {
+    return (await this.session(exp, ip)).tree;
+  }
+
+  /** The account's tree for `exp` from `ip`, made again after FRESH_MS. */
+  private async session(exp: NfsExport, ip: string): Promise<Session> {
     const key = `${exp.id}\0${ip}`;
     const hit = this.trees.get(key);
-    if (hit && Date.now() - hit.at < FRESH_MS) return hit.tree;
+    if (hit && Date.now() - hit.at < FRESH_MS) return hit;
     const spec: ActorSpec = exp.key_id === null ? { kind: 'person', user_id: exp.user_id } : { kind: 'key', user_id: exp.user_id, key_id: exp.key_id };
     let actor: Actor;
     try {
@@ -97,10 +116,10 @@ export class ExportBook {
     } catch {
       throw new NfsError(Nfs3.ACCES, 'the export account is disabled or its key revoked');
     }
-    const tree = this.core.tree(actor, 'nfs');
-    this.trees.set(key, { tree, at: Date.now() });
+    const made: Session = { tree: this.core.tree(actor, 'nfs'), at: Date.now() };
+    this.trees.set(key, made);
     if (this.trees.size > 1000) this.trees.delete(this.trees.keys().next().value!);
-    return tree;
+    return made;
   }
 
   /** The export's root: its storage id and path there (throws `not_found` when its storage is gone). */
@@ -143,15 +162,22 @@ export class ExportBook {
    * → STALE; an address the export does not allow → ACCES.
    */
   async locate(fh: Buffer, ip: string): Promise<Located> {
-    const ref: HandleRef = this.handles.read(fh);
+    const ref = this.handles.read(fh);
     const known = (await this.all()).find((x) => x.exp.id === ref.exportId);
     if (!known) throw new NfsError(Nfs3.STALE, 'the export is gone');
     const exp = known.exp;
-    if (!inList(known.clients, ip)) throw new NfsError(Nfs3.ACCES, 'this address may not use the export');
-    const tree = await this.tree(exp, ip);
+    let allowed = known.allowed.get(ip);
+    if (allowed === undefined) {
+      if (known.allowed.size >= 1024) known.allowed.clear();
+      known.allowed.set(ip, (allowed = inList(known.clients, ip)));
+    }
+    if (!allowed) throw new NfsError(Nfs3.ACCES, 'this address may not use the export');
+    const session = await this.session(exp, ip);
+    const tree = session.tree;
+    // The root is found again with the tree (every FRESH_MS); the item itself is looked up and checked on each call.
     let root: { storageId: number; rel: string };
     try {
-      root = this.root(exp, tree);
+      root = session.root ??= this.root(exp, tree);
     } catch {
       throw new NfsError(Nfs3.STALE, 'the export path is gone');
     }

@@ -60,7 +60,7 @@ test('RPC replies: PROG_UNAVAIL, PROG_MISMATCH, PROC_UNAVAIL, GARBAGE_ARGS, SUCC
   assert.equal(await statusOf(badCred), Accept.GARBAGE_ARGS, 'a credential longer than the record');
 });
 
-test('file handles: made and read back; altered, forged, another key or a wrong size → BADHANDLE', () => {
+test('file handles: made and read back (a checked one known by its bytes); altered, forged, another key or a wrong size → BADHANDLE', () => {
   const h = new Handles(Buffer.alloc(32, 1));
   const fh = h.make({ exportId: 3, kind: 'node', id: 123456 });
   assert.ok(fh.length <= 64);
@@ -78,4 +78,7 @@ test('file handles: made and read back; altered, forged, another key or a wrong 
   bad(new Handles(Buffer.alloc(32, 2)).make({ exportId: 3, kind: 'node', id: 123456 }));
   bad(Buffer.alloc(fh.length));
   bad(fh.subarray(0, 20));
+  // A handle that passed is known by its bytes afterwards (no HMAC per READ); the altered ones above never were.
+  assert.equal(h.read(Buffer.from(fh)), h.read(fh), 'the same checked reference');
+  assert.ok(Object.isFrozen(h.read(fh)), 'shared, so not writable');
 });
