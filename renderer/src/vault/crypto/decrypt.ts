@@ -96,7 +96,8 @@ export function decryptStream(key: ContentKeySource, cipherTotal: number): Trans
   };
 
   return new TransformStream<Uint8Array, Uint8Array>({
-    start() {
+    // Async so that a bad total errors the stream rather than throwing from the constructor.
+    async start() {
       if (paddedOfCipher(cipherTotal) === null) throw integrity('its length is not one an encrypted file can have');
     },
     async transform(piece, controller) {
