@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createVault, decryptName, encryptName, FolderKeyring, folderKeyFrom, newFolderKey, unwrapFolderKey, wrapFolderKey } from './index';
-import { fromB64u } from './bytes';
+import { type VaultKeys, createVault, decryptName, encryptName, FolderKeyring, folderKeyFrom, newFolderKey, unwrapFolderKey, wrapFolderKey } from './index';
+import { b64u, fromB64u } from './bytes';
 import { quickKdf, rejectsWith, ringOf } from './testing';
 
 test('a folder key wrapped for a member opens for that member only, for that folder and version only', async () => {
@@ -23,12 +23,11 @@ test('a folder key wrapped for a member opens for that member only, for that fol
   await rejectsWith(unwrapFolderKey(forBob, bob.keys, 10, 2), 'wrong_key');
   await rejectsWith(unwrapFolderKey(forBob, alice.keys, 10, 3), 'wrong_key');
   // Bob's key pair but another user id in the info: a key wrapped for user 2 is not one for user 7.
-  await rejectsWith(unwrapFolderKey(forBob, { ...bob.keys, userId: 7 }, 10, 3), 'wrong_key');
+  await rejectsWith(unwrapFolderKey(forBob, { ...bob.keys, userId: 7 } satisfies VaultKeys, 10, 3), 'wrong_key');
   const bytes = fromB64u(forBob)!;
   for (const at of [1, 70, 100, bytes.length - 1]) {
     const damaged = bytes.slice();
     damaged[at] ^= 1;
-    const { b64u } = await import('./bytes');
     await rejectsWith(unwrapFolderKey(b64u(damaged), bob.keys, 10, 3), 'wrong_key');
   }
   await rejectsWith(unwrapFolderKey(forBob.slice(0, -4), bob.keys, 10, 3), 'wrong_key');

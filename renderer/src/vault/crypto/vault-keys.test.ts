@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createVault, defaultKdf, rewrapPrivateKey, unlockVault, unlockWithRecovery, unwrapFolderKey, wrapFolderKey, newFolderKey } from './index';
+import {
+  type VaultRecord,
+  createVault,
+  defaultKdf,
+  rewrapPrivateKey,
+  unlockVault,
+  unlockWithRecovery,
+  unwrapFolderKey,
+  wrapFolderKey,
+  newFolderKey,
+} from './index';
 import { fromB64u } from './bytes';
 import { quickKdf, rejectsWith } from './testing';
 
@@ -86,7 +96,7 @@ test('rewrap: the new passphrase unlocks, the old one no longer does, the recove
 test("a damaged record is integrity: bad parameters, a wrapped key that is not b64u, a public key that is not the private key's", async () => {
   const made = await createVault('pass', 6, quickKdf());
   const other = await createVault('pass', 6, quickKdf());
-  const damaged = [
+  const damaged: VaultRecord[] = [
     { ...made.record, kdf: { ...made.record.kdf, alg: 'scrypt' as 'argon2id' } },
     { ...made.record, kdf: { ...made.record.kdf, m: 0 } },
     { ...made.record, kdf: { ...made.record.kdf, t: 1.5 } },
