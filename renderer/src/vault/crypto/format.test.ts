@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { argon2id } from 'hash-wasm';
-import { createVault, encryptBlob, encryptName, FolderKeyring, folderKeyFrom, newFolderKey, paddedSize, wrapFolderKey } from './index';
+import { createVault, decryptName, encryptBlob, encryptName, FolderKeyring, folderKeyFrom, newFolderKey, paddedSize, wrapFolderKey } from './index';
 import { b64u, base32, concat, fromB64u, fromBase32 } from './bytes';
-import { pseudoRandom, quickKdf } from './testing';
+import { pseudoRandom, quickKdf, rejectsWith } from './testing';
 
 const s = crypto.subtle;
 const text = (t: string) => new TextEncoder().encode(t);
@@ -73,6 +73,12 @@ test('names: iv = HMAC(name_mac, NFC(name))[0..12], AES-GCM under name_enc with 
     await s.encrypt({ name: 'AES-GCM', iv, additionalData: text('filedock name|56') }, await aes(await hkdf(raw, 'filedock names enc')), plain),
   );
   assert.equal(await encryptName(ring, name), base32(concat(new Uint8Array([2, 1]), iv, ct)));
+  // Sealed correctly but under an IV that is not the name's MAC: a second encryption of one name, refused.
+  const otherIv = iv.map((b) => b ^ 0xff);
+  const other = new Uint8Array(
+    await s.encrypt({ name: 'AES-GCM', iv: otherIv, additionalData: text('filedock name|56') }, await aes(await hkdf(raw, 'filedock names enc')), plain),
+  );
+  await rejectsWith(decryptName(ring, base32(concat(new Uint8Array([2, 1]), otherIv, other))), 'integrity');
 });
 
 test('content: the 94-byte header, the content key under content_wrap, each chunk sealed with nonce prefix || index and file id || index || final', async () => {
