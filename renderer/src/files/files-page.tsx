@@ -240,7 +240,7 @@ export function FilesPage() {
   const runSearch = async (text: string, f: Filters) => {
     const q = toQuery(text, f, path);
     setFilters(f);
-    setRecent(rememberSearch(q.q));
+    if (!vf.folder) setRecent(rememberSearch(q.q)); // decrypted names are never written down
     setSearch({ q: q.q, folder: path, result: null, error: null });
     setSelection(sel.emptySelection);
     try {
