@@ -55,7 +55,8 @@ export async function renameEncrypted(folderId: number, path: string, name: stri
 
 /**
  * Queues a picked set (files and dropped folders) into the encrypted folder `dir`. Every path segment is
- * encrypted; a first-level folder that already exists keeps its stored name (it may be under an older key).
+ * encrypted; a first-level name that is already there keeps its stored name (it may be under an older key),
+ * so a file uploaded again replaces the one people see, as in a plain folder, instead of standing beside it.
  */
 export async function uploadEncrypted(folderId: number, dir: string, picked: Picked, shown: readonly VaultEntry[]): Promise<void> {
   const ring = await folderRing(folderId);
@@ -69,7 +70,6 @@ export async function uploadEncrypted(folderId: number, dir: string, picked: Pic
     }
     return out.join('/');
   };
-  for (const f of picked.files) if (!f.rel.includes('/') && takenBy(shown, f.rel)) throw new NameTaken(f.rel);
   for (const d of picked.dirs) {
     const stored = await storedOf(d);
     known.set(d, stored);
