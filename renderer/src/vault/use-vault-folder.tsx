@@ -15,7 +15,7 @@ import type { FolderKeyring } from './crypto';
 import type { VaultFolder } from './vault-api';
 import { filterByName, type VaultEntry } from './vault-paths';
 import { folderOfPath, folderRing, forgetFolders, onLock, requestUnlock, useVault, vaultCrypto } from './vault-store';
-import { downloadRow, dropThumbs, NameTaken, uploadEncrypted, vaultThumb } from './vault-files';
+import { downloadRow, dropThumbs, NameTaken, thumbStored, uploadEncrypted, vaultThumb } from './vault-files';
 import type { Picked } from '../upload/drop';
 import { mimeOfName } from './media';
 import { isCancelled, vaultErrorText } from './vault-words';
@@ -168,7 +168,13 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     return out.sort(entryComparator(sort, dir));
   }, [folder, hasEncrypted, keyring, raw, names, thumbs, path, sort, dir, t]);
 
-  // Thumbnails of images, a few at a time; each is asked once per file version.
+  // Thumbnails of images, one at a time; each is asked once per file version, and again once one is stored.
+  const [thumbTick, setThumbTick] = useState(0);
+  useEffect(() => {
+    const again = () => setThumbTick((n) => n + 1);
+    thumbStored.addEventListener('stored', again);
+    return () => thumbStored.removeEventListener('stored', again);
+  }, []);
   useEffect(() => {
     if (!folder || !keyring) return;
     let live = true;
@@ -183,7 +189,7 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     return () => {
       live = false;
     };
-  }, [folder, keyring, entries]);
+  }, [folder, keyring, entries, thumbTick]);
 
   const unlock = () => void requestUnlock().catch((e) => isCancelled(e) || toast.error(e));
   let gate: ReactNode = null;

@@ -99,10 +99,10 @@ function thumbAfterUpload(key: string, path: string, image: Blob, ring: FolderKe
     if (state !== 'done' && state !== 'cancelled' && state !== 'error') return;
     off();
     if (state === 'done')
-      void makeThumb(image, ring).then(
-        (bytes) => bytes && putThumb(path, bytes).then(() => forgetThumb(path)),
-        () => {},
-      );
+      // Best effort: a file without a thumbnail shows its type icon.
+      void makeThumb(image, ring)
+        .then((bytes) => bytes && putThumb(path, bytes).then(() => forgetThumb(path)))
+        .catch(() => {});
   });
 }
 
@@ -138,8 +138,12 @@ export function vaultThumb(folderId: number, e: VaultEntry): Promise<string | nu
   return p;
 }
 
+/** Told when a thumbnail was stored, so a listing that asked before it existed asks again. */
+export const thumbStored = new EventTarget();
+
 function forgetThumb(path: string): void {
   for (const id of thumbs.keys()) if (id.startsWith(`${path}|`)) thumbs.delete(id);
+  thumbStored.dispatchEvent(new Event('stored'));
 }
 
 /** Forgets every decrypted thumbnail (on lock). */
