@@ -18,7 +18,7 @@ import { needTool, tempDir } from '../helpers/tools';
 import { spawnServer, type ChildServer } from '../helpers/child-server';
 import { pngWithText } from '../helpers/fake-diagram';
 import { ADMIN, ensureRendererBuilt, fileRow, launchBrowser, signedInPage } from './ui-harness';
-import { confirmRecoveryKey, createVault, newEncryptedFolder, upload, uploadsDone, walk } from './ui-vault-helpers';
+import { confirmRecoveryKey, createVault, goInApp, newEncryptedFolder, upload, uploadsDone, walk } from './ui-vault-helpers';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 
@@ -89,7 +89,7 @@ describe('web UI: nothing of an encrypted folder reaches the server in the clear
   test('encrypted names, contents, a thumbnail, a rename, a filter and a preview leave no marker anywhere', async () => {
     await createVault(page, srv.url);
     await confirmRecoveryKey(page);
-    await newEncryptedFolder(page, srv.url, 'Private');
+    await newEncryptedFolder(page, 'Private');
     await fileRow(page, 'Private').dblclick();
 
     const files = {
@@ -140,14 +140,14 @@ describe('web UI: nothing of an encrypted folder reaches the server in the clear
     // The filter runs on decrypted names in the page, never as a server search.
     const searched: string[] = [];
     page.on('request', (r) => r.url().includes('/api/files/search') && searched.push(r.url()));
-    await page.getByRole('searchbox').first().fill(M.filter);
+    await page.locator('#search-q').fill(M.filter);
     await page.keyboard.press('Enter');
     await fileRow(page, `${M.renamed}.txt`).waitFor();
     assert.deepEqual(searched, []);
-    await page.getByRole('searchbox').first().fill('');
+    await page.locator('#search-q').fill('');
 
     // A preview decrypts in the page.
-    await page.goto(`${srv.url}/files/home/Private`);
+    await goInApp(page, '/files/home/Private');
     await fileRow(page, `${M.nameUni}.md`).dblclick();
     await page.getByTestId('preview').getByText(M.content).waitFor({ timeout: 30_000 });
     await page.keyboard.press('Escape');
