@@ -12,7 +12,8 @@ import { assistant } from './en/assistant';
 import { apps } from './en/apps';
 import { nfs } from './en/nfs';
 import { store } from './en/store';
+import { vaultSharing } from './en/vault-sharing';
 
-export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store };
+export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store, ...vaultSharing };
 
 export type MessageKey = keyof typeof en;
