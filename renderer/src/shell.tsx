@@ -11,6 +11,7 @@ import { MyLinks } from './share/my-links';
 import { TrashPage } from './files/trash-page';
 import { isDiagramRoute } from './files/diagram/diagram-route';
 import { NotFoundPage } from './ui/not-found';
+import { VaultHost } from './vault/vault-host';
 
 /** `/`, `/files` and `/files/<ui path>`: everything else the app does not know is "not found". */
 const isFilesRoute = (path: string) => path === '/' || path === '/files' || path.startsWith('/files/');
@@ -98,6 +99,7 @@ export function Shell() {
           </div>
         </ShellMenu>
       </header>
+      <VaultHost />
       <main id="main" tabIndex={-1}>
         {section === 'files' && <FilesPage />}
         {section === 'notfound' && <NotFoundPage path={path} />}

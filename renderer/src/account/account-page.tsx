@@ -1,6 +1,6 @@
 /**
  * The account pages (a lazily loaded chunk): "Security" (`/account`, second
- * factors) and "Sessions & keys" (`/account/access`). The tray's "Pair a
+ * factors), "Sessions & keys" (`/account/access`) and "Vault" (`/account/vault`). The tray's "Pair a
  * phone…" opens `/account?pair=1&base=<LAN URL>`, which shows the second tab
  * at its pairing section.
  */
@@ -10,13 +10,14 @@ import { AccessPage } from './access-page';
 import { SecurityPage } from './security-page';
 import { ConnectApps } from './connect-apps';
 import { useSession } from '../auth/session';
+import VaultPage from '../vault/vault-page';
 
 export default function AccountPage() {
   const { t } = useI18n();
   const { user } = useSession();
   const path = usePathname();
   const pair = new URLSearchParams(location.search).get('pair') === '1';
-  const tab = path === '/account/access' || pair ? 'access' : 'security';
+  const tab = path === '/account/access' || pair ? 'access' : path === '/account/vault' ? 'vault' : 'security';
   return (
     <div className="page settings account">
       <nav className="tabs" aria-label={t('account.title')}>
@@ -26,8 +27,13 @@ export default function AccountPage() {
         <a href="/account/access" onClick={linkClick} aria-current={tab === 'access' ? 'page' : undefined}>
           {t('account.access')}
         </a>
+        <a href="/account/vault" onClick={linkClick} aria-current={tab === 'vault' ? 'page' : undefined}>
+          {t('vault.title')}
+        </a>
       </nav>
-      {tab === 'security' ? <SecurityPage /> : <AccessPage pair={pair} />}
+      {tab === 'security' && <SecurityPage />}
+      {tab === 'access' && <AccessPage pair={pair} />}
+      {tab === 'vault' && <VaultPage />}
       {tab === 'access' && <ConnectApps user={user.username} />}
     </div>
   );

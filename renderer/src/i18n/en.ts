@@ -12,8 +12,9 @@ import { assistant } from './en/assistant';
 import { apps } from './en/apps';
 import { nfs } from './en/nfs';
 import { store } from './en/store';
+import { vault } from './en/vault';
 import { vaultSharing } from './en/vault-sharing';
 
-export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store, ...vaultSharing };
+export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store, ...vault, ...vaultSharing };
 
 export type MessageKey = keyof typeof en;

@@ -10,6 +10,20 @@ import { assistant } from './tr/assistant';
 import { apps } from './tr/apps';
 import { nfs } from './tr/nfs';
 import { store } from './tr/store';
+import { vault } from './tr/vault';
 import { vaultSharing } from './tr/vault-sharing';
 
-export const tr: Record<MessageKey, string> = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store, ...vaultSharing };
+export const tr: Record<MessageKey, string> = {
+  ...core,
+  ...files,
+  ...sharing,
+  ...access,
+  ...admin,
+  ...replication,
+  ...assistant,
+  ...apps,
+  ...nfs,
+  ...store,
+  ...vault,
+  ...vaultSharing,
+};

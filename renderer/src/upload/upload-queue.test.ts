@@ -236,4 +236,49 @@ describe('upload queue', () => {
     await until(q, () => q.list()[0].state === 'done');
     assert.equal(srv.files.get(`/d/${f.name}`)?.length, size);
   });
+
+  test('a byte source (ciphertext) is sent in its place: same ranges after a drop, its label shown, no record kept', async () => {
+    const srv = new FakeServer();
+    const store = new MemStore();
+    const timers = new ManualTimers();
+    const q = new UploadQueue(srv, store, timers, CHUNK);
+    const plain = bytes(5_000_000 + 3 * CHUNK, 3);
+    // A stand-in for encryptBlob: a longer stream whose every range is computed on demand.
+    const size = plain.size + 94;
+    const at = (n: number) => (n * 7 + 5) & 0xff;
+    const slices: string[] = [];
+    const source = {
+      size,
+      label: 'secret plan.txt',
+      async slice(start: number, end: number) {
+        slices.push(`${start}-${end}`);
+        return new Blob([Uint8Array.from({ length: end - start }, (_, k) => at(start + k))]);
+      },
+    };
+    srv.dropOnce.add(4);
+    q.add('/vault', plain, 'abcdefghijklmnopqrstuvwxyz234567abcd', source);
+    assert.equal(q.list()[0].name, 'secret plan.txt');
+    assert.equal(q.list()[0].size, size);
+    await until(q, () => q.list()[0].state === 'offline');
+    q.online();
+    await until(q, () => q.list()[0].state === 'done');
+    const got = srv.files.get('/vault/abcdefghijklmnopqrstuvwxyz234567abcd')!;
+    assert.equal(got.length, size);
+    assert.ok(
+      got.every((b, n) => b === at(n)),
+      'the source bytes, not the file, reached the server',
+    );
+    assert.equal(new Set(slices).size, partCount(size, CHUNK), 'each range asked again only for the dropped part');
+    assert.equal(store.rows.size, 0);
+    assert.equal(store.list().length, 0);
+  });
+
+  test('a small byte source goes in one request under its stored name', async () => {
+    const srv = new FakeServer();
+    const q = new UploadQueue(srv, new MemStore(), new ManualTimers(), CHUNK);
+    const source = { size: 4096, label: 'a.txt', slice: async (s: number, e: number) => new Blob([new Uint8Array(e - s).fill(9)]) };
+    q.add('/vault', bytes(10), 'stored2name', source);
+    await until(q, () => q.list()[0].state === 'done');
+    assert.deepEqual(srv.files.get('/vault/stored2name'), new Uint8Array(4096).fill(9));
+  });
 });

@@ -38,6 +38,17 @@ export interface Transport {
   abort(uploadId: string): Promise<void>;
 }
 
+/**
+ * Bytes to send instead of the file's own (an encrypted upload's ciphertext). `slice` must answer the same
+ * bytes for the same range every time, so a part resent after a drop matches what the server already holds.
+ */
+export interface UploadSource {
+  size: number;
+  slice(start: number, end: number): Promise<Blob>;
+  /** The name the upload panel shows (the stored name may be ciphertext). */
+  label: string;
+}
+
 /** What survives a reload (localStorage in the app). */
 export interface PendingRecord {
   key: string;
@@ -73,6 +84,8 @@ export interface UploadView {
 interface Item {
   key: string;
   file: FileLike | null;
+  /** Not kept across a reload: a source's keys live in memory only, so such an upload cannot resume after one. */
+  source: UploadSource | null;
   folder: string;
   path: string;
   size: number;
@@ -138,7 +151,15 @@ export class UploadQueue {
 
   /** Snapshot of every upload, oldest first. */
   list(): UploadView[] {
-    return this.items.map((i) => ({ key: i.key, name: baseOf(i.path), path: i.path, size: i.size, sent: sentOf(i), state: i.state, error: i.error }));
+    return this.items.map((i) => ({
+      key: i.key,
+      name: i.source?.label ?? baseOf(i.path),
+      path: i.path,
+      size: i.size,
+      sent: sentOf(i),
+      state: i.state,
+      error: i.error,
+    }));
   }
 
   /** Bytes sent and total over uploads that are not cancelled. */
@@ -155,11 +176,13 @@ export class UploadQueue {
     return { sent, total, active };
   }
 
-  /** Queues `file` for `<folder>/<relPath>` (relPath keeps a dropped folder's structure). */
-  add(folder: string, file: FileLike, relPath: string = file.name): string {
+  /** Queues `file` for `<folder>/<relPath>` (relPath keeps a dropped folder's structure); `source` sends other bytes for it. */
+  add(folder: string, file: FileLike, relPath: string = file.name, source: UploadSource | null = null): string {
     const path = `${folder.replace(/\/+$/, '')}/${relPath.replace(/^\/+/, '')}`;
     const key = `u${Date.now().toString(36)}-${++this.seq}`;
-    this.items.push(this.newItem(key, file, folderOf(path), path, file.size, 'queued', null));
+    const item = this.newItem(key, file, folderOf(path), path, source?.size ?? file.size, 'queued', null);
+    item.source = source;
+    this.items.push(item);
     this.changed();
     this.pump();
     return key;
@@ -229,6 +252,7 @@ export class UploadQueue {
     return {
       key,
       file,
+      source: null,
       folder,
       path,
       size,
@@ -313,7 +337,7 @@ export class UploadQueue {
   }
 
   private async runSimple(i: Item, signal: AbortSignal): Promise<void> {
-    const file = i.file!;
+    const file = i.source ? new File([await i.source.slice(0, i.size)], baseOf(i.path), { type: 'application/octet-stream' }) : i.file!;
     await this.transport.simple(
       i.folder,
       file,
@@ -342,19 +366,23 @@ export class UploadQueue {
       i.resync = false;
     }
     if (!i.uploadId) {
-      const s = await this.transport.init({ path: i.path, size: i.size, mime: i.file!.type || 'application/octet-stream', chunk_size: this.chunkSize }, signal);
+      // A source's bytes are opaque: its file's type is not told to the server.
+      const mime = (!i.source && i.file!.type) || 'application/octet-stream';
+      const s = await this.transport.init({ path: i.path, size: i.size, mime, chunk_size: this.chunkSize }, signal);
       i.uploadId = s.upload_id;
       i.chunkSize = s.chunk_size || this.chunkSize;
       i.urls = s.presigned_urls ? new Map(s.presigned_urls.map((u) => [u.part, u.url])) : null;
       i.parts.clear();
-      this.store.save({ key: i.key, upload_id: s.upload_id, path: i.path, name: baseOf(i.path), size: i.size, last_modified: i.file!.lastModified });
+      if (!i.source)
+        this.store.save({ key: i.key, upload_id: s.upload_id, path: i.path, name: baseOf(i.path), size: i.size, last_modified: i.file!.lastModified });
     }
     const total = partCount(i.size, i.chunkSize);
     const missing: number[] = [];
     for (let p = 1; p <= total; p++) if (!i.parts.has(p)) missing.push(p);
     await pool(missing, PARALLEL_PARTS, async (p) => {
       const start = (p - 1) * i.chunkSize;
-      const body = i.file!.slice(start, Math.min(i.size, start + i.chunkSize));
+      const end = Math.min(i.size, start + i.chunkSize);
+      const body = i.source ? await i.source.slice(start, end) : i.file!.slice(start, end);
       const etag = await this.transport.part(
         i.uploadId!,
         p,
