@@ -4,19 +4,20 @@
  * fragment (`#k=…&n=…`, vault/link-fragment.ts), which browsers never send to the server.
  */
 import { useState } from 'react';
-import type { Entry, ShareCreated } from '../api/types';
+import type { ShareCreated } from '../api/types';
 import { useI18n } from '../i18n';
 import { Dialog } from '../ui/dialog';
 import { useSubmit } from '../ui/use-submit';
 import { FormFooter } from '../ui/forms';
 import { baseName } from '../lib/ui-path';
 import { linkKeyOf } from '../vault/link-key';
+import type { VaultEntry } from '../vault/vault-paths';
 import { linkHash } from '../vault/link-fragment';
 import { createShare, type ShareInput } from './share-api';
 import { LinkResult } from './link-result';
 import { LinkOptions, optionsToInput, defaultOptions, type LinkOptionsState } from './link-options';
 
-export function ShareDialog({ path, entry, onClose }: { path: string; entry?: Entry; onClose: () => void }) {
+export function ShareDialog({ path, entry, onClose }: { path: string; entry?: VaultEntry; onClose: () => void }) {
   const { t } = useI18n();
   const [opts, setOpts] = useState<LinkOptionsState>(defaultOptions);
   const [link, setLink] = useState<ShareCreated | null>(null);

@@ -15,7 +15,7 @@ import { decryptStream, parseLinkFragment, VaultError } from '../vault/crypto';
 import { splitLinkHash } from '../vault/link-fragment';
 import { previewKind, previewType } from './kinds';
 
-type Key = 'missing' | 'incomplete' | 'integrity' | 'failed' | 'decrypting' | 'save' | 'size' | 'untitled' | 'in_browser';
+type Key = 'missing' | 'incomplete' | 'integrity' | 'failed' | 'decrypting' | 'save' | 'size' | 'untitled' | 'in_browser' | 'insecure';
 type Strings = Record<Key, string>;
 
 /** Text previews show at most this much, like the plain link pages. */
@@ -79,6 +79,8 @@ async function open(root: HTMLElement, T: Strings): Promise<void> {
   }
   const name = trueName || T.untitled;
   title.textContent = name;
+  // WebCrypto exists only in secure contexts: https, or this computer.
+  if (!globalThis.crypto?.subtle) return fail(T.insecure);
 
   const total = Number(root.dataset.size);
   let got = 0;
@@ -137,8 +139,7 @@ async function preview(into: HTMLElement, name: string, blob: Blob, url: string)
   into.dataset.preview = kind ?? 'none';
   if (kind === 'image') into.append(el('img', { className: 'full', alt: name, src: url }));
   else if (kind === 'pdf') into.append(el('iframe', { className: 'pdf', title: name, src: url }));
-  else if (kind === 'text')
-    into.append(el('pre', { className: 'tx', textContent: new TextDecoder().decode(await blob.slice(0, TEXT_MAX).arrayBuffer()) }));
+  else if (kind === 'text') into.append(el('pre', { className: 'tx', textContent: new TextDecoder().decode(await blob.slice(0, TEXT_MAX).arrayBuffer()) }));
 }
 
 /** The PIN form posts to the link's address, which would drop the fragment: carry it into the form's action. */

@@ -26,3 +26,12 @@ test('a missing key reads as none, a missing or broken name as empty', () => {
 test('a short key is passed on as it is, for the crypto module to refuse', () => {
   assert.equal(splitLinkHash(`#k=${KEY.slice(0, 20)}&n=YQ`).key, `k=${KEY.slice(0, 20)}`);
 });
+
+test('with the crypto module: the content key survives linkFragment → linkHash → splitLinkHash → parseLinkFragment', async () => {
+  const { linkFragment, parseLinkFragment } = await import('./crypto');
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const { key: k, name } = splitLinkHash(linkHash(linkFragment(key), 'Ayşe.pdf'));
+  assert.deepEqual(parseLinkFragment(k!), key);
+  assert.equal(name, 'Ayşe.pdf');
+  assert.throws(() => parseLinkFragment(splitLinkHash(`${linkFragment(key).slice(0, 30)}&n=YQ`).key!), { name: 'VaultError' });
+});

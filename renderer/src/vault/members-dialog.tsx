@@ -17,7 +17,7 @@ import { useSubmit } from '../ui/use-submit';
 import { useToast, errorText } from '../ui/toast';
 import { findVaultPeople, type VaultPerson } from './members-api';
 import { rotateMembers, type KeyedPerson } from './members-rotate';
-import { getFolder, setMembers, type VaultFolder } from './vault-api';
+import { getFolder, setMembers as putMembers, type VaultFolder } from './vault-api';
 import { forgetFolder, requestUnlock, vaultCrypto } from './vault-store';
 
 const who = (p: VaultPerson) => (p.display_name ? `${p.display_name} (${p.name})` : p.name);
@@ -87,7 +87,7 @@ export function MembersDialog({ folderId, name, onClose }: { folderId: number; n
       throw new Error(t('vault.members.no_vault', { name: (e as Error).message }));
     }
     const next = await rotateMembers(await vaultCrypto(), folder.id, folder.key_version, set);
-    await setMembers(folder.id, next.key_version, next.members);
+    await putMembers(folder.id, next.key_version, next.members);
     forgetFolder(folder.id);
     toast.info(t('vault.members.saved'));
     onClose();
