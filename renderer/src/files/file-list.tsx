@@ -18,6 +18,7 @@ import { TileThumb } from './tile-thumb';
 import { ToolIcon } from '../ui/tool-icons';
 import { isCoarsePointer, useLongPress } from './long-press';
 import { snippetParts } from './snippet';
+import { LockMark } from '../vault/lock-mark';
 
 export type ViewMode = 'list' | 'grid';
 const ROW = 40;
@@ -158,6 +159,7 @@ export function FileList(p: Props) {
           <>
             <TileThumb e={e} />
             <span className="tile-name">
+              <LockMark e={e} />
               {e.name}
               <FileMarks e={e} />
             </span>
@@ -184,6 +186,7 @@ export function FileList(p: Props) {
               ) : (
                 <FileIcon entry={e} />
               )}
+              <LockMark e={e} />
               {e.snippet ? (
                 <span className="name-stack">
                   <span className="name-text">{e.name}</span>

@@ -22,9 +22,11 @@ import { TextEditor } from './text-editor';
 import { VersionsDialog } from './versions-dialog';
 import { isTextName } from './highlight';
 import * as files from './file-api';
+import * as vaultNames from '../vault/vault-names';
+import { NewVaultFolder } from '../vault/new-vault-folder';
 
 export type DialogState =
-  | { kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts' }
+  | { kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts' | 'vault-mkdir' }
   | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit' | 'versions'; path: string; entry?: Entry }
   | { kind: 'delete' | 'move' | 'copy'; paths: string[] }
   | { kind: 'app-confirm'; action: AppAction; paths: string[] }
@@ -35,6 +37,8 @@ export interface FilesDialogsProps {
   setDialog(d: DialogState): void;
   /** The open folder. */
   path: string;
+  /** The encrypted folder the open folder is in: new names are encrypted (vault/vault-files.ts). */
+  vaultFolder?: number;
   /** Search results are shown: a rename is not applied to the folder's listing. */
   searching: boolean;
   docTypes: NewdocType[];
@@ -55,6 +59,7 @@ export function FilesDialogs({
   dialog,
   setDialog,
   path,
+  vaultFolder,
   searching,
   docTypes,
   canWrite,
@@ -79,12 +84,13 @@ export function FilesDialogs({
           submitLabel={t('common.create')}
           onClose={() => setDialog(null)}
           onSubmit={async (name) => {
-            await files.mkdir(path, name);
-            upsert({ id: 0, name, type: 'dir', size: 0, modified: new Date().toISOString() });
+            const stored = vaultFolder ? await vaultNames.mkdir(vaultFolder, path, name, t) : (await files.mkdir(path, name), name);
+            upsert({ id: 0, name: stored, type: 'dir', size: 0, modified: new Date().toISOString() });
             afterWrite();
           }}
         />
       )}
+      {dialog?.kind === 'vault-mkdir' && <NewVaultFolder path={path} onClose={() => setDialog(null)} onMade={afterWrite} />}
       {dialog?.kind === 'newtext' && (
         <NameDialog
           title={t('files.new_text')}
@@ -126,6 +132,8 @@ export function FilesDialogs({
           onClose={() => setDialog(null)}
           onSubmit={async (name) => {
             if (name === dialog.entry!.name) return;
+            const vaultRow = vaultNames.shownRow(dialog.entry!);
+            if (vaultRow) return void (await vaultNames.rename(vaultRow, dialog.path, name, t), afterWrite());
             await files.rename(dialog.path, name);
             if (!searching) upsert({ ...dialog.entry!, name }, dialog.entry!.name);
             selectOnly(name);
@@ -166,7 +174,9 @@ export function FilesDialogs({
           onPrev={previewNav.prev}
           onNext={previewNav.next}
           onEdit={
-            isTextName(dialog.entry.name, dialog.entry.mime) && canWrite ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry }) : undefined
+            isTextName(dialog.entry.name, dialog.entry.mime) && canWrite && !vaultFolder
+              ? () => setDialog({ kind: 'edit', path: dialog.path, entry: dialog.entry })
+              : undefined
           }
         />
       )}

@@ -28,7 +28,7 @@ import { FilesDialogs, type DialogState } from './files-dialogs';
 import { Sidebar } from './sidebar';
 import { OpsPanel } from './ops-panel';
 import { useFolderEvents } from './realtime';
-import { upsertOp, setOps } from './ops-store';
+import { upsertOp, setOps, showOpsPanel } from './ops-store';
 import { isTextName } from './highlight';
 import * as files from './file-api';
 import { EmptyState } from './empty-state';
@@ -47,7 +47,7 @@ import { matchingRules, openView, runAction, type AppAction, type OpenRule } fro
 import { pickLabel } from '../apps/surface/logic';
 import { AppViewFrame, type OpenView } from '../apps/app-view';
 import { appRoute } from '../apps/app-route';
-import { showOpsPanel } from './ops-store';
+import { useVaultFolder } from '../vault/use-vault-folder';
 
 const AssistantPanel = lazy(() => import('../assistant/assistant-panel'));
 
@@ -61,6 +61,7 @@ export function FilesPage() {
   const [dir, setDir] = useState<SortDir>(() => pref('dir', 'asc'));
   const [view, setView] = useState<ViewMode>(() => pref('view', 'list'));
   const listing = useListing(path, sort, dir);
+  const vf = useVaultFolder(path, listing.entries, sort, dir, listing.storage);
   /** The search shown (`folder`: where it was made from, which a scoped search keeps). */
   const [search, setSearch] = useState<{ q: string; folder: string; result: Listing | null; error: unknown } | null>(null);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -83,10 +84,7 @@ export function FilesPage() {
   const assistantBtn = useRef<HTMLButtonElement>(null);
   const [assistantOpen, setAssistantOpen] = useState(false);
 
-  const entries = useMemo(
-    () => (search ? [...(search.result?.entries ?? [])].sort(entryComparator(sort, dir)) : listing.entries),
-    [search, listing.entries, sort, dir],
-  );
+  const entries = useMemo(() => (search ? [...(search.result?.entries ?? [])].sort(entryComparator(sort, dir)) : vf.entries), [search, vf.entries, sort, dir]);
   const total = search ? entries.length : Math.max(listing.total, entries.length);
   const keys = useMemo(() => entries.map(keyOf), [entries]);
   const byKey = useMemo(() => new Map(entries.map((e) => [keyOf(e), e])), [entries]);
@@ -146,11 +144,13 @@ export function FilesPage() {
     else setDialog({ kind: 'preview', path: p, entry: e });
   };
 
-  const download = (p: string, name: string) => void saveSigned(files.rawUrl(p, false), name).catch(toast.error);
+  // In an encrypted folder the bytes are decrypted here before they are saved.
+  const download = (e: Entry) => void (vf.folder ? vf.download(e) : saveSigned(files.rawUrl(pathOf(e), false), e.name)).catch(toast.error);
 
   /** One file downloads as itself; a folder or several items as one ZIP (a plain browser download, streamed by the server). */
   const downloadChosen = (items: Entry[]) => {
-    if (items.length === 1 && items[0].type === 'file') return download(pathOf(items[0]), items[0].name);
+    if (items.length === 1 && items[0].type === 'file') return download(items[0]);
+    if (vf.folder) return items.filter((e) => e.type === 'file').forEach(download);
     void saveSigned(files.zipUrl(items.map(pathOf)), '').catch(toast.error);
   };
 
@@ -173,7 +173,7 @@ export function FilesPage() {
     try {
       const r = await files.remove(paths);
       const gone = new Set(r.deleted);
-      listing.removeNames(entries.filter((e) => gone.has(pathOf(e))).map((e) => e.name));
+      listing.removeNames(entries.filter((e) => gone.has(pathOf(e))).map((e) => baseName(pathOf(e))));
       // Storages without a trash delete for good; the answer names those paths afterwards.
       const permanent = r.permanent ?? [];
       if (permanent.length) toast.info(t('files.deleted_permanent', { names: permanent.map(baseName).join(', ') }));
@@ -224,6 +224,7 @@ export function FilesPage() {
   };
 
   const startUpload = async (picked: Picked) => {
+    if (vf.folder) return void vf.upload(picked).catch(toast.error);
     for (const d of picked.dirs) {
       try {
         await files.mkdir(path, d);
@@ -239,23 +240,17 @@ export function FilesPage() {
   const runSearch = async (text: string, f: Filters) => {
     const q = toQuery(text, f, path);
     setFilters(f);
-    setRecent(rememberSearch(q.q));
+    if (!vf.folder) setRecent(rememberSearch(q.q)); // decrypted names are never written down
     setSearch({ q: q.q, folder: path, result: null, error: null });
     setSelection(sel.emptySelection);
     try {
-      setSearch({ q: q.q, folder: path, result: await files.search(q), error: null });
+      setSearch({ q: q.q, folder: path, result: vf.folder ? vf.filter(text) : await files.search(q), error: null });
     } catch (error) {
       setSearch({ q: q.q, folder: path, result: null, error });
     }
   };
 
-  const setSortKey = (k: SortKey) => {
-    const nd: SortDir = k === sort && dir === 'asc' ? 'desc' : 'asc';
-    setSort(k);
-    setDir(nd);
-    localStorage.setItem('filedock.sort', k);
-    localStorage.setItem('filedock.dir', nd);
-  };
+  const setSortKey = (k: SortKey) => setSortOrder(k, k === sort && dir === 'asc' ? 'desc' : 'asc');
   const setSortOrder = (k: SortKey, d: SortDir) => {
     setSort(k);
     setDir(d);
@@ -320,10 +315,10 @@ export function FilesPage() {
   const menuItems: MenuItem[] = chosen.length
     ? [
         ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
-        ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(pathOf(one), one.name) }] : []),
+        ...(one?.type === 'file' ? [{ label: t('files.download'), onSelect: () => download(one) }] : []),
         ...(path !== '/' || search ? (one?.type === 'file' ? [] : [{ label: t('files.download_zip'), onSelect: () => downloadChosen(chosen) }]) : []),
         ...(one?.type === 'file' ? [{ label: t('files.versions'), onSelect: () => setDialog({ kind: 'versions', path: pathOf(one), entry: one }) }] : []),
-        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite && !one.locked
+        ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite && !one.locked && !vf.folder
           ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }]
           : []),
         ...(one && path !== '/' && canShare ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
@@ -347,8 +342,9 @@ export function FilesPage() {
       ]
     : [
         { label: t('files.new_folder'), onSelect: () => setDialog({ kind: 'mkdir' }), disabled: readOnly },
-        { label: t('files.new_text'), onSelect: () => setDialog({ kind: 'newtext' }), disabled: readOnly },
-        ...(docTypes.length ? [{ label: t('newdoc.title'), onSelect: () => setDialog({ kind: 'newdoc' }), disabled: readOnly }] : []),
+        ...(vf.folder ? [] : [{ label: t('vault.new_folder'), onSelect: () => setDialog({ kind: 'vault-mkdir' }), disabled: readOnly }]),
+        { label: t('files.new_text'), onSelect: () => setDialog({ kind: 'newtext' }), disabled: readOnly || !!vf.folder },
+        ...(docTypes.length ? [{ label: t('newdoc.title'), onSelect: () => setDialog({ kind: 'newdoc' }), disabled: readOnly || !!vf.folder }] : []),
         ...(path !== '/' && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }] : []),
         { label: t('files.refresh'), onSelect: () => void refresh() },
         { label: t('files.select_all'), onSelect: () => setSelection(sel.selectAll(keys, selection)), shortcut: 'Ctrl+A' },
@@ -507,7 +503,8 @@ export function FilesPage() {
             {errorText(err, t)}
           </p>
         ) : null}
-        {!err && !listing.loading && !search && entries.length === 0 && <EmptyState root={path === '/'} admin={session.user.role === 'admin'} />}
+        {!search && vf.gate}
+        {!err && !listing.loading && !search && !vf.gate && entries.length === 0 && <EmptyState root={path === '/'} admin={session.user.role === 'admin'} />}
         <FileList
           entries={entries}
           total={total}
@@ -574,6 +571,7 @@ export function FilesPage() {
         dialog={dialog}
         setDialog={setDialog}
         path={path}
+        vaultFolder={vf.folder?.id}
         searching={!!search}
         docTypes={docTypes}
         canWrite={canWrite}

@@ -22,6 +22,9 @@ import { officeOpenTarget } from '../office/office-files';
 import { OfficePdfPreview } from '../office/office-preview';
 import type { OpenRule } from '../apps/apps-api';
 import { FileInfo } from './file-info';
+import { shownRow } from '../vault/vault-names';
+import { useDecrypted } from '../vault/use-decrypted';
+import { downloadRow } from '../vault/vault-files';
 
 const TEXT_MAX = 1024 * 1024;
 // markdown-it is loaded only when a Markdown file is previewed.
@@ -32,7 +35,9 @@ const MermaidView = lazy(() => import('./mermaid/mermaid-view'));
 
 /** Whether the preview dialog can show this entry (otherwise it shows the info panel). */
 export function canPreview(e: Entry): boolean {
-  return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime) || isMermaidName(e.name) || isOfficePdf(e));
+  // An encrypted file has no server rendition: office documents open the info panel there.
+  const office = isOfficePdf(e) && !shownRow(e);
+  return e.type === 'file' && (['image', 'video', 'audio', 'pdf'].includes(kindOf(e)) || isTextName(e.name, e.mime) || isMermaidName(e.name) || office);
 }
 
 /** Office documents preview as their PDF rendition (read-only; the editor needs a document server). */
@@ -57,10 +62,15 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onOpenWith, onClo
   const info = !canPreview(entry) && !asText;
   const kind = kindOf(entry);
   const native = !asText && ['image', 'video', 'audio', 'pdf'].includes(kind);
-  const office = !native && !asText && isOfficePdf(entry);
-  const download = () => void saveSigned(rawUrl(path, false), entry.name).catch(toast.error);
+  // An encrypted file is decrypted here first (vault/use-decrypted); what fails to verify is never shown.
+  const vaultRow = shownRow(entry);
+  const plain = useDecrypted(info ? null : vaultRow);
+  const office = !native && !asText && isOfficePdf(entry) && !vaultRow;
+  const download = () => void (vaultRow ? downloadRow(vaultRow, t) : saveSigned(rawUrl(path, false), entry.name)).catch(toast.error);
   // On a paired device the bytes come with its key (see device/signed-src).
-  const src = useSignedSrc(native ? rawUrl(path) : undefined);
+  const signed = useSignedSrc(native && !vaultRow ? rawUrl(path) : undefined);
+  const src = vaultRow ? plain.url : signed;
+  const shownNative = native && (!vaultRow || !!plain.blob);
   useEffect(() => {
     const key = (e: KeyboardEvent) => {
       if ((e.target as HTMLElement).closest('video,audio')) return;
@@ -77,12 +87,18 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onOpenWith, onClo
         <FileInfo entry={entry} path={path} onDownload={download} onAsText={() => setAsText(true)} onOpenWith={onOpenWith} />
       ) : (
         <div className="preview" data-testid="preview">
-          {native && kind === 'image' && <img src={src} alt={entry.name} />}
-          {native && kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
-          {native && kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}
-          {native && kind === 'pdf' && <iframe src={src} title={entry.name} />}
+          {plain.error && (
+            <p className="error" role="alert" data-testid="vault-integrity">
+              {plain.error}
+            </p>
+          )}
+          {vaultRow && !plain.blob && !plain.error && <p aria-busy="true">{t('vault.decrypting')}</p>}
+          {shownNative && kind === 'image' && <img src={src} alt={entry.name} />}
+          {shownNative && kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
+          {shownNative && kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}
+          {shownNative && kind === 'pdf' && <iframe src={src} title={entry.name} />}
           {office && <OfficePdfPreview path={path} name={entry.name} />}
-          {!native && !office && <TextPreview entry={entry} path={path} />}
+          {!native && !office && (!vaultRow || plain.blob) && <TextPreview entry={entry} path={path} blob={plain.blob} />}
         </div>
       )}
       {!info && (
@@ -124,21 +140,25 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onOpenWith, onClo
   );
 }
 
-function TextPreview({ entry, path }: { entry: Entry; path: string }) {
+/** The first TEXT_MAX bytes as text: fetched, or read from the decrypted `blob` of an encrypted file. */
+function TextPreview({ entry, path, blob }: { entry: Entry; path: string; blob?: Blob }) {
   const { t } = useI18n();
   const [text, setText] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const ctrl = new AbortController();
     setText(null);
-    fetchSigned(rawUrl(path), { headers: { Range: `bytes=0-${TEXT_MAX - 1}` }, signal: ctrl.signal })
+    (blob
+      ? Promise.resolve(new Response(blob.slice(0, TEXT_MAX)))
+      : fetchSigned(rawUrl(path), { headers: { Range: `bytes=0-${TEXT_MAX - 1}` }, signal: ctrl.signal })
+    )
       .then(async (r) => {
         if (!r.ok) throw await toApiError(r);
         setText(await r.text());
       })
       .catch((e) => !ctrl.signal.aborted && setError(errorText(e, t)));
     return () => ctrl.abort();
-  }, [path, t]);
+  }, [path, blob, t]);
   if (error)
     return (
       <p className="error" role="alert">

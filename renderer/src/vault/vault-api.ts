@@ -42,6 +42,10 @@ export const thumbUrl = (path: string) => withQuery('/api/vault/thumb', { path }
 
 /** Stores a thumbnail already encrypted as its own small FDV1 file. */
 export async function putThumb(path: string, bytes: Uint8Array): Promise<void> {
-  const r = await fetchSigned(thumbUrl(path), { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: bytes });
+  const r = await fetchSigned(thumbUrl(path), {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/octet-stream' },
+    body: bytes as Uint8Array<ArrayBuffer>,
+  });
   if (!r.ok) throw await toApiError(r);
 }

@@ -111,10 +111,17 @@ function unlocked(k: VaultKeys): VaultKeys {
   return k;
 }
 
-/** Forgets the keys and every folder keyring. */
+const lockHooks = new Set<() => void>();
+/** `fn` runs at every lock (caches of decrypted names and thumbnails drop what they hold). */
+export function onLock(fn: () => void): void {
+  lockHooks.add(fn);
+}
+
+/** Forgets the keys, every folder keyring and whatever was decrypted with them. */
 export function lock(): void {
   keys = null;
   rings = new Map();
+  for (const fn of lockHooks) fn();
   for (const w of unlockWaiters) w.reject(new DOMException('locked', 'AbortError'));
   unlockWaiters = [];
   publish();

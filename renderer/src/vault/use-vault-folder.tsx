@@ -1,0 +1,206 @@
+/**
+ * The Files page's view of an encrypted folder: which encrypted folder the
+ * open path is in, its keyring once the vault is unlocked, and the listing's
+ * rows with their names decrypted (sorted by those names; an undecryptable
+ * one shows as "Unreadable item", never its ciphertext as a name) and their
+ * thumbnails decrypted. Outside encrypted folders the rows pass unchanged.
+ */
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { Entry, Listing, SortDir, SortKey } from '../api/types';
+import { useI18n } from '../i18n';
+import { entryComparator } from '../lib/natural-sort';
+import { joinPath } from '../lib/ui-path';
+import { useToast } from '../ui/toast';
+import type { FolderKeyring } from './crypto';
+import type { VaultFolder } from './vault-api';
+import { filterByName, type VaultEntry } from './vault-paths';
+import { folderOfPath, folderRing, forgetFolders, onLock, requestUnlock, useVault, vaultCrypto } from './vault-store';
+import { downloadRow, dropThumbs, NameTaken, uploadEncrypted, vaultThumb } from './vault-files';
+import type { Picked } from '../upload/drop';
+import { mimeOfName } from './media';
+import { isCancelled, vaultErrorText } from './vault-words';
+import './vault.css';
+
+/** A row decrypted for display: `path` keeps the stored path every server call uses. */
+export type ShownEntry = VaultEntry & { path: string; vault_folder: number };
+
+/** The rows last shown per folder path, for checks made away from the page (rename, new folder). */
+const shownByPath = new Map<string, ShownEntry[]>();
+export const shownIn = (path: string): ShownEntry[] => shownByPath.get(path) ?? [];
+
+export interface VaultFolderView {
+  /** The encrypted folder the open path is in; null in a plain folder (and while unknown). */
+  folder: VaultFolder | null;
+  entries: Entry[];
+  /** What to show instead of the rows (locked, no vault, a key error), or null. */
+  gate: ReactNode;
+  /** The browser-side filter of an encrypted folder, shaped as a search answer. */
+  filter(text: string): Listing;
+  /** Encrypts and queues picked files (and dropped folders) into the open encrypted folder. */
+  upload(picked: Picked): Promise<void>;
+  /** Decrypts a file of the open encrypted folder and saves it under its name. */
+  download(e: Entry): Promise<void>;
+}
+
+const decrypting = new Map<number, Map<string, Promise<string | null>>>();
+onLock(() => {
+  decrypting.clear();
+  shownByPath.clear();
+  dropThumbs();
+});
+
+function decryptedName(folderId: number, ring: FolderKeyring, stored: string): Promise<string | null> {
+  let names = decrypting.get(folderId);
+  if (!names) decrypting.set(folderId, (names = new Map()));
+  let p = names.get(stored);
+  if (!p) {
+    p = vaultCrypto()
+      .then((c) => c.decryptName(ring, stored))
+      .catch(() => null);
+    names.set(stored, p);
+  }
+  return p;
+}
+
+export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: SortDir, storage: Listing['storage'] | null): VaultFolderView {
+  const { t } = useI18n();
+  const toast = useToast();
+  const vault = useVault();
+  const [folder, setFolder] = useState<VaultFolder | null>(null);
+  const [ring, setRing] = useState<{ ring: FolderKeyring } | { error: unknown } | null>(null);
+  const [names, setNames] = useState<Map<string, string | null>>(new Map());
+  const [thumbs, setThumbs] = useState<Map<string, string>>(new Map());
+  const hasEncrypted = raw.some((e) => (e as VaultEntry).encrypted && !(e as VaultEntry).vault_folder_id);
+  const retried = useRef('');
+
+  useEffect(() => {
+    let live = true;
+    setFolder(null);
+    if (vault.state === 'none' || !vault.loaded) return;
+    folderOfPath(path).then(
+      (f) => {
+        if (!live) return;
+        // Rows marked encrypted in a folder the cached list does not know: a folder shared since; read the list again once.
+        if (!f && hasEncrypted && retried.current !== path) {
+          retried.current = path;
+          forgetFolders();
+          return void folderOfPath(path).then(
+            (g) => live && setFolder(g),
+            () => {},
+          );
+        }
+        setFolder(f);
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [path, vault.state, vault.loaded, hasEncrypted]);
+
+  useEffect(() => {
+    setRing(null);
+    setNames(new Map());
+    if (!folder || vault.state !== 'unlocked') return;
+    let live = true;
+    folderRing(folder.id).then(
+      (r) => live && setRing({ ring: r }),
+      (error) => live && !isCancelled(error) && setRing({ error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [folder, vault.state]);
+
+  const keyring = ring && 'ring' in ring ? ring.ring : null;
+  useEffect(() => {
+    if (!keyring || !folder) return;
+    let live = true;
+    void Promise.all(raw.map(async (e) => [e.name, await decryptedName(folder.id, keyring, e.name)] as const)).then(
+      (pairs) => live && setNames(new Map(pairs)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [folder, keyring, raw]);
+
+  const entries = useMemo((): Entry[] => {
+    if (!folder) return raw;
+    if (!keyring) return [];
+    const out: ShownEntry[] = [];
+    for (const e of raw) {
+      if (!names.has(e.name)) continue;
+      const plain = names.get(e.name);
+      const p = joinPath(path, e.name);
+      out.push({
+        ...e,
+        name: plain ?? t('vault.unreadable'),
+        unreadable: plain === null,
+        // The list shows it under the name, so an unreadable row says why.
+        snippet: plain === null ? t('vault.err.integrity') : undefined,
+        cipher_name: e.name,
+        path: p,
+        vault_folder: folder.id,
+        mime: e.type === 'file' && plain ? mimeOfName(plain) : undefined,
+        is_image: !!plain && mimeOfName(plain).startsWith('image/'),
+        thumb_url: thumbs.get(p) ?? '',
+      });
+    }
+    shownByPath.set(path, out);
+    return out.sort(entryComparator(sort, dir));
+  }, [folder, keyring, raw, names, thumbs, path, sort, dir, t]);
+
+  // Thumbnails of images, a few at a time; each is asked once per file version.
+  useEffect(() => {
+    if (!folder || !keyring) return;
+    let live = true;
+    const want = (entries as ShownEntry[]).filter((e) => e.is_image && !e.thumb_url);
+    void (async () => {
+      for (const e of want) {
+        const url = await vaultThumb(folder.id, e);
+        if (!live) return;
+        if (url) setThumbs((m) => new Map(m).set(e.path, url));
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [folder, keyring, entries]);
+
+  const unlock = () => void requestUnlock().catch((e) => isCancelled(e) || toast.error(e));
+  let gate: ReactNode = null;
+  if (hasEncrypted && vault.loaded && vault.state === 'none') gate = <Gate text={t('vault.gate.none')} />;
+  else if (folder && vault.state === 'locked')
+    gate = (
+      <Gate text={t('vault.gate.locked')}>
+        <button type="button" className="primary" onClick={unlock}>
+          {t('vault.unlock')}
+        </button>
+      </Gate>
+    );
+  else if (ring && 'error' in ring) gate = <Gate text={vaultErrorText(ring.error, t)} />;
+  else if (folder && keyring && names.size < raw.length && !entries.length) gate = <Gate text={t('vault.decrypting')} />;
+
+  const filter = (text: string): Listing => {
+    const found = filterByName(entries as ShownEntry[], text);
+    return { path, entries: found, total: found.length, storage: storage ?? { name: '', driver: '', readonly: false } };
+  };
+  const fid = folder?.id ?? 0;
+  const shown = entries as ShownEntry[];
+  const upload = (picked: Picked) =>
+    uploadEncrypted(fid, path, picked, shown).catch((e) => {
+      if (isCancelled(e)) return;
+      throw new Error(e instanceof NameTaken ? t('vault.exists', { name: e.taken }) : vaultErrorText(e, t));
+    });
+  const download = (e: Entry) => downloadRow(e as ShownEntry, t);
+  return { folder, entries, gate, filter, upload, download };
+}
+
+function Gate({ text, children }: { text: string; children?: ReactNode }) {
+  return (
+    <div className="vault-gate" data-testid="vault-gate" role="status">
+      <p>{text}</p>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,182 @@
+/**
+ * File work inside an encrypted folder, all in this browser: names encrypted
+ * before they are sent, uploads through the ordinary upload queue with the
+ * ciphertext as their byte source, downloads and previews decrypted from the
+ * raw route's stream, thumbnails drawn here and stored encrypted.
+ *
+ * Downloads: the body is decrypted as it arrives (decryptStream holds about two
+ * 1 MiB chunks) into Blob pieces, which Chromium moves to disk when they grow
+ * large, so memory stays bounded; the file is offered for saving only once
+ * every chunk verified, so a tampered file saves nothing.
+ */
+import { fetchSigned, toApiError } from '../api/client';
+import { joinPath } from '../lib/ui-path';
+import * as files from '../files/file-api';
+import { uploads } from '../upload/uploads';
+import type { Picked } from '../upload/drop';
+import { saveSigned } from '../device/signed-src';
+import type { FolderKeyring } from './crypto';
+import { putThumb, thumbUrl } from './vault-api';
+import { folderRing, vaultCrypto } from './vault-store';
+import { segments, takenBy, type VaultEntry } from './vault-paths';
+import { mimeOfName, thumbSize } from './media';
+import type { ShownEntry } from './use-vault-folder';
+import type { Translate } from '../i18n';
+import { vaultErrorText } from './vault-words';
+
+const THUMB_PX = 256;
+
+/** Thrown when a name is already taken by a decrypted row (the server cannot see that across key versions). */
+export class NameTaken extends Error {
+  constructor(readonly taken: string) {
+    super(taken);
+    this.name = 'NameTaken';
+  }
+}
+
+const encryptName = async (ring: FolderKeyring, name: string) => (await vaultCrypto()).encryptName(ring, name);
+
+/** A new subfolder of an encrypted folder, under its encrypted name; answers the stored name. */
+export async function mkdirEncrypted(folderId: number, dir: string, name: string, shown: readonly VaultEntry[]): Promise<string> {
+  if (takenBy(shown, name)) throw new NameTaken(name);
+  const stored = await encryptName(await folderRing(folderId), name);
+  await files.mkdir(dir, stored);
+  return stored;
+}
+
+/** Renames an encrypted row: the new name is encrypted with the newest key; answers the stored name. */
+export async function renameEncrypted(folderId: number, path: string, name: string, shown: readonly VaultEntry[]): Promise<string> {
+  const other = takenBy(shown, name);
+  if (other && other.path !== path) throw new NameTaken(name);
+  const stored = await encryptName(await folderRing(folderId), name);
+  await files.rename(path, stored);
+  return stored;
+}
+
+/**
+ * Queues a picked set (files and dropped folders) into the encrypted folder `dir`. Every path segment is
+ * encrypted; a first-level folder that already exists keeps its stored name (it may be under an older key).
+ */
+export async function uploadEncrypted(folderId: number, dir: string, picked: Picked, shown: readonly VaultEntry[]): Promise<void> {
+  const ring = await folderRing(folderId);
+  const c = await vaultCrypto();
+  const known = new Map<string, string>();
+  const storedOf = async (rel: string): Promise<string> => {
+    const out: string[] = [];
+    for (const [i, seg] of segments(rel).entries()) {
+      const existing = i === 0 ? takenBy(shown, seg) : undefined;
+      out.push(existing?.cipher_name ?? (await c.encryptName(ring, seg)));
+    }
+    return out.join('/');
+  };
+  for (const f of picked.files) if (!f.rel.includes('/') && takenBy(shown, f.rel)) throw new NameTaken(f.rel);
+  for (const d of picked.dirs) {
+    const stored = await storedOf(d);
+    known.set(d, stored);
+    if (takenBy(shown, d) && !d.includes('/')) continue;
+    try {
+      await files.mkdir(dir, stored);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'name_taken' && (e as { code?: string }).code !== 'conflict') throw e;
+    }
+  }
+  for (const f of picked.files) {
+    const stored = await storedOf(f.rel);
+    const enc = await c.encryptBlob(f.file, ring);
+    const key = uploads.add(dir, f.file, stored, {
+      size: enc.size,
+      label: f.rel,
+      slice: async (s, e) => new Blob([(await enc.slice(s, e)) as Uint8Array<ArrayBuffer>]),
+    });
+    if (mimeOfName(f.rel).startsWith('image/')) thumbAfterUpload(key, joinPath(dir, stored), f.file, ring);
+  }
+}
+
+/** Once the upload `key` is done, draws the image's thumbnail, encrypts it and stores it (best effort). */
+function thumbAfterUpload(key: string, path: string, image: Blob, ring: FolderKeyring): void {
+  const off = uploads.subscribe(() => {
+    const state = uploads.list().find((u) => u.key === key)?.state;
+    if (state !== 'done' && state !== 'cancelled' && state !== 'error') return;
+    off();
+    if (state === 'done')
+      void makeThumb(image, ring).then(
+        (bytes) => bytes && putThumb(path, bytes).then(() => forgetThumb(path)),
+        () => {},
+      );
+  });
+}
+
+/** A 256 px WebP of `image`, encrypted as its own small FDV1 file; null where the browser cannot draw it. */
+async function makeThumb(image: Blob, ring: FolderKeyring): Promise<Uint8Array | null> {
+  if (typeof OffscreenCanvas === 'undefined' || typeof createImageBitmap === 'undefined') return null;
+  const bmp = await createImageBitmap(image);
+  const { w, h } = thumbSize(bmp.width, bmp.height, THUMB_PX);
+  const canvas = new OffscreenCanvas(w, h);
+  canvas.getContext('2d')!.drawImage(bmp, 0, 0, w, h);
+  bmp.close();
+  const webp = await canvas.convertToBlob({ type: 'image/webp', quality: 0.8 });
+  const enc = await (await vaultCrypto()).encryptBlob(webp, ring);
+  return enc.slice(0, enc.size);
+}
+
+const thumbs = new Map<string, Promise<string | null>>();
+
+/** A blob URL of the decrypted thumbnail of `path`, or null when it has none (asked once per path and date). */
+export function vaultThumb(folderId: number, e: VaultEntry): Promise<string | null> {
+  const id = `${e.path}|${e.modified}`;
+  let p = thumbs.get(id);
+  if (!p) {
+    p = (async () => {
+      const r = await fetchSigned(thumbUrl(e.path!));
+      if (!r.ok) return null;
+      const c = await vaultCrypto();
+      const plain = await c.decryptBlob(await r.blob(), await folderRing(folderId));
+      return URL.createObjectURL(new Blob([plain], { type: 'image/webp' }));
+    })().catch(() => null);
+    thumbs.set(id, p);
+  }
+  return p;
+}
+
+function forgetThumb(path: string): void {
+  for (const id of thumbs.keys()) if (id.startsWith(`${path}|`)) thumbs.delete(id);
+}
+
+/** Forgets every decrypted thumbnail (on lock). */
+export function dropThumbs(): void {
+  for (const p of thumbs.values()) void p.then((u) => u && URL.revokeObjectURL(u));
+  thumbs.clear();
+}
+
+/** The decrypted bytes of the row `e` (its stored path, decrypted name and ciphertext size), typed by its name; rejects with VaultError('integrity') on any tampering. */
+export async function decryptedFile(folderId: number, e: VaultEntry, signal?: AbortSignal): Promise<Blob> {
+  const [ring, c] = await Promise.all([folderRing(folderId), vaultCrypto()]);
+  const r = await fetchSigned(files.rawUrl(e.path!, false), { signal });
+  if (!r.ok || !r.body) throw await toApiError(r);
+  const length = Number(r.headers.get('Content-Length'));
+  const reader = r.body.pipeThrough(c.decryptStream(ring, length > 0 ? length : e.size)).getReader();
+  // Each piece is copied into a Blob at once (Chromium keeps large blobs on disk), so memory stays at a few chunks.
+  const parts: Blob[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(new Blob([value as Uint8Array<ArrayBuffer>]));
+  }
+  return new Blob(parts, { type: mimeOfName(e.name) });
+}
+
+/** Decrypts the row `e` and saves it under its decrypted name. */
+export async function downloadDecrypted(folderId: number, e: VaultEntry): Promise<void> {
+  const url = URL.createObjectURL(await decryptedFile(folderId, e));
+  try {
+    await saveSigned(url, e.name);
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  }
+}
+
+/** Download of a row the vault shows, its failure in the reader's words (an integrity error says so, never saves bytes). */
+export const downloadRow = (row: ShownEntry, t: Translate): Promise<void> =>
+  downloadDecrypted(row.vault_folder, row).catch((e) => {
+    throw new Error(vaultErrorText(e, t));
+  });
