@@ -9,4 +9,5 @@ export interface VaultPerson {
   public_key?: string;
 }
 
-export const findVaultPeople = async (q: string): Promise<VaultPerson[]> => (await api<{ people: VaultPerson[] }>('/api/vault/people', { query: { q } })).people;
+export const findVaultPeople = async (q: string): Promise<VaultPerson[]> =>
+  (await api<{ people: VaultPerson[] }>('/api/vault/people', { query: { q } })).people;

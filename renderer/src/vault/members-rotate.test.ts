@@ -17,7 +17,10 @@ test('a rotation wraps one new key, the next version, for every member of the ne
     body.members.map((m) => m.user_id),
     [1, 2],
   );
-  const [mine, hers] = await Promise.all([c.unwrapFolderKey(body.members[0].wrapped_key, owner.keys, 42, 2), c.unwrapFolderKey(body.members[1].wrapped_key, bea.keys, 42, 2)]);
+  const [mine, hers] = await Promise.all([
+    c.unwrapFolderKey(body.members[0].wrapped_key, owner.keys, 42, 2),
+    c.unwrapFolderKey(body.members[1].wrapped_key, bea.keys, 42, 2),
+  ]);
   // The same key: a name encrypted with one ring decrypts with the other.
   const stored = await c.encryptName(new c.FolderKeyring(42, [mine]), 'plan.txt');
   assert.equal(await c.decryptName(new c.FolderKeyring(42, [hers]), stored), 'plan.txt');
@@ -30,6 +33,9 @@ test('a rotation wraps one new key, the next version, for every member of the ne
 test('each rotation makes a different key', async () => {
   const owner = await person(1);
   const [a, b] = await Promise.all([rotateMembers(c, 7, 3, [owner]), rotateMembers(c, 7, 3, [owner])]);
-  const [ka, kb] = await Promise.all([c.unwrapFolderKey(a.members[0].wrapped_key, owner.keys, 7, 4), c.unwrapFolderKey(b.members[0].wrapped_key, owner.keys, 7, 4)]);
+  const [ka, kb] = await Promise.all([
+    c.unwrapFolderKey(a.members[0].wrapped_key, owner.keys, 7, 4),
+    c.unwrapFolderKey(b.members[0].wrapped_key, owner.keys, 7, 4),
+  ]);
   assert.notEqual(await c.encryptName(new c.FolderKeyring(7, [ka]), 'x'), await c.encryptName(new c.FolderKeyring(7, [kb]), 'x'));
 });
