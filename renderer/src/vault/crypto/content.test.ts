@@ -1,13 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cipherSize, contentKeyOf, decryptBlob, decryptStream, encryptBlob, FolderKeyring, HEADER_BYTES, paddedSize, VaultError } from './index';
+import {
+  type EncryptedBlob,
+  cipherSize,
+  contentKeyOf,
+  decryptBlob,
+  decryptStream,
+  encryptBlob,
+  FolderKeyring,
+  HEADER_BYTES,
+  paddedSize,
+  VaultError,
+} from './index';
 import { concat } from './bytes';
 import { decryptInPieces, pseudoRandom, rejectsWith, ringOf } from './testing';
 
 const MiB = 1 << 20;
 const STRIDE = MiB + 16;
 
-async function encrypted(data: Uint8Array<ArrayBuffer>, ring: FolderKeyring) {
+async function encrypted(data: Uint8Array<ArrayBuffer>, ring: FolderKeyring): Promise<{ enc: EncryptedBlob; cipher: Uint8Array<ArrayBuffer> }> {
   const enc = await encryptBlob(new Blob([data]), ring);
   return { enc, cipher: await enc.slice(0, enc.size) };
 }
@@ -119,7 +130,7 @@ test('decryptStream keeps no reference to a written piece: the writer may reuse 
 });
 
 /** Decrypts `cipher` (declaring `total`) and checks it fails with `integrity` having emitted at most the first `goodChunks` chunks' bytes. */
-async function failsAfter(ring: FolderKeyring, cipher: Uint8Array, data: Uint8Array, goodChunks: number, total = cipher.length, label = '') {
+async function failsAfter(ring: FolderKeyring, cipher: Uint8Array<ArrayBuffer>, data: Uint8Array, goodChunks: number, total = cipher.length, label = '') {
   for (const size of [STRIDE, 4099]) {
     const r = await decryptInPieces(ring, cipher, () => size, total);
     assert.ok(r.error instanceof VaultError, `${label}: expected a VaultError, got ${r.error}`);

@@ -24,6 +24,8 @@ export async function argon2Master(passphrase: string, kdf: KdfParams): Promise<
   if (kdf.alg !== 'argon2id' || !within(kdf.p, 1, 16) || !within(kdf.t, 1, 64) || !within(kdf.m, 8 * kdf.p, 4 * 1024 * 1024) || !salt || salt.length < 8) {
     throw new VaultError('integrity', 'The vault key parameters are damaged');
   }
+  // hash-wasm refuses an empty password; no vault has one, so it cannot be right.
+  if (!passphrase) throw new VaultError('wrong_passphrase', 'The passphrase is empty');
   const hash = await argon2id({
     password: utf8(passphrase.normalize('NFC')),
     salt,

@@ -1,10 +1,18 @@
 /** Helpers for this module's tests only. */
 import assert from 'node:assert/strict';
 import { concat } from './bytes';
-import { VaultError, type VaultErrorCode } from './errors';
-import { type FolderKey, FolderKeyring, folderKeyFrom, newFolderKey } from './folder-keys';
-import { defaultKdf, type KdfParams } from './kdf';
-import { decryptStream, type ContentKeySource } from './decrypt';
+import {
+  type ContentKeySource,
+  decryptStream,
+  defaultKdf,
+  type FolderKey,
+  FolderKeyring,
+  folderKeyFrom,
+  type KdfParams,
+  newFolderKey,
+  VaultError,
+  type VaultErrorCode,
+} from './index';
 
 /** Argon2id at 64 KiB and one pass: the suite stays fast; one test runs the default. */
 export const quickKdf = (): KdfParams => ({ ...defaultKdf(), m: 64, t: 1 });
