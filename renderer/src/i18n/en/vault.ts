@@ -52,13 +52,11 @@ export const vault = {
   'vault.err.integrity': 'This file was changed outside Filedock and cannot be verified, so it is not shown.',
   'vault.err.name_too_long': 'Names in encrypted folders can be at most 129 bytes.',
   'vault.new_folder': 'New encrypted folder',
-  'vault.new_folder.text': 'Names and contents in it are encrypted in this browser. Only members with a vault can open it.',
   'vault.new_folder.needs': 'An encrypted folder needs a vault. Set one up in Account → Vault first.',
   'vault.encrypted': 'Encrypted',
   'vault.unreadable': 'Unreadable item',
   'vault.gate.locked': 'This folder is encrypted. Unlock your vault to see what is inside.',
   'vault.gate.none': 'This folder is encrypted. Set up a vault and ask its owner to add you.',
   'vault.decrypting': 'Decrypting…',
-  'vault.filtered': 'Searched in the decrypted names of this encrypted folder only.',
   'vault.exists': '{name} already exists in this folder.',
 };

@@ -54,13 +54,11 @@ export const vault: Record<keyof typeof en, string> = {
   'vault.err.integrity': 'Bu dosya Filedock dışında değiştirilmiş ve doğrulanamıyor, bu yüzden gösterilmiyor.',
   'vault.err.name_too_long': 'Şifreli klasörlerde adlar en fazla 129 bayt olabilir.',
   'vault.new_folder': 'Yeni şifreli klasör',
-  'vault.new_folder.text': 'İçindeki adlar ve içerikler bu tarayıcıda şifrelenir. Yalnızca kasası olan üyeler açabilir.',
   'vault.new_folder.needs': 'Şifreli klasör için bir kasa gerekir. Önce Hesap → Kasa’da kurun.',
   'vault.encrypted': 'Şifreli',
   'vault.unreadable': 'Okunamayan öğe',
   'vault.gate.locked': 'Bu klasör şifreli. İçindekileri görmek için kasanızın kilidini açın.',
   'vault.gate.none': 'Bu klasör şifreli. Bir kasa kurun ve sahibinden sizi eklemesini isteyin.',
   'vault.decrypting': 'Şifre çözülüyor…',
-  'vault.filtered': 'Yalnızca bu şifreli klasörün çözülmüş adlarında arandı.',
   'vault.exists': '{name} bu klasörde zaten var.',
 };
