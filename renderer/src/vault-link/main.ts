@@ -104,8 +104,9 @@ async function open(root: HTMLElement, T: Strings): Promise<void> {
   }
   if (!res.ok || !res.body) return fail(T.failed.replace('{reason}', await refusal(res)));
 
-  // Held until the last chunk verified: nothing of a file that fails is ever shown.
-  const parts: Uint8Array[] = [];
+  // Held until the last chunk verified: nothing of a file that fails is ever shown. Each piece goes
+  // into a Blob at once (Chromium keeps large blobs on disk), so memory stays at a few chunks.
+  const parts: Blob[] = [];
   try {
     const plain = res.body
       .pipeThrough(
@@ -116,13 +117,13 @@ async function open(root: HTMLElement, T: Strings): Promise<void> {
       )
       .pipeThrough(decryptStream({ contentKey }, total));
     const reader = plain.getReader();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(new Blob([r.value as Uint8Array<ArrayBuffer>]));
   } catch (e) {
     parts.length = 0;
     return fail(e instanceof VaultError ? T.integrity : T.failed.replace('{reason}', String((e as Error).message)));
   }
 
-  const blob = new Blob(parts as BlobPart[], { type: previewType(name) });
+  const blob = new Blob(parts, { type: previewType(name) });
   const url = URL.createObjectURL(blob);
   bar.parentElement?.remove();
   msg.textContent = T.in_browser;
