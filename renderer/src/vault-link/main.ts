@@ -152,8 +152,11 @@ function keepFragment(form: HTMLFormElement): void {
 }
 
 const root = document.getElementById('vault-link');
-if (root) void open(root, JSON.parse(root.dataset.strings ?? '{}') as Strings);
-else {
+if (root) {
+  void open(root, JSON.parse(root.dataset.strings ?? '{}') as Strings);
+  // Another key pasted into the same address changes only the fragment: the page starts over with it.
+  addEventListener('hashchange', () => location.reload());
+} else {
   const form = document.querySelector<HTMLFormElement>('form[method=post]');
   if (form) keepFragment(form);
 }
