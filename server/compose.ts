@@ -43,6 +43,7 @@ import { createProvider, type ProviderFactory } from './assistant/providers';
 import { createAppPlugins } from './plugins';
 import { createAppStore, createStoreUpdates } from './store';
 import { BackupService } from './backup';
+import { createVault } from './vault';
 
 /** A temp file another instance is writing is touched as bytes arrive; one untouched this long is abandoned. */
 const SHARED_TEMP_GRACE_MS = 10 * 60_000;
@@ -246,6 +247,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // App locks are checked from memory on every write: read before the first request, followed across instances.
     catalogue.locks.attachChannel(channel);
     await catalogue.locks.start();
+    catalogue.roots.attachChannel(channel);
+    await catalogue.roots.start();
 
     const ops = new StorageOps(io);
     // The external services' settings exist before the file service: they decide which new-document types it offers.
@@ -423,6 +426,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
 
     const gateways = createGatewayCore({ auth, files, queue, uploads });
+    const vault = createVault({ db, files, catalogue, auth });
     const assistant = createAssistant({
       db,
       bus,
@@ -481,6 +485,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       appStore,
       appStoreUpdates,
       backups,
+      vault,
       capabilities,
       close,
     };

@@ -37,6 +37,7 @@ import { gatewayRoutes } from './http/routes/gateways.routes';
 import { SshKeys } from './auth/ssh-keys';
 import { actorSpec } from './auth';
 import { sshKeyRoutes } from './http/routes/ssh-keys.routes';
+import { vaultRoutes } from './http/routes/vault.routes';
 import { capabilitiesRoutes } from './http/routes/capabilities.routes';
 import { networkRoutes } from './http/routes/network.routes';
 import { opsRoutes } from './http/routes/ops.routes';
@@ -240,6 +241,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       adminNfsRoutes({ exports: new NfsExports(nfsExports, sv.gateways, (spec, request) => auth.actors.restore(spec, request), bus), maxJsonBytes: json }),
       gatewayRoutes({ registry: sv.gateways.registry }),
       sshKeyRoutes({ sshKeys, maxJsonBytes: json }),
+      vaultRoutes({ vault: sv.vault, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
       opsRoutes({ queue, present: (op, lang) => sv.appPlugins.jobs.present(op, lang) }),

@@ -18,6 +18,7 @@ import { createMfa } from './mfa';
 export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type OidcEnv, type OidcPatch } from './oidc';
 
 export { AuthService, type LoginResult } from './auth.service';
+export type { LoginThrottle } from './throttle';
 export type { Mfa, RelyingParty, SecondStepAnswer, Who, RegistrationResponseJSON, AuthenticationResponseJSON } from './mfa';
 export { UsersService, type CreateUser, type UpdateUser } from './users.service';
 export { hashPassword, verifyPassword, passwordProblem, setPasswordCost } from './passwords';
@@ -71,6 +72,8 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const throttle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs, ...shared('login') });
   // Account checks and sign-ups tell whether an address is taken: per client address no faster than sign-in attempts.
   const probes = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs, ...shared('probe') });
+  // Vault passphrase and recovery proofs (docs/vault.md) are guessed like passwords: the same limits, their own counters.
+  const vaultThrottle = new LoginThrottle({ maxAttempts: o.maxAttempts, lockMs: o.lockMs, ...shared('vault') });
   const mfa = createMfa({ db, users: repo, bus, throttle, secretKey: o.secretKey });
   const auth = new AuthService(
     db,
@@ -84,6 +87,6 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
     keys,
     probes,
   );
-  return { repo, sessions, keys, roles, users, auth, throttle, probes, mfa, actors: actorRestorer(repo, keys) };
+  return { repo, sessions, keys, roles, users, auth, throttle, probes, vaultThrottle, mfa, actors: actorRestorer(repo, keys) };
 }
 export type Auth = ReturnType<typeof createAuth>;

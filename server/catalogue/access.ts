@@ -25,7 +25,7 @@ const mine = (p: Principal, g: Grant): boolean => (g.user_id !== null && g.user_
  * The principal's level on storage `s`: on the whole storage when `rel` is
  * undefined (folder grants do not count), else at the path `rel`.
  */
-export function effectiveLevel(p: Principal, s: StorageRow, grants: Grant[], rel?: string): Level | null {
+export function effectiveLevel(p: Principal, s: StorageRow, grants: readonly Grant[], rel?: string): Level | null {
   if (!s.enabled) return null;
   let level: Level | null;
   if (p.role === 'admin') level = 'admin';
@@ -47,7 +47,7 @@ export function effectiveLevel(p: Principal, s: StorageRow, grants: Grant[], rel
  * the whole storage (its home folder, say): the storage is then only passed
  * through on the way to them. Empty when it has none.
  */
-export function grantedFolders(p: Principal, s: StorageRow, grants: Grant[]): string[] {
+export function grantedFolders(p: Principal, s: StorageRow, grants: readonly Grant[]): string[] {
   if (!s.enabled || p.role === 'admin' || !s.rbac_enabled) return [];
   return grants
     .filter((g) => g.path !== '' && mine(p, g))

@@ -25,6 +25,7 @@ import { FileLocks } from './file-locks';
 import { AppStates } from './app-state';
 import { VolumeWatch } from './volumes';
 import { FolderTurns } from './folder-turns';
+import { EncryptedRoots } from './encrypted-roots';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
@@ -52,6 +53,7 @@ export { AppStates, MAX_APP_STATE, parseItems } from './app-state';
 export { sortKey } from './natural';
 export { FirstStorage, suggestedFirstStorage } from './first-storage';
 export { mimeOf, isImage, isVideo, isText } from './mime';
+export { EncryptedRoots, type EncryptedRoot } from './encrypted-roots';
 
 /** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */
 export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void | Promise<void>;
@@ -158,7 +160,9 @@ export function createCatalogue(o: CatalogueOptions) {
     moved: { ...o.hooks?.moved, locks: followLocks },
   });
   const appState = new AppStates(o.db, nodes, o.bus, nameOf);
-  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState };
+  // Encrypted folders are checked from memory on every request (like locks): started by the composition root.
+  const roots = new EncryptedRoots(o.db, (m, e) => o.log.warn(m, e));
+  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState, roots };
   const io: CatalogueIo = { drivers, gate, turns };
   return {
     catalogue,

@@ -36,6 +36,10 @@ export interface FileEntry {
   match?: 'name' | 'content' | 'metadata';
   /** Content matches only: text around the first hit, the hit between U+E000 and U+E001 (docs/files-api.md). */
   snippet?: string;
+  /** At and below an encrypted folder's root (docs/vault.md): the name and bytes are ciphertext. */
+  encrypted?: boolean;
+  /** The encrypted folder's id, on its root row only (`GET /api/vault/folders/{id}`). */
+  vault_folder_id?: number;
 }
 
 export type SortKey = 'name' | 'size' | 'modified';

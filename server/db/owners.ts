@@ -78,6 +78,10 @@ export const TABLE_OWNERS = {
   app_store_connections: 'store',
   language_packs: 'store',
   app_store_updates: 'store',
+  vaults: 'vault',
+  encrypted_folders: 'vault',
+  encrypted_folder_keys: 'vault',
+  encrypted_thumbs: 'vault',
 } as const;
 
 export type TableName = keyof typeof TABLE_OWNERS;

@@ -21,12 +21,14 @@ import type { AssistantConversationsTable, AssistantPrefsTable, AssistantStepsTa
 import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './tables-link-guard';
 import type { DavPropsTable, NfsExportsTable } from './tables-gateways';
 import type { SearchFtsTable, StorageBudgetsTable, StorageRequestsTable, TextExtractsTable } from './tables-catalogue';
+import type { EncryptedFolderKeysTable, EncryptedFoldersTable, EncryptedThumbsTable, VaultsTable } from './tables-vault';
 
 export type * from './tables-apps';
 export type * from './tables-assistant';
 export type * from './tables-link-guard';
 export type * from './tables-gateways';
 export type * from './tables-catalogue';
+export type * from './tables-vault';
 
 /** auth */
 export interface UsersTable {
@@ -315,6 +317,10 @@ export interface DB {
   language_packs: LanguagePacksTable;
   app_store_updates: AppStoreUpdatesTable;
   app_license_revocations: AppLicenseRevocationsTable;
+  vaults: VaultsTable;
+  encrypted_folders: EncryptedFoldersTable;
+  encrypted_folder_keys: EncryptedFolderKeysTable;
+  encrypted_thumbs: EncryptedThumbsTable;
 }
 
 /** catalogue */

@@ -68,6 +68,8 @@ export type ErrorCode =
   | 'mfa_expired'
   | 'session_required'
   | 'encrypted'
+  | 'not_encrypted'
+  | 'vault_auth_failed'
   | 'assistant_off'
   | 'assistant_not_configured'
   | 'assistant_not_found'

@@ -17,9 +17,13 @@
  * `source`); a change to a read-only storage is `read_only`; a change to a
  * file an app has locked is `locked` (catalogue/file-locks), for everyone
  * but the lock's holder.
+ * Inside an encrypted folder (catalogue/encrypted-roots, docs/vault.md) only its members pass (their
+ * membership is a folder grant); anyone else, admins included, gets `encrypted`. A door may see encrypted
+ * folders differently (`TargetOptions.encrypted`): refused for everyone (the assistant, apps), absent
+ * (gateways by default), or read-only ciphertext for members (gateways when set so).
  */
 import { can, requirePermission, type Actor } from '../auth';
-import { atLeast, effectiveLevel, grantedFolders, type Catalogue, type Level, type StorageRow } from '../catalogue';
+import { atLeast, effectiveLevel, grantedFolders, type Catalogue, type EncryptedRoot, type Grant, type Level, type StorageRow } from '../catalogue';
 import { AppError } from '../errors';
 import { isWithin, parseUiPath, uiPath } from '../lib/paths';
 
@@ -58,7 +62,17 @@ export interface TargetOptions {
   passage?: boolean;
   /** The permission the call needs; default `files:read` for `viewer`, `files:write` above. */
   permission?: string;
+  /** How this door meets encrypted folders (default `members`); see EncryptedMode. */
+  encrypted?: EncryptedMode;
 }
+
+/**
+ * How a door meets encrypted folders: `members` (their members read and write ciphertext; the web UI, API
+ * keys, links of a member); `refuse` (`encrypted` for everyone: the assistant, apps, server-side editors);
+ * `hidden` (they do not exist: `not_found`; gateways by default); `read` (members read ciphertext, nobody
+ * writes: gateways set to `ciphertext`).
+ */
+export type EncryptedMode = 'members' | 'refuse' | 'hidden' | 'read';
 
 /** The part of the tree an actor is confined to: a link's shared item or a key's root (null: none). */
 export function confinement(a: Actor): Place | null {
@@ -74,15 +88,16 @@ export class Access {
    * Storages the actor can open with their levels, in id order (one grants query for the set). A storage
    * the actor only holds folder grants on (a home folder) is listed read-only with those folders as `through`.
    */
-  visible(a: Actor): Array<{ storage: StorageRow; level: Level; through?: string[] }> {
+  visible(a: Actor, mode: EncryptedMode = 'members'): Array<{ storage: StorageRow; level: Level; through?: string[] }> {
     if (a.kind !== 'system' && !can(a, 'files:read')) return [];
     const grants = this.cat.repo.allGrants();
+    const members = mode === 'members' || mode === 'read';
     const inside = confinement(a);
     const writes = can(a, 'files:write');
     const out: Array<{ storage: StorageRow; level: Level; through?: string[] }> = [];
     for (const s of this.cat.repo.all()) {
       if (inside && s.id !== inside.storage_id) continue;
-      const list = grants.get(s.id) ?? [];
+      const list = members ? this.withMembership(s.id, grants.get(s.id) ?? []) : (grants.get(s.id) ?? []);
       const level = this.levelOn(a, s, list);
       // A storage a key only passes through on the way to its root is shown read-only.
       if (level) out.push({ storage: s, level: (inside && inside.rel !== '') || !writes ? 'viewer' : level });
@@ -112,11 +127,15 @@ export class Access {
     }
     const shown = typeof path === 'string' ? path : rel;
     const judged = s && opts.ignoreReadOnly ? { ...s, read_only: 0 } : s;
-    const grants = judged ? this.cat.repo.grants(judged.id) : [];
+    const mode = opts.encrypted ?? 'members';
+    const members = mode === 'members' || mode === 'read';
+    const root = s && members ? this.cat.roots.rootOf(s.id, rel) : null;
+    const grants = judged ? (members ? this.withMembership(judged.id, this.cat.repo.grants(judged.id)) : this.cat.repo.grants(judged.id)) : [];
     let level = judged ? this.levelOn(a, judged, grants, rel) : null;
     // Only folder grants here (a home folder): the storage is passed through on the way to them.
     const through = judged && !level && a.kind !== 'system' ? grantedFolders(a.principal, judged, grants) : [];
     if (!s || (!level && !through.length)) throw new AppError('not_found', { path: shown });
+    this.checkEncrypted(a, s, rel, shown, need, mode, root);
     const permission = opts.permission ?? (need === 'viewer' ? 'files:read' : 'files:write');
     let passage = this.confine(a, s, rel, shown, permission, need === 'viewer' && !!opts.passage);
     if (need !== 'viewer' && s.read_only && !opts.ignoreReadOnly) throw new AppError('read_only');
@@ -137,8 +156,30 @@ export class Access {
     return { storage: s, rel, level: shownLevel, place: { storage_id: s.id, rel }, ...(passage !== undefined && { passage }), ...(passages && { passages }) };
   }
 
+  /** The storage's grants with encrypted folders' memberships as folder grants (the same array without any). */
+  private withMembership(storageId: number, grants: readonly Grant[]): Grant[] {
+    const extra = this.cat.roots.grants(storageId);
+    return (extra.length ? [...grants, ...extra] : grants) as Grant[];
+  }
+
+  /**
+   * The encrypted-folder rule for a path (`root`: the folder it lies in, found by the caller in `members` and
+   * `read` modes): see EncryptedMode. System work passes (versions, trash, replication copy ciphertext).
+   */
+  private checkEncrypted(a: Actor, s: StorageRow, rel: string, shown: string, need: Level, mode: EncryptedMode, root: EncryptedRoot | null): void {
+    if (a.kind === 'system') return;
+    if (mode === 'refuse' || mode === 'hidden') {
+      if (!this.cat.roots.rootOf(s.id, rel)) return;
+      if (mode === 'hidden') throw new AppError('not_found', { path: shown });
+      throw new AppError('encrypted', { path: shown });
+    }
+    if (!root) return;
+    if (!root.members.has(a.principal.id)) throw new AppError('encrypted', { path: shown });
+    if (mode === 'read' && need !== 'viewer') throw new AppError('encrypted', { path: shown });
+  }
+
   /** The actor's level on one storage (at `rel` when given, counting folder grants), or null. */
-  private levelOn(a: Actor, s: StorageRow, grants: ReturnType<Catalogue['repo']['grants']>, rel?: string): Level | null {
+  private levelOn(a: Actor, s: StorageRow, grants: readonly Grant[], rel?: string): Level | null {
     if (a.kind === 'system') return 'admin';
     return effectiveLevel(a.principal, s, grants, rel);
   }

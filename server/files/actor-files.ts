@@ -15,7 +15,7 @@ import type { DeleteResult, FileEntry, NewdocType } from '../contract';
 import { AppError, isAppError } from '../errors';
 import { baseName, checkName, extOf, isWithin, joinRel, parentRel, uiPath } from '../lib/paths';
 import type { Entry, PresignOptions } from '../storage';
-import type { Place, Target, TargetOptions } from './access';
+import type { EncryptedMode, Place, Target, TargetOptions } from './access';
 import { etagOf, presentNode, servedEtag } from './entry';
 import type { FileService } from './file-service';
 import type { ListInput, ListingBody, ListedEntry } from './listing.service';
@@ -85,17 +85,24 @@ export interface WriteOptions {
 }
 
 export class ActorFiles {
-  /** `held`: token hashes of the app locks this face holds (see `holding`). */
+  /** `held`: token hashes of the app locks this face holds (see `holding`); `encrypted`: how it meets encrypted folders. */
   constructor(
     readonly actor: Actor,
     private svc: FileService,
     private held: readonly string[] = [],
+    readonly encrypted: EncryptedMode = 'members',
   ) {}
 
-  /** Resolves a path and checks `need` (access.ts: `not_found`, `forbidden`, `read_only`, `locked`). */
+  /** Resolves a path and checks `need` (access.ts: `not_found`, `forbidden`, `read_only`, `locked`, `encrypted`). */
   target(path: Path, need: Level = 'viewer', opts?: TargetOptions): Target {
-    // Every request resolves a path: no options object is made unless this face holds a lock.
-    return this.svc.access.target(this.actor, path, need, this.held.length ? { ...opts, heldLocks: this.held } : opts);
+    // Every request resolves a path: no options object is made unless this face holds a lock or meets encrypted folders otherwise.
+    if (!this.held.length && this.encrypted === 'members') return this.svc.access.target(this.actor, path, need, opts);
+    return this.svc.access.target(this.actor, path, need, { encrypted: this.encrypted, ...opts, heldLocks: this.held });
+  }
+
+  /** This face, meeting encrypted folders as `mode` says (access.ts, EncryptedMode): the assistant, apps, gateways. */
+  withEncrypted(mode: EncryptedMode): ActorFiles {
+    return new ActorFiles(this.actor, this.svc, this.held, mode);
   }
 
   /**
@@ -104,7 +111,7 @@ export class ActorFiles {
    * the lock's app (its job) alone; everyone else gets `locked`.
    */
   holding(token: string): ActorFiles {
-    return new ActorFiles(this.actor, this.svc, [...this.held, lockTokenHash(token)]);
+    return new ActorFiles(this.actor, this.svc, [...this.held, lockTokenHash(token)], this.encrypted);
   }
 
   /** Refuses (`locked`) when a file at or below `path` is locked by an app this face does not hold. */
@@ -115,7 +122,7 @@ export class ActorFiles {
 
   /** Storages this actor can open, with their levels. */
   visible() {
-    return this.svc.access.visible(this.actor);
+    return this.svc.access.visible(this.actor, this.encrypted);
   }
 
   /** The entry at `path` as the backend reports it. Missing → `not_found`. */
@@ -186,6 +193,12 @@ export class ActorFiles {
    */
   async write(path: Path, bytes: Readable, o: WriteOptions): Promise<GateNode> {
     const t = this.writable(path);
+    const shown = this.shown(path, t);
+    const rules = this.svc.encrypted;
+    rules.serverEdit(t.place, o.origin, shown);
+    rules.newPath(t.place, shown);
+    if (o.fromFile) await rules.guardFile(t.place, o.fromFile, shown);
+    bytes = rules.guard(t.place, bytes, shown);
     if (o.version !== false) await this.svc.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(this.actor));
     const created = !(await this.svc.catalogued(t.place));
     const entry = await this.svc.ops.write(t.place, bytes, {
@@ -203,6 +216,7 @@ export class ActorFiles {
   /** Creates a folder (and missing parents). Idempotent; a file in the way → `conflict`. */
   async mkdir(path: Path): Promise<FileEntry> {
     const t = this.writable(path);
+    this.svc.encrypted.newPath(t.place, this.shown(path, t));
     await this.svc.ops.mkdir(t.place);
     return this.present(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('mkdir')), t.level);
   }
@@ -214,6 +228,7 @@ export class ActorFiles {
     const st = await this.svc.ops.statOrNull(t.place);
     if (st?.type === 'dir') return;
     if (st) throw new AppError('conflict', { path: t.rel, reason: 'a file is in the way' });
+    this.svc.encrypted.newPath(t.place, this.shown(path, t));
     await this.svc.ops.mkdir(t.place);
     await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('mkdir'));
   }
@@ -224,6 +239,10 @@ export class ActorFiles {
     checkName(newName);
     this.checkUnlocked(t.place);
     const to = joinRel(parentRel(t.rel), newName);
+    const toPlace = { storage_id: t.storage.id, rel: to };
+    const shownTo = uiPath(t.storage.name, to);
+    this.svc.encrypted.transfer(t.place, toPlace, shownTo);
+    this.svc.encrypted.newPath(toPlace, shownTo);
     if (to === t.rel) return this.present(await this.svc.ops.written(t.place, await this.svc.ops.stat(t.place), this.ctx('move')), t.level);
     const caseOnly = to.toLowerCase() === t.rel.toLowerCase();
     if (!caseOnly && (await this.svc.ops.statOrNull({ storage_id: t.storage.id, rel: to }))) throw new AppError('name_taken', { name: newName });
@@ -363,7 +382,10 @@ export class ActorFiles {
    * passes `ignoreReadOnly`: a storage made read-only, or a file locked, since still lets go of it.
    */
   staged(path: Path, opts?: TargetOptions): StagedWrite {
-    return new StagedWrite(this.writable(path, opts), this.actor, this.svc);
+    const t = this.writable(path, opts);
+    const shown = this.shown(path, t);
+    if (!opts?.ignoreReadOnly) this.svc.encrypted.newPath(t.place, shown);
+    return new StagedWrite(t, this.actor, this.svc, shown);
   }
 
   /** What a write by this actor records: who, from where, and how. */
@@ -374,6 +396,11 @@ export class ActorFiles {
   /** The entry of a node this face wrote, with the file's live lock (its holder may write it). */
   private present(node: NodeRow, level: Level): FileEntry {
     return presentNode(node, level, this.svc.catalogue.locks.of(node.storage_id, node.path));
+  }
+
+  /** The UI path a refusal names. */
+  private shown(path: Path, t: Target): string {
+    return typeof path === 'string' ? path : uiPath(t.storage.name, t.rel);
   }
 
   /** A path this actor may change that is not a storage root. */
@@ -401,6 +428,9 @@ export class ActorFiles {
     if (dstRel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be replaced' });
     if (src.storage.id === dst.storage.id && isWithin(dstRel, src.rel))
       throw new AppError('conflict', { path: shownTo, reason: 'a folder cannot go into itself' });
+    const dstPlace = { storage_id: dst.storage.id, rel: dstRel };
+    this.svc.encrypted.transfer(src.place, dstPlace, shownTo);
+    this.svc.encrypted.newPath(dstPlace, shownTo);
     if (!overwrite && dstRel !== dst.rel && (await this.svc.ops.statOrNull({ storage_id: dst.storage.id, rel: dstRel })))
       throw new AppError('conflict', { path: uiPath(dst.storage.name, dstRel) });
     if (!overwrite && dstRel === dst.rel && at) throw new AppError('conflict', { path: shownTo });

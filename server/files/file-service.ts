@@ -12,6 +12,7 @@ import type { ActorRef, EventBus, RequestMeta } from '../events';
 import type { JobQueue } from '../jobs';
 import { Access, type Place } from './access';
 import { ActorFiles } from './actor-files';
+import { EncryptedRules } from './encrypted';
 import { ListingRepo } from './listing.repo';
 import { ListingService } from './listing.service';
 import { SearchService } from './search.service';
@@ -70,6 +71,8 @@ export class FileService {
   readonly ops: StorageOps;
   readonly catalogue: Catalogue;
   readonly ports: FilePorts;
+  /** What is enforced inside encrypted folders (names, FDV1 headers, boundaries, server-side edits). */
+  readonly encrypted: EncryptedRules;
   /**
    * App locks and app state on files (catalogue/file-locks, catalogue/app-state), place-addressed: the
    * app host API sets and clears them after its own access check; every door of this service respects them.
@@ -84,6 +87,7 @@ export class FileService {
     this.catalogue = d.catalogue;
     this.ports = d.ports ?? {};
     this.access = new Access(d.catalogue);
+    this.encrypted = new EncryptedRules(d.catalogue.roots);
     this.listing = new ListingService(d.catalogue, new ListingRepo(d.db, (id) => d.catalogue.locks.any(id)), d.thumbUrl);
     this.search = new SearchService(d.db, d.thumbUrl, () => d.catalogue.locks.anyAtAll());
     this.transfers = new Transfers(this, d.queue, d.actors);

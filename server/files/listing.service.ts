@@ -11,7 +11,8 @@ import type { Catalogue, Level, NodeRow, StorageRow } from '../catalogue';
 import type { Entry } from '../storage';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
-import { joinRel, uiPath } from '../lib/paths';
+import { baseName, joinRel, parentRel, uiPath } from '../lib/paths';
+import type { FileEntry } from '../contract';
 import { ListingRepo, type Keyset, type SortField } from './listing.repo';
 import { PageCache } from './page-cache';
 import { CompressedPages, type PageEncoding } from './compressed-pages';
@@ -89,7 +90,11 @@ export class ListingService {
     const plain = (body: Buffer | Readable): ListingBody => ({ body });
     if (input.path.replace(/^\/+/, '') === '') return plain(Buffer.from(listingJson(this.storages(fa, input))));
     const { storage, rel, level, passage, passages } = await this.folder(fa, input.path);
-    if (passage !== undefined) return plain(Buffer.from(listingJson(await this.passage(storage, rel, passages ?? [passage]))));
+    const marks = this.encryptedMarks(storage.id, rel);
+    if (passage !== undefined) {
+      const l = await this.passage(storage, rel, passages ?? [passage]);
+      return plain(Buffer.from(listingJson(marks ? { ...l, entriesJson: marks(l.entriesJson) } : l)));
+    }
     const desc = input.dir === 'desc';
     const after = input.cursor ? decodeCursor(input.cursor, input.sort, desc) : undefined;
     const shown = {
@@ -116,6 +121,24 @@ export class ListingService {
       storage.status,
       epoch,
     ]);
+    // Pages holding encrypted rows are marked per request, never cached (membership may change; such folders are few).
+    if (marks) {
+      const page = await this.repo.page({
+        storageId: storage.id,
+        dir: rel,
+        sort: input.sort,
+        desc,
+        limit: input.limit,
+        offset: input.offset,
+        after,
+        perm: level,
+      });
+      const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
+      const entriesJson = marks(stampThumbs(page.json, this.stamp));
+      return plain(
+        Buffer.from(listingJson({ ...shown, entriesJson, total: page.total, next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null })),
+      );
+    }
     if (encoding) {
       const copy = this.compressed.get(storage.id, rel, key, encoding);
       if (copy) return { body: copy, encoding };
@@ -188,9 +211,11 @@ export class ListingService {
       return;
     }
     let after: { type: string; key: string; id: number } | undefined;
+    // A door that does not see encrypted folders (gateways by default, the assistant) gets no row of one.
+    const hide = fa.encrypted !== 'members' && fa.encrypted !== 'read' && this.cat.roots.any(storage.id);
     for (;;) {
       const { rows } = await this.cat.nodes.list(storage.id, rel, { sort: 'name', desc: false, limit: pageSize, offset: 0, after });
-      for (const r of rows) yield entryOf(r);
+      for (const r of rows) if (!hide || !this.cat.roots.rootOf(storage.id, r.path)) yield entryOf(r);
       if (rows.length < pageSize) return;
       const last = rows[rows.length - 1];
       after = { type: last.type, key: last.sort_key, id: last.id };
@@ -218,6 +243,24 @@ export class ListingService {
       else if (probe.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
     }
     return t;
+  }
+
+  /**
+   * For a folder inside an encrypted folder, or holding encrypted roots: what marks its rows (`encrypted`, and
+   * `vault_folder_id` on a root). Null for every other folder (one Map lookup where no encrypted folder is).
+   */
+  private encryptedMarks(storageId: number, rel: string): ((json: string) => string) | null {
+    if (!this.cat.roots.any(storageId)) return null;
+    const inside = this.cat.roots.rootOf(storageId, rel);
+    const roots = new Map(this.cat.roots.below(storageId, rel).flatMap((r) => (r.rel !== rel && parentRel(r.rel) === rel ? [[baseName(r.rel), r.id]] : [])));
+    if (!inside && !roots.size) return null;
+    return (json) =>
+      JSON.stringify(
+        (JSON.parse(json) as FileEntry[]).map((e) => {
+          const id = roots.get(e.name);
+          return inside || id !== undefined ? { ...e, encrypted: true, ...(id !== undefined && { vault_folder_id: id }) } : e;
+        }),
+      );
   }
 
   /** A folder on the way down to a key's root or granted folders: only the next folders on the way (that exist). */

@@ -14,10 +14,12 @@ import type { Target } from './access';
 import type { FileService } from './file-service';
 
 export class StagedWrite {
+  /** `shown`: the UI path refusals name. */
   constructor(
     readonly target: Target,
     private actor: Actor,
     private svc: FileService,
+    private shown: string,
   ) {}
 
   /** The storage's own multipart capability, or null (the parts are then staged in the data folder). */
@@ -40,9 +42,20 @@ export class StagedWrite {
     return this.svc.catalogued(this.target.place);
   }
 
-  /** Writes the whole file atomically from `body`; announces nothing (see `announce`). */
+  /**
+   * Writes the whole file atomically from `body`; announces nothing (see `announce`). Inside an encrypted
+   * folder the stage's first bytes must be an FDV1 header (`not_encrypted`, and nothing is published).
+   */
   put(body: Readable, o: WriteOptions): Promise<Entry> {
-    return this.svc.ops.write(this.target.place, body, o);
+    return this.svc.ops.write(this.target.place, this.svc.encrypted.guard(this.target.place, body, this.shown), o);
+  }
+
+  /**
+   * A part's body on its way to the storage's own multipart upload (published by `complete`, never read back
+   * here): inside an encrypted folder the first part must start with an FDV1 header.
+   */
+  part(part: number, body: Readable): Readable {
+    return part === 1 ? this.svc.encrypted.guard(this.target.place, body, this.shown) : body;
   }
 
   /** The write gate, once the bytes are published: node row, events, realtime frame, audit, hooks. */

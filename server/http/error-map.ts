@@ -22,6 +22,8 @@ const BASE: Record<string, number> = {
   session_required: 403,
   supertenant_only: 403,
   encrypted: 403,
+  // A wrong vault passphrase or recovery proof (docs/vault.md): refused like a wrong password, and throttled like one.
+  vault_auth_failed: 403,
   read_only: 403,
   not_found: 404,
   method_not_allowed: 405,
@@ -42,6 +44,8 @@ const BASE: Record<string, number> = {
   unsupported_media_type: 415,
   range_not_satisfiable: 416,
   not_applicable: 422,
+  // Plaintext (a plain name, bytes without an FDV1 header) written into an encrypted folder.
+  not_encrypted: 422,
   invalid: 422,
   required: 422,
   checksum_mismatch: 422,
@@ -112,7 +116,12 @@ const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {
   files: { storage_unreachable: 503 },
 };
 
-/** The HTTP status of `code` on `door`; 400 for the validation and unreadable-request family. */
-export function statusFor(code: string, door: Door = 'api'): number {
+/**
+ * The HTTP status of `code` on `door`; 400 for the validation and unreadable-request family. An `encrypted`
+ * refusal of a copy or move across an encrypted folder's boundary (`params.across`) is a conflict (409), not
+ * a matter of who asks (docs/vault.md, "Every door").
+ */
+export function statusFor(code: string, door: Door = 'api', params?: Record<string, unknown>): number {
+  if (code === 'encrypted' && params?.across) return 409;
   return BY_DOOR[door]?.[code] ?? BASE[code] ?? 400;
 }

@@ -153,9 +153,10 @@ export class UploadsService {
     let etag: string;
     try {
       if (s.mode === 'driver') {
-        const multipart = await this.files.forActor(a).staged(placeOf(s)).multipart();
+        const staged = this.files.forActor(a).staged(placeOf(s));
+        const multipart = await staged.multipart();
         if (!multipart) throw new AppError('storage_unavailable', {}, undefined, 'the storage no longer takes multipart uploads');
-        etag = (await multipart.putPart(s.handle!, part, meter, expected)).etag;
+        etag = (await multipart.putPart(s.handle!, part, staged.part(part, meter), expected)).etag;
       } else {
         await this.staged.write(s.id, offset, meter);
         if (meter.bytes !== expected) throw new AppError('bad_body', { reason: `part ${part} was ${meter.bytes} of ${expected} bytes` });

@@ -3,7 +3,8 @@ import { useI18n } from '../i18n';
 import { crumbs, routeOf } from '../lib/ui-path';
 import { linkClick } from '../lib/router';
 
-export function Breadcrumb({ path }: { path: string }) {
+/** `label` names a crumb otherwise than its segment (an encrypted folder's decrypted names). */
+export function Breadcrumb({ path, label }: { path: string; label?: (crumbPath: string, name: string) => string }) {
   const { t } = useI18n();
   const list = crumbs(path);
   return (
@@ -17,7 +18,7 @@ export function Breadcrumb({ path }: { path: string }) {
         {list.map((c, i) => (
           <li key={c.path}>
             <a href={routeOf(c.path)} onClick={linkClick} aria-current={i === list.length - 1 ? 'page' : undefined}>
-              {c.name}
+              {label ? label(c.path, c.name) : c.name}
             </a>
           </li>
         ))}

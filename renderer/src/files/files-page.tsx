@@ -86,7 +86,7 @@ export function FilesPage() {
   const [assistantOpen, setAssistantOpen] = useState(false);
 
   const entries = useMemo(() => (search ? [...(search.result?.entries ?? [])].sort(entryComparator(sort, dir)) : vf.entries), [search, vf.entries, sort, dir]);
-  const total = search ? entries.length : Math.max(listing.total, entries.length);
+  const total = search || vf.own ? entries.length : Math.max(listing.total, entries.length);
   const keys = useMemo(() => entries.map(keyOf), [entries]);
   const byKey = useMemo(() => new Map(entries.map((e) => [keyOf(e), e])), [entries]);
   const pathOf = useCallback((e: Entry) => e.path ?? joinPath(path, e.name), [path]);
@@ -453,7 +453,7 @@ export function FilesPage() {
       >
         <div className={`toolbars${searchOpen || search ? ' searching' : ''}`}>
           <div className="toolbar" role="toolbar" aria-label={t('files.actions', { name: path })}>
-            <Breadcrumb path={path} />
+            <Breadcrumb path={path} label={vf.crumb} />
             {path !== '/' && !search && listing.storage?.offline && (
               <span className="pill offline" role="status" title={t('files.offline_hint')}>
                 {t('files.offline')}

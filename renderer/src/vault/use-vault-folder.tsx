@@ -9,13 +9,13 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Entry, Listing, SortDir, SortKey } from '../api/types';
 import { useI18n } from '../i18n';
 import { entryComparator } from '../lib/natural-sort';
-import { joinPath } from '../lib/ui-path';
+import { crumbs as crumbsOf, joinPath } from '../lib/ui-path';
 import { useToast } from '../ui/toast';
 import type { FolderKeyring } from './crypto';
 import type { VaultFolder } from './vault-api';
 import { filterByName, type VaultEntry } from './vault-paths';
 import { folderOfPath, folderRing, forgetFolders, onLock, requestUnlock, useVault, vaultCrypto } from './vault-store';
-import { downloadRow, dropThumbs, NameTaken, uploadEncrypted, vaultThumb } from './vault-files';
+import { downloadRow, dropThumbs, NameTaken, thumbStored, uploadEncrypted, vaultThumb } from './vault-files';
 import type { Picked } from '../upload/drop';
 import { mimeOfName } from './media';
 import { isCancelled, vaultErrorText } from './vault-words';
@@ -31,9 +31,13 @@ export const shownIn = (path: string): ShownEntry[] => shownByPath.get(path) ?? 
 export interface VaultFolderView {
   /** The encrypted folder the open path is in; null in a plain folder (and while unknown). */
   folder: VaultFolder | null;
+  /** The rows shown are not the listing's (decrypted, or held back): the listing's total does not apply. */
+  own: boolean;
   entries: Entry[];
   /** What to show instead of the rows (locked, no vault, a key error), or null. */
   gate: ReactNode;
+  /** The breadcrumb's label of a folder on the open path: decrypted below an encrypted root. */
+  crumb(crumbPath: string, name: string): string;
   /** The browser-side filter of an encrypted folder, shaped as a search answer. */
   filter(text: string): Listing;
   /** Encrypts and queues picked files (and dropped folders) into the open encrypted folder. */
@@ -66,37 +70,36 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
   const { t } = useI18n();
   const toast = useToast();
   const vault = useVault();
-  const [folder, setFolder] = useState<VaultFolder | null>(null);
+  // Tagged with the path it was found for, so a folder found for the previous path is never applied to this one.
+  const [found, setFound] = useState<{ path: string; folder: VaultFolder | null }>({ path: '', folder: null });
+  const folder = found.path === path ? found.folder : null;
   const [ring, setRing] = useState<{ ring: FolderKeyring } | { error: unknown } | null>(null);
   const [names, setNames] = useState<Map<string, string | null>>(new Map());
   const [thumbs, setThumbs] = useState<Map<string, string>>(new Map());
   const hasEncrypted = raw.some((e) => (e as VaultEntry).encrypted && !(e as VaultEntry).vault_folder_id);
   const retried = useRef('');
 
+  const none = vault.state === 'none';
   useEffect(() => {
     let live = true;
-    setFolder(null);
-    if (vault.state === 'none' || !vault.loaded) return;
+    const set = (f: VaultFolder | null) => {
+      if (live) setFound((o) => (o.path === path && o.folder?.id === f?.id ? o : { path, folder: f }));
+    };
+    if (none || !vault.loaded) return set(null);
     folderOfPath(path).then(
       (f) => {
-        if (!live) return;
         // Rows marked encrypted in a folder the cached list does not know: a folder shared since; read the list again once.
-        if (!f && hasEncrypted && retried.current !== path) {
-          retried.current = path;
-          forgetFolders();
-          return void folderOfPath(path).then(
-            (g) => live && setFolder(g),
-            () => {},
-          );
-        }
-        setFolder(f);
+        if (f || !hasEncrypted || retried.current === path) return set(f);
+        retried.current = path;
+        forgetFolders();
+        return folderOfPath(path).then(set);
       },
-      () => {},
+      () => set(null),
     );
     return () => {
       live = false;
     };
-  }, [path, vault.state, vault.loaded, hasEncrypted]);
+  }, [path, none, vault.loaded, hasEncrypted]);
 
   useEffect(() => {
     setRing(null);
@@ -124,8 +127,23 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     };
   }, [folder, keyring, raw]);
 
+  // The open path's segments below the encrypted root, decrypted for the breadcrumb.
+  const [crumbs, setCrumbs] = useState<Map<string, string>>(new Map());
+  useEffect(() => {
+    if (!folder || !keyring) return setCrumbs(new Map());
+    let live = true;
+    const below = crumbsOf(path).filter((c) => c.path.length > folder.path.length);
+    void Promise.all(below.map(async (c) => [c.path, (await decryptedName(folder.id, keyring, c.name)) ?? t('vault.unreadable')] as const)).then(
+      (pairs) => live && setCrumbs(new Map(pairs)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [folder, keyring, path, t]);
+
   const entries = useMemo((): Entry[] => {
-    if (!folder) return raw;
+    // Never a stored (encrypted) name as if it were a name: such rows wait for their folder's keys.
+    if (!folder) return hasEncrypted ? raw.filter((e) => !(e as VaultEntry).encrypted || (e as VaultEntry).vault_folder_id) : raw;
     if (!keyring) return [];
     const out: ShownEntry[] = [];
     for (const e of raw) {
@@ -148,9 +166,15 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     }
     shownByPath.set(path, out);
     return out.sort(entryComparator(sort, dir));
-  }, [folder, keyring, raw, names, thumbs, path, sort, dir, t]);
+  }, [folder, hasEncrypted, keyring, raw, names, thumbs, path, sort, dir, t]);
 
-  // Thumbnails of images, a few at a time; each is asked once per file version.
+  // Thumbnails of images, one at a time; each is asked once per file version, and again once one is stored.
+  const [thumbTick, setThumbTick] = useState(0);
+  useEffect(() => {
+    const again = () => setThumbTick((n) => n + 1);
+    thumbStored.addEventListener('stored', again);
+    return () => thumbStored.removeEventListener('stored', again);
+  }, []);
   useEffect(() => {
     if (!folder || !keyring) return;
     let live = true;
@@ -165,7 +189,7 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     return () => {
       live = false;
     };
-  }, [folder, keyring, entries]);
+  }, [folder, keyring, entries, thumbTick]);
 
   const unlock = () => void requestUnlock().catch((e) => isCancelled(e) || toast.error(e));
   let gate: ReactNode = null;
@@ -193,7 +217,8 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
       throw new Error(e instanceof NameTaken ? t('vault.exists', { name: e.taken }) : vaultErrorText(e, t));
     });
   const download = (e: Entry) => downloadRow(e as ShownEntry, t);
-  return { folder, entries, gate, filter, upload, download };
+  const crumb = (p: string, name: string) => crumbs.get(p) ?? name;
+  return { folder, own: !!folder || hasEncrypted, entries, gate, crumb, filter, upload, download };
 }
 
 function Gate({ text, children }: { text: string; children?: ReactNode }) {

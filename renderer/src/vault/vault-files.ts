@@ -55,7 +55,8 @@ export async function renameEncrypted(folderId: number, path: string, name: stri
 
 /**
  * Queues a picked set (files and dropped folders) into the encrypted folder `dir`. Every path segment is
- * encrypted; a first-level folder that already exists keeps its stored name (it may be under an older key).
+ * encrypted; a first-level name that is already there keeps its stored name (it may be under an older key),
+ * so a file uploaded again replaces the one people see, as in a plain folder, instead of standing beside it.
  */
 export async function uploadEncrypted(folderId: number, dir: string, picked: Picked, shown: readonly VaultEntry[]): Promise<void> {
   const ring = await folderRing(folderId);
@@ -69,7 +70,6 @@ export async function uploadEncrypted(folderId: number, dir: string, picked: Pic
     }
     return out.join('/');
   };
-  for (const f of picked.files) if (!f.rel.includes('/') && takenBy(shown, f.rel)) throw new NameTaken(f.rel);
   for (const d of picked.dirs) {
     const stored = await storedOf(d);
     known.set(d, stored);
@@ -99,10 +99,10 @@ function thumbAfterUpload(key: string, path: string, image: Blob, ring: FolderKe
     if (state !== 'done' && state !== 'cancelled' && state !== 'error') return;
     off();
     if (state === 'done')
-      void makeThumb(image, ring).then(
-        (bytes) => bytes && putThumb(path, bytes).then(() => forgetThumb(path)),
-        () => {},
-      );
+      // Best effort: a file without a thumbnail shows its type icon.
+      void makeThumb(image, ring)
+        .then((bytes) => bytes && putThumb(path, bytes).then(() => forgetThumb(path)))
+        .catch(() => {});
   });
 }
 
@@ -138,8 +138,12 @@ export function vaultThumb(folderId: number, e: VaultEntry): Promise<string | nu
   return p;
 }
 
+/** Told when a thumbnail was stored, so a listing that asked before it existed asks again. */
+export const thumbStored = new EventTarget();
+
 function forgetThumb(path: string): void {
   for (const id of thumbs.keys()) if (id.startsWith(`${path}|`)) thumbs.delete(id);
+  thumbStored.dispatchEvent(new Event('stored'));
 }
 
 /** Forgets every decrypted thumbnail (on lock). */

@@ -45,6 +45,7 @@ import { storageOcr } from './20261206140000-storage-ocr';
 import { languagePacks } from './20261206141000-language-packs';
 import { searchMeta } from './20261206150000-search-meta';
 import { appStoreUpdates } from './20261206162000-app-store-updates';
+import { vault } from './20261206190000-vault';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -89,6 +90,7 @@ export const MIGRATIONS: Migration[] = [
   languagePacks,
   searchMeta,
   appStoreUpdates,
+  vault,
 ];
 
 export type { Migration } from './types';

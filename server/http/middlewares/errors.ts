@@ -43,7 +43,7 @@ export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: un
   } else {
     log(`unhandled error on ${ctx.method} ${ctx.path}`, err);
   }
-  ctx.status = statusFor(code, ctx.state.door);
+  ctx.status = statusFor(code, ctx.state.door, params);
   if (code === 'rate_limited' || ((code === 'locked' || ctx.status === 503) && params.retry_after !== undefined))
     ctx.set('Retry-After', String(params.retry_after ?? 1));
   const body: Record<string, unknown> = { error: code, message: t(ctx.state.lang ?? 'en', code, params), ...topLevel(code, params, details) };

@@ -30,6 +30,8 @@ export const KEY_ROUTES: ReadonlyArray<readonly [RegExp, Rule]> = [
   [route(ANY, 'files/assistant(/|$)'), 'session'],
   [route(ANY, 'files/(share|permissions/share-mail)(/|$)'), 'shares:write'],
   [route(ANY, 'files/plugins(/|$)'), 'session'],
+  // The vault and encrypted folders' keys need the person at a browser (docs/vault.md).
+  [route(ANY, 'vault(/|$)'), 'session'],
   // Reads sent as POST: an archive's table of contents, a folder's revalidation.
   [route('POST', 'files/(archive/list|refresh)$'), 'files:read'],
   [route(READ, 'files(/|$)'), 'files:read'],

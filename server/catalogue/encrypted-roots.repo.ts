@@ -1,0 +1,31 @@
+/**
+ * Reads the encrypted folders and their members for the roots index (encrypted-roots.ts). The tables are the
+ * vault module's (it writes them); the catalogue only reads them, in one go: encrypted folders are few.
+ */
+import type { Db } from '../db';
+
+export interface RootRow {
+  id: number;
+  storage_id: number;
+  rel: string;
+  owner_id: number;
+  key_version: number;
+}
+
+export class EncryptedRootsRepo {
+  constructor(private db: Db) {}
+
+  /** Every encrypted folder and, per folder, the people holding its current key version (its members). */
+  all(): Promise<{ roots: RootRow[]; members: Array<{ folder_id: number; user_id: number }> }> {
+    const k = this.db.k;
+    const roots = k.selectFrom('encrypted_folders').select(['id', 'storage_id', 'rel', 'owner_id', 'key_version']).orderBy('id');
+    const members = k
+      .selectFrom('encrypted_folder_keys as k')
+      .innerJoin('encrypted_folders as f', 'f.id', 'k.folder_id')
+      .select(['k.folder_id', 'k.user_id'])
+      .whereRef('k.version', '=', 'f.key_version');
+    return this.db.async.read(function* (t) {
+      return { roots: yield* t.all(roots), members: yield* t.all(members) };
+    });
+  }
+}

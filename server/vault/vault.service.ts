@@ -1,0 +1,235 @@
+/**
+ * The vault and encrypted folders on the server (docs/vault.md, "Server"): stores, never decrypts. A person's
+ * vault is their public key and their private key wrapped twice; the server keeps SHA-256 of each `auth`
+ * proof and compares in constant time, counting wrong proofs like wrong passwords (`vault_auth_failed`,
+ * then 429). An encrypted folder is made through the file service as the caller, then recorded; its member
+ * set changes with a new key version (owner only, `current + 1`, the caller included, every member with a
+ * vault). After each change of folders or members the catalogue's roots index is read again (and the other
+ * instances told), which is what every door's check reads.
+ */
+import type { Actor, LoginThrottle, Principal } from '../auth';
+import type { EncryptedRoot, EncryptedRoots, NodesRepo } from '../catalogue';
+import { AppError } from '../errors';
+import type { FileService } from '../files';
+import { safeEqual, sha256Hex } from '../lib/crypto';
+import { uiPath } from '../lib/paths';
+import { headerProblem } from '../lib/vault-format';
+import type { VaultRepo, VaultRow } from './vault.repo';
+
+export interface KdfParams {
+  alg: 'argon2id';
+  m: number;
+  t: number;
+  p: number;
+  salt: string;
+}
+
+export interface VaultView {
+  kdf: KdfParams;
+  public_key: string;
+  wrapped_private_key: string;
+  recovery_wrapped_private_key: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FolderView {
+  id: number;
+  path: string;
+  key_version: number;
+  owner: { id: number; name: string };
+  members: Array<{ id: number; name: string; display_name: string }>;
+  keys: Array<{ version: number; wrapped_key: string }>;
+}
+
+/** An encrypted thumbnail's largest size (docs/vault.md, "Thumbnails"). */
+export const MAX_THUMB_BYTES = 256 * 1024;
+
+export interface VaultDeps {
+  repo: VaultRepo;
+  files: FileService;
+  roots: EncryptedRoots;
+  nodes: NodesRepo;
+  throttle: LoginThrottle;
+  /** A person's name, or null when the account is gone. */
+  nameOf: (id: number) => Promise<string | null>;
+}
+
+const proof = (b64u: string): string => sha256Hex(Buffer.from(b64u, 'base64url'));
+const now = () => new Date().toISOString();
+
+export class VaultService {
+  constructor(private d: VaultDeps) {}
+
+  async get(userId: number): Promise<VaultView | null> {
+    const v = await this.d.repo.vault(userId);
+    return v ? view(v) : null;
+  }
+
+  /** Creates the caller's vault; one exists → `conflict`. */
+  async create(userId: number, b: Omit<VaultView, 'created_at' | 'updated_at'> & { auth: string; recovery_auth: string }): Promise<VaultView> {
+    const at = now();
+    const row: VaultRow = {
+      user_id: userId,
+      kdf: JSON.stringify(b.kdf),
+      public_key: b.public_key,
+      wrapped_private_key: b.wrapped_private_key,
+      recovery_wrapped_private_key: b.recovery_wrapped_private_key,
+      auth_hash: proof(b.auth),
+      recovery_auth_hash: proof(b.recovery_auth),
+      created_at: at,
+      updated_at: at,
+    };
+    if (!(await this.d.repo.create(row))) throw new AppError('conflict', { reason: 'a vault exists already' });
+    return view(row);
+  }
+
+  /**
+   * A new passphrase: `auth` proves the old one (or, with `recovery`, the recovery key proves the person);
+   * the private key arrives wrapped under the new passphrase with its new proof.
+   */
+  async rewrap(
+    userId: number,
+    ip: string,
+    b: { auth: string; kdf: KdfParams; wrapped_private_key: string; new_auth: string },
+    recovery: boolean,
+  ): Promise<void> {
+    await this.d.throttle.check(null, ip, userId);
+    const v = await this.d.repo.vault(userId);
+    if (!v) throw new AppError('not_found', {}, { reason: 'no vault' });
+    const hash = recovery ? v.recovery_auth_hash : v.auth_hash;
+    if (!safeEqual(proof(b.auth), hash)) {
+      await this.d.throttle.fail(null, ip, userId);
+      throw new AppError('vault_auth_failed');
+    }
+    await this.d.throttle.succeed(null, userId);
+    await this.d.repo.rewrap(userId, {
+      kdf: JSON.stringify(b.kdf),
+      wrapped_private_key: b.wrapped_private_key,
+      auth_hash: proof(b.new_auth),
+      updated_at: now(),
+    });
+  }
+
+  async people(callerId: number, q: string): Promise<Array<{ id: number; name: string; display_name: string; public_key: string }>> {
+    return (await this.d.repo.people(callerId, q, 20)).map((p) => ({ id: p.id, name: p.username, display_name: p.username, public_key: p.public_key }));
+  }
+
+  /**
+   * Makes the folder at `path` (through the file service, as the caller: a name inside an encrypted folder
+   * must be encrypted) and records it as encrypted at key version 0; the caller then sends version 1's key
+   * (`setMembers`), since the folder's id is part of what the key is wrapped with. An existing empty folder
+   * is taken as it is; a non-empty one, a file, or a folder already encrypted → `conflict`.
+   */
+  async createFolder(a: Actor & { principal: Principal }, path: string): Promise<FolderView> {
+    const me = a.principal.id;
+    if (!(await this.d.repo.vault(me))) throw new AppError('conflict', { reason: 'set up your vault first' });
+    const fa = this.d.files.forActor(a);
+    const t = fa.target(path, 'editor');
+    if (t.rel === '') throw new AppError('forbidden', { reason: 'a storage root cannot be an encrypted folder' });
+    if (this.d.roots.below(t.storage.id, t.rel).length) throw new AppError('conflict', { path, reason: 'an encrypted folder is there already' });
+    const st = (await fa.exists(t.place)) ? await fa.stat(t.place) : null;
+    if (st?.type === 'file') throw new AppError('conflict', { path, reason: 'a file is in the way' });
+    if (st) {
+      for await (const _ of fa.entries(t.place, 1)) throw new AppError('conflict', { path, reason: 'the folder is not empty' });
+    } else await fa.mkdir(t.place);
+    const id = await this.d.repo.createFolder(t.storage.id, t.rel, me, now());
+    if (id === 'taken') throw new AppError('conflict', { path, reason: 'an encrypted folder is there already' });
+    await this.d.roots.changed();
+    return this.view(this.root(id), me);
+  }
+
+  /** The encrypted folders `userId` is a member of. */
+  async folders(userId: number): Promise<FolderView[]> {
+    const out: FolderView[] = [];
+    for (const r of this.d.roots.of(userId)) out.push(await this.view(r, userId));
+    return out;
+  }
+
+  /** One folder, for a member (anyone else: `not_found`). */
+  async folder(userId: number, id: number): Promise<FolderView> {
+    const r = this.d.roots.byId(id);
+    if (!r || !r.members.has(userId)) throw new AppError('not_found');
+    return this.view(r, userId);
+  }
+
+  /**
+   * The whole new member set with version `key_version`'s keys (owner only; the caller included; each a
+   * person with a vault, once). `key_version` other than current + 1 (a replayed old set) → `conflict`.
+   */
+  async setMembers(userId: number, id: number, b: { key_version: number; members: Array<{ user_id: number; wrapped_key: string }> }): Promise<FolderView> {
+    const r = this.d.roots.byId(id);
+    if (!r || !r.members.has(userId)) throw new AppError('not_found');
+    if (r.owner_id !== userId) throw new AppError('forbidden', { reason: 'only the owner changes the members' });
+    const ids = b.members.map((m) => m.user_id);
+    if (new Set(ids).size !== ids.length)
+      throw new AppError('validation_failed', { field: 'members', reason: 'a person is named twice' }, { field: 'members' });
+    if (!ids.includes(userId)) throw new AppError('validation_failed', { field: 'members', reason: 'the set must include you' }, { field: 'members' });
+    const keys = await this.d.repo.publicKeys(ids);
+    const without = ids.filter((x) => !keys.has(x));
+    if (without.length)
+      throw new AppError('validation_failed', { field: 'members', reason: 'every member needs a vault' }, { field: 'members', without_vault: without });
+    await this.d.repo.setMembers(id, b.key_version, b.members);
+    await this.d.roots.changed();
+    return this.view(this.root(id), userId);
+  }
+
+  /** Stores a member's encrypted thumbnail of the file at `path` (an FDV1 file of at most 256 KiB). */
+  async putThumb(a: Actor, path: string, bytes: Buffer): Promise<void> {
+    const { node, root } = await this.thumbTarget(a, path, 'editor');
+    const problem = headerProblem(bytes, root.key_version);
+    if (problem) throw new AppError('not_encrypted', { path, reason: problem }, { reason: problem });
+    await this.d.repo.putThumb(node, bytes.toString('base64'), now());
+  }
+
+  /** A member's encrypted thumbnail of the file at `path`, or `not_found`. */
+  async thumb(a: Actor, path: string): Promise<Buffer> {
+    const { node } = await this.thumbTarget(a, path, 'viewer');
+    const data = await this.d.repo.thumb(node);
+    if (data === undefined) throw new AppError('not_found', { path });
+    return Buffer.from(data, 'base64');
+  }
+
+  private async thumbTarget(a: Actor, path: string, need: 'viewer' | 'editor'): Promise<{ node: number; root: EncryptedRoot }> {
+    const t = this.d.files.forActor(a).target(path, need);
+    const root = this.d.roots.rootOf(t.storage.id, t.rel);
+    if (!root) throw new AppError('not_encrypted', { path, reason: 'not in an encrypted folder' }, { reason: 'not in an encrypted folder' });
+    const n = await this.d.nodes.get(t.storage.id, t.rel);
+    if (!n || n.deleted_at || n.type !== 'file') throw new AppError('not_found', { path });
+    return { node: n.id, root };
+  }
+
+  private root(id: number): EncryptedRoot {
+    const r = this.d.roots.byId(id);
+    if (!r) throw new AppError('not_found');
+    return r;
+  }
+
+  private async view(r: EncryptedRoot, userId: number): Promise<FolderView> {
+    const storage = this.d.files.catalogue.repo.byId(r.storage_id);
+    const members = [];
+    for (const id of [...r.members].sort((x, y) => x - y)) {
+      const name = await this.d.nameOf(id);
+      if (name !== null) members.push({ id, name, display_name: name });
+    }
+    return {
+      id: r.id,
+      path: uiPath(storage?.name ?? String(r.storage_id), r.rel),
+      key_version: r.key_version,
+      owner: { id: r.owner_id, name: (await this.d.nameOf(r.owner_id)) ?? '' },
+      members,
+      keys: await this.d.repo.keysOf(r.id, userId),
+    };
+  }
+}
+
+function view(v: VaultRow): VaultView {
+  return {
+    kdf: JSON.parse(v.kdf) as KdfParams,
+    public_key: v.public_key,
+    wrapped_private_key: v.wrapped_private_key,
+    recovery_wrapped_private_key: v.recovery_wrapped_private_key,
+    created_at: v.created_at,
+    updated_at: v.updated_at,
+  };
+}
