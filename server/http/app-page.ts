@@ -33,7 +33,8 @@ export function appPagePolicy(o: AppOrigins): string {
   const list = (...xs: Array<string | null>) => xs.filter((x): x is string => !!x).join(' ');
   return [
     "default-src 'self'",
-    `script-src ${list("'self'", docs)}`,
+    // The vault's Argon2id (hash-wasm) compiles WebAssembly: allowed, while eval of text stays refused.
+    `script-src ${list("'self'", "'wasm-unsafe-eval'", docs)}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "media-src 'self' blob:",
