@@ -18,7 +18,7 @@ import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { needTool } from '../helpers/tools';
 import { ADMIN, ensureRendererBuilt, fileRow, launchBrowser, newPage, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
-import { confirmRecoveryKey, createVault, newEncryptedFolder, unlockWith, upload, uploadsDone } from './ui-vault-helpers';
+import { confirmRecoveryKey, createVault, unlockWith, upload, uploadsDone } from './ui-vault-helpers';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const BEA = { email: 'bea@example.com', username: 'bea', password: 'bea-pass-12345' };
@@ -26,8 +26,8 @@ const BEA_PASSPHRASE = 'bea keeps her own passphrase 9';
 
 const sha = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-/** Chromium logs refused requests (the 401 of a PIN form, the 403 this suite provokes). */
-const realErrors = (errors: string[]) => errors.filter((e) => !/Failed to load resource: the server responded with a status of (401|403)/.test(e));
+/** Chromium logs refused requests: the 401 of a PIN form, the 403 this suite provokes, the 404 of a thumbnail not stored yet. */
+const realErrors = (errors: string[]) => errors.filter((e) => !/Failed to load resource: the server responded with a status of (401|403|404)/.test(e));
 
 describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000 }, () => {
   let srv: RunningServer;
@@ -61,6 +61,15 @@ describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000
     return page;
   };
 
+  /** In-app navigation: a page load would forget the unlocked vault (its keys live in the page's memory only). */
+  const go = async (page: Page, to: string) => {
+    await page.evaluate((p) => {
+      history.pushState(null, '', p);
+      dispatchEvent(new Event('filedock:navigate'));
+    }, to);
+    await page.getByTestId('file-list').waitFor();
+  };
+
   /** Opens the row's context menu item in the open folder. */
   const menu = async (page: Page, row: string, item: string) => {
     await fileRow(page, row).click({ button: 'right' });
@@ -68,7 +77,7 @@ describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000
   };
 
   const membersDialog = async () => {
-    await ada.goto(`${srv.url}/files/home`);
+    await go(ada, '/files/home');
     await menu(ada, 'Shared', 'Members…');
     const dlg = ada.getByTestId('vault-members');
     await dlg.getByText('bea', { exact: false }).or(dlg.getByText('admin')).first().waitFor();
@@ -105,7 +114,14 @@ describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000
     await confirmRecoveryKey(ada);
     await createVault(bea, srv.url, BEA_PASSPHRASE);
     await confirmRecoveryKey(bea);
-    await newEncryptedFolder(ada, srv.url, 'Shared');
+    // Made from the Files page's empty-space menu, with the vault still unlocked from its set-up.
+    await go(ada, '/files/home');
+    const box = (await ada.getByTestId('file-list').boundingBox())!;
+    await ada.mouse.click(box.x + box.width / 2, box.y + box.height - 10, { button: 'right' });
+    await ada.getByRole('menuitem', { name: 'New encrypted folder' }).click();
+    await ada.getByLabel('Folder name').fill('Shared');
+    await ada.getByRole('button', { name: 'Create', exact: true }).click();
+    await fileRow(ada, 'Shared').getByTestId('lock-mark').waitFor({ timeout: 30_000 });
   });
 
   after(async () => {
@@ -135,7 +151,7 @@ describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000
   });
 
   test('Bea unlocks and reads a file Ada uploaded after the share, byte-exact; she holds only the new key', async () => {
-    await ada.goto(`${srv.url}/files/home/Shared`);
+    await go(ada, '/files/home/Shared');
     writeFileSync(join(work, 'after.bin'), after1);
     writeFileSync(join(work, 'photo.png'), photo);
     writeFileSync(join(work, 'other.txt'), 'another file, another key\n');
@@ -143,6 +159,7 @@ describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000
     await uploadsDone(ada);
     await fileRow(ada, 'other.txt').waitFor({ timeout: 30_000 });
 
+    // A page load forgets her keys (set up a moment ago): she unlocks with her passphrase.
     await bea.goto(`${srv.url}/files/home/Shared`);
     await bea.getByTestId('vault-gate').getByRole('button', { name: 'Unlock' }).click();
     await unlockWith(bea, BEA_PASSPHRASE);
@@ -161,7 +178,7 @@ describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000
   });
 
   test('a link to an encrypted file decrypts in a fresh browser: true name, SHA-256, preview; the server never saw the key', async () => {
-    await ada.goto(`${srv.url}/files/home/Shared`);
+    await go(ada, '/files/home/Shared');
     await menu(ada, 'photo.png', 'Share link…');
     const dlg = ada.getByRole('dialog');
     await dlg.getByRole('button', { name: 'Create link' }).click();
@@ -222,7 +239,7 @@ describe('web UI: sharing encrypted folders and files', { skip, timeout: 600_000
   });
 
   test('a PIN link to an encrypted file decrypts after the PIN form', async () => {
-    await ada.goto(`${srv.url}/files/home/Shared`);
+    await go(ada, '/files/home/Shared');
     await menu(ada, 'after.bin', 'Share link…');
     const dlg = ada.getByRole('dialog');
     await dlg.getByLabel('Generate an 8-digit PIN').check();
