@@ -19,7 +19,7 @@ import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
-import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, TextExtractsRepo, ThumbStates } from './catalogue';
+import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, TextExtractsRepo, ThumbStates, type SyncFilesHook, type WriteHook } from './catalogue';
 import { FileService, Homes } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
@@ -154,6 +154,19 @@ export async function compose(config: Config, opts: ComposeOptions) {
     for (const m of plugins.modules) registry.register(m);
     for (const f of plugins.failures) log.warn(`storage plugin ${f.program} refused: ${f.error.params.reason ?? f.error.message}`);
 
+    // Server work on file contents skips encrypted folders; the roots index is the catalogue's, read at call time.
+    const encrypted = (storageId: number, rel: string) => !!catalogue.roots.rootOf(storageId, rel);
+    const plainWrites =
+      (hook: WriteHook): WriteHook =>
+      (node, info) =>
+        encrypted(node.storage_id, node.path) ? undefined : hook(node, info);
+    const plainSynced =
+      (hook: SyncFilesHook): SyncFilesHook =>
+      (storageId, files) =>
+        hook(
+          storageId,
+          files.filter((f) => !encrypted(storageId, f.path)),
+        );
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
     const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
@@ -230,15 +243,20 @@ export async function compose(config: Config, opts: ComposeOptions) {
       ocrTurnedOn: (id) => textIndex.ocrTurnedOn(id),
       volumeProbe: opts.volumeProbe,
       hooks: {
-        written: { thumbnail: thumbDispatch.writeHook(), antivirus: scans.writeHook(), ...(config.textIndex ? { text: textIndex.writeHook() } : {}) },
+        // Encrypted files get no server thumbnail or text (docs/vault.md); their scan records `skipped: encrypted`.
+        written: {
+          thumbnail: plainWrites(thumbDispatch.writeHook()),
+          antivirus: scans.writeHook(),
+          ...(config.textIndex ? { text: plainWrites(textIndex.writeHook()) } : {}),
+        },
         // Purging a file removes its thumbnail at once (trashing keeps the node, so it keeps the thumbnail).
         removed: { thumbnail: (_storageId, ids) => removeThumbFiles(dirs.thumbs, ids) },
         // Changes made outside the service (found by a sync or the watcher) are replicated like the decorator's.
         synced: {
           antivirus: scans.syncHook(),
           replication: replication.synced.files,
-          ...(config.textIndex ? { text: textIndex.syncHook() } : {}),
-          ...(config.thumbsOnSync ? { thumbnail: thumbDispatch.syncHook() } : {}),
+          ...(config.textIndex ? { text: plainSynced(textIndex.syncHook()) } : {}),
+          ...(config.thumbsOnSync ? { thumbnail: plainSynced(thumbDispatch.syncHook()) } : {}),
         },
         syncRemoved: { replication: replication.synced.removed },
       },

@@ -88,7 +88,7 @@ export class ArchivesService {
    * a tar.gz's inflated stream) → `archive_too_large`.
    */
   async list(a: Actor, path: string): Promise<{ entries: Array<{ name: string; size: number; is_dir: boolean; modified: string }> }> {
-    const f = await this.archive(this.files.forActor(a), path);
+    const f = await this.archive(this.files.forActor(a, 'refuse'), path);
     if (isTarName(f.name)) {
       const entries = await listTar(await f.read(), { gzip: !/\.tar$/i.test(f.name), maxBytes: this.maxBytes });
       return { entries: entries.map((e) => ({ name: e.name, size: e.size, is_dir: e.is_dir, modified: e.modified })) };
@@ -106,7 +106,7 @@ export class ArchivesService {
    * the op before it writes anything, which then fails with the same error.
    */
   async startExtract(a: Actor, b: { path: string; dest: string; overwrite: boolean }): Promise<string> {
-    const fa = this.files.forActor(a);
+    const fa = this.files.forActor(a, 'refuse');
     const f = await this.archive(fa, b.path);
     if (isTarName(f.name)) throw new AppError('archive_invalid', { reason: 'only ZIP archives can be extracted' }, { reason: 'unsupported_format' });
     const dest = fa.target(b.dest, 'editor');
@@ -119,7 +119,7 @@ export class ArchivesService {
   /** Checks the sources, the size budget and the target, then queues the ZIP creation. Returns the op id. */
   async startAdd(a: Actor, b: { paths: string[]; dest: string; compression: 'deflate' | 'store' }): Promise<string> {
     if (b.paths.length > MAX_PATHS) throw new AppError('too_many_paths', { max: MAX_PATHS }, { max: MAX_PATHS });
-    const fa = this.files.forActor(a);
+    const fa = this.files.forActor(a, 'refuse');
     const sources = b.paths.map((path) => {
       const r = fa.target(path, 'viewer');
       if (r.rel === '') throw new AppError('bad_path', {}, { reason: 'a storage root cannot be archived' });
@@ -204,7 +204,7 @@ export class ArchivesService {
 
   private async extract(ctx: JobContext<ExtractPayload>): Promise<{ files: number; dirs: number; bytes: number; skipped_symlinks: number }> {
     const { source, dest, overwrite } = ctx.payload;
-    const fa = this.files.forActor(await this.actors.restore(ctx.payload.actor, ctx.payload.request));
+    const fa = this.files.forActor(await this.actors.restore(ctx.payload.actor, ctx.payload.request), 'refuse');
     const zip = await openZip(await this.archive(fa, source), { signal: ctx.signal });
     try {
       // Resuming after a crash: the first attempt checked for clashes, and its own output is not one. Files it
@@ -265,7 +265,7 @@ export class ArchivesService {
 
   private async add(ctx: JobContext<AddPayload>): Promise<{ files: number; bytes: number; size: number }> {
     const { sources, dest, compression } = ctx.payload;
-    const fa = this.files.forActor(await this.actors.restore(ctx.payload.actor, ctx.payload.request));
+    const fa = this.files.forActor(await this.actors.restore(ctx.payload.actor, ctx.payload.request), 'refuse');
     const temp = this.buildFile(ctx.id);
     const built = readBuilt(await ctx.journal.get(BUILT));
     if (built) {

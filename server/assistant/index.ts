@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actorRef, can, type Actor } from '../auth';
-import { AppError } from '../errors';
+import { AppError, isAppError } from '../errors';
 import type { Db } from '../db';
 import type { EventBus } from '../events';
 import type { SettingsStore } from '../settings';
@@ -100,12 +100,24 @@ export function createAssistant(d: AssistantDeps) {
     },
   });
 
+  /** Whether `path` lies in an encrypted folder (a path that does not resolve is left to the tool's own answer). */
+  const encryptedPath = (a: Actor, path: string): boolean => {
+    try {
+      d.files.forActor(a, 'refuse').target(path);
+      return false;
+    } catch (e) {
+      return isAppError(e) && e.code === 'encrypted';
+    }
+  };
+
   /** Reads each attached path through the `read` tool (same checks, same cut) into context for the model. */
   const attach = async (a: Actor, paths: string[]): Promise<string> => {
     const read = TOOLS.find((t) => t.name === 'read')!;
     const parts: string[] = [];
     const s = settings.read();
     for (const path of paths) {
+      // Encrypted folders and files never reach a model (spec: assistant rule 3).
+      if (encryptedPath(a, path)) throw new AppError('assistant_encrypted', { path }, { field: 'paths', path });
       const out = await toolbox.run(a, read, { path });
       if (out.isError) throw new AppError('validation_failed', { field: 'paths', reason: `${path}: ${out.text}` }, { field: 'paths', path });
       if (out.sent) engine.audit({ actor: a, providerName: s.provider, model: s.model }, out.sent.path, out.sent.bytes);
@@ -248,7 +260,7 @@ export function createAssistant(d: AssistantDeps) {
   };
 
   async function reverse(a: Actor, plan: UndoPlan): Promise<void> {
-    const fa = d.files.forActor(a);
+    const fa = d.files.forActor(a, 'refuse');
     const by = actorRef(a);
     const request = a.kind === 'system' ? undefined : a.request;
     if (plan.kind === 'move_back') await fa.move(plan.from, plan.to, false, { exact: true });

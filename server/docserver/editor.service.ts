@@ -69,7 +69,7 @@ export class EditorService {
     const ext = extOf(baseName(path));
     const type = documentType(ext);
     if (!type) throw new AppError('unsupported_media_type', { ext }, { ext });
-    const f = this.d.files.forActor(actor);
+    const f = this.d.files.forActor(actor, 'refuse');
     const file = await f.open(path);
     const node = await this.d.catalogue.nodes.get(file.place.storage_id, file.place.rel);
     if (!node || node.deleted_at) throw new AppError('not_found', { path });
@@ -111,7 +111,7 @@ export class EditorService {
    */
   private mayEdit(actor: Actor, path: string): boolean {
     try {
-      this.d.files.forActor(actor).target(path, 'editor');
+      this.d.files.forActor(actor, 'refuse').target(path, 'editor');
       return true;
     } catch (e) {
       if (isAppError(e)) return false;

@@ -10,7 +10,7 @@ import type { Db } from '../db';
 import type { NewdocType } from '../contract';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
 import type { JobQueue } from '../jobs';
-import { Access, type Place } from './access';
+import { Access, type EncryptedMode, type Place } from './access';
 import { ActorFiles } from './actor-files';
 import { EncryptedRules } from './encrypted';
 import { ListingRepo } from './listing.repo';
@@ -89,7 +89,7 @@ export class FileService {
     this.access = new Access(d.catalogue);
     this.encrypted = new EncryptedRules(d.catalogue.roots);
     this.listing = new ListingService(d.catalogue, new ListingRepo(d.db, (id) => d.catalogue.locks.any(id)), d.thumbUrl);
-    this.search = new SearchService(d.db, d.thumbUrl, () => d.catalogue.locks.anyAtAll());
+    this.search = new SearchService(d.db, d.thumbUrl, () => d.catalogue.locks.anyAtAll(), d.catalogue.roots);
     this.transfers = new Transfers(this, d.queue, d.actors);
     // Every instance's page cache follows every instance's writes (several instances: docs/operations.md).
     d.bus.onEveryInstance(
@@ -108,8 +108,11 @@ export class FileService {
     return !!n && !n.deleted_at;
   }
 
-  /** The file service as `actor` may use it. */
-  forActor(actor: Actor): ActorFiles {
-    return new ActorFiles(actor, this);
+  /**
+   * The file service as `actor` may use it; `encrypted`: how this door meets encrypted folders (access.ts,
+   * EncryptedMode: the web UI's `members` by default; the assistant, apps and server-side editors `refuse`).
+   */
+  forActor(actor: Actor, encrypted?: EncryptedMode): ActorFiles {
+    return new ActorFiles(actor, this, [], encrypted);
   }
 }

@@ -15,7 +15,7 @@ import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { entryJsonSql, lockJoin, stampThumbs } from './entry';
 import { confinement } from './access';
-import { TextExtractsRepo, type TextWindow } from '../catalogue';
+import { TextExtractsRepo, type EncryptedRoots, type TextWindow } from '../catalogue';
 import { queryPattern, snippetOf, WINDOW_BEFORE, WINDOW_SPAN } from './snippet';
 import { MAX_TERMS, parseQuery, type SearchQuery } from './search-query';
 
@@ -47,11 +47,15 @@ export interface SearchResult {
 export class SearchService {
   private texts: TextExtractsRepo;
 
-  /** `anyLocks()`: whether any storage may hold app locks (results then join them; FileLocks.anyAtAll). */
+  /**
+   * `anyLocks()`: whether any storage may hold app locks (results then join them; FileLocks.anyAtAll);
+   * `roots`: encrypted folders, whose insides never appear in results (their names are ciphertext).
+   */
   constructor(
     private db: Db,
     private stamp?: (id: number) => string,
     private anyLocks: () => boolean = () => false,
+    private roots?: EncryptedRoots,
   ) {
     this.texts = new TextExtractsRepo(db);
   }
@@ -171,6 +175,14 @@ export class SearchService {
     if (query.all.length === 0 && where.length === terms)
       throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
 
+    // Encrypted folders and what is inside are the browser's to search (it holds the names): never a server result.
+    let e = 0;
+    for (const x of storages)
+      for (const r of this.roots?.below(x.id, '') ?? []) {
+        where.push(`NOT (n.storage_id = @es${e} AND (n.path = @er${e} OR (n.path >= @ea${e} AND n.path < @eb${e})))`);
+        Object.assign(args, { [`es${e}`]: r.storage_id, [`er${e}`]: r.rel, [`ea${e}`]: r.rel + '/', [`eb${e}`]: r.rel + '0' });
+        e++;
+      }
     // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
     // Typed: a VALUES row of bare parameters is text on PostgreSQL.
     const lv = storages.map((x, i) => `(CAST(@sid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`).join(',');

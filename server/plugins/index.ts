@@ -65,7 +65,7 @@ export function createAppPlugins(d: AppPluginsDeps) {
     findUser: d.findUser,
     pages: pages ? (app, actor) => pagesHostApi(pages!, app, actor) : undefined,
     enqueue: (app, actor, action, paths, params, lang) => {
-      const me = d.files.forActor(actor);
+      const me = d.files.forActor(actor, 'refuse');
       return jobs.enqueue(
         app,
         actor,

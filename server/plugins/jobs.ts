@@ -60,7 +60,7 @@ export interface JobDeps {
 
 /** The selection as an app receives it: UI paths with what the entry says. */
 export async function describe(files: FileService, actor: Actor, places: Place[]) {
-  const me = files.forActor(actor);
+  const me = files.forActor(actor, 'refuse');
   return Promise.all(
     places.map(async (p) => {
       const t = me.target(p);

@@ -120,6 +120,11 @@ export class Antivirus {
     const { storage_id: storageId, path: rel, at } = ctx.payload;
     if (!this.o.settings.get('av_enabled')) return { skipped: 'disabled' };
     const place = { storage_id: storageId, rel };
+    // Ciphertext (docs/vault.md): nothing a scanner could judge; the state says why it was not scanned.
+    if (this.o.catalogue.roots.rootOf(storageId, rel)) {
+      await this.save(storageId, rel, 'skipped', null, 'encrypted', at);
+      return { skipped: 'encrypted' };
+    }
     const entry = await this.o.ops.statOrNull(place);
     // A file that vanished (or turned into something ineligible) before its turn is not an error.
     if (!entry || !this.o.policy.eligible(rel, entry.type, entry.size)) {

@@ -92,7 +92,7 @@ export class AppActions {
     const token = lock && (await this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel));
     if (!lock || !token) return null;
     try {
-      this.d.files.forActor(actor).holding(token).target(place, 'editor');
+      this.d.files.forActor(actor, 'refuse').holding(token).target(place, 'editor');
       return lock.plugin;
     } catch {
       return null;
@@ -107,7 +107,7 @@ export class AppActions {
   private async resolve(actor: Actor, paths: unknown, needWrite: boolean, app?: InstalledApp): Promise<{ places: Place[]; items: SelectedItem[] }> {
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw validation('paths', 'a list of paths');
     if (paths.length > RUN_LIMITS.paths) throw new AppError('too_many_paths', { max: RUN_LIMITS.paths }, { max: RUN_LIMITS.paths });
-    const me = this.d.files.forActor(actor);
+    const me = this.d.files.forActor(actor, 'refuse');
     const targets = [];
     for (const p of paths as string[]) {
       const t = me.target(p);

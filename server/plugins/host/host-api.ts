@@ -90,7 +90,7 @@ const refuse = (plugin: string, reason: string) => new AppError('app_host_refuse
 export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
   const { app } = c;
   const actor = c.actor;
-  const me: ActorFiles | null = actor ? d.files.forActor(actor) : null;
+  const me: ActorFiles | null = actor ? d.files.forActor(actor, 'refuse') : null;
   const needs = (p: AppPermission) => {
     if (!app.manifest.permissions.includes(p)) throw refuse(app.id, `the app did not declare the ${p} permission`);
   };

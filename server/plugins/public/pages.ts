@@ -200,7 +200,7 @@ export class AppPages {
 
   /** The file service as one exposed file's link sees it: the creator's rights, confined to that file. */
   private fileActor(o: OpenShare, f: AppLinkFile, request?: RequestMeta) {
-    return this.d.files.forActor(linkActor(o.owner, { id: o.share.id, storage_id: o.share.storage_id, rel: f.rel }, request));
+    return this.d.files.forActor(linkActor(o.owner, { id: o.share.id, storage_id: o.share.storage_id, rel: f.rel }, request), 'refuse');
   }
 
   /**
@@ -208,7 +208,7 @@ export class AppPages {
    * read-only storage or an app's lock is the job's to meet when it writes (its op then fails with that code).
    */
   private creatorReaches(creator: Actor, places: Place[], need: 'viewer' | 'editor') {
-    const me = this.d.files.forActor(creator);
+    const me = this.d.files.forActor(creator, 'refuse');
     for (const p of places) {
       try {
         me.target(p, need, need === 'editor' ? { ignoreReadOnly: true } : {});
@@ -302,7 +302,7 @@ export class AppPages {
     await this.d.shares.checkPin(o.share, cred);
     const op = await this.d.jobs.ofPage(id, o.share.id, lang);
     if (!op) throw new AppError('not_found');
-    const me = this.d.files.forActor(personActor(o.owner));
+    const me = this.d.files.forActor(personActor(o.owner), 'refuse');
     const refOf = new Map(
       this.d.shares.appFiles(o.share).flatMap((f) => {
         try {
