@@ -19,7 +19,17 @@ import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
 import { createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
-import { createCatalogue, parseItems, storageSummary, RequestMeter, StoragesRepo, TextExtractsRepo, ThumbStates, type SyncFilesHook, type WriteHook } from './catalogue';
+import {
+  createCatalogue,
+  parseItems,
+  storageSummary,
+  RequestMeter,
+  StoragesRepo,
+  TextExtractsRepo,
+  ThumbStates,
+  type SyncFilesHook,
+  type WriteHook,
+} from './catalogue';
 import { FileService, Homes } from './files';
 import { StorageOps } from './files/internal';
 import { createThumbs, removeThumbFiles, thumbCapabilities, thumbUrl, ThumbDispatcher } from './thumbs';
@@ -443,7 +453,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       assistant: { state: 'off', permitted: false, button: false },
     });
 
-    const gateways = createGatewayCore({ auth, files, queue, uploads });
+    const gateways = createGatewayCore({ auth, files, queue, uploads, settings });
     const vault = createVault({ db, files, catalogue, auth });
     const assistant = createAssistant({
       db,

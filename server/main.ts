@@ -237,7 +237,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       accessRoutes(access),
       adminAccessRoutes(access),
       adminRoleRoutes({ auth, maxJsonBytes: json }),
-      adminGatewayRoutes({ registry: sv.gateways.registry }),
+      adminGatewayRoutes({ registry: sv.gateways.registry, settings: sv.settings, maxJsonBytes: json }),
       adminNfsRoutes({ exports: new NfsExports(nfsExports, sv.gateways, (spec, request) => auth.actors.restore(spec, request), bus), maxJsonBytes: json }),
       gatewayRoutes({ registry: sv.gateways.registry }),
       sshKeyRoutes({ sshKeys, maxJsonBytes: json }),

@@ -288,7 +288,8 @@ export const toolSpec = (name: string): ToolSpec | undefined => BY_NAME.get(name
 /** Turns any failure into a tool error result the model can read (never an exception). */
 export function toolError(e: unknown): ToolOutcome {
   // An encrypted folder or file is named by the spec's own word (assistant rule 3): `ENCRYPTED`.
-  if (isAppError(e)) return { text: JSON.stringify({ error: e.code === 'encrypted' ? 'ENCRYPTED' : e.code, message: translate('en', e.code, e.params) }), isError: true };
+  if (isAppError(e))
+    return { text: JSON.stringify({ error: e.code === 'encrypted' ? 'ENCRYPTED' : e.code, message: translate('en', e.code, e.params) }), isError: true };
   if (e instanceof z.ZodError)
     return { text: JSON.stringify({ error: 'invalid', issues: e.issues.map((x) => `${x.path.join('.')}: ${x.message}`) }), isError: true };
   return { text: JSON.stringify({ error: 'internal' }), isError: true };

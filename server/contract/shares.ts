@@ -37,6 +37,8 @@ export interface ShareView {
   plugin_name?: string;
   page_id?: string;
   title?: string | null;
+  /** A link to a file inside an encrypted folder (docs/vault.md): the page decrypts with the key in the URL's `#k=`. */
+  encrypted?: boolean;
 }
 
 /** `POST /api/files/share`: the link, plus the PIN once when the server generated it. */
@@ -55,4 +57,6 @@ export interface LinkMetadata {
   mime: string;
   is_directory: boolean;
   drop_settings?: DropSettings;
+  /** A file inside an encrypted folder: `filename` is empty (the stored name is ciphertext) and `size` the ciphertext's. */
+  encrypted?: boolean;
 }

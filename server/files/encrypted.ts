@@ -43,7 +43,8 @@ export class EncryptedRules {
   transfer(src: Place, dst: Place, shown: string): void {
     const a = this.rootOf(src);
     const b = this.rootOf(dst);
-    if ((a?.id ?? null) !== (b?.id ?? null) || this.roots.below(src.storage_id, src.rel).length) throw new AppError('encrypted', { path: shown, across: true });
+    if ((a?.id ?? null) !== (b?.id ?? null) || this.roots.below(src.storage_id, src.rel).length)
+      throw new AppError('encrypted', { path: shown, conflict: true });
   }
 
   /** `body` checked for an FDV1 header as it passes, when `p` is inside an encrypted folder. */

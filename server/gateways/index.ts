@@ -10,6 +10,7 @@ import type { Actor, Auth } from '../auth';
 import type { FileService } from '../files';
 import type { JobQueue } from '../jobs';
 import type { UploadsService } from '../uploads';
+import type { SettingsStore } from '../settings';
 import { GatewayAuth, type Protocol } from './auth';
 import { NodeIds } from './node-ids';
 import { GatewayRegistry } from './registry';
@@ -17,7 +18,7 @@ import { GatewayTree } from './tree';
 
 export { GatewayAuth, type Protocol } from './auth';
 export { GatewayRegistry } from './registry';
-export { GatewayTree, type GatewayEntry } from './tree';
+export { GatewayTree, type GatewayEntry, type GatewayEncrypted } from './tree';
 export { treePath, splitLast, type Dots } from './paths';
 export { NodeIds, type NodePlace } from './node-ids';
 
@@ -30,11 +31,12 @@ export interface GatewayCore {
   nodes: NodeIds;
 }
 
-export function createGatewayCore(d: { auth: Auth; files: FileService; queue: JobQueue; uploads: UploadsService }): GatewayCore {
+export function createGatewayCore(d: { auth: Auth; files: FileService; queue: JobQueue; uploads: UploadsService; settings: SettingsStore }): GatewayCore {
+  const encrypted = () => d.settings.get('gateways_encrypted_folders');
   return {
     auth: new GatewayAuth(d.auth),
     registry: new GatewayRegistry(),
-    tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue, d.uploads),
+    tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue, d.uploads, encrypted),
     nodes: new NodeIds(d.files.catalogue),
   };
 }

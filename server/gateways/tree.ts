@@ -22,17 +22,27 @@ export type GatewayEntry = FileStat;
 /** How long a protocol waits for a move or copy run as an op. */
 const TRANSFER_WAIT_MS = 30 * 60_000;
 
-export class GatewayTree {
-  readonly files;
+/** How gateways meet encrypted folders (the admin setting `gateways_encrypted_folders`, docs/vault.md). */
+export type GatewayEncrypted = 'hidden' | 'ciphertext';
 
+export class GatewayTree {
+  /**
+   * `encrypted()` is read at each call, so the admin's setting applies to sessions already open: `hidden`,
+   * encrypted folders do not exist here; `ciphertext`, their members read the ciphertext names and bytes, and
+   * nobody writes. Gateways never decrypt.
+   */
   constructor(
     readonly actor: Actor,
     readonly protocol: Protocol,
-    svc: FileService,
+    private svc: FileService,
     private queue: JobQueue,
     private uploads: UploadsService,
-  ) {
-    this.files = svc.forActor(actor);
+    private encrypted: () => GatewayEncrypted = () => 'hidden',
+  ) {}
+
+  /** The file service as this gateway's actor sees it. */
+  get files() {
+    return this.svc.forActor(this.actor, this.encrypted() === 'ciphertext' ? 'read' : 'hidden');
   }
 
   /** The entry at a tree path: `/` and storage roots are folders. Missing → `not_found`. */

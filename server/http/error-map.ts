@@ -118,10 +118,10 @@ const BY_DOOR: Partial<Record<Door, Record<string, number>>> = {
 
 /**
  * The HTTP status of `code` on `door`; 400 for the validation and unreadable-request family. An `encrypted`
- * refusal of a copy or move across an encrypted folder's boundary (`params.across`) is a conflict (409), not
+ * refusal of a copy or move across an encrypted folder's boundary (`params.conflict`) is a conflict (409), not
  * a matter of who asks (docs/vault.md, "Every door").
  */
 export function statusFor(code: string, door: Door = 'api', params?: Record<string, unknown>): number {
-  if (code === 'encrypted' && params?.across) return 409;
+  if (code === 'encrypted' && params?.conflict) return 409;
   return BY_DOOR[door]?.[code] ?? BASE[code] ?? 400;
 }

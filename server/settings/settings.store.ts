@@ -153,6 +153,12 @@ export const SETTINGS = {
   backup_keep: def(7, int(1, 1000), '1..1000'),
   /** UI path of the folder the backups go to (`/Files/Backups`); empty = none chosen. */
   backup_target: def('', text(4096), 'a folder path'),
+  /** How protocol gateways show encrypted folders (docs/vault.md): `hidden` (not at all) or `ciphertext` (read only, to members). */
+  gateways_encrypted_folders: def<'hidden' | 'ciphertext'>(
+    'hidden',
+    (v): v is 'hidden' | 'ciphertext' => v === 'hidden' || v === 'ciphertext',
+    'hidden or ciphertext',
+  ),
   webhook_targets: def<WebhookTargetSetting[]>(
     [],
     (v): v is WebhookTargetSetting[] => Array.isArray(v) && v.length <= 50 && v.every(isTarget),

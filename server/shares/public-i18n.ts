@@ -7,6 +7,9 @@ import { format, languagePacks, type Lang } from '../lib/i18n';
 
 export const publicEn = {
   'page.title.file': 'Shared file',
+  'page.encrypted': 'Encrypted file',
+  'page.encrypted.about': 'This file is encrypted. It is decrypted in your browser with the key in the link.',
+  'page.encrypted.noscript': 'Decrypting this file needs JavaScript. Without it you can only download the encrypted bytes.',
   'page.title.folder': 'Shared folder',
   'page.download': 'Download',
   'page.download_all': 'Download all (ZIP)',
@@ -84,6 +87,9 @@ type Key = keyof typeof publicEn;
 
 const tr: Record<Key, string> = {
   'page.title.file': 'Paylaşılan dosya',
+  'page.encrypted': 'Şifreli dosya',
+  'page.encrypted.about': 'Bu dosya şifreli. Bağlantıdaki anahtarla tarayıcınızda çözülür.',
+  'page.encrypted.noscript': 'Bu dosyayı çözmek için JavaScript gerekir. O olmadan yalnızca şifreli baytları indirebilirsiniz.',
   'page.title.folder': 'Paylaşılan klasör',
   'page.download': 'İndir',
   'page.download_all': 'Tümünü indir (ZIP)',

@@ -129,6 +129,8 @@ export class SharesService {
     const entry = await fa.stat(r.place);
     if (kind === 'drop' && entry.type !== 'dir')
       throw new AppError('validation_failed', { field: 'path', reason: 'a file request needs a folder' }, { field: 'path' });
+    // Inside an encrypted folder only files are shared, by a link whose key stays in the URL's fragment (docs/vault.md).
+    if (entry.type === 'dir' && this.encrypted(r.storage.id, r.rel)) throw new AppError('encrypted', { path, conflict: true });
 
     const now = Date.now();
     const { expiresAt, clamped } = this.expiry(now, input);
@@ -404,6 +406,20 @@ export class SharesService {
     if (share.kind === 'app') throw new AppError('not_found');
     const e = await files.stat({ storage_id: share.storage_id, rel: share.rel }).catch(statOrRevoked);
     const size = e.type === 'dir' ? await this.folderBytes(share) : e.size;
+    if (this.encrypted(share.storage_id, share.rel))
+      return {
+        kind: share.kind,
+        requires_pin: !!share.pin_hash,
+        expires_at: share.expires_at,
+        download_count: share.downloads,
+        max_downloads: share.max_downloads,
+        downloads_remaining: share.max_downloads === null ? null : Math.max(0, share.max_downloads - share.downloads),
+        filename: '',
+        size,
+        mime: 'application/octet-stream',
+        is_directory: e.type === 'dir',
+        encrypted: true,
+      };
     return {
       kind: share.kind,
       requires_pin: !!share.pin_hash,
@@ -506,7 +522,13 @@ export class SharesService {
    */
   async present(s: ShareRow, origin: string, known: { owner?: Principal | null; submissions?: number } = {}): Promise<ShareView> {
     const owner = known.owner !== undefined ? known.owner : await this.ownerPrincipal(s.owner_id);
-    return shareView(s, { path: this.sharePath(s), url: this.urlOf(s, origin), state: this.stateWith(s, owner), submissions: known.submissions ?? 0 });
+    const view = shareView(s, { path: this.sharePath(s), url: this.urlOf(s, origin), state: this.stateWith(s, owner), submissions: known.submissions ?? 0 });
+    return this.encrypted(s.storage_id, s.rel) ? { ...view, encrypted: true } : view;
+  }
+
+  /** Whether a link's item lies in an encrypted folder (the flag is the path's, never stored). */
+  encrypted(storageId: number, rel: string): boolean {
+    return !!this.o.catalogue.roots.rootOf(storageId, rel);
   }
 
   /** The creator as a principal, or null when deleted or disabled (the link then reads as `revoked`). */

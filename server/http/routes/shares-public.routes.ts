@@ -21,6 +21,7 @@ import { sendSharedFile, sendZipFile } from '../public/send-file';
 import { streamBody } from '../serve-file';
 import { filePage, ogDescription, viewKind, viewPage } from '../public/share-views';
 import { isUnfurler } from '../public/unfurlers';
+import { vaultLinkPage } from '../public/vault-link-page';
 import { selfUrl } from '../context';
 import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
@@ -274,6 +275,10 @@ export function sharePublicRoutes(d: {
     const rel = sub ? joinRel(o.share.rel, sub) : o.share.rel;
     const f = sub ? await o.files.stat({ storage_id: o.share.storage_id, rel }).catch(statOrRevokedChild) : await sharedFile(o);
     const size = f.size;
+    if (d.shares.service.encrypted(o.share.storage_id, rel)) {
+      const url = selfUrl(ctx) + shareHref(o.share.token, sub, undefined);
+      return vaultLinkPage(ctx, { lang: ctx.state.lang, size, download: shareHref(o.share.token, sub, dt, 'dl=1'), url, pinned: !!o.share.pin_hash });
+    }
     const mime = f.mime || mimeOf(f.name);
     const token = o.share.token;
     const thumb = (await thumbNode(o, rel)) ? shareHref(token, sub, dt, 'thumb=1') : null;
