@@ -79,6 +79,7 @@ async function open(root: HTMLElement, T: Strings): Promise<void> {
   }
   const name = trueName || T.untitled;
   title.textContent = name;
+  document.title = name;
   // WebCrypto exists only in secure contexts: https, or this computer.
   if (!globalThis.crypto?.subtle) return fail(T.insecure);
 
