@@ -34,14 +34,18 @@ export function ShareDialog({ path, entry, onClose }: { path: string; entry?: Va
   return (
     <Dialog title={t('share.title', { name })} onClose={onClose}>
       {link ? (
-        <>
-          <LinkResult link={link} asked={optionsToInput(opts)} downloads />
-          {encrypted && (
-            <p className="hint" role="note" data-testid="vault-link-note">
-              {t('share.vault.key_in_link')}
-            </p>
-          )}
-        </>
+        <LinkResult
+          link={link}
+          asked={optionsToInput(opts)}
+          downloads
+          note={
+            encrypted && (
+              <p className="warn" role="note" data-testid="vault-link-note">
+                {t('share.vault.key_in_link')}
+              </p>
+            )
+          }
+        />
       ) : (
         <form className="form" onSubmit={submit}>
           {encrypted && <p className="hint">{t('share.vault.intro')}</p>}

@@ -20,7 +20,7 @@ import { rotateMembers, type KeyedPerson } from './members-rotate';
 import { getFolder, setMembers as putMembers, type VaultFolder } from './vault-api';
 import { forgetFolder, requestUnlock, vaultCrypto } from './vault-store';
 
-const who = (p: VaultPerson) => (p.display_name ? `${p.display_name} (${p.name})` : p.name);
+const who = (p: VaultPerson) => (p.display_name && p.display_name !== p.name ? `${p.display_name} (${p.name})` : p.name);
 
 /** People matching `q` who have a vault, as the person types (a short pause first). */
 function usePeople(q: string, skip: Set<number>): VaultPerson[] {
