@@ -49,8 +49,7 @@ export function effectiveLevel(p: Principal, s: StorageRow, grants: readonly Gra
  */
 export function grantedFolders(p: Principal, s: StorageRow, grants: readonly Grant[]): string[] {
   if (!s.enabled || p.role === 'admin' || !s.rbac_enabled) return [];
-  return grants
-    .filter((g) => g.path !== '' && mine(p, g))
-    .map((g) => g.path)
-    .sort();
+  const paths = [...new Set(grants.filter((g) => g.path !== '' && mine(p, g)).map((g) => g.path))].sort();
+  // A folder inside another granted one adds nothing to pass through (an encrypted folder in a person's home).
+  return paths.filter((f) => !paths.some((o) => o !== f && isWithin(f, o)));
 }

@@ -33,7 +33,7 @@ export function appPagePolicy(o: AppOrigins): string {
   const list = (...xs: Array<string | null>) => xs.filter((x): x is string => !!x).join(' ');
   return [
     "default-src 'self'",
-    // The vault's Argon2id (hash-wasm) compiles WebAssembly: allowed, while eval of text stays refused.
+    // 'wasm-unsafe-eval' lets the vault compile Argon2id's WebAssembly (docs/vault.md); it allows no JavaScript eval.
     `script-src ${list("'self'", "'wasm-unsafe-eval'", docs)}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",

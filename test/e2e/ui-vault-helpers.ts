@@ -36,13 +36,26 @@ export async function unlockWith(page: Page, passphrase: string): Promise<void> 
   await dlg.getByRole('button', { name: 'Unlock' }).click();
 }
 
+/** Opens `path` inside the app, without a reload (a reload forgets the unlocked vault, as it should). */
+export async function goInApp(page: Page, path: string): Promise<void> {
+  await page.evaluate((to) => {
+    history.pushState(null, '', to);
+    window.dispatchEvent(new Event('filedock:navigate'));
+  }, path);
+}
+
 /** Makes the encrypted folder `name` in the storage's top folder through the Files page's context menu. */
-export async function newEncryptedFolder(page: Page, base: string, name: string): Promise<void> {
-  await page.goto(`${base}/files/home`);
+export async function newEncryptedFolder(page: Page, name: string): Promise<void> {
+  await goInApp(page, '/files/home');
   const list = page.getByTestId('file-list');
-  await list.waitFor();
-  const box = (await list.boundingBox())!;
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height - 10, { button: 'right' });
+  await page
+    .locator('p.statusbar')
+    .filter({ hasText: /\d+ items?/ })
+    .waitFor();
+  // Shift+F10 on the list with nothing selected opens the folder's own menu.
+  await list.focus();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Shift+F10');
   await page.getByRole('menuitem', { name: 'New encrypted folder' }).click();
   await page.getByLabel('Folder name').fill(name);
   await page.getByRole('button', { name: 'Create', exact: true }).click();

@@ -149,7 +149,6 @@ describe('web UI assets and the app page', () => {
       assert.equal(directive('form-action'), "form-action 'self'");
       assert.equal(directive('frame-ancestors'), "frame-ancestors 'none'");
       assert.equal(directive('frame-src'), "frame-src 'self' blob: https://docs.example.test:8443 https://draw.example.test");
-      // WebAssembly may compile (the vault's Argon2id); eval of text may not.
       assert.doesNotMatch(csp, /'unsafe-eval'|script-src[^;]*unsafe-inline/);
       assert.equal(r.headers['cross-origin-opener-policy'], 'same-origin');
       assert.equal(r.headers['x-content-type-options'], 'nosniff');

@@ -19,6 +19,8 @@ const TABLE: Partial<Record<ErrorCode, Reply>> = {
   forbidden: { code: 550, text: 'Permission denied' },
   permission_denied: { code: 550, text: 'Permission denied' },
   read_only: { code: 550, text: 'Permission denied: the storage is read-only' },
+  encrypted: { code: 550, text: 'Permission denied: an encrypted folder is read only here' },
+  not_encrypted: { code: 550, text: 'Permission denied: an encrypted folder is read only here' },
   conflict: { code: 550, text: 'File exists' },
   name_taken: { code: 550, text: 'File exists' },
   locked: { code: 550, text: 'File is locked' },

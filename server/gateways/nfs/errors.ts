@@ -50,6 +50,8 @@ const TABLE: Partial<Record<ErrorCode, Nfs3>> = {
   unauthenticated: Nfs3.ACCES,
   locked: Nfs3.ACCES,
   read_only: Nfs3.ROFS,
+  encrypted: Nfs3.ACCES,
+  not_encrypted: Nfs3.ACCES,
   conflict: Nfs3.EXIST,
   name_taken: Nfs3.EXIST,
   bad_path: Nfs3.INVAL,

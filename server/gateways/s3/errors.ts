@@ -54,6 +54,8 @@ const FROM_APP: Partial<Record<ErrorCode, S3Code>> = {
   forbidden: 'AccessDenied',
   permission_denied: 'AccessDenied',
   read_only: 'AccessDenied',
+  encrypted: 'AccessDenied',
+  not_encrypted: 'AccessDenied',
   unauthenticated: 'InvalidAccessKeyId',
   unauthorised: 'AccessDenied',
   account_disabled: 'AccessDenied',

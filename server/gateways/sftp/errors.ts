@@ -16,6 +16,8 @@ const TABLE: Partial<Record<ErrorCode, number>> = {
   forbidden: S.PERMISSION_DENIED,
   permission_denied: S.PERMISSION_DENIED,
   read_only: S.PERMISSION_DENIED,
+  encrypted: S.PERMISSION_DENIED,
+  not_encrypted: S.PERMISSION_DENIED,
   unauthenticated: S.PERMISSION_DENIED,
   locked: S.PERMISSION_DENIED,
   bad_path: S.BAD_MESSAGE,

@@ -34,6 +34,9 @@ const STATUS: Record<string, number> = {
   forbidden: 403,
   permission_denied: 403,
   read_only: 403,
+  // Encrypted folders are read only to gateways (or absent): docs/vault.md.
+  encrypted: 403,
+  not_encrypted: 403,
   account_disabled: 403,
   name_not_allowed: 403,
   reserved_name: 403,
