@@ -51,6 +51,10 @@ export const POSTGRES_SUITES = [
   'test/gateways/webdav.test.ts',
   // Ops resumed and uploads finished or released after a SIGKILL: the queue's and sessions' recovery at start.
   'test/http/crash-recovery.test.ts',
+  // The vault's tables (bigint ids as text, the member-set unit) and the encrypted roots index read from them.
+  'test/http/vault.test.ts',
+  // Encrypted folders at every door: search's exclusion SQL per dialect, scans, links, gateways.
+  'test/http/vault-doors.test.ts',
 ];
 
 /** A file whose suites open their databases through test/helpers/test-database: a repository suite. */

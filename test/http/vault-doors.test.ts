@@ -7,7 +7,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,9 +16,13 @@ import { needTool, tempDir } from '../helpers/tools';
 import { sqlRow } from '../helpers/sql';
 import { eicarDatabase } from '../helpers/clamav';
 import { curl, PROPFIND_ALL } from '../gateways/webdav-helpers';
+import { sftpBatch } from '../helpers/sftp-clients';
+import { buildAppPackage, publisherKey } from '../helpers/app-package';
+import { TOOLS_CODE, TOOLS_PACKS, toolsManifest } from '../helpers/tools-app';
 import { encName, fdv1, makeEncryptedFolder, makeVault } from '../helpers/vault';
 
 const missingClam = needTool('clamscan', 'clamav');
+const missingSftp = needTool('sshpass', 'sshpass') ?? needTool('sftp', 'openssh-client');
 
 describe('encrypted folders at every door', () => {
   let s: TestServer;
@@ -44,7 +48,12 @@ describe('encrypted folders at every door', () => {
 
   before(async () => {
     ({ dir: root, cleanup: cleanupRoot } = tempDir('filedock-vault-doors-'));
-    s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_NAME: 'Files', SERVICE_DEFAULT_STORAGE_PATH: root });
+    s = await startTestServer({
+      SERVICE_DEFAULT_STORAGE_DRIVER: 'local',
+      SERVICE_DEFAULT_STORAGE_NAME: 'Files',
+      SERVICE_DEFAULT_STORAGE_PATH: root,
+      SERVICE_SFTP_LISTEN: '127.0.0.1:0',
+    });
     admin = await s.login();
     for (const n of ['alice', 'bob']) {
       const r = await s.api('POST', '/api/admin/users', { token: admin, body: { email: `${n}@example.test`, username: n, password: 'person-pass-123' } });
@@ -138,6 +147,10 @@ describe('encrypted folders at every door', () => {
       const r = await list(token, V);
       assert.deepEqual([r.status, r.body.error], [403, 'encrypted']);
     }
+    // API keys act as their owner: alice's key lists the folder, bob's and the admin's do not.
+    const keyOf = async (token: string) => (await s.api('POST', '/api/auth/keys', { token, body: { name: 'k', verbs: ['files:read'] } })).body.token as string;
+    assert.equal((await list(await keyOf(alice), V)).status, 200);
+    for (const token of [bob, admin]) assert.equal((await list(await keyOf(token), V)).body.error, 'encrypted');
     const raw = await s.api('GET', `/api/files/raw?path=${encodeURIComponent(`${V}/x`)}`, { token: admin });
     assert.equal(raw.body.error, 'encrypted');
     const dir = await theDir();
@@ -249,6 +262,21 @@ describe('encrypted folders at every door', () => {
     }
   });
 
+  test('an app action on an encrypted file answers 403 encrypted, for a member too', async () => {
+    const key = publisherKey('acme');
+    const trust = await s.api('POST', '/api/admin/app-plugins/keys', { token: admin, body: { publisher: 'acme', public_key_pem: key.trusted.public_key_pem } });
+    assert.equal(trust.status, 201, JSON.stringify(trust.body));
+    const zip = await buildAppPackage({ key, manifest: toolsManifest([]), code: TOOLS_CODE, languages: TOOLS_PACKS });
+    const inst = await s.api('POST', '/api/admin/app-plugins/apps', { token: admin, raw: new Uint8Array(zip), headers: { 'content-type': 'application/zip' } });
+    assert.equal(inst.status, 201, JSON.stringify(inst.body));
+    const dir = await theDir();
+    const [file] = (await list(alice, `${V}/${dir}`)).body.entries.map((e: { name: string }) => e.name);
+    const r = await s.api('POST', '/api/files/plugins/actions/tools/spin/run', { token: alice, body: { paths: [`${V}/${dir}/${file}`] } });
+    assert.deepEqual([r.status, r.body.error], [403, 'encrypted']);
+    const ok = await s.api('POST', '/api/files/plugins/actions/tools/greet/run', { token: alice, body: { paths: ['/Files/Users/alice/plain.txt'] } });
+    assert.notEqual(ok.status, 403, 'the same app reaches a plain file');
+  });
+
   test('WebDAV hides encrypted folders by default; with ciphertext set, members read them and nobody writes', async () => {
     const dav = s.url + '/dav';
     const user = 'alice:person-pass-123';
@@ -278,6 +306,35 @@ describe('encrypted folders at every door', () => {
     });
     assert.notEqual(byBob.status, 207);
     await s.api('PATCH', '/api/admin/gateways/settings', { token: admin, body: { gateways_encrypted_folders: 'hidden' } });
+  });
+
+  test('SFTP (OpenSSH) hides encrypted folders by default; with ciphertext set, members list them and cannot write', {
+    skip: missingSftp ?? false,
+  }, async () => {
+    const g = s.server.services.gateways.registry.status().gateways.find((x) => x.protocol === 'sftp')!;
+    const port = Number(g.listen!.split(':').at(-1));
+    const batch = (commands: string[]) => sftpBatch(port, 'alice@example.test', 'person-pass-123', commands);
+    const home = await batch(['ls -1 Files/Users/alice']);
+    assert.equal(home.code, 0, home.stderr);
+    assert.match(home.stdout, /plain\.txt/);
+    assert.doesNotMatch(home.stdout, /Vault/);
+    assert.notEqual((await batch(['ls -1 Files/Users/alice/Vault'])).code, 0);
+    await s.api('PATCH', '/api/admin/gateways/settings', { token: admin, body: { gateways_encrypted_folders: 'ciphertext' } });
+    try {
+      const dir = await theDir();
+      const inside = await batch(['ls -1 Files/Users/alice/Vault']);
+      assert.equal(inside.code, 0, inside.stderr);
+      assert.ok(inside.stdout.includes(dir));
+      const { dir: local, cleanup } = tempDir('filedock-vault-sftp-');
+      try {
+        writeFileSync(join(local, 'c.bin'), fdv1());
+        assert.notEqual((await batch([`put ${join(local, 'c.bin')} Files/Users/alice/Vault/${encName()}`])).code, 0, 'read only');
+      } finally {
+        cleanup();
+      }
+    } finally {
+      await s.api('PATCH', '/api/admin/gateways/settings', { token: admin, body: { gateways_encrypted_folders: 'hidden' } });
+    }
   });
 
   test('system work keeps ciphertext: a deleted encrypted file goes to the trash as it was', async () => {

@@ -40,7 +40,7 @@ export function filesPdfRoutes(d: { files: FileService; pdfs: PdfRenditions }): 
     }),
     async (ctx) => {
       const { path } = validate(pdfQuery, ctx.query);
-      const source = await d.files.forActor(actor(ctx)).open(path);
+      const source = await d.files.forActor(actor(ctx), 'refuse').open(path); // no rendition of ciphertext (docs/vault.md)
       const pdf = await d.pdfs.pdf(source);
       const st = await stat(pdf);
       const rendition: OpenFile = {
