@@ -15,6 +15,5 @@ export const vaultSharing = {
   'vault.members.saved': 'Members saved. Files added from now on use the new key.',
   'vault.members.no_vault': '{name} has no vault any more: remove them to save.',
   'share.vault.intro': 'This file is encrypted. Its link carries the file’s key, so the server passes the file on without being able to read it.',
-  'share.vault.key_in_link':
-    'The key to this file is in the link itself: anyone with the whole link can read the file. Send it only to the people it is for.',
+  'share.vault.key_in_link': 'The key to this file is in the link itself: anyone with the whole link can read the file. Send it only to the people it is for.',
 } as const;
