@@ -21,7 +21,8 @@ import { ensureRendererBuilt, fileRow, launchBrowser, shot, signedInPage, startS
 import { ENCRYPTED_NAME, PASSPHRASE, confirmRecoveryKey, createVault, newEncryptedFolder, unlockWith, upload, uploadsDone, walk } from './ui-vault-helpers';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
-const NEW_PASSPHRASE = 'a new and longer vault passphrase 7';
+const RECOVERED_PASSPHRASE = 'a new and longer vault passphrase 7';
+const NEW_PASSPHRASE = 'yet another passphrase, changed 9';
 const BIG = 200 * 1000 * 1000 + 12_345;
 
 describe('web UI: the vault and encrypted folders', { skip, timeout: 900_000 }, () => {
@@ -82,14 +83,31 @@ describe('web UI: the vault and encrypted folders', { skip, timeout: 900_000 }, 
     await page.getByRole('button', { name: 'Forgot passphrase?' }).click();
     const form = page.getByTestId('vault-recover');
     await form.getByLabel('Recovery key').fill(`  ${recoveryKey.toUpperCase()}  `);
-    await form.getByLabel('New vault passphrase').fill(NEW_PASSPHRASE);
-    await form.getByLabel('Type it again').fill(NEW_PASSPHRASE);
+    await form.getByLabel('New vault passphrase').fill(RECOVERED_PASSPHRASE);
+    await form.getByLabel('Type it again').fill(RECOVERED_PASSPHRASE);
     await form.getByRole('button', { name: 'Set new passphrase' }).click();
     await page.getByText('New passphrase set.').waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Lock' }).click();
     await page.getByRole('button', { name: 'Unlock' }).click();
     await unlockWith(page, PASSPHRASE);
     await page.getByTestId('vault-unlock').getByText('That is not the vault passphrase.').waitFor({ timeout: 30_000 });
+    await unlockWith(page, RECOVERED_PASSPHRASE);
+    await page.getByText('Your vault is unlocked in this browser.').waitFor({ timeout: 30_000 });
+  });
+
+  test('change passphrase: the current one is proved first, then the new one opens the vault', async () => {
+    await page.getByRole('button', { name: 'Change passphrase' }).click();
+    const form = page.getByTestId('vault-change');
+    await form.getByLabel('Current vault passphrase').fill('wrong current passphrase');
+    await form.getByLabel('New vault passphrase').fill(NEW_PASSPHRASE);
+    await form.getByLabel('Type it again').fill(NEW_PASSPHRASE);
+    await form.getByRole('button', { name: 'Change passphrase' }).click();
+    await form.getByRole('alert').filter({ hasText: 'That is not the vault passphrase.' }).waitFor({ timeout: 30_000 });
+    await form.getByLabel('Current vault passphrase').fill(RECOVERED_PASSPHRASE);
+    await form.getByRole('button', { name: 'Change passphrase' }).click();
+    await page.getByText('Vault passphrase changed.').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Lock' }).click();
+    await page.getByRole('button', { name: 'Unlock' }).click();
     await unlockWith(page, NEW_PASSPHRASE);
     await page.getByText('Your vault is unlocked in this browser.').waitFor({ timeout: 30_000 });
   });
@@ -252,6 +270,17 @@ describe('web UI: the vault and encrypted folders', { skip, timeout: 900_000 }, 
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal(downloaded, false, 'tampered bytes are never saved');
     await page.keyboard.press('Escape');
+    // A name that is not ciphertext of this folder (written beside the files on the disk) is never shown as a name.
+    writeFileSync(join(target, '..', 'a'.repeat(40)), 'FDV1 and nothing else');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await fileRow(page, 'Unreadable item').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('file-list').getByText('a'.repeat(40)).count(), 0);
+    // Delete works on encrypted rows (by their stored path).
+    await fileRow(page, 'diary.txt').click();
+    await page.keyboard.press('Delete');
+    await page.getByRole('button', { name: 'Delete', exact: true }).last().click();
+    await fileRow(page, 'diary.txt').waitFor({ state: 'detached' });
+    assert.ok(!walk(secret()).includes(target), 'gone from the folder on disk');
   });
 
   test('no console errors beyond the refusals the tests caused', () => {

@@ -9,6 +9,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
@@ -23,6 +24,7 @@ import { encName, fdv1, makeEncryptedFolder, makeVault } from '../helpers/vault'
 
 const missingClam = needTool('clamscan', 'clamav');
 const missingSftp = needTool('sshpass', 'sshpass') ?? needTool('sftp', 'openssh-client');
+const missingZip = needTool('zip', 'zip');
 
 describe('encrypted folders at every door', () => {
   let s: TestServer;
@@ -140,6 +142,22 @@ describe('encrypted folders at every door', () => {
     const nf = await s.api('POST', '/api/files/manager?action=newfile', { token: alice, body: { path: V, name: encName(), type: 'txt' } });
     assert.deepEqual([nf.status, nf.body.error], [403, 'encrypted']);
     assert.ok(!(await names('/Files/Users/alice')).includes('out.bin'));
+  });
+
+  test('extracting an archive into an encrypted folder, or zipping one, answers 403 encrypted', { skip: missingZip ?? false }, async () => {
+    const { dir: local, cleanup } = tempDir('filedock-vault-zip-');
+    try {
+      writeFileSync(join(local, 'inside.txt'), 'plaintext that must not land in the folder');
+      execFileSync('zip', ['-q', join(local, 'a.zip'), 'inside.txt'], { cwd: local });
+      await uploadFile(s, alice, '/Files/Users/alice', 'a.zip', readFileSync(join(local, 'a.zip')));
+    } finally {
+      cleanup();
+    }
+    const ex = await s.api('POST', '/api/files/archive/extract', { token: alice, body: { path: '/Files/Users/alice/a.zip', dest: V } });
+    assert.deepEqual([ex.status, ex.body.error], [403, 'encrypted']);
+    const add = await s.api('POST', '/api/files/archive/add', { token: alice, body: { paths: [V], dest: '/Files/Users/alice/v.zip' } });
+    assert.deepEqual([add.status, add.body.error], [403, 'encrypted']);
+    assert.ok(!(await theDir().then(() => names(V))).some((n: string) => n.includes('inside')));
   });
 
   test('a non-member, admins included, gets 403 encrypted; search never shows encrypted rows', async () => {

@@ -485,6 +485,7 @@ export function FilesPage() {
           </div>
           <ActionsBar
             readOnly={readOnly}
+            encrypted={!!vf.folder}
             uploadInput={uploadInput}
             onUpload={(p) => void startUpload(p)}
             onDialog={(kind) => setDialog({ kind })}

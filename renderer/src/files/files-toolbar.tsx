@@ -18,6 +18,8 @@ export interface ActionsBarProps {
   uploadInput: RefObject<HTMLInputElement | null>;
   onUpload(picked: Picked): void;
   onDialog(kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts'): void;
+  /** An encrypted folder: no server-made documents (the server refuses them). */
+  encrypted?: boolean;
   hasNewDoc: boolean;
   act: SelectionActions;
   /** One file chosen: Download fetches it, not a ZIP. */
@@ -35,6 +37,7 @@ export interface ActionsBarProps {
 
 export function ActionsBar({
   readOnly,
+  encrypted,
   uploadInput,
   onUpload,
   onDialog,
@@ -87,12 +90,12 @@ export function ActionsBar({
         <ToolIcon name="new-folder" />
         {t('files.new_folder')}
       </button>
-      <button type="button" className="wide-only" disabled={readOnly} onClick={() => onDialog('newtext')}>
+      <button type="button" className="wide-only" disabled={readOnly || encrypted} onClick={() => onDialog('newtext')}>
         <ToolIcon name="new-file" />
         {t('files.new_text')}
       </button>
       {hasNewDoc && (
-        <button type="button" className="wide-only" disabled={readOnly} onClick={() => onDialog('newdoc')}>
+        <button type="button" className="wide-only" disabled={readOnly || encrypted} onClick={() => onDialog('newdoc')}>
           <ToolIcon name="new-file" />
           {t('newdoc.title')}
         </button>

@@ -6,6 +6,7 @@ import { Dialog } from '../ui/dialog';
 import { errorText } from '../ui/toast';
 import { crumbs, joinPath, parentPath } from '../lib/ui-path';
 import { listFolder } from './file-api';
+import { isCipherRow } from '../vault/vault-paths';
 import { FileIcon } from './icons';
 
 export function FolderPicker({ title, start, onPick, onClose }: { title: string; start: string; onPick: (dir: string) => void; onClose: () => void }) {
@@ -19,7 +20,7 @@ export function FolderPicker({ title, start, onPick, onClose }: { title: string;
     setDirs(null);
     setError(null);
     listFolder({ path: dir, sort: 'name', dir: 'asc', limit: 1000 }, ctrl.signal)
-      .then((l) => setDirs(l.entries.filter((e) => e.type === 'dir')))
+      .then((l) => setDirs(l.entries.filter((e) => e.type === 'dir' && !isCipherRow(e))))
       .catch((e) => !ctrl.signal.aborted && setError(errorText(e, t)));
     return () => ctrl.abort();
   }, [dir, t]);

@@ -9,6 +9,7 @@ import { useI18n } from '../i18n';
 import { linkClick } from '../lib/router';
 import { baseName, isInside, joinPath, routeOf } from '../lib/ui-path';
 import { listFolder } from './file-api';
+import { isCipherRow } from '../vault/vault-paths';
 import { ROWS_MIME } from './drag';
 
 interface Props {
@@ -21,7 +22,7 @@ interface Props {
 
 const dirsOf = async (path: string): Promise<string[]> => {
   const l = await listFolder({ path, sort: 'name', dir: 'asc', limit: 1000 });
-  return l.entries.filter((e) => e.type === 'dir').map((e) => joinPath(path, e.name));
+  return l.entries.filter((e) => e.type === 'dir' && !isCipherRow(e)).map((e) => joinPath(path, e.name));
 };
 
 export function FolderTree({ path, tick, onDropInto }: Props) {

@@ -14,6 +14,9 @@ export type VaultEntry = Entry & {
   unreadable?: boolean;
 };
 
+/** A row below an encrypted root: its name is ciphertext, never to be shown as a name (the root's own name is plain). */
+export const isCipherRow = (e: Entry): boolean => !!(e as VaultEntry).encrypted && !(e as VaultEntry).vault_folder_id;
+
 /** The folder whose root is `path` or holds it (the deepest one, should roots ever nest). */
 export function folderAt<F extends { path: string }>(folders: readonly F[], path: string): F | null {
   let best: F | null = null;
