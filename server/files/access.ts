@@ -129,13 +129,13 @@ export class Access {
     const judged = s && opts.ignoreReadOnly ? { ...s, read_only: 0 } : s;
     const mode = opts.encrypted ?? 'members';
     const members = mode === 'members' || mode === 'read';
-    const root = s && members ? this.cat.roots.rootOf(s.id, rel) : null;
+    const root = s ? this.cat.roots.rootOf(s.id, rel) : null;
     const grants = judged ? (members ? this.withMembership(judged.id, this.cat.repo.grants(judged.id)) : this.cat.repo.grants(judged.id)) : [];
     let level = judged ? this.levelOn(a, judged, grants, rel) : null;
     // Only folder grants here (a home folder): the storage is passed through on the way to them.
     const through = judged && !level && a.kind !== 'system' ? grantedFolders(a.principal, judged, grants) : [];
     if (!s || (!level && !through.length)) throw new AppError('not_found', { path: shown });
-    this.checkEncrypted(a, s, rel, shown, need, mode, root);
+    this.checkEncrypted(a, shown, need, mode, root);
     const permission = opts.permission ?? (need === 'viewer' ? 'files:read' : 'files:write');
     let passage = this.confine(a, s, rel, shown, permission, need === 'viewer' && !!opts.passage);
     if (need !== 'viewer' && s.read_only && !opts.ignoreReadOnly) throw new AppError('read_only');
@@ -163,19 +163,13 @@ export class Access {
   }
 
   /**
-   * The encrypted-folder rule for a path (`root`: the folder it lies in, found by the caller in `members` and
-   * `read` modes): see EncryptedMode. System work passes (versions, trash, replication copy ciphertext).
+   * The encrypted-folder rule for a path inside `root` (see EncryptedMode). System work passes: versions, the
+   * trash and replication copy ciphertext as it is.
    */
-  private checkEncrypted(a: Actor, s: StorageRow, rel: string, shown: string, need: Level, mode: EncryptedMode, root: EncryptedRoot | null): void {
-    if (a.kind === 'system') return;
-    if (mode === 'refuse' || mode === 'hidden') {
-      if (!this.cat.roots.rootOf(s.id, rel)) return;
-      if (mode === 'hidden') throw new AppError('not_found', { path: shown });
-      throw new AppError('encrypted', { path: shown });
-    }
-    if (!root) return;
-    if (!root.members.has(a.principal.id)) throw new AppError('encrypted', { path: shown });
-    if (mode === 'read' && need !== 'viewer') throw new AppError('encrypted', { path: shown });
+  private checkEncrypted(a: Actor, shown: string, need: Level, mode: EncryptedMode, root: EncryptedRoot | null): void {
+    if (!root || a.kind === 'system') return;
+    if (mode === 'hidden') throw new AppError('not_found', { path: shown });
+    if (mode === 'refuse' || !root.members.has(a.principal.id) || (mode === 'read' && need !== 'viewer')) throw new AppError('encrypted', { path: shown });
   }
 
   /** The actor's level on one storage (at `rel` when given, counting folder grants), or null. */
