@@ -105,7 +105,7 @@ for (let run = -1; run < RUNS; run++) {
 }
 table(
   `${MIB} MiB in Node (median of ${RUNS})`,
-  Object.entries(t).map(([what, ms]) => ({ what, ms: Math.round(median(ms)), 'MB/s': mbps(median(ms)) })),
+  Object.entries(t).map(([what, ms]) => ({ what, ms: Math.round(median(ms)), 'MB/s': mbps(median(ms)), 'each run, MB/s': ms.map(mbps).join(' ') })),
 );
 
 const argon: number[] = [];

@@ -18,7 +18,7 @@ export interface EncryptedBlob {
   slice(start: number, end: number): Promise<Bytes>;
 }
 
-/** Chunks sealed at once inside one slice: enough to keep WebCrypto's threads busy, few enough to bound memory. */
+/** Chunks read and sealed at once inside one slice: enough to keep reads and WebCrypto's threads busy, few enough to bound memory. */
 const PARALLEL = 4;
 const STRIDE = CHUNK_BYTES + TAG_BYTES;
 
@@ -34,19 +34,19 @@ export async function encryptBlob(blob: Blob, ring: FolderKeyring): Promise<Encr
   const aes = await importAesKey(contentKey);
 
   /**
-   * The padded plaintext of chunk `i`, given the file's bytes from blob offset `base` on. A chunk wholly
-   * inside the file's bytes is a view (no copy); the first (size prefix) and the last (zero padding) are built.
+   * The padded plaintext of chunk `i`, read from the Blob. A chunk wholly inside the file's bytes is
+   * the read itself (no copy); the first (size prefix) and the last (zero padding) are built around it.
    */
-  function plainChunk(i: number, content: Bytes, base: number): Bytes {
+  async function plainChunk(i: number): Promise<Bytes> {
     const p0 = i * CHUNK_BYTES;
     const p1 = Math.min(p0 + CHUNK_BYTES, padded);
-    const end = SIZE_PREFIX_BYTES + plainSize;
-    if (p0 >= SIZE_PREFIX_BYTES && p1 <= end) return content.subarray(p0 - SIZE_PREFIX_BYTES - base, p1 - SIZE_PREFIX_BYTES - base);
+    const c0 = Math.max(p0, SIZE_PREFIX_BYTES);
+    const c1 = Math.min(p1, SIZE_PREFIX_BYTES + plainSize);
+    const content = c1 > c0 ? new Uint8Array(await blob.slice(c0 - SIZE_PREFIX_BYTES, c1 - SIZE_PREFIX_BYTES).arrayBuffer()) : null;
+    if (content && c0 === p0 && c1 === p1) return content;
     const out = new Uint8Array(p1 - p0);
     if (p0 === 0) new DataView(out.buffer).setBigUint64(0, BigInt(plainSize));
-    const c0 = Math.max(p0, SIZE_PREFIX_BYTES);
-    const c1 = Math.min(p1, end);
-    if (c1 > c0) out.set(content.subarray(c0 - SIZE_PREFIX_BYTES - base, c1 - SIZE_PREFIX_BYTES - base), c0 - p0);
+    if (content) out.set(content, c0 - p0);
     return out;
   }
 
@@ -56,22 +56,19 @@ export async function encryptBlob(blob: Blob, ring: FolderKeyring): Promise<Encr
     const out = new Uint8Array(end - start);
     if (start < HEADER_BYTES) out.set(headerBytes.subarray(start, Math.min(end, HEADER_BYTES)));
     if (end <= HEADER_BYTES) return out;
-    const first = Math.floor((Math.max(start, HEADER_BYTES) - HEADER_BYTES) / STRIDE);
     const last = Math.floor((end - 1 - HEADER_BYTES) / STRIDE);
-    // One read for the whole range: the file's bytes behind padded offsets [first, last + 1) chunks.
-    const base = Math.max(0, first * CHUNK_BYTES - SIZE_PREFIX_BYTES);
-    const upTo = Math.min(plainSize, (last + 1) * CHUNK_BYTES - SIZE_PREFIX_BYTES);
-    const content = new Uint8Array(upTo > base ? await blob.slice(base, upTo).arrayBuffer() : new ArrayBuffer(0));
-    const sealOne = async (i: number) => {
-      const sealed = await seal(aes, chunkNonce(header, i), plainChunk(i, content, base), chunkAad(header, i, i === chunks - 1));
-      const at = HEADER_BYTES + i * STRIDE;
-      const a = Math.max(at, start);
-      const b = Math.min(at + sealed.length, end);
-      out.set(sealed.subarray(a - at, b - at), a - start);
+    let next = Math.floor((Math.max(start, HEADER_BYTES) - HEADER_BYTES) / STRIDE);
+    // A few chunks in flight, each read then sealed: reading one overlaps sealing another.
+    const worker = async () => {
+      for (let i = next++; i <= last; i = next++) {
+        const sealed = await seal(aes, chunkNonce(header, i), await plainChunk(i), chunkAad(header, i, i === chunks - 1));
+        const at = HEADER_BYTES + i * STRIDE;
+        const a = Math.max(at, start);
+        const b = Math.min(at + sealed.length, end);
+        out.set(sealed.subarray(a - at, b - at), a - start);
+      }
     };
-    for (let i = first; i <= last; i += PARALLEL) {
-      await Promise.all(Array.from({ length: Math.min(PARALLEL, last + 1 - i) }, (_, k) => sealOne(i + k)));
-    }
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
     return out;
   }
 
