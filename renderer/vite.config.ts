@@ -17,8 +17,16 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: true,
     // The Mermaid renderer is a page of its own, shown in a sandboxed frame (files/mermaid/);
-    // the public page of an app link is another (apps/public/, served at /s/{token} for app links).
-    rollupOptions: { input: { index: `${root}index.html`, 'mermaid-frame': `${root}mermaid-frame.html`, 'app-page': `${root}app-page.html` } },
+    // the public page of an app link is another (apps/public/, served at /s/{token} for app links);
+    // vault-link.html only carries the decrypting script of an encrypted file's link page (src/vault-link/).
+    rollupOptions: {
+      input: {
+        index: `${root}index.html`,
+        'mermaid-frame': `${root}mermaid-frame.html`,
+        'app-page': `${root}app-page.html`,
+        'vault-link': `${root}vault-link.html`,
+      },
+    },
   },
   server: {
     proxy: process.env.FILEDOCK_API ? { '/api': process.env.FILEDOCK_API, '/s/': process.env.FILEDOCK_API, '/d/': process.env.FILEDOCK_API } : undefined,

@@ -297,7 +297,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       shareRoutes({ shares, maxJsonBytes: json }),
       // Before the share routes: /s/{token} of an app link is its app page; other tokens fall through.
       appsPublicRoutes({ plugins: sv.appPlugins, shares, rendererDir: opts.rendererDir ?? defaultRendererDir(), secureCookies, admit }),
-      sharePublicRoutes({ shares, maxJsonBytes: json, admit, log: logFn }),
+      sharePublicRoutes({ shares, maxJsonBytes: json, admit, log: logFn, rendererDir: opts.rendererDir ?? defaultRendererDir() }),
       adminUplinkRoutes({
         settings: sv.settings,
         bus,

@@ -61,7 +61,7 @@ describe('web UI under its Content-Security-Policy', { skip, timeout: 300_000 },
   test('sign-in page: the policy is sent, the theme script ran before paint, nothing refused', async () => {
     const res = await page.goto(`${srv.url}/files`);
     const csp = res!.headers()['content-security-policy'] ?? '';
-    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
     assert.equal(res!.headers()['cross-origin-opener-policy'], 'same-origin');
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     await signIn(page, srv.url);

@@ -244,7 +244,7 @@ describe('encrypted folders at every door', () => {
     const html = await page.text();
     assert.equal(page.status, 200);
     assert.ok(!html.includes(file), 'the ciphertext name is not on the page');
-    assert.match(html, /<div id="vault-link" data-download="[^"]*dl=1" data-size="8192"><\/div>/);
+    assert.match(html, /<div id="vault-link" data-download="[^"]*dl=1" data-size="8192" data-strings="[^"]*"><\/div>/);
     assert.match(html, /<noscript>/);
     const card = await (await fetch(`${s.url}/s/${token}`, { headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' } })).text();
     assert.match(card, /<meta property="og:title" content="Encrypted file">/);

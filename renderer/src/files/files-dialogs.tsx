@@ -24,12 +24,14 @@ import { isTextName } from './highlight';
 import * as files from './file-api';
 import * as vaultNames from '../vault/vault-names';
 import { NewVaultFolder } from '../vault/new-vault-folder';
+import { MembersDialog } from '../vault/members-dialog';
 
 export type DialogState =
   | { kind: 'mkdir' | 'newtext' | 'newdoc' | 'shortcuts' | 'vault-mkdir' }
   | { kind: 'rename' | 'share' | 'request' | 'preview' | 'edit' | 'versions'; path: string; entry?: Entry }
   | { kind: 'delete' | 'move' | 'copy'; paths: string[] }
   | { kind: 'app-confirm'; action: AppAction; paths: string[] }
+  | { kind: 'members'; folderId: number; name: string }
   | null;
 
 export interface FilesDialogsProps {
@@ -182,7 +184,8 @@ export function FilesDialogs({
       )}
       {dialog?.kind === 'edit' && <TextEditor path={dialog.path} etag={dialog.entry?.etag} onSaved={afterWrite} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'versions' && <VersionsDialog path={dialog.path} onRestored={afterWrite} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'share' && <ShareDialog path={dialog.path} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'share' && <ShareDialog path={dialog.path} entry={dialog.entry} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'members' && <MembersDialog folderId={dialog.folderId} name={dialog.name} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'request' && <RequestDialog path={dialog.path} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'app-confirm' && (
         <ConfirmDialog

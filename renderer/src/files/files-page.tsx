@@ -48,6 +48,7 @@ import { pickLabel } from '../apps/surface/logic';
 import { AppViewFrame, type OpenView } from '../apps/app-view';
 import { appRoute } from '../apps/app-route';
 import { useVaultFolder } from '../vault/use-vault-folder';
+import { linkable, membersItems, rootOf } from '../vault/members-menu';
 
 const AssistantPanel = lazy(() => import('../assistant/assistant-panel'));
 
@@ -312,6 +313,7 @@ export function FilesPage() {
   const canWrite = (!readOnly || !!search) && keyWrites;
   // A file an app holds is read-only for everyone else (the server answers 423 `locked`): its changing items are off.
   const holdsLocked = chosen.some((e) => e.locked);
+  const canLink = path !== '/' && canShare && linkable(one); // no links to encrypted folders
   const menuItems: MenuItem[] = chosen.length
     ? [
         ...(one ? [{ label: t('files.open'), onSelect: () => open(one), shortcut: 'Enter' }] : []),
@@ -321,8 +323,9 @@ export function FilesPage() {
         ...(one?.type === 'file' && isTextName(one.name, one.mime) && canWrite && !one.locked && !vf.folder
           ? [{ label: t('files.edit'), onSelect: () => setDialog({ kind: 'edit', path: pathOf(one), entry: one }) }]
           : []),
-        ...(one && path !== '/' && canShare ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
-        ...(one?.type === 'dir' && path !== '/' && canWrite && canShare
+        ...(one && canLink ? [{ label: t('files.share'), onSelect: () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) }] : []),
+        ...membersItems(t, rootOf(one), setDialog),
+        ...(one?.type === 'dir' && canWrite && canLink
           ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path: pathOf(one), entry: one }) }]
           : []),
         ...(one
@@ -345,7 +348,10 @@ export function FilesPage() {
         ...(vf.folder ? [] : [{ label: t('vault.new_folder'), onSelect: () => setDialog({ kind: 'vault-mkdir' }), disabled: readOnly }]),
         { label: t('files.new_text'), onSelect: () => setDialog({ kind: 'newtext' }), disabled: readOnly || !!vf.folder },
         ...(docTypes.length ? [{ label: t('newdoc.title'), onSelect: () => setDialog({ kind: 'newdoc' }), disabled: readOnly || !!vf.folder }] : []),
-        ...(path !== '/' && canShare ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }] : []),
+        ...(path !== '/' && canShare && !vf.folder
+          ? [{ label: t('files.request'), onSelect: () => setDialog({ kind: 'request', path }), disabled: readOnly }]
+          : []),
+        ...membersItems(t, vf.folder?.path === path ? { id: vf.folder.id, name: baseName(path) } : null, setDialog),
         { label: t('files.refresh'), onSelect: () => void refresh() },
         { label: t('files.select_all'), onSelect: () => setSelection(sel.selectAll(keys, selection)), shortcut: 'Ctrl+A' },
       ];
@@ -361,7 +367,7 @@ export function FilesPage() {
   /** The selection's actions, for the wide toolbar and the phone's selection bar alike (absent when they do not apply). */
   const act: SelectionActions = {
     rename: one && canWrite && !holdsLocked ? () => setDialog({ kind: 'rename', path: pathOf(one), entry: one }) : undefined,
-    share: one && path !== '/' && canShare ? () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) : undefined,
+    share: one && canLink ? () => setDialog({ kind: 'share', path: pathOf(one), entry: one }) : undefined,
     move: chosen.length && canWrite && !holdsLocked ? () => setDialog({ kind: 'move', paths }) : undefined,
     copy: chosen.length && (path !== '/' || search) ? () => setDialog({ kind: 'copy', paths }) : undefined,
     delete: chosen.length && canWrite && !holdsLocked ? () => setDialog({ kind: 'delete', paths }) : undefined,

@@ -13,7 +13,8 @@ import { apps } from './en/apps';
 import { nfs } from './en/nfs';
 import { store } from './en/store';
 import { vault } from './en/vault';
+import { vaultSharing } from './en/vault-sharing';
 
-export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store, ...vault };
+export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store, ...vault, ...vaultSharing };
 
 export type MessageKey = keyof typeof en;

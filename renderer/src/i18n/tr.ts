@@ -11,6 +11,7 @@ import { apps } from './tr/apps';
 import { nfs } from './tr/nfs';
 import { store } from './tr/store';
 import { vault } from './tr/vault';
+import { vaultSharing } from './tr/vault-sharing';
 
 export const tr: Record<MessageKey, string> = {
   ...core,
@@ -24,4 +25,5 @@ export const tr: Record<MessageKey, string> = {
   ...nfs,
   ...store,
   ...vault,
+  ...vaultSharing,
 };

@@ -1,9 +1,10 @@
 /**
- * A created link: copy button, QR code (its library loads only when a link
+ * A created link: copy button (with the caller's `note` under it), QR code (its library loads only when a link
  * exists), the one-time PIN, and what the server actually made of the request:
  * the PIN, the download cap and the real expiry, with a clear word when "no
  * expiry" (or a long one) was shortened to the server's ceiling.
  */
+import type { ReactNode } from 'react';
 import type { ShareCreated } from '../api/types';
 import type { ShareInput } from './share-api';
 import { useI18n } from '../i18n';
@@ -12,7 +13,7 @@ import { CopyField } from '../ui/copy-field';
 import { useQrCode } from '../ui/qr';
 import { atBase, useLoopbackReach } from './loopback-link';
 
-export function LinkResult({ link, asked, downloads }: { link: ShareCreated; asked: ShareInput; downloads?: boolean }) {
+export function LinkResult({ link, asked, downloads, note }: { link: ShareCreated; asked: ShareInput; downloads?: boolean; note?: ReactNode }) {
   const { t, lang } = useI18n();
   const reach = useLoopbackReach(link.url);
   const others = reach ? reach.urls.map((b) => atBase(link.url, b)) : [];
@@ -21,6 +22,7 @@ export function LinkResult({ link, asked, downloads }: { link: ShareCreated; ask
   return (
     <div className="link-result" data-testid="link-result">
       <CopyField label={t('share.link')} value={link.url} />
+      {note}
       {reach && (
         <div className="warn" role="status" data-testid="loopback-note">
           <p>{t('share.loopback', { host: new URL(link.url).host })}</p>

@@ -37,7 +37,7 @@ ul.l{list-style:none;padding:0;margin:16px 0 0}ul.l li{display:flex;gap:10px;ali
 ul.l li a{flex:1;word-break:break-all}ul.l s{text-decoration:none;color:var(--mut);font-size:13px;white-space:nowrap}
 ul.l img,ul.l .t{width:48px;height:48px;flex:none;object-fit:cover;border-radius:6px}
 .nav{display:flex;flex-wrap:wrap;gap:14px;align-items:center}.nav .btn{margin-left:auto}
-img.full{max-width:100%;max-height:75vh;display:block;margin:12px auto;border-radius:6px}img.pv{max-width:320px;max-height:240px;object-fit:contain;border-radius:6px}
+img.full{max-width:100%;max-height:75vh;display:block;margin:12px auto;border-radius:6px}iframe.pdf{width:100%;height:75vh;border:1px solid var(--bd);border-radius:6px}img.pv{max-width:320px;max-height:240px;object-fit:contain;border-radius:6px}
 pre.tx{white-space:pre-wrap;word-break:break-word;background:var(--bg);border:1px solid var(--bd);border-radius:8px;padding:12px;font:13px/1.5 ui-monospace,monospace;max-height:75vh;overflow:auto}
 article.md{border-top:1px solid var(--bd);margin-top:12px;overflow-wrap:anywhere}article.md pre{overflow:auto;background:var(--bg);padding:10px;border-radius:8px}
 .d::before,.f::before{content:"";display:inline-block;box-sizing:border-box;margin-right:8px;vertical-align:-2px;border:1.5px solid currentColor;opacity:.75}
@@ -51,6 +51,10 @@ export interface PageOptions {
   body: string;
   /** Inline script, run under the page's nonce. */
   script?: string;
+  /** Same-origin module scripts (the web UI's built assets), run under the page's nonce too. */
+  modules?: string[];
+  /** The page shows what its script decrypted: images and frames from `blob:` URLs. */
+  blobs?: boolean;
   status?: number;
   /** OpenGraph card for link previews (absolute URLs). */
   og?: OpenGraph;
@@ -78,17 +82,22 @@ function ogTags(og: OpenGraph): string {
   return tags.map(([attr, key, value]) => `<meta ${attr}="${key}" content="${esc(value)}">`).join('');
 }
 
-/** Sends a page. `connect-src 'self'` is the only network the drop page's script needs. */
+/**
+ * Sends a page. `connect-src 'self'` is the only network the drop page's and the encrypted link page's
+ * scripts need; the latter's module imports its chunks under the same nonce.
+ */
 export function sendPage(ctx: Ctx, o: PageOptions): void {
   const nonce = randomBytes(16).toString('base64');
   const html =
     `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}</style></head>` +
-    `<body><main>${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}</body></html>`;
+    `<body><main>${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}` +
+    `${(o.modules ?? []).map((src) => `<script type="module" nonce="${nonce}" src="${esc(src)}"></script>`).join('')}</body></html>`;
   publicHeaders(ctx);
   ctx.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'${o.blobs ? ' blob:' : ''}; ${o.blobs ? 'frame-src blob:; ' : ''}` +
+      `connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
   );
   ctx.set('Cache-Control', 'no-store');
   // Added to, not replaced: a link's address answers a page or the bytes by Accept and User-Agent.

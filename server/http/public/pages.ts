@@ -70,8 +70,8 @@ export function browsePage(
   sendPage(ctx, { lang, title: o.title, body });
 }
 
-/** The PIN form; `error` is an already translated sentence. */
-export function pinPage(ctx: Ctx, o: { lang: Lang; action: string; error?: string; status?: number }): void {
+/** The PIN form; `error` is an already translated sentence; `modules`: an encrypted link's script, which keeps the key's fragment across the form. */
+export function pinPage(ctx: Ctx, o: { lang: Lang; action: string; error?: string; status?: number; modules?: string[] }): void {
   const { lang } = o;
   const body =
     `<div class="card"><h1>${esc(pt(lang, 'pin.title'))}</h1><p>${esc(pt(lang, 'pin.prompt'))}</p>` +
@@ -79,7 +79,7 @@ export function pinPage(ctx: Ctx, o: { lang: Lang; action: string; error?: strin
     `<form method="post" action="${esc(o.action)}"><label for="pin">${esc(pt(lang, 'pin.label'))}</label>` +
     `<input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" autofocus required maxlength="64">` +
     `<p><button class="btn" type="submit">${esc(pt(lang, 'pin.submit'))}</button></p></form></div>`;
-  sendPage(ctx, { lang, title: pt(lang, 'pin.title'), body, status: o.status ?? 401 });
+  sendPage(ctx, { lang, title: pt(lang, 'pin.title'), body, status: o.status ?? 401, modules: o.modules });
 }
 
 /** Shown while a folder archive is built on first click; refreshes itself through `zip=wait`. */

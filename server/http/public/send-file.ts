@@ -22,7 +22,10 @@ const PRESIGN_SECONDS = 300;
 /** Whether `mime` may be shown inline; everything else is served as an attachment. */
 export const inlineAllowed = (mime: string): boolean => PASSIVE_INLINE.test(mime);
 
-/** Claims a slot and sends one file of a share (redirects to a presigned URL where the storage has one). */
+/**
+ * Claims a slot and sends one file of a share (redirects to a presigned URL where the storage has one, except
+ * for an encrypted file: its page's script reads the bytes and may fetch from this origin only).
+ */
 export async function sendSharedFile(ctx: Ctx, shares: SharesService, share: ShareRow, f: OpenFile, inlineAsked: boolean): Promise<void> {
   const mime = f.mime || mimeOf(f.name);
   const inline = inlineAsked && inlineAllowed(mime);
@@ -36,7 +39,7 @@ export async function sendSharedFile(ctx: Ctx, shares: SharesService, share: Sha
     cacheControl: 'private, no-store',
     conditional: false,
     ranges: capped ? 'none' : 'single',
-    presignSeconds: PRESIGN_SECONDS,
+    presignSeconds: shares.encrypted(share.storage_id, share.rel) ? undefined : PRESIGN_SECONDS,
     onSettled: (bytes) => slot.settle(bytes, f.size),
   });
 }

@@ -22,6 +22,7 @@ import { streamBody } from '../serve-file';
 import { filePage, ogDescription, viewKind, viewPage } from '../public/share-views';
 import { isUnfurler } from '../public/unfurlers';
 import { vaultLinkPage } from '../public/vault-link-page';
+import { vaultLinkModules } from '../public/vault-link-script';
 import { selfUrl } from '../context';
 import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
@@ -58,6 +59,8 @@ export function sharePublicRoutes(d: {
   maxJsonBytes: number;
   admit?: AdmitPublic;
   log: (msg: string, err?: unknown) => void;
+  /** The built web UI (dist/renderer): the decrypting script of an encrypted file's page comes from there. */
+  rendererDir?: string;
 }): Router<AppState> {
   const r = new Router<AppState>();
   const { service, zips } = d.shares;
@@ -74,7 +77,11 @@ export function sharePublicRoutes(d: {
     dt: typeof ctx.query.dt === 'string' ? ctx.query.dt : undefined,
   });
 
-  /** The PIN gate; a browser gets the PIN form (with the reason) instead of JSON. */
+  /** The decrypting script of a link to an encrypted file (none for other links, or without a built UI). */
+  const vaultModules = async (o: OpenShare): Promise<string[]> =>
+    d.rendererDir && !o.share.is_dir && service.encrypted(o.share.storage_id, o.share.rel) ? vaultLinkModules(d.rendererDir) : [];
+
+  /** The PIN gate; a browser gets the PIN form (with the reason) instead of JSON; an encrypted file's form keeps the key's fragment. */
   const gate = async (ctx: Ctx, o: OpenShare): Promise<string | undefined> => {
     const cred = credOf(ctx);
     try {
@@ -82,7 +89,8 @@ export function sharePublicRoutes(d: {
     } catch (e) {
       if (!(isAppError(e) && PIN_CODES.has(e.code) && wantsPage(ctx))) throw e;
       const error = e.code === 'unauthorised' ? undefined : t(ctx.state.lang, e.code, e.params);
-      pinPage(ctx, { lang: ctx.state.lang, action: `/s/${encodeURIComponent(o.share.token)}`, error, status: e.code === 'locked' ? 429 : 401 });
+      const modules = await vaultModules(o);
+      pinPage(ctx, { lang: ctx.state.lang, action: `/s/${encodeURIComponent(o.share.token)}`, error, status: e.code === 'locked' ? 429 : 401, modules });
       return 'page';
     }
     if (!o.share.pin_hash) return undefined;
@@ -164,7 +172,8 @@ export function sharePublicRoutes(d: {
         ctx.redirect(`${action}?dt=${encodeURIComponent(download_token)}`);
       } catch (e) {
         if (!(isAppError(e) && PIN_CODES.has(e.code))) throw e;
-        pinPage(ctx, { lang: ctx.state.lang, action, error: t(ctx.state.lang, e.code, e.params), status: e.code === 'locked' ? 429 : 401 });
+        const modules = await vaultModules(o);
+        pinPage(ctx, { lang: ctx.state.lang, action, error: t(ctx.state.lang, e.code, e.params), status: e.code === 'locked' ? 429 : 401, modules });
       }
     },
   );
@@ -277,7 +286,8 @@ export function sharePublicRoutes(d: {
     const size = f.size;
     if (d.shares.service.encrypted(o.share.storage_id, rel)) {
       const url = selfUrl(ctx) + shareHref(o.share.token, sub, undefined);
-      return vaultLinkPage(ctx, { lang: ctx.state.lang, size, download: shareHref(o.share.token, sub, dt, 'dl=1'), url, pinned: !!o.share.pin_hash });
+      const modules = d.rendererDir ? await vaultLinkModules(d.rendererDir) : [];
+      return vaultLinkPage(ctx, { lang: ctx.state.lang, size, download: shareHref(o.share.token, sub, dt, 'dl=1'), url, pinned: !!o.share.pin_hash, modules });
     }
     const mime = f.mime || mimeOf(f.name);
     const token = o.share.token;
