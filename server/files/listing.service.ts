@@ -121,8 +121,8 @@ export class ListingService {
       storage.status,
       epoch,
     ]);
-    // Pages holding encrypted rows are marked per request, never cached (membership may change; such folders are few).
-    if (marks) {
+    /** The page from the catalogue (no index, no cache) as listing JSON, its entries' JSON passed through `entries`. */
+    const pageJson = async (entries: (json: string) => string) => {
       const page = await this.repo.page({
         storageId: storage.id,
         dir: rel,
@@ -134,11 +134,11 @@ export class ListingService {
         perm: level,
       });
       const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
-      const entriesJson = marks(stampThumbs(page.json, this.stamp));
-      return plain(
-        Buffer.from(listingJson({ ...shown, entriesJson, total: page.total, next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null })),
-      );
-    }
+      const next_cursor = more ? encodeCursor(input.sort, desc, page.last!) : null;
+      return Buffer.from(listingJson({ ...shown, entriesJson: entries(stampThumbs(page.json, this.stamp)), total: page.total, next_cursor }));
+    };
+    // Pages holding encrypted rows are marked per request, never cached (membership may change; such folders are few).
+    if (marks) return plain(await pageJson(marks));
     if (encoding) {
       const copy = this.compressed.get(storage.id, rel, key, encoding);
       if (copy) return { body: copy, encoding };
@@ -167,25 +167,7 @@ export class ListingService {
     }
     // A change landing while the page is read leaves it stale: then it is served but neither cached nor compressed.
     const stamp = this.cache.stampOf(storage.id, rel);
-    const page = await this.repo.page({
-      storageId: storage.id,
-      dir: rel,
-      sort: input.sort,
-      desc,
-      limit: input.limit,
-      offset: input.offset,
-      after,
-      perm: level,
-    });
-    const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
-    const body = Buffer.from(
-      listingJson({
-        ...shown,
-        entriesJson: stampThumbs(page.json, this.stamp),
-        total: page.total,
-        next_cursor: more ? encodeCursor(input.sort, desc, page.last!) : null,
-      }),
-    );
+    const body = await pageJson((json) => json);
     if (this.cache.stampOf(storage.id, rel) !== stamp) return plain(body);
     this.cache.set(storage.id, rel, key, { body, bytes: body.length }, stamp);
     if (encoding) this.compressed.offer(storage.id, rel, key, encoding, body);

@@ -406,31 +406,22 @@ export class SharesService {
     if (share.kind === 'app') throw new AppError('not_found');
     const e = await files.stat({ storage_id: share.storage_id, rel: share.rel }).catch(statOrRevoked);
     const size = e.type === 'dir' ? await this.folderBytes(share) : e.size;
-    if (this.encrypted(share.storage_id, share.rel))
-      return {
-        kind: share.kind,
-        requires_pin: !!share.pin_hash,
-        expires_at: share.expires_at,
-        download_count: share.downloads,
-        max_downloads: share.max_downloads,
-        downloads_remaining: share.max_downloads === null ? null : Math.max(0, share.max_downloads - share.downloads),
-        filename: '',
-        size,
-        mime: 'application/octet-stream',
-        is_directory: e.type === 'dir',
-        encrypted: true,
-      };
-    return {
+    const common = {
       kind: share.kind,
       requires_pin: !!share.pin_hash,
       expires_at: share.expires_at,
       download_count: share.downloads,
       max_downloads: share.max_downloads,
       downloads_remaining: share.max_downloads === null ? null : Math.max(0, share.max_downloads - share.downloads),
-      filename: share.rel === '' ? (this.o.catalogue.repo.byId(share.storage_id)?.name ?? '') : baseName(share.rel),
       size,
-      mime: e.type === 'dir' ? 'inode/directory' : (e.mime ?? mimeOf(baseName(share.rel))),
       is_directory: e.type === 'dir',
+    };
+    // An encrypted file's name is ciphertext, and its type is the visitor's browser's to learn.
+    if (this.encrypted(share.storage_id, share.rel)) return { ...common, filename: '', mime: 'application/octet-stream', encrypted: true };
+    return {
+      ...common,
+      filename: share.rel === '' ? (this.o.catalogue.repo.byId(share.storage_id)?.name ?? '') : baseName(share.rel),
+      mime: e.type === 'dir' ? 'inode/directory' : (e.mime ?? mimeOf(baseName(share.rel))),
       drop_settings: share.kind === 'drop' ? dropSettingsOf(share) : undefined,
     };
   }

@@ -225,7 +225,7 @@ export function FilesPage() {
   };
 
   const startUpload = async (picked: Picked) => {
-    if (vf.folder) return void vf.upload(picked).catch(toast.error);
+    if (await vf.encrypted()) return void vf.upload(picked).catch(toast.error);
     for (const d of picked.dirs) {
       try {
         await files.mkdir(path, d);

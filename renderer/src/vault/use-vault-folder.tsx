@@ -40,6 +40,8 @@ export interface VaultFolderView {
   crumb(crumbPath: string, name: string): string;
   /** The browser-side filter of an encrypted folder, shaped as a search answer. */
   filter(text: string): Listing;
+  /** Whether the open folder is encrypted (waits for the vault's folder list while it is read). */
+  encrypted(): Promise<boolean>;
   /** Encrypts and queues picked files (and dropped folders) into the open encrypted folder. */
   upload(picked: Picked): Promise<void>;
   /** Decrypts a file of the open encrypted folder and saves it under its name. */
@@ -209,16 +211,21 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     const found = filterByName(entries as ShownEntry[], text);
     return { path, entries: found, total: found.length, storage: storage ?? { name: '', driver: '', readonly: false } };
   };
-  const fid = folder?.id ?? 0;
   const shown = entries as ShownEntry[];
-  const upload = (picked: Picked) =>
-    uploadEncrypted(fid, path, picked, shown).catch((e) => {
+  // Files picked right after the folder opened, before its vault folder was found, still go encrypted.
+  const folderNow = async () => folder ?? (none ? null : await folderOfPath(path).catch(() => null));
+  const encrypted = async () => !!(await folderNow());
+  const upload = async (picked: Picked) => {
+    const f = await folderNow();
+    if (!f) throw new Error(vaultErrorText(new Error('not an encrypted folder'), t));
+    return uploadEncrypted(f.id, path, picked, shown).catch((e) => {
       if (isCancelled(e)) return;
       throw new Error(e instanceof NameTaken ? t('vault.exists', { name: e.taken }) : vaultErrorText(e, t));
     });
+  };
   const download = (e: Entry) => downloadRow(e as ShownEntry, t);
   const crumb = (p: string, name: string) => crumbs.get(p) ?? name;
-  return { folder, own: !!folder || hasEncrypted, entries, gate, crumb, filter, upload, download };
+  return { folder, own: !!folder || hasEncrypted, entries, gate, crumb, filter, encrypted, upload, download };
 }
 
 function Gate({ text, children }: { text: string; children?: ReactNode }) {
