@@ -22,6 +22,7 @@ import type { LinkStreamsTable, LinkStrikesTable, LinkVisitorsTable } from './ta
 import type { DavPropsTable, NfsExportsTable } from './tables-gateways';
 import type { SearchFtsTable, StorageBudgetsTable, StorageRequestsTable, TextExtractsTable } from './tables-catalogue';
 import type { EncryptedFolderKeysTable, EncryptedFoldersTable, EncryptedThumbsTable, VaultsTable } from './tables-vault';
+import type { DropFilesTable, DropSubmissionsTable, SharesTable, ShareTombstonesTable } from './tables-shares';
 
 export type * from './tables-apps';
 export type * from './tables-assistant';
@@ -29,6 +30,7 @@ export type * from './tables-link-guard';
 export type * from './tables-gateways';
 export type * from './tables-catalogue';
 export type * from './tables-vault';
+export type * from './tables-shares';
 
 /** auth */
 export interface UsersTable {
@@ -284,6 +286,7 @@ export interface DB {
   upload_sessions: UploadSessionsTable;
   upload_parts: UploadPartsTable;
   shares: SharesTable;
+  share_tombstones: ShareTombstonesTable;
   link_streams: LinkStreamsTable;
   link_visitors: LinkVisitorsTable;
   link_strikes: LinkStrikesTable;
@@ -451,70 +454,6 @@ export interface UploadPartsTable {
   size: number;
   etag: string;
   sha256: string | null;
-}
-/** shares: a public link (`kind` link) or a file request (`kind` drop). */
-export interface SharesTable {
-  id: number;
-  token: string;
-  kind: 'link' | 'drop';
-  owner_id: number;
-  storage_id: number;
-  rel: string;
-  is_dir: number;
-  ttl: string | null;
-  expires_at: string | null;
-  expiry_clamped: number;
-  max_downloads: number | null;
-  downloads: number;
-  max_uploads: number | null;
-  uploads: number;
-  pin_hash: string | null;
-  pin_fails: number;
-  locked_until: string | null;
-  comment: string | null;
-  /** JSON of the drop settings. */
-  drop_settings: string | null;
-  revoked_at: string | null;
-  created_at: string;
-  /** Set by the uplink guard (distinct addresses, accelerator); cleared by a re-enable. */
-  suspended_at: string | null;
-  suspended_reason: 'addresses' | 'accelerator' | null;
-  /** App links (docs/app-plugins.md, "Public app pages"): the app, its view shown, the title; null on other links. */
-  plugin_name: string | null;
-  page_id: string | null;
-  title: string | null;
-  /** JSON `[{ref, rel}]`: the files an app link exposes, on the row's storage. */
-  app_files: string | null;
-}
-/** shares: the token of a link whose storage was deleted (kept by a trigger; the link answers `revoked`). */
-export interface ShareTombstonesTable {
-  token: string;
-  kind: 'link' | 'drop';
-  reason: 'storage_removed';
-  created_at: string;
-}
-
-/** shares: one anonymous submission to a file request. */
-export interface DropSubmissionsTable {
-  id: string;
-  share_id: number;
-  folder: string;
-  uploader: string | null;
-  ip: string | null;
-  files: number;
-  has_note: number;
-  created_at: string;
-  finished_at: string | null;
-}
-/** shares: an upload session that belongs to a drop submission. */
-export interface DropFilesTable {
-  upload_id: string;
-  submission_id: string;
-  name: string;
-  size: number;
-  done: number;
-  /** Place in the submission, 1 upward (0: written before the column existed). */
-  position: Generated<number>;
 }
 /** protection: an item in a storage's `.service-trash/`. */
 export interface TrashItemsTable {
