@@ -322,8 +322,11 @@ describe('protection: trash, versions, antivirus, admin settings', { skip }, () 
     const storageId = ((await sqlRow(s.server.db, "SELECT id FROM storages WHERE name = 'Docs'")) as { id: number }).id;
     const driver = await s.server.catalogue.driverFor(storageId);
     const realRead = driver.read;
+    // Only the scan's own read removes it: the watcher's other work (hashing, text) may read it first,
+    // and removing it then made the scan see a file gone before its stat.
+    const scanRunning = async () => (await scanOps('d/racer.txt')).some((o) => o.dedup_key === 'racer' && o.status === 'running');
     driver.read = async function (this: typeof driver, rel, range, signal) {
-      if (rel === 'd/racer.txt') rmSync(join(root, rel), { force: true });
+      if (rel === 'd/racer.txt' && (await scanRunning())) rmSync(join(root, rel), { force: true });
       return realRead.call(this, rel, range, signal);
     };
     try {
