@@ -53,6 +53,29 @@ const built =
 console.log(`# child servers and the CLI run from ${built === '1' ? 'the build (dist/server/cli.js)' : 'the sources (no fresh build in dist/)'}`);
 /** Fails a file that runs too long or does not exit after its tests, listing what it left open. */
 const WATCHDOG = new URL('./test-watchdog.mjs', import.meta.url).href;
+/** Runs a list of files in the order given (`node --test` would sort them by name). */
+const FILES = fileURLToPath(new URL('./test-files.mjs', import.meta.url));
+/**
+ * The files of a phase, the slowest first, so that the long suites start at once and the short ones fill the
+ * gaps at the end instead of one long suite running alone at the end. A file's time comes from this machine's
+ * last run (test-timings.json) or else from test/suite-times.json (a CI run's times of the files over 5 s,
+ * refreshed with `npm run test:times`); a file in neither counts 5 s.
+ */
+function slowestFirst(list, phase) {
+  const known = new Map();
+  const read = (path, rows) => {
+    if (!existsSync(path)) return;
+    try {
+      for (const r of rows(JSON.parse(readFileSync(path, 'utf8')))) if (r.phase === phase) known.set(r.file, r.ms);
+    } catch {
+      /* a broken timing file only loses the order */
+    }
+  };
+  read('test/suite-times.json', (j) => Object.entries(j[phase] ?? {}).map(([file, s]) => ({ phase, file, ms: s * 1000 })));
+  read('test-timings.json', (j) => j.files);
+  const ms = (f) => known.get(f) ?? 5000;
+  return [...list].sort((a, b) => ms(b) - ms(a) || a.localeCompare(b));
+}
 /** Each file's process appends its wall time here (scripts/test-timing.mjs); summed up in test-timings.json. */
 const TIMING = new URL('./test-timing.mjs', import.meta.url).href;
 const timingDir = mkdtempSync(join(tmpdir(), 'filedock-timings-'));
@@ -66,7 +89,7 @@ const run = (list, label, env = {}) =>
   new Promise((resolve) => {
     const c = spawn(
       process.execPath,
-      ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...flags, ...list],
+      ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, FILES, `--concurrency=${concurrency}`, ...flags, ...slowestFirst(list, label)],
       {
         stdio: ['inherit', 'pipe', 'inherit'],
         // Password cost 14 (the lowest the config takes) unless asked otherwise: every test server hashes its

@@ -44,3 +44,30 @@ test('a run writes test-timings.json with every file and prints the slowest', ()
     cleanup();
   }
 });
+
+test('files start slowest first, by test/suite-times.json, not by name', () => {
+  const { dir, cleanup } = tempDir('filedock-order-');
+  try {
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    mkdirSync(join(dir, 'test'));
+    const log = join(dir, 'order.log');
+    for (const n of ['a', 'b', 'c'])
+      writeFileSync(
+        join(dir, 'test', `${n}.test.ts`),
+        `import { test } from 'node:test';\nimport { appendFileSync } from 'node:fs';\ntest('${n}', () => appendFileSync(${JSON.stringify(log)}, '${n}'));\n`,
+      );
+    writeFileSync(join(dir, 'test', 'suite-times.json'), JSON.stringify({ SQLite: { 'test/c.test.ts': 90, 'test/a.test.ts': 30 } }));
+    const { NODE_TEST_CONTEXT: _, CI: __, TEST_BOTH_DATABASES: ___, ...env } = process.env;
+    const r = spawnSync(process.execPath, [join(root, 'scripts/test.mjs')], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...env, TEST_CONCURRENCY: '1' },
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    // c (90 s) before a (30 s) before b (unknown: 5 s).
+    assert.equal(readFileSync(log, 'utf8'), 'cab');
+  } finally {
+    cleanup();
+  }
+});
