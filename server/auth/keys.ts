@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
 import type { ApiKeyView, KeyVerb } from '../contract';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual } from '../lib/crypto';
@@ -79,7 +79,7 @@ export class Keys {
     input: { userId: number; name: string; verbs: Verb[]; root: KeyScope['root']; expiresAt: string | null; machineId?: string | null },
     request?: RequestMeta,
   ): Promise<{ key: KeyRow; token: string }> {
-    const owner = await this.users.byId(input.userId);
+    const owner = await this.users.byId(by, input.userId);
     if (!owner) throw new AppError('not_found', { id: input.userId });
     if (input.verbs.includes('admin') && owner.role !== 'admin')
       throw new AppError('validation_failed', { field: 'verbs', reason: 'only an admin’s key can carry admin' }, { field: 'verbs' });
@@ -148,7 +148,8 @@ export class Keys {
     const row = await this.check(token, now);
     // A machine-bound key only signs its desktop in (desktopLogin): it is no bearer credential.
     if (!row || row.machine_id !== null) return null;
-    const principal = await this.users.principal(row.user_id, `key:${row.id}`);
+    // The key row's tenant once api_keys is scoped (docs/tenants.md, "Status").
+    const principal = await this.users.principal(DEFAULT_TENANT, row.user_id, `key:${row.id}`);
     if (!principal) return null;
     const scope = scopeOf(row);
     this.cache.delete(token);
@@ -221,7 +222,7 @@ export class Keys {
     const row = m ? await this.repo.byId(Number(m[1])) : undefined;
     const now = Date.now();
     if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
-    const principal = await this.users.principal(row.user_id, `key:${row.id}`);
+    const principal = await this.users.principal(DEFAULT_TENANT, row.user_id, `key:${row.id}`);
     if (!principal) return null;
     // Recorded only once the caller has checked the signature: an access key id alone is guessable.
     const used = () => this.touch(row.id, principal, request, Date.now());

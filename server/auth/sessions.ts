@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import { isBusy, type Tx, type Unit } from '../db';
+import { DEFAULT_TENANT, isBusy, type Tx, type Unit } from '../db';
 import { SessionsRepo, type SessionRecord } from './sessions.repo';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
@@ -81,7 +81,8 @@ export class Sessions {
     if (!claims) return null;
     const row = await this.repo.owner(claims.sid);
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
-    const p = await this.users.principal(row.user_id, claims.sid);
+    // Step 2 of docs/tenants.md: the tenant the request selects, which must be the session row's.
+    const p = await this.users.principal(DEFAULT_TENANT, row.user_id, claims.sid);
     if (!p) return null;
     this.cache.delete(token);
     this.cache.set(token, { p, at: now, exp: Math.min(Date.parse(row.expires_at), claims.exp * 1000) });

@@ -111,7 +111,7 @@ function tools(d: AccessRoutesDeps) {
     ownerId: number,
     input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null },
   ): Promise<ApiKeyCreated> => {
-    const owner = await d.auth.repo.principal(ownerId);
+    const owner = await d.auth.repo.principal(me(ctx), ownerId);
     if (!owner) throw new AppError('not_found', { id: ownerId });
     if (input.verbs.includes('admin') && input.root)
       throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
@@ -222,7 +222,7 @@ export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
   const { body, expiryOf, view, mint, sessionsOf, audit } = tools(d);
   const userOf = async (ctx: Ctx) => {
     const id = idParam(ctx.params.id);
-    if (!(await d.auth.repo.byId(id))) throw new AppError('not_found', { id });
+    if (!(await d.auth.repo.byId(me(ctx), id))) throw new AppError('not_found', { id });
     return id;
   };
   admin.get('/keys', doc({ summary: 'An account’s API keys', auth: 'admin' }), async (ctx) => {
