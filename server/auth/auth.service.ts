@@ -133,7 +133,7 @@ export class AuthService {
   }
 
   async logout(p: Principal, req: RequestMeta): Promise<void> {
-    await this.sessions.revoke(p.sessionId);
+    await this.sessions.revoke(p, p.sessionId);
     await this.bus.emit('audit', { action: 'auth.logout', actor: { id: p.id, email: p.email }, request: req });
   }
 
@@ -237,7 +237,7 @@ export class AuthService {
   async issue(u: UserRow, req: RequestMeta, kind: string, meta: Record<string, unknown> = {}): Promise<LoginResult> {
     // Session and audit record in one unit of work: both commit or neither.
     const audit = { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind, ...meta } };
-    const row = await this.sessions.insert(u.id, { ...req, kind }, (t) => this.bus.recordIn(t, 'audit', audit));
+    const row = await this.sessions.insert(u, u.id, { ...req, kind }, (t) => this.bus.recordIn(t, 'audit', audit));
     await this.bus.flush();
     const s = await this.sessions.sign(row);
     // The spec's login shape names only admin and user; a viewer signs in as a user-level account.

@@ -110,7 +110,7 @@ export class UsersRepo {
   insert(u: NewUser, groups?: string[]): Promise<number>;
   insert(a: TenantScope | NewUser, b?: NewUser | string[], c: string[] = []): Promise<number> {
     // The unscoped form's second argument is the groups (or nothing); the scoped form's is the account.
-    const [s, u, groups] = b === undefined || Array.isArray(b) ? [DEFAULT_TENANT, a as NewUser, b ?? []] : [a, b, c];
+    const [s, u, groups] = b === undefined || Array.isArray(b) ? [DEFAULT_TENANT, a as NewUser, b ?? []] : [a as TenantScope, b, c];
     const t0 = nowIso();
     const row = {
       ...u,
@@ -243,8 +243,8 @@ export class UsersRepo {
   }
 
   private *listIn(t: Tx, s: TenantScope, q: UserQuery): Unit<UserRow[]> {
-    const where: string[] = ['tenant_id = ?'];
-    const args: unknown[] = [s.tenant_id];
+    const where: string[] = [];
+    const args: unknown[] = [];
     if (q.q) {
       where.push("(email LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')");
       const like = `%${escapeLike(q.q)}%`;
@@ -254,8 +254,8 @@ export class UsersRepo {
       where.push('role = ?');
       args.push(q.role);
     }
-    const text = `SELECT * FROM users WHERE ${where.join(' AND ')} ORDER BY id LIMIT ? OFFSET ?`;
-    return yield* t.sql<UserRow>(text, [...args, q.limit ?? 500, q.offset ?? 0]);
+    const text = `SELECT * FROM users WHERE tenant_id = ?${where.map((w) => ` AND ${w}`).join('')} ORDER BY id LIMIT ? OFFSET ?`;
+    return yield* t.sql<UserRow>(text, [s.tenant_id, ...args, q.limit ?? 500, q.offset ?? 0]);
   }
 
   private *viewsIn(t: Tx, s: TenantScope, rows: UserRow[]): Unit<UserView[]> {

@@ -137,11 +137,11 @@ export class UsersService {
     // The last-admin rule is decided in the write's own unit, on the rows as they are then.
     const u = accepted(await this.repo.update(s, id, row, patch.groups));
     if (patch.disabled === true) {
-      await this.sessions.revokeUser(id);
+      await this.sessions.revokeUser(s, id);
       if (!u.disabled)
         await this.bus.emit('audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
     } else if (patch.password !== undefined && ctx.actor?.id !== id) {
-      await this.sessions.revokeUser(id);
+      await this.sessions.revokeUser(s, id);
     } else {
       this.sessions.forgetUser(id);
     }
@@ -153,7 +153,7 @@ export class UsersService {
   async delete(s: TenantScope, id: number, ctx: Ctx = {}): Promise<void> {
     const u = accepted(await this.repo.delete(s, id));
     // Its session rows went with it (cascade); this drops the cached principals and keys.
-    await this.sessions.revokeUser(id);
+    await this.sessions.revokeUser(s, id);
     await this.bus.emit('audit', { action: 'user.delete', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
   }
 

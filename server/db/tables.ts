@@ -70,7 +70,7 @@ export interface UserGroupsTable extends TenantRow {
   group_id: number;
 }
 /** auth: server-side sessions; cookie and bearer JWT both name a row here. */
-export interface SessionsTable {
+export interface SessionsTable extends TenantRow {
   id: string;
   user_id: number;
   kind: string;
