@@ -42,7 +42,7 @@ export function actorRestorer(users: UsersRepo, keys: Keys): ActorRestorer {
       const { userId, keyId } = needs(spec);
       // A job's actor records its tenant once ops are scoped (docs/tenants.md, "Status").
       const [row, p] = await Promise.all([
-        keyId === undefined ? undefined : keys.byId(keyId),
+        keyId === undefined ? undefined : keys.byId(DEFAULT_TENANT, keyId),
         userId === undefined ? null : users.principal(DEFAULT_TENANT, userId),
       ]);
       return build(spec, request, p, row);

@@ -215,7 +215,7 @@ export class AuthService {
 
   /** Desktop pairing keys: the caller's, or everyone's for an admin. */
   async listDeviceKeys(p: Principal): Promise<DeviceKeyView[]> {
-    return (await this.keys.list(p.role === 'admin' ? null : p.id))
+    return (await this.keys.list(p, p.role === 'admin' ? null : p.id))
       .filter((k) => k.machine_id !== null)
       .map((k) => ({ id: k.id, machine_id: k.machine_id!, label: k.name, created_at: k.created_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at }))
       .reverse();
@@ -223,7 +223,7 @@ export class AuthService {
 
   /** Revokes a desktop pairing key of the caller (an admin: anyone's); other ids → `not_found`. */
   async revokeDeviceKey(p: Principal, id: number, req?: RequestMeta): Promise<void> {
-    const row = await this.keys.byId(id);
+    const row = await this.keys.byId(p, id);
     if (!row || row.machine_id === null || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found');
     await this.keys.revoke(p, id, req);
   }

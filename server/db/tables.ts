@@ -81,7 +81,7 @@ export interface SessionsTable extends TenantRow {
   ua: string | null;
 }
 /** auth: API keys (hash only); `verbs` is a JSON array, the root a storage id and a relative path. */
-export interface ApiKeysTable {
+export interface ApiKeysTable extends TenantRow {
   id: Generated<number>;
   user_id: number;
   name: string;

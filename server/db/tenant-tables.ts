@@ -19,12 +19,11 @@ export interface TenantScope {
 export const DEFAULT_TENANT: TenantScope = Object.freeze({ tenant_id: 1 });
 
 /** Tables scoped so far, cluster by cluster (docs/tenants.md, "Status"). */
-export const SCOPED = ['users', 'groups', 'user_groups', 'sessions'] as const;
+export const SCOPED = ['users', 'groups', 'user_groups', 'sessions', 'api_keys'] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
 export const TENANT_OWNED = [
   ...SCOPED,
-  'api_keys',
   'roles',
   'user_permissions',
   'oidc_pending',

@@ -141,7 +141,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   r.get('/api/auth/keys', doc({ summary: 'My API keys' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { keys: (await d.auth.keys.list(me(ctx).id)).map(view) };
+    ctx.body = { keys: (await d.auth.keys.list(me(ctx), me(ctx).id)).map(view) };
   });
 
   r.post(
@@ -158,7 +158,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   r.delete('/api/auth/keys/:id', doc({ summary: 'Revoke one of my API keys' }), requireUser, async (ctx) => {
     const id = idParam(ctx.params.id);
-    const row = await d.auth.keys.byId(id);
+    const row = await d.auth.keys.byId(me(ctx), id);
     const p = me(ctx);
     if (!row || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found', { id });
     ctx.body = { key: view(await d.auth.keys.revoke(p, id, reqMeta(ctx))) };
@@ -226,7 +226,7 @@ export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
     return id;
   };
   admin.get('/keys', doc({ summary: 'An account’s API keys', auth: 'admin' }), async (ctx) => {
-    ctx.body = { keys: (await d.auth.keys.list(await userOf(ctx))).map(view) };
+    ctx.body = { keys: (await d.auth.keys.list(me(ctx), await userOf(ctx))).map(view) };
   });
   admin.post('/keys', doc({ summary: 'Create an API key for an account', body: newKey, auth: 'admin' }), async (ctx) => {
     const id = await userOf(ctx);
