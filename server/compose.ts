@@ -11,7 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from './config';
-import { InstancesRepo, cliAppName, localChannel, openDatabase, openPgChannel, openPostgresDatabase, serverAppName } from './db';
+import { DEFAULT_TENANT, InstancesRepo, cliAppName, localChannel, openDatabase, openPgChannel, openPostgresDatabase, serverAppName } from './db';
 import { randomBytes } from 'node:crypto';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
@@ -360,7 +360,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
     cleanups.unshift(() => shares.zips.stopAll());
     cleanups.unshift(() => shares.guard.stop());
     const bell = new Bell(db, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
-    const admins = async () => (await auth.repo.list({ role: 'admin', limit: 1000 })).filter((u) => !u.disabled);
+    // The bell and the infection mail reach tenant 1's admins: per tenant once events carry their tenant (docs/tenants.md).
+    const admins = async () => (await auth.repo.list(DEFAULT_TENANT, { role: 'admin', limit: 1000 })).filter((u) => !u.disabled);
     attachBell(bus, bell, { admins: async () => (await admins()).map((u) => u.id), dropOwner: (id) => [id] });
     const webhooks = new Webhooks(db, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
     webhooks.attach(bus);
@@ -386,16 +387,17 @@ export async function compose(config: Config, opts: ComposeOptions) {
       memoryBytes: config.appPluginMemory * 1024 * 1024,
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
       stateOf: async (p) => parseItems((await catalogue.nodes.get(p.storage_id, p.rel))?.app_state ?? null),
+      // Apps are installed per tenant once app_plugins is scoped (docs/tenants.md); until then tenant 1's people.
       findUsers: async (q, limit) =>
-        (await auth.repo.list({ q, limit: limit * 2 }))
+        (await auth.repo.list(DEFAULT_TENANT, { q, limit: limit * 2 }))
           .filter((u) => !u.disabled)
           .slice(0, limit)
           .map((u) => ({ id: u.id, username: u.username, email: u.email })),
       findUser: async (id) => {
-        const u = await auth.repo.byId(id);
+        const u = await auth.repo.byId(DEFAULT_TENANT, id);
         return u && !u.disabled ? { id: u.id, username: u.username, email: u.email } : null;
       },
-      people: () => auth.repo.principals(),
+      people: () => auth.repo.principals(DEFAULT_TENANT),
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
 import type { PowerHostMessage, UplinkHostMessage } from './contract';
 import { hostLine } from './lib/host-line';
-import type { Db } from './db';
+import { DEFAULT_TENANT, type Db } from './db';
 import { folderKey, isOpNotice, OP_NOTICE, type EventBus } from './events';
 import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
 import type { Auth } from './auth';
@@ -356,7 +356,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const app = buildApp({ ...appOptions, before: [metrics.middleware, activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
 
-    scheduler.every('sessions.sweep', 3_600_000, async () => void (await auth.sessions.sweepExpired()));
+    // Per tenant once the tenants have their repository (docs/tenants.md, "Status"); tenant 1 is every session today.
+    scheduler.every('sessions.sweep', 3_600_000, async () => void (await auth.sessions.sweepExpired(DEFAULT_TENANT)));
     scheduler.every('oidc.sweep', 3_600_000, async () => void (await sv.oidc.signIn.sweep()));
     scheduler.every('ops.prune', 86_400_000, async () => void (await queue.prune(30 * 86_400_000)));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
@@ -520,13 +521,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
 /** First run: the admin from SERVICE_ADMIN_*, or the desktop owner; otherwise the setup page waits. */
 async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<void> {
-  if ((await auth.repo.count()) > 0) return;
+  // The first admin is tenant 1's: the installation's platform operator (docs/tenants.md).
+  if ((await auth.repo.count(DEFAULT_TENANT)) > 0) return;
   if (config.adminEmail && config.adminPassword) {
-    await auth.users.create({ email: config.adminEmail, password: config.adminPassword, role: 'admin' });
+    await auth.users.create(DEFAULT_TENANT, { email: config.adminEmail, password: config.adminPassword, role: 'admin' });
     log.info(`created the first admin ${config.adminEmail}`);
   } else if (config.desktopBootstrap) {
     const { randomBytes } = await import('node:crypto');
-    await auth.users.create({
+    await auth.users.create(DEFAULT_TENANT, {
       email: config.adminEmail || 'owner@filedock.local',
       username: 'owner',
       password: randomBytes(24).toString('base64url'),

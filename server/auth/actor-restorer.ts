@@ -1,5 +1,6 @@
 /** Brings a job's recorded actor back to life against the accounts as they are now. */
 import { AppError } from '../errors';
+import { DEFAULT_TENANT } from '../db';
 import type { ActorRef, RequestMeta } from '../events';
 import type { Actor, ActorRestorer, ActorSpec } from './actor';
 import { scopeOf, type KeyRow, type Keys } from './keys';
@@ -39,7 +40,11 @@ export function actorRestorer(users: UsersRepo, keys: Keys): ActorRestorer {
   return {
     async restore(spec, request) {
       const { userId, keyId } = needs(spec);
-      const [row, p] = await Promise.all([keyId === undefined ? undefined : keys.byId(keyId), userId === undefined ? null : users.principal(userId)]);
+      // A job's actor records its tenant once ops are scoped (docs/tenants.md, "Status").
+      const [row, p] = await Promise.all([
+        keyId === undefined ? undefined : keys.byId(DEFAULT_TENANT, keyId),
+        userId === undefined ? null : users.principal(DEFAULT_TENANT, userId),
+      ]);
       return build(spec, request, p, row);
     },
   };

@@ -7,7 +7,7 @@
 import { AppError } from '../errors';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual, sha256Hex } from '../lib/crypto';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import type { Keys } from './keys';
 import type { LoginThrottle } from './throttle';
@@ -79,7 +79,7 @@ export class AuthService {
     if (await this.mfa.enrolled(u.id))
       throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
     await this.throttle.succeed(login);
-    const p = await this.repo.principal(u.id, `${protocol}:${u.id}`);
+    const p = await this.repo.principal(u, u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
     await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
     return p;
@@ -103,7 +103,8 @@ export class AuthService {
    */
   private async checkPassword(login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
     await this.throttle.check(login, req.ip);
-    const u = await this.repo.byLogin(login);
+    // Step 2 of docs/tenants.md: the tenant the request selects (host, path prefix, `name@slug`).
+    const u = await this.repo.byLogin(DEFAULT_TENANT, login);
     // Second-step failures lock the person whatever name they typed.
     if (u) await this.throttle.check(login, req.ip, u.id);
     // An account the identity provider manages signs in there only, even if a password was set on it since.
@@ -121,7 +122,7 @@ export class AuthService {
     }
     if (u.disabled) throw new AppError('account_disabled');
     // A hash from weaker parameters is replaced now, while the password is at hand (docs/auth.md, "Passwords").
-    if (u.password_hash && needsRehash(u.password_hash)) await this.repo.rehash(u.id, u.password_hash, await hashPassword(password));
+    if (u.password_hash && needsRehash(u.password_hash)) await this.repo.rehash(u, u.id, u.password_hash, await hashPassword(password));
     return u;
   }
 
@@ -132,13 +133,13 @@ export class AuthService {
   }
 
   async logout(p: Principal, req: RequestMeta): Promise<void> {
-    await this.sessions.revoke(p.sessionId);
+    await this.sessions.revoke(p, p.sessionId);
     await this.bus.emit('audit', { action: 'auth.logout', actor: { id: p.id, email: p.email }, request: req });
   }
 
   /** True while no user exists (the setup page is offered). */
   async setupNeeded(): Promise<boolean> {
-    return (await this.repo.count()) === 0;
+    return (await this.repo.count(DEFAULT_TENANT)) === 0;
   }
 
   /**
@@ -153,8 +154,9 @@ export class AuthService {
     if (!req.loopback) throw new AppError('setup_local_only');
     if (!(await this.setupNeeded())) throw new AppError('setup_done');
     await prepare?.();
-    await this.users.create({ email: input.email, username: input.username, password: input.password, role: 'admin' });
-    const u = (await this.repo.byLogin(input.email))!;
+    // The first admin is tenant 1's: the installation's platform operator (docs/tenants.md).
+    await this.users.create(DEFAULT_TENANT, { email: input.email, username: input.username, password: input.password, role: 'admin' });
+    const u = (await this.repo.byLogin(DEFAULT_TENANT, input.email))!;
     return this.issue(u, req, 'login');
   }
 
@@ -170,8 +172,9 @@ export class AuthService {
   ): Promise<LoginResult> {
     if (!this.opts.allowSignup()) throw new AppError('forbidden', { reason: 'sign-up is off' }, { reason: 'signup_off' });
     await this.probe(req.ip);
-    await this.throttle.gate(() => this.users.create({ ...input, role: 'user' }, { actor: null, request: req }));
-    return this.issue((await this.repo.byLogin(input.email.trim()))!, req, 'signup');
+    // Step 2 of docs/tenants.md: the tenant the request selects.
+    await this.throttle.gate(() => this.users.create(DEFAULT_TENANT, { ...input, role: 'user' }, { actor: null, request: req }));
+    return this.issue((await this.repo.byLogin(DEFAULT_TENANT, input.email.trim()))!, req, 'signup');
   }
 
   /**
@@ -188,7 +191,8 @@ export class AuthService {
     if (!req.loopback) throw new AppError('forbidden');
     const want = this.opts.desktopBootstrap;
     if (!want || typeof secret !== 'string' || !safeEqual(sha256Hex(secret), sha256Hex(want))) throw new AppError('unauthenticated');
-    const owner = (await this.repo.list({ role: 'admin', limit: 1 }))[0];
+    // The desktop shell's installation is single-tenant: its owner is tenant 1's first admin.
+    const owner = (await this.repo.list(DEFAULT_TENANT, { role: 'admin', limit: 1 }))[0];
     if (!owner) throw new AppError('not_found');
     // One conditional write checks and marks the secret used: two requests with it cannot both pass.
     if (!(await this.db.meta.claim(BOOTSTRAP_USED, sha256Hex(want)))) throw new AppError('unauthenticated');
@@ -204,14 +208,14 @@ export class AuthService {
   async desktopLogin(key: string, machineId: string, req: RequestMeta & { loopback: boolean }): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('forbidden');
     const owner = await this.keys.desktopOwner(key, machineId);
-    const u = owner === null ? undefined : await this.repo.byId(owner);
+    const u = owner === null ? undefined : await this.repo.byId(DEFAULT_TENANT, owner);
     if (!u || u.disabled) throw new AppError('unauthenticated');
     return this.issue(u, req, 'desktop');
   }
 
   /** Desktop pairing keys: the caller's, or everyone's for an admin. */
   async listDeviceKeys(p: Principal): Promise<DeviceKeyView[]> {
-    return (await this.keys.list(p.role === 'admin' ? null : p.id))
+    return (await this.keys.list(p, p.role === 'admin' ? null : p.id))
       .filter((k) => k.machine_id !== null)
       .map((k) => ({ id: k.id, machine_id: k.machine_id!, label: k.name, created_at: k.created_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at }))
       .reverse();
@@ -219,7 +223,7 @@ export class AuthService {
 
   /** Revokes a desktop pairing key of the caller (an admin: anyone's); other ids → `not_found`. */
   async revokeDeviceKey(p: Principal, id: number, req?: RequestMeta): Promise<void> {
-    const row = await this.keys.byId(id);
+    const row = await this.keys.byId(p, id);
     if (!row || row.machine_id === null || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found');
     await this.keys.revoke(p, id, req);
   }
@@ -233,7 +237,7 @@ export class AuthService {
   async issue(u: UserRow, req: RequestMeta, kind: string, meta: Record<string, unknown> = {}): Promise<LoginResult> {
     // Session and audit record in one unit of work: both commit or neither.
     const audit = { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind, ...meta } };
-    const row = await this.sessions.insert(u.id, { ...req, kind }, (t) => this.bus.recordIn(t, 'audit', audit));
+    const row = await this.sessions.insert(u, u.id, { ...req, kind }, (t) => this.bus.recordIn(t, 'audit', audit));
     await this.bus.flush();
     const s = await this.sessions.sign(row);
     // The spec's login shape names only admin and user; a viewer signs in as a user-level account.

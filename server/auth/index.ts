@@ -2,7 +2,7 @@
  * Accounts, sessions and sign-in. `createAuth` wires the parts; other modules
  * use `Principal` and the services through this face only.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { EventBus } from '../events';
 import { hmacHex } from '../lib/crypto';
 import { AuthService } from './auth.service';
@@ -62,7 +62,7 @@ export function createAuth(db: Db, bus: EventBus, o: AuthOptions) {
   const keys = new Keys(db, repo, bus, o.secretKey);
   // A change of a person's account reaches every way they are signed in: sessions end, cached keys are re-read.
   const signins = {
-    revokeUser: async (id: number) => (await sessions.revokeUser(id), keys.forgetUser(id)),
+    revokeUser: async (s: TenantScope, id: number) => (await sessions.revokeUser(s, id), keys.forgetUser(id)),
     forgetUser: (id: number) => (sessions.forgetUser(id), keys.forgetUser(id)),
   };
   const users = new UsersService(repo, signins, bus);

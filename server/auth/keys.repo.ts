@@ -4,48 +4,60 @@
  * revoke is one unit whose conditional update says whether this call revoked
  * the key (audited once however many callers race).
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { ApiKeysTable } from '../db/tables';
 
 export type KeyRow = Omit<ApiKeysTable, 'id'> & { id: number };
 /** A key to store; its use and revocation come later. */
-export type NewKey = Omit<KeyRow, 'id' | 'last_used_at' | 'last_used_ip' | 'revoked_at'>;
+export type NewKey = Omit<KeyRow, 'id' | 'tenant_id' | 'last_used_at' | 'last_used_ip' | 'revoked_at'>;
 
 export class KeysRepo {
   constructor(private db: Db) {}
 
-  private byIdQuery(id: number) {
-    return this.db.k.selectFrom('api_keys').selectAll().where('id', '=', id);
+  private byIdQuery(s: TenantScope, id: number) {
+    return this.db.k.selectFrom('api_keys').selectAll().where('tenant_id', '=', s.tenant_id).where('id', '=', id);
   }
 
-  /** Stores a key; its id. */
-  async insert(k: NewKey): Promise<number> {
-    return Number((await this.db.async.first(this.db.k.insertInto('api_keys').values(k).returning('id')))!.id);
+  /** Stores a key of the tenant; its id. */
+  async insert(s: TenantScope, k: NewKey): Promise<number> {
+    return Number(
+      (await this.db.async.first(
+        this.db.k
+          .insertInto('api_keys')
+          .values({ ...k, tenant_id: s.tenant_id })
+          .returning('id'),
+      ))!.id,
+    );
   }
 
   /** The key, or undefined (every bearer-key request not cached reads it). */
-  async byId(id: number): Promise<KeyRow | undefined> {
-    return (await this.db.async.first(this.byIdQuery(id))) as KeyRow | undefined;
+  async byId(s: TenantScope, id: number): Promise<KeyRow | undefined> {
+    return (await this.db.async.first(this.byIdQuery(s, id))) as KeyRow | undefined;
   }
 
-  /** A person's keys (every key when `userId` is null), newest first. */
-  async list(userId: number | null): Promise<KeyRow[]> {
-    let q = this.db.k.selectFrom('api_keys').selectAll();
+  /** A person's keys (every key of the tenant when `userId` is null), newest first. */
+  async list(s: TenantScope, userId: number | null): Promise<KeyRow[]> {
+    let q = this.db.k.selectFrom('api_keys').selectAll().where('tenant_id', '=', s.tenant_id);
     if (userId !== null) q = q.where('user_id', '=', userId);
     return (await this.db.async.all(q.orderBy('id', 'desc'))) as KeyRow[];
   }
 
   /** A desktop key stored before keys had ids: by machine id and the hash of machine id and key. */
-  async legacy(machineId: string, hash: string): Promise<KeyRow | undefined> {
-    return (await this.db.async.first(this.db.k.selectFrom('api_keys').selectAll().where('machine_id', '=', machineId).where('secret_hash', '=', hash))) as
-      | KeyRow
-      | undefined;
+  async legacy(s: TenantScope, machineId: string, hash: string): Promise<KeyRow | undefined> {
+    return (await this.db.async.first(
+      this.db.k.selectFrom('api_keys').selectAll().where('tenant_id', '=', s.tenant_id).where('machine_id', '=', machineId).where('secret_hash', '=', hash),
+    )) as KeyRow | undefined;
   }
 
   /** Revokes the key at `at` unless it is revoked already: the row after, and whether this call revoked it. */
-  revoke(id: number, at: string): Promise<{ row: KeyRow | undefined; revoked: boolean }> {
-    const update = this.db.k.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null);
-    const read = this.byIdQuery(id);
+  revoke(s: TenantScope, id: number, at: string): Promise<{ row: KeyRow | undefined; revoked: boolean }> {
+    const update = this.db.k
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('tenant_id', '=', s.tenant_id)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null);
+    const read = this.byIdQuery(s, id);
     return this.db.async.unit(function* (t) {
       const revoked = (yield* t.run(update)) > 0;
       return { row: (yield* t.first(read)) as KeyRow | undefined, revoked };
@@ -53,11 +65,12 @@ export class KeysRepo {
   }
 
   /** Records a use: when, and from where when `ip` is given (null: unknown). */
-  async used(id: number, at: string, ip?: string | null): Promise<void> {
+  async used(s: TenantScope, id: number, at: string, ip?: string | null): Promise<void> {
     await this.db.async.run(
       this.db.k
         .updateTable('api_keys')
         .set(ip === undefined ? { last_used_at: at } : { last_used_at: at, last_used_ip: ip })
+        .where('tenant_id', '=', s.tenant_id)
         .where('id', '=', id),
     );
   }

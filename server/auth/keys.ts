@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db, type TenantScope } from '../db';
 import type { ApiKeyView, KeyVerb } from '../contract';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual } from '../lib/crypto';
@@ -79,12 +79,12 @@ export class Keys {
     input: { userId: number; name: string; verbs: Verb[]; root: KeyScope['root']; expiresAt: string | null; machineId?: string | null },
     request?: RequestMeta,
   ): Promise<{ key: KeyRow; token: string }> {
-    const owner = await this.users.byId(input.userId);
+    const owner = await this.users.byId(by, input.userId);
     if (!owner) throw new AppError('not_found', { id: input.userId });
     if (input.verbs.includes('admin') && owner.role !== 'admin')
       throw new AppError('validation_failed', { field: 'verbs', reason: 'only an admin’s key can carry admin' }, { field: 'verbs' });
     const secret = randomBytes(32).toString('base64url');
-    const id = await this.repo.insert({
+    const id = await this.repo.insert(by, {
       user_id: input.userId,
       name: input.name,
       secret_hash: hashOf(secret),
@@ -96,7 +96,7 @@ export class Keys {
       created_at: new Date().toISOString(),
       expires_at: input.expiresAt,
     });
-    const key = (await this.repo.byId(id))!;
+    const key = (await this.repo.byId(by, id))!;
     await this.bus.emit('audit', {
       action: 'api_key.create',
       actor: { id: by.id, email: by.email },
@@ -108,18 +108,18 @@ export class Keys {
   }
 
   /** The key, or undefined. */
-  byId(id: number): Promise<KeyRow | undefined> {
-    return this.repo.byId(id);
+  byId(s: TenantScope, id: number): Promise<KeyRow | undefined> {
+    return this.repo.byId(s, id);
   }
 
-  /** A person's keys (every key when `userId` is null), newest first. */
-  list(userId: number | null): Promise<KeyRow[]> {
-    return this.repo.list(userId);
+  /** A person's keys (every key of the tenant when `userId` is null), newest first. */
+  list(s: TenantScope, userId: number | null): Promise<KeyRow[]> {
+    return this.repo.list(s, userId);
   }
 
   /** Revokes a key (idempotent). Audited `api_key.revoke` the first time. */
   async revoke(by: Principal, id: number, request?: RequestMeta): Promise<KeyRow> {
-    const { row, revoked } = await this.repo.revoke(id, new Date().toISOString());
+    const { row, revoked } = await this.repo.revoke(by, id, new Date().toISOString());
     if (!row) throw new AppError('not_found', { id });
     if (revoked) {
       this.forget(id);
@@ -145,10 +145,11 @@ export class Keys {
       this.touch(hit.scope.id, hit.principal, request, now);
       return hit;
     }
-    const row = await this.check(token, now);
+    // Step 2 of docs/tenants.md: the tenant the request selects; another tenant's key is then not found.
+    const row = await this.check(DEFAULT_TENANT, token, now);
     // A machine-bound key only signs its desktop in (desktopLogin): it is no bearer credential.
     if (!row || row.machine_id !== null) return null;
-    const principal = await this.users.principal(row.user_id, `key:${row.id}`);
+    const principal = await this.users.principal(row, row.user_id, `key:${row.id}`);
     if (!principal) return null;
     const scope = scopeOf(row);
     this.cache.delete(token);
@@ -177,20 +178,21 @@ export class Keys {
    */
   async desktopOwner(token: string, machineId: string): Promise<number | null> {
     const now = Date.now();
-    let row = TOKEN.test(token) ? await this.check(token, now) : undefined;
+    // A desktop's installation is single-tenant: its keys are tenant 1's.
+    let row = TOKEN.test(token) ? await this.check(DEFAULT_TENANT, token, now) : undefined;
     if (!row) {
-      const legacy = await this.repo.legacy(machineId, hashOf(`${machineId}\n${token}`));
+      const legacy = await this.repo.legacy(DEFAULT_TENANT, machineId, hashOf(`${machineId}\n${token}`));
       row = legacy && !legacy.revoked_at ? legacy : undefined;
     }
     if (!row || row.machine_id === null || row.machine_id !== machineId) return null;
-    await this.repo.used(row.id, new Date(now).toISOString());
+    await this.repo.used(row, row.id, new Date(now).toISOString());
     return row.user_id;
   }
 
   /** The live row of a well-formed token whose secret matches (same cost for an unknown id), or undefined. */
-  private async check(token: string, now: number): Promise<KeyRow | undefined> {
+  private async check(s: TenantScope, token: string, now: number): Promise<KeyRow | undefined> {
     const m = TOKEN.exec(token);
-    const row = m ? await this.repo.byId(Number(m[1])) : undefined;
+    const row = m ? await this.repo.byId(s, Number(m[1])) : undefined;
     const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY);
     if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return undefined;
     return row;
@@ -218,10 +220,11 @@ export class Keys {
    */
   async byAccessKey(accessKeyId: string, request?: RequestMeta): Promise<{ principal: Principal; scope: KeyScope; secret: string; used: () => void } | null> {
     const m = /^fdk_(\d{1,12})$/.exec(accessKeyId);
-    const row = m ? await this.repo.byId(Number(m[1])) : undefined;
+    // Step 2 of docs/tenants.md: the tenant the S3 request's host or bucket selects.
+    const row = m ? await this.repo.byId(DEFAULT_TENANT, Number(m[1])) : undefined;
     const now = Date.now();
     if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
-    const principal = await this.users.principal(row.user_id, `key:${row.id}`);
+    const principal = await this.users.principal(row, row.user_id, `key:${row.id}`);
     if (!principal) return null;
     // Recorded only once the caller has checked the signature: an access key id alone is guessable.
     const used = () => this.touch(row.id, principal, request, Date.now());
@@ -258,8 +261,8 @@ export class Keys {
 
   /** Off the request's path: the use is informational, and a busy database must not fail the request. */
   private async recordUse(id: number, p: Principal, request: RequestMeta | undefined, now: number, ip: string): Promise<void> {
-    const row = await this.repo.byId(id);
-    await this.repo.used(id, new Date(now).toISOString(), ip || null);
+    const row = await this.repo.byId(p, id);
+    await this.repo.used(p, id, new Date(now).toISOString(), ip || null);
     const idle = !row?.last_used_at || now - Date.parse(row.last_used_at) > AUDIT_IDLE_MS;
     if (idle || row?.last_used_ip !== (ip || null)) {
       await this.bus.emit('audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });

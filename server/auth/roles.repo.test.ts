@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { RolesRepo } from './roles.repo';
 import { UsersRepo } from './users.repo';
 import { openTestDb, type TestDb } from '../../test/helpers/test-database';
+import { DEFAULT_TENANT } from '../db';
 
 let t: TestDb;
 let repo: RolesRepo;
@@ -23,7 +24,9 @@ test('roles: a taken name (any case) is refused on create and rename; members ar
   assert.equal(await repo.update(other, { name: 'Visitors', permissions: { 'shares.write': false } }, at()), true);
   const users = new UsersRepo(t.db);
   for (const n of ['a', 'b'])
-    await users.update(await users.insert({ email: `${n}@example.com`, username: n, role: 'user', password_hash: null }), { custom_role_id: id! });
+    await users.update(DEFAULT_TENANT, await users.insert(DEFAULT_TENANT, { email: `${n}@example.com`, username: n, role: 'user', password_hash: null }), {
+      custom_role_id: id!,
+    });
   const rows = await repo.list();
   assert.deepEqual(
     rows.map((r) => [r.name, r.members, r.permissions]),

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { openDatabase } from '../db';
+import { DEFAULT_TENANT, openDatabase } from '../db';
 import { tempDir } from '../../test/helpers/tools';
 import { Sessions, CACHE_MAX } from './sessions';
 import { UsersRepo } from './users.repo';
@@ -12,17 +12,17 @@ test('the principal cache is keyed by token, bounded, and forgets a revoked sess
   const db = openDatabase(join(t.dir, 'db.sqlite'));
   try {
     const users = new UsersRepo(db);
-    await users.insert({ email: 'a@example.test', username: 'a', role: 'user', password_hash: 'x' });
+    await users.insert(DEFAULT_TENANT, { email: 'a@example.test', username: 'a', role: 'user', password_hash: 'x' });
     const sessions = new Sessions(db, users, randomBytes(32), 3_600_000);
     const rows = [];
-    for (let i = 0; i < CACHE_MAX + 50; i++) rows.push(await sessions.insert(1, {}));
+    for (let i = 0; i < CACHE_MAX + 50; i++) rows.push(await sessions.insert(DEFAULT_TENANT, 1, {}));
     const tokens = await Promise.all(rows.map((r) => sessions.sign(r)));
     for (const s of tokens) assert.equal((await sessions.resolve(s.token))?.id, 1);
     assert.equal(sessions.cached, CACHE_MAX, 'the oldest entries went');
     // A cached token is refused as soon as its session is revoked.
     const last = tokens[tokens.length - 1];
     assert.ok(await sessions.resolve(last.token));
-    await sessions.revoke(last.sid);
+    await sessions.revoke(DEFAULT_TENANT, last.sid);
     assert.equal(await sessions.resolve(last.token), null);
     // A forged token never reaches the cache.
     assert.equal(await sessions.resolve(last.token.slice(0, -2) + 'xx'), null);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import { isBusy, type Tx, type Unit } from '../db';
+import { DEFAULT_TENANT, isBusy, type TenantScope, type Tx, type Unit } from '../db';
 import { SessionsRepo, type SessionRecord } from './sessions.repo';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
@@ -18,7 +18,7 @@ const TOUCH_MS = 60_000;
 export const CACHE_MAX = 10_000;
 
 /** A session as its owner's session list shows it. */
-export type SessionRow = Omit<SessionRecord, 'user_id'>;
+export type SessionRow = Omit<SessionRecord, 'user_id' | 'tenant_id'>;
 
 /** A session row just written, before its token is signed. */
 export interface NewSession {
@@ -44,13 +44,19 @@ export class Sessions {
     this.repo = new SessionsRepo(db);
   }
 
-  /** Writes a session row, with the caller's statements `also` in the same unit of work; `sign` makes its token. */
-  async insert(userId: number, meta: { ip?: string | null; ua?: string | null; kind?: string }, also?: (t: Tx) => Unit<void>): Promise<NewSession> {
+  /** Writes a session row in the person's tenant, with the caller's statements `also` in the same unit of work; `sign` makes its token. */
+  async insert(
+    s: TenantScope,
+    userId: number,
+    meta: { ip?: string | null; ua?: string | null; kind?: string },
+    also?: (t: Tx) => Unit<void>,
+  ): Promise<NewSession> {
     const sid = randomBytes(18).toString('base64url');
     const now = Date.now();
     const exp = now + this.ttlMs;
     const iso = new Date(now).toISOString();
     await this.repo.insert(
+      s,
       {
         id: sid,
         user_id: userId,
@@ -79,9 +85,11 @@ export class Sessions {
     if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
     const claims = await this.claims(token);
     if (!claims) return null;
-    const row = await this.repo.owner(claims.sid);
+    // Step 2 of docs/tenants.md: the tenant the request selects; another tenant's session is then not found.
+    const scope = DEFAULT_TENANT;
+    const row = await this.repo.owner(scope, claims.sid);
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
-    const p = await this.users.principal(row.user_id, claims.sid);
+    const p = await this.users.principal(scope, row.user_id, claims.sid);
     if (!p) return null;
     this.cache.delete(token);
     this.cache.set(token, { p, at: now, exp: Math.min(Date.parse(row.expires_at), claims.exp * 1000) });
@@ -92,7 +100,7 @@ export class Sessions {
       trim(this.lastTouch);
       // `last_seen_at` is informational: the request does not wait for it, and a database that is busy
       // (held by another process, or away) must not fail it; the next touch a minute later tries again.
-      this.repo.touch(claims.sid, new Date(now).toISOString()).catch((e: unknown) => {
+      this.repo.touch(p, claims.sid, new Date(now).toISOString()).catch((e: unknown) => {
         if (isBusy(e) || (e as { code?: string }).code === 'database_busy') this.db.waits.sawBusy();
       });
     }
@@ -121,33 +129,33 @@ export class Sessions {
   }
 
   /** Ends one session (idempotent). */
-  async revoke(sid: string): Promise<void> {
-    await this.repo.remove(sid);
+  async revoke(s: TenantScope, sid: string): Promise<void> {
+    await this.repo.remove(s, sid);
     this.forgetSession(sid);
   }
 
   /** A person's live sessions, most recently seen first. */
-  list(userId: number): Promise<SessionRow[]> {
-    return this.repo.live(userId, new Date().toISOString());
+  list(s: TenantScope, userId: number): Promise<SessionRow[]> {
+    return this.repo.live(s, userId, new Date().toISOString());
   }
 
   /** Ends one session of `userId` (false when it is not theirs or gone). */
-  async revokeOf(userId: number, sid: string): Promise<boolean> {
-    const ended = await this.repo.remove(sid, userId);
+  async revokeOf(s: TenantScope, userId: number, sid: string): Promise<boolean> {
+    const ended = await this.repo.remove(s, sid, userId);
     if (ended) this.forgetSession(sid);
     return ended;
   }
 
   /** Ends every session of `userId` but `keep` (sign out everywhere else); answers how many ended. */
-  async revokeOthers(userId: number, keep: string): Promise<number> {
-    const n = await this.repo.removeOfUser(userId, keep);
+  async revokeOthers(s: TenantScope, userId: number, keep: string): Promise<number> {
+    const n = await this.repo.removeOfUser(s, userId, keep);
     for (const [token, c] of this.cache) if (c.p.id === userId && c.p.sessionId !== keep) this.cache.delete(token);
     return n;
   }
 
   /** Ends every session of a user (disable, delete, password reset). */
-  async revokeUser(userId: number): Promise<void> {
-    await this.repo.removeOfUser(userId);
+  async revokeUser(s: TenantScope, userId: number): Promise<void> {
+    await this.repo.removeOfUser(s, userId);
     this.forgetUser(userId);
   }
 
@@ -170,9 +178,9 @@ export class Sessions {
     return this.cache.size;
   }
 
-  /** Deletes the expired sessions; how many. */
-  sweepExpired(): Promise<number> {
-    return this.repo.sweep(new Date().toISOString());
+  /** Deletes the tenant's expired sessions; how many. */
+  sweepExpired(s: TenantScope): Promise<number> {
+    return this.repo.sweep(s, new Date().toISOString());
   }
 }
 

@@ -7,7 +7,7 @@
  * blob is.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
 import { SshKeysRepo } from './ssh-keys.repo';
 import type { SshKeyView } from '../contract';
 import { AppError } from '../errors';
@@ -113,11 +113,12 @@ export class SshKeys {
    * is recorded and the sign-in audited (`auth.login`, `meta.kind` = protocol).
    */
   async signIn(login: string, blob: Buffer, req: RequestMeta & { ip: string }, protocol: string, signed: boolean): Promise<Actor | null> {
-    const u = await this.repo.byLogin(login);
+    // Step 2 of docs/tenants.md: `name@slug` selects the tenant.
+    const u = await this.repo.byLogin(DEFAULT_TENANT, login);
     if (!u || u.disabled) return null;
     const row = await this.keys.byFingerprint(u.id, sshFingerprint(blob));
     if (!row || row.public_key !== blob.toString('base64')) return null;
-    const p = await this.repo.principal(u.id, `${protocol}:${u.id}`);
+    const p = await this.repo.principal(u, u.id, `${protocol}:${u.id}`);
     if (!p) return null;
     if (signed) {
       await this.keys.touch(row.id, new Date().toISOString());
@@ -131,8 +132,9 @@ export class SshKeys {
     return personActor(p, req);
   }
 
+  // The caller's tenant once ssh_keys is scoped (docs/tenants.md, "Status").
   private async who(userId: number) {
-    const u = await this.repo.byId(userId);
+    const u = await this.repo.byId(DEFAULT_TENANT, userId);
     return u ? { id: u.id, email: u.email } : null;
   }
 }

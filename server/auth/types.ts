@@ -6,6 +6,8 @@ export const ROLES: readonly Role[] = ['admin', 'user', 'viewer'];
 /** The signed-in caller as every domain module sees it. */
 export interface Principal {
   id: number;
+  /** Their tenant (docs/tenants.md; 1 in single-tenant mode): a principal is the scope of what it does. */
+  tenant_id: number;
   email: string;
   username: string;
   role: Role;

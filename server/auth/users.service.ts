@@ -8,6 +8,7 @@ import type { EventBus, ActorRef, RequestMeta } from '../events';
 import { hashPassword, passwordProblem } from './passwords';
 import type { Sessions } from './sessions';
 import type { Refused, UserPatch, UserQuery, UserRow, UsersRepo } from './users.repo';
+import type { TenantScope } from '../db';
 import { ROLES, type Role, type UserView } from './types';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
@@ -57,35 +58,36 @@ export class UsersService {
   }
 
   /** Checks an e-mail: `email_required`, `email_invalid`, `email_taken`. */
-  async checkEmail(email: unknown, exceptId?: number): Promise<string> {
+  async checkEmail(s: TenantScope, email: unknown, exceptId?: number): Promise<string> {
     if (typeof email !== 'string' || email.trim() === '') throw new AppError('email_required', {}, { field: 'email' });
     if (email.length > 254 || !EMAIL_RE.test(email.trim())) throw new AppError('email_invalid', {}, { field: 'email' });
-    if (await this.repo.exists('email', email, exceptId)) throw new AppError('email_taken', {}, { field: 'email' });
+    if (await this.repo.exists(s, 'email', email, exceptId)) throw new AppError('email_taken', {}, { field: 'email' });
     return email.trim();
   }
 
   /** Checks a username: `username_invalid`, `username_taken`. */
-  async checkUsername(username: unknown, exceptId?: number): Promise<string> {
+  async checkUsername(s: TenantScope, username: unknown, exceptId?: number): Promise<string> {
     if (typeof username !== 'string' || !USERNAME_RE.test(username.trim())) throw new AppError('username_invalid', {}, { field: 'username' });
-    if (await this.repo.exists('username', username, exceptId)) throw new AppError('username_taken', {}, { field: 'username' });
+    if (await this.repo.exists(s, 'username', username, exceptId)) throw new AppError('username_taken', {}, { field: 'username' });
     return username.trim();
   }
 
   /** A free username derived from an e-mail's local part. */
-  private async deriveUsername(email: string): Promise<string> {
+  private async deriveUsername(s: TenantScope, email: string): Promise<string> {
     const base =
       email
         .split('@')[0]
         .replace(/[^\p{L}\p{N}._-]/gu, '')
         .slice(0, 60) || 'user';
     let name = base.length >= 2 ? base : `${base}_1`;
-    for (let i = 2; await this.repo.exists('username', name); i++) name = `${base}${i}`;
+    for (let i = 2; await this.repo.exists(s, 'username', name); i++) name = `${base}${i}`;
     return name;
   }
 
-  async create(input: CreateUser, ctx: Ctx = {}): Promise<UserView> {
-    const email = await this.checkEmail(input.email);
-    const username = input.username === undefined || input.username === '' ? await this.deriveUsername(email) : await this.checkUsername(input.username);
+  /** Creates an account in the tenant `s`. */
+  async create(s: TenantScope, input: CreateUser, ctx: Ctx = {}): Promise<UserView> {
+    const email = await this.checkEmail(s, input.email);
+    const username = input.username === undefined || input.username === '' ? await this.deriveUsername(s, email) : await this.checkUsername(s, input.username);
     const role = input.role ?? 'user';
     if (!ROLES.includes(role)) throw validation('role');
     let hash: string | null = null;
@@ -95,26 +97,27 @@ export class UsersService {
       hash = await hashPassword(input.password);
     }
     const id = await this.repo.insert(
+      s,
       { email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: input.auth_driver ?? 'local' },
       input.groups,
     );
-    const view = await this.get(id);
+    const view = await this.get(s, id);
     await this.bus.emit('audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });
     for (const fn of this.created) await fn(view);
     return view;
   }
 
-  async get(id: number): Promise<UserView> {
-    const u = await this.repo.view(id);
+  async get(s: TenantScope, id: number): Promise<UserView> {
+    const u = await this.repo.view(s, id);
     if (!u) throw new AppError('not_found');
     return u;
   }
 
-  async update(id: number, patch: UpdateUser, ctx: Ctx = {}): Promise<UserView> {
-    if (!(await this.repo.byId(id))) throw new AppError('not_found');
+  async update(s: TenantScope, id: number, patch: UpdateUser, ctx: Ctx = {}): Promise<UserView> {
+    if (!(await this.repo.byId(s, id))) throw new AppError('not_found');
     const row: UserPatch = {};
-    if (patch.email !== undefined) row.email = await this.checkEmail(patch.email, id);
-    if (patch.username !== undefined) row.username = await this.checkUsername(patch.username, id);
+    if (patch.email !== undefined) row.email = await this.checkEmail(s, patch.email, id);
+    if (patch.username !== undefined) row.username = await this.checkUsername(s, patch.username, id);
     if (patch.role !== undefined) {
       if (!ROLES.includes(patch.role)) throw validation('role');
       row.role = patch.role;
@@ -132,30 +135,30 @@ export class UsersService {
     }
     if (patch.disabled !== undefined) row.disabled = patch.disabled ? 1 : 0;
     // The last-admin rule is decided in the write's own unit, on the rows as they are then.
-    const u = accepted(await this.repo.update(id, row, patch.groups));
+    const u = accepted(await this.repo.update(s, id, row, patch.groups));
     if (patch.disabled === true) {
-      await this.sessions.revokeUser(id);
+      await this.sessions.revokeUser(s, id);
       if (!u.disabled)
         await this.bus.emit('audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
     } else if (patch.password !== undefined && ctx.actor?.id !== id) {
-      await this.sessions.revokeUser(id);
+      await this.sessions.revokeUser(s, id);
     } else {
       this.sessions.forgetUser(id);
     }
     if (patch.disabled === false && u.disabled)
       await this.bus.emit('audit', { action: 'user.enable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
-    return this.get(id);
+    return this.get(s, id);
   }
 
-  async delete(id: number, ctx: Ctx = {}): Promise<void> {
-    const u = accepted(await this.repo.delete(id));
+  async delete(s: TenantScope, id: number, ctx: Ctx = {}): Promise<void> {
+    const u = accepted(await this.repo.delete(s, id));
     // Its session rows went with it (cascade); this drops the cached principals and keys.
-    await this.sessions.revokeUser(id);
+    await this.sessions.revokeUser(s, id);
     await this.bus.emit('audit', { action: 'user.delete', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
   }
 
-  list(q: UserQuery): Promise<UserView[]> {
-    return this.repo.listViews(q);
+  list(s: TenantScope, q: UserQuery): Promise<UserView[]> {
+    return this.repo.listViews(s, q);
   }
 }
 

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { ROLES, type Role } from '../auth';
 import { openCliContext } from './context';
 import { helpIfAsked, parse, UsageError } from './args';
+import { DEFAULT_TENANT } from '../db';
 
 const USAGE = `
 Usage:
@@ -37,25 +38,27 @@ export async function userCommand(argv: string[], config: Config): Promise<numbe
   );
   const c = await openCliContext(config);
   const a = c.auth;
+  // Step 4 of docs/tenants.md: `--tenant slug` selects the tenant.
+  const scope = DEFAULT_TENANT;
   try {
     if (sub === 'add') {
       if (!values.email) throw new UsageError('--email is required' + USAGE);
       const role = (values.role ?? 'user') as Role;
       if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
       const password = values.password ?? (await readPassword());
-      const u = await a.users.create({ email: values.email, username: values.username, role, password }, { request: c.cliRequest });
+      const u = await a.users.create(scope, { email: values.email, username: values.username, role, password }, { request: c.cliRequest });
       console.log(`created user ${u.id} ${u.email} (${u.username}, ${u.role})`);
     } else if (sub === 'list') {
-      const users = await a.users.list({ role: values.role as Role | undefined, limit: 100_000 });
+      const users = await a.users.list(scope, { role: values.role as Role | undefined, limit: 100_000 });
       if (values.json) console.log(JSON.stringify(users, null, 2));
       else
         for (const u of users)
           console.log(`${String(u.id).padStart(4)}  ${u.role.padEnd(6)} ${u.disabled ? 'disabled' : 'active  '} ${u.email}  (${u.username})`);
     } else if (sub === 'passwd') {
       if (!values.email) throw new UsageError('--email is required' + USAGE);
-      const row = await a.repo.byLogin(values.email);
+      const row = await a.repo.byLogin(scope, values.email);
       if (!row) throw new UsageError(`no user ${values.email}`);
-      await a.users.update(row.id, { password: values.password ?? (await readPassword()) }, { request: c.cliRequest });
+      await a.users.update(scope, row.id, { password: values.password ?? (await readPassword()) }, { request: c.cliRequest });
       console.log(`password changed for ${row.email}`);
     } else {
       throw new UsageError(USAGE);

@@ -7,6 +7,7 @@
  */
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Compilable } from 'kysely';
+import { guardPlugins } from './tenant-guard';
 import type { DB } from './tables';
 import { MIGRATIONS, type Migration } from './migrations';
 import { inOrder } from './migrations/order';
@@ -35,6 +36,7 @@ export { tx, type AsyncDb, type Tx, type Unit, type UnitOptions } from './async'
 export { pingDatabase } from './ping';
 export { isForeignKeyViolation } from './constraint';
 export { escapeLike } from './like';
+export { DEFAULT_TENANT, type TenantScope } from './tenant-tables';
 export type Sqlite = Database.Database;
 export type Statement = Database.Statement;
 
@@ -79,6 +81,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL: the connections' `application_name`, naming this process (db/instances.repo.ts). */
   applicationName?: string;
+  /** The tenant guard (tenant-guard.ts): on, off, or over these tables; default: on in tests and in multi-tenant mode. */
+  tenantGuard?: boolean | readonly string[];
 }
 
 /** Opens (and creates) the database file, applies pending migrations. */
@@ -96,7 +100,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
   sqlite.pragma('cache_size = -32000');
   migrate(sqlite, migrations);
   const waits = new DbWaits(sqlite, o.writeWaitMs ?? 2000, o.busyTimeoutMs);
-  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins: guardPlugins(o.tenantGuard) });
   // Kysely builds the SQL (portable across dialects); better-sqlite3 runs it in-process for `db.async`
   // (async-sqlite.ts), each text prepared once.
   const prepared = new Map<string, Database.Statement>();
@@ -157,10 +161,18 @@ export function migrate(sqlite: Sqlite, migrations: Migration[]): string[] {
   const record = sqlite.prepare('INSERT INTO _migrations (name, applied_at) VALUES (?, ?)');
   for (const m of inOrder(migrations)) {
     if (done.has(m.name)) continue;
-    sqlite.transaction(() => {
-      sqlite.exec(m.sql);
-      record.run(m.name, new Date().toISOString());
-    })();
+    // The pragma is a no-op inside a transaction: it is set around it.
+    const fks = sqlite.pragma('foreign_keys', { simple: true });
+    if (m.foreignKeysOff) sqlite.pragma('foreign_keys = OFF');
+    try {
+      sqlite.transaction(() => {
+        sqlite.exec(m.sql);
+        if (m.foreignKeysOff && sqlite.prepare('PRAGMA foreign_key_check').all().length) throw new Error(`migration ${m.name} broke a foreign key`);
+        record.run(m.name, new Date().toISOString());
+      })();
+    } finally {
+      if (m.foreignKeysOff) sqlite.pragma(`foreign_keys = ${fks ? 'ON' : 'OFF'}`);
+    }
     applied.push(m.name);
   }
   return applied;

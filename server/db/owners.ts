@@ -7,6 +7,7 @@
 export const TABLE_OWNERS = {
   _migrations: 'db',
   meta: 'db',
+  tenants: 'db',
   users: 'auth',
   groups: 'auth',
   user_groups: 'auth',

@@ -3,6 +3,7 @@
  * (named in the comment); only that module writes to it.
  */
 import type { Generated } from 'kysely';
+import type { TenantRow } from './tenant-tables';
 import type {
   AppLicenseRevocationsTable,
   AppPluginKvTable,
@@ -32,8 +33,19 @@ export type * from './tables-catalogue';
 export type * from './tables-vault';
 export type * from './tables-shares';
 
+/** db (platform): a tenant (docs/tenants.md); JSON lists and objects as text. Tenant 1 is `default`. */
+export interface TenantsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  hostnames: Generated<string>;
+  status: Generated<'active' | 'suspended'>;
+  quotas: Generated<string>;
+  branding: Generated<string>;
+  created_at: string;
+}
 /** auth */
-export interface UsersTable {
+export interface UsersTable extends TenantRow {
   id: Generated<number>;
   email: string;
   username: string;
@@ -48,17 +60,17 @@ export interface UsersTable {
   updated_at: string;
 }
 /** auth */
-export interface GroupsTable {
+export interface GroupsTable extends TenantRow {
   id: Generated<number>;
   name: string;
 }
 /** auth */
-export interface UserGroupsTable {
+export interface UserGroupsTable extends TenantRow {
   user_id: number;
   group_id: number;
 }
 /** auth: server-side sessions; cookie and bearer JWT both name a row here. */
-export interface SessionsTable {
+export interface SessionsTable extends TenantRow {
   id: string;
   user_id: number;
   kind: string;
@@ -69,7 +81,7 @@ export interface SessionsTable {
   ua: string | null;
 }
 /** auth: API keys (hash only); `verbs` is a JSON array, the root a storage id and a relative path. */
-export interface ApiKeysTable {
+export interface ApiKeysTable extends TenantRow {
   id: Generated<number>;
   user_id: number;
   name: string;
@@ -254,6 +266,7 @@ export interface LoginFailuresTable {
   locked_until: number;
 }
 export interface DB {
+  tenants: TenantsTable;
   login_failures: LoginFailuresTable;
   users: UsersTable;
   groups: GroupsTable;

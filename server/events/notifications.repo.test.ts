@@ -14,9 +14,17 @@ before(async () => {
     [2, 'b'],
   ] as const) {
     await t.db.async.run(
-      k
-        .insertInto('users')
-        .values({ id, email: `${name}@x.test`, username: name, role: 'user', disabled: 0, auth_driver: 'local', created_at: 'now', updated_at: 'now' }),
+      k.insertInto('users').values({
+        id,
+        tenant_id: 1,
+        email: `${name}@x.test`,
+        username: name,
+        role: 'user',
+        disabled: 0,
+        auth_driver: 'local',
+        created_at: 'now',
+        updated_at: 'now',
+      }),
     );
   }
 });

@@ -18,6 +18,7 @@ import { isKeyToken, keyActor, personActor, type Actor, type Auth, type KeyScope
 import { AppError } from '../errors';
 import type { RequestMeta } from '../events';
 import type { GatewayOrigin as Protocol } from '../catalogue';
+import { DEFAULT_TENANT } from '../db';
 
 export type { GatewayOrigin as Protocol } from '../catalogue';
 
@@ -48,14 +49,15 @@ export class GatewayAuth {
     if (hit && Date.now() - hit.at < CACHE_MS) {
       // A lock the web sign-in would honour holds here too, remembered or not.
       await this.auth.auth.gatewayRecheck(login, req.ip, hit.userId);
-      const row = await this.auth.repo.byId(hit.userId);
-      const p = row && row.password_hash === hit.hash ? await this.auth.repo.principal(row.id, `${protocol}:${row.id}`) : null;
+      // Step 2 of docs/tenants.md: the tenant the sign-in name selects (`name@slug`), remembered with the hit.
+      const row = await this.auth.repo.byId(DEFAULT_TENANT, hit.userId);
+      const p = row && row.password_hash === hit.hash ? await this.auth.repo.principal(row, row.id, `${protocol}:${row.id}`) : null;
       if (p) return personActor(p, request);
       this.remembered.delete(id);
     }
     const p: Principal = await this.auth.auth.gatewayLogin(login, password, request, protocol);
     this.remembered.delete(id);
-    this.remembered.set(id, { userId: p.id, hash: (await this.auth.repo.byId(p.id))?.password_hash ?? null, at: Date.now() });
+    this.remembered.set(id, { userId: p.id, hash: (await this.auth.repo.byId(p, p.id))?.password_hash ?? null, at: Date.now() });
     for (const k of this.remembered.keys()) {
       if (this.remembered.size <= CACHE_MAX) break;
       this.remembered.delete(k);

@@ -17,6 +17,7 @@ import { baseName, isWithin, parseSharePath, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import { DROP_DEFAULTS, dropSettingsOf, shareState, shareView } from './share-views';
 import { SharesRepo, type ShareRow } from './shares.repo';
+import { DEFAULT_TENANT } from '../db';
 
 export const PIN_MAX_FAILS = 5;
 export const PIN_LOCK_MS = 10 * 60_000;
@@ -524,7 +525,8 @@ export class SharesService {
 
   /** The creator as a principal, or null when deleted or disabled (the link then reads as `revoked`). */
   ownerPrincipal(id: number): Promise<Principal | null> {
-    return this.o.auth.repo.principal(id);
+    // The link row's tenant once shares is scoped (docs/tenants.md, "Status").
+    return this.o.auth.repo.principal(DEFAULT_TENANT, id);
   }
 
   private async verifyPin(share: ShareRow, pin: string): Promise<void> {

@@ -27,6 +27,7 @@ import { checkName, joinRel, parentRel, uiPath } from '../lib/paths';
 import { Meter } from './meter';
 import { SessionsRepo, type PartRow, type SessionRow } from './sessions.repo';
 import { StagedFiles } from './staged-file';
+import { DEFAULT_TENANT } from '../db';
 
 export type { Published, SessionView };
 
@@ -326,7 +327,8 @@ export class UploadsService {
         const whole =
           at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
         if (w && at && whole) {
-          const owner = await this.auth.repo.byId(s.owner_id);
+          // The session row's tenant once upload_sessions is scoped (docs/tenants.md, "Status"), as in quotaOf.
+          const owner = await this.auth.repo.byId(DEFAULT_TENANT, s.owner_id);
           out.push(await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at));
         } else {
           await this.repo.release(s.id, me);
@@ -402,7 +404,7 @@ export class UploadsService {
 
   /** The owner's quota and the bytes their files take; null without a quota. */
   private async quotaOf(userId: number): Promise<{ quota: number; files: number } | null> {
-    const quota = (await this.auth.repo.byId(userId))?.quota_bytes;
+    const quota = (await this.auth.repo.byId(DEFAULT_TENANT, userId))?.quota_bytes;
     if (quota === null || quota === undefined || quota <= 0) return null;
     return { quota, files: (await this.cat.nodes.usage({ ownerId: userId })).used_bytes };
   }

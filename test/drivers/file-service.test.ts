@@ -13,13 +13,14 @@ import type { FileEntry, Listing } from '../../server/contract';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { driverConformance } from './conformance';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const STORAGE = 'FS';
 
 driverConformance('file service (forActor) over a local storage', async () => {
   const root = tempDir('filedock-fs-conf-');
   const s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: STORAGE });
-  const admin = (await s.server.auth.repo.principal(1))!;
+  const admin = (await s.server.auth.repo.principal(DEFAULT_TENANT, 1))!;
   const driver = actorDriver(s.server.files.forActor(personActor(admin, { ip: '127.0.0.1', ua: 'conformance' })), s);
   return {
     driver,

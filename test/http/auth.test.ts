@@ -2,6 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, ADMIN, type TestServer } from '../helpers/server';
 import { kdfLoad } from '../../server/auth/passwords';
+import { DEFAULT_TENANT } from '../../server/db';
 
 describe('accounts and sign-in', () => {
   let s: TestServer;
@@ -132,7 +133,7 @@ describe('accounts and sign-in', () => {
     // Through the account service (a request's own admin check could refuse the later one once its caller is demoted).
     const got = await Promise.all(
       ids.map((id) =>
-        s.server.auth.users.update(id, { role: 'user' }).then(
+        s.server.auth.users.update(DEFAULT_TENANT, id, { role: 'user' }).then(
           () => 'ok',
           (e: { details?: { reason?: string } }) => e.details?.reason,
         ),

@@ -3,12 +3,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server';
 import { ConfigError, loadConfig } from '../../server/config';
+import { DEFAULT_TENANT } from '../../server/db';
 
 test('the budget is an admin setting in range (400 with the field otherwise) and the status shows it live', async () => {
   const s = await startTestServer({ SERVICE_BACKGROUND_CPU: '150', SERVICE_POWER_STATE: 'busy' });
   try {
     const admin = await s.login();
-    await s.server.auth.users.create({ email: 'u@example.test', password: 'user-password-1', role: 'user' });
+    await s.server.auth.users.create(DEFAULT_TENANT, { email: 'u@example.test', password: 'user-password-1', role: 'user' });
     const user = await s.login('u@example.test', 'user-password-1');
     assert.equal((await s.api('GET', '/api/admin/governor', { token: user })).status, 403);
     assert.equal((await s.api('PATCH', '/api/admin/governor', { token: user, body: { background_cpu_percent: 10 } })).status, 403);

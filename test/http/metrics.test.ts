@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
 import { freePort, needTool, tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const noPrometheus = needTool('prometheus', 'prometheus') ?? needTool('promtool', 'prometheus');
@@ -40,7 +41,7 @@ test('metrics: off by default, then the token, LAN access and a clean exposition
     assert.match(off.headers.get('content-type') ?? '', /json/);
     assert.equal((await off.json()).error, 'not_found');
 
-    await s.server.auth.users.create({ email: 'u@example.test', password: 'user-password-1', role: 'user' });
+    await s.server.auth.users.create(DEFAULT_TENANT, { email: 'u@example.test', password: 'user-password-1', role: 'user' });
     const user = await s.login('u@example.test', 'user-password-1');
     assert.equal((await s.api('GET', '/api/admin/metrics', { token: user })).status, 403);
     assert.equal((await s.api('PATCH', '/api/admin/metrics', { token: user, body: { enabled: true } })).status, 403);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { startTestServer, ADMIN, type TestServer } from '../helpers/server';
 import { DEFAULT_COST, kdfLoad, verifyPassword } from '../../server/auth/passwords';
+import { DEFAULT_TENANT } from '../../server/db';
 
 /** A hash as the earlier release stored it: `scrypt$32768$8$1$salt$key`. */
 function oldHash(password: string): string {
@@ -31,13 +32,13 @@ describe('password hashes', () => {
     const r = await s.api('POST', '/api/admin/users', { token: admin, body: { email, password, role: 'user' } });
     assert.equal(r.status, 200);
     const hash = oldHash(password);
-    await s.server.auth.repo.update(r.body.user.id, { password_hash: hash });
+    await s.server.auth.repo.update(DEFAULT_TENANT, r.body.user.id, { password_hash: hash });
     return { id: r.body.user.id, hash };
   }
   const stored = async (id: number) => (await s.server.auth.repo.byId(id))!.password_hash!;
 
   test('new hashes use N=2^17, r=8, p=1', async () => {
-    assert.match(await stored((await s.server.auth.repo.byLogin(ADMIN.email))!.id), /^scrypt\$131072\$8\$1\$/);
+    assert.match(await stored((await s.server.auth.repo.byLogin(DEFAULT_TENANT, ADMIN.email))!.id), /^scrypt\$131072\$8\$1\$/);
   });
 
   test('a right password over an old hash signs in and leaves a N=2^17 hash that still verifies', async () => {

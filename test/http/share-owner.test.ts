@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 let s: TestServer;
 let admin: string;
@@ -34,7 +35,7 @@ after(async () => {
 });
 
 test('disabling a link creator revokes its links, file requests and folder ZIPs at once; enabling revives them; no sync database call', async () => {
-  const u = await s.server.auth.users.create({ email: 'creator@example.test', password: 'creator-password-1', role: 'user' });
+  const u = await s.server.auth.users.create(DEFAULT_TENANT, { email: 'creator@example.test', password: 'creator-password-1', role: 'user' });
   let tok = await s.login('creator@example.test', 'creator-password-1');
   const link = async (body: Record<string, unknown>) => {
     const r = await s.api('POST', '/api/files/share', { token: tok, body });
@@ -46,7 +47,7 @@ test('disabling a link creator revokes its links, file requests and folder ZIPs 
   const folder = await link({ path: '/Files/photos' });
   const drop = await link({ path: '/Files/inbox', kind: 'drop' });
 
-  await s.server.auth.users.update(u.id, { disabled: true });
+  await s.server.auth.users.update(DEFAULT_TENANT, u.id, { disabled: true });
   {
     for (const t of [file.token, folder.token, drop.token]) {
       const meta = await s.api('GET', `/api/files/share/${t}`);
@@ -64,7 +65,7 @@ test('disabling a link creator revokes its links, file requests and folder ZIPs 
     assert.deepEqual([mail.status, mail.body.error], [409, 'link_unavailable']);
   }
 
-  await s.server.auth.users.update(u.id, { disabled: false });
+  await s.server.auth.users.update(DEFAULT_TENANT, u.id, { disabled: false });
   {
     assert.equal((await s.api('GET', `/api/files/share/${file.token}`)).status, 200);
     assert.equal(await (await fetch(`${s.url}/s/${file.token}`)).text(), 'x'.repeat(4096));

@@ -15,6 +15,7 @@ import { ShareZips, SharesRepo, SharesService, type ShareRow } from '../../serve
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
 import { sqlRow, sqlRows } from '../helpers/sql';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -286,8 +287,8 @@ describe('folder ZIP cache', () => {
 
 describe('file requests', () => {
   test('the link owner sees drop.received in the bell; nobody else does', async () => {
-    await s.server.auth.users.create({ email: 'dropper@example.test', password: 'dropper-password-1', role: 'user' });
-    await s.server.auth.users.create({ email: 'other@example.test', password: 'other-password-1', role: 'user' });
+    await s.server.auth.users.create(DEFAULT_TENANT, { email: 'dropper@example.test', password: 'dropper-password-1', role: 'user' });
+    await s.server.auth.users.create(DEFAULT_TENANT, { email: 'other@example.test', password: 'other-password-1', role: 'user' });
     const owner = await s.login('dropper@example.test', 'dropper-password-1');
     const other = await s.login('other@example.test', 'other-password-1');
     mkdirSync(join(root.dir, 'inbox2'));

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir, needTool } from '../helpers/tools';
 import { sqlRow, sqlRows } from '../helpers/sql';
+import { DEFAULT_TENANT } from '../../server/db';
 
 let s: TestServer;
 let admin: string;
@@ -76,7 +77,7 @@ describe('share API', () => {
   });
 
   test('a share needs editor; bad input is refused clearly', async () => {
-    await s.server.auth.users.create({ email: 'viewer@example.test', password: 'viewer-password-1', role: 'viewer' });
+    await s.server.auth.users.create(DEFAULT_TENANT, { email: 'viewer@example.test', password: 'viewer-password-1', role: 'viewer' });
     const viewer = await s.login('viewer@example.test', 'viewer-password-1');
     assert.equal((await s.api('POST', '/api/files/share', { token: viewer, body: { path: '/Files/a.txt' } })).status, 403);
     assert.equal((await s.api('POST', '/api/files/share', { token: admin, body: { path: '/Files/../etc/passwd' } })).status, 400);
@@ -171,12 +172,12 @@ describe('link states and public page safety', () => {
   });
 
   test('a disabled creator revokes the link; re-enabling revives it', async () => {
-    const u = await s.server.auth.users.create({ email: 'owner@example.test', password: 'owner-password-1', role: 'user' });
+    const u = await s.server.auth.users.create(DEFAULT_TENANT, { email: 'owner@example.test', password: 'owner-password-1', role: 'user' });
     const tok = await s.login('owner@example.test', 'owner-password-1');
     const b = await share({ path: '/Files/a.txt' }, tok);
-    await s.server.auth.users.update(u.id, { disabled: true });
+    await s.server.auth.users.update(DEFAULT_TENANT, u.id, { disabled: true });
     assert.equal((await s.api('GET', `/api/files/share/${b.token}`)).body.error, 'revoked');
-    await s.server.auth.users.update(u.id, { disabled: false });
+    await s.server.auth.users.update(DEFAULT_TENANT, u.id, { disabled: false });
     assert.equal((await s.api('GET', `/api/files/share/${b.token}`)).status, 200);
   });
 

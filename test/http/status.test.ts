@@ -2,12 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server';
+import { DEFAULT_TENANT } from '../../server/db';
 
 test('the status route reports the load guards to admins only; listings pass admission, capabilities do not', async () => {
   const s = await startTestServer({ SERVICE_ADMISSION_MAX_ACTIVE: '3', SERVICE_ADMISSION_MAX_QUEUE: '50', SERVICE_ADMISSION_MAX_WAIT: '5s' });
   try {
     const admin = await s.login();
-    await s.server.auth.users.create({ email: 'u@example.test', password: 'user-password-1', role: 'user' });
+    await s.server.auth.users.create(DEFAULT_TENANT, { email: 'u@example.test', password: 'user-password-1', role: 'user' });
     const user = await s.login('u@example.test', 'user-password-1');
     assert.equal((await s.api('GET', '/api/admin/status')).status, 401);
     assert.equal((await s.api('GET', '/api/admin/status', { token: user })).status, 403);

@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AppError, validation } from '../../errors';
+import { DEFAULT_TENANT } from '../../db';
 import type { ActorRef, EventBus, RequestMeta } from '../../events';
 import { decrypt, encrypt, sha256Hex } from '../../lib/crypto';
 import type { MfaStatus, PasskeyView, TotpSetup } from '../../contract';
@@ -83,7 +84,8 @@ export class MfaEnrolment {
     // A missing password is a form not filled in, not a guess: refused without spending a try.
     if (!password)
       throw new AppError('validation_failed', { field: 'current_password', reason: 'required' }, { field: 'current_password', reason: 'required' });
-    const hash = (await this.d.users.byId(who.id))?.password_hash ?? null;
+    // The caller's tenant once mfa_* is scoped (docs/tenants.md, "Status"), as below.
+    const hash = (await this.d.users.byId(DEFAULT_TENANT, who.id))?.password_hash ?? null;
     if (await t.gate(() => verifyPassword(password, hash))) return;
     const left = await t.fail(null, who.request.ip, who.id);
     await this.d.bus.emit('audit', { action: 'auth.failed', actor: ref(who), request: who.request, meta: { step: 'reauth', tries_left: left } });
@@ -188,7 +190,7 @@ export class MfaEnrolment {
    * bell. `not_found` for an unknown person. Idempotent.
    */
   async reset(userId: number, by: { actor: ActorRef | null; request?: RequestMeta }): Promise<{ totp: boolean; passkeys: number; recovery_codes: number }> {
-    const u = await this.d.users.byId(userId);
+    const u = await this.d.users.byId(DEFAULT_TENANT, userId);
     if (!u) throw new AppError('not_found');
     const removed = await this.d.repo.reset(userId);
     await this.d.bus.emit('audit', {

@@ -8,6 +8,7 @@
  * do; only a finished sign-in forgets the failures.
  */
 import { AppError } from '../../errors';
+import { DEFAULT_TENANT } from '../../db';
 import { decrypt, safeEqual, sha256Hex } from '../../lib/crypto';
 import type { MfaChallenge, MfaMethod } from '../../contract';
 import type { UserRow } from '../users.repo';
@@ -83,7 +84,8 @@ export class SecondStep {
         : method === 'recovery'
           ? await this.recoveryOk(c.user_id, answer.recovery_code ?? '')
           : await this.passkeyOk(c.user_id, c.webauthn_challenge, c.rp_id, rp, answer.passkey!);
-    const user = await this.d.users.byId(c.user_id);
+    // The challenge row's tenant once mfa_* is scoped (docs/tenants.md, "Status").
+    const user = await this.d.users.byId(DEFAULT_TENANT, c.user_id);
     if (!ok || !user) {
       const left = await this.d.throttle.fail(c.login, request.ip, c.user_id);
       await this.d.bus.emit('audit', {

@@ -15,7 +15,7 @@
  * is free.
  */
 import type { Db } from '../../db';
-import { nowIso } from '../../db';
+import { DEFAULT_TENANT, nowIso } from '../../db';
 import { OidcLinksRepo } from './links.repo';
 import { isAppError } from '../../errors';
 import type { EventBus } from '../../events';
@@ -43,12 +43,13 @@ export class OidcAccounts {
     if (user.disabled) throw new OidcError('account_disabled', `account ${user.id} is disabled`);
     await this.sync(user, who, s);
     await this.links.touch(issuer, who.sub, nowIso());
-    return (await this.d.repo.byId(user.id))!;
+    return (await this.d.repo.byId(user, user.id))!;
   }
 
+  // Step 2 of docs/tenants.md: a first sign-in lands in the tenant the request selects.
   private async firstSignIn(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
     if (!who.email) throw new OidcError('oidc_account', `no e-mail in claim "${s.email_claim}"`);
-    const existing = await this.links.userByEmail(who.email);
+    const existing = await this.links.userByEmail(DEFAULT_TENANT, who.email);
     if (existing) {
       if (!who.emailVerified) throw new OidcError('oidc_unverified', `account ${existing.id} has this e-mail; email_verified is not true`);
       const other = () => new OidcError('oidc_account', `account ${existing.id} is linked to another subject of this issuer`);
@@ -61,7 +62,13 @@ export class OidcAccounts {
     let created: number;
     try {
       created = (
-        await this.d.users.create({ email: who.email, username: await this.freeUsername(who.username), role, groups: who.groups ?? [], auth_driver: 'oidc' })
+        await this.d.users.create(DEFAULT_TENANT, {
+          email: who.email,
+          username: await this.freeUsername(who.username),
+          role,
+          groups: who.groups ?? [],
+          auth_driver: 'oidc',
+        })
       ).id;
     } catch (e) {
       // A first sign-in of the same person in another tab won the race: use its account.
@@ -71,14 +78,14 @@ export class OidcAccounts {
       throw e;
     }
     await this.links.link(issuer, who.sub, created, nowIso());
-    return (await this.d.repo.byId(created))!;
+    return (await this.d.repo.byId(DEFAULT_TENANT, created))!;
   }
 
   /** The provider's username when it is valid and free; undefined lets the account service derive one from the e-mail. */
   private async freeUsername(name: string | null): Promise<string | undefined> {
     if (!name) return undefined;
     try {
-      return await this.d.users.checkUsername(name);
+      return await this.d.users.checkUsername(DEFAULT_TENANT, name);
     } catch {
       return undefined;
     }
@@ -87,10 +94,10 @@ export class OidcAccounts {
   private async sync(user: UserRow, who: Identity, s: OidcSettings): Promise<void> {
     const managed = user.auth_driver === 'oidc';
     const patch: UpdateUser = {};
-    if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !(await this.d.repo.exists('email', who.email, user.id)))
+    if (managed && who.email && who.email.toLowerCase() !== user.email.toLowerCase() && !(await this.d.repo.exists(user, 'email', who.email, user.id)))
       patch.email = who.email;
     if (who.groups) {
-      const current = (await this.d.repo.view(user.id))?.groups ?? [];
+      const current = (await this.d.repo.view(user, user.id))?.groups ?? [];
       const want = managed ? who.groups : [...new Set([...current, ...who.groups])];
       if (want.length !== current.length || want.some((g) => !current.includes(g))) patch.groups = want;
       if (s.admin_group !== '') {
@@ -101,13 +108,13 @@ export class OidcAccounts {
     }
     if (Object.keys(patch).length === 0) return;
     try {
-      await this.d.users.update(user.id, patch);
+      await this.d.users.update(user, user.id, patch);
     } catch (e) {
       // The last enabled admin keeps the role (as everywhere); an e-mail the account rules refuse stays as it was.
       if (!isAppError(e)) throw e;
       this.d.warn(`OIDC sign-in of account ${user.id}: ${e.code} while updating ${Object.keys(patch).join(', ')}; kept the account as it was for those`);
       const { role: _r, email: _e, ...rest } = patch;
-      if (Object.keys(rest).length) await this.d.users.update(user.id, rest);
+      if (Object.keys(rest).length) await this.d.users.update(user, user.id, rest);
       return;
     }
     if (patch.role)

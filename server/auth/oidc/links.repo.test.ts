@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { OidcLinksRepo } from './links.repo';
 import { UsersRepo } from '../users.repo';
 import { openTestDb, type TestDb } from '../../../test/helpers/test-database';
+import { DEFAULT_TENANT } from '../../db';
 
 let t: TestDb;
 let repo: OidcLinksRepo;
@@ -16,7 +17,7 @@ const at = () => new Date().toISOString();
 
 test('a subject links once, finds its account, and the e-mail lookup ignores case', async () => {
   const id = await new UsersRepo(t.db).insert({ email: 'Ann@example.com', username: 'ann', role: 'user', password_hash: null });
-  assert.equal((await repo.userByEmail('ann@example.com'))?.id, id);
+  assert.equal((await repo.userByEmail(DEFAULT_TENANT, 'ann@example.com'))?.id, id);
   assert.equal(await repo.hasSubject('https://idp', id), false);
   assert.equal(await repo.link('https://idp', 'sub-1', id, at()), true);
   assert.equal(await repo.link('https://idp', 'sub-1', id, at()), true, 'the same subject again is fine');

@@ -4,7 +4,7 @@
  * refuses when the account already has another subject of the same issuer,
  * so two first sign-ins racing cannot leave one account with two.
  */
-import type { Db } from '../../db';
+import type { Db, TenantScope } from '../../db';
 import type { UserRow } from '../users.repo';
 
 export class OidcLinksRepo {
@@ -21,9 +21,11 @@ export class OidcLinksRepo {
     return (await this.db.async.first(q)) as UserRow | undefined;
   }
 
-  /** The account with this e-mail (the column compares without regard to case). */
-  async userByEmail(email: string): Promise<UserRow | undefined> {
-    return (await this.db.async.first(this.db.k.selectFrom('users').selectAll().where('email', '=', email))) as UserRow | undefined;
+  /** The tenant's account with this e-mail (the column compares without regard to case). */
+  async userByEmail(s: TenantScope, email: string): Promise<UserRow | undefined> {
+    return (await this.db.async.first(this.db.k.selectFrom('users').selectAll().where('tenant_id', '=', s.tenant_id).where('email', '=', email))) as
+      | UserRow
+      | undefined;
   }
 
   /** Whether the account is linked to a subject of this issuer. */

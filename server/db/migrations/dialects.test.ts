@@ -101,8 +101,8 @@ describe('migrations on PostgreSQL', { skip: skip ?? false }, () => {
     assert.equal(u.rows[0].id, '1', 'identity starts at 1 (bigint comes back as text from pg)');
     await assert.rejects(
       c.query(`INSERT INTO users (email, username, role, created_at, updated_at) VALUES ('ann@example.COM', 'ann2', 'user', $1, $1)`, [now]),
-      /users_email_key/,
-      'e-mails are unique without regard to case, as with COLLATE NOCASE',
+      /users_tenant_email/,
+      'e-mails are unique (in a tenant) without regard to case, as with COLLATE NOCASE',
     );
     const found = await c.query(`SELECT id FROM users WHERE email = 'ANN@EXAMPLE.COM'`);
     assert.equal(found.rowCount, 1);

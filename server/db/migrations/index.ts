@@ -47,6 +47,7 @@ import { searchMeta } from './20261206150000-search-meta';
 import { appStoreUpdates } from './20261206162000-app-store-updates';
 import { storeLicences } from './20261206185500-store-licences';
 import { vault } from './20261206190000-vault';
+import { tenants } from './20261206220000-tenants';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -93,6 +94,7 @@ export const MIGRATIONS: Migration[] = [
   appStoreUpdates,
   storeLicences,
   vault,
+  tenants,
 ];
 
 export type { Migration } from './types';

@@ -10,4 +10,9 @@ export interface Migration {
    * it (write new migrations with `portable()`, migrations/kit.ts).
    */
   postgres?: string;
+  /**
+   * SQLite: applied with foreign keys off (a table rebuild: create the new table, copy, drop, rename),
+   * then `foreign_key_check` must find nothing before it commits.
+   */
+  foreignKeysOff?: boolean;
 }

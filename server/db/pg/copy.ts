@@ -46,6 +46,8 @@ export async function copySqliteToPostgres(sqliteFile: string, url: string, o: C
       try {
         await migratePostgres(c, migrations, { inTransaction: true });
         await assertSameColumns(c, tables);
+        // Rows the migrations seed (tenant 1) come from the source like every other row.
+        await c.query('DELETE FROM tenants');
         const copied: TableCopy[] = [];
         for (const t of tables) {
           copied.push(await copyTable(lite, c, t, o));

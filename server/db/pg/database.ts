@@ -7,6 +7,7 @@
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type DatabaseConnection, type Driver } from 'kysely';
 import type { DB } from '../tables';
 import type { Db, OpenOptions } from '../index';
+import { guardPlugins } from '../tenant-guard';
 import { MIGRATIONS, type Migration } from '../migrations';
 import { MetaStore } from '../meta';
 import { DbWaits } from '../busy';
@@ -30,6 +31,7 @@ export async function openPostgresDatabase(url: string, migrations: Migration[] 
       createIntrospector: (db) => new PostgresIntrospector(db),
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
+    plugins: guardPlugins(o.tenantGuard),
   });
   const pool = openPool(url, { max: o.poolSize, applicationName: o.applicationName });
   const waits = new DbWaits(null, o.writeWaitMs ?? 2000);

@@ -111,7 +111,7 @@ function tools(d: AccessRoutesDeps) {
     ownerId: number,
     input: { name: string; verbs: Verb[]; root?: string | null; expiresAt: string | null },
   ): Promise<ApiKeyCreated> => {
-    const owner = await d.auth.repo.principal(ownerId);
+    const owner = await d.auth.repo.principal(me(ctx), ownerId);
     if (!owner) throw new AppError('not_found', { id: ownerId });
     if (input.verbs.includes('admin') && input.root)
       throw new AppError('validation_failed', { field: 'verbs', reason: 'an admin key cannot have a root' }, { field: 'verbs' });
@@ -124,8 +124,8 @@ function tools(d: AccessRoutesDeps) {
     return { key: view(key), token, s3: d.auth.keys.s3Credentials(key) };
   };
 
-  const sessionsOf = async (userId: number, current: string): Promise<SessionView[]> =>
-    (await d.auth.sessions.list(userId)).map((s) => ({ ...s, current: s.id === current }));
+  const sessionsOf = async (ctx: Ctx, userId: number): Promise<SessionView[]> =>
+    (await d.auth.sessions.list(me(ctx), userId)).map((s) => ({ ...s, current: s.id === me(ctx).sessionId }));
 
   const audit = (ctx: Ctx, action: string, userId: number, meta: Record<string, unknown>) => {
     const p = me(ctx);
@@ -141,7 +141,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   r.get('/api/auth/keys', doc({ summary: 'My API keys' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { keys: (await d.auth.keys.list(me(ctx).id)).map(view) };
+    ctx.body = { keys: (await d.auth.keys.list(me(ctx), me(ctx).id)).map(view) };
   });
 
   r.post(
@@ -158,7 +158,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   r.delete('/api/auth/keys/:id', doc({ summary: 'Revoke one of my API keys' }), requireUser, async (ctx) => {
     const id = idParam(ctx.params.id);
-    const row = await d.auth.keys.byId(id);
+    const row = await d.auth.keys.byId(me(ctx), id);
     const p = me(ctx);
     if (!row || (row.user_id !== p.id && p.role !== 'admin')) throw new AppError('not_found', { id });
     ctx.body = { key: view(await d.auth.keys.revoke(p, id, reqMeta(ctx))) };
@@ -166,14 +166,14 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   r.get('/api/auth/sessions', doc({ summary: 'My signed-in sessions' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { sessions: await sessionsOf(me(ctx).id, me(ctx).sessionId) };
+    ctx.body = { sessions: await sessionsOf(ctx, me(ctx).id) };
   });
 
   /** Signs one of the caller's sessions out (their current one too: then the cookie goes). */
   r.delete('/api/auth/sessions/:id', doc({ summary: 'Sign out one of my sessions' }), requireUser, async (ctx) => {
     const p = me(ctx);
     const sid = String(ctx.params.id ?? '');
-    if (!(await d.auth.sessions.revokeOf(p.id, sid))) throw new AppError('not_found');
+    if (!(await d.auth.sessions.revokeOf(p, p.id, sid))) throw new AppError('not_found');
     if (sid === p.sessionId) clearSessionCookie(ctx, d.secureCookies);
     await audit(ctx, 'auth.session_revoke', p.id, { sessions: 1 });
     ctx.body = { ok: true };
@@ -181,7 +181,7 @@ export function accessRoutes(d: AccessRoutesDeps): Router<AppState> {
 
   r.post('/api/auth/sessions/revoke-others', doc({ summary: 'Sign out all my other sessions' }), requireUser, async (ctx) => {
     const p = me(ctx);
-    const ended = await d.auth.sessions.revokeOthers(p.id, p.sessionId);
+    const ended = await d.auth.sessions.revokeOthers(p, p.id, p.sessionId);
     await audit(ctx, 'auth.session_revoke', p.id, { sessions: ended, others: true });
     ctx.body = { ok: true, revoked: ended };
   });
@@ -222,11 +222,11 @@ export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
   const { body, expiryOf, view, mint, sessionsOf, audit } = tools(d);
   const userOf = async (ctx: Ctx) => {
     const id = idParam(ctx.params.id);
-    if (!(await d.auth.repo.byId(id))) throw new AppError('not_found', { id });
+    if (!(await d.auth.repo.byId(me(ctx), id))) throw new AppError('not_found', { id });
     return id;
   };
   admin.get('/keys', doc({ summary: 'An account’s API keys', auth: 'admin' }), async (ctx) => {
-    ctx.body = { keys: (await d.auth.keys.list(await userOf(ctx))).map(view) };
+    ctx.body = { keys: (await d.auth.keys.list(me(ctx), await userOf(ctx))).map(view) };
   });
   admin.post('/keys', doc({ summary: 'Create an API key for an account', body: newKey, auth: 'admin' }), async (ctx) => {
     const id = await userOf(ctx);
@@ -236,18 +236,18 @@ export function adminAccessRoutes(d: AccessRoutesDeps): Router<AppState> {
     ctx.body = await mint(ctx, id, { name: b.name, verbs: checkVerbs(b.verbs), root: b.root, expiresAt: expiryOf(b, null) });
   });
   admin.get('/sessions', doc({ summary: 'An account’s sessions', auth: 'admin' }), async (ctx) => {
-    ctx.body = { sessions: await sessionsOf(await userOf(ctx), me(ctx).sessionId) };
+    ctx.body = { sessions: await sessionsOf(ctx, await userOf(ctx)) };
   });
   admin.delete('/sessions/:sid', doc({ summary: 'Sign out one session of an account', auth: 'admin' }), async (ctx) => {
     const id = await userOf(ctx);
-    if (!(await d.auth.sessions.revokeOf(id, String(ctx.params.sid ?? '')))) throw new AppError('not_found');
+    if (!(await d.auth.sessions.revokeOf(me(ctx), id, String(ctx.params.sid ?? '')))) throw new AppError('not_found');
     await audit(ctx, 'auth.session_revoke', id, { sessions: 1 });
     ctx.body = { ok: true };
   });
   admin.delete('/sessions', doc({ summary: 'Sign out every session of an account', auth: 'admin' }), async (ctx) => {
     const id = await userOf(ctx);
-    const ended = (await d.auth.sessions.list(id)).length;
-    await d.auth.sessions.revokeUser(id);
+    const ended = (await d.auth.sessions.list(me(ctx), id)).length;
+    await d.auth.sessions.revokeUser(me(ctx), id);
     await audit(ctx, 'auth.session_revoke', id, { sessions: ended, all: true });
     ctx.body = { ok: true, revoked: ended };
   });

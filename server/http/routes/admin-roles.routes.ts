@@ -12,7 +12,7 @@ import type { PermissionCatalogue } from '../../contract';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: roles', 'admin');
@@ -65,7 +65,7 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
 
   const userOf = async (ctx: Ctx) => {
     const id = idOf(ctx.params.id);
-    if (!(await d.auth.repo.byId(id))) throw new AppError('not_found', { id });
+    if (!(await d.auth.repo.byId(me(ctx), id))) throw new AppError('not_found', { id });
     return id;
   };
   r.get('/users/:id/permissions', doc({ summary: 'A person’s permission exceptions and effective permissions' }), async (ctx) => {
@@ -78,7 +78,7 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
   });
 
   r.get('/groups', doc({ summary: 'Groups with their members' }), async (ctx) => {
-    ctx.body = { groups: await d.auth.repo.groupsWithMembers() };
+    ctx.body = { groups: await d.auth.repo.groupsWithMembers(me(ctx)) };
   });
   return r;
 }

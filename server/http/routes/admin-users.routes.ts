@@ -9,7 +9,7 @@ import type { SettingsStore } from '../../settings';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { languageId, q, validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: users', 'admin');
@@ -61,30 +61,30 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore
 
   r.get('/users', doc({ summary: 'List accounts (search, role filter, paging)', query: listQuery }), async (ctx) => {
     const f = validate(listQuery, ctx.query);
-    ctx.body = { users: await d.auth.users.list(f as never) };
+    ctx.body = { users: await d.auth.users.list(me(ctx), f as never) };
   });
   r.post('/users', doc({ summary: 'Create an account (omit password for single sign-on accounts)', body: createUser }), async (ctx) => {
     const b = validate(createUser, await readObject(ctx, d.maxJsonBytes));
-    ctx.body = { user: await d.auth.users.create(b as never, ctxOf(ctx)) };
+    ctx.body = { user: await d.auth.users.create(me(ctx), b as never, ctxOf(ctx)) };
   });
   r.get('/users/:id', doc({ summary: 'One account' }), async (ctx) => {
-    ctx.body = { user: await d.auth.users.get(idParam(ctx)) };
+    ctx.body = { user: await d.auth.users.get(me(ctx), idParam(ctx)) };
   });
   const update = async (ctx: Ctx) => {
     const b = validate(updateUser, await readObject(ctx, d.maxJsonBytes));
-    ctx.body = { user: await d.auth.users.update(idParam(ctx), b as never, ctxOf(ctx)) };
+    ctx.body = { user: await d.auth.users.update(me(ctx), idParam(ctx), b as never, ctxOf(ctx)) };
   };
   r.put('/users/:id', doc({ summary: 'Change an account: role, disabled, password reset (partial)', body: updateUser }), update);
   r.patch('/users/:id', doc({ summary: 'Change an account (partial)', body: updateUser }), update);
   r.delete('/users/:id', doc({ summary: 'Delete an account' }), async (ctx) => {
-    await d.auth.users.delete(idParam(ctx), ctxOf(ctx));
+    await d.auth.users.delete(me(ctx), idParam(ctx), ctxOf(ctx));
     ctx.body = { ok: true };
   });
   r.post('/users/:id/disable', doc({ summary: 'Disable an account (signs it out everywhere)' }), async (ctx) => {
-    ctx.body = { user: await d.auth.users.update(idParam(ctx), { disabled: true }, ctxOf(ctx)) };
+    ctx.body = { user: await d.auth.users.update(me(ctx), idParam(ctx), { disabled: true }, ctxOf(ctx)) };
   });
   r.post('/users/:id/enable', doc({ summary: 'Enable an account' }), async (ctx) => {
-    ctx.body = { user: await d.auth.users.update(idParam(ctx), { disabled: false }, ctxOf(ctx)) };
+    ctx.body = { user: await d.auth.users.update(me(ctx), idParam(ctx), { disabled: false }, ctxOf(ctx)) };
   });
 
   // Account settings: whether anyone may sign up at the sign-in page.

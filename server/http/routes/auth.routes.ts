@@ -91,11 +91,11 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     if (b.language !== undefined && b.language !== null && !isLang(b.language))
       throw new AppError('validation_failed', { field: 'language' }, { field: 'language' });
     if (b.password !== undefined) {
-      const row = (await d.auth.repo.byId(p.id))!;
+      const row = (await d.auth.repo.byId(p, p.id))!;
       if (row.password_hash && !(await verifyPassword(b.current_password ?? '', row.password_hash)))
         throw new AppError('validation_failed', { field: 'current_password' }, { field: 'current_password' });
     }
-    const u = await d.auth.users.update(p.id, { language: b.language, password: b.password }, { actor: actorOf(ctx), request: reqMeta(ctx) });
+    const u = await d.auth.users.update(p, p.id, { language: b.language, password: b.password }, { actor: actorOf(ctx), request: reqMeta(ctx) });
     ctx.body = { user: { id: u.id, email: u.email, username: u.username, role: u.role, groups: u.groups, language: u.language } };
   });
 
@@ -106,8 +106,8 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
     if (me(ctx).role !== 'admin') await d.auth.auth.probe(ctx.state.ip);
     const except = me(ctx).role === 'admin' ? b.user_id : me(ctx).id;
     if (b.email === undefined && b.username === undefined) throw new AppError('validation_failed', { field: 'email' }, { field: 'email' });
-    if (b.email !== undefined) await d.auth.users.checkEmail(b.email, except);
-    if (b.username !== undefined) await d.auth.users.checkUsername(b.username, except);
+    if (b.email !== undefined) await d.auth.users.checkEmail(me(ctx), b.email, except);
+    if (b.username !== undefined) await d.auth.users.checkUsername(me(ctx), b.username, except);
     ctx.body = { ok: true };
   });
 

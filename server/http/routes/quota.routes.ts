@@ -53,7 +53,7 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
   r.get('/me', doc({ summary: 'My usage and quota' }), async (ctx) => {
     const p = me(ctx);
     const used = await d.catalogue.nodes.usage({ ownerId: p.id });
-    const quota = (await d.auth.repo.byId(p.id))?.quota_bytes ?? null;
+    const quota = (await d.auth.repo.byId(p, p.id))?.quota_bytes ?? null;
     ctx.body = {
       used_bytes: used.used_bytes,
       file_count: used.file_count,

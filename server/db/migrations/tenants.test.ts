@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { migrate } from '..';
+import { MIGRATIONS } from '.';
+import { TENANT_OWNED } from '../tenant-tables';
+
+const NOW = '2026-12-06T22:00:00.000Z';
+
+test('the tenants migration keeps every row as tenant 1’s, keys intact, names unique per tenant', () => {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  const before = MIGRATIONS.filter((m) => m.name < '20261206220000');
+  migrate(db, before);
+  db.prepare(`INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (7, 'Ann@x.test', 'ann', 'admin', ?, ?)`).run(NOW, NOW);
+  db.prepare(`INSERT INTO sessions (id, user_id, created_at, expires_at, last_seen_at) VALUES ('s1', 7, ?, ?, ?)`).run(NOW, NOW, NOW);
+  db.prepare(`INSERT INTO groups (id, name) VALUES (3, 'team')`).run();
+  db.prepare(`INSERT INTO user_groups (user_id, group_id) VALUES (7, 3)`).run();
+
+  assert.deepEqual(migrate(db, MIGRATIONS), ['20261206220000-tenants']);
+  assert.equal(db.pragma('foreign_keys', { simple: true }), 1, 'foreign keys are on again');
+  assert.deepEqual(db.prepare('SELECT id, slug, status FROM tenants').all(), [{ id: 1, slug: 'default', status: 'active' }]);
+  for (const t of TENANT_OWNED) {
+    const col = db.prepare(`SELECT "notnull", dflt_value FROM pragma_table_info(?) WHERE name = 'tenant_id'`).get(t) as
+      | { notnull: number; dflt_value: string }
+      | undefined;
+    assert.deepEqual(col, { notnull: 1, dflt_value: '1' }, `${t}.tenant_id`);
+  }
+  assert.deepEqual(db.prepare('SELECT id, email, tenant_id FROM users').all(), [{ id: 7, email: 'Ann@x.test', tenant_id: 1 }]);
+  assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
+
+  const add = db.prepare(`INSERT INTO users (email, username, role, created_at, updated_at, tenant_id) VALUES (?, ?, 'user', ?, ?, ?)`);
+  add.run('ann@X.test', 'ANN', NOW, NOW, 2);
+  assert.throws(() => add.run('ann@x.TEST', 'other', NOW, NOW, 1), /UNIQUE/, 'an e-mail stays unique (without case) inside a tenant');
+  assert.throws(() => add.run('other@x.test', 'Ann', NOW, NOW, 2), /UNIQUE/, 'so does a username');
+  db.prepare(`INSERT INTO groups (name, tenant_id) VALUES ('team', 2)`).run();
+
+  db.prepare('DELETE FROM users WHERE id = 7').run();
+  assert.equal((db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n, 0, 'the children still cascade from the rebuilt table');
+  assert.equal((db.prepare('SELECT count(*) AS n FROM user_groups').get() as { n: number }).n, 0);
+  db.close();
+});

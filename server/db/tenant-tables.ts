@@ -1,0 +1,88 @@
+/**
+ * Multi-tenant mode's tables (docs/tenants.md): which tables hold a tenant's data (`TENANT_OWNED`: every
+ * one carries `tenant_id`), and which of them are scoped so far (`SCOPED`: every statement over them
+ * filters by `tenant_id`, or sets it on insert). The run-time guard (tenant-guard.ts) and the static scan
+ * (test/architecture/tenant-scope.test.ts) read the same list; a cluster is scoped by moving its tables
+ * into `SCOPED` once its repositories and their callers pass a `TenantScope`.
+ */
+
+/** The tenant a statement is about; every repository method over a scoped table takes one first. */
+export interface TenantScope {
+  tenant_id: number;
+}
+
+/**
+ * Tenant 1, `default`: the only tenant of single-tenant mode. Passed where a door does not select a
+ * tenant yet (sign-in, a session or key token's first lookup: docs/tenants.md build step 2) and by system
+ * work that is tenant 1's; grep for it to find them.
+ */
+export const DEFAULT_TENANT: TenantScope = Object.freeze({ tenant_id: 1 });
+
+/** Tables scoped so far, cluster by cluster (docs/tenants.md, "Status"). */
+export const SCOPED = ['users', 'groups', 'user_groups', 'sessions', 'api_keys'] as const;
+
+/** Every table holding a tenant's rows (children reached through a parent carry the id too). */
+export const TENANT_OWNED = [
+  ...SCOPED,
+  'roles',
+  'user_permissions',
+  'oidc_pending',
+  'oidc_links',
+  'mfa_totp',
+  'mfa_recovery_codes',
+  'mfa_passkeys',
+  'mfa_challenges',
+  'ssh_keys',
+  'audit',
+  'ops',
+  'op_journal',
+  'outbox',
+  'notifications',
+  'webhook_deliveries',
+  'storages',
+  'storage_grants',
+  'nodes',
+  'node_removals',
+  'file_locks',
+  'text_extracts',
+  'storage_requests',
+  'storage_budgets',
+  'sync_runs',
+  'sync_errors',
+  'upload_sessions',
+  'upload_parts',
+  'shares',
+  'share_tombstones',
+  'link_streams',
+  'link_visitors',
+  'link_strikes',
+  'drop_submissions',
+  'drop_files',
+  'trash_items',
+  'versions',
+  'av_scans',
+  'dav_props',
+  'nfs_exports',
+  'docserver_saves',
+  'replica_targets',
+  'replica_rules',
+  'replica_failures',
+  'assistant_conversations',
+  'assistant_steps',
+  'assistant_prefs',
+  'app_plugins',
+  'app_plugin_kv',
+  'app_plugin_lock_tokens',
+  'app_plugin_wakeups',
+  'app_plugin_schedule_runs',
+  'app_plugin_licenses',
+  'vaults',
+  'encrypted_folders',
+  'encrypted_folder_keys',
+  'encrypted_thumbs',
+] as const;
+
+/** Row type of a scoped table: its tenant is always set (the guard refuses an insert without it). */
+export interface TenantRow {
+  tenant_id: number;
+}
