@@ -98,6 +98,26 @@ export class EncryptedRoots {
     return this.current().byId.get(id);
   }
 
+  /**
+   * The trash moved `from` (and every root at or below it) to `to` on the storage: the roots follow, so the
+   * trashed folder stays encrypted where it now is, a folder later made at the old path is plain, and a
+   * restore (the move back) makes it encrypted again. Nothing to do (no write) when no root is there.
+   */
+  async moved(storageId: number, from: string, to: string): Promise<void> {
+    const hit = this.below(storageId, from);
+    if (!hit.length) return;
+    await this.repo.place(hit.map((r) => ({ id: r.id, rel: to + r.rel.slice(from.length) })));
+    await this.changed();
+  }
+
+  /** `rel` (a trash slot being purged, or a folder deleted for good) is gone: the roots at or below it go too. */
+  async removed(storageId: number, rel: string): Promise<void> {
+    const hit = this.below(storageId, rel);
+    if (!hit.length) return;
+    await this.repo.drop(hit.map((r) => r.id));
+    await this.changed();
+  }
+
   /** Every encrypted folder `userId` is a member of. */
   of(userId: number): EncryptedRoot[] {
     return [...this.current().byId.values()].filter((r) => r.members.has(userId));

@@ -144,6 +144,8 @@ export function createCatalogue(o: CatalogueOptions) {
     blocked: async (id) => volumes?.blocked(id) ?? (await meter.blocked(id)),
   });
   volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
+  // Encrypted folders are checked from memory on every request (like locks): started by the composition root.
+  const roots = new EncryptedRoots(o.db, (m, e) => o.log.warn(m, e));
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, {
     demo: o.demo,
     warn: (m) => o.log.warn(m),
@@ -151,6 +153,8 @@ export function createCatalogue(o: CatalogueOptions) {
     ocrTurnedOn: o.ocrTurnedOn,
     // The first storage an installation ever gets is its default storage (where home folders go: files/homes.ts).
     firstStorage: (id) => o.db.meta.setIfAbsent(DEFAULT_STORAGE_META, String(id)),
+    // The storage's encrypted folders went with it (a cascade): the roots index must not keep them.
+    deleted: () => roots.changed(),
   });
   // A lock follows its node: a move or removal in a storage holding one re-reads the locks before the write answers.
   const followLocks = (storageId: number) => locks.treeChanged(storageId);
@@ -160,8 +164,6 @@ export function createCatalogue(o: CatalogueOptions) {
     moved: { ...o.hooks?.moved, locks: followLocks },
   });
   const appState = new AppStates(o.db, nodes, o.bus, nameOf);
-  // Encrypted folders are checked from memory on every request (like locks): started by the composition root.
-  const roots = new EncryptedRoots(o.db, (m, e) => o.log.warn(m, e));
   const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState, roots };
   const io: CatalogueIo = { drivers, gate, turns };
   return {

@@ -83,6 +83,8 @@ export class StoragesService {
       firstStorage?: (id: number) => Promise<unknown>;
       /** Told a storage's OCR was turned on: its scans already catalogued wait for reading (fulltext/indexer.ts). */
       ocrTurnedOn?: (id: number) => Promise<unknown>;
+      /** Told a storage was deleted (its rows went with it): the in-memory indexes of other tables read again. */
+      deleted?: (id: number) => Promise<unknown>;
     },
   ) {}
 
@@ -236,6 +238,7 @@ export class StoragesService {
       await this.syncer.stop(id);
       await this.pool.manager.remove(id);
       await this.repo.delete(id);
+      await this.opts.deleted?.(id);
       await this.bus.emit('audit', {
         action: 'storage.delete',
         actor: ctx.actor,

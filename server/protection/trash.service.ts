@@ -81,9 +81,12 @@ export class TrashService implements TrashPort {
     if (!moved) {
       if (o.permanentFallback === false) return { trashed: false, permanent: false, trashRel: '' };
       await this.ops.delete(p);
+      await this.cat.roots.removed(storageId, rel);
       await this.ops.removed(p, { actor, request: o.request, audit, meta: { permanent: true } });
       return { trashed: false, permanent: true, trashRel: '' };
     }
+    // Encrypted folders inside follow into the trash (docs/vault.md, "Boundaries").
+    await this.cat.roots.moved(storageId, rel, trashRel);
     const row = await this.repo.insert({
       storage_id: storageId,
       orig_path: rel,
@@ -125,9 +128,12 @@ export class TrashService implements TrashPort {
     if (await this.ops.statOrNull(at(row.orig_path))) throw new AppError('name_taken', { name: baseName(row.orig_path) });
     if (!(await this.ops.canMove(row.storage_id))) throw new AppError('unsupported', { reason: 'this storage cannot move' });
     if (parentRel(row.orig_path) !== '') await this.ops.mkdir(at(parentRel(row.orig_path)));
+    // Encrypted folders inside are encrypted at the old path before their bytes arrive there, never after.
+    await this.cat.roots.moved(row.storage_id, row.trash_rel, row.orig_path);
     try {
       await this.ops.move(at(row.trash_rel), row.orig_path, { overwrite: false });
     } catch (e) {
+      await this.cat.roots.moved(row.storage_id, row.orig_path, row.trash_rel);
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: baseName(row.orig_path) });
       throw e;
     }
@@ -149,6 +155,7 @@ export class TrashService implements TrashPort {
     } catch (e) {
       if (!(isAppError(e) && e.code === 'not_found')) throw e;
     }
+    await this.cat.roots.removed(row.storage_id, parentRel(row.trash_rel));
     await this.repo.remove(id);
   }
 

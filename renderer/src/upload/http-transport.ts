@@ -58,12 +58,12 @@ export const httpTransport: Transport = {
     await send('POST', '/api/files/upload', fd, {}, onProgress, signal);
   },
   init: (req, signal) => api<UploadSession>('/api/files/upload/init', { body: req, signal }),
-  async part(uploadId, part, body, url, onProgress, signal) {
+  async part(uploadId, part, body, url, onProgress, signal, sha256) {
     if (url) {
       const x = await send('PUT', url, body, {}, onProgress, signal, false);
       return x.getResponseHeader('ETag') ?? '';
     }
-    const sum = await sha256Hex(body);
+    const sum = sha256 ?? (await sha256Hex(body));
     const x = await send(
       'POST',
       withQuery('/api/files/upload/chunk', { upload_id: uploadId, part }),

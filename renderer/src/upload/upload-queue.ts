@@ -30,8 +30,16 @@ export interface Transport {
   /** Single-shot upload of a small file into `folder`; resolves when the server has written it. */
   simple(folder: string, file: FileLike, onProgress: (loaded: number) => void, signal: AbortSignal): Promise<void>;
   init(req: { path: string; size: number; mime: string; chunk_size: number }, signal: AbortSignal): Promise<UploadSession>;
-  /** Sends one part (to its presigned URL when given) and resolves with its ETag. */
-  part(uploadId: string, part: number, body: Blob, url: string | null, onProgress: (loaded: number) => void, signal: AbortSignal): Promise<string>;
+  /** Sends one part (to its presigned URL when given) and resolves with its ETag; `sha256` when the caller already hashed it. */
+  part(
+    uploadId: string,
+    part: number,
+    body: Blob,
+    url: string | null,
+    onProgress: (loaded: number) => void,
+    signal: AbortSignal,
+    sha256?: string,
+  ): Promise<string>;
   status(uploadId: string, signal: AbortSignal): Promise<UploadStatus>;
   finalize(uploadId: string, etags: { part: number; etag: string }[], signal: AbortSignal): Promise<void>;
   /** Best effort; failures are ignored by the queue. */
@@ -44,10 +52,15 @@ export interface Transport {
  */
 export interface UploadSource {
   size: number;
-  slice(start: number, end: number): Promise<Blob>;
+  slice(start: number, end: number): Promise<SourcePart>;
   /** The name the upload panel shows (the stored name may be ciphertext). */
   label: string;
 }
+
+/** A source's part: its bytes, or its bytes and their SHA-256 (computed where they were made, so they are not read back to hash them). */
+export type SourcePart = Blob | { body: Blob; sha256: string };
+
+const bodyOf = (p: SourcePart): Blob => (p instanceof Blob ? p : p.body);
 
 /** What survives a reload (localStorage in the app). */
 export interface PendingRecord {
@@ -337,7 +350,7 @@ export class UploadQueue {
   }
 
   private async runSimple(i: Item, signal: AbortSignal): Promise<void> {
-    const file = i.source ? new File([await i.source.slice(0, i.size)], baseOf(i.path), { type: 'application/octet-stream' }) : i.file!;
+    const file = i.source ? new File([bodyOf(await i.source.slice(0, i.size))], baseOf(i.path), { type: 'application/octet-stream' }) : i.file!;
     await this.transport.simple(
       i.folder,
       file,
@@ -382,7 +395,8 @@ export class UploadQueue {
     await pool(missing, PARALLEL_PARTS, async (p) => {
       const start = (p - 1) * i.chunkSize;
       const end = Math.min(i.size, start + i.chunkSize);
-      const body = i.source ? await i.source.slice(start, end) : i.file!.slice(start, end);
+      const got = i.source ? await i.source.slice(start, end) : i.file!.slice(start, end);
+      const body = bodyOf(got);
       const etag = await this.transport.part(
         i.uploadId!,
         p,
@@ -393,6 +407,7 @@ export class UploadQueue {
           this.changed();
         },
         signal,
+        got instanceof Blob ? undefined : got.sha256,
       );
       i.inflight.delete(p);
       i.parts.set(p, { etag, size: body.size });

@@ -16,6 +16,7 @@ import type { VaultFolder } from './vault-api';
 import { filterByName, type VaultEntry } from './vault-paths';
 import { folderOfPath, folderRing, forgetFolders, onLock, requestUnlock, useVault, vaultCrypto } from './vault-store';
 import { downloadRow, dropThumbs, NameTaken, thumbStored, uploadEncrypted, vaultThumb } from './vault-files';
+import { plainSize } from './vault-sizes';
 import type { Picked } from '../upload/drop';
 import { mimeOfName } from './media';
 import { isCancelled, vaultErrorText } from './vault-words';
@@ -143,6 +144,33 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     };
   }, [folder, keyring, path, t]);
 
+  // True sizes of the files (the listing has the padded ciphertext's), a few at a time; shown in batches as they come.
+  const [sizes, setSizes] = useState<Map<string, number>>(new Map());
+  useEffect(() => {
+    setSizes(new Map());
+    if (!folder || !keyring) return;
+    let live = true;
+    const got = new Map<string, number>();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const show = () => {
+      timer = null;
+      if (live) setSizes(new Map(got));
+    };
+    for (const e of raw) {
+      if (e.type !== 'file') continue;
+      const p = joinPath(path, e.name);
+      void plainSize(folder.id, p, e.size, e.modified).then((n) => {
+        if (n === null || !live) return;
+        got.set(p, n);
+        timer ??= setTimeout(show, 100);
+      });
+    }
+    return () => {
+      live = false;
+      if (timer) clearTimeout(timer);
+    };
+  }, [folder, keyring, raw, path]);
+
   const entries = useMemo((): Entry[] => {
     // Never a stored (encrypted) name as if it were a name: such rows wait for their folder's keys.
     if (!folder) return hasEncrypted ? raw.filter((e) => !(e as VaultEntry).encrypted || (e as VaultEntry).vault_folder_id) : raw;
@@ -159,6 +187,8 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
         // The list shows it under the name, so an unreadable row says why.
         snippet: plain === null ? t('vault.err.integrity') : undefined,
         cipher_name: e.name,
+        size: sizes.get(p) ?? e.size,
+        cipher_size: e.size,
         path: p,
         vault_folder: folder.id,
         mime: e.type === 'file' && plain ? mimeOfName(plain) : undefined,
@@ -168,7 +198,7 @@ export function useVaultFolder(path: string, raw: Entry[], sort: SortKey, dir: S
     }
     shownByPath.set(path, out);
     return out.sort(entryComparator(sort, dir));
-  }, [folder, hasEncrypted, keyring, raw, names, thumbs, path, sort, dir, t]);
+  }, [folder, hasEncrypted, keyring, raw, names, thumbs, sizes, path, sort, dir, t]);
 
   // Thumbnails of images, one at a time; each is asked once per file version, and again once one is stored.
   const [thumbTick, setThumbTick] = useState(0);

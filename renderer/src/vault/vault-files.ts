@@ -22,6 +22,7 @@ import { mimeOfName, thumbSize } from './media';
 import type { ShownEntry } from './use-vault-folder';
 import type { Translate } from '../i18n';
 import { vaultErrorText } from './vault-words';
+import { sealedParts } from './seal-pool';
 
 const THUMB_PX = 256;
 
@@ -82,27 +83,30 @@ export async function uploadEncrypted(folderId: number, dir: string, picked: Pic
   for (const f of picked.files) {
     const stored = await storedOf(f.rel);
     const enc = await c.encryptBlob(f.file, ring);
-    const key = uploads.add(dir, f.file, stored, {
-      size: enc.size,
-      label: f.rel,
-      slice: async (s, e) => new Blob([(await enc.slice(s, e)) as Uint8Array<ArrayBuffer>]),
+    const parts = sealedParts(f.file, enc);
+    const key = uploads.add(dir, f.file, stored, { size: enc.size, label: f.rel, slice: parts.slice });
+    whenOver(key, (state) => {
+      parts.close();
+      if (state === 'done' && mimeOfName(f.rel).startsWith('image/')) thumbAfterUpload(joinPath(dir, stored), f.file, ring);
     });
-    if (mimeOfName(f.rel).startsWith('image/')) thumbAfterUpload(key, joinPath(dir, stored), f.file, ring);
   }
 }
 
-/** Once the upload `key` is done, draws the image's thumbnail, encrypts it and stores it (best effort). */
-function thumbAfterUpload(key: string, path: string, image: Blob, ring: FolderKeyring): void {
+/** Calls `fn` once the upload `key` is done or cancelled (an upload that failed may still be resumed). */
+function whenOver(key: string, fn: (state: 'done' | 'cancelled') => void): void {
   const off = uploads.subscribe(() => {
     const state = uploads.list().find((u) => u.key === key)?.state;
-    if (state !== 'done' && state !== 'cancelled' && state !== 'error') return;
+    if (state !== 'done' && state !== 'cancelled') return;
     off();
-    if (state === 'done')
-      // Best effort: a file without a thumbnail shows its type icon.
-      void makeThumb(image, ring)
-        .then((bytes) => bytes && putThumb(path, bytes).then(() => forgetThumb(path)))
-        .catch(() => {});
+    fn(state);
   });
+}
+
+/** Draws an uploaded image's thumbnail, encrypts it and stores it (best effort: a file without one shows its type icon). */
+function thumbAfterUpload(path: string, image: Blob, ring: FolderKeyring): void {
+  void makeThumb(image, ring)
+    .then((bytes) => bytes && putThumb(path, bytes).then(() => forgetThumb(path)))
+    .catch(() => {});
 }
 
 /** A 256 px WebP of `image`, encrypted as its own small FDV1 file; null where the browser cannot draw it. */

@@ -10,6 +10,8 @@ export type VaultEntry = Entry & {
   vault_folder_id?: number;
   /** The stored (encrypted) name, when `name` holds the decrypted one. */
   cipher_name?: string;
+  /** The stored (ciphertext) size, when `size` holds the true one. */
+  cipher_size?: number;
   /** The name did not decrypt: `name` is a placeholder and the row shows the integrity error. */
   unreadable?: boolean;
 };

@@ -9,6 +9,7 @@ export { createVault, unlockVault, unlockWithRecovery, rewrapPrivateKey, type Va
 export { newFolderKey, folderKeyFrom, wrapFolderKey, unwrapFolderKey, FolderKeyring, type FolderKey } from './folder-keys';
 export { encryptName, decryptName, isEncryptedName } from './names';
 export { cipherSize, paddedSize, HEADER_BYTES } from './padding';
-export { encryptBlob, type EncryptedBlob } from './encrypt';
+export { encryptBlob, resumeBlob, type EncryptedBlob } from './encrypt';
+export { plainSizeOf, SIZE_HEAD_BYTES } from './plain-size';
 export { decryptStream, decryptBlob, contentKeyOf, type ContentKeySource } from './decrypt';
 export { linkFragment, parseLinkFragment } from './links';
