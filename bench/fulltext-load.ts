@@ -68,10 +68,11 @@ try {
   const docs = join(t.dir, 'docs');
   mkdirSync(docs);
   for (const part of ['pdf', 'office']) spawnSync('cp', ['-r', join(root, part), docs]);
-  // Paused before the storage's sync queues its files: extraction starts only in `indexing` phases.
-  s.server.pause(true);
+  // Paused once the storage's sync has queued its files: extraction runs only in `indexing` phases.
   await addStorage(s, token, 'Docs', docs);
   const repo = new TextExtractsRepo(s.server.db);
+  while ((await repo.counts()).pending < 100) await sleep(20);
+  s.server.pause(true);
   const headers = { authorization: `Bearer ${token}` };
   const page = `
 math.randomseed(os.time())
@@ -86,7 +87,9 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Bench/bi
       const done0 = (await repo.counts()).done;
       const lag = monitorEventLoopDelay({ resolution: 5 });
       lag.enable();
-      const list = await wrk(s.url, { connections: 8, seconds: SECONDS, headers, script: page, timeoutS: 30 });
+      const ask = () => wrk(s.url, { connections: 8, seconds: SECONDS, headers, script: page, timeoutS: 30 });
+      // wrk has died without a summary twice at load 13+: once more before giving up.
+      const list = await ask().catch(ask);
       const up = await uploads(s, token, SECONDS, `${mode}${run}`);
       lag.disable();
       const extracted = (await repo.counts()).done - done0;

@@ -1,12 +1,12 @@
 /**
  * The outside programs extraction runs (pdftotext, Tesseract, poppler's renderers, ffprobe, catdoc,
- * LibreOffice): found on PATH once, run at low priority from the launcher thread (launch.ts) and, where util-linux's `prlimit`
+ * LibreOffice): found on PATH once, run at low priority (lib/run-tool.ts) and, where util-linux's `prlimit`
  * exists, bounded in address space, so a decompression bomb or a giant picture ends in a failure with a
  * reason, not in the service. Time is the caller's signal; output is cut at the caller's byte bound.
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { launchTool } from './launch';
+import { runToolOutput } from '../lib/run-tool';
 import { ExtractError } from './errors';
 
 /** A tool's address space at most (Linux, with prlimit). */
@@ -55,10 +55,11 @@ export async function runBounded(tool: string, args: string[], o: BoundedOptions
   const bin = onPath(tool);
   if (!bin) throw new ExtractError(`${tool} is not installed (Debian: ${PACKAGES[tool] ?? 'poppler-utils'})`, o.skipWhenMissing ? { skip: true } : undefined);
   const prlimit = process.platform === 'linux' ? onPath('prlimit') : null;
-  // Started from the launcher thread (launch.ts): a spawn on the event loop waits there for the child's exec.
-  const run = { signal: o.signal, maxBytes: o.maxBytes, env: o.env ?? process.env };
+  const run = { signal: o.signal, maxBytes: o.maxBytes, env: o.env };
   try {
-    return prlimit ? await launchTool(prlimit, [`--as=${MAX_MEMORY_BYTES}`, ...(o.limits ?? []), '--', bin, ...args], run) : await launchTool(bin, args, run);
+    return prlimit
+      ? await runToolOutput(prlimit, [`--as=${MAX_MEMORY_BYTES}`, ...(o.limits ?? []), '--', bin, ...args], run)
+      : await runToolOutput(bin, args, run);
   } catch (e) {
     if (o.signal.aborted) throw e;
     throw ExtractError.from(e, `${tool} failed`);
