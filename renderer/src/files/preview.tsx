@@ -24,7 +24,7 @@ import type { OpenRule } from '../apps/apps-api';
 import { FileInfo } from './file-info';
 import { shownRow } from '../vault/vault-names';
 import { useDecrypted } from '../vault/use-decrypted';
-import { downloadRow } from '../vault/vault-files';
+import { downloadRow } from '../vault/vault-download';
 
 const TEXT_MAX = 1024 * 1024;
 // markdown-it is loaded only when a Markdown file is previewed.

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { useI18n } from '../i18n';
 import type { ShownEntry } from './use-vault-folder';
-import { decryptedFile } from './vault-files';
+import { decryptedFile } from './vault-download';
 import { vaultErrorText } from './vault-words';
 
 export interface Decrypted {
