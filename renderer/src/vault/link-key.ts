@@ -19,7 +19,7 @@ export async function linkKeyOf(path: string): Promise<string> {
 }
 
 /** The first `n` bytes of a body; a server that ignored the range is cut off there. */
-async function head(res: Response, n: number): Promise<Uint8Array<ArrayBuffer>> {
+export async function head(res: Response, n: number): Promise<Uint8Array<ArrayBuffer>> {
   const out = new Uint8Array(new ArrayBuffer(n));
   let got = 0;
   const reader = res.body!.getReader();
