@@ -38,6 +38,17 @@ test('the whole file in one fetch, with the true size known before its bytes', a
   assert.deepEqual(asked, [null]);
 });
 
+test('a whole file whose padding fills its last chunks: those are read and verified too', async () => {
+  // padmé rounds 64 MiB + 9 up to 66 MiB: the last two chunks hold padding only.
+  const plain = new Uint8Array(64 * MiB + 1).map((_, i) => i * 7);
+  const { file, cipher } = await served(plain);
+  const f = file();
+  const got = await read(await f.whole(() => {}));
+  assert.equal(got.length, plain.length);
+  assert.deepEqual(got, plain);
+  assert.equal(f.fetched, cipher.length);
+});
+
 test('ranges fetch only the chunks they cover, and give exactly the bytes asked for', async () => {
   const plain = pseudoRandom(9 * MiB + 4567, 3);
   const { file, asked } = await served(plain);

@@ -125,10 +125,12 @@ export class SealedFile {
 
   /**
    * Decrypts chunks `from`.. (up to the chunk holding `want.end`) off `reader` and answers `want`'s bytes
-   * of them; chunk 0 comes from memory when `want` starts there. `toEnd`: the body must end right after.
+   * of them; chunk 0 comes from memory when `want` starts there. `toEnd`: every chunk to the file's last
+   * (padding alone may fill the last few: they are verified too, the final one sealed as final, so a
+   * truncated file fails), and the body must end right after.
    */
   #stream(reader: BodyReader | null, from: number, want: ByteRange, toEnd: boolean, onEnd: (error?: unknown) => void): ReadableStream<Uint8Array> {
-    const last = chunkOf(want.end);
+    const last = toEnd ? this.chunks - 1 : chunkOf(want.end);
     let next = from; // the next chunk to read
     let shown = chunkOf(want.start) === 0 ? 0 : from; // the next chunk to hand out
     const inFlight: Promise<Bytes>[] = [];

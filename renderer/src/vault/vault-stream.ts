@@ -98,12 +98,12 @@ export async function streamDownload(source: Omit<StreamSource, 'mode'>): Promis
   const frame = Object.assign(document.createElement('iframe'), { hidden: true, src: `${SCOPE}${h.id}/${encodeURIComponent(source.name)}` });
   frame.setAttribute('aria-hidden', 'true');
   document.body.append(frame);
+  // The frame stays (one hidden frame per download until the page goes): the page cannot know when the
+  // download manager has written the last bytes, and removing the frame before then may cancel it.
   try {
     await h.finished;
   } finally {
     stop();
-    // The download manager has the response by now; the frame only held the navigation.
-    setTimeout(() => frame.remove(), 5000);
   }
 }
 
