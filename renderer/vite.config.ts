@@ -19,12 +19,17 @@ export default defineConfig({
     // The Mermaid renderer is a page of its own, shown in a sandboxed frame (files/mermaid/);
     // the public page of an app link is another (apps/public/, served at /s/{token} for app links);
     // vault-link.html only carries the decrypting script of an encrypted file's link page (src/vault-link/).
+    // The vault's stream worker keeps one unhashed address inside the scope it serves (/vault-stream/).
     rollupOptions: {
       input: {
         index: `${root}index.html`,
         'mermaid-frame': `${root}mermaid-frame.html`,
         'app-page': `${root}app-page.html`,
         'vault-link': `${root}vault-link.html`,
+        'vault-stream/sw': `${root}src/vault-sw/sw.ts`,
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'vault-stream/sw' ? 'vault-stream/sw.js' : 'assets/[name]-[hash].js'),
       },
     },
   },

@@ -24,7 +24,7 @@ import type { OpenRule } from '../apps/apps-api';
 import { FileInfo } from './file-info';
 import { shownRow } from '../vault/vault-names';
 import { useDecrypted } from '../vault/use-decrypted';
-import { downloadRow } from '../vault/vault-files';
+import { downloadRow } from '../vault/vault-download';
 
 const TEXT_MAX = 1024 * 1024;
 // markdown-it is loaded only when a Markdown file is previewed.
@@ -92,7 +92,8 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onOpenWith, onClo
               {plain.error}
             </p>
           )}
-          {vaultRow && !plain.blob && !plain.error && <p aria-busy="true">{t('vault.decrypting')}</p>}
+          {vaultRow && !plain.blob && !plain.frame && !plain.error && <p aria-busy="true">{t('vault.decrypting')}</p>}
+          {plain.frame && <iframe className="vault-player" src={plain.frame} title={entry.name} allow="autoplay; fullscreen" data-testid="vault-player" />}
           {shownNative && kind === 'image' && <img src={src} alt={entry.name} />}
           {shownNative && kind === 'video' && <video src={src} controls autoPlay aria-label={entry.name} />}
           {shownNative && kind === 'audio' && <audio src={src} controls autoPlay aria-label={entry.name} />}

@@ -7,12 +7,18 @@
  * PIN, caps, expiry and rate limits apply), decrypts it here, and offers Save
  * and a preview. Nothing is shown unless every chunk verified: a wrong key or
  * changed bytes end in the integrity sentence and the bytes are dropped.
+ * A file the page cannot preview is not fetched on opening: its Save button
+ * hands the key to the vault's stream worker (vault/vault-stream.ts), which
+ * fetches the download URL once and decrypts it into the browser's download
+ * as it arrives; a failed check fails that download. Without the worker
+ * (not a secure context) such a file is decrypted here first, as previews are.
  * On the PIN form of such a link it only keeps the fragment across the form's
  * round trip. Strings come already translated in `data-strings`; every text
  * goes in with textContent.
  */
 import { decryptStream, parseLinkFragment, VaultError } from '../vault/crypto';
 import { splitLinkHash } from '../vault/link-fragment';
+import { canStream, StreamUnavailable, streamDownload } from '../vault/vault-stream';
 import { previewKind, previewType } from './kinds';
 
 type Key = 'missing' | 'incomplete' | 'integrity' | 'failed' | 'decrypting' | 'save' | 'size' | 'untitled' | 'in_browser' | 'insecure';
@@ -84,6 +90,7 @@ async function open(root: HTMLElement, T: Strings): Promise<void> {
   if (!globalThis.crypto?.subtle) return fail(T.insecure);
 
   const total = Number(root.dataset.size);
+  if (!previewKind(name) && canStream()) return offerStream(root.dataset.download!, total, contentKey, trueName || 'file', { msg, content, fail, T });
   let got = 0;
   const show = () => {
     const pct = total > 0 ? Math.min(100, Math.floor((got * 100) / total)) : 0;
@@ -134,6 +141,46 @@ async function open(root: HTMLElement, T: Strings): Promise<void> {
   save.id = 'vault-link-save';
   content.append(el('p', { className: 'nav' }, save));
   await preview(content, name, blob, url);
+}
+
+/**
+ * Save for a file without a preview: one fetch of the download URL, by the stream worker, when clicked
+ * (so a capped link counts this visit's one download then, and only once: the button goes away).
+ */
+function offerStream(
+  download: string,
+  total: number,
+  contentKey: Uint8Array,
+  name: string,
+  ui: { msg: HTMLElement; content: HTMLElement; fail: (text: string) => void; T: Strings },
+): void {
+  const { msg, content, fail, T } = ui;
+  document.querySelector('#vault-link .bar')?.remove();
+  msg.textContent = '';
+  const save = el('button', { className: 'btn', type: 'button', textContent: T.save });
+  save.id = 'vault-link-save';
+  content.append(el('p', { className: 'nav' }, save));
+  content.dataset.preview = 'none';
+  save.addEventListener('click', () => {
+    save.remove();
+    msg.textContent = T.decrypting.replace(/\s*%?\{pct\}%?/, '');
+    const source = {
+      url: download,
+      headers: {},
+      credentials: 'omit' as const,
+      cipherTotal: total,
+      contentKey: contentKey.slice().buffer,
+      name,
+      type: 'application/octet-stream',
+    };
+    streamDownload(source).then(
+      () => (msg.textContent = T.in_browser),
+      (e) => {
+        if (e instanceof StreamUnavailable) return location.reload();
+        fail(e instanceof VaultError ? T.integrity : T.failed.replace('{reason}', String((e as Error).message)));
+      },
+    );
+  });
 }
 
 async function preview(into: HTMLElement, name: string, blob: Blob, url: string): Promise<void> {

@@ -3,13 +3,9 @@
  * before they are sent, uploads through the ordinary upload queue with the
  * ciphertext as their byte source, downloads and previews decrypted from the
  * raw route's stream, thumbnails drawn here and stored encrypted.
- *
- * Downloads: the body is decrypted as it arrives (decryptStream holds about two
- * 1 MiB chunks) into Blob pieces, which Chromium moves to disk when they grow
- * large, so memory stays bounded; the file is offered for saving only once
- * every chunk verified, so a tampered file saves nothing.
+ * Downloads and previews are in vault-download.ts.
  */
-import { fetchSigned, toApiError } from '../api/client';
+import { fetchSigned } from '../api/client';
 import { joinPath } from '../lib/ui-path';
 import * as files from '../files/file-api';
 import { uploads } from '../upload/uploads';
@@ -19,9 +15,6 @@ import { putThumb, thumbUrl } from './vault-api';
 import { folderRing, vaultCrypto } from './vault-store';
 import { segments, takenBy, type VaultEntry } from './vault-paths';
 import { mimeOfName, thumbSize } from './media';
-import type { ShownEntry } from './use-vault-folder';
-import type { Translate } from '../i18n';
-import { vaultErrorText } from './vault-words';
 import { sealedParts } from './seal-pool';
 
 const THUMB_PX = 256;
@@ -154,35 +147,3 @@ export function dropThumbs(): void {
   for (const p of thumbs.values()) void p.then((u) => u && URL.revokeObjectURL(u));
   thumbs.clear();
 }
-
-/** The decrypted bytes of the row `e` (its stored path, decrypted name and ciphertext size), typed by its name; rejects with VaultError('integrity') on any tampering. */
-export async function decryptedFile(folderId: number, e: VaultEntry, signal?: AbortSignal): Promise<Blob> {
-  const [ring, c] = await Promise.all([folderRing(folderId), vaultCrypto()]);
-  const r = await fetchSigned(files.rawUrl(e.path!, false), { signal });
-  if (!r.ok || !r.body) throw await toApiError(r);
-  const length = Number(r.headers.get('Content-Length'));
-  const reader = r.body.pipeThrough(c.decryptStream(ring, length > 0 ? length : e.size)).getReader();
-  // Each piece is copied into a Blob at once (Chromium keeps large blobs on disk), so memory stays at a few chunks.
-  const parts: Blob[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(new Blob([value as Uint8Array<ArrayBuffer>]));
-  }
-  return new Blob(parts, { type: mimeOfName(e.name) });
-}
-
-/** Decrypts the row `e` and saves it under its decrypted name. */
-export async function downloadDecrypted(folderId: number, e: VaultEntry): Promise<void> {
-  const url = URL.createObjectURL(await decryptedFile(folderId, e));
-  // A plain link click: the bytes are already here (a paired device's signed fetch does not apply to them).
-  const a = Object.assign(document.createElement('a'), { href: url, download: e.name });
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
-/** Download of a row the vault shows, its failure in the reader's words (an integrity error says so, never saves bytes). */
-export const downloadRow = (row: ShownEntry, t: Translate): Promise<void> =>
-  downloadDecrypted(row.vault_folder, row).catch((e) => {
-    throw new Error(vaultErrorText(e, t));
-  });

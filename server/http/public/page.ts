@@ -96,7 +96,7 @@ export function sendPage(ctx: Ctx, o: PageOptions): void {
   publicHeaders(ctx);
   ctx.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'${o.blobs ? ' blob:' : ''}; ${o.blobs ? 'frame-src blob:; ' : ''}` +
+    `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'${o.blobs ? ' blob:' : ''}; ${o.blobs ? "frame-src 'self' blob:; worker-src 'self'; " : ''}` +
       `connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
   );
   ctx.set('Cache-Control', 'no-store');

@@ -1,0 +1,121 @@
+/**
+ * The page's side of the vault's stream worker (src/vault-sw/sw.ts; docs/vault.md, "Streaming"): hands
+ * it one file's content key under a random one-time id and points a hidden frame (a download) or a
+ * player frame (media) at /vault-stream/<id>/…. Used by the Files page and the public link page; where
+ * service workers are unavailable (`canStream()` false: not a secure context, or a browser without them)
+ * the callers keep decrypting into a Blob in the page.
+ */
+import { VaultError } from './crypto/errors';
+import type { StreamSource, ToWorker, WorkerNews } from '../vault-sw/protocol';
+
+const SCOPE = '/vault-stream/';
+/** A ping this often keeps the worker (and the file it holds for this page) from being stopped as idle. */
+const KEEP_MS = 10_000;
+
+export const canStream = (): boolean => globalThis.isSecureContext === true && 'serviceWorker' in navigator;
+
+/** The worker could not be registered (blocked by a policy, or a browser setting): the callers fall back to a Blob. */
+export class StreamUnavailable extends Error {}
+
+let active: Promise<ServiceWorker> | undefined;
+
+/** The activated worker, registered on first use (its script lives in its scope, so no header is needed). */
+function worker(): Promise<ServiceWorker> {
+  active ??= (async () => {
+    const reg = await navigator.serviceWorker
+      .register(`${SCOPE}sw.js`, { scope: SCOPE, type: 'module', updateViaCache: 'none' })
+      .catch((e: Error) => Promise.reject(new StreamUnavailable(e.message)));
+    const w = reg.active ?? reg.waiting ?? reg.installing;
+    if (!w) throw new StreamUnavailable('The stream worker did not start');
+    if (w.state !== 'activated')
+      await new Promise<void>((resolve, reject) =>
+        w.addEventListener('statechange', () => {
+          if (w.state === 'activated') resolve();
+          else if (w.state === 'redundant') reject(new StreamUnavailable('The stream worker did not start'));
+        }),
+      );
+    return reg.active ?? w;
+  })();
+  active.catch(() => (active = undefined));
+  return active;
+}
+
+const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(18)), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** A failure the worker reported, as the callers' error types (an integrity failure stays a VaultError). */
+function failureOf(news: Extract<WorkerNews, { type: 'error' }>): Error {
+  if (news.code === 'integrity') return new VaultError('integrity');
+  return new Error(news.message);
+}
+
+interface Handed {
+  id: string;
+  w: ServiceWorker;
+  /** Resolves on the worker's `done`, rejects on its error. */
+  finished: Promise<void>;
+  keep(): () => void;
+}
+
+/** Gives the worker `source` under a new id; answers once it holds it. */
+async function hand(source: StreamSource): Promise<Handed> {
+  const w = await worker();
+  const id = newId();
+  const ch = new MessageChannel();
+  let added!: () => void;
+  let refused!: (e: Error) => void;
+  const ready = new Promise<void>((res, rej) => ([added, refused] = [res, rej]));
+  let finish!: () => void;
+  let fail!: (e: Error) => void;
+  const finished = new Promise<void>((res, rej) => ([finish, fail] = [res, rej]));
+  finished.catch(() => {});
+  ch.port1.onmessage = (ev: MessageEvent<WorkerNews>) => {
+    const news = ev.data;
+    if (news.type === 'added') added();
+    else if (news.type === 'done') finish();
+    else {
+      refused(failureOf(news));
+      fail(failureOf(news));
+    }
+  };
+  const msg: ToWorker = { type: 'add', id, source };
+  w.postMessage(msg, [ch.port2, source.contentKey]);
+  await ready;
+  const keep = () => {
+    const t = setInterval(() => w.postMessage({ type: 'keep', id } satisfies ToWorker), KEEP_MS);
+    return () => clearInterval(t);
+  };
+  return { id, w, finished, keep };
+}
+
+/**
+ * Saves the decrypted file through the worker: Chromium's download manager writes it to disk as the
+ * worker decrypts. Resolves when the last byte left the worker; rejects with `VaultError('integrity')`
+ * (the download then fails in the browser, never completes with bytes that did not verify).
+ */
+export async function streamDownload(source: Omit<StreamSource, 'mode'>): Promise<void> {
+  const h = await hand({ ...source, mode: 'download' });
+  const stop = h.keep();
+  const frame = Object.assign(document.createElement('iframe'), { hidden: true, src: `${SCOPE}${h.id}/${encodeURIComponent(source.name)}` });
+  frame.setAttribute('aria-hidden', 'true');
+  document.body.append(frame);
+  // The frame stays (one hidden frame per download until the page goes): the page cannot know when the
+  // download manager has written the last bytes, and removing the frame before then may cancel it.
+  try {
+    await h.finished;
+  } finally {
+    stop();
+  }
+}
+
+/** A player page for a media file, decrypted by ranges as it plays and seeks; `close` forgets the file. */
+export async function streamMedia(source: Omit<StreamSource, 'mode'>): Promise<{ url: string; close(): void }> {
+  const h = await hand({ ...source, mode: 'media' });
+  const stop = h.keep();
+  return {
+    url: `${SCOPE}${h.id}/player`,
+    close() {
+      stop();
+      h.w.postMessage({ type: 'forget', id: h.id } satisfies ToWorker);
+    },
+  };
+}
