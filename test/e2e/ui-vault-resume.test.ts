@@ -106,15 +106,26 @@ describe('web UI: an encrypted upload resumed after a reload', { skip, timeout: 
     const row = page.getByTestId('uploads').locator('li[data-state=needs_file]');
     await row.getByText('Encrypted file').waitFor({ timeout: 30_000 });
     const pick = (file: string) => row.locator('input[type=file]').setInputFiles(file);
+    // Each refusal is a new alert (a pick clears the last one first): counted as they appear.
+    await page.evaluate(() => {
+      const w = window as unknown as { refusals: number };
+      w.refusals = 0;
+      new MutationObserver((list) => {
+        for (const m of list) for (const n of m.addedNodes) if (n instanceof HTMLElement && n.matches('[role=alert]')) w.refusals++;
+      }).observe(document.querySelector('[data-testid=uploads]')!, { childList: true, subtree: true });
+    });
+    const refusals = (n: number) => page.waitForFunction((k) => (window as unknown as { refusals: number }).refusals === k, n, { timeout: 60_000 });
 
     // Another file: the unlock dialog asks first (a reload forgot the keys), then the panel refuses it.
     await pick(join(work, 'other.bin'));
     await unlockWith(page, PASSPHRASE);
     const refusal = row.getByRole('alert').filter({ hasText: 'This is not the file this upload was started with' });
     await refusal.waitFor({ timeout: 60_000 });
+    await refusals(1);
     await shot(page, 'ui-vault-resume-refused');
     await pick(join(work, 'elsewhere', 'holiday.bin'));
-    await refusal.waitFor({ timeout: 60_000 });
+    await refusals(2);
+    await refusal.waitFor();
     assert.deepEqual(sent, [], 'nothing sent for a refused file');
     assert.equal(await row.count(), 1, 'still waiting for its file');
 
