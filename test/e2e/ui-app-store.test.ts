@@ -42,7 +42,7 @@ async function refresh(page: Page, status: number): Promise<void> {
   assert.equal(answer.status(), status);
 }
 
-describe('the app store in the browser', { skip, timeout: 120_000 }, () => {
+describe('the app store in the browser', { skip, timeout: 300_000 }, () => {
   let srv: RunningServer;
   let browser: Browser;
   let site: string;

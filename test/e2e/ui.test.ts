@@ -21,7 +21,7 @@ const skip = needTool('chromium', 'chromium') ?? undefined;
 const realErrors = (errors: string[]) =>
   errors.filter((e) => !/Failed to load resource: (the server responded with a status of (401|404|501)|net::ERR_INTERNET_DISCONNECTED)/.test(e));
 
-describe('web UI', { skip, timeout: 180_000 }, () => {
+describe('web UI', { skip, timeout: 600_000 }, () => {
   let srv: RunningServer;
   let browser: Browser;
   let ctx: BrowserContext;
