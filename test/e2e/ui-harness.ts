@@ -4,6 +4,7 @@
  * port 0 with its own data dir (stopped by PID), and a headless Debian Chromium
  * that records console errors and saves screenshots as test artifacts.
  */
+import { after, before } from 'node:test';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,6 +113,25 @@ export async function signedInPage(
   await signIn(page, base, who);
   errors.length = 0; // the signed-out first load's session probe answers 401
   return { ctx, page, errors };
+}
+
+/**
+ * A suite's server, browser and signed-in admin page, started in `before` and closed in `after`: the
+ * returned object's fields are set once `before` has run.
+ */
+export function signedInSuite(opts: BrowserContextOptions = {}): { srv: RunningServer; browser: Browser; ctx: BrowserContext; page: Page; errors: string[] } {
+  const s = {} as ReturnType<typeof signedInSuite>;
+  before(async () => {
+    ensureRendererBuilt();
+    s.srv = await startServer();
+    s.browser = await launchBrowser();
+    Object.assign(s, await signedInPage(s.browser, s.srv.url, undefined, opts));
+  });
+  after(async () => {
+    await s.browser?.close();
+    await s.srv?.stop();
+  });
+  return s;
 }
 
 /** JSON API calls with a bearer token (read when called, so a suite may sign in later). */

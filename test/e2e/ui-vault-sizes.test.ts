@@ -3,39 +3,25 @@
  * its first 102 bytes with a ranged GET and decrypted in the page, not the padded ciphertext's length the
  * server lists; against a real server in Debian's Chromium.
  */
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
 import { formatBytes } from '../../renderer/src/lib/format';
 import { cipherSize } from '../../renderer/src/vault/crypto/padding';
-import { ensureRendererBuilt, fileRow, launchBrowser, signedInPage, startServer, type RunningServer } from './ui-harness';
+import { fileRow, signedInSuite } from './ui-harness';
 import { confirmRecoveryKey, createVault, newEncryptedFolder, upload, uploadsDone } from './ui-vault-helpers';
 
 const skip = needTool('chromium', 'chromium') ?? undefined;
 const SIZES = { 'tiny.txt': 100, 'letter.txt': 50_000, 'scan.bin': 2_100_000 };
 
 describe('web UI: true sizes in an encrypted folder', { skip, timeout: 300_000 }, () => {
-  let srv: RunningServer;
-  let browser: Browser;
-  let page: Page;
-  let errors: string[];
-
-  before(async () => {
-    ensureRendererBuilt();
-    srv = await startServer();
-    browser = await launchBrowser();
-    ({ page, errors } = await signedInPage(browser, srv.url));
-  });
-  after(async () => {
-    await browser?.close();
-    await srv?.stop();
-  });
+  const s = signedInSuite();
 
   test('each file shows its plaintext size, not its padded ciphertext size', async () => {
+    const { srv, page, errors } = s;
     const work = join(srv.dataDir, '..', 'work');
     mkdirSync(work, { recursive: true });
     for (const [name, size] of Object.entries(SIZES)) writeFileSync(join(work, name), randomBytes(size));
