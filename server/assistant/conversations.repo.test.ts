@@ -24,7 +24,8 @@ test('conversations on db.async: per person, history saved whole, deleted one or
   const one = await repo.create(kai, 'First');
   const two = await repo.create(kai, 'Second');
   await repo.create(viv, 'Hers');
-  assert.deepEqual(await repo.get(kai, one.id), one);
+  // Rows carry their tenant (tenant 1 in single-tenant mode; docs/tenants.md).
+  assert.deepEqual(await repo.get(kai, one.id), { ...one, tenant_id: 1 });
   assert.equal(await repo.get(viv, one.id), undefined, 'another person’s conversation reads as missing');
   await repo.saveMessages(one.id, [{ role: 'user', content: 'hello' }]);
   const saved = await repo.get(kai, one.id);
@@ -53,7 +54,7 @@ test('steps: the waiting one, in order, by id; a decision or an undo raced by se
     result: 'ok',
   });
   const waiting = await repo.addStep({ conversation_id: c.id, tool_call_id: 'c2', tool: 'delete', input: { path: '/Files/b' }, status: 'pending' });
-  assert.deepEqual(await repo.step(c.id, done.id), done);
+  assert.deepEqual(await repo.step(c.id, done.id), { ...done, tenant_id: 1 });
   assert.equal(await repo.step('conv_other', done.id), undefined);
   assert.equal((await repo.pending(c.id))?.id, waiting.id);
   assert.deepEqual(

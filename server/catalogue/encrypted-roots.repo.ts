@@ -1,7 +1,7 @@
 /**
  * Reads the encrypted folders and their members for the roots index (encrypted-roots.ts), in one go:
- * encrypted folders are few. The tables are the vault module's (it writes them); the catalogue writes only
- * where a root goes when the trash moves it (`place`) and forgets a root purged from the trash (`drop`).
+ * encrypted folders are few. The tables are the vault module's (it writes them, also where a root goes
+ * when the trash moves it, through the `RootsWriter` it gives encrypted-roots.ts).
  */
 import type { Db } from '../db';
 
@@ -30,19 +30,4 @@ export class EncryptedRootsRepo {
     });
   }
 
-  /** Sets where each root now is (`rel` by id), as one unit. */
-  place(moves: Array<{ id: number; rel: string }>): Promise<void> {
-    const k = this.db.k;
-    return this.db.async.unit(function* (t) {
-      for (const m of moves) yield* t.run(k.updateTable('encrypted_folders').set({ rel: m.rel }).where('id', '=', m.id));
-    });
-  }
-
-  /** Deletes encrypted folders (their keys go with them). */
-  drop(ids: number[]): Promise<void> {
-    const k = this.db.k;
-    return this.db.async.unit(function* (t) {
-      if (ids.length) yield* t.run(k.deleteFrom('encrypted_folders').where('id', 'in', ids));
-    });
-  }
 }

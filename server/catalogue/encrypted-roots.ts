@@ -35,6 +35,15 @@ interface Copy {
   at: number;
 }
 
+/**
+ * The vault module's writes the trash needs (it owns the tables, server/db/owners.ts): where roots now are,
+ * and roots gone for good. Given once at composition (`useWriter`), as the vault is made after the catalogue.
+ */
+export interface RootsWriter {
+  place(moves: Array<{ id: number; rel: string }>): Promise<void>;
+  drop(ids: number[]): Promise<void>;
+}
+
 const empty = (): Copy => ({ byStorage: new Map(), byId: new Map(), grants: new Map(), at: Date.now() });
 
 export class EncryptedRoots {
@@ -45,12 +54,23 @@ export class EncryptedRoots {
   private started = 0;
   private applied = 0;
   private refreshing = false;
+  private writer: RootsWriter | null = null;
 
   constructor(
     db: Db,
     private log: (msg: string, err?: unknown) => void,
   ) {
     this.repo = new EncryptedRootsRepo(db);
+  }
+
+  /** The vault module's writer (see RootsWriter). */
+  useWriter(w: RootsWriter): void {
+    this.writer = w;
+  }
+
+  private written(): RootsWriter {
+    if (!this.writer) throw new Error('encrypted roots: no writer (the vault module gives it at composition)');
+    return this.writer;
   }
 
   /** Reads the roots; awaited before the first request (serving without them would open encrypted folders). */
@@ -106,7 +126,7 @@ export class EncryptedRoots {
   async moved(storageId: number, from: string, to: string): Promise<void> {
     const hit = this.below(storageId, from);
     if (!hit.length) return;
-    await this.repo.place(hit.map((r) => ({ id: r.id, rel: to + r.rel.slice(from.length) })));
+    await this.written().place(hit.map((r) => ({ id: r.id, rel: to + r.rel.slice(from.length) })));
     await this.changed();
   }
 
@@ -114,7 +134,7 @@ export class EncryptedRoots {
   async removed(storageId: number, rel: string): Promise<void> {
     const hit = this.below(storageId, rel);
     if (!hit.length) return;
-    await this.repo.drop(hit.map((r) => r.id));
+    await this.written().drop(hit.map((r) => r.id));
     await this.changed();
   }
 

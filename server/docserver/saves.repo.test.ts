@@ -29,7 +29,7 @@ test('the newest save per node replaces the one before; a removed node takes its
   await repo.record({ node_id: a, doc_key: 'k1', lastsave: 1_000, etag: 'e1', saved_at: '2026-12-05T10:00:00.000Z' });
   await repo.record({ node_id: b, doc_key: 'kb', lastsave: 5, etag: 'eb', saved_at: '2026-12-05T10:00:00.000Z' });
   await repo.record({ node_id: a, doc_key: 'k2', lastsave: 2_000, etag: 'e2', saved_at: '2026-12-05T10:01:00.000Z' });
-  assert.deepStrictEqual(await repo.last(a), { node_id: a, doc_key: 'k2', lastsave: 2_000, etag: 'e2', saved_at: '2026-12-05T10:01:00.000Z' });
+  assert.deepStrictEqual(await repo.last(a), { node_id: a, doc_key: 'k2', lastsave: 2_000, etag: 'e2', saved_at: '2026-12-05T10:01:00.000Z', tenant_id: 1 });
   assert.equal((await repo.last(b))?.doc_key, 'kb');
   await t.db.async.sql('DELETE FROM nodes WHERE id = ?', [a]);
   assert.equal(await repo.last(a), undefined);

@@ -9,8 +9,10 @@ import { VaultService } from './vault.service';
 export { VaultService, MAX_THUMB_BYTES, type FolderView, type KdfParams, type VaultView } from './vault.service';
 
 export function createVault(o: { db: Db; files: FileService; catalogue: Catalogue; auth: Auth }): VaultService {
+  const repo = new VaultRepo(o.db);
+  o.catalogue.roots.useWriter(repo);
   return new VaultService({
-    repo: new VaultRepo(o.db),
+    repo,
     files: o.files,
     roots: o.catalogue.roots,
     nodes: o.catalogue.nodes,

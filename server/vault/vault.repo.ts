@@ -153,4 +153,20 @@ export class VaultRepo {
   async thumb(nodeId: number): Promise<string | undefined> {
     return (await this.db.async.first(this.db.k.selectFrom('encrypted_thumbs').select('data').where('node_id', '=', nodeId)))?.data;
   }
+
+  /** Sets where each encrypted folder now is (`rel` by id), as one unit: the trash moved it (RootsWriter). */
+  place(moves: Array<{ id: number; rel: string }>): Promise<void> {
+    const k = this.db.k;
+    return this.db.async.unit(function* (t) {
+      for (const m of moves) yield* t.run(k.updateTable('encrypted_folders').set({ rel: m.rel }).where('id', '=', m.id));
+    });
+  }
+
+  /** Deletes encrypted folders gone for good (their keys go with them by cascade). */
+  drop(ids: number[]): Promise<void> {
+    const k = this.db.k;
+    return this.db.async.unit(function* (t) {
+      if (ids.length) yield* t.run(k.deleteFrom('encrypted_folders').where('id', 'in', ids));
+    });
+  }
 }
