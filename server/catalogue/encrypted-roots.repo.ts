@@ -29,5 +29,4 @@ export class EncryptedRootsRepo {
       return { roots: yield* t.all(roots), members: yield* t.all(members) };
     });
   }
-
 }
