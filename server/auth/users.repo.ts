@@ -31,15 +31,8 @@ export class UsersRepo {
   constructor(private db: Db) {}
 
   /** The account, or undefined. */
-  byId(s: TenantScope, id: number): Promise<UserRow | undefined>;
-  /**
-   * @deprecated Unscoped: only for `server/vault` (its member names) until the vault takes a scope
-   * (docs/tenants.md, "Status"); reads tenant 1, the only tenant of single-tenant mode.
-   */
-  byId(id: number): Promise<UserRow | undefined>;
-  byId(s: TenantScope | number, id?: number): Promise<UserRow | undefined> {
-    const [scope, uid] = typeof s === 'number' ? [DEFAULT_TENANT, s] : [s, id!];
-    return this.db.async.read((t) => this.rowIn(t, scope, uid));
+  byId(s: TenantScope, id: number): Promise<UserRow | undefined> {
+    return this.db.async.read((t) => this.rowIn(t, s, id));
   }
 
   /** By e-mail, or by username when `login` has no `@`. Case-insensitive. */

@@ -140,7 +140,7 @@ describe('accounts and sign-in', () => {
       ),
     );
     assert.deepEqual(got.sort(), ['last_admin', 'ok']);
-    const admins = await Promise.all(ids.map(async (id) => (await s.server.auth.repo.byId(id))!.role));
+    const admins = await Promise.all(ids.map(async (id) => (await s.server.auth.repo.byId(DEFAULT_TENANT, id))!.role));
     assert.deepEqual(admins.filter((r) => r === 'admin').length, 1);
   });
 });

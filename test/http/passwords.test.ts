@@ -35,7 +35,7 @@ describe('password hashes', () => {
     await s.server.auth.repo.update(DEFAULT_TENANT, r.body.user.id, { password_hash: hash });
     return { id: r.body.user.id, hash };
   }
-  const stored = async (id: number) => (await s.server.auth.repo.byId(id))!.password_hash!;
+  const stored = async (id: number) => (await s.server.auth.repo.byId(DEFAULT_TENANT, id))!.password_hash!;
 
   test('new hashes use N=2^17, r=8, p=1', async () => {
     assert.match(await stored((await s.server.auth.repo.byLogin(DEFAULT_TENANT, ADMIN.email))!.id), /^scrypt\$131072\$8\$1\$/);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import { openDatabase, type Db } from '../../db';
+import { DEFAULT_TENANT, openDatabase, type Db } from '../../db';
 import { EventBus } from '../../events';
 import { tempDir } from '../../../test/helpers/tools';
 import { LoginThrottle } from '../throttle';
@@ -78,7 +78,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     cleanup();
   });
 
-  const begin = async () => (await mfa.secondStep.begin((await users.byId(who.id))!, 'ann', null))!;
+  const begin = async () => (await mfa.secondStep.begin((await users.byId(DEFAULT_TENANT, who.id))!, 'ann', null))!;
   const finish = async (answer: { totp?: string; recovery_code?: string }) => mfa.secondStep.finish((await begin()).challenge, answer, null, req);
   const code = async (p: Promise<unknown>) =>
     p.then(
@@ -87,7 +87,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     );
 
   test('no second factor: begin answers null', async () => {
-    assert.equal(await mfa.secondStep.begin((await users.byId(who.id))!, 'ann', null), null);
+    assert.equal(await mfa.secondStep.begin((await users.byId(DEFAULT_TENANT, who.id))!, 'ann', null), null);
   });
 
   test('setup is pending until a right code confirms it; the secret is stored sealed', async () => {
@@ -156,7 +156,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     await finish({ recovery_code: 'zzzzz-zzzzz' }).catch(() => {});
     assert.equal(await code(finish({ totp: '111111' })), 'rate_limited');
     now += 30_000;
-    const other = await mfa.secondStep.begin((await users.byId(who.id))!, 'ann@example.test', null);
+    const other = await mfa.secondStep.begin((await users.byId(DEFAULT_TENANT, who.id))!, 'ann@example.test', null);
     assert.equal(
       await code(mfa.secondStep.finish(other!.challenge, { totp: codeAt(secret, now) }, null, req)),
       'rate_limited',
