@@ -5,7 +5,8 @@
  * the clients field and nothing is stored; the stored export's libnfs mount
  * URL really lists the folder with `nfs-ls`; a connected NFS client is listed;
  * the export is edited to read-only, then deleted. The API is checked after
- * each step. Phone (390x844) and desktop screenshots go to docs/screenshots/.
+ * each step. A file written, renamed and removed over NFS shows in the open
+ * folder view at once (realtime, no reload). Phone (390x844) and desktop screenshots go to docs/screenshots/.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,8 +16,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { needTool } from '../helpers/tools';
-import { NFS, RpcClient, mountRoot } from '../helpers/nfs-client';
-import { ADMIN, bearerApi, ensureRendererBuilt, launchBrowser, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
+import { NFS, RpcClient, dirop, mountRoot } from '../helpers/nfs-client';
+import { ADMIN, bearerApi, ensureRendererBuilt, fileRow, launchBrowser, shot, signedInPage, startServer, type RunningServer } from './ui-harness';
 
 const skip = needTool('chromium', 'chromium') ?? needTool('nfs-ls', 'libnfs-utils') ?? undefined;
 const DOCS = new URL('../../docs/screenshots/', import.meta.url).pathname;
@@ -158,6 +159,35 @@ describe('web UI: NFS exports', { skip, timeout: 240_000 }, () => {
       errors.filter((x) => !/status of 400/.test(x)),
       [],
     );
+  });
+
+  test('a file written, renamed and removed over NFS: the open folder shows each at once, without a reload', async () => {
+    const made = await api('POST', '/api/admin/gateways/nfs/exports', { path: '/home/films', clients: '127.0.0.1/32', user_id: adminId });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const c = await RpcClient.open(port);
+    try {
+      await page.goto(`${srv.url}/files/home/films`);
+      await page.getByTestId('file-list').waitFor();
+      const dir = await mountRoot(c, '/home/films');
+      const created = await c.call(NFS, 8, (w) => dirop(w, dir, 'Trailer.mkv').u32(1).u32(0).u32(0).u32(0).u32(0).u32(0).u32(0));
+      assert.equal(created.r.u32(), 0, 'CREATE ok');
+      assert.equal(created.r.u32(), 1, 'a handle follows');
+      const fh = Buffer.from(created.r.opaque(64));
+      const body = Buffer.alloc(70_000, 7);
+      assert.equal((await c.call(NFS, 7, (w) => w.opaque(fh).u64(0).u32(body.length).u32(0).opaque(body))).r.u32(), 0, 'WRITE ok');
+      assert.equal((await c.call(NFS, 21, (w) => w.opaque(fh).u64(0).u32(0))).r.u32(), 0, 'COMMIT ok');
+      await fileRow(page, 'Trailer.mkv').waitFor({ timeout: 15_000 });
+      assert.equal((await c.call(NFS, 14, (w) => dirop(dirop(w, dir, 'Trailer.mkv'), dir, 'Film.mkv'))).r.u32(), 0, 'RENAME ok');
+      await fileRow(page, 'Film.mkv').waitFor({ timeout: 15_000 });
+      await fileRow(page, 'Trailer.mkv').waitFor({ state: 'detached', timeout: 15_000 });
+      assert.equal((await c.call(NFS, 12, (w) => dirop(w, dir, 'Film.mkv'))).r.u32(), 0, 'REMOVE ok');
+      await fileRow(page, 'Film.mkv').waitFor({ state: 'detached', timeout: 15_000 });
+    } finally {
+      c.close();
+      await api('DELETE', `/api/admin/gateways/nfs/exports/${made.body.export.id}`);
+    }
+    await page.goto(`${srv.url}/admin/gateways`);
+    await section().waitFor();
   });
 
   test('phone 390x844: the section fits without sideways scrolling; Turkish', async () => {
