@@ -20,6 +20,23 @@ export interface RunCounts {
 
 const view = (r: RunRow): SyncRun => ({ ...r, guard_tripped: !!r.guard_tripped });
 
+/** A run's columns (not `selectAll`: the row also holds `tenant_id`, which no answer shows). */
+const COLUMNS = [
+  'id',
+  'storage_id',
+  'kind',
+  'status',
+  'started_at',
+  'finished_at',
+  'added',
+  'updated',
+  'removed',
+  'errors',
+  'seen',
+  'guard_tripped',
+  'message',
+] as const;
+
 export class SyncRunsRepo {
   constructor(private db: Db) {}
 
@@ -57,7 +74,7 @@ export class SyncRunsRepo {
 
   /** Newest first, optionally of one storage. */
   async list(q: { storage_id?: number; limit: number; offset: number }): Promise<SyncRun[]> {
-    let sel = this.db.k.selectFrom('sync_runs').selectAll();
+    let sel = this.db.k.selectFrom('sync_runs').select(COLUMNS);
     if (q.storage_id) sel = sel.where('storage_id', '=', q.storage_id);
     const rows = (await this.db.async.all(sel.orderBy('id', 'desc').limit(q.limit).offset(q.offset))) as RunRow[];
     return rows.map(view);
@@ -65,7 +82,7 @@ export class SyncRunsRepo {
 
   /** One run with its first 1,000 errors. */
   detail(id: number): Promise<SyncRunDetail | null> {
-    const run = this.db.k.selectFrom('sync_runs').selectAll().where('id', '=', id);
+    const run = this.db.k.selectFrom('sync_runs').select(COLUMNS).where('id', '=', id);
     const errors = this.db.k.selectFrom('sync_errors').select(['path', 'code', 'message']).where('run_id', '=', id).orderBy('id').limit(1000);
     return this.db.async.read(function* (t) {
       const r = (yield* t.first(run)) as RunRow | undefined;

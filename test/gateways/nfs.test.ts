@@ -200,6 +200,9 @@ describe('NFS gateway with libnfs clients', { skip: skip ?? false }, () => {
     assert.equal(commit.r.u32(), 0, 'COMMIT ok');
     assert.ok((await names('/Box/docs')).includes('late.bin'), 'listed once committed');
     assert.ok(readFileSync(join(root, 'docs/late.bin')).equals(body));
+    const audit = (await s.api('GET', '/api/admin/audit?action=file.upload', { token: admin })).body.events as Array<Record<string, unknown>>;
+    const upload = audit.find((e) => JSON.stringify(e).includes('late.bin'));
+    assert.equal(upload?.ua, 'nfs', 'the upload is audited as an NFS one');
     // The handle made at CREATE still names the file, published now.
     const ga = await c.call(NFS, 1, (x) => x.opaque(fh));
     assert.equal(ga.r.u32(), 0);
