@@ -3,7 +3,7 @@
  * tenants migration gave 61 tables a `tenant_id` column, and a repository that
  * selects whole rows would hand it to the API. Every GET route without a path
  * parameter (from /api/openapi.json), called as the admin after some of each
- * kind of thing exists, must answer without a `tenant_id` field anywhere.
+ * kind of thing exists (bare, and with a folder's and a file's `?path=`), must answer without a `tenant_id` field anywhere.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,7 +60,9 @@ describe('single-tenant mode: no API answer carries tenant_id', () => {
     assert.ok(routes.length > 50, `routes: ${routes.length}`);
     const leaks: string[] = [];
     let answered = 0;
-    for (const path of routes) {
+    // Bare, and with a folder or a file for the routes that take `?path=`.
+    const calls = routes.flatMap((r) => [r, `${r}?path=${encodeURIComponent('/Box/docs')}`, `${r}?path=${encodeURIComponent('/Box/docs/a.txt')}`]);
+    for (const path of calls) {
       const r = await fetch(`${s.url}${path}`, { headers: { authorization: `Bearer ${admin}` }, signal: AbortSignal.timeout(30_000) });
       // Event streams, files and pages are not rows.
       if (!(r.headers.get('content-type') ?? '').startsWith('application/json')) {
