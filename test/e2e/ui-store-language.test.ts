@@ -5,8 +5,8 @@
  * speaks of a language (its name and how much it translates), "Install
  * language" installs it, Deutsch is picked in the language menu and the UI is
  * German (screenshot); the store publishes 1.1 and the update check rings the
- * bell: the Apps tab's count shows it without a reload; "Sprache entfernen"
- * removes the language.
+ * bell: the Apps tab's count and the entry's badge show it without a reload;
+ * "Sprache entfernen" removes the language.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -95,6 +95,10 @@ describe('a language pack from the store catalogue, in the browser', { skip, tim
     const stores = (await api('GET', '/api/admin/app-store/stores')).body.stores;
     assert.equal((await api('POST', `/api/admin/app-store/stores/${stores[0].id}/refresh`)).status, 200);
     await page.getByTestId('apps-updates').getByText('1', { exact: true }).waitFor();
+    // The catalogue on screen read itself again: the entry has its badge and its upgrade button.
+    const entry = page.getByTestId('entry-de');
+    await entry.getByTestId('update-badge').waitFor();
+    await entry.getByRole('button', { name: 'Sprache Deutsch auf 1.1.0 aktualisieren' }).waitFor();
     const rung = (await api('GET', '/api/notifications?limit=50')).body.notifications.filter(
       (n: { event: string }) => n.event === 'app_store.update_available',
     );

@@ -21,7 +21,7 @@ import { ConfirmDialog } from '../ui/forms';
 import { useToast } from '../ui/toast';
 import { AutoUpdateToggle } from './store-auto-update';
 import { CATEGORIES, storeApi, type Catalogue, type CatalogueEntry, type StoreCategory, type StoreKind } from './store-api';
-import { storeChanged } from './store-updates';
+import { onStoreNotice, storeChanged } from './store-updates';
 import { describeIn, lastErrorText, pageOf, storeRefusalText } from './store-words';
 import { StoreLicence } from './store-licence';
 
@@ -65,6 +65,8 @@ export function StoreCatalogue() {
       clearTimeout(timer);
     };
   }, [q, kind, category, updates, offset, tick]);
+  // The bell rang for an update: the entries on screen show its badge without a reload.
+  useEffect(() => onStoreNotice(() => setTick((n) => n + 1)), []);
   const [auto, setAuto] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => {
     let live = true;

@@ -11,12 +11,20 @@ import { signedEventSource } from '../device/event-stream';
 import { storeApi } from './store-api';
 
 const EVENT = 'filedock:store-changed';
+/** Told when the bell rang for a store update: the catalogue on screen reads itself again. */
+const NOTICE_EVENT = 'filedock:store-update-notice';
 /** The bell's event for a newer version in a store (docs/app-store.md, "Updates"). */
 const UPDATE_NOTICE = 'app_store.update_available';
 
 /** Tells every count to fetch again. */
 export function storeChanged(): void {
   window.dispatchEvent(new Event(EVENT));
+}
+
+/** Calls `fn` whenever the bell rang for a store update (the console's count hears it and passes it on). */
+export function onStoreNotice(fn: () => void): () => void {
+  window.addEventListener(NOTICE_EVENT, fn);
+  return () => window.removeEventListener(NOTICE_EVENT, fn);
 }
 
 /** Calls `fn` whenever the bell rings for a store update; returns the stream's close. */
@@ -45,7 +53,10 @@ export function useStoreUpdates(): number {
       );
     load();
     window.addEventListener(EVENT, load);
-    const close = onUpdateNotices(load);
+    const close = onUpdateNotices(() => {
+      load();
+      window.dispatchEvent(new Event(NOTICE_EVENT));
+    });
     return () => {
       live = false;
       window.removeEventListener(EVENT, load);
