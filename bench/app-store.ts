@@ -7,11 +7,9 @@
  *
  *   npm run bench -- app-store            (BENCH_ENTRIES=10000, BENCH_REQUESTS=200)
  */
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { signIndex, STORE_FORMAT } from '../server/store/format';
+import { serveBigStore } from '../test/helpers/big-store';
 import { startTestServer } from '../test/helpers/server';
 import { table } from './lib';
 
@@ -19,37 +17,14 @@ const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
-const key = generateKeyPairSync('ed25519').privateKey;
-const entries = Array.from({ length: ENTRIES }, (_, i) => ({
-  id: `app-${i}`,
-  kind: 'app',
-  name: `App ${i}`,
-  publisher: 'bench',
-  description: { en: `App number ${i}: converts, signs and files documents.` },
-  license: { model: 'free' },
-  versions: ['1.0.0', '1.1.0'].map((version) => ({
-    version,
-    filedock_range: '>=0.1.0',
-    file: `app-${i}-${version}.zip`,
-    size: 1000,
-    sha256: 'a'.repeat(64),
-    permissions: ['files.read'],
-  })),
-}));
-const index = Buffer.from(JSON.stringify({ format: STORE_FORMAT, name: 'Bench', generated_at: new Date().toISOString(), entries }));
-const sig = Buffer.from(signIndex(index, key));
-const store = createServer((req, res) => res.end(req.url === '/index.json' ? index : sig));
-await new Promise<void>((r) => store.listen(0, '127.0.0.1', r));
+const store = await serveBigStore(ENTRIES);
 const s = await startTestServer();
 try {
   const admin = await s.login();
   const t0 = performance.now();
   const c = await s.api('POST', '/api/admin/app-store/stores', {
     token: admin,
-    body: {
-      url: `http://127.0.0.1:${(store.address() as { port: number }).port}/`,
-      public_key_pem: createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString(),
-    },
+    body: { url: store.url, public_key_pem: store.publicKeyPem },
   });
   if (c.status !== 201) throw new Error(`connect: ${c.status} ${JSON.stringify(c.body)}`);
   const connectMs = performance.now() - t0;
@@ -72,12 +47,12 @@ try {
     rows.push({ browse: label, 'median ms': pct(times, 50).toFixed(1), 'p99 ms': pct(times, 99).toFixed(1), 'body bytes': bytes });
   }
   table(
-    `app store catalogue, ${ENTRIES} entries (index ${(index.length / 1e6).toFixed(1)} MB, connect ${connectMs.toFixed(0)} ms); load ${loadavg()
+    `app store catalogue, ${ENTRIES} entries (index ${(store.bytes / 1e6).toFixed(1)} MB, connect ${connectMs.toFixed(0)} ms); load ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')}`,
     rows,
   );
 } finally {
   await s.close();
-  store.close();
+  store.server.close();
 }

@@ -409,6 +409,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
       version: config.version,
       timeoutMs: config.appStoreTimeout,
       dbDir: db.dialect === 'sqlite' ? dirname(dirs.db) : null,
+      channel,
+      log: logFn,
       drivers: {
         // Drivers installed from a store join the registry live, probed first as discovery does at start.
         plugins: {

@@ -202,7 +202,15 @@ const RULES: { [E in EventName]?: Render<E> } = {
       severity: p.held === 'failed' ? 'warning' : 'info',
       title: `${p.name} ${p.version} is available`,
       body: `${p.installed} is installed. ${HELD[p.held](p)}`,
-      data: { app_id: p.app_id, store: p.store, installed: p.installed, version: p.version, held: p.held, permissions: p.permissions ?? [] },
+      data: {
+        app_id: p.app_id,
+        kind: p.kind ?? 'app',
+        store: p.store,
+        installed: p.installed,
+        version: p.version,
+        held: p.held,
+        permissions: p.permissions ?? [],
+      },
     },
   }),
   'app_store.licences_unchecked': (p) => ({

@@ -71,7 +71,9 @@ export interface EventMap {
    * in `permissions` are new) or `failed` (the automatic upgrade was refused: `error`).
    */
   'app_store.update_available': {
+    /** The installed app's id, or a language pack's (`kind: 'language-pack'`). */
     app_id: string;
+    kind?: 'language-pack';
     name: string;
     store: number;
     installed: string;

@@ -16,7 +16,7 @@ import { peekAppManifest } from '../plugins';
 import { compareVersions } from '../lib/versions';
 import { isAppError } from '../errors';
 import { INDEX_FILE, parseIndex, SIGNATURE_FILE, signIndex, STORE_FORMAT, type StoreEntry, type StoreIndex } from './format';
-import { readPack } from './language-pack';
+import { completeness, readPack } from './language-pack';
 import { peekDriverManifest } from './driver-package';
 
 /** What the index says of a package: its app manifest's facts, or a language pack's. */
@@ -31,13 +31,23 @@ interface PackageFacts {
   license: StoreEntry['license'];
   permissions: string[];
   released?: string;
+  /** A language pack's translated share of English, in percent. */
+  completeness?: number;
 }
 
 async function readFacts(file: string, bytes: Buffer): Promise<PackageFacts> {
   if (file.endsWith('.json')) {
     const p = readPack(bytes);
     const description = { en: p.description ?? `${p.name} for the web UI, public pages and e-mails` };
-    return { ...p, kind: 'language-pack', filex_range: p.filedock_range, description, license: { model: 'free' }, permissions: [] };
+    return {
+      ...p,
+      kind: 'language-pack',
+      filex_range: p.filedock_range,
+      description,
+      license: { model: 'free' },
+      permissions: [],
+      completeness: completeness(p.strings),
+    };
   }
   const driver = await peekDriverManifest(bytes);
   if (driver) {
@@ -115,6 +125,7 @@ export async function buildStore(dir: string, key: KeyObject, o: { name?: string
       sha256: createHash('sha256').update(bytes).digest('hex'),
       permissions: m.permissions,
       ...(m.released && { released: m.released }),
+      ...(m.completeness !== undefined && { completeness: m.completeness }),
     });
     // The entry's name and description follow its newest version.
     if (e.versions.every((v) => compareVersions(m.version, v.version) >= 0)) Object.assign(e, { name: m.name, description: m.description });

@@ -49,6 +49,8 @@ const version = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   permissions: z.array(z.string().max(64)).max(32),
   released: z.string().max(10).optional(),
+  /** A language pack's share of the English keys it translates, in percent (measured by the builder). */
+  completeness: z.number().int().min(0).max(100).optional(),
 });
 
 const entry = z.strictObject({

@@ -5,7 +5,7 @@
  * install path.
  */
 import { statfs } from 'node:fs/promises';
-import type { Db } from '../db';
+import type { ChangeChannel, Db } from '../db';
 import { AppError } from '../errors';
 import type { EventBus } from '../events';
 import type { AppPlugins } from '../plugins';
@@ -42,11 +42,16 @@ export function createAppStore(d: {
   drivers: { plugins: PluginDrivers; dir: string; usedBy: (driver: string) => string[] };
   /** Where apps and language packs are kept on this machine: the SQLite file's folder; null on PostgreSQL (another machine's disk). */
   dbDir: string | null;
+  /** Tells the other instances of a language pack installed or removed (several instances on one database). */
+  channel?: ChangeChannel;
+  log?: (msg: string, err?: unknown) => void;
 }): AppStore {
   const p = d.plugins;
+  const packs = new LanguagePackStore({ repo: new LanguagePacksRepo(d.db), bus: d.bus, log: d.log });
+  if (d.channel) packs.attachChannel(d.channel);
   return new AppStore({
     repo: new StoreConnectionsRepo(d.db),
-    packs: new LanguagePackStore({ repo: new LanguagePacksRepo(d.db), bus: d.bus }),
+    packs,
     drivers: new StoreDrivers({ ...d.drivers, bus: d.bus, trusted: () => p.repo.trustedKeys() }),
     bus: d.bus,
     version: d.version,
@@ -75,6 +80,8 @@ export function createStoreUpdates(d: { db: Db; bus: EventBus; plugins: AppPlugi
   // Every uninstall (the store's or Admin → Apps → Installed) goes through the app plugins, which audit it.
   d.bus.on('audit', async (p) => {
     if (p.action === 'app_plugin.uninstall' && p.resource?.startsWith('app:')) await updates.forget(p.resource.slice('app:'.length));
+    // A language pack's uninstall is the store's own.
+    if (p.action === 'app_store.uninstall' && p.resource?.startsWith('language:')) await updates.forget(p.resource.slice('language:'.length));
   });
   return updates;
 }

@@ -90,6 +90,12 @@ export function missingKeys(p: PackStrings): Array<{ part: keyof PackStrings; ke
   );
 }
 
+/** The share of English's keys `p` translates, in whole percent (rounded down: 100 only when nothing is missing). */
+export function completeness(p: PackStrings): number {
+  const total = (['ui', 'errors', 'public'] as const).reduce((n, part) => n + Object.keys(ENGLISH[part]).length, 0);
+  return Math.floor((100 * (total - missingKeys(p).length)) / total);
+}
+
 const refuse = (reason: string, extra: Record<string, string | number> = {}) => storeError('store_invalid', reason, extra, 'language-pack');
 
 /**

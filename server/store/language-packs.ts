@@ -4,9 +4,13 @@
  * the store) is read and checked against English, stored in one statement,
  * then served from memory (lib/i18n/packs.ts) to every sentence look-up and
  * to the renderer. Uninstalling a pack moves its readers back to English.
+ * Instances sharing a database (PostgreSQL) tell each other through the change
+ * channel, and each re-reads the table: a pack installed on one is served by
+ * all without a restart.
  */
 import { actorRef, type Actor } from '../auth';
 import { AppError } from '../errors';
+import type { ChangeChannel } from '../db';
 import type { EventBus } from '../events';
 import { LANGS, languagePacks } from '../lib/i18n';
 import type { LanguagePacksRepo } from './language-packs.repo';
@@ -14,19 +18,42 @@ import { readPack } from './language-pack';
 import type { StoreEntry, StoreVersion } from './format';
 import { storeError } from './format';
 
-export class LanguagePackStore {
-  constructor(private d: { repo: LanguagePacksRepo; bus: EventBus }) {}
+/** The change-channel notice: the installed packs changed (its data is nothing; receivers read the table). */
+const NOTICE = 'language_packs';
 
-  /** Puts the installed packs in memory (at start). A stored pack that no longer reads is skipped, not fatal. */
+export class LanguagePackStore {
+  private channel: ChangeChannel | null = null;
+  /** One re-read at a time, in order of the notices. */
+  private reading: Promise<void> = Promise.resolve();
+  constructor(private d: { repo: LanguagePacksRepo; bus: EventBus; log?: (msg: string, err?: unknown) => void }) {}
+
+  /**
+   * Makes the packs in memory the stored ones (at start, and after another instance changed them). A stored
+   * pack that no longer reads is skipped, not fatal; a pack no longer stored leaves.
+   */
   async load(): Promise<void> {
-    for (const row of await this.d.repo.list()) {
+    const rows = await this.d.repo.list();
+    const kept = new Set<string>();
+    for (const row of rows) {
       try {
         const p = readPack(Buffer.from(row.pack));
         languagePacks.set({ id: p.id, name: p.name, version: p.version, strings: p.strings });
+        kept.add(p.id);
       } catch {
         languagePacks.delete(row.id);
       }
     }
+    for (const p of languagePacks.list()) if (!kept.has(p.id)) languagePacks.delete(p.id);
+  }
+
+  /** Follows installs and uninstalls made through other instances (and re-reads after notices may have been lost). */
+  attachChannel(channel: ChangeChannel): void {
+    this.channel = channel;
+    channel.subscribe((event) => {
+      if (event !== NOTICE && event !== 'resync') return;
+      // A failed re-read (database away) keeps the packs in memory; the next notice or resync reads again.
+      this.reading = this.reading.then(() => this.load()).catch((e) => this.d.log?.('re-reading the language packs failed', e));
+    });
   }
 
   /** Installed packs: id → version (the store's intents compare versions with it). */
@@ -55,6 +82,7 @@ export class LanguagePackStore {
       installed_at: new Date().toISOString(),
     });
     languagePacks.set({ id: p.id, name: p.name, version: p.version, strings: p.strings });
+    this.channel?.publish(NOTICE, null);
     this.audit(by, 'app_store.install', p.id, { store, version: v.version, sha256, ...(from && { from }) });
     return { id: p.id, kind: 'language-pack', name: p.name, version: p.version };
   }
@@ -62,6 +90,7 @@ export class LanguagePackStore {
   async uninstall(by: Actor, id: string) {
     if (!(await this.d.repo.remove(id))) throw new AppError('not_found', { path: `language pack ${id}` });
     languagePacks.delete(id);
+    this.channel?.publish(NOTICE, null);
     this.audit(by, 'app_store.uninstall', id, {});
     return { ok: true };
   }

@@ -142,6 +142,11 @@ export class AppStore {
     return this.d.packs.load();
   }
 
+  /** Installed language packs: id → version (and no permissions), as the update check compares them. */
+  installedLanguages() {
+    return this.d.packs.installed();
+  }
+
   requireOn(): void {
     const why = this.d.off();
     if (why) throw new AppError(why);
@@ -291,7 +296,14 @@ export class AppStore {
         publisher_key: e.publisher_key ?? null,
         description: e.description,
         license: e.license,
-        latest: latest ? { version: latest.version, size: latest.size, permissions: latest.permissions } : null,
+        latest: latest
+          ? {
+              version: latest.version,
+              size: latest.size,
+              permissions: latest.permissions,
+              ...(latest.completeness !== undefined && { completeness: latest.completeness }),
+            }
+          : null,
         versions: versions.map((v) => ({ version: v.version, compatible: satisfies(this.d.version, v.filedock_range), filedock_range: v.filedock_range })),
         installed_version: mine ?? null,
         update_available: newer(mine, latest),

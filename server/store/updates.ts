@@ -1,7 +1,8 @@
 /**
  * Updates from the stores without a visit (docs/app-store.md, "Updates"): a
- * check, run daily and after a store refresh, compares the installed apps with
- * every enabled store. A newer compatible version rings the bell once per app
+ * check, run daily and after a store refresh, compares the installed apps and
+ * language packs with every enabled store (a pack has no permissions: only the
+ * major-version rule holds it). A newer compatible version rings the bell once per app
  * version (`app_store.update_available`, claimed in the database so a second
  * check or instance stays silent), unless the admin let that app update itself
  * and the version neither crosses a major version nor asks for a permission the
@@ -25,7 +26,7 @@ export interface UpdateReport {
 }
 
 export interface StoreUpdatesDeps {
-  store: Pick<AppStore, 'catalogue' | 'upgrade' | 'requireOn'>;
+  store: Pick<AppStore, 'catalogue' | 'upgrade' | 'requireOn' | 'installedLanguages'>;
   apps: Pick<StoreApps, 'installed'>;
   repo: StoreUpdatesRepo;
   bus: EventBus;
@@ -33,6 +34,8 @@ export interface StoreUpdatesDeps {
 
 /** The catalogue's page size, its maximum: the updates of every installed app in a few pages. */
 const PAGE = 1000;
+/** What updates itself: apps and language packs (a storage driver's running processes keep the old program). */
+const KINDS = ['app', 'language-pack'] as const;
 
 export class StoreUpdates {
   private running: Promise<UpdateReport> | null = null;
@@ -43,9 +46,14 @@ export class StoreUpdates {
     return [...(await this.d.repo.autoUpdating())].sort();
   }
 
-  /** Turns automatic updates of an installed app on or off (audited). */
+  /** Installed apps and language packs: id → version and permissions (a pack's are none). */
+  private async installed() {
+    return new Map([...this.d.store.installedLanguages(), ...(await this.d.apps.installed())]);
+  }
+
+  /** Turns automatic updates of an installed app or language pack on or off (audited). */
   async setAuto(by: Actor, id: string, enabled: boolean) {
-    if (!(await this.d.apps.installed()).has(id)) throw new AppError('not_found', { path: id });
+    if (!(await this.installed()).has(id)) throw new AppError('not_found', { path: id });
     await this.d.repo.setAuto(id, enabled);
     this.audit(by, 'app_store.auto_update', id, { enabled });
     return { id, auto_update: enabled };
@@ -73,23 +81,25 @@ export class StoreUpdates {
     void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `app:${app}`, meta });
   }
 
-  /** The newest update of each installed app across the enabled stores (a store that fails offers none). */
+  /** The newest update of each installed app and language pack across the enabled stores (a store that fails offers none). */
   private async offers() {
-    const best = new Map<string, { store: number; name: string; version: string; permissions: string[] }>();
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await this.d.store.catalogue({ kind: 'app', updates: true, limit: PAGE, offset });
-      for (const e of page.entries) {
-        const had = best.get(e.id);
-        if (e.latest && (!had || compareVersions(e.latest.version, had.version) > 0))
-          best.set(e.id, { store: e.store, name: e.name, version: e.latest.version, permissions: e.latest.permissions });
+    const best = new Map<string, { store: number; kind: (typeof KINDS)[number]; name: string; version: string; permissions: string[] }>();
+    for (const kind of KINDS)
+      for (let offset = 0; ; offset += PAGE) {
+        const page = await this.d.store.catalogue({ kind, updates: true, limit: PAGE, offset });
+        for (const e of page.entries) {
+          const had = best.get(e.id);
+          if (e.latest && (!had || compareVersions(e.latest.version, had.version) > 0))
+            best.set(e.id, { store: e.store, kind, name: e.name, version: e.latest.version, permissions: e.latest.permissions });
+        }
+        if (offset + PAGE >= page.total) break;
       }
-      if (offset + PAGE >= page.total) return best;
-    }
+    return best;
   }
 
   private async run(): Promise<UpdateReport> {
     const offers = await this.offers();
-    const installed = await this.d.apps.installed();
+    const installed = await this.installed();
     const auto = await this.d.repo.autoUpdating();
     const report: UpdateReport = { available: offers.size, upgraded: [], notified: [] };
     const by = systemActor('app_store.updates');
@@ -113,6 +123,7 @@ export class StoreUpdates {
       if (!(await this.d.repo.claimNotice(id, o.version))) continue;
       await this.d.bus.emit('app_store.update_available', {
         app_id: id,
+        ...(o.kind === 'language-pack' && { kind: o.kind }),
         name: o.name,
         store: o.store,
         installed: cur.version,

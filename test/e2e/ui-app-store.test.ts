@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
+import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
 import { needTool, tempDir } from '../helpers/tools';
 import { closeAll, serveStoreFolder } from '../helpers/static-store';
@@ -69,6 +70,17 @@ describe('the app store in the browser', { skip, timeout: 300_000 }, () => {
     cleanups.push(t.cleanup);
     site = t.dir;
     await buildExampleStore(site, publisher, storeKey);
+    // A screenshot for images-to-pdf, as a store's owner adds one (meta/<id>.json), for the details to show.
+    const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
+    writeFileSync(join(site, 'media/images-to-pdf-1.png'), png);
+    const meta = JSON.parse(readFileSync(join(site, 'meta/images-to-pdf.json'), 'utf8'));
+    writeFileSync(
+      join(site, 'meta/images-to-pdf.json'),
+      JSON.stringify({ ...meta, screenshots: [{ file: 'media/images-to-pdf-1.png', caption: { en: 'Three photos become one PDF' } }] }),
+    );
+    await buildStore(site, storeKey, { name: 'Filedock example store' });
     storeUrl = await serveStoreFolder(servers, site);
     srv = await startServer({ SERVICE_APP_STORE_TIMEOUT: '5s' });
     const r = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
@@ -120,6 +132,12 @@ describe('the app store in the browser', { skip, timeout: 300_000 }, () => {
       await entry.getByText('Version 1.0.0').waitFor();
       await entry.getByRole('button', { name: 'Details of Images to PDF' }).click();
       await entry.getByText('files.write').waitFor();
+      // The screenshot the store signed, read through the service, with its caption.
+      await entry.locator('figcaption').getByText('Three photos become one PDF').waitFor();
+      await page.waitForFunction(() => {
+        const img = document.querySelector<HTMLImageElement>('[data-testid="entry-images-to-pdf"] .store-screenshots img');
+        return !!img && img.complete && img.naturalWidth === 320;
+      });
       await entry.getByRole('button', { name: 'Install Images to PDF' }).click();
       await entry.getByTestId('installed-version').getByText('Installed: 1.0.0').waitFor();
       assert.equal((await api('GET', '/api/admin/app-plugins/apps/images-to-pdf')).body.version, '1.0.0');

@@ -6,7 +6,8 @@
  * and the updates count is 1. With automatic updates on, the check upgrades the
  * app itself (audited); a version asking for a new permission and a new major
  * version only ring the bell, saying why, and install nothing; an uninstall (either
- * route) forgets the choice.
+ * route) forgets the choice. The German language pack follows the same rules
+ * (no permissions: only a major version holds it).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { auditRows, startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { closeAll, serveStoreFolder } from '../helpers/static-store';
-import { buildExampleStore, EXAMPLE_PUBLISHER, exampleRelease } from '../../scripts/build-example-store';
+import { buildExampleStore, EXAMPLE_PUBLISHER, exampleRelease, GERMAN_PACK_DIR, languagePack } from '../../scripts/build-example-store';
 import { publicPem } from '../../scripts/build-example-apps';
 import { buildStore } from '../../server/store';
 
@@ -169,5 +170,47 @@ describe('app store updates', () => {
     assert.deepEqual(await autoAfter(() => api('DELETE', `/apps/${APP}`)), []);
     assert.equal((await api('POST', `/apps/${APP}/install`, { store: storeId, version: '1.1.0' })).status, 201);
     assert.deepEqual(await autoAfter(() => s.api('DELETE', `/api/admin/app-plugins/apps/${APP}`, { token: admin })), []);
+  });
+
+  test('a language pack: a notice for 1.1 (kind language-pack), updated by itself to 1.2 once chosen, held at 2.0; its removal forgets the choice', async () => {
+    const pack = async () => (await s.api('GET', '/api/i18n/languages')).body.languages.find((l: any) => l.id === 'de')?.version;
+    /** The pack's release in the served folder, the index signed again and refreshed (which runs a check of its own). */
+    const publishPack = async (version: string) => {
+      const { file, bytes } = languagePack(GERMAN_PACK_DIR, { version });
+      writeFileSync(join(site, file), bytes);
+      await buildStore(site, storeKey, { name: 'Filedock example store' });
+      assert.equal((await api('POST', `/stores/${storeId}/refresh`)).status, 200);
+    };
+    const packNotices = async (want: number) => {
+      const until = Date.now() + 5000;
+      for (;;) {
+        const rows = (await notices()).filter((n: any) => n.data.app_id === 'de');
+        if (rows.length >= want || Date.now() > until) return rows.map((n: any) => [n.data.kind, n.data.installed, n.data.version, n.data.held]);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    assert.equal((await api('POST', '/apps/de/install', { store: storeId, version: '1.0.0' })).status, 201);
+    await publishPack('1.1.0');
+    await check();
+    assert.deepEqual(await packNotices(1), [['language-pack', '1.0.0', '1.1.0', 'manual']]);
+    assert.equal(await pack(), '1.0.0', 'automatic updates are off by default');
+
+    assert.deepEqual((await api('PUT', '/apps/de/auto-update', { enabled: true })).body, { id: 'de', auto_update: true });
+    await publishPack('1.2.0');
+    await check();
+    assert.equal(await pack(), '1.2.0');
+    const audit = (await auditRows(s, admin, 'app_store.auto_upgrade', 2)).find((a: any) => a.resource === 'app:de');
+    assert.deepEqual([audit?.meta.from, audit?.meta.version], ['1.0.0', '1.2.0']);
+    assert.equal((await packNotices(1)).length, 1, 'an automatic update rings nothing');
+
+    await publishPack('2.0.0');
+    await check();
+    assert.deepEqual((await packNotices(2))[0], ['language-pack', '1.2.0', '2.0.0', 'major']);
+    assert.equal(await pack(), '1.2.0');
+
+    assert.equal((await api('DELETE', '/language-packs/de')).status, 200);
+    const until = Date.now() + 5000;
+    while ((await api('GET', '/auto-updates')).body.apps.includes('de') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual((await api('GET', '/auto-updates')).body.apps, []);
   });
 });

@@ -25,7 +25,8 @@ export interface CatalogueEntry {
   publisher_key: string | null;
   description: Record<string, string>;
   license: { model: 'free' | 'paid'; store?: string };
-  latest: { version: string; size: number; permissions: string[] } | null;
+  /** `completeness`: a language pack's translated share of English, in percent, as its store measured it. */
+  latest: { version: string; size: number; permissions: string[]; completeness?: number } | null;
   versions: Array<{ version: string; compatible: boolean; filedock_range: string }>;
   installed_version: string | null;
   update_available: boolean;

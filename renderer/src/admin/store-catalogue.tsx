@@ -5,7 +5,9 @@
  * the installed one and an "Update available" badge; details with the
  * permissions it asks for and its versions; Install, Upgrade (an upgrade that
  * adds permissions asks the admin to approve them first), Uninstall, and
- * "Update automatically" on an installed app.
+ * "Update automatically" on an installed app or language pack. A language pack
+ * speaks of itself as a language (install, remove) and shows how much of the
+ * interface it translates.
  * Refusals are sentences from their `details.reason`.
  */
 import { useEffect, useState } from 'react';
@@ -19,11 +21,22 @@ import { ConfirmDialog } from '../ui/forms';
 import { useToast } from '../ui/toast';
 import { AutoUpdateToggle } from './store-auto-update';
 import { CATEGORIES, storeApi, type Catalogue, type CatalogueEntry, type StoreCategory, type StoreKind } from './store-api';
-import { storeChanged } from './store-updates';
+import { onStoreNotice, storeChanged } from './store-updates';
 import { describeIn, lastErrorText, pageOf, storeRefusalText } from './store-words';
 import { StoreLicence } from './store-licence';
 
 const PAGE = 20;
+/** The words a language pack says its own way (`store.lang.*` beside `store.cat.*`). */
+type PackWord =
+  | 'install'
+  | 'install_of'
+  | 'installed_ok'
+  | 'upgrade_of'
+  | 'upgraded_ok'
+  | 'uninstall'
+  | 'uninstall_of'
+  | 'uninstall_confirm'
+  | 'uninstalled_ok';
 const KINDS: StoreKind[] = ['app', 'language-pack', 'storage'];
 
 export function StoreCatalogue() {
@@ -52,6 +65,8 @@ export function StoreCatalogue() {
       clearTimeout(timer);
     };
   }, [q, kind, category, updates, offset, tick]);
+  // The bell rang for an update: the entries on screen show its badge without a reload.
+  useEffect(() => onStoreNotice(() => setTick((n) => n + 1)), []);
   const [auto, setAuto] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => {
     let live = true;
@@ -183,6 +198,9 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
   /** An install's or upgrade's operation, 0..1, while it runs. */
   const [progress, setProgress] = useState<number | null>(null);
   const latest = e.latest;
+  const pack = e.kind === 'language-pack';
+  /** A language pack's own words where it has them ("Install language", "Remove language"). */
+  const word = (key: PackWord): `store.lang.${PackWord}` | `store.cat.${PackWord}` => (pack ? `store.lang.${key}` : `store.cat.${key}`);
   const run = async (work: () => Promise<void>) => {
     setBusy(true);
     setRefusal(null);
@@ -200,7 +218,7 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
     run(async () => {
       try {
         const a = await storeApi.upgrade(e, approve, setProgress);
-        toast.info(t('store.cat.upgraded_ok', { name: a.name, version: a.version }));
+        toast.info(t(word('upgraded_ok'), { name: a.name, version: a.version }));
       } catch (err) {
         // The server names the permissions the upgrade adds; the admin approves them, then it is sent again.
         if (!approve && err instanceof ApiError && err.details.reason === 'permission_not_approved') {
@@ -214,7 +232,7 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
   const install = () =>
     run(async () => {
       const a = await storeApi.install(e, setProgress);
-      toast.info(t('store.cat.installed_ok', { name: a.name, version: a.version }));
+      toast.info(t(word('installed_ok'), { name: a.name, version: a.version }));
     });
   const detailsId = `store-entry-${e.store}-${e.id}`;
   return (
@@ -231,6 +249,12 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
         )}
       </div>
       <p>{describeIn(e.description, lang)}</p>
+      {pack && (
+        <p data-testid="language-facts">
+          {t('store.lang.language', { name: e.name })}
+          {latest?.completeness !== undefined && ` · ${t('store.lang.completeness', { percent: latest.completeness })}`}
+        </p>
+      )}
       {e.categories.length > 0 && (
         <ul className="chips" aria-label={t('store.cat.categories_of', { name: e.name })}>
           {e.categories.map((c) => (
@@ -272,9 +296,9 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
         >
           {t('store.cat.details')}
         </button>
-        {(e.kind === 'app' || e.kind === 'storage') && !e.installed_version && latest && (
-          <button type="button" className="primary" disabled={busy} aria-label={t('store.cat.install_of', { name: e.name })} onClick={() => void install()}>
-            {busy ? t('store.cat.working') : t('store.cat.install')}
+        {!e.installed_version && latest && (
+          <button type="button" className="primary" disabled={busy} aria-label={t(word('install_of'), { name: e.name })} onClick={() => void install()}>
+            {busy ? t('store.cat.working') : t(word('install'))}
           </button>
         )}
         {e.update_available && latest && (
@@ -282,25 +306,19 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
             type="button"
             className="primary"
             disabled={busy}
-            aria-label={t('store.cat.upgrade_of', { name: e.name, version: latest.version })}
+            aria-label={t(word('upgrade_of'), { name: e.name, version: latest.version })}
             onClick={() => void upgrade(false)}
           >
             {busy ? t('store.cat.working') : t('store.cat.upgrade')}
           </button>
         )}
         {e.installed_version && (
-          <button
-            type="button"
-            className="danger"
-            disabled={busy}
-            aria-label={t('store.cat.uninstall_of', { name: e.name })}
-            onClick={() => setUninstall(true)}
-          >
-            {t('store.cat.uninstall')}
+          <button type="button" className="danger" disabled={busy} aria-label={t(word('uninstall_of'), { name: e.name })} onClick={() => setUninstall(true)}>
+            {t(word('uninstall'))}
           </button>
         )}
       </div>
-      {e.kind === 'app' && e.installed_version && (
+      {(e.kind === 'app' || pack) && e.installed_version && (
         <AutoUpdateToggle name={e.name} on={auto} busy={busy} onChange={(on) => void run(() => storeApi.setAutoUpdate(e.id, on).then(() => {}))} />
       )}
       {open && (
@@ -369,15 +387,15 @@ function Entry({ entry: e, auto, onChanged }: { entry: CatalogueEntry; auto: boo
       )}
       {uninstall && (
         <ConfirmDialog
-          title={t('store.cat.uninstall_of', { name: e.name })}
-          text={t('store.cat.uninstall_confirm', { name: e.name })}
-          confirmLabel={t('store.cat.uninstall')}
+          title={t(word('uninstall_of'), { name: e.name })}
+          text={t(word('uninstall_confirm'), { name: e.name })}
+          confirmLabel={t(word('uninstall'))}
           danger
           onClose={() => setUninstall(false)}
           onConfirm={() =>
             void run(async () => {
               await storeApi.uninstall(e.id);
-              toast.info(t('store.cat.uninstalled_ok', { name: e.name }));
+              toast.info(t(word('uninstalled_ok'), { name: e.name }));
             })
           }
         />
