@@ -18,7 +18,7 @@ import AxeBuilder from '@axe-core/playwright';
 import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
 import { needTool, tempDir } from '../helpers/tools';
-import { closeAll, serveStoreFolder } from '../helpers/static-store';
+import { closeAll, serveStoreFolder, type HeldFiles } from '../helpers/static-store';
 import { buildExampleStore, EXAMPLE_PUBLISHER, exampleRelease } from '../../scripts/build-example-store';
 import { publicPem } from '../../scripts/build-example-apps';
 import { buildStore, fingerprint } from '../../server/store';
@@ -48,6 +48,8 @@ describe('the app store in the browser', { skip, timeout: 300_000 }, () => {
   let browser: Browser;
   let site: string;
   let storeUrl: string;
+  /** Packages (`.zip`) held half sent while `until` is set. */
+  const held: HeldFiles = { path: /\.zip$/ };
   let token = '';
   const servers: Server[] = [];
   const cleanups: Array<() => void> = [];
@@ -81,7 +83,7 @@ describe('the app store in the browser', { skip, timeout: 300_000 }, () => {
       JSON.stringify({ ...meta, screenshots: [{ file: 'media/images-to-pdf-1.png', caption: { en: 'Three photos become one PDF' } }] }),
     );
     await buildStore(site, storeKey, { name: 'Filedock example store' });
-    storeUrl = await serveStoreFolder(servers, site);
+    storeUrl = await serveStoreFolder(servers, site, [], held);
     srv = await startServer({ SERVICE_APP_STORE_TIMEOUT: '5s' });
     const r = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
     token = (await r.json()).token;
@@ -138,7 +140,19 @@ describe('the app store in the browser', { skip, timeout: 300_000 }, () => {
         const img = document.querySelector<HTMLImageElement>('[data-testid="entry-images-to-pdf"] .store-screenshots img');
         return !!img && img.complete && img.naturalWidth === 320;
       });
+      // The package is held half sent: the install is an operation whose progress the entry shows meanwhile.
+      let release = () => {};
+      held.until = new Promise<void>((r) => (release = r));
       await entry.getByRole('button', { name: 'Install Images to PDF' }).click();
+      try {
+        await entry
+          .getByTestId('install-progress')
+          .getByText(/\b[1-9]\d? %/)
+          .waitFor();
+      } finally {
+        release();
+        held.until = undefined;
+      }
       await entry.getByTestId('installed-version').getByText('Installed: 1.0.0').waitFor();
       assert.equal((await api('GET', '/api/admin/app-plugins/apps/images-to-pdf')).body.version, '1.0.0');
       found.push(...(await serious(page, 'admin/apps/store')));

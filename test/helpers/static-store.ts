@@ -17,7 +17,13 @@ export async function listenLoopback(servers: Server[], handler: (req: IncomingM
   return `http://127.0.0.1:${(srv.address() as { port: number }).port}/`;
 }
 
-export function serveStoreFolder(servers: Server[], dir: string, seen: Array<{ path: string; status: number }> = []): Promise<string> {
+/** While `until` is set, a file whose path matches `path` is sent half, and the rest once `until` settles. */
+export interface HeldFiles {
+  path: RegExp;
+  until?: Promise<void>;
+}
+
+export function serveStoreFolder(servers: Server[], dir: string, seen: Array<{ path: string; status: number }> = [], held?: HeldFiles): Promise<string> {
   return listenLoopback(servers, (req, res) => {
     const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname).slice(1);
     let bytes: Buffer;
@@ -35,6 +41,11 @@ export function serveStoreFolder(servers: Server[], dir: string, seen: Array<{ p
     const status = req.headers['if-none-match'] === etag ? 304 : 200;
     seen.push({ path, status });
     res.statusCode = status;
+    if (status === 200 && held?.until && held.path.test(path)) {
+      res.setHeader('content-length', bytes.length);
+      res.write(bytes.subarray(0, bytes.length >> 1));
+      return void held.until.then(() => res.end(bytes.subarray(bytes.length >> 1)));
+    }
     res.end(status === 304 ? undefined : bytes);
   });
 }
