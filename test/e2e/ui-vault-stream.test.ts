@@ -22,6 +22,11 @@ const MiB = 1 << 20;
 const HEADER = 94;
 const sha = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
 
+/** The hidden frames that started downloads through the worker are removed once the browser holds them (bounded wait). */
+async function noDownloadFrames(p: Page): Promise<void> {
+  await p.waitForFunction(() => ![...document.querySelectorAll('iframe')].some((f) => f.src.includes('/vault-stream/')), null, { timeout: 60_000 });
+}
+
 describe('web UI: encrypted downloads and media through the stream worker', { skip, timeout: 600_000 }, () => {
   let srv: RunningServer;
   let browser: Browser;
@@ -85,6 +90,14 @@ describe('web UI: encrypted downloads and media through the stream worker', { sk
   });
 
   test('a download is saved by the browser as the worker decrypts it, byte-identical', async () => {
+    // Counts the worker's frames as they are added, so their removal below is of frames that were there.
+    await page.evaluate(() => {
+      const w = window as unknown as { streamFrames: number };
+      w.streamFrames = 0;
+      new MutationObserver((list) => {
+        for (const m of list) for (const n of m.addedNodes) if (n instanceof HTMLIFrameElement && n.src.includes('/vault-stream/')) w.streamFrames++;
+      }).observe(document.body, { childList: true });
+    });
     const dl = page.waitForEvent('download', { timeout: 120_000 });
     await menu('data.bin', 'Download');
     const saved = await dl;
@@ -92,12 +105,17 @@ describe('web UI: encrypted downloads and media through the stream worker', { sk
     assert.equal(saved.suggestedFilename(), 'data.bin');
     assert.equal(await saved.failure(), null);
     assert.equal(sha(readFileSync((await saved.path())!)), sha(data));
+    assert.equal(await page.evaluate(() => (window as unknown as { streamFrames: number }).streamFrames), 1, 'one frame started it');
+    await noDownloadFrames(page);
     // One-time: the address answers nothing once its download ended (asked from a frame: the worker answers navigations in its scope).
     const again = await page.evaluate(
       (u) =>
         new Promise<string>((resolve) => {
           const f = Object.assign(document.createElement('iframe'), { hidden: true, src: u });
-          f.addEventListener('load', () => resolve(f.contentDocument?.body.textContent ?? ''));
+          f.addEventListener('load', () => {
+            resolve(f.contentDocument?.body.textContent ?? '');
+            f.remove();
+          });
           document.body.append(f);
         }),
       new URL(saved.url()).pathname,
@@ -119,6 +137,7 @@ describe('web UI: encrypted downloads and media through the stream worker', { sk
     const saved = await dl;
     assert.notEqual(await saved.failure(), null, 'the browser marks the download failed');
     await page.getByRole('alert').filter({ hasText: 'changed outside Filedock' }).last().waitFor({ timeout: 60_000 });
+    await noDownloadFrames(page);
   });
 
   test('an encrypted video plays and seeks past its middle without its whole ciphertext being fetched', async () => {
@@ -178,6 +197,7 @@ describe('web UI: encrypted downloads and media through the stream worker', { sk
     assert.equal(saved.suggestedFilename(), 'data.bin');
     assert.equal(sha(readFileSync((await saved.path())!)), sha(data));
     await visitor.locator('#vault-link-msg', { hasText: 'Decrypted in your browser' }).waitFor({ timeout: 30_000 });
+    await noDownloadFrames(visitor);
     const token = new URL(link).pathname.split('/').pop();
     const shares = await page.evaluate(() => fetch('/api/files/share', { headers: { accept: 'application/json' } }).then((r) => r.json()));
     const mine = (Array.isArray(shares) ? shares : (shares.shares ?? shares.items)).find((s: { token: string }) => s.token === token);

@@ -70,6 +70,18 @@ class FakeServer implements Transport {
   }
 }
 
+/** The parts (1-based, as the server numbers them) that the server's only session lacks. */
+function lackingParts(srv: FakeServer, size: number): number[] {
+  const held = [...srv.sessions.values()][0].parts;
+  const all = Array.from({ length: partCount(size, CHUNK) }, (_, i) => i + 1);
+  const out = all.filter((p) => !held.has(p));
+  assert.ok(out.length > 0 && out.length < all.length, 'some parts held, some lacking');
+  return out;
+}
+
+/** The parts sent since `from` calls, in order of part number. */
+const sentSince = (srv: FakeServer, from: number) => srv.partCalls.slice(from).sort((a, b) => a - b);
+
 class MemStore implements PendingStore {
   rows = new Map<string, PendingRecord>();
   list() {
@@ -211,7 +223,7 @@ describe('upload queue', () => {
     await until(first, () => first.list()[0].state === 'offline');
     assert.equal(store.rows.size, 1);
     const sentBefore = srv.partCalls.length;
-    const storedBefore = [...srv.sessions.values()][0].parts.size;
+    const lacking = lackingParts(srv, size);
 
     const second = new UploadQueue(srv, store, new ManualTimers(), CHUNK);
     const [row] = second.list();
@@ -220,8 +232,8 @@ describe('upload queue', () => {
     assert.equal(second.attach(row.key, f), true);
     await until(second, () => second.list()[0].state === 'done');
     assert.deepEqual(srv.files.get(`/d/f${size}.bin`), new Uint8Array(await f.arrayBuffer()));
-    // Only the parts the server did not hold were sent again.
-    assert.equal(srv.partCalls.length - sentBefore, partCount(size, CHUNK) - storedBefore);
+    // Exactly the parts the server did not hold were sent again, each once.
+    assert.deepEqual(sentSince(srv, sentBefore), lacking);
     assert.equal(store.rows.size, 0);
   });
 
@@ -271,6 +283,58 @@ describe('upload queue', () => {
     assert.equal(new Set(slices).size, partCount(size, CHUNK), 'each range asked again only for the dropped part');
     assert.equal(store.rows.size, 0);
     assert.equal(store.list().length, 0);
+  });
+
+  test('a source that can be rebuilt keeps a record without the plaintext; after a reload it resumes only with a source', async () => {
+    const srv = new FakeServer();
+    const store = new MemStore();
+    const plain = bytes(5_000_000 + 3 * CHUNK, 5);
+    const size = plain.size + 94;
+    const at = (n: number) => (n * 13 + 1) & 0xff;
+    const vault = { folder_id: 7, header: 'RkRWMQ' };
+    const source = () => ({
+      size,
+      label: 'plan.txt',
+      vault,
+      slice: async (s: number, e: number) => new Blob([Uint8Array.from({ length: e - s }, (_, k) => at(s + k))]),
+    });
+    const stored = 'abcdefghijklmnopqrstuvwxyz234567abcd';
+    const first = new UploadQueue(srv, store, new ManualTimers(), CHUNK);
+    srv.dropOnce.add(3);
+    first.add('/vault', plain, stored, source());
+    await until(first, () => first.list()[0].state === 'offline');
+    const [rec] = store.list();
+    assert.deepEqual(
+      { path: rec.path, name: rec.name, size: rec.size, last_modified: rec.last_modified, vault: rec.vault },
+      { path: `/vault/${stored}`, name: stored, size, last_modified: 0, vault },
+    );
+    assert.ok(!JSON.stringify(rec).includes('plan.txt'), 'no plaintext name in the record');
+    const sentBefore = srv.partCalls.length;
+    const lacking = lackingParts(srv, size);
+
+    const second = new UploadQueue(srv, store, new ManualTimers(), CHUNK);
+    const [row] = second.list();
+    assert.equal(row.state, 'needs_file');
+    assert.deepEqual(row.vault, vault);
+    assert.equal(second.attach(row.key, plain), false, 'not without its source');
+    assert.equal(second.attach(row.key, plain, { ...source(), size: size + 1 }), false, 'not with another size');
+    assert.equal(second.attach(row.key, plain, source()), true);
+    assert.equal(second.list()[0].name, 'plan.txt');
+    assert.equal(second.list()[0].vault, null);
+    await until(second, () => second.list()[0].state === 'done');
+    const got = srv.files.get(`/vault/${stored}`)!;
+    assert.ok(got.length === size && got.every((b, n) => b === at(n)));
+    assert.deepEqual(sentSince(srv, sentBefore), lacking);
+    assert.equal(store.rows.size, 0);
+  });
+
+  test('a plain upload restored after a reload refuses a byte source', async () => {
+    const store = new MemStore();
+    const f = bytes(5_000_000 + CHUNK);
+    store.save({ key: 'old', upload_id: 'up1', path: `/d/${f.name}`, name: f.name, size: f.size, last_modified: 1 });
+    const q = new UploadQueue(new FakeServer(), store, new ManualTimers(), CHUNK);
+    assert.equal(q.list()[0].vault, null);
+    assert.equal(q.attach('old', f, { size: f.size, label: 'x', slice: async () => new Blob([]) }), false);
   });
 
   test('a small byte source goes in one request under its stored name', async () => {

@@ -8,7 +8,9 @@
  * browser's `online` event), error (the server refused; message as sent),
  * cancelled, and needs_file (restored after a reload: the browser cannot reopen
  * a file by itself, so the user picks it again and the upload continues from
- * the parts the server already holds, read back with `status`).
+ * the parts the server already holds, read back with `status`). An upload with
+ * a byte source survives a reload only when the source says how to rebuild it
+ * (`vault`); the panel rebuilds it and hands it to `attach`.
  */
 import { ApiError, isTransient } from '../api/client';
 import type { UploadSession, UploadStatus } from '../api/types';
@@ -55,6 +57,14 @@ export interface UploadSource {
   slice(start: number, end: number): Promise<SourcePart>;
   /** The name the upload panel shows (the stored name may be ciphertext). */
   label: string;
+  /** Kept in the pending record so the same bytes can be made again after a reload (an encrypted upload). */
+  vault?: VaultPending;
+}
+
+/** An encrypted upload's resume data: its encrypted folder and its FDV1 header (b64u), which the storage holds as part 1 anyway. */
+export interface VaultPending {
+  folder_id: number;
+  header: string;
 }
 
 /** A source's part: its bytes, or its bytes and their SHA-256 (computed where they were made, so they are not read back to hash them). */
@@ -70,6 +80,8 @@ export interface PendingRecord {
   name: string;
   size: number;
   last_modified: number;
+  /** Set for an encrypted upload (then `path` and `name` are ciphertext, `size` the ciphertext's and `last_modified` 0). */
+  vault?: VaultPending;
 }
 
 export interface PendingStore {
@@ -92,6 +104,8 @@ export interface UploadView {
   sent: number;
   state: UploadState;
   error: string | null;
+  /** An encrypted upload restored after a reload: its file must be picked again through the vault. */
+  vault: VaultPending | null;
 }
 
 interface Item {
@@ -99,6 +113,8 @@ interface Item {
   file: FileLike | null;
   /** Not kept across a reload: a source's keys live in memory only, so such an upload cannot resume after one. */
   source: UploadSource | null;
+  /** An encrypted upload restored from its pending record, until its source is attached again. */
+  vault: VaultPending | null;
   folder: string;
   path: string;
   size: number;
@@ -143,7 +159,11 @@ export class UploadQueue {
     private readonly chunkSize = DEFAULT_CHUNK,
   ) {
     // Uploads of an earlier session wait for their file to be picked again.
-    for (const r of store.list()) this.items.push(this.newItem(r.key, null, folderOf(r.path), r.path, r.size, 'needs_file', r.upload_id));
+    for (const r of store.list()) {
+      const item = this.newItem(r.key, null, folderOf(r.path), r.path, r.size, 'needs_file', r.upload_id);
+      item.vault = r.vault ?? null;
+      this.items.push(item);
+    }
   }
 
   /** Subscribes to any change; returns the unsubscribe function. */
@@ -172,6 +192,7 @@ export class UploadQueue {
       sent: sentOf(i),
       state: i.state,
       error: i.error,
+      vault: i.state === 'needs_file' ? i.vault : null,
     }));
   }
 
@@ -238,11 +259,15 @@ export class UploadQueue {
   /**
    * Re-attaches a picked file to an upload restored from an earlier session.
    * Refused (false) when the name or size differ, so another file is never appended.
+   * An encrypted upload takes its rebuilt source (the caller checked the file against
+   * the decrypted name), and only with it.
    */
-  attach(key: string, file: FileLike): boolean {
+  attach(key: string, file: FileLike, source: UploadSource | null = null): boolean {
     const i = this.find(key);
-    if (!i || i.state !== 'needs_file' || file.size !== i.size || file.name !== baseOf(i.path)) return false;
+    if (!i || i.state !== 'needs_file' || !i.vault !== !source) return false;
+    if (source ? source.size !== i.size : file.size !== i.size || file.name !== baseOf(i.path)) return false;
     i.file = file;
+    i.source = source;
     i.state = 'queued';
     i.resync = true;
     this.changed();
@@ -266,6 +291,7 @@ export class UploadQueue {
       key,
       file,
       source: null,
+      vault: null,
       folder,
       path,
       size,
@@ -386,8 +412,18 @@ export class UploadQueue {
       i.chunkSize = s.chunk_size || this.chunkSize;
       i.urls = s.presigned_urls ? new Map(s.presigned_urls.map((u) => [u.part, u.url])) : null;
       i.parts.clear();
-      if (!i.source)
-        this.store.save({ key: i.key, upload_id: s.upload_id, path: i.path, name: baseOf(i.path), size: i.size, last_modified: i.file!.lastModified });
+      // A source is kept only when it can be rebuilt, and then without the plaintext file's date.
+      const vault = i.source?.vault;
+      if (!i.source || vault)
+        this.store.save({
+          key: i.key,
+          upload_id: s.upload_id,
+          path: i.path,
+          name: baseOf(i.path),
+          size: i.size,
+          last_modified: vault ? 0 : i.file!.lastModified,
+          ...(vault && { vault }),
+        });
     }
     const total = partCount(i.size, i.chunkSize);
     const missing: number[] = [];

@@ -19,4 +19,9 @@ export interface StreamSource {
 
 export type ToWorker = { type: 'add'; id: string; source: StreamSource } | { type: 'keep'; id: string } | { type: 'forget'; id: string };
 
-export type WorkerNews = { type: 'added' } | { type: 'done' } | { type: 'error'; code: 'integrity' | 'refused' | 'failed'; status?: number; message: string };
+/** `started`: a download's answer (its headers) went to the browser, which hands it to its download manager. */
+export type WorkerNews =
+  | { type: 'added' }
+  | { type: 'started' }
+  | { type: 'done' }
+  | { type: 'error'; code: 'integrity' | 'refused' | 'failed'; status?: number; message: string };

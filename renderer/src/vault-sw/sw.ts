@@ -113,7 +113,11 @@ async function answer(id: string, rest: string, req: Request): Promise<Response>
     forget(id);
   };
   try {
-    if (e.mode === 'download') return await download(e, ended, () => (streaming = true));
+    if (e.mode === 'download')
+      return await download(e, ended, () => {
+        streaming = true;
+        tell(e, { type: 'started' });
+      });
     if (rest === 'player') return player(e);
     return await media(e, req, ended, () => (streaming = true));
   } catch (err) {

@@ -1,7 +1,8 @@
 /**
  * File work inside an encrypted folder, all in this browser: names encrypted
  * before they are sent, uploads through the ordinary upload queue with the
- * ciphertext as their byte source, downloads and previews decrypted from the
+ * ciphertext as their byte source (resumed after a reload from the header kept
+ * with the pending record), downloads and previews decrypted from the
  * raw route's stream, thumbnails drawn here and stored encrypted.
  * Downloads and previews are in vault-download.ts.
  */
@@ -10,6 +11,7 @@ import { joinPath } from '../lib/ui-path';
 import * as files from '../files/file-api';
 import { uploads } from '../upload/uploads';
 import type { Picked } from '../upload/drop';
+import type { VaultPending } from '../upload/upload-queue';
 import type { FolderKeyring } from './crypto';
 import { putThumb, thumbUrl } from './vault-api';
 import { folderRing, vaultCrypto } from './vault-store';
@@ -77,12 +79,47 @@ export async function uploadEncrypted(folderId: number, dir: string, picked: Pic
     const stored = await storedOf(f.rel);
     const enc = await c.encryptBlob(f.file, ring);
     const parts = sealedParts(f.file, enc);
-    const key = uploads.add(dir, f.file, stored, { size: enc.size, label: f.rel, slice: parts.slice });
-    whenOver(key, (state) => {
-      parts.close();
-      if (state === 'done' && mimeOfName(f.rel).startsWith('image/')) thumbAfterUpload(joinPath(dir, stored), f.file, ring);
-    });
+    const vault = { folder_id: folderId, header: c.b64u(enc.header) };
+    const key = uploads.add(dir, f.file, stored, { size: enc.size, label: f.rel, slice: parts.slice, vault });
+    afterUpload(key, parts, joinPath(dir, stored), f.file, f.rel, ring);
   }
+}
+
+/** The picked file is not the one the restored upload was started with: refused before anything is sent. */
+export class NotThatFile extends Error {
+  constructor() {
+    super('not the file this upload was started with');
+    this.name = 'NotThatFile';
+  }
+}
+
+/**
+ * Continues an encrypted upload restored after a reload with the file picked again. The folder's keys
+ * (the unlock dialog first, when locked) must decrypt the stored name to the picked file's name, and the
+ * file's ciphertext size must be the one the session declared; then `resumeBlob` makes the same
+ * ciphertext again from the kept header, so the parts the server holds stay valid and only the
+ * missing ones are sent, sealed in the workers as for a new upload.
+ */
+export async function resumeEncrypted(key: string, pending: VaultPending, path: string, file: File): Promise<void> {
+  const [ring, c] = await Promise.all([folderRing(pending.folder_id), vaultCrypto()]);
+  const name = await c.decryptName(ring, path.slice(path.lastIndexOf('/') + 1));
+  const size = uploads.list().find((u) => u.key === key)?.size;
+  if (name !== file.name.normalize('NFC') || c.cipherSize(file.size) !== size) throw new NotThatFile();
+  const enc = await c.resumeBlob(file, ring, c.fromB64u(pending.header) ?? new Uint8Array());
+  const parts = sealedParts(file, enc);
+  if (!uploads.attach(key, file, { size: enc.size, label: name, slice: parts.slice, vault: pending })) {
+    parts.close();
+    throw new NotThatFile();
+  }
+  afterUpload(key, parts, path, file, name, ring);
+}
+
+/** Once the upload `key` is over: its workers forget the file, and a finished image gets its thumbnail. */
+function afterUpload(key: string, parts: { close(): void }, path: string, file: Blob, name: string, ring: FolderKeyring): void {
+  whenOver(key, (state) => {
+    parts.close();
+    if (state === 'done' && mimeOfName(name).startsWith('image/')) thumbAfterUpload(path, file, ring);
+  });
 }
 
 /** Calls `fn` once the upload `key` is done or cancelled (an upload that failed may still be resumed). */

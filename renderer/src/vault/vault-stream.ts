@@ -11,6 +11,14 @@ import type { StreamSource, ToWorker, WorkerNews } from '../vault-sw/protocol';
 const SCOPE = '/vault-stream/';
 /** A ping this often keeps the worker (and the file it holds for this page) from being stopped as idle. */
 const KEEP_MS = 10_000;
+/**
+ * A download's hidden frame goes this long after the worker answered it: the browser decides at the answer's
+ * headers that it is a download (the frame then keeps only its empty document), and a download, once the
+ * download manager holds it, outlives the frame. The margin covers a loaded machine between the two.
+ */
+const FRAME_AFTER_START_MS = 5_000;
+/** A download the worker was not asked for in this long is given up (its frame was blocked or never loaded). */
+const START_MS = 120_000;
 
 export const canStream = (): boolean => globalThis.isSecureContext === true && 'serviceWorker' in navigator;
 
@@ -51,6 +59,8 @@ function failureOf(news: Extract<WorkerNews, { type: 'error' }>): Error {
 interface Handed {
   id: string;
   w: ServiceWorker;
+  /** Resolves on the worker's `started` (a download's answer went out). */
+  started: Promise<void>;
   /** Resolves on the worker's `done`, rejects on its error. */
   finished: Promise<void>;
   keep(): () => void;
@@ -68,9 +78,12 @@ async function hand(source: StreamSource): Promise<Handed> {
   let fail!: (e: Error) => void;
   const finished = new Promise<void>((res, rej) => ([finish, fail] = [res, rej]));
   finished.catch(() => {});
+  let start!: () => void;
+  const started = new Promise<void>((res) => (start = res));
   ch.port1.onmessage = (ev: MessageEvent<WorkerNews>) => {
     const news = ev.data;
     if (news.type === 'added') added();
+    else if (news.type === 'started') start();
     else if (news.type === 'done') finish();
     else {
       refused(failureOf(news));
@@ -84,7 +97,7 @@ async function hand(source: StreamSource): Promise<Handed> {
     const t = setInterval(() => w.postMessage({ type: 'keep', id } satisfies ToWorker), KEEP_MS);
     return () => clearInterval(t);
   };
-  return { id, w, finished, keep };
+  return { id, w, started, finished, keep };
 }
 
 /**
@@ -98,12 +111,27 @@ export async function streamDownload(source: Omit<StreamSource, 'mode'>): Promis
   const frame = Object.assign(document.createElement('iframe'), { hidden: true, src: `${SCOPE}${h.id}/${encodeURIComponent(source.name)}` });
   frame.setAttribute('aria-hidden', 'true');
   document.body.append(frame);
-  // The frame stays (one hidden frame per download until the page goes): the page cannot know when the
-  // download manager has written the last bytes, and removing the frame before then may cancel it.
+  let bound: ReturnType<typeof setTimeout> | undefined;
+  const unasked = new Promise<never>((_, reject) => {
+    bound = setTimeout(() => reject(new Error('The download did not start')), START_MS);
+  });
+  // The frame goes once the browser holds the download, not one left behind per download until the page goes.
+  let answered = false;
+  void h.started.then(() => {
+    answered = true;
+    clearTimeout(bound);
+    setTimeout(() => frame.remove(), FRAME_AFTER_START_MS);
+  });
   try {
-    await h.finished;
+    await Promise.race([h.finished, unasked]);
   } finally {
+    clearTimeout(bound);
     stop();
+    // Failed or given up before the worker answered (a bad chunk 0, a refused fetch, never asked): no download holds the frame.
+    if (!answered) {
+      frame.remove();
+      h.w.postMessage({ type: 'forget', id: h.id } satisfies ToWorker);
+    }
   }
 }
 

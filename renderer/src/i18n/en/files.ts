@@ -123,6 +123,8 @@ export const files = {
   'upload.state.cancelled': 'Cancelled',
   'upload.state.needs_file': 'Choose the file again to resume',
   'upload.resume_pick': 'Pick file to resume',
+  'upload.encrypted_file': 'Encrypted file',
+  'upload.not_that_file': 'This is not the file this upload was started with (its name or size differ). Nothing was sent; pick the same file again.',
   'request.title': 'File request into “{name}”',
   'request.max_files': 'Files per submission',
   'request.max_file_size_mb': 'Max file size (MB)',

@@ -125,6 +125,8 @@ export const files: Record<keyof typeof en, string> = {
   'upload.state.cancelled': 'İptal edildi',
   'upload.state.needs_file': 'Sürdürmek için dosyayı yeniden seçin',
   'upload.resume_pick': 'Sürdürmek için dosya seç',
+  'upload.encrypted_file': 'Şifreli dosya',
+  'upload.not_that_file': 'Bu, yüklemenin başladığı dosya değil (adı ya da boyutu farklı). Hiçbir şey gönderilmedi; aynı dosyayı yeniden seçin.',
   'request.title': '“{name}” klasörüne dosya isteği',
   'request.max_files': 'Gönderim başına dosya',
   'request.max_file_size_mb': 'En büyük dosya boyutu (MB)',

@@ -13,3 +13,4 @@ export { encryptBlob, resumeBlob, type EncryptedBlob } from './encrypt';
 export { plainSizeOf, SIZE_HEAD_BYTES } from './plain-size';
 export { decryptStream, decryptBlob, contentKeyOf, type ContentKeySource } from './decrypt';
 export { linkFragment, parseLinkFragment } from './links';
+export { b64u, fromB64u } from './bytes';
