@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toolLauncher } from './tool-launcher';
+import { BACKGROUND_NICE } from './proc-cpu';
 import { runTool, runToolOutput } from './run-tool';
 import { pdfWith } from '../../test/helpers/documents';
 import { needTool, tempDir } from '../../test/helpers/tools';
@@ -17,6 +18,8 @@ const alive = (pid: number) => {
     return false;
   }
 };
+/** Field 19 of /proc/<pid>/stat: the nice value. */
+const niceOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ')[16]);
 /** The pids a script appended to `file` so far. */
 const pidsIn = (file: string): number[] => {
   try {
@@ -99,6 +102,9 @@ test("a time limit and a cancel kill the tool's whole group, grandchildren inclu
     const ac = new AbortController();
     const cancelled = runTool('sh', ['-c', script(join(t.dir, 'b'))], { signal: ac.signal });
     const b = await pidIn(join(t.dir, 'b'));
+    // Tools run at background priority (the launcher itself does not: it would hold every start).
+    await until(() => toolLauncher.tools.length === 1 && niceOf(toolLauncher.tools[0]) === BACKGROUND_NICE, 'the tool runs at background priority');
+    assert.equal(niceOf(toolLauncher.pid!), niceOf(process.pid));
     ac.abort(new Error('cancelled by the service'));
     await assert.rejects(cancelled, /cancelled by the service/);
     await until(() => !alive(b), "the cancelled tool's grandchild is killed");
@@ -115,6 +121,7 @@ test('the launcher killed mid-call: the call is retried once; killed twice it fa
     // Killed once: the call runs again on a new launcher and succeeds; the first run's tool is killed.
     const once = runToolOutput('sh', ['-c', `echo $$ >> ${join(t.dir, 'once')}; sleep 1; echo done`], { signal: never(), maxBytes: 100 });
     const tool = await pidIn(join(t.dir, 'once'));
+    await until(() => toolLauncher.tools.includes(tool), 'the service knows the tool');
     process.kill(first, 'SIGKILL');
     assert.equal((await once).stdout.toString(), 'done\n');
     assert.notEqual(toolLauncher.pid, first);
@@ -124,7 +131,8 @@ test('the launcher killed mid-call: the call is retried once; killed twice it fa
     const file = join(t.dir, 'twice');
     const twice = runTool('sh', ['-c', `echo $$ >> ${file}; sleep 30`], { signal: never() });
     for (const n of [1, 2]) {
-      await until(() => pidsIn(file).length >= n, `attempt ${n} started`);
+      // Killed once the service knows the tool: one started but not yet reported is not killed (docs/fulltext.md).
+      await until(() => pidsIn(file).length >= n && toolLauncher.tools.includes(pidsIn(file)[n - 1]), `attempt ${n} started`);
       process.kill(toolLauncher.pid!, 'SIGKILL');
     }
     await assert.rejects(twice, /the tool launcher exited \(SIGKILL\) while sh ran, twice/);

@@ -11,13 +11,13 @@
  * output (the tool's group is killed there) and a tail of its stderr, and stops reading the tools while the
  * pipe to the service is full, so neither process buffers more than one call's cap.
  *
- * Lifetime: started on the first call, at background priority (tools inherit it). It exits when the service
+ * Lifetime: started on the first call; its tools run at background priority. It exits when the service
  * does, however it ends (its stdin reaches EOF; it also watches its parent pid), killing its tools' groups.
  * If it dies, the calls in flight are retried once on a new launcher, then fail with a clear error; their
  * tools' groups are killed from here.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { adoptBackgroundChild, countBackgroundPid } from './proc-cpu';
+import { BACKGROUND_NICE, countBackgroundPid } from './proc-cpu';
 
 export interface LaunchRequest {
   bin: string;
@@ -52,10 +52,11 @@ export const STDERR_TAIL = 2000;
  * The launcher's program. It runs in its own process (`node -e`, its source is this function's), so its
  * body uses nothing from outside it: built-in modules come from process.getBuiltinModule.
  */
-function launcherMain(stderrTail: number, frames: { STARTED: number; STDOUT: number; EXIT: number }): void {
-  const { STARTED, STDOUT, EXIT } = frames;
+function launcherMain(o: { stderrTail: number; nice: number; STARTED: number; STDOUT: number; EXIT: number }): void {
+  const { STARTED, STDOUT, EXIT } = o;
   const { spawn } = process.getBuiltinModule('node:child_process');
   const net = process.getBuiltinModule('node:net');
+  const { setPriority } = process.getBuiltinModule('node:os');
   const parent = process.ppid;
   // Not process.stdout: on Linux its pipe writes block, and a full pipe would stall every tool and kill request.
   const out = new net.Socket({ fd: 1, readable: false });
@@ -108,9 +109,14 @@ function launcherMain(stderrTail: number, frames: { STARTED: number; STDOUT: num
     if (c.pid) {
       running.set(id, c);
       send(STARTED, id, Buffer.from(JSON.stringify({ pid: c.pid })));
+      try {
+        setPriority(c.pid, o.nice);
+      } catch {
+        // Gone already (its exit comes next) or refused: it runs at the launcher's priority.
+      }
       if (blocked) c.stdout?.pause();
     }
-    c.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-stderrTail)));
+    c.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-o.stderrTail)));
     c.stdout?.on('data', (d: Buffer) => {
       if (capped) return;
       const room = r.maxStdout - kept;
@@ -178,6 +184,11 @@ export class ToolLauncher {
     return this.child?.pid;
   }
 
+  /** The pids of the tools it reported started and not yet ended. */
+  get tools(): number[] {
+    return [...this.calls.values()].flatMap((c) => (c.pid ? [c.pid] : []));
+  }
+
   /** Runs `req` in the launcher; resolves with the outcome (a non-zero exit too). An abort kills the tool's group. */
   launch(req: LaunchRequest, signal: AbortSignal): Promise<LaunchResult> {
     return new Promise((resolve, reject) => {
@@ -204,9 +215,11 @@ export class ToolLauncher {
   private start(): ChildProcess {
     if (this.child) return this.child;
     // `var __name`: tsx's transform may name inner functions through a helper the launcher's source lacks.
-    const source = `var __name = (f) => f; (${launcherMain.toString()})(${STDERR_TAIL}, ${JSON.stringify({ STARTED, STDOUT, EXIT })});`;
+    const source = `var __name = (f) => f; (${launcherMain.toString()})(${JSON.stringify({ stderrTail: STDERR_TAIL, nice: BACKGROUND_NICE, STARTED, STDOUT, EXIT })});`;
     const env = { ...process.env, NODE_OPTIONS: '' };
-    const child = adoptBackgroundChild(spawn(process.execPath, ['--max-old-space-size=32', '-e', source], { stdio: ['pipe', 'pipe', 'inherit'], env }));
+    // At normal priority, unlike its tools: a launcher waiting for a core would hold every start (and kill).
+    const child = spawn(process.execPath, ['--max-old-space-size=32', '-e', source], { stdio: ['pipe', 'pipe', 'inherit'], env });
+    if (child.pid) child.once('exit', countBackgroundPid(child.pid));
     this.child = child;
     this.pending = Buffer.alloc(0);
     child.stdin!.on('error', () => undefined); // a dead launcher is reported by its exit
