@@ -11,6 +11,7 @@ import { toolLauncher } from './tool-launcher';
 export interface ToolOptions {
   signal: AbortSignal;
   cwd?: string;
+  /** The tool's whole environment; without it, the service's as it was when the launcher started. */
   env?: NodeJS.ProcessEnv;
   /** A time limit the launcher enforces itself (the tool's whole group is killed): a backstop to the signal. */
   timeoutMs?: number;
@@ -42,7 +43,7 @@ interface ToolOutput {
 
 async function run(bin: string, args: string[], o: ToolOptions, maxStdout: number): Promise<ToolOutput> {
   if (o.signal.aborted) throw o.signal.reason ?? new AppError('cancelled');
-  const r = await toolLauncher.launch({ bin, args, cwd: o.cwd, env: o.env ?? process.env, maxStdout, timeoutMs: o.timeoutMs }, o.signal);
+  const r = await toolLauncher.launch({ bin, args, cwd: o.cwd, env: o.env, maxStdout, timeoutMs: o.timeoutMs }, o.signal);
   if (o.signal.aborted) throw o.signal.reason ?? new AppError('cancelled');
   if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code });
   const name = bin.slice(bin.lastIndexOf('/') + 1);

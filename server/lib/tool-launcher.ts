@@ -23,7 +23,8 @@ export interface LaunchRequest {
   bin: string;
   args: string[];
   cwd?: string;
-  env: NodeJS.ProcessEnv;
+  /** Without it, the launcher's (the service's when it started): serialising process.env per call showed in profiles. */
+  env?: NodeJS.ProcessEnv;
   /** Stdout kept at most (0: ignored); the tool's group is killed past it. */
   maxStdout: number;
   /** The launcher kills the tool's group after this long, whatever the service's own loop is doing. */
@@ -82,7 +83,7 @@ function launcherMain(o: { stderrTail: number; nice: number; STARTED: number; ST
       // The group is gone already: nothing left of the tool.
     }
   };
-  const run = (id: number, r: { bin: string; args: string[]; cwd?: string; env: NodeJS.ProcessEnv; maxStdout: number; timeoutMs?: number }) => {
+  const run = (id: number, r: { bin: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv; maxStdout: number; timeoutMs?: number }) => {
     let stderr = '';
     let kept = 0;
     let capped = false;
