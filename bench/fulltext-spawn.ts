@@ -21,15 +21,16 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
 /** What the service did before the launcher: spawn on its own thread, at low priority, drain stdout. */
+const TOOL = 'pdftotext'; // poppler-utils, a Debian package
 const onMain = (file: string) =>
   new Promise<void>((resolve) => {
-    const c = spawn('pdftotext', [file, '-'], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    const c = spawn(TOOL, [file, '-'], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     if (c.pid) setPriority(c.pid, 10);
     c.stdout.on('data', () => {});
     c.on('close', () => resolve());
   });
 const viaLauncher = async (file: string) => {
-  await runToolOutput('pdftotext', [file, '-'], { signal: new AbortController().signal, maxBytes: 1 << 20 });
+  await runToolOutput(TOOL, [file, '-'], { signal: new AbortController().signal, maxBytes: 1 << 20 });
 };
 
 /** CPU seconds of this process's main thread (Linux). */
