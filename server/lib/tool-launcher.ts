@@ -217,7 +217,8 @@ export class ToolLauncher {
     if (this.child) return this.child;
     // `var __name`: tsx's transform may name inner functions through a helper the launcher's source lacks.
     const source = `var __name = (f) => f; (${launcherMain.toString()})(${JSON.stringify({ stderrTail: STDERR_TAIL, nice: BACKGROUND_NICE, STARTED, STDOUT, EXIT })});`;
-    const env = { ...process.env, NODE_OPTIONS: '' };
+    // No tsx or other preloads; in the desktop app execPath is Electron's, which runs as plain Node with this.
+    const env = { ...process.env, NODE_OPTIONS: '', ELECTRON_RUN_AS_NODE: '1' };
     // At normal priority, unlike its tools: a launcher waiting for a core would hold every start (and kill).
     const child = spawn(process.execPath, ['--max-old-space-size=32', '-e', source], { stdio: ['pipe', 'pipe', 'inherit'], env });
     if (child.pid) child.once('exit', countBackgroundPid(child.pid));
