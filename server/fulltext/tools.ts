@@ -12,6 +12,13 @@ import { ExtractError } from './errors';
 /** A tool's address space at most (Linux, with prlimit). */
 export const MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
 
+/**
+ * A tool run's time at most, enforced by the launcher itself (lib/tool-launcher.ts), so a tool ends even
+ * while the service's own timer cannot fire: the longest a file may take (OCR, extract.ts), the caller's
+ * signal being the usual bound.
+ */
+const MAX_TOOL_MS = 10 * 60_000;
+
 /** The Debian package of each tool, for the message when one is missing. */
 const PACKAGES: Record<string, string> = {
   tesseract: 'tesseract-ocr',
@@ -55,7 +62,7 @@ export async function runBounded(tool: string, args: string[], o: BoundedOptions
   const bin = onPath(tool);
   if (!bin) throw new ExtractError(`${tool} is not installed (Debian: ${PACKAGES[tool] ?? 'poppler-utils'})`, o.skipWhenMissing ? { skip: true } : undefined);
   const prlimit = process.platform === 'linux' ? onPath('prlimit') : null;
-  const run = { signal: o.signal, maxBytes: o.maxBytes, env: o.env };
+  const run = { signal: o.signal, maxBytes: o.maxBytes, env: o.env, timeoutMs: MAX_TOOL_MS };
   try {
     return prlimit
       ? await runToolOutput(prlimit, [`--as=${MAX_MEMORY_BYTES}`, ...(o.limits ?? []), '--', bin, ...args], run)

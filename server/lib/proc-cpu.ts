@@ -61,9 +61,18 @@ export function adoptBackgroundChild<C extends ChildProcess>(child: C): C {
   } catch {
     // The child is already gone (its exit is reported elsewhere) or the OS refuses: it just runs at our priority.
   }
-  live.add(pid);
-  child.once('exit', () => live.delete(pid));
+  child.once('exit', countBackgroundPid(pid));
   return child;
+}
+
+/**
+ * Counts the CPU of a background process this one did not start itself (a tool the launcher started,
+ * lib/tool-launcher.ts) until the returned function is called. The launcher was counted first, and the set
+ * is read in that order: a tool it reaps between the two readings is missed once, never counted twice.
+ */
+export function countBackgroundPid(pid: number): () => void {
+  live.add(pid);
+  return () => live.delete(pid);
 }
 
 /**

@@ -1,18 +1,20 @@
 /**
  * Runs a heavy tool (ffmpeg, pdftoppm, soffice, pdftotext) as its own process
  * at low CPU priority, so a thumbnail or text extraction never competes with
- * requests for the event loop or at full priority for the cores.
+ * requests for the event loop or at full priority for the cores. The tools are
+ * started by the launcher process (tool-launcher.ts), not forked from the
+ * service: a fork of the service held its event loop for tens of milliseconds.
  */
-import { spawn } from 'node:child_process';
 import { AppError } from '../errors';
-import { adoptBackgroundChild } from './proc-cpu';
-
-const STDERR_TAIL = 2000;
+import { toolLauncher } from './tool-launcher';
 
 export interface ToolOptions {
   signal: AbortSignal;
   cwd?: string;
+  /** The tool's whole environment; without it, the service's as it was when the launcher started. */
   env?: NodeJS.ProcessEnv;
+  /** A time limit the launcher enforces itself (the tool's whole group is killed): a backstop to the signal. */
+  timeoutMs?: number;
 }
 
 /**
@@ -39,48 +41,13 @@ interface ToolOutput {
   stderr: string;
 }
 
-function run(bin: string, args: string[], o: ToolOptions, maxStdout: number): Promise<ToolOutput> {
-  return new Promise((resolve, reject) => {
-    if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
-    // Its own process group: soffice is a launcher whose office process inherits stderr, so killing the
-    // launcher alone left the pipe open and the run (and a shutdown waiting for it) hanging.
-    // Low priority, and its CPU counts against the governor's budget while it runs.
-    const child = adoptBackgroundChild(
-      spawn(bin, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', maxStdout > 0 ? 'pipe' : 'ignore', 'pipe'], detached: true }),
-    );
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-STDERR_TAIL)));
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL'); // the group is gone already (or no groups here): the process itself
-      }
-    };
-    const out: Buffer[] = [];
-    let kept = 0;
-    let capped = false;
-    child.stdout?.on('data', (d: Buffer) => {
-      if (capped) return;
-      const room = maxStdout - kept;
-      out.push(d.length > room ? d.subarray(0, room) : d);
-      kept += Math.min(d.length, room);
-      if (d.length >= room) {
-        capped = true;
-        kill();
-      }
-    });
-    o.signal.addEventListener('abort', kill, { once: true });
-    child.once('error', (e) => {
-      o.signal.removeEventListener('abort', kill);
-      reject(e);
-    });
-    child.once('close', (code, sig) => {
-      o.signal.removeEventListener('abort', kill);
-      if (o.signal.aborted) return reject(o.signal.reason ?? new AppError('cancelled'));
-      if (code === 0 || capped) return resolve({ stdout: Buffer.concat(out), capped, stderr: stderr.trim() });
-      const name = bin.slice(bin.lastIndexOf('/') + 1);
-      reject(new Error(`${name} exited with ${code ?? sig}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-    });
-  });
+async function run(bin: string, args: string[], o: ToolOptions, maxStdout: number): Promise<ToolOutput> {
+  if (o.signal.aborted) throw o.signal.reason ?? new AppError('cancelled');
+  const r = await toolLauncher.launch({ bin, args, cwd: o.cwd, env: o.env, maxStdout, timeoutMs: o.timeoutMs }, o.signal);
+  if (o.signal.aborted) throw o.signal.reason ?? new AppError('cancelled');
+  if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+  const name = bin.slice(bin.lastIndexOf('/') + 1);
+  if (r.timedOut) throw new AppError('timeout', { seconds: Math.round(o.timeoutMs! / 1000) }, undefined, `${name} ran past ${o.timeoutMs} ms`);
+  if (r.code === 0 || r.capped) return { stdout: r.stdout, capped: r.capped, stderr: r.stderr };
+  throw new Error(`${name} exited with ${r.code ?? r.signal}: ${r.stderr.split('\n').slice(-3).join(' | ')}`);
 }
