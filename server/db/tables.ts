@@ -340,7 +340,7 @@ export interface DB {
 }
 
 /** catalogue */
-export interface StoragesTable {
+export interface StoragesTable extends TenantRow {
   id: Generated<number>;
   uid: string;
   name: string;
