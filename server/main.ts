@@ -358,7 +358,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     // Per tenant once the tenants have their repository (docs/tenants.md, "Status"); tenant 1 is every session today.
     scheduler.every('sessions.sweep', 3_600_000, async () => void (await auth.sessions.sweepExpired(DEFAULT_TENANT)));
-    scheduler.every('oidc.sweep', 3_600_000, async () => void (await sv.oidc.signIn.sweep()));
+    scheduler.every('oidc.sweep', 3_600_000, async () => void (await sv.oidc.signIn.sweep(DEFAULT_TENANT)));
     scheduler.every('ops.prune', 86_400_000, async () => void (await queue.prune(30 * 86_400_000)));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());

@@ -7,7 +7,7 @@
 import { AppError } from '../errors';
 import type { EventBus, RequestMeta } from '../events';
 import { safeEqual, sha256Hex } from '../lib/crypto';
-import { DEFAULT_TENANT, type Db } from '../db';
+import { DEFAULT_TENANT, type Db, type TenantScope } from '../db';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import type { Keys } from './keys';
 import type { LoginThrottle } from './throttle';
@@ -76,7 +76,7 @@ export class AuthService {
    */
   async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
     const u = await this.checkPassword(login, password, req);
-    if (await this.mfa.enrolled(u.id))
+    if (await this.mfa.enrolled(u, u.id))
       throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
     await this.throttle.succeed(login);
     const p = await this.repo.principal(u, u.id, `${protocol}:${u.id}`);
@@ -90,9 +90,9 @@ export class AuthService {
    * throttle's locks (login, address, person) and a second factor enrolled
    * since. Throws as `gatewayLogin` would.
    */
-  async gatewayRecheck(login: string, ip: string, userId: number): Promise<void> {
+  async gatewayRecheck(s: TenantScope, login: string, ip: string, userId: number): Promise<void> {
     await this.throttle.check(login, ip, userId);
-    if (await this.mfa.enrolled(userId))
+    if (await this.mfa.enrolled(s, userId))
       throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
   }
 
@@ -128,7 +128,8 @@ export class AuthService {
 
   /** Finishes a sign-in with an answer to the login's challenge (see `SecondStep.finish` for the refusals). */
   async loginSecondStep(challenge: string, answer: SecondStepAnswer, req: RequestMeta & { ip: string }, rp: RelyingParty | null): Promise<LoginResult> {
-    const { user, method } = await this.mfa.finish(challenge, answer, rp, req);
+    // Step 2 of docs/tenants.md: the tenant the request selects, as for the password before it.
+    const { user, method } = await this.mfa.finish(DEFAULT_TENANT, challenge, answer, rp, req);
     return this.issue(user, req, 'login', { mfa: method });
   }
 

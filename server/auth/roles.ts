@@ -6,7 +6,7 @@
  * principals are dropped.
  */
 import { AppError } from '../errors';
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
 import { isPermission } from './permissions';
 import { RolesRepo } from './roles.repo';
@@ -38,20 +38,21 @@ export class Roles {
     this.repo = new RolesRepo(db);
   }
 
-  list(): Promise<RoleView[]> {
-    return this.repo.list();
+  list(s: TenantScope): Promise<RoleView[]> {
+    return this.repo.list(s);
   }
 
-  async get(id: number): Promise<RoleView> {
-    const r = (await this.list()).find((x) => x.id === id);
+  /** A role of the tenant; another tenant's is not found. */
+  async get(s: TenantScope, id: number): Promise<RoleView> {
+    const r = (await this.list(s)).find((x) => x.id === id);
     if (!r) throw new AppError('not_found', { id });
     return r;
   }
 
   /** Creates a role; a name in use → `name_taken`. */
-  async create(input: { name: string; permissions: Record<string, boolean> }, by: ActorRef | null, request?: RequestMeta): Promise<RoleView> {
+  async create(s: TenantScope, input: { name: string; permissions: Record<string, boolean> }, by: ActorRef | null, request?: RequestMeta): Promise<RoleView> {
     const name = roleName(input.name);
-    const id = await this.repo.create(name, input.permissions, new Date().toISOString());
+    const id = await this.repo.create(s, name, input.permissions, new Date().toISOString());
     if (id === undefined) throw new AppError('name_taken', { name }, { field: 'name' });
     await this.bus.emit('audit', {
       action: 'admin.config_change',
@@ -60,14 +61,20 @@ export class Roles {
       resource: `role:${id}`,
       meta: { created: name, permissions: input.permissions },
     });
-    return this.get(id);
+    return this.get(s, id);
   }
 
   /** Renames and/or replaces the settings of a role; applies to its members at once. */
-  async update(id: number, input: { name?: string; permissions?: Record<string, boolean> }, by: ActorRef | null, request?: RequestMeta): Promise<RoleView> {
-    const before = await this.get(id);
+  async update(
+    s: TenantScope,
+    id: number,
+    input: { name?: string; permissions?: Record<string, boolean> },
+    by: ActorRef | null,
+    request?: RequestMeta,
+  ): Promise<RoleView> {
+    const before = await this.get(s, id);
     const name = input.name === undefined ? undefined : roleName(input.name);
-    if (!(await this.repo.update(id, { name, permissions: input.permissions }, new Date().toISOString())))
+    if (!(await this.repo.update(s, id, { name, permissions: input.permissions }, new Date().toISOString())))
       throw new AppError('name_taken', { name }, { field: 'name' });
     this.changed();
     await this.bus.emit('audit', {
@@ -77,26 +84,32 @@ export class Roles {
       resource: `role:${id}`,
       meta: { from: { name: before.name, permissions: before.permissions }, to: input },
     });
-    return this.get(id);
+    return this.get(s, id);
   }
 
   /** Deletes a role; its members keep their built-in role. */
-  async delete(id: number, by: ActorRef | null, request?: RequestMeta): Promise<void> {
-    const before = await this.get(id);
-    await this.repo.delete(id);
+  async delete(s: TenantScope, id: number, by: ActorRef | null, request?: RequestMeta): Promise<void> {
+    const before = await this.get(s, id);
+    await this.repo.delete(s, id);
     this.changed();
     await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { deleted: before.name } });
   }
 
   /** A person's exceptions (permission id → allowed). */
-  exceptions(userId: number): Promise<Record<string, boolean>> {
-    return this.repo.exceptions(userId);
+  exceptions(s: TenantScope, userId: number): Promise<Record<string, boolean>> {
+    return this.repo.exceptions(s, userId);
   }
 
   /** Replaces a person's exceptions. */
-  async setExceptions(userId: number, perms: Record<string, boolean>, by: ActorRef | null, request?: RequestMeta): Promise<Record<string, boolean>> {
-    const before = await this.exceptions(userId);
-    await this.repo.setExceptions(userId, perms);
+  async setExceptions(
+    s: TenantScope,
+    userId: number,
+    perms: Record<string, boolean>,
+    by: ActorRef | null,
+    request?: RequestMeta,
+  ): Promise<Record<string, boolean>> {
+    const before = await this.exceptions(s, userId);
+    await this.repo.setExceptions(s, userId, perms);
     this.changed();
     await this.bus.emit('audit', {
       action: 'admin.config_change',
@@ -105,7 +118,7 @@ export class Roles {
       resource: `user:${userId}`,
       meta: { permissions: { from: before, to: perms } },
     });
-    return this.exceptions(userId);
+    return this.exceptions(s, userId);
   }
 }
 

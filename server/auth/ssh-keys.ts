@@ -7,7 +7,7 @@
  * blob is.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_TENANT, type Db } from '../db';
+import { DEFAULT_TENANT, type Db, type TenantScope } from '../db';
 import { SshKeysRepo } from './ssh-keys.repo';
 import type { SshKeyView } from '../contract';
 import { AppError } from '../errors';
@@ -64,8 +64,8 @@ export class SshKeys {
   }
 
   /** The account's keys, oldest first. */
-  list(userId: number): Promise<SshKeyView[]> {
-    return this.keys.list(userId);
+  list(s: TenantScope, userId: number): Promise<SshKeyView[]> {
+    return this.keys.list(s, userId);
   }
 
   /**
@@ -73,11 +73,12 @@ export class SshKeys {
    * defaults to the key's comment. The same key twice → `conflict`; more than
    * MAX_KEYS → `too_many`; not a usable public key → `validation_failed`.
    */
-  async add(userId: number, input: { name?: string; publicKey: string }, req: RequestMeta): Promise<SshKeyView> {
+  async add(s: TenantScope, userId: number, input: { name?: string; publicKey: string }, req: RequestMeta): Promise<SshKeyView> {
     const k = parseSshPublicKey(input.publicKey);
     const fingerprint = sshFingerprint(k.blob);
     const name = (input.name?.trim() || k.comment.trim() || fingerprint).slice(0, 100);
     const id = await this.keys.add(
+      s,
       { user_id: userId, name, algo: k.algo, public_key: k.blob.toString('base64'), fingerprint, created_at: new Date().toISOString() },
       MAX_KEYS,
     );
@@ -85,21 +86,21 @@ export class SshKeys {
     if (id === 'full') throw new AppError('too_many', { max: MAX_KEYS });
     void this.bus.emit('audit', {
       action: 'auth.ssh_key.add',
-      actor: await this.who(userId),
+      actor: await this.who(s, userId),
       request: req,
       resource: `user:${userId}`,
       meta: { id, name, fingerprint },
     });
-    return (await this.list(userId)).find((x) => x.id === id)!;
+    return (await this.list(s, userId)).find((x) => x.id === id)!;
   }
 
   /** Removes one of the account's keys; another account's or a missing id → `not_found`. */
-  async remove(userId: number, id: number, req: RequestMeta): Promise<void> {
-    const row = await this.keys.remove(userId, id);
+  async remove(s: TenantScope, userId: number, id: number, req: RequestMeta): Promise<void> {
+    const row = await this.keys.remove(s, userId, id);
     if (!row) throw new AppError('not_found', { id });
     void this.bus.emit('audit', {
       action: 'auth.ssh_key.remove',
-      actor: await this.who(userId),
+      actor: await this.who(s, userId),
       request: req,
       resource: `user:${userId}`,
       meta: { id, ...row },
@@ -116,12 +117,12 @@ export class SshKeys {
     // Step 2 of docs/tenants.md: `name@slug` selects the tenant.
     const u = await this.repo.byLogin(DEFAULT_TENANT, login);
     if (!u || u.disabled) return null;
-    const row = await this.keys.byFingerprint(u.id, sshFingerprint(blob));
+    const row = await this.keys.byFingerprint(u, u.id, sshFingerprint(blob));
     if (!row || row.public_key !== blob.toString('base64')) return null;
     const p = await this.repo.principal(u, u.id, `${protocol}:${u.id}`);
     if (!p) return null;
     if (signed) {
-      await this.keys.touch(row.id, new Date().toISOString());
+      await this.keys.touch(u, row.id, new Date().toISOString());
       void this.bus.emit('audit', {
         action: 'auth.login',
         actor: { id: u.id, email: u.email },
@@ -132,9 +133,8 @@ export class SshKeys {
     return personActor(p, req);
   }
 
-  // The caller's tenant once ssh_keys is scoped (docs/tenants.md, "Status").
-  private async who(userId: number) {
-    const u = await this.repo.byId(DEFAULT_TENANT, userId);
+  private async who(s: TenantScope, userId: number) {
+    const u = await this.repo.byId(s, userId);
     return u ? { id: u.id, email: u.email } : null;
   }
 }

@@ -50,7 +50,7 @@ test('taken names ignore case and the account itself; groups list their members;
       ['team', [id]],
     ],
   );
-  assert.equal(await repo.roleExists(999_999), false);
+  assert.equal(await repo.roleExists(T1, 999_999), false);
 });
 
 test('an account with its groups in one unit; views and the search read their groups; a change answers the row before', async () => {

@@ -93,8 +93,9 @@ export class UsersRepo {
     return [...out.values()];
   }
 
-  async roleExists(id: number): Promise<boolean> {
-    return (await this.db.async.first(this.db.k.selectFrom('roles').select('id').where('id', '=', id))) !== undefined;
+  /** Whether the tenant has this custom role (another tenant's is not there). */
+  async roleExists(s: TenantScope, id: number): Promise<boolean> {
+    return (await this.db.async.first(this.db.k.selectFrom('roles').select('id').where('tenant_id', '=', s.tenant_id).where('id', '=', id))) !== undefined;
   }
 
   /** Stores an account of the tenant with its groups (one unit); its id. */
@@ -295,8 +296,12 @@ export class UsersRepo {
     const { k } = this.db;
     const u = yield* this.rowIn(t, s, id);
     if (!u || u.disabled) return null;
-    const custom = u.custom_role_id ? yield* t.first(k.selectFrom('roles').select('permissions').where('id', '=', u.custom_role_id)) : undefined;
-    const exceptions = yield* t.all(k.selectFrom('user_permissions').select(['permission', 'allowed']).where('user_id', '=', id));
+    const custom = u.custom_role_id
+      ? yield* t.first(k.selectFrom('roles').select('permissions').where('tenant_id', '=', s.tenant_id).where('id', '=', u.custom_role_id))
+      : undefined;
+    const exceptions = yield* t.all(
+      k.selectFrom('user_permissions').select(['permission', 'allowed']).where('tenant_id', '=', s.tenant_id).where('user_id', '=', id),
+    );
     const groups = yield* t.all(
       k
         .selectFrom('groups as g')
@@ -317,8 +322,10 @@ export class UsersRepo {
   private *principalsIn(t: Tx, s: TenantScope): Unit<Principal[]> {
     const { k } = this.db;
     const users = yield* t.all(k.selectFrom('users').selectAll().where('tenant_id', '=', s.tenant_id).where('disabled', '=', 0).orderBy('id'));
-    const roles = new Map((yield* t.all(k.selectFrom('roles').select(['id', 'permissions']))).map((r) => [r.id, r.permissions]));
-    const exceptions = byUser(yield* t.all(k.selectFrom('user_permissions').select(['user_id', 'permission', 'allowed'])));
+    const roles = new Map(
+      (yield* t.all(k.selectFrom('roles').select(['id', 'permissions']).where('tenant_id', '=', s.tenant_id))).map((r) => [r.id, r.permissions]),
+    );
+    const exceptions = byUser(yield* t.all(k.selectFrom('user_permissions').select(['user_id', 'permission', 'allowed']).where('tenant_id', '=', s.tenant_id)));
     const groups = byUser(
       yield* t.all(
         k

@@ -125,7 +125,7 @@ export class UsersService {
     if (patch.language !== undefined) row.language = patch.language;
     if (patch.quota_bytes !== undefined) row.quota_bytes = patch.quota_bytes;
     if (patch.custom_role_id !== undefined) {
-      if (patch.custom_role_id !== null && !(await this.repo.roleExists(patch.custom_role_id))) throw validation('custom_role_id', 'no such role');
+      if (patch.custom_role_id !== null && !(await this.repo.roleExists(s, patch.custom_role_id))) throw validation('custom_role_id', 'no such role');
       row.custom_role_id = patch.custom_role_id;
     }
     if (patch.password !== undefined) {

@@ -14,7 +14,7 @@ export interface Grant {
   path: string;
 }
 /** What a new storage row takes; the rest has its default. */
-export type NewStorage = Omit<StorageRow, 'id' | 'created_at' | 'updated_at' | 'status' | 'status_reason' | 'last_sync_at' | 'volume' | 'ocr'> & {
+export type NewStorage = Omit<StorageRow, 'id' | 'created_at' | 'updated_at' | 'status' | 'status_reason' | 'last_sync_at' | 'volume' | 'ocr' | 'tenant_id'> & {
   ocr?: number;
 };
 

@@ -6,6 +6,7 @@
  */
 import type { AdminStorage, DriverDescriptor, StorageVolume, SyncMode } from '../contract';
 import { AppError, validation } from '../errors';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
 import { checkName } from '../lib/paths';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import {
@@ -22,6 +23,7 @@ import {
 } from '../storage';
 import type { DriverPool } from './driver-pool';
 import { newUid, type StorageRow, type StoragesRepo } from './storages.repo';
+import { crossTenantRootIssue } from './tenant-roots';
 
 export type { SyncMode };
 export const SYNC_MODES: readonly SyncMode[] = ['poll', 'fsnotify', 'ondemand'];
@@ -144,6 +146,8 @@ export class StoragesService {
     if (input.driver === undefined) throw validation('driver', 'is required');
     const name = this.checkStorageName(input.name);
     const { driver, config } = this.prepareConfig(input.driver, input.config ?? {}, {}, ctx);
+    // Step 2 of docs/tenants.md: the admin's tenant (the repository writes every storage in tenant 1 until then).
+    this.checkTenantRoot(DEFAULT_TENANT, driver, config);
     const syncMode = this.checkSyncMode(input.sync_mode ?? this.defaultSyncMode(input.driver), input.driver);
     if (input.replica_target_id != null) await this.checkLink(input.replica_target_id, driver, config);
     const uid = newUid();
@@ -188,6 +192,7 @@ export class StoragesService {
       if (input.config !== undefined || input.driver !== undefined) {
         const old = driverName === r.driver ? (JSON.parse(r.config) as StorageConfig) : {};
         const { config } = this.prepareConfig(driverName, input.config ?? (driverName === r.driver ? old : {}), old, ctx);
+        this.checkTenantRoot(r, driverName, config, id);
         patch.driver = driverName;
         patch.config = JSON.stringify(config);
         rebuilt = patch.config !== r.config || driverName !== r.driver;
@@ -322,6 +327,12 @@ export class StoragesService {
       throw e;
     }
     return built;
+  }
+
+  /** The root guard across tenants (tenant-roots.ts): `validation_failed` on `config.path`. */
+  private checkTenantRoot(s: TenantScope, driver: string, config: StorageConfig, exceptId?: number): void {
+    const issue = crossTenantRootIssue(s, driver, config, this.repo.all(), exceptId);
+    if (issue) throw new AppError('validation_failed', { field: 'config.path', reason: issue }, { field: 'config.path', reason: issue });
   }
 
   private checkStorageName(name: unknown, exceptId?: number): string {

@@ -99,7 +99,7 @@ export interface ApiKeysTable extends TenantRow {
 }
 
 /** auth: custom roles; `permissions` is a JSON object of permission id → allowed. */
-export interface RolesTable {
+export interface RolesTable extends TenantRow {
   id: Generated<number>;
   name: string;
   permissions: string;
@@ -108,14 +108,14 @@ export interface RolesTable {
 }
 
 /** auth: a person's own permission exceptions. */
-export interface UserPermissionsTable {
+export interface UserPermissionsTable extends TenantRow {
   user_id: number;
   permission: string;
   allowed: number;
 }
 
 /** auth: OIDC sign-ins started at the provider, by the SHA-256 of their state (one-time, 10 minutes). */
-export interface OidcPendingTable {
+export interface OidcPendingTable extends TenantRow {
   state_hash: string;
   issuer: string;
   code_verifier: string;
@@ -125,7 +125,7 @@ export interface OidcPendingTable {
   created_at: string;
 }
 /** auth: the account an issuer's subject signs in as. */
-export interface OidcLinksTable {
+export interface OidcLinksTable extends TenantRow {
   issuer: string;
   sub: string;
   user_id: number;
@@ -133,7 +133,7 @@ export interface OidcLinksTable {
   last_login_at: string;
 }
 /** auth: a person's authenticator-app secret (sealed), pending while enrolling; `last_step` refuses replays. */
-export interface MfaTotpTable {
+export interface MfaTotpTable extends TenantRow {
   user_id: number;
   secret: string | null;
   pending_secret: string | null;
@@ -142,7 +142,7 @@ export interface MfaTotpTable {
   confirmed_at: string | null;
 }
 /** auth: single-use recovery codes, stored as keyed hashes. */
-export interface MfaRecoveryCodesTable {
+export interface MfaRecoveryCodesTable extends TenantRow {
   id: Generated<number>;
   user_id: number;
   code_hash: string;
@@ -150,7 +150,7 @@ export interface MfaRecoveryCodesTable {
   used_at: string | null;
 }
 /** auth: WebAuthn credentials (passkeys); public key and id in base64url. */
-export interface MfaPasskeysTable {
+export interface MfaPasskeysTable extends TenantRow {
   id: Generated<number>;
   user_id: number;
   credential_id: string;
@@ -163,7 +163,7 @@ export interface MfaPasskeysTable {
   last_used_at: string | null;
 }
 /** auth: SSH public keys for SFTP sign-in (OpenSSH wire blob in base64, `SHA256:` fingerprint). */
-export interface SshKeysTable {
+export interface SshKeysTable extends TenantRow {
   id: Generated<number>;
   user_id: number;
   name: string;
@@ -174,7 +174,7 @@ export interface SshKeysTable {
   last_used_at: string | null;
 }
 /** auth: short-lived challenges (login second step, passkey registration), keyed by the hash of their token. */
-export interface MfaChallengesTable {
+export interface MfaChallengesTable extends TenantRow {
   id: string;
   user_id: number;
   purpose: 'login' | 'register';
@@ -340,7 +340,7 @@ export interface DB {
 }
 
 /** catalogue */
-export interface StoragesTable {
+export interface StoragesTable extends TenantRow {
   id: Generated<number>;
   uid: string;
   name: string;

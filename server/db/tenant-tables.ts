@@ -19,11 +19,12 @@ export interface TenantScope {
 export const DEFAULT_TENANT: TenantScope = Object.freeze({ tenant_id: 1 });
 
 /** Tables scoped so far, cluster by cluster (docs/tenants.md, "Status"). */
-export const SCOPED = ['users', 'groups', 'user_groups', 'sessions', 'api_keys'] as const;
-
-/** Every table holding a tenant's rows (children reached through a parent carry the id too). */
-export const TENANT_OWNED = [
-  ...SCOPED,
+export const SCOPED = [
+  'users',
+  'groups',
+  'user_groups',
+  'sessions',
+  'api_keys',
   'roles',
   'user_permissions',
   'oidc_pending',
@@ -33,6 +34,11 @@ export const TENANT_OWNED = [
   'mfa_passkeys',
   'mfa_challenges',
   'ssh_keys',
+] as const;
+
+/** Every table holding a tenant's rows (children reached through a parent carry the id too). */
+export const TENANT_OWNED = [
+  ...SCOPED,
   'audit',
   'ops',
   'op_journal',

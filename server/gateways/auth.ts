@@ -48,8 +48,8 @@ export class GatewayAuth {
     const hit = this.remembered.get(id);
     if (hit && Date.now() - hit.at < CACHE_MS) {
       // A lock the web sign-in would honour holds here too, remembered or not.
-      await this.auth.auth.gatewayRecheck(login, req.ip, hit.userId);
       // Step 2 of docs/tenants.md: the tenant the sign-in name selects (`name@slug`), remembered with the hit.
+      await this.auth.auth.gatewayRecheck(DEFAULT_TENANT, login, req.ip, hit.userId);
       const row = await this.auth.repo.byId(DEFAULT_TENANT, hit.userId);
       const p = row && row.password_hash === hit.hash ? await this.auth.repo.principal(row, row.id, `${protocol}:${row.id}`) : null;
       if (p) return personActor(p, request);

@@ -227,6 +227,29 @@ describe('admin storages, sync runs and access', () => {
     const list = (await s.api('GET', '/api/admin/storages', { token: admin })).body.storages;
     assert.equal(list.filter((x: { name: string }) => x.name === 'Raced').length, 1);
   });
+
+  test("the root guard across tenants: a root at, inside or above another tenant's storage is refused, its own tenant's is not", async () => {
+    const { dir, cleanup } = tempDir('filedock-tenant-root-');
+    try {
+      const post = (name: string, path: string) => s.api('POST', '/api/admin/storages', { token: admin, body: { name, driver: 'local', config: { path } } });
+      mkdirSync(join(dir, 'other', 'inner'), { recursive: true });
+      const other = await post('Other tenant', join(dir, 'other'));
+      assert.equal(other.status, 200, JSON.stringify(other.body));
+      const mine = await post('Same tenant', join(dir, 'other', 'inner'));
+      assert.equal(mine.status, 200, 'nested in its own tenant: allowed as before');
+      await s.api('DELETE', `/api/admin/storages/${mine.body.id}`, { token: admin });
+      // Step 2 makes storages in other tenants; until then one is moved there directly.
+      await s.server.db.async.sql('UPDATE storages SET tenant_id = 2 WHERE id = ?', [other.body.id]);
+      await s.server.catalogue.repo.load();
+      for (const path of [join(dir, 'other'), join(dir, 'other', 'inner'), dir]) {
+        const r = await post('Nested', path);
+        assert.deepEqual([r.status, r.body.details?.field], [400, 'config.path'], path);
+      }
+      await s.api('DELETE', `/api/admin/storages/${other.body.id}`, { token: admin });
+    } finally {
+      cleanup();
+    }
+  });
 });
 
 describe('first-boot seeding and fsnotify', () => {

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AppError, validation } from '../../errors';
-import { DEFAULT_TENANT } from '../../db';
+import type { TenantScope } from '../../db';
 import type { ActorRef, EventBus, RequestMeta } from '../../events';
 import { decrypt, encrypt, sha256Hex } from '../../lib/crypto';
 import type { MfaStatus, PasskeyView, TotpSetup } from '../../contract';
@@ -42,8 +42,8 @@ export interface MfaDeps {
   clock: () => number;
 }
 
-/** The person a call acts for, with where the request came from. */
-export interface Who {
+/** The person a call acts for (in their tenant, the scope of every statement), with where the request came from. */
+export interface Who extends TenantScope {
   id: number;
   email: string;
   username: string;
@@ -58,8 +58,8 @@ export class MfaEnrolment {
   private now = () => new Date(this.d.clock()).toISOString();
 
   /** What the person has enrolled; `rpId` marks which passkeys work at the address in use. */
-  async status(userId: number, rpId: string): Promise<MfaStatus> {
-    const [totp, codes, rows] = await Promise.all([this.d.repo.totp(userId), this.d.repo.unusedCodes(userId), this.d.repo.passkeys(userId)]);
+  async status(s: TenantScope, userId: number, rpId: string): Promise<MfaStatus> {
+    const [totp, codes, rows] = await Promise.all([this.d.repo.totp(s, userId), this.d.repo.unusedCodes(s, userId), this.d.repo.passkeys(s, userId)]);
     const passkeys = rows.map(passkeyView);
     const pending = !!totp?.pending_secret && Date.parse(totp.pending_at ?? '') + PENDING_TOTP_MS > this.d.clock();
     return {
@@ -84,8 +84,7 @@ export class MfaEnrolment {
     // A missing password is a form not filled in, not a guess: refused without spending a try.
     if (!password)
       throw new AppError('validation_failed', { field: 'current_password', reason: 'required' }, { field: 'current_password', reason: 'required' });
-    // The caller's tenant once mfa_* is scoped (docs/tenants.md, "Status"), as below.
-    const hash = (await this.d.users.byId(DEFAULT_TENANT, who.id))?.password_hash ?? null;
+    const hash = (await this.d.users.byId(who, who.id))?.password_hash ?? null;
     if (await t.gate(() => verifyPassword(password, hash))) return;
     const left = await t.fail(null, who.request.ip, who.id);
     await this.d.bus.emit('audit', { action: 'auth.failed', actor: ref(who), request: who.request, meta: { step: 'reauth', tries_left: left } });
@@ -96,7 +95,7 @@ export class MfaEnrolment {
   /** Starts (or restarts) a TOTP enrolment: a new pending secret, its URI and QR image. An active TOTP stays in force until confirmation. */
   async totpSetup(who: Who): Promise<TotpSetup> {
     const secret = newTotpSecret();
-    await this.d.repo.setPending(who.id, encrypt(this.d.secretKey, secret), this.now());
+    await this.d.repo.setPending(who, who.id, encrypt(this.d.secretKey, secret), this.now());
     const uri = totpUri(secret, ISSUER, who.email);
     const qr = await (await qrcode()).default.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
     return { secret, uri, qr, expires_at: new Date(this.d.clock() + PENDING_TOTP_MS).toISOString() };
@@ -108,39 +107,39 @@ export class MfaEnrolment {
    * (or it expired); `validation_failed` on `code` when the code is wrong.
    */
   async totpConfirm(who: Who, code: string): Promise<{ recovery_codes: string[] }> {
-    const row = await this.d.repo.totp(who.id);
+    const row = await this.d.repo.totp(who, who.id);
     if (!row?.pending_secret || Date.parse(row.pending_at ?? '') + PENDING_TOTP_MS <= this.d.clock())
       throw new AppError('conflict', { reason: 'no_pending_setup' }, { reason: 'no_pending_setup' });
     const step = matchTotp(decrypt(this.d.secretKey, row.pending_secret), code, this.d.clock(), 0);
     if (step === null) throw validation('code', 'wrong code');
     // Only the secret the code was checked against: a setup restarted meanwhile, or a second confirm, loses.
-    if (!(await this.d.repo.activate(who.id, row.pending_secret, step, this.now())))
+    if (!(await this.d.repo.activate(who, who.id, row.pending_secret, step, this.now())))
       throw new AppError('conflict', { reason: 'no_pending_setup' }, { reason: 'no_pending_setup' });
-    const recovery_codes = await this.issueCodes(who.id);
+    const recovery_codes = await this.issueCodes(who, who.id);
     await this.audit('auth.mfa_enrolled', who, { method: 'totp', replaced: !!row.secret });
     return { recovery_codes };
   }
 
   /** Removes the person's TOTP; `not_found` when none is active. Recovery codes go when no factor is left. */
   async totpRemove(who: Who): Promise<void> {
-    if (!(await this.d.repo.removeTotp(who.id))) throw new AppError('not_found');
-    await this.d.repo.removeCodesIfBare(who.id);
+    if (!(await this.d.repo.removeTotp(who, who.id))) throw new AppError('not_found');
+    await this.d.repo.removeCodesIfBare(who, who.id);
     await this.audit('auth.mfa_removed', who, { method: 'totp' });
   }
 
   /** A new set of ten codes replacing every earlier one; `conflict` when no second factor is enrolled. */
   async regenerateCodes(who: Who): Promise<{ recovery_codes: string[] }> {
-    if (!(await this.enrolled(who.id))) throw new AppError('conflict', { reason: 'no_second_factor' }, { reason: 'no_second_factor' });
-    const recovery_codes = await this.issueCodes(who.id);
+    if (!(await this.enrolled(who, who.id))) throw new AppError('conflict', { reason: 'no_second_factor' }, { reason: 'no_second_factor' });
+    const recovery_codes = await this.issueCodes(who, who.id);
     await this.audit('auth.mfa_enrolled', who, { method: 'recovery' });
     return { recovery_codes };
   }
 
   /** Starts a passkey registration at `rp`: the browser's options and the challenge token `passkeyRegister` takes back. */
   async passkeyOptions(who: Who, rp: RelyingParty): Promise<{ challenge: string; options: Record<string, unknown> }> {
-    const options = await registrationOptions(rp, who, await this.d.repo.passkeys(who.id));
-    await this.d.repo.removeChallenges(who.id, 'register');
-    const { token } = await this.newChallenge(who.id, 'register', '', options.challenge, rp.id);
+    const options = await registrationOptions(rp, who, await this.d.repo.passkeys(who, who.id));
+    await this.d.repo.removeChallenges(who, who.id, 'register');
+    const { token } = await this.newChallenge(who, who.id, 'register', '', options.challenge, rp.id);
     return { challenge: token, options: options as unknown as Record<string, unknown> };
   }
 
@@ -159,13 +158,14 @@ export class MfaEnrolment {
     response: RegistrationResponseJSON,
   ): Promise<{ passkey: PasskeyView; recovery_codes?: string[] }> {
     const id = sha256Hex(token);
-    const c = await this.d.repo.challenge(id, this.now());
+    const c = await this.d.repo.challenge(who, id, this.now());
     if (!c || c.user_id !== who.id || c.purpose !== 'register' || c.rp_id !== rp.id || !c.webauthn_challenge)
       throw validation('challenge', 'unknown or expired');
     const cred = await verifyRegistration(rp, c.webauthn_challenge, response);
-    if (!(await this.d.repo.consumeChallenge(id))) throw validation('challenge', 'already used');
+    if (!(await this.d.repo.consumeChallenge(who, id))) throw validation('challenge', 'already used');
     const codes = newRecoveryCodes();
     const added = await this.d.repo.addPasskey(
+      who,
       { user_id: who.id, ...cred, transports: JSON.stringify(cred.transports), rp_id: rp.id, name, created_at: this.now() },
       codes.map((c) => hashRecoveryCode(this.d.secretKey, who.id, c)),
       this.now(),
@@ -178,21 +178,25 @@ export class MfaEnrolment {
 
   /** Removes one of the person's passkeys; `not_found` when it is not theirs. */
   async passkeyRemove(who: Who, id: number): Promise<void> {
-    const row = await this.d.repo.removePasskey(who.id, id);
+    const row = await this.d.repo.removePasskey(who, who.id, id);
     if (!row) throw new AppError('not_found');
-    await this.d.repo.removeCodesIfBare(who.id);
+    await this.d.repo.removeCodesIfBare(who, who.id);
     await this.audit('auth.mfa_removed', who, { method: 'passkey', name: row.name });
   }
 
   /**
    * An admin removes every second factor of a person (TOTP, passkeys, codes,
    * open challenges); audited `user.mfa_reset`, and the person is told in the
-   * bell. `not_found` for an unknown person. Idempotent.
+   * bell. `not_found` for an unknown person (or another tenant's). Idempotent.
    */
-  async reset(userId: number, by: { actor: ActorRef | null; request?: RequestMeta }): Promise<{ totp: boolean; passkeys: number; recovery_codes: number }> {
-    const u = await this.d.users.byId(DEFAULT_TENANT, userId);
+  async reset(
+    s: TenantScope,
+    userId: number,
+    by: { actor: ActorRef | null; request?: RequestMeta },
+  ): Promise<{ totp: boolean; passkeys: number; recovery_codes: number }> {
+    const u = await this.d.users.byId(s, userId);
     if (!u) throw new AppError('not_found');
-    const removed = await this.d.repo.reset(userId);
+    const removed = await this.d.repo.reset(s, userId);
     await this.d.bus.emit('audit', {
       action: 'user.mfa_reset',
       actor: by.actor,
@@ -204,14 +208,14 @@ export class MfaEnrolment {
     return removed;
   }
 
-  /** Who has a second factor, for the admin's user list. */
-  enrolledUsers(): Promise<Array<{ user_id: number; methods: Array<'totp' | 'passkey'> }>> {
-    return this.d.repo.enrolledUsers();
+  /** Who of the tenant has a second factor, for the admin's user list. */
+  enrolledUsers(s: TenantScope): Promise<Array<{ user_id: number; methods: Array<'totp' | 'passkey'> }>> {
+    return this.d.repo.enrolledUsers(s);
   }
 
   /** True when the person has an active TOTP or a passkey. */
-  enrolled(userId: number): Promise<boolean> {
-    return this.d.repo.enrolled(userId);
+  enrolled(s: TenantScope, userId: number): Promise<boolean> {
+    return this.d.repo.enrolled(s, userId);
   }
 
   /**
@@ -220,6 +224,7 @@ export class MfaEnrolment {
    * holds only what is still open.
    */
   async newChallenge(
+    s: TenantScope,
     userId: number,
     purpose: 'login' | 'register',
     login: string,
@@ -231,15 +236,17 @@ export class MfaEnrolment {
     const created_at = new Date(at).toISOString();
     const expires_at = new Date(at + CHALLENGE_MS).toISOString();
     await this.d.repo.insertChallenge(
+      s,
       { id: sha256Hex(token), user_id: userId, purpose, login, webauthn_challenge: webauthn, rp_id: rpId, created_at, expires_at },
       created_at,
     );
     return { token, expires_at };
   }
 
-  private async issueCodes(userId: number): Promise<string[]> {
+  private async issueCodes(s: TenantScope, userId: number): Promise<string[]> {
     const codes = newRecoveryCodes();
     await this.d.repo.replaceCodes(
+      s,
       userId,
       codes.map((c) => hashRecoveryCode(this.d.secretKey, userId, c)),
       this.now(),

@@ -5,9 +5,10 @@
  * once, a code used once, a challenge consumed once, a pending secret
  * activated only as it was checked) or one unit of work (a set of codes
  * replaced, codes added or dropped depending on the other factors, a reset).
+ * Every statement is within one tenant (docs/tenants.md): the person's.
  */
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db';
+import type { Db, TenantScope } from '../../db';
 import type { MfaChallengesTable, MfaPasskeysTable, MfaTotpTable } from '../../db/tables';
 
 export type TotpRow = Selectable<MfaTotpTable>;
@@ -20,16 +21,16 @@ export class MfaRepo {
   // ---- TOTP
 
   /** The person's TOTP row (active, pending or both), or undefined. */
-  totp(userId: number): Promise<TotpRow | undefined> {
-    return this.db.async.first(this.db.k.selectFrom('mfa_totp').selectAll().where('user_id', '=', userId));
+  totp(s: TenantScope, userId: number): Promise<TotpRow | undefined> {
+    return this.db.async.first(this.db.k.selectFrom('mfa_totp').selectAll().where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId));
   }
 
   /** Stores a pending (not yet confirmed) sealed secret; an active secret stays in force until confirmation. */
-  async setPending(userId: number, sealed: string, at: string): Promise<void> {
+  async setPending(s: TenantScope, userId: number, sealed: string, at: string): Promise<void> {
     await this.db.async.run(
       this.db.k
         .insertInto('mfa_totp')
-        .values({ user_id: userId, pending_secret: sealed, pending_at: at, secret: null, confirmed_at: null })
+        .values({ tenant_id: s.tenant_id, user_id: userId, pending_secret: sealed, pending_at: at, secret: null, confirmed_at: null })
         .onConflict((oc) => oc.column('user_id').doUpdateSet({ pending_secret: sealed, pending_at: at })),
     );
   }
@@ -39,25 +40,30 @@ export class MfaRepo {
    * `sealed` (the one the code was checked against); false when a new setup replaced it or another confirm
    * activated it meanwhile.
    */
-  async activate(userId: number, sealed: string, step: number, at: string): Promise<boolean> {
+  async activate(s: TenantScope, userId: number, sealed: string, step: number, at: string): Promise<boolean> {
     const q = this.db.k
       .updateTable('mfa_totp')
       .set((eb) => ({ secret: eb.ref('pending_secret'), pending_secret: null, pending_at: null, last_step: step, confirmed_at: at }))
+      .where('tenant_id', '=', s.tenant_id)
       .where('user_id', '=', userId)
       .where('pending_secret', '=', sealed);
     return (await this.db.async.run(q)) === 1;
   }
 
   /** Records `step` as accepted; false when it (or a later one) already was: a replay. */
-  async acceptStep(userId: number, step: number): Promise<boolean> {
-    return (
-      (await this.db.async.run(this.db.k.updateTable('mfa_totp').set({ last_step: step }).where('user_id', '=', userId).where('last_step', '<', step))) === 1
-    );
+  async acceptStep(s: TenantScope, userId: number, step: number): Promise<boolean> {
+    const q = this.db.k
+      .updateTable('mfa_totp')
+      .set({ last_step: step })
+      .where('tenant_id', '=', s.tenant_id)
+      .where('user_id', '=', userId)
+      .where('last_step', '<', step);
+    return (await this.db.async.run(q)) === 1;
   }
 
   /** Drops the person's TOTP (active and pending); whether an active one existed (true for one caller only). */
-  async removeTotp(userId: number): Promise<boolean> {
-    const del = this.db.k.deleteFrom('mfa_totp').where('user_id', '=', userId).returning('secret');
+  async removeTotp(s: TenantScope, userId: number): Promise<boolean> {
+    const del = this.db.k.deleteFrom('mfa_totp').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId).returning('secret');
     const row = await this.db.async.unit(function* (t) {
       return yield* t.first(del);
     });
@@ -65,18 +71,23 @@ export class MfaRepo {
   }
 
   /** Whether the person has an active TOTP or a passkey. */
-  enrolled(userId: number): Promise<boolean> {
-    const totp = this.db.k.selectFrom('mfa_totp').select('user_id').where('user_id', '=', userId).where('secret', 'is not', null);
-    const passkey = this.db.k.selectFrom('mfa_passkeys').select('id').where('user_id', '=', userId).limit(1);
+  enrolled(s: TenantScope, userId: number): Promise<boolean> {
+    const totp = this.db.k
+      .selectFrom('mfa_totp')
+      .select('user_id')
+      .where('tenant_id', '=', s.tenant_id)
+      .where('user_id', '=', userId)
+      .where('secret', 'is not', null);
+    const passkey = this.db.k.selectFrom('mfa_passkeys').select('id').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId).limit(1);
     return this.db.async.read(function* (t) {
       return !!(yield* t.first(totp)) || !!(yield* t.first(passkey));
     });
   }
 
-  /** Every person with an active TOTP or a passkey, and which of the two. */
-  enrolledUsers(): Promise<Array<{ user_id: number; methods: Array<'totp' | 'passkey'> }>> {
-    const totp = this.db.k.selectFrom('mfa_totp').select('user_id').where('secret', 'is not', null);
-    const passkeys = this.db.k.selectFrom('mfa_passkeys').select('user_id').distinct();
+  /** Every person of the tenant with an active TOTP or a passkey, and which of the two. */
+  enrolledUsers(s: TenantScope): Promise<Array<{ user_id: number; methods: Array<'totp' | 'passkey'> }>> {
+    const totp = this.db.k.selectFrom('mfa_totp').select('user_id').where('tenant_id', '=', s.tenant_id).where('secret', 'is not', null);
+    const passkeys = this.db.k.selectFrom('mfa_passkeys').select('user_id').where('tenant_id', '=', s.tenant_id).distinct();
     return this.db.async.read(function* (t) {
       const out = new Map<number, Array<'totp' | 'passkey'>>();
       for (const r of yield* t.all(totp)) out.set(r.user_id, ['totp']);
@@ -91,9 +102,9 @@ export class MfaRepo {
    * Replaces the person's codes with `hashes` in one serializable unit: two replacements racing leave one
    * whole set, never both.
    */
-  async replaceCodes(userId: number, hashes: string[], at: string): Promise<void> {
-    const del = this.db.k.deleteFrom('mfa_recovery_codes').where('user_id', '=', userId);
-    const ins = this.insertCodes(userId, hashes, at);
+  async replaceCodes(s: TenantScope, userId: number, hashes: string[], at: string): Promise<void> {
+    const del = this.db.k.deleteFrom('mfa_recovery_codes').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId);
+    const ins = this.insertCodes(s, userId, hashes, at);
     await this.db.async.unit(
       function* (t) {
         yield* t.run(del);
@@ -103,15 +114,17 @@ export class MfaRepo {
     );
   }
 
-  private insertCodes(userId: number, hashes: string[], at: string) {
-    return this.db.k.insertInto('mfa_recovery_codes').values(hashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: at })));
+  private insertCodes(s: TenantScope, userId: number, hashes: string[], at: string) {
+    const tenant_id = s.tenant_id;
+    return this.db.k.insertInto('mfa_recovery_codes').values(hashes.map((code_hash) => ({ tenant_id, user_id: userId, code_hash, created_at: at })));
   }
 
-  unusedCodes(userId: number): Promise<Array<{ id: number; code_hash: string; created_at: string }>> {
+  unusedCodes(s: TenantScope, userId: number): Promise<Array<{ id: number; code_hash: string; created_at: string }>> {
     return this.db.async.all(
       this.db.k
         .selectFrom('mfa_recovery_codes')
         .select(['id', 'code_hash', 'created_at'])
+        .where('tenant_id', '=', s.tenant_id)
         .where('user_id', '=', userId)
         .where('used_at', 'is', null)
         .orderBy('id'),
@@ -119,24 +132,33 @@ export class MfaRepo {
   }
 
   /** Marks a code used; false when it already was (two requests raced with the same code). */
-  async useCode(id: number, at: string): Promise<boolean> {
-    return (await this.db.async.run(this.db.k.updateTable('mfa_recovery_codes').set({ used_at: at }).where('id', '=', id).where('used_at', 'is', null))) === 1;
+  async useCode(s: TenantScope, id: number, at: string): Promise<boolean> {
+    const q = this.db.k
+      .updateTable('mfa_recovery_codes')
+      .set({ used_at: at })
+      .where('tenant_id', '=', s.tenant_id)
+      .where('id', '=', id)
+      .where('used_at', 'is', null);
+    return (await this.db.async.run(q)) === 1;
   }
 
   /**
    * Drops the person's codes when no second factor is left (after a factor was removed). One serializable
    * unit, so a passkey added meanwhile keeps them.
    */
-  async removeCodesIfBare(userId: number): Promise<void> {
+  async removeCodesIfBare(s: TenantScope, userId: number): Promise<void> {
     const k = this.db.k;
     const del = k
       .deleteFrom('mfa_recovery_codes')
+      .where('tenant_id', '=', s.tenant_id)
       .where('user_id', '=', userId)
       .where((eb) =>
         eb.not(
           eb.or([
-            eb.exists(eb.selectFrom('mfa_totp').select('user_id').where('user_id', '=', userId).where('secret', 'is not', null)),
-            eb.exists(eb.selectFrom('mfa_passkeys').select('id').where('user_id', '=', userId)),
+            eb.exists(
+              eb.selectFrom('mfa_totp').select('user_id').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId).where('secret', 'is not', null),
+            ),
+            eb.exists(eb.selectFrom('mfa_passkeys').select('id').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId)),
           ]),
         ),
       );
@@ -151,14 +173,14 @@ export class MfaRepo {
   // ---- passkeys
 
   /** The person's passkeys, oldest first; only those made for `rpId` when it is given. */
-  passkeys(userId: number, rpId?: string): Promise<PasskeyRow[]> {
-    let q = this.db.k.selectFrom('mfa_passkeys').selectAll().where('user_id', '=', userId);
+  passkeys(s: TenantScope, userId: number, rpId?: string): Promise<PasskeyRow[]> {
+    let q = this.db.k.selectFrom('mfa_passkeys').selectAll().where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId);
     if (rpId !== undefined) q = q.where('rp_id', '=', rpId);
     return this.db.async.all(q.orderBy('id'));
   }
 
-  passkeyByCredential(credentialId: string): Promise<PasskeyRow | undefined> {
-    return this.db.async.first(this.db.k.selectFrom('mfa_passkeys').selectAll().where('credential_id', '=', credentialId));
+  passkeyByCredential(s: TenantScope, credentialId: string): Promise<PasskeyRow | undefined> {
+    return this.db.async.first(this.db.k.selectFrom('mfa_passkeys').selectAll().where('tenant_id', '=', s.tenant_id).where('credential_id', '=', credentialId));
   }
 
   /**
@@ -167,15 +189,26 @@ export class MfaRepo {
    * unique index decides). One serializable unit, so a factor removed meanwhile (which drops the codes of a
    * bare enrolment) and a second registration cannot leave a passkey without codes or two sets.
    */
-  addPasskey(p: Omit<PasskeyRow, 'id' | 'last_used_at'>, codeHashes: string[], at: string): Promise<{ passkey: PasskeyRow; codes: boolean } | undefined> {
+  addPasskey(
+    s: TenantScope,
+    p: Omit<PasskeyRow, 'id' | 'last_used_at' | 'tenant_id'>,
+    codeHashes: string[],
+    at: string,
+  ): Promise<{ passkey: PasskeyRow; codes: boolean } | undefined> {
     const k = this.db.k;
     const ins = k
       .insertInto('mfa_passkeys')
-      .values(p)
+      .values({ ...p, tenant_id: s.tenant_id })
       .onConflict((oc) => oc.column('credential_id').doNothing())
       .returningAll();
-    const unused = k.selectFrom('mfa_recovery_codes').select('id').where('user_id', '=', p.user_id).where('used_at', 'is', null).limit(1);
-    const codes = this.insertCodes(p.user_id, codeHashes, at);
+    const unused = k
+      .selectFrom('mfa_recovery_codes')
+      .select('id')
+      .where('tenant_id', '=', s.tenant_id)
+      .where('user_id', '=', p.user_id)
+      .where('used_at', 'is', null)
+      .limit(1);
+    const codes = this.insertCodes(s, p.user_id, codeHashes, at);
     return this.db.async.unit(
       function* (t) {
         const passkey = yield* t.first(ins);
@@ -189,13 +222,13 @@ export class MfaRepo {
   }
 
   /** Stores the authenticator's new signature counter after a sign-in with it. */
-  async touchPasskey(id: number, counter: number, at: string): Promise<void> {
-    await this.db.async.run(this.db.k.updateTable('mfa_passkeys').set({ counter, last_used_at: at }).where('id', '=', id));
+  async touchPasskey(s: TenantScope, id: number, counter: number, at: string): Promise<void> {
+    await this.db.async.run(this.db.k.updateTable('mfa_passkeys').set({ counter, last_used_at: at }).where('tenant_id', '=', s.tenant_id).where('id', '=', id));
   }
 
   /** Removes one of the person's passkeys; its name, or undefined when it is not theirs or not there (one caller gets it). */
-  removePasskey(userId: number, id: number): Promise<{ name: string } | undefined> {
-    const del = this.db.k.deleteFrom('mfa_passkeys').where('id', '=', id).where('user_id', '=', userId).returning('name');
+  removePasskey(s: TenantScope, userId: number, id: number): Promise<{ name: string } | undefined> {
+    const del = this.db.k.deleteFrom('mfa_passkeys').where('tenant_id', '=', s.tenant_id).where('id', '=', id).where('user_id', '=', userId).returning('name');
     return this.db.async.unit(function* (t) {
       return yield* t.first(del);
     });
@@ -205,12 +238,12 @@ export class MfaRepo {
    * Removes every second factor of a person in one unit (TOTP, passkeys, recovery codes, open challenges):
    * whether an active TOTP existed and how many passkeys and unused codes went.
    */
-  reset(userId: number): Promise<{ totp: boolean; passkeys: number; recovery_codes: number }> {
+  reset(s: TenantScope, userId: number): Promise<{ totp: boolean; passkeys: number; recovery_codes: number }> {
     const k = this.db.k;
-    const totp = k.deleteFrom('mfa_totp').where('user_id', '=', userId).returning('secret');
-    const passkeys = k.deleteFrom('mfa_passkeys').where('user_id', '=', userId);
-    const codes = k.deleteFrom('mfa_recovery_codes').where('user_id', '=', userId);
-    const challenges = k.deleteFrom('mfa_challenges').where('user_id', '=', userId);
+    const totp = k.deleteFrom('mfa_totp').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId).returning('secret');
+    const passkeys = k.deleteFrom('mfa_passkeys').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId);
+    const codes = k.deleteFrom('mfa_recovery_codes').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId);
+    const challenges = k.deleteFrom('mfa_challenges').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId);
     return this.db.async.unit(function* (t) {
       const removed = { totp: !!(yield* t.first(totp))?.secret, passkeys: yield* t.run(passkeys), recovery_codes: yield* t.run(codes) };
       yield* t.run(challenges);
@@ -220,10 +253,10 @@ export class MfaRepo {
 
   // ---- challenges
 
-  /** Stores a challenge, sweeping those expired at `now` with it (the table holds only what is open). */
-  async insertChallenge(c: ChallengeRow, now: string): Promise<void> {
-    const sweep = this.db.k.deleteFrom('mfa_challenges').where('expires_at', '<=', now);
-    const ins = this.db.k.insertInto('mfa_challenges').values(c);
+  /** Stores a challenge, sweeping the tenant's expired at `now` with it (the table holds only what is open). */
+  async insertChallenge(s: TenantScope, c: Omit<ChallengeRow, 'tenant_id'>, now: string): Promise<void> {
+    const sweep = this.db.k.deleteFrom('mfa_challenges').where('tenant_id', '=', s.tenant_id).where('expires_at', '<=', now);
+    const ins = this.db.k.insertInto('mfa_challenges').values({ ...c, tenant_id: s.tenant_id });
     await this.db.async.unit(function* (t) {
       yield* t.run(sweep);
       yield* t.run(ins);
@@ -231,17 +264,21 @@ export class MfaRepo {
   }
 
   /** The challenge stored under `id` (the hash of its token) while it has not expired at `now`. */
-  challenge(id: string, now: string): Promise<ChallengeRow | undefined> {
-    return this.db.async.first(this.db.k.selectFrom('mfa_challenges').selectAll().where('id', '=', id).where('expires_at', '>', now));
+  challenge(s: TenantScope, id: string, now: string): Promise<ChallengeRow | undefined> {
+    return this.db.async.first(
+      this.db.k.selectFrom('mfa_challenges').selectAll().where('tenant_id', '=', s.tenant_id).where('id', '=', id).where('expires_at', '>', now),
+    );
   }
 
   /** Deletes a challenge; true for the one caller that deleted it (single use). */
-  async consumeChallenge(id: string): Promise<boolean> {
-    return (await this.db.async.run(this.db.k.deleteFrom('mfa_challenges').where('id', '=', id))) === 1;
+  async consumeChallenge(s: TenantScope, id: string): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.deleteFrom('mfa_challenges').where('tenant_id', '=', s.tenant_id).where('id', '=', id))) === 1;
   }
 
   /** Drops a person's challenges of one purpose (a new registration voids the previous one). */
-  async removeChallenges(userId: number, purpose: ChallengeRow['purpose']): Promise<number> {
-    return this.db.async.run(this.db.k.deleteFrom('mfa_challenges').where('user_id', '=', userId).where('purpose', '=', purpose));
+  async removeChallenges(s: TenantScope, userId: number, purpose: ChallengeRow['purpose']): Promise<number> {
+    return this.db.async.run(
+      this.db.k.deleteFrom('mfa_challenges').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId).where('purpose', '=', purpose),
+    );
   }
 }

@@ -69,7 +69,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     db = openDatabase(join(t.dir, 'db.sqlite'));
     users = new UsersRepo(db);
     const id = await users.insert({ email: 'ann@example.test', username: 'ann', role: 'user', password_hash: null });
-    who = { id, email: 'ann@example.test', username: 'ann', request: req };
+    who = { tenant_id: 1, id, email: 'ann@example.test', username: 'ann', request: req };
     const throttle = new LoginThrottle({ maxAttempts: 3, lockMs: 60_000 });
     mfa = createMfa({ db, users, bus: new EventBus(db), throttle, secretKey: randomBytes(32), clock: () => now });
   });
@@ -79,7 +79,8 @@ describe('enrolment and second step (real database, fake clock)', () => {
   });
 
   const begin = async () => (await mfa.secondStep.begin((await users.byId(DEFAULT_TENANT, who.id))!, 'ann', null))!;
-  const finish = async (answer: { totp?: string; recovery_code?: string }) => mfa.secondStep.finish((await begin()).challenge, answer, null, req);
+  const finish = async (answer: { totp?: string; recovery_code?: string }) =>
+    mfa.secondStep.finish(DEFAULT_TENANT, (await begin()).challenge, answer, null, req);
   const code = async (p: Promise<unknown>) =>
     p.then(
       () => 'ok',
@@ -98,11 +99,11 @@ describe('enrolment and second step (real database, fake clock)', () => {
     const row = db.sqlite!.prepare('SELECT * FROM mfa_totp').get() as { secret: string | null; pending_secret: string };
     assert.equal(row.secret, null);
     assert.ok(row.pending_secret.startsWith('enc:v1:') && !row.pending_secret.includes(secret));
-    assert.equal((await mfa.enrolment.status(who.id, '')).totp.pending, true);
+    assert.equal((await mfa.enrolment.status(who, who.id, '')).totp.pending, true);
     assert.equal(await code(mfa.enrolment.totpConfirm(who, '000000')), 'validation_failed');
     const { recovery_codes } = await mfa.enrolment.totpConfirm(who, codeAt(secret, now));
     assert.equal(recovery_codes.length, 10);
-    const st = await mfa.enrolment.status(who.id, '');
+    const st = await mfa.enrolment.status(who, who.id, '');
     assert.deepEqual([st.enabled, st.totp.enabled, st.totp.pending, st.recovery_codes.remaining], [true, true, false, 10]);
     // Only keyed hashes are stored.
     const stored = (db.sqlite!.prepare('SELECT code_hash FROM mfa_recovery_codes').all() as Array<{ code_hash: string }>).map((r) => r.code_hash);
@@ -117,7 +118,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     assert.equal(await code(finish({ totp: codeAt(secret, now) })), 'mfa_invalid', 'replay of the confirming step');
     now += 30_000;
     const c = codeAt(secret, now);
-    const r = await mfa.secondStep.finish((await begin()).challenge, { totp: c }, null, req);
+    const r = await mfa.secondStep.finish(DEFAULT_TENANT, (await begin()).challenge, { totp: c }, null, req);
     assert.equal(r.user.id, who.id);
     assert.equal(r.method, 'totp');
     assert.equal(await code(finish({ totp: c })), 'mfa_invalid', 'replay within the same step');
@@ -128,12 +129,12 @@ describe('enrolment and second step (real database, fake clock)', () => {
   test('a challenge is single use and lasts five minutes', async () => {
     now += 30_000;
     const ch = await begin();
-    await mfa.secondStep.finish(ch.challenge, { totp: codeAt(secret, now) }, null, req);
+    await mfa.secondStep.finish(DEFAULT_TENANT, ch.challenge, { totp: codeAt(secret, now) }, null, req);
     now += 30_000;
-    assert.equal(await code(mfa.secondStep.finish(ch.challenge, { totp: codeAt(secret, now) }, null, req)), 'mfa_expired');
+    assert.equal(await code(mfa.secondStep.finish(DEFAULT_TENANT, ch.challenge, { totp: codeAt(secret, now) }, null, req)), 'mfa_expired');
     const old = await begin();
     now += 5 * 60_000 + 1;
-    assert.equal(await code(mfa.secondStep.finish(old.challenge, { totp: codeAt(secret, now) }, null, req)), 'mfa_expired');
+    assert.equal(await code(mfa.secondStep.finish(DEFAULT_TENANT, old.challenge, { totp: codeAt(secret, now) }, null, req)), 'mfa_expired');
     // A new challenge sweeps the expired ones.
     await begin();
     const stale = db.sqlite!.prepare('SELECT count(*) AS n FROM mfa_challenges WHERE expires_at <= ?').get(new Date(now).toISOString()) as { n: number };
@@ -143,7 +144,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
   test('a recovery code works once; a new set replaces the old one', async () => {
     assert.equal((await finish({ recovery_code: codes[0].toUpperCase() })).method, 'recovery');
     assert.equal(await code(finish({ recovery_code: codes[0] })), 'mfa_invalid', 'reuse');
-    assert.equal((await mfa.enrolment.status(who.id, '')).recovery_codes.remaining, 9);
+    assert.equal((await mfa.enrolment.status(who, who.id, '')).recovery_codes.remaining, 9);
     const fresh = (await mfa.enrolment.regenerateCodes(who)).recovery_codes;
     assert.equal(await code(finish({ recovery_code: codes[1] })), 'mfa_invalid', 'an old-set code');
     assert.equal((await finish({ recovery_code: fresh[9] })).method, 'recovery');
@@ -158,7 +159,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
     now += 30_000;
     const other = await mfa.secondStep.begin((await users.byId(DEFAULT_TENANT, who.id))!, 'ann@example.test', null);
     assert.equal(
-      await code(mfa.secondStep.finish(other!.challenge, { totp: codeAt(secret, now) }, null, req)),
+      await code(mfa.secondStep.finish(DEFAULT_TENANT, other!.challenge, { totp: codeAt(secret, now) }, null, req)),
       'rate_limited',
       'locked for the person, whatever the login',
     );
@@ -166,7 +167,7 @@ describe('enrolment and second step (real database, fake clock)', () => {
 
   test('removing the last factor drops the recovery codes', async () => {
     await mfa.enrolment.totpRemove(who);
-    const st = await mfa.enrolment.status(who.id, '');
+    const st = await mfa.enrolment.status(who, who.id, '');
     assert.deepEqual([st.enabled, st.totp.enabled, st.recovery_codes.remaining], [false, false, 0]);
     assert.equal(await code(mfa.enrolment.totpRemove(who)), 'not_found');
   });

@@ -15,7 +15,7 @@
  * is free.
  */
 import type { Db } from '../../db';
-import { DEFAULT_TENANT, nowIso } from '../../db';
+import { nowIso, type TenantScope } from '../../db';
 import { OidcLinksRepo } from './links.repo';
 import { isAppError } from '../../errors';
 import type { EventBus } from '../../events';
@@ -37,34 +37,34 @@ export class OidcAccounts {
    * the claims. Throws `OidcError`: `oidc_account` (no e-mail, unusable
    * e-mail, e-mail held by an account linked to another subject),
    * `oidc_unverified`, `account_disabled` (nothing is linked or updated then).
+   * `t`: the tenant the sign-in was started in; the account is found or made there.
    */
-  async resolve(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
-    const user = (await this.links.linkedUser(issuer, who.sub)) ?? (await this.firstSignIn(issuer, who, s));
+  async resolve(t: TenantScope, issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
+    const user = (await this.links.linkedUser(t, issuer, who.sub)) ?? (await this.firstSignIn(t, issuer, who, s));
     if (user.disabled) throw new OidcError('account_disabled', `account ${user.id} is disabled`);
     await this.sync(user, who, s);
-    await this.links.touch(issuer, who.sub, nowIso());
+    await this.links.touch(user, issuer, who.sub, nowIso());
     return (await this.d.repo.byId(user, user.id))!;
   }
 
-  // Step 2 of docs/tenants.md: a first sign-in lands in the tenant the request selects.
-  private async firstSignIn(issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
+  private async firstSignIn(t: TenantScope, issuer: string, who: Identity, s: OidcSettings): Promise<UserRow> {
     if (!who.email) throw new OidcError('oidc_account', `no e-mail in claim "${s.email_claim}"`);
-    const existing = await this.links.userByEmail(DEFAULT_TENANT, who.email);
+    const existing = await this.links.userByEmail(t, who.email);
     if (existing) {
       if (!who.emailVerified) throw new OidcError('oidc_unverified', `account ${existing.id} has this e-mail; email_verified is not true`);
       const other = () => new OidcError('oidc_account', `account ${existing.id} is linked to another subject of this issuer`);
-      if (await this.links.hasSubject(issuer, existing.id)) throw other();
+      if (await this.links.hasSubject(t, issuer, existing.id)) throw other();
       if (existing.disabled) throw new OidcError('account_disabled', `account ${existing.id} is disabled`);
-      if (!(await this.links.link(issuer, who.sub, existing.id, nowIso()))) throw other();
+      if (!(await this.links.link(t, issuer, who.sub, existing.id, nowIso()))) throw other();
       return existing;
     }
     const role = s.admin_group !== '' && (who.groups ?? []).includes(s.admin_group) ? 'admin' : 'user';
     let created: number;
     try {
       created = (
-        await this.d.users.create(DEFAULT_TENANT, {
+        await this.d.users.create(t, {
           email: who.email,
-          username: await this.freeUsername(who.username),
+          username: await this.freeUsername(t, who.username),
           role,
           groups: who.groups ?? [],
           auth_driver: 'oidc',
@@ -72,20 +72,20 @@ export class OidcAccounts {
       ).id;
     } catch (e) {
       // A first sign-in of the same person in another tab won the race: use its account.
-      const raced = await this.links.linkedUser(issuer, who.sub);
+      const raced = await this.links.linkedUser(t, issuer, who.sub);
       if (raced) return raced;
       if (isAppError(e)) throw new OidcError('oidc_account', `cannot create the account: ${e.code}`);
       throw e;
     }
-    await this.links.link(issuer, who.sub, created, nowIso());
-    return (await this.d.repo.byId(DEFAULT_TENANT, created))!;
+    await this.links.link(t, issuer, who.sub, created, nowIso());
+    return (await this.d.repo.byId(t, created))!;
   }
 
   /** The provider's username when it is valid and free; undefined lets the account service derive one from the e-mail. */
-  private async freeUsername(name: string | null): Promise<string | undefined> {
+  private async freeUsername(t: TenantScope, name: string | null): Promise<string | undefined> {
     if (!name) return undefined;
     try {
-      return await this.d.users.checkUsername(DEFAULT_TENANT, name);
+      return await this.d.users.checkUsername(t, name);
     } catch {
       return undefined;
     }

@@ -9,6 +9,7 @@
  * `auth.failed` with its reason and thrown as an `OidcError`.
  */
 import type * as client from 'openid-client';
+import { DEFAULT_TENANT, type TenantScope } from '../../db';
 import type { EventBus, RequestMeta } from '../../events';
 import { safeEqual } from '../../lib/crypto';
 import type { AuthService, LoginResult } from '../auth.service';
@@ -50,7 +51,10 @@ export class OidcSignIn {
       const nonce = client.randomNonce();
       const verifier = client.randomPKCECodeVerifier();
       const redirect = this.d.config.redirectUrl(origin);
-      if (!(await this.d.pending.add(state, { issuer: s.issuer, code_verifier: verifier, nonce, next: safeNext(next), redirect_uri: redirect })))
+      // Step 2 of docs/tenants.md: the tenant the request selects; the callback finds the row in it again.
+      if (
+        !(await this.d.pending.add(DEFAULT_TENANT, state, { issuer: s.issuer, code_verifier: verifier, nonce, next: safeNext(next), redirect_uri: redirect }))
+      )
         throw new OidcError('oidc_unavailable', 'too many sign-ins are waiting at the provider');
       const url = client.buildAuthorizationUrl(provider, {
         redirect_uri: redirect,
@@ -74,7 +78,7 @@ export class OidcSignIn {
       const state = query.get('state') ?? '';
       if (!browserState) throw new OidcError('oidc_state', 'no sign-in was started in this browser');
       if (!safeEqual(state, browserState)) throw new OidcError('oidc_state', 'the state is not the one this browser started');
-      const pending = await this.d.pending.take(state);
+      const pending = await this.d.pending.take(DEFAULT_TENANT, state);
       if (!pending) throw new OidcError('oidc_state', 'the state is unknown, used or older than 10 minutes');
       const s = this.d.config.current();
       if (!isActive(s) || s.issuer !== pending.issuer) throw new OidcError('oidc_unavailable', 'the OIDC settings changed during the sign-in');
@@ -95,14 +99,14 @@ export class OidcSignIn {
           throw classify(e, client);
         });
       const claims = await this.claims(provider, tokens, s);
-      const user = await this.d.accounts.resolve(s.issuer, identityOf(claims, s), s);
+      const user = await this.d.accounts.resolve(pending, s.issuer, identityOf(claims, s), s);
       return { login: await this.d.auth.issue(user, req, 'oidc'), next: pending.next };
     });
   }
 
-  /** Deletes pending sign-ins older than 10 minutes (hourly). */
-  sweep(): Promise<number> {
-    return this.d.pending.sweep();
+  /** Deletes the tenant's pending sign-ins older than 10 minutes (hourly). */
+  sweep(t: TenantScope): Promise<number> {
+    return this.d.pending.sweep(t);
   }
 
   /** The ID token's claims, completed from userinfo when a mapped claim is missing from the token. */

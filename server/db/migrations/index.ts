@@ -48,6 +48,7 @@ import { appStoreUpdates } from './20261206162000-app-store-updates';
 import { storeLicences } from './20261206185500-store-licences';
 import { vault } from './20261206190000-vault';
 import { tenants } from './20261206220000-tenants';
+import { rolesPerTenant } from './20261207010000-roles-per-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -95,6 +96,7 @@ export const MIGRATIONS: Migration[] = [
   storeLicences,
   vault,
   tenants,
+  rolesPerTenant,
 ];
 
 export type { Migration } from './types';

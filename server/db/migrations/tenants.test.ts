@@ -6,6 +6,7 @@ import { MIGRATIONS } from '.';
 import { TENANT_OWNED } from '../tenant-tables';
 
 const NOW = '2026-12-06T22:00:00.000Z';
+const upTo = (name: string) => MIGRATIONS.filter((m) => m.name <= name);
 
 test('the tenants migration keeps every row as tenant 1’s, keys intact, names unique per tenant', () => {
   const db = new Database(':memory:');
@@ -17,7 +18,7 @@ test('the tenants migration keeps every row as tenant 1’s, keys intact, names 
   db.prepare(`INSERT INTO groups (id, name) VALUES (3, 'team')`).run();
   db.prepare(`INSERT INTO user_groups (user_id, group_id) VALUES (7, 3)`).run();
 
-  assert.deepEqual(migrate(db, MIGRATIONS), ['20261206220000-tenants']);
+  assert.deepEqual(migrate(db, upTo('20261206220000-tenants')), ['20261206220000-tenants']);
   assert.equal(db.pragma('foreign_keys', { simple: true }), 1, 'foreign keys are on again');
   assert.deepEqual(db.prepare('SELECT id, slug, status FROM tenants').all(), [{ id: 1, slug: 'default', status: 'active' }]);
   for (const t of TENANT_OWNED) {
@@ -38,5 +39,26 @@ test('the tenants migration keeps every row as tenant 1’s, keys intact, names 
   db.prepare('DELETE FROM users WHERE id = 7').run();
   assert.equal((db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n, 0, 'the children still cascade from the rebuilt table');
   assert.equal((db.prepare('SELECT count(*) AS n FROM user_groups').get() as { n: number }).n, 0);
+  db.close();
+});
+
+test('roles per tenant: the rebuild keeps ids and members; a name is unique (without case) inside a tenant only', () => {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db, upTo('20261206220000-tenants'));
+  db.prepare(`INSERT INTO roles (id, name, permissions, created_at, updated_at) VALUES (4, 'Editors', '{"files.write":true}', ?, ?)`).run(NOW, NOW);
+  db.prepare(`INSERT INTO users (id, email, username, role, created_at, updated_at, custom_role_id) VALUES (7, 'a@x.test', 'a', 'user', ?, ?, 4)`).run(
+    NOW,
+    NOW,
+  );
+
+  assert.deepEqual(migrate(db, upTo('20261207010000-roles-per-tenant')), ['20261207010000-roles-per-tenant']);
+  assert.deepEqual(db.prepare('SELECT id, name, tenant_id FROM roles').all(), [{ id: 4, name: 'Editors', tenant_id: 1 }]);
+  assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
+  const add = db.prepare(`INSERT INTO roles (name, created_at, updated_at, tenant_id) VALUES (?, ?, ?, ?)`);
+  add.run('EDITORS', NOW, NOW, 2);
+  assert.throws(() => add.run('editors', NOW, NOW, 1), /UNIQUE/);
+  db.prepare('DELETE FROM roles WHERE id = 4').run();
+  assert.deepEqual(db.prepare('SELECT custom_role_id FROM users').all(), [{ custom_role_id: null }], 'the members still lose it on delete');
   db.close();
 });

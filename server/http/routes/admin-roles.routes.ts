@@ -43,23 +43,23 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
   });
 
   r.get('/roles', doc({ summary: 'Custom roles' }), async (ctx) => {
-    ctx.body = { roles: await roles.list() };
+    ctx.body = { roles: await roles.list(me(ctx)) };
   });
   r.post('/roles', doc({ summary: 'Create a custom role', body: roleBody }), async (ctx) => {
     const b = validate(roleBody, await body(ctx));
     ctx.status = 201;
-    ctx.body = { role: await roles.create({ name: b.name, permissions: checkPermissionMap(b.permissions, 'permissions') }, ...by(ctx)) };
+    ctx.body = { role: await roles.create(me(ctx), { name: b.name, permissions: checkPermissionMap(b.permissions, 'permissions') }, ...by(ctx)) };
   });
   r.get('/roles/:id', doc({ summary: 'One custom role' }), async (ctx) => {
-    ctx.body = { role: await roles.get(idOf(ctx.params.id)) };
+    ctx.body = { role: await roles.get(me(ctx), idOf(ctx.params.id)) };
   });
   r.patch('/roles/:id', doc({ summary: 'Change a custom role', body: rolePatch }), async (ctx) => {
     const b = validate(rolePatch, await body(ctx));
     const permissions = b.permissions === undefined ? undefined : checkPermissionMap(b.permissions, 'permissions');
-    ctx.body = { role: await roles.update(idOf(ctx.params.id), { name: b.name, permissions }, ...by(ctx)) };
+    ctx.body = { role: await roles.update(me(ctx), idOf(ctx.params.id), { name: b.name, permissions }, ...by(ctx)) };
   });
   r.delete('/roles/:id', doc({ summary: 'Delete a custom role' }), async (ctx) => {
-    await roles.delete(idOf(ctx.params.id), ...by(ctx));
+    await roles.delete(me(ctx), idOf(ctx.params.id), ...by(ctx));
     ctx.body = { ok: true };
   });
 
@@ -69,12 +69,12 @@ export function adminRoleRoutes(d: { auth: Auth; maxJsonBytes: number }): Router
     return id;
   };
   r.get('/users/:id/permissions', doc({ summary: 'A person’s permission exceptions and effective permissions' }), async (ctx) => {
-    ctx.body = { permissions: await roles.exceptions(await userOf(ctx)) };
+    ctx.body = { permissions: await roles.exceptions(me(ctx), await userOf(ctx)) };
   });
   r.put('/users/:id/permissions', doc({ summary: 'Set a person’s permission exceptions', body: exceptionsBody }), async (ctx) => {
     const id = await userOf(ctx);
     const b = validate(exceptionsBody, await body(ctx));
-    ctx.body = { permissions: await roles.setExceptions(id, checkPermissionMap(b.permissions, 'permissions'), ...by(ctx)) };
+    ctx.body = { permissions: await roles.setExceptions(me(ctx), id, checkPermissionMap(b.permissions, 'permissions'), ...by(ctx)) };
   });
 
   r.get('/groups', doc({ summary: 'Groups with their members' }), async (ctx) => {

@@ -73,7 +73,7 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
   });
 
   r.get('/mfa', doc({ summary: 'My second factors' }), requireUser, async (ctx) => {
-    ctx.body = await enrolment.status(me(ctx).id, rp(ctx)?.id ?? '');
+    ctx.body = await enrolment.status(me(ctx), me(ctx).id, rp(ctx)?.id ?? '');
   });
 
   r.post('/mfa/totp/setup', doc({ summary: 'Start TOTP enrolment (needs the current password)', body: withPassword }), requireUser, async (ctx) => {
@@ -133,10 +133,10 @@ export function adminMfaRoutes(d: { auth: Auth }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/admin' });
   r.use(requireAdmin);
   r.get('/mfa', doc({ summary: 'Accounts with a second factor', auth: 'admin' }), async (ctx) => {
-    ctx.body = { users: await d.auth.mfa.enrolment.enrolledUsers() };
+    ctx.body = { users: await d.auth.mfa.enrolment.enrolledUsers(me(ctx)) };
   });
   r.post('/users/:id/mfa/reset', doc({ summary: 'Remove an account’s second factors', auth: 'admin' }), async (ctx) => {
-    const removed = await d.auth.mfa.enrolment.reset(idParam(ctx), { actor: actorOf(ctx), request: reqMeta(ctx) });
+    const removed = await d.auth.mfa.enrolment.reset(me(ctx), idParam(ctx), { actor: actorOf(ctx), request: reqMeta(ctx) });
     ctx.body = { ok: true, removed };
   });
   return r;

@@ -25,12 +25,12 @@ export function sshKeyRoutes(d: { sshKeys: SshKeys; maxJsonBytes: number }): Rou
 
   r.get('/api/auth/ssh-keys', doc({ summary: 'My SSH public keys (SFTP sign-in)' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { keys: await d.sshKeys.list(me(ctx).id) };
+    ctx.body = { keys: await d.sshKeys.list(me(ctx), me(ctx).id) };
   });
 
   r.post('/api/auth/ssh-keys', doc({ summary: 'Add an SSH public key', body: newKey }), requireUser, async (ctx) => {
     const b = validate(newKey, await readObject(ctx, d.maxJsonBytes));
-    const key = await d.sshKeys.add(me(ctx).id, { name: b.name, publicKey: b.public_key }, reqMeta(ctx));
+    const key = await d.sshKeys.add(me(ctx), me(ctx).id, { name: b.name, publicKey: b.public_key }, reqMeta(ctx));
     ctx.status = 201;
     ctx.body = { key };
   });
@@ -38,7 +38,7 @@ export function sshKeyRoutes(d: { sshKeys: SshKeys; maxJsonBytes: number }): Rou
   r.delete('/api/auth/ssh-keys/:id', doc({ summary: 'Remove an SSH public key' }), requireUser, async (ctx) => {
     const raw = ctx.params.id ?? '';
     if (!/^\d{1,12}$/.test(raw) || Number(raw) <= 0) throw new AppError('bad_id');
-    await d.sshKeys.remove(me(ctx).id, Number(raw), reqMeta(ctx));
+    await d.sshKeys.remove(me(ctx), me(ctx).id, Number(raw), reqMeta(ctx));
     ctx.body = { ok: true };
   });
 
