@@ -343,7 +343,11 @@ export function fileTree(files: number, dirs: number): string {
 
 /** A JSON caller of the service signed in as `email` (bearer token), with a wait for a sync run to end. */
 export async function apiClient(url: string, email: string, password: string) {
-  const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   const token = ((await login.json()) as { token: string }).token;
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(url + path, {

@@ -3,8 +3,8 @@
  * 100,000, a chain 100 folders deep of 255-byte names). One service, one storage, in order: the first
  * sync, a no-change re-sync, a re-sync after 1 % of the files changed (mtime), listings of the
  * 100,000-entry folder at 8 clients (first page, random pages), a sync after 40 % of the entries went
- * (400 folders and 40 % of `big/` moved out of the tree, put back at the end) with SQL checks of the
- * catalogue (no orphans, counts equal to the disk's), and the watcher's start time and memory on the tree.
+ * (400 folders and 40 % of `big/` moved out of the tree, put back at the end; a second when the tombstone
+ * guard held the first back) with SQL checks of the catalogue (no orphans, counts equal to the disk's), and the watcher's start time and memory on the tree.
  * Anchor: `find <root> -printf '%s %T@ %p\n'`, timed right before each sync. Peak RSS is the service's
  * VmHWM. `--profile`: the service runs with `--cpu-prof` and the first sync's top functions are printed.
  * `BENCH_DATABASE=postgres`: the service on a throwaway PostgreSQL cluster.
@@ -21,6 +21,7 @@ import { apiClient, ensureBuilt, latestMainProfile, MILLION_HOME, millionTree, m
 import { adminEnv } from './download';
 import { startPostgres } from '../test/helpers/postgres';
 import { watchLocal } from '../server/storage/drivers/local/local.watch';
+import { MAX_PATH_CHARS } from '../server/lib/paths';
 
 const PROFILE = process.argv.includes('--profile');
 const root = millionTree();
@@ -38,12 +39,19 @@ function moveDeleted(out: boolean): void {
 }
 moveDeleted(false); // a run that stopped midway left them out
 
-/** One timed `find`, and the tree's folders and files (the catalogue must hold as many). */
+/** One timed `find`, and the tree's folders and files that the catalogue must hold. */
 function find(): { ms: number; dirs: number; files: number } {
   const t = performance.now();
   spawnSync('sh', ['-c', `find '${root}' -printf '%s %T@ %p\\n' > /dev/null`]);
   const ms = performance.now() - t;
-  const kinds = spawnSync('sh', ['-c', `find '${root}' -mindepth 1 -printf '%y\\n' | sort | uniq -c`], { encoding: 'utf8' }).stdout;
+  // Paths longer than a request may name are not catalogued (the bottom of the deep chain).
+  const kinds = spawnSync(
+    'sh',
+    ['-c', `find '${root}' -mindepth 1 -printf '%y %P\\n' | awk 'length($0) <= ${MAX_PATH_CHARS} + 2 { print $1 }' | sort | uniq -c`],
+    {
+      encoding: 'utf8',
+    },
+  ).stdout;
   const n = (k: string) => Number(kinds.match(new RegExp(`(\\d+) ${k}$`, 'm'))?.[1] ?? 0);
   return { ms, dirs: n('d'), files: n('f') };
 }
@@ -142,7 +150,9 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Million/
 
   moveDeleted(true);
   try {
-    const del = await step('sync after 40 % deleted on disk', Number.POSITIVE_INFINITY);
+    let del = await step('sync after 40 % deleted on disk', 2);
+    // The tombstone guard (the spec's ~70 %) holds back a run that sees 60 %; the next compares with it.
+    if (del.run.guard_tripped) del = await step('the next sync (guard passed)', 2);
     verdicts.push(`after the deletions: ${await checks(del.disk)}`);
   } finally {
     moveDeleted(false);
@@ -165,7 +175,12 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Million/
   await svc.stop();
   await cluster?.destroy();
 }
-table(`million-file catalogue on ${cluster ? 'PostgreSQL' : 'SQLite'} (load ${spawnSync('uptime', { encoding: 'utf8' }).stdout.trim().replace(/.*load average: /, '')})`, rows);
+table(
+  `million-file catalogue on ${cluster ? 'PostgreSQL' : 'SQLite'} (load ${spawnSync('uptime', { encoding: 'utf8' })
+    .stdout.trim()
+    .replace(/.*load average: /, '')})`,
+  rows,
+);
 for (const v of verdicts) console.log(`- ${v}`);
 if (PROFILE) {
   const prof = latestMainProfile(profDir);
