@@ -349,13 +349,19 @@ export async function apiClient(url: string, email: string, password: string) {
     body: JSON.stringify({ email, password }),
   });
   const token = ((await login.json()) as { token: string }).token;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, body: (await r.json()) as any };
+  const call = async (method: string, path: string, body?: unknown, retried = false): Promise<{ status: number; body: any }> => {
+    try {
+      const r = await fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: r.status, body: (await r.json()) as any };
+    } catch (e) {
+      // A pooled keep-alive socket the service closed as the request left: once more on a fresh one.
+      if (retried || method !== 'GET') throw e;
+      return call(method, path, body, true);
+    }
   };
   /** The run once it has completed or failed (throws after `timeoutMs`). */
   const waitRun = async (runId: number, timeoutMs: number) => {

@@ -89,6 +89,8 @@ let id = 0;
 /** Times `find`, then one full sync (the storage's first when `create`); a row in the table. */
 async function step(what: string, target: number, create = false): Promise<{ run: any; disk: ReturnType<typeof find> }> {
   const disk = find();
+  // find took long enough for the service to close our idle keep-alive socket: a GET (retried) makes a fresh one.
+  await api('GET', '/api/capabilities');
   const t0 = monotonicUs();
   let runId: number;
   if (create) {
@@ -97,6 +99,7 @@ async function step(what: string, target: number, create = false): Promise<{ run
     id = st.body.id;
     runId = (await api('GET', `/api/admin/sync/runs?storage_id=${id}&limit=1`)).body.runs[0].id;
   } else runId = (await api('POST', `/api/admin/storages/${id}/sync`)).body.run_id;
+  console.log(`${what}: find ${disk.ms.toFixed(0)} ms, run ${runId} ...`);
   const run = await api.waitRun(runId, 3_600_000);
   windows.push([t0, monotonicUs()]);
   const ms = Date.parse(run.finished_at) - Date.parse(run.started_at);
