@@ -4,7 +4,7 @@
  * an anchor in the same run, never with a number from another day.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync, readFileSync, chmodSync, readdirSync, statSync, existsSync, openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, connect, type Socket } from 'node:net';
@@ -338,6 +338,78 @@ export function fileTree(files: number, dirs: number): string {
     for (let f = 0; f < per && d * per + f < files; f++) writeFileSync(join(dir, `file-${f}.txt`), '');
   }
   writeFileSync(join(root, '.complete'), '');
+  return root;
+}
+
+/** A JSON caller of the service signed in as `email` (bearer token), with a wait for a sync run to end. */
+export async function apiClient(url: string, email: string, password: string) {
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const token = ((await login.json()) as { token: string }).token;
+  const call = async (method: string, path: string, body?: unknown, retried = false): Promise<{ status: number; body: any }> => {
+    try {
+      const r = await fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: r.status, body: (await r.json()) as any };
+    } catch (e) {
+      // A pooled keep-alive socket the service closed as the request left: once more on a fresh one.
+      if (retried || method !== 'GET') throw e;
+      return call(method, path, body, true);
+    }
+  };
+  /** The run once it has completed or failed (throws after `timeoutMs`). */
+  const waitRun = async (runId: number, timeoutMs: number) => {
+    for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(50)) {
+      const run = (await call('GET', `/api/admin/sync/runs/${runId}`)).body;
+      if (run.status === 'completed' || run.status === 'failed') return run;
+    }
+    throw new Error(`sync run ${runId} did not end within ${timeoutMs} ms`);
+  };
+  return Object.assign(call, { token, waitRun });
+}
+
+/** Where `millionTree` keeps its tree (`tree/`) and what a bench moved out of it for a while (`attic/`). */
+export const MILLION_HOME = join(tmpdir(), 'filedock-bench-million');
+/** A name of exactly 255 bytes (the longest a Linux file system takes) ending in `tag`. */
+export const longName = (tag: string) => tag.padStart(255, 'n');
+
+/**
+ * Issue 38's tree, generated once and kept in the temp dir: 1,000 folders of 1,000 empty files
+ * (`dNNNN/file-NNN.txt`), one folder of 100,000 (`big/`), and a chain 100 folders deep of 255-byte
+ * names with a 255-byte file at the bottom (`deep/`: 25 KB paths, past Linux's 4,096-byte PATH_MAX, so
+ * the chain is made folder by folder with `mkdirat`). Sync fs calls in one process: about 90 s.
+ */
+export function millionTree(): string {
+  const root = join(MILLION_HOME, 'tree');
+  if (existsSync(join(MILLION_HOME, '.complete'))) return root;
+  console.log(`generating the million-file tree under ${root} ...`);
+  rmSync(MILLION_HOME, { recursive: true, force: true });
+  mkdirSync(join(root, 'big'), { recursive: true });
+  for (let d = 0; d < 1000; d++) {
+    const dir = join(root, `d${String(d).padStart(4, '0')}`);
+    mkdirSync(dir);
+    for (let f = 0; f < 1000; f++) closeSync(openSync(join(dir, `file-${String(f).padStart(3, '0')}.txt`), 'w'));
+  }
+  for (let f = 0; f < 100_000; f++) closeSync(openSync(join(root, 'big', `file-${String(f).padStart(5, '0')}.txt`), 'w'));
+  // openat/mkdirat by hand: the chain's paths are past what a path-taking call (or a shell's `cd`) accepts.
+  const chain = `import os
+fd = os.open('deep', os.O_RDONLY)
+for i in range(100):
+    name = '-%d' % i
+    name = name.rjust(255, 'n')
+    os.mkdir(name, dir_fd=fd)
+    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
+os.close(os.open('.txt'.rjust(255, 'n'), os.O_CREAT | os.O_WRONLY, dir_fd=fd))`;
+  mkdirSync(join(root, 'deep'));
+  const r = spawnSync('python3', ['-c', chain], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the deep chain could not be made');
+  writeFileSync(join(MILLION_HOME, '.complete'), '');
   return root;
 }
 

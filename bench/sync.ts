@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, fileTree, median, sleep, startService, table } from './lib';
+import { apiClient, ensureBuilt, fileTree, median, sleep, startService, table } from './lib';
 import { startPostgres } from '../test/helpers/postgres';
 
 const arg = (name: string, def: number) => {
@@ -33,36 +33,21 @@ ensureBuilt();
 const cluster = process.env.BENCH_DATABASE === 'postgres' ? await startPostgres() : null;
 const dbEnv: Record<string, string> = cluster ? { SERVICE_DATABASE_URL: await cluster.createDatabase('bench_sync') } : {};
 const svc = await startService({ SERVICE_ADMIN_EMAIL: 'a@example.test', SERVICE_ADMIN_PASSWORD: 'bench-password', ...dbEnv });
-const j = async (method: string, path: string, token: string, body?: unknown) => {
-  const r = await fetch(svc.url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: r.status, body: (await r.json()) as any };
-};
-const token = (
-  await (
-    await fetch(`${svc.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'a@example.test', password: 'bench-password' }),
-    })
-  ).json()
-).token;
+const api = await apiClient(svc.url, 'a@example.test', 'bench-password');
+const token = api.token;
 
 // A small second storage whose folder is listed while the big sync runs.
 const small = join(tmpdir(), 'filedock-bench-small');
 mkdirSync(small, { recursive: true });
 for (let i = 0; i < 1000; i++) if (!existsSync(join(small, `f${i}`))) writeFileSync(join(small, `f${i}`), 'x');
-await j('POST', '/api/admin/storages', token, { name: 'Small', driver: 'local', config: { path: small } });
+await api('POST', '/api/admin/storages', { name: 'Small', driver: 'local', config: { path: small } });
 await sleep(1000);
 
 let peakRss = 0;
 const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, svc.rssMb())), 100);
-const created = await j('POST', '/api/admin/storages', token, { name: 'Big', driver: 'local', config: { path: root } });
+const created = await api('POST', '/api/admin/storages', { name: 'Big', driver: 'local', config: { path: root } });
 const id = created.body.id;
-const runOf = async () => (await j('GET', `/api/admin/sync/runs?storage_id=${id}&limit=1`, token)).body.runs[0];
+const runOf = async () => (await api('GET', `/api/admin/sync/runs?storage_id=${id}&limit=1`)).body.runs[0];
 const lat: number[] = [];
 let listingRoute = '/api/files/manager?path=/Small&limit=1000';
 for (;;) {
@@ -77,13 +62,8 @@ for (;;) {
 }
 const first = await runOf();
 const firstMs = Date.parse(first.finished_at) - Date.parse(first.started_at);
-const again = (await j('POST', `/api/admin/storages/${id}/sync`, token)).body.run_id;
-let re;
-for (;;) {
-  re = (await j('GET', `/api/admin/sync/runs/${again}`, token)).body;
-  if (re.status === 'completed' || re.status === 'failed') break;
-  await sleep(50);
-}
+const again = (await api('POST', `/api/admin/storages/${id}/sync`)).body.run_id;
+const re = await api.waitRun(again, 3_600_000);
 const reMs = Date.parse(re.finished_at) - Date.parse(re.started_at);
 clearInterval(rssTimer);
 await svc.stop();

@@ -53,6 +53,14 @@ const Q = {
     'INSERT INTO node_removals (storage_id, path, removed_at) VALUES (?, ?, ?) ON CONFLICT (storage_id, path) DO UPDATE SET removed_at = excluded.removed_at',
   pruneRemovals: 'DELETE FROM node_removals WHERE removed_at < ?',
   removalsSince: 'SELECT path FROM node_removals WHERE storage_id = ? AND removed_at >= ?',
+  anyRemovalSince: 'SELECT 1 FROM node_removals WHERE storage_id = ? AND removed_at >= ? LIMIT 1',
+  // A sync's delete pass, set-based: files have no subtree; rows written since the pass's run began are spared.
+  deleteFilesSqlite: `DELETE FROM nodes WHERE storage_id = ? AND type = 'file' AND (updated_at IS NULL OR updated_at < ?) AND id IN (${Array(500).fill('?').join(',')}) RETURNING id, path`,
+  ftsDeleteSqlite: `DELETE FROM search_fts WHERE rowid IN (${Array(500).fill('?').join(',')})`,
+  deleteFilesPg: `DELETE FROM nodes WHERE storage_id = ? AND type = 'file' AND (updated_at IS NULL OR updated_at < ?) AND id = ANY(CAST(? AS BIGINT[])) RETURNING id, path`,
+  ftsDeletePg: 'DELETE FROM search_fts WHERE rowid = ANY(CAST(? AS BIGINT[]))',
+  noteRemovalsPg: `INSERT INTO node_removals (storage_id, path, removed_at) SELECT CAST(? AS BIGINT), p, CAST(? AS TEXT) FROM unnest(CAST(? AS TEXT[])) AS u(p)
+    ON CONFLICT (storage_id, path) DO UPDATE SET removed_at = excluded.removed_at`,
   byPath: 'SELECT * FROM nodes WHERE storage_id = ? AND path = ?',
   byId: 'SELECT * FROM nodes WHERE id = ?',
   count: 'SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL',
@@ -156,6 +164,44 @@ export class NodesRepo {
     for (const id of ids) yield* t.sql(Q.ftsDelete, [id]);
     if (ids.length) yield* this.noteRemovedIn(t, storageId, path);
     return ids;
+  }
+
+  /**
+   * Removes the file rows `ids` of a storage that were not written at or after `since` (a sync's delete pass,
+   * set-based: one statement per 500 rows instead of a read and a delete per row), with their search rows;
+   * the removals are noted as `removeTreeIn` notes them. Returns the rows removed (ids that are no file, or
+   * gone already, are skipped).
+   */
+  *removeFilesIn(t: Tx, storageId: number, ids: readonly number[], since: string) {
+    const out: Array<{ id: number; path: string }> = [];
+    const pg = this.db.dialect === 'postgres';
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      // SQLite: one statement text whatever the chunk's size (0 is no id), so it stays prepared.
+      const padded = pg ? chunk : [...chunk, ...Array<number>(500 - chunk.length).fill(0)];
+      const rows = yield* t.sql<{ id: number; path: string }>(
+        pg ? Q.deleteFilesPg : Q.deleteFilesSqlite,
+        pg ? [storageId, since, chunk] : [storageId, since, ...padded],
+      );
+      if (!rows.length) continue;
+      const gone = rows.map((r) => Number(r.id));
+      if (pg) yield* t.sql(Q.ftsDeletePg, [gone]);
+      else yield* t.sql(Q.ftsDeleteSqlite, [...gone, ...Array<number>(500 - gone.length).fill(0)]);
+      for (const r of rows) out.push({ id: Number(r.id), path: r.path });
+    }
+    if (!out.length) return out;
+    if (pg) yield* t.sql(Q.noteRemovalsPg, [storageId, new Date().toISOString(), out.map((r) => r.path)]);
+    else for (const r of out) yield* this.noteRemovedIn(t, storageId, r.path);
+    return out;
+  }
+
+  /**
+   * Whether anything left the storage's catalogue at or after `since` (an ISO time); also true when
+   * `since` is older than the removals are kept, since then it cannot tell.
+   */
+  async removedSince(storageId: number, since: string): Promise<boolean> {
+    if (Date.now() - Date.parse(since) > REMOVALS_MS - PRUNE_EVERY_MS) return true;
+    return (await this.db.async.sql(Q.anyRemovalSince, [storageId, since])).length > 0;
   }
 
   /** Remembered in the database, so a sync on any instance sees it (`removalsSince`). */

@@ -221,6 +221,14 @@ export class SyncEngine {
     // Walks yield a folder's entries together: one index range scan per folder beats a point lookup per entry.
     const existing = new Map<string, Existing>();
     if (!emptyBefore) for (const r of await this.rows.dirRows(storageId, new Set(batch.map((e) => parentRel(e.path))))) existing.set(r.path, r);
+    // A batch that neither adds nor changes a row needs no unit of work (a re-sync of an unchanged tree takes
+    // no write lock at all). A row removed since it was read still counts as seen: the delete pass asks
+    // whether anything was removed during the run before it trusts the seen count.
+    const rows = batch.map((e) => existing.get(e.path));
+    if (rows.every((r, i) => r && !changed(r, batch[i]))) {
+      for (const r of rows) seen.add(r!.id);
+      return;
+    }
     // The unit's results are applied once it commits (PostgreSQL may run its body again after a conflict).
     const out = await this.write((t) => this.diffIn(t, storageId, batch, existing, listedAt));
     for (const id of out.seen) seen.add(id);
@@ -285,6 +293,9 @@ export class SyncEngine {
 
   /** Deletes rows the run did not see, except below folders that failed to list and rows written since the run began. */
   private async deleteUnseen(storageId: number, seen: IdSet, failedDirs: string[], startedAt: string): Promise<number> {
+    // Every id the run saw is still a row unless something was removed since it began (removals are noted):
+    // then as many rows as seen ids means no row went unseen, and the pass need not read the storage's rows.
+    if (!(await this.nodes.removedSince(storageId, startedAt)) && (await this.rows.count(storageId)) === seen.size) return 0;
     let removed = 0;
     let after = '';
     const folders = new Set<string>();
@@ -308,17 +319,28 @@ export class SyncEngine {
   /**
    * Removes each of `gone` and what is below it, unless written since `since` (checked inside the unit: the
    * gate may have written it since the rows were read; on PostgreSQL the unit is serializable, so a gate
-   * write landing between the check and the delete makes it run again and see it). `removed`: rows gone; `paths`: the tops that lost
-   * rows (a child of a subtree removed before has none left); `done`: the entries not spared.
+   * write landing between the check and the delete makes it run again and see it). Folders one by one (a
+   * subtree each), then the files left in a few set-based statements. `removed`: rows gone; `paths`: the
+   * tops that lost rows (a child of a subtree removed before has none left); `done`: the entries not spared.
    */
-  private *removeGoneIn<R extends { path: string; type: string }>(t: Tx, storageId: number, gone: R[], since: string) {
+  private *removeGoneIn<R extends { id: number; path: string; type: string }>(t: Tx, storageId: number, gone: R[], since: string) {
     const out = { removed: 0, paths: [] as string[], done: [] as R[] };
+    const files = new Map<number, R>();
     for (const r of gone) {
+      if (r.type !== 'dir') {
+        files.set(r.id, r);
+        continue;
+      }
       if (yield* this.writtenSinceIn(t, storageId, r, since)) continue;
       const n = (yield* this.nodes.removeTreeIn(t, storageId, r.path)).length;
       if (n) out.paths.push(r.path);
       out.removed += n;
       out.done.push(r);
+    }
+    for (const { id, path } of yield* this.nodes.removeFilesIn(t, storageId, [...files.keys()], since)) {
+      out.paths.push(path);
+      out.removed++;
+      out.done.push(files.get(id)!);
     }
     return out;
   }

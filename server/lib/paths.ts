@@ -73,9 +73,12 @@ export interface UiPath {
   rel: string;
 }
 
+/** The longest UI path a request may name (characters): entries deeper than that are not catalogued either. */
+export const MAX_PATH_CHARS = 8192;
+
 /** Parses a UI path `/<storage name or uid>/<relative path>`. */
 export function parseUiPath(path: unknown, opts: { allowReserved?: boolean } = {}): UiPath {
-  if (typeof path !== 'string' || path.length > 8192) throw new AppError('bad_path');
+  if (typeof path !== 'string' || path.length > MAX_PATH_CHARS) throw new AppError('bad_path');
   if (path.includes('\0')) throw new AppError('bad_path', {}, { reason: 'nul' });
   const trimmed = path.replace(/^\/+/, '');
   if (trimmed === '') return { storage: null, rel: '' };
