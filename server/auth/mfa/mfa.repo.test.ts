@@ -23,6 +23,17 @@ before(async () => {
 after(() => t?.close());
 
 const AT = '2026-12-06T10:00:00.000Z';
+/** A login's second-step challenge of `user_id`, made at AT, open five minutes. */
+const loginChallenge = (id: string, user_id: number) => ({
+  id,
+  user_id,
+  purpose: 'login' as const,
+  login: 'm',
+  webauthn_challenge: null,
+  rp_id: null,
+  created_at: AT,
+  expires_at: '2026-12-06T10:05:00.000Z',
+});
 const account = async (s: TenantScope = T1): Promise<number> =>
   new UsersRepo(t.db).insert(s, { email: `m${++user}@example.com`, username: `m${user}`, role: 'user', password_hash: null });
 const hashes = (set: string) => Array.from({ length: 10 }, (_, i) => `${set}-${i}`);
@@ -86,16 +97,7 @@ test('two replacements of the codes racing leave one whole set', async () => {
 
 test('a challenge is consumed by one caller; a new one sweeps the expired', async () => {
   const u = await account();
-  const c = {
-    id: 'c1',
-    user_id: u,
-    purpose: 'login' as const,
-    login: 'm',
-    webauthn_challenge: null,
-    rp_id: null,
-    created_at: AT,
-    expires_at: '2026-12-06T10:05:00.000Z',
-  };
+  const c = loginChallenge('c1', u);
   await repo.insertChallenge(T1, c, AT);
   assert.equal((await repo.challenge(T1, 'c1', AT))?.user_id, u);
   assert.equal(await repo.challenge(T1, 'c1', '2026-12-06T10:05:00.000Z'), undefined, 'expired');
@@ -186,16 +188,7 @@ test('two tenants: each scope reads, uses, removes and resets only its own facto
     "tenant 1's person is not listed in tenant 2",
   );
 
-  const c = {
-    id: `t2-${v}`,
-    user_id: v,
-    purpose: 'login' as const,
-    login: 'm',
-    webauthn_challenge: null,
-    rp_id: null,
-    created_at: AT,
-    expires_at: '2026-12-06T10:05:00.000Z',
-  };
+  const c = loginChallenge(`t2-${v}`, v);
   await repo.insertChallenge(T2, c, AT);
   await repo.insertChallenge(T1, { ...c, id: `t1-${v}`, user_id: u }, '2026-12-06T11:00:00.000Z');
   assert.ok(await repo.challenge(T2, c.id, AT), "tenant 1's sweep leaves tenant 2's challenges");
