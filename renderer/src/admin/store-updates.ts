@@ -6,8 +6,7 @@
  * refresh shows without a reload). A store that is off or failing shows no count.
  */
 import { useEffect, useState } from 'react';
-import { deviceKey } from '../device/device-key';
-import { signedEventSource } from '../device/event-stream';
+import { openEventStream } from '../device/event-stream';
 import { storeApi } from './store-api';
 
 const EVENT = 'filedock:store-changed';
@@ -30,8 +29,7 @@ export function onStoreNotice(fn: () => void): () => void {
 /** Calls `fn` whenever the bell rings for a store update; returns the stream's close. */
 function onUpdateNotices(fn: () => void): () => void {
   if (typeof EventSource === 'undefined') return () => {};
-  // A paired device has no cookie: its stream goes over fetch with the key.
-  const es = deviceKey() ? signedEventSource('/api/events/stream') : new EventSource('/api/events/stream');
+  const es = openEventStream('/api/events/stream');
   es.addEventListener('notification', (ev) => {
     try {
       if ((JSON.parse((ev as MessageEvent<string>).data) as { event?: string }).event === UPDATE_NOTICE) fn();

@@ -5,6 +5,7 @@
  * reconnection after 1, 2, 4 … 30 s); a 401 or 403 ends it for good.
  */
 import { fetchSigned } from '../api/client';
+import { deviceKey } from './device-key';
 
 export interface Frame {
   type: string;
@@ -69,4 +70,9 @@ export function signedEventSource(url: string): Pick<EventSource, 'addEventListe
     }
   })();
   return { addEventListener: target.addEventListener.bind(target) as EventSource['addEventListener'], close: () => ctrl.abort() };
+}
+
+/** The event stream at `url`: a paired device has no cookie, so its stream goes over fetch with the key. */
+export function openEventStream(url: string): Pick<EventSource, 'addEventListener' | 'close'> {
+  return deviceKey() ? signedEventSource(url) : new EventSource(url);
 }

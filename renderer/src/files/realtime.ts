@@ -6,8 +6,7 @@
 import { useEffect, useRef } from 'react';
 import { withQuery } from '../api/client';
 import type { Operation } from '../api/types';
-import { deviceKey } from '../device/device-key';
-import { signedEventSource } from '../device/event-stream';
+import { openEventStream } from '../device/event-stream';
 
 export interface ChangeFrame {
   folder: string;
@@ -29,8 +28,7 @@ export function useFolderEvents(folder: string, handlers: Handlers): void {
   useEffect(() => {
     if (typeof EventSource === 'undefined') return;
     const url = withQuery('/api/events/stream', { folder });
-    // A paired device has no cookie: its stream goes over fetch with the key.
-    const es = deviceKey() ? signedEventSource(url) : new EventSource(url);
+    const es = openEventStream(url);
     let opened = false;
     const parse = <T>(ev: Event): T | null => {
       try {
