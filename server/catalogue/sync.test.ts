@@ -11,6 +11,7 @@ import { openDatabase, type Db } from '../db';
 import type { Entry } from '../storage';
 import { NodesRepo } from './nodes.repo';
 import { SyncEngine } from './sync';
+import { FolderTurns } from './folder-turns';
 import { tempDir } from '../../test/helpers/tools';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -71,6 +72,53 @@ test('a full sync keeps what the gate wrote while it walked and removes what was
     assert.deepEqual(paths(f.db), ['src', 'src/copied', ...Array.from({ length: 10 }, (_, i) => `src/f${i}`)]);
     assert.equal(counts.removed, 3, 'only the stale row and the gone folder with its file');
     assert.deepEqual(removed, ['1:src/gone', '1:src/stale'], 'the removal hook names the top of each removed subtree once');
+  } finally {
+    await f.close();
+  }
+});
+
+test('a full sync that listed a rename before the gate recorded it waits for the record: the node keeps its id, no new node', async () => {
+  const f = await fixture();
+  try {
+    const idOf = (p: string) => f.db.sqlite.prepare('SELECT id FROM nodes WHERE storage_id = 1 AND path = ?').pluck().get(p) as number | undefined;
+    const id = idOf('src/f0');
+    await sleep(2); // the fixture's rows are older than the run
+    const turns = new FolderTurns();
+    const added: number[] = [];
+    const engine = new SyncEngine(f.db, { onFilesChanged: (_id, files) => void added.push(...files.map((x) => x.id)) }, turns);
+    f.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
+    // A move through the file service: it holds its folder's turn from the rename on disk until the gate records
+    // it. The walk lists the folder in between (the new name, not the old), then waits to write its batch.
+    let listed!: () => void;
+    const walked = new Promise<void>((r) => (listed = r));
+    let recorded = false;
+    const move = turns.run(1, ['src'], async () => {
+      await walked;
+      await sleep(100);
+      await f.nodes.moveTree('src/f0', 'src/g0');
+      recorded = true;
+    });
+    const renamed = {
+      async stat() {
+        return { name: '', type: 'dir' as const, size: 0, mtime: 0 };
+      },
+      async *list(dir: string) {
+        if (dir === '') {
+          yield { name: 'src', type: 'dir' as const, size: 0, mtime: 1_700_000_000_000 };
+          return;
+        }
+        yield file('g0');
+        for (let i = 1; i < 10; i++) yield file(`f${i}`);
+        listed();
+      },
+    };
+    const counts = await engine.full(1, renamed as never, 1);
+    await move;
+    assert.ok(recorded);
+    assert.equal(idOf('src/g0'), id, 'the moved row keeps its id');
+    assert.equal(idOf('src/f0'), undefined);
+    assert.equal(counts.added, 0, 'nothing catalogued as new');
+    assert.deepEqual(added, [], 'no new file for the hooks (text extraction, thumbnails)');
   } finally {
     await f.close();
   }

@@ -110,13 +110,13 @@ export class SyncEngine {
       for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
         batch.push(e);
         if (batch.length >= BATCH) {
-          await this.apply(storageId, batch, seen, counts, startedAt, prevCount === 0);
+          await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0);
           batch = [];
           await yieldLoop();
           signal?.throwIfAborted();
         }
       }
-      await this.apply(storageId, batch, seen, counts, startedAt, prevCount === 0);
+      await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0);
     } catch (e) {
       await this.recordError(runId, '', e);
       counts.errors++;
@@ -213,6 +213,16 @@ export class SyncEngine {
   /** One unit of work, retried off the event loop while another program holds the database. */
   private write<T>(body: (t: Tx) => Unit<T>, isolation?: UnitOptions['isolation']): Promise<T> {
     return this.rows.write(body, BUSY_WAIT_MS, isolation);
+  }
+
+  /**
+   * `apply` for a batch of the full walk, holding the turns of its entries' folders: a move through the file
+   * service holds them from its rename on disk until the gate has recorded it, so a walk that listed the new
+   * name first writes after the record and finds the moved row, instead of cataloguing the item as a new node.
+   */
+  private applyInTurn(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, emptyBefore: boolean): Promise<void> {
+    const dirs = [...new Set(batch.map((e) => parentRel(e.path)))];
+    return this.turns.run(storageId, dirs, () => this.apply(storageId, batch, seen, counts, listedAt, emptyBefore));
   }
 
   /** Diffs one batch against the catalogue and writes the differences in one unit of work. */
