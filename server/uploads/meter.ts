@@ -20,6 +20,7 @@ export class Meter extends Transform {
   bytes = 0;
   private hash: Hash | null;
   private kept: Buffer[] = [];
+  private hex: string | null | undefined;
 
   constructor(private o: MeterOptions) {
     super({ highWaterMark: 1 << 20 });
@@ -44,9 +45,10 @@ export class Meter extends Transform {
     cb(null, chunk);
   }
 
-  /** Hex sha256 of what passed (only when hashing was asked for). */
+  /** Hex sha256 of what passed (only when hashing was asked for); the same answer however often asked. */
   digest(): string | null {
-    return this.hash ? this.hash.digest('hex') : null;
+    this.hex ??= this.hash ? this.hash.digest('hex') : null;
+    return this.hex;
   }
 
   /** The whole body when it fit `keep`, else undefined. */

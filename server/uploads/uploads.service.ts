@@ -134,7 +134,7 @@ export class UploadsService {
    * Stores part `part` (1-based) from `body`. The body must be exactly the
    * part's length; with `sha256` it must also hash to it
    * (`checksum_mismatch`, and the part is not held). Re-sending a part
-   * replaces it. Returns the etag finalize must name. `declared`: the body's length when the request
+   * replaces it. Returns the etag finalize must name: a hashed part's names its content (`clientEtag`). `declared`: the body's length when the request
    * states it; another length than the part's is refused before a byte is read.
    */
   async chunk(a: Actor, id: string, part: number, body: Readable, sha256?: string, declared?: number): Promise<{ part: number; etag: string; size: number }> {
@@ -175,7 +175,7 @@ export class UploadsService {
     }
     if (!(await this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })))
       throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
-    return { part, etag, size: expected };
+    return { part, etag: clientEtag({ part, etag, sha256: digest }), size: expected };
   }
 
   /** Which parts the session holds, so a client resumes after a dropped connection or a restart. */
@@ -187,7 +187,7 @@ export class UploadsService {
       path: uiPath(storage?.name ?? String(s.storage_id), s.path),
       size: s.size,
       chunk_size: s.chunk_size,
-      parts: (await this.repo.parts(s.id)).map(({ part, size, etag }) => ({ part, size, etag })),
+      parts: (await this.repo.parts(s.id)).map((p) => ({ part: p.part, size: p.size, etag: clientEtag(p) })),
       expires_at: s.expires_at,
     };
   }
@@ -437,6 +437,14 @@ const overQuota = (quota: number, used: number) => new AppError('quota_exceeded'
 
 const partCount = (size: number, chunk: number): number => Math.max(1, Math.ceil(size / chunk));
 
+/**
+ * The etag a client gets for a part and names at finalize. A part sent with its SHA-256 gets its content's (as
+ * S3's ETag is the part's MD5): the same bytes sent twice (a resumed upload, then a late request of the page it
+ * replaced) answer the same etag, so finalize holds whichever landed last. Else the put's own (unique per put);
+ * the driver's etag stays the one its `complete` is given.
+ */
+const clientEtag = (p: { part: number; etag: string; sha256: string | null }): string => (p.sha256 ? `${p.part}-${p.sha256.slice(0, 32)}` : p.etag);
+
 /** Every part once, in order, with the etag the server handed out for its last upload. */
 function checkParts(s: SessionRow, held: PartRow[], etags: Array<{ part: number; etag: string }>): Array<{ part: number; etag: string }> {
   const count = partCount(s.size, s.chunk_size);
@@ -445,7 +453,7 @@ function checkParts(s: SessionRow, held: PartRow[], etags: Array<{ part: number;
   const sorted = [...etags].sort((a, b) => a.part - b.part);
   sorted.forEach((e, i) => {
     const h = byPart.get(i + 1);
-    if (e.part !== i + 1 || !h || !safeEqual(bareEtag(h.etag), bareEtag(String(e.etag))))
+    if (e.part !== i + 1 || !h || !safeEqual(bareEtag(clientEtag(h)), bareEtag(String(e.etag))))
       throw new AppError('conflict', { reason: `part ${i + 1} is missing or its etag does not match` });
   });
   return sorted.map((e) => ({ part: e.part, etag: byPart.get(e.part)!.etag }));
