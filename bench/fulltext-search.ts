@@ -11,6 +11,9 @@
  * Target: p99 ≤ 50 ms at 8 clients on both databases.
  *
  *   npm run bench -- fulltext-search    (BENCH_FILES=1000000 BENCH_DOCS=100000 BENCH_SECONDS=15 BENCH_DBS=sqlite,postgres)
+ *
+ * SQLite's seeded data dir is kept in the temp folder and reused by the next run; so is PostgreSQL's when
+ * BENCH_PG_URL names a database that outlives the run (an empty one the first time), instead of a throwaway cluster.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -28,6 +31,7 @@ const FILES = Number(process.env.BENCH_FILES ?? 1_000_000);
 const DOCS = Number(process.env.BENCH_DOCS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const DBS = (process.env.BENCH_DBS ?? 'sqlite,postgres').split(',');
+const PG_URL = process.env.BENCH_PG_URL;
 const PER_DIR = 1000;
 const UNIT = 5000;
 const COMMON = 2000;
@@ -121,16 +125,17 @@ local words = { ${words.map((w) => `"${w}"`).join(', ')} }
 math.randomseed(os.time())
 request = function() return wrk.format("GET", "/api/files/search?q=" .. words[math.random(1, #words)]) end`;
 
-const cluster = DBS.includes('postgres') ? await startPostgres() : null;
+const cluster = DBS.includes('postgres') && !PG_URL ? await startPostgres() : null;
 const rows: Array<Record<string, string | number>> = [];
 try {
   for (const dbName of DBS) {
     const t = tempDir('filedock-bench-ftsearch-');
     const env: Record<string, string> = { SERVICE_THUMBS_ON_SYNC: '0', SERVICE_TEXT_INDEX: 'false' };
-    // SQLite's seeded data dir is kept for the next run (seeding 100,000 texts takes minutes).
-    const kept = dbName === 'sqlite' ? join(tmpdir(), `filedock-bench-ftsearch-${FILES}-${DOCS}`) : null;
+    // A seeded data dir (and its database) is kept for the next run: seeding 100,000 texts takes minutes.
+    const pg = dbName === 'postgres';
+    const kept = !pg || PG_URL ? join(tmpdir(), `filedock-bench-ftsearch-${FILES}-${DOCS}${pg ? '-pg' : ''}`) : null;
     if (kept) env.SERVICE_DATA_DIR = kept;
-    if (dbName === 'postgres') env.SERVICE_DATABASE_URL = await cluster!.createDatabase('bench_ftsearch');
+    if (pg) env.SERVICE_DATABASE_URL = PG_URL ?? (await cluster!.createDatabase('bench_ftsearch'));
     const s = await startTestServer(env);
     try {
       const token = await s.login();

@@ -134,4 +134,15 @@ describe('search on the pool (PostgreSQL)', { skip: skip ?? false }, () => {
     ]);
     assert.equal(first, 'event loop');
   });
+
+  test('the trigram indexes a search reads keep their pending lists short (512 kB)', async () => {
+    const rows = await pg.async.sql<{ relname: string; reloptions: string[] | null }>(
+      "SELECT relname, reloptions FROM pg_class WHERE relname IN ('search_fts_body_trgm', 'search_fts_meta_trgm', 'nodes_name_trgm') ORDER BY relname",
+      {},
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.relname, r.reloptions]),
+      ['nodes_name_trgm', 'search_fts_body_trgm', 'search_fts_meta_trgm'].map((i) => [i, ['gin_pending_list_limit=512']]),
+    );
+  });
 });

@@ -9,7 +9,7 @@
  * the metadata text, or a filter-only search) and, for a content or metadata
  * hit, a `snippet` of the text around it (snippet.ts).
  */
-import { escapeLike, type AsyncDb, type Db } from '../db';
+import { escapeLike, type Db } from '../db';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
@@ -62,16 +62,14 @@ export class SearchService {
 
   /**
    * Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see.
-   * SQLite answers in-process; PostgreSQL on the async reader, the page and its total in one statement, so
-   * the event loop serves other requests during the round trip and the match runs once.
+   * The page and its total come from one statement (searchSql) on both databases; PostgreSQL runs it on the
+   * async reader, so the event loop serves other requests during the round trip.
    */
   async search(fa: ActorFiles, s: SearchInput): Promise<SearchResult> {
     const plan = this.plan(fa, s);
     if (!('from' in plan)) return plan.empty;
     const { empty, from, args } = plan;
-    const locks = this.anyLocks();
-    const { rows, total } =
-      this.db.dialect === 'postgres' ? await pagedPg(this.db.async, from, args, s.limit, locks) : await this.paged(from, args, s.limit, locks);
+    const { rows, total } = await paged(this.db, from, args, s.limit, this.anyLocks());
     const extra = await this.matches(rows, s.q.trim());
     const entriesJson =
       '[' + rows.map(([json, storage, path], i) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}${extra[i]}}`).join(',') + ']';
@@ -242,31 +240,19 @@ export class SearchService {
     });
     return nodes;
   }
-
-  /** The page and its total as two statements (SQLite: in-process, each cheap). */
-  private async paged(from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
-    const entry = entryJsonSql(this.db.dialect, locks).replace(/@perm/g, 'lv.lv_perm');
-    const page =
-      from.replace('%COLS%', `${entry}, lv.lv_name, n.path, n.id`).replace('%JOIN%', locks ? lockJoin('n') : '') +
-      ' ORDER BY n.type, n.sort_key, n.id LIMIT @limit';
-    const [rows, [[total]]] = await Promise.all([
-      this.db.async.sql<Row>(page, { ...args, limit }, { raw: true }),
-      this.db.async.sql<[number]>(from.replace('%COLS%', 'count(*)').replace('%JOIN%', ''), args, { raw: true }),
-    ]);
-    return { rows, total };
-  }
 }
 
 /** A result row: the entry's JSON, the storage's name, the path in it, the node's id. */
 type Row = [string, string, string, number];
 
 /**
- * PostgreSQL's statement: the match runs once; the window count is taken over every hit before the LIMIT,
- * and the entry JSON is built only for the page's rows, from the rows the hits carry (no second lookup).
+ * The search's one statement: the match runs once; the window count is taken over every hit before the LIMIT,
+ * and the entry JSON is built only for the page's rows, from the rows the hits carry (no second lookup). Built
+ * in the sorted subquery, SQLite made the JSON of every hit before its sort kept a page of them.
  */
-export function pgSearchSql(from: string, locks: boolean): string {
+export function searchSql(dialect: Db['dialect'], from: string, locks: boolean): string {
   const hits = from.replace('%COLS%', 'n.*, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total').replace('%JOIN%', '');
-  const entry = entryJsonSql('postgres', locks).replace(/@perm/g, 'n.h_perm');
+  const entry = entryJsonSql(dialect, locks).replace(/@perm/g, 'n.h_perm');
   return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
   ORDER BY n.type, n.sort_key, n.id`;
 }
@@ -275,8 +261,8 @@ export function pgSearchSql(from: string, locks: boolean): string {
 const inNameOrText = (p: string) =>
   `n.name ILIKE ${p} ESCAPE '\\' OR EXISTS (SELECT 1 FROM search_fts t WHERE t.rowid = n.id AND (t.body ILIKE ${p} ESCAPE '\\' OR t.meta ILIKE ${p} ESCAPE '\\'))`;
 
-async function pagedPg(db: AsyncDb, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
-  const got = await db.sql<[string, string, string, number, number]>(pgSearchSql(from, locks), { ...args, limit }, { raw: true });
+async function paged(db: Db, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
+  const got = await db.async.sql<[string, string, string, number, number]>(searchSql(db.dialect, from, locks), { ...args, limit }, { raw: true });
   // A page of at least one row holds the total; no row means no hit (the limit is at least 1).
   return { rows: got.map(([json, storage, path, id]) => [json, storage, path, id]), total: Number(got[0]?.[4] ?? 0) };
 }
