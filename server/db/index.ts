@@ -98,10 +98,6 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('cache_size = -32000');
-  // Reads straight from the mapped file: a search that sorts 3,000 hits looks up 3,000 node rows spread over a
-  // large table, and through read() calls and the 32 MB page cache that was a third of its time (docs/benchmarks.md).
-  // 0x7fff0000 is SQLite's default ceiling; a larger file reads the rest as before.
-  sqlite.pragma('mmap_size = 2147418112');
   migrate(sqlite, migrations);
   const waits = new DbWaits(sqlite, o.writeWaitMs ?? 2000, o.busyTimeoutMs);
   const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins: guardPlugins(o.tenantGuard) });
