@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextExtractsRepo } from '../server/catalogue';
+import { DEFAULT_TENANT } from '../server/db';
 import { SearchIndexRepo } from '../server/catalogue/search-index.repo';
 import { SyncNodesRepo, type NewNode } from '../server/catalogue/sync.repo';
 import { corpusWord } from '../test/helpers/documents';
@@ -64,7 +65,7 @@ async function seed(s: TestServer, token: string, dir: string): Promise<string> 
     body: { rbac_enabled: false, name: 'Big', driver: 'local', config: { path: dir }, sync_mode: 'ondemand' },
   });
   if (st.status !== 200) throw new Error(JSON.stringify(st.body));
-  const storageId = s.server.catalogue.repo.byNameOrUid('Big')!.id;
+  const storageId = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Big')!.id;
   const db = s.server.db;
   const nodes = new SyncNodesRepo(db);
   const pg = db.dialect === 'postgres';

@@ -198,7 +198,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       queue,
       governor,
       dirs.staging,
-      { ocrOn: (id) => !!storagesRepo.byId(id)?.ocr, ocrLangs: config.ocrLangs },
+      { ocrOn: (id) => !!storagesRepo.ofAnyTenant(id)?.ocr, ocrLangs: config.ocrLangs },
       meter,
     );
     if (config.textIndex)
@@ -212,7 +212,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
       settings,
       log: logFn,
       backends: () => catalogue.storages,
-      unlinkStorages: (id) => storagesRepo.unlinkReplicaTarget(id),
+      // Replication targets are tenant 1's until their cluster is scoped (docs/tenants.md).
+      unlinkStorages: (id) => storagesRepo.unlinkReplicaTarget(DEFAULT_TENANT, id),
       summary: storageSummary,
       primary: (id) => io.drivers.driverFor(id),
       backoffMs: config.replicaRetryBackoff,
@@ -225,7 +226,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const manager = new DriverManager(registry, {
       secretKey,
       stateDir: dirs.state,
-      decorators: [readOnlyDecorator((uid) => !!storagesRepo.byUid(uid)?.read_only), replication.decorator],
+      decorators: [readOnlyDecorator((uid) => !!storagesRepo.ofAnyTenantByUid(uid)?.read_only), replication.decorator],
       // Leftovers older than this start are a killed predecessor's. With another server running (PostgreSQL) it
       // may be writing into the same folder: only files untouched for SHARED_TEMP_GRACE_MS are taken as left.
       staleBefore: opts.role === 'server' ? Math.floor(performance.timeOrigin) - (alone ? 0 : SHARED_TEMP_GRACE_MS) : undefined,
@@ -424,7 +425,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
         dir: dirs.plugins,
         usedBy: (driver) =>
           storagesRepo
-            .all()
+            .everyTenant()
             .filter((s) => s.driver === driver)
             .map((s) => s.name),
       },

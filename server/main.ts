@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
 import type { PowerHostMessage, UplinkHostMessage } from './contract';
 import { hostLine } from './lib/host-line';
-import { DEFAULT_TENANT, type Db } from './db';
+import { DEFAULT_TENANT, TenantsRepo, type Db, type TenantScope } from './db';
 import { folderKey, isOpNotice, OP_NOTICE, type EventBus } from './events';
 import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
 import type { Auth } from './auth';
@@ -142,7 +142,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
     // Change frames for browsers on this instance, whichever instance made the change (several instances: the change channel).
     bus.onEveryInstance('folder.changed', (e) => {
-      const name = catalogue.repo.byId(e.storage_id)?.name;
+      const name = catalogue.repo.ofAnyTenant(e.storage_id)?.name;
       if (!name) return;
       hub.toFolder(folderKey(e.storage_id, e.folder), {
         event: 'change',
@@ -330,7 +330,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           'text_index',
           async () => ({
             enabled: config.textIndex,
-            storages: (await sv.textIndex.status()).map((x) => ({ ...x, name: catalogue.repo.byId(x.storage_id)?.name ?? String(x.storage_id) })),
+            storages: (await sv.textIndex.status()).map((x) => ({ ...x, name: catalogue.repo.ofAnyTenant(x.storage_id)?.name ?? String(x.storage_id) })),
           }),
         ],
       ],
@@ -356,9 +356,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const app = buildApp({ ...appOptions, before: [metrics.middleware, activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
 
-    // Per tenant once the tenants have their repository (docs/tenants.md, "Status"); tenant 1 is every session today.
-    scheduler.every('sessions.sweep', 3_600_000, async () => void (await auth.sessions.sweepExpired(DEFAULT_TENANT)));
-    scheduler.every('oidc.sweep', 3_600_000, async () => void (await sv.oidc.signIn.sweep(DEFAULT_TENANT)));
+    // The scoped identity tables are swept tenant by tenant (each sweep names its tenant).
+    const tenants = new TenantsRepo(db);
+    const perTenant = (sweep: (t: TenantScope) => Promise<unknown>) => async () => {
+      for (const t of await tenants.list()) await sweep(t);
+    };
+    scheduler.every(
+      'sessions.sweep',
+      3_600_000,
+      perTenant((t) => auth.sessions.sweepExpired(t)),
+    );
+    scheduler.every(
+      'oidc.sweep',
+      3_600_000,
+      perTenant((t) => sv.oidc.signIn.sweep(t)),
+    );
     scheduler.every('ops.prune', 86_400_000, async () => void (await queue.prune(30 * 86_400_000)));
     scheduler.every('outbox.prune', 86_400_000, () => void bus.prune(7 * 86_400_000));
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());

@@ -28,11 +28,11 @@ export class DriverPool {
     if (why) throw new AppError('storage_unavailable', { reason: why });
     const existing = this.manager.get(id);
     if (existing) return existing;
-    if (!this.repo.byId(id)) throw new AppError('not_found');
+    if (!this.repo.ofAnyTenant(id)) throw new AppError('not_found');
     return this.serial(id, async () => {
       const again = this.manager.get(id);
       if (again) return again;
-      const r = this.repo.byId(id);
+      const r = this.repo.ofAnyTenant(id);
       if (!r) throw new AppError('not_found');
       const d = await this.manager.build({ uid: r.uid, driver: r.driver, config: JSON.parse(r.config) });
       await this.manager.install(id, d);

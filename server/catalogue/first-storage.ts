@@ -3,11 +3,13 @@
  * the user the service runs as (the browser cannot know that home, so the
  * server suggests it). It is offered only while no storage exists, checked
  * before the administrator is created (so a bad path leaves set-up open), and
- * saved through the same storage service the admin console uses.
+ * saved through the same storage service the admin console uses. Set-up is first-run seeding: the storage
+ * is tenant 1's (`DEFAULT_TENANT`), the platform operator's.
  */
 import { constants, promises as fsp } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_TENANT } from '../db';
 import { validation } from '../errors';
 import type { SaveContext, StorageView, StoragesService } from './storages.service';
 
@@ -24,7 +26,7 @@ export class FirstStorage {
 
   /** The set-up page offers a first storage only while none exists (none came from the environment). */
   offered(): boolean {
-    return this.storages.list().length === 0;
+    return this.storages.list(DEFAULT_TENANT).length === 0;
   }
 
   /**
@@ -33,7 +35,7 @@ export class FirstStorage {
    */
   async check(path: string): Promise<void> {
     if (!this.offered()) throw validation(FIELD, 'a storage exists already');
-    const probe = await this.storages.test({ driver: 'local', config: { path } }).catch((e: unknown) => {
+    const probe = await this.storages.test(DEFAULT_TENANT, { driver: 'local', config: { path } }).catch((e: unknown) => {
       throw validation(FIELD, reasonOf(e));
     });
     if (!probe.ok) throw validation(FIELD, probe.error);
@@ -50,7 +52,7 @@ export class FirstStorage {
 
   /** Saves the checked folder as a local storage named after SERVICE_DEFAULT_STORAGE_NAME. */
   create(path: string, ctx: SaveContext): Promise<StorageView> {
-    return this.storages.create({ name: this.name, driver: 'local', config: { path }, rbac_enabled: true }, ctx);
+    return this.storages.create(DEFAULT_TENANT, { name: this.name, driver: 'local', config: { path }, rbac_enabled: true }, ctx);
   }
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { MeterRepo } from './meter.repo';
 import { RequestMeter } from './meter';
 import { StoragesRepo } from './storages.repo';
+import { DEFAULT_TENANT } from '../db';
 import { openTestDb, testStorage, type TestDb } from '../../test/helpers/test-database';
 import { asyncOnly } from '../../test/helpers/async-only';
 
@@ -48,7 +49,7 @@ test('requests counted while a flush is in flight are neither lost nor stored tw
   const storages = new StoragesRepo(t.db);
   await storages.load();
   const meter = new RequestMeter(asyncOnly(t.db), storages, () => ({}));
-  const sink = meter.sink(storages.byId(id)!.uid, 's3')!;
+  const sink = meter.sink(storages.byId(DEFAULT_TENANT, id)!.uid, 's3')!;
   for (let i = 0; i < 5; i++) sink('get');
   const flushing = meter.flush();
   for (let i = 0; i < 3; i++) sink('get');
@@ -66,7 +67,7 @@ test('a meter new to the day adds the stored count once: requests counted before
   const day = new Date().toISOString().slice(0, 10);
   await repo.add([{ storage_id: id, day, ...counts(0, 0, 5, 0) }]); // what the run before stored
   const meter = new RequestMeter(asyncOnly(t.db), storages, () => ({}));
-  const sink = meter.sink(storages.byId(id)!.uid, 's3')!;
+  const sink = meter.sink(storages.byId(DEFAULT_TENANT, id)!.uid, 's3')!;
   for (let i = 0; i < 3; i++) sink('get');
   await meter.flush(); // at once, while the stored count may still be read
   await meter.setBudget(id, 8);

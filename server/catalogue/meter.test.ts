@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../db';
+import { DEFAULT_TENANT, openDatabase } from '../db';
 import { StoragesRepo, newUid } from './storages.repo';
 import { RequestMeter } from './meter';
 import { tempDir } from '../../test/helpers/tools';
@@ -15,7 +15,7 @@ test('a timer flush while the database is held keeps the counts for the next one
     db.sqlite.pragma('busy_timeout = 5');
     const repo = new StoragesRepo(db);
     const uid = newUid();
-    const { id } = (await repo.insert({
+    const { id } = (await repo.insert(DEFAULT_TENANT, {
       uid,
       name: 'Bucket',
       driver: 's3',
@@ -55,7 +55,7 @@ test('a timer flush that fails for any other reason is told and kept; the timer 
   try {
     const repo = new StoragesRepo(db);
     const uid = newUid();
-    const { id } = (await repo.insert({
+    const { id } = (await repo.insert(DEFAULT_TENANT, {
       uid,
       name: 'Bucket',
       driver: 's3',

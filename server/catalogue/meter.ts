@@ -124,7 +124,7 @@ export class RequestMeter {
     const sent: Array<{ d: Day; counts: RequestCounts; storage_id: number }> = [];
     for (const d of this.dirty) {
       if (!d.loaded) continue; // the database is away: the next flush tries again
-      const id = this.repo.byUid(d.uid)?.id;
+      const id = this.repo.ofAnyTenantByUid(d.uid)?.id;
       // A storage still being created has no row yet: its probe's requests wait for the next flush.
       if (id === undefined) continue;
       sent.push({ d, counts: d.pending, storage_id: id });
@@ -148,7 +148,7 @@ export class RequestMeter {
 
   /** Today's budgeted requests of storage `id` (persisted and pending). */
   async usedToday(id: number): Promise<number> {
-    const s = this.repo.byId(id);
+    const s = this.repo.ofAnyTenant(id);
     if (!s) return 0;
     const d = this.day(s.uid, utcDay(this.now()));
     await d.loading;
@@ -167,8 +167,8 @@ export class RequestMeter {
   /** Stores the budget (0 = unlimited), shows or clears the "budget spent" reason at once and tells the listeners. */
   async setBudget(id: number, perDay: number): Promise<void> {
     await this.books.setBudget(id, perDay);
-    const s = this.repo.byId(id);
-    if (s && s.status !== 'offline') await this.repo.setStatus(id, 'online', await this.blocked(id));
+    const s = this.repo.ofAnyTenant(id);
+    if (s && s.status !== 'offline') await this.repo.setStatus(s, id, 'online', await this.blocked(id));
     for (const f of this.budgetListeners) f(id);
   }
 
@@ -183,7 +183,7 @@ export class RequestMeter {
    */
   async today(id: number): Promise<BudgetDay | null> {
     const budget = await this.budget(id);
-    const s = this.repo.byId(id);
+    const s = this.repo.ofAnyTenant(id);
     if (budget <= 0 || !s) return null;
     const now = this.now();
     const next = Date.parse(`${utcDay(now)}T00:00:00Z`) + DAY_MS;
@@ -213,7 +213,7 @@ export class RequestMeter {
   }
 
   async view(id: number): Promise<MeterView> {
-    const s = this.repo.byId(id);
+    const s = this.repo.ofAnyTenant(id);
     await this.flush();
     const today = utcDay(this.now());
     const since = utcDay(Date.parse(`${today}T00:00:00Z`) - 29 * DAY_MS);
@@ -239,7 +239,7 @@ export class RequestMeter {
 
   /** One line per metered storage for GET /api/admin/status. */
   async status(): Promise<Array<{ storage_id: number; name: string; used_today: number; budget_per_day: number; exhausted: boolean }>> {
-    const metered = this.repo.all().filter((s) => s.driver !== 'local');
+    const metered = this.repo.everyTenant().filter((s) => s.driver !== 'local');
     const budgets = await this.books.budgets();
     return Promise.all(
       metered.map(async (s) => {
@@ -268,7 +268,7 @@ export class RequestMeter {
 
   private async load(d: Day): Promise<void> {
     try {
-      const id = this.repo.byUid(d.uid)?.id;
+      const id = this.repo.ofAnyTenantByUid(d.uid)?.id;
       const row = id === undefined ? undefined : await this.books.dayCounts(id, d.day);
       if (row) for (const c of CLASSES) d.total[c] += row[c];
       d.loaded = true;

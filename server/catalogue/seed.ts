@@ -6,7 +6,7 @@
  * defaults to this one (its id in meta `default_storage_id`).
  */
 import type { Config } from '../config';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
 import type { Logger } from '../lib/log';
 import type { StoragesRepo } from './storages.repo';
 import type { StoragesService } from './storages.service';
@@ -18,7 +18,8 @@ export const DEFAULT_STORAGE_META = 'default_storage_id';
 export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesRepo, storages: StoragesService, log: Logger): Promise<void> {
   if (!config.defaultStorageDriver) return;
   if (await db.meta.get(SEEDED)) return;
-  if (repo.all().length > 0) return;
+  // First-run seeding is tenant 1's (the platform operator's).
+  if (repo.all(DEFAULT_TENANT).length > 0) return;
   const driver = config.defaultStorageDriver;
   let cfg: Record<string, unknown> = { ...(config.defaultStorageConfig ?? {}) };
   if (driver === 'local' && config.defaultStoragePath) cfg.path ??= config.defaultStoragePath;
@@ -36,6 +37,7 @@ export async function seedDefaultStorage(config: Config, db: Db, repo: StoragesR
   }
   try {
     const s = await storages.create(
+      DEFAULT_TENANT,
       { name: config.defaultStorageName, driver, config: cfg, rbac_enabled: true },
       { request: { ip: 'seed', ua: 'first-boot' } },
     );

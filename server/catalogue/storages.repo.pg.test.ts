@@ -9,10 +9,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openPgChannel, openPostgresDatabase, type ChangeChannel, type Db } from '../db';
+import { DEFAULT_TENANT, openPgChannel, openPostgresDatabase, type ChangeChannel, type Db } from '../db';
 import { StoragesRepo, newUid } from './storages.repo';
 import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
 import { tempDir } from '../../test/helpers/tools';
+
+const T1 = DEFAULT_TENANT;
 
 const row = (name: string) => ({
   uid: newUid(),
@@ -64,41 +66,41 @@ test('storages cache on PostgreSQL: own writes at once, another instance’s aft
   const url = await cluster.createDatabase('storages_cache');
   const a = await instance(url, 'a');
   const b = await instance(url, 'b');
-  const { id } = (await a.repo.insert(row('Photos')))!;
-  assert.equal(a.repo.byNameOrUid('photos')?.id, id, 'own insert seen at once');
-  await within(1000, () => b.repo.byNameOrUid('Photos')?.id === id);
+  const { id } = (await a.repo.insert(T1, row('Photos')))!;
+  assert.equal(a.repo.byNameOrUid(T1, 'photos')?.id, id, 'own insert seen at once');
+  await within(1000, () => b.repo.byNameOrUid(T1, 'Photos')?.id === id);
 
   // Nothing changed: B answers from its copy without a statement (the copy is the same frozen object).
-  const before = b.repo.byId(id);
-  assert.equal(b.repo.byId(id), before, 'no re-read while nothing changed');
+  const before = b.repo.byId(T1, id);
+  assert.equal(b.repo.byId(T1, id), before, 'no re-read while nothing changed');
 
-  await a.repo.update(id, { name: 'Pictures' });
-  await a.repo.replaceGrants(id, [{ user_id: null, group: 'staff', level: 'editor' }]);
-  const took = await within(1000, () => b.repo.byNameOrUid('pictures')?.id === id && b.repo.grants(id).length === 1);
+  await a.repo.update(T1, id, { name: 'Pictures' });
+  await a.repo.replaceGrants(T1, id, [{ user_id: null, group: 'staff', level: 'editor' }]);
+  const took = await within(1000, () => b.repo.byNameOrUid(T1, 'pictures')?.id === id && b.repo.grants(T1, id).length === 1);
   assert.deepEqual(
-    b.repo.grants(id).map((g) => g.group),
+    b.repo.grants(T1, id).map((g) => g.group),
     ['staff'],
     'grants follow with the rows',
   );
   assert.ok(took < 1000, `seen after ${took} ms`);
 
   // A refused change (the name is taken) writes nothing and leaves both copies as they were.
-  await b.repo.insert(row('Music'));
-  assert.equal(await b.repo.update(id, { name: 'music' }), false);
-  assert.equal(b.repo.byId(id)?.name, 'Pictures');
-  await within(1000, () => !!a.repo.byNameOrUid('Music'));
-  assert.equal(a.repo.byId(id)?.name, 'Pictures');
+  await b.repo.insert(T1, row('Music'));
+  assert.equal(await b.repo.update(T1, id, { name: 'music' }), false);
+  assert.equal(b.repo.byId(T1, id)?.name, 'Pictures');
+  await within(1000, () => !!a.repo.byNameOrUid(T1, 'Music'));
+  assert.equal(a.repo.byId(T1, id)?.name, 'Pictures');
 
-  await b.repo.markSynced(id);
-  await within(1000, () => !!a.repo.byId(id)?.last_sync_at);
-  await a.repo.delete(id);
-  await within(1000, () => b.repo.byId(id) === undefined && b.repo.grants(id).length === 0);
+  await b.repo.markSynced(T1, id);
+  await within(1000, () => !!a.repo.byId(T1, id)?.last_sync_at);
+  await a.repo.delete(T1, id);
+  await within(1000, () => b.repo.byId(T1, id) === undefined && b.repo.grants(T1, id).length === 0);
 });
 
 test('a storage added by a CLI command on PostgreSQL reaches a running instance’s cache', { skip: skip ?? false }, async () => {
   const url = await cluster.createDatabase('storages_cli');
   const a = await instance(url, 'a');
-  assert.equal(a.repo.byNameOrUid('Archive'), undefined);
+  assert.equal(a.repo.byNameOrUid(T1, 'Archive'), undefined);
   const t = tempDir('filedock-cli-pg-');
   try {
     mkdirSync(join(t.dir, 'archive'));
@@ -125,7 +127,7 @@ test('a storage added by a CLI command on PostgreSQL reaches a running instance�
     );
     assert.equal(r.status, 0, r.stderr);
     // The notice waited while spawnSync held this process; the re-read then may need a new pooled connection.
-    await within(10_000, () => a.repo.byNameOrUid('archive')?.driver === 'local');
+    await within(10_000, () => a.repo.byNameOrUid(T1, 'archive')?.driver === 'local');
   } finally {
     t.cleanup();
   }

@@ -81,7 +81,7 @@ export class StoragesService {
        * throws AppError. Replication answers it; without replication a link is refused.
        */
       checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => Promise<void>;
-      /** Told the id of the first storage this installation ever gets (none existed before it). */
+      /** Told the id of the first storage tenant 1 ever gets (none existed before it): the installation's default storage. */
       firstStorage?: (id: number) => Promise<unknown>;
       /** Told a storage's OCR was turned on: its scans already catalogued wait for reading (fulltext/indexer.ts). */
       ocrTurnedOn?: (id: number) => Promise<unknown>;
@@ -131,28 +131,30 @@ export class StoragesService {
     };
   }
 
-  list(): StorageView[] {
-    return this.repo.all().map((r) => this.view(r));
+  /** The tenant's storages. */
+  list(s: TenantScope): StorageView[] {
+    return this.repo.all(s).map((r) => this.view(r));
   }
 
-  get(id: number): StorageView {
-    const r = this.repo.byId(id);
+  /** The tenant's storage `id`; `not_found` when missing or another tenant's. */
+  get(s: TenantScope, id: number): StorageView {
+    const r = this.repo.byId(s, id);
     if (!r) throw new AppError('not_found');
     return this.view(r);
   }
 
-  async create(input: StorageInput, ctx: SaveContext = {}): Promise<StorageView> {
+  /** Adds a storage to tenant `s` (its name unique there). */
+  async create(s: TenantScope, input: StorageInput, ctx: SaveContext = {}): Promise<StorageView> {
     if (input.name === undefined) throw validation('name', 'is required');
     if (input.driver === undefined) throw validation('driver', 'is required');
-    const name = this.checkStorageName(input.name);
+    const name = this.checkStorageName(s, input.name);
     const { driver, config } = this.prepareConfig(input.driver, input.config ?? {}, {}, ctx);
-    // Step 2 of docs/tenants.md: the admin's tenant (the repository writes every storage in tenant 1 until then).
-    this.checkTenantRoot(DEFAULT_TENANT, driver, config);
+    this.checkTenantRoot(s, driver, config);
     const syncMode = this.checkSyncMode(input.sync_mode ?? this.defaultSyncMode(input.driver), input.driver);
     if (input.replica_target_id != null) await this.checkLink(input.replica_target_id, driver, config);
     const uid = newUid();
     const built = await this.buildAndProbe(uid, driver, config, ctx);
-    const made = await this.repo.insert({
+    const made = await this.repo.insert(s, {
       uid,
       name,
       driver,
@@ -173,20 +175,24 @@ export class StoragesService {
       throw nameTaken(name);
     }
     const { id, first } = made;
-    if (first) await this.opts.firstStorage?.(id);
+    // The first storage of the installation's first tenant (home folders, the set-up page): tenant 1's.
+    if (first && s.tenant_id === DEFAULT_TENANT.tenant_id) await this.opts.firstStorage?.(id);
     if (built) await this.pool.manager.install(id, built);
     await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
     await this.syncer.restart(id);
-    return this.get(id);
+    return this.get(s, id);
   }
 
-  /** Partial update (PUT and PATCH). A rename changes the first path segment at once; the uid never changes. */
-  update(id: number, input: StorageInput, ctx: SaveContext = {}): Promise<StorageView> {
+  /**
+   * Partial update (PUT and PATCH) of the tenant's storage. A rename changes the first path segment at
+   * once; the uid never changes.
+   */
+  update(s: TenantScope, id: number, input: StorageInput, ctx: SaveContext = {}): Promise<StorageView> {
     return this.pool.serial(id, async () => {
-      const r = this.repo.byId(id);
+      const r = this.repo.byId(s, id);
       if (!r) throw new AppError('not_found');
       const patch: Partial<StorageRow> = {};
-      if (input.name !== undefined && input.name !== r.name) patch.name = this.checkStorageName(input.name, id);
+      if (input.name !== undefined && input.name !== r.name) patch.name = this.checkStorageName(s, input.name, id);
       const driverName = input.driver ?? r.driver;
       let rebuilt = false;
       if (input.config !== undefined || input.driver !== undefined) {
@@ -212,7 +218,7 @@ export class StoragesService {
         patch.replica_target_id = input.replica_target_id;
       }
       const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
-      if (!(await this.repo.update(id, patch))) {
+      if (!(await this.repo.update(s, id, patch))) {
         await built?.close().catch(() => {});
         throw nameTaken(patch.name!);
       }
@@ -231,18 +237,18 @@ export class StoragesService {
       await this.syncer.restart(id);
       if (patch.ocr === 1 && !r.ocr)
         await this.opts.ocrTurnedOn?.(id).catch((e) => this.opts.warn?.(`queueing the scans of storage ${id} for OCR failed: ${e}`));
-      return this.get(id);
+      return this.get(s, id);
     });
   }
 
-  /** Removes the storage and its cache rows; files on the backend are not touched. */
-  delete(id: number, ctx: SaveContext = {}): Promise<void> {
+  /** Removes the tenant's storage and its cache rows; files on the backend are not touched. */
+  delete(s: TenantScope, id: number, ctx: SaveContext = {}): Promise<void> {
     return this.pool.serial(id, async () => {
-      const r = this.repo.byId(id);
+      const r = this.repo.byId(s, id);
       if (!r) throw new AppError('not_found');
       await this.syncer.stop(id);
       await this.pool.manager.remove(id);
-      await this.repo.delete(id);
+      await this.repo.delete(s, id);
       await this.opts.deleted?.(id);
       await this.bus.emit('audit', {
         action: 'storage.delete',
@@ -258,8 +264,8 @@ export class StoragesService {
    * Probes a connection without saving: `input` alone (unsaved), or a saved
    * storage with `input` applied over it (secrets given as `***` keep theirs).
    */
-  async test(input: StorageInput, savedId?: number): Promise<({ ok: true } & ProbeResult) | { ok: false; error: string }> {
-    const saved = savedId !== undefined ? this.repo.byId(savedId) : undefined;
+  async test(s: TenantScope, input: StorageInput, savedId?: number): Promise<({ ok: true } & ProbeResult) | { ok: false; error: string }> {
+    const saved = savedId !== undefined ? this.repo.byId(s, savedId) : undefined;
     if (savedId !== undefined && !saved) throw new AppError('not_found');
     const driverName = input.driver ?? saved?.driver;
     if (!driverName) throw validation('driver', 'is required');
@@ -331,11 +337,11 @@ export class StoragesService {
 
   /** The root guard across tenants (tenant-roots.ts): `validation_failed` on `config.path`. */
   private checkTenantRoot(s: TenantScope, driver: string, config: StorageConfig, exceptId?: number): void {
-    const issue = crossTenantRootIssue(s, driver, config, this.repo.all(), exceptId);
+    const issue = crossTenantRootIssue(s, driver, config, this.repo.everyTenant(), exceptId);
     if (issue) throw new AppError('validation_failed', { field: 'config.path', reason: issue }, { field: 'config.path', reason: issue });
   }
 
-  private checkStorageName(name: unknown, exceptId?: number): string {
+  private checkStorageName(s: TenantScope, name: unknown, exceptId?: number): string {
     if (typeof name !== 'string') throw validation('name');
     const n = name.trim();
     try {
@@ -343,7 +349,7 @@ export class StoragesService {
     } catch (e) {
       throw new AppError('validation_failed', { field: 'name', reason: (e as AppError).code }, { field: 'name', reason: (e as AppError).code });
     }
-    if (this.repo.nameTaken(n, exceptId)) throw nameTaken(n);
+    if (this.repo.nameTaken(s, n, exceptId)) throw nameTaken(n);
     return n;
   }
 

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SyncRunsRepo } from './sync-runs.repo';
 import { StoragesRepo } from './storages.repo';
+import { DEFAULT_TENANT } from '../db';
 import { openTestDb, type TestDb } from '../../test/helpers/test-database';
 import { asyncOnly } from '../../test/helpers/async-only';
 
@@ -15,7 +16,7 @@ before(async () => {
 after(() => t?.close());
 
 const storage = async (): Promise<number> =>
-  (await new StoragesRepo(t.db).insert({
+  (await new StoragesRepo(t.db).insert(DEFAULT_TENANT, {
     uid: `u${++n}`,
     name: `S${n}`,
     driver: 'local',
@@ -78,7 +79,7 @@ test('a storage deleted while it synced: its failure records nothing (its runs w
   const s = await storage();
   const run = (await repo.queue(s)).id;
   await repo.start(run);
-  await new StoragesRepo(t.db).delete(s);
+  await new StoragesRepo(t.db).delete(DEFAULT_TENANT, s);
   assert.equal(await repo.failure(run, 'internal', 'walk broke'), 0);
   assert.equal(await repo.detail(run), null);
 });

@@ -100,7 +100,7 @@ export class Syncer {
 
   /** Starts every enabled storage (boot). */
   async startAll(): Promise<void> {
-    for (const s of this.repo.all()) await this.restart(s.id);
+    for (const s of this.repo.everyTenant()) await this.restart(s.id);
   }
 
   setPaused(paused: boolean): void {
@@ -110,7 +110,7 @@ export class Syncer {
   /** Applies a storage's current settings: stops its timers and watcher and starts them again. */
   async restart(id: number): Promise<void> {
     await this.stop(id);
-    const s = this.repo.byId(id);
+    const s = this.repo.ofAnyTenant(id);
     if (!s || !s.enabled) return;
     const live: Live = {};
     this.live.set(id, live);
@@ -173,7 +173,7 @@ export class Syncer {
    * folder's check adds the folders above it), so having children proves nothing.
    */
   listed(id: number, dir: string): boolean {
-    return !!this.folderChecks.get(`${id}:${dir}`)?.done || !!this.repo.byId(id)?.last_sync_at;
+    return !!this.folderChecks.get(`${id}:${dir}`)?.done || !!this.repo.ofAnyTenant(id)?.last_sync_at;
   }
 
   /**
@@ -225,7 +225,7 @@ export class Syncer {
 
   /** How long the next poll of `id` waits: the interval, doubled per unchanged poll, at most 8×. */
   pollDelayMs(id: number): number {
-    const base = (this.repo.byId(id)?.sync_interval_s ?? 900) * 1000;
+    const base = (this.repo.ofAnyTenant(id)?.sync_interval_s ?? 900) * 1000;
     return base * Math.min(2 ** (this.unchanged.get(id) ?? 0), MAX_BACKOFF);
   }
 
@@ -254,7 +254,8 @@ export class Syncer {
   /** True when today's request budget is spent; the reason then shows in the storage's status. */
   private async overBudget(id: number): Promise<boolean> {
     const reason = (await this.budget?.blocked(id)) ?? null;
-    if (reason && this.repo.byId(id)?.status !== 'offline') await this.repo.setStatus(id, 'online', reason);
+    const s = this.repo.ofAnyTenant(id);
+    if (reason && s && s.status !== 'offline') await this.repo.setStatus(s, id, 'online', reason);
     return reason !== null;
   }
 
@@ -338,7 +339,7 @@ export class Syncer {
 
   private async runJob(ctx: JobContext<{ storage_id: number; run_id: number }>): Promise<unknown> {
     const { storage_id: id, run_id: runId } = ctx.payload;
-    const s = this.repo.byId(id);
+    const s = this.repo.ofAnyTenant(id);
     const finish = async (status: 'completed' | 'failed', c: RunCounts, message: string | null) => {
       await this.runs.finish(runId, status, c, message);
       this.runsFinished[status]++;
@@ -353,7 +354,7 @@ export class Syncer {
       const driver = await this.driverFor(id);
       const counts = await this.engine.full(id, driver, runId, ctx.signal);
       // The storage's state first: whoever sees the run finished sees the storage as it left it.
-      await this.repo.markSynced(id);
+      await this.repo.markSynced(s, id);
       await this.online(id);
       await finish('completed', counts, null);
       if (counts.added + counts.updated + counts.removed > 0) this.resetBackoff(id);
@@ -376,9 +377,15 @@ export class Syncer {
     }
   }
 
+  /** A storage's status, written in its row's tenant (system work holds only the id it was started with). */
+  private async status(id: number, status: 'online' | 'offline', reason: string | null): Promise<void> {
+    const s = this.repo.ofAnyTenant(id);
+    if (s) await this.repo.setStatus(s, id, status, reason);
+  }
+
   private async online(id: number): Promise<void> {
     // Online, but a spent budget stays visible until the next day.
-    await this.repo.setStatus(id, 'online', (await this.budget?.blocked(id)) ?? null);
+    await this.status(id, 'online', (await this.budget?.blocked(id)) ?? null);
     const l = this.live.get(id);
     if (l?.retry) {
       clearInterval(l.retry);
@@ -388,7 +395,7 @@ export class Syncer {
 
   private async offline(id: number, e: unknown): Promise<void> {
     if (!isAppError(e) || !offlineCodes.has(e.code)) return;
-    await this.repo.setStatus(id, 'offline', String(e.params.reason ?? e.message));
+    await this.status(id, 'offline', String(e.params.reason ?? e.message));
     const l = this.live.get(id);
     if (l && !l.retry) {
       l.retry = setInterval(() => void this.checkFolder(id, ''), OFFLINE_RETRY_MS);

@@ -104,7 +104,7 @@ export class VolumeWatch {
   tick(): Promise<void> {
     if (this.ticking) return this.ticking;
     const pass = (async () => {
-      const watched = this.repo.all().filter((r) => r.enabled && r.driver === 'local');
+      const watched = this.repo.everyTenant().filter((r) => r.enabled && r.driver === 'local');
       // A storage removed, disabled or given another driver is no longer held.
       for (const id of this.down.keys()) if (!watched.some((r) => r.id === id)) this.down.delete(id);
       for (const row of watched) await this.check(row.id);
@@ -119,7 +119,7 @@ export class VolumeWatch {
    * whose empty mount point was listed in the seconds before the timer noticed cannot empty the catalogue.
    */
   async verify(id: number): Promise<void> {
-    const row = this.repo.byId(id);
+    const row = this.repo.ofAnyTenant(id);
     if (!this.probe || !row || row.driver !== 'local') return;
     // A check already running may have looked before the listing that asks: its verdict is stale. The one
     // joined after it started after this call, so it sees the volume as the listing did or later.
@@ -132,7 +132,7 @@ export class VolumeWatch {
   /** Every enabled storage that is offline now, with the volume's side of it when that is the cause. */
   offline(): OfflineStorage[] {
     return this.repo
-      .all()
+      .everyTenant()
       .filter((r) => r.enabled && r.status === 'offline')
       .map((r) => {
         const d = this.down.get(r.id);
@@ -149,13 +149,13 @@ export class VolumeWatch {
   }
 
   private async checkNow(id: number): Promise<void> {
-    const row = this.repo.byId(id);
+    const row = this.repo.ofAnyTenant(id);
     if (!row || !this.probe) return;
     const rec = recorded(row);
     try {
       if (!rec) {
         // Pointed elsewhere by an admin (the save cleared the record): whatever held it applied to the old place.
-        if (this.down.delete(id)) await this.repo.setStatus(id, 'online', null);
+        if (this.down.delete(id)) await this.repo.setStatus(row, id, 'online', null);
         return await this.record(row);
       }
       if (rec.id === null) return;
@@ -179,7 +179,7 @@ export class VolumeWatch {
     if (!(await isDir(path))) return;
     const at = await this.probe!.at(path);
     const rec: RecordedVolume = { kind: this.probe!.kind, id: at.id, mount: at.mount, sub: this.probe!.relative(at.mount, path), source: at.source };
-    await this.repo.update(row.id, { volume: JSON.stringify(rec) });
+    await this.repo.update(row, row.id, { volume: JSON.stringify(rec) });
     if (at.id) this.log.info(`storage ${row.name} lives on volume ${at.id} (${at.source} at ${at.mount})`);
   }
 
@@ -202,14 +202,14 @@ export class VolumeWatch {
       await this.back(row, null);
     } else if (!this.checked.has(row.id) && row.status === 'offline') {
       // Left offline by the previous run; the syncer marks it again if the backend itself fails.
-      await this.repo.setStatus(row.id, 'online', null);
+      await this.repo.setStatus(row, row.id, 'online', null);
     }
   }
 
   private async detached(row: StorageRow, v: Exclude<Verdict, { state: 'attached' }>): Promise<void> {
     const was = this.down.get(row.id);
     this.down.set(row.id, { reason: v.reason, state: v.state, foreignId: v.foreignId });
-    await this.repo.setStatus(row.id, 'offline', v.reason);
+    await this.repo.setStatus(row, row.id, 'offline', v.reason);
     if (!was) {
       this.log.warn(`storage ${row.name} is offline: ${v.reason}`);
       await this.sync.stop(row.id);
@@ -242,11 +242,11 @@ export class VolumeWatch {
   private async moveTo(row: StorageRow, path: string, m: MountedVolume, rec: RecordedVolume): Promise<void> {
     const from = pathOf(row);
     await this.pool.serial(row.id, async () => {
-      const fresh = this.repo.byId(row.id);
+      const fresh = this.repo.ofAnyTenant(row.id);
       if (!fresh) return;
       const config = { ...(JSON.parse(fresh.config) as Record<string, unknown>), path };
       const driver = await this.pool.manager.build({ uid: fresh.uid, driver: fresh.driver, config });
-      await this.repo.update(row.id, { config: JSON.stringify(config), volume: JSON.stringify({ ...rec, mount: m.mount, source: m.source }) });
+      await this.repo.update(row, row.id, { config: JSON.stringify(config), volume: JSON.stringify({ ...rec, mount: m.mount, source: m.source }) });
       await this.pool.manager.install(row.id, driver);
     });
     this.log.info(`storage ${row.name} re-attached: volume ${rec.id} is now mounted at ${m.mount} (was ${rec.mount})`);
@@ -257,10 +257,10 @@ export class VolumeWatch {
   /** Online again (same place, or re-attached from `from`): background work restarts and a catch-up sync is queued. */
   private async back(row: StorageRow, from: string | null): Promise<void> {
     this.down.delete(row.id);
-    await this.repo.setStatus(row.id, 'online', null);
+    await this.repo.setStatus(row, row.id, 'online', null);
     // The notice goes out with the status, before the watcher restarts (slow on a big tree): whoever sees
     // the storage online also finds its notice in the bell.
-    const now = this.repo.byId(row.id) ?? row;
+    const now = this.repo.ofAnyTenant(row.id) ?? row;
     await this.bus.emit('storage.online', { storage_id: row.id, name: row.name, path: pathOf(now), ...(from ? { reattached_from: from } : {}) });
     await this.sync.restart(row.id);
     await this.sync.requestSync(row.id);

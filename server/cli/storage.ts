@@ -1,5 +1,6 @@
 /** `service storage add|list|remove`: the admin storage API's gates, on the command line. */
 import type { Config } from '../config';
+import { DEFAULT_TENANT } from '../db';
 import { AppError } from '../errors';
 import { openCliContext } from './context';
 import { helpIfAsked, parse, UsageError } from './args';
@@ -32,6 +33,8 @@ export async function storageCommand(argv: string[], config: Config): Promise<nu
     USAGE,
   );
   const c = await openCliContext(config);
+  // Step 4 of docs/tenants.md: `--tenant slug` selects the tenant.
+  const scope = DEFAULT_TENANT;
   try {
     if (sub === 'add') {
       if (!values.name || !values.driver) throw new UsageError('--name and --driver are required' + USAGE);
@@ -45,6 +48,7 @@ export async function storageCommand(argv: string[], config: Config): Promise<nu
         if (!cfg || typeof cfg !== 'object' || Array.isArray(cfg)) throw new UsageError('--config must be a JSON object');
       }
       const s = await c.catalogue.storages.create(
+        scope,
         {
           name: values.name,
           driver: values.driver,
@@ -58,7 +62,7 @@ export async function storageCommand(argv: string[], config: Config): Promise<nu
       );
       console.log(`added storage ${s.id} "${s.name}" (${s.driver}: ${s.config_summary}) uid ${s.uid}`);
     } else if (sub === 'list') {
-      const all = c.catalogue.storages.list();
+      const all = c.catalogue.storages.list(scope);
       if (values.json) console.log(JSON.stringify(all, null, 2));
       else
         for (const s of all)
@@ -67,9 +71,9 @@ export async function storageCommand(argv: string[], config: Config): Promise<nu
           );
     } else if (sub === 'remove') {
       if (!values.name) throw new UsageError('--name is required' + USAGE);
-      const row = c.catalogue.repo.byNameOrUid(values.name);
+      const row = c.catalogue.repo.byNameOrUid(scope, values.name);
       if (!row) throw new AppError('not_found', { path: values.name });
-      await c.catalogue.storages.delete(row.id, { request: c.cliRequest });
+      await c.catalogue.storages.delete(scope, row.id, { request: c.cliRequest });
       console.log(`removed storage "${row.name}" (files on the backend are untouched)`);
     } else {
       throw new UsageError(USAGE);

@@ -1,5 +1,6 @@
 /** `service thumb backfill`: generates missing thumbnails in this process and prints a summary. */
 import type { Config } from '../config';
+import { DEFAULT_TENANT } from '../db';
 import { AppError } from '../errors';
 import { openCliContext } from './context';
 import { parse, UsageError } from './args';
@@ -36,10 +37,14 @@ export async function thumbCommand(argv: string[], config: Config): Promise<numb
   const concurrency = count(values.concurrency, 'concurrency', 4);
   if (concurrency < 1) throw new UsageError('--concurrency must be at least 1');
   const c = await openCliContext(config);
+  // Step 4 of docs/tenants.md: `--tenant slug` selects the tenant.
+  const scope = DEFAULT_TENANT;
   try {
     let storageId: number | undefined;
     if (values.storage !== undefined) {
-      const row = c.catalogue.repo.byNameOrUid(values.storage) ?? (/^\d+$/.test(values.storage) ? c.catalogue.repo.byId(Number(values.storage)) : undefined);
+      const row =
+        c.catalogue.repo.byNameOrUid(scope, values.storage) ??
+        (/^\d+$/.test(values.storage) ? c.catalogue.repo.byId(scope, Number(values.storage)) : undefined);
       if (!row) throw new AppError('not_found', { path: values.storage });
       storageId = row.id;
     }

@@ -364,7 +364,7 @@ export interface StoragesTable extends TenantRow {
   volume: string | null;
 }
 /** catalogue */
-export interface StorageGrantsTable {
+export interface StorageGrantsTable extends TenantRow {
   id: Generated<number>;
   storage_id: number;
   user_id: number | null;

@@ -34,6 +34,8 @@ export const SCOPED = [
   'mfa_passkeys',
   'mfa_challenges',
   'ssh_keys',
+  'storages',
+  'storage_grants',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -45,8 +47,6 @@ export const TENANT_OWNED = [
   'outbox',
   'notifications',
   'webhook_deliveries',
-  'storages',
-  'storage_grants',
   'nodes',
   'node_removals',
   'file_locks',

@@ -24,6 +24,7 @@
  */
 import { can, requirePermission, type Actor } from '../auth';
 import { atLeast, effectiveLevel, grantedFolders, type Catalogue, type EncryptedRoot, type Grant, type Level, type StorageRow } from '../catalogue';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
 import { AppError } from '../errors';
 import { isWithin, parseUiPath, uiPath } from '../lib/paths';
 
@@ -81,8 +82,20 @@ export function confinement(a: Actor): Place | null {
   return null;
 }
 
+/**
+ * The tenant whose storages the actor reaches: its principal's. System work has no principal: it reaches a
+ * place (a storage id taken from a row) in any tenant, and a UI path in tenant 1's until a system actor
+ * carries the tenant of its work (docs/tenants.md, "Step 1: what is left").
+ */
+const tenantOf = (a: Actor): TenantScope => (a.kind === 'system' ? DEFAULT_TENANT : a.principal);
+
 export class Access {
   constructor(private cat: Catalogue) {}
+
+  /** The storage `id` as the actor may address it: its tenant's, or any for system work. */
+  private storageById(a: Actor, id: number): StorageRow | undefined {
+    return a.kind === 'system' ? this.cat.repo.ofAnyTenant(id) : this.cat.repo.byId(a.principal, id);
+  }
 
   /**
    * Storages the actor can open with their levels, in id order (one grants query for the set). A storage
@@ -90,12 +103,13 @@ export class Access {
    */
   visible(a: Actor, mode: EncryptedMode = 'members'): Array<{ storage: StorageRow; level: Level; through?: string[] }> {
     if (a.kind !== 'system' && !can(a, 'files:read')) return [];
-    const grants = this.cat.repo.allGrants();
+    const grants = this.cat.repo.allGrants(tenantOf(a));
     const members = mode === 'members' || mode === 'read';
     const inside = confinement(a);
     const writes = can(a, 'files:write');
     const out: Array<{ storage: StorageRow; level: Level; through?: string[] }> = [];
-    for (const s of this.cat.repo.all()) {
+    // System work sees every tenant's storages (its level ignores grants).
+    for (const s of a.kind === 'system' ? this.cat.repo.everyTenant() : this.cat.repo.all(a.principal)) {
       if (inside && s.id !== inside.storage_id) continue;
       const list = members ? this.withMembership(s.id, grants.get(s.id) ?? []) : (grants.get(s.id) ?? []);
       const level = this.levelOn(a, s, list);
@@ -119,10 +133,10 @@ export class Access {
     if (typeof path === 'string') {
       const parsed = parseUiPath(path, opts);
       if (parsed.storage === null) throw new AppError('bad_path', {}, { reason: 'a storage is required' });
-      s = this.cat.repo.byNameOrUid(parsed.storage);
+      s = this.cat.repo.byNameOrUid(tenantOf(a), parsed.storage);
       rel = parsed.rel;
     } else {
-      s = this.cat.repo.byId(path.storage_id);
+      s = this.storageById(a, path.storage_id);
       rel = path.rel;
     }
     const shown = typeof path === 'string' ? path : rel;
@@ -130,7 +144,9 @@ export class Access {
     const mode = opts.encrypted ?? 'members';
     const members = mode === 'members' || mode === 'read';
     const root = s ? this.cat.roots.rootOf(s.id, rel) : null;
-    const grants = judged ? (members ? this.withMembership(judged.id, this.cat.repo.grants(judged.id)) : this.cat.repo.grants(judged.id)) : [];
+    // The row is its own tenant's scope: its grants are read there.
+    const own = judged ? this.cat.repo.grants(judged, judged.id) : [];
+    const grants = judged && members ? this.withMembership(judged.id, own) : own;
     let level = judged ? this.levelOn(a, judged, grants, rel) : null;
     // Only folder grants here (a home folder): the storage is passed through on the way to them.
     const through = judged && !level && a.kind !== 'system' ? grantedFolders(a.principal, judged, grants) : [];
@@ -189,7 +205,7 @@ export class Access {
     if (!c || (s.id === c.storage_id && isWithin(rel, c.rel))) return undefined;
     if (a.kind === 'link') throw new AppError('not_found', { path: shown });
     if (passage && s.id === c.storage_id && isWithin(c.rel, rel)) return c.rel.slice(rel === '' ? 0 : rel.length + 1).split('/')[0];
-    const root = this.cat.repo.byId(c.storage_id);
+    const root = this.storageById(a, c.storage_id);
     const where = root ? uiPath(root.name, c.rel) : '';
     throw new AppError('permission_denied', { permission, source: 'key_root', root: where }, { permission, source: 'key_root', root: where });
   }

@@ -8,10 +8,13 @@
  * already in place has none until an admin picks one, so nothing changes for it). A
  * name that the path rules refuse, or whose folder already exists (a former
  * person's files stay theirs), gets a free variant (`name-2`, ... then `user-<id>`).
+ * The settings are the installation's (per-tenant settings are a later step of docs/tenants.md), so the
+ * home storage is tenant 1's (`DEFAULT_TENANT`) and only its people get a home on it (a grant joins only
+ * its storage's tenant).
  */
 import { systemActor } from '../auth';
 import { DEFAULT_STORAGE_META, type StorageRow } from '../catalogue';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
 import { AppError } from '../errors';
 import { checkName, cleanRel, joinRel, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
@@ -33,11 +36,11 @@ export class Homes {
     if (!this.d.settings.get('homes_enabled')) return null;
     const repo = this.d.files.catalogue.repo;
     const id = this.d.settings.get('home_storage_id') ?? Number((await this.d.db.meta.fact(DEFAULT_STORAGE_META)) ?? NaN);
-    return (Number.isInteger(id) ? repo.byId(id) : undefined) ?? null;
+    return (Number.isInteger(id) ? repo.byId(DEFAULT_TENANT, id) : undefined) ?? null;
   }
 
   storageExists(id: number): boolean {
-    return !!this.d.files.catalogue.repo.byId(id);
+    return !!this.d.files.catalogue.repo.byId(DEFAULT_TENANT, id);
   }
 
   async view(): Promise<HomesView> {
@@ -53,7 +56,7 @@ export class Homes {
   /** The UI path of the person's home (their first folder grant on the home storage), or null. */
   async homeOf(userId: number): Promise<string | null> {
     const s = await this.storage();
-    const g = s && this.d.files.catalogue.repo.grants(s.id).find((x) => x.user_id === userId && x.path !== '');
+    const g = s && this.d.files.catalogue.repo.grants(s, s.id).find((x) => x.user_id === userId && x.path !== '');
     return s && g ? uiPath(s.name, g.path) : null;
   }
 
@@ -68,7 +71,7 @@ export class Homes {
       const parent = cleanRel(this.d.settings.get('home_folder'));
       const rel = await this.freeFolder(s, parent, user);
       await files.mkdir({ storage_id: s.id, rel });
-      await this.d.files.catalogue.repo.grantFolder(s.id, user.id, rel, 'editor');
+      await this.d.files.catalogue.repo.grantFolder(s, s.id, user.id, rel, 'editor');
       return uiPath(s.name, rel);
     } catch (e) {
       this.d.log('warn', `could not make a home folder for ${user.username} on ${s.name}`, e);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../db';
+import { DEFAULT_TENANT, openDatabase } from '../db';
 import { RequestMeter, StoragesRepo } from '../catalogue';
 import { newUid } from '../catalogue/storages.repo';
 import { tempDir } from '../../test/helpers/tools';
@@ -30,8 +30,8 @@ async function setup() {
   });
   const a = row('Metered');
   const b = row('Unbudgeted');
-  const id = (await repo.insert(a))!.id;
-  const free = (await repo.insert(b))!.id;
+  const id = (await repo.insert(DEFAULT_TENANT, a))!.id;
+  const free = (await repo.insert(DEFAULT_TENANT, b))!.id;
   await repo.load();
   const meter = new RequestMeter(db, repo, () => ({}));
   let clock = D;

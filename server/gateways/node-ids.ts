@@ -46,6 +46,6 @@ export class NodeIds {
 
   /** A storage's name, or null when it is gone. */
   storageName(id: number): string | null {
-    return this.catalogue.repo.byId(id)?.name ?? null;
+    return this.catalogue.repo.ofAnyTenant(id)?.name ?? null;
   }
 }

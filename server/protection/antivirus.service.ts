@@ -162,7 +162,7 @@ export class Antivirus {
   private async quarantine(storageId: number, rel: string, size: number, signature: string, at: string): Promise<unknown> {
     const out = await this.o.trash.moveToTrash({ storage_id: storageId, rel }, null, { reason: 'infected', permanentFallback: false });
     await this.save(storageId, rel, 'infected', signature, out.trashed ? `quarantined at ${out.trashRel}` : 'left in place: the storage cannot rename', at);
-    const storage = this.o.catalogue.repo.byId(storageId)?.name ?? String(storageId);
+    const storage = this.o.catalogue.repo.ofAnyTenant(storageId)?.name ?? String(storageId);
     const name = baseName(rel);
     await this.o.bus.emit('file.infected', {
       event: 'file.infected',

@@ -207,7 +207,7 @@ export class TrashService implements TrashPort {
   }
 
   private storageName(id: number): string {
-    return this.cat.repo.byId(id)?.name ?? String(id);
+    return this.cat.repo.ofAnyTenant(id)?.name ?? String(id);
   }
 
   private present(r: TrashRow): TrashItem {

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ReplicationRepo, newTargetUid } from './replication.repo';
 import { StoragesRepo } from '../catalogue/storages.repo';
+import { DEFAULT_TENANT } from '../db';
 import { openTestDb, testStorage, type TestDb } from '../../test/helpers/test-database';
 
 let t: TestDb;
@@ -29,7 +30,7 @@ test('targets, a storage linked to one, and the counts come back as numbers on b
   assert.equal(typeof id, 'number');
   assert.equal(await repo.insertTarget(target('home-nas')), 'name_taken');
   const sid = await testStorage(t.db, 'Linked');
-  await new StoragesRepo(t.db).update(sid, { replica_target_id: id as number });
+  await new StoragesRepo(t.db).update(DEFAULT_TENANT, sid, { replica_target_id: id as number });
   const uid = (await repo.storage(sid))!.uid;
   assert.deepEqual(await repo.linkOf(uid), { storage_id: sid, storage: 'Linked', target_id: id, mode: 'async' });
   assert.deepEqual(await repo.linkOf(sid), await repo.linkOf(uid));
@@ -52,7 +53,7 @@ test('targets, a storage linked to one, and the counts come back as numbers on b
   assert.deepEqual(await repo.unresolvedIds(), [(await repo.failureByKey(sid, 'b.txt', 'write'))!.id]);
 
   assert.equal(await repo.dropFailuresOfTarget(id as number), 2);
-  await new StoragesRepo(t.db).update(sid, { replica_target_id: null });
+  await new StoragesRepo(t.db).update(DEFAULT_TENANT, sid, { replica_target_id: null });
   assert.equal(await repo.deleteTarget(id as number), true);
   assert.equal(await repo.deleteTarget(id as number), false);
 });

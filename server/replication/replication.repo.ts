@@ -5,7 +5,7 @@
  * its insert or rename), a rule changed (the changed row returned, none when it is gone).
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
 import type { FailureCode, ReplicaMode, ReplicaOp, TargetMode } from './types';
 
 export interface TargetRow {
@@ -54,6 +54,11 @@ export interface ReportRow {
 }
 
 const now = () => new Date().toISOString();
+/**
+ * The tenant whose storages replication reads: tenant 1's, like its targets, until the replication cluster
+ * is scoped (docs/tenants.md, "Step 1: what is left"); every statement over `storages` here names it.
+ */
+const TENANT = DEFAULT_TENANT.tenant_id;
 const count = (rows: Array<{ n: number | string }>) => Number(rows[0]?.n ?? 0);
 export const newTargetUid = (): string => 'rt' + randomBytes(8).toString('hex');
 
@@ -213,8 +218,12 @@ export class ReplicationRepo {
   }
   /** Forgets every failure of the storages linked to target `targetId` (the target is being deleted). */
   async dropFailuresOfTarget(targetId: number): Promise<number> {
-    return (await this.write('DELETE FROM replica_failures WHERE storage_id IN (SELECT id FROM storages WHERE replica_target_id = ?) RETURNING id', [targetId]))
-      .length;
+    return (
+      await this.write(
+        'DELETE FROM replica_failures WHERE storage_id IN (SELECT id FROM storages WHERE tenant_id = ? AND replica_target_id = ?) RETURNING id',
+        [TENANT, targetId],
+      )
+    ).length;
   }
   async failure(id: number): Promise<FailureRow | undefined> {
     return (await this.sql<FailureRow>('SELECT * FROM replica_failures WHERE id = ?', [id]))[0];
@@ -291,11 +300,15 @@ export class ReplicationRepo {
       const [r] = yield* x.sql<{
         storage_id: number;
         path: string;
-      }>(`SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
-      WHERE t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`);
+      }>(
+        `SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
+      WHERE s.tenant_id = ? AND t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`,
+        [TENANT],
+      );
       if (r) return { storage_id: r.storage_id, rel: r.path };
       const [s] = yield* x.sql<{ id: number }>(
-        'SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY random() LIMIT 1',
+        'SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE s.tenant_id = ? AND t.enabled = 1 ORDER BY random() LIMIT 1',
+        [TENANT],
       );
       return s ? { storage_id: s.id, rel: '' } : null;
     });
@@ -317,26 +330,34 @@ export class ReplicationRepo {
   async linkOf(storage: string | number): Promise<{ storage_id: number; storage: string; target_id: number; mode: TargetMode } | null> {
     const rows = await this.sql<{ storage_id: number; storage: string; target_id: number; mode: TargetMode }>(
       `SELECT s.id AS storage_id, s.name AS storage, t.id AS target_id, t.mode FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id
-        WHERE s.${typeof storage === 'number' ? 'id' : 'uid'} = ? AND t.enabled = 1`,
-      [storage],
+        WHERE s.tenant_id = ? AND s.${typeof storage === 'number' ? 'id' : 'uid'} = ? AND t.enabled = 1`,
+      [TENANT, storage],
     );
     return rows[0] ?? null;
   }
 
   async storage(id: number): Promise<{ id: number; uid: string; name: string; driver: string; config: string; replica_target_id: number | null } | undefined> {
-    return (await this.sql<never>('SELECT id, uid, name, driver, config, replica_target_id FROM storages WHERE id = ?', [id]))[0];
+    return (await this.sql<never>('SELECT id, uid, name, driver, config, replica_target_id FROM storages WHERE tenant_id = ? AND id = ?', [TENANT, id]))[0];
   }
   async storageByName(name: string): Promise<{ id: number; uid: string; name: string } | undefined> {
-    return (await this.sql<never>('SELECT id, uid, name FROM storages WHERE name = ? OR uid = ? ORDER BY uid = ? DESC LIMIT 1', [name, name, name]))[0];
+    return (
+      await this.sql<never>('SELECT id, uid, name FROM storages WHERE tenant_id = ? AND (name = ? OR uid = ?) ORDER BY uid = ? DESC LIMIT 1', [
+        TENANT,
+        name,
+        name,
+        name,
+      ])
+    )[0];
   }
   /** The storages backed up to an enabled target (the ones replication, audits and drills act on). */
   async linkedStorageIds(storageId?: number): Promise<number[]> {
     const rows = await this.sql<{ id: number }>(
-      'SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE t.enabled = 1 ORDER BY s.id',
+      'SELECT s.id FROM storages s JOIN replica_targets t ON t.id = s.replica_target_id WHERE s.tenant_id = ? AND t.enabled = 1 ORDER BY s.id',
+      [TENANT],
     );
     return rows.map((r) => r.id).filter((id) => storageId === undefined || id === storageId);
   }
   storages(): Promise<Array<{ id: number; name: string; driver: string; config: string; replica_target_id: number | null }>> {
-    return this.sql('SELECT id, name, driver, config, replica_target_id FROM storages ORDER BY id');
+    return this.sql('SELECT id, name, driver, config, replica_target_id FROM storages WHERE tenant_id = ? ORDER BY id', [TENANT]);
   }
 }

@@ -218,7 +218,7 @@ export class DropsService {
   /** `owner`: the link's creator as already read (null: deleted or disabled, no mail). */
   private async announce(share: ShareRow, owner: Principal | null, sub: SubmissionRow, files: string[]): Promise<void> {
     if (!files.length && !sub.has_note) return;
-    const storage = this.o.catalogue.repo.byId(share.storage_id);
+    const storage = this.o.catalogue.repo.ofAnyTenant(share.storage_id);
     const folder = uiPath(storage?.name ?? String(share.storage_id), sub.folder);
     await this.o.bus.emit('drop.received', { share_id: share.id, owner_id: share.owner_id, folder, files, uploader: sub.uploader ?? undefined });
     if (!owner || !this.o.mailer.enabled) return;

@@ -394,7 +394,7 @@ export class SharesService {
     if (this.o.catalogue.volumes.blocked(share.storage_id)) throw new AppError('storage_unavailable');
     if (state === 'capped' && !opts.allowCapped) throw new AppError('not_found', { reason: 'capped' });
     const live = owner!; // an active or capped state has its creator
-    const storage = this.o.catalogue.repo.byId(share.storage_id)!;
+    const storage = this.o.catalogue.repo.ofAnyTenant(share.storage_id)!;
     const ref = { id: share.id, storage_id: share.storage_id, rel: share.rel };
     const actor = (request?: RequestMeta) => linkActor(live, ref, request);
     return { share, owner: live, storage, files: this.o.files.forActor(actor()), actor };
@@ -421,7 +421,7 @@ export class SharesService {
     if (this.encrypted(share.storage_id, share.rel)) return { ...common, filename: '', mime: 'application/octet-stream', encrypted: true };
     return {
       ...common,
-      filename: share.rel === '' ? (this.o.catalogue.repo.byId(share.storage_id)?.name ?? '') : baseName(share.rel),
+      filename: share.rel === '' ? (this.o.catalogue.repo.ofAnyTenant(share.storage_id)?.name ?? '') : baseName(share.rel),
       mime: e.type === 'dir' ? 'inode/directory' : (e.mime ?? mimeOf(baseName(share.rel))),
       drop_settings: share.kind === 'drop' ? dropSettingsOf(share) : undefined,
     };
@@ -490,12 +490,12 @@ export class SharesService {
 
   /** The same with its creator already read (null: deleted or disabled). */
   private stateWith(s: ShareRow, owner: Principal | null): ShareView['state'] {
-    return shareState(s, owner, this.o.catalogue.repo.byId(s.storage_id));
+    return shareState(s, owner, this.o.catalogue.repo.ofAnyTenant(s.storage_id));
   }
 
   /** `<storage name>://<rel>`; the name is read now, so a renamed storage shows its new name. */
   sharePath(s: ShareRow): string {
-    return `${this.o.catalogue.repo.byId(s.storage_id)?.name ?? s.storage_id}://${s.rel}`;
+    return `${this.o.catalogue.repo.ofAnyTenant(s.storage_id)?.name ?? s.storage_id}://${s.rel}`;
   }
 
   /** The public address of a share (`/s/` links, `/d/` file requests). */

@@ -16,8 +16,10 @@ const PAST = '2000-01-01T00:00:00.000Z';
 async function scenario(a: Db, b: Db) {
   const [ra, rb] = [new SessionsRepo(a), new SessionsRepo(b)];
   const at = new Date().toISOString();
-  await a.async.run(a.k.insertInto('storages').values({ uid: 'st-lease', name: 'Lease', driver: 'local', created_at: at, updated_at: at } as never));
-  const storage = (await a.async.first(a.k.selectFrom('storages').select('id').where('uid', '=', 'st-lease')))!.id;
+  await a.async.run(
+    a.k.insertInto('storages').values({ tenant_id: 1, uid: 'st-lease', name: 'Lease', driver: 'local', created_at: at, updated_at: at } as never),
+  );
+  const storage = (await a.async.first(a.k.selectFrom('storages').select('id').where('tenant_id', '=', 1).where('uid', '=', 'st-lease')))!.id;
   const row = {
     owner_id: 1,
     storage_id: storage,

@@ -181,7 +181,7 @@ export class UploadsService {
   /** Which parts the session holds, so a client resumes after a dropped connection or a restart. */
   async status(a: Actor, id: string): Promise<SessionView> {
     const s = await this.session(a, id);
-    const storage = this.cat.repo.byId(s.storage_id);
+    const storage = this.cat.repo.ofAnyTenant(s.storage_id);
     return {
       upload_id: s.id,
       path: uiPath(storage?.name ?? String(s.storage_id), s.path),
@@ -380,7 +380,7 @@ export class UploadsService {
   }
 
   private published(storageId: number, rel: string, node: { id: number; size: number; mtime: number; etag: string | null }): Published {
-    const name = this.cat.repo.byId(storageId)?.name ?? String(storageId);
+    const name = this.cat.repo.ofAnyTenant(storageId)?.name ?? String(storageId);
     return { id: node.id, path: uiPath(name, rel), size: node.size, etag: node.etag ?? `"${node.size.toString(16)}-${node.mtime.toString(16)}"` };
   }
 

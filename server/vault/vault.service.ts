@@ -206,7 +206,7 @@ export class VaultService {
   }
 
   private async view(r: EncryptedRoot, userId: number): Promise<FolderView> {
-    const storage = this.d.files.catalogue.repo.byId(r.storage_id);
+    const storage = this.d.files.catalogue.repo.ofAnyTenant(r.storage_id);
     const members = [];
     for (const id of [...r.members].sort((x, y) => x - y)) {
       const name = await this.d.nameOf(id);

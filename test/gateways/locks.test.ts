@@ -15,6 +15,7 @@ import { ADMIN, startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { p, sshConnect } from '../helpers/sftp-clients';
 import { RawFtp } from '../helpers/ftp-client';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const { STATUS_CODE: S } = ssh2.utils.sftp;
 const sign = { plugin: 'sign', label: 'Fill and sign', reason: 'signing', reason_text: 'Out for signature' };
@@ -46,7 +47,7 @@ describe('app locks on the protocol gateways', () => {
     s = await startTestServer({ SERVICE_S3_LISTEN: '127.0.0.1:0', SERVICE_SFTP_LISTEN: '127.0.0.1:0', SERVICE_FTP_LISTEN: '127.0.0.1:0' });
     const admin = await s.login();
     assert.equal((await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Box', driver: 'local', config: { path: root } } })).status, 200);
-    sid = s.server.services.catalogue.repo.byNameOrUid('Box')!.id;
+    sid = s.server.services.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Box')!.id;
     assert.equal((await s.api('GET', '/api/files/manager?path=/Box', { token: admin })).status, 200); // catalogued
     const gw = (protocol: string) => s.server.services.gateways.registry.status().gateways.find((g) => g.protocol === protocol)!;
     const key = await s.api('POST', '/api/auth/keys', { token: admin, body: { name: 's3', verbs: ['files:read', 'files:write'] } });

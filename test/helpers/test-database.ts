@@ -3,7 +3,7 @@
  * a PostgreSQL database of its own. `openTestDb()` opens one for a repository test (`*.repo.test.ts`).
  */
 import { join } from 'node:path';
-import { openDatabase, openPostgresDatabase, type Db } from '../../server/db';
+import { DEFAULT_TENANT, openDatabase, openPostgresDatabase, type Db, type TenantScope } from '../../server/db';
 import { StoragesRepo, newUid } from '../../server/catalogue/storages.repo';
 import { tempDir } from './tools';
 import { createFromTemplate, needPostgres, startPostgres, type PgCluster } from './postgres';
@@ -57,9 +57,9 @@ export async function openTestDb(): Promise<TestDb> {
   };
 }
 
-/** A local storage row named `name` (the parent most tables reference); returns its id. */
-export async function testStorage(db: Db, name = 'Files'): Promise<number> {
-  const made = await new StoragesRepo(db).insert({
+/** A local storage row named `name` of `tenant` (the parent most tables reference); returns its id. */
+export async function testStorage(db: Db, name = 'Files', tenant: TenantScope = DEFAULT_TENANT): Promise<number> {
+  const made = await new StoragesRepo(db).insert(tenant, {
     uid: newUid(),
     name,
     driver: 'local',

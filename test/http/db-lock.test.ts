@@ -12,6 +12,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, ADMIN, type TestServer } from '../helpers/server';
 import { tempDir, needTool } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const WAIT_MS = 1000;
 const skip = needTool('sqlite3', 'sqlite3');
@@ -77,7 +78,7 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
       SERVICE_DB_WRITE_WAIT: `${WAIT_MS / 1000}s`,
     });
     admin = await s.login();
-    const id = s.server.catalogue.repo.all()[0].id;
+    const id = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
     await s.server.catalogue.syncer.requestSync(id);
     for (let i = 0; i < 100 && !(await s.server.catalogue.nodes.get(id, 'a.txt')); i++) await new Promise((r) => setTimeout(r, 50));
   });

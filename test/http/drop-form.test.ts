@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const MiB = 1024 * 1024;
 
@@ -25,7 +26,7 @@ describe('file requests as a plain HTML form', () => {
     root = tempDir('filedock-dropform-');
     s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
     admin = await s.login();
-    storageId = s.server.catalogue.repo.all()[0].id;
+    storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   });
   after(async () => {
     await s.close();
@@ -139,13 +140,13 @@ describe('file requests as a plain HTML form', () => {
     assert.equal(dead.status, 404, 'a used-up link answers the dead-link page');
 
     const ro = await drop();
-    await s.server.catalogue.repo.update(storageId, { read_only: 1 } as never);
+    await s.server.catalogue.repo.update(DEFAULT_TENANT, storageId, { read_only: 1 } as never);
     try {
       const r = await post(ro.token, {}, [['a.txt', Buffer.from('a')]]);
       assert.equal(r.status, 409, r.html);
       assert.deepEqual(submissions(ro.dir), []);
     } finally {
-      await s.server.catalogue.repo.update(storageId, { read_only: 0 } as never);
+      await s.server.catalogue.repo.update(DEFAULT_TENANT, storageId, { read_only: 0 } as never);
     }
   });
 

@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { readSse } from '../helpers/sse';
 import { sqlColumn, sqlValue } from '../helpers/sql';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -365,7 +366,7 @@ describe('Files API', () => {
     const none = await s.api('GET', '/api/files/search', { token: admin });
     assert.equal(none.body.error, 'validation_failed');
     // Through the service (its storages copy follows its own writes; a row changed behind it is not told on PostgreSQL).
-    const docs = `/api/admin/storages/${s.server.catalogue.repo.byNameOrUid('Docs')!.id}`;
+    const docs = `/api/admin/storages/${s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Docs')!.id}`;
     assert.equal((await s.api('PATCH', docs, { token: admin, body: { rbac_enabled: true } })).status, 200);
     try {
       const hidden = await s.api('GET', '/api/files/search?q=zebra', { token: user });

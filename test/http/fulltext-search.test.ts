@@ -16,6 +16,7 @@ import { TextExtractsRepo } from '../../server/catalogue';
 import { SNIPPET_MARK_END as END, SNIPPET_MARK_START as START } from '../../server/files/snippet';
 import { TEXT_CAP } from '../../server/fulltext';
 import { sqlRows, sqlValue } from '../helpers/sql';
+import { DEFAULT_TENANT } from '../../server/db';
 
 describe('search inside documents', () => {
   let s: TestServer;
@@ -38,7 +39,7 @@ describe('search inside documents', () => {
       body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root }, sync_mode: 'poll' },
     });
     assert.equal(st.status, 200, JSON.stringify(st.body));
-    storageId = s.server.catalogue.repo.byNameOrUid('Docs')!.id;
+    storageId = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Docs')!.id;
     texts = new TextExtractsRepo(s.server.db);
   });
   after(async () => {
@@ -261,7 +262,7 @@ describe('search inside documents', () => {
         form.append('path', '/Later');
         form.append('file', new Blob([new Uint8Array(pdfWith(['a tapir crossed the road']))]), 'tapir.pdf');
         assert.equal((await fetch(`${a.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } })).status, 200);
-        id = (await a.server.catalogue.nodes.get(a.server.catalogue.repo.byNameOrUid('Later')!.id, 'tapir.pdf'))!.id;
+        id = (await a.server.catalogue.nodes.get(a.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Later')!.id, 'tapir.pdf'))!.id;
         assert.equal((await new TextExtractsRepo(a.server.db).byId(id))?.state, 'pending');
         // A crash between the hook's commit and the op's: the op is gone, the row still waits.
         assert.equal(await sqlValue(a.server.db, "SELECT count(*) FROM ops WHERE kind = 'text.extract' AND status = 'queued'"), 1);

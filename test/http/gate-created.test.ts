@@ -2,6 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 // On a watched storage the watcher may catalogue a new file between its write and the write gate's
 // announcement; the gate must still call it an upload, since the writer knew it was new.
@@ -45,7 +46,7 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
   });
 
   test('the gate takes the writer’s word over a row the watcher already made', async () => {
-    const st = s.server.catalogue.repo.byNameOrUid('Watched')!;
+    const st = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Watched')!;
     const entry = { name: 'raced.txt', type: 'file' as const, size: 3, mtime: Date.now(), mime: 'text/plain' };
     const { db, catalogue } = s.server;
     await db.async.unit((t) => catalogue.nodes.upsertIn(t, st.id, 'raced.txt', entry, null)); // as the watcher's sync would
@@ -58,7 +59,7 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
   });
 
   test('two announcements of one new path at once: one row, one upload and one update, its new folder made once', async () => {
-    const st = s.server.catalogue.repo.byNameOrUid('Watched')!;
+    const st = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Watched')!;
     const entry = { name: 'twice.txt', type: 'file' as const, size: 3, mtime: Date.now(), mime: 'text/plain' };
     // Nothing on the disk: the watcher stays out of it, the two units of work decide alone.
     const [a, b] = await Promise.all([0, 1].map(() => s.server.catalogue.gate.written(st.id, 'fresh/twice.txt', entry, { origin: 'upload', body: 'abc' })));
@@ -76,7 +77,7 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
   });
 
   test('a folder check that lands between a rename on disk and its record waits for the record: the node keeps its id', async () => {
-    const st = s.server.catalogue.repo.byNameOrUid('Watched')!;
+    const st = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Watched')!;
     assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Watched/ping.txt', content: 'kept' } })).status, 200);
     const { db } = s.server;
     const idOf = async (p: string) => (await db.async.all(db.k.selectFrom('nodes').select('id').where('storage_id', '=', st.id).where('path', '=', p)))[0]?.id;

@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const SERVICE = ['.service-trash', '.versions', '.service-staging', '.~fd-'];
 const leaks = (text: string) => SERVICE.filter((n) => text.includes(n));
@@ -64,7 +65,7 @@ describe('hidden service folders', () => {
   });
 
   test('listings (root and folder), a full resync and search show none of them', async () => {
-    await s.server.catalogue.syncer.requestSync(s.server.catalogue.repo.byNameOrUid('H')!.id);
+    await s.server.catalogue.syncer.requestSync(s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'H')!.id);
     await new Promise((r) => setTimeout(r, 500));
     for (const path of ['/H', '/H/docs']) {
       const l = await s.api('GET', `/api/files/manager?path=${encodeURIComponent(path)}`, { token: admin });

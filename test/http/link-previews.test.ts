@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const BOTS = {
   whatsapp: 'WhatsApp/2.23.20.0',
@@ -65,7 +66,7 @@ before(async () => {
   form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), NAME);
   const up = await s.api('POST', '/api/files/upload', { token: admin, raw: form });
   assert.equal(up.status, 200, JSON.stringify(up.body));
-  const storageId = s.server.catalogue.repo.all()[0].id;
+  const storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   for (let i = 0; i < 600 && (await s.server.catalogue.nodes.get(storageId, NAME))?.thumb_state !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal((await s.server.catalogue.nodes.get(storageId, NAME))?.thumb_state, 'ready', 'the thumbnail was made');
 });

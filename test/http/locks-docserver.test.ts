@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { FakeDocserver } from '../helpers/fake-docserver';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const SECRET = 'shared-docserver-secret-locks';
 
@@ -46,7 +47,7 @@ describe('docserver: a locked file', () => {
     const session = await fake.open(open.body);
     const before = readFileSync(join(root, 'contract.docx'));
 
-    const sid = s.server.services.catalogue.repo.byNameOrUid('Docs')!.id;
+    const sid = s.server.services.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Docs')!.id;
     const locks = s.server.services.files.locks;
     await locks.set(sid, 'contract.docx', { plugin: 'sign', label: 'Fill and sign', reason: 'signing' }, null);
     try {

@@ -17,6 +17,7 @@ import { systemActor } from '../../server/auth';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const sign = { plugin: 'sign', label: 'Fill and sign', reason: 'signing', reason_text: 'Out for signature' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,7 +51,7 @@ describe('app locks across two instances on one PostgreSQL', { skip: skip ?? fal
       body: { name: 'Docs', driver: 'local', config: { path: root.dir }, sync_mode: 'poll' },
     });
     assert.equal(st.status, 200, JSON.stringify(st.body));
-    sid = a.server.services.catalogue.repo.byNameOrUid('Docs')!.id;
+    sid = a.server.services.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Docs')!.id;
     assert.equal((await a.api('GET', '/api/files/manager?path=/Docs', { token: tokenA })).status, 200, 'the files catalogued');
   });
   after(async () => {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { systemActor } from '../../server/auth';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const sign = { plugin: 'sign', label: 'Fill and sign', reason: 'signing', reason_text: 'Out for signature' };
 
@@ -39,7 +40,7 @@ describe('app locks on the HTTP doors', () => {
     admin = await s.login();
     const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Docs', driver: 'local', config: { path: root } } });
     assert.equal(st.status, 200, JSON.stringify(st.body));
-    sid = s.server.services.catalogue.repo.byNameOrUid('Docs')!.id;
+    sid = s.server.services.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Docs')!.id;
     // Catalogue the files (a first look), and keep a version of a.pdf to restore later.
     assert.equal((await s.api('GET', '/api/files/manager?path=/Docs/f', { token: admin })).status, 200);
     assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Docs/a.pdf', content: 'second' } })).status, 200);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../server/config';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const BUDGET_MBPS = 8;
 const BUDGET_BPS = BUDGET_MBPS * 125_000;
@@ -34,7 +35,7 @@ const env = (root: string) => ({
 });
 
 async function synced(srv: TestServer, rel: string): Promise<void> {
-  const id = srv.server.catalogue.repo.all()[0].id;
+  const id = srv.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   await srv.server.catalogue.syncer.requestSync(id);
   for (let i = 0; i < 200; i++) {
     if (await srv.server.catalogue.nodes.get(id, rel)) return;

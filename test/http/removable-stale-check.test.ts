@@ -15,6 +15,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { LoopVolumes } from '../helpers/loop-volumes';
 import { linuxProbe } from '../../server/storage/drivers/local/volume';
 import type { MountedVolume, VolumeProbe } from '../../server/storage';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const skip = LoopVolumes.unavailable() ?? undefined;
@@ -82,7 +83,7 @@ describe('a removable drive unplugged while a volume check is under way', { skip
     await stale;
 
     assert.deepEqual(paths(), rowsBefore, 'every row kept');
-    const st = s.server.catalogue.repo.byId(id)!;
+    const st = s.server.catalogue.repo.byId(DEFAULT_TENANT, id)!;
     assert.equal(st.status, 'offline');
     assert.match(st.status_reason ?? '', /not mounted/);
   });

@@ -12,6 +12,7 @@ import { needTool, tempDir } from '../helpers/tools';
 import { legacyDocuments } from '../helpers/legacy-documents';
 import { TextExtractsRepo } from '../../server/catalogue';
 import { SNIPPET_MARK_END as END, SNIPPET_MARK_START as START } from '../../server/files/snippet';
+import { DEFAULT_TENANT } from '../../server/db';
 
 describe('search inside legacy office files and e-mail', () => {
   let s: TestServer;
@@ -37,7 +38,7 @@ describe('search inside legacy office files and e-mail', () => {
       body: { rbac_enabled: false, name: 'Docs', driver: 'local', config: { path: root }, sync_mode: 'poll' },
     });
     assert.equal(st.status, 200, JSON.stringify(st.body));
-    storageId = s.server.catalogue.repo.byNameOrUid('Docs')!.id;
+    storageId = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Docs')!.id;
     texts = new TextExtractsRepo(s.server.db);
   });
   after(async () => {

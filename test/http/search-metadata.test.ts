@@ -15,6 +15,7 @@ import { hugeHeader, photoWith, recordingWith, withSegment } from '../helpers/me
 import { scanOf } from '../helpers/documents';
 import { TextExtractsRepo } from '../../server/catalogue';
 import { SNIPPET_MARK_END as END, SNIPPET_MARK_START as START } from '../../server/files/snippet';
+import { DEFAULT_TENANT } from '../../server/db';
 
 describe('search by photo, audio and video metadata', () => {
   let s: TestServer;
@@ -62,7 +63,8 @@ describe('search by photo, audio and video metadata', () => {
     return r.body.entries.map((e: any) => [e.name, e.match]).sort();
   };
   /** The file's extraction row once it left `pending` for its current version. */
-  const extracted = (rel: string, storage = 'Media', ms = 30_000) => extractedRow(s, texts, s.server.catalogue.repo.byNameOrUid(storage)!.id, rel, ms);
+  const extracted = (rel: string, storage = 'Media', ms = 30_000) =>
+    extractedRow(s, texts, s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, storage)!.id, rel, ms);
 
   test('a camera, a place, a keyword or an artist finds the file with match "metadata" and a snippet; a name match stays "name"', async () => {
     await upload(

@@ -22,7 +22,7 @@ before(async () => {
   writeFileSync(join(root.dir, 'photos', 'one.txt'), 'one\n'.repeat(100));
   s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
   admin = await s.login();
-  const storageId = s.server.catalogue.repo.all()[0].id;
+  const storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   assert.equal((await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { rbac_enabled: false } })).status, 200);
   assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
   await s.server.catalogue.syncer.requestSync(storageId);

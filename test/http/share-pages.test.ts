@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const HTML = { accept: 'text/html' };
 let s: TestServer;
@@ -48,7 +49,7 @@ before(async () => {
   writeFileSync(join(root.dir, 'album/data.bin'), bin);
   s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
   admin = await s.login();
-  storageId = s.server.catalogue.repo.all()[0].id;
+  storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   for (let i = 0; i < 200 && !(await s.server.catalogue.nodes.get(storageId, 'album/data.bin')); i++) await new Promise((r) => setTimeout(r, 25));
 });
 after(async () => {

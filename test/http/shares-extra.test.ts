@@ -75,7 +75,7 @@ before(async () => {
     SERVICE_SHAREZIP_WARM_MAX_BYTES: '1',
   });
   admin = await s.login();
-  storageId = s.server.catalogue.repo.all()[0].id;
+  storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   // These suites test links on a storage everyone may use, with no home folders in it (issue 39's defaults are
   // a closed seeded storage with homes: test/http/homes.test.ts).
   assert.equal((await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { rbac_enabled: false } })).status, 200);

@@ -41,7 +41,7 @@ before(async () => {
     SERVICE_SHARE_MAX_TTL: '7',
   });
   admin = await s.login();
-  storageId = s.server.catalogue.repo.all()[0].id;
+  storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   // These suites test links on a storage everyone may use, with no home folders in it (issue 39's defaults are
   // a closed seeded storage with homes: test/http/homes.test.ts).
   assert.equal((await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { rbac_enabled: false } })).status, 200);
@@ -62,7 +62,7 @@ describe('share API', () => {
     assert.match(b.url, /\/s\/[A-Za-z0-9_-]{20,}$/);
     const list = await s.api('GET', '/api/files/share', { token: admin });
     assert.ok(list.body.shares.some((x: { id: number }) => x.id === b.id));
-    await s.server.catalogue.repo.update(storageId, { name: 'Renamed' });
+    await s.server.catalogue.repo.update(DEFAULT_TENANT, storageId, { name: 'Renamed' });
     try {
       const meta = await s.api('GET', `/api/files/share/${b.token}`);
       assert.equal(meta.status, 200);
@@ -72,7 +72,7 @@ describe('share API', () => {
       const list2 = await s.api('GET', '/api/files/share', { token: admin });
       assert.equal(list2.body.shares.find((x: { id: number }) => x.id === b.id).path, 'Renamed://a.txt');
     } finally {
-      await s.server.catalogue.repo.update(storageId, { name: 'Files' });
+      await s.server.catalogue.repo.update(DEFAULT_TENANT, storageId, { name: 'Files' });
     }
   });
 

@@ -245,7 +245,11 @@ describe('admin storages, sync runs and access', () => {
         const r = await post('Nested', path);
         assert.deepEqual([r.status, r.body.details?.field], [400, 'config.path'], path);
       }
-      await s.api('DELETE', `/api/admin/storages/${other.body.id}`, { token: admin });
+      const url = `/api/admin/storages/${other.body.id}`;
+      assert.equal((await s.api('GET', url, { token: admin })).status, 404, "another tenant's storage is not found by its id");
+      assert.equal((await s.api('DELETE', url, { token: admin })).status, 404, 'nor deleted');
+      assert.ok(!(await s.api('GET', '/api/admin/storages', { token: admin })).body.storages.some((x: { id: number }) => x.id === other.body.id), 'nor listed');
+      await s.server.catalogue.storages.delete({ tenant_id: 2 }, other.body.id);
     } finally {
       cleanup();
     }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startTestServer } from '../helpers/server';
 import { hasTool, tempDir } from '../helpers/tools';
 import { buildTemplate } from '../../server/docserver';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,7 +44,7 @@ test('pictures a sync finds get thumbnails without a backfill; a later one found
         .png()
         .toBuffer(),
     );
-    const id = s.server.catalogue.repo.byNameOrUid('Pics')!.id;
+    const id = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Pics')!.id;
     await s.server.catalogue.syncer.requestSync(id);
     assert.deepEqual(await ready(['c.png']), ['ready']);
   } finally {

@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
 import { ThumbDispatcher, ThumbService, thumbUrl, thumbToken } from '../../server/thumbs';
 import { createLogger } from '../../server/lib/log';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const skip = needTool('ffmpeg', 'ffmpeg') ?? needTool('pdftoppm', 'poppler-utils') ?? needTool('soffice', 'libreoffice-writer-nogui') ?? false;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -119,8 +120,8 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     await sharp({ create: { width: 640, height: 480, channels: 3, background: '#ffff00' } })
       .png()
       .toFile(file);
-    const st = await s.server.catalogue.driverFor(s.server.catalogue.repo.byNameOrUid('Pics')!.id).then((d) => d.stat('fresh.png'));
-    const node = await s.server.catalogue.gate.written(s.server.catalogue.repo.byNameOrUid('Pics')!.id, 'fresh.png', st, { origin: 'upload' });
+    const st = await s.server.catalogue.driverFor(s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Pics')!.id).then((d) => d.stat('fresh.png'));
+    const node = await s.server.catalogue.gate.written(s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Pics')!.id, 'fresh.png', st, { origin: 'upload' });
     assert.equal(row(node.id).thumb_state, 'pending');
     await s.server.queue.idle(20_000);
     assert.equal(row(node.id).thumb_state, 'ready');

@@ -50,6 +50,7 @@ import { vault } from './20261206190000-vault';
 import { tenants } from './20261206220000-tenants';
 import { rolesPerTenant } from './20261207010000-roles-per-tenant';
 import { searchGinPending } from './20261207050000-search-gin-pending';
+import { storagesPerTenant } from './20261207050100-storages-per-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -99,6 +100,7 @@ export const MIGRATIONS: Migration[] = [
   tenants,
   rolesPerTenant,
   searchGinPending,
+  storagesPerTenant,
 ];
 
 export type { Migration } from './types';

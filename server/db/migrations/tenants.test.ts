@@ -62,3 +62,29 @@ test('roles per tenant: the rebuild keeps ids and members; a name is unique (wit
   assert.deepEqual(db.prepare('SELECT custom_role_id FROM users').all(), [{ custom_role_id: null }], 'the members still lose it on delete');
   db.close();
 });
+
+test('storages per tenant: the rebuild keeps ids, children and the tombstone trigger; a name is unique (without case) inside a tenant only', () => {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db, upTo('20261207010000-roles-per-tenant'));
+  db.prepare(`INSERT INTO storages (id, uid, name, driver, created_at, updated_at) VALUES (3, 'st1', 'Photos', 'local', ?, ?)`).run(NOW, NOW);
+  db.prepare(`INSERT INTO storage_grants (storage_id, group_name, level) VALUES (3, 'staff', 'viewer')`).run();
+  db.prepare(`INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (7, 'a@x.test', 'a', 'user', ?, ?)`).run(NOW, NOW);
+  db.prepare(`INSERT INTO shares (token, kind, owner_id, storage_id, rel, created_at) VALUES ('tok', 'link', 7, 3, 'a.txt', ?)`).run(NOW);
+
+  assert.deepEqual(migrate(db, upTo('20261207050100-storages-per-tenant')), ['20261207050100-storages-per-tenant']);
+  assert.deepEqual(db.prepare('SELECT id, name, tenant_id FROM storages').all(), [{ id: 3, name: 'Photos', tenant_id: 1 }]);
+  assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
+  const add = db.prepare(`INSERT INTO storages (uid, name, driver, created_at, updated_at, tenant_id) VALUES (?, ?, 'local', ?, ?, ?)`);
+  add.run('st2', 'PHOTOS', NOW, NOW, 2);
+  assert.throws(() => add.run('st3', 'photos', NOW, NOW, 1), /UNIQUE/);
+  assert.throws(() => add.run('st2', 'Music', NOW, NOW, 1), /UNIQUE/, 'a uid stays unique across the installation');
+  db.prepare('DELETE FROM storages WHERE id = 3').run();
+  assert.equal((db.prepare('SELECT count(*) AS n FROM storage_grants').get() as { n: number }).n, 0, 'the grants still cascade');
+  assert.deepEqual(
+    db.prepare('SELECT token, reason FROM share_tombstones').all(),
+    [{ token: 'tok', reason: 'storage_removed' }],
+    'and its links leave tombstones',
+  );
+  db.close();
+});

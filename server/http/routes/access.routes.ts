@@ -9,6 +9,7 @@ import Router from '@koa/router';
 import { AppError, isAppError } from '../../errors';
 import { checkVerbs, keyView, personActor, scopeOf, type Auth, type KeyRow, type KeyScope, type Principal, type Verb } from '../../auth';
 import type { Catalogue } from '../../catalogue';
+import type { TenantScope } from '../../db';
 import type { ApiKeyCreated, ApiKeyView, KeyIdentity, SessionView } from '../../contract';
 import type { EventBus } from '../../events';
 import type { FileService } from '../../files';
@@ -54,20 +55,20 @@ const idParam = (raw: string | undefined): number => {
   return Number(raw);
 };
 
-/** A key's root as a UI path (its storage's current name), or null. */
-const rootPath = (catalogue: Catalogue, root: KeyScope['root']): string | null => {
-  const s = root && catalogue.repo.byId(root.storage_id);
+/** A key's root as a UI path (its storage's current name, in the key's tenant), or null. */
+const rootPath = (catalogue: Catalogue, t: TenantScope, root: KeyScope['root']): string | null => {
+  const s = root && catalogue.repo.byId(t, root.storage_id);
   return s ? uiPath(s.name, root.rel) : null;
 };
 
 /** Presents key rows with their root as a UI path. */
 export function keyViewer(catalogue: Catalogue): (row: KeyRow) => ApiKeyView {
-  return (row) => keyView(row, rootPath(catalogue, scopeOf(row).root));
+  return (row) => keyView(row, rootPath(catalogue, row, scopeOf(row).root));
 }
 
-/** What `GET /api/auth/me` says about the key a request was signed with. */
-export function keyIdentity(catalogue: Catalogue): (key: KeyScope) => KeyIdentity {
-  return (key) => ({ id: key.id, name: key.name, verbs: key.verbs, root: rootPath(catalogue, key.root), expires_at: key.expires_at });
+/** What `GET /api/auth/me` says about the key a request of tenant `t` was signed with. */
+export function keyIdentity(catalogue: Catalogue): (t: TenantScope, key: KeyScope) => KeyIdentity {
+  return (t, key) => ({ id: key.id, name: key.name, verbs: key.verbs, root: rootPath(catalogue, t, key.root), expires_at: key.expires_at });
 }
 
 /** What both routers share: presenting keys, minting them from a checked request, listing sessions, auditing. */

@@ -9,7 +9,7 @@ import type { SettingsStore } from '../../settings';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import type { AppState, Ctx } from '../context';
+import { me, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: storages', 'admin');
@@ -37,12 +37,12 @@ export function adminMeterRoutes(d: { catalogue: Catalogue; settings: SettingsSt
 
   r.get('/storages/:id/meter', doc({ summary: 'A metered storage’s request counts per day, budget and monthly estimate' }), async (ctx) => {
     const id = idOf(ctx);
-    storages.get(id);
+    storages.get(me(ctx), id);
     ctx.body = await meter.view(id);
   });
   r.put('/storages/:id/meter', doc({ summary: 'Set a storage’s daily request budget (0 = none)', body: budgetBody }), async (ctx) => {
     const id = idOf(ctx);
-    storages.get(id);
+    storages.get(me(ctx), id);
     const b = validate(budgetBody, await readObject(ctx, d.maxJsonBytes));
     await meter.setBudget(id, b.request_budget_per_day);
     ctx.body = await meter.view(id);

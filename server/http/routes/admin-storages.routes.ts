@@ -6,7 +6,7 @@ import type { Catalogue, StorageInput } from '../../catalogue';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { q, validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: storages', 'admin');
@@ -85,52 +85,55 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: numb
     ctx.body = s.descriptors();
   });
   r.get('/storages', doc({ summary: 'List storages' }), (ctx) => {
-    ctx.body = { storages: s.list() };
+    ctx.body = { storages: s.list(me(ctx)) };
   });
   r.post('/storages/test', doc({ summary: 'Test a connection without saving', body: storageBody }), async (ctx) => {
-    ctx.body = await s.test(toInput(await body(ctx)));
+    ctx.body = await s.test(me(ctx), toInput(await body(ctx)));
   });
   r.post('/storages', doc({ summary: 'Add a storage (probed before it is saved)', body: storageBody }), async (ctx) => {
     const b = await body(ctx);
-    ctx.body = await s.create(toInput(b), save(ctx, b.skip_probe));
+    ctx.body = await s.create(me(ctx), toInput(b), save(ctx, b.skip_probe));
   });
   r.get('/storages/:id', doc({ summary: 'One storage (secrets read back as ***)' }), (ctx) => {
-    ctx.body = s.get(idOf(ctx));
+    ctx.body = s.get(me(ctx), idOf(ctx));
   });
   const update = async (ctx: Ctx) => {
     const b = await body(ctx);
-    ctx.body = await s.update(idOf(ctx), toInput(b), save(ctx, b.skip_probe));
+    ctx.body = await s.update(me(ctx), idOf(ctx), toInput(b), save(ctx, b.skip_probe));
   };
   r.put('/storages/:id', doc({ summary: 'Change a storage (partial updates allowed)', body: storageBody }), update);
   r.patch('/storages/:id', doc({ summary: 'Change a storage (partial)', body: storageBody }), update);
   r.delete('/storages/:id', doc({ summary: 'Remove a storage and its cached rows' }), async (ctx) => {
-    await s.delete(idOf(ctx), save(ctx));
+    await s.delete(me(ctx), idOf(ctx), save(ctx));
     ctx.body = { ok: true };
   });
   r.post('/storages/:id/test', doc({ summary: 'Test a saved storage’s connection with changed settings', body: storageBody }), async (ctx) => {
     const id = idOf(ctx);
-    ctx.body = await s.test(toInput(await body(ctx)), id);
+    ctx.body = await s.test(me(ctx), toInput(await body(ctx)), id);
   });
   r.post('/storages/:id/sync', doc({ summary: 'Start a sync run (poll /api/admin/sync/runs/{id})', status: 202 }), async (ctx) => {
     const id = idOf(ctx);
-    s.get(id);
+    s.get(me(ctx), id);
     ctx.status = 202;
     ctx.body = { run_id: await d.catalogue.syncer.requestSync(id) };
   });
   r.get('/storages/:id/grants', doc({ summary: 'Who may open a storage, with which role' }), (ctx) => {
     const id = idOf(ctx);
-    s.get(id);
-    ctx.body = { grants: d.catalogue.repo.grants(id) };
+    s.get(me(ctx), id);
+    ctx.body = { grants: d.catalogue.repo.grants(me(ctx), id) };
   });
   r.put('/storages/:id/grants', doc({ summary: 'Set who may open a storage', body: grantsBody }), async (ctx) => {
     const id = idOf(ctx);
-    s.get(id);
+    s.get(me(ctx), id);
     const b = validate(grantsBody, await readObject(ctx, d.maxJsonBytes));
-    await d.catalogue.repo.replaceGrants(
+    const done = await d.catalogue.repo.replaceGrants(
+      me(ctx),
       id,
       b.grants.map((g) => ({ user_id: g.user_id ?? null, group: g.group ?? null, level: g.level })),
     );
-    ctx.body = { grants: d.catalogue.repo.grants(id) };
+    // The storage is the caller's (checked above): a person of another tenant is as unknown as a missing one.
+    if (!done) throw new AppError('validation_failed', { field: 'grants', reason: 'unknown person' }, { field: 'grants', reason: 'unknown person' });
+    ctx.body = { grants: d.catalogue.repo.grants(me(ctx), id) };
   });
   r.get('/sync/runs', doc({ summary: 'Sync runs (filter by storage, paging)', query: runsQuery }), async (ctx) => {
     ctx.body = { runs: await d.catalogue.syncer.runs.list(validate(runsQuery, ctx.query)) };

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import { verifyPassword, type Auth, type KeyScope } from '../../auth';
 import type { KeyIdentity } from '../../contract';
+import type { TenantScope } from '../../db';
 import { suggestedFirstStorage, type FirstStorage } from '../../catalogue';
 import { isLang } from '../../lib/i18n';
 import { readObject } from '../middlewares/body';
@@ -21,7 +22,7 @@ export interface AuthRoutesDeps {
   /** SERVICE_PUBLIC_URL ('' when unset), for the passkey options of a second step. */
   publicUrl: string;
   /** The key a request was signed with, as `GET /me` names it (from the resolved scope: no query). */
-  keyIdentity: (key: KeyScope) => KeyIdentity;
+  keyIdentity: (t: TenantScope, key: KeyScope) => KeyIdentity;
   /** The set-up page's first storage (docs/ui.md, "First run"). */
   firstStorage: FirstStorage;
   /** The UI path of a person's home folder (files/homes.ts), or null: where the files page opens. */
@@ -80,7 +81,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
         groups: p.groups,
         language: p.language,
         home,
-        ...(key && { key: d.keyIdentity(key) }),
+        ...(key && { key: d.keyIdentity(p, key) }),
       },
     };
   });

@@ -11,7 +11,7 @@ import type { Protection } from '../../protection';
 import { AppError, isAppError } from '../../errors';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actor, actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { actor, actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { filesDoor } from './files.routes';
 import { routeDoc } from '../openapi/route-doc';
@@ -53,7 +53,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     const o = validate(schemas.list, ctx.query);
     let storages = editable(ctx);
     if (o.storage) {
-      const s = d.catalogue.repo.byNameOrUid(o.storage);
+      const s = d.catalogue.repo.byNameOrUid(me(ctx), o.storage);
       storages = s && storages.includes(s.id) ? [s.id] : [];
     }
     ctx.body = await trash.list(storages, o.limit, o.offset);
